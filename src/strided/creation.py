@@ -1,0 +1,217 @@
+"""Making tensors: from data (a copy), from NumPy (zero-copy), and filled factories."""
+
+from __future__ import annotations
+
+import math
+from typing import Any
+
+import numpy as np
+
+from . import layout as L
+from .dtypes import DEFAULT_FLOAT, DEFAULT_INT, SUPPORTED, DType, bool_, from_numpy_dtype, to_dtype
+from .errors import StridedRuntimeError, StridedTypeError, StridedValueError, join_lines
+from .kernels import copy_to_new
+from .layout import Layout
+from .memory_format import MemoryFormat, preserve_format
+from .storage import Storage
+from .tensor import Tensor, parse_sizes
+
+
+def _new_tensor(shape: tuple[int, ...], dtype: DType, strides: tuple[int, ...] | None = None) -> Tensor:
+    """Uninitialized dense memory for ``shape`` (contiguous unless ``strides`` given)."""
+    for s in shape:
+        if s < 0:
+            raise StridedRuntimeError(
+                f"Trying to create tensor with negative dimension {s}: {list(shape)}"
+            )
+    storage = Storage(np.empty(L.product(shape), dtype=dtype.numpy))
+    strides = L.contiguous_strides(shape) if strides is None else strides
+    return Tensor._make(storage, Layout._trusted(shape, strides, 0), dtype)
+
+
+def _infer_dtype(array: np.ndarray, from_python: bool) -> DType:
+    """PyTorch's defaults for Python data: floats -> float32, ints -> int64."""
+    kind = array.dtype.kind
+    if kind == "b":
+        return bool_
+    if from_python:
+        if kind in "iu":
+            return DEFAULT_INT
+        if kind == "f":
+            return DEFAULT_FLOAT
+    found = from_numpy_dtype(array.dtype)
+    if found is None:
+        raise StridedTypeError(
+            f"can't convert data of type {array.dtype} to a tensor; strided supports {SUPPORTED}"
+        )
+    return found
+
+
+def tensor(data: Any, dtype: Any = None) -> Tensor:
+    """A new tensor holding a copy of ``data`` (nested lists, a scalar, a NumPy array or a tensor)."""
+    if isinstance(data, Tensor):
+        source = data._np()
+        from_python = False
+    elif isinstance(data, np.ndarray):
+        source = data
+        from_python = False
+    else:
+        try:
+            source = np.array(data)
+        except (ValueError, OverflowError) as err:
+            raise StridedValueError(
+                join_lines(
+                    f"could not make a tensor from the data: {err}",
+                    "nested sequences must be rectangular (every row the same length) and hold numbers",
+                )
+            ) from None
+        if source.dtype == object or source.dtype.kind in "USV":
+            kinds = sorted({type(x).__name__ for x in np.ravel(source)}) if source.size else []
+            raise StridedTypeError(
+                f"new(): invalid data type {', '.join(kinds) or source.dtype}; tensor() takes "
+                f"numbers ({SUPPORTED})"
+            )
+        from_python = True
+    target = to_dtype(dtype) if dtype is not None else _infer_dtype(source, from_python)
+    if source.dtype.kind == "c":
+        raise StridedTypeError(f"complex data is not supported; strided supports {SUPPORTED}")
+    storage = copy_to_new(source, L.contiguous_strides(source.shape), target.numpy, "tensor(data)")
+    return Tensor._make(storage, Layout.contiguous(tuple(source.shape)), target)
+
+
+def as_tensor(data: Any, dtype: Any = None) -> Tensor:
+    """``data`` itself when it is already a tensor of ``dtype``; otherwise ``tensor(data, dtype)``."""
+    if isinstance(data, Tensor) and (dtype is None or to_dtype(dtype) is data.dtype):
+        return data
+    return tensor(data, dtype)
+
+
+def from_numpy(array: np.ndarray) -> Tensor:
+    """A tensor sharing ``array``'s memory: any strides, negative ones included; writes show in both.
+
+    # Note: PyTorch's from_numpy refuses negative strides; strided accepts them.
+    """
+    if not isinstance(array, np.ndarray):
+        raise StridedTypeError(f"expected np.ndarray (got {type(array).__name__})")
+    dtype = from_numpy_dtype(array.dtype)
+    if dtype is None:
+        raise StridedTypeError(
+            f"can't convert np.ndarray of type {array.dtype}. The only supported types are: {SUPPORTED}"
+            + ("" if array.dtype.isnative else " (in native byte order: use array.astype(array.dtype.newbyteorder('=')))")
+        )
+    itemsize = array.itemsize
+    if any(s % itemsize for s in array.strides):
+        raise StridedValueError(
+            f"from_numpy: strides {array.strides} (bytes) are not multiples of the itemsize {itemsize}; "
+            "strided counts strides in elements. Use strided.tensor(array) to copy it"
+        )
+    strides = tuple(s // itemsize for s in array.strides)
+    shape = tuple(array.shape)
+    if array.size == 0:
+        flat = np.empty(0, dtype=array.dtype)
+        return Tensor._make(Storage(flat, resizable=False), Layout._trusted(shape, strides, 0), dtype)
+    # the storage is the smallest flat run of memory the array touches
+    low = array[tuple(slice(None, None, -1) if s < 0 else slice(None) for s in array.strides)]
+    lo, hi = L.storage_extent(Layout._trusted(shape, strides, 0))
+    flat = np.lib.stride_tricks.as_strided(low, shape=(hi - lo,), strides=(itemsize,), writeable=array.flags.writeable)
+    return Tensor._make(Storage(flat, resizable=False), Layout._trusted(shape, strides, -lo), dtype)
+
+
+def _sizes_and_dtype(sizes: tuple[Any, ...], dtype: Any, op: str, default: DType = DEFAULT_FLOAT) -> tuple[tuple[int, ...], DType]:
+    return parse_sizes(sizes, op), (default if dtype is None else to_dtype(dtype))
+
+
+def empty(*sizes: Any, dtype: Any = None) -> Tensor:
+    """Uninitialized memory of the given sizes (ints or one tuple)."""
+    shape, dt = _sizes_and_dtype(sizes, dtype, "empty")
+    return _new_tensor(shape, dt)
+
+
+def zeros(*sizes: Any, dtype: Any = None) -> Tensor:
+    shape, dt = _sizes_and_dtype(sizes, dtype, "zeros")
+    t = _new_tensor(shape, dt)
+    t._storage.array.fill(0)
+    return t
+
+
+def ones(*sizes: Any, dtype: Any = None) -> Tensor:
+    shape, dt = _sizes_and_dtype(sizes, dtype, "ones")
+    t = _new_tensor(shape, dt)
+    t._storage.array.fill(1)
+    return t
+
+
+def _scalar_dtype(value: Any) -> DType:
+    if isinstance(value, bool):
+        return bool_
+    if isinstance(value, int):
+        return DEFAULT_INT
+    if isinstance(value, float):
+        return DEFAULT_FLOAT
+    raise StridedTypeError(f"fill value must be a bool, int or float, but got {type(value).__name__}")
+
+
+def full(size: Any, fill_value: Any, dtype: Any = None) -> Tensor:
+    """A tensor of ``size`` filled with ``fill_value``; dtype inferred from it as PyTorch does."""
+    shape = parse_sizes((size,) if not isinstance(size, (tuple, list)) else (tuple(size),), "full")
+    dt = _scalar_dtype(fill_value) if dtype is None else to_dtype(dtype)
+    t = _new_tensor(shape, dt)
+    t._storage.array.fill(fill_value)
+    return t
+
+
+def _like(other: Tensor, dtype: Any, memory_format: MemoryFormat) -> Tensor:
+    dt = other.dtype if dtype is None else to_dtype(dtype)
+    return _new_tensor(other.shape, dt, other._format_strides(memory_format))
+
+
+def empty_like(other: Tensor, dtype: Any = None, memory_format: MemoryFormat = preserve_format) -> Tensor:
+    """Uninitialized memory shaped like ``other``, keeping its dense stride order (PyTorch)."""
+    return _like(other, dtype, memory_format)
+
+
+def zeros_like(other: Tensor, dtype: Any = None, memory_format: MemoryFormat = preserve_format) -> Tensor:
+    t = _like(other, dtype, memory_format)
+    t._storage.array.fill(0)
+    return t
+
+
+def ones_like(other: Tensor, dtype: Any = None, memory_format: MemoryFormat = preserve_format) -> Tensor:
+    t = _like(other, dtype, memory_format)
+    t._storage.array.fill(1)
+    return t
+
+
+def full_like(other: Tensor, fill_value: Any, dtype: Any = None, memory_format: MemoryFormat = preserve_format) -> Tensor:
+    t = _like(other, dtype, memory_format)
+    t._storage.array.fill(fill_value)
+    return t
+
+
+def arange(start: Any, end: Any = None, step: Any = 1, dtype: Any = None) -> Tensor:
+    """``arange(end)`` or ``arange(start, end, step)``: int64 for int arguments, float32 otherwise."""
+    if end is None:
+        start, end = 0, start
+    for name, v in (("start", start), ("end", end), ("step", step)):
+        if isinstance(v, bool) or not isinstance(v, (int, float, np.integer, np.floating)):
+            raise StridedTypeError(f"arange(): {name} must be a number, but got {type(v).__name__}")
+    if step == 0:
+        raise StridedRuntimeError("step must be nonzero")
+    if not all(math.isfinite(float(v)) for v in (start, end)):
+        raise StridedRuntimeError(f"unsupported range: {start} -> {end}")
+    if (step > 0 and end < start) or (step < 0 and end > start):
+        raise StridedRuntimeError(
+            f"upper bound and larger bound inconsistent with step sign\n"
+            f"  arange({start}, {end}, {step}) walks away from its end; flip the sign of step"
+        )
+    all_int = all(isinstance(v, (int, np.integer)) for v in (start, end, step))
+    dt = to_dtype(dtype) if dtype is not None else (DEFAULT_INT if all_int else DEFAULT_FLOAT)
+    if all_int:
+        n = max(-((start - end) // step), 0) if step > 0 else max(-((end - start) // -step), 0)
+        values = np.arange(n, dtype=np.int64) * step + start
+    else:
+        n = max(math.ceil((float(end) - float(start)) / float(step)), 0)
+        values = np.arange(n, dtype=np.float64) * float(step) + float(start)
+    t = _new_tensor((n,), dt)
+    t._storage.array[:] = values.astype(dt.numpy)
+    return t

@@ -1,0 +1,94 @@
+"""The dtypes strided supports, and how names, NumPy dtypes and Python values map to them.
+
+A :class:`DType` is a small immutable object (``strided.float32``); the NumPy
+dtype behind it is what the kernels use. Defaults follow PyTorch: Python floats
+become float32, Python ints int64.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from .errors import StridedTypeError
+
+
+class DType:
+    """One element type: its name, NumPy dtype and category."""
+
+    __slots__ = ("name", "numpy", "itemsize", "is_floating_point", "is_signed", "kind")
+
+    def __init__(self, name: str) -> None:
+        self.name = name
+        self.numpy = np.dtype(name)
+        self.itemsize = self.numpy.itemsize
+        self.kind = "b" if name == "bool" else self.numpy.kind  # 'b', 'i', 'u', 'f'
+        self.is_floating_point = self.kind == "f"
+        self.is_signed = self.kind in "if"
+
+    def __repr__(self) -> str:
+        return f"strided.{self.name}"
+
+    def __reduce__(self) -> str:
+        return self.name
+
+
+bool_ = DType("bool")
+int8 = DType("int8")
+int16 = DType("int16")
+int32 = DType("int32")
+int64 = DType("int64")
+uint8 = DType("uint8")
+float16 = DType("float16")
+float32 = DType("float32")
+float64 = DType("float64")
+
+ALL_DTYPES: tuple[DType, ...] = (bool_, uint8, int8, int16, int32, int64, float16, float32, float64)
+_BY_NAME = {d.name: d for d in ALL_DTYPES}
+_BY_NAME.update({"half": float16, "float": float32, "double": float64, "long": int64,
+                 "int": int32, "short": int16})
+_BY_NUMPY = {d.numpy: d for d in ALL_DTYPES}
+
+DEFAULT_FLOAT = float32
+DEFAULT_INT = int64
+
+SUPPORTED = ", ".join(d.name for d in ALL_DTYPES)
+
+
+def to_dtype(value: object) -> DType:
+    """Resolve a dtype given as a DType, a name ("float32") or a NumPy dtype or type.
+
+    Raises TypeError naming the supported dtypes for anything else.
+    """
+    if isinstance(value, DType):
+        return value
+    if isinstance(value, str):
+        found = _BY_NAME.get(value)
+        if found is not None:
+            return found
+    else:
+        name = getattr(value, "__module__", "")
+        if name == "torch":  # a torch.dtype: map by its name without importing torch
+            found = _BY_NAME.get(str(value).removeprefix("torch."))
+            if found is not None:
+                return found
+        try:
+            np_dtype = np.dtype(value)  # type: ignore[call-overload]
+        except TypeError:
+            np_dtype = None
+        if np_dtype is not None and np_dtype.isnative and np_dtype in _BY_NUMPY:
+            return _BY_NUMPY[np_dtype]
+        if value is float:
+            return DEFAULT_FLOAT
+        if value is int:
+            return DEFAULT_INT
+        if value is bool:
+            return bool_
+    raise StridedTypeError(
+        f"unsupported dtype {value!r}; strided supports {SUPPORTED} "
+        "(given as strided.float32, a name like 'float32', or a NumPy dtype)"
+    )
+
+
+def from_numpy_dtype(np_dtype: np.dtype) -> DType | None:
+    """The DType of a native-byte-order NumPy dtype, or None if unsupported."""
+    return _BY_NUMPY.get(np_dtype) if np_dtype.isnative else None

@@ -1,0 +1,55 @@
+"""Error classes of strided.
+
+Every error strided raises is an instance of :class:`StridedError` *and* of the
+builtin class that PyTorch or NumPy raises for the same mistake, so both
+``except RuntimeError`` (peer-compatible code) and ``except strided.StridedError``
+(strided-aware code) catch it.
+
+Messages follow one shape: the first line reads like the peer library's own
+message (so a web search still finds help), the following lines explain the
+layout reason in the tensor's own numbers and name a fix that exists.
+"""
+
+from __future__ import annotations
+
+
+class StridedError(Exception):
+    """Base class of every error raised by strided."""
+
+
+class StridedRuntimeError(StridedError, RuntimeError):
+    """A RuntimeError: what PyTorch raises for layout and size mistakes."""
+
+
+class StridedIndexError(StridedError, IndexError):
+    """An IndexError: a dim or an index out of range."""
+
+
+class StridedValueError(StridedError, ValueError):
+    """A ValueError: what NumPy raises for bad shapes and impossible no-copy requests."""
+
+
+class StridedTypeError(StridedError, TypeError):
+    """A TypeError: an argument of the wrong kind."""
+
+
+class ViewError(StridedRuntimeError):
+    """``view`` was asked for a shape the strides cannot express without a copy.
+
+    ``refusal`` holds the :class:`strided.layout.ReshapeRefusal` that explains why.
+    """
+
+    def __init__(self, message: str, refusal: object) -> None:
+        super().__init__(message)
+        self.refusal = refusal
+
+
+class OverlapWriteError(StridedRuntimeError):
+    """A write into a tensor where several elements share one memory location."""
+
+
+def join_lines(first: str, *details: str) -> str:
+    """Build a message: the peer-compatible first line, then indented detail lines."""
+    lines = [first]
+    lines.extend("  " + d for d in details if d)
+    return "\n".join(lines)

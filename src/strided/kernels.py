@@ -1,0 +1,151 @@
+"""Kernels: the only code that touches element data.
+
+A kernel builds a NumPy view of a storage for a layout (element strides times
+the itemsize become byte strides) and lets NumPy do the work. Inputs are read
+in place whatever their strides: permuted, sliced, negative-step and stride-0
+expanded views are never copied to make a kernel convenient.
+
+Every materialization (a new storage filled from existing data) goes through
+:func:`copy_to_new`, so the copy ledger (:func:`record_copies`) sees all of them.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import sys
+import traceback
+from collections.abc import Iterator
+from dataclasses import dataclass
+
+import numpy as np
+
+from .errors import OverlapWriteError, StridedRuntimeError, join_lines
+from .layout import Layout, has_internal_overlap, product
+from .storage import Storage
+
+_ndarray = np.ndarray
+
+
+def numpy_view(storage: Storage, layout: Layout) -> np.ndarray:
+    """A NumPy array over ``storage`` laid out as ``layout`` (zero-copy, writable if the storage is)."""
+    array = storage.array
+    itemsize = array.itemsize
+    shape = layout.shape
+    if 0 in shape:
+        # an empty layout addresses nothing; its offset may sit past the end of the buffer
+        return _ndarray(shape, array.dtype, buffer=array, offset=0,
+                        strides=tuple(s * itemsize for s in layout.strides))
+    return _ndarray(
+        shape,
+        array.dtype,
+        buffer=array,
+        offset=layout.offset * itemsize,
+        strides=tuple(s * itemsize for s in layout.strides),
+    )
+
+
+# ---------------------------------------------------------------- the copy ledger
+
+
+@dataclass(frozen=True)
+class CopyRecord:
+    """One materialization: how many bytes, why, of what, and the user code that asked."""
+
+    nbytes: int
+    reason: str
+    shape: tuple[int, ...]
+    dtype: str
+    where: str
+
+
+_listeners: list[list[CopyRecord]] = []
+
+
+@contextlib.contextmanager
+def record_copies() -> Iterator[list[CopyRecord]]:
+    """Collect a :class:`CopyRecord` for every copy strided makes inside the block.
+
+    >>> with record_copies() as copies:
+    ...     y = x.permute(1, 0).reshape(-1)
+    >>> copies[0].nbytes, copies[0].reason
+    """
+    records: list[CopyRecord] = []
+    _listeners.append(records)
+    try:
+        yield records
+    finally:
+        _listeners.remove(records)
+
+
+def _user_frame() -> str:
+    """``file:line`` of the innermost frame outside the strided package."""
+    package_dir = __file__.rsplit("/", 1)[0]
+    frame = sys._getframe(2)
+    while frame is not None and frame.f_code.co_filename.startswith(package_dir):
+        frame = frame.f_back
+    if frame is None:
+        return "<unknown>"
+    summary = traceback.FrameSummary(frame.f_code.co_filename, frame.f_lineno, frame.f_code.co_name)
+    return f"{summary.filename}:{summary.lineno}"
+
+
+def copy_to_new(
+    source: np.ndarray, strides: tuple[int, ...], dtype: np.dtype, reason: str
+) -> Storage:
+    """THE copy: a new storage holding ``source`` laid out with dense ``strides``.
+
+    ``strides`` (in elements) must describe a non-overlapping, dense layout of
+    ``source.shape`` starting at offset 0; the new storage holds exactly
+    ``source.size`` elements. Values are cast to ``dtype`` (unsafe casting, as
+    PyTorch's ``to`` does).
+    """
+    numel = product(source.shape)
+    buffer = np.empty(numel, dtype=dtype)
+    if numel:
+        itemsize = buffer.itemsize
+        dest = _ndarray(source.shape, dtype, buffer=buffer, offset=0,
+                        strides=tuple(s * itemsize for s in strides))
+        np.copyto(dest, source, casting="unsafe")
+    if _listeners:
+        record = CopyRecord(buffer.nbytes, reason, tuple(source.shape), str(dtype), _user_frame())
+        for records in _listeners:
+            records.append(record)
+    return Storage(buffer)
+
+
+def check_writable(storage: Storage, layout: Layout, op: str) -> None:
+    """Refuse a write where two elements of ``layout`` share one memory location."""
+    if has_internal_overlap(layout.shape, layout.strides):
+        dims = [d for d, (n, s) in enumerate(zip(layout.shape, layout.strides)) if n > 1 and s == 0]
+        raise _overlap_error(layout, dims, op)
+    if not storage.array.flags.writeable:
+        raise StridedRuntimeError(
+            join_lines(
+                f"{op}: the tensor's memory is read-only",
+                "it was made by strided.from_numpy from a NumPy array that is not writeable",
+                "fix: write into a copy (t.clone()) or make the NumPy array writeable",
+            )
+        )
+
+
+def _overlap_error(layout: Layout, dims: list[int], op: str) -> Exception:
+    dim_text = ", ".join(f"dim {d} (size {layout.shape[d]}, stride 0)" for d in dims)
+    return OverlapWriteError(
+        join_lines(
+            "unsupported operation: more than one element of the written-to tensor refers to a "
+            "single memory location. Please clone() the tensor before performing the operation.",
+            f"{op} would write into shape {layout.shape} with strides {layout.strides}: "
+            f"{dim_text} {'is' if len(dims) == 1 else 'are'} expanded, so its entries alias one "
+            "element each",
+            "fix: t = t.clone() (or t.contiguous()) gives every element its own memory",
+        )
+    )
+
+
+def write(storage: Storage, layout: Layout, value: np.ndarray | object) -> None:
+    """Write ``value`` (already broadcastable to ``layout.shape``) into the storage.
+
+    NumPy handles a ``value`` that overlaps the destination (it buffers).
+    """
+    dest = numpy_view(storage, layout)
+    np.copyto(dest, value, casting="unsafe")

@@ -1,0 +1,751 @@
+"""The layout algebra: pure functions over (shape, strides, offset).
+
+No NumPy and no data live here. Element ``(i0, i1, ...)`` of a layout sits at
+``offset + i0*strides[0] + i1*strides[1] + ...`` in its storage, all counted in
+elements. Every movement op is a function ``Layout -> Layout``; a reshape that
+the strides cannot express returns a :class:`ReshapeRefusal` instead, which
+explains why in the layout's own numbers.
+
+Two reshape rules are kept side by side because the peers differ on size-1
+dims: :func:`torch_view_strides` (PyTorch's ``computeStride``) and
+:func:`numpy_view_strides` (NumPy's ``_attempt_nocopy_reshape``). They agree on
+*whether* a view is possible.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from .errors import (
+    StridedIndexError,
+    StridedRuntimeError,
+    StridedTypeError,
+    StridedValueError,
+    join_lines,
+)
+
+Shape = tuple[int, ...]
+
+
+class Layout:
+    """An immutable (shape, strides, offset) triple, counted in elements.
+
+    ``Layout(shape, strides, offset)`` is the one canonical constructor: it
+    checks and normalises its arguments to tuples of ints. Movement ops inside
+    this module build results with :meth:`_trusted`, which skips the checks
+    because its inputs are already canonical (views are a hot path).
+    """
+
+    __slots__ = ("shape", "strides", "offset")
+
+    shape: Shape
+    strides: Shape
+    offset: int
+
+    def __init__(self, shape: Sequence[int], strides: Sequence[int], offset: int = 0) -> None:
+        shape = tuple(_as_int(s, "shape") for s in shape)
+        strides = tuple(_as_int(s, "strides") for s in strides)
+        if len(shape) != len(strides):
+            raise StridedRuntimeError(
+                f"mismatch in length of strides and shape: shape {shape} has "
+                f"{len(shape)} dims, strides {strides} has {len(strides)}"
+            )
+        for s in shape:
+            if s < 0:
+                raise StridedRuntimeError(
+                    f"Trying to create tensor with negative dimension {s}: {list(shape)}"
+                )
+        offset = _as_int(offset, "storage offset")
+        if offset < 0:
+            raise StridedRuntimeError(f"Tensor: invalid storage offset {offset}")
+        self.shape = shape
+        self.strides = strides
+        self.offset = offset
+
+    @classmethod
+    def _trusted(cls, shape: Shape, strides: Shape, offset: int) -> Layout:
+        """Build a layout from values already known to be canonical."""
+        lay = object.__new__(cls)
+        lay.shape = shape
+        lay.strides = strides
+        lay.offset = offset
+        return lay
+
+    @classmethod
+    def contiguous(cls, shape: Shape, offset: int = 0) -> Layout:
+        """The row-major (C-contiguous) layout of ``shape``."""
+        return cls._trusted(shape, contiguous_strides(shape), offset)
+
+    @property
+    def ndim(self) -> int:
+        return len(self.shape)
+
+    @property
+    def numel(self) -> int:
+        return product(self.shape)
+
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, Layout):
+            return NotImplemented
+        return (
+            self.shape == other.shape
+            and self.strides == other.strides
+            and self.offset == other.offset
+        )
+
+    def __hash__(self) -> int:
+        return hash((self.shape, self.strides, self.offset))
+
+    def __repr__(self) -> str:
+        return f"Layout(shape={self.shape}, strides={self.strides}, offset={self.offset})"
+
+
+def _as_int(value: object, what: str) -> int:
+    """Accept Python ints and integer-like objects (NumPy ints); refuse the rest."""
+    if isinstance(value, bool) or not hasattr(value, "__index__"):
+        raise StridedTypeError(
+            f"{what} must contain only integers, but got {type(value).__name__} {value!r}"
+        )
+    return value.__index__()  # type: ignore[attr-defined]
+
+
+def product(values: Sequence[int]) -> int:
+    """The product of ``values`` (1 for an empty sequence)."""
+    n = 1
+    for v in values:
+        n *= v
+    return n
+
+
+# ---------------------------------------------------------------- strides of fresh memory
+
+
+def contiguous_strides(shape: Sequence[int]) -> Shape:
+    """Row-major strides; a zero-size dim counts as 1, as in PyTorch and NumPy."""
+    strides = [1] * len(shape)
+    acc = 1
+    for d in range(len(shape) - 1, -1, -1):
+        strides[d] = acc
+        acc *= max(shape[d], 1)
+    return tuple(strides)
+
+
+def fortran_strides(shape: Sequence[int]) -> Shape:
+    """Column-major strides; a zero-size dim counts as 1."""
+    strides = [1] * len(shape)
+    acc = 1
+    for d in range(len(shape)):
+        strides[d] = acc
+        acc *= max(shape[d], 1)
+    return tuple(strides)
+
+
+def channels_last_strides(shape: Sequence[int]) -> Shape:
+    """NHWC strides for a 4-d NCHW shape, as PyTorch's ``get_channels_last_strides_2d``."""
+    if len(shape) != 4:
+        raise StridedRuntimeError(
+            f"required rank 4 tensor to use channels_last format, but got shape {tuple(shape)}"
+        )
+    n, c, h, w = shape
+    s1 = 1
+    s3 = max(c, 1)
+    s2 = s3 * max(w, 1)
+    s0 = s2 * max(h, 1)
+    return (s0, s1, s2, s3)
+
+
+def infer_dense_strides(shape: Sequence[int], strides: Sequence[int]) -> Shape:
+    """PyTorch's ``infer_dense_strides``: dense strides that keep the input's memory order.
+
+    This is the order TensorIterator gives outputs and ``empty_like`` gives
+    overlapping inputs: dims sorted by stride (insertion sort from the
+    innermost dim; a stride-0 dim never moves; equal strides put the smaller
+    size inside). A zero-size dim counts as 1.
+
+    # Note: PyTorch has no negative strides; we order by absolute stride so a
+    # reversed view copies into the same memory order.
+    """
+    ndim = len(shape)
+    perm = list(range(ndim - 1, -1, -1))
+    for i in range(1, ndim):
+        dim1 = i
+        for j in range(1, i + 1):
+            dim0 = i - j
+            a, b = perm[dim0], perm[dim1]
+            sa, sb = abs(strides[a]), abs(strides[b])
+            if sa == 0 or sb == 0:
+                cmp = 0
+            elif sa < sb:
+                cmp = -1
+            elif sa > sb:
+                cmp = 1
+            else:
+                cmp = 1 if shape[a] > shape[b] else 0
+            if cmp > 0:
+                perm[dim0], perm[dim1] = perm[dim1], perm[dim0]
+                dim1 = dim0
+            elif cmp < 0:
+                break
+    out = [0] * ndim
+    acc = 1
+    for d in perm:
+        out[d] = acc
+        if shape[d] > 1:
+            acc *= shape[d]
+    return tuple(out)
+
+
+def preserve_format_strides(shape: Sequence[int], strides: Sequence[int]) -> Shape:
+    """Strides PyTorch's ``clone()``/``empty_like`` give: kept when dense, else inferred."""
+    if is_non_overlapping_and_dense(shape, strides):
+        return tuple(strides)
+    return infer_dense_strides(shape, strides)
+
+
+# ---------------------------------------------------------------- contiguity predicates
+
+
+def is_contiguous(shape: Sequence[int], strides: Sequence[int]) -> bool:
+    """PyTorch's rule: size-1 dims are ignored and an empty tensor is contiguous."""
+    expected = 1
+    for d in range(len(shape) - 1, -1, -1):
+        size = shape[d]
+        if size == 0:
+            return True
+        if size != 1:
+            if strides[d] != expected:
+                # keep scanning: a later zero-size dim still makes it contiguous
+                return 0 in shape[:d]
+            expected *= size
+    return True
+
+
+def is_f_contiguous(shape: Sequence[int], strides: Sequence[int]) -> bool:
+    """Column-major contiguity with the same size-1 and empty rules."""
+    return is_contiguous(tuple(reversed(shape)), tuple(reversed(strides)))
+
+
+def is_channels_last_contiguous(shape: Sequence[int], strides: Sequence[int]) -> bool:
+    """PyTorch's ``is_contiguous(memory_format=channels_last)``: 4-d only, NHWC order."""
+    if len(shape) != 4:
+        return False
+    expected = 1
+    for d in (1, 3, 2, 0):
+        if shape[d] != 1:
+            if strides[d] != expected:
+                return False
+            expected *= shape[d]
+    return True
+
+
+def is_non_overlapping_and_dense(shape: Sequence[int], strides: Sequence[int]) -> bool:
+    """PyTorch's rule: sorted by stride, the dims of size >= 2 tile memory with no gap or alias."""
+    dims = sorted((d for d in range(len(shape)) if shape[d] >= 2), key=lambda d: strides[d])
+    expected = 1
+    for d in dims:
+        if strides[d] != expected:
+            return False
+        expected *= shape[d]
+    return True
+
+
+def has_internal_overlap(shape: Sequence[int], strides: Sequence[int]) -> bool:
+    """PyTorch's definite-overlap rule: a dim of size > 1 with stride 0.
+
+    # Note: PyTorch calls other aliasing layouts (an ``unfold`` with overlapping
+    # windows, some ``as_strided`` results) "too hard" and lets writes through;
+    # we match it rather than refuse writes PyTorch accepts.
+    """
+    return any(size > 1 and stride == 0 for size, stride in zip(shape, strides))
+
+
+def storage_extent(layout: Layout) -> tuple[int, int]:
+    """The element range ``[lo, hi)`` of storage a layout touches; ``(offset, offset)`` if empty."""
+    lo = hi = layout.offset
+    for size, stride in zip(layout.shape, layout.strides):
+        if size == 0:
+            return layout.offset, layout.offset
+        if stride >= 0:
+            hi += (size - 1) * stride
+        else:
+            lo += (size - 1) * stride
+    return lo, hi + 1
+
+
+# ---------------------------------------------------------------- dims and sizes
+
+
+def wrap_dim(dim: object, ndim: int) -> int:
+    """Wrap a possibly negative dim into ``[0, ndim)``; a 0-d tensor accepts 0 and -1.
+
+    Raises IndexError with PyTorch's first line when ``dim`` is out of range.
+    """
+    if isinstance(dim, bool) or not isinstance(dim, int):
+        if hasattr(dim, "__index__") and not isinstance(dim, bool):
+            dim = dim.__index__()  # type: ignore[attr-defined]
+        else:
+            raise StridedTypeError(
+                f"dim must be an int, but got {type(dim).__name__} {dim!r}"
+            )
+    span = ndim if ndim > 0 else 1
+    if dim < -span or dim >= span:
+        raise StridedIndexError(
+            join_lines(
+                f"Dimension out of range (expected to be in range of [{-span}, {span - 1}], "
+                f"but got {dim})",
+                f"the tensor has {ndim} dim{'s' if ndim != 1 else ''}; "
+                f"dims count from 0 to {span - 1}, or from -{span} to -1 from the end",
+            )
+        )
+    return dim + span if dim < 0 else dim
+
+
+def wrap_dims(dims: Sequence[object], ndim: int, op: str) -> tuple[int, ...]:
+    """Wrap several dims and refuse repeats."""
+    wrapped = tuple(wrap_dim(d, ndim) for d in dims)
+    if len(set(wrapped)) != len(wrapped):
+        raise StridedRuntimeError(
+            f"{op}(): duplicate dims are not allowed.\n  dims {tuple(dims)} name the same "
+            f"dim more than once (after wrapping: {wrapped})"
+        )
+    return wrapped
+
+
+def infer_size(shape: Sequence[int], numel: int) -> Shape:
+    """Resolve one ``-1`` in ``shape`` against ``numel`` with PyTorch's checks and texts."""
+    infer_at = None
+    known = 1
+    for i, s in enumerate(shape):
+        if s == -1:
+            if infer_at is not None:
+                raise StridedRuntimeError(
+                    f"only one dimension can be inferred\n  shape {list(shape)} has more than one -1"
+                )
+            infer_at = i
+        elif s >= 0:
+            known *= s
+        else:
+            raise StridedRuntimeError(f"invalid shape dimension {s}")
+    if numel == known or (infer_at is not None and known > 0 and numel % known == 0):
+        if infer_at is None:
+            return tuple(shape)
+        if known == 0:
+            raise StridedRuntimeError(
+                f"cannot reshape tensor of 0 elements into shape {list(shape)} because the "
+                "unspecified dimension size -1 can be any value and is ambiguous"
+            )
+        out = list(shape)
+        out[infer_at] = numel // known
+        return tuple(out)
+    raise StridedRuntimeError(
+        join_lines(
+            f"shape '{list(shape)}' is invalid for input of size {numel}",
+            f"the requested shape holds {known} elements"
+            + (" times the inferred dim" if infer_at is not None else "")
+            + f", the tensor holds {numel}; the product of the sizes must match",
+        )
+    )
+
+
+# ---------------------------------------------------------------- reshape as a view
+
+
+@dataclass(frozen=True)
+class ReshapeRefusal:
+    """Why a reshape cannot be a view: two old dims that would have to merge but can't.
+
+    ``outer`` and ``inner`` are adjacent dims of the old layout (``outer`` is
+    never size 1). The new dim ``new_dim`` spans both, which needs the block
+    starting at ``inner`` to continue exactly where ``outer`` steps:
+    ``strides[outer] == needed_stride``. It does not.
+    """
+
+    old_shape: Shape
+    old_strides: Shape
+    new_shape: Shape
+    outer: int
+    inner: int
+    new_dim: int
+    needed_stride: int
+
+    def equation(self) -> str:
+        """The stride equation that failed, in the layout's own numbers."""
+        o, i = self.outer, self.inner
+        size_i, stride_i = self.old_shape[i], self.old_strides[i]
+        if size_i * stride_i == self.needed_stride:
+            rhs = f"size[{i}] * stride[{i}] = {size_i} * {stride_i}"
+        else:
+            rhs = f"(elements in dims {i}..) * (their base stride)"
+        return (
+            f"stride[{o}] == {rhs} = {self.needed_stride}, "
+            f"but stride[{o}] is {self.old_strides[o]}"
+        )
+
+    def reason(self) -> str:
+        """One sentence on what the failed equation means for memory."""
+        o = self.outer
+        s = self.old_strides[o]
+        if s == 0:
+            return (
+                f"dim {o} is expanded (stride 0): its entries share memory, "
+                "so no single stride can walk the merged dim"
+            )
+        if abs(s) < abs(self.needed_stride) or (s < 0) != (self.needed_stride < 0):
+            return f"walking dim {o} jumps back through memory instead of past the end of dim {self.inner}"
+        return f"dim {o} steps over a gap: the merged entries are not one evenly spaced run"
+
+
+def torch_view_strides(
+    old_shape: Shape, old_strides: Shape, new_shape: Shape
+) -> Shape | ReshapeRefusal:
+    """PyTorch's ``computeStride``: strides that view ``old`` as ``new_shape``, or a refusal.
+
+    ``new_shape`` must already hold the same number of elements. The old dims
+    are cut into chunks that are each one evenly strided run; every new dim
+    must fall inside one chunk.
+    """
+    if not old_shape:
+        return (1,) * len(new_shape)
+    numel = product(old_shape)
+    if numel == 0:
+        if old_shape == new_shape:
+            return old_strides
+        return contiguous_strides(new_shape)
+    new_strides = [0] * len(new_shape)
+    view_d = len(new_shape) - 1
+    chunk_base_stride = old_strides[-1]
+    tensor_numel = 1
+    view_numel = 1
+    for tensor_d in range(len(old_shape) - 1, -1, -1):
+        tensor_numel *= old_shape[tensor_d]
+        if tensor_d == 0 or (
+            old_shape[tensor_d - 1] != 1
+            and old_strides[tensor_d - 1] != tensor_numel * chunk_base_stride
+        ):
+            while view_d >= 0 and (view_numel < tensor_numel or new_shape[view_d] == 1):
+                new_strides[view_d] = view_numel * chunk_base_stride
+                view_numel *= new_shape[view_d]
+                view_d -= 1
+            if view_numel != tensor_numel:
+                # with equal numels only a chunk boundary (tensor_d > 0) can be overshot
+                return ReshapeRefusal(
+                    old_shape,
+                    old_strides,
+                    new_shape,
+                    outer=tensor_d - 1,
+                    inner=tensor_d,
+                    new_dim=view_d + 1,
+                    needed_stride=tensor_numel * chunk_base_stride,
+                )
+            if tensor_d > 0:
+                chunk_base_stride = old_strides[tensor_d - 1]
+                tensor_numel = 1
+                view_numel = 1
+    return tuple(new_strides)
+
+
+def numpy_view_strides(
+    old_shape: Shape, old_strides: Shape, new_shape: Shape, fortran: bool = False
+) -> Shape | None:
+    """NumPy's ``_attempt_nocopy_reshape`` in elements: new strides, or None if a copy is needed.
+
+    Size-1 dims of the old layout are dropped first; trailing size-1 dims of the
+    new shape get NumPy's "last stride" (which differs from PyTorch's choice).
+    """
+    olddims = [s for s in old_shape if s != 1]
+    oldstrides = [st for s, st in zip(old_shape, old_strides) if s != 1]
+    oldnd = len(olddims)
+    newnd = len(new_shape)
+    newstrides = [0] * newnd
+    oi, oj, ni, nj = 0, 1, 0, 1
+    while ni < newnd and oi < oldnd:
+        np_ = new_shape[ni]
+        op = olddims[oi]
+        while np_ != op:
+            if np_ < op:
+                np_ *= new_shape[nj]
+                nj += 1
+            else:
+                op *= olddims[oj]
+                oj += 1
+        for ok in range(oi, oj - 1):
+            if fortran:
+                if oldstrides[ok + 1] != olddims[ok] * oldstrides[ok]:
+                    return None
+            elif oldstrides[ok] != olddims[ok + 1] * oldstrides[ok + 1]:
+                return None
+        if fortran:
+            newstrides[ni] = oldstrides[oi]
+            for nk in range(ni + 1, nj):
+                newstrides[nk] = newstrides[nk - 1] * new_shape[nk - 1]
+        else:
+            newstrides[nj - 1] = oldstrides[oj - 1]
+            for nk in range(nj - 1, ni, -1):
+                newstrides[nk - 1] = newstrides[nk] * new_shape[nk]
+        ni = nj
+        nj += 1
+        oi = oj
+        oj += 1
+    last_stride = newstrides[ni - 1] if ni >= 1 else 1
+    if fortran and ni >= 1:
+        last_stride *= new_shape[ni - 1]
+    for nk in range(ni, newnd):
+        newstrides[nk] = last_stride
+    return tuple(newstrides)
+
+
+# ---------------------------------------------------------------- movement ops
+
+
+def permute(layout: Layout, dims: Sequence[int]) -> Layout:
+    """Reorder dims: result dim ``i`` is input dim ``dims[i]``."""
+    ndim = len(layout.shape)
+    if len(dims) != ndim:
+        raise StridedRuntimeError(
+            join_lines(
+                "permute(sparse_coo): number of dimensions in the tensor input does not match "
+                "the length of the desired ordering of dimensions i.e. "
+                f"input.dim() = {ndim} is not equal to len(dims) = {len(dims)}",
+                f"the tensor has shape {layout.shape}; pass one entry per dim, "
+                f"a reordering of {tuple(range(ndim))}",
+            )
+        )
+    dims = wrap_dims(dims, ndim, "permute")
+    shape, strides = layout.shape, layout.strides
+    return Layout._trusted(
+        tuple(shape[d] for d in dims), tuple(strides[d] for d in dims), layout.offset
+    )
+
+
+def transpose(layout: Layout, dim0: int, dim1: int) -> Layout:
+    """Swap two dims."""
+    ndim = len(layout.shape)
+    d0 = wrap_dim(dim0, ndim)
+    d1 = wrap_dim(dim1, ndim)
+    if d0 == d1 or ndim == 0:
+        return layout
+    shape = list(layout.shape)
+    strides = list(layout.strides)
+    shape[d0], shape[d1] = shape[d1], shape[d0]
+    strides[d0], strides[d1] = strides[d1], strides[d0]
+    return Layout._trusted(tuple(shape), tuple(strides), layout.offset)
+
+
+def movedim(layout: Layout, source: Sequence[int], destination: Sequence[int]) -> Layout:
+    """Move dims ``source`` to positions ``destination``; the others keep their order."""
+    ndim = len(layout.shape)
+    if len(source) != len(destination):
+        raise StridedRuntimeError(
+            f"movedim: Invalid source or destination dims: source ({list(source)} dims) should "
+            f"contain the same number of dims as destination ({list(destination)} dims)"
+        )
+    src = wrap_dims(source, ndim, "movedim")
+    dst = wrap_dims(destination, ndim, "movedim")
+    order: list[int | None] = [None] * ndim
+    for s, d in zip(src, dst):
+        order[d] = s
+    rest = iter(d for d in range(ndim) if d not in src)
+    perm = [o if o is not None else next(rest) for o in order]
+    return permute(layout, perm)
+
+
+def expand(layout: Layout, sizes: Sequence[int]) -> Layout:
+    """PyTorch's ``inferExpandGeometry``: size-1 dims stretch with stride 0, -1 keeps a size."""
+    shape, strides = layout.shape, layout.strides
+    ndim = len(sizes)
+    tdim = len(shape)
+    if ndim < tdim:
+        raise StridedRuntimeError(
+            join_lines(
+                f"expand(Tensor{{{list(shape)}}}, size={list(sizes)}): the number of "
+                f"sizes provided ({ndim}) must be greater or equal to the number of dimensions "
+                f"in the tensor ({tdim})",
+                "expand can add leading dims but never drop one; "
+                "use .squeeze() or .reshape(...) to drop dims first",
+            )
+        )
+    out_shape = [0] * ndim
+    out_strides = [0] * ndim
+    for i in range(ndim - 1, -1, -1):
+        dim = tdim - ndim + i
+        if dim >= 0:
+            size, stride = shape[dim], strides[dim]
+        else:
+            size = 1
+            stride = out_shape[i + 1] * out_strides[i + 1] if i + 1 < ndim and tdim > 0 else 0
+        target = sizes[i]
+        if target == -1:
+            if dim < 0:
+                raise StridedRuntimeError(
+                    f"The expanded size of the tensor (-1) isn't allowed in a leading, "
+                    f"non-existing dimension {i}"
+                )
+            target = size
+        if size != target:
+            if size != 1:
+                raise StridedRuntimeError(
+                    join_lines(
+                        f"The expanded size of the tensor ({target}) must match the existing size "
+                        f"({size}) at non-singleton dimension {i}.  Target sizes: {list(sizes)}.  "
+                        f"Tensor sizes: {list(shape)}",
+                        f"only size-1 dims can be expanded (they get stride 0); dim {dim} has "
+                        f"size {size}. Use .repeat-style copying (e.g. a concatenation) "
+                        f"or check the shapes",
+                    )
+                )
+            if target < 0:
+                raise StridedRuntimeError(
+                    f"Trying to create tensor with negative dimension {target}: {list(sizes)}"
+                )
+            size = target
+            stride = 0
+        out_shape[i] = size
+        out_strides[i] = stride
+    if tdim == 0:
+        out_strides = [0] * ndim
+    return Layout._trusted(tuple(out_shape), tuple(out_strides), layout.offset)
+
+
+def squeeze(layout: Layout, dims: Sequence[int] | None) -> Layout:
+    """Drop size-1 dims: all of them, or those among ``dims`` (others are kept silently)."""
+    shape, strides = layout.shape, layout.strides
+    if dims is None:
+        keep = [d for d in range(len(shape)) if shape[d] != 1]
+    else:
+        wrapped = set(wrap_dim(d, len(shape)) for d in dims)
+        keep = [d for d in range(len(shape)) if not (d in wrapped and shape[d] == 1)]
+    if len(keep) == len(shape):
+        return layout
+    return Layout._trusted(
+        tuple(shape[d] for d in keep), tuple(strides[d] for d in keep), layout.offset
+    )
+
+
+def unsqueeze(layout: Layout, dim: int) -> Layout:
+    """Insert a size-1 dim; its stride is ``size*stride`` of the dim it precedes (PyTorch)."""
+    shape, strides = layout.shape, layout.strides
+    d = wrap_dim(dim, len(shape) + 1)
+    new_stride = 1 if d >= len(shape) else shape[d] * strides[d]
+    return Layout._trusted(
+        shape[:d] + (1,) + shape[d:], strides[:d] + (new_stride,) + strides[d:], layout.offset
+    )
+
+
+def select(layout: Layout, dim: int, index: int) -> Layout:
+    """Pick one index along ``dim`` and drop the dim."""
+    shape, strides = layout.shape, layout.strides
+    if not shape:
+        raise StridedIndexError("select() cannot be applied to a 0-dim tensor.")
+    d = wrap_dim(dim, len(shape))
+    size = shape[d]
+    if index < -size or index >= size:
+        raise StridedIndexError(
+            join_lines(
+                f"select(): index {index} out of range for tensor of size {list(shape)} "
+                f"at dimension {d}",
+                f"dim {d} has size {size}: valid indices are {-size}..{size - 1}"
+                if size
+                else f"dim {d} has size 0: there is nothing to select",
+            )
+        )
+    if index < 0:
+        index += size
+    return Layout._trusted(
+        shape[:d] + shape[d + 1 :],
+        strides[:d] + strides[d + 1 :],
+        layout.offset + index * strides[d],
+    )
+
+
+def slice_dim(layout: Layout, dim: int, start: int | None, stop: int | None, step: int) -> Layout:
+    """Slice one dim with Python's rules (negative steps allowed, as in NumPy).
+
+    # Note: PyTorch refuses negative steps ("step must be greater than zero");
+    # NumPy allows them, and so do we. Positive steps give PyTorch's layout.
+    """
+    shape, strides = layout.shape, layout.strides
+    size = shape[dim]
+    if step == 0:
+        raise StridedValueError("slice step cannot be zero")
+    start_i, _stop_i, step_i = slice(start, stop, step).indices(size)
+    length = len(range(start_i, _stop_i, step_i))
+    offset = layout.offset
+    if step_i > 0 or length > 0:
+        # PyTorch clamps start into [0, size] and moves the offset even for empty results
+        offset += start_i * strides[dim]
+    else:
+        step_i = 1  # NumPy: an empty negative-step slice points at the start with step 1
+    new_shape = shape[:dim] + (length,) + shape[dim + 1 :]
+    new_strides = strides[:dim] + (strides[dim] * step_i,) + strides[dim + 1 :]
+    return Layout._trusted(new_shape, new_strides, offset)
+
+
+def narrow(layout: Layout, dim: int, start: int, length: int) -> Layout:
+    """``length`` entries of ``dim`` from ``start`` (which may be negative)."""
+    shape = layout.shape
+    if not shape:
+        raise StridedRuntimeError("narrow() cannot be applied to a 0-dim tensor.")
+    d = wrap_dim(dim, len(shape))
+    if length < 0:
+        raise StridedRuntimeError("narrow(): length must be non-negative.")
+    size = shape[d]
+    if not -size <= start <= size:
+        raise StridedIndexError(
+            f"start out of range (expected to be in range of [{-size}, {size}], but got {start})"
+        )
+    if start < 0:
+        start += size
+    if start > size - length:
+        raise StridedRuntimeError(
+            join_lines(
+                f"start ({start}) + length ({length}) exceeds dimension size ({size}).",
+                f"dim {d} of shape {shape} has {size} entries; the largest length from "
+                f"start {start} is {size - start}",
+            )
+        )
+    return slice_dim(layout, d, start, start + length, 1)
+
+
+def diagonal(layout: Layout, offset: int, dim1: int, dim2: int) -> Layout:
+    """The diagonal of dims ``dim1``/``dim2`` as a new last dim with stride ``s1 + s2``."""
+    shape, strides = layout.shape, layout.strides
+    d1 = wrap_dim(dim1, len(shape))
+    d2 = wrap_dim(dim2, len(shape))
+    if d1 == d2:
+        raise StridedRuntimeError(f"diagonal dimensions cannot be identical {dim1}, {dim2}")
+    if offset >= 0:
+        diag = max(min(shape[d1], shape[d2] - offset), 0)
+    else:
+        diag = max(min(shape[d1] + offset, shape[d2]), 0)
+    storage_offset = layout.offset
+    if diag > 0:
+        storage_offset += offset * strides[d2] if offset >= 0 else -offset * strides[d1]
+    keep = [d for d in range(len(shape)) if d != d1 and d != d2]
+    return Layout._trusted(
+        tuple(shape[d] for d in keep) + (diag,),
+        tuple(strides[d] for d in keep) + (strides[d1] + strides[d2],),
+        storage_offset,
+    )
+
+
+def unfold(layout: Layout, dimension: int, size: int, step: int) -> Layout:
+    """Sliding windows of ``size`` along ``dimension`` every ``step``, as a new last dim."""
+    shape, strides = layout.shape, layout.strides
+    ndim = len(shape)
+    d = wrap_dim(dimension, ndim)
+    max_size = 1 if ndim == 0 else shape[d]
+    if size > max_size:
+        raise StridedRuntimeError(
+            f"maximum size for tensor at dimension {d} is {max_size} but size is {size}"
+        )
+    if size < 0:
+        raise StridedRuntimeError(f"size is {size} but must be >= 0")
+    if step <= 0:
+        raise StridedRuntimeError(f"step is {step} but must be > 0")
+    new_shape = list(shape) + [size]
+    new_strides = list(strides) + [1 if ndim == 0 else strides[d]]
+    if ndim > 0:
+        new_shape[d] = (shape[d] - size) // step + 1
+        new_strides[d] = step * strides[d]
+    return Layout._trusted(tuple(new_shape), tuple(new_strides), layout.offset)

@@ -1,0 +1,220 @@
+"""NumPy-style module functions: ``order=`` and ``copy=`` with NumPy's view-or-copy rules.
+
+These follow NumPy (``numpy.reshape``, ``numpy.ravel``, ...), including its
+strides for size-1 dims and its ValueError texts, while the Tensor methods of
+the same names follow PyTorch. Only the zero-size strides differ: NumPy 2 gives
+fresh empty arrays all-zero strides, we keep the row-major ones (nothing is
+addressed either way).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from . import layout as L
+from .errors import StridedTypeError, StridedValueError, join_lines
+from .layout import Layout
+from .tensor import Tensor, parse_sizes
+
+_ORDERS = ("C", "F", "A", "K")
+
+
+def _check_order(order: Any, allowed: str, op: str) -> str:
+    if not isinstance(order, str) or order.upper() not in allowed:
+        raise StridedValueError(
+            f"{op}: order must be one of {', '.join(repr(o) for o in allowed)}, not {order!r}"
+        )
+    return order.upper()
+
+
+def _numpy_flags(t: Tensor) -> tuple[bool, bool]:
+    """NumPy's C_CONTIGUOUS and F_CONTIGUOUS flags (size-1 dims ignored, empty is both)."""
+    lay = t._layout
+    return L.is_contiguous(lay.shape, lay.strides), L.is_f_contiguous(lay.shape, lay.strides)
+
+
+def _numpy_infer(shape: tuple[int, ...], numel: int, old_shape: tuple[int, ...]) -> tuple[int, ...]:
+    """NumPy's ``_fix_unknown_dimension`` with its ValueError texts."""
+    infer_at = None
+    known = 1
+    for i, s in enumerate(shape):
+        if s < 0:
+            if s != -1 or infer_at is not None:
+                raise StridedValueError(
+                    "can only specify one unknown dimension" if s == -1 else "negative dimensions not allowed"
+                )
+            infer_at = i
+        else:
+            known *= s
+    if infer_at is not None and known and numel % known == 0:
+        out = list(shape)
+        out[infer_at] = numel // known
+        return tuple(out)
+    if infer_at is None and known == numel:
+        return shape
+    raise StridedValueError(
+        join_lines(
+            f"cannot reshape array of size {numel} into shape {_np_shape_text(shape)}",
+            f"the array has shape {old_shape}; the requested sizes must multiply to {numel}",
+        )
+    )
+
+
+def _np_shape_text(shape: tuple[int, ...]) -> str:
+    return "(" + ",".join(str(s) for s in shape) + ("," if len(shape) == 1 else "") + ")"
+
+
+def reshape(t: Tensor, shape: Any, order: str = "C", copy: bool | None = None) -> Tensor:
+    """``numpy.reshape``: a view when NumPy's no-copy rule allows (in ``order``), else a copy.
+
+    ``copy=False`` raises ValueError when a copy is needed; ``copy=True`` always copies.
+    """
+    order = _check_order(order, "CFA", "reshape")
+    lay = t._layout
+    new_shape = parse_sizes((shape,) if not isinstance(shape, (tuple, list)) else (tuple(shape),), "reshape")
+    c_contig, f_contig = _numpy_flags(t)
+    if order == "A":
+        order = "F" if f_contig and not c_contig else "C"
+    if len(new_shape) == len(lay.shape) and copy is not True and new_shape == lay.shape:
+        return t._view(lay)
+    new_shape = _numpy_infer(new_shape, L.product(lay.shape), lay.shape)
+    fortran = order == "F"
+    dense = L.fortran_strides if fortran else L.contiguous_strides
+    if copy is True:
+        return _copy_as(t, dense, new_shape, "reshape(copy=True)")
+    if (c_contig and not fortran) or (f_contig and fortran):
+        return t._view(Layout._trusted(new_shape, dense(new_shape), lay.offset))
+    strides = L.numpy_view_strides(lay.shape, lay.strides, new_shape, fortran)
+    if strides is not None:
+        return t._view(Layout._trusted(new_shape, strides, lay.offset))
+    if copy is False:
+        raise StridedValueError(
+            join_lines(
+                "Unable to avoid creating a copy while reshaping.",
+                f"shape {lay.shape} with strides {lay.strides} cannot be read in {order} order "
+                f"as {new_shape} with fixed strides",
+                "fix: pass copy=None (copy when needed) or make it contiguous first "
+                "(strided.ascontiguousarray / asfortranarray)",
+            )
+        )
+    return _copy_as(t, dense, new_shape, f"reshape(order={order!r})")
+
+
+def _copy_as(t: Tensor, dense: Any, new_shape: tuple[int, ...], reason: str) -> Tensor:
+    """Copy ``t`` in the order ``dense`` describes, then lay it out as ``new_shape``."""
+    copied = t._copy(dense(t.shape), reason)
+    copied._layout = Layout._trusted(new_shape, dense(new_shape), 0)
+    return copied
+
+
+def ravel(t: Tensor, order: str = "C") -> Tensor:
+    """``numpy.ravel``: a 1-d view when the layout allows it in ``order``, else a copy."""
+    order = _check_order(order, _ORDERS, "ravel")
+    lay = t._layout
+    c_contig, f_contig = _numpy_flags(t)
+    if order == "K":
+        if c_contig:
+            order = "C"
+        elif f_contig:
+            order = "F"
+    elif order == "A":
+        order = "F" if f_contig and not c_contig else "C"
+    n = L.product(lay.shape)
+    if (order == "C" and c_contig) or (order == "F" and f_contig):
+        return reshape(t, (n,), order=order)
+    if order == "K":
+        dims = sorted(range(len(lay.shape)), key=lambda d: -abs(lay.strides[d]))
+        stride = 1
+        for d in reversed(dims):
+            if lay.shape[d] == 1:
+                continue
+            if lay.strides[d] != stride:
+                break
+            stride *= lay.shape[d]
+        else:
+            return t._view(Layout._trusted((n,), (1,), lay.offset))
+        # copy in memory (stride) order, like NumPy's flatten('K')
+        permuted = t.permute(dims)
+        copied = permuted._copy(L.contiguous_strides(permuted.shape), "ravel(order='K')")
+        copied._layout = Layout._trusted((n,), (1,), 0)
+        return copied
+    return _copy_as(t, L.fortran_strides if order == "F" else L.contiguous_strides, (n,), f"ravel(order={order!r})")
+
+
+def broadcast_shapes(*shapes: Any) -> tuple[int, ...]:
+    """NumPy's broadcasting of shapes (align right; equal sizes or one of them 1)."""
+    parsed = [tuple(s) if isinstance(s, (tuple, list)) else (s,) for s in shapes]
+    ndim = max((len(s) for s in parsed), default=0)
+    result = [1] * ndim
+    owner = [None] * ndim
+    for i, s in enumerate(parsed):
+        for k, size in enumerate(s):
+            d = ndim - len(s) + k
+            if size == 1:
+                continue
+            if result[d] == 1:
+                result[d] = size
+                owner[d] = i
+            elif result[d] != size:
+                j = owner[d]
+                raise StridedValueError(
+                    "shape mismatch: objects cannot be broadcast to a single shape.  Mismatch is "
+                    f"between arg {j} with shape {parsed[j]} and arg {i} with shape {s}."
+                )
+    return tuple(result)
+
+
+def broadcast_to(t: Tensor, shape: Any) -> Tensor:
+    """``numpy.broadcast_to``: a stride-0 view, or ValueError with NumPy's text."""
+    target = parse_sizes((shape,) if not isinstance(shape, (tuple, list)) else (tuple(shape),), "broadcast_to")
+    lay = t._layout
+    ok = len(target) >= len(lay.shape) and all(
+        s == 1 or s == n for s, n in zip(reversed(lay.shape), reversed(target))
+    ) and all(n >= 0 for n in target)
+    if not ok:
+        raise StridedValueError(
+            join_lines(
+                "operands could not be broadcast together with remapped shapes "
+                f"[original->remapped]: {_np_shape_text(lay.shape)}  and requested shape {_np_shape_text(target)}",
+                "each dim of the tensor (aligned right) must equal the target size or be 1",
+            )
+        )
+    return t._view(L.expand(lay, target))
+
+
+def _np_views(a: Tensor, b: Tensor) -> tuple[np.ndarray, np.ndarray]:
+    for x in (a, b):
+        if not isinstance(x, Tensor):
+            raise StridedTypeError(f"expected strided tensors, got {type(x).__name__}")
+    return a._np(), b._np()
+
+
+def shares_memory(a: Tensor, b: Tensor) -> bool:
+    """Exact: do the two tensors touch a common byte? (NumPy's exact solver does the work.)"""
+    if a._storage is not b._storage and a._storage.array.base is None and b._storage.array.base is None:
+        return False
+    return bool(np.shares_memory(*_np_views(a, b)))
+
+
+def may_share_memory(a: Tensor, b: Tensor) -> bool:
+    """Bounds only: do the memory ranges of the two tensors overlap?"""
+    return bool(np.may_share_memory(*_np_views(a, b)))
+
+
+def ascontiguousarray(t: Tensor) -> Tensor:
+    """``t`` when C-contiguous (0-d becomes 1-d, as in NumPy); else a C-order copy."""
+    if t.ndim == 0:
+        return reshape(t, (1,))
+    return t.contiguous()
+
+
+def asfortranarray(t: Tensor) -> Tensor:
+    """``t`` when F-contiguous (0-d becomes 1-d, as in NumPy); else a column-major copy."""
+    if t.ndim == 0:
+        return reshape(t, (1,))
+    _, f_contig = _numpy_flags(t)
+    if f_contig:
+        return t
+    return t._copy(L.fortran_strides(t.shape), "asfortranarray()")

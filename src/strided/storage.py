@@ -1,0 +1,72 @@
+"""Storage: one flat buffer shared by every view of it.
+
+A Storage wraps a 1-D, contiguous NumPy array of the tensor's element type. All
+tensors that share memory hold the *same* Storage object, so a reallocation by
+``resize_`` is seen by every one of them: kernels must always read
+``storage.array`` at the moment they run, never cache it.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from .errors import StridedRuntimeError, join_lines
+
+
+class Storage:
+    """A flat buffer of elements.
+
+    ``resizable()`` is False for memory borrowed from NumPy (``from_numpy``):
+    strided does not own it and cannot reallocate it.
+    """
+
+    __slots__ = ("array", "_resizable", "__weakref__")
+
+    def __init__(self, array: np.ndarray, resizable: bool = True) -> None:
+        if array.ndim != 1 or not array.flags.c_contiguous:
+            raise StridedRuntimeError("Storage needs a 1-D contiguous NumPy array")
+        self.array = array
+        self._resizable = resizable
+
+    def data_ptr(self) -> int:
+        """Address of the first byte of the buffer."""
+        return self.array.__array_interface__["data"][0]
+
+    def nbytes(self) -> int:
+        """Size of the buffer in bytes."""
+        return self.array.nbytes
+
+    def size(self) -> int:
+        """Number of elements the buffer holds."""
+        return self.array.shape[0]
+
+    def element_size(self) -> int:
+        return self.array.itemsize
+
+    def __len__(self) -> int:
+        return self.nbytes()
+
+    def resize_elements(self, n: int) -> None:
+        """Grow the buffer to ``n`` elements, keeping the old ones (new ones uninitialized)."""
+        if n <= self.array.shape[0]:
+            return
+        if not self._resizable:
+            raise StridedRuntimeError(
+                join_lines(
+                    "Trying to resize storage that is not resizable",
+                    f"the storage holds {self.nbytes()} bytes borrowed from a NumPy array "
+                    f"(strided.from_numpy) and would need {n * self.array.itemsize}; "
+                    "strided cannot reallocate memory it does not own",
+                    "fix: resize a copy instead: t = t.clone(); t.resize_(...)",
+                )
+            )
+        grown = np.empty(n, dtype=self.array.dtype)
+        grown[: self.array.shape[0]] = self.array
+        self.array = grown
+
+    def resizable(self) -> bool:
+        """Whether strided may reallocate this buffer (False for memory borrowed from NumPy)."""
+        return self._resizable
+
+    def __repr__(self) -> str:
+        return f"Storage({self.array.shape[0]} x {self.array.dtype}, {self.nbytes()} bytes at {self.data_ptr():#x})"

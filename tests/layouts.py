@@ -1,0 +1,79 @@
+"""Shared test helpers: hypothesis strategies for hard layouts, built the same way in all three libraries.
+
+A layout spec is (storage_size, shape, strides, offset) in elements. ``build_*``
+functions lay it over ``arange(storage_size)`` in PyTorch, NumPy and strided,
+so the three start from identical memory and identical layouts.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+import torch
+from hypothesis import strategies as hs
+
+import strided as st
+from strided.layout import Layout, contiguous_strides, storage_extent
+
+
+@dataclass(frozen=True)
+class Spec:
+    storage_size: int
+    shape: tuple[int, ...]
+    strides: tuple[int, ...]
+    offset: int
+
+    @property
+    def has_negative(self) -> bool:
+        return any(s < 0 for s in self.strides)
+
+
+@hs.composite
+def specs(draw, min_dims: int = 0, max_dims: int = 4, max_size: int = 5, negative: bool = False) -> Spec:
+    """Layouts that favour the hard cases: permuted, stepped, expanded (stride 0),
+    size-1 dims with odd strides, zero-size dims, 0-d, and (if ``negative``) negative steps."""
+    ndim = draw(hs.integers(min_dims, max_dims))
+    shape = tuple(
+        draw(hs.one_of(hs.just(1), hs.just(0), hs.integers(1, max_size), hs.integers(2, max_size)))
+        for _ in range(ndim)
+    )
+    steps = [draw(hs.sampled_from([1, 1, 1, 2, 3])) for _ in range(ndim)]
+    pads = [draw(hs.sampled_from([0, 0, 1])) for _ in range(ndim)]
+    parent = tuple(max(s, 1) * k + p for s, k, p in zip(shape, steps, pads))
+    base = contiguous_strides(parent)
+    perm = draw(hs.permutations(range(ndim))) if ndim else []
+    strides = [base[perm[d]] * steps[d] for d in range(ndim)]
+    for d in range(ndim):
+        kind = draw(hs.sampled_from(["keep", "keep", "keep", "expand", "odd1", "neg"]))
+        if kind == "expand":
+            strides[d] = 0
+        elif kind == "odd1" and shape[d] == 1:
+            strides[d] = draw(hs.integers(0, 7))
+        elif kind == "neg" and negative:
+            strides[d] = -strides[d]
+    lo, hi = storage_extent(Layout(shape, strides, 0))
+    offset = -lo + draw(hs.integers(0, 3))
+    storage_size = hi + offset + draw(hs.integers(0, 2))
+    return Spec(storage_size, shape, tuple(strides), offset)
+
+
+def build_torch(spec: Spec) -> torch.Tensor:
+    assert not spec.has_negative
+    return torch.arange(spec.storage_size).as_strided(spec.shape, spec.strides, spec.offset)
+
+
+def build_numpy(spec: Spec) -> np.ndarray:
+    base = np.arange(spec.storage_size, dtype=np.int64)
+    return np.ndarray(spec.shape, np.int64, buffer=base, offset=spec.offset * 8 if 0 not in spec.shape else 0,
+                      strides=tuple(s * 8 for s in spec.strides))
+
+
+def build_strided(spec: Spec) -> st.Tensor:
+    root = st.arange(spec.storage_size)
+    return root._view(Layout(spec.shape, spec.strides, spec.offset))
+
+
+def np_offset(a: np.ndarray, base_ptr: int) -> int:
+    """Element offset of a NumPy view's first element from ``base_ptr``."""
+    return (a.__array_interface__["data"][0] - base_ptr) // a.itemsize
