@@ -30,14 +30,18 @@ class Spec:
 
 
 @hs.composite
-def specs(draw, min_dims: int = 0, max_dims: int = 4, max_size: int = 5, negative: bool = False) -> Spec:
+def specs(draw, min_dims: int = 0, max_dims: int = 4, max_size: int = 5, negative: bool = False,
+          shape: tuple[int, ...] | None = None) -> Spec:
     """Layouts that favour the hard cases: permuted, stepped, expanded (stride 0),
-    size-1 dims with odd strides, zero-size dims, 0-d, and (if ``negative``) negative steps."""
-    ndim = draw(hs.integers(min_dims, max_dims))
-    shape = tuple(
-        draw(hs.one_of(hs.just(1), hs.just(0), hs.integers(1, max_size), hs.integers(2, max_size)))
-        for _ in range(ndim)
-    )
+    size-1 dims with odd strides, zero-size dims, 0-d, and (if ``negative``) negative steps.
+    ``shape``, when given, fixes the shape and only the layout is drawn."""
+    if shape is None:
+        ndim = draw(hs.integers(min_dims, max_dims))
+        shape = tuple(
+            draw(hs.one_of(hs.just(1), hs.just(0), hs.integers(1, max_size), hs.integers(2, max_size)))
+            for _ in range(ndim)
+        )
+    ndim = len(shape)
     steps = [draw(hs.sampled_from([1, 1, 1, 2, 3])) for _ in range(ndim)]
     pads = [draw(hs.sampled_from([0, 0, 1])) for _ in range(ndim)]
     parent = tuple(max(s, 1) * k + p for s, k, p in zip(shape, steps, pads))
@@ -77,3 +81,32 @@ def build_strided(spec: Spec) -> st.Tensor:
 def np_offset(a: np.ndarray, base_ptr: int) -> int:
     """Element offset of a NumPy view's first element from ``base_ptr``."""
     return (a.__array_interface__["data"][0] - base_ptr) // a.itemsize
+
+
+def valued_storage(spec: Spec, dtype: str, seed: int, nan: bool = False) -> np.ndarray:
+    """A storage of ``spec.storage_size`` values of ``dtype``: normal floats (x3), small ints,
+    or random bools; with ``nan``, about one float in eight is NaN (and one in sixteen +-inf)."""
+    rng = np.random.default_rng(seed)
+    n = spec.storage_size
+    kind = np.dtype(dtype).kind
+    if kind == "b":
+        return rng.integers(0, 2, n).astype(np.bool_)
+    if kind in "iu":
+        return rng.integers(0 if kind == "u" else -5, 6, n).astype(dtype)
+    data = (rng.standard_normal(n) * 3).astype(dtype)
+    if nan and n:
+        data[rng.random(n) < 0.125] = np.nan
+        data[rng.random(n) < 0.0625] = np.inf * rng.choice([-1, 1])
+    return data
+
+
+def build_valued(spec: Spec, data: np.ndarray) -> tuple[torch.Tensor | None, np.ndarray, st.Tensor]:
+    """The spec's layout over ``data`` (one shared buffer) in PyTorch (None when a stride is
+    negative, which PyTorch cannot express), NumPy and strided."""
+    item = data.itemsize
+    empty = 0 in spec.shape
+    arr = np.ndarray(spec.shape, data.dtype, buffer=data, offset=0 if empty else spec.offset * item,
+                     strides=tuple(s * item for s in spec.strides))
+    s = st.from_numpy(data)._view(Layout(spec.shape, spec.strides, spec.offset))
+    t = None if spec.has_negative else torch.from_numpy(data).as_strided(spec.shape, spec.strides, spec.offset)
+    return t, arr, s

@@ -8,8 +8,24 @@ from typing import Any
 import numpy as np
 
 from . import layout as L
-from .dtypes import DEFAULT_FLOAT, DEFAULT_INT, SUPPORTED, DType, bool_, from_numpy_dtype, to_dtype
-from .errors import StridedRuntimeError, StridedTypeError, StridedValueError, join_lines
+from .dtypes import (
+    DEFAULT_FLOAT,
+    DEFAULT_INT,
+    SUPPORTED,
+    DType,
+    bool_,
+    checked_scalar,
+    from_numpy_dtype,
+    scalar_overflow,
+    to_dtype,
+)
+from .errors import (
+    StridedNotImplementedError,
+    StridedRuntimeError,
+    StridedTypeError,
+    StridedValueError,
+    join_lines,
+)
 from .kernels import copy_to_new
 from .layout import Layout
 from .memory_format import MemoryFormat, preserve_format
@@ -52,19 +68,16 @@ def tensor(data: Any, dtype: Any = None) -> Tensor:
     if isinstance(data, Tensor):
         source = data._np()
         from_python = False
-    elif isinstance(data, np.ndarray):
-        source = data
+    elif isinstance(data, (np.ndarray, np.generic)) or (
+        hasattr(data, "__array__") and not isinstance(data, (list, tuple))
+    ):
+        source = np.asarray(data)  # arrays, NumPy scalars (and torch tensors) keep their dtype
         from_python = False
     else:
         try:
             source = np.array(data)
         except (ValueError, OverflowError) as err:
-            raise StridedValueError(
-                join_lines(
-                    f"could not make a tensor from the data: {err}",
-                    "nested sequences must be rectangular (every row the same length) and hold numbers",
-                )
-            ) from None
+            raise _nesting_error(data, err) from None
         if source.dtype == object or source.dtype.kind in "USV":
             kinds = sorted({type(x).__name__ for x in np.ravel(source)}) if source.size else []
             raise StridedTypeError(
@@ -73,10 +86,66 @@ def tensor(data: Any, dtype: Any = None) -> Tensor:
             )
         from_python = True
     target = to_dtype(dtype) if dtype is not None else _infer_dtype(source, from_python)
+    if from_python and target.kind in "iu" and source.size and source.dtype.kind in "iuf":
+        for extreme in (source.min(), source.max()):
+            message = scalar_overflow(extreme.item(), target, c_name=False)
+            if message is not None:
+                raise StridedRuntimeError(
+                    join_lines(
+                        message,
+                        f"the data holds {extreme.item()!r}, outside the range of {target.name}",
+                        "fix: pick a wider dtype (dtype=strided.int64 or strided.float64)",
+                    )
+                )
     if source.dtype.kind == "c":
         raise StridedTypeError(f"complex data is not supported; strided supports {SUPPORTED}")
     storage = copy_to_new(source, L.contiguous_strides(source.shape), target.numpy, "tensor(data)")
     return Tensor._make(storage, Layout.contiguous(tuple(source.shape)), target)
+
+
+def _is_sequence(x: Any) -> bool:
+    return isinstance(x, (list, tuple)) or (isinstance(x, np.ndarray) and x.ndim > 0)
+
+
+def _nesting_error(data: Any, err: Exception) -> Exception:
+    """Where nested data stops being rectangular, with PyTorch's first line and error class.
+
+    PyTorch takes the shape from the first element at each depth, then raises
+    ValueError for a sequence of another length and TypeError where a number
+    and a sequence meet.
+    """
+    shape = []
+    x = data
+    while _is_sequence(x):
+        shape.append(len(x))
+        if not len(x):
+            break
+        x = x[0]
+    rule = "nested sequences must be rectangular: every row as long as the first one, numbers only at the bottom"
+
+    def walk(x: Any, dim: int, path: str) -> Exception | None:
+        if dim == len(shape):
+            if _is_sequence(x):
+                return StridedTypeError(join_lines(
+                    f"'{type(x).__name__}' object cannot be interpreted as an integer",
+                    f"data{path} is a sequence, but data{'[0]' * dim} is a number", rule))
+            return None
+        if not _is_sequence(x):
+            return StridedTypeError(join_lines(
+                "not a sequence",
+                f"data{path} is a number, but data{'[0]' * dim} is a sequence of length {shape[dim]}", rule))
+        if len(x) != shape[dim]:
+            return StridedValueError(join_lines(
+                f"expected sequence of length {shape[dim]} at dim {dim} (got {len(x)})",
+                f"data{path} has length {len(x)}, but data{'[0]' * dim} has length {shape[dim]}", rule))
+        for i, item in enumerate(x):
+            found = walk(item, dim + 1, f"{path}[{i}]")
+            if found is not None:
+                return found
+        return None
+
+    found = walk(data, 0, "")
+    return found or StridedValueError(join_lines(f"could not make a tensor from the data: {err}", rule))
 
 
 def as_tensor(data: Any, dtype: Any = None) -> Tensor:
@@ -102,8 +171,13 @@ def from_numpy(array: np.ndarray) -> Tensor:
     itemsize = array.itemsize
     if any(s % itemsize for s in array.strides):
         raise StridedValueError(
-            f"from_numpy: strides {array.strides} (bytes) are not multiples of the itemsize {itemsize}; "
-            "strided counts strides in elements. Use strided.tensor(array) to copy it"
+            join_lines(
+                "given numpy array strides not a multiple of the element byte size. Copy the numpy "
+                "array to reallocate the memory.",
+                f"strides {array.strides} (bytes) are not multiples of the itemsize {itemsize}; "
+                "strided counts strides in elements",
+                "fix: strided.tensor(array) copies it",
+            )
         )
     strides = tuple(s // itemsize for s in array.strides)
     shape = tuple(array.shape)
@@ -111,7 +185,7 @@ def from_numpy(array: np.ndarray) -> Tensor:
         flat = np.empty(0, dtype=array.dtype)
         return Tensor._make(Storage(flat, resizable=False), Layout._trusted(shape, strides, 0), dtype)
     # the storage is the smallest flat run of memory the array touches
-    low = array[tuple(slice(None, None, -1) if s < 0 else slice(None) for s in array.strides)]
+    low = array[tuple(slice(None, None, -1) if s < 0 else slice(None) for s in array.strides) + (Ellipsis,)]
     lo, hi = L.storage_extent(Layout._trusted(shape, strides, 0))
     flat = np.lib.stride_tricks.as_strided(low, shape=(hi - lo,), strides=(itemsize,), writeable=array.flags.writeable)
     return Tensor._make(Storage(flat, resizable=False), Layout._trusted(shape, strides, -lo), dtype)
@@ -151,12 +225,25 @@ def _scalar_dtype(value: Any) -> DType:
     raise StridedTypeError(f"fill value must be a bool, int or float, but got {type(value).__name__}")
 
 
+def _scalar_value(value: Any, op: str = "full") -> Any:
+    """A fill value as a Python number (NumPy scalars unwrapped); TypeError for anything else."""
+    if isinstance(value, np.generic) and value.dtype.kind in "biuf":
+        value = value.item()
+    if isinstance(value, (bool, int, float)):
+        return value
+    raise StridedTypeError(
+        f"{op}(): argument 'fill_value' must be Number, not {type(value).__name__}"
+    )
+
+
 def full(size: Any, fill_value: Any, dtype: Any = None) -> Tensor:
     """A tensor of ``size`` filled with ``fill_value``; dtype inferred from it as PyTorch does."""
     shape = parse_sizes((size,) if not isinstance(size, (tuple, list)) else (tuple(size),), "full")
+    fill_value = _scalar_value(fill_value)
     dt = _scalar_dtype(fill_value) if dtype is None else to_dtype(dtype)
+    value = checked_scalar(fill_value, dt, "full")
     t = _new_tensor(shape, dt)
-    t._storage.array.fill(fill_value)
+    t._storage.array.fill(value)
     return t
 
 
@@ -184,7 +271,7 @@ def ones_like(other: Tensor, dtype: Any = None, memory_format: MemoryFormat = pr
 
 def full_like(other: Tensor, fill_value: Any, dtype: Any = None, memory_format: MemoryFormat = preserve_format) -> Tensor:
     t = _like(other, dtype, memory_format)
-    t._storage.array.fill(fill_value)
+    t._storage.array.fill(checked_scalar(_scalar_value(fill_value, "full_like"), t.dtype, "full_like"))
     return t
 
 
@@ -201,11 +288,16 @@ def arange(start: Any, end: Any = None, step: Any = 1, dtype: Any = None) -> Ten
         raise StridedRuntimeError(f"unsupported range: {start} -> {end}")
     if (step > 0 and end < start) or (step < 0 and end > start):
         raise StridedRuntimeError(
-            f"upper bound and larger bound inconsistent with step sign\n"
+            f"upper bound and lower bound inconsistent with step sign\n"
             f"  arange({start}, {end}, {step}) walks away from its end; flip the sign of step"
         )
     all_int = all(isinstance(v, (int, np.integer)) for v in (start, end, step))
     dt = to_dtype(dtype) if dtype is not None else (DEFAULT_INT if all_int else DEFAULT_FLOAT)
+    if dt is bool_:
+        raise StridedNotImplementedError(
+            join_lines("\"arange_cpu\" not implemented for 'Bool'",
+                       "fix: make the range in an integer dtype, then compare: strided.arange(n) != 0")
+        )
     if all_int:
         n = max(-((start - end) // step), 0) if step > 0 else max(-((end - start) // -step), 0)
         values = np.arange(n, dtype=np.int64) * step + start

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from .errors import StridedTypeError
+from .errors import StridedRuntimeError, StridedTypeError, join_lines
 
 
 class DType:
@@ -92,3 +92,66 @@ def to_dtype(value: object) -> DType:
 def from_numpy_dtype(np_dtype: np.dtype) -> DType | None:
     """The DType of a native-byte-order NumPy dtype, or None if unsupported."""
     return _BY_NUMPY.get(np_dtype) if np_dtype.isnative else None
+
+
+# PyTorch names the target type by its C++ name when a Python number is written into a tensor
+# (fill_, full, t[i] = x) and by the dtype name when tensor(data) converts its data.
+_C_NAMES = {"uint8": "uint8_t", "int8": "int8_t", "int16": "int16_t", "int32": "int", "int64": "int64_t",
+            "float16": "c10::Half", "float32": "float"}
+
+
+def scalar_overflow(value: object, dtype: DType, c_name: bool = True) -> str | None:
+    """PyTorch's ``c10::overflows`` check for a Python number written into ``dtype``.
+
+    Returns the first line of PyTorch's error ("value cannot be converted to type
+    uint8_t without overflow"), or None when the value fits. Rules (as PyTorch):
+    bool and float64 take anything; float16 and float32 refuse finite values beyond
+    their range (# Note: PyTorch skips the float16 check when filling a single element); integer types refuse nan, inf and out-of-range values, where an
+    unsigned type also accepts Python ints down to ``-max`` (they wrap).
+    """
+    if isinstance(value, (bool, np.bool_)) or dtype.kind == "b" or dtype.name == "float64":
+        return None
+    if dtype.kind == "f":
+        f = float(value)  # type: ignore[arg-type]
+        bad = bool(np.isfinite(f)) and abs(f) > float(np.finfo(dtype.numpy).max)
+    else:
+        info = np.iinfo(dtype.numpy)
+        if isinstance(value, (int, np.integer)):
+            v = int(value)
+            low = -int(info.max) if dtype.kind == "u" else int(info.min)
+            bad = not (low <= v <= int(info.max))
+        else:
+            f = float(value)  # type: ignore[arg-type]
+            bad = not np.isfinite(f) or f < float(info.min) or f > float(info.max)
+    if not bad:
+        return None
+    name = _C_NAMES.get(dtype.name, dtype.name) if c_name else dtype.name
+    return f"value cannot be converted to type {name} without overflow"
+
+
+def checked_scalar(value: object, dtype: DType, op: str) -> object:
+    """``value`` ready to be written into ``dtype`` memory, or PyTorch's overflow RuntimeError.
+
+    Python ints become ``np.int64`` so that unsigned targets wrap as in PyTorch
+    (``fill_(-1)`` on uint8 gives 255) instead of NumPy's OverflowError.
+    """
+    message = scalar_overflow(value, dtype)
+    if message is not None:
+        if dtype.kind in "iu":
+            info = np.iinfo(dtype.numpy)
+            span = f"{dtype.name} holds whole numbers from {int(info.min)} to {int(info.max)}"
+            if dtype.kind == "u":
+                span += f" (Python ints down to -{int(info.max)} are accepted and wrap around)"
+        else:
+            span = f"{dtype.name} holds finite values up to {float(np.finfo(dtype.numpy).max):.6g}"
+        raise StridedRuntimeError(
+            join_lines(
+                message,
+                f"{op} was given {value!r}; {span}",
+                "fix: use a value in that range, or a wider dtype (t.to(strided.int64), "
+                "t.to(strided.float64))",
+            )
+        )
+    if isinstance(value, int) and not isinstance(value, bool):
+        return np.int64(value)
+    return value

@@ -48,6 +48,18 @@ class OverlapWriteError(StridedRuntimeError):
     """A write into a tensor where several elements share one memory location."""
 
 
+class StridedNotImplementedError(StridedRuntimeError, NotImplementedError):
+    """A NotImplementedError (a RuntimeError): an op with no kernel for a dtype, as PyTorch raises it."""
+
+
+class BroadcastError(StridedValueError):
+    """Raised in ``strided.broadcasting("raise")`` mode for a broadcast that stretched both operands."""
+
+
+class BroadcastWarning(UserWarning):
+    """Warned in ``strided.broadcasting("warn")`` mode for a broadcast that stretched both operands."""
+
+
 def join_lines(first: str, *details: str) -> str:
     """Build a message: the peer-compatible first line, then indented detail lines."""
     lines = [first]

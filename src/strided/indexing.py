@@ -7,43 +7,73 @@ indexing") is refused with a TypeError that says so.
 
 from __future__ import annotations
 
-from .errors import StridedIndexError, StridedTypeError, join_lines
-from .layout import Layout, select, slice_dim
-
-
-def _normalise_key(key: object) -> tuple[object, ...]:
-    if isinstance(key, tuple):
-        return key
-    return (key,)
+from .errors import StridedIndexError, StridedTypeError, StridedValueError, join_lines
+from .layout import Layout
 
 
 def _is_int(item: object) -> bool:
-    return not isinstance(item, bool) and hasattr(item, "__index__") and not hasattr(item, "shape")
+    """An integer index: ints, NumPy integer scalars, and 0-d integer arrays/tensors (as PyTorch).
+
+    Bools (Python's, NumPy's, 0-d bool tensors) are masks, and arrays/tensors with dims are
+    advanced indices: neither is an integer here.
+    """
+    if isinstance(item, bool) or not hasattr(item, "__index__"):
+        return False
+    if tuple(getattr(item, "shape", ())) != ():
+        return False
+    dtype = getattr(item, "dtype", None)
+    return dtype is None or "bool" not in str(dtype)
+
+
+def _refuse(item: object) -> Exception:
+    kind = type(item)
+    if isinstance(item, (float, complex)) or (
+        kind.__module__ == "numpy" and kind.__name__.startswith(("float", "complex"))
+    ):
+        # a float index is a mistake, not an unsupported feature: PyTorch and NumPy raise IndexError
+        return StridedIndexError(
+            join_lines(
+                "only integers, slices (`:`), ellipsis (`...`), None and long or byte Variables are "
+                f"valid indices (got {type(item).__name__})",
+                f"the index {item!r} is not an integer; use int(...) or a slice",
+            )
+        )
+    return StridedTypeError(
+        join_lines(
+            f"unsupported index of type {type(item).__name__}: {item!r}",
+            "strided supports basic indexing only (ints, slices, None, ...), "
+            "which always gives a view; indexing with lists, arrays, tensors or "
+            "booleans copies data and is not supported",
+            "fix: use slices and select(), or index the NumPy array from t.numpy()",
+        )
+    )
 
 
 def index_layout(layout: Layout, key: object) -> Layout:
-    """The layout of ``t[key]`` for basic indices, with PyTorch's errors and NumPy's negative steps."""
-    items = _normalise_key(key)
-    n_ellipsis = sum(1 for it in items if it is Ellipsis)
-    if n_ellipsis > 1:
-        raise StridedIndexError("an index can only have a single ellipsis ('...')")
+    """The layout of ``t[key]`` for basic indices, with PyTorch's errors and NumPy's negative steps.
+
+    One pass over the key builds the new shape, strides and offset directly
+    (this is a hot path: ``t[1:3]`` should cost about what PyTorch's does).
+    """
+    items = key if type(key) is tuple else (key,)
+    shape, strides = layout.shape, layout.strides
+    ndim = len(shape)
     consumed = 0
+    has_ellipsis = False
     for it in items:
-        if it is None or it is Ellipsis:
-            continue
-        if isinstance(it, slice) or _is_int(it):
+        kind = type(it)
+        if kind is slice or kind is int:
+            consumed += 1
+        elif it is None:
+            pass
+        elif it is Ellipsis:
+            if has_ellipsis:
+                raise StridedIndexError("an index can only have a single ellipsis ('...')")
+            has_ellipsis = True
+        elif _is_int(it):
             consumed += 1
         else:
-            raise StridedTypeError(
-                join_lines(
-                    f"unsupported index of type {type(it).__name__}: {it!r}",
-                    "strided supports basic indexing only (ints, slices, None, ...), "
-                    "which always gives a view; indexing with lists, arrays, tensors or "
-                    "booleans copies data and is not supported",
-                    "fix: use slices and select(), or index the NumPy array from t.numpy()",
-                )
-            )
-    ndim = len(layout.shape)
+            raise _refuse(it)
     if consumed > ndim:
         if ndim == 0 and any(_is_int(it) for it in items):
             raise StridedIndexError(
@@ -53,26 +83,49 @@ def index_layout(layout: Layout, key: object) -> Layout:
         raise StridedIndexError(
             join_lines(
                 f"too many indices for tensor of dimension {ndim}",
-                f"the index {items!r} uses {consumed} dims; the tensor has shape {layout.shape}",
+                f"the index {items!r} uses {consumed} dims; the tensor has shape {shape}",
             )
         )
+    new_shape: list[int] = []
+    new_strides: list[int] = []
+    offset = layout.offset
     dim = 0
-    result = layout
     for it in items:
-        if it is Ellipsis:
-            dim += ndim - consumed
+        if type(it) is slice:
+            size = shape[dim]
+            stride = strides[dim]
+            try:
+                start, stop, step = it.indices(size)
+            except ValueError:
+                raise StridedValueError("slice step cannot be zero") from None
+            except TypeError:
+                raise StridedTypeError(
+                    f"slice indices must be integers or None, but got {it!r}"
+                ) from None
+            if step > 0:
+                length = (stop - start + step - 1) // step if stop > start else 0
+                offset += start * stride  # PyTorch moves the offset even for an empty slice
+            else:
+                length = (start - stop - step - 1) // -step if start > stop else 0
+                if length:
+                    offset += start * stride
+                else:
+                    step = 1  # NumPy: an empty negative-step slice keeps offset and stride
+            new_shape.append(length)
+            new_strides.append(stride * step)
+            dim += 1
         elif it is None:
-            result = _insert_unit_dim(result, dim)
-            dim += 1
-        elif isinstance(it, slice):
-            step = 1 if it.step is None else _index_value(it.step)
-            start = None if it.start is None else _index_value(it.start)
-            stop = None if it.stop is None else _index_value(it.stop)
-            result = slice_dim(result, dim, start, stop, step)
-            dim += 1
+            # PyTorch's unsqueeze rule: the stride spans the dim that follows
+            new_shape.append(1)
+            new_strides.append(shape[dim] * strides[dim] if dim < ndim else 1)
+        elif it is Ellipsis:
+            skip = ndim - consumed
+            new_shape.extend(shape[dim : dim + skip])
+            new_strides.extend(strides[dim : dim + skip])
+            dim += skip
         else:
-            index = it.__index__()  # type: ignore[attr-defined]
-            size = result.shape[dim]
+            index = it if type(it) is int else it.__index__()  # type: ignore[union-attr]
+            size = shape[dim]
             if index < -size or index >= size:
                 raise StridedIndexError(
                     join_lines(
@@ -82,22 +135,9 @@ def index_layout(layout: Layout, key: object) -> Layout:
                         else "that dim is empty: no index is valid",
                     )
                 )
-            result = select(result, dim, index)
-    return result
-
-
-def _index_value(v: object) -> int:
-    if _is_int(v):
-        return v.__index__()  # type: ignore[attr-defined]
-    raise StridedTypeError(
-        f"slice indices must be integers or None, but got {type(v).__name__} {v!r}"
-    )
-
-
-def _insert_unit_dim(layout: Layout, dim: int) -> Layout:
-    """A size-1 dim at ``dim``; PyTorch's ``unsqueeze`` stride rule."""
-    shape, strides = layout.shape, layout.strides
-    stride = 1 if dim >= len(shape) else shape[dim] * strides[dim]
-    return Layout._trusted(
-        shape[:dim] + (1,) + shape[dim:], strides[:dim] + (stride,) + strides[dim:], layout.offset
-    )
+            offset += (index + size if index < 0 else index) * strides[dim]
+            dim += 1
+    if dim < ndim:
+        new_shape.extend(shape[dim:])
+        new_strides.extend(strides[dim:])
+    return Layout._trusted(tuple(new_shape), tuple(new_strides), offset)

@@ -105,17 +105,40 @@ def copy_to_new(
         itemsize = buffer.itemsize
         dest = _ndarray(source.shape, dtype, buffer=buffer, offset=0,
                         strides=tuple(s * itemsize for s in strides))
-        np.copyto(dest, source, casting="unsafe")
+        with np.errstate(over="ignore", invalid="ignore"):  # casts wrap or saturate silently, as in PyTorch
+            np.copyto(dest, source, casting="unsafe")
     if _listeners:
-        record = CopyRecord(buffer.nbytes, reason, tuple(source.shape), str(dtype), _user_frame())
-        for records in _listeners:
-            records.append(record)
+        _record(buffer.nbytes, reason, tuple(source.shape), dtype)
     return Storage(buffer)
 
 
-def check_writable(storage: Storage, layout: Layout, op: str) -> None:
-    """Refuse a write where two elements of ``layout`` share one memory location."""
-    if has_internal_overlap(layout.shape, layout.strides):
+def grow_storage(storage: Storage, n: int) -> None:
+    """Reallocate ``storage`` to hold ``n`` elements, keeping the old ones (new ones uninitialized).
+
+    Every tensor sharing the storage sees the new buffer. This is the other
+    place bytes are copied, so it reports to the copy ledger too.
+    """
+    old = storage.array
+    if n <= old.shape[0]:
+        return
+    storage.check_resizable(n)
+    grown = np.empty(n, dtype=old.dtype)
+    grown[: old.shape[0]] = old
+    storage.array = grown
+    if _listeners:
+        _record(old.nbytes, f"resize_ grew storage to {n} elements", tuple(old.shape), old.dtype)
+
+
+def _record(nbytes: int, reason: str, shape: tuple[int, ...], dtype: np.dtype) -> None:
+    record = CopyRecord(nbytes, reason, shape, str(dtype), _user_frame())
+    for records in _listeners:
+        records.append(record)
+
+
+def check_writable(storage: Storage, layout: Layout, op: str, aliasing_ok: bool = False) -> None:
+    """Refuse a write where two elements of ``layout`` share one memory location
+    (unless ``aliasing_ok``: filling with one number, which PyTorch allows), or into read-only memory."""
+    if not aliasing_ok and has_internal_overlap(layout.shape, layout.strides):
         dims = [d for d, (n, s) in enumerate(zip(layout.shape, layout.strides)) if n > 1 and s == 0]
         raise _overlap_error(layout, dims, op)
     if not storage.array.flags.writeable:
@@ -145,7 +168,13 @@ def _overlap_error(layout: Layout, dims: list[int], op: str) -> Exception:
 def write(storage: Storage, layout: Layout, value: np.ndarray | object) -> None:
     """Write ``value`` (already broadcastable to ``layout.shape``) into the storage.
 
-    NumPy handles a ``value`` that overlaps the destination (it buffers).
+    A ``value`` that overlaps the destination is read as it was before the write:
+    NumPy buffers such a source itself, except for a 1-d destination walking the
+    same way as the source (it copies forward and trusts that to be safe, which it
+    is not when the destination's stride is the larger), so that case is buffered here.
     """
     dest = numpy_view(storage, layout)
-    np.copyto(dest, value, casting="unsafe")
+    if dest.ndim == 1 and isinstance(value, np.ndarray) and value.ndim and np.may_share_memory(dest, value):
+        value = value.copy()
+    with np.errstate(over="ignore", invalid="ignore"):
+        np.copyto(dest, value, casting="unsafe")

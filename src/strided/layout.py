@@ -14,6 +14,8 @@ dims: :func:`torch_view_strides` (PyTorch's ``computeStride``) and
 
 from __future__ import annotations
 
+import functools
+import math
 from collections.abc import Sequence
 from dataclasses import dataclass
 
@@ -112,10 +114,7 @@ def _as_int(value: object, what: str) -> int:
 
 def product(values: Sequence[int]) -> int:
     """The product of ``values`` (1 for an empty sequence)."""
-    n = 1
-    for v in values:
-        n *= v
-    return n
+    return math.prod(values)
 
 
 # ---------------------------------------------------------------- strides of fresh memory
@@ -123,6 +122,11 @@ def product(values: Sequence[int]) -> int:
 
 def contiguous_strides(shape: Sequence[int]) -> Shape:
     """Row-major strides; a zero-size dim counts as 1, as in PyTorch and NumPy."""
+    return _contiguous_strides(tuple(shape))
+
+
+@functools.lru_cache(maxsize=4096)
+def _contiguous_strides(shape: Shape) -> Shape:
     strides = [1] * len(shape)
     acc = 1
     for d in range(len(shape) - 1, -1, -1):
@@ -147,11 +151,13 @@ def channels_last_strides(shape: Sequence[int]) -> Shape:
         raise StridedRuntimeError(
             f"required rank 4 tensor to use channels_last format, but got shape {tuple(shape)}"
         )
+    # Note: unlike contiguous_strides, PyTorch does not count a zero-size dim as 1 here
+    # (zeros(1, 1, 0, 1) in channels_last has strides (0, 1, 1, 1)); we match it.
     n, c, h, w = shape
     s1 = 1
-    s3 = max(c, 1)
-    s2 = s3 * max(w, 1)
-    s0 = s2 * max(h, 1)
+    s3 = c
+    s2 = s3 * w
+    s0 = s2 * h
     return (s0, s1, s2, s3)
 
 
@@ -197,10 +203,126 @@ def infer_dense_strides(shape: Sequence[int], strides: Sequence[int]) -> Shape:
 
 
 def preserve_format_strides(shape: Sequence[int], strides: Sequence[int]) -> Shape:
-    """Strides PyTorch's ``clone()``/``empty_like`` give: kept when dense, else inferred."""
-    if is_non_overlapping_and_dense(shape, strides):
+    """Strides PyTorch's ``clone()``/``empty_like`` give: kept when dense, else inferred.
+
+    PyTorch counts every contiguous tensor as dense, so an empty tensor keeps
+    whatever strides it has (even 0), as its contiguity rule says.
+    """
+    if is_contiguous(shape, strides) or is_non_overlapping_and_dense(shape, strides):
         return tuple(strides)
     return infer_dense_strides(shape, strides)
+
+
+def _keeps_row_major(shape: Shape, op_shape: Sequence[int], op_strides: Sequence[int]) -> bool:
+    """Whether this operand alone never makes ``reorder_dimensions`` swap two dims.
+
+    Walking its broadcast strides from the outermost dim in, every nonzero stride must be
+    larger than the next nonzero one, or equal with the inner dim no larger (PyTorch's
+    tie-break). Then no comparison it decides returns "swap"; stride-0 dims defer.
+    """
+    lead = len(shape) - len(op_shape)
+    prev_stride = prev_size = -1
+    for k in range(len(op_shape)):
+        size = op_shape[k]
+        stride = op_strides[k]
+        if size == 1 and shape[lead + k] != 1:
+            continue  # stretched: stride 0
+        if stride == 0:
+            continue
+        if stride < 0:
+            return False
+        if prev_stride != -1 and (stride > prev_stride or (stride == prev_stride and size > prev_size)):
+            return False
+        prev_stride, prev_size = stride, size
+    return True
+
+
+def elementwise_output_strides(
+    shape: Sequence[int], operands: Sequence[tuple[Sequence[int], Sequence[int]]]
+) -> Shape:
+    """Strides PyTorch's TensorIterator gives the fresh output of an elementwise op.
+
+    ``shape`` is the broadcast shape; ``operands`` are the (shape, strides) of
+    the inputs in argument order (a Python scalar counts as a 0-d operand).
+
+    - Fast set-up, when every operand has exactly ``shape``: contiguous if all
+      inputs are contiguous, else channels-last if all are, else the inputs'
+      own strides if all are non-overlapping and dense with equal strides.
+    - Otherwise the output keeps the inputs' dimension order
+      (``reorder_dimensions``): an insertion sort of the dims from the
+      innermost outwards, each comparison decided by the first operand whose
+      strides along the two dims are both nonzero (smaller stride inside;
+      equal strides put the smaller size inside); stride-0 dims (broadcast or
+      expanded) are ambiguous and defer to the next operand. A size-1 dim of an
+      operand that the result stretches counts as stride 0. If the order comes
+      out row-major the strides are contiguous; otherwise dense strides in that
+      order (``compatible_stride``: a zero-size dim zeroes the strides outside it).
+
+    # Note: PyTorch has no negative strides; we order by absolute stride, and a
+    # negative stride takes an operand out of the fast set-up.
+    """
+    ndim = len(shape)
+    shape = tuple(shape)
+    if ndim == 0:
+        return ()
+    same_shape = True
+    in_order = True  # no operand asks to reorder any pair of dims: the common, row-major case
+    for s, st in operands:
+        if tuple(s) != shape:
+            same_shape = False
+        if in_order and not _keeps_row_major(shape, s, st):
+            in_order = False
+    if in_order and not same_shape:
+        return contiguous_strides(shape)
+    if same_shape:
+        if all(is_contiguous(shape, st) for _, st in operands):
+            return contiguous_strides(shape)
+        if all(is_channels_last_contiguous(shape, st) for _, st in operands):
+            return channels_last_strides(shape)
+        if all(
+            min(st) >= 0 and is_non_overlapping_and_dense(shape, st) for _, st in operands
+        ) and all(tuple(st) == tuple(operands[-1][1]) for _, st in operands):
+            return tuple(operands[-1][1])
+    op_strides = []
+    for s, st in operands:
+        lead = ndim - len(s)
+        full = [0] * ndim
+        for k in range(len(s)):
+            d = lead + k
+            full[d] = 0 if (s[k] == 1 and shape[d] != 1) else abs(st[k])
+        op_strides.append(full)
+    perm = list(range(ndim - 1, -1, -1))  # perm[0] is the innermost (fastest) dim
+
+    def should_swap(dim0: int, dim1: int) -> int:
+        for full in op_strides:
+            s0, s1 = full[dim0], full[dim1]
+            if s0 == 0 or s1 == 0:
+                continue
+            if s0 < s1:
+                return -1
+            if s0 > s1:
+                return 1
+            if shape[dim0] > shape[dim1]:
+                return 1
+        return 0
+
+    for i in range(1, ndim):
+        dim1 = i
+        for dim0 in range(i - 1, -1, -1):
+            cmp = should_swap(perm[dim0], perm[dim1])
+            if cmp > 0:
+                perm[dim0], perm[dim1] = perm[dim1], perm[dim0]
+                dim1 = dim0
+            elif cmp < 0:
+                break
+    if perm == list(range(ndim - 1, -1, -1)):
+        return contiguous_strides(shape)
+    out = [0] * ndim
+    acc = 1
+    for d in perm:
+        out[d] = acc
+        acc *= shape[d]
+    return tuple(out)
 
 
 # ---------------------------------------------------------------- contiguity predicates
@@ -257,7 +379,32 @@ def has_internal_overlap(shape: Sequence[int], strides: Sequence[int]) -> bool:
     # windows, some ``as_strided`` results) "too hard" and lets writes through;
     # we match it rather than refuse writes PyTorch accepts.
     """
+    if 0 in shape:  # an empty tensor addresses nothing (PyTorch: contiguous, so never overlapping)
+        return False
     return any(size > 1 and stride == 0 for size, stride in zip(shape, strides))
+
+
+def overlap_status(a: Layout, b: Layout) -> str:
+    """PyTorch's ``get_overlap_status`` for two layouts over one storage.
+
+    "full" (same elements, same strides), "partial" (their memory ranges meet
+    otherwise), "none", or "too_hard": PyTorch only judges layouts that are
+    non-overlapping and dense (contiguous ones included) and lets the rest
+    through; so do we.
+    """
+    na, nb = product(a.shape), product(b.shape)
+    if na == 0 or nb == 0:
+        return "none"
+    for lay in (a, b):
+        if not (is_contiguous(lay.shape, lay.strides) or is_non_overlapping_and_dense(lay.shape, lay.strides)):
+            return "too_hard"
+    a_begin, a_end = a.offset, a.offset + na
+    b_begin, b_end = b.offset, b.offset + nb
+    if a_begin == b_begin and a_end == b_end:
+        return "full" if a.strides == b.strides else "partial"
+    if a_begin < b_end and b_begin < a_end:
+        return "partial"
+    return "none"
 
 
 def storage_extent(layout: Layout) -> tuple[int, int]:
@@ -281,6 +428,9 @@ def wrap_dim(dim: object, ndim: int) -> int:
 
     Raises IndexError with PyTorch's first line when ``dim`` is out of range.
     """
+    span = ndim if ndim > 0 else 1
+    if type(dim) is int and -span <= dim < span:  # the common case, checked cheaply
+        return dim + span if dim < 0 else dim
     if isinstance(dim, bool) or not isinstance(dim, int):
         if hasattr(dim, "__index__") and not isinstance(dim, bool):
             dim = dim.__index__()  # type: ignore[attr-defined]
@@ -314,6 +464,8 @@ def wrap_dims(dims: Sequence[object], ndim: int, op: str) -> tuple[int, ...]:
 
 def infer_size(shape: Sequence[int], numel: int) -> Shape:
     """Resolve one ``-1`` in ``shape`` against ``numel`` with PyTorch's checks and texts."""
+    if -1 not in shape and math.prod(shape) == numel and (not shape or min(shape) >= 0):
+        return tuple(shape)  # the common case, checked cheaply
     infer_at = None
     known = 1
     for i, s in enumerate(shape):
@@ -326,7 +478,7 @@ def infer_size(shape: Sequence[int], numel: int) -> Shape:
         elif s >= 0:
             known *= s
         else:
-            raise StridedRuntimeError(f"invalid shape dimension {s}")
+            raise StridedRuntimeError(f"invalid shape dimension {s} at index {i} of shape {list(shape)}")
     if numel == known or (infer_at is not None and known > 0 and numel % known == 0):
         if infer_at is None:
             return tuple(shape)
@@ -372,11 +524,16 @@ class ReshapeRefusal:
     def equation(self) -> str:
         """The stride equation that failed, in the layout's own numbers."""
         o, i = self.outer, self.inner
-        size_i, stride_i = self.old_shape[i], self.old_strides[i]
-        if size_i * stride_i == self.needed_stride:
-            rhs = f"size[{i}] * stride[{i}] = {size_i} * {stride_i}"
-        else:
-            rhs = f"(elements in dims {i}..) * (their base stride)"
+        shape, strides = self.old_shape, self.old_strides
+        rhs = f"(elements in dims {i}..) * (their base stride)"
+        n = 1
+        for j in range(i, len(shape)):  # the block from ``inner`` on: sizes times its last stride
+            n *= shape[j]
+            if n * strides[j] == self.needed_stride:
+                names = " * ".join(f"size[{k}]" for k in range(i, j + 1))
+                nums = " * ".join(str(shape[k]) for k in range(i, j + 1))
+                rhs = f"{names} * stride[{j}] = {nums} * {strides[j]}"
+                break
         return (
             f"stride[{o}] == {rhs} = {self.needed_stride}, "
             f"but stride[{o}] is {self.old_strides[o]}"
@@ -386,6 +543,11 @@ class ReshapeRefusal:
         """One sentence on what the failed equation means for memory."""
         o = self.outer
         s = self.old_strides[o]
+        if self.needed_stride == 0 and s != 0:
+            return (
+                f"dim {self.inner} is expanded (stride 0): it repeats the same memory while "
+                f"dim {o} moves on, so no single stride can walk the merged dim"
+            )
         if s == 0:
             return (
                 f"dim {o} is expanded (stride 0): its entries share memory, "
@@ -396,6 +558,9 @@ class ReshapeRefusal:
         return f"dim {o} steps over a gap: the merged entries are not one evenly spaced run"
 
 
+# Pure functions of small tuples, called on every view/reshape: memoized so a
+# repeated reshape costs one dict lookup (results are immutable values).
+@functools.lru_cache(maxsize=4096)
 def torch_view_strides(
     old_shape: Shape, old_strides: Shape, new_shape: Shape
 ) -> Shape | ReshapeRefusal:
@@ -443,6 +608,18 @@ def torch_view_strides(
                 tensor_numel = 1
                 view_numel = 1
     return tuple(new_strides)
+
+
+@functools.lru_cache(maxsize=4096)
+def plan_view(
+    old_shape: Shape, old_strides: Shape, requested: Shape
+) -> tuple[Shape, Shape | ReshapeRefusal]:
+    """``requested`` (which may hold one -1) resolved, and the strides to view it (or a refusal).
+
+    Raises the errors of :func:`infer_size`. Memoized: view and reshape call it every time.
+    """
+    new_shape = infer_size(requested, math.prod(old_shape))
+    return new_shape, torch_view_strides(old_shape, old_strides, new_shape)
 
 
 def numpy_view_strides(
@@ -495,26 +672,57 @@ def numpy_view_strides(
     return tuple(newstrides)
 
 
+def numpy_keep_order(shape: Sequence[int], strides: Sequence[int]) -> Shape:
+    """The dims, outermost first, in the order NumPy's ``order='K'`` iterator walks them.
+
+    NumPy's ``npyiter_find_best_axis_ordering`` for one operand: a stable insertion
+    sort from the innermost dim by absolute stride, where a stride-0 dim is
+    ambiguous (it neither moves nor stops another dim moving past it), and equal
+    strides keep C order. Directions are not flipped (``flatten('K')`` reads a
+    negative-stride dim in index order).
+    """
+    ndim = len(shape)
+    perm = list(range(ndim - 1, -1, -1))  # innermost first
+    for i0 in range(1, ndim):
+        j0 = perm[i0]
+        s0 = abs(strides[j0])
+        pos = i0
+        for i1 in range(i0 - 1, -1, -1):
+            s1 = abs(strides[perm[i1]])
+            if s0 == 0 or s1 == 0:
+                continue  # ambiguous: keep looking
+            if s1 <= s0:
+                break
+            pos = i1
+        if pos != i0:
+            perm[pos + 1 : i0 + 1] = perm[pos:i0]
+            perm[pos] = j0
+    return tuple(reversed(perm))
+
+
 # ---------------------------------------------------------------- movement ops
 
 
 def permute(layout: Layout, dims: Sequence[int]) -> Layout:
     """Reorder dims: result dim ``i`` is input dim ``dims[i]``."""
-    ndim = len(layout.shape)
-    if len(dims) != ndim:
+    shape, strides = layout.shape, layout.strides
+    ndim = len(shape)
+    if len(dims) == ndim and sorted(dims) == list(range(ndim)) and all(type(d) is int for d in dims):
+        pass  # already a valid, non-negative permutation: the common case
+    elif len(dims) != ndim:
         raise StridedRuntimeError(
             join_lines(
                 "permute(sparse_coo): number of dimensions in the tensor input does not match "
                 "the length of the desired ordering of dimensions i.e. "
                 f"input.dim() = {ndim} is not equal to len(dims) = {len(dims)}",
-                f"the tensor has shape {layout.shape}; pass one entry per dim, "
+                f"the tensor has shape {shape}; pass one entry per dim, "
                 f"a reordering of {tuple(range(ndim))}",
             )
         )
-    dims = wrap_dims(dims, ndim, "permute")
-    shape, strides = layout.shape, layout.strides
+    else:
+        dims = wrap_dims(dims, ndim, "permute")
     return Layout._trusted(
-        tuple(shape[d] for d in dims), tuple(strides[d] for d in dims), layout.offset
+        tuple([shape[d] for d in dims]), tuple([strides[d] for d in dims]), layout.offset
     )
 
 
@@ -540,8 +748,16 @@ def movedim(layout: Layout, source: Sequence[int], destination: Sequence[int]) -
             f"movedim: Invalid source or destination dims: source ({list(source)} dims) should "
             f"contain the same number of dims as destination ({list(destination)} dims)"
         )
-    src = wrap_dims(source, ndim, "movedim")
-    dst = wrap_dims(destination, ndim, "movedim")
+    src = tuple(wrap_dim(d, ndim) for d in source)
+    dst = tuple(wrap_dim(d, ndim) for d in destination)
+    for name, given, wrapped in (("source", source, src), ("destination", destination, dst)):
+        if len(set(wrapped)) != len(wrapped):
+            raise StridedRuntimeError(
+                f"movedim: repeated dim in `{name}` ({list(given)})\n  after wrapping negative "
+                f"dims the {name} dims are {list(wrapped)}; each dim may appear once"
+            )
+    if ndim == 0:
+        return layout  # a 0-d tensor accepts dim 0 (or -1) and has nothing to move
     order: list[int | None] = [None] * ndim
     for s, d in zip(src, dst):
         order[d] = s
@@ -613,7 +829,15 @@ def squeeze(layout: Layout, dims: Sequence[int] | None) -> Layout:
     if dims is None:
         keep = [d for d in range(len(shape)) if shape[d] != 1]
     else:
-        wrapped = set(wrap_dim(d, len(shape)) for d in dims)
+        wrapped: set[int] = set()
+        for given in dims:  # PyTorch wraps and checks one dim at a time, in order
+            d = wrap_dim(given, len(shape))
+            if d in wrapped:
+                raise StridedRuntimeError(
+                    f"dim {d} appears multiple times in the list of dims\n  squeeze dims "
+                    f"{list(dims)} name dim {d} more than once"
+                )
+            wrapped.add(d)
         keep = [d for d in range(len(shape)) if not (d in wrapped and shape[d] == 1)]
     if len(keep) == len(shape):
         return layout
@@ -686,9 +910,9 @@ def narrow(layout: Layout, dim: int, start: int, length: int) -> Layout:
     shape = layout.shape
     if not shape:
         raise StridedRuntimeError("narrow() cannot be applied to a 0-dim tensor.")
-    d = wrap_dim(dim, len(shape))
-    if length < 0:
+    if length < 0:  # PyTorch checks the length before the dim
         raise StridedRuntimeError("narrow(): length must be non-negative.")
+    d = wrap_dim(dim, len(shape))
     size = shape[d]
     if not -size <= start <= size:
         raise StridedIndexError(

@@ -22,11 +22,24 @@ _ORDERS = ("C", "F", "A", "K")
 
 
 def _check_order(order: Any, allowed: str, op: str) -> str:
-    if not isinstance(order, str) or order.upper() not in allowed:
+    """NumPy's order argument: None means 'C'; TypeError for a non-string, ValueError for a bad one."""
+    if order is None:
+        return "C"
+    if not isinstance(order, str):
+        raise StridedTypeError(f"order must be str, not {type(order).__name__}")
+    upper = order.upper()
+    if upper == "K" and "K" not in allowed:
         raise StridedValueError(
-            f"{op}: order must be one of {', '.join(repr(o) for o in allowed)}, not {order!r}"
+            join_lines(f"order '{order}' is not permitted for {op}ing",
+                       "reshape reads and writes elements in 'C', 'F' or 'A' order; "
+                       "strided.ravel(t, order='K') flattens in memory order")
         )
-    return order.upper()
+    if upper not in _ORDERS:
+        raise StridedValueError(
+            join_lines(f"order must be one of 'C', 'F', 'A', or 'K' (got {order!r})",
+                       f"{op} takes order {', '.join(repr(o) for o in allowed)}")
+        )
+    return upper
 
 
 def _numpy_flags(t: Tensor) -> tuple[bool, bool]:
@@ -40,10 +53,11 @@ def _numpy_infer(shape: tuple[int, ...], numel: int, old_shape: tuple[int, ...])
     infer_at = None
     known = 1
     for i, s in enumerate(shape):
-        if s < 0:
-            if s != -1 or infer_at is not None:
+        if s < 0:  # NumPy takes any negative size as the unknown one
+            if infer_at is not None:
                 raise StridedValueError(
-                    "can only specify one unknown dimension" if s == -1 else "negative dimensions not allowed"
+                    join_lines("can only specify one unknown dimension",
+                               f"shape {shape} has more than one negative size; give all but one")
                 )
             infer_at = i
         else:
@@ -63,7 +77,14 @@ def _numpy_infer(shape: tuple[int, ...], numel: int, old_shape: tuple[int, ...])
 
 
 def _np_shape_text(shape: tuple[int, ...]) -> str:
-    return "(" + ",".join(str(s) for s in shape) + ("," if len(shape) == 1 else "") + ")"
+    """NumPy's ``convert_shape_to_string``: leading negative sizes dropped, later ones "newaxis"."""
+    i = 0
+    while i < len(shape) and shape[i] < 0:
+        i += 1
+    if i == len(shape):
+        return "()"
+    parts = [str(shape[i])] + ["newaxis" if s < 0 else str(s) for s in shape[i + 1:]]
+    return "(" + ",".join(parts) + ("," if i == 0 and len(shape) == 1 else "") + ")"
 
 
 def reshape(t: Tensor, shape: Any, order: str = "C", copy: bool | None = None) -> Tensor:
@@ -72,6 +93,12 @@ def reshape(t: Tensor, shape: Any, order: str = "C", copy: bool | None = None) -
     ``copy=False`` raises ValueError when a copy is needed; ``copy=True`` always copies.
     """
     order = _check_order(order, "CFA", "reshape")
+    if copy is not None:  # NumPy's copy converter: None, or anything bool() takes except a string
+        if isinstance(copy, str):
+            raise StridedValueError(
+                "strings are not allowed for 'copy' keyword. Use True/False/None instead."
+            )
+        copy = bool(copy)
     lay = t._layout
     new_shape = parse_sizes((shape,) if not isinstance(shape, (tuple, list)) else (tuple(shape),), "reshape")
     c_contig, f_contig = _numpy_flags(t)
@@ -135,8 +162,8 @@ def ravel(t: Tensor, order: str = "C") -> Tensor:
             stride *= lay.shape[d]
         else:
             return t._view(Layout._trusted((n,), (1,), lay.offset))
-        # copy in memory (stride) order, like NumPy's flatten('K')
-        permuted = t.permute(dims)
+        # copy in memory (stride) order, in the dim order NumPy's flatten('K') iterates
+        permuted = t.permute(L.numpy_keep_order(lay.shape, lay.strides))
         copied = permuted._copy(L.contiguous_strides(permuted.shape), "ravel(order='K')")
         copied._layout = Layout._trusted((n,), (1,), 0)
         return copied
@@ -145,13 +172,22 @@ def ravel(t: Tensor, order: str = "C") -> Tensor:
 
 def broadcast_shapes(*shapes: Any) -> tuple[int, ...]:
     """NumPy's broadcasting of shapes (align right; equal sizes or one of them 1)."""
-    parsed = [tuple(s) if isinstance(s, (tuple, list)) else (s,) for s in shapes]
+    parsed = [parse_sizes((tuple(s) if isinstance(s, (tuple, list)) else (s,),), "broadcast_shapes")
+              for s in shapes]
+    for s in parsed:
+        if any(n < 0 for n in s):
+            raise StridedValueError(
+                join_lines("negative dimensions are not allowed", f"shape {s} has a negative size")
+            )
     ndim = max((len(s) for s in parsed), default=0)
     result = [1] * ndim
     owner = [None] * ndim
-    for i, s in enumerate(parsed):
-        for k, size in enumerate(s):
-            d = ndim - len(s) + k
+    for d in range(ndim):  # NumPy walks the result's dims left to right, the shapes in order
+        for i, s in enumerate(parsed):
+            k = d - ndim + len(s)
+            if k < 0:
+                continue
+            size = s[k]
             if size == 1:
                 continue
             if result[d] == 1:
@@ -160,8 +196,11 @@ def broadcast_shapes(*shapes: Any) -> tuple[int, ...]:
             elif result[d] != size:
                 j = owner[d]
                 raise StridedValueError(
-                    "shape mismatch: objects cannot be broadcast to a single shape.  Mismatch is "
-                    f"between arg {j} with shape {parsed[j]} and arg {i} with shape {s}."
+                    join_lines(
+                        "shape mismatch: objects cannot be broadcast to a single shape.  Mismatch is "
+                        f"between arg {j} with shape {parsed[j]} and arg {i} with shape {s}.",
+                        f"aligned from the right, their sizes {result[d]} and {size} differ and neither is 1",
+                    )
                 )
     return tuple(result)
 
@@ -170,9 +209,24 @@ def broadcast_to(t: Tensor, shape: Any) -> Tensor:
     """``numpy.broadcast_to``: a stride-0 view, or ValueError with NumPy's text."""
     target = parse_sizes((shape,) if not isinstance(shape, (tuple, list)) else (tuple(shape),), "broadcast_to")
     lay = t._layout
-    ok = len(target) >= len(lay.shape) and all(
-        s == 1 or s == n for s, n in zip(reversed(lay.shape), reversed(target))
-    ) and all(n >= 0 for n in target)
+    if not target and lay.shape:
+        raise StridedValueError(
+            join_lines("cannot broadcast a non-scalar to a scalar array",
+                       f"the tensor has shape {lay.shape}; only a 0-d tensor broadcasts to shape ()")
+        )
+    if any(n < 0 for n in target):
+        raise StridedValueError(
+            join_lines("all elements of broadcast shape must be non-negative",
+                       f"requested shape {target}; broadcast_to takes no -1 (Tensor.expand does)")
+        )
+    if len(target) < len(lay.shape):
+        raise StridedValueError(
+            join_lines("input operand has more dimensions than allowed by the axis remapping",
+                       f"the tensor has {len(lay.shape)} dims {lay.shape}, the requested shape {target} "
+                       f"only {len(target)}; broadcasting adds dims but never removes them",
+                       "fix: drop size-1 dims first with .squeeze() or strided.reshape")
+        )
+    ok = all(s == 1 or s == n for s, n in zip(reversed(lay.shape), reversed(target)))
     if not ok:
         raise StridedValueError(
             join_lines(
@@ -193,6 +247,7 @@ def _np_views(a: Tensor, b: Tensor) -> tuple[np.ndarray, np.ndarray]:
 
 def shares_memory(a: Tensor, b: Tensor) -> bool:
     """Exact: do the two tensors touch a common byte? (NumPy's exact solver does the work.)"""
+    _np_views(a, b)
     if a._storage is not b._storage and a._storage.array.base is None and b._storage.array.base is None:
         return False
     return bool(np.shares_memory(*_np_views(a, b)))

@@ -46,10 +46,8 @@ class Storage:
     def __len__(self) -> int:
         return self.nbytes()
 
-    def resize_elements(self, n: int) -> None:
-        """Grow the buffer to ``n`` elements, keeping the old ones (new ones uninitialized)."""
-        if n <= self.array.shape[0]:
-            return
+    def check_resizable(self, n: int) -> None:
+        """Refuse to grow to ``n`` elements when the memory is borrowed from NumPy."""
         if not self._resizable:
             raise StridedRuntimeError(
                 join_lines(
@@ -60,9 +58,6 @@ class Storage:
                     "fix: resize a copy instead: t = t.clone(); t.resize_(...)",
                 )
             )
-        grown = np.empty(n, dtype=self.array.dtype)
-        grown[: self.array.shape[0]] = self.array
-        self.array = grown
 
     def resizable(self) -> bool:
         """Whether strided may reallocate this buffer (False for memory borrowed from NumPy)."""

@@ -9,13 +9,14 @@ materialized. Methods follow PyTorch's semantics; differences are marked with
 
 from __future__ import annotations
 
+import math
 from collections.abc import Iterator, Sequence
 from typing import Any
 
 import numpy as np
 
 from . import layout as L
-from .dtypes import DType, to_dtype
+from .dtypes import DType, checked_scalar, to_dtype
 from .errors import (
     StridedIndexError,
     StridedRuntimeError,
@@ -25,30 +26,62 @@ from .errors import (
 )
 from .formatting import format_values
 from .indexing import index_layout
-from .kernels import check_writable, copy_to_new, numpy_view, write
+from .kernels import check_writable, copy_to_new, grow_storage, numpy_view, write
 from .layout import Layout
 from .memory_format import MemoryFormat, channels_last, contiguous_format, preserve_format
 from .storage import Storage
 
 _new = object.__new__
+_plan_view = L.plan_view
 
 
 def parse_sizes(args: Sequence[Any], op: str) -> tuple[int, ...]:
     """Sizes given as ints (``f(2, 3)``) or as one sequence (``f((2, 3))``)."""
+    if len(args) == 1 and type(args[0]) in (tuple, list):
+        args = args[0]
+    for a in args:
+        if type(a) is not int:
+            return _parse_sizes_slow(args, op)
+    return tuple(args)
+
+
+def _parse_sizes_slow(args: Sequence[Any], op: str) -> tuple[int, ...]:
     if len(args) == 1 and isinstance(args[0], (tuple, list)):
         args = args[0]
     out = []
     for i, a in enumerate(args):
         if isinstance(a, int) and not isinstance(a, bool):
-            out.append(a)
-        elif hasattr(a, "__index__") and not isinstance(a, bool) and not hasattr(a, "shape"):
-            out.append(a.__index__())
+            out.append(int(a))
+        elif isinstance(a, np.integer):
+            out.append(int(a))
+        elif hasattr(a, "__index__") and not isinstance(a, bool) and tuple(getattr(a, "shape", ())) == ():
+            out.append(a.__index__())  # also a 0-d integer tensor, as PyTorch accepts it
         else:
             raise StridedTypeError(
                 f"{op}(): argument 'size' must be tuple of ints, but found element of type "
                 f"{type(a).__name__} at pos {i}"
             )
     return tuple(out)
+
+
+def _int_arg(value: Any, op: str, name: str, pos: int) -> int:
+    """An int argument as PyTorch's parser takes it: ints and ``__index__`` objects, not bool or float."""
+    if type(value) is int:
+        return value
+    if isinstance(value, bool) or not hasattr(value, "__index__"):
+        raise StridedTypeError(
+            f"{op}(): argument '{name}' (position {pos}) must be int, not {type(value).__name__}"
+        )
+    return value.__index__()
+
+
+def _missing(op: str, arg: str) -> StridedTypeError:
+    """PyTorch's TypeError for a call with no sizes/dims at all (``t.view()``)."""
+    return StridedTypeError(
+        f'{op}() missing 1 required positional arguments: "{arg}"\n'
+        f"  pass the {arg} as ints or one tuple, e.g. {op}(2, 3) or {op}((2, 3)); "
+        f"{op}(()) asks for a 0-d result"
+    )
 
 
 def _dims_arg(args: Sequence[Any]) -> tuple[Any, ...]:
@@ -65,6 +98,11 @@ class Tensor:
     """
 
     __slots__ = ("_storage", "_layout", "_dtype", "_base", "__weakref__")
+
+    # ops.elementwise installs __eq__ (elementwise, giving a bool tensor); tensors stay hashable
+    # by identity, as in PyTorch. NumPy defers to our reflected operators (ndarray + tensor).
+    __hash__ = object.__hash__
+    __array_ufunc__ = None
 
     _storage: Storage
     _layout: Layout
@@ -165,7 +203,9 @@ class Tensor:
         return self._layout
 
     def data_ptr(self) -> int:
-        """Address of the first element (storage address + offset * itemsize)."""
+        """Address of the first element (storage address + offset * itemsize); 0 when empty, as PyTorch."""
+        if 0 in self._layout.shape:
+            return 0
         return self._storage.data_ptr() + self._layout.offset * self._dtype.itemsize
 
     def untyped_storage(self) -> Storage:
@@ -232,10 +272,11 @@ class Tensor:
 
     def view(self, *shape: Any) -> Tensor:
         """The same elements as ``shape`` without copying; refuses when the strides cannot express it."""
+        if not shape:
+            raise _missing("view", "size")
         lay = self._layout
-        new_shape = L.infer_size(parse_sizes(shape, "view"), L.product(lay.shape))
-        strides = L.torch_view_strides(lay.shape, lay.strides, new_shape)
-        if isinstance(strides, L.ReshapeRefusal):
+        new_shape, strides = _plan_view(lay.shape, lay.strides, parse_sizes(shape, "view"))
+        if type(strides) is not tuple:
             raise self._view_error(strides, new_shape)
         return self._view(Layout._trusted(new_shape, strides, lay.offset))
 
@@ -264,12 +305,17 @@ class Tensor:
 
     def reshape(self, *shape: Any) -> Tensor:
         """A view when PyTorch's computeStride allows it, otherwise a contiguous copy."""
+        if not shape:
+            raise _missing("reshape", "shape")
         lay = self._layout
-        new_shape = L.infer_size(parse_sizes(shape, "reshape"), L.product(lay.shape))
-        strides = L.torch_view_strides(lay.shape, lay.strides, new_shape)
-        if not isinstance(strides, L.ReshapeRefusal):
+        new_shape, strides = _plan_view(lay.shape, lay.strides, parse_sizes(shape, "reshape"))
+        if type(strides) is tuple:
             return self._view(Layout._trusted(new_shape, strides, lay.offset))
-        copy = self._copy(L.contiguous_strides(lay.shape), f"reshape{new_shape} of a layout view() cannot express")
+        args = ", ".join(str(n) for n in new_shape)
+        copy = self._copy(
+            L.contiguous_strides(lay.shape),
+            f"reshape({args}): the strides {lay.strides} of shape {lay.shape} cannot express it as a view",
+        )
         copy._layout = Layout._trusted(new_shape, L.contiguous_strides(new_shape), 0)
         return copy
 
@@ -280,10 +326,18 @@ class Tensor:
         """Merge dims ``start_dim..end_dim``; returns ``self`` when there is nothing to merge."""
         shape = self._layout.shape
         ndim = len(shape)
+        if type(start_dim) is int and start_dim == 0 and end_dim == -1 and ndim > 1:  # the common case
+            return self.reshape(math.prod(shape))
         start = L.wrap_dim(start_dim, ndim)
         end = L.wrap_dim(end_dim, ndim)
         if start > end:
-            raise StridedRuntimeError("flatten() has invalid args: start_dim cannot come after end_dim")
+            raise StridedRuntimeError(
+                join_lines(
+                    "flatten() has invalid args: start_dim cannot come after end_dim",
+                    f"start_dim={start_dim} is dim {start} and end_dim={end_dim} is dim {end} of shape "
+                    f"{shape}; flatten merges dims start_dim..end_dim, so pass them in that order",
+                )
+            )
         if ndim == 0:
             return self.reshape(1)
         if start == end:
@@ -294,10 +348,17 @@ class Tensor:
     def unflatten(self, dim: int, sizes: Sequence[int]) -> Tensor:
         """Split one dim into ``sizes`` (one -1 may be inferred); always a view."""
         shape = self._layout.shape
-        d = L.wrap_dim(dim, len(shape))
         sizes = parse_sizes((sizes,), "unflatten")
-        if not sizes:
+        if not sizes:  # PyTorch checks the sizes before the dim
             raise StridedRuntimeError("unflatten: sizes must be non-empty")
+        d = L.wrap_dim(dim, len(shape))
+        if not shape:
+            raise StridedRuntimeError(
+                join_lines(
+                    f"unflatten: Dimension specified as {dim} but tensor has no dimensions",
+                    "a 0-d tensor has no dim to split; use .reshape(...) or .view(...) to give it a shape",
+                )
+            )
         try:
             inferred = L.infer_size(sizes, shape[d])
         except StridedRuntimeError as err:
@@ -310,6 +371,8 @@ class Tensor:
         return self.view(shape[:d] + inferred + shape[d + 1 :])
 
     def permute(self, *dims: Any) -> Tensor:
+        if not dims:
+            raise _missing("permute", "dims")
         return self._view(L.permute(self._layout, _dims_arg(dims)))
 
     def transpose(self, dim0: int, dim1: int) -> Tensor:
@@ -330,12 +393,23 @@ class Tensor:
     @property
     def T(self) -> Tensor:
         """All dims reversed (PyTorch deprecates it for ndim other than 2; NumPy's meaning)."""
-        return self._view(L.permute(self._layout, tuple(range(len(self._layout.shape) - 1, -1, -1))))
+        lay = self._layout
+        return self._view(Layout._trusted(lay.shape[::-1], lay.strides[::-1], lay.offset))
 
     @property
     def mT(self) -> Tensor:
         """The last two dims swapped."""
         ndim = len(self._layout.shape)
+        if ndim == 0:
+            # PyTorch 2.13: the identity (a view), with a deprecation warning
+            import warnings
+
+            warnings.warn(
+                "Tensor.mT is deprecated on 0-D tensors. This function is the identity in these cases.",
+                UserWarning,
+                stacklevel=2,
+            )
+            return self
         if ndim < 2:
             raise StridedRuntimeError(
                 f"tensor.mT is only supported on matrices or batches of matrices. Got {ndim}-D tensor."
@@ -351,12 +425,16 @@ class Tensor:
 
     def expand(self, *sizes: Any) -> Tensor:
         """Stretch size-1 dims (stride 0) and add leading dims; -1 keeps a size."""
+        if not sizes:
+            raise _missing("expand", "size")
         return self._view(L.expand(self._layout, parse_sizes(sizes, "expand")))
 
     def expand_as(self, other: Tensor) -> Tensor:
         return self.expand(other.shape)
 
     def broadcast_to(self, *shape: Any) -> Tensor:
+        if not shape:
+            raise _missing("broadcast_to", "size")
         return self.expand(*shape)
 
     def unsqueeze(self, dim: int) -> Tensor:
@@ -369,9 +447,13 @@ class Tensor:
         return self._view(L.squeeze(self._layout, dims))
 
     def narrow(self, dim: int, start: int, length: int) -> Tensor:
+        start = _int_arg(start, "narrow", "start", 2)
+        length = _int_arg(length, "narrow", "length", 3)
         return self._view(L.narrow(self._layout, dim, start, length))
 
     def select(self, dim: int, index: int) -> Tensor:
+        if type(index) is not int:
+            index = _int_arg(index, "select", "index", 2)
         return self._view(L.select(self._layout, dim, index))
 
     def split(self, split_size: int | Sequence[int], dim: int = 0) -> tuple[Tensor, ...]:
@@ -379,19 +461,25 @@ class Tensor:
         shape = self._layout.shape
         if not shape:
             raise StridedRuntimeError("split expects at least a 1-dimensional tensor")
+        if not isinstance(split_size, (list, tuple)):
+            step = parse_sizes((split_size,), "split")[0]
+            if step < 0:  # PyTorch checks split_size before the dim
+                raise StridedRuntimeError(f"split expects split_size be non-negative, but got split_size={step}")
         d = L.wrap_dim(dim, len(shape))
         size = shape[d]
         if isinstance(split_size, (list, tuple)):
             sizes = parse_sizes((split_size,), "split")
-            if sum(sizes) != size or any(s < 0 for s in sizes):
+            if any(s < 0 for s in sizes):
+                raise StridedRuntimeError(
+                    "split_with_sizes expects split_sizes have only non-negative entries, but got "
+                    f"split_sizes={list(sizes)}"
+                )
+            if sum(sizes) != size:
                 raise StridedRuntimeError(
                     f"split_with_sizes expects split_sizes to sum exactly to {size} (input tensor's "
                     f"size at dimension {d}), but got split_sizes={list(sizes)}"
                 )
         else:
-            step = parse_sizes((split_size,), "split")[0]
-            if step < 0:
-                raise StridedRuntimeError(f"split expects split_size be non-negative, but got split_size={step}")
             if step == 0:
                 if size != 0:
                     raise StridedRuntimeError(
@@ -410,6 +498,7 @@ class Tensor:
 
     def chunk(self, chunks: int, dim: int = 0) -> tuple[Tensor, ...]:
         """At most ``chunks`` pieces of equal size (the last may be smaller)."""
+        chunks = _int_arg(chunks, "chunk", "chunks", 1)
         shape = self._layout.shape
         if not shape:
             raise StridedRuntimeError("chunk expects at least a 1-dimensional tensor")
@@ -430,9 +519,12 @@ class Tensor:
         return tuple(self._view(L.select(self._layout, d, i)) for i in range(shape[d]))
 
     def diagonal(self, offset: int = 0, dim1: int = 0, dim2: int = 1) -> Tensor:
+        offset = _int_arg(offset, "diagonal", "offset", 1)
         return self._view(L.diagonal(self._layout, offset, dim1, dim2))
 
     def unfold(self, dimension: int, size: int, step: int) -> Tensor:
+        size = _int_arg(size, "unfold", "size", 2)
+        step = _int_arg(step, "unfold", "step", 3)
         return self._view(L.unfold(self._layout, dimension, size, step))
 
     def as_strided(self, size: Sequence[int], stride: Sequence[int], storage_offset: int | None = None) -> Tensor:
@@ -533,38 +625,94 @@ class Tensor:
         return int(self.item())
 
     def copy_(self, src: Any) -> Tensor:
-        """Write ``src`` (broadcast to this shape) into this tensor's memory."""
+        """Write ``src`` (a tensor broadcast to this shape, or a number) into this tensor's memory.
+
+        As PyTorch's ``copy_``: ``src`` broadcasts *to* this shape (it may not
+        add dims, not even leading size-1 ones); a tensor that partly overlaps
+        this one in memory is refused; a number wraps into the dtype unchecked.
+        """
+        if src is self:
+            return self
+        if not isinstance(src, Tensor) and not _is_number(src):
+            raise StridedTypeError(
+                f"copy_(): argument 'other' (position 1) must be Tensor, not {_type_name(src)}\n"
+                "  fix: wrap data first: t.copy_(strided.tensor(data)) or t[...] = data"
+            )
         self._write(src, "copy_")
         return self
 
     def fill_(self, value: Any) -> Tensor:
-        if isinstance(value, Tensor) and value.ndim != 0:
-            raise StridedRuntimeError(
-                f"fill_ only supports 0-dimension value tensor but got tensor with {value.ndim} dimensions."
-            )
-        self._write(value, "fill_")
+        """Write one value everywhere; a number may fill an expanded tensor, as in PyTorch."""
+        if isinstance(value, Tensor):
+            if value.ndim != 0:
+                raise StridedRuntimeError(
+                    f"fill_ only supports 0-dimension value tensor but got tensor with {value.ndim} dimensions."
+                )
+            self._write(value, "fill_")
+        else:
+            # Note: as PyTorch, a number may fill aliased (stride-0) elements: they all get one value.
+            self._write(value, "fill_", aliasing_ok=True)
         return self
 
     def zero_(self) -> Tensor:
-        self._write(0, "zero_")
+        self._write(0, "zero_", aliasing_ok=True)
         return self
 
     def __setitem__(self, key: Any, value: Any) -> None:
+        """``t[key] = value``: writes through the view ``t[key]`` into this tensor's storage.
+
+        # Note: PyTorch takes only numbers and tensors here; strided also takes
+        # sequences and NumPy arrays (read as ``strided.tensor(value)`` would).
+        """
         target = self._view(index_layout(self._layout, key))
         target._write(value, "setitem")
 
-    def _write(self, value: Any, op: str) -> None:
+    def _write(self, value: Any, op: str, aliasing_ok: bool = False) -> None:
         """Broadcast ``value`` into this tensor with PyTorch's checks; nothing changes on error."""
-        check_writable(self._storage, self._layout, op)
+        if (
+            isinstance(value, Tensor)
+            and value._storage is self._storage
+            and value._dtype is self._dtype
+            and value._layout == self._layout
+        ):
+            return  # the same elements: PyTorch's copy_ returns early, before any check
+        check_writable(self._storage, self._layout, op, aliasing_ok)
+        lay = self._layout
+        if isinstance(value, Tensor):
+            if value._storage is self._storage and L.overlap_status(lay, value._layout) == "partial":
+                raise _partial_overlap_error(self, value, op)
+        elif _is_number(value):
+            if isinstance(value, np.generic):
+                value = value.item()
+            if op == "copy_":  # PyTorch makes a tensor of the number first, so it wraps unchecked
+                source = np.int64(value) if isinstance(value, int) and not isinstance(value, bool) else value
+            else:
+                source = checked_scalar(value, self._dtype, op)
+            write(self._storage, lay, source)
+            return
         source = _as_source(value)
-        if isinstance(source, np.ndarray):
-            src_shape = source.shape
+        src_shape = source.shape
+        if op == "copy_":
+            _check_copy_broadcast(lay.shape, src_shape)
+        else:
             # leading size-1 dims of the source are dropped, as PyTorch's copy_to does
-            while len(src_shape) > len(self._layout.shape) and src_shape[0] == 1:
+            while len(src_shape) > len(lay.shape) and src_shape[0] == 1:
                 src_shape = src_shape[1:]
-            L.expand(Layout._trusted(src_shape, (0,) * len(src_shape), 0), self._layout.shape)
+            try:
+                L.expand(Layout._trusted(src_shape, (0,) * len(src_shape), 0), lay.shape)
+            except StridedRuntimeError as err:
+                raise StridedRuntimeError(
+                    join_lines(
+                        str(err).splitlines()[0],
+                        f"t[...] = value writes a value of shape {tuple(source.shape)} into the indexed "
+                        f"shape {lay.shape}: aligned from the right, each size of the value must equal "
+                        "the target's or be 1 (leading size-1 dims of the value are dropped)",
+                        "fix: give the value the indexed shape (value.reshape(...)), or index a part "
+                        "of the tensor that has the value's shape",
+                    )
+                ) from None
             source = source.reshape(src_shape)
-        write(self._storage, self._layout, source)
+        write(self._storage, lay, source)
 
     def resize_(self, *sizes: Any) -> Tensor:
         """PyTorch's resize_: same sizes keep strides; else contiguous strides, storage grown if needed."""
@@ -580,9 +728,69 @@ class Tensor:
         numel = L.product(shape)
         offset = self._layout.offset
         if numel:
-            self._storage.resize_elements(offset + numel)
+            grow_storage(self._storage, offset + numel)
         self._layout = Layout._trusted(shape, strides, offset)
         return self
+
+
+def _type_name(value: Any) -> str:
+    """``list`` for builtins, ``numpy.ndarray`` for the rest, as PyTorch's argument errors name types."""
+    cls = type(value)
+    return cls.__qualname__ if cls.__module__ == "builtins" else f"{cls.__module__}.{cls.__qualname__}"
+
+
+def _is_number(value: Any) -> bool:
+    return isinstance(value, (bool, int, float)) or (
+        isinstance(value, np.generic) and value.dtype.kind in "biuf"
+    )
+
+
+def _check_copy_broadcast(out_shape: tuple[int, ...], src_shape: tuple[int, ...]) -> None:
+    """PyTorch's TensorIterator rule for ``copy_``: broadcast(out, src) must be out's own shape."""
+    ndim = max(len(out_shape), len(src_shape))
+    result = [0] * ndim
+    for i in range(ndim - 1, -1, -1):
+        da = len(out_shape) - ndim + i
+        db = len(src_shape) - ndim + i
+        a = out_shape[da] if da >= 0 else 1
+        b = src_shape[db] if db >= 0 else 1
+        if a != b and a != 1 and b != 1:
+            raise StridedRuntimeError(
+                join_lines(
+                    f"The size of tensor a ({a}) must match the size of tensor b ({b}) at "
+                    f"non-singleton dimension {i}",
+                    f"copy_ writes a source of shape {src_shape} into shape {out_shape}: the sizes "
+                    "must be equal or 1 in the source, aligned from the right",
+                    "fix: give the source a shape that broadcasts (src.reshape(...), src.unsqueeze(d))",
+                )
+            )
+        result[i] = b if a == 1 else a
+    if tuple(result) != tuple(out_shape):
+        raise StridedRuntimeError(
+            join_lines(
+                f"output with shape {list(out_shape)} doesn't match the broadcast shape {result}",
+                f"copy_ never grows the written-to tensor: the source of shape {src_shape} has "
+                "more dims or larger sizes",
+                "fix: drop the source's extra size-1 dims with .squeeze(), or write through "
+                "indexing (t[...] = src), which drops leading size-1 dims",
+            )
+        )
+
+
+def _partial_overlap_error(dest: Tensor, src: Tensor, op: str) -> Exception:
+    from .errors import OverlapWriteError
+
+    d, s = dest._layout, src._layout
+    return OverlapWriteError(
+        join_lines(
+            "unsupported operation: some elements of the input tensor and the written-to tensor "
+            "refer to a single memory location. Please clone() the tensor before performing the operation.",
+            f"{op} would read elements {s.offset}..{s.offset + src.numel() - 1} (strides {s.strides}) "
+            f"of the storage while writing elements {d.offset}..{d.offset + dest.numel() - 1} "
+            f"(strides {d.strides}) of it",
+            "fix: copy the source first: dest.copy_(src.clone())",
+        )
+    )
 
 
 def _as_source(value: Any) -> Any:

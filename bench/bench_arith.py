@@ -1,0 +1,156 @@
+"""Arithmetic benchmark: strided side by side with NumPy and PyTorch, in one run, printed as ratios.
+
+Run from the repository root:
+
+    .venv/bin/python bench/bench_arith.py          # about a minute
+    .venv/bin/python bench/bench_arith.py --quick  # fewer repeats, noisier
+
+How to read it
+--------------
+Each row times one operation in the three libraries, round-robin repeat by repeat (so noise
+from other processes falls on all of them alike), and prints the *minimum* per-call time over
+the repeats, then the ratios strided/numpy and strided/torch (above 1 means strided is slower).
+PyTorch runs with one thread (``torch.set_num_threads(1)``); NumPy's elementwise ufuncs are
+single-threaded anyway, so all three use one core.
+
+Targets (issue 3):
+
+- large ops (16M-element float32 add, multiply, exp; the broadcast add (64, 512, 768) + (768,)):
+  strided/numpy <= 1.1 -- the kernels *are* NumPy's ufuncs, only strided's overhead may add;
+- the per-op time of a small (3, 4) float32 add: strided/torch <= 1.5.
+
+Adding a row: append a :class:`Row` to the list returned by a ``*_rows()`` function (or add a
+new function to ``SECTIONS``): a name, the three zero-argument callables, which ratio the target
+applies to and its value. Nothing here is a test: timings vary with the machine and its load.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+import timeit
+from collections.abc import Callable
+from dataclasses import dataclass
+from importlib.metadata import version
+
+import numpy as np
+import torch
+
+import strided
+
+torch.set_num_threads(1)
+
+
+@dataclass
+class Row:
+    """One benchmarked operation: the same work in strided, NumPy and PyTorch."""
+
+    name: str
+    strided: Callable[[], object]
+    numpy: Callable[[], object]
+    torch: Callable[[], object]
+    target_vs: str  # "numpy" or "torch": which ratio the target applies to
+    target: float
+    number: int = 1  # calls per timing sample (many for tiny ops)
+
+
+def measure(stmts: list[Callable[[], object]], number: int, repeat: int) -> list[float]:
+    """Minimum per-call time (seconds) of each statement over ``repeat`` round-robin samples."""
+    for f in stmts:  # warm up caches, lazy imports and allocator pools
+        for _ in range(min(number, 100) if number > 1 else 2):
+            f()
+    best = [float("inf")] * len(stmts)
+    for _ in range(repeat):
+        for i, f in enumerate(stmts):
+            best[i] = min(best[i], timeit.timeit(f, number=number) / number)
+    return best
+
+
+def large_rows() -> list[Row]:
+    n = 16 * 2**20  # 16M elements, 64 MB per float32 operand
+    rng = np.random.default_rng(0)
+    a = rng.standard_normal(n, dtype=np.float32)
+    b = rng.standard_normal(n, dtype=np.float32)
+    sa, sb = strided.from_numpy(a), strided.from_numpy(b)
+    ta, tb = torch.from_numpy(a), torch.from_numpy(b)
+    x = rng.standard_normal((64, 512, 768), dtype=np.float32)
+    bias = rng.standard_normal(768, dtype=np.float32)
+    sx, sbias = strided.from_numpy(x), strided.from_numpy(bias)
+    tx, tbias = torch.from_numpy(x), torch.from_numpy(bias)
+    return [
+        Row("add 16M float32", lambda: sa + sb, lambda: a + b, lambda: ta + tb, "numpy", 1.1),
+        Row("mul 16M float32", lambda: sa * sb, lambda: a * b, lambda: ta * tb, "numpy", 1.1),
+        Row("exp 16M float32", lambda: strided.exp(sa), lambda: np.exp(a), lambda: torch.exp(ta), "numpy", 1.1),
+        Row("(64,512,768)+(768,)", lambda: sx + sbias, lambda: x + bias, lambda: tx + tbias, "numpy", 1.1),
+    ]
+
+
+def small_rows() -> list[Row]:
+    base = np.arange(12, dtype=np.float32).reshape(3, 4)
+    s1, s2 = strided.tensor(base), strided.tensor(base + 1)
+    t1, t2 = torch.tensor(base), torch.tensor(base + 1)
+    a1, a2 = base.copy(), base + 1
+    s_row, t_row, a_row = strided.tensor(base[0]), torch.tensor(base[0]), base[0].copy()
+    s1t, s2t, t1t, t2t, a1t, a2t = s1.T, s2.T, t1.T, t2.T, a1.T, a2.T
+    return [
+        Row("(3,4) + (3,4)", lambda: s1 + s2, lambda: a1 + a2, lambda: t1 + t2, "torch", 1.5, number=5000),
+        # for reference (no issue target): the general path, a Python scalar, a broadcast
+        Row("(3,4) * 2.0", lambda: s1 * 2.0, lambda: a1 * 2.0, lambda: t1 * 2.0, "torch", 1.5, number=5000),
+        Row("(3,4) + (4,)", lambda: s1 + s_row, lambda: a1 + a_row, lambda: t1 + t_row, "-", 0, number=5000),
+        Row("(4,3) + (4,3), transposed", lambda: s1t + s2t, lambda: a1t + a2t, lambda: t1t + t2t, "-", 0,
+            number=5000),
+    ]
+
+
+SECTIONS: list[tuple[str, Callable[[], list[Row]], int]] = [
+    # (title, rows, repeats at full length)
+    ("Large elementwise ops (one call each, min over repeats)", large_rows, 15),
+    ("Small-op overhead (per-op time, (3, 4) float32)", small_rows, 25),
+]
+
+
+def fmt_time(seconds: float) -> str:
+    if seconds >= 1e-3:
+        return f"{seconds * 1e3:>7.2f}ms"
+    return f"{seconds * 1e6:>7.2f}µs"
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--quick", action="store_true", help="fewer repeats: faster, noisier")
+    args = parser.parse_args(argv)
+    print(f"strided {version('strided')} | torch {torch.__version__} (threads {torch.get_num_threads()}) | "
+          f"numpy {np.__version__} (single-threaded ufuncs) | python {sys.version.split()[0]}")
+    load = os.getloadavg()[0]
+    cpus = os.cpu_count() or 1
+    print(f"load average {load:.2f} on {cpus} CPUs"
+          + (" -- the machine is busy: expect noise, run again when it is idle" if load > cpus / 2 else "")
+          + "\n")
+    failures = []
+    for title, make_rows, repeat in SECTIONS:
+        repeat = 3 if args.quick else repeat
+        print(title)
+        header = (f"   {'op':<26} {'strided':>9} {'numpy':>9} {'torch':>9} {'s/numpy':>8} {'s/torch':>8}  target")
+        print(header)
+        print("   " + "-" * (len(header) - 3))
+        for row in make_rows():
+            number = max(row.number // 5, 1) if args.quick else row.number
+            ts, tn, tt = measure([row.strided, row.numpy, row.torch], number, repeat)
+            r_n, r_t = ts / tn, ts / tt
+            if row.target_vs == "-":
+                verdict = "(reference)"
+            else:
+                ratio = r_n if row.target_vs == "numpy" else r_t
+                ok = ratio <= row.target
+                verdict = f"<= {row.target}x {row.target_vs}: {'pass' if ok else 'FAIL'}"
+                if not ok:
+                    failures.append(f"{row.name}: {ratio:.2f}x {row.target_vs}")
+            print(f"   {row.name:<26} {fmt_time(ts)} {fmt_time(tn)} {fmt_time(tt)} {r_n:>7.2f}x {r_t:>7.2f}x  {verdict}")
+        print()
+    print("targets missed: " + "; ".join(failures) if failures else "all targets met")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

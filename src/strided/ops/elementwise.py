@@ -1,0 +1,580 @@
+"""Elementwise arithmetic with PyTorch's semantics, computed by NumPy ufuncs reading inputs in place.
+
+Every op follows the same plan:
+
+1. **dtype**: :func:`strided.result_type` over the operands (Python scalars
+   included), then the op's rule (true division and ``exp``-like ops give the
+   default float for integer inputs; comparisons give bool).
+2. **shape**: the broadcast shape (PyTorch's error on a mismatch); loud
+   broadcasting (:mod:`strided.ops.broadcasting`) may warn or raise here.
+3. **layout**: a fresh output whose strides follow PyTorch's TensorIterator
+   (:func:`strided.layout.elementwise_output_strides`: the inputs' dimension
+   order is kept), or, for in-place forms, the target itself after PyTorch's
+   checks (writable, castable, shape kept). All checks come before any write,
+   so a failed op leaves its target unchanged.
+4. **kernel**: one NumPy ufunc call over zero-copy views of the inputs (stride-0,
+   permuted and negative-step views included), ``out=`` a view of the output,
+   computing in the promoted dtype (``dtype=``/``signature=`` with unsafe
+   casting, as PyTorch casts to the common dtype). NumPy's floating-point
+   warnings are silenced: PyTorch gives inf/nan silently.
+
+This module holds the binary ops (arithmetic, comparisons, bitwise, maximum/minimum, with
+their reflected and in-place forms); :mod:`strided.ops.unary` holds the unary ops, ``clamp``
+and ``where``; :mod:`strided.ops.operands` the plumbing both share.
+
+Deliberate differences from PyTorch are marked ``# Note:`` where they live:
+mixed-dtype inputs are cast while read, not copied (``operands._fresh_output``);
+NumPy scalars count as Python scalars and NumPy arrays as tensors
+(``operands._operand``); targets whose elements alias through non-zero strides
+(:func:`binary`); ``clamp`` with one scalar and one tensor bound
+(``unary._clamp``); negative strides (:func:`strided.layout.elementwise_output_strides`).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+from .. import layout as L
+from ..creation import _new_tensor
+from ..dtypes import ALL_DTYPES, DType, bool_, float16, float32
+from ..errors import StridedRuntimeError, StridedTypeError, join_lines
+from ..storage import Storage
+from ..tensor import Tensor
+from .broadcasting import STATE as _BSTATE
+from .operands import (
+    _QUIET,
+    _broadcast,
+    _check_inplace,
+    _check_partial_overlap,
+    _cinfo,
+    _contiguous_info,
+    _fresh_output,
+    _kernel_arg,
+    _make,
+    _not_implemented,
+    _np_scalar,
+    _operand,
+    _quiet_reset,
+    _quiet_set,
+    _shape_cache,
+    _trusted,
+    _view,
+)
+from .promotion import operand_class, result_type_of_classes, to_float
+from .registry import method
+
+# ---------------------------------------------------------------- binary ops
+
+
+@dataclass(frozen=True, eq=False)  # identity hash: ops are dict keys on the hot path
+class BinaryOp:
+    """One binary op: its PyTorch name, NumPy ufunc and dtype rule.
+
+    ``kind``: "arith" (result = promoted dtype), "div" (integers -> float32),
+    "compare" (bool result, computed in the promoted dtype), "bitwise"
+    (bool/integer only), "minmax" (tensors only).
+    ``fast``: dtypes for which ``op(x, y)`` of two tensors of that dtype needs no
+    check and no cast (the small-op fast path).
+    """
+
+    name: str
+    ufunc: np.ufunc
+    kind: str = "arith"
+    kernel: str = ""  # PyTorch's kernel name in "not implemented for 'Bool'" errors
+    no_bool: bool = False
+    int_zero_check: bool = False
+    fast: frozenset = frozenset()
+    opmath_scalar: bool = False  # float16 op with a scalar second operand computes in float32
+
+
+_ALL = frozenset(ALL_DTYPES)
+_FLOATS = frozenset(d for d in _ALL if d.is_floating_point)
+_NO_BOOL = _ALL - {bool_}
+_INTS = frozenset(d for d in _ALL if not d.is_floating_point)
+
+ADD = BinaryOp("add", np.add, fast=_ALL)
+SUB = BinaryOp("sub", np.subtract, no_bool=True, fast=_NO_BOOL)
+MUL = BinaryOp("mul", np.multiply, fast=_ALL, opmath_scalar=True)
+DIV = BinaryOp("div", np.true_divide, kind="div", fast=_FLOATS, opmath_scalar=True)
+FLOOR_DIVIDE = BinaryOp("floor_divide", np.floor_divide, kernel="div_floor_cpu", int_zero_check=True, fast=_FLOATS)
+REMAINDER = BinaryOp("remainder", np.remainder, kernel="remainder_cpu", int_zero_check=True, fast=_FLOATS)
+POW = BinaryOp("pow", np.power, kind="pow", kernel="pow", fast=_FLOATS)
+BITWISE_AND = BinaryOp("bitwise_and", np.bitwise_and, kind="bitwise", kernel="bitwise_and_cpu", fast=_INTS)
+BITWISE_OR = BinaryOp("bitwise_or", np.bitwise_or, kind="bitwise", kernel="bitwise_or_cpu", fast=_INTS)
+BITWISE_XOR = BinaryOp("bitwise_xor", np.bitwise_xor, kind="bitwise", kernel="bitwise_xor_cpu", fast=_INTS)
+EQ = BinaryOp("eq", np.equal, kind="compare", fast=_ALL)
+NE = BinaryOp("ne", np.not_equal, kind="compare", fast=_ALL)
+LT = BinaryOp("lt", np.less, kind="compare", fast=_ALL)
+LE = BinaryOp("le", np.less_equal, kind="compare", fast=_ALL)
+GT = BinaryOp("gt", np.greater, kind="compare", fast=_ALL)
+GE = BinaryOp("ge", np.greater_equal, kind="compare", fast=_ALL)
+MAXIMUM = BinaryOp("maximum", np.maximum, kind="minmax", fast=_ALL)
+MINIMUM = BinaryOp("minimum", np.minimum, kind="minmax", fast=_ALL)
+
+
+_dtype_cache: dict[tuple, tuple[DType, DType]] = {}
+
+
+def _key(x: Any) -> Any:
+    """What promotion depends on: a tensor's dtype and whether it is 0-d, or a scalar's type."""
+    if type(x) is Tensor:
+        return x._dtype if x._layout.shape else (x._dtype,)
+    return type(x)
+
+
+def _binary_dtypes(op: BinaryOp, a: Any, b: Any) -> tuple[DType, DType]:
+    """(compute dtype, result dtype) of ``op(a, b)``, raising PyTorch's dtype errors (cached)."""
+    key = (op, _key(a), _key(b))
+    found = _dtype_cache.get(key)
+    if found is None:
+        found = _binary_dtypes_uncached(op, a, b)
+        if len(_dtype_cache) < 4096:
+            _dtype_cache[key] = found
+    return found
+
+
+def _binary_dtypes_uncached(op: BinaryOp, a: Any, b: Any) -> tuple[DType, DType]:
+    rt = result_type_of_classes((operand_class(a), operand_class(b)))
+    if op.no_bool and (_dtype_of(a) is bool_ or _dtype_of(b) is bool_):
+        both = _dtype_of(a) is bool_ and _dtype_of(b) is bool_
+        raise StridedRuntimeError(
+            "Subtraction, the `-` operator, with two bool tensors is not supported. "
+            "Use the `^` or `logical_xor()` operator instead."
+            if both
+            else "Subtraction, the `-` operator, with a bool tensor is not supported. "
+            "If you are trying to invert a mask, use the `~` or `logical_not()` operator instead."
+        )
+    kind = op.kind
+    if kind == "div":
+        return to_float(rt), to_float(rt)
+    if kind == "compare":
+        return rt, bool_
+    if kind == "bitwise" and rt.is_floating_point:
+        raise _not_implemented(op.kernel, rt, (a, b), "bitwise ops take bool or integer tensors; "
+                               "for masks compare first, e.g. (x > 0) & (y > 0)")
+    if op.kernel and kind != "bitwise" and rt is bool_:
+        raise _not_implemented(op.kernel, rt, (a, b), "fix: convert a bool operand first, e.g. x.to(strided.int64)")
+    return rt, rt
+
+
+def _dtype_of(x: Any) -> DType | None:
+    if isinstance(x, Tensor):
+        return x._dtype
+    return operand_class(x)[1]
+
+
+def _check_int_divisor(op: BinaryOp, b: Any, compute: DType, size: int) -> None:
+    if compute.is_floating_point or not size:
+        return
+    zero = (_np_scalar(b, compute) == 0) if not isinstance(b, Tensor) else not _view(b).all()
+    if zero:
+        raise StridedRuntimeError(
+            join_lines(
+                "ZeroDivisionError",
+                f"{op.name} of integer tensors ({compute.name}) by a divisor that contains 0",
+                "fix: convert to float first (x.to(strided.float32)) to get inf/nan, "
+                "or mask the zeros with strided.where",
+            )
+        )
+
+
+def binary(op: BinaryOp, a: Any, b: Any, target: Tensor | None = None) -> Tensor:
+    """Run ``op(a, b)`` into a fresh output, or into ``target`` (an in-place form: ``target`` is ``a``).
+
+    # Note: an in-place target whose elements alias through non-zero strides (an ``unfold``
+    # with overlapping windows, equal strides from ``as_strided``) is written as if every input
+    # element were read before any write (NumPy buffers overlapping operands); PyTorch lets such
+    # writes through with a result that depends on its loop order. Stride-0 targets are
+    # refused, and partial overlaps between target and input are refused, as in PyTorch.
+    """
+    name = op.name if target is None else op.name + "_"
+    a = _operand(a, name)
+    b = _operand(b, name)
+    if op.kind == "minmax" and not (isinstance(a, Tensor) and isinstance(b, Tensor)):
+        raise StridedTypeError(
+            f"{op.name}(): argument 'other' (position 2) must be Tensor, not "
+            f"{type(b if isinstance(a, Tensor) else a).__name__}"
+        )
+    if op.kind == "pow" and _pow_shortcut(a, b):
+        compute, result = _binary_dtypes(ADD, a, b)  # PyTorch skips the kernel's dtype checks here
+    else:
+        compute, result = _binary_dtypes(op, a, b)
+    shape = _broadcast(name, [a, b], ("a", "b"))
+    if op is DIV and target is None and not isinstance(a, Tensor):
+        return _scalar_over_tensor(a, b, compute)
+    if target is None:
+        if op.kind == "pow" and not isinstance(b, Tensor):
+            # PyTorch runs pow(tensor, scalar) as a unary op over base.to(result dtype)
+            out = _fresh_output(shape, result, [a], result)
+        elif op.kind == "pow" and not isinstance(a, Tensor):
+            out = _new_tensor(shape, result)  # pow(scalar, tensor): PyTorch's output is contiguous
+        else:
+            out = _fresh_output(shape, result, [a, b], compute)
+    else:
+        _check_inplace(target, name, result, shape)
+        _check_partial_overlap(target, [b], name)
+        out = target
+    if op.int_zero_check:
+        _check_int_divisor(op, b, compute, L.product(shape))
+    if op.kind == "pow":
+        if _pow_shortcut(a, b):
+            # PyTorch: x ** 0 and 1 ** x fill ones, x ** 1 copies x (any dtype, bool included)
+            source = 1 if (isinstance(b, Tensor) or b == 0) else _view(a)
+            np.copyto(_view(out), source, casting="unsafe")
+            return out
+        if not compute.is_floating_point:
+            _int_pow(a, b, compute, out)
+            return out
+    if op.opmath_scalar and compute is float16 and _is_scalar_operand(b):
+        # PyTorch's CPU mul/div of a float16 tensor by a scalar (a Python number or an operand
+        # whose elements are all one value) computes in float32 ("opmath") and rounds once.
+        compute = float32
+    out_np = _view(out)
+    token = _quiet_set(_QUIET)
+    try:
+        x, y = _kernel_arg(a, compute), _kernel_arg(b, compute)
+        if (
+            (type(a) is not Tensor or a._dtype is compute)
+            and (type(b) is not Tensor or b._dtype is compute)
+            and (out._dtype is compute or op.kind == "compare")
+        ):
+            op.ufunc(x, y, out=out_np)  # nothing to cast: skip the (costly) dtype/casting keywords
+        elif op.kind == "compare":
+            op.ufunc(x, y, out=out_np, signature=(compute.numpy, compute.numpy, np.bool_), casting="unsafe")
+        else:
+            op.ufunc(x, y, out=out_np, dtype=compute.numpy, casting="unsafe")
+    finally:
+        _quiet_reset(token)
+    return out
+
+
+def _pow_shortcut(a: Any, b: Any) -> bool:
+    """PyTorch's shortcuts: a Python exponent 0 or 1 (``x ** 0``, ``x ** 1``) or a Python base 1."""
+    if isinstance(b, Tensor):
+        return not isinstance(a, (Tensor, bool)) and a == 1  # a bool base is not "1" to PyTorch
+    return b == 0 or b == 1
+
+
+def _scalar_over_tensor(a: bool | int | float, b: Tensor, compute: DType) -> Tensor:
+    """``a / b`` for a Python scalar ``a``, as PyTorch's ``__rtruediv__`` computes it:
+    ``reciprocal(b) * a`` (the output layout and the rounding follow those two ops)."""
+    lay = b._layout
+    shape = lay.shape
+    strides = lay.strides
+    if b._dtype is not compute:
+        strides = L.preserve_format_strides(shape, strides)
+    first = L.elementwise_output_strides(shape, [(shape, strides)])
+    out = _new_tensor(shape, compute, L.elementwise_output_strides(shape, [(shape, first), ((), ())]))
+    out_np = _view(out)
+    mul_dtype = float32 if compute is float16 else compute  # PyTorch's float16 "opmath" for scalars
+    token = _quiet_set(_QUIET)
+    try:
+        np.reciprocal(_view(b), out=out_np, dtype=compute.numpy, casting="unsafe")
+        np.multiply(out_np, _np_scalar(a, mul_dtype), out=out_np, dtype=mul_dtype.numpy, casting="unsafe")
+    finally:
+        _quiet_reset(token)
+    return out
+
+
+def _is_scalar_operand(x: Any) -> bool:
+    """PyTorch's ``TensorIterator::is_scalar``: every element of the broadcast operand is the same one."""
+    if not isinstance(x, Tensor):
+        return True
+    lay = x._layout
+    return all(n <= 1 or s == 0 for n, s in zip(lay.shape, lay.strides))
+
+
+def _int_pow(a: Any, b: Any, compute: DType, out: Tensor) -> None:
+    """Integer powers with PyTorch's rules: a negative Python exponent is refused; negative
+    tensor exponents give 1 for base 1, +-1 for base -1 and 0 otherwise (``powi``)."""
+    if not isinstance(b, Tensor):
+        if b < 0:
+            raise StridedRuntimeError(
+                join_lines(
+                    "Integers to negative integer powers are not allowed.",
+                    f"the base is {compute.name} and the exponent {b}; "
+                    f"fix: use a float base (x.to(strided.float32) ** {b})",
+                )
+            )
+        exp: Any = _np_scalar(b, compute)
+    else:
+        exp = _view(b)
+    base = _kernel_arg(a, compute)
+    out_np = _view(out)
+    token = _quiet_set(_QUIET)
+    try:
+        negative = np.less(exp, 0) if compute.kind == "i" else None
+        if negative is not None and negative.any():
+            safe_exp = np.where(negative, 0, exp).astype(compute.numpy, copy=False)
+            powers = np.power(base, safe_exp, dtype=compute.numpy, casting="unsafe")
+            base_arr = np.asarray(base, dtype=compute.numpy)
+            odd = np.bitwise_and(exp, 1, dtype=compute.numpy, casting="unsafe").astype(bool)
+            special = np.where(base_arr == 1, 1, np.where(base_arr == -1, np.where(odd, -1, 1), 0))
+            np.copyto(out_np, np.where(negative, special, powers), casting="unsafe")
+        else:
+            np.power(base, exp, out=out_np, dtype=compute.numpy, casting="unsafe")
+    finally:
+        _quiet_reset(token)
+
+
+def _make_binary(op: BinaryOp) -> tuple[Callable[..., Tensor], ...]:
+    """(function, forward dunder, reflected dunder, in-place method) for one op."""
+
+    def checked(a: Any, b: Any) -> Any:
+        if not isinstance(b, _KNOWN):
+            return NotImplemented
+        return binary(op, a, b)
+
+    def plain(a: Any, b: Any) -> Tensor:
+        return binary(op, a, b)
+
+    fn = _fast_binary(op, plain)
+    dunder = _fast_binary(op, checked)
+
+    def reflected(self: Tensor, other: Any) -> Any:
+        if not isinstance(other, _KNOWN):
+            return NotImplemented
+        return binary(op, other, self)
+
+    def inplace(self: Tensor, other: Any) -> Tensor:
+        return binary(op, self, other, target=self)
+
+    fn.__name__ = op.name
+    fn.__doc__ = (f"Elementwise ``{op.name}`` of tensors and/or Python scalars, with broadcasting "
+                  "and PyTorch's dtype promotion; the output keeps the inputs' dim order.")
+    dunder.__name__ = f"__{op.name}__"
+    inplace.__name__ = op.name + "_"
+    inplace.__doc__ = f"In-place ``{op.name}``: writes into this tensor (through views); its shape and dtype stay."
+    return fn, dunder, reflected, inplace
+
+
+_KNOWN = (Tensor, bool, int, float, np.ndarray, np.generic)
+_EXACT = 2**53  # Python ints below this convert to a float exactly
+
+
+def _fast_binary(op: BinaryOp, slow: Callable[[Any, Any], Any]) -> Callable[[Any, Any], Any]:
+    """``op`` with the small-op fast path in front of ``slow`` (the general path)."""
+    ufunc = op.ufunc
+    fast = op.fast
+    compare = op.kind == "compare"
+    scalars = op.kind != "minmax"  # torch.maximum(t, 2) is a TypeError
+
+    def fn(a: Any, b: Any) -> Any:
+        # Fast path: same-shaped row-major tensors of one dtype (or one such tensor and a Python
+        # float for a float tensor). The ufunc runs on the flat 1-D runs of the storages and its
+        # fresh 1-D result becomes the output storage: no view objects, no layout planning.
+        if type(a) is Tensor:
+            la = a._layout
+            shape = la.shape
+            d = a._dtype
+            if d in fast:
+                info = _cinfo.get(shape)
+                if info is None:
+                    info = _contiguous_info(shape)
+                n = info[1]
+                tb = type(b)
+                if la.strides == info[0]:
+                    strides = info[0]
+                    if tb is Tensor:
+                        lb = b._layout
+                        if d is not b._dtype:
+                            return slow(a, b)
+                        if lb.shape != shape:
+                            return broadcast_rowmajor(a, b, n)
+                        if lb.strides != strides:
+                            return slow(a, b)
+                    elif not ((tb is float or (tb is int and -_EXACT < b < _EXACT)) and n and scalars
+                              and d.is_floating_point and d is not float16):
+                        # (an empty tensor takes PyTorch's general path: its strides may differ)
+                        return slow(a, b)
+                else:
+                    # Same trick for a permuted dense layout (a transpose) when PyTorch's output
+                    # takes exactly the operands' strides: elements pair up along the flat runs.
+                    if tb is Tensor:
+                        lb = b._layout
+                        if d is not b._dtype or lb.shape != shape or lb.strides != la.strides:
+                            return slow(a, b)
+                        strides = _dense_plan(shape, la.strides, True)
+                    elif (tb is float or (tb is int and -_EXACT < b < _EXACT)) and scalars \
+                            and d.is_floating_point and d is not float16:
+                        strides = _dense_plan(shape, la.strides, False)
+                    else:
+                        return slow(a, b)
+                    if strides is None:
+                        return slow(a, b)
+                if tb is Tensor:
+                    y = b._storage.array
+                    ob = b._layout.offset
+                    if ob or y.shape[0] != n:
+                        y = y[ob : ob + n]
+                else:
+                    y = b  # a Python number: NumPy's weak scalar takes the tensor's dtype
+                x = a._storage.array
+                oa = la.offset
+                if oa or x.shape[0] != n:
+                    x = x[oa : oa + n]
+                token = _quiet_set(_QUIET)
+                try:
+                    res = ufunc(x, y)
+                finally:
+                    _quiet_reset(token)
+                return _make(Storage(res), _trusted(shape, strides, 0), bool_ if compare else d)
+        return slow(a, b)
+
+    def broadcast_rowmajor(a: Tensor, b: Tensor, na: int) -> Any:
+        # Second fast path: two row-major tensors of one dtype but different shapes (a bias
+        # add). PyTorch's output is then row-major too (unless it is empty), which is what
+        # NumPy allocates for the broadcast: the ufunc gets reshaped flat runs, no view objects.
+        lb = b._layout
+        info = _cinfo.get(lb.shape)
+        if info is None:
+            info = _contiguous_info(lb.shape)
+        if lb.strides != info[0]:
+            return slow(a, b)
+        la = a._layout
+        key = (la.shape, lb.shape)
+        shape = _shape_cache.get(key)
+        if shape is None:
+            return slow(a, b)  # first time (or an error): the general path fills the cache
+        out_info = _cinfo.get(shape)
+        if out_info is None:
+            out_info = _contiguous_info(shape)
+        if not out_info[1] or _BSTATE.mode != "allow":
+            return slow(a, b)
+        x = a._storage.array
+        oa = la.offset
+        x = x[oa : oa + na].reshape(la.shape)
+        y = b._storage.array
+        ob = lb.offset
+        y = y[ob : ob + info[1]].reshape(lb.shape)
+        token = _quiet_set(_QUIET)
+        try:
+            res = ufunc(x, y)
+        finally:
+            _quiet_reset(token)
+        return _make(Storage(res.reshape(-1)), _trusted(shape, out_info[0], 0), bool_ if compare else a._dtype)
+
+    return fn
+
+
+_dense_plans: dict[tuple, tuple[int, ...] | None] = {}
+
+
+def _dense_plan(shape: tuple[int, ...], strides: tuple[int, ...], two: bool) -> tuple[int, ...] | None:
+    """``strides`` if a layout is dense with positive strides (its elements fill exactly the
+    run ``[offset, offset + numel)``) and PyTorch would give the output of ``op(t, t)`` (``two``)
+    or ``op(t, scalar)`` exactly these strides; else None. Cached per (shape, strides)."""
+    key = (shape, strides, two)
+    if key in _dense_plans:
+        return _dense_plans[key]
+    plan = None
+    if (
+        L.product(shape)
+        and all(st > 0 for st in strides)
+        and L.is_non_overlapping_and_dense(shape, strides)
+    ):
+        operands = [(shape, strides), (shape, strides) if two else ((), ())]
+        if L.elementwise_output_strides(shape, operands) == strides:
+            plan = strides
+    if len(_dense_plans) < 4096:
+        _dense_plans[key] = plan
+    return plan
+
+
+def _inplace_dunder(inplace: Callable[[Tensor, Any], Tensor]) -> Callable[[Tensor, Any], Any]:
+    def op(self: Tensor, other: Any) -> Any:
+        if not isinstance(other, _KNOWN):
+            return NotImplemented
+        return inplace(self, other)
+
+    return op
+
+
+add, _add_d, _radd, add_ = _make_binary(ADD)
+sub, _sub_d, _rsub, sub_ = _make_binary(SUB)
+mul, _mul_d, _rmul, mul_ = _make_binary(MUL)
+div, _div_d, _rdiv, div_ = _make_binary(DIV)
+floor_divide, _floor_divide_d, _rfloordiv, floor_divide_ = _make_binary(FLOOR_DIVIDE)
+remainder, _remainder_d, _rremainder, remainder_ = _make_binary(REMAINDER)
+pow, _pow_d, _rpow, pow_ = _make_binary(POW)  # noqa: A001 - strided.pow mirrors torch.pow
+bitwise_and, _bitwise_and_d, _rand, bitwise_and_ = _make_binary(BITWISE_AND)
+bitwise_or, _bitwise_or_d, _ror, bitwise_or_ = _make_binary(BITWISE_OR)
+bitwise_xor, _bitwise_xor_d, _rxor, bitwise_xor_ = _make_binary(BITWISE_XOR)
+eq, _eq_d, _req, eq_ = _make_binary(EQ)
+ne, _ne_d, _rne, ne_ = _make_binary(NE)
+lt, _lt_d, _rlt, lt_ = _make_binary(LT)
+le, _le_d, _rle, le_ = _make_binary(LE)
+gt, _gt_d, _rgt, gt_ = _make_binary(GT)
+ge, _ge_d, _rge, ge_ = _make_binary(GE)
+maximum, _, _, _ = _make_binary(MAXIMUM)
+minimum, _, _, _ = _make_binary(MINIMUM)
+
+true_divide = divide = div
+subtract = sub
+multiply = mul
+
+_METHODS: list[tuple[tuple[str, ...], Callable]] = [
+    (("add",), add), (("__add__",), _add_d), (("__radd__",), _radd),
+    (("add_",), add_), (("__iadd__",), _inplace_dunder(add_)),
+    (("sub", "subtract"), sub), (("__sub__",), _sub_d), (("__rsub__",), _rsub),
+    (("sub_", "subtract_"), sub_), (("__isub__",), _inplace_dunder(sub_)),
+    (("mul", "multiply"), mul), (("__mul__",), _mul_d), (("__rmul__",), _rmul),
+    (("mul_", "multiply_"), mul_), (("__imul__",), _inplace_dunder(mul_)),
+    (("div", "divide", "true_divide"), div), (("__truediv__",), _div_d), (("__rtruediv__",), _rdiv),
+    (("div_", "divide_", "true_divide_"), div_), (("__itruediv__",), _inplace_dunder(div_)),
+    (("floor_divide",), floor_divide), (("__floordiv__",), _floor_divide_d),
+    (("__rfloordiv__",), _rfloordiv), (("floor_divide_",), floor_divide_),
+    (("__ifloordiv__",), _inplace_dunder(floor_divide_)),
+    (("remainder",), remainder), (("__mod__",), _remainder_d), (("__rmod__",), _rremainder),
+    (("remainder_",), remainder_), (("__imod__",), _inplace_dunder(remainder_)),
+    (("pow",), pow), (("__pow__",), _pow_d), (("__rpow__",), _rpow),
+    (("pow_",), pow_), (("__ipow__",), _inplace_dunder(pow_)),
+    (("bitwise_and",), bitwise_and), (("__and__",), _bitwise_and_d), (("__rand__",), _rand),
+    (("bitwise_and_",), bitwise_and_), (("__iand__",), _inplace_dunder(bitwise_and_)),
+    (("bitwise_or",), bitwise_or), (("__or__",), _bitwise_or_d), (("__ror__",), _ror),
+    (("bitwise_or_",), bitwise_or_), (("__ior__",), _inplace_dunder(bitwise_or_)),
+    (("bitwise_xor",), bitwise_xor), (("__xor__",), _bitwise_xor_d), (("__rxor__",), _rxor),
+    (("bitwise_xor_",), bitwise_xor_), (("__ixor__",), _inplace_dunder(bitwise_xor_)),
+    (("eq",), eq), (("__eq__",), _eq_d),
+    (("ne",), ne), (("__ne__",), _ne_d),
+    (("lt", "less"), lt), (("__lt__",), _lt_d),
+    (("le", "less_equal"), le), (("__le__",), _le_d),
+    (("gt", "greater"), gt), (("__gt__",), _gt_d),
+    (("ge", "greater_equal"), ge), (("__ge__",), _ge_d),
+    (("maximum",), maximum), (("minimum",), minimum),
+]
+
+
+for _names, _fn in _METHODS:
+    method(*_names)(_fn)
+
+# The unary ops, clamp and where live in .unary; re-exported so this module stays the one
+# place to import elementwise functions from.
+from .unary import (  # noqa: E402
+    abs,
+    bitwise_not,
+    clamp,
+    clip,
+    cos,
+    exp,
+    log,
+    neg,
+    negative,
+    relu,
+    sigmoid,
+    sin,
+    sqrt,
+    tanh,
+    where,
+)
+
+__all__ = [
+    "abs", "add", "bitwise_and", "bitwise_not", "bitwise_or", "bitwise_xor", "clamp", "clip", "cos",
+    "div", "divide", "eq", "exp", "floor_divide", "ge", "gt", "le", "log", "lt", "maximum",
+    "minimum", "mul", "multiply", "ne", "neg", "negative", "pow", "relu", "remainder", "sigmoid",
+    "sin", "sqrt", "sub", "subtract", "tanh", "true_divide", "where",
+]

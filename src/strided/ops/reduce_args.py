@@ -1,0 +1,155 @@
+"""Argument handling shared by reductions and matrix products.
+
+Pure helpers, no data: parsing ``dim`` / ``keepdim`` the way PyTorch does,
+the result shape of a reduction, PyTorch's names for dtypes (used in the first
+lines of error messages so they read like PyTorch's), and allocating outputs.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+import numpy as np
+
+from .. import layout as L
+from ..dtypes import DType, to_dtype
+from ..errors import StridedIndexError, StridedRuntimeError, StridedTypeError, join_lines
+from ..layout import Layout
+from ..storage import Storage
+from ..tensor import Tensor
+
+# PyTorch's ScalarType names ("Long") and the C++ type names some kernels print ("long int").
+TORCH_NAME = {
+    "bool": "Bool", "uint8": "Byte", "int8": "Char", "int16": "Short", "int32": "Int",
+    "int64": "Long", "float16": "Half", "float32": "Float", "float64": "Double",
+}
+CPP_NAME = {
+    "bool": "bool", "uint8": "unsigned char", "int8": "signed char", "int16": "short int",
+    "int32": "int", "int64": "long int", "float16": "c10::Half", "float32": "float",
+    "float64": "double",
+}
+
+
+def shape_text(shape: Sequence[int]) -> str:
+    """``(2, 3)`` for a shape, ``()`` for 0-d, as in the detail lines of messages."""
+    return "(" + ", ".join(str(s) for s in shape) + ("," if len(shape) == 1 else "") + ")"
+
+
+def tensor_arg(value: Any, op: str, name: str = "input", position: int = 1) -> Tensor:
+    """``value`` itself if it is a Tensor; else TypeError in PyTorch's words."""
+    if not isinstance(value, Tensor):
+        raise StridedTypeError(
+            f"{op}(): argument '{name}' (position {position}) must be Tensor, not {type(value).__name__}"
+        )
+    return value
+
+
+def _is_int(value: Any) -> bool:
+    return (isinstance(value, int) and not isinstance(value, bool)) or (
+        isinstance(value, np.integer)
+    )
+
+
+def reduction_dims(
+    t: Tensor, dim: Any, op: str, allow_tuple: bool = True, empty_means_all: bool = True
+) -> tuple[int, ...] | None:
+    """Wrap ``dim`` (None, an int, or a tuple/list of ints) against ``t``'s rank.
+
+    Returns None for "every dim" (``dim=None``, or an empty tuple when
+    ``empty_means_all``, as ``sum``/``mean``/``var`` treat it), else the wrapped
+    dims in the order given. Raises IndexError for a dim out of range,
+    RuntimeError for a repeated dim, TypeError for a tuple where PyTorch takes one int.
+    """
+    if dim is None:
+        return None
+    ndim = len(t._layout.shape)
+    if isinstance(dim, (tuple, list)):
+        if not allow_tuple:
+            raise StridedTypeError(
+                join_lines(
+                    f"{op}(): argument 'dim' (position 1) must be int, not {type(dim).__name__}",
+                    f"{op} reduces one dim at a time; call it once per dim, "
+                    f"e.g. t.{op}({dim[0] if dim else 0}) and then again on the result",
+                )
+            )
+        dims = tuple(dim)
+        if not dims and empty_means_all:
+            return None
+    else:
+        dims = (dim,)
+    for d in dims:
+        if not _is_int(d):
+            raise StridedTypeError(
+                f"{op}(): argument 'dim' must be an int or a tuple of ints, but got "
+                f"{type(d).__name__} {d!r}"
+            )
+    wrapped = []
+    for d in dims:
+        try:
+            wrapped.append(L.wrap_dim(int(d), ndim))
+        except StridedIndexError as err:
+            raise StridedIndexError(
+                join_lines(str(err), f"in {op}(dim={dim!r}) of a tensor of shape {shape_text(t.shape)}")
+            ) from None
+    seen: set[int] = set()
+    for d in wrapped:
+        if d in seen:
+            raise StridedRuntimeError(
+                join_lines(
+                    f"dim {d} appears multiple times in the list of dims",
+                    f"{op}(dim={dim!r}) of a tensor of shape {shape_text(t.shape)}: after wrapping "
+                    f"negative dims the dims are {tuple(wrapped)}; name each dim once",
+                )
+            )
+        seen.add(d)
+    return tuple(wrapped)
+
+
+def numpy_axes(dims: tuple[int, ...] | None, ndim: int) -> tuple[int, ...] | None:
+    """NumPy's ``axis=`` for wrapped dims; a 0-d tensor's dim 0 is no axis at all."""
+    if dims is None or ndim == 0:
+        return None if dims is None else ()
+    return dims
+
+
+def reduced_shape(shape: tuple[int, ...], dims: tuple[int, ...] | None, keepdim: bool) -> tuple[int, ...]:
+    """The result shape: reduced dims dropped, or kept with size 1 under ``keepdim``."""
+    if dims is None:
+        if not keepdim:
+            return ()
+        dims = tuple(range(len(shape)))
+    if keepdim:
+        return tuple(1 if d in dims else s for d, s in enumerate(shape))
+    return tuple(s for d, s in enumerate(shape) if d not in dims)
+
+
+def reduced_count(shape: tuple[int, ...], dims: tuple[int, ...] | None) -> int:
+    """How many elements each output element reduces over."""
+    if dims is None or not shape:  # a 0-d tensor's dim 0 holds its one element
+        return L.product(shape)
+    return L.product([shape[d] for d in dims])
+
+
+def new_output(shape: tuple[int, ...], dtype: DType) -> tuple[Tensor, np.ndarray]:
+    """A fresh contiguous result tensor and the NumPy array over its memory that kernels write into.
+
+    (The same allocation as ``creation._new_tensor``, but keeping NumPy's own array of the
+    new buffer saves building a second view of it on every call.)
+    """
+    array = np.empty(shape, dtype.numpy)
+    layout = Layout._trusted(shape, L.contiguous_strides(shape), 0)
+    return Tensor._make(Storage(array.reshape(-1)), layout, dtype), array
+
+
+def optional_dtype(dtype: Any) -> DType | None:
+    """Resolve a ``dtype=`` argument (None stays None)."""
+    return None if dtype is None else to_dtype(dtype)
+
+
+def check_keepdim(keepdim: Any, op: str) -> bool:
+    if not isinstance(keepdim, (bool, np.bool_)):
+        raise StridedTypeError(
+            f"{op}(): argument 'keepdim' must be bool, not {type(keepdim).__name__}"
+        )
+    return bool(keepdim)

@@ -1,0 +1,239 @@
+"""Reductions: sum, mean, prod, var, std, all, any (max/min/argmax/argmin live in ``extrema``).
+
+Contract shared by every function here, following PyTorch 2.13:
+
+* ``dim`` is None (reduce everything), an int, or a tuple/list of ints where
+  PyTorch takes one (``prod`` takes one int only); out-of-range dims raise
+  IndexError, repeated dims RuntimeError. For ``sum``/``mean``/``var``/``std``
+  an empty tuple means every dim; for ``all``/``any`` it means none.
+* ``keepdim`` keeps reduced dims with size 1.
+* The result is a fresh, contiguous tensor; the input is read in place by NumPy
+  whatever its strides (permuted, stepped, negative, stride-0 expanded).
+* Result dtypes: ``sum``/``prod`` of bool and integer tensors give int64;
+  ``mean``/``var``/``std`` refuse non-float tensors; ``all``/``any`` give bool
+  (uint8 for uint8 input). float16 is accumulated in float32 and rounded once.
+"""
+
+from __future__ import annotations
+
+import warnings
+from typing import Any
+
+import numpy as np
+
+from ..dtypes import DType, float16, int64, uint8
+from ..dtypes import bool_ as bool_dtype
+from ..errors import StridedRuntimeError, StridedTypeError, join_lines
+from ..tensor import Tensor
+from .reduce_args import (
+    TORCH_NAME,
+    check_keepdim,
+    new_output,
+    numpy_axes,
+    optional_dtype,
+    reduced_count,
+    reduced_shape,
+    reduction_dims,
+    shape_text,
+    tensor_arg,
+)
+from .registry import method
+
+
+def _accumulator(out_dtype: DType) -> np.dtype:
+    """The NumPy dtype sums and products run in: float16 accumulates in float32 (as PyTorch does)."""
+    return np.dtype(np.float32) if out_dtype is float16 else out_dtype.numpy
+
+
+def _integral_to_int64(t: Tensor, dtype: DType | None) -> DType:
+    if dtype is not None:
+        return dtype
+    return int64 if not t._dtype.is_floating_point else t._dtype
+
+
+def _sum_like(ufunc: np.ufunc, self: Tensor, dim: Any, keepdim: bool, dtype: Any, op: str,
+              allow_tuple: bool = True) -> Tensor:
+    tensor_arg(self, op)
+    keepdim = check_keepdim(keepdim, op)
+    dims = reduction_dims(self, dim, op, allow_tuple=allow_tuple)
+    out_dtype = _integral_to_int64(self, optional_dtype(dtype))
+    shape = self._layout.shape
+    out, out_np = new_output(reduced_shape(shape, dims, keepdim), out_dtype)
+    axes, acc = numpy_axes(dims, len(shape)), _accumulator(out_dtype)
+    with np.errstate(over="ignore", invalid="ignore"):  # overflow gives inf silently, as in PyTorch
+        if acc == out_np.dtype:
+            ufunc.reduce(self._np(), axis=axes, dtype=acc, out=out_np, keepdims=keepdim)
+        else:
+            # float16: a float32 result, rounded once (an out= of another dtype would make NumPy
+            # round the running sums to float16 between its buffers)
+            np.copyto(out_np, ufunc.reduce(self._np(), axis=axes, dtype=acc, keepdims=keepdim),
+                      casting="unsafe")
+    return out
+
+
+@method("sum")
+def sum(self: Tensor, dim: Any = None, keepdim: bool = False, *, dtype: Any = None) -> Tensor:  # noqa: A001
+    """Sum over ``dim`` (None: all dims). bool/int inputs give int64 unless ``dtype`` is given.
+
+    ``dtype`` converts each element before adding (as PyTorch does). An empty
+    reduction gives 0.
+    """
+    return _sum_like(np.add, self, dim, keepdim, dtype, "sum")
+
+
+@method("prod")
+def prod(self: Tensor, dim: int | None = None, keepdim: bool = False, *, dtype: Any = None) -> Tensor:
+    """Product over one ``dim`` (an int; None: all dims). bool/int inputs give int64.
+
+    An empty reduction gives 1. Integer overflow wraps, as in PyTorch.
+    """
+    return _sum_like(np.multiply, self, dim, keepdim, dtype, "prod", allow_tuple=False)
+
+
+def _float_result(self: Tensor, dtype: Any, op: str) -> DType:
+    given = optional_dtype(dtype)
+    if given is not None:
+        if not given.is_floating_point:
+            raise StridedRuntimeError(
+                join_lines(
+                    f"{op}(): could not infer output dtype. Optional dtype must be either a floating "
+                    f"point or complex dtype. Got: {TORCH_NAME[given.name]}",
+                    f"fix: pass dtype=strided.float32 (or float64) to average a {self._dtype.name} tensor",
+                )
+            )
+        return given
+    if not self._dtype.is_floating_point:
+        raise StridedRuntimeError(
+            join_lines(
+                f"{op}(): could not infer output dtype. Input dtype must be either a floating point "
+                f"or complex dtype. Got: {TORCH_NAME[self._dtype.name]}",
+                f"the tensor of shape {shape_text(self.shape)} holds {self._dtype.name}; "
+                f"fix: t.{op}(dtype=strided.float32) or t.to(strided.float32).{op}()",
+            )
+        )
+    return self._dtype
+
+
+@method("mean")
+def mean(self: Tensor, dim: Any = None, keepdim: bool = False, *, dtype: Any = None) -> Tensor:
+    """Arithmetic mean over ``dim``; float tensors only (or an explicit float ``dtype``).
+
+    An empty reduction gives NaN, as in PyTorch.
+    """
+    tensor_arg(self, "mean")
+    keepdim = check_keepdim(keepdim, "mean")
+    out_dtype = _float_result(self, dtype, "mean")
+    dims = reduction_dims(self, dim, "mean")
+    shape = self._layout.shape
+    out, out_np = new_output(reduced_shape(shape, dims, keepdim), out_dtype)
+    with np.errstate(over="ignore", invalid="ignore", divide="ignore"):  # 0/0 is NaN, silently
+        total = np.add.reduce(self._np(), axis=numpy_axes(dims, len(shape)),
+                              dtype=_accumulator(out_dtype), keepdims=keepdim)
+        np.divide(total, reduced_count(shape, dims), out=out_np, casting="unsafe")
+    return out
+
+
+def _variance(self: Tensor, dim: Any, unbiased: Any, keepdim: bool, correction: Any, op: str,
+              root: bool) -> Tensor:
+    tensor_arg(self, op)
+    if isinstance(dim, bool):  # var(False): PyTorch's var(bool unbiased) overload
+        if unbiased is not None:
+            raise StridedTypeError(f"{op}(): got a bool for dim ({dim}) and also unbiased={unbiased}")
+        dim, unbiased = None, dim
+    if unbiased is not None and correction is not None:
+        raise StridedTypeError(
+            join_lines(
+                f"{op}() received an invalid combination of arguments: both 'unbiased' and 'correction'",
+                "unbiased=True is correction=1 and unbiased=False is correction=0; pass only correction",
+            )
+        )
+    if unbiased is not None:
+        correction = 1 if unbiased else 0
+    elif correction is None:
+        correction = 1
+    keepdim = check_keepdim(keepdim, op)
+    if not self._dtype.is_floating_point:
+        raise StridedRuntimeError(
+            join_lines(
+                "std and var only support floating point and complex dtypes",
+                f"the tensor of shape {shape_text(self.shape)} holds {self._dtype.name}; "
+                f"fix: t.to(strided.float32).{op}(...)",
+            )
+        )
+    dims = reduction_dims(self, dim, op)
+    shape = self._layout.shape
+    axes = numpy_axes(dims, len(shape))
+    acc = _accumulator(self._dtype)
+    n = reduced_count(shape, dims)
+    denominator = max(n - correction, 0)
+    if denominator <= 0:
+        warnings.warn(
+            f"{op}(): degrees of freedom is <= 0. Correction should be strictly less than the "
+            f"reduction factor (input numel divided by output numel): {n} element(s) per result, "
+            f"correction={correction}",
+            UserWarning,
+            stacklevel=3,
+        )
+    out, out_np = new_output(reduced_shape(shape, dims, keepdim), self._dtype)
+    x = self._np()
+    if not shape:  # a 0-d tensor: work on a (1,) view of it
+        x, axes = x.reshape(1), (0,)
+    with np.errstate(invalid="ignore", divide="ignore", over="ignore"):
+        centre = np.add.reduce(x, axis=axes, dtype=acc, keepdims=True)
+        centre /= n
+        deviation = np.subtract(x, centre, dtype=acc)  # a fresh array: the kernel's work, not a copy
+        np.multiply(deviation, deviation, out=deviation)
+        squares = np.add.reduce(deviation, axis=axes, keepdims=True)
+        squares /= denominator
+        if root:
+            np.sqrt(squares, out=squares)
+        np.copyto(out_np, squares.reshape(out_np.shape), casting="unsafe")
+    return out
+
+
+@method("var")
+def var(self: Tensor, dim: Any = None, unbiased: bool | None = None, keepdim: bool = False, *,
+        correction: float | None = None) -> Tensor:
+    """Variance over ``dim``: sum of squared deviations / max(N - correction, 0).
+
+    ``correction`` defaults to 1 (Bessel); ``unbiased`` (True/False) is the older
+    spelling of correction 1/0, still accepted by PyTorch 2.13 — give one, not both.
+    Float tensors only. N - correction <= 0 warns and gives inf or NaN, as in PyTorch.
+    """
+    return _variance(self, dim, unbiased, keepdim, correction, "var", root=False)
+
+
+@method("std")
+def std(self: Tensor, dim: Any = None, unbiased: bool | None = None, keepdim: bool = False, *,
+        correction: float | None = None) -> Tensor:
+    """Standard deviation: the square root of :func:`var` with the same arguments."""
+    return _variance(self, dim, unbiased, keepdim, correction, "std", root=True)
+
+
+def _logical(ufunc: np.ufunc, self: Tensor, dim: Any, keepdim: bool, op: str) -> Tensor:
+    tensor_arg(self, op)
+    keepdim = check_keepdim(keepdim, op)
+    # Note: as in PyTorch, an empty dim tuple reduces nothing for all/any (unlike sum).
+    dims = reduction_dims(self, dim, op, empty_means_all=False)
+    shape = self._layout.shape
+    out_dtype = uint8 if self._dtype is uint8 else bool_dtype
+    out, out_np = new_output(reduced_shape(shape, dims, keepdim), out_dtype)
+    # NumPy casts the elements to bool in buffered chunks while reducing (no input copy)
+    ufunc.reduce(self._np(), axis=numpy_axes(dims, len(shape)), out=out_np, keepdims=keepdim)
+    return out
+
+
+@method("all")
+def all(self: Tensor, dim: Any = None, keepdim: bool = False) -> Tensor:  # noqa: A001
+    """True where every element along ``dim`` is nonzero (NaN counts as nonzero); empty: True.
+
+    bool result, or uint8 for a uint8 tensor (PyTorch's rule).
+    """
+    return _logical(np.logical_and, self, dim, keepdim, "all")
+
+
+@method("any")
+def any(self: Tensor, dim: Any = None, keepdim: bool = False) -> Tensor:  # noqa: A001
+    """True where some element along ``dim`` is nonzero; empty: False. bool (uint8 for uint8)."""
+    return _logical(np.logical_or, self, dim, keepdim, "any")
+

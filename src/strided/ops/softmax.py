@@ -1,0 +1,74 @@
+"""softmax and log_softmax along one dim, numerically stable.
+
+Contract (PyTorch 2.13): ``dim`` is required and is one int; float tensors only
+(integer and bool tensors raise NotImplementedError, as PyTorch's kernels do)
+unless ``dtype=`` names a float type, which the input is converted to first.
+The result is a fresh contiguous tensor of the input's (or ``dtype``'s) type.
+The maximum along ``dim`` is subtracted before exponentiating, so large
+inputs do not overflow; float16 is computed in float32 and rounded once.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from ..errors import StridedNotImplementedError, StridedTypeError, join_lines
+from ..tensor import Tensor
+from .reduce_args import TORCH_NAME, new_output, numpy_axes, optional_dtype, reduction_dims, tensor_arg
+from .registry import method
+
+
+def _softmax(self: Tensor, dim: Any, dtype: Any, op: str, log: bool) -> Tensor:
+    tensor_arg(self, op)
+    if dim is None:
+        raise StridedTypeError(
+            join_lines(
+                f"{op}() missing 1 required positional arguments: \"dim\"",
+                f"{op} normalizes along one dim; e.g. t.{op}(-1) for the last",
+            )
+        )
+    dims = reduction_dims(self, dim, op, allow_tuple=False)
+    assert dims is not None
+    shape = self._layout.shape
+    out_dtype = optional_dtype(dtype) or self._dtype
+    if 0 in shape:  # Note: as PyTorch, an empty tensor skips the kernel, so any dtype passes
+        return new_output(shape, out_dtype)[0]
+    if not out_dtype.is_floating_point:
+        last = "lastdim_" if (not shape or dims[0] == len(shape) - 1) else ""
+        raise StridedNotImplementedError(
+            join_lines(
+                f'"{op}_{last}kernel_impl" not implemented for \'{TORCH_NAME[out_dtype.name]}\'',
+                f"{op} needs a float tensor; fix: t.{op}({dim}, dtype=strided.float32)",
+            )
+        )
+    out, out_np = new_output(shape, out_dtype)
+    compute = np.dtype(np.float32) if out_dtype.itemsize < 4 else out_dtype.numpy
+    axes = numpy_axes(dims, len(shape))
+    x = self._np()
+    if not shape:  # a 0-d tensor: work on a (1,) view of it
+        x, out_np, axes = x.reshape(1), out_np.reshape(1), (0,)
+    with np.errstate(invalid="ignore", over="ignore", divide="ignore"):
+        top = np.maximum.reduce(x, axis=axes, keepdims=True)
+        shifted = np.subtract(x, top, dtype=compute)  # the kernel's fresh work array
+        if log:
+            total = np.add.reduce(np.exp(shifted), axis=axes, keepdims=True)
+            np.subtract(shifted, np.log(total), out=out_np, casting="unsafe")
+        else:
+            np.exp(shifted, out=shifted)
+            total = np.add.reduce(shifted, axis=axes, keepdims=True)
+            np.divide(shifted, total, out=out_np, casting="unsafe")
+    return out
+
+
+@method("softmax")
+def softmax(self: Tensor, dim: int | None = None, dtype: Any = None) -> Tensor:
+    """exp(x - max) / sum(exp(x - max)) along ``dim``; each slice sums to 1."""
+    return _softmax(self, dim, dtype, "softmax", log=False)
+
+
+@method("log_softmax")
+def log_softmax(self: Tensor, dim: int | None = None, dtype: Any = None) -> Tensor:
+    """(x - max) - log(sum(exp(x - max))) along ``dim``: the log of :func:`softmax`, computed stably."""
+    return _softmax(self, dim, dtype, "log_softmax", log=True)

@@ -1,0 +1,297 @@
+"""Unary elementwise ops (``-x``, ``abs``, ``exp``, ``log``, ``sqrt``, ``sin``, ``cos``, ``tanh``,
+``sigmoid``, ``relu``, ``~x``), ``clamp`` and ``where``, with PyTorch's semantics.
+
+Same plan as :mod:`strided.ops.elementwise`: dtype (``exp``-like ops give float32 for
+integer/bool input), broadcast shape, an output laid out as PyTorch's TensorIterator lays it
+out (or the in-place target after PyTorch's checks), then NumPy ufuncs reading the inputs in
+place.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+from ..dtypes import DType, bool_, float16
+from ..errors import StridedRuntimeError, StridedTypeError, join_lines
+from ..tensor import Tensor
+from .operands import (
+    _QUIET,
+    _broadcast,
+    _check_inplace,
+    _check_partial_overlap,
+    _fresh_output,
+    _kernel_arg,
+    _not_implemented,
+    _np_scalar,
+    _operand,
+    _quiet_reset,
+    _quiet_set,
+    _view,
+)
+from .promotion import TORCH_NAMES, operand_class, result_type_of_classes, to_float
+from .registry import method
+
+# ---------------------------------------------------------------- unary ops
+
+
+@dataclass(frozen=True)
+class UnaryOp:
+    """One unary op: ``float_out`` ops give the default float for integer/bool input."""
+
+    name: str
+    compute: Callable[[np.ndarray, np.ndarray, DType], None]  # (input view, output view, compute dtype)
+    float_out: bool = False
+    bool_error: str = ""  # message for a bool input, if refused
+    bool_not_implemented: str = ""  # kernel name for a NotImplementedError on bool
+
+
+def _ufunc_kernel(ufunc: np.ufunc) -> Callable[[np.ndarray, np.ndarray, DType], None]:
+    def run(x: np.ndarray, out: np.ndarray, compute: DType) -> None:
+        ufunc(x, out=out, dtype=compute.numpy, casting="unsafe")
+
+    return run
+
+
+def _sigmoid_kernel(x: np.ndarray, out: np.ndarray, compute: DType) -> None:
+    """1 / (1 + exp(-x)), in float32 at least (float16 would underflow exp(-x) early)."""
+    work_dtype = np.dtype(np.float32) if compute is float16 else compute.numpy
+    work = out if out.dtype == work_dtype else np.empty(out.shape, work_dtype)
+    if np.may_share_memory(x, work):  # in place: avoid NumPy 2.4's np.negative(x, out=x) bug
+        np.multiply(x, work_dtype.type(-1), out=work, dtype=work_dtype, casting="unsafe")
+    else:
+        np.negative(x, out=work, dtype=work_dtype, casting="unsafe")
+    np.exp(work, out=work)
+    np.add(work, 1, out=work)
+    np.reciprocal(work, out=work)
+    if work is not out:
+        np.copyto(out, work, casting="unsafe")
+
+
+def _relu_kernel(x: np.ndarray, out: np.ndarray, compute: DType) -> None:
+    np.maximum(x, compute.numpy.type(0), out=out, dtype=compute.numpy, casting="unsafe")
+
+
+def _neg_kernel(x: np.ndarray, out: np.ndarray, compute: DType) -> None:
+    """``-x``. In place (``out`` is ``x``'s memory) it multiplies by -1 instead: NumPy 2.4's
+    ``np.negative(x, out=x)`` reads the wrong elements when x's stride in bytes is itemsize**2
+    (e.g. a float64 view with step 8), found by the in-place differential test."""
+    if np.may_share_memory(x, out):
+        np.multiply(x, _np_scalar(-1, compute), out=out, dtype=compute.numpy, casting="unsafe")
+    else:
+        np.negative(x, out=out, dtype=compute.numpy, casting="unsafe")
+
+
+NEG = UnaryOp(
+    "neg", _neg_kernel,
+    bool_error="Negation, the `-` operator, on a bool tensor is not supported. If you are trying "
+    "to invert a mask, use the `~` or `logical_not()` operator instead.",
+)
+ABS = UnaryOp("abs", _ufunc_kernel(np.absolute), bool_not_implemented="abs_cpu")
+EXP = UnaryOp("exp", _ufunc_kernel(np.exp), float_out=True)
+LOG = UnaryOp("log", _ufunc_kernel(np.log), float_out=True)
+SQRT = UnaryOp("sqrt", _ufunc_kernel(np.sqrt), float_out=True)
+SIN = UnaryOp("sin", _ufunc_kernel(np.sin), float_out=True)
+COS = UnaryOp("cos", _ufunc_kernel(np.cos), float_out=True)
+TANH = UnaryOp("tanh", _ufunc_kernel(np.tanh), float_out=True)
+SIGMOID = UnaryOp("sigmoid", _sigmoid_kernel, float_out=True)
+RELU = UnaryOp("relu", _relu_kernel, bool_error="Boolean inputs not supported for relu")
+BITWISE_NOT = UnaryOp("bitwise_not", _ufunc_kernel(np.invert))
+
+
+def unary(op: UnaryOp, x: Any, target: Tensor | None = None) -> Tensor:
+    """Run ``op(x)`` into a fresh output (TensorIterator's strides) or into ``target`` (``x`` itself)."""
+    name = op.name if target is None else op.name + "_"
+    if not isinstance(x, Tensor):
+        raise StridedTypeError(f"{name}(): argument 'input' (position 1) must be Tensor, not {type(x).__name__}")
+    d = x._dtype
+    if d is bool_:
+        if op.bool_error:
+            raise StridedRuntimeError(op.bool_error)
+        if op.bool_not_implemented:
+            raise _not_implemented(op.bool_not_implemented, d)
+    if op is BITWISE_NOT and d.is_floating_point:
+        raise _not_implemented("bitwise_not_cpu", d)
+    compute = to_float(d) if op.float_out else d
+    lay = x._layout
+    if target is None:
+        out = _fresh_output(lay.shape, compute, [x], compute)
+    else:
+        _check_inplace(target, name, compute, lay.shape)
+        out = target
+    token = _quiet_set(_QUIET)
+    try:
+        op.compute(_view(x), _view(out), compute)
+    finally:
+        _quiet_reset(token)
+    return out
+
+
+def _make_unary(op: UnaryOp) -> tuple[Callable[[Any], Tensor], Callable[[Tensor], Tensor]]:
+    def fn(x: Any) -> Tensor:
+        return unary(op, x)
+
+    def inplace(self: Tensor) -> Tensor:
+        return unary(op, self, target=self)
+
+    fn.__name__ = op.name
+    fn.__doc__ = f"Elementwise ``{op.name}`` (PyTorch semantics); a fresh tensor keeping the input's dim order."
+    inplace.__name__ = op.name + "_"
+    inplace.__doc__ = f"In-place ``{op.name}``: writes into this tensor; its dtype must hold the result."
+    return fn, inplace
+
+
+neg, neg_ = _make_unary(NEG)
+abs, abs_ = _make_unary(ABS)  # noqa: A001 - strided.abs mirrors torch.abs
+exp, exp_ = _make_unary(EXP)
+log, log_ = _make_unary(LOG)
+sqrt, sqrt_ = _make_unary(SQRT)
+sin, sin_ = _make_unary(SIN)
+cos, cos_ = _make_unary(COS)
+tanh, tanh_ = _make_unary(TANH)
+sigmoid, sigmoid_ = _make_unary(SIGMOID)
+relu, relu_ = _make_unary(RELU)
+bitwise_not, bitwise_not_ = _make_unary(BITWISE_NOT)
+negative = neg
+
+def _invert(self: Tensor) -> Tensor:
+    """``~x``: bitwise not of a bool or integer tensor (TypeError for floats, as in PyTorch)."""
+    if self._dtype.is_floating_point:
+        raise StridedTypeError(
+            join_lines(
+                "~ (operator.invert) is only implemented on integer and Boolean-type tensors",
+                f"the tensor is {self._dtype.name}; for a mask use a comparison (x > 0) and invert that",
+            )
+        )
+    return unary(BITWISE_NOT, self)
+
+
+_METHODS: list[tuple[tuple[str, ...], Callable]] = [
+    (("__invert__",), _invert),
+    (("neg", "negative", "__neg__"), neg), (("neg_", "negative_"), neg_),
+    (("abs", "absolute", "__abs__"), abs), (("abs_", "absolute_"), abs_),
+    (("exp",), exp), (("exp_",), exp_), (("log",), log), (("log_",), log_),
+    (("sqrt",), sqrt), (("sqrt_",), sqrt_), (("sin",), sin), (("sin_",), sin_),
+    (("cos",), cos), (("cos_",), cos_), (("tanh",), tanh), (("tanh_",), tanh_),
+    (("sigmoid",), sigmoid), (("sigmoid_",), sigmoid_), (("relu",), relu), (("relu_",), relu_),
+    (("bitwise_not",), bitwise_not), (("bitwise_not_",), bitwise_not_),
+]
+
+
+# ---------------------------------------------------------------- clamp and where
+
+
+def _clamp(x: Any, min: Any, max: Any, target: Tensor | None) -> Tensor:  # noqa: A002
+    # Note: PyTorch refuses one scalar and one tensor bound together (a TypeError from its
+    # argument parser); we accept the mix and broadcast the tensor bound.
+    name = "clamp" if target is None else "clamp_"
+    if not isinstance(x, Tensor):
+        raise StridedTypeError(f"{name}(): argument 'input' (position 1) must be Tensor, not {type(x).__name__}")
+    if min is None and max is None:
+        raise StridedRuntimeError("torch.clamp: At least one of 'min' or 'max' must not be None")
+    bounds = [_operand(v, name) for v in (min, max) if v is not None]
+    operands = [x, *bounds]
+    rt = result_type_of_classes(tuple(operand_class(v) for v in operands))
+    if rt is bool_:
+        tensors = [isinstance(v, Tensor) for v in bounds]
+        if not any(tensors):
+            kernel = ("clamp_scalar_cpu" if len(bounds) == 2 else
+                      "clamp_min_scalar_cpu" if min is not None else "clamp_max_scalar_cpu")
+            raise _not_implemented(kernel, rt, tuple(operands))
+        if len(bounds) == 2:
+            raise _not_implemented("clamp_cpu", rt, tuple(operands))
+    names = ("input", "min", "max") if min is not None and max is not None else (
+        ("input", "min") if min is not None else ("input", "max"))
+    shape = _broadcast(name, operands, names)
+    if target is None:
+        if all(not isinstance(v, Tensor) for v in bounds):
+            # PyTorch runs clamp(tensor, scalars) as a unary op over input.to(result dtype)
+            out = _fresh_output(shape, rt, [x], rt)
+        else:
+            out = _fresh_output(shape, rt, operands, rt)
+    else:
+        _check_inplace(target, name, rt, shape)
+        _check_partial_overlap(target, bounds, name)
+        out = target
+    out_np = _view(out)
+    c = rt.numpy
+    lo = _kernel_arg(_operand(min, name), rt) if min is not None else None
+    hi = _kernel_arg(_operand(max, name), rt) if max is not None else None
+    token = _quiet_set(_QUIET)
+    try:
+        if lo is not None:
+            np.maximum(_view(x), lo, out=out_np, dtype=c, casting="unsafe")
+            if hi is not None:
+                np.minimum(out_np, hi, out=out_np, dtype=c, casting="unsafe")
+        else:
+            np.minimum(_view(x), hi, out=out_np, dtype=c, casting="unsafe")
+    finally:
+        _quiet_reset(token)
+    return out
+
+
+def clamp(input: Any, min: Any = None, max: Any = None) -> Tensor:  # noqa: A002
+    """``min(max(input, min), max)`` elementwise; bounds are Python scalars or tensors (broadcast).
+
+    The result dtype is ``result_type(input, min, max)`` (an int tensor clamped at 0.5 is
+    float32). If ``min > max`` every element becomes ``max``, as in PyTorch.
+    """
+    return _clamp(input, min, max, None)
+
+
+def clamp_(self: Tensor, min: Any = None, max: Any = None) -> Tensor:  # noqa: A002
+    """In-place :func:`clamp`."""
+    return _clamp(self, min, max, self)
+
+
+clip = clamp
+
+
+def where(condition: Any, input: Any, other: Any) -> Tensor:  # noqa: A002
+    """``input`` where ``condition`` is True, else ``other``; all three broadcast together.
+
+    ``condition`` must be a bool tensor; ``input``/``other`` are tensors or Python scalars,
+    and the result dtype is ``result_type(input, other)``.
+    """
+    if not isinstance(condition, Tensor):
+        raise StridedTypeError(
+            f"where(): argument 'condition' (position 1) must be Tensor, not {type(condition).__name__}"
+        )
+    if condition._dtype is not bool_:
+        raise StridedRuntimeError(
+            join_lines(
+                "where expected condition to be a boolean tensor, but got a tensor with dtype "
+                f"{TORCH_NAMES[condition._dtype]}",
+                "fix: compare explicitly, e.g. strided.where(mask != 0, a, b)",
+            )
+        )
+    a = _operand(input, "where")
+    b = _operand(other, "where")
+    rt = result_type_of_classes((operand_class(a), operand_class(b)))
+    operands = [condition, a, b]
+    shape = _broadcast("where", operands, ("condition", "input", "other"))
+    out = _fresh_output(shape, rt, operands, rt, skip_first=True)
+    out_np = _view(out)
+    token = _quiet_set(_QUIET)
+    try:
+        np.copyto(out_np, _kernel_arg(b, rt), casting="unsafe")
+        np.copyto(out_np, _kernel_arg(a, rt), casting="unsafe", where=_view(condition))
+    finally:
+        _quiet_reset(token)
+    return out
+
+
+def _where_method(self: Tensor, condition: Any, other: Any) -> Tensor:
+    """``self.where(condition, other)`` is ``strided.where(condition, self, other)``."""
+    return where(condition, self, other)
+
+
+_METHODS += [
+    (("clamp", "clip"), clamp), (("clamp_", "clip_"), clamp_), (("where",), _where_method),
+]
+
+for _names, _fn in _METHODS:
+    method(*_names)(_fn)

@@ -1,0 +1,594 @@
+"""Making tensors, compared with PyTorch (and NumPy for from_numpy).
+
+tensor(data) copies; from_numpy shares memory; arange/zeros/ones/empty/full
+follow PyTorch's dtype defaults; *_like keep the input's dense stride order
+(PyTorch's preserve_format).
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pytest
+import torch
+from hypothesis import given, settings
+from hypothesis import strategies as hs
+
+import strided as st
+from layouts import build_numpy, build_strided, build_torch, specs
+
+DTYPE_NAMES = ["bool", "int8", "int16", "int32", "int64", "uint8", "float16", "float32", "float64"]
+
+
+def torch_dtype_name(t: torch.Tensor) -> str:
+    return str(t.dtype).removeprefix("torch.")
+
+
+def same_error(torch_call, strided_call, first_line: bool = True) -> str:
+    """Both calls fail with the same builtin class (and first line); returns strided's text."""
+    with pytest.raises(Exception) as t_info:
+        torch_call()
+    with pytest.raises(Exception) as s_info:
+        strided_call()
+    assert isinstance(s_info.value, st.StridedError)
+    expected = type(t_info.value)
+    assert isinstance(s_info.value, expected), (type(s_info.value), expected)
+    text = str(s_info.value)
+    if first_line:
+        assert text.splitlines()[0] == str(t_info.value).splitlines()[0]
+    return text
+
+
+def assert_same(s: st.Tensor, t: torch.Tensor) -> None:
+    """Same shape, dtype, strides, offset and values as a torch tensor."""
+    assert s.shape == tuple(t.shape)
+    assert s.dtype.name == torch_dtype_name(t)
+    assert s.stride() == t.stride()
+    assert s.storage_offset() == t.storage_offset()
+    assert s.tolist() == t.tolist()
+
+
+# ---------------------------------------------------------------- tensor(data)
+
+DATA = [
+    0,
+    7,
+    -3,
+    2.5,
+    True,
+    False,
+    [],
+    [1, 2, 3],
+    [1.0, 2, 3],
+    [True, False],
+    [True, 2],
+    [True, 2.5],
+    [[1, 2], [3, 4]],
+    [[1.5], [2.5], [3.5]],
+    [[[1, 2, 3]], [[4, 5, 6]]],
+    [[], []],
+    [[[]]],
+    (1, 2),
+    ((1.0, 2.0), (3.0, 4.0)),
+    [2**40, -(2**40)],
+]
+
+
+@pytest.mark.parametrize("data", DATA, ids=repr)
+def test_tensor_from_python_matches_torch(data):
+    assert_same(st.tensor(data), torch.tensor(data))
+
+
+@pytest.mark.parametrize("name", DTYPE_NAMES)
+@pytest.mark.parametrize("data", [[[0, 1, 2], [3, 4, 5]], [1.0, 0.0], 3, [True, False]], ids=repr)
+def test_tensor_with_dtype_matches_torch(name, data):
+    expected = torch.tensor(data, dtype=getattr(torch, name))
+    for spelling in (getattr(st, name), name, np.dtype(name)):
+        assert_same(st.tensor(data, dtype=spelling), expected)
+
+
+@pytest.mark.parametrize("name", DTYPE_NAMES)
+def test_tensor_from_numpy_array_keeps_dtype_and_copies(name):
+    a = (np.arange(6).reshape(2, 3) % 2).astype(name)
+    s = st.tensor(a)
+    assert_same(s, torch.tensor(a))
+    assert s.base is None and not s.is_view()
+    assert not np.shares_memory(s.numpy(), a)
+    a[0, 0] = 1 - a[0, 0] if name == "bool" else a[0, 0] + 1
+    assert s.tolist()[0][0] != a.tolist()[0][0]
+
+
+def test_tensor_from_numpy_scalars_and_0d():
+    assert_same(st.tensor(np.float64(1.5)), torch.tensor(np.float64(1.5)))
+    assert_same(st.tensor(np.array(3, dtype=np.int16)), torch.tensor(np.array(3, dtype=np.int16)))
+
+
+@given(specs(negative=True))
+@settings(max_examples=60, deadline=None)
+def test_tensor_from_strided_numpy_copies_contiguous(spec):
+    a = build_numpy(spec)
+    s = st.tensor(a)
+    assert s.shape == a.shape
+    assert s.is_contiguous()
+    assert s.storage_offset() == 0
+    np.testing.assert_array_equal(s.numpy(), a)
+    assert not np.shares_memory(s.numpy(), a)
+
+
+def test_tensor_from_tensor_copies():
+    x = st.arange(6).reshape(2, 3)
+    y = st.tensor(x.t())
+    assert y.tolist() == [[0, 3], [1, 4], [2, 5]]
+    assert y.is_contiguous()
+    assert not st.shares_memory(x, y)
+
+
+@pytest.mark.parametrize(
+    "data,where",
+    [
+        ([[1, 2], [3]], "data[1] has length 1, but data[0] has length 2"),
+        ([[1], [2, 3]], "data[1] has length 2, but data[0] has length 1"),
+        ([1, [2, 3]], "data[1] is a sequence, but data[0] is a number"),
+        ([[1, 2], 3], "data[1] is a number, but data[0] is a sequence of length 2"),
+        ([[[1]], [2]], "data[1][0] is a number, but data[0][0] is a sequence of length 1"),
+        ([[[1, 2], [3, 4]], [[5, 6], [7]]], "data[1][1] has length 1, but data[0][0] has length 2"),
+    ],
+    ids=repr,
+)
+def test_tensor_ragged_like_torch(data, where):
+    """PyTorch: ValueError for a row of another length, TypeError where a number meets a sequence."""
+    text = same_error(lambda: torch.tensor(data), lambda: st.tensor(data))
+    assert where in text
+    assert "rectangular" in text
+
+
+@pytest.mark.parametrize("data", ["abc", ["a", "b"], [None], None, [1, None], {"a": 1}, [object()]], ids=repr)
+def test_tensor_non_numeric_is_type_error(data):
+    # Note: PyTorch raises TypeError, ValueError ("too many dimensions 'str'") or RuntimeError
+    # ("Could not infer dtype of NoneType") depending on the object; strided always says TypeError.
+    with pytest.raises((TypeError, ValueError, RuntimeError)):
+        torch.tensor(data)
+    with pytest.raises(TypeError) as info:
+        st.tensor(data)
+    assert isinstance(info.value, st.StridedError)
+    assert "invalid data type" in str(info.value)
+    assert "float32" in str(info.value)
+
+
+@pytest.mark.parametrize(
+    "data,dtype",
+    [(300, "uint8"), ([1, 2, -129], "int8"), ([0.5, float("nan")], "int32"), ([2.0**40], "int32"),
+     ([-256], "uint8")],
+    ids=repr,
+)
+def test_tensor_out_of_range_for_int_dtype(data, dtype):
+    text = same_error(lambda: torch.tensor(data, dtype=getattr(torch, dtype)),
+                      lambda: st.tensor(data, dtype=dtype))
+    assert dtype in text.splitlines()[1]
+
+
+@pytest.mark.parametrize("data,dtype", [([-1, 255], "uint8"), ([1e300], "float32"), ([1e6], "float16"),
+                                        ([-2.5, 3.9], "int8")], ids=repr)
+def test_tensor_in_range_or_float_overflow_like_torch(data, dtype):
+    assert_same(st.tensor(data, dtype=dtype), torch.tensor(data, dtype=getattr(torch, dtype)))
+
+
+def test_tensor_complex_is_type_error():
+    with pytest.raises(TypeError, match="complex"):
+        st.tensor([1 + 2j])
+    with pytest.raises(TypeError, match="complex"):
+        st.tensor(np.array([1 + 2j]))
+
+
+@pytest.mark.parametrize("dtype", ["float128", "complex64", "int128", "str", object, 5])
+def test_unknown_dtype_is_type_error_naming_supported(dtype):
+    with pytest.raises(TypeError) as info:
+        st.zeros(2, dtype=dtype)
+    assert "float32" in str(info.value) and "int64" in str(info.value)
+
+
+# ---------------------------------------------------------------- from_numpy
+
+
+@given(specs(negative=True))
+@settings(max_examples=150, deadline=None)
+def test_from_numpy_zero_copy_any_strides(spec):
+    a = build_numpy(spec)
+    s = st.from_numpy(a)
+    assert s.shape == a.shape
+    assert s.stride() == tuple(x // a.itemsize for x in a.strides)
+    assert s.dtype is st.int64
+    np.testing.assert_array_equal(s.numpy(), a)
+    if a.size:
+        assert s.data_ptr() == a.__array_interface__["data"][0]
+        assert np.shares_memory(s.numpy(), a)
+        assert s.untyped_storage().nbytes() <= a.base.nbytes
+    assert s.untyped_storage().resizable() is False
+    assert s.base is None
+
+
+@given(specs(negative=True))
+@settings(max_examples=80, deadline=None)
+def test_from_numpy_writes_show_both_ways(spec):
+    a = build_numpy(spec)
+    if a.size == 0 or any(n > 1 and x == 0 for n, x in zip(a.shape, a.strides)):
+        return
+    s = st.from_numpy(a)
+    idx = tuple(n - 1 for n in a.shape)
+    a[idx] = -100
+    assert s.numpy()[idx] == -100
+    assert s[idx].item() == -100
+    s[idx] = -200
+    assert a[idx] == -200
+    s.fill_(-7)
+    assert (a == -7).all()
+
+
+def test_from_numpy_torch_agrees_for_positive_strides():
+    a = np.arange(24, dtype=np.float32).reshape(2, 3, 4).transpose(2, 0, 1)[1:, :, ::2]
+    s = st.from_numpy(a)
+    t = torch.from_numpy(a)
+    assert s.stride() == t.stride()
+    assert s.data_ptr() == t.data_ptr()
+    assert s.tolist() == t.tolist()
+
+
+@pytest.mark.parametrize("name", DTYPE_NAMES)
+def test_from_numpy_every_dtype(name):
+    a = np.zeros((2, 3), dtype=name)
+    s = st.from_numpy(a)
+    assert s.dtype.name == torch_dtype_name(torch.from_numpy(a)) == name
+    assert s.element_size() == a.itemsize
+    s[1, 2] = 1
+    assert a[1, 2] == 1
+
+
+def test_from_numpy_zero_size_and_0d():
+    for a in (np.zeros((0, 3)), np.zeros((3, 0))[::-1], np.array(5.0)):
+        s = st.from_numpy(a)
+        t = torch.from_numpy(a.copy())
+        assert s.shape == tuple(t.shape)
+        assert s.tolist() == t.tolist()
+        assert not s.untyped_storage().resizable()
+    a = np.array(5.0)
+    s = st.from_numpy(a)
+    s.fill_(6)
+    assert a == 6.0
+
+
+@pytest.mark.parametrize("dtype", [np.complex64, np.uint16, np.uint32, np.uint64, ">f4", "U3", object])
+def test_from_numpy_unsupported_dtype_is_type_error(dtype):
+    a = np.zeros(3, dtype=dtype)
+    with pytest.raises(TypeError) as info:
+        st.from_numpy(a)
+    assert isinstance(info.value, st.StridedError)
+    assert "can't convert np.ndarray of type" in str(info.value)
+
+
+def test_from_numpy_strides_not_multiple_of_itemsize():
+    a = np.lib.stride_tricks.as_strided(np.zeros(10, np.int16), shape=(3,), strides=(3,))
+    text = same_error(lambda: torch.from_numpy(a), lambda: st.from_numpy(a))
+    assert "strided.tensor(array)" in text
+
+
+@pytest.mark.parametrize("dtype", [torch.float64, torch.int16, torch.bool])
+def test_tensor_from_array_like_keeps_dtype(dtype):
+    src = torch.tensor([[1, 0], [0, 1]], dtype=dtype).t()
+    s = st.tensor(src)
+    assert s.dtype.name == str(dtype).removeprefix("torch.")
+    assert s.tolist() == src.tolist() and s.is_contiguous()
+
+
+def test_from_numpy_needs_an_array():
+    with pytest.raises(TypeError, match="expected np.ndarray"):
+        torch.from_numpy([1, 2])
+    with pytest.raises(TypeError, match="expected np.ndarray"):
+        st.from_numpy([1, 2])
+
+
+def test_from_numpy_read_only_refuses_writes():
+    a = np.arange(4.0)
+    a.flags.writeable = False
+    s = st.from_numpy(a)
+    with pytest.raises(RuntimeError, match="read-only"):
+        s.fill_(1)
+    assert a.tolist() == [0.0, 1.0, 2.0, 3.0]
+
+
+def test_from_numpy_storage_not_resizable():
+    a = np.arange(4.0)
+    s = st.from_numpy(a)
+    assert s.untyped_storage().resizable() == torch.from_numpy(a).untyped_storage().resizable() is False
+    assert st.zeros(2).untyped_storage().resizable() == torch.zeros(2).untyped_storage().resizable() is True
+    with pytest.raises(RuntimeError) as info:
+        s.resize_(10)
+    assert str(info.value).startswith("Trying to resize storage that is not resizable")
+    assert s.shape == (4,) and s.tolist() == [0.0, 1.0, 2.0, 3.0]
+    # shrinking needs no reallocation, so PyTorch allows it even for borrowed memory
+    t = torch.from_numpy(np.arange(4.0))
+    t.resize_(2)
+    s.resize_(2)
+    assert s.shape == tuple(t.shape) and s.tolist() == t.tolist()
+
+
+# ---------------------------------------------------------------- arange
+
+ARANGE_ARGS = [
+    (5,),
+    (0,),
+    (1.5,),
+    (2, 9),
+    (2, 9, 3),
+    (9, 2, -3),
+    (9, 2, -1),
+    (0, 1, 0.1),
+    (1, 2.5, 0.5),
+    (-3, 3, 0.7),
+    (10, 0, -2.5),
+    (3, 3),
+    (3, 3, -1),
+    (0.0, 1.0, 0.3),
+    (-5, -1),
+    (0, 10, 4),
+    (1e3, 1e3 + 5),
+]
+
+
+@pytest.mark.parametrize("args", ARANGE_ARGS, ids=repr)
+def test_arange_matches_torch(args):
+    t = torch.arange(*args)
+    s = st.arange(*args)
+    assert s.dtype.name == torch_dtype_name(t)
+    assert s.shape == tuple(t.shape)
+    np.testing.assert_allclose(s.numpy(), t.numpy(), rtol=1e-6)
+
+
+@pytest.mark.parametrize("name", [n for n in DTYPE_NAMES if n != "bool"])
+def test_arange_dtype(name):
+    t = torch.arange(0, 10, 3, dtype=getattr(torch, name))
+    s = st.arange(0, 10, 3, dtype=name)
+    assert_same(s, t)
+
+
+@given(
+    hs.integers(-20, 20),
+    hs.integers(-20, 20),
+    hs.integers(-7, 7).filter(bool),
+)
+@settings(max_examples=150, deadline=None)
+def test_arange_ints_fuzz(start, end, step):
+    try:
+        t = torch.arange(start, end, step)
+    except RuntimeError:
+        with pytest.raises(RuntimeError):
+            st.arange(start, end, step)
+        return
+    assert_same(st.arange(start, end, step), t)
+
+
+@given(
+    hs.floats(-10, 10, allow_nan=False).map(lambda x: round(x, 2)),
+    hs.floats(-10, 10, allow_nan=False).map(lambda x: round(x, 2)),
+    hs.sampled_from([0.25, 0.5, 1.0, 1.5, -0.25, -0.5, -1.0, -2.0, 0.3, -0.7]),
+)
+@settings(max_examples=150, deadline=None)
+def test_arange_floats_fuzz(start, end, step):
+    try:
+        t = torch.arange(start, end, step)
+    except RuntimeError:
+        with pytest.raises(RuntimeError):
+            st.arange(start, end, step)
+        return
+    s = st.arange(start, end, step)
+    assert s.dtype is st.float32
+    assert s.shape == tuple(t.shape)
+    np.testing.assert_allclose(s.numpy(), t.numpy(), rtol=1e-5, atol=1e-5)
+
+
+def test_arange_step_zero():
+    with pytest.raises(RuntimeError, match="step must be nonzero"):
+        torch.arange(0, 5, 0)
+    with pytest.raises(RuntimeError, match="step must be nonzero"):
+        st.arange(0, 5, 0)
+
+
+@pytest.mark.parametrize("args", [(0, 5, -1), (5, 0, 1), (0.0, -1.0, 0.5), (-1,)], ids=repr)
+def test_arange_wrong_sign(args):
+    text = same_error(lambda: torch.arange(*args), lambda: st.arange(*args))
+    assert "flip the sign" in text
+
+
+@pytest.mark.parametrize("args", [(math.inf,), (0, math.nan), (0, math.inf, 1)], ids=repr)
+def test_arange_non_finite(args):
+    with pytest.raises(RuntimeError):
+        torch.arange(*args)
+    with pytest.raises(RuntimeError):
+        st.arange(*args)
+
+
+def test_arange_bool_not_implemented():
+    same_error(lambda: torch.arange(5, dtype=torch.bool), lambda: st.arange(5, dtype="bool"))
+
+
+@pytest.mark.parametrize("args", [("3",), (None,), (0, [5])], ids=repr)
+def test_arange_non_number_is_type_error(args):
+    with pytest.raises(TypeError):
+        torch.arange(*args)
+    with pytest.raises(TypeError):
+        st.arange(*args)
+
+
+# ---------------------------------------------------------------- zeros / ones / empty / full
+
+SIZES = [(), (0,), (3,), (2, 3), (2, 0, 4), (1, 1, 1), (2, 3, 4, 5)]
+
+
+@pytest.mark.parametrize("shape", SIZES, ids=repr)
+@pytest.mark.parametrize("op", ["zeros", "ones", "empty"])
+def test_factories_sizes_as_ints_or_tuple(op, shape):
+    t = getattr(torch, op)(shape)
+    calls = [getattr(st, op)(shape), getattr(st, op)(list(shape))] + ([getattr(st, op)(*shape)] if shape else [])
+    for s in calls:
+        assert s.shape == tuple(t.shape)
+        assert s.stride() == t.stride()
+        assert s.dtype is st.float32
+        assert s.is_contiguous()
+        assert s.untyped_storage().nbytes() == t.untyped_storage().nbytes()
+        if op != "empty":
+            assert s.tolist() == t.tolist()
+
+
+@pytest.mark.parametrize("name", DTYPE_NAMES)
+@pytest.mark.parametrize("op", ["zeros", "ones", "empty"])
+def test_factories_dtype_spellings(op, name):
+    t = getattr(torch, op)(2, 3, dtype=getattr(torch, name))
+    for spelling in (getattr(st, name), name, np.dtype(name), np.dtype(name).type):
+        s = getattr(st, op)(2, 3, dtype=spelling)
+        assert s.dtype is getattr(st, name)
+        assert s.element_size() == t.element_size()
+        assert s.nbytes == t.nbytes
+        if op != "empty":
+            assert s.tolist() == t.tolist()
+
+
+def test_bool_alias():
+    assert st.bool is st.bool_
+    for py in (bool, float, int):
+        assert st.zeros(2, dtype=py).dtype.name == torch_dtype_name(torch.zeros(2, dtype=py))
+
+
+@pytest.mark.parametrize(
+    "value,dtype",
+    [(3, None), (2.5, None), (True, None), (False, None), (7, "float64"), (1.5, "int32"), (1, "bool"),
+     (300, "uint8"), (-1, "uint8"), (0.1, "float16")],
+    ids=repr,
+)
+def test_full_matches_torch(value, dtype):
+    kw = {} if dtype is None else {"dtype": getattr(torch, dtype)}
+    try:
+        t = torch.full((2, 3), value, **kw)
+    except RuntimeError:
+        with pytest.raises(RuntimeError):
+            st.full((2, 3), value, dtype=dtype)
+        return
+    s = st.full((2, 3), value, dtype=dtype)
+    assert_same(s, t)
+    assert_same(st.full([4], value, dtype=dtype), torch.full([4], value, **kw))
+    assert_same(st.full((), value, dtype=dtype), torch.full((), value, **kw))
+
+
+@pytest.mark.parametrize("op", ["zeros", "ones", "empty"])
+def test_factories_negative_size(op):
+    # torch.zeros says "zeros: Dimension size must be non-negative."; torch.empty names the dim
+    same_error(lambda: getattr(torch, op)(2, -1), lambda: getattr(st, op)(2, -1), first_line=False)
+    with pytest.raises(RuntimeError, match="Trying to create tensor with negative dimension -1"):
+        getattr(st, op)(2, -1)
+
+
+@pytest.mark.parametrize("op", ["zeros", "ones", "empty"])
+@pytest.mark.parametrize("bad", [(2.5,), ("3",), (2, None), ((2, 3), 4)], ids=repr)
+def test_factories_bad_size_type(op, bad):
+    with pytest.raises(TypeError):
+        getattr(torch, op)(*bad)
+    with pytest.raises(TypeError) as info:
+        getattr(st, op)(*bad)
+    assert "size" in str(info.value)
+
+
+@pytest.mark.parametrize("value", ["x", None, [1]], ids=repr)
+def test_full_bad_fill_value_is_type_error(value):
+    same_error(lambda: torch.full((2,), value), lambda: st.full((2,), value), first_line=False)
+    same_error(lambda: torch.full((2,), value, dtype=torch.float64),
+               lambda: st.full((2,), value, dtype="float64"), first_line=False)
+
+
+FILL_VALUES = [-1, -255, -256, 255, 256, -1.0, -0.5, 255.9, 127.5, -128.9, 1e10, 2**31, 2**63 - 1, -(2**63),
+               1e20, math.inf, -math.inf, math.nan, 3.4e38, 3.5e38, 1e300, 65520.0, True, False, 0.9999]
+
+
+@pytest.mark.parametrize("name", DTYPE_NAMES)
+def test_fill_value_overflow_like_torch(name):
+    """PyTorch's c10::overflows: which Python numbers each dtype refuses in full() / fill_()."""
+    for value in FILL_VALUES:
+        try:
+            expected = torch.full((2,), value, dtype=getattr(torch, name))
+        except RuntimeError:
+            text = same_error(lambda v=value: torch.full((2,), v, dtype=getattr(torch, name)),
+                              lambda v=value: st.full((2,), v, dtype=name))
+            assert "fix:" in text
+            s = st.zeros(2, dtype=name)
+            same_error(lambda v=value: torch.zeros(2, dtype=getattr(torch, name)).fill_(v),
+                       lambda v=value, s=s: s.fill_(v))
+            assert s.tolist() == [0, 0]
+            continue
+        got = st.full((2,), value, dtype=name)
+        np.testing.assert_array_equal(got.numpy(), expected.numpy())
+        np.testing.assert_array_equal(st.zeros(2, dtype=name).fill_(value).numpy(), expected.numpy())
+
+
+# ---------------------------------------------------------------- *_like
+
+
+@given(specs(min_dims=0, max_dims=4))
+@settings(max_examples=150, deadline=None)
+def test_like_follow_preserve_format(spec):
+    t = build_torch(spec)
+    s = build_strided(spec)
+    for op in ("empty_like", "zeros_like", "ones_like"):
+        tl = getattr(torch, op)(t)
+        sl = getattr(st, op)(s)
+        assert sl.shape == tuple(tl.shape)
+        assert sl.stride() == tl.stride(), (op, spec)
+        assert sl.dtype is s.dtype
+        assert sl.storage_offset() == 0
+        assert sl.base is None
+        assert not st.shares_memory(sl, s) or s.numel() == 0
+        assert sl.untyped_storage().nbytes() == tl.untyped_storage().nbytes()
+        if op != "empty_like":
+            assert sl.tolist() == tl.tolist()
+    with pytest.raises(TypeError, match="full_like"):
+        st.full_like(s, "x")
+    assert st.full_like(s, 3).stride() == torch.full_like(t, 3).stride()
+    assert st.full_like(s, 3).tolist() == torch.full_like(t, 3).tolist()
+
+
+@pytest.mark.parametrize(
+    "make",
+    [
+        lambda x: x.permute(2, 0, 1),
+        lambda x: x.transpose(0, 2),
+        lambda x: x[:, :, ::2],
+        lambda x: x[:, :1].expand(2, 3, 4),
+        lambda x: x.permute(1, 2, 0)[::2],
+        lambda x: x.unsqueeze(1).expand(2, 5, 3, 4),
+        lambda x: x.unsqueeze(0).permute(3, 1, 0, 2),
+    ],
+)
+@pytest.mark.parametrize("fmt", ["preserve_format", "contiguous_format"])
+def test_like_named_cases(make, fmt):
+    t = make(torch.arange(24).reshape(2, 3, 4))
+    s = make(st.arange(24).reshape(2, 3, 4))
+    tl = torch.empty_like(t, memory_format=getattr(torch, fmt))
+    sl = st.empty_like(s, memory_format=getattr(st, fmt))
+    assert sl.stride() == tl.stride()
+    tl = torch.zeros_like(t, dtype=torch.float16, memory_format=getattr(torch, fmt))
+    sl = st.zeros_like(s, dtype="float16", memory_format=getattr(st, fmt))
+    assert sl.stride() == tl.stride()
+    assert sl.dtype is st.float16
+
+
+def test_like_channels_last():
+    t = torch.zeros(2, 3, 4, 5)
+    s = st.zeros(2, 3, 4, 5)
+    assert (
+        st.empty_like(s, memory_format=st.channels_last).stride()
+        == torch.empty_like(t, memory_format=torch.channels_last).stride()
+    )
+
+
+@pytest.mark.parametrize("name", DTYPE_NAMES)
+def test_like_dtype(name):
+    s = st.ones_like(st.zeros(2, 2), dtype=name)
+    t = torch.ones_like(torch.zeros(2, 2), dtype=getattr(torch, name))
+    assert_same(s, t)
