@@ -97,6 +97,7 @@ def small_rows() -> list[Row]:
         Row("(3,4) + (3,4)", lambda: s1 + s2, lambda: a1 + a2, lambda: t1 + t2, "torch", 1.5, number=5000),
         # for reference (no issue target): the general path, a Python scalar, a broadcast
         Row("(3,4) * 2.0", lambda: s1 * 2.0, lambda: a1 * 2.0, lambda: t1 * 2.0, "torch", 1.5, number=5000),
+        Row("exp (3,4)", lambda: strided.exp(s1), lambda: np.exp(a1), lambda: torch.exp(t1), "-", 0, number=5000),
         Row("(3,4) + (4,)", lambda: s1 + s_row, lambda: a1 + a_row, lambda: t1 + t_row, "-", 0, number=5000),
         Row("(4,3) + (4,3), transposed", lambda: s1t + s2t, lambda: a1t + a2t, lambda: t1t + t2t, "-", 0,
             number=5000),

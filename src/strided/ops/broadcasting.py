@@ -235,7 +235,7 @@ def _rank_message(op: str, promoted: list, result: Shape) -> str:
     )
 
 
-_PACKAGE_DIR = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))  # .../strided
+_PACKAGE_DIR = os.path.dirname(os.path.dirname(os.path.abspath(__file__))) + os.sep  # .../strided/
 
 
 def _user_site() -> tuple[str, int]:

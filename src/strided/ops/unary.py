@@ -17,19 +17,24 @@ import numpy as np
 
 from ..dtypes import DType, bool_, float16
 from ..errors import StridedRuntimeError, StridedTypeError, join_lines
+from ..storage import Storage
 from ..tensor import Tensor
 from .operands import (
     _QUIET,
     _broadcast,
     _check_inplace,
     _check_partial_overlap,
+    _cinfo,
+    _contiguous_info,
     _fresh_output,
     _kernel_arg,
+    _make,
     _not_implemented,
     _np_scalar,
     _operand,
     _quiet_reset,
     _quiet_set,
+    _trusted,
     _view,
 )
 from .promotion import TORCH_NAMES, operand_class, result_type_of_classes, to_float
@@ -47,6 +52,7 @@ class UnaryOp:
     float_out: bool = False
     bool_error: str = ""  # message for a bool input, if refused
     bool_not_implemented: str = ""  # kernel name for a NotImplementedError on bool
+    ufunc: np.ufunc | None = None  # the plain ufunc, if ``compute`` is just that (small-op fast path)
 
 
 def _ufunc_kernel(ufunc: np.ufunc) -> Callable[[np.ndarray, np.ndarray, DType], None]:
@@ -88,15 +94,14 @@ def _neg_kernel(x: np.ndarray, out: np.ndarray, compute: DType) -> None:
 NEG = UnaryOp(
     "neg", _neg_kernel,
     bool_error="Negation, the `-` operator, on a bool tensor is not supported. If you are trying "
-    "to invert a mask, use the `~` or `logical_not()` operator instead.",
-)
-ABS = UnaryOp("abs", _ufunc_kernel(np.absolute), bool_not_implemented="abs_cpu")
-EXP = UnaryOp("exp", _ufunc_kernel(np.exp), float_out=True)
-LOG = UnaryOp("log", _ufunc_kernel(np.log), float_out=True)
-SQRT = UnaryOp("sqrt", _ufunc_kernel(np.sqrt), float_out=True)
-SIN = UnaryOp("sin", _ufunc_kernel(np.sin), float_out=True)
-COS = UnaryOp("cos", _ufunc_kernel(np.cos), float_out=True)
-TANH = UnaryOp("tanh", _ufunc_kernel(np.tanh), float_out=True)
+    "to invert a mask, use the `~` or `logical_not()` operator instead.", ufunc=np.negative)
+ABS = UnaryOp("abs", _ufunc_kernel(np.absolute), bool_not_implemented="abs_cpu", ufunc=np.absolute)
+EXP = UnaryOp("exp", _ufunc_kernel(np.exp), float_out=True, ufunc=np.exp)
+LOG = UnaryOp("log", _ufunc_kernel(np.log), float_out=True, ufunc=np.log)
+SQRT = UnaryOp("sqrt", _ufunc_kernel(np.sqrt), float_out=True, ufunc=np.sqrt)
+SIN = UnaryOp("sin", _ufunc_kernel(np.sin), float_out=True, ufunc=np.sin)
+COS = UnaryOp("cos", _ufunc_kernel(np.cos), float_out=True, ufunc=np.cos)
+TANH = UnaryOp("tanh", _ufunc_kernel(np.tanh), float_out=True, ufunc=np.tanh)
 SIGMOID = UnaryOp("sigmoid", _sigmoid_kernel, float_out=True)
 RELU = UnaryOp("relu", _relu_kernel, bool_error="Boolean inputs not supported for relu")
 BITWISE_NOT = UnaryOp("bitwise_not", _ufunc_kernel(np.invert))
@@ -131,17 +136,48 @@ def unary(op: UnaryOp, x: Any, target: Tensor | None = None) -> Tensor:
 
 
 def _make_unary(op: UnaryOp) -> tuple[Callable[[Any], Tensor], Callable[[Tensor], Tensor]]:
-    def fn(x: Any) -> Tensor:
+    def plain(x: Any) -> Tensor:
         return unary(op, x)
 
     def inplace(self: Tensor) -> Tensor:
         return unary(op, self, target=self)
 
+    fn = plain if op.ufunc is None else _fast_unary(op)
     fn.__name__ = op.name
     fn.__doc__ = f"Elementwise ``{op.name}`` (PyTorch semantics); a fresh tensor keeping the input's dim order."
     inplace.__name__ = op.name + "_"
     inplace.__doc__ = f"In-place ``{op.name}``: writes into this tensor; its dtype must hold the result."
     return fn, inplace
+
+
+def _fast_unary(op: UnaryOp) -> Callable[[Any], Tensor]:
+    """``op`` with a fast path for row-major float tensors: the ufunc runs on the flat run of
+    the storage and its fresh 1-D result becomes the output storage (PyTorch's output of a
+    contiguous input is contiguous)."""
+    ufunc = op.ufunc
+
+    def fn(x: Any) -> Tensor:
+        if type(x) is Tensor and x._dtype.is_floating_point:
+            lay = x._layout
+            shape = lay.shape
+            info = _cinfo.get(shape)
+            if info is None:
+                info = _contiguous_info(shape)
+            if lay.strides == info[0]:
+                n = info[1]
+                arr = x._storage.array
+                off = lay.offset
+                if off or arr.shape[0] != n:
+                    arr = arr[off : off + n]
+                token = _quiet_set(_QUIET)
+                try:
+                    res = ufunc(arr)
+                finally:
+                    _quiet_reset(token)
+                return _make(Storage(res), _trusted(shape, info[0], 0), x._dtype)
+        return unary(op, x)
+
+    return fn
 
 
 neg, neg_ = _make_unary(NEG)
@@ -156,6 +192,7 @@ sigmoid, sigmoid_ = _make_unary(SIGMOID)
 relu, relu_ = _make_unary(RELU)
 bitwise_not, bitwise_not_ = _make_unary(BITWISE_NOT)
 negative = neg
+
 
 def _invert(self: Tensor) -> Tensor:
     """``~x``: bitwise not of a bool or integer tensor (TypeError for floats, as in PyTorch)."""
