@@ -2,7 +2,7 @@
 
 Run from the repository root:
 
-    .venv/bin/python bench/bench_arith.py          # about a minute
+    .venv/bin/python bench/bench_arith.py          # about a minute and a half
     .venv/bin/python bench/bench_arith.py --quick  # fewer repeats, noisier
 
 How to read it
@@ -11,12 +11,14 @@ Each row times one operation in the three libraries, round-robin repeat by repea
 from other processes falls on all of them alike), and prints the *minimum* per-call time over
 the repeats, then the ratios strided/numpy and strided/torch (above 1 means strided is slower).
 PyTorch runs with one thread (``torch.set_num_threads(1)``); NumPy's elementwise ufuncs are
-single-threaded anyway, so all three use one core.
+single-threaded anyway and its BLAS is limited to one thread, so all three use one core.
 
 Targets (issue 3):
 
 - large ops (16M-element float32 add, multiply, exp; the broadcast add (64, 512, 768) + (768,)):
   strided/numpy <= 1.1 -- the kernels *are* NumPy's ufuncs, only strided's overhead may add;
+- 16M-element float32 sum and a (512, 512) @ (512, 512) float32 matmul: strided/numpy <= 1.1
+  (NumPy's BLAS is pinned to one thread before it loads, as PyTorch is);
 - the per-op time of a small (3, 4) float32 add: strided/torch <= 1.5.
 
 Adding a row: append a :class:`Row` to the list returned by a ``*_rows()`` function (or add a
@@ -26,18 +28,22 @@ applies to and its value. Nothing here is a test: timings vary with the machine 
 
 from __future__ import annotations
 
-import argparse
 import os
-import sys
-import timeit
-from collections.abc import Callable
-from dataclasses import dataclass
-from importlib.metadata import version
 
-import numpy as np
-import torch
+for _var in ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS"):
+    os.environ[_var] = "1"  # before NumPy/PyTorch load their BLAS: every library on one thread
 
-import strided
+import argparse  # noqa: E402
+import sys  # noqa: E402
+import timeit  # noqa: E402
+from collections.abc import Callable  # noqa: E402
+from dataclasses import dataclass  # noqa: E402
+from importlib.metadata import version  # noqa: E402
+
+import numpy as np  # noqa: E402
+import torch  # noqa: E402
+
+import strided  # noqa: E402
 
 torch.set_num_threads(1)
 
@@ -104,9 +110,40 @@ def small_rows() -> list[Row]:
     ]
 
 
+def reduce_matmul_rows() -> list[Row]:
+    rng = np.random.default_rng(0)
+    flat = rng.standard_normal(16 * 2**20, dtype=np.float32)
+    square = flat.reshape(4096, 4096)
+    m1 = rng.standard_normal((512, 512), dtype=np.float32)
+    m2 = rng.standard_normal((512, 512), dtype=np.float32)
+    s_flat, t_flat = strided.from_numpy(flat), torch.from_numpy(flat)
+    s_sq, t_sq, a_sq = strided.from_numpy(square).t(), torch.from_numpy(square).t(), square.T
+    s1, s2 = strided.from_numpy(m1), strided.from_numpy(m2)
+    t1, t2 = torch.from_numpy(m1), torch.from_numpy(m2)
+    small = rng.standard_normal((3, 4), dtype=np.float32)
+    small_b = rng.standard_normal((4, 3), dtype=np.float32)
+    ss, ssb = strided.from_numpy(small), strided.from_numpy(small_b)
+    ts_, tsb = torch.from_numpy(small), torch.from_numpy(small_b)
+    # the results must agree, or the timings mean nothing
+    np.testing.assert_allclose(s_flat.sum().item(), float(flat.sum(dtype=np.float64)), rtol=1e-4)
+    np.testing.assert_allclose((s1 @ s2).numpy(), m1 @ m2, rtol=1e-4, atol=1e-3)
+    np.testing.assert_allclose(s_sq.sum(1).numpy(), a_sq.sum(1), rtol=1e-4, atol=1e-3)
+    return [
+        Row("sum 16M float32", lambda: s_flat.sum(), lambda: flat.sum(), lambda: t_flat.sum(), "numpy", 1.1),
+        Row("(512,512) @ (512,512)", lambda: s1 @ s2, lambda: m1 @ m2, lambda: t1 @ t2, "numpy", 1.1),
+        # for reference (no issue target): a strided read without a copy, and small-op overhead
+        Row("sum(1) of (4096,4096).t()", lambda: s_sq.sum(1), lambda: a_sq.sum(1), lambda: t_sq.sum(1),
+            "-", 0),
+        Row("sum (3,4)", lambda: ss.sum(), lambda: small.sum(), lambda: ts_.sum(), "-", 0, number=5000),
+        Row("(3,4) @ (4,3)", lambda: ss @ ssb, lambda: small @ small_b, lambda: ts_ @ tsb, "-", 0,
+            number=5000),
+    ]
+
+
 SECTIONS: list[tuple[str, Callable[[], list[Row]], int]] = [
     # (title, rows, repeats at full length)
     ("Large elementwise ops (one call each, min over repeats)", large_rows, 15),
+    ("Reductions and matrix products (NumPy's BLAS on one thread)", reduce_matmul_rows, 15),
     ("Small-op overhead (per-op time, (3, 4) float32)", small_rows, 25),
 ]
 

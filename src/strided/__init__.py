@@ -5,7 +5,7 @@ offset). Views never copy; copies say so. Tensor methods follow PyTorch; the
 module functions with ``order=``/``copy=`` follow NumPy.
 """
 
-from . import ops  # noqa: E402,F401  (installs arithmetic methods on Tensor)
+from . import ops  # noqa: F401  (importing ops installs the arithmetic methods on Tensor)
 from .creation import (
     arange,
     as_tensor,
@@ -32,7 +32,7 @@ from .dtypes import (
     int64,
     uint8,
 )
-from .errors import (  # noqa: E402
+from .errors import (
     BroadcastError,
     BroadcastWarning,
     OverlapWriteError,
@@ -57,9 +57,9 @@ from .numpy_api import (
     reshape,
     shares_memory,
 )
-from .ops import return_types  # noqa: E402
-from .ops.broadcasting import broadcasting  # noqa: E402
-from .ops.elementwise import (  # noqa: E402
+from .ops import return_types
+from .ops.broadcasting import broadcasting
+from .ops.elementwise import (
     abs,
     add,
     bitwise_and,
@@ -98,40 +98,30 @@ from .ops.elementwise import (  # noqa: E402
     true_divide,
     where,
 )
-from .ops.extrema import argmax, argmin, max, min  # noqa: E402
-from .ops.matmul import bmm, dot, matmul, mm, outer  # noqa: E402
-from .ops.promotion import promote_types, result_type  # noqa: E402
-from .ops.reductions import all, any, mean, prod, std, sum, var  # noqa: E402
-from .ops.softmax import log_softmax, softmax  # noqa: E402
+from .ops.extrema import argmax, argmin, max, min
+from .ops.matmul import bmm, dot, matmul, mm, outer
+from .ops.promotion import promote_types, result_type
+from .ops.reductions import all, any, mean, prod, std, sum, var
+from .ops.softmax import log_softmax, softmax
 from .storage import Storage
 from .tensor import Tensor
 
 bool = bool_  # noqa: A001 - strided.bool mirrors torch.bool
 
 __all__ = [
-    "CopyRecord", "DType", "Layout", "OverlapWriteError", "ReshapeRefusal", "Storage",
-    "StridedError", "StridedIndexError", "StridedRuntimeError", "StridedTypeError",
-    "StridedValueError", "Tensor", "ViewError",
-    "arange", "as_tensor", "ascontiguousarray", "asfortranarray", "bool", "bool_",
-    "broadcast_shapes", "broadcast_to", "channels_last", "contiguous_format", "empty",
-    "empty_like", "float16", "float32", "float64", "from_numpy", "full", "full_like",
-    "int8", "int16", "int32", "int64", "may_share_memory", "ones", "ones_like",
-    "preserve_format", "ravel", "record_copies", "reshape", "shares_memory", "tensor",
-    "uint8", "zeros", "zeros_like",
-]
-
-# elementwise arithmetic, dtype promotion and loud broadcasting (issue 3)
-__all__ += [
-    "BroadcastError", "BroadcastWarning", "StridedNotImplementedError", "abs", "add",
-    "bitwise_and", "bitwise_not", "bitwise_or", "bitwise_xor", "broadcasting", "clamp", "clip",
-    "cos", "div", "divide", "eq", "exp", "floor_divide", "ge", "gt", "le", "log", "lt", "maximum",
-    "minimum", "mul", "multiply", "ne", "neg", "negative", "pow", "promote_types", "relu",
-    "remainder", "result_type", "sigmoid", "sin", "sqrt", "sub", "subtract", "tanh",
-    "true_divide", "where",
-]
-
-# reductions and matrix products (issue 3)
-__all__ += [
-    "all", "any", "argmax", "argmin", "bmm", "dot", "log_softmax", "matmul", "max", "mean", "min",
-    "mm", "outer", "prod", "return_types", "softmax", "std", "sum", "var",
+    "abs", "add", "all", "any", "arange", "argmax", "argmin", "as_tensor", "ascontiguousarray",
+    "asfortranarray", "bitwise_and", "bitwise_not", "bitwise_or", "bitwise_xor", "bmm", "bool",
+    "bool_", "broadcast_shapes", "broadcast_to", "BroadcastError", "broadcasting",
+    "BroadcastWarning", "channels_last", "clamp", "clip", "contiguous_format", "CopyRecord", "cos",
+    "div", "divide", "dot", "DType", "empty", "empty_like", "eq", "exp", "float16", "float32",
+    "float64", "floor_divide", "from_numpy", "full", "full_like", "ge", "gt", "int16", "int32",
+    "int64", "int8", "Layout", "le", "log", "log_softmax", "lt", "matmul", "max", "maximum",
+    "may_share_memory", "mean", "min", "minimum", "mm", "mul", "multiply", "ne", "neg", "negative",
+    "ones", "ones_like", "outer", "OverlapWriteError", "pow", "preserve_format", "prod",
+    "promote_types", "ravel", "record_copies", "relu", "remainder", "reshape", "ReshapeRefusal",
+    "result_type", "return_types", "shares_memory", "sigmoid", "sin", "softmax", "sqrt", "std",
+    "Storage", "StridedError", "StridedIndexError", "StridedNotImplementedError",
+    "StridedRuntimeError", "StridedTypeError", "StridedValueError", "sub", "subtract", "sum",
+    "tanh", "Tensor", "tensor", "true_divide", "uint8", "var", "ViewError", "where", "zeros",
+    "zeros_like",
 ]
