@@ -14,6 +14,7 @@ from .dtypes import (
     SUPPORTED,
     DType,
     bool_,
+    check_int64,
     checked_scalar,
     from_numpy_dtype,
     scalar_overflow,
@@ -29,8 +30,8 @@ from .errors import (
 from .kernels import copy_to_new
 from .layout import Layout
 from .memory_format import MemoryFormat, preserve_format
-from .storage import Storage
-from .tensor import Tensor, parse_sizes
+from .storage import Storage, allocate
+from .tensor import Tensor, parse_sizes, tensor_arg
 
 
 def _new_tensor(shape: tuple[int, ...], dtype: DType, strides: tuple[int, ...] | None = None) -> Tensor:
@@ -40,7 +41,7 @@ def _new_tensor(shape: tuple[int, ...], dtype: DType, strides: tuple[int, ...] |
             raise StridedRuntimeError(
                 f"Trying to create tensor with negative dimension {s}: {list(shape)}"
             )
-    storage = Storage(np.empty(L.product(shape), dtype=dtype.numpy))
+    storage = Storage(allocate(L.product(shape), dtype.numpy, shape))
     strides = L.contiguous_strides(shape) if strides is None else strides
     return Tensor._make(storage, Layout._trusted(shape, strides, 0), dtype)
 
@@ -79,7 +80,19 @@ def tensor(data: Any, dtype: Any = None) -> Tensor:
         except (ValueError, OverflowError) as err:
             raise _nesting_error(data, err) from None
         if source.dtype == object or source.dtype.kind in "USV":
-            kinds = sorted({type(x).__name__ for x in np.ravel(source)}) if source.size else []
+            items = list(np.ravel(source)) if source.size else []
+            kinds = sorted({type(x).__name__ for x in items})
+            for x in items:
+                check_int64(x, "tensor()")
+            bad = [x for x in items if not isinstance(x, (bool, int, float, np.generic))]
+            if bad and not any(isinstance(x, (str, bytes)) for x in bad):
+                # PyTorch: RuntimeError for an element it cannot read as a number (None, objects)
+                raise StridedRuntimeError(
+                    join_lines(
+                        f"Could not infer dtype of {type(bad[0]).__name__}",
+                        f"tensor() takes numbers ({SUPPORTED}); the data holds {bad[0]!r:.60}",
+                    )
+                )
             raise StridedTypeError(
                 f"new(): invalid data type {', '.join(kinds) or source.dtype}; tensor() takes "
                 f"numbers ({SUPPORTED})"
@@ -247,7 +260,8 @@ def full(size: Any, fill_value: Any, dtype: Any = None) -> Tensor:
     return t
 
 
-def _like(other: Tensor, dtype: Any, memory_format: MemoryFormat) -> Tensor:
+def _like(other: Tensor, dtype: Any, memory_format: MemoryFormat, op: str = "empty_like") -> Tensor:
+    tensor_arg(other, op, "input")
     dt = other.dtype if dtype is None else to_dtype(dtype)
     return _new_tensor(other.shape, dt, other._format_strides(memory_format))
 
@@ -258,19 +272,19 @@ def empty_like(other: Tensor, dtype: Any = None, memory_format: MemoryFormat = p
 
 
 def zeros_like(other: Tensor, dtype: Any = None, memory_format: MemoryFormat = preserve_format) -> Tensor:
-    t = _like(other, dtype, memory_format)
+    t = _like(other, dtype, memory_format, "zeros_like")
     t._storage.array.fill(0)
     return t
 
 
 def ones_like(other: Tensor, dtype: Any = None, memory_format: MemoryFormat = preserve_format) -> Tensor:
-    t = _like(other, dtype, memory_format)
+    t = _like(other, dtype, memory_format, "ones_like")
     t._storage.array.fill(1)
     return t
 
 
 def full_like(other: Tensor, fill_value: Any, dtype: Any = None, memory_format: MemoryFormat = preserve_format) -> Tensor:
-    t = _like(other, dtype, memory_format)
+    t = _like(other, dtype, memory_format, "full_like")
     t._storage.array.fill(checked_scalar(_scalar_value(fill_value, "full_like"), t.dtype, "full_like"))
     return t
 
@@ -282,8 +296,12 @@ def arange(start: Any, end: Any = None, step: Any = 1, dtype: Any = None) -> Ten
     for name, v in (("start", start), ("end", end), ("step", step)):
         if isinstance(v, bool) or not isinstance(v, (int, float, np.integer, np.floating)):
             raise StridedTypeError(f"arange(): {name} must be a number, but got {type(v).__name__}")
-    if step == 0:
-        raise StridedRuntimeError("step must be nonzero")
+    for v in (start, end, step):
+        check_int64(v, "arange")
+    if step == 0 or not math.isfinite(float(step)):
+        raise StridedRuntimeError(
+            join_lines("step must be nonzero", f"arange was given step={step}; give a finite, nonzero step")
+        )
     if not all(math.isfinite(float(v)) for v in (start, end)):
         raise StridedRuntimeError(f"unsupported range: {start} -> {end}")
     if (step > 0 and end < start) or (step < 0 and end > start):
@@ -300,10 +318,11 @@ def arange(start: Any, end: Any = None, step: Any = 1, dtype: Any = None) -> Ten
         )
     if all_int:
         n = max(-((start - end) // step), 0) if step > 0 else max(-((end - start) // -step), 0)
+        t = _new_tensor((n,), dt)
         values = np.arange(n, dtype=np.int64) * step + start
     else:
         n = max(math.ceil((float(end) - float(start)) / float(step)), 0)
+        t = _new_tensor((n,), dt)
         values = np.arange(n, dtype=np.float64) * float(step) + float(start)
-    t = _new_tensor((n,), dt)
     t._storage.array[:] = values.astype(dt.numpy)
     return t

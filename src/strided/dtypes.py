@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from .errors import StridedRuntimeError, StridedTypeError, join_lines
+from .errors import StridedOverflowError, StridedRuntimeError, StridedTypeError, join_lines
 
 
 class DType:
@@ -73,7 +73,7 @@ def to_dtype(value: object) -> DType:
                 return found
         try:
             np_dtype = np.dtype(value)  # type: ignore[call-overload]
-        except TypeError:
+        except (TypeError, ValueError):
             np_dtype = None
         if np_dtype is not None and np_dtype.isnative and np_dtype in _BY_NUMPY:
             return _BY_NUMPY[np_dtype]
@@ -129,12 +129,26 @@ def scalar_overflow(value: object, dtype: DType, c_name: bool = True) -> str | N
     return f"value cannot be converted to type {name} without overflow"
 
 
+def check_int64(value: object, op: str) -> None:
+    """PyTorch reads a Python int scalar as int64: one beyond that range is refused, whatever the dtype."""
+    if isinstance(value, int) and not isinstance(value, bool) and not -(2**63) <= value < 2**63:
+        raise StridedOverflowError(
+            join_lines(
+                "Overflow when unpacking long long",
+                f"{op} was given the Python int {value}, outside int64's range "
+                f"[{-(2**63)}, {2**63 - 1}]; scalars are read as int64 first",
+                "fix: pass it as a float (float(value)) if an approximate value will do",
+            )
+        )
+
+
 def checked_scalar(value: object, dtype: DType, op: str) -> object:
     """``value`` ready to be written into ``dtype`` memory, or PyTorch's overflow RuntimeError.
 
     Python ints become ``np.int64`` so that unsigned targets wrap as in PyTorch
     (``fill_(-1)`` on uint8 gives 255) instead of NumPy's OverflowError.
     """
+    check_int64(value, op)
     message = scalar_overflow(value, dtype)
     if message is not None:
         if dtype.kind in "iu":

@@ -33,6 +33,10 @@ class StridedTypeError(StridedError, TypeError):
     """A TypeError: an argument of the wrong kind."""
 
 
+class StridedOverflowError(StridedValueError, OverflowError):
+    """A Python int beyond int64: PyTorch raises OverflowError or ValueError for it, depending on the op."""
+
+
 class ViewError(StridedRuntimeError):
     """``view`` was asked for a shape the strides cannot express without a copy.
 

@@ -7,7 +7,7 @@ indexing") is refused with a TypeError that says so.
 
 from __future__ import annotations
 
-from .errors import StridedIndexError, StridedTypeError, StridedValueError, join_lines
+from .errors import StridedIndexError, StridedOverflowError, StridedTypeError, StridedValueError, join_lines
 from .layout import Layout
 
 
@@ -22,13 +22,16 @@ def _is_int(item: object) -> bool:
     if tuple(getattr(item, "shape", ())) != ():
         return False
     dtype = getattr(item, "dtype", None)
-    return dtype is None or "bool" not in str(dtype)
+    return dtype is None or ("bool" not in str(dtype) and "float" not in str(dtype))
 
 
 def _refuse(item: object) -> Exception:
     kind = type(item)
+    dtype = str(getattr(item, "dtype", ""))
     if isinstance(item, (float, complex)) or (
         kind.__module__ == "numpy" and kind.__name__.startswith(("float", "complex"))
+    ) or ("float" in dtype and hasattr(item, "shape")) or not (
+        isinstance(item, (list, tuple, bool, str)) or hasattr(item, "shape")
     ):
         # a float index is a mistake, not an unsupported feature: PyTorch and NumPy raise IndexError
         return StridedIndexError(
@@ -127,6 +130,11 @@ def index_layout(layout: Layout, key: object) -> Layout:
             index = it if type(it) is int else it.__index__()  # type: ignore[union-attr]
             size = shape[dim]
             if index < -size or index >= size:
+                if not -(2**63) <= index < 2**63:
+                    raise StridedOverflowError(
+                        f"Overflow when unpacking long long\n  the index {index} does not fit in int64; "
+                        f"dim {dim} has size {size}"
+                    )
                 raise StridedIndexError(
                     join_lines(
                         f"index {index} is out of bounds for dimension {dim} with size {size}",

@@ -21,7 +21,7 @@ import numpy as np
 
 from .errors import OverlapWriteError, StridedRuntimeError, join_lines
 from .layout import Layout, has_internal_overlap, product
-from .storage import Storage
+from .storage import Storage, allocate
 
 _ndarray = np.ndarray
 
@@ -100,7 +100,7 @@ def copy_to_new(
     PyTorch's ``to`` does).
     """
     numel = product(source.shape)
-    buffer = np.empty(numel, dtype=dtype)
+    buffer = allocate(numel, dtype, tuple(source.shape))
     if numel:
         itemsize = buffer.itemsize
         dest = _ndarray(source.shape, dtype, buffer=buffer, offset=0,
@@ -122,7 +122,7 @@ def grow_storage(storage: Storage, n: int) -> None:
     if n <= old.shape[0]:
         return
     storage.check_resizable(n)
-    grown = np.empty(n, dtype=old.dtype)
+    grown = allocate(n, old.dtype)
     grown[: old.shape[0]] = old
     storage.array = grown
     if _listeners:

@@ -21,6 +21,7 @@ from dataclasses import dataclass
 
 from .errors import (
     StridedIndexError,
+    StridedOverflowError,
     StridedRuntimeError,
     StridedTypeError,
     StridedValueError,
@@ -46,6 +47,12 @@ class Layout:
     offset: int
 
     def __init__(self, shape: Sequence[int], strides: Sequence[int], offset: int = 0) -> None:
+        for what, seq in (("size", shape), ("stride", strides)):
+            if not isinstance(seq, (tuple, list)):
+                raise StridedTypeError(
+                    f"argument '{what}' must be tuple of ints, not {type(seq).__name__}\n"
+                    f"  got {seq!r:.60}; give one int per dim, e.g. (2, 3)"
+                )
         shape = tuple(_as_int(s, "shape") for s in shape)
         strides = tuple(_as_int(s, "strides") for s in strides)
         if len(shape) != len(strides):
@@ -109,7 +116,26 @@ def _as_int(value: object, what: str) -> int:
         raise StridedTypeError(
             f"{what} must contain only integers, but got {type(value).__name__} {value!r}"
         )
-    return value.__index__()  # type: ignore[attr-defined]
+    return index_of(value, what)
+
+
+def _is_index_scalar(value: object) -> bool:
+    """A NumPy integer or a 0-d integer array/tensor: what PyTorch takes where an int goes."""
+    if isinstance(value, bool) or not hasattr(value, "__index__") or tuple(getattr(value, "shape", ())) != ():
+        return False
+    return "float" not in str(getattr(value, "dtype", "")) and "bool" not in str(getattr(value, "dtype", ""))
+
+
+def index_of(value: object, what: str) -> int:
+    """``value.__index__()``, with an array that has dims (or a float tensor) refused as a TypeError."""
+    try:
+        return value.__index__()  # type: ignore[attr-defined]
+    except (TypeError, ValueError, RuntimeError) as err:
+        shape = tuple(getattr(value, "shape", ()))
+        raise StridedTypeError(
+            f"{what} must be an int, not {type(value).__name__}\n"
+            f"  got {type(value).__name__} of shape {shape}, which is not one integer ({err})"
+        ) from None
 
 
 def product(values: Sequence[int]) -> int:
@@ -433,12 +459,17 @@ def wrap_dim(dim: object, ndim: int) -> int:
         return dim + span if dim < 0 else dim
     if isinstance(dim, bool) or not isinstance(dim, int):
         if hasattr(dim, "__index__") and not isinstance(dim, bool):
-            dim = dim.__index__()  # type: ignore[attr-defined]
+            dim = index_of(dim, "dim")
         else:
             raise StridedTypeError(
                 f"dim must be an int, but got {type(dim).__name__} {dim!r}"
             )
     span = ndim if ndim > 0 else 1
+    if not -(2**63) <= dim < 2**63:
+        raise StridedOverflowError(
+            f"Overflow when unpacking long long\n  dim {dim} does not fit in int64; "
+            f"the tensor has {ndim} dims"
+        )
     if dim < -span or dim >= span:
         raise StridedIndexError(
             join_lines(
@@ -707,8 +738,17 @@ def permute(layout: Layout, dims: Sequence[int]) -> Layout:
     """Reorder dims: result dim ``i`` is input dim ``dims[i]``."""
     shape, strides = layout.shape, layout.strides
     ndim = len(shape)
-    if len(dims) == ndim and sorted(dims) == list(range(ndim)) and all(type(d) is int for d in dims):
+    if len(dims) == ndim and all(type(d) is int for d in dims) and sorted(dims) == list(range(ndim)):
         pass  # already a valid, non-negative permutation: the common case
+    elif not all(isinstance(d, int) and not isinstance(d, bool) or _is_index_scalar(d) for d in dims):
+        bad = next(d for d in dims if not (isinstance(d, int) and not isinstance(d, bool) or _is_index_scalar(d)))
+        raise StridedTypeError(
+            join_lines(
+                f"permute(): argument 'dims' must be tuple of ints, but found element of type "
+                f"{type(bad).__name__}",
+                f"got dims {tuple(dims)!r:.80}; give one int per dim, a reordering of {tuple(range(ndim))}",
+            )
+        )
     elif len(dims) != ndim:
         raise StridedRuntimeError(
             join_lines(
@@ -743,6 +783,13 @@ def transpose(layout: Layout, dim0: int, dim1: int) -> Layout:
 def movedim(layout: Layout, source: Sequence[int], destination: Sequence[int]) -> Layout:
     """Move dims ``source`` to positions ``destination``; the others keep their order."""
     ndim = len(layout.shape)
+    for name, dims in (("source", source), ("destination", destination)):
+        for d in dims:
+            if not (isinstance(d, int) and not isinstance(d, bool) or _is_index_scalar(d)):
+                raise StridedTypeError(
+                    f"movedim(): argument '{name}' must be int or tuple of ints, but found element "
+                    f"of type {type(d).__name__}\n  got {name}={list(dims)!r:.80}"
+                )
     if len(source) != len(destination):
         raise StridedRuntimeError(
             f"movedim: Invalid source or destination dims: source ({list(source)} dims) should "

@@ -92,6 +92,7 @@ def reshape(t: Tensor, shape: Any, order: str = "C", copy: bool | None = None) -
 
     ``copy=False`` raises ValueError when a copy is needed; ``copy=True`` always copies.
     """
+    _tensor(t, "reshape")
     order = _check_order(order, "CFA", "reshape")
     if copy is not None:  # NumPy's copy converter: None, or anything bool() takes except a string
         if isinstance(copy, str):
@@ -138,6 +139,7 @@ def _copy_as(t: Tensor, dense: Any, new_shape: tuple[int, ...], reason: str) -> 
 
 def ravel(t: Tensor, order: str = "C") -> Tensor:
     """``numpy.ravel``: a 1-d view when the layout allows it in ``order``, else a copy."""
+    _tensor(t, "ravel")
     order = _check_order(order, _ORDERS, "ravel")
     lay = t._layout
     c_contig, f_contig = _numpy_flags(t)
@@ -207,6 +209,7 @@ def broadcast_shapes(*shapes: Any) -> tuple[int, ...]:
 
 def broadcast_to(t: Tensor, shape: Any) -> Tensor:
     """``numpy.broadcast_to``: a stride-0 view, or ValueError with NumPy's text."""
+    _tensor(t, "broadcast_to")
     target = parse_sizes((shape,) if not isinstance(shape, (tuple, list)) else (tuple(shape),), "broadcast_to")
     lay = t._layout
     if not target and lay.shape:
@@ -238,6 +241,16 @@ def broadcast_to(t: Tensor, shape: Any) -> Tensor:
     return t._view(L.expand(lay, target))
 
 
+def _tensor(t: Any, op: str) -> Tensor:
+    """strided's NumPy-style functions take strided tensors only (NumPy would convert anything)."""
+    if not isinstance(t, Tensor):
+        raise StridedTypeError(
+            f"{op}(): expected a strided.Tensor, got {type(t).__name__}\n"
+            f"  got {t!r:.60}; strided does not convert data implicitly: pass strided.tensor(data)"
+        )
+    return t
+
+
 def _np_views(a: Tensor, b: Tensor) -> tuple[np.ndarray, np.ndarray]:
     for x in (a, b):
         if not isinstance(x, Tensor):
@@ -260,6 +273,7 @@ def may_share_memory(a: Tensor, b: Tensor) -> bool:
 
 def ascontiguousarray(t: Tensor) -> Tensor:
     """``t`` when C-contiguous (0-d becomes 1-d, as in NumPy); else a C-order copy."""
+    _tensor(t, "ascontiguousarray")
     if t.ndim == 0:
         return reshape(t, (1,))
     return t.contiguous()
@@ -267,6 +281,7 @@ def ascontiguousarray(t: Tensor) -> Tensor:
 
 def asfortranarray(t: Tensor) -> Tensor:
     """``t`` when F-contiguous (0-d becomes 1-d, as in NumPy); else a column-major copy."""
+    _tensor(t, "asfortranarray")
     if t.ndim == 0:
         return reshape(t, (1,))
     _, f_contig = _numpy_flags(t)

@@ -13,6 +13,28 @@ import numpy as np
 from .errors import StridedRuntimeError, join_lines
 
 
+def allocate(n: int, dtype: np.dtype, shape: tuple[int, ...] | None = None) -> np.ndarray:
+    """``np.empty(n, dtype)``, or PyTorch's RuntimeError when ``n`` elements cannot be allocated."""
+    try:
+        return np.empty(n, dtype=dtype)
+    except (ValueError, MemoryError, OverflowError):
+        pass
+    sizes = list(shape) if shape is not None else [n]
+    nbytes = n * np.dtype(dtype).itemsize
+    if nbytes >= 2**63:
+        first = f"Storage size calculation overflowed with sizes={sizes}"
+    else:
+        first = f"DefaultCPUAllocator: not enough memory: you tried to allocate {nbytes} bytes."
+    raise StridedRuntimeError(
+        join_lines(
+            first,
+            f"sizes {sizes} hold {n} elements of {np.dtype(dtype).name}, {nbytes} bytes in all",
+            "fix: check the sizes; a view (expand, as_strided) can show that many elements "
+            "without memory, a copy cannot",
+        )
+    )
+
+
 class Storage:
     """A flat buffer of elements.
 

@@ -16,9 +16,10 @@ from typing import Any
 import numpy as np
 
 from . import layout as L
-from .dtypes import DType, checked_scalar, to_dtype
+from .dtypes import DType, check_int64, checked_scalar, to_dtype
 from .errors import (
     StridedIndexError,
+    StridedOverflowError,
     StridedRuntimeError,
     StridedTypeError,
     ViewError,
@@ -40,9 +41,12 @@ def parse_sizes(args: Sequence[Any], op: str) -> tuple[int, ...]:
     if len(args) == 1 and type(args[0]) in (tuple, list):
         args = args[0]
     for a in args:
-        if type(a) is not int:
+        if type(a) is not int or not -_INT64 <= a < _INT64:
             return _parse_sizes_slow(args, op)
     return tuple(args)
+
+
+_INT64 = 2**63
 
 
 def _parse_sizes_slow(args: Sequence[Any], op: str) -> tuple[int, ...]:
@@ -50,12 +54,17 @@ def _parse_sizes_slow(args: Sequence[Any], op: str) -> tuple[int, ...]:
         args = args[0]
     out = []
     for i, a in enumerate(args):
+        if isinstance(a, int) and not isinstance(a, bool) and not -_INT64 <= a < _INT64:
+            raise StridedTypeError(
+                f"{op}(): argument 'size' failed to unpack the object at pos {i + 1} with error "
+                f'"Overflow when unpacking long long"\n  size {a} does not fit in int64'
+            )
         if isinstance(a, int) and not isinstance(a, bool):
             out.append(int(a))
         elif isinstance(a, np.integer):
             out.append(int(a))
         elif hasattr(a, "__index__") and not isinstance(a, bool) and tuple(getattr(a, "shape", ())) == ():
-            out.append(a.__index__())  # also a 0-d integer tensor, as PyTorch accepts it
+            out.append(L.index_of(a, f"{op}(): argument 'size'"))  # also a 0-d integer tensor, as PyTorch
         else:
             raise StridedTypeError(
                 f"{op}(): argument 'size' must be tuple of ints, but found element of type "
@@ -66,13 +75,28 @@ def _parse_sizes_slow(args: Sequence[Any], op: str) -> tuple[int, ...]:
 
 def _int_arg(value: Any, op: str, name: str, pos: int) -> int:
     """An int argument as PyTorch's parser takes it: ints and ``__index__`` objects, not bool or float."""
-    if type(value) is int:
+    if type(value) is int and -_INT64 <= value < _INT64:
         return value
+    if type(value) is int:
+        raise StridedOverflowError(
+            f"Overflow when unpacking long long\n  {op}(): argument '{name}' (position {pos}) is {value}, "
+            "which does not fit in int64"
+        )
     if isinstance(value, bool) or not hasattr(value, "__index__"):
         raise StridedTypeError(
             f"{op}(): argument '{name}' (position {pos}) must be int, not {type(value).__name__}"
         )
-    return value.__index__()
+    return L.index_of(value, f"{op}(): argument '{name}' (position {pos})")
+
+
+def tensor_arg(value: Any, op: str, name: str = "other", pos: int = 1) -> Tensor:
+    """``value`` if it is a strided Tensor; else PyTorch's TypeError, and how to make one."""
+    if not isinstance(value, Tensor):
+        raise StridedTypeError(
+            f"{op}(): argument '{name}' (position {pos}) must be Tensor, not {_type_name(value)}\n"
+            f"  got {value!r:.60}; make a tensor first with strided.tensor(data)"
+        )
+    return value
 
 
 def _missing(op: str, arg: str) -> StridedTypeError:
@@ -219,9 +243,11 @@ class Tensor:
             return L.is_channels_last_contiguous(lay.shape, lay.strides)
         if memory_format is contiguous_format:
             return L.is_contiguous(lay.shape, lay.strides)
-        raise StridedRuntimeError(
-            f"is_contiguous: unsupported memory format {memory_format!r}; "
-            "use strided.contiguous_format or strided.channels_last"
+        cls = StridedRuntimeError if isinstance(memory_format, MemoryFormat) else StridedTypeError
+        raise cls(
+            f"is_contiguous(): argument 'memory_format' must be torch.memory_format, not "
+            f"{type(memory_format).__name__}\n"
+            f"  got {memory_format!r:.60}; use strided.contiguous_format or strided.channels_last"
         )
 
     @property
@@ -301,7 +327,7 @@ class Tensor:
         )
 
     def view_as(self, other: Tensor) -> Tensor:
-        return self.view(other.shape)
+        return self.view(tensor_arg(other, "view_as").shape)
 
     def reshape(self, *shape: Any) -> Tensor:
         """A view when PyTorch's computeStride allows it, otherwise a contiguous copy."""
@@ -320,13 +346,13 @@ class Tensor:
         return copy
 
     def reshape_as(self, other: Tensor) -> Tensor:
-        return self.reshape(other.shape)
+        return self.reshape(tensor_arg(other, "reshape_as").shape)
 
     def flatten(self, start_dim: int = 0, end_dim: int = -1) -> Tensor:
         """Merge dims ``start_dim..end_dim``; returns ``self`` when there is nothing to merge."""
         shape = self._layout.shape
         ndim = len(shape)
-        if type(start_dim) is int and start_dim == 0 and end_dim == -1 and ndim > 1:  # the common case
+        if type(start_dim) is int and start_dim == 0 and type(end_dim) is int and end_dim == -1 and ndim > 1:
             return self.reshape(math.prod(shape))
         start = L.wrap_dim(start_dim, ndim)
         end = L.wrap_dim(end_dim, ndim)
@@ -348,6 +374,11 @@ class Tensor:
     def unflatten(self, dim: int, sizes: Sequence[int]) -> Tensor:
         """Split one dim into ``sizes`` (one -1 may be inferred); always a view."""
         shape = self._layout.shape
+        if not isinstance(sizes, (tuple, list)):
+            raise StridedTypeError(
+                f"unflatten(): argument 'sizes' (position 2) must be tuple of ints, not {type(sizes).__name__}\n"
+                f"  got {sizes!r:.60}; give the sizes to split dim {dim!r} into, e.g. (2, -1)"
+            )
         sizes = parse_sizes((sizes,), "unflatten")
         if not sizes:  # PyTorch checks the sizes before the dim
             raise StridedRuntimeError("unflatten: sizes must be non-empty")
@@ -430,7 +461,7 @@ class Tensor:
         return self._view(L.expand(self._layout, parse_sizes(sizes, "expand")))
 
     def expand_as(self, other: Tensor) -> Tensor:
-        return self.expand(other.shape)
+        return self.expand(tensor_arg(other, "expand_as").shape)
 
     def broadcast_to(self, *shape: Any) -> Tensor:
         if not shape:
@@ -579,8 +610,9 @@ class Tensor:
         return L.contiguous_strides(shape)
 
     def to(self, dtype: Any, copy: bool = False) -> Tensor:
-        """This tensor in ``dtype``: ``self`` when already so (unless ``copy=True``), else a copy."""
-        target = to_dtype(dtype)
+        """This tensor in ``dtype`` (or in ``other``'s dtype, for ``to(other)``): ``self`` when
+        already so (unless ``copy=True``), else a copy."""
+        target = dtype._dtype if isinstance(dtype, Tensor) else to_dtype(dtype)
         if target is self._dtype and not copy:
             return self
         return self._copy(self._format_strides(preserve_format), f"to({target.name})", target)
@@ -643,6 +675,13 @@ class Tensor:
 
     def fill_(self, value: Any) -> Tensor:
         """Write one value everywhere; a number may fill an expanded tensor, as in PyTorch."""
+        if not isinstance(value, Tensor) and not _is_number(value):
+            raise StridedTypeError(
+                f"fill_() received an invalid combination of arguments - got ({_type_name(value)}), "
+                "but expected (Number value) or (Tensor value)\n"
+                f"  got {value!r:.60}; fill_ writes one number everywhere: t[...] = data writes "
+                "a sequence or array"
+            )
         if isinstance(value, Tensor):
             if value.ndim != 0:
                 raise StridedRuntimeError(
@@ -685,6 +724,7 @@ class Tensor:
             if isinstance(value, np.generic):
                 value = value.item()
             if op == "copy_":  # PyTorch makes a tensor of the number first, so it wraps unchecked
+                check_int64(value, op)
                 source = np.int64(value) if isinstance(value, int) and not isinstance(value, bool) else value
             else:
                 source = checked_scalar(value, self._dtype, op)

@@ -64,7 +64,7 @@ class broadcasting:  # noqa: N801 - used like a function: strided.broadcasting("
     __slots__ = ("_previous",)
 
     def __init__(self, mode: str, rank_promotion: bool = False) -> None:
-        if mode not in _MODES:
+        if not isinstance(mode, str) or mode not in _MODES:
             raise StridedValueError(
                 f"broadcasting(): mode must be one of {', '.join(repr(m) for m in _MODES)}, not {mode!r}"
             )

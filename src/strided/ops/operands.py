@@ -21,7 +21,7 @@ from ..dtypes import DType, bool_, from_numpy_dtype
 from ..errors import StridedNotImplementedError, StridedRuntimeError, StridedTypeError, join_lines
 from ..kernels import check_writable
 from ..layout import Layout
-from ..storage import Storage
+from ..storage import Storage, allocate
 from ..tensor import Tensor
 from . import broadcasting as B
 from .promotion import TORCH_NAMES, can_cast
@@ -159,7 +159,7 @@ def _fresh_output(
         if len(_out_cache) < 4096:
             _out_cache[key] = found
     strides, numel = found
-    return _make(Storage(np.empty(numel, dtype.numpy)), _trusted(shape, strides, 0), dtype)
+    return _make(Storage(allocate(numel, dtype.numpy, shape)), _trusted(shape, strides, 0), dtype)
 
 
 # (result shape, operand layouts...) -> (output strides, numel): the layout plan of an

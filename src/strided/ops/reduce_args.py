@@ -16,7 +16,7 @@ from .. import layout as L
 from ..dtypes import DType, to_dtype
 from ..errors import StridedIndexError, StridedRuntimeError, StridedTypeError, join_lines
 from ..layout import Layout
-from ..storage import Storage
+from ..storage import Storage, allocate
 from ..tensor import Tensor
 
 # PyTorch's ScalarType names ("Long") and the C++ type names some kernels print ("long int").
@@ -137,7 +137,7 @@ def new_output(shape: tuple[int, ...], dtype: DType) -> tuple[Tensor, np.ndarray
     (The same allocation as ``creation._new_tensor``, but keeping NumPy's own array of the
     new buffer saves building a second view of it on every call.)
     """
-    array = np.empty(shape, dtype.numpy)
+    array = allocate(L.product(shape), dtype.numpy, shape).reshape(shape)
     layout = Layout._trusted(shape, L.contiguous_strides(shape), 0)
     return Tensor._make(Storage(array.reshape(-1)), layout, dtype), array
 

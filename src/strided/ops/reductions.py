@@ -148,6 +148,13 @@ def _variance(self: Tensor, dim: Any, unbiased: Any, keepdim: bool, correction: 
             )
         )
     if unbiased is not None:
+        if not isinstance(unbiased, (bool, np.bool_)):
+            raise StridedTypeError(
+                f"{op}() received an invalid combination of arguments: 'unbiased' must be bool, "
+                f"not {type(unbiased).__name__}\n"
+                f"  the second positional argument of {op}(dim, unbiased, keepdim) is 'unbiased'; "
+                "to keep dims, pass keepdim=True by name"
+            )
         correction = 1 if unbiased else 0
     elif correction is None:
         correction = 1
