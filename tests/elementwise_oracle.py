@@ -79,7 +79,7 @@ def build_pair(spec: tuple, dtype: str, seed: int) -> tuple[st.Tensor, torch.Ten
     """The same layout over equal copies of the same values, in strided and in PyTorch."""
     size, shape, strides, offset = spec
     values = storage_values(max(size, 1), dtype, seed)
-    s = st.tensor(values.copy())._view(Layout(shape, strides, offset))
+    s = st.tensor(values.copy()).as_strided(shape, strides, offset)  # the public API, as torch's side
     t = torch.from_numpy(values.copy()).as_strided(shape, strides, offset)
     return s, t
 

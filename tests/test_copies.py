@@ -17,6 +17,7 @@ from hypothesis import strategies as hs
 
 import strided as st
 from layouts import Spec, build_strided, build_torch, specs
+from oracle_helpers import builtin_class, outcome, same_error
 from strided.layout import Layout
 
 SETTINGS = settings(max_examples=150, deadline=None)
@@ -49,20 +50,6 @@ def assert_same_layout(s: st.Tensor, t: torch.Tensor) -> None:
     assert s.stride() == t.stride()
     assert s.storage_offset() == t.storage_offset()
     assert s.tolist() == t.tolist()
-
-
-def same_error(torch_call, strided_call, first_line: bool = True) -> str:
-    """Both calls fail with the same builtin class (and first line); returns strided's text."""
-    with pytest.raises(Exception) as t_info:
-        torch_call()
-    with pytest.raises(Exception) as s_info:
-        strided_call()
-    assert isinstance(s_info.value, st.StridedError), s_info.value
-    assert isinstance(s_info.value, type(t_info.value)), (s_info.value, t_info.value)
-    text = str(s_info.value)
-    if first_line:
-        assert text.splitlines()[0] == str(t_info.value).splitlines()[0]
-    return text
 
 
 def aliased(spec: Spec) -> bool:
@@ -344,6 +331,45 @@ def test_fill_with_0d_tensor(spec):
     assert root_s(s) == root_t(t)
 
 
+def _setitem(t, key, value):
+    t[key] = value
+
+
+@pytest.mark.parametrize(
+    "peer,ours,details",
+    [
+        (lambda: len(torch.tensor(1.0)), lambda: len(st.tensor(1.0)), ["shape ()", ".item()"]),
+        (lambda: iter(torch.tensor(1.0)), lambda: iter(st.tensor(1.0)), ["shape ()", ".unsqueeze(0)"]),
+        (lambda: bool(torch.zeros(2, 3)), lambda: bool(st.zeros(2, 3)), ["shape (2, 3) (6 elements)", ".any()", ".all()"]),
+        (lambda: [0, 1][torch.tensor(1.5)], lambda: [0, 1][st.tensor(1.5)], ["float32", ".to(strided.int64)"]),
+        (lambda: torch.zeros(3).fill_(torch.ones(3)), lambda: st.zeros(3).fill_(st.ones(3)), ["shape (3,)", "t.copy_(value)"]),
+        (lambda: torch.zeros(3).resize_(2, -1), lambda: st.zeros(3).resize_(2, -1), ["size[1] is -1"]),
+        (lambda: torch.zeros(3, 4).contiguous(memory_format=torch.channels_last),
+         lambda: st.zeros(3, 4).contiguous(memory_format=st.channels_last), ["has 2 dims", ".reshape(...)"]),
+        (lambda: _setitem(torch.zeros(2, 2), ..., [[1, 2], [3]]), lambda: _setitem(st.zeros(2, 2), ..., [[1, 2], [3]]),
+         ["lengths [2, 1]", "t[i] = row"]),
+    ],
+)
+def test_errors_of_copies_explain_themselves(peer, ours, details):
+    """The peer's builtin class, then detail lines with this tensor's numbers and a fix that exists."""
+    _, te = outcome(peer)
+    _, se = outcome(ours)
+    assert te is not None and isinstance(se, st.StridedError), (te, se)
+    assert isinstance(se, builtin_class(te)), (te, se)
+    first, *rest = str(se).splitlines()
+    detail = "\n".join(rest)
+    for text in details:
+        assert text in detail, f"{text!r} not in:\n{se}"
+
+
+def test_fill_with_an_element_of_itself_like_torch():
+    """fill_(t[1]) reads the value before writing, as PyTorch does (no overlap error)."""
+    t, s = torch.arange(5.0), st.arange(5.0)
+    t.fill_(t[1])
+    s.fill_(s[1])
+    assert s.tolist() == t.tolist()
+
+
 def test_fill_with_nd_tensor_refused():
     same_error(lambda: torch.zeros(2).fill_(torch.ones(2)), lambda: st.zeros(2).fill_(st.ones(2)))
 
@@ -471,10 +497,11 @@ def test_copy_partial_overlap_refused_like_torch(make):
     s_dst, s_src = make(x)
     text = same_error(lambda: t_dst.copy_(t_src), lambda: s_dst.copy_(s_src))
     assert PARTIAL_FIRST_LINE == text.splitlines()[0]
-    assert "clone()" in text
+    assert "fix: copy the source first: dest.copy_(src.clone())" in text
     assert x.tolist() == list(range(10))
-    # through indexing too
-    same_error(lambda: t_dst.__setitem__(Ellipsis, t_src), lambda: s_dst.__setitem__(Ellipsis, s_src))
+    # through indexing too: the fix is written in the operation's own form
+    text = same_error(lambda: t_dst.__setitem__(Ellipsis, t_src), lambda: s_dst.__setitem__(Ellipsis, s_src))
+    assert "fix: copy the value first: t[...] = value.clone()" in text and "copy_(" not in text
     assert x.tolist() == list(range(10))
 
 

@@ -198,17 +198,10 @@ def test_inplace_writes_through_views(specs, op, da, db, seed, expand_target):
     assume(not aliases_without_stride0(specs[0]))
     sa, ta = build_pair(specs[0], da, seed)
     sb, tb = build_pair(specs[1], db, seed + 1)
-    before = sa._storage.array.copy()
     if op == "clamp_":
-        rs, rt = run_both(lambda: sa.clamp_(sb, None), lambda: ta.clamp_(tb, None))
+        check_inplace(sa, ta, lambda: sa.clamp_(sb, None), lambda: ta.clamp_(tb, None))
     else:
-        rs, rt = run_both(lambda: getattr(sa, op)(sb), lambda: getattr(ta, op)(tb))
-    assert_same_outcome(rs, rt)
-    if isinstance(rt, Exception):
-        np.testing.assert_array_equal(sa._storage.array, before)
-    else:
-        assert rs is sa
-        assert_same_storage(sa, ta)
+        check_inplace(sa, ta, lambda: getattr(sa, op)(sb), lambda: getattr(ta, op)(tb))
 
 
 @settings(max_examples=100, deadline=None)
@@ -216,13 +209,21 @@ def test_inplace_writes_through_views(specs, op, da, db, seed, expand_target):
 def test_inplace_unary(spec, op, dtype, seed):
     assume(not aliases_without_stride0(spec))
     s, t = build_pair(spec, dtype, seed)
+    check_inplace(s, t, lambda: getattr(s, op)(), lambda: getattr(t, op)(), TRANSCENDENTAL_TOLERANCES)
+
+
+def check_inplace(s, t, fs, ft, tolerances=TOLERANCES):
+    """Run the in-place op ``fs`` on strided view ``s`` and ``ft`` on torch view ``t``: the same
+    outcome; on error ``s``'s storage is unchanged, else it returns ``s`` and both whole
+    storages agree."""
     before = s._storage.array.copy()
-    rs, rt = run_both(lambda: getattr(s, op)(), lambda: getattr(t, op)())
-    assert_same_outcome(rs, rt, TRANSCENDENTAL_TOLERANCES)
+    rs, rt = run_both(fs, ft)
+    assert_same_outcome(rs, rt, tolerances)
     if isinstance(rt, Exception):
         np.testing.assert_array_equal(s._storage.array, before)
     else:
-        assert_same_storage(s, t, TRANSCENDENTAL_TOLERANCES)
+        assert rs is s
+        assert_same_storage(s, t, tolerances)
 
 
 def assert_same_storage(s, t, tolerances=TOLERANCES):
@@ -244,29 +245,25 @@ def test_inplace_storage_matches_torch_exactly():
     assert base_s[1].tolist() == [5.0, 101.0, 7.0, 141.0]
 
 
-def test_inplace_dunders_keep_identity():
-    x = st.arange(6).reshape(2, 3)
-    y = x
+def _inplace_dunder_chain(x, ones):
+    """Every augmented assignment once, in one library's terms; returns the final name binding."""
     x += 1
     x *= 2
-    x -= st.tensor([1, 1, 1])
+    x -= ones
     x //= 2
     x %= 4
     x **= 2
     x &= 7
     x |= 8
     x ^= 1
-    assert x is y
+    return x
+
+
+def test_inplace_dunders_keep_identity():
+    x = st.arange(6).reshape(2, 3)
     t = torch.arange(6).reshape(2, 3)
-    t += 1
-    t *= 2
-    t -= torch.tensor([1, 1, 1])
-    t //= 2
-    t %= 4
-    t **= 2
-    t &= 7
-    t |= 8
-    t ^= 1
+    assert _inplace_dunder_chain(x, st.tensor([1, 1, 1])) is x
+    assert _inplace_dunder_chain(t, torch.tensor([1, 1, 1])) is t
     assert x.tolist() == t.tolist()
 
 
@@ -290,8 +287,8 @@ LAYOUT_CASES = [
 
 @pytest.mark.parametrize("a,b", LAYOUT_CASES)
 def test_output_strides_pinned(a, b):
-    sa = st.zeros(1000)._view(st.Layout(a[0], a[1], 0))
-    sb = st.zeros(1000)._view(st.Layout(b[0], b[1], 0))
+    sa = st.zeros(1000).as_strided(a[0], a[1], 0)
+    sb = st.zeros(1000).as_strided(b[0], b[1], 0)
     ta = torch.zeros(1000).as_strided(a[0], a[1])
     tb = torch.zeros(1000).as_strided(b[0], b[1])
     assert (sa + sb).stride() == (ta + tb).stride()
@@ -358,6 +355,33 @@ def test_error_first_lines(fs, first):
     with pytest.raises(st.StridedError) as info:
         fs()
     assert str(info.value).splitlines()[0] == first
+
+
+@pytest.mark.parametrize(
+    "fs,details",
+    [
+        (lambda: st.tensor([True]) - st.tensor([False]),
+         ["bool tensor of shape (1,)", "a ^ b", "a != b", "strided has no logical_xor()", ".to(strided.int64)"]),
+        (lambda: st.tensor([True, False]) - 1, ["shape (2,)", "~mask", "strided has no logical_not()"]),
+        (lambda: -st.tensor([True]), ["bool tensor of shape (1,)", "~mask", "-mask.to(strided.int64)"]),
+        (lambda: st.relu(st.tensor([True])), ["bool tensor of shape (1,)", "x.to(strided.float32).relu()"]),
+        (lambda: st.ones(2, 3).clamp(), ["float32 tensor of shape (2, 3)", "x.clamp(min=0)"]),
+        (lambda: st.ones(2, 3).clamp_(), ["x.clamp_(min=0)"]),
+        (lambda: st.maximum(st.ones(3), 2), ["x.clamp(min=2)", "strided.tensor(2)"]),
+        (lambda: st.minimum(st.ones(3), 2), ["x.clamp(max=2)"]),
+        (lambda: (lambda x: x[1:].add_(x[:-1]))(st.arange(6.0)), ["x.add_(y.clone())"]),
+        (lambda: (lambda x: x[1:].mul_(x[:-1]))(st.arange(6.0)), ["x.mul_(y.clone())"]),
+    ],
+)
+def test_error_detail_lines(fs, details):
+    """The first line stays PyTorch's (advice included); the detail lines name what strided has."""
+    with pytest.raises(st.StridedError) as info:
+        fs()
+    rest = "\n".join(str(info.value).splitlines()[1:])
+    for text in details:
+        assert text in rest, f"{text!r} not in:\n{info.value}"
+    for method in ("relu", "clamp", "clone", "to"):
+        assert hasattr(st.Tensor, method)
 
 
 def test_error_classes_match_torch():
@@ -492,16 +516,10 @@ def test_inplace_sigmoid_on_strided_view_regression():
 def test_inplace_with_python_scalars(spec, op, dtype, scalar, seed):
     assume(not aliases_without_stride0(spec))
     s, t = build_pair(spec, dtype, seed)
-    before = s._storage.array.copy()
     if op == "clamp_":
-        rs, rt = run_both(lambda: s.clamp_(None, scalar), lambda: t.clamp_(None, scalar))
+        check_inplace(s, t, lambda: s.clamp_(None, scalar), lambda: t.clamp_(None, scalar))
     else:
-        rs, rt = run_both(lambda: getattr(s, op)(scalar), lambda: getattr(t, op)(scalar))
-    assert_same_outcome(rs, rt)
-    if isinstance(rt, Exception):
-        np.testing.assert_array_equal(s._storage.array, before)
-    else:
-        assert_same_storage(s, t)
+        check_inplace(s, t, lambda: getattr(s, op)(scalar), lambda: getattr(t, op)(scalar))
 
 
 # ---------------------------------------------------------------- negative strides (PyTorch has none)
@@ -527,3 +545,14 @@ def test_negative_strides_against_numpy(spec, op):
     got, want = fs(), fa()
     np.testing.assert_allclose(got.numpy(), want, rtol=1e-6)  # float ops give float32 here
     assert all(x >= 0 for x in got.stride())
+
+
+def test_regression_float16_floor_divide_by_python_scalar_computes_in_float32():
+    # PyTorch's CPU floor_divide of float16 by a scalar computes in float32 ("opmath");
+    # in float16, -20 // 0.1 would be -201 instead of PyTorch's -200.
+    values = np.arange(-20, 20, 0.25, dtype=np.float16)
+    expected = (torch.tensor(values) // 0.1).numpy()
+    np.testing.assert_array_equal((st.tensor(values) // 0.1).numpy(), expected)
+    inplace = st.tensor(values)
+    inplace //= 0.1
+    np.testing.assert_array_equal(inplace.numpy(), expected)

@@ -14,7 +14,6 @@ float32 1e-5/1e-5, float16 1e-2/5e-2 (|values| <= ~45); integers exact
 
 from __future__ import annotations
 
-import warnings
 from typing import Any
 
 import numpy as np
@@ -25,43 +24,15 @@ from hypothesis import strategies as hs
 
 import strided as st
 from layouts import build_valued, specs, valued_storage
+from oracle_helpers import compare as oracle_compare
 
 TOL = {"float64": (1e-10, 1e-10), "float32": (1e-5, 1e-5), "float16": (1e-2, 5e-2)}
 DTYPES = ["float32", "float64", "float16", "int64", "int32", "int8", "uint8", "bool"]
-BUILTINS = (IndexError, NotImplementedError, TypeError, ValueError, RuntimeError)
-
-
-def builtin_class(exc: BaseException) -> type:
-    return next(c for c in BUILTINS if isinstance(exc, c))
-
-
-def outcome(fn: Any) -> tuple[Any, BaseException | None]:
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")
-        try:
-            return fn(), None
-        except Exception as exc:  # noqa: BLE001 - the oracle compares whatever is raised
-            return None, exc
 
 
 def compare(fn_t: Any, fn_s: Any) -> None:
-    tr, te = outcome(fn_t)
-    sr, se = outcome(fn_s)
-    assert (te is None) == (se is None), f"torch: {te!r}\nstrided: {se!r}"
-    if te is not None:
-        assert builtin_class(se) is builtin_class(te), f"torch: {te!r}\nstrided: {se!r}"
-        assert isinstance(se, st.StridedError)
-        assert str(se).splitlines()[0] == str(te).splitlines()[0]
-        assert len(str(se).splitlines()) >= 2, "a detail line follows the first"
-        return
-    assert sr.shape == tuple(tr.shape)
-    assert sr.dtype.name == str(tr.dtype).removeprefix("torch.")
-    assert sr.stride() == tr.stride()
-    if sr.dtype.is_floating_point:
-        rtol, atol = TOL[sr.dtype.name]
-        np.testing.assert_allclose(sr.numpy(), tr.numpy(), rtol=rtol, atol=atol)
-    else:
-        np.testing.assert_array_equal(sr.numpy(), tr.numpy())
+    """torch and strided agree (see ``oracle_helpers.compare``), with this file's tolerances."""
+    oracle_compare(fn_t, fn_s, TOL)
 
 
 def size() -> hs.SearchStrategy[int]:
@@ -182,13 +153,17 @@ def test_error_texts_name_the_operands_and_a_fix() -> None:
 
 
 def test_matmul_rules_by_rank() -> None:
+    """1-D @ 1-D, 2-D @ 1-D, 1-D @ 2-D, batch broadcasting and outer's promotion, each beside torch."""
     v, m = st.arange(3.0), st.arange(6.0).reshape(2, 3)
-    assert (v @ v).shape == () and (v @ v).item() == 5.0
-    assert (m @ v).tolist() == [5.0, 14.0]
-    assert (v @ m.t()).tolist() == [5.0, 14.0]
-    batch = st.arange(24.0).reshape(2, 1, 3, 4)
-    assert (batch @ st.ones(5, 4, 2)).shape == (2, 5, 3, 2)
-    assert st.outer(st.arange(2), st.ones(3)).dtype is st.float32  # promotes like *
+    tv, tm = torch.arange(3.0), torch.arange(6.0).reshape(2, 3)
+    compare(lambda: tv @ tv, lambda: v @ v)
+    assert (v @ v).shape == ()
+    compare(lambda: tm @ tv, lambda: m @ v)
+    compare(lambda: tv @ tm.t(), lambda: v @ m.t())
+    compare(lambda: torch.arange(24.0).reshape(2, 1, 3, 4) @ torch.ones(5, 4, 2),
+            lambda: st.arange(24.0).reshape(2, 1, 3, 4) @ st.ones(5, 4, 2))
+    compare(lambda: torch.outer(torch.arange(2), torch.ones(3)),  # promotes like *
+            lambda: st.outer(st.arange(2), st.ones(3)))
 
 
 def test_operands_are_read_in_place() -> None:
@@ -216,8 +191,10 @@ def test_message_follows_pytorchs_route() -> None:
 
 def test_empty_products() -> None:
     """k == 0 gives zeros; empty results; and PyTorch's bmm quirk: no work, no dtype check."""
-    assert (st.ones(2, 0) @ st.ones(0, 3)).tolist() == [[0.0] * 3] * 2
-    assert st.bmm(st.ones(2, 2, 0), st.ones(2, 0, 2, dtype=st.float64)).dtype is st.float64
-    assert (st.ones(0, 2, dtype=st.bool) @ st.ones(2, 3, dtype=st.bool)).shape == (0, 3)
+    compare(lambda: torch.ones(2, 0) @ torch.ones(0, 3), lambda: st.ones(2, 0) @ st.ones(0, 3))
+    compare(lambda: torch.bmm(torch.ones(2, 2, 0), torch.ones(2, 0, 2, dtype=torch.float64)),
+            lambda: st.bmm(st.ones(2, 2, 0), st.ones(2, 0, 2, dtype=st.float64)))
+    compare(lambda: torch.ones(0, 2, dtype=torch.bool) @ torch.ones(2, 3, dtype=torch.bool),
+            lambda: st.ones(0, 2, dtype=st.bool) @ st.ones(2, 3, dtype=st.bool))
     with pytest.raises(NotImplementedError):
         st.dot(st.ones(0, dtype=st.bool), st.ones(0, dtype=st.bool))

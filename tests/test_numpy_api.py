@@ -20,6 +20,7 @@ from hypothesis import strategies as hs
 
 import strided as st
 from layouts import Spec, build_numpy, build_strided, specs
+from oracle_helpers import same_error
 from strided.layout import Layout
 
 SETTINGS = settings(max_examples=150, deadline=None)
@@ -61,19 +62,6 @@ def assert_same_result(s: st.Tensor, a: np.ndarray, s_in: st.Tensor, a_in: np.nd
         else:
             assert s.base is None
             assert s.storage_offset() == 0
-
-
-def same_error(numpy_call, strided_call, first_line: bool = True) -> str:
-    with pytest.raises(Exception) as n_info:
-        numpy_call()
-    with pytest.raises(Exception) as s_info:
-        strided_call()
-    assert isinstance(s_info.value, st.StridedError), s_info.value
-    assert isinstance(s_info.value, type(n_info.value)), (s_info.value, n_info.value)
-    text = str(s_info.value)
-    if first_line:
-        assert text.splitlines()[0] == str(n_info.value).splitlines()[0]
-    return text
 
 
 @hs.composite

@@ -89,6 +89,7 @@ SAME_FIRST_LINE: dict[str, tuple[tuple[int, ...], Callable[[Any], Any]]] = {
     "int index of 0-d": ((), lambda x: x[0]),
     "slice step zero": ((3, 4), lambda x: x[::0]),
     "float index": ((3, 4), lambda x: x[1.5]),
+    "slice float": ((3, 4), lambda x: x[0.5:]),
     "narrow past the end": ((3, 4), lambda x: x.narrow(1, 2, 3)),
     "narrow start out of range": ((3, 4), lambda x: x.narrow(1, 5, 0)),
     "narrow negative length": ((3, 4), lambda x: x.narrow(1, 0, -1)),
@@ -149,7 +150,6 @@ SAME_CLASS_ONLY: dict[str, tuple[tuple[int, ...], Callable[[Any], Any]]] = {
     "flatten float": ((3, 4), lambda x: x.flatten(0.0)),
     "flatten bool": ((3, 4), lambda x: x.flatten(False)),
     "movedim float": ((3, 4), lambda x: x.movedim(0.0, 1)),
-    "slice float": ((3, 4), lambda x: x[0.5:]),
     "string index": ((3, 4), lambda x: x["a"]),
     "numpy float index": ((3, 4), lambda x: x[np.float64(1.0)]),
     "as_strided length mismatch": ((3, 4), lambda x: x.as_strided((3, 4), (4,))),
@@ -282,7 +282,26 @@ def test_expand_mismatch_text() -> None:
         "The expanded size of the tensor (2) must match the existing size (3) at non-singleton "
         "dimension 0.  Target sizes: [2, 4].  Tensor sizes: [3, 1]"
     )
-    assert "only size-1 dims can be expanded" in rest[0] and "dim 0 has size 3" in rest[0]
+    assert "only size-1 dims can be expanded" in rest[0]
+    assert "tensor dim 0 (target dim 0) has size 3, not 1" in rest[0]
+    assert "repeat-style" not in str(info.value)
+    assert ".unsqueeze(0)" in rest[1]
+
+
+def test_expand_mismatch_names_both_numberings_and_a_working_fix() -> None:
+    """A (3,) tensor expanded to (2, 6): tensor dim 0 is target dim 1; the fix it prints must run."""
+    x = st.arange(3, dtype="float32")
+    with pytest.raises(RuntimeError) as info:
+        x.expand(2, 6)
+    first, *rest = str(info.value).splitlines()
+    assert first.endswith("at non-singleton dimension 1.  Target sizes: [2, 6].  Tensor sizes: [3]")
+    assert "tensor dim 0 (target dim 1) has size 3" in rest[0]
+    m = re.search(r"(\.unsqueeze\(0\)\.expand\(2, 3\)\.reshape\(6\)) \(reshape copies\), then (\.expand\(2, 6\))",
+                  rest[1])
+    assert m, rest[1]
+    fixed = eval("x" + m.group(1) + m.group(2))  # noqa: S307 - the message's own code, run on the tensor
+    tiled = torch.arange(3, dtype=torch.float32).repeat(2).expand(2, 6)
+    assert fixed.shape == tuple(tiled.shape) and fixed.tolist() == tiled.tolist()
 
 
 def test_expand_negative_sizes_refused() -> None:
@@ -381,6 +400,59 @@ def test_failed_ops_leave_every_tensor_unchanged() -> None:
         with pytest.raises(st.StridedError):
             fn()
     assert [_snapshot(t) for t in (root, x, other)] == snap
+
+
+@pytest.mark.parametrize("name", sorted(SAME_FIRST_LINE) + sorted(SAME_CLASS_ONLY))
+def test_every_view_error_explains_itself(name: str) -> None:
+    """After the peer's first line comes at least one indented line in the tensor's own terms,
+    and every method it names as a fix exists on strided.Tensor (nothing torch-only)."""
+    shape, fn = {**SAME_FIRST_LINE, **SAME_CLASS_ONLY}[name]
+    _t, s = _pair(shape)
+    err = _raises(fn, s)
+    first, *rest = str(err).splitlines()
+    assert rest and all(line.startswith("  ") for line in rest), f"{name}: no detail line: {err}"
+    for method in re.findall(r"(?<!strided)(?<!numpy)(?<!np)\.([a-z_]\w*)\(", "\n".join(rest)):
+        assert hasattr(st.Tensor, method), f"{name}: advises .{method}(), which strided lacks: {err}"
+    for fn_name in re.findall(r"strided\.([a-z_]+)\(", "\n".join(rest)):
+        assert hasattr(st, fn_name), f"{name}: advises strided.{fn_name}(), which strided lacks: {err}"
+
+
+@pytest.mark.parametrize(
+    ("make", "expected"),
+    [
+        (lambda: st.zeros(3, 4).view(-2, 6), ["sizes must be 0 or more, or -1", "12 elements"]),
+        (lambda: st.zeros(0, 4).view(-1, 0), ["write the size you mean instead of -1, e.g. [0, 0]"]),
+        (lambda: st.tensor(1.0).select(0, 0), ["0-d (shape ())", ".item()"]),
+        (lambda: st.tensor(1.0).narrow(0, 0, 1), ["0-d (shape ())", ".unsqueeze(0)"]),
+        (lambda: st.zeros(3, 4).narrow(1, 0, -1), ["length -1", "shape (3, 4)"]),
+        (lambda: st.zeros(3, 4).narrow(1, 5, 0), ["dim 1 of shape (3, 4) has size 4", "-4..4"]),
+        (lambda: st.zeros(3, 4).diagonal(0, 1, -1), ["dim1=1 and dim2=-1 both name dim 1", "diagonal(0, 1, 0)"]),
+        (lambda: st.zeros(3, 4).unfold(1, 5, 1), ["window of 5", "shape (3, 4)", "unfold(1, 4, step)"]),
+        (lambda: st.zeros(3, 4).unfold(1, 2, 0), ["along dim 1", "step=2"]),
+        (lambda: st.zeros(3, 4).unfold(1, -1, 1), ["window length along dim 1", "0..4"]),
+        (lambda: st.zeros(3, 1).movedim((0, 1), (0,)), ["source names 2 dim(s) and destination 1"]),
+        (lambda: st.zeros(3).expand(-1, 3), ["shape (3,)", "target dim 0 an explicit size"]),
+        (lambda: st.zeros(6, 4).unflatten(0, (4, 2)), ["multiply to 8", "has 6 entries", "unflatten(0, (2, -1))"]),
+        (lambda: st.zeros(6, 4).unflatten(0, (4, -1)), ["other than -1 multiply to 4, which does not divide 6"]),
+        (lambda: st.zeros(6, 4).unflatten(0, ()), ["dim 0 of shape (6, 4)"]),
+        (lambda: st.zeros(3, 4).split([1, 1]), ["sum to 2", "split([1, 1, 1], 0)"]),
+        (lambda: st.zeros(3, 4).split([4, -1]), ["summing to 3"]),
+        (lambda: st.zeros(3, 4).split(0), ["3 entries of dim 0", "split(3, 0)"]),
+        (lambda: st.zeros(3, 4).split(-1), ["shape (3, 4)"]),
+        (lambda: st.zeros(3, 4).chunk(0), ["shape (3, 4)", "chunk(1)"]),
+        (lambda: st.tensor(1.0).unbind(), ["0-d", ".unsqueeze(0).unbind()"]),
+        (lambda: st.zeros(3)[1.5:], ["dim 0 (size 3)", "int(...)"]),
+        (lambda: st.zeros(3, 4)[:, ::0], ["dim 1 (size 4)"]),
+        (lambda: st.zeros(3).mT, ["shape (3,)", ".unsqueeze(0).mT"]),
+    ],
+)
+def test_view_error_detail_lines(make: Callable[[], Any], expected: list[str]) -> None:
+    with pytest.raises(st.StridedError) as info:
+        make()
+    _first, *rest = str(info.value).splitlines()
+    detail = "\n".join(rest)
+    for text in expected:
+        assert text in detail, f"{text!r} not in:\n{info.value}"
 
 
 def test_first_line_survives_a_web_search() -> None:

@@ -9,7 +9,6 @@ so that ``_base`` (torch) and ``base`` (strided) can be checked to name the
 
 from __future__ import annotations
 
-import warnings
 from collections.abc import Callable
 from typing import Any
 
@@ -18,26 +17,13 @@ import torch
 from hypothesis import strategies as hs
 
 import strided as st
+from oracle_helpers import builtin_class, outcome
 from strided.layout import product
-
-# Most specific first: the builtin class a peer error is reported under.
-BUILTIN_CLASSES = (IndexError, ValueError, TypeError, RuntimeError)
-
-
-def builtin_class(exc: BaseException) -> type:
-    for cls in BUILTIN_CLASSES:
-        if isinstance(exc, cls):
-            return cls
-    return type(exc)
 
 
 def call(fn: Callable[[Any], Any], x: Any) -> tuple[Any, BaseException | None]:
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")  # torch's .T deprecation for ndim != 2
-        try:
-            return fn(x), None
-        except Exception as exc:  # noqa: BLE001 - the oracle compares whatever was raised
-            return None, exc
+    """``fn(x)`` through the shared oracle: ``(result, None)`` or ``(None, the exception)``."""
+    return outcome(lambda: fn(x))
 
 
 class Chain:

@@ -27,10 +27,11 @@ from .errors import (
     StridedValueError,
     join_lines,
 )
-from .kernels import copy_to_new
+from .kernels import copy_to_new, new_storage
+from .kernels.fill import arange_into, fill
 from .layout import Layout
 from .memory_format import MemoryFormat, preserve_format
-from .storage import Storage, allocate
+from .storage import Storage
 from .tensor import Tensor, parse_sizes, tensor_arg
 
 
@@ -39,9 +40,13 @@ def _new_tensor(shape: tuple[int, ...], dtype: DType, strides: tuple[int, ...] |
     for s in shape:
         if s < 0:
             raise StridedRuntimeError(
-                f"Trying to create tensor with negative dimension {s}: {list(shape)}"
+                join_lines(
+                    f"Trying to create tensor with negative dimension {s}: {list(shape)}",
+                    f"size[{shape.index(s)}] is {s}; every size must be 0 or more "
+                    "(0 gives an empty tensor)",
+                )
             )
-    storage = Storage(allocate(L.product(shape), dtype.numpy, shape))
+    storage = new_storage(L.product(shape), dtype.numpy, shape)
     strides = L.contiguous_strides(shape) if strides is None else strides
     return Tensor._make(storage, Layout._trusted(shape, strides, 0), dtype)
 
@@ -59,7 +64,15 @@ def _infer_dtype(array: np.ndarray, from_python: bool) -> DType:
     found = from_numpy_dtype(array.dtype)
     if found is None:
         raise StridedTypeError(
-            f"can't convert data of type {array.dtype} to a tensor; strided supports {SUPPORTED}"
+            join_lines(
+                f"can't convert data of type {array.dtype} to a tensor; strided supports {SUPPORTED}",
+                f"the array has NumPy dtype {array.dtype}, which strided cannot hold; convert it first"
+                + (
+                    ": pass its real and imaginary parts as two real tensors (numpy: a.real, a.imag)"
+                    if array.dtype.kind == "c"
+                    else ", e.g. strided.tensor(a.astype('float64'))"
+                ),
+            )
         )
     return found
 
@@ -84,15 +97,6 @@ def tensor(data: Any, dtype: Any = None) -> Tensor:
             kinds = sorted({type(x).__name__ for x in items})
             for x in items:
                 check_int64(x, "tensor()")
-            bad = [x for x in items if not isinstance(x, (bool, int, float, np.generic))]
-            if bad and not any(isinstance(x, (str, bytes)) for x in bad):
-                # PyTorch: RuntimeError for an element it cannot read as a number (None, objects)
-                raise StridedRuntimeError(
-                    join_lines(
-                        f"Could not infer dtype of {type(bad[0]).__name__}",
-                        f"tensor() takes numbers ({SUPPORTED}); the data holds {bad[0]!r:.60}",
-                    )
-                )
             raise StridedTypeError(
                 f"new(): invalid data type {', '.join(kinds) or source.dtype}; tensor() takes "
                 f"numbers ({SUPPORTED})"
@@ -111,7 +115,13 @@ def tensor(data: Any, dtype: Any = None) -> Tensor:
                     )
                 )
     if source.dtype.kind == "c":
-        raise StridedTypeError(f"complex data is not supported; strided supports {SUPPORTED}")
+        raise StridedTypeError(
+            join_lines(
+                f"complex data is not supported; strided supports {SUPPORTED}",
+                f"the data has NumPy dtype {source.dtype}; pass its real and imaginary parts "
+                "as two real tensors (numpy: a.real, a.imag)",
+            )
+        )
     storage = copy_to_new(source, L.contiguous_strides(source.shape), target.numpy, "tensor(data)")
     return Tensor._make(storage, Layout.contiguous(tuple(source.shape)), target)
 
@@ -174,7 +184,13 @@ def from_numpy(array: np.ndarray) -> Tensor:
     # Note: PyTorch's from_numpy refuses negative strides; strided accepts them.
     """
     if not isinstance(array, np.ndarray):
-        raise StridedTypeError(f"expected np.ndarray (got {type(array).__name__})")
+        raise StridedTypeError(
+            join_lines(
+                f"expected np.ndarray (got {type(array).__name__})",
+                "from_numpy shares an existing array's memory; for lists, scalars and other "
+                "data use strided.tensor(data), which copies",
+            )
+        )
     dtype = from_numpy_dtype(array.dtype)
     if dtype is None:
         raise StridedTypeError(
@@ -217,14 +233,14 @@ def empty(*sizes: Any, dtype: Any = None) -> Tensor:
 def zeros(*sizes: Any, dtype: Any = None) -> Tensor:
     shape, dt = _sizes_and_dtype(sizes, dtype, "zeros")
     t = _new_tensor(shape, dt)
-    t._storage.array.fill(0)
+    fill(t._storage.array, 0)
     return t
 
 
 def ones(*sizes: Any, dtype: Any = None) -> Tensor:
     shape, dt = _sizes_and_dtype(sizes, dtype, "ones")
     t = _new_tensor(shape, dt)
-    t._storage.array.fill(1)
+    fill(t._storage.array, 1)
     return t
 
 
@@ -235,7 +251,12 @@ def _scalar_dtype(value: Any) -> DType:
         return DEFAULT_INT
     if isinstance(value, float):
         return DEFAULT_FLOAT
-    raise StridedTypeError(f"fill value must be a bool, int or float, but got {type(value).__name__}")
+    raise StridedTypeError(
+        join_lines(
+            f"fill value must be a bool, int or float, but got {type(value).__name__}",
+            f"got {value!r:.60}; pass one Python number (t.item() turns a 1-element tensor into one)",
+        )
+    )
 
 
 def _scalar_value(value: Any, op: str = "full") -> Any:
@@ -245,7 +266,11 @@ def _scalar_value(value: Any, op: str = "full") -> Any:
     if isinstance(value, (bool, int, float)):
         return value
     raise StridedTypeError(
-        f"{op}(): argument 'fill_value' must be Number, not {type(value).__name__}"
+        join_lines(
+            f"{op}(): argument 'fill_value' must be Number, not {type(value).__name__}",
+            f"got {value!r:.60}; {op} writes one number everywhere: pass a bool, int or float "
+            "(t.item() turns a 1-element tensor into one)",
+        )
     )
 
 
@@ -256,7 +281,7 @@ def full(size: Any, fill_value: Any, dtype: Any = None) -> Tensor:
     dt = _scalar_dtype(fill_value) if dtype is None else to_dtype(dtype)
     value = checked_scalar(fill_value, dt, "full")
     t = _new_tensor(shape, dt)
-    t._storage.array.fill(value)
+    fill(t._storage.array, value)
     return t
 
 
@@ -273,19 +298,19 @@ def empty_like(other: Tensor, dtype: Any = None, memory_format: MemoryFormat = p
 
 def zeros_like(other: Tensor, dtype: Any = None, memory_format: MemoryFormat = preserve_format) -> Tensor:
     t = _like(other, dtype, memory_format, "zeros_like")
-    t._storage.array.fill(0)
+    fill(t._storage.array, 0)
     return t
 
 
 def ones_like(other: Tensor, dtype: Any = None, memory_format: MemoryFormat = preserve_format) -> Tensor:
     t = _like(other, dtype, memory_format, "ones_like")
-    t._storage.array.fill(1)
+    fill(t._storage.array, 1)
     return t
 
 
 def full_like(other: Tensor, fill_value: Any, dtype: Any = None, memory_format: MemoryFormat = preserve_format) -> Tensor:
     t = _like(other, dtype, memory_format, "full_like")
-    t._storage.array.fill(checked_scalar(_scalar_value(fill_value, "full_like"), t.dtype, "full_like"))
+    fill(t._storage.array, checked_scalar(_scalar_value(fill_value, "full_like"), t.dtype, "full_like"))
     return t
 
 
@@ -295,7 +320,13 @@ def arange(start: Any, end: Any = None, step: Any = 1, dtype: Any = None) -> Ten
         start, end = 0, start
     for name, v in (("start", start), ("end", end), ("step", step)):
         if isinstance(v, bool) or not isinstance(v, (int, float, np.integer, np.floating)):
-            raise StridedTypeError(f"arange(): {name} must be a number, but got {type(v).__name__}")
+            raise StridedTypeError(
+                join_lines(
+                    f"arange(): {name} must be a number, but got {type(v).__name__}",
+                    f"got {name}={v!r:.60}; start, end and step are Python ints or floats, "
+                    "e.g. strided.arange(0, 10, 2)",
+                )
+            )
     for v in (start, end, step):
         check_int64(v, "arange")
     if step == 0 or not math.isfinite(float(step)):
@@ -303,11 +334,20 @@ def arange(start: Any, end: Any = None, step: Any = 1, dtype: Any = None) -> Ten
             join_lines("step must be nonzero", f"arange was given step={step}; give a finite, nonzero step")
         )
     if not all(math.isfinite(float(v)) for v in (start, end)):
-        raise StridedRuntimeError(f"unsupported range: {start} -> {end}")
+        raise StridedRuntimeError(
+            join_lines(
+                f"unsupported range: {start} -> {end}",
+                "a range needs finite bounds: inf and nan give no element count; "
+                "pass finite start and end",
+            )
+        )
     if (step > 0 and end < start) or (step < 0 and end > start):
         raise StridedRuntimeError(
-            f"upper bound and lower bound inconsistent with step sign\n"
-            f"  arange({start}, {end}, {step}) walks away from its end; flip the sign of step"
+            join_lines(
+                "upper bound and lower bound inconsistent with step sign",
+                f"arange({start}, {end}, {step}) walks away from its end; "
+                f"flip the sign of step: arange({start}, {end}, {-step})",
+            )
         )
     all_int = all(isinstance(v, (int, np.integer)) for v in (start, end, step))
     dt = to_dtype(dtype) if dtype is not None else (DEFAULT_INT if all_int else DEFAULT_FLOAT)
@@ -318,11 +358,8 @@ def arange(start: Any, end: Any = None, step: Any = 1, dtype: Any = None) -> Ten
         )
     if all_int:
         n = max(-((start - end) // step), 0) if step > 0 else max(-((end - start) // -step), 0)
-        t = _new_tensor((n,), dt)
-        values = np.arange(n, dtype=np.int64) * step + start
     else:
         n = max(math.ceil((float(end) - float(start)) / float(step)), 0)
-        t = _new_tensor((n,), dt)
-        values = np.arange(n, dtype=np.float64) * float(step) + float(start)
-    t._storage.array[:] = values.astype(dt.numpy)
+    t = _new_tensor((n,), dt)
+    arange_into(t._storage.array, start, step, all_int)
     return t

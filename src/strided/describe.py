@@ -1,33 +1,19 @@
-"""One-call summaries of a tensor's layout, in words a learner can follow."""
+"""One-call summaries of a tensor's layout, in words a learner can follow.
+
+A diagnostic layer above ``tensor``: it imports only from below (``layout``; ``Tensor``
+for type hints only), so ``tensor`` never needs it except lazily in ``Tensor.describe``.
+"""
 
 from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from . import layout as L
+from .layout import layout_origin
+
+__all__ = ["describe", "layout_origin"]  # layout_origin lives in layout (pure); re-exported here
 
 if TYPE_CHECKING:
     from .tensor import Tensor
-
-
-def layout_origin(lay: L.Layout) -> str:
-    """A short guess at how a layout arose, e.g. "the transpose of a contiguous (3, 4)"."""
-    shape, strides = lay.shape, lay.strides
-    if L.is_contiguous(shape, strides):
-        return "contiguous"
-    if any(n > 1 and s == 0 for n, s in zip(shape, strides)):
-        dims = [d for d, (n, s) in enumerate(zip(shape, strides)) if n > 1 and s == 0]
-        return f"expanded along dim{'s' if len(dims) > 1 else ''} {', '.join(map(str, dims))} (stride 0)"
-    if any(s < 0 for s in strides):
-        return "walks some dims backwards (negative strides)"
-    order = sorted(range(len(shape)), key=lambda d: -abs(strides[d]))
-    permuted = tuple(shape[d] for d in order)
-    if L.is_contiguous(permuted, tuple(strides[d] for d in order)):
-        inverse = tuple(order.index(d) for d in range(len(shape)))
-        if len(shape) == 2:
-            return f"the transpose of a contiguous {permuted}"
-        return f"a permute{inverse} of a contiguous {permuted}"
-    return "strided with gaps (a slice or step of a larger tensor)"
 
 
 def describe(t: Tensor) -> str:

@@ -61,6 +61,11 @@ def to_dtype(value: object) -> DType:
     """
     if isinstance(value, DType):
         return value
+    if value is None:  # np.dtype(None) would be float64
+        raise StridedTypeError(
+            f"dtype must be a dtype, not None\n  strided supports {SUPPORTED} "
+            "(given as strided.float32, a name like 'float32', or a NumPy dtype)"
+        )
     if isinstance(value, str):
         found = _BY_NAME.get(value)
         if found is not None:

@@ -71,7 +71,13 @@ def index_layout(layout: Layout, key: object) -> Layout:
             pass
         elif it is Ellipsis:
             if has_ellipsis:
-                raise StridedIndexError("an index can only have a single ellipsis ('...')")
+                raise StridedIndexError(
+                    join_lines(
+                        "an index can only have a single ellipsis ('...')",
+                        f"the index {items!r} has more than one; '...' stands for all the dims "
+                        f"not indexed (the tensor has {ndim}), so keep one and write ':' for the others",
+                    )
+                )
             has_ellipsis = True
         elif _is_int(it):
             consumed += 1
@@ -80,8 +86,12 @@ def index_layout(layout: Layout, key: object) -> Layout:
     if consumed > ndim:
         if ndim == 0 and any(_is_int(it) for it in items):
             raise StridedIndexError(
-                "invalid index of a 0-dim tensor. Use `tensor.item()` in Python or "
-                "`tensor.item<T>()` in C++ to convert a 0-dim tensor to a number"
+                join_lines(
+                    "invalid index of a 0-dim tensor. Use `tensor.item()` in Python or "
+                    "`tensor.item<T>()` in C++ to convert a 0-dim tensor to a number",
+                    f"the tensor is 0-d (shape ()), so it has no dim for the integer in {items!r}; "
+                    "t[()] or t[...] is the 0-d view itself, t[None] a 1-element view",
+                )
             )
         raise StridedIndexError(
             join_lines(
@@ -100,10 +110,20 @@ def index_layout(layout: Layout, key: object) -> Layout:
             try:
                 start, stop, step = it.indices(size)
             except ValueError:
-                raise StridedValueError("slice step cannot be zero") from None
+                raise StridedValueError(
+                    join_lines(
+                        "slice step cannot be zero",
+                        f"{it!r} indexes dim {dim} (size {size}); use a step of 1 or more, or a "
+                        "negative step to walk it backwards (as in NumPy)",
+                    )
+                ) from None
             except TypeError:
                 raise StridedTypeError(
-                    f"slice indices must be integers or None, but got {it!r}"
+                    join_lines(
+                        "slice indices must be integers or None or have an __index__ method",
+                        f"got {it!r} for dim {dim} (size {size}); a float bound has no element "
+                        "position: convert it with int(...) first",
+                    )
                 ) from None
             if step > 0:
                 length = (stop - start + step - 1) // step if stop > start else 0

@@ -57,17 +57,31 @@ class Layout:
         strides = tuple(_as_int(s, "strides") for s in strides)
         if len(shape) != len(strides):
             raise StridedRuntimeError(
-                f"mismatch in length of strides and shape: shape {shape} has "
-                f"{len(shape)} dims, strides {strides} has {len(strides)}"
+                join_lines(
+                    f"mismatch in length of strides and shape: shape {shape} has "
+                    f"{len(shape)} dims, strides {strides} has {len(strides)}",
+                    "give one stride per size, e.g. as_strided(size, stride) with "
+                    "len(size) == len(stride)",
+                )
             )
         for s in shape:
             if s < 0:
                 raise StridedRuntimeError(
-                    f"Trying to create tensor with negative dimension {s}: {list(shape)}"
+                    join_lines(
+                        f"Trying to create tensor with negative dimension {s}: {list(shape)}",
+                        f"size[{shape.index(s)}] is {s}; every size must be 0 or more",
+                    )
                 )
         offset = _as_int(offset, "storage offset")
         if offset < 0:
-            raise StridedRuntimeError(f"Tensor: invalid storage offset {offset}")
+            raise StridedRuntimeError(
+                join_lines(
+                    f"Tensor: invalid storage offset {offset}",
+                    "the storage offset counts elements from the start of the storage and must "
+                    "be 0 or more; pass storage_offset >= 0 (as_strided's default is the "
+                    "tensor's own storage_offset())",
+                )
+            )
         self.shape = shape
         self.strides = strides
         self.offset = offset
@@ -114,7 +128,11 @@ def _as_int(value: object, what: str) -> int:
     """Accept Python ints and integer-like objects (NumPy ints); refuse the rest."""
     if isinstance(value, bool) or not hasattr(value, "__index__"):
         raise StridedTypeError(
-            f"{what} must contain only integers, but got {type(value).__name__} {value!r}"
+            join_lines(
+                f"{what} must contain only integers, but got {type(value).__name__} {value!r}",
+                "each entry counts elements, so it must be a whole number; "
+                "pass ints (int(...) converts)",
+            )
         )
     return index_of(value, what)
 
@@ -175,7 +193,12 @@ def channels_last_strides(shape: Sequence[int]) -> Shape:
     """NHWC strides for a 4-d NCHW shape, as PyTorch's ``get_channels_last_strides_2d``."""
     if len(shape) != 4:
         raise StridedRuntimeError(
-            f"required rank 4 tensor to use channels_last format, but got shape {tuple(shape)}"
+            join_lines(
+                f"required rank 4 tensor to use channels_last format, but got shape {tuple(shape)}",
+                f"channels_last orders the 4 dims (N, C, H, W) as N, H, W, C; this tensor has "
+                f"{len(shape)} dims. Use the default memory_format (contiguous_format), or "
+                ".reshape(...) to 4 dims first",
+            )
         )
     # Note: unlike contiguous_strides, PyTorch does not count a zero-size dim as 1 here
     # (zeros(1, 1, 0, 1) in channels_last has strides (0, 1, 1, 1)); we match it.
@@ -462,7 +485,11 @@ def wrap_dim(dim: object, ndim: int) -> int:
             dim = index_of(dim, "dim")
         else:
             raise StridedTypeError(
-                f"dim must be an int, but got {type(dim).__name__} {dim!r}"
+                join_lines(
+                    f"dim must be an int, but got {type(dim).__name__} {dim!r}",
+                    f"the tensor has {ndim} dim{'s' if ndim != 1 else ''}; name one by its "
+                    f"position: an int from {-max(ndim, 1)} to {max(ndim, 1) - 1}",
+                )
             )
     span = ndim if ndim > 0 else 1
     if not -(2**63) <= dim < 2**63:
@@ -509,14 +536,25 @@ def infer_size(shape: Sequence[int], numel: int) -> Shape:
         elif s >= 0:
             known *= s
         else:
-            raise StridedRuntimeError(f"invalid shape dimension {s} at index {i} of shape {list(shape)}")
+            raise StridedRuntimeError(
+                join_lines(
+                    f"invalid shape dimension {s} at index {i} of shape {list(shape)}",
+                    f"sizes must be 0 or more, or -1 for the one dim inferred from the "
+                    f"{numel} elements; size {s} at index {i} is neither",
+                )
+            )
     if numel == known or (infer_at is not None and known > 0 and numel % known == 0):
         if infer_at is None:
             return tuple(shape)
         if known == 0:
+            example = [0 if j == infer_at else s for j, s in enumerate(shape)]
             raise StridedRuntimeError(
-                f"cannot reshape tensor of 0 elements into shape {list(shape)} because the "
-                "unspecified dimension size -1 can be any value and is ambiguous"
+                join_lines(
+                    f"cannot reshape tensor of 0 elements into shape {list(shape)} because the "
+                    "unspecified dimension size -1 can be any value and is ambiguous",
+                    f"the other sizes multiply to 0, so every size at index {infer_at} gives "
+                    f"0 elements; write the size you mean instead of -1, e.g. {example}",
+                )
             )
         out = list(shape)
         out[infer_at] = numel // known
@@ -792,8 +830,14 @@ def movedim(layout: Layout, source: Sequence[int], destination: Sequence[int]) -
                 )
     if len(source) != len(destination):
         raise StridedRuntimeError(
-            f"movedim: Invalid source or destination dims: source ({list(source)} dims) should "
-            f"contain the same number of dims as destination ({list(destination)} dims)"
+            join_lines(
+                f"movedim: Invalid source or destination dims: source ({list(source)} dims) should "
+                f"contain the same number of dims as destination ({list(destination)} dims)",
+                f"source names {len(source)} dim(s) and destination {len(destination)}; "
+                "pair each moved dim with one new position, e.g. "
+                f"movedim({tuple(source)[:1] or (0,)}, {tuple(destination)[:1] or (0,)}) "
+                "moves one dim",
+            )
         )
     src = tuple(wrap_dim(d, ndim) for d in source)
     dst = tuple(wrap_dim(d, ndim) for d in destination)
@@ -841,8 +885,13 @@ def expand(layout: Layout, sizes: Sequence[int]) -> Layout:
         if target == -1:
             if dim < 0:
                 raise StridedRuntimeError(
-                    f"The expanded size of the tensor (-1) isn't allowed in a leading, "
-                    f"non-existing dimension {i}"
+                    join_lines(
+                        f"The expanded size of the tensor (-1) isn't allowed in a leading, "
+                        f"non-existing dimension {i}",
+                        f"the tensor has {tdim} dim(s), shape {shape}, so target dims 0..{ndim - tdim - 1} "
+                        f"of {list(sizes)} are new and have no size to keep; give target dim {i} "
+                        "an explicit size",
+                    )
                 )
             target = size
         if size != target:
@@ -852,14 +901,18 @@ def expand(layout: Layout, sizes: Sequence[int]) -> Layout:
                         f"The expanded size of the tensor ({target}) must match the existing size "
                         f"({size}) at non-singleton dimension {i}.  Target sizes: {list(sizes)}.  "
                         f"Tensor sizes: {list(shape)}",
-                        f"only size-1 dims can be expanded (they get stride 0); dim {dim} has "
-                        f"size {size}. Use .repeat-style copying (e.g. a concatenation) "
-                        f"or check the shapes",
+                        f"only size-1 dims can be expanded (they get stride 0); tensor dim {dim} "
+                        f"(target dim {i}) has size {size}, not 1",
+                        _expand_fix(shape, dim, target, sizes),
                     )
                 )
             if target < 0:
                 raise StridedRuntimeError(
-                    f"Trying to create tensor with negative dimension {target}: {list(sizes)}"
+                    join_lines(
+                        f"Trying to create tensor with negative dimension {target}: {list(sizes)}",
+                        f"target dim {i} asks for size {target}; sizes are 0 or more, and -1 "
+                        "keeps the tensor's own size",
+                    )
                 )
             size = target
             stride = 0
@@ -868,6 +921,25 @@ def expand(layout: Layout, sizes: Sequence[int]) -> Layout:
     if tdim == 0:
         out_strides = [0] * ndim
     return Layout._trusted(tuple(out_shape), tuple(out_strides), layout.offset)
+
+
+def _expand_fix(shape: Shape, dim: int, target: int, sizes: Sequence[int]) -> str:
+    """A fix for expanding tensor dim ``dim`` of size ``shape[dim]`` to ``target``."""
+    size = shape[dim]
+    if size > 0 and target > 0 and target % size == 0:
+        reps = target // size
+        tiled = list(shape[:dim]) + [reps] + list(shape[dim:])
+        final = list(shape[:dim]) + [target] + list(shape[dim + 1 :])
+        then = "" if final == list(sizes) else f", then .expand({', '.join(map(str, sizes))})"
+        return (
+            f"fix: to repeat the {size} entries {reps} times, add a size-1 dim and expand it: "
+            f".unsqueeze({dim}).expand({', '.join(map(str, tiled))}).reshape({', '.join(map(str, final))}) "
+            f"(reshape copies){then}; or expand to size {size} at that dim"
+        )
+    return (
+        f"fix: keep size {size} (or -1) at that target dim, or .unsqueeze({dim}) to add a new "
+        "size-1 dim that can be expanded"
+    )
 
 
 def squeeze(layout: Layout, dims: Sequence[int] | None) -> Layout:
@@ -907,7 +979,13 @@ def select(layout: Layout, dim: int, index: int) -> Layout:
     """Pick one index along ``dim`` and drop the dim."""
     shape, strides = layout.shape, layout.strides
     if not shape:
-        raise StridedIndexError("select() cannot be applied to a 0-dim tensor.")
+        raise StridedIndexError(
+            join_lines(
+                "select() cannot be applied to a 0-dim tensor.",
+                "the tensor is 0-d (shape ()): it has no dim to select from; "
+                "use .item() for its value, or .unsqueeze(0).select(0, 0) for a 1-element view",
+            )
+        )
     d = wrap_dim(dim, len(shape))
     size = shape[d]
     if index < -size or index >= size:
@@ -938,7 +1016,13 @@ def slice_dim(layout: Layout, dim: int, start: int | None, stop: int | None, ste
     shape, strides = layout.shape, layout.strides
     size = shape[dim]
     if step == 0:
-        raise StridedValueError("slice step cannot be zero")
+        raise StridedValueError(
+            join_lines(
+                "slice step cannot be zero",
+                f"dim {dim} has size {size}; use a step of 1 or more, or a negative step "
+                "to walk it backwards (as in NumPy)",
+            )
+        )
     start_i, _stop_i, step_i = slice(start, stop, step).indices(size)
     length = len(range(start_i, _stop_i, step_i))
     offset = layout.offset
@@ -956,14 +1040,31 @@ def narrow(layout: Layout, dim: int, start: int, length: int) -> Layout:
     """``length`` entries of ``dim`` from ``start`` (which may be negative)."""
     shape = layout.shape
     if not shape:
-        raise StridedRuntimeError("narrow() cannot be applied to a 0-dim tensor.")
+        raise StridedRuntimeError(
+            join_lines(
+                "narrow() cannot be applied to a 0-dim tensor.",
+                "the tensor is 0-d (shape ()): it has no dim to narrow; "
+                ".unsqueeze(0) gives a 1-d view of its one element",
+            )
+        )
     if length < 0:  # PyTorch checks the length before the dim
-        raise StridedRuntimeError("narrow(): length must be non-negative.")
+        raise StridedRuntimeError(
+            join_lines(
+                "narrow(): length must be non-negative.",
+                f"got length {length} for dim {dim} of shape {shape}; a length counts "
+                "entries forward from start (0 gives an empty view); to take entries before "
+                "start, move start back by the length",
+            )
+        )
     d = wrap_dim(dim, len(shape))
     size = shape[d]
     if not -size <= start <= size:
         raise StridedIndexError(
-            f"start out of range (expected to be in range of [{-size}, {size}], but got {start})"
+            join_lines(
+                f"start out of range (expected to be in range of [{-size}, {size}], but got {start})",
+                f"dim {d} of shape {shape} has size {size}: start must be in {-size}..{size} "
+                "(negative counts from the end; start == size gives an empty view)",
+            )
         )
     if start < 0:
         start += size
@@ -984,7 +1085,18 @@ def diagonal(layout: Layout, offset: int, dim1: int, dim2: int) -> Layout:
     d1 = wrap_dim(dim1, len(shape))
     d2 = wrap_dim(dim2, len(shape))
     if d1 == d2:
-        raise StridedRuntimeError(f"diagonal dimensions cannot be identical {dim1}, {dim2}")
+        raise StridedRuntimeError(
+            join_lines(
+                f"diagonal dimensions cannot be identical {dim1}, {dim2}",
+                f"dim1={dim1} and dim2={dim2} both name dim {d1} of shape {shape}; a diagonal "
+                "needs two different dims"
+                + (
+                    f", e.g. diagonal({offset}, {d1}, {(d1 + 1) % len(shape)})"
+                    if len(shape) >= 2
+                    else f"; a {len(shape)}-d tensor has none (unsqueeze one or use a 2-d tensor)"
+                ),
+            )
+        )
     if offset >= 0:
         diag = max(min(shape[d1], shape[d2] - offset), 0)
     else:
@@ -1008,15 +1120,58 @@ def unfold(layout: Layout, dimension: int, size: int, step: int) -> Layout:
     max_size = 1 if ndim == 0 else shape[d]
     if size > max_size:
         raise StridedRuntimeError(
-            f"maximum size for tensor at dimension {d} is {max_size} but size is {size}"
+            join_lines(
+                f"maximum size for tensor at dimension {d} is {max_size} but size is {size}",
+                f"a window of {size} does not fit in dim {d} of shape {shape}, which has "
+                f"{max_size} entries; use unfold({dimension}, {max_size}, step) or smaller",
+            )
         )
     if size < 0:
-        raise StridedRuntimeError(f"size is {size} but must be >= 0")
+        raise StridedRuntimeError(
+            join_lines(
+                f"size is {size} but must be >= 0",
+                f"size is the window length along dim {d} of shape {shape}: "
+                f"0..{max_size} entries",
+            )
+        )
     if step <= 0:
-        raise StridedRuntimeError(f"step is {step} but must be > 0")
+        raise StridedRuntimeError(
+            join_lines(
+                f"step is {step} but must be > 0",
+                f"step is how far each window starts after the previous one along dim {d}; "
+                f"step={max(size, 1)} gives windows that do not overlap, step=1 every window",
+            )
+        )
     new_shape = list(shape) + [size]
     new_strides = list(strides) + [1 if ndim == 0 else strides[d]]
     if ndim > 0:
         new_shape[d] = (shape[d] - size) // step + 1
         new_strides[d] = step * strides[d]
     return Layout._trusted(tuple(new_shape), tuple(new_strides), layout.offset)
+
+
+# ---------------------------------------------------------------- describing a layout in words
+
+
+def layout_origin(lay: Layout) -> str:
+    """A short guess at how a layout arose, e.g. "the transpose of a contiguous (3, 4)".
+
+    Pure (no data): used by view errors (:mod:`strided.tensor`) and by
+    :func:`strided.describe.describe`.
+    """
+    shape, strides = lay.shape, lay.strides
+    if is_contiguous(shape, strides):
+        return "contiguous"
+    if any(n > 1 and s == 0 for n, s in zip(shape, strides)):
+        dims = [d for d, (n, s) in enumerate(zip(shape, strides)) if n > 1 and s == 0]
+        return f"expanded along dim{'s' if len(dims) > 1 else ''} {', '.join(map(str, dims))} (stride 0)"
+    if any(s < 0 for s in strides):
+        return "walks some dims backwards (negative strides)"
+    order = sorted(range(len(shape)), key=lambda d: -abs(strides[d]))
+    permuted = tuple(shape[d] for d in order)
+    if is_contiguous(permuted, tuple(strides[d] for d in order)):
+        inverse = tuple(order.index(d) for d in range(len(shape)))
+        if len(shape) == 2:
+            return f"the transpose of a contiguous {permuted}"
+        return f"a permute{inverse} of a contiguous {permuted}"
+    return "strided with gaps (a slice or step of a larger tensor)"

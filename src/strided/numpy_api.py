@@ -26,7 +26,12 @@ def _check_order(order: Any, allowed: str, op: str) -> str:
     if order is None:
         return "C"
     if not isinstance(order, str):
-        raise StridedTypeError(f"order must be str, not {type(order).__name__}")
+        raise StridedTypeError(
+            join_lines(
+                f"order must be str, not {type(order).__name__}",
+                f"got order={order!r:.40}; pass one of {', '.join(repr(o) for o in allowed)}",
+            )
+        )
     upper = order.upper()
     if upper == "K" and "K" not in allowed:
         raise StridedValueError(
@@ -254,7 +259,13 @@ def _tensor(t: Any, op: str) -> Tensor:
 def _np_views(a: Tensor, b: Tensor) -> tuple[np.ndarray, np.ndarray]:
     for x in (a, b):
         if not isinstance(x, Tensor):
-            raise StridedTypeError(f"expected strided tensors, got {type(x).__name__}")
+            raise StridedTypeError(
+                join_lines(
+                    f"expected strided tensors, got {type(x).__name__}",
+                    "both arguments must be strided tensors; wrap a NumPy array without copying: "
+                    "strided.from_numpy(array)",
+                )
+            )
     return a._np(), b._np()
 
 

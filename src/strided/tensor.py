@@ -10,6 +10,7 @@ materialized. Methods follow PyTorch's semantics; differences are marked with
 from __future__ import annotations
 
 import math
+import warnings
 from collections.abc import Iterator, Sequence
 from typing import Any
 
@@ -27,7 +28,7 @@ from .errors import (
 )
 from .formatting import format_values
 from .indexing import index_layout
-from .kernels import check_writable, copy_to_new, grow_storage, numpy_view, write
+from .kernels import check_writable, copy_array, copy_to_new, grow_storage, numpy_view, write
 from .layout import Layout
 from .memory_format import MemoryFormat, channels_last, contiguous_format, preserve_format
 from .storage import Storage
@@ -67,8 +68,12 @@ def _parse_sizes_slow(args: Sequence[Any], op: str) -> tuple[int, ...]:
             out.append(L.index_of(a, f"{op}(): argument 'size'"))  # also a 0-d integer tensor, as PyTorch
         else:
             raise StridedTypeError(
-                f"{op}(): argument 'size' must be tuple of ints, but found element of type "
-                f"{type(a).__name__} at pos {i}"
+                join_lines(
+                    f"{op}(): argument 'size' must be tuple of ints, but found element of type "
+                    f"{type(a).__name__} at pos {i}",
+                    f"got {a!r:.40} at pos {i} of {tuple(args)!r:.80}; sizes are whole numbers: "
+                    f"pass ints (int(...) converts), as {op}(2, 3) or {op}((2, 3))",
+                )
             )
     return tuple(out)
 
@@ -84,7 +89,11 @@ def _int_arg(value: Any, op: str, name: str, pos: int) -> int:
         )
     if isinstance(value, bool) or not hasattr(value, "__index__"):
         raise StridedTypeError(
-            f"{op}(): argument '{name}' (position {pos}) must be int, not {type(value).__name__}"
+            join_lines(
+                f"{op}(): argument '{name}' (position {pos}) must be int, not {type(value).__name__}",
+                f"got {name}={value!r:.60}; {name} must be a whole number: "
+                "pass an int (int(...) converts)",
+            )
         )
     return L.index_of(value, f"{op}(): argument '{name}' (position {pos})")
 
@@ -106,6 +115,32 @@ def _missing(op: str, arg: str) -> StridedTypeError:
         f"  pass the {arg} as ints or one tuple, e.g. {op}(2, 3) or {op}((2, 3)); "
         f"{op}(()) asks for a 0-d result"
     )
+
+
+def _dim_of_shape(dim: Any, shape: tuple[int, ...], op: str) -> int:
+    """``dim`` wrapped for reading ``shape[dim]``: a 0-d tensor has no dim to read (PyTorch's IndexError)."""
+    d = L.wrap_dim(dim, len(shape))
+    if not shape:
+        raise StridedIndexError(
+            f"Dimension specified as {dim} but tensor has no dimensions\n"
+            f"  a 0-d tensor has no sizes or strides to read: t.{op}() is ()"
+        )
+    return d
+
+
+_MAX_PIECES = 2**31
+
+
+def _check_piece_count(n: int, op: str, shape: tuple[int, ...], dim: int) -> None:
+    """Refuse to build a tuple of more views than memory can hold (PyTorch's std::vector error)."""
+    if n > _MAX_PIECES:
+        raise StridedRuntimeError(
+            join_lines(
+                "cannot create std::vector larger than max_size()",
+                f"{op} along dim {dim} of shape {shape} would return {n} views, one Python object each",
+                "fix: cut into fewer pieces, or index the part you need (t.narrow, t.select)",
+            )
+        )
 
 
 def _dims_arg(args: Sequence[Any]) -> tuple[Any, ...]:
@@ -180,7 +215,7 @@ class Tensor:
         """The shape, or the size of one dim."""
         if dim is None:
             return self._layout.shape
-        return self._layout.shape[L.wrap_dim(dim, len(self._layout.shape))]
+        return self._layout.shape[_dim_of_shape(dim, self._layout.shape, "size")]
 
     @property
     def ndim(self) -> int:
@@ -216,7 +251,7 @@ class Tensor:
         """Strides in elements, or the stride of one dim."""
         if dim is None:
             return self._layout.strides
-        return self._layout.strides[L.wrap_dim(dim, len(self._layout.shape))]
+        return self._layout.strides[_dim_of_shape(dim, self._layout.shape, "stride")]
 
     def storage_offset(self) -> int:
         return self._layout.offset
@@ -269,6 +304,8 @@ class Tensor:
 
     def describe(self) -> str:
         """A one-call summary of the layout: shape, strides, offset, contiguity, view of what."""
+        # Imported here, not at the top: describe is a diagnostic layer above tensor (it takes
+        # Tensors), so a top-level import would point upward and make a cycle.
         from .describe import describe
 
         return describe(self)
@@ -280,19 +317,33 @@ class Tensor:
 
     def __len__(self) -> int:
         if not self._layout.shape:
-            raise StridedTypeError("len() of a 0-d tensor")
+            raise StridedTypeError(
+                join_lines(
+                    "len() of a 0-d tensor",
+                    "the tensor is 0-d (shape ()): it has no first dim to count; "
+                    ".numel() is its element count (1), .item() its value",
+                )
+            )
         return self._layout.shape[0]
 
     def __iter__(self) -> Iterator[Tensor]:
         if not self._layout.shape:
-            raise StridedTypeError("iteration over a 0-d tensor")
+            raise StridedTypeError(
+                join_lines(
+                    "iteration over a 0-d tensor",
+                    "the tensor is 0-d (shape ()): it has no first dim to iterate over; "
+                    ".item() gives its value, .unsqueeze(0) a 1-element 1-d view",
+                )
+            )
         return iter(self.unbind(0))
 
     def __array__(self, dtype: Any = None, copy: Any = None) -> np.ndarray:
         arr = self._np()
+        if dtype is not None:  # a cast always makes a new array (as ndarray.astype did)
+            return copy_array(arr, f"__array__: NumPy asked for dtype {np.dtype(dtype)}", dtype)
         if copy:
-            arr = arr.copy()
-        return arr if dtype is None else arr.astype(dtype)
+            return copy_array(arr, "__array__(copy=True): NumPy asked for a copy")
+        return arr
 
     # ------------------------------------------------------------ views
 
@@ -307,11 +358,9 @@ class Tensor:
         return self._view(Layout._trusted(new_shape, strides, lay.offset))
 
     def _view_error(self, refusal: L.ReshapeRefusal, new_shape: tuple[int, ...]) -> ViewError:
-        from .describe import layout_origin
-
         lay = self._layout
         nbytes = self.numel() * self._dtype.itemsize
-        origin = layout_origin(lay)
+        origin = L.layout_origin(lay)
         args = ", ".join(str(n) for n in new_shape)
         return ViewError(
             join_lines(
@@ -381,7 +430,13 @@ class Tensor:
             )
         sizes = parse_sizes((sizes,), "unflatten")
         if not sizes:  # PyTorch checks the sizes before the dim
-            raise StridedRuntimeError("unflatten: sizes must be non-empty")
+            raise StridedRuntimeError(
+                join_lines(
+                    "unflatten: sizes must be non-empty",
+                    f"sizes name the new dims that dim {dim!r} of shape {shape} splits into; "
+                    "give at least one, e.g. (2, -1), with product equal to that dim's size",
+                )
+            )
         d = L.wrap_dim(dim, len(shape))
         if not shape:
             raise StridedRuntimeError(
@@ -395,9 +450,19 @@ class Tensor:
         except StridedRuntimeError as err:
             if "-1" in str(err) and "only one" in str(err):
                 raise
+            n = shape[d]
+            known = math.prod(s for s in sizes if s != -1)
+            k = next((f for f in range(2, n) if n % f == 0), n)
             raise StridedRuntimeError(
-                f"unflatten: Provided sizes {list(sizes)} don't multiply up to the size of dim "
-                f"{dim} ({shape[d]}) in the input tensor"
+                join_lines(
+                    f"unflatten: Provided sizes {list(sizes)} don't multiply up to the size of dim "
+                    f"{dim} ({n}) in the input tensor",
+                    f"dim {d} of shape {shape} has {n} entries, but the sizes"
+                    + (" other than -1" if -1 in sizes else "")
+                    + f" multiply to {known}"
+                    + (f", which does not divide {n}" if -1 in sizes else "")
+                    + f"; the product must be {n}, e.g. unflatten({dim}, ({k}, -1))",
+                )
             ) from None
         return self.view(shape[:d] + inferred + shape[d + 1 :])
 
@@ -423,8 +488,23 @@ class Tensor:
 
     @property
     def T(self) -> Tensor:
-        """All dims reversed (PyTorch deprecates it for ndim other than 2; NumPy's meaning)."""
+        """All dims reversed; for ndim other than 2 PyTorch deprecates it, and we warn as it does."""
         lay = self._layout
+        if not lay.shape:
+            warnings.warn(
+                "Tensor.T is deprecated on 0-D tensors. This function is the identity in these cases.",
+                UserWarning,
+                stacklevel=2,
+            )
+        elif len(lay.shape) != 2:
+            warnings.warn(
+                "The use of `x.T` on tensors of dimension other than 2 to reverse their shape is "
+                "deprecated and it will throw an error in a future release. Consider `x.mT` to "
+                "transpose batches of matrices or `x.permute(*reversed(range(x.ndim)))` to reverse "
+                f"the dimensions of a tensor (this one has shape {lay.shape}).",
+                UserWarning,
+                stacklevel=2,
+            )
         return self._view(Layout._trusted(lay.shape[::-1], lay.strides[::-1], lay.offset))
 
     @property
@@ -443,7 +523,11 @@ class Tensor:
             return self
         if ndim < 2:
             raise StridedRuntimeError(
-                f"tensor.mT is only supported on matrices or batches of matrices. Got {ndim}-D tensor."
+                join_lines(
+                    f"tensor.mT is only supported on matrices or batches of matrices. Got {ndim}-D tensor.",
+                    f"the tensor has shape {self._layout.shape}: there are no two last dims to swap; "
+                    ".unsqueeze(0).mT gives a column (n, 1) view, .unsqueeze(-1).mT a row (1, n)",
+                )
             )
         return self._view(L.transpose(self._layout, -2, -1))
 
@@ -491,34 +575,63 @@ class Tensor:
         """Pieces of ``split_size`` along ``dim`` (the last may be smaller), or of the given sizes."""
         shape = self._layout.shape
         if not shape:
-            raise StridedRuntimeError("split expects at least a 1-dimensional tensor")
+            raise StridedRuntimeError(
+                join_lines(
+                    "split expects at least a 1-dimensional tensor",
+                    "the tensor is 0-d (shape ()): it has no dim to split; "
+                    ".unsqueeze(0) gives a 1-d view of its one element",
+                )
+            )
         if not isinstance(split_size, (list, tuple)):
             step = parse_sizes((split_size,), "split")[0]
             if step < 0:  # PyTorch checks split_size before the dim
-                raise StridedRuntimeError(f"split expects split_size be non-negative, but got split_size={step}")
+                raise StridedRuntimeError(
+                    join_lines(
+                        f"split expects split_size be non-negative, but got split_size={step}",
+                        f"split_size is the length of each piece along dim {dim!r} of shape {shape}; "
+                        "pass 1 or more (or a list of sizes that sum to that dim's size)",
+                    )
+                )
         d = L.wrap_dim(dim, len(shape))
         size = shape[d]
         if isinstance(split_size, (list, tuple)):
             sizes = parse_sizes((split_size,), "split")
             if any(s < 0 for s in sizes):
                 raise StridedRuntimeError(
-                    "split_with_sizes expects split_sizes have only non-negative entries, but got "
-                    f"split_sizes={list(sizes)}"
+                    join_lines(
+                        "split_with_sizes expects split_sizes have only non-negative entries, but got "
+                        f"split_sizes={list(sizes)}",
+                        f"each entry is a piece length along dim {d} (size {size}); -1 is not "
+                        f"inferred here: give all sizes, summing to {size}",
+                    )
                 )
             if sum(sizes) != size:
                 raise StridedRuntimeError(
-                    f"split_with_sizes expects split_sizes to sum exactly to {size} (input tensor's "
-                    f"size at dimension {d}), but got split_sizes={list(sizes)}"
+                    join_lines(
+                        f"split_with_sizes expects split_sizes to sum exactly to {size} (input tensor's "
+                        f"size at dimension {d}), but got split_sizes={list(sizes)}",
+                        f"the sizes sum to {sum(sizes)}, dim {d} of shape {shape} has {size} entries"
+                        + (
+                            f"; add a last piece of {size - sum(sizes)}: split({list(sizes) + [size - sum(sizes)]}, {d})"
+                            if sum(sizes) < size
+                            else f"; shrink the pieces by {sum(sizes) - size} in all"
+                        ),
+                    )
                 )
         else:
             if step == 0:
                 if size != 0:
                     raise StridedRuntimeError(
-                        f"split_size can only be 0 if dimension size is 0, but got dimension size of {size}"
+                        join_lines(
+                            f"split_size can only be 0 if dimension size is 0, but got dimension size of {size}",
+                            f"pieces of length 0 cannot cover the {size} entries of dim {d} of shape "
+                            f"{shape}; pass split_size 1..{size}, e.g. split({size}, {d}) for one piece",
+                        )
                     )
                 sizes = (0,)
             else:
                 n = max((size + step - 1) // step, 1)
+                _check_piece_count(n, "split", shape, d)
                 sizes = tuple(min(step, size - i * step) for i in range(n))
         out = []
         start = 0
@@ -532,21 +645,41 @@ class Tensor:
         chunks = _int_arg(chunks, "chunk", "chunks", 1)
         shape = self._layout.shape
         if not shape:
-            raise StridedRuntimeError("chunk expects at least a 1-dimensional tensor")
+            raise StridedRuntimeError(
+                join_lines(
+                    "chunk expects at least a 1-dimensional tensor",
+                    "the tensor is 0-d (shape ()): it has no dim to chunk; "
+                    ".unsqueeze(0) gives a 1-d view of its one element",
+                )
+            )
         if chunks <= 0:
-            raise StridedRuntimeError(f"chunk expects `chunks` to be greater than 0, got: {chunks}")
+            raise StridedRuntimeError(
+                join_lines(
+                    f"chunk expects `chunks` to be greater than 0, got: {chunks}",
+                    f"chunks is the number of pieces to cut dim {dim!r} of shape {shape} into; "
+                    "pass 1 or more (chunk(1) is the whole tensor)",
+                )
+            )
         d = L.wrap_dim(dim, len(shape))
         size = shape[d]
         step = (size + chunks - 1) // chunks
         if step == 0 and size == 0:
+            _check_piece_count(chunks, "chunk", shape, d)
             return self.split([0] * chunks, d)
         return self.split(step, d)
 
     def unbind(self, dim: int = 0) -> tuple[Tensor, ...]:
         shape = self._layout.shape
         if not shape:
-            raise StridedIndexError("Dimension specified as 0 but tensor has no dimensions")
+            raise StridedIndexError(
+                join_lines(
+                    "Dimension specified as 0 but tensor has no dimensions",
+                    "the tensor is 0-d (shape ()): there is no dim to unbind; "
+                    "use .item() for its value, or .unsqueeze(0).unbind() for a 1-tuple of views",
+                )
+            )
         d = L.wrap_dim(dim, len(shape))
+        _check_piece_count(shape[d], "unbind", shape, d)
         return tuple(self._view(L.select(self._layout, d, i)) for i in range(shape[d]))
 
     def diagonal(self, offset: int = 0, dim1: int = 0, dim2: int = 1) -> Tensor:
@@ -593,6 +726,8 @@ class Tensor:
             if L.is_channels_last_contiguous(lay.shape, lay.strides):
                 return self
             return self._copy(L.channels_last_strides(lay.shape), "contiguous(channels_last)")
+        if memory_format is not contiguous_format:
+            raise _memory_format_error(memory_format, "contiguous")
         if L.is_contiguous(lay.shape, lay.strides):
             return self
         return self._copy(L.contiguous_strides(lay.shape), "contiguous()")
@@ -607,6 +742,8 @@ class Tensor:
             return L.preserve_format_strides(shape, strides)
         if memory_format is channels_last:
             return L.channels_last_strides(shape)
+        if memory_format is not contiguous_format:
+            raise _memory_format_error(memory_format, "clone")
         return L.contiguous_strides(shape)
 
     def to(self, dtype: Any, copy: bool = False) -> Tensor:
@@ -641,7 +778,11 @@ class Tensor:
         n = self.numel()
         if n != 1:
             raise StridedRuntimeError(
-                f"Boolean value of Tensor with {'more than one value' if n else 'no values'} is ambiguous"
+                join_lines(
+                    f"Boolean value of Tensor with {'more than one value' if n else 'no values'} is ambiguous",
+                    f"the tensor has shape {self._layout.shape} ({n} elements); say which truth you "
+                    "mean: .all() (every element) or .any() (at least one)",
+                )
             )
         return bool(self.item())
 
@@ -653,7 +794,14 @@ class Tensor:
 
     def __index__(self) -> int:
         if self._dtype.is_floating_point or self.numel() != 1:
-            raise StridedTypeError("only integer tensors of a single element can be converted to an index")
+            raise StridedTypeError(
+                join_lines(
+                    "only integer tensors of a single element can be converted to an index",
+                    f"the tensor is {self._dtype.name} with shape {self._layout.shape} "
+                    f"({self.numel()} elements); an index needs one integer: .item() of a 1-element "
+                    "integer tensor, or .to(strided.int64) first",
+                )
+            )
         return int(self.item())
 
     def copy_(self, src: Any) -> Tensor:
@@ -685,8 +833,15 @@ class Tensor:
         if isinstance(value, Tensor):
             if value.ndim != 0:
                 raise StridedRuntimeError(
-                    f"fill_ only supports 0-dimension value tensor but got tensor with {value.ndim} dimensions."
+                    join_lines(
+                        f"fill_ only supports 0-dimension value tensor but got tensor with {value.ndim} dimensions.",
+                        f"the value has shape {value.shape}; fill_ writes one value everywhere. To write "
+                        "it elementwise (broadcast): t.copy_(value) or t[...] = value",
+                    )
                 )
+            if value._storage is self._storage:
+                # PyTorch reads the one value before it writes (fill_(t[1]) is allowed): so do we
+                value = value.clone()
             self._write(value, "fill_")
         else:
             # Note: as PyTorch, a number may fill aliased (stride-0) elements: they all get one value.
@@ -760,7 +915,10 @@ class Tensor:
         for s in shape:
             if s < 0:
                 raise StridedRuntimeError(
-                    f"Trying to create tensor with negative dimension {s}: {list(shape)}"
+                    join_lines(
+                        f"Trying to create tensor with negative dimension {s}: {list(shape)}",
+                        f"resize_ size[{shape.index(s)}] is {s}; every size must be 0 or more",
+                    )
                 )
         if shape == self._layout.shape:
             return self
@@ -771,6 +929,19 @@ class Tensor:
             grow_storage(self._storage, offset + numel)
         self._layout = Layout._trusted(shape, strides, offset)
         return self
+
+
+def _memory_format_error(memory_format: Any, op: str) -> Exception:
+    if isinstance(memory_format, MemoryFormat):  # preserve_format where it has no meaning
+        return StridedRuntimeError(
+            f"{memory_format.name.split('_')[0]} memory format is unsupported by the {op} operator\n"
+            f"  {op}() makes a dense layout: pass strided.contiguous_format or strided.channels_last"
+        )
+    return StridedTypeError(
+        f"{op}(): argument 'memory_format' must be torch.memory_format, not {_type_name(memory_format)}\n"
+        f"  got {memory_format!r:.60}; use strided.contiguous_format, strided.channels_last or "
+        "strided.preserve_format"
+    )
 
 
 def _type_name(value: Any) -> str:
@@ -828,9 +999,18 @@ def _partial_overlap_error(dest: Tensor, src: Tensor, op: str) -> Exception:
             f"{op} would read elements {s.offset}..{s.offset + src.numel() - 1} (strides {s.strides}) "
             f"of the storage while writing elements {d.offset}..{d.offset + dest.numel() - 1} "
             f"(strides {d.strides}) of it",
-            "fix: copy the source first: dest.copy_(src.clone())",
+            _overlap_fix(op),
         )
     )
+
+
+def _overlap_fix(op: str) -> str:
+    """The fix for a partly overlapping write, in the words of the operation that wrote."""
+    if op == "setitem":
+        return "fix: copy the value first: t[...] = value.clone()"
+    if op == "copy_":
+        return "fix: copy the source first: dest.copy_(src.clone())"
+    return f"fix: copy the source first: pass src.clone() to {op}"
 
 
 def _as_source(value: Any) -> Any:
@@ -845,7 +1025,14 @@ def _as_source(value: Any) -> Any:
         try:
             return np.asarray(value)
         except ValueError as err:
-            raise StridedTypeError(f"cannot write a ragged sequence into a tensor: {err}") from None
+            lengths = [len(v) if isinstance(v, (list, tuple)) else None for v in value]
+            raise StridedTypeError(
+                join_lines(
+                    f"cannot write a ragged sequence into a tensor: {err}",
+                    f"the rows have lengths {lengths!r:.80} (None: a number); every row needs the "
+                    "same length; write the rows one at a time (t[i] = row) or pad them",
+                )
+            ) from None
     if hasattr(value, "__array__") or isinstance(value, np.generic):
         return np.asarray(value)
     raise StridedTypeError(

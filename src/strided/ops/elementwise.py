@@ -42,11 +42,18 @@ from .. import layout as L
 from ..creation import _new_tensor
 from ..dtypes import ALL_DTYPES, DType, bool_, float16, float32
 from ..errors import StridedRuntimeError, StridedTypeError, join_lines
-from ..storage import Storage
+from ..kernels.elementwise import (
+    assign,
+    binary_broadcast_rowmajor,
+    binary_flat,
+    binary_into,
+    int_pow_into,
+    scalar_over_into,
+)
+from ..kernels.reduce import all_nonzero
 from ..tensor import Tensor
 from .broadcasting import STATE as _BSTATE
 from .operands import (
-    _QUIET,
     _broadcast,
     _check_inplace,
     _check_partial_overlap,
@@ -58,8 +65,6 @@ from .operands import (
     _not_implemented,
     _np_scalar,
     _operand,
-    _quiet_reset,
-    _quiet_set,
     _shape_cache,
     _trusted,
     _view,
@@ -100,7 +105,8 @@ ADD = BinaryOp("add", np.add, fast=_ALL)
 SUB = BinaryOp("sub", np.subtract, no_bool=True, fast=_NO_BOOL)
 MUL = BinaryOp("mul", np.multiply, fast=_ALL, opmath_scalar=True)
 DIV = BinaryOp("div", np.true_divide, kind="div", fast=_FLOATS, opmath_scalar=True)
-FLOOR_DIVIDE = BinaryOp("floor_divide", np.floor_divide, kernel="div_floor_cpu", int_zero_check=True, fast=_FLOATS)
+FLOOR_DIVIDE = BinaryOp("floor_divide", np.floor_divide, kernel="div_floor_cpu", int_zero_check=True, fast=_FLOATS,
+                        opmath_scalar=True)
 REMAINDER = BinaryOp("remainder", np.remainder, kernel="remainder_cpu", int_zero_check=True, fast=_FLOATS)
 POW = BinaryOp("pow", np.power, kind="pow", kernel="pow", fast=_FLOATS)
 BITWISE_AND = BinaryOp("bitwise_and", np.bitwise_and, kind="bitwise", kernel="bitwise_and_cpu", fast=_INTS)
@@ -141,12 +147,25 @@ def _binary_dtypes_uncached(op: BinaryOp, a: Any, b: Any) -> tuple[DType, DType]
     rt = result_type_of_classes((operand_class(a), operand_class(b)))
     if op.no_bool and (_dtype_of(a) is bool_ or _dtype_of(b) is bool_):
         both = _dtype_of(a) is bool_ and _dtype_of(b) is bool_
+        def desc(x: Any) -> str:
+            return f"{x._dtype.name} tensor of shape {x.shape}" if isinstance(x, Tensor) else repr(x)
+
+        operands = f"a is {desc(a)}, b is {desc(b)}"
         raise StridedRuntimeError(
-            "Subtraction, the `-` operator, with two bool tensors is not supported. "
-            "Use the `^` or `logical_xor()` operator instead."
+            join_lines(
+                "Subtraction, the `-` operator, with two bool tensors is not supported. "
+                "Use the `^` or `logical_xor()` operator instead.",
+                f"{operands}; strided has no logical_xor(): a ^ b (or a != b) is the "
+                "elementwise xor of two masks",
+                "to subtract them as numbers, convert first: a.to(strided.int64) - b.to(strided.int64)",
+            )
             if both
-            else "Subtraction, the `-` operator, with a bool tensor is not supported. "
-            "If you are trying to invert a mask, use the `~` or `logical_not()` operator instead."
+            else join_lines(
+                "Subtraction, the `-` operator, with a bool tensor is not supported. "
+                "If you are trying to invert a mask, use the `~` or `logical_not()` operator instead.",
+                f"{operands}; strided has no logical_not(): ~mask inverts a mask",
+                "to subtract it as numbers, convert the bool tensor first: mask.to(strided.int64)",
+            )
         )
     kind = op.kind
     if kind == "div":
@@ -170,7 +189,7 @@ def _dtype_of(x: Any) -> DType | None:
 def _check_int_divisor(op: BinaryOp, b: Any, compute: DType, size: int) -> None:
     if compute.is_floating_point or not size:
         return
-    zero = (_np_scalar(b, compute) == 0) if not isinstance(b, Tensor) else not _view(b).all()
+    zero = (_np_scalar(b, compute) == 0) if not isinstance(b, Tensor) else not all_nonzero(_view(b))
     if zero:
         raise StridedRuntimeError(
             join_lines(
@@ -194,10 +213,21 @@ def binary(op: BinaryOp, a: Any, b: Any, target: Tensor | None = None) -> Tensor
     name = op.name if target is None else op.name + "_"
     a = _operand(a, name)
     b = _operand(b, name)
-    if op.kind == "minmax" and not (isinstance(a, Tensor) and isinstance(b, Tensor)):
+    if not isinstance(a, Tensor) and not isinstance(b, Tensor):
         raise StridedTypeError(
-            f"{op.name}(): argument 'other' (position 2) must be Tensor, not "
-            f"{type(b if isinstance(a, Tensor) else a).__name__}"
+            f"{name}(): argument 'input' (position 1) must be Tensor, not {type(a).__name__}\n"
+            f"  both operands are numbers ({a!r}, {b!r}); make one a tensor: strided.tensor({a!r})"
+        )
+    if op.kind == "minmax" and not (isinstance(a, Tensor) and isinstance(b, Tensor)):
+        number = b if isinstance(a, Tensor) else a
+        bound = "min" if op.name == "maximum" else "max"
+        raise StridedTypeError(
+            join_lines(
+                f"{op.name}(): argument 'other' (position 2) must be Tensor, not "
+                f"{type(number).__name__}",
+                f"{op.name} takes two tensors, got the number {number!r}; use x.clamp({bound}={number!r}), "
+                f"or wrap it: strided.{op.name}(x, strided.tensor({number!r}))",
+            )
         )
     if op.kind == "pow" and _pow_shortcut(a, b):
         compute, result = _binary_dtypes(ADD, a, b)  # PyTorch skips the kernel's dtype checks here
@@ -224,7 +254,7 @@ def binary(op: BinaryOp, a: Any, b: Any, target: Tensor | None = None) -> Tensor
         if _pow_shortcut(a, b):
             # PyTorch: x ** 0 and 1 ** x fill ones, x ** 1 copies x (any dtype, bool included)
             source = 1 if (isinstance(b, Tensor) or b == 0) else _view(a)
-            np.copyto(_view(out), source, casting="unsafe")
+            assign(_view(out), source)
             return out
         if not compute.is_floating_point:
             _int_pow(a, b, compute, out)
@@ -233,22 +263,14 @@ def binary(op: BinaryOp, a: Any, b: Any, target: Tensor | None = None) -> Tensor
         # PyTorch's CPU mul/div of a float16 tensor by a scalar (a Python number or an operand
         # whose elements are all one value) computes in float32 ("opmath") and rounds once.
         compute = float32
-    out_np = _view(out)
-    token = _quiet_set(_QUIET)
-    try:
-        x, y = _kernel_arg(a, compute), _kernel_arg(b, compute)
-        if (
-            (type(a) is not Tensor or a._dtype is compute)
-            and (type(b) is not Tensor or b._dtype is compute)
-            and (out._dtype is compute or op.kind == "compare")
-        ):
-            op.ufunc(x, y, out=out_np)  # nothing to cast: skip the (costly) dtype/casting keywords
-        elif op.kind == "compare":
-            op.ufunc(x, y, out=out_np, signature=(compute.numpy, compute.numpy, np.bool_), casting="unsafe")
-        else:
-            op.ufunc(x, y, out=out_np, dtype=compute.numpy, casting="unsafe")
-    finally:
-        _quiet_reset(token)
+    x, y = _kernel_arg(a, compute), _kernel_arg(b, compute)  # (_np_scalar silences its own overflow)
+    compare = op.kind == "compare"
+    cast = not (
+        (type(a) is not Tensor or a._dtype is compute)
+        and (type(b) is not Tensor or b._dtype is compute)
+        and (out._dtype is compute or compare)
+    )
+    binary_into(op.ufunc, x, y, _view(out), compute.numpy, cast, compare)
     return out
 
 
@@ -269,14 +291,8 @@ def _scalar_over_tensor(a: bool | int | float, b: Tensor, compute: DType) -> Ten
         strides = L.preserve_format_strides(shape, strides)
     first = L.elementwise_output_strides(shape, [(shape, strides)])
     out = _new_tensor(shape, compute, L.elementwise_output_strides(shape, [(shape, first), ((), ())]))
-    out_np = _view(out)
     mul_dtype = float32 if compute is float16 else compute  # PyTorch's float16 "opmath" for scalars
-    token = _quiet_set(_QUIET)
-    try:
-        np.reciprocal(_view(b), out=out_np, dtype=compute.numpy, casting="unsafe")
-        np.multiply(out_np, _np_scalar(a, mul_dtype), out=out_np, dtype=mul_dtype.numpy, casting="unsafe")
-    finally:
-        _quiet_reset(token)
+    scalar_over_into(_np_scalar(a, mul_dtype), _view(b), _view(out), compute.numpy, mul_dtype.numpy)
     return out
 
 
@@ -303,22 +319,7 @@ def _int_pow(a: Any, b: Any, compute: DType, out: Tensor) -> None:
         exp: Any = _np_scalar(b, compute)
     else:
         exp = _view(b)
-    base = _kernel_arg(a, compute)
-    out_np = _view(out)
-    token = _quiet_set(_QUIET)
-    try:
-        negative = np.less(exp, 0) if compute.kind == "i" else None
-        if negative is not None and negative.any():
-            safe_exp = np.where(negative, 0, exp).astype(compute.numpy, copy=False)
-            powers = np.power(base, safe_exp, dtype=compute.numpy, casting="unsafe")
-            base_arr = np.asarray(base, dtype=compute.numpy)
-            odd = np.bitwise_and(exp, 1, dtype=compute.numpy, casting="unsafe").astype(bool)
-            special = np.where(base_arr == 1, 1, np.where(base_arr == -1, np.where(odd, -1, 1), 0))
-            np.copyto(out_np, np.where(negative, special, powers), casting="unsafe")
-        else:
-            np.power(base, exp, out=out_np, dtype=compute.numpy, casting="unsafe")
-    finally:
-        _quiet_reset(token)
+    int_pow_into(_kernel_arg(a, compute), exp, _view(out), compute.numpy)
 
 
 def _make_binary(op: BinaryOp) -> tuple[Callable[..., Tensor], ...]:
@@ -417,12 +418,7 @@ def _fast_binary(op: BinaryOp, slow: Callable[[Any, Any], Any]) -> Callable[[Any
                 oa = la.offset
                 if oa or x.shape[0] != n:
                     x = x[oa : oa + n]
-                token = _quiet_set(_QUIET)
-                try:
-                    res = ufunc(x, y)
-                finally:
-                    _quiet_reset(token)
-                return _make(Storage(res), _trusted(shape, strides, 0), bool_ if compare else d)
+                return _make(binary_flat(ufunc, x, y), _trusted(shape, strides, 0), bool_ if compare else d)
         return slow(a, b)
 
     def broadcast_rowmajor(a: Tensor, b: Tensor, na: int) -> Any:
@@ -451,12 +447,8 @@ def _fast_binary(op: BinaryOp, slow: Callable[[Any, Any], Any]) -> Callable[[Any
         y = b._storage.array
         ob = lb.offset
         y = y[ob : ob + info[1]].reshape(lb.shape)
-        token = _quiet_set(_QUIET)
-        try:
-            res = ufunc(x, y)
-        finally:
-            _quiet_reset(token)
-        return _make(Storage(res.reshape(-1)), _trusted(shape, out_info[0], 0), bool_ if compare else a._dtype)
+        return _make(binary_broadcast_rowmajor(ufunc, x, y), _trusted(shape, out_info[0], 0),
+                     bool_ if compare else a._dtype)
 
     return fn
 

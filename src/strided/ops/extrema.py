@@ -11,19 +11,21 @@ Contracts (PyTorch 2.13):
 * ``argmax(dim=None)`` indexes the tensor flattened in row-major order; bool
   tensors are refused, as PyTorch does.
 
-Results are fresh contiguous tensors. NumPy reads the input in place (its own
-argmax buffers non-contiguous inputs internally; strided copies nothing).
+Results are fresh contiguous tensors. The kernels (:mod:`strided.kernels.reduce`)
+read the input in place; stride-0 (expanded) dims are read once. Where NumPy's
+argmax/argmin would need a contiguous copy of what remains (the reduced dim is not
+the innermost), that copy is made explicitly and shows in the copy ledger.
 """
 
 from __future__ import annotations
 
 from typing import Any
 
-import numpy as np
-
 from ..dtypes import bool_ as bool_dtype
 from ..dtypes import int64
-from ..errors import StridedIndexError, StridedRuntimeError, join_lines
+from ..errors import StridedIndexError, StridedRuntimeError, StridedTypeError, join_lines
+from ..kernels.memory import write
+from ..kernels.reduce import arg_extreme_along, arg_extreme_flat, extreme_all
 from ..tensor import Tensor
 from . import return_types
 from .reduce_args import check_keepdim, new_output, reduced_shape, reduction_dims, shape_text, tensor_arg
@@ -55,16 +57,12 @@ def _values_and_indices(self: Tensor, dim: Any, keepdim: bool, op: str) -> tuple
     out_shape = reduced_shape(shape, (d,), keepdim)
     values, values_np = new_output(out_shape, self._dtype)
     indices, indices_np = new_output(out_shape, int64)
-    x = self._np()
     if not shape:  # a 0-d tensor: its one element, at index 0
-        np.copyto(values_np, x)
-        indices_np[...] = 0
+        write(values._storage, values._layout, self._np())
+        write(indices._storage, indices._layout, 0)
         return values, indices
-    where = np.argmax if op == "max" else np.argmin
-    where(x, axis=d, out=indices_np, keepdims=keepdim)
     # the values are read at the indices, so values[i] is always x[indices[i]] (NaN, -0.0)
-    at = indices_np if keepdim else np.expand_dims(indices_np, d)
-    np.copyto(values_np, np.take_along_axis(x, at, axis=d).reshape(out_shape))
+    arg_extreme_along(self._np(), d, indices_np, keepdim, op == "max", values=values_np, name=f"{op}(dim)")
     return values, indices
 
 
@@ -80,13 +78,20 @@ def _full(self: Tensor, op: str) -> Tensor:
             )
         )
     out, out_np = new_output((), self._dtype)
-    (np.maximum if op == "max" else np.minimum).reduce(self._np(), axis=None, out=out_np)
+    extreme_all(self._np(), out_np, op == "max")
     return out
 
 
 def _extreme(self: Tensor, dim: Any, keepdim: bool, op: str) -> Any:
     tensor_arg(self, op)
     if isinstance(dim, Tensor):  # max(other): elementwise, as in PyTorch
+        if keepdim is not False:
+            raise StridedTypeError(
+                f"{op}() received an invalid combination of arguments - got (Tensor, Tensor, "
+                f"{type(keepdim).__name__})\n"
+                f"  {op}(other) is the elementwise {'maximum' if op == 'max' else 'minimum'} and takes no "
+                f"keepdim; for a reduction along a dim, pass the dim as an int: {op}(dim, keepdim)"
+            )
         return getattr(self, "maximum" if op == "max" else "minimum")(dim)
     if dim is None:
         # Note: PyTorch's max() takes no keepdim and refuses dim=None; strided accepts both.
@@ -119,7 +124,7 @@ def _arg(self: Tensor, dim: Any, keepdim: bool, op: str) -> Tensor:
                 f"{'True' if op == 'argmax' else 'False'}",
             )
         )
-    where = np.argmax if op == "argmax" else np.argmin
+    largest = op == "argmax"
     shape = self._layout.shape
     if dim is None:
         if self.numel() == 0:
@@ -130,16 +135,16 @@ def _arg(self: Tensor, dim: Any, keepdim: bool, op: str) -> Tensor:
                 )
             )
         out, out_np = new_output((1,) * len(shape) if keepdim else (), int64)
-        where(self._np(), axis=None, out=out_np, keepdims=keepdim)
+        arg_extreme_flat(self._np(), out_np, largest)
         return out
     d = _one_dim(self, dim, op)
     if shape and shape[d] == 0:
         raise _empty_dim_error(op, self, d)
     out, out_np = new_output(reduced_shape(shape, (d,), keepdim), int64)
     if not shape:
-        out_np[...] = 0
+        write(out._storage, out._layout, 0)
     else:
-        where(self._np(), axis=d, out=out_np, keepdims=keepdim)
+        arg_extreme_along(self._np(), d, out_np, keepdim, largest)
     return out
 
 

@@ -25,11 +25,10 @@ from __future__ import annotations
 
 from typing import Any
 
-import numpy as np
-
 from .. import layout as L
 from ..dtypes import DType
 from ..errors import StridedNotImplementedError, StridedRuntimeError, join_lines
+from ..kernels.matmul import matmul_into
 from ..tensor import Tensor
 from .elementwise import mul
 from .reduce_args import CPP_NAME, TORCH_NAME, new_output, shape_text, tensor_arg
@@ -86,12 +85,7 @@ def _fold_note(a: Tensor, b: Tensor) -> str:
 def _product(a: Tensor, b: Tensor, shape: tuple[int, ...], dtype: DType | None = None) -> Tensor:
     """NumPy's matmul of the two in-place views into a fresh contiguous ``shape`` (of a's dtype)."""
     out, out_np = new_output(shape, dtype or a._dtype)
-    if out_np.size:
-        if a.shape[-1] == 0:  # nothing to contract: the empty sums are 0
-            out_np[...] = 0
-        else:
-            with np.errstate(over="ignore", invalid="ignore"):  # inf/NaN silently, as in PyTorch
-                np.matmul(a._np(), b._np(), out=out_np)
+    matmul_into(a._np(), b._np(), out_np)
     return out
 
 

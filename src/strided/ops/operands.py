@@ -17,41 +17,23 @@ from typing import Any
 import numpy as np
 
 from .. import layout as L
-from ..dtypes import DType, bool_, from_numpy_dtype
+from ..dtypes import DType, bool_, check_int64, from_numpy_dtype
 from ..errors import StridedNotImplementedError, StridedRuntimeError, StridedTypeError, join_lines
-from ..kernels import check_writable
+from ..kernels import check_writable, new_storage
+
+# NumPy's floating-point warnings are silenced by setting its error-state context variable
+# (the kernels' cheap replacement for ``np.errstate``); re-exported for the ops' scalar casts.
+from ..kernels.elementwise import QUIET as _QUIET
+from ..kernels.elementwise import quiet_reset as _quiet_reset
+from ..kernels.elementwise import quiet_set as _quiet_set
+from ..kernels.memory import tensor_view as _view  # zero-copy NumPy view a ufunc reads or writes
 from ..layout import Layout
-from ..storage import Storage, allocate
 from ..tensor import Tensor
 from . import broadcasting as B
 from .promotion import TORCH_NAMES, can_cast
 
-_ndarray = np.ndarray
 _make = Tensor._make
 _trusted = Layout._trusted
-
-# ---------------------------------------------------------------- silencing NumPy's FP warnings
-#
-# ``with np.errstate(all="ignore")`` costs about 1.3 µs, more than the whole ufunc call on a
-# small tensor; setting NumPy's error-state context variable directly costs ~0.1 µs. The private
-# name is looked up once, with np.errstate as the fallback.
-try:  # pragma: no branch
-    from numpy._core._ufunc_config import _extobj_contextvar, _make_extobj  # type: ignore[attr-defined]
-
-    _QUIET = _make_extobj(all="ignore")
-    _quiet_set = _extobj_contextvar.set
-    _quiet_reset = _extobj_contextvar.reset
-except (ImportError, AttributeError):  # pragma: no cover - other NumPy versions
-    def _quiet_set(_: object) -> object:
-        state = np.errstate(all="ignore")
-        state.__enter__()
-        return state
-
-    def _quiet_reset(state: Any) -> None:
-        state.__exit__(None, None, None)
-
-    _QUIET = None
-
 
 # ---------------------------------------------------------------- operands
 
@@ -68,6 +50,8 @@ def _operand(x: Any, op: str) -> Any:
     if isinstance(x, (bool, int, float)):
         if isinstance(x, np.generic):
             return x.item()
+        if type(x) is int and not -(2**63) <= x < 2**63:
+            check_int64(x, op)
         return x
     if isinstance(x, np.generic) and x.dtype.kind in "biuf":
         return x.item()
@@ -76,22 +60,12 @@ def _operand(x: Any, op: str) -> Any:
 
         return from_numpy(x)
     raise StridedTypeError(
-        f"{op}(): expected a strided.Tensor or a Python bool/int/float operand, but got "
-        f"{type(x).__name__}"
+        join_lines(
+            f"{op}(): expected a strided.Tensor or a Python bool/int/float operand, but got "
+            f"{type(x).__name__}",
+            f"got {x!r:.60}; make a tensor of it first: strided.tensor(data)",
+        )
     )
-
-
-def _view(t: Tensor) -> np.ndarray:
-    """Zero-copy NumPy view of ``t`` (what :func:`strided.kernels.numpy_view` builds, with less
-    Python work on the hot path)."""
-    lay = t._layout
-    arr = t._storage.array
-    isz = arr.itemsize
-    shape = lay.shape
-    off = lay.offset * isz
-    if off and 0 in shape:
-        off = 0  # an empty layout addresses nothing; its offset may sit past the buffer's end
-    return _ndarray(shape, arr.dtype, arr, off, tuple([s * isz for s in lay.strides]))
 
 
 def _np_scalar(value: bool | int | float, dtype: DType) -> Any:
@@ -159,7 +133,7 @@ def _fresh_output(
         if len(_out_cache) < 4096:
             _out_cache[key] = found
     strides, numel = found
-    return _make(Storage(allocate(numel, dtype.numpy, shape)), _trusted(shape, strides, 0), dtype)
+    return _make(new_storage(numel, dtype.numpy, shape), _trusted(shape, strides, 0), dtype)
 
 
 # (result shape, operand layouts...) -> (output strides, numel): the layout plan of an
@@ -220,7 +194,7 @@ def _check_partial_overlap(target: Tensor, inputs: list[Any], op: str) -> None:
                 f"{op} writes into shape {tl.shape}, strides {tl.strides}, offset {tl.offset} while "
                 f"reading shape {xl.shape}, strides {xl.strides}, offset {xl.offset} of the same "
                 f"storage (elements {max(t0, x0)}..{min(t1, x1) - 1} are both read and written)",
-                "fix: pass a copy of the input, e.g. x.add_(y.clone())",
+                f"fix: pass a copy of the input, e.g. x.{op}(y.clone())",
             )
         )
 

@@ -36,7 +36,7 @@ from ..dtypes import (
     to_dtype,
     uint8,
 )
-from ..errors import StridedTypeError
+from ..errors import StridedTypeError, join_lines
 from ..tensor import Tensor
 
 # PyTorch's promoteTypes table, rows and columns in this order.
@@ -147,7 +147,13 @@ def result_type(*operands: Operand) -> DType:
     strided.float32
     """
     if not operands:
-        raise StridedTypeError("result_type() needs at least one operand")
+        raise StridedTypeError(
+            join_lines(
+                "result_type() needs at least one operand",
+                "pass the tensors and Python numbers an op would combine, "
+                "e.g. strided.result_type(x, 2.5)",
+            )
+        )
     key = tuple(operand_class(x) for x in operands)
     found = _cache.get(key)
     if found is None:

@@ -15,8 +15,8 @@ import numpy as np
 from .. import layout as L
 from ..dtypes import DType, to_dtype
 from ..errors import StridedIndexError, StridedRuntimeError, StridedTypeError, join_lines
+from ..kernels import new_storage
 from ..layout import Layout
-from ..storage import Storage, allocate
 from ..tensor import Tensor
 
 # PyTorch's ScalarType names ("Long") and the C++ type names some kernels print ("long int").
@@ -40,7 +40,10 @@ def tensor_arg(value: Any, op: str, name: str = "input", position: int = 1) -> T
     """``value`` itself if it is a Tensor; else TypeError in PyTorch's words."""
     if not isinstance(value, Tensor):
         raise StridedTypeError(
-            f"{op}(): argument '{name}' (position {position}) must be Tensor, not {type(value).__name__}"
+            join_lines(
+                f"{op}(): argument '{name}' (position {position}) must be Tensor, not {type(value).__name__}",
+                f"got {value!r:.60}; make it a tensor first: strided.tensor(data)",
+            )
         )
     return value
 
@@ -81,8 +84,13 @@ def reduction_dims(
     for d in dims:
         if not _is_int(d):
             raise StridedTypeError(
-                f"{op}(): argument 'dim' must be an int or a tuple of ints, but got "
-                f"{type(d).__name__} {d!r}"
+                join_lines(
+                    f"{op}(): argument 'dim' must be an int or a tuple of ints, but got "
+                    f"{type(d).__name__} {d!r}",
+                    f"dims of a tensor of shape {shape_text(t.shape)} are whole numbers 0..{max(ndim - 1, 0)} "
+                    f"(or -{max(ndim, 1)}..-1 from the end); e.g. t.{op}(dim={min(ndim - 1, 1) if ndim else 0})"
+                    + (f" or a tuple such as t.{op}(dim=(0, 1))" if allow_tuple and ndim >= 2 else ""),
+                )
             )
     wrapped = []
     for d in dims:
@@ -134,12 +142,12 @@ def reduced_count(shape: tuple[int, ...], dims: tuple[int, ...] | None) -> int:
 def new_output(shape: tuple[int, ...], dtype: DType) -> tuple[Tensor, np.ndarray]:
     """A fresh contiguous result tensor and the NumPy array over its memory that kernels write into.
 
-    (The same allocation as ``creation._new_tensor``, but keeping NumPy's own array of the
-    new buffer saves building a second view of it on every call.)
+    (The same allocation as ``creation._new_tensor``, :func:`strided.kernels.new_storage`;
+    reshaping the new buffer is cheaper than building a second view of it on every call.)
     """
-    array = allocate(L.product(shape), dtype.numpy, shape).reshape(shape)
+    storage = new_storage(L.product(shape), dtype.numpy, shape)
     layout = Layout._trusted(shape, L.contiguous_strides(shape), 0)
-    return Tensor._make(Storage(array.reshape(-1)), layout, dtype), array
+    return Tensor._make(storage, layout, dtype), storage.array.reshape(shape)
 
 
 def optional_dtype(dtype: Any) -> DType | None:
@@ -150,6 +158,10 @@ def optional_dtype(dtype: Any) -> DType | None:
 def check_keepdim(keepdim: Any, op: str) -> bool:
     if not isinstance(keepdim, (bool, np.bool_)):
         raise StridedTypeError(
-            f"{op}(): argument 'keepdim' must be bool, not {type(keepdim).__name__}"
+            join_lines(
+                f"{op}(): argument 'keepdim' must be bool, not {type(keepdim).__name__}",
+                f"got keepdim={keepdim!r}; pass True (reduced dims stay, with size 1) or False "
+                "(they are dropped)",
+            )
         )
     return bool(keepdim)

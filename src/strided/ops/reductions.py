@@ -24,6 +24,7 @@ import numpy as np
 from ..dtypes import DType, float16, int64, uint8
 from ..dtypes import bool_ as bool_dtype
 from ..errors import StridedRuntimeError, StridedTypeError, join_lines
+from ..kernels.reduce import logical_reduce_into, mean_into, reduce_into, variance_into
 from ..tensor import Tensor
 from .reduce_args import (
     TORCH_NAME,
@@ -59,15 +60,7 @@ def _sum_like(ufunc: np.ufunc, self: Tensor, dim: Any, keepdim: bool, dtype: Any
     out_dtype = _integral_to_int64(self, optional_dtype(dtype))
     shape = self._layout.shape
     out, out_np = new_output(reduced_shape(shape, dims, keepdim), out_dtype)
-    axes, acc = numpy_axes(dims, len(shape)), _accumulator(out_dtype)
-    with np.errstate(over="ignore", invalid="ignore"):  # overflow gives inf silently, as in PyTorch
-        if acc == out_np.dtype:
-            ufunc.reduce(self._np(), axis=axes, dtype=acc, out=out_np, keepdims=keepdim)
-        else:
-            # float16: a float32 result, rounded once (an out= of another dtype would make NumPy
-            # round the running sums to float16 between its buffers)
-            np.copyto(out_np, ufunc.reduce(self._np(), axis=axes, dtype=acc, keepdims=keepdim),
-                      casting="unsafe")
+    reduce_into(ufunc, self._np(), numpy_axes(dims, len(shape)), _accumulator(out_dtype), out_np, keepdim)
     return out
 
 
@@ -126,10 +119,8 @@ def mean(self: Tensor, dim: Any = None, keepdim: bool = False, *, dtype: Any = N
     dims = reduction_dims(self, dim, "mean")
     shape = self._layout.shape
     out, out_np = new_output(reduced_shape(shape, dims, keepdim), out_dtype)
-    with np.errstate(over="ignore", invalid="ignore", divide="ignore"):  # 0/0 is NaN, silently
-        total = np.add.reduce(self._np(), axis=numpy_axes(dims, len(shape)),
-                              dtype=_accumulator(out_dtype), keepdims=keepdim)
-        np.divide(total, reduced_count(shape, dims), out=out_np, casting="unsafe")
+    mean_into(self._np(), numpy_axes(dims, len(shape)), _accumulator(out_dtype),
+              reduced_count(shape, dims), out_np, keepdim)  # 0/0 is NaN, silently
     return out
 
 
@@ -138,7 +129,13 @@ def _variance(self: Tensor, dim: Any, unbiased: Any, keepdim: bool, correction: 
     tensor_arg(self, op)
     if isinstance(dim, bool):  # var(False): PyTorch's var(bool unbiased) overload
         if unbiased is not None:
-            raise StridedTypeError(f"{op}(): got a bool for dim ({dim}) and also unbiased={unbiased}")
+            raise StridedTypeError(
+                join_lines(
+                    f"{op}(): got a bool for dim ({dim}) and also unbiased={unbiased}",
+                    f"a bool in dim's place is read as unbiased (the {op}(unbiased) overload); "
+                    f"pass one of them: {op}(dim=..., unbiased={unbiased}) or {op}(unbiased={dim})",
+                )
+            )
         dim, unbiased = None, dim
     if unbiased is not None and correction is not None:
         raise StridedTypeError(
@@ -185,16 +182,7 @@ def _variance(self: Tensor, dim: Any, unbiased: Any, keepdim: bool, correction: 
     x = self._np()
     if not shape:  # a 0-d tensor: work on a (1,) view of it
         x, axes = x.reshape(1), (0,)
-    with np.errstate(invalid="ignore", divide="ignore", over="ignore"):
-        centre = np.add.reduce(x, axis=axes, dtype=acc, keepdims=True)
-        centre /= n
-        deviation = np.subtract(x, centre, dtype=acc)  # a fresh array: the kernel's work, not a copy
-        np.multiply(deviation, deviation, out=deviation)
-        squares = np.add.reduce(deviation, axis=axes, keepdims=True)
-        squares /= denominator
-        if root:
-            np.sqrt(squares, out=squares)
-        np.copyto(out_np, squares.reshape(out_np.shape), casting="unsafe")
+    variance_into(x, axes, acc, n, denominator, out_np, root)
     return out
 
 
@@ -225,8 +213,7 @@ def _logical(ufunc: np.ufunc, self: Tensor, dim: Any, keepdim: bool, op: str) ->
     shape = self._layout.shape
     out_dtype = uint8 if self._dtype is uint8 else bool_dtype
     out, out_np = new_output(reduced_shape(shape, dims, keepdim), out_dtype)
-    # NumPy casts the elements to bool in buffered chunks while reducing (no input copy)
-    ufunc.reduce(self._np(), axis=numpy_axes(dims, len(shape)), out=out_np, keepdims=keepdim)
+    logical_reduce_into(ufunc, self._np(), numpy_axes(dims, len(shape)), out_np, keepdim)
     return out
 
 

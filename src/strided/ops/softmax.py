@@ -15,6 +15,7 @@ from typing import Any
 import numpy as np
 
 from ..errors import StridedNotImplementedError, StridedTypeError, join_lines
+from ..kernels.reduce import softmax_into
 from ..tensor import Tensor
 from .reduce_args import TORCH_NAME, new_output, numpy_axes, optional_dtype, reduction_dims, tensor_arg
 from .registry import method
@@ -49,16 +50,7 @@ def _softmax(self: Tensor, dim: Any, dtype: Any, op: str, log: bool) -> Tensor:
     x = self._np()
     if not shape:  # a 0-d tensor: work on a (1,) view of it
         x, out_np, axes = x.reshape(1), out_np.reshape(1), (0,)
-    with np.errstate(invalid="ignore", over="ignore", divide="ignore"):
-        top = np.maximum.reduce(x, axis=axes, keepdims=True)
-        shifted = np.subtract(x, top, dtype=compute)  # the kernel's fresh work array
-        if log:
-            total = np.add.reduce(np.exp(shifted), axis=axes, keepdims=True)
-            np.subtract(shifted, np.log(total), out=out_np, casting="unsafe")
-        else:
-            np.exp(shifted, out=shifted)
-            total = np.add.reduce(shifted, axis=axes, keepdims=True)
-            np.divide(shifted, total, out=out_np, casting="unsafe")
+    softmax_into(x, axes, compute, out_np, log)
     return out
 
 

@@ -15,9 +15,18 @@ from typing import Any
 
 import numpy as np
 
-from ..dtypes import DType, bool_, float16
+from ..dtypes import bool_
 from ..errors import StridedRuntimeError, StridedTypeError, join_lines
-from ..storage import Storage
+from ..kernels.elementwise import (
+    UnaryKernel,
+    clamp_into,
+    neg_kernel,
+    relu_kernel,
+    sigmoid_kernel,
+    ufunc_kernel,
+    unary_flat,
+    where_into,
+)
 from ..tensor import Tensor
 from .operands import (
     _QUIET,
@@ -30,7 +39,6 @@ from .operands import (
     _kernel_arg,
     _make,
     _not_implemented,
-    _np_scalar,
     _operand,
     _quiet_reset,
     _quiet_set,
@@ -48,74 +56,54 @@ class UnaryOp:
     """One unary op: ``float_out`` ops give the default float for integer/bool input."""
 
     name: str
-    compute: Callable[[np.ndarray, np.ndarray, DType], None]  # (input view, output view, compute dtype)
+    compute: UnaryKernel  # (input view, output view, compute NumPy dtype): a kernels.elementwise kernel
     float_out: bool = False
     bool_error: str = ""  # message for a bool input, if refused
     bool_not_implemented: str = ""  # kernel name for a NotImplementedError on bool
     ufunc: np.ufunc | None = None  # the plain ufunc, if ``compute`` is just that (small-op fast path)
 
 
-def _ufunc_kernel(ufunc: np.ufunc) -> Callable[[np.ndarray, np.ndarray, DType], None]:
-    def run(x: np.ndarray, out: np.ndarray, compute: DType) -> None:
-        ufunc(x, out=out, dtype=compute.numpy, casting="unsafe")
-
-    return run
-
-
-def _sigmoid_kernel(x: np.ndarray, out: np.ndarray, compute: DType) -> None:
-    """1 / (1 + exp(-x)), in float32 at least (float16 would underflow exp(-x) early)."""
-    work_dtype = np.dtype(np.float32) if compute is float16 else compute.numpy
-    work = out if out.dtype == work_dtype else np.empty(out.shape, work_dtype)
-    if np.may_share_memory(x, work):  # in place: avoid NumPy 2.4's np.negative(x, out=x) bug
-        np.multiply(x, work_dtype.type(-1), out=work, dtype=work_dtype, casting="unsafe")
-    else:
-        np.negative(x, out=work, dtype=work_dtype, casting="unsafe")
-    np.exp(work, out=work)
-    np.add(work, 1, out=work)
-    np.reciprocal(work, out=work)
-    if work is not out:
-        np.copyto(out, work, casting="unsafe")
-
-
-def _relu_kernel(x: np.ndarray, out: np.ndarray, compute: DType) -> None:
-    np.maximum(x, compute.numpy.type(0), out=out, dtype=compute.numpy, casting="unsafe")
-
-
-def _neg_kernel(x: np.ndarray, out: np.ndarray, compute: DType) -> None:
-    """``-x``. In place (``out`` is ``x``'s memory) it multiplies by -1 instead: NumPy 2.4's
-    ``np.negative(x, out=x)`` reads the wrong elements when x's stride in bytes is itemsize**2
-    (e.g. a float64 view with step 8), found by the in-place differential test."""
-    if np.may_share_memory(x, out):
-        np.multiply(x, _np_scalar(-1, compute), out=out, dtype=compute.numpy, casting="unsafe")
-    else:
-        np.negative(x, out=out, dtype=compute.numpy, casting="unsafe")
-
-
 NEG = UnaryOp(
-    "neg", _neg_kernel,
+    "neg", neg_kernel,
     bool_error="Negation, the `-` operator, on a bool tensor is not supported. If you are trying "
     "to invert a mask, use the `~` or `logical_not()` operator instead.", ufunc=np.negative)
-ABS = UnaryOp("abs", _ufunc_kernel(np.absolute), bool_not_implemented="abs_cpu", ufunc=np.absolute)
-EXP = UnaryOp("exp", _ufunc_kernel(np.exp), float_out=True, ufunc=np.exp)
-LOG = UnaryOp("log", _ufunc_kernel(np.log), float_out=True, ufunc=np.log)
-SQRT = UnaryOp("sqrt", _ufunc_kernel(np.sqrt), float_out=True, ufunc=np.sqrt)
-SIN = UnaryOp("sin", _ufunc_kernel(np.sin), float_out=True, ufunc=np.sin)
-COS = UnaryOp("cos", _ufunc_kernel(np.cos), float_out=True, ufunc=np.cos)
-TANH = UnaryOp("tanh", _ufunc_kernel(np.tanh), float_out=True, ufunc=np.tanh)
-SIGMOID = UnaryOp("sigmoid", _sigmoid_kernel, float_out=True)
-RELU = UnaryOp("relu", _relu_kernel, bool_error="Boolean inputs not supported for relu")
-BITWISE_NOT = UnaryOp("bitwise_not", _ufunc_kernel(np.invert))
+ABS = UnaryOp("abs", ufunc_kernel(np.absolute), bool_not_implemented="abs_cpu", ufunc=np.absolute)
+EXP = UnaryOp("exp", ufunc_kernel(np.exp), float_out=True, ufunc=np.exp)
+LOG = UnaryOp("log", ufunc_kernel(np.log), float_out=True, ufunc=np.log)
+SQRT = UnaryOp("sqrt", ufunc_kernel(np.sqrt), float_out=True, ufunc=np.sqrt)
+SIN = UnaryOp("sin", ufunc_kernel(np.sin), float_out=True, ufunc=np.sin)
+COS = UnaryOp("cos", ufunc_kernel(np.cos), float_out=True, ufunc=np.cos)
+TANH = UnaryOp("tanh", ufunc_kernel(np.tanh), float_out=True, ufunc=np.tanh)
+SIGMOID = UnaryOp("sigmoid", sigmoid_kernel, float_out=True)
+RELU = UnaryOp("relu", relu_kernel, bool_error="Boolean inputs not supported for relu")
+BITWISE_NOT = UnaryOp("bitwise_not", ufunc_kernel(np.invert))
 
 
 def unary(op: UnaryOp, x: Any, target: Tensor | None = None) -> Tensor:
     """Run ``op(x)`` into a fresh output (TensorIterator's strides) or into ``target`` (``x`` itself)."""
     name = op.name if target is None else op.name + "_"
     if not isinstance(x, Tensor):
-        raise StridedTypeError(f"{name}(): argument 'input' (position 1) must be Tensor, not {type(x).__name__}")
+        raise StridedTypeError(
+            join_lines(
+                f"{name}(): argument 'input' (position 1) must be Tensor, not {type(x).__name__}",
+                f"got {x!r:.60}; make a tensor first: strided.{op.name}(strided.tensor(data))",
+            )
+        )
     d = x._dtype
     if d is bool_:
         if op.bool_error:
-            raise StridedRuntimeError(op.bool_error)
+            raise StridedRuntimeError(
+                join_lines(
+                    op.bool_error,
+                    f"the input is a bool tensor of shape {x.shape}; "
+                    + (
+                        "strided has no logical_not(): ~mask inverts a mask; to negate it as "
+                        "numbers, convert first: -mask.to(strided.int64)"
+                        if op is NEG
+                        else f"convert it first: x.to(strided.float32).{op.name}()"
+                    ),
+                )
+            )
         if op.bool_not_implemented:
             raise _not_implemented(op.bool_not_implemented, d)
     if op is BITWISE_NOT and d.is_floating_point:
@@ -129,7 +117,7 @@ def unary(op: UnaryOp, x: Any, target: Tensor | None = None) -> Tensor:
         out = target
     token = _quiet_set(_QUIET)
     try:
-        op.compute(_view(x), _view(out), compute)
+        op.compute(_view(x), _view(out), compute.numpy)
     finally:
         _quiet_reset(token)
     return out
@@ -169,12 +157,7 @@ def _fast_unary(op: UnaryOp) -> Callable[[Any], Tensor]:
                 off = lay.offset
                 if off or arr.shape[0] != n:
                     arr = arr[off : off + n]
-                token = _quiet_set(_QUIET)
-                try:
-                    res = ufunc(arr)
-                finally:
-                    _quiet_reset(token)
-                return _make(Storage(res), _trusted(shape, info[0], 0), x._dtype)
+                return _make(unary_flat(ufunc, arr), _trusted(shape, info[0], 0), x._dtype)
         return unary(op, x)
 
     return fn
@@ -226,9 +209,20 @@ def _clamp(x: Any, min: Any, max: Any, target: Tensor | None) -> Tensor:  # noqa
     # argument parser); we accept the mix and broadcast the tensor bound.
     name = "clamp" if target is None else "clamp_"
     if not isinstance(x, Tensor):
-        raise StridedTypeError(f"{name}(): argument 'input' (position 1) must be Tensor, not {type(x).__name__}")
+        raise StridedTypeError(
+            join_lines(
+                f"{name}(): argument 'input' (position 1) must be Tensor, not {type(x).__name__}",
+                f"got {x!r:.60}; make a tensor first: strided.clamp(strided.tensor(data), min, max)",
+            )
+        )
     if min is None and max is None:
-        raise StridedRuntimeError("torch.clamp: At least one of 'min' or 'max' must not be None")
+        raise StridedRuntimeError(
+            join_lines(
+                "torch.clamp: At least one of 'min' or 'max' must not be None",
+                f"{name}() was given neither bound for the {x._dtype.name} tensor of shape {x.shape}; "
+                f"pass min=, max= or both, e.g. x.{name}(min=0) or x.{name}(0, 1)",
+            )
+        )
     bounds = [_operand(v, name) for v in (min, max) if v is not None]
     operands = [x, *bounds]
     rt = result_type_of_classes(tuple(operand_class(v) for v in operands))
@@ -253,20 +247,9 @@ def _clamp(x: Any, min: Any, max: Any, target: Tensor | None) -> Tensor:  # noqa
         _check_inplace(target, name, rt, shape)
         _check_partial_overlap(target, bounds, name)
         out = target
-    out_np = _view(out)
-    c = rt.numpy
     lo = _kernel_arg(_operand(min, name), rt) if min is not None else None
     hi = _kernel_arg(_operand(max, name), rt) if max is not None else None
-    token = _quiet_set(_QUIET)
-    try:
-        if lo is not None:
-            np.maximum(_view(x), lo, out=out_np, dtype=c, casting="unsafe")
-            if hi is not None:
-                np.minimum(out_np, hi, out=out_np, dtype=c, casting="unsafe")
-        else:
-            np.minimum(_view(x), hi, out=out_np, dtype=c, casting="unsafe")
-    finally:
-        _quiet_reset(token)
+    clamp_into(_view(x), lo, hi, _view(out), rt.numpy)
     return out
 
 
@@ -295,7 +278,11 @@ def where(condition: Any, input: Any, other: Any) -> Tensor:  # noqa: A002
     """
     if not isinstance(condition, Tensor):
         raise StridedTypeError(
-            f"where(): argument 'condition' (position 1) must be Tensor, not {type(condition).__name__}"
+            join_lines(
+                f"where(): argument 'condition' (position 1) must be Tensor, not {type(condition).__name__}",
+                f"got {condition!r:.60}; the condition is a bool tensor, usually a comparison: "
+                "strided.where(x > 0, a, b)",
+            )
         )
     if condition._dtype is not bool_:
         raise StridedRuntimeError(
@@ -311,13 +298,7 @@ def where(condition: Any, input: Any, other: Any) -> Tensor:  # noqa: A002
     operands = [condition, a, b]
     shape = _broadcast("where", operands, ("condition", "input", "other"))
     out = _fresh_output(shape, rt, operands, rt, skip_first=True)
-    out_np = _view(out)
-    token = _quiet_set(_QUIET)
-    try:
-        np.copyto(out_np, _kernel_arg(b, rt), casting="unsafe")
-        np.copyto(out_np, _kernel_arg(a, rt), casting="unsafe", where=_view(condition))
-    finally:
-        _quiet_reset(token)
+    where_into(_view(condition), _kernel_arg(a, rt), _kernel_arg(b, rt), _view(out))
     return out
 
 

@@ -6,7 +6,11 @@ in place whatever their strides: permuted, sliced, negative-step and stride-0
 expanded views are never copied to make a kernel convenient.
 
 Every materialization (a new storage filled from existing data) goes through
-:func:`copy_to_new`, so the copy ledger (:func:`record_copies`) sees all of them.
+:func:`copy_to_new`, so the copy ledger (:func:`record_copies`) sees all of them;
+every fresh, not-yet-filled storage comes from :func:`new_storage`.
+
+This module is the memory part of the kernels: views over storage, allocation,
+the copy function and its ledger, checked writes, and growing a storage.
 """
 
 from __future__ import annotations
@@ -16,12 +20,13 @@ import sys
 import traceback
 from collections.abc import Iterator
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 
-from .errors import OverlapWriteError, StridedRuntimeError, join_lines
-from .layout import Layout, has_internal_overlap, product
-from .storage import Storage, allocate
+from ..errors import OverlapWriteError, StridedRuntimeError, join_lines
+from ..layout import Layout, contiguous_strides, has_internal_overlap, product
+from ..storage import Storage, allocate
 
 _ndarray = np.ndarray
 
@@ -42,6 +47,19 @@ def numpy_view(storage: Storage, layout: Layout) -> np.ndarray:
         offset=layout.offset * itemsize,
         strides=tuple(s * itemsize for s in layout.strides),
     )
+
+
+def tensor_view(t: Any) -> np.ndarray:
+    """:func:`numpy_view` of a tensor's ``_storage`` and ``_layout``, with less Python work:
+    the hot-path form the elementwise ops use (zero-copy, writable if the storage is)."""
+    lay = t._layout
+    arr = t._storage.array
+    isz = arr.itemsize
+    shape = lay.shape
+    off = lay.offset * isz
+    if off and 0 in shape:
+        off = 0  # an empty layout addresses nothing; its offset may sit past the buffer's end
+    return _ndarray(shape, arr.dtype, arr, off, tuple([s * isz for s in lay.strides]))
 
 
 # ---------------------------------------------------------------- the copy ledger
@@ -79,7 +97,7 @@ def record_copies() -> Iterator[list[CopyRecord]]:
 
 def _user_frame() -> str:
     """``file:line`` of the innermost frame outside the strided package."""
-    package_dir = __file__.rsplit("/", 1)[0]
+    package_dir = __file__.rsplit("/", 2)[0]  # src/strided (this file is src/strided/kernels/memory.py)
     frame = sys._getframe(2)
     while frame is not None and frame.f_code.co_filename.startswith(package_dir):
         frame = frame.f_back
@@ -89,18 +107,36 @@ def _user_frame() -> str:
     return f"{summary.filename}:{summary.lineno}"
 
 
+def new_storage(numel: int, dtype: np.dtype, shape: tuple[int, ...] | None = None) -> Storage:
+    """THE allocation: a fresh, uninitialized storage of ``numel`` elements of ``dtype``.
+
+    ``shape`` only feeds the error message (PyTorch's RuntimeError when the memory
+    cannot be had). Nothing is copied, so the copy ledger is not told.
+    """
+    return Storage(allocate(numel, dtype, shape))
+
+
 def copy_to_new(
-    source: np.ndarray, strides: tuple[int, ...], dtype: np.dtype, reason: str
+    source: np.ndarray,
+    strides: tuple[int, ...],
+    dtype: np.dtype,
+    reason: str,
+    capacity: int | None = None,
 ) -> Storage:
     """THE copy: a new storage holding ``source`` laid out with dense ``strides``.
 
     ``strides`` (in elements) must describe a non-overlapping, dense layout of
     ``source.shape`` starting at offset 0; the new storage holds exactly
-    ``source.size`` elements. Values are cast to ``dtype`` (unsafe casting, as
-    PyTorch's ``to`` does).
+    ``source.size`` elements, or ``capacity`` (>= that) with the rest left
+    uninitialized. Values are cast to ``dtype`` (unsafe casting, as
+    PyTorch's ``to`` does). The ledger records the bytes written, ``reason`` and
+    the user's ``file:line``.
     """
     numel = product(source.shape)
-    buffer = allocate(numel, dtype, tuple(source.shape))
+    if capacity is None:
+        buffer = allocate(numel, dtype, tuple(source.shape))
+    else:
+        buffer = allocate(capacity, dtype, (capacity,))
     if numel:
         itemsize = buffer.itemsize
         dest = _ndarray(source.shape, dtype, buffer=buffer, offset=0,
@@ -108,25 +144,34 @@ def copy_to_new(
         with np.errstate(over="ignore", invalid="ignore"):  # casts wrap or saturate silently, as in PyTorch
             np.copyto(dest, source, casting="unsafe")
     if _listeners:
-        _record(buffer.nbytes, reason, tuple(source.shape), dtype)
+        _record(numel * buffer.itemsize, reason, tuple(source.shape), dtype)
     return Storage(buffer)
+
+
+def copy_array(source: np.ndarray, reason: str, dtype: np.dtype | None = None) -> np.ndarray:
+    """A C-contiguous NumPy copy of ``source`` (cast to ``dtype``), made by :func:`copy_to_new`.
+
+    For kernels that need a NumPy array they own (a snapshot, a contiguous operand
+    NumPy insists on, ``__array__(copy=True)``): the copy is recorded in the ledger.
+    """
+    dtype = source.dtype if dtype is None else np.dtype(dtype)
+    shape = tuple(source.shape)
+    storage = copy_to_new(source, contiguous_strides(shape), dtype, reason)
+    return storage.array.reshape(shape)
 
 
 def grow_storage(storage: Storage, n: int) -> None:
     """Reallocate ``storage`` to hold ``n`` elements, keeping the old ones (new ones uninitialized).
 
-    Every tensor sharing the storage sees the new buffer. This is the other
-    place bytes are copied, so it reports to the copy ledger too.
+    Every tensor sharing the storage sees the new buffer. The old elements move
+    through :func:`copy_to_new`, so the ledger records them.
     """
     old = storage.array
     if n <= old.shape[0]:
         return
     storage.check_resizable(n)
-    grown = allocate(n, old.dtype)
-    grown[: old.shape[0]] = old
-    storage.array = grown
-    if _listeners:
-        _record(old.nbytes, f"resize_ grew storage to {n} elements", tuple(old.shape), old.dtype)
+    grown = copy_to_new(old, (1,), old.dtype, f"resize_ grew storage to {n} elements", capacity=n)
+    storage.array = grown.array
 
 
 def _record(nbytes: int, reason: str, shape: tuple[int, ...], dtype: np.dtype) -> None:
@@ -175,6 +220,6 @@ def write(storage: Storage, layout: Layout, value: np.ndarray | object) -> None:
     """
     dest = numpy_view(storage, layout)
     if dest.ndim == 1 and isinstance(value, np.ndarray) and value.ndim and np.may_share_memory(dest, value):
-        value = value.copy()
+        value = copy_array(value, "write: the source overlaps the 1-d destination (read before writing)")
     with np.errstate(over="ignore", invalid="ignore"):
         np.copyto(dest, value, casting="unsafe")

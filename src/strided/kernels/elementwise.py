@@ -1,0 +1,215 @@
+"""Elementwise kernels: NumPy ufuncs over zero-copy views of the inputs, into an output.
+
+Contract shared by every kernel here:
+
+- inputs are NumPy views over storage (:func:`strided.kernels.numpy_view`), read in
+  place whatever their strides (stride-0, permuted, negative-step), or NumPy scalars
+  already converted to the compute dtype;
+- ``out`` is a view of memory the caller allocated (:func:`strided.kernels.new_storage`)
+  or of an in-place target the caller has checked; it has the broadcast shape;
+- values are computed in ``compute`` (a NumPy dtype) and cast into ``out`` with unsafe
+  casting, as PyTorch casts to the common dtype;
+- NumPy's floating-point warnings are silenced (PyTorch gives inf/nan silently).
+
+The ``*_flat`` kernels are the small-op fast paths: they take the flat 1-D runs of
+dense storages and let the ufunc allocate its result, which becomes the new storage
+(cheaper than an ``out=`` buffer for a 12-element add); they are the only other place
+a storage is made for fresh data besides :func:`strided.kernels.new_storage`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+import numpy as np
+
+from ..storage import Storage
+
+# ---------------------------------------------------------------- silencing NumPy's FP warnings
+#
+# ``with np.errstate(all="ignore")`` costs about 1.3 µs, more than the whole ufunc call on a
+# small tensor; setting NumPy's error-state context variable directly costs ~0.1 µs. The private
+# name is looked up once, with np.errstate as the fallback.
+try:  # pragma: no branch
+    from numpy._core._ufunc_config import _extobj_contextvar, _make_extobj  # type: ignore[attr-defined]
+
+    QUIET = _make_extobj(all="ignore")
+    quiet_set = _extobj_contextvar.set
+    quiet_reset = _extobj_contextvar.reset
+except (ImportError, AttributeError):  # pragma: no cover - other NumPy versions
+    def quiet_set(_: object) -> object:
+        state = np.errstate(all="ignore")
+        state.__enter__()
+        return state
+
+    def quiet_reset(state: Any) -> None:
+        state.__exit__(None, None, None)
+
+    QUIET = None
+
+
+# ---------------------------------------------------------------- fast paths (fresh results)
+
+
+def binary_flat(ufunc: np.ufunc, x: np.ndarray, y: Any) -> Storage:
+    """A new storage holding ``ufunc(x, y)`` for two equal-length 1-D runs (or a run and a
+    Python number, which NumPy takes in the run's dtype); no casting keywords."""
+    token = quiet_set(QUIET)
+    try:
+        res = ufunc(x, y)
+    finally:
+        quiet_reset(token)
+    return Storage(res)
+
+
+def binary_broadcast_rowmajor(ufunc: np.ufunc, x: np.ndarray, y: np.ndarray) -> Storage:
+    """A new storage holding ``ufunc(x, y)`` for two row-major arrays that broadcast; NumPy's
+    fresh result is row-major, its flat run becomes the storage."""
+    token = quiet_set(QUIET)
+    try:
+        res = ufunc(x, y)
+    finally:
+        quiet_reset(token)
+    return Storage(res.reshape(-1))
+
+
+def unary_flat(ufunc: np.ufunc, x: np.ndarray) -> Storage:
+    """A new storage holding ``ufunc(x)`` for a 1-D run, in its own dtype."""
+    token = quiet_set(QUIET)
+    try:
+        res = ufunc(x)
+    finally:
+        quiet_reset(token)
+    return Storage(res)
+
+
+# ---------------------------------------------------------------- general kernels
+
+
+def binary_into(ufunc: np.ufunc, x: Any, y: Any, out: np.ndarray, compute: np.dtype,
+                cast: bool, compare: bool) -> None:
+    """``out[...] = ufunc(x, y)`` computed in ``compute``.
+
+    ``cast=False`` says nothing needs casting (inputs and ``out`` already hold
+    ``compute``, or a comparison's bool output): the costly dtype keywords are skipped.
+    ``compare``: ``out`` is bool, computed from ``compute`` inputs.
+    """
+    token = quiet_set(QUIET)
+    try:
+        if not cast:
+            ufunc(x, y, out=out)
+        elif compare:
+            ufunc(x, y, out=out, signature=(compute, compute, np.bool_), casting="unsafe")
+        else:
+            ufunc(x, y, out=out, dtype=compute, casting="unsafe")
+    finally:
+        quiet_reset(token)
+
+
+def assign(out: np.ndarray, source: Any) -> None:
+    """``out[...] = source`` (broadcast, unsafe cast); ``source`` must not overlap ``out``
+    (use :func:`strided.kernels.write` for a source that may)."""
+    np.copyto(out, source, casting="unsafe")
+
+
+def scalar_over_into(a: Any, b: np.ndarray, out: np.ndarray, compute: np.dtype, mul_dtype: np.dtype) -> None:
+    """``out = reciprocal(b) * a`` (PyTorch's ``scalar / tensor``): the reciprocal in
+    ``compute``, the product in ``mul_dtype`` (float32 for float16: PyTorch's "opmath");
+    ``a`` is a NumPy scalar of ``mul_dtype``."""
+    token = quiet_set(QUIET)
+    try:
+        np.reciprocal(b, out=out, dtype=compute, casting="unsafe")
+        np.multiply(out, a, out=out, dtype=mul_dtype, casting="unsafe")
+    finally:
+        quiet_reset(token)
+
+
+def int_pow_into(base: Any, exp: Any, out: np.ndarray, compute: np.dtype) -> None:
+    """Integer ``base ** exp`` into ``out`` with PyTorch's ``powi`` rules for negative
+    exponents (signed ``compute`` only): 1 for base 1, +-1 for base -1, 0 otherwise."""
+    token = quiet_set(QUIET)
+    try:
+        negative = np.less(exp, 0) if compute.kind == "i" else None
+        if negative is not None and negative.any():
+            safe_exp = np.where(negative, 0, exp).astype(compute, copy=False)
+            powers = np.power(base, safe_exp, dtype=compute, casting="unsafe")
+            base_arr = np.asarray(base, dtype=compute)
+            odd = np.bitwise_and(exp, 1, dtype=compute, casting="unsafe").astype(bool)
+            special = np.where(base_arr == 1, 1, np.where(base_arr == -1, np.where(odd, -1, 1), 0))
+            np.copyto(out, np.where(negative, special, powers), casting="unsafe")
+        else:
+            np.power(base, exp, out=out, dtype=compute, casting="unsafe")
+    finally:
+        quiet_reset(token)
+
+
+def clamp_into(x: np.ndarray, lo: Any, hi: Any, out: np.ndarray, compute: np.dtype) -> None:
+    """``out = min(max(x, lo), hi)`` in ``compute``; ``lo`` or ``hi`` may be None (no bound)."""
+    token = quiet_set(QUIET)
+    try:
+        if lo is not None:
+            np.maximum(x, lo, out=out, dtype=compute, casting="unsafe")
+            if hi is not None:
+                np.minimum(out, hi, out=out, dtype=compute, casting="unsafe")
+        else:
+            np.minimum(x, hi, out=out, dtype=compute, casting="unsafe")
+    finally:
+        quiet_reset(token)
+
+
+def where_into(condition: np.ndarray, a: Any, b: Any, out: np.ndarray) -> None:
+    """``out = a where condition else b`` (``out`` must not overlap ``condition`` or ``a``)."""
+    token = quiet_set(QUIET)
+    try:
+        np.copyto(out, b, casting="unsafe")
+        np.copyto(out, a, casting="unsafe", where=condition)
+    finally:
+        quiet_reset(token)
+
+
+# ---------------------------------------------------------------- unary kernels
+#
+# Each takes (input view, output view, compute dtype); the caller silences FP warnings.
+
+UnaryKernel = Callable[[np.ndarray, np.ndarray, np.dtype], None]
+
+
+def ufunc_kernel(ufunc: np.ufunc) -> UnaryKernel:
+    """The unary kernel that is just ``ufunc(x, out=out)`` computed in the compute dtype."""
+
+    def run(x: np.ndarray, out: np.ndarray, compute: np.dtype) -> None:
+        ufunc(x, out=out, dtype=compute, casting="unsafe")
+
+    return run
+
+
+def sigmoid_kernel(x: np.ndarray, out: np.ndarray, compute: np.dtype) -> None:
+    """1 / (1 + exp(-x)), in float32 at least (float16 would underflow exp(-x) early)."""
+    work_dtype = np.dtype(np.float32) if compute == np.float16 else compute
+    work = out if out.dtype == work_dtype else np.empty(out.shape, work_dtype)
+    if np.may_share_memory(x, work):  # in place: avoid NumPy 2.4's np.negative(x, out=x) bug
+        np.multiply(x, work_dtype.type(-1), out=work, dtype=work_dtype, casting="unsafe")
+    else:
+        np.negative(x, out=work, dtype=work_dtype, casting="unsafe")
+    np.exp(work, out=work)
+    np.add(work, 1, out=work)
+    np.reciprocal(work, out=work)
+    if work is not out:
+        np.copyto(out, work, casting="unsafe")
+
+
+def relu_kernel(x: np.ndarray, out: np.ndarray, compute: np.dtype) -> None:
+    """max(x, 0)."""
+    np.maximum(x, compute.type(0), out=out, dtype=compute, casting="unsafe")
+
+
+def neg_kernel(x: np.ndarray, out: np.ndarray, compute: np.dtype) -> None:
+    """``-x``. In place (``out`` is ``x``'s memory) it multiplies by -1 instead: NumPy 2.4's
+    ``np.negative(x, out=x)`` reads the wrong elements when x's stride in bytes is itemsize**2
+    (e.g. a float64 view with step 8), found by the in-place differential test."""
+    if np.may_share_memory(x, out):
+        minus_one = np.asarray(-1, dtype=np.int64).astype(compute)[()]  # wraps for unsigned, as PyTorch
+        np.multiply(x, minus_one, out=out, dtype=compute, casting="unsafe")
+    else:
+        np.negative(x, out=out, dtype=compute, casting="unsafe")

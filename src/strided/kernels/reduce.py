@@ -1,0 +1,169 @@
+"""Reduction kernels: sums, means, variances, extrema and their indices, softmax.
+
+Each kernel takes NumPy views (built by :func:`strided.kernels.numpy_view` over a
+tensor's storage, read in place whatever their strides) and writes into ``out``, a
+view of a fresh result the caller allocated. NumPy's floating-point warnings are
+silenced: PyTorch gives inf/NaN silently. Work arrays the kernels allocate
+(``deviation``, ``shifted``) are computed values, not copies of an input; the only
+copy of an input any kernel here makes is the explicit, recorded one in
+:func:`_reduced_axis_last` that NumPy's argmax/argmin would otherwise make behind
+the ledger's back.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from .memory import copy_array
+
+
+def reduce_into(ufunc: np.ufunc, x: np.ndarray, axes: tuple[int, ...] | None, acc: np.dtype,
+                out: np.ndarray, keepdims: bool) -> None:
+    """``out[...] = ufunc.reduce(x, axes)`` accumulating in ``acc``.
+
+    When ``acc`` differs from ``out.dtype`` (float16 sums in float32) the result is
+    computed in ``acc`` and rounded once into ``out`` (an ``out=`` of another dtype would
+    make NumPy round the running sums between its buffers).
+    """
+    with np.errstate(over="ignore", invalid="ignore"):  # overflow gives inf silently, as in PyTorch
+        if acc == out.dtype:
+            ufunc.reduce(x, axis=axes, dtype=acc, out=out, keepdims=keepdims)
+        else:
+            np.copyto(out, ufunc.reduce(x, axis=axes, dtype=acc, keepdims=keepdims), casting="unsafe")
+
+
+def logical_reduce_into(ufunc: np.ufunc, x: np.ndarray, axes: tuple[int, ...] | None,
+                        out: np.ndarray, keepdims: bool) -> None:
+    """``all``/``any``: ``ufunc`` (logical_and/or) reduced over ``axes`` into ``out`` (bool or
+    uint8). NumPy casts the elements to bool in buffered chunks while reducing (no input copy)."""
+    ufunc.reduce(x, axis=axes, out=out, keepdims=keepdims)
+
+
+def mean_into(x: np.ndarray, axes: tuple[int, ...] | None, acc: np.dtype, count: int,
+              out: np.ndarray, keepdims: bool) -> None:
+    """``out[...] = sum(x, axes) / count``, summing in ``acc``; 0/0 gives NaN silently."""
+    with np.errstate(over="ignore", invalid="ignore", divide="ignore"):
+        total = np.add.reduce(x, axis=axes, dtype=acc, keepdims=keepdims)
+        np.divide(total, count, out=out, casting="unsafe")
+
+
+def variance_into(x: np.ndarray, axes: tuple[int, ...], acc: np.dtype, n: int, denominator: int,
+                  out: np.ndarray, root: bool) -> None:
+    """Two-pass variance (or its square root) of ``x`` over ``axes`` into ``out``.
+
+    ``n`` is the number of elements per result, ``denominator`` is ``n - correction``
+    (clamped at 0 by the caller; 0 gives inf/NaN silently). ``x`` must have at least
+    one dim (view a 0-d input as ``(1,)``); ``out`` holds the result's elements in
+    row-major order of the kept dims.
+    """
+    with np.errstate(invalid="ignore", divide="ignore", over="ignore"):
+        centre = np.add.reduce(x, axis=axes, dtype=acc, keepdims=True)
+        centre /= n
+        deviation = np.subtract(x, centre, dtype=acc)  # a fresh array: the kernel's work, not a copy
+        np.multiply(deviation, deviation, out=deviation)
+        squares = np.add.reduce(deviation, axis=axes, keepdims=True)
+        squares /= denominator
+        if root:
+            np.sqrt(squares, out=squares)
+        np.copyto(out, squares.reshape(out.shape), casting="unsafe")
+
+
+def softmax_into(x: np.ndarray, axes: tuple[int, ...], compute: np.dtype, out: np.ndarray, log: bool) -> None:
+    """``softmax`` (or ``log_softmax``) of ``x`` along ``axes`` into ``out`` (same shape), in ``compute``.
+
+    Stable form: the slice maximum is subtracted first. ``x`` must have at least one dim.
+    """
+    with np.errstate(invalid="ignore", over="ignore", divide="ignore"):
+        top = np.maximum.reduce(x, axis=axes, keepdims=True)
+        shifted = np.subtract(x, top, dtype=compute)  # the kernel's fresh work array
+        if log:
+            total = np.add.reduce(np.exp(shifted), axis=axes, keepdims=True)
+            np.subtract(shifted, np.log(total), out=out, casting="unsafe")
+        else:
+            np.exp(shifted, out=shifted)
+            total = np.add.reduce(shifted, axis=axes, keepdims=True)
+            np.divide(shifted, total, out=out, casting="unsafe")
+
+
+def extreme_all(x: np.ndarray, out: np.ndarray, largest: bool) -> None:
+    """``out[()] = max(x)`` (or min) over every element; NaN propagates. ``x`` is read in place."""
+    (np.maximum if largest else np.minimum).reduce(x, axis=None, out=out)
+
+
+# ---------------------------------------------------------------- argmax / argmin
+
+
+def _compact(x: np.ndarray) -> tuple[np.ndarray, tuple[int, ...]]:
+    """``x`` with every stride-0 (expanded) dim cut to its index 0, kept as a size-1 dim.
+
+    All entries along such a dim are equal, so an extreme along it sits at index 0 and
+    along any other dim the result is the same for every index: compute on the compact
+    view, broadcast the answer. Returns (compact view, the expanded dims).
+    """
+    expanded = tuple(k for k, (n, s) in enumerate(zip(x.shape, x.strides)) if n > 1 and s == 0)
+    if not expanded:
+        return x, ()
+    return x[tuple(slice(0, 1) if k in expanded else slice(None) for k in range(x.ndim))], expanded
+
+
+def _reduced_axis_last(x: np.ndarray, axis: int, op: str, name: str) -> np.ndarray:
+    """``x`` with ``axis`` moved last, made C-contiguous through the ledger if it is not.
+
+    NumPy's argmax/argmin move the reduced axis last and, unless the result is
+    C-contiguous, silently copy the whole input; this makes that copy explicit (and
+    recorded) so NumPy copies nothing more.
+    """
+    moved = np.moveaxis(x, axis, -1)
+    if not moved.flags.c_contiguous:
+        moved = copy_array(moved, f"{name}: NumPy's {op} needs the reduced dim contiguous")
+    return moved
+
+
+def arg_extreme_along(x: np.ndarray, axis: int, out: np.ndarray, keepdims: bool, largest: bool,
+                      values: np.ndarray | None = None, name: str = "") -> None:
+    """Index of the first largest (or smallest) element of ``x`` along ``axis``, into ``out`` (int64).
+
+    ``x`` has at least one dim and ``x.shape[axis] > 0``; ``out`` has the reduced shape
+    (``axis`` kept with size 1 if ``keepdims``). With ``values``, also writes
+    ``x[index]`` there (so NaN and -0.0 come from the input itself). Stride-0 dims are
+    read once (see :func:`_compact`); what NumPy still needs contiguous is copied
+    explicitly, through the ledger (``name``, the user's op, heads its reason).
+    """
+    op = "argmax" if largest else "argmin"
+    compact, expanded = _compact(x)
+    out_keep = out if keepdims else np.expand_dims(out, axis)
+    values_keep = None if values is None else (values if keepdims else np.expand_dims(values, axis))
+    if axis in expanded:  # every entry along the reduced dim is the same: the first is index 0
+        out_keep[...] = 0
+        if values_keep is not None:
+            np.copyto(values_keep, compact.take([0], axis=axis))
+        return
+    moved = _reduced_axis_last(compact, axis, op, name or op)
+    where = np.argmax if largest else np.argmin
+    found = where(moved, axis=-1, keepdims=True)  # compact-sized result, kept dims of size 1
+    np.copyto(out_keep, np.moveaxis(found, -1, axis))
+    if values_keep is not None:
+        picked = np.take_along_axis(moved, found, axis=-1)
+        np.copyto(values_keep, np.moveaxis(picked, -1, axis))
+
+
+def arg_extreme_flat(x: np.ndarray, out: np.ndarray, largest: bool) -> None:
+    """Row-major flat index of the first largest (or smallest) element of non-empty ``x``, into ``out``.
+
+    Stride-0 dims are read once (the first occurrence sits at index 0 along them); a
+    remaining non-contiguous view is copied explicitly, through the ledger.
+    """
+    op = "argmax" if largest else "argmin"
+    compact, _ = _compact(x)
+    if not compact.flags.c_contiguous:
+        compact = copy_array(compact, f"{op}: NumPy's {op} needs the flattened tensor contiguous")
+    where = np.argmax if largest else np.argmin
+    index = int(where(compact, axis=None))
+    if compact.shape != x.shape:
+        index = int(np.ravel_multi_index(np.unravel_index(index, compact.shape), x.shape))
+    out[...] = index
+
+
+def all_nonzero(x: np.ndarray) -> bool:
+    """Whether every element of ``x`` is non-zero (True for an empty ``x``); read in place."""
+    return bool(x.all())
