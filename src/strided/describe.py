@@ -8,7 +8,9 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from .layout import layout_origin
+import numpy as np
+
+from .layout import Layout, layout_origin, product
 
 __all__ = ["describe", "layout_origin"]  # layout_origin lives in layout (pure); re-exported here
 
@@ -23,7 +25,7 @@ def describe(t: Tensor) -> str:
         f"shape {lay.shape}, strides {lay.strides}, storage offset {lay.offset}, dtype {t.dtype.name}",
         f"contiguous: {'yes' if t.is_contiguous() else 'no'} ({layout_origin(lay)})",
         f"storage: {t.untyped_storage().size()} elements ({t.untyped_storage().nbytes()} bytes); "
-        f"this tensor addresses {t.numel()} of them",
+        + _addressed(lay),
     ]
     if t.base is not None:
         lines.append(
@@ -32,3 +34,42 @@ def describe(t: Tensor) -> str:
     else:
         lines.append("owns its storage (not a view)")
     return "\n".join(lines)
+
+
+def _addressed(lay: Layout) -> str:
+    """How many elements the layout names, and at how many memory locations when that differs."""
+    numel = lay.numel
+    distinct = distinct_locations(lay)
+    if distinct is None:
+        return f"this tensor names {numel} elements; some share memory locations (overlapping strides)"
+    if distinct < numel:
+        return (
+            f"this tensor names {numel} elements at {distinct} distinct locations "
+            "(stride-0 or overlapping dims repeat them)"
+        )
+    return f"this tensor addresses {numel} of them"
+
+
+def distinct_locations(lay: Layout, limit: int = 1 << 20) -> int | None:
+    """How many distinct storage elements the layout touches (None if too large to count).
+
+    Dims with stride 0 repeat elements; when the remaining dims nest without
+    overlap (each stride reaches past everything the smaller strides span) the
+    count is their product. Otherwise the offsets are enumerated, up to ``limit``.
+    """
+    if lay.numel == 0:
+        return 0
+    dims = sorted((abs(st), n) for n, st in zip(lay.shape, lay.strides) if n > 1 and st != 0)
+    span = 1
+    for stride, size in dims:
+        if stride < span:
+            break
+        span += stride * (size - 1)
+    else:
+        return product([n for _, n in dims])
+    if lay.numel > limit:
+        return None
+    offsets = np.zeros((), dtype=np.int64)
+    for stride, size in dims:
+        offsets = np.add.outer(offsets, np.arange(size, dtype=np.int64) * stride).ravel()
+    return int(np.unique(offsets).size)

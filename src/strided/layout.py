@@ -1164,9 +1164,9 @@ def layout_origin(lay: Layout) -> str:
         return "contiguous"
     if any(n > 1 and s == 0 for n, s in zip(shape, strides)):
         dims = [d for d, (n, s) in enumerate(zip(shape, strides)) if n > 1 and s == 0]
-        return f"expanded along dim{'s' if len(dims) > 1 else ''} {', '.join(map(str, dims))} (stride 0)"
+        return f"expanded along dim{'s' if len(dims) > 1 else ''} {', '.join(map(str, dims))} with stride 0"
     if any(s < 0 for s in strides):
-        return "walks some dims backwards (negative strides)"
+        return "walks some dims backwards with negative strides"
     order = sorted(range(len(shape)), key=lambda d: -abs(strides[d]))
     permuted = tuple(shape[d] for d in order)
     if is_contiguous(permuted, tuple(strides[d] for d in order)):

@@ -16,14 +16,13 @@ the copy function and its ledger, checked writes, and growing a storage.
 from __future__ import annotations
 
 import contextlib
-import sys
-import traceback
 from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
 
+from ..callsite import user_site
 from ..errors import OverlapWriteError, StridedRuntimeError, join_lines
 from ..layout import Layout, contiguous_strides, has_internal_overlap, product
 from ..storage import Storage, allocate
@@ -97,14 +96,7 @@ def record_copies() -> Iterator[list[CopyRecord]]:
 
 def _user_frame() -> str:
     """``file:line`` of the innermost frame outside the strided package."""
-    package_dir = __file__.rsplit("/", 2)[0]  # src/strided (this file is src/strided/kernels/memory.py)
-    frame = sys._getframe(2)
-    while frame is not None and frame.f_code.co_filename.startswith(package_dir):
-        frame = frame.f_back
-    if frame is None:
-        return "<unknown>"
-    summary = traceback.FrameSummary(frame.f_code.co_filename, frame.f_lineno, frame.f_code.co_name)
-    return f"{summary.filename}:{summary.lineno}"
+    return user_site()[0]
 
 
 def new_storage(numel: int, dtype: np.dtype, shape: tuple[int, ...] | None = None) -> Storage:

@@ -28,12 +28,11 @@ of the block, so nested blocks restore properly.
 
 from __future__ import annotations
 
-import os
-import sys
 import warnings
 from collections.abc import Sequence
 from types import TracebackType
 
+from ..callsite import user_site
 from ..errors import BroadcastError, BroadcastWarning, StridedRuntimeError, StridedValueError, join_lines
 
 Shape = tuple[int, ...]
@@ -190,7 +189,7 @@ def check_loud(op: str, shapes: Sequence[Shape], names: Sequence[str], result: S
         message = _rank_message(op, promoted, result)
     else:
         return
-    where, depth = _user_site()
+    where, depth = user_site()
     message = message.replace("{where}", where)
     if STATE.mode == "raise":
         raise BroadcastError(message)
@@ -235,16 +234,3 @@ def _rank_message(op: str, promoted: list, result: Shape) -> str:
     )
 
 
-_PACKAGE_DIR = os.path.dirname(os.path.dirname(os.path.abspath(__file__))) + os.sep  # .../strided/
-
-
-def _user_site() -> tuple[str, int]:
-    """``file:line`` of the innermost frame outside strided, and its stacklevel for warnings.warn."""
-    frame = sys._getframe(1)
-    depth = 1  # stacklevel 1 is the caller of warnings.warn, i.e. check_loud
-    while frame is not None and frame.f_code.co_filename.startswith(_PACKAGE_DIR):
-        frame = frame.f_back
-        depth += 1
-    if frame is None:
-        return "<unknown>", 1
-    return f"{frame.f_code.co_filename}:{frame.f_lineno}", depth
