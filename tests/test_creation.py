@@ -614,3 +614,23 @@ def test_like_dtype(name):
     s = st.ones_like(st.zeros(2, 2), dtype=name)
     t = torch.ones_like(torch.zeros(2, 2), dtype=getattr(torch, name))
     assert_same(s, t)
+
+
+@pytest.mark.parametrize(
+    "data",
+    [[1, 2**63], 2**63, [2**64], [1, -(2**63) - 1], [[1.5, 2**70]], [2**70, 1.5], [[1, 2], [3, 2**63]]],
+)
+def test_regression_python_ints_beyond_int64_like_torch(data):
+    # NumPy silently widens such data to float64 (or objects); PyTorch refuses all-integer data
+    # with ValueError and reads the ints as floats when a float is present.
+    try:
+        expected = torch.tensor(data)
+    except Exception as err:  # noqa: BLE001 - the class is what we compare
+        with pytest.raises(type(err)) as info:
+            st.tensor(data)
+        assert isinstance(info.value, st.StridedError)
+        assert str(info.value).splitlines()[0] == str(err).splitlines()[0]
+        return
+    got = st.tensor(data)
+    assert got.dtype.name == str(expected.dtype).removeprefix("torch.")
+    assert got.tolist() == expected.tolist()

@@ -92,6 +92,8 @@ def tensor(data: Any, dtype: Any = None) -> Tensor:
             source = np.array(data)
         except (ValueError, OverflowError) as err:
             raise _nesting_error(data, err) from None
+        if source.dtype == object and _is_big_int_float_mix(source):
+            source = source.astype(np.float64)  # PyTorch reads them all as floats
         if source.dtype == object or source.dtype.kind in "USV":
             items = list(np.ravel(source)) if source.size else []
             kinds = sorted({type(x).__name__ for x in items})
@@ -101,6 +103,9 @@ def tensor(data: Any, dtype: Any = None) -> Tensor:
                 f"new(): invalid data type {', '.join(kinds) or source.dtype}; tensor() takes "
                 f"numbers ({SUPPORTED})"
             )
+        if source.dtype.kind == "f" or source.dtype == np.uint64:
+            # NumPy widens ints beyond int64 to float64/uint64; PyTorch refuses them
+            _check_python_ints(data)
         from_python = True
     target = to_dtype(dtype) if dtype is not None else _infer_dtype(source, from_python)
     if from_python and target.kind in "iu" and source.size and source.dtype.kind in "iuf":
@@ -124,6 +129,32 @@ def tensor(data: Any, dtype: Any = None) -> Tensor:
         )
     storage = copy_to_new(source, L.contiguous_strides(source.shape), target.numpy, "tensor(data)")
     return Tensor._make(storage, Layout.contiguous(tuple(source.shape)), target)
+
+
+def _check_python_ints(data: Any) -> None:
+    """Refuse a Python int outside int64 in all-integer nested data, as PyTorch does.
+
+    (With a float anywhere PyTorch infers a float dtype and reads big ints as floats.)
+    """
+    items = list(_leaves(data))
+    if not any(isinstance(x, (float, np.floating)) for x in items):
+        for x in items:
+            check_int64(x, "tensor()")
+
+
+def _is_big_int_float_mix(source: np.ndarray) -> bool:
+    """Numbers only, at least one float: NumPy made objects only because an int is huge."""
+    items = list(source.ravel())
+    numbers = all(isinstance(x, (int, float)) and not isinstance(x, bool) for x in items)
+    return numbers and any(isinstance(x, float) for x in items)
+
+
+def _leaves(data: Any) -> Any:
+    if isinstance(data, (list, tuple)):
+        for item in data:
+            yield from _leaves(item)
+    else:
+        yield data
 
 
 def _is_sequence(x: Any) -> bool:
