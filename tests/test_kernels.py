@@ -124,3 +124,22 @@ def test_new_storage_and_copy_to_new_contracts() -> None:
         copied = copy_to_new(source, (1, 3), np.dtype(np.float32), "test", capacity=10)
     assert copied.size() == 10 and copies[0].nbytes == 24
     np.testing.assert_array_equal(copied.array[:6].reshape(2, 3).T, source)
+
+
+@pytest.mark.parametrize(
+    "make",
+    [
+        lambda a: a.T,  # a plain transpose: the tiled path
+        lambda a: a[::-1, ::2].T,  # negative and stepped strides
+        lambda a: a.reshape(8, 256, 256).transpose(2, 0, 1),  # 3-d, innermost dims disagree
+        lambda a: np.broadcast_to(a[:1], a.shape).T,  # an expanded (stride-0) source
+    ],
+)
+@pytest.mark.parametrize("dtype", ["float32", "float16", "int64"])
+def test_large_transposing_copies_are_exact(make, dtype):
+    # copies of >= 2**18 elements whose memory orders disagree are made tile by tile
+    base = np.arange(512 * 1024, dtype=np.float64).reshape(512, 1024) % 1000
+    view = make(base)
+    copied = st.from_numpy(view).to(getattr(st, dtype)).contiguous()
+    np.testing.assert_array_equal(copied.numpy(), view.astype(dtype))
+    assert copied.is_contiguous() and not np.shares_memory(copied.numpy(), base)

@@ -772,13 +772,29 @@ def numpy_keep_order(shape: Sequence[int], strides: Sequence[int]) -> Shape:
 # ---------------------------------------------------------------- movement ops
 
 
+_RANGES = tuple(list(range(n)) for n in range(33))
+
+
 def permute(layout: Layout, dims: Sequence[int]) -> Layout:
     """Reorder dims: result dim ``i`` is input dim ``dims[i]``."""
     shape, strides = layout.shape, layout.strides
+    # the common case, checked cheaply (a hot path): plain ints forming a permutation
+    for d in dims:
+        if d.__class__ is not int:
+            return _permute_checked(layout, dims)
     ndim = len(shape)
-    if len(dims) == ndim and all(type(d) is int for d in dims) and sorted(dims) == list(range(ndim)):
-        pass  # already a valid, non-negative permutation: the common case
-    elif not all(isinstance(d, int) and not isinstance(d, bool) or _is_index_scalar(d) for d in dims):
+    if ndim >= len(_RANGES) or sorted(dims) != _RANGES[ndim]:
+        return _permute_checked(layout, dims)
+    return Layout._trusted(
+        tuple([shape[d] for d in dims]), tuple([strides[d] for d in dims]), layout.offset
+    )
+
+
+def _permute_checked(layout: Layout, dims: Sequence[int]) -> Layout:
+    """``permute`` for anything but plain non-negative int permutations: wrap, check, explain."""
+    shape, strides = layout.shape, layout.strides
+    ndim = len(shape)
+    if not all(isinstance(d, int) and not isinstance(d, bool) or _is_index_scalar(d) for d in dims):
         bad = next(d for d in dims if not (isinstance(d, int) and not isinstance(d, bool) or _is_index_scalar(d)))
         raise StridedTypeError(
             join_lines(

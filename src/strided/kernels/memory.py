@@ -134,10 +134,51 @@ def copy_to_new(
         dest = _ndarray(source.shape, dtype, buffer=buffer, offset=0,
                         strides=tuple(s * itemsize for s in strides))
         with np.errstate(over="ignore", invalid="ignore"):  # casts wrap or saturate silently, as in PyTorch
-            np.copyto(dest, source, casting="unsafe")
+            _copy_values(dest, source)
     if _listeners:
         _record(numel * buffer.itemsize, reason, tuple(source.shape), dtype)
     return Storage(buffer)
+
+
+# Tiled copies: a transposing copy that walks one side of memory with a large stride misses
+# the cache on every element; copying 64 x 64 tiles keeps both sides' lines in cache
+# (about 2x faster than one np.copyto for a transposed 32 MB float32 tensor).
+_TILE = 64
+_TILE_MIN_NUMEL = 1 << 18
+
+
+def _copy_values(dest: np.ndarray, source: np.ndarray) -> None:
+    """``dest[...] = source`` (unsafe casting), tiled when the two memory orders disagree."""
+    if source.size >= _TILE_MIN_NUMEL:
+        tile_dims = _transposing_dims(dest, source)
+        if tile_dims is not None:
+            _copy_tiled(dest, source, *tile_dims)
+            return
+    np.copyto(dest, source, casting="unsafe")
+
+
+def _transposing_dims(dest: np.ndarray, source: np.ndarray) -> tuple[int, int] | None:
+    """The dest's and the source's innermost dims, when they differ and both are long."""
+    def innermost(a: np.ndarray) -> int | None:
+        dims = [d for d in range(a.ndim) if a.shape[d] > 1 and a.strides[d] != 0]
+        return min(dims, key=lambda d: abs(a.strides[d])) if dims else None
+
+    d_dest, d_src = innermost(dest), innermost(source)
+    if d_dest is None or d_src is None or d_dest == d_src:
+        return None
+    if dest.shape[d_dest] < 2 * _TILE or dest.shape[d_src] < 2 * _TILE:
+        return None
+    return d_dest, d_src
+
+
+def _copy_tiled(dest: np.ndarray, source: np.ndarray, dim_a: int, dim_b: int) -> None:
+    full = [slice(None)] * dest.ndim
+    for i in range(0, dest.shape[dim_a], _TILE):
+        full[dim_a] = slice(i, i + _TILE)
+        for j in range(0, dest.shape[dim_b], _TILE):
+            full[dim_b] = slice(j, j + _TILE)
+            key = tuple(full)
+            np.copyto(dest[key], source[key], casting="unsafe")
 
 
 def copy_array(source: np.ndarray, reason: str, dtype: np.dtype | None = None) -> np.ndarray:
