@@ -412,3 +412,11 @@ def test_as_arrays_of_0d():
         got = st_fn(s)
         assert got.shape == np_fn(a).shape == (1,)
         assert got.untyped_storage() is s.untyped_storage()
+
+
+def test_regression_ravel_K_size1_dim_stride_counts_as_zero():
+    # NumPy's iterator zeroes the stride of a size-1 dim before ordering the dims for 'K'
+    base = np.arange(2, dtype=np.int64)
+    a = np.ndarray((2, 2, 1), np.int64, buffer=base, strides=(8, 0, 16))
+    s = st.from_numpy(base).as_strided((2, 2, 1), (1, 0, 2))
+    np.testing.assert_array_equal(st.ravel(s, order="K").numpy(), a.ravel("K"))

@@ -751,6 +751,8 @@ def numpy_keep_order(shape: Sequence[int], strides: Sequence[int]) -> Shape:
     negative-stride dim in index order).
     """
     ndim = len(shape)
+    # NumPy's iterator zeroes the stride of a size-1 dim, which makes it ambiguous too
+    strides = [0 if n == 1 else st for n, st in zip(shape, strides)]
     perm = list(range(ndim - 1, -1, -1))  # innermost first
     for i0 in range(1, ndim):
         j0 = perm[i0]
