@@ -1,0 +1,397 @@
+"""The Layout value and the facts every other layout module needs.
+
+A layout is ``(shape, strides, offset)`` counted in elements; element
+``(i0, i1, ...)`` sits at ``offset + i0*strides[0] + ...``. Here: the Layout
+class, dense strides of fresh memory, contiguity and overlap predicates, and
+dim/size argument handling with PyTorch's errors. Pure: no NumPy, no data.
+"""
+
+from __future__ import annotations
+
+import functools
+import math
+from collections.abc import Sequence
+
+from ..errors import (
+    StridedIndexError,
+    StridedOverflowError,
+    StridedRuntimeError,
+    StridedTypeError,
+    join_lines,
+)
+
+Shape = tuple[int, ...]
+
+
+class Layout:
+    """An immutable (shape, strides, offset) triple, counted in elements.
+
+    ``Layout(shape, strides, offset)`` is the one canonical constructor: it
+    checks and normalises its arguments to tuples of ints. Movement ops inside
+    this module build results with :meth:`_trusted`, which skips the checks
+    because its inputs are already canonical (views are a hot path).
+    """
+
+    __slots__ = ("shape", "strides", "offset")
+
+    shape: Shape
+    strides: Shape
+    offset: int
+
+    def __init__(self, shape: Sequence[int], strides: Sequence[int], offset: int = 0) -> None:
+        for what, seq in (("size", shape), ("stride", strides)):
+            if not isinstance(seq, (tuple, list)):
+                raise StridedTypeError(
+                    f"argument '{what}' must be tuple of ints, not {type(seq).__name__}\n"
+                    f"  got {seq!r:.60}; give one int per dim, e.g. (2, 3)"
+                )
+        shape = tuple(_as_int(s, "shape") for s in shape)
+        strides = tuple(_as_int(s, "strides") for s in strides)
+        if len(shape) != len(strides):
+            raise StridedRuntimeError(
+                join_lines(
+                    f"mismatch in length of strides and shape: shape {shape} has "
+                    f"{len(shape)} dims, strides {strides} has {len(strides)}",
+                    "give one stride per size, e.g. as_strided(size, stride) with "
+                    "len(size) == len(stride)",
+                )
+            )
+        for s in shape:
+            if s < 0:
+                raise StridedRuntimeError(
+                    join_lines(
+                        f"Trying to create tensor with negative dimension {s}: {list(shape)}",
+                        f"size[{shape.index(s)}] is {s}; every size must be 0 or more",
+                    )
+                )
+        offset = _as_int(offset, "storage offset")
+        if offset < 0:
+            raise StridedRuntimeError(
+                join_lines(
+                    f"Tensor: invalid storage offset {offset}",
+                    "the storage offset counts elements from the start of the storage and must "
+                    "be 0 or more; pass storage_offset >= 0 (as_strided's default is the "
+                    "tensor's own storage_offset())",
+                )
+            )
+        self.shape = shape
+        self.strides = strides
+        self.offset = offset
+
+    @classmethod
+    def _trusted(cls, shape: Shape, strides: Shape, offset: int) -> Layout:
+        """Build a layout from values already known to be canonical."""
+        lay = object.__new__(cls)
+        lay.shape = shape
+        lay.strides = strides
+        lay.offset = offset
+        return lay
+
+    @classmethod
+    def contiguous(cls, shape: Shape, offset: int = 0) -> Layout:
+        """The row-major (C-contiguous) layout of ``shape``."""
+        return cls._trusted(shape, contiguous_strides(shape), offset)
+
+    @property
+    def ndim(self) -> int:
+        return len(self.shape)
+
+    @property
+    def numel(self) -> int:
+        return product(self.shape)
+
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, Layout):
+            return NotImplemented
+        return (
+            self.shape == other.shape
+            and self.strides == other.strides
+            and self.offset == other.offset
+        )
+
+    def __hash__(self) -> int:
+        return hash((self.shape, self.strides, self.offset))
+
+    def __repr__(self) -> str:
+        return f"Layout(shape={self.shape}, strides={self.strides}, offset={self.offset})"
+
+
+def _as_int(value: object, what: str) -> int:
+    """Accept Python ints and integer-like objects (NumPy ints); refuse the rest."""
+    if isinstance(value, bool) or not hasattr(value, "__index__"):
+        raise StridedTypeError(
+            join_lines(
+                f"{what} must contain only integers, but got {type(value).__name__} {value!r}",
+                "each entry counts elements, so it must be a whole number; "
+                "pass ints (int(...) converts)",
+            )
+        )
+    return index_of(value, what)
+
+
+def _is_index_scalar(value: object) -> bool:
+    """A NumPy integer or a 0-d integer array/tensor: what PyTorch takes where an int goes."""
+    if isinstance(value, bool) or not hasattr(value, "__index__") or tuple(getattr(value, "shape", ())) != ():
+        return False
+    return "float" not in str(getattr(value, "dtype", "")) and "bool" not in str(getattr(value, "dtype", ""))
+
+
+def index_of(value: object, what: str) -> int:
+    """``value.__index__()``, with an array that has dims (or a float tensor) refused as a TypeError."""
+    try:
+        return value.__index__()  # type: ignore[attr-defined]
+    except (TypeError, ValueError, RuntimeError) as err:
+        shape = tuple(getattr(value, "shape", ()))
+        raise StridedTypeError(
+            f"{what} must be an int, not {type(value).__name__}\n"
+            f"  got {type(value).__name__} of shape {shape}, which is not one integer ({err})"
+        ) from None
+
+
+def product(values: Sequence[int]) -> int:
+    """The product of ``values`` (1 for an empty sequence)."""
+    return math.prod(values)
+
+
+# ---------------------------------------------------------------- strides of fresh memory
+
+
+def contiguous_strides(shape: Sequence[int]) -> Shape:
+    """Row-major strides; a zero-size dim counts as 1, as in PyTorch and NumPy."""
+    return _contiguous_strides(tuple(shape))
+
+
+@functools.lru_cache(maxsize=4096)
+def _contiguous_strides(shape: Shape) -> Shape:
+    strides = [1] * len(shape)
+    acc = 1
+    for d in range(len(shape) - 1, -1, -1):
+        strides[d] = acc
+        acc *= max(shape[d], 1)
+    return tuple(strides)
+
+
+def fortran_strides(shape: Sequence[int]) -> Shape:
+    """Column-major strides; a zero-size dim counts as 1."""
+    strides = [1] * len(shape)
+    acc = 1
+    for d in range(len(shape)):
+        strides[d] = acc
+        acc *= max(shape[d], 1)
+    return tuple(strides)
+
+
+def channels_last_strides(shape: Sequence[int]) -> Shape:
+    """NHWC strides for a 4-d NCHW shape, as PyTorch's ``get_channels_last_strides_2d``."""
+    if len(shape) != 4:
+        raise StridedRuntimeError(
+            join_lines(
+                f"required rank 4 tensor to use channels_last format, but got shape {tuple(shape)}",
+                f"channels_last orders the 4 dims (N, C, H, W) as N, H, W, C; this tensor has "
+                f"{len(shape)} dims. Use the default memory_format (contiguous_format), or "
+                ".reshape(...) to 4 dims first",
+            )
+        )
+    # Note: unlike contiguous_strides, PyTorch does not count a zero-size dim as 1 here
+    # (zeros(1, 1, 0, 1) in channels_last has strides (0, 1, 1, 1)); we match it.
+    n, c, h, w = shape
+    s1 = 1
+    s3 = c
+    s2 = s3 * w
+    s0 = s2 * h
+    return (s0, s1, s2, s3)
+
+
+# ---------------------------------------------------------------- contiguity predicates
+
+
+def is_contiguous(shape: Sequence[int], strides: Sequence[int]) -> bool:
+    """PyTorch's rule: size-1 dims are ignored and an empty tensor is contiguous."""
+    expected = 1
+    for d in range(len(shape) - 1, -1, -1):
+        size = shape[d]
+        if size == 0:
+            return True
+        if size != 1:
+            if strides[d] != expected:
+                # keep scanning: a later zero-size dim still makes it contiguous
+                return 0 in shape[:d]
+            expected *= size
+    return True
+
+
+def is_f_contiguous(shape: Sequence[int], strides: Sequence[int]) -> bool:
+    """Column-major contiguity with the same size-1 and empty rules."""
+    return is_contiguous(tuple(reversed(shape)), tuple(reversed(strides)))
+
+
+def is_channels_last_contiguous(shape: Sequence[int], strides: Sequence[int]) -> bool:
+    """PyTorch's ``is_contiguous(memory_format=channels_last)``: 4-d only, NHWC order."""
+    if len(shape) != 4:
+        return False
+    expected = 1
+    for d in (1, 3, 2, 0):
+        if shape[d] != 1:
+            if strides[d] != expected:
+                return False
+            expected *= shape[d]
+    return True
+
+
+def is_non_overlapping_and_dense(shape: Sequence[int], strides: Sequence[int]) -> bool:
+    """PyTorch's rule: sorted by stride, the dims of size >= 2 tile memory with no gap or alias."""
+    dims = sorted((d for d in range(len(shape)) if shape[d] >= 2), key=lambda d: strides[d])
+    expected = 1
+    for d in dims:
+        if strides[d] != expected:
+            return False
+        expected *= shape[d]
+    return True
+
+
+def has_internal_overlap(shape: Sequence[int], strides: Sequence[int]) -> bool:
+    """PyTorch's definite-overlap rule: a dim of size > 1 with stride 0.
+
+    # Note: PyTorch calls other aliasing layouts (an ``unfold`` with overlapping
+    # windows, some ``as_strided`` results) "too hard" and lets writes through;
+    # we match it rather than refuse writes PyTorch accepts.
+    """
+    if 0 in shape:  # an empty tensor addresses nothing (PyTorch: contiguous, so never overlapping)
+        return False
+    return any(size > 1 and stride == 0 for size, stride in zip(shape, strides))
+
+
+def overlap_status(a: Layout, b: Layout) -> str:
+    """PyTorch's ``get_overlap_status`` for two layouts over one storage.
+
+    "full" (same elements, same strides), "partial" (their memory ranges meet
+    otherwise), "none", or "too_hard": PyTorch only judges layouts that are
+    non-overlapping and dense (contiguous ones included) and lets the rest
+    through; so do we.
+    """
+    na, nb = product(a.shape), product(b.shape)
+    if na == 0 or nb == 0:
+        return "none"
+    for lay in (a, b):
+        if not (is_contiguous(lay.shape, lay.strides) or is_non_overlapping_and_dense(lay.shape, lay.strides)):
+            return "too_hard"
+    a_begin, a_end = a.offset, a.offset + na
+    b_begin, b_end = b.offset, b.offset + nb
+    if a_begin == b_begin and a_end == b_end:
+        return "full" if a.strides == b.strides else "partial"
+    if a_begin < b_end and b_begin < a_end:
+        return "partial"
+    return "none"
+
+
+def storage_extent(layout: Layout) -> tuple[int, int]:
+    """The element range ``[lo, hi)`` of storage a layout touches; ``(offset, offset)`` if empty."""
+    lo = hi = layout.offset
+    for size, stride in zip(layout.shape, layout.strides):
+        if size == 0:
+            return layout.offset, layout.offset
+        if stride >= 0:
+            hi += (size - 1) * stride
+        else:
+            lo += (size - 1) * stride
+    return lo, hi + 1
+
+
+# ---------------------------------------------------------------- dims and sizes
+
+
+def wrap_dim(dim: object, ndim: int) -> int:
+    """Wrap a possibly negative dim into ``[0, ndim)``; a 0-d tensor accepts 0 and -1.
+
+    Raises IndexError with PyTorch's first line when ``dim`` is out of range.
+    """
+    span = ndim if ndim > 0 else 1
+    if type(dim) is int and -span <= dim < span:  # the common case, checked cheaply
+        return dim + span if dim < 0 else dim
+    if isinstance(dim, bool) or not isinstance(dim, int):
+        if hasattr(dim, "__index__") and not isinstance(dim, bool):
+            dim = index_of(dim, "dim")
+        else:
+            raise StridedTypeError(
+                join_lines(
+                    f"dim must be an int, but got {type(dim).__name__} {dim!r}",
+                    f"the tensor has {ndim} dim{'s' if ndim != 1 else ''}; name one by its "
+                    f"position: an int from {-max(ndim, 1)} to {max(ndim, 1) - 1}",
+                )
+            )
+    span = ndim if ndim > 0 else 1
+    if not -(2**63) <= dim < 2**63:
+        raise StridedOverflowError(
+            f"Overflow when unpacking long long\n  dim {dim} does not fit in int64; "
+            f"the tensor has {ndim} dims"
+        )
+    if dim < -span or dim >= span:
+        raise StridedIndexError(
+            join_lines(
+                f"Dimension out of range (expected to be in range of [{-span}, {span - 1}], "
+                f"but got {dim})",
+                f"the tensor has {ndim} dim{'s' if ndim != 1 else ''}; "
+                f"dims count from 0 to {span - 1}, or from -{span} to -1 from the end",
+            )
+        )
+    return dim + span if dim < 0 else dim
+
+
+def wrap_dims(dims: Sequence[object], ndim: int, op: str) -> tuple[int, ...]:
+    """Wrap several dims and refuse repeats."""
+    wrapped = tuple(wrap_dim(d, ndim) for d in dims)
+    if len(set(wrapped)) != len(wrapped):
+        raise StridedRuntimeError(
+            f"{op}(): duplicate dims are not allowed.\n  dims {tuple(dims)} name the same "
+            f"dim more than once (after wrapping: {wrapped})"
+        )
+    return wrapped
+
+
+def infer_size(shape: Sequence[int], numel: int) -> Shape:
+    """Resolve one ``-1`` in ``shape`` against ``numel`` with PyTorch's checks and texts."""
+    if -1 not in shape and math.prod(shape) == numel and (not shape or min(shape) >= 0):
+        return tuple(shape)  # the common case, checked cheaply
+    infer_at = None
+    known = 1
+    for i, s in enumerate(shape):
+        if s == -1:
+            if infer_at is not None:
+                raise StridedRuntimeError(
+                    f"only one dimension can be inferred\n  shape {list(shape)} has more than one -1"
+                )
+            infer_at = i
+        elif s >= 0:
+            known *= s
+        else:
+            raise StridedRuntimeError(
+                join_lines(
+                    f"invalid shape dimension {s} at index {i} of shape {list(shape)}",
+                    f"sizes must be 0 or more, or -1 for the one dim inferred from the "
+                    f"{numel} elements; size {s} at index {i} is neither",
+                )
+            )
+    if numel == known or (infer_at is not None and known > 0 and numel % known == 0):
+        if infer_at is None:
+            return tuple(shape)
+        if known == 0:
+            example = [0 if j == infer_at else s for j, s in enumerate(shape)]
+            raise StridedRuntimeError(
+                join_lines(
+                    f"cannot reshape tensor of 0 elements into shape {list(shape)} because the "
+                    "unspecified dimension size -1 can be any value and is ambiguous",
+                    f"the other sizes multiply to 0, so every size at index {infer_at} gives "
+                    f"0 elements; write the size you mean instead of -1, e.g. {example}",
+                )
+            )
+        out = list(shape)
+        out[infer_at] = numel // known
+        return tuple(out)
+    raise StridedRuntimeError(
+        join_lines(
+            f"shape '{list(shape)}' is invalid for input of size {numel}",
+            f"the requested shape holds {known} elements"
+            + (" times the inferred dim" if infer_at is not None else "")
+            + f", the tensor holds {numel}; the product of the sizes must match",
+        )
+    )

@@ -1,0 +1,182 @@
+"""Which memory order a new tensor gets: PyTorch's stride-order inference.
+
+``empty_like``/``clone`` (``preserve_format``) and TensorIterator's outputs keep
+the dimension order of their inputs; these pure functions compute those strides.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from .core import (
+    Shape,
+    channels_last_strides,
+    contiguous_strides,
+    is_channels_last_contiguous,
+    is_contiguous,
+    is_non_overlapping_and_dense,
+)
+
+
+def infer_dense_strides(shape: Sequence[int], strides: Sequence[int]) -> Shape:
+    """PyTorch's ``infer_dense_strides``: dense strides that keep the input's memory order.
+
+    This is the order TensorIterator gives outputs and ``empty_like`` gives
+    overlapping inputs: dims sorted by stride (insertion sort from the
+    innermost dim; a stride-0 dim never moves; equal strides put the smaller
+    size inside). A zero-size dim counts as 1.
+
+    # Note: PyTorch has no negative strides; we order by absolute stride so a
+    # reversed view copies into the same memory order.
+    """
+    ndim = len(shape)
+    perm = list(range(ndim - 1, -1, -1))
+    for i in range(1, ndim):
+        dim1 = i
+        for j in range(1, i + 1):
+            dim0 = i - j
+            a, b = perm[dim0], perm[dim1]
+            sa, sb = abs(strides[a]), abs(strides[b])
+            if sa == 0 or sb == 0:
+                cmp = 0
+            elif sa < sb:
+                cmp = -1
+            elif sa > sb:
+                cmp = 1
+            else:
+                cmp = 1 if shape[a] > shape[b] else 0
+            if cmp > 0:
+                perm[dim0], perm[dim1] = perm[dim1], perm[dim0]
+                dim1 = dim0
+            elif cmp < 0:
+                break
+    out = [0] * ndim
+    acc = 1
+    for d in perm:
+        out[d] = acc
+        if shape[d] > 1:
+            acc *= shape[d]
+    return tuple(out)
+
+
+def preserve_format_strides(shape: Sequence[int], strides: Sequence[int]) -> Shape:
+    """Strides PyTorch's ``clone()``/``empty_like`` give: kept when dense, else inferred.
+
+    PyTorch counts every contiguous tensor as dense, so an empty tensor keeps
+    whatever strides it has (even 0), as its contiguity rule says.
+    """
+    if is_contiguous(shape, strides) or is_non_overlapping_and_dense(shape, strides):
+        return tuple(strides)
+    return infer_dense_strides(shape, strides)
+
+
+def _keeps_row_major(shape: Shape, op_shape: Sequence[int], op_strides: Sequence[int]) -> bool:
+    """Whether this operand alone never makes ``reorder_dimensions`` swap two dims.
+
+    Walking its broadcast strides from the outermost dim in, every nonzero stride must be
+    larger than the next nonzero one, or equal with the inner dim no larger (PyTorch's
+    tie-break). Then no comparison it decides returns "swap"; stride-0 dims defer.
+    """
+    lead = len(shape) - len(op_shape)
+    prev_stride = prev_size = -1
+    for k in range(len(op_shape)):
+        size = op_shape[k]
+        stride = op_strides[k]
+        if size == 1 and shape[lead + k] != 1:
+            continue  # stretched: stride 0
+        if stride == 0:
+            continue
+        if stride < 0:
+            return False
+        if prev_stride != -1 and (stride > prev_stride or (stride == prev_stride and size > prev_size)):
+            return False
+        prev_stride, prev_size = stride, size
+    return True
+
+
+def elementwise_output_strides(
+    shape: Sequence[int], operands: Sequence[tuple[Sequence[int], Sequence[int]]]
+) -> Shape:
+    """Strides PyTorch's TensorIterator gives the fresh output of an elementwise op.
+
+    ``shape`` is the broadcast shape; ``operands`` are the (shape, strides) of
+    the inputs in argument order (a Python scalar counts as a 0-d operand).
+
+    - Fast set-up, when every operand has exactly ``shape``: contiguous if all
+      inputs are contiguous, else channels-last if all are, else the inputs'
+      own strides if all are non-overlapping and dense with equal strides.
+    - Otherwise the output keeps the inputs' dimension order
+      (``reorder_dimensions``): an insertion sort of the dims from the
+      innermost outwards, each comparison decided by the first operand whose
+      strides along the two dims are both nonzero (smaller stride inside;
+      equal strides put the smaller size inside); stride-0 dims (broadcast or
+      expanded) are ambiguous and defer to the next operand. A size-1 dim of an
+      operand that the result stretches counts as stride 0. If the order comes
+      out row-major the strides are contiguous; otherwise dense strides in that
+      order (``compatible_stride``: a zero-size dim zeroes the strides outside it).
+
+    # Note: PyTorch has no negative strides; we order by absolute stride, and a
+    # negative stride takes an operand out of the fast set-up.
+    """
+    ndim = len(shape)
+    shape = tuple(shape)
+    if ndim == 0:
+        return ()
+    same_shape = True
+    in_order = True  # no operand asks to reorder any pair of dims: the common, row-major case
+    for s, st in operands:
+        if tuple(s) != shape:
+            same_shape = False
+        if in_order and not _keeps_row_major(shape, s, st):
+            in_order = False
+    if in_order and not same_shape:
+        return contiguous_strides(shape)
+    if same_shape:
+        if all(is_contiguous(shape, st) for _, st in operands):
+            return contiguous_strides(shape)
+        if all(is_channels_last_contiguous(shape, st) for _, st in operands):
+            return channels_last_strides(shape)
+        if all(
+            min(st) >= 0 and is_non_overlapping_and_dense(shape, st) for _, st in operands
+        ) and all(tuple(st) == tuple(operands[-1][1]) for _, st in operands):
+            return tuple(operands[-1][1])
+    op_strides = []
+    for s, st in operands:
+        lead = ndim - len(s)
+        full = [0] * ndim
+        for k in range(len(s)):
+            d = lead + k
+            full[d] = 0 if (s[k] == 1 and shape[d] != 1) else abs(st[k])
+        op_strides.append(full)
+    perm = list(range(ndim - 1, -1, -1))  # perm[0] is the innermost (fastest) dim
+
+    def should_swap(dim0: int, dim1: int) -> int:
+        for full in op_strides:
+            s0, s1 = full[dim0], full[dim1]
+            if s0 == 0 or s1 == 0:
+                continue
+            if s0 < s1:
+                return -1
+            if s0 > s1:
+                return 1
+            if shape[dim0] > shape[dim1]:
+                return 1
+        return 0
+
+    for i in range(1, ndim):
+        dim1 = i
+        for dim0 in range(i - 1, -1, -1):
+            cmp = should_swap(perm[dim0], perm[dim1])
+            if cmp > 0:
+                perm[dim0], perm[dim1] = perm[dim1], perm[dim0]
+                dim1 = dim0
+            elif cmp < 0:
+                break
+    if perm == list(range(ndim - 1, -1, -1)):
+        return contiguous_strides(shape)
+    out = [0] * ndim
+    acc = 1
+    for d in perm:
+        out[d] = acc
+        acc *= shape[d]
+    return tuple(out)
