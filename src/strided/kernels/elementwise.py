@@ -25,29 +25,7 @@ from typing import Any
 import numpy as np
 
 from ..storage import Storage
-
-# ---------------------------------------------------------------- silencing NumPy's FP warnings
-#
-# ``with np.errstate(all="ignore")`` costs about 1.3 µs, more than the whole ufunc call on a
-# small tensor; setting NumPy's error-state context variable directly costs ~0.1 µs. The private
-# name is looked up once, with np.errstate as the fallback.
-try:  # pragma: no branch
-    from numpy._core._ufunc_config import _extobj_contextvar, _make_extobj  # type: ignore[attr-defined]
-
-    QUIET = _make_extobj(all="ignore")
-    quiet_set = _extobj_contextvar.set
-    quiet_reset = _extobj_contextvar.reset
-except (ImportError, AttributeError):  # pragma: no cover - other NumPy versions
-    def quiet_set(_: object) -> object:
-        state = np.errstate(all="ignore")
-        state.__enter__()
-        return state
-
-    def quiet_reset(state: Any) -> None:
-        state.__exit__(None, None, None)
-
-    QUIET = None
-
+from .fpstate import QUIET, quiet_reset, quiet_set  # noqa: F401  (re-exported for ops)
 
 # ---------------------------------------------------------------- fast paths (fresh results)
 

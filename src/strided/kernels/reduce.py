@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from .fpstate import QUIET, quiet_reset, quiet_set
 from .memory import copy_array
 
 
@@ -25,11 +26,14 @@ def reduce_into(ufunc: np.ufunc, x: np.ndarray, axes: tuple[int, ...] | None, ac
     computed in ``acc`` and rounded once into ``out`` (an ``out=`` of another dtype would
     make NumPy round the running sums between its buffers).
     """
-    with np.errstate(over="ignore", invalid="ignore"):  # overflow gives inf silently, as in PyTorch
+    token = quiet_set(QUIET)  # overflow gives inf silently, as in PyTorch
+    try:
         if acc == out.dtype:
             ufunc.reduce(x, axis=axes, dtype=acc, out=out, keepdims=keepdims)
         else:
             np.copyto(out, ufunc.reduce(x, axis=axes, dtype=acc, keepdims=keepdims), casting="unsafe")
+    finally:
+        quiet_reset(token)
 
 
 def logical_reduce_into(ufunc: np.ufunc, x: np.ndarray, axes: tuple[int, ...] | None,
