@@ -17,6 +17,7 @@ from .dtypes import (
     check_int64,
     checked_scalar,
     from_numpy_dtype,
+    scalar_dtype,
     scalar_overflow,
     to_dtype,
 )
@@ -276,12 +277,10 @@ def ones(*sizes: Any, dtype: Any = None) -> Tensor:
 
 
 def _scalar_dtype(value: Any) -> DType:
-    if isinstance(value, bool):
-        return bool_
-    if isinstance(value, int):
-        return DEFAULT_INT
-    if isinstance(value, float):
-        return DEFAULT_FLOAT
+    """``full``'s dtype from its fill value, as PyTorch infers it."""
+    found = scalar_dtype(value)
+    if found is not None:
+        return found
     raise StridedTypeError(
         join_lines(
             f"fill value must be a bool, int or float, but got {type(value).__name__}",

@@ -174,3 +174,14 @@ def checked_scalar(value: object, dtype: DType, op: str) -> object:
     if isinstance(value, int) and not isinstance(value, bool):
         return np.int64(value)
     return value
+
+
+def scalar_dtype(value: object) -> DType | None:
+    """The dtype a Python scalar takes, as PyTorch infers it (float -> float32), or None."""
+    if isinstance(value, bool):
+        return bool_
+    if isinstance(value, int):
+        return DEFAULT_INT
+    if isinstance(value, float):
+        return DEFAULT_FLOAT
+    return None

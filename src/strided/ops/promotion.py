@@ -23,7 +23,6 @@ from typing import Any
 from ..dtypes import (
     ALL_DTYPES,
     DEFAULT_FLOAT,
-    DEFAULT_INT,
     DType,
     bool_,
     float16,
@@ -33,6 +32,7 @@ from ..dtypes import (
     int16,
     int32,
     int64,
+    scalar_dtype,
     to_dtype,
     uint8,
 )
@@ -90,17 +90,6 @@ def _combine(higher: DType | None, lower: DType | None) -> DType | None:
     if higher is bool_ or lower.is_floating_point:
         return _PROMOTE[(higher, lower)]
     return higher
-
-
-def scalar_dtype(value: object) -> DType | None:
-    """The dtype a Python scalar takes as a wrapped number (float -> float32), or None."""
-    if isinstance(value, bool):
-        return bool_
-    if isinstance(value, int):
-        return DEFAULT_INT
-    if isinstance(value, float):
-        return DEFAULT_FLOAT
-    return None
 
 
 def operand_class(x: Operand) -> tuple[int, DType]:
