@@ -4,6 +4,9 @@ from __future__ import annotations
 
 import numpy as np
 
+from ..storage import Storage
+from .fpstate import QUIET, quiet_reset, quiet_set
+
 
 def matmul_into(a: np.ndarray, b: np.ndarray, out: np.ndarray) -> None:
     """``out[...] = a @ b`` for NumPy views ``a`` (..., n, k) and ``b`` (..., k, p), batch dims
@@ -20,3 +23,25 @@ def matmul_into(a: np.ndarray, b: np.ndarray, out: np.ndarray) -> None:
         return
     with np.errstate(over="ignore", invalid="ignore"):
         np.matmul(a, b, out=out)
+
+
+def matmul_new(a: np.ndarray, b: np.ndarray, shape: tuple[int, ...]) -> Storage | None:
+    """A new storage holding ``a @ b`` laid out C-contiguous as ``shape``, or None.
+
+    NumPy allocates the result itself: writing through ``out=`` into memory we
+    allocate measured ~5% slower on a (512, 512) product. None (the caller falls back
+    to :func:`matmul_into`) when NumPy's result is not exactly that layout, when the
+    contraction is empty, or when NumPy cannot allocate.
+    """
+    if not a.shape[-1] or 0 in shape:
+        return None
+    token = quiet_set(QUIET)
+    try:
+        result = np.matmul(a, b)
+    except MemoryError:
+        return None
+    finally:
+        quiet_reset(token)
+    if result.shape != shape or not result.flags.c_contiguous or result.dtype != a.dtype:
+        return None
+    return Storage(result.reshape(-1))

@@ -28,7 +28,8 @@ from typing import Any
 from .. import layout as L
 from ..dtypes import DType
 from ..errors import StridedNotImplementedError, StridedRuntimeError, join_lines
-from ..kernels.matmul import matmul_into
+from ..kernels.matmul import matmul_into, matmul_new
+from ..layout import Layout
 from ..tensor import Tensor
 from .elementwise import mul
 from .reduce_args import CPP_NAME, TORCH_NAME, new_output, shape_text, tensor_arg
@@ -84,7 +85,12 @@ def _fold_note(a: Tensor, b: Tensor) -> str:
 
 def _product(a: Tensor, b: Tensor, shape: tuple[int, ...], dtype: DType | None = None) -> Tensor:
     """NumPy's matmul of the two in-place views into a fresh contiguous ``shape`` (of a's dtype)."""
-    out, out_np = new_output(shape, dtype or a._dtype)
+    dtype = dtype or a._dtype
+    if dtype is a._dtype:
+        storage = matmul_new(a._np(), b._np(), shape)
+        if storage is not None:
+            return Tensor._make(storage, Layout._trusted(shape, L.contiguous_strides(shape), 0), dtype)
+    out, out_np = new_output(shape, dtype)
     matmul_into(a._np(), b._np(), out_np)
     return out
 
