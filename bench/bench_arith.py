@@ -35,15 +35,14 @@ for _var in ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS"):
 
 import argparse  # noqa: E402
 import sys  # noqa: E402
-import timeit  # noqa: E402
 from collections.abc import Callable  # noqa: E402
 from dataclasses import dataclass  # noqa: E402
-from importlib.metadata import version  # noqa: E402
 
 import numpy as np  # noqa: E402
 import torch  # noqa: E402
 
 import strided  # noqa: E402
+from harness import fmt_time, measure, print_header  # noqa: E402
 
 torch.set_num_threads(1)
 
@@ -59,18 +58,6 @@ class Row:
     target_vs: str  # "numpy" or "torch": which ratio the target applies to
     target: float
     number: int = 1  # calls per timing sample (many for tiny ops)
-
-
-def measure(stmts: list[Callable[[], object]], number: int, repeat: int) -> list[float]:
-    """Minimum per-call time (seconds) of each statement over ``repeat`` round-robin samples."""
-    for f in stmts:  # warm up caches, lazy imports and allocator pools
-        for _ in range(min(number, 100) if number > 1 else 2):
-            f()
-    best = [float("inf")] * len(stmts)
-    for _ in range(repeat):
-        for i, f in enumerate(stmts):
-            best[i] = min(best[i], timeit.timeit(f, number=number) / number)
-    return best
 
 
 def large_rows() -> list[Row]:
@@ -148,23 +135,12 @@ SECTIONS: list[tuple[str, Callable[[], list[Row]], int]] = [
 ]
 
 
-def fmt_time(seconds: float) -> str:
-    if seconds >= 1e-3:
-        return f"{seconds * 1e3:>7.2f}ms"
-    return f"{seconds * 1e6:>7.2f}µs"
-
-
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--quick", action="store_true", help="fewer repeats: faster, noisier")
     args = parser.parse_args(argv)
-    print(f"strided {version('strided')} | torch {torch.__version__} (threads {torch.get_num_threads()}) | "
-          f"numpy {np.__version__} (single-threaded ufuncs) | python {sys.version.split()[0]}")
-    load = os.getloadavg()[0]
-    cpus = os.cpu_count() or 1
-    print(f"load average {load:.2f} on {cpus} CPUs"
-          + (" -- the machine is busy: expect noise, run again when it is idle" if load > cpus / 2 else "")
-          + "\n")
+    print_header(f"torch {torch.__version__} (threads {torch.get_num_threads()}) | "
+                 f"numpy {np.__version__} (single-threaded ufuncs, BLAS on one thread)")
     failures = []
     for title, make_rows, repeat in SECTIONS:
         repeat = 3 if args.quick else repeat
@@ -174,7 +150,7 @@ def main(argv: list[str] | None = None) -> int:
         print("   " + "-" * (len(header) - 3))
         for row in make_rows():
             number = max(row.number // 5, 1) if args.quick else row.number
-            ts, tn, tt = measure([row.strided, row.numpy, row.torch], number, repeat)
+            ts, tn, tt = (min(x) for x in measure([row.strided, row.numpy, row.torch], number, repeat))
             r_n, r_t = ts / tn, ts / tt
             if row.target_vs == "-":
                 verdict = "(reference)"

@@ -36,35 +36,21 @@ Nothing here is a test: timings vary with the machine and its load; tests never 
 from __future__ import annotations
 
 import argparse
-import os
 import statistics
 import sys
-import timeit
 from collections.abc import Callable
-from importlib.metadata import version
 
 import numpy as np
 import torch
 
 import strided
+from harness import measure, print_header
 
 torch.set_num_threads(1)
 
 TORCH_TARGET = 1.5  # issue 2: a view op may take at most 1.5x PyTorch's per-op time
 SIZE_TARGET = 1.5  # big/small time of a view op; ideally 1.0, the slack is timer noise
 NUMPY_TARGET = 1.1  # contiguous(): no slower than NumPy (10 % allowed for noise)
-
-
-def measure(stmts: list[Callable[[], object]], number: int, repeat: int) -> list[list[float]]:
-    """Per-call times (seconds) of each statement, ``repeat`` samples each, taken round-robin."""
-    for f in stmts:  # warm up caches and lazy imports
-        for _ in range(min(number, 100)):
-            f()
-    samples: list[list[float]] = [[] for _ in stmts]
-    for _ in range(repeat):
-        for i, f in enumerate(stmts):
-            samples[i].append(timeit.timeit(f, number=number) / number)
-    return samples
 
 
 def mark(ratio: float, target: float) -> str:
@@ -185,13 +171,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--quick", action="store_true", help="fewer repeats: a few seconds, noisier")
     args = parser.parse_args(argv)
     number, repeat, big_repeat = (2_000, 3, 3) if args.quick else (5_000, 25, 15)
-    print(f"strided {version('strided')} | torch {torch.__version__} | numpy {np.__version__} | "
-          f"python {sys.version.split()[0]}")
-    load = os.getloadavg()[0]
-    cpus = os.cpu_count() or 1
-    print(f"load average {load:.2f} on {cpus} CPUs"
-          + (" -- the machine is busy: expect noise, run again when it is idle" if load > cpus / 2 else "")
-          + "\n")
+    print_header(f"torch {torch.__version__} | numpy {np.__version__}")
     failures = bench_small(number, repeat)
     failures += bench_sizes(number, repeat)
     failures += bench_contiguous(big_repeat)

@@ -98,7 +98,7 @@ def _int_arg(value: Any, op: str, name: str, pos: int) -> int:
     return L.index_of(value, f"{op}(): argument '{name}' (position {pos})")
 
 
-def tensor_arg(value: Any, op: str, name: str = "other", pos: int = 1) -> Tensor:
+def tensor_arg(value: Any, op: str, name: str = "input", pos: int = 1) -> Tensor:
     """``value`` if it is a strided Tensor; else PyTorch's TypeError, and how to make one."""
     if not isinstance(value, Tensor):
         raise StridedTypeError(
@@ -376,7 +376,7 @@ class Tensor:
         )
 
     def view_as(self, other: Tensor) -> Tensor:
-        return self.view(tensor_arg(other, "view_as").shape)
+        return self.view(tensor_arg(other, "view_as", "other").shape)
 
     def reshape(self, *shape: Any) -> Tensor:
         """A view when PyTorch's computeStride allows it, otherwise a contiguous copy."""
@@ -395,7 +395,7 @@ class Tensor:
         return copy
 
     def reshape_as(self, other: Tensor) -> Tensor:
-        return self.reshape(tensor_arg(other, "reshape_as").shape)
+        return self.reshape(tensor_arg(other, "reshape_as", "other").shape)
 
     def flatten(self, start_dim: int = 0, end_dim: int = -1) -> Tensor:
         """Merge dims ``start_dim..end_dim``; returns ``self`` when there is nothing to merge."""
@@ -545,7 +545,7 @@ class Tensor:
         return self._view(L.expand(self._layout, parse_sizes(sizes, "expand")))
 
     def expand_as(self, other: Tensor) -> Tensor:
-        return self.expand(tensor_arg(other, "expand_as").shape)
+        return self.expand(tensor_arg(other, "expand_as", "other").shape)
 
     def broadcast_to(self, *shape: Any) -> Tensor:
         if not shape:

@@ -25,7 +25,7 @@ from typing import Any
 import numpy as np
 
 from ..storage import Storage
-from .fpstate import QUIET, quiet_reset, quiet_set  # noqa: F401  (re-exported for ops)
+from .fpstate import QUIET, quiet_reset, quiet_set
 
 # ---------------------------------------------------------------- fast paths (fresh results)
 

@@ -4,11 +4,11 @@
 small tensor; setting NumPy's error-state context variable directly costs ~0.1 µs. The
 private name is looked up once, with ``np.errstate`` as the fallback. Use as::
 
-    token = quiet_set(QUIET)
-    try:
+    with quiet():
         ...
-    finally:
-        quiet_reset(token)
+
+or, on the hottest paths, ``token = quiet_set(QUIET)`` ... ``quiet_reset(token)`` in a
+``try``/``finally`` (saves the context manager's method calls).
 """
 
 from __future__ import annotations
@@ -33,3 +33,15 @@ except (ImportError, AttributeError):  # pragma: no cover - other NumPy versions
         state.__exit__(None, None, None)
 
     QUIET = None
+
+
+class quiet:  # noqa: N801 - used like a function: ``with quiet():``
+    """Context manager: NumPy's floating-point warnings off inside the block."""
+
+    __slots__ = ("_token",)
+
+    def __enter__(self) -> None:
+        self._token = quiet_set(QUIET)
+
+    def __exit__(self, *exc: object) -> None:
+        quiet_reset(self._token)

@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..storage import Storage
-from .fpstate import QUIET, quiet_reset, quiet_set
+from .fpstate import quiet
 
 
 def matmul_into(a: np.ndarray, b: np.ndarray, out: np.ndarray) -> None:
@@ -21,7 +21,7 @@ def matmul_into(a: np.ndarray, b: np.ndarray, out: np.ndarray) -> None:
     if a.shape[-1] == 0:  # nothing to contract: the empty sums are 0
         out[...] = 0
         return
-    with np.errstate(over="ignore", invalid="ignore"):
+    with quiet():
         np.matmul(a, b, out=out)
 
 
@@ -35,13 +35,11 @@ def matmul_new(a: np.ndarray, b: np.ndarray, shape: tuple[int, ...]) -> Storage 
     """
     if not a.shape[-1] or 0 in shape:
         return None
-    token = quiet_set(QUIET)
     try:
-        result = np.matmul(a, b)
+        with quiet():
+            result = np.matmul(a, b)
     except MemoryError:
         return None
-    finally:
-        quiet_reset(token)
     if result.shape != shape or not result.flags.c_contiguous or result.dtype != a.dtype:
         return None
     return Storage(result.reshape(-1))

@@ -26,6 +26,7 @@ from ..callsite import user_site
 from ..errors import OverlapWriteError, StridedRuntimeError, join_lines
 from ..layout import Layout, contiguous_strides, has_internal_overlap, product
 from ..storage import Storage, allocate
+from .fpstate import quiet
 
 _ndarray = np.ndarray
 
@@ -133,7 +134,7 @@ def copy_to_new(
         itemsize = buffer.itemsize
         dest = _ndarray(source.shape, dtype, buffer=buffer, offset=0,
                         strides=tuple(s * itemsize for s in strides))
-        with np.errstate(over="ignore", invalid="ignore"):  # casts wrap or saturate silently, as in PyTorch
+        with quiet():  # casts wrap or saturate silently, as in PyTorch
             _copy_values(dest, source)
     if _listeners:
         _record(numel * buffer.itemsize, reason, tuple(source.shape), dtype)
@@ -254,5 +255,5 @@ def write(storage: Storage, layout: Layout, value: np.ndarray | object) -> None:
     dest = numpy_view(storage, layout)
     if dest.ndim == 1 and isinstance(value, np.ndarray) and value.ndim and np.may_share_memory(dest, value):
         value = copy_array(value, "write: the source overlaps the 1-d destination (read before writing)")
-    with np.errstate(over="ignore", invalid="ignore"):
+    with quiet():
         np.copyto(dest, value, casting="unsafe")

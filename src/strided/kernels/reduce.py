@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from .fpstate import QUIET, quiet_reset, quiet_set
+from .fpstate import quiet
 from .memory import copy_array
 
 
@@ -26,14 +26,11 @@ def reduce_into(ufunc: np.ufunc, x: np.ndarray, axes: tuple[int, ...] | None, ac
     computed in ``acc`` and rounded once into ``out`` (an ``out=`` of another dtype would
     make NumPy round the running sums between its buffers).
     """
-    token = quiet_set(QUIET)  # overflow gives inf silently, as in PyTorch
-    try:
+    with quiet():  # overflow gives inf silently, as in PyTorch
         if acc == out.dtype:
             ufunc.reduce(x, axis=axes, dtype=acc, out=out, keepdims=keepdims)
         else:
             np.copyto(out, ufunc.reduce(x, axis=axes, dtype=acc, keepdims=keepdims), casting="unsafe")
-    finally:
-        quiet_reset(token)
 
 
 def logical_reduce_into(ufunc: np.ufunc, x: np.ndarray, axes: tuple[int, ...] | None,
@@ -46,7 +43,7 @@ def logical_reduce_into(ufunc: np.ufunc, x: np.ndarray, axes: tuple[int, ...] | 
 def mean_into(x: np.ndarray, axes: tuple[int, ...] | None, acc: np.dtype, count: int,
               out: np.ndarray, keepdims: bool) -> None:
     """``out[...] = sum(x, axes) / count``, summing in ``acc``; 0/0 gives NaN silently."""
-    with np.errstate(over="ignore", invalid="ignore", divide="ignore"):
+    with quiet():
         total = np.add.reduce(x, axis=axes, dtype=acc, keepdims=keepdims)
         np.divide(total, count, out=out, casting="unsafe")
 
@@ -60,7 +57,7 @@ def variance_into(x: np.ndarray, axes: tuple[int, ...], acc: np.dtype, n: int, d
     one dim (view a 0-d input as ``(1,)``); ``out`` holds the result's elements in
     row-major order of the kept dims.
     """
-    with np.errstate(invalid="ignore", divide="ignore", over="ignore"):
+    with quiet():
         centre = np.add.reduce(x, axis=axes, dtype=acc, keepdims=True)
         centre /= n
         deviation = np.subtract(x, centre, dtype=acc)  # a fresh array: the kernel's work, not a copy
@@ -77,7 +74,7 @@ def softmax_into(x: np.ndarray, axes: tuple[int, ...], compute: np.dtype, out: n
 
     Stable form: the slice maximum is subtracted first. ``x`` must have at least one dim.
     """
-    with np.errstate(invalid="ignore", over="ignore", divide="ignore"):
+    with quiet():
         top = np.maximum.reduce(x, axis=axes, keepdims=True)
         shifted = np.subtract(x, top, dtype=compute)  # the kernel's fresh work array
         if log:

@@ -53,12 +53,12 @@ from ..kernels.elementwise import (
 from ..kernels.reduce import all_nonzero
 from ..tensor import Tensor
 from .broadcasting import STATE as _BSTATE
+from .memo import Memo
 from .operands import (
     _broadcast,
     _check_inplace,
     _check_partial_overlap,
     _cinfo,
-    _contiguous_info,
     _fresh_output,
     _kernel_arg,
     _make,
@@ -122,7 +122,7 @@ MAXIMUM = BinaryOp("maximum", np.maximum, kind="minmax", fast=_ALL)
 MINIMUM = BinaryOp("minimum", np.minimum, kind="minmax", fast=_ALL)
 
 
-_dtype_cache: dict[tuple, tuple[DType, DType]] = {}
+_dtype_cache = Memo()  # (op, operand kinds) -> (compute dtype, result dtype)
 
 
 def _key(x: Any) -> Any:
@@ -138,8 +138,7 @@ def _binary_dtypes(op: BinaryOp, a: Any, b: Any) -> tuple[DType, DType]:
     found = _dtype_cache.get(key)
     if found is None:
         found = _binary_dtypes_uncached(op, a, b)
-        if len(_dtype_cache) < 4096:
-            _dtype_cache[key] = found
+        _dtype_cache.put(key, found)
     return found
 
 
@@ -373,9 +372,7 @@ def _fast_binary(op: BinaryOp, slow: Callable[[Any, Any], Any]) -> Callable[[Any
             shape = la.shape
             d = a._dtype
             if d in fast:
-                info = _cinfo.get(shape)
-                if info is None:
-                    info = _contiguous_info(shape)
+                info = _cinfo[shape]
                 n = info[1]
                 tb = type(b)
                 if la.strides == info[0]:
@@ -426,9 +423,7 @@ def _fast_binary(op: BinaryOp, slow: Callable[[Any, Any], Any]) -> Callable[[Any
         # add). PyTorch's output is then row-major too (unless it is empty), which is what
         # NumPy allocates for the broadcast: the ufunc gets reshaped flat runs, no view objects.
         lb = b._layout
-        info = _cinfo.get(lb.shape)
-        if info is None:
-            info = _contiguous_info(lb.shape)
+        info = _cinfo[lb.shape]
         if lb.strides != info[0]:
             return slow(a, b)
         la = a._layout
@@ -436,9 +431,7 @@ def _fast_binary(op: BinaryOp, slow: Callable[[Any, Any], Any]) -> Callable[[Any
         shape = _shape_cache.get(key)
         if shape is None:
             return slow(a, b)  # first time (or an error): the general path fills the cache
-        out_info = _cinfo.get(shape)
-        if out_info is None:
-            out_info = _contiguous_info(shape)
+        out_info = _cinfo[shape]
         if not out_info[1] or _BSTATE.mode != "allow":
             return slow(a, b)
         x = a._storage.array
@@ -453,17 +446,8 @@ def _fast_binary(op: BinaryOp, slow: Callable[[Any, Any], Any]) -> Callable[[Any
     return fn
 
 
-_dense_plans: dict[tuple, tuple[int, ...] | None] = {}
-
-
-def _dense_plan(shape: tuple[int, ...], strides: tuple[int, ...], two: bool) -> tuple[int, ...] | None:
-    """``strides`` if a layout is dense with positive strides (its elements fill exactly the
-    run ``[offset, offset + numel)``) and PyTorch would give the output of ``op(t, t)`` (``two``)
-    or ``op(t, scalar)`` exactly these strides; else None. Cached per (shape, strides)."""
-    key = (shape, strides, two)
-    if key in _dense_plans:
-        return _dense_plans[key]
-    plan = None
+def _dense_plan_uncached(key: tuple[tuple[int, ...], tuple[int, ...], bool]) -> tuple[int, ...] | None:
+    shape, strides, two = key
     if (
         L.product(shape)
         and all(st > 0 for st in strides)
@@ -471,10 +455,18 @@ def _dense_plan(shape: tuple[int, ...], strides: tuple[int, ...], two: bool) -> 
     ):
         operands = [(shape, strides), (shape, strides) if two else ((), ())]
         if L.elementwise_output_strides(shape, operands) == strides:
-            plan = strides
-    if len(_dense_plans) < 4096:
-        _dense_plans[key] = plan
-    return plan
+            return strides
+    return None
+
+
+_dense_plans = Memo(_dense_plan_uncached)
+
+
+def _dense_plan(shape: tuple[int, ...], strides: tuple[int, ...], two: bool) -> tuple[int, ...] | None:
+    """``strides`` if a layout is dense with positive strides (its elements fill exactly the
+    run ``[offset, offset + numel)``) and PyTorch would give the output of ``op(t, t)`` (``two``)
+    or ``op(t, scalar)`` exactly these strides; else None. Remembered per (shape, strides)."""
+    return _dense_plans[(shape, strides, two)]
 
 
 def _inplace_dunder(inplace: Callable[[Tensor, Any], Tensor]) -> Callable[[Tensor, Any], Any]:

@@ -26,9 +26,9 @@ from ..dtypes import int64
 from ..errors import StridedIndexError, StridedRuntimeError, StridedTypeError, join_lines
 from ..kernels.memory import write
 from ..kernels.reduce import arg_extreme_along, arg_extreme_flat, extreme_all
-from ..tensor import Tensor
+from ..tensor import Tensor, tensor_arg
 from . import return_types
-from .reduce_args import check_keepdim, new_output, reduced_shape, reduction_dims, shape_text, tensor_arg
+from .reduce_args import check_keepdim, new_output, reduced_shape, reduction_dims, shape_text
 from .registry import method
 
 

@@ -30,9 +30,9 @@ from ..dtypes import DType
 from ..errors import StridedNotImplementedError, StridedRuntimeError, join_lines
 from ..kernels.matmul import matmul_into, matmul_new
 from ..layout import Layout
-from ..tensor import Tensor
+from ..tensor import Tensor, tensor_arg
 from .elementwise import mul
-from .reduce_args import CPP_NAME, TORCH_NAME, new_output, shape_text, tensor_arg
+from .reduce_args import CPP_NAME, TORCH_NAME, new_output, shape_text
 from .registry import method
 
 

@@ -23,13 +23,14 @@ from ..kernels import check_writable, new_storage
 
 # NumPy's floating-point warnings are silenced by setting its error-state context variable
 # (the kernels' cheap replacement for ``np.errstate``); re-exported for the ops' scalar casts.
-from ..kernels.elementwise import QUIET as _QUIET
-from ..kernels.elementwise import quiet_reset as _quiet_reset
-from ..kernels.elementwise import quiet_set as _quiet_set
+from ..kernels.fpstate import QUIET as _QUIET
+from ..kernels.fpstate import quiet_reset as _quiet_reset
+from ..kernels.fpstate import quiet_set as _quiet_set
 from ..kernels.memory import tensor_view as _view  # zero-copy NumPy view a ufunc reads or writes
 from ..layout import Layout
 from ..tensor import Tensor
 from . import broadcasting as B
+from .memo import Memo
 from .promotion import TORCH_NAMES, can_cast
 
 _make = Tensor._make
@@ -91,15 +92,8 @@ def _kernel_arg(x: Any, dtype: DType) -> Any:
     return _view(x) if isinstance(x, Tensor) else _np_scalar(x, dtype)
 
 
-_cinfo: dict[tuple[int, ...], tuple[tuple[int, ...], int]] = {}
-
-
-def _contiguous_info(shape: tuple[int, ...]) -> tuple[tuple[int, ...], int]:
-    """(row-major strides, numel) of ``shape``, cached for the small-op fast path."""
-    info = (L.contiguous_strides(shape), L.product(shape))
-    if len(_cinfo) < 4096:
-        _cinfo[shape] = info
-    return info
+# shape -> (row-major strides, numel), for the small-op fast paths
+_cinfo = Memo(lambda shape: (L.contiguous_strides(shape), L.product(shape)))
 
 
 def _fresh_output(
@@ -126,22 +120,16 @@ def _fresh_output(
         if x._dtype is not common and not (skip_first and i == 0):
             strides = L.preserve_format_strides(lay.shape, strides)
         layouts.append((lay.shape, strides))
-    key = (shape, *layouts)
-    found = _out_cache.get(key)
-    if found is None:
-        found = (L.elementwise_output_strides(shape, layouts), L.product(shape))
-        if len(_out_cache) < 4096:
-            _out_cache[key] = found
-    strides, numel = found
+    strides, numel = _out_cache[(shape, *layouts)]
     return _make(new_storage(numel, dtype.numpy, shape), _trusted(shape, strides, 0), dtype)
 
 
 # (result shape, operand layouts...) -> (output strides, numel): the layout plan of an
 # elementwise op depends on nothing else, and programs repeat the same few shapes.
-_out_cache: dict[tuple, tuple[tuple[int, ...], int]] = {}
+_out_cache = Memo(lambda key: (L.elementwise_output_strides(key[0], key[1:]), L.product(key[0])))
 
-
-_shape_cache: dict[tuple[tuple[int, ...], tuple[int, ...]], tuple[int, ...]] = {}
+# (shape, shape) -> their broadcast shape (PyTorch's error on a mismatch is not remembered)
+_shape_cache = Memo(lambda pair: B.broadcast_pair(*pair))
 
 
 def _broadcast(op: str, operands: list[Any], names: tuple[str, ...]) -> tuple[int, ...]:
@@ -150,12 +138,7 @@ def _broadcast(op: str, operands: list[Any], names: tuple[str, ...]) -> tuple[in
     shape = shapes[0]
     for s in shapes[1:]:
         if s != shape:
-            found = _shape_cache.get((shape, s))
-            if found is None:
-                found = B.broadcast_pair(shape, s)
-                if len(_shape_cache) < 4096:
-                    _shape_cache[(shape, s)] = found
-            shape = found
+            shape = _shape_cache[(shape, s)]
     if B.STATE.mode != "allow":
         tensor_shapes = [s for x, s in zip(operands, shapes) if isinstance(x, Tensor)]
         tensor_names = [n for x, n in zip(operands, names) if isinstance(x, Tensor)]
@@ -166,26 +149,20 @@ def _broadcast(op: str, operands: list[Any], names: tuple[str, ...]) -> tuple[in
 def _check_partial_overlap(target: Tensor, inputs: list[Any], op: str) -> None:
     """PyTorch's ``assert_no_partial_overlap`` between the written-to tensor and each input.
 
-    Only dense, non-overlapping layouts of one storage are judged (others are "too hard" for
-    PyTorch too): the same memory span with the same strides is a full overlap (fine: ``x += x``),
-    the same span with other strides (``x += x.T``) or intersecting spans is refused.
+    The judgement is :func:`strided.layout.overlap_status` (shared with ``copy_``): the same
+    memory span with the same strides is a full overlap (fine: ``x += x``), the same span with
+    other strides (``x += x.T``) or intersecting spans is refused; layouts that are not dense
+    are "too hard", for PyTorch too. 0-d operands are not judged, as in PyTorch's iterator.
     """
     tl = target._layout
     for x in inputs:
         if type(x) is not Tensor or x._storage is not target._storage or x is target:
             continue
         xl = x._layout
-        if not (tl.shape and xl.shape) or 0 in tl.shape or 0 in xl.shape:
-            continue
-        if not (_dense(tl) and _dense(xl)):
+        if not (tl.shape and xl.shape) or L.overlap_status(tl, xl) != "partial":
             continue
         t0, x0 = tl.offset, xl.offset
         t1, x1 = t0 + L.product(tl.shape), x0 + L.product(xl.shape)
-        if (t0, t1) == (x0, x1):
-            if tl.strides == xl.strides:
-                continue
-        elif not (t0 < x1 and x0 < t1):
-            continue
         raise StridedRuntimeError(
             join_lines(
                 "unsupported operation: some elements of the input tensor and the written-to tensor "
@@ -197,10 +174,6 @@ def _check_partial_overlap(target: Tensor, inputs: list[Any], op: str) -> None:
                 f"fix: pass a copy of the input, e.g. x.{op}(y.clone())",
             )
         )
-
-
-def _dense(lay: Layout) -> bool:
-    return all(s >= 0 for s in lay.strides) and L.is_non_overlapping_and_dense(lay.shape, lay.strides)
 
 
 def _check_inplace(target: Tensor, op: str, result: DType, shape: tuple[int, ...]) -> None:

@@ -36,18 +36,6 @@ def shape_text(shape: Sequence[int]) -> str:
     return "(" + ", ".join(str(s) for s in shape) + ("," if len(shape) == 1 else "") + ")"
 
 
-def tensor_arg(value: Any, op: str, name: str = "input", position: int = 1) -> Tensor:
-    """``value`` itself if it is a Tensor; else TypeError in PyTorch's words."""
-    if not isinstance(value, Tensor):
-        raise StridedTypeError(
-            join_lines(
-                f"{op}(): argument '{name}' (position {position}) must be Tensor, not {type(value).__name__}",
-                f"got {value!r:.60}; make it a tensor first: strided.tensor(data)",
-            )
-        )
-    return value
-
-
 def _is_int(value: Any) -> bool:
     return (isinstance(value, int) and not isinstance(value, bool)) or (
         isinstance(value, np.integer)

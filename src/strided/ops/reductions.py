@@ -25,7 +25,7 @@ from ..dtypes import DType, float16, int64, uint8
 from ..dtypes import bool_ as bool_dtype
 from ..errors import StridedRuntimeError, StridedTypeError, join_lines
 from ..kernels.reduce import logical_reduce_into, mean_into, reduce_into, variance_into
-from ..tensor import Tensor
+from ..tensor import Tensor, tensor_arg
 from .reduce_args import (
     TORCH_NAME,
     check_keepdim,
@@ -36,7 +36,6 @@ from .reduce_args import (
     reduced_shape,
     reduction_dims,
     shape_text,
-    tensor_arg,
 )
 from .registry import method
 

@@ -16,8 +16,8 @@ import numpy as np
 
 from ..errors import StridedNotImplementedError, StridedTypeError, join_lines
 from ..kernels.reduce import softmax_into
-from ..tensor import Tensor
-from .reduce_args import TORCH_NAME, new_output, numpy_axes, optional_dtype, reduction_dims, tensor_arg
+from ..tensor import Tensor, tensor_arg
+from .reduce_args import TORCH_NAME, new_output, numpy_axes, optional_dtype, reduction_dims
 from .registry import method
 
 

@@ -34,7 +34,6 @@ from .operands import (
     _check_inplace,
     _check_partial_overlap,
     _cinfo,
-    _contiguous_info,
     _fresh_output,
     _kernel_arg,
     _make,
@@ -148,9 +147,7 @@ def _fast_unary(op: UnaryOp) -> Callable[[Any], Tensor]:
         if type(x) is Tensor and x._dtype.is_floating_point:
             lay = x._layout
             shape = lay.shape
-            info = _cinfo.get(shape)
-            if info is None:
-                info = _contiguous_info(shape)
+            info = _cinfo[shape]
             if lay.strides == info[0]:
                 n = info[1]
                 arr = x._storage.array
