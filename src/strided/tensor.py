@@ -958,28 +958,21 @@ def _is_number(value: Any) -> bool:
 
 def _check_copy_broadcast(out_shape: tuple[int, ...], src_shape: tuple[int, ...]) -> None:
     """PyTorch's TensorIterator rule for ``copy_``: broadcast(out, src) must be out's own shape."""
-    ndim = max(len(out_shape), len(src_shape))
-    result = [0] * ndim
-    for i in range(ndim - 1, -1, -1):
-        da = len(out_shape) - ndim + i
-        db = len(src_shape) - ndim + i
-        a = out_shape[da] if da >= 0 else 1
-        b = src_shape[db] if db >= 0 else 1
-        if a != b and a != 1 and b != 1:
-            raise StridedRuntimeError(
-                join_lines(
-                    f"The size of tensor a ({a}) must match the size of tensor b ({b}) at "
-                    f"non-singleton dimension {i}",
-                    f"copy_ writes a source of shape {src_shape} into shape {out_shape}: the sizes "
-                    "must be equal or 1 in the source, aligned from the right",
-                    "fix: give the source a shape that broadcasts (src.reshape(...), src.unsqueeze(d))",
-                )
-            )
-        result[i] = b if a == 1 else a
-    if tuple(result) != tuple(out_shape):
+    result = L.broadcast_pair(out_shape, src_shape)
+    if type(result) is not tuple:
         raise StridedRuntimeError(
             join_lines(
-                f"output with shape {list(out_shape)} doesn't match the broadcast shape {result}",
+                f"The size of tensor a ({result.size_a}) must match the size of tensor b "
+                f"({result.size_b}) at non-singleton dimension {result.dim}",
+                f"copy_ writes a source of shape {src_shape} into shape {out_shape}: the sizes "
+                "must be equal or 1 in the source, aligned from the right",
+                "fix: give the source a shape that broadcasts (src.reshape(...), src.unsqueeze(d))",
+            )
+        )
+    if result != tuple(out_shape):
+        raise StridedRuntimeError(
+            join_lines(
+                f"output with shape {list(out_shape)} doesn't match the broadcast shape {list(result)}",
                 f"copy_ never grows the written-to tensor: the source of shape {src_shape} has "
                 "more dims or larger sizes",
                 "fix: drop the source's extra size-1 dims with .squeeze(), or write through "

@@ -13,11 +13,13 @@ Everything is re-exported here, so ``from strided import layout as L; L.expand(.
 """
 
 from .core import (  # noqa: F401
+    BroadcastMismatch,
     Layout,
     Shape,
     _as_int,
     _contiguous_strides,
     _is_index_scalar,
+    broadcast_pair,
     channels_last_strides,
     contiguous_strides,
     fortran_strides,

@@ -11,6 +11,7 @@ from __future__ import annotations
 import functools
 import math
 from collections.abc import Sequence
+from dataclasses import dataclass
 
 from ..errors import (
     StridedIndexError,
@@ -282,6 +283,36 @@ def overlap_status(a: Layout, b: Layout) -> str:
     if a_begin < b_end and b_begin < a_end:
         return "partial"
     return "none"
+
+
+@dataclass(frozen=True)
+class BroadcastMismatch:
+    """Why two shapes do not broadcast: at result dim ``dim`` (aligned right) the sizes
+    ``size_a`` and ``size_b`` differ and neither is 1."""
+
+    dim: int
+    size_a: int
+    size_b: int
+
+
+def broadcast_pair(a: Shape, b: Shape) -> Shape | BroadcastMismatch:
+    """PyTorch's ``infer_size``: the broadcast shape of ``a`` and ``b``, or where it fails.
+
+    The last (rightmost-first scan) mismatching dim is the one reported, as PyTorch does.
+    """
+    if a == b:
+        return a
+    ndim = max(len(a), len(b))
+    out = [0] * ndim
+    for i in range(ndim - 1, -1, -1):
+        da = i - ndim + len(a)
+        db = i - ndim + len(b)
+        sa = a[da] if da >= 0 else 1
+        sb = b[db] if db >= 0 else 1
+        if sa != sb and sa != 1 and sb != 1:
+            return BroadcastMismatch(i, sa, sb)
+        out[i] = sb if sa == 1 else sa
+    return tuple(out)
 
 
 def storage_extent(layout: Layout) -> tuple[int, int]:

@@ -32,6 +32,7 @@ import warnings
 from collections.abc import Sequence
 from types import TracebackType
 
+from .. import layout as L
 from ..callsite import user_site
 from ..errors import BroadcastError, BroadcastWarning, StridedRuntimeError, StridedValueError, join_lines
 
@@ -90,19 +91,10 @@ def get_broadcasting() -> tuple[str, bool]:
 
 def broadcast_pair(a: Shape, b: Shape) -> Shape:
     """PyTorch's ``infer_size``: the broadcast shape of ``a`` and ``b``, or RuntimeError."""
-    if a == b:
-        return a
-    ndim = max(len(a), len(b))
-    out = [0] * ndim
-    for i in range(ndim - 1, -1, -1):
-        da = i - ndim + len(a)
-        db = i - ndim + len(b)
-        sa = a[da] if da >= 0 else 1
-        sb = b[db] if db >= 0 else 1
-        if sa != sb and sa != 1 and sb != 1:
-            raise _mismatch_error(a, b, i)
-        out[i] = sb if sa == 1 else sa
-    return tuple(out)
+    shape = L.broadcast_pair(a, b)
+    if type(shape) is not tuple:
+        raise _mismatch_error(a, b, shape.dim)
+    return shape
 
 
 def broadcast_all(shapes: Sequence[Shape]) -> Shape:
