@@ -445,11 +445,11 @@ class Tensor:
                     "a 0-d tensor has no dim to split; use .reshape(...) or .view(...) to give it a shape",
                 )
             )
+        if sizes.count(-1) > 1:
+            L.infer_size(sizes, shape[d])  # raises PyTorch's "only one dimension can be inferred"
         try:
             inferred = L.infer_size(sizes, shape[d])
-        except StridedRuntimeError as err:
-            if "-1" in str(err) and "only one" in str(err):
-                raise
+        except StridedRuntimeError:
             n = shape[d]
             known = math.prod(s for s in sizes if s != -1)
             k = next((f for f in range(2, n) if n % f == 0), n)

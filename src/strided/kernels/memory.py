@@ -32,34 +32,22 @@ _ndarray = np.ndarray
 
 
 def numpy_view(storage: Storage, layout: Layout) -> np.ndarray:
-    """A NumPy array over ``storage`` laid out as ``layout`` (zero-copy, writable if the storage is)."""
-    array = storage.array
-    itemsize = array.itemsize
+    """A NumPy array over ``storage`` laid out as ``layout`` (zero-copy, writable if the storage is).
+
+    On every kernel's path, so it does the least Python work it can.
+    """
+    arr = storage.array
+    isz = arr.itemsize
     shape = layout.shape
-    if 0 in shape:
-        # an empty layout addresses nothing; its offset may sit past the end of the buffer
-        return _ndarray(shape, array.dtype, buffer=array, offset=0,
-                        strides=tuple(s * itemsize for s in layout.strides))
-    return _ndarray(
-        shape,
-        array.dtype,
-        buffer=array,
-        offset=layout.offset * itemsize,
-        strides=tuple(s * itemsize for s in layout.strides),
-    )
+    off = layout.offset * isz
+    if off and 0 in shape:
+        off = 0  # an empty layout addresses nothing; its offset may sit past the buffer's end
+    return _ndarray(shape, arr.dtype, arr, off, tuple([s * isz for s in layout.strides]))
 
 
 def tensor_view(t: Any) -> np.ndarray:
-    """:func:`numpy_view` of a tensor's ``_storage`` and ``_layout``, with less Python work:
-    the hot-path form the elementwise ops use (zero-copy, writable if the storage is)."""
-    lay = t._layout
-    arr = t._storage.array
-    isz = arr.itemsize
-    shape = lay.shape
-    off = lay.offset * isz
-    if off and 0 in shape:
-        off = 0  # an empty layout addresses nothing; its offset may sit past the buffer's end
-    return _ndarray(shape, arr.dtype, arr, off, tuple([s * isz for s in lay.strides]))
+    """:func:`numpy_view` of a tensor's storage and layout."""
+    return numpy_view(t._storage, t._layout)
 
 
 # ---------------------------------------------------------------- the copy ledger
