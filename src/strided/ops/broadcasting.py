@@ -21,69 +21,229 @@ leading dims is flagged as well (a (D,) bias added to (B, T, D) then needs an
 explicit ``bias.expand(...)`` or ``reshape``); Python scalars and 0-d tensors
 are still never flagged.
 
-Calling ``broadcasting(...)`` sets the mode globally at once; used with
-``with``, the previous mode (and rank promotion setting) comes back at the end
-of the block, so nested blocks restore properly.
+Where the setting lives
+-----------------------
+The setting is context-local, as NumPy 2's ``errstate`` and ``decimal.localcontext`` are:
+
+- a *plain call* ``strided.broadcasting("warn")`` outside any ``with`` block sets the
+  **process-wide default** at once (every thread without a block of its own sees it);
+- ``with strided.broadcasting("raise"):`` sets the mode for its own **context** only (this
+  thread, or this asyncio task and the tasks it starts), and its exit restores exactly what that
+  context saw at entry; other threads never see the block;
+- a plain call made *inside* a ``with`` block takes effect at once for its caller and lasts until
+  that block ends (it edits the block's setting, as ``np.seterr`` inside ``np.errstate`` does).
+
+# Note: PyTorch has no loud broadcasting; the contextvars scoping follows NumPy's errstate.
+
+Mechanism: one ``ContextVar`` holds the active :class:`_Settings`. Its default is the one
+mutable process-wide default; each ``with`` block pushes an immutable layer that remembers the
+layer below it and the ``broadcasting`` object that opened it, and its exit sets the variable
+back to that layer's ``below``. Readers (the per-op mode check) do one ``ContextVar.get``.
+
+The hard part is that ``__init__`` runs before ``__enter__``: if ``__init__`` applied the mode as
+a plain call, another thread would see a ``with`` block's mode between the two. So ``__init__``
+looks at the caller's next bytecode instruction: when it is the start of a ``with`` statement
+(``BEFORE_WITH`` on Python 3.11-3.13, ``COPY`` + ``LOAD_SPECIAL`` on 3.14),
+the call is the ``with`` expression and changes nothing until ``__enter__``. Otherwise (a plain
+call, or an object made now and used in ``with`` later) it applies at once, and remembers how to
+undo itself: if that object is then used in ``with``, the block is scoped from ``__enter__`` on,
+and its exit also undoes the plain call's change, unless something has changed the setting since
+(compare-and-swap), so ``b = broadcasting("warn"); with b: ...`` behaves as it always did in one
+thread, without clobbering another thread's later choice.
+
+A plain call racing an op in another thread may be seen by that op as the old setting, the new
+one, or (for one op) the new mode with the old ``rank_promotion``: no lock on the read path.
 """
 
 from __future__ import annotations
 
+import opcode
+import sys
+import threading
 import warnings
-from collections.abc import Sequence
-from types import TracebackType
+from collections.abc import Callable, Sequence
+from contextvars import ContextVar
+from functools import lru_cache
+from types import CodeType, FrameType, TracebackType
+
+import numpy as np
 
 from .. import layout as L
 from ..callsite import user_site
-from ..errors import BroadcastError, BroadcastWarning, StridedRuntimeError, StridedValueError, join_lines
+from ..errors import (
+    BroadcastError,
+    BroadcastWarning,
+    StridedRuntimeError,
+    StridedTypeError,
+    StridedValueError,
+    join_lines,
+)
 
 Shape = tuple[int, ...]
 
 _MODES = ("allow", "warn", "raise")
 
 
-class _State:
-    __slots__ = ("mode", "rank_promotion")
+class _Settings:
+    """One layer of the setting: ``mode``, ``rank_promotion``, the layer ``below`` it and the
+    ``broadcasting`` object whose ``with`` block ``opened_by`` it (None for the process default)."""
 
-    def __init__(self) -> None:
-        self.mode = "allow"
-        self.rank_promotion = False
+    __slots__ = ("mode", "rank_promotion", "below", "opened_by")
+
+    def __init__(
+        self, mode: str, rank_promotion: bool, below: _Settings | None, opened_by: broadcasting | None
+    ) -> None:
+        self.mode = mode
+        self.rank_promotion = rank_promotion
+        self.below = below
+        self.opened_by = opened_by
 
 
-STATE = _State()
+# The process-wide default: the only mutable layer (plain calls outside blocks edit it in place).
+_PROCESS = _Settings("allow", False, None, None)
+_process_lock = threading.Lock()
+_process_stamp: object = None  # who set the process default last (for the compare-and-swap undo)
+
+_active: ContextVar[_Settings] = ContextVar("strided_broadcasting", default=_PROCESS)
+
+#: The settings the calling context sees (``current().mode``): the hot-path read, one C call.
+current = _active.get
 
 
 class broadcasting:  # noqa: N801 - used like a function: strided.broadcasting("warn")
     """Set how strided reports risky broadcasts: ``"allow"``, ``"warn"`` or ``"raise"``.
 
-    ``strided.broadcasting("warn")`` sets the mode globally; ``with
-    strided.broadcasting("raise"): ...`` sets it for the block and restores the
-    previous mode afterwards. ``rank_promotion=True`` also flags any tensor with
-    dims that broadcasting gives new leading dims.
+    ``strided.broadcasting("warn")`` sets the process-wide default (or, inside a ``with``
+    block, the block's setting); ``with strided.broadcasting("raise"): ...`` sets it for this
+    thread or asyncio task until the block ends, then restores exactly what was there.
+    ``rank_promotion=True`` also flags any tensor with dims that broadcasting gives new leading
+    dims. Both arguments are checked before anything changes.
     """
 
-    __slots__ = ("_previous",)
+    __slots__ = ("mode", "rank_promotion", "_undo")
 
     def __init__(self, mode: str, rank_promotion: bool = False) -> None:
-        if not isinstance(mode, str) or mode not in _MODES:
-            raise StridedValueError(
-                f"broadcasting(): mode must be one of {', '.join(repr(m) for m in _MODES)}, not {mode!r}"
-            )
-        self._previous = (STATE.mode, STATE.rank_promotion)
-        STATE.mode = mode
-        STATE.rank_promotion = bool(rank_promotion)
+        mode, rank_promotion = _validated(mode, rank_promotion)
+        self.mode = mode
+        self.rank_promotion = rank_promotion
+        self._undo: Callable[[], None] | None = None
+        if not _is_with_expression(sys._getframe(1)):
+            self._undo = _apply_now(mode, rank_promotion)
 
     def __enter__(self) -> broadcasting:
+        _active.set(_Settings(self.mode, self.rank_promotion, _active.get(), self))
         return self
 
     def __exit__(
         self, exc_type: type[BaseException] | None, exc: BaseException | None, tb: TracebackType | None
     ) -> None:
-        STATE.mode, STATE.rank_promotion = self._previous
+        _close_layer(self)
+        undo, self._undo = self._undo, None
+        if undo is not None:
+            undo()
+
+    def __repr__(self) -> str:
+        return f"strided.broadcasting({self.mode!r}, rank_promotion={self.rank_promotion})"
+
+
+def _validated(mode: object, rank_promotion: object) -> tuple[str, bool]:
+    """Both arguments checked (nothing is changed before this returns)."""
+    if not isinstance(mode, str) or mode not in _MODES:
+        raise StridedValueError(
+            f"broadcasting(): mode must be one of {', '.join(repr(m) for m in _MODES)}, not {mode!r:.60}"
+        )
+    # Note: only real booleans (and NumPy's bool scalars): bool("no") is True, and an array's
+    # truth is ambiguous, so neither may pass for a flag.
+    if not isinstance(rank_promotion, (bool, np.bool_)):
+        raise StridedTypeError(
+            join_lines(
+                f"broadcasting(): argument 'rank_promotion' must be bool, not {type(rank_promotion).__name__}",
+                f"got {rank_promotion!r:.60}; only True or False says whether a tensor that gets new "
+                "leading dims is flagged",
+                f"fix: strided.broadcasting({mode!r}, rank_promotion=True) (or False)",
+            )
+        )
+    return mode, bool(rank_promotion)
+
+
+def _apply_now(mode: str, rank_promotion: bool) -> Callable[[], None]:
+    """Apply a plain call at once; return the compare-and-swap undo used if it is then a ``with``."""
+    top = _active.get()
+    if top.opened_by is not None:  # inside a with block: edit that block's setting
+        layer = _Settings(mode, rank_promotion, top.below, top.opened_by)
+        _active.set(layer)
+
+        def undo_layer() -> None:
+            if _active.get() is layer:
+                _active.set(top)
+
+        return undo_layer
+    global _process_stamp
+    stamp = object()
+    with _process_lock:
+        before = (_PROCESS.mode, _PROCESS.rank_promotion, _process_stamp)
+        _PROCESS.mode, _PROCESS.rank_promotion, _process_stamp = mode, rank_promotion, stamp
+
+    def undo_process() -> None:
+        global _process_stamp
+        with _process_lock:
+            if _process_stamp is stamp:  # nobody has set the default since
+                _PROCESS.mode, _PROCESS.rank_promotion, _process_stamp = before
+
+    return undo_process
+
+
+def _close_layer(owner: broadcasting) -> None:
+    """Pop the innermost layer ``owner`` opened in this context (and any left open above it)."""
+    layer = _active.get()
+    while layer.opened_by is not None:
+        if layer.opened_by is owner:
+            _active.set(layer.below)
+            return
+        layer = layer.below  # type: ignore[assignment]
+    # Not found: the block was entered in another context (e.g. a generator resumed elsewhere);
+    # this context never saw it, so there is nothing to restore here.
+
+
+_CACHE = opcode.opmap.get("CACHE", -1)
+_WITH_OPENERS = frozenset(opcode.opmap[n] for n in ("BEFORE_WITH", "SETUP_WITH") if n in opcode.opmap)
+_COPY = opcode.opmap.get("COPY", -1)
+_LOAD_SPECIAL = opcode.opmap.get("LOAD_SPECIAL", -1)
+
+
+def _is_with_expression(frame: FrameType) -> bool:
+    """Whether the call being made in ``frame`` is the expression of a ``with`` statement."""
+    return _call_opens_with(frame.f_code, frame.f_lasti)
+
+
+@lru_cache(maxsize=256)
+def _call_opens_with(code: CodeType, lasti: int) -> bool:
+    """The instruction after the call at byte ``lasti`` (its inline caches skipped) starts a ``with``.
+
+    Any pattern not recognised answers False: the call then acts as a plain call, which is
+    still correct for a ``with`` from ``__enter__`` on (see the module docstring).
+    """
+    raw = code.co_code
+    i = lasti
+    if i < 0 or i >= len(raw):
+        return False
+    if raw[i] != _CACHE:  # 3.12+: f_lasti is the CALL itself; 3.11: its last cache entry
+        i += 2
+    while i < len(raw) and raw[i] == _CACHE:
+        i += 2
+    if i >= len(raw):
+        return False
+    op = raw[i]
+    if op in _WITH_OPENERS:
+        return True
+    # 3.14: with x:  ->  COPY 1; LOAD_SPECIAL __exit__; ...
+    return op == _COPY and i + 2 < len(raw) and raw[i + 2] == _LOAD_SPECIAL
 
 
 def get_broadcasting() -> tuple[str, bool]:
-    """The current (mode, rank_promotion)."""
-    return STATE.mode, STATE.rank_promotion
+    """The (mode, rank_promotion) the calling thread or task sees now."""
+    s = _active.get()
+    return s.mode, s.rank_promotion
 
 
 # ---------------------------------------------------------------- shapes
@@ -165,7 +325,8 @@ def check_loud(op: str, shapes: Sequence[Shape], names: Sequence[str], result: S
     ``shapes`` are the shapes of the tensor operands (Python scalars excluded),
     ``names`` what to call them ("a", "b", ...). Does nothing in "allow" mode.
     """
-    if STATE.mode == "allow":
+    settings = _active.get()  # read once: the mode and the flag of one moment
+    if settings.mode == "allow":
         return
     stretched = []
     for name, s in zip(names, shapes):
@@ -177,13 +338,13 @@ def check_loud(op: str, shapes: Sequence[Shape], names: Sequence[str], result: S
     promoted = [(n, s) for n, s in zip(names, shapes) if s and len(s) < len(result)]
     if len(stretched) >= 2:
         message = _both_stretched_message(op, shapes, names, stretched, result)
-    elif STATE.rank_promotion and promoted:
+    elif settings.rank_promotion and promoted:
         message = _rank_message(op, promoted, result)
     else:
         return
     where, depth = user_site()
     message = message.replace("{where}", where)
-    if STATE.mode == "raise":
+    if settings.mode == "raise":
         raise BroadcastError(message)
     warnings.warn(message, BroadcastWarning, stacklevel=depth)
 

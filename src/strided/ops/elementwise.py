@@ -52,7 +52,7 @@ from ..kernels.elementwise import (
 )
 from ..kernels.reduce import all_nonzero
 from ..tensor import Tensor
-from .broadcasting import STATE as _BSTATE
+from .broadcasting import current as _broadcasting_now
 from .memo import Memo
 from .operands import (
     _broadcast,
@@ -432,7 +432,7 @@ def _fast_binary(op: BinaryOp, slow: Callable[[Any, Any], Any]) -> Callable[[Any
         if shape is None:
             return slow(a, b)  # first time (or an error): the general path fills the cache
         out_info = _cinfo[shape]
-        if not out_info[1] or _BSTATE.mode != "allow":
+        if not out_info[1] or _broadcasting_now().mode != "allow":
             return slow(a, b)
         x = a._storage.array
         oa = la.offset

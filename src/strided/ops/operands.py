@@ -139,7 +139,7 @@ def _broadcast(op: str, operands: list[Any], names: tuple[str, ...]) -> tuple[in
     for s in shapes[1:]:
         if s != shape:
             shape = _shape_cache[(shape, s)]
-    if B.STATE.mode != "allow":
+    if B.current().mode != "allow":
         tensor_shapes = [s for x, s in zip(operands, shapes) if isinstance(x, Tensor)]
         tensor_names = [n for x, n in zip(operands, names) if isinstance(x, Tensor)]
         B.check_loud(op, tensor_shapes, tensor_names, shape)
