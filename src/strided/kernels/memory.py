@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import contextlib
 from collections.abc import Iterator
+from contextvars import ContextVar, Token
 from dataclasses import dataclass
 from typing import Any
 
@@ -64,23 +65,46 @@ class CopyRecord:
     where: str
 
 
-_listeners: list[list[CopyRecord]] = []
+# The ledgers open in this context (thread, asyncio task), innermost last. A tuple, never
+# mutated: entering a block sets a longer tuple, leaving it sets the tuple without that ledger,
+# so nested blocks, other threads and other tasks each see exactly their own blocks. The copy
+# path's "does anybody listen" check is one ContextVar.get (``()`` when nobody does).
+_ledgers: ContextVar[tuple[list[CopyRecord], ...]] = ContextVar("strided_copy_ledgers", default=())
 
 
 @contextlib.contextmanager
 def record_copies() -> Iterator[list[CopyRecord]]:
     """Collect a :class:`CopyRecord` for every copy strided makes inside the block.
 
+    The block belongs to its thread or asyncio task (a ``contextvars`` context): copies
+    made by other threads are not recorded. In nested blocks a copy goes to every open
+    ledger (inner and outer); after the inner block ends, to the outer one only.
+
     >>> with record_copies() as copies:
     ...     y = x.permute(1, 0).reshape(-1)
     >>> copies[0].nbytes, copies[0].reason
     """
     records: list[CopyRecord] = []
-    _listeners.append(records)
+    outer = _ledgers.get()
+    mine = (*outer, records)
+    token = _ledgers.set(mine)
     try:
         yield records
     finally:
-        _listeners.remove(records)
+        _close_ledger(records, mine, token)
+
+
+def _close_ledger(records: list[CopyRecord], mine: tuple, token: Token) -> None:
+    """Stop recording into ``records``, matching it by identity (two empty ledgers are equal)."""
+    now = _ledgers.get()
+    if now is mine:
+        try:
+            _ledgers.reset(token)  # the usual, properly nested exit: exactly what was there
+            return
+        except ValueError:
+            pass  # the token belongs to another context (a generator resumed elsewhere)
+    # Blocks closed out of order (ExitStack misuse, another context): drop only this ledger.
+    _ledgers.set(tuple(r for r in now if r is not records))
 
 
 def _user_frame() -> str:
@@ -124,8 +148,9 @@ def copy_to_new(
                         strides=tuple(s * itemsize for s in strides))
         with quiet():  # casts wrap or saturate silently, as in PyTorch
             _copy_values(dest, source)
-    if _listeners:
-        _record(numel * buffer.itemsize, reason, tuple(source.shape), dtype)
+    ledgers = _ledgers.get()
+    if ledgers:
+        _record(ledgers, numel * buffer.itemsize, reason, tuple(source.shape), dtype)
     return Storage(buffer)
 
 
@@ -196,9 +221,11 @@ def grow_storage(storage: Storage, n: int) -> None:
     storage.array = grown.array
 
 
-def _record(nbytes: int, reason: str, shape: tuple[int, ...], dtype: np.dtype) -> None:
+def _record(
+    ledgers: tuple[list[CopyRecord], ...], nbytes: int, reason: str, shape: tuple[int, ...], dtype: np.dtype
+) -> None:
     record = CopyRecord(nbytes, reason, shape, str(dtype), _user_frame())
-    for records in _listeners:
+    for records in ledgers:
         records.append(record)
 
 
