@@ -7,6 +7,8 @@ become float32, Python ints int64.
 
 from __future__ import annotations
 
+from typing import Any
+
 import numpy as np
 
 from .errors import StridedOverflowError, StridedRuntimeError, StridedTypeError, join_lines
@@ -28,8 +30,10 @@ class DType:
     def __repr__(self) -> str:
         return f"strided.{self.name}"
 
-    def __reduce__(self) -> str:
-        return self.name
+    def __reduce__(self) -> tuple[Any, ...]:
+        # By name through to_dtype, so pickle, copy and deepcopy give back the one instance
+        # (the module attribute of bool is ``bool_``, so a bare name would not be found).
+        return (to_dtype, (self.name,))
 
 
 bool_ = DType("bool")

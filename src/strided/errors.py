@@ -12,9 +12,28 @@ layout reason in the tensor's own numbers and name a fix that exists.
 
 from __future__ import annotations
 
+from typing import Any
+
 
 class StridedError(Exception):
-    """Base class of every error raised by strided."""
+    """Base class of every error raised by strided.
+
+    Every subclass pickles and deep-copies with its message (``args``) and its extra
+    attributes (a :class:`ViewError`'s ``refusal``), whatever its ``__init__`` takes: an error
+    raised in a ``multiprocessing`` worker must reach the parent intact.
+    """
+
+    def __reduce__(self) -> tuple[Any, ...]:
+        # BaseException's own reduce calls ``cls(*args)``, which fails for subclasses whose
+        # __init__ needs more than the message; rebuild without calling __init__ instead.
+        return (_rebuild_error, (type(self), self.args), self.__dict__ or None)
+
+
+def _rebuild_error(cls: type[StridedError], args: tuple[Any, ...]) -> StridedError:
+    """An instance of ``cls`` holding ``args``, made without running ``cls.__init__``."""
+    error = cls.__new__(cls, *args)
+    error.args = args
+    return error
 
 
 class StridedRuntimeError(StridedError, RuntimeError):

@@ -2,17 +2,38 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 
 class MemoryFormat:
-    """A named memory format (``strided.contiguous_format``, ``strided.channels_last``, ...)."""
+    """A named memory format (``strided.contiguous_format``, ``strided.channels_last``, ...).
+
+    There is one instance per name, as in PyTorch: formats are compared with ``is``, so
+    ``MemoryFormat(name)``, pickle, ``copy`` and ``deepcopy`` all give back that instance.
+    """
 
     __slots__ = ("name",)
 
-    def __init__(self, name: str) -> None:
-        self.name = name
+    def __new__(cls, name: str) -> MemoryFormat:
+        found = _BY_NAME.get(name)
+        if found is None:
+            found = super().__new__(cls)
+            found.name = name
+            _BY_NAME[name] = found
+        return found
+
+    def __reduce__(self) -> tuple[Any, ...]:
+        return (MemoryFormat, (self.name,))
 
     def __repr__(self) -> str:
         return f"strided.{self.name}"
+
+    def short_name(self) -> str:
+        """The name PyTorch's messages use: ``preserve`` for ``preserve_format``, else the name."""
+        return self.name.removesuffix("_format")
+
+
+_BY_NAME: dict[str, MemoryFormat] = {}
 
 
 contiguous_format = MemoryFormat("contiguous_format")

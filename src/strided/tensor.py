@@ -933,9 +933,10 @@ class Tensor:
 
 def _memory_format_error(memory_format: Any, op: str) -> Exception:
     if isinstance(memory_format, MemoryFormat):  # preserve_format where it has no meaning
+        also = ", or strided.preserve_format" if op == "clone" else ""
         return StridedRuntimeError(
-            f"{memory_format.name.split('_')[0]} memory format is unsupported by the {op} operator\n"
-            f"  {op}() makes a dense layout: pass strided.contiguous_format or strided.channels_last"
+            f"{memory_format.short_name()} memory format is unsupported by the {op} operator\n"
+            f"  {op}() makes a dense layout: pass strided.contiguous_format or strided.channels_last{also}"
         )
     return StridedTypeError(
         f"{op}(): argument 'memory_format' must be torch.memory_format, not {_type_name(memory_format)}\n"
