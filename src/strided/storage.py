@@ -35,20 +35,40 @@ def allocate(n: int, dtype: np.dtype, shape: tuple[int, ...] | None = None) -> n
     )
 
 
+_BORROWED = "are borrowed from a NumPy array (strided.from_numpy); strided does not own them"
+
+
 class Storage:
     """A flat buffer of elements.
 
-    ``resizable()`` is False for memory borrowed from NumPy (``from_numpy``):
-    strided does not own it and cannot reallocate it.
+    ``resizable()`` is False when memory outside strided's control may point at the buffer,
+    so a reallocation would silently detach it (PyTorch marks such storages the same way):
+
+    - memory borrowed from NumPy (``from_numpy``): strided does not own it;
+    - memory lent to NumPy (``t.numpy()``, ``np.asarray(t)``): the array keeps reading and
+      writing the old buffer. The mark is permanent, as in PyTorch: strided cannot know when
+      the last NumPy array over the buffer is gone.
+
+    A resize that fits in the current buffer needs no reallocation and is always allowed.
     """
 
-    __slots__ = ("array", "_resizable", "__weakref__")
+    __slots__ = ("array", "_pinned", "__weakref__")
 
     def __init__(self, array: np.ndarray, resizable: bool = True) -> None:
         if array.ndim != 1 or not array.flags.c_contiguous:
             raise StridedRuntimeError("Storage needs a 1-D contiguous NumPy array")
         self.array = array
-        self._resizable = resizable
+        # Why the buffer may not move (a reason for the error), or None when it may.
+        self._pinned: str | None = None if resizable else _BORROWED
+
+    def __reduce__(self) -> tuple[object, ...]:
+        # A pickled or deep-copied storage owns its new buffer: resizable again, as in PyTorch.
+        return (Storage, (self.array,))
+
+    def mark_exported(self, call: str) -> None:
+        """Record that ``call`` handed this buffer to NumPy without a copy: it may no longer move."""
+        if self._pinned is None:
+            self._pinned = f"were handed to NumPy without a copy by {call}"
 
     def data_ptr(self) -> int:
         """Address of the first byte of the buffer."""
@@ -69,21 +89,24 @@ class Storage:
         return self.nbytes()
 
     def check_resizable(self, n: int) -> None:
-        """Refuse to grow to ``n`` elements when the memory is borrowed from NumPy."""
-        if not self._resizable:
-            raise StridedRuntimeError(
-                join_lines(
-                    "Trying to resize storage that is not resizable",
-                    f"the storage holds {self.nbytes()} bytes borrowed from a NumPy array "
-                    f"(strided.from_numpy) and would need {n * self.array.itemsize}; "
-                    "strided cannot reallocate memory it does not own",
-                    "fix: resize a copy instead: t = t.clone(); t.resize_(...)",
-                )
+        """Refuse to reallocate to ``n`` elements when the buffer may not move (see the class)."""
+        if self._pinned is None:
+            return
+        itemsize = self.array.itemsize
+        raise StridedRuntimeError(
+            join_lines(
+                "Trying to resize storage that is not resizable",
+                f"the storage's {self.nbytes()} bytes ({self.size()} elements) {self._pinned}; "
+                f"resize_ needs {n} elements ({n * itemsize} bytes), so it would have to move to a "
+                "new buffer, and NumPy would go on using the old one (writes on either side lost)",
+                f"fix: resize a copy: t = t.clone(); t.resize_(...); or resize within the "
+                f"{self.size()} elements the storage holds",
             )
+        )
 
     def resizable(self) -> bool:
-        """Whether strided may reallocate this buffer (False for memory borrowed from NumPy)."""
-        return self._resizable
+        """Whether strided may reallocate this buffer (see the class)."""
+        return self._pinned is None
 
     def __repr__(self) -> str:
         return f"Storage({self.array.shape[0]} x {self.array.dtype}, {self.nbytes()} bytes at {self.data_ptr():#x})"

@@ -343,6 +343,7 @@ class Tensor:
             return copy_array(arr, f"__array__: NumPy asked for dtype {np.dtype(dtype)}", dtype)
         if copy:
             return copy_array(arr, "__array__(copy=True): NumPy asked for a copy")
+        self._storage.mark_exported("np.asarray(t) (Tensor.__array__)")
         return arr
 
     # ------------------------------------------------------------ views
@@ -759,7 +760,12 @@ class Tensor:
         return self.contiguous().view(-1)
 
     def numpy(self) -> np.ndarray:
-        """A zero-copy, writable NumPy array over the same memory."""
+        """A zero-copy, writable NumPy array over the same memory.
+
+        From now on the storage cannot be reallocated (``resize_`` beyond it is refused), as in
+        PyTorch: the array would silently keep the old buffer.
+        """
+        self._storage.mark_exported("t.numpy()")
         return self._np()
 
     def tolist(self) -> Any:
