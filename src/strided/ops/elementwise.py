@@ -40,7 +40,7 @@ import numpy as np
 
 from .. import layout as L
 from ..creation import _new_tensor
-from ..dtypes import ALL_DTYPES, DType, bool_, float16, float32
+from ..dtypes import ALL_DTYPES, DType, bool_, float16, float32, int64
 from ..errors import StridedRuntimeError, StridedTypeError, join_lines
 from ..kernels.elementwise import (
     assign,
@@ -51,6 +51,7 @@ from ..kernels.elementwise import (
     scalar_over_into,
 )
 from ..kernels.reduce import all_nonzero
+from ..scalars import UInt64Scalar, checked
 from ..tensor import Tensor
 from .broadcasting import STATE as _BSTATE
 from .memo import Memo
@@ -58,6 +59,7 @@ from .operands import (
     _broadcast,
     _check_inplace,
     _check_partial_overlap,
+    _check_uint64_scalars,
     _cinfo,
     _fresh_output,
     _kernel_arg,
@@ -143,6 +145,10 @@ def _binary_dtypes(op: BinaryOp, a: Any, b: Any) -> tuple[DType, DType]:
 
 
 def _binary_dtypes_uncached(op: BinaryOp, a: Any, b: Any) -> tuple[DType, DType]:
+    if type(b) is UInt64Scalar or (type(a) is UInt64Scalar and op is not DIV):
+        # (its own cache key: see UInt64Scalar). PyTorch computes ``number / t`` as
+        # reciprocal(t) * number, a float times the number: no uint64 promotion there.
+        _check_uint64_scalars([a, b], op.name)
     rt = result_type_of_classes((operand_class(a), operand_class(b)))
     if op.no_bool and (_dtype_of(a) is bool_ or _dtype_of(b) is bool_):
         both = _dtype_of(a) is bool_ and _dtype_of(b) is bool_
@@ -258,6 +264,9 @@ def binary(op: BinaryOp, a: Any, b: Any, target: Tensor | None = None) -> Tensor
         if not compute.is_floating_point:
             _int_pow(a, b, compute, out)
             return out
+        if compute is float16 and not isinstance(b, Tensor):
+            # PyTorch checks a Python exponent against float16 (not float32/64): 1e5 is refused
+            b = checked(b, float16, name, "the exponent")
     if op.opmath_scalar and compute is float16 and _is_scalar_operand(b):
         # PyTorch's CPU mul/div of a float16 tensor by a scalar (a Python number or an operand
         # whose elements are all one value) computes in float32 ("opmath") and rounds once.
@@ -315,7 +324,11 @@ def _int_pow(a: Any, b: Any, compute: DType, out: Tensor) -> None:
                     f"fix: use a float base (x.to(strided.float32) ** {b})",
                 )
             )
-        exp: Any = _np_scalar(b, compute)
+        # PyTorch reads the exponent as int64, then checks it fits the tensor's dtype:
+        # uint8 ** 300 is refused, not computed as uint8 ** 44
+        if b >= 2**63:
+            checked(b, int64, "pow", "the exponent")
+        exp: Any = checked(b, compute, "pow", "the exponent")
     else:
         exp = _view(b)
     int_pow_into(_kernel_arg(a, compute), exp, _view(out), compute.numpy)
