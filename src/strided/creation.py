@@ -200,15 +200,16 @@ def _nesting_error(data: Any, err: Exception) -> Exception:
         if not len(x):
             break
         x = x[0]
+    cycle = _self_reference(data)  # PyTorch looks for these before it checks the rows' lengths
+    if cycle is not None:
+        return StridedTypeError(join_lines(
+            "new(): self-referential lists are incompatible",
+            f"data{cycle[0]} is data{cycle[1]} itself, which contains it: a list that contains "
+            "itself has no finite shape",
+            "fix: build the data from copies, e.g. [list(row) for row in rows]"))
     rule = "nested sequences must be rectangular: every row as long as the first one, numbers only at the bottom"
 
-    def walk(x: Any, dim: int, path: str, outer: dict[int, str]) -> Exception | None:
-        if _is_sequence(x) and id(x) in outer:
-            return StridedTypeError(join_lines(
-                "new(): self-referential lists are incompatible",
-                f"data{path} is data{outer[id(x)]} itself, which contains it: a list that "
-                "contains itself has no finite shape",
-                "fix: build the data from copies, e.g. [list(row) for row in rows]"))
+    def walk(x: Any, dim: int, path: str) -> Exception | None:
         if dim == len(shape):
             if _is_sequence(x):
                 return StridedTypeError(join_lines(
@@ -224,13 +225,35 @@ def _nesting_error(data: Any, err: Exception) -> Exception:
                 f"expected sequence of length {shape[dim]} at dim {dim} (got {len(x)})",
                 f"data{path} has length {len(x)}, but data{'[0]' * dim} has length {shape[dim]}", rule))
         for i, item in enumerate(x):
-            found = walk(item, dim + 1, f"{path}[{i}]", {**outer, id(x): path})
+            found = walk(item, dim + 1, f"{path}[{i}]")
             if found is not None:
                 return found
         return None
 
-    found = walk(data, 0, "", {})
+    found = walk(data, 0, "")  # (at most 64 levels deep: it stops at len(shape))
     return found or StridedValueError(join_lines(f"could not make a tensor from the data: {err}", rule))
+
+
+def _self_reference(data: Any) -> tuple[str, str] | None:
+    """``(path of a list, path of the outer list it is)`` for the first list (depth first) that
+    contains itself or one of its outer lists, or None. Iterative, so any depth is fine."""
+    on_path: dict[int, str] = {}
+    stack: list[tuple[Any, str, bool]] = [(data, "", False)]
+    while stack:
+        node, path, leaving = stack.pop()
+        if leaving:
+            del on_path[id(node)]
+            continue
+        if not isinstance(node, (list, tuple)):
+            continue
+        on_path[id(node)] = path
+        stack.append((node, path, True))
+        for i in range(len(node) - 1, -1, -1):
+            item = node[i]
+            if isinstance(item, (list, tuple)) and id(item) in on_path:
+                return f"{path}[{i}]", on_path[id(item)]
+            stack.append((item, f"{path}[{i}]", False))
+    return None
 
 
 def _too_many_dims(data: Any) -> Exception:

@@ -875,7 +875,7 @@ class Tensor:
         check_writable(self._storage, self._layout, op, aliasing_ok)
         lay = self._layout
         if isinstance(value, Tensor):
-            if value._storage is self._storage and L.overlap_status(lay, value._layout) == "partial":
+            if value._storage is self._storage and L.overlap_status(lay, _as_read(value._layout, lay, op)) == "partial":
                 raise _partial_overlap_error(self, value, op)
         elif _is_number(value):
             write(self._storage, lay, _number_source(value, self._dtype, op, L.product(lay.shape)))
@@ -999,6 +999,21 @@ def _overlap_fix(op: str) -> str:
     if op == "copy_":
         return "fix: copy the source first: dest.copy_(src.clone())"
     return f"fix: copy the source first: pass src.clone() to {op}"
+
+
+def _as_read(source: Layout, dest: Layout, op: str) -> Layout:
+    """The layout a write reads its source through, for the overlap judgement: ``t[...] = v``
+    expands ``v`` to the indexed shape first (as PyTorch's setitem does, so a broadcast row of
+    the target is read through stride 0: not a partial overlap); ``copy_`` judges ``v`` itself."""
+    if op != "setitem" or source.shape == dest.shape:
+        return source
+    shape, strides = source.shape, source.strides
+    while len(shape) > len(dest.shape) and shape[0] == 1:
+        shape, strides = shape[1:], strides[1:]
+    try:
+        return L.expand(Layout._trusted(shape, strides, source.offset), dest.shape)
+    except StridedRuntimeError:
+        return source  # (the shape error follows)
 
 
 def _number_source(value: Any, dtype: DType, op: str, numel: int) -> Any:

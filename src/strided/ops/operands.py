@@ -18,7 +18,13 @@ import numpy as np
 
 from .. import layout as L
 from ..dtypes import DType, bool_, from_numpy_dtype
-from ..errors import StridedNotImplementedError, StridedRuntimeError, StridedTypeError, join_lines
+from ..errors import (
+    OverlapWriteError,
+    StridedNotImplementedError,
+    StridedRuntimeError,
+    StridedTypeError,
+    join_lines,
+)
 from ..kernels import check_writable, new_storage
 
 # NumPy's floating-point warnings are silenced by setting its error-state context variable
@@ -202,7 +208,7 @@ def _check_partial_overlap(target: Tensor, inputs: list[Any], op: str) -> None:
             continue
         t0, x0 = tl.offset, xl.offset
         t1, x1 = t0 + L.product(tl.shape), x0 + L.product(xl.shape)
-        raise StridedRuntimeError(
+        raise OverlapWriteError(
             join_lines(
                 "unsupported operation: some elements of the input tensor and the written-to tensor "
                 "refer to a single memory location. Please clone() the tensor before performing the "
