@@ -15,7 +15,6 @@ from .dtypes import (
     DType,
     bool_,
     check_int64,
-    checked_scalar,
     from_numpy_dtype,
     scalar_dtype,
     scalar_overflow,
@@ -32,6 +31,7 @@ from .kernels import copy_to_new, new_storage
 from .kernels.fill import arange_into, fill
 from .layout import Layout
 from .memory_format import MemoryFormat, preserve_format
+from .scalars import filled, parse_int
 from .storage import Storage
 from .tensor import Tensor, parse_sizes, tensor_arg
 
@@ -62,7 +62,7 @@ def _infer_dtype(array: np.ndarray, from_python: bool) -> DType:
             return DEFAULT_INT
         if kind == "f":
             return DEFAULT_FLOAT
-    found = from_numpy_dtype(array.dtype)
+    found = from_numpy_dtype(_native(array.dtype))
     if found is None:
         raise StridedTypeError(
             join_lines(
@@ -76,6 +76,21 @@ def _infer_dtype(array: np.ndarray, from_python: bool) -> DType:
             )
         )
     return found
+
+
+def _native(dtype: np.dtype) -> np.dtype:
+    """``dtype`` in the machine's byte order (``>f4`` -> ``<f4`` on little-endian machines)."""
+    return dtype if dtype.isnative else dtype.newbyteorder("=")
+
+
+def array_source(array: np.ndarray) -> np.ndarray:
+    """``array`` itself when ``tensor(array)`` would take its dtype, for a write to read in place;
+    else the TypeError ``tensor()`` raises (strings, objects, datetimes, complex, ...).
+
+    Any byte order is fine: the write converts while it copies.
+    """
+    _infer_dtype(array, from_python=False)
+    return array
 
 
 def tensor(data: Any, dtype: Any = None) -> Tensor:
@@ -128,6 +143,8 @@ def tensor(data: Any, dtype: Any = None) -> Tensor:
                 "as two real tensors (numpy: a.real, a.imag)",
             )
         )
+    # Note: torch.tensor refuses data in non-native byte order (ValueError); tensor() copies
+    # anyway, so it converts while it copies, as np.asarray(a, "=f4") would.
     storage = copy_to_new(source, L.contiguous_strides(source.shape), target.numpy, "tensor(data)")
     return Tensor._make(storage, Layout.contiguous(tuple(source.shape)), target)
 
@@ -162,20 +179,34 @@ def _is_sequence(x: Any) -> bool:
     return isinstance(x, (list, tuple)) or (isinstance(x, np.ndarray) and x.ndim > 0)
 
 
+# NumPy arrays (and so strided tensors) have at most this many dims.
+_MAX_DIMS = 64
+
+
 def _nesting_error(data: Any, err: Exception) -> Exception:
     """Where nested data stops being rectangular, with PyTorch's first line and error class.
 
     PyTorch takes the shape from the first element at each depth, then raises
     ValueError for a sequence of another length and TypeError where a number
-    and a sequence meet.
+    and a sequence meet, or where a list contains itself. The walk never goes deeper
+    than NumPy's 64 dims, so deep or self-containing data cannot exhaust the stack.
     """
-    shape = []
+    shape: list[int] = []
     x = data
     while _is_sequence(x):
+        if len(shape) == _MAX_DIMS:
+            return _too_many_dims(data)
         shape.append(len(x))
         if not len(x):
             break
         x = x[0]
+    cycle = _self_reference(data)  # PyTorch looks for these before it checks the rows' lengths
+    if cycle is not None:
+        return StridedTypeError(join_lines(
+            "new(): self-referential lists are incompatible",
+            f"data{cycle[0]} is data{cycle[1]} itself, which contains it: a list that contains "
+            "itself has no finite shape",
+            "fix: build the data from copies, e.g. [list(row) for row in rows]"))
     rule = "nested sequences must be rectangular: every row as long as the first one, numbers only at the bottom"
 
     def walk(x: Any, dim: int, path: str) -> Exception | None:
@@ -199,8 +230,43 @@ def _nesting_error(data: Any, err: Exception) -> Exception:
                 return found
         return None
 
-    found = walk(data, 0, "")
+    found = walk(data, 0, "")  # (at most 64 levels deep: it stops at len(shape))
     return found or StridedValueError(join_lines(f"could not make a tensor from the data: {err}", rule))
+
+
+def _self_reference(data: Any) -> tuple[str, str] | None:
+    """``(path of a list, path of the outer list it is)`` for the first list (depth first) that
+    contains itself or one of its outer lists, or None. Iterative, so any depth is fine."""
+    on_path: dict[int, str] = {}
+    stack: list[tuple[Any, str, bool]] = [(data, "", False)]
+    while stack:
+        node, path, leaving = stack.pop()
+        if leaving:
+            del on_path[id(node)]
+            continue
+        if not isinstance(node, (list, tuple)):
+            continue
+        on_path[id(node)] = path
+        stack.append((node, path, True))
+        for i in range(len(node) - 1, -1, -1):
+            item = node[i]
+            if isinstance(item, (list, tuple)) and id(item) in on_path:
+                return f"{path}[{i}]", on_path[id(item)]
+            stack.append((item, f"{path}[{i}]", False))
+    return None
+
+
+def _too_many_dims(data: Any) -> Exception:
+    # Note: PyTorch builds tensors of up to about 1000 nested lists; strided's tensors are
+    # NumPy arrays, which stop at 64 dims, so deeper data is refused here with PyTorch's error.
+    return StridedValueError(
+        join_lines(
+            f"too many dimensions '{type(data).__name__}'",
+            f"the data is nested more than {_MAX_DIMS} levels deep (or a list contains itself); "
+            f"strided tensors have at most {_MAX_DIMS} dims, as NumPy arrays",
+            "fix: flatten the data (or reshape a NumPy array of it) to 64 dims or fewer",
+        )
+    )
 
 
 def as_tensor(data: Any, dtype: Any = None) -> Tensor:
@@ -223,11 +289,21 @@ def from_numpy(array: np.ndarray) -> Tensor:
                 "data use strided.tensor(data), which copies",
             )
         )
+    if not array.dtype.isnative and from_numpy_dtype(_native(array.dtype)) is not None:
+        raise StridedValueError(
+            join_lines(
+                "given numpy array has byte order different from the native byte order. "
+                "Conversion between byte orders is currently not supported.",
+                f"the array's dtype is {array.dtype.str} (byte-swapped); a tensor shares the "
+                "array's memory, so its elements must be in the machine's byte order",
+                "fix: strided.tensor(array) copies and converts it; or "
+                "strided.from_numpy(array.astype(array.dtype.newbyteorder('=')))",
+            )
+        )
     dtype = from_numpy_dtype(array.dtype)
     if dtype is None:
         raise StridedTypeError(
             f"can't convert np.ndarray of type {array.dtype}. The only supported types are: {SUPPORTED}"
-            + ("" if array.dtype.isnative else " (in native byte order: use array.astype(array.dtype.newbyteorder('=')))")
         )
     itemsize = array.itemsize
     if any(s % itemsize for s in array.strides):
@@ -309,10 +385,17 @@ def full(size: Any, fill_value: Any, dtype: Any = None) -> Tensor:
     shape = parse_sizes((size,) if not isinstance(size, (tuple, list)) else (tuple(size),), "full")
     fill_value = _scalar_value(fill_value)
     dt = _scalar_dtype(fill_value) if dtype is None else to_dtype(dtype)
-    value = checked_scalar(fill_value, dt, "full")
+    value = _fill_scalar(fill_value, dt, "full", L.product(shape))
     t = _new_tensor(shape, dt)
     fill(t._storage.array, value)
     return t
+
+
+def _fill_scalar(value: bool | int | float, dtype: DType, op: str, numel: int) -> Any:
+    """A fill value checked as PyTorch's fill_ checks it (:func:`strided.scalars.filled`)."""
+    if isinstance(value, int) and not isinstance(value, bool):
+        value = parse_int(value, op)
+    return filled(value, dtype, op, numel)
 
 
 def _like(other: Tensor, dtype: Any, memory_format: MemoryFormat, op: str = "empty_like") -> Tensor:
@@ -340,7 +423,7 @@ def ones_like(other: Tensor, dtype: Any = None, memory_format: MemoryFormat = pr
 
 def full_like(other: Tensor, fill_value: Any, dtype: Any = None, memory_format: MemoryFormat = preserve_format) -> Tensor:
     t = _like(other, dtype, memory_format, "full_like")
-    fill(t._storage.array, checked_scalar(_scalar_value(fill_value, "full_like"), t.dtype, "full_like"))
+    fill(t._storage.array, _fill_scalar(_scalar_value(fill_value, "full_like"), t.dtype, "full_like", t.numel()))
     return t
 
 

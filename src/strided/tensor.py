@@ -17,8 +17,9 @@ from typing import Any
 import numpy as np
 
 from . import layout as L
-from .dtypes import DType, check_int64, checked_scalar, to_dtype
+from .dtypes import DType, to_dtype
 from .errors import (
+    StridedError,
     StridedIndexError,
     StridedOverflowError,
     StridedRuntimeError,
@@ -31,6 +32,7 @@ from .indexing import index_layout
 from .kernels import check_writable, copy_array, copy_to_new, grow_storage, numpy_view, write
 from .layout import Layout
 from .memory_format import MemoryFormat, channels_last, contiguous_format, preserve_format
+from .scalars import filled, parse_int, parse_setitem_int, wrapped
 from .storage import Storage
 
 _new = object.__new__
@@ -879,17 +881,10 @@ class Tensor:
         check_writable(self._storage, self._layout, op, aliasing_ok)
         lay = self._layout
         if isinstance(value, Tensor):
-            if value._storage is self._storage and L.overlap_status(lay, value._layout) == "partial":
+            if value._storage is self._storage and L.overlap_status(lay, _as_read(value._layout, lay, op)) == "partial":
                 raise _partial_overlap_error(self, value, op)
         elif _is_number(value):
-            if isinstance(value, np.generic):
-                value = value.item()
-            if op == "copy_":  # PyTorch makes a tensor of the number first, so it wraps unchecked
-                check_int64(value, op)
-                source = np.int64(value) if isinstance(value, int) and not isinstance(value, bool) else value
-            else:
-                source = checked_scalar(value, self._dtype, op)
-            write(self._storage, lay, source)
+            write(self._storage, lay, _number_source(value, self._dtype, op, L.product(lay.shape)))
             return
         source = _as_source(value)
         src_shape = source.shape
@@ -1013,29 +1008,82 @@ def _overlap_fix(op: str) -> str:
     return f"fix: copy the source first: pass src.clone() to {op}"
 
 
-def _as_source(value: Any) -> Any:
-    """A NumPy view for tensors (read in place), an array for sequences, the scalar otherwise."""
+def _as_read(source: Layout, dest: Layout, op: str) -> Layout:
+    """The layout a write reads its source through, for the overlap judgement: ``t[...] = v``
+    expands ``v`` to the indexed shape first (as PyTorch's setitem does, so a broadcast row of
+    the target is read through stride 0: not a partial overlap); ``copy_`` judges ``v`` itself."""
+    if op != "setitem" or source.shape == dest.shape:
+        return source
+    shape, strides = source.shape, source.strides
+    while len(shape) > len(dest.shape) and shape[0] == 1:
+        shape, strides = shape[1:], strides[1:]
+    try:
+        return L.expand(Layout._trusted(shape, strides, source.offset), dest.shape)
+    except StridedRuntimeError:
+        return source  # (the shape error follows)
+
+
+def _number_source(value: Any, dtype: DType, op: str, numel: int) -> Any:
+    """A Python (or NumPy) number ready to be written into ``numel`` elements of ``dtype``,
+    converted and checked as PyTorch does for ``op`` (see :mod:`strided.scalars`):
+
+    - ``copy_``: PyTorch makes a tensor of the number first, so it wraps unchecked;
+    - ``setitem``: the number is read as int64, then written through a one-element fill_;
+    - ``fill_``/``zero_``: PyTorch's fill_ check (float16 unchecked for one element).
+    """
+    if isinstance(value, np.generic):
+        value = value.item()
+    is_int = isinstance(value, int) and not isinstance(value, bool)
+    if op == "copy_":
+        if is_int:
+            return wrapped(parse_int(value, op), dtype)
+        return value
+    if op == "setitem":
+        if is_int:
+            parse_setitem_int(value, "t[...] = value")
+        return filled(value, dtype, "t[...] = value", 1)
+    if is_int:
+        value = parse_int(value, op)
+    return filled(value, dtype, op, numel)
+
+
+def _as_source(value: Any) -> np.ndarray:
+    """What a write reads: a NumPy view for tensors (read in place), else the array
+    ``strided.tensor(value)`` would hold.
+
+    Sequences go through ``tensor()`` itself (its checks, into a temporary), and NumPy arrays
+    through its dtype check (read in place: copying them cannot fail part way), so a value
+    ``tensor()`` refuses (strings, None, ragged rows, ints beyond int64, unsupported dtypes)
+    is refused before anything is written.
+    """
     if isinstance(value, Tensor):
         return value._np()
+    from .creation import array_source, tensor  # (creation builds on this module)
+
     if isinstance(value, np.ndarray):
-        return value
-    if isinstance(value, (bool, int, float)):
-        return value
-    if isinstance(value, (list, tuple)):
+        return array_source(value)
+    if isinstance(value, (list, tuple, np.generic)) or (hasattr(value, "__array__") and not isinstance(value, str)):
         try:
-            return np.asarray(value)
-        except ValueError as err:
-            lengths = [len(v) if isinstance(v, (list, tuple)) else None for v in value]
-            raise StridedTypeError(
-                join_lines(
-                    f"cannot write a ragged sequence into a tensor: {err}",
-                    f"the rows have lengths {lengths!r:.80} (None: a number); every row needs the "
-                    "same length; write the rows one at a time (t[i] = row) or pad them",
-                )
-            ) from None
-    if hasattr(value, "__array__") or isinstance(value, np.generic):
-        return np.asarray(value)
+            return tensor(value)._np()
+        except StridedError as err:
+            raise _sequence_error(value, err) from None
     raise StridedTypeError(
-        f"cannot write a value of type {type(value).__name__} into a tensor; "
-        "use a number, a sequence, a NumPy array or a strided tensor"
+        join_lines(
+            f"cannot write a value of type {type(value).__name__} into a tensor",
+            f"got {value!r:.60}; write a number, a sequence of numbers, a NumPy array or a strided tensor",
+        )
     )
+
+
+def _sequence_error(value: Any, err: Exception) -> Exception:
+    """``tensor()``'s refusal of a value written with ``t[...] = value``, as a TypeError (PyTorch's
+    class for a value it cannot write), with its reason and, for ragged rows, their lengths."""
+    lines = str(err).splitlines()
+    details = [line.strip() for line in lines[1:]]
+    if isinstance(value, (list, tuple)) and any(isinstance(v, (list, tuple)) for v in value):
+        lengths = [len(v) if isinstance(v, (list, tuple)) else None for v in value]
+        if len(set(lengths)) > 1:
+            details.append(f"the rows have lengths {lengths!r:.80} (None: a number)")
+    details.append("fix: give every row the same length and numbers only (write ragged rows one at a "
+                   "time: t[i] = row), or build the value first: t[...] = strided.tensor(data)")
+    return StridedTypeError(join_lines(f"cannot write this value into a tensor: {lines[0]}", *details))

@@ -9,7 +9,11 @@ Contract shared by every kernel here:
   or of an in-place target the caller has checked; it has the broadcast shape;
 - values are computed in ``compute`` (a NumPy dtype) and cast into ``out`` with unsafe
   casting, as PyTorch casts to the common dtype;
-- NumPy's floating-point warnings are silenced (PyTorch gives inf/nan silently).
+- NumPy's floating-point warnings are silenced (PyTorch gives inf/nan silently);
+- read before write: an input may share memory with ``out`` (an in-place target's own
+  elements, a clamp bound that is the target), so a kernel reads every input in one ufunc
+  call (NumPy buffers overlapping operands) or, when it writes ``out`` in several passes, only
+  in the first; :func:`where_into`, the exception, only ever writes a fresh output.
 
 The ``*_flat`` kernels are the small-op fast paths: they take the flat 1-D runs of
 dense storages and let the ufunc allocate its result, which becomes the new storage
@@ -26,6 +30,10 @@ import numpy as np
 
 from ..storage import Storage
 from .fpstate import QUIET, quiet_reset, quiet_set
+
+# NumPy's clip ufunc (``np.clip`` is a Python wrapper around it that costs ~3x more per call):
+# min(max(x, lo), hi) with NaN propagation, as PyTorch's clamp, in a single pass.
+_clip: np.ufunc = np._core.umath.clip
 
 # ---------------------------------------------------------------- fast paths (fresh results)
 
@@ -123,21 +131,29 @@ def int_pow_into(base: Any, exp: Any, out: np.ndarray, compute: np.dtype) -> Non
 
 
 def clamp_into(x: np.ndarray, lo: Any, hi: Any, out: np.ndarray, compute: np.dtype) -> None:
-    """``out = min(max(x, lo), hi)`` in ``compute``; ``lo`` or ``hi`` may be None (no bound)."""
+    """``out = min(max(x, lo), hi)`` in ``compute``; ``lo`` or ``hi`` may be None (no bound).
+
+    One ufunc call whatever the bounds: NumPy reads every input as it was before the call
+    writes ``out``, so a bound that is (a view of) the target itself is read before it is
+    overwritten (``y.clamp_(min=lo, max=y)`` leaves ``y`` as it was, as in PyTorch). Two passes
+    (maximum into ``out``, then minimum of ``out`` and ``hi``) would read such a ``hi`` after
+    the first pass wrote it.
+    """
     token = quiet_set(QUIET)
     try:
-        if lo is not None:
-            np.maximum(x, lo, out=out, dtype=compute, casting="unsafe")
-            if hi is not None:
-                np.minimum(out, hi, out=out, dtype=compute, casting="unsafe")
-        else:
+        if lo is None:
             np.minimum(x, hi, out=out, dtype=compute, casting="unsafe")
+        elif hi is None:
+            np.maximum(x, lo, out=out, dtype=compute, casting="unsafe")
+        else:
+            _clip(x, lo, hi, out=out, dtype=compute, casting="unsafe")
     finally:
         quiet_reset(token)
 
 
 def where_into(condition: np.ndarray, a: Any, b: Any, out: np.ndarray) -> None:
-    """``out = a where condition else b`` (``out`` must not overlap ``condition`` or ``a``)."""
+    """``out = a where condition else b`` in two passes, so ``out`` must not overlap
+    ``condition`` or ``a`` (``where`` has no in-place form: ``out`` is always fresh)."""
     token = quiet_set(QUIET)
     try:
         np.copyto(out, b, casting="unsafe")

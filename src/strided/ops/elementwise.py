@@ -40,7 +40,7 @@ import numpy as np
 
 from .. import layout as L
 from ..creation import _new_tensor
-from ..dtypes import ALL_DTYPES, DType, bool_, float16, float32
+from ..dtypes import ALL_DTYPES, DType, bool_, float16, float32, int64
 from ..errors import StridedRuntimeError, StridedTypeError, join_lines
 from ..kernels.elementwise import (
     assign,
@@ -51,6 +51,7 @@ from ..kernels.elementwise import (
     scalar_over_into,
 )
 from ..kernels.reduce import all_nonzero
+from ..scalars import UInt64Scalar, checked
 from ..tensor import Tensor
 from .broadcasting import current as _broadcasting_now
 from .memo import Memo
@@ -58,6 +59,7 @@ from .operands import (
     _broadcast,
     _check_inplace,
     _check_partial_overlap,
+    _check_uint64_scalars,
     _cinfo,
     _fresh_output,
     _kernel_arg,
@@ -144,6 +146,7 @@ def _binary_dtypes(op: BinaryOp, a: Any, b: Any) -> tuple[DType, DType]:
 
 def _binary_dtypes_uncached(op: BinaryOp, a: Any, b: Any) -> tuple[DType, DType]:
     rt = result_type_of_classes((operand_class(a), operand_class(b)))
+    kind = op.kind
     if op.no_bool and (_dtype_of(a) is bool_ or _dtype_of(b) is bool_):
         both = _dtype_of(a) is bool_ and _dtype_of(b) is bool_
         def desc(x: Any) -> str:
@@ -166,7 +169,11 @@ def _binary_dtypes_uncached(op: BinaryOp, a: Any, b: Any) -> tuple[DType, DType]
                 "to subtract it as numbers, convert the bool tensor first: mask.to(strided.int64)",
             )
         )
-    kind = op.kind
+    if (type(b) is UInt64Scalar and kind != "pow") or (type(a) is UInt64Scalar and op is not DIV):
+        # (its own cache key: see UInt64Scalar). PyTorch computes ``number / t`` as
+        # reciprocal(t) * number, a float times the number, and reads ``t ** number``'s exponent
+        # as int64 (_pow_exponent): no uint64 promotion in either.
+        _check_uint64_scalars([a, b], op.name)
     if kind == "div":
         return to_float(rt), to_float(rt)
     if kind == "compare":
@@ -235,6 +242,8 @@ def binary(op: BinaryOp, a: Any, b: Any, target: Tensor | None = None) -> Tensor
     shape = _broadcast(name, [a, b], ("a", "b"))
     if op is DIV and target is None and not isinstance(a, Tensor):
         return _scalar_over_tensor(a, b, compute)
+    if op.kind == "pow" and not isinstance(b, Tensor) and not _pow_shortcut(a, b):
+        b = _pow_exponent(b, compute, name)  # (PyTorch checks it before the in-place checks)
     if target is None:
         if op.kind == "pow" and not isinstance(b, Tensor):
             # PyTorch runs pow(tensor, scalar) as a unary op over base.to(result dtype)
@@ -303,10 +312,12 @@ def _is_scalar_operand(x: Any) -> bool:
     return all(n <= 1 or s == 0 for n, s in zip(lay.shape, lay.strides))
 
 
-def _int_pow(a: Any, b: Any, compute: DType, out: Tensor) -> None:
-    """Integer powers with PyTorch's rules: a negative Python exponent is refused; negative
-    tensor exponents give 1 for base 1, +-1 for base -1 and 0 otherwise (``powi``)."""
-    if not isinstance(b, Tensor):
+def _pow_exponent(b: bool | int | float, compute: DType, op: str) -> Any:
+    """A Python exponent checked as PyTorch checks it: for integer powers a negative one is
+    refused, then it must fit int64 and the dtype (uint8 ** 300 is refused, not computed as
+    uint8 ** 44); float16 checks it too (1e5 is refused), float32/64 take any. Returns it as a
+    NumPy scalar of ``compute`` for the checked dtypes, unchanged otherwise."""
+    if not compute.is_floating_point:
         if b < 0:
             raise StridedRuntimeError(
                 join_lines(
@@ -315,9 +326,19 @@ def _int_pow(a: Any, b: Any, compute: DType, out: Tensor) -> None:
                     f"fix: use a float base (x.to(strided.float32) ** {b})",
                 )
             )
-        exp: Any = _np_scalar(b, compute)
-    else:
-        exp = _view(b)
+        if b >= 2**63:
+            checked(b, int64, op, "the exponent")
+        return checked(b, compute, op, "the exponent")
+    if compute is float16:
+        return checked(b, float16, op, "the exponent")
+    return b
+
+
+def _int_pow(a: Any, b: Any, compute: DType, out: Tensor) -> None:
+    """Integer powers with PyTorch's rules: a Python exponent arrives checked
+    (:func:`_pow_exponent`); negative tensor exponents give 1 for base 1, +-1 for base -1 and
+    0 otherwise (``powi``)."""
+    exp = _view(b) if isinstance(b, Tensor) else b
     int_pow_into(_kernel_arg(a, compute), exp, _view(out), compute.numpy)
 
 

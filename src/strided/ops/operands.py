@@ -17,21 +17,28 @@ from typing import Any
 import numpy as np
 
 from .. import layout as L
-from ..dtypes import DType, bool_, check_int64, from_numpy_dtype
-from ..errors import StridedNotImplementedError, StridedRuntimeError, StridedTypeError, join_lines
+from ..dtypes import DType, bool_, from_numpy_dtype
+from ..errors import (
+    OverlapWriteError,
+    StridedNotImplementedError,
+    StridedRuntimeError,
+    StridedTypeError,
+    join_lines,
+)
 from ..kernels import check_writable, new_storage
 
 # NumPy's floating-point warnings are silenced by setting its error-state context variable
-# (the kernels' cheap replacement for ``np.errstate``); re-exported for the ops' scalar casts.
-from ..kernels.fpstate import QUIET as _QUIET
-from ..kernels.fpstate import quiet_reset as _quiet_reset
-from ..kernels.fpstate import quiet_set as _quiet_set
+# (the kernels' cheap replacement for ``np.errstate``); re-exported for the unary ops.
+from ..kernels.fpstate import QUIET as _QUIET  # noqa: F401 - re-exported
+from ..kernels.fpstate import quiet_reset as _quiet_reset  # noqa: F401 - re-exported
+from ..kernels.fpstate import quiet_set as _quiet_set  # noqa: F401 - re-exported
 from ..kernels.memory import tensor_view as _view  # zero-copy NumPy view a ufunc reads or writes
 from ..layout import Layout
+from ..scalars import UInt64Scalar, parse_int, uint64_promotion_error, wrapped
 from ..tensor import Tensor
 from . import broadcasting as B
 from .memo import Memo
-from .promotion import TORCH_NAMES, can_cast
+from .promotion import TORCH_NAMES, can_cast, operand_class, promote_types
 
 _make = Tensor._make
 _trusted = Layout._trusted
@@ -42,20 +49,22 @@ _trusted = Layout._trusted
 def _operand(x: Any, op: str) -> Any:
     """A Tensor or a Python bool/int/float; NumPy arrays become zero-copy tensors.
 
+    An int goes through PyTorch's argument parser (:func:`strided.scalars.parse_int`):
+    OverflowError outside ``[-2**63, 2**64)``, a :class:`~strided.scalars.UInt64Scalar` from
+    ``2**63`` on (so the op's uncached dtype path checks PyTorch's uint64 promotion rule).
+
     # Note: NumPy scalars (``np.float32(2)``) count as Python scalars (their value, not their
     # dtype, as NumPy 2 treats Python scalars), and a NumPy array is wrapped zero-copy
     # (``strided.from_numpy``) so ``ndarray + tensor`` gives a strided tensor.
     """
     if type(x) is Tensor or isinstance(x, Tensor):
         return x
-    if isinstance(x, (bool, int, float)):
-        if isinstance(x, np.generic):
-            return x.item()
-        if type(x) is int and not -(2**63) <= x < 2**63:
-            check_int64(x, op)
-        return x
     if isinstance(x, np.generic) and x.dtype.kind in "biuf":
-        return x.item()
+        x = x.item()
+    if isinstance(x, (bool, int, float)):
+        if type(x) is int and not -(2**63) <= x < 2**63:
+            return parse_int(x, op)
+        return x
     if isinstance(x, np.ndarray) and from_numpy_dtype(x.dtype) is not None:
         from ..creation import from_numpy
 
@@ -70,22 +79,58 @@ def _operand(x: Any, op: str) -> Any:
 
 
 def _np_scalar(value: bool | int | float, dtype: DType) -> Any:
-    """A Python scalar as a NumPy scalar of the compute dtype (integers wrap, as PyTorch's cast)."""
-    np_type = dtype.numpy.type
-    if isinstance(value, bool) or dtype is bool_:
-        return np_type(bool(value))
-    if dtype.kind in "iu":
-        if isinstance(value, int):
-            bits = dtype.itemsize * 8
-            value &= (1 << bits) - 1
-            if dtype.kind == "i" and value >= 1 << (bits - 1):
-                value -= 1 << bits
-        return np_type(value)
-    token = _quiet_set(_QUIET)  # 1e5 -> float16 overflows to inf silently, as in PyTorch
-    try:
-        return np_type(value)
-    finally:
-        _quiet_reset(token)
+    """A Python scalar as a NumPy scalar of the compute dtype, converted as PyTorch converts a
+    wrapped number (integers wrap, floats round): :func:`strided.scalars.wrapped`."""
+    return wrapped(value, dtype)
+
+
+_U64 = "UInt64"
+
+
+def _promote_u64(a: Any, b: Any, op: str) -> Any:
+    """PyTorch's ``promoteTypes`` where ``a`` or ``b`` may be uint64: only floats promote with it."""
+    if a is b:
+        return a
+    if a is _U64 or b is _U64:
+        other = b if a is _U64 else a
+        if other.is_floating_point:
+            return other
+        raise uint64_promotion_error(a, b, op)
+    return promote_types(a, b)
+
+
+def _combine_u64(higher: Any, lower: Any, op: str) -> Any:
+    """PyTorch's ``combine_categories`` with a possible uint64 (see promotion._combine)."""
+    if higher is None:
+        return lower
+    if lower is None or higher.is_floating_point:
+        return higher
+    if higher is bool_ or (lower is not _U64 and lower.is_floating_point):
+        return _promote_u64(higher, lower, op)
+    return higher
+
+
+def _check_uint64_scalars(operands: list[Any], op: str) -> None:
+    """Replay PyTorch's ``result_type`` with Python ints from 2**63 on read as uint64, and raise
+    its "Promotion for uint16, uint32, uint64 types is not supported" where it does.
+
+    Called only when an operand is a :class:`~strided.scalars.UInt64Scalar` (off the hot path);
+    where the promotion succeeds the result dtype is the one promotion.result_type gives.
+    """
+    state: list[Any] = [None, None, None]  # dims, 0-d, wrapped numbers (promotion's classes)
+    for x in operands:
+        cls, d = (2, _U64) if type(x) is UInt64Scalar else operand_class(x)
+        state[cls] = d if state[cls] is None else _promote_u64(state[cls], d, op)
+    result = _combine_u64(state[0], _combine_u64(state[1], state[2], op), op)
+    if result is _U64:
+        raise StridedTypeError(
+            join_lines(
+                f"{op}(): the result would be uint64, which strided does not support",
+                "every operand is a Python int from 2**63 on; strided supports bool, uint8, int8, "
+                "int16, int32, int64, float16, float32, float64",
+                "fix: pass one of them as a float (float(value)) or as a tensor of a supported dtype",
+            )
+        )
 
 
 def _kernel_arg(x: Any, dtype: DType) -> Any:
@@ -163,7 +208,7 @@ def _check_partial_overlap(target: Tensor, inputs: list[Any], op: str) -> None:
             continue
         t0, x0 = tl.offset, xl.offset
         t1, x1 = t0 + L.product(tl.shape), x0 + L.product(xl.shape)
-        raise StridedRuntimeError(
+        raise OverlapWriteError(
             join_lines(
                 "unsupported operation: some elements of the input tensor and the written-to tensor "
                 "refer to a single memory location. Please clone() the tensor before performing the "

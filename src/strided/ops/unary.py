@@ -15,7 +15,7 @@ from typing import Any
 
 import numpy as np
 
-from ..dtypes import bool_
+from ..dtypes import DType, bool_
 from ..errors import StridedRuntimeError, StridedTypeError, join_lines
 from ..kernels.elementwise import (
     UnaryKernel,
@@ -27,15 +27,16 @@ from ..kernels.elementwise import (
     unary_flat,
     where_into,
 )
+from ..scalars import UInt64Scalar, checked, filled
 from ..tensor import Tensor
 from .operands import (
     _QUIET,
     _broadcast,
     _check_inplace,
     _check_partial_overlap,
+    _check_uint64_scalars,
     _cinfo,
     _fresh_output,
-    _kernel_arg,
     _make,
     _not_implemented,
     _operand,
@@ -220,8 +221,12 @@ def _clamp(x: Any, min: Any, max: Any, target: Tensor | None) -> Tensor:  # noqa
                 f"pass min=, max= or both, e.g. x.{name}(min=0) or x.{name}(0, 1)",
             )
         )
-    bounds = [_operand(v, name) for v in (min, max) if v is not None]
+    lo = _operand(min, name) if min is not None else None
+    hi = _operand(max, name) if max is not None else None
+    bounds = [v for v in (lo, hi) if v is not None]
     operands = [x, *bounds]
+    if not x._dtype.is_floating_point and any(type(v) is UInt64Scalar for v in bounds):
+        _check_uint64_scalars(operands, name)  # (PyTorch promotes only for a non-float input)
     rt = result_type_of_classes(tuple(operand_class(v) for v in operands))
     if rt is bool_:
         tensors = [isinstance(v, Tensor) for v in bounds]
@@ -244,10 +249,20 @@ def _clamp(x: Any, min: Any, max: Any, target: Tensor | None) -> Tensor:  # noqa
         _check_inplace(target, name, rt, shape)
         _check_partial_overlap(target, bounds, name)
         out = target
-    lo = _kernel_arg(_operand(min, name), rt) if min is not None else None
-    hi = _kernel_arg(_operand(max, name), rt) if max is not None else None
-    clamp_into(_view(x), lo, hi, _view(out), rt.numpy)
+    # A Python bound must fit the result dtype: PyTorch refuses uint8.clamp(0, 300) rather
+    # than wrap 300 to 44 (checked before anything is written).
+    lo_arg = _bound_arg(lo, rt, name, "min")
+    hi_arg = _bound_arg(hi, rt, name, "max")
+    clamp_into(_view(x), lo_arg, hi_arg, _view(out), rt.numpy)
     return out
+
+
+def _bound_arg(bound: Any, rt: DType, op: str, which: str) -> Any:
+    """A clamp bound for the kernel: a tensor's NumPy view, a Python number checked against
+    the result dtype (:func:`strided.scalars.checked`), or None."""
+    if bound is None or isinstance(bound, Tensor):
+        return None if bound is None else _view(bound)
+    return checked(bound, rt, op, f"{which}=")
 
 
 def clamp(input: Any, min: Any = None, max: Any = None) -> Tensor:  # noqa: A002
@@ -291,11 +306,17 @@ def where(condition: Any, input: Any, other: Any) -> Tensor:  # noqa: A002
         )
     a = _operand(input, "where")
     b = _operand(other, "where")
+    if type(a) is UInt64Scalar or type(b) is UInt64Scalar:
+        _check_uint64_scalars([a, b], "where")
     rt = result_type_of_classes((operand_class(a), operand_class(b)))
     operands = [condition, a, b]
     shape = _broadcast("where", operands, ("condition", "input", "other"))
+    # PyTorch writes a Python operand into a one-element tensor of the result dtype first
+    # (a fill_): 300 is refused for uint8, 1e40 for float32; float16 is not checked there.
+    x = _view(a) if isinstance(a, Tensor) else filled(a, rt, "where", 1, "input")
+    y = _view(b) if isinstance(b, Tensor) else filled(b, rt, "where", 1, "other")
     out = _fresh_output(shape, rt, operands, rt, skip_first=True)
-    where_into(_view(condition), _kernel_arg(a, rt), _kernel_arg(b, rt), _view(out))
+    where_into(_view(condition), x, y, _view(out))
     return out
 
 

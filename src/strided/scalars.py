@@ -1,0 +1,151 @@
+"""Where a Python number meets a tensor dtype: PyTorch's conversions, in one place.
+
+PyTorch converts a Python scalar in one of three ways, depending on the op, and
+strided follows it op by op (checked live against torch 2.13 in
+``tests/test_write_integrity.py``):
+
+- :func:`wrapped` (a "wrapped number"): arithmetic, comparisons, bitwise ops, ``scalar ** t``
+  and ``copy_(number)``. Integers wrap modulo ``2**bits`` into an integer dtype (``uint8 + 300``
+  adds 44), floats round (overflow gives inf).
+- :func:`checked` (``c10::checked_convert``): clamp bounds, and ``t ** scalar`` for integer
+  and float16 tensors. A value the dtype cannot hold is refused: "value cannot be converted
+  to type uint8_t without overflow" (unsigned types still take ints down to ``-max``, which wrap).
+- :func:`filled` (``fill_``): ``fill_``, ``full``, ``t[i] = number`` and ``where``'s scalar
+  operands, which PyTorch first writes into a one-element tensor. As :func:`checked`, except
+  that float16 is not checked when a single element is filled.
+
+Before any of these, PyTorch's argument parser reads a Python int (:func:`parse_int`): a
+``Scalar`` argument takes ints in ``[-2**63, 2**64)`` (those from ``2**63`` on as uint64, see
+:func:`uint64_promotion_error`); ``t[i] = number`` takes int64 only.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from .dtypes import DType, bool_, check_int64, float16, scalar_overflow
+from .errors import StridedOverflowError, StridedRuntimeError, join_lines
+from .kernels.fpstate import quiet
+
+Number = bool | int | float
+
+INT64_MIN = -(2**63)
+UINT64_END = 2**64  # one past the largest int PyTorch's parser takes (as uint64)
+
+
+class UInt64Scalar(int):
+    """A Python int in ``[2**63, 2**64)``: PyTorch reads it as a uint64 wrapped number.
+
+    A distinct type (not a flag) so that the ops' dtype caches, keyed by operand type, send it
+    to the uncached path where :func:`uint64_promotion_error` runs; the common ints pay nothing.
+    """
+
+    __slots__ = ()
+
+
+def parse_int(value: int, op: str) -> int:
+    """PyTorch's parser for an int ``Scalar`` argument: ``[-2**63, 2**64)`` or OverflowError.
+
+    Returns ``value``, as a :class:`UInt64Scalar` from ``2**63`` on.
+    """
+    if INT64_MIN <= value < 2**63:
+        return value
+    if 2**63 <= value < UINT64_END:
+        return UInt64Scalar(value)
+    first = "int too big to convert" if value > 0 else "can't convert negative int to unsigned"
+    raise StridedOverflowError(
+        join_lines(
+            first,
+            f"{op} was given the Python int {value}, outside [{INT64_MIN}, {UINT64_END - 1}]: "
+            "PyTorch reads an int scalar as int64, or as uint64 from 2**63 on",
+            "fix: pass it as a float (float(value)) if an approximate value will do",
+        )
+    )
+
+
+def parse_setitem_int(value: int, op: str) -> None:
+    """``t[i] = number`` reads an int as int64 only: "Overflow when unpacking long long" (ValueError)."""
+    check_int64(value, op)
+
+
+_TORCH_DTYPE_NAMES = {"bool": "Bool", "uint8": "Byte", "int8": "Char", "int16": "Short", "int32": "Int",
+                      "int64": "Long", "float16": "Half", "float32": "Float", "float64": "Double"}
+
+
+def uint64_promotion_error(first: Any, second: Any, op: str) -> StridedRuntimeError:
+    """PyTorch's refusal to promote a uint64 scalar with an integer or bool dtype.
+
+    ``first``/``second`` are DTypes or the string ``"UInt64"``, in PyTorch's order.
+    """
+    def name(d: Any) -> str:
+        return d if isinstance(d, str) else _TORCH_DTYPE_NAMES[d.name]
+
+    return StridedRuntimeError(
+        join_lines(
+            "Promotion for uint16, uint32, uint64 types is not supported, attempted to promote "
+            f"{name(first)} and {name(second)}",
+            f"{op}: a Python int from 2**63 on is a uint64 number to PyTorch, and uint64 promotes "
+            "only with floating dtypes",
+            "fix: pass it as a float (float(value)), or make the other operand a float tensor",
+        )
+    )
+
+
+def wrapped(value: Number, dtype: DType) -> Any:
+    """``value`` as a NumPy scalar of ``dtype``, converted as PyTorch converts a wrapped number:
+    ints wrap modulo ``2**bits`` into integer dtypes, floats round (overflow to inf, silently)."""
+    np_type = dtype.numpy.type
+    if isinstance(value, bool) or dtype is bool_:
+        return np_type(bool(value))
+    if dtype.kind in "iu":
+        if isinstance(value, int):
+            bits = dtype.itemsize * 8
+            value = int(value) & ((1 << bits) - 1)
+            if dtype.kind == "i" and value >= 1 << (bits - 1):
+                value -= 1 << bits
+        return np_type(value)
+    with quiet():  # 1e5 -> float16 overflows to inf silently, as in PyTorch
+        return np_type(float(value))
+
+
+def checked(value: Number, dtype: DType, op: str, what: str = "the value") -> Any:
+    """``value`` as a NumPy scalar of ``dtype`` after PyTorch's overflow check (c10::checked_convert).
+
+    Raises PyTorch's RuntimeError ("value cannot be converted to type uint8_t without
+    overflow") for a value ``dtype`` cannot hold; unsigned dtypes take ints down to ``-max``,
+    which wrap (``uint8`` clamp at -5 is 251, as in PyTorch).
+    """
+    message = scalar_overflow(value, dtype)
+    if message is not None:
+        raise _overflow_error(message, value, dtype, op, what)
+    return wrapped(value, dtype)
+
+
+def filled(value: Number, dtype: DType, op: str, numel: int, what: str = "the value") -> Any:
+    """``value`` ready to be written into ``numel`` elements of ``dtype`` (PyTorch's ``fill_``).
+
+    As :func:`checked`, except that PyTorch does not check float16 when it fills a single
+    element (a 0-d or one-element ``fill_``, ``where``'s scalars, ``t[i] = x``): 1e5 becomes inf.
+    """
+    if dtype is float16 and numel == 1:
+        return wrapped(value, dtype)
+    return checked(value, dtype, op, what)
+
+
+def _overflow_error(message: str, value: Number, dtype: DType, op: str, what: str) -> StridedRuntimeError:
+    if dtype.kind in "iu":
+        info = np.iinfo(dtype.numpy)
+        span = f"{dtype.name} holds whole numbers from {int(info.min)} to {int(info.max)}"
+        if dtype.kind == "u":
+            span += f" (Python ints down to -{int(info.max)} are accepted and wrap around)"
+    else:
+        span = f"{dtype.name} holds finite values up to {float(np.finfo(dtype.numpy).max):.6g}"
+    return StridedRuntimeError(
+        join_lines(
+            message,
+            f"{op} was given {value!r} as {what}; {span}",
+            "fix: use a value in that range, or a wider dtype (t.to(strided.int64), t.to(strided.float64))",
+        )
+    )
