@@ -51,22 +51,16 @@ _INT64 = 2**63
 
 
 def _parse_sizes_slow(args: Sequence[Any], op: str) -> tuple[int, ...]:
+    """``parse_sizes`` for anything but plain in-range ints, read as PyTorch reads a size list.
+
+    NumPy integers, 0-d integer arrays and integer tensors of one element are sizes; bools of
+    every kind are not (see :func:`strided.layout.index_of`); a size must fit in int64.
+    """
     if len(args) == 1 and isinstance(args[0], (tuple, list)):
         args = args[0]
     out = []
     for i, a in enumerate(args):
-        if isinstance(a, int) and not isinstance(a, bool) and not -_INT64 <= a < _INT64:
-            raise StridedTypeError(
-                f"{op}(): argument 'size' failed to unpack the object at pos {i + 1} with error "
-                f'"Overflow when unpacking long long"\n  size {a} does not fit in int64'
-            )
-        if isinstance(a, int) and not isinstance(a, bool):
-            out.append(int(a))
-        elif isinstance(a, np.integer):
-            out.append(int(a))
-        elif hasattr(a, "__index__") and not isinstance(a, bool) and tuple(getattr(a, "shape", ())) == ():
-            out.append(L.index_of(a, f"{op}(): argument 'size'"))  # also a 0-d integer tensor, as PyTorch
-        else:
+        if isinstance(a, bool) or not (isinstance(a, int) or hasattr(a, "__index__") or hasattr(a, "dtype")):
             raise StridedTypeError(
                 join_lines(
                     f"{op}(): argument 'size' must be tuple of ints, but found element of type "
@@ -75,19 +69,26 @@ def _parse_sizes_slow(args: Sequence[Any], op: str) -> tuple[int, ...]:
                     f"pass ints (int(...) converts), as {op}(2, 3) or {op}((2, 3))",
                 )
             )
+        size = a if type(a) is int else L.index_of(a, f"{op}(): argument 'size'", size=True)
+        if not -_INT64 <= size < _INT64:
+            raise StridedTypeError(
+                f"{op}(): argument 'size' failed to unpack the object at pos {i + 1} with error "
+                f'"Overflow when unpacking long long"\n  size {size} does not fit in int64'
+            )
+        out.append(int(size))
     return tuple(out)
 
 
-def _int_arg(value: Any, op: str, name: str, pos: int) -> int:
-    """An int argument as PyTorch's parser takes it: ints and ``__index__`` objects, not bool or float."""
+def _int_arg(value: Any, op: str, name: str, pos: int, size: bool = False) -> int:
+    """An int argument as PyTorch's parser takes it: ints and integer scalars, not bool or float.
+
+    ``size=True`` for PyTorch's SymInt arguments (``select``'s index, ``narrow``'s length),
+    which also take integer tensors of one element (see :func:`strided.layout.index_of`).
+    """
     if type(value) is int and -_INT64 <= value < _INT64:
         return value
-    if type(value) is int:
-        raise StridedOverflowError(
-            f"Overflow when unpacking long long\n  {op}(): argument '{name}' (position {pos}) is {value}, "
-            "which does not fit in int64"
-        )
-    if isinstance(value, bool) or not hasattr(value, "__index__"):
+    if isinstance(value, bool) or not (isinstance(value, int) or hasattr(value, "__index__")
+                                       or hasattr(value, "dtype")):
         raise StridedTypeError(
             join_lines(
                 f"{op}(): argument '{name}' (position {pos}) must be int, not {type(value).__name__}",
@@ -95,7 +96,13 @@ def _int_arg(value: Any, op: str, name: str, pos: int) -> int:
                 "pass an int (int(...) converts)",
             )
         )
-    return L.index_of(value, f"{op}(): argument '{name}' (position {pos})")
+    what = f"{op}(): argument '{name}' (position {pos})"
+    result = value if type(value) is int else L.index_of(value, what, size=size)
+    if not -_INT64 <= result < _INT64:
+        raise StridedOverflowError(
+            f"Overflow when unpacking long long\n  {what} is {result}, which does not fit in int64"
+        )
+    return result
 
 
 def tensor_arg(value: Any, op: str, name: str = "input", pos: int = 1) -> Tensor:
@@ -562,13 +569,15 @@ class Tensor:
         return self._view(L.squeeze(self._layout, dims))
 
     def narrow(self, dim: int, start: int, length: int) -> Tensor:
-        start = _int_arg(start, "narrow", "start", 2)
-        length = _int_arg(length, "narrow", "length", 3)
+        # Note: PyTorch reads a tensor start through narrow's Tensor overload (RuntimeError unless
+        # 0-d integral); strided reads every start as a size, so a 1-element integer tensor works.
+        start = _int_arg(start, "narrow", "start", 2, size=True)
+        length = _int_arg(length, "narrow", "length", 3, size=True)
         return self._view(L.narrow(self._layout, dim, start, length))
 
     def select(self, dim: int, index: int) -> Tensor:
         if type(index) is not int:
-            index = _int_arg(index, "select", "index", 2)
+            index = _int_arg(index, "select", "index", 2, size=True)
         return self._view(L.select(self._layout, dim, index))
 
     def split(self, split_size: int | Sequence[int], dim: int = 0) -> tuple[Tensor, ...]:
