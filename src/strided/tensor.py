@@ -10,6 +10,7 @@ materialized. Methods follow PyTorch's semantics; differences are marked with
 from __future__ import annotations
 
 import math
+import numbers
 import warnings
 from collections.abc import Iterator, Sequence
 from typing import Any
@@ -23,6 +24,7 @@ from .errors import (
     StridedOverflowError,
     StridedRuntimeError,
     StridedTypeError,
+    StridedValueError,
     ViewError,
     join_lines,
 )
@@ -322,6 +324,42 @@ class Tensor:
 
     __str__ = __repr__
 
+    def __format__(self, spec: str) -> str:
+        """``format(t, spec)``: a 0-d tensor formats its value (``f"{loss:.4f}"``), as PyTorch does.
+
+        Other tensors take only the empty spec (their repr); a spec raises TypeError, as
+        ``object.__format__`` does in PyTorch.
+        """
+        if not self._layout.shape:
+            return format(self.item(), spec)
+        if spec:
+            raise StridedTypeError(
+                join_lines(
+                    "unsupported format string passed to Tensor.__format__",
+                    f"the spec {spec!r} formats one number, and the tensor has shape "
+                    f"{self._layout.shape} ({self.numel()} elements); format t.item() of a "
+                    "1-element tensor, or each value: [format(v, spec) for v in t.tolist()]",
+                )
+            )
+        return repr(self)
+
+    def __contains__(self, element: Any) -> bool:
+        """``element in t``: whether some element equals ``element`` (a number, or a tensor that
+        broadcasts against ``t``), computed as PyTorch does: ``(t == element).any()``."""
+        if isinstance(element, (Tensor, numbers.Number)):
+            found = self.__eq__(element)
+            if found is not NotImplemented:
+                return bool(found.any())
+        # Note: PyTorch lets Decimal, Fraction and complex numbers through to ==; strided's ==
+        # takes none of them, so they get this error too.
+        raise StridedRuntimeError(
+            join_lines(
+                f"Tensor.__contains__ only supports Tensor or scalar, but you passed in a {type(element)}.",
+                f"`x in t` compares x with every element of the {self._dtype.name} tensor of shape "
+                f"{self._layout.shape}; pass a Python number or a tensor (strided.tensor(data) makes one)",
+            )
+        )
+
     def __len__(self) -> int:
         if not self._layout.shape:
             raise StridedTypeError(
@@ -344,9 +382,27 @@ class Tensor:
             )
         return iter(self.unbind(0))
 
-    def __array__(self, dtype: Any = None, copy: Any = None) -> np.ndarray:
+    def __array__(self, dtype: Any = None, copy: bool | None = None) -> np.ndarray:
+        """NumPy 2's array protocol: this tensor's memory as an ndarray, copied only when asked or needed.
+
+        ``copy=None``: a zero-copy view, or a converted copy when ``dtype`` is another element
+        type. ``copy=True``: always a new array. ``copy=False``: the view, or ValueError when
+        ``dtype`` needs a conversion (NumPy 2's contract).
+        """
+        # Note: PyTorch's __array__ takes no copy=, so NumPy refuses np.asarray(torch_t, copy=False)
+        # even when no copy is needed; strided follows NumPy's contract, as ndarray does.
+        converts = dtype is not None and np.dtype(dtype) != self._dtype.numpy
+        if converts and copy is False:
+            raise StridedValueError(
+                join_lines(
+                    "Unable to avoid copy while creating an array as requested.",
+                    f"the tensor holds {self._dtype.name} and NumPy asked for {np.dtype(dtype)} with "
+                    "copy=False: converting makes a new array; np.asarray(t, dtype) allows the copy, "
+                    f"np.asarray(t, copy=False) (or t.numpy()) is the {self._dtype.name} memory itself",
+                )
+            )
         arr = self._np()
-        if dtype is not None:  # a cast always makes a new array (as ndarray.astype did)
+        if converts:
             return copy_array(arr, f"__array__: NumPy asked for dtype {np.dtype(dtype)}", dtype)
         if copy:
             return copy_array(arr, "__array__(copy=True): NumPy asked for a copy")
