@@ -28,7 +28,7 @@ from .errors import (
     ViewError,
     join_lines,
 )
-from .formatting import format_values
+from .formatting import format_tensor
 from .indexing import index_layout
 from .kernels import check_writable, copy_array, copy_to_new, grow_storage, numpy_view, write
 from .layout import Layout
@@ -320,7 +320,7 @@ class Tensor:
         return describe(self)
 
     def __repr__(self) -> str:
-        return format_values(self._np(), self._dtype)
+        return format_tensor(self._storage.array, self._layout, self._dtype)
 
     __str__ = __repr__
 
