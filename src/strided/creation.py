@@ -392,9 +392,11 @@ def _arange_count(start: Any, end: Any, step: Any, all_int: bool) -> int:
             join_lines("step must be nonzero", f"arange was given step={step}; give a nonzero step")
         )
     if not all(math.isfinite(float(v)) for v in (start, end)):
+        # PyTorch prints the bounds as C++ streams print doubles (%g), or as ints for an int range
+        lo, hi = (start, end) if all_int else (f"{float(start):g}", f"{float(end):g}")
         raise StridedRuntimeError(
             join_lines(
-                f"unsupported range: {start} -> {end}",
+                f"unsupported range: {lo} -> {hi}",
                 "a range needs finite bounds: inf and nan give no element count; "
                 "pass finite start and end",
             )

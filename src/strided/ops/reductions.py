@@ -183,7 +183,8 @@ def _variance(self: Tensor, dim: Any, unbiased: Any, keepdim: bool, correction: 
     x = self._np()
     if not shape:  # a 0-d tensor: work on a (1,) view of it
         x, axes = x.reshape(1), (0,)
-    variance_into(x, axes, acc, n, denominator, out_np, root)
+    # a float64 divisor: a correction near the float32 limit must not round the divisor to inf
+    variance_into(x, axes, acc, n, np.float64(denominator), out_np, root)
     return out
 
 
