@@ -428,28 +428,58 @@ def full_like(other: Tensor, fill_value: Any, dtype: Any = None, memory_format: 
 
 
 def arange(start: Any, end: Any = None, step: Any = 1, dtype: Any = None) -> Tensor:
-    """``arange(end)`` or ``arange(start, end, step)``: int64 for int arguments, float32 otherwise."""
+    """``arange(end)`` or ``arange(start, end, step)``: int64 for int arguments, float32 otherwise.
+
+    As PyTorch: start, end and step are numbers (ints, floats, NumPy scalars or 0-d tensors);
+    a zero or NaN step, non-finite bounds, a step walking away from ``end`` and an element count
+    that is not finite or exceeds int64 raise RuntimeError. An infinite step gives at most one element.
+    """
     if end is None:
         start, end = 0, start
-    for name, v in (("start", start), ("end", end), ("step", step)):
-        if isinstance(v, bool) or not isinstance(v, (int, float, np.integer, np.floating)):
-            raise StridedTypeError(
-                join_lines(
-                    f"arange(): {name} must be a number, but got {type(v).__name__}",
-                    f"got {name}={v!r:.60}; start, end and step are Python ints or floats, "
-                    "e.g. strided.arange(0, 10, 2)",
-                )
-            )
+    start, end, step = (_arange_number(v, name) for name, v in (("start", start), ("end", end), ("step", step)))
     for v in (start, end, step):
         check_int64(v, "arange")
-    if step == 0 or not math.isfinite(float(step)):
+    all_int = all(isinstance(v, (int, np.integer)) for v in (start, end, step))
+    n = _arange_count(start, end, step, all_int)
+    dt = to_dtype(dtype) if dtype is not None else (DEFAULT_INT if all_int else DEFAULT_FLOAT)
+    if dt is bool_:
+        raise StridedNotImplementedError(
+            join_lines("\"arange_cpu\" not implemented for 'Bool'",
+                       "fix: make the range in an integer dtype, then compare: strided.arange(n) != 0")
+        )
+    t = _new_tensor((n,), dt)
+    arange_into(t._storage.array, start, step, all_int)
+    return t
+
+
+def _arange_number(value: Any, name: str) -> int | float | np.integer | np.floating:
+    """One bound or step of ``arange``: a real number, or the value of a 0-d tensor (as PyTorch)."""
+    if isinstance(value, Tensor) and value.ndim == 0 and value.dtype is not bool_:
+        return value.item()
+    # Note: PyTorch reads True/False as 1/0 here; strided refuses bools wherever a count goes.
+    if isinstance(value, bool) or not isinstance(value, (int, float, np.integer, np.floating)):
+        raise StridedTypeError(
+            join_lines(
+                f"arange(): {name} must be a number, but got {type(value).__name__}",
+                f"got {name}={value!r:.60}; start, end and step are Python ints or floats "
+                "(or 0-d tensors), e.g. strided.arange(0, 10, 2)",
+            )
+        )
+    return value
+
+
+def _arange_count(start: Any, end: Any, step: Any, all_int: bool) -> int:
+    """The element count of ``arange(start, end, step)``, checked in PyTorch's order and words."""
+    if not (step > 0 or step < 0):  # 0, -0.0 and NaN
         raise StridedRuntimeError(
-            join_lines("step must be nonzero", f"arange was given step={step}; give a finite, nonzero step")
+            join_lines("step must be nonzero", f"arange was given step={step}; give a nonzero step")
         )
     if not all(math.isfinite(float(v)) for v in (start, end)):
+        # PyTorch prints the bounds as C++ streams print doubles (%g), or as ints for an int range
+        lo, hi = (start, end) if all_int else (f"{float(start):g}", f"{float(end):g}")
         raise StridedRuntimeError(
             join_lines(
-                f"unsupported range: {start} -> {end}",
+                f"unsupported range: {lo} -> {hi}",
                 "a range needs finite bounds: inf and nan give no element count; "
                 "pass finite start and end",
             )
@@ -462,17 +492,22 @@ def arange(start: Any, end: Any = None, step: Any = 1, dtype: Any = None) -> Ten
                 f"flip the sign of step: arange({start}, {end}, {-step})",
             )
         )
-    all_int = all(isinstance(v, (int, np.integer)) for v in (start, end, step))
-    dt = to_dtype(dtype) if dtype is not None else (DEFAULT_INT if all_int else DEFAULT_FLOAT)
-    if dt is bool_:
-        raise StridedNotImplementedError(
-            join_lines("\"arange_cpu\" not implemented for 'Bool'",
-                       "fix: make the range in an integer dtype, then compare: strided.arange(n) != 0")
+    count: float
+    if all_int:  # exact: ceil((end - start) / step) in integers
+        count = -((int(start) - int(end)) // int(step))
+    else:  # in float64, as PyTorch; a tiny step or a huge span gives inf, inf/inf gives NaN
+        count = (float(end) - float(start)) / float(step)
+        count = math.ceil(count) if math.isfinite(count) else count
+    if not 0 <= count <= _INT64_MAX:
+        raise StridedRuntimeError(
+            join_lines(
+                "invalid size, possible overflow?",
+                f"arange({start}, {end}, {step}) would hold {count} elements "
+                f"(ceil((end - start) / step)), more than int64 can count; "
+                "use a larger step or a shorter range",
+            )
         )
-    if all_int:
-        n = max(-((start - end) // step), 0) if step > 0 else max(-((end - start) // -step), 0)
-    else:
-        n = max(math.ceil((float(end) - float(start)) / float(step)), 0)
-    t = _new_tensor((n,), dt)
-    arange_into(t._storage.array, start, step, all_int)
-    return t
+    return int(count)
+
+
+_INT64_MAX = 2**63 - 1

@@ -3,16 +3,19 @@
 This follows ``torch/_tensor_str.py`` (default print options: precision 4,
 threshold 1000, edgeitems 3, linewidth 80): one formatter for the whole tensor
 chooses integer, fixed or scientific mode from the nonzero finite values, and
-every element is right-aligned to the widest one.
+every element is right-aligned to the widest one. Only the elements shown are read,
+through the layout, so printing costs what the text costs, whatever the tensor's size.
 """
 
 from __future__ import annotations
 
 import math
+from collections.abc import Sequence
 
 import numpy as np
 
 from .dtypes import DEFAULT_FLOAT, DEFAULT_INT, DType, bool_
+from .layout import Layout, product
 
 PRECISION = 4
 THRESHOLD = 1000
@@ -69,62 +72,80 @@ class _Formatter:
         return " " * (self.max_width - len(text)) + text
 
 
-def _summarized(a: np.ndarray) -> np.ndarray:
-    """The elements a summarized print shows (edge items of every dim)."""
-    if a.ndim == 0:
-        return a
-    if a.shape[0] > 2 * EDGEITEMS:
-        rows = [a[:EDGEITEMS], a[-EDGEITEMS:]]
-        a = np.concatenate(rows) if a.ndim == 1 else np.stack([_summarized(x) for x in np.concatenate(rows)])
-        return a
-    if a.ndim == 1:
-        return a
-    return np.stack([_summarized(x) for x in a])
+def _shown(size: int, summarize: bool) -> range | list[int]:
+    """The indices of one dim that a print shows: all, or the edge items when summarized."""
+    if summarize and size > 2 * EDGEITEMS:
+        return [*range(EDGEITEMS), *range(size - EDGEITEMS, size)]
+    return range(size)
 
 
-def _vector(a: np.ndarray, indent: int, summarize: bool, fmt: _Formatter) -> str:
+def shown_values(storage: np.ndarray, layout: Layout, summarize: bool) -> np.ndarray:
+    """The elements a print shows, read from ``storage`` one by one through ``layout``.
+
+    Returns a 1-d array in row-major order over the shown indices of every dim (PyTorch's
+    ``get_summarized_data``, flattened). Only those elements are read and allocated: the layout
+    is never viewed as a whole, so a huge expanded tensor, a layout NumPy cannot view (a byte
+    span beyond int64, more than 64 dims) or a size-1 dim with a huge stride prints like any other.
+    """
+    positions = np.array([layout.offset], dtype=np.int64)
+    for size, stride in zip(layout.shape, layout.strides):
+        # Python ints first: i * stride of an index the layout holds lies inside the storage,
+        # while a size-1 dim's unused stride may exceed int64.
+        step = np.array([i * stride for i in _shown(size, summarize)], dtype=np.int64)
+        positions = (positions[:, None] + step[None, :]).reshape(-1)
+    return storage[positions]
+
+
+def _vector(items: list[str], cut: bool, indent: int, fmt: _Formatter) -> str:
     per_line = max(1, (LINEWIDTH - indent) // (fmt.max_width + 2))
-    if summarize and a.shape[0] > 2 * EDGEITEMS:
-        items = [fmt.format(v) for v in a[:EDGEITEMS].tolist()] + [" ..."]
-        items += [fmt.format(v) for v in a[-EDGEITEMS:].tolist()]
-    else:
-        items = [fmt.format(v) for v in a.tolist()]
+    if cut:
+        items = [*items[:EDGEITEMS], " ...", *items[EDGEITEMS:]]
     lines = [", ".join(items[i : i + per_line]) for i in range(0, len(items), per_line)]
     return "[" + (",\n" + " " * (indent + 1)).join(lines) + "]"
 
 
-def _nested(a: np.ndarray, indent: int, summarize: bool, fmt: _Formatter) -> str:
-    if a.ndim == 0:
-        return fmt.format(a.item())
-    if a.ndim == 1:
-        return _vector(a, indent, summarize, fmt)
-    n = a.shape[0]
-    if summarize and n > 2 * EDGEITEMS:
-        rows = [_nested(a[i], indent + 1, summarize, fmt) for i in range(EDGEITEMS)] + ["..."]
-        rows += [_nested(a[i], indent + 1, summarize, fmt) for i in range(n - EDGEITEMS, n)]
-    else:
-        rows = [_nested(a[i], indent + 1, summarize, fmt) for i in range(n)]
-    return "[" + ("," + "\n" * (a.ndim - 1) + " " * (indent + 1)).join(rows) + "]"
+def _nested(values: list, shape: Sequence[int], cuts: Sequence[bool], indent: int, fmt: _Formatter) -> str:
+    """PyTorch's ``_tensor_str_with_formatter`` over the shown ``values`` (flat, row-major over
+    ``shape``, the shown sizes); ``cuts[d]`` marks a summarized dim, printed with "..." mid-way."""
+    if not shape:
+        return fmt.format(values[0])
+    if len(shape) == 1:
+        return _vector([fmt.format(v) for v in values], cuts[0], indent, fmt)
+    row = len(values) // shape[0]
+    rows = [_nested(values[i * row : (i + 1) * row], shape[1:], cuts[1:], indent + 1, fmt)
+            for i in range(shape[0])]
+    if cuts[0]:
+        rows.insert(EDGEITEMS, "...")
+    return "[" + ("," + "\n" * (len(shape) - 1) + " " * (indent + 1)).join(rows) + "]"
 
 
-def format_values(array: np.ndarray, dtype: DType) -> str:
-    """``tensor([...])`` text for ``array``, with the dtype named when it is not a default."""
+def format_tensor(storage: np.ndarray, layout: Layout, dtype: DType) -> str:
+    """``tensor([...])`` text for the tensor ``layout`` over ``storage``, with the dtype named
+    when it is not a default, following PyTorch's ``_tensor_str``.
+
+    Costs O(shown elements) in time and memory, whatever the tensor's size (see :func:`shown_values`).
+    """
     prefix = "tensor("
     indent = len(prefix)
+    shape = layout.shape
+    numel = product(shape)
     suffixes = []
-    if array.size == 0:
-        if array.ndim != 1:
-            suffixes.append(f"size={tuple(array.shape)}")
+    if numel == 0:
+        if len(shape) != 1:
+            suffixes.append(f"size={tuple(shape)}")
         if dtype is not DEFAULT_FLOAT:  # nothing printed shows the dtype of an empty tensor
             suffixes.append(f"dtype={dtype!r}")
         body = "[]"
     else:
         if dtype not in (DEFAULT_FLOAT, DEFAULT_INT, bool_):
             suffixes.append(f"dtype={dtype!r}")
-        summarize = array.size > THRESHOLD
+        summarize = numel > THRESHOLD
+        values = shown_values(storage, layout, summarize)
         # (PyTorch prints float16 through float32; both widen exactly to the Python floats used here)
-        fmt = _Formatter(_summarized(array) if summarize else array, dtype.is_floating_point)
-        body = _nested(array, indent, summarize, fmt)
+        fmt = _Formatter(values, dtype.is_floating_point)
+        shown = [len(_shown(n, summarize)) for n in shape]
+        cuts = [summarize and n > 2 * EDGEITEMS for n in shape]
+        body = _nested(values.tolist(), shown, cuts, indent, fmt)
     text = prefix + body
     last_line = len(text) - text.rfind("\n") + 1
     for suffix in suffixes:

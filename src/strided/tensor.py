@@ -10,6 +10,7 @@ materialized. Methods follow PyTorch's semantics; differences are marked with
 from __future__ import annotations
 
 import math
+import numbers
 import warnings
 from collections.abc import Iterator, Sequence
 from typing import Any
@@ -24,10 +25,11 @@ from .errors import (
     StridedOverflowError,
     StridedRuntimeError,
     StridedTypeError,
+    StridedValueError,
     ViewError,
     join_lines,
 )
-from .formatting import format_values
+from .formatting import format_tensor
 from .indexing import index_layout
 from .kernels import check_writable, copy_array, copy_to_new, grow_storage, numpy_view, write
 from .layout import Layout
@@ -53,22 +55,16 @@ _INT64 = 2**63
 
 
 def _parse_sizes_slow(args: Sequence[Any], op: str) -> tuple[int, ...]:
+    """``parse_sizes`` for anything but plain in-range ints, read as PyTorch reads a size list.
+
+    NumPy integers, 0-d integer arrays and integer tensors of one element are sizes; bools of
+    every kind are not (see :func:`strided.layout.index_of`); a size must fit in int64.
+    """
     if len(args) == 1 and isinstance(args[0], (tuple, list)):
         args = args[0]
     out = []
     for i, a in enumerate(args):
-        if isinstance(a, int) and not isinstance(a, bool) and not -_INT64 <= a < _INT64:
-            raise StridedTypeError(
-                f"{op}(): argument 'size' failed to unpack the object at pos {i + 1} with error "
-                f'"Overflow when unpacking long long"\n  size {a} does not fit in int64'
-            )
-        if isinstance(a, int) and not isinstance(a, bool):
-            out.append(int(a))
-        elif isinstance(a, np.integer):
-            out.append(int(a))
-        elif hasattr(a, "__index__") and not isinstance(a, bool) and tuple(getattr(a, "shape", ())) == ():
-            out.append(L.index_of(a, f"{op}(): argument 'size'"))  # also a 0-d integer tensor, as PyTorch
-        else:
+        if isinstance(a, bool) or not (isinstance(a, int) or hasattr(a, "__index__") or hasattr(a, "dtype")):
             raise StridedTypeError(
                 join_lines(
                     f"{op}(): argument 'size' must be tuple of ints, but found element of type "
@@ -77,19 +73,26 @@ def _parse_sizes_slow(args: Sequence[Any], op: str) -> tuple[int, ...]:
                     f"pass ints (int(...) converts), as {op}(2, 3) or {op}((2, 3))",
                 )
             )
+        size = a if type(a) is int else L.index_of(a, f"{op}(): argument 'size'", size=True)
+        if not -_INT64 <= size < _INT64:
+            raise StridedTypeError(
+                f"{op}(): argument 'size' failed to unpack the object at pos {i + 1} with error "
+                f'"Overflow when unpacking long long"\n  size {size} does not fit in int64'
+            )
+        out.append(int(size))
     return tuple(out)
 
 
-def _int_arg(value: Any, op: str, name: str, pos: int) -> int:
-    """An int argument as PyTorch's parser takes it: ints and ``__index__`` objects, not bool or float."""
+def _int_arg(value: Any, op: str, name: str, pos: int, size: bool = False) -> int:
+    """An int argument as PyTorch's parser takes it: ints and integer scalars, not bool or float.
+
+    ``size=True`` for PyTorch's SymInt arguments (``select``'s index, ``narrow``'s length),
+    which also take integer tensors of one element (see :func:`strided.layout.index_of`).
+    """
     if type(value) is int and -_INT64 <= value < _INT64:
         return value
-    if type(value) is int:
-        raise StridedOverflowError(
-            f"Overflow when unpacking long long\n  {op}(): argument '{name}' (position {pos}) is {value}, "
-            "which does not fit in int64"
-        )
-    if isinstance(value, bool) or not hasattr(value, "__index__"):
+    if isinstance(value, bool) or not (isinstance(value, int) or hasattr(value, "__index__")
+                                       or hasattr(value, "dtype")):
         raise StridedTypeError(
             join_lines(
                 f"{op}(): argument '{name}' (position {pos}) must be int, not {type(value).__name__}",
@@ -97,7 +100,13 @@ def _int_arg(value: Any, op: str, name: str, pos: int) -> int:
                 "pass an int (int(...) converts)",
             )
         )
-    return L.index_of(value, f"{op}(): argument '{name}' (position {pos})")
+    what = f"{op}(): argument '{name}' (position {pos})"
+    result = value if type(value) is int else L.index_of(value, what, size=size)
+    if not -_INT64 <= result < _INT64:
+        raise StridedOverflowError(
+            f"Overflow when unpacking long long\n  {what} is {result}, which does not fit in int64"
+        )
+    return result
 
 
 def tensor_arg(value: Any, op: str, name: str = "input", pos: int = 1) -> Tensor:
@@ -313,9 +322,45 @@ class Tensor:
         return describe(self)
 
     def __repr__(self) -> str:
-        return format_values(self._np(), self._dtype)
+        return format_tensor(self._storage.array, self._layout, self._dtype)
 
     __str__ = __repr__
+
+    def __format__(self, spec: str) -> str:
+        """``format(t, spec)``: a 0-d tensor formats its value (``f"{loss:.4f}"``), as PyTorch does.
+
+        Other tensors take only the empty spec (their repr); a spec raises TypeError, as
+        ``object.__format__`` does in PyTorch.
+        """
+        if not self._layout.shape:
+            return format(self.item(), spec)
+        if spec:
+            raise StridedTypeError(
+                join_lines(
+                    "unsupported format string passed to Tensor.__format__",
+                    f"the spec {spec!r} formats one number, and the tensor has shape "
+                    f"{self._layout.shape} ({self.numel()} elements); format t.item() of a "
+                    "1-element tensor, or each value: [format(v, spec) for v in t.tolist()]",
+                )
+            )
+        return repr(self)
+
+    def __contains__(self, element: Any) -> bool:
+        """``element in t``: whether some element equals ``element`` (a number, or a tensor that
+        broadcasts against ``t``), computed as PyTorch does: ``(t == element).any()``."""
+        if isinstance(element, (Tensor, numbers.Number)):
+            found = self.__eq__(element)
+            if found is not NotImplemented:
+                return bool(found.any())
+        # Note: PyTorch lets Decimal, Fraction and complex numbers through to ==; strided's ==
+        # takes none of them, so they get this error too.
+        raise StridedRuntimeError(
+            join_lines(
+                f"Tensor.__contains__ only supports Tensor or scalar, but you passed in a {type(element)}.",
+                f"`x in t` compares x with every element of the {self._dtype.name} tensor of shape "
+                f"{self._layout.shape}; pass a Python number or a tensor (strided.tensor(data) makes one)",
+            )
+        )
 
     def __len__(self) -> int:
         if not self._layout.shape:
@@ -339,9 +384,27 @@ class Tensor:
             )
         return iter(self.unbind(0))
 
-    def __array__(self, dtype: Any = None, copy: Any = None) -> np.ndarray:
+    def __array__(self, dtype: Any = None, copy: bool | None = None) -> np.ndarray:
+        """NumPy 2's array protocol: this tensor's memory as an ndarray, copied only when asked or needed.
+
+        ``copy=None``: a zero-copy view, or a converted copy when ``dtype`` is another element
+        type. ``copy=True``: always a new array. ``copy=False``: the view, or ValueError when
+        ``dtype`` needs a conversion (NumPy 2's contract).
+        """
+        # Note: PyTorch's __array__ takes no copy=, so NumPy refuses np.asarray(torch_t, copy=False)
+        # even when no copy is needed; strided follows NumPy's contract, as ndarray does.
+        converts = dtype is not None and np.dtype(dtype) != self._dtype.numpy
+        if converts and copy is False:
+            raise StridedValueError(
+                join_lines(
+                    "Unable to avoid copy while creating an array as requested.",
+                    f"the tensor holds {self._dtype.name} and NumPy asked for {np.dtype(dtype)} with "
+                    "copy=False: converting makes a new array; np.asarray(t, dtype) allows the copy, "
+                    f"np.asarray(t, copy=False) (or t.numpy()) is the {self._dtype.name} memory itself",
+                )
+            )
         arr = self._np()
-        if dtype is not None:  # a cast always makes a new array (as ndarray.astype did)
+        if converts:
             return copy_array(arr, f"__array__: NumPy asked for dtype {np.dtype(dtype)}", dtype)
         if copy:
             return copy_array(arr, "__array__(copy=True): NumPy asked for a copy")
@@ -565,13 +628,15 @@ class Tensor:
         return self._view(L.squeeze(self._layout, dims))
 
     def narrow(self, dim: int, start: int, length: int) -> Tensor:
-        start = _int_arg(start, "narrow", "start", 2)
-        length = _int_arg(length, "narrow", "length", 3)
+        # Note: PyTorch reads a tensor start through narrow's Tensor overload (RuntimeError unless
+        # 0-d integral); strided reads every start as a size, so a 1-element integer tensor works.
+        start = _int_arg(start, "narrow", "start", 2, size=True)
+        length = _int_arg(length, "narrow", "length", 3, size=True)
         return self._view(L.narrow(self._layout, dim, start, length))
 
     def select(self, dim: int, index: int) -> Tensor:
         if type(index) is not int:
-            index = _int_arg(index, "select", "index", 2)
+            index = _int_arg(index, "select", "index", 2, size=True)
         return self._view(L.select(self._layout, dim, index))
 
     def split(self, split_size: int | Sequence[int], dim: int = 0) -> tuple[Tensor, ...]:

@@ -37,9 +37,8 @@ def shape_text(shape: Sequence[int]) -> str:
 
 
 def _is_int(value: Any) -> bool:
-    return (isinstance(value, int) and not isinstance(value, bool)) or (
-        isinstance(value, np.integer)
-    )
+    """A dim: an int, a NumPy integer or a 0-d integer tensor; never a bool of any kind (as PyTorch's int)."""
+    return (isinstance(value, int) and not isinstance(value, bool)) or L._is_index_scalar(value)
 
 
 def reduction_dims(
@@ -83,7 +82,7 @@ def reduction_dims(
     wrapped = []
     for d in dims:
         try:
-            wrapped.append(L.wrap_dim(int(d), ndim))
+            wrapped.append(L.wrap_dim(d.__index__(), ndim))
         except StridedIndexError as err:
             raise StridedIndexError(
                 join_lines(str(err), f"in {op}(dim={dim!r}) of a tensor of shape {shape_text(t.shape)}")

@@ -23,7 +23,7 @@ import numpy as np
 
 from ..dtypes import DType, float16, int64, uint8
 from ..dtypes import bool_ as bool_dtype
-from ..errors import StridedRuntimeError, StridedTypeError, join_lines
+from ..errors import StridedOverflowError, StridedRuntimeError, StridedTypeError, join_lines
 from ..kernels.reduce import logical_reduce_into, mean_into, reduce_into, variance_into
 from ..tensor import Tensor, tensor_arg
 from .reduce_args import (
@@ -152,8 +152,8 @@ def _variance(self: Tensor, dim: Any, unbiased: Any, keepdim: bool, correction: 
                 "to keep dims, pass keepdim=True by name"
             )
         correction = 1 if unbiased else 0
-    elif correction is None:
-        correction = 1
+    else:
+        correction = 1 if correction is None else _correction(correction, op)
     keepdim = check_keepdim(keepdim, op)
     if not self._dtype.is_floating_point:
         raise StridedRuntimeError(
@@ -168,8 +168,10 @@ def _variance(self: Tensor, dim: Any, unbiased: Any, keepdim: bool, correction: 
     axes = numpy_axes(dims, len(shape))
     acc = _accumulator(self._dtype)
     n = reduced_count(shape, dims)
-    denominator = max(n - correction, 0)
-    if denominator <= 0:
+    dof = n - float(correction)  # in float64, as PyTorch
+    # As PyTorch: max(dof, 0) with NaN giving 0 (an inf result), and no warning for NaN.
+    denominator = dof if dof > 0 else 0
+    if dof <= 0:
         warnings.warn(
             f"{op}(): degrees of freedom is <= 0. Correction should be strictly less than the "
             f"reduction factor (input numel divided by output numel): {n} element(s) per result, "
@@ -181,8 +183,64 @@ def _variance(self: Tensor, dim: Any, unbiased: Any, keepdim: bool, correction: 
     x = self._np()
     if not shape:  # a 0-d tensor: work on a (1,) view of it
         x, axes = x.reshape(1), (0,)
-    variance_into(x, axes, acc, n, denominator, out_np, root)
+    # a float64 divisor: a correction near the float32 limit must not round the divisor to inf
+    variance_into(x, axes, acc, n, np.float64(denominator), out_np, root)
     return out
+
+
+_UINT64_END = 2**64
+
+
+def _correction(value: Any, op: str) -> int | float:
+    """``correction=`` read as PyTorch reads a Scalar: a real number, or the value of a 0-d tensor.
+
+    bools count as 0/1; ints from -2**63 to 2**64 - 1 (PyTorch's int64 or uint64 Scalar), else
+    OverflowError; a complex number only with a zero imaginary part (RuntimeError otherwise);
+    any other type (str, Decimal, Fraction, arrays, tensors with dims) TypeError.
+    """
+    if isinstance(value, Tensor) and value.ndim == 0:
+        value = value.item()
+    if isinstance(value, (bool, np.bool_)):
+        return int(value)
+    if isinstance(value, (int, np.integer)):
+        value = int(value)
+        if not -(2**63) <= value < _UINT64_END:
+            raise StridedOverflowError(
+                join_lines(
+                    "int too big to convert" if value > 0 else "can't convert negative int to unsigned",
+                    f"{op}(correction={value}): correction is read as a 64-bit integer, from -2**63 "
+                    "to 2**64 - 1; it is the number subtracted from the element count N "
+                    "(1: Bessel's correction, 0: population variance)",
+                )
+            )
+        return value
+    if isinstance(value, (float, np.floating)):
+        return float(value)
+    if isinstance(value, (complex, np.complexfloating)):
+        if value.imag != 0:
+            raise StridedRuntimeError(
+                join_lines(
+                    "value cannot be converted to type double without overflow",
+                    f"{op}(correction={value!r}) has an imaginary part; correction is a real number",
+                )
+            )
+        return float(value.real)
+    raise StridedTypeError(
+        join_lines(
+            f"{op}() received an invalid combination of arguments - got (correction={_type_name(value)}, ), "
+            "but expected (Number correction)",
+            f"got correction={value!r:.60}; correction is a real number subtracted from the element "
+            "count N: an int or a float (1: Bessel's correction, 0: population variance), or a 0-d tensor",
+        )
+    )
+
+
+def _type_name(value: Any) -> str:
+    """PyTorch's name for an argument's type in parser messages (``decimal.Decimal``, ``Tensor``)."""
+    if isinstance(value, Tensor):
+        return "Tensor"
+    kind = type(value)
+    return kind.__name__ if kind.__module__ == "builtins" else f"{kind.__module__}.{kind.__name__}"
 
 
 @method("var")
