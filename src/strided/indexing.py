@@ -132,7 +132,7 @@ def index_layout(layout: Layout, key: object) -> Layout:
                 if length:
                     offset += start * stride
                 else:  # PyTorch moves the offset even for an empty slice, but never below 0
-                    offset = empty_slice_offset(offset, start, stride)
+                    offset = empty_slice_offset(layout, offset, start, stride)
             else:
                 length = (start - stop - step - 1) // -step if start > stop else 0
                 if length:

@@ -37,6 +37,7 @@ from .core import (  # noqa: F401
     is_f_contiguous,
     is_non_overlapping_and_dense,
     normalize_layout_args,
+    numel_overflow,
     overlap_status,
     overlaps,
     product,

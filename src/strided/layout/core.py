@@ -32,11 +32,23 @@ INT64_MAX = 2**63 - 1  # sizes, strides, offsets, numel and byte extents are int
 _new = object.__new__
 
 
+class _Fields:
+    """The three slots, shared by :class:`Layout` and its unfrozen twin (no behaviour here)."""
+
+    __slots__ = ("shape", "strides", "offset")
+
+
+class _Unfrozen(_Fields):
+    """A Layout under construction: plain slot assignment (never escapes :func:`_trusted`)."""
+
+    __slots__ = ()
+
+
 def _trusted(shape: Shape, strides: Shape, offset: int) -> Layout:
     """Build a layout from values already known to satisfy :func:`check_layout` (no checks)."""
-    # Fill the slots by plain assignment on the unfrozen twin, then make it a Layout: about
-    # 30 ns over a mutable class, where setting three slots through their descriptors costs
-    # about 150 ns (measured), and reading a field stays a plain slot read.
+    # Fill the slots by plain assignment on the unfrozen twin (same slots, default setattr),
+    # then make it a Layout: about 30 ns over a mutable class, where setting three slots
+    # through their descriptors costs about 150 ns (measured); reads stay plain slot reads.
     lay = _new(_Unfrozen)
     lay.shape = shape
     lay.strides = strides
@@ -45,7 +57,7 @@ def _trusted(shape: Shape, strides: Shape, offset: int) -> Layout:
     return lay
 
 
-class Layout:
+class Layout(_Fields):
     """An immutable (shape, strides, offset) triple, counted in elements.
 
     ``Layout(shape, strides, offset)`` is the one canonical constructor for
@@ -59,7 +71,7 @@ class Layout:
     one Layout object safely.
     """
 
-    __slots__ = ("shape", "strides", "offset")
+    __slots__ = ()
 
     shape: Shape
     strides: Shape
@@ -117,13 +129,6 @@ class Layout:
 
     def __repr__(self) -> str:
         return f"Layout(shape={self.shape}, strides={self.strides}, offset={self.offset})"
-
-
-class _Unfrozen(Layout):
-    """A Layout under construction: same slots, plain assignment (never escapes :func:`_trusted`)."""
-
-    __slots__ = ()
-    __setattr__ = object.__setattr__
 
 
 def normalize_layout_args(shape: object, strides: object, offset: object) -> tuple[Shape, Shape, int]:
@@ -259,16 +264,21 @@ def check_numel(shape: Sequence[int], op: str) -> int:
     """The number of elements of ``shape``; PyTorch's RuntimeError when it overflows int64."""
     numel = math.prod(shape)
     if numel > INT64_MAX:
-        raise StridedRuntimeError(
-            join_lines(
-                "numel: integer multiplication overflow",
-                f"{op} would have sizes {list(shape)}: {numel} elements, more than int64 counts "
-                f"({INT64_MAX})",
-                "fix: smaller sizes; to repeat values without memory, expand only as far as "
-                "the elements can be counted",
-            )
-        )
+        raise numel_overflow(shape, op)
     return numel
+
+
+def numel_overflow(shape: Sequence[int], op: str) -> StridedRuntimeError:
+    """PyTorch's error for sizes whose product does not fit in int64, in their own numbers."""
+    return StridedRuntimeError(
+        join_lines(
+            "numel: integer multiplication overflow",
+            f"{op} would have sizes {list(shape)}: {math.prod(shape)} elements, more than "
+            f"int64 counts ({INT64_MAX})",
+            "fix: smaller sizes; to repeat values without memory, expand only as far as "
+            "the elements can be counted",
+        )
+    )
 
 
 def too_many_dims(ndim: int, op: str) -> StridedRuntimeError:

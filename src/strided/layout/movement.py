@@ -13,6 +13,7 @@ clamped (:func:`~.core.fit_int64`); ops that add dims or elements check
 
 from __future__ import annotations
 
+import math
 from collections.abc import Sequence
 
 from ..errors import (
@@ -28,8 +29,8 @@ from .core import (
     Layout,
     Shape,
     _is_index_scalar,
-    check_numel,
     fit_int64,
+    numel_overflow,
     too_many_dims,
     wrap_dim,
     wrap_dims,
@@ -203,7 +204,8 @@ def expand(layout: Layout, sizes: Sequence[int]) -> Layout:
         out_strides[i] = stride
     if tdim == 0:
         out_strides = [0] * ndim
-    check_numel(out_shape, f"expand(Tensor{{{list(shape)}}}, size={list(sizes)})")
+    if math.prod(out_shape) > INT64_MAX:  # the message is built only on failure (a hot path)
+        raise numel_overflow(out_shape, f"expand(Tensor{{{list(shape)}}}, size={list(sizes)})")
     return Layout._trusted(tuple(out_shape), tuple(out_strides), layout.offset)
 
 
@@ -318,7 +320,7 @@ def slice_dim(layout: Layout, dim: int, start: int | None, stop: int | None, ste
     if length > 0:
         offset += start_i * stride  # the first element: an index the input reaches
     elif step_i > 0:
-        offset = empty_slice_offset(offset, start_i, stride)
+        offset = empty_slice_offset(layout, offset, start_i, stride)
     else:
         step_i = 1  # NumPy: an empty negative-step slice points at the start with step 1
     new_stride = stride * step_i
@@ -329,21 +331,29 @@ def slice_dim(layout: Layout, dim: int, start: int | None, stop: int | None, ste
     return Layout._trusted(new_shape, new_strides, offset)
 
 
-def empty_slice_offset(offset: int, start: int, stride: int) -> int:
+def empty_slice_offset(layout: Layout, offset: int, start: int, stride: int) -> int:
     """The offset of an empty positive-step slice from ``start``: PyTorch's ``offset + start*stride``.
 
     PyTorch moves the offset even for an empty result (``t[10:]`` of 10 elements has
     offset 10). With a negative stride (strided's reversed views) that move goes
-    backwards, possibly below the storage's start, so the offset is kept instead;
-    it is kept too where the move would leave int64 (only huge strides of empty
-    layouts get there). The result addresses nothing either way.
+    backwards, possibly below the storage's start, so the offset is kept instead.
+    It is kept too where the moved offset plus the reach of ``layout``'s positive
+    strides could leave int64, so later index arithmetic on the view stays in int64
+    (only strides clamped by :func:`fit_int64` get there). The result addresses
+    nothing either way. ``offset`` may already differ from ``layout.offset`` (indexing
+    moves it dim by dim, never past that reach).
     """
     moved = offset + start * stride
-    if stride < 0 or moved > INT64_MAX:
+    if stride < 0 or moved + _positive_reach(layout) > INT64_MAX:
         # Note: PyTorch has no negative strides; NumPy would move the data pointer before
         # the buffer here, which a later resize_ would turn into reads of other elements.
         return offset
     return moved
+
+
+def _positive_reach(layout: Layout) -> int:
+    """How far past the offset an index of ``layout`` can reach (a size-0 dim counted as 1)."""
+    return sum((max(n, 1) - 1) * s for n, s in zip(layout.shape, layout.strides) if s > 0)
 
 
 def narrow(layout: Layout, dim: int, start: int, length: int) -> Layout:
@@ -465,9 +475,12 @@ def unfold(layout: Layout, dimension: int, size: int, step: int) -> Layout:
         new_strides[d] = step * strides[d]
         if not -INT64_MAX <= new_strides[d] <= INT64_MAX:
             new_strides[d] = fit_int64(new_strides[d])  # see fit_int64
-        if size == 0 and count > 1 and strides[d] < 0:
+        if size == 0 and count > 1 and (
+            strides[d] < 0 or layout.offset + _positive_reach(layout) + strides[d] > INT64_MAX
+        ):
             # Note: empty windows (size 0) start up to shape[d], one step past the dim; walking
-            # backwards that is before the storage's start, so they all start at the first
-            # (stride 0). They address nothing; PyTorch has no negative strides to compare.
+            # backwards that is before the storage's start (or, near int64's end, past it), so
+            # they all start at the first (stride 0). They address nothing; PyTorch has no
+            # negative strides to compare.
             new_strides[d] = 0
     return Layout._trusted(tuple(new_shape), tuple(new_strides), layout.offset)
