@@ -14,7 +14,7 @@ import torch
 from hypothesis import strategies as hs
 
 import strided as st
-from strided.layout import Layout, contiguous_strides, storage_extent
+from strided.layout import Layout, contiguous_strides, index_span
 
 
 @dataclass(frozen=True)
@@ -56,7 +56,10 @@ def specs(draw, min_dims: int = 0, max_dims: int = 4, max_size: int = 5, negativ
             strides[d] = draw(hs.integers(0, 7))
         elif kind == "neg" and negative:
             strides[d] = -strides[d]
-    lo, hi = storage_extent(Layout(shape, strides, 0))
+    # the offset keeps every index of the frame (a size-0 dim counted as size 1) at or past the
+    # storage's start, as Layout's invariant asks; the storage holds the elements addressed
+    lo, _ = index_span([max(n, 1) for n in shape], strides)
+    _, hi = index_span(shape, strides)
     offset = -lo + draw(hs.integers(0, 3))
     storage_size = hi + offset + draw(hs.integers(0, 2))
     return Spec(storage_size, shape, tuple(strides), offset)

@@ -8,7 +8,8 @@ indexing") is refused with a TypeError that says so.
 from __future__ import annotations
 
 from .errors import StridedIndexError, StridedOverflowError, StridedTypeError, StridedValueError, join_lines
-from .layout import Layout
+from .layout import INT64_MAX, MAX_DIMS, Layout, fit_int64, too_many_dims
+from .layout.movement import empty_slice_offset
 
 
 def _is_int(item: object) -> bool:
@@ -56,7 +57,8 @@ def index_layout(layout: Layout, key: object) -> Layout:
     """The layout of ``t[key]`` for basic indices, with PyTorch's errors and NumPy's negative steps.
 
     One pass over the key builds the new shape, strides and offset directly
-    (this is a hot path: ``t[1:3]`` should cost about what PyTorch's does).
+    (this is a hot path: ``t[1:3]`` should cost about what PyTorch's does). The result
+    keeps the Layout invariants by construction, as :mod:`strided.layout.movement`'s ops do.
     """
     items = key if type(key) is tuple else (key,)
     shape, strides = layout.shape, layout.strides
@@ -127,20 +129,26 @@ def index_layout(layout: Layout, key: object) -> Layout:
                 ) from None
             if step > 0:
                 length = (stop - start + step - 1) // step if stop > start else 0
-                offset += start * stride  # PyTorch moves the offset even for an empty slice
+                if length:
+                    offset += start * stride
+                else:  # PyTorch moves the offset even for an empty slice, but never below 0
+                    offset = empty_slice_offset(layout, offset, start, stride)
             else:
                 length = (start - stop - step - 1) // -step if start > stop else 0
                 if length:
                     offset += start * stride
                 else:
                     step = 1  # NumPy: an empty negative-step slice keeps offset and stride
+            stride *= step
+            if not -INT64_MAX <= stride <= INT64_MAX:
+                stride = fit_int64(stride)  # a huge step: at most one index (see fit_int64)
             new_shape.append(length)
-            new_strides.append(stride * step)
+            new_strides.append(stride)
             dim += 1
         elif it is None:
-            # PyTorch's unsqueeze rule: the stride spans the dim that follows
+            # PyTorch's unsqueeze rule: the stride spans the dim that follows (size 1: clamped)
             new_shape.append(1)
-            new_strides.append(shape[dim] * strides[dim] if dim < ndim else 1)
+            new_strides.append(fit_int64(shape[dim] * strides[dim]) if dim < ndim else 1)
         elif it is Ellipsis:
             skip = ndim - consumed
             new_shape.extend(shape[dim : dim + skip])
@@ -168,4 +176,6 @@ def index_layout(layout: Layout, key: object) -> Layout:
     if dim < ndim:
         new_shape.extend(shape[dim:])
         new_strides.extend(strides[dim:])
+    if len(new_shape) > MAX_DIMS:
+        raise too_many_dims(len(new_shape), f"indexing a {ndim}-d tensor with {len(items)} None/indices")
     return Layout._trusted(tuple(new_shape), tuple(new_strides), offset)

@@ -760,27 +760,16 @@ class Tensor:
         return self._view(L.unfold(self._layout, dimension, size, step))
 
     def as_strided(self, size: Sequence[int], stride: Sequence[int], storage_offset: int | None = None) -> Tensor:
-        """Any layout over this storage, checked against the storage's bounds."""
+        """Any layout over this storage, checked against every Layout invariant and the storage's bounds."""
         offset = self._layout.offset if storage_offset is None else storage_offset
-        lay = Layout(size, stride, offset)
-        if any(s < 0 for s in lay.strides):
+        shape, strides, offset = L.normalize_layout_args(size, stride, offset)
+        if any(s < 0 for s in strides):
             raise StridedRuntimeError(
-                f"as_strided: Negative strides are not supported at the moment, got strides: {list(lay.strides)}\n"
+                f"as_strided: Negative strides are not supported at the moment, got strides: {list(strides)}\n"
                 "  fix: slice with a negative step (t[::-1]) to walk a dim backwards"
             )
-        lo, hi = L.storage_extent(lay)
-        n = self._storage.size()
-        if lay.numel and hi > n:
-            itemsize = self._dtype.itemsize
-            raise StridedRuntimeError(
-                join_lines(
-                    f"setStorage: sizes {list(lay.shape)}, strides {list(lay.strides)}, storage offset "
-                    f"{offset}, and itemsize {itemsize} requiring a storage size of {hi * itemsize} "
-                    f"are out of bounds for storage of size {n * itemsize}",
-                    f"the last element would sit at index {hi - 1} of a storage of {n} elements",
-                )
-            )
-        return self._view(lay)
+        L.check_layout(shape, strides, offset, self._storage.size(), self._dtype.itemsize)
+        return self._view(Layout._trusted(shape, strides, offset))
 
     def __getitem__(self, key: Any) -> Tensor:
         return self._view(index_layout(self._layout, key))
@@ -989,8 +978,10 @@ class Tensor:
         if shape == self._layout.shape:
             return self
         strides = L.contiguous_strides(shape)
-        numel = L.product(shape)
         offset = self._layout.offset
+        # every invariant, checked before the storage grows: a failed resize_ changes nothing
+        L.check_layout(shape, strides, offset, itemsize=self._dtype.itemsize)
+        numel = L.product(shape)
         if numel:
             grow_storage(self._storage, offset + numel)
         self._layout = Layout._trusted(shape, strides, offset)

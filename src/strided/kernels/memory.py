@@ -25,7 +25,7 @@ import numpy as np
 
 from ..callsite import user_site
 from ..errors import OverlapWriteError, StridedRuntimeError, join_lines
-from ..layout import Layout, contiguous_strides, has_internal_overlap, product
+from ..layout import INT64_MAX, Layout, contiguous_strides, has_internal_overlap, product, without_repeats
 from ..storage import Storage, allocate
 from .fpstate import quiet
 
@@ -35,7 +35,9 @@ _ndarray = np.ndarray
 def numpy_view(storage: Storage, layout: Layout) -> np.ndarray:
     """A NumPy array over ``storage`` laid out as ``layout`` (zero-copy, writable if the storage is).
 
-    On every kernel's path, so it does the least Python work it can.
+    On every kernel's path, so it does the least Python work it can: NumPy's own
+    checks run first, and only a layout NumPy refuses takes :func:`_numpy_view_refused`.
+    Never raises NumPy's ValueError: a layout NumPy cannot represent is a StridedRuntimeError.
     """
     arr = storage.array
     isz = arr.itemsize
@@ -43,7 +45,39 @@ def numpy_view(storage: Storage, layout: Layout) -> np.ndarray:
     off = layout.offset * isz
     if off and 0 in shape:
         off = 0  # an empty layout addresses nothing; its offset may sit past the buffer's end
-    return _ndarray(shape, arr.dtype, arr, off, tuple([s * isz for s in layout.strides]))
+    try:
+        return _ndarray(shape, arr.dtype, arr, off, tuple([s * isz for s in layout.strides]))
+    except ValueError:  # try costs nothing when nothing is raised
+        return _numpy_view_refused(arr, layout, off)
+
+
+def _numpy_view_refused(arr: np.ndarray, layout: Layout, off: int) -> np.ndarray:
+    """The view NumPy refused, with the strides no element uses set to 0; else why it cannot be.
+
+    A dim of size 0 or 1 never multiplies its stride by anything but 0 (and an empty
+    layout uses no stride), so such a stride may be beyond what NumPy's byte strides
+    hold (``t[::2**62]``) and is given as 0. What NumPy still refuses (more elements or
+    bytes than it counts, as a huge expanded tensor has) is explained, not passed on raw.
+    """
+    isz = arr.itemsize
+    shape = layout.shape
+    empty = 0 in shape
+    strides = tuple(0 if empty or n <= 1 else s * isz for n, s in zip(shape, layout.strides))
+    try:
+        return _ndarray(shape, arr.dtype, arr, off, strides)
+    except ValueError as err:
+        numel = product(shape)
+        raise StridedRuntimeError(
+            join_lines(
+                f"the tensor of shape {shape} and strides {layout.strides} cannot be computed "
+                f"with NumPy ({err})",
+                f"it has {len(shape)} dims and {numel} elements of {isz} bytes "
+                f"({numel * isz} bytes); a NumPy array has at most 64 dims and "
+                f"{INT64_MAX} bytes, and it counts every repeated (stride-0) element",
+                "fix: compute on a part of it (slicing, narrow, select), or on the tensor "
+                "before expand (stride-0 dims repeat the same memory)",
+            )
+        ) from None
 
 
 def tensor_view(t: Any) -> np.ndarray:
@@ -267,6 +301,10 @@ def write(storage: Storage, layout: Layout, value: np.ndarray | object) -> None:
     same way as the source (it copies forward and trusts that to be safe, which it
     is not when the destination's stride is the larger), so that case is buffered here.
     """
+    if 0 in layout.strides and np.ndim(value) == 0:
+        # one value into stride-0 (repeated) elements: write each memory location once,
+        # so a huge expanded tensor fills as PyTorch fills it
+        layout = without_repeats(layout)
     dest = numpy_view(storage, layout)
     if dest.ndim == 1 and isinstance(value, np.ndarray) and value.ndim and np.may_share_memory(dest, value):
         value = copy_array(value, "write: the source overlaps the 1-d destination (read before writing)")

@@ -3,7 +3,7 @@
 No NumPy and no data live here. Every movement op is a function ``Layout -> Layout``;
 a reshape the strides cannot express returns a :class:`ReshapeRefusal` that says why.
 
-- :mod:`.core`: the Layout value, dense strides, contiguity/overlap predicates, dims and sizes
+- :mod:`.core`: the Layout value and its invariants (``check_layout``), dense strides, contiguity/overlap predicates, dims and sizes
 - :mod:`.order`: PyTorch's stride-order inference (``clone``, ``empty_like``, TensorIterator outputs)
 - :mod:`.reshape`: reshape as a view, PyTorch's and NumPy's rules side by side
 - :mod:`.movement`: permute, transpose, expand, squeeze, select, narrow, diagonal, unfold, ...
@@ -13,6 +13,8 @@ Everything is re-exported here, so ``from strided import layout as L; L.expand(.
 """
 
 from .core import (  # noqa: F401
+    INT64_MAX,
+    MAX_DIMS,
     BroadcastMismatch,
     Layout,
     Shape,
@@ -21,18 +23,27 @@ from .core import (  # noqa: F401
     _is_index_scalar,
     broadcast_pair,
     channels_last_strides,
+    check_layout,
+    check_numel,
     contiguous_strides,
+    fit_int64,
     fortran_strides,
     has_internal_overlap,
     index_of,
+    index_span,
     infer_size,
     is_channels_last_contiguous,
     is_contiguous,
     is_f_contiguous,
     is_non_overlapping_and_dense,
+    normalize_layout_args,
+    numel_overflow,
     overlap_status,
+    overlaps,
     product,
     storage_extent,
+    too_many_dims,
+    without_repeats,
     wrap_dim,
     wrap_dims,
 )

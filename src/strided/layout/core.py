@@ -2,8 +2,9 @@
 
 A layout is ``(shape, strides, offset)`` counted in elements; element
 ``(i0, i1, ...)`` sits at ``offset + i0*strides[0] + ...``. Here: the Layout
-class, dense strides of fresh memory, contiguity and overlap predicates, and
-dim/size argument handling with PyTorch's errors. Pure: no NumPy, no data.
+class and its invariants (:func:`check_layout`), dense strides of fresh memory,
+contiguity and overlap predicates, and dim/size argument handling with
+PyTorch's errors. Pure: no NumPy, no data.
 """
 
 from __future__ import annotations
@@ -24,75 +25,88 @@ from ..errors import (
 
 Shape = tuple[int, ...]
 
+# Note: PyTorch allows more dims; strided computes through NumPy, whose arrays (and so every
+# kernel) stop at 64 dims, so a layout with more is refused where it is made, not at first use.
+MAX_DIMS = 64
+INT64_MAX = 2**63 - 1  # sizes, strides, offsets, numel and byte extents are int64, as in PyTorch
 
-class Layout:
-    """An immutable (shape, strides, offset) triple, counted in elements.
+_new = object.__new__
 
-    ``Layout(shape, strides, offset)`` is the one canonical constructor: it
-    checks and normalises its arguments to tuples of ints. Movement ops inside
-    this module build results with :meth:`_trusted`, which skips the checks
-    because its inputs are already canonical (views are a hot path).
-    """
+
+class _Fields:
+    """The three slots, shared by :class:`Layout` and its unfrozen twin (no behaviour here)."""
 
     __slots__ = ("shape", "strides", "offset")
+
+
+class _Unfrozen(_Fields):
+    """A Layout under construction: plain slot assignment (never escapes :func:`_trusted`)."""
+
+    __slots__ = ()
+
+
+def _trusted(shape: Shape, strides: Shape, offset: int) -> Layout:
+    """Build a layout from values already known to satisfy :func:`check_layout` (no checks)."""
+    # Fill the slots by plain assignment on the unfrozen twin (same slots, default setattr),
+    # then make it a Layout: about 30 ns over a mutable class, where setting three slots
+    # through their descriptors costs about 150 ns (measured); reads stay plain slot reads.
+    lay = _new(_Unfrozen)
+    lay.shape = shape
+    lay.strides = strides
+    lay.offset = offset
+    lay.__class__ = Layout
+    return lay
+
+
+class Layout(_Fields):
+    """An immutable (shape, strides, offset) triple, counted in elements.
+
+    ``Layout(shape, strides, offset)`` is the one canonical constructor for
+    untrusted input: it normalises its arguments to tuples of ints and checks
+    every invariant of :func:`check_layout` (except the storage bound, which
+    needs the storage: :meth:`check`). Movement ops build results with
+    :meth:`_trusted`, which checks nothing: each op keeps the invariants by
+    construction (views are a hot path).
+
+    Assigning or deleting a field raises AttributeError, so tensors may share
+    one Layout object safely.
+    """
+
+    __slots__ = ()
 
     shape: Shape
     strides: Shape
     offset: int
 
-    def __init__(self, shape: Sequence[int], strides: Sequence[int], offset: int = 0) -> None:
-        for what, seq in (("size", shape), ("stride", strides)):
-            if not isinstance(seq, (tuple, list)):
-                raise StridedTypeError(
-                    f"argument '{what}' must be tuple of ints, not {type(seq).__name__}\n"
-                    f"  got {seq!r:.60}; give one int per dim, e.g. (2, 3)"
-                )
-        shape = tuple(_as_int(s, "shape") for s in shape)
-        strides = tuple(_as_int(s, "strides") for s in strides)
-        if len(shape) != len(strides):
-            raise StridedRuntimeError(
-                join_lines(
-                    f"mismatch in length of strides and shape: shape {shape} has "
-                    f"{len(shape)} dims, strides {strides} has {len(strides)}",
-                    "give one stride per size, e.g. as_strided(size, stride) with "
-                    "len(size) == len(stride)",
-                )
-            )
-        for s in shape:
-            if s < 0:
-                raise StridedRuntimeError(
-                    join_lines(
-                        f"Trying to create tensor with negative dimension {s}: {list(shape)}",
-                        f"size[{shape.index(s)}] is {s}; every size must be 0 or more",
-                    )
-                )
-        offset = _as_int(offset, "storage offset")
-        if offset < 0:
-            raise StridedRuntimeError(
-                join_lines(
-                    f"Tensor: invalid storage offset {offset}",
-                    "the storage offset counts elements from the start of the storage and must "
-                    "be 0 or more; pass storage_offset >= 0 (as_strided's default is the "
-                    "tensor's own storage_offset())",
-                )
-            )
-        self.shape = shape
-        self.strides = strides
-        self.offset = offset
+    def __new__(cls, shape: Sequence[int], strides: Sequence[int], offset: int = 0) -> Layout:
+        shape, strides, offset = normalize_layout_args(shape, strides, offset)
+        check_layout(shape, strides, offset)
+        return _trusted(shape, strides, offset)
 
-    @classmethod
-    def _trusted(cls, shape: Shape, strides: Shape, offset: int) -> Layout:
-        """Build a layout from values already known to be canonical."""
-        lay = object.__new__(cls)
-        lay.shape = shape
-        lay.strides = strides
-        lay.offset = offset
-        return lay
+    _trusted = staticmethod(_trusted)
 
     @classmethod
     def contiguous(cls, shape: Shape, offset: int = 0) -> Layout:
         """The row-major (C-contiguous) layout of ``shape``."""
-        return cls._trusted(shape, contiguous_strides(shape), offset)
+        return _trusted(shape, contiguous_strides(shape), offset)
+
+    def check(self, storage_size: int | None = None, itemsize: int = 1) -> Layout:
+        """Raise if this layout breaks an invariant of :func:`check_layout`; return it otherwise."""
+        check_layout(self.shape, self.strides, self.offset, storage_size, itemsize)
+        return self
+
+    def __setattr__(self, name: str, value: object) -> None:
+        raise AttributeError(
+            f"Layout is immutable: cannot set '{name}'; build a new one, e.g. "
+            "Layout(shape, strides, offset), or take a view of the tensor (t.as_strided(...))"
+        )
+
+    def __delattr__(self, name: str) -> None:
+        raise AttributeError(f"Layout is immutable: cannot delete '{name}'")
+
+    def __reduce__(self) -> tuple[type, tuple[Shape, Shape, int]]:
+        # pickle and copy rebuild through the checking constructor (slots cannot be set afterwards)
+        return (Layout, (self.shape, self.strides, self.offset))
 
     @property
     def ndim(self) -> int:
@@ -116,6 +130,180 @@ class Layout:
 
     def __repr__(self) -> str:
         return f"Layout(shape={self.shape}, strides={self.strides}, offset={self.offset})"
+
+
+def normalize_layout_args(shape: object, strides: object, offset: object) -> tuple[Shape, Shape, int]:
+    """``shape``/``strides`` as tuples of ints and ``offset`` as an int; TypeError for other kinds.
+
+    Only the kinds are checked here; the values are :func:`check_layout`'s job.
+    """
+    for what, seq in (("size", shape), ("stride", strides)):
+        if not isinstance(seq, (tuple, list)):
+            raise StridedTypeError(
+                f"argument '{what}' must be tuple of ints, not {type(seq).__name__}\n"
+                f"  got {seq!r:.60}; give one int per dim, e.g. (2, 3)"
+            )
+    return (
+        tuple(_as_int(s, "shape") for s in shape),  # type: ignore[union-attr]
+        tuple(_as_int(s, "strides") for s in strides),  # type: ignore[union-attr]
+        _as_int(offset, "storage offset"),
+    )
+
+
+def check_layout(
+    shape: Shape,
+    strides: Shape,
+    offset: int,
+    storage_size: int | None = None,
+    itemsize: int = 1,
+) -> None:
+    """Raise the first invariant ``(shape, strides, offset)`` breaks; return None if it keeps all.
+
+    The invariants every Layout keeps (views keep them by construction):
+
+    1. ``shape`` and ``strides`` are tuples of ints of equal length, at most :data:`MAX_DIMS`;
+    2. sizes are >= 0, and sizes, strides and the offset fit in int64; the offset is >= 0;
+    3. ``numel`` (the product of the sizes) fits in int64 (PyTorch's numel overflow check);
+    4. no index reaches before the storage: ``offset + sum((size-1) * stride)`` over the
+       negative strides is >= 0 (a size-0 dim counts as size 1 here, so an empty view
+       never carries an offset that a later ``resize_`` would turn into a negative read);
+    5. a non-empty layout's byte extent, ``(highest element + 1) * itemsize``, fits in int64;
+    6. given ``storage_size`` (elements): a non-empty layout addresses only ``[0, storage_size)``.
+    """
+    if type(shape) is not tuple or type(strides) is not tuple:
+        raise StridedTypeError(
+            f"Layout: shape and strides must be tuples of ints, got {type(shape).__name__} "
+            f"and {type(strides).__name__}"
+        )
+    if len(shape) != len(strides):
+        raise StridedRuntimeError(
+            join_lines(
+                f"mismatch in length of strides and shape: shape {shape} has "
+                f"{len(shape)} dims, strides {strides} has {len(strides)}",
+                "give one stride per size, e.g. as_strided(size, stride) with "
+                "len(size) == len(stride)",
+            )
+        )
+    if len(shape) > MAX_DIMS:
+        raise too_many_dims(len(shape), "this layout")
+    for what, values in (("size", shape), ("stride", strides)):
+        for i, v in enumerate(values):
+            if type(v) is not int:
+                raise StridedTypeError(
+                    f"Layout: {what}[{i}] must be an int, not {type(v).__name__} ({v!r:.40})"
+                )
+            if not -INT64_MAX - 1 <= v <= INT64_MAX:
+                raise StridedTypeError(
+                    join_lines(
+                        f"argument '{what}' failed to unpack the object at pos {i + 1} with error "
+                        '"Overflow when unpacking long long"',
+                        f"{what}[{i}] is {v}, which does not fit in int64 "
+                        f"({-INT64_MAX - 1}..{INT64_MAX})",
+                    )
+                )
+    for i, s in enumerate(shape):
+        if s < 0:
+            raise StridedRuntimeError(
+                join_lines(
+                    f"Trying to create tensor with negative dimension {s}: {list(shape)}",
+                    f"size[{i}] is {s}; every size must be 0 or more",
+                )
+            )
+    if type(offset) is not int:
+        raise StridedTypeError(f"Layout: the offset must be an int, not {type(offset).__name__}")
+    if offset > INT64_MAX:
+        raise StridedOverflowError(
+            f"Overflow when unpacking long long\n  storage offset {offset} does not fit in int64"
+        )
+    if offset < 0:
+        raise StridedRuntimeError(
+            join_lines(
+                f"Tensor: invalid storage offset {offset}",
+                "the storage offset counts elements from the start of the storage and must "
+                "be 0 or more; pass storage_offset >= 0 (as_strided's default is the "
+                "tensor's own storage_offset())",
+            )
+        )
+    numel = check_numel(shape, "this layout")
+    low = offset + sum((max(n, 1) - 1) * s for n, s in zip(shape, strides) if s < 0)
+    if low < 0:
+        raise StridedRuntimeError(
+            join_lines(
+                f"Tensor: invalid storage offset: sizes {list(shape)}, strides {list(strides)} "
+                f"and storage offset {offset} reach storage index {low}",
+                "a dim with a negative stride walks back from the offset, so the offset must be "
+                f"at least the sum of (size - 1) * -stride over those dims ({offset - low})",
+                f"fix: use storage offset {offset - low} or more, or shorten the reversed dims",
+            )
+        )
+    if numel == 0:
+        return
+    high = offset + sum((n - 1) * s for n, s in zip(shape, strides) if s > 0)
+    if (high + 1) * itemsize > INT64_MAX:
+        raise StridedRuntimeError(
+            join_lines(
+                f"Storage size calculation overflowed with sizes={list(shape)} and "
+                f"strides={list(strides)}",
+                f"the last element sits at index {high} (offset {offset}), so the storage would "
+                f"need {(high + 1) * itemsize} bytes, more than int64 counts ({INT64_MAX})",
+                "fix: smaller sizes, strides or offset",
+            )
+        )
+    if storage_size is not None and high >= storage_size:
+        raise StridedRuntimeError(
+            join_lines(
+                f"setStorage: sizes {list(shape)}, strides {list(strides)}, storage offset "
+                f"{offset}, and itemsize {itemsize} requiring a storage size of "
+                f"{(high + 1) * itemsize} are out of bounds for storage of size "
+                f"{storage_size * itemsize}",
+                f"the last element would sit at index {high} of a storage of {storage_size} elements",
+            )
+        )
+
+
+def check_numel(shape: Sequence[int], op: str) -> int:
+    """The number of elements of ``shape``; PyTorch's RuntimeError when it overflows int64."""
+    numel = math.prod(shape)
+    if numel > INT64_MAX:
+        raise numel_overflow(shape, op)
+    return numel
+
+
+def numel_overflow(shape: Sequence[int], op: str) -> StridedRuntimeError:
+    """PyTorch's error for sizes whose product does not fit in int64, in their own numbers."""
+    return StridedRuntimeError(
+        join_lines(
+            "numel: integer multiplication overflow",
+            f"{op} would have sizes {list(shape)}: {math.prod(shape)} elements, more than "
+            f"int64 counts ({INT64_MAX})",
+            "fix: smaller sizes; to repeat values without memory, expand only as far as "
+            "the elements can be counted",
+        )
+    )
+
+
+def too_many_dims(ndim: int, op: str) -> StridedRuntimeError:
+    """The error for a layout of more than :data:`MAX_DIMS` dims (NumPy's first line)."""
+    return StridedRuntimeError(
+        join_lines(
+            f"maximum supported dimension for a tensor is currently {MAX_DIMS}, found {ndim}",
+            f"{op} would have {ndim} dims; strided computes through NumPy arrays, which have "
+            f"at most {MAX_DIMS}",
+            "fix: merge dims with .reshape(...) or .flatten(start_dim, end_dim), or drop "
+            "size-1 dims with .squeeze()",
+        )
+    )
+
+
+def fit_int64(value: int) -> int:
+    """``value`` (a stride a movement op computed) clamped into int64.
+
+    Only two kinds of dim can get a stride beyond int64 from valid inputs: a dim with at
+    most one index (``t[::2**100]``, a new size-1 dim), whose stride is never multiplied by
+    anything but 0, and a dim of an empty layout, which addresses nothing. Clamping
+    changes no element either way, as PyTorch's and NumPy's slice parsing clamp a step.
+    """
+    return max(-INT64_MAX - 1, min(value, INT64_MAX))
 
 
 def _as_int(value: object, what: str) -> int:
@@ -237,22 +425,31 @@ def contiguous_strides(shape: Sequence[int]) -> Shape:
 
 @functools.lru_cache(maxsize=4096)
 def _contiguous_strides(shape: Shape) -> Shape:
+    if len(shape) > MAX_DIMS:
+        # every fresh or reshaped-by-copy layout takes its strides from here
+        raise too_many_dims(len(shape), f"a tensor of shape {shape}")
     strides = [1] * len(shape)
     acc = 1
     for d in range(len(shape) - 1, -1, -1):
         strides[d] = acc
         acc *= max(shape[d], 1)
+    if acc > INT64_MAX:
+        # only a shape with a 0 gets here (numel is checked to fit): the strides left of the 0
+        # address nothing, and are clamped to stay int64 (PyTorch lets them overflow)
+        return tuple(fit_int64(s) for s in strides)
     return tuple(strides)
 
 
 def fortran_strides(shape: Sequence[int]) -> Shape:
-    """Column-major strides; a zero-size dim counts as 1."""
+    """Column-major strides; a zero-size dim counts as 1 (clamped to int64 as contiguous_strides)."""
+    if len(shape) > MAX_DIMS:
+        raise too_many_dims(len(shape), f"a tensor of shape {tuple(shape)}")
     strides = [1] * len(shape)
     acc = 1
     for d in range(len(shape)):
         strides[d] = acc
         acc *= max(shape[d], 1)
-    return tuple(strides)
+    return tuple(fit_int64(s) for s in strides) if acc > INT64_MAX else tuple(strides)
 
 
 def channels_last_strides(shape: Sequence[int]) -> Shape:
@@ -390,15 +587,64 @@ def broadcast_pair(a: Shape, b: Shape) -> Shape | BroadcastMismatch:
 
 def storage_extent(layout: Layout) -> tuple[int, int]:
     """The element range ``[lo, hi)`` of storage a layout touches; ``(offset, offset)`` if empty."""
-    lo = hi = layout.offset
-    for size, stride in zip(layout.shape, layout.strides):
+    lo, hi = index_span(layout.shape, layout.strides)
+    return layout.offset + lo, layout.offset + hi
+
+
+def without_repeats(layout: Layout) -> Layout:
+    """``layout`` without its stride-0 dims: each memory location it addresses, once.
+
+    For writing one value (all repeats get the same value). An empty layout is
+    returned as it is (dropping its size-0 dim would make it address something).
+    """
+    if 0 in layout.shape:
+        return layout
+    keep = [d for d, s in enumerate(layout.strides) if s != 0]
+    return _trusted(
+        tuple(layout.shape[d] for d in keep), tuple(layout.strides[d] for d in keep), layout.offset
+    )
+
+
+def index_span(shape: Sequence[int], strides: Sequence[int]) -> tuple[int, int]:
+    """The positions ``[lo, hi)`` relative to the offset that ``(shape, strides)`` touches;
+    ``(0, 0)`` if empty. (``lo`` is negative when a dim walks backwards.)"""
+    lo = hi = 0
+    for size, stride in zip(shape, strides):
         if size == 0:
-            return layout.offset, layout.offset
+            return 0, 0
         if stride >= 0:
             hi += (size - 1) * stride
         else:
             lo += (size - 1) * stride
     return lo, hi + 1
+
+
+def overlaps(shape: Sequence[int], strides: Sequence[int], limit: int = 1 << 16) -> bool | None:
+    """Whether two elements of the layout share one memory location (None: too many to tell).
+
+    A stride-0 dim of size > 1 overlaps. Otherwise, sorted by ``|stride|``, dims that
+    each step past everything the smaller ones span cannot overlap; layouts that do
+    not nest so (``unfold`` with step < size, some ``as_strided``) are decided by
+    listing their positions, up to ``limit`` elements.
+    """
+    if 0 in shape:
+        return False
+    dims = sorted((abs(st), n) for n, st in zip(shape, strides) if n > 1)
+    span = 1
+    for stride, size in dims:
+        if stride < span:
+            break
+        span += stride * (size - 1)
+    else:
+        return False
+    if any(stride == 0 for stride, _ in dims):
+        return True
+    if math.prod(n for _, n in dims) > limit:
+        return None
+    positions = {0}
+    for stride, size in dims:
+        positions = {p + i * stride for p in positions for i in range(size)}
+    return len(positions) < math.prod(n for _, n in dims)
 
 
 # ---------------------------------------------------------------- dims and sizes

@@ -2,10 +2,18 @@
 
 Each costs O(ndim) and touches no data; errors read like PyTorch's and explain
 the layout reason in its own numbers.
+
+Each op keeps the invariants of :func:`~.core.check_layout` by construction, so its
+result is built with ``Layout._trusted`` and never re-validated: an offset only moves
+to a position some index of the input reaches (or, for an empty result, forward);
+a new stride that could leave int64 belongs to a dim with at most one index and is
+clamped (:func:`~.core.fit_int64`); ops that add dims or elements check
+``MAX_DIMS`` and the numel.
 """
 
 from __future__ import annotations
 
+import math
 from collections.abc import Sequence
 
 from ..errors import (
@@ -15,7 +23,18 @@ from ..errors import (
     StridedValueError,
     join_lines,
 )
-from .core import Layout, Shape, _is_index_scalar, wrap_dim, wrap_dims
+from .core import (
+    INT64_MAX,
+    MAX_DIMS,
+    Layout,
+    Shape,
+    _is_index_scalar,
+    fit_int64,
+    numel_overflow,
+    too_many_dims,
+    wrap_dim,
+    wrap_dims,
+)
 
 _RANGES = tuple(list(range(n)) for n in range(33))
 
@@ -133,6 +152,8 @@ def expand(layout: Layout, sizes: Sequence[int]) -> Layout:
                 "use .squeeze() or .reshape(...) to drop dims first",
             )
         )
+    if ndim > MAX_DIMS:
+        raise too_many_dims(ndim, f"expand(size={list(sizes)[:8]}...)")
     out_shape = [0] * ndim
     out_strides = [0] * ndim
     for i in range(ndim - 1, -1, -1):
@@ -142,6 +163,8 @@ def expand(layout: Layout, sizes: Sequence[int]) -> Layout:
         else:
             size = 1
             stride = out_shape[i + 1] * out_strides[i + 1] if i + 1 < ndim and tdim > 0 else 0
+            if not -INT64_MAX <= stride <= INT64_MAX:
+                stride = fit_int64(stride)  # a size-1 dim: its stride is never used
         target = sizes[i]
         if target == -1:
             if dim < 0:
@@ -181,6 +204,8 @@ def expand(layout: Layout, sizes: Sequence[int]) -> Layout:
         out_strides[i] = stride
     if tdim == 0:
         out_strides = [0] * ndim
+    if math.prod(out_shape) > INT64_MAX:  # the message is built only on failure (a hot path)
+        raise numel_overflow(out_shape, f"expand(Tensor{{{list(shape)}}}, size={list(sizes)})")
     return Layout._trusted(tuple(out_shape), tuple(out_strides), layout.offset)
 
 
@@ -230,7 +255,11 @@ def unsqueeze(layout: Layout, dim: int) -> Layout:
     """Insert a size-1 dim; its stride is ``size*stride`` of the dim it precedes (PyTorch)."""
     shape, strides = layout.shape, layout.strides
     d = wrap_dim(dim, len(shape) + 1)
+    if len(shape) >= MAX_DIMS:
+        raise too_many_dims(len(shape) + 1, f"unsqueeze({dim}) of a {len(shape)}-d tensor")
     new_stride = 1 if d >= len(shape) else shape[d] * strides[d]
+    if not -INT64_MAX <= new_stride <= INT64_MAX:
+        new_stride = fit_int64(new_stride)  # the new dim has size 1: its stride is never used
     return Layout._trusted(
         shape[:d] + (1,) + shape[d:], strides[:d] + (new_stride,) + strides[d:], layout.offset
     )
@@ -286,15 +315,45 @@ def slice_dim(layout: Layout, dim: int, start: int | None, stop: int | None, ste
         )
     start_i, _stop_i, step_i = slice(start, stop, step).indices(size)
     length = len(range(start_i, _stop_i, step_i))
+    stride = strides[dim]
     offset = layout.offset
-    if step_i > 0 or length > 0:
-        # PyTorch clamps start into [0, size] and moves the offset even for empty results
-        offset += start_i * strides[dim]
+    if length > 0:
+        offset += start_i * stride  # the first element: an index the input reaches
+    elif step_i > 0:
+        offset = empty_slice_offset(layout, offset, start_i, stride)
     else:
         step_i = 1  # NumPy: an empty negative-step slice points at the start with step 1
+    new_stride = stride * step_i
+    if not -INT64_MAX <= new_stride <= INT64_MAX:
+        new_stride = fit_int64(new_stride)  # see fit_int64: a dim no element is reached through
     new_shape = shape[:dim] + (length,) + shape[dim + 1 :]
-    new_strides = strides[:dim] + (strides[dim] * step_i,) + strides[dim + 1 :]
+    new_strides = strides[:dim] + (new_stride,) + strides[dim + 1 :]
     return Layout._trusted(new_shape, new_strides, offset)
+
+
+def empty_slice_offset(layout: Layout, offset: int, start: int, stride: int) -> int:
+    """The offset of an empty positive-step slice from ``start``: PyTorch's ``offset + start*stride``.
+
+    PyTorch moves the offset even for an empty result (``t[10:]`` of 10 elements has
+    offset 10). With a negative stride (strided's reversed views) that move goes
+    backwards, possibly below the storage's start, so the offset is kept instead.
+    It is kept too where the moved offset plus the reach of ``layout``'s positive
+    strides could leave int64, so later index arithmetic on the view stays in int64
+    (only strides clamped by :func:`fit_int64` get there). The result addresses
+    nothing either way. ``offset`` may already differ from ``layout.offset`` (indexing
+    moves it dim by dim, never past that reach).
+    """
+    moved = offset + start * stride
+    if stride < 0 or moved + _positive_reach(layout) > INT64_MAX:
+        # Note: PyTorch has no negative strides; NumPy would move the data pointer before
+        # the buffer here, which a later resize_ would turn into reads of other elements.
+        return offset
+    return moved
+
+
+def _positive_reach(layout: Layout) -> int:
+    """How far past the offset an index of ``layout`` can reach (a size-0 dim counted as 1)."""
+    return sum((max(n, 1) - 1) * s for n, s in zip(layout.shape, layout.strides) if s > 0)
 
 
 def narrow(layout: Layout, dim: int, start: int, length: int) -> Layout:
@@ -366,9 +425,12 @@ def diagonal(layout: Layout, offset: int, dim1: int, dim2: int) -> Layout:
     if diag > 0:
         storage_offset += offset * strides[d2] if offset >= 0 else -offset * strides[d1]
     keep = [d for d in range(len(shape)) if d != d1 and d != d2]
+    diag_stride = strides[d1] + strides[d2]
+    if not -INT64_MAX <= diag_stride <= INT64_MAX:
+        diag_stride = fit_int64(diag_stride)  # see fit_int64: a dim no element is reached through
     return Layout._trusted(
         tuple(shape[d] for d in keep) + (diag,),
-        tuple(strides[d] for d in keep) + (strides[d1] + strides[d2],),
+        tuple(strides[d] for d in keep) + (diag_stride,),
         storage_offset,
     )
 
@@ -403,9 +465,22 @@ def unfold(layout: Layout, dimension: int, size: int, step: int) -> Layout:
                 f"step={max(size, 1)} gives windows that do not overlap, step=1 every window",
             )
         )
+    if ndim >= MAX_DIMS:
+        raise too_many_dims(ndim + 1, f"unfold({dimension}, {size}, {step}) of a {ndim}-d tensor")
     new_shape = list(shape) + [size]
     new_strides = list(strides) + [1 if ndim == 0 else strides[d]]
     if ndim > 0:
-        new_shape[d] = (shape[d] - size) // step + 1
+        count = (shape[d] - size) // step + 1
+        new_shape[d] = count
         new_strides[d] = step * strides[d]
+        if not -INT64_MAX <= new_strides[d] <= INT64_MAX:
+            new_strides[d] = fit_int64(new_strides[d])  # see fit_int64
+        if size == 0 and count > 1 and (
+            strides[d] < 0 or layout.offset + _positive_reach(layout) + strides[d] > INT64_MAX
+        ):
+            # Note: empty windows (size 0) start up to shape[d], one step past the dim; walking
+            # backwards that is before the storage's start (or, near int64's end, past it), so
+            # they all start at the first (stride 0). They address nothing; PyTorch has no
+            # negative strides to compare.
+            new_strides[d] = 0
     return Layout._trusted(tuple(new_shape), tuple(new_strides), layout.offset)

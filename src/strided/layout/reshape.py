@@ -13,7 +13,7 @@ import math
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from .core import Shape, contiguous_strides, infer_size, product
+from .core import MAX_DIMS, Shape, contiguous_strides, infer_size, product, too_many_dims
 
 
 @dataclass(frozen=True)
@@ -129,8 +129,11 @@ def plan_view(
 ) -> tuple[Shape, Shape | ReshapeRefusal]:
     """``requested`` (which may hold one -1) resolved, and the strides to view it (or a refusal).
 
-    Raises the errors of :func:`infer_size`. Memoized: view and reshape call it every time.
+    Raises the errors of :func:`infer_size`, and refuses more than ``MAX_DIMS`` dims.
+    Memoized: view and reshape call it every time.
     """
+    if len(requested) > MAX_DIMS:
+        raise too_many_dims(len(requested), f"view/reshape to {len(requested)} sizes")
     new_shape = infer_size(requested, math.prod(old_shape))
     return new_shape, torch_view_strides(old_shape, old_strides, new_shape)
 

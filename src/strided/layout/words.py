@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from .core import Layout, is_contiguous
+from .core import Layout, is_contiguous, overlaps
 
 
 def layout_origin(lay: Layout) -> str:
@@ -17,6 +17,12 @@ def layout_origin(lay: Layout) -> str:
     if any(n > 1 and s == 0 for n, s in zip(shape, strides)):
         dims = [d for d, (n, s) in enumerate(zip(shape, strides)) if n > 1 and s == 0]
         return f"expanded along dim{'s' if len(dims) > 1 else ''} {', '.join(map(str, dims))} with stride 0"
+    overlap = overlaps(shape, strides)
+    if overlap:
+        return (
+            "overlapping: some elements share memory locations (as the windows of an unfold "
+            "with step < size, or an as_strided view, do)"
+        )
     if any(s < 0 for s in strides):
         return "walks some dims backwards with negative strides"
     order = sorted(range(len(shape)), key=lambda d: -abs(strides[d]))
@@ -26,4 +32,6 @@ def layout_origin(lay: Layout) -> str:
         if len(shape) == 2:
             return f"the transpose of a contiguous {permuted}"
         return f"a permute{inverse} of a contiguous {permuted}"
+    if overlap is None:
+        return "strided: too many elements to tell whether some share memory locations"
     return "strided with gaps (a slice or step of a larger tensor)"
