@@ -327,6 +327,56 @@ def test_with_expression_changes_nothing_before_enter():
     assert seen == {"other thread": "allow", "inside": "raise", "after": "allow"}
 
 
+def _made_elsewhere(mode: str) -> st.broadcasting:
+    return st.broadcasting(mode)  # not on a with line: a plain call until it is entered
+
+
+@pytest.mark.parametrize("enter", ["helper", "exit_stack"])
+def test_blocks_made_off_the_with_line_interleave_without_leaking(enter):
+    """A block made by a helper or entered through ExitStack, interleaved across threads
+    (A enters warn; B enters raise; A exits; B exits), leaves the process mode as it was."""
+    a_in, b_in, a_out = threading.Event(), threading.Event(), threading.Event()
+    modes: dict[str, str] = {}
+
+    def block(mode: str) -> contextlib.AbstractContextManager:
+        if enter == "helper":
+            return _made_elsewhere(mode)
+        stack = contextlib.ExitStack()
+        stack.enter_context(st.broadcasting(mode))
+        return stack
+
+    def a() -> None:
+        with block("warn"):
+            a_in.set()
+            wait(b_in)
+            modes["a inside"] = mode_of_op()
+        a_out.set()
+
+    def b() -> None:
+        wait(a_in)
+        modes["b before"] = mode_of_op()
+        with block("raise"):
+            b_in.set()
+            wait(a_out)
+            modes["b inside, after a left"] = mode_of_op()
+        modes["b after"] = mode_of_op()
+
+    run_threads(a, b)
+    assert modes == {
+        "a inside": "warn", "b before": "allow", "b inside, after a left": "raise", "b after": "allow"
+    }
+    assert get_broadcasting() == ("allow", False) and mode_of_op() == "allow"
+
+
+def test_plain_calls_in_force_stay_bounded():
+    from strided.ops import broadcasting as module
+
+    for mode in ["warn", "raise", "allow"] * 200:
+        st.broadcasting(mode)
+    assert len(module._plain_calls) <= 2
+    assert get_broadcasting() == ("allow", False)
+
+
 def test_asyncio_tasks_each_see_their_own_blocks():
     x = transposed()
 

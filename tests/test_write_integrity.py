@@ -444,3 +444,44 @@ def test_nested_data_like_torch(data, loops):
         assert sr.tolist() == tr.tolist()
     else:
         assert isinstance(se, st.StridedError) and isinstance(se, type(te)), f"{data!r}: {te!r} vs {se!r}"
+
+
+# ---------------------------------------------------------------- found by the second hostile pass
+
+
+@pytest.mark.parametrize("op", ["mul_", "add_", "sub_", "div_", "remainder_"])
+@pytest.mark.parametrize("index", [0, -1])
+def test_in_place_op_with_a_0d_view_of_the_target_is_refused_like_torch(op, index):
+    t, s = torch.tensor([2.0, 3.0, 4.0]), st.tensor([2.0, 3.0, 4.0])
+    with pytest.raises(RuntimeError) as peer:
+        getattr(t, op)(t[index])
+    with pytest.raises(st.OverlapWriteError) as ours:
+        getattr(s, op)(s[index])
+    assert str(ours.value).splitlines()[0] == str(peer.value).splitlines()[0]
+    assert s.tolist() == [2.0, 3.0, 4.0]
+    # a 0-d target, or operands that do not meet, are fine in both
+    getattr(t[0], op)(t[1])
+    getattr(s[0], op)(s[1])
+    assert s.tolist() == t.tolist()
+
+
+@pytest.mark.parametrize("op", [lambda w: w.add_(1), lambda w: w.pow_(2), lambda w: w.mul_(w.clone())])
+def test_in_place_update_of_overlapping_windows_is_refused(op):
+    # Note: torch updates the shared elements once per window ([1, 3, 4, 4] for add_(1));
+    # strided refuses, since the result would depend on the order of the updates.
+    s = st.arange(4.0)
+    with pytest.raises(st.OverlapWriteError) as info:
+        op(s.unfold(0, 2, 1))
+    text = str(info.value)
+    assert "strides (1, 1)" in text and "unfold" in text and "clone()" in text
+    assert s.tolist() == [0.0, 1.0, 2.0, 3.0]
+
+
+def test_plain_writes_into_overlapping_windows_stay_as_in_torch():
+    t, s = torch.arange(4.0), st.arange(4.0)
+    t.unfold(0, 2, 1).fill_(7.0)
+    s.unfold(0, 2, 1).fill_(7.0)
+    assert s.tolist() == t.tolist()
+    t.unfold(0, 2, 1).copy_(torch.tensor(5.0))
+    s.unfold(0, 2, 1).copy_(st.tensor(5.0))
+    assert s.tolist() == t.tolist()

@@ -16,6 +16,7 @@ the copy function and its ledger, checked writes, and growing a storage.
 from __future__ import annotations
 
 import contextlib
+import functools
 from collections.abc import Iterator
 from contextvars import ContextVar, Token
 from dataclasses import dataclass
@@ -25,7 +26,15 @@ import numpy as np
 
 from ..callsite import user_site
 from ..errors import OverlapWriteError, StridedRuntimeError, join_lines
-from ..layout import INT64_MAX, Layout, contiguous_strides, has_internal_overlap, product, without_repeats
+from ..layout import (
+    INT64_MAX,
+    Layout,
+    contiguous_strides,
+    has_internal_overlap,
+    overlaps,
+    product,
+    without_repeats,
+)
 from ..storage import Storage, allocate
 from .fpstate import quiet
 
@@ -263,10 +272,21 @@ def _record(
         records.append(record)
 
 
-def check_writable(storage: Storage, layout: Layout, op: str, aliasing_ok: bool = False) -> None:
-    """Refuse a write where two elements of ``layout`` share one memory location
-    (unless ``aliasing_ok``: filling with one number, which PyTorch allows), or into read-only memory."""
-    if not aliasing_ok and has_internal_overlap(layout.shape, layout.strides):
+def check_writable(
+    storage: Storage, layout: Layout, op: str, aliasing_ok: bool = False, updates: bool = False
+) -> None:
+    """Refuse a write where two elements of ``layout`` share one memory location, or into
+    read-only memory.
+
+    ``aliasing_ok``: filling with one number, which PyTorch allows anywhere. Otherwise an
+    expanded (stride-0) target is refused, as in PyTorch; and with ``updates`` (an in-place op
+    that reads each element and writes it back, ``add_``), so is any target whose elements are
+    known to overlap, where the result would depend on the order of the updates.
+    """
+    if not aliasing_ok and (
+        has_internal_overlap(layout.shape, layout.strides)
+        or (updates and _overlapping(layout.shape, layout.strides))
+    ):
         dims = [d for d, (n, s) in enumerate(zip(layout.shape, layout.strides)) if n > 1 and s == 0]
         raise _overlap_error(layout, dims, op)
     if not storage.array.flags.writeable:
@@ -279,15 +299,39 @@ def check_writable(storage: Storage, layout: Layout, op: str, aliasing_ok: bool 
         )
 
 
+@functools.lru_cache(maxsize=1024)
+def _overlapping(shape: tuple[int, ...], strides: tuple[int, ...]) -> bool:
+    """Whether two elements of the layout are known to share memory (cached: on every in-place op).
+
+    # Note: PyTorch refuses only stride-0 aliasing and lets other overlapping layouts (the
+    # windows of ``unfold(0, 2, 1)``, some ``as_strided``) through as "too hard": an in-place
+    # op then updates a shared location once per element that reaches it, in its loop order
+    # (``arange(4.).unfold(0, 2, 1).add_(1)`` adds 2 to the middle elements). For in-place
+    # updates we refuse every overlap we can establish (``layout.overlaps``); only layouts too
+    # large to list (``overlaps`` answers None) are let through, as in PyTorch. Plain writes
+    # (copy_, t[...] = v) stay as in PyTorch: each location gets one of its values.
+    """
+    return has_internal_overlap(shape, strides) or overlaps(shape, strides) is True
+
+
 def _overlap_error(layout: Layout, dims: list[int], op: str) -> Exception:
-    dim_text = ", ".join(f"dim {d} (size {layout.shape[d]}, stride 0)" for d in dims)
+    if dims:
+        dim_text = ", ".join(f"dim {d} (size {layout.shape[d]}, stride 0)" for d in dims)
+        why = (
+            f"{dim_text} {'is' if len(dims) == 1 else 'are'} expanded, so its entries alias one "
+            "element each"
+        )
+    else:
+        why = (
+            "steps along its dims reach the same memory locations again (as the overlapping "
+            "windows of unfold(dim, size, step) with step < size do), so a shared location would "
+            "be updated once per element that reaches it, in an order that would decide the result"
+        )
     return OverlapWriteError(
         join_lines(
             "unsupported operation: more than one element of the written-to tensor refers to a "
             "single memory location. Please clone() the tensor before performing the operation.",
-            f"{op} would write into shape {layout.shape} with strides {layout.strides}: "
-            f"{dim_text} {'is' if len(dims) == 1 else 'are'} expanded, so its entries alias one "
-            "element each",
+            f"{op} would write into shape {layout.shape} with strides {layout.strides}: {why}",
             "fix: t = t.clone() (or t.contiguous()) gives every element its own memory",
         )
     )

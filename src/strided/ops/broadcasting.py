@@ -45,11 +45,13 @@ a plain call, another thread would see a ``with`` block's mode between the two. 
 looks at the caller's next bytecode instruction: when it is the start of a ``with`` statement
 (``BEFORE_WITH`` on Python 3.11-3.13, ``COPY`` + ``LOAD_SPECIAL`` on 3.14),
 the call is the ``with`` expression and changes nothing until ``__enter__``. Otherwise (a plain
-call, or an object made now and used in ``with`` later) it applies at once, and remembers how to
-undo itself: if that object is then used in ``with``, the block is scoped from ``__enter__`` on,
-and its exit also undoes the plain call's change, unless something has changed the setting since
-(compare-and-swap), so ``b = broadcasting("warn"); with b: ...`` behaves as it always did in one
-thread, without clobbering another thread's later choice.
+call, or an object made now and entered later: a helper that returns it,
+``ExitStack.enter_context``) it applies at once as a plain call, and ``__enter__`` withdraws
+that plain call again before it scopes the block. The process default is the newest plain call
+still in force, kept in a short list, and a withdrawal removes its own entry by identity, so
+threads that interleave such blocks never put back each other's values. Only in the moment
+between such an object's creation and its ``__enter__`` do other threads see its mode: write
+``with strided.broadcasting(...):`` on the ``with`` line itself to avoid even that.
 
 A plain call racing an op in another thread may be seen by that op as the old setting, the new
 one, or (for one op) the new mode with the old ``rank_promotion``: no lock on the read path.
@@ -61,6 +63,7 @@ import opcode
 import sys
 import threading
 import warnings
+import weakref
 from collections.abc import Callable, Sequence
 from contextvars import ContextVar
 from functools import lru_cache
@@ -102,7 +105,29 @@ class _Settings:
 # The process-wide default: the only mutable layer (plain calls outside blocks edit it in place).
 _PROCESS = _Settings("allow", False, None, None)
 _process_lock = threading.Lock()
-_process_stamp: object = None  # who set the process default last (for the compare-and-swap undo)
+
+
+class _PlainCall:
+    """One plain call's contribution to the process default: its setting and a weak reference
+    to the ``broadcasting`` object that made it (None once nothing can enter it any more)."""
+
+    __slots__ = ("mode", "rank_promotion", "owner")
+
+    def __init__(self, mode: str, rank_promotion: bool, owner: weakref.ref | None) -> None:
+        self.mode = mode
+        self.rank_promotion = rank_promotion
+        self.owner = owner
+
+    def settled(self) -> bool:
+        """True when no ``with`` can withdraw this call any more (its object is gone)."""
+        return self.owner is None or self.owner() is None
+
+
+# The plain calls in force, oldest first; the process default is the last one's setting. A
+# plain call whose object is later entered as a ``with`` block withdraws itself from this list
+# by identity, wherever it sits, so interleaved threads cannot put back each other's values.
+_plain_calls: list[_PlainCall] = [_PlainCall("allow", False, None)]
+
 
 _active: ContextVar[_Settings] = ContextVar("strided_broadcasting", default=_PROCESS)
 
@@ -120,7 +145,7 @@ class broadcasting:  # noqa: N801 - used like a function: strided.broadcasting("
     dims. Both arguments are checked before anything changes.
     """
 
-    __slots__ = ("mode", "rank_promotion", "_undo")
+    __slots__ = ("mode", "rank_promotion", "_undo", "__weakref__")
 
     def __init__(self, mode: str, rank_promotion: bool = False) -> None:
         mode, rank_promotion = _validated(mode, rank_promotion)
@@ -128,9 +153,15 @@ class broadcasting:  # noqa: N801 - used like a function: strided.broadcasting("
         self.rank_promotion = rank_promotion
         self._undo: Callable[[], None] | None = None
         if not _is_with_expression(sys._getframe(1)):
-            self._undo = _apply_now(mode, rank_promotion)
+            self._undo = _apply_now(self)
 
     def __enter__(self) -> broadcasting:
+        # An object made by a plain call and entered later (a helper that returns it,
+        # ExitStack.enter_context) withdraws its process-wide effect now: from here on the
+        # block is scoped to this context like any other.
+        undo, self._undo = self._undo, None
+        if undo is not None:
+            undo()
         _active.set(_Settings(self.mode, self.rank_promotion, _active.get(), self))
         return self
 
@@ -138,9 +169,6 @@ class broadcasting:  # noqa: N801 - used like a function: strided.broadcasting("
         self, exc_type: type[BaseException] | None, exc: BaseException | None, tb: TracebackType | None
     ) -> None:
         _close_layer(self)
-        undo, self._undo = self._undo, None
-        if undo is not None:
-            undo()
 
     def __repr__(self) -> str:
         return f"strided.broadcasting({self.mode!r}, rank_promotion={self.rank_promotion})"
@@ -166,11 +194,11 @@ def _validated(mode: object, rank_promotion: object) -> tuple[str, bool]:
     return mode, bool(rank_promotion)
 
 
-def _apply_now(mode: str, rank_promotion: bool) -> Callable[[], None]:
-    """Apply a plain call at once; return the compare-and-swap undo used if it is then a ``with``."""
+def _apply_now(owner: broadcasting) -> Callable[[], None]:
+    """Apply a plain call at once; return how to withdraw it if its object is then entered."""
     top = _active.get()
     if top.opened_by is not None:  # inside a with block: edit that block's setting
-        layer = _Settings(mode, rank_promotion, top.below, top.opened_by)
+        layer = _Settings(owner.mode, owner.rank_promotion, top.below, top.opened_by)
         _active.set(layer)
 
         def undo_layer() -> None:
@@ -178,19 +206,29 @@ def _apply_now(mode: str, rank_promotion: bool) -> Callable[[], None]:
                 _active.set(top)
 
         return undo_layer
-    global _process_stamp
-    stamp = object()
+    call = _PlainCall(owner.mode, owner.rank_promotion, weakref.ref(owner))
     with _process_lock:
-        before = (_PROCESS.mode, _PROCESS.rank_promotion, _process_stamp)
-        _PROCESS.mode, _PROCESS.rank_promotion, _process_stamp = mode, rank_promotion, stamp
+        # Everything below the newest settled call is shadowed for good: drop it (bounded list).
+        keep = max(i for i, c in enumerate(_plain_calls) if c.settled())
+        del _plain_calls[:keep]
+        _plain_calls.append(call)
+        _publish_process_default()
 
-    def undo_process() -> None:
-        global _process_stamp
+    def withdraw() -> None:
         with _process_lock:
-            if _process_stamp is stamp:  # nobody has set the default since
-                _PROCESS.mode, _PROCESS.rank_promotion, _process_stamp = before
+            for i, c in enumerate(_plain_calls):
+                if c is call:
+                    del _plain_calls[i]
+                    _publish_process_default()
+                    return
 
-    return undo_process
+    return withdraw
+
+
+def _publish_process_default() -> None:
+    """Make the newest plain call in force the process default (caller holds the lock)."""
+    newest = _plain_calls[-1]
+    _PROCESS.mode, _PROCESS.rank_promotion = newest.mode, newest.rank_promotion
 
 
 def _close_layer(owner: broadcasting) -> None:

@@ -197,14 +197,15 @@ def _check_partial_overlap(target: Tensor, inputs: list[Any], op: str) -> None:
     The judgement is :func:`strided.layout.overlap_status` (shared with ``copy_``): the same
     memory span with the same strides is a full overlap (fine: ``x += x``), the same span with
     other strides (``x += x.T``) or intersecting spans is refused; layouts that are not dense
-    are "too hard", for PyTorch too. 0-d operands are not judged, as in PyTorch's iterator.
+    are "too hard", for PyTorch too. 0-d operands are judged like any other (``b.mul_(b[0])``
+    is refused, as in PyTorch 2.13).
     """
     tl = target._layout
     for x in inputs:
         if type(x) is not Tensor or x._storage is not target._storage or x is target:
             continue
         xl = x._layout
-        if not (tl.shape and xl.shape) or L.overlap_status(tl, xl) != "partial":
+        if L.overlap_status(tl, xl) != "partial":
             continue
         t0, x0 = tl.offset, xl.offset
         t1, x1 = t0 + L.product(tl.shape), x0 + L.product(xl.shape)
@@ -244,7 +245,7 @@ def _check_inplace(target: Tensor, op: str, result: DType, shape: tuple[int, ...
                 "fix: use the out-of-place form, which returns a tensor of the broadcast shape",
             )
         )
-    check_writable(target._storage, target._layout, op)
+    check_writable(target._storage, target._layout, op, updates=True)
 
 
 def _not_implemented(kernel: str, dtype: DType, operands: tuple = (), hint: str = "") -> StridedNotImplementedError:
