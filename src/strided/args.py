@@ -35,6 +35,7 @@ from .errors import (
     StridedTypeError,
     join_lines,
 )
+from .memory_format import MemoryFormat
 
 __all__ = [
     "as_int",
@@ -48,7 +49,9 @@ __all__ = [
     "is_dim_int",
     "is_index_int",
     "is_index_scalar",
+    "flatten_order_error",
     "is_number",
+    "memory_format_error",
     "missing",
     "no_dims",
     "parse_sizes",
@@ -56,6 +59,9 @@ __all__ = [
     "split_sizes",
     "split_step",
     "type_name",
+    "unflatten_0d_error",
+    "unflatten_product_error",
+    "unflatten_sizes",
 ]
 
 _INT64 = 2**63
@@ -416,7 +422,83 @@ def chunk_count(chunks: Any, dim: Any, shape: tuple[int, ...]) -> int:
     return chunks
 
 
+def unflatten_sizes(sizes: Any, dim: Any, shape: tuple[int, ...]) -> tuple[int, ...]:
+    """``unflatten``'s new sizes, read and checked as PyTorch does (before the dim)."""
+    if not isinstance(sizes, (tuple, list)):
+        raise StridedTypeError(
+            f"unflatten(): argument 'sizes' (position 2) must be tuple of ints, not {type(sizes).__name__}\n"
+            f"  got {sizes!r:.60}; give the sizes to split dim {dim!r} into, e.g. (2, -1)"
+        )
+    parsed = parse_sizes((sizes,), "unflatten")
+    if not parsed:
+        raise StridedRuntimeError(
+            join_lines(
+                "unflatten: sizes must be non-empty",
+                f"sizes name the new dims that dim {dim!r} of shape {shape} splits into; "
+                "give at least one, e.g. (2, -1), with product equal to that dim's size",
+            )
+        )
+    return parsed
+
+
+def unflatten_0d_error(dim: Any) -> StridedRuntimeError:
+    """PyTorch's error for ``unflatten`` of a 0-d tensor."""
+    return StridedRuntimeError(
+        join_lines(
+            f"unflatten: Dimension specified as {dim} but tensor has no dimensions",
+            "a 0-d tensor has no dim to split; use .reshape(...) or .view(...) to give it a shape",
+        )
+    )
+
+
+def unflatten_product_error(sizes: tuple[int, ...], dim: Any, d: int, shape: tuple[int, ...]) -> StridedRuntimeError:
+    """PyTorch's error for ``unflatten`` sizes whose product is not dim ``d``'s size, with a fix."""
+    n = shape[d]
+    known = 1
+    for s in sizes:
+        if s != -1:
+            known *= s
+    k = next((f for f in range(2, n) if n % f == 0), n)
+    return StridedRuntimeError(
+        join_lines(
+            f"unflatten: Provided sizes {list(sizes)} don't multiply up to the size of dim "
+            f"{dim} ({n}) in the input tensor",
+            f"dim {d} of shape {shape} has {n} entries, but the sizes"
+            + (" other than -1" if -1 in sizes else "")
+            + f" multiply to {known}"
+            + (f", which does not divide {n}" if -1 in sizes else "")
+            + f"; the product must be {n}, e.g. unflatten({dim}, ({k}, -1))",
+        )
+    )
+
+
+def flatten_order_error(start_dim: Any, end_dim: Any, start: int, end: int, shape: tuple[int, ...]) -> StridedRuntimeError:
+    """PyTorch's error for ``flatten`` with ``start_dim`` after ``end_dim`` (both wrapped)."""
+    return StridedRuntimeError(
+        join_lines(
+            "flatten() has invalid args: start_dim cannot come after end_dim",
+            f"start_dim={start_dim} is dim {start} and end_dim={end_dim} is dim {end} of shape "
+            f"{shape}; flatten merges dims start_dim..end_dim, so pass them in that order",
+        )
+    )
+
+
 # ---------------------------------------------------------------- other arguments
+
+
+def memory_format_error(memory_format: Any, op: str) -> Exception:
+    """PyTorch's error for a ``memory_format`` that ``op`` cannot make (or that is no memory format)."""
+    if isinstance(memory_format, MemoryFormat):  # preserve_format where it has no meaning
+        also = ", or strided.preserve_format" if op == "clone" else ""
+        return StridedRuntimeError(
+            f"{memory_format.short_name()} memory format is unsupported by the {op} operator\n"
+            f"  {op}() makes a dense layout: pass strided.contiguous_format or strided.channels_last{also}"
+        )
+    return StridedTypeError(
+        f"{op}(): argument 'memory_format' must be torch.memory_format, not {type_name(memory_format)}\n"
+        f"  got {memory_format!r:.60}; use strided.contiguous_format, strided.channels_last or "
+        "strided.preserve_format"
+    )
 
 
 def type_name(value: Any) -> str:

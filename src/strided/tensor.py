@@ -23,13 +23,18 @@ from .args import (
     check_piece_count,
     chunk_count,
     dims_arg,
+    flatten_order_error,
     int_arg,
+    memory_format_error,
     missing,
     no_dims,
     parse_sizes,
     split_sizes,
     split_step,
     type_name,
+    unflatten_0d_error,
+    unflatten_product_error,
+    unflatten_sizes,
 )
 from .dtypes import DType, to_dtype
 from .errors import (
@@ -66,6 +71,25 @@ class Tensor:
 
     Build tensors with :func:`strided.tensor`, :func:`strided.from_numpy`,
     :func:`strided.zeros` and friends, not with this class directly.
+
+    This class holds construction, accessors, views and copies. The methods below are
+    installed from above when ``strided`` is imported (each module sets its own with setattr),
+    so this module imports nothing higher (``tests/test_layers.py`` checks this list):
+
+    - :mod:`strided.writes`: ``copy_``, ``fill_``, ``zero_``, ``__setitem__``, ``resize_``.
+    - :mod:`strided.describe`: ``describe``.
+    - :mod:`strided.ops.elementwise`: the arithmetic, comparison and bitwise operators with
+      their reflected and in-place forms (``__add__``, ``__radd__``, ``__iadd__``, ``__eq__``, ...)
+      and named forms (``add``, ``add_``, ``sub``, ``mul``, ``div``, ``pow``, ``eq``, ``lt``,
+      ``maximum``, ``minimum``, ``bitwise_and``, ...).
+    - :mod:`strided.ops.unary`: ``abs``, ``neg``, ``exp``, ``log``, ``sqrt``, ``sin``, ``cos``,
+      ``tanh``, ``sigmoid``, ``relu``, ``clamp``, ``clip``, ``bitwise_not``, ``where``, their
+      in-place forms (``exp_``, ...) and ``__neg__``, ``__abs__``, ``__invert__``.
+    - :mod:`strided.ops.reductions`: ``sum``, ``prod``, ``mean``, ``var``, ``std``, ``all``, ``any``.
+    - :mod:`strided.ops.extrema`: ``max``, ``min``, ``argmax``, ``argmin``.
+    - :mod:`strided.ops.softmax`: ``softmax``, ``log_softmax``.
+    - :mod:`strided.ops.matmul`: ``matmul``, ``__matmul__``, ``__rmatmul__``, ``mm``, ``bmm``,
+      ``dot``, ``outer``.
     """
 
     __slots__ = ("_storage", "_layout", "_dtype", "_base", "__weakref__")
@@ -373,13 +397,7 @@ class Tensor:
         start = L.wrap_dim(start_dim, ndim)
         end = L.wrap_dim(end_dim, ndim)
         if start > end:
-            raise StridedRuntimeError(
-                join_lines(
-                    "flatten() has invalid args: start_dim cannot come after end_dim",
-                    f"start_dim={start_dim} is dim {start} and end_dim={end_dim} is dim {end} of shape "
-                    f"{shape}; flatten merges dims start_dim..end_dim, so pass them in that order",
-                )
-            )
+            raise flatten_order_error(start_dim, end_dim, start, end, shape)
         if ndim == 0:
             return self.reshape(1)
         if start == end:
@@ -390,47 +408,16 @@ class Tensor:
     def unflatten(self, dim: int, sizes: Sequence[int]) -> Tensor:
         """Split one dim into ``sizes`` (one -1 may be inferred); always a view."""
         shape = self._layout.shape
-        if not isinstance(sizes, (tuple, list)):
-            raise StridedTypeError(
-                f"unflatten(): argument 'sizes' (position 2) must be tuple of ints, not {type(sizes).__name__}\n"
-                f"  got {sizes!r:.60}; give the sizes to split dim {dim!r} into, e.g. (2, -1)"
-            )
-        sizes = parse_sizes((sizes,), "unflatten")
-        if not sizes:  # PyTorch checks the sizes before the dim
-            raise StridedRuntimeError(
-                join_lines(
-                    "unflatten: sizes must be non-empty",
-                    f"sizes name the new dims that dim {dim!r} of shape {shape} splits into; "
-                    "give at least one, e.g. (2, -1), with product equal to that dim's size",
-                )
-            )
+        sizes = unflatten_sizes(sizes, dim, shape)  # PyTorch checks the sizes before the dim
         d = L.wrap_dim(dim, len(shape))
         if not shape:
-            raise StridedRuntimeError(
-                join_lines(
-                    f"unflatten: Dimension specified as {dim} but tensor has no dimensions",
-                    "a 0-d tensor has no dim to split; use .reshape(...) or .view(...) to give it a shape",
-                )
-            )
+            raise unflatten_0d_error(dim)
         if sizes.count(-1) > 1:
             L.infer_size(sizes, shape[d])  # raises PyTorch's "only one dimension can be inferred"
         try:
             inferred = L.infer_size(sizes, shape[d])
         except StridedRuntimeError:
-            n = shape[d]
-            known = math.prod(s for s in sizes if s != -1)
-            k = next((f for f in range(2, n) if n % f == 0), n)
-            raise StridedRuntimeError(
-                join_lines(
-                    f"unflatten: Provided sizes {list(sizes)} don't multiply up to the size of dim "
-                    f"{dim} ({n}) in the input tensor",
-                    f"dim {d} of shape {shape} has {n} entries, but the sizes"
-                    + (" other than -1" if -1 in sizes else "")
-                    + f" multiply to {known}"
-                    + (f", which does not divide {n}" if -1 in sizes else "")
-                    + f"; the product must be {n}, e.g. unflatten({dim}, ({k}, -1))",
-                )
-            ) from None
+            raise unflatten_product_error(sizes, dim, d, shape) from None
         return self.view(shape[:d] + inferred + shape[d + 1 :])
 
     def permute(self, *dims: Any) -> Tensor:
@@ -615,7 +602,7 @@ class Tensor:
                 return self
             return self._copy(L.channels_last_strides(lay.shape), "contiguous(channels_last)")
         if memory_format is not contiguous_format:
-            raise _memory_format_error(memory_format, "contiguous")
+            raise memory_format_error(memory_format, "contiguous")
         if L.is_contiguous(lay.shape, lay.strides):
             return self
         return self._copy(L.contiguous_strides(lay.shape), "contiguous()")
@@ -631,7 +618,7 @@ class Tensor:
         if memory_format is channels_last:
             return L.channels_last_strides(shape)
         if memory_format is not contiguous_format:
-            raise _memory_format_error(memory_format, "clone")
+            raise memory_format_error(memory_format, "clone")
         return L.contiguous_strides(shape)
 
     def to(self, dtype: Any, copy: bool = False) -> Tensor:
@@ -696,16 +683,3 @@ class Tensor:
                 )
             )
         return int(self.item())
-
-def _memory_format_error(memory_format: Any, op: str) -> Exception:
-    if isinstance(memory_format, MemoryFormat):  # preserve_format where it has no meaning
-        also = ", or strided.preserve_format" if op == "clone" else ""
-        return StridedRuntimeError(
-            f"{memory_format.short_name()} memory format is unsupported by the {op} operator\n"
-            f"  {op}() makes a dense layout: pass strided.contiguous_format or strided.channels_last{also}"
-        )
-    return StridedTypeError(
-        f"{op}(): argument 'memory_format' must be torch.memory_format, not {type_name(memory_format)}\n"
-        f"  got {memory_format!r:.60}; use strided.contiguous_format, strided.channels_last or "
-        "strided.preserve_format"
-    )
