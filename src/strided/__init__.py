@@ -5,7 +5,7 @@ offset). Views never copy; copies say so. Tensor methods follow PyTorch; the
 module functions with ``order=``/``copy=`` follow NumPy.
 """
 
-from . import ops  # noqa: F401  (importing ops installs the arithmetic methods on Tensor)
+from . import describe, ops, writes  # noqa: F401  (importing them installs their methods on Tensor)
 from .creation import (
     arange,
     as_tensor,

@@ -8,6 +8,7 @@ from typing import Any
 import numpy as np
 
 from . import layout as L
+from .args import parse_sizes, scalar_value
 from .dtypes import (
     DEFAULT_FLOAT,
     DEFAULT_INT,
@@ -33,7 +34,7 @@ from .layout import Layout
 from .memory_format import MemoryFormat, preserve_format
 from .scalars import filled, parse_int
 from .storage import Storage
-from .tensor import Tensor, parse_sizes, tensor_arg
+from .tensor import Tensor, tensor_arg
 
 
 def _new_tensor(shape: tuple[int, ...], dtype: DType, strides: tuple[int, ...] | None = None) -> Tensor:
@@ -365,25 +366,10 @@ def _scalar_dtype(value: Any) -> DType:
     )
 
 
-def _scalar_value(value: Any, op: str = "full") -> Any:
-    """A fill value as a Python number (NumPy scalars unwrapped); TypeError for anything else."""
-    if isinstance(value, np.generic) and value.dtype.kind in "biuf":
-        value = value.item()
-    if isinstance(value, (bool, int, float)):
-        return value
-    raise StridedTypeError(
-        join_lines(
-            f"{op}(): argument 'fill_value' must be Number, not {type(value).__name__}",
-            f"got {value!r:.60}; {op} writes one number everywhere: pass a bool, int or float "
-            "(t.item() turns a 1-element tensor into one)",
-        )
-    )
-
-
 def full(size: Any, fill_value: Any, dtype: Any = None) -> Tensor:
     """A tensor of ``size`` filled with ``fill_value``; dtype inferred from it as PyTorch does."""
     shape = parse_sizes((size,) if not isinstance(size, (tuple, list)) else (tuple(size),), "full")
-    fill_value = _scalar_value(fill_value)
+    fill_value = scalar_value(fill_value)
     dt = _scalar_dtype(fill_value) if dtype is None else to_dtype(dtype)
     value = _fill_scalar(fill_value, dt, "full", L.product(shape))
     t = _new_tensor(shape, dt)
@@ -423,7 +409,7 @@ def ones_like(other: Tensor, dtype: Any = None, memory_format: MemoryFormat = pr
 
 def full_like(other: Tensor, fill_value: Any, dtype: Any = None, memory_format: MemoryFormat = preserve_format) -> Tensor:
     t = _like(other, dtype, memory_format, "full_like")
-    fill(t._storage.array, _fill_scalar(_scalar_value(fill_value, "full_like"), t.dtype, "full_like", t.numel()))
+    fill(t._storage.array, _fill_scalar(scalar_value(fill_value, "full_like"), t.dtype, "full_like", t.numel()))
     return t
 
 

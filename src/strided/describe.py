@@ -1,25 +1,27 @@
 """One-call summaries of a tensor's layout, in words a learner can follow.
 
-A diagnostic layer above ``tensor``: it imports only from below (``layout``; ``Tensor``
-for type hints only), so ``tensor`` never needs it except lazily in ``Tensor.describe``.
+The first module of the diagnostics layer, above ``tensor``: it imports only from below
+(``layout``, ``tensor``) and installs :func:`describe` as ``Tensor.describe`` when imported
+(``strided/__init__`` imports it), so ``tensor`` never imports upward.
 """
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
-
 import numpy as np
 
 from .layout import Layout, layout_origin, product
+from .tensor import Tensor
 
 __all__ = ["describe", "layout_origin"]  # layout_origin lives in layout (pure); re-exported here
 
-if TYPE_CHECKING:
-    from .tensor import Tensor
-
 
 def describe(t: Tensor) -> str:
-    """Shape, strides, offset, contiguity and what the tensor is a view of, on a few lines."""
+    """Shape, strides, offset, contiguity and what the tensor is a view of, on a few lines.
+
+    Installed as ``Tensor.describe``: ``t.describe()`` is ``describe(t)``. Example, for
+    ``strided.zeros(3, 4).t()``: ``shape (4, 3), strides (1, 4), storage offset 0, dtype float32``
+    on its first line, then contiguity, storage and base.
+    """
     lay = t.layout
     lines = [
         f"shape {lay.shape}, strides {lay.strides}, storage offset {lay.offset}, dtype {t.dtype.name}",
@@ -73,3 +75,6 @@ def distinct_locations(lay: Layout, limit: int = 1 << 20) -> int | None:
     for stride, size in dims:
         offsets = np.add.outer(offsets, np.arange(size, dtype=np.int64) * stride).ravel()
     return int(np.unique(offsets).size)
+
+
+Tensor.describe = describe  # type: ignore[method-assign]  (installed from above: see the module docstring)

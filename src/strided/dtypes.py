@@ -103,10 +103,29 @@ def from_numpy_dtype(np_dtype: np.dtype) -> DType | None:
     return _BY_NUMPY.get(np_dtype) if np_dtype.isnative else None
 
 
-# PyTorch names the target type by its C++ name when a Python number is written into a tensor
-# (fill_, full, t[i] = x) and by the dtype name when tensor(data) converts its data.
-_C_NAMES = {"uint8": "uint8_t", "int8": "int8_t", "int16": "int16_t", "int32": "int", "int64": "int64_t",
-            "float16": "c10::Half", "float32": "float"}
+# The one table of the names PyTorch's messages give each dtype, keyed by dtype name. Each
+# column is named by the messages that print it:
+#   TORCH_NAME: the ScalarType name: "expected scalar type Long but found Float",
+#               "\"addmm_impl_cpu_\" not implemented for 'Half'", "result type Float can't be cast ...";
+#   C10_NAME:   the c10 type of c10::overflows (a Python number written into a tensor: fill_,
+#               full, t[i] = x): "value cannot be converted to type int64_t without overflow";
+#   CPP_NAME:   the C++ type name (typeid) some kernels print: "expected m1 and m2 to have the
+#               same dtype, but got: long int != float".
+_NAMES = {  # name: (TORCH_NAME, C10_NAME, CPP_NAME)
+    "bool": ("Bool", "bool", "bool"),
+    "uint8": ("Byte", "uint8_t", "unsigned char"),
+    "int8": ("Char", "int8_t", "signed char"),
+    "int16": ("Short", "int16_t", "short int"),
+    "int32": ("Int", "int", "int"),
+    "int64": ("Long", "int64_t", "long int"),
+    "float16": ("Half", "c10::Half", "c10::Half"),
+    "float32": ("Float", "float", "float"),
+    "float64": ("Double", "double", "double"),
+}
+TORCH_NAME = {name: row[0] for name, row in _NAMES.items()}
+C10_NAME = {name: row[1] for name, row in _NAMES.items()}
+CPP_NAME = {name: row[2] for name, row in _NAMES.items()}
+assert set(_NAMES) == {d.name for d in ALL_DTYPES}
 
 
 def scalar_overflow(value: object, dtype: DType, c_name: bool = True) -> str | None:
@@ -134,7 +153,7 @@ def scalar_overflow(value: object, dtype: DType, c_name: bool = True) -> str | N
             bad = not np.isfinite(f) or f < float(info.min) or f > float(info.max)
     if not bad:
         return None
-    name = _C_NAMES.get(dtype.name, dtype.name) if c_name else dtype.name
+    name = C10_NAME[dtype.name] if c_name else dtype.name
     return f"value cannot be converted to type {name} without overflow"
 
 

@@ -7,23 +7,10 @@ indexing") is refused with a TypeError that says so.
 
 from __future__ import annotations
 
+from .args import is_index_int
 from .errors import StridedIndexError, StridedOverflowError, StridedTypeError, StridedValueError, join_lines
 from .layout import INT64_MAX, MAX_DIMS, Layout, fit_int64, too_many_dims
 from .layout.movement import empty_slice_offset
-
-
-def _is_int(item: object) -> bool:
-    """An integer index: ints, NumPy integer scalars, and 0-d integer arrays/tensors (as PyTorch).
-
-    Bools (Python's, NumPy's, 0-d bool tensors) are masks, and arrays/tensors with dims are
-    advanced indices: neither is an integer here.
-    """
-    if isinstance(item, bool) or not hasattr(item, "__index__"):
-        return False
-    if tuple(getattr(item, "shape", ())) != ():
-        return False
-    dtype = getattr(item, "dtype", None)
-    return dtype is None or ("bool" not in str(dtype) and "float" not in str(dtype))
 
 
 def _refuse(item: object) -> Exception:
@@ -81,12 +68,12 @@ def index_layout(layout: Layout, key: object) -> Layout:
                     )
                 )
             has_ellipsis = True
-        elif _is_int(it):
+        elif is_index_int(it):
             consumed += 1
         else:
             raise _refuse(it)
     if consumed > ndim:
-        if ndim == 0 and any(_is_int(it) for it in items):
+        if ndim == 0 and any(is_index_int(it) for it in items):
             raise StridedIndexError(
                 join_lines(
                     "invalid index of a 0-dim tensor. Use `tensor.item()` in Python or "

@@ -14,9 +14,10 @@ from typing import Any
 import numpy as np
 
 from . import layout as L
+from .args import parse_sizes
 from .errors import StridedTypeError, StridedValueError, join_lines
 from .layout import Layout
-from .tensor import Tensor, parse_sizes
+from .tensor import Tensor
 
 _ORDERS = ("C", "F", "A", "K")
 

@@ -18,11 +18,27 @@ from typing import Any
 import numpy as np
 
 from . import layout as L
+from .args import (
+    check_not_0d,
+    check_piece_count,
+    chunk_count,
+    dims_arg,
+    flatten_order_error,
+    int_arg,
+    memory_format_error,
+    missing,
+    no_dims,
+    parse_sizes,
+    split_sizes,
+    split_step,
+    type_name,
+    unflatten_0d_error,
+    unflatten_product_error,
+    unflatten_sizes,
+)
 from .dtypes import DType, to_dtype
 from .errors import (
-    StridedError,
     StridedIndexError,
-    StridedOverflowError,
     StridedRuntimeError,
     StridedTypeError,
     StridedValueError,
@@ -31,133 +47,23 @@ from .errors import (
 )
 from .formatting import format_tensor
 from .indexing import index_layout
-from .kernels import check_writable, copy_array, copy_to_new, grow_storage, numpy_view, write
+from .kernels import copy_array, copy_to_new, numpy_view
 from .layout import Layout
 from .memory_format import MemoryFormat, channels_last, contiguous_format, preserve_format
-from .scalars import filled, parse_int, parse_setitem_int, wrapped
 from .storage import Storage
 
 _new = object.__new__
 _plan_view = L.plan_view
 
 
-def parse_sizes(args: Sequence[Any], op: str) -> tuple[int, ...]:
-    """Sizes given as ints (``f(2, 3)``) or as one sequence (``f((2, 3))``)."""
-    if len(args) == 1 and type(args[0]) in (tuple, list):
-        args = args[0]
-    for a in args:
-        if type(a) is not int or not -_INT64 <= a < _INT64:
-            return _parse_sizes_slow(args, op)
-    return tuple(args)
-
-
-_INT64 = 2**63
-
-
-def _parse_sizes_slow(args: Sequence[Any], op: str) -> tuple[int, ...]:
-    """``parse_sizes`` for anything but plain in-range ints, read as PyTorch reads a size list.
-
-    NumPy integers, 0-d integer arrays and integer tensors of one element are sizes; bools of
-    every kind are not (see :func:`strided.layout.index_of`); a size must fit in int64.
-    """
-    if len(args) == 1 and isinstance(args[0], (tuple, list)):
-        args = args[0]
-    out = []
-    for i, a in enumerate(args):
-        if isinstance(a, bool) or not (isinstance(a, int) or hasattr(a, "__index__") or hasattr(a, "dtype")):
-            raise StridedTypeError(
-                join_lines(
-                    f"{op}(): argument 'size' must be tuple of ints, but found element of type "
-                    f"{type(a).__name__} at pos {i}",
-                    f"got {a!r:.40} at pos {i} of {tuple(args)!r:.80}; sizes are whole numbers: "
-                    f"pass ints (int(...) converts), as {op}(2, 3) or {op}((2, 3))",
-                )
-            )
-        size = a if type(a) is int else L.index_of(a, f"{op}(): argument 'size'", size=True)
-        if not -_INT64 <= size < _INT64:
-            raise StridedTypeError(
-                f"{op}(): argument 'size' failed to unpack the object at pos {i + 1} with error "
-                f'"Overflow when unpacking long long"\n  size {size} does not fit in int64'
-            )
-        out.append(int(size))
-    return tuple(out)
-
-
-def _int_arg(value: Any, op: str, name: str, pos: int, size: bool = False) -> int:
-    """An int argument as PyTorch's parser takes it: ints and integer scalars, not bool or float.
-
-    ``size=True`` for PyTorch's SymInt arguments (``select``'s index, ``narrow``'s length),
-    which also take integer tensors of one element (see :func:`strided.layout.index_of`).
-    """
-    if type(value) is int and -_INT64 <= value < _INT64:
-        return value
-    if isinstance(value, bool) or not (isinstance(value, int) or hasattr(value, "__index__")
-                                       or hasattr(value, "dtype")):
-        raise StridedTypeError(
-            join_lines(
-                f"{op}(): argument '{name}' (position {pos}) must be int, not {type(value).__name__}",
-                f"got {name}={value!r:.60}; {name} must be a whole number: "
-                "pass an int (int(...) converts)",
-            )
-        )
-    what = f"{op}(): argument '{name}' (position {pos})"
-    result = value if type(value) is int else L.index_of(value, what, size=size)
-    if not -_INT64 <= result < _INT64:
-        raise StridedOverflowError(
-            f"Overflow when unpacking long long\n  {what} is {result}, which does not fit in int64"
-        )
-    return result
-
-
 def tensor_arg(value: Any, op: str, name: str = "input", pos: int = 1) -> Tensor:
     """``value`` if it is a strided Tensor; else PyTorch's TypeError, and how to make one."""
     if not isinstance(value, Tensor):
         raise StridedTypeError(
-            f"{op}(): argument '{name}' (position {pos}) must be Tensor, not {_type_name(value)}\n"
+            f"{op}(): argument '{name}' (position {pos}) must be Tensor, not {type_name(value)}\n"
             f"  got {value!r:.60}; make a tensor first with strided.tensor(data)"
         )
     return value
-
-
-def _missing(op: str, arg: str) -> StridedTypeError:
-    """PyTorch's TypeError for a call with no sizes/dims at all (``t.view()``)."""
-    return StridedTypeError(
-        f'{op}() missing 1 required positional arguments: "{arg}"\n'
-        f"  pass the {arg} as ints or one tuple, e.g. {op}(2, 3) or {op}((2, 3)); "
-        f"{op}(()) asks for a 0-d result"
-    )
-
-
-def _dim_of_shape(dim: Any, shape: tuple[int, ...], op: str) -> int:
-    """``dim`` wrapped for reading ``shape[dim]``: a 0-d tensor has no dim to read (PyTorch's IndexError)."""
-    d = L.wrap_dim(dim, len(shape))
-    if not shape:
-        raise StridedIndexError(
-            f"Dimension specified as {dim} but tensor has no dimensions\n"
-            f"  a 0-d tensor has no sizes or strides to read: t.{op}() is ()"
-        )
-    return d
-
-
-_MAX_PIECES = 2**31
-
-
-def _check_piece_count(n: int, op: str, shape: tuple[int, ...], dim: int) -> None:
-    """Refuse to build a tuple of more views than memory can hold (PyTorch's std::vector error)."""
-    if n > _MAX_PIECES:
-        raise StridedRuntimeError(
-            join_lines(
-                "cannot create std::vector larger than max_size()",
-                f"{op} along dim {dim} of shape {shape} would return {n} views, one Python object each",
-                "fix: cut into fewer pieces, or index the part you need (t.narrow, t.select)",
-            )
-        )
-
-
-def _dims_arg(args: Sequence[Any]) -> tuple[Any, ...]:
-    if len(args) == 1 and isinstance(args[0], (tuple, list)):
-        return tuple(args[0])
-    return tuple(args)
 
 
 class Tensor:
@@ -165,6 +71,25 @@ class Tensor:
 
     Build tensors with :func:`strided.tensor`, :func:`strided.from_numpy`,
     :func:`strided.zeros` and friends, not with this class directly.
+
+    This class holds construction, accessors, views and copies. The methods below are
+    installed from above when ``strided`` is imported (each module sets its own with setattr),
+    so this module imports nothing higher (``tests/test_layers.py`` checks this list):
+
+    - :mod:`strided.writes`: ``copy_``, ``fill_``, ``zero_``, ``__setitem__``, ``resize_``.
+    - :mod:`strided.describe`: ``describe``.
+    - :mod:`strided.ops.elementwise`: the arithmetic, comparison and bitwise operators with
+      their reflected and in-place forms (``__add__``, ``__radd__``, ``__iadd__``, ``__eq__``, ...)
+      and named forms (``add``, ``add_``, ``sub``, ``mul``, ``div``, ``pow``, ``eq``, ``lt``,
+      ``maximum``, ``minimum``, ``bitwise_and``, ...).
+    - :mod:`strided.ops.unary`: ``abs``, ``neg``, ``exp``, ``log``, ``sqrt``, ``sin``, ``cos``,
+      ``tanh``, ``sigmoid``, ``relu``, ``clamp``, ``clip``, ``bitwise_not``, ``where``, their
+      in-place forms (``exp_``, ...) and ``__neg__``, ``__abs__``, ``__invert__``.
+    - :mod:`strided.ops.reductions`: ``sum``, ``prod``, ``mean``, ``var``, ``std``, ``all``, ``any``.
+    - :mod:`strided.ops.extrema`: ``max``, ``min``, ``argmax``, ``argmin``.
+    - :mod:`strided.ops.softmax`: ``softmax``, ``log_softmax``.
+    - :mod:`strided.ops.matmul`: ``matmul``, ``__matmul__``, ``__rmatmul__``, ``mm``, ``bmm``,
+      ``dot``, ``outer``.
     """
 
     __slots__ = ("_storage", "_layout", "_dtype", "_base", "__weakref__")
@@ -226,7 +151,7 @@ class Tensor:
         """The shape, or the size of one dim."""
         if dim is None:
             return self._layout.shape
-        return self._layout.shape[_dim_of_shape(dim, self._layout.shape, "size")]
+        return self._layout.shape[self._dim_to_read(dim, "size")]
 
     @property
     def ndim(self) -> int:
@@ -262,7 +187,15 @@ class Tensor:
         """Strides in elements, or the stride of one dim."""
         if dim is None:
             return self._layout.strides
-        return self._layout.strides[_dim_of_shape(dim, self._layout.shape, "stride")]
+        return self._layout.strides[self._dim_to_read(dim, "stride")]
+
+    def _dim_to_read(self, dim: Any, op: str) -> int:
+        """``dim`` wrapped for reading one size or stride: a 0-d tensor has none (PyTorch's IndexError)."""
+        shape = self._layout.shape
+        d = L.wrap_dim(dim, len(shape))
+        if not shape:
+            raise no_dims(dim, op)
+        return d
 
     def storage_offset(self) -> int:
         return self._layout.offset
@@ -312,14 +245,6 @@ class Tensor:
 
     def is_floating_point(self) -> bool:
         return self._dtype.is_floating_point
-
-    def describe(self) -> str:
-        """A one-call summary of the layout: shape, strides, offset, contiguity, view of what."""
-        # Imported here, not at the top: describe is a diagnostic layer above tensor (it takes
-        # Tensors), so a top-level import would point upward and make a cycle.
-        from .describe import describe
-
-        return describe(self)
 
     def __repr__(self) -> str:
         return format_tensor(self._storage.array, self._layout, self._dtype)
@@ -416,7 +341,7 @@ class Tensor:
     def view(self, *shape: Any) -> Tensor:
         """The same elements as ``shape`` without copying; refuses when the strides cannot express it."""
         if not shape:
-            raise _missing("view", "size")
+            raise missing("view", "size")
         lay = self._layout
         new_shape, strides = _plan_view(lay.shape, lay.strides, parse_sizes(shape, "view"))
         if type(strides) is not tuple:
@@ -447,7 +372,7 @@ class Tensor:
     def reshape(self, *shape: Any) -> Tensor:
         """A view when PyTorch's computeStride allows it, otherwise a contiguous copy."""
         if not shape:
-            raise _missing("reshape", "shape")
+            raise missing("reshape", "shape")
         lay = self._layout
         new_shape, strides = _plan_view(lay.shape, lay.strides, parse_sizes(shape, "reshape"))
         if type(strides) is tuple:
@@ -472,13 +397,7 @@ class Tensor:
         start = L.wrap_dim(start_dim, ndim)
         end = L.wrap_dim(end_dim, ndim)
         if start > end:
-            raise StridedRuntimeError(
-                join_lines(
-                    "flatten() has invalid args: start_dim cannot come after end_dim",
-                    f"start_dim={start_dim} is dim {start} and end_dim={end_dim} is dim {end} of shape "
-                    f"{shape}; flatten merges dims start_dim..end_dim, so pass them in that order",
-                )
-            )
+            raise flatten_order_error(start_dim, end_dim, start, end, shape)
         if ndim == 0:
             return self.reshape(1)
         if start == end:
@@ -489,53 +408,22 @@ class Tensor:
     def unflatten(self, dim: int, sizes: Sequence[int]) -> Tensor:
         """Split one dim into ``sizes`` (one -1 may be inferred); always a view."""
         shape = self._layout.shape
-        if not isinstance(sizes, (tuple, list)):
-            raise StridedTypeError(
-                f"unflatten(): argument 'sizes' (position 2) must be tuple of ints, not {type(sizes).__name__}\n"
-                f"  got {sizes!r:.60}; give the sizes to split dim {dim!r} into, e.g. (2, -1)"
-            )
-        sizes = parse_sizes((sizes,), "unflatten")
-        if not sizes:  # PyTorch checks the sizes before the dim
-            raise StridedRuntimeError(
-                join_lines(
-                    "unflatten: sizes must be non-empty",
-                    f"sizes name the new dims that dim {dim!r} of shape {shape} splits into; "
-                    "give at least one, e.g. (2, -1), with product equal to that dim's size",
-                )
-            )
+        sizes = unflatten_sizes(sizes, dim, shape)  # PyTorch checks the sizes before the dim
         d = L.wrap_dim(dim, len(shape))
         if not shape:
-            raise StridedRuntimeError(
-                join_lines(
-                    f"unflatten: Dimension specified as {dim} but tensor has no dimensions",
-                    "a 0-d tensor has no dim to split; use .reshape(...) or .view(...) to give it a shape",
-                )
-            )
+            raise unflatten_0d_error(dim)
         if sizes.count(-1) > 1:
             L.infer_size(sizes, shape[d])  # raises PyTorch's "only one dimension can be inferred"
         try:
             inferred = L.infer_size(sizes, shape[d])
         except StridedRuntimeError:
-            n = shape[d]
-            known = math.prod(s for s in sizes if s != -1)
-            k = next((f for f in range(2, n) if n % f == 0), n)
-            raise StridedRuntimeError(
-                join_lines(
-                    f"unflatten: Provided sizes {list(sizes)} don't multiply up to the size of dim "
-                    f"{dim} ({n}) in the input tensor",
-                    f"dim {d} of shape {shape} has {n} entries, but the sizes"
-                    + (" other than -1" if -1 in sizes else "")
-                    + f" multiply to {known}"
-                    + (f", which does not divide {n}" if -1 in sizes else "")
-                    + f"; the product must be {n}, e.g. unflatten({dim}, ({k}, -1))",
-                )
-            ) from None
+            raise unflatten_product_error(sizes, dim, d, shape) from None
         return self.view(shape[:d] + inferred + shape[d + 1 :])
 
     def permute(self, *dims: Any) -> Tensor:
         if not dims:
-            raise _missing("permute", "dims")
-        return self._view(L.permute(self._layout, _dims_arg(dims)))
+            raise missing("permute", "dims")
+        return self._view(L.permute(self._layout, dims_arg(dims)))
 
     def transpose(self, dim0: int, dim1: int) -> Tensor:
         return self._view(L.transpose(self._layout, dim0, dim1))
@@ -579,8 +467,6 @@ class Tensor:
         ndim = len(self._layout.shape)
         if ndim == 0:
             # PyTorch 2.13: the identity (a view), with a deprecation warning
-            import warnings
-
             warnings.warn(
                 "Tensor.mT is deprecated on 0-D tensors. This function is the identity in these cases.",
                 UserWarning,
@@ -607,7 +493,7 @@ class Tensor:
     def expand(self, *sizes: Any) -> Tensor:
         """Stretch size-1 dims (stride 0) and add leading dims; -1 keeps a size."""
         if not sizes:
-            raise _missing("expand", "size")
+            raise missing("expand", "size")
         return self._view(L.expand(self._layout, parse_sizes(sizes, "expand")))
 
     def expand_as(self, other: Tensor) -> Tensor:
@@ -615,7 +501,7 @@ class Tensor:
 
     def broadcast_to(self, *shape: Any) -> Tensor:
         if not shape:
-            raise _missing("broadcast_to", "size")
+            raise missing("broadcast_to", "size")
         return self.expand(*shape)
 
     def unsqueeze(self, dim: int) -> Tensor:
@@ -630,77 +516,25 @@ class Tensor:
     def narrow(self, dim: int, start: int, length: int) -> Tensor:
         # Note: PyTorch reads a tensor start through narrow's Tensor overload (RuntimeError unless
         # 0-d integral); strided reads every start as a size, so a 1-element integer tensor works.
-        start = _int_arg(start, "narrow", "start", 2, size=True)
-        length = _int_arg(length, "narrow", "length", 3, size=True)
+        start = int_arg(start, "narrow", "start", 2, size=True)
+        length = int_arg(length, "narrow", "length", 3, size=True)
         return self._view(L.narrow(self._layout, dim, start, length))
 
     def select(self, dim: int, index: int) -> Tensor:
         if type(index) is not int:
-            index = _int_arg(index, "select", "index", 2, size=True)
+            index = int_arg(index, "select", "index", 2, size=True)
         return self._view(L.select(self._layout, dim, index))
 
     def split(self, split_size: int | Sequence[int], dim: int = 0) -> tuple[Tensor, ...]:
         """Pieces of ``split_size`` along ``dim`` (the last may be smaller), or of the given sizes."""
         shape = self._layout.shape
-        if not shape:
-            raise StridedRuntimeError(
-                join_lines(
-                    "split expects at least a 1-dimensional tensor",
-                    "the tensor is 0-d (shape ()): it has no dim to split; "
-                    ".unsqueeze(0) gives a 1-d view of its one element",
-                )
-            )
-        if not isinstance(split_size, (list, tuple)):
-            step = parse_sizes((split_size,), "split")[0]
-            if step < 0:  # PyTorch checks split_size before the dim
-                raise StridedRuntimeError(
-                    join_lines(
-                        f"split expects split_size be non-negative, but got split_size={step}",
-                        f"split_size is the length of each piece along dim {dim!r} of shape {shape}; "
-                        "pass 1 or more (or a list of sizes that sum to that dim's size)",
-                    )
-                )
+        check_not_0d(shape, "split")
+        step = split_step(split_size, dim, shape)  # PyTorch checks split_size before the dim
         d = L.wrap_dim(dim, len(shape))
-        size = shape[d]
-        if isinstance(split_size, (list, tuple)):
-            sizes = parse_sizes((split_size,), "split")
-            if any(s < 0 for s in sizes):
-                raise StridedRuntimeError(
-                    join_lines(
-                        "split_with_sizes expects split_sizes have only non-negative entries, but got "
-                        f"split_sizes={list(sizes)}",
-                        f"each entry is a piece length along dim {d} (size {size}); -1 is not "
-                        f"inferred here: give all sizes, summing to {size}",
-                    )
-                )
-            if sum(sizes) != size:
-                raise StridedRuntimeError(
-                    join_lines(
-                        f"split_with_sizes expects split_sizes to sum exactly to {size} (input tensor's "
-                        f"size at dimension {d}), but got split_sizes={list(sizes)}",
-                        f"the sizes sum to {sum(sizes)}, dim {d} of shape {shape} has {size} entries"
-                        + (
-                            f"; add a last piece of {size - sum(sizes)}: split({list(sizes) + [size - sum(sizes)]}, {d})"
-                            if sum(sizes) < size
-                            else f"; shrink the pieces by {sum(sizes) - size} in all"
-                        ),
-                    )
-                )
-        else:
-            if step == 0:
-                if size != 0:
-                    raise StridedRuntimeError(
-                        join_lines(
-                            f"split_size can only be 0 if dimension size is 0, but got dimension size of {size}",
-                            f"pieces of length 0 cannot cover the {size} entries of dim {d} of shape "
-                            f"{shape}; pass split_size 1..{size}, e.g. split({size}, {d}) for one piece",
-                        )
-                    )
-                sizes = (0,)
-            else:
-                n = max((size + step - 1) // step, 1)
-                _check_piece_count(n, "split", shape, d)
-                sizes = tuple(min(step, size - i * step) for i in range(n))
+        return self._pieces(d, split_sizes(split_size, step, d, shape))
+
+    def _pieces(self, d: int, sizes: Sequence[int]) -> tuple[Tensor, ...]:
+        """Consecutive narrow views of ``sizes`` along dim ``d``."""
         out = []
         start = 0
         for s in sizes:
@@ -710,30 +544,14 @@ class Tensor:
 
     def chunk(self, chunks: int, dim: int = 0) -> tuple[Tensor, ...]:
         """At most ``chunks`` pieces of equal size (the last may be smaller)."""
-        chunks = _int_arg(chunks, "chunk", "chunks", 1)
         shape = self._layout.shape
-        if not shape:
-            raise StridedRuntimeError(
-                join_lines(
-                    "chunk expects at least a 1-dimensional tensor",
-                    "the tensor is 0-d (shape ()): it has no dim to chunk; "
-                    ".unsqueeze(0) gives a 1-d view of its one element",
-                )
-            )
-        if chunks <= 0:
-            raise StridedRuntimeError(
-                join_lines(
-                    f"chunk expects `chunks` to be greater than 0, got: {chunks}",
-                    f"chunks is the number of pieces to cut dim {dim!r} of shape {shape} into; "
-                    "pass 1 or more (chunk(1) is the whole tensor)",
-                )
-            )
+        chunks = chunk_count(chunks, dim, shape)
         d = L.wrap_dim(dim, len(shape))
         size = shape[d]
         step = (size + chunks - 1) // chunks
         if step == 0 and size == 0:
-            _check_piece_count(chunks, "chunk", shape, d)
-            return self.split([0] * chunks, d)
+            check_piece_count(chunks, "chunk", shape, d)
+            return self._pieces(d, (0,) * chunks)
         return self.split(step, d)
 
     def unbind(self, dim: int = 0) -> tuple[Tensor, ...]:
@@ -747,16 +565,16 @@ class Tensor:
                 )
             )
         d = L.wrap_dim(dim, len(shape))
-        _check_piece_count(shape[d], "unbind", shape, d)
+        check_piece_count(shape[d], "unbind", shape, d)
         return tuple(self._view(L.select(self._layout, d, i)) for i in range(shape[d]))
 
     def diagonal(self, offset: int = 0, dim1: int = 0, dim2: int = 1) -> Tensor:
-        offset = _int_arg(offset, "diagonal", "offset", 1)
+        offset = int_arg(offset, "diagonal", "offset", 1)
         return self._view(L.diagonal(self._layout, offset, dim1, dim2))
 
     def unfold(self, dimension: int, size: int, step: int) -> Tensor:
-        size = _int_arg(size, "unfold", "size", 2)
-        step = _int_arg(step, "unfold", "step", 3)
+        size = int_arg(size, "unfold", "size", 2)
+        step = int_arg(step, "unfold", "step", 3)
         return self._view(L.unfold(self._layout, dimension, size, step))
 
     def as_strided(self, size: Sequence[int], stride: Sequence[int], storage_offset: int | None = None) -> Tensor:
@@ -784,7 +602,7 @@ class Tensor:
                 return self
             return self._copy(L.channels_last_strides(lay.shape), "contiguous(channels_last)")
         if memory_format is not contiguous_format:
-            raise _memory_format_error(memory_format, "contiguous")
+            raise memory_format_error(memory_format, "contiguous")
         if L.is_contiguous(lay.shape, lay.strides):
             return self
         return self._copy(L.contiguous_strides(lay.shape), "contiguous()")
@@ -800,7 +618,7 @@ class Tensor:
         if memory_format is channels_last:
             return L.channels_last_strides(shape)
         if memory_format is not contiguous_format:
-            raise _memory_format_error(memory_format, "clone")
+            raise memory_format_error(memory_format, "clone")
         return L.contiguous_strides(shape)
 
     def to(self, dtype: Any, copy: bool = False) -> Tensor:
@@ -865,281 +683,3 @@ class Tensor:
                 )
             )
         return int(self.item())
-
-    def copy_(self, src: Any) -> Tensor:
-        """Write ``src`` (a tensor broadcast to this shape, or a number) into this tensor's memory.
-
-        As PyTorch's ``copy_``: ``src`` broadcasts *to* this shape (it may not
-        add dims, not even leading size-1 ones); a tensor that partly overlaps
-        this one in memory is refused; a number wraps into the dtype unchecked.
-        """
-        if src is self:
-            return self
-        if not isinstance(src, Tensor) and not _is_number(src):
-            raise StridedTypeError(
-                f"copy_(): argument 'other' (position 1) must be Tensor, not {_type_name(src)}\n"
-                "  fix: wrap data first: t.copy_(strided.tensor(data)) or t[...] = data"
-            )
-        self._write(src, "copy_")
-        return self
-
-    def fill_(self, value: Any) -> Tensor:
-        """Write one value everywhere; a number may fill an expanded tensor, as in PyTorch."""
-        if not isinstance(value, Tensor) and not _is_number(value):
-            raise StridedTypeError(
-                f"fill_() received an invalid combination of arguments - got ({_type_name(value)}), "
-                "but expected (Number value) or (Tensor value)\n"
-                f"  got {value!r:.60}; fill_ writes one number everywhere: t[...] = data writes "
-                "a sequence or array"
-            )
-        if isinstance(value, Tensor):
-            if value.ndim != 0:
-                raise StridedRuntimeError(
-                    join_lines(
-                        f"fill_ only supports 0-dimension value tensor but got tensor with {value.ndim} dimensions.",
-                        f"the value has shape {value.shape}; fill_ writes one value everywhere. To write "
-                        "it elementwise (broadcast): t.copy_(value) or t[...] = value",
-                    )
-                )
-            if value._storage is self._storage:
-                # PyTorch reads the one value before it writes (fill_(t[1]) is allowed): so do we
-                value = value.clone()
-            self._write(value, "fill_")
-        else:
-            # Note: as PyTorch, a number may fill aliased (stride-0) elements: they all get one value.
-            self._write(value, "fill_", aliasing_ok=True)
-        return self
-
-    def zero_(self) -> Tensor:
-        self._write(0, "zero_", aliasing_ok=True)
-        return self
-
-    def __setitem__(self, key: Any, value: Any) -> None:
-        """``t[key] = value``: writes through the view ``t[key]`` into this tensor's storage.
-
-        # Note: PyTorch takes only numbers and tensors here; strided also takes
-        # sequences and NumPy arrays (read as ``strided.tensor(value)`` would).
-        """
-        target = self._view(index_layout(self._layout, key))
-        target._write(value, "setitem")
-
-    def _write(self, value: Any, op: str, aliasing_ok: bool = False) -> None:
-        """Broadcast ``value`` into this tensor with PyTorch's checks; nothing changes on error."""
-        if (
-            isinstance(value, Tensor)
-            and value._storage is self._storage
-            and value._dtype is self._dtype
-            and value._layout == self._layout
-        ):
-            return  # the same elements: PyTorch's copy_ returns early, before any check
-        check_writable(self._storage, self._layout, op, aliasing_ok)
-        lay = self._layout
-        if isinstance(value, Tensor):
-            if value._storage is self._storage and L.overlap_status(lay, _as_read(value._layout, lay, op)) == "partial":
-                raise _partial_overlap_error(self, value, op)
-        elif _is_number(value):
-            write(self._storage, lay, _number_source(value, self._dtype, op, L.product(lay.shape)))
-            return
-        source = _as_source(value)
-        src_shape = source.shape
-        if op == "copy_":
-            _check_copy_broadcast(lay.shape, src_shape)
-        else:
-            # leading size-1 dims of the source are dropped, as PyTorch's copy_to does
-            while len(src_shape) > len(lay.shape) and src_shape[0] == 1:
-                src_shape = src_shape[1:]
-            try:
-                L.expand(Layout._trusted(src_shape, (0,) * len(src_shape), 0), lay.shape)
-            except StridedRuntimeError as err:
-                raise StridedRuntimeError(
-                    join_lines(
-                        str(err).splitlines()[0],
-                        f"t[...] = value writes a value of shape {tuple(source.shape)} into the indexed "
-                        f"shape {lay.shape}: aligned from the right, each size of the value must equal "
-                        "the target's or be 1 (leading size-1 dims of the value are dropped)",
-                        "fix: give the value the indexed shape (value.reshape(...)), or index a part "
-                        "of the tensor that has the value's shape",
-                    )
-                ) from None
-            source = source.reshape(src_shape)
-        write(self._storage, lay, source)
-
-    def resize_(self, *sizes: Any) -> Tensor:
-        """PyTorch's resize_: same sizes keep strides; else contiguous strides, storage grown if needed."""
-        shape = parse_sizes(sizes, "resize_")
-        for s in shape:
-            if s < 0:
-                raise StridedRuntimeError(
-                    join_lines(
-                        f"Trying to create tensor with negative dimension {s}: {list(shape)}",
-                        f"resize_ size[{shape.index(s)}] is {s}; every size must be 0 or more",
-                    )
-                )
-        if shape == self._layout.shape:
-            return self
-        strides = L.contiguous_strides(shape)
-        offset = self._layout.offset
-        # every invariant, checked before the storage grows: a failed resize_ changes nothing
-        L.check_layout(shape, strides, offset, itemsize=self._dtype.itemsize)
-        numel = L.product(shape)
-        if numel:
-            grow_storage(self._storage, offset + numel)
-        self._layout = Layout._trusted(shape, strides, offset)
-        return self
-
-
-def _memory_format_error(memory_format: Any, op: str) -> Exception:
-    if isinstance(memory_format, MemoryFormat):  # preserve_format where it has no meaning
-        also = ", or strided.preserve_format" if op == "clone" else ""
-        return StridedRuntimeError(
-            f"{memory_format.short_name()} memory format is unsupported by the {op} operator\n"
-            f"  {op}() makes a dense layout: pass strided.contiguous_format or strided.channels_last{also}"
-        )
-    return StridedTypeError(
-        f"{op}(): argument 'memory_format' must be torch.memory_format, not {_type_name(memory_format)}\n"
-        f"  got {memory_format!r:.60}; use strided.contiguous_format, strided.channels_last or "
-        "strided.preserve_format"
-    )
-
-
-def _type_name(value: Any) -> str:
-    """``list`` for builtins, ``numpy.ndarray`` for the rest, as PyTorch's argument errors name types."""
-    cls = type(value)
-    return cls.__qualname__ if cls.__module__ == "builtins" else f"{cls.__module__}.{cls.__qualname__}"
-
-
-def _is_number(value: Any) -> bool:
-    return isinstance(value, (bool, int, float)) or (
-        isinstance(value, np.generic) and value.dtype.kind in "biuf"
-    )
-
-
-def _check_copy_broadcast(out_shape: tuple[int, ...], src_shape: tuple[int, ...]) -> None:
-    """PyTorch's TensorIterator rule for ``copy_``: broadcast(out, src) must be out's own shape."""
-    result = L.broadcast_pair(out_shape, src_shape)
-    if type(result) is not tuple:
-        raise StridedRuntimeError(
-            join_lines(
-                f"The size of tensor a ({result.size_a}) must match the size of tensor b "
-                f"({result.size_b}) at non-singleton dimension {result.dim}",
-                f"copy_ writes a source of shape {src_shape} into shape {out_shape}: the sizes "
-                "must be equal or 1 in the source, aligned from the right",
-                "fix: give the source a shape that broadcasts (src.reshape(...), src.unsqueeze(d))",
-            )
-        )
-    if result != tuple(out_shape):
-        raise StridedRuntimeError(
-            join_lines(
-                f"output with shape {list(out_shape)} doesn't match the broadcast shape {list(result)}",
-                f"copy_ never grows the written-to tensor: the source of shape {src_shape} has "
-                "more dims or larger sizes",
-                "fix: drop the source's extra size-1 dims with .squeeze(), or write through "
-                "indexing (t[...] = src), which drops leading size-1 dims",
-            )
-        )
-
-
-def _partial_overlap_error(dest: Tensor, src: Tensor, op: str) -> Exception:
-    from .errors import OverlapWriteError
-
-    d, s = dest._layout, src._layout
-    return OverlapWriteError(
-        join_lines(
-            "unsupported operation: some elements of the input tensor and the written-to tensor "
-            "refer to a single memory location. Please clone() the tensor before performing the operation.",
-            f"{op} would read elements {s.offset}..{s.offset + src.numel() - 1} (strides {s.strides}) "
-            f"of the storage while writing elements {d.offset}..{d.offset + dest.numel() - 1} "
-            f"(strides {d.strides}) of it",
-            _overlap_fix(op),
-        )
-    )
-
-
-def _overlap_fix(op: str) -> str:
-    """The fix for a partly overlapping write, in the words of the operation that wrote."""
-    if op == "setitem":
-        return "fix: copy the value first: t[...] = value.clone()"
-    if op == "copy_":
-        return "fix: copy the source first: dest.copy_(src.clone())"
-    return f"fix: copy the source first: pass src.clone() to {op}"
-
-
-def _as_read(source: Layout, dest: Layout, op: str) -> Layout:
-    """The layout a write reads its source through, for the overlap judgement: ``t[...] = v``
-    expands ``v`` to the indexed shape first (as PyTorch's setitem does, so a broadcast row of
-    the target is read through stride 0: not a partial overlap); ``copy_`` judges ``v`` itself."""
-    if op != "setitem" or source.shape == dest.shape:
-        return source
-    shape, strides = source.shape, source.strides
-    while len(shape) > len(dest.shape) and shape[0] == 1:
-        shape, strides = shape[1:], strides[1:]
-    try:
-        return L.expand(Layout._trusted(shape, strides, source.offset), dest.shape)
-    except StridedRuntimeError:
-        return source  # (the shape error follows)
-
-
-def _number_source(value: Any, dtype: DType, op: str, numel: int) -> Any:
-    """A Python (or NumPy) number ready to be written into ``numel`` elements of ``dtype``,
-    converted and checked as PyTorch does for ``op`` (see :mod:`strided.scalars`):
-
-    - ``copy_``: PyTorch makes a tensor of the number first, so it wraps unchecked;
-    - ``setitem``: the number is read as int64, then written through a one-element fill_;
-    - ``fill_``/``zero_``: PyTorch's fill_ check (float16 unchecked for one element).
-    """
-    if isinstance(value, np.generic):
-        value = value.item()
-    is_int = isinstance(value, int) and not isinstance(value, bool)
-    if op == "copy_":
-        if is_int:
-            return wrapped(parse_int(value, op), dtype)
-        return value
-    if op == "setitem":
-        if is_int:
-            parse_setitem_int(value, "t[...] = value")
-        return filled(value, dtype, "t[...] = value", 1)
-    if is_int:
-        value = parse_int(value, op)
-    return filled(value, dtype, op, numel)
-
-
-def _as_source(value: Any) -> np.ndarray:
-    """What a write reads: a NumPy view for tensors (read in place), else the array
-    ``strided.tensor(value)`` would hold.
-
-    Sequences go through ``tensor()`` itself (its checks, into a temporary), and NumPy arrays
-    through its dtype check (read in place: copying them cannot fail part way), so a value
-    ``tensor()`` refuses (strings, None, ragged rows, ints beyond int64, unsupported dtypes)
-    is refused before anything is written.
-    """
-    if isinstance(value, Tensor):
-        return value._np()
-    from .creation import array_source, tensor  # (creation builds on this module)
-
-    if isinstance(value, np.ndarray):
-        return array_source(value)
-    if isinstance(value, (list, tuple, np.generic)) or (hasattr(value, "__array__") and not isinstance(value, str)):
-        try:
-            return tensor(value)._np()
-        except StridedError as err:
-            raise _sequence_error(value, err) from None
-    raise StridedTypeError(
-        join_lines(
-            f"cannot write a value of type {type(value).__name__} into a tensor",
-            f"got {value!r:.60}; write a number, a sequence of numbers, a NumPy array or a strided tensor",
-        )
-    )
-
-
-def _sequence_error(value: Any, err: Exception) -> Exception:
-    """``tensor()``'s refusal of a value written with ``t[...] = value``, as a TypeError (PyTorch's
-    class for a value it cannot write), with its reason and, for ragged rows, their lengths."""
-    lines = str(err).splitlines()
-    details = [line.strip() for line in lines[1:]]
-    if isinstance(value, (list, tuple)) and any(isinstance(v, (list, tuple)) for v in value):
-        lengths = [len(v) if isinstance(v, (list, tuple)) else None for v in value]
-        if len(set(lengths)) > 1:
-            details.append(f"the rows have lengths {lengths!r:.80} (None: a number)")
-    details.append("fix: give every row the same length and numbers only (write ragged rows one at a "
-                   "time: t[i] = row), or build the value first: t[...] = strided.tensor(data)")
-    return StridedTypeError(join_lines(f"cannot write this value into a tensor: {lines[0]}", *details))

@@ -11,10 +11,14 @@ from __future__ import annotations
 
 import functools
 import math
-import numbers
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+# The int reader is ground (strided.args), shared with tensor, indexing and ops; its names stay
+# importable from here for the layout modules.
+from ..args import as_int as _as_int
+from ..args import index_of
+from ..args import is_index_scalar as _is_index_scalar  # noqa: F401  (re-exported)
 from ..errors import (
     StridedIndexError,
     StridedOverflowError,
@@ -304,110 +308,6 @@ def fit_int64(value: int) -> int:
     changes no element either way, as PyTorch's and NumPy's slice parsing clamp a step.
     """
     return max(-INT64_MAX - 1, min(value, INT64_MAX))
-
-
-def _as_int(value: object, what: str) -> int:
-    """A size, stride or offset of ``Layout(...)`` (``as_strided``): an int read as a PyTorch size.
-
-    Python bools are refused with their own TypeError (a truth value is not a count); the rest
-    is :func:`index_of` with ``size=True``.
-    """
-    if isinstance(value, bool) or not (hasattr(value, "__index__") or _is_tensor_like(value)):
-        raise StridedTypeError(
-            join_lines(
-                f"{what} must contain only integers, but got {type(value).__name__} {value!r:.40}",
-                "each entry counts elements, so it must be a whole number; "
-                "pass ints (int(...) converts)",
-            )
-        )
-    return index_of(value, what, size=True)
-
-
-def _is_tensor_like(value: object) -> bool:
-    """A tensor (strided's or torch's): it has ``numel()``; NumPy arrays and scalars do not."""
-    return callable(getattr(value, "numel", None))
-
-
-def _int_kind(value: object, size: bool) -> str:
-    """How PyTorch's argument parser reads ``value`` where an int goes.
-
-    'int': ``value.__index__()`` gives the int. 'bool': a truth value of any kind (Python's,
-    NumPy's, a bool array or tensor), refused with TypeError. 'bool tensor': a one-element bool
-    tensor in a size argument, which PyTorch lets through its type check and then refuses with
-    RuntimeError. 'no': refused with TypeError (floats, arrays with dims, arrays where PyTorch
-    takes no array, objects without ``__index__``).
-
-    ``size`` selects PyTorch's SymInt rule (sizes, strides, offsets, ``select``'s index,
-    ``narrow``'s length), which also takes integer tensors of one element whatever their ndim
-    and 0-d integer NumPy arrays; the plain int rule (dims, ``chunk``, ``unfold``, ...) takes
-    neither. Both take Python ints, NumPy integer scalars and 0-d integer tensors.
-    """
-    if isinstance(value, bool):
-        return "bool"
-    if isinstance(value, numbers.Integral):  # int and NumPy integer scalars (not NumPy's bool)
-        return "int"
-    dtype = str(getattr(value, "dtype", ""))
-    if _is_tensor_like(value):
-        one = value.numel() == 1  # type: ignore[attr-defined]
-        if "bool" in dtype:
-            return "bool tensor" if size and one else "bool"
-        if "int" not in dtype:
-            return "no"
-        return "int" if tuple(value.shape) == () or (size and one) else "no"  # type: ignore[attr-defined]
-    if "bool" in dtype:
-        return "bool"  # np.bool_ and bool arrays: NumPy gives them no __index__
-    if dtype:  # a NumPy array or an array-like: PyTorch takes a 0-d integer one as a size only
-        return "int" if size and "int" in dtype and tuple(getattr(value, "shape", ())) == () else "no"
-    return "int" if hasattr(value, "__index__") else "no"
-
-
-def _is_index_scalar(value: object) -> bool:
-    """A NumPy integer or a 0-d integer tensor: what PyTorch takes where a plain int (a dim) goes."""
-    return not isinstance(value, int) and _int_kind(value, size=False) == "int"
-
-
-def index_of(value: object, what: str, size: bool = False) -> int:
-    """The int ``value`` stands for where PyTorch takes an int, refused as PyTorch refuses it.
-
-    ``what`` names the argument (``"select(): argument 'index' (position 2)"``); ``size`` selects
-    PyTorch's rule for sizes (see :func:`_int_kind`). Raises StridedTypeError, or
-    StridedRuntimeError for a bool tensor given as a size (PyTorch's class for it).
-    """
-    kind = _int_kind(value, size)
-    name = "Tensor" if _is_tensor_like(value) else type(value).__name__
-    shape = tuple(getattr(value, "shape", ()))
-    if kind == "bool tensor":
-        raise StridedRuntimeError(
-            join_lines(
-                "Expected scalar.isIntegral( false) to be true, but got false.",
-                f"{what} got a bool tensor of shape {shape}: a bool is a truth value, not a count "
-                "or a position; pass an integer: int(t) or t.to(strided.int64)",
-            )
-        )
-    if kind == "bool":
-        raise StridedTypeError(
-            join_lines(
-                f"{what} must be int, not {name}",
-                f"got the bool {value!r:.40}: a truth value, not a count or a position; "
-                "pass an int (int(...) converts True to 1)",
-            )
-        )
-    reason = ""
-    if kind == "int":
-        try:
-            return value.__index__()  # type: ignore[attr-defined]
-        except (TypeError, ValueError, RuntimeError) as err:  # e.g. a custom __index__ that fails
-            reason = f" ({err})"
-    dtype = getattr(value, "dtype", None)
-    rule = ("an int, a NumPy integer, or an integer tensor of one element" if size
-            else "an int, a NumPy integer, or a 0-d integer tensor")
-    raise StridedTypeError(
-        join_lines(
-            f"{what} must be int, not {name}",
-            f"got {name} of shape {shape}{'' if dtype is None else f' and dtype {dtype}'}, "
-            f"which is not one integer{reason}; pass {rule} (int(...) converts)",
-        )
-    )
 
 
 def product(values: Sequence[int]) -> int:

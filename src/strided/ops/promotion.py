@@ -23,6 +23,7 @@ from typing import Any
 from ..dtypes import (
     ALL_DTYPES,
     DEFAULT_FLOAT,
+    TORCH_NAME,
     DType,
     bool_,
     float16,
@@ -59,11 +60,9 @@ _PROMOTE: dict[tuple[DType, DType], DType] = {
 }
 assert len(_PROMOTE) == len(ALL_DTYPES) ** 2
 
-# PyTorch's names of the dtypes, as its messages print them ("Float", "Long", ...).
-TORCH_NAMES = {
-    bool_: "Bool", uint8: "Byte", int8: "Char", int16: "Short", int32: "Int", int64: "Long",
-    float16: "Half", float32: "Float", float64: "Double",
-}
+# PyTorch's names of the dtypes ("Float", "Long", ...), keyed by DType: a view of the one name
+# table, dtypes.TORCH_NAME, for the messages of the ops.
+TORCH_NAMES = {d: TORCH_NAME[d.name] for d in ALL_DTYPES}
 
 _DIM, _ZERO, _WRAPPED = 0, 1, 2  # priority classes, highest first
 

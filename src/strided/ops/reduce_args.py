@@ -1,8 +1,9 @@
 """Argument handling shared by reductions and matrix products.
 
 Pure helpers, no data: parsing ``dim`` / ``keepdim`` the way PyTorch does,
-the result shape of a reduction, PyTorch's names for dtypes (used in the first
-lines of error messages so they read like PyTorch's), and allocating outputs.
+the result shape of a reduction, and allocating outputs. PyTorch's names for
+dtypes live in :mod:`strided.dtypes` (re-exported here for the ops' messages);
+the int and bool readers in :mod:`strided.args`.
 """
 
 from __future__ import annotations
@@ -13,32 +14,17 @@ from typing import Any
 import numpy as np
 
 from .. import layout as L
-from ..dtypes import DType, to_dtype
+from ..args import check_keepdim, is_dim_int  # noqa: F401  (check_keepdim: re-exported for the ops)
+from ..dtypes import CPP_NAME, TORCH_NAME, DType, to_dtype  # noqa: F401  (the names: re-exported for the ops)
 from ..errors import StridedIndexError, StridedRuntimeError, StridedTypeError, join_lines
 from ..kernels import new_storage
 from ..layout import Layout
 from ..tensor import Tensor
 
-# PyTorch's ScalarType names ("Long") and the C++ type names some kernels print ("long int").
-TORCH_NAME = {
-    "bool": "Bool", "uint8": "Byte", "int8": "Char", "int16": "Short", "int32": "Int",
-    "int64": "Long", "float16": "Half", "float32": "Float", "float64": "Double",
-}
-CPP_NAME = {
-    "bool": "bool", "uint8": "unsigned char", "int8": "signed char", "int16": "short int",
-    "int32": "int", "int64": "long int", "float16": "c10::Half", "float32": "float",
-    "float64": "double",
-}
-
 
 def shape_text(shape: Sequence[int]) -> str:
     """``(2, 3)`` for a shape, ``()`` for 0-d, as in the detail lines of messages."""
     return "(" + ", ".join(str(s) for s in shape) + ("," if len(shape) == 1 else "") + ")"
-
-
-def _is_int(value: Any) -> bool:
-    """A dim: an int, a NumPy integer or a 0-d integer tensor; never a bool of any kind (as PyTorch's int)."""
-    return (isinstance(value, int) and not isinstance(value, bool)) or L._is_index_scalar(value)
 
 
 def reduction_dims(
@@ -69,7 +55,7 @@ def reduction_dims(
     else:
         dims = (dim,)
     for d in dims:
-        if not _is_int(d):
+        if not is_dim_int(d):
             raise StridedTypeError(
                 join_lines(
                     f"{op}(): argument 'dim' must be an int or a tuple of ints, but got "
@@ -140,15 +126,3 @@ def new_output(shape: tuple[int, ...], dtype: DType) -> tuple[Tensor, np.ndarray
 def optional_dtype(dtype: Any) -> DType | None:
     """Resolve a ``dtype=`` argument (None stays None)."""
     return None if dtype is None else to_dtype(dtype)
-
-
-def check_keepdim(keepdim: Any, op: str) -> bool:
-    if not isinstance(keepdim, (bool, np.bool_)):
-        raise StridedTypeError(
-            join_lines(
-                f"{op}(): argument 'keepdim' must be bool, not {type(keepdim).__name__}",
-                f"got keepdim={keepdim!r}; pass True (reduced dims stay, with size 1) or False "
-                "(they are dropped)",
-            )
-        )
-    return bool(keepdim)

@@ -1,0 +1,546 @@
+"""Reading arguments as PyTorch's argument parser reads them: ints, sizes, dims, numbers.
+
+A ground module (it imports only :mod:`strided.errors` and NumPy's scalar types), so that
+the layout algebra, ``tensor``, ``indexing``, the factories and the ops share ONE answer
+to "is this an int?" and the same PyTorch argument errors:
+
+- :func:`_int_kind` classifies a value where an int goes, under one of three rules:
+  ``"int"`` (dims, ``chunk``, ``unfold``, ...), ``"size"`` (PyTorch's SymInt: sizes,
+  strides, offsets, ``select``'s index, ``narrow``'s length) and ``"index"`` (an integer
+  inside ``t[...]``). Everything else here is built on it: :func:`index_of`,
+  :func:`as_int`, :func:`is_index_scalar`, :func:`is_dim_int`, :func:`is_index_int`,
+  :func:`int_arg`, :func:`parse_sizes`.
+- sizes and dims given as ``f(2, 3)`` or ``f((2, 3))`` (:func:`parse_sizes`, :func:`dims_arg`);
+- split/chunk sizes along one dim (:func:`split_sizes`, :func:`chunk_count`), pure over a shape;
+- PyTorch's argument errors (:func:`missing`, :func:`type_name`, :func:`no_dims`, ...);
+- Python numbers as fill values (:func:`is_number`, :func:`scalar_value`) and bool flags
+  (:func:`check_keepdim`).
+
+Pure: no tensors are built and no data is read; a tensor argument is read through its
+``numel()``, ``shape``, ``dtype`` and ``__index__`` only (strided's and torch's alike).
+"""
+
+from __future__ import annotations
+
+import numbers
+from collections.abc import Sequence
+from typing import Any, Literal
+
+import numpy as np
+
+from .errors import (
+    StridedIndexError,
+    StridedOverflowError,
+    StridedRuntimeError,
+    StridedTypeError,
+    join_lines,
+)
+from .memory_format import MemoryFormat
+
+__all__ = [
+    "as_int",
+    "check_keepdim",
+    "check_piece_count",
+    "check_not_0d",
+    "chunk_count",
+    "dims_arg",
+    "index_of",
+    "int_arg",
+    "is_dim_int",
+    "is_index_int",
+    "is_index_scalar",
+    "flatten_order_error",
+    "is_number",
+    "memory_format_error",
+    "missing",
+    "no_dims",
+    "parse_sizes",
+    "scalar_value",
+    "split_sizes",
+    "split_step",
+    "type_name",
+    "unflatten_0d_error",
+    "unflatten_product_error",
+    "unflatten_sizes",
+]
+
+_INT64 = 2**63
+Rule = Literal["int", "size", "index"]
+
+# ---------------------------------------------------------------- the one int reader
+
+
+def _is_tensor_like(value: object) -> bool:
+    """A tensor (strided's or torch's): it has ``numel()``; NumPy arrays and scalars do not."""
+    return callable(getattr(value, "numel", None))
+
+
+def _int_kind(value: object, rule: Rule = "int") -> str:
+    """How ``value`` is read where an int goes, under ``rule``.
+
+    Returns 'int' (``value.__index__()`` gives the int), 'bool' (a truth value of any kind:
+    Python's, NumPy's, a bool array or tensor; refused with TypeError), 'bool tensor' (a
+    one-element bool tensor in a size, which PyTorch lets through its type check and then
+    refuses with RuntimeError) or 'no' (refused with TypeError: floats, arrays with dims,
+    objects without ``__index__``).
+
+    The rules, all taking Python ints, NumPy integer scalars and 0-d integer tensors:
+
+    - ``"int"``: PyTorch's plain int (dims, ``chunk``, ``unfold``, ``diagonal``'s offset).
+    - ``"size"``: PyTorch's SymInt (sizes, strides, offsets, ``select``'s index, ``narrow``'s
+      length), which also takes integer tensors of one element whatever their ndim, and 0-d
+      integer NumPy arrays.
+    - ``"index"``: an integer inside ``t[...]``, as PyTorch's and NumPy's indexing read it:
+      anything 0-d with ``__index__`` whose dtype (if any) is neither bool nor float, so 0-d
+      integer NumPy arrays too, and never a bool (Python's, NumPy's, a 0-d bool tensor: masks).
+    """
+    if isinstance(value, bool):
+        return "bool"
+    if isinstance(value, numbers.Integral):  # int and NumPy integer scalars (not NumPy's bool)
+        return "int"
+    dtype = str(getattr(value, "dtype", ""))
+    if rule == "index":
+        if not hasattr(value, "__index__") or tuple(getattr(value, "shape", ())) != ():
+            return "no"
+        if "bool" in dtype:
+            return "bool"
+        return "no" if "float" in dtype else "int"
+    size = rule == "size"
+    if _is_tensor_like(value):
+        one = value.numel() == 1  # type: ignore[attr-defined]
+        if "bool" in dtype:
+            return "bool tensor" if size and one else "bool"
+        if "int" not in dtype:
+            return "no"
+        return "int" if tuple(value.shape) == () or (size and one) else "no"  # type: ignore[attr-defined]
+    if "bool" in dtype:
+        return "bool"  # np.bool_ and bool arrays: NumPy gives them no __index__
+    if dtype:  # a NumPy array or an array-like: PyTorch takes a 0-d integer one as a size only
+        return "int" if size and "int" in dtype and tuple(getattr(value, "shape", ())) == () else "no"
+    return "int" if hasattr(value, "__index__") else "no"
+
+
+def is_index_scalar(value: object) -> bool:
+    """A NumPy integer or a 0-d integer tensor: what PyTorch takes where a plain int (a dim) goes."""
+    return not isinstance(value, int) and _int_kind(value) == "int"
+
+
+def is_dim_int(value: object) -> bool:
+    """A dim: an int, a NumPy integer or a 0-d integer tensor; never a bool of any kind (PyTorch's int).
+
+    >>> is_dim_int(1), is_dim_int(True), is_dim_int(1.0)
+    (True, False, False)
+    """
+    return _int_kind(value) == "int"
+
+
+def is_index_int(item: object) -> bool:
+    """An integer index of ``t[...]``: ints, NumPy integer scalars, 0-d integer arrays and tensors.
+
+    Bools (Python's, NumPy's, 0-d bool tensors) are masks, and arrays/tensors with dims are
+    advanced indices: neither is an integer here.
+
+    >>> is_index_int(2), is_index_int(np.array(2)), is_index_int(np.array([2]))
+    (True, True, False)
+    """
+    return _int_kind(item, "index") == "int"
+
+
+def index_of(value: object, what: str, size: bool = False) -> int:
+    """The int ``value`` stands for where PyTorch takes an int, refused as PyTorch refuses it.
+
+    ``what`` names the argument (``"select(): argument 'index' (position 2)"``); ``size`` selects
+    PyTorch's rule for sizes (see :func:`_int_kind`). Raises StridedTypeError, or
+    StridedRuntimeError for a bool tensor given as a size (PyTorch's class for it).
+
+    >>> index_of(np.int8(3), "dim")
+    3
+    """
+    kind = _int_kind(value, "size" if size else "int")
+    name = "Tensor" if _is_tensor_like(value) else type(value).__name__
+    shape = tuple(getattr(value, "shape", ()))
+    if kind == "bool tensor":
+        raise StridedRuntimeError(
+            join_lines(
+                "Expected scalar.isIntegral( false) to be true, but got false.",
+                f"{what} got a bool tensor of shape {shape}: a bool is a truth value, not a count "
+                "or a position; pass an integer: int(t) or t.to(strided.int64)",
+            )
+        )
+    if kind == "bool":
+        raise StridedTypeError(
+            join_lines(
+                f"{what} must be int, not {name}",
+                f"got the bool {value!r:.40}: a truth value, not a count or a position; "
+                "pass an int (int(...) converts True to 1)",
+            )
+        )
+    reason = ""
+    if kind == "int":
+        try:
+            return value.__index__()  # type: ignore[attr-defined]
+        except (TypeError, ValueError, RuntimeError) as err:  # e.g. a custom __index__ that fails
+            reason = f" ({err})"
+    dtype = getattr(value, "dtype", None)
+    rule = ("an int, a NumPy integer, or an integer tensor of one element" if size
+            else "an int, a NumPy integer, or a 0-d integer tensor")
+    raise StridedTypeError(
+        join_lines(
+            f"{what} must be int, not {name}",
+            f"got {name} of shape {shape}{'' if dtype is None else f' and dtype {dtype}'}, "
+            f"which is not one integer{reason}; pass {rule} (int(...) converts)",
+        )
+    )
+
+
+def as_int(value: object, what: str) -> int:
+    """A size, stride or offset of ``Layout(...)`` (``as_strided``): an int read as a PyTorch size.
+
+    Python bools are refused with their own TypeError (a truth value is not a count); the rest
+    is :func:`index_of` with ``size=True``.
+    """
+    if isinstance(value, bool) or not (hasattr(value, "__index__") or _is_tensor_like(value)):
+        raise StridedTypeError(
+            join_lines(
+                f"{what} must contain only integers, but got {type(value).__name__} {value!r:.40}",
+                "each entry counts elements, so it must be a whole number; "
+                "pass ints (int(...) converts)",
+            )
+        )
+    return index_of(value, what, size=True)
+
+
+def _may_be_int(value: object) -> bool:
+    """Whether PyTorch's parser looks further at ``value`` where an int goes (else its plain TypeError)."""
+    return not isinstance(value, bool) and (
+        isinstance(value, int) or hasattr(value, "__index__") or hasattr(value, "dtype")
+    )
+
+
+def int_arg(value: Any, op: str, name: str, pos: int, size: bool = False) -> int:
+    """An int argument as PyTorch's parser takes it: ints and integer scalars, not bool or float.
+
+    ``size=True`` for PyTorch's SymInt arguments (``select``'s index, ``narrow``'s length),
+    which also take integer tensors of one element (see :func:`_int_kind`).
+
+    >>> int_arg(np.int64(2), "chunk", "chunks", 1)
+    2
+    """
+    if type(value) is int and -_INT64 <= value < _INT64:
+        return value
+    if not _may_be_int(value):
+        raise StridedTypeError(
+            join_lines(
+                f"{op}(): argument '{name}' (position {pos}) must be int, not {type(value).__name__}",
+                f"got {name}={value!r:.60}; {name} must be a whole number: "
+                "pass an int (int(...) converts)",
+            )
+        )
+    what = f"{op}(): argument '{name}' (position {pos})"
+    result = value if type(value) is int else index_of(value, what, size=size)
+    if not -_INT64 <= result < _INT64:
+        raise StridedOverflowError(
+            f"Overflow when unpacking long long\n  {what} is {result}, which does not fit in int64"
+        )
+    return result
+
+
+# ---------------------------------------------------------------- sizes and dims
+
+
+def parse_sizes(args: Sequence[Any], op: str) -> tuple[int, ...]:
+    """Sizes given as ints (``f(2, 3)``) or as one sequence (``f((2, 3))``).
+
+    >>> parse_sizes((2, 3), "view"), parse_sizes(([2, 3],), "view")
+    ((2, 3), (2, 3))
+    """
+    if len(args) == 1 and type(args[0]) in (tuple, list):
+        args = args[0]
+    for a in args:  # the hot path: plain in-range ints, checked without a call
+        if type(a) is not int or not -_INT64 <= a < _INT64:
+            return _parse_sizes_slow(args, op)
+    return tuple(args)
+
+
+def _parse_sizes_slow(args: Sequence[Any], op: str) -> tuple[int, ...]:
+    """``parse_sizes`` for anything but plain in-range ints, read as PyTorch reads a size list.
+
+    NumPy integers, 0-d integer arrays and integer tensors of one element are sizes; bools of
+    every kind are not (see :func:`index_of`); a size must fit in int64.
+    """
+    if len(args) == 1 and isinstance(args[0], (tuple, list)):
+        args = args[0]
+    out = []
+    for i, a in enumerate(args):
+        if not _may_be_int(a):
+            raise StridedTypeError(
+                join_lines(
+                    f"{op}(): argument 'size' must be tuple of ints, but found element of type "
+                    f"{type(a).__name__} at pos {i}",
+                    f"got {a!r:.40} at pos {i} of {tuple(args)!r:.80}; sizes are whole numbers: "
+                    f"pass ints (int(...) converts), as {op}(2, 3) or {op}((2, 3))",
+                )
+            )
+        size = a if type(a) is int else index_of(a, f"{op}(): argument 'size'", size=True)
+        if not -_INT64 <= size < _INT64:
+            raise StridedTypeError(
+                f"{op}(): argument 'size' failed to unpack the object at pos {i + 1} with error "
+                f'"Overflow when unpacking long long"\n  size {size} does not fit in int64'
+            )
+        out.append(int(size))
+    return tuple(out)
+
+
+def dims_arg(args: Sequence[Any]) -> tuple[Any, ...]:
+    """Dims given as ints (``permute(1, 0)``) or as one sequence (``permute((1, 0))``), unread."""
+    if len(args) == 1 and isinstance(args[0], (tuple, list)):
+        return tuple(args[0])
+    return tuple(args)
+
+
+def missing(op: str, arg: str) -> StridedTypeError:
+    """PyTorch's TypeError for a call with no sizes/dims at all (``t.view()``)."""
+    return StridedTypeError(
+        f'{op}() missing 1 required positional arguments: "{arg}"\n'
+        f"  pass the {arg} as ints or one tuple, e.g. {op}(2, 3) or {op}((2, 3)); "
+        f"{op}(()) asks for a 0-d result"
+    )
+
+
+def no_dims(dim: Any, op: str) -> StridedIndexError:
+    """PyTorch's IndexError for reading one dim's size or stride (``t.size(0)``) of a 0-d tensor."""
+    return StridedIndexError(
+        f"Dimension specified as {dim} but tensor has no dimensions\n"
+        f"  a 0-d tensor has no sizes or strides to read: t.{op}() is ()"
+    )
+
+
+_MAX_PIECES = 2**31
+
+
+def check_piece_count(n: int, op: str, shape: tuple[int, ...], dim: int) -> None:
+    """Refuse to build a tuple of more views than memory can hold (PyTorch's std::vector error)."""
+    if n > _MAX_PIECES:
+        raise StridedRuntimeError(
+            join_lines(
+                "cannot create std::vector larger than max_size()",
+                f"{op} along dim {dim} of shape {shape} would return {n} views, one Python object each",
+                "fix: cut into fewer pieces, or index the part you need (t.narrow, t.select)",
+            )
+        )
+
+
+def check_not_0d(shape: tuple[int, ...], op: str) -> None:
+    """``split``/``chunk`` need a dim to cut: PyTorch's RuntimeError for a 0-d tensor."""
+    if not shape:
+        raise StridedRuntimeError(
+            join_lines(
+                f"{op} expects at least a 1-dimensional tensor",
+                f"the tensor is 0-d (shape ()): it has no dim to {op}; "
+                ".unsqueeze(0) gives a 1-d view of its one element",
+            )
+        )
+
+
+def split_step(split_size: Any, dim: Any, shape: tuple[int, ...]) -> int | None:
+    """``split``'s piece length (None for a list of sizes), checked before the dim, as PyTorch does."""
+    if isinstance(split_size, (list, tuple)):
+        return None
+    step = parse_sizes((split_size,), "split")[0]
+    if step < 0:
+        raise StridedRuntimeError(
+            join_lines(
+                f"split expects split_size be non-negative, but got split_size={step}",
+                f"split_size is the length of each piece along dim {dim!r} of shape {shape}; "
+                "pass 1 or more (or a list of sizes that sum to that dim's size)",
+            )
+        )
+    return step
+
+
+def split_sizes(split_size: Any, step: int | None, d: int, shape: tuple[int, ...]) -> tuple[int, ...]:
+    """The piece lengths ``split(split_size, d)`` cuts dim ``d`` of ``shape`` into (``step`` from
+    :func:`split_step`), with PyTorch's ``split``/``split_with_sizes`` errors.
+
+    >>> split_sizes(2, 2, 0, (5,)), split_sizes([1, 4], None, 0, (5,))
+    ((2, 2, 1), (1, 4))
+    """
+    size = shape[d]
+    if step is None:
+        sizes = parse_sizes((split_size,), "split")
+        if any(s < 0 for s in sizes):
+            raise StridedRuntimeError(
+                join_lines(
+                    "split_with_sizes expects split_sizes have only non-negative entries, but got "
+                    f"split_sizes={list(sizes)}",
+                    f"each entry is a piece length along dim {d} (size {size}); -1 is not "
+                    f"inferred here: give all sizes, summing to {size}",
+                )
+            )
+        total = sum(sizes)
+        if total != size:
+            raise StridedRuntimeError(
+                join_lines(
+                    f"split_with_sizes expects split_sizes to sum exactly to {size} (input tensor's "
+                    f"size at dimension {d}), but got split_sizes={list(sizes)}",
+                    f"the sizes sum to {total}, dim {d} of shape {shape} has {size} entries"
+                    + (
+                        f"; add a last piece of {size - total}: split({list(sizes) + [size - total]}, {d})"
+                        if total < size
+                        else f"; shrink the pieces by {total - size} in all"
+                    ),
+                )
+            )
+        return sizes
+    if step == 0:
+        if size != 0:
+            raise StridedRuntimeError(
+                join_lines(
+                    f"split_size can only be 0 if dimension size is 0, but got dimension size of {size}",
+                    f"pieces of length 0 cannot cover the {size} entries of dim {d} of shape "
+                    f"{shape}; pass split_size 1..{size}, e.g. split({size}, {d}) for one piece",
+                )
+            )
+        return (0,)
+    n = max((size + step - 1) // step, 1)
+    check_piece_count(n, "split", shape, d)
+    return tuple(min(step, size - i * step) for i in range(n))
+
+
+def chunk_count(chunks: Any, dim: Any, shape: tuple[int, ...]) -> int:
+    """``chunk``'s piece count, read and checked as PyTorch does (before the dim)."""
+    chunks = int_arg(chunks, "chunk", "chunks", 1)
+    check_not_0d(shape, "chunk")
+    if chunks <= 0:
+        raise StridedRuntimeError(
+            join_lines(
+                f"chunk expects `chunks` to be greater than 0, got: {chunks}",
+                f"chunks is the number of pieces to cut dim {dim!r} of shape {shape} into; "
+                "pass 1 or more (chunk(1) is the whole tensor)",
+            )
+        )
+    return chunks
+
+
+def unflatten_sizes(sizes: Any, dim: Any, shape: tuple[int, ...]) -> tuple[int, ...]:
+    """``unflatten``'s new sizes, read and checked as PyTorch does (before the dim)."""
+    if not isinstance(sizes, (tuple, list)):
+        raise StridedTypeError(
+            f"unflatten(): argument 'sizes' (position 2) must be tuple of ints, not {type(sizes).__name__}\n"
+            f"  got {sizes!r:.60}; give the sizes to split dim {dim!r} into, e.g. (2, -1)"
+        )
+    parsed = parse_sizes((sizes,), "unflatten")
+    if not parsed:
+        raise StridedRuntimeError(
+            join_lines(
+                "unflatten: sizes must be non-empty",
+                f"sizes name the new dims that dim {dim!r} of shape {shape} splits into; "
+                "give at least one, e.g. (2, -1), with product equal to that dim's size",
+            )
+        )
+    return parsed
+
+
+def unflatten_0d_error(dim: Any) -> StridedRuntimeError:
+    """PyTorch's error for ``unflatten`` of a 0-d tensor."""
+    return StridedRuntimeError(
+        join_lines(
+            f"unflatten: Dimension specified as {dim} but tensor has no dimensions",
+            "a 0-d tensor has no dim to split; use .reshape(...) or .view(...) to give it a shape",
+        )
+    )
+
+
+def unflatten_product_error(sizes: tuple[int, ...], dim: Any, d: int, shape: tuple[int, ...]) -> StridedRuntimeError:
+    """PyTorch's error for ``unflatten`` sizes whose product is not dim ``d``'s size, with a fix."""
+    n = shape[d]
+    known = 1
+    for s in sizes:
+        if s != -1:
+            known *= s
+    k = next((f for f in range(2, n) if n % f == 0), n)
+    return StridedRuntimeError(
+        join_lines(
+            f"unflatten: Provided sizes {list(sizes)} don't multiply up to the size of dim "
+            f"{dim} ({n}) in the input tensor",
+            f"dim {d} of shape {shape} has {n} entries, but the sizes"
+            + (" other than -1" if -1 in sizes else "")
+            + f" multiply to {known}"
+            + (f", which does not divide {n}" if -1 in sizes else "")
+            + f"; the product must be {n}, e.g. unflatten({dim}, ({k}, -1))",
+        )
+    )
+
+
+def flatten_order_error(start_dim: Any, end_dim: Any, start: int, end: int, shape: tuple[int, ...]) -> StridedRuntimeError:
+    """PyTorch's error for ``flatten`` with ``start_dim`` after ``end_dim`` (both wrapped)."""
+    return StridedRuntimeError(
+        join_lines(
+            "flatten() has invalid args: start_dim cannot come after end_dim",
+            f"start_dim={start_dim} is dim {start} and end_dim={end_dim} is dim {end} of shape "
+            f"{shape}; flatten merges dims start_dim..end_dim, so pass them in that order",
+        )
+    )
+
+
+# ---------------------------------------------------------------- other arguments
+
+
+def memory_format_error(memory_format: Any, op: str) -> Exception:
+    """PyTorch's error for a ``memory_format`` that ``op`` cannot make (or that is no memory format)."""
+    if isinstance(memory_format, MemoryFormat):  # preserve_format where it has no meaning
+        also = ", or strided.preserve_format" if op == "clone" else ""
+        return StridedRuntimeError(
+            f"{memory_format.short_name()} memory format is unsupported by the {op} operator\n"
+            f"  {op}() makes a dense layout: pass strided.contiguous_format or strided.channels_last{also}"
+        )
+    return StridedTypeError(
+        f"{op}(): argument 'memory_format' must be torch.memory_format, not {type_name(memory_format)}\n"
+        f"  got {memory_format!r:.60}; use strided.contiguous_format, strided.channels_last or "
+        "strided.preserve_format"
+    )
+
+
+def type_name(value: Any) -> str:
+    """``list`` for builtins, ``numpy.ndarray`` for the rest, as PyTorch's argument errors name types."""
+    cls = type(value)
+    return cls.__qualname__ if cls.__module__ == "builtins" else f"{cls.__module__}.{cls.__qualname__}"
+
+
+def is_number(value: Any) -> bool:
+    """A real number PyTorch takes as a Scalar: bool, int, float, or a NumPy scalar of those kinds."""
+    return isinstance(value, (bool, int, float)) or (
+        isinstance(value, np.generic) and value.dtype.kind in "biuf"
+    )
+
+
+def scalar_value(value: Any, op: str = "full") -> Any:
+    """A fill value as a Python number (NumPy scalars unwrapped); TypeError for anything else.
+
+    >>> scalar_value(np.float32(1.5))
+    1.5
+    """
+    if isinstance(value, np.generic) and value.dtype.kind in "biuf":
+        value = value.item()
+    if isinstance(value, (bool, int, float)):
+        return value
+    raise StridedTypeError(
+        join_lines(
+            f"{op}(): argument 'fill_value' must be Number, not {type(value).__name__}",
+            f"got {value!r:.60}; {op} writes one number everywhere: pass a bool, int or float "
+            "(t.item() turns a 1-element tensor into one)",
+        )
+    )
+
+
+def check_keepdim(keepdim: Any, op: str) -> bool:
+    """``keepdim`` as PyTorch's bool argument takes it: a Python or NumPy bool, nothing else."""
+    if not isinstance(keepdim, (bool, np.bool_)):
+        raise StridedTypeError(
+            join_lines(
+                f"{op}(): argument 'keepdim' must be bool, not {type(keepdim).__name__}",
+                f"got keepdim={keepdim!r}; pass True (reduced dims stay, with size 1) or False "
+                "(they are dropped)",
+            )
+        )
+    return bool(keepdim)

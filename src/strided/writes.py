@@ -1,0 +1,352 @@
+"""The write path: ``copy_``, ``fill_``, ``zero_``, ``t[key] = value`` and ``resize_``.
+
+The one layer above ``tensor`` that changes a tensor's memory in place (or, for ``resize_``,
+its layout). Its methods are installed on :class:`~strided.tensor.Tensor` at import (see
+:func:`_method`), as the ops install theirs; in-place autograd and version counters will
+live here.
+
+Every write goes through :func:`_write`, which checks everything before it writes anything,
+so a failed write changes nothing: the target must be writable and must not write one memory
+location twice (:func:`strided.kernels.check_writable`), the source must not partly overlap
+the target, and it must broadcast to the target's shape. How each operation reads its value
+(its broadcast rule, how a Python number is converted, whether a number may fill aliased
+elements) is a :class:`WriteRule` value, one per operation, not a branch on its name.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any, TypeVar
+
+import numpy as np
+
+from . import layout as L
+from .args import is_number, parse_sizes, type_name
+from .creation import array_source, tensor
+from .dtypes import DType
+from .errors import (
+    OverlapWriteError,
+    StridedError,
+    StridedRuntimeError,
+    StridedTypeError,
+    join_lines,
+)
+from .indexing import index_layout
+from .kernels import check_writable, grow_storage, write
+from .layout import Layout
+from .scalars import filled, parse_int, parse_setitem_int, wrapped
+from .tensor import Tensor
+
+F = TypeVar("F", bound=Callable)
+
+
+def _method(*names: str) -> Callable[[F], F]:
+    """Decorator: install the function as ``Tensor.<name>`` (the write path's ``ops.registry.method``)."""
+
+    def install(fn: F) -> F:
+        for name in names:
+            setattr(Tensor, name, fn)
+        return fn
+
+    return install
+
+
+# ---------------------------------------------------------------- how each write reads its value
+
+
+def _wrapped_number(value: Any, dtype: DType, op: str, numel: int) -> Any:
+    """``copy_(number)``: PyTorch makes a tensor of the number first, so an int wraps unchecked."""
+    if isinstance(value, int) and not isinstance(value, bool):
+        return wrapped(parse_int(value, op), dtype)
+    return value
+
+
+def _setitem_number(value: Any, dtype: DType, op: str, numel: int) -> Any:
+    """``t[...] = number``: read as int64, then written through a one-element ``fill_``."""
+    if isinstance(value, int) and not isinstance(value, bool):
+        parse_setitem_int(value, "t[...] = value")
+    return filled(value, dtype, "t[...] = value", 1)
+
+
+def _filled_number(value: Any, dtype: DType, op: str, numel: int) -> Any:
+    """``fill_``/``zero_``: PyTorch's fill_ check (float16 unchecked for one element)."""
+    if isinstance(value, int) and not isinstance(value, bool):
+        value = parse_int(value, op)
+    return filled(value, dtype, op, numel)
+
+
+@dataclass(frozen=True)
+class WriteRule:
+    """How one in-place write reads its value, as PyTorch's operation of that name does.
+
+    - ``op``: the name messages use.
+    - ``broadcast_to``: True for ``copy_`` (TensorIterator's rule: broadcasting the source with
+      the target must give the target's own shape, see :func:`_check_copy_broadcast`); False
+      for the others (PyTorch's ``copy_to``: the value's leading size-1 dims are dropped, then it
+      is expanded to the target's shape).
+    - ``judge_expanded``: the overlap judgement reads the value expanded to the target's shape
+      (``t[...] = v``, as PyTorch's setitem expands first), rather than the value itself.
+    - ``number``: how a Python or NumPy number becomes the value written (see
+      :mod:`strided.scalars`), called as ``number(value, dtype, op, numel)``.
+    - ``number_may_alias``: a number may fill aliased (stride-0) elements, which all get the one
+      value (``fill_``, ``zero_``); a tensor source never may.
+    - ``fix``: the way out of a partly overlapping source, in this operation's words.
+    """
+
+    op: str
+    broadcast_to: bool
+    judge_expanded: bool
+    number: Callable[[Any, DType, str, int], Any]
+    number_may_alias: bool
+    fix: str
+
+
+COPY = WriteRule("copy_", True, False, _wrapped_number, False,
+                 "fix: copy the source first: dest.copy_(src.clone())")
+SETITEM = WriteRule("setitem", False, True, _setitem_number, False,
+                    "fix: copy the value first: t[...] = value.clone()")
+FILL = WriteRule("fill_", False, False, _filled_number, True,
+                 "fix: copy the source first: pass src.clone() to fill_")
+ZERO = WriteRule("zero_", False, False, _filled_number, True,
+                 "fix: copy the source first: pass src.clone() to zero_")
+
+
+# ---------------------------------------------------------------- the methods
+
+
+@_method("copy_")
+def copy_(self: Tensor, src: Any) -> Tensor:
+    """Write ``src`` (a tensor broadcast to this shape, or a number) into this tensor's memory.
+
+    As PyTorch's ``copy_``: ``src`` broadcasts *to* this shape (it may not
+    add dims, not even leading size-1 ones); a tensor that partly overlaps
+    this one in memory is refused; a number wraps into the dtype unchecked.
+    Example: ``strided.zeros(2, 3).copy_(strided.tensor([1.0, 2.0, 3.0]))`` writes the row twice.
+    """
+    if src is self:
+        return self
+    if not isinstance(src, Tensor) and not is_number(src):
+        raise StridedTypeError(
+            f"copy_(): argument 'other' (position 1) must be Tensor, not {type_name(src)}\n"
+            "  fix: wrap data first: t.copy_(strided.tensor(data)) or t[...] = data"
+        )
+    _write(self, src, COPY)
+    return self
+
+
+@_method("fill_")
+def fill_(self: Tensor, value: Any) -> Tensor:
+    """Write one value everywhere; a number may fill an expanded tensor, as in PyTorch.
+    Example: ``strided.zeros(3).expand(2, 3).fill_(7)`` writes 7 into the 3 elements.
+    """
+    if not isinstance(value, Tensor) and not is_number(value):
+        raise StridedTypeError(
+            f"fill_() received an invalid combination of arguments - got ({type_name(value)}), "
+            "but expected (Number value) or (Tensor value)\n"
+            f"  got {value!r:.60}; fill_ writes one number everywhere: t[...] = data writes "
+            "a sequence or array"
+        )
+    if isinstance(value, Tensor):
+        if value.ndim != 0:
+            raise StridedRuntimeError(
+                join_lines(
+                    f"fill_ only supports 0-dimension value tensor but got tensor with {value.ndim} dimensions.",
+                    f"the value has shape {value.shape}; fill_ writes one value everywhere. To write "
+                    "it elementwise (broadcast): t.copy_(value) or t[...] = value",
+                )
+            )
+        if value._storage is self._storage:
+            # PyTorch reads the one value before it writes (fill_(t[1]) is allowed): so do we
+            value = value.clone()
+    # Note: as PyTorch, a number may fill aliased (stride-0) elements: they all get one value.
+    _write(self, value, FILL)
+    return self
+
+
+@_method("zero_")
+def zero_(self: Tensor) -> Tensor:
+    """Write 0 everywhere (``fill_(0)``)."""
+    _write(self, 0, ZERO)
+    return self
+
+
+@_method("__setitem__")
+def setitem(self: Tensor, key: Any, value: Any) -> None:
+    """``t[key] = value``: writes through the view ``t[key]`` into this tensor's storage.
+
+    # Note: PyTorch takes only numbers and tensors here; strided also takes
+    # sequences and NumPy arrays (read as ``strided.tensor(value)`` would).
+    """
+    _write(self._view(index_layout(self._layout, key)), value, SETITEM)
+
+
+@_method("resize_")
+def resize_(self: Tensor, *sizes: Any) -> Tensor:
+    """PyTorch's resize_: same sizes keep strides; else contiguous strides, storage grown if needed.
+    Example: ``strided.zeros(2, 3).resize_(6)`` has shape (6,), strides (1,), the same storage.
+    """
+    shape = parse_sizes(sizes, "resize_")
+    for s in shape:
+        if s < 0:
+            raise StridedRuntimeError(
+                join_lines(
+                    f"Trying to create tensor with negative dimension {s}: {list(shape)}",
+                    f"resize_ size[{shape.index(s)}] is {s}; every size must be 0 or more",
+                )
+            )
+    if shape == self._layout.shape:
+        return self
+    strides = L.contiguous_strides(shape)
+    offset = self._layout.offset
+    # every invariant, checked before the storage grows: a failed resize_ changes nothing
+    L.check_layout(shape, strides, offset, itemsize=self._dtype.itemsize)
+    numel = L.product(shape)
+    if numel:
+        grow_storage(self._storage, offset + numel)
+    self._layout = Layout._trusted(shape, strides, offset)
+    return self
+
+
+# ---------------------------------------------------------------- the one write
+
+
+def _write(dest: Tensor, value: Any, rule: WriteRule) -> None:
+    """Broadcast ``value`` into ``dest`` under ``rule``, with PyTorch's checks; nothing changes on error."""
+    if (
+        isinstance(value, Tensor)
+        and value._storage is dest._storage
+        and value._dtype is dest._dtype
+        and value._layout == dest._layout
+    ):
+        return  # the same elements: PyTorch's copy_ returns early, before any check
+    op = rule.op
+    is_tensor = isinstance(value, Tensor)
+    check_writable(dest._storage, dest._layout, op, rule.number_may_alias and not is_tensor)
+    lay = dest._layout
+    if is_tensor:
+        if value._storage is dest._storage and L.overlap_status(lay, _as_read(value._layout, lay, rule)) == "partial":
+            raise _partial_overlap_error(dest, value, rule)
+    elif is_number(value):
+        if isinstance(value, np.generic):
+            value = value.item()
+        write(dest._storage, lay, rule.number(value, dest._dtype, op, L.product(lay.shape)))
+        return
+    source = _as_source(value)
+    src_shape = source.shape
+    if rule.broadcast_to:
+        _check_copy_broadcast(lay.shape, src_shape)
+    else:
+        # leading size-1 dims of the source are dropped, as PyTorch's copy_to does
+        while len(src_shape) > len(lay.shape) and src_shape[0] == 1:
+            src_shape = src_shape[1:]
+        try:
+            L.expand(Layout._trusted(src_shape, (0,) * len(src_shape), 0), lay.shape)
+        except StridedRuntimeError as err:
+            raise StridedRuntimeError(
+                join_lines(
+                    str(err).splitlines()[0],
+                    f"t[...] = value writes a value of shape {tuple(source.shape)} into the indexed "
+                    f"shape {lay.shape}: aligned from the right, each size of the value must equal "
+                    "the target's or be 1 (leading size-1 dims of the value are dropped)",
+                    "fix: give the value the indexed shape (value.reshape(...)), or index a part "
+                    "of the tensor that has the value's shape",
+                )
+            ) from None
+        source = source.reshape(src_shape)
+    write(dest._storage, lay, source)
+
+
+def _check_copy_broadcast(out_shape: tuple[int, ...], src_shape: tuple[int, ...]) -> None:
+    """PyTorch's TensorIterator rule for ``copy_``: broadcast(out, src) must be out's own shape."""
+    result = L.broadcast_pair(out_shape, src_shape)
+    if type(result) is not tuple:
+        raise StridedRuntimeError(
+            join_lines(
+                f"The size of tensor a ({result.size_a}) must match the size of tensor b "
+                f"({result.size_b}) at non-singleton dimension {result.dim}",
+                f"copy_ writes a source of shape {src_shape} into shape {out_shape}: the sizes "
+                "must be equal or 1 in the source, aligned from the right",
+                "fix: give the source a shape that broadcasts (src.reshape(...), src.unsqueeze(d))",
+            )
+        )
+    if result != tuple(out_shape):
+        raise StridedRuntimeError(
+            join_lines(
+                f"output with shape {list(out_shape)} doesn't match the broadcast shape {list(result)}",
+                f"copy_ never grows the written-to tensor: the source of shape {src_shape} has "
+                "more dims or larger sizes",
+                "fix: drop the source's extra size-1 dims with .squeeze(), or write through "
+                "indexing (t[...] = src), which drops leading size-1 dims",
+            )
+        )
+
+
+def _partial_overlap_error(dest: Tensor, src: Tensor, rule: WriteRule) -> Exception:
+    """PyTorch's error for a source that shares some, not all, memory locations with the target."""
+    d, s = dest._layout, src._layout
+    return OverlapWriteError(
+        join_lines(
+            "unsupported operation: some elements of the input tensor and the written-to tensor "
+            "refer to a single memory location. Please clone() the tensor before performing the operation.",
+            f"{rule.op} would read elements {s.offset}..{s.offset + src.numel() - 1} (strides {s.strides}) "
+            f"of the storage while writing elements {d.offset}..{d.offset + dest.numel() - 1} "
+            f"(strides {d.strides}) of it",
+            rule.fix,
+        )
+    )
+
+
+def _as_read(source: Layout, dest: Layout, rule: WriteRule) -> Layout:
+    """The layout a write reads its source through, for the overlap judgement: ``t[...] = v``
+    expands ``v`` to the indexed shape first (as PyTorch's setitem does, so a broadcast row of
+    the target is read through stride 0: not a partial overlap); ``copy_`` judges ``v`` itself."""
+    if not rule.judge_expanded or source.shape == dest.shape:
+        return source
+    shape, strides = source.shape, source.strides
+    while len(shape) > len(dest.shape) and shape[0] == 1:
+        shape, strides = shape[1:], strides[1:]
+    try:
+        return L.expand(Layout._trusted(shape, strides, source.offset), dest.shape)
+    except StridedRuntimeError:
+        return source  # (the shape error follows)
+
+
+def _as_source(value: Any) -> np.ndarray:
+    """What a write reads: a NumPy view for tensors (read in place), else the array
+    ``strided.tensor(value)`` would hold.
+
+    Sequences go through ``tensor()`` itself (its checks, into a temporary), and NumPy arrays
+    through its dtype check (read in place: copying them cannot fail part way), so a value
+    ``tensor()`` refuses (strings, None, ragged rows, ints beyond int64, unsupported dtypes)
+    is refused before anything is written.
+    """
+    if isinstance(value, Tensor):
+        return value._np()
+    if isinstance(value, np.ndarray):
+        return array_source(value)
+    if isinstance(value, (list, tuple, np.generic)) or (hasattr(value, "__array__") and not isinstance(value, str)):
+        try:
+            return tensor(value)._np()
+        except StridedError as err:
+            raise _sequence_error(value, err) from None
+    raise StridedTypeError(
+        join_lines(
+            f"cannot write a value of type {type(value).__name__} into a tensor",
+            f"got {value!r:.60}; write a number, a sequence of numbers, a NumPy array or a strided tensor",
+        )
+    )
+
+
+def _sequence_error(value: Any, err: Exception) -> Exception:
+    """``tensor()``'s refusal of a value written with ``t[...] = value``, as a TypeError (PyTorch's
+    class for a value it cannot write), with its reason and, for ragged rows, their lengths."""
+    lines = str(err).splitlines()
+    details = [line.strip() for line in lines[1:]]
+    if isinstance(value, (list, tuple)) and any(isinstance(v, (list, tuple)) for v in value):
+        lengths = [len(v) if isinstance(v, (list, tuple)) else None for v in value]
+        if len(set(lengths)) > 1:
+            details.append(f"the rows have lengths {lengths!r:.80} (None: a number)")
+    details.append("fix: give every row the same length and numbers only (write ragged rows one at a "
+                   "time: t[i] = row), or build the value first: t[...] = strided.tensor(data)")
+    return StridedTypeError(join_lines(f"cannot write this value into a tensor: {lines[0]}", *details))
