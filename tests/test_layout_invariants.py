@@ -365,8 +365,14 @@ def _step(draw, t: st.Tensor) -> st.Tensor:
             assert "out of bounds" in str(err)
             return t
     if op == "resize_":
-        old_n = t.untyped_storage().size()
-        t = t.resize_(*draw(hs.lists(hs.integers(0, 4), max_size=3)))
+        old_n, before = t.untyped_storage().size(), t.layout
+        try:
+            t = t.resize_(*draw(hs.lists(hs.integers(0, 4), max_size=3)))
+        except RuntimeError as err:
+            # an offset moved far by an empty view of a huge step: torch refuses the same way
+            assert "Storage size calculation overflowed" in str(err)
+            assert t.layout == before and t.untyped_storage().size() == old_n
+            return t
         grown = t.untyped_storage().array
         grown[old_n:] = np.arange(old_n, grown.shape[0])  # new memory is uninitialized: keep arange
         return t
@@ -384,3 +390,18 @@ def test_random_view_chains_keep_the_invariants_and_read_their_own_elements(data
         assert lay.offset >= 0 and lay.ndim <= MAX_DIMS
         if t.numel() <= 2000:
             assert_reads(t)
+
+
+def test_resize_of_an_offset_moved_past_int64_bytes_is_refused_like_torch():
+    # found by the chain fuzz: an empty narrow after a 2**62 step moves the offset to 2**62
+    s, t = st.arange(4.0), torch.arange(4.0)
+    s.resize_(1)
+    t.resize_(1)
+    s, t = s[:: 2**62].narrow(0, 1, 0), t[:: 2**62].narrow(0, 1, 0)
+    assert s.storage_offset() == t.storage_offset() == 2**62
+    with pytest.raises(RuntimeError, match="Storage size calculation overflowed") as peer:
+        t.resize_(())
+    with pytest.raises(st.StridedRuntimeError) as ours:
+        s.resize_(())
+    assert str(ours.value).splitlines()[0].startswith(str(peer.value).splitlines()[0])
+    assert s.shape == (0,) and s.storage_offset() == 2**62

@@ -508,3 +508,42 @@ def test_r2_24_failed_calls_leave_the_tensor_unchanged():
         with pytest.raises(st.StridedError):
             call()
         assert (x.shape, x.stride(), x.storage_offset(), x.tolist()) == before
+
+
+# ---------------------------------------------------------------- found by the second hostile pass
+
+
+@pytest.mark.parametrize(
+    "make",
+    [
+        lambda m, t: m.tensor([2**63], dtype=t.float32),
+        lambda m, t: m.tensor([2**64], dtype=t.float64),
+        lambda m, t: m.tensor(2**70, dtype=t.float64),
+        lambda m, t: m.tensor([-(2**63) - 1, 1], dtype=t.float32),
+        lambda m, t: m.tensor([True, 2**63], dtype=t.float32),
+        lambda m, t: m.arange(0, 2**63, 2**60, dtype=t.float32),
+    ],
+)
+def test_ints_beyond_int64_are_read_as_floats_for_a_float_dtype_like_torch(make):
+    ours, peer = make(st, st), make(torch, torch)
+    assert ours.dtype.name == str(peer.dtype).removeprefix("torch.")
+    np.testing.assert_array_equal(ours.numpy(), peer.numpy())
+
+
+@pytest.mark.parametrize("make", [lambda m: m.tensor([2**63]), lambda m: m.tensor([2**63], dtype=m.int64)])
+def test_ints_beyond_int64_are_still_refused_for_integer_data(make):
+    with pytest.raises(Exception):  # noqa: B017 - torch's class here is ValueError
+        make(torch)
+    with pytest.raises(st.StridedError, match="Overflow when unpacking long long"):
+        make(st)
+
+
+@pytest.mark.parametrize(
+    "call",
+    [lambda: st.zeros(np.float32), lambda: st.ones(3).view(np.int64), lambda: st.ones(3).narrow(0, np.int64, 1),
+     lambda: st.ones(3).resize_(np.float32), lambda: st.full(np.int8, 1.0)],
+)
+def test_a_numpy_scalar_class_as_a_size_is_a_clear_type_error(call):
+    with pytest.raises(st.StridedTypeError) as info:
+        call()
+    assert "not type" in str(info.value) and "the class numpy." in str(info.value)

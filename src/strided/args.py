@@ -98,6 +98,8 @@ def _int_kind(value: object, rule: Rule = "int") -> str:
         return "bool"
     if isinstance(value, numbers.Integral):  # int and NumPy integer scalars (not NumPy's bool)
         return "int"
+    if isinstance(value, type):  # a class (np.float32): its `dtype`/`shape` are descriptors
+        return "no"
     dtype = str(getattr(value, "dtype", ""))
     if rule == "index":
         if not hasattr(value, "__index__") or tuple(getattr(value, "shape", ())) != ():
@@ -158,7 +160,7 @@ def index_of(value: object, what: str, size: bool = False) -> int:
     """
     kind = _int_kind(value, "size" if size else "int")
     name = "Tensor" if _is_tensor_like(value) else type(value).__name__
-    shape = tuple(getattr(value, "shape", ()))
+    shape = () if isinstance(value, type) else tuple(getattr(value, "shape", ()))
     if kind == "bool tensor":
         raise StridedRuntimeError(
             join_lines(
@@ -181,14 +183,17 @@ def index_of(value: object, what: str, size: bool = False) -> int:
             return value.__index__()  # type: ignore[attr-defined]
         except (TypeError, ValueError, RuntimeError) as err:  # e.g. a custom __index__ that fails
             reason = f" ({err})"
-    dtype = getattr(value, "dtype", None)
     rule = ("an int, a NumPy integer, or an integer tensor of one element" if size
             else "an int, a NumPy integer, or a 0-d integer tensor")
+    if isinstance(value, type):
+        got = f"the class {value.__module__}.{value.__qualname__} itself"
+    else:
+        dtype = getattr(value, "dtype", None)
+        got = f"{name} of shape {shape}{'' if dtype is None else f' and dtype {dtype}'}"
     raise StridedTypeError(
         join_lines(
             f"{what} must be int, not {name}",
-            f"got {name} of shape {shape}{'' if dtype is None else f' and dtype {dtype}'}, "
-            f"which is not one integer{reason}; pass {rule} (int(...) converts)",
+            f"got {got}, which is not one integer{reason}; pass {rule} (int(...) converts)",
         )
     )
 

@@ -109,7 +109,8 @@ def tensor(data: Any, dtype: Any = None) -> Tensor:
             source = np.array(data)
         except (ValueError, OverflowError) as err:
             raise _nesting_error(data, err) from None
-        if source.dtype == object and _is_big_int_float_mix(source):
+        floats_wanted = dtype is not None and to_dtype(dtype).is_floating_point
+        if source.dtype == object and _is_big_int_mix(source, floats_wanted):
             source = source.astype(np.float64)  # PyTorch reads them all as floats
         if source.dtype == object or source.dtype.kind in "USV":
             items = list(np.ravel(source)) if source.size else []
@@ -120,8 +121,9 @@ def tensor(data: Any, dtype: Any = None) -> Tensor:
                 f"new(): invalid data type {', '.join(kinds) or source.dtype}; tensor() takes "
                 f"numbers ({SUPPORTED})"
             )
-        if source.dtype.kind == "f" or source.dtype == np.uint64:
-            # NumPy widens ints beyond int64 to float64/uint64; PyTorch refuses them
+        if (source.dtype.kind == "f" or source.dtype == np.uint64) and not floats_wanted:
+            # NumPy widens ints beyond int64 to float64/uint64; PyTorch refuses them, unless it
+            # reads them as floats (a float among them, or a float dtype asked for)
             _check_python_ints(data)
         from_python = True
     target = to_dtype(dtype) if dtype is not None else _infer_dtype(source, from_python)
@@ -161,9 +163,13 @@ def _check_python_ints(data: Any) -> None:
             check_int64(x, "tensor()")
 
 
-def _is_big_int_float_mix(source: np.ndarray) -> bool:
-    """Numbers only, at least one float: NumPy made objects only because an int is huge."""
+def _is_big_int_mix(source: np.ndarray, floats_wanted: bool) -> bool:
+    """NumPy made objects only because an int is huge, and PyTorch reads the data as floats:
+    numbers only, with a float among them, or (``floats_wanted``: a float dtype was asked
+    for) any real numbers, bools included."""
     items = list(source.ravel())
+    if floats_wanted:
+        return all(isinstance(x, (int, float)) for x in items)
     numbers = all(isinstance(x, (int, float)) and not isinstance(x, bool) for x in items)
     return numbers and any(isinstance(x, float) for x in items)
 
@@ -423,11 +429,15 @@ def arange(start: Any, end: Any = None, step: Any = 1, dtype: Any = None) -> Ten
     if end is None:
         start, end = 0, start
     start, end, step = (_arange_number(v, name) for name, v in (("start", start), ("end", end), ("step", step)))
-    for v in (start, end, step):
-        check_int64(v, "arange")
+    wanted = to_dtype(dtype) if dtype is not None else None
+    if wanted is None or not wanted.is_floating_point:
+        for v in (start, end, step):
+            check_int64(v, "arange")
+    # (a float range reads ints beyond int64 as floats, as PyTorch does; it computes in float64)
     all_int = all(isinstance(v, (int, np.integer)) for v in (start, end, step))
     n = _arange_count(start, end, step, all_int)
-    dt = to_dtype(dtype) if dtype is not None else (DEFAULT_INT if all_int else DEFAULT_FLOAT)
+    all_int = all_int and all(-(2**63) <= v <= _INT64_MAX for v in (start, end, step))
+    dt = wanted if wanted is not None else (DEFAULT_INT if all_int else DEFAULT_FLOAT)
     if dt is bool_:
         raise StridedNotImplementedError(
             join_lines("\"arange_cpu\" not implemented for 'Bool'",

@@ -11,7 +11,7 @@ from typing import Any
 
 import numpy as np
 
-from .errors import StridedOverflowError, StridedRuntimeError, StridedTypeError, join_lines
+from .errors import StridedOverflowError, StridedTypeError, join_lines
 
 
 class DType:
@@ -168,35 +168,6 @@ def check_int64(value: object, op: str) -> None:
                 "fix: pass it as a float (float(value)) if an approximate value will do",
             )
         )
-
-
-def checked_scalar(value: object, dtype: DType, op: str) -> object:
-    """``value`` ready to be written into ``dtype`` memory, or PyTorch's overflow RuntimeError.
-
-    Python ints become ``np.int64`` so that unsigned targets wrap as in PyTorch
-    (``fill_(-1)`` on uint8 gives 255) instead of NumPy's OverflowError.
-    """
-    check_int64(value, op)
-    message = scalar_overflow(value, dtype)
-    if message is not None:
-        if dtype.kind in "iu":
-            info = np.iinfo(dtype.numpy)
-            span = f"{dtype.name} holds whole numbers from {int(info.min)} to {int(info.max)}"
-            if dtype.kind == "u":
-                span += f" (Python ints down to -{int(info.max)} are accepted and wrap around)"
-        else:
-            span = f"{dtype.name} holds finite values up to {float(np.finfo(dtype.numpy).max):.6g}"
-        raise StridedRuntimeError(
-            join_lines(
-                message,
-                f"{op} was given {value!r}; {span}",
-                "fix: use a value in that range, or a wider dtype (t.to(strided.int64), "
-                "t.to(strided.float64))",
-            )
-        )
-    if isinstance(value, int) and not isinstance(value, bool):
-        return np.int64(value)
-    return value
 
 
 def scalar_dtype(value: object) -> DType | None:
