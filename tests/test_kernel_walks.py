@@ -209,3 +209,40 @@ def test_inplace_with_an_overlapping_non_dense_input_reads_before_writing(tiled_
     target.add_(source)
     assert tiled_calls == []  # one plain call: NumPy reads the overlapping input first
     np.testing.assert_array_equal(target.numpy(), expected)
+
+
+# ---------------------------------------------------------------- small-op fast paths
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+@pytest.mark.parametrize("shape", [(), (0,), (3, 4), (8193,), (7, 9, 11)])
+def test_fast_sum_gives_numpy_values(shape: tuple[int, ...], dtype: str) -> None:
+    rng = np.random.default_rng(0)
+    data = np.asarray((rng.standard_normal(shape) * 1e3).astype(dtype))
+    padded = np.concatenate([np.zeros(3, dtype), data.reshape(-1)])  # a nonzero offset
+    for t in (st.from_numpy(data), st.from_numpy(padded)[3:].view(shape)):
+        got = t.sum()
+        assert got.shape == () and got.dtype == getattr(st, dtype)
+        assert got.item() == np.add.reduce(data, axis=None, dtype=dtype)
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+@pytest.mark.parametrize("nkp", [(3, 4, 3), (1, 5, 1), (9, 1, 4), (65, 33, 17)])
+def test_fast_matmul_gives_numpy_values(nkp: tuple[int, int, int], dtype: str) -> None:
+    n, k, p = nkp
+    rng = np.random.default_rng(0)
+    a = rng.standard_normal((n, k)).astype(dtype)
+    b = rng.standard_normal((k, p)).astype(dtype)
+    sb = st.from_numpy(np.concatenate([np.zeros(2, dtype), b.reshape(-1)]))[2:].view(k, p)
+    for r in (st.from_numpy(a) @ sb, st.from_numpy(a).matmul(sb)):
+        assert r.stride() == (p, 1)
+        np.testing.assert_array_equal(r.numpy(), np.matmul(a, b))
+
+
+def test_fast_path_results_own_resizable_memory() -> None:
+    """A fresh result's storage is strided's own: resize_ may move it (as PyTorch's may)."""
+    a = st.tensor(np.arange(12, dtype=np.float32).reshape(3, 4))
+    for r in (a + a, a * 2.0, st.exp(a), a + a[0], a.sum(), a @ a.T):
+        before = r.tolist()
+        r.resize_(40)
+        assert r[: len(np.ravel(before))].tolist() == np.ravel(before).tolist()

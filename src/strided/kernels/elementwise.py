@@ -30,6 +30,7 @@ import numpy as np
 
 from ..storage import Storage
 from .fpstate import QUIET, quiet_reset, quiet_set
+from .memory import adopt
 from .tiles import MIN_NUMEL, ufunc_into
 
 # NumPy's clip ufunc (``np.clip`` is a Python wrapper around it that costs ~3x more per call):
@@ -47,7 +48,7 @@ def binary_flat(ufunc: np.ufunc, x: np.ndarray, y: Any) -> Storage:
         res = ufunc(x, y)
     finally:
         quiet_reset(token)
-    return Storage(res)
+    return adopt(res)
 
 
 def binary_broadcast_rowmajor(ufunc: np.ufunc, x: np.ndarray, y: np.ndarray) -> Storage:
@@ -58,7 +59,7 @@ def binary_broadcast_rowmajor(ufunc: np.ufunc, x: np.ndarray, y: np.ndarray) -> 
         res = ufunc(x, y)
     finally:
         quiet_reset(token)
-    return Storage(res.reshape(-1))
+    return adopt(res.ravel())  # (a view: NumPy's fresh result is C-contiguous)
 
 
 def unary_flat(ufunc: np.ufunc, x: np.ndarray) -> Storage:
@@ -68,7 +69,7 @@ def unary_flat(ufunc: np.ufunc, x: np.ndarray) -> Storage:
         res = ufunc(x)
     finally:
         quiet_reset(token)
-    return Storage(res)
+    return adopt(res)
 
 
 # ---------------------------------------------------------------- general kernels

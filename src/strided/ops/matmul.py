@@ -26,12 +26,13 @@ from __future__ import annotations
 from typing import Any
 
 from .. import layout as L
-from ..dtypes import DType
+from ..dtypes import DType, float32, float64
 from ..errors import StridedNotImplementedError, StridedRuntimeError, join_lines
-from ..kernels.matmul import matmul_into, matmul_new
+from ..kernels.matmul import matmul_flat, matmul_into, matmul_new
 from ..layout import Layout
 from ..tensor import Tensor, tensor_arg
 from .elementwise import mul
+from .operands import _cinfo, _new
 from .reduce_args import CPP_NAME, TORCH_NAME, new_output, shape_text
 from .registry import method
 
@@ -278,9 +279,54 @@ def _matmul_checks(a: Tensor, b: Tensor) -> tuple[tuple[int, ...], DType]:
     return batch + ((n,) if da > 1 else ()) + ((p,) if db > 1 else ()), dtype
 
 
+def _matmul_fast(a: Any, b: Any) -> Tensor | None:
+    """The small-op fast path: two row-major 2-D float32 (or float64) matrices of one dtype with
+    a non-empty contraction and result, multiplied from the flat runs of their storages into a
+    fresh row-major result (the shared layout from the per-shape plan cache); else None."""
+    if type(a) is not Tensor or type(b) is not Tensor:
+        return None
+    d = a._dtype
+    if (d is not float32 and d is not float64) or b._dtype is not d:
+        return None
+    la, lb = a._layout, b._layout
+    sa, sb = la.shape, lb.shape
+    if len(sa) != 2 or len(sb) != 2:
+        return None
+    n, k = sa
+    p = sb[1]
+    if k != sb[0] or not (k and n and p):
+        return None
+    ia, ib = _cinfo[sa], _cinfo[sb]
+    if la.strides != ia[0] or lb.strides != ib[0]:
+        return None
+    x = a._storage.array
+    off = la.offset
+    if off or x.shape[0] != ia[1]:
+        x = x[off : off + ia[1]]
+    y = b._storage.array
+    off = lb.offset
+    if off or y.shape[0] != ib[1]:
+        y = y[off : off + ib[1]]
+    x = x.reshape(n, k)
+    y = y.reshape(k, p)
+    try:
+        storage = matmul_flat(x, y)
+    except MemoryError:
+        return None  # the general path raises PyTorch's out-of-memory error
+    t = _new(Tensor)  # Tensor._make, inlined: a fresh result has no base
+    t._storage = storage
+    t._layout = _cinfo[(n, p)][2]
+    t._dtype = d
+    t._base = None
+    return t
+
+
 @method("matmul")
 def matmul(self: Tensor, other: Tensor) -> Tensor:
     """The matrix product with PyTorch's rules for 1-D operands and broadcast batch dims."""
+    fast = _matmul_fast(self, other)
+    if fast is not None:
+        return fast
     a = tensor_arg(self, "matmul")
     b = tensor_arg(other, "matmul", "other", 2)
     if a.ndim == 0 or b.ndim == 0:
@@ -298,6 +344,9 @@ def matmul(self: Tensor, other: Tensor) -> Tensor:
 @method("__matmul__")
 def matmul_operator(self: Tensor, other: Any) -> Tensor:
     """``self @ other``; a non-tensor ``other`` gives Python's "unsupported operand type(s) for @"."""
+    fast = _matmul_fast(self, other)
+    if fast is not None:
+        return fast
     if not isinstance(other, Tensor):
         return NotImplemented
     return matmul(self, other)
