@@ -30,6 +30,8 @@ import numpy as np
 
 from ..storage import Storage
 from .fpstate import QUIET, quiet_reset, quiet_set
+from .memory import adopt
+from .tiles import MIN_NUMEL, ufunc_into
 
 # NumPy's clip ufunc (``np.clip`` is a Python wrapper around it that costs ~3x more per call):
 # min(max(x, lo), hi) with NaN propagation, as PyTorch's clamp, in a single pass.
@@ -46,7 +48,7 @@ def binary_flat(ufunc: np.ufunc, x: np.ndarray, y: Any) -> Storage:
         res = ufunc(x, y)
     finally:
         quiet_reset(token)
-    return Storage(res)
+    return adopt(res)
 
 
 def binary_broadcast_rowmajor(ufunc: np.ufunc, x: np.ndarray, y: np.ndarray) -> Storage:
@@ -57,7 +59,7 @@ def binary_broadcast_rowmajor(ufunc: np.ufunc, x: np.ndarray, y: np.ndarray) -> 
         res = ufunc(x, y)
     finally:
         quiet_reset(token)
-    return Storage(res.reshape(-1))
+    return adopt(res.ravel())  # (a view: NumPy's fresh result is C-contiguous)
 
 
 def unary_flat(ufunc: np.ufunc, x: np.ndarray) -> Storage:
@@ -67,7 +69,7 @@ def unary_flat(ufunc: np.ufunc, x: np.ndarray) -> Storage:
         res = ufunc(x)
     finally:
         quiet_reset(token)
-    return Storage(res)
+    return adopt(res)
 
 
 # ---------------------------------------------------------------- general kernels
@@ -80,10 +82,20 @@ def binary_into(ufunc: np.ufunc, x: Any, y: Any, out: np.ndarray, compute: np.dt
     ``cast=False`` says nothing needs casting (inputs and ``out`` already hold
     ``compute``, or a comparison's bool output): the costly dtype keywords are skipped.
     ``compare``: ``out`` is bool, computed from ``compute`` inputs.
+    A large ``out`` whose memory order disagrees with an input's is walked in tiles
+    (:func:`strided.kernels.tiles.ufunc_into`).
     """
     token = quiet_set(QUIET)
     try:
-        if not cast:
+        if out.size >= MIN_NUMEL:
+            if not cast:
+                kwargs = {}
+            elif compare:
+                kwargs = {"signature": (compute, compute, np.bool_), "casting": "unsafe"}
+            else:
+                kwargs = {"dtype": compute, "casting": "unsafe"}
+            ufunc_into(ufunc, (x, y), out, kwargs)
+        elif not cast:
             ufunc(x, y, out=out)
         elif compare:
             ufunc(x, y, out=out, signature=(compute, compute, np.bool_), casting="unsafe")
@@ -133,7 +145,8 @@ def int_pow_into(base: Any, exp: Any, out: np.ndarray, compute: np.dtype) -> Non
 def clamp_into(x: np.ndarray, lo: Any, hi: Any, out: np.ndarray, compute: np.dtype) -> None:
     """``out = min(max(x, lo), hi)`` in ``compute``; ``lo`` or ``hi`` may be None (no bound).
 
-    One ufunc call whatever the bounds: NumPy reads every input as it was before the call
+    One ufunc call whatever the bounds (or one blocked walk, :mod:`.tiles`, which never runs on an
+    output that an input may overlap): NumPy reads every input as it was before the call
     writes ``out``, so a bound that is (a view of) the target itself is read before it is
     overwritten (``y.clamp_(min=lo, max=y)`` leaves ``y`` as it was, as in PyTorch). Two passes
     (maximum into ``out``, then minimum of ``out`` and ``hi``) would read such a ``hi`` after
@@ -142,11 +155,11 @@ def clamp_into(x: np.ndarray, lo: Any, hi: Any, out: np.ndarray, compute: np.dty
     token = quiet_set(QUIET)
     try:
         if lo is None:
-            np.minimum(x, hi, out=out, dtype=compute, casting="unsafe")
+            ufunc_into(np.minimum, (x, hi), out, {"dtype": compute, "casting": "unsafe"})
         elif hi is None:
-            np.maximum(x, lo, out=out, dtype=compute, casting="unsafe")
+            ufunc_into(np.maximum, (x, lo), out, {"dtype": compute, "casting": "unsafe"})
         else:
-            _clip(x, lo, hi, out=out, dtype=compute, casting="unsafe")
+            ufunc_into(_clip, (x, lo, hi), out, {"dtype": compute, "casting": "unsafe"})
     finally:
         quiet_reset(token)
 

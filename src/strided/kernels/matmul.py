@@ -5,7 +5,8 @@ from __future__ import annotations
 import numpy as np
 
 from ..storage import Storage
-from .fpstate import quiet
+from .fpstate import QUIET, quiet, quiet_reset, quiet_set
+from .memory import adopt
 
 
 def matmul_into(a: np.ndarray, b: np.ndarray, out: np.ndarray) -> None:
@@ -43,3 +44,16 @@ def matmul_new(a: np.ndarray, b: np.ndarray, shape: tuple[int, ...]) -> Storage 
     if result.shape != shape or not result.flags.c_contiguous or result.dtype != a.dtype:
         return None
     return Storage(result.reshape(-1))
+
+
+def matmul_flat(a: np.ndarray, b: np.ndarray) -> Storage:
+    """A new storage holding ``a @ b`` row-major, for C-contiguous 2-D float operands with a
+    non-empty contraction and result (the small-op fast path: NumPy's result, which is
+    C-contiguous of the operands' dtype for such operands, becomes the storage). The same
+    NumPy matmul as :func:`matmul_new`; MemoryError propagates (the caller falls back)."""
+    token = quiet_set(QUIET)
+    try:
+        res = a @ b
+    finally:
+        quiet_reset(token)
+    return adopt(res.ravel())

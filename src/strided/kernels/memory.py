@@ -164,6 +164,22 @@ def new_storage(numel: int, dtype: np.dtype, shape: tuple[int, ...] | None = Non
     return Storage(allocate(numel, dtype, shape))
 
 
+_new_object = object.__new__
+
+
+def adopt(array: np.ndarray) -> Storage:
+    """A storage over ``array``, a fresh 1-D C-contiguous result a kernel just computed.
+
+    The small-op fast paths' allocation (NumPy allocated the ufunc's result): nothing is
+    copied, so the ledger is not told. No checks, unlike ``Storage(array)`` (about 0.2 µs
+    of a 1 µs op): the caller guarantees the array is 1-D, contiguous and owned by nobody else.
+    """
+    storage = _new_object(Storage)
+    storage.array = array
+    storage._pinned = None  # resizable: strided owns the new buffer
+    return storage
+
+
 def copy_to_new(
     source: np.ndarray,
     strides: tuple[int, ...],

@@ -63,7 +63,7 @@ from .operands import (
     _cinfo,
     _fresh_output,
     _kernel_arg,
-    _make,
+    _new,
     _not_implemented,
     _np_scalar,
     _operand,
@@ -384,10 +384,13 @@ def _fast_binary(op: BinaryOp, slow: Callable[[Any, Any], Any]) -> Callable[[Any
     compare = op.kind == "compare"
     scalars = op.kind != "minmax"  # torch.maximum(t, 2) is a TypeError
 
+    result_dtype = bool_ if compare else None  # None: the operands' dtype
+
     def fn(a: Any, b: Any) -> Any:
         # Fast path: same-shaped row-major tensors of one dtype (or one such tensor and a Python
         # float for a float tensor). The ufunc runs on the flat 1-D runs of the storages and its
-        # fresh 1-D result becomes the output storage: no view objects, no layout planning.
+        # fresh 1-D result becomes the output storage: no view objects, no layout planning (the
+        # result's Layout is shared, from the per-shape plan cache).
         if type(a) is Tensor:
             la = a._layout
             shape = la.shape
@@ -397,14 +400,14 @@ def _fast_binary(op: BinaryOp, slow: Callable[[Any, Any], Any]) -> Callable[[Any
                 n = info[1]
                 tb = type(b)
                 if la.strides == info[0]:
-                    strides = info[0]
+                    lay = info[2]
                     if tb is Tensor:
                         lb = b._layout
                         if d is not b._dtype:
                             return slow(a, b)
                         if lb.shape != shape:
                             return broadcast_rowmajor(a, b, n)
-                        if lb.strides != strides:
+                        if lb.strides != info[0]:
                             return slow(a, b)
                     elif not ((tb is float or (tb is int and -_EXACT < b < _EXACT)) and n and scalars
                               and d.is_floating_point and d is not float16):
@@ -417,13 +420,13 @@ def _fast_binary(op: BinaryOp, slow: Callable[[Any, Any], Any]) -> Callable[[Any
                         lb = b._layout
                         if d is not b._dtype or lb.shape != shape or lb.strides != la.strides:
                             return slow(a, b)
-                        strides = _dense_plan(shape, la.strides, True)
+                        lay = _dense_plans[(shape, la.strides, True)]
                     elif (tb is float or (tb is int and -_EXACT < b < _EXACT)) and scalars \
                             and d.is_floating_point and d is not float16:
-                        strides = _dense_plan(shape, la.strides, False)
+                        lay = _dense_plans[(shape, la.strides, False)]
                     else:
                         return slow(a, b)
-                    if strides is None:
+                    if lay is None:
                         return slow(a, b)
                 if tb is Tensor:
                     y = b._storage.array
@@ -436,7 +439,12 @@ def _fast_binary(op: BinaryOp, slow: Callable[[Any, Any], Any]) -> Callable[[Any
                 oa = la.offset
                 if oa or x.shape[0] != n:
                     x = x[oa : oa + n]
-                return _make(binary_flat(ufunc, x, y), _trusted(shape, strides, 0), bool_ if compare else d)
+                t = _new(Tensor)  # Tensor._make, inlined: a fresh result has no base
+                t._storage = binary_flat(ufunc, x, y)
+                t._layout = lay
+                t._dtype = result_dtype or d
+                t._base = None
+                return t
         return slow(a, b)
 
     def broadcast_rowmajor(a: Tensor, b: Tensor, na: int) -> Any:
@@ -448,8 +456,7 @@ def _fast_binary(op: BinaryOp, slow: Callable[[Any, Any], Any]) -> Callable[[Any
         if lb.strides != info[0]:
             return slow(a, b)
         la = a._layout
-        key = (la.shape, lb.shape)
-        shape = _shape_cache.get(key)
+        shape = _shape_cache.get((la.shape, lb.shape))
         if shape is None:
             return slow(a, b)  # first time (or an error): the general path fills the cache
         out_info = _cinfo[shape]
@@ -457,17 +464,26 @@ def _fast_binary(op: BinaryOp, slow: Callable[[Any, Any], Any]) -> Callable[[Any
             return slow(a, b)
         x = a._storage.array
         oa = la.offset
-        x = x[oa : oa + na].reshape(la.shape)
+        if oa or x.shape[0] != na:
+            x = x[oa : oa + na]
         y = b._storage.array
         ob = lb.offset
-        y = y[ob : ob + info[1]].reshape(lb.shape)
-        return _make(binary_broadcast_rowmajor(ufunc, x, y), _trusted(shape, out_info[0], 0),
-                     bool_ if compare else a._dtype)
+        nb = info[1]
+        if ob or y.shape[0] != nb:
+            y = y[ob : ob + nb]
+        if len(lb.shape) != 1:  # a 1-D y broadcasts as it is
+            y = y.reshape(lb.shape)
+        t = _new(Tensor)
+        t._storage = binary_broadcast_rowmajor(ufunc, x.reshape(la.shape), y)
+        t._layout = out_info[2]
+        t._dtype = result_dtype or a._dtype
+        t._base = None
+        return t
 
     return fn
 
 
-def _dense_plan_uncached(key: tuple[tuple[int, ...], tuple[int, ...], bool]) -> tuple[int, ...] | None:
+def _dense_plan_uncached(key: tuple[tuple[int, ...], tuple[int, ...], bool]) -> L.Layout | None:
     shape, strides, two = key
     if (
         L.product(shape)
@@ -476,18 +492,15 @@ def _dense_plan_uncached(key: tuple[tuple[int, ...], tuple[int, ...], bool]) -> 
     ):
         operands = [(shape, strides), (shape, strides) if two else ((), ())]
         if L.elementwise_output_strides(shape, operands) == strides:
-            return strides
+            return _trusted(shape, strides, 0)
     return None
 
 
+# (shape, strides, two) -> the result Layout (shape, strides, offset 0) if a layout is dense with
+# positive strides (its elements fill exactly the run ``[offset, offset + numel)``) and PyTorch
+# would give the output of ``op(t, t)`` (``two``) or ``op(t, scalar)`` exactly these strides;
+# else None. Layouts are immutable, so every result of one plan shares the one object.
 _dense_plans = Memo(_dense_plan_uncached)
-
-
-def _dense_plan(shape: tuple[int, ...], strides: tuple[int, ...], two: bool) -> tuple[int, ...] | None:
-    """``strides`` if a layout is dense with positive strides (its elements fill exactly the
-    run ``[offset, offset + numel)``) and PyTorch would give the output of ``op(t, t)`` (``two``)
-    or ``op(t, scalar)`` exactly these strides; else None. Remembered per (shape, strides)."""
-    return _dense_plans[(shape, strides, two)]
 
 
 def _inplace_dunder(inplace: Callable[[Tensor, Any], Tensor]) -> Callable[[Tensor, Any], Any]:

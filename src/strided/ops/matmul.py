@@ -26,12 +26,14 @@ from __future__ import annotations
 from typing import Any
 
 from .. import layout as L
-from ..dtypes import DType
+from ..dtypes import DType, float32, float64
 from ..errors import StridedNotImplementedError, StridedRuntimeError, join_lines
-from ..kernels.matmul import matmul_into, matmul_new
+from ..kernels.matmul import matmul_flat, matmul_into, matmul_new
 from ..layout import Layout
 from ..tensor import Tensor, tensor_arg
 from .elementwise import mul
+from .memo import Memo
+from .operands import _cinfo, _new
 from .reduce_args import CPP_NAME, TORCH_NAME, new_output, shape_text
 from .registry import method
 
@@ -278,9 +280,62 @@ def _matmul_checks(a: Tensor, b: Tensor) -> tuple[tuple[int, ...], DType]:
     return batch + ((n,) if da > 1 else ()) + ((p,) if db > 1 else ()), dtype
 
 
+def _mm_plan(shapes: tuple[tuple[int, ...], tuple[int, ...]]) -> tuple | None:
+    """For two 2-D shapes with a non-empty contraction and result: (a's row-major strides and
+    numel, b's, the operands' 2-D shapes, the result's shared row-major layout); else None."""
+    sa, sb = shapes
+    if len(sa) != 2 or len(sb) != 2 or sa[1] != sb[0] or not (sa[0] and sa[1] and sb[1]):
+        return None
+    ia, ib = _cinfo[sa], _cinfo[sb]
+    return ia[0], ia[1], ib[0], ib[1], _cinfo[(sa[0], sb[1])][2]
+
+
+_mm_plans = Memo(_mm_plan)  # (a's shape, b's shape) -> the fast path's plan or None
+
+
+def _matmul_fast(a: Any, b: Any) -> Tensor | None:
+    """The small-op fast path: two row-major 2-D float32 (or float64) matrices of one dtype with
+    a non-empty contraction and result, multiplied from the flat runs of their storages into a
+    fresh row-major result (its layout from the per-shape plan cache); else None."""
+    if type(a) is not Tensor or type(b) is not Tensor:
+        return None
+    d = a._dtype
+    if b._dtype is not d or d not in _MM_FAST:
+        return None
+    la, lb = a._layout, b._layout
+    sa, sb = la.shape, lb.shape
+    plan = _mm_plans[(sa, sb)]
+    if plan is None or la.strides != plan[0] or lb.strides != plan[2]:
+        return None
+    x = a._storage.array
+    off = la.offset
+    if off or x.shape[0] != plan[1]:
+        x = x[off : off + plan[1]]
+    y = b._storage.array
+    off = lb.offset
+    if off or y.shape[0] != plan[3]:
+        y = y[off : off + plan[3]]
+    try:
+        storage = matmul_flat(x.reshape(sa), y.reshape(sb))
+    except MemoryError:
+        return None  # the general path raises PyTorch's out-of-memory error
+    t = _new(Tensor)  # Tensor._make, inlined: a fresh result has no base
+    t._storage = storage
+    t._layout = plan[4]
+    t._dtype = d
+    t._base = None
+    return t
+
+
+_MM_FAST = frozenset({float32, float64})
+
+
 @method("matmul")
 def matmul(self: Tensor, other: Tensor) -> Tensor:
     """The matrix product with PyTorch's rules for 1-D operands and broadcast batch dims."""
+    fast = _matmul_fast(self, other)
+    if fast is not None:
+        return fast
     a = tensor_arg(self, "matmul")
     b = tensor_arg(other, "matmul", "other", 2)
     if a.ndim == 0 or b.ndim == 0:
@@ -298,6 +353,9 @@ def matmul(self: Tensor, other: Tensor) -> Tensor:
 @method("__matmul__")
 def matmul_operator(self: Tensor, other: Any) -> Tensor:
     """``self @ other``; a non-tensor ``other`` gives Python's "unsupported operand type(s) for @"."""
+    fast = _matmul_fast(self, other)
+    if fast is not None:
+        return fast
     if not isinstance(other, Tensor):
         return NotImplemented
     return matmul(self, other)

@@ -41,6 +41,7 @@ from .memo import Memo
 from .promotion import TORCH_NAMES, can_cast, operand_class, promote_types
 
 _make = Tensor._make
+_new = object.__new__  # the fast paths build result tensors inline (Tensor._make without the call)
 _trusted = Layout._trusted
 
 # ---------------------------------------------------------------- operands
@@ -137,8 +138,10 @@ def _kernel_arg(x: Any, dtype: DType) -> Any:
     return _view(x) if isinstance(x, Tensor) else _np_scalar(x, dtype)
 
 
-# shape -> (row-major strides, numel), for the small-op fast paths
-_cinfo = Memo(lambda shape: (L.contiguous_strides(shape), L.product(shape)))
+# shape -> (row-major strides, numel, row-major Layout at offset 0), for the small-op fast paths:
+# Layouts are immutable, so every fresh row-major result of one shape shares the one object.
+_cinfo = Memo(lambda shape: (L.contiguous_strides(shape), L.product(shape),
+                             _trusted(shape, L.contiguous_strides(shape), 0)))
 
 
 def _fresh_output(

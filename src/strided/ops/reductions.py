@@ -21,11 +21,12 @@ from typing import Any
 
 import numpy as np
 
-from ..dtypes import DType, float16, int64, uint8
+from ..dtypes import DType, float16, float32, float64, int64, uint8
 from ..dtypes import bool_ as bool_dtype
 from ..errors import StridedOverflowError, StridedRuntimeError, StridedTypeError, join_lines
-from ..kernels.reduce import logical_reduce_into, mean_into, reduce_into, variance_into
+from ..kernels.reduce import logical_reduce_into, mean_into, reduce_into, sum_flat, variance_into
 from ..tensor import Tensor, tensor_arg
+from .operands import _cinfo, _new
 from .reduce_args import (
     TORCH_NAME,
     check_keepdim,
@@ -70,7 +71,29 @@ def sum(self: Tensor, dim: Any = None, keepdim: bool = False, *, dtype: Any = No
     ``dtype`` converts each element before adding (as PyTorch does). An empty
     reduction gives 0.
     """
+    if dim is None and keepdim is False and dtype is None and type(self) is Tensor:
+        # Fast path: a row-major float32/float64 tensor (summed in its own dtype) is one flat
+        # run of its storage; its sum is a 0-d result with the shared () layout.
+        d = self._dtype
+        if d is float32 or d is float64:
+            lay = self._layout
+            info = _cinfo[lay.shape]
+            if lay.strides == info[0]:
+                n = info[1]
+                arr = self._storage.array
+                off = lay.offset
+                if off or arr.shape[0] != n:
+                    arr = arr[off : off + n]
+                t = _new(Tensor)  # Tensor._make, inlined: a fresh result has no base
+                t._storage = sum_flat(arr)
+                t._layout = _SCALAR
+                t._dtype = d
+                t._base = None
+                return t
     return _sum_like(np.add, self, dim, keepdim, dtype, "sum")
+
+
+_SCALAR = _cinfo[()][2]  # the 0-d layout every full sum shares
 
 
 @method("prod")

@@ -37,12 +37,11 @@ from .operands import (
     _check_uint64_scalars,
     _cinfo,
     _fresh_output,
-    _make,
+    _new,
     _not_implemented,
     _operand,
     _quiet_reset,
     _quiet_set,
-    _trusted,
     _view,
 )
 from .promotion import TORCH_NAMES, operand_class, result_type_of_classes, to_float
@@ -145,17 +144,23 @@ def _fast_unary(op: UnaryOp) -> Callable[[Any], Tensor]:
     ufunc = op.ufunc
 
     def fn(x: Any) -> Tensor:
-        if type(x) is Tensor and x._dtype.is_floating_point:
-            lay = x._layout
-            shape = lay.shape
-            info = _cinfo[shape]
-            if lay.strides == info[0]:
-                n = info[1]
-                arr = x._storage.array
-                off = lay.offset
-                if off or arr.shape[0] != n:
-                    arr = arr[off : off + n]
-                return _make(unary_flat(ufunc, arr), _trusted(shape, info[0], 0), x._dtype)
+        if type(x) is Tensor:
+            d = x._dtype
+            if d.is_floating_point:
+                lay = x._layout
+                info = _cinfo[lay.shape]
+                if lay.strides == info[0]:
+                    n = info[1]
+                    arr = x._storage.array
+                    off = lay.offset
+                    if off or arr.shape[0] != n:
+                        arr = arr[off : off + n]
+                    t = _new(Tensor)  # Tensor._make, inlined: a fresh result has no base
+                    t._storage = unary_flat(ufunc, arr)
+                    t._layout = info[2]
+                    t._dtype = d
+                    t._base = None
+                    return t
         return unary(op, x)
 
     return fn
