@@ -935,7 +935,7 @@ class Tensor:
         check_writable(self._storage, self._layout, op, aliasing_ok)
         lay = self._layout
         if isinstance(value, Tensor):
-            if value._storage is self._storage and L.overlap_status(lay, _as_read(value._layout, lay, op)) == "partial":
+            if value._storage is self._storage and L.overlap_status(lay, _as_read(value._layout, lay, op)) is L.OverlapStatus.PARTIAL:
                 raise _partial_overlap_error(self, value, op)
         elif _is_number(value):
             write(self._storage, lay, _number_source(value, self._dtype, op, L.product(lay.shape)))

@@ -11,64 +11,9 @@ from __future__ import annotations
 import functools
 import math
 from collections.abc import Sequence
-from dataclasses import dataclass
 
-from .core import MAX_DIMS, Shape, contiguous_strides, infer_size, product, too_many_dims
-
-
-@dataclass(frozen=True)
-class ReshapeRefusal:
-    """Why a reshape cannot be a view: two old dims that would have to merge but can't.
-
-    ``outer`` and ``inner`` are adjacent dims of the old layout (``outer`` is
-    never size 1). The new dim ``new_dim`` spans both, which needs the block
-    starting at ``inner`` to continue exactly where ``outer`` steps:
-    ``strides[outer] == needed_stride``. It does not.
-    """
-
-    old_shape: Shape
-    old_strides: Shape
-    new_shape: Shape
-    outer: int
-    inner: int
-    new_dim: int
-    needed_stride: int
-
-    def equation(self) -> str:
-        """The stride equation that failed, in the layout's own numbers."""
-        o, i = self.outer, self.inner
-        shape, strides = self.old_shape, self.old_strides
-        rhs = f"(elements in dims {i}..) * (their base stride)"
-        n = 1
-        for j in range(i, len(shape)):  # the block from ``inner`` on: sizes times its last stride
-            n *= shape[j]
-            if n * strides[j] == self.needed_stride:
-                names = " * ".join(f"size[{k}]" for k in range(i, j + 1))
-                nums = " * ".join(str(shape[k]) for k in range(i, j + 1))
-                rhs = f"{names} * stride[{j}] = {nums} * {strides[j]}"
-                break
-        return (
-            f"stride[{o}] == {rhs} = {self.needed_stride}, "
-            f"but stride[{o}] is {self.old_strides[o]}"
-        )
-
-    def reason(self) -> str:
-        """One sentence on what the failed equation means for memory."""
-        o = self.outer
-        s = self.old_strides[o]
-        if self.needed_stride == 0 and s != 0:
-            return (
-                f"dim {self.inner} is expanded (stride 0): it repeats the same memory while "
-                f"dim {o} moves on, so no single stride can walk the merged dim"
-            )
-        if s == 0:
-            return (
-                f"dim {o} is expanded (stride 0): its entries share memory, "
-                "so no single stride can walk the merged dim"
-            )
-        if abs(s) < abs(self.needed_stride) or (s < 0) != (self.needed_stride < 0):
-            return f"walking dim {o} jumps back through memory instead of past the end of dim {self.inner}"
-        return f"dim {o} steps over a gap: the merged entries are not one evenly spaced run"
+from .core import MAX_DIMS, contiguous_strides, infer_size, product, too_many_dims
+from .refusals import ReshapeRefusal, Shape
 
 
 # Pure functions of small tuples, called on every view/reshape: memoized so a
