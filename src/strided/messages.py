@@ -171,6 +171,61 @@ def _numel_mismatch(r: Any) -> StridedRuntimeError:
     )
 
 
+def _flatten_order(r: Any) -> StridedRuntimeError:
+    return StridedRuntimeError(
+        join_lines(
+            "flatten() has invalid args: start_dim cannot come after end_dim",
+            f"start_dim={r.start_dim} is dim {r.start} and end_dim={r.end_dim} is dim {r.end} of shape "
+            f"{r.shape}; flatten merges dims start_dim..end_dim, so pass them in that order",
+        )
+    )
+
+
+def _unflatten(r: Any) -> StridedRuntimeError:
+    shape, dim, sizes = r.shape, r.dim, r.sizes
+    if r.check == "empty":
+        return StridedRuntimeError(
+            join_lines(
+                "unflatten: sizes must be non-empty",
+                f"sizes name the new dims that dim {dim!r} of shape {shape} splits into; "
+                "give at least one, e.g. (2, -1), with product equal to that dim's size",
+            )
+        )
+    if r.check == "zero_dim":
+        return StridedRuntimeError(
+            join_lines(
+                f"unflatten: Dimension specified as {dim} but tensor has no dimensions",
+                "a 0-d tensor has no dim to split; use .reshape(...) or .view(...) to give it a shape",
+            )
+        )
+    d = r.wrapped
+    n = shape[d]
+    known = math.prod(s for s in sizes if s != -1)
+    k = next((f for f in range(2, n) if n % f == 0), n)
+    return StridedRuntimeError(
+        join_lines(
+            f"unflatten: Provided sizes {list(sizes)} don't multiply up to the size of dim "
+            f"{dim} ({n}) in the input tensor",
+            f"dim {d} of shape {shape} has {n} entries, but the sizes"
+            + (" other than -1" if -1 in sizes else "")
+            + f" multiply to {known}"
+            + (f", which does not divide {n}" if -1 in sizes else "")
+            + f"; the product must be {n}, e.g. unflatten({dim}, ({k}, -1))",
+        )
+    )
+
+
+def _channels_last_rank(r: Any) -> StridedRuntimeError:
+    return StridedRuntimeError(
+        join_lines(
+            f"required rank 4 tensor to use channels_last format, but got shape {tuple(r.shape)}",
+            f"channels_last orders the 4 dims (N, C, H, W) as N, H, W, C; this tensor has "
+            f"{len(r.shape)} dims. Use the default memory_format (contiguous_format), or "
+            ".reshape(...) to 4 dims first",
+        )
+    )
+
+
 def _dim_out_of_range(r: Any) -> StridedIndexError:
     span = r.ndim if r.ndim > 0 else 1
     return StridedIndexError(
@@ -511,6 +566,9 @@ _RENDER: dict[str, Callable[[Any], StridedError]] = {
     "InvalidSize": _invalid_size,
     "AmbiguousInferred": _ambiguous_inferred,
     "NumelMismatch": _numel_mismatch,
+    "FlattenOrder": _flatten_order,
+    "UnflattenRefusal": _unflatten,
+    "ChannelsLastRank": _channels_last_rank,
     "DimOutOfRange": _dim_out_of_range,
     "RepeatedDims": _repeated_dims,
     "PermuteLength": _permute_length,

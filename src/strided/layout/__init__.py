@@ -15,6 +15,7 @@ Every decision is also a plan (:mod:`.plans`): ``View(layout)``, ``Copy(...)`` o
 Everything is re-exported here, so ``from strided import layout as L; L.expand(...)`` works.
 """
 
+from . import plans  # noqa: F401
 from .core import (  # noqa: F401
     INT64_MAX,
     MAX_DIMS,
@@ -84,6 +85,7 @@ from .order import (  # noqa: F401
     infer_dense_strides,
     preserve_format_strides,
 )
+from .plans import Copy, View  # noqa: F401
 from .refusals import (  # noqa: F401
     AmbiguousInferred,
     BroadcastMismatch,
@@ -121,6 +123,7 @@ from .reshape import (  # noqa: F401
     numpy_keep_order,
     numpy_view_strides,
     plan_view,
+    resolve_view,
     torch_view_strides,
 )
 from .words import (  # noqa: F401

@@ -24,6 +24,7 @@ from ..messages import error
 from .refusals import (
     AmbiguousInferred,
     BroadcastMismatch,
+    ChannelsLastRank,
     DimOutOfRange,
     InternalOverlap,
     InvalidSize,
@@ -450,14 +451,7 @@ def fortran_strides(shape: Sequence[int]) -> Shape:
 def channels_last_strides(shape: Sequence[int]) -> Shape:
     """NHWC strides for a 4-d NCHW shape, as PyTorch's ``get_channels_last_strides_2d``."""
     if len(shape) != 4:
-        raise StridedRuntimeError(
-            join_lines(
-                f"required rank 4 tensor to use channels_last format, but got shape {tuple(shape)}",
-                f"channels_last orders the 4 dims (N, C, H, W) as N, H, W, C; this tensor has "
-                f"{len(shape)} dims. Use the default memory_format (contiguous_format), or "
-                ".reshape(...) to 4 dims first",
-            )
-        )
+        raise error(ChannelsLastRank(tuple(shape)))
     # Note: unlike contiguous_strides, PyTorch does not count a zero-size dim as 1 here
     # (zeros(1, 1, 0, 1) in channels_last has strides (0, 1, 1, 1)); we match it.
     n, c, h, w = shape

@@ -141,6 +141,36 @@ class NegativeSize:
     size: int
 
 
+@dataclass(frozen=True)
+class FlattenOrder:
+    """``flatten(start_dim, end_dim)`` of ``shape`` where ``start`` (wrapped) comes after ``end``."""
+
+    shape: Shape
+    start_dim: object
+    end_dim: object
+    start: int
+    end: int
+
+
+@dataclass(frozen=True)
+class UnflattenRefusal:
+    """``unflatten(dim, sizes)`` of ``shape`` fails ``check``: "empty" (no sizes), "zero_dim"
+    (a 0-d layout) or "product" (the sizes do not make dim ``wrapped``'s size)."""
+
+    check: str
+    shape: Shape
+    dim: object
+    wrapped: int
+    sizes: Shape
+
+
+@dataclass(frozen=True)
+class ChannelsLastRank:
+    """channels_last asked of a layout of ``shape``, which is not 4-d."""
+
+    shape: Shape
+
+
 # ---------------------------------------------------------------- dims and indices
 
 
@@ -346,6 +376,6 @@ Refusal = (
     | RepeatedDims | PermuteLength | MovedimLength | ZeroDimRefusal | IndexOutOfRange | ZeroStep
     | NarrowRefusal | SameDims | UnfoldRefusal | ExpandRefusal | ExpandTooFewSizes
     | ExpandNewDimInferred | NumpyBroadcastRefusal | NumpyReshapeRefusal | NoCopyRefusal
-    | InternalOverlap
+    | InternalOverlap | FlattenOrder | UnflattenRefusal | ChannelsLastRank
 )
 """Every refusal the algebra decides (a plan returns one of these instead of a View or Copy)."""

@@ -12,8 +12,19 @@ import functools
 import math
 from collections.abc import Sequence
 
-from .core import MAX_DIMS, contiguous_strides, infer_size, product, too_many_dims
-from .refusals import ReshapeRefusal, Shape
+from ..messages import error
+from .core import MAX_DIMS, contiguous_strides, infer_shape, product
+from .refusals import (
+    AmbiguousInferred,
+    InvalidSize,
+    MultipleInferred,
+    NumelMismatch,
+    ReshapeRefusal,
+    Shape,
+    TooManyDims,
+)
+
+ShapeRefusal = MultipleInferred | InvalidSize | AmbiguousInferred | NumelMismatch
 
 
 # Pure functions of small tuples, called on every view/reshape: memoized so a
@@ -69,18 +80,32 @@ def torch_view_strides(
 
 
 @functools.lru_cache(maxsize=4096)
+def resolve_view(
+    old_shape: Shape, old_strides: Shape, requested: Shape
+) -> tuple[Shape, Shape | ReshapeRefusal] | TooManyDims | ShapeRefusal:
+    """``requested`` (which may hold one -1) resolved, and the strides to view it (or a refusal);
+    or why ``requested`` is no shape for these elements. Memoized (results are immutable values).
+    """
+    if len(requested) > MAX_DIMS:
+        return TooManyDims(len(requested), f"view/reshape to {len(requested)} sizes")
+    new_shape = infer_shape(requested, math.prod(old_shape))
+    if new_shape.__class__ is not tuple:
+        return new_shape  # type: ignore[return-value]
+    return new_shape, torch_view_strides(old_shape, old_strides, new_shape)  # type: ignore[arg-type]
+
+
+@functools.lru_cache(maxsize=4096)
 def plan_view(
     old_shape: Shape, old_strides: Shape, requested: Shape
 ) -> tuple[Shape, Shape | ReshapeRefusal]:
-    """``requested`` (which may hold one -1) resolved, and the strides to view it (or a refusal).
-
-    Raises the errors of :func:`infer_size`, and refuses more than ``MAX_DIMS`` dims.
-    Memoized: view and reshape call it every time.
+    """:func:`resolve_view`, raising the shape's refusal (PyTorch's errors of :func:`infer_size`,
+    more than ``MAX_DIMS`` dims). Memoized too: view and reshape call it every time, and a hit
+    costs one dict lookup.
     """
-    if len(requested) > MAX_DIMS:
-        raise too_many_dims(len(requested), f"view/reshape to {len(requested)} sizes")
-    new_shape = infer_size(requested, math.prod(old_shape))
-    return new_shape, torch_view_strides(old_shape, old_strides, new_shape)
+    result = resolve_view(old_shape, old_strides, requested)
+    if result.__class__ is tuple:
+        return result  # type: ignore[return-value]
+    raise error(result)
 
 
 def numpy_view_strides(
