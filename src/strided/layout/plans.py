@@ -125,15 +125,16 @@ def contiguity_break(shape: Sequence[int], strides: Sequence[int], order: str = 
     """Why ``(shape, strides)`` is not dense in ``order`` ("C", "F", "channels_last"): the
     innermost dim (in that order) whose stride does not continue the dims inside it.
 
-    None when it is contiguous in that order (size-1 dims ignored, empty counts as contiguous,
-    as :func:`~.core.is_contiguous`, which stays the fast predicate; a test pins the two equal).
+    None when it is contiguous in that order (size-1 dims ignored; empty counts as contiguous
+    in C and F order), as :func:`~.core.is_contiguous` and its siblings say: they stay the fast
+    predicates, and a test pins the two equal.
     """
-    if 0 in shape:
-        return None
-    if order == "channels_last":
+    if order == "channels_last":  # PyTorch's channels_last rule has no exception for empty layouts
         if len(shape) != 4:
             return NotContiguous(order, -1, 0, 0)
         walk: Sequence[int] = (1, 3, 2, 0)
+    elif 0 in shape:
+        return None
     elif order == "F":
         walk = range(len(shape))
     else:
