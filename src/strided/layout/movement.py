@@ -109,6 +109,15 @@ def permute_layout(
     """``permute`` decided: the permuted layout, or why not (a TypeError for non-int dims)."""
     shape, strides = layout.shape, layout.strides
     ndim = len(shape)
+    # the fast path of permute() (kept inline in both: each is one call on a hot path)
+    for d in dims:
+        if d.__class__ is not int:
+            break
+    else:
+        if ndim < len(_RANGES) and sorted(dims) == _RANGES[ndim]:
+            return Layout._trusted(
+                tuple([shape[d] for d in dims]), tuple([strides[d] for d in dims]), layout.offset
+            )
     if not all(_is_dim_arg(d) for d in dims):
         bad = next(d for d in dims if not _is_dim_arg(d))
         raise StridedTypeError(

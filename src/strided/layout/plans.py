@@ -62,29 +62,39 @@ from .refusals import (
 from .reshape import numpy_keep_order, numpy_view_strides, resolve_view, torch_view_strides
 
 
-class View:
+class View(tuple):
     """The operation is a view: ``layout`` over the same memory, zero bytes copied.
 
-    Immutable and compared by value; about as cheap to make as the Layout itself.
+    An immutable value compared by its layout. A one-item tuple underneath, so that a plan
+    costs about what its Layout does (the plans build it with ``tuple.__new__`` directly).
     """
 
-    __slots__ = ("layout",)
-    layout: Layout
+    __slots__ = ()
 
-    def __init__(self, layout: Layout) -> None:
-        object.__setattr__(self, "layout", layout)
+    def __new__(cls, layout: Layout) -> View:
+        return _tuple_new(cls, (layout,))
 
-    def __setattr__(self, name: str, value: object) -> None:
-        raise AttributeError("View is immutable")
+    @property
+    def layout(self) -> Layout:
+        return self[0]
 
     def __eq__(self, other: object) -> bool:
-        return isinstance(other, View) and other.layout == self.layout
+        return other.__class__ is View and tuple.__eq__(self, other)  # type: ignore[arg-type]
+
+    def __ne__(self, other: object) -> bool:
+        return not self == other
 
     def __hash__(self) -> int:
-        return hash(("View", self.layout))
+        return tuple.__hash__(self)
 
     def __repr__(self) -> str:
-        return f"View({self.layout!r})"
+        return f"View({self[0]!r})"
+
+    def __reduce__(self) -> tuple[type, tuple[Layout]]:
+        return (View, (self[0],))
+
+
+_tuple_new = tuple.__new__
 
 
 @dataclass(frozen=True)
@@ -110,7 +120,7 @@ Plan = Any  # View | Copy | a refusal (see refusals.Refusal)
 
 
 def _view_or_refusal(result: Any) -> Any:
-    return View(result) if result.__class__ is Layout else result
+    return _tuple_new(View, (result,)) if result.__class__ is Layout else result
 
 
 def _dense_copy(layout: Layout, strides: Shape, itemsize: int, why: Any,
@@ -160,7 +170,7 @@ def view(layout: Layout, shape: Sequence[int]) -> Plan:
     new_shape, strides = resolved
     if strides.__class__ is not tuple:
         return strides
-    return View(_trusted(new_shape, strides, layout.offset))
+    return _tuple_new(View, (_trusted(new_shape, strides, layout.offset),))
 
 
 def reshape(layout: Layout, shape: Sequence[int], *, itemsize: int) -> Plan:
