@@ -119,10 +119,6 @@ class Copy:
 Plan = Any  # View | Copy | a refusal (see refusals.Refusal)
 
 
-def _view_or_refusal(result: Any) -> Any:
-    return _tuple_new(View, (result,)) if result.__class__ is Layout else result
-
-
 def _dense_copy(layout: Layout, strides: Shape, itemsize: int, why: Any,
                 result: Layout | None = None) -> Copy:
     """A copy of ``layout`` written with dense ``strides``, laid out as ``result`` (default: as written)."""
@@ -235,7 +231,8 @@ def unflatten(layout: Layout, dim: int, sizes: Sequence[int]) -> Plan:
 def expand(layout: Layout, sizes: Sequence[int]) -> Plan:
     """``Tensor.expand(sizes)`` / ``Tensor.broadcast_to``: a View with stride-0 stretched dims,
     or a refusal (:class:`ExpandRefusal` names the dim that is not size 1)."""
-    return _view_or_refusal(M.expand_layout(layout, sizes))
+    result = M.expand_layout(layout, sizes)
+    return _tuple_new(View, (result,)) if result.__class__ is Layout else result
 
 
 broadcast_to = expand
@@ -243,47 +240,56 @@ broadcast_to = expand
 
 def permute(layout: Layout, dims: Sequence[int]) -> Plan:
     """``Tensor.permute(dims)``: a View, or a refusal (wrong count, out of range, repeated)."""
-    return _view_or_refusal(M.permute_layout(layout, dims))
+    result = M.permute_layout(layout, dims)
+    return _tuple_new(View, (result,)) if result.__class__ is Layout else result
 
 
 def transpose(layout: Layout, dim0: int, dim1: int) -> Plan:
     """``Tensor.transpose(dim0, dim1)``: a View, or the dim out of range."""
-    return _view_or_refusal(M.transpose_layout(layout, dim0, dim1))
+    result = M.transpose_layout(layout, dim0, dim1)
+    return _tuple_new(View, (result,)) if result.__class__ is Layout else result
 
 
 def movedim(layout: Layout, source: Sequence[int], destination: Sequence[int]) -> Plan:
     """``Tensor.movedim(source, destination)``: a View, or a refusal."""
-    return _view_or_refusal(M.movedim_layout(layout, source, destination))
+    result = M.movedim_layout(layout, source, destination)
+    return _tuple_new(View, (result,)) if result.__class__ is Layout else result
 
 
 def squeeze(layout: Layout, dims: Sequence[int] | None = None) -> Plan:
     """``Tensor.squeeze(dims)``: a View without the chosen size-1 dims, or a refusal."""
-    return _view_or_refusal(M.squeeze_layout(layout, dims))
+    result = M.squeeze_layout(layout, dims)
+    return _tuple_new(View, (result,)) if result.__class__ is Layout else result
 
 
 def unsqueeze(layout: Layout, dim: int) -> Plan:
     """``Tensor.unsqueeze(dim)``: a View with a new size-1 dim, or a refusal."""
-    return _view_or_refusal(M.unsqueeze_layout(layout, dim))
+    result = M.unsqueeze_layout(layout, dim)
+    return _tuple_new(View, (result,)) if result.__class__ is Layout else result
 
 
 def select(layout: Layout, dim: int, index: int) -> Plan:
     """``Tensor.select(dim, index)``: a View, or a refusal (:class:`IndexOutOfRange`, ...)."""
-    return _view_or_refusal(M.select_layout(layout, dim, index))
+    result = M.select_layout(layout, dim, index)
+    return _tuple_new(View, (result,)) if result.__class__ is Layout else result
 
 
 def narrow(layout: Layout, dim: int, start: int, length: int) -> Plan:
     """``Tensor.narrow(dim, start, length)``: a View, or a :class:`NarrowRefusal`."""
-    return _view_or_refusal(M.narrow_layout(layout, dim, start, length))
+    result = M.narrow_layout(layout, dim, start, length)
+    return _tuple_new(View, (result,)) if result.__class__ is Layout else result
 
 
 def diagonal(layout: Layout, offset: int = 0, dim1: int = 0, dim2: int = 1) -> Plan:
     """``Tensor.diagonal(offset, dim1, dim2)``: a View, or a refusal."""
-    return _view_or_refusal(M.diagonal_layout(layout, offset, dim1, dim2))
+    result = M.diagonal_layout(layout, offset, dim1, dim2)
+    return _tuple_new(View, (result,)) if result.__class__ is Layout else result
 
 
 def unfold(layout: Layout, dimension: int, size: int, step: int) -> Plan:
     """``Tensor.unfold(dimension, size, step)``: a View, or an :class:`UnfoldRefusal`."""
-    return _view_or_refusal(M.unfold_layout(layout, dimension, size, step))
+    result = M.unfold_layout(layout, dimension, size, step)
+    return _tuple_new(View, (result,)) if result.__class__ is Layout else result
 
 
 def index(layout: Layout, key: object) -> View:
@@ -474,7 +480,8 @@ def numpy_broadcast_to(layout: Layout, shape: Sequence[int]) -> Plan:
         return NumpyBroadcastRefusal("ndim", have, target)
     if not all(s == 1 or s == n for s, n in zip(reversed(have), reversed(target))):
         return NumpyBroadcastRefusal("mismatch", have, target)
-    return _view_or_refusal(M.expand_layout(layout, target))
+    result = M.expand_layout(layout, target)
+    return _tuple_new(View, (result,)) if result.__class__ is Layout else result
 
 
 __all__ = [
