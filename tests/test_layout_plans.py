@@ -541,6 +541,7 @@ def test_overlap_status_is_an_enum() -> None:
     assert st.layout.overlap_status(a, Layout((4,), (1,), 4)) is R.OverlapStatus.NONE
     assert st.layout.overlap_status(a, Layout((4,), (0,))) is R.OverlapStatus.TOO_HARD
     assert st.layout.internal_overlap((2, 3, 1), (0, 1, 0)) == R.InternalOverlap((0,))
+    assert R.OverlapStatus.PARTIAL == "partial"  # callers written against the old strings still work
 
 
 def test_messages_bounds_are_the_layouts() -> None:

@@ -22,12 +22,13 @@ from dataclasses import dataclass
 Shape = tuple[int, ...]
 
 
-class OverlapStatus(enum.Enum):
+class OverlapStatus(enum.StrEnum):
     """PyTorch's ``MemOverlapStatus`` for two layouts over one storage (``get_overlap_status``).
 
     FULL: the same elements with the same strides; PARTIAL: the memory ranges meet otherwise;
     NONE: disjoint (or one is empty); TOO_HARD: a layout that is not non-overlapping and dense,
-    which PyTorch does not judge (and lets writes through).
+    which PyTorch does not judge (and lets writes through). Compare with ``is``; a member also
+    equals its old string ("partial", ...), so callers written against the strings keep working.
     """
 
     FULL = "full"
