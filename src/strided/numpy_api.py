@@ -5,6 +5,12 @@ strides for size-1 dims and its ValueError texts, while the Tensor methods of
 the same names follow PyTorch. Only the zero-size strides differ: NumPy 2 gives
 fresh empty arrays all-zero strides, we keep the row-major ones (nothing is
 addressed either way).
+
+Each function parses its arguments, asks the layout layer for a plan
+(:mod:`strided.layout.plans`: the NumPy flavour) and carries it out with
+:func:`_execute`: a View shares the storage, a Copy goes through the one copy
+kernel (the ledger records the plan's ``why``), a refusal is raised as rendered by
+:mod:`strided.messages`.
 """
 
 from __future__ import annotations
@@ -13,10 +19,11 @@ from typing import Any
 
 import numpy as np
 
-from . import layout as L
 from .args import parse_sizes
 from .errors import StridedTypeError, StridedValueError, join_lines
-from .layout import Layout
+from .layout import plans
+from .layout.plans import Copy, View
+from .messages import copy_why, error
 from .tensor import Tensor
 
 _ORDERS = ("C", "F", "A", "K")
@@ -48,49 +55,24 @@ def _check_order(order: Any, allowed: str, op: str) -> str:
     return upper
 
 
-def _numpy_flags(t: Tensor) -> tuple[bool, bool]:
-    """NumPy's C_CONTIGUOUS and F_CONTIGUOUS flags (size-1 dims ignored, empty is both)."""
-    lay = t._layout
-    return L.is_contiguous(lay.shape, lay.strides), L.is_f_contiguous(lay.shape, lay.strides)
+def _execute(t: Tensor, plan: object, op: str, keep_self: bool = False) -> Tensor:
+    """Carry out ``plan`` for ``t``: a view, a copy through the one copy kernel, or the refusal raised.
 
-
-def _numpy_infer(shape: tuple[int, ...], numel: int, old_shape: tuple[int, ...]) -> tuple[int, ...]:
-    """NumPy's ``_fix_unknown_dimension`` with its ValueError texts."""
-    infer_at = None
-    known = 1
-    for i, s in enumerate(shape):
-        if s < 0:  # NumPy takes any negative size as the unknown one
-            if infer_at is not None:
-                raise StridedValueError(
-                    join_lines("can only specify one unknown dimension",
-                               f"shape {shape} has more than one negative size; give all but one")
-                )
-            infer_at = i
-        else:
-            known *= s
-    if infer_at is not None and known and numel % known == 0:
-        out = list(shape)
-        out[infer_at] = numel // known
-        return tuple(out)
-    if infer_at is None and known == numel:
-        return shape
-    raise StridedValueError(
-        join_lines(
-            f"cannot reshape array of size {numel} into shape {_np_shape_text(shape)}",
-            f"the array has shape {old_shape}; the requested sizes must multiply to {numel}",
-        )
-    )
-
-
-def _np_shape_text(shape: tuple[int, ...]) -> str:
-    """NumPy's ``convert_shape_to_string``: leading negative sizes dropped, later ones "newaxis"."""
-    i = 0
-    while i < len(shape) and shape[i] < 0:
-        i += 1
-    if i == len(shape):
-        return "()"
-    parts = [str(shape[i])] + ["newaxis" if s < 0 else str(s) for s in shape[i + 1:]]
-    return "(" + ",".join(parts) + ("," if i == 0 and len(shape) == 1 else "") + ")"
+    ``keep_self``: a View of ``t``'s own layout returns ``t`` itself (``ascontiguousarray``
+    of a contiguous tensor is the tensor, as in NumPy), not a new view.
+    """
+    if plan.__class__ is View:
+        if keep_self and plan.layout is t._layout:  # type: ignore[attr-defined]
+            return t
+        return t._view(plan.layout)  # type: ignore[attr-defined]
+    if plan.__class__ is Copy:
+        source = t if plan.read is t._layout else t._view(plan.read)  # type: ignore[attr-defined]
+        copied = source._copy(plan.strides, f"{op}: {copy_why(plan.why)}")  # type: ignore[attr-defined]
+        if plan.layout == copied._layout:  # type: ignore[attr-defined]
+            return copied
+        # the same dense block, read in the plan's shape (a reshape or ravel by copy)
+        return Tensor._make(copied._storage, plan.layout, copied._dtype)  # type: ignore[attr-defined]
+    raise error(plan)
 
 
 def reshape(t: Tensor, shape: Any, order: str = "C", copy: bool | None = None) -> Tensor:
@@ -106,76 +88,16 @@ def reshape(t: Tensor, shape: Any, order: str = "C", copy: bool | None = None) -
                 "strings are not allowed for 'copy' keyword. Use True/False/None instead."
             )
         copy = bool(copy)
-    lay = t._layout
     new_shape = parse_sizes((shape,) if not isinstance(shape, (tuple, list)) else (tuple(shape),), "reshape")
-    c_contig, f_contig = _numpy_flags(t)
-    if order == "A":
-        order = "F" if f_contig and not c_contig else "C"
-    if len(new_shape) == len(lay.shape) and copy is not True and new_shape == lay.shape:
-        return t._view(lay)
-    new_shape = _numpy_infer(new_shape, L.product(lay.shape), lay.shape)
-    fortran = order == "F"
-    dense = L.fortran_strides if fortran else L.contiguous_strides
-    if copy is True:
-        return _copy_as(t, dense, new_shape, "reshape(copy=True)")
-    if (c_contig and not fortran) or (f_contig and fortran):
-        return t._view(Layout._trusted(new_shape, dense(new_shape), lay.offset))
-    strides = L.numpy_view_strides(lay.shape, lay.strides, new_shape, fortran)
-    if strides is not None:
-        return t._view(Layout._trusted(new_shape, strides, lay.offset))
-    if copy is False:
-        raise StridedValueError(
-            join_lines(
-                "Unable to avoid creating a copy while reshaping.",
-                f"shape {lay.shape} with strides {lay.strides} cannot be read in {order} order "
-                f"as {new_shape} with fixed strides",
-                "fix: pass copy=None (copy when needed) or make it contiguous first "
-                "(strided.ascontiguousarray / asfortranarray)",
-            )
-        )
-    return _copy_as(t, dense, new_shape, f"reshape(order={order!r})")
-
-
-def _copy_as(t: Tensor, dense: Any, new_shape: tuple[int, ...], reason: str) -> Tensor:
-    """Copy ``t`` in the order ``dense`` describes, then lay it out as ``new_shape``."""
-    copied = t._copy(dense(t.shape), reason)
-    copied._layout = Layout._trusted(new_shape, dense(new_shape), 0)
-    return copied
+    plan = plans.numpy_reshape(t._layout, new_shape, order, copy, itemsize=t._dtype.itemsize)
+    return _execute(t, plan, f"reshape(order={order!r})" if copy is not True else "reshape(copy=True)")
 
 
 def ravel(t: Tensor, order: str = "C") -> Tensor:
     """``numpy.ravel``: a 1-d view when the layout allows it in ``order``, else a copy."""
     _tensor(t, "ravel")
     order = _check_order(order, _ORDERS, "ravel")
-    lay = t._layout
-    c_contig, f_contig = _numpy_flags(t)
-    if order == "K":
-        if c_contig:
-            order = "C"
-        elif f_contig:
-            order = "F"
-    elif order == "A":
-        order = "F" if f_contig and not c_contig else "C"
-    n = L.product(lay.shape)
-    if (order == "C" and c_contig) or (order == "F" and f_contig):
-        return reshape(t, (n,), order=order)
-    if order == "K":
-        dims = sorted(range(len(lay.shape)), key=lambda d: -abs(lay.strides[d]))
-        stride = 1
-        for d in reversed(dims):
-            if lay.shape[d] == 1:
-                continue
-            if lay.strides[d] != stride:
-                break
-            stride *= lay.shape[d]
-        else:
-            return t._view(Layout._trusted((n,), (1,), lay.offset))
-        # copy in memory (stride) order, in the dim order NumPy's flatten('K') iterates
-        permuted = t.permute(L.numpy_keep_order(lay.shape, lay.strides))
-        copied = permuted._copy(L.contiguous_strides(permuted.shape), "ravel(order='K')")
-        copied._layout = Layout._trusted((n,), (1,), 0)
-        return copied
-    return _copy_as(t, L.fortran_strides if order == "F" else L.contiguous_strides, (n,), f"ravel(order={order!r})")
+    return _execute(t, plans.numpy_ravel(t._layout, order, itemsize=t._dtype.itemsize), f"ravel(order={order!r})")
 
 
 def broadcast_shapes(*shapes: Any) -> tuple[int, ...]:
@@ -217,34 +139,7 @@ def broadcast_to(t: Tensor, shape: Any) -> Tensor:
     """``numpy.broadcast_to``: a stride-0 view, or ValueError with NumPy's text."""
     _tensor(t, "broadcast_to")
     target = parse_sizes((shape,) if not isinstance(shape, (tuple, list)) else (tuple(shape),), "broadcast_to")
-    lay = t._layout
-    if not target and lay.shape:
-        raise StridedValueError(
-            join_lines("cannot broadcast a non-scalar to a scalar array",
-                       f"the tensor has shape {lay.shape}; only a 0-d tensor broadcasts to shape ()")
-        )
-    if any(n < 0 for n in target):
-        raise StridedValueError(
-            join_lines("all elements of broadcast shape must be non-negative",
-                       f"requested shape {target}; broadcast_to takes no -1 (Tensor.expand does)")
-        )
-    if len(target) < len(lay.shape):
-        raise StridedValueError(
-            join_lines("input operand has more dimensions than allowed by the axis remapping",
-                       f"the tensor has {len(lay.shape)} dims {lay.shape}, the requested shape {target} "
-                       f"only {len(target)}; broadcasting adds dims but never removes them",
-                       "fix: drop size-1 dims first with .squeeze() or strided.reshape")
-        )
-    ok = all(s == 1 or s == n for s, n in zip(reversed(lay.shape), reversed(target)))
-    if not ok:
-        raise StridedValueError(
-            join_lines(
-                "operands could not be broadcast together with remapped shapes "
-                f"[original->remapped]: {_np_shape_text(lay.shape)}  and requested shape {_np_shape_text(target)}",
-                "each dim of the tensor (aligned right) must equal the target size or be 1",
-            )
-        )
-    return t._view(L.expand(lay, target))
+    return _execute(t, plans.numpy_broadcast_to(t._layout, target), "broadcast_to")
 
 
 def _tensor(t: Any, op: str) -> Tensor:
@@ -286,17 +181,12 @@ def may_share_memory(a: Tensor, b: Tensor) -> bool:
 def ascontiguousarray(t: Tensor) -> Tensor:
     """``t`` when C-contiguous (0-d becomes 1-d, as in NumPy); else a C-order copy."""
     _tensor(t, "ascontiguousarray")
-    if t.ndim == 0:
-        return reshape(t, (1,))
-    return t.contiguous()
+    plan = plans.ascontiguousarray(t._layout, itemsize=t._dtype.itemsize)
+    return _execute(t, plan, "ascontiguousarray()", keep_self=bool(t.ndim))
 
 
 def asfortranarray(t: Tensor) -> Tensor:
     """``t`` when F-contiguous (0-d becomes 1-d, as in NumPy); else a column-major copy."""
     _tensor(t, "asfortranarray")
-    if t.ndim == 0:
-        return reshape(t, (1,))
-    _, f_contig = _numpy_flags(t)
-    if f_contig:
-        return t
-    return t._copy(L.fortran_strides(t.shape), "asfortranarray()")
+    plan = plans.asfortranarray(t._layout, itemsize=t._dtype.itemsize)
+    return _execute(t, plan, "asfortranarray()", keep_self=bool(t.ndim))

@@ -225,7 +225,7 @@ def _write(dest: Tensor, value: Any, rule: WriteRule) -> None:
     check_writable(dest._storage, dest._layout, op, rule.number_may_alias and not is_tensor)
     lay = dest._layout
     if is_tensor:
-        if value._storage is dest._storage and L.overlap_status(lay, _as_read(value._layout, lay, rule)) == "partial":
+        if value._storage is dest._storage and L.overlap_status(lay, _as_read(value._layout, lay, rule)) is L.OverlapStatus.PARTIAL:
             raise _partial_overlap_error(dest, value, rule)
     elif is_number(value):
         if isinstance(value, np.generic):

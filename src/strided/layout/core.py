@@ -12,7 +12,6 @@ from __future__ import annotations
 import functools
 import math
 from collections.abc import Sequence
-from dataclasses import dataclass
 
 # The int reader is ground (strided.args), shared with tensor, indexing and ops; its names stay
 # importable from here for the layout modules.
@@ -20,14 +19,27 @@ from ..args import as_int as _as_int
 from ..args import index_of
 from ..args import is_index_scalar as _is_index_scalar  # noqa: F401  (re-exported)
 from ..errors import (
-    StridedIndexError,
     StridedOverflowError,
     StridedRuntimeError,
     StridedTypeError,
     join_lines,
 )
-
-Shape = tuple[int, ...]
+from ..messages import error
+from .refusals import (
+    AmbiguousInferred,
+    BroadcastMismatch,
+    ChannelsLastRank,
+    DimOutOfRange,
+    InternalOverlap,
+    InvalidSize,
+    MultipleInferred,
+    NumelMismatch,
+    NumelOverflow,
+    OverlapStatus,
+    RepeatedDims,
+    Shape,
+    TooManyDims,
+)
 
 # Note: PyTorch allows more dims; strided computes through NumPy, whose arrays (and so every
 # kernel) stop at 64 dims, so a layout with more is refused where it is made, not at first use.
@@ -275,28 +287,12 @@ def check_numel(shape: Sequence[int], op: str) -> int:
 
 def numel_overflow(shape: Sequence[int], op: str) -> StridedRuntimeError:
     """PyTorch's error for sizes whose product does not fit in int64, in their own numbers."""
-    return StridedRuntimeError(
-        join_lines(
-            "numel: integer multiplication overflow",
-            f"{op} would have sizes {list(shape)}: {math.prod(shape)} elements, more than "
-            f"int64 counts ({INT64_MAX})",
-            "fix: smaller sizes; to repeat values without memory, expand only as far as "
-            "the elements can be counted",
-        )
-    )
+    return error(NumelOverflow(tuple(shape), op))  # type: ignore[return-value]
 
 
 def too_many_dims(ndim: int, op: str) -> StridedRuntimeError:
     """The error for a layout of more than :data:`MAX_DIMS` dims (NumPy's first line)."""
-    return StridedRuntimeError(
-        join_lines(
-            f"maximum supported dimension for a tensor is currently {MAX_DIMS}, found {ndim}",
-            f"{op} would have {ndim} dims; strided computes through NumPy arrays, which have "
-            f"at most {MAX_DIMS}",
-            "fix: merge dims with .reshape(...) or .flatten(start_dim, end_dim), or drop "
-            "size-1 dims with .squeeze()",
-        )
-    )
+    return error(TooManyDims(ndim, op))  # type: ignore[return-value]
 
 
 def fit_int64(value: int) -> int:
@@ -355,14 +351,7 @@ def fortran_strides(shape: Sequence[int]) -> Shape:
 def channels_last_strides(shape: Sequence[int]) -> Shape:
     """NHWC strides for a 4-d NCHW shape, as PyTorch's ``get_channels_last_strides_2d``."""
     if len(shape) != 4:
-        raise StridedRuntimeError(
-            join_lines(
-                f"required rank 4 tensor to use channels_last format, but got shape {tuple(shape)}",
-                f"channels_last orders the 4 dims (N, C, H, W) as N, H, W, C; this tensor has "
-                f"{len(shape)} dims. Use the default memory_format (contiguous_format), or "
-                ".reshape(...) to 4 dims first",
-            )
-        )
+        raise error(ChannelsLastRank(tuple(shape)))
     # Note: unlike contiguous_strides, PyTorch does not count a zero-size dim as 1 here
     # (zeros(1, 1, 0, 1) in channels_last has strides (0, 1, 1, 1)); we match it.
     n, c, h, w = shape
@@ -421,48 +410,46 @@ def is_non_overlapping_and_dense(shape: Sequence[int], strides: Sequence[int]) -
 
 
 def has_internal_overlap(shape: Sequence[int], strides: Sequence[int]) -> bool:
-    """PyTorch's definite-overlap rule: a dim of size > 1 with stride 0.
+    """PyTorch's definite-overlap rule: a dim of size > 1 with stride 0 (see :func:`internal_overlap`)."""
+    return internal_overlap(shape, strides) is not None
 
-    # Note: PyTorch calls other aliasing layouts (an ``unfold`` with overlapping
-    # windows, some ``as_strided`` results) "too hard" and lets writes through;
-    # we match it rather than refuse writes PyTorch accepts.
+
+def internal_overlap(shape: Sequence[int], strides: Sequence[int]) -> InternalOverlap | None:
+    """The dims that make several elements share one memory location, or None.
+
+    PyTorch's definite-overlap rule: the dims of size > 1 with stride 0. An empty
+    layout addresses nothing (PyTorch: contiguous, so never overlapping).
     """
-    if 0 in shape:  # an empty tensor addresses nothing (PyTorch: contiguous, so never overlapping)
-        return False
-    return any(size > 1 and stride == 0 for size, stride in zip(shape, strides))
+    # Note: PyTorch calls other aliasing layouts (an ``unfold`` with overlapping windows, some
+    # ``as_strided`` results) "too hard" and lets writes through. Plain writes match it; in-place
+    # updates refuse every overlap :func:`overlaps` establishes (kernels.memory.check_writable).
+    if 0 in shape:
+        return None
+    dims = tuple(d for d, (size, stride) in enumerate(zip(shape, strides)) if size > 1 and stride == 0)
+    return InternalOverlap(dims) if dims else None
 
 
-def overlap_status(a: Layout, b: Layout) -> str:
+def overlap_status(a: Layout, b: Layout) -> OverlapStatus:
     """PyTorch's ``get_overlap_status`` for two layouts over one storage.
 
-    "full" (same elements, same strides), "partial" (their memory ranges meet
-    otherwise), "none", or "too_hard": PyTorch only judges layouts that are
+    FULL (same elements, same strides), PARTIAL (their memory ranges meet
+    otherwise), NONE, or TOO_HARD: PyTorch only judges layouts that are
     non-overlapping and dense (contiguous ones included) and lets the rest
     through; so do we.
     """
     na, nb = product(a.shape), product(b.shape)
     if na == 0 or nb == 0:
-        return "none"
+        return OverlapStatus.NONE
     for lay in (a, b):
         if not (is_contiguous(lay.shape, lay.strides) or is_non_overlapping_and_dense(lay.shape, lay.strides)):
-            return "too_hard"
+            return OverlapStatus.TOO_HARD
     a_begin, a_end = a.offset, a.offset + na
     b_begin, b_end = b.offset, b.offset + nb
     if a_begin == b_begin and a_end == b_end:
-        return "full" if a.strides == b.strides else "partial"
+        return OverlapStatus.FULL if a.strides == b.strides else OverlapStatus.PARTIAL
     if a_begin < b_end and b_begin < a_end:
-        return "partial"
-    return "none"
-
-
-@dataclass(frozen=True)
-class BroadcastMismatch:
-    """Why two shapes do not broadcast: at result dim ``dim`` (aligned right) the sizes
-    ``size_a`` and ``size_b`` differ and neither is 1."""
-
-    dim: int
-    size_a: int
-    size_b: int
+        return OverlapStatus.PARTIAL
+    return OverlapStatus.NONE
 
 
 def broadcast_pair(a: Shape, b: Shape) -> Shape | BroadcastMismatch:
@@ -576,30 +563,34 @@ def wrap_dim(dim: object, ndim: int) -> int:
             f"the tensor has {ndim} dims"
         )
     if dim < -span or dim >= span:
-        raise StridedIndexError(
-            join_lines(
-                f"Dimension out of range (expected to be in range of [{-span}, {span - 1}], "
-                f"but got {dim})",
-                f"the tensor has {ndim} dim{'s' if ndim != 1 else ''}; "
-                f"dims count from 0 to {span - 1}, or from -{span} to -1 from the end",
-            )
-        )
+        raise error(DimOutOfRange(dim, ndim))
     return dim + span if dim < 0 else dim
+
+
+def dim_in_range(dim: int, ndim: int) -> int | DimOutOfRange:
+    """``dim`` (an int) wrapped into ``[0, ndim)``, or the refusal; a 0-d layout accepts 0 and -1."""
+    span = ndim if ndim > 0 else 1
+    if -span <= dim < span:
+        return dim + span if dim < 0 else dim
+    return DimOutOfRange(dim, ndim)
 
 
 def wrap_dims(dims: Sequence[object], ndim: int, op: str) -> tuple[int, ...]:
     """Wrap several dims and refuse repeats."""
     wrapped = tuple(wrap_dim(d, ndim) for d in dims)
     if len(set(wrapped)) != len(wrapped):
-        raise StridedRuntimeError(
-            f"{op}(): duplicate dims are not allowed.\n  dims {tuple(dims)} name the same "
-            f"dim more than once (after wrapping: {wrapped})"
-        )
+        raise error(RepeatedDims(op, tuple(dims), wrapped))
     return wrapped
 
 
-def infer_size(shape: Sequence[int], numel: int) -> Shape:
-    """Resolve one ``-1`` in ``shape`` against ``numel`` with PyTorch's checks and texts."""
+def infer_shape(
+    shape: Sequence[int], numel: int
+) -> Shape | MultipleInferred | InvalidSize | AmbiguousInferred | NumelMismatch:
+    """PyTorch's ``infer_size``: ``shape`` with its one ``-1`` resolved against ``numel``, or why not.
+
+    >>> infer_shape((2, -1), 6)
+    (2, 3)
+    """
     if -1 not in shape and math.prod(shape) == numel and (not shape or min(shape) >= 0):
         return tuple(shape)  # the common case, checked cheaply
     infer_at = None
@@ -607,41 +598,26 @@ def infer_size(shape: Sequence[int], numel: int) -> Shape:
     for i, s in enumerate(shape):
         if s == -1:
             if infer_at is not None:
-                raise StridedRuntimeError(
-                    f"only one dimension can be inferred\n  shape {list(shape)} has more than one -1"
-                )
+                return MultipleInferred(tuple(shape))
             infer_at = i
         elif s >= 0:
             known *= s
         else:
-            raise StridedRuntimeError(
-                join_lines(
-                    f"invalid shape dimension {s} at index {i} of shape {list(shape)}",
-                    f"sizes must be 0 or more, or -1 for the one dim inferred from the "
-                    f"{numel} elements; size {s} at index {i} is neither",
-                )
-            )
+            return InvalidSize(tuple(shape), i, s, numel)
     if numel == known or (infer_at is not None and known > 0 and numel % known == 0):
         if infer_at is None:
             return tuple(shape)
         if known == 0:
-            example = [0 if j == infer_at else s for j, s in enumerate(shape)]
-            raise StridedRuntimeError(
-                join_lines(
-                    f"cannot reshape tensor of 0 elements into shape {list(shape)} because the "
-                    "unspecified dimension size -1 can be any value and is ambiguous",
-                    f"the other sizes multiply to 0, so every size at index {infer_at} gives "
-                    f"0 elements; write the size you mean instead of -1, e.g. {example}",
-                )
-            )
+            return AmbiguousInferred(tuple(shape), infer_at)
         out = list(shape)
         out[infer_at] = numel // known
         return tuple(out)
-    raise StridedRuntimeError(
-        join_lines(
-            f"shape '{list(shape)}' is invalid for input of size {numel}",
-            f"the requested shape holds {known} elements"
-            + (" times the inferred dim" if infer_at is not None else "")
-            + f", the tensor holds {numel}; the product of the sizes must match",
-        )
-    )
+    return NumelMismatch(tuple(shape), numel, known, infer_at is not None)
+
+
+def infer_size(shape: Sequence[int], numel: int) -> Shape:
+    """Resolve one ``-1`` in ``shape`` against ``numel`` with PyTorch's checks and texts."""
+    result = infer_shape(shape, numel)
+    if type(result) is tuple:
+        return result
+    raise error(result)

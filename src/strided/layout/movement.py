@@ -1,7 +1,10 @@
 """Movement ops as ``Layout -> Layout`` functions: permute, transpose, expand, select, ...
 
-Each costs O(ndim) and touches no data; errors read like PyTorch's and explain
-the layout reason in its own numbers.
+Each costs O(ndim) and touches no data. Every op comes twice: ``<op>_layout`` decides,
+returning the new Layout or a refusal (:mod:`.refusals`: the numbers that failed), and
+``<op>`` carries the decision out, raising the refusal rendered by :mod:`strided.messages`
+(errors read like PyTorch's and explain the layout reason in its own numbers). The plans
+(:mod:`.plans`) call the deciders; the Tensor methods call the raising ops.
 
 Each op keeps the invariants of :func:`~.core.check_layout` by construction, so its
 result is built with ``Layout._trusted`` and never re-validated: an offset only moves
@@ -9,34 +12,75 @@ to a position some index of the input reaches (or, for an empty result, forward)
 a new stride that could leave int64 belongs to a dim with at most one index and is
 clamped (:func:`~.core.fit_int64`); ops that add dims or elements check
 ``MAX_DIMS`` and the numel.
+
+Example::
+
+    >>> expand_layout(Layout((3, 1), (1, 1)), (3, 4))
+    Layout(shape=(3, 4), strides=(1, 0), offset=0)
+    >>> expand_layout(Layout((3, 2), (2, 1)), (3, 4)).tensor_dim
+    1
 """
 
 from __future__ import annotations
 
 import math
 from collections.abc import Sequence
+from typing import Any
 
-from ..errors import (
-    StridedIndexError,
-    StridedRuntimeError,
-    StridedTypeError,
-    StridedValueError,
-    join_lines,
-)
+from ..errors import StridedTypeError, join_lines
+from ..messages import error, expand_fix
 from .core import (
     INT64_MAX,
     MAX_DIMS,
     Layout,
-    Shape,
     _is_index_scalar,
+    dim_in_range,
     fit_int64,
-    numel_overflow,
-    too_many_dims,
     wrap_dim,
-    wrap_dims,
+)
+from .refusals import (
+    DimOutOfRange,
+    ExpandNewDimInferred,
+    ExpandRefusal,
+    ExpandTooFewSizes,
+    IndexOutOfRange,
+    MovedimLength,
+    NarrowRefusal,
+    NegativeSize,
+    NumelOverflow,
+    PermuteLength,
+    RepeatedDims,
+    SameDims,
+    Shape,
+    TooManyDims,
+    UnfoldRefusal,
+    ZeroDimRefusal,
+    ZeroStep,
 )
 
 _RANGES = tuple(list(range(n)) for n in range(33))
+
+
+def _done(result: Any) -> Layout:
+    """Carry out a decision: the Layout, or raise the refusal rendered as the peers' error."""
+    if result.__class__ is Layout:
+        return result
+    raise error(result)
+
+
+def _dim(dim: object, ndim: int) -> int | DimOutOfRange:
+    """``dim`` wrapped into ``[0, ndim)`` or refused; other kinds than int are argument errors
+    (raised by :func:`~.core.wrap_dim`, with PyTorch's TypeError or OverflowError)."""
+    span = ndim if ndim > 0 else 1
+    if dim.__class__ is int and -span <= dim < span:  # the common case, inline (a hot path)
+        return dim + span if dim < 0 else dim  # type: ignore[operator]
+    if type(dim) is int and -INT64_MAX - 1 <= dim <= INT64_MAX:
+        return dim_in_range(dim, ndim)
+    return wrap_dim(dim, ndim)
+
+
+def _is_dim_arg(d: object) -> bool:
+    return isinstance(d, int) and not isinstance(d, bool) or _is_index_scalar(d)
 
 
 def permute(layout: Layout, dims: Sequence[int]) -> Layout:
@@ -56,10 +100,26 @@ def permute(layout: Layout, dims: Sequence[int]) -> Layout:
 
 def _permute_checked(layout: Layout, dims: Sequence[int]) -> Layout:
     """``permute`` for anything but plain non-negative int permutations: wrap, check, explain."""
+    return _done(permute_layout(layout, dims))
+
+
+def permute_layout(
+    layout: Layout, dims: Sequence[int]
+) -> Layout | PermuteLength | DimOutOfRange | RepeatedDims:
+    """``permute`` decided: the permuted layout, or why not (a TypeError for non-int dims)."""
     shape, strides = layout.shape, layout.strides
     ndim = len(shape)
-    if not all(isinstance(d, int) and not isinstance(d, bool) or _is_index_scalar(d) for d in dims):
-        bad = next(d for d in dims if not (isinstance(d, int) and not isinstance(d, bool) or _is_index_scalar(d)))
+    # the fast path of permute() (kept inline in both: each is one call on a hot path)
+    for d in dims:
+        if d.__class__ is not int:
+            break
+    else:
+        if ndim < len(_RANGES) and sorted(dims) == _RANGES[ndim]:
+            return Layout._trusted(
+                tuple([shape[d] for d in dims]), tuple([strides[d] for d in dims]), layout.offset
+            )
+    if not all(_is_dim_arg(d) for d in dims):
+        bad = next(d for d in dims if not _is_dim_arg(d))
         raise StridedTypeError(
             join_lines(
                 f"permute(): argument 'dims' must be tuple of ints, but found element of type "
@@ -67,28 +127,38 @@ def _permute_checked(layout: Layout, dims: Sequence[int]) -> Layout:
                 f"got dims {tuple(dims)!r:.80}; give one int per dim, a reordering of {tuple(range(ndim))}",
             )
         )
-    elif len(dims) != ndim:
-        raise StridedRuntimeError(
-            join_lines(
-                "permute(sparse_coo): number of dimensions in the tensor input does not match "
-                "the length of the desired ordering of dimensions i.e. "
-                f"input.dim() = {ndim} is not equal to len(dims) = {len(dims)}",
-                f"the tensor has shape {shape}; pass one entry per dim, "
-                f"a reordering of {tuple(range(ndim))}",
-            )
-        )
-    else:
-        dims = wrap_dims(dims, ndim, "permute")
+    if len(dims) != ndim:
+        return PermuteLength(shape, tuple(dims))
+    wrapped = []
+    for d in dims:
+        w = _dim(d, ndim)
+        if w.__class__ is not int:
+            return w
+        wrapped.append(w)
+    if len(set(wrapped)) != len(wrapped):
+        return RepeatedDims("permute", tuple(dims), tuple(wrapped))
     return Layout._trusted(
-        tuple([shape[d] for d in dims]), tuple([strides[d] for d in dims]), layout.offset
+        tuple([shape[d] for d in wrapped]), tuple([strides[d] for d in wrapped]), layout.offset
     )
 
 
 def transpose(layout: Layout, dim0: int, dim1: int) -> Layout:
     """Swap two dims."""
+    result = transpose_layout(layout, dim0, dim1)
+    if result.__class__ is Layout:  # inline, not _done(): one call less on a hot path
+        return result
+    raise error(result)
+
+
+def transpose_layout(layout: Layout, dim0: int, dim1: int) -> Layout | DimOutOfRange:
+    """``transpose`` decided: the layout with two dims swapped, or the dim out of range."""
     ndim = len(layout.shape)
-    d0 = wrap_dim(dim0, ndim)
-    d1 = wrap_dim(dim1, ndim)
+    d0 = _dim(dim0, ndim)
+    if d0.__class__ is not int:
+        return d0
+    d1 = _dim(dim1, ndim)
+    if d1.__class__ is not int:
+        return d1
     if d0 == d1 or ndim == 0:
         return layout
     shape = list(layout.shape)
@@ -100,33 +170,36 @@ def transpose(layout: Layout, dim0: int, dim1: int) -> Layout:
 
 def movedim(layout: Layout, source: Sequence[int], destination: Sequence[int]) -> Layout:
     """Move dims ``source`` to positions ``destination``; the others keep their order."""
+    return _done(movedim_layout(layout, source, destination))
+
+
+def movedim_layout(
+    layout: Layout, source: Sequence[int], destination: Sequence[int]
+) -> Layout | MovedimLength | DimOutOfRange | RepeatedDims:
+    """``movedim`` decided (a TypeError for non-int dims)."""
     ndim = len(layout.shape)
     for name, dims in (("source", source), ("destination", destination)):
         for d in dims:
-            if not (isinstance(d, int) and not isinstance(d, bool) or _is_index_scalar(d)):
+            if not _is_dim_arg(d):
                 raise StridedTypeError(
                     f"movedim(): argument '{name}' must be int or tuple of ints, but found element "
                     f"of type {type(d).__name__}\n  got {name}={list(dims)!r:.80}"
                 )
     if len(source) != len(destination):
-        raise StridedRuntimeError(
-            join_lines(
-                f"movedim: Invalid source or destination dims: source ({list(source)} dims) should "
-                f"contain the same number of dims as destination ({list(destination)} dims)",
-                f"source names {len(source)} dim(s) and destination {len(destination)}; "
-                "pair each moved dim with one new position, e.g. "
-                f"movedim({tuple(source)[:1] or (0,)}, {tuple(destination)[:1] or (0,)}) "
-                "moves one dim",
-            )
-        )
-    src = tuple(wrap_dim(d, ndim) for d in source)
-    dst = tuple(wrap_dim(d, ndim) for d in destination)
+        return MovedimLength(tuple(source), tuple(destination))
+    wrapped_pair = []
+    for dims in (source, destination):
+        wrapped = []
+        for d in dims:
+            w = _dim(d, ndim)
+            if w.__class__ is not int:
+                return w
+            wrapped.append(w)
+        wrapped_pair.append(tuple(wrapped))
+    src, dst = wrapped_pair
     for name, given, wrapped in (("source", source, src), ("destination", destination, dst)):
         if len(set(wrapped)) != len(wrapped):
-            raise StridedRuntimeError(
-                f"movedim: repeated dim in `{name}` ({list(given)})\n  after wrapping negative "
-                f"dims the {name} dims are {list(wrapped)}; each dim may appear once"
-            )
+            return RepeatedDims(f"movedim {name}", tuple(given), wrapped)
     if ndim == 0:
         return layout  # a 0-d tensor accepts dim 0 (or -1) and has nothing to move
     order: list[int | None] = [None] * ndim
@@ -139,21 +212,24 @@ def movedim(layout: Layout, source: Sequence[int], destination: Sequence[int]) -
 
 def expand(layout: Layout, sizes: Sequence[int]) -> Layout:
     """PyTorch's ``inferExpandGeometry``: size-1 dims stretch with stride 0, -1 keeps a size."""
+    result = expand_layout(layout, sizes)
+    if result.__class__ is Layout:  # inline, not _done(): one call less on a hot path
+        return result
+    raise error(result)
+
+
+def expand_layout(
+    layout: Layout, sizes: Sequence[int]
+) -> (Layout | ExpandTooFewSizes | TooManyDims | ExpandNewDimInferred | ExpandRefusal
+      | NegativeSize | NumelOverflow):
+    """``expand`` decided: the stretched layout (stride 0 on stretched dims), or why not."""
     shape, strides = layout.shape, layout.strides
     ndim = len(sizes)
     tdim = len(shape)
     if ndim < tdim:
-        raise StridedRuntimeError(
-            join_lines(
-                f"expand(Tensor{{{list(shape)}}}, size={list(sizes)}): the number of "
-                f"sizes provided ({ndim}) must be greater or equal to the number of dimensions "
-                f"in the tensor ({tdim})",
-                "expand can add leading dims but never drop one; "
-                "use .squeeze() or .reshape(...) to drop dims first",
-            )
-        )
+        return ExpandTooFewSizes(shape, tuple(sizes))
     if ndim > MAX_DIMS:
-        raise too_many_dims(ndim, f"expand(size={list(sizes)[:8]}...)")
+        return TooManyDims(ndim, f"expand(size={list(sizes)[:8]}...)")
     out_shape = [0] * ndim
     out_strides = [0] * ndim
     for i in range(ndim - 1, -1, -1):
@@ -168,36 +244,13 @@ def expand(layout: Layout, sizes: Sequence[int]) -> Layout:
         target = sizes[i]
         if target == -1:
             if dim < 0:
-                raise StridedRuntimeError(
-                    join_lines(
-                        f"The expanded size of the tensor (-1) isn't allowed in a leading, "
-                        f"non-existing dimension {i}",
-                        f"the tensor has {tdim} dim(s), shape {shape}, so target dims 0..{ndim - tdim - 1} "
-                        f"of {list(sizes)} are new and have no size to keep; give target dim {i} "
-                        "an explicit size",
-                    )
-                )
+                return ExpandNewDimInferred(shape, tuple(sizes), i)
             target = size
         if size != target:
             if size != 1:
-                raise StridedRuntimeError(
-                    join_lines(
-                        f"The expanded size of the tensor ({target}) must match the existing size "
-                        f"({size}) at non-singleton dimension {i}.  Target sizes: {list(sizes)}.  "
-                        f"Tensor sizes: {list(shape)}",
-                        f"only size-1 dims can be expanded (they get stride 0); tensor dim {dim} "
-                        f"(target dim {i}) has size {size}, not 1",
-                        _expand_fix(shape, dim, target, sizes),
-                    )
-                )
+                return ExpandRefusal(shape, tuple(sizes), i, dim, size, target)
             if target < 0:
-                raise StridedRuntimeError(
-                    join_lines(
-                        f"Trying to create tensor with negative dimension {target}: {list(sizes)}",
-                        f"target dim {i} asks for size {target}; sizes are 0 or more, and -1 "
-                        "keeps the tensor's own size",
-                    )
-                )
+                return NegativeSize(tuple(sizes), i, target)
             size = target
             stride = 0
         out_shape[i] = size
@@ -205,44 +258,37 @@ def expand(layout: Layout, sizes: Sequence[int]) -> Layout:
     if tdim == 0:
         out_strides = [0] * ndim
     if math.prod(out_shape) > INT64_MAX:  # the message is built only on failure (a hot path)
-        raise numel_overflow(out_shape, f"expand(Tensor{{{list(shape)}}}, size={list(sizes)})")
+        return NumelOverflow(tuple(out_shape), f"expand(Tensor{{{list(shape)}}}, size={list(sizes)})")
     return Layout._trusted(tuple(out_shape), tuple(out_strides), layout.offset)
 
 
 def _expand_fix(shape: Shape, dim: int, target: int, sizes: Sequence[int]) -> str:
-    """A fix for expanding tensor dim ``dim`` of size ``shape[dim]`` to ``target``."""
-    size = shape[dim]
-    if size > 0 and target > 0 and target % size == 0:
-        reps = target // size
-        tiled = list(shape[:dim]) + [reps] + list(shape[dim:])
-        final = list(shape[:dim]) + [target] + list(shape[dim + 1 :])
-        then = "" if final == list(sizes) else f", then .expand({', '.join(map(str, sizes))})"
-        return (
-            f"fix: to repeat the {size} entries {reps} times, add a size-1 dim and expand it: "
-            f".unsqueeze({dim}).expand({', '.join(map(str, tiled))}).reshape({', '.join(map(str, final))}) "
-            f"(reshape copies){then}; or expand to size {size} at that dim"
-        )
-    return (
-        f"fix: keep size {size} (or -1) at that target dim, or .unsqueeze({dim}) to add a new "
-        "size-1 dim that can be expanded"
-    )
+    """A fix for expanding tensor dim ``dim`` of size ``shape[dim]`` to ``target`` (see messages)."""
+    return expand_fix(shape, dim, target, sizes)
 
 
 def squeeze(layout: Layout, dims: Sequence[int] | None) -> Layout:
     """Drop size-1 dims: all of them, or those among ``dims`` (others are kept silently)."""
+    result = squeeze_layout(layout, dims)
+    if result.__class__ is Layout:  # inline, not _done(): one call less on a hot path
+        return result
+    raise error(result)
+
+
+def squeeze_layout(layout: Layout, dims: Sequence[int] | None) -> Layout | DimOutOfRange | RepeatedDims:
+    """``squeeze`` decided: the layout without the chosen size-1 dims, or why not."""
     shape, strides = layout.shape, layout.strides
     if dims is None:
         keep = [d for d in range(len(shape)) if shape[d] != 1]
     else:
-        wrapped: set[int] = set()
+        wrapped: list[int] = []
         for given in dims:  # PyTorch wraps and checks one dim at a time, in order
-            d = wrap_dim(given, len(shape))
+            d = _dim(given, len(shape))
+            if d.__class__ is not int:
+                return d
             if d in wrapped:
-                raise StridedRuntimeError(
-                    f"dim {d} appears multiple times in the list of dims\n  squeeze dims "
-                    f"{list(dims)} name dim {d} more than once"
-                )
-            wrapped.add(d)
+                return RepeatedDims("squeeze", tuple(dims), (*wrapped, d))
+            wrapped.append(d)
         keep = [d for d in range(len(shape)) if not (d in wrapped and shape[d] == 1)]
     if len(keep) == len(shape):
         return layout
@@ -253,10 +299,20 @@ def squeeze(layout: Layout, dims: Sequence[int] | None) -> Layout:
 
 def unsqueeze(layout: Layout, dim: int) -> Layout:
     """Insert a size-1 dim; its stride is ``size*stride`` of the dim it precedes (PyTorch)."""
+    result = unsqueeze_layout(layout, dim)
+    if result.__class__ is Layout:  # inline, not _done(): one call less on a hot path
+        return result
+    raise error(result)
+
+
+def unsqueeze_layout(layout: Layout, dim: int) -> Layout | DimOutOfRange | TooManyDims:
+    """``unsqueeze`` decided: the layout with a new size-1 dim at ``dim``, or why not."""
     shape, strides = layout.shape, layout.strides
-    d = wrap_dim(dim, len(shape) + 1)
+    d = _dim(dim, len(shape) + 1)
+    if d.__class__ is not int:
+        return d
     if len(shape) >= MAX_DIMS:
-        raise too_many_dims(len(shape) + 1, f"unsqueeze({dim}) of a {len(shape)}-d tensor")
+        return TooManyDims(len(shape) + 1, f"unsqueeze({dim}) of a {len(shape)}-d tensor")
     new_stride = 1 if d >= len(shape) else shape[d] * strides[d]
     if not -INT64_MAX <= new_stride <= INT64_MAX:
         new_stride = fit_int64(new_stride)  # the new dim has size 1: its stride is never used
@@ -267,27 +323,25 @@ def unsqueeze(layout: Layout, dim: int) -> Layout:
 
 def select(layout: Layout, dim: int, index: int) -> Layout:
     """Pick one index along ``dim`` and drop the dim."""
+    result = select_layout(layout, dim, index)
+    if result.__class__ is Layout:  # inline, not _done(): one call less on a hot path
+        return result
+    raise error(result)
+
+
+def select_layout(
+    layout: Layout, dim: int, index: int
+) -> Layout | ZeroDimRefusal | DimOutOfRange | IndexOutOfRange:
+    """``select`` decided: the layout without ``dim``, its offset at ``index``, or why not."""
     shape, strides = layout.shape, layout.strides
     if not shape:
-        raise StridedIndexError(
-            join_lines(
-                "select() cannot be applied to a 0-dim tensor.",
-                "the tensor is 0-d (shape ()): it has no dim to select from; "
-                "use .item() for its value, or .unsqueeze(0).select(0, 0) for a 1-element view",
-            )
-        )
-    d = wrap_dim(dim, len(shape))
+        return ZeroDimRefusal("select")
+    d = _dim(dim, len(shape))
+    if d.__class__ is not int:
+        return d
     size = shape[d]
     if index < -size or index >= size:
-        raise StridedIndexError(
-            join_lines(
-                f"select(): index {index} out of range for tensor of size {list(shape)} "
-                f"at dimension {d}",
-                f"dim {d} has size {size}: valid indices are {-size}..{size - 1}"
-                if size
-                else f"dim {d} has size 0: there is nothing to select",
-            )
-        )
+        return IndexOutOfRange(shape, d, index, size)
     if index < 0:
         index += size
     return Layout._trusted(
@@ -303,16 +357,20 @@ def slice_dim(layout: Layout, dim: int, start: int | None, stop: int | None, ste
     # Note: PyTorch refuses negative steps ("step must be greater than zero");
     # NumPy allows them, and so do we. Positive steps give PyTorch's layout.
     """
+    result = slice_layout(layout, dim, start, stop, step)
+    if result.__class__ is Layout:  # inline, not _done(): one call less on a hot path
+        return result
+    raise error(result)
+
+
+def slice_layout(
+    layout: Layout, dim: int, start: int | None, stop: int | None, step: int
+) -> Layout | ZeroStep:
+    """``slice_dim`` decided (``dim`` already wrapped): the sliced layout, or a zero step."""
     shape, strides = layout.shape, layout.strides
     size = shape[dim]
     if step == 0:
-        raise StridedValueError(
-            join_lines(
-                "slice step cannot be zero",
-                f"dim {dim} has size {size}; use a step of 1 or more, or a negative step "
-                "to walk it backwards (as in NumPy)",
-            )
-        )
+        return ZeroStep(dim, size)
     start_i, _stop_i, step_i = slice(start, stop, step).indices(size)
     length = len(range(start_i, _stop_i, step_i))
     stride = strides[dim]
@@ -358,65 +416,55 @@ def _positive_reach(layout: Layout) -> int:
 
 def narrow(layout: Layout, dim: int, start: int, length: int) -> Layout:
     """``length`` entries of ``dim`` from ``start`` (which may be negative)."""
+    result = narrow_layout(layout, dim, start, length)
+    if result.__class__ is Layout:  # inline, not _done(): one call less on a hot path
+        return result
+    raise error(result)
+
+
+def narrow_layout(
+    layout: Layout, dim: int, start: int, length: int
+) -> Layout | ZeroDimRefusal | NarrowRefusal | DimOutOfRange:
+    """``narrow`` decided: the narrowed layout, or why not (PyTorch's order of checks)."""
     shape = layout.shape
     if not shape:
-        raise StridedRuntimeError(
-            join_lines(
-                "narrow() cannot be applied to a 0-dim tensor.",
-                "the tensor is 0-d (shape ()): it has no dim to narrow; "
-                ".unsqueeze(0) gives a 1-d view of its one element",
-            )
-        )
+        return ZeroDimRefusal("narrow")
     if length < 0:  # PyTorch checks the length before the dim
-        raise StridedRuntimeError(
-            join_lines(
-                "narrow(): length must be non-negative.",
-                f"got length {length} for dim {dim} of shape {shape}; a length counts "
-                "entries forward from start (0 gives an empty view); to take entries before "
-                "start, move start back by the length",
-            )
-        )
-    d = wrap_dim(dim, len(shape))
+        return NarrowRefusal("length", shape, dim, start, length)
+    d = _dim(dim, len(shape))
+    if d.__class__ is not int:
+        return d
     size = shape[d]
     if not -size <= start <= size:
-        raise StridedIndexError(
-            join_lines(
-                f"start out of range (expected to be in range of [{-size}, {size}], but got {start})",
-                f"dim {d} of shape {shape} has size {size}: start must be in {-size}..{size} "
-                "(negative counts from the end; start == size gives an empty view)",
-            )
-        )
+        return NarrowRefusal("start", shape, d, start, length)
     if start < 0:
         start += size
     if start > size - length:
-        raise StridedRuntimeError(
-            join_lines(
-                f"start ({start}) + length ({length}) exceeds dimension size ({size}).",
-                f"dim {d} of shape {shape} has {size} entries; the largest length from "
-                f"start {start} is {size - start}",
-            )
-        )
-    return slice_dim(layout, d, start, start + length, 1)
+        return NarrowRefusal("end", shape, d, start, length)
+    return slice_layout(layout, d, start, start + length, 1)
 
 
 def diagonal(layout: Layout, offset: int, dim1: int, dim2: int) -> Layout:
     """The diagonal of dims ``dim1``/``dim2`` as a new last dim with stride ``s1 + s2``."""
+    result = diagonal_layout(layout, offset, dim1, dim2)
+    if result.__class__ is Layout:  # inline, not _done(): one call less on a hot path
+        return result
+    raise error(result)
+
+
+def diagonal_layout(
+    layout: Layout, offset: int, dim1: int, dim2: int
+) -> Layout | DimOutOfRange | SameDims:
+    """``diagonal`` decided: the layout with the diagonal as a new last dim, or why not."""
     shape, strides = layout.shape, layout.strides
-    d1 = wrap_dim(dim1, len(shape))
-    d2 = wrap_dim(dim2, len(shape))
+    d1 = _dim(dim1, len(shape))
+    if d1.__class__ is not int:
+        return d1
+    d2 = _dim(dim2, len(shape))
+    if d2.__class__ is not int:
+        return d2
     if d1 == d2:
-        raise StridedRuntimeError(
-            join_lines(
-                f"diagonal dimensions cannot be identical {dim1}, {dim2}",
-                f"dim1={dim1} and dim2={dim2} both name dim {d1} of shape {shape}; a diagonal "
-                "needs two different dims"
-                + (
-                    f", e.g. diagonal({offset}, {d1}, {(d1 + 1) % len(shape)})"
-                    if len(shape) >= 2
-                    else f"; a {len(shape)}-d tensor has none (unsqueeze one or use a 2-d tensor)"
-                ),
-            )
-        )
+        return SameDims(shape, offset, dim1, dim2, d1)
     if offset >= 0:
         diag = max(min(shape[d1], shape[d2] - offset), 0)
     else:
@@ -437,36 +485,30 @@ def diagonal(layout: Layout, offset: int, dim1: int, dim2: int) -> Layout:
 
 def unfold(layout: Layout, dimension: int, size: int, step: int) -> Layout:
     """Sliding windows of ``size`` along ``dimension`` every ``step``, as a new last dim."""
+    result = unfold_layout(layout, dimension, size, step)
+    if result.__class__ is Layout:  # inline, not _done(): one call less on a hot path
+        return result
+    raise error(result)
+
+
+def unfold_layout(
+    layout: Layout, dimension: int, size: int, step: int
+) -> Layout | DimOutOfRange | UnfoldRefusal | TooManyDims:
+    """``unfold`` decided: the windows as a new last dim, or why not."""
     shape, strides = layout.shape, layout.strides
     ndim = len(shape)
-    d = wrap_dim(dimension, ndim)
+    d = _dim(dimension, ndim)
+    if d.__class__ is not int:
+        return d
     max_size = 1 if ndim == 0 else shape[d]
     if size > max_size:
-        raise StridedRuntimeError(
-            join_lines(
-                f"maximum size for tensor at dimension {d} is {max_size} but size is {size}",
-                f"a window of {size} does not fit in dim {d} of shape {shape}, which has "
-                f"{max_size} entries; use unfold({dimension}, {max_size}, step) or smaller",
-            )
-        )
+        return UnfoldRefusal("size", shape, dimension, d, size, step, max_size)
     if size < 0:
-        raise StridedRuntimeError(
-            join_lines(
-                f"size is {size} but must be >= 0",
-                f"size is the window length along dim {d} of shape {shape}: "
-                f"0..{max_size} entries",
-            )
-        )
+        return UnfoldRefusal("negative", shape, dimension, d, size, step, max_size)
     if step <= 0:
-        raise StridedRuntimeError(
-            join_lines(
-                f"step is {step} but must be > 0",
-                f"step is how far each window starts after the previous one along dim {d}; "
-                f"step={max(size, 1)} gives windows that do not overlap, step=1 every window",
-            )
-        )
+        return UnfoldRefusal("step", shape, dimension, d, size, step, max_size)
     if ndim >= MAX_DIMS:
-        raise too_many_dims(ndim + 1, f"unfold({dimension}, {size}, {step}) of a {ndim}-d tensor")
+        return TooManyDims(ndim + 1, f"unfold({dimension}, {size}, {step}) of a {ndim}-d tensor")
     new_shape = list(shape) + [size]
     new_strides = list(strides) + [1 if ndim == 0 else strides[d]]
     if ndim > 0:

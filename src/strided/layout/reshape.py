@@ -11,64 +11,20 @@ from __future__ import annotations
 import functools
 import math
 from collections.abc import Sequence
-from dataclasses import dataclass
 
-from .core import MAX_DIMS, Shape, contiguous_strides, infer_size, product, too_many_dims
+from ..messages import error
+from .core import MAX_DIMS, contiguous_strides, infer_shape, product
+from .refusals import (
+    AmbiguousInferred,
+    InvalidSize,
+    MultipleInferred,
+    NumelMismatch,
+    ReshapeRefusal,
+    Shape,
+    TooManyDims,
+)
 
-
-@dataclass(frozen=True)
-class ReshapeRefusal:
-    """Why a reshape cannot be a view: two old dims that would have to merge but can't.
-
-    ``outer`` and ``inner`` are adjacent dims of the old layout (``outer`` is
-    never size 1). The new dim ``new_dim`` spans both, which needs the block
-    starting at ``inner`` to continue exactly where ``outer`` steps:
-    ``strides[outer] == needed_stride``. It does not.
-    """
-
-    old_shape: Shape
-    old_strides: Shape
-    new_shape: Shape
-    outer: int
-    inner: int
-    new_dim: int
-    needed_stride: int
-
-    def equation(self) -> str:
-        """The stride equation that failed, in the layout's own numbers."""
-        o, i = self.outer, self.inner
-        shape, strides = self.old_shape, self.old_strides
-        rhs = f"(elements in dims {i}..) * (their base stride)"
-        n = 1
-        for j in range(i, len(shape)):  # the block from ``inner`` on: sizes times its last stride
-            n *= shape[j]
-            if n * strides[j] == self.needed_stride:
-                names = " * ".join(f"size[{k}]" for k in range(i, j + 1))
-                nums = " * ".join(str(shape[k]) for k in range(i, j + 1))
-                rhs = f"{names} * stride[{j}] = {nums} * {strides[j]}"
-                break
-        return (
-            f"stride[{o}] == {rhs} = {self.needed_stride}, "
-            f"but stride[{o}] is {self.old_strides[o]}"
-        )
-
-    def reason(self) -> str:
-        """One sentence on what the failed equation means for memory."""
-        o = self.outer
-        s = self.old_strides[o]
-        if self.needed_stride == 0 and s != 0:
-            return (
-                f"dim {self.inner} is expanded (stride 0): it repeats the same memory while "
-                f"dim {o} moves on, so no single stride can walk the merged dim"
-            )
-        if s == 0:
-            return (
-                f"dim {o} is expanded (stride 0): its entries share memory, "
-                "so no single stride can walk the merged dim"
-            )
-        if abs(s) < abs(self.needed_stride) or (s < 0) != (self.needed_stride < 0):
-            return f"walking dim {o} jumps back through memory instead of past the end of dim {self.inner}"
-        return f"dim {o} steps over a gap: the merged entries are not one evenly spaced run"
+ShapeRefusal = MultipleInferred | InvalidSize | AmbiguousInferred | NumelMismatch
 
 
 # Pure functions of small tuples, called on every view/reshape: memoized so a
@@ -124,18 +80,32 @@ def torch_view_strides(
 
 
 @functools.lru_cache(maxsize=4096)
+def resolve_view(
+    old_shape: Shape, old_strides: Shape, requested: Shape
+) -> tuple[Shape, Shape | ReshapeRefusal] | TooManyDims | ShapeRefusal:
+    """``requested`` (which may hold one -1) resolved, and the strides to view it (or a refusal);
+    or why ``requested`` is no shape for these elements. Memoized (results are immutable values).
+    """
+    if len(requested) > MAX_DIMS:
+        return TooManyDims(len(requested), f"view/reshape to {len(requested)} sizes")
+    new_shape = infer_shape(requested, math.prod(old_shape))
+    if new_shape.__class__ is not tuple:
+        return new_shape  # type: ignore[return-value]
+    return new_shape, torch_view_strides(old_shape, old_strides, new_shape)  # type: ignore[arg-type]
+
+
+@functools.lru_cache(maxsize=4096)
 def plan_view(
     old_shape: Shape, old_strides: Shape, requested: Shape
 ) -> tuple[Shape, Shape | ReshapeRefusal]:
-    """``requested`` (which may hold one -1) resolved, and the strides to view it (or a refusal).
-
-    Raises the errors of :func:`infer_size`, and refuses more than ``MAX_DIMS`` dims.
-    Memoized: view and reshape call it every time.
+    """:func:`resolve_view`, raising the shape's refusal (PyTorch's errors of :func:`infer_size`,
+    more than ``MAX_DIMS`` dims). Memoized too: view and reshape call it every time, and a hit
+    costs one dict lookup.
     """
-    if len(requested) > MAX_DIMS:
-        raise too_many_dims(len(requested), f"view/reshape to {len(requested)} sizes")
-    new_shape = infer_size(requested, math.prod(old_shape))
-    return new_shape, torch_view_strides(old_shape, old_strides, new_shape)
+    result = resolve_view(old_shape, old_strides, requested)
+    if result.__class__ is tuple:
+        return result  # type: ignore[return-value]
+    raise error(result)
 
 
 def numpy_view_strides(

@@ -205,23 +205,19 @@ def _check_bmm(a: Tensor, b: Tensor, batch: int, n_k: tuple[int, int], k2_p: tup
 
 
 def _broadcast_batch(a: Tensor, b: Tensor, batch_a: tuple[int, ...], batch_b: tuple[int, ...]) -> tuple[int, ...]:
-    """Broadcast the batch dims with NumPy's rules; PyTorch's message on a mismatch."""
-    ndim = max(len(batch_a), len(batch_b))
-    pa = (1,) * (ndim - len(batch_a)) + batch_a
-    pb = (1,) * (ndim - len(batch_b)) + batch_b
-    for i in range(ndim - 1, -1, -1):  # PyTorch reports the last mismatching dim
-        x, y = pa[i], pb[i]
-        if x != y and x != 1 and y != 1:
-            raise StridedRuntimeError(
-                join_lines(
-                    f"The size of tensor a ({x}) must match the size of tensor b ({y}) at "
-                    f"non-singleton dimension {i}",
-                    _operands(a, b),
-                    f"matmul broadcasts the batch dims (all but the last two): a's {shape_text(batch_a)} "
-                    f"against b's {shape_text(batch_b)}; sizes must be equal or 1",
-                )
-            )
-    return tuple(x if y == 1 else y for x, y in zip(pa, pb))
+    """Broadcast the batch dims with the one broadcast rule; PyTorch's message on a mismatch."""
+    shape = L.broadcast_pair(batch_a, batch_b)
+    if shape.__class__ is tuple:
+        return shape  # type: ignore[return-value]
+    raise StridedRuntimeError(
+        join_lines(
+            f"The size of tensor a ({shape.size_a}) must match the size of tensor b ({shape.size_b}) at "
+            f"non-singleton dimension {shape.dim}",
+            _operands(a, b),
+            f"matmul broadcasts the batch dims (all but the last two): a's {shape_text(batch_a)} "
+            f"against b's {shape_text(batch_b)}; sizes must be equal or 1",
+        )
+    )
 
 
 def _folds(a: Tensor, b: Tensor) -> bool:

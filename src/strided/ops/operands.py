@@ -208,7 +208,7 @@ def _check_partial_overlap(target: Tensor, inputs: list[Any], op: str) -> None:
         if type(x) is not Tensor or x._storage is not target._storage or x is target:
             continue
         xl = x._layout
-        if L.overlap_status(tl, xl) != "partial":
+        if L.overlap_status(tl, xl) is not L.OverlapStatus.PARTIAL:
             continue
         t0, x0 = tl.offset, xl.offset
         t1, x1 = t0 + L.product(tl.shape), x0 + L.product(xl.shape)

@@ -1,0 +1,600 @@
+"""The one place refusals become text: the peer's first line, the reason, the fix.
+
+The layout algebra returns refusals (:mod:`strided.layout.refusals`), small values with
+the numbers that failed; this module renders them, from refusals and layouts only
+(never Tensors), so the same words can describe a strided tensor, a NumPy array or a
+PyTorch tensor. :func:`error` builds the exception the peers raise for the refusal (a
+strided subclass of their builtin class); the raising wrappers of the algebra call it.
+
+A ground module: it imports only :mod:`strided.errors`. Refusals are recognised by
+their class name (importing the layout package from here would be an upward import).
+
+Example::
+
+    >>> from strided.layout.refusals import DimOutOfRange
+    >>> print(error(DimOutOfRange(dim=3, ndim=2)))
+    Dimension out of range (expected to be in range of [-2, 1], but got 3)
+      the tensor has 2 dims; dims count from 0 to 1, or from -2 to -1 from the end
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable, Sequence
+from typing import Any
+
+from .errors import (
+    StridedError,
+    StridedIndexError,
+    StridedRuntimeError,
+    StridedValueError,
+    ViewError,
+    join_lines,
+)
+
+# Note: the bound is repeated from layout.core (ground cannot import layout); a test pins them equal.
+MAX_DIMS = 64
+INT64_MAX = 2**63 - 1
+
+
+def _dims(n: int) -> str:
+    return f"{n} dim{'s' if n != 1 else ''}"
+
+
+def _args(shape: Sequence[int]) -> str:
+    return ", ".join(str(n) for n in shape)
+
+
+# ---------------------------------------------------------------- reshape as a view
+
+
+def reshape_equation(r: Any) -> str:
+    """The stride equation a :class:`ReshapeRefusal` failed, in the layout's own numbers."""
+    o, i = r.outer, r.inner
+    shape, strides = r.old_shape, r.old_strides
+    rhs = f"(elements in dims {i}..) * (their base stride)"
+    n = 1
+    for j in range(i, len(shape)):  # the block from ``inner`` on: sizes times its last stride
+        n *= shape[j]
+        if n * strides[j] == r.needed_stride:
+            names = " * ".join(f"size[{k}]" for k in range(i, j + 1))
+            nums = " * ".join(str(shape[k]) for k in range(i, j + 1))
+            rhs = f"{names} * stride[{j}] = {nums} * {strides[j]}"
+            break
+    return f"stride[{o}] == {rhs} = {r.needed_stride}, but stride[{o}] is {r.old_strides[o]}"
+
+
+def reshape_reason(r: Any) -> str:
+    """One sentence on what a :class:`ReshapeRefusal`'s failed equation means for memory."""
+    o = r.outer
+    s = r.old_strides[o]
+    if r.needed_stride == 0 and s != 0:
+        return (
+            f"dim {r.inner} is expanded (stride 0): it repeats the same memory while "
+            f"dim {o} moves on, so no single stride can walk the merged dim"
+        )
+    if s == 0:
+        return (
+            f"dim {o} is expanded (stride 0): its entries share memory, "
+            "so no single stride can walk the merged dim"
+        )
+    if abs(s) < abs(r.needed_stride) or (s < 0) != (r.needed_stride < 0):
+        return f"walking dim {o} jumps back through memory instead of past the end of dim {r.inner}"
+    return f"dim {o} steps over a gap: the merged entries are not one evenly spaced run"
+
+
+def view_refused(r: Any, origin: str, itemsize: int) -> ViewError:
+    """PyTorch's ``view`` error for a :class:`ReshapeRefusal`, with the layout's story and a fix.
+
+    ``origin`` is :func:`strided.layout.layout_origin` of the old layout (or ""), ``itemsize``
+    prices the copy the fix makes.
+    """
+    args = _args(r.new_shape)
+    nbytes = math.prod(r.old_shape) * itemsize
+    return ViewError(
+        join_lines(
+            "view size is not compatible with input tensor's size and stride (at least one "
+            "dimension spans across two contiguous subspaces). Use .reshape(...) instead.",
+            f"tensor: shape {r.old_shape}, strides {r.old_strides}" + (f" — {origin}" if origin else ""),
+            f"view({args}) must merge dims {r.outer} and {r.inner} into its dim "
+            f"{r.new_dim}, which needs {reshape_equation(r)}: {reshape_reason(r)}.",
+            f"fix: .reshape({args}) copies {nbytes} bytes into a new contiguous tensor; "
+            f"or .contiguous().view({args}).",
+        ),
+        r,
+    )
+
+
+# ---------------------------------------------------------------- sizes and dims
+
+
+def _too_many_dims(r: Any) -> StridedRuntimeError:
+    return StridedRuntimeError(
+        join_lines(
+            f"maximum supported dimension for a tensor is currently {MAX_DIMS}, found {r.ndim}",
+            f"{r.op} would have {r.ndim} dims; strided computes through NumPy arrays, which have "
+            f"at most {MAX_DIMS}",
+            "fix: merge dims with .reshape(...) or .flatten(start_dim, end_dim), or drop "
+            "size-1 dims with .squeeze()",
+        )
+    )
+
+
+def _numel_overflow(r: Any) -> StridedRuntimeError:
+    return StridedRuntimeError(
+        join_lines(
+            "numel: integer multiplication overflow",
+            f"{r.op} would have sizes {list(r.shape)}: {math.prod(r.shape)} elements, more than "
+            f"int64 counts ({INT64_MAX})",
+            "fix: smaller sizes; to repeat values without memory, expand only as far as "
+            "the elements can be counted",
+        )
+    )
+
+
+def _multiple_inferred(r: Any) -> StridedRuntimeError:
+    return StridedRuntimeError(
+        f"only one dimension can be inferred\n  shape {list(r.shape)} has more than one -1"
+    )
+
+
+def _invalid_size(r: Any) -> StridedRuntimeError:
+    return StridedRuntimeError(
+        join_lines(
+            f"invalid shape dimension {r.size} at index {r.index} of shape {list(r.shape)}",
+            f"sizes must be 0 or more, or -1 for the one dim inferred from the "
+            f"{r.numel} elements; size {r.size} at index {r.index} is neither",
+        )
+    )
+
+
+def _ambiguous_inferred(r: Any) -> StridedRuntimeError:
+    example = [0 if j == r.index else s for j, s in enumerate(r.shape)]
+    return StridedRuntimeError(
+        join_lines(
+            f"cannot reshape tensor of 0 elements into shape {list(r.shape)} because the "
+            "unspecified dimension size -1 can be any value and is ambiguous",
+            f"the other sizes multiply to 0, so every size at index {r.index} gives "
+            f"0 elements; write the size you mean instead of -1, e.g. {example}",
+        )
+    )
+
+
+def _numel_mismatch(r: Any) -> StridedRuntimeError:
+    return StridedRuntimeError(
+        join_lines(
+            f"shape '{list(r.shape)}' is invalid for input of size {r.numel}",
+            f"the requested shape holds {r.known} elements"
+            + (" times the inferred dim" if r.inferred else "")
+            + f", the tensor holds {r.numel}; the product of the sizes must match",
+        )
+    )
+
+
+def _flatten_order(r: Any) -> StridedRuntimeError:
+    return StridedRuntimeError(
+        join_lines(
+            "flatten() has invalid args: start_dim cannot come after end_dim",
+            f"start_dim={r.start_dim} is dim {r.start} and end_dim={r.end_dim} is dim {r.end} of shape "
+            f"{r.shape}; flatten merges dims start_dim..end_dim, so pass them in that order",
+        )
+    )
+
+
+def _unflatten(r: Any) -> StridedRuntimeError:
+    shape, dim, sizes = r.shape, r.dim, r.sizes
+    if r.check == "empty":
+        return StridedRuntimeError(
+            join_lines(
+                "unflatten: sizes must be non-empty",
+                f"sizes name the new dims that dim {dim!r} of shape {shape} splits into; "
+                "give at least one, e.g. (2, -1), with product equal to that dim's size",
+            )
+        )
+    if r.check == "zero_dim":
+        return StridedRuntimeError(
+            join_lines(
+                f"unflatten: Dimension specified as {dim} but tensor has no dimensions",
+                "a 0-d tensor has no dim to split; use .reshape(...) or .view(...) to give it a shape",
+            )
+        )
+    d = r.wrapped
+    n = shape[d]
+    known = math.prod(s for s in sizes if s != -1)
+    k = next((f for f in range(2, n) if n % f == 0), n)
+    return StridedRuntimeError(
+        join_lines(
+            f"unflatten: Provided sizes {list(sizes)} don't multiply up to the size of dim "
+            f"{dim} ({n}) in the input tensor",
+            f"dim {d} of shape {shape} has {n} entries, but the sizes"
+            + (" other than -1" if -1 in sizes else "")
+            + f" multiply to {known}"
+            + (f", which does not divide {n}" if -1 in sizes else "")
+            + f"; the product must be {n}, e.g. unflatten({dim}, ({k}, -1))",
+        )
+    )
+
+
+def _channels_last_rank(r: Any) -> StridedRuntimeError:
+    return StridedRuntimeError(
+        join_lines(
+            f"required rank 4 tensor to use channels_last format, but got shape {tuple(r.shape)}",
+            f"channels_last orders the 4 dims (N, C, H, W) as N, H, W, C; this tensor has "
+            f"{len(r.shape)} dims. Use the default memory_format (contiguous_format), or "
+            ".reshape(...) to 4 dims first",
+        )
+    )
+
+
+def _dim_out_of_range(r: Any) -> StridedIndexError:
+    span = r.ndim if r.ndim > 0 else 1
+    return StridedIndexError(
+        join_lines(
+            f"Dimension out of range (expected to be in range of [{-span}, {span - 1}], "
+            f"but got {r.dim})",
+            f"the tensor has {_dims(r.ndim)}; dims count from 0 to {span - 1}, or from -{span} "
+            "to -1 from the end",
+        )
+    )
+
+
+def _repeated_dims(r: Any) -> StridedRuntimeError:
+    if r.op == "squeeze":
+        d = r.wrapped[-1]
+        return StridedRuntimeError(
+            f"dim {d} appears multiple times in the list of dims\n  squeeze dims "
+            f"{list(r.given)} name dim {d} more than once"
+        )
+    if r.op.startswith("movedim "):
+        name = r.op.split()[1]
+        return StridedRuntimeError(
+            f"movedim: repeated dim in `{name}` ({list(r.given)})\n  after wrapping negative "
+            f"dims the {name} dims are {list(r.wrapped)}; each dim may appear once"
+        )
+    return StridedRuntimeError(
+        f"{r.op}(): duplicate dims are not allowed.\n  dims {tuple(r.given)} name the same "
+        f"dim more than once (after wrapping: {r.wrapped})"
+    )
+
+
+def _permute_length(r: Any) -> StridedRuntimeError:
+    ndim = len(r.shape)
+    return StridedRuntimeError(
+        join_lines(
+            "permute(sparse_coo): number of dimensions in the tensor input does not match "
+            "the length of the desired ordering of dimensions i.e. "
+            f"input.dim() = {ndim} is not equal to len(dims) = {len(r.dims)}",
+            f"the tensor has shape {r.shape}; pass one entry per dim, "
+            f"a reordering of {tuple(range(ndim))}",
+        )
+    )
+
+
+def _movedim_length(r: Any) -> StridedRuntimeError:
+    source, destination = r.source, r.destination
+    return StridedRuntimeError(
+        join_lines(
+            f"movedim: Invalid source or destination dims: source ({list(source)} dims) should "
+            f"contain the same number of dims as destination ({list(destination)} dims)",
+            f"source names {len(source)} dim(s) and destination {len(destination)}; "
+            "pair each moved dim with one new position, e.g. "
+            f"movedim({tuple(source)[:1] or (0,)}, {tuple(destination)[:1] or (0,)}) "
+            "moves one dim",
+        )
+    )
+
+
+def _zero_dim(r: Any) -> StridedError:
+    if r.op == "select":
+        return StridedIndexError(
+            join_lines(
+                "select() cannot be applied to a 0-dim tensor.",
+                "the tensor is 0-d (shape ()): it has no dim to select from; "
+                "use .item() for its value, or .unsqueeze(0).select(0, 0) for a 1-element view",
+            )
+        )
+    return StridedRuntimeError(
+        join_lines(
+            "narrow() cannot be applied to a 0-dim tensor.",
+            "the tensor is 0-d (shape ()): it has no dim to narrow; "
+            ".unsqueeze(0) gives a 1-d view of its one element",
+        )
+    )
+
+
+def _index_out_of_range(r: Any) -> StridedIndexError:
+    size, d = r.size, r.dim
+    return StridedIndexError(
+        join_lines(
+            f"select(): index {r.index} out of range for tensor of size {list(r.shape)} "
+            f"at dimension {d}",
+            f"dim {d} has size {size}: valid indices are {-size}..{size - 1}"
+            if size
+            else f"dim {d} has size 0: there is nothing to select",
+        )
+    )
+
+
+def _zero_step(r: Any) -> StridedValueError:
+    return StridedValueError(
+        join_lines(
+            "slice step cannot be zero",
+            f"dim {r.dim} has size {r.size}; use a step of 1 or more, or a negative step "
+            "to walk it backwards (as in NumPy)",
+        )
+    )
+
+
+def _narrow(r: Any) -> StridedError:
+    shape, d, start, length = r.shape, r.dim, r.start, r.length
+    if r.check == "length":
+        return StridedRuntimeError(
+            join_lines(
+                "narrow(): length must be non-negative.",
+                f"got length {length} for dim {d} of shape {shape}; a length counts "
+                "entries forward from start (0 gives an empty view); to take entries before "
+                "start, move start back by the length",
+            )
+        )
+    size = shape[d]
+    if r.check == "start":
+        return StridedIndexError(
+            join_lines(
+                f"start out of range (expected to be in range of [{-size}, {size}], but got {start})",
+                f"dim {d} of shape {shape} has size {size}: start must be in {-size}..{size} "
+                "(negative counts from the end; start == size gives an empty view)",
+            )
+        )
+    return StridedRuntimeError(
+        join_lines(
+            f"start ({start}) + length ({length}) exceeds dimension size ({size}).",
+            f"dim {d} of shape {shape} has {size} entries; the largest length from "
+            f"start {start} is {size - start}",
+        )
+    )
+
+
+def _same_dims(r: Any) -> StridedRuntimeError:
+    shape, d1 = r.shape, r.dim
+    return StridedRuntimeError(
+        join_lines(
+            f"diagonal dimensions cannot be identical {r.dim1}, {r.dim2}",
+            f"dim1={r.dim1} and dim2={r.dim2} both name dim {d1} of shape {shape}; a diagonal "
+            "needs two different dims"
+            + (
+                f", e.g. diagonal({r.offset}, {d1}, {(d1 + 1) % len(shape)})"
+                if len(shape) >= 2
+                else f"; a {len(shape)}-d tensor has none (unsqueeze one or use a 2-d tensor)"
+            ),
+        )
+    )
+
+
+def _unfold(r: Any) -> StridedRuntimeError:
+    d, size, shape, max_size = r.dim, r.size, r.shape, r.max_size
+    if r.check == "size":
+        return StridedRuntimeError(
+            join_lines(
+                f"maximum size for tensor at dimension {d} is {max_size} but size is {size}",
+                f"a window of {size} does not fit in dim {d} of shape {shape}, which has "
+                f"{max_size} entries; use unfold({r.dimension}, {max_size}, step) or smaller",
+            )
+        )
+    if r.check == "negative":
+        return StridedRuntimeError(
+            join_lines(
+                f"size is {size} but must be >= 0",
+                f"size is the window length along dim {d} of shape {shape}: "
+                f"0..{max_size} entries",
+            )
+        )
+    return StridedRuntimeError(
+        join_lines(
+            f"step is {r.step} but must be > 0",
+            f"step is how far each window starts after the previous one along dim {d}; "
+            f"step={max(size, 1)} gives windows that do not overlap, step=1 every window",
+        )
+    )
+
+
+# ---------------------------------------------------------------- expand
+
+
+def expand_fix(shape: Sequence[int], dim: int, target: int, sizes: Sequence[int]) -> str:
+    """A fix for expanding tensor dim ``dim`` of size ``shape[dim]`` to ``target``."""
+    size = shape[dim]
+    if size > 0 and target > 0 and target % size == 0:
+        reps = target // size
+        tiled = list(shape[:dim]) + [reps] + list(shape[dim:])
+        final = list(shape[:dim]) + [target] + list(shape[dim + 1 :])
+        then = "" if final == list(sizes) else f", then .expand({_args(sizes)})"
+        return (
+            f"fix: to repeat the {size} entries {reps} times, add a size-1 dim and expand it: "
+            f".unsqueeze({dim}).expand({_args(tiled)}).reshape({_args(final)}) "
+            f"(reshape copies){then}; or expand to size {size} at that dim"
+        )
+    return (
+        f"fix: keep size {size} (or -1) at that target dim, or .unsqueeze({dim}) to add a new "
+        "size-1 dim that can be expanded"
+    )
+
+
+def _expand(r: Any) -> StridedRuntimeError:
+    return StridedRuntimeError(
+        join_lines(
+            f"The expanded size of the tensor ({r.target}) must match the existing size "
+            f"({r.size}) at non-singleton dimension {r.dim}.  Target sizes: {list(r.sizes)}.  "
+            f"Tensor sizes: {list(r.shape)}",
+            f"only size-1 dims can be expanded (they get stride 0); tensor dim {r.tensor_dim} "
+            f"(target dim {r.dim}) has size {r.size}, not 1",
+            expand_fix(r.shape, r.tensor_dim, r.target, r.sizes),
+        )
+    )
+
+
+def _expand_too_few(r: Any) -> StridedRuntimeError:
+    return StridedRuntimeError(
+        join_lines(
+            f"expand(Tensor{{{list(r.shape)}}}, size={list(r.sizes)}): the number of "
+            f"sizes provided ({len(r.sizes)}) must be greater or equal to the number of dimensions "
+            f"in the tensor ({len(r.shape)})",
+            "expand can add leading dims but never drop one; "
+            "use .squeeze() or .reshape(...) to drop dims first",
+        )
+    )
+
+
+def _expand_new_dim_inferred(r: Any) -> StridedRuntimeError:
+    tdim, ndim = len(r.shape), len(r.sizes)
+    return StridedRuntimeError(
+        join_lines(
+            f"The expanded size of the tensor (-1) isn't allowed in a leading, "
+            f"non-existing dimension {r.dim}",
+            f"the tensor has {tdim} dim(s), shape {r.shape}, so target dims 0..{ndim - tdim - 1} "
+            f"of {list(r.sizes)} are new and have no size to keep; give target dim {r.dim} "
+            "an explicit size",
+        )
+    )
+
+
+def _negative_size(r: Any) -> StridedRuntimeError:
+    return StridedRuntimeError(
+        join_lines(
+            f"Trying to create tensor with negative dimension {r.size}: {list(r.sizes)}",
+            f"target dim {r.dim} asks for size {r.size}; sizes are 0 or more, and -1 "
+            "keeps the tensor's own size",
+        )
+    )
+
+
+# ---------------------------------------------------------------- NumPy's texts
+
+
+def np_shape_text(shape: Sequence[int]) -> str:
+    """NumPy's ``convert_shape_to_string``: leading negative sizes dropped, later ones "newaxis"."""
+    i = 0
+    while i < len(shape) and shape[i] < 0:
+        i += 1
+    if i == len(shape):
+        return "()"
+    parts = [str(shape[i])] + ["newaxis" if s < 0 else str(s) for s in shape[i + 1 :]]
+    return "(" + ",".join(parts) + ("," if i == 0 and len(shape) == 1 else "") + ")"
+
+
+def _numpy_broadcast(r: Any) -> StridedValueError:
+    shape, target = r.shape, r.target
+    if r.check == "scalar":
+        return StridedValueError(
+            join_lines("cannot broadcast a non-scalar to a scalar array",
+                       f"the tensor has shape {shape}; only a 0-d tensor broadcasts to shape ()")
+        )
+    if r.check == "negative":
+        return StridedValueError(
+            join_lines("all elements of broadcast shape must be non-negative",
+                       f"requested shape {target}; broadcast_to takes no -1 (Tensor.expand does)")
+        )
+    if r.check == "ndim":
+        return StridedValueError(
+            join_lines("input operand has more dimensions than allowed by the axis remapping",
+                       f"the tensor has {len(shape)} dims {shape}, the requested shape {target} "
+                       f"only {len(target)}; broadcasting adds dims but never removes them",
+                       "fix: drop size-1 dims first with .squeeze() or strided.reshape")
+        )
+    return StridedValueError(
+        join_lines(
+            "operands could not be broadcast together with remapped shapes "
+            f"[original->remapped]: {np_shape_text(shape)}  and requested shape {np_shape_text(target)}",
+            "each dim of the tensor (aligned right) must equal the target size or be 1",
+        )
+    )
+
+
+def _numpy_reshape(r: Any) -> StridedValueError:
+    if r.check == "unknown":
+        return StridedValueError(
+            join_lines("can only specify one unknown dimension",
+                       f"shape {r.target} has more than one negative size; give all but one")
+        )
+    return StridedValueError(
+        join_lines(
+            f"cannot reshape array of size {r.numel} into shape {np_shape_text(r.target)}",
+            f"the array has shape {r.shape}; the requested sizes must multiply to {r.numel}",
+        )
+    )
+
+
+def _no_copy(r: Any) -> StridedValueError:
+    return StridedValueError(
+        join_lines(
+            "Unable to avoid creating a copy while reshaping.",
+            f"shape {r.shape} with strides {r.strides} cannot be read in {r.order} order "
+            f"as {r.new_shape} with fixed strides",
+            "fix: pass copy=None (copy when needed) or make it contiguous first "
+            "(strided.ascontiguousarray / asfortranarray)",
+        )
+    )
+
+
+# ---------------------------------------------------------------- copies: why, for the ledger
+
+
+def copy_why(why: Any) -> str:
+    """A short sentence for the copy ledger: why a plan copies, from its ``why`` value."""
+    name = type(why).__name__
+    if name == "ReshapeRefusal":
+        return (
+            f"dims {why.outer} and {why.inner} cannot merge: {reshape_equation(why)}"
+        )
+    if name == "NotContiguous":
+        if why.dim < 0:
+            return f"not {why.order}-contiguous"
+        return (
+            f"not {why.order}-contiguous: dim {why.dim} has stride {why.stride}, "
+            f"{why.order} order needs {why.expected}"
+        )
+    if name == "CopyRequested":
+        return f"{why.op} always copies"
+    if name == "NoCopyRefusal" and why.refusal is not None:
+        return copy_why(why.refusal)
+    return name
+
+
+_RENDER: dict[str, Callable[[Any], StridedError]] = {
+    "TooManyDims": _too_many_dims,
+    "NumelOverflow": _numel_overflow,
+    "MultipleInferred": _multiple_inferred,
+    "InvalidSize": _invalid_size,
+    "AmbiguousInferred": _ambiguous_inferred,
+    "NumelMismatch": _numel_mismatch,
+    "FlattenOrder": _flatten_order,
+    "UnflattenRefusal": _unflatten,
+    "ChannelsLastRank": _channels_last_rank,
+    "DimOutOfRange": _dim_out_of_range,
+    "RepeatedDims": _repeated_dims,
+    "PermuteLength": _permute_length,
+    "MovedimLength": _movedim_length,
+    "ZeroDimRefusal": _zero_dim,
+    "IndexOutOfRange": _index_out_of_range,
+    "ZeroStep": _zero_step,
+    "NarrowRefusal": _narrow,
+    "SameDims": _same_dims,
+    "UnfoldRefusal": _unfold,
+    "ExpandRefusal": _expand,
+    "ExpandTooFewSizes": _expand_too_few,
+    "ExpandNewDimInferred": _expand_new_dim_inferred,
+    "NegativeSize": _negative_size,
+    "NumpyBroadcastRefusal": _numpy_broadcast,
+    "NumpyReshapeRefusal": _numpy_reshape,
+    "NoCopyRefusal": _no_copy,
+}
+
+
+def error(refusal: Any) -> StridedError:
+    """The exception for ``refusal``: the peer's builtin class, its first line, reason and fix.
+
+    A :class:`ReshapeRefusal` needs the layout's story and an itemsize: use :func:`view_refused`.
+    Every error made here carries its refusal as ``.refusal``.
+    """
+    err = _RENDER[type(refusal).__name__](refusal)
+    err.refusal = refusal  # type: ignore[attr-defined]
+    return err
