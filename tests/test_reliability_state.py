@@ -222,31 +222,6 @@ def test_r2_06_threads_each_record_their_own_copies():
 # ============================================================ R2-07 / R2-08 broadcasting across threads
 
 
-def test_r2_07_interleaved_blocks_restore_the_process_mode():
-    """A enters warn; B enters raise; A exits; B exits: the process mode is 'allow' again."""
-    a_in, b_in, a_out = threading.Event(), threading.Event(), threading.Event()
-    modes: dict[str, str] = {}
-
-    def a() -> None:
-        with st.broadcasting("warn"):
-            a_in.set()
-            wait(b_in)
-            modes["a inside"] = mode_of_op()
-        a_out.set()
-
-    def b() -> None:
-        wait(a_in)
-        with st.broadcasting("raise"):
-            b_in.set()
-            wait(a_out)
-            modes["b inside, after a left"] = mode_of_op()
-        modes["b after"] = mode_of_op()
-
-    run_threads(a, b)
-    assert modes == {"a inside": "warn", "b inside, after a left": "raise", "b after": "allow"}
-    assert get_broadcasting() == ("allow", False) and mode_of_op() == "allow"
-
-
 def test_r2_08_a_block_in_one_thread_does_not_change_other_threads():
     inside, checked = threading.Event(), threading.Event()
     seen: dict[str, object] = {}
@@ -331,34 +306,43 @@ def _made_elsewhere(mode: str) -> st.broadcasting:
     return st.broadcasting(mode)  # not on a with line: a plain call until it is entered
 
 
-@pytest.mark.parametrize("enter", ["helper", "exit_stack"])
-def test_blocks_made_off_the_with_line_interleave_without_leaking(enter):
-    """A block made by a helper or entered through ExitStack, interleaved across threads
-    (A enters warn; B enters raise; A exits; B exits), leaves the process mode as it was."""
+@pytest.mark.parametrize("enter", ["with_line", "helper", "exit_stack"])
+def test_r2_07_interleaved_blocks_restore_the_process_mode(enter):
+    """A enters warn; B enters raise; A exits; B exits: the process mode is 'allow' again, for
+    blocks written on the with line, made by a helper, or entered through ExitStack."""
     a_in, b_in, a_out = threading.Event(), threading.Event(), threading.Event()
     modes: dict[str, str] = {}
 
-    def block(mode: str) -> contextlib.AbstractContextManager:
-        if enter == "helper":
-            return _made_elsewhere(mode)
-        stack = contextlib.ExitStack()
-        stack.enter_context(st.broadcasting(mode))
-        return stack
+    def in_block(mode: str, body: Callable[[], None]) -> None:
+        if enter == "with_line":
+            with st.broadcasting(mode):
+                body()
+        elif enter == "helper":
+            with _made_elsewhere(mode):
+                body()
+        else:
+            with contextlib.ExitStack() as stack:
+                stack.enter_context(st.broadcasting(mode))
+                body()
+
+    def a_body() -> None:
+        a_in.set()
+        wait(b_in)
+        modes["a inside"] = mode_of_op()
+
+    def b_body() -> None:
+        b_in.set()
+        wait(a_out)
+        modes["b inside, after a left"] = mode_of_op()
 
     def a() -> None:
-        with block("warn"):
-            a_in.set()
-            wait(b_in)
-            modes["a inside"] = mode_of_op()
+        in_block("warn", a_body)
         a_out.set()
 
     def b() -> None:
         wait(a_in)
         modes["b before"] = mode_of_op()
-        with block("raise"):
-            b_in.set()
-            wait(a_out)
-            modes["b inside, after a left"] = mode_of_op()
+        in_block("raise", b_body)
         modes["b after"] = mode_of_op()
 
     run_threads(a, b)

@@ -11,7 +11,6 @@
 
 from __future__ import annotations
 
-import warnings
 from collections.abc import Callable
 from typing import Any
 
@@ -22,17 +21,9 @@ from hypothesis import given, settings
 from hypothesis import strategies as hs
 
 import strided as st
+from oracle_helpers import outcome
 
 SETTINGS = settings(max_examples=120, deadline=None)
-
-
-def outcome(fn: Callable[[], Any]) -> tuple[Any, BaseException | None]:
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")
-        try:
-            return fn(), None
-        except Exception as exc:  # noqa: BLE001 - the oracle compares whatever is raised
-            return None, exc
 
 
 def values_of(x: Any) -> np.ndarray:
