@@ -543,7 +543,7 @@ def test_negative_strides_against_numpy(spec, op):
         "where": (lambda: st.where(s < 3, s, rev_s), lambda: np.where(a < 3, a, rev_a)),
     }[op]
     got, want = fs(), fa()
-    np.testing.assert_allclose(got.numpy(), want, rtol=1e-6)  # float ops give float32 here
+    np.testing.assert_allclose(got.numpy(), want, rtol=1e-5)  # float32 results; NumPy's SIMD and strided loops may differ by a few ulp
     assert all(x >= 0 for x in got.stride())
 
 
