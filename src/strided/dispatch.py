@@ -27,6 +27,7 @@ from typing import Any
 import numpy as np
 
 from . import layout as L
+from .callsite import PACKAGE_DIR
 from .dtypes import DType
 from .errors import StridedRuntimeError, join_lines
 from .kernels.listeners import OPEN, Listener, OpRecord, emit, listening
@@ -60,7 +61,7 @@ def listen(listener: Listener) -> Iterator[Listener]:
     reported, after the result is made; an in-place op reports its target as ``output``.
 
     >>> seen = []
-    >>> with strided.listen(seen.append):
+    >>> with strided.dispatch.listen(seen.append):
     ...     y = (x.T + 1).sum()
     >>> [(r.name, r.kind) for r in seen]
     [('transpose', 'view'), ('add', 'compute'), ('sum', 'compute')]
@@ -161,13 +162,16 @@ def view_of(source: Any, view: Any, name: str | None = None) -> None:
 
 
 def _caller_method() -> str:
-    """The public method or function that asked for the view or copy: the first frame above
-    this module whose name is not private (``__getitem__`` counts as public)."""
+    """The op the user called that asked for the view or copy: the outermost frame in strided
+    whose function is public (``__getitem__`` counts), so ``flatten`` is not named ``reshape``."""
     frame = sys._getframe(2)
-    while frame is not None and frame.f_code.co_name.startswith("_") and \
-            frame.f_code.co_name != "__getitem__":
+    name = "view"
+    while frame is not None and frame.f_code.co_filename.startswith(PACKAGE_DIR):
+        code = frame.f_code.co_name
+        if not code.startswith("_") or code == "__getitem__":
+            name = code
         frame = frame.f_back
-    return frame.f_code.co_name if frame is not None else "view"
+    return name
 
 
 def _make(storage: Storage, layout: Layout, dtype: DType) -> Any:

@@ -130,7 +130,7 @@ class Tensor:
         t._dtype = self._dtype
         base = self._base
         t._base = self if base is None else base
-        if OPEN: view_of(self, t)  # noqa: E701 - one cheap check when nobody listens (strided.listen)
+        if OPEN: view_of(self, t)  # noqa: E701 - one cheap check when nobody listens (strided.dispatch.listen)
         return t
 
     def _np(self) -> np.ndarray:

@@ -30,7 +30,7 @@ class OpRecord:
     are the result's, also for a copy no tensor holds. ``where``, the user's ``file:line``, is
     worked out from the stack snapshot only when asked for.
 
-    >>> with strided.listen(records.append):
+    >>> with strided.dispatch.listen(records.append):
     ...     y = x.permute(1, 0)
     >>> records[0].name, records[0].kind
     ('permute', 'view')

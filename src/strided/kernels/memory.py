@@ -130,7 +130,7 @@ def record_copies() -> Iterator[list[CopyRecord]]:
     The block belongs to its thread or asyncio task (a ``contextvars`` context): copies
     made by other threads are not recorded. In nested blocks a copy goes to every open
     ledger (inner and outer); after the inner block ends, to the outer one only. The ledger
-    is one listener of the op records (:func:`strided.listen`) that keeps the copies.
+    is one listener of the op records (:func:`strided.dispatch.listen`) that keeps the copies.
 
     >>> with record_copies() as copies:
     ...     y = x.permute(1, 0).reshape(-1)

@@ -137,7 +137,7 @@ def _arg(self: Tensor, dim: Any, keepdim: bool, op: str) -> Tensor:
             )
         out, out_np = new_output((1,) * len(shape) if keepdim else (), int64)
         arg_extreme_flat(self._np(), out_np, largest)
-        return out
+        return report(op, (self,), out)
     d = _one_dim(self, dim, op)
     if shape and shape[d] == 0:
         raise _empty_dim_error(op, self, d)
