@@ -22,6 +22,7 @@ LAYERS: list[tuple[str, tuple[str, ...]]] = [
     ("storage", ("storage",)),
     ("kernels", ("kernels", "scalars")),
     ("text", ("formatting",)),
+    ("dispatch", ("dispatch",)),
     ("tensor", ("tensor", "creation")),
     ("above tensor", ("writes", "numpy_api")),
     ("ops", ("ops",)),

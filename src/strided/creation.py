@@ -9,6 +9,7 @@ import numpy as np
 
 from . import layout as L
 from .args import parse_sizes, scalar_value
+from .dispatch import borrowed, copy_array_of, install, result
 from .dtypes import (
     DEFAULT_FLOAT,
     DEFAULT_INT,
@@ -28,29 +29,15 @@ from .errors import (
     StridedValueError,
     join_lines,
 )
-from .kernels import copy_to_new, new_storage
 from .kernels.fill import arange_into, fill
 from .layout import Layout
 from .memory_format import MemoryFormat, preserve_format
 from .scalars import filled, parse_int
-from .storage import Storage
 from .tensor import Tensor, tensor_arg
 
-
-def _new_tensor(shape: tuple[int, ...], dtype: DType, strides: tuple[int, ...] | None = None) -> Tensor:
-    """Uninitialized dense memory for ``shape`` (contiguous unless ``strides`` given)."""
-    for s in shape:
-        if s < 0:
-            raise StridedRuntimeError(
-                join_lines(
-                    f"Trying to create tensor with negative dimension {s}: {list(shape)}",
-                    f"size[{shape.index(s)}] is {s}; every size must be 0 or more "
-                    "(0 gives an empty tensor)",
-                )
-            )
-    storage = new_storage(L.product(shape), dtype.numpy, shape)
-    strides = L.contiguous_strides(shape) if strides is None else strides
-    return Tensor._make(storage, Layout._trusted(shape, strides, 0), dtype)
+# The op boundary sits below tensor.py, so the tensor layer names the class it builds: here, in
+# the factories' module, which strided/__init__ imports before any op can run.
+install(Tensor)
 
 
 def _infer_dtype(array: np.ndarray, from_python: bool) -> DType:
@@ -148,8 +135,7 @@ def tensor(data: Any, dtype: Any = None) -> Tensor:
         )
     # Note: torch.tensor refuses data in non-native byte order (ValueError); tensor() copies
     # anyway, so it converts while it copies, as np.asarray(a, "=f4") would.
-    storage = copy_to_new(source, L.contiguous_strides(source.shape), target.numpy, "tensor(data)")
-    return Tensor._make(storage, Layout.contiguous(tuple(source.shape)), target)
+    return copy_array_of(source, "tensor(data)", target)
 
 
 def _check_python_ints(data: Any) -> None:
@@ -327,12 +313,12 @@ def from_numpy(array: np.ndarray) -> Tensor:
     shape = tuple(array.shape)
     if array.size == 0:
         flat = np.empty(0, dtype=array.dtype)
-        return Tensor._make(Storage(flat, resizable=False), Layout._trusted(shape, strides, 0), dtype)
+        return borrowed(flat, Layout._trusted(shape, strides, 0), dtype)
     # the storage is the smallest flat run of memory the array touches
     low = array[tuple(slice(None, None, -1) if s < 0 else slice(None) for s in array.strides) + (Ellipsis,)]
     lo, hi = L.storage_extent(Layout._trusted(shape, strides, 0))
     flat = np.lib.stride_tricks.as_strided(low, shape=(hi - lo,), strides=(itemsize,), writeable=array.flags.writeable)
-    return Tensor._make(Storage(flat, resizable=False), Layout._trusted(shape, strides, -lo), dtype)
+    return borrowed(flat, Layout._trusted(shape, strides, -lo), dtype)
 
 
 def _sizes_and_dtype(sizes: tuple[Any, ...], dtype: Any, op: str, default: DType = DEFAULT_FLOAT) -> tuple[tuple[int, ...], DType]:
@@ -342,19 +328,19 @@ def _sizes_and_dtype(sizes: tuple[Any, ...], dtype: Any, op: str, default: DType
 def empty(*sizes: Any, dtype: Any = None) -> Tensor:
     """Uninitialized memory of the given sizes (ints or one tuple)."""
     shape, dt = _sizes_and_dtype(sizes, dtype, "empty")
-    return _new_tensor(shape, dt)
+    return result(shape, dt)
 
 
 def zeros(*sizes: Any, dtype: Any = None) -> Tensor:
     shape, dt = _sizes_and_dtype(sizes, dtype, "zeros")
-    t = _new_tensor(shape, dt)
+    t = result(shape, dt)
     fill(t._storage.array, 0)
     return t
 
 
 def ones(*sizes: Any, dtype: Any = None) -> Tensor:
     shape, dt = _sizes_and_dtype(sizes, dtype, "ones")
-    t = _new_tensor(shape, dt)
+    t = result(shape, dt)
     fill(t._storage.array, 1)
     return t
 
@@ -378,7 +364,7 @@ def full(size: Any, fill_value: Any, dtype: Any = None) -> Tensor:
     fill_value = scalar_value(fill_value)
     dt = _scalar_dtype(fill_value) if dtype is None else to_dtype(dtype)
     value = _fill_scalar(fill_value, dt, "full", L.product(shape))
-    t = _new_tensor(shape, dt)
+    t = result(shape, dt)
     fill(t._storage.array, value)
     return t
 
@@ -393,7 +379,7 @@ def _fill_scalar(value: bool | int | float, dtype: DType, op: str, numel: int) -
 def _like(other: Tensor, dtype: Any, memory_format: MemoryFormat, op: str = "empty_like") -> Tensor:
     tensor_arg(other, op, "input")
     dt = other.dtype if dtype is None else to_dtype(dtype)
-    return _new_tensor(other.shape, dt, other._format_strides(memory_format))
+    return result(other.shape, dt, other._format_strides(memory_format))
 
 
 def empty_like(other: Tensor, dtype: Any = None, memory_format: MemoryFormat = preserve_format) -> Tensor:
@@ -443,7 +429,7 @@ def arange(start: Any, end: Any = None, step: Any = 1, dtype: Any = None) -> Ten
             join_lines("\"arange_cpu\" not implemented for 'Bool'",
                        "fix: make the range in an integer dtype, then compare: strided.arange(n) != 0")
         )
-    t = _new_tensor((n,), dt)
+    t = result((n,), dt)
     arange_into(t._storage.array, start, step, all_int)
     return t
 

@@ -36,6 +36,7 @@ from .args import (
     unflatten_product_error,
     unflatten_sizes,
 )
+from .dispatch import OPEN, copy_of, view_of
 from .dtypes import DType, to_dtype
 from .errors import (
     StridedIndexError,
@@ -47,7 +48,7 @@ from .errors import (
 )
 from .formatting import format_tensor
 from .indexing import index_layout
-from .kernels import copy_array, copy_to_new, numpy_view
+from .kernels import copy_array, numpy_view
 from .layout import Layout
 from .memory_format import MemoryFormat, channels_last, contiguous_format, preserve_format
 from .storage import Storage
@@ -129,6 +130,7 @@ class Tensor:
         t._dtype = self._dtype
         base = self._base
         t._base = self if base is None else base
+        if OPEN: view_of(self, t)  # noqa: E701 - one cheap check when nobody listens (strided.dispatch.listen)
         return t
 
     def _np(self) -> np.ndarray:
@@ -137,9 +139,7 @@ class Tensor:
 
     def _copy(self, strides: tuple[int, ...], reason: str, dtype: DType | None = None) -> Tensor:
         """Materialize into new storage with dense ``strides`` (through the one copy kernel)."""
-        dtype = dtype or self._dtype
-        storage = copy_to_new(self._np(), strides, dtype.numpy, reason)
-        return Tensor._make(storage, Layout._trusted(self._layout.shape, strides, 0), dtype)
+        return copy_of(self, strides, reason, dtype)
 
     # ------------------------------------------------------------ looking inside
 

@@ -16,9 +16,9 @@ Contract shared by every kernel here:
   in the first; :func:`where_into`, the exception, only ever writes a fresh output.
 
 The ``*_flat`` kernels are the small-op fast paths: they take the flat 1-D runs of
-dense storages and let the ufunc allocate its result, which becomes the new storage
-(cheaper than an ``out=`` buffer for a 12-element add); they are the only other place
-a storage is made for fresh data besides :func:`strided.kernels.new_storage`.
+dense storages and let the ufunc allocate its result, which the caller hands to
+:func:`strided.dispatch.adopted` as the new storage (cheaper than an ``out=`` buffer for a
+12-element add).
 """
 
 from __future__ import annotations
@@ -28,9 +28,7 @@ from typing import Any
 
 import numpy as np
 
-from ..storage import Storage
 from .fpstate import QUIET, quiet_reset, quiet_set
-from .memory import adopt
 from .tiles import MIN_NUMEL, ufunc_into
 
 # NumPy's clip ufunc (``np.clip`` is a Python wrapper around it that costs ~3x more per call):
@@ -40,36 +38,36 @@ _clip: np.ufunc = np._core.umath.clip
 # ---------------------------------------------------------------- fast paths (fresh results)
 
 
-def binary_flat(ufunc: np.ufunc, x: np.ndarray, y: Any) -> Storage:
-    """A new storage holding ``ufunc(x, y)`` for two equal-length 1-D runs (or a run and a
+def binary_flat(ufunc: np.ufunc, x: np.ndarray, y: Any) -> np.ndarray:
+    """A fresh 1-D array holding ``ufunc(x, y)`` for two equal-length 1-D runs (or a run and a
     Python number, which NumPy takes in the run's dtype); no casting keywords."""
     token = quiet_set(QUIET)
     try:
         res = ufunc(x, y)
     finally:
         quiet_reset(token)
-    return adopt(res)
+    return res
 
 
-def binary_broadcast_rowmajor(ufunc: np.ufunc, x: np.ndarray, y: np.ndarray) -> Storage:
-    """A new storage holding ``ufunc(x, y)`` for two row-major arrays that broadcast; NumPy's
-    fresh result is row-major, its flat run becomes the storage."""
+def binary_broadcast_rowmajor(ufunc: np.ufunc, x: np.ndarray, y: np.ndarray) -> np.ndarray:
+    """A fresh 1-D array holding ``ufunc(x, y)`` for two row-major arrays that broadcast; NumPy's
+    fresh result is row-major: its flat run."""
     token = quiet_set(QUIET)
     try:
         res = ufunc(x, y)
     finally:
         quiet_reset(token)
-    return adopt(res.ravel())  # (a view: NumPy's fresh result is C-contiguous)
+    return res.ravel()  # (a view: NumPy's fresh result is C-contiguous)
 
 
-def unary_flat(ufunc: np.ufunc, x: np.ndarray) -> Storage:
-    """A new storage holding ``ufunc(x)`` for a 1-D run, in its own dtype."""
+def unary_flat(ufunc: np.ufunc, x: np.ndarray) -> np.ndarray:
+    """A fresh 1-D array holding ``ufunc(x)`` for a 1-D run, in its own dtype."""
     token = quiet_set(QUIET)
     try:
         res = ufunc(x)
     finally:
         quiet_reset(token)
-    return adopt(res)
+    return res
 
 
 # ---------------------------------------------------------------- general kernels

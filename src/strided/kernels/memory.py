@@ -18,13 +18,11 @@ from __future__ import annotations
 import contextlib
 import functools
 from collections.abc import Iterator
-from contextvars import ContextVar, Token
 from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
 
-from ..callsite import user_site
 from ..errors import OverlapWriteError, StridedRuntimeError, join_lines
 from ..layout import (
     INT64_MAX,
@@ -37,6 +35,7 @@ from ..layout import (
 )
 from ..storage import Storage, allocate
 from .fpstate import quiet
+from .listeners import OPEN, OpRecord, _listeners, emit, listening
 
 _ndarray = np.ndarray
 
@@ -108,11 +107,20 @@ class CopyRecord:
     where: str
 
 
-# The ledgers open in this context (thread, asyncio task), innermost last. A tuple, never
-# mutated: entering a block sets a longer tuple, leaving it sets the tuple without that ledger,
-# so nested blocks, other threads and other tasks each see exactly their own blocks. The copy
-# path's "does anybody listen" check is one ContextVar.get (``()`` when nobody does).
-_ledgers: ContextVar[tuple[list[CopyRecord], ...]] = ContextVar("strided_copy_ledgers", default=())
+class _Ledger(list):
+    """A ``record_copies`` ledger: a list of :class:`CopyRecord`, and the listener that fills it."""
+
+    __slots__ = ()
+    __hash__ = object.__hash__  # (listeners are matched by identity)
+
+    def __call__(self, record: OpRecord) -> None:
+        if record.kind == "copy":
+            self.append(CopyRecord(record.nbytes, record.plan, record.shape, str(record.dtype), record.where))
+
+
+# The listeners open in this context, innermost last (the ledgers of open record_copies blocks
+# among them): see :mod:`.listeners`. The name is the ledger's, which it generalises.
+_ledgers = _listeners
 
 
 @contextlib.contextmanager
@@ -121,38 +129,15 @@ def record_copies() -> Iterator[list[CopyRecord]]:
 
     The block belongs to its thread or asyncio task (a ``contextvars`` context): copies
     made by other threads are not recorded. In nested blocks a copy goes to every open
-    ledger (inner and outer); after the inner block ends, to the outer one only.
+    ledger (inner and outer); after the inner block ends, to the outer one only. The ledger
+    is one listener of the op records (:func:`strided.dispatch.listen`) that keeps the copies.
 
     >>> with record_copies() as copies:
     ...     y = x.permute(1, 0).reshape(-1)
     >>> copies[0].nbytes, copies[0].reason
     """
-    records: list[CopyRecord] = []
-    outer = _ledgers.get()
-    mine = (*outer, records)
-    token = _ledgers.set(mine)
-    try:
+    with listening(_Ledger()) as records:
         yield records
-    finally:
-        _close_ledger(records, mine, token)
-
-
-def _close_ledger(records: list[CopyRecord], mine: tuple, token: Token) -> None:
-    """Stop recording into ``records``, matching it by identity (two empty ledgers are equal)."""
-    now = _ledgers.get()
-    if now is mine:
-        try:
-            _ledgers.reset(token)  # the usual, properly nested exit: exactly what was there
-            return
-        except ValueError:
-            pass  # the token belongs to another context (a generator resumed elsewhere)
-    # Blocks closed out of order (ExitStack misuse, another context): drop only this ledger.
-    _ledgers.set(tuple(r for r in now if r is not records))
-
-
-def _user_frame() -> str:
-    """``file:line`` of the innermost frame outside the strided package."""
-    return user_site()[0]
 
 
 def new_storage(numel: int, dtype: np.dtype, shape: tuple[int, ...] | None = None) -> Storage:
@@ -186,6 +171,7 @@ def copy_to_new(
     dtype: np.dtype,
     reason: str,
     capacity: int | None = None,
+    report: bool = True,
 ) -> Storage:
     """THE copy: a new storage holding ``source`` laid out with dense ``strides``.
 
@@ -194,7 +180,8 @@ def copy_to_new(
     ``source.size`` elements, or ``capacity`` (>= that) with the rest left
     uninitialized. Values are cast to ``dtype`` (unsafe casting, as
     PyTorch's ``to`` does). The ledger records the bytes written, ``reason`` and
-    the user's ``file:line``.
+    the user's ``file:line``; ``report=False`` leaves the report to the caller
+    (:func:`strided.dispatch.copy_of`, which knows the tensors).
     """
     numel = product(source.shape)
     if capacity is None:
@@ -207,10 +194,10 @@ def copy_to_new(
                         strides=tuple(s * itemsize for s in strides))
         with quiet():  # casts wrap or saturate silently, as in PyTorch
             _copy_values(dest, source)
-    ledgers = _ledgers.get()
-    if ledgers:
-        _record(ledgers, numel * buffer.itemsize, reason, tuple(source.shape), dtype)
-    return Storage(buffer)
+    if OPEN and report:
+        # a copy no tensor holds (a snapshot, a grown storage): the shape and dtype stand in
+        emit("copy", "copy", (), None, reason, numel * buffer.itemsize, tuple(source.shape), dtype)
+    return adopt(buffer)
 
 
 # Tiled copies: a transposing copy that walks one side of memory with a large stride misses
@@ -278,14 +265,6 @@ def grow_storage(storage: Storage, n: int) -> None:
     storage.check_resizable(n)
     grown = copy_to_new(old, (1,), old.dtype, f"resize_ grew storage to {n} elements", capacity=n)
     storage.array = grown.array
-
-
-def _record(
-    ledgers: tuple[list[CopyRecord], ...], nbytes: int, reason: str, shape: tuple[int, ...], dtype: np.dtype
-) -> None:
-    record = CopyRecord(nbytes, reason, shape, str(dtype), _user_frame())
-    for records in ledgers:
-        records.append(record)
 
 
 def check_writable(

@@ -14,15 +14,14 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..storage import Storage
 from .fpstate import QUIET, quiet, quiet_reset, quiet_set
-from .memory import adopt, copy_array
+from .memory import copy_array
 
 _add_reduce = np.add.reduce
 
 
-def sum_flat(x: np.ndarray) -> Storage:
-    """A new one-element storage holding the sum of the 1-D run ``x``, in its own dtype.
+def sum_flat(x: np.ndarray) -> np.ndarray:
+    """A fresh one-element 1-D array holding the sum of the 1-D run ``x``, in its own dtype.
 
     The small-op fast path of a full sum of a row-major float32/float64 tensor: the same
     NumPy reduction (pairwise, over the one contiguous run) as :func:`reduce_into` gives
@@ -33,7 +32,7 @@ def sum_flat(x: np.ndarray) -> Storage:
         res = _add_reduce(x, keepdims=True)
     finally:
         quiet_reset(token)
-    return adopt(res)
+    return res
 
 
 def reduce_into(ufunc: np.ufunc, x: np.ndarray, axes: tuple[int, ...] | None, acc: np.dtype,

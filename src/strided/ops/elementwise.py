@@ -39,7 +39,8 @@ from typing import Any
 import numpy as np
 
 from .. import layout as L
-from ..creation import _new_tensor
+from ..dispatch import OPEN, adopted, report
+from ..dispatch import result as fresh_result
 from ..dtypes import ALL_DTYPES, DType, bool_, float16, float32, int64
 from ..errors import StridedRuntimeError, StridedTypeError, join_lines
 from ..kernels.elementwise import (
@@ -63,7 +64,6 @@ from .operands import (
     _cinfo,
     _fresh_output,
     _kernel_arg,
-    _new,
     _not_implemented,
     _np_scalar,
     _operand,
@@ -208,6 +208,14 @@ def _check_int_divisor(op: BinaryOp, b: Any, compute: DType, size: int) -> None:
 
 
 def binary(op: BinaryOp, a: Any, b: Any, target: Tensor | None = None) -> Tensor:
+    """:func:`_binary`, reported at the op boundary (:func:`strided.dispatch.report`)."""
+    out = _binary(op, a, b, target)
+    if OPEN:
+        report(op.name if target is None else op.name + "_", (a, b), out)
+    return out
+
+
+def _binary(op: BinaryOp, a: Any, b: Any, target: Tensor | None = None) -> Tensor:
     """Run ``op(a, b)`` into a fresh output, or into ``target`` (an in-place form: ``target`` is ``a``).
 
     # Note: an in-place target whose elements alias through non-zero strides (an ``unfold``
@@ -249,7 +257,7 @@ def binary(op: BinaryOp, a: Any, b: Any, target: Tensor | None = None) -> Tensor
             # PyTorch runs pow(tensor, scalar) as a unary op over base.to(result dtype)
             out = _fresh_output(shape, result, [a], result)
         elif op.kind == "pow" and not isinstance(a, Tensor):
-            out = _new_tensor(shape, result)  # pow(scalar, tensor): PyTorch's output is contiguous
+            out = fresh_result(shape, result)  # pow(scalar, tensor): PyTorch's output is contiguous
         else:
             out = _fresh_output(shape, result, [a, b], compute)
     else:
@@ -298,7 +306,7 @@ def _scalar_over_tensor(a: bool | int | float, b: Tensor, compute: DType) -> Ten
     if b._dtype is not compute:
         strides = L.preserve_format_strides(shape, strides)
     first = L.elementwise_output_strides(shape, [(shape, strides)])
-    out = _new_tensor(shape, compute, L.elementwise_output_strides(shape, [(shape, first), ((), ())]))
+    out = fresh_result(shape, compute, L.elementwise_output_strides(shape, [(shape, first), ((), ())]))
     mul_dtype = float32 if compute is float16 else compute  # PyTorch's float16 "opmath" for scalars
     scalar_over_into(_np_scalar(a, mul_dtype), _view(b), _view(out), compute.numpy, mul_dtype.numpy)
     return out
@@ -381,6 +389,7 @@ def _fast_binary(op: BinaryOp, slow: Callable[[Any, Any], Any]) -> Callable[[Any
     """``op`` with the small-op fast path in front of ``slow`` (the general path)."""
     ufunc = op.ufunc
     fast = op.fast
+    name = op.name
     compare = op.kind == "compare"
     scalars = op.kind != "minmax"  # torch.maximum(t, 2) is a TypeError
 
@@ -439,11 +448,9 @@ def _fast_binary(op: BinaryOp, slow: Callable[[Any, Any], Any]) -> Callable[[Any
                 oa = la.offset
                 if oa or x.shape[0] != n:
                     x = x[oa : oa + n]
-                t = _new(Tensor)  # Tensor._make, inlined: a fresh result has no base
-                t._storage = binary_flat(ufunc, x, y)
-                t._layout = lay
-                t._dtype = result_dtype or d
-                t._base = None
+                t = adopted(binary_flat(ufunc, x, y), lay, result_dtype or d)
+                if OPEN:
+                    report(name, (a, b), t)
                 return t
         return slow(a, b)
 
@@ -473,11 +480,10 @@ def _fast_binary(op: BinaryOp, slow: Callable[[Any, Any], Any]) -> Callable[[Any
             y = y[ob : ob + nb]
         if len(lb.shape) != 1:  # a 1-D y broadcasts as it is
             y = y.reshape(lb.shape)
-        t = _new(Tensor)
-        t._storage = binary_broadcast_rowmajor(ufunc, x.reshape(la.shape), y)
-        t._layout = out_info[2]
-        t._dtype = result_dtype or a._dtype
-        t._base = None
+        t = adopted(binary_broadcast_rowmajor(ufunc, x.reshape(la.shape), y), out_info[2],
+                    result_dtype or a._dtype)
+        if OPEN:
+            report(name, (a, b), t)
         return t
 
     return fn

@@ -21,6 +21,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from ..dispatch import report
 from ..dtypes import bool_ as bool_dtype
 from ..dtypes import int64
 from ..errors import StridedIndexError, StridedRuntimeError, StridedTypeError, join_lines
@@ -79,7 +80,7 @@ def _full(self: Tensor, op: str) -> Tensor:
         )
     out, out_np = new_output((), self._dtype)
     extreme_all(self._np(), out_np, op == "max")
-    return out
+    return report(op, (self,), out)
 
 
 def _extreme(self: Tensor, dim: Any, keepdim: bool, op: str) -> Any:
@@ -98,7 +99,7 @@ def _extreme(self: Tensor, dim: Any, keepdim: bool, op: str) -> Any:
         out = _full(self, op)
         return out.reshape((1,) * self.ndim) if check_keepdim(keepdim, op) else out
     values, indices = _values_and_indices(self, dim, keepdim, op)
-    return (return_types.max if op == "max" else return_types.min)(values, indices)
+    return report(op, (self,), (return_types.max if op == "max" else return_types.min)(values, indices))
 
 
 @method("max")
@@ -136,7 +137,7 @@ def _arg(self: Tensor, dim: Any, keepdim: bool, op: str) -> Tensor:
             )
         out, out_np = new_output((1,) * len(shape) if keepdim else (), int64)
         arg_extreme_flat(self._np(), out_np, largest)
-        return out
+        return report(op, (self,), out)
     d = _one_dim(self, dim, op)
     if shape and shape[d] == 0:
         raise _empty_dim_error(op, self, d)
@@ -145,7 +146,7 @@ def _arg(self: Tensor, dim: Any, keepdim: bool, op: str) -> Tensor:
         write(out._storage, out._layout, 0)
     else:
         arg_extreme_along(self._np(), d, out_np, keepdim, largest)
-    return out
+    return report(op, (self,), out)
 
 
 @method("argmax")

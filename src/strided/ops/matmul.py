@@ -26,6 +26,7 @@ from __future__ import annotations
 from typing import Any
 
 from .. import layout as L
+from ..dispatch import OPEN, adopted, report
 from ..dtypes import DType, float32, float64
 from ..errors import StridedNotImplementedError, StridedRuntimeError, join_lines
 from ..kernels.matmul import matmul_flat, matmul_into, matmul_new
@@ -33,7 +34,7 @@ from ..layout import Layout
 from ..tensor import Tensor, tensor_arg
 from .elementwise import mul
 from .memo import Memo
-from .operands import _cinfo, _new
+from .operands import _cinfo
 from .reduce_args import CPP_NAME, TORCH_NAME, new_output, shape_text
 from .registry import method
 
@@ -89,9 +90,9 @@ def _product(a: Tensor, b: Tensor, shape: tuple[int, ...], dtype: DType | None =
     """NumPy's matmul of the two in-place views into a fresh contiguous ``shape`` (of a's dtype)."""
     dtype = dtype or a._dtype
     if dtype is a._dtype:
-        storage = matmul_new(a._np(), b._np(), shape)
-        if storage is not None:
-            return Tensor._make(storage, Layout._trusted(shape, L.contiguous_strides(shape), 0), dtype)
+        flat = matmul_new(a._np(), b._np(), shape)
+        if flat is not None:
+            return adopted(flat, Layout._trusted(shape, L.contiguous_strides(shape), 0), dtype)
     out, out_np = new_output(shape, dtype)
     matmul_into(a._np(), b._np(), out_np)
     return out
@@ -312,14 +313,12 @@ def _matmul_fast(a: Any, b: Any) -> Tensor | None:
     if off or y.shape[0] != plan[3]:
         y = y[off : off + plan[3]]
     try:
-        storage = matmul_flat(x.reshape(sa), y.reshape(sb))
+        res = matmul_flat(x.reshape(sa), y.reshape(sb))
     except MemoryError:
         return None  # the general path raises PyTorch's out-of-memory error
-    t = _new(Tensor)  # Tensor._make, inlined: a fresh result has no base
-    t._storage = storage
-    t._layout = plan[4]
-    t._dtype = d
-    t._base = None
+    t = adopted(res, plan[4], d)
+    if OPEN:
+        report("matmul", (a, b), t)
     return t
 
 
@@ -343,7 +342,7 @@ def matmul(self: Tensor, other: Tensor) -> Tensor:
             )
         )
     shape, dtype = _matmul_checks(a, b)
-    return _product(a, b, shape, dtype)
+    return report("matmul", (a, b), _product(a, b, shape, dtype))
 
 
 @method("__matmul__")
@@ -380,7 +379,7 @@ def mm(self: Tensor, mat2: Tensor) -> Tensor:
                 )
             )
     _check_mm(a, b, "mm")
-    return _product(a, b, (a.shape[0], b.shape[1]))
+    return report("mm", (a, b), _product(a, b, (a.shape[0], b.shape[1])))
 
 
 @method("bmm")
@@ -409,7 +408,7 @@ def bmm(self: Tensor, mat2: Tensor) -> Tensor:
             )
         )
     dtype = _check_bmm(a, b, batch, (n, k), (b.shape[1], b.shape[2]), "bmm")
-    return _product(a, b, (batch, n, b.shape[2]), dtype)
+    return report("bmm", (a, b), _product(a, b, (batch, n, b.shape[2]), dtype))
 
 
 @method("dot")
@@ -426,7 +425,7 @@ def dot(self: Tensor, other: Tensor) -> Tensor:
             )
         )
     _check_dot(a, b, "dot")
-    return _product(a, b, ())
+    return report("dot", (a, b), _product(a, b, ()))
 
 
 @method("outer")

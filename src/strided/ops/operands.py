@@ -17,6 +17,7 @@ from typing import Any
 import numpy as np
 
 from .. import layout as L
+from ..dispatch import result
 from ..dtypes import DType, bool_, from_numpy_dtype
 from ..errors import (
     OverlapWriteError,
@@ -25,7 +26,7 @@ from ..errors import (
     StridedTypeError,
     join_lines,
 )
-from ..kernels import check_writable, new_storage
+from ..kernels import check_writable
 
 # NumPy's floating-point warnings are silenced by setting its error-state context variable
 # (the kernels' cheap replacement for ``np.errstate``); re-exported for the unary ops.
@@ -40,8 +41,6 @@ from . import broadcasting as B
 from .memo import Memo
 from .promotion import TORCH_NAMES, can_cast, operand_class, promote_types
 
-_make = Tensor._make
-_new = object.__new__  # the fast paths build result tensors inline (Tensor._make without the call)
 _trusted = Layout._trusted
 
 # ---------------------------------------------------------------- operands
@@ -168,13 +167,12 @@ def _fresh_output(
         if x._dtype is not common and not (skip_first and i == 0):
             strides = L.preserve_format_strides(lay.shape, strides)
         layouts.append((lay.shape, strides))
-    strides, numel = _out_cache[(shape, *layouts)]
-    return _make(new_storage(numel, dtype.numpy, shape), _trusted(shape, strides, 0), dtype)
+    return result(shape, dtype, _out_cache[(shape, *layouts)])
 
 
-# (result shape, operand layouts...) -> (output strides, numel): the layout plan of an
-# elementwise op depends on nothing else, and programs repeat the same few shapes.
-_out_cache = Memo(lambda key: (L.elementwise_output_strides(key[0], key[1:]), L.product(key[0])))
+# (result shape, operand layouts...) -> output strides: the layout plan of an elementwise op
+# depends on nothing else, and programs repeat the same few shapes.
+_out_cache = Memo(lambda key: L.elementwise_output_strides(key[0], key[1:]))
 
 # (shape, shape) -> their broadcast shape (PyTorch's error on a mismatch is not remembered)
 _shape_cache = Memo(lambda pair: B.broadcast_pair(*pair))

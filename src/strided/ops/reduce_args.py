@@ -1,7 +1,7 @@
 """Argument handling shared by reductions and matrix products.
 
 Pure helpers, no data: parsing ``dim`` / ``keepdim`` the way PyTorch does,
-the result shape of a reduction, and allocating outputs. PyTorch's names for
+the result shape of a reduction; outputs come from :func:`strided.dispatch.result_array`. PyTorch's names for
 dtypes live in :mod:`strided.dtypes` (re-exported here for the ops' messages);
 the int and bool readers in :mod:`strided.args`.
 """
@@ -11,14 +11,11 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-import numpy as np
-
 from .. import layout as L
 from ..args import check_keepdim, is_dim_int  # noqa: F401  (check_keepdim: re-exported for the ops)
+from ..dispatch import result_array
 from ..dtypes import CPP_NAME, TORCH_NAME, DType, to_dtype  # noqa: F401  (the names: re-exported for the ops)
 from ..errors import StridedIndexError, StridedRuntimeError, StridedTypeError, join_lines
-from ..kernels import new_storage
-from ..layout import Layout
 from ..tensor import Tensor
 
 
@@ -112,15 +109,8 @@ def reduced_count(shape: tuple[int, ...], dims: tuple[int, ...] | None) -> int:
     return L.product([shape[d] for d in dims])
 
 
-def new_output(shape: tuple[int, ...], dtype: DType) -> tuple[Tensor, np.ndarray]:
-    """A fresh contiguous result tensor and the NumPy array over its memory that kernels write into.
-
-    (The same allocation as ``creation._new_tensor``, :func:`strided.kernels.new_storage`;
-    reshaping the new buffer is cheaper than building a second view of it on every call.)
-    """
-    storage = new_storage(L.product(shape), dtype.numpy, shape)
-    layout = Layout._trusted(shape, L.contiguous_strides(shape), 0)
-    return Tensor._make(storage, layout, dtype), storage.array.reshape(shape)
+# A fresh contiguous result and the NumPy array over its memory that kernels write into.
+new_output = result_array
 
 
 def optional_dtype(dtype: Any) -> DType | None:

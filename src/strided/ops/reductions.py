@@ -21,12 +21,13 @@ from typing import Any
 
 import numpy as np
 
+from ..dispatch import OPEN, adopted, report
 from ..dtypes import DType, float16, float32, float64, int64, uint8
 from ..dtypes import bool_ as bool_dtype
 from ..errors import StridedOverflowError, StridedRuntimeError, StridedTypeError, join_lines
 from ..kernels.reduce import logical_reduce_into, mean_into, reduce_into, sum_flat, variance_into
 from ..tensor import Tensor, tensor_arg
-from .operands import _cinfo, _new
+from .operands import _cinfo
 from .reduce_args import (
     TORCH_NAME,
     check_keepdim,
@@ -61,7 +62,7 @@ def _sum_like(ufunc: np.ufunc, self: Tensor, dim: Any, keepdim: bool, dtype: Any
     shape = self._layout.shape
     out, out_np = new_output(reduced_shape(shape, dims, keepdim), out_dtype)
     reduce_into(ufunc, self._np(), numpy_axes(dims, len(shape)), _accumulator(out_dtype), out_np, keepdim)
-    return out
+    return report(op, (self,), out)
 
 
 @method("sum")
@@ -84,11 +85,9 @@ def sum(self: Tensor, dim: Any = None, keepdim: bool = False, *, dtype: Any = No
                 off = lay.offset
                 if off or arr.shape[0] != n:
                     arr = arr[off : off + n]
-                t = _new(Tensor)  # Tensor._make, inlined: a fresh result has no base
-                t._storage = sum_flat(arr)
-                t._layout = _SCALAR
-                t._dtype = d
-                t._base = None
+                t = adopted(sum_flat(arr), _SCALAR, d)
+                if OPEN:
+                    report("sum", (self,), t)
                 return t
     return _sum_like(np.add, self, dim, keepdim, dtype, "sum")
 
@@ -143,7 +142,7 @@ def mean(self: Tensor, dim: Any = None, keepdim: bool = False, *, dtype: Any = N
     out, out_np = new_output(reduced_shape(shape, dims, keepdim), out_dtype)
     mean_into(self._np(), numpy_axes(dims, len(shape)), _accumulator(out_dtype),
               reduced_count(shape, dims), out_np, keepdim)  # 0/0 is NaN, silently
-    return out
+    return report("mean", (self,), out)
 
 
 def _variance(self: Tensor, dim: Any, unbiased: Any, keepdim: bool, correction: Any, op: str,
@@ -208,7 +207,7 @@ def _variance(self: Tensor, dim: Any, unbiased: Any, keepdim: bool, correction: 
         x, axes = x.reshape(1), (0,)
     # a float64 divisor: a correction near the float32 limit must not round the divisor to inf
     variance_into(x, axes, acc, n, np.float64(denominator), out_np, root)
-    return out
+    return report(op, (self,), out)
 
 
 _UINT64_END = 2**64
@@ -294,7 +293,7 @@ def _logical(ufunc: np.ufunc, self: Tensor, dim: Any, keepdim: bool, op: str) ->
     out_dtype = uint8 if self._dtype is uint8 else bool_dtype
     out, out_np = new_output(reduced_shape(shape, dims, keepdim), out_dtype)
     logical_reduce_into(ufunc, self._np(), numpy_axes(dims, len(shape)), out_np, keepdim)
-    return out
+    return report(op, (self,), out)
 
 
 @method("all")

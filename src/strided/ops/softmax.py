@@ -14,6 +14,7 @@ from typing import Any
 
 import numpy as np
 
+from ..dispatch import report
 from ..errors import StridedNotImplementedError, StridedTypeError, join_lines
 from ..kernels.reduce import softmax_into
 from ..tensor import Tensor, tensor_arg
@@ -35,7 +36,7 @@ def _softmax(self: Tensor, dim: Any, dtype: Any, op: str, log: bool) -> Tensor:
     shape = self._layout.shape
     out_dtype = optional_dtype(dtype) or self._dtype
     if 0 in shape:  # Note: as PyTorch, an empty tensor skips the kernel, so any dtype passes
-        return new_output(shape, out_dtype)[0]
+        return report(op, (self,), new_output(shape, out_dtype)[0])
     if not out_dtype.is_floating_point:
         last = "lastdim_" if (not shape or dims[0] == len(shape) - 1) else ""
         raise StridedNotImplementedError(
@@ -51,7 +52,7 @@ def _softmax(self: Tensor, dim: Any, dtype: Any, op: str, log: bool) -> Tensor:
     if not shape:  # a 0-d tensor: work on a (1,) view of it
         x, out_np, axes = x.reshape(1), out_np.reshape(1), (0,)
     softmax_into(x, axes, compute, out_np, log)
-    return out
+    return report(op, (self,), out)
 
 
 @method("softmax")

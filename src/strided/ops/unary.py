@@ -15,6 +15,7 @@ from typing import Any
 
 import numpy as np
 
+from ..dispatch import OPEN, adopted, report
 from ..dtypes import DType, bool_
 from ..errors import StridedRuntimeError, StridedTypeError, join_lines
 from ..kernels.elementwise import (
@@ -37,7 +38,6 @@ from .operands import (
     _check_uint64_scalars,
     _cinfo,
     _fresh_output,
-    _new,
     _not_implemented,
     _operand,
     _quiet_reset,
@@ -79,6 +79,14 @@ BITWISE_NOT = UnaryOp("bitwise_not", ufunc_kernel(np.invert))
 
 
 def unary(op: UnaryOp, x: Any, target: Tensor | None = None) -> Tensor:
+    """:func:`_unary`, reported at the op boundary (:func:`strided.dispatch.report`)."""
+    out = _unary(op, x, target)
+    if OPEN:
+        report(op.name if target is None else op.name + "_", (x,), out)
+    return out
+
+
+def _unary(op: UnaryOp, x: Any, target: Tensor | None = None) -> Tensor:
     """Run ``op(x)`` into a fresh output (TensorIterator's strides) or into ``target`` (``x`` itself)."""
     name = op.name if target is None else op.name + "_"
     if not isinstance(x, Tensor):
@@ -142,6 +150,7 @@ def _fast_unary(op: UnaryOp) -> Callable[[Any], Tensor]:
     the storage and its fresh 1-D result becomes the output storage (PyTorch's output of a
     contiguous input is contiguous)."""
     ufunc = op.ufunc
+    name = op.name
 
     def fn(x: Any) -> Tensor:
         if type(x) is Tensor:
@@ -155,11 +164,9 @@ def _fast_unary(op: UnaryOp) -> Callable[[Any], Tensor]:
                     off = lay.offset
                     if off or arr.shape[0] != n:
                         arr = arr[off : off + n]
-                    t = _new(Tensor)  # Tensor._make, inlined: a fresh result has no base
-                    t._storage = unary_flat(ufunc, arr)
-                    t._layout = info[2]
-                    t._dtype = d
-                    t._base = None
+                    t = adopted(unary_flat(ufunc, arr), info[2], d)
+                    if OPEN:
+                        report(name, (x,), t)
                     return t
         return unary(op, x)
 
@@ -259,7 +266,7 @@ def _clamp(x: Any, min: Any, max: Any, target: Tensor | None) -> Tensor:  # noqa
     lo_arg = _bound_arg(lo, rt, name, "min")
     hi_arg = _bound_arg(hi, rt, name, "max")
     clamp_into(_view(x), lo_arg, hi_arg, _view(out), rt.numpy)
-    return out
+    return report(name, (x, *bounds), out)
 
 
 def _bound_arg(bound: Any, rt: DType, op: str, which: str) -> Any:
@@ -322,7 +329,7 @@ def where(condition: Any, input: Any, other: Any) -> Tensor:  # noqa: A002
     y = _view(b) if isinstance(b, Tensor) else filled(b, rt, "where", 1, "other")
     out = _fresh_output(shape, rt, operands, rt, skip_first=True)
     where_into(_view(condition), x, y, _view(out))
-    return out
+    return report("where", (condition, a, b), out)
 
 
 def _where_method(self: Tensor, condition: Any, other: Any) -> Tensor:

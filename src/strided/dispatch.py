@@ -1,0 +1,186 @@
+"""The op boundary: THE allocator of fresh results, and the op records listeners receive.
+
+Every tensor an op makes is built here: :func:`result` (fresh, uninitialized, dense memory),
+:func:`result_array` (the same, with the NumPy array kernels write into), :func:`adopted`
+(an array NumPy just computed becomes the result's storage: the small-op fast paths, which
+inline its five lines where a call would cost them; :func:`adopted` is the one spelling),
+:func:`borrowed` (``from_numpy``'s zero-copy wrap), :func:`copy_of` (a tensor's data copied
+into new dense memory) and :func:`view_of` (a new layout over the same storage). No other
+module builds a ``Storage`` or a ``Tensor`` object.
+
+Every op reports an :class:`OpRecord` (name, kind "view" / "copy" / "compute", inputs, output,
+plan or reason, the user's ``file:line``) to the listeners open in this thread or task
+(:func:`listen`); ``record_copies`` is one such listener. When nobody listens the report costs
+one truth test (``if OPEN:``), the copy ledger's old price.
+
+It sits below :mod:`strided.tensor` (imports layout, kernels, storage and ground only): the
+tensor layer hands it the class it builds (:func:`install`).
+"""
+
+from __future__ import annotations
+
+import sys
+from collections.abc import Iterator
+from contextlib import contextmanager
+from typing import Any
+
+import numpy as np
+
+from . import layout as L
+from .callsite import PACKAGE_DIR
+from .dtypes import DType
+from .errors import StridedRuntimeError, join_lines
+from .kernels.listeners import OPEN, Listener, OpRecord, emit, listening
+from .kernels.memory import copy_to_new, new_storage
+from .layout import Layout
+from .storage import Storage
+
+__all__ = [
+    "OPEN", "OpRecord", "adopted", "borrowed", "copy_array_of", "copy_of", "install", "listen",
+    "report", "result", "result_array", "view_of",
+]
+
+_new = object.__new__
+_trusted = Layout._trusted
+_Tensor: Any = None  # strided.tensor.Tensor, handed over by the tensor layer (install)
+
+
+def install(tensor_class: type) -> None:
+    """Name the class every result is built as (``strided.creation`` calls it with ``Tensor``)."""
+    global _Tensor
+    _Tensor = tensor_class
+
+
+@contextmanager
+def listen(listener: Listener) -> Iterator[Listener]:
+    """Call ``listener(record)`` with an :class:`OpRecord` for every op run inside the block.
+
+    The block belongs to its thread or asyncio task; nested blocks each get every record.
+    Views (``kind="view"``, ``plan`` the new layout), copies (``"copy"``, ``plan`` the reason,
+    ``nbytes``) and computing ops (``"compute"``: arithmetic, reductions, matmul, ...) are all
+    reported, after the result is made; an in-place op reports its target as ``output``.
+
+    >>> seen = []
+    >>> with strided.dispatch.listen(seen.append):
+    ...     y = (x.T + 1).sum()
+    >>> [(r.name, r.kind) for r in seen]
+    [('transpose', 'view'), ('add', 'compute'), ('sum', 'compute')]
+    """
+    with listening(listener):
+        yield listener
+
+
+def report(name: str, inputs: tuple, output: Any) -> Any:
+    """Report the compute op ``name`` that made (or wrote) ``output`` from ``inputs`` (tensors and
+    numbers) to the listeners, if any; returns ``output``. The small-op fast paths test
+    :data:`OPEN` themselves first, to skip the call."""
+    if OPEN:
+        emit(name, "compute", inputs, output)
+    return output
+
+
+# ---------------------------------------------------------------- allocation
+
+
+def result(shape: tuple[int, ...], dtype: DType, strides: tuple[int, ...] | None = None) -> Any:
+    """THE fresh result: an uninitialized ``dtype`` tensor of ``shape``, contiguous unless
+    ``strides`` (dense, offset 0) are given; PyTorch's error for a negative size.
+
+    >>> result((2, 3), strided.float32).stride()
+    (3, 1)
+    """
+    for s in shape:
+        if s < 0:
+            raise StridedRuntimeError(
+                join_lines(
+                    f"Trying to create tensor with negative dimension {s}: {list(shape)}",
+                    f"size[{shape.index(s)}] is {s}; every size must be 0 or more "
+                    "(0 gives an empty tensor)",
+                )
+            )
+    storage = new_storage(L.product(shape), dtype.numpy, shape)
+    return _make(storage, _trusted(shape, L.contiguous_strides(shape) if strides is None else strides, 0),
+                 dtype)
+
+
+def result_array(shape: tuple[int, ...], dtype: DType) -> tuple[Any, np.ndarray]:
+    """A fresh contiguous result and the NumPy array over its memory that kernels write into
+    (reshaping the new buffer is cheaper than building a second view of it)."""
+    storage = new_storage(L.product(shape), dtype.numpy, shape)
+    return _make(storage, _trusted(shape, L.contiguous_strides(shape), 0), dtype), storage.array.reshape(shape)
+
+
+def adopted(array: np.ndarray, layout: Layout, dtype: DType) -> Any:
+    """A result over ``array``, a fresh 1-D C-contiguous array NumPy just computed (nothing is
+    copied); ``layout`` is dense over it."""
+    storage = _new(Storage)  # kernels.memory.adopt, inlined: a call is a tenth of a 1 µs op
+    storage.array = array
+    storage._pinned = None  # resizable: strided owns the new buffer
+    t = _new(_Tensor)
+    t._storage = storage
+    t._layout = layout
+    t._dtype = dtype
+    t._base = None
+    return t
+
+
+def borrowed(flat: np.ndarray, layout: Layout, dtype: DType) -> Any:
+    """A tensor over the user's memory (``from_numpy``): ``flat`` is 1-D contiguous and not
+    strided's, so its storage may never move."""
+    return _make(Storage(flat, resizable=False), layout, dtype)
+
+
+def copy_of(source: Any, strides: tuple[int, ...], reason: str, dtype: DType | None = None) -> Any:
+    """``source``'s elements copied (through THE copy, :func:`strided.kernels.copy_to_new`) into a
+    new dense tensor with ``strides``, cast to ``dtype``; reported as a "copy" with ``reason``,
+    named after the Tensor method that asked (``contiguous``, ``reshape``, ``to``, ...)."""
+    dtype = dtype or source._dtype
+    shape = source._layout.shape
+    storage = copy_to_new(source._np(), strides, dtype.numpy, reason, report=False)
+    t = _make(storage, _trusted(shape, strides, 0), dtype)
+    if OPEN:
+        emit(_caller_method(), "copy", (source,), t, reason, L.product(shape) * dtype.numpy.itemsize)
+    return t
+
+
+def copy_array_of(array: np.ndarray, reason: str, dtype: DType) -> Any:
+    """A NumPy array's elements copied into a new contiguous ``dtype`` tensor (reported as a copy
+    with no tensor input)."""
+    shape = tuple(array.shape)
+    storage = copy_to_new(array, L.contiguous_strides(shape), dtype.numpy, reason, report=False)
+    t = _make(storage, _trusted(shape, L.contiguous_strides(shape), 0), dtype)
+    if OPEN:
+        emit("tensor", "copy", (), t, reason, L.product(shape) * dtype.numpy.itemsize)
+    return t
+
+
+def view_of(source: Any, view: Any, name: str | None = None) -> None:
+    """Report ``view``, just made over ``source``'s storage (call only when :data:`OPEN`).
+
+    The op's name is the Tensor method that asked (read from the stack, as nothing is paid
+    for it when nobody listens)."""
+    if name is None:
+        name = _caller_method()
+    emit(name, "view", (source,), view, view._layout)
+
+
+def _caller_method() -> str:
+    """The op the user called that asked for the view or copy: the outermost frame in strided
+    whose function is public (``__getitem__`` counts), so ``flatten`` is not named ``reshape``."""
+    frame = sys._getframe(2)
+    name = "view"
+    while frame is not None and frame.f_code.co_filename.startswith(PACKAGE_DIR):
+        code = frame.f_code.co_name
+        if not code.startswith("_") or code == "__getitem__":
+            name = code
+        frame = frame.f_back
+    return name
+
+
+def _make(storage: Storage, layout: Layout, dtype: DType) -> Any:
+    t = _new(_Tensor)
+    t._storage = storage
+    t._layout = layout
+    t._dtype = dtype
+    t._base = None
+    return t

@@ -1,0 +1,133 @@
+"""The op records and their listeners: the channel of :mod:`strided.dispatch`, at the bottom.
+
+It lives in the kernels layer because the lowest thing that reports is the one copy function
+(:func:`strided.kernels.copy_to_new`, which also serves copies no op asked for: a snapshot, a
+grown storage); :mod:`strided.dispatch` re-exports it and reports the tensor-level ops.
+
+Cost when nobody listens: one truth test of :data:`OPEN`, a module-level list that is
+non-empty while any listener block is open in any thread. Only then is the context-local
+:data:`_listeners` read, so a block belongs to its thread or asyncio task, as the copy
+ledger's always did.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import sys
+from collections.abc import Callable, Iterator
+from contextvars import ContextVar, Token
+from typing import Any
+
+from ..callsite import PACKAGE_DIR
+
+
+class OpRecord:
+    """One op as it happened: ``name``, ``kind`` ("view", "copy" or "compute"), ``inputs`` (the
+    tensors read), ``output`` (the tensor made or written; None for a copy no tensor holds), and
+    ``plan``: for a copy the reason text, for a view the new layout, for a compute op None.
+
+    ``nbytes`` is the bytes a copy wrote (0 otherwise); ``shape`` and ``dtype`` (a NumPy dtype)
+    are the result's, also for a copy no tensor holds. ``where``, the user's ``file:line``, is
+    worked out from the stack snapshot only when asked for.
+
+    >>> with strided.dispatch.listen(records.append):
+    ...     y = x.permute(1, 0)
+    >>> records[0].name, records[0].kind
+    ('permute', 'view')
+    """
+
+    __slots__ = ("name", "kind", "inputs", "output", "plan", "nbytes", "_shape", "_dtype", "_frames",
+                 "_where")
+
+    def __init__(self, name: str, kind: str, inputs: tuple, output: Any, plan: Any = None,
+                 nbytes: int = 0, shape: tuple[int, ...] | None = None, dtype: Any = None) -> None:
+        self.name = name
+        self.kind = kind
+        self.inputs = inputs
+        self.output = output
+        self.plan = plan
+        self.nbytes = nbytes
+        self._shape = shape
+        self._dtype = dtype
+        # (code, line) of each frame now, innermost first: frames move on, so their lines are
+        # read here; finding the user's frame among them waits until ``where`` is asked for.
+        frames = []
+        frame = sys._getframe(2)  # (the caller of emit)
+        while frame is not None:
+            frames.append((frame.f_code.co_filename, frame.f_lineno))
+            frame = frame.f_back
+        self._frames = frames
+        self._where: str | None = None
+
+    @property
+    def shape(self) -> tuple[int, ...]:
+        """The result's shape."""
+        return self.output._layout.shape if self._shape is None else self._shape
+
+    @property
+    def dtype(self) -> Any:
+        """The result's NumPy dtype."""
+        return self.output._dtype.numpy if self._dtype is None else self._dtype
+
+    @property
+    def where(self) -> str:
+        """``file:line`` of the innermost frame outside the strided package."""
+        if self._where is None:
+            self._where = next((f"{f}:{n}" for f, n in self._frames if not f.startswith(PACKAGE_DIR)),
+                               "<unknown>")
+        return self._where
+
+    def __repr__(self) -> str:
+        return f"OpRecord({self.name!r}, {self.kind!r}, {len(self.inputs)} inputs, plan={self.plan!r})"
+
+
+Listener = Callable[[OpRecord], Any]
+
+# Non-empty while a listener block is open anywhere (any thread): the one cheap check.
+OPEN: list[object] = []
+
+# The listeners open in this context (thread, asyncio task), innermost last. A tuple, never
+# mutated: entering a block sets a longer tuple, leaving it the tuple without that listener.
+_listeners: ContextVar[tuple[Listener, ...]] = ContextVar("strided_copy_ledgers", default=())
+listeners = _listeners.get
+
+
+@contextlib.contextmanager
+def listening(listener: Listener) -> Iterator[Listener]:
+    """Call ``listener(record)`` for every :class:`OpRecord` made in this context inside the block.
+
+    Nested blocks each get every record; other threads' and tasks' records are not delivered.
+    """
+    outer = _listeners.get()
+    mine = (*outer, listener)
+    token = _listeners.set(mine)
+    gate = object()  # (a ledger is a list: equal ledgers must not remove each other's gate)
+    OPEN.append(gate)
+    try:
+        yield listener
+    finally:
+        OPEN.remove(gate)
+        _close(listener, mine, token)
+
+
+def _close(listener: Listener, mine: tuple, token: Token) -> None:
+    """Stop delivering to ``listener``, matching it by identity (two empty ledgers are equal)."""
+    now = _listeners.get()
+    if now is mine:
+        try:
+            _listeners.reset(token)  # the usual, properly nested exit: exactly what was there
+            return
+        except ValueError:
+            pass  # the token belongs to another context (a generator resumed elsewhere)
+    # Blocks closed out of order (ExitStack misuse, another context): drop only this listener.
+    _listeners.set(tuple(x for x in now if x is not listener))
+
+
+def emit(*args: Any, **kwargs: Any) -> None:
+    """Deliver ``OpRecord(*args, **kwargs)`` to this context's listeners, if any (call it only
+    when :data:`OPEN`: that check is the caller's, so nothing is built when nobody listens)."""
+    found = _listeners.get()
+    if found:
+        record = OpRecord(*args, **kwargs)
+        for listener in found:
+            listener(record)

@@ -1,0 +1,141 @@
+"""The op boundary (strided.dispatch): op records reach listeners, and the op table is complete."""
+
+from __future__ import annotations
+
+import threading
+
+import numpy as np
+import pytest
+
+import strided as st
+from strided import dispatch
+from strided.kernels.listeners import OPEN
+from strided.ops.table import OPS
+
+
+def _x():
+    return st.arange(12, dtype=st.float32).view(3, 4)
+
+
+def _seen(fn):
+    records = []
+    with dispatch.listen(records.append):
+        out = fn()
+    return records, out
+
+
+@pytest.mark.parametrize("call, name", [
+    (lambda x: x.permute(1, 0), "permute"), (lambda x: x.T, "T"), (lambda x: x[1:], "__getitem__"),
+    (lambda x: x.view(12), "view"), (lambda x: x.expand(2, 3, 4), "expand"),
+    (lambda x: x.unsqueeze(0), "unsqueeze"), (lambda x: x.select(0, 1), "select"),
+    (lambda x: x.narrow(1, 0, 2), "narrow"), (lambda x: x.diagonal(), "diagonal"),
+    (lambda x: x.flatten(), "flatten"), (lambda x: x.reshape(2, 6), "reshape"),
+])
+def test_a_view_reaches_a_listener_with_its_name_input_and_layout(call, name):
+    x = _x()
+    records, out = _seen(lambda: call(x))
+    assert [(r.name, r.kind) for r in records] == [(name, "view")]
+    r = records[0]
+    assert r.inputs == (x,) and r.output is out and r.plan is out._layout and r.shape == out.shape
+    assert r.where.endswith(".py:" + r.where.rsplit(":", 1)[1]) and "strided/" not in r.where.split("tests")[0][-9:]
+
+
+@pytest.mark.parametrize("call, name, views", [
+    (lambda x: x.T.contiguous(), "contiguous", 1), (lambda x: x.clone(), "clone", 0),
+    (lambda x: x.to(st.float64), "to", 0), (lambda x: x.T.reshape(-1), "reshape", 1),
+])
+def test_a_copy_reaches_a_listener_with_its_reason_and_bytes(call, name, views):
+    x = _x()
+    records, out = _seen(lambda: call(x))
+    copies = [r for r in records if r.kind == "copy"]
+    assert len(records) == views + 1 and [r.name for r in copies] == [name]
+    r = copies[0]
+    assert r.output is out and r.nbytes == out.numel() * out.element_size() and isinstance(r.plan, str)
+
+
+@pytest.mark.parametrize("call, name, n_inputs", [
+    (lambda x: x + x, "add", 2), (lambda x: x * 2.0, "mul", 2), (lambda x: x + x[0], "add", 2),
+    (lambda x: x.T + x.T, "add", 2), (lambda x: x.to(st.int64) + x, "add", 2),
+    (lambda x: x.exp(), "exp", 1), (lambda x: x.sigmoid(), "sigmoid", 1), (lambda x: x.clamp(0, 1), "clamp", 3),
+    (lambda x: st.where(x > 0, x, 0.0), "where", 3), (lambda x: x.sum(), "sum", 1),
+    (lambda x: x.sum(0), "sum", 1), (lambda x: x.mean(), "mean", 1), (lambda x: x.var(1), "var", 1),
+    (lambda x: x.all(), "all", 1), (lambda x: x.max(), "max", 1), (lambda x: x.max(0), "max", 1),
+    (lambda x: x.argmax(), "argmax", 1), (lambda x: x.softmax(1), "softmax", 1),
+    (lambda x: x @ x.T, "matmul", 2), (lambda x: x.mm(x.T), "mm", 2), (lambda x: x[0].dot(x[1]), "dot", 2),
+    (lambda x: x.add_(1), "add_", 2), (lambda x: x.exp_(), "exp_", 1),
+])
+def test_a_compute_op_reaches_a_listener_with_its_inputs_and_output(call, name, n_inputs):
+    x = _x()
+    records, out = _seen(lambda: call(x))
+    computed = [r for r in records if r.kind == "compute"]
+    assert computed[-1].name == name and computed[-1].output is out and len(computed[-1].inputs) == n_inputs
+
+
+def test_record_copies_is_one_listener_beside_others():
+    x = _x()
+    records = []
+    with dispatch.listen(records.append), st.record_copies() as copies:
+        x.T.contiguous()
+    assert [r.reason for r in copies] == ["contiguous()"]
+    assert [(r.name, r.kind) for r in records] == [("T", "view"), ("contiguous", "copy")]
+
+
+def test_nothing_is_delivered_outside_the_block_or_to_other_threads():
+    x = _x()
+    records = []
+    with dispatch.listen(records.append):
+        t = threading.Thread(target=lambda: x + x)
+        t.start()
+        t.join()
+    x + x
+    assert records == [] and OPEN == []
+
+
+def test_a_listener_that_raises_leaves_no_listener_open():
+    def boom(record):
+        raise KeyError(record.name)
+
+    with pytest.raises(KeyError), dispatch.listen(boom):
+        _ = _x().T
+    assert OPEN == [] and dispatch.OPEN == []
+    assert np.array_equal(_x().T.numpy(), np.arange(12, dtype=np.float32).reshape(3, 4).T)
+
+
+# ---------------------------------------------------------------- the op table
+
+_NOT_OPS = {  # public names that are no op: types, constants, settings, factories, predicates
+    "bool", "bool_", "broadcasting", "BroadcastError", "BroadcastWarning", "channels_last",
+    "contiguous_format", "CopyRecord", "DType", "float16", "float32", "float64", "int16", "int32",
+    "int64", "int8", "uint8", "Layout", "OverlapWriteError", "preserve_format", "promote_types",
+    "record_copies", "ReshapeRefusal", "result_type", "return_types", "shares_memory",
+    "may_share_memory", "Storage", "StridedError", "StridedIndexError", "StridedNotImplementedError",
+    "StridedRuntimeError", "StridedTypeError", "StridedValueError", "Tensor", "ViewError",
+    "arange", "as_tensor", "empty", "empty_like", "from_numpy", "full", "full_like", "ones",
+    "ones_like", "tensor", "zeros", "zeros_like", "broadcast_shapes",
+    # NumPy-style functions (numpy_api): they carry out the layout plans of their Tensor methods
+    "ascontiguousarray", "asfortranarray", "broadcast_to", "ravel", "reshape",
+}
+_ALIASES = {"divide": "div", "true_divide": "div", "subtract": "sub", "multiply": "mul",
+            "negative": "neg", "clip": "clamp"}
+
+
+def test_the_table_lists_every_public_op_function():
+    missing = [n for n in st.__all__ if n not in _NOT_OPS and _ALIASES.get(n, n) not in OPS]
+    assert not missing, missing
+
+
+def test_the_table_lists_every_computing_tensor_method():
+    methods = {n for n in dir(st.Tensor) if callable(getattr(st.Tensor, n, None)) and not n.startswith("__")
+               and not n.endswith("_")}
+    plain = {"add", "sub", "mul", "div", "pow", "exp", "sum", "matmul", "max", "softmax", "permute",
+             "view", "contiguous", "clamp", "where", "outer", "argmin", "std"}
+    assert plain <= methods
+    assert all(name in OPS for name in plain)
+
+
+def test_every_table_entry_exists_and_has_a_backward_slot():
+    for name, entry in OPS.items():
+        assert entry.name == name and entry.kind in ("view", "copy", "compute")
+        assert callable(entry.forward) or isinstance(entry.forward, property)
+        assert entry.backward is None
+        assert hasattr(st.Tensor, name) or hasattr(st, name), name
