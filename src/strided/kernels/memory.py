@@ -99,13 +99,18 @@ def tensor_view(t: Any) -> np.ndarray:
 
 @dataclass(frozen=True)
 class CopyRecord:
-    """One materialization: how many bytes, why, of what, and the user code that asked."""
+    """One materialization: how many bytes, why, of what, and the user code that asked.
+
+    ``reason`` is the sentence; ``why`` the plan's value behind it where a plan decided the copy
+    (a :class:`~strided.layout.ReshapeRefusal`, ``NotContiguous``, ``CopyRequested``, ...), else None.
+    """
 
     nbytes: int
     reason: str
     shape: tuple[int, ...]
     dtype: str
     where: str
+    why: Any = None
 
 
 # The ledgers open in this context (thread, asyncio task), innermost last. A tuple, never
@@ -186,6 +191,7 @@ def copy_to_new(
     dtype: np.dtype,
     reason: str,
     capacity: int | None = None,
+    why: Any = None,
 ) -> Storage:
     """THE copy: a new storage holding ``source`` laid out with dense ``strides``.
 
@@ -193,8 +199,8 @@ def copy_to_new(
     ``source.shape`` starting at offset 0; the new storage holds exactly
     ``source.size`` elements, or ``capacity`` (>= that) with the rest left
     uninitialized. Values are cast to ``dtype`` (unsafe casting, as
-    PyTorch's ``to`` does). The ledger records the bytes written, ``reason`` and
-    the user's ``file:line``.
+    PyTorch's ``to`` does). The ledger records the bytes written, ``reason`` (and the
+    plan's ``why`` value, when a plan decided the copy) and the user's ``file:line``.
     """
     numel = product(source.shape)
     if capacity is None:
@@ -209,7 +215,7 @@ def copy_to_new(
             _copy_values(dest, source)
     ledgers = _ledgers.get()
     if ledgers:
-        _record(ledgers, numel * buffer.itemsize, reason, tuple(source.shape), dtype)
+        _record(ledgers, numel * buffer.itemsize, reason, tuple(source.shape), dtype, why)
     return Storage(buffer)
 
 
@@ -281,9 +287,10 @@ def grow_storage(storage: Storage, n: int) -> None:
 
 
 def _record(
-    ledgers: tuple[list[CopyRecord], ...], nbytes: int, reason: str, shape: tuple[int, ...], dtype: np.dtype
+    ledgers: tuple[list[CopyRecord], ...], nbytes: int, reason: str, shape: tuple[int, ...], dtype: np.dtype,
+    why: Any = None,
 ) -> None:
-    record = CopyRecord(nbytes, reason, shape, str(dtype), _user_frame())
+    record = CopyRecord(nbytes, reason, shape, str(dtype), _user_frame(), why)
     for records in ledgers:
         records.append(record)
 

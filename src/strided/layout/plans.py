@@ -341,6 +341,13 @@ def clone(layout: Layout, memory_format: str = "preserve_format", *, itemsize: i
     return _dense_copy(layout, strides, itemsize, CopyRequested("clone()"))
 
 
+def to(layout: Layout, *, itemsize: int) -> Copy:
+    """``Tensor.to(dtype)`` that converts (or ``copy=True``): a Copy in ``preserve_format``'s
+    dense strides, ``itemsize`` being the new dtype's."""
+    return _dense_copy(layout, preserve_format_strides(layout.shape, layout.strides), itemsize,
+                       CopyRequested("to()"))
+
+
 # ---------------------------------------------------------------- NumPy's flavour
 
 
@@ -488,5 +495,5 @@ __all__ = [
     "Copy", "Plan", "View", "ascontiguousarray", "asfortranarray", "broadcast_to", "clone",
     "contiguity_break", "contiguous", "diagonal", "expand", "flatten", "index", "movedim",
     "narrow", "numpy_broadcast_to", "numpy_infer", "numpy_ravel", "numpy_reshape", "permute",
-    "reshape", "select", "squeeze", "transpose", "unflatten", "unfold", "unsqueeze", "view",
+    "reshape", "select", "squeeze", "to", "transpose", "unflatten", "unfold", "unsqueeze", "view",
 ]
