@@ -50,6 +50,7 @@ from .messages import copy_why, error, mt_error, transpose_deprecated, unbind_0d
 from .storage import Storage
 
 _new = object.__new__
+_is_contiguous = L.is_contiguous
 
 # The view ops' memo: (op, shape, strides, offset, *plain-int args) -> the result Layout of a View
 # plan. Layouts are immutable values, so a hit is the plan's answer; only calls whose arguments
@@ -350,7 +351,7 @@ class Tensor:
 
     def _carry(self, plan: Any, key: tuple | None = None, op: str = "") -> Tensor:
         """Carry out ``plan``: a View (remembered under ``key``), a Copy (``op`` labels it in the
-        ledger, with the plan's why), or the refusal raised with the peers' text."""
+        ledger's reason, with the plan's why), or the refusal raised with the peers' text."""
         if plan.__class__ is View:
             layout = plan[0]
             if key is not None:
@@ -359,7 +360,9 @@ class Tensor:
                 _VIEWS[key] = layout
             return self._view(layout)
         if plan.__class__ is Copy:
-            return self._materialize(plan, f"{op}: {copy_why(plan.why)}")
+            # the ledger's sentence: the op and the plan's why, rendered only when a ledger
+            # listens, e.g. "reshape(12): dims 0 and 1 cannot merge: stride[0] == ..."
+            return self._materialize(plan, lambda: f"{op}: {copy_why(plan.why)}")
         if plan.__class__ is L.ReshapeRefusal:
             raise view_refused(plan, L.layout_origin(self._layout), self._dtype.itemsize)
         raise error(plan)
@@ -403,8 +406,8 @@ class Tensor:
                 return self._view(found)
         sizes = parse_sizes(shape, "reshape")
         plan = P.reshape(lay, sizes, itemsize=self._dtype.itemsize)
-        return self._carry(plan, key, f"reshape({', '.join(str(n) for n in plan.layout.shape)})"
-                           if plan.__class__ is Copy else "")
+        op = f"reshape({', '.join(map(str, plan.layout.shape))})" if plan.__class__ is Copy else ""
+        return self._carry(plan, key, op)
 
     def reshape_as(self, other: Tensor) -> Tensor:
         return self.reshape(tensor_arg(other, "reshape_as", "other").shape)
@@ -483,11 +486,7 @@ class Tensor:
         lay = self._layout
         if len(lay.shape) != 2:
             warnings.warn(transpose_deprecated(lay.shape, "T"), UserWarning, stacklevel=2)
-        key = ("T", lay.shape, lay.strides, lay.offset)
-        found = _VIEWS.get(key)
-        if found is not None:
-            return self._view(found)
-        return self._carry(P.permute(lay, tuple(range(len(lay.shape) - 1, -1, -1))), key)
+        return self._view(P.reverse(lay)[0])
 
     @property
     def mT(self) -> Tensor:
@@ -651,7 +650,7 @@ class Tensor:
 
     # ------------------------------------------------------------ copies
 
-    def _materialize(self, plan: Copy, reason: str, dtype: DType | None = None) -> Tensor:
+    def _materialize(self, plan: Copy, reason: Any, dtype: DType | None = None) -> Tensor:
         """Carry out a Copy plan through the one copy kernel: read ``plan.read``, write it densely
         with ``plan.strides`` and return the result laid out as ``plan.layout`` (the ledger gets
         ``reason`` and the plan's ``why``)."""
@@ -669,9 +668,13 @@ class Tensor:
 
     def contiguous(self, memory_format: MemoryFormat = contiguous_format) -> Tensor:
         """``self`` if already contiguous in ``memory_format``; otherwise a dense copy."""
-        if memory_format is not contiguous_format and memory_format is not channels_last:
+        lay = self._layout
+        if memory_format is contiguous_format:
+            if _is_contiguous(lay.shape, lay.strides):
+                return self  # the plan's first answer (a View of the layout itself), asked cheaply
+        elif memory_format is not channels_last:
             raise memory_format_error(memory_format, "contiguous")
-        plan = P.contiguous(self._layout, memory_format.name, itemsize=self._dtype.itemsize)
+        plan = P.contiguous(lay, memory_format.name, itemsize=self._dtype.itemsize)
         if plan.__class__ is Copy:
             return self._materialize(plan, "contiguous()" if memory_format is contiguous_format
                                      else "contiguous(channels_last)")

@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import contextlib
 import functools
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextvars import ContextVar, Token
 from dataclasses import dataclass
 from typing import Any
@@ -189,7 +189,7 @@ def copy_to_new(
     source: np.ndarray,
     strides: tuple[int, ...],
     dtype: np.dtype,
-    reason: str,
+    reason: str | Callable[[], str],
     capacity: int | None = None,
     why: Any = None,
 ) -> Storage:
@@ -199,8 +199,9 @@ def copy_to_new(
     ``source.shape`` starting at offset 0; the new storage holds exactly
     ``source.size`` elements, or ``capacity`` (>= that) with the rest left
     uninitialized. Values are cast to ``dtype`` (unsafe casting, as
-    PyTorch's ``to`` does). The ledger records the bytes written, ``reason`` (and the
-    plan's ``why`` value, when a plan decided the copy) and the user's ``file:line``.
+    PyTorch's ``to`` does). The ledger records the bytes written, ``reason`` (a string, or a
+    function rendering it, called only when a ledger listens), the
+    plan's ``why`` value when a plan decided the copy, and the user's ``file:line``.
     """
     numel = product(source.shape)
     if capacity is None:
@@ -215,6 +216,7 @@ def copy_to_new(
             _copy_values(dest, source)
     ledgers = _ledgers.get()
     if ledgers:
+        reason = reason if reason.__class__ is str else reason()  # rendered only when recorded
         _record(ledgers, numel * buffer.itemsize, reason, tuple(source.shape), dtype, why)
     return Storage(buffer)
 
