@@ -20,7 +20,7 @@ tensor layer hands it the class it builds (:func:`install`).
 from __future__ import annotations
 
 import sys
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from typing import Any
 
@@ -31,7 +31,7 @@ from .callsite import PACKAGE_DIR
 from .dtypes import DType
 from .errors import StridedRuntimeError, join_lines
 from .kernels.listeners import OPEN, Listener, OpRecord, emit, listening
-from .kernels.memory import copy_to_new, new_storage
+from .kernels.memory import copy_to_new, new_storage, numpy_view
 from .layout import Layout
 from .storage import Storage
 
@@ -130,16 +130,33 @@ def borrowed(flat: np.ndarray, layout: Layout, dtype: DType) -> Any:
     return _make(Storage(flat, resizable=False), layout, dtype)
 
 
-def copy_of(source: Any, strides: tuple[int, ...], reason: str, dtype: DType | None = None) -> Any:
+def copy_of(
+    source: Any,
+    strides: tuple[int, ...],
+    reason: str | Callable[[], str],
+    dtype: DType | None = None,
+    *,
+    read: Layout | None = None,
+    layout: Layout | None = None,
+    why: Any = None,
+) -> Any:
     """``source``'s elements copied (through THE copy, :func:`strided.kernels.copy_to_new`) into a
-    new dense tensor with ``strides``, cast to ``dtype``; reported as a "copy" with ``reason``,
-    named after the Tensor method that asked (``contiguous``, ``reshape``, ``to``, ...)."""
+    new dense tensor with ``strides``, cast to ``dtype``; reported as a "copy" with ``reason`` (a
+    string, or a function rendering it when someone listens) and the plan's ``why``, named after
+    the Tensor method that asked (``contiguous``, ``reshape``, ``to``, ...).
+
+    ``read`` is the layout of ``source``'s storage to read (default: its own) and ``layout`` the
+    result's (default: ``strides`` over the read shape); a Copy plan gives both.
+    """
     dtype = dtype or source._dtype
-    shape = source._layout.shape
-    storage = copy_to_new(source._np(), strides, dtype.numpy, reason, report=False)
-    t = _make(storage, _trusted(shape, strides, 0), dtype)
+    read = source._layout if read is None else read
+    storage = copy_to_new(numpy_view(source._storage, read), strides, dtype.numpy, reason, report=False)
+    if layout is None:
+        layout = _trusted(read.shape, strides, 0)
+    t = _make(storage, layout, dtype)
     if OPEN:
-        emit(_caller_method(), "copy", (source,), t, reason, L.product(shape) * dtype.numpy.itemsize)
+        text = reason if reason.__class__ is str else reason()
+        emit(_caller_method(), "copy", (source,), t, text, L.product(read.shape) * dtype.numpy.itemsize, why=why)
     return t
 
 

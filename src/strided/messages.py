@@ -535,6 +535,43 @@ def _no_copy(r: Any) -> StridedValueError:
     )
 
 
+# ---------------------------------------------------------------- tensor-level texts (from shapes)
+
+
+def transpose_deprecated(shape: Sequence[int], name: str) -> str:
+    """PyTorch's deprecation warning for ``x.T`` (not 2-d) or ``x.mT`` (0-d) of ``shape``."""
+    if not shape:
+        return f"Tensor.{name} is deprecated on 0-D tensors. This function is the identity in these cases."
+    return (
+        "The use of `x.T` on tensors of dimension other than 2 to reverse their shape is "
+        "deprecated and it will throw an error in a future release. Consider `x.mT` to "
+        "transpose batches of matrices or `x.permute(*reversed(range(x.ndim)))` to reverse "
+        f"the dimensions of a tensor (this one has shape {tuple(shape)})."
+    )
+
+
+def mt_error(shape: Sequence[int]) -> StridedRuntimeError:
+    """PyTorch's error for ``x.mT`` of a 1-d ``shape``."""
+    return StridedRuntimeError(
+        join_lines(
+            f"tensor.mT is only supported on matrices or batches of matrices. Got {len(shape)}-D tensor.",
+            f"the tensor has shape {tuple(shape)}: there are no two last dims to swap; "
+            ".unsqueeze(0).mT gives a column (n, 1) view, .unsqueeze(-1).mT a row (1, n)",
+        )
+    )
+
+
+def unbind_0d_error() -> StridedIndexError:
+    """PyTorch's error for ``unbind`` of a 0-d tensor."""
+    return StridedIndexError(
+        join_lines(
+            "Dimension specified as 0 but tensor has no dimensions",
+            "the tensor is 0-d (shape ()): there is no dim to unbind; "
+            "use .item() for its value, or .unsqueeze(0).unbind() for a 1-tuple of views",
+        )
+    )
+
+
 # ---------------------------------------------------------------- copies: why, for the ledger
 
 

@@ -65,13 +65,8 @@ def _execute(t: Tensor, plan: object, op: str, keep_self: bool = False) -> Tenso
         if keep_self and plan.layout is t._layout:  # type: ignore[attr-defined]
             return t
         return t._view(plan.layout)  # type: ignore[attr-defined]
-    if plan.__class__ is Copy:
-        source = t if plan.read is t._layout else t._view(plan.read)  # type: ignore[attr-defined]
-        copied = source._copy(plan.strides, f"{op}: {copy_why(plan.why)}")  # type: ignore[attr-defined]
-        if plan.layout == copied._layout:  # type: ignore[attr-defined]
-            return copied
-        # the same dense block, read in the plan's shape (a reshape or ravel by copy)
-        return Tensor._make(copied._storage, plan.layout, copied._dtype)  # type: ignore[attr-defined]
+    if plan.__class__ is Copy:  # the plan gives the final layout: nothing is re-laid afterwards
+        return t._materialize(plan, lambda: f"{op}: {copy_why(plan.why)}")  # type: ignore[attr-defined]
     raise error(plan)
 
 

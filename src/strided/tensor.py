@@ -9,7 +9,6 @@ materialized. Methods follow PyTorch's semantics; differences are marked with
 
 from __future__ import annotations
 
-import math
 import numbers
 import warnings
 from collections.abc import Iterator, Sequence
@@ -23,7 +22,6 @@ from .args import (
     check_piece_count,
     chunk_count,
     dims_arg,
-    flatten_order_error,
     int_arg,
     memory_format_error,
     missing,
@@ -32,29 +30,37 @@ from .args import (
     split_sizes,
     split_step,
     type_name,
-    unflatten_0d_error,
-    unflatten_product_error,
     unflatten_sizes,
 )
 from .dispatch import OPEN, copy_of, view_of
 from .dtypes import DType, to_dtype
 from .errors import (
-    StridedIndexError,
     StridedRuntimeError,
     StridedTypeError,
     StridedValueError,
-    ViewError,
     join_lines,
 )
 from .formatting import format_tensor
 from .indexing import index_layout
 from .kernels import copy_array, numpy_view
 from .layout import Layout
+from .layout import plans as P
+from .layout.plans import Copy, View
 from .memory_format import MemoryFormat, channels_last, contiguous_format, preserve_format
+from .messages import copy_why, error, mt_error, transpose_deprecated, unbind_0d_error, view_refused
 from .storage import Storage
 
 _new = object.__new__
-_plan_view = L.plan_view
+_is_contiguous = L.is_contiguous
+
+# The view ops' memo: (op, shape, strides, offset, *plain-int args) -> the result Layout of a View
+# plan. Layouts are immutable values, so a hit is the plan's answer; only calls whose arguments
+# are all plain ints are looked up and remembered (True == 1 and 1.0 == 1 as keys, but not as
+# dims), only Views are remembered (copies and refusals cost their own price anyway), and the
+# memo is cleared when full, so it stays bounded. A hit costs about 0.1 µs where planning costs
+# 0.5-1.5 µs (measured: bench/bench_views.py).
+_VIEWS: dict[tuple, Layout] = {}
+_VIEWS_LIMIT = 4096
 
 
 def tensor_arg(value: Any, op: str, name: str = "input", pos: int = 1) -> Tensor:
@@ -337,34 +343,47 @@ class Tensor:
         return arr
 
     # ------------------------------------------------------------ views
+    #
+    # Each method parses its arguments, asks layout.plans what will happen and carries the plan
+    # out (_carry): a View shares the storage, a Copy goes through the one copy path with the
+    # plan's why in the ledger, a refusal is raised as messages renders it. Plain-int calls first
+    # look their result layout up in _VIEWS (see there); only a miss plans.
+
+    def _carry(self, plan: Any, key: tuple | None = None, op: str = "") -> Tensor:
+        """Carry out ``plan``: a View (remembered under ``key``), a Copy (``op`` labels it in the
+        ledger's reason, with the plan's why), or the refusal raised with the peers' text."""
+        if plan.__class__ is View:
+            layout = plan[0]
+            if key is not None:
+                if len(_VIEWS) >= _VIEWS_LIMIT:
+                    _VIEWS.clear()
+                _VIEWS[key] = layout
+            return self._view(layout)
+        if plan.__class__ is Copy:
+            # the ledger's sentence: the op and the plan's why, rendered only when a ledger
+            # listens, e.g. "reshape(12): dims 0 and 1 cannot merge: stride[0] == ..."
+            return self._materialize(plan, lambda: f"{op}: {copy_why(plan.why)}")
+        if plan.__class__ is L.ReshapeRefusal:
+            raise view_refused(plan, L.layout_origin(self._layout), self._dtype.itemsize)
+        raise error(plan)
 
     def view(self, *shape: Any) -> Tensor:
         """The same elements as ``shape`` without copying; refuses when the strides cannot express it."""
         if not shape:
             raise missing("view", "size")
         lay = self._layout
-        new_shape, strides = _plan_view(lay.shape, lay.strides, parse_sizes(shape, "view"))
-        if type(strides) is not tuple:
-            raise self._view_error(strides, new_shape)
-        return self._view(Layout._trusted(new_shape, strides, lay.offset))
-
-    def _view_error(self, refusal: L.ReshapeRefusal, new_shape: tuple[int, ...]) -> ViewError:
-        lay = self._layout
-        nbytes = self.numel() * self._dtype.itemsize
-        origin = L.layout_origin(lay)
-        args = ", ".join(str(n) for n in new_shape)
-        return ViewError(
-            join_lines(
-                "view size is not compatible with input tensor's size and stride (at least one "
-                "dimension spans across two contiguous subspaces). Use .reshape(...) instead.",
-                f"tensor: shape {lay.shape}, strides {lay.strides}" + (f" — {origin}" if origin else ""),
-                f"view({args}) must merge dims {refusal.outer} and {refusal.inner} into its dim "
-                f"{refusal.new_dim}, which needs {refusal.equation()}: {refusal.reason()}.",
-                f"fix: .reshape({args}) copies {nbytes} bytes into a new contiguous tensor; "
-                f"or .contiguous().view({args}).",
-            ),
-            refusal,
-        )
+        if len(shape) == 1 and shape[0].__class__ is tuple:
+            shape = shape[0]
+        key = ("view", lay.shape, lay.strides, lay.offset, shape)
+        for n in shape:
+            if n.__class__ is not int:
+                key = None
+                break
+        else:
+            found = _VIEWS.get(key)
+            if found is not None:
+                return self._view(found)
+        return self._carry(P.view(lay, parse_sizes(shape, "view")), key)
 
     def view_as(self, other: Tensor) -> Tensor:
         return self.view(tensor_arg(other, "view_as", "other").shape)
@@ -374,59 +393,80 @@ class Tensor:
         if not shape:
             raise missing("reshape", "shape")
         lay = self._layout
-        new_shape, strides = _plan_view(lay.shape, lay.strides, parse_sizes(shape, "reshape"))
-        if type(strides) is tuple:
-            return self._view(Layout._trusted(new_shape, strides, lay.offset))
-        args = ", ".join(str(n) for n in new_shape)
-        copy = self._copy(
-            L.contiguous_strides(lay.shape),
-            f"reshape({args}): the strides {lay.strides} of shape {lay.shape} cannot express it as a view",
-        )
-        copy._layout = Layout._trusted(new_shape, L.contiguous_strides(new_shape), 0)
-        return copy
+        if len(shape) == 1 and shape[0].__class__ is tuple:
+            shape = shape[0]
+        key = ("view", lay.shape, lay.strides, lay.offset, shape)  # a reshape's view is view's
+        for n in shape:
+            if n.__class__ is not int:
+                key = None
+                break
+        else:
+            found = _VIEWS.get(key)
+            if found is not None:
+                return self._view(found)
+        sizes = parse_sizes(shape, "reshape")
+        plan = P.reshape(lay, sizes, itemsize=self._dtype.itemsize)
+        op = f"reshape({', '.join(map(str, plan.layout.shape))})" if plan.__class__ is Copy else ""
+        return self._carry(plan, key, op)
 
     def reshape_as(self, other: Tensor) -> Tensor:
         return self.reshape(tensor_arg(other, "reshape_as", "other").shape)
 
     def flatten(self, start_dim: int = 0, end_dim: int = -1) -> Tensor:
         """Merge dims ``start_dim..end_dim``; returns ``self`` when there is nothing to merge."""
-        shape = self._layout.shape
-        ndim = len(shape)
-        if type(start_dim) is int and start_dim == 0 and type(end_dim) is int and end_dim == -1 and ndim > 1:
-            return self.reshape(math.prod(shape))
-        start = L.wrap_dim(start_dim, ndim)
-        end = L.wrap_dim(end_dim, ndim)
-        if start > end:
-            raise flatten_order_error(start_dim, end_dim, start, end, shape)
-        if ndim == 0:
-            return self.reshape(1)
-        if start == end:
-            return self
-        merged = L.product(shape[start : end + 1])
-        return self.reshape(shape[:start] + (merged,) + shape[end + 1 :])
+        lay = self._layout
+        key = None
+        if start_dim.__class__ is int and end_dim.__class__ is int:
+            key = ("flatten", lay.shape, lay.strides, lay.offset, start_dim, end_dim)
+            found = _VIEWS.get(key)
+            if found is not None:
+                return self._view(found)
+        plan = P.flatten(lay, start_dim, end_dim, itemsize=self._dtype.itemsize)
+        if plan.__class__ is View and plan[0] is lay:
+            return self  # nothing merges (as PyTorch: the tensor itself, not a view)
+        return self._carry(plan, key, f"flatten({start_dim}, {end_dim})")
 
     def unflatten(self, dim: int, sizes: Sequence[int]) -> Tensor:
         """Split one dim into ``sizes`` (one -1 may be inferred); always a view."""
-        shape = self._layout.shape
-        sizes = unflatten_sizes(sizes, dim, shape)  # PyTorch checks the sizes before the dim
-        d = L.wrap_dim(dim, len(shape))
-        if not shape:
-            raise unflatten_0d_error(dim)
-        if sizes.count(-1) > 1:
-            L.infer_size(sizes, shape[d])  # raises PyTorch's "only one dimension can be inferred"
-        try:
-            inferred = L.infer_size(sizes, shape[d])
-        except StridedRuntimeError:
-            raise unflatten_product_error(sizes, dim, d, shape) from None
-        return self.view(shape[:d] + inferred + shape[d + 1 :])
+        lay = self._layout
+        key = None
+        if dim.__class__ is int and sizes.__class__ is tuple:
+            key = ("unflatten", lay.shape, lay.strides, lay.offset, dim, sizes)
+            for n in sizes:
+                if n.__class__ is not int:
+                    key = None
+                    break
+            else:
+                found = _VIEWS.get(key)
+                if found is not None:
+                    return self._view(found)
+        # PyTorch reads and checks the sizes before the dim
+        return self._carry(P.unflatten(lay, dim, unflatten_sizes(sizes, dim, lay.shape)), key)
 
     def permute(self, *dims: Any) -> Tensor:
+        lay = self._layout
+        key = ("permute", lay.shape, lay.strides, lay.offset, dims)
+        for d in dims:
+            if d.__class__ is not int:
+                key = None
+                break
+        else:
+            found = _VIEWS.get(key)
+            if found is not None:
+                return self._view(found)
         if not dims:
             raise missing("permute", "dims")
-        return self._view(L.permute(self._layout, dims_arg(dims)))
+        return self._carry(P.permute(lay, dims_arg(dims)), key)
 
     def transpose(self, dim0: int, dim1: int) -> Tensor:
-        return self._view(L.transpose(self._layout, dim0, dim1))
+        lay = self._layout
+        key = None
+        if dim0.__class__ is int and dim1.__class__ is int:
+            key = ("transpose", lay.shape, lay.strides, lay.offset, dim0, dim1)
+            found = _VIEWS.get(key)
+            if found is not None:
+                return self._view(found)
+        return self._carry(P.transpose(lay, dim0, dim1), key)
 
     swapaxes = transpose
     swapdims = transpose
@@ -438,55 +478,31 @@ class Tensor:
                 f"t() expects a tensor with <= 2 dimensions, but self is {ndim}D\n"
                 "  fix: .transpose(dim0, dim1) or .mT swaps the last two dims of a batch"
             )
-        return self._view(L.transpose(self._layout, 0, -1) if ndim == 2 else self._layout)
+        return self.transpose(0, 1) if ndim == 2 else self._view(self._layout)
 
     @property
     def T(self) -> Tensor:
         """All dims reversed; for ndim other than 2 PyTorch deprecates it, and we warn as it does."""
         lay = self._layout
-        if not lay.shape:
-            warnings.warn(
-                "Tensor.T is deprecated on 0-D tensors. This function is the identity in these cases.",
-                UserWarning,
-                stacklevel=2,
-            )
-        elif len(lay.shape) != 2:
-            warnings.warn(
-                "The use of `x.T` on tensors of dimension other than 2 to reverse their shape is "
-                "deprecated and it will throw an error in a future release. Consider `x.mT` to "
-                "transpose batches of matrices or `x.permute(*reversed(range(x.ndim)))` to reverse "
-                f"the dimensions of a tensor (this one has shape {lay.shape}).",
-                UserWarning,
-                stacklevel=2,
-            )
-        return self._view(Layout._trusted(lay.shape[::-1], lay.strides[::-1], lay.offset))
+        if len(lay.shape) != 2:
+            warnings.warn(transpose_deprecated(lay.shape, "T"), UserWarning, stacklevel=2)
+        return self._view(P.reverse(lay)[0])
 
     @property
     def mT(self) -> Tensor:
         """The last two dims swapped."""
-        ndim = len(self._layout.shape)
-        if ndim == 0:
-            # PyTorch 2.13: the identity (a view), with a deprecation warning
-            warnings.warn(
-                "Tensor.mT is deprecated on 0-D tensors. This function is the identity in these cases.",
-                UserWarning,
-                stacklevel=2,
-            )
+        shape = self._layout.shape
+        if not shape:  # PyTorch 2.13: the identity (the tensor itself), with a deprecation warning
+            warnings.warn(transpose_deprecated(shape, "mT"), UserWarning, stacklevel=2)
             return self
-        if ndim < 2:
-            raise StridedRuntimeError(
-                join_lines(
-                    f"tensor.mT is only supported on matrices or batches of matrices. Got {ndim}-D tensor.",
-                    f"the tensor has shape {self._layout.shape}: there are no two last dims to swap; "
-                    ".unsqueeze(0).mT gives a column (n, 1) view, .unsqueeze(-1).mT a row (1, n)",
-                )
-            )
-        return self._view(L.transpose(self._layout, -2, -1))
+        if len(shape) < 2:
+            raise mt_error(shape)
+        return self.transpose(-2, -1)
 
     def movedim(self, source: Any, destination: Any) -> Tensor:
         src = tuple(source) if isinstance(source, (tuple, list)) else (source,)
         dst = tuple(destination) if isinstance(destination, (tuple, list)) else (destination,)
-        return self._view(L.movedim(self._layout, src, dst))
+        return self._carry(P.movedim(self._layout, src, dst))
 
     moveaxis = movedim
 
@@ -494,7 +510,19 @@ class Tensor:
         """Stretch size-1 dims (stride 0) and add leading dims; -1 keeps a size."""
         if not sizes:
             raise missing("expand", "size")
-        return self._view(L.expand(self._layout, parse_sizes(sizes, "expand")))
+        lay = self._layout
+        if len(sizes) == 1 and sizes[0].__class__ is tuple:
+            sizes = sizes[0]
+        key = ("expand", lay.shape, lay.strides, lay.offset, sizes)
+        for n in sizes:
+            if n.__class__ is not int:
+                key = None
+                break
+        else:
+            found = _VIEWS.get(key)
+            if found is not None:
+                return self._view(found)
+        return self._carry(P.expand(lay, parse_sizes(sizes, "expand")), key)
 
     def expand_as(self, other: Tensor) -> Tensor:
         return self.expand(tensor_arg(other, "expand_as", "other").shape)
@@ -505,25 +533,51 @@ class Tensor:
         return self.expand(*shape)
 
     def unsqueeze(self, dim: int) -> Tensor:
-        return self._view(L.unsqueeze(self._layout, dim))
+        lay = self._layout
+        key = None
+        if dim.__class__ is int:
+            key = ("unsqueeze", lay.shape, lay.strides, lay.offset, dim)
+            found = _VIEWS.get(key)
+            if found is not None:
+                return self._view(found)
+        return self._carry(P.unsqueeze(lay, dim), key)
 
     def squeeze(self, dim: int | Sequence[int] | None = None) -> Tensor:
-        if dim is None:
-            return self._view(L.squeeze(self._layout, None))
-        dims = tuple(dim) if isinstance(dim, (tuple, list)) else (dim,)
-        return self._view(L.squeeze(self._layout, dims))
+        lay = self._layout
+        key = None
+        if dim is None or dim.__class__ is int:
+            key = ("squeeze", lay.shape, lay.strides, lay.offset, dim)
+            found = _VIEWS.get(key)
+            if found is not None:
+                return self._view(found)
+        dims = dim if dim is None else tuple(dim) if isinstance(dim, (tuple, list)) else (dim,)
+        return self._carry(P.squeeze(lay, dims), key)
 
     def narrow(self, dim: int, start: int, length: int) -> Tensor:
+        lay = self._layout
+        key = None
+        if dim.__class__ is int and start.__class__ is int and length.__class__ is int:
+            key = ("narrow", lay.shape, lay.strides, lay.offset, dim, start, length)
+            found = _VIEWS.get(key)
+            if found is not None:
+                return self._view(found)
         # Note: PyTorch reads a tensor start through narrow's Tensor overload (RuntimeError unless
         # 0-d integral); strided reads every start as a size, so a 1-element integer tensor works.
         start = int_arg(start, "narrow", "start", 2, size=True)
         length = int_arg(length, "narrow", "length", 3, size=True)
-        return self._view(L.narrow(self._layout, dim, start, length))
+        return self._carry(P.narrow(lay, dim, start, length), key)
 
     def select(self, dim: int, index: int) -> Tensor:
-        if type(index) is not int:
+        lay = self._layout
+        key = None
+        if dim.__class__ is int and index.__class__ is int:
+            key = ("select", lay.shape, lay.strides, lay.offset, dim, index)
+            found = _VIEWS.get(key)
+            if found is not None:
+                return self._view(found)
+        else:
             index = int_arg(index, "select", "index", 2, size=True)
-        return self._view(L.select(self._layout, dim, index))
+        return self._carry(P.select(lay, dim, index), key)
 
     def split(self, split_size: int | Sequence[int], dim: int = 0) -> tuple[Tensor, ...]:
         """Pieces of ``split_size`` along ``dim`` (the last may be smaller), or of the given sizes."""
@@ -538,7 +592,7 @@ class Tensor:
         out = []
         start = 0
         for s in sizes:
-            out.append(self._view(L.narrow(self._layout, d, start, s)))
+            out.append(self._carry(P.narrow(self._layout, d, start, s)))
             start += s
         return tuple(out)
 
@@ -557,25 +611,26 @@ class Tensor:
     def unbind(self, dim: int = 0) -> tuple[Tensor, ...]:
         shape = self._layout.shape
         if not shape:
-            raise StridedIndexError(
-                join_lines(
-                    "Dimension specified as 0 but tensor has no dimensions",
-                    "the tensor is 0-d (shape ()): there is no dim to unbind; "
-                    "use .item() for its value, or .unsqueeze(0).unbind() for a 1-tuple of views",
-                )
-            )
+            raise unbind_0d_error()
         d = L.wrap_dim(dim, len(shape))
         check_piece_count(shape[d], "unbind", shape, d)
-        return tuple(self._view(L.select(self._layout, d, i)) for i in range(shape[d]))
+        return tuple(self._carry(P.select(self._layout, d, i)) for i in range(shape[d]))
 
     def diagonal(self, offset: int = 0, dim1: int = 0, dim2: int = 1) -> Tensor:
+        lay = self._layout
+        key = None
+        if offset.__class__ is int and dim1.__class__ is int and dim2.__class__ is int:
+            key = ("diagonal", lay.shape, lay.strides, lay.offset, offset, dim1, dim2)
+            found = _VIEWS.get(key)
+            if found is not None:
+                return self._view(found)
         offset = int_arg(offset, "diagonal", "offset", 1)
-        return self._view(L.diagonal(self._layout, offset, dim1, dim2))
+        return self._carry(P.diagonal(lay, offset, dim1, dim2), key)
 
     def unfold(self, dimension: int, size: int, step: int) -> Tensor:
         size = int_arg(size, "unfold", "size", 2)
         step = int_arg(step, "unfold", "step", 3)
-        return self._view(L.unfold(self._layout, dimension, size, step))
+        return self._carry(P.unfold(self._layout, dimension, size, step))
 
     def as_strided(self, size: Sequence[int], stride: Sequence[int], storage_offset: int | None = None) -> Tensor:
         """Any layout over this storage, checked against every Layout invariant and the storage's bounds."""
@@ -590,36 +645,52 @@ class Tensor:
         return self._view(Layout._trusted(shape, strides, offset))
 
     def __getitem__(self, key: Any) -> Tensor:
+        # basic indexing always plans a View (plans.index); its layout is index_layout's
         return self._view(index_layout(self._layout, key))
 
     # ------------------------------------------------------------ copies
 
+    def _materialize(self, plan: Copy, reason: Any, dtype: DType | None = None) -> Tensor:
+        """Carry out a Copy plan through the one copy kernel: read ``plan.read``, write it densely
+        with ``plan.strides`` and return the result laid out as ``plan.layout`` (listeners get
+        ``reason`` and the plan's ``why``)."""
+        return copy_of(self, plan.strides, reason, dtype, read=plan.read, layout=plan.layout, why=plan.why)
+
     def contiguous(self, memory_format: MemoryFormat = contiguous_format) -> Tensor:
         """``self`` if already contiguous in ``memory_format``; otherwise a dense copy."""
         lay = self._layout
-        if memory_format is channels_last:
-            if L.is_channels_last_contiguous(lay.shape, lay.strides):
-                return self
-            return self._copy(L.channels_last_strides(lay.shape), "contiguous(channels_last)")
-        if memory_format is not contiguous_format:
+        if memory_format is contiguous_format:
+            if _is_contiguous(lay.shape, lay.strides):
+                return self  # the plan's first answer (a View of the layout itself), asked cheaply
+        elif memory_format is not channels_last:
             raise memory_format_error(memory_format, "contiguous")
-        if L.is_contiguous(lay.shape, lay.strides):
+        plan = P.contiguous(lay, memory_format.name, itemsize=self._dtype.itemsize)
+        if plan.__class__ is Copy:
+            return self._materialize(plan, "contiguous()" if memory_format is contiguous_format
+                                     else "contiguous(channels_last)")
+        if plan.__class__ is View:
             return self
-        return self._copy(L.contiguous_strides(lay.shape), "contiguous()")
+        raise error(plan)
 
     def clone(self, memory_format: MemoryFormat = preserve_format) -> Tensor:
         """A copy in new storage; ``preserve_format`` keeps dense strides, as PyTorch does."""
-        return self._copy(self._format_strides(memory_format), "clone()")
+        if memory_format is not preserve_format and memory_format is not contiguous_format \
+                and memory_format is not channels_last:
+            raise memory_format_error(memory_format, "clone")
+        plan = P.clone(self._layout, memory_format.name, itemsize=self._dtype.itemsize)
+        if plan.__class__ is not Copy:
+            raise error(plan)
+        return self._materialize(plan, "clone()")
 
     def _format_strides(self, memory_format: MemoryFormat) -> tuple[int, ...]:
-        shape, strides = self._layout.shape, self._layout.strides
-        if memory_format is preserve_format:
-            return L.preserve_format_strides(shape, strides)
-        if memory_format is channels_last:
-            return L.channels_last_strides(shape)
-        if memory_format is not contiguous_format:
+        """Dense strides of this shape in ``memory_format`` (``empty_like``'s rule)."""
+        if memory_format is not preserve_format and memory_format is not contiguous_format \
+                and memory_format is not channels_last:
             raise memory_format_error(memory_format, "clone")
-        return L.contiguous_strides(shape)
+        plan = P.clone(self._layout, memory_format.name, itemsize=self._dtype.itemsize)
+        if plan.__class__ is not Copy:
+            raise error(plan)
+        return plan.strides
 
     def to(self, dtype: Any, copy: bool = False) -> Tensor:
         """This tensor in ``dtype`` (or in ``other``'s dtype, for ``to(other)``): ``self`` when
@@ -627,7 +698,7 @@ class Tensor:
         target = dtype._dtype if isinstance(dtype, Tensor) else to_dtype(dtype)
         if target is self._dtype and not copy:
             return self
-        return self._copy(self._format_strides(preserve_format), f"to({target.name})", target)
+        return self._materialize(P.to(self._layout, itemsize=target.itemsize), f"to({target.name})", target)
 
     def ravel(self) -> Tensor:
         """PyTorch's ravel: ``contiguous().view(-1)``."""

@@ -26,6 +26,8 @@ class OpRecord:
     tensors read), ``output`` (the tensor made or written; None for a copy no tensor holds), and
     ``plan``: for a copy the reason text, for a view the new layout, for a compute op None.
 
+    ``why`` is the value a layout plan gave for a copy (``layout.plans.Copy.why``: the refusal
+    that forced it, ``NotContiguous``, ``CopyRequested``), None when no plan decided it.
     ``nbytes`` is the bytes a copy wrote (0 otherwise); ``shape`` and ``dtype`` (a NumPy dtype)
     are the result's, also for a copy no tensor holds. ``where``, the user's ``file:line``, is
     worked out from the stack snapshot only when asked for.
@@ -36,11 +38,13 @@ class OpRecord:
     ('permute', 'view')
     """
 
-    __slots__ = ("name", "kind", "inputs", "output", "plan", "nbytes", "_shape", "_dtype", "_frames",
+    __slots__ = ("name", "kind", "inputs", "output", "plan", "nbytes", "why", "_shape", "_dtype", "_frames",
                  "_where")
 
     def __init__(self, name: str, kind: str, inputs: tuple, output: Any, plan: Any = None,
-                 nbytes: int = 0, shape: tuple[int, ...] | None = None, dtype: Any = None) -> None:
+                 nbytes: int = 0, shape: tuple[int, ...] | None = None, dtype: Any = None,
+                 why: Any = None) -> None:
+        self.why = why
         self.name = name
         self.kind = kind
         self.inputs = inputs

@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import contextlib
 import functools
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from typing import Any
 
@@ -98,13 +98,18 @@ def tensor_view(t: Any) -> np.ndarray:
 
 @dataclass(frozen=True)
 class CopyRecord:
-    """One materialization: how many bytes, why, of what, and the user code that asked."""
+    """One materialization: how many bytes, why, of what, and the user code that asked.
+
+    ``reason`` is the sentence; ``why`` the plan's value behind it where a plan decided the copy
+    (a :class:`~strided.layout.ReshapeRefusal`, ``NotContiguous``, ``CopyRequested``, ...), else None.
+    """
 
     nbytes: int
     reason: str
     shape: tuple[int, ...]
     dtype: str
     where: str
+    why: Any = None
 
 
 class _Ledger(list):
@@ -115,7 +120,8 @@ class _Ledger(list):
 
     def __call__(self, record: OpRecord) -> None:
         if record.kind == "copy":
-            self.append(CopyRecord(record.nbytes, record.plan, record.shape, str(record.dtype), record.where))
+            self.append(CopyRecord(record.nbytes, record.plan, record.shape, str(record.dtype), record.where,
+                                   record.why))
 
 
 # The listeners open in this context, innermost last (the ledgers of open record_copies blocks
@@ -169,9 +175,10 @@ def copy_to_new(
     source: np.ndarray,
     strides: tuple[int, ...],
     dtype: np.dtype,
-    reason: str,
+    reason: str | Callable[[], str],
     capacity: int | None = None,
     report: bool = True,
+    why: Any = None,
 ) -> Storage:
     """THE copy: a new storage holding ``source`` laid out with dense ``strides``.
 
@@ -179,9 +186,10 @@ def copy_to_new(
     ``source.shape`` starting at offset 0; the new storage holds exactly
     ``source.size`` elements, or ``capacity`` (>= that) with the rest left
     uninitialized. Values are cast to ``dtype`` (unsafe casting, as
-    PyTorch's ``to`` does). The ledger records the bytes written, ``reason`` and
-    the user's ``file:line``; ``report=False`` leaves the report to the caller
-    (:func:`strided.dispatch.copy_of`, which knows the tensors).
+    PyTorch's ``to`` does). Listeners get the bytes written, ``reason`` (a string, or a
+    function rendering it, called only when someone listens), the plan's ``why`` value when a
+    plan decided the copy, and the user's ``file:line``; ``report=False`` leaves the report to
+    the caller (:func:`strided.dispatch.copy_of`, which knows the tensors).
     """
     numel = product(source.shape)
     if capacity is None:
@@ -196,7 +204,8 @@ def copy_to_new(
             _copy_values(dest, source)
     if OPEN and report:
         # a copy no tensor holds (a snapshot, a grown storage): the shape and dtype stand in
-        emit("copy", "copy", (), None, reason, numel * buffer.itemsize, tuple(source.shape), dtype)
+        reason = reason if reason.__class__ is str else reason()  # rendered only when reported
+        emit("copy", "copy", (), None, reason, numel * buffer.itemsize, tuple(source.shape), dtype, why=why)
     return adopt(buffer)
 
 

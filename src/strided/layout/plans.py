@@ -31,7 +31,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Sequence
-from dataclasses import dataclass
+from operator import itemgetter
 from typing import Any
 
 from . import movement as M
@@ -97,8 +97,7 @@ class View(tuple):
 _tuple_new = tuple.__new__
 
 
-@dataclass(frozen=True)
-class Copy:
+class Copy(tuple):
     """The operation copies into new memory.
 
     The input is read through ``read`` (its own layout, or a permutation of it) and
@@ -107,16 +106,42 @@ class Copy:
     ``nbytes`` is what the copy writes, ``why`` the value that forced it: a
     :class:`ReshapeRefusal` (which dims, which equation), a :class:`NotContiguous`, a
     :class:`CopyRequested`, or a :class:`NoCopyRefusal`.
+
+    An immutable value compared field by field; a tuple underneath, like :class:`View`, so
+    that making one costs about 0.1 µs (a frozen dataclass took 0.7 µs, measured).
     """
 
-    strides: Shape
-    nbytes: int
-    why: Any
-    layout: Layout
-    read: Layout
+    __slots__ = ()
+
+    def __new__(cls, strides: Shape, nbytes: int, why: Any, layout: Layout, read: Layout) -> Copy:
+        return _tuple_new(cls, (strides, nbytes, why, layout, read))
+
+    strides = property(itemgetter(0), doc="dense strides the copy is written with (for ``read.shape``)")
+    nbytes = property(itemgetter(1), doc="bytes the copy writes")
+    why = property(itemgetter(2), doc="the value that forced the copy")
+    layout = property(itemgetter(3), doc="the result's layout over the new memory")
+    read = property(itemgetter(4), doc="the layout the input is read through")
+
+    def __eq__(self, other: object) -> bool:
+        return other.__class__ is Copy and tuple.__eq__(self, other)  # type: ignore[arg-type]
+
+    def __ne__(self, other: object) -> bool:
+        return not self == other
+
+    def __hash__(self) -> int:
+        return tuple.__hash__(self)
+
+    def __repr__(self) -> str:
+        return "Copy(strides={!r}, nbytes={!r}, why={!r}, layout={!r}, read={!r})".format(*self)
+
+    def __reduce__(self) -> tuple[type, tuple]:
+        return (Copy, tuple(self))
 
 
 Plan = Any  # View | Copy | a refusal (see refusals.Refusal)
+
+_CLONE = CopyRequested("clone()")  # the whys of the ops that always copy: values, made once
+_TO = CopyRequested("to()")
 
 
 def _dense_copy(layout: Layout, strides: Shape, itemsize: int, why: Any,
@@ -124,7 +149,7 @@ def _dense_copy(layout: Layout, strides: Shape, itemsize: int, why: Any,
     """A copy of ``layout`` written with dense ``strides``, laid out as ``result`` (default: as written)."""
     if result is None:
         result = _trusted(layout.shape, strides, 0)
-    return Copy(strides, math.prod(layout.shape) * itemsize, why, result, layout)
+    return _tuple_new(Copy, (strides, math.prod(layout.shape) * itemsize, why, result, layout))
 
 
 def contiguity_break(shape: Sequence[int], strides: Sequence[int], order: str = "C") -> NotContiguous | None:
@@ -250,6 +275,11 @@ def transpose(layout: Layout, dim0: int, dim1: int) -> Plan:
     return _tuple_new(View, (result,)) if result.__class__ is Layout else result
 
 
+def reverse(layout: Layout) -> View:
+    """``Tensor.T``: all dims reversed; always a View."""
+    return _tuple_new(View, (_trusted(layout.shape[::-1], layout.strides[::-1], layout.offset),))
+
+
 def movedim(layout: Layout, source: Sequence[int], destination: Sequence[int]) -> Plan:
     """``Tensor.movedim(source, destination)``: a View, or a refusal."""
     result = M.movedim_layout(layout, source, destination)
@@ -338,7 +368,14 @@ def clone(layout: Layout, memory_format: str = "preserve_format", *, itemsize: i
         strides = channels_last_strides(shape)
     else:
         strides = contiguous_strides(shape)
-    return _dense_copy(layout, strides, itemsize, CopyRequested("clone()"))
+    return _dense_copy(layout, strides, itemsize, _CLONE)
+
+
+def to(layout: Layout, *, itemsize: int) -> Copy:
+    """``Tensor.to(dtype)`` that converts (or ``copy=True``): a Copy in ``preserve_format``'s
+    dense strides, ``itemsize`` being the new dtype's."""
+    return _dense_copy(layout, preserve_format_strides(layout.shape, layout.strides), itemsize,
+                       _TO)
 
 
 # ---------------------------------------------------------------- NumPy's flavour
@@ -488,5 +525,5 @@ __all__ = [
     "Copy", "Plan", "View", "ascontiguousarray", "asfortranarray", "broadcast_to", "clone",
     "contiguity_break", "contiguous", "diagonal", "expand", "flatten", "index", "movedim",
     "narrow", "numpy_broadcast_to", "numpy_infer", "numpy_ravel", "numpy_reshape", "permute",
-    "reshape", "select", "squeeze", "transpose", "unflatten", "unfold", "unsqueeze", "view",
+    "reshape", "reverse", "select", "squeeze", "to", "transpose", "unflatten", "unfold", "unsqueeze", "view",
 ]
