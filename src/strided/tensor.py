@@ -351,9 +351,15 @@ class Tensor:
 
     def _carry(self, plan: Any, key: tuple | None = None, op: str = "") -> Tensor:
         """Carry out ``plan``: a View (remembered under ``key``), a Copy (``op`` labels it in the
-        ledger's reason, with the plan's why), or the refusal raised with the peers' text."""
-        if plan.__class__ is View:
-            layout = plan[0]
+        ledger's reason, with the plan's why), or the refusal raised with the peers' text.
+
+        A bare Layout counts as a View: the movement deciders (``layout.permute_layout``, ...)
+        are the plans' own View-or-refusal core, and the view methods take them directly to
+        skip the wrapping (``layout.plans`` wraps the same results as values for readers).
+        """
+        cls = plan.__class__
+        if cls is Layout or cls is View:
+            layout = plan if cls is Layout else plan[0]
             if key is not None:
                 if len(_VIEWS) >= _VIEWS_LIMIT:
                     _VIEWS.clear()
@@ -456,7 +462,7 @@ class Tensor:
                 return self._view(found)
         if not dims:
             raise missing("permute", "dims")
-        return self._carry(P.permute(lay, dims_arg(dims)), key)
+        return self._carry(L.permute_layout(lay, dims_arg(dims)), key)
 
     def transpose(self, dim0: int, dim1: int) -> Tensor:
         lay = self._layout
@@ -466,7 +472,7 @@ class Tensor:
             found = _VIEWS.get(key)
             if found is not None:
                 return self._view(found)
-        return self._carry(P.transpose(lay, dim0, dim1), key)
+        return self._carry(L.transpose_layout(lay, dim0, dim1), key)
 
     swapaxes = transpose
     swapdims = transpose
@@ -502,7 +508,7 @@ class Tensor:
     def movedim(self, source: Any, destination: Any) -> Tensor:
         src = tuple(source) if isinstance(source, (tuple, list)) else (source,)
         dst = tuple(destination) if isinstance(destination, (tuple, list)) else (destination,)
-        return self._carry(P.movedim(self._layout, src, dst))
+        return self._carry(L.movedim_layout(self._layout, src, dst))
 
     moveaxis = movedim
 
@@ -522,7 +528,7 @@ class Tensor:
             found = _VIEWS.get(key)
             if found is not None:
                 return self._view(found)
-        return self._carry(P.expand(lay, parse_sizes(sizes, "expand")), key)
+        return self._carry(L.expand_layout(lay, parse_sizes(sizes, "expand")), key)
 
     def expand_as(self, other: Tensor) -> Tensor:
         return self.expand(tensor_arg(other, "expand_as", "other").shape)
@@ -540,7 +546,7 @@ class Tensor:
             found = _VIEWS.get(key)
             if found is not None:
                 return self._view(found)
-        return self._carry(P.unsqueeze(lay, dim), key)
+        return self._carry(L.unsqueeze_layout(lay, dim), key)
 
     def squeeze(self, dim: int | Sequence[int] | None = None) -> Tensor:
         lay = self._layout
@@ -551,7 +557,7 @@ class Tensor:
             if found is not None:
                 return self._view(found)
         dims = dim if dim is None else tuple(dim) if isinstance(dim, (tuple, list)) else (dim,)
-        return self._carry(P.squeeze(lay, dims), key)
+        return self._carry(L.squeeze_layout(lay, dims), key)
 
     def narrow(self, dim: int, start: int, length: int) -> Tensor:
         lay = self._layout
@@ -565,7 +571,7 @@ class Tensor:
         # 0-d integral); strided reads every start as a size, so a 1-element integer tensor works.
         start = int_arg(start, "narrow", "start", 2, size=True)
         length = int_arg(length, "narrow", "length", 3, size=True)
-        return self._carry(P.narrow(lay, dim, start, length), key)
+        return self._carry(L.narrow_layout(lay, dim, start, length), key)
 
     def select(self, dim: int, index: int) -> Tensor:
         lay = self._layout
@@ -577,7 +583,7 @@ class Tensor:
                 return self._view(found)
         else:
             index = int_arg(index, "select", "index", 2, size=True)
-        return self._carry(P.select(lay, dim, index), key)
+        return self._carry(L.select_layout(lay, dim, index), key)
 
     def split(self, split_size: int | Sequence[int], dim: int = 0) -> tuple[Tensor, ...]:
         """Pieces of ``split_size`` along ``dim`` (the last may be smaller), or of the given sizes."""
@@ -592,7 +598,7 @@ class Tensor:
         out = []
         start = 0
         for s in sizes:
-            out.append(self._carry(P.narrow(self._layout, d, start, s)))
+            out.append(self._carry(L.narrow_layout(self._layout, d, start, s)))
             start += s
         return tuple(out)
 
@@ -614,7 +620,7 @@ class Tensor:
             raise unbind_0d_error()
         d = L.wrap_dim(dim, len(shape))
         check_piece_count(shape[d], "unbind", shape, d)
-        return tuple(self._carry(P.select(self._layout, d, i)) for i in range(shape[d]))
+        return tuple(self._carry(L.select_layout(self._layout, d, i)) for i in range(shape[d]))
 
     def diagonal(self, offset: int = 0, dim1: int = 0, dim2: int = 1) -> Tensor:
         lay = self._layout
@@ -625,12 +631,12 @@ class Tensor:
             if found is not None:
                 return self._view(found)
         offset = int_arg(offset, "diagonal", "offset", 1)
-        return self._carry(P.diagonal(lay, offset, dim1, dim2), key)
+        return self._carry(L.diagonal_layout(lay, offset, dim1, dim2), key)
 
     def unfold(self, dimension: int, size: int, step: int) -> Tensor:
         size = int_arg(size, "unfold", "size", 2)
         step = int_arg(step, "unfold", "step", 3)
-        return self._carry(P.unfold(self._layout, dimension, size, step))
+        return self._carry(L.unfold_layout(self._layout, dimension, size, step))
 
     def as_strided(self, size: Sequence[int], stride: Sequence[int], storage_offset: int | None = None) -> Tensor:
         """Any layout over this storage, checked against every Layout invariant and the storage's bounds."""
