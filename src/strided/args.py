@@ -49,7 +49,6 @@ __all__ = [
     "is_dim_int",
     "is_index_int",
     "is_index_scalar",
-    "flatten_order_error",
     "is_number",
     "memory_format_error",
     "missing",
@@ -59,8 +58,6 @@ __all__ = [
     "split_sizes",
     "split_step",
     "type_name",
-    "unflatten_0d_error",
-    "unflatten_product_error",
     "unflatten_sizes",
 ]
 
@@ -444,51 +441,6 @@ def unflatten_sizes(sizes: Any, dim: Any, shape: tuple[int, ...]) -> tuple[int, 
             )
         )
     return parsed
-
-
-def unflatten_0d_error(dim: Any) -> StridedRuntimeError:
-    """PyTorch's error for ``unflatten`` of a 0-d tensor."""
-    return StridedRuntimeError(
-        join_lines(
-            f"unflatten: Dimension specified as {dim} but tensor has no dimensions",
-            "a 0-d tensor has no dim to split; use .reshape(...) or .view(...) to give it a shape",
-        )
-    )
-
-
-def unflatten_product_error(sizes: tuple[int, ...], dim: Any, d: int, shape: tuple[int, ...]) -> StridedRuntimeError:
-    """PyTorch's error for ``unflatten`` sizes whose product is not dim ``d``'s size, with a fix."""
-    n = shape[d]
-    known = 1
-    for s in sizes:
-        if s != -1:
-            known *= s
-    k = next((f for f in range(2, n) if n % f == 0), n)
-    return StridedRuntimeError(
-        join_lines(
-            f"unflatten: Provided sizes {list(sizes)} don't multiply up to the size of dim "
-            f"{dim} ({n}) in the input tensor",
-            f"dim {d} of shape {shape} has {n} entries, but the sizes"
-            + (" other than -1" if -1 in sizes else "")
-            + f" multiply to {known}"
-            + (f", which does not divide {n}" if -1 in sizes else "")
-            + f"; the product must be {n}, e.g. unflatten({dim}, ({k}, -1))",
-        )
-    )
-
-
-def flatten_order_error(start_dim: Any, end_dim: Any, start: int, end: int, shape: tuple[int, ...]) -> StridedRuntimeError:
-    """PyTorch's error for ``flatten`` with ``start_dim`` after ``end_dim`` (both wrapped)."""
-    return StridedRuntimeError(
-        join_lines(
-            "flatten() has invalid args: start_dim cannot come after end_dim",
-            f"start_dim={start_dim} is dim {start} and end_dim={end_dim} is dim {end} of shape "
-            f"{shape}; flatten merges dims start_dim..end_dim, so pass them in that order",
-        )
-    )
-
-
-# ---------------------------------------------------------------- other arguments
 
 
 def memory_format_error(memory_format: Any, op: str) -> Exception:

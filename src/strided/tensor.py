@@ -11,8 +11,8 @@ from __future__ import annotations
 
 import numbers
 import warnings
-from collections.abc import Iterator, Sequence
-from typing import Any
+from collections.abc import Callable, Iterator, Sequence
+from typing import Any, TypeVar
 
 import numpy as np
 
@@ -760,3 +760,18 @@ class Tensor:
                 )
             )
         return int(self.item())
+
+
+F = TypeVar("F", bound=Callable)
+
+
+def installs_as(*names: str) -> Callable[[F], F]:
+    """Decorator: install the function as ``Tensor.<name>`` for each name, for the modules above
+    this one that give Tensor its methods (``writes``, ``ops``: ``@installs_as("add", "__add__")``)."""
+
+    def install(fn: F) -> F:
+        for name in names:
+            setattr(Tensor, name, fn)
+        return fn
+
+    return install

@@ -2,7 +2,7 @@
 
 The one layer above ``tensor`` that changes a tensor's memory in place (or, for ``resize_``,
 its layout). Its methods are installed on :class:`~strided.tensor.Tensor` at import (see
-:func:`_method`), as the ops install theirs; in-place autograd and version counters will
+:func:`~strided.tensor.installs_as`), as the ops install theirs; in-place autograd and version counters will
 live here.
 
 Every write goes through :func:`_write`, which checks everything before it writes anything,
@@ -17,7 +17,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any, TypeVar
+from typing import Any
 
 import numpy as np
 
@@ -36,21 +36,7 @@ from .indexing import index_layout
 from .kernels import check_writable, grow_storage, write
 from .layout import Layout
 from .scalars import filled, parse_int, parse_setitem_int, wrapped
-from .tensor import Tensor
-
-F = TypeVar("F", bound=Callable)
-
-
-def _method(*names: str) -> Callable[[F], F]:
-    """Decorator: install the function as ``Tensor.<name>`` (the write path's ``ops.registry.method``)."""
-
-    def install(fn: F) -> F:
-        for name in names:
-            setattr(Tensor, name, fn)
-        return fn
-
-    return install
-
+from .tensor import Tensor, installs_as
 
 # ---------------------------------------------------------------- how each write reads its value
 
@@ -115,7 +101,7 @@ ZERO = WriteRule("zero_", False, False, _filled_number, True,
 # ---------------------------------------------------------------- the methods
 
 
-@_method("copy_")
+@installs_as("copy_")
 def copy_(self: Tensor, src: Any) -> Tensor:
     """Write ``src`` (a tensor broadcast to this shape, or a number) into this tensor's memory.
 
@@ -135,7 +121,7 @@ def copy_(self: Tensor, src: Any) -> Tensor:
     return self
 
 
-@_method("fill_")
+@installs_as("fill_")
 def fill_(self: Tensor, value: Any) -> Tensor:
     """Write one value everywhere; a number may fill an expanded tensor, as in PyTorch.
     Example: ``strided.zeros(3).expand(2, 3).fill_(7)`` writes 7 into the 3 elements.
@@ -164,14 +150,14 @@ def fill_(self: Tensor, value: Any) -> Tensor:
     return self
 
 
-@_method("zero_")
+@installs_as("zero_")
 def zero_(self: Tensor) -> Tensor:
     """Write 0 everywhere (``fill_(0)``)."""
     _write(self, 0, ZERO)
     return self
 
 
-@_method("__setitem__")
+@installs_as("__setitem__")
 def setitem(self: Tensor, key: Any, value: Any) -> None:
     """``t[key] = value``: writes through the view ``t[key]`` into this tensor's storage.
 
@@ -181,7 +167,7 @@ def setitem(self: Tensor, key: Any, value: Any) -> None:
     _write(self._view(index_layout(self._layout, key)), value, SETITEM)
 
 
-@_method("resize_")
+@installs_as("resize_")
 def resize_(self: Tensor, *sizes: Any) -> Tensor:
     """PyTorch's resize_: same sizes keep strides; else contiguous strides, storage grown if needed.
     Example: ``strided.zeros(2, 3).resize_(6)`` has shape (6,), strides (1,), the same storage.
