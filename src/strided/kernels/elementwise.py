@@ -28,7 +28,7 @@ from typing import Any
 
 import numpy as np
 
-from .fpstate import QUIET, quiet_reset, quiet_set
+from .fpstate import QUIET, quiet_call, quiet_reset, quiet_retry, quiet_set
 from .tiles import MIN_NUMEL, ufunc_into
 
 # NumPy's clip ufunc (``np.clip`` is a Python wrapper around it that costs ~3x more per call):
@@ -40,34 +40,31 @@ _clip: np.ufunc = np._core.umath.clip
 
 def binary_flat(ufunc: np.ufunc, x: np.ndarray, y: Any) -> np.ndarray:
     """A fresh 1-D array holding ``ufunc(x, y)`` for two equal-length 1-D runs (or a run and a
-    Python number, which NumPy takes in the run's dtype); no casting keywords."""
-    token = quiet_set(QUIET)
+    Python number, which NumPy takes in the run's dtype); no casting keywords. (The binary fast
+    path inlines its body: a call is a tenth of a 1 µs op.)"""
     try:
-        res = ufunc(x, y)
-    finally:
-        quiet_reset(token)
-    return res
+        return quiet_call(ufunc, x, y)
+    except RuntimeError as e:
+        return quiet_retry(e, ufunc, x, y)
 
 
 def binary_broadcast_rowmajor(ufunc: np.ufunc, x: np.ndarray, y: np.ndarray) -> np.ndarray:
     """A fresh 1-D array holding ``ufunc(x, y)`` for two row-major arrays that broadcast; NumPy's
     fresh result is row-major: its flat run."""
-    token = quiet_set(QUIET)
     try:
-        res = ufunc(x, y)
-    finally:
-        quiet_reset(token)
+        res = quiet_call(ufunc, x, y)
+    except RuntimeError as e:
+        res = quiet_retry(e, ufunc, x, y)
     return res.ravel()  # (a view: NumPy's fresh result is C-contiguous)
 
 
 def unary_flat(ufunc: np.ufunc, x: np.ndarray) -> np.ndarray:
-    """A fresh 1-D array holding ``ufunc(x)`` for a 1-D run, in its own dtype."""
-    token = quiet_set(QUIET)
+    """A fresh 1-D array holding ``ufunc(x)`` for a 1-D run, in its own dtype. (The unary fast
+    path inlines its body.)"""
     try:
-        res = ufunc(x)
-    finally:
-        quiet_reset(token)
-    return res
+        return quiet_call(ufunc, x)
+    except RuntimeError as e:
+        return quiet_retry(e, ufunc, x)
 
 
 # ---------------------------------------------------------------- general kernels

@@ -1,18 +1,25 @@
 """Silencing NumPy's floating-point warnings cheaply (PyTorch gives inf/nan silently).
 
 ``with np.errstate(all="ignore")`` costs about 1.3 µs, more than a whole ufunc call on a
-small tensor; setting NumPy's error-state context variable directly costs ~0.1 µs. The
-private name is looked up once, with ``np.errstate`` as the fallback. Use as::
+small tensor. NumPy 2 keeps its error state in a context variable, so there are two cheaper
+ways, both looking the private names up once (with ``np.errstate`` as the fallback):
 
-    with quiet():
-        ...
+- :func:`quietly` (``quietly(np.add, x, y)``): run one call inside a prebuilt context whose
+  error state is "ignore" (``contextvars.Context.run``): ~0.02 µs over the bare call. The
+  small-op fast paths inline it as ``try: res = quiet_call(f, x, y)`` /
+  ``except RuntimeError as e: res = quiet_retry(e, f, x, y)``.
+- :class:`quiet` (``with quiet(): ...``), or on hot paths ``token = quiet_set(QUIET)`` ...
+  ``quiet_reset(token)`` in a ``try``/``finally``: set and reset the variable in the caller's
+  context, ~0.15 µs. For blocks of several calls.
 
-or, on the hottest paths, ``token = quiet_set(QUIET)`` ... ``quiet_reset(token)`` in a
-``try``/``finally`` (saves the context manager's method calls).
+>>> quietly(np.divide, np.float32(1), np.float32(0))  # no RuntimeWarning
+np.float32(inf)
 """
 
 from __future__ import annotations
 
+import contextvars
+from collections.abc import Callable
 from typing import Any
 
 import numpy as np
@@ -23,6 +30,11 @@ try:  # pragma: no branch
     QUIET = _make_extobj(all="ignore")
     quiet_set = _extobj_contextvar.set
     quiet_reset = _extobj_contextvar.reset
+    # The context a quiet call runs in: NumPy's error state "ignore", every other context variable
+    # at its default (ufuncs read only the error state). ``Context.run`` enters it for the one call.
+    _QUIET_CONTEXT = contextvars.Context()
+    _QUIET_CONTEXT.run(_extobj_contextvar.set, QUIET)
+    quiet_call: Callable[..., Any] = _QUIET_CONTEXT.run
 except (ImportError, AttributeError):  # pragma: no cover - other NumPy versions
     def quiet_set(_: object) -> object:
         state = np.errstate(all="ignore")
@@ -33,6 +45,38 @@ except (ImportError, AttributeError):  # pragma: no cover - other NumPy versions
         state.__exit__(None, None, None)
 
     QUIET = None
+
+    def quiet_call(fn: Callable[..., Any], *args: Any, **kwargs: Any) -> Any:
+        raise RuntimeError(_BUSY)
+
+_BUSY = "cannot enter context"  # CPython's RuntimeError when a Context is entered twice at once
+
+
+def quietly(fn: Callable[..., Any], *args: Any, **kwargs: Any) -> Any:
+    """``fn(*args, **kwargs)`` with NumPy's floating-point warnings off.
+
+    One context serves every call (:data:`quiet_call` enters it), and a context can be entered
+    by one thread at a time and not re-entered: a call that finds it busy (another thread inside
+    a long ufunc that released the GIL, a callback that re-enters) sets and resets the error
+    state in its own context instead (:func:`quiet_retry`). The refusal comes before ``fn``
+    runs, so nothing runs twice.
+    """
+    try:
+        return quiet_call(fn, *args, **kwargs)
+    except RuntimeError as e:
+        return quiet_retry(e, fn, *args, **kwargs)
+
+
+def quiet_retry(e: RuntimeError, fn: Callable[..., Any], *args: Any, **kwargs: Any) -> Any:
+    """After :data:`quiet_call` raised ``e``: re-raise it if ``fn`` raised it, else (the quiet
+    context was busy) run ``fn`` with the error state set and reset in the caller's context."""
+    if not str(e).startswith(_BUSY):
+        raise e
+    token = quiet_set(QUIET)
+    try:
+        return fn(*args, **kwargs)
+    finally:
+        quiet_reset(token)
 
 
 class quiet:  # noqa: N801 - used like a function: ``with quiet():``

@@ -46,11 +46,11 @@ from ..errors import StridedRuntimeError, StridedTypeError, join_lines
 from ..kernels.elementwise import (
     assign,
     binary_broadcast_rowmajor,
-    binary_flat,
     binary_into,
     int_pow_into,
     scalar_over_into,
 )
+from ..kernels.fpstate import quiet_call, quiet_retry
 from ..kernels.reduce import all_nonzero
 from ..scalars import UInt64Scalar, checked
 from ..tensor import Tensor
@@ -386,107 +386,122 @@ _EXACT = 2**53  # Python ints below this convert to a float exactly
 
 
 def _fast_binary(op: BinaryOp, slow: Callable[[Any, Any], Any]) -> Callable[[Any, Any], Any]:
-    """``op`` with the small-op fast path in front of ``slow`` (the general path)."""
+    """``op`` with the small-op fast paths in front of ``slow`` (the general path)."""
     ufunc = op.ufunc
     fast = op.fast
     name = op.name
-    compare = op.kind == "compare"
-    scalars = op.kind != "minmax"  # torch.maximum(t, 2) is a TypeError
-
-    result_dtype = bool_ if compare else None  # None: the operands' dtype
+    # dtypes for which ``op(t, number)`` takes the fast path: a float tensor (not float16, whose
+    # mul/div compute in float32) and a Python float (NumPy's weak scalar takes the tensor's
+    # dtype, as PyTorch's wrapped number does); torch.maximum(t, 2) is a TypeError.
+    fast_scalar = frozenset(d for d in fast if d.is_floating_point and d is not float16) \
+        if op.kind != "minmax" else frozenset()
+    result_dtype = bool_ if op.kind == "compare" else None  # None: the operands' dtype
 
     def fn(a: Any, b: Any) -> Any:
-        # Fast path: same-shaped row-major tensors of one dtype (or one such tensor and a Python
-        # float for a float tensor). The ufunc runs on the flat 1-D runs of the storages and its
-        # fresh 1-D result becomes the output storage: no view objects, no layout planning (the
-        # result's Layout is shared, from the per-shape plan cache).
+        # Fast path: two tensors of one dtype and one dense layout (row-major or permuted, when
+        # PyTorch's output takes exactly those strides), or such a tensor and a Python float.
+        # Their elements pair up along the flat runs of the storages: the ufunc runs on those
+        # runs and its fresh 1-D result becomes the output storage (no view objects, no layout
+        # planning: the result's Layout is the per-layout plan's shared object).
         if type(a) is Tensor:
-            la = a._layout
-            shape = la.shape
             d = a._dtype
-            if d in fast:
+            la = a._layout
+            tb = type(b)
+            if tb is Tensor:
+                if b._dtype is not d or d not in fast:
+                    return slow(a, b)
+                lb = b._layout
+                shape = la.shape
+                if lb.shape != shape:
+                    return broadcast_rowmajor(a, b, la, lb)
+                strides = la.strides
+                if lb.strides != strides:
+                    return slow(a, b)
                 info = _cinfo[shape]
-                n = info[1]
-                tb = type(b)
-                if la.strides == info[0]:
+                if strides == info[0]:  # row-major: the output is too
                     lay = info[2]
-                    if tb is Tensor:
-                        lb = b._layout
-                        if d is not b._dtype:
-                            return slow(a, b)
-                        if lb.shape != shape:
-                            return broadcast_rowmajor(a, b, n)
-                        if lb.strides != info[0]:
-                            return slow(a, b)
-                    elif not ((tb is float or (tb is int and -_EXACT < b < _EXACT)) and n and scalars
-                              and d.is_floating_point and d is not float16):
-                        # (an empty tensor takes PyTorch's general path: its strides may differ)
-                        return slow(a, b)
+                    n = info[1]
                 else:
-                    # Same trick for a permuted dense layout (a transpose) when PyTorch's output
-                    # takes exactly the operands' strides: elements pair up along the flat runs.
-                    if tb is Tensor:
-                        lb = b._layout
-                        if d is not b._dtype or lb.shape != shape or lb.strides != la.strides:
-                            return slow(a, b)
-                        lay = _dense_plans[(shape, la.strides, True)]
-                    elif (tb is float or (tb is int and -_EXACT < b < _EXACT)) and scalars \
-                            and d.is_floating_point and d is not float16:
-                        lay = _dense_plans[(shape, la.strides, False)]
-                    else:
-                        return slow(a, b)
+                    plan = _flat_plans[(shape, strides)]
+                    lay = plan[1]
                     if lay is None:
                         return slow(a, b)
-                if tb is Tensor:
-                    y = b._storage.array
-                    ob = b._layout.offset
-                    if ob or y.shape[0] != n:
-                        y = y[ob : ob + n]
-                else:
-                    y = b  # a Python number: NumPy's weak scalar takes the tensor's dtype
-                x = a._storage.array
-                oa = la.offset
-                if oa or x.shape[0] != n:
-                    x = x[oa : oa + n]
-                t = adopted(binary_flat(ufunc, x, y), lay, result_dtype or d)
-                if OPEN:
-                    report(name, (a, b), t)
-                return t
+                    n = plan[0]
+                y = b._storage.array
+                o = lb.offset
+                if o or len(y) != n:
+                    y = y[o : o + n]
+            elif d in fast_scalar and (tb is float or (tb is int and -_EXACT < b < _EXACT)):
+                plan = _flat_plans[(la.shape, la.strides)]
+                lay = plan[2]
+                if lay is None:
+                    return slow(a, b)
+                n = plan[0]
+                y = b
+            else:
+                return slow(a, b)
+            x = a._storage.array
+            o = la.offset
+            if o or len(x) != n:
+                x = x[o : o + n]
+            try:  # kernels.elementwise.binary_flat, inlined: a call is a tenth of a 1 µs op
+                res = quiet_call(ufunc, x, y)
+            except RuntimeError as e:
+                res = quiet_retry(e, ufunc, x, y)
+            t = adopted(res, lay, result_dtype or d)
+            if OPEN:
+                report(name, (a, b), t)
+            return t
         return slow(a, b)
 
-    def broadcast_rowmajor(a: Tensor, b: Tensor, na: int) -> Any:
+    def broadcast_rowmajor(a: Tensor, b: Tensor, la: L.Layout, lb: L.Layout) -> Any:
         # Second fast path: two row-major tensors of one dtype but different shapes (a bias
         # add). PyTorch's output is then row-major too (unless it is empty), which is what
         # NumPy allocates for the broadcast: the ufunc gets reshaped flat runs, no view objects.
-        lb = b._layout
-        info = _cinfo[lb.shape]
-        if lb.strides != info[0]:
-            return slow(a, b)
-        la = a._layout
-        shape = _shape_cache.get((la.shape, lb.shape))
-        if shape is None:
-            return slow(a, b)  # first time (or an error): the general path fills the cache
-        out_info = _cinfo[shape]
-        if not out_info[1] or _broadcasting_now().mode != "allow":
+        plan = _broadcast_plans.get((la.shape, lb.shape))
+        if plan is None:
+            # first time (or an error, or not row-major shapes): the general path fills the
+            # broadcast-shape cache the plan is made from
+            if (la.shape, lb.shape) in _shape_cache:
+                plan = _broadcast_plans[(la.shape, lb.shape)]
+            if plan is None:
+                return slow(a, b)
+        # plan: (a's row-major strides, numel, 2-D shape or None; b's; the result's layout)
+        if la.strides != plan[0] or lb.strides != plan[3] or _broadcasting_now().mode != "allow":
             return slow(a, b)
         x = a._storage.array
-        oa = la.offset
-        if oa or x.shape[0] != na:
-            x = x[oa : oa + na]
+        o = la.offset
+        n = plan[1]
+        if o or len(x) != n:
+            x = x[o : o + n]
+        if plan[2] is not None:  # (a 1-D operand broadcasts as it is)
+            x = x.reshape(plan[2])
         y = b._storage.array
-        ob = lb.offset
-        nb = info[1]
-        if ob or y.shape[0] != nb:
-            y = y[ob : ob + nb]
-        if len(lb.shape) != 1:  # a 1-D y broadcasts as it is
-            y = y.reshape(lb.shape)
-        t = adopted(binary_broadcast_rowmajor(ufunc, x.reshape(la.shape), y), out_info[2],
-                    result_dtype or a._dtype)
+        o = lb.offset
+        n = plan[4]
+        if o or len(y) != n:
+            y = y[o : o + n]
+        if plan[5] is not None:
+            y = y.reshape(plan[5])
+        t = adopted(binary_broadcast_rowmajor(ufunc, x, y), plan[6], result_dtype or a._dtype)
         if OPEN:
             report(name, (a, b), t)
         return t
 
     return fn
+
+
+def _flat_plan(key: tuple[tuple[int, ...], tuple[int, ...]]) -> tuple[int, L.Layout | None, L.Layout | None]:
+    """(numel, the result Layout of ``op(t, t)``, that of ``op(t, number)``) for a tensor ``t`` of
+    this (shape, strides) whose elements fill exactly the run ``[offset, offset + numel)`` of its
+    storage, when PyTorch's output takes exactly these strides (a Layout is None otherwise)."""
+    shape, strides = key
+    info = _cinfo[shape]
+    if strides == info[0]:
+        # row-major: PyTorch's output is row-major too (the tensor-number form of an empty
+        # tensor takes the general path: its strides may differ)
+        return info[1], info[2], info[2] if info[1] else None
+    return info[1], _dense_plan_uncached((shape, strides, True)), _dense_plan_uncached((shape, strides, False))
 
 
 def _dense_plan_uncached(key: tuple[tuple[int, ...], tuple[int, ...], bool]) -> L.Layout | None:
@@ -502,11 +517,26 @@ def _dense_plan_uncached(key: tuple[tuple[int, ...], tuple[int, ...], bool]) -> 
     return None
 
 
-# (shape, strides, two) -> the result Layout (shape, strides, offset 0) if a layout is dense with
-# positive strides (its elements fill exactly the run ``[offset, offset + numel)``) and PyTorch
-# would give the output of ``op(t, t)`` (``two``) or ``op(t, scalar)`` exactly these strides;
-# else None. Layouts are immutable, so every result of one plan shares the one object.
-_dense_plans = Memo(_dense_plan_uncached)
+# (shape, strides) -> _flat_plan. Layouts are immutable, so every result of one plan shares the
+# one Layout object.
+_flat_plans = Memo(_flat_plan)
+
+
+def _broadcast_plan(shapes: tuple[tuple[int, ...], tuple[int, ...]]) -> tuple | None:
+    """For two row-major operands of these different shapes that broadcast to a non-empty shape:
+    (a's row-major strides, numel and the shape its flat run is viewed as, None for 1-D; the same
+    for b; the result's row-major Layout). None when the result is empty."""
+    sa, sb = shapes
+    shape = _shape_cache[shapes]
+    ia, ib, out = _cinfo[sa], _cinfo[sb], _cinfo[shape]
+    if not out[1]:
+        return None
+    return (ia[0], ia[1], sa if len(sa) != 1 else None, ib[0], ib[1], sb if len(sb) != 1 else None, out[2])
+
+
+# (a's shape, b's shape) -> _broadcast_plan; filled only for shape pairs that broadcast (the
+# general path puts them in the broadcast-shape cache first, with its errors and warnings).
+_broadcast_plans = Memo(_broadcast_plan)
 
 
 def _inplace_dunder(inplace: Callable[[Tensor, Any], Tensor]) -> Callable[[Tensor, Any], Any]:

@@ -25,9 +25,9 @@ from ..kernels.elementwise import (
     relu_kernel,
     sigmoid_kernel,
     ufunc_kernel,
-    unary_flat,
     where_into,
 )
+from ..kernels.fpstate import quiet_call, quiet_retry
 from ..scalars import UInt64Scalar, checked, filled
 from ..tensor import Tensor
 from .operands import (
@@ -162,9 +162,13 @@ def _fast_unary(op: UnaryOp) -> Callable[[Any], Tensor]:
                     n = info[1]
                     arr = x._storage.array
                     off = lay.offset
-                    if off or arr.shape[0] != n:
+                    if off or len(arr) != n:
                         arr = arr[off : off + n]
-                    t = adopted(unary_flat(ufunc, arr), info[2], d)
+                    try:  # kernels.elementwise.unary_flat, inlined: a call is a tenth of a 1 µs op
+                        res = quiet_call(ufunc, arr)
+                    except RuntimeError as e:
+                        res = quiet_retry(e, ufunc, arr)
+                    t = adopted(res, info[2], d)
                     if OPEN:
                         report(name, (x,), t)
                     return t

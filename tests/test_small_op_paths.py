@@ -1,0 +1,112 @@
+"""The small-op fast paths' machinery (issue 7, speed): the quiet context that silences NumPy's
+floating-point warnings for one call, and the cheaper product the small-matmul path uses."""
+
+from __future__ import annotations
+
+import threading
+import warnings
+
+import numpy as np
+import pytest
+
+import strided
+from strided.kernels.fpstate import quiet_call, quietly
+from strided.kernels.matmul import dot2d, matmul2d
+
+
+def test_quietly_silences_floating_point_warnings():
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        out = quietly(np.divide, np.ones(3, np.float32), np.zeros(3, np.float32))
+    assert np.isinf(out).all()
+
+
+def test_quiet_context_leaves_the_callers_error_state_alone():
+    with np.errstate(divide="raise"):
+        quietly(np.divide, np.ones(1), np.zeros(1))
+        with pytest.raises(FloatingPointError):
+            np.divide(np.ones(1), np.zeros(1))
+
+
+def test_quietly_reentered_falls_back_to_the_callers_context():
+    # A call made while the shared context is entered (a callback, another thread) cannot enter
+    # it again: it silences the warnings in its own context instead.
+    def inner() -> np.ndarray:
+        return quietly(np.multiply, np.full(2, 3e38, np.float32), np.float32(10))
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        out = quiet_call(inner)
+    assert np.isinf(out).all()
+
+
+def test_quietly_runs_once_and_propagates_the_calls_own_errors():
+    calls = []
+
+    def failing() -> None:
+        calls.append(1)
+        raise RuntimeError("from the call itself")
+
+    with pytest.raises(RuntimeError, match="from the call itself"):
+        quietly(failing)
+    assert calls == [1]
+    with pytest.raises(ValueError):
+        quietly(np.add, np.ones(2), np.ones(3))
+
+
+def test_fast_paths_overflow_silently_under_warnings_as_errors():
+    big = strided.tensor([[3e38, -3e38]], dtype=strided.float32)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        assert np.isinf((big * 10.0).numpy()).all()
+        assert np.isinf((big + big).numpy()).all()
+        assert np.isinf(strided.exp(big * 1.0).numpy())[0, 0]
+        assert np.isinf(strided.tensor([3e38, 3e38], dtype=strided.float32).sum().item())
+
+
+def test_small_ops_from_many_threads():
+    # Threads share the quiet context; a thread that finds it entered falls back (no error).
+    a = strided.tensor(np.arange(12, dtype=np.float32).reshape(3, 4))
+    big = strided.tensor(np.ones(2_000_000, np.float32))  # a long ufunc releases the GIL
+    errors = []
+
+    def work() -> None:
+        try:
+            for _ in range(300):
+                np.testing.assert_array_equal((a + a).numpy(), 2 * a.numpy())
+                assert (big + big).shape == (2_000_000,)
+        except BaseException as e:  # noqa: BLE001 - reported below
+            errors.append(e)
+
+    threads = [threading.Thread(target=work) for _ in range(4)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert not errors
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+def test_dot2d_is_matmul_bit_for_bit(dtype):
+    # The small-matmul fast path multiplies with ndarray.dot when every dim is >= 2 (see
+    # kernels.matmul): the same BLAS call as np.matmul, including inf, NaN and signed zeros.
+    rng = np.random.default_rng(7)
+    for trial in range(300):
+        m, k, p = (int(v) for v in rng.integers(2, 40, 3))
+        a = (rng.standard_normal((m, k)) * 10.0 ** rng.integers(-20, 20)).astype(dtype)
+        b = (rng.standard_normal((k, p)) * 10.0 ** rng.integers(-20, 20)).astype(dtype)
+        if trial % 2:
+            a.flat[rng.integers(0, a.size, 3)] = rng.choice([np.nan, np.inf, -np.inf, -0.0], 3)
+        with np.errstate(all="ignore"):
+            expected, got = matmul2d(a, b), dot2d(a, b)
+        assert got.dtype == expected.dtype and got.flags.c_contiguous
+        assert got.tobytes() == expected.tobytes(), (m, k, p)
+
+
+def test_small_matmul_matches_the_general_path():
+    rng = np.random.default_rng(3)
+    for shape_a, shape_b in [((3, 4), (4, 3)), ((1, 4), (4, 3)), ((3, 1), (1, 5)), ((2, 2), (2, 1))]:
+        a = rng.standard_normal(shape_a).astype(np.float32)
+        b = rng.standard_normal(shape_b).astype(np.float32)
+        got = (strided.tensor(a) @ strided.tensor(b)).numpy()
+        np.testing.assert_array_equal(got, np.matmul(a, b))
