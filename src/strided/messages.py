@@ -24,6 +24,7 @@ from collections.abc import Callable, Sequence
 from typing import Any
 
 from .errors import (
+    OverlapWriteError,
     StridedError,
     StridedIndexError,
     StridedRuntimeError,
@@ -635,3 +636,141 @@ def error(refusal: Any) -> StridedError:
     err = _RENDER[type(refusal).__name__](refusal)
     err.refusal = refusal  # type: ignore[attr-defined]
     return err
+
+
+# ---------------------------------------------------------------- broadcasting (PyTorch's and loud)
+
+
+def aligned_shapes(shapes: Sequence[tuple[str, Sequence[int]]], ndim: int) -> tuple[list[str], list[int]]:
+    """Render shapes right-aligned, one column per result dim; returns lines and column centres."""
+    widths = [1] * ndim
+    for _, s in shapes:
+        for k, n in enumerate(s):
+            d = ndim - len(s) + k
+            widths[d] = max(widths[d], len(str(n)))
+    label_w = max(len(name) for name, _ in shapes)
+    lines = []
+    for name, s in shapes:
+        cells = []
+        for d in range(ndim):
+            k = d - ndim + len(s)
+            cells.append(str(s[k]).rjust(widths[d]) if k >= 0 else " " * widths[d])
+        lines.append(f"{name.ljust(label_w)}  (" + "  ".join(cells) + ")")
+    centres = []
+    pos = label_w + 3
+    for d in range(ndim):
+        centres.append(pos + widths[d] - 1)
+        pos += widths[d] + 2
+    return lines, centres
+
+
+def broadcast_mismatch(a: Sequence[int], b: Sequence[int], r: Any) -> StridedRuntimeError:
+    """PyTorch's ``infer_size`` error for shapes ``a`` and ``b`` and their :class:`BroadcastMismatch`
+    ``r``, with both shapes aligned right and a marker under the dim that fails."""
+    dim = r.dim
+    ndim = max(len(a), len(b))
+    sa = a[dim - ndim + len(a)]
+    sb = b[dim - ndim + len(b)]
+    lines, centres = aligned_shapes([("tensor a", a), ("tensor b", b)], ndim)
+    marker = " " * centres[dim] + f"^ dim {dim}: {sa} vs {sb}"
+    err = StridedRuntimeError(
+        join_lines(
+            f"The size of tensor a ({sa}) must match the size of tensor b ({sb}) at "
+            f"non-singleton dimension {dim}",
+            f"shapes aligned right (a missing leading dim counts as 1): a {a}, b {b}",
+            *lines,
+            marker,
+            "along each dim the sizes must be equal or one of them 1; line the dims up "
+            "with .unsqueeze(d), .reshape(...) or .permute(...)",
+        )
+    )
+    err.refusal = r  # type: ignore[attr-defined]
+    return err
+
+
+def _stretch_text(s: Sequence[int], dims: tuple[int, ...], result: Sequence[int]) -> str:
+    lead = len(result) - len(s)
+    parts = []
+    for d in dims:
+        k = d - lead
+        was = "missing" if k < 0 else "1"
+        parts.append(f"dim {d} ({was} -> {result[d]})")
+    return ", ".join(parts)
+
+
+def both_stretched_message(
+    op: str, shapes: Sequence[Sequence[int]], names: Sequence[str], stretched: list, result: Sequence[int]
+) -> str:
+    """Loud broadcasting's text for an op whose operands were both stretched (``{where}`` is
+    left for the caller to fill with the user's line)."""
+    shape_list = " and ".join(f"{n} {s}" for n, s in zip(names, shapes) if s)
+    details = [f"{n} {s} is stretched along {_stretch_text(s, dims, result)}" for n, s, dims in stretched]
+    lines, _ = aligned_shapes([(n, s) for n, s in zip(names, shapes) if s] + [("result", result)], len(result))
+    return join_lines(
+        f"{op}: broadcasting stretched both operands: {shape_list} give {result}",
+        *details,
+        *lines,
+        "at {where}",
+        "each operand grows along a dim the other supplies, as in (B, 1) - (B,) -> (B, B); "
+        "if you meant it, make it explicit with .expand(...); if not, line the dims up "
+        "(e.g. .squeeze(-1) or .unsqueeze(-1))",
+    )
+
+
+def rank_promotion_message(op: str, promoted: list, result: Sequence[int]) -> str:
+    """Loud broadcasting's text for operands given new leading dims (``rank_promotion=True``)."""
+    details = [f"{n} {s} gets {len(result) - len(s)} new leading dim(s)" for n, s in promoted]
+    return join_lines(
+        f"{op}: broadcasting promoted the rank of an operand to {len(result)} dims (result {result})",
+        *details,
+        "at {where}",
+        "rank_promotion=True flags this; make it explicit with .reshape(...) or .expand(...), "
+        "or use strided.broadcasting(mode, rank_promotion=False)",
+    )
+
+
+# ---------------------------------------------------------------- writes that alias
+
+
+def partial_overlap(
+    op: str, written: Any, read: Any, written_extent: tuple[int, int], read_extent: tuple[int, int], fix: str
+) -> OverlapWriteError:
+    """PyTorch's error for an op that reads memory it also writes, not element for element:
+    the ``written`` and ``read`` layouts (shape, strides, offset) and the storage ranges
+    ``[lo, hi)`` each touches, which meet."""
+    lo, hi = max(written_extent[0], read_extent[0]), min(written_extent[1], read_extent[1])
+    return OverlapWriteError(
+        join_lines(
+            "unsupported operation: some elements of the input tensor and the written-to tensor "
+            "refer to a single memory location. Please clone() the tensor before performing the operation.",
+            f"{op} writes into shape {written.shape}, strides {written.strides}, offset {written.offset} "
+            f"while reading shape {read.shape}, strides {read.strides}, offset {read.offset} of the same "
+            f"storage (storage elements {lo}..{hi - 1} are both read and written)",
+            fix,
+        )
+    )
+
+
+def overlapping_write(layout: Any, dims: Sequence[int], op: str) -> OverlapWriteError:
+    """PyTorch's error for writing into a layout whose elements share memory: ``dims`` are its
+    expanded (stride-0) dims, or empty when other steps reach the same locations (unfold windows)."""
+    if dims:
+        dim_text = ", ".join(f"dim {d} (size {layout.shape[d]}, stride 0)" for d in dims)
+        why = (
+            f"{dim_text} {'is' if len(dims) == 1 else 'are'} expanded, so its entries alias one "
+            "element each"
+        )
+    else:
+        why = (
+            "steps along its dims reach the same memory locations again (as the overlapping "
+            "windows of unfold(dim, size, step) with step < size do), so a shared location would "
+            "be updated once per element that reaches it, in an order that would decide the result"
+        )
+    return OverlapWriteError(
+        join_lines(
+            "unsupported operation: more than one element of the written-to tensor refers to a "
+            "single memory location. Please clone() the tensor before performing the operation.",
+            f"{op} would write into shape {layout.shape} with strides {layout.strides}: {why}",
+            "fix: t = t.clone() (or t.contiguous()) gives every element its own memory",
+        )
+    )

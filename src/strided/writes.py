@@ -26,7 +26,6 @@ from .args import is_number, parse_sizes, type_name
 from .creation import array_source, tensor
 from .dtypes import DType
 from .errors import (
-    OverlapWriteError,
     StridedError,
     StridedRuntimeError,
     StridedTypeError,
@@ -35,6 +34,7 @@ from .errors import (
 from .indexing import index_layout
 from .kernels import check_writable, grow_storage, write
 from .layout import Layout
+from .messages import partial_overlap
 from .scalars import filled, parse_int, parse_setitem_int, wrapped
 from .tensor import Tensor, installs_as
 
@@ -212,7 +212,8 @@ def _write(dest: Tensor, value: Any, rule: WriteRule) -> None:
     lay = dest._layout
     if is_tensor:
         if value._storage is dest._storage and L.overlap_status(lay, _as_read(value._layout, lay, rule)) is L.OverlapStatus.PARTIAL:
-            raise _partial_overlap_error(dest, value, rule)
+            raise partial_overlap(rule.op, dest._layout, value._layout, L.storage_extent(dest._layout),
+                                  L.storage_extent(value._layout), rule.fix)
     elif is_number(value):
         if isinstance(value, np.generic):
             value = value.item()
@@ -266,21 +267,6 @@ def _check_copy_broadcast(out_shape: tuple[int, ...], src_shape: tuple[int, ...]
                 "indexing (t[...] = src), which drops leading size-1 dims",
             )
         )
-
-
-def _partial_overlap_error(dest: Tensor, src: Tensor, rule: WriteRule) -> Exception:
-    """PyTorch's error for a source that shares some, not all, memory locations with the target."""
-    d, s = dest._layout, src._layout
-    return OverlapWriteError(
-        join_lines(
-            "unsupported operation: some elements of the input tensor and the written-to tensor "
-            "refer to a single memory location. Please clone() the tensor before performing the operation.",
-            f"{rule.op} would read elements {s.offset}..{s.offset + src.numel() - 1} (strides {s.strides}) "
-            f"of the storage while writing elements {d.offset}..{d.offset + dest.numel() - 1} "
-            f"(strides {d.strides}) of it",
-            rule.fix,
-        )
-    )
 
 
 def _as_read(source: Layout, dest: Layout, rule: WriteRule) -> Layout:

@@ -23,7 +23,7 @@ from typing import Any
 
 import numpy as np
 
-from ..errors import OverlapWriteError, StridedRuntimeError, join_lines
+from ..errors import StridedRuntimeError, join_lines
 from ..layout import (
     INT64_MAX,
     Layout,
@@ -33,6 +33,7 @@ from ..layout import (
     product,
     without_repeats,
 )
+from ..messages import overlapping_write
 from ..storage import Storage, allocate
 from .fpstate import quiet
 from .listeners import OPEN, OpRecord, _listeners, emit, listening
@@ -292,7 +293,7 @@ def check_writable(
         or (updates and _overlapping(layout.shape, layout.strides))
     ):
         dims = [d for d, (n, s) in enumerate(zip(layout.shape, layout.strides)) if n > 1 and s == 0]
-        raise _overlap_error(layout, dims, op)
+        raise overlapping_write(layout, dims, op)
     if not storage.array.flags.writeable:
         raise StridedRuntimeError(
             join_lines(
@@ -316,29 +317,6 @@ def _overlapping(shape: tuple[int, ...], strides: tuple[int, ...]) -> bool:
     # (copy_, t[...] = v) stay as in PyTorch: each location gets one of its values.
     """
     return has_internal_overlap(shape, strides) or overlaps(shape, strides) is True
-
-
-def _overlap_error(layout: Layout, dims: list[int], op: str) -> Exception:
-    if dims:
-        dim_text = ", ".join(f"dim {d} (size {layout.shape[d]}, stride 0)" for d in dims)
-        why = (
-            f"{dim_text} {'is' if len(dims) == 1 else 'are'} expanded, so its entries alias one "
-            "element each"
-        )
-    else:
-        why = (
-            "steps along its dims reach the same memory locations again (as the overlapping "
-            "windows of unfold(dim, size, step) with step < size do), so a shared location would "
-            "be updated once per element that reaches it, in an order that would decide the result"
-        )
-    return OverlapWriteError(
-        join_lines(
-            "unsupported operation: more than one element of the written-to tensor refers to a "
-            "single memory location. Please clone() the tensor before performing the operation.",
-            f"{op} would write into shape {layout.shape} with strides {layout.strides}: {why}",
-            "fix: t = t.clone() (or t.contiguous()) gives every element its own memory",
-        )
-    )
 
 
 def write(storage: Storage, layout: Layout, value: np.ndarray | object) -> None:

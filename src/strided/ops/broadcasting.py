@@ -76,11 +76,11 @@ from ..callsite import user_site
 from ..errors import (
     BroadcastError,
     BroadcastWarning,
-    StridedRuntimeError,
     StridedTypeError,
     StridedValueError,
     join_lines,
 )
+from ..messages import both_stretched_message, broadcast_mismatch, rank_promotion_message
 
 Shape = tuple[int, ...]
 
@@ -291,7 +291,7 @@ def broadcast_pair(a: Shape, b: Shape) -> Shape:
     """PyTorch's ``infer_size``: the broadcast shape of ``a`` and ``b``, or RuntimeError."""
     shape = L.broadcast_pair(a, b)
     if type(shape) is not tuple:
-        raise _mismatch_error(a, b, shape.dim)
+        raise broadcast_mismatch(a, b, shape)
     return shape
 
 
@@ -301,48 +301,6 @@ def broadcast_all(shapes: Sequence[Shape]) -> Shape:
     for s in shapes[1:]:
         out = broadcast_pair(out, s)
     return out
-
-
-def _aligned(shapes: Sequence[tuple[str, Shape]], ndim: int) -> tuple[list[str], list[int]]:
-    """Render shapes right-aligned, one column per result dim; returns lines and column centres."""
-    widths = [1] * ndim
-    for _, s in shapes:
-        for k, n in enumerate(s):
-            d = ndim - len(s) + k
-            widths[d] = max(widths[d], len(str(n)))
-    label_w = max(len(name) for name, _ in shapes)
-    lines = []
-    for name, s in shapes:
-        cells = []
-        for d in range(ndim):
-            k = d - ndim + len(s)
-            cells.append(str(s[k]).rjust(widths[d]) if k >= 0 else " " * widths[d])
-        lines.append(f"{name.ljust(label_w)}  (" + "  ".join(cells) + ")")
-    centres = []
-    pos = label_w + 3
-    for d in range(ndim):
-        centres.append(pos + widths[d] - 1)
-        pos += widths[d] + 2
-    return lines, centres
-
-
-def _mismatch_error(a: Shape, b: Shape, dim: int) -> StridedRuntimeError:
-    ndim = max(len(a), len(b))
-    sa = a[dim - ndim + len(a)]
-    sb = b[dim - ndim + len(b)]
-    lines, centres = _aligned([("tensor a", a), ("tensor b", b)], ndim)
-    marker = " " * centres[dim] + f"^ dim {dim}: {sa} vs {sb}"
-    return StridedRuntimeError(
-        join_lines(
-            f"The size of tensor a ({sa}) must match the size of tensor b ({sb}) at "
-            f"non-singleton dimension {dim}",
-            f"shapes aligned right (a missing leading dim counts as 1): a {a}, b {b}",
-            *lines,
-            marker,
-            "along each dim the sizes must be equal or one of them 1; line the dims up "
-            "with .unsqueeze(d), .reshape(...) or .permute(...)",
-        )
-    )
 
 
 # ---------------------------------------------------------------- loud broadcasting
@@ -375,9 +333,9 @@ def check_loud(op: str, shapes: Sequence[Shape], names: Sequence[str], result: S
             stretched.append((name, s, dims))
     promoted = [(n, s) for n, s in zip(names, shapes) if s and len(s) < len(result)]
     if len(stretched) >= 2:
-        message = _both_stretched_message(op, shapes, names, stretched, result)
+        message = both_stretched_message(op, shapes, names, stretched, result)
     elif settings.rank_promotion and promoted:
-        message = _rank_message(op, promoted, result)
+        message = rank_promotion_message(op, promoted, result)
     else:
         return
     where, depth = user_site()
@@ -385,43 +343,3 @@ def check_loud(op: str, shapes: Sequence[Shape], names: Sequence[str], result: S
     if settings.mode == "raise":
         raise BroadcastError(message)
     warnings.warn(message, BroadcastWarning, stacklevel=depth)
-
-
-def _dim_text(s: Shape, dims: tuple[int, ...], result: Shape) -> str:
-    lead = len(result) - len(s)
-    parts = []
-    for d in dims:
-        k = d - lead
-        was = "missing" if k < 0 else "1"
-        parts.append(f"dim {d} ({was} -> {result[d]})")
-    return ", ".join(parts)
-
-
-def _both_stretched_message(
-    op: str, shapes: Sequence[Shape], names: Sequence[str], stretched: list, result: Shape
-) -> str:
-    shape_list = " and ".join(f"{n} {s}" for n, s in zip(names, shapes) if s)
-    details = [f"{n} {s} is stretched along {_dim_text(s, dims, result)}" for n, s, dims in stretched]
-    lines, _ = _aligned([(n, s) for n, s in zip(names, shapes) if s] + [("result", result)], len(result))
-    return join_lines(
-        f"{op}: broadcasting stretched both operands: {shape_list} give {result}",
-        *details,
-        *lines,
-        "at {where}",
-        "each operand grows along a dim the other supplies, as in (B, 1) - (B,) -> (B, B); "
-        "if you meant it, make it explicit with .expand(...); if not, line the dims up "
-        "(e.g. .squeeze(-1) or .unsqueeze(-1))",
-    )
-
-
-def _rank_message(op: str, promoted: list, result: Shape) -> str:
-    details = [f"{n} {s} gets {len(result) - len(s)} new leading dim(s)" for n, s in promoted]
-    return join_lines(
-        f"{op}: broadcasting promoted the rank of an operand to {len(result)} dims (result {result})",
-        *details,
-        "at {where}",
-        "rank_promotion=True flags this; make it explicit with .reshape(...) or .expand(...), "
-        "or use strided.broadcasting(mode, rank_promotion=False)",
-    )
-
-

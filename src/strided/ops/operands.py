@@ -20,7 +20,6 @@ from .. import layout as L
 from ..dispatch import result
 from ..dtypes import DType, bool_, from_numpy_dtype
 from ..errors import (
-    OverlapWriteError,
     StridedNotImplementedError,
     StridedRuntimeError,
     StridedTypeError,
@@ -35,6 +34,7 @@ from ..kernels.fpstate import quiet_reset as _quiet_reset  # noqa: F401 - re-exp
 from ..kernels.fpstate import quiet_set as _quiet_set  # noqa: F401 - re-exported
 from ..kernels.memory import tensor_view as _view  # zero-copy NumPy view a ufunc reads or writes
 from ..layout import Layout
+from ..messages import partial_overlap
 from ..scalars import UInt64Scalar, parse_int, uint64_promotion_error, wrapped
 from ..tensor import Tensor
 from . import broadcasting as B
@@ -208,19 +208,8 @@ def _check_partial_overlap(target: Tensor, inputs: list[Any], op: str) -> None:
         xl = x._layout
         if L.overlap_status(tl, xl) is not L.OverlapStatus.PARTIAL:
             continue
-        t0, x0 = tl.offset, xl.offset
-        t1, x1 = t0 + L.product(tl.shape), x0 + L.product(xl.shape)
-        raise OverlapWriteError(
-            join_lines(
-                "unsupported operation: some elements of the input tensor and the written-to tensor "
-                "refer to a single memory location. Please clone() the tensor before performing the "
-                "operation.",
-                f"{op} writes into shape {tl.shape}, strides {tl.strides}, offset {tl.offset} while "
-                f"reading shape {xl.shape}, strides {xl.strides}, offset {xl.offset} of the same "
-                f"storage (elements {max(t0, x0)}..{min(t1, x1) - 1} are both read and written)",
-                f"fix: pass a copy of the input, e.g. x.{op}(y.clone())",
-            )
-        )
+        raise partial_overlap(op, tl, xl, L.storage_extent(tl), L.storage_extent(xl),
+                              f"fix: pass a copy of the input, e.g. x.{op}(y.clone())")
 
 
 def _check_inplace(target: Tensor, op: str, result: DType, shape: tuple[int, ...]) -> None:
