@@ -42,6 +42,7 @@ from strided.layout import (
     plans,
 )
 from strided.layout import refusals as R
+from strided.layout.core import layout_refusal
 
 FAST = settings(max_examples=150, deadline=None)
 ITEMSIZE = 8  # the tensors below are int64 (st.arange)
@@ -546,3 +547,35 @@ def test_overlap_status_is_an_enum() -> None:
 
 def test_messages_bounds_are_the_layouts() -> None:
     assert messages.MAX_DIMS == MAX_DIMS and messages.INT64_MAX == st.layout.INT64_MAX
+
+
+@FAST
+@given(
+    hs.integers(1, 12),
+    hs.lists(hs.tuples(hs.integers(0, 4), hs.integers(-2, 5)), max_size=3),
+    hs.integers(-1, 8),
+    hs.booleans(),
+)
+def test_as_strided_plan_agrees_with_the_tensor_method(storage, dims, offset, length_mismatch) -> None:
+    """plans.as_strided decides as Tensor.as_strided does: the same view, or the same error
+    carrying the plan's refusal (negative stride, negative offset, past the storage, ...)."""
+    size = tuple(n for n, _ in dims)
+    stride = tuple(s for _, s in dims) + ((1,) if length_mismatch else ())
+    t = st.arange(storage)
+    plan = plans.as_strided(size, stride, offset, storage_size=storage, itemsize=ITEMSIZE)
+    check_plan(plan, t, storage, lambda x: x.as_strided(size, stride, offset))
+    if not isinstance(plan, View):
+        assert isinstance(plan, (R.LayoutRefusal, R.TooManyDims, R.NumelOverflow))
+        if isinstance(plan, R.LayoutRefusal) and plan.rule == "storage":
+            assert plan.high >= storage and plan.storage_size == storage
+
+
+def test_layout_refusals_name_the_broken_invariant() -> None:
+    assert layout_refusal((3,), (2,), 0, storage_size=5) is None
+    assert layout_refusal((3,), (2,), 0, storage_size=4).rule == "storage"
+    assert layout_refusal((2,), (-1,), 0).rule == "reach"
+    assert layout_refusal((2,), (1,), -1).rule == "offset"
+    assert layout_refusal((2, 3), (1,), 0).rule == "length"
+    assert layout_refusal((-1,), (1,), 0).rule == "size"
+    assert layout_refusal((2**62, 4), (0, 0), 0).__class__ is R.NumelOverflow
+    assert layout_refusal((2,), (2**62,), 0, itemsize=8).rule == "bytes"

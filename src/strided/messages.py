@@ -27,7 +27,9 @@ from .errors import (
     OverlapWriteError,
     StridedError,
     StridedIndexError,
+    StridedOverflowError,
     StridedRuntimeError,
+    StridedTypeError,
     StridedValueError,
     ViewError,
     join_lines,
@@ -597,7 +599,86 @@ def copy_why(why: Any) -> str:
     return name
 
 
+def _layout_refusal(r: Any) -> StridedError:
+    """The texts of ``layout.check_layout``'s invariants (PyTorch's first lines where it has one)."""
+    shape, strides, offset = r.shape, r.strides, r.offset
+    if r.rule == "length":
+        return StridedRuntimeError(
+            join_lines(
+                f"mismatch in length of strides and shape: shape {shape} has "
+                f"{len(shape)} dims, strides {strides} has {len(strides)}",
+                "give one stride per size, e.g. as_strided(size, stride) with "
+                "len(size) == len(stride)",
+            )
+        )
+    if r.rule == "int64":
+        v = (shape if r.what == "size" else strides)[r.index]
+        return StridedTypeError(
+            join_lines(
+                f"argument '{r.what}' failed to unpack the object at pos {r.index + 1} with error "
+                '"Overflow when unpacking long long"',
+                f"{r.what}[{r.index}] is {v}, which does not fit in int64 ({-INT64_MAX - 1}..{INT64_MAX})",
+            )
+        )
+    if r.rule == "size":
+        return StridedRuntimeError(
+            join_lines(
+                f"Trying to create tensor with negative dimension {shape[r.index]}: {list(shape)}",
+                f"size[{r.index}] is {shape[r.index]}; every size must be 0 or more",
+            )
+        )
+    if r.rule == "offset_int64":
+        return StridedOverflowError(
+            f"Overflow when unpacking long long\n  storage offset {offset} does not fit in int64"
+        )
+    if r.rule == "offset":
+        return StridedRuntimeError(
+            join_lines(
+                f"Tensor: invalid storage offset {offset}",
+                "the storage offset counts elements from the start of the storage and must "
+                "be 0 or more; pass storage_offset >= 0 (as_strided's default is the "
+                "tensor's own storage_offset())",
+            )
+        )
+    if r.rule == "reach":
+        return StridedRuntimeError(
+            join_lines(
+                f"Tensor: invalid storage offset: sizes {list(shape)}, strides {list(strides)} "
+                f"and storage offset {offset} reach storage index {r.low}",
+                "a dim with a negative stride walks back from the offset, so the offset must be "
+                f"at least the sum of (size - 1) * -stride over those dims ({offset - r.low})",
+                f"fix: use storage offset {offset - r.low} or more, or shorten the reversed dims",
+            )
+        )
+    if r.rule == "bytes":
+        return StridedRuntimeError(
+            join_lines(
+                f"Storage size calculation overflowed with sizes={list(shape)} and "
+                f"strides={list(strides)}",
+                f"the last element sits at index {r.high} (offset {offset}), so the storage would "
+                f"need {(r.high + 1) * r.itemsize} bytes, more than int64 counts ({INT64_MAX})",
+                "fix: smaller sizes, strides or offset",
+            )
+        )
+    if r.rule == "storage":
+        return StridedRuntimeError(
+            join_lines(
+                f"setStorage: sizes {list(shape)}, strides {list(strides)}, storage offset "
+                f"{offset}, and itemsize {r.itemsize} requiring a storage size of "
+                f"{(r.high + 1) * r.itemsize} are out of bounds for storage of size "
+                f"{r.storage_size * r.itemsize}",
+                f"the last element would sit at index {r.high} of a storage of {r.storage_size} elements",
+            )
+        )
+    # "negative_stride"
+    return StridedRuntimeError(
+        f"as_strided: Negative strides are not supported at the moment, got strides: {list(strides)}\n"
+        "  fix: slice with a negative step (t[::-1]) to walk a dim backwards"
+    )
+
+
 _RENDER: dict[str, Callable[[Any], StridedError]] = {
+    "LayoutRefusal": _layout_refusal,
     "TooManyDims": _too_many_dims,
     "NumelOverflow": _numel_overflow,
     "MultipleInferred": _multiple_inferred,

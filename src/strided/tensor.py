@@ -642,13 +642,9 @@ class Tensor:
         """Any layout over this storage, checked against every Layout invariant and the storage's bounds."""
         offset = self._layout.offset if storage_offset is None else storage_offset
         shape, strides, offset = L.normalize_layout_args(size, stride, offset)
-        if any(s < 0 for s in strides):
-            raise StridedRuntimeError(
-                f"as_strided: Negative strides are not supported at the moment, got strides: {list(strides)}\n"
-                "  fix: slice with a negative step (t[::-1]) to walk a dim backwards"
-            )
-        L.check_layout(shape, strides, offset, self._storage.size(), self._dtype.itemsize)
-        return self._view(Layout._trusted(shape, strides, offset))
+        plan = P.as_strided(shape, strides, offset, storage_size=self._storage.size(),
+                            itemsize=self._dtype.itemsize)
+        return self._carry(plan)
 
     def __getitem__(self, key: Any) -> Tensor:
         # basic indexing always plans a View (plans.index); its layout is index_layout's

@@ -32,6 +32,7 @@ from .refusals import (
     DimOutOfRange,
     InternalOverlap,
     InvalidSize,
+    LayoutRefusal,
     MultipleInferred,
     NumelMismatch,
     NumelOverflow,
@@ -173,7 +174,21 @@ def check_layout(
     storage_size: int | None = None,
     itemsize: int = 1,
 ) -> None:
-    """Raise the first invariant ``(shape, strides, offset)`` breaks; return None if it keeps all.
+    """Raise the first invariant ``(shape, strides, offset)`` breaks (see :func:`layout_refusal`,
+    rendered by :mod:`strided.messages`); return None if it keeps all."""
+    refusal = layout_refusal(shape, strides, offset, storage_size, itemsize)
+    if refusal is not None:
+        raise error(refusal)
+
+
+def layout_refusal(
+    shape: Shape,
+    strides: Shape,
+    offset: int,
+    storage_size: int | None = None,
+    itemsize: int = 1,
+) -> LayoutRefusal | TooManyDims | NumelOverflow | None:
+    """The first invariant ``(shape, strides, offset)`` breaks, as a refusal; None if it keeps all.
 
     The invariants every Layout keeps (views keep them by construction):
 
@@ -185,6 +200,11 @@ def check_layout(
        never carries an offset that a later ``resize_`` would turn into a negative read);
     5. a non-empty layout's byte extent, ``(highest element + 1) * itemsize``, fits in int64;
     6. given ``storage_size`` (elements): a non-empty layout addresses only ``[0, storage_size)``.
+
+    Values of the wrong kind (not tuples, not ints) are argument errors: StridedTypeError.
+
+    >>> layout_refusal((3,), (2,), 0, storage_size=4).rule
+    'storage'
     """
     if type(shape) is not tuple or type(strides) is not tuple:
         raise StridedTypeError(
@@ -192,16 +212,9 @@ def check_layout(
             f"and {type(strides).__name__}"
         )
     if len(shape) != len(strides):
-        raise StridedRuntimeError(
-            join_lines(
-                f"mismatch in length of strides and shape: shape {shape} has "
-                f"{len(shape)} dims, strides {strides} has {len(strides)}",
-                "give one stride per size, e.g. as_strided(size, stride) with "
-                "len(size) == len(stride)",
-            )
-        )
+        return LayoutRefusal("length", shape, strides, offset)
     if len(shape) > MAX_DIMS:
-        raise too_many_dims(len(shape), "this layout")
+        return TooManyDims(len(shape), "this layout")
     for what, values in (("size", shape), ("stride", strides)):
         for i, v in enumerate(values):
             if type(v) is not int:
@@ -209,72 +222,30 @@ def check_layout(
                     f"Layout: {what}[{i}] must be an int, not {type(v).__name__} ({v!r:.40})"
                 )
             if not -INT64_MAX - 1 <= v <= INT64_MAX:
-                raise StridedTypeError(
-                    join_lines(
-                        f"argument '{what}' failed to unpack the object at pos {i + 1} with error "
-                        '"Overflow when unpacking long long"',
-                        f"{what}[{i}] is {v}, which does not fit in int64 "
-                        f"({-INT64_MAX - 1}..{INT64_MAX})",
-                    )
-                )
+                return LayoutRefusal("int64", shape, strides, offset, index=i, what=what)
     for i, s in enumerate(shape):
         if s < 0:
-            raise StridedRuntimeError(
-                join_lines(
-                    f"Trying to create tensor with negative dimension {s}: {list(shape)}",
-                    f"size[{i}] is {s}; every size must be 0 or more",
-                )
-            )
+            return LayoutRefusal("size", shape, strides, offset, index=i)
     if type(offset) is not int:
         raise StridedTypeError(f"Layout: the offset must be an int, not {type(offset).__name__}")
     if offset > INT64_MAX:
-        raise StridedOverflowError(
-            f"Overflow when unpacking long long\n  storage offset {offset} does not fit in int64"
-        )
+        return LayoutRefusal("offset_int64", shape, strides, offset)
     if offset < 0:
-        raise StridedRuntimeError(
-            join_lines(
-                f"Tensor: invalid storage offset {offset}",
-                "the storage offset counts elements from the start of the storage and must "
-                "be 0 or more; pass storage_offset >= 0 (as_strided's default is the "
-                "tensor's own storage_offset())",
-            )
-        )
-    numel = check_numel(shape, "this layout")
+        return LayoutRefusal("offset", shape, strides, offset)
+    if math.prod(shape) > INT64_MAX:
+        return NumelOverflow(shape, "this layout")
     low = offset + sum((max(n, 1) - 1) * s for n, s in zip(shape, strides) if s < 0)
     if low < 0:
-        raise StridedRuntimeError(
-            join_lines(
-                f"Tensor: invalid storage offset: sizes {list(shape)}, strides {list(strides)} "
-                f"and storage offset {offset} reach storage index {low}",
-                "a dim with a negative stride walks back from the offset, so the offset must be "
-                f"at least the sum of (size - 1) * -stride over those dims ({offset - low})",
-                f"fix: use storage offset {offset - low} or more, or shorten the reversed dims",
-            )
-        )
-    if numel == 0:
-        return
+        return LayoutRefusal("reach", shape, strides, offset, low=low)
+    if 0 in shape:
+        return None
     high = offset + sum((n - 1) * s for n, s in zip(shape, strides) if s > 0)
     if (high + 1) * itemsize > INT64_MAX:
-        raise StridedRuntimeError(
-            join_lines(
-                f"Storage size calculation overflowed with sizes={list(shape)} and "
-                f"strides={list(strides)}",
-                f"the last element sits at index {high} (offset {offset}), so the storage would "
-                f"need {(high + 1) * itemsize} bytes, more than int64 counts ({INT64_MAX})",
-                "fix: smaller sizes, strides or offset",
-            )
-        )
+        return LayoutRefusal("bytes", shape, strides, offset, high=high, itemsize=itemsize)
     if storage_size is not None and high >= storage_size:
-        raise StridedRuntimeError(
-            join_lines(
-                f"setStorage: sizes {list(shape)}, strides {list(strides)}, storage offset "
-                f"{offset}, and itemsize {itemsize} requiring a storage size of "
-                f"{(high + 1) * itemsize} are out of bounds for storage of size "
-                f"{storage_size * itemsize}",
-                f"the last element would sit at index {high} of a storage of {storage_size} elements",
-            )
-        )
+        return LayoutRefusal("storage", shape, strides, offset, high=high, itemsize=itemsize,
+                             storage_size=storage_size)
+    return None
 
 
 def check_numel(shape: Sequence[int], op: str) -> int:

@@ -45,12 +45,14 @@ from .core import (
     is_channels_last_contiguous,
     is_contiguous,
     is_f_contiguous,
+    layout_refusal,
 )
 from .order import preserve_format_strides
 from .refusals import (
     ChannelsLastRank,
     CopyRequested,
     FlattenOrder,
+    LayoutRefusal,
     NoCopyRefusal,
     NotContiguous,
     NumpyBroadcastRefusal,
@@ -320,6 +322,20 @@ def unfold(layout: Layout, dimension: int, size: int, step: int) -> Plan:
     """``Tensor.unfold(dimension, size, step)``: a View, or an :class:`UnfoldRefusal`."""
     result = M.unfold_layout(layout, dimension, size, step)
     return _tuple_new(View, (result,)) if result.__class__ is Layout else result
+
+
+def as_strided(
+    size: Shape, stride: Shape, offset: int, *, storage_size: int, itemsize: int
+) -> Plan:
+    """``Tensor.as_strided(size, stride, offset)`` over a storage of ``storage_size`` elements:
+    a View, or a :class:`LayoutRefusal` (a negative stride, which PyTorch refuses, or the first
+    Layout invariant broken, e.g. ``rule="storage"`` for an element past the storage's end)."""
+    if any(s < 0 for s in stride if s.__class__ is int):
+        return LayoutRefusal("negative_stride", size, stride, offset)
+    refusal = layout_refusal(size, stride, offset, storage_size, itemsize)
+    if refusal is not None:
+        return refusal
+    return _tuple_new(View, (_trusted(size, stride, offset),))
 
 
 def index(layout: Layout, key: object) -> View:

@@ -90,6 +90,32 @@ class TooManyDims:
 
 
 @dataclass(frozen=True)
+class LayoutRefusal:
+    """``(shape, strides, offset)`` breaks the Layout invariant ``rule`` (``layout.check_layout``):
+
+    - ``"length"``: ``len(shape) != len(strides)``;
+    - ``"int64"``: ``what`` (``"size"`` or ``"stride"``) ``[index]`` does not fit in int64;
+    - ``"size"``: ``shape[index]`` is negative;
+    - ``"offset_int64"``, ``"offset"``: the offset does not fit in int64, or is negative;
+    - ``"reach"``: the negative strides walk back to storage index ``low`` < 0;
+    - ``"bytes"``: the highest element ``high`` puts the byte extent past int64;
+    - ``"storage"``: the highest element ``high`` lies past a storage of ``storage_size``;
+    - ``"negative_stride"``: ``as_strided`` was given a negative stride (PyTorch refuses them).
+    """
+
+    rule: str
+    shape: Shape
+    strides: Shape
+    offset: int
+    index: int = -1
+    what: str = ""
+    low: int = 0
+    high: int = 0
+    itemsize: int = 1
+    storage_size: int = 0
+
+
+@dataclass(frozen=True)
 class NumelOverflow:
     """A result of ``shape`` would hold more elements than int64 counts; ``op`` names it."""
 
