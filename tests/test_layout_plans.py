@@ -25,6 +25,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as hs
 
 import strided as st
+from layout_strategies import specs
 from strided import messages
 from strided.layout import (
     MAX_DIMS,
@@ -32,8 +33,6 @@ from strided.layout import (
     Layout,
     View,
     check_layout,
-    contiguous_strides,
-    index_span,
     is_channels_last_contiguous,
     is_contiguous,
     is_f_contiguous,
@@ -51,33 +50,12 @@ ITEMSIZE = 8  # the tensors below are int64 (st.arange)
 # ---------------------------------------------------------------- hard layouts, torch-free
 
 
-@hs.composite
-def layouts(draw, min_dims: int = 0, max_dims: int = 4, max_size: int = 5, negative: bool = True):
-    """(layout, storage size): permuted, stepped, expanded (stride 0), size-1 dims with odd
-    strides, zero-size dims, 0-d, negative strides (the cases of tests/layouts.py, without torch)."""
-    ndim = draw(hs.integers(min_dims, max_dims))
-    shape = tuple(
-        draw(hs.one_of(hs.just(1), hs.just(0), hs.integers(1, max_size), hs.integers(2, max_size)))
-        for _ in range(ndim)
+def layouts(min_dims: int = 0, max_dims: int = 4, max_size: int = 5, negative: bool = True):
+    """(layout, storage size): the hard layouts of ``layout_strategies.specs`` (permuted, stepped,
+    expanded, odd-stride size-1 dims, zero-size, 0-d, negative strides), torch-free."""
+    return specs(min_dims, max_dims, max_size, negative).map(
+        lambda spec: (Layout(spec.shape, spec.strides, spec.offset), spec.storage_size)
     )
-    steps = [draw(hs.sampled_from([1, 1, 1, 2, 3])) for _ in range(ndim)]
-    pads = [draw(hs.sampled_from([0, 0, 1])) for _ in range(ndim)]
-    parent = tuple(max(s, 1) * k + p for s, k, p in zip(shape, steps, pads))
-    base = contiguous_strides(parent)
-    perm = draw(hs.permutations(range(ndim))) if ndim else []
-    strides = [base[perm[d]] * steps[d] for d in range(ndim)]
-    for d in range(ndim):
-        kind = draw(hs.sampled_from(["keep", "keep", "keep", "expand", "odd1", "neg"]))
-        if kind == "expand":
-            strides[d] = 0
-        elif kind == "odd1" and shape[d] == 1:
-            strides[d] = draw(hs.integers(0, 7))
-        elif kind == "neg" and negative:
-            strides[d] = -strides[d]
-    lo, _ = index_span([max(n, 1) for n in shape], strides)
-    _, hi = index_span(shape, strides)
-    offset = -lo + draw(hs.integers(0, 3))
-    return Layout(shape, tuple(strides), offset), hi + offset + 1
 
 
 def tensor_of(lay: Layout, storage: int) -> st.Tensor:
