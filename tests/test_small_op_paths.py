@@ -8,6 +8,7 @@ import warnings
 
 import numpy as np
 import pytest
+import torch
 
 import strided
 from strided.kernels.fpstate import quiet_call, quietly
@@ -110,3 +111,20 @@ def test_small_matmul_matches_the_general_path():
         b = rng.standard_normal(shape_b).astype(np.float32)
         got = (strided.tensor(a) @ strided.tensor(b)).numpy()
         np.testing.assert_array_equal(got, np.matmul(a, b))
+
+
+def test_matmul_takes_other_by_keyword_like_torch():
+    a, b = strided.ones(2, 3), strided.ones(3, 2)
+    ta, tb = torch.ones(2, 3), torch.ones(3, 2)
+    assert a.matmul(other=b).shape == tuple(ta.matmul(other=tb).shape)
+    assert strided.matmul(a, other=b).shape == tuple(torch.matmul(ta, other=tb).shape)
+    with pytestrided.raises(TypeError, match=r"^matmul\(\) missing 1 required positional argument: 'other'"):
+        strided.matmul(a)
+
+
+@pytestrided.mark.parametrize("call", [lambda x: x ** 2, lambda x: x.pow(2), lambda x: x.pow(2.0), lambda x: x ** 300])
+@pytestrided.mark.parametrize("shape,strides", [((1, 3), (1, 1)), ((4, 3, 1, 3), (9, 1, 3, 3))])
+def test_pow_with_a_number_lays_out_its_result_as_torch(call, shape, strides):
+    s = strided.zeros(100).as_strided(shape, strides)
+    t = torch.zeros(100).as_strided(shape, strides)
+    assert call(s).stride() == call(t).stride()

@@ -393,8 +393,10 @@ def _fast_binary(op: BinaryOp, slow: Callable[[Any, Any], Any]) -> Callable[[Any
     # dtypes for which ``op(t, number)`` takes the fast path: a float tensor (not float16, whose
     # mul/div compute in float32) and a Python float (NumPy's weak scalar takes the tensor's
     # dtype, as PyTorch's wrapped number does); torch.maximum(t, 2) is a TypeError.
+    # pow is left out: PyTorch lays out t ** number as a unary op (its output strides differ
+    # from a binary op's for size-1 dims with odd strides), which the general path follows.
     fast_scalar = frozenset(d for d in fast if d.is_floating_point and d is not float16) \
-        if op.kind != "minmax" else frozenset()
+        if op.kind != "minmax" and op.name != "pow" else frozenset()
     result_dtype = bool_ if op.kind == "compare" else None  # None: the operands' dtype
 
     def fn(a: Any, b: Any) -> Any:

@@ -300,7 +300,8 @@ def _with_fast_path(slow: Any) -> Any:
     result are multiplied from the flat runs of their storages, and NumPy's fresh row-major
     result becomes the output (its layout from the per-shape plan cache)."""
 
-    def fn(a: Any, b: Any) -> Any:
+    def fn(self: Any, other: Any) -> Any:  # (the names of PyTorch's: a.matmul(other=b))
+        a, b = self, other
         if type(a) is Tensor and type(b) is Tensor:
             d = a._dtype
             if b._dtype is d and d in _MM_FAST:
@@ -336,6 +337,7 @@ def _with_fast_path(slow: Any) -> Any:
         return slow(a, b)
 
     fn.__name__ = slow.__name__
+    fn.__qualname__ = "matmul"  # (Python's argument errors name it: "matmul() missing ...")
     fn.__doc__ = slow.__doc__
     return fn
 
