@@ -118,12 +118,12 @@ def test_matmul_takes_other_by_keyword_like_torch():
     ta, tb = torch.ones(2, 3), torch.ones(3, 2)
     assert a.matmul(other=b).shape == tuple(ta.matmul(other=tb).shape)
     assert strided.matmul(a, other=b).shape == tuple(torch.matmul(ta, other=tb).shape)
-    with pytestrided.raises(TypeError, match=r"^matmul\(\) missing 1 required positional argument: 'other'"):
+    with pytest.raises(TypeError, match=r"^matmul\(\) missing 1 required positional argument: 'other'"):
         strided.matmul(a)
 
 
-@pytestrided.mark.parametrize("call", [lambda x: x ** 2, lambda x: x.pow(2), lambda x: x.pow(2.0), lambda x: x ** 300])
-@pytestrided.mark.parametrize("shape,strides", [((1, 3), (1, 1)), ((4, 3, 1, 3), (9, 1, 3, 3))])
+@pytest.mark.parametrize("call", [lambda x: x ** 2, lambda x: x.pow(2), lambda x: x.pow(2.0), lambda x: x ** 300])
+@pytest.mark.parametrize("shape,strides", [((1, 3), (1, 1)), ((4, 3, 1, 3), (9, 1, 3, 3))])
 def test_pow_with_a_number_lays_out_its_result_as_torch(call, shape, strides):
     s = strided.zeros(100).as_strided(shape, strides)
     t = torch.zeros(100).as_strided(shape, strides)
