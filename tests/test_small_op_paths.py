@@ -128,3 +128,19 @@ def test_pow_with_a_number_lays_out_its_result_as_torch(call, shape, strides):
     s = strided.zeros(100).as_strided(shape, strides)
     t = torch.zeros(100).as_strided(shape, strides)
     assert call(s).stride() == call(t).stride()
+
+
+@pytest.mark.parametrize(
+    "call",
+    [
+        lambda m, a: a.sub(other=a),
+        lambda m, a: m.sub(input=a, other=a),
+        lambda m, a: m.exp(input=a),
+        lambda m, a: a.eq(other=a),
+        lambda m, a: m.maximum(input=a, other=a),
+        lambda m, a: m.mul(a, other=2.0),
+    ],
+)
+def test_fast_paths_keep_pytorchs_argument_names(call):
+    ours, peer = call(strided, strided.ones(2, 3)), call(torch, torch.ones(2, 3))
+    np.testing.assert_allclose(ours.numpy(), peer.numpy(), rtol=1e-6)  # (exp: last-ulp differences)

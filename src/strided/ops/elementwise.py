@@ -358,8 +358,8 @@ def _make_binary(op: BinaryOp) -> tuple[Callable[..., Tensor], ...]:
             return NotImplemented
         return binary(op, a, b)
 
-    def plain(a: Any, b: Any) -> Tensor:
-        return binary(op, a, b)
+    def plain(input: Any, other: Any) -> Tensor:
+        return binary(op, input, other)
 
     fn = _fast_binary(op, plain)
     dunder = _fast_binary(op, checked)
@@ -372,7 +372,7 @@ def _make_binary(op: BinaryOp) -> tuple[Callable[..., Tensor], ...]:
     def inplace(self: Tensor, other: Any) -> Tensor:
         return binary(op, self, other, target=self)
 
-    fn.__name__ = op.name
+    fn.__name__ = fn.__qualname__ = op.name
     fn.__doc__ = (f"Elementwise ``{op.name}`` of tensors and/or Python scalars, with broadcasting "
                   "and PyTorch's dtype promotion; the output keeps the inputs' dim order.")
     dunder.__name__ = f"__{op.name}__"
@@ -399,26 +399,26 @@ def _fast_binary(op: BinaryOp, slow: Callable[[Any, Any], Any]) -> Callable[[Any
         if op.kind != "minmax" and op.name != "pow" else frozenset()
     result_dtype = bool_ if op.kind == "compare" else None  # None: the operands' dtype
 
-    def fn(a: Any, b: Any) -> Any:
+    def fn(input: Any, other: Any) -> Any:  # (PyTorch's argument names: a.sub(other=b))
         # Fast path: two tensors of one dtype and one dense layout (row-major or permuted, when
         # PyTorch's output takes exactly those strides), or such a tensor and a Python float.
         # Their elements pair up along the flat runs of the storages: the ufunc runs on those
         # runs and its fresh 1-D result becomes the output storage (no view objects, no layout
         # planning: the result's Layout is the per-layout plan's shared object).
-        if type(a) is Tensor:
-            d = a._dtype
-            la = a._layout
-            tb = type(b)
+        if type(input) is Tensor:
+            d = input._dtype
+            la = input._layout
+            tb = type(other)
             if tb is Tensor:
-                if b._dtype is not d or d not in fast:
-                    return slow(a, b)
-                lb = b._layout
+                if other._dtype is not d or d not in fast:
+                    return slow(input, other)
+                lb = other._layout
                 shape = la.shape
                 if lb.shape != shape:
-                    return broadcast_rowmajor(a, b, la, lb)
+                    return broadcast_rowmajor(input, other, la, lb)
                 strides = la.strides
                 if lb.strides != strides:
-                    return slow(a, b)
+                    return slow(input, other)
                 info = _cinfo[shape]
                 if strides == info[0]:  # row-major: the output is too
                     lay = info[2]
@@ -427,22 +427,22 @@ def _fast_binary(op: BinaryOp, slow: Callable[[Any, Any], Any]) -> Callable[[Any
                     plan = _flat_plans[(shape, strides)]
                     lay = plan[1]
                     if lay is None:
-                        return slow(a, b)
+                        return slow(input, other)
                     n = plan[0]
-                y = b._storage.array
+                y = other._storage.array
                 o = lb.offset
                 if o or len(y) != n:
                     y = y[o : o + n]
-            elif d in fast_scalar and (tb is float or (tb is int and -_EXACT < b < _EXACT)):
+            elif d in fast_scalar and (tb is float or (tb is int and -_EXACT < other < _EXACT)):
                 plan = _flat_plans[(la.shape, la.strides)]
                 lay = plan[2]
                 if lay is None:
-                    return slow(a, b)
+                    return slow(input, other)
                 n = plan[0]
-                y = b
+                y = other
             else:
-                return slow(a, b)
-            x = a._storage.array
+                return slow(input, other)
+            x = input._storage.array
             o = la.offset
             if o or len(x) != n:
                 x = x[o : o + n]
@@ -452,9 +452,9 @@ def _fast_binary(op: BinaryOp, slow: Callable[[Any, Any], Any]) -> Callable[[Any
                 res = quiet_retry(e, ufunc, x, y)
             t = adopted(res, lay, result_dtype or d)
             if OPEN:
-                report(name, (a, b), t)
+                report(name, (input, other), t)
             return t
-        return slow(a, b)
+        return slow(input, other)
 
     def broadcast_rowmajor(a: Tensor, b: Tensor, la: L.Layout, lb: L.Layout) -> Any:
         # Second fast path: two row-major tensors of one dtype but different shapes (a bias

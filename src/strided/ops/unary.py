@@ -131,14 +131,14 @@ def _unary(op: UnaryOp, x: Any, target: Tensor | None = None) -> Tensor:
 
 
 def _make_unary(op: UnaryOp) -> tuple[Callable[[Any], Tensor], Callable[[Tensor], Tensor]]:
-    def plain(x: Any) -> Tensor:
-        return unary(op, x)
+    def plain(input: Any) -> Tensor:
+        return unary(op, input)
 
     def inplace(self: Tensor) -> Tensor:
         return unary(op, self, target=self)
 
     fn = plain if op.ufunc is None else _fast_unary(op)
-    fn.__name__ = op.name
+    fn.__name__ = fn.__qualname__ = op.name
     fn.__doc__ = f"Elementwise ``{op.name}`` (PyTorch semantics); a fresh tensor keeping the input's dim order."
     inplace.__name__ = op.name + "_"
     inplace.__doc__ = f"In-place ``{op.name}``: writes into this tensor; its dtype must hold the result."
@@ -152,15 +152,15 @@ def _fast_unary(op: UnaryOp) -> Callable[[Any], Tensor]:
     ufunc = op.ufunc
     name = op.name
 
-    def fn(x: Any) -> Tensor:
-        if type(x) is Tensor:
-            d = x._dtype
+    def fn(input: Any) -> Tensor:  # (PyTorch's argument name: strided.exp(input=t))
+        if type(input) is Tensor:
+            d = input._dtype
             if d.is_floating_point:
-                lay = x._layout
+                lay = input._layout
                 info = _cinfo[lay.shape]
                 if lay.strides == info[0]:
                     n = info[1]
-                    arr = x._storage.array
+                    arr = input._storage.array
                     off = lay.offset
                     if off or len(arr) != n:
                         arr = arr[off : off + n]
@@ -170,9 +170,9 @@ def _fast_unary(op: UnaryOp) -> Callable[[Any], Tensor]:
                         res = quiet_retry(e, ufunc, arr)
                     t = adopted(res, info[2], d)
                     if OPEN:
-                        report(name, (x,), t)
+                        report(name, (input,), t)
                     return t
-        return unary(op, x)
+        return unary(op, input)
 
     return fn
 
