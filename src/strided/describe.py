@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from .layout import Layout, layout_origin, product
+from .layout import Layout, layout_origin, nests, product
 from .tensor import Tensor
 
 __all__ = ["describe", "layout_origin"]  # layout_origin lives in layout (pure); re-exported here
@@ -62,12 +62,7 @@ def distinct_locations(lay: Layout, limit: int = 1 << 20) -> int | None:
     if lay.numel == 0:
         return 0
     dims = sorted((abs(st), n) for n, st in zip(lay.shape, lay.strides) if n > 1 and st != 0)
-    span = 1
-    for stride, size in dims:
-        if stride < span:
-            break
-        span += stride * (size - 1)
-    else:
+    if nests(dims):
         return product([n for _, n in dims])
     if lay.numel > limit:
         return None

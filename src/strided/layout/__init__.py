@@ -41,6 +41,7 @@ from .core import (  # noqa: F401
     is_contiguous,
     is_f_contiguous,
     is_non_overlapping_and_dense,
+    nests,
     normalize_layout_args,
     numel_overflow,
     overlap_status,

@@ -477,6 +477,17 @@ def index_span(shape: Sequence[int], strides: Sequence[int]) -> tuple[int, int]:
     return lo, hi + 1
 
 
+def nests(dims: Sequence[tuple[int, int]]) -> bool:
+    """Whether ``dims`` ((|stride|, size) pairs sorted by stride, sizes > 1) address distinct
+    elements because each stride steps past everything the smaller ones span."""
+    span = 1
+    for stride, size in dims:
+        if stride < span:
+            return False
+        span += stride * (size - 1)
+    return True
+
+
 def overlaps(shape: Sequence[int], strides: Sequence[int], limit: int = 1 << 16) -> bool | None:
     """Whether two elements of the layout share one memory location (None: too many to tell).
 
@@ -488,12 +499,7 @@ def overlaps(shape: Sequence[int], strides: Sequence[int], limit: int = 1 << 16)
     if 0 in shape:
         return False
     dims = sorted((abs(st), n) for n, st in zip(shape, strides) if n > 1)
-    span = 1
-    for stride, size in dims:
-        if stride < span:
-            break
-        span += stride * (size - 1)
-    else:
+    if nests(dims):
         return False
     if any(stride == 0 for stride, _ in dims):
         return True
