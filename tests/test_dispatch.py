@@ -71,6 +71,33 @@ def test_a_compute_op_reaches_a_listener_with_its_inputs_and_output(call, name, 
     assert computed[-1].name == name and computed[-1].output is out and len(computed[-1].inputs) == n_inputs
 
 
+@pytest.mark.parametrize(
+    "write,name",
+    [
+        (lambda t: t.copy_(st.ones(2, 3)), "copy_"),
+        (lambda t: t.fill_(2.0), "fill_"),
+        (lambda t: t.zero_(), "zero_"),
+        (lambda t: t.__setitem__((0, 1), 5.0), "setitem"),
+    ],
+)
+def test_a_write_reaches_a_listener_as_a_compute_op_on_its_target(write, name):
+    t = st.zeros(2, 3)
+    records = []
+    with dispatch.listen(records.append):
+        write(t)
+    last = records[-1]
+    assert (last.name, last.kind) == (name, "compute")
+    assert last.output._storage is t._storage
+
+
+def test_a_failed_write_reports_nothing_as_written():
+    t = st.zeros(2, 3)
+    records = []
+    with dispatch.listen(records.append), pytest.raises(st.StridedError):
+        t.copy_(st.ones(4))
+    assert not [r for r in records if r.name == "copy_"]
+
+
 def test_record_copies_is_one_listener_beside_others():
     x = _x()
     records = []
