@@ -855,3 +855,103 @@ def overlapping_write(layout: Any, dims: Sequence[int], op: str) -> OverlapWrite
             "fix: t = t.clone() (or t.contiguous()) gives every element its own memory",
         )
     )
+
+
+# ---------------------------------------------------------------- Python protocols of a tensor
+
+
+def format_spec_error(spec: str, shape: Sequence[int]) -> StridedTypeError:
+    """``format(t, spec)`` of a tensor that is not 0-d (Python's text for a bad spec)."""
+    return StridedTypeError(
+        join_lines(
+            "unsupported format string passed to Tensor.__format__",
+            f"the spec {spec!r} formats one number, and the tensor has shape "
+            f"{tuple(shape)} ({math.prod(shape)} elements); format t.item() of a "
+            "1-element tensor, or each value: [format(v, spec) for v in t.tolist()]",
+        )
+    )
+
+
+def contains_error(element: Any, dtype_name: str, shape: Sequence[int]) -> StridedRuntimeError:
+    """PyTorch's error for ``x in t`` with an ``x`` that is neither a tensor nor a number."""
+    return StridedRuntimeError(
+        join_lines(
+            f"Tensor.__contains__ only supports Tensor or scalar, but you passed in a {type(element)}.",
+            f"`x in t` compares x with every element of the {dtype_name} tensor of shape "
+            f"{tuple(shape)}; pass a Python number or a tensor (strided.tensor(data) makes one)",
+        )
+    )
+
+
+def len_0d_error() -> StridedTypeError:
+    """PyTorch's error for ``len()`` of a 0-d tensor."""
+    return StridedTypeError(
+        join_lines(
+            "len() of a 0-d tensor",
+            "the tensor is 0-d (shape ()): it has no first dim to count; "
+            ".numel() is its element count (1), .item() its value",
+        )
+    )
+
+
+def iter_0d_error() -> StridedTypeError:
+    """PyTorch's error for iterating over a 0-d tensor."""
+    return StridedTypeError(
+        join_lines(
+            "iteration over a 0-d tensor",
+            "the tensor is 0-d (shape ()): it has no first dim to iterate over; "
+            ".item() gives its value, .unsqueeze(0) a 1-element 1-d view",
+        )
+    )
+
+
+def array_copy_error(dtype_name: str, asked: str) -> StridedValueError:
+    """NumPy 2's error for ``np.asarray(t, dtype=..., copy=False)`` when the dtype needs a copy."""
+    return StridedValueError(
+        join_lines(
+            "Unable to avoid copy while creating an array as requested.",
+            f"the tensor holds {dtype_name} and NumPy asked for {asked} with "
+            "copy=False: converting makes a new array; np.asarray(t, dtype) allows the copy, "
+            f"np.asarray(t, copy=False) (or t.numpy()) is the {dtype_name} memory itself",
+        )
+    )
+
+
+def t_error(ndim: int) -> StridedRuntimeError:
+    """PyTorch's error for ``t()`` of a tensor with more than 2 dims."""
+    return StridedRuntimeError(
+        f"t() expects a tensor with <= 2 dimensions, but self is {ndim}D\n"
+        "  fix: .transpose(dim0, dim1) or .mT swaps the last two dims of a batch"
+    )
+
+
+def item_error(shape: Sequence[int]) -> StridedRuntimeError:
+    """PyTorch's error for ``item()`` of a tensor that does not hold exactly one element."""
+    return StridedRuntimeError(
+        f"a Tensor with {math.prod(shape)} elements cannot be converted to Scalar\n"
+        f"  shape {tuple(shape)}; select one element first, e.g. t[0].item() or t.reshape(-1)[i].item()"
+    )
+
+
+def bool_error(shape: Sequence[int]) -> StridedRuntimeError:
+    """PyTorch's error for the truth value of a tensor that does not hold exactly one element."""
+    n = math.prod(shape)
+    return StridedRuntimeError(
+        join_lines(
+            f"Boolean value of Tensor with {'more than one value' if n else 'no values'} is ambiguous",
+            f"the tensor has shape {tuple(shape)} ({n} elements); say which truth you "
+            "mean: .all() (every element) or .any() (at least one)",
+        )
+    )
+
+
+def index_error(dtype_name: str, shape: Sequence[int]) -> StridedTypeError:
+    """PyTorch's error for using a float or multi-element tensor as an index (``__index__``)."""
+    return StridedTypeError(
+        join_lines(
+            "only integer tensors of a single element can be converted to an index",
+            f"the tensor is {dtype_name} with shape {tuple(shape)} "
+            f"({math.prod(shape)} elements); an index needs one integer: .item() of a 1-element "
+            "integer tensor, or .to(strided.int64) first",
+        )
+    )

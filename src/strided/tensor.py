@@ -37,8 +37,6 @@ from .dtypes import DType, to_dtype
 from .errors import (
     StridedRuntimeError,
     StridedTypeError,
-    StridedValueError,
-    join_lines,
 )
 from .formatting import format_tensor
 from .indexing import index_layout
@@ -47,7 +45,23 @@ from .layout import Layout
 from .layout import plans as P
 from .layout.plans import Copy, View
 from .memory_format import MemoryFormat, channels_last, contiguous_format, preserve_format
-from .messages import copy_why, error, mt_error, transpose_deprecated, unbind_0d_error, view_refused
+from .messages import (
+    array_copy_error,
+    bool_error,
+    contains_error,
+    copy_why,
+    error,
+    format_spec_error,
+    index_error,
+    item_error,
+    iter_0d_error,
+    len_0d_error,
+    mt_error,
+    t_error,
+    transpose_deprecated,
+    unbind_0d_error,
+    view_refused,
+)
 from .storage import Storage
 
 _new = object.__new__
@@ -266,14 +280,7 @@ class Tensor:
         if not self._layout.shape:
             return format(self.item(), spec)
         if spec:
-            raise StridedTypeError(
-                join_lines(
-                    "unsupported format string passed to Tensor.__format__",
-                    f"the spec {spec!r} formats one number, and the tensor has shape "
-                    f"{self._layout.shape} ({self.numel()} elements); format t.item() of a "
-                    "1-element tensor, or each value: [format(v, spec) for v in t.tolist()]",
-                )
-            )
+            raise format_spec_error(spec, self._layout.shape)
         return repr(self)
 
     def __contains__(self, element: Any) -> bool:
@@ -285,34 +292,16 @@ class Tensor:
                 return bool(found.any())
         # Note: PyTorch lets Decimal, Fraction and complex numbers through to ==; strided's ==
         # takes none of them, so they get this error too.
-        raise StridedRuntimeError(
-            join_lines(
-                f"Tensor.__contains__ only supports Tensor or scalar, but you passed in a {type(element)}.",
-                f"`x in t` compares x with every element of the {self._dtype.name} tensor of shape "
-                f"{self._layout.shape}; pass a Python number or a tensor (strided.tensor(data) makes one)",
-            )
-        )
+        raise contains_error(element, self._dtype.name, self._layout.shape)
 
     def __len__(self) -> int:
         if not self._layout.shape:
-            raise StridedTypeError(
-                join_lines(
-                    "len() of a 0-d tensor",
-                    "the tensor is 0-d (shape ()): it has no first dim to count; "
-                    ".numel() is its element count (1), .item() its value",
-                )
-            )
+            raise len_0d_error()
         return self._layout.shape[0]
 
     def __iter__(self) -> Iterator[Tensor]:
         if not self._layout.shape:
-            raise StridedTypeError(
-                join_lines(
-                    "iteration over a 0-d tensor",
-                    "the tensor is 0-d (shape ()): it has no first dim to iterate over; "
-                    ".item() gives its value, .unsqueeze(0) a 1-element 1-d view",
-                )
-            )
+            raise iter_0d_error()
         return iter(self.unbind(0))
 
     def __array__(self, dtype: Any = None, copy: bool | None = None) -> np.ndarray:
@@ -326,14 +315,7 @@ class Tensor:
         # even when no copy is needed; strided follows NumPy's contract, as ndarray does.
         converts = dtype is not None and np.dtype(dtype) != self._dtype.numpy
         if converts and copy is False:
-            raise StridedValueError(
-                join_lines(
-                    "Unable to avoid copy while creating an array as requested.",
-                    f"the tensor holds {self._dtype.name} and NumPy asked for {np.dtype(dtype)} with "
-                    "copy=False: converting makes a new array; np.asarray(t, dtype) allows the copy, "
-                    f"np.asarray(t, copy=False) (or t.numpy()) is the {self._dtype.name} memory itself",
-                )
-            )
+            raise array_copy_error(self._dtype.name, str(np.dtype(dtype)))
         arr = self._np()
         if converts:
             return copy_array(arr, f"__array__: NumPy asked for dtype {np.dtype(dtype)}", dtype)
@@ -480,10 +462,7 @@ class Tensor:
     def t(self) -> Tensor:
         ndim = len(self._layout.shape)
         if ndim > 2:
-            raise StridedRuntimeError(
-                f"t() expects a tensor with <= 2 dimensions, but self is {ndim}D\n"
-                "  fix: .transpose(dim0, dim1) or .mT swaps the last two dims of a batch"
-            )
+            raise t_error(ndim)
         return self.transpose(0, 1) if ndim == 2 else self._view(self._layout)
 
     @property
@@ -721,22 +700,13 @@ class Tensor:
     def item(self) -> Any:
         n = self.numel()
         if n != 1:
-            raise StridedRuntimeError(
-                f"a Tensor with {n} elements cannot be converted to Scalar\n"
-                f"  shape {self.shape}; select one element first, e.g. t[0].item() or t.reshape(-1)[i].item()"
-            )
+            raise item_error(self._layout.shape)
         return self._np().reshape(()).item()
 
     def __bool__(self) -> bool:
         n = self.numel()
         if n != 1:
-            raise StridedRuntimeError(
-                join_lines(
-                    f"Boolean value of Tensor with {'more than one value' if n else 'no values'} is ambiguous",
-                    f"the tensor has shape {self._layout.shape} ({n} elements); say which truth you "
-                    "mean: .all() (every element) or .any() (at least one)",
-                )
-            )
+            raise bool_error(self._layout.shape)
         return bool(self.item())
 
     def __float__(self) -> float:
@@ -747,14 +717,7 @@ class Tensor:
 
     def __index__(self) -> int:
         if self._dtype.is_floating_point or self.numel() != 1:
-            raise StridedTypeError(
-                join_lines(
-                    "only integer tensors of a single element can be converted to an index",
-                    f"the tensor is {self._dtype.name} with shape {self._layout.shape} "
-                    f"({self.numel()} elements); an index needs one integer: .item() of a 1-element "
-                    "integer tensor, or .to(strided.int64) first",
-                )
-            )
+            raise index_error(self._dtype.name, self._layout.shape)
         return int(self.item())
 
 
