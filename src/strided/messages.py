@@ -955,3 +955,30 @@ def index_error(dtype_name: str, shape: Sequence[int]) -> StridedTypeError:
             "integer tensor, or .to(strided.int64) first",
         )
     )
+
+
+def not_a_tensor(value: Any, type_name: str, op: str, name: str, pos: int) -> StridedTypeError:
+    """PyTorch's argument error for a value that is not a tensor where one is needed."""
+    return StridedTypeError(
+        f"{op}(): argument '{name}' (position {pos}) must be Tensor, not {type_name}\n"
+        f"  got {value!r:.60}; make a tensor first with strided.tensor(data)"
+    )
+
+
+def not_built_directly() -> StridedTypeError:
+    """The error for ``strided.Tensor(...)``: tensors come from the factories."""
+    return StridedTypeError(
+        "strided.Tensor is not built directly; use strided.tensor(data), "
+        "strided.from_numpy(array) or strided.zeros(...)"
+    )
+
+
+def is_contiguous_format_error(memory_format: Any, is_format: bool) -> StridedError:
+    """PyTorch's error for ``is_contiguous(memory_format)`` with a format it cannot judge
+    (``preserve_format``: RuntimeError) or a value that is no format at all (TypeError)."""
+    cls = StridedRuntimeError if is_format else StridedTypeError
+    return cls(
+        f"is_contiguous(): argument 'memory_format' must be torch.memory_format, not "
+        f"{type(memory_format).__name__}\n"
+        f"  got {memory_format!r:.60}; use strided.contiguous_format or strided.channels_last"
+    )

@@ -34,10 +34,6 @@ from .args import (
 )
 from .dispatch import OPEN, copy_of, view_of
 from .dtypes import DType, to_dtype
-from .errors import (
-    StridedRuntimeError,
-    StridedTypeError,
-)
 from .formatting import format_tensor
 from .indexing import index_layout
 from .kernels import copy_array, numpy_view
@@ -53,10 +49,13 @@ from .messages import (
     error,
     format_spec_error,
     index_error,
+    is_contiguous_format_error,
     item_error,
     iter_0d_error,
     len_0d_error,
     mt_error,
+    not_a_tensor,
+    not_built_directly,
     t_error,
     transpose_deprecated,
     unbind_0d_error,
@@ -80,10 +79,7 @@ _VIEWS_LIMIT = 4096
 def tensor_arg(value: Any, op: str, name: str = "input", pos: int = 1) -> Tensor:
     """``value`` if it is a strided Tensor; else PyTorch's TypeError, and how to make one."""
     if not isinstance(value, Tensor):
-        raise StridedTypeError(
-            f"{op}(): argument '{name}' (position {pos}) must be Tensor, not {type_name(value)}\n"
-            f"  got {value!r:.60}; make a tensor first with strided.tensor(data)"
-        )
+        raise not_a_tensor(value, type_name(value), op, name, pos)
     return value
 
 
@@ -126,10 +122,7 @@ class Tensor:
     _base: Tensor | None
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
-        raise StridedTypeError(
-            "strided.Tensor is not built directly; use strided.tensor(data), "
-            "strided.from_numpy(array) or strided.zeros(...)"
-        )
+        raise not_built_directly()
 
     # ------------------------------------------------------------ construction helpers
 
@@ -242,12 +235,7 @@ class Tensor:
             return L.is_channels_last_contiguous(lay.shape, lay.strides)
         if memory_format is contiguous_format:
             return L.is_contiguous(lay.shape, lay.strides)
-        cls = StridedRuntimeError if isinstance(memory_format, MemoryFormat) else StridedTypeError
-        raise cls(
-            f"is_contiguous(): argument 'memory_format' must be torch.memory_format, not "
-            f"{type(memory_format).__name__}\n"
-            f"  got {memory_format!r:.60}; use strided.contiguous_format or strided.channels_last"
-        )
+        raise is_contiguous_format_error(memory_format, isinstance(memory_format, MemoryFormat))
 
     @property
     def base(self) -> Tensor | None:
