@@ -126,15 +126,6 @@ class Tensor:
 
     # ------------------------------------------------------------ construction helpers
 
-    @classmethod
-    def _make(cls, storage: Storage, layout: Layout, dtype: DType, base: Tensor | None = None) -> Tensor:
-        t = _new(cls)
-        t._storage = storage
-        t._layout = layout
-        t._dtype = dtype
-        t._base = base
-        return t
-
     def _view(self, layout: Layout) -> Tensor:
         """A new tensor over the same storage; its base is the root of this view chain."""
         t = _new(Tensor)

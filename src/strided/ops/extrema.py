@@ -21,7 +21,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from ..dispatch import report
+from ..args import check_keepdim
+from ..dispatch import report, result_array
 from ..dtypes import bool_ as bool_dtype
 from ..dtypes import int64
 from ..errors import StridedIndexError, StridedRuntimeError, StridedTypeError, join_lines
@@ -29,7 +30,7 @@ from ..kernels.memory import write
 from ..kernels.reduce import arg_extreme_along, arg_extreme_flat, extreme_all
 from ..tensor import Tensor, tensor_arg
 from . import return_types
-from .reduce_args import check_keepdim, new_output, reduced_shape, reduction_dims, shape_text
+from .reduce_args import reduced_shape, reduction_dims, shape_text
 from .registry import method
 
 
@@ -56,8 +57,8 @@ def _values_and_indices(self: Tensor, dim: Any, keepdim: bool, op: str) -> tuple
     if shape and shape[d] == 0:
         raise _empty_dim_error(op, self, d)
     out_shape = reduced_shape(shape, (d,), keepdim)
-    values, values_np = new_output(out_shape, self._dtype)
-    indices, indices_np = new_output(out_shape, int64)
+    values, values_np = result_array(out_shape, self._dtype)
+    indices, indices_np = result_array(out_shape, int64)
     if not shape:  # a 0-d tensor: its one element, at index 0
         write(values._storage, values._layout, self._np())
         write(indices._storage, indices._layout, 0)
@@ -78,7 +79,7 @@ def _full(self: Tensor, op: str) -> Tensor:
                 "non-empty dim",
             )
         )
-    out, out_np = new_output((), self._dtype)
+    out, out_np = result_array((), self._dtype)
     extreme_all(self._np(), out_np, op == "max")
     return report(op, (self,), out)
 
@@ -135,13 +136,13 @@ def _arg(self: Tensor, dim: Any, keepdim: bool, op: str) -> Tensor:
                     f"the tensor has shape {shape_text(shape)} and no elements; give a non-empty dim",
                 )
             )
-        out, out_np = new_output((1,) * len(shape) if keepdim else (), int64)
+        out, out_np = result_array((1,) * len(shape) if keepdim else (), int64)
         arg_extreme_flat(self._np(), out_np, largest)
         return report(op, (self,), out)
     d = _one_dim(self, dim, op)
     if shape and shape[d] == 0:
         raise _empty_dim_error(op, self, d)
-    out, out_np = new_output(reduced_shape(shape, (d,), keepdim), int64)
+    out, out_np = result_array(reduced_shape(shape, (d,), keepdim), int64)
     if not shape:
         write(out._storage, out._layout, 0)
     else:

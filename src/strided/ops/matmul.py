@@ -26,8 +26,8 @@ from __future__ import annotations
 from typing import Any
 
 from .. import layout as L
-from ..dispatch import OPEN, adopted, report
-from ..dtypes import DType, float32, float64
+from ..dispatch import OPEN, adopted, report, result_array
+from ..dtypes import CPP_NAME, TORCH_NAME, DType, float32, float64
 from ..errors import StridedNotImplementedError, StridedRuntimeError, join_lines
 from ..kernels.fpstate import quiet_call, quiet_retry
 from ..kernels.matmul import dot2d, matmul2d, matmul_into, matmul_new
@@ -36,7 +36,7 @@ from ..tensor import Tensor, tensor_arg
 from .elementwise import mul
 from .memo import Memo
 from .operands import _cinfo
-from .reduce_args import CPP_NAME, TORCH_NAME, new_output, shape_text
+from .reduce_args import shape_text
 from .registry import method
 
 
@@ -94,7 +94,7 @@ def _product(a: Tensor, b: Tensor, shape: tuple[int, ...], dtype: DType | None =
         flat = matmul_new(a._np(), b._np(), shape)
         if flat is not None:
             return adopted(flat, Layout._trusted(shape, L.contiguous_strides(shape), 0), dtype)
-    out, out_np = new_output(shape, dtype)
+    out, out_np = result_array(shape, dtype)
     matmul_into(a._np(), b._np(), out_np)
     return out
 

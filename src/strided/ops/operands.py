@@ -29,9 +29,6 @@ from ..kernels import check_writable
 
 # NumPy's floating-point warnings are silenced by setting its error-state context variable
 # (the kernels' cheap replacement for ``np.errstate``); re-exported for the unary ops.
-from ..kernels.fpstate import QUIET as _QUIET  # noqa: F401 - re-exported
-from ..kernels.fpstate import quiet_reset as _quiet_reset  # noqa: F401 - re-exported
-from ..kernels.fpstate import quiet_set as _quiet_set  # noqa: F401 - re-exported
 from ..kernels.memory import tensor_view as _view  # zero-copy NumPy view a ufunc reads or writes
 from ..layout import Layout
 from ..messages import partial_overlap

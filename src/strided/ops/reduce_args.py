@@ -12,9 +12,8 @@ from collections.abc import Sequence
 from typing import Any
 
 from .. import layout as L
-from ..args import check_keepdim, is_dim_int  # noqa: F401  (check_keepdim: re-exported for the ops)
-from ..dispatch import result_array
-from ..dtypes import CPP_NAME, TORCH_NAME, DType, to_dtype  # noqa: F401  (the names: re-exported for the ops)
+from ..args import is_dim_int
+from ..dtypes import DType, to_dtype
 from ..errors import StridedIndexError, StridedRuntimeError, StridedTypeError, join_lines
 from ..tensor import Tensor
 
@@ -108,9 +107,6 @@ def reduced_count(shape: tuple[int, ...], dims: tuple[int, ...] | None) -> int:
         return L.product(shape)
     return L.product([shape[d] for d in dims])
 
-
-# A fresh contiguous result and the NumPy array over its memory that kernels write into.
-new_output = result_array
 
 
 def optional_dtype(dtype: Any) -> DType | None:

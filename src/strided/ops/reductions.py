@@ -21,8 +21,9 @@ from typing import Any
 
 import numpy as np
 
-from ..dispatch import OPEN, adopted, report
-from ..dtypes import DType, float16, float32, float64, int64, uint8
+from ..args import check_keepdim
+from ..dispatch import OPEN, adopted, report, result_array
+from ..dtypes import TORCH_NAME, DType, float16, float32, float64, int64, uint8
 from ..dtypes import bool_ as bool_dtype
 from ..errors import StridedOverflowError, StridedRuntimeError, StridedTypeError, join_lines
 from ..kernels.fpstate import quiet_call, quiet_retry
@@ -30,9 +31,6 @@ from ..kernels.reduce import logical_reduce_into, mean_into, reduce_into, varian
 from ..tensor import Tensor, tensor_arg
 from .operands import _cinfo
 from .reduce_args import (
-    TORCH_NAME,
-    check_keepdim,
-    new_output,
     numpy_axes,
     optional_dtype,
     reduced_count,
@@ -61,7 +59,7 @@ def _sum_like(ufunc: np.ufunc, self: Tensor, dim: Any, keepdim: bool, dtype: Any
     dims = reduction_dims(self, dim, op, allow_tuple=allow_tuple)
     out_dtype = _integral_to_int64(self, optional_dtype(dtype))
     shape = self._layout.shape
-    out, out_np = new_output(reduced_shape(shape, dims, keepdim), out_dtype)
+    out, out_np = result_array(reduced_shape(shape, dims, keepdim), out_dtype)
     reduce_into(ufunc, self._np(), numpy_axes(dims, len(shape)), _accumulator(out_dtype), out_np, keepdim)
     return report(op, (self,), out)
 
@@ -145,7 +143,7 @@ def mean(self: Tensor, dim: Any = None, keepdim: bool = False, *, dtype: Any = N
     out_dtype = _float_result(self, dtype, "mean")
     dims = reduction_dims(self, dim, "mean")
     shape = self._layout.shape
-    out, out_np = new_output(reduced_shape(shape, dims, keepdim), out_dtype)
+    out, out_np = result_array(reduced_shape(shape, dims, keepdim), out_dtype)
     mean_into(self._np(), numpy_axes(dims, len(shape)), _accumulator(out_dtype),
               reduced_count(shape, dims), out_np, keepdim)  # 0/0 is NaN, silently
     return report("mean", (self,), out)
@@ -207,7 +205,7 @@ def _variance(self: Tensor, dim: Any, unbiased: Any, keepdim: bool, correction: 
             UserWarning,
             stacklevel=3,
         )
-    out, out_np = new_output(reduced_shape(shape, dims, keepdim), self._dtype)
+    out, out_np = result_array(reduced_shape(shape, dims, keepdim), self._dtype)
     x = self._np()
     if not shape:  # a 0-d tensor: work on a (1,) view of it
         x, axes = x.reshape(1), (0,)
@@ -297,7 +295,7 @@ def _logical(ufunc: np.ufunc, self: Tensor, dim: Any, keepdim: bool, op: str) ->
     dims = reduction_dims(self, dim, op, empty_means_all=False)
     shape = self._layout.shape
     out_dtype = uint8 if self._dtype is uint8 else bool_dtype
-    out, out_np = new_output(reduced_shape(shape, dims, keepdim), out_dtype)
+    out, out_np = result_array(reduced_shape(shape, dims, keepdim), out_dtype)
     logical_reduce_into(ufunc, self._np(), numpy_axes(dims, len(shape)), out_np, keepdim)
     return report(op, (self,), out)
 

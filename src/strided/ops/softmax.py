@@ -14,11 +14,12 @@ from typing import Any
 
 import numpy as np
 
-from ..dispatch import report
+from ..dispatch import report, result_array
+from ..dtypes import TORCH_NAME
 from ..errors import StridedNotImplementedError, StridedTypeError, join_lines
 from ..kernels.reduce import softmax_into
 from ..tensor import Tensor, tensor_arg
-from .reduce_args import TORCH_NAME, new_output, numpy_axes, optional_dtype, reduction_dims
+from .reduce_args import numpy_axes, optional_dtype, reduction_dims
 from .registry import method
 
 
@@ -36,7 +37,7 @@ def _softmax(self: Tensor, dim: Any, dtype: Any, op: str, log: bool) -> Tensor:
     shape = self._layout.shape
     out_dtype = optional_dtype(dtype) or self._dtype
     if 0 in shape:  # Note: as PyTorch, an empty tensor skips the kernel, so any dtype passes
-        return report(op, (self,), new_output(shape, out_dtype)[0])
+        return report(op, (self,), result_array(shape, out_dtype)[0])
     if not out_dtype.is_floating_point:
         last = "lastdim_" if (not shape or dims[0] == len(shape) - 1) else ""
         raise StridedNotImplementedError(
@@ -45,7 +46,7 @@ def _softmax(self: Tensor, dim: Any, dtype: Any, op: str, log: bool) -> Tensor:
                 f"{op} needs a float tensor; fix: t.{op}({dim}, dtype=strided.float32)",
             )
         )
-    out, out_np = new_output(shape, out_dtype)
+    out, out_np = result_array(shape, out_dtype)
     compute = np.dtype(np.float32) if out_dtype.itemsize < 4 else out_dtype.numpy
     axes = numpy_axes(dims, len(shape))
     x = self._np()

@@ -27,11 +27,13 @@ from ..kernels.elementwise import (
     ufunc_kernel,
     where_into,
 )
+from ..kernels.fpstate import QUIET as _QUIET
 from ..kernels.fpstate import quiet_call, quiet_retry
+from ..kernels.fpstate import quiet_reset as _quiet_reset
+from ..kernels.fpstate import quiet_set as _quiet_set
 from ..scalars import UInt64Scalar, checked, filled
 from ..tensor import Tensor
 from .operands import (
-    _QUIET,
     _broadcast,
     _check_inplace,
     _check_partial_overlap,
@@ -40,8 +42,6 @@ from .operands import (
     _fresh_output,
     _not_implemented,
     _operand,
-    _quiet_reset,
-    _quiet_set,
     _view,
 )
 from .promotion import TORCH_NAMES, operand_class, result_type_of_classes, to_float
