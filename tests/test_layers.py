@@ -26,7 +26,7 @@ LAYERS: list[tuple[str, tuple[str, ...]]] = [
     ("tensor", ("tensor", "creation")),
     ("above tensor", ("writes", "numpy_api")),
     ("ops", ("ops",)),
-    ("diagnostics", ("describe",)),
+    ("diagnostics", ("describe", "diagnose")),
     ("face", ("",)),  # strided/__init__.py: the public API
 ]
 

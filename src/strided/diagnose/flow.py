@@ -1,0 +1,246 @@
+"""The records a watch keeps, shared by ``watch`` (strided programs) and ``watch_torch`` (PyTorch).
+
+A watch turns the ops a program runs into :class:`Step` rows — the shape flow of the program,
+"the contract on paper" — and keeps three views of them: the copies (:class:`CopyEvent`), the
+broadcasts (:class:`Broadcast`) and the memory tally (:class:`MemoryTally`: every allocation,
+and the peak of what was alive at once). :class:`Flow` holds them and prints the table; the two
+watches differ only in where their steps come from.
+"""
+
+from __future__ import annotations
+
+import weakref
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from ..ops.broadcasting import stretched_dims
+from .dims import DimMapping
+
+__all__ = ["Broadcast", "CopyEvent", "Flow", "MemoryTally", "Step", "TensorInfo", "broadcast_of"]
+
+Shape = tuple[int, ...]
+
+
+@dataclass(frozen=True)
+class TensorInfo:
+    """An operand or result as the table shows it: ``shape``, ``strides`` (elements), ``dtype`` name."""
+
+    shape: Shape
+    strides: Shape
+    dtype: str = ""
+
+    def __str__(self) -> str:
+        return f"{self.shape}"
+
+
+@dataclass(frozen=True)
+class Broadcast:
+    """One broadcasting op: operand ``shapes`` (tensors; a 0-d one stands for a scalar), the
+    ``result`` shape, for each operand the result dims it is ``stretched`` along, and whether it
+    is ``bilateral`` — two or more operands with dims stretched, the ``(B,1) - (B,)`` kind."""
+
+    name: str
+    shapes: tuple[Shape, ...]
+    result: Shape
+    stretched: tuple[Shape, ...]
+    bilateral: bool
+    where: str = ""
+    step: int = -1
+
+    def describe(self) -> str:
+        ops = " and ".join(f"{s} along dims {d}" for s, d in zip(self.shapes, self.stretched) if d)
+        kind = "bilateral broadcast" if self.bilateral else "broadcast"
+        return f"{kind}: {self.name}{tuple(self.shapes)} -> {self.result}; stretched: {ops or 'none'}"
+
+
+def broadcast_of(name: str, shapes: Sequence[Shape], result: Shape, where: str = "", step: int = -1) -> Broadcast | None:
+    """The :class:`Broadcast` of an elementwise op on tensor operands of ``shapes`` giving ``result``,
+    or None when no operand is stretched. 0-d operands (scalars) are never counted as stretched."""
+    stretched = tuple(stretched_dims(s, result) if s else () for s in shapes)
+    if not any(stretched):
+        return None
+    bilateral = sum(1 for d in stretched if d) >= 2
+    return Broadcast(name, tuple(tuple(s) for s in shapes), tuple(result), stretched, bilateral, where, step)
+
+
+@dataclass(frozen=True)
+class CopyEvent:
+    """One copy: ``nbytes`` written into new memory by step ``step`` (``name``), ``reason`` in
+    words, the user's ``where``, and ``asked``: whether the user's own call asked for it (``clone``,
+    ``contiguous``, ``to``, ``copy_``) rather than it happening behind another op."""
+
+    step: int
+    name: str
+    nbytes: int
+    reason: str
+    where: str
+    shape: Shape = ()
+    dtype: str = ""
+    asked: bool = False
+    module: str = ""
+
+
+@dataclass
+class Step:
+    """One op as the watch saw it.
+
+    ``kind``: "view", "copy", "compute" (a new result computed), "alloc" (new memory filled from
+    nothing or assembled from parts: creation, ``cat``, ...) or "write" (an in-place op).
+    ``bytes_copied`` is what a copy wrote; ``bytes_allocated`` the new memory the step made.
+    ``mapping`` is the reshape dim mapping for reshape-like steps (``regroups`` says whether it
+    mixes dims); ``broadcast`` the :class:`Broadcast` of an elementwise step that stretched an
+    operand; ``module`` the ``nn.Module`` path it ran in (``watch_torch``), ``reason`` why it copied.
+    """
+
+    index: int
+    name: str
+    kind: str
+    inputs: tuple[TensorInfo, ...]
+    output: TensorInfo | None
+    where: str = ""
+    bytes_copied: int = 0
+    bytes_allocated: int = 0
+    reason: str = ""
+    module: str = ""
+    mapping: DimMapping | None = None
+    broadcast: Broadcast | None = None
+    extra: dict[str, Any] = field(default_factory=dict)
+
+    @property
+    def regroups(self) -> bool:
+        return self.mapping is not None and self.mapping.kind == "regroup"
+
+    @property
+    def marks(self) -> str:
+        """The table's marks column: ``COPY``, ``bilateral``, ``regroups``."""
+        marks = []
+        if self.kind == "copy":
+            marks.append("COPY")
+        if self.broadcast is not None and self.broadcast.bilateral:
+            marks.append("bilateral")
+        if self.regroups:
+            marks.append("regroups")
+        return " ".join(marks)
+
+
+class MemoryTally:
+    """All memory allocated while watching, and the peak of what was alive at once.
+
+    :meth:`allocated` registers a new buffer (any object that can be weakly referenced and dies
+    with the memory: a strided ``Storage``, a torch ``UntypedStorage``'s owner, ...) with its
+    bytes; when the object goes, its bytes stop counting as alive. Buffers made before the
+    watch, or whose death cannot be observed, are not counted.
+    """
+
+    def __init__(self) -> None:
+        self.allocated_bytes = 0
+        self.alive_bytes = 0
+        self.peak_bytes = 0
+        self._seen: set[int] = set()
+
+    def allocated(self, owner: Any, nbytes: int) -> bool:
+        """Count ``owner``'s ``nbytes`` as new and alive until ``owner`` is collected; False
+        (nothing counted) if ``owner`` was counted already or cannot be weakly referenced."""
+        key = id(owner)
+        if key in self._seen:
+            return False
+        try:
+            weakref.finalize(owner, self._freed, key, nbytes)
+        except TypeError:
+            return False
+        self._seen.add(key)
+        self.allocated_bytes += nbytes
+        self.alive_bytes += nbytes
+        if self.alive_bytes > self.peak_bytes:
+            self.peak_bytes = self.alive_bytes
+        return True
+
+    def _freed(self, key: int, nbytes: int) -> None:
+        self._seen.discard(key)
+        self.alive_bytes -= nbytes
+
+
+class Flow:
+    """The steps a watch saw, in order, and what follows from them.
+
+    Subclasses fill :attr:`steps` (and :attr:`memory`); a Flow is entered once (a second
+    ``with`` raises ValueError) and keeps what it recorded after the block ends, also when an
+    exception ended it.
+    """
+
+    title = "watch"
+
+    def __init__(self) -> None:
+        self.steps: list[Step] = []
+        self.memory = MemoryTally()
+
+    @property
+    def copies(self) -> list[CopyEvent]:
+        """The copies, in order, each with its reason and the user's line."""
+        return [
+            CopyEvent(s.index, s.name, s.bytes_copied, s.reason, s.where,
+                      s.output.shape if s.output else (), s.output.dtype if s.output else "",
+                      bool(s.extra.get("asked")), s.module)
+            for s in self.steps if s.kind == "copy"
+        ]
+
+    @property
+    def bytes_copied(self) -> int:
+        return sum(s.bytes_copied for s in self.steps if s.kind == "copy")
+
+    @property
+    def broadcasts(self) -> list[Broadcast]:
+        """Every step that stretched an operand (``bilateral`` marks the two-sided ones)."""
+        return [s.broadcast for s in self.steps if s.broadcast is not None]
+
+    @property
+    def regroups(self) -> list[Step]:
+        """The reshape steps whose output dims mix parts of two input dims."""
+        return [s for s in self.steps if s.regroups]
+
+    @property
+    def allocated_bytes(self) -> int:
+        return self.memory.allocated_bytes
+
+    @property
+    def peak_bytes(self) -> int:
+        return self.memory.peak_bytes
+
+    def __str__(self) -> str:
+        return render_table(self)
+
+
+def render_table(flow: Flow) -> str:
+    """The shape flow as a compact table: one row per step, copies / bilateral broadcasts /
+    regroupings marked, and a totals line."""
+    header = ("#", "op", "kind", "inputs", "output", "strides", "bytes", "marks", "where")
+    rows = []
+    for s in flow.steps:
+        inputs = " ".join(str(t.shape) for t in s.inputs) or "-"
+        out = str(s.output.shape) if s.output else "-"
+        strides = str(s.output.strides) if s.output else "-"
+        nbytes = f"{s.bytes_copied:,}" if s.kind == "copy" else (f"{s.bytes_allocated:,}" if s.bytes_allocated else "")
+        name = f"{s.module}: {s.name}" if s.module else s.name
+        rows.append((str(s.index), name, s.kind, inputs, out, strides, nbytes, s.marks, _short(s.where)))
+    widths = [max(len(h), *(len(r[i]) for r in rows)) if rows else len(h) for i, h in enumerate(header)]
+    lines = [f"{flow.title}: {len(flow.steps)} steps"]
+    lines.append("  ".join(h.ljust(w) for h, w in zip(header, widths)).rstrip())
+    lines.extend("  ".join(c.ljust(w) for c, w in zip(r, widths)).rstrip() for r in rows)
+    bilateral = sum(1 for b in flow.broadcasts if b.bilateral)
+    lines.append(
+        f"total: {len(flow.copies)} copies, {flow.bytes_copied:,} bytes copied; "
+        f"{flow.allocated_bytes:,} bytes allocated, peak {flow.peak_bytes:,}; "
+        f"{bilateral} bilateral broadcasts; {len(flow.regroups)} regrouping reshapes"
+    )
+    for s in flow.steps:
+        if s.broadcast is not None and s.broadcast.bilateral:
+            lines.append(f"  step {s.index} at {_short(s.where)}: {s.broadcast.describe()}")
+        if s.regroups:
+            lines.append(f"  step {s.index} at {_short(s.where)}: {s.name} {s.mapping.describe()}")  # type: ignore[union-attr]
+    return "\n".join(lines)
+
+
+def _short(where: str) -> str:
+    """``file:line`` with the file's directories dropped."""
+    return where.rsplit("/", 1)[-1]
