@@ -640,7 +640,12 @@ def test_memory_format_and_dtype_junk() -> None:
     with pytest.raises(st.StridedTypeError, match="memory_format"):
         x.clone("channels_last")
     with pytest.raises(st.StridedRuntimeError, match="preserve memory format is unsupported"):
-        x.contiguous(st.preserve_format)
+        x.t().contiguous(st.preserve_format)
+    # as PyTorch: a contiguous tensor is returned itself, preserve_format or not
+    assert x.contiguous(st.preserve_format) is x
+    assert torch.ones(2, 3).is_contiguous(memory_format=torch.preserve_format) is x.is_contiguous(st.preserve_format)
+    assert torch.ones(2, 3).t().is_contiguous(memory_format=torch.preserve_format) is x.t().is_contiguous(
+        st.preserve_format) is False
     with pytest.raises(st.StridedTypeError, match="not None"):
         st.promote_types(None, st.float64)
     assert x.to(st.ones(1, dtype="int8")).dtype is st.int8  # PyTorch's to(other)

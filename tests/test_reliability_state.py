@@ -533,7 +533,7 @@ def test_property_errors_round_trip_message_and_attributes(cls, message, attribu
         lambda: st.zeros(1).expand(3).add_(1),
         lambda: st.zeros(2, 3) + st.zeros(4),
         lambda: st.arange(12.0).view(3, 4).t().view(12),
-        lambda: st.zeros(3).contiguous(st.preserve_format),
+        lambda: st.zeros(3, 4).t().contiguous(st.preserve_format),
     ],
 )
 def test_r2_17_errors_raised_by_strided_survive_pickle(make):

@@ -224,7 +224,8 @@ class Tensor:
         lay = self._layout
         if memory_format is channels_last:
             return L.is_channels_last_contiguous(lay.shape, lay.strides)
-        if memory_format is contiguous_format:
+        if memory_format is contiguous_format or memory_format is preserve_format:
+            # Note: PyTorch answers preserve_format with the plain (row-major) contiguity
             return L.is_contiguous(lay.shape, lay.strides)
         raise is_contiguous_format_error(memory_format, isinstance(memory_format, MemoryFormat))
 
@@ -619,10 +620,13 @@ class Tensor:
     def contiguous(self, memory_format: MemoryFormat = contiguous_format) -> Tensor:
         """``self`` if already contiguous in ``memory_format``; otherwise a dense copy."""
         lay = self._layout
-        if memory_format is contiguous_format:
+        if memory_format is contiguous_format or memory_format is preserve_format:
             if _is_contiguous(lay.shape, lay.strides):
-                return self  # the plan's first answer (a View of the layout itself), asked cheaply
-        elif memory_format is not channels_last:
+                # the plan's first answer (a View of the layout itself), asked cheaply; PyTorch
+                # returns a contiguous tensor itself for preserve_format too, and refuses only
+                # the non-contiguous ones (below)
+                return self
+        if memory_format is not contiguous_format and memory_format is not channels_last:
             raise memory_format_error(memory_format, "contiguous")
         plan = P.contiguous(lay, memory_format.name, itemsize=self._dtype.itemsize)
         if plan.__class__ is Copy:
