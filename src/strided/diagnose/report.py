@@ -43,6 +43,8 @@ class Explanation:
     (:class:`~strided.diagnose.dims.DimMapping`); ``broadcast``: for an elementwise op, the
     operands' shapes, their stretched dims and whether both sides stretch.
     ``refusal``: the layout algebra's refusal or plan value behind the outcome, when one decided it.
+    ``returns_self``: the op gives back ``x`` itself, not a new view (PyTorch's ``contiguous()`` of
+    a contiguous tensor, ``to`` its own dtype, ``flatten(d, d)``); the outcome is then "view".
     """
 
     library: str
@@ -63,6 +65,7 @@ class Explanation:
     mapping: Any = None
     broadcast: Any = None
     refusal: Any = field(default=None, compare=False)
+    returns_self: bool = False
 
     @property
     def is_view(self) -> bool:
