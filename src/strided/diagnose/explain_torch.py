@@ -391,6 +391,7 @@ def _error_report(src: Source, op: str, args: tuple, kwargs: dict, run: Run, bas
                 fixes.append(fix)
     else:
         lines.extend(d for d in details if d.startswith("fix:"))
-    lines.append(_origin(src))
+    if not any(d.startswith("tensor: shape") for d in details):
+        lines.append(_origin(src))
     return Explanation(outcome="error", error=f"{cls}: {first}", reason="\n".join(lines), fixes=tuple(fixes),
                        refusal=refusal, **base)

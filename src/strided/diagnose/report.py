@@ -87,7 +87,9 @@ class Explanation:
                     "compute": "compute (a new result)"}.get(self.outcome, self.outcome)
             lines.append(f"  → {what}: shape {self.shape}, strides {self.strides}, offset {self.offset}")
         if self.reason:
-            lines.extend("  " + line for line in self.reason.splitlines())
+            # (an error's reason opens with the class and first line, already printed above)
+            lines.extend("  " + line for line in self.reason.splitlines()
+                         if not (self.error and line.endswith(self.error)))
         if self.mapping is not None and self.mapping.kind not in ("same", "empty"):
             lines.append(f"  dims: {self.mapping.describe()}")
         for fix in self.fixes:
