@@ -25,7 +25,7 @@ from typing import Any
 
 from .. import layout as L
 from ..layout import contiguous_strides, elementwise_output_strides, preserve_format_strides
-from ..ops.broadcasting import broadcast_pair, stretched_dims
+from ..ops.broadcasting import broadcast_pair
 from ..tensor import Tensor
 from .flow import broadcast_of
 from .report import Explanation, Fix
