@@ -47,7 +47,7 @@ class Chunk:
 def chunks_of(shape: Sequence[int], strides: Sequence[int]) -> tuple[Chunk, ...]:
     """The runs of adjacent dims that merge (PyTorch's ``computeStride`` chunks): dims
     ``d-1`` and ``d`` are in one run when ``stride[d-1] == size[d] * stride[d]`` (continued
-    through the run) or dim ``d-1`` has size 1.
+    through the run) or dim ``d-1`` has size 1; trailing size-1 dims join the last run.
 
     >>> chunks_of((2, 3, 4), (12, 4, 1))
     (Chunk(dims=(0, 1, 2), size=24, stride=1),)
@@ -67,7 +67,13 @@ def chunks_of(shape: Sequence[int], strides: Sequence[int]) -> tuple[Chunk, ...]
             numel = 1
             if d > 0:
                 base = strides[d - 1]
-    return tuple(reversed(out))
+    out.reverse()
+    if len(out) > 1 and out[-1].size == 1:
+        # trailing size-1 dims hold one element: they merge with anything (computeStride lets a
+        # chunk of numel 1 through), so they join the chunk before them
+        last = out.pop()
+        out[-1] = Chunk(out[-1].dims + last.dims, out[-1].size, out[-1].stride)
+    return tuple(out)
 
 
 @dataclass(frozen=True)
