@@ -79,6 +79,8 @@ def random_args(rng: random.Random, op: str, shape: tuple[int, ...]) -> tuple[tu
     def dim(extra: int = 1) -> int:
         return rng.randint(-nd - extra, max(nd - 1 + extra, 0))
 
+    if op == "view" and rng.random() < 0.1:
+        return (rng.choice(TORCH_DTYPES),), {}
     if op in ("view", "reshape"):
         sizes = _divisor_shape(rng, numel)
         return (tuple(sizes),) if rng.random() < 0.3 else tuple(sizes), {}

@@ -85,6 +85,28 @@ def test_explain_matches_torch_hypothesis(spec: Spec, op: str, seed: int) -> Non
 # ---------------------------------------------------------------- strided tensors
 
 
+def check_torch_text(x: torch.Tensor, op: str, args: tuple) -> None:
+    """The predicted error's first line is PyTorch's own."""
+    rep = explain_torch(x, op, args, {})
+    try:
+        getattr(x, op)(*args)
+    except RuntimeError as exc:
+        assert rep.error == f"RuntimeError: {str(exc).splitlines()[0]}"
+    else:
+        raise AssertionError("expected an error")
+
+
+@pytest.mark.parametrize(("make", "dtype"), [
+    (lambda: torch.zeros(3, 4).t(), torch.float16),           # stride(-1) must be 1
+    (lambda: torch.zeros(()), torch.float16),                 # 0-d
+    (lambda: torch.zeros(4, 6)[:, 1:5], torch.float64),       # offset not divisible
+    (lambda: torch.zeros(4, 5)[:, :4], torch.float64),        # stride(0) not divisible
+    (lambda: torch.zeros(4, 3), torch.float64),               # size(-1) not divisible
+])
+def test_view_dtype_errors_read_as_torch(make: Any, dtype: torch.dtype) -> None:
+    check_torch_text(make(), "view", (dtype,))
+
+
 def _strided_arg(v: Any) -> Any:
     if isinstance(v, torch.dtype):
         name = str(v).removeprefix("torch.")
@@ -142,6 +164,14 @@ def test_explain_matches_strided_generated() -> None:
 def test_pinned_torch_cases(shape: tuple, strides: tuple, op: str, args: tuple, kwargs: dict) -> None:
     lo, hi = index_span(shape, strides)
     check_torch(torch.zeros(hi + 1).as_strided(shape, strides, 0), op, args, kwargs)
+
+
+@pytest.mark.parametrize(("args", "kwargs"), [
+    (("cpu",), {}), ((torch.device("cpu"),), {}), (("cpu",), {"copy": True}), (("meta",), {}),
+    (("nonsense",), {}), ((torch.float64, False, True), {}), ((), {"dtype": torch.float16, "copy": False}),
+])
+def test_to_devices_and_positional_copy(args: tuple, kwargs: dict) -> None:
+    check_torch(torch.zeros(3, 4).t(), "to", args, kwargs)
 
 
 def test_torch_size_and_list_arguments() -> None:

@@ -64,6 +64,7 @@ class Source:
     dtype: D.DType
     dtype_name: str
     torch_dtype: Any = None
+    device: Any = None
 
     @property
     def layout(self) -> Layout:
@@ -92,7 +93,7 @@ def source_of(x: Any) -> Source:
     itemsize = x.element_size()
     name = str(x.dtype).removeprefix("torch.")
     return Source("torch", tuple(x.shape), tuple(x.stride()), x.storage_offset(), itemsize,
-                  x.untyped_storage().nbytes() // itemsize, _stand_in(name, itemsize), name, x.dtype)
+                  x.untyped_storage().nbytes() // itemsize, _stand_in(name, itemsize), name, x.dtype, x.device)
 
 
 # ---------------------------------------------------------------- the shadow and its run
@@ -229,6 +230,23 @@ def _to_call(src: Source, args: tuple, kwargs: dict) -> tuple[Callable[[Tensor],
     if isinstance(target, Tensor) or (_is_torch(target) and type(target).__name__ == "Tensor"):
         target = target.dtype
     extra = {k: _arg(v) for k, v in kw.items()}
+    if src.library == "torch" and (isinstance(target, str) or type(target).__name__ == "device") \
+            and not rest and not extra:
+        # a device: the same one gives x itself (unless copy=True), another a copy in
+        # preserve_format's strides, as a dtype conversion does
+        import torch
+
+        try:
+            device = torch.device(target)
+        except RuntimeError as exc:  # not a device: PyTorch's own error is the prediction
+            def refused(t: Tensor, exc: BaseException = exc) -> Any:
+                raise exc
+
+            return refused, False, src.itemsize
+        same = device == src.device or (device.type == src.device.type and device.index is None)
+        if same and not copy:
+            return (lambda t: t), True, src.itemsize
+        return (lambda t: t.to(src.dtype, copy=True)), False, src.itemsize
     if _is_torch(target) and type(target).__name__ == "dtype" and not rest and not extra:
         if target == src.torch_dtype and not copy:
             return (lambda t: t), True, src.itemsize
@@ -278,6 +296,9 @@ def explain_torch(x: Any, op: str, args: tuple = (), kwargs: dict | None = None)
                          f"accepted: {', '.join(TORCH_OPS)} (or a binary elementwise op)")
     src = source_of(x)
     call = spell_call("x", op, args, kwargs)
+    if src.library == "torch" and op == "view" and len(args) == 1 and not kwargs and _is_torch(args[0]) \
+            and type(args[0]).__name__ == "dtype":
+        return _view_dtype(src, args[0], call)
     out_itemsize = src.itemsize
     returns_self_forced = False
     if op == "to":
@@ -310,6 +331,61 @@ def explain_torch(x: Any, op: str, args: tuple = (), kwargs: dict | None = None)
     fixes = _copy_fixes(src, op, lay.shape)
     return Explanation(outcome="copy", shape=lay.shape, strides=lay.strides, offset=lay.offset,
                        bytes_copied=nbytes, reason=reason, fixes=fixes, mapping=mapping, refusal=why, **base)
+
+
+_SCALAR_NAMES = {
+    "float32": "Float", "float64": "Double", "float16": "Half", "bfloat16": "BFloat16", "int64": "Long",
+    "int32": "Int", "int16": "Short", "int8": "Char", "uint8": "Byte", "bool": "Bool",
+    "complex64": "ComplexFloat", "complex128": "ComplexDouble", "complex32": "ComplexHalf",
+}
+
+
+def _view_dtype(src: Source, dtype: Any, call: str) -> Explanation:
+    """PyTorch's ``x.view(dtype)``: the same bytes read as another dtype (a view). Of a different
+    element size, the last dim must have stride 1 and is scaled; the other strides and the offset
+    are rescaled (and must divide when the new element is larger)."""
+    # Note: strided's Tensor.view takes no dtype (strided's explain predicts its TypeError).
+    new = dtype.itemsize
+    old = src.itemsize
+    name = str(dtype).removeprefix("torch.")
+    base = dict(library="torch", op="view", call=call, input_shape=src.shape, input_strides=src.strides,
+                input_offset=src.offset, itemsize=old)
+    shape, strides, offset = list(src.shape), list(src.strides), src.offset
+    what = (f"to view {_SCALAR_NAMES.get(src.dtype_name, src.dtype_name)} as "
+            f"{_SCALAR_NAMES.get(name, name)} (different element sizes)")
+
+    def refuse(first: str, why: str) -> Explanation:
+        return Explanation(outcome="error", error=f"RuntimeError: {first}",
+                           reason=f"PyTorch raises RuntimeError: {first}\n{why}\n{_origin(src)}", **base)
+
+    if new != old:
+        if not shape:
+            return refuse(f"self.dim() cannot be 0 {what}", "a 0-d tensor has no last dim to rescale")
+        if strides[-1] != 1:
+            return refuse(f"self.stride(-1) must be 1 {what}, but got {strides[-1]}",
+                          "the bytes of one new element must lie side by side along the last dim")
+        if old > new:
+            ratio = old // new
+            strides = [st * ratio for st in strides[:-1]] + [1]
+            shape[-1] *= ratio
+            offset *= ratio
+        else:
+            ratio = new // old
+            if shape[-1] % ratio:
+                return refuse(f"self.size(-1) must be divisible by {ratio} {what}, but got {shape[-1]}",
+                              f"{ratio} old elements make one new one")
+            if offset % ratio:
+                return refuse(f"self.storage_offset() must be divisible by {ratio} {what}, but got {offset}",
+                              "the first element must start on a new element's boundary")
+            for i, st in enumerate(strides[:-1]):
+                if st % ratio:
+                    return refuse(f"self.stride({i}) must be divisible by {ratio} {what}, but got {st}",
+                                  "every step must land on a new element's boundary")
+            strides = [st // ratio for st in strides[:-1]] + [1]
+            shape[-1] //= ratio
+            offset //= ratio
+    return Explanation(outcome="view", shape=tuple(shape), strides=tuple(strides), offset=offset,
+                       reason=f"a view: the same bytes read as {name} ({new} bytes each)\n{_origin(src)}", **base)
 
 
 def _origin(src: Source) -> str:
