@@ -14,6 +14,7 @@ import random
 import warnings
 from typing import Any
 
+import numpy as np
 import pytest
 import torch
 from hypothesis import given, settings
@@ -172,6 +173,16 @@ def test_pinned_torch_cases(shape: tuple, strides: tuple, op: str, args: tuple, 
 ])
 def test_to_devices_and_positional_copy(args: tuple, kwargs: dict) -> None:
     check_torch(torch.zeros(3, 4).t(), "to", args, kwargs)
+
+
+@pytest.mark.parametrize("dtype", [torch.float32, torch.float64, st.float32, "float32", np.float32])
+def test_strided_to_takes_every_dtype_spelling(dtype: Any) -> None:
+    """strided's ``to`` reads torch and NumPy dtypes and names too: the same dtype gives x itself."""
+    x = st.zeros(3, 4).t()
+    rep = explain_torch(x, "to", (dtype,), {})
+    r = x.to(dtype)
+    assert rep.returns_self == (r is x) and rep.outcome == ("view" if r is x else "copy")
+    assert rep.bytes_copied == (0 if r is x else r.nbytes) and rep.strides == r.stride()
 
 
 def test_torch_size_and_list_arguments() -> None:

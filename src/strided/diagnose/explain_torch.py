@@ -247,7 +247,8 @@ def _to_call(src: Source, args: tuple, kwargs: dict) -> tuple[Callable[[Tensor],
         if same and not copy:
             return (lambda t: t), True, src.itemsize
         return (lambda t: t.to(src.dtype, copy=True)), False, src.itemsize
-    if _is_torch(target) and type(target).__name__ == "dtype" and not rest and not extra:
+    if src.library == "torch" and _is_torch(target) and type(target).__name__ == "dtype" and not rest \
+            and not extra:
         if target == src.torch_dtype and not copy:
             return (lambda t: t), True, src.itemsize
         stand = _stand_in(str(target).removeprefix("torch."), target.itemsize)
