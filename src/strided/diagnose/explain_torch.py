@@ -31,6 +31,7 @@ from .. import dtypes as D
 from ..dispatch import PLANNER
 from ..layout import Layout, ReshapeRefusal, is_contiguous, layout_origin, product
 from ..memory_format import MemoryFormat, channels_last, contiguous_format, preserve_format
+from ..messages import copy_why
 from ..storage import Storage
 from ..tensor import Tensor
 from .dims import reshape_mapping
@@ -328,7 +329,7 @@ def explain_torch(x: Any, op: str, args: tuple = (), kwargs: dict | None = None)
                            reason=reason, mapping=mapping, returns_self=returns_self, **base)
     nbytes = sum(c.numel for c in run.copies) * out_itemsize
     why = run.copies[0].why if run.copies else None
-    reason = _copy_reason(src, run.copies, out_itemsize)
+    reason = _copy_reason(src, run.copies, out_itemsize, call if op == "to" else "")
     fixes = _copy_fixes(src, op, lay.shape)
     return Explanation(outcome="copy", shape=lay.shape, strides=lay.strides, offset=lay.offset,
                        bytes_copied=nbytes, reason=reason, fixes=fixes, mapping=mapping, refusal=why, **base)
@@ -401,10 +402,17 @@ def _view_reason(src: Source, lay: Layout, returns_self: bool) -> str:
     return "a view: a new layout over x's storage, no byte copied\n" + _origin(src)
 
 
-def _copy_reason(src: Source, copies: tuple[PlannedCopy, ...], itemsize: int) -> str:
+def _copy_reason(src: Source, copies: tuple[PlannedCopy, ...], itemsize: int, to_call: str = "") -> str:
+    """One line per copy (bytes, the ledger's reason and the plan's why), then x's layout.
+    ``to_call`` names a conversion (whose ledger text would name strided's stand-in dtype)."""
     lines = []
     for c in copies:
-        lines.append(f"copies {c.numel * itemsize:,} bytes ({c.numel} elements): {c.reason}")
+        text = c.reason
+        if to_call:
+            text = f"{to_call}: a conversion writes new memory (in x's memory order when x is dense)"
+        elif c.why is not None and copy_why(c.why) not in text:
+            text = f"{text}: {copy_why(c.why)}"
+        lines.append(f"copies {c.numel * itemsize:,} bytes ({c.numel} elements): {text}")
         if isinstance(c.why, ReshapeRefusal):
             lines.append(f"  ({c.why.reason()})")
     lines.append(_origin(src))
