@@ -374,3 +374,42 @@ torch: shape (2, 3, 4, 5), strides (60, 1, 15, 3), offset 0, float32 (4 bytes ea
   120 elements, each at its own memory location
   view of: a torch tensor of shape (2, 4, 5, 3), strides (60, 15, 3, 1)"""
     assert "20 elements at 4 distinct locations: some are reachable twice" in str(explain(st.zeros(4, 1).expand(4, 5)))
+
+
+# ---------------------------------------------------------------- reasons, mappings, fixes
+
+
+def test_reshape_like_ops_carry_the_dim_mapping() -> None:
+    q = torch.zeros(2, 5, 12)
+    r = explain(q, "view", 2, 3, 5, 4)  # the head split done wrong: (B, T, h*d) -> (B, h, T, d)
+    assert r.outcome == "view" and r.mapping.kind == "regroup"
+    assert r.mapping.regroups[0].inputs == (1, 2)
+    assert "dims: regroups input dims 1, 2 (5, 12) into output dims 1, 2, 3 (3, 5, 4)" in str(r)
+    assert explain(q, "view", 2, 5, 3, 4).mapping.kind == "split"
+    assert explain(q, "flatten", 1).mapping.kind == "merge"
+    assert explain(q, "unflatten", 2, (3, 4)).mapping.kind == "split"
+    assert explain(q, "permute", 0, 2, 1).mapping is None
+
+
+def test_reasons_speak_in_the_arrays_numbers() -> None:
+    r = explain(torch.zeros(2, 3, 4).permute(0, 2, 1), "view", 2, 12)
+    assert "stride[1] == size[2] * stride[2] = 3 * 4 = 12, but stride[1] is 1" in r.reason
+    assert [f.bytes_copied for f in r.fixes] == [96, 96]  # reshape and contiguous().view, no 1-D view fix
+    r = explain(torch.zeros(3, 4).t(), "contiguous")
+    assert "dim 1 has stride 4, C order needs 1" in r.reason
+    r = explain(torch.zeros(3, 4), "to", torch.bfloat16)
+    assert r.bytes_copied == 24 and "x.to(torch.bfloat16)" in r.reason
+    r = explain(torch.zeros(3, 4), "contiguous")
+    assert r.outcome == "view" and r.returns_self and "returns x itself" in r.reason
+    r = explain(torch.zeros(3, 4), "transpose", 0, 2)
+    assert r.error.startswith("IndexError: Dimension out of range") and r.error in str(r)
+
+
+def test_copy_fix_offered_only_when_true() -> None:
+    """The memory-order flat view is offered for a copying flatten only when it is a view."""
+    x = torch.zeros(3, 4).t()
+    fix = explain(x, "flatten").fixes[0]
+    assert fix.call == "x.permute(1, 0).view(-1)" and fix.bytes_copied == 0
+    x.permute(1, 0).view(-1)  # (really a view)
+    stepped = torch.zeros(4, 7)[:, :3].t()  # rows with gaps: no reordering makes it one run
+    assert explain(stepped, "flatten").fixes == ()
