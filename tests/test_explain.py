@@ -13,10 +13,12 @@ from typing import Any
 import numpy as np
 import pytest
 import torch
+from hypothesis import given, settings
+from hypothesis import strategies as hs
 
 import strided as st
 from explain_cases import random_spec
-from layouts import build_numpy, build_strided, build_torch
+from layouts import build_numpy, build_strided, build_torch, specs
 from strided.diagnose.explain import explain
 from strided.diagnose.explain_broadcast import ELEMENTWISE_OPS, numpy_output_strides
 from strided.diagnose.explain_layout import LayoutExplanation, chunks_of
@@ -413,3 +415,23 @@ def test_copy_fix_offered_only_when_true() -> None:
     x.permute(1, 0).view(-1)  # (really a view)
     stepped = torch.zeros(4, 7)[:, :3].t()  # rows with gaps: no reordering makes it one run
     assert explain(stepped, "flatten").fixes == ()
+
+
+@settings(max_examples=120, deadline=None)
+@given(sx=specs(max_dims=4), data=hs.data())
+def test_elementwise_strides_hypothesis(sx: Any, data: Any) -> None:
+    """Hypothesis-drawn layouts for both operands (the other's shape broadcast-compatible):
+    torch's and NumPy's real result strides."""
+    shape = tuple(n if data.draw(hs.booleans()) else 1 for n in sx.shape)
+    shape = shape[data.draw(hs.integers(0, len(shape))):]
+    so = data.draw(specs(shape=shape, negative=True))
+    t_other = None if so.has_negative else build_torch(so)
+    if t_other is not None:
+        x = build_torch(sx)
+        r = x * t_other
+        rep = explain(x, "mul", t_other)
+        assert (rep.shape, rep.strides) == (tuple(r.shape), r.stride())
+    a = build_numpy(sx)
+    r = np.asarray(a * build_numpy(so))
+    rep = explain(a, "mul", build_numpy(so))
+    assert (rep.shape, rep.strides) == (r.shape, tuple(s // r.itemsize for s in r.strides))
