@@ -22,6 +22,7 @@ from __future__ import annotations
 import sys
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
+from contextvars import ContextVar
 from typing import Any
 
 import numpy as np
@@ -42,6 +43,11 @@ __all__ = [
 
 _new = object.__new__
 _trusted = Layout._trusted
+
+# explain's planning mode (strided.diagnose.explain_torch): while set in this context, copy_of
+# moves no byte; it asks the planner for a stand-in storage (no memory) and the planner records
+# the copy. Copies are not a hot path: one ContextVar read when nobody plans.
+PLANNER: ContextVar[Callable[..., Storage] | None] = ContextVar("strided_planner", default=None)
 _Tensor: Any = None  # strided.tensor.Tensor, handed over by the tensor layer (install)
 
 
@@ -150,6 +156,11 @@ def copy_of(
     """
     dtype = dtype or source._dtype
     read = source._layout if read is None else read
+    planner = PLANNER.get()
+    if planner is not None:  # explain: record the copy, allocate nothing
+        if layout is None:
+            layout = _trusted(read.shape, strides, 0)
+        return _make(planner(source, read, layout, dtype, reason, why), layout, dtype)
     storage = copy_to_new(numpy_view(source._storage, read), strides, dtype.numpy, reason, report=False)
     if layout is None:
         layout = _trusted(read.shape, strides, 0)

@@ -43,6 +43,8 @@ class Explanation:
     (:class:`~strided.diagnose.dims.DimMapping`); ``broadcast``: for an elementwise op, the
     operands' shapes, their stretched dims and whether both sides stretch.
     ``refusal``: the layout algebra's refusal or plan value behind the outcome, when one decided it.
+    ``returns_self``: the op gives back ``x`` itself, not a new view (PyTorch's ``contiguous()`` of
+    a contiguous tensor, ``to`` its own dtype, ``flatten(d, d)``); the outcome is then "view".
     """
 
     library: str
@@ -63,6 +65,7 @@ class Explanation:
     mapping: Any = None
     broadcast: Any = None
     refusal: Any = field(default=None, compare=False)
+    returns_self: bool = False
 
     @property
     def is_view(self) -> bool:
@@ -84,7 +87,9 @@ class Explanation:
                     "compute": "compute (a new result)"}.get(self.outcome, self.outcome)
             lines.append(f"  → {what}: shape {self.shape}, strides {self.strides}, offset {self.offset}")
         if self.reason:
-            lines.extend("  " + line for line in self.reason.splitlines())
+            # (an error's reason opens with the class and first line, already printed above)
+            lines.extend("  " + line for line in self.reason.splitlines()
+                         if not (self.error and line.endswith(self.error)))
         if self.mapping is not None and self.mapping.kind not in ("same", "empty"):
             lines.append(f"  dims: {self.mapping.describe()}")
         for fix in self.fixes:

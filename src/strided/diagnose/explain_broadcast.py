@@ -1,0 +1,443 @@
+"""``explain`` for binary elementwise ops: the broadcast, who stretches, and the result's strides.
+
+For ``x`` of any of the three libraries and a second operand (an array of any library, a Python
+number, or a plain shape tuple) this predicts what ``op(x, other)`` gives without running it:
+the broadcast result shape, each operand's stretched dims, whether the broadcast is
+**bilateral** (both operands stretched: the ``(B, 1) - (B,)`` -> ``(B, B)`` bug), and the
+result's strides as *that* library lays them out:
+
+- strided and PyTorch: TensorIterator's rule, :func:`strided.layout.elementwise_output_strides`
+  (the one strided's own ops use), with PyTorch's detail that an operand whose dtype differs
+  from the computation dtype counts with the dense strides of its converted copy;
+- NumPy: the ufunc's ``order="K"`` rule (:func:`numpy_output_strides`): the trivial-loop
+  shortcut for same-shape contiguous operands, else the iterator's axis ordering.
+
+A shape mismatch is predicted as an error with the library's class (PyTorch RuntimeError,
+NumPy ValueError). Dtype errors (a bitwise op on floats, ...) are not predicted: only the
+layout is.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from .. import layout as L
+from ..layout import contiguous_strides, elementwise_output_strides, preserve_format_strides
+from ..ops.broadcasting import broadcast_pair
+from ..tensor import Tensor
+from .flow import broadcast_of
+from .report import Explanation, Fix
+
+__all__ = ["ELEMENTWISE_OPS", "Operand", "explain_elementwise", "numpy_output_strides", "operand_of"]
+
+# name -> (kind, infix symbol or "", the function's name in torch / numpy)
+_OPS: dict[str, tuple[str, str]] = {
+    "add": ("arith", "+"), "sub": ("arith", "-"), "subtract": ("arith", "-"),
+    "mul": ("arith", "*"), "multiply": ("arith", "*"),
+    "truediv": ("div", "/"), "div": ("div", "/"), "divide": ("div", "/"), "true_divide": ("div", "/"),
+    "floordiv": ("arith", "//"), "floor_divide": ("arith", "//"),
+    "remainder": ("arith", "%"), "mod": ("arith", "%"), "fmod": ("arith", ""),
+    "pow": ("pow", "**"), "power": ("pow", "**"),
+    "maximum": ("minmax", ""), "minimum": ("minmax", ""), "fmax": ("minmax", ""), "fmin": ("minmax", ""),
+    "eq": ("compare", "=="), "equal": ("compare", "=="), "ne": ("compare", "!="), "not_equal": ("compare", "!="),
+    "lt": ("compare", "<"), "less": ("compare", "<"), "le": ("compare", "<="), "less_equal": ("compare", "<="),
+    "gt": ("compare", ">"), "greater": ("compare", ">"), "ge": ("compare", ">="),
+    "greater_equal": ("compare", ">="),
+    "and_": ("bitwise", "&"), "bitwise_and": ("bitwise", "&"), "or_": ("bitwise", "|"),
+    "bitwise_or": ("bitwise", "|"), "xor": ("bitwise", "^"), "bitwise_xor": ("bitwise", "^"),
+    "logical_and": ("compare", ""), "logical_or": ("compare", ""), "logical_xor": ("compare", ""),
+    "atan2": ("div", ""), "arctan2": ("div", ""), "hypot": ("arith", ""), "copysign": ("div", ""),
+}
+ELEMENTWISE_OPS: tuple[str, ...] = tuple(_OPS)
+"""The binary elementwise op names ``explain`` accepts for any library (operator-module names
+such as ``truediv``, ``and_``; PyTorch's ``sub``, ``div``; NumPy's ``subtract``, ``divide``, ...).
+All lay their result out alike; only the layout is predicted, not the dtype rules."""
+
+Shape = tuple[int, ...]
+
+
+@dataclass(frozen=True)
+class Operand:
+    """One operand as the broadcast sees it: ``shape``, ``strides`` (elements), ``dtype`` name,
+    ``kind`` ("array", "scalar" or "shape"), ``library`` and the ``value`` (for dtype rules)."""
+
+    shape: Shape
+    strides: Shape
+    dtype: str
+    kind: str
+    library: str
+    value: Any = None
+
+
+def _library(x: Any) -> str | None:
+    if isinstance(x, Tensor):
+        return "strided"
+    module = type(x).__module__.split(".", 1)[0]
+    if module == "torch" and hasattr(x, "untyped_storage") and hasattr(x, "stride"):
+        return "torch"
+    if module == "numpy" and type(x).__name__ == "ndarray":
+        return "numpy"
+    return None
+
+
+def operand_of(value: Any, like: Operand | None = None) -> Operand:
+    """The :class:`Operand` of an array of any library, a Python/NumPy number, or a shape tuple
+    (a contiguous array of ``like``'s dtype); TypeError naming the accepted kinds otherwise."""
+    lib = _library(value)
+    if lib == "strided":
+        lay = value.layout
+        return Operand(lay.shape, lay.strides, value.dtype.name, "array", lib, value)
+    if lib == "torch":
+        return Operand(tuple(value.shape), tuple(value.stride()), str(value.dtype).removeprefix("torch."),
+                       "array", lib, value)
+    if lib == "numpy":
+        item = value.itemsize
+        return Operand(value.shape, tuple(s // item for s in value.strides), value.dtype.name, "array", lib, value)
+    if isinstance(value, (bool, int, float, complex)) or type(value).__module__ == "numpy" and hasattr(value, "dtype"):
+        return Operand((), (), type(value).__name__, "scalar", "python", value)
+    if isinstance(value, (tuple, list)) and all(isinstance(n, int) and not isinstance(n, bool) for n in value):
+        shape = tuple(value)
+        dtype = like.dtype if like is not None else "float32"
+        return Operand(shape, contiguous_strides(shape), dtype, "shape", like.library if like else "", None)
+    raise TypeError(
+        "explain: the second operand of an elementwise op must be a strided Tensor, a numpy.ndarray, "
+        f"a torch.Tensor, a Python number or a shape tuple of ints, not {type(value).__name__}"
+    )
+
+
+# ---------------------------------------------------------------- NumPy's layout rule
+
+
+def numpy_output_strides(shape: Sequence[int], operands: Sequence[tuple[Sequence[int], Sequence[int]]],
+                         casts: bool = False) -> Shape:
+    """Strides (elements) NumPy gives a ufunc's fresh output (``order="K"``) for ``operands``
+    ((shape, strides) each, 0-d for a scalar) broadcast to ``shape``.
+
+    - An empty result gets all-zero strides.
+    - The trivial loop: when no operand needs a cast (``casts``), and every operand that is not
+      0-d has exactly ``shape`` and is contiguous (1-d operands may have any stride), the output
+      is C-contiguous, or F-contiguous when the first such operand is F- and not C-contiguous.
+    - Otherwise the iterator's order: an insertion sort of the axes from the innermost out,
+      each comparison decided by the operands whose strides along both axes are nonzero (a
+      stretched or size-1 axis counts 0); any operand that keeps the order (C order) wins over
+      those that would swap; then dense strides in that order (always positive).
+
+    # Note: NumPy compares absolute strides (it first flips axes that every operand walks
+    # backwards), so a reversed input gives a forward output.
+    """
+    shape = tuple(shape)
+    ndim = len(shape)
+    if 0 in shape:
+        return (0,) * ndim
+    trivial = None if casts else _trivial_order(shape, operands)
+    if trivial == "C":
+        return contiguous_strides(shape)
+    if trivial == "F":
+        return _f_strides(shape)
+    full_strides = []
+    for s, st in operands:
+        lead = ndim - len(s)
+        full = [0] * ndim
+        for k in range(len(s)):
+            d = lead + k
+            full[d] = 0 if s[k] == 1 else abs(st[k])
+        full_strides.append(full)
+    perm = list(range(ndim - 1, -1, -1))  # perm[0]: the innermost axis
+    for i0 in range(1, ndim):
+        ipos = i0
+        j0 = perm[i0]
+        for i1 in range(i0 - 1, -1, -1):
+            j1 = perm[i1]
+            ambiguous, swap = True, False
+            for full in full_strides:
+                s0, s1 = full[j0], full[j1]
+                if s0 != 0 and s1 != 0:
+                    if s1 <= s0:
+                        swap = False
+                    elif ambiguous:
+                        swap = True
+                    ambiguous = False
+            if not ambiguous:
+                if swap:
+                    ipos = i1
+                else:
+                    break
+        if ipos != i0:
+            perm[ipos + 1:i0 + 1] = perm[ipos:i0]
+            perm[ipos] = j0
+    out = [0] * ndim
+    acc = 1
+    for d in perm:
+        out[d] = acc
+        acc *= shape[d]
+    return tuple(out)
+
+
+def _f_strides(shape: Shape) -> Shape:
+    out, acc = [], 1
+    for n in shape:
+        out.append(acc)
+        acc *= n
+    return tuple(out)
+
+
+def _trivial_order(shape: Shape, operands: Sequence[tuple[Sequence[int], Sequence[int]]]) -> str | None:
+    order = None
+    for s, st in operands:
+        s, st = tuple(s), tuple(st)
+        if not s:
+            continue
+        if s != shape:
+            return None
+        if len(s) == 1:
+            order = order or "CF"
+            continue
+        c, f = L.is_contiguous(s, st), L.is_f_contiguous(s, st)
+        mine = ("C" if c else "") + ("F" if f else "")
+        if not mine:
+            return None
+        if order is None:
+            order = mine
+        elif not set(order) & set(mine):
+            return None
+    if order is None:
+        return "C"
+    return "F" if order == "F" else "C"
+
+
+# ---------------------------------------------------------------- PyTorch's dtype detail
+
+
+def _torch_converted(op: str, x: Operand, other: Operand) -> tuple[bool, bool]:
+    """Whether each operand is converted (a ``.to()`` copy in preserve_format) before PyTorch's
+    kernel runs: its dtype is not the computation dtype."""
+    import torch
+
+    def proxy(o: Operand) -> Any:
+        if o.kind == "scalar":
+            v = o.value
+            return v.item() if hasattr(v, "item") else v
+        name = o.dtype if hasattr(torch, o.dtype) else "float32"
+        return torch.empty((0,) * len(o.shape), dtype=getattr(torch, name))
+
+    px, po = proxy(x), proxy(other)
+    try:
+        common = torch.result_type(px, po)
+    except (TypeError, RuntimeError):
+        return False, False
+    if _OPS[op][0] == "div" and not (common.is_floating_point or common.is_complex):
+        common = torch.get_default_dtype()
+    return (x.kind != "scalar" and px.dtype != common, other.kind != "scalar" and po.dtype != common)
+
+
+def _strided_converted(op: str, x: Operand, other: Operand) -> tuple[bool, bool]:
+    from ..dtypes import to_dtype
+    from ..ops.promotion import result_type, to_float
+
+    def proxy(o: Operand) -> Any:
+        if o.kind == "scalar":
+            v = o.value
+            return v.item() if hasattr(v, "item") else v
+        try:
+            d = to_dtype(o.dtype)
+        except TypeError:
+            return None
+        t = object.__new__(Tensor)
+        t._layout = L.Layout((0,) * len(o.shape), (1,) * len(o.shape), 0)
+        t._dtype = d
+        return t
+
+    px, po = proxy(x), proxy(other)
+    if px is None or po is None or isinstance(po, complex):
+        return False, False
+    try:
+        common = result_type(px, po)
+    except TypeError:
+        return False, False
+    if _OPS[op][0] == "div":
+        common = to_float(common)
+    return (isinstance(px, Tensor) and px._dtype is not common, isinstance(po, Tensor) and po._dtype is not common)
+
+
+def _numpy_casts(op: str, x: Operand, other: Operand) -> bool:
+    """Whether NumPy's loop casts an array operand (its dtype is not the loop's): then the
+    ufunc skips its trivial loop and lays the output out with the iterator."""
+    import numpy as np
+
+    def proxy(o: Operand) -> Any:
+        if o.kind == "scalar":
+            return o.value
+        try:
+            return np.empty((0,) * len(o.shape), np.dtype(o.dtype))
+        except TypeError:
+            return np.empty((0,) * len(o.shape))
+
+    px, po = proxy(x), proxy(other)
+    try:
+        loop = np.result_type(px, po)
+    except TypeError:
+        return True
+    if _OPS[op][0] == "div" and loop.kind in "biu":
+        loop = np.dtype(np.float64)
+    return any(isinstance(p, np.ndarray) and p.dtype != loop for p in (px, po))
+
+
+def torch_output_strides(op: str, shape: Shape, x: Operand, other: Operand, library: str) -> Shape:
+    """TensorIterator's output strides for ``op(x, other)`` (strided's rule, with PyTorch's
+    conversions: an operand of another dtype counts with its converted copy's dense strides;
+    ``tensor ** number`` is laid out as a unary op of the tensor)."""
+    conv = _torch_converted(op, x, other) if library == "torch" else _strided_converted(op, x, other)
+    layouts = []
+    for o, c in zip((x, other), conv):
+        if o.kind == "scalar":
+            layouts.append(((), ()))
+        else:
+            layouts.append((o.shape, preserve_format_strides(o.shape, o.strides) if c else o.strides))
+    if _OPS[op][0] == "pow" and other.kind == "scalar":
+        layouts = layouts[:1]
+    return elementwise_output_strides(shape, layouts)
+
+
+# ---------------------------------------------------------------- the prediction
+
+
+def _np_shape(s: Shape) -> str:
+    return "(" + ",".join(map(str, s)) + ("," if len(s) == 1 else "") + ")"
+
+
+def _mismatch(library: str, x: Operand, other: Operand) -> tuple[str, str] | None:
+    """(class, message) of the broadcast error, or None when the shapes broadcast."""
+    if library == "numpy":
+        if isinstance(L.broadcast_pair(x.shape, other.shape), tuple):
+            return None
+        return ("ValueError", f"operands could not be broadcast together with shapes {_np_shape(x.shape)} "
+                f"{_np_shape(other.shape)} ")
+    try:
+        broadcast_pair(x.shape, other.shape)
+    except RuntimeError as exc:
+        return "RuntimeError", str(exc)
+    return None
+
+
+def _spell(op: str, library: str, a: str, b: str) -> str:
+    symbol = _OPS[op][1]
+    if symbol:
+        return f"{a} {symbol} {b}"
+    lib = {"torch": "torch", "numpy": "np", "strided": "strided"}[library]
+    return f"{lib}.{op}({a}, {b})"
+
+
+def _size_words(shape: Shape, itemsize: int) -> str:
+    return f"{shape} ({L.product(shape) * itemsize:,} bytes)"
+
+
+def explain_elementwise(x: Any, op: str, other: Any, library: str, itemsize: int) -> Explanation:
+    """What ``op(x, other)`` would give in ``library``: outcome "compute" (or "error" for a shape
+    mismatch), the broadcast result shape and strides, and the broadcast with its stretched dims.
+
+    >>> r = explain_elementwise(torch.zeros(4, 1), "sub", torch.zeros(4), "torch", 4)
+    >>> r.shape, r.broadcast.bilateral
+    ((4, 4), True)
+    """
+    xo = operand_of(x)
+    oo = operand_of(other, xo)
+    if oo.kind == "shape":
+        oo = Operand(oo.shape, oo.strides, xo.dtype, "shape", library)
+    call = _spell(op, library, "x", "other" if oo.kind != "scalar" else repr(oo.value))
+    base = dict(library=library, op=op, call=call, input_shape=xo.shape, input_strides=xo.strides,
+                input_offset=_offset(x, library), itemsize=itemsize)
+    bad = _mismatch(library, xo, oo)
+    if bad is not None:
+        cls, msg = bad
+        first = msg.split("\n", 1)[0]
+        details = [ln.strip() for ln in msg.splitlines()[1:]]
+        reason = "\n".join([f"{cls}: x {xo.shape} and other {oo.shape} do not broadcast: aligned from "
+                            "the right, each dim must be equal or 1 in one of them", *details[:1]])
+        return Explanation(outcome="error", error=f"{cls}: {first}", reason=reason,
+                           fixes=_mismatch_fixes(op, library, xo.shape, oo.shape, itemsize), **base)
+    if _OPS[op][0] == "minmax" and oo.kind == "scalar" and library in ("torch", "strided"):
+        first = f"{op}(): argument 'other' (position 2) must be Tensor, not {type(oo.value).__name__}"
+        return Explanation(outcome="error", error=f"TypeError: {first}",
+                           reason=f"TypeError: {op} takes two tensors; for a number use x.clamp(...)", **base)
+    shape = L.broadcast_pair(xo.shape, oo.shape)
+    assert isinstance(shape, tuple)
+    if library == "numpy":
+        strides = numpy_output_strides(shape, [(xo.shape, xo.strides), (oo.shape, oo.strides)],
+                                       _numpy_casts(op, xo, oo))
+    else:
+        strides = torch_output_strides(op, shape, xo, oo, library)
+    bc = broadcast_of(op, [xo.shape, oo.shape if oo.kind != "scalar" else ()], shape)
+    reason, fixes = _broadcast_words(op, library, xo, oo, shape, bc, itemsize)
+    return Explanation(outcome="compute", shape=shape, strides=strides, offset=0, reason=reason,
+                       fixes=fixes, broadcast=bc, **base)
+
+
+def _offset(x: Any, library: str) -> int:
+    if library == "numpy":
+        return 0
+    return x.storage_offset()
+
+
+def _stretch_words(name: str, shape: Shape, dims: tuple[int, ...], result: Shape) -> str:
+    lead = len(result) - len(shape)
+    parts = []
+    for d in dims:
+        k = d - lead
+        parts.append(f"dim {d} ({'missing' if k < 0 else '1'} -> {result[d]})")
+    return f"{name} {shape} stretches along " + ", ".join(parts)
+
+
+def _broadcast_words(op: str, library: str, x: Operand, other: Operand, shape: Shape, bc: Any,
+                     itemsize: int) -> tuple[str, tuple[Fix, ...]]:
+    if bc is None:
+        return f"no operand is stretched: the result has x's shape {shape}", ()
+    lines = []
+    for name, o, dims in zip(("x", "other"), (x, other), bc.stretched):
+        if dims:
+            lines.append(_stretch_words(name, o.shape, dims, shape))
+    if not bc.bilateral:
+        return "\n".join(["a one-sided broadcast (only one operand stretched)", *lines]), ()
+    lines.insert(0, f"bilateral broadcast: BOTH operands stretch, so the result {_size_words(shape, itemsize)} "
+                    f"pairs every element of x with every element of other — the (B, 1) - (B,) kind. "
+                    "If an elementwise result was meant, line the dims up:")
+    return "\n".join(lines), _bilateral_fixes(op, library, x.shape, other.shape, itemsize)
+
+
+def _mismatch_fixes(op: str, library: str, xs: Shape, os: Shape, itemsize: int) -> tuple[Fix, ...]:
+    """When ``other``'s shape is x's leading dims (a per-row value against (rows, cols)), give it
+    trailing size-1 dims; likewise the other way round."""
+    fixes = []
+    if os and len(os) < len(xs) and xs[:len(os)] == os:
+        index = ", ".join([":"] * len(os) + ["None"] * (len(xs) - len(os)))
+        fixes.append(Fix(_spell(op, library, "x", f"other[{index}]"), 0,
+                         f"the result is {_size_words(xs, itemsize)}"))
+    elif xs and len(xs) < len(os) and os[:len(xs)] == xs:
+        index = ", ".join([":"] * len(xs) + ["None"] * (len(os) - len(xs)))
+        fixes.append(Fix(_spell(op, library, f"x[{index}]", "other"), 0,
+                         f"the result is {_size_words(os, itemsize)}"))
+    return tuple(fixes)
+
+
+def _bilateral_fixes(op: str, library: str, xs: Shape, os: Shape, itemsize: int) -> tuple[Fix, ...]:
+    """Squeeze x's extra size-1 dims, or give ``other`` x's size-1 dims: when either makes the
+    shapes equal (the usual cause: a (B, 1) prediction against a (B,) target)."""
+    fixes = []
+    squeezed = tuple(n for n in xs if n != 1)
+    ones = tuple(d for d, n in enumerate(xs) if n == 1)
+    if ones and squeezed == tuple(n for n in os if n != 1) and len(os) == len(squeezed):
+        sq = f"x.squeeze({ones[0]})" if len(ones) == 1 else f"x.squeeze({ones})" if library != "numpy" \
+            else f"x.squeeze({ones})"
+        fixes.append(Fix(_spell(op, library, sq, "other"), 0,
+                         f"the result is {_size_words(os, itemsize)}"))
+        index = ", ".join("None" if n == 1 else ":" for n in xs)
+        fixes.append(Fix(_spell(op, library, "x", f"other[{index}]"), 0,
+                         f"the result is {_size_words(xs, itemsize)}"))
+    squeezed_o = tuple(n for n in os if n != 1)
+    ones_o = tuple(d for d, n in enumerate(os) if n == 1)
+    if not fixes and ones_o and squeezed_o == tuple(n for n in xs if n != 1) and len(xs) == len(squeezed_o):
+        index = ", ".join("None" if n == 1 else ":" for n in os)
+        fixes.append(Fix(_spell(op, library, f"x[{index}]", "other"), 0,
+                         f"the result is {_size_words(os, itemsize)}"))
+    return tuple(fixes)
