@@ -40,6 +40,8 @@ def build(shape, strides, offset, storage, dtype="int64"):
 def run(x, op, args, kwargs):
     if op == "flatten":
         return x.flatten(*args, **kwargs)
+    if op.startswith("ndarray."):  # through the method descriptor, as x.name(...) calls it
+        return getattr(np.ndarray, op[len("ndarray."):])(x, *args, **kwargs)
     return getattr(np, op)(x, *args, **kwargs)
 
 
@@ -156,9 +158,30 @@ def _axis(rng: random.Random, ndim: int) -> int:
 
 
 def random_call(rng: random.Random, shape: tuple[int, ...]):
-    """An op and its (args, kwargs), valid or not, for an array of ``shape``."""
+    """An op and its (args, kwargs), valid or not, for an array of ``shape`` (a method spelling
+    about one time in four)."""
     op = rng.choice(NUMPY_OPS + ("reshape", "reshape", "reshape", "ravel", "transpose", "squeeze"))
+    method = op.startswith("ndarray.")
+    op = op.split(".")[-1]
+    op, args, kwargs = _function_call(rng, op, shape)
+    if not method:
+        return op, args, kwargs
+    if op == "reshape":
+        if "shape" in kwargs and rng.random() < 0.9:
+            args = (kwargs.pop("shape"),) + args
+        if args and isinstance(args[0], (tuple, list)) and rng.random() < 0.6:
+            args = tuple(args[0]) + args[1:]  # x.reshape(3, 4)
+    if op == "transpose" and args and isinstance(args[0], (tuple, list)) and rng.random() < 0.6:
+        args = tuple(args[0]) + args[1:]  # x.transpose(1, 0)
+    if op in ("swapaxes", "transpose") and rng.random() < 0.03:
+        kwargs = {"axes": (0,)}
+    return "ndarray." + op, args, kwargs
+
+
+def _function_call(rng: random.Random, op: str, shape: tuple[int, ...]):
     ndim, n = len(shape), math.prod(shape)
+    if op in ("swapaxes",) and rng.random() < 0.1:
+        return op, (0,) * rng.choice([0, 1, 3]), {}
     args: list = []
     kwargs: dict = {}
     if op == "reshape":
@@ -325,6 +348,15 @@ PINNED = [
     ("reshape_none", ((2, 3), (1, 2)), "reshape", (None,), {}),
     ("moveaxis_not_iterable", ((2, 3), (3, 1)), "moveaxis", (1.5, 0), {}),
     ("broadcast_str", ((2,), (1,)), "broadcast_to", ("ab",), {}),
+    # the method spellings: their own argument lists and defaults
+    ("method_reshape_varargs", ((3, 4), (1, 3)), "ndarray.reshape", (2, 6), {"order": "F"}),
+    ("method_reshape_no_shape", ((3,), (1,)), "ndarray.reshape", (), {}),
+    ("method_reshape_bad_keyword_after_copy", ((3,), (1,)), "ndarray.reshape", ((3,),), {"shape": 1, "copy": "no"}),
+    ("method_transpose_varargs", ((2, 3, 4), (12, 4, 1)), "ndarray.transpose", (2, 0, 1), {}),
+    ("method_transpose_keyword", ((2, 3), (3, 1)), "ndarray.transpose", (), {"axes": (1, 0)}),
+    ("method_copy_is_c_order", ((4, 3), (1, 4)), "ndarray.copy", (), {}),
+    ("method_swapaxes_count", ((2, 3), (3, 1)), "ndarray.swapaxes", (1,), {}),
+    ("c_parser_name_and_position", ((2, 3), (3, 1)), "flatten", ("C",), {"order": "F"}),
 ]
 
 
@@ -456,3 +488,10 @@ def test_axis_refusals_render_numpys_texts() -> None:
                                      "  the array has 2 dims; axes count from -2 to 1"]
     assert str(messages.error(NumpyAxisRefusal("squeeze", "squeeze", 2, 1))).splitlines()[0] == (
         "cannot select an axis to squeeze out which has size not equal to one")
+
+
+def test_method_copy_and_function_copy_differ() -> None:
+    x, _ = _x((4, 3), (1, 4))  # F-ordered memory
+    assert explain_numpy(x, "copy", ()).strides == (1, 4)  # np.copy keeps order K
+    assert explain_numpy(x, "ndarray.copy", ()).strides == (3, 1)  # x.copy() writes C order
+    assert explain_numpy(x, "ndarray.copy", ()).call == "x.copy()"

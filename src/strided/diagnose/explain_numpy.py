@@ -9,9 +9,11 @@ runs the op and never reads ``x``'s data.
 The ops (:data:`NUMPY_OPS`) are NumPy's *function* spellings with their own argument lists:
 ``explain_numpy(x, "reshape", ((3, 4),), {"order": "F"})`` predicts
 ``np.reshape(x, (3, 4), order='F')``. ``flatten`` is the method ``x.flatten(order=)`` (NumPy
-has no function of that name). Method spellings with other argument lists (``x.reshape(3, 4)``,
-``x.transpose(1, 0)``, ``x.copy()`` whose order is "C") are not accepted: spell them as the
-functions (``np.reshape(x, (3, 4))``, ...), which give the same result.
+has no function of that name). The methods whose argument lists differ from the functions' are
+accepted as ``"ndarray.<name>"``: ``explain_numpy(x, "ndarray.reshape", (3, 4))`` predicts
+``x.reshape(3, 4)``, ``"ndarray.transpose"`` takes ``*axes``, ``"ndarray.copy"`` copies in
+order "C" by default (``np.copy`` keeps order "K"); also ``ndarray.ravel``, ``ndarray.flatten``,
+``ndarray.squeeze`` and ``ndarray.swapaxes`` (positional axes only, as NumPy's method).
 
 Offsets count elements from ``x``'s first element (``x``'s data pointer) to the result's; a
 copy's is 0. Strides are in elements (byte strides / itemsize); ``x``'s byte strides must be
@@ -48,6 +50,9 @@ __all__ = ["NUMPY_OPS", "explain_numpy"]
 NUMPY_OPS: tuple[str, ...] = (
     "reshape", "ravel", "flatten", "transpose", "swapaxes", "moveaxis", "squeeze", "expand_dims",
     "broadcast_to", "ascontiguousarray", "asfortranarray", "copy",
+    # the method spellings, with the methods' own argument lists
+    "ndarray.reshape", "ndarray.transpose", "ndarray.ravel", "ndarray.flatten", "ndarray.squeeze",
+    "ndarray.swapaxes", "ndarray.copy",
 )
 
 
@@ -87,12 +92,14 @@ for _name, _params in _SIGNATURES.items():
 # names and how many of them are required.
 _C_PARSED = {"flatten": (("order",), 0), "ascontiguousarray": (("a", "dtype"), 1),
              "asfortranarray": (("a", "dtype"), 1)}
+_C_METHODS = {"flatten": (("order",), 0), "ravel": (("order",), 0), "copy": (("order",), 0),
+              "squeeze": (("axis",), 0)}
 
 
-def _c_parse(op: str, args: tuple, kwargs: dict) -> None:
+def _c_parse(op: str, args: tuple, kwargs: dict, table: dict = _C_PARSED) -> None:
     """The TypeErrors of NumPy's ``npy_parse_arguments`` that differ from Python's: the count of
     positional arguments is checked first, and a name given twice has its own text."""
-    names, required = _C_PARSED[op]
+    names, required = table[op]
     if len(args) > len(names):
         raise _Raised("TypeError", f"{op}() takes from {required} to {len(names)} positional arguments "
                                    f"but {len(args)} were given")
@@ -208,6 +215,8 @@ def _refused(refusal: Any) -> _Raised:
 def _reshape(lay: Layout, a: dict[str, Any], itemsize: int) -> Any:
     order = _order(a["order"], "C")
     copy = _copy_mode(a["copy"])
+    if a["shape"] is _MISSING:
+        raise _Raised("TypeError", "reshape() takes exactly 1 argument (0 given)")
     if a["shape"] is None:  # ndarray.reshape(None): a view of the same layout
         return View(lay)
     shape = _intp_seq(a["shape"])
@@ -343,7 +352,7 @@ def explain_numpy(x: Any, op: str, args: tuple = (), kwargs: dict | None = None)
     >>> r.outcome, r.shape, r.strides, r.bytes_copied
     ('copy', (12,), (1,), 96)
     """
-    if op not in _OPS:
+    if op not in NUMPY_OPS:
         raise ValueError(f"explain_numpy: unknown op {op!r}; NumPy ops accepted: {', '.join(NUMPY_OPS)}")
     kwargs = dict(kwargs or {})
     args = tuple(args)
@@ -351,27 +360,69 @@ def explain_numpy(x: Any, op: str, args: tuple = (), kwargs: dict | None = None)
     base = dict(library="numpy", op=op, call=_call_text(op, args, kwargs), input_shape=lay.shape,
                 input_strides=lay.strides, input_offset=0, itemsize=itemsize)
     try:
-        full = args if op == "flatten" else (x, *args)
-        if op in _C_PARSED:
-            _c_parse(op, full, kwargs)
-        try:
-            bound = _STUBS[op](*full, **kwargs)
-        except TypeError as err:
-            raise _Raised("TypeError", str(err).splitlines()[0]) from None
-        plan = _OPS[op](lay, bound, itemsize)
+        name, bound = _bind(op, x, args, kwargs)
+        plan = _OPS[name](lay, bound, itemsize)
         plan = _check(plan)
     except _Raised as r:
         refusal = getattr(r, "refusal", None)
         return Explanation(outcome="error", error=f"{r.cls}: {r.line}", refusal=refusal,
                            reason=_error_reason(r, lay), fixes=_error_fixes(r, lay, itemsize),
                            **base)  # type: ignore[arg-type]
-    return _report(op, plan, lay, itemsize, base, args, kwargs)
+    return _report(name, plan, lay, itemsize, base, args, kwargs)
+
+
+_MISSING = object()
+
+
+def _bind(op: str, x: Any, args: tuple, kwargs: dict) -> tuple[str, dict[str, Any]]:
+    """The function op that ``op`` runs and its arguments by name, or the TypeError NumPy (or
+    Python) raises for the argument list itself."""
+    if op.startswith("ndarray."):
+        return _bind_method(op[len("ndarray."):], args, kwargs)
+    full = args if op == "flatten" else (x, *args)
+    if op in _C_PARSED:
+        _c_parse(op, full, kwargs)
+    try:
+        return op, _STUBS[op](*full, **kwargs)
+    except TypeError as err:
+        raise _Raised("TypeError", str(err).splitlines()[0]) from None
+
+
+def _bind_method(m: str, args: tuple, kwargs: dict) -> tuple[str, dict[str, Any]]:
+    """``x.<m>(*args, **kwargs)``: the methods whose argument lists differ from the functions'."""
+    if m in ("transpose", "swapaxes") and kwargs:
+        raise _Raised("TypeError", f"ndarray.{m}() takes no keyword arguments")
+    if m == "transpose":  # x.transpose(), x.transpose(axes), x.transpose(*axes)
+        return m, {"axes": None if not args else args[0] if len(args) == 1 else args}
+    if m == "swapaxes":
+        if len(args) != 2:
+            raise _Raised("TypeError", f"swapaxes() takes exactly 2 arguments ({len(args)} given)")
+        return m, {"axis1": args[0], "axis2": args[1]}
+    if m == "reshape":  # x.reshape(shape) or x.reshape(*shape); order= and copy= by keyword only
+        if len(kwargs) > 2:
+            raise _Raised("TypeError", f"function takes at most 2 keyword arguments ({len(kwargs)} given)")
+        _order(kwargs.get("order"), "C")  # this parser converts the known keywords before it
+        _copy_mode(kwargs.get("copy"))  # complains about an unknown one
+        for k in kwargs:
+            if k not in ("order", "copy"):
+                raise _Raised("TypeError", f"'{k}' is an invalid keyword argument for this function")
+        shape = _MISSING if not args else args[0] if len(args) == 1 else args
+        return m, {"shape": shape, "order": kwargs.get("order"), "copy": kwargs.get("copy")}
+    _c_parse(m, args, kwargs, _C_METHODS)
+    (name,), _ = _C_METHODS[m]
+    for k in kwargs:
+        if k != name:
+            raise _Raised("TypeError", f"{m}() got an unexpected keyword argument '{k}'")
+    value = args[0] if args else kwargs.get(name)
+    if m == "copy":  # ndarray.copy copies in C order by default (np.copy keeps order K)
+        value = _order(value, "C")
+    return m, {name: value}
 
 
 def _call_text(op: str, args: tuple, kwargs: dict) -> str:
     parts = [repr(a) for a in args] + [f"{k}={v!r}" for k, v in kwargs.items()]
-    if op == "flatten":
-        return f"x.flatten({', '.join(parts)})"
+    if op == "flatten" or op.startswith("ndarray."):
+        return f"x.{op.split('.')[-1]}({', '.join(parts)})"
     return f"np.{op}({', '.join(['x', *parts])})"
 
 
@@ -466,8 +517,10 @@ def _report(op: str, plan: Any, lay: Layout, itemsize: int, base: dict[str, Any]
     if plan.__class__ is View:
         out = plan.layout
         reason = f"a view: {_elements(out)}, {_offset_words(out.offset - lay.offset)}"
-        if op in ("reshape", "ravel") and out.shape != lay.shape:
-            reason += "; " + _view_words(lay)
+        if op in ("reshape", "ravel", "expand_dims") and out.shape != lay.shape:
+            reason += "\n" + _view_words(lay)
+        elif op == "broadcast_to":
+            reason += "\n" + _broadcast_words(lay, out)
         return Explanation(outcome="view", shape=out.shape, strides=out.strides, offset=out.offset - lay.offset,
                            reason=reason, mapping=mapping, refusal=plan, **base)
     out = plan.layout
@@ -498,4 +551,33 @@ def _view_words(lay: Layout) -> str:
     c, f = is_contiguous(lay.shape, lay.strides), is_f_contiguous(lay.shape, lay.strides)
     if c or f:
         return f"x is {'C' if c else 'F'}-contiguous, so its elements are one evenly spaced run"
-    return "x is not contiguous, but each merged run of dims is evenly strided"
+    chunks = ", ".join(str(c) for c in _chunks(lay))
+    return (f"x is not contiguous, but each new dim falls inside one of x's evenly strided chunks of dims "
+            f"{chunks} (size-1 dims left out)")
+
+
+def _chunks(lay: Layout) -> list[tuple[int, ...]]:
+    """Runs of adjacent dims (size-1 dims skipped) that merge: ``stride[d] == size[e] * stride[e]``."""
+    dims = [d for d, n in enumerate(lay.shape) if n != 1]
+    chunks: list[list[int]] = []
+    for d in dims:
+        if chunks:
+            e = chunks[-1][-1]
+            if lay.strides[e] == lay.shape[d] * lay.strides[d]:
+                chunks[-1].append(d)
+                continue
+        chunks.append([d])
+    return [tuple(c) for c in chunks]
+
+
+def _broadcast_words(lay: Layout, out: Layout) -> str:
+    lead = len(out.shape) - len(lay.shape)
+    new = [d for d in range(lead)]
+    stretched = [lead + d for d, n in enumerate(lay.shape) if n == 1 and out.shape[lead + d] != 1]
+    parts = []
+    if new:
+        parts.append(f"new leading dims {tuple(new)} read x again (stride 0)")
+    if stretched:
+        parts.append(f"size-1 dims stretched to dims {tuple(stretched)} repeat it (stride 0)")
+    parts.append("no element is copied: writing to the result is refused (it is read-only)")
+    return "; ".join(parts)
