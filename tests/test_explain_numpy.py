@@ -357,6 +357,14 @@ PINNED = [
     ("method_copy_is_c_order", ((4, 3), (1, 4)), "ndarray.copy", (), {}),
     ("method_swapaxes_count", ((2, 3), (3, 1)), "ndarray.swapaxes", (1,), {}),
     ("c_parser_name_and_position", ((2, 3), (3, 1)), "flatten", ("C",), {"order": "F"}),
+    # NumPy's limits: sizes beyond int64, extents beyond int64 bytes or elements, more than 64 dims
+    ("reshape_size_beyond_int64", ((3, 4), (4, 1)), "reshape", ((2**63,),), {}),
+    ("reshape_product_overflow_with_zero", ((0,), (1,)), "reshape", ((2**62, 2, 0),), {}),
+    ("reshape_empty_too_many_bytes", ((0,), (1,)), "reshape", ((2**61, 2, 0),), {}),
+    ("broadcast_iterator_too_large", ((3,), (1,)), "broadcast_to", ((2**62, 3),), {}),
+    ("broadcast_too_many_bytes", ((3,), (1,)), "broadcast_to", ((2**59, 3),), {}),
+    ("expand_dims_past_64_dims", ((3, 4), (4, 1)), "expand_dims", (tuple(range(63)),), {}),
+    ("order_as_bytes", ((4, 3), (1, 4)), "reshape", ((12,),), {"order": b"F"}),
 ]
 
 

@@ -37,7 +37,7 @@ from typing import Any
 from ..errors import StridedAxisError
 from ..layout import Layout, plans
 from ..layout import numpy_moves as NM
-from ..layout.core import is_contiguous, is_f_contiguous
+from ..layout.core import INT64_MAX, is_contiguous, is_f_contiguous
 from ..layout.plans import Copy, View
 from ..layout.refusals import NoCopyRefusal, ReshapeRefusal
 from ..messages import error as render_error
@@ -150,13 +150,21 @@ def _intp_seq(v: Any) -> tuple[int, ...]:
             raise _Raised("TypeError", f"expected a sequence of integers or a single integer, got '{v}'") from None
     if n > 64:
         raise _Raised("ValueError", f"maximum supported dimension for an ndarray is currently 64, found {n}")
-    return tuple(_strict_int(e, "an integer is required") for e in v)
+    out = tuple(_strict_int(e, "an integer is required") for e in v)
+    if any(not -(2**63) <= e < 2**63 for e in out):
+        raise _Raised("ValueError", "Maximum allowed dimension exceeded")
+    return out
 
 
 def _order(v: Any, default: str) -> str:
     """NumPy's ``PyArray_OrderConverter``: None keeps ``default``; one letter of C, F, A, K (any case)."""
     if v is None:
         return default
+    if isinstance(v, bytes):  # NumPy decodes bytes as ASCII
+        try:
+            v = v.decode("ascii")
+        except UnicodeDecodeError:
+            pass
     if not isinstance(v, str):
         raise _Raised("TypeError", f"order must be str, not {_tp_name(v)}")
     if len(v) != 1 or v.upper() not in "CFAK":
@@ -271,7 +279,11 @@ def _expand_dims(lay: Layout, a: dict[str, Any], itemsize: int) -> Any:
     if not isinstance(axis, (tuple, list)):
         axis = (axis,)
     out_ndim = len(axis) + len(lay.shape)
-    return NM.numpy_expand_dims(lay, _axis_tuple(axis, out_ndim, "expand_dims"), itemsize=itemsize)
+    axes = _axis_tuple(axis, out_ndim, "expand_dims")
+    _check(NM.numpy_axes(axes, out_ndim, "expand_dims"))
+    if out_ndim > 64:  # the reshape NumPy calls refuses the shape before looking at it
+        raise _Raised("ValueError", f"maximum supported dimension for an ndarray is currently 64, found {out_ndim}")
+    return NM.numpy_expand_dims(lay, axes, itemsize=itemsize)
 
 
 def _broadcast_to(lay: Layout, a: dict[str, Any], itemsize: int) -> Any:
@@ -363,6 +375,7 @@ def explain_numpy(x: Any, op: str, args: tuple = (), kwargs: dict | None = None)
         name, bound = _bind(op, x, args, kwargs)
         plan = _OPS[name](lay, bound, itemsize)
         plan = _check(plan)
+        _check_size(name, plan.layout.shape, itemsize)
     except _Raised as r:
         refusal = getattr(r, "refusal", None)
         return Explanation(outcome="error", error=f"{r.cls}: {r.line}", refusal=refusal,
@@ -372,6 +385,17 @@ def explain_numpy(x: Any, op: str, args: tuple = (), kwargs: dict | None = None)
 
 
 _MISSING = object()
+
+
+def _check_size(op: str, shape: tuple[int, ...], itemsize: int) -> None:
+    """NumPy's limits on a new array's extent (a size-0 dim counted as 1): ``broadcast_to``'s
+    iterator refuses more than int64 elements, every array more than int64 bytes."""
+    extent = math.prod(max(n, 1) for n in shape)
+    if op == "broadcast_to" and extent > INT64_MAX:
+        raise _Raised("ValueError", "iterator is too large")
+    if extent * itemsize > INT64_MAX:
+        raise _Raised("ValueError", "array is too big; `arr.size * arr.dtype.itemsize` is larger than the "
+                                    "maximum possible size.")
 
 
 def _bind(op: str, x: Any, args: tuple, kwargs: dict) -> tuple[str, dict[str, Any]]:

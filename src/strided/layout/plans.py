@@ -36,6 +36,7 @@ from typing import Any
 
 from . import movement as M
 from .core import (
+    INT64_MAX,
     Layout,
     _trusted,
     channels_last_strides,
@@ -408,6 +409,8 @@ def numpy_infer(shape: Shape, numel: int, old_shape: Shape) -> Shape | NumpyResh
             infer_at = i
         else:
             known *= s
+            if known > INT64_MAX:  # NumPy multiplies in int64 and refuses an overflow
+                return NumpyReshapeRefusal("size", old_shape, shape, numel)
     if infer_at is not None and known and numel % known == 0:
         out = list(shape)
         out[infer_at] = numel // known
