@@ -42,7 +42,7 @@ from ..layout.plans import Copy, View
 from ..layout.refusals import NoCopyRefusal, ReshapeRefusal
 from ..messages import error as render_error
 from ..messages import reshape_equation, reshape_reason
-from .dims import reshape_mapping
+from .dims import DimGroup, DimMapping, reshape_mapping
 from .report import Explanation, Fix
 
 __all__ = ["NUMPY_OPS", "explain_numpy"]
@@ -381,7 +381,7 @@ def explain_numpy(x: Any, op: str, args: tuple = (), kwargs: dict | None = None)
         return Explanation(outcome="error", error=f"{r.cls}: {r.line}", refusal=refusal,
                            reason=_error_reason(r, lay), fixes=_error_fixes(r, lay, itemsize),
                            **base)  # type: ignore[arg-type]
-    return _report(name, plan, lay, itemsize, base, args, kwargs)
+    return _report(name, plan, lay, itemsize, base, bound)
 
 
 _MISSING = object()
@@ -527,17 +527,16 @@ def _view_alternatives(lay: Layout, shape: tuple[int, ...], order: str, itemsize
                          f"a view, but it reads the elements in {other} order"))
     rev = plans.reverse(lay).layout
     if len(lay.shape) > 1 and isinstance(plans.numpy_reshape(rev, shape, order, itemsize=itemsize), View):
-        fixes.append(Fix(f"np.reshape(x.T, {shape})", 0, "a view of x.T: its elements in x.T's order"))
+        tail = "" if order == "C" else f", order={order!r}"
+        fixes.append(Fix(f"np.reshape(x.T, {shape}{tail})", 0, "a view of x.T: its elements in x.T's order"))
     return fixes
 
 
-def _report(op: str, plan: Any, lay: Layout, itemsize: int, base: dict[str, Any], args: tuple,
-            kwargs: dict) -> Explanation:
+def _report(op: str, plan: Any, lay: Layout, itemsize: int, base: dict[str, Any],
+            bound: dict[str, Any]) -> Explanation:
     mapping = None
     if op in ("reshape", "ravel", "flatten", "expand_dims"):
-        result_shape = plan.layout.shape
-        if math.prod(result_shape) == math.prod(lay.shape):
-            mapping = reshape_mapping(lay.shape, result_shape)
+        mapping = _mapping(lay.shape, plan.layout.shape, _read_order(op, bound, lay))
     if plan.__class__ is View:
         out = plan.layout
         reason = f"a view: {_elements(out)}, {_offset_words(out.offset - lay.offset)}"
@@ -545,6 +544,10 @@ def _report(op: str, plan: Any, lay: Layout, itemsize: int, base: dict[str, Any]
             reason += "\n" + _view_words(lay)
         elif op == "broadcast_to":
             reason += "\n" + _broadcast_words(lay, out)
+        elif op in ("ascontiguousarray", "asfortranarray"):
+            which = "C" if op == "ascontiguousarray" else "F"
+            reason += ("\na 0-d array comes back as shape (1,) (NumPy asks for at least 1 dim)" if not lay.shape
+                       else f"\nx is already {which}-contiguous: NumPy returns x itself")
         return Explanation(outcome="view", shape=out.shape, strides=out.strides, offset=out.offset - lay.offset,
                            reason=reason, mapping=mapping, refusal=plan, **base)
     out = plan.layout
@@ -558,13 +561,40 @@ def _report(op: str, plan: Any, lay: Layout, itemsize: int, base: dict[str, Any]
         if op == "ravel" and isinstance(plans.numpy_ravel(lay, "K", itemsize=itemsize), View):
             fixes.append(Fix("np.ravel(x, order='K')", 0, "a view in memory order"))
     if op == "flatten":
-        ravel = plans.numpy_ravel(lay, _order(kwargs.get("order", args[0] if args else None), "C"),
-                                  itemsize=itemsize)
-        if isinstance(ravel, View):
-            fixes.append(Fix("np.ravel(x)" if not (args or kwargs) else f"np.ravel(x, order={kwargs.get('order', args[0] if args else 'C')!r})",
-                             0, "a view of the same elements in the same order"))
+        order = _order(bound["order"], "C")
+        if isinstance(plans.numpy_ravel(lay, order, itemsize=itemsize), View):
+            call = "np.ravel(x)" if order == "C" else f"np.ravel(x, order={order!r})"
+            fixes.append(Fix(call, 0, "a view of the same elements in the same order"))
     return Explanation(outcome="copy", shape=out.shape, strides=out.strides, offset=0, bytes_copied=plan.nbytes,
                        reason=reason, fixes=tuple(fixes), mapping=mapping, refusal=plan, **base)
+
+
+def _read_order(op: str, bound: dict[str, Any], lay: Layout) -> str:
+    """The order a reshape-like op reads ``x`` in: "C", "F", or "K" (memory order)."""
+    if op not in ("reshape", "ravel", "flatten"):
+        return "C"
+    order = _order(bound.get("order"), "C")
+    c, f = is_contiguous(lay.shape, lay.strides), is_f_contiguous(lay.shape, lay.strides)
+    if order == "A":
+        return "F" if f and not c else "C"
+    if order == "K":
+        return "C" if c else "F" if f else "K"
+    return order
+
+
+def _mapping(old: tuple[int, ...], new: tuple[int, ...], order: str) -> DimMapping | None:
+    """How the output dims map onto ``x``'s for a reshape read in ``order``; an F-order reshape is a
+    C-order one of the reversed shapes. Memory order (K) only flattens: every dim merges."""
+    if math.prod(old) != math.prod(new) or (order == "K" and len(new) != 1):
+        return None
+    if order != "F":  # a 1-d result merges every dim whatever the order
+        return reshape_mapping(old, new)
+    flipped = reshape_mapping(old[::-1], new[::-1])
+    groups = tuple(
+        DimGroup(tuple(sorted(len(old) - 1 - d for d in g.inputs)), tuple(sorted(len(new) - 1 - d for d in g.outputs)))
+        for g in reversed(flipped.groups)
+    )
+    return DimMapping(old, new, groups)
 
 
 def _offset_words(offset: int) -> str:
