@@ -91,6 +91,9 @@ def check(x, buf, op, args=(), kwargs=None) -> Explanation:
     want = actual(x, buf, op, args, kwargs)
     got = predicted(rep)
     assert got == want, f"{rep.call} on shape {x.shape} strides {x.strides}: predicted {got}, NumPy {want}"
+    for fix in rep.fixes:  # every fix is a real call that costs what it says
+        r = eval(fix.call, {"np": np, "x": x})  # noqa: S307 - our own text
+        assert (0 if _reaches(r, buf) else r.nbytes) == fix.bytes_copied, (rep.call, fix)
     return rep
 
 
@@ -503,3 +506,12 @@ def test_method_copy_and_function_copy_differ() -> None:
     assert explain_numpy(x, "copy", ()).strides == (1, 4)  # np.copy keeps order K
     assert explain_numpy(x, "ndarray.copy", ()).strides == (3, 1)  # x.copy() writes C order
     assert explain_numpy(x, "ndarray.copy", ()).call == "x.copy()"
+
+
+def test_reshape_mapping_is_the_same_in_c_and_f_order() -> None:
+    x, _ = _x((2, 3, 4), (12, 4, 1))
+    for new, kind in (((6, 4), "merge"), ((4, 6), "regroup"), ((2, 3, 2, 2), "split")):
+        c = explain_numpy(x, "reshape", (new,)).mapping
+        f = explain_numpy(x, "reshape", (new,), {"order": "F"}).mapping
+        assert c == f and c.kind == kind
+    assert explain_numpy(x[:, ::-1], "ravel", (), {"order": "K"}).mapping.kind == "merge"

@@ -42,7 +42,7 @@ from ..layout.plans import Copy, View
 from ..layout.refusals import NoCopyRefusal, ReshapeRefusal
 from ..messages import error as render_error
 from ..messages import reshape_equation, reshape_reason
-from .dims import DimGroup, DimMapping, reshape_mapping
+from .dims import DimMapping, reshape_mapping
 from .report import Explanation, Fix
 
 __all__ = ["NUMPY_OPS", "explain_numpy"]
@@ -583,18 +583,15 @@ def _read_order(op: str, bound: dict[str, Any], lay: Layout) -> str:
 
 
 def _mapping(old: tuple[int, ...], new: tuple[int, ...], order: str) -> DimMapping | None:
-    """How the output dims map onto ``x``'s for a reshape read in ``order``; an F-order reshape is a
-    C-order one of the reversed shapes. Memory order (K) only flattens: every dim merges."""
+    """How the output dims map onto ``x``'s for a reshape read in ``order``.
+
+    The groups cut both shapes where their running products agree; a prefix product agrees
+    exactly where the suffix product does, so C and F order give the same mapping. Memory
+    order (K) only flattens (every dim merges); other shapes get None.
+    """
     if math.prod(old) != math.prod(new) or (order == "K" and len(new) != 1):
         return None
-    if order != "F":  # a 1-d result merges every dim whatever the order
-        return reshape_mapping(old, new)
-    flipped = reshape_mapping(old[::-1], new[::-1])
-    groups = tuple(
-        DimGroup(tuple(sorted(len(old) - 1 - d for d in g.inputs)), tuple(sorted(len(new) - 1 - d for d in g.outputs)))
-        for g in reversed(flipped.groups)
-    )
-    return DimMapping(old, new, groups)
+    return reshape_mapping(old, new)
 
 
 def _offset_words(offset: int) -> str:
