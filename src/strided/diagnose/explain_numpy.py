@@ -39,7 +39,7 @@ from ..layout import Layout, plans
 from ..layout import numpy_moves as NM
 from ..layout.core import INT64_MAX, is_contiguous, is_f_contiguous
 from ..layout.plans import Copy, View
-from ..layout.refusals import NoCopyRefusal, ReshapeRefusal
+from ..layout.refusals import NoCopyRefusal, NumpyBroadcastRefusal, ReshapeRefusal
 from ..messages import error as render_error
 from ..messages import reshape_equation, reshape_reason
 from .dims import DimMapping, reshape_mapping
@@ -300,8 +300,8 @@ def _broadcast_to(lay: Layout, a: dict[str, Any], itemsize: int) -> Any:
             size < 0  # noqa: B015
         except TypeError:
             raise _Raised("TypeError", f"'<' not supported between instances of '{_tp_name(size)}' and 'int'") from None
-    if any(size < 0 for size in shape):
-        return plans.numpy_broadcast_to(lay, tuple(-1 if s < 0 else 0 for s in shape))
+    if any(size < 0 for size in shape):  # decided before the sizes are parsed as ints
+        raise _refused(NumpyBroadcastRefusal("negative", lay.shape, shape))
     return plans.numpy_broadcast_to(lay, _intp_seq(shape))
 
 
