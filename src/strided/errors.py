@@ -48,6 +48,10 @@ class StridedValueError(StridedError, ValueError):
     """A ValueError: what NumPy raises for bad shapes and impossible no-copy requests."""
 
 
+class StridedAxisError(StridedValueError, IndexError):
+    """NumPy's ``AxisError`` (a ValueError and an IndexError): an axis out of bounds."""
+
+
 class StridedTypeError(StridedError, TypeError):
     """A TypeError: an argument of the wrong kind."""
 

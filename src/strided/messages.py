@@ -25,6 +25,7 @@ from typing import Any
 
 from .errors import (
     OverlapWriteError,
+    StridedAxisError,
     StridedError,
     StridedIndexError,
     StridedOverflowError,
@@ -526,6 +527,39 @@ def _numpy_reshape(r: Any) -> StridedValueError:
     )
 
 
+def numpy_axis_line(r: Any) -> str:
+    """NumPy's first line for a :class:`NumpyAxisRefusal` (its AxisError's or ValueError's)."""
+    if r.check == "bounds":
+        line = f"axis {r.axis} is out of bounds for array of dimension {r.ndim}"
+        return f"{r.prefix}: {line}" if r.prefix else line
+    if r.check == "repeated":
+        if r.op == "transpose":
+            return "repeated axis in transpose"
+        if r.op == "squeeze":
+            return "duplicate value in 'axis'"
+        return f"repeated axis in `{r.prefix}` argument" if r.prefix else "repeated axis"
+    if r.check == "count":
+        return "axes don't match array"
+    if r.check == "length":
+        return "`source` and `destination` arguments must have the same number of elements"
+    return "cannot select an axis to squeeze out which has size not equal to one"
+
+
+def _numpy_axis(r: Any) -> StridedValueError:
+    first = numpy_axis_line(r)
+    if r.check == "bounds":
+        span = f"from {-r.ndim} to {r.ndim - 1}" if r.ndim else "none: the array is 0-d"
+        return StridedAxisError(join_lines(first, f"the array has {_dims(r.ndim)}; axes count {span}"))
+    detail = {
+        "repeated": f"axis {r.axis} is named twice; name each axis once",
+        "count": f"{r.op} got {r.axis} axes for an array of {_dims(r.ndim)}; give a reordering of "
+                 f"{tuple(range(r.ndim))}",
+        "length": "give one destination per source axis",
+        "squeeze": f"axis {r.axis} does not have size 1; squeeze only removes size-1 axes",
+    }[r.check]
+    return StridedValueError(join_lines(first, detail))
+
+
 def _no_copy(r: Any) -> StridedValueError:
     return StridedValueError(
         join_lines(
@@ -705,6 +739,7 @@ _RENDER: dict[str, Callable[[Any], StridedError]] = {
     "NumpyBroadcastRefusal": _numpy_broadcast,
     "NumpyReshapeRefusal": _numpy_reshape,
     "NoCopyRefusal": _no_copy,
+    "NumpyAxisRefusal": _numpy_axis,
 }
 
 

@@ -106,6 +106,7 @@ from .refusals import (  # noqa: F401
     NotContiguous,
     NumelMismatch,
     NumelOverflow,
+    NumpyAxisRefusal,
     NumpyBroadcastRefusal,
     NumpyReshapeRefusal,
     OverlapStatus,

@@ -36,6 +36,7 @@ from typing import Any
 
 from . import movement as M
 from .core import (
+    INT64_MAX,
     Layout,
     _trusted,
     channels_last_strides,
@@ -408,6 +409,8 @@ def numpy_infer(shape: Shape, numel: int, old_shape: Shape) -> Shape | NumpyResh
             infer_at = i
         else:
             known *= s
+            if known > INT64_MAX:  # NumPy multiplies in int64 and refuses an overflow
+                return NumpyReshapeRefusal("size", old_shape, shape, numel)
     if infer_at is not None and known and numel % known == 0:
         out = list(shape)
         out[infer_at] = numel // known
@@ -475,7 +478,9 @@ def numpy_ravel(layout: Layout, order: str = "C", *, itemsize: int) -> Plan:
         order = "F" if f_contig and not c_contig else "C"
     n = math.prod(shape)
     if (order == "C" and c_contig) or (order == "F" and f_contig):
-        return numpy_reshape(layout, (n,), order, itemsize=itemsize)
+        # NumPy asks reshape for (-1,), which never takes reshape's "same shape" shortcut: a 1-d
+        # (1,) with an odd stride still gets the dense stride
+        return numpy_reshape(layout, (-1,), order, itemsize=itemsize)
     if order == "K":
         if _dense_in_memory_order(shape, strides):
             return View(_trusted((n,), (1,), layout.offset))
@@ -533,8 +538,11 @@ def numpy_broadcast_to(layout: Layout, shape: Sequence[int]) -> Plan:
         return NumpyBroadcastRefusal("ndim", have, target)
     if not all(s == 1 or s == n for s, n in zip(reversed(have), reversed(target))):
         return NumpyBroadcastRefusal("mismatch", have, target)
-    result = M.expand_layout(layout, target)
-    return _tuple_new(View, (result,)) if result.__class__ is Layout else result
+    # Note: NumPy's iterator gives every size-1 dim of the input stride 0, stretched or not
+    # (PyTorch's expand keeps it), and every new leading dim stride 0.
+    lead = len(target) - len(have)
+    strides = (0,) * lead + tuple(0 if n == 1 else s for n, s in zip(have, layout.strides))
+    return _tuple_new(View, (_trusted(target, strides, layout.offset),))
 
 
 __all__ = [

@@ -340,6 +340,25 @@ class NumpyBroadcastRefusal:
     target: Shape
 
 
+@dataclass(frozen=True)
+class NumpyAxisRefusal:
+    """NumPy's axis checks of ``op`` on an ``ndim``-d array fail ``check``:
+
+    - "bounds": ``axis`` is outside ``[-ndim, ndim)`` (NumPy's AxisError; ``prefix`` names
+      the argument, "axis1", "source", ..., or is empty);
+    - "repeated": ``axis`` is named twice (the text depends on ``op``);
+    - "count": ``transpose`` got ``axis`` axes for ``ndim`` dims;
+    - "length": ``moveaxis`` got source and destination of different lengths;
+    - "squeeze": ``squeeze`` selected ``axis``, whose size is not 1.
+    """
+
+    check: str
+    op: str
+    ndim: int
+    axis: int = 0
+    prefix: str = ""
+
+
 # ---------------------------------------------------------------- NumPy's reshape
 
 
@@ -402,7 +421,7 @@ Refusal = (
     | InvalidSize | AmbiguousInferred | NumelMismatch | NegativeSize | DimOutOfRange
     | RepeatedDims | PermuteLength | MovedimLength | ZeroDimRefusal | IndexOutOfRange | ZeroStep
     | NarrowRefusal | SameDims | UnfoldRefusal | ExpandRefusal | ExpandTooFewSizes
-    | ExpandNewDimInferred | NumpyBroadcastRefusal | NumpyReshapeRefusal | NoCopyRefusal
+    | ExpandNewDimInferred | NumpyBroadcastRefusal | NumpyAxisRefusal | NumpyReshapeRefusal | NoCopyRefusal
     | InternalOverlap | FlattenOrder | UnflattenRefusal | ChannelsLastRank
 )
 """Every refusal the algebra decides (a plan returns one of these instead of a View or Copy)."""
