@@ -402,7 +402,6 @@ SNAP_RESHAPE = """\
 numpy: np.reshape(x, (12,), copy=False)
   input:  shape (4, 3), strides (1, 4), offset 0
   → error: ValueError: Unable to avoid creating a copy while reshaping.
-  NumPy raises ValueError: Unable to avoid creating a copy while reshaping.
   dims 0 and 1 cannot merge: stride[0] == size[1] * stride[1] = 3 * 4 = 12, but stride[0] is 1 (in elements): walking dim 0 jumps back through memory instead of past the end of dim 1
   fix: np.reshape(x, (12,), order='C')  (copies 96 bytes; copy=None copies when it must)
   fix: np.reshape(x, (12,), order='F')  (a view, 0 bytes; a view, but it reads the elements in F order)
