@@ -20,6 +20,7 @@ from .creation import (
     zeros,
     zeros_like,
 )
+from .diagnose.explain import explain
 from .dtypes import (
     DType,
     bool_,
@@ -113,7 +114,7 @@ __all__ = [
     "asfortranarray", "bitwise_and", "bitwise_not", "bitwise_or", "bitwise_xor", "bmm", "bool",
     "bool_", "broadcast_shapes", "broadcast_to", "BroadcastError", "broadcasting",
     "BroadcastWarning", "channels_last", "clamp", "clip", "contiguous_format", "CopyRecord", "cos",
-    "div", "divide", "dot", "DType", "empty", "empty_like", "eq", "exp", "float16", "float32",
+    "div", "divide", "dot", "DType", "empty", "empty_like", "eq", "exp", "explain", "float16", "float32",
     "float64", "floor_divide", "from_numpy", "full", "full_like", "ge", "gt", "int16", "int32",
     "int64", "int8", "Layout", "le", "log", "log_softmax", "lt", "matmul", "max", "maximum",
     "may_share_memory", "mean", "min", "minimum", "mm", "mul", "multiply", "ne", "neg", "negative",
