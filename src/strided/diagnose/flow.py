@@ -146,15 +146,28 @@ class MemoryTally:
         if key in self._seen:
             return False
         try:
-            weakref.finalize(owner, self._freed, key, nbytes)
+            death = weakref.finalize(owner, self._freed, key, nbytes)
         except TypeError:
             return False
+        death.atexit = False  # (nothing to tally when the interpreter ends)
         self._seen.add(key)
         self.allocated_bytes += nbytes
         self.alive_bytes += nbytes
         if self.alive_bytes > self.peak_bytes:
             self.peak_bytes = self.alive_bytes
         return True
+
+    def transient(self, nbytes: int) -> None:
+        """Count ``nbytes`` that no object owns (a kernel's own copy) as new and alive, until
+        :meth:`released` says they are gone."""
+        self.allocated_bytes += nbytes
+        self.alive_bytes += nbytes
+        if self.alive_bytes > self.peak_bytes:
+            self.peak_bytes = self.alive_bytes
+
+    def released(self, nbytes: int) -> None:
+        """``nbytes`` counted by :meth:`transient` are no longer alive."""
+        self.alive_bytes -= nbytes
 
     def _freed(self, key: int, nbytes: int) -> None:
         self._seen.discard(key)
