@@ -30,7 +30,7 @@ from . import layout as L
 from .callsite import PACKAGE_DIR
 from .dtypes import DType
 from .errors import StridedRuntimeError, join_lines
-from .kernels.listeners import OPEN, Listener, OpRecord, emit, listening
+from .kernels.listeners import OPEN, Listener, OpRecord, emit, listeners, listening
 from .kernels.memory import copy_to_new, new_storage, numpy_view
 from .layout import Layout
 from .storage import Storage
@@ -162,7 +162,7 @@ def copy_of(
     if layout is None:
         layout = _trusted(read.shape, strides, 0)
     t = _make(storage, layout, dtype)
-    if OPEN:
+    if OPEN and listeners():  # (a block open in another thread: render and walk nothing here)
         text = reason if reason.__class__ is str else reason()
         emit(_caller_method(), "copy", (source,), t, text, L.product(read.shape) * dtype.numpy.itemsize, why=why)
     return t
@@ -184,6 +184,8 @@ def view_of(source: Any, view: Any, name: str | None = None) -> None:
 
     The op's name is the Tensor method that asked (read from the stack, as nothing is paid
     for it when nobody listens)."""
+    if not listeners():
+        return  # a block is open in another thread only: no stack walk for nobody
     if name is None:
         name = _caller_method()
     emit(name, "view", (source,), view, view._layout)
