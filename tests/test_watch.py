@@ -4,6 +4,7 @@ of the strided ops run inside a ``with watch()`` block, on known programs and ra
 from __future__ import annotations
 
 import asyncio
+import os
 import re
 import threading
 
@@ -340,6 +341,18 @@ def test_pairwise_distance_peaks_above_its_intermediate():
     assert w.memory.alive_bytes == 0
 
 
+def test_pairwise_distance_with_its_inputs_made_inside_the_block():
+    rng = np.random.default_rng(0)
+    with watch() as w:
+        a = st.tensor(rng.random((2000, 2)))   # a copy of the NumPy data: 32,000 bytes
+        b = st.tensor(rng.random((2000, 2)))
+        d = ((a[:, None] - b[None]) ** 2).sum(-1)
+    assert [s.name for s in w.steps] == ["tensor", "tensor", "__getitem__", "__getitem__", "sub", "pow", "sum"]
+    assert w.bytes_copied == 64_000 and all(c.asked for c in w.copies)
+    assert w.allocated_bytes == 160_064_000 and w.peak_bytes == 128_064_000
+    assert np.allclose(d.numpy()[3, 5], ((a.numpy()[3] - b.numpy()[5]) ** 2).sum())
+
+
 def test_inputs_made_inside_the_block_count_and_freed_storages_stop_counting():
     with watch() as w:
         x = st.zeros(1000, dtype=st.float64)   # 8,000
@@ -427,6 +440,48 @@ def test_a_watch_belongs_to_its_thread():
     assert [s.name for s in seen["t"].steps] == ["t"] * 20
     assert [s.name for s in seen["clone"].steps] == ["clone"] * 20
     assert main.steps == [] and OPEN == []
+
+
+def test_a_watch_in_another_thread_costs_this_thread_no_stack_walk(monkeypatch):
+    """With a block open elsewhere (OPEN is true) an op here must not look for its caller's name
+    or render a copy's reason: that is the price of a listener, and there is none here."""
+    from strided import dispatch
+
+    def walked():
+        raise AssertionError("the stack was walked with no listener in this thread")
+
+    x = st.zeros(3, 4)
+    opened, done = threading.Event(), threading.Event()
+
+    def hold():
+        with watch():
+            opened.set()
+            done.wait()
+
+    t = threading.Thread(target=hold)
+    t.start()
+    opened.wait()
+    try:
+        monkeypatch.setattr(dispatch, "_caller_method", walked)
+        assert OPEN
+        x.t().reshape(12)  # a view, then a copy
+        x.t().contiguous()
+        x.max(0)           # a kernel's own copy
+        x + x
+        st.zeros(2)
+    finally:
+        done.set()
+        t.join()
+    assert OPEN == []
+
+
+def test_importing_the_watch_does_not_import_torch():
+    import subprocess
+    import sys
+
+    src = os.path.dirname(os.path.dirname(st.__file__))  # this checkout's strided, not an installed one
+    code = "import sys, strided.diagnose.watch; assert 'torch' not in sys.modules, 'torch imported'"
+    subprocess.run([sys.executable, "-c", code], check=True, env={**os.environ, "PYTHONPATH": src})
 
 
 def test_a_watch_belongs_to_its_asyncio_task():
