@@ -416,6 +416,8 @@ def test_nested_watches_each_see_their_own_ops():
     assert [s.name for s in outer.steps] == ["t", "clone", "sum"]
     assert [s.name for s in inner.steps] == ["clone"]
     assert inner.bytes_copied == outer.bytes_copied == 24 and OPEN == []
+    # each tallies what it saw made: the clone (24) in both, the sum (4) in the outer one only
+    assert (inner.allocated_bytes, outer.allocated_bytes) == (24, 28)
 
 
 def test_a_watch_belongs_to_its_thread():
