@@ -9,7 +9,7 @@ import numpy as np
 
 from . import layout as L
 from .args import parse_sizes, scalar_value
-from .dispatch import borrowed, copy_array_of, install, result
+from .dispatch import OPEN, borrowed, copy_array_of, created, install, result
 from .dtypes import (
     DEFAULT_FLOAT,
     DEFAULT_INT,
@@ -313,12 +313,16 @@ def from_numpy(array: np.ndarray) -> Tensor:
     shape = tuple(array.shape)
     if array.size == 0:
         flat = np.empty(0, dtype=array.dtype)
-        return borrowed(flat, Layout._trusted(shape, strides, 0), dtype)
+        t = borrowed(flat, Layout._trusted(shape, strides, 0), dtype)
+        if OPEN: created("from_numpy", (), t, "view")  # noqa: E701 - shares memory: not an allocation
+        return t
     # the storage is the smallest flat run of memory the array touches
     low = array[tuple(slice(None, None, -1) if s < 0 else slice(None) for s in array.strides) + (Ellipsis,)]
     lo, hi = L.storage_extent(Layout._trusted(shape, strides, 0))
     flat = np.lib.stride_tricks.as_strided(low, shape=(hi - lo,), strides=(itemsize,), writeable=array.flags.writeable)
-    return borrowed(flat, Layout._trusted(shape, strides, -lo), dtype)
+    t = borrowed(flat, Layout._trusted(shape, strides, -lo), dtype)
+    if OPEN: created("from_numpy", (), t, "view")  # noqa: E701 - shares memory: not an allocation
+    return t
 
 
 def _sizes_and_dtype(sizes: tuple[Any, ...], dtype: Any, op: str, default: DType = DEFAULT_FLOAT) -> tuple[tuple[int, ...], DType]:
@@ -328,13 +332,16 @@ def _sizes_and_dtype(sizes: tuple[Any, ...], dtype: Any, op: str, default: DType
 def empty(*sizes: Any, dtype: Any = None) -> Tensor:
     """Uninitialized memory of the given sizes (ints or one tuple)."""
     shape, dt = _sizes_and_dtype(sizes, dtype, "empty")
-    return result(shape, dt)
+    t = result(shape, dt)
+    if OPEN: created("empty", (), t)  # noqa: E701 - one cheap check when nobody listens
+    return t
 
 
 def zeros(*sizes: Any, dtype: Any = None) -> Tensor:
     shape, dt = _sizes_and_dtype(sizes, dtype, "zeros")
     t = result(shape, dt)
     fill(t._storage.array, 0)
+    if OPEN: created("zeros", (), t)  # noqa: E701
     return t
 
 
@@ -342,6 +349,7 @@ def ones(*sizes: Any, dtype: Any = None) -> Tensor:
     shape, dt = _sizes_and_dtype(sizes, dtype, "ones")
     t = result(shape, dt)
     fill(t._storage.array, 1)
+    if OPEN: created("ones", (), t)  # noqa: E701
     return t
 
 
@@ -366,6 +374,7 @@ def full(size: Any, fill_value: Any, dtype: Any = None) -> Tensor:
     value = _fill_scalar(fill_value, dt, "full", L.product(shape))
     t = result(shape, dt)
     fill(t._storage.array, value)
+    if OPEN: created("full", (), t)  # noqa: E701
     return t
 
 
@@ -384,24 +393,29 @@ def _like(other: Tensor, dtype: Any, memory_format: MemoryFormat, op: str = "emp
 
 def empty_like(other: Tensor, dtype: Any = None, memory_format: MemoryFormat = preserve_format) -> Tensor:
     """Uninitialized memory shaped like ``other``, keeping its dense stride order (PyTorch)."""
-    return _like(other, dtype, memory_format)
+    t = _like(other, dtype, memory_format)
+    if OPEN: created("empty_like", (other,), t)  # noqa: E701
+    return t
 
 
 def zeros_like(other: Tensor, dtype: Any = None, memory_format: MemoryFormat = preserve_format) -> Tensor:
     t = _like(other, dtype, memory_format, "zeros_like")
     fill(t._storage.array, 0)
+    if OPEN: created("zeros_like", (other,), t)  # noqa: E701
     return t
 
 
 def ones_like(other: Tensor, dtype: Any = None, memory_format: MemoryFormat = preserve_format) -> Tensor:
     t = _like(other, dtype, memory_format, "ones_like")
     fill(t._storage.array, 1)
+    if OPEN: created("ones_like", (other,), t)  # noqa: E701
     return t
 
 
 def full_like(other: Tensor, fill_value: Any, dtype: Any = None, memory_format: MemoryFormat = preserve_format) -> Tensor:
     t = _like(other, dtype, memory_format, "full_like")
     fill(t._storage.array, _fill_scalar(scalar_value(fill_value, "full_like"), t.dtype, "full_like", t.numel()))
+    if OPEN: created("full_like", (other,), t)  # noqa: E701
     return t
 
 
@@ -431,6 +445,7 @@ def arange(start: Any, end: Any = None, step: Any = 1, dtype: Any = None) -> Ten
         )
     t = result((n,), dt)
     arange_into(t._storage.array, start, step, all_int)
+    if OPEN: created("arange", (), t)  # noqa: E701
     return t
 
 

@@ -8,7 +8,7 @@ inline its five lines where a call would cost them; :func:`adopted` is the one s
 into new dense memory) and :func:`view_of` (a new layout over the same storage). No other
 module builds a ``Storage`` or a ``Tensor`` object.
 
-Every op reports an :class:`OpRecord` (name, kind "view" / "copy" / "compute", inputs, output,
+Every op reports an :class:`OpRecord` (name, kind "view" / "copy" / "compute" / "alloc", inputs, output,
 plan or reason, the user's ``file:line``) to the listeners open in this thread or task
 (:func:`listen`); ``record_copies`` is one such listener. When nobody listens the report costs
 one truth test (``if OPEN:``), the copy ledger's old price.
@@ -31,13 +31,13 @@ from . import layout as L
 from .callsite import PACKAGE_DIR
 from .dtypes import DType
 from .errors import StridedRuntimeError, join_lines
-from .kernels.listeners import OPEN, Listener, OpRecord, emit, listening
+from .kernels.listeners import OPEN, Listener, OpRecord, emit, listeners, listening
 from .kernels.memory import copy_to_new, new_storage, numpy_view
 from .layout import Layout
 from .storage import Storage
 
 __all__ = [
-    "OPEN", "OpRecord", "adopted", "borrowed", "copy_array_of", "copy_of", "install", "listen",
+    "OPEN", "OpRecord", "adopted", "borrowed", "copy_array_of", "copy_of", "created", "install", "listen",
     "report", "result", "result_array", "view_of",
 ]
 
@@ -64,7 +64,8 @@ def listen(listener: Listener) -> Iterator[Listener]:
     The block belongs to its thread or asyncio task; nested blocks each get every record.
     Views (``kind="view"``, ``plan`` the new layout), copies (``"copy"``, ``plan`` the reason,
     ``nbytes``) and computing ops (``"compute"``: arithmetic, reductions, matmul, ...) are all
-    reported, after the result is made; an in-place op reports its target as ``output``.
+    reported, after the result is made; an in-place op reports its target as ``output``. The
+    factories (``zeros``, ``arange``, ``*_like``, ...) report ``"alloc"``; ``from_numpy`` a view.
 
     >>> seen = []
     >>> with strided.dispatch.listen(seen.append):
@@ -83,6 +84,13 @@ def report(name: str, inputs: tuple, output: Any) -> Any:
     if OPEN:
         emit(name, "compute", inputs, output)
     return output
+
+
+def created(name: str, inputs: tuple, output: Any, kind: str = "alloc") -> None:
+    """Report the creation op ``name`` (``zeros``, ``arange``, ``empty_like``, ...) that made
+    ``output`` (kind "alloc": new memory read from no tensor), or ``from_numpy``'s wrap (kind
+    "view": memory shared with the user's array). Call only when :data:`OPEN`."""
+    emit(name, kind, inputs, output, output._layout if kind == "view" else None)
 
 
 # ---------------------------------------------------------------- allocation
@@ -165,7 +173,7 @@ def copy_of(
     if layout is None:
         layout = _trusted(read.shape, strides, 0)
     t = _make(storage, layout, dtype)
-    if OPEN:
+    if OPEN and listeners():  # (a block open in another thread: render and walk nothing here)
         text = reason if reason.__class__ is str else reason()
         emit(_caller_method(), "copy", (source,), t, text, L.product(read.shape) * dtype.numpy.itemsize, why=why)
     return t
@@ -187,6 +195,8 @@ def view_of(source: Any, view: Any, name: str | None = None) -> None:
 
     The op's name is the Tensor method that asked (read from the stack, as nothing is paid
     for it when nobody listens)."""
+    if not listeners():
+        return  # a block is open in another thread only: no stack walk for nobody
     if name is None:
         name = _caller_method()
     emit(name, "view", (source,), view, view._layout)

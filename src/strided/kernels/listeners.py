@@ -22,7 +22,8 @@ from ..callsite import PACKAGE_DIR
 
 
 class OpRecord:
-    """One op as it happened: ``name``, ``kind`` ("view", "copy" or "compute"), ``inputs`` (the
+    """One op as it happened: ``name``, ``kind`` ("view", "copy", "compute", or "alloc" for a
+    factory's new memory read from no tensor: ``zeros``, ``arange``, ...), ``inputs`` (the
     tensors read), ``output`` (the tensor made or written; None for a copy no tensor holds), and
     ``plan``: for a copy the reason text, for a view the new layout, for a compute op None.
 

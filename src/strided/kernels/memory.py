@@ -203,7 +203,7 @@ def copy_to_new(
                         strides=tuple(s * itemsize for s in strides))
         with quiet():  # casts wrap or saturate silently, as in PyTorch
             _copy_values(dest, source)
-    if OPEN and report:
+    if OPEN and report and _listeners.get():
         # a copy no tensor holds (a snapshot, a grown storage): the shape and dtype stand in
         reason = reason if reason.__class__ is str else reason()  # rendered only when reported
         emit("copy", "copy", (), None, reason, numel * buffer.itemsize, tuple(source.shape), dtype, why=why)
