@@ -141,6 +141,8 @@ _NOT_OPS = {  # public names that are no op: types, constants, settings, factori
     "ones_like", "tensor", "zeros", "zeros_like", "broadcast_shapes",
     # NumPy-style functions (numpy_api): they carry out the layout plans of their Tensor methods
     "ascontiguousarray", "asfortranarray", "broadcast_to", "ravel", "reshape",
+    # the diagnostics: readers of plans and op records, not ops
+    "explain", "watch", "watch_torch",
 }
 _ALIASES = {"divide": "div", "true_divide": "div", "subtract": "sub", "multiply": "mul",
             "negative": "neg", "clip": "clamp"}

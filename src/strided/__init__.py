@@ -21,6 +21,7 @@ from .creation import (
     zeros_like,
 )
 from .diagnose.explain import explain
+from .diagnose.watch import watch
 from .dtypes import (
     DType,
     bool_,
@@ -123,6 +124,6 @@ __all__ = [
     "result_type", "return_types", "shares_memory", "sigmoid", "sin", "softmax", "sqrt", "std",
     "Storage", "StridedError", "StridedIndexError", "StridedNotImplementedError",
     "StridedRuntimeError", "StridedTypeError", "StridedValueError", "sub", "subtract", "sum",
-    "tanh", "Tensor", "tensor", "true_divide", "uint8", "var", "ViewError", "where", "zeros",
+    "tanh", "Tensor", "tensor", "true_divide", "uint8", "var", "ViewError", "watch", "where", "zeros",
     "zeros_like",
 ]
