@@ -30,8 +30,8 @@ class OpRecord:
     ``why`` is the value a layout plan gave for a copy (``layout.plans.Copy.why``: the refusal
     that forced it, ``NotContiguous``, ``CopyRequested``), None when no plan decided it.
     ``nbytes`` is the bytes a copy wrote (0 otherwise); ``shape`` and ``dtype`` (a NumPy dtype)
-    are the result's, also for a copy no tensor holds. ``where``, the user's ``file:line``, is
-    worked out from the stack snapshot only when asked for.
+    are the result's, also for a copy no tensor holds. ``where`` is the user's ``file:line``: the
+    innermost frame outside the strided package.
 
     >>> with strided.dispatch.listen(records.append):
     ...     y = x.permute(1, 0)
@@ -39,8 +39,7 @@ class OpRecord:
     ('permute', 'view')
     """
 
-    __slots__ = ("name", "kind", "inputs", "output", "plan", "nbytes", "why", "_shape", "_dtype", "_frames",
-                 "_where")
+    __slots__ = ("name", "kind", "inputs", "output", "plan", "nbytes", "why", "_shape", "_dtype", "where")
 
     def __init__(self, name: str, kind: str, inputs: tuple, output: Any, plan: Any = None,
                  nbytes: int = 0, shape: tuple[int, ...] | None = None, dtype: Any = None,
@@ -54,15 +53,12 @@ class OpRecord:
         self.nbytes = nbytes
         self._shape = shape
         self._dtype = dtype
-        # (code, line) of each frame now, innermost first: frames move on, so their lines are
-        # read here; finding the user's frame among them waits until ``where`` is asked for.
-        frames = []
+        # The user's frame is found now (frames move on, so their lines must be read while the
+        # op runs): the walk stops at the first frame outside strided, a few frames up.
         frame = sys._getframe(2)  # (the caller of emit)
-        while frame is not None:
-            frames.append((frame.f_code.co_filename, frame.f_lineno))
+        while frame is not None and frame.f_code.co_filename.startswith(PACKAGE_DIR):
             frame = frame.f_back
-        self._frames = frames
-        self._where: str | None = None
+        self.where = "<unknown>" if frame is None else f"{frame.f_code.co_filename}:{frame.f_lineno}"
 
     @property
     def shape(self) -> tuple[int, ...]:
@@ -73,14 +69,6 @@ class OpRecord:
     def dtype(self) -> Any:
         """The result's NumPy dtype."""
         return self.output._dtype.numpy if self._dtype is None else self._dtype
-
-    @property
-    def where(self) -> str:
-        """``file:line`` of the innermost frame outside the strided package."""
-        if self._where is None:
-            self._where = next((f"{f}:{n}" for f, n in self._frames if not f.startswith(PACKAGE_DIR)),
-                               "<unknown>")
-        return self._where
 
     def __repr__(self) -> str:
         return f"OpRecord({self.name!r}, {self.kind!r}, {len(self.inputs)} inputs, plan={self.plan!r})"
