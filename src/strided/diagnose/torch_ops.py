@@ -81,14 +81,18 @@ class OpInfo:
         return f"OpInfo({self.name!r}, {self.kind!r}, pointwise={self.pointwise})"
 
 
-_CACHE: dict[Any, OpInfo] = {}
+# Keyed by id(): an OpOverload's own __hash__ is Python code, several times slower than the
+# lookup. _KEEP holds each op so that its id cannot be reused (torch keeps them alive anyway).
+_CACHE: dict[int, OpInfo] = {}
+_KEEP: list[Any] = []
 
 
 def op_info(func: Any) -> OpInfo:
     """The :class:`OpInfo` of an aten ``OpOverload`` (cached: one dict lookup per op after the first)."""
-    info = _CACHE.get(func)
+    info = _CACHE.get(id(func))
     if info is None:
-        info = _CACHE[func] = _classify(func)
+        info = _CACHE[id(func)] = _classify(func)
+        _KEEP.append(func)
     return info
 
 

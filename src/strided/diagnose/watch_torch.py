@@ -37,14 +37,15 @@ from __future__ import annotations
 import os
 import sys
 import sysconfig
+import weakref
 from typing import Any
 
 from ..callsite import PACKAGE_DIR
 from ..layout.refusals import ReshapeRefusal
 from ..layout.reshape import torch_view_strides
 from .dims import reshape_mapping
-from .flow import Flow, Step, TensorInfo, broadcast_of
-from .torch_ops import ASKED_CALLS, RESHAPE_CALLS, SILENT_CALLS, op_info
+from .flow import Flow, MemoryTally, Step, TensorInfo, broadcast_of
+from .torch_ops import _CACHE, ASKED_CALLS, RESHAPE_CALLS, SILENT_CALLS, op_info
 
 __all__ = ["TorchWatch", "watch_torch"]
 
@@ -77,6 +78,35 @@ def watch_torch() -> TorchWatch:
     return TorchWatch()
 
 
+class _StorageTally(MemoryTally):
+    """:class:`MemoryTally` with a lighter death watch: a ``weakref.ref`` callback per storage
+    (``weakref.finalize`` costs several microseconds per tensor, this a fraction of one).
+    Same contract: a storage counts once, and stops being alive when torch frees it."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self._refs: dict[int, Any] = {}
+
+    def allocated(self, owner: Any, nbytes: int) -> bool:
+        key = id(owner)
+        refs = self._refs
+        if key in refs:
+            return False
+        try:
+            refs[key] = weakref.ref(owner, lambda _ref, key=key, nbytes=nbytes: self._gone(key, nbytes))
+        except TypeError:
+            return False
+        self.allocated_bytes += nbytes
+        self.alive_bytes += nbytes
+        if self.alive_bytes > self.peak_bytes:
+            self.peak_bytes = self.alive_bytes
+        return True
+
+    def _gone(self, key: int, nbytes: int) -> None:
+        self._refs.pop(key, None)
+        self.alive_bytes -= nbytes
+
+
 class _Call:
     """The user's Python call now running: its name, line and module path."""
 
@@ -95,11 +125,11 @@ class _Record:
     __slots__ = ("info", "inputs", "outputs", "call", "node_seq", "node_name", "copied", "allocated", "mapping",
                  "where", "kind", "copy_input")
 
-    def __init__(self, info: Any, inputs: tuple, outputs: tuple, call: _Call | None, node_seq: int,
+    def __init__(self, info: Any, inputs: list, outputs: list, call: _Call | None, node_seq: int,
                  node_name: str, kind: str, copied: int, allocated: int, where: str) -> None:
         self.info = info
-        self.inputs = inputs  # ((shape, strides, dtype), ...)
-        self.outputs = outputs
+        self.inputs = [(tuple(s), tuple(st), d) for s, st, d in inputs]  # [(shape, strides, dtype), ...]
+        self.outputs = [(tuple(s), tuple(st), d) for s, st, d in outputs]
         self.call = call
         self.node_seq = node_seq
         self.node_name = node_name
@@ -122,7 +152,11 @@ class TorchWatch(Flow):
     def __init__(self) -> None:
         self._torch = _require_torch()
         super().__init__()
-        self._records: list[_Record] = []
+        self.memory = _StorageTally()
+        self._records: list[tuple] = []  # raw, see _Record for the fields
+        self._mappings: dict[int, Any] = {}  # record index -> DimMapping of a user's reshape
+        self._tensor_type = self._torch.Tensor
+        self._current_node = self._torch._C._current_autograd_node
         self._entered = False
         self._call: _Call | None = None
         self._nodes: dict[int, tuple[str, str]] = {}  # autograd node sequence_nr -> (where, module)
@@ -197,15 +231,20 @@ class TorchWatch(Flow):
             if isinstance(source, torch.Tensor) and isinstance(out, torch.Tensor) \
                     and source.numel() == out.numel() and source.dtype == out.dtype:
                 call.target = tuple(out.shape)
-                self._records[-1].mapping = reshape_mapping(tuple(source.shape), call.target)
+                self._mappings[len(self._records) - 1] = reshape_mapping(tuple(source.shape), call.target)
         return out
 
     def _claim_nodes(self, out: Any, call: _Call) -> None:
         """Remember the call's line for each autograd node it made, so backward ops find it."""
-        torch = self._torch
-        todo = [t.grad_fn for t in _tensors(out, torch) if t.grad_fn is not None]
-        if not todo:
-            return
+        if isinstance(out, self._tensor_type):
+            node = out.grad_fn
+            if node is None:
+                return
+            todo = [node]
+        else:
+            todo = [t.grad_fn for t in _tensors(out, self._tensor_type) if t.grad_fn is not None]
+            if not todo:
+                return
         floor, high, nodes = self._seq_high, self._seq_high, self._nodes
         info = (call.where, call.module)
         while todo:
@@ -219,16 +258,20 @@ class TorchWatch(Flow):
         self._seq_high = high
 
     def _on_op(self, func: Any, args: tuple, kwargs: dict, out: Any) -> None:
-        """An aten op has run: keep its record and count the memory it made."""
-        torch = self._torch
-        info = op_info(func)
+        """An aten op has run: keep its record and count the memory it made.
+
+        Runs once per aten op, so it only reads metadata (sizes are ``torch.Size`` tuples, kept
+        as they are) and leaves every word of the report to :meth:`_step`.
+        """
+        tensor = self._tensor_type
+        info = _CACHE.get(id(func)) or op_info(func)
         ins = []
         for a in args:
-            if isinstance(a, torch.Tensor):
+            if isinstance(a, tensor):
                 ins.append(a)
-            elif isinstance(a, (list, tuple)):
-                ins.extend(x for x in a if isinstance(x, torch.Tensor))
-        outs = _tensors(out, torch)
+            elif type(a) is list or type(a) is tuple:
+                ins.extend([x for x in a if isinstance(x, tensor)])
+        outs = [out] if isinstance(out, tensor) else _tensors(out, tensor)
         kind = info.kind
         copied = allocated = 0
         if kind == "maybe_copy":
@@ -238,23 +281,20 @@ class TorchWatch(Flow):
             target = ins[0] if info.name == "copy_" else (outs[0] if outs else None)
             if target is not None:
                 copied = target.numel() * target.element_size()
-        if kind not in ("view", "write") and info.name != "copy_":
+        if kind != "view" and kind != "write" and info.name != "copy_":
             memory = self.memory
             for t in outs:
                 storage = t.untyped_storage()
                 nbytes = storage.nbytes()
                 if nbytes and memory.allocated(storage, nbytes):
                     allocated += nbytes
-        node = torch._C._current_autograd_node()
-        node_seq, node_name = (node._sequence_nr(), type(node).__name__) if node is not None else (-1, "")
+        node = self._current_node()
         call = self._call
-        where = ""
-        if call is None and node is None:
-            where = _user_where(sys._getframe(3))
-        self._records.append(_Record(
-            info, tuple((tuple(t.shape), t.stride(), t.dtype) for t in ins),
-            tuple((tuple(t.shape), t.stride(), t.dtype) for t in outs),
-            call, node_seq, node_name, kind, copied, allocated, where))
+        where = _user_where(sys._getframe(3)) if call is None and node is None else ""
+        self._records.append((
+            info, [(t.shape, t.stride(), t.dtype) for t in ins], [(t.shape, t.stride(), t.dtype) for t in outs],
+            call, node._sequence_nr() if node is not None else -1, type(node).__name__ if node is not None else "",
+            kind, copied, allocated, where))
 
     # ------------------------------------------------------------------ the records as steps
 
@@ -270,7 +310,9 @@ class TorchWatch(Flow):
     def steps(self, value: list[Step]) -> None:
         self._steps = list(value)
 
-    def _step(self, index: int, r: _Record) -> Step:
+    def _step(self, index: int, raw: tuple) -> Step:
+        r = _Record(*raw)
+        r.mapping = self._mappings.get(index)
         where, module = self._where_of(r)
         name = r.info.name if not r.node_name else f"{r.info.name} [{r.node_name}]"
         inputs = tuple(TensorInfo(s, st, _dtype_name(d)) for s, st, d in r.inputs)
@@ -357,11 +399,12 @@ def _dtype_name(dtype: Any) -> str:
 # ---------------------------------------------------------------------- helpers
 
 
-def _tensors(out: Any, torch: Any) -> list[Any]:
-    if isinstance(out, torch.Tensor):
+def _tensors(out: Any, tensor: type) -> list[Any]:
+    """The tensors ``out`` holds: itself, or those of a list or tuple (one level down)."""
+    if isinstance(out, tensor):
         return [out]
     if isinstance(out, (list, tuple)):
-        return [t for t in out if isinstance(t, torch.Tensor)]
+        return [t for t in out if isinstance(t, tensor)]
     return []
 
 
