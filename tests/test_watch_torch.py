@@ -310,6 +310,19 @@ def test_asked_conversions() -> None:
     ]
 
 
+def test_conjugation_and_copy_variants() -> None:
+    z = torch.ones(2, 3, dtype=torch.complex64)
+    with watch_torch() as w:
+        z.resolve_conj()  # nothing to resolve: no copy
+        z.conj().resolve_conj()  # a lazy conjugation made real: a copy
+        torch.permute_copy(z, (1, 0))  # a *_copy variant the user called
+        z.real.clone()
+    assert [(c.name, c.nbytes, c.asked) for c in w.copies] == [
+        ("clone", 48, True), ("permute_copy", 48, True), ("clone", 24, True)]
+    assert w.copies[1].reason == "permute_copy() copies (2, 3) strides (3, 1)"
+    assert w.copies[2].reason == "clone() of (2, 3) strides (6, 2)"
+
+
 def test_bilateral_broadcast_of_a_known_line() -> None:
     with watch_torch() as w:
         torch.ones(3, 1) - torch.ones(3)

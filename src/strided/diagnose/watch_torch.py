@@ -324,7 +324,7 @@ class TorchWatch(Flow):
         if r.call is not None:
             step.extra["call"] = r.call.name
         if r.kind == "copy":
-            asked = not r.node_name and r.call is not None and r.call.name in ASKED_CALLS
+            asked = not r.node_name and r.call is not None and _asks_for_copy(r.call.name)
             step.extra["asked"] = asked
             step.reason = _copy_reason(r, asked)
         if r.info.pointwise and len(inputs) >= 2 and output is not None:
@@ -383,6 +383,11 @@ def _copy_reason(r: _Record, asked: bool) -> str:
     elif not asked and r.call is not None and r.call.name not in RESHAPE_CALLS and not r.node_name:
         text = f"inside {r.call.name}(): {text}"
     return text + expanded
+
+
+def _asks_for_copy(call: str) -> bool:
+    """Whether a user's call by this name asks for a copy (``clone``, ``.to()``, ``permute_copy``, ...)."""
+    return call in ASKED_CALLS or call.endswith("_copy") or call.endswith("_copy_")
 
 
 def _expanded_note(src: Any) -> str:
