@@ -17,12 +17,19 @@ import sys
 
 import pytest
 import torch
+from hypothesis import given, settings
+from hypothesis import strategies as hs
 from torch.utils._python_dispatch import TorchDispatchMode
 
 import torch_gpt
+from layout_strategies import specs
 from strided.diagnose import watch_torch as wt
+from strided.diagnose.dims import reshape_mapping
 from strided.diagnose.watch_torch import TorchWatch, watch_torch
+from strided.layout.refusals import ReshapeRefusal
+from strided.layout.reshape import torch_view_strides
 from torch_gpt import GPT, batch, known_program
+from view_oracle import new_shapes
 
 GPT_FILE = "torch_gpt.py"
 
@@ -253,6 +260,64 @@ watch_torch: 30 steps
 29  view          view     (4, 3)               (2, 2, 3)     (6, 3, 1)                     L+12
 total: 6 copies, 4,684 bytes copied; 14,128 bytes allocated, peak 9,896; 0 bilateral broadcasts; \
 0 regrouping reshapes"""
+
+
+# ---------------------------------------------------------------------- fuzz: random layouts and ops
+
+
+FUZZ_OPS = ("reshape", "reshape", "flatten", "contiguous", "clone", "transpose", "to64", "matmul", "add_row")
+
+
+def fuzz_step(op: str, x: torch.Tensor, data: hs.DataObject) -> torch.Tensor:
+    if op == "reshape":
+        return x.reshape(data.draw(new_shapes(tuple(x.shape)), label="shape"))
+    if op == "flatten":
+        return x.flatten()
+    if op == "contiguous":
+        return x.contiguous()
+    if op == "clone":
+        return x.clone()
+    if op == "transpose":
+        return x.transpose(0, -1) if x.dim() else x
+    if op == "to64":
+        return x.to(torch.float64)
+    if op == "matmul":
+        return x @ torch.ones(x.shape[-1], 2, dtype=x.dtype) if x.dim() >= 1 else x
+    return x + x.flatten()[:1].reshape((1,) * x.dim()) if x.numel() else x  # add_row: a broadcast
+
+
+@settings(max_examples=150, deadline=None)
+@given(spec=specs(max_dims=4), ops=hs.lists(hs.sampled_from(FUZZ_OPS), min_size=1, max_size=4), data=hs.data())
+def test_fuzz_copies_match_the_count_and_reshapes_are_explained(spec, ops: list[str], data) -> None:
+    """On hard layouts: every op's copies equal the independent count; a user's reshape copies
+    exactly when torch's result has its own storage, its hidden copy names the stride equation
+    that strided's layout algebra says fails, and its step carries the dim mapping."""
+    x = torch.arange(spec.storage_size, dtype=torch.float32).as_strided(spec.shape, spec.strides, spec.offset)
+    for op in ops:
+        with CopyCounter() as counter, watch_torch() as w:
+            try:
+                y = fuzz_step(op, x, data)
+            except RuntimeError:
+                y = None
+        assert [(base(c.name), c.nbytes) for c in w.copies] == counter.copies
+        if y is None:
+            continue
+        if op == "reshape" and x.numel():
+            owns = y.untyped_storage().data_ptr() != x.untyped_storage().data_ptr()
+            assert bool(w.copies) == owns
+            refusal = torch_view_strides(tuple(x.shape), tuple(x.stride()), tuple(y.shape))
+            for c in w.copies:
+                assert not c.asked and c.reason.startswith("reshape of a non-contiguous input")
+                assert isinstance(refusal, ReshapeRefusal) and refusal.equation() in c.reason
+            assert w.steps[-1].mapping == reshape_mapping(tuple(x.shape), tuple(y.shape))
+        if op == "clone" or (op == "to64" and x.dtype != torch.float64) or (op == "contiguous" and w.copies):
+            assert [c.asked for c in w.copies] == [True]
+        if op == "contiguous":
+            assert bool(w.copies) == (not x.is_contiguous())
+        if op == "matmul":
+            assert all(not c.asked and c.reason.startswith("inside matmul(): ") for c in w.copies)
+        assert not any(b.bilateral for b in w.broadcasts)
+        x = y
 
 
 # ---------------------------------------------------------------------- smaller programs
