@@ -44,8 +44,9 @@ class CopyCounter(TorchDispatchMode):
     """An independent count of the materializing aten ops: (name, bytes) in the order they run.
 
     A copy moves existing data into new memory: clone, _to_copy, copy_, lift_fresh_copy,
-    _reshape_copy, any other ``*_copy``; contiguous/resolve_conj/resolve_neg when the result has
-    its own storage. Bytes: the tensor written (copy_'s destination, else the result).
+    _reshape_copy, any other ``*_copy``; contiguous/resolve_conj/resolve_neg, and the composite
+    reshape/flatten/ravel/reshape_as/to/type_as (seen whole under inference mode), when the
+    result has its own storage. Bytes: the tensor written (copy_'s destination, else the result).
     """
 
     def __init__(self) -> None:
@@ -59,7 +60,8 @@ class CopyCounter(TorchDispatchMode):
         if name in ("clone", "_to_copy", "copy_", "copy", "lift_fresh_copy", "_reshape_copy") or \
                 (name.endswith("_copy") and not name.endswith("_copy_")):
             written = args[0] if name == "copy_" else out
-        elif name in ("contiguous", "resolve_conj", "resolve_neg") and \
+        elif name in ("contiguous", "resolve_conj", "resolve_neg", "reshape", "reshape_as", "flatten", "ravel",
+                      "to", "type_as") and \
                 out.untyped_storage().data_ptr() != args[0].untyped_storage().data_ptr():
             written = out
         if written is not None:
@@ -397,6 +399,24 @@ def test_bilateral_broadcast_of_a_known_line() -> None:
     assert [(b.bilateral, b.where.endswith(f":{line + i}")) for i, b in enumerate(w.broadcasts)] == \
         [(True, True), (False, True)]
     assert "1 bilateral broadcasts" in str(w)
+
+
+@pytest.mark.parametrize("mode", ["no_grad", "inference_mode"])
+def test_without_autograd(mode: str) -> None:
+    x = torch.ones(4, 3)
+    with getattr(torch, mode)(), CopyCounter() as counter, watch_torch() as w:
+        x.t().reshape(12)
+        x.reshape(3, 4)  # a view
+        x.t().flatten()
+        x.to(torch.float64)
+        x.to(torch.float32)  # no copy
+    name = "reshape" if mode == "inference_mode" else "clone"  # inference mode sees composites whole
+    flat = "flatten" if mode == "inference_mode" else "clone"
+    assert [(c.name, c.nbytes, c.asked) for c in w.copies] == [
+        (name, 48, False), (flat, 48, False), (w.copies[2].name, 96, True)]
+    assert [(c.name, c.nbytes) for c in w.copies] == counter.copies
+    assert w.copies[0].reason.startswith("reshape of a non-contiguous input (3, 4) strides (1, 3) to (12,): ")
+    assert w.copies[2].reason == "dtype conversion float32 -> float64"
 
 
 def test_nested_watches_see_their_own_ops() -> None:

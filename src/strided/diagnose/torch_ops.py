@@ -30,8 +30,12 @@ __all__ = [
 
 # aten ops whose job is moving existing data into new memory (besides every ``*_copy`` name).
 COPY_OPS = frozenset({"clone", "_to_copy", "copy_", "copy", "lift_fresh_copy", "_reshape_copy"})
-# ... and those that copy only when they allocate (else they hand back their input).
-MAYBE_COPY_OPS = frozenset({"contiguous", "resolve_conj", "resolve_neg"})
+# ... and those that copy only when they allocate (else they hand back their input or a view of
+# it). Besides contiguous/resolve_*, the composite reshape and conversion ops: PyTorch usually
+# decomposes them before a dispatch mode sees them (into view, or clone + _unsafe_view, or
+# _to_copy), but under ``torch.inference_mode()`` the mode sees them whole.
+MAYBE_COPY_OPS = frozenset({"contiguous", "resolve_conj", "resolve_neg", "reshape", "reshape_as", "flatten",
+                            "ravel", "to", "type_as"})
 # aten ops that make new memory from nothing or assemble it from parts: allocations, not copies.
 ALLOC_OPS = frozenset({
     "empty", "empty_like", "empty_strided", "new_empty", "new_empty_strided", "zeros", "zeros_like",
@@ -55,7 +59,7 @@ RESHAPE_CALLS = frozenset({"view", "reshape", "flatten", "unflatten", "view_as",
 # Calls that never run an aten op worth a record of their own: no call context, no line lookup.
 SILENT_CALLS = frozenset({
     "__get__", "__set__", "size", "dim", "stride", "numel", "storage_offset", "is_contiguous",
-    "element_size", "data_ptr", "untyped_storage", "__len__", "__hash__", "__eq__Size", "requires_grad_",
+    "element_size", "data_ptr", "untyped_storage", "__len__", "__hash__", "requires_grad_",
     "is_floating_point", "is_complex", "get_device", "__format__", "__repr__", "__bool__", "__index__",
     "ndimension", "nelement", "has_names", "is_leaf", "_is_view", "is_sparse", "register_hook",
     "retain_grad", "_version",

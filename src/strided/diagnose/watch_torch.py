@@ -353,7 +353,7 @@ def _copy_reason(r: _Record, asked: bool) -> str:
         src, out = r.inputs[1], r.inputs[0]  # copy_(destination, source)
     layout = f"{src[0]} strides {src[1]}" if src is not None else ""
     expanded = _expanded_note(src)
-    if name == "_to_copy" and src is not None and out is not None and src[2] != out[2]:
+    if name in ("_to_copy", "to", "type_as") and src is not None and out is not None and src[2] != out[2]:
         text = f"dtype conversion {_dtype_name(src[2])} -> {_dtype_name(out[2])}"
     elif name == "copy_":
         text = f"copy_() writes {out[0] if out else ''} into an existing tensor"
@@ -419,7 +419,8 @@ def _current_sequence_nr(torch: Any) -> int:
 
     with _disable_current_modes(), torch._C.DisableTorchFunction(), torch.enable_grad():
         probe = torch.zeros((), requires_grad=True) * 1
-    return probe.grad_fn._sequence_nr()
+    # (inference mode records no graph at all: then any node is new)
+    return probe.grad_fn._sequence_nr() if probe.grad_fn is not None else -1
 
 
 _LIBRARY: dict[str, bool] = {}
