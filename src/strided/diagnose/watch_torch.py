@@ -163,6 +163,8 @@ class TorchWatch(Flow):
         self._seq_high = -1
         self._module_stack: list[str] = []
         self._paths: dict[int, str] = {}
+        self._roots: dict[int, dict[int, str]] = {}
+        self._keep: list[Any] = []
         self._hooks: list[Any] = []
         self._modes: tuple[Any, Any] | None = None
 
@@ -193,6 +195,8 @@ class TorchWatch(Flow):
             hook.remove()
         self._hooks = []
         self._module_stack.clear()
+        self._roots.clear()
+        self._keep.clear()
         self._call = None
         return False
 
@@ -201,8 +205,13 @@ class TorchWatch(Flow):
     def _module_enter(self, module: Any, args: Any) -> None:
         stack = self._module_stack
         if not stack:
-            # The outermost module names the others: paths relative to it, like ``h.0.attn``.
-            self._paths = {id(m): name for name, m in module.named_modules() if name}
+            # The outermost module names the others: paths relative to it, like ``h.0.attn``
+            # (worked out once per outermost module and watch: a model's forward runs many times).
+            paths = self._roots.get(id(module))
+            if paths is None:
+                paths = self._roots[id(module)] = {id(m): name for name, m in module.named_modules() if name}
+                self._keep.append(module)  # so that its id stays its own while the watch runs
+            self._paths = paths
             stack.append(type(module).__name__)
         else:
             stack.append(self._paths.get(id(module), type(module).__name__))
