@@ -20,9 +20,15 @@ ops the autograd engine runs — is recorded through PyTorch's own dispatch hook
 
 Memory: ``allocated_bytes`` counts every storage that an op inside the block created (``nbytes``
 of each output storage of a non-view, non-write op, once per storage); a storage stops being alive
-when its last tensor goes (a ``weakref.finalize`` on the ``UntypedStorage``, which torch keeps as one
-Python object per storage). ``peak_bytes`` is the most alive at once. Memory made before the block,
-or outside the aten ops (``torch.from_numpy``), is not counted.
+when its last tensor goes (a ``weakref.ref`` callback on the ``UntypedStorage``: torch keeps one
+Python object per storage, alive exactly as long as the storage). ``peak_bytes`` is the most alive
+at once. Memory made before the block, or outside the aten ops (``torch.from_numpy``, the data of
+``torch.tensor([...])``), and scratch memory inside a kernel, is not counted.
+
+Under ``torch.inference_mode()`` PyTorch hands composite ops to the dispatch mode whole
+(``aten.reshape``, ``aten.matmul``, ``aten.linear``) instead of the ops they decompose into: a
+whole ``reshape``/``flatten``/``to`` that allocates is reported as the copy, but a copy *inside*
+a whole ``matmul`` cannot be seen there.
 
 Example::
 
