@@ -1,0 +1,110 @@
+"""Overhead of ``watch_torch`` on a small GPT's forward pass, and forward + backward.
+
+Run from the repository root:
+
+    .venv/bin/python bench/bench_watch_torch.py          # about 30 s
+    .venv/bin/python bench/bench_watch_torch.py --quick  # fewer repeats, noisier
+
+How to read it
+--------------
+The model is the GPT of ``tests/torch_gpt.py`` (token + position embedding, causal attention
+with the head split and merge, MLP, layer norm, cross-entropy) at two sizes: ``tiny`` (the
+test's size: every op is a few microseconds, so the time is PyTorch's own per-op overhead and the
+watch's per-op Python work dominates) and ``small`` (B=8, T=64, C=128, 4 layers: ops do real
+arithmetic, the regime where one would watch a model). For each: the time of one forward
+(``fwd``) and one forward + backward (``fwd+bwd``) without a watch, inside a fresh
+``watch_torch()`` block, and the ratio watched / plain (the issue aims at <= 1.5). The times are
+the minimum over repeats of one call, measured round-robin; the ops recorded per call are shown.
+``bare modes`` is the floor that PyTorch's mode machinery itself sets: the same two modes
+(function + dispatch) doing nothing but passing each call on.
+PyTorch runs with one thread so that the numbers do not depend on the machine's core count.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "tests"))
+
+from harness import fmt_time, measure, print_header  # noqa: E402
+
+
+def passes(model, idx, targets) -> dict:  # noqa: ANN001
+    """The two timed passes of ``model``: forward, and forward + backward."""
+
+    def fwd() -> None:
+        model(idx, targets)
+
+    def fwd_bwd() -> None:
+        model.zero_grad(set_to_none=True)
+        model(idx, targets).backward()
+
+    return {"fwd": fwd, "fwd+bwd": fwd_bwd}
+
+
+def inside(context, f):  # noqa: ANN001, ANN201
+    """``f`` run inside a fresh ``context()`` block."""
+
+    def run() -> None:
+        with context():
+            f()
+
+    return run
+
+
+def main() -> None:
+    quick = "--quick" in sys.argv
+    import torch
+    from torch.overrides import TorchFunctionMode
+    from torch.utils._python_dispatch import TorchDispatchMode
+
+    from strided.diagnose.watch_torch import watch_torch
+    from torch_gpt import GPT, batch
+
+    class PassFunction(TorchFunctionMode):
+        def __torch_function__(self, func, types, args=(), kwargs=None):  # noqa: ANN001, ANN204
+            return func(*args, **(kwargs or {}))
+
+    class PassDispatch(TorchDispatchMode):
+        def __torch_dispatch__(self, func, types, args=(), kwargs=None):  # noqa: ANN001, ANN204
+            return func(*args, **(kwargs or {}))
+
+    class BareModes:
+        """The floor: the same two modes doing nothing but pass each call on."""
+
+        def __enter__(self) -> None:
+            self.modes = (PassFunction(), PassDispatch())
+            for m in self.modes:
+                m.__enter__()
+
+        def __exit__(self, *exc: object) -> None:
+            for m in reversed(self.modes):
+                m.__exit__(*exc)
+
+    torch.set_num_threads(1)
+    print_header(f"torch {torch.__version__}")
+    sizes = {
+        "tiny": dict(vocab=32, C=16, heads=4, T=8, layers=2, B=2),
+        "small": dict(vocab=256, C=128, heads=4, T=64, layers=4, B=8),
+    }
+    print(f"{'model':<7}{'pass':<9}{'ops':>6}{'plain':>12}{'bare modes':>12}{'watched':>12}"
+          f"{'bare/plain':>12}{'watched/plain':>15}")
+    for label, cfg in sizes.items():
+        B = cfg.pop("B")
+        torch.manual_seed(0)
+        model = GPT(**cfg)
+        idx, targets = batch(model, B=B, T=cfg["T"], vocab=cfg["vocab"])
+        for name, f in passes(model, idx, targets).items():
+            with watch_torch() as w:
+                f()
+            number = 5 if label == "small" else 20
+            samples = measure([f, inside(BareModes, f), inside(watch_torch, f)], number=number,
+                              repeat=3 if quick else 7)
+            plain_t, bare_t, watched_t = (min(s) for s in samples)
+            print(f"{label:<7}{name:<9}{len(w.steps):>6}{fmt_time(plain_t):>12}{fmt_time(bare_t):>12}"
+                  f"{fmt_time(watched_t):>12}{bare_t / plain_t:>11.2f}x{watched_t / plain_t:>14.2f}x")
+
+
+if __name__ == "__main__":
+    main()

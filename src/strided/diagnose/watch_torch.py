@@ -1,0 +1,505 @@
+"""``watch_torch``: the shape flow of real PyTorch code, forward and backward.
+
+Inside ``with watch_torch() as w:`` every aten op PyTorch runs — the forward ops and the backward
+ops the autograd engine runs — is recorded through PyTorch's own dispatch hooks, no patching:
+
+- a ``TorchDispatchMode`` sees each aten op with its tensors: a :class:`~.flow.Step` per op (view,
+  copy, alloc, compute or write; see :mod:`.torch_ops` for what counts as what), new storages
+  for the memory tally, elementwise ops for broadcasts;
+- a ``TorchFunctionMode`` sees the user's own Python calls (``x.reshape(...)``, ``F.linear``,
+  ``.contiguous()``, ``loss.backward()``): it gives every aten op run inside a call the user's
+  line, the method name (so a ``.contiguous()`` the user asked for is told apart from the clone
+  behind a ``reshape`` that could not be a view) and the dim mapping of a user's reshape (so only
+  the user's reshapes are checked for regroupings, never torch's internal ones);
+- global ``nn.Module`` forward hooks (public, removed on exit) give the module path, e.g.
+  ``h.0.attn`` — relative to the outermost module called, which itself is named by its class;
+- a backward op points at the line (and module) of the forward call that made its autograd node:
+  the forward calls remember the ``_sequence_nr()`` of each node they create, the backward op
+  asks ``torch._C._current_autograd_node()``. Ops that no forward call claims (``AccumulateGrad``)
+  point at the ``.backward()`` line.
+
+Memory: ``allocated_bytes`` counts every storage that an op inside the block created (``nbytes``
+of each output storage of a non-view, non-write op, once per storage); a storage stops being alive
+when its last tensor goes (a ``weakref.ref`` callback on the ``UntypedStorage``: torch keeps one
+Python object per storage, alive exactly as long as the storage). ``peak_bytes`` is the most alive
+at once. Memory made before the block, or outside the aten ops (``torch.from_numpy``, the data of
+``torch.tensor([...])``), and scratch memory inside a kernel, is not counted.
+
+Under ``torch.inference_mode()`` PyTorch hands composite ops to the dispatch mode whole
+(``aten.reshape``, ``aten.matmul``, ``aten.linear``) instead of the ops they decompose into: a
+whole ``reshape``/``flatten``/``to`` that allocates is reported as the copy, but a copy *inside*
+a whole ``matmul`` cannot be seen there.
+
+Example::
+
+    >>> with watch_torch() as w:
+    ...     y = torch.ones(4, 3).t().reshape(12)
+    >>> [(c.name, c.nbytes, c.asked) for c in w.copies]
+    [('clone', 48, False)]
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+import sysconfig
+import weakref
+from typing import Any
+
+from ..callsite import PACKAGE_DIR
+from ..layout.refusals import ReshapeRefusal
+from ..layout.reshape import torch_view_strides
+from .dims import reshape_mapping
+from .flow import Flow, MemoryTally, Step, TensorInfo, broadcast_of
+from .torch_ops import _CACHE, ASKED_CALLS, RESHAPE_CALLS, SILENT_CALLS, op_info
+
+__all__ = ["TorchWatch", "watch_torch"]
+
+INSTALL_HINT = "watch_torch needs PyTorch, which is not installed here; install it with: pip install torch==2.13.0"
+_NO_NODE_SEQ = 1 << 63  # AccumulateGrad nodes carry UINT64_MAX: no forward op made them
+
+
+def _require_torch() -> Any:
+    try:
+        import torch
+    except ImportError as exc:
+        raise ImportError(INSTALL_HINT) from exc
+    return torch
+
+
+def watch_torch() -> TorchWatch:
+    """Record the PyTorch ops run inside a ``with`` block, forward and backward.
+
+    Returns a :class:`TorchWatch`; after (or during) the block it has ``steps``, ``copies`` (each
+    with bytes, reason, the user's line, the ``nn.Module`` path and ``asked``), ``broadcasts``,
+    ``regroups``, ``bytes_copied``, ``allocated_bytes``, ``peak_bytes``, and ``str(w)`` is the table.
+    Raises ImportError (with the install command) when PyTorch is not installed.
+
+    >>> with watch_torch() as w:
+    ...     z = torch.ones(3, 1) - torch.ones(3)
+    >>> w.broadcasts[0].bilateral
+    True
+    """
+    _require_torch()
+    return TorchWatch()
+
+
+class _StorageTally(MemoryTally):
+    """:class:`MemoryTally` with a lighter death watch: a ``weakref.ref`` callback per storage
+    (``weakref.finalize`` costs several microseconds per tensor, this a fraction of one).
+    Same contract: a storage counts once, and stops being alive when torch frees it."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self._refs: dict[int, Any] = {}
+
+    def allocated(self, owner: Any, nbytes: int) -> bool:
+        key = id(owner)
+        refs = self._refs
+        if key in refs:
+            return False
+        try:
+            refs[key] = weakref.ref(owner, lambda _ref, key=key, nbytes=nbytes: self._gone(key, nbytes))
+        except TypeError:
+            return False
+        self.allocated_bytes += nbytes
+        self.alive_bytes += nbytes
+        if self.alive_bytes > self.peak_bytes:
+            self.peak_bytes = self.alive_bytes
+        return True
+
+    def _gone(self, key: int, nbytes: int) -> None:
+        self._refs.pop(key, None)
+        self.alive_bytes -= nbytes
+
+
+class _Call:
+    """The user's Python call now running: its name, line and module path."""
+
+    __slots__ = ("name", "where", "module", "target")
+
+    def __init__(self, name: str, where: str, module: str) -> None:
+        self.name = name
+        self.where = where
+        self.module = module
+        self.target: tuple[int, ...] | None = None  # a reshape call's result shape
+
+
+class _Record:
+    """One aten op as it ran, kept raw; :class:`Step` rows are built from it when asked for."""
+
+    __slots__ = ("info", "inputs", "outputs", "call", "node_seq", "node_name", "copied", "allocated", "mapping",
+                 "where", "kind", "copy_input")
+
+    def __init__(self, info: Any, inputs: list, outputs: list, call: _Call | None, node_seq: int,
+                 node_name: str, kind: str, copied: int, allocated: int, where: str) -> None:
+        self.info = info
+        self.inputs = [(tuple(s), tuple(st), d) for s, st, d in inputs]  # [(shape, strides, dtype), ...]
+        self.outputs = [(tuple(s), tuple(st), d) for s, st, d in outputs]
+        self.call = call
+        self.node_seq = node_seq
+        self.node_name = node_name
+        self.kind = kind
+        self.copied = copied
+        self.allocated = allocated
+        self.mapping: Any = None
+        self.where = where  # set only when neither a call nor a node can give it
+
+
+class TorchWatch(Flow):
+    """The flow of PyTorch ops seen inside one ``with watch_torch()`` block (see :func:`watch_torch`).
+
+    Entered once (a second ``with`` raises ValueError); an exception in the block ends it cleanly
+    and what was recorded stays. Nested watches each see the ops of their own block.
+    """
+
+    title = "watch_torch"
+
+    def __init__(self) -> None:
+        self._torch = _require_torch()
+        super().__init__()
+        self.memory = _StorageTally()
+        self._records: list[tuple] = []  # raw, see _Record for the fields
+        self._mappings: dict[int, Any] = {}  # record index -> DimMapping of a user's reshape
+        self._tensor_type = self._torch.Tensor
+        self._current_node = self._torch._C._current_autograd_node
+        self._entered = False
+        self._call: _Call | None = None
+        self._nodes: dict[int, tuple[str, str]] = {}  # autograd node sequence_nr -> (where, module)
+        self._seq_high = -1
+        self._module_stack: list[str] = []
+        self._paths: dict[int, str] = {}
+        self._roots: dict[int, dict[int, str]] = {}
+        self._keep: list[Any] = []
+        self._hooks: list[Any] = []
+        self._modes: tuple[Any, Any] | None = None
+
+    # ------------------------------------------------------------------ entering and leaving
+
+    def __enter__(self) -> TorchWatch:
+        if self._entered:
+            raise ValueError("a watch_torch() block can be entered only once; "
+                             "make a new watch_torch() for each block")
+        self._entered = True
+        torch = self._torch
+        self._seq_high = _current_sequence_nr(torch)
+        function_mode, dispatch_mode = _mode_classes(torch)
+        modules = torch.nn.modules.module
+        self._hooks = [modules.register_module_forward_pre_hook(self._module_enter),
+                       modules.register_module_forward_hook(self._module_exit, always_call=True)]
+        self._modes = (function_mode(self), dispatch_mode(self))
+        self._modes[0].__enter__()
+        self._modes[1].__enter__()
+        return self
+
+    def __exit__(self, *exc: Any) -> bool:
+        if self._modes is not None:
+            self._modes[1].__exit__(*exc)
+            self._modes[0].__exit__(*exc)
+            self._modes = None
+        for hook in self._hooks:
+            hook.remove()
+        self._hooks = []
+        self._module_stack.clear()
+        self._roots.clear()
+        self._keep.clear()
+        self._call = None
+        return False
+
+    # ------------------------------------------------------------------ modules
+
+    def _module_enter(self, module: Any, args: Any) -> None:
+        stack = self._module_stack
+        if not stack:
+            # The outermost module names the others: paths relative to it, like ``h.0.attn``
+            # (worked out once per outermost module and watch: a model's forward runs many times).
+            paths = self._roots.get(id(module))
+            if paths is None:
+                paths = self._roots[id(module)] = {id(m): name for name, m in module.named_modules() if name}
+                self._keep.append(module)  # so that its id stays its own while the watch runs
+            self._paths = paths
+            stack.append(type(module).__name__)
+        else:
+            stack.append(self._paths.get(id(module), type(module).__name__))
+
+    def _module_exit(self, module: Any, args: Any, output: Any) -> None:
+        if self._module_stack:
+            self._module_stack.pop()
+
+    # ------------------------------------------------------------------ the two modes' work
+
+    def _on_call(self, func: Any, args: tuple, kwargs: dict) -> Any:
+        """A user's Python-level torch call: run it with its context set."""
+        name = getattr(func, "__name__", "")
+        if name in SILENT_CALLS:
+            return func(*args, **kwargs)
+        call = _Call(name, _user_where(sys._getframe(2)), self._module_stack[-1] if self._module_stack else "")
+        previous, self._call = self._call, call
+        first = len(self._records)
+        try:
+            out = func(*args, **kwargs)
+        finally:
+            self._call = previous
+        self._claim_nodes(out, call)
+        if name in RESHAPE_CALLS and len(self._records) > first and args:
+            source, torch = args[0], self._torch
+            if isinstance(source, torch.Tensor) and isinstance(out, torch.Tensor) \
+                    and source.numel() == out.numel() and source.dtype == out.dtype:
+                call.target = tuple(out.shape)
+                self._mappings[len(self._records) - 1] = reshape_mapping(tuple(source.shape), call.target)
+        return out
+
+    def _claim_nodes(self, out: Any, call: _Call) -> None:
+        """Remember the call's line for each autograd node it made, so backward ops find it."""
+        if isinstance(out, self._tensor_type):
+            node = out.grad_fn
+            if node is None:
+                return
+            todo = [node]
+        else:
+            todo = [t.grad_fn for t in _tensors(out, self._tensor_type) if t.grad_fn is not None]
+            if not todo:
+                return
+        floor, high, nodes = self._seq_high, self._seq_high, self._nodes
+        info = (call.where, call.module)
+        while todo:
+            node = todo.pop()
+            seq = node._sequence_nr()
+            if seq <= floor or seq >= _NO_NODE_SEQ or seq in nodes:
+                continue
+            nodes[seq] = info
+            high = max(high, seq)
+            todo.extend(n for n, _ in node.next_functions if n is not None)
+        self._seq_high = high
+
+    def _on_op(self, func: Any, args: tuple, kwargs: dict, out: Any) -> None:
+        """An aten op has run: keep its record and count the memory it made.
+
+        Runs once per aten op, so it only reads metadata (sizes are ``torch.Size`` tuples, kept
+        as they are) and leaves every word of the report to :meth:`_step`.
+        """
+        tensor = self._tensor_type
+        info = _CACHE.get(id(func)) or op_info(func)
+        ins = []
+        for a in args:
+            if isinstance(a, tensor):
+                ins.append(a)
+            elif type(a) is list or type(a) is tuple:
+                ins.extend([x for x in a if isinstance(x, tensor)])
+        outs = [out] if isinstance(out, tensor) else _tensors(out, tensor)
+        kind = info.kind
+        copied = allocated = 0
+        if kind == "maybe_copy":
+            same = bool(outs) and bool(ins) and outs[0].untyped_storage()._cdata == ins[0].untyped_storage()._cdata
+            kind = "view" if same else "copy"
+        if kind == "copy":
+            target = ins[0] if info.name == "copy_" else (outs[0] if outs else None)
+            if target is not None:
+                copied = target.numel() * target.element_size()
+        if kind != "view" and kind != "write" and info.name != "copy_":
+            memory = self.memory
+            for t in outs:
+                storage = t.untyped_storage()
+                nbytes = storage.nbytes()
+                if nbytes and memory.allocated(storage, nbytes):
+                    allocated += nbytes
+        node = self._current_node()
+        call = self._call
+        where = _user_where(sys._getframe(3)) if call is None and node is None else ""
+        self._records.append((
+            info, [(t.shape, t.stride(), t.dtype) for t in ins], [(t.shape, t.stride(), t.dtype) for t in outs],
+            call, node._sequence_nr() if node is not None else -1, type(node).__name__ if node is not None else "",
+            kind, copied, allocated, where))
+
+    # ------------------------------------------------------------------ the records as steps
+
+    @property  # type: ignore[override]
+    def steps(self) -> list[Step]:
+        """One :class:`Step` per aten op, in the order they ran (built from the raw records)."""
+        built = self._steps
+        for i in range(len(built), len(self._records)):
+            built.append(self._step(i, self._records[i]))
+        return built
+
+    @steps.setter
+    def steps(self, value: list[Step]) -> None:
+        self._steps = list(value)
+
+    def _step(self, index: int, raw: tuple) -> Step:
+        r = _Record(*raw)
+        r.mapping = self._mappings.get(index)
+        where, module = self._where_of(r)
+        name = r.info.name if not r.node_name else f"{r.info.name} [{r.node_name}]"
+        inputs = tuple(TensorInfo(s, st, _dtype_name(d)) for s, st, d in r.inputs)
+        outputs = tuple(TensorInfo(s, st, _dtype_name(d)) for s, st, d in r.outputs)
+        output = outputs[0] if outputs else (inputs[0] if r.kind == "write" and inputs else None)
+        step = Step(index, name, r.kind, inputs, output, where=where, bytes_copied=r.copied,
+                    bytes_allocated=r.allocated, module=module, mapping=r.mapping)
+        step.extra["phase"] = "backward" if r.node_name else "forward"
+        if r.call is not None:
+            step.extra["call"] = r.call.name
+        if r.kind == "copy":
+            asked = not r.node_name and r.call is not None and _asks_for_copy(r.call.name)
+            step.extra["asked"] = asked
+            step.reason = _copy_reason(r, asked)
+        if r.info.pointwise and len(inputs) >= 2 and output is not None:
+            step.broadcast = broadcast_of(r.info.name, [t.shape for t in inputs], output.shape, where, index)
+        return step
+
+    def _where_of(self, r: _Record) -> tuple[str, str]:
+        if r.node_name:
+            found = self._nodes.get(r.node_seq)
+            if found is not None:
+                return found
+        if r.call is not None:
+            return r.call.where, r.call.module
+        return r.where, ""
+
+
+# ---------------------------------------------------------------------- reasons
+
+
+def _copy_reason(r: _Record, asked: bool) -> str:
+    """Why a copy happened, in words and the tensors' own numbers."""
+    name = r.info.name
+    src = r.inputs[0] if r.inputs else None
+    out = r.outputs[0] if r.outputs else src
+    if name == "copy_" and len(r.inputs) > 1:
+        src, out = r.inputs[1], r.inputs[0]  # copy_(destination, source)
+    layout = f"{src[0]} strides {src[1]}" if src is not None else ""
+    expanded = _expanded_note(src)
+    if name in ("_to_copy", "to", "type_as") and src is not None and out is not None and src[2] != out[2]:
+        text = f"dtype conversion {_dtype_name(src[2])} -> {_dtype_name(out[2])}"
+    elif name == "copy_":
+        text = f"copy_() writes {out[0] if out else ''} into an existing tensor"
+        if r.call is not None and r.call.name == "__setitem__":
+            text = f"t[...] = value writes {out[0] if out else ''} into part of an existing tensor"
+        if r.node_name == "AccumulateGrad":
+            text = f"AccumulateGrad copies the gradient {layout} into a new tensor laid out like its parameter"
+    elif r.call is not None and not r.node_name and r.call.name in RESHAPE_CALLS and src is not None:
+        text = f"{r.call.name} of a non-contiguous input {layout}"
+        target = r.call.target
+        if target is not None:
+            refusal = torch_view_strides(tuple(src[0]), tuple(src[1]), target)
+            text += f" to {target}"
+            if isinstance(refusal, ReshapeRefusal):
+                text += f": {refusal.equation()}"
+    elif asked and r.call is not None:
+        text = {"contiguous": f"contiguous() on a non-contiguous tensor {layout}",
+                "clone": f"clone() of {layout}"}.get(r.call.name, f"{r.call.name}() copies {layout}")
+    elif r.node_name.startswith(("View", "UnsafeView", "Reshape")) and src is not None:
+        text = f"reshape of a non-contiguous gradient {layout}"
+    elif src is not None:
+        text = f"{name} makes {layout} contiguous"
+    else:
+        text = name
+    if r.node_name and r.node_name != "AccumulateGrad":
+        text = f"backward of {r.node_name}: {text}"
+    elif not asked and r.call is not None and r.call.name not in RESHAPE_CALLS and not r.node_name:
+        text = f"inside {r.call.name}(): {text}"
+    return text + expanded
+
+
+def _asks_for_copy(call: str) -> bool:
+    """Whether a user's call by this name asks for a copy (``clone``, ``.to()``, ``permute_copy``, ...)."""
+    return call in ASKED_CALLS or call.endswith("_copy") or call.endswith("_copy_")
+
+
+def _expanded_note(src: Any) -> str:
+    if src is None:
+        return ""
+    dims = tuple(d for d, (n, s) in enumerate(zip(src[0], src[1])) if s == 0 and n > 1)
+    return f"; materializes an expanded tensor (stride 0 in dims {dims})" if dims else ""
+
+
+def _dtype_name(dtype: Any) -> str:
+    return str(dtype).removeprefix("torch.")
+
+
+# ---------------------------------------------------------------------- helpers
+
+
+def _tensors(out: Any, tensor: type) -> list[Any]:
+    """The tensors ``out`` holds: itself, or those of a list or tuple (one level down)."""
+    if isinstance(out, tensor):
+        return [out]
+    if isinstance(out, (list, tuple)):
+        return [t for t in out if isinstance(t, tensor)]
+    return []
+
+
+def _current_sequence_nr(torch: Any) -> int:
+    """The autograd sequence number now: nodes made from here on have a larger one."""
+    from torch.utils._python_dispatch import _disable_current_modes
+
+    with _disable_current_modes(), torch._C.DisableTorchFunction(), torch.enable_grad():
+        probe = torch.zeros((), requires_grad=True) * 1
+    # (inference mode records no graph at all: then any node is new)
+    return probe.grad_fn._sequence_nr() if probe.grad_fn is not None else -1
+
+
+_LIBRARY: dict[str, bool] = {}
+_PREFIXES: list[tuple[str, ...]] = []
+
+
+def _is_library(filename: str) -> bool:
+    """Whether a frame's file belongs to torch, strided or the standard library (cached per file)."""
+    known = _LIBRARY.get(filename)
+    if known is not None:
+        return known
+    if not _PREFIXES:
+        import torch
+
+        stdlib = tuple({os.path.realpath(p) + os.sep for p in
+                        (sysconfig.get_paths()["stdlib"], sysconfig.get_paths()["platstdlib"])}
+                       | {p + os.sep for p in (sysconfig.get_paths()["stdlib"], sysconfig.get_paths()["platstdlib"])})
+        _PREFIXES.append((os.path.dirname(os.path.abspath(torch.__file__)) + os.sep, PACKAGE_DIR))
+        _PREFIXES.append(stdlib)
+    ours, stdlib = _PREFIXES
+    # Third-party libraries (site-packages: transformers, ...) count as user code.
+    known = (filename.startswith(ours) or filename.startswith("<frozen")
+             or (filename.startswith(stdlib) and "-packages" + os.sep not in filename))
+    _LIBRARY[filename] = known
+    return known
+
+
+def _user_where(frame: Any) -> str:
+    """``file:line`` of the first frame from ``frame`` outwards outside torch, strided and the stdlib."""
+    while frame is not None:
+        filename = frame.f_code.co_filename
+        if not _is_library(filename):
+            return f"{filename}:{frame.f_lineno}"
+        frame = frame.f_back
+    return "<unknown>"
+
+
+_MODES: list[tuple[Any, Any]] = []
+
+
+def _mode_classes(torch: Any) -> tuple[Any, Any]:
+    """The two mode classes, defined on first use so that importing this module never imports torch."""
+    if _MODES:
+        return _MODES[0]
+    from torch.overrides import TorchFunctionMode
+    from torch.utils._python_dispatch import TorchDispatchMode
+
+    class _FunctionMode(TorchFunctionMode):
+        def __init__(self, watch: TorchWatch) -> None:
+            super().__init__()
+            self.watch = watch
+
+        def __torch_function__(self, func: Any, types: Any, args: tuple = (), kwargs: Any = None) -> Any:
+            return self.watch._on_call(func, args, kwargs or {})
+
+    class _DispatchMode(TorchDispatchMode):
+        def __init__(self, watch: TorchWatch) -> None:
+            super().__init__()
+            self.watch = watch
+
+        def __torch_dispatch__(self, func: Any, types: Any, args: tuple = (), kwargs: Any = None) -> Any:
+            out = func(*args, **(kwargs or {}))
+            self.watch._on_op(func, args, kwargs or {}, out)
+            return out
+
+    _MODES.append((_FunctionMode, _DispatchMode))
+    return _MODES[0]
