@@ -22,6 +22,7 @@ from .creation import (
 )
 from .diagnose.explain import explain
 from .diagnose.watch import watch
+from .diagnose.watch_torch import watch_torch
 from .dtypes import (
     DType,
     bool_,
@@ -124,6 +125,6 @@ __all__ = [
     "result_type", "return_types", "shares_memory", "sigmoid", "sin", "softmax", "sqrt", "std",
     "Storage", "StridedError", "StridedIndexError", "StridedNotImplementedError",
     "StridedRuntimeError", "StridedTypeError", "StridedValueError", "sub", "subtract", "sum",
-    "tanh", "Tensor", "tensor", "true_divide", "uint8", "var", "ViewError", "watch", "where", "zeros",
+    "tanh", "Tensor", "tensor", "true_divide", "uint8", "var", "ViewError", "watch", "watch_torch", "where", "zeros",
     "zeros_like",
 ]
