@@ -20,11 +20,12 @@ import strided as st
 from explain_cases import random_spec
 from layouts import build_numpy, build_strided, build_torch, specs
 from strided.diagnose.explain import explain
-from strided.diagnose.explain_broadcast import ELEMENTWISE_OPS, numpy_output_strides
+from strided.diagnose.explain_broadcast import ELEMENTWISE_OPS
 from strided.diagnose.explain_layout import LayoutExplanation, chunks_of
 from strided.diagnose.explain_torch import TORCH_OPS
 from strided.diagnose.report import Explanation
 from strided.dispatch import listen
+from strided.layout import numpy_elementwise_output_strides as numpy_output_strides
 
 HAS_NUMPY_EXPLAIN = importlib.util.find_spec("strided.diagnose.explain_numpy") is not None
 

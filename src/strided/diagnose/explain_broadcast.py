@@ -9,7 +9,7 @@ result's strides as *that* library lays them out:
 - strided and PyTorch: TensorIterator's rule, :func:`strided.layout.elementwise_output_strides`
   (the one strided's own ops use), with PyTorch's detail that an operand whose dtype differs
   from the computation dtype counts with the dense strides of its converted copy;
-- NumPy: the ufunc's ``order="K"`` rule (:func:`numpy_output_strides`): the trivial-loop
+- NumPy: the ufunc's ``order="K"`` rule (:func:`strided.layout.numpy_elementwise_output_strides`): the trivial-loop
   shortcut for same-shape contiguous operands, else the iterator's axis ordering.
 
 A shape mismatch is predicted as an error with the library's class (PyTorch RuntimeError,
@@ -19,18 +19,22 @@ layout is.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
 from .. import layout as L
-from ..layout import contiguous_strides, elementwise_output_strides, preserve_format_strides
+from ..layout import (
+    contiguous_strides,
+    elementwise_output_strides,
+    numpy_elementwise_output_strides,
+    preserve_format_strides,
+)
 from ..ops.broadcasting import broadcast_pair
 from ..tensor import Tensor
 from .flow import broadcast_of
 from .report import Explanation, Fix
 
-__all__ = ["ELEMENTWISE_OPS", "Operand", "explain_elementwise", "numpy_output_strides", "operand_of"]
+__all__ = ["ELEMENTWISE_OPS", "Operand", "explain_elementwise", "operand_of"]
 
 # name -> (kind, infix symbol or "", the function's name in torch / numpy)
 _OPS: dict[str, tuple[str, str]] = {
@@ -105,106 +109,6 @@ def operand_of(value: Any, like: Operand | None = None) -> Operand:
         "explain: the second operand of an elementwise op must be a strided Tensor, a numpy.ndarray, "
         f"a torch.Tensor, a Python number or a shape tuple of ints, not {type(value).__name__}"
     )
-
-
-# ---------------------------------------------------------------- NumPy's layout rule
-
-
-def numpy_output_strides(shape: Sequence[int], operands: Sequence[tuple[Sequence[int], Sequence[int]]],
-                         casts: bool = False) -> Shape:
-    """Strides (elements) NumPy gives a ufunc's fresh output (``order="K"``) for ``operands``
-    ((shape, strides) each, 0-d for a scalar) broadcast to ``shape``.
-
-    - An empty result gets all-zero strides.
-    - The trivial loop: when no operand needs a cast (``casts``), and every operand that is not
-      0-d has exactly ``shape`` and is contiguous (1-d operands may have any stride), the output
-      is C-contiguous, or F-contiguous when the first such operand is F- and not C-contiguous.
-    - Otherwise the iterator's order: an insertion sort of the axes from the innermost out,
-      each comparison decided by the operands whose strides along both axes are nonzero (a
-      stretched or size-1 axis counts 0); any operand that keeps the order (C order) wins over
-      those that would swap; then dense strides in that order (always positive).
-
-    # Note: NumPy compares absolute strides (it first flips axes that every operand walks
-    # backwards), so a reversed input gives a forward output.
-    """
-    shape = tuple(shape)
-    ndim = len(shape)
-    if 0 in shape:
-        return (0,) * ndim
-    trivial = None if casts else _trivial_order(shape, operands)
-    if trivial == "C":
-        return contiguous_strides(shape)
-    if trivial == "F":
-        return _f_strides(shape)
-    full_strides = []
-    for s, st in operands:
-        lead = ndim - len(s)
-        full = [0] * ndim
-        for k in range(len(s)):
-            d = lead + k
-            full[d] = 0 if s[k] == 1 else abs(st[k])
-        full_strides.append(full)
-    perm = list(range(ndim - 1, -1, -1))  # perm[0]: the innermost axis
-    for i0 in range(1, ndim):
-        ipos = i0
-        j0 = perm[i0]
-        for i1 in range(i0 - 1, -1, -1):
-            j1 = perm[i1]
-            ambiguous, swap = True, False
-            for full in full_strides:
-                s0, s1 = full[j0], full[j1]
-                if s0 != 0 and s1 != 0:
-                    if s1 <= s0:
-                        swap = False
-                    elif ambiguous:
-                        swap = True
-                    ambiguous = False
-            if not ambiguous:
-                if swap:
-                    ipos = i1
-                else:
-                    break
-        if ipos != i0:
-            perm[ipos + 1:i0 + 1] = perm[ipos:i0]
-            perm[ipos] = j0
-    out = [0] * ndim
-    acc = 1
-    for d in perm:
-        out[d] = acc
-        acc *= shape[d]
-    return tuple(out)
-
-
-def _f_strides(shape: Shape) -> Shape:
-    out, acc = [], 1
-    for n in shape:
-        out.append(acc)
-        acc *= n
-    return tuple(out)
-
-
-def _trivial_order(shape: Shape, operands: Sequence[tuple[Sequence[int], Sequence[int]]]) -> str | None:
-    order = None
-    for s, st in operands:
-        s, st = tuple(s), tuple(st)
-        if not s:
-            continue
-        if s != shape:
-            return None
-        if len(s) == 1:
-            order = order or "CF"
-            continue
-        c, f = L.is_contiguous(s, st), L.is_f_contiguous(s, st)
-        mine = ("C" if c else "") + ("F" if f else "")
-        if not mine:
-            return None
-        if order is None:
-            order = mine
-        elif not set(order) & set(mine):
-            return None
-    if order is None:
-        return "C"
-    return "F" if order == "F" else "C"
 
 
 # ---------------------------------------------------------------- PyTorch's dtype detail
@@ -364,7 +268,7 @@ def explain_elementwise(x: Any, op: str, other: Any, library: str, itemsize: int
     shape = L.broadcast_pair(xo.shape, oo.shape)
     assert isinstance(shape, tuple)
     if library == "numpy":
-        strides = numpy_output_strides(shape, [(xo.shape, xo.strides), (oo.shape, oo.strides)],
+        strides = numpy_elementwise_output_strides(shape, [(xo.shape, xo.strides), (oo.shape, oo.strides)],
                                        _numpy_casts(op, xo, oo))
     else:
         strides = torch_output_strides(op, shape, xo, oo, library)

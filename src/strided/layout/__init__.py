@@ -84,6 +84,7 @@ from .order import (  # noqa: F401
     _keeps_row_major,
     elementwise_output_strides,
     infer_dense_strides,
+    numpy_elementwise_output_strides,
     preserve_format_strides,
 )
 from .plans import Copy, View  # noqa: F401

@@ -1,7 +1,9 @@
-"""Which memory order a new tensor gets: PyTorch's stride-order inference.
+"""Which memory order a new tensor gets: PyTorch's stride-order inference, and NumPy's.
 
 ``empty_like``/``clone`` (``preserve_format``) and TensorIterator's outputs keep
 the dimension order of their inputs; these pure functions compute those strides.
+NumPy's ufuncs (``order="K"``) follow a rule of their own, side by side at the end
+(:func:`numpy_elementwise_output_strides`).
 """
 
 from __future__ import annotations
@@ -12,8 +14,10 @@ from .core import (
     Shape,
     channels_last_strides,
     contiguous_strides,
+    fortran_strides,
     is_channels_last_contiguous,
     is_contiguous,
+    is_f_contiguous,
     is_non_overlapping_and_dense,
 )
 
@@ -180,3 +184,95 @@ def elementwise_output_strides(
         out[d] = acc
         acc *= shape[d]
     return tuple(out)
+
+
+# ---------------------------------------------------------------- NumPy's flavour
+
+
+def numpy_elementwise_output_strides(shape: Sequence[int], operands: Sequence[tuple[Sequence[int], Sequence[int]]],
+                         casts: bool = False) -> Shape:
+    """Strides (elements) NumPy gives a ufunc's fresh output (``order="K"``) for ``operands``
+    ((shape, strides) each, 0-d for a scalar) broadcast to ``shape``.
+
+    - An empty result gets all-zero strides.
+    - The trivial loop: when no operand needs a cast (``casts``), and every operand that is not
+      0-d has exactly ``shape`` and is contiguous (1-d operands may have any stride), the output
+      is C-contiguous, or F-contiguous when the first such operand is F- and not C-contiguous.
+    - Otherwise the iterator's order: an insertion sort of the axes from the innermost out,
+      each comparison decided by the operands whose strides along both axes are nonzero (a
+      stretched or size-1 axis counts 0); any operand that keeps the order (C order) wins over
+      those that would swap; then dense strides in that order (always positive).
+
+    # Note: NumPy compares absolute strides (it first flips axes that every operand walks
+    # backwards), so a reversed input gives a forward output.
+    """
+    shape = tuple(shape)
+    ndim = len(shape)
+    if 0 in shape:
+        return (0,) * ndim
+    trivial = None if casts else _trivial_order(shape, operands)
+    if trivial == "C":
+        return contiguous_strides(shape)
+    if trivial == "F":
+        return fortran_strides(shape)
+    full_strides = []
+    for s, st in operands:
+        lead = ndim - len(s)
+        full = [0] * ndim
+        for k in range(len(s)):
+            d = lead + k
+            full[d] = 0 if s[k] == 1 else abs(st[k])
+        full_strides.append(full)
+    perm = list(range(ndim - 1, -1, -1))  # perm[0]: the innermost axis
+    for i0 in range(1, ndim):
+        ipos = i0
+        j0 = perm[i0]
+        for i1 in range(i0 - 1, -1, -1):
+            j1 = perm[i1]
+            ambiguous, swap = True, False
+            for full in full_strides:
+                s0, s1 = full[j0], full[j1]
+                if s0 != 0 and s1 != 0:
+                    if s1 <= s0:
+                        swap = False
+                    elif ambiguous:
+                        swap = True
+                    ambiguous = False
+            if not ambiguous:
+                if swap:
+                    ipos = i1
+                else:
+                    break
+        if ipos != i0:
+            perm[ipos + 1:i0 + 1] = perm[ipos:i0]
+            perm[ipos] = j0
+    out = [0] * ndim
+    acc = 1
+    for d in perm:
+        out[d] = acc
+        acc *= shape[d]
+    return tuple(out)
+
+
+def _trivial_order(shape: Shape, operands: Sequence[tuple[Sequence[int], Sequence[int]]]) -> str | None:
+    order = None
+    for s, st in operands:
+        s, st = tuple(s), tuple(st)
+        if not s:
+            continue
+        if s != shape:
+            return None
+        if len(s) == 1:
+            order = order or "CF"
+            continue
+        c, f = is_contiguous(s, st), is_f_contiguous(s, st)
+        mine = ("C" if c else "") + ("F" if f else "")
+        if not mine:
+            return None
+        if order is None:
+            order = mine
+        elif not set(order) & set(mine):
+            return None
+    if order is None:
+        return "C"
+    return "F" if order == "F" else "C"
