@@ -27,6 +27,7 @@ LAYERS: list[tuple[str, tuple[str, ...]]] = [
     ("above tensor", ("writes", "numpy_api")),
     ("ops", ("ops",)),
     ("diagnostics", ("describe", "diagnose")),
+    ("cli", ("cli",)),  # the `strided` command: tour, show, explain, watch
     ("face", ("",)),  # strided/__init__.py: the public API
 ]
 

@@ -1,0 +1,1 @@
+"""The ``strided`` command: ``tour``, ``show``, ``explain``, ``watch`` (the top layer)."""
