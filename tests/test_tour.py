@@ -1,0 +1,382 @@
+"""``strided tour``: end to end in both languages, snapshots of its full text, its pausing, its
+command line, and its contract with the pictures module.
+
+Snapshots: ``tests/snapshots/tour_en.txt`` and ``tour_zh.txt`` pin every line the tour prints
+with ``--no-pause``, except the pictures (drawn by ``strided.diagnose.pictures``, pinned by its
+own tests): here each picture is one ``[picture ...]`` line naming what was drawn. Addresses
+(``data_ptr``) are replaced by ``0xPTR1``, ``0xPTR2``, ... in order of first appearance, so which
+ones are equal still shows; file paths by ``<path>``. After a deliberate change to the tour,
+regenerate them with::
+
+    STRIDED_UPDATE_SNAPSHOTS=1 python -m pytest tests/test_tour.py
+
+and read the diff before committing.
+"""
+
+from __future__ import annotations
+
+import difflib
+import io
+import os
+import re
+import string
+import subprocess
+import sys
+import types
+import warnings
+from pathlib import Path
+
+import pytest
+
+import strided
+from strided.cli import tour
+from strided.cli.tour_text import LANGS, README_SECTIONS, TEXTS, text
+from strided.ops.broadcasting import get_broadcasting
+
+SNAPSHOTS = Path(__file__).parent / "snapshots"
+NAMES = [name for name, _ in tour.STEPS]
+
+
+# ------------------------------------------------------------------ helpers
+
+
+class FakeTerminal(io.StringIO):
+    """A stdin that says it is a terminal and counts the lines read from it."""
+
+    def __init__(self, typed: str = "") -> None:
+        super().__init__(typed)
+        self.reads = 0
+
+    def isatty(self) -> bool:
+        return True
+
+    def readline(self, *args) -> str:  # type: ignore[override]
+        self.reads += 1
+        return super().readline(*args)
+
+
+class Untouchable(io.StringIO):
+    """A stdin that is not a terminal and must never be read."""
+
+    def readline(self, *args) -> str:  # type: ignore[override]
+        raise AssertionError("the tour read stdin although it must not pause")
+
+
+def run(lang: str = "en", **kwargs) -> tuple[int, str]:
+    buf = io.StringIO()
+    code = tour.run_tour(lang, out=buf, **kwargs)
+    return code, buf.getvalue()
+
+
+def heading(lang: str, number: int) -> str:
+    name = NAMES[number - 1]
+    return f"{text('step', lang, n=number, total=len(NAMES))} · {text(name + '.title', lang)}"
+
+
+def picture_stub(out, x, op=None, /, *args, **kwargs) -> None:
+    lay = x.layout
+    call = "" if op is None else f"; {op}{args}{kwargs or ''}"
+    out.write(f"[picture shape {lay.shape}, strides {lay.strides}, offset {lay.offset}{call}]\n")
+
+
+def normalise(s: str) -> str:
+    """Addresses become 0xPTR1, 0xPTR2, ... by first appearance (equal ones stay equal); paths <path>."""
+    seen: dict[str, str] = {}
+
+    def ptr(m: re.Match) -> str:
+        return seen.setdefault(m.group(0), f"0xPTR{len(seen) + 1}")
+
+    s = re.sub(r"0x[0-9a-f]{6,}", ptr, s)
+    return re.sub(r"(?:[A-Za-z]:)?[\\/][^\s:\"']*\.py", "<path>", s)
+
+
+# ------------------------------------------------------------------ end to end
+
+
+@pytest.mark.parametrize("lang", LANGS)
+def test_whole_tour_without_pausing(lang):
+    code, out = run(lang, pause=False)
+    assert code == 0
+    for number in range(1, len(NAMES) + 1):
+        assert heading(lang, number) in out
+    positions = [out.index(heading(lang, n)) for n in range(1, len(NAMES) + 1)]
+    assert positions == sorted(positions)
+    assert text("prompt", lang) not in out
+    # the live numbers of the spec's steps
+    for live in (
+        "strides (4, 1)" if lang == "en" else "(4, 1)",  # 1. the arange
+        "(1, 4)", "0, 4, 8, 1, 5, 9, 2, 6, 10, 3, 7, 11",  # 2. permute and its logical order
+        "ViewError: view size is not compatible", "(3, 1)",  # 3. view fails, contiguous()
+        "(2, 60)", "a.flatten()", "np.ravel(a.T)",  # 4. flatten
+        "4 5 ? ?",  # 5. resize_'s uninitialized tail
+        "Unable to avoid creating a copy while reshaping",  # 6. copy=False
+        "(8, 7, 6, 5)", "(6, 0, 1, 0)", "(0, 5, 0, 1)",  # 7. broadcasting, stride 0
+        "(4, 4)", "BroadcastError: sub: broadcasting stretched both operands", "at <tour step 8>:2",  # 8.
+        "(512, 16, 128, 1)", "COPY", "contiguous  copy",  # 9. the watch table
+    ):
+        assert live in out, live
+
+
+@pytest.mark.parametrize("lang", LANGS)
+def test_live_values_are_strideds(lang):
+    """The numbers on the screens are the ones strided computes, not copies of a text."""
+    _, out = run(lang, pause=False)
+    x = strided.arange(12).view(3, 4)
+    y = x.permute(1, 0)
+    assert str(y.stride()) in out and str(y.contiguous().stride()) in out
+    with strided.watch() as w:
+        h = strided.ones(2, 8, 64).view(2, 8, 4, 16).transpose(1, 2)
+        (h @ h.transpose(-2, -1)).softmax(-1)
+    assert str(w.steps[-1].output.strides) in out
+    # data_ptr equality is printed as the comparison's value
+    equal = "equal: True" if lang == "en" else "二者相等：True"
+    differ = "equal: False" if lang == "en" else "二者相等：False"
+    assert equal in out and differ in out
+
+
+def test_uninitialized_tail_is_never_printed(monkeypatch):
+    """Only the grown storage's first 6 elements are shown; the rest are "?" whatever they hold."""
+    from strided.kernels import memory
+
+    real = memory.allocate
+
+    def poisoned(n, dtype, shape):
+        buf = real(n, dtype, shape)
+        buf.fill(987654321)
+        return buf
+
+    monkeypatch.setattr(memory, "allocate", poisoned)
+    _, out = run("en", pause=False)
+    assert "987654321" not in out
+    assert "    0 1 2 3\n    4 5 ? ?\n    ? ? ? ?" in out
+
+
+# ------------------------------------------------------------------ snapshots
+
+
+@pytest.mark.parametrize("lang", LANGS)
+def test_snapshot(lang, monkeypatch):
+    monkeypatch.setattr(tour, "draw_picture", picture_stub)
+    code, out = run(lang, pause=False)
+    assert code == 0
+    got = normalise(out)
+    path = SNAPSHOTS / f"tour_{lang}.txt"
+    if os.environ.get("STRIDED_UPDATE_SNAPSHOTS"):
+        path.parent.mkdir(exist_ok=True)
+        path.write_text(got, encoding="utf-8")
+    want = path.read_text(encoding="utf-8")
+    if got != want:
+        diff = "\n".join(difflib.unified_diff(want.splitlines(), got.splitlines(), str(path), "now", lineterm=""))
+        pytest.fail(f"the tour's {lang} text changed (regenerate: see this file's docstring):\n{diff}")
+
+
+def test_snapshots_keep_pointer_identity():
+    """The normalisation keeps which addresses are equal: x and its view share one label."""
+    snap = (SNAPSHOTS / "tour_en.txt").read_text(encoding="utf-8")
+    m = re.search(r"x\.data_ptr\(\) = (0xPTR\d+), y\.data_ptr\(\) = (0xPTR\d+)", snap)
+    assert m and m.group(1) == m.group(2)
+    m = re.search(r"start = (0xPTR\d+), t\.data_ptr\(\) = (0xPTR\d+)", snap)
+    assert m and m.group(1) != m.group(2)
+
+
+def test_normalise():
+    assert normalise("a 0x55be912e69b0 b 0x55be912d1c60 c 0x55be912e69b0") == "a 0xPTR1 b 0xPTR2 c 0xPTR1"
+    assert normalise('at /home/u/x/strided/cli/tour.py:12 and "C:\\a\\b.py"') == 'at <path>:12 and "<path>"'
+    assert normalise("strides (4, 1), 0x12 stays") == "strides (4, 1), 0x12 stays"
+
+
+# ------------------------------------------------------------------ pausing
+
+
+def test_enter_goes_on_and_q_quits():
+    keys = FakeTerminal("\n\nq\n")
+    code, out = run("en", stdin=keys)  # pause=None: stdin is a terminal, so it pauses
+    assert code == 0
+    assert keys.reads == 3
+    for n in (1, 2, 3):
+        assert heading("en", n) in out
+    assert heading("en", 4) not in out
+    assert out.count(text("prompt", "en")) == 3
+    assert out.rstrip().endswith(text("bye", "en"))
+
+
+@pytest.mark.parametrize("answer", ["q\n", "Q\n", " quit \n", ""])
+def test_quit_answers_and_end_of_input(answer):
+    keys = FakeTerminal(answer)
+    code, out = run("zh", pause=True, stdin=keys)
+    assert code == 0
+    assert heading("zh", 1) in out and heading("zh", 2) not in out
+    assert text("bye", "zh") in out
+
+
+def test_enter_through_every_step():
+    keys = FakeTerminal("\n" * 20)
+    code, out = run("en", stdin=keys)
+    assert code == 0
+    assert keys.reads == len(NAMES) - 1  # no prompt after the last step
+    assert heading("en", len(NAMES)) in out
+    assert text("bye", "en") not in out
+
+
+def test_sys_stdin_is_the_default(monkeypatch):
+    keys = FakeTerminal("\nq\n")
+    monkeypatch.setattr(sys, "stdin", keys)
+    code, out = run("en")
+    assert code == 0 and keys.reads == 2
+    assert heading("en", 2) in out and heading("en", 3) not in out
+
+
+def test_no_pause_when_stdin_is_not_a_terminal(monkeypatch):
+    monkeypatch.setattr(sys, "stdin", Untouchable())
+    code, out = run("en")
+    assert code == 0
+    assert heading("en", len(NAMES)) in out
+    assert text("prompt", "en") not in out
+
+
+def test_pause_false_never_reads_even_a_terminal():
+    keys = FakeTerminal("q\n")
+    code, out = run("en", pause=False, stdin=keys)
+    assert code == 0 and keys.reads == 0
+    assert heading("en", len(NAMES)) in out
+
+
+def test_bad_arguments():
+    with pytest.raises(ValueError, match="lang must be one of 'en', 'zh', not 'fr'"):
+        tour.run_tour("fr", pause=False, out=io.StringIO())
+    with pytest.raises(TypeError, match="pause must be True, False or None, not str"):
+        tour.run_tour("en", pause="yes", out=io.StringIO())
+
+
+# ------------------------------------------------------------------ it leaves nothing behind
+
+
+def test_broadcasting_mode_neither_used_nor_leaked():
+    """The tour shows the default mode even inside a caller's "warn" block, and leaves it as found."""
+    with strided.broadcasting("warn"):
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            code, _ = run("en", pause=False)
+        assert code == 0
+        assert not [w for w in caught if issubclass(w.category, strided.BroadcastWarning)]
+        assert get_broadcasting()[0] == "warn"
+
+
+# ------------------------------------------------------------------ the texts
+
+
+def _fields(template: str) -> set[str]:
+    return {name for _, name, _, _ in string.Formatter().parse(template) if name}
+
+
+@pytest.mark.parametrize("key", sorted(TEXTS))
+def test_every_text_in_both_languages_with_the_same_placeholders(key):
+    entry = TEXTS[key]
+    assert set(entry) == set(LANGS)
+    assert _fields(entry["en"]) == _fields(entry["zh"])
+    if key not in ("rules.numpy",):
+        assert re.search(r"[\u4e00-\u9fff]", entry["zh"]), f"{key}: no Chinese in the zh text"
+
+
+def test_every_step_has_a_title_and_readme_sections_exist():
+    for name in NAMES:
+        assert name + ".title" in TEXTS
+    assert all(k in TEXTS for k in README_SECTIONS)
+    readme = (Path(__file__).parent.parent / "README.md").read_text(encoding="utf-8")
+    for key in README_SECTIONS:
+        title = TEXTS[key]["en"].split(" — ")[0]
+        assert title.split(":")[0] in readme, title
+
+
+def test_text_errors():
+    with pytest.raises(KeyError, match="no template 'nope'"):
+        text("nope", "en")
+    with pytest.raises(ValueError, match="lang must be one of 'en', 'zh'"):
+        text("step", "de", n=1, total=2)
+
+
+# ------------------------------------------------------------------ pictures
+
+
+def _fake_pictures(monkeypatch, calls):
+    class Picture:
+        def __init__(self, label):
+            self.label = label
+
+        def show(self, file=None):
+            file.write(f"RICH {self.label}\n")
+
+    def draw(x, op=None, /, *args, format="auto", **kwargs):
+        calls.append((tuple(x.shape), op, args, kwargs, format))
+        label = f"{tuple(x.shape)} {op} {args}"
+        return f"TEXT {label}\n" if format == "text" else Picture(label)
+
+    module = types.ModuleType("strided.diagnose.pictures")
+    module.draw = draw
+    monkeypatch.setitem(sys.modules, "strided.diagnose.pictures", module)
+
+
+def test_pictures_drawn_by_the_pictures_module(monkeypatch):
+    calls: list = []
+    _fake_pictures(monkeypatch, calls)
+    _, out = run("en", pause=False)
+    assert ((3, 4), None, (), {}, "text") in calls
+    assert ((3, 4), "permute", (1, 0), {}, "text") in calls
+    assert ((4, 3), "reshape", (-1,), {}, "text") in calls
+    assert "TEXT (3, 4) permute (1, 0)" in out
+    assert "RICH" not in out
+
+
+def test_pictures_coloured_on_a_terminal(monkeypatch):
+    class TerminalOut(io.StringIO):
+        def isatty(self):
+            return True
+
+    calls: list = []
+    _fake_pictures(monkeypatch, calls)
+    buf = TerminalOut()
+    assert tour.run_tour("en", pause=False, out=buf) == 0
+    assert calls and all(c[-1] == "auto" for c in calls)
+    assert "RICH (3, 4) permute (1, 0)" in buf.getvalue()
+
+
+def test_fallback_picture_without_the_pictures_module(monkeypatch):
+    monkeypatch.setitem(sys.modules, "strided.diagnose.pictures", None)  # import fails
+    buf = io.StringIO()
+    tour.draw_picture(buf, strided.arange(12).view(3, 4).t(), "reshape", -1)
+    out = buf.getvalue()
+    assert "shape (4, 3), strides (1, 4), offset 0" in out
+    assert "4@1" in out and "→ copy (96 bytes)" in out
+
+
+# ------------------------------------------------------------------ command line
+
+
+def _python(*args: str, stdin=subprocess.DEVNULL) -> subprocess.CompletedProcess:
+    env = dict(os.environ, PYTHONPATH=str(Path(__file__).parent.parent / "src"), PYTHONIOENCODING="utf-8")
+    return subprocess.run([sys.executable, *args], capture_output=True, text=True, encoding="utf-8",
+                          stdin=stdin, env=env, timeout=120)
+
+
+def test_module_runs_in_chinese_without_torch_or_rich():
+    probe = ("import sys; from strided.cli.tour import main; code = main(['--lang', 'zh', '--no-pause']); "
+             "print('TORCH' if 'torch' in sys.modules else 'NO-TORCH'); sys.exit(code)")
+    r = _python("-c", probe)
+    assert r.returncode == 0, r.stderr
+    assert heading("zh", 1) in r.stdout and heading("zh", len(NAMES)) in r.stdout
+    assert "NO-TORCH" in r.stdout
+
+
+def test_module_does_not_pause_when_stdin_is_not_a_terminal():
+    r = _python("-m", "strided.cli.tour")  # stdin is /dev/null: not a terminal
+    assert r.returncode == 0, r.stderr
+    assert heading("en", len(NAMES)) in r.stdout
+    assert text("prompt", "en") not in r.stdout
+
+
+def test_module_usage_errors():
+    r = _python("-m", "strided.cli.tour", "--lang", "fr")
+    assert r.returncode == 2
+    assert "invalid choice: 'fr'" in r.stderr
+    r = _python("-m", "strided.cli.tour", "--help")
+    assert r.returncode == 0 and "--no-pause" in r.stdout and "--lang" in r.stdout
