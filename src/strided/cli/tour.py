@@ -144,10 +144,6 @@ def _ptr(p: int) -> str:
     return f"{p:#x}"
 
 
-def _same(s: Screen, equal: bool) -> bool:
-    return bool(equal)
-
-
 def _kind(s: Screen, result: Any, source: Any) -> str:
     """"a view" or "a copy" in the screen's language, read off the two tensors' memory."""
     shares = result.untyped_storage() is source.untyped_storage()
@@ -178,7 +174,7 @@ def step_permute(s: Screen) -> None:
     s.show(str(y))
     order = [v for row in y.tolist() for v in row]
     s.say("permute.layout", shape=y.shape, strides=y.stride(), px=_ptr(x.data_ptr()), py=_ptr(y.data_ptr()),
-          same=_same(s, x.data_ptr() == y.data_ptr()), order=", ".join(map(str, order)),
+          same=x.data_ptr() == y.data_ptr(), order=", ".join(map(str, order)),
           s1=y.stride()[1], contiguous=y.is_contiguous())
     s.picture(x, "permute", 1, 0)
 
@@ -193,12 +189,12 @@ def step_view_reshape(s: Screen) -> None:
     ns = s.run("with strided.record_copies() as copies:\n    z = y.reshape(-1)")
     z, copies = ns["z"], ns["copies"]
     s.say("reshape.copies", values=z.tolist(), pz=_ptr(z.data_ptr()), py=_ptr(y.data_ptr()),
-          same=_same(s, z.data_ptr() == y.data_ptr()), ncopies=len(copies),
+          same=z.data_ptr() == y.data_ptr(), ncopies=len(copies),
           nbytes=f"{sum(c.nbytes for c in copies):,}", reason=copies[0].reason if copies else "-")
     ns = s.run("c = y.contiguous()\nv = c.view(-1)")
     c, v = ns["c"], ns["v"]
     s.say("contiguous.copies", strides=c.stride(), shape=c.shape, pc=_ptr(c.data_ptr()),
-          same_y=_same(s, c.data_ptr() == y.data_ptr()), same_v=_same(s, v.data_ptr() == c.data_ptr()),
+          same_y=c.data_ptr() == y.data_ptr(), same_v=v.data_ptr() == c.data_ptr(),
           vstrides=v.stride())
     s.picture(y, "reshape", -1)
 
@@ -207,12 +203,12 @@ def step_flatten(s: Screen) -> None:
     ns = s.run("imgs = strided.zeros(2, 3, 4, 5)\nfeats = imgs.flatten(start_dim=1)")
     imgs, feats = ns["imgs"], ns["feats"]
     s.say("flatten.view", shape=imgs.shape, strides=imgs.stride(), fshape=feats.shape,
-          fstrides=feats.stride(), kind=_kind(s, feats, imgs), same=_same(s, feats.data_ptr() == imgs.data_ptr()))
+          fstrides=feats.stride(), kind=_kind(s, feats, imgs), same=feats.data_ptr() == imgs.data_ptr())
     ns = s.run("nhwc = imgs.permute(0, 2, 3, 1)\nflat = nhwc.flatten(start_dim=1)")
     nhwc, flat = ns["nhwc"], ns["flat"]
     why = s.value('strided.explain(nhwc, "flatten", start_dim=1)')
     s.say("flatten.copy", shape=nhwc.shape, strides=nhwc.stride(), kind=_kind(s, flat, nhwc),
-          same=_same(s, flat.data_ptr() == nhwc.data_ptr()), reason=why.reason.splitlines()[0])
+          same=flat.data_ptr() == nhwc.data_ptr(), reason=why.reason.splitlines()[0])
     s.run("import numpy as np\na = np.arange(12).reshape(3, 4)")
     rows = []
     for label, call in (
@@ -236,10 +232,10 @@ def step_resize(s: Screen) -> None:
     t = ns["t"]
     s.show(str(t))
     s.say("resize.shrink", size=t.untyped_storage().size(), pt=_ptr(t.data_ptr()),
-          same=_same(s, t.data_ptr() == ns["start"]))
+          same=t.data_ptr() == ns["start"])
     t = s.run("t.resize_(6)")["t"]
     s.show(str(t))
-    s.say("resize.regrow", values=t.tolist(), same=_same(s, t.data_ptr() == ns["start"]))
+    s.say("resize.regrow", values=t.tolist(), same=t.data_ptr() == ns["start"])
     old = t.untyped_storage().size()
     ns = s.run("with strided.record_copies() as copies:\n    t.resize_(3, 4)")
     t, copies = ns["t"], ns["copies"]
@@ -249,7 +245,7 @@ def step_resize(s: Screen) -> None:
              for j in range(t.shape[1])] for i in range(t.shape[0])]
     s.show(_grid(rows), indent="")
     s.say("resize.grow", size=t.untyped_storage().size(), old=old, pstart=_ptr(ns["start"]),
-          pt=_ptr(t.data_ptr()), same=_same(s, t.data_ptr() == ns["start"]),
+          pt=_ptr(t.data_ptr()), same=t.data_ptr() == ns["start"],
           nbytes=f"{sum(c.nbytes for c in copies):,}", reason=copies[0].reason if copies else "-",
           first=old, last=t.untyped_storage().size() - 1)
 
@@ -262,12 +258,12 @@ def step_order(s: Screen) -> None:
     s.show("\n".join(f"{a.ljust(width)}      {b}" for a, b in zip(
         ["order='C'".ljust(width)] + left, ["order='F'"] + right)))
     s.say("order.values", cstrides=c.stride(), fstrides=f.stride(), ckind=_kind(s, c, x), fkind=_kind(s, f, x),
-          csame=_same(s, c.data_ptr() == x.data_ptr()), fsame=_same(s, f.data_ptr() == x.data_ptr()))
+          csame=c.data_ptr() == x.data_ptr(), fsame=f.data_ptr() == x.data_ptr())
     s.say("order.copy_false", shape=s.ns["y"].shape, strides=s.ns["y"].stride())
     s.fails("strided.reshape(y, 12, copy=False)")
     ns = s.run("g = strided.reshape(y, 12, order='F', copy=False)")
     g, y = ns["g"], ns["y"]
-    s.say("order.f_view", values=g.tolist(), kind=_kind(s, g, y), same=_same(s, g.data_ptr() == y.data_ptr()))
+    s.say("order.f_view", values=g.tolist(), kind=_kind(s, g, y), same=g.data_ptr() == y.data_ptr())
 
 
 def step_broadcast(s: Screen) -> None:
@@ -280,8 +276,8 @@ def step_broadcast(s: Screen) -> None:
     ns = s.run("ea = strided.broadcast_to(a, r.shape)\neb = strided.broadcast_to(b, r.shape)")
     ea, eb = ns["ea"], ns["eb"]
     s.say("broadcast.stride0", astrides=a.stride(), eastrides=ea.stride(), bstrides=b.stride(),
-          ebstrides=eb.stride(), asame=_same(s, ea.data_ptr() == a.data_ptr()),
-          bsame=_same(s, eb.data_ptr() == b.data_ptr()), rstrides=r.stride())
+          ebstrides=eb.stride(), asame=ea.data_ptr() == a.data_ptr(),
+          bsame=eb.data_ptr() == b.data_ptr(), rstrides=r.stride())
     s.say("broadcast.pictures", sa=ea[0, 0].shape, sta=ea[0, 0].stride(), sb=eb[0, 0].shape,
           stb=eb[0, 0].stride())
     s.picture(ea[0, 0])
@@ -389,7 +385,8 @@ def run_tour(lang: str = "en", pause: bool | None = None, out: IO[str] | None = 
     """Walk through the memory model, one step per screen; return the exit code (0).
 
     ``lang``: "en" or "zh". ``pause``: wait for Enter after each step (``q`` then Enter quits,
-    as does the end of input); None (the default) pauses only when ``stdin`` is a terminal.
+    as do the end of input and Ctrl-C at the prompt, all with exit code 0); None (the default)
+    pauses only when ``stdin`` is a terminal.
     ``out``: where to print (default ``sys.stdout``); ``stdin``: where to read the key presses
     (default ``sys.stdin``).
 
