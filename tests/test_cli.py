@@ -93,6 +93,10 @@ def test_index_keys():
     ("zeros(3) if True else 1", "a conditional"),
     ("(y := zeros(3))", "an assignment (:=)"),
     ("arange(3", "not a Python expression"),
+    pytest.param("arange(3)" + ".t()" * 50000, "the expression is nested too deeply for Python's parser",
+                 id="50000-links"),
+    pytest.param("tensor(" + "[" * 300 + "]" * 300 + ")", "not a Python expression (too many nested parentheses)",
+                 id="300-brackets"),
     ("", "empty expression"),
     ("   ", "empty expression"),
 ])

@@ -26,18 +26,20 @@ from .expr import ExprError, Step, error_line, evaluate, parse
 __all__ = ["explain_command", "explainable", "show_command"]
 
 
-def _steps(command: str, source: str, err: TextIO) -> list[Step] | None:
-    """The evaluated steps, or None after printing the one-line error (bad input: exit 2)."""
+def _steps(command: str, source: str, err: TextIO) -> tuple[list[Step], int] | None:
+    """The evaluated steps and the number of links in the chain, or None after printing the
+    one-line error (bad input: exit 2)."""
     try:
-        steps = evaluate(parse(source))
+        chain = parse(source)
     except ExprError as exc:
         print(f"strided {command}: {exc}", file=err)
         return None
+    steps = evaluate(chain)
     first = steps[0]
     if first.error is not None:
         print(f"strided {command}: {first.text} raised {error_line(first.error)}", file=err)
         return None
-    return steps
+    return steps, len(chain)
 
 
 def explainable(step: Step) -> tuple[str, tuple[Any, ...], dict[str, Any], str] | None:
@@ -118,9 +120,10 @@ def show_command(source: str, svg: str | None = None, out: TextIO | None = None,
     """
     out = sys.stdout if out is None else out
     err = sys.stderr if err is None else err
-    steps = _steps("show", source, err)
-    if steps is None:
+    got = _steps("show", source, err)
+    if got is None:
         return 2
+    steps, _ = got
     pics: list[Any] = []
     titles: list[str] = []
     for i, step in enumerate(steps):
@@ -153,9 +156,10 @@ def explain_command(source: str, svg: str | None = None, out: TextIO | None = No
     """
     out = sys.stdout if out is None else out
     err = sys.stderr if err is None else err
-    steps = _steps("explain", source, err)
-    if steps is None:
+    got = _steps("explain", source, err)
+    if got is None:
         return 2
+    steps, links = got
     step = steps[-1]
     if step.input is None:  # only a constructor: its layout
         print(str(explain(step.output)), file=out)
@@ -163,7 +167,7 @@ def explain_command(source: str, svg: str | None = None, out: TextIO | None = No
             return _write_svg(svg, render.svg_document([render.picture(step.output)], [step.text]), err, out)
         return 0
     text, spec = _explain_step(step)
-    if step.error is not None and len(steps) < len(parse(source)):
+    if step.error is not None and len(steps) < links:
         text += "\n  (the chain stops here: later steps were not run)"
     print(text, file=out)
     if svg is not None:

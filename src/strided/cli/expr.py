@@ -139,6 +139,8 @@ def parse(source: str) -> list[Call]:
         tree = ast.parse(source.strip(), mode="eval")
     except SyntaxError as exc:
         raise ExprError(f"not a Python expression ({exc.msg}); {ALLOWED}") from None
+    except (RecursionError, MemoryError):  # Python's own parser gives up on a chain this deep
+        raise ExprError(f"the expression is nested too deeply for Python's parser; {ALLOWED}") from None
     chain: list[Call] = []
     node: ast.AST = tree.body
     while True:
