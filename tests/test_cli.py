@@ -595,3 +595,15 @@ def test_the_cli_stays_light():
     done = _python("-c", "import sys, strided.cli.main, strided.cli.commands, strided.cli.expr; "
                          "print(sorted(m for m in ('rich', 'torch') if m in sys.modules))")
     assert done.returncode == 0 and done.stdout.strip() == "[]"
+
+
+def test_a_reader_that_goes_away_is_no_error():
+    env = dict(os.environ, PYTHONPATH=str(SRC))
+    source = "zeros(40, 40)" + ".t()" * 200
+    with subprocess.Popen([sys.executable, "-m", "strided.cli.main", "show", source], env=env,
+                          stdout=subprocess.PIPE, stderr=subprocess.PIPE) as p:
+        p.stdout.read(10)
+        p.stdout.close()  # as `| head -c 10` does
+        err = p.stderr.read().decode()
+        assert p.wait(timeout=120) == 0
+    assert "Traceback" not in err and "BrokenPipeError" not in err

@@ -84,6 +84,14 @@ def main(argv: list[str] | None = None) -> int:
     if ns.command is None:
         parser.print_help(sys.stderr)
         return 2
+    try:
+        return _run(ns)
+    except BrokenPipeError:  # the reader went away (strided show ... | head): not an error of ours
+        _silence_stdout()
+        return 0
+
+
+def _run(ns: argparse.Namespace) -> int:
     if ns.command == "tour":
         return _tour(ns.lang, False if ns.no_pause else None)
     if ns.command == "show":
@@ -97,6 +105,17 @@ def main(argv: list[str] | None = None) -> int:
     from .watch_script import watch_command
 
     return watch_command(ns.script, ns.args, ns.torch)
+
+
+def _silence_stdout() -> None:
+    """Point stdout at /dev/null, so the interpreter's final flush does not raise again."""
+    import os
+
+    try:
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+    except (OSError, ValueError):  # a stdout without a file descriptor (captured in tests)
+        pass
 
 
 def _tour(lang: str, pause: bool | None) -> int:
