@@ -207,6 +207,34 @@ def test_views_and_copies_agree_with_torch(source):
     assert ours == _torch_chain(chain)
 
 
+@pytest.mark.parametrize("source", CHAINS + [
+    "zeros(2,3,4).T.mT.swapdims(0, 1).moveaxis(0, 2).ravel()",
+    "arange(6).reshape(2,3).t().add(1)",
+    "arange(6).reshape(2,3).to(float32)",
+    pytest.param("arange(6).reshape(2,3).to('float32')", marks=pytest.mark.xfail(
+        strict=True, reason="explain_torch._to_call: to('float32') (a dtype NAME) counts the copy in x's "
+                            "itemsize (48 bytes) where it writes 24; to(strided.float32) is right")),
+])
+def test_explain_predicts_what_running_does(source):
+    """``strided.explain`` (through the CLI's mapping of each step) predicts each step's verdict."""
+    from strided.cli.commands import explainable
+
+    checked = 0
+    for step in E.evaluate(E.parse(source))[1:]:
+        spec = explainable(step)
+        if spec is None:
+            continue
+        op, args, kwargs, _ = spec
+        report = strided.explain(step.input, op, *args, **kwargs)
+        assert report.outcome == step.kind, (step.text, report.outcome, step.kind)
+        if step.output is not None:
+            assert report.shape == tuple(step.output.shape) and report.strides == step.output.stride()
+        if step.kind == "copy":
+            assert report.bytes_copied == step.nbytes
+        checked += 1
+    assert checked
+
+
 # ------------------------------------------------------------------ strided show
 
 
