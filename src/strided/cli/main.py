@@ -1,15 +1,142 @@
-"""Entry point of the ``strided`` console script (the commands are being built: issue 9)."""
+"""Entry point of the ``strided`` console script: ``tour``, ``show``, ``explain``, ``watch``.
+
+::
+
+    strided tour [--lang en|zh] [--no-pause]     the memory model, one screen per step
+    strided show "EXPR" [--svg FILE]             every step of EXPR pictured, views and copies marked
+    strided explain "EXPR" [--svg FILE]          why the last step of EXPR is a view, a copy or an error
+    strided watch script.py [args...]            run a script under strided.watch (and watch_torch)
+
+EXPR is a chain over strided's constructors and Tensor methods, such as
+``arange(12).reshape(3,4).permute(1,0).flatten()``; it is parsed, never ``eval``-ed
+(:mod:`strided.cli.expr`). Exit codes: 0 success, 2 bad input or usage, 1 an error raised by the
+user's script (``watch``). ``main(argv)`` returns the exit code instead of exiting, for tests.
+"""
 
 from __future__ import annotations
 
+import argparse
 import sys
+
+__all__ = ["build_parser", "main"]
+
+EXPR_HELP = (
+    'a chain over strided\'s constructors and methods, e.g. "arange(12).reshape(3,4).permute(1,0).flatten()" '
+    'or "zeros(2,3)[:, ::2].t()" (parsed, never eval-ed)'
+)
+
+
+def build_parser() -> argparse.ArgumentParser:
+    """The argument parser of the ``strided`` command (one subparser per command)."""
+    parser = argparse.ArgumentParser(
+        prog="strided",
+        description="strided: see where every element of a tensor lives, and which operations copy.",
+        epilog='start with:  strided tour\nthen try:    strided show "arange(12).reshape(3,4).t().flatten()"',
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    parser.add_argument("--version", action="store_true", help="print strided's version and exit")
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND")
+
+    tour = sub.add_parser("tour", help="a walk through the memory model, one step per screen",
+                          description="A walk through strided's memory model: shapes, strides, views, copies, "
+                                      "broadcasting. Enter goes on, q quits.")
+    tour.add_argument("--lang", choices=("en", "zh"), default="en", help="the language (default: en)")
+    tour.add_argument("--no-pause", action="store_true",
+                      help="print every step without waiting (also the case when stdin is not a terminal)")
+
+    show = sub.add_parser("show", help="draw every step of an expression; mark views and copies",
+                          description="Run EXPR step by step and draw each result, marking each step view or "
+                                      "copy (with bytes). A step that fails is explained; the chain stops there "
+                                      "(exit 0).")
+    show.add_argument("expr", metavar="EXPR", help=EXPR_HELP)
+    show.add_argument("--svg", metavar="FILE", help="also write every step's picture to FILE, one SVG document")
+
+    explain = sub.add_parser("explain", help="explain the last step of an expression: view, copy or error, and why",
+                             description="Explain the last step of EXPR (or the step that fails): view, copy or "
+                                         "error, why, and the cheap fixes. Exit 0 when explained, failing or not.")
+    explain.add_argument("expr", metavar="EXPR", help=EXPR_HELP)
+    explain.add_argument("--svg", metavar="FILE", help="write the before/after picture to FILE (SVG)")
+
+    watch = sub.add_parser("watch", help="run a Python script under strided.watch and print its shape flow",
+                           description="Run SCRIPT (as python SCRIPT ARGS would) under strided.watch, and under "
+                                       "strided.watch_torch when PyTorch is installed and the script imports "
+                                       "torch; print the steps, copies and broadcasts. Exit 1 if the script "
+                                       "raises (what was recorded is still printed).")
+    torch = watch.add_mutually_exclusive_group()
+    torch.add_argument("--torch", dest="torch", action="store_true", default=None,
+                       help="also run under watch_torch, whatever the script imports")
+    torch.add_argument("--no-torch", dest="torch", action="store_false", help="never run under watch_torch")
+    watch.add_argument("script", metavar="SCRIPT", help="the Python script to run")
+    watch.add_argument("args", nargs=argparse.REMAINDER, metavar="ARGS", help="the script's own arguments")
+    return parser
 
 
 def main(argv: list[str] | None = None) -> int:
-    """Run the ``strided`` command line; returns the exit code."""
-    args = sys.argv[1:] if argv is None else argv
-    print("strided: commands to come (tour, show, explain, watch)", file=sys.stderr)
-    return 2 if args else 0
+    """Run the ``strided`` command line on ``argv`` (default ``sys.argv[1:]``); return the exit code."""
+    parser = build_parser()
+    try:
+        ns = parser.parse_args(sys.argv[1:] if argv is None else argv)
+    except SystemExit as exc:  # --help (0) or a usage error (2): argparse has printed it
+        return exc.code if isinstance(exc.code, int) else 2
+    if ns.version:
+        print(f"strided {_version()}")
+        return 0
+    if ns.command is None:
+        parser.print_help(sys.stderr)
+        return 2
+    try:
+        return _run(ns)
+    except BrokenPipeError:  # the reader went away (strided show ... | head): not an error of ours
+        _silence_stdout()
+        return 0
+
+
+def _run(ns: argparse.Namespace) -> int:
+    if ns.command == "tour":
+        return _tour(ns.lang, False if ns.no_pause else None)
+    if ns.command == "show":
+        from .commands import show_command
+
+        return show_command(ns.expr, ns.svg)
+    if ns.command == "explain":
+        from .commands import explain_command
+
+        return explain_command(ns.expr, ns.svg)
+    from .watch_script import watch_command
+
+    return watch_command(ns.script, ns.args, ns.torch)
+
+
+def _silence_stdout() -> None:
+    """Point stdout at /dev/null, so the interpreter's final flush does not raise again."""
+    import os
+
+    try:
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+    except (OSError, ValueError):  # a stdout without a file descriptor (captured in tests)
+        pass
+
+
+def _tour(lang: str, pause: bool | None) -> int:
+    try:
+        from .tour import run_tour
+    except ImportError as exc:
+        if exc.name != "strided.cli.tour":  # (an import error inside the tour is a bug to show)
+            raise
+        print("strided tour: the tour is not in this build of strided (strided.cli.tour is missing)",
+              file=sys.stderr)
+        return 2
+    return int(run_tour(lang=lang, pause=pause) or 0)
+
+
+def _version() -> str:
+    from importlib.metadata import PackageNotFoundError, version
+
+    try:
+        return version("strided")
+    except PackageNotFoundError:
+        return "(not installed)"
 
 
 if __name__ == "__main__":

@@ -1,0 +1,123 @@
+"""``strided watch script.py [args...]``: run a Python script under ``watch`` and print the report.
+
+The script runs as ``python script.py args...`` would run it: as ``__main__`` (``runpy``), with
+``sys.argv == [script, *args]`` and its directory first on ``sys.path`` (both restored after).
+It runs under :func:`strided.watch`, and also under :func:`strided.watch_torch` when PyTorch is
+installed and the script imports ``torch`` (an ``import torch`` / ``from torch...`` anywhere in
+its source: a script that never touches torch does not pay for importing it).
+
+Exit codes: 0 the script ended normally (or by ``sys.exit(0)``), 1 it raised (the report of what
+was recorded is still printed, then the script's traceback, from its own frames, on stderr; a
+``sys.exit(n)`` passes ``n`` on), 2 no such file or not Python.
+"""
+
+from __future__ import annotations
+
+import ast
+import os
+import runpy
+import sys
+import traceback
+from contextlib import ExitStack
+from typing import Any, TextIO
+
+from ..diagnose.watch import watch
+
+__all__ = ["imports_torch", "watch_command"]
+
+
+def imports_torch(tree: ast.AST) -> bool:
+    """Whether the parsed script imports ``torch`` (or one of its modules) anywhere."""
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import) and any(a.name.split(".")[0] == "torch" for a in node.names):
+            return True
+        if isinstance(node, ast.ImportFrom) and not node.level and (node.module or "").split(".")[0] == "torch":
+            return True
+    return False
+
+
+def _torch_available() -> bool:
+    import importlib.util
+
+    return importlib.util.find_spec("torch") is not None
+
+
+def watch_command(script: str, args: list[str], torch: bool | None = None, out: TextIO | None = None,
+                  err: TextIO | None = None) -> int:
+    """Run ``script`` with ``args`` under ``watch`` (and ``watch_torch`` when ``torch`` is True, or,
+    for None, when PyTorch is installed and the script imports it); print the report(s); return
+    the exit code.
+
+    >>> watch_command("train.py", ["--steps", "3"])   # prints the watch table; returns 0
+    """
+    out = sys.stdout if out is None else out
+    err = sys.stderr if err is None else err
+    path = os.path.abspath(script)
+    try:
+        with open(path, "rb") as f:
+            source = f.read()
+    except OSError as exc:
+        print(f"strided watch: cannot open the script {script!r}: {exc.strerror or exc}", file=err)
+        return 2
+    try:
+        tree = ast.parse(source, filename=script)
+    except (SyntaxError, ValueError) as exc:
+        print(f"strided watch: {script!r} is not a Python script: {exc}", file=err)
+        return 2
+    if torch is None:
+        torch = imports_torch(tree) and _torch_available()
+    elif torch and not _torch_available():
+        print("strided watch: --torch needs PyTorch, which is not installed here", file=err)
+        return 2
+
+    watches: list[Any] = []
+    error: BaseException | None = None
+    code = 0
+    saved_argv, saved_path = sys.argv, list(sys.path)
+    sys.argv = [script, *args]
+    sys.path.insert(0, os.path.dirname(path))
+    try:
+        with ExitStack() as stack:
+            watches.append(stack.enter_context(watch()))
+            if torch:
+                from ..diagnose.watch_torch import watch_torch
+
+                watches.append(stack.enter_context(watch_torch()))
+            runpy.run_path(path, run_name="__main__")
+    except SystemExit as exc:  # the script's own sys.exit(n): n is the exit code
+        code = _exit_code(exc.code, err)
+    except KeyboardInterrupt:
+        code = 130
+        print("strided watch: interrupted", file=err)
+    except Exception as exc:  # noqa: BLE001 - any error the user's script raises is reported
+        error = exc
+        code = 1
+    finally:
+        sys.argv = saved_argv
+        sys.path[:] = saved_path
+    for w in watches:
+        if w.steps or len(watches) == 1 or w is watches[-1]:
+            print(str(w), file=out)
+    if error is not None:
+        first = str(error).strip().splitlines()[0] if str(error).strip() else ""
+        print(f"strided watch: the script raised {type(error).__name__}: {first}", file=err)
+        _print_traceback(error, path, err)
+    return code
+
+
+def _exit_code(code: Any, err: TextIO) -> int:
+    if code is None:
+        return 0
+    if isinstance(code, int):
+        return code
+    print(code, file=err)  # sys.exit("message"): Python prints it and exits 1
+    return 1
+
+
+def _print_traceback(error: BaseException, path: str, err: TextIO) -> None:
+    """The traceback from the script's first frame on (runpy's and ours are not the user's)."""
+    tb = error.__traceback__
+    while tb is not None and os.path.abspath(tb.tb_frame.f_code.co_filename) != path:
+        tb = tb.tb_next
+    lines = traceback.format_exception(type(error), error, tb if tb is not None else error.__traceback__)
+    err.write("".join(lines))
