@@ -255,7 +255,10 @@ def _to_call(src: Source, args: tuple, kwargs: dict) -> tuple[Callable[[Tensor],
         stand = _stand_in(str(target).removeprefix("torch."), target.itemsize)
         return (lambda t: t.to(stand, copy=True)), False, target.itemsize
     conv = _arg(target)
-    itemsize = conv.itemsize if isinstance(conv, D.DType) else src.itemsize
+    try:  # a DType, or a name strided reads as one ("float32")
+        itemsize = D.to_dtype(conv).itemsize
+    except (TypeError, ValueError):  # not a dtype: the shadow call raises, its error is the prediction
+        itemsize = src.itemsize
     return (lambda t: t.to(conv, *rest, copy=copy, **extra)), False, itemsize
 
 
