@@ -556,3 +556,22 @@ def test_regression_float16_floor_divide_by_python_scalar_computes_in_float32():
     inplace = st.tensor(values)
     inplace //= 0.1
     np.testing.assert_array_equal(inplace.numpy(), expected)
+
+
+@pytest.mark.parametrize("value", [0.0, -0.0, 6e-8, 1e-5, -1e-6, 3.0])
+@pytest.mark.parametrize("shape", [(), (1,), (3,), (2, 1)])
+@pytest.mark.parametrize("op", [operator.mul, operator.truediv, operator.floordiv])
+@pytest.mark.parametrize("scalar", [1e5, 1e-7, -3])
+def test_float16_opmath_with_a_scalar_like_torch(value, shape, op, scalar):
+    """A float16 tensor and a scalar: PyTorch computes mul/div in float32 reading only the SECOND
+    operand exactly (``1e5 * t`` is ``mul(t, 1e5)``: 0 * 1e5 is 0, not 0 * inf = nan); a first
+    operand of another dtype (a number in ``1e5 // t``, a 0-d float32 tensor) is rounded to
+    float16 first — also when the float16 operand has one element and so counts as the scalar."""
+    t = torch.full(shape, value, dtype=torch.float16)
+    s = st.full(shape, value, dtype=st.float16)
+    pairs = [(op(t, scalar), op(s, scalar)), (op(scalar, t), op(scalar, s)),
+             (op(torch.tensor(scalar, dtype=torch.float32), t), op(st.tensor(scalar, dtype=st.float32), s)),
+             (op(t, torch.tensor(scalar, dtype=torch.float32)), op(s, st.tensor(scalar, dtype=st.float32)))]
+    for expected, got in pairs:
+        assert got.dtype.name == str(expected.dtype).removeprefix("torch.") and got.shape == tuple(expected.shape)
+        np.testing.assert_array_equal(got.numpy(), expected.numpy())

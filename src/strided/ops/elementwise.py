@@ -96,6 +96,9 @@ class BinaryOp:
     int_zero_check: bool = False
     fast: frozenset = frozenset()
     opmath_scalar: bool = False  # float16 op with a scalar second operand computes in float32
+    # ``number * t`` is PyTorch's ``t.__rmul__(number)``, i.e. ``mul(t, number)``: the number stays
+    # the second operand, so it takes the float16 opmath path above (``mul(0-d, t)`` does not)
+    reflect_as_forward: bool = False
 
 
 _ALL = frozenset(ALL_DTYPES)
@@ -105,7 +108,7 @@ _INTS = frozenset(d for d in _ALL if not d.is_floating_point)
 
 ADD = BinaryOp("add", np.add, fast=_ALL)
 SUB = BinaryOp("sub", np.subtract, no_bool=True, fast=_NO_BOOL)
-MUL = BinaryOp("mul", np.multiply, fast=_ALL, opmath_scalar=True)
+MUL = BinaryOp("mul", np.multiply, fast=_ALL, opmath_scalar=True, reflect_as_forward=True)
 DIV = BinaryOp("div", np.true_divide, kind="div", fast=_FLOATS, opmath_scalar=True)
 FLOOR_DIVIDE = BinaryOp("floor_divide", np.floor_divide, kernel="div_floor_cpu", int_zero_check=True, fast=_FLOATS,
                         opmath_scalar=True)
@@ -277,9 +280,16 @@ def _binary(op: BinaryOp, a: Any, b: Any, target: Tensor | None = None) -> Tenso
             return out
     if op.opmath_scalar and compute is float16 and _is_scalar_operand(b):
         # PyTorch's CPU mul/div of a float16 tensor by a scalar (a Python number or an operand
-        # whose elements are all one value) computes in float32 ("opmath") and rounds once.
+        # whose elements are all one value) computes in float32 ("opmath") and rounds once. Only
+        # the second operand is read exactly: the first (a 0-d float32 tensor, or the number of
+        # ``1e5 // t``) is converted to float16 first, as TensorIterator converts every input.
+        x = _kernel_arg(a, float16)  # (a number: rounded to float16 by _np_scalar)
+        if isinstance(a, Tensor) and a._dtype is not float16:
+            x = quiet_call(np.asarray(x).astype, np.float16)
         compute = float32
-    x, y = _kernel_arg(a, compute), _kernel_arg(b, compute)  # (_np_scalar silences its own overflow)
+        y = _kernel_arg(b, compute)
+    else:
+        x, y = _kernel_arg(a, compute), _kernel_arg(b, compute)  # (_np_scalar silences its own overflow)
     compare = op.kind == "compare"
     cast = not (
         (type(a) is not Tensor or a._dtype is compute)
@@ -367,6 +377,8 @@ def _make_binary(op: BinaryOp) -> tuple[Callable[..., Tensor], ...]:
     def reflected(self: Tensor, other: Any) -> Any:
         if not isinstance(other, _KNOWN):
             return NotImplemented
+        if op.reflect_as_forward:
+            return binary(op, self, other)
         return binary(op, other, self)
 
     def inplace(self: Tensor, other: Any) -> Tensor:
