@@ -1,0 +1,225 @@
+"""``draw``: a picture of where a tensor's elements live, or of what an op does to them.
+
+``draw(x)`` pictures ``x``: its logical grid, the storage strip under it, a caption.
+``draw(x, op, *args, **kwargs)`` pictures before and after side by side, with ``explain``'s
+verdict on top (view or copy, bytes, why):
+
+- a view is drawn with ``explain``'s predicted layout over ``x``'s own storage, its values read
+  from that storage (the op is not run);
+- a copy (or an elementwise op's new result) is drawn with the predicted layout over a new
+  storage, in its own storage order; its values are those the op gives: ``draw`` runs the op
+  on ``x`` (it never changes ``x``) and says so; where it cannot run it (an elementwise op
+  against a bare shape), the values show as ``?``;
+- a predicted error is written in place of the "after" panel.
+"""
+
+from __future__ import annotations
+
+import operator
+import os
+import sys
+from typing import IO, Any
+
+import numpy as np
+
+from ..explain import explain
+from .model import Index, Panel, Scene, build_panel, caption_lines
+from .source import Source, format_value, source_of
+
+__all__ = ["FORMATS", "Picture", "draw"]
+
+FORMATS = ("auto", "text", "svg")
+
+
+class Picture:
+    """A drawn picture: ``text()`` (plain, no ANSI codes), ``svg()`` (a standalone SVG document),
+    a rich renderable (coloured), ``show()`` (rich on a colour terminal, plain text otherwise).
+    ``str(picture) == picture.text()``. ``scene`` holds the data drawn
+    (:class:`~.model.Scene`)."""
+
+    def __init__(self, scene: Scene) -> None:
+        self.scene = scene
+
+    def text(self) -> str:
+        from .text import plain, scene_block
+
+        return plain(scene_block(self.scene))
+
+    def svg(self) -> str:
+        from .svg import svg_document
+
+        return svg_document([self])
+
+    def __str__(self) -> str:
+        return self.text()
+
+    def __repr__(self) -> str:
+        return self.text()
+
+    def _repr_svg_(self) -> str:  # Jupyter shows the SVG
+        return self.svg()
+
+    def __rich_console__(self, console: Any, options: Any) -> Any:
+        from .terminal import renderable
+
+        yield renderable(self.scene)
+
+    def show(self, file: IO[str] | None = None) -> None:
+        """Print the picture to ``file`` (default ``sys.stdout``): coloured through rich when
+        ``file`` is a terminal that shows colour (not ``TERM=dumb``, no ``NO_COLOR``), plain
+        text otherwise (a pipe, a file, a ``StringIO``)."""
+        file = sys.stdout if file is None else file
+        if _colour_terminal(file):
+            from rich.console import Console
+
+            Console(file=file).print(self)
+        else:
+            file.write(self.text() + "\n")
+
+
+def _colour_terminal(file: Any) -> bool:
+    isatty = getattr(file, "isatty", None)
+    try:
+        tty = bool(isatty()) if isatty is not None else False
+    except (ValueError, OSError):  # a closed file
+        return False
+    return tty and os.environ.get("TERM", "") != "dumb" and "NO_COLOR" not in os.environ
+
+
+def draw(x: Any, op: str | None = None, /, *args: Any, format: str = "auto", **kwargs: Any) -> Any:
+    """Draw ``x`` (a strided Tensor, a numpy.ndarray or a torch.Tensor), or ``op`` on ``x``
+    before and after, with ``op`` and its arguments as for ``strided.explain``.
+
+    ``format="auto"`` returns a :class:`Picture`; ``"text"`` its plain text; ``"svg"`` a
+    standalone, deterministic SVG document (same input, same bytes).
+
+    >>> print(draw(strided.arange(6).reshape(2, 3), format="text"))   # doctest: +SKIP
+    x
+    shape (2, 3), strides (3, 1), offset 0, int64 (8 bytes each)
+    ...
+    >>> draw(t, "permute", 1, 0).show()                               # doctest: +SKIP
+    """
+    if format not in FORMATS:
+        raise ValueError(f"draw(..., format={format!r}): format must be one of {', '.join(map(repr, FORMATS))}")
+    src = source_of(x)
+    if op is None:
+        if args or kwargs:
+            raise TypeError("draw(x, op, *args): name the op first (a string), then its arguments")
+        scene = Scene((), (_before(src, "x"),))
+    else:
+        scene = _scene(x, src, op, args, kwargs)
+    picture = Picture(scene)
+    if format == "text":
+        return picture.text()
+    if format == "svg":
+        return picture.svg()
+    return picture
+
+
+# ---------------------------------------------------------------- panels
+
+
+def _safe(read: Any, k: int) -> str:
+    try:
+        return format_value(read(k))
+    except Exception:  # a meta tensor, a freed buffer: the layout still draws
+        return "?"
+
+
+def _before(src: Source, title: str) -> Panel:
+    facts = src.facts
+    base = f"view of: {facts.base}" if facts is not None and facts.base else "owns its memory (not a view)"
+    caption = caption_lines(src.shape, src.strides, src.offset, src.dtype, src.itemsize, base)
+
+    def value_of(index: Index) -> str:
+        return _safe(src.value_at, src.offset_of(index))
+
+    return build_panel(title, src.shape, src.strides, src.offset, caption, value_of,
+                       lambda k: _safe(src.value_at, k), f"{src.library} storage of x")
+
+
+def _scene(x: Any, src: Source, op: str, args: tuple, kwargs: dict) -> Scene:
+    r = explain(x, op, *args, **kwargs)
+    call = r.call or op
+    before = _before(src, "before: x")
+    reason = [line for line in r.reason.splitlines() if line.strip()][:1]
+    if r.outcome == "error":
+        aside = [f"after: {call}", f"error: {r.error}"]
+        aside += [line.strip() for line in r.reason.splitlines()[1:3] if line.strip()]
+        aside += [f"fix: {f}" for f in r.fixes[:2]]
+        return Scene((f"{call}: error (predicted by explain, not run)",), (before,), tuple(aside))
+    assert r.shape is not None and r.strides is not None and r.offset is not None
+    if r.outcome == "view":
+        offset = src.offset + r.offset if src.library == "numpy" else r.offset
+        same = " (the same object)" if r.returns_self else ""
+        header = (f"{call}: view, 0 bytes copied — a new layout over x's storage{same}",)
+        caption = caption_lines(r.shape, r.strides, offset, src.dtype, src.itemsize,
+                                "a view of x: the same storage, 0 bytes copied")
+        after = build_panel(f"after: {call}", r.shape, r.strides, offset, caption,
+                            lambda i: _safe(src.value_at, offset + sum(a * s for a, s in zip(i, r.strides))),
+                            lambda k: _safe(src.value_at, k), f"{src.library} storage of x (the same)",
+                            colour_range=(before.strip.lo, before.strip.hi) if before.strip.cells else None)
+        return Scene(header, (before, after))
+    kind = "copy" if r.outcome == "copy" else "compute"
+    what = (f"copy, {r.bytes_copied:,} bytes — a new storage, in the order shown" if kind == "copy"
+            else "compute — a new result in a new storage, in the order shown")
+    result = _run(x, src.library, op, args, kwargs)
+    if result is not None and tuple(_shape(result)) == tuple(r.shape):
+        rs = source_of(result)
+
+        def value_of(index: Index) -> str:
+            return _safe(rs.value_at, rs.offset_of(index))
+
+        note = f"values: from running {call} (x unchanged); layout: as explain predicts"
+    else:
+        def value_of(index: Index) -> str:
+            return "?"
+
+        note = "values: not computed (the op cannot run on these arguments); layout: as explain predicts"
+    base = (f"new storage: a copy of {r.bytes_copied:,} bytes" if kind == "copy"
+            else "new storage: the op's result")
+    caption = caption_lines(r.shape, r.strides, r.offset, src.dtype, src.itemsize, base)
+    after = build_panel(f"after: {call}", r.shape, r.strides, r.offset, caption, value_of, None, "new storage")
+    return Scene((f"{call}: {what}", *reason, note), (before, after))
+
+
+def _shape(a: Any) -> tuple[int, ...]:
+    return tuple(int(n) for n in a.shape)
+
+
+_INFIX = {"+": operator.add, "-": operator.sub, "*": operator.mul, "/": operator.truediv,
+          "//": operator.floordiv, "%": operator.mod, "**": operator.pow, "==": operator.eq,
+          "!=": operator.ne, "<": operator.lt, "<=": operator.le, ">": operator.gt, ">=": operator.ge,
+          "&": operator.and_, "|": operator.or_, "^": operator.xor}
+
+
+def _run(x: Any, library: str, op: str, args: tuple, kwargs: dict) -> Any:
+    """The op's result on ``x`` (None when it cannot be run here). Every op ``explain`` accepts
+    returns a new array and leaves ``x`` as it was."""
+    from ..explain_broadcast import _OPS as ELEMENTWISE
+
+    try:
+        if op in ELEMENTWISE:
+            other = args[0] if args else None
+            if isinstance(other, (tuple, list)):
+                return None  # a bare shape: nothing to compute with
+            fn = _INFIX.get(ELEMENTWISE[op][1])
+            if fn is not None:
+                return fn(x, other)
+            if library == "numpy":
+                return getattr(np, op)(x, other)
+            return getattr(x, op)(other)
+        if library == "numpy":
+            if op.startswith("ndarray."):
+                return getattr(x, op.removeprefix("ndarray."))(*args, **kwargs)
+            if op == "flatten":
+                return x.flatten(*args, **kwargs)
+            return getattr(np, op)(x, *args, **kwargs)
+        if library == "torch":
+            import torch
+
+            with torch.no_grad():
+                return getattr(x, op)(*args, **kwargs)
+        return getattr(x, op)(*args, **kwargs)
+    except Exception:
+        return None
