@@ -61,7 +61,14 @@ def _lines(lines: Sequence[str], size: float = 12, first_bold: bool = False) -> 
     return w, LINE * len(lines), els
 
 
+def _fit(width: float, texts: list[tuple[str, float]]) -> float:
+    """``width``, or wider when one of the (text, font size) pairs would overflow it."""
+    return max([width] + [_text_width(t, size) + 8 for t, size in texts])
+
+
 def _grid(grid: Grid) -> Part:
+    cw = _fit(CELL_W, [(t, size) for row in grid.cells for c in row if c is not None
+                       for t, size in ((c.value, 12), (f"@{c.offset}", 9))])
     els: list[str] = []
     top = 0.0
     if grid.label:
@@ -70,7 +77,7 @@ def _grid(grid: Grid) -> Part:
     left = LABEL_W if grid.row_labels else 0
     if grid.col_labels:
         for j, c in enumerate(grid.col_labels):
-            els.append(_text(left + j * CELL_W + CELL_W / 2, top + 12, "…" if c is None else str(c), 10,
+            els.append(_text(left + j * cw + cw / 2, top + 12, "…" if c is None else str(c), 10,
                              "middle", fill="#777"))
         top += 16
     for i, row in enumerate(grid.cells):
@@ -79,23 +86,23 @@ def _grid(grid: Grid) -> Part:
             r = grid.row_labels[i]
             els.append(_text(left - 6, y + CELL_H / 2 + 4, "…" if r is None else str(r), 10, "end", fill="#777"))
         for j, c in enumerate(row):
-            x = left + j * CELL_W
+            x = left + j * cw
             if c is None:
-                els.append(_text(x + CELL_W / 2, y + CELL_H / 2 + 4, "…", 12, "middle", fill="#777"))
+                els.append(_text(x + cw / 2, y + CELL_H / 2 + 4, "…", 12, "middle", fill="#777"))
                 continue
             tip = f"x[{', '.join(map(str, c.index))}] = {c.value}, at storage offset {c.offset}"
             els.append(f'<g><title>{escape(tip)}</title>'
-                       f'<rect x="{_n(x + 1)}" y="{_n(y + 1)}" width="{CELL_W - 2}" height="{CELL_H - 2}" '
+                       f'<rect x="{_n(x + 1)}" y="{_n(y + 1)}" width="{_n(cw - 2)}" height="{CELL_H - 2}" '
                        f'rx="3" fill="{colour_of(c.rank)}" stroke="#555" stroke-width="0.6"/>'
-                       + _text(x + CELL_W / 2, y + 15, c.value, 12, "middle")
-                       + _text(x + CELL_W / 2, y + 29, f"@{c.offset}", 9, "middle", fill="#555") + "</g>")
+                       + _text(x + cw / 2, y + 15, c.value, 12, "middle")
+                       + _text(x + cw / 2, y + 29, f"@{c.offset}", 9, "middle", fill="#555") + "</g>")
     ncols = max((len(r) for r in grid.cells), default=0)
-    return left + ncols * CELL_W, top + len(grid.cells) * CELL_H, els
+    return left + ncols * cw, top + len(grid.cells) * CELL_H, els
 
 
-def _strip_cell(c: StripCell, x: float, y: float) -> str:
+def _strip_cell(c: StripCell, x: float, y: float, cell_w: float) -> str:
     if c.offset is None:
-        return _text(x + STRIP_W / 2, y + STRIP_H / 2 + 4, "…", 12, "middle", fill="#777")
+        return _text(x + cell_w / 2, y + STRIP_H / 2 + 4, "…", 12, "middle", fill="#777")
     if c.count is None:
         reader, tip, fill, stroke, sw = "?", "too many elements to tell which indices read it", "#eeeeee", "#555", 0.6
     elif c.count == 0:
@@ -109,13 +116,13 @@ def _strip_cell(c: StripCell, x: float, y: float) -> str:
         stroke, sw = ("#111", 2.5) if c.repeated else ("#555", 0.6)
     tip = f"storage[{c.offset}] = {c.value}: {tip}"
     parts = [f'<g><title>{escape(tip)}</title>',
-             f'<rect x="{_n(x + 1)}" y="{_n(y + 1)}" width="{STRIP_W - 2}" height="{STRIP_H - 2}" '
+             f'<rect x="{_n(x + 1)}" y="{_n(y + 1)}" width="{_n(cell_w - 2)}" height="{STRIP_H - 2}" '
              f'fill="{fill}" stroke="{stroke}" stroke-width="{_n(sw)}"/>',
-             _text(x + STRIP_W / 2, y + 12, str(c.offset), 9, "middle", fill="#555"),
-             _text(x + STRIP_W / 2, y + 28, c.value, 12, "middle", fill="#222" if c.count else "#777"),
-             _text(x + STRIP_W / 2, y + 43, reader, 9, "middle")]
+             _text(x + cell_w / 2, y + 12, str(c.offset), 9, "middle", fill="#555"),
+             _text(x + cell_w / 2, y + 28, c.value, 12, "middle", fill="#222" if c.count else "#777"),
+             _text(x + cell_w / 2, y + 43, reader, 9, "middle")]
     if c.repeated:
-        parts.append(_text(x + STRIP_W - 3, y + 10, f"×{c.count}", 8, "end", weight="bold", fill="#111"))
+        parts.append(_text(x + cell_w - 3, y + 10, f"×{c.count}", 8, "end", weight="bold", fill="#111"))
     parts.append("</g>")
     return "".join(parts)
 
@@ -126,11 +133,14 @@ def _strip(strip: Strip) -> Part:
     label = f"{strip.label}, elements {strip.lo}..{strip.hi} ({strip.length} touched): offset / value / read by"
     els = [_text(0, 12, label, 11, weight="bold")]
     top = 18
+    cw = _fit(STRIP_W, [(t, size) for c in strip.cells if c.offset is not None
+                        for t, size in ((str(c.offset), 9), (c.value, 12),
+                                        (index_label(c.readers[0]) if c.readers else "", 9))])
     for k, c in enumerate(strip.cells):
         row, col = divmod(k, STRIP_ROW)
-        els.append(_strip_cell(c, col * STRIP_W, top + row * (STRIP_H + 6)))
+        els.append(_strip_cell(c, col * cw, top + row * (STRIP_H + 6), cw))
     rows = (len(strip.cells) + STRIP_ROW - 1) // STRIP_ROW
-    width = max(min(len(strip.cells), STRIP_ROW) * STRIP_W, _text_width(label, 11))
+    width = max(min(len(strip.cells), STRIP_ROW) * cw, _text_width(label, 11))
     return width, top + rows * (STRIP_H + 6), els
 
 
