@@ -419,3 +419,16 @@ def test_bad_input_errors():
         svg_document([draw(x)], ["a", "b"])
     with pytest.raises(TypeError, match="pictures must be Picture objects"):
         svg_document([x])
+
+
+def test_keyword_arguments_reach_the_op():
+    a = np.arange(12.0)
+    pic = draw(a, "reshape", (3, 4), order="F")
+    assert pic.scene.header[0].startswith("np.reshape(x, (3, 4), order='F'): view")
+    _check_panel(pic.scene.panels[1], np.reshape(a, (3, 4), order="F"))
+    refused = draw(a.reshape(3, 4).T, "reshape", (12,), copy=False)
+    assert "error: ValueError: Unable to avoid creating a copy while reshaping." in refused.text()
+
+
+def test_one_byte_items_say_byte():
+    assert "bool (1 byte each)" in draw(np.zeros(2, dtype=bool), format="text")

@@ -244,7 +244,7 @@ def caption_lines(shape: Sequence[int], strides: Sequence[int], offset: int, dty
     lo, _ = index_span([max(n, 1) for n in shape], strides)
     origin = layout_origin(Layout(shape, strides, max(offset, -lo)))
     return (
-        f"shape {shape}, strides {strides}, offset {offset}, {dtype} ({itemsize} bytes each)",
+        f"shape {shape}, strides {strides}, offset {offset}, {dtype} ({itemsize} byte{'' if itemsize == 1 else 's'} each)",
         f"contiguous: {', '.join(kinds) if kinds else 'none'} — {origin}",
         base,
     )
