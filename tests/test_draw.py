@@ -270,6 +270,11 @@ def test_after_panel_matches_the_ops_real_result(lib, op, args):
                 for c in row:
                     if c is not None:
                         assert c.value == str(result[c.index].item())
+                        # x's storage holds arange: an element's value is the offset it came from
+                        assert c.origin == result[c.index].item()
+                        assert c.rank == pytest.approx(c.origin / 11)  # x's colour for that offset
+        for c in after.strip.cells:
+            assert c.origin == int(c.value)
         assert f"copy, {verdict.bytes_copied:,} bytes" in pic.scene.header[0]
         assert any("from running" in line for line in pic.scene.header)
     assert np.array_equal(before, np.array(x) if lib != "torch" else x.numpy())  # x unchanged

@@ -179,8 +179,58 @@ def _scene(x: Any, src: Source, op: str, args: tuple, kwargs: dict) -> Scene:
     base = (f"new storage: a copy of {r.bytes_copied:,} bytes" if kind == "copy"
             else "new storage: the op's result")
     caption = caption_lines(r.shape, r.strides, r.offset, src.dtype, src.itemsize, base)
-    after = build_panel(f"after: {call}", r.shape, r.strides, r.offset, caption, value_of, None, "new storage")
-    return Scene((f"{call}: {what}", *reason, note), (before, after))
+    origin_of = _origins(src, before, op, args, kwargs, r.shape) if kind == "copy" else None
+    notes = [note]
+    if origin_of is not None:
+        notes.append("colours: each element keeps its colour from x's storage (from x@: where it was copied from)")
+    after = build_panel(f"after: {call}", r.shape, r.strides, r.offset, caption, value_of, None, "new storage",
+                        colour_range=(before.strip.lo, before.strip.hi) if origin_of is not None else None,
+                        origin_of=origin_of)
+    return Scene((f"{call}: {what}", *reason, *notes), (before, after))
+
+
+ORIGIN_LIMIT = 1 << 22  # storage elements: past this, a copy's origins are not traced (memory)
+
+
+def _origins(src: Source, before: Panel, op: str, args: tuple, kwargs: dict,
+             shape: tuple[int, ...]) -> Any:
+    """For a copy: ``index -> offset in x's storage`` the result's element was copied from, or None.
+
+    No rule is re-derived: the op runs on a stand-in of ``x``'s layout whose every element holds
+    its own storage offset (an ``arange`` of the touched storage, ``as_strided`` like ``x``, in
+    ``x``'s library), so the result's values are the origins.
+    """
+    if not before.strip.cells or op == "to" or before.strip.hi + 1 > ORIGIN_LIMIT:
+        return None
+    n = before.strip.hi + 1
+    try:
+        if src.library == "numpy":
+            base = np.arange(n, dtype=np.int64)
+            stand_in = np.lib.stride_tricks.as_strided(
+                base[src.offset:], src.shape, tuple(s * base.itemsize for s in src.strides), writeable=False)
+        elif src.library == "torch":
+            import torch
+
+            stand_in = torch.arange(n).as_strided(src.shape, src.strides, src.offset)
+        else:
+            from ...creation import arange
+
+            stand_in = arange(n).as_strided(src.shape, src.strides, src.offset)
+    except Exception:
+        return None
+    result = _run(stand_in, src.library, op, args, kwargs)
+    if result is None or _shape(result) != tuple(shape):
+        return None
+    rs = source_of(result)
+
+    def origin_of(index: Index) -> int | None:
+        try:
+            v = rs.value_at(rs.offset_of(index))
+        except Exception:
+            return None
+        return v if isinstance(v, int) and not isinstance(v, bool) else None
+
+    return origin_of
 
 
 def _shape(a: Any) -> tuple[int, ...]:

@@ -53,10 +53,14 @@ Index = tuple[int, ...]
 
 @dataclass(frozen=True)
 class GridCell:
+    """A shown element: its ``index``, ``value`` text, storage ``offset`` and colour ``rank``;
+    ``origin``: for a copy's result, the offset in the input's storage it was copied from."""
+
     index: Index
     value: str
     offset: int
     rank: float
+    origin: int | None = None
 
 
 @dataclass(frozen=True)
@@ -75,13 +79,15 @@ class Grid:
 class StripCell:
     """One storage element at ``offset`` (None: the ellipsis). ``readers``: the first few
     logical indices that read it (C order); ``count``: how many do (None: too many to tell);
-    ``rank``: its colour rank (None when no index reads it)."""
+    ``rank``: its colour rank (None when no index reads it); ``origin``: for a copy's new
+    storage, the offset in the input's storage its element was copied from."""
 
     offset: int | None
     value: str
     readers: tuple[Index, ...]
     count: int | None
     rank: float | None
+    origin: int | None = None
 
     @property
     def skipped(self) -> bool:
@@ -256,13 +262,17 @@ def caption_lines(shape: Sequence[int], strides: Sequence[int], offset: int, dty
 def build_panel(title: str, shape: Sequence[int], strides: Sequence[int], offset: int,
                 caption: Sequence[str], value_of: Callable[[Index], str],
                 storage_value: Callable[[int], str] | None, storage_label: str,
-                colour_range: tuple[int, int] | None = None) -> Panel:
+                colour_range: tuple[int, int] | None = None,
+                origin_of: Callable[[Index], int | None] | None = None) -> Panel:
     """The :class:`Panel` of the layout ``(shape, strides, offset)``.
 
     ``value_of(index)`` gives a shown element's text; ``storage_value(k)`` the text of storage
     element ``k`` (None: a strip cell shows its first reader's value, "?" when nobody reads it).
     ``colour_range``: the storage offsets (first, last) the colours run over (default: the
-    range this layout touches). Only the shown cells are read.
+    range this layout touches). ``origin_of(index)``: for a copy's result, the offset in the
+    input's storage the element came from; the cell then takes that storage cell's colour (with
+    ``colour_range`` the input's), so a copy shows where it put each element. Only the shown
+    cells are read.
     """
     shape, strides = tuple(int(n) for n in shape), tuple(int(s) for s in strides)
     numel = int(np.prod(shape, dtype=np.int64)) if shape else 1
@@ -273,9 +283,14 @@ def build_panel(title: str, shape: Sequence[int], strides: Sequence[int], offset
     lo_rel, hi_rel = index_span(shape, strides)
     lo, hi = colour_range if colour_range is not None else (offset + lo_rel, offset + hi_rel - 1)
 
+    def key(index: Index) -> tuple[int, int | None]:
+        """(the offset the colour comes from, the origin when known)"""
+        origin = origin_of(index) if origin_of is not None else None
+        return (offset_of(index) if origin is None else origin), origin
+
     def cell(index: Index) -> GridCell:
-        k = offset_of(index)
-        return GridCell(index, value_of(index), k, _rank(k, lo, hi))
+        k, origin = key(index)
+        return GridCell(index, value_of(index), offset_of(index), _rank(k, lo, hi), origin)
 
     if numel == 0:
         return Panel(title, tuple(caption), shape, strides, offset, (),
@@ -295,7 +310,8 @@ def build_panel(title: str, shape: Sequence[int], strides: Sequence[int], offset
             label = "[" + ", ".join([*map(str, lead), ":", ":"]) + "]"
             grids.append(_grid(label, lead, shape, cell))
     return Panel(title, tuple(caption), shape, strides, offset, tuple(grids),
-                 _strip(shape, strides, offset, value_of, storage_value, storage_label, (lo, hi)))
+                 _strip(shape, strides, offset, value_of, storage_value, storage_label,
+                        lambda index: _rank(key(index)[0], lo, hi), lambda index: key(index)[1]))
 
 
 def _grid(label: str, lead: Index, shape: Index, cell: Callable[[Index], GridCell]) -> Grid:
@@ -311,7 +327,8 @@ def _grid(label: str, lead: Index, shape: Index, cell: Callable[[Index], GridCel
 
 
 def _strip(shape: Index, strides: Index, offset: int, value_of: Callable[[Index], str],
-           storage_value: Callable[[int], str] | None, label: str, colours: tuple[int, int]) -> Strip:
+           storage_value: Callable[[int], str] | None, label: str, rank_of: Callable[[Index], float],
+           origin_of: Callable[[Index], int | None]) -> Strip:
     lo_rel, hi_rel = index_span(shape, strides)
     lo, hi = offset + lo_rel, offset + hi_rel - 1
     shown = [None if i is None else lo + i for i in elide(hi - lo + 1, MAX_STRIP, MAX_STRIP // 2, MAX_STRIP // 2)]
@@ -326,8 +343,9 @@ def _strip(shape: Index, strides: Index, offset: int, value_of: Callable[[Index]
             value = storage_value(k)
         else:
             value = value_of(readers[0]) if readers else "?"
-        rank = _rank(k, *colours) if count != 0 else None
-        cells.append(StripCell(k, value, readers, count, rank))
+        # the colour of the first reader: a storage cell and the logical cells reading it match
+        rank = rank_of(readers[0]) if readers else (None if count == 0 else 0.0)
+        cells.append(StripCell(k, value, readers, count, rank, origin_of(readers[0]) if readers else None))
     return Strip(lo, hi, tuple(cells), label)
 
 

@@ -91,6 +91,8 @@ def _grid(grid: Grid) -> Part:
                 els.append(_text(x + cw / 2, y + CELL_H / 2 + 4, "…", 12, "middle", fill="#777"))
                 continue
             tip = f"x[{', '.join(map(str, c.index))}] = {c.value}, at storage offset {c.offset}"
+            if c.origin is not None:
+                tip = f"copied from x's storage[{c.origin}]; " + tip
             els.append(f'<g><title>{escape(tip)}</title>'
                        f'<rect x="{_n(x + 1)}" y="{_n(y + 1)}" width="{_n(cw - 2)}" height="{CELL_H - 2}" '
                        f'rx="3" fill="{colour_of(c.rank)}" stroke="#555" stroke-width="0.6"/>'
@@ -115,6 +117,8 @@ def _strip_cell(c: StripCell, x: float, y: float, cell_w: float) -> str:
         fill = colour_of(c.rank if c.rank is not None else 0.0)
         stroke, sw = ("#111", 2.5) if c.repeated else ("#555", 0.6)
     tip = f"storage[{c.offset}] = {c.value}: {tip}"
+    if c.origin is not None:
+        tip += f"; copied from x's storage[{c.origin}]"
     parts = [f'<g><title>{escape(tip)}</title>',
              f'<rect x="{_n(x + 1)}" y="{_n(y + 1)}" width="{_n(cell_w - 2)}" height="{STRIP_H - 2}" '
              f'fill="{fill}" stroke="{stroke}" stroke-width="{_n(sw)}"/>',

@@ -143,9 +143,11 @@ def strip_block(strip: Strip, limit: int = STRIP_WIDTH) -> Block:
         return words(f"{strip.label}: none touched")
     span = f"{strip.lo}..{strip.hi}"
     out: Block = [[(f"{strip.label}, elements {span} ({strip.length} touched):", "title")]]
-    heads = ("offset", "value", "read by")
+    traced = any(c.origin is not None for c in strip.cells)
+    heads = ("offset", "value", "read by", "from x@") if traced else ("offset", "value", "read by")
     hw = max(map(len, heads)) + 1
-    columns = [(("…" if c.offset is None else str(c.offset)), c.value, _reader_text(c), _strip_style(c))
+    columns = [(("…" if c.offset is None else str(c.offset)), c.value, _reader_text(c),
+                ("…" if c.offset is None else "?" if c.origin is None else str(c.origin)), _strip_style(c))
                for c in strip.cells]
     chunk: list = []
     used = hw
@@ -154,11 +156,12 @@ def strip_block(strip: Strip, limit: int = STRIP_WIDTH) -> Block:
         for r, head in enumerate(heads):
             line: Line = [(head.ljust(hw), "dim")]
             for col, w in chunk:
-                line += [(" ", None), (col[r].rjust(w), col[3] if r else ("dim" if col[3] else None))]
+                style = col[4] if 0 < r < 3 else ("dim" if col[4] else None)
+                line += [(" ", None), (col[r].rjust(w), style)]
             out.append(line)
 
     for col in columns:
-        w = max(len(col[0]), len(col[1]), len(col[2]))
+        w = max(len(t) for t in col[:len(heads)])
         if chunk and used + 1 + w > limit:
             flush()
             chunk, used = [], hw
