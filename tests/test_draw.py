@@ -437,3 +437,17 @@ def test_keyword_arguments_reach_the_op():
 
 def test_one_byte_items_say_byte():
     assert "bool (1 byte each)" in draw(np.zeros(2, dtype=bool), format="text")
+
+
+def test_draw_inside_watch_records_nothing_of_its_own():
+    x = strided.arange(12).reshape(3, 4)
+    with strided.watch() as w:
+        y = x.t()
+        draw(y, "reshape", 12).text()
+        draw(y)
+    assert [s.name for s in w.steps] == ["t"]
+    t = torch.arange(12).reshape(3, 4)
+    with strided.watch_torch() as wt:
+        u = t.t()
+        draw(u, "reshape", 12).text()
+    assert len(wt.steps) == 1

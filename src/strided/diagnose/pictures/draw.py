@@ -15,13 +15,16 @@ verdict on top (view or copy, bytes, why):
 
 from __future__ import annotations
 
+import contextlib
 import operator
 import os
 import sys
+from collections.abc import Iterator
 from typing import IO, Any
 
 import numpy as np
 
+from ...kernels.listeners import silenced
 from ..explain import explain
 from .model import Index, Panel, Scene, build_panel, caption_lines
 from .source import Source, format_value, source_of
@@ -101,19 +104,32 @@ def draw(x: Any, op: str | None = None, /, *args: Any, format: str = "auto", **k
     """
     if format not in FORMATS:
         raise ValueError(f"draw(..., format={format!r}): format must be one of {', '.join(map(repr, FORMATS))}")
-    src = source_of(x)
-    if op is None:
-        if args or kwargs:
-            raise TypeError("draw(x, op, *args): name the op first (a string), then its arguments")
-        scene = Scene((), (_before(src, "x"),))
-    else:
-        scene = _scene(x, src, op, args, kwargs)
+    if op is None and (args or kwargs):
+        raise TypeError("draw(x, op, *args): name the op first (a string), then its arguments")
+    with _unwatched():
+        src = source_of(x)
+        scene = Scene((), (_before(src, "x"),)) if op is None else _scene(x, src, op, args, kwargs)
     picture = Picture(scene)
     if format == "text":
         return picture.text()
     if format == "svg":
         return picture.svg()
     return picture
+
+
+@contextlib.contextmanager
+def _unwatched() -> Iterator[None]:
+    """Hide draw's own reads and op runs from ``strided.watch`` and ``strided.watch_torch``: they
+    are the picture's, not the user's (PyTorch's modes are set aside only if torch is loaded)."""
+    with contextlib.ExitStack() as stack:
+        stack.enter_context(silenced())
+        torch = sys.modules.get("torch")
+        if torch is not None:
+            from torch.utils._python_dispatch import _disable_current_modes
+
+            stack.enter_context(_disable_current_modes())
+            stack.enter_context(torch._C.DisableTorchFunction())
+        yield
 
 
 # ---------------------------------------------------------------- panels
