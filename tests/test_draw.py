@@ -25,7 +25,7 @@ import strided
 from layout_strategies import specs
 from strided.diagnose.pictures import Picture, draw, svg_document
 from strided.diagnose.pictures.model import MAX_STRIP, GridCell, Panel, colour_of, elide, readers_at
-from strided.diagnose.pictures.source import format_value
+from strided.diagnose.pictures.source import format_value, source_of
 
 torch = pytest.importorskip("torch")
 
@@ -451,3 +451,65 @@ def test_draw_inside_watch_records_nothing_of_its_own():
         u = t.t()
         draw(u, "reshape", 12).text()
     assert len(wt.steps) == 1
+
+
+def _check_after(pic, x, result, verdict):
+    after = pic.scene.panels[1]
+    assert after.shape == tuple(result.shape)
+    if verdict.outcome == "view":
+        _check_panel(after, result)
+        return
+    for grid in after.grids:
+        for row in grid.cells if grid else ():
+            for c in row:
+                if c is not None:
+                    value = result[c.index].item() if c.index else result[()].item()
+                    assert c.value == format_value(value)
+                    if c.origin is not None:  # the element x holds at that storage offset
+                        assert format_value(source_of(x).value_at(c.origin)) == c.value
+
+
+def _ops_for(ndim, library):
+    if library == "numpy":
+        ops = [("ravel", ()), ("transpose", ()), ("reshape", (-1,)), ("ascontiguousarray", ()), ("copy", ())]
+    else:
+        ops = [("reshape", (-1,)), ("flatten", ()), ("contiguous", ()), ("clone", ())]
+        if ndim:
+            ops += [("permute", tuple(reversed(range(ndim)))), ("transpose", (0, ndim - 1))]
+    return ops
+
+
+@settings(max_examples=40, deadline=None)
+@given(specs(negative=True))
+def test_after_side_matches_running_the_op_numpy(spec):
+    base = np.arange(spec.storage_size) * 10
+    a = np.lib.stride_tricks.as_strided(base[spec.offset:], spec.shape, tuple(s * 8 for s in spec.strides))
+    for op, args in _ops_for(a.ndim, "numpy"):
+        result = getattr(np, op)(a, *args)
+        _check_after(draw(a, op, *args), a, result, strided.explain(a, op, *args))
+
+
+@settings(max_examples=40, deadline=None)
+@given(specs())
+def test_after_side_matches_running_the_op_strided_and_torch(spec):
+    for lib in (strided, torch):
+        x = lib.arange(spec.storage_size).as_strided(spec.shape, spec.strides, spec.offset)
+        for op, args in _ops_for(x.ndim, "torch"):
+            verdict = strided.explain(x, op, *args)
+            if verdict.outcome == "error":
+                continue
+            _check_after(draw(x, op, *args), x, getattr(x, op)(*args), verdict)
+
+
+def test_numpy_memory_not_owned_by_an_ndarray_walked_backwards():
+    """as_strided's result has no ndarray base: offsets count from x's first element, and the
+    strip (and a copy's origins) reach before it (negative offsets)."""
+    base = np.arange(10) * 10
+    a = np.lib.stride_tricks.as_strided(base[5:], (3,), (-16,))
+    assert a.tolist() == [50, 30, 10]
+    pic = draw(a, "copy")
+    before, after = pic.scene.panels
+    assert (before.strip.lo, before.strip.hi) == (-4, 0)
+    assert [c.value for c in before.strip.cells] == ["10", "20", "30", "40", "50"]
+    assert [c.origin for c in after.strip.cells] == [0, -2, -4]
+    assert [c.value for c in after.strip.cells] == ["50", "30", "10"]

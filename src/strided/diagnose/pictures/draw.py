@@ -218,12 +218,13 @@ def _origins(src: Source, before: Panel, op: str, args: tuple, kwargs: dict,
     """
     if not before.strip.cells or op == "to" or before.strip.hi + 1 > ORIGIN_LIMIT:
         return None
-    n = before.strip.hi + 1
+    lo, n = before.strip.lo, before.strip.hi + 1
     try:
         if src.library == "numpy":
-            base = np.arange(n, dtype=np.int64)
+            # offsets lo..hi (lo < 0 when x's memory is not an ndarray's and x walks backwards)
+            base = np.arange(lo, n, dtype=np.int64)
             stand_in = np.lib.stride_tricks.as_strided(
-                base[src.offset:], src.shape, tuple(s * base.itemsize for s in src.strides), writeable=False)
+                base[src.offset - lo:], src.shape, tuple(s * base.itemsize for s in src.strides), writeable=False)
         elif src.library == "torch":
             import torch
 
