@@ -513,3 +513,17 @@ def test_numpy_memory_not_owned_by_an_ndarray_walked_backwards():
     assert [c.value for c in before.strip.cells] == ["10", "20", "30", "40", "50"]
     assert [c.origin for c in after.strip.cells] == [0, -2, -4]
     assert [c.value for c in after.strip.cells] == ["50", "30", "10"]
+
+
+def test_dtype_changes_show_the_results_dtype():
+    retyped = draw(torch.arange(3), "view", torch.int32)
+    after = retyped.scene.panels[1]
+    assert after.caption[0] == "shape (6,), strides (1,), offset 0, int32 (4 bytes each)"
+    assert [c.value for c in after.grids[0].cells[0]] == ["0", "0", "1", "0", "2", "0"]  # little-endian halves
+    converted = draw(torch.arange(3), "to", torch.float16).scene.panels[1]
+    assert "float16 (2 bytes each)" in converted.caption[0]
+    assert [c.value for c in converted.grids[0].cells[0]] == ["0.", "1.", "2."]
+    assert all(c.origin is None for c in converted.strip.cells)  # a conversion's origins are not traced
+    promoted = draw(strided.arange(3), "add", 0.5).scene.panels[1]
+    assert "float32" in promoted.caption[0]
+    assert [c.value for c in promoted.strip.cells] == ["0.5", "1.5", "2.5"]

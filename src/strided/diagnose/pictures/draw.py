@@ -166,20 +166,12 @@ def _scene(x: Any, src: Source, op: str, args: tuple, kwargs: dict) -> Scene:
         return Scene((f"{call}: error (predicted by explain, not run)",), (before,), tuple(aside))
     assert r.shape is not None and r.strides is not None and r.offset is not None
     if r.outcome == "view":
-        offset = src.offset + r.offset if src.library == "numpy" else r.offset
-        same = " (the same object)" if r.returns_self else ""
-        header = (f"{call}: view, 0 bytes copied — a new layout over x's storage{same}",)
-        caption = caption_lines(r.shape, r.strides, offset, src.dtype, src.itemsize,
-                                "a view of x: the same storage, 0 bytes copied")
-        after = build_panel(f"after: {call}", r.shape, r.strides, offset, caption,
-                            lambda i: _safe(src.value_at, offset + sum(a * s for a, s in zip(i, r.strides))),
-                            lambda k: _safe(src.value_at, k), f"{src.library} storage of x (the same)",
-                            colour_range=(before.strip.lo, before.strip.hi) if before.strip.cells else None)
-        return Scene(header, (before, after))
+        return _view_scene(x, src, before, r, call, op, args, kwargs)
     kind = "copy" if r.outcome == "copy" else "compute"
     what = (f"copy, {r.bytes_copied:,} bytes — a new storage, in the order shown" if kind == "copy"
             else "compute — a new result in a new storage, in the order shown")
     result = _run(x, src.library, op, args, kwargs)
+    rs = None
     if result is not None and tuple(_shape(result)) == tuple(r.shape):
         rs = source_of(result)
 
@@ -194,7 +186,9 @@ def _scene(x: Any, src: Source, op: str, args: tuple, kwargs: dict) -> Scene:
         note = "values: not computed (the op cannot run on these arguments); layout: as explain predicts"
     base = (f"new storage: a copy of {r.bytes_copied:,} bytes" if kind == "copy"
             else "new storage: the op's result")
-    caption = caption_lines(r.shape, r.strides, r.offset, src.dtype, src.itemsize, base)
+    # (a conversion or a promotion changes the dtype: the result says which)
+    dtype, itemsize = (rs.dtype, rs.itemsize) if result is not None and rs is not None else (src.dtype, src.itemsize)
+    caption = caption_lines(r.shape, r.strides, r.offset, dtype, itemsize, base)
     origin_of = _origins(src, before, op, args, kwargs, r.shape) if kind == "copy" else None
     notes = [note]
     if origin_of is not None:
@@ -203,6 +197,33 @@ def _scene(x: Any, src: Source, op: str, args: tuple, kwargs: dict) -> Scene:
                         colour_range=(before.strip.lo, before.strip.hi) if origin_of is not None else None,
                         origin_of=origin_of)
     return Scene((f"{call}: {what}", *reason, *notes), (before, after))
+
+
+def _view_scene(x: Any, src: Source, before: Panel, r: Any, call: str, op: str, args: tuple,
+                kwargs: dict) -> Scene:
+    """A view: explain's layout over x's storage, read from that storage (the op is not run),
+    every element in the colour it has in x. A view with another dtype (PyTorch's
+    ``view(dtype)``) counts offsets in its own element size: the view itself (made, free) reads
+    its values then."""
+    offset = src.offset + r.offset if src.library == "numpy" else r.offset
+    reader, dtype, itemsize, colours = src, src.dtype, src.itemsize, (before.strip.lo, before.strip.hi)
+    if op == "view" and any(not isinstance(a, (int, tuple, list)) for a in args):
+        result = _run(x, src.library, op, args, kwargs)
+        reader = source_of(result) if result is not None else None
+        dtype, itemsize = (reader.dtype, reader.itemsize) if reader is not None else ("?", 0)
+        colours = None
+    same = " (the same object)" if r.returns_self else ""
+    header = (f"{call}: view, 0 bytes copied — a new layout over x's storage{same}",)
+    caption = caption_lines(r.shape, r.strides, offset, dtype, itemsize, "a view of x: the same storage, 0 bytes copied")
+    read = reader.value_at if reader is not None else None
+
+    def value_of(index: Index) -> str:
+        return "?" if read is None else _safe(read, offset + sum(a * s for a, s in zip(index, r.strides)))
+
+    after = build_panel(f"after: {call}", r.shape, r.strides, offset, caption, value_of,
+                        lambda k: "?" if read is None else _safe(read, k), f"{src.library} storage of x (the same)",
+                        colour_range=colours if before.strip.cells else None)
+    return Scene(header, (before, after))
 
 
 ORIGIN_LIMIT = 1 << 22  # storage elements: past this, a copy's origins are not traced (memory)
