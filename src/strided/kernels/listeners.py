@@ -103,6 +103,17 @@ def listening(listener: Listener) -> Iterator[Listener]:
         _close(listener, mine, token)
 
 
+@contextlib.contextmanager
+def silenced() -> Iterator[None]:
+    """Deliver no record to this context's listeners inside the block: a diagnostic's own ops
+    (``draw`` running an op to show its values) are not the user's. Costs nothing unused."""
+    token = _listeners.set(())
+    try:
+        yield
+    finally:
+        _listeners.reset(token)
+
+
 def _close(listener: Listener, mine: tuple, token: Token) -> None:
     """Stop delivering to ``listener``, matching it by identity (two empty ledgers are equal)."""
     now = _listeners.get()
