@@ -21,6 +21,7 @@ from .creation import (
     zeros_like,
 )
 from .diagnose.explain import explain
+from .diagnose.pictures import draw
 from .diagnose.watch import watch
 from .diagnose.watch_torch import watch_torch
 from .dtypes import (
@@ -116,7 +117,7 @@ __all__ = [
     "asfortranarray", "bitwise_and", "bitwise_not", "bitwise_or", "bitwise_xor", "bmm", "bool",
     "bool_", "broadcast_shapes", "broadcast_to", "BroadcastError", "broadcasting",
     "BroadcastWarning", "channels_last", "clamp", "clip", "contiguous_format", "CopyRecord", "cos",
-    "div", "divide", "dot", "DType", "empty", "empty_like", "eq", "exp", "explain", "float16", "float32",
+    "div", "divide", "dot", "draw", "DType", "empty", "empty_like", "eq", "exp", "explain", "float16", "float32",
     "float64", "floor_divide", "from_numpy", "full", "full_like", "ge", "gt", "int16", "int32",
     "int64", "int8", "Layout", "le", "log", "log_softmax", "lt", "matmul", "max", "maximum",
     "may_share_memory", "mean", "min", "minimum", "mm", "mul", "multiply", "ne", "neg", "negative",
