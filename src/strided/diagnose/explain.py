@@ -31,7 +31,7 @@ from typing import Any
 import numpy as np
 
 from ..tensor import Tensor
-from .explain_broadcast import ELEMENTWISE_OPS, explain_elementwise
+from .explain_broadcast import ELEMENTWISE_OPS, check_strided_layout, explain_elementwise
 from .explain_layout import LayoutExplanation, explain_layout
 from .explain_torch import TORCH_OPS, explain_torch
 from .report import Explanation
@@ -73,6 +73,8 @@ def explain(x: Any, op: str | None = None, /, *args: Any, **kwargs: Any) -> Expl
             "explain(x, ...): x must be a strided Tensor, a numpy.ndarray or a torch.Tensor, "
             f"not {type(x).__name__}"
         )
+    if library == "torch":
+        check_strided_layout(x)
     if op is None:
         if args or kwargs:
             raise TypeError("explain(x, op, *args): name the op first (a string), then its arguments")

@@ -30,7 +30,7 @@ from ..tensor import Tensor
 from .flow import broadcast_of
 from .report import Explanation, Fix
 
-__all__ = ["ELEMENTWISE_OPS", "Operand", "explain_elementwise", "numpy_output_strides", "operand_of"]
+__all__ = ["ELEMENTWISE_OPS", "Operand", "check_strided_layout", "explain_elementwise", "numpy_output_strides", "operand_of"]
 
 # name -> (kind, infix symbol or "", the function's name in torch / numpy)
 _OPS: dict[str, tuple[str, str]] = {
@@ -82,6 +82,17 @@ def _library(x: Any) -> str | None:
     return None
 
 
+def check_strided_layout(x: Any, what: str = "x") -> None:
+    """A torch tensor without (shape, strides, offset) — sparse, nested, mkldnn — has no layout
+    to explain: refused with TypeError (torch itself would raise NotImplementedError or an
+    internal RuntimeError deep inside when asked for its strides or storage)."""
+    kind = str(x.layout).removeprefix("torch.")
+    if kind != "strided" or x.is_nested:
+        kind_words = "a nested tensor" if x.is_nested else f"a {kind} tensor"
+        raise TypeError(f"explain: {what} is {kind_words}; explain reads strided layouts (shape, strides, "
+                        "offset) only: pass a dense tensor (x.to_dense() for a sparse one)")
+
+
 def operand_of(value: Any, like: Operand | None = None) -> Operand:
     """The :class:`Operand` of an array of any library, a Python/NumPy number, or a shape tuple
     (a contiguous array of ``like``'s dtype); TypeError naming the accepted kinds otherwise."""
@@ -90,6 +101,7 @@ def operand_of(value: Any, like: Operand | None = None) -> Operand:
         lay = value.layout
         return Operand(lay.shape, lay.strides, value.dtype.name, "array", lib, value)
     if lib == "torch":
+        check_strided_layout(value, "the second operand")
         return Operand(tuple(value.shape), tuple(value.stride()), str(value.dtype).removeprefix("torch."),
                        "array", lib, value)
     if lib == "numpy":

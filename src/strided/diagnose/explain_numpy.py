@@ -137,12 +137,20 @@ def _axis_arg(v: Any) -> int:
     return _index(v)
 
 
+def _is_sequence(v: Any) -> bool:
+    """CPython's ``PySequence_Check`` (a type with ``sq_item``; dicts are not sequences)."""
+    import ctypes
+
+    check = ctypes.pythonapi.PySequence_Check
+    check.argtypes, check.restype = [ctypes.py_object], ctypes.c_int
+    return bool(check(v))
+
+
 def _intp_seq(v: Any) -> tuple[int, ...]:
     """NumPy's ``PyArray_IntpConverter``: a sequence of ints, or a single int as a 1-tuple."""
-    try:
-        n = len(v)
-    except TypeError:
-        n = -1
+    # NumPy asks PySequence_Check, not len(): a torch.Tensor (mapping protocol only) is read
+    # as one integer and refused, though it has a len()
+    n = len(v) if _is_sequence(v) else -1
     if n < 0:
         try:
             return (_strict_int(v, "an integer is required"),)

@@ -1,0 +1,130 @@
+"""Hostile inputs to ``explain``: each case is a bug found by trying to break it, pinned against
+what PyTorch 2.13 / NumPy 2.4 really do (the op is run here, the prediction must match)."""
+
+from __future__ import annotations
+
+import warnings
+
+import numpy as np
+import pytest
+
+import strided
+from strided.diagnose.explain import explain
+
+torch = pytest.importorskip("torch")
+
+
+def _real_torch(x, op, args, kwargs):
+    """(outcome, shape, strides, offset) of really running ``x.op(...)``, or ("error", class)."""
+    try:
+        r = getattr(x, op)(*args, **kwargs)
+    except Exception as exc:  # noqa: BLE001 - the class is the answer
+        return ("error", type(exc).__name__)
+    same = r.untyped_storage()._cdata == x.untyped_storage()._cdata
+    return ("view" if same else "copy", tuple(r.shape), r.stride(), r.storage_offset())
+
+
+def _predicted(x, op, args, kwargs):
+    r = explain(x, op, *args, **kwargs)
+    str(r)  # never fails
+    if r.outcome == "error":
+        return ("error", r.error_class)
+    return (r.outcome, r.shape, r.strides, r.offset)
+
+
+T = torch.arange(24.0).reshape(2, 3, 4)
+NC4 = torch.zeros(2, 3, 4, 5).permute(0, 2, 3, 1)
+CL = torch.zeros(2, 3, 4, 5).contiguous(memory_format=torch.channels_last)
+
+TORCH_CASES = [
+    # to(): PyTorch's own overloads (none, None, device, device+dtype, keywords, a Python type,
+    # another tensor, memory_format) and its alias rule (suggest_memory_format)
+    (T, "to", (), {}),
+    (T, "to", (None,), {}),
+    (T, "to", ("cpu", torch.float64), {}),
+    (T, "to", (), {"device": "cpu"}),
+    (T, "to", (), {"device": "cpu", "dtype": torch.float64}),
+    (T, "to", (float,), {}),
+    (T, "to", (np.float64,), {}),
+    (T, "to", (torch.float64, True, True), {}),
+    (T, "to", (torch.float32, False, True), {}),
+    (T, "to", (torch.zeros(2, dtype=torch.float32, device="meta"),), {}),
+    (T, "to", (torch.float64,), {"memory_format": torch.channels_last}),
+    (T.transpose(0, 2), "to", (), {"memory_format": torch.contiguous_format}),
+    (NC4, "to", (torch.float64,), {"memory_format": torch.channels_last}),
+    (NC4, "to", (), {"memory_format": torch.contiguous_format}),
+    (CL, "to", (), {"memory_format": torch.channels_last}),
+    (CL, "to", (), {"memory_format": torch.contiguous_format}),
+    (torch.zeros(3, 4, device="meta"), "to", ("cpu",), {}),
+    (T, "to", ("junk",), {}),
+    # PyTorch's keyword names for sizes and dims, squeeze(*dims), contiguous's keyword-only format
+    (T, "view", (), {"size": (24,)}),
+    (T, "view", (), {"dtype": torch.int32}),
+    (T, "reshape", (), {"shape": (24,)}),
+    (T.transpose(0, 1), "reshape", (), {"shape": (-1,)}),
+    (T, "permute", (), {"dims": (2, 1, 0)}),
+    (T, "expand", (), {"size": (2, 3, 4)}),
+    (T, "expand", (2, 3, 4), {"implicit": True}),
+    (T, "broadcast_to", (), {"size": (5, 2, 3, 4)}),
+    (T, "squeeze", (0, 0), {}),
+    (T[:1], "squeeze", (0, 1), {}),
+    (T, "contiguous", (torch.contiguous_format,), {}),
+    # a size list nested once too often
+    (T, "view", (((4, 6),),), {}),
+    (T, "reshape", ([[24]],), {}),
+    (T, "expand", (((2, 3, 4),),), {}),
+    # lazy conjugate / negative bits: no view to another dtype
+    (torch.zeros(3, 4, dtype=torch.complex64).conj(), "view", (torch.float32,), {}),
+    (torch.zeros(3, 4, dtype=torch.complex64).conj().imag, "view", (torch.int32,), {}),
+    (torch.zeros(3, 4, dtype=torch.complex64).conj(), "view", (torch.complex64,), {}),
+]
+
+
+@pytest.mark.parametrize("x, op, args, kwargs", TORCH_CASES)
+def test_torch_prediction_equals_the_run(x, op, args, kwargs):
+    assert _predicted(x, op, args, kwargs) == _real_torch(x, op, args, kwargs)
+
+
+def test_to_bytes_use_the_target_itemsize_with_a_memory_format():
+    r = explain(NC4, "to", torch.float64, memory_format=torch.channels_last)
+    assert r.outcome == "copy" and r.bytes_copied == 120 * 8
+
+
+@pytest.mark.parametrize("make", [
+    lambda: torch.zeros(3, 4).to_sparse(),
+    lambda: torch.zeros(3, 4).to_sparse_csr(),
+    lambda: torch.nested.nested_tensor([torch.zeros(2), torch.zeros(3)]),
+])
+@pytest.mark.parametrize("call", [(), ("view", -1), ("reshape", -1), ("add", 1)])
+def test_tensors_without_strides_are_refused_with_type_error(make, call):
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        x = make()
+    with pytest.raises(TypeError, match=r"explain: x is a (sparse_\w+|nested) tensor; explain reads strided layouts"):
+        explain(x, *call)
+
+
+def test_a_sparse_second_operand_is_refused_with_type_error():
+    with pytest.raises(TypeError, match="the second operand is a sparse_coo tensor"):
+        explain(torch.zeros(3, 4), "add", torch.zeros(3, 4).to_sparse())
+
+
+def test_strided_sizes_are_unwrapped_once_as_pytorch_does():
+    x = strided.zeros(24)
+    for op in ("view", "reshape", "expand"):
+        assert getattr(x, op)((24,)).shape == (24,)
+        assert getattr(x, op)(torch.Size([24])).shape == (24,)
+        for bad in (((24,),), [[24]], (24, (1,))):
+            with pytest.raises(TypeError, match=rf"{op}\(\): argument 'size' must be tuple of ints"):
+                getattr(x, op)(bad)
+        assert explain(x, op, ((24,),)).error_class == "TypeError"
+
+
+def test_numpy_reads_a_torch_tensor_shape_as_numpy_does():
+    # NumPy's IntpConverter asks PySequence_Check: a torch.Tensor is no sequence to it
+    x = np.zeros((2, 3, 4))
+    with pytest.raises(TypeError) as real:
+        np.reshape(x, torch.tensor([4, 6]))
+    r = explain(x, "reshape", torch.tensor([4, 6]))
+    assert r.outcome == "error" and r.error == f"TypeError: {real.value}"
+    assert explain(x, "reshape", np.array([4, 6])).shape == (4, 6)
