@@ -128,3 +128,12 @@ def test_numpy_reads_a_torch_tensor_shape_as_numpy_does():
     r = explain(x, "reshape", torch.tensor([4, 6]))
     assert r.outcome == "error" and r.error == f"TypeError: {real.value}"
     assert explain(x, "reshape", np.array([4, 6])).shape == (4, 6)
+
+
+@pytest.mark.parametrize("x", [np.zeros((3, 4)), torch.zeros(3, 4), strided.zeros(3, 4)])
+def test_a_list_operand_is_not_silently_read_as_a_shape(x):
+    # np.zeros((3, 4)) + [1, 2, 3, 4] is (3, 4); read as the shape (1, 2, 3, 4) it was (1, 2, 3, 4)
+    with pytest.raises(TypeError, match="a list as the second operand is ambiguous"):
+        explain(x, "add", [1, 2, 3, 4])
+    assert explain(x, "add", np.asarray([1, 2, 3, 4])).shape == (3, 4)
+    assert explain(x, "add", (1, 2, 3, 4)).shape == (1, 2, 3, 4)

@@ -109,7 +109,14 @@ def operand_of(value: Any, like: Operand | None = None) -> Operand:
         return Operand(value.shape, tuple(s // item for s in value.strides), value.dtype.name, "array", lib, value)
     if isinstance(value, (bool, int, float, complex)) or type(value).__module__ == "numpy" and hasattr(value, "dtype"):
         return Operand((), (), type(value).__name__, "scalar", "python", value)
-    if isinstance(value, (tuple, list)) and all(isinstance(n, int) and not isinstance(n, bool) for n in value):
+    if isinstance(value, list):
+        # NumPy reads a list as data (x + [1, 2, 3, 4] adds a (4,) array), PyTorch refuses it:
+        # taken as a shape it would predict another result than either library gives
+        raise TypeError(
+            f"explain: a list as the second operand is ambiguous ({value!r:.40}): NumPy reads it as data, "
+            "PyTorch refuses it; pass a shape as a tuple, or the data as an array (np.asarray(...))"
+        )
+    if isinstance(value, tuple) and all(isinstance(n, int) and not isinstance(n, bool) for n in value):
         shape = tuple(value)
         dtype = like.dtype if like is not None else "float32"
         return Operand(shape, contiguous_strides(shape), dtype, "shape", like.library if like else "", None)
