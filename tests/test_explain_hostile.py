@@ -137,3 +137,67 @@ def test_a_list_operand_is_not_silently_read_as_a_shape(x):
         explain(x, "add", [1, 2, 3, 4])
     assert explain(x, "add", np.asarray([1, 2, 3, 4])).shape == (3, 4)
     assert explain(x, "add", (1, 2, 3, 4)).shape == (1, 2, 3, 4)
+
+
+# ---------------------------------------------------------------- NumPy: huge ints and argument order
+
+X3 = np.zeros((2, 3, 4))
+NUMPY_AXIS_CALLS = [
+    # (NumPy call, explain call): each reads an axis through another C converter
+    (lambda v: np.squeeze(X3, v), lambda v: ("squeeze", v)),
+    (lambda v: np.squeeze(X3, (0, v)), lambda v: ("squeeze", (0, v))),
+    (lambda v: X3.squeeze(v), lambda v: ("ndarray.squeeze", v)),
+    (lambda v: np.expand_dims(X3, v), lambda v: ("expand_dims", v)),
+    (lambda v: np.swapaxes(X3, v, 0), lambda v: ("swapaxes", v, 0)),
+    (lambda v: np.swapaxes(X3, 0, v), lambda v: ("swapaxes", 0, v)),
+    (lambda v: X3.swapaxes(v, 0), lambda v: ("ndarray.swapaxes", v, 0)),
+    (lambda v: np.moveaxis(X3, v, 0), lambda v: ("moveaxis", v, 0)),
+    (lambda v: np.moveaxis(X3, 0, v), lambda v: ("moveaxis", 0, v)),
+    (lambda v: np.transpose(X3, (v, 0, 1)), lambda v: ("transpose", (v, 0, 1))),
+    (lambda v: np.transpose(X3, (2, 0, v)), lambda v: ("transpose", (2, 0, v))),
+    (lambda v: X3.transpose(v, 0, 1), lambda v: ("ndarray.transpose", v, 0, 1)),
+]
+HUGE = [2**31, 2**31 - 1, -(2**31), -(2**31) - 1, 2**32 + 2, 2**63 - 1, 2**63, -(2**63), -(2**63) - 1, 2**70, -4, 2]
+
+
+def _real_numpy(call):
+    try:
+        r = call()
+    except Exception as exc:  # noqa: BLE001 - the class and text are the answer
+        return (type(exc).__name__, str(exc).splitlines()[0])
+    return ("ok", r.shape, tuple(s // r.itemsize for s in r.strides))
+
+
+def _predicted_numpy(x, call):
+    r = explain(x, *call)
+    str(r)
+    return tuple(r.error.split(": ", 1)) if r.outcome == "error" else ("ok", r.shape, r.strides)
+
+
+@pytest.mark.parametrize("value", HUGE)
+@pytest.mark.parametrize("real, call", NUMPY_AXIS_CALLS)
+def test_numpy_huge_axes_raise_what_numpy_raises(real, call, value):
+    # NumPy reads axes as C ints through four converters: OverflowError (two texts), ValueError,
+    # or (transpose) a silent wrap to 32 bits; explain predicted AxisError for all of them
+    assert _predicted_numpy(X3, call(value)) == _real_numpy(lambda: real(value))
+
+
+X0 = np.zeros(())
+
+
+@pytest.mark.parametrize("x, real, call", [
+    (X3, lambda: np.copy(X3, np.array([2, 1]), np.array([])), ("copy", np.array([2, 1]), np.array([]))),
+    (X3, lambda: np.copy(X3, "F", np.array([1, 2])), ("copy", "F", np.array([1, 2]))),
+    (X0, lambda: np.broadcast_to(X0, (4,), np.array([3, 1])), ("broadcast_to", (4,), np.array([3, 1]))),
+    (X3, lambda: np.broadcast_to(X3, [-1, 3, "C", 12]), ("broadcast_to", [-1, 3, "C", 12])),
+    (X3, lambda: np.broadcast_to(X3, (np.array([1, 2]), 3)), ("broadcast_to", (np.array([1, 2]), 3))),
+    (X3, lambda: X3.reshape(2**70, "x"), ("ndarray.reshape", 2**70, "x")),
+    (X3, lambda: X3.transpose(2**63, [4]), ("ndarray.transpose", 2**63, [4])),
+    (X3, lambda: np.reshape(X3, np.array(24)), ("reshape", np.array(24))),
+    (X3, lambda: X3.reshape(np.array(24)), ("ndarray.reshape", np.array(24))),
+    (X3, lambda: X3.transpose(np.array(0)), ("ndarray.transpose", np.array(0))),
+])
+def test_numpy_argument_checks_in_numpy_order(x, real, call):
+    # subok's truth value after order (np.copy) or first (broadcast_to); sizes compared with 0
+    # lazily; each size range-checked before the next is parsed; a 0-d array is one integer
+    assert _predicted_numpy(x, call)[0] == _real_numpy(real)[0]

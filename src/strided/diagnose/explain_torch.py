@@ -290,7 +290,7 @@ def _torch_to_call(src: Source, args: tuple, kwargs: dict) -> tuple[Callable[[Te
                 raise
             device, dtype, _, fmt = torch._C._nn._parse_to(*args[:-1], **kw)
             copy = args[-1]
-    except (TypeError, RuntimeError) as exc:  # PyTorch's own refusal is the prediction
+    except Exception as exc:  # noqa: BLE001 - PyTorch's own refusal (TypeError, ValueError, ...) is the prediction
         return _raises(exc), False, src.itemsize
     dtype = src.torch_dtype if dtype is None else dtype
     device = src.device if device is None else device
