@@ -69,6 +69,11 @@ TORCH_CASES = [
     (T, "squeeze", (0, 0), {}),
     (T[:1], "squeeze", (0, 1), {}),
     (T, "contiguous", (torch.contiguous_format,), {}),
+    (T[:1], "squeeze", (None,), {}),
+    (T[:1], "squeeze", (), {"dim": None}),
+    # repeats are found dim by dim, before a later dim's range
+    (T, "permute", (-1, 2, 6), {}),
+    (T, "permute", (0, 0, 5), {}),
     # a size list nested once too often
     (T, "view", (((4, 6),),), {}),
     (T, "reshape", ([[24]],), {}),

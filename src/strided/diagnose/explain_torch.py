@@ -258,6 +258,11 @@ def _torch_spelling(op: str, args: tuple, kwargs: dict) -> tuple[tuple, dict, Ba
         kwargs.pop("implicit")  # (autograd tracing's flag: no effect on the layout)
     if op == "squeeze" and len(args) > 1:
         args = (args,)  # squeeze(0, 1) is squeeze((0, 1))
+    if op == "squeeze" and (args == (None,) or "dim" in kwargs and kwargs["dim"] is None):
+        # Note: strided's squeeze(None) squeezes every size-1 dim (its default); PyTorch has no None
+        got = "NoneType" if args else "dim=NoneType, "
+        return args, kwargs, TypeError(f"squeeze() received an invalid combination of arguments - got ({got}), "
+                                       "but expected one of:")
     if op == "contiguous" and args:
         return args, kwargs, TypeError(f"contiguous() takes 0 positional arguments but {len(args)} "
                                        f"{'was' if len(args) == 1 else 'were'} given")
