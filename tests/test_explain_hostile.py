@@ -206,3 +206,26 @@ def test_numpy_argument_checks_in_numpy_order(x, real, call):
     # subok's truth value after order (np.copy) or first (broadcast_to); sizes compared with 0
     # lazily; each size range-checked before the next is parsed; a 0-d array is one integer
     assert _predicted_numpy(x, call)[0] == _real_numpy(real)[0]
+
+
+def test_explain_never_touches_x():
+    t = torch.arange(24.0, requires_grad=True).reshape(2, 3, 4).transpose(0, 2)
+    n = np.arange(24.0).reshape(2, 3, 4)[:, ::-1].T
+    n.flags.writeable = False
+    s = strided.arange(24.0).view(2, 3, 4).permute(2, 0, 1)
+    before = (t._version, t.stride(), t.storage_offset(), t.detach().clone(), n.flags.writeable, n.strides,
+              n.copy(), s.layout, s.numpy().copy())
+    calls = [("reshape", -1), ("view", -1), ("clone",), ("contiguous",), ("flatten",), ("ravel",),
+             ("expand", 2, 4, 2, 3), ("add", (4, 1, 1)), ()]
+    for call in calls:
+        for x in (t, s):
+            explain(x, *call)
+    explain(t, "to", torch.float64, copy=True)
+    for call in [("reshape", -1), ("ravel", "K"), ("copy",), ("ascontiguousarray",), ("add", (4, 1, 1)), ()]:
+        explain(n, *call)
+    after = (t._version, t.stride(), t.storage_offset(), t.detach().clone(), n.flags.writeable, n.strides,
+             n.copy(), s.layout, s.numpy().copy())
+    assert before[:3] == after[:3] and torch.equal(before[3], after[3])
+    assert before[4:6] == after[4:6] and np.array_equal(before[6], after[6])
+    assert before[7] == after[7] and np.array_equal(before[8], after[8])
+    assert t.requires_grad and t.grad_fn is not None
