@@ -71,6 +71,18 @@ TORCH_CASES = [
     (T, "contiguous", (torch.contiguous_format,), {}),
     (T[:1], "squeeze", (None,), {}),
     (T[:1], "squeeze", (), {"dim": None}),
+    # PyTorch's int lists type-check their first element only: a later bool is an int
+    (T[:1], "view", (3, 4, True, 2), {}),
+    (T, "view", ((2, 12, True),), {}),
+    (T, "reshape", (3, False, -1), {}),
+    (T, "permute", (2, False, 1), {}),
+    (T[:1], "squeeze", (0, True), {}),
+    (T, "unflatten", (1, (3, True)), {}),
+    (T, "movedim", ((0, True), (1, 2)), {}),
+    (T, "as_strided", ((3, True), (1, 1)), {}),
+    (T, "view", (True, 24), {}),
+    (T, "permute", ((True, 0, 2),), {}),
+    (T, "flatten", (0, True), {}),
     # repeats are found dim by dim, before a later dim's range
     (T, "permute", (-1, 2, 6), {}),
     (T, "permute", (0, 0, 5), {}),

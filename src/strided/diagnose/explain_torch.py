@@ -243,6 +243,20 @@ _TORCH_KEYWORDS = {"view": "size", "reshape": "shape", "permute": "dims", "expan
                    "broadcast_to": "size"}
 
 
+_VARARG_LISTS = frozenset({"view", "reshape", "expand", "broadcast_to", "permute", "squeeze"})
+_LIST_ARGS = {"unflatten": (1,), "movedim": (0, 1), "as_strided": (0, 1)}
+
+
+def _int_list(seq: Any) -> Any:
+    """PyTorch's int-list parser type-checks only the first element: a Python bool after it is
+    read as an int (``x.view(3, True)`` is ``x.view(3, 1)``)."""
+    # Note: strided refuses a bool anywhere in a size or dim list (a truth value is not a count);
+    # explain on a torch tensor predicts PyTorch's quirk.
+    if seq.__class__ not in (tuple, list) or len(seq) < 2 or isinstance(seq[0], bool):
+        return seq
+    return seq.__class__(int(v) if v.__class__ is bool else v for v in seq)
+
+
 def _torch_spelling(op: str, args: tuple, kwargs: dict) -> tuple[tuple, dict, BaseException | None]:
     """A torch call's arguments in the spelling strided's methods take (the same rules, other
     signatures), or PyTorch's own TypeError for a spelling PyTorch refuses and strided takes."""
@@ -252,6 +266,11 @@ def _torch_spelling(op: str, args: tuple, kwargs: dict) -> tuple[tuple, dict, Ba
     name = _TORCH_KEYWORDS.get(op)
     if name in kwargs and not args:
         args = (kwargs.pop(name),)
+    if op in _VARARG_LISTS:
+        args = (_int_list(args[0]),) if len(args) == 1 else tuple(_int_list(args))
+    for i in _LIST_ARGS.get(op, ()):
+        if i < len(args):
+            args = (*args[:i], _int_list(args[i]), *args[i + 1:])
     if op == "view" and not args and list(kwargs) == ["dtype"]:
         args = (kwargs.pop("dtype"),)
     if op == "expand" and isinstance(kwargs.get("implicit"), bool):
