@@ -83,6 +83,10 @@ TORCH_CASES = [
     (T, "view", (True, 24), {}),
     (T, "permute", ((True, 0, 2),), {}),
     (T, "flatten", (0, True), {}),
+    # movedim's overloads: (int, int) or (tuple, tuple), never one of each
+    (T, "movedim", (0, [1]), {}),
+    (T, "movedim", ((0,), 1), {}),
+    (T, "movedim", (torch.Size([0]), torch.Size([1])), {}),
     # repeats are found dim by dim, before a later dim's range
     (T, "permute", (-1, 2, 6), {}),
     (T, "permute", (0, 0, 5), {}),
@@ -135,6 +139,12 @@ def test_strided_sizes_are_unwrapped_once_as_pytorch_does():
             with pytest.raises(TypeError, match=rf"{op}\(\): argument 'size' must be tuple of ints"):
                 getattr(x, op)(bad)
         assert explain(x, op, ((24,),)).error_class == "TypeError"
+
+
+def test_strided_movedim_refuses_an_int_with_a_tuple_as_pytorch_does():
+    with pytest.raises(TypeError, match=r"movedim\(\) received an invalid combination of arguments - got \(int, list\)"):
+        strided.zeros(2, 3).movedim(0, [1])
+    assert strided.zeros(2, 3).movedim((0,), (1,)).shape == (3, 2)
 
 
 def test_numpy_reads_a_torch_tensor_shape_as_numpy_does():

@@ -34,6 +34,7 @@ from .args import (
 )
 from .dispatch import OPEN, copy_of, view_of
 from .dtypes import DType, to_dtype
+from .errors import StridedTypeError
 from .formatting import format_tensor
 from .indexing import index_layout
 from .kernels import copy_array, numpy_view
@@ -467,6 +468,15 @@ class Tensor:
         return self.transpose(-2, -1)
 
     def movedim(self, source: Any, destination: Any) -> Tensor:
+        if isinstance(source, (tuple, list)) != isinstance(destination, (tuple, list)):
+            # PyTorch's two overloads take (int, int) or (tuple, tuple), never one of each
+            raise StridedTypeError(
+                f"movedim() received an invalid combination of arguments - got ({type_name(source)}, "
+                f"{type_name(destination)}), but expected one of:\n"
+                " * (tuple of ints source, tuple of ints destination)\n"
+                " * (int source, int destination)\n"
+                "  give both as ints or both as tuples: movedim((0,), (1,)) or movedim(0, 1)"
+            )
         src = tuple(source) if isinstance(source, (tuple, list)) else (source,)
         dst = tuple(destination) if isinstance(destination, (tuple, list)) else (destination,)
         return self._carry(L.movedim_layout(self._layout, src, dst))
