@@ -251,3 +251,34 @@ def test_explain_never_touches_x():
     assert before[4:6] == after[4:6] and np.array_equal(before[6], after[6])
     assert before[7] == after[7] and np.array_equal(before[8], after[8])
     assert t.requires_grad and t.grad_fn is not None
+
+
+class _MyTensor(torch.Tensor):
+    pass
+
+
+class _MyArray(np.ndarray):
+    pass
+
+
+def test_subclasses_of_torch_tensor_and_ndarray_are_explained():
+    x = torch.zeros(3, 4).as_subclass(_MyTensor)
+    assert explain(x.t(), "view", 12).outcome == "error"
+    assert explain(x, "view", 12).outcome == "view"
+    assert explain(torch.zeros(3, 4), "add", x).shape == (3, 4)
+    assert explain(x).shape == (3, 4)
+    a = np.zeros((3, 4)).view(_MyArray)
+    assert explain(a.T, "reshape", -1).outcome == "copy"
+    assert explain(np.zeros(4), "add", a).shape == (3, 4)
+
+
+@pytest.mark.parametrize("call", [(), ("add", 1), ("reshape", -1)])
+def test_numpy_layouts_without_element_strides_are_refused_with_value_error(call):
+    # (were: a ZeroDivisionError for a zero itemsize, silently truncated strides for the layout)
+    between = np.lib.stride_tricks.as_strided(np.zeros(20), (3,), (12,))
+    with pytest.raises(ValueError, match=r"explain counts strides in elements: x's byte strides \(12,\)"):
+        explain(between, *call)
+    with pytest.raises(ValueError, match=r"explain needs a dtype with a nonzero itemsize, got \[\] for x"):
+        explain(np.zeros(3, dtype=[]), *call)
+    with pytest.raises(ValueError, match="the second operand's byte strides"):
+        explain(np.zeros(3), "add", between)

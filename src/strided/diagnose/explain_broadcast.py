@@ -19,18 +19,22 @@ layout is.
 
 from __future__ import annotations
 
+import sys
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
+
+import numpy as np
 
 from .. import layout as L
 from ..layout import contiguous_strides, elementwise_output_strides, preserve_format_strides
 from ..ops.broadcasting import broadcast_pair
 from ..tensor import Tensor
+from .explain_numpy import check_element_strides
 from .flow import broadcast_of
 from .report import Explanation, Fix
 
-__all__ = ["ELEMENTWISE_OPS", "Operand", "check_strided_layout", "explain_elementwise", "numpy_output_strides", "operand_of"]
+__all__ = ["ELEMENTWISE_OPS", "Operand", "check_strided_layout", "explain_elementwise", "library_of", "numpy_output_strides", "operand_of"]
 
 # name -> (kind, infix symbol or "", the function's name in torch / numpy)
 _OPS: dict[str, tuple[str, str]] = {
@@ -71,14 +75,16 @@ class Operand:
     value: Any = None
 
 
-def _library(x: Any) -> str | None:
+def library_of(x: Any) -> str | None:
+    """"strided", "numpy" or "torch" for an array of that library (subclasses included), else
+    None (torch is never imported to tell: a torch tensor exists only once torch is imported)."""
     if isinstance(x, Tensor):
         return "strided"
-    module = type(x).__module__.split(".", 1)[0]
-    if module == "torch" and hasattr(x, "untyped_storage") and hasattr(x, "stride"):
-        return "torch"
-    if module == "numpy" and type(x).__name__ == "ndarray":
+    if isinstance(x, np.ndarray):
         return "numpy"
+    torch = sys.modules.get("torch")
+    if torch is not None and isinstance(x, torch.Tensor):
+        return "torch"
     return None
 
 
@@ -96,7 +102,7 @@ def check_strided_layout(x: Any, what: str = "x") -> None:
 def operand_of(value: Any, like: Operand | None = None) -> Operand:
     """The :class:`Operand` of an array of any library, a Python/NumPy number, or a shape tuple
     (a contiguous array of ``like``'s dtype); TypeError naming the accepted kinds otherwise."""
-    lib = _library(value)
+    lib = library_of(value)
     if lib == "strided":
         lay = value.layout
         return Operand(lay.shape, lay.strides, value.dtype.name, "array", lib, value)
@@ -105,7 +111,7 @@ def operand_of(value: Any, like: Operand | None = None) -> Operand:
         return Operand(tuple(value.shape), tuple(value.stride()), str(value.dtype).removeprefix("torch."),
                        "array", lib, value)
     if lib == "numpy":
-        item = value.itemsize
+        item = check_element_strides(value, "the second operand")
         return Operand(value.shape, tuple(s // item for s in value.strides), value.dtype.name, "array", lib, value)
     if isinstance(value, (bool, int, float, complex)) or type(value).__module__ == "numpy" and hasattr(value, "dtype"):
         return Operand((), (), type(value).__name__, "scalar", "python", value)

@@ -45,7 +45,7 @@ from ..messages import reshape_equation, reshape_reason
 from .dims import DimMapping, reshape_mapping
 from .report import Explanation, Fix
 
-__all__ = ["NUMPY_OPS", "explain_numpy"]
+__all__ = ["NUMPY_OPS", "check_element_strides", "explain_numpy"]
 
 NUMPY_OPS: tuple[str, ...] = (
     "reshape", "ravel", "flatten", "transpose", "swapaxes", "moveaxis", "squeeze", "expand_dims",
@@ -387,6 +387,18 @@ _OPS: dict[str, Callable[[Layout, dict[str, Any], int], Any]] = {
 # ---------------------------------------------------------------- entry
 
 
+def check_element_strides(x: Any, what: str = "x") -> int:
+    """``x``'s itemsize, after checking that its byte strides count whole elements (ValueError
+    otherwise: a zero itemsize, or a stride that lands between elements has no element stride)."""
+    itemsize = x.itemsize
+    if itemsize == 0:
+        raise ValueError(f"explain needs a dtype with a nonzero itemsize, got {x.dtype} for {what}")
+    if any(s % itemsize for s in x.strides):
+        raise ValueError(f"explain counts strides in elements: {what}'s byte strides {x.strides} are not all "
+                         f"multiples of its itemsize {itemsize}")
+    return itemsize
+
+
 def _layout_of(x: Any) -> tuple[Layout, int]:
     """``x``'s layout in elements, its first element at the offset that keeps every index >= 0."""
     import numpy as np
@@ -396,13 +408,7 @@ def _layout_of(x: Any) -> tuple[Layout, int]:
     if isinstance(x, (np.matrix, np.ma.MaskedArray)):
         raise TypeError(f"explain_numpy predicts plain numpy.ndarray ops; {type(x).__name__} overrides "
                         "them: pass np.asarray(x)")
-    itemsize = x.itemsize
-    if itemsize == 0:
-        raise ValueError(f"explain_numpy needs a dtype with a nonzero itemsize, got {x.dtype}")
-    bad = [s for s in x.strides if s % itemsize]
-    if bad:
-        raise ValueError(f"explain_numpy counts strides in elements: x's byte strides {x.strides} are not all "
-                         f"multiples of its itemsize {itemsize}")
+    itemsize = check_element_strides(x)
     shape = tuple(x.shape)
     strides = tuple(s // itemsize for s in x.strides)
     base = sum((max(n, 1) - 1) * -s for n, s in zip(shape, strides) if s < 0)
