@@ -282,3 +282,31 @@ def test_numpy_layouts_without_element_strides_are_refused_with_value_error(call
         explain(np.zeros(3, dtype=[]), *call)
     with pytest.raises(ValueError, match="the second operand's byte strides"):
         explain(np.zeros(3), "add", between)
+
+
+@pytest.mark.parametrize("x, op, other", [
+    (np.zeros(3, np.uint8), "sub", -1),                       # NEP 50: the int must fit the dtype
+    (np.zeros((4, 3), np.int32).T, "add", 2**40),
+    (np.zeros(3, bool), "sub", np.zeros(4, bool)),            # the dtype refusal wins over the shapes
+    (np.zeros((3, 4)), "and_", (4,)),
+    (np.zeros((3, 4), np.int8), "or_", 1.5),
+    (torch.zeros(3, dtype=torch.bool), "sub", 1j),
+    (torch.zeros(3, dtype=torch.bool), "sub", torch.zeros(3, dtype=torch.bool)),
+    (torch.zeros(3, dtype=torch.int8), "add", 2**70),
+    (torch.zeros(3), "or_", torch.zeros(3, dtype=torch.int8)),
+    (torch.zeros(3, dtype=torch.int64), "hypot", torch.zeros(3, dtype=torch.int64)),
+    (torch.zeros(3), "remainder", 1j),
+])
+def test_elementwise_dtype_refusals_are_predicted(x, op, other):
+    import operator
+
+    lib = np if isinstance(x, np.ndarray) else torch
+    fn = getattr(operator, op, None) or getattr(lib, op)
+    operand = np.zeros(other, x.dtype) if isinstance(other, tuple) else other
+    with pytest.raises(Exception) as real:  # noqa: PT011 - the class is what is compared
+        with np.errstate(all="ignore"):
+            fn(x, operand)
+    r = explain(x, op, other)
+    str(r)
+    cls = next(c.__name__ for c in type(real.value).__mro__ if c.__module__ == "builtins")
+    assert r.outcome == "error" and r.error == f"{cls}: {str(real.value).splitlines()[0]}"

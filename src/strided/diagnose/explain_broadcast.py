@@ -57,7 +57,8 @@ _OPS: dict[str, tuple[str, str]] = {
 ELEMENTWISE_OPS: tuple[str, ...] = tuple(_OPS)
 """The binary elementwise op names ``explain`` accepts for any library (operator-module names
 such as ``truediv``, ``and_``; PyTorch's ``sub``, ``div``; NumPy's ``subtract``, ``divide``, ...).
-All lay their result out alike; only the layout is predicted, not the dtype rules."""
+All lay their result out alike; of the dtype rules, only the refusals are predicted (for NumPy and
+PyTorch, by the op itself on zero-size stand-ins), not the result's dtype."""
 
 Shape = tuple[int, ...]
 
@@ -346,6 +347,48 @@ def _mismatch(library: str, x: Operand, other: Operand) -> tuple[str, str] | Non
     return None
 
 
+def _dtype_refusal(op: str, library: str, x: Operand, other: Operand) -> tuple[str, str] | None:
+    """(class, first line) of the error the library raises for the operands' *dtypes* (NumPy's
+    ``bool - bool``, a Python int out of an integer dtype's bounds (NEP 50), PyTorch's bool
+    subtraction, a bitwise op on floats, ...), found by running the op on zero-size stand-ins
+    of the operands' dtypes and ranks (no memory; a 0-d stand-in holds a 1, which no op refuses:
+    the refusal never depends on x's data); None when the dtypes are accepted."""
+    import operator
+
+    if library == "numpy":
+        lib: Any = np
+    elif library == "torch":
+        import torch as lib
+    else:
+        return None  # (strided's own dtype rules: not predicted here)
+    fn = getattr(operator, op, None) or getattr(lib, op, None)
+    if fn is None:
+        return None
+
+    def proxy(o: Operand) -> Any:
+        if o.kind == "scalar":
+            v = o.value
+            return v if library == "numpy" else (v.item() if hasattr(v, "item") else v)
+        if library == "numpy":
+            try:
+                return np.ones((0,) * len(o.shape), np.dtype(o.dtype))
+            except TypeError:  # a torch dtype NumPy lacks (bfloat16): not predicted
+                return None
+        dtype = getattr(lib, o.dtype, None)
+        return lib.ones((0,) * len(o.shape), dtype=dtype) if isinstance(dtype, lib.dtype) else None
+
+    px, po = proxy(x), proxy(other)
+    if px is None or po is None:
+        return None
+    try:
+        with np.errstate(all="ignore"):
+            fn(px, po)
+    except Exception as exc:  # noqa: BLE001 - the library's own refusal is the prediction
+        cls = next((c.__name__ for c in type(exc).__mro__ if c.__module__ == "builtins"), type(exc).__name__)
+        return cls, str(exc).split("\n", 1)[0]
+    return None
+
+
 def _spell(op: str, library: str, a: str, b: str) -> str:
     symbol = _OPS[op][1]
     if symbol:
@@ -373,7 +416,16 @@ def explain_elementwise(x: Any, op: str, other: Any, library: str, itemsize: int
     call = _spell(op, library, "x", "other" if oo.kind != "scalar" else repr(oo.value))
     base = dict(library=library, op=op, call=call, input_shape=xo.shape, input_strides=xo.strides,
                 input_offset=_offset(x, library), itemsize=itemsize)
+    # NumPy resolves the loop's dtypes before it broadcasts; PyTorch broadcasts first (its
+    # bool-subtraction check comes earlier, but raises the same class as a mismatch)
+    typed = _dtype_refusal(op, library, xo, oo)
     bad = _mismatch(library, xo, oo)
+    if typed is not None and (bad is None or library == "numpy"):
+        cls, first = typed
+        return Explanation(outcome="error", error=f"{cls}: {first}",
+                           reason=f"{cls}: {first}\nthe operands' dtypes ({xo.dtype} and "
+                                  f"{oo.dtype if oo.kind != 'scalar' else type(oo.value).__name__}) are refused "
+                                  f"by {op}, whatever the shapes", **base)
     if bad is not None:
         cls, msg = bad
         first = msg.split("\n", 1)[0]
