@@ -258,6 +258,8 @@ def parse_sizes(args: Sequence[Any], op: str) -> tuple[int, ...]:
     """
     if len(args) == 1 and type(args[0]) in (tuple, list):
         args = args[0]
+    elif len(args) == 1 and isinstance(args[0], (tuple, list)):  # torch.Size, a namedtuple
+        args = tuple(args[0])
     for a in args:  # the hot path: plain in-range ints, checked without a call
         if type(a) is not int or not -_INT64 <= a < _INT64:
             return _parse_sizes_slow(args, op)
@@ -270,8 +272,8 @@ def _parse_sizes_slow(args: Sequence[Any], op: str) -> tuple[int, ...]:
     NumPy integers, 0-d integer arrays and integer tensors of one element are sizes; bools of
     every kind are not (see :func:`index_of`); a size must fit in int64.
     """
-    if len(args) == 1 and isinstance(args[0], (tuple, list)):
-        args = args[0]
+    # (one list or tuple of sizes was unwrapped by parse_sizes: a sequence left inside is an
+    # element, refused as PyTorch refuses view(((4, 6),)), never unwrapped twice)
     out = []
     for i, a in enumerate(args):
         if not _may_be_int(a):

@@ -34,6 +34,7 @@ from .args import (
 )
 from .dispatch import OPEN, copy_of, view_of
 from .dtypes import DType, to_dtype
+from .errors import StridedTypeError
 from .formatting import format_tensor
 from .indexing import index_layout
 from .kernels import copy_array, numpy_view
@@ -340,6 +341,7 @@ class Tensor:
         if not shape:
             raise missing("view", "size")
         lay = self._layout
+        given = shape  # (parse_sizes unwraps it once: view(((4, 6),)) is refused, as PyTorch does)
         if len(shape) == 1 and shape[0].__class__ is tuple:
             shape = shape[0]
         key = ("view", lay.shape, lay.strides, lay.offset, shape)
@@ -351,7 +353,7 @@ class Tensor:
             found = _VIEWS.get(key)
             if found is not None:
                 return self._view(found)
-        return self._carry(P.view(lay, parse_sizes(shape, "view")), key)
+        return self._carry(P.view(lay, parse_sizes(given, "view")), key)
 
     def view_as(self, other: Tensor) -> Tensor:
         return self.view(tensor_arg(other, "view_as", "other").shape)
@@ -361,6 +363,7 @@ class Tensor:
         if not shape:
             raise missing("reshape", "shape")
         lay = self._layout
+        given = shape
         if len(shape) == 1 and shape[0].__class__ is tuple:
             shape = shape[0]
         key = ("view", lay.shape, lay.strides, lay.offset, shape)  # a reshape's view is view's
@@ -372,7 +375,7 @@ class Tensor:
             found = _VIEWS.get(key)
             if found is not None:
                 return self._view(found)
-        sizes = parse_sizes(shape, "reshape")
+        sizes = parse_sizes(given, "reshape")
         plan = P.reshape(lay, sizes, itemsize=self._dtype.itemsize)
         op = f"reshape({', '.join(map(str, plan.layout.shape))})" if plan.__class__ is Copy else ""
         return self._carry(plan, key, op)
@@ -465,6 +468,15 @@ class Tensor:
         return self.transpose(-2, -1)
 
     def movedim(self, source: Any, destination: Any) -> Tensor:
+        if isinstance(source, (tuple, list)) != isinstance(destination, (tuple, list)):
+            # PyTorch's two overloads take (int, int) or (tuple, tuple), never one of each
+            raise StridedTypeError(
+                f"movedim() received an invalid combination of arguments - got ({type_name(source)}, "
+                f"{type_name(destination)}), but expected one of:\n"
+                " * (tuple of ints source, tuple of ints destination)\n"
+                " * (int source, int destination)\n"
+                "  give both as ints or both as tuples: movedim((0,), (1,)) or movedim(0, 1)"
+            )
         src = tuple(source) if isinstance(source, (tuple, list)) else (source,)
         dst = tuple(destination) if isinstance(destination, (tuple, list)) else (destination,)
         return self._carry(L.movedim_layout(self._layout, src, dst))
@@ -476,6 +488,7 @@ class Tensor:
         if not sizes:
             raise missing("expand", "size")
         lay = self._layout
+        given = sizes
         if len(sizes) == 1 and sizes[0].__class__ is tuple:
             sizes = sizes[0]
         key = ("expand", lay.shape, lay.strides, lay.offset, sizes)
@@ -487,7 +500,7 @@ class Tensor:
             found = _VIEWS.get(key)
             if found is not None:
                 return self._view(found)
-        return self._carry(L.expand_layout(lay, parse_sizes(sizes, "expand")), key)
+        return self._carry(L.expand_layout(lay, parse_sizes(given, "expand")), key)
 
     def expand_as(self, other: Tensor) -> Tensor:
         return self.expand(tensor_arg(other, "expand_as", "other").shape)

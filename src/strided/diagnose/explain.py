@@ -28,27 +28,12 @@ from __future__ import annotations
 
 from typing import Any
 
-import numpy as np
-
-from ..tensor import Tensor
-from .explain_broadcast import ELEMENTWISE_OPS, explain_elementwise
+from .explain_broadcast import ELEMENTWISE_OPS, check_strided_layout, explain_elementwise, library_of
 from .explain_layout import LayoutExplanation, explain_layout
 from .explain_torch import TORCH_OPS, explain_torch
 from .report import Explanation
 
 __all__ = ["explain", "library_of"]
-
-
-def library_of(x: Any) -> str | None:
-    """"strided", "numpy" or "torch" for an array of that library, else None (torch is never
-    imported to tell)."""
-    if isinstance(x, Tensor):
-        return "strided"
-    if isinstance(x, np.ndarray):
-        return "numpy"
-    if type(x).__module__.split(".", 1)[0] == "torch" and hasattr(x, "untyped_storage") and hasattr(x, "stride"):
-        return "torch"
-    return None
 
 
 def _itemsize(x: Any, library: str) -> int:
@@ -73,6 +58,12 @@ def explain(x: Any, op: str | None = None, /, *args: Any, **kwargs: Any) -> Expl
             "explain(x, ...): x must be a strided Tensor, a numpy.ndarray or a torch.Tensor, "
             f"not {type(x).__name__}"
         )
+    if library == "torch":
+        check_strided_layout(x)
+    if library == "numpy":
+        from .explain_numpy import check_element_strides
+
+        check_element_strides(x)
     if op is None:
         if args or kwargs:
             raise TypeError("explain(x, op, *args): name the op first (a string), then its arguments")

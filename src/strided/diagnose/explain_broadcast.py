@@ -19,8 +19,11 @@ layout is.
 
 from __future__ import annotations
 
+import sys
 from dataclasses import dataclass
 from typing import Any
+
+import numpy as np
 
 from .. import layout as L
 from ..layout import (
@@ -31,10 +34,11 @@ from ..layout import (
 )
 from ..ops.broadcasting import broadcast_pair
 from ..tensor import Tensor
+from .explain_numpy import check_element_strides
 from .flow import broadcast_of
 from .report import Explanation, Fix
 
-__all__ = ["ELEMENTWISE_OPS", "Operand", "explain_elementwise", "operand_of"]
+__all__ = ["ELEMENTWISE_OPS", "Operand", "check_strided_layout", "explain_elementwise", "library_of", "operand_of"]
 
 # name -> (kind, infix symbol or "", the function's name in torch / numpy)
 _OPS: dict[str, tuple[str, str]] = {
@@ -57,7 +61,8 @@ _OPS: dict[str, tuple[str, str]] = {
 ELEMENTWISE_OPS: tuple[str, ...] = tuple(_OPS)
 """The binary elementwise op names ``explain`` accepts for any library (operator-module names
 such as ``truediv``, ``and_``; PyTorch's ``sub``, ``div``; NumPy's ``subtract``, ``divide``, ...).
-All lay their result out alike; only the layout is predicted, not the dtype rules."""
+All lay their result out alike; of the dtype rules, only the refusals are predicted (for NumPy and
+PyTorch, by the op itself on zero-size stand-ins), not the result's dtype."""
 
 Shape = tuple[int, ...]
 
@@ -75,33 +80,54 @@ class Operand:
     value: Any = None
 
 
-def _library(x: Any) -> str | None:
+def library_of(x: Any) -> str | None:
+    """"strided", "numpy" or "torch" for an array of that library (subclasses included), else
+    None (torch is never imported to tell: a torch tensor exists only once torch is imported)."""
     if isinstance(x, Tensor):
         return "strided"
-    module = type(x).__module__.split(".", 1)[0]
-    if module == "torch" and hasattr(x, "untyped_storage") and hasattr(x, "stride"):
-        return "torch"
-    if module == "numpy" and type(x).__name__ == "ndarray":
+    if isinstance(x, np.ndarray):
         return "numpy"
+    torch = sys.modules.get("torch")
+    if torch is not None and isinstance(x, torch.Tensor):
+        return "torch"
     return None
+
+
+def check_strided_layout(x: Any, what: str = "x") -> None:
+    """A torch tensor without (shape, strides, offset) — sparse, nested, mkldnn — has no layout
+    to explain: refused with TypeError (torch itself would raise NotImplementedError or an
+    internal RuntimeError deep inside when asked for its strides or storage)."""
+    kind = str(x.layout).removeprefix("torch.")
+    if kind != "strided" or x.is_nested:
+        kind_words = "a nested tensor" if x.is_nested else f"a {kind} tensor"
+        raise TypeError(f"explain: {what} is {kind_words}; explain reads strided layouts (shape, strides, "
+                        "offset) only: pass a dense tensor (x.to_dense() for a sparse one)")
 
 
 def operand_of(value: Any, like: Operand | None = None) -> Operand:
     """The :class:`Operand` of an array of any library, a Python/NumPy number, or a shape tuple
     (a contiguous array of ``like``'s dtype); TypeError naming the accepted kinds otherwise."""
-    lib = _library(value)
+    lib = library_of(value)
     if lib == "strided":
         lay = value.layout
         return Operand(lay.shape, lay.strides, value.dtype.name, "array", lib, value)
     if lib == "torch":
+        check_strided_layout(value, "the second operand")
         return Operand(tuple(value.shape), tuple(value.stride()), str(value.dtype).removeprefix("torch."),
                        "array", lib, value)
     if lib == "numpy":
-        item = value.itemsize
+        item = check_element_strides(value, "the second operand")
         return Operand(value.shape, tuple(s // item for s in value.strides), value.dtype.name, "array", lib, value)
     if isinstance(value, (bool, int, float, complex)) or type(value).__module__ == "numpy" and hasattr(value, "dtype"):
         return Operand((), (), type(value).__name__, "scalar", "python", value)
-    if isinstance(value, (tuple, list)) and all(isinstance(n, int) and not isinstance(n, bool) for n in value):
+    if isinstance(value, list):
+        # NumPy reads a list as data (x + [1, 2, 3, 4] adds a (4,) array), PyTorch refuses it:
+        # taken as a shape it would predict another result than either library gives
+        raise TypeError(
+            f"explain: a list as the second operand is ambiguous ({value!r:.40}): NumPy reads it as data, "
+            "PyTorch refuses it; pass a shape as a tuple, or the data as an array (np.asarray(...))"
+        )
+    if isinstance(value, tuple) and all(isinstance(n, int) and not isinstance(n, bool) for n in value):
         shape = tuple(value)
         dtype = like.dtype if like is not None else "float32"
         return Operand(shape, contiguous_strides(shape), dtype, "shape", like.library if like else "", None)
@@ -225,6 +251,48 @@ def _mismatch(library: str, x: Operand, other: Operand) -> tuple[str, str] | Non
     return None
 
 
+def _dtype_refusal(op: str, library: str, x: Operand, other: Operand) -> tuple[str, str] | None:
+    """(class, first line) of the error the library raises for the operands' *dtypes* (NumPy's
+    ``bool - bool``, a Python int out of an integer dtype's bounds (NEP 50), PyTorch's bool
+    subtraction, a bitwise op on floats, ...), found by running the op on zero-size stand-ins
+    of the operands' dtypes and ranks (no memory; a 0-d stand-in holds a 1, which no op refuses:
+    the refusal never depends on x's data); None when the dtypes are accepted."""
+    import operator
+
+    if library == "numpy":
+        lib: Any = np
+    elif library == "torch":
+        import torch as lib
+    else:
+        return None  # (strided's own dtype rules: not predicted here)
+    fn = getattr(operator, op, None) or getattr(lib, op, None)
+    if fn is None:
+        return None
+
+    def proxy(o: Operand) -> Any:
+        if o.kind == "scalar":
+            v = o.value
+            return v if library == "numpy" else (v.item() if hasattr(v, "item") else v)
+        if library == "numpy":
+            try:
+                return np.ones((0,) * len(o.shape), np.dtype(o.dtype))
+            except TypeError:  # a torch dtype NumPy lacks (bfloat16): not predicted
+                return None
+        dtype = getattr(lib, o.dtype, None)
+        return lib.ones((0,) * len(o.shape), dtype=dtype) if isinstance(dtype, lib.dtype) else None
+
+    px, po = proxy(x), proxy(other)
+    if px is None or po is None:
+        return None
+    try:
+        with np.errstate(all="ignore"):
+            fn(px, po)
+    except Exception as exc:  # noqa: BLE001 - the library's own refusal is the prediction
+        cls = next((c.__name__ for c in type(exc).__mro__ if c.__module__ == "builtins"), type(exc).__name__)
+        return cls, str(exc).split("\n", 1)[0]
+    return None
+
+
 def _spell(op: str, library: str, a: str, b: str) -> str:
     symbol = _OPS[op][1]
     if symbol:
@@ -252,7 +320,16 @@ def explain_elementwise(x: Any, op: str, other: Any, library: str, itemsize: int
     call = _spell(op, library, "x", "other" if oo.kind != "scalar" else repr(oo.value))
     base = dict(library=library, op=op, call=call, input_shape=xo.shape, input_strides=xo.strides,
                 input_offset=_offset(x, library), itemsize=itemsize)
+    # NumPy resolves the loop's dtypes before it broadcasts; PyTorch broadcasts first (its
+    # bool-subtraction check comes earlier, but raises the same class as a mismatch)
+    typed = _dtype_refusal(op, library, xo, oo)
     bad = _mismatch(library, xo, oo)
+    if typed is not None and (bad is None or library == "numpy"):
+        cls, first = typed
+        return Explanation(outcome="error", error=f"{cls}: {first}",
+                           reason=f"{cls}: {first}\nthe operands' dtypes ({xo.dtype} and "
+                                  f"{oo.dtype if oo.kind != 'scalar' else type(oo.value).__name__}) are refused "
+                                  f"by {op}, whatever the shapes", **base)
     if bad is not None:
         cls, msg = bad
         first = msg.split("\n", 1)[0]

@@ -45,7 +45,7 @@ from ..messages import reshape_equation, reshape_reason
 from .dims import DimMapping, reshape_mapping
 from .report import Explanation, Fix
 
-__all__ = ["NUMPY_OPS", "explain_numpy"]
+__all__ = ["NUMPY_OPS", "check_element_strides", "explain_numpy"]
 
 NUMPY_OPS: tuple[str, ...] = (
     "reshape", "ravel", "flatten", "transpose", "swapaxes", "moveaxis", "squeeze", "expand_dims",
@@ -130,18 +130,65 @@ def _strict_int(v: Any, msg: str) -> int:
     return _index(v)
 
 
+def _c_long(v: int) -> int:
+    """``v`` as CPython's ``PyLong_AsLong`` takes it: beyond int64 is an OverflowError."""
+    if not -(2**63) <= v < 2**63:
+        raise _Raised("OverflowError", "Python int too large to convert to C long")
+    return v
+
+
+_INT_MIN, _INT_MAX = -(2**31), 2**31 - 1
+
+
 def _axis_arg(v: Any) -> int:
-    """The int parser of ``normalize_axis_index`` (floats get their own message)."""
+    """The int parser of ``normalize_axis_index`` (floats get their own message; a C int)."""
     if isinstance(v, float):
         raise _Raised("TypeError", f"integer argument expected, got {_tp_name(v)}")
-    return _index(v)
+    a = _c_long(_index(v))
+    if not _INT_MIN <= a <= _INT_MAX:
+        raise _Raised("OverflowError", "Python int too large to convert to C int")
+    return a
+
+
+def _arg_int(v: Any) -> int:
+    """An ``"i"`` argument of ``PyArg_ParseTuple`` (``swapaxes``'s axes): a C int."""
+    a = _c_long(_index(v))
+    if a > _INT_MAX:
+        raise _Raised("OverflowError", "signed integer is greater than maximum")
+    if a < _INT_MIN:
+        raise _Raised("OverflowError", "signed integer is less than minimum")
+    return a
+
+
+def _squeeze_int(v: Any, msg: str) -> int:
+    """``PyArray_PyIntAsInt`` (``squeeze``'s axes): a C int, refused with ValueError when it is not."""
+    a = _c_long(_strict_int(v, msg))
+    if not _INT_MIN <= a <= _INT_MAX:
+        raise _Raised("ValueError", "integer won't fit into a C int")
+    return a
+
+
+def _wrap_c_int(a: int) -> int:
+    """An ``npy_intp`` cast to a C int, as ``PyArray_Transpose`` stores its permutation: it wraps."""
+    return (a - _INT_MIN) % 2**32 + _INT_MIN
+
+
+def _is_sequence(v: Any) -> bool:
+    """CPython's ``PySequence_Check`` (a type with ``sq_item``; dicts are not sequences)."""
+    import ctypes
+
+    check = ctypes.pythonapi.PySequence_Check
+    check.argtypes, check.restype = [ctypes.py_object], ctypes.c_int
+    return bool(check(v))
 
 
 def _intp_seq(v: Any) -> tuple[int, ...]:
     """NumPy's ``PyArray_IntpConverter``: a sequence of ints, or a single int as a 1-tuple."""
+    # NumPy asks PySequence_Check, not len(): a torch.Tensor (mapping protocol only) is read
+    # as one integer and refused, though it has a len()
     try:
-        n = len(v)
-    except TypeError:
+        n = len(v) if _is_sequence(v) else -1
+    except TypeError:  # a sequence type with no length (a 0-d array): read as one integer
         n = -1
     if n < 0:
         try:
@@ -150,10 +197,13 @@ def _intp_seq(v: Any) -> tuple[int, ...]:
             raise _Raised("TypeError", f"expected a sequence of integers or a single integer, got '{v}'") from None
     if n > 64:
         raise _Raised("ValueError", f"maximum supported dimension for an ndarray is currently 64, found {n}")
-    out = tuple(_strict_int(e, "an integer is required") for e in v)
-    if any(not -(2**63) <= e < 2**63 for e in out):
-        raise _Raised("ValueError", "Maximum allowed dimension exceeded")
-    return out
+    out = []
+    for e in v:  # element by element: an earlier oversized int wins over a later non-int
+        n = _strict_int(e, "an integer is required")
+        if not -(2**63) <= n < 2**63:
+            raise _Raised("ValueError", "Maximum allowed dimension exceeded")
+        out.append(n)
+    return tuple(out)
 
 
 def _order(v: Any, default: str) -> str:
@@ -243,11 +293,12 @@ def _flatten(lay: Layout, a: dict[str, Any], itemsize: int) -> Any:
 
 def _transpose(lay: Layout, a: dict[str, Any], itemsize: int) -> Any:
     axes = a["axes"]
-    return NM.numpy_transpose(lay, None if axes is None else _intp_seq(axes))
+    # Note: NumPy keeps the permutation in C ints: an axis of 2**31 wraps (to -2**31), as NumPy's does
+    return NM.numpy_transpose(lay, None if axes is None else tuple(_wrap_c_int(v) for v in _intp_seq(axes)))
 
 
 def _swapaxes(lay: Layout, a: dict[str, Any], itemsize: int) -> Any:
-    return NM.numpy_swapaxes(lay, _index(a["axis1"]), _index(a["axis2"]))
+    return NM.numpy_swapaxes(lay, _arg_int(a["axis1"]), _arg_int(a["axis2"]))
 
 
 def _moveaxis(lay: Layout, a: dict[str, Any], itemsize: int) -> Any:
@@ -263,11 +314,11 @@ def _squeeze(lay: Layout, a: dict[str, Any], itemsize: int) -> Any:
     if axis is None:
         return NM.numpy_squeeze(lay)
     if not isinstance(axis, tuple):
-        return NM.numpy_squeeze(lay, _strict_int(axis, "an integer is required for the axis"))
+        return NM.numpy_squeeze(lay, _squeeze_int(axis, "an integer is required for the axis"))
     converted: list[int] = []
     for ax in axis:  # NumPy converts and checks axis by axis: an earlier bad axis wins
         try:
-            converted.append(_strict_int(ax, "integers are required for the axis tuple elements"))
+            converted.append(_squeeze_int(ax, "integers are required for the axis tuple elements"))
         except _Raised:
             _check(NM.numpy_squeeze_axes(converted, len(lay.shape)))
             raise
@@ -287,6 +338,7 @@ def _expand_dims(lay: Layout, a: dict[str, Any], itemsize: int) -> Any:
 
 
 def _broadcast_to(lay: Layout, a: dict[str, Any], itemsize: int) -> Any:
+    _subok(a["subok"])  # (np.array(x, subok=subok) runs before the shape is read)
     shape = a["shape"]
     try:
         iter(shape)
@@ -295,13 +347,17 @@ def _broadcast_to(lay: Layout, a: dict[str, Any], itemsize: int) -> Any:
         shape = (shape,)
     if not shape and lay.shape:
         return plans.numpy_broadcast_to(lay, ())
-    for size in shape:  # NumPy compares each size with 0 before it parses them
+    for size in shape:  # NumPy's any(size < 0 ...), before it parses them: the first answer wins
         try:
-            size < 0  # noqa: B015
+            negative = size < 0
         except TypeError:
             raise _Raised("TypeError", f"'<' not supported between instances of '{_tp_name(size)}' and 'int'") from None
-    if any(size < 0 for size in shape):  # decided before the sizes are parsed as ints
-        raise _refused(NumpyBroadcastRefusal("negative", lay.shape, shape))
+        try:
+            negative = bool(negative)
+        except Exception as err:  # noqa: BLE001 - an array of sizes has no truth value: NumPy's error
+            raise _Raised(type(err).__name__, str(err).splitlines()[0]) from None
+        if negative:
+            raise _refused(NumpyBroadcastRefusal("negative", lay.shape, shape))
     return plans.numpy_broadcast_to(lay, _intp_seq(shape))
 
 
@@ -315,7 +371,9 @@ def _as_array(name: str) -> Callable[[Layout, dict[str, Any], int], Any]:
 
 
 def _copy(lay: Layout, a: dict[str, Any], itemsize: int) -> Any:
-    return NM.numpy_copy(lay, _order(a["order"], "K"), itemsize=itemsize)
+    order = _order(a["order"], "K")
+    _subok(a.get("subok", False))  # (np.array parses order before subok; the method has none)
+    return NM.numpy_copy(lay, order, itemsize=itemsize)
 
 
 _OPS: dict[str, Callable[[Layout, dict[str, Any], int], Any]] = {
@@ -329,6 +387,18 @@ _OPS: dict[str, Callable[[Layout, dict[str, Any], int], Any]] = {
 # ---------------------------------------------------------------- entry
 
 
+def check_element_strides(x: Any, what: str = "x") -> int:
+    """``x``'s itemsize, after checking that its byte strides count whole elements (ValueError
+    otherwise: a zero itemsize, or a stride that lands between elements has no element stride)."""
+    itemsize = x.itemsize
+    if itemsize == 0:
+        raise ValueError(f"explain needs a dtype with a nonzero itemsize, got {x.dtype} for {what}")
+    if any(s % itemsize for s in x.strides):
+        raise ValueError(f"explain counts strides in elements: {what}'s byte strides {x.strides} are not all "
+                         f"multiples of its itemsize {itemsize}")
+    return itemsize
+
+
 def _layout_of(x: Any) -> tuple[Layout, int]:
     """``x``'s layout in elements, its first element at the offset that keeps every index >= 0."""
     import numpy as np
@@ -338,13 +408,7 @@ def _layout_of(x: Any) -> tuple[Layout, int]:
     if isinstance(x, (np.matrix, np.ma.MaskedArray)):
         raise TypeError(f"explain_numpy predicts plain numpy.ndarray ops; {type(x).__name__} overrides "
                         "them: pass np.asarray(x)")
-    itemsize = x.itemsize
-    if itemsize == 0:
-        raise ValueError(f"explain_numpy needs a dtype with a nonzero itemsize, got {x.dtype}")
-    bad = [s for s in x.strides if s % itemsize]
-    if bad:
-        raise ValueError(f"explain_numpy counts strides in elements: x's byte strides {x.strides} are not all "
-                         f"multiples of its itemsize {itemsize}")
+    itemsize = check_element_strides(x)
     shape = tuple(x.shape)
     strides = tuple(s // itemsize for s in x.strides)
     base = sum((max(n, 1) - 1) * -s for n, s in zip(shape, strides) if s < 0)
@@ -407,9 +471,19 @@ def _bind(op: str, x: Any, args: tuple, kwargs: dict) -> tuple[str, dict[str, An
     if op in _C_PARSED:
         _c_parse(op, full, kwargs)
     try:
-        return op, _STUBS[op](*full, **kwargs)
+        bound = _STUBS[op](*full, **kwargs)
     except TypeError as err:
         raise _Raised("TypeError", str(err).splitlines()[0]) from None
+    return op, bound
+
+
+def _subok(v: Any) -> None:
+    """np.copy and np.broadcast_to hand ``subok`` to ``np.array``, which takes its truth value
+    (an array of two elements raises ValueError)."""
+    try:
+        bool(v)
+    except Exception as err:  # noqa: BLE001 - NumPy raises whatever the truth test raises
+        raise _Raised(type(err).__name__, str(err).splitlines()[0]) from None
 
 
 def _bind_method(m: str, args: tuple, kwargs: dict) -> tuple[str, dict[str, Any]]:

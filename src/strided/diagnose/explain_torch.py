@@ -66,6 +66,8 @@ class Source:
     dtype_name: str
     torch_dtype: Any = None
     device: Any = None
+    conj: bool = False  # PyTorch's lazy conjugate / negative bits (a view to another dtype refuses them)
+    neg: bool = False
 
     @property
     def layout(self) -> Layout:
@@ -94,7 +96,8 @@ def source_of(x: Any) -> Source:
     itemsize = x.element_size()
     name = str(x.dtype).removeprefix("torch.")
     return Source("torch", tuple(x.shape), tuple(x.stride()), x.storage_offset(), itemsize,
-                  x.untyped_storage().nbytes() // itemsize, _stand_in(name, itemsize), name, x.dtype, x.device)
+                  x.untyped_storage().nbytes() // itemsize, _stand_in(name, itemsize), name, x.dtype, x.device,
+                  x.is_conj(), x.is_neg())
 
 
 # ---------------------------------------------------------------- the shadow and its run
@@ -220,46 +223,121 @@ def _to_call(src: Source, args: tuple, kwargs: dict) -> tuple[Callable[[Tensor],
     is PyTorch's ``_to_copy``). PyTorch's positional order is ``to(dtype, non_blocking, copy)``,
     strided's ``to(dtype, copy)``.
     """
+    if src.library == "torch":
+        return _torch_to_call(src, args, kwargs)
     kw = dict(kwargs)
     rest = list(args)
     target = rest.pop(0) if rest else kw.pop("dtype", None)
-    if src.library == "torch":
-        if rest:
-            kw.setdefault("non_blocking", rest.pop(0))
-        kw.pop("non_blocking", None)
     copy = rest.pop(0) if rest else kw.pop("copy", False)
     if isinstance(target, Tensor) or (_is_torch(target) and type(target).__name__ == "Tensor"):
         target = target.dtype
     extra = {k: _arg(v) for k, v in kw.items()}
-    if src.library == "torch" and (isinstance(target, str) or type(target).__name__ == "device") \
-            and not rest and not extra:
-        # a device: the same one gives x itself (unless copy=True), another a copy in
-        # preserve_format's strides, as a dtype conversion does
-        import torch
-
-        try:
-            device = torch.device(target)
-        except RuntimeError as exc:  # not a device: PyTorch's own error is the prediction
-            def refused(t: Tensor, exc: BaseException = exc) -> Any:
-                raise exc
-
-            return refused, False, src.itemsize
-        same = device == src.device or (device.type == src.device.type and device.index is None)
-        if same and not copy:
-            return (lambda t: t), True, src.itemsize
-        return (lambda t: t.to(src.dtype, copy=True)), False, src.itemsize
-    if src.library == "torch" and _is_torch(target) and type(target).__name__ == "dtype" and not rest \
-            and not extra:
-        if target == src.torch_dtype and not copy:
-            return (lambda t: t), True, src.itemsize
-        stand = _stand_in(str(target).removeprefix("torch."), target.itemsize)
-        return (lambda t: t.to(stand, copy=True)), False, target.itemsize
     conv = _arg(target)
     try:  # a DType, or a name strided reads as one ("float32")
         itemsize = D.to_dtype(conv).itemsize
     except (TypeError, ValueError):  # not a dtype: the shadow call raises, its error is the prediction
         itemsize = src.itemsize
     return (lambda t: t.to(conv, *rest, copy=copy, **extra)), False, itemsize
+
+
+# PyTorch's keyword names for the arguments strided's methods take as *varargs*
+# (``x.view(size=(2, 3))``, ``x.permute(dims=(1, 0))``).
+_TORCH_KEYWORDS = {"view": "size", "reshape": "shape", "permute": "dims", "expand": "size",
+                   "broadcast_to": "size"}
+
+
+_VARARG_LISTS = frozenset({"view", "reshape", "expand", "broadcast_to", "permute", "squeeze"})
+_LIST_ARGS = {"unflatten": (1,), "movedim": (0, 1), "as_strided": (0, 1)}
+
+
+def _int_list(seq: Any) -> Any:
+    """PyTorch's int-list parser type-checks only the first element: a Python bool after it is
+    read as an int (``x.view(3, True)`` is ``x.view(3, 1)``)."""
+    # Note: strided refuses a bool anywhere in a size or dim list (a truth value is not a count);
+    # explain on a torch tensor predicts PyTorch's quirk.
+    if seq.__class__ not in (tuple, list) or len(seq) < 2 or isinstance(seq[0], bool):
+        return seq
+    return seq.__class__(int(v) if v.__class__ is bool else v for v in seq)
+
+
+def _torch_spelling(op: str, args: tuple, kwargs: dict) -> tuple[tuple, dict, BaseException | None]:
+    """A torch call's arguments in the spelling strided's methods take (the same rules, other
+    signatures), or PyTorch's own TypeError for a spelling PyTorch refuses and strided takes."""
+    # Note: strided's Tensor methods take sizes and dims positionally only, and contiguous's
+    # memory format positionally too; explain on a strided tensor predicts strided's signatures.
+    kwargs = dict(kwargs)
+    name = _TORCH_KEYWORDS.get(op)
+    if name in kwargs and not args:
+        args = (kwargs.pop(name),)
+    if op in _VARARG_LISTS:
+        args = (_int_list(args[0]),) if len(args) == 1 else tuple(_int_list(args))
+    for i in _LIST_ARGS.get(op, ()):
+        if i < len(args):
+            args = (*args[:i], _int_list(args[i]), *args[i + 1:])
+    if op == "view" and not args and list(kwargs) == ["dtype"]:
+        args = (kwargs.pop("dtype"),)
+    if op == "expand" and isinstance(kwargs.get("implicit"), bool):
+        kwargs.pop("implicit")  # (autograd tracing's flag: no effect on the layout)
+    if op == "squeeze" and len(args) > 1:
+        args = (args,)  # squeeze(0, 1) is squeeze((0, 1))
+    if op == "squeeze" and (args == (None,) or "dim" in kwargs and kwargs["dim"] is None):
+        # Note: strided's squeeze(None) squeezes every size-1 dim (its default); PyTorch has no None
+        got = "NoneType" if args else "dim=NoneType, "
+        return args, kwargs, TypeError(f"squeeze() received an invalid combination of arguments - got ({got}), "
+                                       "but expected one of:")
+    if op == "contiguous" and args:
+        return args, kwargs, TypeError(f"contiguous() takes 0 positional arguments but {len(args)} "
+                                       f"{'was' if len(args) == 1 else 'were'} given")
+    return args, kwargs, None
+
+
+def _raises(exc: BaseException) -> Callable[[Tensor], Any]:
+    def refused(t: Tensor) -> Any:
+        raise exc
+
+    return refused
+
+
+def _torch_to_call(src: Source, args: tuple, kwargs: dict) -> tuple[Callable[[Tensor], Any], bool, int]:
+    """PyTorch's ``Tensor.to``, read by PyTorch's own parser (``torch._C._nn._parse_to``, which
+    ``nn.Module.to`` uses too: every overload, a dtype, a device, another tensor, ``None``, Python
+    ``float``...) and decided by ATen's ``to_will_alias``: ``x`` itself when dtype, device and the
+    memory format's suggestion all match and ``copy`` is false, else a copy (``_to_copy``) in
+    preserve_format's strides or the memory format asked for."""
+    import torch
+
+    kw = dict(kwargs)
+    copy = kw.pop("copy", False)
+    try:
+        try:
+            device, dtype, _, fmt = torch._C._nn._parse_to(*args, **kw)
+        except RuntimeError as exc:
+            # the parser knows `copy` (in every overload's position) but refuses to return it
+            if "copy" not in str(exc) or not args:
+                raise
+            device, dtype, _, fmt = torch._C._nn._parse_to(*args[:-1], **kw)
+            copy = args[-1]
+    except Exception as exc:  # noqa: BLE001 - PyTorch's own refusal (TypeError, ValueError, ...) is the prediction
+        return _raises(exc), False, src.itemsize
+    dtype = src.torch_dtype if dtype is None else dtype
+    device = src.device if device is None else device
+    itemsize = dtype.itemsize
+    if device != src.device and src.device.type == "meta":
+        return _raises(NotImplementedError("Cannot copy out of meta tensor; no data!")), False, itemsize
+    suggested = torch.contiguous_format
+    if len(src.shape) in (4, 5):
+        meta = torch.empty_strided(src.shape, src.strides, device="meta")
+        from torch._prims_common import suggest_memory_format
+
+        suggested = suggest_memory_format(meta)
+    if dtype == src.torch_dtype and device == src.device and not copy \
+            and (fmt is None or fmt == torch.preserve_format or fmt == suggested):
+        return (lambda t: t), True, itemsize
+    if fmt is None or fmt == torch.preserve_format:
+        stand = _stand_in(str(dtype).removeprefix("torch."), itemsize)
+        return (lambda t: t.to(stand, copy=True)), False, itemsize
+    target = _arg(fmt)
+    return (lambda t: t.clone(memory_format=target)), False, itemsize
 
 
 def _contiguous_preserve_of_contiguous(op: str, args: tuple, kwargs: dict, src: Source) -> bool:
@@ -301,6 +379,9 @@ def explain_torch(x: Any, op: str, args: tuple = (), kwargs: dict | None = None)
                          f"accepted: {', '.join(TORCH_OPS)} (or a binary elementwise op)")
     src = source_of(x)
     call = spell_call("x", op, args, kwargs)
+    refused: BaseException | None = None
+    if src.library == "torch":
+        args, kwargs, refused = _torch_spelling(op, tuple(args), kwargs)
     if src.library == "torch" and op == "view" and len(args) == 1 and not kwargs and _is_torch(args[0]) \
             and type(args[0]).__name__ == "dtype":
         return _view_dtype(src, args[0], call)
@@ -313,6 +394,8 @@ def explain_torch(x: Any, op: str, args: tuple = (), kwargs: dict | None = None)
         ckw = {k: _arg(v) for k, v in kwargs.items()}
 
         def fn(t: Tensor) -> Any:
+            if refused is not None:
+                raise refused
             if src.library == "torch" and _contiguous_preserve_of_contiguous(op, cargs, ckw, src):
                 return t
             return getattr(t, op)(*cargs, **ckw)
@@ -363,6 +446,11 @@ def _view_dtype(src: Source, dtype: Any, call: str) -> Explanation:
         return Explanation(outcome="error", error=f"RuntimeError: {first}",
                            reason=f"PyTorch raises RuntimeError: {first}\n{why}\n{_origin(src)}", **base)
 
+    if src.conj or src.neg:  # (checked before the dtype: view(its own dtype) refuses them too)
+        bit = "conjugate view tensors" if src.conj else "tensors with negative bit set"
+        return refuse(f"torch.Tensor.view is not supported for {bit} when converting to a different dtype.",
+                      "x's conjugation (or negation) is a lazy bit, not in its bytes: "
+                      f"x.{'resolve_conj' if src.conj else 'resolve_neg'}() first materializes it")
     if new != old:
         if not shape:
             return refuse(f"self.dim() cannot be 0 {what}", "a 0-d tensor has no last dim to rescale")

@@ -129,14 +129,14 @@ def permute_layout(
         )
     if len(dims) != ndim:
         return PermuteLength(shape, tuple(dims))
-    wrapped = []
-    for d in dims:
+    wrapped: list[int] = []
+    for d in dims:  # PyTorch wraps and checks for a repeat dim by dim: permute(-1, 2, 6) on 3 dims repeats
         w = _dim(d, ndim)
         if w.__class__ is not int:
             return w
+        if w in wrapped:
+            return RepeatedDims("permute", tuple(dims), (*wrapped, w))
         wrapped.append(w)
-    if len(set(wrapped)) != len(wrapped):
-        return RepeatedDims("permute", tuple(dims), tuple(wrapped))
     return Layout._trusted(
         tuple([shape[d] for d in wrapped]), tuple([strides[d] for d in wrapped]), layout.offset
     )
