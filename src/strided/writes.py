@@ -24,7 +24,7 @@ import numpy as np
 from . import layout as L
 from .args import is_number, parse_sizes, type_name
 from .creation import array_source, tensor
-from .dispatch import OPEN, report
+from .dispatch import OPEN, created, report
 from .dtypes import DType
 from .errors import (
     StridedError,
@@ -189,9 +189,12 @@ def resize_(self: Tensor, *sizes: Any) -> Tensor:
     # every invariant, checked before the storage grows: a failed resize_ changes nothing
     L.check_layout(shape, strides, offset, itemsize=self._dtype.itemsize)
     numel = L.product(shape)
-    if numel:
+    grows = numel and offset + numel > self._storage.size()
+    if grows:
         grow_storage(self._storage, offset + numel)
     self._layout = Layout._trusted(shape, strides, offset)
+    if grows and OPEN:
+        created("resize_", (), self)  # new memory: a watch counts the grown buffer
     return self
 
 

@@ -138,9 +138,9 @@ class MemoryTally:
         self.allocated_bytes = 0
         self.alive_bytes = 0
         self.peak_bytes = 0
-        # id(owner) -> the weak reference whose callback un-counts it (kept alive here: a
-        # weakref.ref with a callback is 10x cheaper to make than a weakref.finalize)
-        self._seen: dict[int, weakref.ref] = {}
+        # id(owner) -> [the weak reference whose callback un-counts it, its bytes now] (kept
+        # alive here: a weakref.ref with a callback is 10x cheaper to make than a weakref.finalize)
+        self._seen: dict[int, list] = {}
 
     def allocated(self, owner: Any, nbytes: int) -> bool:
         """Count ``owner``'s ``nbytes`` as new and alive until ``owner`` is collected; False
@@ -149,30 +149,49 @@ class MemoryTally:
         if key in self._seen:
             return False
         try:
-            self._seen[key] = weakref.ref(owner, partial(self._freed, key, nbytes))
+            self._seen[key] = [weakref.ref(owner, partial(self._freed, key)), nbytes]
         except TypeError:
             return False
+        self._grow(nbytes)
+        return True
+
+    def resized(self, owner: Any, nbytes: int) -> None:
+        """``owner`` now holds a new buffer of ``nbytes`` (a storage grown by ``resize_``): the new
+        buffer counts as allocated, and the old one (if counted) stops being alive once the new
+        one exists — so the peak sees both at once, as the copy between them does."""
+        entry = self._seen.get(id(owner))
+        if entry is None:
+            self.allocated(owner, nbytes)
+            return
+        self._grow(nbytes)
+        self.alive_bytes -= entry[1]
+        entry[1] = nbytes
+
+    def _grow(self, nbytes: int) -> None:
         self.allocated_bytes += nbytes
         self.alive_bytes += nbytes
         if self.alive_bytes > self.peak_bytes:
             self.peak_bytes = self.alive_bytes
-        return True
 
     def transient(self, nbytes: int) -> None:
         """Count ``nbytes`` that no object owns (a kernel's own copy) as new and alive, until
         :meth:`released` says they are gone."""
-        self.allocated_bytes += nbytes
-        self.alive_bytes += nbytes
-        if self.alive_bytes > self.peak_bytes:
-            self.peak_bytes = self.alive_bytes
+        self._grow(nbytes)
+
+    def withdrawn(self, nbytes: int) -> None:
+        """Take back ``nbytes`` counted by :meth:`transient` that turned out to be a buffer an
+        object owns (counted again by :meth:`resized`): neither allocated twice nor alive."""
+        self.allocated_bytes -= nbytes
+        self.alive_bytes -= nbytes
 
     def released(self, nbytes: int) -> None:
         """``nbytes`` counted by :meth:`transient` are no longer alive."""
         self.alive_bytes -= nbytes
 
-    def _freed(self, key: int, nbytes: int, ref: weakref.ref | None = None) -> None:
-        self._seen.pop(key, None)
-        self.alive_bytes -= nbytes
+    def _freed(self, key: int, ref: weakref.ref | None = None) -> None:
+        entry = self._seen.pop(key, None)
+        if entry is not None:
+            self.alive_bytes -= entry[1]
 
 
 class Flow:

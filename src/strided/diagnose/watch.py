@@ -21,6 +21,8 @@ context pays for building its steps (and reading the stack for the user's line).
 
 from __future__ import annotations
 
+import inspect
+import sys
 from typing import Any
 
 from ..dispatch import OpRecord, listen
@@ -67,6 +69,10 @@ class Watch(Flow):
         self._block: Any = None
         self._entered = False
         self._transient = 0  # bytes of a copy no tensor holds, alive until the next step
+        # The generator frame the watch was opened in, if any: a generator shares its caller's
+        # context (PEP 568 was never accepted), so while it is suspended the caller's ops would
+        # reach this watch too; they are told apart by whether that frame is on the stack.
+        self._home: Any = None
 
     def __enter__(self) -> Watch:
         if self._entered:
@@ -75,6 +81,9 @@ class Watch(Flow):
                 "open a new one for another block (with strided.watch() as w2: ...)"
             )
         self._entered = True
+        frame = sys._getframe(1)
+        if frame.f_code.co_flags & (inspect.CO_GENERATOR | inspect.CO_ASYNC_GENERATOR):
+            self._home = frame
         self._block = listen(self._record)
         self._block.__enter__()
         return self
@@ -90,6 +99,8 @@ class Watch(Flow):
     # ------------------------------------------------------------ one op record -> one step
 
     def _record(self, record: OpRecord) -> None:
+        if self._home is not None and not _running(self._home):
+            return  # the caller's op, run while the generator that opened the watch is suspended
         kind = record.kind
         name = record.name
         if kind == "compute" and (name in WRITES or name.endswith("_")):
@@ -97,6 +108,10 @@ class Watch(Flow):
         inputs = tuple(_info(t) for t in record.inputs if isinstance(t, Tensor))
         output, outputs = _outputs(record)
         step = Step(len(self.steps), name, kind, inputs, output, record.where)
+        if name == "resize_" and kind == "alloc":
+            self._grown(step, record.output)
+            self.steps.append(step)
+            return
         if kind == "copy":
             step.bytes_copied = record.nbytes
             step.reason = record.plan if isinstance(record.plan, str) else str(record.plan)
@@ -131,6 +146,17 @@ class Watch(Flow):
             self._transient = record.nbytes
             made += record.nbytes
         return made
+
+    def _grown(self, step: Step, t: Tensor) -> None:
+        """``resize_`` grew ``t``'s storage: the grow copy just recorded wrote into the new buffer
+        (not a buffer of its own), and the new buffer replaces the old one."""
+        if self._transient and self.steps:
+            self.memory.withdrawn(self._transient)
+            self.steps[-1].bytes_allocated -= self._transient
+            self._transient = 0
+        nbytes = t._storage.nbytes()
+        self.memory.resized(t._storage, nbytes)
+        step.bytes_allocated = nbytes
 
     def _release_transient(self) -> None:
         if self._transient:
@@ -180,6 +206,16 @@ def _outputs(record: OpRecord) -> tuple[TensorInfo | None, tuple[Tensor, ...]]:
         shape = tuple(record.shape)
         return TensorInfo(shape, contiguous_strides(shape), str(record.dtype)), ()
     return None, ()
+
+
+def _running(frame: Any) -> bool:
+    """Whether ``frame`` is on the current call stack (its code is running now, not suspended)."""
+    f = sys._getframe(2)
+    while f is not None:
+        if f is frame:
+            return True
+        f = f.f_back
+    return False
 
 
 def _numel(shape: tuple[int, ...]) -> int:
