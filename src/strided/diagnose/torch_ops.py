@@ -71,15 +71,17 @@ class OpInfo:
 
     ``name`` is the op's base name (``clone``, ``view``, ...); ``kind`` one of "view", "copy",
     "maybe_copy" (copies only when it allocates), "alloc", "compute", "write"; ``pointwise`` whether
-    torch tags it elementwise (its tensor operands broadcast against each other).
+    torch tags it elementwise (its tensor operands broadcast against each other); ``lists``
+    whether an argument is a list of tensors (the watch then looks inside lists for operands).
     """
 
-    __slots__ = ("name", "kind", "pointwise")
+    __slots__ = ("name", "kind", "pointwise", "lists")
 
-    def __init__(self, name: str, kind: str, pointwise: bool) -> None:
+    def __init__(self, name: str, kind: str, pointwise: bool, lists: bool = False) -> None:
         self.name = name
         self.kind = kind
         self.pointwise = pointwise
+        self.lists = lists  # whether its schema takes lists of tensors (``cat``, ``index``, ...)
 
     def __repr__(self) -> str:
         return f"OpInfo({self.name!r}, {self.kind!r}, pointwise={self.pointwise})"
@@ -101,6 +103,12 @@ def op_info(func: Any) -> OpInfo:
 
 
 def _classify(func: Any) -> OpInfo:
+    info = _kind_of(func)
+    info.lists = any("Tensor" in str(a.type) and "[" in str(a.type) for a in func._schema.arguments)
+    return info
+
+
+def _kind_of(func: Any) -> OpInfo:
     name = func._overloadpacket.__name__
     schema = func._schema
     pointwise = any(getattr(tag, "name", "") == "pointwise" for tag in getattr(func, "tags", ()))
