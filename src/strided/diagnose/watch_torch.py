@@ -113,26 +113,33 @@ class _StorageTally(MemoryTally):
         self.alive_bytes -= nbytes
 
 
-# A user's Python call now running, as the function mode keeps it: a list (cheap to make, and the
-# result shape of a reshape call is filled in after it returns).
+# A user's Python call as the watch keeps it: (name, where, module); a record refers to it by its
+# index in ``TorchWatch._calls``, and a reshape call's result shape is in ``TorchWatch._targets``.
 _NAME, _WHERE, _MODULE, _TARGET = range(4)
 
 
 class _Record:
     """One aten op as it ran, kept raw; :class:`Step` rows are built from it when asked for.
 
-    The raw tuple the recorder appends has these fields, in this order (``peek`` is the autograd
-    sequence counter after the op: a node the op made has number ``peek - 1``)."""
+    The raw tuple the recorder appends is flat and holds only ints, strings, dtypes and tuples
+    of ints (so that the garbage collector stops tracking it at its first pass and never walks
+    the records again): the op's key in the :data:`~.torch_ops._CACHE`, the index of the user's
+    call (-1: none), the autograd node's number and class name (a backward op), kind, bytes
+    copied and allocated, the user's line when no call or node gives it, ``peek`` (the autograd
+    sequence counter after the op: a node the op made has number ``peek - 1``), the number of
+    inputs, then shape, strides and dtype of each input and each output in turn. Here
+    ``inputs``/``outputs`` are tuples of ``(shape, strides, dtype)`` and ``call`` is resolved to
+    ``(name, where, module, target)``."""
 
     __slots__ = ("info", "inputs", "outputs", "call", "node_seq", "node_name", "kind", "copied", "allocated",
                  "where", "peek", "mapping")
 
-    def __init__(self, info: Any, inputs: list, outputs: list, call: list | None, node_seq: int,
-                 node_name: str, kind: str, copied: int, allocated: int, where: str, peek: int) -> None:
-        self.info = info
-        self.inputs = [(tuple(s), st, d) for s, st, d in inputs]  # [(shape, strides, dtype), ...]
-        self.outputs = [(tuple(s), st, d) for s, st, d in outputs]
-        self.call = call
+    def __init__(self, watch: TorchWatch, key: int, call: int, node_seq: int, node_name: str, kind: str,
+                 copied: int, allocated: int, where: str, peek: int, n_in: int, *tensors: Any) -> None:
+        self.info = _CACHE[key]
+        metas = tuple(tensors[i:i + 3] for i in range(0, len(tensors), 3))
+        self.inputs, self.outputs = metas[:n_in], metas[n_in:]  # ((shape, strides, dtype), ...)
+        self.call = (*watch._calls[call], watch._targets.get(call)) if call >= 0 else None
         self.node_seq = node_seq
         self.node_name = node_name
         self.kind = kind
@@ -161,11 +168,13 @@ class TorchWatch(Flow):
         super().__init__()
         self.memory = _StorageTally()
         self._records: list[tuple] = []  # raw, see _Record for the fields
+        self._calls: list[tuple[str, str, str]] = []  # the user's calls: (name, where, module)
+        self._targets: dict[int, tuple[int, ...]] = {}  # call index -> result shape of a reshape call
         self._reshapes: dict[int, tuple] = {}  # record index -> (source shape, result shape) of a user's reshape
         self._first_at_peek: dict[int, int] = {}  # autograd counter value -> first record that saw it
         self._seq_start = 0
         self._entered = False
-        self._context: list[Any] = [None]  # [the user's call now running], shared with the recorders
+        self._context: list[int] = [-1]  # [index of the user's call now running], shared with the recorders
         self._module_stack: list[str] = []
         self._paths: dict[int, str] = {}
         self._roots: dict[int, dict[int, str]] = {}
@@ -204,7 +213,7 @@ class TorchWatch(Flow):
         self._module_stack.clear()
         self._roots.clear()
         self._keep.clear()
-        self._context[0] = None
+        self._context[0] = -1
         return False
 
     # ------------------------------------------------------------------ modules
@@ -242,7 +251,7 @@ class TorchWatch(Flow):
         self._steps = list(value)
 
     def _step(self, index: int, raw: tuple) -> Step:
-        r = _Record(*raw)
+        r = _Record(self, *raw)
         self._first_at_peek.setdefault(r.peek, index)
         reshape = self._reshapes.get(index)
         if reshape is not None:
@@ -271,7 +280,7 @@ class TorchWatch(Flow):
         if r.node_name and r.node_seq >= self._seq_start:
             forward = self._first_at_peek.get(r.node_seq + 1)
             if forward is not None:
-                return self._where_of(_Record(*self._records[forward]))
+                return self._where_of(_Record(self, *self._records[forward]))
         if r.call is not None:
             return r.call[_WHERE], r.call[_MODULE]
         return r.where, ""
@@ -290,6 +299,8 @@ def _recorders(watch: TorchWatch) -> tuple[Any, Any]:
     tensor = torch.Tensor
     records = watch._records
     append = records.append
+    calls = watch._calls
+    targets = watch._targets
     reshapes = watch._reshapes
     context = watch._context
     stack = watch._module_stack
@@ -310,7 +321,8 @@ def _recorders(watch: TorchWatch) -> tuple[Any, Any]:
         name = getattr(func, "__name__", "")
         if name in SILENT_CALLS:
             return func(*args, **kwargs)
-        call = [name, _user_where(getframe(2)), stack[-1] if stack else "", None]
+        call = len(calls)
+        calls.append((name, _user_where(getframe(2)), stack[-1] if stack else ""))
         previous = context[0]
         context[0] = call
         first = len(records)
@@ -322,13 +334,14 @@ def _recorders(watch: TorchWatch) -> tuple[Any, Any]:
             source = args[0]
             if isinstance(source, tensor) and isinstance(out, tensor) \
                     and source.numel() == out.numel() and source.dtype == out.dtype:
-                call[_TARGET] = tuple(out.shape)
-                reshapes[len(records) - 1] = (tuple(source.shape), call[_TARGET])
+                target = targets[call] = tuple(out.shape)
+                reshapes[len(records) - 1] = (tuple(source.shape), target)
         return out
 
     def on_op(func: Any, args: tuple, out: Any) -> None:
         """An aten op has run: keep its record and count the memory it made."""
-        info = cache.get(id(func)) or op_info(func)
+        key = id(func)
+        info = cache.get(key) or op_info(func)
         if info.lists:
             ins = []
             for a in args:
@@ -352,11 +365,11 @@ def _recorders(watch: TorchWatch) -> tuple[Any, Any]:
             for t in outs:
                 # (one Python object per storage, alive exactly as long as the storage)
                 storage = t.untyped_storage()
-                key = id(storage)
-                if key not in refs:
+                sid = id(storage)
+                if sid not in refs:
                     nbytes = storage.nbytes()
                     if nbytes:
-                        refs[key] = ref(storage, lambda _ref, key=key, nbytes=nbytes: gone(key, nbytes))
+                        refs[sid] = ref(storage, lambda _ref, sid=sid, nbytes=nbytes: gone(sid, nbytes))
                         allocated += nbytes
                         tally.allocated_bytes += nbytes
                         tally.alive_bytes += nbytes
@@ -365,11 +378,15 @@ def _recorders(watch: TorchWatch) -> tuple[Any, Any]:
         node = current_node()
         call = context[0]
         if node is None:
-            append((info, [(t.shape, t.stride(), t.dtype) for t in ins], [(t.shape, t.stride(), t.dtype) for t in outs],
-                    call, -1, "", kind, copied, allocated, _user_where(getframe(2)) if call is None else "", peek()))
+            raw = [key, call, -1, "", kind, copied, allocated, _user_where(getframe(2)) if call < 0 else "",
+                   peek(), len(ins)]
         else:
-            append((info, [(t.shape, t.stride(), t.dtype) for t in ins], [(t.shape, t.stride(), t.dtype) for t in outs],
-                    call, node._sequence_nr(), type(node).__name__, kind, copied, allocated, "", peek()))
+            raw = [key, call, node._sequence_nr(), type(node).__name__, kind, copied, allocated, "", peek(), len(ins)]
+        for t in ins:
+            raw += (tuple(t.shape), t.stride(), t.dtype)
+        for t in outs:
+            raw += (tuple(t.shape), t.stride(), t.dtype)
+        append(tuple(raw))
 
     return on_call, on_op
 
