@@ -358,10 +358,10 @@ def _recorders(watch: TorchWatch) -> tuple[Any, Any]:
             same = bool(outs) and bool(ins) and outs[0].untyped_storage()._cdata == ins[0].untyped_storage()._cdata
             kind = "view" if same else "copy"
         if kind == "copy":
-            target = ins[0] if info.name == "copy_" else (outs[0] if outs else None)
+            target = (outs[0] if outs else None) if info.allocates else ins[0]
             if target is not None:
                 copied = target.nbytes
-        if kind != "view" and kind != "write" and info.name != "copy_":
+        if info.allocates and kind != "view":
             for t in outs:
                 # (one Python object per storage, alive exactly as long as the storage)
                 storage = t.untyped_storage()
