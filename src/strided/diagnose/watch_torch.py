@@ -43,6 +43,7 @@ from __future__ import annotations
 import os
 import sys
 import sysconfig
+import threading
 import weakref
 from typing import Any
 
@@ -172,7 +173,9 @@ class TorchWatch(Flow):
         self._targets: dict[int, tuple[int, ...]] = {}  # call index -> result shape of a reshape call
         self._reshapes: dict[int, tuple] = {}  # record index -> (source shape, result shape) of a user's reshape
         self._first_at_peek: dict[int, int] = {}  # autograd counter value -> first record that saw it
+        self._last_write_at_peek: dict[int, int] = {}  # ... and the last in-place op that saw it
         self._seq_start = 0
+        self._thread = 0  # the thread the block runs in: torch's modes see only its ops
         self._entered = False
         self._context: list[int] = [-1]  # [index of the user's call now running], shared with the recorders
         self._module_stack: list[str] = []
@@ -192,6 +195,7 @@ class TorchWatch(Flow):
         torch = self._torch
         # Autograd nodes made from here on (in this thread) are numbered from this counter on.
         self._seq_start = torch._C._autograd._get_sequence_nr()
+        self._thread = threading.get_ident()
         function_mode, dispatch_mode = _mode_classes(torch)
         on_call, on_op = _recorders(self)
         modules = torch.nn.modules.module
@@ -219,6 +223,10 @@ class TorchWatch(Flow):
     # ------------------------------------------------------------------ modules
 
     def _module_enter(self, module: Any, args: Any) -> None:
+        # Module hooks are global, unlike torch's modes (one stack per thread): another thread's
+        # modules must not land on this block's module stack.
+        if threading.get_ident() != self._thread:
+            return
         stack = self._module_stack
         if not stack:
             # The outermost module names the others: paths relative to it, like ``h.0.attn``
@@ -233,7 +241,7 @@ class TorchWatch(Flow):
             stack.append(self._paths.get(id(module), type(module).__name__))
 
     def _module_exit(self, module: Any, args: Any, output: Any) -> None:
-        if self._module_stack:
+        if self._module_stack and threading.get_ident() == self._thread:
             self._module_stack.pop()
 
     # ------------------------------------------------------------------ the records as steps
@@ -253,6 +261,8 @@ class TorchWatch(Flow):
     def _step(self, index: int, raw: tuple) -> Step:
         r = _Record(self, *raw)
         self._first_at_peek.setdefault(r.peek, index)
+        if r.kind == "write":
+            self._last_write_at_peek[r.peek] = index
         reshape = self._reshapes.get(index)
         if reshape is not None:
             r.mapping = reshape_mapping(*reshape)
@@ -276,9 +286,14 @@ class TorchWatch(Flow):
 
     def _where_of(self, r: _Record) -> tuple[str, str]:
         """The user's line and module of an op: a backward op's are those of the forward op that
-        made its autograd node (the first op that saw the counter past the node's number)."""
+        made its autograd node. Autograd makes a node just before the op runs, so that op is the
+        first to see the counter past the node's number — except a ``CopySlices``, made just after
+        an in-place write into a view: the last write that saw the counter at its number."""
         if r.node_name and r.node_seq >= self._seq_start:
-            forward = self._first_at_peek.get(r.node_seq + 1)
+            if r.node_name == "CopySlices":
+                forward = self._last_write_at_peek.get(r.node_seq)
+            else:
+                forward = self._first_at_peek.get(r.node_seq + 1)
             if forward is not None:
                 return self._where_of(_Record(self, *self._records[forward]))
         if r.call is not None:

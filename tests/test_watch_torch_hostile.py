@@ -1,0 +1,112 @@
+"""``watch_torch`` under hostile use: odd tensors, grad modes, threads, exceptions, library models.
+
+Each test here pins something a user could do that once broke the watch (or could have): the
+program under the watch must run exactly as without it, and the report must stay right.
+"""
+
+from __future__ import annotations
+
+import inspect
+import threading
+import warnings
+
+import pytest
+import torch
+
+from strided.diagnose.watch_torch import watch_torch
+
+
+def here(offset: int = 0) -> str:
+    """``:<line>`` of the caller's line plus ``offset``, to compare with a step's ``where``."""
+    return f":{inspect.currentframe().f_back.f_lineno + offset}"
+
+
+def names(w) -> list[str]:  # noqa: ANN001
+    return [s.name for s in w.steps]
+
+
+# ---------------------------------------------------------------------- tensors with no strides
+
+
+@pytest.mark.parametrize("layout", ["coo", "csr"])
+def test_sparse_tensors_run_and_are_recorded(layout: str) -> None:
+    dense = torch.tensor([[0.0, 3.0], [4.0, 0.0]])
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # torch's own "sparse CSR is beta" notice
+        expected = (dense.to_sparse() if layout == "coo" else dense.to_sparse_csr()) @ torch.ones(2, 2)
+        with watch_torch() as w:
+            sparse = dense.to_sparse() if layout == "coo" else dense.to_sparse_csr()
+            product = sparse @ torch.ones(2, 2)  # a sparse input to a dense op
+            back = sparse.to_dense()
+    assert torch.equal(product, expected) and torch.equal(back, dense)
+    steps = w.steps
+    assert steps and all(s.where.endswith(".py" + s.where[s.where.rindex(":"):]) for s in steps)
+    [made] = [s for s in steps if s.output is not None and s.output.shape == (2, 2) and s.name.startswith("_to_sparse")]
+    assert made.output.strides == ()  # a sparse tensor has no strides
+    assert str(w).startswith("watch_torch: ")
+
+
+def test_meta_tensors_allocate_nothing() -> None:
+    with watch_torch() as w:
+        x = torch.empty(1000, 1000, device="meta")
+        x.t().contiguous()
+    assert [(c.name, c.nbytes) for c in w.copies] == [("clone", 4_000_000)]  # the copy is still a copy
+    assert (w.allocated_bytes, w.peak_bytes) == (0, 0)  # but no memory was taken
+
+
+# ---------------------------------------------------------------------- backward lines
+
+
+def test_in_place_writes_into_views_point_their_backward_at_their_lines() -> None:
+    x = torch.ones(4, 3, requires_grad=True)
+    with watch_torch() as w:
+        y = x * 1
+        y[0].mul_(2)
+        mul_line = here(-1)
+        y[:, 1] = 5
+        fill_line = here(-1)
+        y.sum().backward()
+    # each in-place write into a view gets a CopySlices node, made after the write ran
+    mul = [s.where for s in w.steps if s.name == "mul [CopySlices]"]
+    assert len(mul) == 1 and mul[0].endswith(mul_line)
+    copy_slices = [s.where for s in w.steps if s.name.endswith("[CopySlices]")]
+    assert {where.rsplit(":", 1)[1] for where in copy_slices} == {mul_line[1:], fill_line[1:]}
+
+
+# ---------------------------------------------------------------------- threads
+
+
+def test_another_threads_modules_do_not_leak_into_the_watch() -> None:
+    inside, release = threading.Event(), threading.Event()
+
+    class Blocking(torch.nn.Module):
+        def forward(self, x: torch.Tensor) -> torch.Tensor:
+            inside.set()
+            release.wait(10)
+            return x
+
+    other = torch.nn.Sequential(torch.nn.Identity(), Blocking())
+    worker = threading.Thread(target=lambda: other(torch.ones(1)))
+    model = torch.nn.Sequential(torch.nn.Linear(3, 4), torch.nn.ReLU())
+    with watch_torch() as w:
+        worker.start()
+        assert inside.wait(10)  # the other thread is now inside its modules' forward
+        model(torch.ones(2, 3))
+        release.set()
+        worker.join()
+    assert [s.module for s in w.steps if s.kind == "compute"] == ["0", "1"]
+    assert not any(s.module.startswith(("Sequential", "Blocking")) for s in w.steps)
+
+
+def test_another_threads_ops_are_not_recorded() -> None:
+    done = threading.Event()
+
+    def work() -> None:
+        torch.ones(4, 3).t().contiguous()
+        done.set()
+
+    with watch_torch() as w:
+        threading.Thread(target=work).start()
+        assert done.wait(10)
+        torch.ones(2)
+    assert names(w) == ["ones"]
