@@ -367,29 +367,39 @@ def _recorders(watch: TorchWatch) -> tuple[Any, Any]:
         else:
             ins = [a for a in args if isinstance(a, tensor)]
         outs = (out,) if isinstance(out, tensor) else _tensors(out, tensor)
-        kind = info.kind
-        copied = allocated = 0
-        if kind == "maybe_copy":
-            same = bool(outs) and bool(ins) and outs[0].untyped_storage()._cdata == ins[0].untyped_storage()._cdata
-            kind = "view" if same else "copy"
-        if kind == "copy":
-            target = (outs[0] if outs else None) if info.allocates else ins[0]
-            if target is not None:
-                copied = target.nbytes
-        if info.allocates and kind != "view":
+        try:
+            kind = info.kind
+            copied = allocated = 0
+            if kind == "maybe_copy":
+                same = bool(outs) and bool(ins) and \
+                    outs[0].untyped_storage()._cdata == ins[0].untyped_storage()._cdata
+                kind = "view" if same else "copy"
+            if kind == "copy":
+                target = (outs[0] if outs else None) if info.allocates else ins[0]
+                if target is not None:
+                    copied = target.nbytes
+            if info.allocates and kind != "view":
+                for t in outs:
+                    # (one Python object per storage, alive exactly as long as the storage)
+                    storage = t.untyped_storage()
+                    sid = id(storage)
+                    if sid not in refs:
+                        nbytes = storage.nbytes()
+                        if nbytes and storage.data_ptr():  # (a meta tensor's storage has no memory)
+                            refs[sid] = ref(storage, lambda _ref, sid=sid, nbytes=nbytes: gone(sid, nbytes))
+                            allocated += nbytes
+                            tally.allocated_bytes += nbytes
+                            tally.alive_bytes += nbytes
+                            if tally.alive_bytes > tally.peak_bytes:
+                                tally.peak_bytes = tally.alive_bytes
+            metas = []
+            for t in ins:
+                metas += (tuple(t.shape), t.stride(), t.dtype)
             for t in outs:
-                # (one Python object per storage, alive exactly as long as the storage)
-                storage = t.untyped_storage()
-                sid = id(storage)
-                if sid not in refs:
-                    nbytes = storage.nbytes()
-                    if nbytes:
-                        refs[sid] = ref(storage, lambda _ref, sid=sid, nbytes=nbytes: gone(sid, nbytes))
-                        allocated += nbytes
-                        tally.allocated_bytes += nbytes
-                        tally.alive_bytes += nbytes
-                        if tally.alive_bytes > tally.peak_bytes:
-                            tally.peak_bytes = tally.alive_bytes
+                metas += (tuple(t.shape), t.stride(), t.dtype)
+        except (RuntimeError, NotImplementedError):
+            # a tensor with no storage or no strides (sparse, ...): each read guarded
+            kind, copied, allocated, metas = careful(info, ins, outs)
         node = current_node()
         call = context[0]
         if node is None:
@@ -397,11 +407,31 @@ def _recorders(watch: TorchWatch) -> tuple[Any, Any]:
                    peek(), len(ins)]
         else:
             raw = [key, call, node._sequence_nr(), type(node).__name__, kind, copied, allocated, "", peek(), len(ins)]
-        for t in ins:
-            raw += (tuple(t.shape), t.stride(), t.dtype)
-        for t in outs:
-            raw += (tuple(t.shape), t.stride(), t.dtype)
-        append(tuple(raw))
+        append(tuple(raw + metas))
+
+    def careful(info: Any, ins: list, outs: Any) -> tuple[str, int, int, list]:
+        """``on_op``'s reads for tensors that may have no storage (sparse) or no strides (a
+        non-strided layout gets ``()``): storage-less tensors share nothing and count no memory."""
+        storages = [_storage_of(t) for t in outs]
+        kind, copied, allocated = info.kind, 0, 0
+        if kind == "maybe_copy":
+            first = _storage_of(ins[0]) if ins else None
+            same = bool(storages) and storages[0] is not None and first is not None \
+                and storages[0]._cdata == first._cdata
+            kind = "view" if same else "copy"
+        if kind == "copy":
+            target = (outs[0] if outs else None) if info.allocates else ins[0]
+            if target is not None:
+                copied = target.numel() * target.element_size()
+        if info.allocates and kind != "view":
+            for storage in storages:
+                if storage is not None and id(storage) not in refs and storage.nbytes() and storage.data_ptr():
+                    allocated += storage.nbytes()
+                    tally.allocated(storage, storage.nbytes())
+        metas: list = []
+        for t in [*ins, *outs]:
+            metas += (tuple(t.shape), t.stride() if t.layout == torch.strided else (), t.dtype)
+        return kind, copied, allocated, metas
 
     return on_call, on_op
 
@@ -476,6 +506,14 @@ def _tensors(out: Any, tensor: type) -> list[Any]:
     if isinstance(out, (list, tuple)):
         return [t for t in out if isinstance(t, tensor)]
     return []
+
+
+def _storage_of(t: Any) -> Any:
+    """``t``'s ``UntypedStorage``, or None for a tensor that has none (sparse, ...)."""
+    try:
+        return t.untyped_storage()
+    except (RuntimeError, NotImplementedError):
+        return None
 
 
 _LIBRARY: dict[str, bool] = {}
