@@ -110,3 +110,42 @@ def test_another_threads_ops_are_not_recorded() -> None:
         assert done.wait(10)
         torch.ones(2)
     assert names(w) == ["ones"]
+
+
+# ---------------------------------------------------------------------- user code inside backward
+
+
+def test_a_tensor_hooks_ops_point_at_the_hook() -> None:
+    x = torch.ones(3, 4, requires_grad=True)
+    with watch_torch() as w:
+        y = x.t() * 2
+        forward_line = here(-1)
+        y.register_hook(lambda g: g.contiguous() * 1)  # runs in backward: its copy is its own
+        hook_line = here(-1)
+        y.sum().backward()
+    [copy] = [c for c in w.copies if c.name.startswith("clone")]
+    assert copy.where.endswith(hook_line) and copy.nbytes == 48
+    # the backward of y's own mul still points at the forward line
+    assert [s.where for s in w.steps if s.name == "mul [MulBackward0]"][-1].endswith(forward_line)
+
+
+class Doubler(torch.autograd.Function):
+    @staticmethod
+    def forward(ctx, a: torch.Tensor) -> torch.Tensor:  # noqa: ANN001
+        return a * 2
+
+    @staticmethod
+    def backward(ctx, grad: torch.Tensor) -> torch.Tensor:  # noqa: ANN001
+        return grad.t().contiguous().t() * 2  # MARK: custom backward
+
+
+def test_a_custom_functions_backward_ops_point_at_its_backward() -> None:
+    line = next(i for i, text in enumerate(inspect.getsource(inspect.getmodule(Doubler)).splitlines(), 1)
+                if text.endswith("# MARK: custom backward"))
+    x = torch.ones(3, 4, requires_grad=True)
+    with watch_torch() as w:
+        Doubler.apply(x).sum().backward()
+    custom = [s for s in w.steps if s.name.endswith("[DoublerBackward]")]
+    assert [s.name.split(" ")[0] for s in custom] == ["t", "clone", "t", "mul"]
+    assert all(s.where.endswith(f":{line}") for s in custom)
+    assert torch.equal(x.grad, torch.full((3, 4), 2.0))

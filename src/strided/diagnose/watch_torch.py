@@ -126,9 +126,10 @@ class _Record:
     of ints (so that the garbage collector stops tracking it at its first pass and never walks
     the records again): the op's key in the :data:`~.torch_ops._CACHE`, the index of the user's
     call (-1: none), the autograd node's number and class name (a backward op), kind, bytes
-    copied and allocated, the user's line when no call or node gives it, ``peek`` (the autograd
-    sequence counter after the op: a node the op made has number ``peek - 1``), the number of
-    inputs, then shape, strides and dtype of each input and each output in turn. Here
+    copied and allocated, the user's line found on the stack (for ops outside any call and for
+    backward ops), ``peek`` (the autograd sequence counter after the op: a node the op made has
+    number ``peek - 1``), the number of inputs, then shape, strides and dtype of each input and
+    each output in turn. Here
     ``inputs``/``outputs`` are tuples of ``(shape, strides, dtype)`` and ``call`` is resolved to
     ``(name, where, module, target)``."""
 
@@ -146,7 +147,7 @@ class _Record:
         self.kind = kind
         self.copied = copied
         self.allocated = allocated
-        self.where = where  # set only when neither a call nor a node can give it
+        self.where = where  # the user's line found from the stack: for backward ops, and ops outside any call
         self.peek = peek
         self.mapping: Any = None
 
@@ -288,7 +289,11 @@ class TorchWatch(Flow):
         """The user's line and module of an op: a backward op's are those of the forward op that
         made its autograd node. Autograd makes a node just before the op runs, so that op is the
         first to see the counter past the node's number — except a ``CopySlices``, made just after
-        an in-place write into a view: the last write that saw the counter at its number."""
+        an in-place write into a view: the last write that saw the counter at its number. A
+        backward op that the user's own Python code ran (a tensor hook, a custom
+        ``autograd.Function``'s backward) points at that code instead."""
+        if r.node_name and r.call is not None and r.where and r.where != r.call[_WHERE]:
+            return r.where, r.call[_MODULE]
         if r.node_name and r.node_seq >= self._seq_start:
             if r.node_name == "CopySlices":
                 forward = self._last_write_at_peek.get(r.node_seq)
@@ -406,7 +411,10 @@ def _recorders(watch: TorchWatch) -> tuple[Any, Any]:
             raw = [key, call, -1, "", kind, copied, allocated, _user_where(getframe(2)) if call < 0 else "",
                    peek(), len(ins)]
         else:
-            raw = [key, call, node._sequence_nr(), type(node).__name__, kind, copied, allocated, "", peek(), len(ins)]
+            # (the user's line too: a backward op run by the user's own Python code — a tensor
+            # hook, a custom autograd.Function's backward — points there)
+            raw = [key, call, node._sequence_nr(), type(node).__name__, kind, copied, allocated,
+                   _user_where(getframe(2)), peek(), len(ins)]
         append(tuple(raw + metas))
 
     def careful(info: Any, ins: list, outs: Any) -> tuple[str, int, int, list]:
