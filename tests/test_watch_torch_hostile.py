@@ -149,3 +149,32 @@ def test_a_custom_functions_backward_ops_point_at_its_backward() -> None:
     assert [s.name.split(" ")[0] for s in custom] == ["t", "clone", "t", "mul"]
     assert all(s.where.endswith(f":{line}") for s in custom)
     assert torch.equal(x.grad, torch.full((3, 4), 2.0))
+
+
+def test_wrapper_subclasses_and_nested_tensors_run_and_are_recorded() -> None:
+    from torch.testing._internal.logging_tensor import LoggingTensor
+
+    x = LoggingTensor(torch.ones(3, 4))  # a wrapper subclass: no storage of its own
+    with watch_torch() as w:
+        y = x.t().reshape(12) * 2
+    assert type(y) is LoggingTensor
+    assert names(w) == ["t", "clone", "_unsafe_view", "mul"] and [c.nbytes for c in w.copies] == [48]
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # "nested tensors are in prototype stage"
+        nested = torch.nested.nested_tensor([torch.ones(2, 3), torch.ones(4, 3)])
+    with watch_torch() as w:
+        out = (nested * 2).transpose(1, 2).contiguous()
+    assert out.is_nested and names(w) == ["mul", "transpose", "clone"]
+    assert w.steps[-1].output.shape == ()  # a nested tensor has no single shape
+
+
+def test_fake_tensors_count_no_memory_and_raise_no_warning() -> None:
+    from torch._subclasses.fake_tensor import FakeTensorMode
+
+    with FakeTensorMode():
+        x = torch.ones(3, 4)
+        with warnings.catch_warnings():
+            warnings.simplefilter("error")
+            with watch_torch() as w:
+                x.t().reshape(12)
+    assert [c.nbytes for c in w.copies] == [48] and w.allocated_bytes == 0

@@ -45,6 +45,7 @@ import sys
 import sysconfig
 import threading
 import weakref
+from functools import partial
 from typing import Any
 
 from ..callsite import PACKAGE_DIR
@@ -390,7 +391,8 @@ def _recorders(watch: TorchWatch) -> tuple[Any, Any]:
                     sid = id(storage)
                     if sid not in refs:
                         nbytes = storage.nbytes()
-                        if nbytes and storage.data_ptr():  # (a meta tensor's storage has no memory)
+                        # (the storage of a meta tensor, or of a fake one, holds no memory)
+                        if nbytes and storage.device.type != "meta":
                             refs[sid] = ref(storage, lambda _ref, sid=sid, nbytes=nbytes: gone(sid, nbytes))
                             allocated += nbytes
                             tally.allocated_bytes += nbytes
@@ -418,8 +420,9 @@ def _recorders(watch: TorchWatch) -> tuple[Any, Any]:
         append(tuple(raw + metas))
 
     def careful(info: Any, ins: list, outs: Any) -> tuple[str, int, int, list]:
-        """``on_op``'s reads for tensors that may have no storage (sparse) or no strides (a
-        non-strided layout gets ``()``): storage-less tensors share nothing and count no memory."""
+        """``on_op``'s reads for tensors that lack some of what a strided tensor has: no storage
+        (sparse, nested, a wrapper subclass), no strides (a non-strided layout: ``()``), no sizes
+        (nested: ``()``). Storage-less tensors share nothing and count no memory."""
         storages = [_storage_of(t) for t in outs]
         kind, copied, allocated = info.kind, 0, 0
         if kind == "maybe_copy":
@@ -430,15 +433,15 @@ def _recorders(watch: TorchWatch) -> tuple[Any, Any]:
         if kind == "copy":
             target = (outs[0] if outs else None) if info.allocates else ins[0]
             if target is not None:
-                copied = target.numel() * target.element_size()
+                copied = _guarded(lambda: target.numel() * target.element_size(), 0)
         if info.allocates and kind != "view":
             for storage in storages:
-                if storage is not None and id(storage) not in refs and storage.nbytes() and storage.data_ptr():
-                    allocated += storage.nbytes()
-                    tally.allocated(storage, storage.nbytes())
+                nbytes = _guarded(partial(_memory_of, storage), 0) if storage is not None else 0
+                if nbytes and tally.allocated(storage, nbytes):
+                    allocated += nbytes
         metas: list = []
         for t in [*ins, *outs]:
-            metas += (tuple(t.shape), t.stride() if t.layout == torch.strided else (), t.dtype)
+            metas += (_guarded(partial(_shape_of, t), ()), _guarded(partial(_strides_of, t), ()), t.dtype)
         return kind, copied, allocated, metas
 
     return on_call, on_op
@@ -518,10 +521,31 @@ def _tensors(out: Any, tensor: type) -> list[Any]:
 
 def _storage_of(t: Any) -> Any:
     """``t``'s ``UntypedStorage``, or None for a tensor that has none (sparse, ...)."""
+    return _guarded(t.untyped_storage, None)
+
+
+def _memory_of(storage: Any) -> int:
+    """The bytes of memory ``storage`` holds (none for a meta or fake tensor's)."""
+    return storage.nbytes() if storage.device.type != "meta" else 0
+
+
+def _shape_of(t: Any) -> tuple[int, ...]:
+    return tuple(t.shape)
+
+
+def _strides_of(t: Any) -> tuple[int, ...]:
+    """``t``'s strides; ``()`` for a layout that has none (sparse, ...)."""
+    import torch
+
+    return t.stride() if t.layout == torch.strided else ()
+
+
+def _guarded(read: Any, default: Any) -> Any:
+    """``read()``, or ``default`` where torch refuses it for this kind of tensor."""
     try:
-        return t.untyped_storage()
+        return read()
     except (RuntimeError, NotImplementedError):
-        return None
+        return default
 
 
 _LIBRARY: dict[str, bool] = {}
