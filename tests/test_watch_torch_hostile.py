@@ -178,3 +178,144 @@ def test_fake_tensors_count_no_memory_and_raise_no_warning() -> None:
             with watch_torch() as w:
                 x.t().reshape(12)
     assert [c.nbytes for c in w.copies] == [48] and w.allocated_bytes == 0
+
+
+# ---------------------------------------------------------------------- what already held, pinned
+
+
+def test_library_models_point_at_the_users_line() -> None:
+    torch.manual_seed(0)
+    attention = torch.nn.MultiheadAttention(16, 4, batch_first=True)
+    layer = torch.nn.TransformerEncoderLayer(16, 4, dim_feedforward=32, batch_first=True)
+    x = torch.randn(2, 5, 16)
+    with watch_torch() as w:
+        out, _ = attention(x, x, x)
+        attention_line = here(-1)
+        layer(out).sum().backward()
+        layer_line = here(-1)
+    forward = {s.where.rsplit(":", 1)[1] for s in w.steps if s.extra["phase"] == "forward"}
+    assert forward == {attention_line[1:], layer_line[1:]}
+    # torch's own head split inside MultiheadAttention copies: each copy names the user's line
+    copies = [c for c in w.copies if c.module == "MultiheadAttention"]
+    assert copies and all(c.where.endswith(attention_line) for c in copies)
+
+
+def test_grad_modes_nested_inside_the_block() -> None:
+    x = torch.ones(3, 4, requires_grad=True)
+    with torch.no_grad(), watch_torch() as w:
+        x.t().reshape(12)  # no graph
+        with torch.enable_grad():
+            z = (x * 2).t().reshape(12).sum()
+            line = here(-1)
+        z.backward()
+    backward = [s for s in w.steps if s.extra["phase"] == "backward" and "AccumulateGrad" not in s.name]
+    assert [s.name for s in backward] == ["expand [SumBackward0]", "view [UnsafeViewBackward0]",
+                                          "t [TBackward0]", "mul [MulBackward0]"]
+    assert all(s.where.endswith(line) for s in backward)
+    assert [c.nbytes for c in w.copies if "[" not in c.name] == [48, 48]
+
+
+def test_retained_graph_and_autograd_grad_lines() -> None:
+    x = torch.ones(3, 4, requires_grad=True)
+    with watch_torch() as w:
+        s = ((x * 3).t().reshape(12) ** 2).sum()
+        line = here(-1)
+        s.backward(retain_graph=True)
+        s.backward()
+        (g,) = torch.autograd.grad((x ** 3).sum(), x, create_graph=True)
+        grad_line = here(-1)
+        g.sum().backward()
+    tagged = [s for s in w.steps if "[" in s.name and "AccumulateGrad" not in s.name]
+    first, second = tagged[:7], tagged[7:14]
+    assert [s.name for s in first] == [s.name for s in second]  # the same graph, run twice
+    assert all(s.where.endswith(line) for s in first + second)
+    in_grad = [s for s in tagged if s.extra.get("call") == "grad"]
+    assert in_grad and all(s.where.endswith(grad_line) for s in in_grad)
+    assert torch.equal(x.grad, 2 * 9 * x.detach() * 2 + 6 * x.detach())
+
+
+def test_memory_counts_only_what_the_block_made() -> None:
+    x = torch.ones(1000)  # before the block: not counted
+    with watch_torch() as w:
+        y = x * 2  # 4000 bytes
+        del y  # freed before the next is made
+        z = x + 1  # 4000
+        z.view(10, 100)  # a view: nothing
+        z.add_(1)  # in place: nothing
+        kept = torch.cat([z, z])  # 8000, alive with z
+    assert (w.allocated_bytes, w.peak_bytes) == (16000, 12000)
+    assert kept.numel() == 2000
+
+
+def test_exceptions_in_backward_and_forward_leave_no_mode_or_module_behind() -> None:
+    x = torch.ones(3, requires_grad=True)
+    y = x * 2
+
+    def fail(grad: torch.Tensor) -> None:
+        raise ValueError("hook says no")
+
+    y.register_hook(fail)
+    with pytest.raises(ValueError, match="hook says no"), watch_torch() as w:
+        y.sum().backward()
+    assert names(w) == ["sum", "ones_like", "expand [SumBackward0]"]
+
+    class Fails(torch.nn.Module):
+        def forward(self, x: torch.Tensor) -> torch.Tensor:
+            x.t().contiguous()
+            raise KeyError("forward says no")
+
+    model, other = torch.nn.Sequential(Fails()), torch.nn.Sequential(torch.nn.ReLU())
+    with watch_torch() as w:
+        with pytest.raises(KeyError):
+            model(torch.ones(2, 3))
+        other(torch.ones(2, 3))  # the failed forward's modules are off the stack
+    assert [(s.name, s.module) for s in w.steps][-2:] == [("ones", ""), ("relu", "0")]
+    assert not torch._C._is_torch_function_mode_enabled()
+    assert not torch.nn.modules.module._global_forward_hooks
+
+
+def test_nested_with_a_strided_watch_each_sees_its_own() -> None:
+    import strided
+    from strided.diagnose.watch import watch
+
+    with watch() as sw, watch_torch() as tw:
+        strided.ones((3, 4)).t().reshape(12)
+        torch.ones(3, 4).t().reshape(12)
+    assert [s.name for s in sw.steps] == ["ones", "t", "reshape"]
+    assert names(tw) == ["ones", "t", "clone", "_unsafe_view"]
+
+
+def test_a_block_open_across_a_yield_sees_the_callers_ops() -> None:
+    # Like any torch mode, the watch records what runs while it is open, also the code that
+    # runs while a generator holding it open is suspended (documented, not filtered).
+    def steps():
+        with watch_torch() as w:
+            yield w
+            torch.zeros(1)
+
+    gen = steps()
+    w = next(gen)
+    torch.ones(2)
+    next(gen, None)
+    assert names(w) == ["ones", "zeros"]
+
+
+@pytest.mark.parametrize("dtype", [torch.complex64, torch.bfloat16, torch.float16, torch.int8, torch.bool])
+def test_dtypes_count_their_own_bytes(dtype: torch.dtype) -> None:
+    x = torch.ones(3, 4, dtype=dtype)
+    with watch_torch() as w:
+        x.t().contiguous()
+    [copy] = w.copies
+    assert copy.nbytes == 12 * x.element_size() and copy.dtype == str(dtype).removeprefix("torch.")
+
+
+def test_zero_size_and_zero_d_tensors() -> None:
+    with watch_torch() as w:
+        torch.ones(0, 3).t().reshape(0)  # an empty tensor is contiguous: a view
+        torch.ones(2, 0, 3).permute(2, 0, 1).contiguous()  # likewise
+        torch.ones(3, 0).t().clone()  # a copy of 0 bytes
+        torch.ones(3, 0) - torch.ones(0)
+        torch.tensor(2.0) * torch.ones(2)  # a 0-d operand is a scalar, not a broadcast
+    assert [(c.name, c.nbytes) for c in w.copies] == [("clone", 0)]
+    assert w.allocated_bytes == 8 + 8 and w.copies[0].shape == (0, 3)  # ones(2) and the product
+    assert [b.stretched for b in w.broadcasts] == [((), (0,))]
