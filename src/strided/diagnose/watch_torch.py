@@ -13,17 +13,34 @@ ops the autograd engine runs — is recorded through PyTorch's own dispatch hook
   the user's reshapes are checked for regroupings, never torch's internal ones);
 - global ``nn.Module`` forward hooks (public, removed on exit) give the module path, e.g.
   ``h.0.attn`` — relative to the outermost module called, which itself is named by its class;
-- a backward op points at the line (and module) of the forward call that made its autograd node:
-  the forward calls remember the ``_sequence_nr()`` of each node they create, the backward op
-  asks ``torch._C._current_autograd_node()``. Ops that no forward call claims (``AccumulateGrad``)
-  point at the ``.backward()`` line.
+- a backward op points at the line (and module) of the forward op that made its autograd node:
+  each op keeps the autograd sequence counter it saw (autograd numbers a node just before the op
+  that makes it runs; a ``CopySlices`` just after the in-place write into a view that makes it),
+  the backward op asks ``torch._C._current_autograd_node()`` for its node's number. Ops no
+  forward op made (``AccumulateGrad``) point at the ``.backward()`` line; backward ops run by the
+  user's own Python code (a tensor hook, a custom ``autograd.Function``'s backward) at that code.
+
+Cost: the recorders do the least they can while the block runs — read each op's shapes, strides,
+dtypes and storages, the user's line, the autograd counter — into flat tuples the garbage
+collector soon stops tracking; steps, reasons, dim mappings and backward lines are worked out
+when ``w.steps`` is first read. ``bench/bench_watch_torch.py`` measures it.
+
+Threads: torch keeps its modes per thread, so a block sees only the ops of the thread it runs in
+(module hooks, which are global, are filtered to that thread too). Like any torch mode it sees
+all the ops that thread runs while the block is open — also the caller's, while a generator that
+holds a block open is suspended at a ``yield``.
+
+Tensors with no strides or no storage (sparse, nested, wrapper subclasses) are recorded with
+strides ``()`` (and shape ``()`` where torch has none) and count no memory; neither do meta and
+fake tensors.
 
 Memory: ``allocated_bytes`` counts every storage that an op inside the block created (``nbytes``
 of each output storage of a non-view, non-write op, once per storage); a storage stops being alive
 when its last tensor goes (a ``weakref.ref`` callback on the ``UntypedStorage``: torch keeps one
 Python object per storage, alive exactly as long as the storage). ``peak_bytes`` is the most alive
 at once. Memory made before the block, or outside the aten ops (``torch.from_numpy``, the data of
-``torch.tensor([...])``), and scratch memory inside a kernel, is not counted.
+``torch.tensor([...])``), scratch memory inside a kernel, and memory an ``out=`` or in-place op
+grows an existing storage by (a resize), is not counted.
 
 Under ``torch.inference_mode()`` PyTorch hands composite ops to the dispatch mode whole
 (``aten.reshape``, ``aten.matmul``, ``aten.linear``) instead of the ops they decompose into: a
