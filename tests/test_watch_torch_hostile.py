@@ -319,3 +319,21 @@ def test_zero_size_and_zero_d_tensors() -> None:
     assert [(c.name, c.nbytes) for c in w.copies] == [("clone", 0)]
     assert w.allocated_bytes == 8 + 8 and w.copies[0].shape == (0, 3)  # ones(2) and the product
     assert [b.stretched for b in w.broadcasts] == [((), (0,))]
+
+
+def test_a_compiled_function_inside_the_block_runs_and_is_recorded() -> None:
+    # torch wraps a mode's __torch_dispatch__ so that Dynamo never traces it: the watch keeps
+    # that wrapper (without it, compiling inside a block fails on the watch's own reads)
+    def f(x: torch.Tensor) -> torch.Tensor:
+        return x.t().reshape(-1) * 2
+
+    compiled = torch.compile(f, backend="eager")
+    x = torch.ones(4, 3)
+    with watch_torch() as w:
+        y = compiled(x)
+        line = here(-1)
+    assert torch.equal(y, f(x))
+    [copy] = w.copies
+    assert (copy.name, copy.nbytes, copy.asked) == ("clone", 48, False)
+    assert "mul" in names(w) and w.steps[0].where.rsplit(":", 1)[0] == __file__
+    assert all(s.where.endswith((line, f"{inspect.getsourcelines(f)[1] + 1}")) for s in w.steps)
