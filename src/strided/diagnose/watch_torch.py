@@ -349,6 +349,8 @@ def _recorders(watch: TorchWatch) -> tuple[Any, Any]:
     cache = _CACHE
     getframe = sys._getframe
     ref = weakref.ref
+    # the Python function through which torch enters the autograd engine (backward, autograd.grad)
+    engine = getattr(getattr(torch.autograd.graph, "_engine_run_backward", None), "__code__", None)
 
     def gone(key: int, nbytes: int) -> None:
         refs.pop(key, None)
@@ -433,7 +435,7 @@ def _recorders(watch: TorchWatch) -> tuple[Any, Any]:
             # (the user's line too: a backward op run by the user's own Python code — a tensor
             # hook, a custom autograd.Function's backward — points there)
             raw = [key, call, node._sequence_nr(), type(node).__name__, kind, copied, allocated,
-                   _user_where(getframe(2)), peek(), len(ins)]
+                   _code_in_backward(getframe(2), engine), peek(), len(ins)]
         append(tuple(raw + metas))
 
     def careful(info: Any, ins: list, outs: Any) -> tuple[str, int, int, list]:
@@ -588,6 +590,22 @@ def _is_library(filename: str) -> bool:
              or (filename.startswith(stdlib) and "-packages" + os.sep not in filename))
     _LIBRARY[filename] = known
     return known
+
+
+def _code_in_backward(frame: Any, engine: Any) -> str:
+    """``file:line`` of the user's code that runs a backward op (a tensor hook, a custom
+    ``autograd.Function``'s backward), or "" for an op the autograd engine runs itself: the first
+    frame outside torch, strided and the stdlib met before the frame ``engine`` that entered the
+    engine (without ``engine``, the first such frame: the ``.backward()`` line, which the watch
+    tells apart from a hook's because it is the backward call's own line)."""
+    while frame is not None:
+        code = frame.f_code
+        if code is engine:
+            return ""
+        if not _is_library(code.co_filename):
+            return f"{code.co_filename}:{frame.f_lineno}"
+        frame = frame.f_back
+    return ""
 
 
 def _user_where(frame: Any) -> str:
