@@ -337,3 +337,12 @@ def test_a_compiled_function_inside_the_block_runs_and_is_recorded() -> None:
     assert (copy.name, copy.nbytes, copy.asked) == ("clone", 48, False)
     assert "mul" in names(w) and w.steps[0].where.rsplit(":", 1)[0] == __file__
     assert all(s.where.endswith((line, f"{inspect.getsourcelines(f)[1] + 1}")) for s in w.steps)
+
+
+def test_keyword_only_tensors_are_inputs() -> None:
+    q = torch.ones(1, 2, 4, 8)
+    mask = torch.ones(4, 4)  # a float mask: passed on to the attention kernel as is
+    with watch_torch() as w:
+        torch.nn.functional.scaled_dot_product_attention(q, q, q, attn_mask=mask)
+    [attention] = [s for s in w.steps if "attention" in s.name]
+    assert [t.shape for t in attention.inputs] == [(1, 2, 4, 8)] * 3 + [(4, 4)]

@@ -642,8 +642,14 @@ def _mode_classes(torch: Any) -> tuple[Any, Any]:
             self.on_op = on_op
 
         def __torch_dispatch__(self, func: Any, types: Any, args: tuple = (), kwargs: Any = None) -> Any:
-            out = func(*args, **kwargs) if kwargs else func(*args)
-            self.on_op(func, args, out)
+            if not kwargs:
+                out = func(*args)
+                self.on_op(func, args, out)
+                return out
+            out = func(*args, **kwargs)
+            # keyword-only tensors are inputs too (an attention mask, ...); ``out=`` is the result
+            tensors = [v for k, v in kwargs.items() if k != "out" and isinstance(v, torch.Tensor)]
+            self.on_op(func, (*args, *tensors) if tensors else args, out)
             return out
 
     _MODES.append((_FunctionMode, _DispatchMode))
