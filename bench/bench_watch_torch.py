@@ -16,7 +16,10 @@ arithmetic, the regime where one would watch a model). For each: the time of one
 ``watch_torch()`` block, and the ratio watched / plain (the issue aims at <= 1.5). The times are
 the minimum over repeats of one call, measured round-robin; the ops recorded per call are shown.
 ``bare modes`` is the floor that PyTorch's mode machinery itself sets: the same two modes
-(function + dispatch) doing nothing but passing each call on.
+(function + dispatch) doing nothing but passing each call on; ``+ hooks`` adds the two global
+``nn.Module`` forward hooks the watch uses for module paths, doing nothing (with any global hook
+registered, every module call takes PyTorch's slower hooked path). The watch's own work is the
+gap between that and ``watched``.
 PyTorch runs with one thread so that the numbers do not depend on the machine's core count.
 """
 
@@ -73,14 +76,27 @@ def main() -> None:
     class BareModes:
         """The floor: the same two modes doing nothing but pass each call on."""
 
+        hooks = False
+
         def __enter__(self) -> None:
             self.modes = (PassFunction(), PassDispatch())
+            modules = torch.nn.modules.module
+            self.handles = [modules.register_module_forward_pre_hook(lambda m, a: None),
+                            modules.register_module_forward_hook(lambda m, a, o: None, always_call=True)] \
+                if self.hooks else []
             for m in self.modes:
                 m.__enter__()
 
         def __exit__(self, *exc: object) -> None:
             for m in reversed(self.modes):
                 m.__exit__(*exc)
+            for h in self.handles:
+                h.remove()
+
+    class BareModesHooks(BareModes):
+        """... and the two global module hooks, doing nothing."""
+
+        hooks = True
 
     torch.set_num_threads(1)
     print_header(f"torch {torch.__version__}")
@@ -88,8 +104,8 @@ def main() -> None:
         "tiny": dict(vocab=32, C=16, heads=4, T=8, layers=2, B=2),
         "small": dict(vocab=256, C=128, heads=4, T=64, layers=4, B=8),
     }
-    print(f"{'model':<7}{'pass':<9}{'ops':>6}{'plain':>12}{'bare modes':>12}{'watched':>12}"
-          f"{'bare/plain':>12}{'watched/plain':>15}")
+    print(f"{'model':<7}{'pass':<9}{'ops':>6}{'plain':>12}{'bare modes':>12}{'+ hooks':>12}{'watched':>12}"
+          f"{'bare/plain':>12}{'+hooks/plain':>14}{'watched/plain':>15}")
     for label, cfg in sizes.items():
         B = cfg.pop("B")
         torch.manual_seed(0)
@@ -99,11 +115,12 @@ def main() -> None:
             with watch_torch() as w:
                 f()
             number = 5 if label == "small" else 20
-            samples = measure([f, inside(BareModes, f), inside(watch_torch, f)], number=number,
-                              repeat=3 if quick else 7)
-            plain_t, bare_t, watched_t = (min(s) for s in samples)
+            samples = measure([f, inside(BareModes, f), inside(BareModesHooks, f), inside(watch_torch, f)],
+                              number=number, repeat=3 if quick else 7)
+            plain_t, bare_t, hooks_t, watched_t = (min(s) for s in samples)
             print(f"{label:<7}{name:<9}{len(w.steps):>6}{fmt_time(plain_t):>12}{fmt_time(bare_t):>12}"
-                  f"{fmt_time(watched_t):>12}{bare_t / plain_t:>11.2f}x{watched_t / plain_t:>14.2f}x")
+                  f"{fmt_time(hooks_t):>12}{fmt_time(watched_t):>12}{bare_t / plain_t:>11.2f}x"
+                  f"{hooks_t / plain_t:>13.2f}x{watched_t / plain_t:>14.2f}x")
 
 
 if __name__ == "__main__":

@@ -71,15 +71,21 @@ class OpInfo:
 
     ``name`` is the op's base name (``clone``, ``view``, ...); ``kind`` one of "view", "copy",
     "maybe_copy" (copies only when it allocates), "alloc", "compute", "write"; ``pointwise`` whether
-    torch tags it elementwise (its tensor operands broadcast against each other).
+    torch tags it elementwise (its tensor operands broadcast against each other); ``lists``
+    whether an argument is a list of tensors (the watch then looks inside lists for operands);
+    ``allocates`` whether its outputs are new memory (a "maybe_copy" only when it copies).
     """
 
-    __slots__ = ("name", "kind", "pointwise")
+    __slots__ = ("name", "kind", "pointwise", "lists", "allocates")
 
-    def __init__(self, name: str, kind: str, pointwise: bool) -> None:
+    def __init__(self, name: str, kind: str, pointwise: bool, lists: bool = False) -> None:
         self.name = name
         self.kind = kind
         self.pointwise = pointwise
+        self.lists = lists  # whether its schema takes lists of tensors (``cat``, ``index``, ...)
+        # whether its outputs are new memory (unless a "maybe_copy" turns out a view); ``copy_``
+        # and in-place ops write into memory that exists
+        self.allocates = kind not in ("view", "write") and name != "copy_"
 
     def __repr__(self) -> str:
         return f"OpInfo({self.name!r}, {self.kind!r}, pointwise={self.pointwise})"
@@ -101,6 +107,12 @@ def op_info(func: Any) -> OpInfo:
 
 
 def _classify(func: Any) -> OpInfo:
+    info = _kind_of(func)
+    info.lists = any("Tensor" in str(a.type) and "[" in str(a.type) for a in func._schema.arguments)
+    return info
+
+
+def _kind_of(func: Any) -> OpInfo:
     name = func._overloadpacket.__name__
     schema = func._schema
     pointwise = any(getattr(tag, "name", "") == "pointwise" for tag in getattr(func, "tags", ()))

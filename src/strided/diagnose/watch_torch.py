@@ -13,17 +13,34 @@ ops the autograd engine runs — is recorded through PyTorch's own dispatch hook
   the user's reshapes are checked for regroupings, never torch's internal ones);
 - global ``nn.Module`` forward hooks (public, removed on exit) give the module path, e.g.
   ``h.0.attn`` — relative to the outermost module called, which itself is named by its class;
-- a backward op points at the line (and module) of the forward call that made its autograd node:
-  the forward calls remember the ``_sequence_nr()`` of each node they create, the backward op
-  asks ``torch._C._current_autograd_node()``. Ops that no forward call claims (``AccumulateGrad``)
-  point at the ``.backward()`` line.
+- a backward op points at the line (and module) of the forward op that made its autograd node:
+  each op keeps the autograd sequence counter it saw (autograd numbers a node just before the op
+  that makes it runs; a ``CopySlices`` just after the in-place write into a view that makes it),
+  the backward op asks ``torch._C._current_autograd_node()`` for its node's number. Ops no
+  forward op made (``AccumulateGrad``) point at the ``.backward()`` line; backward ops run by the
+  user's own Python code (a tensor hook, a custom ``autograd.Function``'s backward) at that code.
+
+Cost: the recorders do the least they can while the block runs — read each op's shapes, strides,
+dtypes and storages, the user's line, the autograd counter — into flat tuples the garbage
+collector soon stops tracking; steps, reasons, dim mappings and backward lines are worked out
+when ``w.steps`` is first read. ``bench/bench_watch_torch.py`` measures it.
+
+Threads: torch keeps its modes per thread, so a block sees only the ops of the thread it runs in
+(module hooks, which are global, are filtered to that thread too). Like any torch mode it sees
+all the ops that thread runs while the block is open — also the caller's, while a generator that
+holds a block open is suspended at a ``yield``.
+
+Tensors with no strides or no storage (sparse, nested, wrapper subclasses) are recorded with
+strides ``()`` (and shape ``()`` where torch has none) and count no memory; neither do meta and
+fake tensors.
 
 Memory: ``allocated_bytes`` counts every storage that an op inside the block created (``nbytes``
 of each output storage of a non-view, non-write op, once per storage); a storage stops being alive
 when its last tensor goes (a ``weakref.ref`` callback on the ``UntypedStorage``: torch keeps one
 Python object per storage, alive exactly as long as the storage). ``peak_bytes`` is the most alive
 at once. Memory made before the block, or outside the aten ops (``torch.from_numpy``, the data of
-``torch.tensor([...])``), and scratch memory inside a kernel, is not counted.
+``torch.tensor([...])``), scratch memory inside a kernel, and memory an ``out=`` or in-place op
+grows an existing storage by (a resize), is not counted.
 
 Under ``torch.inference_mode()`` PyTorch hands composite ops to the dispatch mode whole
 (``aten.reshape``, ``aten.matmul``, ``aten.linear``) instead of the ops they decompose into: a
@@ -43,7 +60,9 @@ from __future__ import annotations
 import os
 import sys
 import sysconfig
+import threading
 import weakref
+from functools import partial
 from typing import Any
 
 from ..callsite import PACKAGE_DIR
@@ -56,7 +75,6 @@ from .torch_ops import _CACHE, ASKED_CALLS, RESHAPE_CALLS, SILENT_CALLS, op_info
 __all__ = ["TorchWatch", "watch_torch"]
 
 INSTALL_HINT = "watch_torch needs PyTorch, which is not installed here; install it with: pip install torch==2.13.0"
-_NO_NODE_SEQ = 1 << 63  # AccumulateGrad nodes carry UINT64_MAX: no forward op made them
 
 
 def _require_torch() -> Any:
@@ -87,7 +105,8 @@ def watch_torch() -> TorchWatch:
 class _StorageTally(MemoryTally):
     """:class:`MemoryTally` with a lighter death watch: a ``weakref.ref`` callback per storage
     (``weakref.finalize`` costs several microseconds per tensor, this a fraction of one).
-    Same contract: a storage counts once, and stops being alive when torch frees it."""
+    Same contract: a storage counts once, and stops being alive when torch frees it. The watch's
+    recorder inlines :meth:`allocated` (it runs once per op); this method is the same rule."""
 
     def __init__(self) -> None:
         super().__init__()
@@ -113,37 +132,46 @@ class _StorageTally(MemoryTally):
         self.alive_bytes -= nbytes
 
 
-class _Call:
-    """The user's Python call now running: its name, line and module path."""
-
-    __slots__ = ("name", "where", "module", "target")
-
-    def __init__(self, name: str, where: str, module: str) -> None:
-        self.name = name
-        self.where = where
-        self.module = module
-        self.target: tuple[int, ...] | None = None  # a reshape call's result shape
+# A user's Python call as the watch keeps it: (name, where, module); a record refers to it by its
+# index in ``TorchWatch._calls``, and a reshape call's result shape is in ``TorchWatch._targets``.
+_NAME, _WHERE, _MODULE, _TARGET = range(4)
 
 
 class _Record:
-    """One aten op as it ran, kept raw; :class:`Step` rows are built from it when asked for."""
+    """One aten op as it ran, kept raw; :class:`Step` rows are built from it when asked for.
 
-    __slots__ = ("info", "inputs", "outputs", "call", "node_seq", "node_name", "copied", "allocated", "mapping",
-                 "where", "kind", "copy_input")
+    The raw tuple the recorder appends is flat and holds only ints, strings, dtypes and tuples
+    of ints (so that the garbage collector stops tracking it at its first pass and never walks
+    the records again): the op's key in the :data:`~.torch_ops._CACHE`, the index of the user's
+    call (-1: none), the autograd node's number and class name (a backward op), kind, bytes
+    copied and allocated, the user's line found on the stack (for ops outside any call and for
+    backward ops), ``peek`` (the autograd sequence counter after the op: a node the op made has
+    number ``peek - 1``), the number of inputs, then shape, strides and dtype of each input and
+    each output in turn. Here
+    ``inputs``/``outputs`` are tuples of ``(shape, strides, dtype)`` and ``call`` is resolved to
+    ``(name, where, module, target)``."""
 
-    def __init__(self, info: Any, inputs: list, outputs: list, call: _Call | None, node_seq: int,
-                 node_name: str, kind: str, copied: int, allocated: int, where: str) -> None:
-        self.info = info
-        self.inputs = [(tuple(s), tuple(st), d) for s, st, d in inputs]  # [(shape, strides, dtype), ...]
-        self.outputs = [(tuple(s), tuple(st), d) for s, st, d in outputs]
-        self.call = call
+    __slots__ = ("info", "inputs", "outputs", "call", "node_seq", "node_name", "kind", "copied", "allocated",
+                 "where", "peek", "mapping")
+
+    def __init__(self, watch: TorchWatch, key: int, call: int, node_seq: int, node_name: str, kind: str,
+                 copied: int, allocated: int, where: str, peek: int, n_in: int, *tensors: Any) -> None:
+        self.info = _CACHE[key]
+        metas = tuple(tensors[i:i + 3] for i in range(0, len(tensors), 3))
+        self.inputs, self.outputs = metas[:n_in], metas[n_in:]  # ((shape, strides, dtype), ...)
+        self.call = (*watch._calls[call], watch._targets.get(call)) if call >= 0 else None
         self.node_seq = node_seq
         self.node_name = node_name
         self.kind = kind
         self.copied = copied
         self.allocated = allocated
+        self.where = where  # the user's line found from the stack: for backward ops, and ops outside any call
+        self.peek = peek
         self.mapping: Any = None
-        self.where = where  # set only when neither a call nor a node can give it
+
+    @property
+    def call_name(self) -> str:
+        return self.call[_NAME] if self.call is not None else ""
 
 
 class TorchWatch(Flow):
@@ -160,13 +188,15 @@ class TorchWatch(Flow):
         super().__init__()
         self.memory = _StorageTally()
         self._records: list[tuple] = []  # raw, see _Record for the fields
-        self._mappings: dict[int, Any] = {}  # record index -> DimMapping of a user's reshape
-        self._tensor_type = self._torch.Tensor
-        self._current_node = self._torch._C._current_autograd_node
+        self._calls: list[tuple[str, str, str]] = []  # the user's calls: (name, where, module)
+        self._targets: dict[int, tuple[int, ...]] = {}  # call index -> result shape of a reshape call
+        self._reshapes: dict[int, tuple] = {}  # record index -> (source shape, result shape) of a user's reshape
+        self._first_at_peek: dict[int, int] = {}  # autograd counter value -> first record that saw it
+        self._last_write_at_peek: dict[int, int] = {}  # ... and the last in-place op that saw it
+        self._seq_start = 0
+        self._thread = 0  # the thread the block runs in: torch's modes see only its ops
         self._entered = False
-        self._call: _Call | None = None
-        self._nodes: dict[int, tuple[str, str]] = {}  # autograd node sequence_nr -> (where, module)
-        self._seq_high = -1
+        self._context: list[int] = [-1]  # [index of the user's call now running], shared with the recorders
         self._module_stack: list[str] = []
         self._paths: dict[int, str] = {}
         self._roots: dict[int, dict[int, str]] = {}
@@ -182,12 +212,15 @@ class TorchWatch(Flow):
                              "make a new watch_torch() for each block")
         self._entered = True
         torch = self._torch
-        self._seq_high = _current_sequence_nr(torch)
+        # Autograd nodes made from here on (in this thread) are numbered from this counter on.
+        self._seq_start = torch._C._autograd._get_sequence_nr()
+        self._thread = threading.get_ident()
         function_mode, dispatch_mode = _mode_classes(torch)
+        on_call, on_op = _recorders(self)
         modules = torch.nn.modules.module
         self._hooks = [modules.register_module_forward_pre_hook(self._module_enter),
                        modules.register_module_forward_hook(self._module_exit, always_call=True)]
-        self._modes = (function_mode(self), dispatch_mode(self))
+        self._modes = (function_mode(on_call), dispatch_mode(on_op))
         self._modes[0].__enter__()
         self._modes[1].__enter__()
         return self
@@ -203,12 +236,16 @@ class TorchWatch(Flow):
         self._module_stack.clear()
         self._roots.clear()
         self._keep.clear()
-        self._call = None
+        self._context[0] = -1
         return False
 
     # ------------------------------------------------------------------ modules
 
     def _module_enter(self, module: Any, args: Any) -> None:
+        # Module hooks are global, unlike torch's modes (one stack per thread): another thread's
+        # modules must not land on this block's module stack.
+        if threading.get_ident() != self._thread:
+            return
         stack = self._module_stack
         if not stack:
             # The outermost module names the others: paths relative to it, like ``h.0.attn``
@@ -223,93 +260,8 @@ class TorchWatch(Flow):
             stack.append(self._paths.get(id(module), type(module).__name__))
 
     def _module_exit(self, module: Any, args: Any, output: Any) -> None:
-        if self._module_stack:
+        if self._module_stack and threading.get_ident() == self._thread:
             self._module_stack.pop()
-
-    # ------------------------------------------------------------------ the two modes' work
-
-    def _on_call(self, func: Any, args: tuple, kwargs: dict) -> Any:
-        """A user's Python-level torch call: run it with its context set."""
-        name = getattr(func, "__name__", "")
-        if name in SILENT_CALLS:
-            return func(*args, **kwargs)
-        call = _Call(name, _user_where(sys._getframe(2)), self._module_stack[-1] if self._module_stack else "")
-        previous, self._call = self._call, call
-        first = len(self._records)
-        try:
-            out = func(*args, **kwargs)
-        finally:
-            self._call = previous
-        self._claim_nodes(out, call)
-        if name in RESHAPE_CALLS and len(self._records) > first and args:
-            source, torch = args[0], self._torch
-            if isinstance(source, torch.Tensor) and isinstance(out, torch.Tensor) \
-                    and source.numel() == out.numel() and source.dtype == out.dtype:
-                call.target = tuple(out.shape)
-                self._mappings[len(self._records) - 1] = reshape_mapping(tuple(source.shape), call.target)
-        return out
-
-    def _claim_nodes(self, out: Any, call: _Call) -> None:
-        """Remember the call's line for each autograd node it made, so backward ops find it."""
-        if isinstance(out, self._tensor_type):
-            node = out.grad_fn
-            if node is None:
-                return
-            todo = [node]
-        else:
-            todo = [t.grad_fn for t in _tensors(out, self._tensor_type) if t.grad_fn is not None]
-            if not todo:
-                return
-        floor, high, nodes = self._seq_high, self._seq_high, self._nodes
-        info = (call.where, call.module)
-        while todo:
-            node = todo.pop()
-            seq = node._sequence_nr()
-            if seq <= floor or seq >= _NO_NODE_SEQ or seq in nodes:
-                continue
-            nodes[seq] = info
-            high = max(high, seq)
-            todo.extend(n for n, _ in node.next_functions if n is not None)
-        self._seq_high = high
-
-    def _on_op(self, func: Any, args: tuple, kwargs: dict, out: Any) -> None:
-        """An aten op has run: keep its record and count the memory it made.
-
-        Runs once per aten op, so it only reads metadata (sizes are ``torch.Size`` tuples, kept
-        as they are) and leaves every word of the report to :meth:`_step`.
-        """
-        tensor = self._tensor_type
-        info = _CACHE.get(id(func)) or op_info(func)
-        ins = []
-        for a in args:
-            if isinstance(a, tensor):
-                ins.append(a)
-            elif type(a) is list or type(a) is tuple:
-                ins.extend([x for x in a if isinstance(x, tensor)])
-        outs = [out] if isinstance(out, tensor) else _tensors(out, tensor)
-        kind = info.kind
-        copied = allocated = 0
-        if kind == "maybe_copy":
-            same = bool(outs) and bool(ins) and outs[0].untyped_storage()._cdata == ins[0].untyped_storage()._cdata
-            kind = "view" if same else "copy"
-        if kind == "copy":
-            target = ins[0] if info.name == "copy_" else (outs[0] if outs else None)
-            if target is not None:
-                copied = target.numel() * target.element_size()
-        if kind != "view" and kind != "write" and info.name != "copy_":
-            memory = self.memory
-            for t in outs:
-                storage = t.untyped_storage()
-                nbytes = storage.nbytes()
-                if nbytes and memory.allocated(storage, nbytes):
-                    allocated += nbytes
-        node = self._current_node()
-        call = self._call
-        where = _user_where(sys._getframe(3)) if call is None and node is None else ""
-        self._records.append((
-            info, [(t.shape, t.stride(), t.dtype) for t in ins], [(t.shape, t.stride(), t.dtype) for t in outs],
-            call, node._sequence_nr() if node is not None else -1, type(node).__name__ if node is not None else "",
-            kind, copied, allocated, where))
 
     # ------------------------------------------------------------------ the records as steps
 
@@ -326,8 +278,13 @@ class TorchWatch(Flow):
         self._steps = list(value)
 
     def _step(self, index: int, raw: tuple) -> Step:
-        r = _Record(*raw)
-        r.mapping = self._mappings.get(index)
+        r = _Record(self, *raw)
+        self._first_at_peek.setdefault(r.peek, index)
+        if r.kind == "write":
+            self._last_write_at_peek[r.peek] = index
+        reshape = self._reshapes.get(index)
+        if reshape is not None:
+            r.mapping = reshape_mapping(*reshape)
         where, module = self._where_of(r)
         name = r.info.name if not r.node_name else f"{r.info.name} [{r.node_name}]"
         inputs = tuple(TensorInfo(s, st, _dtype_name(d)) for s, st, d in r.inputs)
@@ -337,9 +294,9 @@ class TorchWatch(Flow):
                     bytes_allocated=r.allocated, module=module, mapping=r.mapping)
         step.extra["phase"] = "backward" if r.node_name else "forward"
         if r.call is not None:
-            step.extra["call"] = r.call.name
+            step.extra["call"] = r.call[_NAME]
         if r.kind == "copy":
-            asked = not r.node_name and r.call is not None and _asks_for_copy(r.call.name)
+            asked = not r.node_name and r.call is not None and _asks_for_copy(r.call[_NAME])
             step.extra["asked"] = asked
             step.reason = _copy_reason(r, asked)
         if r.info.pointwise and len(inputs) >= 2 and output is not None:
@@ -347,13 +304,166 @@ class TorchWatch(Flow):
         return step
 
     def _where_of(self, r: _Record) -> tuple[str, str]:
-        if r.node_name:
-            found = self._nodes.get(r.node_seq)
-            if found is not None:
-                return found
+        """The user's line and module of an op: a backward op's are those of the forward op that
+        made its autograd node. Autograd makes a node just before the op runs, so that op is the
+        first to see the counter past the node's number — except a ``CopySlices``, made just after
+        an in-place write into a view: the last write that saw the counter at its number. A
+        backward op that the user's own Python code ran (a tensor hook, a custom
+        ``autograd.Function``'s backward) points at that code instead."""
+        if r.node_name and r.call is not None and r.where and r.where != r.call[_WHERE]:
+            return r.where, r.call[_MODULE]
+        if r.node_name and r.node_seq >= self._seq_start:
+            if r.node_name == "CopySlices":
+                forward = self._last_write_at_peek.get(r.node_seq)
+            else:
+                forward = self._first_at_peek.get(r.node_seq + 1)
+            if forward is not None:
+                return self._where_of(_Record(self, *self._records[forward]))
         if r.call is not None:
-            return r.call.where, r.call.module
+            return r.call[_WHERE], r.call[_MODULE]
         return r.where, ""
+
+
+def _recorders(watch: TorchWatch) -> tuple[Any, Any]:
+    """The two functions the modes call, ``on_call(func, args, kwargs)`` for each user's Python
+    call and ``on_op(func, args, out)`` for each aten op run.
+
+    They run once per call and per op, so they are closures over what they touch (no attribute
+    lookups), read only metadata (sizes are ``torch.Size`` tuples, kept as they are) and leave
+    every word of the report — steps, reasons, dim mappings, the backward ops' lines — to
+    :meth:`TorchWatch._step`, run when ``w.steps`` is read.
+    """
+    torch = watch._torch
+    tensor = torch.Tensor
+    records = watch._records
+    append = records.append
+    calls = watch._calls
+    targets = watch._targets
+    reshapes = watch._reshapes
+    context = watch._context
+    stack = watch._module_stack
+    tally = watch.memory
+    refs = tally._refs
+    current_node = torch._C._current_autograd_node
+    peek = torch._C._autograd._get_sequence_nr
+    cache = _CACHE
+    getframe = sys._getframe
+    ref = weakref.ref
+    # the Python function through which torch enters the autograd engine (backward, autograd.grad)
+    engine = getattr(getattr(torch.autograd.graph, "_engine_run_backward", None), "__code__", None)
+
+    def gone(key: int, nbytes: int) -> None:
+        refs.pop(key, None)
+        tally.alive_bytes -= nbytes
+
+    def on_call(func: Any, args: tuple, kwargs: dict) -> Any:
+        """A user's Python-level torch call: run it with its context set."""
+        name = getattr(func, "__name__", "")
+        if name in SILENT_CALLS:
+            return func(*args, **kwargs)
+        call = len(calls)
+        calls.append((name, _user_where(getframe(2)), stack[-1] if stack else ""))
+        previous = context[0]
+        context[0] = call
+        first = len(records)
+        try:
+            out = func(*args, **kwargs)
+        finally:
+            context[0] = previous
+        if name in RESHAPE_CALLS and len(records) > first and args:
+            source = args[0]
+            if isinstance(source, tensor) and isinstance(out, tensor) \
+                    and source.numel() == out.numel() and source.dtype == out.dtype:
+                target = targets[call] = tuple(out.shape)
+                reshapes[len(records) - 1] = (tuple(source.shape), target)
+        return out
+
+    def on_op(func: Any, args: tuple, out: Any) -> None:
+        """An aten op has run: keep its record and count the memory it made."""
+        key = id(func)
+        info = cache.get(key) or op_info(func)
+        if info.lists:
+            ins = []
+            for a in args:
+                if isinstance(a, tensor):
+                    ins.append(a)
+                elif type(a) is list or type(a) is tuple:
+                    ins.extend([x for x in a if isinstance(x, tensor)])
+        else:
+            ins = [a for a in args if isinstance(a, tensor)]
+        outs = (out,) if isinstance(out, tensor) else _tensors(out, tensor)
+        try:
+            kind = info.kind
+            copied = allocated = 0
+            if kind == "maybe_copy":
+                same = bool(outs) and bool(ins) and \
+                    outs[0].untyped_storage()._cdata == ins[0].untyped_storage()._cdata
+                kind = "view" if same else "copy"
+            if kind == "copy":
+                target = (outs[0] if outs else None) if info.allocates else ins[0]
+                if target is not None:
+                    copied = target.nbytes
+            if info.allocates and kind != "view":
+                for t in outs:
+                    # (one Python object per storage, alive exactly as long as the storage)
+                    storage = t.untyped_storage()
+                    sid = id(storage)
+                    if sid not in refs:
+                        nbytes = storage.nbytes()
+                        # (the storage of a meta tensor, or of a fake one, holds no memory)
+                        if nbytes and storage.device.type != "meta":
+                            refs[sid] = ref(storage, lambda _ref, sid=sid, nbytes=nbytes: gone(sid, nbytes))
+                            allocated += nbytes
+                            tally.allocated_bytes += nbytes
+                            tally.alive_bytes += nbytes
+                            if tally.alive_bytes > tally.peak_bytes:
+                                tally.peak_bytes = tally.alive_bytes
+            metas = []
+            for t in ins:
+                metas += (tuple(t.shape), t.stride(), t.dtype)
+            for t in outs:
+                metas += (tuple(t.shape), t.stride(), t.dtype)
+        except (RuntimeError, NotImplementedError):
+            # a tensor with no storage or no strides (sparse, ...): each read guarded
+            kind, copied, allocated, metas = careful(info, ins, outs)
+        node = current_node()
+        call = context[0]
+        if node is None:
+            raw = [key, call, -1, "", kind, copied, allocated, _user_where(getframe(2)) if call < 0 else "",
+                   peek(), len(ins)]
+        else:
+            # (the user's line too: a backward op run by the user's own Python code — a tensor
+            # hook, a custom autograd.Function's backward — points there)
+            raw = [key, call, node._sequence_nr(), type(node).__name__, kind, copied, allocated,
+                   _code_in_backward(getframe(2), engine), peek(), len(ins)]
+        append(tuple(raw + metas))
+
+    def careful(info: Any, ins: list, outs: Any) -> tuple[str, int, int, list]:
+        """``on_op``'s reads for tensors that lack some of what a strided tensor has: no storage
+        (sparse, nested, a wrapper subclass), no strides (a non-strided layout: ``()``), no sizes
+        (nested: ``()``). Storage-less tensors share nothing and count no memory."""
+        storages = [_storage_of(t) for t in outs]
+        kind, copied, allocated = info.kind, 0, 0
+        if kind == "maybe_copy":
+            first = _storage_of(ins[0]) if ins else None
+            same = bool(storages) and storages[0] is not None and first is not None \
+                and storages[0]._cdata == first._cdata
+            kind = "view" if same else "copy"
+        if kind == "copy":
+            target = (outs[0] if outs else None) if info.allocates else ins[0]
+            if target is not None:
+                copied = _guarded(lambda: target.numel() * target.element_size(), 0)
+        if info.allocates and kind != "view":
+            for storage in storages:
+                nbytes = _guarded(partial(_memory_of, storage), 0) if storage is not None else 0
+                if nbytes and tally.allocated(storage, nbytes):
+                    allocated += nbytes
+        metas: list = []
+        for t in [*ins, *outs]:
+            metas += (_guarded(partial(_shape_of, t), ()), _guarded(partial(_strides_of, t), ()), t.dtype)
+        return kind, copied, allocated, metas
+
+    return on_call, on_op
 
 
 # ---------------------------------------------------------------------- reasons
@@ -372,13 +482,13 @@ def _copy_reason(r: _Record, asked: bool) -> str:
         text = f"dtype conversion {_dtype_name(src[2])} -> {_dtype_name(out[2])}"
     elif name == "copy_":
         text = f"copy_() writes {out[0] if out else ''} into an existing tensor"
-        if r.call is not None and r.call.name == "__setitem__":
+        if r.call is not None and r.call_name == "__setitem__":
             text = f"t[...] = value writes {out[0] if out else ''} into part of an existing tensor"
         if r.node_name == "AccumulateGrad":
             text = f"AccumulateGrad copies the gradient {layout} into a new tensor laid out like its parameter"
-    elif r.call is not None and not r.node_name and r.call.name in RESHAPE_CALLS and src is not None:
-        text = f"{r.call.name} of a non-contiguous input {layout}"
-        target = r.call.target
+    elif r.call is not None and not r.node_name and r.call_name in RESHAPE_CALLS and src is not None:
+        text = f"{r.call_name} of a non-contiguous input {layout}"
+        target = r.call[_TARGET]
         if target is not None:
             refusal = torch_view_strides(tuple(src[0]), tuple(src[1]), target)
             text += f" to {target}"
@@ -386,7 +496,7 @@ def _copy_reason(r: _Record, asked: bool) -> str:
                 text += f": {refusal.equation()}"
     elif asked and r.call is not None:
         text = {"contiguous": f"contiguous() on a non-contiguous tensor {layout}",
-                "clone": f"clone() of {layout}"}.get(r.call.name, f"{r.call.name}() copies {layout}")
+                "clone": f"clone() of {layout}"}.get(r.call_name, f"{r.call_name}() copies {layout}")
     elif r.node_name.startswith(("View", "UnsafeView", "Reshape")) and src is not None:
         text = f"reshape of a non-contiguous gradient {layout}"
     elif src is not None:
@@ -395,8 +505,8 @@ def _copy_reason(r: _Record, asked: bool) -> str:
         text = name
     if r.node_name and r.node_name != "AccumulateGrad":
         text = f"backward of {r.node_name}: {text}"
-    elif not asked and r.call is not None and r.call.name not in RESHAPE_CALLS and not r.node_name:
-        text = f"inside {r.call.name}(): {text}"
+    elif not asked and r.call is not None and r.call_name not in RESHAPE_CALLS and not r.node_name:
+        text = f"inside {r.call_name}(): {text}"
     return text + expanded
 
 
@@ -428,14 +538,33 @@ def _tensors(out: Any, tensor: type) -> list[Any]:
     return []
 
 
-def _current_sequence_nr(torch: Any) -> int:
-    """The autograd sequence number now: nodes made from here on have a larger one."""
-    from torch.utils._python_dispatch import _disable_current_modes
+def _storage_of(t: Any) -> Any:
+    """``t``'s ``UntypedStorage``, or None for a tensor that has none (sparse, ...)."""
+    return _guarded(t.untyped_storage, None)
 
-    with _disable_current_modes(), torch._C.DisableTorchFunction(), torch.enable_grad():
-        probe = torch.zeros((), requires_grad=True) * 1
-    # (inference mode records no graph at all: then any node is new)
-    return probe.grad_fn._sequence_nr() if probe.grad_fn is not None else -1
+
+def _memory_of(storage: Any) -> int:
+    """The bytes of memory ``storage`` holds (none for a meta or fake tensor's)."""
+    return storage.nbytes() if storage.device.type != "meta" else 0
+
+
+def _shape_of(t: Any) -> tuple[int, ...]:
+    return tuple(t.shape)
+
+
+def _strides_of(t: Any) -> tuple[int, ...]:
+    """``t``'s strides; ``()`` for a layout that has none (sparse, ...)."""
+    import torch
+
+    return t.stride() if t.layout == torch.strided else ()
+
+
+def _guarded(read: Any, default: Any) -> Any:
+    """``read()``, or ``default`` where torch refuses it for this kind of tensor."""
+    try:
+        return read()
+    except (RuntimeError, NotImplementedError):
+        return default
 
 
 _LIBRARY: dict[str, bool] = {}
@@ -463,6 +592,22 @@ def _is_library(filename: str) -> bool:
     return known
 
 
+def _code_in_backward(frame: Any, engine: Any) -> str:
+    """``file:line`` of the user's code that runs a backward op (a tensor hook, a custom
+    ``autograd.Function``'s backward), or "" for an op the autograd engine runs itself: the first
+    frame outside torch, strided and the stdlib met before the frame ``engine`` that entered the
+    engine (without ``engine``, the first such frame: the ``.backward()`` line, which the watch
+    tells apart from a hook's because it is the backward call's own line)."""
+    while frame is not None:
+        code = frame.f_code
+        if code is engine:
+            return ""
+        if not _is_library(code.co_filename):
+            return f"{code.co_filename}:{frame.f_lineno}"
+        frame = frame.f_back
+    return ""
+
+
 def _user_where(frame: Any) -> str:
     """``file:line`` of the first frame from ``frame`` outwards outside torch, strided and the stdlib."""
     while frame is not None:
@@ -484,21 +629,27 @@ def _mode_classes(torch: Any) -> tuple[Any, Any]:
     from torch.utils._python_dispatch import TorchDispatchMode
 
     class _FunctionMode(TorchFunctionMode):
-        def __init__(self, watch: TorchWatch) -> None:
+        def __init__(self, on_call: Any) -> None:
             super().__init__()
-            self.watch = watch
+            self.on_call = on_call
 
         def __torch_function__(self, func: Any, types: Any, args: tuple = (), kwargs: Any = None) -> Any:
-            return self.watch._on_call(func, args, kwargs or {})
+            return self.on_call(func, args, kwargs or {})
 
     class _DispatchMode(TorchDispatchMode):
-        def __init__(self, watch: TorchWatch) -> None:
+        def __init__(self, on_op: Any) -> None:
             super().__init__()
-            self.watch = watch
+            self.on_op = on_op
 
         def __torch_dispatch__(self, func: Any, types: Any, args: tuple = (), kwargs: Any = None) -> Any:
-            out = func(*args, **(kwargs or {}))
-            self.watch._on_op(func, args, kwargs or {}, out)
+            if not kwargs:
+                out = func(*args)
+                self.on_op(func, args, out)
+                return out
+            out = func(*args, **kwargs)
+            # keyword-only tensors are inputs too (an attention mask, ...); ``out=`` is the result
+            tensors = [v for k, v in kwargs.items() if k != "out" and isinstance(v, torch.Tensor)]
+            self.on_op(func, (*args, *tensors) if tensors else args, out)
             return out
 
     _MODES.append((_FunctionMode, _DispatchMode))
