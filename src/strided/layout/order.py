@@ -144,14 +144,7 @@ def elementwise_output_strides(
             min(st) >= 0 and is_non_overlapping_and_dense(shape, st) for _, st in operands
         ) and all(tuple(st) == tuple(operands[-1][1]) for _, st in operands):
             return tuple(operands[-1][1])
-    op_strides = []
-    for s, st in operands:
-        lead = ndim - len(s)
-        full = [0] * ndim
-        for k in range(len(s)):
-            d = lead + k
-            full[d] = 0 if (s[k] == 1 and shape[d] != 1) else abs(st[k])
-        op_strides.append(full)
+    op_strides = _aligned_strides(shape, operands, stretched_only=True)
     perm = list(range(ndim - 1, -1, -1))  # perm[0] is the innermost (fastest) dim
 
     def should_swap(dim0: int, dim1: int) -> int:
@@ -215,14 +208,7 @@ def numpy_elementwise_output_strides(shape: Sequence[int], operands: Sequence[tu
         return contiguous_strides(shape)
     if trivial == "F":
         return fortran_strides(shape)
-    full_strides = []
-    for s, st in operands:
-        lead = ndim - len(s)
-        full = [0] * ndim
-        for k in range(len(s)):
-            d = lead + k
-            full[d] = 0 if s[k] == 1 else abs(st[k])
-        full_strides.append(full)
+    full_strides = _aligned_strides(shape, operands, stretched_only=False)
     perm = list(range(ndim - 1, -1, -1))  # perm[0]: the innermost axis
     for i0 in range(1, ndim):
         ipos = i0
@@ -276,3 +262,21 @@ def _trivial_order(shape: Shape, operands: Sequence[tuple[Sequence[int], Sequenc
     if order is None:
         return "C"
     return "F" if order == "F" else "C"
+
+
+def _aligned_strides(shape: Shape, operands: Sequence[tuple[Sequence[int], Sequence[int]]],
+                     stretched_only: bool) -> list[list[int]]:
+    """Each operand's absolute strides aligned right to the ``shape`` it broadcasts to, 0 along
+    missing dims and along its size-1 dims: all of them (NumPy's iterator), or only those the
+    result stretches (``stretched_only``: PyTorch's TensorIterator keeps a size-1 dim's stride
+    where the result is size 1 too)."""
+    ndim = len(shape)
+    out = []
+    for s, st in operands:
+        lead = ndim - len(s)
+        full = [0] * ndim
+        for k in range(len(s)):
+            d = lead + k
+            full[d] = 0 if (s[k] == 1 and (not stretched_only or shape[d] != 1)) else abs(st[k])
+        out.append(full)
+    return out
