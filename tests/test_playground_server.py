@@ -10,6 +10,7 @@ from __future__ import annotations
 import json
 import os
 import re
+import signal
 import subprocess
 import sys
 import threading
@@ -26,7 +27,7 @@ import strided
 from strided.cli.main import main
 from strided.playground import sandbox
 from strided.playground.server import make_server_on
-from strided.playground.show import MAX_EXPR_CHARS, MAX_NUMEL, show_payload
+from strided.playground.show import MAX_EXPR_CHARS, MAX_NUMEL, MAX_STEPS, show_payload
 
 SRC = Path(strided.__file__).resolve().parents[1]
 
@@ -149,6 +150,7 @@ def test_every_cell_carries_its_storage_offset():
     ("zeros(100000, 100000)", f"would create 10,000,000,000 elements; the playground accepts at most {MAX_NUMEL:,}"),
     ("arange(100000000)", "would create 100,000,000 elements"),
     ("arange(10).view(10, 1).expand(10, 10000000).contiguous()", "may copy or compute all of them"),
+    ("arange(4)" + ".flatten()" * MAX_STEPS, f"the chain has {MAX_STEPS + 1} steps; the playground pictures at most"),
 ])
 def test_bad_input_is_an_inline_message_and_the_server_keeps_serving(base, expr, words):
     status, data = _show(base, expr)
@@ -169,6 +171,30 @@ def test_unknown_addresses_and_methods_answer_json(base):
     status, data = _post(base, "/api/show", b"{}")
     assert status == 405 and data["ok"] is False
     _still_serving(base)
+
+
+def test_parallel_requests_each_get_their_own_verdicts(base):
+    # watch (view or copy, bytes) is process-wide: the server runs one chain at a time
+    exprs = {"arange(12).reshape(3, 4).t().reshape(12)": ("copy", 96),
+             "arange(30).view(5, 6).t().contiguous()": ("copy", 240),
+             "arange(8).view(2, 4).t()": ("view", 0)}
+    results: dict[str, tuple[str, int]] = {}
+
+    def ask(expr: str) -> None:
+        _, data = _show(base, expr)
+        results[expr] = (data["steps"][-1]["badge"], data["steps"][-1]["nbytes"])
+
+    threads = [threading.Thread(target=ask, args=(e,)) for e in exprs for _ in range(3)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join(60)
+    assert results == exprs
+
+
+def test_favicon_is_a_quiet_no_content(base):
+    with urllib.request.urlopen(base + "/favicon.ico", timeout=10) as r:
+        assert r.status == 204
 
 
 # ---------------------------------------------------------------- the tour
@@ -349,6 +375,21 @@ def test_playground_no_browser_prints_the_url_and_serves():
     finally:
         proc.terminate()
         proc.wait(timeout=10)
+
+
+def test_playground_stops_cleanly_on_ctrl_c():
+    env = dict(os.environ, PYTHONPATH=str(SRC))
+    proc = subprocess.Popen([sys.executable, "-m", "strided.cli.main", "playground", "--no-browser", "--port", "0"],
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env)
+    try:
+        assert "serving on http://127.0.0.1:" in proc.stdout.readline()
+        proc.send_signal(signal.SIGINT)
+        out, err = proc.communicate(timeout=20)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+    assert proc.returncode == 0, err
+    assert "strided playground: stopped" in out and "Traceback" not in err
 
 
 def test_playground_port_taken(capsys):

@@ -53,6 +53,10 @@ def make_app() -> bottle.Bottle:
         bottle.response.content_type = "text/html; charset=utf-8"
         return page_html()
 
+    @app.get("/favicon.ico")
+    def favicon() -> Any:
+        return bottle.HTTPResponse(status=204)  # no icon: say so quietly rather than with a 404
+
     @app.get("/api/show")
     def show() -> str:
         payload = show_payload(bottle.request.query.getunicode("expr", default=""))

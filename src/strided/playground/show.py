@@ -17,6 +17,7 @@ Bad input is an answer, not an exception: ``{"ok": False, "error": "<one line>"}
 from __future__ import annotations
 
 import math
+import threading
 from typing import Any
 
 from ..cli.commands import _explain_step
@@ -24,7 +25,7 @@ from ..cli.expr import Call, ExprError, Step, error_line, evaluate, parse
 from ..diagnose.pictures import draw
 from .peers import numpy_peer, torch_peer
 
-__all__ = ["MAX_EXPR_CHARS", "MAX_NUMEL", "show_payload"]
+__all__ = ["EVAL_LOCK", "MAX_EXPR_CHARS", "MAX_NUMEL", "MAX_STEPS", "show_payload"]
 
 MAX_EXPR_CHARS = 500
 """The longest expression accepted (characters)."""
@@ -32,6 +33,13 @@ MAX_EXPR_CHARS = 500
 MAX_NUMEL = 10**7
 """The most elements a constructor may create, or a step that may copy may read: a cap that keeps
 the server's memory small (views of any size are fine: they allocate nothing)."""
+
+MAX_STEPS = 30
+"""The most links a chain may have (each one is pictured)."""
+
+EVAL_LOCK = threading.Lock()
+"""Held while strided code runs for a request: ``watch`` (which tells view from copy) and the
+broadcasting mode are process-wide, so two requests in two server threads must not interleave."""
 
 # the steps that never allocate, whatever their input's size (the others may copy or compute)
 PURE_VIEWS = frozenset({"permute", "transpose", "t", "swapaxes", "swapdims", "movedim", "moveaxis", "expand",
@@ -155,11 +163,14 @@ def show_payload(expr: Any) -> dict[str, Any]:
                                       f"{MAX_EXPR_CHARS} (a chain of a few steps is plenty)"}
     try:
         chain = parse(expr)
+        if len(chain) > MAX_STEPS:
+            raise LimitError(f"the chain has {len(chain)} steps; the playground pictures at most {MAX_STEPS}")
         _check(chain)
-        steps = _guarded(chain)
+        with EVAL_LOCK:
+            steps = _guarded(chain)
+            first = steps[0]
+            if first.error is not None:
+                return {"ok": False, "error": f"{first.text} raised {error_line(first.error)}"}
+            return {"ok": True, "expr": expr, "steps": [_step_payload(i, s) for i, s in enumerate(steps)]}
     except (ExprError, LimitError) as exc:
         return {"ok": False, "error": str(exc)}
-    first = steps[0]
-    if first.error is not None:
-        return {"ok": False, "error": f"{first.text} raised {error_line(first.error)}"}
-    return {"ok": True, "expr": expr, "steps": [_step_payload(i, s) for i, s in enumerate(steps)]}

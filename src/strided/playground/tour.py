@@ -18,6 +18,7 @@ from typing import Any
 
 from ..cli.tour import STEPS, run_tour
 from ..cli.tour_text import LANGS, text
+from .show import EVAL_LOCK
 
 __all__ = ["ATTENTION_PROGRAM", "TOUR_EXPRS", "tour_payload"]
 
@@ -54,7 +55,8 @@ def tour_payload(lang: str = "en") -> dict[str, Any]:
         return {"ok": False, "error": f"unknown language {lang!r}; the tour speaks {', '.join(LANGS)}"}
     with _lock:  # one run per language, even when two requests ask at once
         if lang not in _cache:
-            _cache[lang] = _build(lang)
+            with EVAL_LOCK:  # the tour runs strided (and sets the broadcasting mode) in this process
+                _cache[lang] = _build(lang)
     return _cache[lang]
 
 
