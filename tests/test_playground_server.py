@@ -399,3 +399,20 @@ def test_playground_port_taken(capsys):
         assert f"cannot listen on 127.0.0.1:{server.server_port}" in capsys.readouterr().err
     finally:
         server.server_close()
+
+
+@pytest.mark.parametrize("shape, strides", [((3, 50, 4), (0, 1, 0)), ((7, 2), (0, 1)), ((2, 10**7), (1, 0))])
+def test_readers_of_expanded_layouts_are_the_first_in_c_order(shape, strides):
+    # the playground pictures huge expanded views: readers_at must not walk the stride-0 dims
+    from itertools import product
+
+    from strided.diagnose.pictures.model import READERS_SHOWN, readers_at
+
+    got = readers_at(shape, strides, 0, [1])[1]
+    # brute force over ranges cut just past READERS_SHOWN: the first readers in C order lie there
+    small = [i for i in product(*(range(min(n, READERS_SHOWN + 1)) for n in shape))
+             if sum(a * b for a, b in zip(i, strides)) == 1][:READERS_SHOWN]
+    total = 1
+    for n, s in zip(shape, strides):
+        total *= n if s == 0 else 1
+    assert got == (total, tuple(small))
