@@ -192,6 +192,12 @@ def test_parallel_requests_each_get_their_own_verdicts(base):
     assert results == exprs
 
 
+def test_an_expression_that_is_not_utf8(base):
+    status, data = _get(base, "/api/show?expr=%ff%fe")
+    assert status == 400 and data["error"] == "the expression is not UTF-8 text"
+    _still_serving(base)
+
+
 def test_favicon_is_a_quiet_no_content(base):
     with urllib.request.urlopen(base + "/favicon.ico", timeout=10) as r:
         assert r.status == 204
@@ -248,6 +254,8 @@ def test_watch_form_field_works_too(base):
     ("import os\nos.remove('/tmp/strided-playground-nothing')", "refused: os.remove"),
     ("import subprocess\nsubprocess.run(['true'])", "refused: subprocess.Popen is not allowed"),
     ("import os\nos.system('true')", "refused: os.system is not allowed"),
+    ("import ctypes\nctypes.CDLL(None)", "refused: ctypes.dlopen is not allowed: the watch view loads no native"),
+    ("import sqlite3\nsqlite3.connect('/tmp/strided-playground-escape')", "refused: sqlite3.connect is not allowed"),
     ("x = bytearray(8 * 2**30)", "MemoryError: the program went past the memory limit"),
     ("import numpy\nx = numpy.ones(10**10)", "MemoryError: the program went past the memory limit"),
     ("import strided\nstrided.arange(12).view(3, 4).t().view(12)", "ViewError: view size is not compatible"),
@@ -271,6 +279,12 @@ def test_watch_writes_inside_its_temporary_directory():
 def test_watch_time_limit_stops_a_loop():
     data = sandbox.run_watch("while True:\n    pass", wall_s=1.5)
     assert data["ok"] is False and data["error"] == "stopped: the program ran past the 1.5 s time limit of the watch view"
+
+
+def test_watch_tempfile_lands_in_its_temporary_directory():
+    data = sandbox.run_watch("import os, tempfile\nf = tempfile.NamedTemporaryFile('w', delete=False)\n"
+                             "print(os.path.dirname(f.name) == os.getcwd())")
+    assert data["ok"] and data["output"] == "True\n"
 
 
 def test_watch_output_is_capped():

@@ -31,7 +31,7 @@ MAX_OUTPUT = 20_000
 _BLOCKED_PREFIXES = ("socket.", "subprocess.", "os.exec", "os.posix_spawn", "os.spawn", "ctypes.", "pty.",
                      "os.fork", "os.forkpty", "webbrowser.")
 _BLOCKED = {"os.system", "os.kill", "os.killpg", "signal.pthread_kill", "shutil.rmtree", "os.chmod", "os.chown",
-            "os.symlink", "os.link", "urllib.Request", "http.client.connect", "sys.addaudithook"}
+            "os.symlink", "os.link", "urllib.Request", "http.client.connect", "sys.addaudithook", "sqlite3.connect"}
 _PATH_EVENTS = {"os.remove": 0, "os.rmdir": 0, "os.mkdir": 0, "os.rename": (0, 1), "os.replace": (0, 1),
                 "os.truncate": 0, "os.utime": 0}
 _WRITE_FLAGS = os.O_WRONLY | os.O_RDWR | os.O_APPEND | os.O_CREAT | os.O_TRUNC
@@ -59,6 +59,9 @@ def install_guard(root: str) -> None:
     def hook(event: str, args: tuple[Any, ...]) -> None:
         if not armed[0]:
             return
+        if event.startswith("ctypes."):
+            raise Refused(f"{event} is not allowed: the watch view loads no native libraries (so no PyTorch "
+                          "either); it runs strided programs")
         if event in _BLOCKED or event.startswith(_BLOCKED_PREFIXES):
             raise Refused(f"{event} is not allowed in the playground's watch view (no network, no processes)")
         if event == "open":

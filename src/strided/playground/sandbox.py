@@ -60,8 +60,9 @@ def run_watch(program: Any, *, wall_s: float = WALL_S, memory_mb: int = MEMORY_M
     with tempfile.TemporaryDirectory(prefix="strided-watch-") as tmp:
         cmd = [sys.executable, "-m", "strided.playground.child", str(CPU_S), str(memory_mb)]
         try:
+            # TMPDIR: tempfile in the program makes its files inside the one directory it may write
             done = subprocess.run(cmd, input=(marker + "\n" + program).encode("utf-8"), capture_output=True,
-                                  timeout=wall_s, cwd=tmp, env=_env(), check=False)
+                                  timeout=wall_s, cwd=tmp, env={**_env(), "TMPDIR": tmp}, check=False)
         except subprocess.TimeoutExpired:
             return {"ok": False, "error": f"stopped: the program ran past the {wall_s:g} s time limit of the watch view"}
     stdout = done.stdout[-MAX_REPLY_BYTES:].decode("utf-8", "replace")

@@ -59,7 +59,10 @@ def make_app() -> bottle.Bottle:
 
     @app.get("/api/show")
     def show() -> str:
-        payload = show_payload(bottle.request.query.getunicode("expr", default=""))
+        expr = bottle.request.query.getunicode("expr")
+        if expr is None and "expr" in bottle.request.query:
+            return _json({"ok": False, "error": "the expression is not UTF-8 text", "html": ""}, 400)
+        payload = show_payload(expr or "")
         payload["html"] = steps_html(payload)
         return _json(payload)
 
