@@ -115,6 +115,25 @@ def test_a_failing_step_is_explained_and_ends_the_chain(base):
     assert "RuntimeError" in last["torch"] or last["torch"].startswith("PyTorch not installed")
 
 
+@pytest.mark.parametrize("ctor, numpy, torch", [("tensor([[1, 2], [3, 4]])", "np.array", "torch.tensor"),
+                                                ("zeros(2, 3)", "np.zeros", "torch.zeros")])
+def test_constructor_peers(ctor, numpy, torch):
+    step = show_payload(ctor)["steps"][0]
+    assert f"{numpy} builds the same contiguous array" in step["numpy"]
+    assert f"{torch} builds the same contiguous tensor" in step["torch"] or step["torch"].startswith("PyTorch not")
+
+
+def test_peers_get_the_step_inputs_layout():
+    # a slice with an offset: the peers' arrays have strided's shape and strides (NumPy counts from
+    # x's first element, it has no storage offset; PyTorch keeps the offset)
+    step = show_payload("arange(20).view(4, 5)[1:, 2:].t()")["steps"][-1]
+    assert "input:  shape (3, 3), strides (5, 1), offset 0" in step["numpy"]
+    assert "→ view (0 bytes copied): shape (3, 3), strides (1, 5)" in step["numpy"]
+    assert "np.swapaxes(x, 0, 1)" in step["numpy"]
+    if not step["torch"].startswith("PyTorch not installed"):
+        assert "input:  shape (3, 3), strides (5, 1), offset 7" in step["torch"]
+
+
 def test_torch_peer_says_when_torch_is_missing(monkeypatch):
     from strided.playground import peers
 

@@ -88,7 +88,8 @@ def _numpy_spelling(step: Step) -> tuple[str, tuple[Any, ...], dict[str, Any], s
 def numpy_peer(step: Step) -> str:
     """What NumPy would do for ``step`` (the explanation text, or why there is none)."""
     if step.input is None:
-        return "NumPy: a constructor; np." + step.call.text.split("(", 1)[0] + " builds the same contiguous array"
+        name = {"tensor": "array", "as_tensor": "asarray"}.get(step.call.name, step.call.name)
+        return f"NumPy: a constructor; np.{name} builds the same contiguous array"
     spelling = _numpy_spelling(step)
     if spelling is None:
         return f"NumPy: no counterpart of {step.text} that explain predicts"
@@ -109,7 +110,7 @@ def torch_peer(step: Step) -> str:
     """What PyTorch would do for ``step``: strided follows PyTorch's rules, so this is explain on a
     torch tensor with the same layout (or "PyTorch not installed")."""
     if step.input is None:
-        return "PyTorch: a constructor; torch." + step.call.text.split("(", 1)[0] + " builds the same contiguous tensor"
+        return f"PyTorch: a constructor; torch.{step.call.name} builds the same contiguous tensor"
     if not torch_available():
         return TORCH_MISSING
     spec = explainable(step)
