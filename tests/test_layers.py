@@ -27,7 +27,10 @@ LAYERS: list[tuple[str, tuple[str, ...]]] = [
     ("above tensor", ("writes", "numpy_api")),
     ("ops", ("ops",)),
     ("diagnostics", ("describe", "diagnose")),
-    ("cli", ("cli",)),  # the `strided` command: tour, show, explain, watch
+    # the `strided` command (tour, show, explain, watch) and its web face, the playground: one layer,
+    # because the playground runs the cli's own show grammar and tour while `strided playground` and
+    # `show --html` start the playground (lazily)
+    ("cli", ("cli", "playground")),
     ("face", ("",)),  # strided/__init__.py: the public API
 ]
 

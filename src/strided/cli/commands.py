@@ -113,8 +113,10 @@ def _title(i: int, step: Step) -> str:
     return f"{i}. {step.text} → {step.mark()}"
 
 
-def show_command(source: str, svg: str | None = None, out: TextIO | None = None, err: TextIO | None = None) -> int:
+def show_command(source: str, svg: str | None = None, out: TextIO | None = None, err: TextIO | None = None,
+                 html: str | None = None) -> int:
     """``strided show "EXPR"``: every step with its verdict (``view`` / ``copy`` and bytes) and picture.
+    ``html``: also write the playground's step cards to that file (one self-contained HTML file).
 
     >>> show_command("arange(12).reshape(3, 4).t().flatten()")   # prints 4 steps; returns 0
     """
@@ -142,8 +144,13 @@ def show_command(source: str, svg: str | None = None, out: TextIO | None = None,
         print(file=out)
         pics.append(pic)
         titles.append(title)
-    if svg is not None:
-        return _write_svg(svg, render.svg_document(pics, titles), err, out)
+    if svg is not None and _write_svg(svg, render.svg_document(pics, titles), err, out):
+        return 2
+    if html is not None:
+        from ..playground.export import export_expr  # (lazily: only this option needs the playground)
+
+        document, _ = export_expr(source)
+        return _write_file(html, document, "HTML", err, out)
     return 0
 
 
@@ -195,11 +202,15 @@ def _explain_svg(step: Step, spec: Any, text: str) -> str:
 
 
 def _write_svg(path: str, document: str, err: TextIO, out: TextIO) -> int:
+    return _write_file(path, document, "SVG", err, out)
+
+
+def _write_file(path: str, document: str, what: str, err: TextIO, out: TextIO) -> int:
     try:
         with open(path, "w", encoding="utf-8") as f:
             f.write(document)
     except OSError as exc:
-        print(f"strided: cannot write the SVG file {path!r}: {exc.strerror or exc}", file=err)
+        print(f"strided: cannot write the {what} file {path!r}: {exc.strerror or exc}", file=err)
         return 2
-    print(f"(SVG written to {path})", file=out)
+    print(f"({what} written to {path})", file=out)
     return 0

@@ -6,6 +6,7 @@
     strided show "EXPR" [--svg FILE]             every step of EXPR pictured, views and copies marked
     strided explain "EXPR" [--svg FILE]          why the last step of EXPR is a view, a copy or an error
     strided watch script.py [args...]            run a script under strided.watch (and watch_torch)
+    strided playground [--port N] [--no-browser] the same in a local web page (127.0.0.1 only)
 
 EXPR is a chain over strided's constructors and Tensor methods, such as
 ``arange(12).reshape(3,4).permute(1,0).flatten()``; it is parsed, never ``eval``-ed
@@ -50,6 +51,9 @@ def build_parser() -> argparse.ArgumentParser:
                                       "(exit 0).")
     show.add_argument("expr", metavar="EXPR", help=EXPR_HELP)
     show.add_argument("--svg", metavar="FILE", help="also write every step's picture to FILE, one SVG document")
+    show.add_argument("--html", metavar="FILE",
+                      help="also write the steps (pictures, badges, explanations, NumPy/PyTorch) to FILE, "
+                           "one self-contained HTML file")
 
     explain = sub.add_parser("explain", help="explain the last step of an expression: view, copy or error, and why",
                              description="Explain the last step of EXPR (or the step that fails): view, copy or "
@@ -68,6 +72,15 @@ def build_parser() -> argparse.ArgumentParser:
     torch.add_argument("--no-torch", dest="torch", action="store_false", help="never run under watch_torch")
     watch.add_argument("script", metavar="SCRIPT", help="the Python script to run")
     watch.add_argument("args", nargs=argparse.REMAINDER, metavar="ARGS", help="the script's own arguments")
+
+    playground = sub.add_parser("playground", help="a local web page: expressions pictured, the tour, watch",
+                                description="Serve the playground on 127.0.0.1 (loopback only): type an "
+                                            "expression and see every step pictured, views and copies marked, "
+                                            "what NumPy and PyTorch would do, the tour, and a watch view for "
+                                            "short programs. Prints the URL; Ctrl-C stops it.")
+    playground.add_argument("--port", type=int, default=0, metavar="N",
+                            help="the port to listen on (default: a free one)")
+    playground.add_argument("--no-browser", action="store_true", help="print the URL but do not open a browser")
     return parser
 
 
@@ -97,11 +110,15 @@ def _run(ns: argparse.Namespace) -> int:
     if ns.command == "show":
         from .commands import show_command
 
-        return show_command(ns.expr, ns.svg)
+        return show_command(ns.expr, ns.svg, html=ns.html)
     if ns.command == "explain":
         from .commands import explain_command
 
         return explain_command(ns.expr, ns.svg)
+    if ns.command == "playground":
+        from ..playground.server import serve  # (lazily: the server library loads only for this command)
+
+        return serve(ns.port, open_browser=not ns.no_browser)
     from .watch_script import watch_command
 
     return watch_command(ns.script, ns.args, ns.torch)

@@ -225,7 +225,9 @@ def readers_at(shape: Sequence[int], strides: Sequence[int], offset: int,
         # each reader repeats along the stride-0 dims; C order puts those with zeros there first
         expanded = []
         for pick in picks:
-            combos = itertools.product(*(range(shape[d]) for d in zero))
+            # product() materializes its ranges: cap each at READERS_SHOWN, which keeps the first
+            # READERS_SHOWN combos in C order the same (no coordinate of them reaches that value)
+            combos = itertools.product(*(range(min(shape[d], READERS_SHOWN)) for d in zero))
             for combo in itertools.islice(combos, READERS_SHOWN):
                 index = list(pick)
                 for d, i in zip(zero, combo):

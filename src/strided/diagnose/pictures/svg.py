@@ -6,6 +6,9 @@ of the index's C-order rank). Storage cells read more than once have a thick dar
 a ``×n`` badge; skipped ones are hatched grey. Every placement is computed from the model's
 numbers with fixed formatting, and nothing depends on time, randomness or dict order of the
 input, so the same picture always gives the same bytes.
+
+Each logical cell is a ``<g class="cell" data-offset="N">`` and each storage cell a
+``<g class="slot" data-offset="N">`` (N: the storage offset), so a page can link the two on hover.
 """
 
 from __future__ import annotations
@@ -93,7 +96,8 @@ def _grid(grid: Grid) -> Part:
             tip = f"x[{', '.join(map(str, c.index))}] = {c.value}, at storage offset {c.offset}"
             if c.origin is not None:
                 tip = f"copied from x's storage[{c.origin}]; " + tip
-            els.append(f'<g><title>{escape(tip)}</title>'
+            # class and data-offset: the playground page highlights the storage cell a logical cell reads
+            els.append(f'<g class="cell" data-offset="{c.offset}"><title>{escape(tip)}</title>'
                        f'<rect x="{_n(x + 1)}" y="{_n(y + 1)}" width="{_n(cw - 2)}" height="{CELL_H - 2}" '
                        f'rx="3" fill="{colour_of(c.rank)}" stroke="#555" stroke-width="0.6"/>'
                        + _text(x + cw / 2, y + 15, c.value, 12, "middle")
@@ -119,7 +123,7 @@ def _strip_cell(c: StripCell, x: float, y: float, cell_w: float) -> str:
     tip = f"storage[{c.offset}] = {c.value}: {tip}"
     if c.origin is not None:
         tip += f"; copied from x's storage[{c.origin}]"
-    parts = [f'<g><title>{escape(tip)}</title>',
+    parts = [f'<g class="slot" data-offset="{c.offset}"><title>{escape(tip)}</title>',
              f'<rect x="{_n(x + 1)}" y="{_n(y + 1)}" width="{_n(cell_w - 2)}" height="{STRIP_H - 2}" '
              f'fill="{fill}" stroke="{stroke}" stroke-width="{_n(sw)}"/>',
              _text(x + cell_w / 2, y + 12, str(c.offset), 9, "middle", fill="#555"),

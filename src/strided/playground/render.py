@@ -1,0 +1,119 @@
+"""HTML for the playground: the step cards, the watch result, the page, and the one-file export.
+
+Python renders every fragment (the page's script only inserts them and wires the hover and the
+toggles), so the live page and ``strided show "EXPR" --html FILE`` show the same thing from one
+renderer. The page is :data:`TEMPLATE` (``static/page.html``) with the stylesheet and the script
+inlined: no build step, nothing fetched from anywhere.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from html import escape
+from importlib import resources
+from typing import Any
+
+__all__ = ["export_html", "page_html", "steps_html", "watch_html"]
+
+EXAMPLES: tuple[tuple[str, str], ...] = (
+    ("arange(24).reshape(2,3,4).permute(2,0,1).reshape(4,6)", "permute, then reshape: a copy"),
+    ("arange(12).reshape(3,4).t().view(12)", "view of a transpose: an error, explained"),
+    ("arange(12).reshape(3,4)[:, ::2].contiguous()", "a strided slice made contiguous"),
+    ("arange(4).view(4,1).expand(4,3)", "expand: stride 0, no copy"),
+    ("arange(120).view(2,3,4,5).permute(0,2,3,1).flatten(start_dim=1)", "channels last, flattened"),
+)
+"""(expression, what it shows): the examples offered under the input."""
+
+
+def _static(name: str) -> str:
+    return resources.files(__package__).joinpath("static", name).read_text(encoding="utf-8")
+
+
+def _svg_inline(svg: str) -> str:
+    """A standalone SVG document as an element to place in HTML (without its XML declaration)."""
+    return svg.split("?>", 1)[1].lstrip() if svg.startswith("<?xml") else svg
+
+
+def _badge_text(step: dict[str, Any]) -> str:
+    mark = step["mark"]
+    # the badge always says view or copy (the page's contract), even for a constructor or a failure
+    return mark if ("view" in mark or "copy" in mark) else f"{mark} · no view, no copy"
+
+
+def step_html(step: dict[str, Any]) -> str:
+    """One step card (``<section class="step">``): call, badge, picture, explanation, peers."""
+    parts = [f'<section class="step kind-{escape(step["kind"])}" data-index="{step["index"]}">',
+             f'<h3><span class="num">{step["index"]}.</span> <code class="call">{escape(step["text"])}</code> '
+             f'<span class="badge badge-{escape(step["badge"])}">{escape(_badge_text(step))}</span></h3>']
+    if step["explanation"]:
+        parts.append(f'<pre class="explanation">{escape(step["explanation"])}</pre>')
+    if step["svg"]:
+        parts.append(f'<div class="picture" title="{escape(step["pictured"])}">{_svg_inline(step["svg"])}</div>')
+    parts.append('<div class="peers">'
+                 f'<div class="peer peer-numpy"><h4>NumPy</h4><pre>{escape(step["numpy"])}</pre></div>'
+                 f'<div class="peer peer-torch"><h4>PyTorch</h4><pre>{escape(step["torch"])}</pre></div>'
+                 '</div></section>')
+    return "".join(parts)
+
+
+def steps_html(payload: dict[str, Any]) -> str:
+    """All the step cards of a :func:`~.show.show_payload` answer (empty for an error answer)."""
+    return "\n".join(step_html(s) for s in payload.get("steps", ()))
+
+
+def watch_html(result: dict[str, Any]) -> str:
+    """The watch view's answer: the shape-flow table with copies, allocations and bilateral
+    broadcasts marked (row classes ``copy``, ``alloc``, ``bilateral``), ``str(w)`` below it, the
+    program's output, and the error line if it failed."""
+    parts = []
+    if result.get("error"):
+        parts.append(f'<div class="watch-error">{escape(result["error"])}</div>')
+    steps = result.get("steps")
+    if steps is not None:
+        head = ("#", "op", "kind", "inputs", "output", "strides", "bytes", "marks", "where")
+        rows = []
+        for s in steps:
+            cls = " ".join(c for c in ("copy", "alloc", "bilateral") if s.get(c))
+            cells = (s["index"], s["name"], s["kind"], s["inputs"], s["output"], s["strides"],
+                     f'{s["bytes"]:,}' if s["bytes"] else "", s["marks"], s["where"])
+            rows.append(f'<tr class="{cls}">' + "".join(f"<td>{escape(str(c))}</td>" for c in cells) + "</tr>")
+        parts.append('<table class="watch-table"><thead><tr>' + "".join(f"<th>{h}</th>" for h in head)
+                     + "</tr></thead><tbody>" + "".join(rows) + "</tbody></table>")
+        parts.append(f'<p class="watch-totals">{result["copies"]} copies ({result["bytes_copied"]:,} bytes copied), '
+                     f'{result["allocated"]:,} bytes allocated (peak {result["peak"]:,}), '
+                     f'{result["bilateral"]} bilateral broadcasts</p>')
+        parts.append(f'<pre class="watch-text">{escape(result.get("table", ""))}</pre>')
+    if result.get("output"):
+        parts.append(f'<h4>output</h4><pre class="watch-output">{escape(result["output"])}</pre>')
+    return "".join(parts)
+
+
+def _page(*, title: str, expr: str, steps: str, error: str, export: bool, config: dict[str, Any]) -> str:
+    examples = "".join(f'<li><a href="?expr={escape(e)}" class="example" data-expr="{escape(e)}">'
+                       f'<code>{escape(e)}</code></a> <span class="why">{escape(why)}</span></li>'
+                       for e, why in EXAMPLES)
+    values = {
+        "TITLE": escape(title), "EXPR": escape(expr), "STEPS": steps, "EXAMPLES": examples,
+        "ERROR": escape(error), "ERROR_HIDDEN": "" if error else "hidden", "EXPORT": "1" if export else "0",
+        "CSS": _static("page.css"), "JS": _static("page.js"),
+        # inside a <script> block: "</" must not end it early
+        "CONFIG": json.dumps(config).replace("</", "<\\/"),
+    }
+    # one pass, so that text inserted for one placeholder is never read as another
+    return re.sub(r"\{\{(\w+)\}\}", lambda m: values[m.group(1)], _static("page.html"))
+
+
+def page_html() -> str:
+    """The playground's page as the server sends it (the script fills it from the JSON API)."""
+    return _page(title="strided playground", expr="", steps="", error="", export=False, config={"export": False})
+
+
+def export_html(payload: dict[str, Any]) -> str:
+    """One self-contained HTML file of a :func:`~.show.show_payload` answer: the same cards as the
+    page (pictures inline, explanations, the NumPy/PyTorch toggle, hover), no server, no
+    external assets."""
+    expr = payload.get("expr", "")
+    return _page(title=f"strided show {expr}", expr=expr, steps=steps_html(payload),
+                 error=payload.get("error", "") if not payload.get("ok") else "", export=True,
+                 config={"export": True})
