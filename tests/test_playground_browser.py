@@ -69,9 +69,12 @@ def page(browser: Any, server: str) -> Any:
 
 
 def _wait(driver: Any, condition: Any, timeout: float = WAIT_S) -> Any:
+    from selenium.common.exceptions import StaleElementReferenceException
     from selenium.webdriver.support.ui import WebDriverWait
 
-    return WebDriverWait(driver, timeout, poll_frequency=0.05).until(condition)
+    # an element read while the page replaces it is stale: read it again at the next poll
+    return WebDriverWait(driver, timeout, poll_frequency=0.05,
+                         ignored_exceptions=(StaleElementReferenceException,)).until(condition)
 
 
 def _css(driver: Any, selector: str) -> list[Any]:
@@ -183,6 +186,18 @@ def test_an_expression_shows_every_step_with_its_picture_and_verdict(page: Any, 
 def test_an_example_link_fills_the_input_and_shows_its_steps(page: Any) -> None:
     examples = _css(page, ".example")
     assert len(examples) >= 3
+    # each example's note tells the truth about the verdict it names
+    notes = _js(page, """return Array.from(document.querySelectorAll('.example')).map(
+        a => [a.getAttribute('data-expr'), a.parentElement.textContent]);""")
+    for expr, note in notes:
+        kinds = [s.kind for s in _expected(expr)]
+        wrong = f"the example's note says {note.strip()!r}, but its steps are {kinds}"
+        if re.search(r"\ban error\b", note):
+            assert kinds[-1] == "error", wrong
+        if re.search(r"\bno copy\b", note):
+            assert "copy" not in kinds, wrong
+        elif re.search(r"\ba copy\b", note):
+            assert "copy" in kinds, wrong
     link = examples[2]
     expr = link.get_attribute("data-expr")
     want = [s.text for s in _expected(expr)]
