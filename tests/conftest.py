@@ -69,6 +69,8 @@ def browser() -> Iterator[object]:
                 "--disable-extensions", "--disable-background-networking", "--lang=en-US",
                 f"--window-size={WINDOW[0]},{WINDOW[1]}"):
         options.add_argument(arg)
+    # the page's console (script errors, failed loads) is readable through driver.get_log("browser")
+    options.set_capability("goog:loggingPrefs", {"browser": "ALL"})
     if hasattr(os, "geteuid") and os.geteuid() == 0:
         # Chromium refuses to start its sandbox as root (CI containers run as root).
         options.add_argument("--no-sandbox")
