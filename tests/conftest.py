@@ -5,8 +5,9 @@ and `chromium-driver`); nothing is downloaded at test time. Both paths are passe
 Selenium never runs Selenium Manager (its downloader), and the fixture makes sure of that by
 replacing Selenium Manager with a function that fails while the browser starts.
 
-Under CI (the environment variable CI=true, which `.ci/run` exports) a missing browser, driver or
-selenium FAILS the tests that need them; on a developer machine they are skipped with the reason.
+Under CI (CI=true, or STRIDED_REQUIRE_BROWSER=1, which `.ci/run` exports) a missing browser, driver
+or selenium FAILS the tests that need them; on a developer machine they are skipped with the reason.
+(`.ci/run` does not set CI itself: Hypothesis reads CI and switches to its derandomized profile.)
 """
 
 from __future__ import annotations
@@ -24,8 +25,10 @@ WINDOW = (1280, 1000)
 ARTIFACTS = Path(__file__).resolve().parent.parent / "test-artifacts"
 
 
-def _in_ci() -> bool:
-    return os.environ.get("CI", "").lower() in ("true", "1", "yes")
+def browser_required() -> bool:
+    """True under CI: the browser tests must run there, so what they need missing is a failure."""
+    return (os.environ.get("CI", "").lower() in ("true", "1", "yes")
+            or os.environ.get("STRIDED_REQUIRE_BROWSER") == "1")
 
 
 def _missing_browser() -> str | None:
@@ -56,7 +59,7 @@ def browser() -> Iterator[object]:
     """
     why = _missing_browser()
     if why:
-        if _in_ci():
+        if browser_required():
             pytest.fail(f"browser tests cannot run in CI: {why}", pytrace=False)
         pytest.skip(f"browser tests need the system Chromium: {why}")
 
