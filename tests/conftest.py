@@ -1,0 +1,99 @@
+"""Shared fixtures: a headless Chromium driven through Selenium, for the playground's browser tests.
+
+The browser and its driver come from the system's package manager (`.ci/run` installs `chromium`
+and `chromium-driver`); nothing is downloaded at test time. Both paths are passed explicitly, so
+Selenium never runs Selenium Manager (its downloader), and the fixture makes sure of that by
+replacing Selenium Manager with a function that fails while the browser starts.
+
+Under CI (CI=true, or STRIDED_REQUIRE_BROWSER=1, which `.ci/run` exports) a missing browser, driver
+or selenium FAILS the tests that need them; on a developer machine they are skipped with the reason.
+(`.ci/run` does not set CI itself: Hypothesis reads CI and switches to its derandomized profile.)
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterator
+from pathlib import Path
+from unittest import mock
+
+import pytest
+
+CHROMIUM = Path("/usr/bin/chromium")
+CHROMEDRIVER = Path("/usr/bin/chromedriver")
+WINDOW = (1280, 1000)
+ARTIFACTS = Path(__file__).resolve().parent.parent / "test-artifacts"
+
+
+def browser_required() -> bool:
+    """True under CI: the browser tests must run there, so what they need missing is a failure."""
+    return (os.environ.get("CI", "").lower() in ("true", "1", "yes")
+            or os.environ.get("STRIDED_REQUIRE_BROWSER") == "1")
+
+
+def _missing_browser() -> str | None:
+    """Why the browser tests cannot run here, or None when they can."""
+    for path in (CHROMIUM, CHROMEDRIVER):
+        if not os.access(path, os.X_OK):
+            return f"{path} is missing (apt-get install chromium chromium-driver)"
+    try:
+        import selenium  # noqa: F401
+    except ImportError:
+        return "selenium is not installed (pip install -e '.[test]')"
+    return None
+
+
+def _no_selenium_manager(*args, **kwargs):
+    raise AssertionError("Selenium Manager ran: the browser tests must use the system's chromedriver")
+
+
+@pytest.fixture(scope="session")
+def browser() -> Iterator[object]:
+    """A headless Chromium WebDriver (selenium), one per test session, with a fixed window size.
+
+    Example::
+
+        def test_page(browser):
+            browser.get("file:///tmp/page.html")
+            assert browser.find_element("css selector", "svg")
+    """
+    why = _missing_browser()
+    if why:
+        if browser_required():
+            pytest.fail(f"browser tests cannot run in CI: {why}", pytrace=False)
+        pytest.skip(f"browser tests need the system Chromium: {why}")
+
+    from selenium import webdriver
+    from selenium.webdriver.chrome.service import Service
+
+    options = webdriver.ChromeOptions()
+    options.binary_location = str(CHROMIUM)
+    for arg in ("--headless=new", "--disable-gpu", "--disable-dev-shm-usage", "--no-first-run",
+                "--disable-extensions", "--disable-background-networking", "--lang=en-US",
+                f"--window-size={WINDOW[0]},{WINDOW[1]}"):
+        options.add_argument(arg)
+    # the page's console (script errors, failed loads) is readable through driver.get_log("browser")
+    options.set_capability("goog:loggingPrefs", {"browser": "ALL"})
+    if hasattr(os, "geteuid") and os.geteuid() == 0:
+        # Chromium refuses to start its sandbox as root (CI containers run as root).
+        options.add_argument("--no-sandbox")
+    service = Service(executable_path=str(CHROMEDRIVER))
+    # SE_OFFLINE would stop Selenium Manager from downloading if it ever ran; the patch makes sure
+    # it does not run at all (the explicit driver path is what skips it).
+    with mock.patch.dict(os.environ, {"SE_OFFLINE": "true"}), \
+            mock.patch("selenium.webdriver.common.selenium_manager.SeleniumManager.binary_paths",
+                       _no_selenium_manager):
+        driver = webdriver.Chrome(options=options, service=service)
+    try:
+        driver.set_window_size(*WINDOW)
+        driver.set_page_load_timeout(20)
+        yield driver
+    finally:
+        driver.quit()
+
+
+@pytest.fixture(scope="session")
+def artifacts() -> Path:
+    """The ignored folder where browser tests keep their screenshots (`test-artifacts/`)."""
+    ARTIFACTS.mkdir(exist_ok=True)
+    return ARTIFACTS
