@@ -17,7 +17,8 @@ from typing import Any
 __all__ = ["export_html", "page_html", "steps_html", "watch_html"]
 
 EXAMPLES: tuple[tuple[str, str], ...] = (
-    ("arange(24).reshape(2,3,4).permute(2,0,1).reshape(4,6)", "permute, then reshape: a copy"),
+    ("arange(24).reshape(2,3,4).permute(2,0,1).reshape(4,6)", "permute, then reshape: still a view (no copy)"),
+    ("arange(24).reshape(2,3,4).permute(2,0,1).reshape(6,4)", "the same, regrouped: a copy"),
     ("arange(12).reshape(3,4).t().view(12)", "view of a transpose: an error, explained"),
     ("arange(12).reshape(3,4)[:, ::2].contiguous()", "a strided slice made contiguous"),
     ("arange(4).view(4,1).expand(4,3)", "expand: stride 0, no copy"),
