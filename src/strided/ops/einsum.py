@@ -1,0 +1,517 @@
+"""einsum: parse the equation, plan the contractions (and price them), then run the plan.
+
+``einsum(equation, *operands, optimize="auto")`` follows PyTorch's equation language:
+implicit (``ij,jk``) and explicit (``ij,jk->ik``) output, ``...``, repeated indices in one
+operand (a diagonal, taken as a view), sums, traces, outer products, batch matmul and any
+number of operands. ``einsum_plan(equation, *operands_or_shapes, optimize="auto")`` returns the
+:class:`EinsumPlan` the same call would run, without running it.
+
+The plan is pure layout arithmetic (``layout.plans``): each pairwise step permutes its operands
+so the batch, kept and contracted indices line up, and reshapes them to ``(batch, m, k)`` and
+``(batch, k, n)``. ``plans.reshape`` says whether that is a view or a copy, and why; the
+executor then calls the same ``Tensor.reshape`` so the copy goes through strided's one copy
+path (``watch`` and the copy ledger see it) and multiplies with ``strided.matmul``.
+
+The contraction order comes from ``opt_einsum`` (imported lazily, only for ``"greedy"``,
+``"optimal"`` and ``"auto"``).
+
+Example::
+
+    >>> a, b = strided.ones(32, 128, 64), strided.ones(32, 64, 128)
+    >>> einsum_plan("bij,bjk->bik", a, b).planned_madds
+    33554432
+    >>> einsum("bij,bjk->bik", a, b).shape
+    (32, 128, 128)
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from .. import layout as L
+from ..dtypes import TORCH_NAME, DType, float32
+from ..errors import StridedRuntimeError, StridedTypeError, StridedValueError, join_lines
+from ..layout import Layout
+from ..layout import plans as P
+from ..tensor import Tensor
+from .matmul import matmul
+from .reductions import sum as _sum
+
+__all__ = ["EinsumPlan", "Route", "Step", "einsum", "einsum_plan"]
+
+_LETTERS = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz"
+
+
+def _fail(first: str, *detail: str) -> StridedRuntimeError:
+    return StridedRuntimeError(join_lines("einsum(): " + first, *detail))
+
+
+# ---------------------------------------------------------------- parse
+
+
+@dataclass(frozen=True)
+class _Parsed:
+    """The equation with ``...`` replaced by free letters: one label per operand dim."""
+
+    inputs: tuple[str, ...]   # labels of each operand, one per dim (repeats allowed)
+    output: str               # the output's labels, unique
+    sizes: dict[str, int]     # each label's size (size-1 dims broadcast)
+    ellipsis: str             # the letters standing for the ``...`` dims, leftmost first
+
+
+def _term(term: str, start: int, who: str) -> tuple[list[str], bool]:
+    """The subscripts of one term, ``"..."`` kept as one item; raise on a bad character."""
+    out: list[str] = []
+    seen_ellipsis = False
+    i = 0
+    while i < len(term):
+        c = term[i]
+        if c == ".":
+            if seen_ellipsis:
+                raise _fail(f"found '.' for {who} for which an ellipsis was already found",
+                            "an operand (or the output) may hold one '...' at most")
+            if term[i : i + 3] != "...":
+                raise _fail(f"found '.' for {who} that is not part of any ellipsis",
+                            f"at index {start + i} of the equation; write '...' (three dots)")
+            seen_ellipsis = True
+            out.append("...")
+            i += 3
+            continue
+        if c not in _LETTERS:
+            raise _fail(f"invalid subscript given at index {start + i} in the equation string, "
+                        "subscripts must be in [a-zA-Z]",
+                        f"found {c!r}; an equation is subscripts, ',' between operands, '...' and one '->'")
+        out.append(c)
+        i += 1
+    return out, seen_ellipsis
+
+
+def _parse(equation: str, shapes: Sequence[tuple[int, ...]]) -> _Parsed:
+    if not isinstance(equation, str):
+        raise StridedTypeError(f"einsum(): equation must be a str, but got {type(equation).__name__}")
+    arrow = equation.find("->")
+    lhs, rhs = (equation, None) if arrow < 0 else (equation[:arrow], equation[arrow + 2 :])
+    terms, starts, pos = [], [], 0
+    for t in lhs.split(","):
+        terms.append(t)
+        starts.append(pos)
+        pos += len(t) + 1
+    if len(terms) < len(shapes):
+        raise _fail("more operands were provided than specified in the equation",
+                    f"the equation {equation!r} names {len(terms)} operand(s); {len(shapes)} were given")
+    if len(terms) > len(shapes):
+        raise _fail("fewer operands were provided than specified in the equation",
+                    f"the equation {equation!r} names {len(terms)} operand(s); {len(shapes)} were given")
+    parsed = []
+    for k, (t, s) in enumerate(zip(terms, starts, strict=True)):
+        subs, has_ell = _term(t.replace(" ", ""), s, f"operand {k}")
+        parsed.append(subs)
+        n = len(subs) - has_ell
+        nd = len(shapes[k])
+        if not has_ell and n != nd:
+            raise _fail(f"the number of subscripts in the equation ({n}) does not match the number of "
+                        f"dimensions ({nd}) for operand {k} and no ellipsis was given",
+                        f"operand {k} has shape {tuple(shapes[k])}, its term is {t!r}")
+        if has_ell and n > nd:
+            raise _fail(f"the number of subscripts in the equation ({n}) is more than the number of "
+                        f"dimensions ({nd}) for operand {k}",
+                        f"operand {k} has shape {tuple(shapes[k])}, its term is {t!r}")
+    used = {c for subs in parsed for c in subs if c != "..."}
+    ell_ndim = max((len(shapes[k]) - (len(subs) - 1) for k, subs in enumerate(parsed) if "..." in subs),
+                   default=0)
+    free = [c for c in _LETTERS if c not in used and (rhs is None or c not in rhs)]
+    ell = "".join(free[:ell_ndim])
+    inputs = []
+    for k, subs in enumerate(parsed):
+        labels = ""
+        for c in subs:
+            labels += ell[ell_ndim - (len(shapes[k]) - (len(subs) - 1)):] if c == "..." else c
+        inputs.append(labels)
+    sizes = _sizes(inputs, shapes, ell)
+    if rhs is None:
+        counts: dict[str, int] = {}
+        for c in "".join(terms):
+            if c in _LETTERS:
+                counts[c] = counts.get(c, 0) + 1
+        output = ell + "".join(sorted(c for c, n in counts.items() if n == 1))
+    else:
+        subs, _ = _term(rhs.replace(" ", ""), arrow + 2, "output")
+        output = ""
+        for c in subs:
+            if c == "...":
+                output += ell
+                continue
+            if c in output:
+                raise _fail(f"output subscript {c} appears more than once in the output",
+                            f"output {rhs!r}; each output index names one dim (a diagonal goes on the left of '->')")
+            if c not in used:
+                raise _fail(f"output subscript {c} does not appear in the equation for any input operand",
+                            f"inputs {lhs!r}, output {rhs!r}")
+            output += c
+        # Note: NumPy refuses '...ij->ij' (the '...' dims missing from the output); PyTorch sums
+        # over them, and so does strided.
+    return _Parsed(tuple(inputs), output, sizes, ell)
+
+
+def _sizes(inputs: Sequence[str], shapes: Sequence[tuple[int, ...]], ell: str) -> dict[str, int]:
+    """Each label's size; size 1 broadcasts (as in PyTorch); name the label, operand and sizes."""
+    sizes: dict[str, int] = {}
+    for k, (labels, shape) in enumerate(zip(inputs, shapes, strict=True)):
+        mine: dict[str, int] = {}
+        for c, n in zip(labels, shape, strict=True):
+            if c in mine and mine[c] != n:
+                raise _fail(f"subscript {c} is repeated for operand {k} but the sizes don't match, "
+                            f"{mine[c]} != {n}",
+                            f"operand {k} has shape {shape}; a repeated subscript takes a diagonal, "
+                            "which needs equal sizes")
+            mine[c] = n
+            seen = sizes.get(c)
+            if seen is None or seen == 1:
+                sizes[c] = n
+            elif n != 1 and n != seen:
+                if c in ell:
+                    d = ell.index(c)
+                    raise _fail(f"dimension {d} covered by ellipsis in operand {k} has size {n} which does "
+                                f"not broadcast with previously seen ellipsis with size {seen} for the "
+                                "respective dimension",
+                                f"operand {k} has shape {shape}; '...' dims broadcast: equal sizes or 1")
+                raise _fail(f"subscript {c} has size {n} for operand {k} which does not broadcast with "
+                            f"previously seen size {seen}",
+                            f"operand {k} has shape {shape}; every dim named {c} must have size {seen} (or 1)")
+    return sizes
+
+
+# ---------------------------------------------------------------- the plan
+
+
+@dataclass(frozen=True)
+class Route:
+    """How one operand reaches a matrix product: ``kind`` "view" or "copy" (``nbytes``, ``why``)."""
+
+    operand: int
+    kind: str
+    nbytes: int = 0
+    why: Any = None
+
+    def __str__(self) -> str:
+        if self.kind == "view":
+            return f"#{self.operand} view"
+        why = self.why.equation() if hasattr(self.why, "equation") else str(self.why)
+        return f"#{self.operand} copy {self.nbytes} B ({why})"
+
+
+@dataclass(frozen=True)
+class Step:
+    """One step of the plan: ``kind`` is "diagonal", "squeeze", "sum", "contract" or "permute".
+
+    ``operands`` are ids (inputs 0..n-1, then each step's result takes the next id), ``result``
+    the id of what it makes; ``madds`` the product of the sizes of every index it involves
+    (0 for views); ``shape`` and ``nbytes`` its result's; ``routes`` how a contraction's operands
+    reach the matrix product.
+    """
+
+    kind: str
+    operands: tuple[int, ...]
+    result: int
+    equation: str
+    madds: int
+    shape: tuple[int, ...]
+    nbytes: int
+    routes: tuple[Route, ...] = ()
+    recipe: tuple = field(default=(), repr=False, compare=False)  # what the executor does
+
+
+@dataclass(frozen=True)
+class EinsumPlan:
+    """What ``einsum`` will do: the steps in order and their totals; ``str(plan)`` is a table.
+
+    ``naive_madds`` is the cost of one step over all operands: (operands - 1) multiplications
+    for each term of the product of all index sizes; ``planned_madds`` the steps' sum.
+    """
+
+    equation: str
+    path: tuple[tuple[int, ...], ...]
+    steps: tuple[Step, ...]
+    naive_madds: int
+    planned_madds: int
+    largest_intermediate_bytes: int
+    bytes_copied: int
+    dtype: DType = field(repr=False)
+
+    @property
+    def speedup(self) -> float:
+        """naive / planned multiply-adds (1.0 when both are 0)."""
+        if self.planned_madds == 0:
+            return 1.0 if self.naive_madds == 0 else math.inf
+        return self.naive_madds / self.planned_madds
+
+    def __str__(self) -> str:
+        rows = [("step", "operands", "equation", "multiply-adds", "result shape", "bytes", "operands reach it")]
+        for i, s in enumerate(self.steps):
+            ops = ", ".join(f"#{o}" for o in s.operands) + f" -> #{s.result}"
+            how = "; ".join(str(r) for r in s.routes) or ("view" if s.madds == 0 else "reduction")
+            rows.append((str(i), ops, s.equation, f"{s.madds:,}", str(s.shape), f"{s.nbytes:,}", how))
+        widths = [max(len(r[c]) for r in rows) for c in range(len(rows[0]) - 1)]
+        lines = [f"einsum {self.equation!r}  ({self.dtype.name})"]
+        for r in rows:
+            lines.append("  ".join(x.ljust(w) for x, w in zip(r, widths, strict=False)) + "  " + r[-1])
+        lines.append(f"naive multiply-adds:   {self.naive_madds:,}")
+        lines.append(f"planned multiply-adds: {self.planned_madds:,}  (speed-up {self.speedup:.3g}x)")
+        lines.append(f"largest intermediate:  {self.largest_intermediate_bytes:,} bytes")
+        lines.append(f"bytes copied:          {self.bytes_copied:,}")
+        return "\n".join(lines)
+
+
+def _order(labels: str, group: Sequence[str], strides: Sequence[int]) -> list[str]:
+    """``group``'s labels by descending stride in this operand (the order a merge can be a view in)."""
+    return sorted(group, key=lambda c: (-abs(strides[labels.index(c)]), labels.index(c)))
+
+
+def _first(mine: str, theirs: str, out: str) -> int:
+    """Where the first output index found only in ``mine`` sits in ``out`` (len(out) if none)."""
+    return min((out.index(c) for c in mine if c not in theirs and c in out), default=len(out))
+
+
+def _path(optimize: Any, inputs: list[str], output: str, sizes: dict[str, int]) -> list[tuple[int, ...]]:
+    """The contraction order: pairs (or longer tuples) of positions, the result appended each time."""
+    n = len(inputs)
+    if n < 2:
+        return []
+    if optimize is False or optimize is None:
+        return [(0, 1)] + [(0, n - 1 - k) for k in range(1, n - 1)]  # left to right, as PyTorch
+    if optimize is True:
+        optimize = "greedy"  # as numpy.einsum(optimize=True)
+    if isinstance(optimize, (list, tuple)):
+        path = list(optimize)
+        if path and path[0] == "einsum_path":
+            path = path[1:]
+        return [tuple(int(i) for i in p) for p in path]
+    if optimize not in ("greedy", "optimal", "auto", "dp", "branch-2", "branch-all", "auto-hq"):
+        raise StridedValueError(
+            f"einsum(): optimize must be False, True, 'greedy', 'optimal', 'auto' or an explicit path "
+            f"such as [(0, 1), (0, 1)], but got {optimize!r}")
+    import opt_einsum  # lazily: `import strided` stays light
+
+    eq = ",".join(inputs) + "->" + output
+    shapes = [tuple(sizes[c] for c in t) for t in inputs]
+    path, _ = opt_einsum.contract_path(eq, *shapes, shapes=True, optimize=optimize)
+    return [tuple(p) for p in path]
+
+
+def _build(parsed: _Parsed, layouts: list[Layout], itemsize: int, dtype: DType, optimize: Any,
+           equation: str) -> EinsumPlan:
+    sizes = parsed.sizes
+    out = parsed.output
+    steps: list[Step] = []
+    current: list[tuple[int, str, Layout]] = []  # (id, labels, layout) of the live operands
+    next_id = len(layouts)
+
+    def add(kind: str, ops: tuple[int, ...], eq: str, madds: int, lay: Layout, routes=(), recipe=()) -> int:
+        nonlocal next_id
+        rid = next_id
+        next_id += 1
+        steps.append(Step(kind, ops, rid, eq, madds, lay.shape, math.prod(lay.shape) * itemsize,
+                          tuple(routes), recipe))
+        return rid
+
+    def elsewhere(k: int, labels: list[str]) -> set[str]:
+        return set(out).union(*(set(x) for j, x in enumerate(labels) if j != k))
+
+    # 1. single-operand preparation: diagonals, broadcast size-1 dims, indices summed away
+    labels_all = list(parsed.inputs)
+    for k, (labels, lay) in enumerate(zip(parsed.inputs, layouts, strict=True)):
+        oid = k
+        while len(set(labels)) != len(labels):
+            c = next(c for c in labels if labels.count(c) > 1)
+            d1 = labels.index(c)
+            d2 = labels.index(c, d1 + 1)
+            lay = P.diagonal(lay, 0, d1, d2).layout
+            new = labels[:d1] + labels[d1 + 1 : d2] + labels[d2 + 1 :] + c
+            oid = add("diagonal", (oid,), f"{labels}->{new}", 0, lay, recipe=(d1, d2))
+            labels = new
+        drop = [d for d, c in enumerate(labels) if lay.shape[d] == 1 and sizes[c] != 1]
+        if drop:
+            lay = P.squeeze(lay, drop).layout
+            new = "".join(c for d, c in enumerate(labels) if d not in drop)
+            oid = add("squeeze", (oid,), f"{labels}->{new}", 0, lay, recipe=tuple(drop))
+            labels = new
+        labels_all[k] = labels
+        current.append((oid, labels, lay))
+    for k, (oid, labels, lay) in enumerate(current):
+        gone = [d for d, c in enumerate(labels) if c not in elsewhere(k, labels_all)]
+        if gone:
+            new = "".join(c for d, c in enumerate(labels) if d not in gone)
+            madds = math.prod(lay.shape)
+            lay = L.Layout(tuple(sizes[c] for c in new), L.contiguous_strides(tuple(sizes[c] for c in new)), 0)
+            oid = add("sum", (oid,), f"{labels}->{new}", madds, lay, recipe=tuple(gone))
+            current[k] = (oid, new, lay)
+            labels_all[k] = new
+
+    # 2. pairwise contractions in the path's order
+    path = _path(optimize, [c[1] for c in current], out, sizes)
+    pairs: list[tuple[int, int]] = []
+    live = len(current)
+    for p in path:
+        if len(p) < 1 or any(not 0 <= i < live for i in p) or len(set(p)) != len(p):
+            raise StridedValueError(f"einsum(): invalid contraction {p!r} in the path: positions must be "
+                                    f"distinct and in [0, {live}) at that point")
+        rest = sorted(p)
+        # a longer tuple runs as pairs: contract the first two, then the result with the next
+        while len(rest) > 1:
+            i, j = rest[0], rest[1]
+            pairs.append((i, j))
+            live -= 1
+            rest = [x - (x > i) - (x > j) for x in rest[2:]] + [live - 1]
+            rest = sorted(rest)
+    for i, j in pairs:
+        if _first(current[j][1], current[i][1], out) < _first(current[i][1], current[j][1], out):
+            i, j = j, i  # the operand whose own indices come first in the output goes left: no permute after
+        (ia, la, A), (ib, lb, B) = current[i], current[j]
+        others = [c[1] for k, c in enumerate(current) if k not in (i, j)]
+        keep = set(out).union(*(set(x) for x in others))
+        batch = [c for c in la if c in lb and c in keep]
+        contr = [c for c in la if c in lb and c not in keep]
+        m = _order(la, [c for c in la if c not in lb], A.strides)
+        n = _order(lb, [c for c in lb if c not in la], B.strides)
+        best = None
+        # batch and contracted indices in one order for both: try each operand's stride order
+        for lab, lay in ((la, A), (lb, B)):
+            bo = _order(lab, batch, lay.strides)
+            ko = _order(lab, contr, lay.strides)
+            routes, recipe = [], []
+            for oid, labs, ly, groups in ((ia, la, A, (bo, m, ko)), (ib, lb, B, (bo, ko, n))):
+                perm = tuple(labs.index(c) for g in groups for c in g)
+                pl = P.permute(ly, perm).layout
+                s3 = tuple(math.prod(sizes[c] for c in g) for g in groups)
+                r = P.reshape(pl, s3, itemsize=itemsize)
+                routes.append(Route(oid, "view") if isinstance(r, P.View) else Route(oid, "copy", r.nbytes, r.why))
+                recipe.append((perm, s3))
+            cost = sum(r.nbytes for r in routes)
+            if best is None or cost < best[0]:
+                best = (cost, routes, recipe, bo, ko)
+        _, routes, recipe, bo, ko = best
+        new = "".join(bo + m + n)
+        shape = tuple(sizes[c] for c in new)
+        lay = L.Layout(shape, L.contiguous_strides(shape), 0)
+        madds = math.prod(sizes[c] for c in set(la) | set(lb))
+        rid = add("contract", (ia, ib), f"{la},{lb}->{new}", madds, lay, routes, tuple(recipe) + (shape,))
+        current = [c for k, c in enumerate(current) if k not in (i, j)] + [(rid, new, lay)]
+
+    # 3. the output's index order: a permutation (a view)
+    (oid, labels, lay), = current
+    if labels != out:
+        perm = tuple(labels.index(c) for c in out)
+        lay = P.permute(lay, perm).layout
+        add("permute", (oid,), f"{labels}->{out}", 0, lay, recipe=perm)
+
+    all_sizes = math.prod(parsed.sizes.values()) if parsed.sizes else 1
+    naive = (len(layouts) - 1) * all_sizes
+    planned = sum(s.madds for s in steps)
+    made = [s.nbytes for s in steps if s.kind in ("sum", "contract")]
+    copied = sum(r.nbytes for s in steps for r in s.routes)
+    return EinsumPlan(equation, tuple(tuple(p) for p in pairs), tuple(steps), naive, planned,
+                      max(made, default=0), copied, dtype)
+
+
+def _dtype_of(operands: Sequence[Tensor]) -> DType:
+    d = operands[0]._dtype
+    if len(operands) > 1:
+        for t in operands[1:]:
+            if t._dtype is not d:
+                # Note: as PyTorch, einsum does not promote: the operands of a product share a dtype.
+                raise StridedRuntimeError(join_lines(
+                    f"expected scalar type {TORCH_NAME[d.name]} but found {TORCH_NAME[t._dtype.name]}",
+                    "einsum multiplies operands of one dtype: "
+                    + ", ".join(f"operand {k} is {x._dtype.name}" for k, x in enumerate(operands)),
+                    f"fix: convert first, e.g. x.to(strided.{d.name})"))
+    return d
+
+
+def _operands(args: Sequence[Any], shapes_ok: bool) -> list[Any]:
+    if len(args) == 1 and isinstance(args[0], (list, tuple)) and args[0] and all(
+            isinstance(x, Tensor) for x in args[0]):
+        args = tuple(args[0])  # einsum(eq, [a, b]), as PyTorch accepts
+    out = []
+    for k, x in enumerate(args):
+        if isinstance(x, Tensor):
+            out.append(x)
+        elif shapes_ok and isinstance(x, (tuple, list)) and all(isinstance(n, int) for n in x):
+            out.append(tuple(x))
+        else:
+            accepted = "a strided.Tensor or a shape tuple" if shapes_ok else "a strided.Tensor"
+            raise StridedTypeError(f"einsum(): operand {k} must be {accepted}, but got {type(x).__name__}")
+    return out
+
+
+def einsum_plan(equation: str, *operands_or_shapes: Any, optimize: Any = "auto") -> EinsumPlan:
+    """The plan ``einsum(equation, *operands)`` runs: steps, multiply-adds, copies; nothing computed.
+
+    Operands are tensors (their layouts decide view or copy) or shape tuples (contiguous float32).
+
+    Example::
+
+        >>> plan = einsum_plan("bij,bjk->bik", (32, 128, 64), (32, 64, 128))
+        >>> plan.planned_madds, plan.bytes_copied
+        (33554432, 0)
+    """
+    ops = _operands(operands_or_shapes, True)
+    shapes = [x.shape if isinstance(x, Tensor) else x for x in ops]
+    parsed = _parse(equation, shapes)
+    tensors = [x for x in ops if isinstance(x, Tensor)]
+    dtype = _dtype_of(tensors) if tensors else float32
+    layouts = [x._layout if isinstance(x, Tensor) else Layout(x, L.contiguous_strides(x), 0) for x in ops]
+    return _build(parsed, layouts, dtype.itemsize, dtype, optimize, equation)
+
+
+def einsum(equation: str, *operands: Tensor, optimize: Any = "auto") -> Tensor:
+    """Einstein summation over ``operands``, in PyTorch's equation language.
+
+    Each pairwise step is one batched matrix product on views (a copy only where the layout
+    forbids the view, through ``Tensor.reshape``); single-operand steps are views and sums.
+
+    # Note: the result is the matrix product's contiguous result viewed into the output's index
+    # order, so it may be a permutation of a contiguous tensor (as PyTorch's often is); a
+    # single-operand einsum with nothing to sum (``ii->i``, ``ij->ji``) is a view of its operand.
+
+    Example::
+
+        >>> x = strided.arange(9.0).reshape(3, 3)
+        >>> einsum("ii->i", x).tolist()     # the diagonal, a view
+        [0.0, 4.0, 8.0]
+    """
+    ops = _operands(operands, False)
+    if not ops:
+        raise _fail("must provide at least one operand", "e.g. einsum('ij->ji', x)")
+    parsed = _parse(equation, [t.shape for t in ops])
+    dtype = _dtype_of(ops)
+    plan = _build(parsed, [t._layout for t in ops], dtype.itemsize, dtype, optimize, equation)
+    return run(plan, ops)
+
+
+def run(plan: EinsumPlan, operands: Sequence[Tensor]) -> Tensor:
+    """Carry out ``plan`` on ``operands`` (those it was made for)."""
+    live: dict[int, Tensor] = dict(enumerate(operands))
+    last = len(operands) - 1
+    for s in plan.steps:
+        x = live.pop(s.operands[0])
+        if s.kind == "diagonal":
+            d1, d2 = s.recipe
+            r = x.diagonal(0, d1, d2)
+        elif s.kind == "squeeze":
+            r = x.squeeze(s.recipe)
+        elif s.kind == "sum":
+            r = _sum(x, s.recipe)
+        elif s.kind == "permute":
+            r = x.permute(s.recipe)
+        else:
+            y = live.pop(s.operands[1])
+            (pa, sa), (pb, sb), shape = s.recipe
+            a3 = x.permute(pa).reshape(sa)
+            b3 = y.permute(pb).reshape(sb)
+            r = matmul(a3, b3).view(shape)
+        live[s.result] = r
+        last = s.result
+    return live[last]
