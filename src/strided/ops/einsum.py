@@ -32,12 +32,13 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from .. import layout as L
-from ..dtypes import TORCH_NAME, DType, float32
+from ..dtypes import TORCH_NAME, DType, float32, int64
 from ..errors import StridedRuntimeError, StridedTypeError, StridedValueError, join_lines
-from ..layout import Layout
+from ..layout import CopyRequested, Layout
 from ..layout import plans as P
 from ..tensor import Tensor
 from .matmul import matmul
+from .promotion import result_type
 from .reductions import sum as _sum
 
 __all__ = ["EinsumPlan", "Route", "Step", "einsum", "einsum_plan"]
@@ -199,7 +200,12 @@ class Route:
     def __str__(self) -> str:
         if self.kind == "view":
             return f"#{self.operand} view"
-        why = self.why.equation() if hasattr(self.why, "equation") else str(self.why)
+        if hasattr(self.why, "equation"):
+            why = self.why.equation()
+        elif isinstance(self.why, CopyRequested):
+            why = f"a dtype conversion, {self.why.op}"
+        else:
+            why = str(self.why)
         return f"#{self.operand} copy {self.nbytes} B ({why})"
 
 
@@ -301,19 +307,24 @@ def _path(optimize: Any, inputs: list[str], output: str, sizes: dict[str, int]) 
     return [tuple(p) for p in path]
 
 
-def _build(parsed: _Parsed, layouts: list[Layout], itemsize: int, dtype: DType, optimize: Any,
-           equation: str) -> EinsumPlan:
+def _summed(d: DType) -> DType:
+    """The dtype of a sum: bool and integers add up in int64, as in PyTorch."""
+    return int64 if d.kind in "biu" else d
+
+
+def _build(parsed: _Parsed, layouts: list[Layout], dtype: DType, optimize: Any, equation: str) -> EinsumPlan:
     sizes = parsed.sizes
     out = parsed.output
     steps: list[Step] = []
-    current: list[tuple[int, str, Layout]] = []  # (id, labels, layout) of the live operands
+    current: list[tuple[int, str, Layout, DType]] = []  # (id, labels, layout, dtype) of the live operands
     next_id = len(layouts)
 
-    def add(kind: str, ops: tuple[int, ...], eq: str, madds: int, lay: Layout, routes=(), recipe=()) -> int:
+    def add(kind: str, ops: tuple[int, ...], eq: str, madds: int, lay: Layout, d: DType, routes=(),
+            recipe=()) -> int:
         nonlocal next_id
         rid = next_id
         next_id += 1
-        steps.append(Step(kind, ops, rid, eq, madds, lay.shape, math.prod(lay.shape) * itemsize,
+        steps.append(Step(kind, ops, rid, eq, madds, lay.shape, math.prod(lay.shape) * d.itemsize,
                           tuple(routes), recipe))
         return rid
 
@@ -330,24 +341,25 @@ def _build(parsed: _Parsed, layouts: list[Layout], itemsize: int, dtype: DType, 
             d2 = labels.index(c, d1 + 1)
             lay = P.diagonal(lay, 0, d1, d2).layout
             new = labels[:d1] + labels[d1 + 1 : d2] + labels[d2 + 1 :] + c
-            oid = add("diagonal", (oid,), f"{labels}->{new}", 0, lay, recipe=(d1, d2))
+            oid = add("diagonal", (oid,), f"{labels}->{new}", 0, lay, dtype, recipe=(d1, d2))
             labels = new
         drop = [d for d, c in enumerate(labels) if lay.shape[d] == 1 and sizes[c] != 1]
         if drop:
             lay = P.squeeze(lay, drop).layout
             new = "".join(c for d, c in enumerate(labels) if d not in drop)
-            oid = add("squeeze", (oid,), f"{labels}->{new}", 0, lay, recipe=tuple(drop))
+            oid = add("squeeze", (oid,), f"{labels}->{new}", 0, lay, dtype, recipe=tuple(drop))
             labels = new
         labels_all[k] = labels
-        current.append((oid, labels, lay))
-    for k, (oid, labels, lay) in enumerate(current):
+        current.append((oid, labels, lay, dtype))
+    for k, (oid, labels, lay, d) in enumerate(current):
         gone = [d for d, c in enumerate(labels) if c not in elsewhere(k, labels_all)]
         if gone:
             new = "".join(c for d, c in enumerate(labels) if d not in gone)
             madds = math.prod(lay.shape)
             lay = L.Layout(tuple(sizes[c] for c in new), L.contiguous_strides(tuple(sizes[c] for c in new)), 0)
-            oid = add("sum", (oid,), f"{labels}->{new}", madds, lay, recipe=tuple(gone))
-            current[k] = (oid, new, lay)
+            d = _summed(d)
+            oid = add("sum", (oid,), f"{labels}->{new}", madds, lay, d, recipe=tuple(gone))
+            current[k] = (oid, new, lay, d)
             labels_all[k] = new
 
     # 2. pairwise contractions in the path's order
@@ -369,7 +381,8 @@ def _build(parsed: _Parsed, layouts: list[Layout], itemsize: int, dtype: DType, 
     for i, j in pairs:
         if _first(current[j][1], current[i][1], out) < _first(current[i][1], current[j][1], out):
             i, j = j, i  # the operand whose own indices come first in the output goes left: no permute after
-        (ia, la, A), (ib, lb, B) = current[i], current[j]
+        (ia, la, A, da), (ib, lb, B, db) = current[i], current[j]
+        d = da if da is db else result_type(da, db)
         others = [c[1] for k, c in enumerate(current) if k not in (i, j)]
         keep = set(out).union(*(set(x) for x in others))
         batch = [c for c in la if c in lb and c in keep]
@@ -382,13 +395,26 @@ def _build(parsed: _Parsed, layouts: list[Layout], itemsize: int, dtype: DType, 
             bo = _order(lab, batch, lay.strides)
             ko = _order(lab, contr, lay.strides)
             routes, recipe = [], []
-            for oid, labs, ly, groups in ((ia, la, A, (bo, m, ko)), (ib, lb, B, (bo, ko, n))):
+            for oid, labs, ly, od, groups in ((ia, la, A, da, (bo, m, ko)), (ib, lb, B, db, (bo, ko, n))):
                 perm = tuple(labs.index(c) for g in groups for c in g)
+                converted = None
+                if od is not d:
+                    # Note: only a sum of bool/integers (int64, as PyTorch's) mixes dtypes here; the
+                    # other operand is converted first (a copy), as PyTorch's einsum promotes it.
+                    converted = P.to(ly, itemsize=d.itemsize)
+                    ly = converted.layout
                 pl = P.permute(ly, perm).layout
                 s3 = tuple(math.prod(sizes[c] for c in g) for g in groups)
-                r = P.reshape(pl, s3, itemsize=itemsize)
-                routes.append(Route(oid, "view") if isinstance(r, P.View) else Route(oid, "copy", r.nbytes, r.why))
-                recipe.append((perm, s3))
+                r = P.reshape(pl, s3, itemsize=d.itemsize)
+                if isinstance(r, P.View):
+                    route = Route(oid, "view")
+                else:
+                    route = Route(oid, "copy", r.nbytes, r.why)
+                if converted is not None:
+                    route = Route(oid, "copy", converted.nbytes + route.nbytes,
+                                  route.why or CopyRequested(f"to({d.name})"))
+                routes.append(route)
+                recipe.append((perm, s3, None if od is d else d))
             cost = sum(r.nbytes for r in routes)
             if best is None or cost < best[0]:
                 best = (cost, routes, recipe, bo, ko)
@@ -397,15 +423,15 @@ def _build(parsed: _Parsed, layouts: list[Layout], itemsize: int, dtype: DType, 
         shape = tuple(sizes[c] for c in new)
         lay = L.Layout(shape, L.contiguous_strides(shape), 0)
         madds = math.prod(sizes[c] for c in set(la) | set(lb))
-        rid = add("contract", (ia, ib), f"{la},{lb}->{new}", madds, lay, routes, tuple(recipe) + (shape,))
-        current = [c for k, c in enumerate(current) if k not in (i, j)] + [(rid, new, lay)]
+        rid = add("contract", (ia, ib), f"{la},{lb}->{new}", madds, lay, d, routes, tuple(recipe) + (shape,))
+        current = [c for k, c in enumerate(current) if k not in (i, j)] + [(rid, new, lay, d)]
 
     # 3. the output's index order: a permutation (a view)
-    (oid, labels, lay), = current
+    (oid, labels, lay, d), = current
     if labels != out:
         perm = tuple(labels.index(c) for c in out)
         lay = P.permute(lay, perm).layout
-        add("permute", (oid,), f"{labels}->{out}", 0, lay, recipe=perm)
+        add("permute", (oid,), f"{labels}->{out}", 0, lay, d, recipe=perm)
 
     all_sizes = math.prod(parsed.sizes.values()) if parsed.sizes else 1
     naive = (len(layouts) - 1) * all_sizes
@@ -413,7 +439,7 @@ def _build(parsed: _Parsed, layouts: list[Layout], itemsize: int, dtype: DType, 
     made = [s.nbytes for s in steps if s.kind in ("sum", "contract")]
     copied = sum(r.nbytes for s in steps for r in s.routes)
     return EinsumPlan(equation, tuple(tuple(p) for p in pairs), tuple(steps), naive, planned,
-                      max(made, default=0), copied, dtype)
+                      max(made, default=0), copied, d)
 
 
 def _dtype_of(operands: Sequence[Tensor]) -> DType:
@@ -463,7 +489,7 @@ def einsum_plan(equation: str, *operands_or_shapes: Any, optimize: Any = "auto")
     tensors = [x for x in ops if isinstance(x, Tensor)]
     dtype = _dtype_of(tensors) if tensors else float32
     layouts = [x._layout if isinstance(x, Tensor) else Layout(x, L.contiguous_strides(x), 0) for x in ops]
-    return _build(parsed, layouts, dtype.itemsize, dtype, optimize, equation)
+    return _build(parsed, layouts, dtype, optimize, equation)
 
 
 def einsum(equation: str, *operands: Tensor, optimize: Any = "auto") -> Tensor:
@@ -487,7 +513,7 @@ def einsum(equation: str, *operands: Tensor, optimize: Any = "auto") -> Tensor:
         raise _fail("must provide at least one operand", "e.g. einsum('ij->ji', x)")
     parsed = _parse(equation, [t.shape for t in ops])
     dtype = _dtype_of(ops)
-    plan = _build(parsed, [t._layout for t in ops], dtype.itemsize, dtype, optimize, equation)
+    plan = _build(parsed, [t._layout for t in ops], dtype, optimize, equation)
     return run(plan, ops)
 
 
@@ -508,9 +534,9 @@ def run(plan: EinsumPlan, operands: Sequence[Tensor]) -> Tensor:
             r = x.permute(s.recipe)
         else:
             y = live.pop(s.operands[1])
-            (pa, sa), (pb, sb), shape = s.recipe
-            a3 = x.permute(pa).reshape(sa)
-            b3 = y.permute(pb).reshape(sb)
+            (pa, sa, ca), (pb, sb, cb), shape = s.recipe
+            a3 = (x if ca is None else x.to(ca)).permute(pa).reshape(sa)
+            b3 = (y if cb is None else y.to(cb)).permute(pb).reshape(sb)
             r = matmul(a3, b3).view(shape)
         live[s.result] = r
         last = s.result
