@@ -165,7 +165,7 @@ def _sizes(inputs: Sequence[str], shapes: Sequence[tuple[int, ...]], ell: str) -
         for c, n in zip(labels, shape, strict=True):
             if c in mine and mine[c] != n:
                 raise _fail(f"subscript {c} is repeated for operand {k} but the sizes don't match, "
-                            f"{mine[c]} != {n}",
+                            f"{n} != {mine[c]}",
                             f"operand {k} has shape {shape}; a repeated subscript takes a diagonal, "
                             "which needs equal sizes")
             mine[c] = n

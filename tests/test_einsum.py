@@ -1,0 +1,369 @@
+"""einsum and einsum_plan: values against numpy.einsum and torch.einsum, the plan's numbers,
+the copies watch sees, and every error's class and text."""
+
+from __future__ import annotations
+
+import itertools
+import math
+import subprocess
+import sys
+
+import numpy as np
+import pytest
+import torch
+
+import strided
+from strided.ops.einsum import EinsumPlan, einsum, einsum_plan
+
+RNG = np.random.default_rng(11)
+
+OPTIMIZE = ("auto", False, "greedy", "optimal")
+
+
+def make(*shape: int, dtype=np.float64) -> tuple[strided.Tensor, np.ndarray]:
+    a = RNG.standard_normal(shape).astype(dtype)
+    return strided.from_numpy(a.copy()), a
+
+
+def check(eq: str, arrays: list[np.ndarray], tensors: list[strided.Tensor], optimize="auto",
+          expected: np.ndarray | None = None) -> strided.Tensor:
+    got = einsum(eq, *tensors, optimize=optimize)
+    want_t = torch.einsum(eq, *[torch.from_numpy(np.array(a, copy=True)) for a in arrays]).numpy()
+    if expected is None:
+        expected = np.einsum(eq, *arrays)
+    assert got.shape == want_t.shape == expected.shape
+    assert got.dtype.name == str(want_t.dtype)
+    np.testing.assert_allclose(got.numpy(), expected, rtol=1e-10, atol=1e-10)
+    np.testing.assert_allclose(got.numpy(), want_t, rtol=1e-10, atol=1e-10)
+    return got
+
+
+CASES = [
+    ("bij,bjk->bik", [(3, 4, 5), (3, 5, 6)]),
+    ("bhtd,bhsd->bhts", [(2, 3, 4, 5), (2, 3, 6, 5)]),
+    ("ij,jk", [(3, 4), (4, 5)]),
+    ("ij,jk->ki", [(3, 4), (4, 5)]),
+    ("ii", [(4, 4)]),
+    ("ii->i", [(4, 4)]),
+    ("bii->b", [(3, 4, 4)]),
+    ("iij,jk->ki", [(3, 3, 4), (4, 2)]),
+    ("iji->j", [(3, 2, 3)]),
+    ("i,j->ij", [(3,), (4,)]),
+    ("i,i", [(5,), (5,)]),
+    ("i,i->i", [(5,), (5,)]),
+    ("ij->", [(3, 4)]),
+    ("ij->ji", [(3, 4)]),
+    ("ij", [(3, 4)]),
+    ("ji", [(3, 4)]),
+    ("...ij,...jk", [(2, 3, 4), (4, 5)]),
+    ("...ij,...jk->...ik", [(2, 1, 3, 4), (5, 4, 2)]),
+    ("i...,i...->...", [(3, 2, 4), (3, 2, 4)]),
+    ("bi,ij,bj->b", [(3, 4), (4, 5), (3, 5)]),
+    ("ij,jk,kl,lm->im", [(2, 3), (3, 4), (4, 5), (5, 6)]),
+    ("ab,bc,cd,de,ef,fa->", [(2, 3), (3, 4), (4, 2), (2, 3), (3, 2), (2, 2)]),
+    ("ij,kj", [(1, 3), (4, 3)]),   # size-1 i broadcasts nothing: only one operand has it
+    ("ij,ij->ij", [(1, 3), (4, 3)]),  # size 1 broadcasts against 4 (PyTorch's rule)
+    (",->", [(), ()]),
+    ("i,->i", [(3,), ()]),
+    ("->", [()]),
+    ("ij,jk", [(0, 3), (3, 2)]),
+    ("ij,jk", [(2, 0), (0, 2)]),
+    ("ab,cd->abcd", [(2, 3), (2, 2)]),
+    ("abc,cba->", [(2, 3, 4), (4, 3, 2)]),
+    ("Ab,bA->A", [(3, 2), (2, 3)]),
+]
+
+
+@pytest.mark.parametrize("optimize", OPTIMIZE)
+@pytest.mark.parametrize(("eq", "shapes"), CASES, ids=[c[0] for c in CASES])
+def test_values_against_numpy_and_torch(eq: str, shapes: list[tuple[int, ...]], optimize) -> None:
+    pairs = [make(*s) for s in shapes]
+    expected = None
+    if eq == "ij,ij->ij":
+        expected = np.broadcast_to(pairs[0][1], (4, 3)) * pairs[1][1]  # NumPy broadcasts it too
+    check(eq, [p[1] for p in pairs], [p[0] for p in pairs], optimize, expected)
+
+
+def test_ellipsis_summed_when_missing_from_output_as_pytorch() -> None:
+    t, a = make(2, 3, 4)
+    got = einsum("...ij->ij", t)
+    np.testing.assert_allclose(got.numpy(), a.sum(0))
+    np.testing.assert_allclose(got.numpy(), torch.einsum("...ij->ij", torch.from_numpy(a)).numpy())
+    with pytest.raises(ValueError):  # the difference the Note marks
+        np.einsum("...ij->ij", a)
+
+
+def test_operand_list_form() -> None:
+    (x, a), (y, b) = make(2, 3), make(3, 4)
+    np.testing.assert_allclose(einsum("ij,jk", [x, y]).numpy(), a @ b)
+
+
+# ---------------------------------------------------------------- non-contiguous operands
+
+
+def _views(t: strided.Tensor, a: np.ndarray) -> list[tuple[strided.Tensor, np.ndarray]]:
+    """The same non-contiguous views in strided and NumPy."""
+    return [
+        (t.mT, a.swapaxes(-1, -2)),
+        (t[::2], a[::2]),
+        (t[:, 1:], a[:, 1:]),
+    ]
+
+
+@pytest.mark.parametrize("eq", ["ij,jk->ik", "ij,kj->ik", "ji,jk->ki", "ij,jk->"])
+def test_non_contiguous_operands(eq: str) -> None:
+    big, a = make(6, 6)
+    for x, xa in _views(big, a):
+        for y, ya in _views(big, a):
+            ok = True
+            try:
+                want = np.einsum(eq, xa, ya)
+            except ValueError:
+                ok = False
+            if ok:
+                np.testing.assert_allclose(einsum(eq, x, y).numpy(), want, rtol=1e-10)
+
+
+def test_expanded_operands() -> None:
+    t, a = make(4)
+    x = t.reshape(1, 4).expand(3, 4)            # stride 0
+    y, b = make(4, 5)
+    check("ij,jk->ik", [np.broadcast_to(a, (3, 4)), b], [x, y])
+    check("bij,bjk->bik", [np.broadcast_to(a, (2, 3, 4)), np.broadcast_to(b, (2, 4, 5))],
+          [t.expand(2, 3, 4), y.expand(2, 4, 5)])
+
+
+def test_float32_tolerance() -> None:
+    (x, a), (y, b) = make(8, 16, dtype=np.float32), make(16, 4, dtype=np.float32)
+    got = einsum("ij,jk->ik", x, y)
+    assert got.dtype is strided.float32
+    np.testing.assert_allclose(got.numpy(), a @ b, rtol=1e-5, atol=1e-5)
+
+
+# ---------------------------------------------------------------- views
+
+
+def test_diagonal_is_a_view() -> None:
+    x = strided.arange(9.0).reshape(3, 3)
+    d = einsum("ii->i", x)
+    assert d.tolist() == [0.0, 4.0, 8.0]
+    assert strided.shares_memory(d, x) and d.stride() == (4,)
+    assert strided.shares_memory(einsum("ij->ji", x), x)
+    plan = einsum_plan("ii->i", x)
+    assert [s.kind for s in plan.steps] == ["diagonal"] and plan.bytes_copied == 0
+
+
+def test_batched_trace_reads_a_diagonal_view() -> None:
+    x, a = make(3, 4, 4)
+    plan = einsum_plan("bii->b", x)
+    assert [s.kind for s in plan.steps] == ["diagonal", "sum"]
+    with strided.watch() as w:
+        einsum("bii->b", x)
+    assert w.bytes_copied == 0
+
+
+def test_result_layout_like_torch() -> None:
+    for eq, shapes in [("ij,jk->ki", [(3, 4), (4, 5)]), ("bhtd,bhsd->bhts", [(2, 3, 4, 5), (2, 3, 6, 5)]),
+                       ("bij,bjk->bik", [(3, 4, 5), (3, 5, 6)])]:
+        pairs = [make(*s) for s in shapes]
+        got = einsum(eq, *[p[0] for p in pairs])
+        want = torch.einsum(eq, *[torch.from_numpy(p[1]) for p in pairs])
+        assert got.stride() == want.stride()
+
+
+# ---------------------------------------------------------------- the plan
+
+
+def test_seed_example_numbers() -> None:
+    plan = einsum_plan("bij,bjk->bik", (32, 128, 64), (32, 64, 128))
+    assert isinstance(plan, EinsumPlan)
+    (step,) = plan.steps
+    assert step.kind == "contract" and step.operands == (0, 1) and step.equation == "bij,bjk->bik"
+    assert step.madds == 33_554_432 == 32 * 128 * 64 * 128
+    assert step.shape == (32, 128, 128) and step.nbytes == 32 * 128 * 128 * 4
+    assert [r.kind for r in step.routes] == ["view", "view"]
+    assert plan.naive_madds == plan.planned_madds == 33_554_432
+    assert plan.speedup == 1.0
+    assert plan.largest_intermediate_bytes == 2_097_152
+    assert plan.bytes_copied == 0
+    text = str(plan)
+    assert "33,554,432" in text and "bij,bjk->bik" in text and "speed-up 1x" in text
+    assert "bytes copied:          0" in text
+
+
+def test_plan_of_tensors_equals_plan_of_shapes_when_contiguous() -> None:
+    a, b = strided.ones(32, 128, 64), strided.ones(32, 64, 128)
+    assert einsum_plan("bij,bjk->bik", a, b) == einsum_plan("bij,bjk->bik", (32, 128, 64), (32, 64, 128))
+
+
+def _brute_madds(eq: str, sizes: dict[str, int]) -> int:
+    """Count the multiply-adds of one einsum step by enumerating its index space."""
+    labels = sorted(set(c for c in eq if c.isalpha()))
+    return sum(1 for _ in itertools.product(*[range(sizes[c]) for c in labels]))
+
+
+@pytest.mark.parametrize("optimize", ["greedy", "optimal", False])
+@pytest.mark.parametrize(("eq", "shapes"), [
+    ("ij,jk,kl->il", [(2, 3), (3, 4), (4, 2)]),
+    ("bi,ij,bj->b", [(3, 4), (4, 5), (3, 5)]),
+    ("ab,bc,cd,da->", [(2, 3), (3, 2), (2, 4), (4, 2)]),
+    ("ij,jk->ik", [(3, 4), (4, 5)]),
+])
+def test_plan_totals_against_brute_force(eq: str, shapes, optimize) -> None:
+    plan = einsum_plan(eq, *shapes, optimize=optimize)
+    sizes = {c: n for term, s in zip(eq.split("->")[0].split(","), shapes, strict=True)
+             for c, n in zip(term, s, strict=True)}
+    every = list(itertools.product(*[range(n) for n in sizes.values()]))
+    assert plan.naive_madds == (len(shapes) - 1) * len(every)
+    for s in plan.steps:
+        assert s.madds == (_brute_madds(s.equation, sizes) if s.kind in ("contract", "sum") else 0)
+        assert s.nbytes == math.prod(s.shape) * 4
+    assert plan.planned_madds == sum(s.madds for s in plan.steps)
+    assert plan.speedup == pytest.approx(plan.naive_madds / plan.planned_madds)
+    assert plan.largest_intermediate_bytes == max(s.nbytes for s in plan.steps if s.kind != "permute")
+    assert len([s for s in plan.steps if s.kind == "contract"]) == len(shapes) - 1
+
+
+def test_chain_planned_cheaper_than_naive() -> None:
+    plan = einsum_plan("ij,jk,kl,lm->im", (20, 30), (30, 40), (40, 5), (5, 60))
+    assert plan.planned_madds < plan.naive_madds and plan.speedup > 100
+    left = einsum_plan("ij,jk,kl,lm->im", (20, 30), (30, 40), (40, 5), (5, 60), optimize=False)
+    assert left.path == ((0, 1), (0, 2), (0, 1)) and left.planned_madds >= plan.planned_madds
+
+
+def test_explicit_paths_as_numpy() -> None:
+    shapes = [(2, 3), (3, 4), (4, 5)]
+    pairs = [make(*s) for s in shapes]
+    arrays = [p[1] for p in pairs]
+    np_path, _ = np.einsum_path("ij,jk,kl->il", *arrays, optimize="optimal")
+    for path in (np_path, [(1, 2), (0, 1)], [(0, 1, 2)], [(0, 2), (0, 1)]):
+        got = einsum("ij,jk,kl->il", *[p[0] for p in pairs], optimize=path)
+        np.testing.assert_allclose(got.numpy(), arrays[0] @ arrays[1] @ arrays[2], rtol=1e-10)
+    assert einsum_plan("ij,jk,kl->il", *shapes, optimize=[(1, 2), (0, 1)]).path == ((1, 2), (0, 1))
+
+
+def test_copy_named_in_plan_and_seen_by_watch() -> None:
+    base, a = make(4, 3, 5)
+    w_op = base[:, ::2]                        # (4, 2, 5) strides (15, 10, 1): a, b cannot merge
+    y, b = make(5, 6)
+    plan = einsum_plan("abk,kc->abc", w_op, y)
+    (step,) = plan.steps
+    r0, r1 = step.routes
+    assert (r0.operand, r0.kind, r0.nbytes) == (0, "copy", 4 * 2 * 5 * 8) and r1.kind == "view"
+    assert isinstance(r0.why, strided.ReshapeRefusal)
+    assert "but stride[0] is 15" in str(plan) and plan.bytes_copied == 320
+    with strided.watch() as w:
+        got = einsum("abk,kc->abc", w_op, y)
+    assert w.bytes_copied == plan.bytes_copied == 320
+    np.testing.assert_allclose(got.numpy(), np.einsum("abk,kc->abc", a[:, ::2], b), rtol=1e-10)
+
+
+def test_contiguous_operands_copy_nothing() -> None:
+    (q, _), (k, _) = make(2, 3, 4, 5), make(2, 3, 6, 5)
+    assert einsum_plan("bhtd,bhsd->bhts", q, k).bytes_copied == 0
+    with strided.watch() as w:
+        einsum("bhtd,bhsd->bhts", q, k)
+    assert w.bytes_copied == 0
+
+
+def test_transposed_operand_needs_no_copy() -> None:
+    (x, _), (y, _) = make(5, 4), make(5, 6)
+    plan = einsum_plan("ij,jk->ik", x.mT, y)   # the contracted dim is x's rows: matmul reads .mT
+    assert plan.bytes_copied == 0
+
+
+# ---------------------------------------------------------------- dtypes
+
+
+def test_mixed_dtypes_refused_as_torch() -> None:
+    a = strided.ones(2, 3)
+    b = strided.ones(3, dtype=strided.float64)
+    with pytest.raises(RuntimeError) as e:
+        einsum("ij,j->i", a, b)
+    with pytest.raises(RuntimeError) as te:
+        torch.einsum("ij,j->i", torch.ones(2, 3), torch.ones(3, dtype=torch.float64))
+    assert str(e.value).splitlines()[0] == str(te.value).splitlines()[0] == "expected scalar type Float but found Double"
+    assert "operand 1 is float64" in str(e.value)
+
+
+@pytest.mark.parametrize("eq", ["ij->i", "ij,k->k", "ij,j->i", "ij->ji"])
+def test_integer_dtypes_as_torch(eq: str) -> None:
+    a = np.arange(6, dtype=np.int32).reshape(2, 3)
+    b = np.arange(3, dtype=np.int32)
+    arrays = [a, b] if "," in eq else [a]
+    got = einsum(eq, *[strided.from_numpy(x.copy()) for x in arrays])
+    want = torch.einsum(eq, *[torch.from_numpy(x) for x in arrays])
+    assert got.dtype.name == str(want.dtype).removeprefix("torch.")
+    assert got.tolist() == want.tolist()
+
+
+# ---------------------------------------------------------------- errors
+
+
+def _torch_first_line(eq: str, *shapes) -> str:
+    with pytest.raises(RuntimeError) as e:
+        torch.einsum(eq, *[torch.ones(s) for s in shapes])
+    return str(e.value).splitlines()[0]
+
+
+ERRORS = [
+    ("ij,jk->ik", [(2, 3), (4, 5)], "subscript j has size 4 for operand 1 which does not broadcast with "
+     "previously seen size 3"),
+    ("ij,jk->ii", [(2, 3), (3, 5)], "output subscript i appears more than once in the output"),
+    ("ij,jk->iq", [(2, 3), (3, 5)], "output subscript q does not appear in the equation for any input operand"),
+    ("ij", [(2, 3), (3, 5)], "more operands were provided than specified in the equation"),
+    ("ij,j->i", [(2, 3)], "fewer operands were provided than specified in the equation"),
+    ("i$", [(2,)], "invalid subscript given at index 1 in the equation string, subscripts must be in [a-zA-Z]"),
+    ("i->i->i", [(2,)], "invalid subscript given at index 4 in the equation string, subscripts must be in [a-zA-Z]"),
+    ("ij..k", [(2, 3)], "found '.' for operand 0 that is not part of any ellipsis"),
+    ("i...j...", [(2, 3, 4)], "found '.' for operand 0 for which an ellipsis was already found"),
+    ("iij->j", [(2, 3, 4)], "subscript i is repeated for operand 0 but the sizes don't match, 3 != 2"),
+    ("ijk", [(2, 3)], "the number of subscripts in the equation (3) does not match the number of dimensions (2) "
+     "for operand 0 and no ellipsis was given"),
+    ("ijk...", [(2, 3)], "the number of subscripts in the equation (3) is more than the number of dimensions (2) "
+     "for operand 0"),
+    ("...i,...i", [(2, 3), (4, 3)], "dimension 0 covered by ellipsis in operand 1 has size 4 which does not "
+     "broadcast with previously seen ellipsis with size 2 for the respective dimension"),
+]
+
+
+@pytest.mark.parametrize(("eq", "shapes", "first"), ERRORS, ids=[e[0] for e in ERRORS])
+def test_errors(eq: str, shapes, first: str) -> None:
+    ops = [strided.ones(*s) for s in shapes]
+    before = [t.tolist() for t in ops]
+    with pytest.raises(strided.StridedRuntimeError) as e:
+        einsum(eq, *ops)
+    assert isinstance(e.value, RuntimeError)
+    assert str(e.value).splitlines()[0] == "einsum(): " + first
+    assert [t.tolist() for t in ops] == before
+    if "ellipsis in operand" not in first:  # (PyTorch's own text lacks a space there: "1has")
+        assert _torch_first_line(eq, *shapes) == "einsum(): " + first
+    with pytest.raises(strided.StridedRuntimeError) as p:  # the plan refuses the same way
+        einsum_plan(eq, *shapes)
+    assert str(p.value).splitlines()[0] == "einsum(): " + first
+
+
+def test_error_details_name_the_operand_and_sizes() -> None:
+    with pytest.raises(RuntimeError) as e:
+        einsum("ij,jk->ik", strided.ones(2, 3), strided.ones(4, 5))
+    assert "operand 1 has shape (4, 5); every dim named j must have size 3 (or 1)" in str(e.value)
+
+
+def test_argument_kinds() -> None:
+    with pytest.raises(TypeError, match="operand 1 must be a strided.Tensor, but got list"):
+        einsum("i,i", strided.ones(2), [1, 2])
+    with pytest.raises(TypeError, match="equation must be a str"):
+        einsum(3, strided.ones(2))
+    with pytest.raises(TypeError, match="a strided.Tensor or a shape tuple"):
+        einsum_plan("i", "x")
+    with pytest.raises(RuntimeError, match="must provide at least one operand"):
+        einsum("i")
+    with pytest.raises(ValueError, match="optimize must be False, True, 'greedy', 'optimal', 'auto'"):
+        einsum("i,i", strided.ones(2), strided.ones(2), optimize="fastest")
+    with pytest.raises(ValueError, match=r"invalid contraction \(0, 5\) in the path"):
+        einsum("i,i", strided.ones(2), strided.ones(2), optimize=[(0, 5)])
+
+
+def test_import_strided_stays_light() -> None:
+    code = "import strided, sys; assert 'opt_einsum' not in sys.modules and 'torch' not in sys.modules"
+    subprocess.run([sys.executable, "-c", code], check=True)
