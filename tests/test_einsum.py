@@ -367,3 +367,15 @@ def test_argument_kinds() -> None:
 def test_import_strided_stays_light() -> None:
     code = "import strided, sys; assert 'opt_einsum' not in sys.modules and 'torch' not in sys.modules"
     subprocess.run([sys.executable, "-c", code], check=True)
+
+
+def test_plans_are_remembered_per_layout() -> None:
+    from strided.ops import einsum as mod
+
+    (x, _), (y, _) = make(3, 4), make(4, 5)
+    einsum("ij,jk->ik", x, y)
+    key = ("ij,jk->ik", "auto", (x._layout, y._layout), (x._dtype, y._dtype))
+    plan = mod._plans.get(key)
+    assert plan is not None and plan.steps[0].equation == "ij,jk->ik"
+    einsum("ij,jk->ik", x.mT.mT, y)  # the same layouts: the same plan object runs
+    assert mod._plans.get(key) is plan

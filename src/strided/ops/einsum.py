@@ -38,6 +38,7 @@ from ..layout import CopyRequested, Layout
 from ..layout import plans as P
 from ..tensor import Tensor
 from .matmul import matmul
+from .memo import Memo
 from .promotion import result_type
 from .reductions import sum as _sum
 
@@ -511,10 +512,30 @@ def einsum(equation: str, *operands: Tensor, optimize: Any = "auto") -> Tensor:
     ops = _operands(operands, False)
     if not ops:
         raise _fail("must provide at least one operand", "e.g. einsum('ij->ji', x)")
-    parsed = _parse(equation, [t.shape for t in ops])
-    dtype = _dtype_of(ops)
-    plan = _build(parsed, [t._layout for t in ops], dtype, optimize, equation)
+    try:
+        key = (equation, _hashable(optimize), tuple(t._layout for t in ops), tuple(t._dtype for t in ops))
+        plan = _plans.get(key)
+    except TypeError:  # an unhashable equation or path: no memo, the checks below say what is wrong
+        key, plan = None, None
+    if plan is None:
+        parsed = _parse(equation, [t.shape for t in ops])
+        dtype = _dtype_of(ops)
+        plan = _build(parsed, [t._layout for t in ops], dtype, optimize, equation)
+        if key is not None:
+            _plans.put(key, plan)
     return run(plan, ops)
+
+
+def _hashable(optimize: Any) -> Any:
+    """``optimize`` as a memo key: paths (lists of tuples) become tuples."""
+    if isinstance(optimize, list):
+        return tuple(tuple(p) if isinstance(p, list) else p for p in optimize)
+    return optimize
+
+
+# Programs repeat their einsums: the plan (path search included: opt_einsum's "auto" may take
+# milliseconds) is remembered per equation, optimize, layouts and dtypes.
+_plans = Memo(limit=1024)
 
 
 def run(plan: EinsumPlan, operands: Sequence[Tensor]) -> Tensor:
