@@ -11,6 +11,8 @@ import sys
 import numpy as np
 import pytest
 import torch
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 import strided
 from strided.ops.einsum import EinsumPlan, einsum, einsum_plan
@@ -379,3 +381,71 @@ def test_plans_are_remembered_per_layout() -> None:
     assert plan is not None and plan.steps[0].equation == "ij,jk->ik"
     einsum("ij,jk->ik", x.mT.mT, y)  # the same layouts: the same plan object runs
     assert mod._plans.get(key) is plan
+
+
+@pytest.mark.parametrize(("eq", "shapes"), [("i,j->ij", [(2,), (3,)]), ("i,i->i", [(3,), (3,)]),
+                                            ("i,i", [(0,), (0,)]), ("ij,jk", [(0, 2), (2, 3)])])
+def test_bool_as_torch(eq: str, shapes) -> None:
+    """Products that contract nothing multiply elementwise (bool works); empty ones skip the kernel."""
+    got = einsum(eq, *[strided.ones(*s, dtype=strided.bool_) for s in shapes])
+    want = torch.einsum(eq, *[torch.ones(s, dtype=torch.bool) for s in shapes])
+    assert got.dtype is strided.bool_ and got.tolist() == want.tolist()
+
+
+def test_bool_contraction_refused_as_torch() -> None:
+    with pytest.raises(NotImplementedError) as e:
+        einsum("i,i", strided.ones(2, dtype=strided.bool_), strided.ones(2, dtype=strided.bool_))
+    assert str(e.value).splitlines()[0] == "\"bmm\" not implemented for 'Bool'"
+
+
+def test_outer_product_of_permuted_operands_copies_nothing() -> None:
+    """The elementwise product keeps its inputs' dim order; the plan follows it, so the next
+    step's view-or-copy verdict is about the layout that really comes out."""
+    base, a = make(4, 3)
+    c, ca = make(4, 3, 5)
+    plan = einsum_plan("ij,kl,jim->klm", base.mT, base, c, optimize=False)
+    assert [s.equation for s in plan.steps] == ["kl,ij->klji", "klji,jim->klm"]
+    with strided.watch() as w:
+        got = einsum("ij,kl,jim->klm", base.mT, base, c, optimize=False)
+    assert w.bytes_copied == plan.bytes_copied == 0
+    np.testing.assert_allclose(got.numpy(), np.einsum("ij,kl,jim->klm", a.T, a, ca), rtol=1e-10)
+
+
+# ---------------------------------------------------------------- a differential fuzz
+
+
+@st.composite
+def _problems(draw):
+    letters = "abcd"
+    sizes = {c: draw(st.sampled_from([0, 1, 2, 3])) for c in letters}
+    terms = [draw(st.text(letters, max_size=3)) for _ in range(draw(st.integers(1, 3)))]
+    arrays, tensors = [], []
+    for t in terms:
+        shape = tuple(sizes[c] for c in t)
+        a = np.asarray(np.arange(math.prod(shape), dtype=np.float64).reshape(shape) % 7 - 3)
+        kind = draw(st.sampled_from(["contiguous", "transposed", "stepped", "expanded"])) if t else "contiguous"
+        x = strided.from_numpy(a.copy())
+        if kind == "transposed":
+            x = strided.from_numpy(np.ascontiguousarray(a.T)).permute(tuple(reversed(range(a.ndim))))
+        elif kind == "stepped":
+            x = strided.from_numpy(np.repeat(a, 2, axis=0).copy())[::2]
+        elif kind == "expanded" and 1 in shape:
+            x = strided.from_numpy(a.copy()).expand(shape)
+        arrays.append(a)
+        tensors.append(x)
+    used = sorted(set("".join(terms)))
+    out = draw(st.one_of(st.none(), st.permutations(used).flatmap(
+        lambda p: st.integers(0, len(p)).map(lambda k: "".join(p[:k])))))
+    eq = ",".join(terms) + ("" if out is None else "->" + out)
+    return eq, arrays, tensors
+
+
+@settings(max_examples=150, deadline=None)
+@given(_problems(), st.sampled_from(["auto", False, "greedy"]))
+def test_fuzz_against_numpy(problem, optimize) -> None:
+    eq, arrays, tensors = problem
+    plan = einsum_plan(eq, *tensors, optimize=optimize)
+    with strided.watch() as w:
+        got = einsum(eq, *tensors, optimize=optimize)
+    np.testing.assert_allclose(got.numpy(), np.einsum(eq, *arrays), rtol=1e-10, atol=1e-10)
+    assert w.bytes_copied == plan.bytes_copied

@@ -37,6 +37,7 @@ from ..errors import StridedRuntimeError, StridedTypeError, StridedValueError, j
 from ..layout import CopyRequested, Layout
 from ..layout import plans as P
 from ..tensor import Tensor
+from .elementwise import mul
 from .matmul import matmul
 from .memo import Memo
 from .promotion import result_type
@@ -379,13 +380,20 @@ def _build(parsed: _Parsed, layouts: list[Layout], dtype: DType, optimize: Any, 
             live -= 1
             rest = [x - (x > i) - (x > j) for x in rest[2:]] + [live - 1]
             rest = sorted(rest)
+    def keep_of(i: int, j: int) -> set[str]:
+        """The indices that outlive a contraction of operands i and j: the output's and the rest's."""
+        return set(out).union(*(set(c[1]) for k, c in enumerate(current) if k not in (i, j)))
+
     for i, j in pairs:
         if _first(current[j][1], current[i][1], out) < _first(current[i][1], current[j][1], out):
             i, j = j, i  # the operand whose own indices come first in the output goes left: no permute after
         (ia, la, A, da), (ib, lb, B, db) = current[i], current[j]
         d = da if da is db else result_type(da, db)
-        others = [c[1] for k, c in enumerate(current) if k not in (i, j)]
-        keep = set(out).union(*(set(x) for x in others))
+        # Note: as PyTorch's einsum, a step that contracts nothing (an outer or elementwise
+        # product) multiplies elementwise, (batch, m, 1) * (batch, 1, n): it promotes dtypes and
+        # works on bool, where the matrix product refuses both.
+        use_mul = not [c for c in la if c in lb and c not in keep_of(i, j)]
+        keep = keep_of(i, j)
         batch = [c for c in la if c in lb and c in keep]
         contr = [c for c in la if c in lb and c not in keep]
         m = _order(la, [c for c in la if c not in lb], A.strides)
@@ -395,11 +403,11 @@ def _build(parsed: _Parsed, layouts: list[Layout], dtype: DType, optimize: Any, 
         for lab, lay in ((la, A), (lb, B)):
             bo = _order(lab, batch, lay.strides)
             ko = _order(lab, contr, lay.strides)
-            routes, recipe = [], []
+            routes, recipe, read3 = [], [], []
             for oid, labs, ly, od, groups in ((ia, la, A, da, (bo, m, ko)), (ib, lb, B, db, (bo, ko, n))):
                 perm = tuple(labs.index(c) for g in groups for c in g)
                 converted = None
-                if od is not d:
+                if od is not d and not use_mul:
                     # Note: only a sum of bool/integers (int64, as PyTorch's) mixes dtypes here; the
                     # other operand is converted first (a copy), as PyTorch's einsum promotes it.
                     converted = P.to(ly, itemsize=d.itemsize)
@@ -407,6 +415,7 @@ def _build(parsed: _Parsed, layouts: list[Layout], dtype: DType, optimize: Any, 
                 pl = P.permute(ly, perm).layout
                 s3 = tuple(math.prod(sizes[c] for c in g) for g in groups)
                 r = P.reshape(pl, s3, itemsize=d.itemsize)
+                read3.append(r.layout)
                 if isinstance(r, P.View):
                     route = Route(oid, "view")
                 else:
@@ -415,16 +424,22 @@ def _build(parsed: _Parsed, layouts: list[Layout], dtype: DType, optimize: Any, 
                     route = Route(oid, "copy", converted.nbytes + route.nbytes,
                                   route.why or CopyRequested(f"to({d.name})"))
                 routes.append(route)
-                recipe.append((perm, s3, None if od is d else d))
+                recipe.append((perm, s3, None if od is d or use_mul else d))
             cost = sum(r.nbytes for r in routes)
             if best is None or cost < best[0]:
-                best = (cost, routes, recipe, bo, ko)
-        _, routes, recipe, bo, ko = best
+                best = (cost, routes, recipe, bo, ko, read3)
+        _, routes, recipe, bo, ko, read3 = best
         new = "".join(bo + m + n)
         shape = tuple(sizes[c] for c in new)
-        lay = L.Layout(shape, L.contiguous_strides(shape), 0)
+        if use_mul:  # the product's layout is elementwise's (the inputs' dim order); split, a view
+            s3 = (read3[0].shape[0], read3[0].shape[1], read3[1].shape[2])
+            strides3 = L.elementwise_output_strides(s3, [(x.shape, x.strides) for x in read3])
+            lay = P.view(Layout(s3, strides3, 0), shape).layout
+        else:
+            lay = L.Layout(shape, L.contiguous_strides(shape), 0)
         madds = math.prod(sizes[c] for c in set(la) | set(lb))
-        rid = add("contract", (ia, ib), f"{la},{lb}->{new}", madds, lay, d, routes, tuple(recipe) + (shape,))
+        rid = add("contract", (ia, ib), f"{la},{lb}->{new}", madds, lay, d, routes,
+                  (*recipe, shape, use_mul))
         current = [c for k, c in enumerate(current) if k not in (i, j)] + [(rid, new, lay, d)]
 
     # 3. the output's index order: a permutation (a view)
@@ -555,10 +570,10 @@ def run(plan: EinsumPlan, operands: Sequence[Tensor]) -> Tensor:
             r = x.permute(s.recipe)
         else:
             y = live.pop(s.operands[1])
-            (pa, sa, ca), (pb, sb, cb), shape = s.recipe
+            (pa, sa, ca), (pb, sb, cb), shape, use_mul = s.recipe
             a3 = (x if ca is None else x.to(ca)).permute(pa).reshape(sa)
             b3 = (y if cb is None else y.to(cb)).permute(pb).reshape(sb)
-            r = matmul(a3, b3).view(shape)
+            r = (mul(a3, b3) if use_mul else matmul(a3, b3)).view(shape)
         live[s.result] = r
         last = s.result
     return live[last]
