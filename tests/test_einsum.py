@@ -449,3 +449,20 @@ def test_fuzz_against_numpy(problem, optimize) -> None:
         got = einsum(eq, *tensors, optimize=optimize)
     np.testing.assert_allclose(got.numpy(), np.einsum(eq, *arrays), rtol=1e-10, atol=1e-10)
     assert w.bytes_copied == plan.bytes_copied
+
+
+def test_nothing_to_do_returns_a_new_view() -> None:
+    x = strided.ones(2, 3)
+    r = einsum("ij->ij", x)
+    assert r is not x and strided.shares_memory(r, x) and r.stride() == x.stride()
+    assert einsum_plan("ij", x).steps == ()
+
+
+def test_plan_shapes_must_be_sizes() -> None:
+    with pytest.raises(ValueError, match=r"operand 1's shape \(2, -1\) has a negative size"):
+        einsum_plan("i,ij", (2,), (2, -1))
+
+
+def test_ellipsis_letters_in_step_equations() -> None:
+    plan = einsum_plan("...ij,...jk->...ik", (5, 2, 3), (5, 3, 4))
+    assert plan.steps[0].equation == "Aij,Ajk->Aik"

@@ -216,7 +216,9 @@ class Step:
     """One step of the plan: ``kind`` is "diagonal", "squeeze", "sum", "contract" or "permute".
 
     ``operands`` are ids (inputs 0..n-1, then each step's result takes the next id), ``result``
-    the id of what it makes; ``madds`` the product of the sizes of every index it involves
+    the id of what it makes. ``equation`` is the step's own, in the equation's letters (the
+    ``...`` dims appear as capital letters the equation leaves unused, from ``A`` on);
+    ``madds`` the product of the sizes of every index it involves
     (0 for views); ``shape`` and ``nbytes`` its result's; ``routes`` how a contraction's operands
     reach the matrix product.
     """
@@ -481,6 +483,8 @@ def _operands(args: Sequence[Any], shapes_ok: bool) -> list[Any]:
         if isinstance(x, Tensor):
             out.append(x)
         elif shapes_ok and isinstance(x, (tuple, list)) and all(isinstance(n, int) for n in x):
+            if any(n < 0 for n in x):
+                raise StridedValueError(f"einsum_plan(): operand {k}'s shape {tuple(x)} has a negative size")
             out.append(tuple(x))
         else:
             accepted = "a strided.Tensor or a shape tuple" if shapes_ok else "a strided.Tensor"
@@ -576,4 +580,7 @@ def run(plan: EinsumPlan, operands: Sequence[Tensor]) -> Tensor:
             r = (mul(a3, b3) if use_mul else matmul(a3, b3)).view(shape)
         live[s.result] = r
         last = s.result
+    if not plan.steps:  # nothing to do ('ij->ij'): a new view of the operand, as PyTorch returns
+        x = live[last]
+        return x.view(x.shape)
     return live[last]
