@@ -466,3 +466,10 @@ def test_plan_shapes_must_be_sizes() -> None:
 def test_ellipsis_letters_in_step_equations() -> None:
     plan = einsum_plan("...ij,...jk->...ik", (5, 2, 3), (5, 3, 4))
     assert plan.steps[0].equation == "Aij,Ajk->Aik"
+
+
+def test_single_operand_totals() -> None:
+    plan = einsum_plan("bii->b", (2, 3, 3))
+    assert plan.naive_madds == 0 and plan.speedup == 1.0
+    assert [(s.kind, s.madds) for s in plan.steps] == [("diagonal", 0), ("sum", 6)]
+    assert plan.planned_madds == 6 and plan.largest_intermediate_bytes == 8

@@ -253,9 +253,11 @@ class EinsumPlan:
 
     @property
     def speedup(self) -> float:
-        """naive / planned multiply-adds (1.0 when both are 0)."""
+        """naive / planned multiply-adds; 1.0 for one operand (naive is 0: nothing multiplies)."""
+        if self.naive_madds == 0:
+            return 1.0
         if self.planned_madds == 0:
-            return 1.0 if self.naive_madds == 0 else math.inf
+            return math.inf
         return self.naive_madds / self.planned_madds
 
     def __str__(self) -> str:
