@@ -473,3 +473,9 @@ def test_single_operand_totals() -> None:
     assert plan.naive_madds == 0 and plan.speedup == 1.0
     assert [(s.kind, s.madds) for s in plan.steps] == [("diagonal", 0), ("sum", 6)]
     assert plan.planned_madds == 6 and plan.largest_intermediate_bytes == 8
+
+
+def test_path_that_leaves_operands() -> None:
+    x = strided.ones(2)
+    with pytest.raises(ValueError, match=r"the contraction path \(\(0, 1\),\) leaves 2 operands uncontracted"):
+        einsum("i,i,i", x, x, x, optimize=[(0, 1)])

@@ -388,6 +388,9 @@ def _build(parsed: _Parsed, layouts: list[Layout], dtype: DType, optimize: Any, 
         """The indices that outlive a contraction of operands i and j: the output's and the rest's."""
         return set(out).union(*(set(c[1]) for k, c in enumerate(current) if k not in (i, j)))
 
+    if live != 1:
+        raise StridedValueError(f"einsum(): the contraction path {tuple(path)!r} leaves {live} operands "
+                                "uncontracted; it must end with one (each step's result is appended last)")
     for i, j in pairs:
         if _first(current[j][1], current[i][1], out) < _first(current[i][1], current[j][1], out):
             i, j = j, i  # the operand whose own indices come first in the output goes left: no permute after
