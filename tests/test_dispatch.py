@@ -142,7 +142,7 @@ _NOT_OPS = {  # public names that are no op: types, constants, settings, factori
     # NumPy-style functions (numpy_api): they carry out the layout plans of their Tensor methods
     "ascontiguousarray", "asfortranarray", "broadcast_to", "ravel", "reshape",
     # the diagnostics: readers of plans and op records, not ops
-    "draw", "explain", "watch", "watch_torch",
+    "draw", "explain", "watch", "watch_torch", "einsum_plan",
 }
 _ALIASES = {"divide": "div", "true_divide": "div", "subtract": "sub", "multiply": "mul",
             "negative": "neg", "clip": "clamp"}

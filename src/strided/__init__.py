@@ -63,6 +63,7 @@ from .numpy_api import (
 )
 from .ops import return_types
 from .ops.broadcasting import broadcasting
+from .ops.einsum import einsum, einsum_plan
 from .ops.elementwise import (
     abs,
     add,
@@ -117,7 +118,7 @@ __all__ = [
     "asfortranarray", "bitwise_and", "bitwise_not", "bitwise_or", "bitwise_xor", "bmm", "bool",
     "bool_", "broadcast_shapes", "broadcast_to", "BroadcastError", "broadcasting",
     "BroadcastWarning", "channels_last", "clamp", "clip", "contiguous_format", "CopyRecord", "cos",
-    "div", "divide", "dot", "draw", "DType", "empty", "empty_like", "eq", "exp", "explain", "float16", "float32",
+    "div", "divide", "dot", "draw", "einsum", "einsum_plan", "DType", "empty", "empty_like", "eq", "exp", "explain", "float16", "float32",
     "float64", "floor_divide", "from_numpy", "full", "full_like", "ge", "gt", "int16", "int32",
     "int64", "int8", "Layout", "le", "log", "log_softmax", "lt", "matmul", "max", "maximum",
     "may_share_memory", "mean", "min", "minimum", "mm", "mul", "multiply", "ne", "neg", "negative",

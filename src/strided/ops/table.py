@@ -18,7 +18,7 @@ from typing import Any
 
 from ..tensor import Tensor
 from . import elementwise as E
-from . import extrema, matmul, reductions, softmax
+from . import einsum, extrema, matmul, reductions, softmax
 from . import unary as U
 
 
@@ -59,7 +59,7 @@ def _entries() -> dict[str, OpEntry]:
                      ("argmax", extrema.argmax), ("argmin", extrema.argmin),
                      ("softmax", softmax.softmax), ("log_softmax", softmax.log_softmax),
                      ("matmul", matmul.matmul), ("mm", matmul.mm), ("bmm", matmul.bmm),
-                     ("dot", matmul.dot), ("outer", matmul.outer)):
+                     ("dot", matmul.dot), ("outer", matmul.outer), ("einsum", einsum.einsum)):
         ops[name] = OpEntry(name, "compute", fn)
     for name in _VIEWS:
         ops[name] = OpEntry(name, "view", getattr(Tensor, name))
