@@ -61,7 +61,8 @@ def cases(draw, max_ops: int = 4, dtypes: tuple[str, ...] = DTYPES, ellipsis: bo
           negative: bool = True) -> Case:
     """An equation and operands whose layouts favour the hard cases."""
     n_ops = draw(hs.integers(1, max_ops))
-    letters = draw(hs.lists(hs.sampled_from(LETTERS), min_size=0, max_size=5, unique=True))
+    letters = draw(hs.lists(hs.sampled_from(LETTERS), min_size=draw(hs.sampled_from([0, 1, 1, 2])), max_size=5,
+                            unique=True))
     # sizes: mostly 2-4, often 1 (a size-1 index), now and then 0 (a zero-size index)
     size_of = {c: draw(hs.sampled_from([1, 2, 2, 3, 3, 4, 1, 0] if n_ops < 4 else [1, 2, 2, 3, 1, 0]))
                for c in letters}
@@ -70,9 +71,10 @@ def cases(draw, max_ops: int = 4, dtypes: tuple[str, ...] = DTYPES, ellipsis: bo
     shapes: list[tuple[int, ...]] = []
     for _ in range(n_ops):
         # repeats allowed: a repeated letter in one operand is a diagonal
-        mine = draw(hs.lists(hs.sampled_from(letters), max_size=4)) if letters else []
+        mine = draw(hs.lists(hs.sampled_from(letters), min_size=draw(hs.sampled_from([0, 1, 1, 2])),
+                             max_size=4)) if letters else []
         shape = [size_of[c] for c in mine]
-        if ellipsis and draw(hs.booleans()):
+        if ellipsis and draw(hs.sampled_from([False, False, True])):
             # this operand's ellipsis covers the trailing dims of the broadcast shape, some
             # of them size 1 (broadcast against the others)
             k = draw(hs.integers(0, len(ell_shape)))
@@ -153,7 +155,7 @@ def run_strided(equation: str, tensors: list[st.Tensor], optimize) -> np.ndarray
 # values
 
 
-@settings(max_examples=120, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(case=cases(), data=hs.data())
 def test_values_match_torch_and_numpy_in_every_optimize_mode(case: Case, data) -> None:
     arrays, tensors = operands(case)
@@ -393,7 +395,7 @@ def all_paths(n: int):
 plan_cases = cases(max_ops=4, dtypes=("float32",), ellipsis=False, negative=False)
 
 
-@settings(max_examples=80, deadline=None)
+@settings(max_examples=200, deadline=None)
 @given(case=plan_cases, data=hs.data())
 def test_plan_totals_match_a_brute_force_count(case: Case, data) -> None:
     _, tensors = operands(case)
@@ -417,7 +419,9 @@ def test_plan_totals_match_a_brute_force_count(case: Case, data) -> None:
         assert [s.madds for s in plan.steps if s.kind == "contract"] == contractions, what
         assert sorted(s.madds for s in plan.steps if s.kind == "sum") == sorted(sums), what
         assert all(s.madds == 0 for s in plan.steps if s.kind not in ("sum", "contract")), what
-        if plan.planned_madds:
+        # the speed-up where both counts are positive (one operand makes naive 0 by the formula,
+        # and so does a zero-size index, while scalar steps still cost 1: no ratio to speak of)
+        if plan.planned_madds and plan.naive_madds:
             assert plan.speedup == pytest.approx(plan.naive_madds / plan.planned_madds), what
         made = [s.nbytes for s in plan.steps if s.kind in ("sum", "contract")]
         assert plan.largest_intermediate_bytes == max(made, default=0), what
@@ -440,7 +444,7 @@ def test_plan_totals_match_a_brute_force_count(case: Case, data) -> None:
 def test_a_plan_from_shapes_is_the_plan_of_contiguous_operands(case: Case) -> None:
     shapes = [spec.shape for spec in case.specs]
     from_shapes = einsum_plan(case.equation, *shapes)
-    contiguous = [st.from_numpy(np.zeros(s, dtype=np.float32)) for s in shapes]
+    contiguous = [st.zeros(s) for s in shapes]  # float32, strided's own contiguous strides
     from_tensors = einsum_plan(case.equation, *contiguous)
 
     def key(plan):
