@@ -469,3 +469,27 @@ def test_the_seed_example_plan() -> None:
     assert plan.largest_intermediate_bytes == 32 * 128 * 128 * 4
     text = str(plan)
     assert "33,554,432" in text and "bij,bjk->bik" in text
+
+
+MISUSE = [
+    ("float32 with float64", lambda lib: (lib.ones(2), lib.ones(2, dtype=lib.float64)), "i,i"),
+    ("int64 with float32", lambda lib: (lib.ones(2, dtype=lib.int64), lib.ones(2)), "i,i"),
+    ("a NumPy array", lambda lib: (np.ones(2),), "i"),
+    ("no operand", lambda lib: (), "i"),
+    ("an int equation", lambda lib: (lib.ones(2),), 3),
+]
+
+
+@pytest.mark.parametrize(("what", "make", "equation"), MISUSE, ids=[m[0] for m in MISUSE])
+def test_misuse_raises_torchs_class(what: str, make, equation) -> None:
+    """Operands of two dtypes (PyTorch's einsum does not promote: RuntimeError with its first
+    line), an operand that is not a tensor or an equation that is not a str (TypeError), no
+    operand at all (ValueError)."""
+    with pytest.raises(Exception) as peer:
+        torch.einsum(equation, *make(torch))
+    with pytest.raises(Exception) as got:
+        einsum(equation, *make(st))
+    assert isinstance(got.value, st.StridedError), repr(got.value)
+    assert isinstance(got.value, type(peer.value)), (got.value, peer.value)
+    if isinstance(peer.value, RuntimeError):
+        assert str(got.value).splitlines()[0] == str(peer.value).splitlines()[0]
