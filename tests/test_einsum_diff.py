@@ -493,3 +493,37 @@ def test_misuse_raises_torchs_class(what: str, make, equation) -> None:
     assert isinstance(got.value, type(peer.value)), (got.value, peer.value)
     if isinstance(peer.value, RuntimeError):
         assert str(got.value).splitlines()[0] == str(peer.value).splitlines()[0]
+
+
+@hs.composite
+def view_cases(draw) -> Case:
+    """One operand, every index kept (a permutation, diagonals, '...'): nothing to sum."""
+    case = draw(cases(max_ops=1, negative=False, broadcast=False))
+    (sub,) = case.subscripts
+    letters = list(dict.fromkeys(c for c in sub if c != "."))
+    out = draw(hs.permutations(letters))
+    if "." in sub:
+        at = draw(hs.integers(0, len(out)))
+        out = [*out[:at], "...", *out[at:]]
+    equation = sub.replace(".", "...") + "->" + "".join(out)
+    return Case(equation, case.subscripts, case.specs, case.dtype, case.seed)
+
+
+@settings(max_examples=60, deadline=None)
+@given(case=view_cases())
+def test_one_operand_with_nothing_to_sum_is_a_view_as_in_torch(case: Case) -> None:
+    """``ij->ji``, ``ii->i``, ``...ij->j...i``: PyTorch returns a view of the operand (same
+    storage, its strides and offset); so does strided, with the same layout."""
+    (spec,) = case.specs
+    t, _, s = build_valued(spec, valued_storage(spec, case.dtype, case.seed))
+    expected = torch.einsum(case.equation, t)
+    assert expected.untyped_storage().data_ptr() == t.untyped_storage().data_ptr()  # the premise
+    out = einsum(case.equation, s)
+    assert out._storage is s._storage, f"{case.equation}: a copy, where PyTorch returns a view"
+    assert out.shape == tuple(expected.shape)
+    if out.numel():  # the same addresses: strides of the dims that have more than one index
+        # Note: a size-1 dim's stride addresses nothing; strided may give it another value than PyTorch
+        big = [d for d, n in enumerate(out.shape) if n > 1]
+        assert [out.stride()[d] for d in big] == [expected.stride()[d] for d in big], case.equation
+        assert out.storage_offset() == expected.storage_offset(), case.equation
+    np.testing.assert_array_equal(out.numpy(), expected.numpy())
