@@ -358,8 +358,8 @@ def test_argument_kinds() -> None:
         einsum(3, strided.ones(2))
     with pytest.raises(TypeError, match="a strided.Tensor or a shape tuple"):
         einsum_plan("i", "x")
-    with pytest.raises(RuntimeError, match="must provide at least one operand"):
-        einsum("i")
+    with pytest.raises(ValueError, match="must specify the equation string and at least one operand"):
+        einsum("i")  # PyTorch's ValueError (its other equation errors are RuntimeErrors)
     with pytest.raises(ValueError, match="optimize must be False, True, 'greedy', 'optimal', 'auto'"):
         einsum("i,i", strided.ones(2), strided.ones(2), optimize="fastest")
     with pytest.raises(ValueError, match=r"invalid contraction \(0, 5\) in the path"):

@@ -535,7 +535,10 @@ def einsum(equation: str, *operands: Tensor, optimize: Any = "auto") -> Tensor:
     """
     ops = _operands(operands, False)
     if not ops:
-        raise _fail("must provide at least one operand", "e.g. einsum('ij->ji', x)")
+        # PyTorch's class and first line for this one (its other equation errors are RuntimeErrors)
+        raise StridedValueError(join_lines(
+            "einsum(): must specify the equation string and at least one operand, or at least one "
+            "operand and its subscripts list", "e.g. einsum('ij->ji', x)"))
     try:
         key = (equation, _hashable(optimize), tuple(t._layout for t in ops), tuple(t._dtype for t in ops))
         plan = _plans.get(key)

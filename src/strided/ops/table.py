@@ -17,8 +17,8 @@ from dataclasses import dataclass
 from typing import Any
 
 from ..tensor import Tensor
-from . import elementwise as E
 from . import einsum, extrema, matmul, reductions, softmax
+from . import elementwise as E
 from . import unary as U
 
 
