@@ -412,8 +412,11 @@ def test_playground_no_browser_prints_the_url_and_serves():
 
 def test_playground_stops_cleanly_on_ctrl_c():
     env = dict(os.environ, PYTHONPATH=str(SRC))
+    # the child gets the default SIGINT action: a test run started in the background by a shell
+    # inherits SIGINT ignored, and Python then never turns Ctrl-C into KeyboardInterrupt
     proc = subprocess.Popen([sys.executable, "-m", "strided.cli.main", "playground", "--no-browser", "--port", "0"],
-                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env)
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env,
+                            preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
     try:
         assert "serving on http://127.0.0.1:" in proc.stdout.readline()
         proc.send_signal(signal.SIGINT)
