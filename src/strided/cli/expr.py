@@ -36,7 +36,7 @@ from ..dtypes import ALL_DTYPES, to_dtype
 from ..tensor import Tensor
 
 __all__ = ["ATTRIBUTES", "COMPUTE", "CONSTRUCTORS", "METHODS", "Call", "ExprError", "Step", "error_line", "evaluate",
-           "parse"]
+           "parse", "run_step"]
 
 CONSTRUCTORS: tuple[str, ...] = ("arange", "zeros", "ones", "empty", "full", "tensor", "as_tensor")
 """The strided functions a chain may start with."""
@@ -285,23 +285,32 @@ def evaluate(chain: list[Call]) -> list[Step]:
     steps: list[Step] = []
     x: Tensor | None = None
     for call in chain:
-        step = Step(call, x)
+        step = run_step(call, x)
         steps.append(step)
-        try:
-            with watch() as w:
-                out = _apply(call, x)
-        except Exception as exc:  # the library's own refusal is what the user asked to see
-            step.error = exc
-            step.kind = "error"
+        if step.error is not None:
             return steps
-        if not isinstance(out, Tensor):
-            step.error = TypeError(f"{call.text} gave a {type(out).__name__}, not a Tensor: a chain continues only "
-                                   "with tensors")
-            return steps
-        step.output = out
-        step.kind, step.nbytes = _verdict(call, x, out, w.bytes_copied)
-        x = out
+        x = step.output
     return steps
+
+
+def run_step(call: Call, x: Tensor | None) -> Step:
+    """One link of a chain applied to ``x`` (None for the constructor), under a watch that tells
+    view from copy; a raised error or a non-tensor result is kept in the step's ``error``."""
+    step = Step(call, x)
+    try:
+        with watch() as w:
+            out = _apply(call, x)
+    except Exception as exc:  # the library's own refusal is what the user asked to see
+        step.error = exc
+        step.kind = "error"
+        return step
+    if not isinstance(out, Tensor):
+        step.error = TypeError(f"{call.text} gave a {type(out).__name__}, not a Tensor: a chain continues only "
+                               "with tensors")
+        return step
+    step.output = out
+    step.kind, step.nbytes = _verdict(call, x, out, w.bytes_copied)
+    return step
 
 
 def _apply(call: Call, x: Tensor | None) -> Any:

@@ -21,7 +21,7 @@ import threading
 from typing import Any
 
 from ..cli.commands import _explain_step
-from ..cli.expr import Call, ExprError, Step, error_line, evaluate, parse
+from ..cli.expr import Call, ExprError, Step, error_line, parse, run_step
 from ..diagnose.pictures import draw
 from .peers import numpy_peer, torch_peer
 
@@ -93,34 +93,11 @@ def _guarded(chain: list[Call]) -> list[Step]:
             if x is not None and x.numel() > MAX_NUMEL and call.name not in PURE_VIEWS:
                 raise LimitError(f"{call.text} on a tensor of {x.numel():,} elements may copy or compute all of "
                                  f"them; the playground accepts at most {MAX_NUMEL:,} elements for such a step")
-        step = evaluate([chain[0]])[0] if not steps else _step(chain[i], steps[-1].output)
+        step = run_step(chain[i], steps[-1].output if steps else None)
         steps.append(step)
         if step.error is not None:
             break
     return steps
-
-
-def _step(call: Call, x: Any) -> Step:
-    """One link applied to ``x`` exactly as :func:`~strided.cli.expr.evaluate` does (one link at a
-    time, so that the size guard runs between links)."""
-    from ..cli.expr import _apply, _verdict
-    from ..diagnose.watch import watch
-    from ..tensor import Tensor
-
-    step = Step(call, x)
-    try:
-        with watch() as w:
-            out = _apply(call, x)
-    except Exception as exc:  # noqa: BLE001 - the library's refusal is what the user asked to see
-        step.error = exc
-        return step
-    if not isinstance(out, Tensor):
-        step.error = TypeError(f"{call.text} gave a {type(out).__name__}, not a Tensor: a chain continues only "
-                               "with tensors")
-        return step
-    step.output = out
-    step.kind, step.nbytes = _verdict(call, x, out, w.bytes_copied)
-    return step
 
 
 def _step_payload(i: int, step: Step) -> dict[str, Any]:
