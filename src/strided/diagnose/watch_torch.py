@@ -61,7 +61,6 @@ import os
 import sys
 import sysconfig
 import threading
-import weakref
 from functools import partial
 from typing import Any
 
@@ -100,36 +99,6 @@ def watch_torch() -> TorchWatch:
     """
     _require_torch()
     return TorchWatch()
-
-
-class _StorageTally(MemoryTally):
-    """:class:`MemoryTally` with a lighter death watch: a ``weakref.ref`` callback per storage
-    (``weakref.finalize`` costs several microseconds per tensor, this a fraction of one).
-    Same contract: a storage counts once, and stops being alive when torch frees it. The watch's
-    recorder inlines :meth:`allocated` (it runs once per op); this method is the same rule."""
-
-    def __init__(self) -> None:
-        super().__init__()
-        self._refs: dict[int, Any] = {}
-
-    def allocated(self, owner: Any, nbytes: int) -> bool:
-        key = id(owner)
-        refs = self._refs
-        if key in refs:
-            return False
-        try:
-            refs[key] = weakref.ref(owner, lambda _ref, key=key, nbytes=nbytes: self._gone(key, nbytes))
-        except TypeError:
-            return False
-        self.allocated_bytes += nbytes
-        self.alive_bytes += nbytes
-        if self.alive_bytes > self.peak_bytes:
-            self.peak_bytes = self.alive_bytes
-        return True
-
-    def _gone(self, key: int, nbytes: int) -> None:
-        self._refs.pop(key, None)
-        self.alive_bytes -= nbytes
 
 
 # A user's Python call as the watch keeps it: (name, where, module); a record refers to it by its
@@ -186,7 +155,7 @@ class TorchWatch(Flow):
     def __init__(self) -> None:
         self._torch = _require_torch()
         super().__init__()
-        self.memory = _StorageTally()
+        self.memory = MemoryTally()
         self._records: list[tuple] = []  # raw, see _Record for the fields
         self._calls: list[tuple[str, str, str]] = []  # the user's calls: (name, where, module)
         self._targets: dict[int, tuple[int, ...]] = {}  # call index -> result shape of a reshape call
@@ -343,18 +312,13 @@ def _recorders(watch: TorchWatch) -> tuple[Any, Any]:
     context = watch._context
     stack = watch._module_stack
     tally = watch.memory
-    refs = tally._refs
+    seen = tally._seen  # (checked inline first: most outputs' storages are counted already)
     current_node = torch._C._current_autograd_node
     peek = torch._C._autograd._get_sequence_nr
     cache = _CACHE
     getframe = sys._getframe
-    ref = weakref.ref
     # the Python function through which torch enters the autograd engine (backward, autograd.grad)
     engine = getattr(getattr(torch.autograd.graph, "_engine_run_backward", None), "__code__", None)
-
-    def gone(key: int, nbytes: int) -> None:
-        refs.pop(key, None)
-        tally.alive_bytes -= nbytes
 
     def on_call(func: Any, args: tuple, kwargs: dict) -> Any:
         """A user's Python-level torch call: run it with its context set."""
@@ -407,17 +371,11 @@ def _recorders(watch: TorchWatch) -> tuple[Any, Any]:
                 for t in outs:
                     # (one Python object per storage, alive exactly as long as the storage)
                     storage = t.untyped_storage()
-                    sid = id(storage)
-                    if sid not in refs:
+                    if id(storage) not in seen:
                         nbytes = storage.nbytes()
                         # (the storage of a meta tensor, or of a fake one, holds no memory)
-                        if nbytes and storage.device.type != "meta":
-                            refs[sid] = ref(storage, lambda _ref, sid=sid, nbytes=nbytes: gone(sid, nbytes))
+                        if nbytes and storage.device.type != "meta" and tally.allocated(storage, nbytes):
                             allocated += nbytes
-                            tally.allocated_bytes += nbytes
-                            tally.alive_bytes += nbytes
-                            if tally.alive_bytes > tally.peak_bytes:
-                                tally.peak_bytes = tally.alive_bytes
             metas = []
             for t in ins:
                 metas += (tuple(t.shape), t.stride(), t.dtype)
