@@ -37,7 +37,7 @@ from .layout import Layout
 from .storage import Storage
 
 __all__ = [
-    "OPEN", "OpRecord", "adopted", "borrowed", "copy_array_of", "copy_of", "created", "install", "listen",
+    "OPEN", "OpRecord", "adopted", "borrowed", "copied", "copy_array_of", "copy_of", "created", "install", "listen",
     "report", "result", "result_array", "view_of",
 ]
 
@@ -83,6 +83,23 @@ def report(name: str, inputs: tuple, output: Any) -> Any:
     :data:`OPEN` themselves first, to skip the call."""
     if OPEN:
         emit(name, "compute", inputs, output)
+    return output
+
+
+def copied(name: str, inputs: tuple, output: Any, reason: str | Callable[[], str]) -> Any:
+    """Report the op ``name`` whose result ``output`` is new memory filled from ``inputs``' elements
+    (advanced indexing, ``cat``, ``repeat``, ``sort``, ...: ops that always copy) as a "copy" with
+    ``reason`` (a string, or a function rendering it, called only when someone listens) and the
+    result's bytes, so the copy ledger and ``watch`` show it; returns ``output``.
+
+    >>> with strided.record_copies() as copies:
+    ...     y = strided.cat([a, b])
+    >>> copies[0].reason
+    'cat: 2 tensors joined along dim 0 into new memory'
+    """
+    if OPEN and listeners():
+        text = reason if reason.__class__ is str else reason()
+        emit(name, "copy", inputs, output, text, output.numel() * output._dtype.itemsize)
     return output
 
 
