@@ -479,3 +479,58 @@ def test_path_that_leaves_operands() -> None:
     x = strided.ones(2)
     with pytest.raises(ValueError, match=r"the contraction path \(\(0, 1\),\) leaves 2 operands uncontracted"):
         einsum("i,i,i", x, x, x, optimize=[(0, 1)])
+
+
+SUBLIST_CASES = [
+    ([(3, 4), (4, 5)], [[0, 1], [1, 2]], None),
+    ([(3, 4), (4, 5)], [[0, 1], [1, 2]], [2, 0]),
+    ([(2, 3, 4)], [[Ellipsis, 1]], [1]),
+    ([(2, 3, 4), (2, 4, 5)], [[Ellipsis, 1, 2], [Ellipsis, 2, 30]], [Ellipsis, 30, 1]),
+    ([(4, 4)], [[51, 51]], []),
+    ([(3,), (3,), (3,)], [[7], [7], [7]], None),
+]
+
+
+@pytest.mark.parametrize(("shapes", "subs", "out"), SUBLIST_CASES)
+def test_sublist_form_matches_torch(shapes, subs, out) -> None:
+    pairs = [make(*s) for s in shapes]
+    args, targs = [], []
+    for (t, a), sub in zip(pairs, subs, strict=True):
+        args += [t, sub]
+        targs += [torch.from_numpy(a.copy()), sub]
+    if out is not None:
+        args.append(out)
+        targs.append(out)
+    got = einsum(*args)
+    want = torch.einsum(*targs).numpy()
+    assert got.shape == want.shape
+    np.testing.assert_allclose(got.numpy(), want, rtol=1e-10, atol=1e-10)
+    # the plan of the same call names the indices with letters (0 -> A, 26 -> a)
+    plan = einsum_plan(*args)
+    assert plan.equation.split("->")[0].split(",")[0].replace("...", "") == "".join(
+        "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz"[n] for n in subs[0] if n is not Ellipsis)
+
+
+def test_sublist_form_errors() -> None:
+    x = strided.ones(2, 3)
+    with pytest.raises(ValueError, match=r"subscript in subscript list is not within the valid range \[0, 52\)") as e:
+        einsum(x, [0, 52])
+    assert "holds 52" in str(e.value)
+    with pytest.raises(TypeError, match="subscripts in a sublist must be ints in \\[0, 52\\) or ..., but the "
+                                        "sublist of operand 0 holds 'a'"):
+        einsum(x, [0, "a"])
+    with pytest.raises(TypeError, match="the output sublist must be a list of ints"):
+        einsum(x, [0, 1], strided.ones(3, 4))
+    with pytest.raises(TypeError, match="operands and sublists alternate"):
+        einsum(x, "ij")
+    with pytest.raises(RuntimeError, match="subscript B has size 4 for operand 1"):
+        einsum(x, [0, 1], strided.ones(4), [1])  # the equation's own checks still run
+
+
+def test_sum_step_reports_to_watch() -> None:
+    x, _ = make(3, 4, 4)
+    with strided.watch() as w:
+        einsum("bii->b", x)
+    # the diagonal is a view (named after the op the user called), the sum a compute step with its result
+    assert [(s.name, s.kind) for s in w.steps] == [("einsum", "view"), ("sum", "compute")]
+    assert w.steps[1].output.shape == (3,) and w.steps[1].inputs[0].strides == (16, 5)

@@ -31,17 +31,23 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+import numpy as np
+
 from .. import layout as L
+from ..dispatch import OPEN, report, result_array
 from ..dtypes import TORCH_NAME, DType, float32, int64
 from ..errors import StridedRuntimeError, StridedTypeError, StridedValueError, join_lines
+from ..kernels import numpy_view
+from ..kernels.reduce import reduce_into
 from ..layout import CopyRequested, Layout
 from ..layout import plans as P
+from ..layout.contraction import plan_pair
 from ..tensor import Tensor
 from .elementwise import mul
 from .matmul import matmul
 from .memo import Memo
 from .promotion import result_type
-from .reductions import sum as _sum
+from .reductions import _accumulator
 
 __all__ = ["EinsumPlan", "Route", "Step", "einsum", "einsum_plan"]
 
@@ -187,6 +193,42 @@ def _sizes(inputs: Sequence[str], shapes: Sequence[tuple[int, ...]], ell: str) -
     return sizes
 
 
+def _subscript(n: Any, where: str) -> str:
+    """One item of a PyTorch sublist: 0..25 are ``A``..``Z``, 26..51 ``a``..``z``, ``...`` an ellipsis."""
+    if n is Ellipsis:
+        return "..."
+    if isinstance(n, bool) or not isinstance(n, int):
+        raise StridedTypeError(f"einsum(): subscripts in a sublist must be ints in [0, 52) or ..., but {where} "
+                               f"holds {n!r} ({type(n).__name__})")
+    if not 0 <= n < 52:
+        raise StridedValueError(join_lines(
+            "einsum(): subscript in subscript list is not within the valid range [0, 52)",
+            f"{where} holds {n}; each int names one index (0..25 and 26..51)"))
+    return _LETTERS[n]
+
+
+def _from_sublists(args: Sequence[Any]) -> tuple[str, tuple[Any, ...]]:
+    """PyTorch's sublist form ``einsum(a, [0, 1], b, [1, 2], [0, 2])`` as ``("Ab,bc->Ac"-style
+    equation, (a, b))``: operands and their sublists alternate; an odd count ends with the output's."""
+    pairs, out = (args[:-1], args[-1]) if len(args) % 2 else (args, None)
+    operands = tuple(pairs[0::2])
+    terms = []
+    for k, sub in enumerate(pairs[1::2]):
+        if not isinstance(sub, (list, tuple)):
+            raise StridedTypeError(f"einsum(): in the sublist form operands and sublists alternate "
+                                   f"(einsum(a, [0, 1], b, [1, 2])); the sublist of operand {k} is a "
+                                   f"{type(sub).__name__}")
+        terms.append("".join(_subscript(n, f"the sublist of operand {k}") for n in sub))
+    equation = ",".join(terms)
+    if out is not None:
+        if not isinstance(out, (list, tuple)):
+            raise StridedTypeError(f"einsum(): the output sublist must be a list of ints (or ...), but got "
+                                   f"{type(out).__name__}; operands and sublists alternate, "
+                                   "e.g. einsum(a, [0, 1], b, [1, 2], [0, 2])")
+        equation += "->" + "".join(_subscript(n, "the output sublist") for n in out)
+    return equation, operands
+
+
 # ---------------------------------------------------------------- the plan
 
 
@@ -250,6 +292,8 @@ class EinsumPlan:
     largest_intermediate_bytes: int
     bytes_copied: int
     dtype: DType = field(repr=False)
+    # one-operand plans of views and one sum: what einsum runs directly (see _one_reduction)
+    reduction: tuple | None = field(default=None, repr=False, compare=False)
 
     @property
     def speedup(self) -> float:
@@ -275,11 +319,6 @@ class EinsumPlan:
         lines.append(f"largest intermediate:  {self.largest_intermediate_bytes:,} bytes")
         lines.append(f"bytes copied:          {self.bytes_copied:,}")
         return "\n".join(lines)
-
-
-def _order(labels: str, group: Sequence[str], strides: Sequence[int]) -> list[str]:
-    """``group``'s labels by descending stride in this operand (the order a merge can be a view in)."""
-    return sorted(group, key=lambda c: (-abs(strides[labels.index(c)]), labels.index(c)))
 
 
 def _first(mine: str, theirs: str, out: str) -> int:
@@ -360,11 +399,14 @@ def _build(parsed: _Parsed, layouts: list[Layout], dtype: DType, optimize: Any, 
     for k, (oid, labels, lay, d) in enumerate(current):
         gone = [d for d, c in enumerate(labels) if c not in elsewhere(k, labels_all)]
         if gone:
+            read = lay
             new = "".join(c for d, c in enumerate(labels) if d not in gone)
             madds = math.prod(lay.shape)
             lay = L.Layout(tuple(sizes[c] for c in new), L.contiguous_strides(tuple(sizes[c] for c in new)), 0)
             d = _summed(d)
-            oid = add("sum", (oid,), f"{labels}->{new}", madds, lay, d, recipe=tuple(gone))
+            # the recipe: the dims summed away, the sum's dtype and the dtype it accumulates in
+            oid = add("sum", (oid,), f"{labels}->{new}", madds, lay, d,
+                      recipe=(tuple(gone), d, _accumulator(d), read))
             current[k] = (oid, new, lay, d)
             labels_all[k] = new
 
@@ -396,54 +438,25 @@ def _build(parsed: _Parsed, layouts: list[Layout], dtype: DType, optimize: Any, 
             i, j = j, i  # the operand whose own indices come first in the output goes left: no permute after
         (ia, la, A, da), (ib, lb, B, db) = current[i], current[j]
         d = da if da is db else result_type(da, db)
+        pair = plan_pair(la, A, lb, B, keep=keep_of(i, j), sizes=sizes, itemsize=d.itemsize,
+                         convert=(da is not d, db is not d))
+        routes, recipe = [], []
+        for oid, o in ((ia, pair.operands[0]), (ib, pair.operands[1])):
+            if o.converted is not None:
+                # Note: only a sum of bool/integers (int64, as PyTorch's) mixes dtypes here; the
+                # other operand is converted first (a copy), as PyTorch's einsum promotes it.
+                why = o.route.why if isinstance(o.route, P.Copy) else CopyRequested(f"to({d.name})")
+                routes.append(Route(oid, "copy", o.nbytes, why))
+            elif isinstance(o.route, P.View):
+                routes.append(Route(oid, "view"))
+            else:
+                routes.append(Route(oid, "copy", o.nbytes, o.route.why))
+            recipe.append((o.perm, o.shape3, d if o.converted is not None else None))
         # Note: as PyTorch's einsum, a step that contracts nothing (an outer or elementwise
         # product) multiplies elementwise, (batch, m, 1) * (batch, 1, n): it promotes dtypes and
         # works on bool, where the matrix product refuses both.
-        use_mul = not [c for c in la if c in lb and c not in keep_of(i, j)]
-        keep = keep_of(i, j)
-        batch = [c for c in la if c in lb and c in keep]
-        contr = [c for c in la if c in lb and c not in keep]
-        m = _order(la, [c for c in la if c not in lb], A.strides)
-        n = _order(lb, [c for c in lb if c not in la], B.strides)
-        best = None
-        # batch and contracted indices in one order for both: try each operand's stride order
-        for lab, lay in ((la, A), (lb, B)):
-            bo = _order(lab, batch, lay.strides)
-            ko = _order(lab, contr, lay.strides)
-            routes, recipe, read3 = [], [], []
-            for oid, labs, ly, od, groups in ((ia, la, A, da, (bo, m, ko)), (ib, lb, B, db, (bo, ko, n))):
-                perm = tuple(labs.index(c) for g in groups for c in g)
-                converted = None
-                if od is not d and not use_mul:
-                    # Note: only a sum of bool/integers (int64, as PyTorch's) mixes dtypes here; the
-                    # other operand is converted first (a copy), as PyTorch's einsum promotes it.
-                    converted = P.to(ly, itemsize=d.itemsize)
-                    ly = converted.layout
-                pl = P.permute(ly, perm).layout
-                s3 = tuple(math.prod(sizes[c] for c in g) for g in groups)
-                r = P.reshape(pl, s3, itemsize=d.itemsize)
-                read3.append(r.layout)
-                if isinstance(r, P.View):
-                    route = Route(oid, "view")
-                else:
-                    route = Route(oid, "copy", r.nbytes, r.why)
-                if converted is not None:
-                    route = Route(oid, "copy", converted.nbytes + route.nbytes,
-                                  route.why or CopyRequested(f"to({d.name})"))
-                routes.append(route)
-                recipe.append((perm, s3, None if od is d or use_mul else d))
-            cost = sum(r.nbytes for r in routes)
-            if best is None or cost < best[0]:
-                best = (cost, routes, recipe, bo, ko, read3)
-        _, routes, recipe, bo, ko, read3 = best
-        new = "".join(bo + m + n)
-        shape = tuple(sizes[c] for c in new)
-        if use_mul:  # the product's layout is elementwise's (the inputs' dim order); split, a view
-            s3 = (read3[0].shape[0], read3[0].shape[1], read3[1].shape[2])
-            strides3 = L.elementwise_output_strides(s3, [(x.shape, x.strides) for x in read3])
-            lay = P.view(Layout(s3, strides3, 0), shape).layout
-        else:
-            lay = L.Layout(shape, L.contiguous_strides(shape), 0)
+        use_mul, new, lay = pair.elementwise, pair.labels, pair.layout
+        shape = lay.shape
         madds = math.prod(sizes[c] for c in set(la) | set(lb))
         rid = add("contract", (ia, ib), f"{la},{lb}->{new}", madds, lay, d, routes,
                   (*recipe, shape, use_mul))
@@ -462,7 +475,19 @@ def _build(parsed: _Parsed, layouts: list[Layout], dtype: DType, optimize: Any, 
     made = [s.nbytes for s in steps if s.kind in ("sum", "contract")]
     copied = sum(r.nbytes for s in steps for r in s.routes)
     return EinsumPlan(equation, tuple(tuple(p) for p in pairs), tuple(steps), naive, planned,
-                      max(made, default=0), copied, d)
+                      max(made, default=0), copied, d, _one_reduction(steps))
+
+
+def _one_reduction(steps: list[Step]) -> tuple | None:
+    """For a one-operand plan of views ending in one sum (``bii->b``, ``ij->i``): the sum's
+    ``(read layout, dims, shape, dtype)``, so ``einsum`` can run it as one reduction of the
+    operand's storage when nobody listens; else None."""
+    if not steps or steps[-1].kind != "sum" or any(s.kind not in ("diagonal", "squeeze") for s in steps[:-1]):
+        return None
+    dims, dtype, acc, read = steps[-1].recipe
+    if acc != dtype.numpy:  # (float16 sums accumulate in float32: the regular path rounds once)
+        return None
+    return read, dims, steps[-1].shape, dtype
 
 
 def _dtype_of(operands: Sequence[Tensor]) -> DType:
@@ -497,7 +522,7 @@ def _operands(args: Sequence[Any], shapes_ok: bool) -> list[Any]:
     return out
 
 
-def einsum_plan(equation: str, *operands_or_shapes: Any, optimize: Any = "auto") -> EinsumPlan:
+def einsum_plan(equation: str | Tensor, *operands_or_shapes: Any, optimize: Any = "auto") -> EinsumPlan:
     """The plan ``einsum(equation, *operands)`` runs: steps, multiply-adds, copies; nothing computed.
 
     Operands are tensors (their layouts decide view or copy) or shape tuples (contiguous float32).
@@ -508,6 +533,8 @@ def einsum_plan(equation: str, *operands_or_shapes: Any, optimize: Any = "auto")
         >>> plan.planned_madds, plan.bytes_copied
         (33554432, 0)
     """
+    if isinstance(equation, Tensor):
+        equation, operands_or_shapes = _from_sublists((equation, *operands_or_shapes))
     ops = _operands(operands_or_shapes, True)
     shapes = [x.shape if isinstance(x, Tensor) else x for x in ops]
     parsed = _parse(equation, shapes)
@@ -517,7 +544,7 @@ def einsum_plan(equation: str, *operands_or_shapes: Any, optimize: Any = "auto")
     return _build(parsed, layouts, dtype, optimize, equation)
 
 
-def einsum(equation: str, *operands: Tensor, optimize: Any = "auto") -> Tensor:
+def einsum(equation: str | Tensor, *operands: Any, optimize: Any = "auto") -> Tensor:
     """Einstein summation over ``operands``, in PyTorch's equation language.
 
     Each pairwise step is one batched matrix product on views (a copy only where the layout
@@ -527,12 +554,20 @@ def einsum(equation: str, *operands: Tensor, optimize: Any = "auto") -> Tensor:
     # order, so it may be a permutation of a contiguous tensor (as PyTorch's often is); a
     # single-operand einsum with nothing to sum (``ii->i``, ``ij->ji``) is a view of its operand.
 
+    PyTorch's sublist form is accepted too: ``einsum(a, [0, 1], b, [1, 2], [0, 2])`` is
+    ``einsum("ab,bc->ac", a, b)`` (ints 0..51 name indices, ``...`` is an ellipsis).
+
     Example::
 
         >>> x = strided.arange(9.0).reshape(3, 3)
         >>> einsum("ii->i", x).tolist()     # the diagonal, a view
         [0.0, 4.0, 8.0]
+        >>> einsum(x, [0, 1], x, [1, 2], [0, 2]).shape
+        (3, 3)
     """
+    if isinstance(equation, Tensor):
+        # PyTorch's sublist form: einsum(a, [0, 1], b, [1, 2], [0, 2])
+        equation, operands = _from_sublists((equation, *operands))
     ops = _operands(operands, False)
     if not ops:
         # PyTorch's class and first line for this one (its other equation errors are RuntimeErrors)
@@ -550,6 +585,14 @@ def einsum(equation: str, *operands: Tensor, optimize: Any = "auto") -> Tensor:
         plan = _build(parsed, [t._layout for t in ops], dtype, optimize, equation)
         if key is not None:
             _plans.put(key, plan)
+    if plan.reduction is not None and not OPEN:
+        # a trace or a sum (``bii->b``): one reduction of the operand's storage read through the
+        # plan's view (its layout is the plan's; the plan is remembered per layout), no
+        # intermediate tensors; with a listener open, run() reports each view and the sum
+        read, dims, shape, dtype = plan.reduction
+        r, r_np = result_array(shape, dtype)
+        reduce_into(np.add, numpy_view(ops[0]._storage, read), dims, dtype.numpy, r_np, False)
+        return r
     return run(plan, ops)
 
 
@@ -577,7 +620,13 @@ def run(plan: EinsumPlan, operands: Sequence[Tensor]) -> Tensor:
         elif s.kind == "squeeze":
             r = x.squeeze(s.recipe)
         elif s.kind == "sum":
-            r = _sum(x, s.recipe)
+            # x.sum(dims) with its argument checks and dtype rules done once, at planning time
+            # (the plan is remembered per layout and dtype): the sum kernel straight into the result
+            dims, dtype, acc, _ = s.recipe
+            r, r_np = result_array(s.shape, dtype)
+            reduce_into(np.add, x._np(), dims, acc, r_np, False)
+            if OPEN:
+                report("sum", (x,), r)
         elif s.kind == "permute":
             r = x.permute(s.recipe)
         else:

@@ -32,6 +32,7 @@ from ..errors import StridedNotImplementedError, StridedRuntimeError, join_lines
 from ..kernels.fpstate import quiet_call, quiet_retry
 from ..kernels.matmul import dot2d, matmul2d, matmul_into, matmul_new
 from ..layout import Layout
+from ..layout.contraction import should_fold
 from ..tensor import Tensor, tensor_arg
 from .elementwise import mul
 from .memo import Memo
@@ -223,20 +224,8 @@ def _broadcast_batch(a: Tensor, b: Tensor, batch_a: tuple[int, ...], batch_b: tu
 
 
 def _folds(a: Tensor, b: Tensor) -> bool:
-    """PyTorch's ``should_fold``: whether matmul runs as one mm/mv over the folded larger operand."""
-    da, db = a.ndim, b.ndim
-    if da >= db:
-        big, small_ndim = a._layout, db
-    else:
-        big, small_ndim = L.transpose(b._layout, -2, -1), da
-    if not (len(big.shape) >= 3 and small_ndim in (1, 2)):
-        return False
-    if da == 2:
-        return False
-    if L.product(big.shape) == 0:
-        return True
-    shape, strides = big.shape, big.strides
-    return all(strides[i] == strides[i + 1] * shape[i + 1] for i in range(len(shape) - 2))
+    """PyTorch's ``should_fold`` for these operands (the contraction planner's rule)."""
+    return should_fold(a._layout, b._layout)
 
 
 def _matmul_checks(a: Tensor, b: Tensor) -> tuple[tuple[int, ...], DType]:
