@@ -133,10 +133,10 @@ def serve(port: int = 0, open_browser: bool = True, out: TextIO | None = None) -
         print(f"strided playground: cannot listen on 127.0.0.1:{port}: {exc.strerror or exc}", file=sys.stderr)
         return 2
     url = f"http://127.0.0.1:{server.server_port}/"
-    print(f"strided playground: serving on {url}  (Ctrl-C stops it)", file=out, flush=True)
-    if open_browser:
-        threading.Thread(target=webbrowser.open, args=(url,), daemon=True).start()
-    try:
+    try:  # (from the first line on: a Ctrl-C right after the URL is printed stops cleanly too)
+        print(f"strided playground: serving on {url}  (Ctrl-C stops it)", file=out, flush=True)
+        if open_browser:
+            threading.Thread(target=webbrowser.open, args=(url,), daemon=True).start()
         server.serve_forever()
     except KeyboardInterrupt:
         print("\nstrided playground: stopped", file=out, flush=True)
