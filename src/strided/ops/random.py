@@ -361,6 +361,7 @@ def _check_p_number(p: Any) -> float:
     return value
 
 
+@method("bernoulli")
 def bernoulli(input: Any, p: Any = None, *, generator: Any = None) -> Tensor:
     """0/1 samples, 1 with probability ``input`` (elementwise; a float tensor in [0, 1]), or with
     probability ``p`` (a number) everywhere; the result has ``input``'s shape and dtype.
@@ -383,6 +384,7 @@ def bernoulli(input: Any, p: Any = None, *, generator: Any = None) -> Tensor:
     return _fresh(shape, dt, values, "bernoulli", (input,))
 
 
+@method("multinomial")
 def multinomial(input: Any, num_samples: Any, replacement: bool = False, *, generator: Any = None) -> Tensor:
     """Category indices drawn with weights ``input`` (1-D: one distribution, or 2-D: one per row;
     non-negative, not all zero), ``num_samples`` per distribution; int64 of shape
