@@ -26,7 +26,18 @@ import numpy as np
 
 from ..args import int_arg, is_number, parse_sizes
 from ..dispatch import OPEN, created, report, result, result_array
-from ..dtypes import CPP_NAME, DEFAULT_FLOAT, DEFAULT_INT, TORCH_NAME, DType, bool_, float16, int64, to_dtype
+from ..dtypes import (
+    C10_NAME,
+    CPP_NAME,
+    DEFAULT_FLOAT,
+    DEFAULT_INT,
+    TORCH_NAME,
+    DType,
+    bool_,
+    float16,
+    int64,
+    to_dtype,
+)
 from ..errors import StridedNotImplementedError, StridedRuntimeError, StridedTypeError, join_lines
 from ..kernels import check_writable, write
 from ..layout import Layout
@@ -83,11 +94,19 @@ def _sizes(sizes: tuple[Any, ...], op: str) -> Shape:
     if not sizes:
         raise StridedTypeError(
             join_lines(
-                f"{op}() received an invalid combination of arguments - got (), but expected one of: (tuple of ints size, ...)",
+                f"{op}() received an invalid combination of arguments - got (), but expected one of:",
+                " * (tuple of ints size, *, torch.Generator generator, torch.dtype dtype)",
                 f"{op} needs the result's sizes: {op}(2, 3) or {op}((2, 3)); {op}(()) makes a 0-d tensor",
             )
         )
-    return parse_sizes(sizes, op)
+    return _nonnegative(parse_sizes(sizes, op))
+
+
+def _nonnegative(shape: Shape) -> Shape:
+    """``shape``, or PyTorch's error for a negative size (raised before anything is drawn)."""
+    if any(s < 0 for s in shape):
+        result(shape, DEFAULT_FLOAT)  # raises "Trying to create tensor with negative dimension"
+    return shape
 
 
 def _fresh(shape: Shape, dtype: DType, values: np.ndarray | None, name: str, inputs: tuple = (),
@@ -220,8 +239,8 @@ def randint(*args: Any, low: Any = None, high: Any = None, size: Any = None, gen
             raise StridedTypeError(
                 join_lines(
                     "randint() received an invalid combination of arguments - got "
-                    f"({', '.join(type(a).__name__ for a in rest)}), but expected one of: "
-                    "(int high, tuple of ints size, ...) or (int low, int high, tuple of ints size, ...)",
+                    f"({', '.join(type(a).__name__ for a in rest)}), but expected one of:",
+                    " * (int high, tuple of ints size, ...)  * (int low, int high, tuple of ints size, ...)",
                     "e.g. strided.randint(10, (3,)) or strided.randint(2, 10, (3,))",
                 )
             )
@@ -234,7 +253,7 @@ def randint(*args: Any, low: Any = None, high: Any = None, size: Any = None, gen
         low = rest.pop() if rest else 0
     if rest:
         raise StridedTypeError(f"randint() takes at most 3 positional arguments ({len(args)} given)")
-    shape = parse_sizes((size,), "randint")
+    shape = _nonnegative(parse_sizes((size,), "randint"))
     low_i, high_i = int_arg(low, "randint", "low", 1), int_arg(high, "randint", "high", 2)
     dt = DEFAULT_INT if dtype is None else to_dtype(dtype)
     _check_range(low_i, high_i, dt, "randint")
@@ -255,7 +274,7 @@ def randperm(n: Any, *, generator: Any = None, dtype: Any = None) -> Tensor:
         if dt.is_floating_point:
             message = f"n cannot be greater than {hi + 1} for {TORCH_NAME[dt.name]} type."
         else:
-            message = f"value cannot be converted to type {CPP_NAME[dt.name]} without overflow"
+            message = f"value cannot be converted to type {C10_NAME[dt.name]} without overflow"
         raise StridedRuntimeError(
             join_lines(message, f"a permutation of {count} numbers does not fit in {dt.name}, which holds "
                                 f"integers up to {hi}", "fix: dtype=strided.int64 (the default)")
@@ -294,11 +313,12 @@ def normal(mean: Any, std: Any = 1.0, size: Any = None, *, generator: Any = None
             raise StridedTypeError(
                 join_lines(
                     f"normal() received an invalid combination of arguments - got ({type(mean).__name__}, "
-                    f"{type(std).__name__}), but expected one of: (float mean, float std, tuple of ints size, ...)",
+                    f"{type(std).__name__}), but expected one of:",
+                    " * (float mean, float std, tuple of ints size, ...)  * (Tensor mean, Tensor std, ...)",
                     "with a number mean and std, give the size: strided.normal(0.0, 1.0, (3,))",
                 )
             )
-        shape = parse_sizes((size,), "normal")
+        shape = _nonnegative(parse_sizes((size,), "normal"))
         dt = DEFAULT_FLOAT if dtype is None else to_dtype(dtype)
         _float_only(dt, "normal_kernel_cpu", "normal")
         _check_std(std)
@@ -308,8 +328,9 @@ def normal(mean: Any, std: Any = 1.0, size: Any = None, *, generator: Any = None
     if size is not None or dtype is not None:
         raise StridedTypeError(
             join_lines(
-                "normal() received an invalid combination of arguments - got (Tensor, ..., size/dtype), but "
-                "expected one of: (Tensor mean, Tensor std, *, torch.Generator generator, ...)",
+                "normal() received an invalid combination of arguments - got "
+                f"({', '.join(type(x).__name__ for x in (mean, std, size) if x is not None)}), but expected one of:",
+                " * (Tensor mean, Tensor std, *, torch.Generator generator)",
                 "with a tensor mean or std the result takes their (broadcast) shape and dtype: leave size "
                 "and dtype out",
             )
