@@ -9,10 +9,13 @@ import threading
 import numpy as np
 import pytest
 import torch
+from hypothesis import given, settings
 
 import strided as st
+from layout_strategies import specs
 from oracle_helpers import builtin_class, outcome
 from strided import dispatch
+from strided.layout import Layout
 from strided.ops import random as R
 from strided.ops.generator import DEFAULT_SEED, Generator, default_generator, initial_seed, manual_seed, seed
 
@@ -151,8 +154,11 @@ def test_discrete_distributions_have_their_moments():
     assert r.max() > 250 and z_ok(r.mean(), 127.5, np.sqrt((256**2 - 1) / 12))
     f = st.zeros(N, dtype=st.float16).random_().numpy()
     assert f.min() >= 0 and f.max() <= 2048
-    bern = st.zeros(N).bernoulli_(st.tensor([0.1, 0.9]).repeat_interleave(1) if False else 0.1).numpy()
+    bern = st.zeros(N).bernoulli_(0.1).numpy()
     assert z_ok(bern.mean(), 0.1, 0.3)
+    probs = np.tile([0.1, 0.9], N // 2)
+    per = st.zeros(N).bernoulli_(st.tensor(probs)).numpy()
+    assert z_ok(per[::2].mean(), 0.1, 0.3, N // 2) and z_ok(per[1::2].mean(), 0.9, 0.3, N // 2)
 
 
 def test_multinomial_frequencies_and_without_replacement():
@@ -337,3 +343,27 @@ def test_factories_report_alloc_and_samplers_compute():
     assert kinds == [("rand", "alloc"), ("randint_like", "alloc"), ("multinomial", "alloc"),
                      ("uniform_", "compute"), ("bernoulli_", "compute")]
     assert seen[-1].output._storage is t._storage
+
+
+@settings(max_examples=60, deadline=None)
+@given(specs(max_dims=3, negative=True))
+def test_uniform_on_any_layout_writes_exactly_its_elements_or_refuses_as_torch(spec):
+    root = st.full((spec.storage_size,), -7.0, dtype=st.float64)
+    view = root._view(Layout(spec.shape, spec.strides, spec.offset))
+    grid = np.indices(spec.shape).reshape(len(spec.shape), -1) if spec.shape else np.zeros((0, 1), dtype=int)
+    addresses = spec.offset + (np.array(spec.strides, dtype=int)[:, None] * grid).sum(axis=0)
+    _, error = outcome(lambda: view.uniform_(2, 3))
+    if not spec.has_negative:  # PyTorch refuses the same layouts (stride-0 dims: elements sharing memory)
+        peer = torch.full((spec.storage_size,), -7.0, dtype=torch.float64)
+        _, torch_error = outcome(lambda: peer.as_strided(spec.shape, spec.strides, spec.offset).uniform_())
+        assert (torch_error is None) == (error is None)
+    arr = root.numpy()
+    if error is not None:
+        assert "more than one element of the written-to tensor" in str(error)
+        assert (arr == -7).all()  # a refused write changes nothing
+        return
+    touched = np.zeros(spec.storage_size, dtype=bool)
+    if 0 not in spec.shape:
+        touched[addresses] = True
+    assert ((arr[touched] >= 2) & (arr[touched] < 3)).all()  # every element of the view was written
+    assert (arr[~touched] == -7).all()  # and nothing else

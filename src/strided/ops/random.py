@@ -102,6 +102,19 @@ def _sizes(sizes: tuple[Any, ...], op: str) -> Shape:
     return _nonnegative(parse_sizes(sizes, op))
 
 
+def _device(device: Any, op: str) -> None:
+    """``device=``: None or the CPU (a string, or a torch.device, read by its name); else RuntimeError.
+
+    # Note: a private check of this module's own; the shared ``device=`` handling is another part's.
+    """
+    if device is None or str(device) in ("cpu", "cpu:0"):
+        return
+    raise StridedRuntimeError(
+        join_lines(f"{op}(): device={str(device)!r} is not available: strided tensors live on the CPU",
+                   "strided keeps its tensors in NumPy memory", "fix: leave device out, or pass device='cpu'")
+    )
+
+
 def _nonnegative(shape: Shape) -> Shape:
     """``shape``, or PyTorch's error for a negative size (raised before anything is drawn)."""
     if any(s < 0 for s in shape):
@@ -145,25 +158,27 @@ def _target(self: Any, op: str) -> Tensor:
 # ---------------------------------------------------------------- factories
 
 
-def rand(*size: Any, generator: Any = None, dtype: Any = None) -> Tensor:
+def rand(*sizes: Any, size: Any = None, generator: Any = None, dtype: Any = None, device: Any = None) -> Tensor:
     """Uniform samples on [0, 1): ``rand(2, 3)`` or ``rand((2, 3))``; float32 unless ``dtype=``.
 
     >>> strided.manual_seed(0); strided.rand(2).shape
     (2,)
     # Note: PyTorch's distribution, NumPy's PCG64 stream: not torch.rand's numbers for the same seed.
     """
-    shape = _sizes(size, "rand")
+    _device(device, "rand")
+    shape = _sizes(sizes if size is None else (size,), "rand")
     dt = DEFAULT_FLOAT if dtype is None else to_dtype(dtype)
     _float_only(dt, "check_uniform_bounds", "rand")
     return _fresh(shape, dt, resolve(generator, "rand").draw(lambda g: _uniform(g, shape, dt)), "rand")
 
 
-def randn(*size: Any, generator: Any = None, dtype: Any = None) -> Tensor:
+def randn(*sizes: Any, size: Any = None, generator: Any = None, dtype: Any = None, device: Any = None) -> Tensor:
     """Standard normal samples (mean 0, variance 1): ``randn(2, 3)``; float32 unless ``dtype=``.
 
     # Note: PyTorch's distribution, NumPy's PCG64 stream (ziggurat): not torch.randn's numbers.
     """
-    shape = _sizes(size, "randn")
+    _device(device, "randn")
+    shape = _sizes(sizes if size is None else (size,), "randn")
     dt = DEFAULT_FLOAT if dtype is None else to_dtype(dtype)
     _float_only(dt, "normal_kernel_cpu", "randn")
     values = resolve(generator, "randn").draw(lambda g: g.standard_normal(shape, dtype=_compute(dt)))
@@ -219,13 +234,14 @@ def _integers(low: int, high_inclusive: int) -> Callable[[np.random.Generator, S
 
 
 def randint(*args: Any, low: Any = None, high: Any = None, size: Any = None, generator: Any = None,
-            dtype: Any = None) -> Tensor:
+            dtype: Any = None, device: Any = None) -> Tensor:
     """Integers uniform on [low, high): ``randint(high, size)`` or ``randint(low, high, size)``
     (``size`` a tuple); int64 unless ``dtype=``.
 
     >>> strided.randint(3, 10, (2, 2)).dtype
     strided.int64
     """
+    _device(device, "randint")
     rest = list(args)
     if size is None:
         if not rest or not isinstance(rest[-1], (tuple, list)):
@@ -261,8 +277,9 @@ def randint(*args: Any, low: Any = None, high: Any = None, size: Any = None, gen
     return _fresh(shape, dt, values, "randint")
 
 
-def randperm(n: Any, *, generator: Any = None, dtype: Any = None) -> Tensor:
+def randperm(n: Any, *, generator: Any = None, dtype: Any = None, device: Any = None) -> Tensor:
     """A random permutation of ``0 .. n-1`` (int64 unless ``dtype=``)."""
+    _device(device, "randperm")
     count = int_arg(n, "randperm", "n", 1)
     dt = DEFAULT_INT if dtype is None else to_dtype(dtype)
     if count < 0:
@@ -299,7 +316,8 @@ def _check_std(std: Any) -> None:
         )
 
 
-def normal(mean: Any, std: Any = 1.0, size: Any = None, *, generator: Any = None, dtype: Any = None) -> Tensor:
+def normal(mean: Any, std: Any = 1.0, size: Any = None, *, generator: Any = None, dtype: Any = None,
+           device: Any = None) -> Tensor:
     """Normal samples with ``mean`` and ``std``: numbers (then ``size`` is required) or tensors
     (broadcast together; the result has the broadcast shape and the dtype of ``mean``, or of
     ``std`` when only it is a tensor).
@@ -307,6 +325,7 @@ def normal(mean: Any, std: Any = 1.0, size: Any = None, *, generator: Any = None
     >>> strided.normal(0.0, 2.0, (3,)).shape, strided.normal(strided.zeros(2, 1), strided.ones(3)).shape
     ((3,), (2, 3))
     """
+    _device(device, "normal")
     mean_t, std_t = isinstance(mean, Tensor), isinstance(std, Tensor)
     if not (mean_t or std_t):
         if size is None:
@@ -484,9 +503,10 @@ def _like_strides(input: Tensor, memory_format: MemoryFormat) -> Shape:
 
 
 def rand_like(input: Any, *, dtype: Any = None, memory_format: MemoryFormat = preserve_format,
-              generator: Any = None) -> Tensor:
+              generator: Any = None, device: Any = None) -> Tensor:
     """``rand`` shaped like ``input`` (its dtype unless ``dtype=``; its dense dim order)."""
     tensor_arg(input, "rand_like")
+    _device(device, "rand_like")
     dt = input._dtype if dtype is None else to_dtype(dtype)
     _float_only(dt, "check_uniform_bounds", "rand_like")
     shape = input._layout.shape
@@ -495,9 +515,10 @@ def rand_like(input: Any, *, dtype: Any = None, memory_format: MemoryFormat = pr
 
 
 def randn_like(input: Any, *, dtype: Any = None, memory_format: MemoryFormat = preserve_format,
-               generator: Any = None) -> Tensor:
+               generator: Any = None, device: Any = None) -> Tensor:
     """``randn`` shaped like ``input`` (its dtype unless ``dtype=``; its dense dim order)."""
     tensor_arg(input, "randn_like")
+    _device(device, "randn_like")
     dt = input._dtype if dtype is None else to_dtype(dtype)
     _float_only(dt, "normal_kernel_cpu", "randn_like")
     shape = input._layout.shape
@@ -506,9 +527,11 @@ def randn_like(input: Any, *, dtype: Any = None, memory_format: MemoryFormat = p
 
 
 def randint_like(input: Any, low: Any = None, high: Any = None, *, dtype: Any = None,
-                 memory_format: MemoryFormat = preserve_format, generator: Any = None) -> Tensor:
+                 memory_format: MemoryFormat = preserve_format, generator: Any = None,
+                 device: Any = None) -> Tensor:
     """``randint`` shaped like ``input``: ``randint_like(t, high)`` or ``randint_like(t, low, high)``."""
     tensor_arg(input, "randint_like")
+    _device(device, "randint_like")
     if high is None:
         if low is None:
             raise StridedTypeError("randint_like() missing required argument 'high'\n  e.g. strided.randint_like(t, 10)")
