@@ -169,7 +169,7 @@ def _nll_geometry(input: Tensor, target: Tensor) -> tuple[int, tuple[int, ...]]:
     shape, tshape = input._layout.shape, target._layout.shape
     if len(shape) < 1:  # (only reached by nll_loss)
         raise StridedValueError(
-            join_lines(f"Expected 2 or more dimensions (got {len(shape)})",
+            join_lines(f"Expected 1 or more dimensions (got {len(shape)})",
                        "the input holds class scores: (C,), (N, C) or (N, C, d1, ...)")
         )
     if len(shape) != 1 and (not tshape or shape[0] != tshape[0]):
@@ -187,12 +187,14 @@ def _nll_geometry(input: Tensor, target: Tensor) -> tuple[int, tuple[int, ...]]:
                            f"the target has shape {tshape}; for an input of shape {shape} give one class "
                            "index per sample (shape (N,)), or class probabilities of the input's shape")
             )
-        if len(shape) == 1 and tshape not in ((), (1,)):
-            raise StridedRuntimeError(
-                join_lines(f"size mismatch (got input: {list(shape)}, target: {list(tshape)})",
-                           "a 1-D input is one sample: its target is one class index (0-d)")
-            )
-        return (0 if len(shape) == 1 else 1), tshape
+        if len(shape) == 1:
+            if tshape not in ((), (1,)):
+                raise StridedValueError(
+                    join_lines(f"For 1D input, 1D target must have size 1, but got target size: {tshape[0]}",
+                               "a 1-D input is one sample: its target is one class index (0-d, or of shape (1,))")
+                )
+            return 0, ()
+        return 1, tshape
     if len(shape) == 4 and len(tshape) != 3:
         raise StridedRuntimeError(
             join_lines(
@@ -318,10 +320,10 @@ def cross_entropy(input: Tensor, target: Tensor, weight: Tensor | None = None, s
         )
     shape = input._layout.shape
     class_dim = 0 if len(shape) == 1 else 1
-    if len(shape) == 0:
-        raise StridedValueError(
-            join_lines(f"Expected 2 or more dimensions (got {len(shape)})",
-                       "the input holds class scores: (C,), (N, C) or (N, C, d1, ...)")
+    if len(shape) == 0 and (target._layout.shape or target._dtype.is_floating_point):
+        raise StridedIndexError(
+            join_lines("Dimension specified as 1 but tensor has no dimensions",
+                       "the input holds class scores: (C,), (N, C) or (N, C, d1, ...); it is 0-d")
         )
     inputs = tuple(x for x in (input, target, weight) if x is not None)
     if target._layout.shape == shape:
@@ -437,6 +439,12 @@ def linear(input: Tensor, weight: Tensor, bias: Tensor | None = None) -> Tensor:
     if bias is None:
         return out
     tensor_arg(bias, "linear", "bias", 3)
+    if input.ndim == 2 and weight.ndim != 2:  # PyTorch's addmm path
+        raise StridedRuntimeError(
+            join_lines(f"mat2 must be a matrix, got {weight.ndim}-D tensor",
+                       f"with a bias, linear takes a (out_features, in_features) weight; it has shape {weight.shape}",
+                       "fix: weight.reshape(1, -1) for one output feature")
+        )
     expand_layout(Layout._trusted(bias.shape, (0,) * bias.ndim, 0), out.shape)  # PyTorch's expand error
     return out.add_(bias) if out._dtype is result_type(out, bias) else out + bias
 
