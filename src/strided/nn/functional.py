@@ -544,19 +544,24 @@ def layer_norm(input: Tensor, normalized_shape: Any, weight: Tensor | None = Non
                            f"fix: convert the parameters: weight.to(strided.{d.name})")
             )
     compute = _compute(d)
-    axes = tuple(range(len(shape) - k, len(shape)))
-    x = input._np().astype(compute, copy=False)
+    inner = int(np.prod(norm))
+    x = input._np().astype(compute, copy=False).reshape(-1, inner)  # (rows, normalized elements)
+    out, arr = result_array(shape, d)
+    # normalize in place in the result's memory (a float32 scratch for float16): few passes, no temporaries
+    in_place = compute == d.numpy
+    y = arr.reshape(-1, inner) if in_place else np.empty(x.shape, dtype=compute)
     with np.errstate(all="ignore"):
-        mean = x.mean(axis=axes, keepdims=True) if x.size else x.sum(axis=axes, keepdims=True)
-        centered = x - mean
-        var = (centered * centered).mean(axis=axes, keepdims=True) if x.size else mean
-        y = centered * (1 / np.sqrt(var + compute.type(eps)))
+        np.subtract(x, x.mean(axis=1, keepdims=True) if x.size else 0, out=y)
+        var = np.einsum("ij,ij->i", y, y) / compute.type(max(inner, 1))
+        y *= (1 / np.sqrt(var + compute.type(eps)))[:, None]
         if weight is not None:
-            y = y * weight._np().astype(compute, copy=False)
+            y *= weight._np().astype(compute, copy=False).reshape(-1)
         if bias is not None:
-            y = y + bias._np().astype(compute, copy=False)
+            y += bias._np().astype(compute, copy=False).reshape(-1)
+    if not in_place:
+        np.copyto(arr, y.reshape(shape), casting="unsafe")
     inputs = tuple(t for t in (input, weight, bias) if t is not None)
-    return _array_result(y, shape, d, "layer_norm", inputs)
+    return report("layer_norm", inputs, out)
 
 
 def one_hot(tensor: Tensor, num_classes: int = -1) -> Tensor:

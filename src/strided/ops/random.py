@@ -169,7 +169,14 @@ def rand(*sizes: Any, size: Any = None, generator: Any = None, dtype: Any = None
     shape = _sizes(sizes if size is None else (size,), "rand")
     dt = DEFAULT_FLOAT if dtype is None else to_dtype(dtype)
     _float_only(dt, "check_uniform_bounds", "rand")
-    return _fresh(shape, dt, resolve(generator, "rand").draw(lambda g: _uniform(g, shape, dt)), "rand")
+    g = resolve(generator, "rand")
+    if dt is float16:
+        return _fresh(shape, dt, g.draw(lambda n: _uniform(n, shape, dt)), "rand")
+    t, arr = result_array(shape, dt)
+    g.draw(lambda n: n.random(dtype=arr.dtype, out=arr))  # straight into the result's memory
+    if OPEN:
+        created("rand", (), t)
+    return t
 
 
 def randn(*sizes: Any, size: Any = None, generator: Any = None, dtype: Any = None, device: Any = None) -> Tensor:
@@ -181,8 +188,14 @@ def randn(*sizes: Any, size: Any = None, generator: Any = None, dtype: Any = Non
     shape = _sizes(sizes if size is None else (size,), "randn")
     dt = DEFAULT_FLOAT if dtype is None else to_dtype(dtype)
     _float_only(dt, "normal_kernel_cpu", "randn")
-    values = resolve(generator, "randn").draw(lambda g: g.standard_normal(shape, dtype=_compute(dt)))
-    return _fresh(shape, dt, values, "randn")
+    g = resolve(generator, "randn")
+    if dt is float16:
+        return _fresh(shape, dt, g.draw(lambda n: n.standard_normal(shape, dtype=np.float32)), "randn")
+    t, arr = result_array(shape, dt)
+    g.draw(lambda n: n.standard_normal(dtype=arr.dtype, out=arr))  # straight into the result's memory
+    if OPEN:
+        created("randn", (), t)
+    return t
 
 
 def _int_bounds(dtype: DType) -> tuple[int, int]:
