@@ -7,6 +7,8 @@ import numpy as np
 import pytest
 import torch
 import torch.nn.functional as TF
+from hypothesis import given, settings
+from hypothesis import strategies as hs
 
 import strided as st
 import strided.nn.functional as F
@@ -356,3 +358,26 @@ def test_edge_cases_follow_torch():
         if kwargs.get("weight") == "w":
             tk["weight"], sk["weight"] = both(np.arange(1, 5, dtype=np.float32))
         same(name, targs, sargs, tk, sk)
+
+
+@settings(max_examples=60, deadline=None)
+@given(n=hs.integers(0, 4), c=hs.integers(1, 4), extra=hs.lists(hs.integers(1, 3), max_size=2),
+       reduction=hs.sampled_from(["mean", "sum", "none"]), smoothing=hs.sampled_from([0.0, 0.0, 0.3]),
+       weighted=hs.booleans(), probs=hs.booleans(), seed=hs.integers(0, 2**16))
+def test_cross_entropy_fuzz(n, c, extra, reduction, smoothing, weighted, probs, seed):
+    rng = np.random.default_rng(seed)
+    shape = (n, c, *extra)
+    x = rng.standard_normal(shape).astype("float64")
+    if probs:
+        y = rng.random(shape)
+        y /= np.maximum(y.sum(axis=1, keepdims=True), 1e-9)
+    else:
+        y = rng.integers(-1, c, size=(n, *extra))
+        y[y == -1] = -100  # some targets ignored
+    tk = {"reduction": reduction, "label_smoothing": smoothing}
+    sk = dict(tk)
+    if weighted:
+        tk["weight"], sk["weight"] = both(rng.random(c) + 0.5)
+    tx, sx = both(x)
+    ty, sy = both(y)
+    same("cross_entropy", (tx, ty), (sx, sy), tk, sk)
