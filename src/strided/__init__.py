@@ -5,7 +5,7 @@ offset). Views never copy; copies say so. Tensor methods follow PyTorch; the
 module functions with ``order=``/``copy=`` follow NumPy.
 """
 
-from . import describe, ops, writes  # noqa: F401  (importing them installs their methods on Tensor)
+from . import describe, nn, ops, writes  # noqa: F401  (importing them installs their methods on Tensor)
 from .creation import (
     arange,
     as_tensor,
@@ -104,8 +104,21 @@ from .ops.elementwise import (
     where,
 )
 from .ops.extrema import argmax, argmin, max, min
+from .ops.generator import Generator, default_generator, initial_seed, manual_seed, seed
 from .ops.matmul import bmm, dot, matmul, mm, outer
 from .ops.promotion import promote_types, result_type
+from .ops.random import (
+    bernoulli,
+    multinomial,
+    normal,
+    rand,
+    rand_like,
+    randint,
+    randint_like,
+    randn,
+    randn_like,
+    randperm,
+)
 from .ops.reductions import all, any, mean, prod, std, sum, var
 from .ops.softmax import log_softmax, softmax
 from .storage import Storage
@@ -114,6 +127,8 @@ from .tensor import Tensor
 bool = bool_  # noqa: A001 - strided.bool mirrors torch.bool
 
 __all__ = [
+    "bernoulli", "default_generator", "Generator", "initial_seed", "manual_seed", "multinomial", "nn",
+    "normal", "rand", "rand_like", "randint", "randint_like", "randn", "randn_like", "randperm", "seed",
     "abs", "add", "all", "any", "arange", "argmax", "argmin", "as_tensor", "ascontiguousarray",
     "asfortranarray", "bitwise_and", "bitwise_not", "bitwise_or", "bitwise_xor", "bmm", "bool",
     "bool_", "broadcast_shapes", "broadcast_to", "BroadcastError", "broadcasting",

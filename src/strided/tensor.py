@@ -106,6 +106,8 @@ class Tensor:
     - :mod:`strided.ops.reductions`: ``sum``, ``prod``, ``mean``, ``var``, ``std``, ``all``, ``any``.
     - :mod:`strided.ops.extrema`: ``max``, ``min``, ``argmax``, ``argmin``.
     - :mod:`strided.ops.softmax`: ``softmax``, ``log_softmax``.
+    - :mod:`strided.ops.random`: ``uniform_``, ``normal_``, ``random_``, ``bernoulli_``, ``exponential_``,
+      ``geometric_``, ``log_normal_``, ``cauchy_``, ``bernoulli``, ``multinomial``.
     - :mod:`strided.ops.matmul`: ``matmul``, ``__matmul__``, ``__rmatmul__``, ``mm``, ``bmm``,
       ``dot``, ``outer``.
     """
