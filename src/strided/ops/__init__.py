@@ -5,4 +5,4 @@ on :class:`strided.Tensor`; each op module registers its own with
 :func:`strided.ops.registry.method`.
 """
 
-from . import elementwise, extrema, joining, matmul, reductions, reorder, softmax  # noqa: F401  (imported to register methods)
+from . import elementwise, extrema, joining, matmul, reductions, reorder, softmax, triangles  # noqa: F401  (imported to register methods)
