@@ -18,7 +18,7 @@ from typing import Any
 import numpy as np
 
 from .. import layout as L
-from ..dispatch import copied, result
+from ..dispatch import copied, result, result_array
 from ..dtypes import DType
 from ..errors import StridedRuntimeError, StridedTypeError, StridedValueError, join_lines
 from ..kernels import numpy_view
@@ -206,10 +206,13 @@ def _cat_plan(parts: Sequence[Part], dim: Any, op: str) -> tuple[tuple[int, ...]
 def _join(parts: Sequence[Part], d: int, shape: tuple[int, ...], dtype: DType, fmt: str) -> Tensor:
     """A fresh ``dtype`` tensor of ``shape`` (strides of ``fmt``) holding ``parts`` joined along dim
     ``d``: ``np.concatenate`` reads each input in place and writes into the result's memory."""
-    out = result(shape, dtype, format_strides(shape, fmt))
+    if fmt == "contiguous":
+        out, target = result_array(shape, dtype)
+    else:
+        out = result(shape, dtype, format_strides(shape, fmt))
+        target = out._np()
     arrays = [numpy_view(t._storage, lay) for t, lay in parts if not _skipped(lay)]
     if arrays and 0 not in shape:
-        target = out._np()
         if len(arrays) == 1:
             np.copyto(target, arrays[0], casting="unsafe")
         else:
