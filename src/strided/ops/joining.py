@@ -287,11 +287,11 @@ def _stack(tensors: list[Tensor], dim: Any, op: str = "stack") -> tuple[Tensor, 
     if d < ndim:
         parts = _parts(tensors)
         shape, _, dtype, fmt = _cat_plan(parts, d, op)
-        cat_strides = format_strides(shape, fmt)
+        # PyTorch: cat(tensors, d).view(sizes with n inserted at d), which always is a view
         size = tensors[0]._layout.shape[d]
-        out_shape = shape[:d] + (n, size) + shape[d + 1:]
-        out_strides = cat_strides[:d] + (cat_strides[d] * size, cat_strides[d]) + cat_strides[d + 1:]
-        out = result(out_shape, dtype, out_strides)
+        out_shape = tensors[0]._layout.shape[:d] + (n, size) + tensors[0]._layout.shape[d + 1:]
+        joined = Layout._trusted(shape, format_strides(shape, fmt), 0)
+        out = result(out_shape, dtype, P.view(joined, out_shape)[0].strides)
     else:
         parts = [(t, L.unsqueeze(t._layout, ndim)) for t in tensors]
         shape, _, dtype, fmt = _cat_plan(parts, d, op)
