@@ -30,6 +30,7 @@ from ..errors import (
     StridedTypeError,
     join_lines,
 )
+from ..layout import plans as P
 from ..tensor import Tensor, tensor_arg
 from .joining import dim_int
 from .promotion import TORCH_NAMES
@@ -68,17 +69,19 @@ def _varargs(args: tuple, op: str, name: str) -> Any:
 
 
 def _flip_dims(dims: Any, ndim: int) -> tuple[int, ...]:
-    wrapped = tuple(L.wrap_dim(d, ndim) for d in _int_seq(dims, "flip", "dims", 1))
-    seen = set()
-    for d in wrapped:
-        if d in seen:
+    """``flip``'s dims wrapped one by one, a repeat refused as soon as it is met (PyTorch's order)."""
+    given = _int_seq(dims, "flip", "dims", 1)
+    wrapped: list[int] = []
+    for g in given:
+        d = L.wrap_dim(g, ndim)
+        if d in wrapped:
             raise StridedRuntimeError(
                 join_lines(f"dim {d} appears multiple times in the list of dims",
-                           f"flip dims {list(_int_seq(dims, 'flip', 'dims', 1))} name dim {d} twice; "
+                           f"flip dims {list(given)} name dim {d} twice; "
                            "flipping a dim twice is no flip: leave it out")
             )
-        seen.add(d)
-    return wrapped
+        wrapped.append(d)
+    return tuple(wrapped)
 
 
 # ---------------------------------------------------------------- flip
@@ -167,6 +170,8 @@ def roll(input: Tensor, shifts: int | Sequence[int], dims: int | Sequence[int] |
     lay = t._layout
     shift = _int_seq(shifts, "roll", "shifts", 1)
     dim = () if dims is None else _int_seq(dims, "roll", "dims", 2)
+    if not dim:
+        dims = None  # PyTorch: no dims (None or empty) rolls the flattened tensor
     if not shift:
         raise StridedRuntimeError(join_lines("`shifts` required", "give at least one shift: t.roll(1, 0)"))
     if (dims is None and len(shift) != 1) or (dims is not None and len(shift) != len(dim)):
@@ -177,20 +182,35 @@ def roll(input: Tensor, shifts: int | Sequence[int], dims: int | Sequence[int] |
                 "flattened tensor",
             )
         )
+    n = L.product(lay.shape)
+    if not n:
+        # PyTorch: an empty tensor's roll is its clone (dims unchecked; preserve_format keeps its
+        # strides), or, with no dims, the flattened clone viewed back to the shape
+        if dims is None:  # (an empty tensor is contiguous, so contiguous() is the tensor itself)
+            flat = P.view(lay, (0,))[0]
+            flat = L.Layout._trusted((0,), L.preserve_format_strides(flat.shape, flat.strides), 0)
+            strides = P.view(flat, lay.shape)[0].strides
+        else:
+            strides = L.preserve_format_strides(lay.shape, lay.strides)
+        out = result(lay.shape, t._dtype, strides)
+        return copied("roll", (t,), out, "roll: an empty tensor cloned into new memory")
     if not lay.shape and dim:
         raise StridedIndexError(
             join_lines(f"Dimension specified as {dim[0]} but tensor has no dimensions",
                        "a 0-d tensor has no dims to roll; t.roll(1) (no dims) returns a copy")
         )
     wrapped = tuple(L.wrap_dim(d, len(lay.shape)) for d in dim)
+    if len(set(wrapped)) != len(wrapped):  # a dim named twice rolls by the sum of its shifts
+        total: dict[int, int] = {}
+        for s, d in zip(shift, wrapped):
+            total[d] = total.get(d, 0) + s
+        wrapped, shift = tuple(total), tuple(total.values())
     out, target = result_array(lay.shape, t._dtype)
-    n = L.product(lay.shape)
-    if n:
-        source = t._np()
-        if dims is None:
-            source, target = source.reshape(-1), target.reshape(-1)  # (a copy of source if it must)
-            wrapped = (0,)
-        _roll_into(target, source, shift, wrapped)
+    source = t._np()
+    if dims is None:
+        source, target = source.reshape(-1), target.reshape(-1)  # (a copy of source if it must)
+        wrapped = (0,)
+    _roll_into(target, source, shift, wrapped)
     how = f"by {list(shift)} along dims {list(wrapped)}" if dims is not None else f"by {shift[0]} as if flattened"
     return copied("roll", (t,), out, lambda: f"roll: elements shifted {how} into new memory")
 

@@ -76,7 +76,7 @@ def _triangle_(self: Tensor, diagonal: Any, lower: bool) -> Tensor:
     # in-place writes do, before anything is written.
     check_writable(t._storage, t._layout, op)
     if t.numel():
-        np.copyto(t._np(), 0, where=~_keep_mask(t._layout.shape, k, lower))
+        np.copyto(t._np(), 0, casting="unsafe", where=~_keep_mask(t._layout.shape, k, lower))
     if OPEN:
         report(op, (t,), t)
     return t
