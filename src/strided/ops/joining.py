@@ -553,10 +553,9 @@ def tensor_split(input: Tensor, indices_or_sections: Any = None, dim: int = 0, *
 def _directional_split(op: str, t: Tensor, spec: Any, min_dims: int, d: int) -> tuple[Tensor, ...]:
     shape = t._layout.shape
     if len(shape) < min_dims:
-        dims = "dimension" if min_dims == 1 else "dimension"
         raise StridedRuntimeError(
-            join_lines(
-                f"torch.{op} requires a tensor with at least {min_dims} {dims}, but got a tensor with "
+            join_lines(  # (PyTorch's text says "dimension" whatever the number)
+                f"torch.{op} requires a tensor with at least {min_dims} dimension, but got a tensor with "
                 f"{len(shape)} dimensions!",
                 f"the tensor has shape {shape}; {op} splits dim {d}"
                 + (" (dim 0 for a 1-D tensor)" if op == "hsplit" else ""),
