@@ -65,7 +65,7 @@ def test_repeat_tile_repeat_interleave_match_torch(spec, dtype, data):
               lambda: s.repeat_interleave(st.tensor(counts, dtype=st.int64), dim))
 
 
-@SETTINGS
+@settings(max_examples=30, deadline=None)
 @given(specs(min_dims=0, max_dims=4, max_size=4), hs.sampled_from(DTYPES), hs.integers(-4, 4))
 def test_triangles_and_diagonals_match_torch(spec, dtype, k):
     t, s = pair(spec, dtype)
