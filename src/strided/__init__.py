@@ -105,6 +105,25 @@ from .ops.elementwise import (
 )
 from .ops.extrema import argmax, argmin, max, min
 from .ops.generator import Generator, default_generator, initial_seed, manual_seed, seed
+from .ops.joining import (
+    atleast_1d,
+    atleast_2d,
+    atleast_3d,
+    broadcast_tensors,
+    cat,
+    column_stack,
+    concat,
+    concatenate,
+    dsplit,
+    dstack,
+    hsplit,
+    hstack,
+    row_stack,
+    stack,
+    tensor_split,
+    vsplit,
+    vstack,
+)
 from .ops.matmul import bmm, dot, matmul, mm, outer
 from .ops.promotion import promote_types, result_type
 from .ops.random import (
@@ -120,13 +139,19 @@ from .ops.random import (
     randperm,
 )
 from .ops.reductions import all, any, mean, prod, std, sum, var
+from .ops.reorder import flip, fliplr, flipud, repeat_interleave, roll, rot90, tile
 from .ops.softmax import log_softmax, softmax
+from .ops.triangles import block_diag, cartesian_prod, diag, diag_embed, diagflat, meshgrid, tril, triu
 from .storage import Storage
 from .tensor import Tensor
 
 bool = bool_  # noqa: A001 - strided.bool mirrors torch.bool
 
 __all__ = [
+    "atleast_1d", "atleast_2d", "atleast_3d", "block_diag", "broadcast_tensors", "cartesian_prod", "cat",
+    "column_stack", "concat", "concatenate", "diag", "diag_embed", "diagflat", "dsplit", "dstack", "flip",
+    "fliplr", "flipud", "hsplit", "hstack", "meshgrid", "repeat_interleave", "roll", "rot90", "row_stack",
+    "stack", "tensor_split", "tile", "tril", "triu", "vsplit", "vstack",
     "bernoulli", "default_generator", "Generator", "initial_seed", "manual_seed", "multinomial", "nn",
     "normal", "rand", "rand_like", "randint", "randint_like", "randn", "randn_like", "randperm", "seed",
     "abs", "add", "all", "any", "arange", "argmax", "argmin", "as_tensor", "ascontiguousarray",

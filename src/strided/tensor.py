@@ -106,6 +106,10 @@ class Tensor:
     - :mod:`strided.ops.reductions`: ``sum``, ``prod``, ``mean``, ``var``, ``std``, ``all``, ``any``.
     - :mod:`strided.ops.extrema`: ``max``, ``min``, ``argmax``, ``argmin``.
     - :mod:`strided.ops.softmax`: ``softmax``, ``log_softmax``.
+    - :mod:`strided.ops.joining`: ``tensor_split``, ``hsplit``, ``vsplit``, ``dsplit``.
+    - :mod:`strided.ops.reorder`: ``flip``, ``fliplr``, ``flipud``, ``roll``, ``rot90``, ``repeat``, ``tile``,
+      ``repeat_interleave``.
+    - :mod:`strided.ops.triangles`: ``tril``, ``triu``, ``tril_``, ``triu_``, ``diag``, ``diagflat``, ``diag_embed``.
     - :mod:`strided.ops.random`: ``uniform_``, ``normal_``, ``random_``, ``bernoulli_``, ``exponential_``,
       ``geometric_``, ``log_normal_``, ``cauchy_``, ``bernoulli``, ``multinomial``.
     - :mod:`strided.ops.matmul`: ``matmul``, ``__matmul__``, ``__rmatmul__``, ``mm``, ``bmm``,

@@ -5,4 +5,15 @@ on :class:`strided.Tensor`; each op module registers its own with
 :func:`strided.ops.registry.method`.
 """
 
-from . import elementwise, extrema, matmul, random, reductions, softmax  # noqa: F401  (imported to register methods)
+# (imported to register their methods on Tensor)
+from . import (  # noqa: F401
+    elementwise,
+    extrema,
+    joining,
+    matmul,
+    random,
+    reductions,
+    reorder,
+    softmax,
+    triangles,
+)
