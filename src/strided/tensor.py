@@ -40,8 +40,16 @@ from .indexing import index_layout
 from .kernels import copy_array, numpy_view
 from .layout import Layout
 from .layout import plans as P
+from .layout.formats import is_channels_last_3d_contiguous
 from .layout.plans import Copy, View
-from .memory_format import MemoryFormat, channels_last, contiguous_format, preserve_format
+from .memory_format import (
+    DENSE_FORMATS,
+    MemoryFormat,
+    channels_last,
+    channels_last_3d,
+    contiguous_format,
+    preserve_format,
+)
 from .messages import (
     array_copy_error,
     bool_error,
@@ -225,6 +233,8 @@ class Tensor:
         lay = self._layout
         if memory_format is channels_last:
             return L.is_channels_last_contiguous(lay.shape, lay.strides)
+        if memory_format is channels_last_3d:
+            return is_channels_last_3d_contiguous(lay.shape, lay.strides)
         if memory_format is contiguous_format or memory_format is preserve_format:
             # Note: PyTorch answers preserve_format with the plain (row-major) contiguity
             return L.is_contiguous(lay.shape, lay.strides)
@@ -639,20 +649,19 @@ class Tensor:
                 # returns a contiguous tensor itself for preserve_format too, and refuses only
                 # the non-contiguous ones (below)
                 return self
-        if memory_format is not contiguous_format and memory_format is not channels_last:
+        if memory_format not in DENSE_FORMATS:
             raise memory_format_error(memory_format, "contiguous")
         plan = P.contiguous(lay, memory_format.name, itemsize=self._dtype.itemsize)
         if plan.__class__ is Copy:
             return self._materialize(plan, "contiguous()" if memory_format is contiguous_format
-                                     else "contiguous(channels_last)")
+                                     else f"contiguous({memory_format.name})")
         if plan.__class__ is View:
             return self
         raise error(plan)
 
     def clone(self, memory_format: MemoryFormat = preserve_format) -> Tensor:
         """A copy in new storage; ``preserve_format`` keeps dense strides, as PyTorch does."""
-        if memory_format is not preserve_format and memory_format is not contiguous_format \
-                and memory_format is not channels_last:
+        if memory_format is not preserve_format and memory_format not in DENSE_FORMATS:
             raise memory_format_error(memory_format, "clone")
         plan = P.clone(self._layout, memory_format.name, itemsize=self._dtype.itemsize)
         if plan.__class__ is not Copy:
@@ -661,8 +670,7 @@ class Tensor:
 
     def _format_strides(self, memory_format: MemoryFormat) -> tuple[int, ...]:
         """Dense strides of this shape in ``memory_format`` (``empty_like``'s rule)."""
-        if memory_format is not preserve_format and memory_format is not contiguous_format \
-                and memory_format is not channels_last:
+        if memory_format is not preserve_format and memory_format not in DENSE_FORMATS:
             raise memory_format_error(memory_format, "clone")
         plan = P.clone(self._layout, memory_format.name, itemsize=self._dtype.itemsize)
         if plan.__class__ is not Copy:
