@@ -34,7 +34,7 @@ from .args import (
 )
 from .dispatch import OPEN, copy_of, view_of
 from .dtypes import DType, to_dtype
-from .errors import StridedTypeError
+from .errors import StridedRuntimeError, StridedTypeError
 from .formatting import format_tensor
 from .indexing import index_layout
 from .kernels import copy_array, numpy_view
@@ -90,6 +90,17 @@ def tensor_arg(value: Any, op: str, name: str = "input", pos: int = 1) -> Tensor
     if not isinstance(value, Tensor):
         raise not_a_tensor(value, type_name(value), op, name, pos)
     return value
+
+
+def narrow_tensor_start(start: Tensor) -> int:
+    """A tensor ``start`` of ``narrow``: its value when 0-d and integral (bool not), else PyTorch's error."""
+    if start._layout.shape or start._dtype.kind not in "iu":
+        raise StridedRuntimeError(
+            "start must be an 0-dim integral Tensor.\n"
+            f"  start is a {start._dtype.name} tensor of shape {start._layout.shape}\n"
+            "  fix: pass an int, or a 0-d integer tensor (e.g. t[0] of an int64 tensor)"
+        )
+    return int(start.item())
 
 
 class Tensor:
@@ -549,8 +560,8 @@ class Tensor:
             found = _VIEWS.get(key)
             if found is not None:
                 return self._view(found)
-        # Note: PyTorch reads a tensor start through narrow's Tensor overload (RuntimeError unless
-        # 0-d integral); strided reads every start as a size, so a 1-element integer tensor works.
+        if isinstance(start, Tensor):  # narrow's Tensor overload: 0-d integral only (PyTorch)
+            start = narrow_tensor_start(start)
         start = int_arg(start, "narrow", "start", 2, size=True)
         length = int_arg(length, "narrow", "length", 3, size=True)
         return self._carry(L.narrow_layout(lay, dim, start, length), key)

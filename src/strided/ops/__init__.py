@@ -9,6 +9,7 @@ from . import (  # noqa: F401  (imported to register methods)
     conversions,
     elementwise,
     extrema,
+    inplace_views,
     matmul,
     reductions,
     softmax,
