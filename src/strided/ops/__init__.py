@@ -7,6 +7,7 @@ on :class:`strided.Tensor`; each op module registers its own with
 
 from . import (  # noqa: F401  (imported to register methods)
     conversions,
+    copies,
     elementwise,
     extrema,
     inplace_views,
