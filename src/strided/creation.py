@@ -33,7 +33,7 @@ from .errors import (
 from .kernels.fill import arange_into, fill
 from .layout import Layout
 from .layout.formats import format_strides
-from .memory_format import DENSE_FORMATS, MemoryFormat, contiguous_format, preserve_format
+from .memory_format import MemoryFormat, contiguous_format, is_dense_format, preserve_format
 from .messages import error
 from .scalars import filled, parse_int
 from .tensor import Tensor, tensor_arg
@@ -84,7 +84,7 @@ def array_source(array: np.ndarray) -> np.ndarray:
     return array
 
 
-def tensor(data: Any, dtype: Any = None, device: Any = None) -> Tensor:
+def tensor(data: Any, dtype: Any = None, *, device: Any = None) -> Tensor:
     """A new tensor holding a copy of ``data`` (nested lists, a scalar, a NumPy array or a tensor);
     ``device`` may only name the CPU (strided.device)."""
     parse_device(device, "tensor")
@@ -267,7 +267,7 @@ def _too_many_dims(data: Any) -> Exception:
     )
 
 
-def as_tensor(data: Any, dtype: Any = None, device: Any = None) -> Tensor:
+def as_tensor(data: Any, dtype: Any = None, *, device: Any = None) -> Tensor:
     """``data`` itself when it is already a tensor of ``dtype``; otherwise ``tensor(data, dtype)``."""
     parse_device(device, "as_tensor")
     if isinstance(data, Tensor) and (dtype is None or to_dtype(dtype) is data.dtype):
@@ -377,7 +377,7 @@ def _scalar_dtype(value: Any) -> DType:
     )
 
 
-def full(size: Any, fill_value: Any, dtype: Any = None, device: Any = None) -> Tensor:
+def full(size: Any, fill_value: Any, dtype: Any = None, *, device: Any = None) -> Tensor:
     """A tensor of ``size`` filled with ``fill_value``; dtype inferred from it as PyTorch does."""
     parse_device(device, "full")
     shape = parse_sizes((size,) if not isinstance(size, (tuple, list)) else (tuple(size),), "full")
@@ -392,7 +392,7 @@ def full(size: Any, fill_value: Any, dtype: Any = None, device: Any = None) -> T
 
 def _empty_strides(shape: tuple[int, ...], memory_format: Any) -> tuple[int, ...]:
     """The dense strides ``empty(..., memory_format=)`` gives ``shape``, or PyTorch's error."""
-    if memory_format not in DENSE_FORMATS:
+    if not is_dense_format(memory_format):
         if memory_format is preserve_format:
             raise StridedRuntimeError(
                 join_lines("unsupported memory format Preserve",
@@ -420,7 +420,7 @@ def _like(other: Tensor, dtype: Any, memory_format: MemoryFormat, op: str = "emp
     return result(other.shape, dt, other._format_strides(memory_format))
 
 
-def empty_like(other: Tensor, dtype: Any = None, memory_format: MemoryFormat = preserve_format,
+def empty_like(other: Tensor, dtype: Any = None, memory_format: MemoryFormat = preserve_format, *,
                device: Any = None) -> Tensor:
     """Uninitialized memory shaped like ``other``, keeping its dense stride order (PyTorch)."""
     t = _like(other, dtype, memory_format, "empty_like", device)
@@ -428,7 +428,7 @@ def empty_like(other: Tensor, dtype: Any = None, memory_format: MemoryFormat = p
     return t
 
 
-def zeros_like(other: Tensor, dtype: Any = None, memory_format: MemoryFormat = preserve_format,
+def zeros_like(other: Tensor, dtype: Any = None, memory_format: MemoryFormat = preserve_format, *,
                device: Any = None) -> Tensor:
     t = _like(other, dtype, memory_format, "zeros_like", device)
     fill(t._storage.array, 0)
@@ -436,7 +436,7 @@ def zeros_like(other: Tensor, dtype: Any = None, memory_format: MemoryFormat = p
     return t
 
 
-def ones_like(other: Tensor, dtype: Any = None, memory_format: MemoryFormat = preserve_format,
+def ones_like(other: Tensor, dtype: Any = None, memory_format: MemoryFormat = preserve_format, *,
               device: Any = None) -> Tensor:
     t = _like(other, dtype, memory_format, "ones_like", device)
     fill(t._storage.array, 1)
@@ -444,7 +444,7 @@ def ones_like(other: Tensor, dtype: Any = None, memory_format: MemoryFormat = pr
     return t
 
 
-def full_like(other: Tensor, fill_value: Any, dtype: Any = None, memory_format: MemoryFormat = preserve_format,
+def full_like(other: Tensor, fill_value: Any, dtype: Any = None, memory_format: MemoryFormat = preserve_format, *,
               device: Any = None) -> Tensor:
     t = _like(other, dtype, memory_format, "full_like", device)
     fill(t._storage.array, _fill_scalar(scalar_value(fill_value, "full_like"), t.dtype, "full_like", t.numel()))
@@ -452,7 +452,7 @@ def full_like(other: Tensor, fill_value: Any, dtype: Any = None, memory_format: 
     return t
 
 
-def arange(start: Any, end: Any = None, step: Any = 1, dtype: Any = None, device: Any = None) -> Tensor:
+def arange(start: Any, end: Any = None, step: Any = 1, dtype: Any = None, *, device: Any = None) -> Tensor:
     """``arange(end)`` or ``arange(start, end, step)``: int64 for int arguments, float32 otherwise.
 
     As PyTorch: start, end and step are numbers (ints, floats, NumPy scalars or 0-d tensors);

@@ -43,11 +43,11 @@ from .layout import plans as P
 from .layout.formats import is_channels_last_3d_contiguous
 from .layout.plans import Copy, View
 from .memory_format import (
-    DENSE_FORMATS,
     MemoryFormat,
     channels_last,
     channels_last_3d,
     contiguous_format,
+    is_dense_format,
     preserve_format,
 )
 from .messages import (
@@ -92,8 +92,10 @@ def tensor_arg(value: Any, op: str, name: str = "input", pos: int = 1) -> Tensor
     return value
 
 
-def narrow_tensor_start(start: Tensor) -> int:
+def narrow_tensor_start(start: Tensor) -> Any:
     """A tensor ``start`` of ``narrow``: its value when 0-d and integral (bool not), else PyTorch's error."""
+    if start._dtype.kind == "b" and not start._layout.shape:
+        return start  # int_arg's error for a bool: a bool is no size
     if start._layout.shape or start._dtype.kind not in "iu":
         raise StridedRuntimeError(
             "start must be an 0-dim integral Tensor.\n"
@@ -660,7 +662,7 @@ class Tensor:
                 # returns a contiguous tensor itself for preserve_format too, and refuses only
                 # the non-contiguous ones (below)
                 return self
-        if memory_format not in DENSE_FORMATS:
+        if not is_dense_format(memory_format):
             raise memory_format_error(memory_format, "contiguous")
         plan = P.contiguous(lay, memory_format.name, itemsize=self._dtype.itemsize)
         if plan.__class__ is Copy:
@@ -672,7 +674,7 @@ class Tensor:
 
     def clone(self, memory_format: MemoryFormat = preserve_format) -> Tensor:
         """A copy in new storage; ``preserve_format`` keeps dense strides, as PyTorch does."""
-        if memory_format is not preserve_format and memory_format not in DENSE_FORMATS:
+        if memory_format is not preserve_format and not is_dense_format(memory_format):
             raise memory_format_error(memory_format, "clone")
         plan = P.clone(self._layout, memory_format.name, itemsize=self._dtype.itemsize)
         if plan.__class__ is not Copy:
@@ -681,7 +683,7 @@ class Tensor:
 
     def _format_strides(self, memory_format: MemoryFormat) -> tuple[int, ...]:
         """Dense strides of this shape in ``memory_format`` (``empty_like``'s rule)."""
-        if memory_format is not preserve_format and memory_format not in DENSE_FORMATS:
+        if memory_format is not preserve_format and not is_dense_format(memory_format):
             raise memory_format_error(memory_format, "clone")
         plan = P.clone(self._layout, memory_format.name, itemsize=self._dtype.itemsize)
         if plan.__class__ is not Copy:

@@ -36,7 +36,7 @@ from .indexing import index_layout
 from .kernels import check_writable, grow_storage, write
 from .layout import Layout
 from .layout.formats import format_strides
-from .memory_format import DENSE_FORMATS, preserve_format
+from .memory_format import is_dense_format, preserve_format
 from .messages import error, partial_overlap
 from .scalars import filled, parse_int, parse_setitem_int, wrapped
 from .tensor import Tensor, installs_as
@@ -205,7 +205,7 @@ def resize_(self: Tensor, *sizes: Any, memory_format: Any = None) -> Tensor:
 
 def resize_format_strides(shape: tuple[int, ...], memory_format: Any) -> tuple[int, ...]:
     """The strides ``resize_(..., memory_format=)`` gives ``shape``, or PyTorch's error."""
-    if memory_format not in DENSE_FORMATS:
+    if not is_dense_format(memory_format):
         if memory_format is preserve_format:
             raise StridedRuntimeError(
                 join_lines("Unsupported memory format Preserve",

@@ -15,7 +15,7 @@ from __future__ import annotations
 from typing import Any
 
 from ..args import memory_format_error, type_name
-from ..device import CPU, device, is_device, parse_device
+from ..device import CPU, TORCH_DEVICE_TYPES, device, is_device, parse_device
 from ..dtypes import (
     TORCH_NAME,
     DType,
@@ -33,7 +33,7 @@ from ..dtypes import (
 from ..errors import StridedRuntimeError, StridedTypeError, StridedValueError, join_lines
 from ..layout import plans as P
 from ..layout.formats import format_strides, suggest_format
-from ..memory_format import DENSE_FORMATS, MemoryFormat, preserve_format
+from ..memory_format import MemoryFormat, is_dense_format, preserve_format
 from ..messages import error
 from ..tensor import Tensor
 from .registry import method
@@ -150,6 +150,11 @@ def _is_dtype(value: Any) -> bool:
     return True
 
 
+def _names_device(text: str) -> bool:
+    """Whether a string argument of ``to`` names a device ("cpu", "cuda:1") rather than a dtype."""
+    return text.partition(":")[0] in TORCH_DEVICE_TYPES
+
+
 def _parse_to(args: tuple, kwargs: dict) -> tuple[DType | None, bool, MemoryFormat]:
     """PyTorch's three overloads of ``to``, read into (dtype or None, copy, memory_format); the
     device is checked (cpu only) and dropped, ``non_blocking`` read and ignored.
@@ -171,7 +176,7 @@ def _parse_to(args: tuple, kwargs: dict) -> tuple[DType | None, bool, MemoryForm
         if isinstance(first, Tensor):
             rest.pop(0)
             dtype = first._dtype
-        elif isinstance(first, str) and not _is_dtype(first) or (not isinstance(first, str) and is_device(first)):
+        elif isinstance(first, str) and _names_device(first) or (not isinstance(first, str) and is_device(first)):
             rest.pop(0)
             dev = first
             if rest and rest[0] is not None and not isinstance(rest[0], bool) and _is_dtype(rest[0]):
@@ -179,12 +184,14 @@ def _parse_to(args: tuple, kwargs: dict) -> tuple[DType | None, bool, MemoryForm
             elif rest and rest[0] is None:
                 rest.pop(0)
         elif first is None:
-            rest.pop(0)  # to(None, dtype): the device overload with no device
-            if rest and not isinstance(rest[0], bool) and _is_dtype(rest[0]):
-                dtype = rest.pop(0)
+            # Note: PyTorch reads to(None) as the device overload with no device (self);
+            # strided refuses a None dtype, as it did before the device overloads came
+            to_dtype(None)
         elif not isinstance(first, bool) and _is_dtype(first):
             rest.pop(0)
             dtype = first
+        elif isinstance(first, str):
+            to_dtype(first)  # neither a device nor a dtype strided has: to_dtype's TypeError
         elif isinstance(first, int) and not isinstance(first, bool):
             rest.pop(0)
             dev = first  # an accelerator index: parse_device refuses it
@@ -233,7 +240,7 @@ def to(self: Tensor, *args: Any, **kwargs: Any) -> Tensor:
         if target is self._dtype and not copy:
             return self
         return _to_dtype(self, target, copy=True)
-    if memory_format not in DENSE_FORMATS:
+    if not is_dense_format(memory_format):
         if isinstance(memory_format, MemoryFormat):
             raise StridedRuntimeError(
                 join_lines(f"to(): memory format {memory_format.name} is not a dense format",
