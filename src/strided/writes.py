@@ -208,7 +208,8 @@ def resize_format_strides(shape: tuple[int, ...], memory_format: Any) -> tuple[i
     if not is_dense_format(memory_format):
         if memory_format is preserve_format:
             raise StridedRuntimeError(
-                join_lines("Unsupported memory format Preserve",
+                # (PyTorch's text, missing space and all, so a search for it finds this)
+                join_lines("Unsupported memory formatPreserve",
                            "resize_ makes a dense layout: pass strided.contiguous_format, strided.channels_last "
                            "or strided.channels_last_3d (or leave memory_format= out)"))
         raise memory_format_error(memory_format, "resize_")
