@@ -564,12 +564,12 @@ def _space_bound(value: Any, name: str, op: str) -> Any:
 def _space_args(start: Any, end: Any, steps: Any, dtype: Any, device: Any, op: str) -> tuple[Any, Any, int, DType]:
     """The checked arguments of ``linspace``/``logspace``, in PyTorch's order of checks."""
     parse_device(device, op)
-    dims = [v.ndim if isinstance(v, Tensor) else 0 for v in (start, end)]
-    if any(dims):
+    dims = [(name, v.ndim) for name, v in (("start", start), ("end", end)) if isinstance(v, Tensor)]
+    if any(n for _, n in dims):
+        got = " and ".join(f"{name} with {n} dimension(s)" for name, n in dims)
         raise StridedRuntimeError(
             join_lines(
-                f"{op} only supports 0-dimensional start and end tensors, but got start with {dims[0]} "
-                f"dimension(s) and end with {dims[1]} dimension(s).",
+                f"{op} only supports 0-dimensional start and end tensors, but got {got}.",
                 "fix: pass numbers, or 0-d tensors (t[i] of a 1-d tensor, or t.reshape(()) of a 1-element one)",
             )
         )
