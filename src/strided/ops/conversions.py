@@ -113,6 +113,10 @@ def type_(self: Tensor, dtype: Any = None, non_blocking: bool = False, **kwargs:
     """
     # Note: the string names PyTorch's CPU tensor type: strided answers as PyTorch would for
     # the same tensor, so code that compares type strings keeps working.
+    if not isinstance(non_blocking, bool):
+        raise StridedTypeError(
+            join_lines(f"type(): argument 'non_blocking' (position 2) must be bool, not {type_name(non_blocking)}",
+                       "non_blocking is True or False (it changes nothing on the CPU)"))
     if dtype is None:
         return _TYPE_NAME.get(self._dtype.name, f"torch.{self._dtype.name}")
     if isinstance(dtype, str):
@@ -165,9 +169,7 @@ def _parse_to(args: tuple, kwargs: dict) -> tuple[DType | None, bool, MemoryForm
     """
     unknown = set(kwargs) - {"dtype", "device", "non_blocking", "copy", "memory_format"}
     if unknown:
-        raise StridedTypeError(
-            join_lines(f"to() got an unexpected keyword argument '{sorted(unknown)[0]}'",
-                       "to() takes dtype=, device=, non_blocking=, copy= and memory_format="))
+        raise _to_error(args, kwargs)
     rest = list(args)
     dtype: Any = kwargs.get("dtype")
     dev: Any = kwargs.get("device")
@@ -184,9 +186,13 @@ def _parse_to(args: tuple, kwargs: dict) -> tuple[DType | None, bool, MemoryForm
             elif rest and rest[0] is None:
                 rest.pop(0)
         elif first is None:
-            # Note: PyTorch reads to(None) as the device overload with no device (self);
-            # strided refuses a None dtype, as it did before the device overloads came
-            to_dtype(None)
+            if len(rest) == 1 and not kwargs:
+                # Note: PyTorch reads a lone to(None) as the device overload with no device
+                # (self); strided refuses it as a None dtype, as before the device overloads came
+                to_dtype(None)
+            rest.pop(0)  # to(None, dtype): the device overload with no device
+            if rest and rest[0] is not None and not isinstance(rest[0], bool) and _is_dtype(rest[0]):
+                dtype = rest.pop(0)
         elif not isinstance(first, bool) and _is_dtype(first):
             rest.pop(0)
             dtype = first
@@ -209,6 +215,8 @@ def _parse_to(args: tuple, kwargs: dict) -> tuple[DType | None, bool, MemoryForm
 
 def _to_error(args: tuple, kwargs: dict) -> StridedTypeError:
     got = ", ".join([type_name(a) for a in args] + [f"{k}={type_name(v)}" for k, v in kwargs.items()])
+    if kwargs and not args:
+        got += ", "  # (PyTorch's text for keywords alone: "got (foo=int, )")
     return StridedTypeError(
         join_lines(
             f"to() received an invalid combination of arguments - got ({got}), but expected one of:",
