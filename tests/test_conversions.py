@@ -36,6 +36,10 @@ def test_shorthands_match_torch(spec, name, src):
     if out_s is not s:
         assert out_s.untyped_storage() is not s.untyped_storage()
         assert len(copies) == 1 and copies[0].reason == f"to({out_s.dtype.name})"
+        seen = []
+        with st.dispatch.listen(seen.append):
+            getattr(s, name)()
+        assert [(r.name, r.kind) for r in seen] == [(name, "copy")]
         assert copies[0].nbytes == out_s.numel() * out_s.element_size()
     else:
         assert len(copies) == 0

@@ -72,6 +72,8 @@ def _shorthand(name: str, dtype: DType) -> Any:
         return to(self, dtype, memory_format=memory_format)
 
     convert.__name__ = convert.__qualname__ = name
+    # the copy's record is named after the method the user called (dispatch reads the code's name)
+    convert.__code__ = convert.__code__.replace(co_name=name)
     convert.__doc__ = f"``self.to({dtype!r})``: ``self`` when already {dtype.name}, else a converted copy."
     return convert
 
@@ -136,6 +138,9 @@ def type_(self: Tensor, dtype: Any = None, non_blocking: bool = False, **kwargs:
             join_lines("dtype must be a type, str, or dtype object",
                        f"got {dtype!r:.60}; pass e.g. strided.float64 or 'torch.DoubleTensor'"))
     return to(self, to_dtype(dtype))
+
+
+type_.__code__ = type_.__code__.replace(co_name="type")  # records name the method: "type"
 
 
 # ---------------------------------------------------------------- to(...)
