@@ -675,17 +675,25 @@ def logspace(start: Any, end: Any, steps: int, base: float = 10.0, *, dtype: Any
     t, arr = result_array((steps,), dt)
     if steps == 1:  # PyTorch fills with base ** start (fill_'s rule)
         with np.errstate(all="ignore"):
-            arr[...] = _fill_scalar(float(np.power(np.float64(base), np.float64(start))), dt, "logspace", 1)
+            power = np.power(np.longdouble(base), np.longdouble(start)).astype(np.float64)  # (glibc's pow)
+            arr[...] = _fill_scalar(float(power), dt, "logspace", 1)
     elif steps > 1:
         s, e = _as_element(start, dt, "logspace"), _as_element(end, dt, "logspace")
-        # PyTorch: exponents start + step*i in double from start and end read as dtype
-        # elements; integer dtypes raise a float base (double for the floating ones).
-        # Note: PyTorch's pow may differ from NumPy's in the last bit or two of a float.
+        # PyTorch's CPU kernel: start and end read as dtype elements, their difference taken in
+        # dtype, the step and the exponents start + step*i (two-sided, each operation rounded:
+        # this loop is not fused) in double, then the power in double (glibc's pow, matched by a
+        # long-double power rounded to double: NumPy's SIMD float64 power differs in the last
+        # bit), rounded to dtype (truncated for integer dtypes, with a float32 base).
         with np.errstate(all="ignore"):
-            ends = (np.float64(s), np.float64(e))
-            exps = _ramp(ends[0], ends[1], steps, (ends[1] - ends[0]) / (steps - 1), np.longdouble)
+            span = np.float64(e - s) if dt.is_floating_point else np.float64(int(e) - int(s))
+            step = span / np.float64(steps - 1)
+            i = np.arange(steps, dtype=np.float64)
+            half = steps // 2
+            exps = np.empty(steps)
+            exps[:half] = np.float64(s) + step * i[:half]
+            exps[half:] = np.float64(e) - step * (steps - 1 - i[half:])
             b = np.float64(np.float32(base)) if dt.kind in "iu" else np.float64(base)
-            powers = np.power(b, exps.astype(np.float64))
+            powers = np.power(np.longdouble(b), exps.astype(np.longdouble)).astype(np.float64)
             if dt.kind in "iu":
                 arr[...] = _c_cast(powers, dt)
             else:
