@@ -281,3 +281,14 @@ def test_copy_forms_on_hard_layouts(spec, dim):
         for ps, pt in zip(out_s if isinstance(out_s, tuple) else (out_s,),
                           out_t if isinstance(out_t, (tuple, list)) else (out_t,)):
             _same(ps, pt)
+
+
+@settings(max_examples=40, deadline=None)
+@given(spec=specs(max_dims=3), offset=hs.integers(0, 3))
+def test_set_storage_layouts_match_torch(spec, offset):
+    """set_(storage, offset, size, stride) over the hard layouts: the same layout and elements."""
+    source_t, source_s = torch.arange(float(spec.storage_size + 4)), st.arange(float(spec.storage_size + 4))
+    t = torch.zeros(1).set_(source_t.untyped_storage(), offset, spec.shape, spec.strides)
+    s = st.zeros(1).set_(source_s.untyped_storage(), offset, spec.shape, spec.strides)
+    _same(s, t)
+    assert s.untyped_storage() is source_s.untyped_storage()

@@ -247,6 +247,8 @@ def to(self: Tensor, *args: Any, **kwargs: Any) -> Tensor:
     >>> t.to("cpu") is t, t.to("cpu", strided.float64).dtype
     (True, strided.float64)
     """
+    if not kwargs and len(args) == 1 and args[0].__class__ is DType:  # the common to(dtype): no parsing
+        return self if args[0] is self._dtype else _to_dtype(self, args[0], copy=True)
     dtype, copy, memory_format = _parse_to(args, kwargs)
     target = self._dtype if dtype is None else dtype
     if memory_format is preserve_format:
