@@ -69,6 +69,8 @@ def cpu(self: Tensor, memory_format: MemoryFormat = preserve_format) -> Tensor:
 
 def _shorthand(name: str, dtype: DType) -> Any:
     def convert(self: Tensor, memory_format: MemoryFormat = preserve_format) -> Tensor:
+        if memory_format is preserve_format:  # the common case, without to()'s parsing
+            return self if self._dtype is dtype else _to_dtype(self, dtype, copy=True)
         return to(self, dtype, memory_format=memory_format)
 
     convert.__name__ = convert.__qualname__ = name
