@@ -549,7 +549,7 @@ def test_narrow_with_tensor_start() -> None:
     s = st.arange(9).view(3, 3)
     assert s.narrow(0, st.tensor(1), 1).tolist() == [[3, 4, 5]]
     assert s.narrow(-1, np.int64(-1), 1).tolist() == [[2], [5], [8]]
-    with pytest.raises(TypeError):
+    with pytest.raises(RuntimeError, match="start must be an 0-dim integral Tensor"):  # PyTorch's class and text
         s.narrow(0, st.tensor(0.0), 1)
 
 

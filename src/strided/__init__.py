@@ -11,15 +11,20 @@ from .creation import (
     as_tensor,
     empty,
     empty_like,
+    empty_strided,
+    eye,
     from_numpy,
     full,
     full_like,
+    linspace,
+    logspace,
     ones,
     ones_like,
     tensor,
     zeros,
     zeros_like,
 )
+from .device import device  # (the class, as torch.device; the module stays strided.device's home)
 from .diagnose.explain import explain
 from .diagnose.pictures import draw
 from .diagnose.watch import watch
@@ -50,7 +55,7 @@ from .errors import (
 )
 from .kernels import CopyRecord, record_copies
 from .layout import Layout, ReshapeRefusal
-from .memory_format import channels_last, contiguous_format, preserve_format
+from .memory_format import channels_last, channels_last_3d, contiguous_format, preserve_format
 from .numpy_api import (
     ascontiguousarray,
     asfortranarray,
@@ -63,6 +68,26 @@ from .numpy_api import (
 )
 from .ops import return_types
 from .ops.broadcasting import broadcasting
+from .ops.copies import (
+    alias_copy,
+    as_strided_copy,
+    detach_copy,
+    diagonal_copy,
+    expand_copy,
+    narrow_copy,
+    permute_copy,
+    select_copy,
+    slice_copy,
+    split_copy,
+    split_with_sizes_copy,
+    squeeze_copy,
+    t_copy,
+    transpose_copy,
+    unbind_copy,
+    unfold_copy,
+    unsqueeze_copy,
+    view_copy,
+)
 from .ops.einsum import einsum, einsum_plan
 from .ops.elementwise import (
     abs,
@@ -148,6 +173,10 @@ from .tensor import Tensor
 bool = bool_  # noqa: A001 - strided.bool mirrors torch.bool
 
 __all__ = [
+    "alias_copy", "as_strided_copy", "channels_last_3d", "detach_copy", "device", "diagonal_copy",
+    "empty_strided", "expand_copy", "eye", "linspace", "logspace", "narrow_copy", "permute_copy",
+    "select_copy", "slice_copy", "split_copy", "split_with_sizes_copy", "squeeze_copy", "t_copy",
+    "transpose_copy", "unbind_copy", "unfold_copy", "unsqueeze_copy", "view_copy",
     "atleast_1d", "atleast_2d", "atleast_3d", "block_diag", "broadcast_tensors", "cartesian_prod", "cat",
     "column_stack", "concat", "concatenate", "diag", "diag_embed", "diagflat", "dsplit", "dstack", "flip",
     "fliplr", "flipud", "hsplit", "hstack", "meshgrid", "repeat_interleave", "roll", "rot90", "row_stack",

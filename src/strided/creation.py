@@ -8,8 +8,9 @@ from typing import Any
 import numpy as np
 
 from . import layout as L
-from .args import parse_sizes, scalar_value
-from .dispatch import OPEN, borrowed, copy_array_of, created, install, result
+from .args import int_arg, memory_format_error, parse_sizes, scalar_value
+from .device import parse_device
+from .dispatch import OPEN, borrowed, copy_array_of, created, install, result, result_array
 from .dtypes import (
     DEFAULT_FLOAT,
     DEFAULT_INT,
@@ -31,7 +32,9 @@ from .errors import (
 )
 from .kernels.fill import arange_into, fill
 from .layout import Layout
-from .memory_format import MemoryFormat, preserve_format
+from .layout.formats import format_strides
+from .memory_format import MemoryFormat, contiguous_format, is_dense_format, preserve_format
+from .messages import error
 from .scalars import filled, parse_int
 from .tensor import Tensor, tensor_arg
 
@@ -81,8 +84,10 @@ def array_source(array: np.ndarray) -> np.ndarray:
     return array
 
 
-def tensor(data: Any, dtype: Any = None) -> Tensor:
-    """A new tensor holding a copy of ``data`` (nested lists, a scalar, a NumPy array or a tensor)."""
+def tensor(data: Any, dtype: Any = None, *, device: Any = None) -> Tensor:
+    """A new tensor holding a copy of ``data`` (nested lists, a scalar, a NumPy array or a tensor);
+    ``device`` may only name the CPU (strided.device)."""
+    parse_device(device, "tensor")
     if isinstance(data, Tensor):
         source = data._np()
         from_python = False
@@ -262,8 +267,9 @@ def _too_many_dims(data: Any) -> Exception:
     )
 
 
-def as_tensor(data: Any, dtype: Any = None) -> Tensor:
+def as_tensor(data: Any, dtype: Any = None, *, device: Any = None) -> Tensor:
     """``data`` itself when it is already a tensor of ``dtype``; otherwise ``tensor(data, dtype)``."""
+    parse_device(device, "as_tensor")
     if isinstance(data, Tensor) and (dtype is None or to_dtype(dtype) is data.dtype):
         return data
     return tensor(data, dtype)
@@ -329,15 +335,19 @@ def _sizes_and_dtype(sizes: tuple[Any, ...], dtype: Any, op: str, default: DType
     return parse_sizes(sizes, op), (default if dtype is None else to_dtype(dtype))
 
 
-def empty(*sizes: Any, dtype: Any = None) -> Tensor:
-    """Uninitialized memory of the given sizes (ints or one tuple)."""
+def empty(*sizes: Any, dtype: Any = None, device: Any = None,
+          memory_format: MemoryFormat = contiguous_format) -> Tensor:
+    """Uninitialized memory of the given sizes (ints or one tuple), dense in ``memory_format``
+    (contiguous_format, channels_last for 4-d, channels_last_3d for 5-d)."""
+    parse_device(device, "empty")
     shape, dt = _sizes_and_dtype(sizes, dtype, "empty")
-    t = result(shape, dt)
+    t = result(shape, dt, None if memory_format is contiguous_format else _empty_strides(shape, memory_format))
     if OPEN: created("empty", (), t)  # noqa: E701 - one cheap check when nobody listens
     return t
 
 
-def zeros(*sizes: Any, dtype: Any = None) -> Tensor:
+def zeros(*sizes: Any, dtype: Any = None, device: Any = None) -> Tensor:
+    parse_device(device, "zeros")
     shape, dt = _sizes_and_dtype(sizes, dtype, "zeros")
     t = result(shape, dt)
     fill(t._storage.array, 0)
@@ -345,7 +355,8 @@ def zeros(*sizes: Any, dtype: Any = None) -> Tensor:
     return t
 
 
-def ones(*sizes: Any, dtype: Any = None) -> Tensor:
+def ones(*sizes: Any, dtype: Any = None, device: Any = None) -> Tensor:
+    parse_device(device, "ones")
     shape, dt = _sizes_and_dtype(sizes, dtype, "ones")
     t = result(shape, dt)
     fill(t._storage.array, 1)
@@ -366,8 +377,9 @@ def _scalar_dtype(value: Any) -> DType:
     )
 
 
-def full(size: Any, fill_value: Any, dtype: Any = None) -> Tensor:
+def full(size: Any, fill_value: Any, dtype: Any = None, *, device: Any = None) -> Tensor:
     """A tensor of ``size`` filled with ``fill_value``; dtype inferred from it as PyTorch does."""
+    parse_device(device, "full")
     shape = parse_sizes((size,) if not isinstance(size, (tuple, list)) else (tuple(size),), "full")
     fill_value = scalar_value(fill_value)
     dt = _scalar_dtype(fill_value) if dtype is None else to_dtype(dtype)
@@ -378,6 +390,21 @@ def full(size: Any, fill_value: Any, dtype: Any = None) -> Tensor:
     return t
 
 
+def _empty_strides(shape: tuple[int, ...], memory_format: Any) -> tuple[int, ...]:
+    """The dense strides ``empty(..., memory_format=)`` gives ``shape``, or PyTorch's error."""
+    if not is_dense_format(memory_format):
+        if memory_format is preserve_format:
+            raise StridedRuntimeError(
+                join_lines("unsupported memory format Preserve",
+                           "empty makes new memory with no tensor to preserve the layout of: pass "
+                           "strided.contiguous_format, strided.channels_last or strided.channels_last_3d"))
+        raise memory_format_error(memory_format, "empty")
+    strides = format_strides(shape, memory_format.name)
+    if strides.__class__ is not tuple:
+        raise error(strides)
+    return strides
+
+
 def _fill_scalar(value: bool | int | float, dtype: DType, op: str, numel: int) -> Any:
     """A fill value checked as PyTorch's fill_ checks it (:func:`strided.scalars.filled`)."""
     if isinstance(value, int) and not isinstance(value, bool):
@@ -385,47 +412,54 @@ def _fill_scalar(value: bool | int | float, dtype: DType, op: str, numel: int) -
     return filled(value, dtype, op, numel)
 
 
-def _like(other: Tensor, dtype: Any, memory_format: MemoryFormat, op: str = "empty_like") -> Tensor:
+def _like(other: Tensor, dtype: Any, memory_format: MemoryFormat, op: str = "empty_like",
+          device: Any = None) -> Tensor:
     tensor_arg(other, op, "input")
+    parse_device(device, op)
     dt = other.dtype if dtype is None else to_dtype(dtype)
     return result(other.shape, dt, other._format_strides(memory_format))
 
 
-def empty_like(other: Tensor, dtype: Any = None, memory_format: MemoryFormat = preserve_format) -> Tensor:
+def empty_like(other: Tensor, dtype: Any = None, memory_format: MemoryFormat = preserve_format, *,
+               device: Any = None) -> Tensor:
     """Uninitialized memory shaped like ``other``, keeping its dense stride order (PyTorch)."""
-    t = _like(other, dtype, memory_format)
+    t = _like(other, dtype, memory_format, "empty_like", device)
     if OPEN: created("empty_like", (other,), t)  # noqa: E701
     return t
 
 
-def zeros_like(other: Tensor, dtype: Any = None, memory_format: MemoryFormat = preserve_format) -> Tensor:
-    t = _like(other, dtype, memory_format, "zeros_like")
+def zeros_like(other: Tensor, dtype: Any = None, memory_format: MemoryFormat = preserve_format, *,
+               device: Any = None) -> Tensor:
+    t = _like(other, dtype, memory_format, "zeros_like", device)
     fill(t._storage.array, 0)
     if OPEN: created("zeros_like", (other,), t)  # noqa: E701
     return t
 
 
-def ones_like(other: Tensor, dtype: Any = None, memory_format: MemoryFormat = preserve_format) -> Tensor:
-    t = _like(other, dtype, memory_format, "ones_like")
+def ones_like(other: Tensor, dtype: Any = None, memory_format: MemoryFormat = preserve_format, *,
+              device: Any = None) -> Tensor:
+    t = _like(other, dtype, memory_format, "ones_like", device)
     fill(t._storage.array, 1)
     if OPEN: created("ones_like", (other,), t)  # noqa: E701
     return t
 
 
-def full_like(other: Tensor, fill_value: Any, dtype: Any = None, memory_format: MemoryFormat = preserve_format) -> Tensor:
-    t = _like(other, dtype, memory_format, "full_like")
+def full_like(other: Tensor, fill_value: Any, dtype: Any = None, memory_format: MemoryFormat = preserve_format, *,
+              device: Any = None) -> Tensor:
+    t = _like(other, dtype, memory_format, "full_like", device)
     fill(t._storage.array, _fill_scalar(scalar_value(fill_value, "full_like"), t.dtype, "full_like", t.numel()))
     if OPEN: created("full_like", (other,), t)  # noqa: E701
     return t
 
 
-def arange(start: Any, end: Any = None, step: Any = 1, dtype: Any = None) -> Tensor:
+def arange(start: Any, end: Any = None, step: Any = 1, dtype: Any = None, *, device: Any = None) -> Tensor:
     """``arange(end)`` or ``arange(start, end, step)``: int64 for int arguments, float32 otherwise.
 
     As PyTorch: start, end and step are numbers (ints, floats, NumPy scalars or 0-d tensors);
     a zero or NaN step, non-finite bounds, a step walking away from ``end`` and an element count
     that is not finite or exceeds int64 raise RuntimeError. An infinite step gives at most one element.
     """
+    parse_device(device, "arange")
     if end is None:
         start, end = 0, start
     start, end, step = (_arange_number(v, name) for name, v in (("start", start), ("end", end), ("step", step)))
@@ -508,3 +542,230 @@ def _arange_count(start: Any, end: Any, step: Any, all_int: bool) -> int:
 
 
 _INT64_MAX = 2**63 - 1
+
+
+# ---------------------------------------------------------------- ranges, eye, empty_strided
+
+
+def _space_bound(value: Any, name: str, op: str) -> Any:
+    """``start``/``end`` of ``linspace``/``logspace``: a real number (bool as 0/1) or a 0-d tensor's value."""
+    if isinstance(value, Tensor):
+        return value.item()
+    if not isinstance(value, (bool, int, float, np.integer, np.floating, np.bool_)):
+        raise StridedTypeError(
+            join_lines(
+                f"{op}(): argument '{name}' must be Number or Tensor, not {type(value).__name__}",
+                f"got {name}={value!r:.60}; pass a Python number or a 0-d tensor",
+            )
+        )
+    return value.item() if isinstance(value, np.generic) else value
+
+
+def _space_args(start: Any, end: Any, steps: Any, dtype: Any, device: Any, op: str) -> tuple[Any, Any, int, DType]:
+    """The checked arguments of ``linspace``/``logspace``, in PyTorch's order of checks."""
+    parse_device(device, op)
+    dims = [(name, v.ndim) for name, v in (("start", start), ("end", end)) if isinstance(v, Tensor)]
+    if any(n for _, n in dims):
+        got = " and ".join(f"{name} with {n} dimension(s)" for name, n in dims)
+        raise StridedRuntimeError(
+            join_lines(
+                f"{op} only supports 0-dimensional start and end tensors, but got {got}.",
+                "fix: pass numbers, or 0-d tensors (t[i] of a 1-d tensor, or t.reshape(()) of a 1-element one)",
+            )
+        )
+    start, end = _space_bound(start, "start", op), _space_bound(end, "end", op)
+    steps = int_arg(steps, op, "steps", 3)
+    if steps < 0:
+        raise StridedRuntimeError(
+            join_lines("number of steps must be non-negative",
+                       f"{op} was given steps={steps}; steps counts the points, 0 or more"))
+    dt = DEFAULT_FLOAT if dtype is None else to_dtype(dtype)
+    if dt is bool_:
+        raise StridedNotImplementedError(
+            join_lines(f"\"{op}_cpu\" not implemented for 'Bool'",
+                       f"fix: make the {op} in a number dtype, then compare (e.g. != 0)"))
+    return start, end, steps, dt
+
+
+def _as_element(value: Any, dtype: DType, op: str) -> Any:
+    """``value`` read as one ``dtype`` element, as PyTorch's ``Scalar.to<scalar_t>()`` reads it:
+    an overflow is PyTorch's RuntimeError; a float read as an integer is truncated toward zero."""
+    message = scalar_overflow(value, dtype)
+    if message is not None:
+        raise StridedRuntimeError(
+            join_lines(message, f"{op} was given {value!r}, outside the range of {dtype.name}",
+                       "fix: pick a wider dtype (dtype=strided.float64 or strided.int64)"))
+    if dtype.kind in "iu":  # truncated, then wrapped as C++ casts (-1 is 255 in uint8)
+        return np.array(int(value)).astype(dtype.numpy)[()]
+    return dtype.numpy.type(value)
+
+
+def _wide_for(dtype: DType) -> Any:
+    """The NumPy type that stands in for one fused multiply-add in ``dtype`` (see _ramp)."""
+    return np.float64 if dtype.name == "float32" else np.longdouble
+
+
+def _ramp(start: Any, end: Any, steps: int, step: Any, wide: Any) -> np.ndarray:
+    """PyTorch's two-sided ramp: ``start + step*i`` for the first half, ``end - step*(steps-1-i)``
+    for the rest, each computed as one fused multiply-add (as PyTorch's compiled kernels do),
+    emulated by computing in the wider type ``wide`` and rounding once."""
+    i = np.arange(steps)
+    half = steps // 2
+    out = np.empty(steps, wide)
+    out[:half] = wide(start) + wide(step) * i[:half].astype(wide)
+    out[half:] = wide(end) - wide(step) * (steps - 1 - i[half:]).astype(wide)
+    return out
+
+
+def _linspace_values(start: Any, end: Any, steps: int, dtype: DType) -> np.ndarray:
+    """PyTorch's CPU linspace kernel, for ``steps >= 2``."""
+    # Note: float64 steps use a long-double multiply-add, exact for up to about 2**11 steps; past
+    # that a value may differ from PyTorch's fused one in the last bit.
+    if dtype.name == "float16":  # c10::Half arithmetic: each operation rounded to half, no fusion
+        h = np.float16
+        s, e = h(start), h(end)
+        step = (e - s) / h(steps - 1)
+        i = np.arange(steps)
+        half = steps // 2
+        out = np.empty(steps, h)
+        out[:half] = s + step * i[:half].astype(h)
+        out[half:] = e - step * (steps - 1 - i[half:]).astype(h)
+        return out
+    if dtype.is_floating_point:
+        s, e = dtype.numpy.type(start), dtype.numpy.type(end)
+        return _ramp(s, e, steps, (e - s) / dtype.numpy.type(steps - 1), _wide_for(dtype)).astype(dtype.numpy)
+    # integer dtypes step in double, then truncate toward zero
+    s, e = float(start), float(end)
+    ramp = _ramp(s, e, steps, (e - s) / (steps - 1), np.longdouble).astype(np.float64)
+    return np.trunc(ramp).astype(dtype.numpy)
+
+
+def linspace(start: Any, end: Any, steps: int, *, dtype: Any = None, device: Any = None) -> Tensor:
+    """``steps`` evenly spaced values from ``start`` to ``end`` (both included), float32 unless
+    ``dtype``; PyTorch's exact values (its two-sided formula), integer dtypes truncated.
+
+    >>> strided.linspace(0, 1, 5).tolist()
+    [0.0, 0.25, 0.5, 0.75, 1.0]
+    """
+    start, end, steps, dt = _space_args(start, end, steps, dtype, device, "linspace")
+    t, arr = result_array((steps,), dt)
+    if steps == 1:  # PyTorch fills with start (fill_'s rule), reading no end
+        arr[...] = _fill_scalar(start, dt, "linspace", 1)
+    elif steps > 1:
+        s, e = _as_element(start, dt, "linspace"), _as_element(end, dt, "linspace")
+        arr[...] = _linspace_values(s, e, steps, dt)
+    if OPEN: created("linspace", (), t)  # noqa: E701
+    return t
+
+
+def logspace(start: Any, end: Any, steps: int, base: float = 10.0, *, dtype: Any = None,
+             device: Any = None) -> Tensor:
+    """``base ** linspace(start, end, steps)``, as PyTorch's CPU kernel computes it (exponents
+    and powers in double, then rounded, or truncated for integer dtypes).
+
+    >>> strided.logspace(0, 2, 3).tolist()
+    [1.0, 10.0, 100.0]
+    """
+    start, end, steps, dt = _space_args(start, end, steps, dtype, device, "logspace")
+    if isinstance(base, Tensor) or not isinstance(base, (int, float, np.integer, np.floating)) \
+            or isinstance(base, bool):
+        raise StridedTypeError(
+            join_lines(f"logspace(): argument 'base' must be float, not {type(base).__name__}",
+                       f"got base={base!r:.60}; pass a Python number, e.g. base=2.0"))
+    t, arr = result_array((steps,), dt)
+    if steps == 1:  # PyTorch fills with base ** start (fill_'s rule)
+        with np.errstate(all="ignore"):
+            power = np.power(np.longdouble(base), np.longdouble(start)).astype(np.float64)  # (glibc's pow)
+            arr[...] = _fill_scalar(float(power), dt, "logspace", 1)
+    elif steps > 1:
+        s, e = _as_element(start, dt, "logspace"), _as_element(end, dt, "logspace")
+        # PyTorch's CPU kernel: start and end read as dtype elements, their difference taken in
+        # dtype, the step and the exponents start + step*i (two-sided, each operation rounded:
+        # this loop is not fused) in double, then the power in double (glibc's pow, matched by a
+        # long-double power rounded to double: NumPy's SIMD float64 power differs in the last
+        # bit), rounded to dtype (truncated for integer dtypes, with a float32 base).
+        with np.errstate(all="ignore"):
+            span = np.float64(e - s) if dt.is_floating_point else np.float64(int(e) - int(s))
+            step = span / np.float64(steps - 1)
+            i = np.arange(steps, dtype=np.float64)
+            half = steps // 2
+            exps = np.empty(steps)
+            exps[:half] = np.float64(s) + step * i[:half]
+            exps[half:] = np.float64(e) - step * (steps - 1 - i[half:])
+            b = np.float64(np.float32(base)) if dt.kind in "iu" else np.float64(base)
+            powers = np.power(np.longdouble(b), exps.astype(np.longdouble)).astype(np.float64)
+            if dt.kind in "iu":
+                arr[...] = _c_cast(powers, dt)
+            else:
+                arr[...] = powers.astype(dt.numpy)
+    if OPEN: created("logspace", (), t)  # noqa: E701
+    return t
+
+
+def _c_cast(values: np.ndarray, dtype: DType) -> np.ndarray:
+    """float64 ``values`` cast to an integer ``dtype`` as PyTorch's compiled cast does on x86:
+    truncation toward zero through int64 (for int64) or int32 (narrower types, whose low bits are
+    kept); a value out of that range, or NaN, becomes its minimum (the "integer indefinite")."""
+    wide, low = (np.int64, -(2**63)) if dtype.name == "int64" else (np.int32, -(2**31))
+    info = np.iinfo(wide)
+    ok = (values >= float(info.min)) & (values < -float(info.min))
+    as_int = np.where(ok, np.trunc(np.where(ok, values, 0.0)), low).astype(wide)
+    return as_int.astype(dtype.numpy)
+
+
+def eye(n: int, m: int | None = None, *, dtype: Any = None, device: Any = None) -> Tensor:
+    """An ``n`` x ``m`` (default ``n`` x ``n``) matrix with ones on the diagonal, float32 unless ``dtype``.
+
+    >>> strided.eye(2, 3).tolist()
+    [[1.0, 0.0, 0.0], [0.0, 1.0, 0.0]]
+    """
+    parse_device(device, "eye")
+    n = int_arg(n, "eye", "n", 1)
+    m = n if m is None else int_arg(m, "eye", "m", 2)
+    for name, v in (("n", n), ("m", m)):
+        if v < 0:
+            raise StridedRuntimeError(
+                join_lines(f"{name} must be greater or equal to 0, got {v}",
+                           f"eye({n}, {m}) asks for a matrix with {v} {'rows' if name == 'n' else 'columns'}"))
+    dt = DEFAULT_FLOAT if dtype is None else to_dtype(dtype)
+    t, arr = result_array((n, m), dt)
+    arr.fill(0)
+    arr.reshape(-1)[:: m + 1][: min(n, m)] = 1
+    if OPEN: created("eye", (), t)  # noqa: E701
+    return t
+
+
+def empty_strided(size: Any, stride: Any, *, dtype: Any = None, device: Any = None) -> Tensor:
+    """Uninitialized memory laid out with the given ``size`` and ``stride`` (offset 0); the
+    storage holds exactly the elements the layout reaches (strides may leave gaps, or be 0).
+
+    >>> strided.empty_strided((2, 3), (1, 2)).stride()
+    (1, 2)
+    """
+    parse_device(device, "empty_strided")
+    shape, strides, _ = L.normalize_layout_args(size, stride, 0)
+    if len(shape) != len(strides):
+        raise StridedRuntimeError(
+            join_lines(
+                f"dimensionality of sizes ({len(shape)}) must match dimensionality of strides ({len(strides)})",
+                f"size {shape} and stride {strides}: give one stride per size",
+            )
+        )
+    dt = DEFAULT_FLOAT if dtype is None else to_dtype(dtype)
+    for k, s in enumerate(strides):
+        if s < 0:
+            raise StridedRuntimeError(
+                join_lines(
+                    f"Storage size calculation overflowed with sizes={list(shape)} and strides={list(strides)}",
+                    f"stride[{k}] is {s}; empty_strided takes strides of 0 or more (flip a copy for "
+                    "reversed order)",
+                )
+            )
+    if any(s < 0 for s in shape):
+        result(shape, dt)  # raises the negative-size error (PyTorch checks it first)
+    L.check_layout(shape, strides, 0, itemsize=dt.itemsize)
+    extent = L.storage_extent(Layout._trusted(shape, strides, 0))[1] if L.product(shape) else 0
+    t = result((extent,), dt)
+    t._layout = Layout._trusted(shape, strides, 0)
+    if OPEN: created("empty_strided", (), t)  # noqa: E701
+    return t

@@ -39,3 +39,12 @@ _BY_NAME: dict[str, MemoryFormat] = {}
 contiguous_format = MemoryFormat("contiguous_format")
 channels_last = MemoryFormat("channels_last")
 preserve_format = MemoryFormat("preserve_format")
+channels_last_3d = MemoryFormat("channels_last_3d")
+
+DENSE_FORMATS = (contiguous_format, channels_last, channels_last_3d)
+"""The formats a dense copy can be written in (``contiguous``, ``empty``, ``resize_``, ``to``)."""
+
+
+def is_dense_format(value: Any) -> bool:
+    """Whether ``value`` is one of :data:`DENSE_FORMATS` (by identity: any value may be passed)."""
+    return value is contiguous_format or value is channels_last or value is channels_last_3d

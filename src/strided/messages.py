@@ -220,12 +220,14 @@ def _unflatten(r: Any) -> StridedRuntimeError:
 
 
 def _channels_last_rank(r: Any) -> StridedRuntimeError:
+    rank, dims, order = (5, "(N, C, D, H, W)", "N, D, H, W, C") if r.format == "channels_last_3d" \
+        else (4, "(N, C, H, W)", "N, H, W, C")
     return StridedRuntimeError(
         join_lines(
-            f"required rank 4 tensor to use channels_last format, but got shape {tuple(r.shape)}",
-            f"channels_last orders the 4 dims (N, C, H, W) as N, H, W, C; this tensor has "
+            f"required rank {rank} tensor to use {r.format} format, but got shape {tuple(r.shape)}",
+            f"{r.format} orders the {rank} dims {dims} as {order}; this tensor has "
             f"{len(r.shape)} dims. Use the default memory_format (contiguous_format), or "
-            ".reshape(...) to 4 dims first",
+            f".reshape(...) to {rank} dims first",
         )
     )
 

@@ -34,14 +34,22 @@ from .args import (
 )
 from .dispatch import OPEN, copy_of, view_of
 from .dtypes import DType, to_dtype
-from .errors import StridedTypeError
+from .errors import StridedRuntimeError, StridedTypeError
 from .formatting import format_tensor
 from .indexing import index_layout
 from .kernels import copy_array, numpy_view
 from .layout import Layout
 from .layout import plans as P
+from .layout.formats import is_channels_last_3d_contiguous
 from .layout.plans import Copy, View
-from .memory_format import MemoryFormat, channels_last, contiguous_format, preserve_format
+from .memory_format import (
+    MemoryFormat,
+    channels_last,
+    channels_last_3d,
+    contiguous_format,
+    is_dense_format,
+    preserve_format,
+)
 from .messages import (
     array_copy_error,
     bool_error,
@@ -84,6 +92,19 @@ def tensor_arg(value: Any, op: str, name: str = "input", pos: int = 1) -> Tensor
     return value
 
 
+def narrow_tensor_start(start: Tensor) -> Any:
+    """A tensor ``start`` of ``narrow``: its value when 0-d and integral (bool not), else PyTorch's error."""
+    if start._dtype.kind == "b" and not start._layout.shape:
+        return start  # int_arg's error for a bool: a bool is no size
+    if start._layout.shape or start._dtype.kind not in "iu":
+        raise StridedRuntimeError(
+            "start must be an 0-dim integral Tensor.\n"
+            f"  start is a {start._dtype.name} tensor of shape {start._layout.shape}\n"
+            "  fix: pass an int, or a 0-d integer tensor (e.g. t[0] of an int64 tensor)"
+        )
+    return int(start.item())
+
+
 class Tensor:
     """An N-dimensional view of a flat :class:`~strided.storage.Storage`.
 
@@ -106,6 +127,12 @@ class Tensor:
     - :mod:`strided.ops.reductions`: ``sum``, ``prod``, ``mean``, ``var``, ``std``, ``all``, ``any``.
     - :mod:`strided.ops.extrema`: ``max``, ``min``, ``argmax``, ``argmin``.
     - :mod:`strided.ops.softmax`: ``softmax``, ``log_softmax``.
+    - :mod:`strided.ops.conversions`: ``float``, ``double``, ``half``, ``bfloat16``, ``long``, ``int``,
+      ``short``, ``char``, ``byte``, ``bool``, ``type``, ``to``, ``detach``, ``detach_``, ``cpu``,
+      ``device``, ``is_cpu``.
+    - :mod:`strided.ops.inplace_views`: ``t_``, ``transpose_``, ``swapdims_``, ``swapaxes_``, ``swapdims``,
+      ``swapaxes``, ``squeeze_``, ``unsqueeze_``, ``as_strided_``, ``resize_as_``, ``set_``, ``is_set_to``.
+    - :mod:`strided.ops.copies`: ``narrow_copy``.
     - :mod:`strided.ops.joining`: ``tensor_split``, ``hsplit``, ``vsplit``, ``dsplit``.
     - :mod:`strided.ops.reorder`: ``flip``, ``fliplr``, ``flipud``, ``roll``, ``rot90``, ``repeat``, ``tile``,
       ``repeat_interleave``.
@@ -231,6 +258,8 @@ class Tensor:
         lay = self._layout
         if memory_format is channels_last:
             return L.is_channels_last_contiguous(lay.shape, lay.strides)
+        if memory_format is channels_last_3d:
+            return is_channels_last_3d_contiguous(lay.shape, lay.strides)
         if memory_format is contiguous_format or memory_format is preserve_format:
             # Note: PyTorch answers preserve_format with the plain (row-major) contiguity
             return L.is_contiguous(lay.shape, lay.strides)
@@ -545,8 +574,8 @@ class Tensor:
             found = _VIEWS.get(key)
             if found is not None:
                 return self._view(found)
-        # Note: PyTorch reads a tensor start through narrow's Tensor overload (RuntimeError unless
-        # 0-d integral); strided reads every start as a size, so a 1-element integer tensor works.
+        if isinstance(start, Tensor):  # narrow's Tensor overload: 0-d integral only (PyTorch)
+            start = narrow_tensor_start(start)
         start = int_arg(start, "narrow", "start", 2, size=True)
         length = int_arg(length, "narrow", "length", 3, size=True)
         return self._carry(L.narrow_layout(lay, dim, start, length), key)
@@ -645,20 +674,19 @@ class Tensor:
                 # returns a contiguous tensor itself for preserve_format too, and refuses only
                 # the non-contiguous ones (below)
                 return self
-        if memory_format is not contiguous_format and memory_format is not channels_last:
+        if not is_dense_format(memory_format):
             raise memory_format_error(memory_format, "contiguous")
         plan = P.contiguous(lay, memory_format.name, itemsize=self._dtype.itemsize)
         if plan.__class__ is Copy:
             return self._materialize(plan, "contiguous()" if memory_format is contiguous_format
-                                     else "contiguous(channels_last)")
+                                     else f"contiguous({memory_format.name})")
         if plan.__class__ is View:
             return self
         raise error(plan)
 
     def clone(self, memory_format: MemoryFormat = preserve_format) -> Tensor:
         """A copy in new storage; ``preserve_format`` keeps dense strides, as PyTorch does."""
-        if memory_format is not preserve_format and memory_format is not contiguous_format \
-                and memory_format is not channels_last:
+        if memory_format is not preserve_format and not is_dense_format(memory_format):
             raise memory_format_error(memory_format, "clone")
         plan = P.clone(self._layout, memory_format.name, itemsize=self._dtype.itemsize)
         if plan.__class__ is not Copy:
@@ -667,8 +695,7 @@ class Tensor:
 
     def _format_strides(self, memory_format: MemoryFormat) -> tuple[int, ...]:
         """Dense strides of this shape in ``memory_format`` (``empty_like``'s rule)."""
-        if memory_format is not preserve_format and memory_format is not contiguous_format \
-                and memory_format is not channels_last:
+        if memory_format is not preserve_format and not is_dense_format(memory_format):
             raise memory_format_error(memory_format, "clone")
         plan = P.clone(self._layout, memory_format.name, itemsize=self._dtype.itemsize)
         if plan.__class__ is not Copy:

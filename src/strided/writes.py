@@ -22,7 +22,7 @@ from typing import Any
 import numpy as np
 
 from . import layout as L
-from .args import is_number, parse_sizes, type_name
+from .args import is_number, memory_format_error, parse_sizes, type_name
 from .creation import array_source, tensor
 from .dispatch import OPEN, created, report
 from .dtypes import DType
@@ -35,7 +35,9 @@ from .errors import (
 from .indexing import index_layout
 from .kernels import check_writable, grow_storage, write
 from .layout import Layout
-from .messages import partial_overlap
+from .layout.formats import format_strides
+from .memory_format import is_dense_format, preserve_format
+from .messages import error, partial_overlap
 from .scalars import filled, parse_int, parse_setitem_int, wrapped
 from .tensor import Tensor, installs_as
 
@@ -169,11 +171,14 @@ def setitem(self: Tensor, key: Any, value: Any) -> None:
 
 
 @installs_as("resize_")
-def resize_(self: Tensor, *sizes: Any) -> Tensor:
+def resize_(self: Tensor, *sizes: Any, memory_format: Any = None) -> Tensor:
     """PyTorch's resize_: same sizes keep strides; else contiguous strides, storage grown if needed.
-    Example: ``strided.zeros(2, 3).resize_(6)`` has shape (6,), strides (1,), the same storage.
+    ``memory_format=`` (contiguous_format, channels_last, channels_last_3d) restrides to that
+    format even when the sizes stay. Example: ``strided.zeros(2, 3).resize_(6)`` has shape (6,),
+    strides (1,), the same storage.
     """
     shape = parse_sizes(sizes, "resize_")
+    strides = None if memory_format is None else resize_format_strides(shape, memory_format)
     for s in shape:
         if s < 0:
             raise StridedRuntimeError(
@@ -182,9 +187,9 @@ def resize_(self: Tensor, *sizes: Any) -> Tensor:
                     f"resize_ size[{shape.index(s)}] is {s}; every size must be 0 or more",
                 )
             )
-    if shape == self._layout.shape:
+    if shape == self._layout.shape and strides is None:
         return self
-    strides = L.contiguous_strides(shape)
+    strides = L.contiguous_strides(shape) if strides is None else strides
     offset = self._layout.offset
     # every invariant, checked before the storage grows: a failed resize_ changes nothing
     L.check_layout(shape, strides, offset, itemsize=self._dtype.itemsize)
@@ -196,6 +201,22 @@ def resize_(self: Tensor, *sizes: Any) -> Tensor:
     if grows and OPEN:
         created("resize_", (), self)  # new memory: a watch counts the grown buffer
     return self
+
+
+def resize_format_strides(shape: tuple[int, ...], memory_format: Any) -> tuple[int, ...]:
+    """The strides ``resize_(..., memory_format=)`` gives ``shape``, or PyTorch's error."""
+    if not is_dense_format(memory_format):
+        if memory_format is preserve_format:
+            raise StridedRuntimeError(
+                # (PyTorch's text, missing space and all, so a search for it finds this)
+                join_lines("Unsupported memory formatPreserve",
+                           "resize_ makes a dense layout: pass strided.contiguous_format, strided.channels_last "
+                           "or strided.channels_last_3d (or leave memory_format= out)"))
+        raise memory_format_error(memory_format, "resize_")
+    strides = format_strides(shape, memory_format.name)
+    if strides.__class__ is not tuple:
+        raise error(strides)
+    return strides
 
 
 # ---------------------------------------------------------------- the one write

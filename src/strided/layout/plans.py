@@ -39,18 +39,16 @@ from .core import (
     INT64_MAX,
     Layout,
     _trusted,
-    channels_last_strides,
     contiguous_strides,
     fortran_strides,
     infer_shape,
-    is_channels_last_contiguous,
     is_contiguous,
     is_f_contiguous,
     layout_refusal,
 )
+from .formats import RANK, format_strides, is_format_contiguous
 from .order import preserve_format_strides
 from .refusals import (
-    ChannelsLastRank,
     CopyRequested,
     FlattenOrder,
     LayoutRefusal,
@@ -163,10 +161,11 @@ def contiguity_break(shape: Sequence[int], strides: Sequence[int], order: str = 
     in C and F order), as :func:`~.core.is_contiguous` and its siblings say: they stay the fast
     predicates, and a test pins the two equal.
     """
-    if order == "channels_last":  # PyTorch's channels_last rule has no exception for empty layouts
-        if len(shape) != 4:
+    if order == "channels_last" or order == "channels_last_3d":
+        # PyTorch's channels-last rules have no exception for empty layouts
+        if len(shape) != RANK[order]:
             return NotContiguous(order, -1, 0, 0)
-        walk: Sequence[int] = (1, 3, 2, 0)
+        walk: Sequence[int] = (1, 3, 2, 0) if order == "channels_last" else (1, 4, 3, 2, 0)
     elif 0 in shape:
         return None
     elif order == "F":
@@ -357,17 +356,17 @@ def contiguous(layout: Layout, memory_format: str = "contiguous_format", *, item
     """``Tensor.contiguous(memory_format)``: the layout itself when already dense in that
     format, else a dense Copy whose ``why`` is the :class:`NotContiguous` dim.
 
-    ``memory_format`` is "contiguous_format" or "channels_last" (a :class:`ChannelsLastRank`
-    refusal for a layout that is not 4-d and not already so).
+    ``memory_format`` is "contiguous_format", "channels_last" or "channels_last_3d" (a
+    :class:`ChannelsLastRank` refusal for a layout that is not 4-d (5-d) and not already so).
     """
     shape, strides = layout.shape, layout.strides
-    if memory_format == "channels_last":
-        if is_channels_last_contiguous(shape, strides):
+    if memory_format == "channels_last" or memory_format == "channels_last_3d":
+        if is_format_contiguous(shape, strides, memory_format):
             return View(layout)
-        if len(shape) != 4:
-            return ChannelsLastRank(shape)
-        return _dense_copy(layout, channels_last_strides(shape), itemsize,
-                           contiguity_break(shape, strides, "channels_last"))
+        dense = format_strides(shape, memory_format)
+        if dense.__class__ is not tuple:
+            return dense  # the rank refusal
+        return _dense_copy(layout, dense, itemsize, contiguity_break(shape, strides, memory_format))
     if is_contiguous(shape, strides):
         return View(layout)
     return _dense_copy(layout, contiguous_strides(shape), itemsize, contiguity_break(shape, strides))
@@ -379,10 +378,11 @@ def clone(layout: Layout, memory_format: str = "preserve_format", *, itemsize: i
     shape = layout.shape
     if memory_format == "preserve_format":
         strides = preserve_format_strides(shape, layout.strides)
-    elif memory_format == "channels_last":
-        if len(shape) != 4:
-            return ChannelsLastRank(shape)
-        strides = channels_last_strides(shape)
+    elif memory_format == "channels_last" or memory_format == "channels_last_3d":
+        dense = format_strides(shape, memory_format)
+        if dense.__class__ is not tuple:
+            return dense  # the rank refusal
+        strides = dense
     else:
         strides = contiguous_strides(shape)
     return _dense_copy(layout, strides, itemsize, _CLONE)

@@ -193,9 +193,11 @@ class UnflattenRefusal:
 
 @dataclass(frozen=True)
 class ChannelsLastRank:
-    """channels_last asked of a layout of ``shape``, which is not 4-d."""
+    """channels_last (or channels_last_3d: ``format``) asked of a layout of ``shape``, which is
+    not 4-d (5-d)."""
 
     shape: Shape
+    format: str = "channels_last"
 
 
 # ---------------------------------------------------------------- dims and indices

@@ -7,8 +7,11 @@ on :class:`strided.Tensor`; each op module registers its own with
 
 # (imported to register their methods on Tensor)
 from . import (  # noqa: F401
+    conversions,
+    copies,
     elementwise,
     extrema,
+    inplace_views,
     joining,
     matmul,
     random,

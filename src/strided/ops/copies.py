@@ -1,0 +1,179 @@
+"""The ``*_copy`` forms of the view ops (``narrow_copy``, ``permute_copy``, ``split_copy``, ...), as
+PyTorch 2.13 has them: each is the view, then a contiguous copy of it in new memory.
+
+One builder, :func:`copy_form`, makes them all from the view they copy: the view is taken with
+the listeners silenced (it is an implementation step, not the user's op), then each result is
+copied into new contiguous memory through the one copy path and reported as ONE copy named
+after the ``*_copy`` op, with a reason, so the copy ledger and ``watch`` show it. A view that
+already had to copy (``view_copy`` of a layout ``view`` cannot express) is not copied twice.
+
+>>> x = strided.arange(6).reshape(2, 3)
+>>> y = narrow_copy(x, 1, 1, 2)
+>>> y.tolist(), y.untyped_storage() is x.untyped_storage()
+([[1, 2], [4, 5]], False)
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from typing import Any
+
+from .. import layout as L
+from ..dispatch import OPEN, copied, copy_of
+from ..errors import StridedRuntimeError, join_lines
+from ..kernels.listeners import silenced
+from ..tensor import Tensor, tensor_arg
+from .registry import method
+
+View = Callable[..., Any]  # (tensor, *args, **kwargs) -> a Tensor view, or a tuple of them
+
+
+def copy_form(name: str, view: View, view_name: str) -> Callable[..., Any]:
+    """The function ``name(input, *args, **kwargs)``: ``view(input, *args, **kwargs)`` copied
+    into new contiguous memory (each piece, for views that give a tuple), reported as one copy
+    per result with the reason "<name>: the elements <view_name>() views, copied into new contiguous
+    memory".
+    """
+    reason = f"{name}: the elements {view_name}() views, copied into new contiguous memory"
+
+    def run(input: Tensor, *args: Any, **kwargs: Any) -> Any:
+        tensor_arg(input, name)
+        if OPEN:
+            with silenced():  # the view and its copy are one op to the listeners: reported below
+                made = view(input, *args, **kwargs)
+                out = _fresh(input, made)
+            if isinstance(out, tuple):
+                for piece in out:
+                    copied(name, (input,), piece, reason)
+            else:
+                copied(name, (input,), out, reason)
+            return out
+        return _fresh(input, view(input, *args, **kwargs))
+
+    run.__name__ = run.__qualname__ = name
+    run.__doc__ = (f"``{view_name}`` as a copy: the same values as ``input.{view_name}(...)`` in new, "
+                   f"contiguous memory (PyTorch's ``torch.{name}``). Reported to the copy ledger as a copy.")
+    return run
+
+
+def _fresh(input: Tensor, made: Any) -> Any:
+    """``made`` (a tensor or a tuple of them) in new contiguous memory."""
+    if isinstance(made, (tuple, list)):
+        return tuple(_fresh_one(input, piece) for piece in made)
+    return _fresh_one(input, made)
+
+
+def _fresh_one(input: Tensor, piece: Tensor) -> Tensor:
+    if piece._storage is not input._storage and piece._base is None \
+            and L.is_contiguous(piece._layout.shape, piece._layout.strides):
+        return piece  # the view op already copied (view_copy of a layout view cannot express)
+    return copy_of(piece, L.contiguous_strides(piece._layout.shape), "copy form")
+
+
+# ---------------------------------------------------------------- the views, with PyTorch's signatures
+
+
+def _alias(t: Tensor) -> Tensor:
+    return t._view(t._layout)
+
+
+def _as_strided(t: Tensor, size: Sequence[int], stride: Sequence[int], storage_offset: int | None = None) -> Tensor:
+    return t.as_strided(size, stride, storage_offset)
+
+
+def _diagonal(t: Tensor, offset: int = 0, dim1: int = 0, dim2: int = 1) -> Tensor:
+    return t.diagonal(offset, dim1, dim2)
+
+
+def _expand(t: Tensor, size: Sequence[int], *, implicit: bool = False) -> Tensor:
+    return t.expand(tuple(size) if isinstance(size, (list, tuple)) else size)
+
+
+def _narrow(t: Tensor, dim: int, start: Any, length: int) -> Tensor:
+    return t.narrow(dim, start, length)
+
+
+def _permute(t: Tensor, dims: Sequence[int]) -> Tensor:
+    return t.permute(*dims) if isinstance(dims, (tuple, list)) else t.permute(dims)
+
+
+def _select(t: Tensor, dim: int, index: int) -> Tensor:
+    return t.select(dim, index)
+
+
+def _slice(t: Tensor, dim: int = 0, start: int | None = None, end: int | None = None, step: int = 1) -> Tensor:
+    shape = t._layout.shape
+    d = L.wrap_dim(dim, len(shape))
+    if step <= 0:
+        raise StridedRuntimeError(
+            join_lines("slice step must be positive",
+                       f"got step={step}; to reverse a dim use strided's flip (a copy), not a negative step"))
+    return t[(slice(None),) * d + (slice(start, end, step),)]
+
+
+def _split(t: Tensor, split_size: int | Sequence[int], dim: int = 0) -> tuple[Tensor, ...]:
+    return t.split(split_size, dim)
+
+
+def _split_with_sizes(t: Tensor, split_sizes: Sequence[int], dim: int = 0) -> tuple[Tensor, ...]:
+    return t.split(list(split_sizes), dim)
+
+
+def _squeeze(t: Tensor, dim: int | Sequence[int] | None = None) -> Tensor:
+    return t.squeeze(dim)
+
+
+def _t(t: Tensor) -> Tensor:
+    return t.t()
+
+
+def _transpose(t: Tensor, dim0: int, dim1: int) -> Tensor:
+    return t.transpose(dim0, dim1)
+
+
+def _unbind(t: Tensor, dim: int = 0) -> tuple[Tensor, ...]:
+    return t.unbind(dim)
+
+
+def _unfold(t: Tensor, dimension: int, size: int, step: int) -> Tensor:
+    return t.unfold(dimension, size, step)
+
+
+def _unsqueeze(t: Tensor, dim: int) -> Tensor:
+    return t.unsqueeze(dim)
+
+
+def _view(t: Tensor, *size: Any) -> Tensor:
+    # PyTorch's view_copy takes any layout: its values are those of reshape (which copies, once,
+    # when the strides cannot express the view)
+    return t.reshape(*size)
+
+
+alias_copy = copy_form("alias_copy", _alias, "alias")
+as_strided_copy = copy_form("as_strided_copy", _as_strided, "as_strided")
+detach_copy = copy_form("detach_copy", _alias, "detach")
+diagonal_copy = copy_form("diagonal_copy", _diagonal, "diagonal")
+expand_copy = copy_form("expand_copy", _expand, "expand")
+narrow_copy = copy_form("narrow_copy", _narrow, "narrow")
+permute_copy = copy_form("permute_copy", _permute, "permute")
+select_copy = copy_form("select_copy", _select, "select")
+slice_copy = copy_form("slice_copy", _slice, "slice")
+split_copy = copy_form("split_copy", _split, "split")
+split_with_sizes_copy = copy_form("split_with_sizes_copy", _split_with_sizes, "split_with_sizes")
+squeeze_copy = copy_form("squeeze_copy", _squeeze, "squeeze")
+t_copy = copy_form("t_copy", _t, "t")
+transpose_copy = copy_form("transpose_copy", _transpose, "transpose")
+unbind_copy = copy_form("unbind_copy", _unbind, "unbind")
+unfold_copy = copy_form("unfold_copy", _unfold, "unfold")
+unsqueeze_copy = copy_form("unsqueeze_copy", _unsqueeze, "unsqueeze")
+view_copy = copy_form("view_copy", _view, "view")
+
+COPY_FORMS = (
+    "alias_copy", "as_strided_copy", "detach_copy", "diagonal_copy", "expand_copy", "narrow_copy",
+    "permute_copy", "select_copy", "slice_copy", "split_copy", "split_with_sizes_copy", "squeeze_copy",
+    "t_copy", "transpose_copy", "unbind_copy", "unfold_copy", "unsqueeze_copy", "view_copy",
+)
+"""The ``strided.*_copy`` functions (PyTorch 2.13's, less the sparse and complex ones)."""
+
+# PyTorch has narrow_copy as a Tensor method too (the other *_copy forms are functions only).
+method("narrow_copy")(narrow_copy)
