@@ -95,6 +95,14 @@ def _along(self: Tensor, d: int, sort: bool, want_inverse: bool, want_counts: bo
                 "is nothing to compare",
             )
         )
+    if shape.count(0) > 1:
+        raise StridedRuntimeError(
+            join_lines(
+                "Number of zero sized dimensions is more than one, so unique cannot be applied ",
+                f"the tensor has shape {shape_text(shape)}: besides dim {d}, another dim is empty, so every "
+                "slice along it is empty and there is nothing to compare",
+            )
+        )
     rows = np.moveaxis(self._np(), d, 0)  # each slice along d is one row
     n = rows.shape[0]
     order = None

@@ -162,9 +162,11 @@ def topk(self: Tensor, k: int, dim: int = -1, largest: bool = True, sorted: bool
     shape = self._layout.shape
     x = moved_last(self, d)
     n = x.shape[-1]
+    if not shape:
+        k = 1  # PyTorch: a 0-d tensor's topk(0) is the element too
     if k == n or k == 0:
         cand = None
-        part = x
+        part = x[..., :k]
     else:
         # argpartition puts NaN last, as the largest: the k largest are the last k
         cand = np.argpartition(x, n - k if largest else k - 1, axis=-1)
