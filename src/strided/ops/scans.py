@@ -24,11 +24,17 @@ from typing import Any
 import numpy as np
 
 from .. import layout as L
-from ..args import int_arg, type_name
+from ..args import int_arg, is_dim_int, type_name
 from ..dispatch import copied, report, result
 from ..dtypes import CPP_NAME, DType, float16, float32, float64, int64, to_dtype
 from ..dtypes import bool_ as bool_dtype
-from ..errors import StridedNotImplementedError, StridedRuntimeError, StridedTypeError, join_lines
+from ..errors import (
+    StridedIndexError,
+    StridedNotImplementedError,
+    StridedRuntimeError,
+    StridedTypeError,
+    join_lines,
+)
 from ..kernels import check_writable
 from ..layout.order import elementwise_output_strides, preserve_format_strides
 from ..tensor import Tensor, tensor_arg
@@ -93,12 +99,12 @@ def _scan_(ufunc: np.ufunc, self: Tensor, dim: Any, dtype: Any, op: str) -> Tens
                 f"{target.name} result use the out-of-place form: t.{op[:-1]}({d}, dtype=strided.{target.name})",
             )
         )
-    if self._dtype is bool_dtype:
-        raise StridedRuntimeError(
+    if self._dtype is bool_dtype and self.ndim and self.numel():  # (PyTorch lets 0-d and empty through)
+        raise StridedNotImplementedError(
             join_lines(
-                "result type Long can't be cast to the desired output type Bool",
-                f"a running {'sum' if op == 'cumsum_' else 'product'} of bools is int64, which cannot be "
-                f"written into this bool tensor; fix: t.{op[:-1]}({d}) gives a new int64 tensor",
+                f"\"{op[:-1]}_out_cpu\" not implemented for 'Bool'",
+                f"a running {'sum' if op == 'cumsum_' else 'product'} of bools counts in integers, which "
+                f"this bool tensor cannot hold; fix: t.{op[:-1]}({d}) gives a new int64 tensor",
             )
         )
     check_writable(self._storage, self._layout, op, updates=True)
@@ -149,6 +155,13 @@ def cumprod_(self: Tensor, dim: int, *, dtype: Any = None) -> Tensor:
 
 def _cum_extreme(self: Tensor, dim: Any, op: str) -> Any:
     tensor_arg(self, op)
+    if self.ndim == 0 and is_dim_int(dim) and dim not in (0, -1):
+        raise StridedIndexError(
+            join_lines(f"{op}(): Expected reduction dim -1 or 0 for scalar but got {dim}",
+                       "a 0-d tensor has one element and no dims: dim 0 (or -1) names it")
+        )
+    # Note: PyTorch skips the dim check for an empty tensor (cummax(5) of a (1, 0) tensor "works");
+    # strided checks it whatever the size.
     d = one_dim(self, dim, op)
     x = self._np()
     if x.ndim == 0:
@@ -245,28 +258,30 @@ def diff(self: Tensor, n: int = 1, dim: int = -1, prepend: Tensor | None = None,
             join_lines("diff expects input to be at least one-dimensional",
                        "a 0-d tensor has no dim to difference along; reshape(1) makes it 1-d")
         )
-    d = one_dim(self, dim, "diff")
     if n < 0:
         raise StridedRuntimeError(
             join_lines(f"order must be non-negative but got {n}",
                        "n is how many times the difference is taken: 0, 1, 2, ...")
         )
+    # PyTorch checks prepend/append (wrapping dim) first, and dim itself only when it differences
+    d = one_dim(self, dim, "diff") if n or prepend is not None or append is not None else 0
     pre = _joined_part(self, prepend, d, "prepend")
     post = _joined_part(self, append, d, "append")
     parts = [p for p in (pre, self, post) if p is not None]
-    if len(parts) > 1:
+    if n and len(parts) > 1:
         dtype = parts[0]._dtype
         for p in parts[1:]:
             dtype = promote_types(dtype, p._dtype)
         x = np.concatenate([p._np().astype(dtype.numpy, copy=False) for p in parts], axis=d)
         shape, strides = x.shape, L.contiguous_strides(x.shape)
-    else:
+    else:  # Note: with n=0 PyTorch returns a copy of the input alone, prepend/append dropped
         dtype = self._dtype
         x = self._np()
         shape = self._layout.shape
-        strides = preserve_format_strides(shape, self._layout.strides) if n == 0 or shape[d] == 0 \
-            else self._layout.strides
-    n = min(n, shape[d])
+        strides = self._layout.strides
+        if n == 0 or shape[d] == 0:
+            strides = preserve_format_strides(shape, strides)
+    n = min(n, shape[d]) if shape else 0
     if n == 0:
         out = result(shape, dtype, tuple(strides))
         np.copyto(out._np(), x)
