@@ -175,16 +175,44 @@ def test_unique(spec: Any, dtype: str, data: Any, nan: bool, inverse: bool, coun
     if not (inverse or counts):
         tr, sr = (tr,), (sr,)
     assert isinstance(sr, tuple) and len(sr) == len(tr)
-    for a, b in zip(sr, tr):
-        assert_matches(a, b, exact=True)
+    for i, (a, b) in enumerate(zip(sr, tr)):
+        if i == 1 and inverse and dim is None:
+            same_inverse(sr[0], a, b)
+        else:
+            assert_matches(a, b, exact=True)
+
+
+def same_inverse(out: st.Tensor, s_inv: st.Tensor, t_inv: torch.Tensor) -> None:
+    """unique's inverse: PyTorch's exactly where the element is a number; at NaN elements PyTorch's
+    numbering follows its unstable sort, so strided's need only point at distinct NaN entries."""
+    assert s_inv.shape == tuple(t_inv.shape) and s_inv.stride() == t_inv.stride() and s_inv.dtype is st.int64
+    si, ti = s_inv.numpy().reshape(-1), t_inv.numpy().reshape(-1)
+    o = out.numpy()
+    nan = np.isnan(o[si]) if o.dtype.kind == "f" and si.size else np.zeros(si.shape, bool)
+    np.testing.assert_array_equal(si[~nan], ti[~nan])
+    assert np.array_equal(np.sort(si[nan]), np.sort(ti[nan]))
 
 
 def test_unique_keeps_each_nan_and_sorts_with_sorted_false() -> None:
     x = [3.0, float("nan"), 1.0, float("nan"), 3.0]
     s = unique(st.tensor(x), sorted=False, return_inverse=True, return_counts=True)
     t = torch.tensor(x).unique(sorted=False, return_inverse=True, return_counts=True)
-    for a, b in zip(s, t):
-        assert_matches(a, b, exact=True)
+    assert_matches(s[0], t[0], exact=True)
+    assert_matches(s[2], t[2], exact=True)
+    same_inverse(s[0], s[1], t[1])
+
+
+def test_unique_numbers_many_nans_in_order() -> None:
+    rng = np.random.default_rng(0)
+    x = rng.integers(0, 5, 300).astype(np.float32)
+    x[rng.random(300) < 0.3] = np.nan
+    s = unique(st.from_numpy(x), return_inverse=True, return_counts=True)
+    t = torch.from_numpy(x).unique(return_inverse=True, return_counts=True)
+    assert_matches(s[0], t[0], exact=True)
+    assert_matches(s[2], t[2], exact=True)
+    same_inverse(s[0], s[1], t[1])
+    nans = s[1].numpy()[np.isnan(x)]
+    assert (np.diff(nans) == 1).all()  # numbered in the order the NaNs appear
 
 
 def test_unique_errors() -> None:

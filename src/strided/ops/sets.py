@@ -8,7 +8,8 @@ Contracts (PyTorch 2.13, CPU):
   value in the result (shape of the input; ``(size,)`` with ``dim``), ``return_counts`` how often
   each occurs. One tensor, or a tuple when either flag is set.
 * NaN is never equal to NaN: every NaN is its own entry (PyTorch's rule; NumPy's ``np.unique``
-  merges them).
+  merges them). strided numbers the NaN entries in the order the NaNs appear in the input;
+  PyTorch's numbering among NaNs follows its unstable sort and is unspecified.
 * # Note: ``sorted=False`` also gives sorted output (PyTorch's CPU kernel does the same; its
   order is unspecified).
 * ``unique_consecutive`` merges runs of equal neighbours only, without sorting.
@@ -22,6 +23,7 @@ from typing import Any
 
 import numpy as np
 
+from .. import layout as L
 from ..args import no_dims
 from ..dispatch import adopted, copied
 from ..dtypes import int64
@@ -69,7 +71,8 @@ def _flat(self: Tensor, sort: bool, want_inverse: bool, want_counts: bool) -> tu
     order = None
     if sort:
         if want_inverse:
-            order = np.argsort(flat)
+            # stable for floats: each NaN is its own entry, numbered in the order the NaNs appear
+            order = np.argsort(flat, kind="stable" if flat.dtype.kind == "f" else None)
             s = flat[order]
         else:
             s = np.sort(flat)
@@ -87,7 +90,7 @@ def _flat(self: Tensor, sort: bool, want_inverse: bool, want_counts: bool) -> tu
 
 def _along(self: Tensor, d: int, sort: bool, want_inverse: bool, want_counts: bool, op: str) -> tuple:
     shape = self._layout.shape
-    if any(s == 0 for i, s in enumerate(shape) if i != d):
+    if shape[d] != 0 and 0 in shape:
         raise StridedRuntimeError(
             join_lines(
                 "There are 0 sized dimensions, and they aren't selected, so unique cannot be applied",
@@ -115,12 +118,9 @@ def _along(self: Tensor, d: int, sort: bool, want_inverse: bool, want_counts: bo
     values = np.ascontiguousarray(values)
     # PyTorch builds the result with dim d first and moves it back: its strides are that order's
     out_shape = shape[:d] + (values.shape[0],) + shape[d + 1:]
-    item = values.itemsize
-    strides = tuple(s // item for s in np.moveaxis(values, 0, d).strides) if values.size else None
-    if strides is None:
-        out = tensor_from_array(np.moveaxis(values, 0, d), out_shape, self._dtype)
-    else:
-        out = adopted(values.reshape(-1), Layout._trusted(out_shape, strides, 0), self._dtype)
+    first = L.contiguous_strides(values.shape)  # (NumPy's strides of size-1 dims are arbitrary)
+    strides = first[1:d + 1] + first[:1] + first[d + 1:] if values.size else L.contiguous_strides(out_shape)
+    out = adopted(values.reshape(-1), Layout._trusted(out_shape, strides, 0), self._dtype)
     extra = []
     if want_inverse:
         extra.append(tensor_from_array(inverse if n else np.zeros(0, np.int64), (n,), int64))

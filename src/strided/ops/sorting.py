@@ -205,7 +205,8 @@ def kthvalue(self: Tensor, k: int, dim: int = -1, keepdim: bool = False) -> Any:
             )
         )
     k = _k(self, k, d, "kthvalue", 1)
-    _not_bool(self, "kthvalue")
+    if shape:  # (PyTorch's 0-d path runs no kernel, so it takes bool)
+        _not_bool(self, "kthvalue")
     x = moved_last(self, d)
     pos = np.argpartition(x, k - 1, axis=-1)[..., k - 1:k]
     # the moved order (dim d last, size 1) is the row-major order of the result, keepdim or not
