@@ -311,9 +311,15 @@ def test_every_result_is_a_recorded_copy() -> None:
             out = call()
         assert len(copies) == 1, (name, copies)
         first = out[0] if isinstance(out, tuple) else out
-        assert copies[0].nbytes == first.numel() * first.dtype.itemsize
+        made = out[:2] if name in ("sort", "topk", "kthvalue") else (first,)  # a pair: both tensors' bytes
+        assert copies[0].nbytes == sum(t.numel() * t.dtype.itemsize for t in made)
+        assert copies[0].shape == first.shape
         assert copies[0].reason.startswith(f"{name}: ")
         assert not st.shares_memory(first, x)
     with st.record_copies() as copies:
         sort(x, 0)
     assert "(4, 3) float32 tensor ordered along dim 0" in copies[0].reason
+    assert copies[0].nbytes == 12 * 4 + 12 * 8  # float32 values and int64 indices
+    with st.watch() as w:
+        sort(x, 0)
+    assert w.allocated_bytes == 12 * 4 + 12 * 8

@@ -8,17 +8,33 @@ it, adopting the array's memory when those strides are its own, else copying it 
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 import numpy as np
 
 from .. import layout as L
 from ..args import is_dim_int
-from ..dispatch import adopted, result
+from ..dispatch import OPEN, adopted, result
 from ..dtypes import DType
 from ..errors import StridedIndexError, StridedTypeError, join_lines
+from ..kernels.listeners import emit, listeners
 from ..tensor import Tensor
 from .reduce_args import shape_text
+
+
+def copied_pair(name: str, inputs: tuple, pair: Any, reason: Callable[[], str]) -> Any:
+    """:func:`strided.dispatch.copied` for an op whose result is a ``(values, indices)`` pair of new
+    tensors (``sort``, ``topk``, ``cummax``, ...): ONE copy record whose bytes are both tensors' and
+    whose output is the pair (``watch`` counts both allocations); returns ``pair``.
+
+    (``copied`` takes one tensor: its byte count reads ``output.numel()``.)
+    """
+    if OPEN and listeners():
+        values, indices = pair
+        emit(name, "copy", inputs, pair, reason(), values.nbytes + indices.nbytes, values._layout.shape,
+             values._dtype.numpy)
+    return pair
 
 
 def one_dim(t: Tensor, dim: Any, op: str) -> int:

@@ -40,7 +40,7 @@ from ..kernels.fpstate import quietly
 from ..layout.order import elementwise_output_strides, preserve_format_strides
 from ..tensor import Tensor, tensor_arg
 from . import return_types
-from .along import one_dim, tensor_from_array
+from .along import copied_pair, one_dim, tensor_from_array
 from .promotion import promote_types
 from .reduce_args import shape_text
 from .registry import method
@@ -191,10 +191,10 @@ def _cum_extreme(self: Tensor, dim: Any, op: str) -> Any:
     shape = self._layout.shape
     v = tensor_from_array(values, shape, self._dtype)
     i = tensor_from_array(indices, shape, int64)
-    copied(op, (self,), v, lambda: (
+    pair = (return_types.cummax if op == "cummax" else return_types.cummin)(v, i)
+    return copied_pair(op, (self,), pair, lambda: (
         f"{op}: the running {'maximum' if op == 'cummax' else 'minimum'} along dim {d} of a "
         f"{shape_text(shape)} tensor, into new memory (values, and int64 indices)"))
-    return (return_types.cummax if op == "cummax" else return_types.cummin)(v, i)
 
 
 @method("cummax")

@@ -28,7 +28,7 @@ from ..errors import StridedIndexError, StridedNotImplementedError, StridedRunti
 from ..layout.order import preserve_format_strides
 from ..tensor import Tensor, tensor_arg
 from . import return_types
-from .along import flag, moved_last, one_dim, tensor_from_array, tensor_from_moved
+from .along import copied_pair, flag, moved_last, one_dim, tensor_from_array, tensor_from_moved
 from .reduce_args import reduced_shape, shape_text
 from .registry import method
 
@@ -76,8 +76,7 @@ def sort(self: Tensor, dim: int = -1, descending: bool = False, *, stable: bool 
     strides = preserve_format_strides(shape, self._layout.strides)
     values = tensor_from_moved(np.take_along_axis(x, idx, axis=-1), shape, d, self._dtype, strides)
     indices = tensor_from_moved(idx, shape, d, int64, strides)
-    copied("sort", (self,), values, lambda: _sort_reason(self, d, "sort"))
-    return return_types.sort(values, indices)
+    return copied_pair("sort", (self,), return_types.sort(values, indices), lambda: _sort_reason(self, d, "sort"))
 
 
 @method("argsort")
@@ -177,10 +176,9 @@ def topk(self: Tensor, k: int, dim: int = -1, largest: bool = True, sorted: bool
     out_shape = shape[:d] + (k,) + shape[d + 1:] if shape else ()
     values = tensor_from_moved(np.take_along_axis(part, order, axis=-1), out_shape, d, self._dtype)
     indices = tensor_from_moved(np.ascontiguousarray(idx, dtype=np.int64), out_shape, d, int64)
-    copied("topk", (self,), values, lambda: (
+    return copied_pair("topk", (self,), return_types.topk(values, indices), lambda: (
         f"topk: the {k} {'largest' if largest else 'smallest'} of each run of {n} along dim {d} of a "
         f"{shape_text(shape)} tensor, into new memory (values, and int64 indices)"))
-    return return_types.topk(values, indices)
 
 
 @method("kthvalue")
@@ -213,7 +211,6 @@ def kthvalue(self: Tensor, k: int, dim: int = -1, keepdim: bool = False) -> Any:
     out_shape = reduced_shape(shape, (d,), keepdim) if shape else ()
     values = tensor_from_array(np.take_along_axis(x, pos, axis=-1), out_shape, self._dtype)
     indices = tensor_from_array(pos, out_shape, int64)
-    copied("kthvalue", (self,), values, lambda: (
+    return copied_pair("kthvalue", (self,), return_types.kthvalue(values, indices), lambda: (
         f"kthvalue: the {k}-th smallest along dim {d} of a {shape_text(shape)} tensor, into new memory "
         "(values, and int64 indices)"))
-    return return_types.kthvalue(values, indices)
