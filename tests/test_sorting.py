@@ -215,6 +215,23 @@ def test_unique_numbers_many_nans_in_order() -> None:
     assert (np.diff(nans) == 1).all()  # numbered in the order the NaNs appear
 
 
+def test_methods_and_functions() -> None:
+    """The Tensor methods are installed by these modules; the functions take PyTorch's keywords."""
+    owners = {"sort": "sorting", "argsort": "sorting", "msort": "sorting", "topk": "sorting",
+              "kthvalue": "sorting", "unique": "sets", "unique_consecutive": "sets", "cumsum": "scans",
+              "cumprod": "scans", "cumsum_": "scans", "cumprod_": "scans", "cummax": "scans",
+              "cummin": "scans", "diff": "scans"}
+    for name, module in owners.items():
+        assert getattr(st.Tensor, name).__module__ == f"strided.ops.{module}", name
+    assert not hasattr(st.Tensor, "searchsorted") and not hasattr(torch.Tensor, "searchsorted")
+    seq = st.tensor([1.0, 2.0, 3.0])
+    assert searchsorted(seq, input=st.tensor([2.0]), side="right").tolist() == [2]
+    assert bucketize(input=st.tensor([2.0]), boundaries=seq).tolist() == [1]
+    assert sort(st.tensor([2, 1]), dim=0, descending=True, stable=True).indices.tolist() == [0, 1]
+    with pytest.raises(TypeError):
+        sort(st.tensor([2, 1]), 0, True, True)  # stable is keyword-only, as in PyTorch
+
+
 def test_unique_errors() -> None:
     same_error(*[outcome(lambda m=m: m.ones((2, 0)).unique(dim=0))[1] for m in (torch, st)])
     same_error(*[outcome(lambda m=m: m.ones((2, 3)).unique(dim=2))[1] for m in (torch, st)])

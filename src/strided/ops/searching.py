@@ -104,15 +104,16 @@ def _batched(rows: np.ndarray, vals: np.ndarray, side: str) -> np.ndarray:
     return found - np.arange(b, dtype=np.int64)[:, None] * n
 
 
-def searchsorted(sorted_sequence: Tensor, values: Any, *, out_int32: bool = False, right: bool = False,
-                 side: str | None = None, sorter: Tensor | None = None) -> Tensor:
-    """Indices where ``values`` would be inserted into ``sorted_sequence`` (along its last dim) to keep
-    it sorted; see the module docstring for the batched form and ``sorter``.
+def searchsorted(sorted_sequence: Tensor, input: Any, *, out_int32: bool = False,  # noqa: A002
+                 right: bool = False, side: str | None = None, sorter: Tensor | None = None) -> Tensor:
+    """Indices where the values ``input`` (a tensor or one number; PyTorch's docs call it ``values``,
+    its parser ``input``) would be inserted into ``sorted_sequence`` (along its last dim) to keep it
+    sorted; see the module docstring for the batched form and ``sorter``.
 
     >>> strided.searchsorted(strided.tensor([1, 3, 5, 7]), strided.tensor([3, 6]))
     tensor([1, 3])
     """
-    return _search(sorted_sequence, values, out_int32, right, side, sorter, "searchsorted")
+    return _search(sorted_sequence, input, out_int32, right, side, sorter, "searchsorted")
 
 
 def _search(seq: Any, values: Any, out_int32: Any, right: Any, side: Any, sorter: Any, op: str) -> Tensor:
