@@ -67,10 +67,14 @@ def _runs(s: np.ndarray, order: np.ndarray | None, want_inverse: bool,
 
 
 def _flat(self: Tensor, sort: bool, want_inverse: bool, want_counts: bool) -> tuple:
-    flat = self._np().reshape(-1)  # row-major order (a copy only when the layout needs one)
+    x = self._np()
+    flat = x.reshape(-1)  # row-major order (a copy only when the layout needs one)
     order = None
     if sort:
-        if want_inverse:
+        if not want_inverse and not np.may_share_memory(flat, x):
+            flat.sort()  # already a private copy: sort it where it is
+            s = flat
+        elif want_inverse:
             # stable for floats: each NaN is its own entry, numbered in the order the NaNs appear
             order = np.argsort(flat, kind="stable" if flat.dtype.kind == "f" else None)
             s = flat[order]
