@@ -165,7 +165,11 @@ from .ops.random import (
 )
 from .ops.reductions import all, any, mean, prod, std, sum, var
 from .ops.reorder import flip, fliplr, flipud, repeat_interleave, roll, rot90, tile
+from .ops.scans import cummax, cummin, cumprod, cumsum, diff
+from .ops.searching import bucketize, searchsorted
+from .ops.sets import unique, unique_consecutive
 from .ops.softmax import log_softmax, softmax
+from .ops.sorting import argsort, kthvalue, msort, sort, topk
 from .ops.triangles import block_diag, cartesian_prod, diag, diag_embed, diagflat, meshgrid, tril, triu
 from .storage import Storage
 from .tensor import Tensor
@@ -173,6 +177,8 @@ from .tensor import Tensor
 bool = bool_  # noqa: A001 - strided.bool mirrors torch.bool
 
 __all__ = [
+    "argsort", "bucketize", "cummax", "cummin", "cumprod", "cumsum", "diff", "kthvalue", "msort",
+    "searchsorted", "sort", "topk", "unique", "unique_consecutive",
     "alias_copy", "as_strided_copy", "channels_last_3d", "detach_copy", "device", "diagonal_copy",
     "empty_strided", "expand_copy", "eye", "linspace", "logspace", "narrow_copy", "permute_copy",
     "select_copy", "slice_copy", "split_copy", "split_with_sizes_copy", "squeeze_copy", "t_copy",

@@ -90,7 +90,8 @@ def copied(name: str, inputs: tuple, output: Any, reason: str | Callable[[], str
     """Report the op ``name`` whose result ``output`` is new memory filled from ``inputs``' elements
     (advanced indexing, ``cat``, ``repeat``, ``sort``, ...: ops that always copy) as a "copy" with
     ``reason`` (a string, or a function rendering it, called only when someone listens) and the
-    result's bytes, so the copy ledger and ``watch`` show it; returns ``output``.
+    result's bytes, so the copy ledger and ``watch`` show it; returns ``output``. A tuple of new
+    tensors (``sort``'s values and indices) is one record counting all their bytes.
 
     >>> with strided.record_copies() as copies:
     ...     y = strided.cat([a, b])
@@ -99,7 +100,12 @@ def copied(name: str, inputs: tuple, output: Any, reason: str | Callable[[], str
     """
     if OPEN and listeners():
         text = reason if reason.__class__ is str else reason()
-        emit(name, "copy", inputs, output, text, output.numel() * output._dtype.itemsize)
+        if output.__class__ is _Tensor:
+            emit(name, "copy", inputs, output, text, output.numel() * output._dtype.itemsize)
+        else:  # several new tensors: the record's shape and dtype are the first's
+            first = output[0]
+            emit(name, "copy", inputs, output, text, sum(t.numel() * t._dtype.itemsize for t in output),
+                 first._layout.shape, first._dtype.numpy)
     return output
 
 

@@ -137,6 +137,9 @@ class Tensor:
     - :mod:`strided.ops.reorder`: ``flip``, ``fliplr``, ``flipud``, ``roll``, ``rot90``, ``repeat``, ``tile``,
       ``repeat_interleave``.
     - :mod:`strided.ops.triangles`: ``tril``, ``triu``, ``tril_``, ``triu_``, ``diag``, ``diagflat``, ``diag_embed``.
+    - :mod:`strided.ops.sorting`: ``sort``, ``argsort``, ``msort``, ``topk``, ``kthvalue``.
+    - :mod:`strided.ops.scans`: ``cumsum``, ``cumprod``, ``cumsum_``, ``cumprod_``, ``cummax``, ``cummin``, ``diff``.
+    - :mod:`strided.ops.sets`: ``unique``, ``unique_consecutive``.
     - :mod:`strided.ops.random`: ``uniform_``, ``normal_``, ``random_``, ``bernoulli_``, ``exponential_``,
       ``geometric_``, ``log_normal_``, ``cauchy_``, ``bernoulli``, ``multinomial``.
     - :mod:`strided.ops.matmul`: ``matmul``, ``__matmul__``, ``__rmatmul__``, ``mm``, ``bmm``,

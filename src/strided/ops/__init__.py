@@ -17,6 +17,10 @@ from . import (  # noqa: F401
     random,
     reductions,
     reorder,
+    scans,
+    searching,
+    sets,
     softmax,
+    sorting,
     triangles,
 )
