@@ -50,9 +50,13 @@ def check_out(out: Any, op: str) -> Tensor:
     return out
 
 
-def write_out(out: Any, result: Tensor, op: str, inputs: tuple = ()) -> Tensor:
+def write_out(out: Any, result: Tensor, op: str, inputs: tuple = (), same_dtype: str = "") -> Tensor:
     """Write the fresh ``result`` of ``op(*inputs)`` into ``out`` with PyTorch's ``out=`` rules
     (module docstring) and return ``out``.
+
+    ``same_dtype``: ops whose ``out`` must have the result's dtype exactly, with PyTorch's
+    message: "matmul" (matmul, mm, bmm: "Expected out tensor to have dtype float, but got double
+    instead") or "input" (amax/amin: "Expected the dtype for input and out to match").
 
     >>> x = strided.tensor([1.0, 2.0]); o = strided.empty(2)
     >>> write_out(o, x + 1, "add", (x, 1)) is o
@@ -60,6 +64,8 @@ def write_out(out: Any, result: Tensor, op: str, inputs: tuple = ()) -> Tensor:
     """
     out = check_out(out, op)
     name = f"{op}(out=...)"
+    if same_dtype and result._dtype is not out._dtype:
+        raise _dtype_mismatch(result, out, op, same_dtype)
     if not can_cast(result._dtype, out._dtype):
         raise StridedRuntimeError(
             join_lines(
@@ -106,3 +112,25 @@ def _check_overlap(out: Tensor, inputs: tuple, op: str) -> None:
                 L.storage_extent(x._layout),
                 f"fix: pass a fresh out tensor, or a copy of the input: {op}(x.clone(), ..., out=out)",
             )
+
+
+_C_NAMES = {"float32": "float", "float64": "double", "float16": "c10::Half", "int64": "long int", "int32": "int",
+            "int16": "short int", "int8": "signed char", "uint8": "unsigned char", "bool": "bool"}
+
+
+def _dtype_mismatch(result: Tensor, out: Tensor, op: str, style: str) -> StridedRuntimeError:
+    r, o = result._dtype, out._dtype
+    first = (
+        f"Expected out tensor to have dtype {_C_NAMES.get(r.name, r.name)}, but got "
+        f"{_C_NAMES.get(o.name, o.name)} instead"
+        if style == "matmul"
+        else f"Expected the dtype for input and out to match, but got {TORCH_NAMES[r]} for input's dtype "
+        f"and {TORCH_NAMES[o]} for out's dtype."
+    )
+    return StridedRuntimeError(
+        join_lines(
+            first,
+            f"{op} writes {r.name} results and does not convert them; out= is {o.name}",
+            f"fix: pass out=strided.empty(0, dtype=strided.{r.name}), or drop out= and convert the result",
+        )
+    )

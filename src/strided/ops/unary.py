@@ -131,7 +131,9 @@ def _unary(op: UnaryOp, x: Any, target: Tensor | None = None) -> Tensor:
 
 
 def _make_unary(op: UnaryOp) -> tuple[Callable[[Any], Tensor], Callable[[Tensor], Tensor]]:
-    def plain(input: Any) -> Tensor:
+    def plain(input: Any, *, out: Any = None) -> Tensor:
+        if out is not None:
+            return _unary_out(op, input, out)
         return unary(op, input)
 
     def inplace(self: Tensor) -> Tensor:
@@ -152,8 +154,8 @@ def _fast_unary(op: UnaryOp) -> Callable[[Any], Tensor]:
     ufunc = op.ufunc
     name = op.name
 
-    def fn(input: Any) -> Tensor:  # (PyTorch's argument name: strided.exp(input=t))
-        if type(input) is Tensor:
+    def fn(input: Any, *, out: Any = None) -> Tensor:  # (PyTorch's argument name: strided.exp(input=t))
+        if type(input) is Tensor and out is None:
             d = input._dtype
             if d.is_floating_point:
                 lay = input._layout
@@ -172,9 +174,18 @@ def _fast_unary(op: UnaryOp) -> Callable[[Any], Tensor]:
                     if OPEN:
                         report(name, (input,), t)
                     return t
+        if out is not None:
+            return _unary_out(op, input, out)
         return unary(op, input)
 
     return fn
+
+
+def _unary_out(op: UnaryOp, x: Any, out: Any) -> Tensor:
+    """``op(x, out=out)``: :func:`_unary`, then :func:`strided.ops.out.write_out`."""
+    from .out import write_out
+
+    return write_out(out, _unary(op, x), op.name, (x,))
 
 
 neg, neg_ = _make_unary(NEG)

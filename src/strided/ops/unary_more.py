@@ -29,6 +29,7 @@ from ..kernels import special
 from ..kernels.fpstate import QUIET, quiet_reset, quiet_set
 from ..tensor import Tensor
 from .operands import _check_inplace, _fresh_output, _not_implemented, _view
+from .out import write_out
 from .promotion import to_float
 from .registry import method
 
@@ -233,9 +234,19 @@ def _result_dtype(op: MoreUnary, d: DType) -> DType:
     return int64 if (d is bool_ and op.bool_to_long) else d
 
 
-def run_unary(op: MoreUnary, x: Any, target: Tensor | None = None, args: tuple = ()) -> Tensor:
+def run_unary(op: MoreUnary, x: Any, target: Tensor | None = None, args: tuple = (), out: Any = None) -> Tensor:
     """``op(x, *args)`` into a fresh output (TensorIterator's strides) or into ``target`` (``x``
-    itself, after PyTorch's in-place checks); reported at the op boundary."""
+    itself, after PyTorch's in-place checks), or written into ``out=`` (:func:`strided.ops.out.write_out`);
+    reported at the op boundary."""
+    if out is not None:
+        return write_out(out, _run(op, x, None, args), op.name, (x,))
+    result = _run(op, x, target, args)
+    if OPEN:
+        report(op.name if target is None else op.name + "_", (x,), result)
+    return result
+
+
+def _run(op: MoreUnary, x: Any, target: Tensor | None, args: tuple) -> Tensor:
     name = op.name if target is None else op.name + "_"
     if not isinstance(x, Tensor):
         raise StridedTypeError(
@@ -268,14 +279,12 @@ def run_unary(op: MoreUnary, x: Any, target: Tensor | None = None, args: tuple =
         op.kernel(_view(x), _view(out), compute, d, *args)
     finally:
         quiet_reset(token)
-    if OPEN:
-        report(name, (x,), out)
     return out
 
 
 def _make(op: MoreUnary) -> tuple[Callable[..., Tensor], Callable[..., Tensor] | None]:
-    def plain(input: Any) -> Tensor:
-        return run_unary(op, input)
+    def plain(input: Any, *, out: Any = None) -> Tensor:
+        return run_unary(op, input, out=out)
 
     def inplace(self: Tensor) -> Tensor:
         return run_unary(op, self, target=self)
@@ -316,7 +325,7 @@ def _decimals(decimals: Any, d: DType, name: str) -> int:
     return int(decimals)
 
 
-def round(input: Any, *, decimals: int = 0) -> Tensor:  # noqa: A001 - strided.round mirrors torch.round
+def round(input: Any, *, decimals: int = 0, out: Any = None) -> Tensor:  # noqa: A001 - strided.round mirrors torch.round
     """Round half to even (``round(2.5) == 2``), to ``decimals`` places (negative: tens, hundreds).
 
     Integer tensors come back unchanged (``decimals`` must then be 0); bool is refused.
@@ -326,7 +335,7 @@ def round(input: Any, *, decimals: int = 0) -> Tensor:  # noqa: A001 - strided.r
     """
     d = input._dtype if isinstance(input, Tensor) else None
     args = (_decimals(decimals, d, "round"),) if d is not None and decimals else ()
-    return run_unary(OPS["round"], input, args=args)
+    return run_unary(OPS["round"], input, args=args, out=out)
 
 
 def round_(self: Tensor, *, decimals: int = 0) -> Tensor:
@@ -349,7 +358,7 @@ def _finite_arg(value: Any, name: str, op: str) -> float | None:
 
 
 def nan_to_num(input: Any, nan: float = 0.0, posinf: float | None = None,
-               neginf: float | None = None) -> Tensor:
+               neginf: float | None = None, *, out: Any = None) -> Tensor:
     """NaN, +inf and -inf replaced by ``nan`` (0.0), ``posinf`` and ``neginf`` (by default the
     dtype's largest and lowest finite values); integer and bool tensors come back as they are.
 
@@ -358,7 +367,7 @@ def nan_to_num(input: Any, nan: float = 0.0, posinf: float | None = None,
     """
     args = (_finite_arg(nan, "nan", "nan_to_num") or 0.0, _finite_arg(posinf, "posinf", "nan_to_num"),
             _finite_arg(neginf, "neginf", "nan_to_num"))
-    return run_unary(OPS["nan_to_num"], input, args=args)
+    return run_unary(OPS["nan_to_num"], input, args=args, out=out)
 
 
 def nan_to_num_(self: Tensor, nan: float = 0.0, posinf: float | None = None,
