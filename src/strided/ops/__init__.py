@@ -8,4 +8,4 @@ on :class:`strided.Tensor`; each op module registers its own with
 from . import elementwise, extrema, matmul, reductions, softmax  # noqa: F401  (imported to register methods)
 
 # isort: split
-from . import binary_more, nan_reductions, unary_more  # noqa: F401  (elemwise: more elementwise ops)
+from . import binary_more, distance, nan_reductions, special, unary_more  # noqa: F401  (elemwise ops)
