@@ -26,10 +26,11 @@ from .operands import _broadcast, _check_inplace, _check_partial_overlap, _fresh
 from .promotion import TORCH_NAMES, result_type
 from .registry import method
 
-HYPOT = BinaryOp("hypot", np.hypot, kernel="hypot_cpu", fast=_FLOATS, tensor_other=True, float_only=True)
+HYPOT = BinaryOp("hypot", np.hypot, kernel="hypot_cpu", fast=_FLOATS, tensor_other=True, float_only=True,
+                 late_checks=True)
 ATAN2 = BinaryOp("atan2", np.arctan2, kind="div", fast=_FLOATS, tensor_other=True)
 COPYSIGN = BinaryOp("copysign", np.copysign, kind="div", fast=_FLOATS)
-FMOD = BinaryOp("fmod", np.fmod, kernel="fmod_cpu", int_zero_check=True, fast=_FLOATS)
+FMOD = BinaryOp("fmod", np.fmod, kernel="fmod_cpu", int_zero_check=True, fast=_FLOATS, late_checks=True)
 LOGICAL_AND = BinaryOp("logical_and", np.logical_and, kind="compare", fast=_ALL, tensor_other=True)
 LOGICAL_OR = BinaryOp("logical_or", np.logical_or, kind="compare", fast=_ALL, tensor_other=True)
 LOGICAL_XOR = BinaryOp("logical_xor", np.logical_xor, kind="compare", fast=_ALL, tensor_other=True)
@@ -102,8 +103,8 @@ def _lerp(input: Any, end: Any, weight: Any, target: Tensor | None) -> Tensor:
         _check_inplace(target, name, d, shape)
         _check_partial_overlap(target, [end, weight], name)
         out = target
-    compute = np.float32 if d.numpy == np.float16 else d.numpy
-    w = _view(weight) if isinstance(weight, Tensor) else compute(float(weight))
+    compute = np.dtype(np.float32) if d.numpy == np.float16 else d.numpy
+    w = _view(weight) if isinstance(weight, Tensor) else compute.type(float(weight))
     token = quiet_set(QUIET)
     try:
         a = _view(input).astype(compute, copy=False)
@@ -111,7 +112,7 @@ def _lerp(input: Any, end: Any, weight: Any, target: Tensor | None) -> Tensor:
         diff = np.subtract(b, a)
         w = np.asarray(w, dtype=compute)
         low = np.abs(w) < 0.5
-        res = np.where(low, a + w * diff, b - diff * (compute(1) - w))
+        res = np.where(low, a + w * diff, b - diff * (compute.type(1) - w))
         np.copyto(_view(out), res, casting="unsafe")
     finally:
         quiet_reset(token)

@@ -101,6 +101,7 @@ class BinaryOp:
     reflect_as_forward: bool = False
     tensor_other: bool = False  # both operands must be tensors (PyTorch's signature: atan2, hypot, logical_and)
     float_only: bool = False  # integer and bool operands are refused (NotImplementedError naming ``kernel``)
+    late_checks: bool = False  # the kernel's dtype refusals come after the broadcast check (PyTorch's order)
 
 
 _ALL = frozenset(ALL_DTYPES)
@@ -186,7 +187,7 @@ def _binary_dtypes_uncached(op: BinaryOp, a: Any, b: Any) -> tuple[DType, DType]
     if kind == "bitwise" and rt.is_floating_point:
         raise _not_implemented(op.kernel, rt, (a, b), "bitwise ops take bool or integer tensors; "
                                "for masks compare first, e.g. (x > 0) & (y > 0)")
-    if op.kernel and kind != "bitwise" and rt is bool_:
+    if op.kernel and kind != "bitwise" and rt is bool_ and not op.late_checks:
         raise _not_implemented(op.kernel, rt, (a, b), "fix: convert a bool operand first, e.g. x.to(strided.int64)")
     return rt, rt
 
@@ -255,10 +256,10 @@ def _binary(op: BinaryOp, a: Any, b: Any, target: Tensor | None = None, alpha: A
         compute, result = _binary_dtypes(ADD, a, b)  # PyTorch skips the kernel's dtype checks here
     else:
         compute, result = _binary_dtypes(op, a, b)
-    if op.float_only and not compute.is_floating_point:
-        raise _not_implemented(op.kernel, compute, (a, b), "fix: convert to float first, e.g. x.to(strided.float32)")
     alpha_np = None if alpha is None else _alpha_scalar(alpha, result, compute, name)
     shape = _broadcast(name, [a, b], ("a", "b"))
+    if op.late_checks and (compute is bool_ or (op.float_only and not compute.is_floating_point)):
+        raise _not_implemented(op.kernel, compute, (a, b), "fix: convert to float first, e.g. x.to(strided.float32)")
     if op is DIV and target is None and not isinstance(a, Tensor):
         return _scalar_over_tensor(a, b, compute)
     if op.kind == "pow" and not isinstance(b, Tensor) and not _pow_shortcut(a, b):

@@ -4,6 +4,7 @@ from ``strided.nn.functional``)."""
 from __future__ import annotations
 
 import math
+
 import numpy as np
 
 from ..dispatch import OPEN, report

@@ -22,10 +22,11 @@ from typing import Any
 
 import numpy as np
 
-from ..dispatch import OPEN, report
+from .. import layout as L
+from ..dispatch import OPEN, report, result
 from ..dtypes import DType, bool_, int64
 from ..errors import StridedTypeError, join_lines
-from ..kernels import special
+from ..kernels import check_writable, special
 from ..kernels.fpstate import QUIET, quiet_reset, quiet_set
 from ..tensor import Tensor
 from .operands import _check_inplace, _fresh_output, _not_implemented, _view
@@ -55,6 +56,9 @@ class MoreUnary:
     inplace: bool = True
     bool_to_long: bool = False
     aliases: tuple[str, ...] = ()
+    # the output is laid out as ``empty_like(input)`` (PyTorch's nan_to_num, and isinf/isfinite of
+    # integers, which are zeros_like/ones_like), not as TensorIterator lays it out: "always", "ints"
+    like: str = ""
 
 
 def _ufunc(uf: np.ufunc) -> Kernel:
@@ -186,8 +190,8 @@ def _float(name: str, kernel: Kernel, *aliases: str) -> MoreUnary:
 
 TABLE: tuple[MoreUnary, ...] = (
     MoreUnary("isnan", _float_test(np.isnan, False), "bool", inplace=False),
-    MoreUnary("isinf", _float_test(np.isinf, False), "bool", inplace=False),
-    MoreUnary("isfinite", _float_test(np.isfinite, True), "bool", inplace=False),
+    MoreUnary("isinf", _float_test(np.isinf, False), "bool", inplace=False, like="ints"),
+    MoreUnary("isfinite", _float_test(np.isfinite, True), "bool", inplace=False, like="ints"),
     MoreUnary("isposinf", _float_test(_isposinf, False), "bool", inplace=False),
     MoreUnary("isneginf", _float_test(_isneginf, False), "bool", inplace=False),
     MoreUnary("signbit", _signbit, "bool", inplace=False),
@@ -200,7 +204,7 @@ TABLE: tuple[MoreUnary, ...] = (
     MoreUnary("sign", _sign, "same"),
     MoreUnary("sgn", _sign, "same"),
     MoreUnary("square", _square, "same", bool_to_long=True),
-    MoreUnary("nan_to_num", _nan_to_num, "same"),
+    MoreUnary("nan_to_num", _nan_to_num, "same", like="always"),
     _float("log1p", _ufunc(np.log1p)),
     _float("expm1", _ufunc(np.expm1)),
     _float("log2", _ufunc(np.log2)),
@@ -220,8 +224,8 @@ TABLE: tuple[MoreUnary, ...] = (
     _float("asinh", _ufunc(np.arcsinh), "arcsinh"),
     _float("acosh", _ufunc(np.arccosh), "arccosh"),
     _float("atanh", _ufunc(np.arctanh), "arctanh"),
-    _float("deg2rad", _ufunc(np.deg2rad)),
-    _float("rad2deg", _ufunc(np.rad2deg)),
+    MoreUnary("deg2rad", _ufunc(np.deg2rad), "float", like="always"),
+    MoreUnary("rad2deg", _ufunc(np.rad2deg), "float", like="always"),
 )
 OPS = {op.name: op for op in TABLE}
 
@@ -256,13 +260,17 @@ def _run(op: MoreUnary, x: Any, target: Tensor | None, args: tuple) -> Tensor:
             )
         )
     d = x._dtype
+    if target is not None:
+        check_writable(target._storage, target._layout, name)  # (PyTorch checks stride-0 overlap first)
     if (d is bool_ and "bool" in op.refuse) or (
         not d.is_floating_point and d is not bool_ and "int" in op.refuse
     ):
         raise _not_implemented(op.kernel_name, d, (x,), f"fix: convert first, e.g. x.to(strided.float32).{name}()")
     rt = _result_dtype(op, d)
     shape = x._layout.shape
-    if target is None:
+    if target is None and (op.like == "always" or (op.like == "ints" and not d.is_floating_point)):
+        out = result(shape, rt, L.preserve_format_strides(shape, x._layout.strides))
+    elif target is None:
         out = _fresh_output(shape, rt, [x], d if op.rule == "bool" else rt)
     else:
         _check_inplace(target, name, rt, shape)
