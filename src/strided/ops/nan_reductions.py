@@ -64,7 +64,7 @@ class _Quiet:
 # ---------------------------------------------------------------- amax, amin, aminmax
 
 
-def _check_nonempty(t: Tensor, dims: tuple[int, ...] | None, op: str) -> None:
+def _check_nonempty(t: Tensor, dims: tuple[int, ...] | None, op: str, given: Any = None) -> None:
     """PyTorch's errors for a max/min over nothing (there is no identity to return)."""
     shape = t._layout.shape
     if dims is None:
@@ -78,11 +78,12 @@ def _check_nonempty(t: Tensor, dims: tuple[int, ...] | None, op: str) -> None:
                 )
             )
         return
-    for d in dims:
+    named = tuple(given) if isinstance(given, (tuple, list)) else (given,) * len(dims)
+    for d, name in zip(dims, named):
         if shape and shape[d] == 0:
             raise StridedIndexError(
                 join_lines(
-                    f"{op}(): Expected reduction dim {d} to have non-zero size.",
+                    f"{op}(): Expected reduction dim {name} to have non-zero size.",
                     f"the tensor has shape {shape_text(shape)}: dim {d} is empty, so there is no "
                     f"{'largest' if 'max' in op else 'smallest'} element",
                 )
@@ -93,7 +94,7 @@ def _extreme(t: Tensor, dim: Any, keepdim: bool, op: str, largest: bool) -> Tens
     tensor_arg(t, op)
     keepdim = check_keepdim(keepdim, op)
     dims = reduction_dims(t, dim, op)
-    _check_nonempty(t, dims, op)
+    _check_nonempty(t, dims, op, dim)
     shape = t._layout.shape
     result, res_np = result_array(reduced_shape(shape, dims, keepdim), t._dtype)
     (np.maximum if largest else np.minimum).reduce(t._np(), axis=numpy_axes(dims, len(shape)), out=res_np,
