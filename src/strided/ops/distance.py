@@ -160,3 +160,4 @@ def _chunked(a: np.ndarray, b: np.ndarray, p: float, out: np.ndarray) -> None:
                 np.power(diff, p, out=diff)
                 np.add.reduce(diff, axis=-1, out=target)
                 np.power(target, 1.0 / p, out=target)
+            del diff  # (freed before the next block's is made: one block alive at a time)
