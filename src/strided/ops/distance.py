@@ -3,8 +3,9 @@ without materializing the ``(P, R, M)`` broadcast of the differences.
 
 - p = 2 through the matrix product (PyTorch's ``_euclidean_dist``, used when
   ``compute_mode`` asks for it or, by default, when either set has more than 25 rows):
-  ``|a|^2 + |b|^2 - 2 a.b``, clamped at 0, square-rooted — all written into the output itself,
-  so the only extra memory is the two vectors of squared norms. Like PyTorch's, it loses
+  ``|a|^2 + |b|^2 - 2 a.b`` as one product of padded operands, clamped at 0, square-rooted —
+  all written into the output itself, so the only extra memory is the padded (P, M + 2) and
+  (R, M + 2) operands. Like PyTorch's, it loses
   precision for near-equal points (the cancellation in ``|a|^2 + |b|^2 - 2 a.b``).
 - Any other p (and p = 2 without the product): the differences are taken for a block of rows
   of ``x1`` at a time, the block sized so that its ``(rows, R, M)`` temporary stays under
@@ -121,13 +122,20 @@ def cdist(x1: Tensor, x2: Tensor, p: float = 2.0,
 
 
 def _euclidean_mm(a: np.ndarray, b: np.ndarray, out: np.ndarray) -> None:
-    """``sqrt(max(|a|^2 + |b|^2 - 2 a.b, 0))`` written into ``out`` in place."""
-    na = np.einsum("...i,...i->...", a, a)  # squared norms, (..., P): no (P, M) temporary
-    nb = np.einsum("...i,...i->...", b, b)
-    np.matmul(a, np.swapaxes(b, -1, -2), out=out)
-    out *= -2
-    out += na[..., :, None]
-    out += nb[..., None, :]
+    """``sqrt(max(|a|^2 + |b|^2 - 2 a.b, 0))`` into ``out``, as PyTorch's ``_euclidean_dist``: one
+    matrix product of the padded operands ``[-2a, |a|^2, 1]`` and ``[b, 1, |b|^2]`` writes the
+    squared distances straight into ``out`` (the padded copies are (P, M + 2) and (R, M + 2),
+    small beside the (P, R) output), then a clamp and a square root in place."""
+    m = a.shape[-1]
+    pa = np.empty((*a.shape[:-1], m + 2), dtype=out.dtype)
+    np.multiply(a, -2, out=pa[..., :m])
+    np.einsum("...i,...i->...", a, a, out=pa[..., m])  # squared norms: no (P, M) temporary
+    pa[..., m + 1] = 1
+    pb = np.empty((*b.shape[:-1], m + 2), dtype=out.dtype)
+    pb[..., :m] = b
+    pb[..., m] = 1
+    np.einsum("...i,...i->...", b, b, out=pb[..., m + 1])
+    np.matmul(pa, np.swapaxes(pb, -1, -2), out=out)
     np.maximum(out, 0, out=out)
     np.sqrt(out, out=out)
 
