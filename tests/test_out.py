@@ -138,3 +138,19 @@ def test_out_on_the_new_ops_and_norms():
     so = st.empty(0)
     R.logsumexp(s, 1, out=so)
     np.testing.assert_allclose(so.numpy(), torch.logsumexp(t, 1).numpy(), rtol=1e-6)
+
+
+def test_out_on_var_all_clamp_where():
+    t, s = _pair((3, 4), seed=5)
+    for fn_t, fn_s in (
+        (lambda o: torch.var(t, 1, out=o), lambda o: s.var(1, out=o)),
+        (lambda o: torch.std(t, 0, out=o), lambda o: s.std(0, out=o)),
+        (lambda o: torch.clamp(t, -0.5, 0.5, out=o), lambda o: st.clamp(s, -0.5, 0.5, out=o)),
+        (lambda o: torch.where(t > 0, t, 0.0, out=o), lambda o: st.where(s > 0, s, 0.0, out=o)),
+    ):
+        to, so = torch.empty(0), st.empty(0)
+        assert fn_s(so) is so
+        fn_t(to)
+        np.testing.assert_allclose(so.numpy(), to.numpy(), rtol=1e-6)
+    bo = st.empty(0, dtype=st.bool_)
+    assert s.all(1, out=bo) is bo and bo.tolist() == torch.all(t, 1).tolist()

@@ -124,6 +124,15 @@ def _into(out: Any, compute: Any, dtype: Any, op: str, self: Tensor) -> Tensor:
     return write_out(out, compute(out._dtype if dtype is None else dtype), op, (self,))
 
 
+def _to_out(result: Tensor, out: Any, op: str, self: Tensor) -> Tensor:
+    """``result``, or (``out=`` given) ``result`` written into ``out`` (:func:`strided.ops.out.write_out`)."""
+    if out is None:
+        return result
+    from .out import write_out
+
+    return write_out(out, result, op, (self,))
+
+
 def _float_result(self: Tensor, dtype: Any, op: str) -> DType:
     given = optional_dtype(dtype)
     if given is not None:
@@ -289,21 +298,21 @@ def _type_name(value: Any) -> str:
 
 @method("var")
 def var(self: Tensor, dim: Any = None, unbiased: bool | None = None, keepdim: bool = False, *,
-        correction: float | None = None) -> Tensor:
+        correction: float | None = None, out: Any = None) -> Tensor:
     """Variance over ``dim``: sum of squared deviations / max(N - correction, 0).
 
     ``correction`` defaults to 1 (Bessel); ``unbiased`` (True/False) is the older
     spelling of correction 1/0, still accepted by PyTorch 2.13 — give one, not both.
     Float tensors only. N - correction <= 0 warns and gives inf or NaN, as in PyTorch.
     """
-    return _variance(self, dim, unbiased, keepdim, correction, "var", root=False)
+    return _to_out(_variance(self, dim, unbiased, keepdim, correction, "var", root=False), out, "var", self)
 
 
 @method("std")
 def std(self: Tensor, dim: Any = None, unbiased: bool | None = None, keepdim: bool = False, *,
-        correction: float | None = None) -> Tensor:
+        correction: float | None = None, out: Any = None) -> Tensor:
     """Standard deviation: the square root of :func:`var` with the same arguments."""
-    return _variance(self, dim, unbiased, keepdim, correction, "std", root=True)
+    return _to_out(_variance(self, dim, unbiased, keepdim, correction, "std", root=True), out, "std", self)
 
 
 def _logical(ufunc: np.ufunc, self: Tensor, dim: Any, keepdim: bool, op: str) -> Tensor:
@@ -319,16 +328,16 @@ def _logical(ufunc: np.ufunc, self: Tensor, dim: Any, keepdim: bool, op: str) ->
 
 
 @method("all")
-def all(self: Tensor, dim: Any = None, keepdim: bool = False) -> Tensor:  # noqa: A001
+def all(self: Tensor, dim: Any = None, keepdim: bool = False, *, out: Any = None) -> Tensor:  # noqa: A001
     """True where every element along ``dim`` is nonzero (NaN counts as nonzero); empty: True.
 
     bool result, or uint8 for a uint8 tensor (PyTorch's rule).
     """
-    return _logical(np.logical_and, self, dim, keepdim, "all")
+    return _to_out(_logical(np.logical_and, self, dim, keepdim, "all"), out, "all", self)
 
 
 @method("any")
-def any(self: Tensor, dim: Any = None, keepdim: bool = False) -> Tensor:  # noqa: A001
+def any(self: Tensor, dim: Any = None, keepdim: bool = False, *, out: Any = None) -> Tensor:  # noqa: A001
     """True where some element along ``dim`` is nonzero; empty: False. bool (uint8 for uint8)."""
-    return _logical(np.logical_or, self, dim, keepdim, "any")
+    return _to_out(_logical(np.logical_or, self, dim, keepdim, "any"), out, "any", self)
 

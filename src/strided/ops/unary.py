@@ -292,12 +292,17 @@ def _bound_arg(bound: Any, rt: DType, op: str, which: str) -> Any:
     return checked(bound, rt, op, f"{which}=")
 
 
-def clamp(input: Any, min: Any = None, max: Any = None) -> Tensor:  # noqa: A002
+def clamp(input: Any, min: Any = None, max: Any = None, *, out: Any = None) -> Tensor:  # noqa: A002
     """``min(max(input, min), max)`` elementwise; bounds are Python scalars or tensors (broadcast).
 
     The result dtype is ``result_type(input, min, max)`` (an int tensor clamped at 0.5 is
-    float32). If ``min > max`` every element becomes ``max``, as in PyTorch.
+    float32). If ``min > max`` every element becomes ``max``, as in PyTorch. ``out=``: see
+    :func:`strided.ops.out.write_out`.
     """
+    if out is not None:
+        from .out import write_out
+
+        return write_out(out, _clamp(input, min, max, None), "clamp", (input, min, max))
     return _clamp(input, min, max, None)
 
 
@@ -309,7 +314,7 @@ def clamp_(self: Tensor, min: Any = None, max: Any = None) -> Tensor:  # noqa: A
 clip = clamp
 
 
-def where(condition: Any, input: Any, other: Any) -> Tensor:  # noqa: A002
+def where(condition: Any, input: Any, other: Any, *, out: Any = None) -> Tensor:  # noqa: A002
     """``input`` where ``condition`` is True, else ``other``; all three broadcast together.
 
     ``condition`` must be a bool tensor; ``input``/``other`` are tensors or Python scalars,
@@ -342,9 +347,13 @@ def where(condition: Any, input: Any, other: Any) -> Tensor:  # noqa: A002
     # (a fill_): 300 is refused for uint8, 1e40 for float32; float16 is not checked there.
     x = _view(a) if isinstance(a, Tensor) else filled(a, rt, "where", 1, "input")
     y = _view(b) if isinstance(b, Tensor) else filled(b, rt, "where", 1, "other")
-    out = _fresh_output(shape, rt, operands, rt, skip_first=True)
-    where_into(_view(condition), x, y, _view(out))
-    return report("where", (condition, a, b), out)
+    result = _fresh_output(shape, rt, operands, rt, skip_first=True)
+    where_into(_view(condition), x, y, _view(result))
+    if out is not None:
+        from .out import write_out
+
+        return write_out(out, result, "where", (condition, a, b))
+    return report("where", (condition, a, b), result)
 
 
 def _where_method(self: Tensor, condition: Any, other: Any) -> Tensor:
