@@ -146,7 +146,7 @@ def test_out_on_var_all_clamp_where():
         (lambda o: torch.var(t, 1, out=o), lambda o: s.var(1, out=o)),
         (lambda o: torch.std(t, 0, out=o), lambda o: s.std(0, out=o)),
         (lambda o: torch.clamp(t, -0.5, 0.5, out=o), lambda o: st.clamp(s, -0.5, 0.5, out=o)),
-        (lambda o: torch.where(t > 0, t, 0.0, out=o), lambda o: st.where(s > 0, s, 0.0, out=o)),
+        (lambda o: torch.where(t > 0, t, -t, out=o), lambda o: st.where(s > 0, s, -s, out=o)),
     ):
         to, so = torch.empty(0), st.empty(0)
         assert fn_s(so) is so
