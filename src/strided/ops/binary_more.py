@@ -29,6 +29,7 @@ from .registry import method
 HYPOT = BinaryOp("hypot", np.hypot, kernel="hypot_cpu", fast=_FLOATS, tensor_other=True, float_only=True,
                  late_checks=True)
 ATAN2 = BinaryOp("atan2", np.arctan2, kind="div", fast=_FLOATS, tensor_other=True)
+ARCTAN2 = BinaryOp("arctan2", np.arctan2, kind="div", fast=_FLOATS, tensor_other=True)  # (its own name in messages)
 COPYSIGN = BinaryOp("copysign", np.copysign, kind="div", fast=_FLOATS)
 FMOD = BinaryOp("fmod", np.fmod, kernel="fmod_cpu", int_zero_check=True, fast=_FLOATS, late_checks=True)
 LOGICAL_AND = BinaryOp("logical_and", np.logical_and, kind="compare", fast=_ALL, tensor_other=True)
@@ -42,11 +43,11 @@ fmod, _, _, fmod_ = _make_binary(FMOD)
 logical_and, _, _, logical_and_ = _make_binary(LOGICAL_AND)
 logical_or, _, _, logical_or_ = _make_binary(LOGICAL_OR)
 logical_xor, _, _, logical_xor_ = _make_binary(LOGICAL_XOR)
-arctan2, arctan2_ = atan2, atan2_
+arctan2, _, _, arctan2_ = _make_binary(ARCTAN2)
 
 _METHODS: list[tuple[tuple[str, ...], Callable]] = [
     (("hypot",), hypot), (("hypot_",), hypot_),
-    (("atan2", "arctan2"), atan2), (("atan2_", "arctan2_"), atan2_),
+    (("atan2",), atan2), (("atan2_",), atan2_), (("arctan2",), arctan2), (("arctan2_",), arctan2_),
     (("copysign",), copysign), (("copysign_",), copysign_),
     (("fmod",), fmod), (("fmod_",), fmod_),
     (("logical_and",), logical_and), (("logical_and_",), logical_and_),
