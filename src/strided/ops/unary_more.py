@@ -57,7 +57,8 @@ class MoreUnary:
     bool_to_long: bool = False
     aliases: tuple[str, ...] = ()
     # the output is laid out as ``empty_like(input)`` (PyTorch's nan_to_num, and isinf/isfinite of
-    # integers, which are zeros_like/ones_like), not as TensorIterator lays it out: "always", "ints"
+    # integers, which are zeros_like/ones_like), not as TensorIterator lays it out: "always", "ints";
+    # "isinf": PyTorch's isinf of floats is ``x.abs() == inf``, laid out as that comparison
     like: str = ""
 
 
@@ -190,7 +191,7 @@ def _float(name: str, kernel: Kernel, *aliases: str) -> MoreUnary:
 
 TABLE: tuple[MoreUnary, ...] = (
     MoreUnary("isnan", _float_test(np.isnan, False), "bool", inplace=False),
-    MoreUnary("isinf", _float_test(np.isinf, False), "bool", inplace=False, like="ints"),
+    MoreUnary("isinf", _float_test(np.isinf, False), "bool", inplace=False, like="isinf"),
     MoreUnary("isfinite", _float_test(np.isfinite, True), "bool", inplace=False, like="ints"),
     MoreUnary("isposinf", _float_test(_isposinf, False), "bool", inplace=False),
     MoreUnary("isneginf", _float_test(_isneginf, False), "bool", inplace=False),
@@ -268,8 +269,11 @@ def _run(op: MoreUnary, x: Any, target: Tensor | None, args: tuple) -> Tensor:
         raise _not_implemented(op.kernel_name, d, (x,), f"fix: convert first, e.g. x.to(strided.float32).{name}()")
     rt = _result_dtype(op, d)
     shape = x._layout.shape
-    if target is None and (op.like == "always" or (op.like == "ints" and not d.is_floating_point)):
+    if target is None and (op.like == "always" or (op.like in ("ints", "isinf") and not d.is_floating_point)):
         out = result(shape, rt, L.preserve_format_strides(shape, x._layout.strides))
+    elif target is None and op.like == "isinf":
+        first = L.elementwise_output_strides(shape, [(shape, x._layout.strides)])  # x.abs()
+        out = result(shape, rt, L.elementwise_output_strides(shape, [(shape, first), ((), ())]))  # == inf
     elif target is None:
         out = _fresh_output(shape, rt, [x], d if op.rule == "bool" else rt)
     else:
