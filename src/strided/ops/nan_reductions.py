@@ -14,6 +14,7 @@ from typing import Any, NamedTuple
 
 import numpy as np
 
+from .. import layout as L
 from ..args import check_keepdim
 from ..dispatch import OPEN, report, result_array
 from ..dtypes import DEFAULT_FLOAT, DType, float16, int64
@@ -93,7 +94,12 @@ def _check_nonempty(t: Tensor, dims: tuple[int, ...] | None, op: str, given: Any
 def _extreme(t: Tensor, dim: Any, keepdim: bool, op: str, largest: bool) -> Tensor:
     tensor_arg(t, op)
     keepdim = check_keepdim(keepdim, op)
-    dims = reduction_dims(t, dim, op)
+    try:
+        dims = reduction_dims(t, dim, op)
+    except StridedRuntimeError:  # a repeated dim: PyTorch checks the dims' sizes first
+        ndim = len(t._layout.shape)
+        _check_nonempty(t, tuple(L.wrap_dim(int(d), ndim) for d in dim), op, dim)
+        raise
     _check_nonempty(t, dims, op, dim)
     shape = t._layout.shape
     result, res_np = result_array(reduced_shape(shape, dims, keepdim), t._dtype)
