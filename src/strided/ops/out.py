@@ -18,7 +18,11 @@ All checks run before anything is written, so a refused ``out`` is left untouche
 
 # Note: the op computes into a fresh result first and that result is then written into
 # ``out`` (one code path for every op); PyTorch computes into ``out`` directly. The values are
-# the same; the temporary costs one result's memory while the op runs.
+# the same; the temporary costs one result's memory while the op runs, and a watch sees both
+# the op and the write into ``out``.
+# Note: the partial-overlap check runs for every op, matmul/mm/bmm included (PyTorch lets
+# ``mm(a, b, out=a[:, :2])`` through and reads what it has already written); and every
+# elementwise function takes ``out=``, also where PyTorch's has none (``isnan``, ``isinf``, ...).
 """
 
 from __future__ import annotations
