@@ -26,15 +26,19 @@ from .reduce_args import numpy_axes, optional_dtype, reduced_shape, reduction_di
 from .registry import method
 
 
-class aminmax(NamedTuple):  # noqa: N801 - named like torch.return_types.aminmax
-    """Result of ``aminmax``: the smallest and the largest values.
+class AminmaxResult(NamedTuple):
+    """Result of ``aminmax``: the smallest and the largest values (shown as ``aminmax(min=..., max=...)``,
+    as torch.return_types.aminmax).
 
     # Note: defined here rather than in :mod:`strided.ops.return_types` (another part of the
-    # work edits that module); the lead may move it.
+    # work edits that module); the lead may move it there as ``return_types.aminmax``.
     """
 
     min: Tensor
     max: Tensor
+
+
+AminmaxResult.__name__ = AminmaxResult.__qualname__ = "aminmax"  # (its repr, as PyTorch's)
 
 
 def _finish(result: Tensor, out: Any, op: str, inputs: tuple, same_dtype: str = "") -> Tensor:
@@ -128,7 +132,7 @@ def amin(input: Tensor, dim: Any = (), keepdim: bool = False, *, out: Any = None
 
 
 @method("aminmax")
-def aminmax_(input: Tensor, *, dim: int | None = None, keepdim: bool = False) -> aminmax:
+def aminmax(input: Tensor, *, dim: int | None = None, keepdim: bool = False) -> AminmaxResult:
     """``(min, max)`` over one ``dim`` (None: every element), as a named tuple.
 
     >>> strided.aminmax(strided.tensor([3, 1, 2]))
@@ -149,7 +153,7 @@ def aminmax_(input: Tensor, *, dim: int | None = None, keepdim: bool = False) ->
         )
     lo = _extreme(input, dim, keepdim, "aminmax", False)
     hi = _extreme(input, dim, keepdim, "aminmax", True)
-    pair = aminmax(lo, hi)
+    pair = AminmaxResult(lo, hi)
     if OPEN:
         report("aminmax", (input,), pair)
     return pair
