@@ -25,7 +25,7 @@ LAYERS: list[tuple[str, tuple[str, ...]]] = [
     ("dispatch", ("dispatch",)),
     ("tensor", ("tensor", "creation")),
     ("above tensor", ("writes", "numpy_api")),
-    ("ops", ("ops", "nn")),
+    ("ops", ("ops", "nn", "linalg")),
     ("diagnostics", ("describe", "diagnose")),
     # the `strided` command (tour, show, explain, watch) and its web face, the playground: one layer,
     # because the playground runs the cli's own show grammar and tour while `strided playground` and

@@ -5,7 +5,7 @@ offset). Views never copy; copies say so. Tensor methods follow PyTorch; the
 module functions with ``order=``/``copy=`` follow NumPy.
 """
 
-from . import describe, nn, ops, writes  # noqa: F401  (importing them installs their methods on Tensor)
+from . import describe, linalg, nn, ops, writes  # noqa: F401  (importing them installs their methods on Tensor)
 from .creation import (
     arange,
     as_tensor,
@@ -67,6 +67,20 @@ from .numpy_api import (
     shares_memory,
 )
 from .ops import return_types
+from .ops.binary_more import (
+    allclose,
+    arctan2,
+    atan2,
+    copysign,
+    equal,
+    fmod,
+    hypot,
+    isclose,
+    lerp,
+    logical_and,
+    logical_or,
+    logical_xor,
+)
 from .ops.broadcasting import broadcasting
 from .ops.copies import (
     alias_copy,
@@ -88,6 +102,7 @@ from .ops.copies import (
     unsqueeze_copy,
     view_copy,
 )
+from .ops.distance import cdist
 from .ops.einsum import einsum, einsum_plan
 from .ops.elementwise import (
     abs,
@@ -150,6 +165,16 @@ from .ops.joining import (
     vstack,
 )
 from .ops.matmul import bmm, dot, matmul, mm, outer
+from .ops.nan_reductions import (
+    amax,
+    amin,
+    aminmax,
+    count_nonzero,
+    logsumexp,
+    nanmean,
+    nansum,
+    norm,
+)
 from .ops.promotion import promote_types, result_type
 from .ops.random import (
     bernoulli,
@@ -171,12 +196,59 @@ from .ops.sets import unique, unique_consecutive
 from .ops.softmax import log_softmax, softmax
 from .ops.sorting import argsort, kthvalue, msort, sort, topk
 from .ops.triangles import block_diag, cartesian_prod, diag, diag_embed, diagflat, meshgrid, tril, triu
+from .ops.unary_more import (
+    acos,
+    acosh,
+    arccos,
+    arccosh,
+    arcsin,
+    arcsinh,
+    arctan,
+    arctanh,
+    asin,
+    asinh,
+    atan,
+    atanh,
+    ceil,
+    cosh,
+    deg2rad,
+    erf,
+    erfc,
+    erfinv,
+    exp2,
+    expm1,
+    fix,
+    floor,
+    frac,
+    isfinite,
+    isinf,
+    isnan,
+    isneginf,
+    isposinf,
+    log1p,
+    log2,
+    log10,
+    logical_not,
+    nan_to_num,
+    rad2deg,
+    reciprocal,
+    round,
+    rsqrt,
+    sgn,
+    sign,
+    signbit,
+    sinh,
+    square,
+    tan,
+    trunc,
+)
 from .storage import Storage
 from .tensor import Tensor
 
 bool = bool_  # noqa: A001 - strided.bool mirrors torch.bool
 
 __all__ = [
+    "acos", "acosh", "allclose", "amax", "amin", "aminmax", "arccos", "arccosh", "arcsin", "arcsinh", "arctan", "arctan2", "arctanh", "asin", "asinh", "atan", "atan2", "atanh", "cdist", "ceil", "copysign", "cosh", "count_nonzero", "deg2rad", "equal", "erf", "erfc", "erfinv", "exp2", "expm1", "fix", "floor", "fmod", "frac", "hypot", "isclose", "isfinite", "isinf", "isnan", "isneginf", "isposinf", "lerp", "linalg", "log10", "log1p", "log2", "logical_and", "logical_not", "logical_or", "logical_xor", "logsumexp", "nan_to_num", "nanmean", "nansum", "norm", "rad2deg", "reciprocal", "round", "rsqrt", "sgn", "sign", "signbit", "sinh", "square", "tan", "trunc",
     "argsort", "bucketize", "cummax", "cummin", "cumprod", "cumsum", "diff", "kthvalue", "msort",
     "searchsorted", "sort", "topk", "unique", "unique_consecutive",
     "alias_copy", "as_strided_copy", "channels_last_3d", "detach_copy", "device", "diagonal_copy",

@@ -120,13 +120,19 @@ class Tensor:
     - :mod:`strided.ops.elementwise`: the arithmetic, comparison and bitwise operators with
       their reflected and in-place forms (``__add__``, ``__radd__``, ``__iadd__``, ``__eq__``, ...)
       and named forms (``add``, ``add_``, ``sub``, ``mul``, ``div``, ``pow``, ``eq``, ``lt``,
-      ``maximum``, ``minimum``, ``bitwise_and``, ...).
+      ``maximum``, ``minimum``, ``bitwise_and``, ``hypot``, ``atan2``, ``fmod``, ``logical_and``, ...).
     - :mod:`strided.ops.unary`: ``abs``, ``neg``, ``exp``, ``log``, ``sqrt``, ``sin``, ``cos``,
       ``tanh``, ``sigmoid``, ``relu``, ``clamp``, ``clip``, ``bitwise_not``, ``where``, their
       in-place forms (``exp_``, ...) and ``__neg__``, ``__abs__``, ``__invert__``.
     - :mod:`strided.ops.reductions`: ``sum``, ``prod``, ``mean``, ``var``, ``std``, ``all``, ``any``.
     - :mod:`strided.ops.extrema`: ``max``, ``min``, ``argmax``, ``argmin``.
     - :mod:`strided.ops.softmax`: ``softmax``, ``log_softmax``.
+    - :mod:`strided.ops.unary_more`: ``isnan``, ``isinf``, ``isfinite``, ``signbit``, ``floor``,
+      ``round``, ``trunc``, ``frac``, ``sign``, ``erf``, ``erfinv``, ``tan``, ``asin``, ``logical_not``,
+      ``nan_to_num``, ... and their in-place forms (``floor_``, ``round_``, ...).
+    - :mod:`strided.ops.binary_more`: ``lerp``, ``lerp_``, ``isclose``, ``allclose``, ``equal``.
+    - :mod:`strided.ops.nan_reductions`: ``amax``, ``amin``, ``aminmax``, ``nansum``, ``nanmean``,
+      ``logsumexp``, ``count_nonzero``, ``norm``.
     - :mod:`strided.ops.conversions`: ``float``, ``double``, ``half``, ``bfloat16``, ``long``, ``int``,
       ``short``, ``char``, ``byte``, ``bool``, ``type``, ``to``, ``detach``, ``detach_``, ``cpu``,
       ``device``, ``is_cpu``.

@@ -41,11 +41,12 @@ from ..ops.promotion import result_type
 from ..ops.random import _uniform
 from ..ops.softmax import log_softmax as _log_softmax
 from ..ops.softmax import softmax as _softmax
+from ..ops.special import gelu  # (built beside its erf kernel)
 from ..ops.unary import relu  # re-exported: F.relu is strided.relu
 from ..tensor import Tensor, tensor_arg
 
 __all__ = [
-    "cross_entropy", "dropout", "layer_norm", "linear", "log_softmax", "mse_loss", "nll_loss", "one_hot", "pad",
+    "cross_entropy", "dropout", "gelu", "layer_norm", "linear", "log_softmax", "mse_loss", "nll_loss", "one_hot", "pad",
     "relu", "silu", "softmax", "softplus",
 ]
 

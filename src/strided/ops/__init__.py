@@ -7,13 +7,16 @@ on :class:`strided.Tensor`; each op module registers its own with
 
 # (imported to register their methods on Tensor)
 from . import (  # noqa: F401
+    binary_more,
     conversions,
     copies,
+    distance,
     elementwise,
     extrema,
     inplace_views,
     joining,
     matmul,
+    nan_reductions,
     random,
     reductions,
     reorder,
@@ -22,5 +25,7 @@ from . import (  # noqa: F401
     sets,
     softmax,
     sorting,
+    special,
     triangles,
+    unary_more,
 )

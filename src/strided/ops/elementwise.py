@@ -50,7 +50,7 @@ from ..kernels.elementwise import (
     int_pow_into,
     scalar_over_into,
 )
-from ..kernels.fpstate import quiet_call, quiet_retry
+from ..kernels.fpstate import quiet_call, quiet_retry, quietly
 from ..kernels.reduce import all_nonzero
 from ..scalars import UInt64Scalar, checked
 from ..tensor import Tensor
@@ -99,6 +99,9 @@ class BinaryOp:
     # ``number * t`` is PyTorch's ``t.__rmul__(number)``, i.e. ``mul(t, number)``: the number stays
     # the second operand, so it takes the float16 opmath path above (``mul(0-d, t)`` does not)
     reflect_as_forward: bool = False
+    tensor_other: bool = False  # both operands must be tensors (PyTorch's signature: atan2, hypot, logical_and)
+    float_only: bool = False  # integer and bool operands are refused (NotImplementedError naming ``kernel``)
+    late_checks: bool = False  # the kernel's dtype refusals come after the broadcast check (PyTorch's order)
 
 
 _ALL = frozenset(ALL_DTYPES)
@@ -184,7 +187,7 @@ def _binary_dtypes_uncached(op: BinaryOp, a: Any, b: Any) -> tuple[DType, DType]
     if kind == "bitwise" and rt.is_floating_point:
         raise _not_implemented(op.kernel, rt, (a, b), "bitwise ops take bool or integer tensors; "
                                "for masks compare first, e.g. (x > 0) & (y > 0)")
-    if op.kernel and kind != "bitwise" and rt is bool_:
+    if op.kernel and kind != "bitwise" and rt is bool_ and not op.late_checks:
         raise _not_implemented(op.kernel, rt, (a, b), "fix: convert a bool operand first, e.g. x.to(strided.int64)")
     return rt, rt
 
@@ -210,16 +213,17 @@ def _check_int_divisor(op: BinaryOp, b: Any, compute: DType, size: int) -> None:
         )
 
 
-def binary(op: BinaryOp, a: Any, b: Any, target: Tensor | None = None) -> Tensor:
+def binary(op: BinaryOp, a: Any, b: Any, target: Tensor | None = None, alpha: Any = None) -> Tensor:
     """:func:`_binary`, reported at the op boundary (:func:`strided.dispatch.report`)."""
-    out = _binary(op, a, b, target)
+    out = _binary(op, a, b, target, alpha)
     if OPEN:
         report(op.name if target is None else op.name + "_", (a, b), out)
     return out
 
 
-def _binary(op: BinaryOp, a: Any, b: Any, target: Tensor | None = None) -> Tensor:
+def _binary(op: BinaryOp, a: Any, b: Any, target: Tensor | None = None, alpha: Any = None) -> Tensor:
     """Run ``op(a, b)`` into a fresh output, or into ``target`` (an in-place form: ``target`` is ``a``).
+    ``alpha`` (add/sub only): ``b`` is scaled by it first, in the compute dtype.
 
     # Note: an in-place target whose elements alias through non-zero strides (an ``unfold``
     # with overlapping windows, equal strides from ``as_strided``) is written as if every input
@@ -235,6 +239,8 @@ def _binary(op: BinaryOp, a: Any, b: Any, target: Tensor | None = None) -> Tenso
             f"{name}(): argument 'input' (position 1) must be Tensor, not {type(a).__name__}\n"
             f"  both operands are numbers ({a!r}, {b!r}); make one a tensor: strided.tensor({a!r})"
         )
+    if op.tensor_other and not (isinstance(a, Tensor) and isinstance(b, Tensor)):
+        raise _tensor_args_error(op.name, a, b)
     if op.kind == "minmax" and not (isinstance(a, Tensor) and isinstance(b, Tensor)):
         number = b if isinstance(a, Tensor) else a
         bound = "min" if op.name == "maximum" else "max"
@@ -250,7 +256,10 @@ def _binary(op: BinaryOp, a: Any, b: Any, target: Tensor | None = None) -> Tenso
         compute, result = _binary_dtypes(ADD, a, b)  # PyTorch skips the kernel's dtype checks here
     else:
         compute, result = _binary_dtypes(op, a, b)
+    alpha_np = None if alpha is None else _alpha_scalar(alpha, result, compute, name)
     shape = _broadcast(name, [a, b], ("a", "b"))
+    if op.late_checks and (compute is bool_ or (op.float_only and not compute.is_floating_point)):
+        raise _not_implemented(op.kernel, compute, (a, b), "fix: convert to float first, e.g. x.to(strided.float32)")
     if op is DIV and target is None and not isinstance(a, Tensor):
         return _scalar_over_tensor(a, b, compute)
     if op.kind == "pow" and not isinstance(b, Tensor) and not _pow_shortcut(a, b):
@@ -290,6 +299,8 @@ def _binary(op: BinaryOp, a: Any, b: Any, target: Tensor | None = None) -> Tenso
         y = _kernel_arg(b, compute)
     else:
         x, y = _kernel_arg(a, compute), _kernel_arg(b, compute)  # (_np_scalar silences its own overflow)
+    if alpha_np is not None:
+        y = _scaled(y, alpha_np, compute)
     compare = op.kind == "compare"
     cast = not (
         (type(a) is not Tensor or a._dtype is compute)
@@ -298,6 +309,71 @@ def _binary(op: BinaryOp, a: Any, b: Any, target: Tensor | None = None) -> Tenso
     )
     binary_into(op.ufunc, x, y, _view(out), compute.numpy, cast, compare)
     return out
+
+
+def _tensor_args_error(name: str, a: Any, b: Any) -> StridedTypeError:
+    """PyTorch's parser error for a number where the signature takes a tensor (atan2, hypot, ...)."""
+    pos, which, value = (2, "other", b) if isinstance(a, Tensor) else (1, "input", a)
+    return StridedTypeError(
+        join_lines(
+            f"{name}(): argument '{which}' (position {pos}) must be Tensor, not {type(value).__name__}",
+            f"{name} takes two tensors, got the number {value!r}; wrap it: "
+            f"strided.{name}(x, strided.tensor({value!r}))",
+        )
+    )
+
+
+def _alpha_scalar(alpha: Any, result: DType, compute: DType, name: str) -> Any:
+    """``alpha=`` checked as PyTorch's ``alpha_check``, as a NumPy scalar of the compute dtype."""
+    if isinstance(alpha, np.generic) and alpha.dtype.kind in "biuf":
+        alpha = alpha.item()
+    if not isinstance(alpha, (bool, int, float)):
+        raise StridedTypeError(
+            join_lines(
+                f"{name}(): argument 'alpha' must be Number, not {type(alpha).__name__}",
+                f"alpha scales the second operand: x.{name}(y, alpha=2) is x {'+' if 'add' in name else '-'} 2 * y",
+            )
+        )
+    if isinstance(alpha, bool) and result is not bool_:
+        raise StridedRuntimeError(
+            join_lines(
+                "Boolean alpha only supported for Boolean results.",
+                f"the result is {result.name}; pass a number: alpha={int(alpha)}",
+            )
+        )
+    if isinstance(alpha, float) and not result.is_floating_point:
+        raise StridedRuntimeError(
+            join_lines(
+                "For integral input tensors, argument alpha must not be a floating point number.",
+                f"the result is {result.name} and alpha={alpha!r}; pass an int alpha, or convert the "
+                "tensors to float first (x.to(strided.float32))",
+            )
+        )
+    return _np_scalar(alpha, compute)
+
+
+def _scaled(y: Any, alpha: Any, compute: DType) -> Any:
+    """``alpha * y`` in the compute dtype (a temporary the size of ``y``: add/sub with alpha=)."""
+    return quietly(np.multiply, y, alpha, dtype=compute.numpy, casting="unsafe")
+
+
+_ALPHA_OPS = ("add", "sub")
+
+
+def _with_extras(op: BinaryOp, a: Any, b: Any, alpha: Any, out: Any) -> Any:
+    """``op(a, b, alpha=..., out=...)``: the general path, then :func:`strided.ops.out.write_out`."""
+    if alpha is not None and op.name not in _ALPHA_OPS:
+        raise StridedTypeError(
+            join_lines(
+                f"{op.name}() got an unexpected keyword argument 'alpha'",
+                "only add and sub take alpha= (x.add(y, alpha=2) is x + 2 * y)",
+            )
+        )
+    if out is None:
+        return binary(op, a, b, alpha=alpha)
+    from .out import write_out
+
+    return write_out(out, _binary(op, a, b, None, alpha), op.name, (a, b))
 
 
 def _pow_shortcut(a: Any, b: Any) -> bool:
@@ -381,8 +457,10 @@ def _make_binary(op: BinaryOp) -> tuple[Callable[..., Tensor], ...]:
             return binary(op, self, other)
         return binary(op, other, self)
 
-    def inplace(self: Tensor, other: Any) -> Tensor:
-        return binary(op, self, other, target=self)
+    def inplace(self: Tensor, other: Any, *, alpha: Any = None) -> Tensor:
+        if alpha is not None and op.name not in _ALPHA_OPS:
+            return _with_extras(op, self, other, alpha, None)  # (its error for alpha=)
+        return binary(op, self, other, target=self, alpha=alpha)
 
     fn.__name__ = fn.__qualname__ = op.name
     fn.__doc__ = (f"Elementwise ``{op.name}`` of tensors and/or Python scalars, with broadcasting "
@@ -408,16 +486,16 @@ def _fast_binary(op: BinaryOp, slow: Callable[[Any, Any], Any]) -> Callable[[Any
     # pow is left out: PyTorch lays out t ** number as a unary op (its output strides differ
     # from a binary op's for size-1 dims with odd strides), which the general path follows.
     fast_scalar = frozenset(d for d in fast if d.is_floating_point and d is not float16) \
-        if op.kind != "minmax" and op.name != "pow" else frozenset()
+        if op.kind != "minmax" and op.name != "pow" and not op.tensor_other else frozenset()
     result_dtype = bool_ if op.kind == "compare" else None  # None: the operands' dtype
 
-    def fn(input: Any, other: Any) -> Any:  # (PyTorch's argument names: a.sub(other=b))
+    def fn(input: Any, other: Any, *, alpha: Any = None, out: Any = None) -> Any:  # (a.sub(other=b))
         # Fast path: two tensors of one dtype and one dense layout (row-major or permuted, when
         # PyTorch's output takes exactly those strides), or such a tensor and a Python float.
         # Their elements pair up along the flat runs of the storages: the ufunc runs on those
         # runs and its fresh 1-D result becomes the output storage (no view objects, no layout
         # planning: the result's Layout is the per-layout plan's shared object).
-        if type(input) is Tensor:
+        if type(input) is Tensor and alpha is None and out is None:
             d = input._dtype
             la = input._layout
             tb = type(other)
@@ -466,7 +544,9 @@ def _fast_binary(op: BinaryOp, slow: Callable[[Any, Any], Any]) -> Callable[[Any
             if OPEN:
                 report(name, (input, other), t)
             return t
-        return slow(input, other)
+        if alpha is None and out is None:
+            return slow(input, other)
+        return _with_extras(op, input, other, alpha, out)
 
     def broadcast_rowmajor(a: Tensor, b: Tensor, la: L.Layout, lb: L.Layout) -> Any:
         # Second fast path: two row-major tensors of one dtype but different shapes (a bias

@@ -289,8 +289,10 @@ def _with_fast_path(slow: Any) -> Any:
     result are multiplied from the flat runs of their storages, and NumPy's fresh row-major
     result becomes the output (its layout from the per-shape plan cache)."""
 
-    def fn(self: Any, other: Any) -> Any:  # (the names of PyTorch's: a.matmul(other=b))
+    def fn(self: Any, other: Any, *, out: Any = None) -> Any:  # (the names of PyTorch's: a.matmul(other=b))
         a, b = self, other
+        if out is not None:
+            return _into(out, slow(a, b), "matmul", (a, b))
         if type(a) is Tensor and type(b) is Tensor:
             d = a._dtype
             if b._dtype is d and d in _MM_FAST:
@@ -368,8 +370,15 @@ def rmatmul(self: Tensor, other: Any) -> Tensor:
     return matmul(other, self)
 
 
+def _into(out: Any, result: Tensor, op: str, inputs: tuple) -> Tensor:
+    """``out=``: PyTorch's rules (:func:`strided.ops.out.write_out`), dtype exactly the result's."""
+    from .out import write_out
+
+    return write_out(out, result, op, inputs, same_dtype="matmul")
+
+
 @method("mm")
-def mm(self: Tensor, mat2: Tensor) -> Tensor:
+def mm(self: Tensor, mat2: Tensor, *, out: Any = None) -> Tensor:
     """(n, k) @ (k, p) -> (n, p); both operands 2-D and of one dtype."""
     a = tensor_arg(self, "mm")
     b = tensor_arg(mat2, "mm", "mat2", 2)
@@ -383,11 +392,12 @@ def mm(self: Tensor, mat2: Tensor) -> Tensor:
                 )
             )
     _check_mm(a, b, "mm")
-    return report("mm", (a, b), _product(a, b, (a.shape[0], b.shape[1])))
+    result = report("mm", (a, b), _product(a, b, (a.shape[0], b.shape[1])))
+    return result if out is None else _into(out, result, "mm", (a, b))
 
 
 @method("bmm")
-def bmm(self: Tensor, mat2: Tensor) -> Tensor:
+def bmm(self: Tensor, mat2: Tensor, *, out: Any = None) -> Tensor:
     """(B, n, k) @ (B, k, p) -> (B, n, p); both 3-D with the same B (no broadcasting)."""
     a = tensor_arg(self, "bmm")
     b = tensor_arg(mat2, "bmm", "mat2", 2)
@@ -412,7 +422,8 @@ def bmm(self: Tensor, mat2: Tensor) -> Tensor:
             )
         )
     dtype = _check_bmm(a, b, batch, (n, k), (b.shape[1], b.shape[2]), "bmm")
-    return report("bmm", (a, b), _product(a, b, (batch, n, b.shape[2]), dtype))
+    result = report("bmm", (a, b), _product(a, b, (batch, n, b.shape[2]), dtype))
+    return result if out is None else _into(out, result, "bmm", (a, b))
 
 
 @method("dot")

@@ -65,12 +65,15 @@ def _sum_like(ufunc: np.ufunc, self: Tensor, dim: Any, keepdim: bool, dtype: Any
 
 
 @method("sum")
-def sum(self: Tensor, dim: Any = None, keepdim: bool = False, *, dtype: Any = None) -> Tensor:  # noqa: A001
+def sum(self: Tensor, dim: Any = None, keepdim: bool = False, *, dtype: Any = None,  # noqa: A001
+        out: Any = None) -> Tensor:
     """Sum over ``dim`` (None: all dims). bool/int inputs give int64 unless ``dtype`` is given.
 
     ``dtype`` converts each element before adding (as PyTorch does). An empty
     reduction gives 0.
     """
+    if out is not None:
+        return _into(out, lambda d: _sum_like(np.add, self, dim, keepdim, d, "sum"), dtype, "sum", self)
     if dim is None and keepdim is False and dtype is None and type(self) is Tensor:
         # Fast path: a row-major float32/float64 tensor (summed in its own dtype) is one flat
         # run of its storage; its sum is a 0-d result with the shared () layout.
@@ -100,12 +103,34 @@ _add_reduce = np.add.reduce  # (array, axis, dtype, out, keepdims): positional, 
 
 
 @method("prod")
-def prod(self: Tensor, dim: int | None = None, keepdim: bool = False, *, dtype: Any = None) -> Tensor:
+def prod(self: Tensor, dim: int | None = None, keepdim: bool = False, *, dtype: Any = None,
+         out: Any = None) -> Tensor:
     """Product over one ``dim`` (an int; None: all dims). bool/int inputs give int64.
 
     An empty reduction gives 1. Integer overflow wraps, as in PyTorch.
     """
+    if out is not None:
+        return _into(out, lambda d: _sum_like(np.multiply, self, dim, keepdim, d, "prod", allow_tuple=False),
+                     dtype, "prod", self)
     return _sum_like(np.multiply, self, dim, keepdim, dtype, "prod", allow_tuple=False)
+
+
+def _into(out: Any, compute: Any, dtype: Any, op: str, self: Tensor) -> Tensor:
+    """``op(..., out=out)``: as PyTorch, ``out``'s dtype is the result dtype when ``dtype=`` is not
+    given (``sum(int_tensor, out=float_out)`` sums in float); then :func:`strided.ops.out.write_out`."""
+    from .out import check_out, write_out
+
+    out = check_out(out, op)
+    return write_out(out, compute(out._dtype if dtype is None else dtype), op, (self,))
+
+
+def _to_out(result: Tensor, out: Any, op: str, self: Tensor) -> Tensor:
+    """``result``, or (``out=`` given) ``result`` written into ``out`` (:func:`strided.ops.out.write_out`)."""
+    if out is None:
+        return result
+    from .out import write_out
+
+    return write_out(out, result, op, (self,))
 
 
 def _float_result(self: Tensor, dtype: Any, op: str) -> DType:
@@ -133,11 +158,13 @@ def _float_result(self: Tensor, dtype: Any, op: str) -> DType:
 
 
 @method("mean")
-def mean(self: Tensor, dim: Any = None, keepdim: bool = False, *, dtype: Any = None) -> Tensor:
+def mean(self: Tensor, dim: Any = None, keepdim: bool = False, *, dtype: Any = None, out: Any = None) -> Tensor:
     """Arithmetic mean over ``dim``; float tensors only (or an explicit float ``dtype``).
 
     An empty reduction gives NaN, as in PyTorch.
     """
+    if out is not None:
+        return _into(out, lambda d: mean(self, dim, keepdim, dtype=d), dtype, "mean", self)
     tensor_arg(self, "mean")
     keepdim = check_keepdim(keepdim, "mean")
     out_dtype = _float_result(self, dtype, "mean")
@@ -271,21 +298,21 @@ def _type_name(value: Any) -> str:
 
 @method("var")
 def var(self: Tensor, dim: Any = None, unbiased: bool | None = None, keepdim: bool = False, *,
-        correction: float | None = None) -> Tensor:
+        correction: float | None = None, out: Any = None) -> Tensor:
     """Variance over ``dim``: sum of squared deviations / max(N - correction, 0).
 
     ``correction`` defaults to 1 (Bessel); ``unbiased`` (True/False) is the older
     spelling of correction 1/0, still accepted by PyTorch 2.13 — give one, not both.
     Float tensors only. N - correction <= 0 warns and gives inf or NaN, as in PyTorch.
     """
-    return _variance(self, dim, unbiased, keepdim, correction, "var", root=False)
+    return _to_out(_variance(self, dim, unbiased, keepdim, correction, "var", root=False), out, "var", self)
 
 
 @method("std")
 def std(self: Tensor, dim: Any = None, unbiased: bool | None = None, keepdim: bool = False, *,
-        correction: float | None = None) -> Tensor:
+        correction: float | None = None, out: Any = None) -> Tensor:
     """Standard deviation: the square root of :func:`var` with the same arguments."""
-    return _variance(self, dim, unbiased, keepdim, correction, "std", root=True)
+    return _to_out(_variance(self, dim, unbiased, keepdim, correction, "std", root=True), out, "std", self)
 
 
 def _logical(ufunc: np.ufunc, self: Tensor, dim: Any, keepdim: bool, op: str) -> Tensor:
@@ -301,16 +328,16 @@ def _logical(ufunc: np.ufunc, self: Tensor, dim: Any, keepdim: bool, op: str) ->
 
 
 @method("all")
-def all(self: Tensor, dim: Any = None, keepdim: bool = False) -> Tensor:  # noqa: A001
+def all(self: Tensor, dim: Any = None, keepdim: bool = False, *, out: Any = None) -> Tensor:  # noqa: A001
     """True where every element along ``dim`` is nonzero (NaN counts as nonzero); empty: True.
 
     bool result, or uint8 for a uint8 tensor (PyTorch's rule).
     """
-    return _logical(np.logical_and, self, dim, keepdim, "all")
+    return _to_out(_logical(np.logical_and, self, dim, keepdim, "all"), out, "all", self)
 
 
 @method("any")
-def any(self: Tensor, dim: Any = None, keepdim: bool = False) -> Tensor:  # noqa: A001
+def any(self: Tensor, dim: Any = None, keepdim: bool = False, *, out: Any = None) -> Tensor:  # noqa: A001
     """True where some element along ``dim`` is nonzero; empty: False. bool (uint8 for uint8)."""
-    return _logical(np.logical_or, self, dim, keepdim, "any")
+    return _to_out(_logical(np.logical_or, self, dim, keepdim, "any"), out, "any", self)
 

@@ -131,7 +131,9 @@ def _unary(op: UnaryOp, x: Any, target: Tensor | None = None) -> Tensor:
 
 
 def _make_unary(op: UnaryOp) -> tuple[Callable[[Any], Tensor], Callable[[Tensor], Tensor]]:
-    def plain(input: Any) -> Tensor:
+    def plain(input: Any, *, out: Any = None) -> Tensor:
+        if out is not None:
+            return _unary_out(op, input, out)
         return unary(op, input)
 
     def inplace(self: Tensor) -> Tensor:
@@ -152,8 +154,8 @@ def _fast_unary(op: UnaryOp) -> Callable[[Any], Tensor]:
     ufunc = op.ufunc
     name = op.name
 
-    def fn(input: Any) -> Tensor:  # (PyTorch's argument name: strided.exp(input=t))
-        if type(input) is Tensor:
+    def fn(input: Any, *, out: Any = None) -> Tensor:  # (PyTorch's argument name: strided.exp(input=t))
+        if type(input) is Tensor and out is None:
             d = input._dtype
             if d.is_floating_point:
                 lay = input._layout
@@ -172,9 +174,18 @@ def _fast_unary(op: UnaryOp) -> Callable[[Any], Tensor]:
                     if OPEN:
                         report(name, (input,), t)
                     return t
+        if out is not None:
+            return _unary_out(op, input, out)
         return unary(op, input)
 
     return fn
+
+
+def _unary_out(op: UnaryOp, x: Any, out: Any) -> Tensor:
+    """``op(x, out=out)``: :func:`_unary`, then :func:`strided.ops.out.write_out`."""
+    from .out import write_out
+
+    return write_out(out, _unary(op, x), op.name, (x,))
 
 
 neg, neg_ = _make_unary(NEG)
@@ -281,12 +292,17 @@ def _bound_arg(bound: Any, rt: DType, op: str, which: str) -> Any:
     return checked(bound, rt, op, f"{which}=")
 
 
-def clamp(input: Any, min: Any = None, max: Any = None) -> Tensor:  # noqa: A002
+def clamp(input: Any, min: Any = None, max: Any = None, *, out: Any = None) -> Tensor:  # noqa: A002
     """``min(max(input, min), max)`` elementwise; bounds are Python scalars or tensors (broadcast).
 
     The result dtype is ``result_type(input, min, max)`` (an int tensor clamped at 0.5 is
-    float32). If ``min > max`` every element becomes ``max``, as in PyTorch.
+    float32). If ``min > max`` every element becomes ``max``, as in PyTorch. ``out=``: see
+    :func:`strided.ops.out.write_out`.
     """
+    if out is not None:
+        from .out import write_out
+
+        return write_out(out, _clamp(input, min, max, None), "clamp", (input, min, max))
     return _clamp(input, min, max, None)
 
 
@@ -298,7 +314,7 @@ def clamp_(self: Tensor, min: Any = None, max: Any = None) -> Tensor:  # noqa: A
 clip = clamp
 
 
-def where(condition: Any, input: Any, other: Any) -> Tensor:  # noqa: A002
+def where(condition: Any, input: Any, other: Any, *, out: Any = None) -> Tensor:  # noqa: A002
     """``input`` where ``condition`` is True, else ``other``; all three broadcast together.
 
     ``condition`` must be a bool tensor; ``input``/``other`` are tensors or Python scalars,
@@ -331,9 +347,13 @@ def where(condition: Any, input: Any, other: Any) -> Tensor:  # noqa: A002
     # (a fill_): 300 is refused for uint8, 1e40 for float32; float16 is not checked there.
     x = _view(a) if isinstance(a, Tensor) else filled(a, rt, "where", 1, "input")
     y = _view(b) if isinstance(b, Tensor) else filled(b, rt, "where", 1, "other")
-    out = _fresh_output(shape, rt, operands, rt, skip_first=True)
-    where_into(_view(condition), x, y, _view(out))
-    return report("where", (condition, a, b), out)
+    result = _fresh_output(shape, rt, operands, rt, skip_first=True)
+    where_into(_view(condition), x, y, _view(result))
+    if out is not None:
+        from .out import write_out
+
+        return write_out(out, result, "where", (condition, a, b))
+    return report("where", (condition, a, b), result)
 
 
 def _where_method(self: Tensor, condition: Any, other: Any) -> Tensor:

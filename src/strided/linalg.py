@@ -1,0 +1,162 @@
+"""``strided.linalg``: vector and matrix norms (``vector_norm``, ``matrix_norm``), PyTorch 2.13's
+``torch.linalg`` semantics, NumPy's ``linalg`` doing the work.
+
+Both take float tensors only, read the input in place (any strides), and return a fresh
+contiguous tensor of the input's dtype (or ``dtype=``).
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Any
+
+import numpy as np
+
+from .dispatch import OPEN, report, result_array
+from .errors import StridedRuntimeError, StridedTypeError, join_lines
+from .ops.nan_reductions import _acc, _float_only, _Quiet
+from .ops.reduce_args import numpy_axes, optional_dtype, reduced_shape, reduction_dims, shape_text
+from .tensor import Tensor, tensor_arg
+
+__all__ = ["matrix_norm", "vector_norm"]
+
+
+def _ord_value(ord: Any, op: str) -> float:
+    if isinstance(ord, bool) or not isinstance(ord, (int, float, np.integer, np.floating)):
+        raise StridedTypeError(
+            join_lines(
+                f"{op}(): argument 'ord' must be Number, not {type(ord).__name__}",
+                "ord is a number: 2 (Euclidean), 1, inf, -inf, 0 (count of nonzeros) or any real p",
+            )
+        )
+    return float(ord)
+
+
+def vector_norm(x: Tensor, ord: Any = 2, dim: Any = None, keepdim: bool = False, *, dtype: Any = None) -> Tensor:
+    """The ``ord``-norm of ``x`` over ``dim`` (None: every element, as one vector).
+
+    ord: 2 (default) sqrt(sum |x|^2); 1 sum |x|; inf max |x|; -inf min |x|; 0 the number of
+    nonzeros; other p (sum |x|^p)^(1/p). ``dtype`` converts before computing.
+    Empty input: 0 for ord >= 0 (inf and -inf and negative ord are refused: no identity).
+
+    >>> strided.linalg.vector_norm(strided.tensor([3.0, -4.0])).item()
+    5.0
+    """
+    op = "linalg.vector_norm"
+    tensor_arg(x, op)
+    given = optional_dtype(dtype)
+    if given is None:
+        _float_only(x, op, style="linalg")
+    p = _ord_value(ord, op)
+    dims = reduction_dims(x, dim, op)
+    shape = x._layout.shape
+    count = x.numel() if dims is None else math.prod(shape[d] for d in dims) if shape else x.numel()
+    if count == 0 and (p < 0 or math.isinf(p)):
+        raise StridedRuntimeError(
+            join_lines(
+                f"linalg.vector_norm cannot compute the {ord} norm on an empty tensor because the operation "
+                "does not have an identity",
+                f"the tensor has shape {shape_text(shape)}; use ord >= 0, or reduce over non-empty dims",
+            )
+        )
+    rt = given or x._dtype
+    result, res_np = result_array(reduced_shape(shape, dims, keepdim), rt)
+    axes = numpy_axes(dims, len(shape))
+    acc = _acc(rt)
+    with _Quiet():
+        a = np.abs(x._np().astype(acc, copy=False))
+        if p == 2:
+            r = np.sqrt(np.add.reduce(a * a, axis=axes, keepdims=keepdim))
+        elif p == 1:
+            r = np.add.reduce(a, axis=axes, keepdims=keepdim)
+        elif p == math.inf:
+            r = np.maximum.reduce(a, axis=axes, keepdims=keepdim)
+        elif p == -math.inf:
+            r = np.minimum.reduce(a, axis=axes, keepdims=keepdim)
+        elif p == 0:
+            r = np.add.reduce(a != 0, axis=axes, keepdims=keepdim, dtype=acc)
+        else:
+            r = np.power(np.add.reduce(np.power(a, acc.type(p)), axis=axes, keepdims=keepdim), acc.type(1.0 / p))
+        np.copyto(res_np, r, casting="unsafe")
+    if OPEN:
+        report("linalg.vector_norm", (x,), result)
+    return result
+
+
+_MATRIX_ORDS = ("fro", "nuc", math.inf, -math.inf, 1, -1, 2, -2)
+
+
+def matrix_norm(A: Tensor, ord: Any = "fro", dim: Any = (-2, -1), keepdim: bool = False, *,  # noqa: N803
+                dtype: Any = None) -> Tensor:
+    """A matrix norm over the two dims ``dim`` (the last two by default), batched over the rest.
+
+    ord: "fro" (default) sqrt(sum |a|^2); "nuc" the sum of singular values; 2 / -2 the largest /
+    smallest singular value; 1 / -1 the max / min column sum of |a|; inf / -inf the max / min
+    row sum of |a|. NumPy's ``linalg.norm`` computes them.
+
+    >>> strided.linalg.matrix_norm(strided.tensor([[3.0, 0.0], [0.0, 4.0]]), ord=2).item()
+    4.0
+    """
+    op = "linalg.matrix_norm"
+    tensor_arg(A, op)
+    given = optional_dtype(dtype)
+    if given is None:
+        _float_only(A, op, style="linalg")
+    if A.ndim < 2:
+        raise StridedRuntimeError(
+            join_lines(
+                "linalg.matrix_norm: The input tensor A must have at least 2 dimensions.",
+                f"A has shape {shape_text(A.shape)}; for a vector use strided.linalg.vector_norm",
+            )
+        )
+    if isinstance(ord, str):
+        if ord not in ("fro", "nuc"):
+            raise StridedRuntimeError(
+                join_lines(f"linalg.matrix_norm: Order {ord} not supported.",
+                           "ord is 'fro', 'nuc', 1, -1, 2, -2, inf or -inf")
+            )
+    elif isinstance(ord, bool) or not isinstance(ord, (int, float)) or ord not in _MATRIX_ORDS:
+        raise StridedRuntimeError(
+            join_lines(f"linalg.matrix_norm: Order {ord} not supported.",
+                       "ord is 'fro', 'nuc', 1, -1, 2, -2, inf or -inf")
+        )
+    if not isinstance(dim, (tuple, list)) or len(dim) != 2:
+        raise StridedRuntimeError(
+            join_lines(
+                "linalg.matrix_norm: dim must be a 2-tuple. Got "
+                + (" ".join(str(d) for d in dim) if isinstance(dim, (tuple, list)) else str(dim)),
+                "name the two dims of the matrices, e.g. dim=(-2, -1)",
+            )
+        )
+    dims = reduction_dims(A, tuple(dim), op)
+    assert dims is not None
+    shape = A._layout.shape
+    if ord not in ("fro",) and any(shape[d] == 0 for d in dims) and ord not in ("nuc",):
+        raise StridedRuntimeError(
+            join_lines(
+                f"linalg.matrix_norm: The dim {dims[0] if shape[dims[0]] == 0 else dims[1]} of the input "
+                f"must be non-empty for ord={ord}",
+                f"A has shape {shape_text(shape)}",
+            )
+        )
+    rt = given or A._dtype
+    result, res_np = result_array(reduced_shape(shape, dims, keepdim), rt)
+    acc = _acc(rt)
+    with _Quiet():
+        a = np.moveaxis(A._np().astype(acc, copy=False), dims, (-2, -1))
+        if a.size == 0:
+            r = np.zeros(a.shape[:-2], dtype=acc)
+        elif ord in ("nuc", 2, -2):
+            # the SVD refuses NaN/inf: those matrices get NaN, the others their norm
+            finite = np.isfinite(a)
+            r = np.linalg.norm(np.where(finite, a, acc.type(0)), ord=ord, axis=(-2, -1))
+            r = np.where(finite.all(axis=(-2, -1)), r, acc.type(np.nan))
+        else:
+            r = np.linalg.norm(a, ord=ord, axis=(-2, -1))
+        if keepdim:
+            for d in sorted(dims):
+                r = np.expand_dims(r, d)
+        np.copyto(res_np, r, casting="unsafe")
+    if OPEN:
+        report("linalg.matrix_norm", (A,), result)
+    return result
