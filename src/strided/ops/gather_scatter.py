@@ -126,7 +126,8 @@ def take_along_dim(input: Tensor, indices: Tensor, dim: int | None = None) -> Te
     """NumPy's ``take_along_axis``: ``input`` and ``indices`` broadcast in every dim but ``dim``,
     then :func:`gather`; with ``dim=None`` both are read flattened (a 1-D result).
 
-    As in PyTorch, a negative index counts from the end. ``indices`` must be int64.
+    As in PyTorch, a negative index counts from the end along ``dim`` (not with ``dim=None``).
+    ``indices`` must be int64.
 
     >>> x = strided.tensor([[10, 30, 20]])
     >>> x.take_along_dim(x.argsort(1), 1).tolist()   # doctest: +SKIP
@@ -140,9 +141,9 @@ def take_along_dim(input: Tensor, indices: Tensor, dim: int | None = None) -> Te
     idx = index_array(indices)
     if dim is None:
         n = input.numel()
+        # (as PyTorch: the flattened form is a gather, which does not count from the end)
         idx = check_bounds(idx.reshape(-1), n, 0, "take_along_dim", StridedRuntimeError,
-                           "index {index} is out of bounds for dimension {dim} with size {size}",
-                           negative_ok=True, what="indices")
+                           "index {index} is out of bounds for dimension {dim} with size {size}", what="indices")
         out = _fresh((idx.size,), _take_flat(input, idx), input._dtype)
     else:
         if input.ndim != indices.ndim:
@@ -169,6 +170,8 @@ def take_along_dim(input: Tensor, indices: Tensor, dim: int | None = None) -> Te
                 )
             )
         size = shape_in[d]
+        # Note: PyTorch 2.13 reads every index modulo the size here (5 on a size-2 dim reads
+        # position 1); strided counts from the end for -size..-1 only and refuses the rest.
         idx = check_bounds(idx, size, d, "take_along_dim", StridedRuntimeError,
                            "index {index} is out of bounds for dimension {dim} with size {size}",
                            negative_ok=True, what="indices")
@@ -223,6 +226,11 @@ def take(input: Tensor, index: Tensor) -> Tensor:  # noqa: A002
     check_index_dtype(index, "take", LONG,
                       f"take(): Expected a long tensor for index, but got {scalar_name(index._dtype)}")
     n = input.numel()
+    if n == 0 and index.numel():
+        raise StridedIndexError(
+            join_lines("take(): tried to take from an empty tensor",
+                       f"the input has shape {input.shape} (no elements) and the index {index.shape}",
+                       "fix: take from a non-empty tensor, or pass an empty index"))
     idx = check_bounds(index_array(index), n, 0, "take", StridedIndexError,
                        "out of range: tried to access index {index} on a tensor of {size} elements.",
                        negative_ok=True)
@@ -403,9 +411,10 @@ def _scatter(self: Tensor, dim: Any, index: Any, src: Any, value: Any, reduce: A
             "The reduce argument of torch.scatter with Tensor src is deprecated and will be removed in a "
             "future PyTorch release. Use torch.scatter_reduce instead for more reduction options.",
             UserWarning, stacklevel=3)
-    d, idx = _scatter_checks(self, dim, index, source, op)
     if inplace:
         check_target(self, op, updates=reduce is not None)
+    d, idx = _scatter_checks(self, dim, index, source, op)
+    if inplace:
         target = self
     else:
         target = _out_of_place(self)
@@ -443,9 +452,10 @@ def _scatter_add(self: Tensor, dim: Any, index: Any, src: Any, inplace: bool) ->
     op = "scatter_add_" if inplace else "scatter_add"
     self = tensor_of(self, op, "input", 1)
     src = tensor_of(src, op, "src", 4)
-    d, idx = _scatter_checks(self, dim, index, src, op)
     if inplace:
         check_target(self, op, updates=True)
+    d, idx = _scatter_checks(self, dim, index, src, op)
+    if inplace:
         target = self
     else:
         target = _out_of_place(self)
@@ -487,9 +497,10 @@ def _scatter_reduce(self: Tensor, dim: Any, index: Any, src: Any, reduce: Any, i
     if self._dtype is bool_ and reduce == "mean":
         raise StridedRuntimeError(join_lines(f"{op}(): reduce='mean' is not supported for bool tensors",
                                              "fix: convert first: x.to(strided.float32)"))
-    d, idx = _scatter_checks(self, dim, index, src, op)
     if inplace:
         check_target(self, op, updates=True)
+    d, idx = _scatter_checks(self, dim, index, src, op)
+    if inplace:
         target = self
     else:
         target = _out_of_place(self)

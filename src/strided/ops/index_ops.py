@@ -79,7 +79,15 @@ def index_select(input: Tensor, dim: int, index: Tensor) -> Tensor:  # noqa: A00
     src = _view1(input)
     size = src.shape[d]
     idx = index_array(index).reshape(-1)
-    if size == 0 and idx.size:
+    if input.ndim == 0 and idx.size != 1:
+        raise StridedRuntimeError(
+            join_lines(
+                f"index_select(): Index to scalar can have only 1 value, got {idx.size} value(s)",
+                "the input is 0-d: the index may only name its one element (0 or -1)",
+                "fix: index with strided.tensor([0]), or unsqueeze the input first",
+            )
+        )
+    if size == 0 and idx.size and input.ndim > 1:
         raise StridedRuntimeError(
             join_lines(
                 "index_select(): self indexing axis dim should be positive",
@@ -88,6 +96,8 @@ def index_select(input: Tensor, dim: int, index: Tensor) -> Tensor:  # noqa: A00
                 "fix: select from a non-empty dim, or pass an empty index",
             )
         )
+    # Note: PyTorch's CPU kernel raises IndexError along dim 0 but RuntimeError ("INDICES element is
+    # out of DATA bounds") along the other dims of a 2-d or larger input; strided raises IndexError.
     check_bounds(idx, size, d, "index_select", StridedIndexError, "index out of range in self")
     if L.is_contiguous(input._layout.shape, input._layout.strides):
         picked = np.take(src, idx, axis=d)
@@ -109,6 +119,10 @@ def _index_fill(self: Tensor, dim: Any, index: Any, value: Any, inplace: bool) -
     op = "index_fill_" if inplace else "index_fill"
     self = tensor_of(self, op, "input", 1)
     index = tensor_of(index, op, "index", 3)
+    if inplace:
+        # Note: PyTorch allows (with a deprecation warning) a fill into an expanded tensor, as
+        # fill_ does: every location gets the one value. So do we, without the warning.
+        check_target(self, op, number_fill=True)
     check_index_dtype(index, op, LONG, "index_fill_(): Expected dtype int64 for index.", StridedIndexError)
     _vector_index(index, op, StridedRuntimeError, "Index has to be a vector/scalar")
     d = wrap_dim(dim, self.ndim)
@@ -117,9 +131,6 @@ def _index_fill(self: Tensor, dim: Any, index: Any, value: Any, inplace: bool) -
                        "index {index} is out of bounds for dimension {dim} with size {size}", negative_ok=True)
     v = fill_value(value, self._dtype, "index_fill_", idx.size)
     if inplace:
-        # Note: PyTorch allows (with a deprecation warning) a fill into an expanded tensor, as
-        # fill_ does: every location gets the one value. So do we, without the warning.
-        check_target(self, op, number_fill=True)
         target = self
     else:
         lay = self._layout
@@ -187,6 +198,8 @@ def _index_add(self: Tensor, dim: Any, index: Any, source: Any, alpha: Any, inpl
     self = tensor_of(self, op, "input", 1)
     index = tensor_of(index, op, "index", 3)
     source = tensor_of(source, op, "source", 4)
+    if inplace:
+        check_target(self, op, updates=True)
     check_index_dtype(index, op, INT_OR_LONG, "index_add_(): Expected dtype int32/int64 for index")
     if index.ndim > 1:
         raise StridedIndexError(
@@ -208,10 +221,16 @@ def _index_add(self: Tensor, dim: Any, index: Any, source: Any, alpha: Any, inpl
     idx = index_array(index, self).reshape(-1)
     _check_source(self, d, idx.size, source, "index_add_")
     size = (self.shape or (1,))[d]
-    check_bounds(idx, size, d, op, StridedIndexError, "index out of range in self")
+    # Note: PyTorch's CPU kernels word this differently by path (dtype, rank, dim): IndexError
+    # "index out of range in self" or RuntimeError "index 9 is out of bounds ...". strided
+    # raises the IndexError for a vector or 0-d target and the RuntimeError above that.
+    if self.ndim > 1:
+        check_bounds(idx, size, d, op, StridedRuntimeError,
+                     "index {index} is out of bounds for dimension {dim} with size {size}")
+    else:
+        check_bounds(idx, size, d, op, StridedIndexError, "index out of range in self")
     a = fill_value(alpha, self._dtype, op, 2) if alpha != 1 else None
     if inplace:
-        check_target(self, op, updates=True)
         target = self
     else:
         target = _out_of_place(self)
@@ -251,6 +270,8 @@ def _index_copy(self: Tensor, dim: Any, index: Any, source: Any, inplace: bool) 
     self = tensor_of(self, op, "input", 1)
     index = tensor_of(index, op, "index", 3)
     source = tensor_of(source, op, "source", 4)
+    if inplace:
+        check_target(self, op)
     check_index_dtype(index, op, LONG,
                       f"index_copy_(): Expected a long tensor for index, but got {scalar_name(index._dtype)}")
     if index.ndim > 1:
@@ -279,10 +300,11 @@ def _index_copy(self: Tensor, dim: Any, index: Any, source: Any, inplace: bool) 
         )
     for e, (n, m) in enumerate(zip(t_shape, s_shape)):
         if e != d and n != m:
+            at = e if e < d else e - 1  # (PyTorch counts the dims of the slice, without dim)
             raise StridedRuntimeError(
                 join_lines(
                     f"index_copy_(): Source/destination tensor must have same slice shapes. Destination slice "
-                    f"shape: {n} at dimension {e} and source slice shape: {m} at dimension {e}.",
+                    f"shape: {n} at dimension {at} and source slice shape: {m} at dimension {at}.",
                     f"the destination {self.shape} and source {source.shape} must agree in every dim but {d}",
                     "fix: reshape or narrow the source to the destination's sizes",
                 )
@@ -295,7 +317,6 @@ def _index_copy(self: Tensor, dim: Any, index: Any, source: Any, inplace: bool) 
     check_bounds(idx, size, d, op, StridedIndexError,
                  "index_copy_(): index {index} is out of bounds for dimension {dim} with size {size}")
     if inplace:
-        check_target(self, op)
         target = self
     else:
         target = _out_of_place(self)

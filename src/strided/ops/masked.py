@@ -86,14 +86,15 @@ def _masked_fill(self: Any, mask: Any, value: Any, inplace: bool) -> Tensor:
     op = "masked_fill_" if inplace else "masked_fill"
     self = tensor_of(self, op, "input", 1)
     mask = tensor_of(mask, op, "mask", 2)
+    if inplace:
+        # Note: as PyTorch (which warns it is deprecated), one value may fill an expanded
+        # tensor: every memory location gets the one value. We do not warn.
+        check_target(self, op, number_fill=True)
     _check_mask(mask, "masked_fill_ only supports boolean masks, but got mask with dtype "
                 f"{scalar_name(mask._dtype)}", op)
     shape = _shape_with(self, mask, op, inplace)
     v = fill_value(value, self._dtype, "masked_fill_", L.product(shape))
     if inplace:
-        # Note: as PyTorch (which warns it is deprecated), one value may fill an expanded
-        # tensor: every memory location gets the one value. We do not warn.
-        check_target(self, op, number_fill=True)
         target = self
     else:
         target = _fresh_from(self, shape)
@@ -154,6 +155,8 @@ def _masked_scatter(self: Any, mask: Any, source: Any, inplace: bool) -> Tensor:
     self = tensor_of(self, op, "input", 1)
     mask = tensor_of(mask, op, "mask", 2)
     source = tensor_of(source, op, "source", 3)
+    if inplace:
+        check_target(self, op)
     _check_mask(mask, "masked_scatter_ only supports boolean masks, but got mask with dtype "
                 f"{scalar_name(mask._dtype)}", op)
     if source._dtype is not self._dtype:
@@ -166,7 +169,6 @@ def _masked_scatter(self: Any, mask: Any, source: Any, inplace: bool) -> Tensor:
         )
     shape = _shape_with(self, mask, op, inplace)
     if inplace:
-        check_target(self, op)
         target = self
     else:
         target = _fresh_from(self, shape)
