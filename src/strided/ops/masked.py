@@ -25,6 +25,10 @@ from .registry import method
 
 _trusted = Layout._trusted
 
+# the C++ type names masked_fill_'s message uses ("... but got mask with dtype long int")
+_C_NAMES = {"int64": "long int", "int32": "int", "int16": "short int", "int8": "signed char",
+            "uint8": "unsigned char", "float32": "float", "float64": "double", "float16": "c10::Half"}
+
 
 def _check_mask(mask: Tensor, first: str, op: str) -> None:
     if mask._dtype is not bool_:
@@ -38,9 +42,34 @@ def _check_mask(mask: Tensor, first: str, op: str) -> None:
         )
 
 
+def _expand_mask(self: Tensor, mask: Tensor, op: str) -> None:
+    """``masked_scatter_``'s rule, as PyTorch's: the mask is expanded to the tensor's shape."""
+    ms, ts = mask.shape, self.shape
+    if len(ms) > len(ts):
+        first = (f"expand(CPUBoolType{{{list(ms)}}}, size={list(ts)}): the number of sizes provided ({len(ts)}) "
+                 f"must be greater or equal to the number of dimensions in the tensor ({len(ms)})")
+    else:
+        bad = [i for i in range(1, len(ms) + 1) if ms[-i] != 1 and ms[-i] != ts[-i]]
+        if not bad:
+            return
+        d = len(ts) - bad[0]
+        first = (f"The expanded size of the tensor ({ts[d]}) must match the existing size ({ms[-bad[0]]}) at "
+                 f"non-singleton dimension {d}.  Target sizes: {list(ts)}.  Tensor sizes: {list(ms)}")
+    raise StridedRuntimeError(
+        join_lines(
+            first,
+            f"{op} expands the mask of shape {ms} to the tensor's shape {ts}: only its size-1 dims "
+            "(and missing leading dims) can grow",
+            f"fix: give the mask the tensor's shape, or use the out-of-place {op.rstrip('_')}, which "
+            "broadcasts both",
+        )
+    )
+
+
 def _shape_with(self: Tensor, mask: Tensor, op: str, inplace: bool) -> tuple[int, ...]:
     """The broadcast shape of ``self`` and ``mask``; in place it must be ``self``'s own shape."""
-    b = L.broadcast_pair(self.shape, mask.shape)
+    # (PyTorch names the mask "tensor a" out of place, the written-to tensor in place)
+    b = L.broadcast_pair(self.shape, mask.shape) if inplace else L.broadcast_pair(mask.shape, self.shape)
     if type(b) is not tuple:
         raise StridedRuntimeError(
             join_lines(
@@ -91,7 +120,7 @@ def _masked_fill(self: Any, mask: Any, value: Any, inplace: bool) -> Tensor:
         # tensor: every memory location gets the one value. We do not warn.
         check_target(self, op, number_fill=True)
     _check_mask(mask, "masked_fill_ only supports boolean masks, but got mask with dtype "
-                f"{scalar_name(mask._dtype)}", op)
+                f"{_C_NAMES.get(mask._dtype.name, mask._dtype.name)}", op)
     shape = _shape_with(self, mask, op, inplace)
     v = fill_value(value, self._dtype, "masked_fill_", L.product(shape))
     if inplace:
@@ -167,6 +196,8 @@ def _masked_scatter(self: Any, mask: Any, source: Any, inplace: bool) -> Tensor:
                 f"fix: convert the source first: source.to(strided.{self._dtype.name})",
             )
         )
+    if inplace:
+        _expand_mask(self, mask, op)
     shape = _shape_with(self, mask, op, inplace)
     if inplace:
         target = self
