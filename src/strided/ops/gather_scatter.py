@@ -34,6 +34,7 @@ from .index_common import (
     fill_value,
     index_array,
     scalar_name,
+    storage_blocks,
     storage_index,
     tensor_of,
     wrap_dim,
@@ -71,10 +72,14 @@ def _fresh(shape: tuple[int, ...], flat: np.ndarray, dtype: DType) -> Tensor:
 
 
 def _gather_kernel(self: Tensor, d: int, idx: np.ndarray) -> np.ndarray:
-    """``self`` gathered along ``d`` at ``idx`` (shape of ``idx``; bounds already checked)."""
+    """``self`` gathered along ``d`` at ``idx`` (a flat array in ``idx``'s row-major order; bounds
+    already checked, so NumPy's own check is skipped with ``mode="clip"``)."""
     _, strides = _as_1d(self)
-    lin = storage_index(idx.reshape(idx.shape or (1,)), strides, d, self._layout.offset)
-    return np.take(self._storage.array, lin)
+    arr = self._storage.array
+    out = np.empty(idx.size, arr.dtype)
+    for start, stop, lin in storage_blocks(idx, strides, d, self._layout.offset):
+        np.take(arr, lin, out=out[start:stop], mode="clip")
+    return out
 
 
 # ---------------------------------------------------------------- gather
@@ -314,16 +319,18 @@ def _scatter_into(self: Tensor, d: int, idx: np.ndarray, values: Any, reduce: st
     if idx.size == 0:
         return
     _, strides = _as_1d(self)
-    lin = storage_index(idx, strides, d, self._layout.offset).reshape(-1)
     arr = self._storage.array
-    vals = values if np.ndim(values) == 0 else np.ravel(values)
-    if reduce is None:
-        np.put(arr, lin, vals)
-    elif reduce in ("add", "sum"):
-        _add_at(arr, lin, vals)
-    else:
-        ufunc = {"multiply": np.multiply, "prod": np.multiply, "amax": np.maximum, "amin": np.minimum}[reduce]
-        ufunc.at(arr, lin, vals)
+    scalar = np.ndim(values) == 0
+    vals = values if scalar else np.ravel(values)
+    # (blocks in row-major order of the index: a repeated position's last write is the last one)
+    for start, stop, lin in storage_blocks(idx, strides, d, self._layout.offset):
+        v = vals if scalar else vals[start:stop]
+        if reduce is None:
+            np.put(arr, lin, v, mode="clip")
+        elif reduce in ("add", "sum"):
+            np.add.at(arr, lin, v)
+        else:
+            {"multiply": np.multiply, "prod": np.multiply, "amax": np.maximum, "amin": np.minimum}[reduce].at(arr, lin, v)
 
 
 def _add_at(arr: np.ndarray, lin: np.ndarray, vals: Any) -> None:

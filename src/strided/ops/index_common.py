@@ -197,3 +197,37 @@ def storage_index(idx: np.ndarray, strides: tuple[int, ...], dim: int, offset: i
     lin = idx * strides[dim] if strides[dim] != 1 else idx.astype(np.int64, copy=True)
     lin += other_dims_grid(idx.shape, strides, dim, offset)
     return lin
+
+
+# Storage positions are computed a block at a time (about 64K of them, 512 KB of int64, which
+# stays in cache), and each block is consumed at once (np.take / np.put / ufunc.at): the whole
+# position array of a large gather would be written to memory and read back, which costs as
+# much as the gather itself.
+BLOCK = 1 << 16
+
+
+def storage_blocks(idx: np.ndarray, strides: tuple[int, ...], dim: int, offset: int):  # noqa: ANN201
+    """Yield ``(start, stop, positions)``: for consecutive row-major runs ``start:stop`` of the
+    index's elements, their storage positions (as :func:`storage_index`), a 1-D int64 array that
+    is overwritten by the next block (use it before asking for the next)."""
+    if idx.ndim == 0:
+        idx = idx.reshape(1)
+    grid = other_dims_grid(idx.shape, strides, dim, offset)
+    n0 = idx.shape[0]
+    per = idx.size // n0 if n0 else 0
+    if per == 0:
+        return
+    step = max(1, BLOCK // per)
+    buf = np.empty(min(step, n0) * per, np.int64)
+    s = strides[dim]
+    whole_grid = grid.shape[0] == 1
+    for r0 in range(0, n0, step):
+        r1 = min(r0 + step, n0)
+        lin = buf[: (r1 - r0) * per].reshape((r1 - r0,) + idx.shape[1:])
+        g = grid if whole_grid else grid[r0:r1]
+        if s == 1:
+            np.add(idx[r0:r1], g, out=lin)
+        else:
+            np.multiply(idx[r0:r1], s, out=lin)
+            lin += g
+        yield r0 * per, r1 * per, lin.reshape(-1)

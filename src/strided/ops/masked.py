@@ -127,7 +127,11 @@ def _masked_fill(self: Any, mask: Any, value: Any, inplace: bool) -> Tensor:
         target = self
     else:
         target = _fresh_from(self, shape)
-    np.copyto(target._np(), v, casting="unsafe", where=_mask_array(mask, target, shape))
+    dest = target._np()
+    if mask.shape == shape and dest.flags.c_contiguous:
+        np.putmask(dest, _mask_array(mask, target, shape), v)  # (faster than copyto's where=)
+    else:
+        np.copyto(dest, v, casting="unsafe", where=_mask_array(mask, target, shape))
     if OPEN:
         report(op, (self, mask, value), target)
     return target
