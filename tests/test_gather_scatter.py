@@ -302,11 +302,27 @@ def test_repeated_index_last_write_wins():
     assert y.tolist() == [0.0, 0.0, 6.0]
 
 
-def test_scatter_reads_a_source_that_overlaps_the_target_before_writing():
-    x, t = st.arange(4.0), torch.arange(4.0)
-    x.scatter_(0, st.tensor([1, 2, 3]), x[:3])
-    t.scatter_(0, torch.tensor([1, 2, 3]), t[:3].clone())
-    assert x.tolist() == t.tolist()
+@pytest.mark.parametrize("call", [
+    lambda m, y: y.scatter_(0, m.tensor([1, 2, 3]), y[:3]),
+    lambda m, y: y.scatter_(0, m.tensor([0, 1, 2, 3]), y),
+    lambda m, y: y.scatter_add_(0, m.tensor([1, 2, 3]), y[1:]),
+    lambda m, y: y.scatter_reduce_(0, m.tensor([0, 1, 2, 3]), y, "sum"),
+    lambda m, y: y.index_add_(0, m.tensor([1, 2, 3]), y[:3]),
+    lambda m, y: y.index_copy_(0, m.tensor([1, 2, 3]), y[:3]),
+    lambda m, y: (lambda z: z.index_fill_(0, z[:1], 7))(m.arange(4)),
+])
+def test_a_source_or_index_sharing_the_targets_memory_is_refused_as_torch(call):
+    y_t, y_s = torch.arange(4.0), st.arange(4.0)
+    same_error(lambda: call(torch, y_t), lambda: call(st, y_s))
+    assert y_s.tolist() == [0.0, 1.0, 2.0, 3.0]
+
+
+def test_an_index_sharing_the_targets_memory_is_refused():
+    y = st.arange(4)
+    z = torch.arange(4)
+    text = same_error(lambda: z.scatter_(0, z[:3], 7), lambda: y.scatter_(0, y[:3], 7))
+    assert "fix: pass a copy of the index" in text
+    assert y.tolist() == [0, 1, 2, 3]
 
 
 def test_take_along_dim_refuses_what_torch_reads_modulo_the_size():

@@ -30,6 +30,7 @@ from .index_common import (
     LONG,
     check_bounds,
     check_index_dtype,
+    check_no_overlap,
     check_target,
     fill_value,
     index_array,
@@ -411,6 +412,8 @@ def _scatter(self: Tensor, dim: Any, index: Any, src: Any, value: Any, reduce: A
         check_target(self, op, updates=reduce is not None)
     d, idx = _scatter_checks(self, dim, index, source, op)
     if inplace:
+        check_no_overlap(self, index, op, "index")
+        check_no_overlap(self, source, op, "src")
         target = self
     else:
         target = _out_of_place(self)
@@ -452,6 +455,8 @@ def _scatter_add(self: Tensor, dim: Any, index: Any, src: Any, inplace: bool) ->
         check_target(self, op, updates=True)
     d, idx = _scatter_checks(self, dim, index, src, op)
     if inplace:
+        check_no_overlap(self, index, op, "index")
+        check_no_overlap(self, src, op, "src")
         target = self
     else:
         target = _out_of_place(self)
@@ -497,6 +502,8 @@ def _scatter_reduce(self: Tensor, dim: Any, index: Any, src: Any, reduce: Any, i
         check_target(self, op, updates=True)
     d, idx = _scatter_checks(self, dim, index, src, op)
     if inplace:
+        check_no_overlap(self, index, op, "index")
+        check_no_overlap(self, src, op, "src")
         target = self
     else:
         target = _out_of_place(self)

@@ -24,6 +24,7 @@ from ..args import is_number, type_name
 from ..dtypes import DType, int32, int64
 from ..errors import StridedRuntimeError, StridedTypeError, join_lines
 from ..kernels import check_writable
+from ..messages import partial_overlap
 from ..scalars import filled
 from ..tensor import Tensor
 
@@ -132,6 +133,19 @@ def check_target(target: Tensor, op: str, number_fill: bool = False, updates: bo
     writable memory, and no element sharing a memory location with another (an expanded
     tensor) — except for one number filled everywhere (``number_fill``), which PyTorch allows."""
     check_writable(target._storage, target._layout, op, number_fill, updates)
+
+
+def check_no_overlap(target: Tensor, other: Any, op: str, name: str) -> None:
+    """PyTorch's ``assert_no_overlap`` between an in-place target and an input it reads (the
+    index, the source): the same memory read and written, fully or in part, is refused; layouts
+    PyTorch cannot judge (not dense) are let through, and read before anything is written."""
+    if not isinstance(other, Tensor) or other._storage is not target._storage:
+        return
+    tl, ol = target._layout, other._layout
+    status = L.overlap_status(tl, ol)
+    if status is L.OverlapStatus.PARTIAL or status is L.OverlapStatus.FULL:
+        raise partial_overlap(op, tl, ol, L.storage_extent(tl), L.storage_extent(ol),
+                              f"fix: pass a copy of the {name}: x.{op}(..., {name}.clone(), ...)")
 
 
 def check_same_dtype(target: Tensor, source: Tensor, op: str, first: str) -> None:

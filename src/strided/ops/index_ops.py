@@ -24,6 +24,7 @@ from .index_common import (
     LONG,
     check_bounds,
     check_index_dtype,
+    check_no_overlap,
     check_same_dtype,
     check_target,
     fill_value,
@@ -131,6 +132,7 @@ def _index_fill(self: Tensor, dim: Any, index: Any, value: Any, inplace: bool) -
                        "index {index} is out of bounds for dimension {dim} with size {size}", negative_ok=True)
     v = fill_value(value, self._dtype, "index_fill_", idx.size)
     if inplace:
+        check_no_overlap(self, index, op, "index")
         target = self
     else:
         lay = self._layout
@@ -231,6 +233,8 @@ def _index_add(self: Tensor, dim: Any, index: Any, source: Any, alpha: Any, inpl
         check_bounds(idx, size, d, op, StridedIndexError, "index out of range in self")
     a = fill_value(alpha, self._dtype, op, 2) if alpha != 1 else None
     if inplace:
+        check_no_overlap(self, index, op, "index")
+        check_no_overlap(self, source, op, "source")
         target = self
     else:
         target = _out_of_place(self)
@@ -317,6 +321,8 @@ def _index_copy(self: Tensor, dim: Any, index: Any, source: Any, inplace: bool) 
     check_bounds(idx, size, d, op, StridedIndexError,
                  "index_copy_(): index {index} is out of bounds for dimension {dim} with size {size}")
     if inplace:
+        check_no_overlap(self, index, op, "index")
+        check_no_overlap(self, source, op, "source")
         target = self
     else:
         target = _out_of_place(self)
