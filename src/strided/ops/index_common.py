@@ -103,7 +103,7 @@ def check_bounds(idx: np.ndarray, size: int, dim: int, op: str, cls: type, first
     if idx.size == 0:
         return idx
     lo = -size if negative_ok else 0
-    low, high = idx.min(), idx.max()
+    low, high = _min_max(idx)
     if low >= lo and high < size:
         if negative_ok and low < 0:
             return np.where(idx < 0, idx + size, idx)
@@ -126,6 +126,20 @@ def check_bounds(idx: np.ndarray, size: int, dim: int, op: str, cls: type, first
             f"or {what} % {max(size, 1)}",
         )
     )
+
+
+def _min_max(idx: np.ndarray) -> tuple[int, int]:
+    """The least and greatest index, read from memory once: block by block (each block stays in
+    cache between its ``min`` and its ``max``) for a large contiguous index."""
+    if idx.size <= BLOCK or not idx.flags.c_contiguous:
+        return idx.min(), idx.max()
+    flat = idx.reshape(-1)
+    lows, highs = [], []
+    for start in range(0, flat.size, BLOCK):
+        block = flat[start : start + BLOCK]
+        lows.append(block.min())
+        highs.append(block.max())
+    return min(lows), max(highs)
 
 
 def check_target(target: Tensor, op: str, number_fill: bool = False, updates: bool = False) -> None:
