@@ -363,3 +363,15 @@ def test_methods_are_installed():
                  "scatter_reduce", "scatter_reduce_", "index_select", "index_fill", "index_fill_",
                  "index_add", "index_add_", "index_copy", "index_copy_"]:
         assert callable(getattr(x, name))
+
+
+def test_expanded_and_permuted_index_and_source_are_read_in_place():
+    x, t = st.arange(12.0).reshape(3, 4), torch.arange(12.0).reshape(3, 4)
+    i_s, i_t = st.tensor([[2], [0], [1]]).expand(3, 4), torch.tensor([[2], [0], [1]]).expand(3, 4)
+    compare(lambda: t.gather(0, i_t), lambda: x.gather(0, i_s), TOL)
+    p_s, p_t = st.tensor([[0, 1, 2], [2, 1, 0]]).t(), torch.tensor([[0, 1, 2], [2, 1, 0]]).t()  # (3, 2)
+    compare(lambda: t.gather(1, p_t), lambda: x.gather(1, p_s), TOL)
+    src_s, src_t = st.tensor([1.0, 2.0, 3.0, 4.0]).expand(3, 4), torch.tensor([1.0, 2.0, 3.0, 4.0]).expand(3, 4)
+    compare(lambda: t.scatter_add(0, i_t, src_t), lambda: x.scatter_add(0, i_s, src_s), TOL)
+    compare(lambda: t.index_add(0, torch.tensor([2, 2, 0]), src_t), lambda: x.index_add(0, st.tensor([2, 2, 0]), src_s),
+            TOL)
