@@ -144,7 +144,21 @@ from .ops.elementwise import (
     where,
 )
 from .ops.extrema import argmax, argmin, max, min
+from .ops.gather_scatter import (
+    gather,
+    scatter,
+    scatter_add,
+    scatter_reduce,
+    take,
+    take_along_dim,
+)
 from .ops.generator import Generator, default_generator, initial_seed, manual_seed, seed
+from .ops.index_ops import (
+    index_add,
+    index_copy,
+    index_fill,
+    index_select,
+)
 from .ops.joining import (
     atleast_1d,
     atleast_2d,
@@ -163,6 +177,13 @@ from .ops.joining import (
     tensor_split,
     vsplit,
     vstack,
+)
+from .ops.masked import (
+    argwhere,
+    masked_fill,
+    masked_scatter,
+    masked_select,
+    nonzero,
 )
 from .ops.matmul import bmm, dot, matmul, mm, outer
 from .ops.nan_reductions import (
@@ -248,6 +269,7 @@ from .tensor import Tensor
 bool = bool_  # noqa: A001 - strided.bool mirrors torch.bool
 
 __all__ = [
+    "argwhere", "gather", "index_add", "index_copy", "index_fill", "index_select", "masked_fill", "masked_scatter", "masked_select", "nonzero", "scatter", "scatter_add", "scatter_reduce", "take", "take_along_dim",
     "acos", "acosh", "allclose", "amax", "amin", "aminmax", "arccos", "arccosh", "arcsin", "arcsinh", "arctan", "arctan2", "arctanh", "asin", "asinh", "atan", "atan2", "atanh", "cdist", "ceil", "copysign", "cosh", "count_nonzero", "deg2rad", "equal", "erf", "erfc", "erfinv", "exp2", "expm1", "fix", "floor", "fmod", "frac", "hypot", "isclose", "isfinite", "isinf", "isnan", "isneginf", "isposinf", "lerp", "linalg", "log10", "log1p", "log2", "logical_and", "logical_not", "logical_or", "logical_xor", "logsumexp", "nan_to_num", "nanmean", "nansum", "norm", "rad2deg", "reciprocal", "round", "rsqrt", "sgn", "sign", "signbit", "sinh", "square", "tan", "trunc",
     "argsort", "bucketize", "cummax", "cummin", "cumprod", "cumsum", "diff", "kthvalue", "msort",
     "searchsorted", "sort", "topk", "unique", "unique_consecutive",

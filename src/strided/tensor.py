@@ -133,6 +133,12 @@ class Tensor:
     - :mod:`strided.ops.binary_more`: ``lerp``, ``lerp_``, ``isclose``, ``allclose``, ``equal``.
     - :mod:`strided.ops.nan_reductions`: ``amax``, ``amin``, ``aminmax``, ``nansum``, ``nanmean``,
       ``logsumexp``, ``count_nonzero``, ``norm``.
+    - :mod:`strided.ops.gather_scatter`: ``gather``, ``take``, ``take_along_dim``, ``scatter``, ``scatter_``,
+      ``scatter_add``, ``scatter_add_``, ``scatter_reduce``, ``scatter_reduce_``.
+    - :mod:`strided.ops.index_ops`: ``index_select``, ``index_fill``, ``index_fill_``, ``index_add``,
+      ``index_add_``, ``index_copy``, ``index_copy_``.
+    - :mod:`strided.ops.masked`: ``masked_fill``, ``masked_fill_``, ``masked_select``, ``masked_scatter``,
+      ``masked_scatter_``, ``nonzero``, ``argwhere``.
     - :mod:`strided.ops.conversions`: ``float``, ``double``, ``half``, ``bfloat16``, ``long``, ``int``,
       ``short``, ``char``, ``byte``, ``bool``, ``type``, ``to``, ``detach``, ``detach_``, ``cpu``,
       ``device``, ``is_cpu``.

@@ -314,12 +314,28 @@ def clamp_(self: Tensor, min: Any = None, max: Any = None) -> Tensor:  # noqa: A
 clip = clamp
 
 
-def where(condition: Any, input: Any, other: Any, *, out: Any = None) -> Tensor:  # noqa: A002
+_ONE_ARG = object()  # where(condition) alone: nonzero(condition, as_tuple=True)
+
+
+def where(condition: Any, input: Any = _ONE_ARG, other: Any = _ONE_ARG, *, out: Any = None) -> Any:  # noqa: A002
     """``input`` where ``condition`` is True, else ``other``; all three broadcast together.
 
     ``condition`` must be a bool tensor; ``input``/``other`` are tensors or Python scalars,
-    and the result dtype is ``result_type(input, other)``.
+    and the result dtype is ``result_type(input, other)``. With ``condition`` alone, as in
+    PyTorch, the tuple of its non-zero positions: ``nonzero(condition, as_tuple=True)``.
     """
+    if input is _ONE_ARG and other is _ONE_ARG:
+        from .masked import nonzero  # (masked sits beside this module; imported on use)
+
+        return nonzero(condition, as_tuple=True)
+    if input is _ONE_ARG or other is _ONE_ARG:
+        raise StridedTypeError(
+            join_lines(
+                "where() missing required argument 'input' or 'other'",
+                "where takes one argument (the positions of the non-zero elements) or three "
+                "(condition, input, other)",
+            )
+        )
     if not isinstance(condition, Tensor):
         raise StridedTypeError(
             join_lines(
