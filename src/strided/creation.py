@@ -17,6 +17,7 @@ from .dtypes import (
     DType,
     bool_,
     check_int64,
+    complex64,
     from_numpy_dtype,
     scalar_dtype,
     scalar_overflow,
@@ -50,17 +51,15 @@ def _infer_dtype(array: np.ndarray, from_python: bool) -> DType:
             return DEFAULT_INT
         if kind == "f":
             return DEFAULT_FLOAT
+        if kind == "c":
+            return complex64  # PyTorch: the complex dtype of the default float32
     found = from_numpy_dtype(_native(array.dtype))
     if found is None:
         raise StridedTypeError(
             join_lines(
                 f"can't convert data of type {array.dtype} to a tensor; strided supports {SUPPORTED}",
                 f"the array has NumPy dtype {array.dtype}, which strided cannot hold; convert it first"
-                + (
-                    ": pass its real and imaginary parts as two real tensors (numpy: a.real, a.imag)"
-                    if array.dtype.kind == "c"
-                    else ", e.g. strided.tensor(a.astype('float64'))"
-                ),
+                ", e.g. strided.tensor(a.astype('float64'))",
             )
         )
     return found
@@ -125,12 +124,15 @@ def tensor(data: Any, dtype: Any = None) -> Tensor:
                         "fix: pick a wider dtype (dtype=strided.int64 or strided.float64)",
                     )
                 )
-    if source.dtype.kind == "c":
+    if source.dtype.kind == "c" and not target.is_complex:
+        # Note: PyTorch casts complex data to a real dtype silently (dropping the imaginary
+        # part, with a warning); strided refuses, as the imaginary parts would be lost unseen.
         raise StridedTypeError(
             join_lines(
-                f"complex data is not supported; strided supports {SUPPORTED}",
-                f"the data has NumPy dtype {source.dtype}; pass its real and imaginary parts "
-                "as two real tensors (numpy: a.real, a.imag)",
+                "must be real number, not complex",
+                f"the data has NumPy dtype {source.dtype} and dtype={target.name} was asked for: a real "
+                "dtype would drop the imaginary parts",
+                "fix: keep it complex (dtype=strided.complex64), or pass the real parts (numpy: a.real)",
             )
         )
     # Note: torch.tensor refuses data in non-native byte order (ValueError); tensor() copies

@@ -97,6 +97,11 @@ def wrapped(value: Number, dtype: DType) -> Any:
     """``value`` as a NumPy scalar of ``dtype``, converted as PyTorch converts a wrapped number:
     ints wrap modulo ``2**bits`` into integer dtypes, floats round (overflow to inf, silently)."""
     np_type = dtype.numpy.type
+    if dtype.kind == "c":
+        with quiet():
+            return np_type(complex(value))
+    if isinstance(value, complex):
+        value = value.real  # (checked callers refused a nonzero imaginary part before)
     if isinstance(value, bool) or dtype is bool_:
         return np_type(bool(value))
     if dtype.kind in "iu":

@@ -32,14 +32,15 @@ from .args import (
     type_name,
     unflatten_sizes,
 )
-from .dispatch import OPEN, copy_of, view_of
-from .dtypes import DType, to_dtype
-from .errors import StridedTypeError
+from .dispatch import OPEN, copy_of, reinterpreted, view_of
+from .dtypes import TORCH_NAME, DType, to_dtype
+from .errors import StridedRuntimeError, StridedTypeError, join_lines
 from .formatting import format_tensor
 from .indexing import index_layout
 from .kernels import copy_array, numpy_view
 from .layout import Layout
 from .layout import plans as P
+from .layout.dtype_view import view_dtype_layout
 from .layout.plans import Copy, View
 from .memory_format import MemoryFormat, channels_last, contiguous_format, preserve_format
 from .messages import (
@@ -336,8 +337,14 @@ class Tensor:
             raise view_refused(plan, L.layout_origin(self._layout), self._dtype.itemsize)
         raise error(plan)
 
-    def view(self, *shape: Any) -> Tensor:
-        """The same elements as ``shape`` without copying; refuses when the strides cannot express it."""
+    def view(self, *shape: Any, dtype: Any = None) -> Tensor:
+        """The same elements as ``shape`` without copying; refuses when the strides cannot express it.
+
+        ``view(dtype)`` reads the same bytes as another dtype (PyTorch's rules: see
+        :func:`strided.layout.dtype_view.view_dtype_layout`).
+        """
+        if dtype is not None or (shape and shape[0].__class__ is DType):
+            return _view_dtype(self, shape, dtype)
         if not shape:
             raise missing("view", "size")
         lay = self._layout
@@ -715,6 +722,34 @@ class Tensor:
         if self._dtype.is_floating_point or self.numel() != 1:
             raise index_error(self._dtype.name, self._layout.shape)
         return int(self.item())
+
+
+def _view_dtype(self: Tensor, shape: tuple, dtype: Any) -> Tensor:
+    """``self.view(dtype)``: the same bytes as ``dtype``, through the one reinterpreting primitive."""
+    if dtype is None:
+        if len(shape) != 1:
+            raise StridedTypeError(f"view() takes one dtype or sizes, got {len(shape)} arguments")
+        dtype = shape[0]
+    elif shape:
+        raise StridedTypeError("view() got a dtype and sizes; pass one: view(dtype) or view(*sizes)")
+    new = to_dtype(dtype)
+    lay = self._layout
+    plan = view_dtype_layout(lay, self._dtype.itemsize, new.itemsize, TORCH_NAME[self._dtype.name],
+                             TORCH_NAME[new.name])
+    if plan.__class__ is not Layout:
+        first = plan.first
+        fix = (f"fix: x.view(1).view(strided.{new.name}) gives it a last dim first" if "dim()" in first else
+               f"fix: narrow the last dim to a multiple of {new.itemsize // self._dtype.itemsize} elements"
+               if "size(-1)" in first else
+               f"fix: x.clone().view(strided.{new.name}) reads a fresh copy's bytes (offset 0)"
+               if "offset" in first else
+               f"fix: x.contiguous().view(strided.{new.name}) reads a contiguous copy's bytes")
+        raise StridedRuntimeError(join_lines(
+            plan.first,
+            f"x: shape {lay.shape}, strides {lay.strides}, offset {lay.offset} ({self._dtype.name}, "
+            f"{self._dtype.itemsize} bytes each), read as {new.name} ({new.itemsize} bytes): {plan.why}",
+            fix))
+    return reinterpreted(self, new, plan)
 
 
 F = TypeVar("F", bound=Callable)

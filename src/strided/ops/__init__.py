@@ -6,3 +6,4 @@ on :class:`strided.Tensor`; each op module registers its own with
 """
 
 from . import elementwise, extrema, matmul, reductions, softmax  # noqa: F401  (imported to register methods)
+from .complex_ops import conj as _conj  # noqa: F401  (installs the complex methods: issue 12)
