@@ -22,7 +22,9 @@ from typing import Any
 
 import numpy as np
 
+from .. import layout as L
 from ..dispatch import copied, reinterpreted, report
+from ..dispatch import result as fresh_result
 from ..dtypes import TORCH_NAME, DType, complex_of, float16, real_of
 from ..errors import StridedRuntimeError, StridedTypeError, join_lines
 from ..layout import Layout
@@ -142,7 +144,8 @@ def conj_physical(input: Tensor) -> Tensor:
 
 
 def _conjugated(input: Tensor, name: str) -> Tensor:
-    out = _fresh_output(input._layout.shape, input._dtype, [input], input._dtype)
+    lay = input._layout  # laid out as PyTorch's (a dense input's strides kept, size-1 dims included)
+    out = fresh_result(lay.shape, input._dtype, L.preserve_format_strides(lay.shape, lay.strides))
     np.conjugate(_view(input), out=_view(out))
     return copied(name, (input,), out, lambda: (
         f"{name}: the {input._dtype.name} conjugates written to new memory (strided has no lazy "
@@ -229,7 +232,10 @@ def angle(input: Tensor) -> Tensor:
     tensor_arg(input, "angle")
     d = input._dtype
     out_dtype = real_of(d) if d.is_complex else to_float(d)
-    out = _fresh_output(input._layout.shape, out_dtype, [input], d)
+    shape = input._layout.shape
+    # PyTorch: a real input runs through TensorIterator (its strides); a complex one into a resized
+    # empty output (row-major)
+    out = fresh_result(shape, out_dtype) if d.is_complex else _fresh_output(shape, out_dtype, [input], d)
     with np.errstate(all="ignore"):
         x = _view(input)
         if not d.is_complex and d.kind != "f":

@@ -15,7 +15,9 @@ from typing import Any
 
 import numpy as np
 
+from .. import layout as L
 from ..dispatch import OPEN, adopted, report
+from ..dispatch import result as fresh_result
 from ..dtypes import DType, bool_, real_of
 from ..errors import StridedRuntimeError, StridedTypeError, join_lines
 from ..kernels.elementwise import (
@@ -144,7 +146,8 @@ def _complex_abs(x: Tensor, target: Tensor | None) -> Tensor:
                 "fix: y = x.abs() (a new real tensor)",
             )
         )
-    out = _fresh_output(x._layout.shape, real_of(x._dtype), [x], x._dtype)
+    lay = x._layout  # PyTorch allocates it with empty_like(x, real dtype): x's dense strides kept
+    out = fresh_result(lay.shape, real_of(x._dtype), L.preserve_format_strides(lay.shape, lay.strides))
     token = _quiet_set(_QUIET)
     try:
         np.absolute(_view(x), out=_view(out))
