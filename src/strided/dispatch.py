@@ -39,7 +39,7 @@ from .storage import Storage
 
 __all__ = [
     "OPEN", "OpRecord", "adopted", "borrowed", "copied", "copy_array_of", "copy_of", "created", "install", "listen",
-    "reinterpreted", "report", "result", "result_array", "view_of",
+    "reinterpreted", "report", "result", "result_array", "storage_root", "view_of",
 ]
 
 _new = object.__new__
@@ -215,9 +215,10 @@ def reinterpreted(source: Any, dtype: DType, layout: Layout, name: str | None = 
 
     A Storage holds one NumPy array of one element type, so the view gets a *typed alias*: a
     second Storage over the same buffer, one per (storage, dtype), so that ``c.real`` and
-    ``c.imag`` share one. PyTorch shares a single untyped storage; here the two Storage objects
-    are tied instead: neither may move any more (``resize_`` beyond the buffer is refused with
-    the reason), since a reallocation of one would silently detach the other.
+    ``c.imag`` share one. ``untyped_storage()`` answers with the storage that owns the bytes
+    (:func:`storage_root`), so, as in PyTorch, every view of them reports one storage. The two
+    Storage objects are tied: neither may move any more (``resize_`` beyond the buffer is
+    refused with the reason), since a reallocation of one would silently detach the other.
     ``strided.shares_memory`` and ``data_ptr()`` see the same memory; the view's ``base`` is
     ``source``'s root, as for every view.
 
@@ -238,6 +239,15 @@ def reinterpreted(source: Any, dtype: DType, layout: Layout, name: str | None = 
 # or the tensors over them), and alias -> a weak reference to the storage it aliases.
 _ALIASES: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
 _ROOT_OF: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
+
+
+def storage_root(storage: Storage) -> Storage:
+    """The storage that owns ``storage``'s bytes: itself, or the one a typed alias reads."""
+    if _ROOT_OF:
+        ref = _ROOT_OF.get(storage)
+        if ref is not None:
+            return ref() or storage
+    return storage
 
 
 def _typed_alias(storage: Storage, dtype: DType) -> Storage:

@@ -32,7 +32,7 @@ from .args import (
     type_name,
     unflatten_sizes,
 )
-from .dispatch import OPEN, copy_of, reinterpreted, view_of
+from .dispatch import OPEN, copy_of, reinterpreted, storage_root, view_of
 from .dtypes import TORCH_NAME, DType, to_dtype
 from .errors import StridedRuntimeError, StridedTypeError, join_lines
 from .formatting import format_tensor
@@ -218,8 +218,9 @@ class Tensor:
         return self._storage.data_ptr() + self._layout.offset * self._dtype.itemsize
 
     def untyped_storage(self) -> Storage:
-        """The Storage shared by this tensor and all its views."""
-        return self._storage
+        """The Storage shared by this tensor and all its views, those in another dtype included
+        (``view(dtype)``, ``real``, ``imag``: the storage that owns the bytes), as in PyTorch."""
+        return storage_root(self._storage)
 
     def is_contiguous(self, memory_format: MemoryFormat = contiguous_format) -> bool:
         """PyTorch's rules: size-1 dims are ignored; empty tensors are contiguous."""

@@ -93,7 +93,7 @@ def source_of(x: Any) -> Source:
     if isinstance(x, Tensor):
         lay = x.layout
         return Source("strided", lay.shape, lay.strides, lay.offset, x.dtype.itemsize,
-                      x.untyped_storage().size(), x.dtype, x.dtype.name)
+                      x.untyped_storage().nbytes() // x.dtype.itemsize, x.dtype, x.dtype.name)
     itemsize = x.element_size()
     name = str(x.dtype).removeprefix("torch.")
     return Source("torch", tuple(x.shape), tuple(x.stride()), x.storage_offset(), itemsize,
@@ -386,6 +386,9 @@ def explain_torch(x: Any, op: str, args: tuple = (), kwargs: dict | None = None)
     if src.library == "torch" and op == "view" and len(args) == 1 and not kwargs and _is_torch(args[0]) \
             and type(args[0]).__name__ == "dtype":
         return _view_dtype(src, args[0], call)
+    if src.library == "strided" and op == "view" and len(args) == 1 and isinstance(args[0], D.DType) \
+            and not kwargs:
+        return _view_dtype(src, args[0], call)  # (the shadow's result would sit on a typed alias)
     out_itemsize = src.itemsize
     returns_self_forced = False
     if op == "to":
@@ -439,8 +442,8 @@ def _view_dtype(src: Source, dtype: Any, call: str) -> Explanation:
     """
     new = dtype.itemsize
     old = src.itemsize
-    name = str(dtype).removeprefix("torch.")
-    base = dict(library="torch", op="view", call=call, input_shape=src.shape, input_strides=src.strides,
+    name = dtype.name if isinstance(dtype, D.DType) else str(dtype).removeprefix("torch.")
+    base = dict(library=src.library, op="view", call=call, input_shape=src.shape, input_strides=src.strides,
                 input_offset=src.offset, itemsize=old)
 
     def refuse(first: str, why: str) -> Explanation:

@@ -5,7 +5,7 @@ a new :class:`Layout` or a :class:`DtypeViewRefusal` out (no data, no dtype obje
 PyTorch's ``view(dtype)`` (``aten/src/ATen/native/TensorConversions.cpp``, ``view_dtype``):
 
 - same element size: the layout is unchanged, whatever it is;
-- a different size: the tensor must have dims, its last dim stride 1. Read as a smaller
+- a different size: the tensor must have dims, its last dim stride 1 (even a size-1 last dim). Read as a smaller
   element (float32 -> int16, ratio 2) the last size, the other strides and the offset are
   multiplied by the ratio; read as a larger one (float32 -> float64) the last size, the offset
   and every other stride must divide by it, and are divided.
@@ -46,10 +46,13 @@ def view_dtype_layout(layout: Layout, old_itemsize: int, new_itemsize: int, old_
     what = f"to view {old_name} as {new_name} (different element sizes)"
     if not shape:
         return DtypeViewRefusal(f"self.dim() cannot be 0 {what}", "a 0-d tensor has no last dim to rescale")
-    if strides[-1] != 1:
-        return DtypeViewRefusal(f"self.stride(-1) must be 1 {what}, but got {strides[-1]}",
-                                "the bytes of one new element must lie side by side along the last dim")
+    # (PyTorch's order of checks: downsizing asks for stride(-1) == 1 first; upsizing for the last
+    # size, then the offset, then stride(-1), then the other strides)
+    stride_one = DtypeViewRefusal(f"self.stride(-1) must be 1 {what}, but got {strides[-1]}",
+                                  "the bytes of one new element must lie side by side along the last dim")
     if old_itemsize > new_itemsize:
+        if strides[-1] != 1:
+            return stride_one
         ratio = old_itemsize // new_itemsize
         strides = [st * ratio for st in strides[:-1]] + [1]
         shape[-1] *= ratio
@@ -62,6 +65,8 @@ def view_dtype_layout(layout: Layout, old_itemsize: int, new_itemsize: int, old_
         if offset % ratio:
             return DtypeViewRefusal(f"self.storage_offset() must be divisible by {ratio} {what}, but got {offset}",
                                     "the first element must start on a new element's boundary")
+        if strides[-1] != 1:
+            return stride_one
         for i, st in enumerate(strides[:-1]):
             if st % ratio:
                 return DtypeViewRefusal(f"self.stride({i}) must be divisible by {ratio} {what}, but got {st}",
