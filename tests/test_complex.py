@@ -309,3 +309,23 @@ def test_is_complex():
 
 def test_compare_helper_on_a_complex_op():
     compare(lambda: torch.tensor([1 + 1j]) * 2, lambda: st.tensor([1 + 1j]) * 2, TOL)
+
+
+def test_scalar_conversions_like_torch():
+    for make in (lambda m: float(m.tensor(1 + 0j)), lambda m: int(m.tensor(2 + 0j)), lambda m: complex(m.tensor(2)),
+                 lambda m: bool(m.tensor(1j)), lambda m: m.tensor(1 + 2j).item()):
+        assert make(st) == make(torch)
+    same_error(lambda: int(torch.tensor(2 + 1j)), lambda: int(st.tensor(2 + 1j)))
+    same_error(lambda: float(torch.tensor(2 + 1j)), lambda: float(st.tensor(2 + 1j)))
+    same_error(lambda: [1, 2][torch.tensor(1 + 0j)], lambda: [1, 2][st.tensor(1 + 0j)])
+
+
+def test_complex_to_real_warns_like_torch_and_keeps_real_parts():
+    t, s = both([1 + 2j, 1j])
+    for convert in (lambda m, x: x.to(m.float32), lambda m, x: m.zeros(2).copy_(x), lambda m, x: x.sum(dtype=m.float32)):
+        with pytest.warns(UserWarning, match="Casting complex values to real discards the imaginary part"):
+            got = convert(st, s)
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            assert got.tolist() == convert(torch, t).tolist()
+    assert s.to(st.bool).tolist() == t.to(torch.bool).tolist() == [True, True]  # nonzero, either part

@@ -53,6 +53,9 @@ float64 = DType("float64")
 complex64 = DType("complex64")
 complex128 = DType("complex128")
 
+cfloat = complex64  # PyTorch's aliases
+cdouble = complex128
+
 ALL_DTYPES: tuple[DType, ...] = (bool_, uint8, int8, int16, int32, int64, float16, float32, float64,
                                  uint16, uint32, uint64, complex64, complex128)
 # The dtypes most ops compute on (the nine strided started with); PyTorch 2.13 gives the

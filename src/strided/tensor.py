@@ -714,15 +714,31 @@ class Tensor:
         return bool(self.item())
 
     def __float__(self) -> float:
-        return float(self.item())
+        return float(_real_item(self.item(), "double"))
 
     def __int__(self) -> int:
-        return int(self.item())
+        return int(_real_item(self.item(), "int64_t"))
+
+    def __complex__(self) -> complex:
+        return complex(self.item())
 
     def __index__(self) -> int:
-        if self._dtype.is_floating_point or self.numel() != 1:
+        if self._dtype.kind in "fc" or self.numel() != 1:
             raise index_error(self._dtype.name, self._layout.shape)
         return int(self.item())
+
+
+def _real_item(value: Any, c_name: str) -> Any:
+    """A complex element converted to a real Python number as PyTorch converts it: only with a
+    zero imaginary part."""
+    if value.__class__ is complex:
+        if value.imag:
+            raise StridedRuntimeError(join_lines(
+                f"value cannot be converted to type {c_name} without overflow",
+                f"the element is {value!r}; a real number cannot hold its imaginary part",
+                "fix: take a part first: float(t.real) or abs(t.item())"))
+        return value.real
+    return value
 
 
 def _view_dtype(self: Tensor, shape: tuple, dtype: Any) -> Tensor:

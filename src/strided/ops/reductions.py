@@ -60,7 +60,12 @@ def _sum_like(ufunc: np.ufunc, self: Tensor, dim: Any, keepdim: bool, dtype: Any
     out_dtype = _integral_to_int64(self, optional_dtype(dtype))
     shape = self._layout.shape
     out, out_np = result_array(reduced_shape(shape, dims, keepdim), out_dtype)
-    reduce_into(ufunc, self._np(), numpy_axes(dims, len(shape)), _accumulator(out_dtype), out_np, keepdim)
+    x = self._np()
+    if x.dtype.kind == "c" and out_dtype.kind != "c":
+        # complex summed as a real dtype: each element converted first (its real part), as PyTorch
+        warnings.warn("Casting complex values to real discards the imaginary part", UserWarning, stacklevel=3)
+        x = x.real
+    reduce_into(ufunc, x, numpy_axes(dims, len(shape)), _accumulator(out_dtype), out_np, keepdim)
     return report(op, (self,), out)
 
 
