@@ -273,8 +273,8 @@ class Tensor:
             found = self.__eq__(element)
             if found is not NotImplemented:
                 return bool(found.any())
-        # Note: PyTorch lets Decimal, Fraction and complex numbers through to ==; strided's ==
-        # takes none of them, so they get this error too.
+        # Note: PyTorch lets Decimal and Fraction numbers through to ==; strided's == takes
+        # neither of them, so they get this error too (complex numbers compare, as in PyTorch).
         raise contains_error(element, self._dtype.name, self._layout.shape)
 
     def __len__(self) -> int:
