@@ -239,11 +239,12 @@ def reinterpreted(source: Any, dtype: DType, layout: Layout, name: str | None = 
 # or the tensors over them), and alias -> a weak reference to the storage it aliases.
 _ALIASES: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
 _ROOT_OF: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
+_ALIASED = False  # whether any typed alias was ever made
 
 
 def storage_root(storage: Storage) -> Storage:
     """The storage that owns ``storage``'s bytes: itself, or the one a typed alias reads."""
-    if _ROOT_OF:
+    if _ALIASED:  # (a plain flag: no dictionary is consulted before the first alias is made)
         ref = _ROOT_OF.get(storage)
         if ref is not None:
             return ref() or storage
@@ -275,6 +276,8 @@ def _typed_alias(storage: Storage, dtype: DType) -> Storage:
                         "or view_as_complex) over their own bytes, which would go on reading the old buffer")
     aliases[dtype.numpy] = alias
     _ROOT_OF[alias] = weakref.ref(root)
+    global _ALIASED
+    _ALIASED = True
     return alias
 
 

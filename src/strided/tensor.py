@@ -16,6 +16,7 @@ from typing import Any, TypeVar
 
 import numpy as np
 
+from . import dispatch as _dispatch
 from . import layout as L
 from .args import (
     check_not_0d,
@@ -220,7 +221,8 @@ class Tensor:
     def untyped_storage(self) -> Storage:
         """The Storage shared by this tensor and all its views, those in another dtype included
         (``view(dtype)``, ``real``, ``imag``: the storage that owns the bytes), as in PyTorch."""
-        return storage_root(self._storage)
+        storage = self._storage
+        return storage_root(storage) if _dispatch._ALIASED else storage
 
     def is_contiguous(self, memory_format: MemoryFormat = contiguous_format) -> bool:
         """PyTorch's rules: size-1 dims are ignored; empty tensors are contiguous."""
