@@ -15,7 +15,7 @@ from hypothesis import strategies as hs
 
 import strided as st
 from layouts import build_valued, specs
-from oracle_helpers import compare, same_error
+from oracle_helpers import builtin_class, compare, outcome, same_error
 from strided.dtypes import complex64, complex128
 from strided.ops import complex_ops as C
 from strided.ops.promotion import promote_types, result_type
@@ -329,3 +329,32 @@ def test_complex_to_real_warns_like_torch_and_keeps_real_parts():
             warnings.simplefilter("ignore")
             assert got.tolist() == convert(torch, t).tolist()
     assert s.to(st.bool).tolist() == t.to(torch.bool).tolist() == [True, True]  # nonzero, either part
+
+
+@pytest.mark.parametrize("dtype", ["bool", "uint8", "int32", "int64", "float32", "float64", "complex64", "complex128"])
+def test_arithmetic_with_every_scalar_kind_like_torch(dtype):
+    # tensors with dims, 0-d tensors and Python numbers (bool, int, float, complex) in both orders
+    t = torch.tensor([[1, 0], [2, 3]], dtype=getattr(torch, dtype))
+    s = st.tensor([[1, 0], [2, 3]], dtype=dtype)
+    t0, s0 = torch.tensor(2 + 1j), st.tensor(2 + 1j)
+    for other_t, other_s in ((True, True), (2, 2), (1.5, 1.5), (1j, 1j), (0.5 - 2j, 0.5 - 2j), (t0, s0)):
+        for op in (lambda a, b: a + b, lambda a, b: b * a, lambda a, b: a * b - a):
+            tr, te = outcome(lambda: op(t, other_t))  # noqa: B023
+            sr, se = outcome(lambda: op(s, other_s))  # noqa: B023
+            if te is not None:  # (bool - bool)
+                assert isinstance(se, builtin_class(te)) and str(se).splitlines()[0] == str(te).splitlines()[0]
+                continue
+            assert sr.dtype.name == str(tr.dtype).removeprefix("torch."), (dtype, other_s)
+            np.testing.assert_allclose(sr.numpy(), tr.numpy(), rtol=1e-6)
+
+
+def test_part_views_are_reported_as_views():
+    c = st.tensor([1 + 2j, 3 - 4j])
+    seen = []
+    with st.dispatch.listen(seen.append):
+        _ = c.real
+        _ = c.imag
+        C.view_as_complex(C.view_as_real(c))
+    assert [(r.name, r.kind) for r in seen] == [("real", "view"), ("imag", "view"), ("view_as_real", "view"),
+                                                ("view_as_complex", "view")]
+    assert seen[1].plan == c.imag.layout
