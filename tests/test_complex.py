@@ -358,3 +358,57 @@ def test_part_views_are_reported_as_views():
     assert [(r.name, r.kind) for r in seen] == [("real", "view"), ("imag", "view"), ("view_as_real", "view"),
                                                 ("view_as_complex", "view")]
     assert seen[1].plan == c.imag.layout
+
+
+# ---------------------------------------------------------------- the support matrix, op by op
+
+_UNARY = {
+    "neg": lambda m, x: x.neg(), "neg_": lambda m, x: x.clone().neg_(), "abs": lambda m, x: x.abs(),
+    "exp": lambda m, x: x.exp(), "exp_": lambda m, x: x.clone().exp_(), "log": lambda m, x: x.log(),
+    "sqrt": lambda m, x: x.sqrt(), "sin": lambda m, x: x.sin(), "cos": lambda m, x: x.cos(), "tanh": lambda m, x: x.tanh(),
+    "sigmoid": lambda m, x: x.sigmoid(), "relu": lambda m, x: x.relu(), "relu_": lambda m, x: x.clone().relu_(),
+    "bitwise_not": lambda m, x: x.bitwise_not(), "invert": lambda m, x: ~x, "clamp": lambda m, x: x.clamp(0, 1),
+    "clamp_": lambda m, x: x.clone().clamp_(max=1), "where": lambda m, x: m.where(m.ones(2, 2, dtype=m.bool), x, 0),
+    "sum": lambda m, x: x.sum(), "sum1": lambda m, x: x.sum(1), "prod": lambda m, x: x.prod(), "mean": lambda m, x: x.mean(),
+    "var": lambda m, x: x.var(0), "std": lambda m, x: x.std(), "all": lambda m, x: x.all(), "any": lambda m, x: x.any(1),
+    "max": lambda m, x: x.max(), "min1": lambda m, x: x.min(1), "argmax": lambda m, x: x.argmax(),
+    "argmin": lambda m, x: x.argmin(1), "softmax1": lambda m, x: x.softmax(1), "log_softmax0": lambda m, x: x.log_softmax(0),
+    "matmul": lambda m, x: x @ x, "mm": lambda m, x: x.mm(x), "bmm": lambda m, x: x[None].bmm(x[None]),
+    "dot": lambda m, x: x[0].dot(x[0]), "outer": lambda m, x: x[0].outer(x[1]), "einsum": lambda m, x: m.einsum("ij,jk", x, x),
+    "max_other": lambda m, x: x.max(x), "iadd": lambda m, x: x.clone().add_(x), "imul": lambda m, x: x.clone().mul_(2),
+    "idiv": lambda m, x: x.clone().div_(2), "to64": lambda m, x: x.to(m.float64), "reshape": lambda m, x: x.t().reshape(4),
+}
+_BINARY = {
+    "add": lambda a, b: a + b, "rsub": lambda a, b: b - a, "mul": lambda a, b: a * b, "div": lambda a, b: a / b,
+    "lt": lambda a, b: a < b, "eq": lambda a, b: a == b, "pow": lambda a, b: a ** b, "maximum": lambda a, b: a.maximum(b),
+    "fdiv": lambda a, b: a // b, "where": lambda a, b: a.where(a == a, b),
+}
+
+
+def _kind(fn):
+    """("ok", result dtype) or ("error", builtin class, first line)."""
+    r, e = outcome(fn)
+    if e is not None:
+        return "error", builtin_class(e).__name__, str(e).splitlines()[0]
+    return "ok", str(r.dtype).removeprefix("torch.").removeprefix("strided.")
+
+
+@pytest.mark.parametrize("dtype", ["complex64", "complex128", "uint16", "uint32", "uint64"])
+def test_every_op_supports_or_refuses_like_torch(dtype):
+    t = torch.tensor([[1, 2], [3, 4]], dtype=getattr(torch, dtype))
+    s = st.tensor([[1, 2], [3, 4]], dtype=dtype)
+    for name, fn in _UNARY.items():
+        assert _kind(lambda: fn(st, s)) == _kind(lambda: fn(torch, t)), (dtype, name)  # noqa: B023
+
+
+@pytest.mark.parametrize("d1", ["bool", "uint8", "int64", "float16", "float32", "float64", "complex64",
+                                "complex128", "uint16", "uint32", "uint64"])
+def test_mixed_dtype_binary_ops_like_torch(d1):
+    for d2 in ["bool", "uint8", "int64", "float32", "float64", "complex64", "complex128", "uint16", "uint32", "uint64"]:
+        if d1 == "float16" and d2.startswith("complex"):
+            continue  # Note: PyTorch gives complex32 there, which strided lacks (complex64 instead)
+        for shape in ((2, 2), ()):
+            ta, sa = torch.ones(2, 2, dtype=getattr(torch, d1)), st.ones(2, 2, dtype=d1)
+            tb, sb = torch.ones(shape, dtype=getattr(torch, d2)), st.ones(*shape, dtype=d2)
+            for name, fn in _BINARY.items():
+                assert _kind(lambda: fn(sa, sb)) == _kind(lambda: fn(ta, tb)), (d1, d2, shape, name)  # noqa: B023

@@ -149,9 +149,7 @@ def _binary_dtypes(op: BinaryOp, a: Any, b: Any) -> tuple[DType, DType]:
 
 
 def _binary_dtypes_uncached(op: BinaryOp, a: Any, b: Any) -> tuple[DType, DType]:
-    rt = result_type_of_classes((operand_class(a), operand_class(b)))
     kind = op.kind
-    _check_support(op.name, rt, (a, b))  # complex / uint16-64 ops PyTorch has no kernel for
     if op.no_bool and (_dtype_of(a) is bool_ or _dtype_of(b) is bool_):
         both = _dtype_of(a) is bool_ and _dtype_of(b) is bool_
         def desc(x: Any) -> str:
@@ -174,6 +172,12 @@ def _binary_dtypes_uncached(op: BinaryOp, a: Any, b: Any) -> tuple[DType, DType]
                 "to subtract it as numbers, convert the bool tensor first: mask.to(strided.int64)",
             )
         )
+    if kind == "minmax":  # PyTorch refuses a complex operand before it promotes
+        for x in (a, b):
+            if _dtype_of(x).is_complex:
+                _check_support(op.name, _dtype_of(x), (a, b))
+    rt = result_type_of_classes((operand_class(a), operand_class(b)))
+    _check_support(op.name, rt, (a, b))  # complex / uint16-64 ops PyTorch has no kernel for
     if (type(b) is UInt64Scalar and kind != "pow") or (type(a) is UInt64Scalar and op is not DIV):
         # (its own cache key: see UInt64Scalar). PyTorch computes ``number / t`` as
         # reciprocal(t) * number, a float times the number, and reads ``t ** number``'s exponent

@@ -27,7 +27,6 @@ from ..errors import (
     StridedError,
     StridedNotImplementedError,
     StridedRuntimeError,
-    StridedTypeError,
     join_lines,
 )
 from .promotion import TORCH_NAMES
@@ -46,7 +45,6 @@ UNSIGNED: dict[str, str] = {
     "einsum": "bmm",
 }
 
-_INVERT = "~ (operator.invert) is only implemented on integer and Boolean-type tensors"
 _CLAMP = "clamp is not supported for complex types"
 # op -> (error class, first line; "{T}" is PyTorch's dtype name)
 COMPLEX: dict[str, tuple[type[StridedError], str]] = {
@@ -55,7 +53,8 @@ COMPLEX: dict[str, tuple[type[StridedError], str]] = {
     "remainder": (StridedNotImplementedError, '"remainder_cpu" not implemented for \'{T}\''),
     **{op: (StridedNotImplementedError, f'"{op}_cpu" not implemented for \'{{T}}\'')
        for op in ("bitwise_and", "bitwise_or", "bitwise_xor")},
-    "bitwise_not": (StridedTypeError, _INVERT),
+    # (the ~ operator raises PyTorch's TypeError before reaching here: ops.unary._invert)
+    "bitwise_not": (StridedNotImplementedError, '"bitwise_not_cpu" not implemented for \'{T}\''),
     "maximum": (StridedRuntimeError, "maximum not implemented for complex tensors."),
     "minimum": (StridedRuntimeError, "minimum not implemented for complex tensors."),
     "max": (StridedNotImplementedError, '"max_all" not implemented for \'{T}\''),
