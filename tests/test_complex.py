@@ -412,3 +412,20 @@ def test_mixed_dtype_binary_ops_like_torch(d1):
             tb, sb = torch.ones(shape, dtype=getattr(torch, d2)), st.ones(*shape, dtype=d2)
             for name, fn in _BINARY.items():
                 assert _kind(lambda: fn(sa, sb)) == _kind(lambda: fn(ta, tb)), (d1, d2, shape, name)  # noqa: B023
+
+
+def test_pickle_and_deepcopy_keep_the_parts_sharing_memory():
+    import copy
+    import pickle
+
+    # as strided pickles every view (and as torch deep-copies): one buffer under both after the trip
+    # (Note: torch's pickle does not keep it, for slices neither)
+    c = st.tensor([1 + 2j, 3j])
+    for c2, r2 in (pickle.loads(pickle.dumps((c, c.real))), copy.deepcopy((c, c.real))):
+        r2[0] = 100.0
+        assert c2.tolist() == [100 + 2j, 3j] and r2.base is c2
+    assert c.tolist() == [1 + 2j, 3j]
+    t = torch.tensor([1 + 2j, 3j])
+    t2, tr2 = copy.deepcopy((t, t.real))
+    tr2[0] = 100.0
+    assert t2.tolist() == [100 + 2j, 3j]

@@ -30,7 +30,7 @@ import numpy as np
 
 from . import layout as L
 from .callsite import PACKAGE_DIR
-from .dtypes import DType
+from .dtypes import DType, from_numpy_dtype
 from .errors import StridedRuntimeError, join_lines
 from .kernels.listeners import OPEN, Listener, OpRecord, emit, listeners, listening
 from .kernels.memory import copy_to_new, new_storage, numpy_view
@@ -242,6 +242,30 @@ _ROOT_OF: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
 _ALIASED = False  # whether any typed alias was ever made
 
 
+class _TypedAlias(Storage):
+    """A Storage over another storage's bytes as another element type (see :func:`reinterpreted`).
+
+    Pickled and deep-copied as "that storage, read as this dtype", so a tensor and its
+    ``real``/``imag``/``view(dtype)`` views still share one buffer after the round trip, as
+    strided's other views do (PyTorch keeps it through deepcopy; # Note: not through pickle).
+    """
+
+    __slots__ = ()
+
+    def __reduce__(self) -> tuple[object, ...]:
+        root = storage_root(self)
+        if root is self:  # (the owner is gone: these bytes are all that is left)
+            return (Storage, (self.array,))
+        return (_alias_from, (root, self.array.dtype.str))
+
+
+def _alias_from(root: Storage, dtype: str) -> Storage:
+    """Unpickling a typed alias: ``root``'s bytes read as ``dtype`` (a NumPy dtype string)."""
+    found = from_numpy_dtype(np.dtype(dtype))
+    assert found is not None
+    return _typed_alias(root, found)
+
+
 def storage_root(storage: Storage) -> Storage:
     """The storage that owns ``storage``'s bytes: itself, or the one a typed alias reads."""
     if _ALIASED:  # (a plain flag: no dictionary is consulted before the first alias is made)
@@ -267,7 +291,7 @@ def _typed_alias(storage: Storage, dtype: DType) -> Storage:
         typed = np.broadcast_to(np.zeros(1, dtype.numpy), (n,))
     else:  # the same buffer, its tail bytes that make no whole element left out (as PyTorch)
         typed = np.ndarray((n,), dtype.numpy, arr)
-    alias = _new(Storage)
+    alias = _new(_TypedAlias)
     alias.array = typed
     alias._pinned = (f"are a {root.array.dtype} storage's bytes read as {dtype.name} (a view made by "
                      "view(dtype), real, imag, view_as_real or view_as_complex)")
