@@ -162,14 +162,14 @@ def test_tensor_in_range_or_float_overflow_like_torch(data, dtype):
     assert_same(st.tensor(data, dtype=dtype), torch.tensor(data, dtype=getattr(torch, dtype)))
 
 
-def test_tensor_complex_is_type_error():
-    with pytest.raises(TypeError, match="complex"):
-        st.tensor([1 + 2j])
-    with pytest.raises(TypeError, match="complex"):
-        st.tensor(np.array([1 + 2j]))
+def test_tensor_complex_infers_like_torch():
+    # complex is supported since issue 12: Python complex -> complex64, NumPy keeps its dtype
+    assert st.tensor([1 + 2j]).dtype is st.dtypes.complex64
+    assert st.tensor(np.array([1 + 2j])).dtype is st.dtypes.complex128
+    assert torch.tensor([1 + 2j]).dtype is torch.complex64
 
 
-@pytest.mark.parametrize("dtype", ["float128", "complex64", "int128", "str", object, 5])
+@pytest.mark.parametrize("dtype", ["float128", "complex256", "int128", "str", object, 5])
 def test_unknown_dtype_is_type_error_naming_supported(dtype):
     with pytest.raises(TypeError) as info:
         st.zeros(2, dtype=dtype)
@@ -245,13 +245,25 @@ def test_from_numpy_zero_size_and_0d():
     assert a == 6.0
 
 
-@pytest.mark.parametrize("dtype", [np.complex64, np.uint16, np.uint32, np.uint64, "U3", object])
+@pytest.mark.parametrize("dtype", [np.clongdouble, np.float128, np.int8(0).dtype.newbyteorder("S").str[:1] + "U3", "U3",
+                                   object])
 def test_from_numpy_unsupported_dtype_is_type_error(dtype):
     a = np.zeros(3, dtype=dtype)
     with pytest.raises(TypeError) as info:
         st.from_numpy(a)
     assert isinstance(info.value, st.StridedError)
     assert "can't convert np.ndarray of type" in str(info.value)
+
+
+@pytest.mark.parametrize("dtype", [np.complex64, np.complex128, np.uint16, np.uint32, np.uint64])
+def test_from_numpy_complex_and_wide_unsigned_like_torch(dtype):
+    # supported since issue 12, as torch.from_numpy takes them: memory shared, dtype kept
+    a = np.arange(3).astype(dtype)
+    t = st.from_numpy(a)
+    ref = torch.from_numpy(a)
+    assert t.dtype.name == str(ref.dtype).removeprefix("torch.")
+    a[1] = 7
+    assert t.tolist() == ref.tolist() == a.tolist()
 
 
 def test_from_numpy_strides_not_multiple_of_itemsize():
@@ -494,7 +506,7 @@ def test_factories_negative_size(op):
         (lambda: torch.full((2,), "x"), lambda: st.full((2,), "x"), ["'x'", "t.item()"]),
         (lambda: torch.full_like(torch.zeros(2), None), lambda: st.full_like(st.zeros(2), None), ["full_like writes one number"]),
         (lambda: torch.from_numpy([1, 2]), lambda: st.from_numpy([1, 2]), ["strided.tensor(data)"]),
-        (lambda: torch.tensor([1 + 2j], dtype=torch.float32), lambda: st.tensor(np.array([1 + 2j])), ["complex128", "a.real"]),
+        (lambda: torch.tensor([1 + 2j], dtype=torch.float32), lambda: st.tensor([1 + 2j], dtype="float32"), ["complex128", "a.real"]),
     ],
 )
 def test_creation_errors_explain_themselves(peer, ours, details):

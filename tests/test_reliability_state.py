@@ -450,7 +450,9 @@ def test_r2_16_tensors_of_every_dtype_pickle_like_torch(dtype):
     t = st.tensor(values, dtype=dtype)
     tt = torch.tensor(values, dtype=getattr(torch, dtype.name))
     back = pickle.loads(pickle.dumps(t))
-    torch_back = pickle.loads(pickle.dumps(tt))
+    # torch 2.13 cannot unpickle its own uint16/32/64 tensors (AttributeError: UntypedStorage has
+    # no dtype); strided can, and its values are compared with the torch tensor's own
+    torch_back = tt if dtype.name in ("uint16", "uint32", "uint64") else pickle.loads(pickle.dumps(tt))
     assert back.dtype is dtype and back.tolist() == torch_back.tolist() == values
     assert copy.deepcopy(t).tolist() == values
 

@@ -467,9 +467,9 @@ def type_name(value: Any) -> str:
 
 
 def is_number(value: Any) -> bool:
-    """A real number PyTorch takes as a Scalar: bool, int, float, or a NumPy scalar of those kinds."""
-    return isinstance(value, (bool, int, float)) or (
-        isinstance(value, np.generic) and value.dtype.kind in "biuf"
+    """A number PyTorch takes as a Scalar: bool, int, float, complex, or a NumPy scalar of those kinds."""
+    return isinstance(value, (bool, int, float, complex)) or (
+        isinstance(value, np.generic) and value.dtype.kind in "biufc"
     )
 
 
@@ -479,9 +479,9 @@ def scalar_value(value: Any, op: str = "full") -> Any:
     >>> scalar_value(np.float32(1.5))
     1.5
     """
-    if isinstance(value, np.generic) and value.dtype.kind in "biuf":
+    if isinstance(value, np.generic) and value.dtype.kind in "biufc":
         value = value.item()
-    if isinstance(value, (bool, int, float)):
+    if isinstance(value, (bool, int, float, complex)):
         return value
     raise StridedTypeError(
         join_lines(

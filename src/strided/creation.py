@@ -18,13 +18,16 @@ from .dtypes import (
     DType,
     bool_,
     check_int64,
+    complex64,
     from_numpy_dtype,
     scalar_dtype,
     scalar_overflow,
     to_dtype,
+    uint64,
 )
 from .errors import (
     StridedNotImplementedError,
+    StridedOverflowError,
     StridedRuntimeError,
     StridedTypeError,
     StridedValueError,
@@ -53,17 +56,15 @@ def _infer_dtype(array: np.ndarray, from_python: bool) -> DType:
             return DEFAULT_INT
         if kind == "f":
             return DEFAULT_FLOAT
+        if kind == "c":
+            return complex64  # PyTorch: the complex dtype of the default float32
     found = from_numpy_dtype(_native(array.dtype))
     if found is None:
         raise StridedTypeError(
             join_lines(
                 f"can't convert data of type {array.dtype} to a tensor; strided supports {SUPPORTED}",
                 f"the array has NumPy dtype {array.dtype}, which strided cannot hold; convert it first"
-                + (
-                    ": pass its real and imaginary parts as two real tensors (numpy: a.real, a.imag)"
-                    if array.dtype.kind == "c"
-                    else ", e.g. strided.tensor(a.astype('float64'))"
-                ),
+                ", e.g. strided.tensor(a.astype('float64'))",
             )
         )
     return found
@@ -102,6 +103,8 @@ def tensor(data: Any, dtype: Any = None, *, device: Any = None) -> Tensor:
         except (ValueError, OverflowError) as err:
             raise _nesting_error(data, err) from None
         floats_wanted = dtype is not None and to_dtype(dtype).is_floating_point
+        if dtype is not None and to_dtype(dtype) is uint64:
+            source = _uint64_source(data, source)  # PyTorch reads the ints as uint64 here
         if source.dtype == object and _is_big_int_mix(source, floats_wanted):
             source = source.astype(np.float64)  # PyTorch reads them all as floats
         if source.dtype == object or source.dtype.kind in "USV":
@@ -113,7 +116,8 @@ def tensor(data: Any, dtype: Any = None, *, device: Any = None) -> Tensor:
                 f"new(): invalid data type {', '.join(kinds) or source.dtype}; tensor() takes "
                 f"numbers ({SUPPORTED})"
             )
-        if (source.dtype.kind == "f" or source.dtype == np.uint64) and not floats_wanted:
+        if (source.dtype.kind == "f" or source.dtype == np.uint64) and not floats_wanted \
+                and not (dtype is not None and to_dtype(dtype) is uint64):
             # NumPy widens ints beyond int64 to float64/uint64; PyTorch refuses them, unless it
             # reads them as floats (a float among them, or a float dtype asked for)
             _check_python_ints(data)
@@ -130,17 +134,34 @@ def tensor(data: Any, dtype: Any = None, *, device: Any = None) -> Tensor:
                         "fix: pick a wider dtype (dtype=strided.int64 or strided.float64)",
                     )
                 )
-    if source.dtype.kind == "c":
+    if source.dtype.kind == "c" and not target.is_complex:
+        # Note: PyTorch casts complex data to a real dtype silently (dropping the imaginary
+        # part, with a warning); strided refuses, as the imaginary parts would be lost unseen.
         raise StridedTypeError(
             join_lines(
-                f"complex data is not supported; strided supports {SUPPORTED}",
-                f"the data has NumPy dtype {source.dtype}; pass its real and imaginary parts "
-                "as two real tensors (numpy: a.real, a.imag)",
+                "must be real number, not complex",
+                f"the data has NumPy dtype {source.dtype} and dtype={target.name} was asked for: a real "
+                "dtype would drop the imaginary parts",
+                "fix: keep it complex (dtype=strided.complex64), or pass the real parts (numpy: a.real)",
             )
         )
     # Note: torch.tensor refuses data in non-native byte order (ValueError); tensor() copies
     # anyway, so it converts while it copies, as np.asarray(a, "=f4") would.
     return copy_array_of(source, "tensor(data)", target)
+
+
+def _uint64_source(data: Any, source: np.ndarray) -> np.ndarray:
+    """Python ints for a uint64 tensor, read as PyTorch reads them: ``[0, 2**64)``, else OverflowError."""
+    for x in _leaves(data):
+        if isinstance(x, int) and not isinstance(x, bool) and not 0 <= x < 2**64:
+            first = "can't convert negative int to unsigned" if x < 0 else "int too big to convert"
+            raise StridedOverflowError(join_lines(
+                first,
+                f"tensor(..., dtype=uint64) was given the Python int {x}; uint64 holds 0 to {2**64 - 1}",
+                "fix: pick a signed dtype (dtype=strided.int64) for negative numbers"))
+    if source.dtype == object and all(isinstance(x, int) for x in _leaves(data)):
+        return source.astype(np.uint64)  # (ints from 2**63 on next to others NumPy kept as objects)
+    return source
 
 
 def _check_python_ints(data: Any) -> None:

@@ -26,7 +26,7 @@ def describe(t: Tensor) -> str:
     lines = [
         f"shape {lay.shape}, strides {lay.strides}, storage offset {lay.offset}, dtype {t.dtype.name}",
         f"contiguous: {'yes' if t.is_contiguous() else 'no'} ({layout_origin(lay)})",
-        f"storage: {t.untyped_storage().size()} elements ({t.untyped_storage().nbytes()} bytes); "
+        f"storage: {t.untyped_storage().nbytes() // t.itemsize} elements ({t.untyped_storage().nbytes()} bytes); "
         + _addressed(lay),
     ]
     if t.base is not None:

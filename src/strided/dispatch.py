@@ -20,6 +20,7 @@ tensor layer hands it the class it builds (:func:`install`).
 from __future__ import annotations
 
 import sys
+import weakref
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from contextvars import ContextVar
@@ -29,7 +30,7 @@ import numpy as np
 
 from . import layout as L
 from .callsite import PACKAGE_DIR
-from .dtypes import DType
+from .dtypes import DType, from_numpy_dtype
 from .errors import StridedRuntimeError, join_lines
 from .kernels.listeners import OPEN, Listener, OpRecord, emit, listeners, listening
 from .kernels.memory import copy_to_new, new_storage, numpy_view
@@ -38,7 +39,7 @@ from .storage import Storage
 
 __all__ = [
     "OPEN", "OpRecord", "adopted", "borrowed", "copied", "copy_array_of", "copy_of", "created", "install", "listen",
-    "report", "result", "result_array", "view_of",
+    "reinterpreted", "report", "result", "result_array", "storage_root", "view_of",
 ]
 
 _new = object.__new__
@@ -211,6 +212,103 @@ def copy_array_of(array: np.ndarray, reason: str, dtype: DType) -> Any:
     if OPEN:
         emit("tensor", "copy", (), t, reason, L.product(shape) * dtype.numpy.itemsize)
     return t
+
+
+def reinterpreted(source: Any, dtype: DType, layout: Layout, name: str | None = None) -> Any:
+    """A view of ``source``'s bytes read as ``dtype`` through ``layout`` (counted in ``dtype``'s
+    elements): THE primitive behind ``view(dtype)``, ``real``/``imag``, ``view_as_real`` and
+    ``view_as_complex``. Nothing is copied; writes through either side land in the same bytes.
+
+    A Storage holds one NumPy array of one element type, so the view gets a *typed alias*: a
+    second Storage over the same buffer, one per (storage, dtype), so that ``c.real`` and
+    ``c.imag`` share one. ``untyped_storage()`` answers with the storage that owns the bytes
+    (:func:`storage_root`), so, as in PyTorch, every view of them reports one storage. The two
+    Storage objects are tied: neither may move any more (``resize_`` beyond the buffer is
+    refused with the reason), since a reallocation of one would silently detach the other.
+    ``strided.shares_memory`` and ``data_ptr()`` see the same memory; the view's ``base`` is
+    ``source``'s root, as for every view.
+
+    >>> c = strided.tensor([1 + 2j]); r = reinterpreted(c, strided.float32, c.layout)
+    """
+    storage = source._storage
+    if storage.array.dtype != dtype.numpy:
+        storage = _typed_alias(storage, dtype)
+    t = _make(storage, layout, dtype)
+    base = source._base
+    t._base = source if base is None else base
+    if OPEN:
+        view_of(source, t, name)
+    return t
+
+
+# storage -> {NumPy dtype: its typed alias} (weak keys: the aliases live as long as their storage,
+# or the tensors over them), and alias -> a weak reference to the storage it aliases.
+_ALIASES: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
+_ROOT_OF: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
+_ALIASED = False  # whether any typed alias was ever made
+
+
+class _TypedAlias(Storage):
+    """A Storage over another storage's bytes as another element type (see :func:`reinterpreted`).
+
+    Pickled and deep-copied as "that storage, read as this dtype", so a tensor and its
+    ``real``/``imag``/``view(dtype)`` views still share one buffer after the round trip, as
+    strided's other views do (PyTorch keeps it through deepcopy; # Note: not through pickle).
+    """
+
+    __slots__ = ()
+
+    def __reduce__(self) -> tuple[object, ...]:
+        root = storage_root(self)
+        if root is self:  # (the owner is gone: these bytes are all that is left)
+            return (Storage, (self.array,))
+        return (_alias_from, (root, self.array.dtype.str))
+
+
+def _alias_from(root: Storage, dtype: str) -> Storage:
+    """Unpickling a typed alias: ``root``'s bytes read as ``dtype`` (a NumPy dtype string)."""
+    found = from_numpy_dtype(np.dtype(dtype))
+    assert found is not None
+    return _typed_alias(root, found)
+
+
+def storage_root(storage: Storage) -> Storage:
+    """The storage that owns ``storage``'s bytes: itself, or the one a typed alias reads."""
+    if _ALIASED:  # (a plain flag: no dictionary is consulted before the first alias is made)
+        ref = _ROOT_OF.get(storage)
+        if ref is not None:
+            return ref() or storage
+    return storage
+
+
+def _typed_alias(storage: Storage, dtype: DType) -> Storage:
+    """The Storage over ``storage``'s bytes as ``dtype`` elements (made once per pair; both pinned)."""
+    ref = _ROOT_OF.get(storage)
+    root = (ref() if ref is not None else None) or storage
+    if dtype.numpy == root.array.dtype:
+        return root
+    aliases = _ALIASES.setdefault(root, {})
+    found = aliases.get(dtype.numpy)
+    if found is not None:
+        return found
+    arr = root.array
+    n = arr.nbytes // dtype.itemsize
+    if arr.strides == (0,) and arr.size > 1:  # explain's stand-in storage: no memory behind it
+        typed = np.broadcast_to(np.zeros(1, dtype.numpy), (n,))
+    else:  # the same buffer, its tail bytes that make no whole element left out (as PyTorch)
+        typed = np.ndarray((n,), dtype.numpy, arr)
+    alias = _new(_TypedAlias)
+    alias.array = typed
+    alias._pinned = (f"are a {root.array.dtype} storage's bytes read as {dtype.name} (a view made by "
+                     "view(dtype), real, imag, view_as_real or view_as_complex)")
+    if root._pinned is None:
+        root._pinned = (f"are also read as {dtype.name} by a view (view(dtype), real, imag, view_as_real "
+                        "or view_as_complex) over their own bytes, which would go on reading the old buffer")
+    aliases[dtype.numpy] = alias
+    _ROOT_OF[alias] = weakref.ref(root)
+    global _ALIASED
+    _ALIASED = True
+    return alias
 
 
 def view_of(source: Any, view: Any, name: str | None = None) -> None:

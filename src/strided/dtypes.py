@@ -17,15 +17,17 @@ from .errors import StridedOverflowError, StridedTypeError, join_lines
 class DType:
     """One element type: its name, NumPy dtype and category."""
 
-    __slots__ = ("name", "numpy", "itemsize", "is_floating_point", "is_signed", "kind")
+    __slots__ = ("name", "numpy", "itemsize", "is_floating_point", "is_complex", "is_signed", "kind")
 
     def __init__(self, name: str) -> None:
         self.name = name
         self.numpy = np.dtype(name)
         self.itemsize = self.numpy.itemsize
-        self.kind = "b" if name == "bool" else self.numpy.kind  # 'b', 'i', 'u', 'f'
+        self.kind = "b" if name == "bool" else self.numpy.kind  # 'b', 'i', 'u', 'f', 'c'
+        # As PyTorch: a complex dtype is neither floating point nor integral, and is signed.
         self.is_floating_point = self.kind == "f"
-        self.is_signed = self.kind in "if"
+        self.is_complex = self.kind == "c"
+        self.is_signed = self.kind in "ifc"
 
     def __repr__(self) -> str:
         return f"strided.{self.name}"
@@ -42,14 +44,28 @@ int16 = DType("int16")
 int32 = DType("int32")
 int64 = DType("int64")
 uint8 = DType("uint8")
+uint16 = DType("uint16")
+uint32 = DType("uint32")
+uint64 = DType("uint64")
 float16 = DType("float16")
 float32 = DType("float32")
 float64 = DType("float64")
+complex64 = DType("complex64")
+complex128 = DType("complex128")
 
-ALL_DTYPES: tuple[DType, ...] = (bool_, uint8, int8, int16, int32, int64, float16, float32, float64)
+cfloat = complex64  # PyTorch's aliases
+cdouble = complex128
+
+ALL_DTYPES: tuple[DType, ...] = (bool_, uint8, int8, int16, int32, int64, float16, float32, float64,
+                                 uint16, uint32, uint64, complex64, complex128)
+# The dtypes most ops compute on (the nine strided started with); PyTorch 2.13 gives the
+# unsigned uint16/32/64 only creation, copies, comparisons and a few more (ops.unsigned).
+CORE_DTYPES: tuple[DType, ...] = ALL_DTYPES[:9]
+UNSIGNED_WIDE: tuple[DType, ...] = (uint16, uint32, uint64)
+COMPLEX: tuple[DType, ...] = (complex64, complex128)
 _BY_NAME = {d.name: d for d in ALL_DTYPES}
 _BY_NAME.update({"half": float16, "float": float32, "double": float64, "long": int64,
-                 "int": int32, "short": int16})
+                 "int": int32, "short": int16, "cfloat": complex64, "cdouble": complex128})
 _BY_NUMPY = {d.numpy: d for d in ALL_DTYPES}
 
 DEFAULT_FLOAT = float32
@@ -121,11 +137,31 @@ _NAMES = {  # name: (TORCH_NAME, C10_NAME, CPP_NAME)
     "float16": ("Half", "c10::Half", "c10::Half"),
     "float32": ("Float", "float", "float"),
     "float64": ("Double", "double", "double"),
+    "uint16": ("UInt16", "uint16_t", "unsigned short"),
+    "uint32": ("UInt32", "uint32_t", "unsigned int"),
+    "uint64": ("UInt64", "uint64_t", "unsigned long"),
+    "complex64": ("ComplexFloat", "c10::complex<float>", "c10::complex<float>"),
+    "complex128": ("ComplexDouble", "c10::complex<double>", "c10::complex<double>"),
 }
 TORCH_NAME = {name: row[0] for name, row in _NAMES.items()}
 C10_NAME = {name: row[1] for name, row in _NAMES.items()}
 CPP_NAME = {name: row[2] for name, row in _NAMES.items()}
 assert set(_NAMES) == {d.name for d in ALL_DTYPES}
+
+
+def real_of(dtype: DType) -> DType:
+    """The dtype of a complex dtype's parts (complex64 -> float32); any other dtype itself."""
+    return _REAL_OF.get(dtype, dtype)
+
+
+def complex_of(dtype: DType) -> DType | None:
+    """The complex dtype whose parts are ``dtype`` (float32 -> complex64), or None (PyTorch's
+    complex32 of float16 is not in strided, nor in NumPy)."""
+    return _COMPLEX_OF.get(dtype)
+
+
+_REAL_OF = {complex64: float32, complex128: float64}
+_COMPLEX_OF = {float32: complex64, float64: complex128}
 
 
 def scalar_overflow(value: object, dtype: DType, c_name: bool = True) -> str | None:
@@ -137,9 +173,17 @@ def scalar_overflow(value: object, dtype: DType, c_name: bool = True) -> str | N
     their range (# Note: PyTorch skips the float16 check when filling a single element); integer types refuse nan, inf and out-of-range values, where an
     unsigned type also accepts Python ints down to ``-max`` (they wrap).
     """
-    if isinstance(value, (bool, np.bool_)) or dtype.kind == "b" or dtype.name == "float64":
+    if isinstance(value, (complex, np.complexfloating)) and dtype.kind != "c":
+        if value.imag != 0:  # PyTorch refuses to drop an imaginary part here
+            return f"value cannot be converted to type {C10_NAME[dtype.name] if c_name else dtype.name} without overflow"
+        value = value.real
+    if isinstance(value, (bool, np.bool_)) or dtype.kind == "b" or dtype.name in ("float64", "complex128"):
         return None
-    if dtype.kind == "f":
+    if dtype.kind == "c":
+        z = complex(value)  # type: ignore[arg-type]
+        big = float(np.finfo(np.float32).max)
+        bad = any(bool(np.isfinite(p)) and abs(p) > big for p in (z.real, z.imag))
+    elif dtype.kind == "f":
         f = float(value)  # type: ignore[arg-type]
         bad = bool(np.isfinite(f)) and abs(f) > float(np.finfo(dtype.numpy).max)
     else:
@@ -178,4 +222,6 @@ def scalar_dtype(value: object) -> DType | None:
         return DEFAULT_INT
     if isinstance(value, float):
         return DEFAULT_FLOAT
+    if isinstance(value, complex):
+        return complex64  # PyTorch: the default complex dtype of the default float32
     return None

@@ -15,6 +15,7 @@ from collections.abc import Sequence
 import numpy as np
 
 from .dtypes import DEFAULT_FLOAT, DEFAULT_INT, DType, bool_
+from .dtypes import complex64 as DEFAULT_COMPLEX  # PyTorch's default complex (of float32)
 from .layout import Layout, product
 
 PRECISION = 4
@@ -72,6 +73,22 @@ class _Formatter:
         return " " * (self.max_width - len(text)) + text
 
 
+class _ComplexFormatter:
+    """PyTorch's pair of formatters for a complex tensor: one for the real parts, one for the
+    imaginary parts; an element is ``real`` then ``+imag`` (the imaginary text keeps its own
+    sign) and ``j``. ``max_width`` is the element's width as ``_vector`` lays rows out."""
+
+    def __init__(self, values: np.ndarray) -> None:
+        self.real = _Formatter(values.real, True)
+        self.imag = _Formatter(values.imag, True)
+        self.max_width = self.real.max_width + self.imag.max_width + 1
+
+    def format(self, value: complex) -> str:
+        real = self.real.format(float(value.real))
+        imag = (self.imag.format(float(value.imag)) + "j").lstrip()
+        return real + imag if imag[0] in "+-" else real + "+" + imag
+
+
 def _shown(size: int, summarize: bool) -> range | list[int]:
     """The indices of one dim that a print shows: all, or the edge items when summarized."""
     if summarize and size > 2 * EDGEITEMS:
@@ -96,7 +113,7 @@ def shown_values(storage: np.ndarray, layout: Layout, summarize: bool) -> np.nda
     return storage[positions]
 
 
-def _vector(items: list[str], cut: bool, indent: int, fmt: _Formatter) -> str:
+def _vector(items: list[str], cut: bool, indent: int, fmt: _Formatter | _ComplexFormatter) -> str:
     per_line = max(1, (LINEWIDTH - indent) // (fmt.max_width + 2))
     if cut:
         items = [*items[:EDGEITEMS], " ...", *items[EDGEITEMS:]]
@@ -104,7 +121,8 @@ def _vector(items: list[str], cut: bool, indent: int, fmt: _Formatter) -> str:
     return "[" + (",\n" + " " * (indent + 1)).join(lines) + "]"
 
 
-def _nested(values: list, shape: Sequence[int], cuts: Sequence[bool], indent: int, fmt: _Formatter) -> str:
+def _nested(values: list, shape: Sequence[int], cuts: Sequence[bool], indent: int,
+            fmt: _Formatter | _ComplexFormatter) -> str:
     """PyTorch's ``_tensor_str_with_formatter`` over the shown ``values`` (flat, row-major over
     ``shape``, the shown sizes); ``cuts[d]`` marks a summarized dim, printed with "..." mid-way."""
     if not shape:
@@ -137,12 +155,12 @@ def format_tensor(storage: np.ndarray, layout: Layout, dtype: DType) -> str:
             suffixes.append(f"dtype={dtype!r}")
         body = "[]"
     else:
-        if dtype not in (DEFAULT_FLOAT, DEFAULT_INT, bool_):
+        if dtype not in (DEFAULT_FLOAT, DEFAULT_INT, bool_, DEFAULT_COMPLEX):
             suffixes.append(f"dtype={dtype!r}")
         summarize = numel > THRESHOLD
         values = shown_values(storage, layout, summarize)
         # (PyTorch prints float16 through float32; both widen exactly to the Python floats used here)
-        fmt = _Formatter(values, dtype.is_floating_point)
+        fmt = _ComplexFormatter(values) if dtype.is_complex else _Formatter(values, dtype.is_floating_point)
         shown = [len(_shown(n, summarize)) for n in shape]
         cuts = [summarize and n > 2 * EDGEITEMS for n in shape]
         body = _nested(values.tolist(), shown, cuts, indent, fmt)

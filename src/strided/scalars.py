@@ -25,7 +25,7 @@ from typing import Any
 
 import numpy as np
 
-from .dtypes import DType, bool_, check_int64, float16, scalar_overflow
+from .dtypes import TORCH_NAME, DType, bool_, check_int64, float16, scalar_overflow
 from .errors import StridedOverflowError, StridedRuntimeError, join_lines
 from .kernels.fpstate import quiet
 
@@ -70,8 +70,6 @@ def parse_setitem_int(value: int, op: str) -> None:
     check_int64(value, op)
 
 
-_TORCH_DTYPE_NAMES = {"bool": "Bool", "uint8": "Byte", "int8": "Char", "int16": "Short", "int32": "Int",
-                      "int64": "Long", "float16": "Half", "float32": "Float", "float64": "Double"}
 
 
 def uint64_promotion_error(first: Any, second: Any, op: str) -> StridedRuntimeError:
@@ -80,7 +78,7 @@ def uint64_promotion_error(first: Any, second: Any, op: str) -> StridedRuntimeEr
     ``first``/``second`` are DTypes or the string ``"UInt64"``, in PyTorch's order.
     """
     def name(d: Any) -> str:
-        return d if isinstance(d, str) else _TORCH_DTYPE_NAMES[d.name]
+        return d if isinstance(d, str) else TORCH_NAME[d.name]
 
     return StridedRuntimeError(
         join_lines(
@@ -97,6 +95,11 @@ def wrapped(value: Number, dtype: DType) -> Any:
     """``value`` as a NumPy scalar of ``dtype``, converted as PyTorch converts a wrapped number:
     ints wrap modulo ``2**bits`` into integer dtypes, floats round (overflow to inf, silently)."""
     np_type = dtype.numpy.type
+    if dtype.kind == "c":
+        with quiet():
+            return np_type(complex(value))
+    if isinstance(value, complex):
+        value = value.real  # (checked callers refused a nonzero imaginary part before)
     if isinstance(value, bool) or dtype is bool_:
         return np_type(bool(value))
     if dtype.kind in "iu":

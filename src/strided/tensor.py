@@ -16,6 +16,7 @@ from typing import Any, TypeVar
 
 import numpy as np
 
+from . import dispatch as _dispatch
 from . import layout as L
 from .args import (
     check_not_0d,
@@ -32,14 +33,15 @@ from .args import (
     type_name,
     unflatten_sizes,
 )
-from .dispatch import OPEN, copy_of, view_of
-from .dtypes import DType, to_dtype
-from .errors import StridedRuntimeError, StridedTypeError
+from .dispatch import OPEN, copy_of, reinterpreted, storage_root, view_of
+from .dtypes import TORCH_NAME, DType, to_dtype
+from .errors import StridedRuntimeError, StridedTypeError, join_lines
 from .formatting import format_tensor
 from .indexing import index_layout
 from .kernels import copy_array, numpy_view
 from .layout import Layout
 from .layout import plans as P
+from .layout.dtype_view import view_dtype_layout
 from .layout.formats import is_channels_last_3d_contiguous
 from .layout.plans import Copy, View
 from .memory_format import (
@@ -139,6 +141,8 @@ class Tensor:
       ``index_add_``, ``index_copy``, ``index_copy_``.
     - :mod:`strided.ops.masked`: ``masked_fill``, ``masked_fill_``, ``masked_select``, ``masked_scatter``,
       ``masked_scatter_``, ``nonzero``, ``argwhere``.
+    - :mod:`strided.ops.complex_ops`: ``real``, ``imag`` (properties, settable), ``H``, ``mH``, ``conj``,
+      ``conj_physical``, ``conj_physical_``, ``resolve_conj``, ``is_conj``, ``adjoint``, ``angle``, ``is_complex``.
     - :mod:`strided.ops.conversions`: ``float``, ``double``, ``half``, ``bfloat16``, ``long``, ``int``,
       ``short``, ``char``, ``byte``, ``bool``, ``type``, ``to``, ``detach``, ``detach_``, ``cpu``,
       ``device``, ``is_cpu``.
@@ -265,8 +269,10 @@ class Tensor:
         return self._storage.data_ptr() + self._layout.offset * self._dtype.itemsize
 
     def untyped_storage(self) -> Storage:
-        """The Storage shared by this tensor and all its views."""
-        return self._storage
+        """The Storage shared by this tensor and all its views, those in another dtype included
+        (``view(dtype)``, ``real``, ``imag``: the storage that owns the bytes), as in PyTorch."""
+        storage = self._storage
+        return storage_root(storage) if _dispatch._ALIASED else storage
 
     def is_contiguous(self, memory_format: MemoryFormat = contiguous_format) -> bool:
         """PyTorch's rules: size-1 dims are ignored; empty tensors are contiguous."""
@@ -321,8 +327,8 @@ class Tensor:
             found = self.__eq__(element)
             if found is not NotImplemented:
                 return bool(found.any())
-        # Note: PyTorch lets Decimal, Fraction and complex numbers through to ==; strided's ==
-        # takes none of them, so they get this error too.
+        # Note: PyTorch lets Decimal and Fraction numbers through to ==; strided's == takes
+        # neither of them, so they get this error too (complex numbers compare, as in PyTorch).
         raise contains_error(element, self._dtype.name, self._layout.shape)
 
     def __len__(self) -> int:
@@ -386,8 +392,14 @@ class Tensor:
             raise view_refused(plan, L.layout_origin(self._layout), self._dtype.itemsize)
         raise error(plan)
 
-    def view(self, *shape: Any) -> Tensor:
-        """The same elements as ``shape`` without copying; refuses when the strides cannot express it."""
+    def view(self, *shape: Any, dtype: Any = None) -> Tensor:
+        """The same elements as ``shape`` without copying; refuses when the strides cannot express it.
+
+        ``view(dtype)`` reads the same bytes as another dtype (PyTorch's rules: see
+        :func:`strided.layout.dtype_view.view_dtype_layout`).
+        """
+        if dtype is not None or (shape and shape[0].__class__ is DType):
+            return _view_dtype(self, shape, dtype)
         if not shape:
             raise missing("view", "size")
         lay = self._layout
@@ -754,15 +766,59 @@ class Tensor:
         return bool(self.item())
 
     def __float__(self) -> float:
-        return float(self.item())
+        return float(_real_item(self.item(), "double"))
 
     def __int__(self) -> int:
-        return int(self.item())
+        return int(_real_item(self.item(), "int64_t"))
+
+    def __complex__(self) -> complex:
+        return complex(self.item())
 
     def __index__(self) -> int:
-        if self._dtype.is_floating_point or self.numel() != 1:
+        if self._dtype.kind in "fc" or self.numel() != 1:
             raise index_error(self._dtype.name, self._layout.shape)
         return int(self.item())
+
+
+def _real_item(value: Any, c_name: str) -> Any:
+    """A complex element converted to a real Python number as PyTorch converts it: only with a
+    zero imaginary part."""
+    if value.__class__ is complex:
+        if value.imag:
+            raise StridedRuntimeError(join_lines(
+                f"value cannot be converted to type {c_name} without overflow",
+                f"the element is {value!r}; a real number cannot hold its imaginary part",
+                "fix: take a part first: float(t.real) or abs(t.item())"))
+        return value.real
+    return value
+
+
+def _view_dtype(self: Tensor, shape: tuple, dtype: Any) -> Tensor:
+    """``self.view(dtype)``: the same bytes as ``dtype``, through the one reinterpreting primitive."""
+    if dtype is None:
+        if len(shape) != 1:
+            raise StridedTypeError(f"view() takes one dtype or sizes, got {len(shape)} arguments")
+        dtype = shape[0]
+    elif shape:
+        raise StridedTypeError("view() got a dtype and sizes; pass one: view(dtype) or view(*sizes)")
+    new = to_dtype(dtype)
+    lay = self._layout
+    plan = view_dtype_layout(lay, self._dtype.itemsize, new.itemsize, TORCH_NAME[self._dtype.name],
+                             TORCH_NAME[new.name])
+    if plan.__class__ is not Layout:
+        first = plan.first
+        fix = (f"fix: x.view(1).view(strided.{new.name}) gives it a last dim first" if "dim()" in first else
+               f"fix: narrow the last dim to a multiple of {new.itemsize // self._dtype.itemsize} elements"
+               if "size(-1)" in first else
+               f"fix: x.clone().view(strided.{new.name}) reads a fresh copy's bytes (offset 0)"
+               if "offset" in first else
+               f"fix: x.contiguous().view(strided.{new.name}) reads a contiguous copy's bytes")
+        raise StridedRuntimeError(join_lines(
+            plan.first,
+            f"x: shape {lay.shape}, strides {lay.strides}, offset {lay.offset} ({self._dtype.name}, "
+            f"{self._dtype.itemsize} bytes each), read as {new.name} ({new.itemsize} bytes): {plan.why}",
+            fix))
+    return reinterpreted(self, new, plan)
 
 
 F = TypeVar("F", bound=Callable)

@@ -30,6 +30,7 @@ import numpy as np
 from .. import dtypes as D
 from ..dispatch import PLANNER
 from ..layout import Layout, ReshapeRefusal, is_contiguous, layout_origin, product
+from ..layout.dtype_view import DtypeViewRefusal, view_dtype_layout
 from ..memory_format import MemoryFormat, channels_last, contiguous_format, preserve_format
 from ..messages import copy_why
 from ..storage import Storage
@@ -92,7 +93,7 @@ def source_of(x: Any) -> Source:
     if isinstance(x, Tensor):
         lay = x.layout
         return Source("strided", lay.shape, lay.strides, lay.offset, x.dtype.itemsize,
-                      x.untyped_storage().size(), x.dtype, x.dtype.name)
+                      x.untyped_storage().nbytes() // x.dtype.itemsize, x.dtype, x.dtype.name)
     itemsize = x.element_size()
     name = str(x.dtype).removeprefix("torch.")
     return Source("torch", tuple(x.shape), tuple(x.stride()), x.storage_offset(), itemsize,
@@ -385,6 +386,9 @@ def explain_torch(x: Any, op: str, args: tuple = (), kwargs: dict | None = None)
     if src.library == "torch" and op == "view" and len(args) == 1 and not kwargs and _is_torch(args[0]) \
             and type(args[0]).__name__ == "dtype":
         return _view_dtype(src, args[0], call)
+    if src.library == "strided" and op == "view" and len(args) == 1 and isinstance(args[0], D.DType) \
+            and not kwargs:
+        return _view_dtype(src, args[0], call)  # (the shadow's result would sit on a typed alias)
     out_itemsize = src.itemsize
     returns_self_forced = False
     if op == "to":
@@ -431,16 +435,16 @@ _SCALAR_NAMES = {
 def _view_dtype(src: Source, dtype: Any, call: str) -> Explanation:
     """PyTorch's ``x.view(dtype)``: the same bytes read as another dtype (a view). Of a different
     element size, the last dim must have stride 1 and is scaled; the other strides and the offset
-    are rescaled (and must divide when the new element is larger)."""
-    # Note: strided's Tensor.view takes no dtype (strided's explain predicts its TypeError).
+    are rescaled (and must divide when the new element is larger).
+
+    The rule is the layout layer's (:func:`strided.layout.dtype_view.view_dtype_layout`), the one
+    strided's own ``Tensor.view(dtype)`` carries out; only the lazy-bit check is PyTorch's alone.
+    """
     new = dtype.itemsize
     old = src.itemsize
-    name = str(dtype).removeprefix("torch.")
-    base = dict(library="torch", op="view", call=call, input_shape=src.shape, input_strides=src.strides,
+    name = dtype.name if isinstance(dtype, D.DType) else str(dtype).removeprefix("torch.")
+    base = dict(library=src.library, op="view", call=call, input_shape=src.shape, input_strides=src.strides,
                 input_offset=src.offset, itemsize=old)
-    shape, strides, offset = list(src.shape), list(src.strides), src.offset
-    what = (f"to view {_SCALAR_NAMES.get(src.dtype_name, src.dtype_name)} as "
-            f"{_SCALAR_NAMES.get(name, name)} (different element sizes)")
 
     def refuse(first: str, why: str) -> Explanation:
         return Explanation(outcome="error", error=f"RuntimeError: {first}",
@@ -451,33 +455,11 @@ def _view_dtype(src: Source, dtype: Any, call: str) -> Explanation:
         return refuse(f"torch.Tensor.view is not supported for {bit} when converting to a different dtype.",
                       "x's conjugation (or negation) is a lazy bit, not in its bytes: "
                       f"x.{'resolve_conj' if src.conj else 'resolve_neg'}() first materializes it")
-    if new != old:
-        if not shape:
-            return refuse(f"self.dim() cannot be 0 {what}", "a 0-d tensor has no last dim to rescale")
-        if strides[-1] != 1:
-            return refuse(f"self.stride(-1) must be 1 {what}, but got {strides[-1]}",
-                          "the bytes of one new element must lie side by side along the last dim")
-        if old > new:
-            ratio = old // new
-            strides = [st * ratio for st in strides[:-1]] + [1]
-            shape[-1] *= ratio
-            offset *= ratio
-        else:
-            ratio = new // old
-            if shape[-1] % ratio:
-                return refuse(f"self.size(-1) must be divisible by {ratio} {what}, but got {shape[-1]}",
-                              f"{ratio} old elements make one new one")
-            if offset % ratio:
-                return refuse(f"self.storage_offset() must be divisible by {ratio} {what}, but got {offset}",
-                              "the first element must start on a new element's boundary")
-            for i, st in enumerate(strides[:-1]):
-                if st % ratio:
-                    return refuse(f"self.stride({i}) must be divisible by {ratio} {what}, but got {st}",
-                                  "every step must land on a new element's boundary")
-            strides = [st // ratio for st in strides[:-1]] + [1]
-            shape[-1] //= ratio
-            offset //= ratio
-    return Explanation(outcome="view", shape=tuple(shape), strides=tuple(strides), offset=offset,
+    plan = view_dtype_layout(src.layout, old, new, _SCALAR_NAMES.get(src.dtype_name, src.dtype_name),
+                             _SCALAR_NAMES.get(name, name))
+    if isinstance(plan, DtypeViewRefusal):
+        return refuse(plan.first, plan.why)
+    return Explanation(outcome="view", shape=plan.shape, strides=plan.strides, offset=plan.offset,
                        reason=f"a view: the same bytes read as {name} ({new} bytes each)\n{_origin(src)}", **base)
 
 

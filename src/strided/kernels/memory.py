@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import contextlib
 import functools
+import warnings
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from typing import Any
@@ -219,12 +220,22 @@ _TILE_MIN_NUMEL = 1 << 18
 
 def _copy_values(dest: np.ndarray, source: np.ndarray) -> None:
     """``dest[...] = source`` (unsafe casting), tiled when the two memory orders disagree."""
+    source = _real_for(dest, source)
     if source.size >= _TILE_MIN_NUMEL:
         tile_dims = _transposing_dims(dest, source)
         if tile_dims is not None:
             _copy_tiled(dest, source, *tile_dims)
             return
     np.copyto(dest, source, casting="unsafe")
+
+
+def _real_for(dest: np.ndarray, source: Any) -> Any:
+    """A complex ``source`` written into a real (not bool) ``dest``: its real parts, with PyTorch's
+    warning (NumPy would warn with its own ComplexWarning); anything else as it is."""
+    if isinstance(source, (np.ndarray, np.generic)) and source.dtype.kind == "c" and dest.dtype.kind not in "cb":
+        warnings.warn("Casting complex values to real discards the imaginary part", UserWarning, stacklevel=4)
+        return source.real
+    return source
 
 
 def _transposing_dims(dest: np.ndarray, source: np.ndarray) -> tuple[int, int] | None:
@@ -335,4 +346,4 @@ def write(storage: Storage, layout: Layout, value: np.ndarray | object) -> None:
     if dest.ndim == 1 and isinstance(value, np.ndarray) and value.ndim and np.may_share_memory(dest, value):
         value = copy_array(value, "write: the source overlaps the 1-d destination (read before writing)")
     with quiet():
-        np.copyto(dest, value, casting="unsafe")
+        np.copyto(dest, _real_for(dest, value), casting="unsafe")

@@ -77,6 +77,8 @@ def variance_into(x: np.ndarray, axes: tuple[int, ...], acc: np.dtype, n: int, d
         centre = np.add.reduce(x, axis=axes, dtype=acc, keepdims=True)
         centre /= n
         deviation = np.subtract(x, centre, dtype=acc)  # a fresh array: the kernel's work, not a copy
+        if deviation.dtype.kind == "c":  # |z - mean|^2, real (PyTorch's complex var)
+            deviation = np.abs(deviation)
         np.multiply(deviation, deviation, out=deviation)
         squares = np.add.reduce(deviation, axis=axes, keepdims=True)
         squares /= denominator

@@ -48,6 +48,7 @@ from .matmul import matmul
 from .memo import Memo
 from .promotion import result_type
 from .reductions import _accumulator
+from .support import check as _check_support
 
 __all__ = ["EinsumPlan", "Route", "Step", "einsum", "einsum_plan"]
 
@@ -501,6 +502,7 @@ def _dtype_of(operands: Sequence[Tensor]) -> DType:
                     "einsum multiplies operands of one dtype: "
                     + ", ".join(f"operand {k} is {x._dtype.name}" for k, x in enumerate(operands)),
                     f"fix: convert first, e.g. x.to(strided.{d.name})"))
+        _check_support("einsum", d, tuple(operands))  # uint16/32/64: PyTorch's bmm has no kernel
     return d
 
 

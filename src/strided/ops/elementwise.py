@@ -41,7 +41,7 @@ import numpy as np
 from .. import layout as L
 from ..dispatch import OPEN, adopted, report
 from ..dispatch import result as fresh_result
-from ..dtypes import ALL_DTYPES, DType, bool_, float16, float32, int64
+from ..dtypes import CORE_DTYPES, DType, bool_, float16, float32, int64
 from ..errors import StridedRuntimeError, StridedTypeError, join_lines
 from ..kernels.elementwise import (
     assign,
@@ -73,6 +73,7 @@ from .operands import (
 )
 from .promotion import operand_class, result_type_of_classes, to_float
 from .registry import method
+from .support import check as _check_support
 
 # ---------------------------------------------------------------- binary ops
 
@@ -104,7 +105,7 @@ class BinaryOp:
     late_checks: bool = False  # the kernel's dtype refusals come after the broadcast check (PyTorch's order)
 
 
-_ALL = frozenset(ALL_DTYPES)
+_ALL = frozenset(CORE_DTYPES)  # (complex and uint16/32/64 take the checked path: ops.support)
 _FLOATS = frozenset(d for d in _ALL if d.is_floating_point)
 _NO_BOOL = _ALL - {bool_}
 _INTS = frozenset(d for d in _ALL if not d.is_floating_point)
@@ -151,7 +152,6 @@ def _binary_dtypes(op: BinaryOp, a: Any, b: Any) -> tuple[DType, DType]:
 
 
 def _binary_dtypes_uncached(op: BinaryOp, a: Any, b: Any) -> tuple[DType, DType]:
-    rt = result_type_of_classes((operand_class(a), operand_class(b)))
     kind = op.kind
     if op.no_bool and (_dtype_of(a) is bool_ or _dtype_of(b) is bool_):
         both = _dtype_of(a) is bool_ and _dtype_of(b) is bool_
@@ -175,6 +175,12 @@ def _binary_dtypes_uncached(op: BinaryOp, a: Any, b: Any) -> tuple[DType, DType]
                 "to subtract it as numbers, convert the bool tensor first: mask.to(strided.int64)",
             )
         )
+    if kind == "minmax":  # PyTorch refuses a complex operand before it promotes
+        for x in (a, b):
+            if _dtype_of(x).is_complex:
+                _check_support(op.name, _dtype_of(x), (a, b))
+    rt = result_type_of_classes((operand_class(a), operand_class(b)))
+    _check_support(op.name, rt, (a, b))  # complex / uint16-64 ops PyTorch has no kernel for
     if (type(b) is UInt64Scalar and kind != "pow") or (type(a) is UInt64Scalar and op is not DIV):
         # (its own cache key: see UInt64Scalar). PyTorch computes ``number / t`` as
         # reciprocal(t) * number, a float times the number, and reads ``t ** number``'s exponent
@@ -199,7 +205,7 @@ def _dtype_of(x: Any) -> DType | None:
 
 
 def _check_int_divisor(op: BinaryOp, b: Any, compute: DType, size: int) -> None:
-    if compute.is_floating_point or not size:
+    if compute.kind in "fc" or not size:
         return
     zero = (_np_scalar(b, compute) == 0) if not isinstance(b, Tensor) else not all_nonzero(_view(b))
     if zero:
@@ -284,7 +290,7 @@ def _binary(op: BinaryOp, a: Any, b: Any, target: Tensor | None = None, alpha: A
             source = 1 if (isinstance(b, Tensor) or b == 0) else _view(a)
             assign(_view(out), source)
             return out
-        if not compute.is_floating_point:
+        if compute.kind not in "fc":
             _int_pow(a, b, compute, out)
             return out
     if op.opmath_scalar and compute is float16 and _is_scalar_operand(b):
@@ -411,7 +417,7 @@ def _pow_exponent(b: bool | int | float, compute: DType, op: str) -> Any:
     refused, then it must fit int64 and the dtype (uint8 ** 300 is refused, not computed as
     uint8 ** 44); float16 checks it too (1e5 is refused), float32/64 take any. Returns it as a
     NumPy scalar of ``compute`` for the checked dtypes, unchanged otherwise."""
-    if not compute.is_floating_point:
+    if compute.kind not in "fc":
         if b < 0:
             raise StridedRuntimeError(
                 join_lines(
@@ -471,7 +477,7 @@ def _make_binary(op: BinaryOp) -> tuple[Callable[..., Tensor], ...]:
     return fn, dunder, reflected, inplace
 
 
-_KNOWN = (Tensor, bool, int, float, np.ndarray, np.generic)
+_KNOWN = (Tensor, bool, int, float, complex, np.ndarray, np.generic)
 _EXACT = 2**53  # Python ints below this convert to a float exactly
 
 

@@ -32,6 +32,7 @@ from ..tensor import Tensor, tensor_arg
 from . import return_types
 from .reduce_args import reduced_shape, reduction_dims, shape_text
 from .registry import method
+from .support import check as _check_support
 
 
 def _empty_dim_error(op: str, t: Tensor, d: int) -> StridedIndexError:
@@ -95,6 +96,7 @@ def _extreme(self: Tensor, dim: Any, keepdim: bool, op: str) -> Any:
                 f"keepdim; for a reduction along a dim, pass the dim as an int: {op}(dim, keepdim)"
             )
         return getattr(self, "maximum" if op == "max" else "minimum")(dim)
+    _check_support(op if dim is None else op + ".dim", self._dtype, (self,))  # complex, uint16-64
     if dim is None:
         # Note: PyTorch's max() takes no keepdim and refuses dim=None; strided accepts both.
         out = _full(self, op)
@@ -118,6 +120,7 @@ def min(self: Tensor, dim: Any = None, keepdim: bool = False) -> Any:  # noqa: A
 def _arg(self: Tensor, dim: Any, keepdim: bool, op: str) -> Tensor:
     tensor_arg(self, op)
     keepdim = check_keepdim(keepdim, op)
+    _check_support(op, self._dtype, (self,))  # complex, uint16-64
     if self._dtype is bool_dtype:
         raise StridedRuntimeError(
             join_lines(

@@ -59,10 +59,11 @@ def _refuse_bool(dtype: DType, kernel: str, op: str, empty: bool = False) -> Non
     """bool has no product kernel; like PyTorch, mm/mv/bmm with no work to do never reach it."""
     # Note: PyTorch returns an empty or all-False bool result for bool operands when the
     # result is empty or the contracted dim is 0 (mm, mv, bmm; not dot); strided does the same.
-    if dtype.kind == "b" and not empty:
+    # (uint16/32/64 have no product kernel either in PyTorch 2.13: the same error names them)
+    if (dtype.kind == "b" or (dtype.kind == "u" and dtype.itemsize > 1)) and not empty:
         raise StridedNotImplementedError(
             join_lines(
-                f"\"{kernel}\" not implemented for 'Bool'",
+                f"\"{kernel}\" not implemented for '{TORCH_NAME[dtype.name]}'",
                 f"{op} multiplies and adds numbers; fix: convert first, e.g. a.to(strided.int64)",
             )
         )

@@ -56,9 +56,9 @@ def _operand(x: Any, op: str) -> Any:
     """
     if type(x) is Tensor or isinstance(x, Tensor):
         return x
-    if isinstance(x, np.generic) and x.dtype.kind in "biuf":
+    if isinstance(x, np.generic) and x.dtype.kind in "biufc":
         x = x.item()
-    if isinstance(x, (bool, int, float)):
+    if isinstance(x, (bool, int, float, complex)):
         if type(x) is int and not -(2**63) <= x < 2**63:
             return parse_int(x, op)
         return x

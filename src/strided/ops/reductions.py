@@ -23,7 +23,7 @@ import numpy as np
 
 from ..args import check_keepdim
 from ..dispatch import OPEN, adopted, report, result_array
-from ..dtypes import TORCH_NAME, DType, float16, float32, float64, int64, uint8
+from ..dtypes import TORCH_NAME, DType, float16, float32, float64, int64, real_of, uint8
 from ..dtypes import bool_ as bool_dtype
 from ..errors import StridedOverflowError, StridedRuntimeError, StridedTypeError, join_lines
 from ..kernels.fpstate import quiet_call, quiet_retry
@@ -49,7 +49,7 @@ def _accumulator(out_dtype: DType) -> np.dtype:
 def _integral_to_int64(t: Tensor, dtype: DType | None) -> DType:
     if dtype is not None:
         return dtype
-    return int64 if not t._dtype.is_floating_point else t._dtype
+    return int64 if t._dtype.kind in "biu" else t._dtype
 
 
 def _sum_like(ufunc: np.ufunc, self: Tensor, dim: Any, keepdim: bool, dtype: Any, op: str,
@@ -60,7 +60,12 @@ def _sum_like(ufunc: np.ufunc, self: Tensor, dim: Any, keepdim: bool, dtype: Any
     out_dtype = _integral_to_int64(self, optional_dtype(dtype))
     shape = self._layout.shape
     out, out_np = result_array(reduced_shape(shape, dims, keepdim), out_dtype)
-    reduce_into(ufunc, self._np(), numpy_axes(dims, len(shape)), _accumulator(out_dtype), out_np, keepdim)
+    x = self._np()
+    if x.dtype.kind == "c" and out_dtype.kind != "c":
+        # complex summed as a real dtype: each element converted first (its real part), as PyTorch
+        warnings.warn("Casting complex values to real discards the imaginary part", UserWarning, stacklevel=3)
+        x = x.real
+    reduce_into(ufunc, x, numpy_axes(dims, len(shape)), _accumulator(out_dtype), out_np, keepdim)
     return report(op, (self,), out)
 
 
@@ -136,7 +141,7 @@ def _to_out(result: Tensor, out: Any, op: str, self: Tensor) -> Tensor:
 def _float_result(self: Tensor, dtype: Any, op: str) -> DType:
     given = optional_dtype(dtype)
     if given is not None:
-        if not given.is_floating_point:
+        if given.kind not in "fc":
             raise StridedRuntimeError(
                 join_lines(
                     f"{op}(): could not infer output dtype. Optional dtype must be either a floating "
@@ -145,7 +150,7 @@ def _float_result(self: Tensor, dtype: Any, op: str) -> DType:
                 )
             )
         return given
-    if not self._dtype.is_floating_point:
+    if self._dtype.kind not in "fc":
         raise StridedRuntimeError(
             join_lines(
                 f"{op}(): could not infer output dtype. Input dtype must be either a floating point "
@@ -208,7 +213,7 @@ def _variance(self: Tensor, dim: Any, unbiased: Any, keepdim: bool, correction: 
     else:
         correction = 1 if correction is None else _correction(correction, op)
     keepdim = check_keepdim(keepdim, op)
-    if not self._dtype.is_floating_point:
+    if self._dtype.kind not in "fc":
         raise StridedRuntimeError(
             join_lines(
                 "std and var only support floating point and complex dtypes",
@@ -232,7 +237,7 @@ def _variance(self: Tensor, dim: Any, unbiased: Any, keepdim: bool, correction: 
             UserWarning,
             stacklevel=3,
         )
-    out, out_np = result_array(reduced_shape(shape, dims, keepdim), self._dtype)
+    out, out_np = result_array(reduced_shape(shape, dims, keepdim), real_of(self._dtype))  # complex: real
     x = self._np()
     if not shape:  # a 0-d tensor: work on a (1,) view of it
         x, axes = x.reshape(1), (0,)

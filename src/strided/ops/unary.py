@@ -15,8 +15,10 @@ from typing import Any
 
 import numpy as np
 
+from .. import layout as L
 from ..dispatch import OPEN, adopted, report
-from ..dtypes import DType, bool_
+from ..dispatch import result as fresh_result
+from ..dtypes import DType, bool_, real_of
 from ..errors import StridedRuntimeError, StridedTypeError, join_lines
 from ..kernels.elementwise import (
     UnaryKernel,
@@ -46,6 +48,7 @@ from .operands import (
 )
 from .promotion import TORCH_NAMES, operand_class, result_type_of_classes, to_float
 from .registry import method
+from .support import check as _check_support
 
 # ---------------------------------------------------------------- unary ops
 
@@ -115,8 +118,11 @@ def _unary(op: UnaryOp, x: Any, target: Tensor | None = None) -> Tensor:
             raise _not_implemented(op.bool_not_implemented, d)
     if op is BITWISE_NOT and d.is_floating_point:
         raise _not_implemented("bitwise_not_cpu", d)
+    _check_support(op.name, d, (x,))  # complex / uint16-64 kernels PyTorch lacks
     compute = to_float(d) if op.float_out else d
     lay = x._layout
+    if op is ABS and d.is_complex:  # |z| is real: complex64 -> float32, as PyTorch
+        return _complex_abs(x, target)
     if target is None:
         out = _fresh_output(lay.shape, compute, [x], compute)
     else:
@@ -125,6 +131,26 @@ def _unary(op: UnaryOp, x: Any, target: Tensor | None = None) -> Tensor:
     token = _quiet_set(_QUIET)
     try:
         op.compute(_view(x), _view(out), compute.numpy)
+    finally:
+        _quiet_reset(token)
+    return out
+
+
+def _complex_abs(x: Tensor, target: Tensor | None) -> Tensor:
+    """``abs`` of a complex tensor: a real result (PyTorch refuses the in-place form)."""
+    if target is not None:
+        raise StridedRuntimeError(
+            join_lines(
+                "In-place abs is not supported for complex tensors.",
+                f"|z| of the {x._dtype.name} tensor is {real_of(x._dtype).name}, which its elements cannot hold",
+                "fix: y = x.abs() (a new real tensor)",
+            )
+        )
+    lay = x._layout  # PyTorch allocates it with empty_like(x, real dtype): x's dense strides kept
+    out = fresh_result(lay.shape, real_of(x._dtype), L.preserve_format_strides(lay.shape, lay.strides))
+    token = _quiet_set(_QUIET)
+    try:
+        np.absolute(_view(x), out=_view(out))
     finally:
         _quiet_reset(token)
     return out
@@ -203,8 +229,8 @@ negative = neg
 
 
 def _invert(self: Tensor) -> Tensor:
-    """``~x``: bitwise not of a bool or integer tensor (TypeError for floats, as in PyTorch)."""
-    if self._dtype.is_floating_point:
+    """``~x``: bitwise not of a bool or integer tensor (TypeError for floats and complex, as in PyTorch)."""
+    if self._dtype.kind in "fc":
         raise StridedTypeError(
             join_lines(
                 "~ (operator.invert) is only implemented on integer and Boolean-type tensors",
@@ -255,6 +281,7 @@ def _clamp(x: Any, min: Any, max: Any, target: Tensor | None) -> Tensor:  # noqa
     if not x._dtype.is_floating_point and any(type(v) is UInt64Scalar for v in bounds):
         _check_uint64_scalars(operands, name)  # (PyTorch promotes only for a non-float input)
     rt = result_type_of_classes(tuple(operand_class(v) for v in operands))
+    _check_support(_clamp_kernel(min, max, bounds), rt, tuple(operands))
     if rt is bool_:
         tensors = [isinstance(v, Tensor) for v in bounds]
         if not any(tensors):
@@ -282,6 +309,12 @@ def _clamp(x: Any, min: Any, max: Any, target: Tensor | None) -> Tensor:  # noqa
     hi_arg = _bound_arg(hi, rt, name, "max")
     clamp_into(_view(x), lo_arg, hi_arg, _view(out), rt.numpy)
     return report(name, (x, *bounds), out)
+
+
+def _clamp_kernel(min: Any, max: Any, bounds: list) -> str:  # noqa: A002
+    """The name :mod:`strided.ops.support` knows this clamp by (PyTorch's kernels differ by case)."""
+    which = "clamp" if min is not None and max is not None else "clamp_min" if min is not None else "clamp_max"
+    return which + ".tensor" if any(isinstance(v, Tensor) for v in bounds) else which
 
 
 def _bound_arg(bound: Any, rt: DType, op: str, which: str) -> Any:

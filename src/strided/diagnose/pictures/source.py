@@ -63,7 +63,9 @@ def source_of(x: Any) -> Source:
 
 
 def _strided_reader(x: Any, offset: int) -> Reader:
-    array = x.untyped_storage().array  # read at call time's buffer (resize_ may reallocate later)
+    # read at call time's buffer (resize_ may reallocate later), in the tensor's own dtype (the
+    # untyped storage of a view(dtype)/real/imag holds the bytes in the owner's dtype)
+    array = x._storage.array
     return lambda k: array[k].item()
 
 
