@@ -139,6 +139,13 @@ _NOT_OPS = {  # public names that are no op: types, constants, settings, factori
     "StridedRuntimeError", "StridedTypeError", "StridedValueError", "Tensor", "ViewError",
     "arange", "as_tensor", "empty", "empty_like", "from_numpy", "full", "full_like", "ones",
     "ones_like", "tensor", "zeros", "zeros_like", "broadcast_shapes",
+    "complex64", "complex128", "cfloat", "cdouble", "uint16", "uint32", "uint64", "channels_last_3d",
+    "device", "nn", "linalg", "linspace", "logspace", "eye", "empty_strided",
+    # random numbers: the generator and its settings, and the factories that sample new memory
+    "Generator", "default_generator", "initial_seed", "manual_seed", "seed", "rand", "rand_like", "randint",
+    "randint_like", "randn", "randn_like", "randperm", "normal", "bernoulli", "multinomial",
+    # predicates: a Python bool, no tensor
+    "allclose", "equal", "is_complex", "is_conj",
     # NumPy-style functions (numpy_api): they carry out the layout plans of their Tensor methods
     "ascontiguousarray", "asfortranarray", "broadcast_to", "ravel", "reshape",
     # the diagnostics: readers of plans and op records, not ops

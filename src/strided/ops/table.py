@@ -17,7 +17,29 @@ from dataclasses import dataclass
 from typing import Any
 
 from ..tensor import Tensor
-from . import einsum, extrema, matmul, reductions, softmax
+from . import (
+    binary_more,
+    complex_ops,
+    copies,
+    distance,
+    einsum,
+    extrema,
+    gather_scatter,
+    index_ops,
+    joining,
+    masked,
+    matmul,
+    nan_reductions,
+    reductions,
+    reorder,
+    scans,
+    searching,
+    sets,
+    softmax,
+    sorting,
+    triangles,
+    unary_more,
+)
 from . import elementwise as E
 from . import unary as U
 
@@ -45,6 +67,38 @@ _VIEWS = ("view", "view_as", "reshape", "flatten", "unflatten", "permute", "tran
           "split", "chunk", "unbind", "diagonal", "unfold", "as_strided", "__getitem__")
 _COPIES = ("contiguous", "clone", "to")
 
+# The everyday ops by module and the kind they report: "view" (new layouts over the inputs'
+# storage), "copy" (new memory filled from the inputs' elements, reported with a reason:
+# dispatch.copied) or "compute" (values computed, or an out-of-place write's result).
+_MORE: tuple[tuple[Any, str, str], ...] = (
+    (joining, "view", "atleast_1d atleast_2d atleast_3d broadcast_tensors tensor_split hsplit vsplit dsplit"),
+    (joining, "copy", "cat concat concatenate stack hstack vstack row_stack dstack column_stack"),
+    (triangles, "view", "meshgrid"),
+    (triangles, "copy", "tril triu diag diag_embed diagflat block_diag cartesian_prod"),
+    (reorder, "copy", "flip fliplr flipud roll rot90 tile repeat_interleave"),
+    (sorting, "copy", "sort argsort msort topk kthvalue"),
+    (scans, "copy", "cumsum cumprod cummax cummin diff"),
+    (sets, "copy", "unique unique_consecutive"),
+    (searching, "copy", "searchsorted bucketize"),
+    (gather_scatter, "copy", "gather take take_along_dim"),
+    (gather_scatter, "compute", "scatter scatter_add scatter_reduce"),
+    (index_ops, "copy", "index_select"),
+    (index_ops, "compute", "index_add index_copy index_fill"),
+    (masked, "copy", "masked_select nonzero argwhere"),
+    (masked, "compute", "masked_fill masked_scatter"),
+    (copies, "copy", " ".join(copies.COPY_FORMS)),
+    (complex_ops, "view", "real imag view_as_real view_as_complex resolve_conj adjoint"),
+    (complex_ops, "copy", "conj conj_physical"),
+    (complex_ops, "compute", "angle polar complex"),
+    (unary_more, "compute", "isnan isinf isfinite isposinf isneginf signbit logical_not floor ceil trunc fix "
+                            "frac sign sgn square log1p expm1 log2 log10 exp2 rsqrt reciprocal erf erfc erfinv "
+                            "tan asin arcsin acos arccos atan arctan sinh cosh asinh arcsinh acosh arccosh atanh "
+                            "arctanh deg2rad rad2deg round nan_to_num"),
+    (binary_more, "compute", "hypot atan2 arctan2 copysign fmod logical_and logical_or logical_xor lerp isclose"),
+    (nan_reductions, "compute", "amax amin aminmax nansum nanmean logsumexp count_nonzero norm"),
+    (distance, "compute", "cdist"),
+)
+
 
 def _entries() -> dict[str, OpEntry]:
     ops: dict[str, OpEntry] = {}
@@ -65,6 +119,9 @@ def _entries() -> dict[str, OpEntry]:
         ops[name] = OpEntry(name, "view", getattr(Tensor, name))
     for name in _COPIES:
         ops[name] = OpEntry(name, "copy", getattr(Tensor, name))
+    for module, kind, names in _MORE:
+        for name in names.split():
+            ops[name] = OpEntry(name, kind, getattr(module, name))
     return ops
 
 
