@@ -26,6 +26,7 @@ LAYERS: list[tuple[str, tuple[str, ...]]] = [
     ("tensor", ("tensor", "creation")),
     ("above tensor", ("writes", "numpy_api")),
     ("ops", ("ops", "nn", "linalg")),
+    ("autograd", ("autograd",)),
     ("diagnostics", ("describe", "diagnose")),
     # the `strided` command (tour, show, explain, watch) and its web face, the playground: one layer,
     # because the playground runs the cli's own show grammar and tour while `strided playground` and

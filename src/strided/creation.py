@@ -85,9 +85,15 @@ def array_source(array: np.ndarray) -> np.ndarray:
     return array
 
 
-def tensor(data: Any, dtype: Any = None, *, device: Any = None) -> Tensor:
+def tensor(data: Any, dtype: Any = None, *, device: Any = None, requires_grad: bool = False) -> Tensor:
     """A new tensor holding a copy of ``data`` (nested lists, a scalar, a NumPy array or a tensor);
-    ``device`` may only name the CPU (strided.device)."""
+    ``device`` may only name the CPU (strided.device); ``requires_grad=True`` makes it a leaf
+    that autograd collects the gradient of (``requires_grad_`` comes from strided.autograd)."""
+    t = _tensor(data, dtype, device)
+    return t.requires_grad_() if requires_grad else t
+
+
+def _tensor(data: Any, dtype: Any, device: Any) -> Tensor:
     parse_device(device, "tensor")
     if isinstance(data, Tensor):
         source = data._np()
@@ -367,22 +373,22 @@ def empty(*sizes: Any, dtype: Any = None, device: Any = None,
     return t
 
 
-def zeros(*sizes: Any, dtype: Any = None, device: Any = None) -> Tensor:
+def zeros(*sizes: Any, dtype: Any = None, device: Any = None, requires_grad: bool = False) -> Tensor:
     parse_device(device, "zeros")
     shape, dt = _sizes_and_dtype(sizes, dtype, "zeros")
     t = result(shape, dt)
     fill(t._storage.array, 0)
     if OPEN: created("zeros", (), t)  # noqa: E701
-    return t
+    return t.requires_grad_() if requires_grad else t  # (installed by strided.autograd)
 
 
-def ones(*sizes: Any, dtype: Any = None, device: Any = None) -> Tensor:
+def ones(*sizes: Any, dtype: Any = None, device: Any = None, requires_grad: bool = False) -> Tensor:
     parse_device(device, "ones")
     shape, dt = _sizes_and_dtype(sizes, dtype, "ones")
     t = result(shape, dt)
     fill(t._storage.array, 1)
     if OPEN: created("ones", (), t)  # noqa: E701
-    return t
+    return t.requires_grad_() if requires_grad else t  # (installed by strided.autograd)
 
 
 def _scalar_dtype(value: Any) -> DType:

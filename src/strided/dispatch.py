@@ -159,6 +159,7 @@ def adopted(array: np.ndarray, layout: Layout, dtype: DType) -> Any:
     t._layout = layout
     t._dtype = dtype
     t._base = None
+    t._ag = None
     return t
 
 
@@ -342,4 +343,5 @@ def _make(storage: Storage, layout: Layout, dtype: DType) -> Any:
     t._layout = layout
     t._dtype = dtype
     t._base = None
+    t._ag = None
     return t

@@ -160,9 +160,14 @@ class Tensor:
       ``geometric_``, ``log_normal_``, ``cauchy_``, ``bernoulli``, ``multinomial``.
     - :mod:`strided.ops.matmul`: ``matmul``, ``__matmul__``, ``__rmatmul__``, ``mm``, ``bmm``,
       ``dot``, ``outer``.
+    - :mod:`strided.autograd.tensor_api`: ``requires_grad``, ``requires_grad_``, ``grad``, ``grad_fn``,
+      ``retain_grad``, ``retains_grad``, ``register_hook``, ``backward``, ``data``, ``_version``
+      (``is_leaf`` answers for autograd too).
     """
 
-    __slots__ = ("_storage", "_layout", "_dtype", "_base", "__weakref__")
+    # _ag: None, or the autograd record of this tensor (strided.autograd.graph.Meta: requires_grad,
+    # grad, grad_fn, hooks). None for every tensor outside autograd, so an op checks one slot.
+    __slots__ = ("_storage", "_layout", "_dtype", "_base", "_ag", "__weakref__")
 
     # ops.elementwise installs __eq__ (elementwise, giving a bool tensor); tensors stay hashable
     # by identity, as in PyTorch. NumPy defers to our reflected operators (ndarray + tensor).
@@ -173,6 +178,7 @@ class Tensor:
     _layout: Layout
     _dtype: DType
     _base: Tensor | None
+    _ag: Any
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         raise not_built_directly()
@@ -187,6 +193,7 @@ class Tensor:
         t._dtype = self._dtype
         base = self._base
         t._base = self if base is None else base
+        t._ag = None
         if OPEN: view_of(self, t)  # noqa: E701 - one cheap check when nobody listens (strided.dispatch.listen)
         return t
 

@@ -177,6 +177,7 @@ def _strided_converted(op: str, x: Operand, other: Operand) -> tuple[bool, bool]
         t = object.__new__(Tensor)
         t._layout = L.Layout((0,) * len(o.shape), (1,) * len(o.shape), 0)
         t._dtype = d
+        t._ag = None
         return t
 
     px, po = proxy(x), proxy(other)

@@ -119,6 +119,7 @@ def shadow(src: Source) -> Tensor:
     t._layout = src.layout
     t._dtype = src.dtype
     t._base = None
+    t._ag = None
     return t
 
 

@@ -1,0 +1,33 @@
+"""Reverse-mode automatic differentiation for strided, with PyTorch's semantics and names.
+
+>>> import strided, strided.autograd
+>>> x = strided.tensor([[1.0, 2.0], [3.0, 4.0]], requires_grad=True)
+>>> y = (x.t() * x).sum()
+>>> y.grad_fn
+<SumBackward0 object at ...>
+>>> y.backward(); x.grad
+tensor([[2., 5.],
+        [4., 8.]])
+
+The parts: :mod:`.graph` (nodes, tensor records, version counters), :mod:`.engine` (the
+backward pass, :func:`backward`, :func:`grad`), :mod:`.function` (how an op records its node;
+the in-place checks), the rule tables :mod:`.rules_views` and :mod:`.rules_math`, :mod:`.mode`
+(``no_grad``, ``enable_grad``), :mod:`.gradcheck`, :mod:`.tensor_api` (the Tensor surface).
+"""
+
+from __future__ import annotations
+
+from . import install as _install
+from . import tensor_api as _tensor_api
+from .engine import backward, grad
+from .gradcheck import gradcheck
+from .graph import AccumulateGrad, Node
+from .mode import enable_grad, is_grad_enabled, no_grad, set_grad_enabled
+
+_tensor_api.install()
+_install.install()
+
+__all__ = [
+    "AccumulateGrad", "Node", "backward", "enable_grad", "grad", "gradcheck", "is_grad_enabled", "no_grad",
+    "set_grad_enabled",
+]

@@ -1,0 +1,317 @@
+"""The backward pass: from the roots' gradients through the graph, in topological order.
+
+1. Count, for every node reachable from the roots, how many edges lead into it.
+2. Run a node once all its consumers have given it their gradients (summed per output: this
+   is what makes diamonds and reuse, ``b = a + a; c = b * b``, exact).
+3. Its rule turns the gradients of its outputs into gradients of its inputs; each is checked
+   against the input's shape and dtype (summed over broadcast dims, cast), then handed on.
+4. At an AccumulateGrad node the gradient is added into the leaf's ``.grad`` (or, for
+   :func:`grad`, captured and returned).
+
+Hooks: a tensor's ``register_hook`` functions run on its gradient before it is used (for a
+non-leaf, before its producer runs); ``retain_grad`` is such a hook that keeps the gradient.
+"""
+
+from __future__ import annotations
+
+import warnings
+from collections.abc import Sequence
+from typing import Any
+
+import numpy as np
+
+from .. import layout as L
+from ..dispatch import result
+from ..errors import StridedRuntimeError, join_lines
+from ..tensor import Tensor
+from . import graph as G
+from .graph import GRAD_MODE, AccumulateGrad, Node, edge
+
+
+def _ones_like(t: Tensor) -> Tensor:
+    out, arr = _fresh(t._layout.shape, t)
+    arr[...] = 1
+    return out
+
+
+def _fresh(shape: tuple, like: Tensor) -> tuple[Tensor, np.ndarray]:
+    out = result(shape, like._dtype)
+    return out, out._np()
+
+
+def _roots(tensors: Sequence[Tensor], grads: Sequence[Any] | None, what: str) -> list[tuple]:
+    out = []
+    for i, t in enumerate(tensors):
+        if not G.requires_grad(t):
+            raise StridedRuntimeError(join_lines(
+                f"element {i} of tensors does not require grad and does not have a grad_fn",
+                f"{what}[{i}] (shape {t._layout.shape}) was computed from no tensor that requires grad"
+                + (" (or under strided.no_grad())" if True else ""),
+                "fix: make an input require grad first: x = strided.tensor(..., requires_grad=True) "
+                "or x.requires_grad_()"))
+        g = None if grads is None else grads[i]
+        if g is None:
+            if L.product(t._layout.shape) != 1:
+                raise StridedRuntimeError(join_lines(
+                    "grad can be implicitly created only for scalar outputs",
+                    f"{what}[{i}] has shape {t._layout.shape}: its gradient has as many elements, "
+                    "and which to start from is yours to say",
+                    "fix: reduce first (y.sum().backward()), or pass gradient=strided.ones_like(y)"))
+            g = _ones_like(t)
+        elif g.__class__ is not Tensor:
+            raise StridedRuntimeError("gradient must be a Tensor or None")
+        elif g._layout.shape != t._layout.shape:
+            raise StridedRuntimeError(
+                f"Mismatch in shape: grad_output[{i}] has a shape of {g._layout.shape} and output[{i}] "
+                f"has a shape of {t._layout.shape}.")
+        out.append((t, g))
+    return out
+
+
+def _topology(starts: list[Node]) -> dict[Node, int]:
+    """Node -> the number of edges into it from nodes reachable from ``starts``."""
+    deps: dict[Node, int] = {}
+    seen = set()
+    stack = list(starts)
+    while stack:
+        node = stack.pop()
+        if node in seen:
+            continue
+        seen.add(node)
+        for nxt, _ in node.next_functions:
+            if nxt is not None:
+                deps[nxt] = deps.get(nxt, 0) + 1
+                if nxt not in seen:
+                    stack.append(nxt)
+    return deps
+
+
+def _add(a: Any, b: Any) -> Any:
+    if a is None:
+        return b
+    return a + b
+
+
+def _fit(g: Tensor, shape: tuple, dtype: Any, node: Node, i: int) -> Tensor:
+    """The gradient of input ``i`` of ``node`` made to match that input: summed over the dims
+    broadcasting stretched, cast to its dtype (PyTorch's validate_outputs)."""
+    if g._layout.shape != shape:
+        g = sum_to(g, shape, node, i)
+    if g._dtype is not dtype:
+        g = g.to(dtype)
+    return g
+
+
+def sum_to(g: Tensor, shape: tuple, node: Node | None = None, i: int = 0) -> Tensor:
+    """``g`` summed down to ``shape`` (the dims a broadcast added or stretched)."""
+    gs = g._layout.shape
+    if gs == shape:
+        return g
+    lead = len(gs) - len(shape)
+    if lead < 0 or any(s != 1 and s != gs[lead + k] for k, s in enumerate(shape)):
+        where = f"input {i} of {node._name}" if node is not None else "the target"
+        raise StridedRuntimeError(
+            f"Function {node._name if node else 'backward'} returned an invalid gradient at index {i} - got "
+            f"{list(gs)} but expected shape compatible with {list(shape)} ({where})")
+    dims = tuple(range(lead)) + tuple(lead + k for k, s in enumerate(shape) if s == 1 and gs[lead + k] != 1)
+    if dims:
+        g = g.sum(dims, keepdim=True)
+    if lead:
+        g = g.reshape(shape)
+    return g
+
+
+def _retain_marker(hook: Any) -> Any:
+    """``hook`` itself when it is retain_grad's (which autograd.grad does not run, as in PyTorch)."""
+    return hook if getattr(hook, "retains_grad", False) else None
+
+
+def _run_hooks(hooks: list, g: Tensor) -> Tensor:
+    for hook in hooks:
+        new = hook(g)
+        if new is not None:
+            g = new
+    return g
+
+
+def run(roots: list[tuple], retain_graph: bool, create_graph: bool,
+        capture: dict | None = None) -> dict:
+    """The backward pass from ``roots`` ((tensor, gradient) pairs). With ``capture`` (edge ->
+    index, for :func:`grad`) the gradients reaching those edges are returned instead of being
+    accumulated into leaves; returns {index: gradient}."""
+    buffers: dict[Node, list] = {}
+    starts = []
+    for t, g in roots:
+        node, nr = edge(t)
+        if node not in buffers:
+            buffers[node] = [None] * node.n_outputs
+            starts.append(node)
+        buffers[node][nr] = _add(buffers[node][nr], g)
+    deps = _topology(starts)
+    ready = [n for n in starts if deps.get(n, 0) == 0]
+    captured: dict[int, Any] = {}
+    token = GRAD_MODE.set(create_graph)
+    try:
+        while ready:
+            node = ready.pop()
+            grads = buffers.pop(node)
+            if node.pre_hooks:  # tensor hooks and retain_grad of this node's outputs
+                for nr, hook in node.pre_hooks:
+                    if grads[nr] is not None and not (capture is not None and hook is _retain_marker(hook)):
+                        new = hook(grads[nr])
+                        if new is not None:
+                            grads[nr] = new
+            if node.__class__ is AccumulateGrad and grads[0] is not None:
+                leaf = node.variable
+                if leaf is not None and leaf._ag.hooks:
+                    grads[0] = _run_hooks(leaf._ag.hooks, grads[0])
+            if capture is not None:
+                for nr, g in enumerate(grads):
+                    k = capture.get((node, nr))
+                    if k is not None and g is not None:
+                        captured[k] = g
+            if node.__class__ is AccumulateGrad:
+                if capture is None:
+                    _accumulate(node, grads[0], create_graph)
+                continue
+            if capture is not None and not node.next_functions:
+                continue
+            outs = node.apply(grads)
+            if not retain_graph:
+                node.release()
+            shapes = node.ctx if node.ctx is not None else ()
+            for i, (nxt, nr) in enumerate(node.next_functions):
+                if nxt is None:
+                    continue
+                g = outs[i] if i < len(outs) else None
+                if g is not None:
+                    meta = shapes[i] if i < len(shapes) else None
+                    if meta is not None:
+                        g = _fit(g, meta[0], meta[1], node, i)
+                    buf = buffers.get(nxt)
+                    if buf is None:
+                        buf = buffers[nxt] = [None] * nxt.n_outputs
+                    buf[nr] = _add(buf[nr], g)
+                deps[nxt] -= 1
+                if deps[nxt] == 0:
+                    if nxt in buffers:
+                        ready.append(nxt)
+                    else:
+                        _skip(nxt, deps, buffers, ready)
+    finally:
+        GRAD_MODE.reset(token)
+    return captured
+
+
+def _skip(node: Node, deps: dict, buffers: dict, ready: list) -> None:
+    """``node`` got no gradient at all: its inputs' counts still go down (nothing flows)."""
+    stack = [node]
+    while stack:
+        n = stack.pop()
+        for nxt, _ in n.next_functions:
+            if nxt is None:
+                continue
+            deps[nxt] -= 1
+            if deps[nxt] == 0:
+                if nxt in buffers:
+                    ready.append(nxt)
+                else:
+                    stack.append(nxt)
+
+
+def _accumulate(node: AccumulateGrad, g: Tensor | None, create_graph: bool) -> None:
+    leaf = node.variable
+    if leaf is None or g is None:
+        return
+    m = leaf._ag  # (its hooks ran in run())
+    m.grad = accumulate_into(m.grad, g, leaf, create_graph)
+
+
+def accumulate_into(old: Tensor | None, g: Tensor, like: Tensor, create_graph: bool) -> Tensor:
+    """``old + g`` as the new ``.grad``: the first one in memory of its own, laid out as ``like``
+    when that is dense (PyTorch's gradient layout contract), later ones added in place."""
+    if old is None:
+        if create_graph:
+            return g
+        lay = like._layout
+        strides = lay.strides if (L.is_non_overlapping_and_dense(lay.shape, lay.strides)
+                                  and all(s > 0 for s in lay.strides)) else None
+        out = result(lay.shape, like._dtype, strides)
+        out._np()[...] = g._np()
+        return out
+    if create_graph:
+        return old + g
+    arr = old._np()
+    arr += g._np()
+    return old
+
+
+# ---------------------------------------------------------------- public entry points
+
+
+def backward(tensors: Any, grad_tensors: Any = None, retain_graph: bool | None = None,
+             create_graph: bool = False, inputs: Any = None) -> None:
+    """Accumulate into ``.grad`` of the graph's leaves the gradient of ``tensors`` (PyTorch's
+    ``torch.autograd.backward``)."""
+    tensors = (tensors,) if tensors.__class__ is Tensor else tuple(tensors)
+    if grad_tensors is not None:
+        grad_tensors = (grad_tensors,) if grad_tensors.__class__ is Tensor else tuple(grad_tensors)
+    if retain_graph is None:
+        retain_graph = create_graph
+    roots = _roots(tensors, grad_tensors, "tensors")
+    if inputs is not None:
+        inputs = (inputs,) if inputs.__class__ is Tensor else tuple(inputs)
+        capture = {edge(t): k for k, t in enumerate(inputs)}
+        got = run(roots, retain_graph, create_graph, capture)
+        for k, t in enumerate(inputs):
+            if k in got:
+                m = G.meta(t)
+                m.grad = accumulate_into(m.grad, got[k], t, create_graph)
+        return
+    run(roots, retain_graph, create_graph)
+
+
+def grad(outputs: Any, inputs: Any, grad_outputs: Any = None, retain_graph: bool | None = None,
+         create_graph: bool = False, allow_unused: bool | None = None) -> tuple:
+    """The gradients of ``outputs`` with respect to ``inputs``, returned (no ``.grad`` changes).
+
+    >>> x = strided.tensor([1.0, 2.0], requires_grad=True)
+    >>> strided.autograd.grad((x * x).sum(), x)
+    (tensor([2., 4.]),)
+    """
+    outputs = (outputs,) if outputs.__class__ is Tensor else tuple(outputs)
+    one = inputs.__class__ is Tensor
+    inputs = (inputs,) if one else tuple(inputs)
+    if grad_outputs is not None:
+        grad_outputs = (grad_outputs,) if grad_outputs.__class__ is Tensor else tuple(grad_outputs)
+    if retain_graph is None:
+        retain_graph = create_graph
+    for k, t in enumerate(inputs):
+        if not G.requires_grad(t):
+            raise StridedRuntimeError(join_lines(
+                "One of the differentiated Tensors does not require grad",
+                f"inputs[{k}] (shape {t._layout.shape}) does not require grad",
+                "fix: x.requires_grad_() before computing the outputs from it"))
+    roots = _roots(outputs, grad_outputs, "outputs")
+    capture = {edge(t): k for k, t in enumerate(inputs)}
+    got = run(roots, retain_graph, create_graph, capture)
+    out = []
+    for k, t in enumerate(inputs):
+        g = got.get(k)
+        if g is None and not allow_unused:
+            raise StridedRuntimeError(join_lines(
+                "One of the differentiated Tensors appears to not have been used in the graph. "
+                "Set allow_unused=True if this is the desired behavior.",
+                f"inputs[{k}] (shape {t._layout.shape}) is not on any path from the outputs",
+                "fix: pass allow_unused=True (its gradient is then None)"))
+        out.append(g)
+    return tuple(out)
+
+
+def warn_non_leaf_grad() -> None:
+    warnings.warn(
+        "The .grad attribute of a Tensor that is not a leaf Tensor is being accessed. Its .grad attribute "
+        "won't be populated during autograd.backward(). If you indeed want the .grad field to be populated "
+        "for a non-leaf Tensor, use .retain_grad() on the non-leaf Tensor. If you access the non-leaf Tensor "
+        "by mistake, make sure you access the leaf Tensor instead. See github.com/pytorch/pytorch/pull/30531 "
+        "for more informations.", UserWarning, stacklevel=3)

@@ -1,0 +1,196 @@
+"""The autograd surface of Tensor: ``requires_grad``, ``grad``, ``grad_fn``, ``is_leaf``,
+``requires_grad_``, ``retain_grad``, ``retains_grad``, ``register_hook``, ``backward``,
+``detach_``, ``data`` and ``_version`` (installed on Tensor by :func:`install`)."""
+
+from __future__ import annotations
+
+import functools
+from collections.abc import Callable
+from typing import Any
+
+from ..errors import StridedRuntimeError, join_lines
+from ..tensor import Tensor
+from . import engine
+from . import graph as G
+from .function import STATE
+
+
+def _get_requires_grad(self: Tensor) -> bool:
+    return G.requires_grad(self)
+
+
+def requires_grad_(self: Tensor, requires_grad: bool = True) -> Tensor:
+    """Make this leaf record operations on it (or stop); returns ``self``.
+
+    >>> w = strided.zeros(3).requires_grad_()
+    """
+    m = self._ag
+    if m is not None and m.grad_fn is not None:
+        if requires_grad:
+            return self
+        raise StridedRuntimeError(join_lines(
+            "you can only change requires_grad flags of leaf variables. If you want to use a computed "
+            "variable in a subgraph that doesn't require differentiation use var_no_grad = var.detach().",
+            f"this tensor (shape {self._layout.shape}) was computed by {m.grad_fn.name()}",
+            "fix: y = y.detach()"))
+    if requires_grad and not (self._dtype.is_floating_point or self._dtype.is_complex):
+        raise StridedRuntimeError(join_lines(
+            "only Tensors of floating point and complex dtype can require gradients",
+            f"this tensor is {self._dtype.name}: its elements cannot move by an infinitesimal step",
+            "fix: convert first: x = x.to(strided.float32).requires_grad_()"))
+    if requires_grad:
+        STATE["used"] = True
+        G.meta(self).requires_grad = True
+    elif m is not None:
+        m.requires_grad = False
+    return self
+
+
+def _set_requires_grad(self: Tensor, value: bool) -> None:
+    requires_grad_(self, bool(value))
+
+
+def _get_grad(self: Tensor) -> Tensor | None:
+    m = self._ag
+    if m is None:
+        return None
+    if m.grad_fn is not None and not m.retains_grad:
+        engine.warn_non_leaf_grad()
+    return m.grad
+
+
+def _set_grad(self: Tensor, value: Tensor | None) -> None:
+    if value is not None:
+        if value.__class__ is not Tensor:
+            raise StridedRuntimeError(f"assigned grad expected to be a Tensor or None but got grad of type "
+                                      f"{type(value).__name__}")
+        if value._layout.shape != self._layout.shape:
+            raise StridedRuntimeError("assigned grad has data of a different size")
+        if value._dtype is not self._dtype:
+            raise StridedRuntimeError("assigned grad has data of a different type")
+    G.meta(self).grad = value
+
+
+def _get_grad_fn(self: Tensor) -> Any:
+    m = self._ag
+    return None if m is None else m.grad_fn
+
+
+def _is_leaf(self: Tensor) -> bool:
+    m = self._ag
+    return m is None or m.grad_fn is None
+
+
+def retain_grad(self: Tensor) -> None:
+    """Keep this non-leaf tensor's gradient in ``.grad`` during backward (a leaf keeps it anyway)."""
+    m = self._ag
+    if m is None or (m.grad_fn is None and not m.requires_grad):
+        raise StridedRuntimeError("can't retain_grad on Tensor that has requires_grad=False")
+    if m.grad_fn is None or m.retains_grad:
+        return
+    m.retains_grad = True
+    ref = _weak(self)
+
+    def keep(g: Tensor) -> None:
+        t = ref()
+        if t is not None:
+            mm = t._ag
+            mm.grad = g.clone() if mm.grad is None else mm.grad + g
+
+    keep.retains_grad = True  # type: ignore[attr-defined]
+    m.grad_fn.register_prehook((m.output_nr, keep))
+
+
+def _weak(t: Tensor) -> Any:
+    import weakref
+
+    return weakref.ref(t)
+
+
+def _retains_grad(self: Tensor) -> bool:
+    m = self._ag
+    return m is not None and m.retains_grad
+
+
+class RemovableHandle:
+    """What ``register_hook`` returns: ``handle.remove()`` unregisters the hook."""
+
+    def __init__(self, hooks: list, entry: Any) -> None:
+        self._hooks, self._entry = hooks, entry
+
+    def remove(self) -> None:
+        if self._entry in self._hooks:
+            self._hooks.remove(self._entry)
+
+
+def register_hook(self: Tensor, hook: Callable[[Tensor], Tensor | None]) -> RemovableHandle:
+    """Call ``hook(grad)`` when this tensor's gradient is computed; a tensor it returns replaces it.
+
+    >>> h = x.register_hook(lambda g: g * 2)
+    """
+    m = self._ag
+    if m is None or (m.grad_fn is None and not m.requires_grad):
+        raise StridedRuntimeError(join_lines(
+            "cannot register a hook on a tensor that doesn't require gradient",
+            f"this tensor (shape {self._layout.shape}) is outside autograd",
+            "fix: x.requires_grad_() first (a leaf), or compute it from one"))
+    if m.grad_fn is None:
+        if m.hooks is None:
+            m.hooks = []
+        m.hooks.append(hook)
+        return RemovableHandle(m.hooks, hook)
+    entry = (m.output_nr, hook)
+    m.grad_fn.register_prehook(entry)
+    return RemovableHandle(m.grad_fn.pre_hooks, entry)
+
+
+def backward(self: Tensor, gradient: Tensor | None = None, retain_graph: bool | None = None,
+             create_graph: bool = False, inputs: Any = None) -> None:
+    """Accumulate the gradient of this tensor into ``.grad`` of the leaves it was computed from.
+
+    >>> x = strided.tensor([1.0, 2.0], requires_grad=True); (x * x).sum().backward(); x.grad
+    tensor([2., 4.])
+    """
+    engine.backward(self, gradient, retain_graph, create_graph, inputs)
+
+
+def _detaching(raw: Callable) -> Callable:
+    @functools.wraps(raw)
+    def detach_(self: Tensor) -> Tensor:
+        """Cut this tensor out of the graph in place (it becomes a leaf that needs no gradient)."""
+        out = raw(self)
+        self._ag = None
+        return out
+
+    return detach_
+
+
+def _data(self: Tensor) -> Tensor:
+    return self.detach()
+
+
+def _set_data(self: Tensor, value: Tensor) -> None:
+    raise StridedRuntimeError(join_lines(
+        "setting .data is not supported by strided",
+        "fix: write under strided.no_grad(): x.copy_(value)"))
+
+
+def _version(self: Tensor) -> int:
+    return G.version(self)
+
+
+def install() -> None:
+    """Put the autograd surface on Tensor."""
+    Tensor.requires_grad = property(_get_requires_grad, _set_requires_grad,
+                                    doc="Whether gradients are computed for this tensor.")
+    Tensor.grad = property(_get_grad, _set_grad, doc="The accumulated gradient (leaves, retain_grad).")
+    Tensor.grad_fn = property(_get_grad_fn, doc="The backward node that made this tensor; None for a leaf.")
+    Tensor.is_leaf = property(_is_leaf, doc="Whether this tensor was made by no recorded op.")
+    Tensor.retains_grad = property(_retains_grad, doc="Whether retain_grad() was called on this non-leaf.")
+    Tensor.data = property(_data, _set_data, doc="This tensor detached from the graph (same memory).")
+    Tensor._version = property(_version, doc="In-place writes to this tensor's storage so far.")
+    Tensor.requires_grad_ = requires_grad_
+    Tensor.retain_grad = retain_grad
+    Tensor.register_hook = register_hook
+    Tensor.backward = backward
+    Tensor.detach_ = _detaching(Tensor.detach_)
