@@ -235,3 +235,42 @@ def test_mlp_sgd_matches_torch():
             for p in tp:
                 p -= 0.1 * p.grad
                 p.grad = None
+
+
+@pytest.mark.parametrize("expr", ["(x.split(2, 1)[0] * 2).sum() + x.split(2, 1)[2].exp().sum()",
+                                  "x.chunk(3)[1].sum()", "(x.unbind(1)[3] * x.unbind(1)[0]).sum()",
+                                  "x.t().unbind()[1].sum()", "x.split([1, 3], 0)[1].sum()"])
+def test_multi_output_views_match_torch(expr):
+    s, t = _pair()
+    eval(expr, {"x": s}).backward()
+    eval(expr, {"x": t}).backward()
+    np.testing.assert_allclose(s.grad.numpy(), t.grad.numpy(), rtol=0, atol=1e-10)
+    pieces_s, pieces_t = s.unbind(), t.unbind()
+    assert pieces_s[2].grad_fn.name() == pieces_t[2].grad_fn.name()
+    assert pieces_s[2].grad_fn is pieces_s[0].grad_fn
+
+
+def test_module_functions_record_like_methods():
+    x = strided.tensor([0.5, 1.5], dtype=strided.float64, requires_grad=True)
+    y = strided.sum(strided.mul(strided.exp(x), strided.add(x, 1)))
+    assert y.grad_fn.name() == "SumBackward0"
+    y.backward()
+    np.testing.assert_allclose(x.grad.numpy(), np.exp([0.5, 1.5]) * np.array([2.5, 3.5]))
+
+
+def test_ops_without_a_rule_refuse_instead_of_cutting_the_gradient():
+    x = strided.ones(3, requires_grad=True)
+    with pytest.raises(NotImplementedError, match="cumsum\\(\\) is not differentiable yet"):
+        x.cumsum(0)
+    assert x.detach().cumsum(0).grad_fn is None
+    with ag.no_grad():
+        assert x.cumsum(0).grad_fn is None
+
+
+def test_factories_take_requires_grad():
+    from strided.ops.random import rand, randn
+
+    made = [strided.tensor([1.0], requires_grad=True), strided.zeros(2, requires_grad=True),
+            strided.ones(2, requires_grad=True), rand(2, requires_grad=True), randn(2, requires_grad=True)]
+    assert all(t.requires_grad and t.is_leaf and t.grad_fn is None for t in made)
+    assert not strided.zeros(2).requires_grad

@@ -17,15 +17,13 @@ the in-place checks), the rule tables :mod:`.rules_views` and :mod:`.rules_math`
 
 from __future__ import annotations
 
-from . import install as _install
 from . import tensor_api as _tensor_api
 from .engine import backward, grad
 from .gradcheck import gradcheck
 from .graph import AccumulateGrad, Node
 from .mode import enable_grad, is_grad_enabled, no_grad, set_grad_enabled
 
-_tensor_api.install()
-_install.install()
+_tensor_api.install()  # (the ops get their recording wrappers on first use: install.activate)
 
 __all__ = [
     "AccumulateGrad", "Node", "backward", "enable_grad", "grad", "gradcheck", "is_grad_enabled", "no_grad",

@@ -217,6 +217,44 @@ def _to(out: Tensor, x: Tensor, *args: Any, **kwargs: Any) -> Any:
     return "ToCopyBackward0", (x,), lambda g: (g.to(dtype) if g._dtype is not dtype else g,), ()
 
 
+def _pieces(name: str) -> Callable:
+    """split, chunk, unbind: one node with an output per piece; the gradient of the input is a
+    zero tensor with each piece's gradient added at the piece's place, a narrow (split, chunk)
+    or a select (unbind) along the dim (pieces with no gradient contribute nothing)."""
+
+    def maker(out: tuple, x: Tensor, *args: Any, **kwargs: Any) -> Any:
+        shape = x._layout.shape
+        dim = kwargs.get("dim", args[1] if name == "SplitBackward0" and len(args) > 1 else
+                         args[0] if name == "UnbindBackward0" and args else 0)
+        d = dim % len(shape)
+        starts = []
+        at = 0
+        for piece in out:
+            starts.append(at)
+            at += 1 if name == "UnbindBackward0" else piece._layout.shape[d]
+
+        def backward(*grads: Any) -> tuple:
+            like = next(g for g in grads if g is not None)
+            z = zeros_of(shape, like)
+            for start, piece_grad in zip(starts, grads):
+                if piece_grad is None:
+                    continue
+                if name == "UnbindBackward0":
+                    place = _raw_select(z, d, start)
+                else:
+                    place = _raw_narrow(z, d, start, piece_grad._layout.shape[d])
+                place._np()[...] += piece_grad._np()
+            return (z,)
+
+        return name, (x,), backward, (), "multi"
+
+    return maker
+
+
+_raw_select = Tensor.select
+_raw_narrow = Tensor.narrow
+
+
 def view_rules() -> dict[str, tuple[Callable, str]]:
     """Tensor method -> (maker, which operands may be tensors). Built from the raw forwards (the
     scatter rules re-apply them to a zero tensor)."""
@@ -249,6 +287,9 @@ def view_rules() -> dict[str, tuple[Callable, str]]:
         "unfold": (_scatter("UnfoldBackward0", raw["unfold"]), "self"),
         "__getitem__": (_scatter(_index_name, raw["__getitem__"]), "self"),
         "as_strided": (_as_strided, "self"),
+        "split": (_pieces("SplitBackward0"), "self"),
+        "chunk": (_pieces("SplitBackward0"), "self"),
+        "unbind": (_pieces("UnbindBackward0"), "self"),
         "contiguous": (_clone, "self"),
         "clone": (_clone, "self"),
         "to": (_to, "self"),

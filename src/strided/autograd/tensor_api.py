@@ -13,6 +13,7 @@ from ..tensor import Tensor
 from . import engine
 from . import graph as G
 from .function import STATE
+from .install import activate
 
 
 def _get_requires_grad(self: Tensor) -> bool:
@@ -39,7 +40,8 @@ def requires_grad_(self: Tensor, requires_grad: bool = True) -> Tensor:
             f"this tensor is {self._dtype.name}: its elements cannot move by an infinitesimal step",
             "fix: convert first: x = x.to(strided.float32).requires_grad_()"))
     if requires_grad:
-        STATE["used"] = True
+        if not STATE["used"]:
+            activate()
         G.meta(self).requires_grad = True
     elif m is not None:
         m.requires_grad = False

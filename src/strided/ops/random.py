@@ -158,13 +158,19 @@ def _target(self: Any, op: str) -> Tensor:
 # ---------------------------------------------------------------- factories
 
 
-def rand(*sizes: Any, size: Any = None, generator: Any = None, dtype: Any = None, device: Any = None) -> Tensor:
+def rand(*sizes: Any, size: Any = None, generator: Any = None, dtype: Any = None, device: Any = None,
+          requires_grad: bool = False) -> Tensor:
     """Uniform samples on [0, 1): ``rand(2, 3)`` or ``rand((2, 3))``; float32 unless ``dtype=``.
 
     >>> strided.manual_seed(0); strided.rand(2).shape
     (2,)
     # Note: PyTorch's distribution, NumPy's PCG64 stream: not torch.rand's numbers for the same seed.
     """
+    t = _rand(sizes, size, generator, dtype, device)
+    return t.requires_grad_() if requires_grad else t  # (requires_grad_ comes from strided.autograd)
+
+
+def _rand(sizes: Any, size: Any, generator: Any, dtype: Any, device: Any) -> Tensor:
     _device(device, "rand")
     shape = _sizes(sizes if size is None else (size,), "rand")
     dt = DEFAULT_FLOAT if dtype is None else to_dtype(dtype)
@@ -179,11 +185,17 @@ def rand(*sizes: Any, size: Any = None, generator: Any = None, dtype: Any = None
     return t
 
 
-def randn(*sizes: Any, size: Any = None, generator: Any = None, dtype: Any = None, device: Any = None) -> Tensor:
+def randn(*sizes: Any, size: Any = None, generator: Any = None, dtype: Any = None, device: Any = None,
+          requires_grad: bool = False) -> Tensor:
     """Standard normal samples (mean 0, variance 1): ``randn(2, 3)``; float32 unless ``dtype=``.
 
     # Note: PyTorch's distribution, NumPy's PCG64 stream (ziggurat): not torch.randn's numbers.
     """
+    t = _randn(sizes, size, generator, dtype, device)
+    return t.requires_grad_() if requires_grad else t  # (requires_grad_ comes from strided.autograd)
+
+
+def _randn(sizes: Any, size: Any, generator: Any, dtype: Any, device: Any) -> Tensor:
     _device(device, "randn")
     shape = _sizes(sizes if size is None else (size,), "randn")
     dt = DEFAULT_FLOAT if dtype is None else to_dtype(dtype)
