@@ -274,3 +274,13 @@ def test_factories_take_requires_grad():
             strided.ones(2, requires_grad=True), rand(2, requires_grad=True), randn(2, requires_grad=True)]
     assert all(t.requires_grad and t.is_leaf and t.grad_fn is None for t in made)
     assert not strided.zeros(2).requires_grad
+
+
+def test_graph_text_shows_nodes_shapes_and_scatters():
+    x = strided.ones(2, 3, requires_grad=True)
+    b = x + x
+    text = ag.graph_text((b * b)[0].sum())
+    assert text.splitlines()[0] == "SumBackward0 -> (3,) float32"
+    assert "SelectBackward0 -> (2, 3) float32  (scatters into a view" in text
+    assert "AccumulateGrad: x.grad (2, 3) float32" in text and "(#4, above)" in text
+    assert ag.graph_text(x) == "a leaf: no backward graph (requires grad)"

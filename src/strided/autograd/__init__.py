@@ -12,7 +12,7 @@ tensor([[2., 5.],
 The parts: :mod:`.graph` (nodes, tensor records, version counters), :mod:`.engine` (the
 backward pass, :func:`backward`, :func:`grad`), :mod:`.function` (how an op records its node;
 the in-place checks), the rule tables :mod:`.rules_views` and :mod:`.rules_math`, :mod:`.mode`
-(``no_grad``, ``enable_grad``), :mod:`.gradcheck`, :mod:`.tensor_api` (the Tensor surface).
+(``no_grad``, ``enable_grad``), :mod:`.gradcheck`, :mod:`.show` (``graph_text``), :mod:`.tensor_api` (the Tensor surface).
 """
 
 from __future__ import annotations
@@ -22,10 +22,11 @@ from .engine import backward, grad
 from .gradcheck import gradcheck
 from .graph import AccumulateGrad, Node
 from .mode import enable_grad, is_grad_enabled, no_grad, set_grad_enabled
+from .show import graph_text
 
 _tensor_api.install()  # (the ops get their recording wrappers on first use: install.activate)
 
 __all__ = [
-    "AccumulateGrad", "Node", "backward", "enable_grad", "grad", "gradcheck", "is_grad_enabled", "no_grad",
+    "AccumulateGrad", "Node", "backward", "enable_grad", "grad", "gradcheck", "graph_text", "is_grad_enabled", "no_grad",
     "set_grad_enabled",
 ]

@@ -45,8 +45,8 @@ def _roots(tensors: Sequence[Tensor], grads: Sequence[Any] | None, what: str) ->
         if not G.requires_grad(t):
             raise StridedRuntimeError(join_lines(
                 f"element {i} of tensors does not require grad and does not have a grad_fn",
-                f"{what}[{i}] (shape {t._layout.shape}) was computed from no tensor that requires grad"
-                + (" (or under strided.no_grad())" if True else ""),
+                f"{what}[{i}] (shape {t._layout.shape}) was computed from no tensor that requires grad, "
+                "or under strided.no_grad()",
                 "fix: make an input require grad first: x = strided.tensor(..., requires_grad=True) "
                 "or x.requires_grad_()"))
         g = None if grads is None else grads[i]

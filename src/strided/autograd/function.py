@@ -152,7 +152,9 @@ def _exact(fwd: Callable, maker: Maker, two: bool = False) -> Callable | None:
               f"{fast}"
               f"        return fwd({call})\n"
               f"    return _slow(fwd, maker, ({', '.join(positional)},), {kwargs})\n")
-    exec(source, scope)  # noqa: S102 - a wrapper with the forward's own signature, built once per op
+    # compiled as this file's code, so the op records' user frame (file:line) and op name, read
+    # from the stack, see a frame of strided here, as for every other wrapper
+    exec(compile(source, __file__, "exec"), scope)  # noqa: S102 - a wrapper with the forward's signature
     return functools.wraps(fwd)(scope["_tracked"])
 
 
