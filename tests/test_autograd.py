@@ -284,3 +284,15 @@ def test_graph_text_shows_nodes_shapes_and_scatters():
     assert "SelectBackward0 -> (2, 3) float32  (scatters into a view" in text
     assert "AccumulateGrad: x.grad (2, 3) float32" in text and "(#4, above)" in text
     assert ag.graph_text(x) == "a leaf: no backward graph (requires grad)"
+
+
+@pytest.mark.parametrize("expr", ["x.expand(2, 3).as_strided((2, 2), (0, 1))", "x.as_strided((2, 2), (1, 1))",
+                                  "x.as_strided((3, 2), (0, 1), 1)"])
+def test_as_strided_with_overlaps_matches_torch(expr):
+    a = RNG.standard_normal(3)
+    s, t = strided.tensor(a, requires_grad=True), torch.tensor(a, requires_grad=True)
+    ys, yt = eval(expr, {"x": s}), eval(expr, {"x": t})
+    w = RNG.standard_normal(tuple(yt.shape))
+    (ys * strided.tensor(w)).sum().backward()
+    (yt * torch.tensor(w)).sum().backward()
+    np.testing.assert_allclose(s.grad.numpy(), t.grad.numpy(), rtol=0, atol=1e-12)

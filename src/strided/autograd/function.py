@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import functools
 import inspect
+import os
 from collections.abc import Callable
 from typing import Any
 
@@ -107,6 +108,9 @@ def track(fwd: Callable, maker: Maker, operands: str = "self") -> Callable:
     return _tracked
 
 
+_GENERATED = os.path.join(os.path.dirname(__file__), "<generated wrapper>")
+
+
 def _exact(fwd: Callable, maker: Maker, two: bool = False) -> Callable | None:
     """A wrapper with ``fwd``'s own parameter list (``t(self)``, ``transpose(self, dim0, dim1)``,
     ``view(self, *shape, dtype=None)``, ``sum(self, dim=None, keepdim=False, *, dtype=None, ...)``;
@@ -154,7 +158,7 @@ def _exact(fwd: Callable, maker: Maker, two: bool = False) -> Callable | None:
               f"    return _slow(fwd, maker, ({', '.join(positional)},), {kwargs})\n")
     # compiled as this file's code, so the op records' user frame (file:line) and op name, read
     # from the stack, see a frame of strided here, as for every other wrapper
-    exec(compile(source, __file__, "exec"), scope)  # noqa: S102 - a wrapper with the forward's signature
+    exec(compile(source, _GENERATED, "exec"), scope)  # noqa: S102 - a wrapper with the forward's signature
     return functools.wraps(fwd)(scope["_tracked"])
 
 
