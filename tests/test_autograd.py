@@ -296,3 +296,19 @@ def test_as_strided_with_overlaps_matches_torch(expr):
     (ys * strided.tensor(w)).sum().backward()
     (yt * torch.tensor(w)).sum().backward()
     np.testing.assert_allclose(s.grad.numpy(), t.grad.numpy(), rtol=0, atol=1e-12)
+
+
+@pytest.mark.parametrize("expr", ["(x.softmax(1) * w).sum()", "(x.log_softmax(0) * w).sum()",
+                                  "(F.softmax(x, 1) * w).sum()", "(F.log_softmax(x.t(), -1) * w.t()).sum()"])
+def test_softmax_gradients_match_torch(expr):
+    import strided.nn.functional as SF
+    import torch.nn.functional as TF
+
+    s, t = _pair()
+    w = RNG.standard_normal((4, 6))
+    ys = eval(expr, {"x": s, "w": strided.tensor(w), "F": SF})
+    yt = eval(expr, {"x": t, "w": torch.tensor(w), "F": TF})
+    ys.backward()
+    yt.backward()
+    np.testing.assert_allclose(s.grad.numpy(), t.grad.numpy(), rtol=0, atol=1e-10)
+    assert ag.gradcheck(lambda x: eval(expr, {"x": x, "w": strided.tensor(w), "F": SF}), (s,))

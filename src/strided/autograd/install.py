@@ -23,7 +23,8 @@ from typing import Any
 
 from .. import ops
 from ..errors import StridedNotImplementedError, join_lines
-from ..ops import elementwise, matmul, reductions, unary
+from ..nn import functional
+from ..ops import elementwise, matmul, reductions, softmax, unary
 from ..tensor import Tensor
 from .function import OUT_OF_PLACE, STATE, track, track_inplace
 from .graph import GRAD_MODE, requires_grad
@@ -31,7 +32,7 @@ from .rules_math import math_rules
 from .rules_views import view_rules
 
 _NOT_INPLACE = {"requires_grad_", "detach_", "retain_grad", "register_hook"}
-_MODULES = (elementwise, unary, reductions, matmul)
+_MODULES = (elementwise, unary, reductions, matmul, softmax)
 
 
 def activate() -> None:
@@ -56,8 +57,9 @@ def install() -> None:
         new = track(member, maker, "self" if operands == "property" else operands)
         wrapped[member] = new
         setattr(Tensor, name, new)
-    # the module functions that are the same function objects as the methods
-    for module in _MODULES:
+    # the module functions that are the same function objects as the methods (nn.functional's
+    # private bindings of them too: F.softmax calls ops.softmax's)
+    for module in (*_MODULES, functional):
         for attr, value in list(vars(module).items()):
             if callable(value) and value in wrapped:
                 setattr(module, attr, wrapped[value])

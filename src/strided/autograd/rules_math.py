@@ -213,6 +213,25 @@ def _extreme(name: str) -> Callable:
     return maker
 
 
+def _softmax_dim(x: Tensor, dim: Any) -> int:
+    n = len(x._layout.shape)
+    if dim is None:  # PyTorch's deprecated implicit choice
+        dim = 0 if n in (0, 1, 3) else 1
+    return dim % n if n else 0
+
+
+def softmax(out: Tensor, x: Tensor, dim: Any = None, dtype: Any = None, **kwargs: Any) -> Any:
+    """PyTorch's _softmax_backward_data: y * (g - sum(g * y, dim))."""
+    d = _softmax_dim(x, dim)
+    return "SoftmaxBackward0", (x,), lambda g: (out * (g - (g * out).sum(d, keepdim=True)),), (out,)
+
+
+def log_softmax(out: Tensor, x: Tensor, dim: Any = None, dtype: Any = None, **kwargs: Any) -> Any:
+    """PyTorch's _log_softmax_backward_data: g - exp(y) * sum(g, dim)."""
+    d = _softmax_dim(x, dim)
+    return "LogSoftmaxBackward0", (x,), lambda g: (g - out.exp() * g.sum(d, keepdim=True),), (out,)
+
+
 # ---------------------------------------------------------------- matrix products
 
 
@@ -289,6 +308,7 @@ def math_rules() -> dict[str, tuple[Callable, str]]:
         "maximum": (maximum, "two"), "minimum": (minimum, "two"),
         "__neg__": (UNARY["neg"], "self"), "negative": (UNARY["neg"], "self"), "__abs__": (UNARY["abs"], "self"),
         "sum": (sum_, "self"), "mean": (mean, "self"),
+        "softmax": (softmax, "self"), "log_softmax": (log_softmax, "self"),
         "max": (_extreme("Max"), "self"), "min": (_extreme("Min"), "self"),
         "mm": (mm, "two"), "bmm": (bmm, "two"), "dot": (dot, "two"),
         "matmul": (matmul, "two"), "__matmul__": (matmul, "dunder"), "__rmatmul__": (rmatmul, "dunder"),
