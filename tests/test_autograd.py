@@ -301,8 +301,9 @@ def test_as_strided_with_overlaps_matches_torch(expr):
 @pytest.mark.parametrize("expr", ["(x.softmax(1) * w).sum()", "(x.log_softmax(0) * w).sum()",
                                   "(F.softmax(x, 1) * w).sum()", "(F.log_softmax(x.t(), -1) * w.t()).sum()"])
 def test_softmax_gradients_match_torch(expr):
-    import strided.nn.functional as SF
     import torch.nn.functional as TF
+
+    import strided.nn.functional as SF
 
     s, t = _pair()
     w = RNG.standard_normal((4, 6))
