@@ -5,4 +5,4 @@ on :class:`strided.Tensor`; each op module registers its own with
 :func:`strided.ops.registry.method`.
 """
 
-from . import elementwise, extrema, matmul, reductions, softmax  # noqa: F401  (imported to register methods)
+from . import advanced_indexing, elementwise, extrema, matmul, reductions, softmax  # noqa: F401  (imported to register methods)
