@@ -191,6 +191,9 @@ def plan_index(layout: Layout, key: Any) -> IndexPlan:
     # Note: a list as the whole key (``t[[0, 1]]``, ``t[[[0, 1], [1, 2]]]``) is one index tensor,
     # as NumPy reads it and as PyTorch announces (it still reads a short list holding lists,
     # slices, None or tensors as a tuple of indices, with a deprecation warning).
+    # Note: a mask counts all its dims when ``...`` is expanded, as in NumPy and as PyTorch does for
+    # a bool tensor; PyTorch 2.13 counts a mask given as a list or a NumPy array as one dim there
+    # (``x[..., mask2d.tolist()]`` on a 3-d x fails).
 
     >>> plan_index(Layout((2, 3, 4, 5), (60, 20, 5, 1), 0), (0, slice(None), [0, 1])).shape
     (3, 2, 5)
@@ -279,6 +282,16 @@ def _finish(view: Layout, entries: tuple[Entry, ...], origins: tuple[int | None,
             "index arrays broadcast as operands of + do (aligned from the right, sizes equal or 1); "
             "a mask counts as one index per dim it takes, each of its number of True elements",
         )) from None
+    if 0 not in index_shape:
+        # PyTorch's check: an empty dim indexed by a non-empty index (no index is valid there);
+        # the other indices are checked as they are read, so not at all for an empty result
+        for e in entries:
+            if 0 in view.shape[e.pos:e.pos + e.ndim]:
+                raise StridedIndexError(join_lines(
+                    "index is out of bounds for dimension with size 0",
+                    f"dim {origins[e.pos]} is empty, so no index is valid; the indices broadcast to "
+                    f"shape {index_shape}",
+                ))
     spans = [(e.pos, e.pos + e.ndim) for e in entries]
     first, end = spans[0][0], spans[-1][1]
     adjacent = all(spans[i][1] == spans[i + 1][0] for i in range(len(spans) - 1))
@@ -330,6 +343,11 @@ def getitem(t: Tensor, key: Any) -> Tensor:
     [[1, 2], [9, 10]]
     """
     plan = plan_index(t._layout, key)
+    if 0 in plan.shape:
+        # as PyTorch: an empty result reads no index, so none is checked (NumPy would check them)
+        result = adopted(np.empty(0, t._dtype.numpy), Layout._trusted(plan.shape, L.contiguous_strides(plan.shape), 0),
+                         t._dtype)
+        return copied("__getitem__", (t,), result, lambda: f"t[...]: advanced indexing with {plan.describe()}: empty")
     arr = numpy_view(t._storage, plan.view)
     entries = plan.entries
     try:
@@ -413,6 +431,8 @@ def _put(t: Tensor, plan: IndexPlan, value: Any, accumulate: bool, op: str, stri
             "fix: give the value that shape (value.reshape(...)), or a single number",
         ))
     src = src.reshape(vshape)
+    if 0 in shape:
+        return  # as PyTorch: nothing is written, and no index is read (none is checked)
     arr = numpy_view(t._storage, plan.view)
     try:
         if accumulate:
