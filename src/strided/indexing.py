@@ -41,9 +41,10 @@ def _not_basic(item: object) -> Exception:
         kind.__module__ == "numpy" and kind.__name__.startswith(("float", "complex"))
     ):
         return invalid_index(item)
+    # (no repr of the item: this is the advanced path's signal, raised on every advanced t[key])
     return AdvancedIndex(
-        f"index {item!r:.60} of type {kind.__name__} is an advanced index: t[key] copies (a view takes "
-        "ints, slices, None and ... only)"
+        f"an index of type {kind.__name__} is an advanced index: t[key] copies (a view takes ints, "
+        "slices, None and ... only)"
     )
 
 

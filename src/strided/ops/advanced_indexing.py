@@ -30,8 +30,7 @@ from __future__ import annotations
 import re
 import warnings
 from collections.abc import Sequence
-from dataclasses import dataclass
-from typing import Any
+from typing import Any, NamedTuple
 
 import numpy as np
 
@@ -55,8 +54,7 @@ _INT64_MAX = 2**63 - 1
 _UINT8_WARNING = "indexing with dtype torch.uint8 is now deprecated, please use a dtype torch.bool instead."
 
 
-@dataclass(frozen=True)
-class Entry:
+class Entry(NamedTuple):
     """One advanced item of a key: ``array`` (an intp index array, or a bool mask) indexes the
     view's dims ``pos .. pos + ndim - 1``; ``origin`` is the indexed tensor's dim it stands for
     (None for the new dim of a bool scalar); ``kind`` is "int", "mask" or "bool" (a bool scalar)."""
@@ -68,8 +66,7 @@ class Entry:
     origin: int | None
 
 
-@dataclass(frozen=True)
-class IndexPlan:
+class IndexPlan(NamedTuple):
     """``t[key]`` for an advanced key: the view the basic items make, the advanced entries over
     it, NumPy's key for that view (arrays and full slices only: NumPy then places the result's
     dims as PyTorch does) and the result's shape. Data-free except for the index arrays."""
@@ -274,7 +271,7 @@ def _finish(view: Layout, entries: tuple[Entry, ...], origins: tuple[int | None,
         count = int(np.count_nonzero(e.array))
         shapes.extend([(count,)] * e.ndim)
     try:
-        index_shape = tuple(np.broadcast_shapes(*shapes))
+        index_shape = shapes[0] if len(shapes) == 1 else tuple(np.broadcast_shapes(*shapes))
     except ValueError:
         raise StridedIndexError(join_lines(
             "shape mismatch: indexing tensors could not be broadcast together with shapes "
