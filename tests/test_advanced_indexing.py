@@ -472,6 +472,23 @@ def test_failed_writes_change_nothing_with_torchs_errors() -> None:
     assert "read-only" in str(_untouched_after(r, lambda: r.__setitem__([0], 1.0)))
 
 
+def test_an_index_or_value_in_the_written_memory_is_read_before_the_write() -> None:
+    x = st.tensor([2, 0, 1, 0])
+    x[x] = st.tensor([7, 8, 9, 5])  # the index is x itself
+    expect = np.array([2, 0, 1, 0])
+    expect[expect.copy()] = [7, 8, 9, 5]
+    assert x.tolist() == expect.tolist()
+    b = st.tensor([True, False, True])
+    b[b] = False
+    assert b.tolist() == [False, False, False]
+    y = st.arange(8.0)
+    y[[1, 3, 5, 7]] = y[::2]  # strided, not dense: torch lets it through ("too hard" to judge); read first
+    assert y.tolist() == [0.0, 0.0, 2.0, 2.0, 4.0, 4.0, 6.0, 6.0]
+    z = st.zeros(4, dtype=st.int64)
+    z.index_put_((z,), st.tensor([1, 1, 1, 1]), accumulate=True)  # all four at index 0
+    assert z.tolist() == [4, 0, 0, 0]
+
+
 def test_setitem_reports_a_write() -> None:
     x = st.zeros(4)
     seen = []

@@ -430,6 +430,10 @@ def _put(t: Tensor, plan: IndexPlan, value: Any, accumulate: bool, op: str, stri
     src = src.reshape(vshape)
     if 0 in shape:
         return  # as PyTorch: nothing is written, and no index is read (none is checked)
+    store = t._storage.array
+    if isinstance(value, Tensor) and value._storage is t._storage:
+        src = src.copy()  # a value in the target's memory that PyTorch lets through: read it first
+    plan = _detached(plan, store)
     arr = numpy_view(t._storage, plan.view)
     try:
         if accumulate:
@@ -448,6 +452,17 @@ def _put(t: Tensor, plan: IndexPlan, value: Any, accumulate: bool, op: str, stri
         raise _bounds_error(plan, err) from None
     if OPEN:
         report(op, (value,), t)  # a write: a compute op whose output is the target
+
+
+def _detached(plan: IndexPlan, store: np.ndarray) -> IndexPlan:
+    """``plan`` with its index arrays copied where they live in the written memory (``x[x] = 0``
+    on an int tensor): the write must not change an index before it is read."""
+    if not any(np.may_share_memory(e.array, store) for e in plan.entries):
+        return plan
+    copies = {id(e.array): e.array.copy() for e in plan.entries}
+    entries = tuple(e._replace(array=copies[id(e.array)]) for e in plan.entries)
+    np_key = tuple(copies.get(id(k), k) if isinstance(k, np.ndarray) else k for k in plan.np_key)
+    return plan._replace(entries=entries, np_key=np_key)
 
 
 def _accumulate(t: Tensor, plan: IndexPlan, arr: np.ndarray, values: np.ndarray) -> None:
