@@ -346,8 +346,10 @@ def test_error_texts() -> None:
         x["a"]
     with pytest.raises(IndexError, match="must be long, int, byte or bool"):
         x[st.tensor([0, 1], dtype=st.int8)]
-    with pytest.warns(UserWarning, match="uint8 is now deprecated"):
+    with pytest.warns(UserWarning, match="uint8 is now deprecated") as caught:
         assert x[st.tensor([1, 0, 1], dtype=st.uint8)].shape == (2, 4)  # a uint8 index is a mask, as torch
+        x[np.array([0, 1, 0], dtype=np.uint8)] = 1.0
+    assert [w.filename for w in caught] == [__file__] * 2  # at the user's line
 
 
 def test_basic_indexing_stays_a_view() -> None:

@@ -36,6 +36,7 @@ import numpy as np
 
 from .. import layout as L
 from ..args import is_index_int, is_number, type_name
+from ..callsite import user_site
 from ..creation import tensor as make_tensor
 from ..dispatch import OPEN, adopted, copied, report
 from ..dtypes import bool_, int32, int64, uint8
@@ -94,6 +95,11 @@ class IndexPlan(NamedTuple):
 # ---------------------------------------------------------------- reading the key
 
 
+def _warn_uint8() -> None:
+    """PyTorch's deprecation warning for a uint8 index (read as a mask), at the user's line."""
+    warnings.warn(_UINT8_WARNING, UserWarning, stacklevel=user_site(2)[1])
+
+
 def _index_array(item: Any) -> tuple[str, Any]:
     """How one non-basic item of a key indexes: ("bool", value) for a bool scalar, ("mask", bool
     array) or ("int", intp array); PyTorch's errors for the rest."""
@@ -103,7 +109,7 @@ def _index_array(item: Any) -> tuple[str, Any]:
         dtype = item._dtype
         if dtype is bool_ or dtype is uint8:
             if dtype is uint8:
-                warnings.warn(_UINT8_WARNING, UserWarning, stacklevel=4)
+                _warn_uint8()
             arr = item._np()
             if arr.ndim == 0:
                 return "bool", bool(arr)
@@ -158,7 +164,7 @@ def _from_array(arr: np.ndarray, item: Any) -> tuple[str, Any]:
     kind = arr.dtype.kind
     if kind == "b" or arr.dtype == np.uint8:
         if kind != "b":
-            warnings.warn(_UINT8_WARNING, UserWarning, stacklevel=5)
+            _warn_uint8()
             arr = arr != 0
         return ("bool", bool(arr)) if arr.ndim == 0 else ("mask", arr)
     if kind in "iu":
@@ -315,7 +321,7 @@ def _bounds_error(plan: IndexPlan, err: IndexError) -> StridedIndexError:
     """NumPy's out-of-range IndexError as PyTorch's, with the indexed tensor's dim."""
     found = _NUMPY_BOUNDS.search(str(err))
     if not found:
-        return StridedIndexError(str(err))
+        return StridedIndexError(join_lines(str(err), "an index is out of range for the dim it indexes"))
     index, axis, size = int(found[1]), int(found[2]), int(found[3])
     dim = plan.origins[axis] if axis < len(plan.origins) else axis
     # Note: PyTorch names the dim among the index tensors (x[:, :, [7]] on size 4 says "dimension
