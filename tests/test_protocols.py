@@ -437,9 +437,6 @@ _DELIBERATE = {
     # integers go to split_with_sizes and fail there
     **{("split(v)", k): "split reads int()" for k in ("0-d bool tensor", "1-elem bool tensor", "0-d float tensor",
                                                        "0-d int ndarray")},
-    # advanced indexing (masks, index tensors) copies; strided supports basic indexing only
-    **{("t[v]", k): "advanced indexing" for k in ("bool", "np.bool_", "0-d bool tensor", "0-d bool ndarray",
-                                                   "1-elem bool tensor", "1-elem int tensor", "1-elem int ndarray")},
 }
 
 

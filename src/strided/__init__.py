@@ -74,6 +74,7 @@ from .numpy_api import (
     shares_memory,
 )
 from .ops import return_types
+from .ops.advanced_indexing import index_put, index_put_
 from .ops.binary_more import (
     allclose,
     arctan2,
@@ -291,6 +292,7 @@ from .tensor import Tensor
 bool = bool_  # noqa: A001 - strided.bool mirrors torch.bool
 
 __all__ = [
+    "index_put", "index_put_",
     "adjoint", "angle", "cdouble", "cfloat", "complex", "complex128", "complex64", "conj", "conj_physical", "imag", "is_complex", "is_conj", "polar", "real", "resolve_conj", "uint16", "uint32", "uint64", "view_as_complex", "view_as_real",
     "argwhere", "gather", "index_add", "index_copy", "index_fill", "index_select", "masked_fill", "masked_scatter", "masked_select", "nonzero", "scatter", "scatter_add", "scatter_reduce", "take", "take_along_dim",
     "acos", "acosh", "allclose", "amax", "amin", "aminmax", "arccos", "arccosh", "arcsin", "arcsinh", "arctan", "arctan2", "arctanh", "asin", "asinh", "atan", "atan2", "atanh", "cdist", "ceil", "copysign", "cosh", "count_nonzero", "deg2rad", "equal", "erf", "erfc", "erfinv", "exp2", "expm1", "fix", "floor", "fmod", "frac", "hypot", "isclose", "isfinite", "isinf", "isnan", "isneginf", "isposinf", "lerp", "linalg", "log10", "log1p", "log2", "logical_and", "logical_not", "logical_or", "logical_xor", "logsumexp", "nan_to_num", "nanmean", "nansum", "norm", "rad2deg", "reciprocal", "round", "rsqrt", "sgn", "sign", "signbit", "sinh", "square", "tan", "trunc",

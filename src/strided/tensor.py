@@ -37,7 +37,7 @@ from .dispatch import OPEN, copy_of, reinterpreted, storage_root, view_of
 from .dtypes import TORCH_NAME, DType, to_dtype
 from .errors import StridedRuntimeError, StridedTypeError, join_lines
 from .formatting import format_tensor
-from .indexing import index_layout
+from .indexing import AdvancedIndex, index_layout
 from .kernels import copy_array, numpy_view
 from .layout import Layout
 from .layout import plans as P
@@ -85,6 +85,11 @@ _is_contiguous = L.is_contiguous
 # 0.5-1.5 µs (measured: bench/bench_views.py).
 _VIEWS: dict[tuple, Layout] = {}
 _VIEWS_LIMIT = 4096
+
+# Advanced indexing (``t[key]`` with index tensors, lists, arrays, masks: a copy) and its write are
+# carried out by strided.ops.advanced_indexing, which puts its "getitem" and "setitem" here when
+# strided is imported (this layer imports no op); basic indexing never looks here.
+ADVANCED_INDEXING: dict[str, Callable[..., Any]] = {}
 
 
 def tensor_arg(value: Any, op: str, name: str = "input", pos: int = 1) -> Tensor:
@@ -135,6 +140,7 @@ class Tensor:
     - :mod:`strided.ops.binary_more`: ``lerp``, ``lerp_``, ``isclose``, ``allclose``, ``equal``.
     - :mod:`strided.ops.nan_reductions`: ``amax``, ``amin``, ``aminmax``, ``nansum``, ``nanmean``,
       ``logsumexp``, ``count_nonzero``, ``norm``.
+    - :mod:`strided.ops.advanced_indexing`: ``index_put_``, ``index_put``.
     - :mod:`strided.ops.gather_scatter`: ``gather``, ``take``, ``take_along_dim``, ``scatter``, ``scatter_``,
       ``scatter_add``, ``scatter_add_``, ``scatter_reduce``, ``scatter_reduce_``.
     - :mod:`strided.ops.index_ops`: ``index_select``, ``index_fill``, ``index_fill_``, ``index_add``,
@@ -681,8 +687,13 @@ class Tensor:
         return self._carry(plan)
 
     def __getitem__(self, key: Any) -> Tensor:
-        # basic indexing always plans a View (plans.index); its layout is index_layout's
-        return self._view(index_layout(self._layout, key))
+        # basic indexing always plans a View (plans.index); its layout is index_layout's. An
+        # advanced key (index_layout meets a tensor, list, array or bool) is a copy, made by
+        # strided.ops.advanced_indexing: the try costs the basic path nothing.
+        try:
+            return self._view(index_layout(self._layout, key))
+        except AdvancedIndex:
+            return ADVANCED_INDEXING["getitem"](self, key)
 
     # ------------------------------------------------------------ copies
 

@@ -32,14 +32,14 @@ from .errors import (
     StridedTypeError,
     join_lines,
 )
-from .indexing import index_layout
+from .indexing import AdvancedIndex, index_layout
 from .kernels import check_writable, grow_storage, write
 from .layout import Layout
 from .layout.formats import format_strides
 from .memory_format import is_dense_format, preserve_format
 from .messages import error, partial_overlap
 from .scalars import filled, parse_int, parse_setitem_int, wrapped
-from .tensor import Tensor, installs_as
+from .tensor import ADVANCED_INDEXING, Tensor, installs_as
 
 # ---------------------------------------------------------------- how each write reads its value
 
@@ -166,8 +166,17 @@ def setitem(self: Tensor, key: Any, value: Any) -> None:
 
     # Note: PyTorch takes only numbers and tensors here; strided also takes
     # sequences and NumPy arrays (read as ``strided.tensor(value)`` would).
+
+    An advanced key (index tensors, lists, arrays, masks) writes through
+    :mod:`strided.ops.advanced_indexing`, with this module's checks (``check_writable``, the
+    ``SETITEM`` rule, :func:`_as_source`), all before the write.
     """
-    _write(self._view(index_layout(self._layout, key)), value, SETITEM)
+    try:
+        view = index_layout(self._layout, key)
+    except AdvancedIndex:
+        ADVANCED_INDEXING["setitem"](self, key, value)
+        return
+    _write(self._view(view), value, SETITEM)
 
 
 @installs_as("resize_")

@@ -7,6 +7,7 @@ on :class:`strided.Tensor`; each op module registers its own with
 
 # (imported to register their methods on Tensor)
 from . import (  # noqa: F401
+    advanced_indexing,
     binary_more,
     complex_ops,
     conversions,
