@@ -34,10 +34,11 @@ from typing import Any
 import numpy as np
 
 from .. import layout as L
-from ..dispatch import OPEN, report, result_array
+from ..dispatch import OPEN, adopted, report, result_array
 from ..dtypes import TORCH_NAME, DType, float32, int64
 from ..errors import StridedRuntimeError, StridedTypeError, StridedValueError, join_lines
 from ..kernels import numpy_view
+from ..kernels.fpstate import quiet_call, quiet_retry
 from ..kernels.reduce import reduce_into
 from ..layout import CopyRequested, Layout
 from ..layout import plans as P
@@ -53,6 +54,7 @@ from .support import check as _check_support
 __all__ = ["EinsumPlan", "Route", "Step", "einsum", "einsum_plan"]
 
 _LETTERS = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz"
+_add_reduce = np.add.reduce  # (array, axis, dtype, out, keepdims): positional, cheaper than keywords
 
 
 def _fail(first: str, *detail: str) -> StridedRuntimeError:
@@ -488,7 +490,8 @@ def _one_reduction(steps: list[Step]) -> tuple | None:
     dims, dtype, acc, read = steps[-1].recipe
     if acc != dtype.numpy:  # (float16 sums accumulate in float32: the regular path rounds once)
         return None
-    return read, dims, steps[-1].shape, dtype
+    shape = steps[-1].shape
+    return read, dims, Layout(shape, L.contiguous_strides(shape), 0), dtype
 
 
 def _dtype_of(operands: Sequence[Tensor]) -> DType:
@@ -591,10 +594,15 @@ def einsum(equation: str | Tensor, *operands: Any, optimize: Any = "auto") -> Te
         # a trace or a sum (``bii->b``): one reduction of the operand's storage read through the
         # plan's view (its layout is the plan's; the plan is remembered per layout), no
         # intermediate tensors; with a listener open, run() reports each view and the sum
-        read, dims, shape, dtype = plan.reduction
-        r, r_np = result_array(shape, dtype)
-        reduce_into(np.add, numpy_view(ops[0]._storage, read), dims, dtype.numpy, r_np, False)
-        return r
+        read, dims, result, dtype = plan.reduction
+        # NumPy allocates the result (a fresh C-contiguous array) and strided adopts it: cheaper
+        # than allocating first, once the big reduction has left the caches cold
+        x = numpy_view(ops[0]._storage, read)
+        try:
+            res = quiet_call(_add_reduce, x, dims, dtype.numpy, None, False)
+        except RuntimeError as e:
+            res = quiet_retry(e, _add_reduce, x, dims, dtype.numpy, None, False)
+        return adopted(res.reshape(-1) if res.__class__ is np.ndarray else np.array([res]), result, dtype)
     return run(plan, ops)
 
 
@@ -634,6 +642,10 @@ def run(plan: EinsumPlan, operands: Sequence[Tensor]) -> Tensor:
         else:
             y = live.pop(s.operands[1])
             (pa, sa, ca), (pb, sb, cb), shape, use_mul = s.recipe
+            if sa[0] == 1 and not use_mul and x._dtype.kind in "fc":
+                # no batch: a plain matrix product (BLAS's gemm, no batch loop); bool and integers
+                # keep the batched product, whose errors name PyTorch's bmm as its einsum does
+                sa, sb = sa[1:], sb[1:]
             a3 = (x if ca is None else x.to(ca)).permute(pa).reshape(sa)
             b3 = (y if cb is None else y.to(cb)).permute(pb).reshape(sb)
             r = (mul(a3, b3) if use_mul else matmul(a3, b3)).view(shape)
