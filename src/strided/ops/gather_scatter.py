@@ -149,6 +149,8 @@ def take_along_dim(input: Tensor, indices: Tensor, dim: int | None = None) -> Te
                       f"{scalar_name(indices._dtype)}")
     idx = index_array(indices)
     if dim is None:
+        # Note: PyTorch 2.13 flattens with view(-1), so a non-contiguous or expanded input raises
+        # "view size is not compatible ..."; strided reads any layout flattened.
         n = input.numel()
         # (as PyTorch: the flattened form is a gather, which does not count from the end)
         idx = check_bounds(idx.reshape(-1), n, 0, "take_along_dim", StridedRuntimeError,
