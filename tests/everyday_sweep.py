@@ -9,6 +9,7 @@ otherwise. ``python tests/everyday_sweep.py`` prints every difference.
 
 from __future__ import annotations
 
+import functools
 import math
 import warnings
 from collections.abc import Callable
@@ -26,7 +27,12 @@ LAYOUTS = ("contig", "noncontig", "expanded", "0d", "empty")
 
 def values(dtype: str, n: int, seed: int = 0) -> np.ndarray:
     """``n`` values of ``dtype``: small ints (0..5 unsigned, -5..5 signed), bools, floats with
-    one NaN-free spread (x3), complex with both parts drawn."""
+    one NaN-free spread (x3), complex with both parts drawn (a fresh array each call)."""
+    return _values(dtype, n, seed).copy()
+
+
+@functools.cache
+def _values(dtype: str, n: int, seed: int) -> np.ndarray:
     rng = np.random.default_rng(seed)
     kind = np.dtype(dtype).kind
     if kind == "b":
@@ -147,7 +153,9 @@ CASES: list[tuple[str, Call]] = [
     ("sort", lambda m, x, a: m.sort(x)), ("sort.stable", lambda m, x, a: m.sort(x, dim=0, descending=True,
                                                                                   stable=True)),
     ("argsort", lambda m, x, a: m.argsort(x)), ("msort", _fn("msort")),
-    ("topk", lambda m, x, a: m.topk(x, 1)), ("kthvalue", lambda m, x, a: m.kthvalue(x, 1)),
+    # (topk's indices of tied values are unspecified: its values, and the indices of distinct values)
+    ("topk", lambda m, x, a: m.topk(x, 1).values), ("topk.distinct", lambda m, x, a: m.topk(x.flatten().unique(), 2)),
+    ("kthvalue", lambda m, x, a: m.kthvalue(x, 1)),
     # scans
     ("cumsum", lambda m, x, a: m.cumsum(x, 0)), ("cumprod", lambda m, x, a: m.cumprod(x, 0)),
     ("cumsum.dtype", lambda m, x, a: m.cumsum(x, 0, dtype=a.dtype("float64"))),
@@ -302,12 +310,15 @@ def _compare_values(tr: Any, sr: Any) -> str | None:
             return f"[{i}] shape {tuple(s.shape)}, torch {tuple(t.shape)}"
         tv = t.resolve_conj().resolve_neg().numpy()
         sv = s.numpy()
-        try:
-            if tv.dtype.kind in "fc":
-                rtol = 2e-2 if tv.dtype in (np.float16,) else 1e-4
-                np.testing.assert_allclose(sv, tv, rtol=rtol, atol=rtol, equal_nan=True)
-            else:
-                np.testing.assert_array_equal(sv, tv)
+        rtol = 2e-2 if tv.dtype == np.float16 else 1e-4
+        if tv.dtype.kind in "fc":
+            if sv.shape == tv.shape and np.allclose(sv, tv, rtol=rtol, atol=rtol, equal_nan=True):
+                continue
+        elif np.array_equal(sv, tv):
+            continue
+        try:  # (NumPy's report of the difference)
+            np.testing.assert_allclose(sv, tv, rtol=rtol, atol=rtol, equal_nan=True)
+            return f"[{i}] values differ"
         except AssertionError as e:
             lines = [ln for ln in str(e).splitlines() if ln.strip()]
             return f"[{i}] values differ: {' | '.join(lines[1:4])[:200]}"
@@ -323,6 +334,24 @@ def run(fn: Callable[[], Any]) -> tuple[Any, BaseException | None, list[str]]:
         except Exception as exc:  # noqa: BLE001 - compared
             r, e = None, exc
     return r, e, [f"{x.category.__name__}: {x.message}" for x in w]
+
+
+# Deliberate differences (``# Note:`` in the op modules): (case, dtype names, layouts)
+KNOWN: tuple[tuple[str, tuple[str, ...], tuple[str, ...]], ...] = (
+    # PyTorch flattens with view(-1): a non-contiguous or expanded input raises there
+    ("take_along_dim.flat", (), ("noncontig", "expanded")),
+    # PyTorch's flip_cpu has no uint16/32/64 kernel, reached or not depending on the layout
+    *((name, ("uint16", "uint32", "uint64"), ()) for name in ("flip", "fliplr", "flipud", "rot90", "flip.method")),
+    # strided has no complex32 (NumPy has none)
+    ("view_as_complex", ("float16",), ()), ("complex", ("float16",), ()),
+    # PyTorch's scatter_reduce(mean) of an empty bool/uint16-64 tensor reaches a refusing kernel
+    ("scatter_reduce.mean", ("bool", "uint16", "uint32", "uint64"), ("empty",)),
+)
+
+
+def known(name: str, dtype: str, layout: str) -> bool:
+    """Whether this difference is one of :data:`KNOWN` (empty tuples match everything)."""
+    return any(n == name and (not ds or dtype in ds) and (not ls or layout in ls) for n, ds, ls in KNOWN)
 
 
 def run_case(name: str, call: Call, dtype: str, layout: str) -> str | None:
@@ -355,7 +384,7 @@ def main() -> None:
             for lay in LAYOUTS:
                 n += 1
                 msg = run_case(name, call, d.name, lay)
-                if msg:
+                if msg and not known(name, d.name, lay):
                     bad += 1
                     print(f"{name:24} {d.name:10} {lay:9} {msg}")
     print(f"{bad} of {n} differ")

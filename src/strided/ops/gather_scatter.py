@@ -152,11 +152,11 @@ def take_along_dim(input: Tensor, indices: Tensor, dim: int | None = None) -> Te
         # Note: PyTorch 2.13 flattens with view(-1), so a non-contiguous or expanded input raises
         # "view size is not compatible ..."; strided reads any layout flattened.
         n = input.numel()
+        if idx.size:  # (before the bounds: PyTorch's kernel checks them)
+            support.check("take_along_dim", input._dtype, (input, indices))
         # (as PyTorch: the flattened form is a gather, which does not count from the end)
         idx = check_bounds(idx.reshape(-1), n, 0, "take_along_dim", StridedRuntimeError,
                            "index {index} is out of bounds for dimension {dim} with size {size}", what="indices")
-        if idx.size:
-            support.check("take_along_dim", input._dtype, (input, indices))
         out = _fresh((idx.size,), _take_flat(input, idx), input._dtype)
     else:
         if input.ndim != indices.ndim:
