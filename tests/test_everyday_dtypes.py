@@ -156,3 +156,17 @@ def test_support_tables_name_only_real_kernels() -> None:
         assert support.refused(op, st.complex64) and not support.refused(op, st.float32)
     assert support.refused("searchsorted", st.bool_) and not support.refused("searchsorted", st.uint8)
     assert build(st, "uint16", "expanded").stride() == (0, 1)
+
+
+@pytest.mark.parametrize(("shape", "dim"), [((3,), 0), ((1, 1, 1), 1), ((2, 3, 4), 1), ((2, 3, 4), 0),
+                                            ((2, 3), 1), ((2, 3, 4, 5), 2)])
+def test_index_add_out_of_range_follows_pytorchs_path(shape: tuple[int, ...], dim: int) -> None:
+    """PyTorch's error class depends on its path (first/last dim of a 2-d+ target: scatter_add's
+    RuntimeError; else the slice loop's IndexError); the uint16 refusal names the path's kernel."""
+    src_shape = [1 if d == dim else s for d, s in enumerate(shape)]
+    for dtype in ("float32", "uint16"):
+        def call(m, x, a, dtype=dtype):  # noqa: ANN001, ANN202
+            bad = a.t([shape[dim]]) if dtype == "float32" else a.t([0])
+            return m.index_add(m.zeros(shape, dtype=getattr(m, dtype)), dim, bad,
+                               m.ones(src_shape, dtype=getattr(m, dtype)))
+        assert run_case("index_add", call, dtype, "contig") is None, (shape, dim, dtype)

@@ -225,17 +225,18 @@ def _index_add(self: Tensor, dim: Any, index: Any, source: Any, alpha: Any, inpl
     idx = index_array(index, self).reshape(-1)
     _check_source(self, d, idx.size, source, "index_add_")
     size = (self.shape or (1,))[d]
-    # Note: PyTorch's CPU kernels word this differently by path (dtype, rank, dim): IndexError
-    # "index out of range in self" or RuntimeError "index 9 is out of bounds ...". strided
-    # raises the IndexError for a vector or 0-d target and the RuntimeError above that.
-    if self.ndim > 1:
+    # PyTorch's CPU kernel takes one of two paths, which word this differently: along the first
+    # or last dim of a 2-d+ target a scatter_add (RuntimeError "index 9 is out of bounds ..."),
+    # else a loop over slices (IndexError "index out of range in self"), any dtype.
+    scatter_path = self.ndim > 1 and d in (0, self.ndim - 1)
+    if scatter_path:
         check_bounds(idx, size, d, op, StridedRuntimeError,
                      "index {index} is out of bounds for dimension {dim} with size {size}")
     else:
         check_bounds(idx, size, d, op, StridedIndexError, "index out of range in self")
     if idx.size:  # (uint16/32/64: PyTorch's kernel differs by path, and none takes them)
-        support.check("index_add.0d" if not self.ndim else "index_add.alpha" if alpha != 1 else "index_add",
-                      self._dtype, (self, source))
+        support.check("index_add.vector" if self.ndim <= 1 else "index_add" if scatter_path and alpha == 1
+                      else "index_add.alpha", self._dtype, (self, source))
     a = fill_value(alpha, self._dtype, op, 2) if alpha != 1 else None
     if inplace:
         check_no_overlap(self, index, op, "index")

@@ -54,7 +54,7 @@ UNSIGNED: dict[str, str] = {
     "scatter_reduce.amax": "scatter_gather_tensor_cpu_reduce_amax",
     "scatter_reduce.amin": "scatter_gather_tensor_cpu_reduce_amin",
     "scatter_reduce.exclude_self": "scatter_reduce_exclude_input_init",
-    "index_add": "scatter_gather_tensor_cpu", "index_add.alpha": "add_stub", "index_add.0d": "index_add_",
+    "index_add": "scatter_gather_tensor_cpu", "index_add.alpha": "add_stub", "index_add.vector": "index_add_",
     "index_copy": "index_copy_cpu", "index_fill": "index_fill_cpu", "masked_select": "masked_select",
     "masked_fill": "masked_fill", "masked_scatter": "masked_scatter", "nonzero": "nonzero_count_cpu",
     "argwhere": "nonzero_count_cpu", "count_nonzero": "nonzero_count_cpu",
