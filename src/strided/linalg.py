@@ -13,6 +13,7 @@ from typing import Any
 import numpy as np
 
 from .dispatch import OPEN, report, result_array
+from .dtypes import real_of
 from .errors import StridedRuntimeError, StridedTypeError, join_lines
 from .ops.nan_reductions import _acc, _float_only, _Quiet
 from .ops.reduce_args import numpy_axes, optional_dtype, reduced_shape, reduction_dims, shape_text
@@ -46,7 +47,7 @@ def vector_norm(x: Tensor, ord: Any = 2, dim: Any = None, keepdim: bool = False,
     tensor_arg(x, op)
     given = optional_dtype(dtype)
     if given is None:
-        _float_only(x, op, style="linalg")
+        _float_only(x, op, style="linalg", complex_ok=True)
     p = _ord_value(ord, op)
     dims = reduction_dims(x, dim, op)
     shape = x._layout.shape
@@ -59,12 +60,12 @@ def vector_norm(x: Tensor, ord: Any = 2, dim: Any = None, keepdim: bool = False,
                 f"the tensor has shape {shape_text(shape)}; use ord >= 0, or reduce over non-empty dims",
             )
         )
-    rt = given or x._dtype
+    rt = real_of(given or x._dtype)  # (the norm of a complex tensor is real: complex64 -> float32)
     result, res_np = result_array(reduced_shape(shape, dims, keepdim), rt)
     axes = numpy_axes(dims, len(shape))
     acc = _acc(rt)
     with _Quiet():
-        a = np.abs(x._np().astype(acc, copy=False))
+        a = np.abs(x._np() if x._dtype.is_complex else x._np().astype(acc, copy=False)).astype(acc, copy=False)
         if p == 2:
             r = np.sqrt(np.add.reduce(a * a, axis=axes, keepdims=keepdim))
         elif p == 1:

@@ -20,7 +20,7 @@ from typing import Any
 
 from .. import layout as L
 from ..dispatch import OPEN, copied, copy_of
-from ..errors import StridedRuntimeError, join_lines
+from ..errors import StridedIndexError, StridedRuntimeError, join_lines
 from ..kernels.listeners import silenced
 from ..tensor import Tensor, tensor_arg
 from .registry import method
@@ -94,7 +94,7 @@ def _narrow(t: Tensor, dim: int, start: Any, length: int) -> Tensor:
 
 
 def _permute(t: Tensor, dims: Sequence[int]) -> Tensor:
-    return t.permute(*dims) if isinstance(dims, (tuple, list)) else t.permute(dims)
+    return t.permute(tuple(dims)) if isinstance(dims, (tuple, list)) else t.permute(dims)  # (() for 0-d)
 
 
 def _select(t: Tensor, dim: int, index: int) -> Tensor:
@@ -103,6 +103,9 @@ def _select(t: Tensor, dim: int, index: int) -> Tensor:
 
 def _slice(t: Tensor, dim: int = 0, start: int | None = None, end: int | None = None, step: int = 1) -> Tensor:
     shape = t._layout.shape
+    if not shape:
+        raise StridedIndexError(join_lines("slice() cannot be applied to a 0-dim tensor.",
+                                           "a 0-d tensor has no dim to slice; reshape(1) makes it 1-d"))
     d = L.wrap_dim(dim, len(shape))
     if step <= 0:
         raise StridedRuntimeError(

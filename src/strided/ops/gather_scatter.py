@@ -21,10 +21,11 @@ import numpy as np
 
 from .. import layout as L
 from ..dispatch import OPEN, adopted, copied, report, result
-from ..dtypes import DType, bool_
-from ..errors import StridedRuntimeError, join_lines
+from ..dtypes import DType
+from ..errors import StridedIndexError, StridedRuntimeError, join_lines
 from ..layout import Layout
 from ..tensor import Tensor
+from . import support
 from .index_common import (
     INT_OR_LONG,
     LONG,
@@ -121,6 +122,8 @@ def gather(input: Tensor, dim: int, index: Tensor, *, sparse_grad: bool = False)
     idx = index_array(index)
     check_bounds(idx, shape[d], d, "gather", StridedRuntimeError,
                  "index {index} is out of bounds for dimension {dim} with size {size}")
+    if idx.size:  # (uint16/32/64: PyTorch has no kernel; an empty index runs none)
+        support.check("gather", input._dtype, (input, index))
     out = _fresh(index.shape, _gather_kernel(input, d, idx), input._dtype)
     if OPEN:
         copied("gather", (input, index), out,
@@ -146,7 +149,11 @@ def take_along_dim(input: Tensor, indices: Tensor, dim: int | None = None) -> Te
                       f"{scalar_name(indices._dtype)}")
     idx = index_array(indices)
     if dim is None:
+        # Note: PyTorch 2.13 flattens with view(-1), so a non-contiguous or expanded input raises
+        # "view size is not compatible ..."; strided reads any layout flattened.
         n = input.numel()
+        if idx.size:  # (before the bounds: PyTorch's kernel checks them)
+            support.check("take_along_dim", input._dtype, (input, indices))
         # (as PyTorch: the flattened form is a gather, which does not count from the end)
         idx = check_bounds(idx.reshape(-1), n, 0, "take_along_dim", StridedRuntimeError,
                            "index {index} is out of bounds for dimension {dim} with size {size}", what="indices")
@@ -161,6 +168,10 @@ def take_along_dim(input: Tensor, indices: Tensor, dim: int | None = None) -> Te
                     "fix: unsqueeze the indices (or the input) until both have the same number of dims",
                 )
             )
+        if input.ndim == 0:  # (PyTorch's dim check for a 0-d input: no dims to take along)
+            raise StridedIndexError(
+                join_lines(f"Dimension specified as {dim} but tensor has no dimensions",
+                           "a 0-d tensor has no dims: take_along_dim(x, indices) (dim=None) reads it flattened"))
         d = wrap_dim(dim, input.ndim)
         shape_in, shape_ix = list(_as_1d(input)[0]), list(idx.shape or (1,))
         other_in, other_ix = shape_in[:d] + [1] + shape_in[d + 1:], shape_ix[:d] + [1] + shape_ix[d + 1:]
@@ -181,6 +192,8 @@ def take_along_dim(input: Tensor, indices: Tensor, dim: int | None = None) -> Te
         idx = check_bounds(idx, size, d, "take_along_dim", StridedRuntimeError,
                            "index {index} is out of bounds for dimension {dim} with size {size}",
                            negative_ok=True, what="indices")
+        if idx.size:
+            support.check("take_along_dim", input._dtype, (input, indices))
         ishape = list(b)
         ishape[d] = shape_ix[d]
         idx = np.broadcast_to(idx.reshape(shape_ix), ishape)
@@ -240,6 +253,8 @@ def take(input: Tensor, index: Tensor) -> Tensor:  # noqa: A002
     idx = check_bounds(index_array(index), n, 0, "take", StridedIndexError,
                        "out of range: tried to access index {index} on a tensor of {size} elements.",
                        negative_ok=True)
+    if idx.size:
+        support.check("take", input._dtype, (input, index))
     out = _fresh(index.shape, _take_flat(input, idx), input._dtype)
     if OPEN:
         copied("take", (input, index), out, lambda: f"take: {out.numel()} elements picked into new memory")
@@ -365,7 +380,7 @@ def _scatter_reduce_into(self: Tensor, d: int, idx: np.ndarray, vals: np.ndarray
         uniq, counts = np.unique(lin, return_counts=True)
         np.add.at(arr, lin, flat)
         counts = counts + 1 if include_self else counts
-        if dt.kind == "f":
+        if dt.kind in "fc":
             arr[uniq] = arr[uniq] / counts.astype(dt)
         else:
             arr[uniq] = np.floor_divide(arr[uniq], counts).astype(dt)
@@ -411,6 +426,8 @@ def _scatter(self: Tensor, dim: Any, index: Any, src: Any, value: Any, reduce: A
     if inplace:
         check_target(self, op, updates=reduce is not None)
     d, idx = _scatter_checks(self, dim, index, source, op)
+    if idx.size:  # (uint16/32/64: PyTorch has no kernel; an empty index runs none)
+        support.check("scatter" if isinstance(source, Tensor) else "scatter.value", self._dtype, (self,))
     if inplace:
         check_no_overlap(self, index, op, "index")
         check_no_overlap(self, source, op, "src")
@@ -454,6 +471,8 @@ def _scatter_add(self: Tensor, dim: Any, index: Any, src: Any, inplace: bool) ->
     if inplace:
         check_target(self, op, updates=True)
     d, idx = _scatter_checks(self, dim, index, src, op)
+    if idx.size:
+        support.check("scatter_add", self._dtype, (self, src))
     if inplace:
         check_no_overlap(self, index, op, "index")
         check_no_overlap(self, src, op, "src")
@@ -495,12 +514,14 @@ def _scatter_reduce(self: Tensor, dim: Any, index: Any, src: Any, reduce: Any, i
                 "fix: one of 'sum', 'prod', 'mean', 'amax', 'amin'",
             )
         )
-    if self._dtype is bool_ and reduce == "mean":
-        raise StridedRuntimeError(join_lines(f"{op}(): reduce='mean' is not supported for bool tensors",
-                                             "fix: convert first: x.to(strided.float32)"))
     if inplace:
         check_target(self, op, updates=True)
     d, idx = _scatter_checks(self, dim, index, src, op)
+    if idx.size:  # PyTorch's kernels: none for uint16/32/64, none for complex amax/amin or bool mean
+        if not include_self:
+            support.check("scatter_reduce.exclude_self", self._dtype, (self, src))
+        support.check(f"scatter_reduce.{reduce}" if reduce in ("mean", "amax", "amin") else "scatter_reduce",
+                      self._dtype, (self, src))
     if inplace:
         check_no_overlap(self, index, op, "index")
         check_no_overlap(self, src, op, "src")

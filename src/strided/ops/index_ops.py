@@ -18,6 +18,7 @@ from ..dispatch import OPEN, adopted, copied, report, result
 from ..errors import StridedIndexError, StridedRuntimeError, join_lines
 from ..layout import Layout
 from ..tensor import Tensor
+from . import support
 from .gather_scatter import _out_of_place
 from .index_common import (
     INT_OR_LONG,
@@ -130,6 +131,7 @@ def _index_fill(self: Tensor, dim: Any, index: Any, value: Any, inplace: bool) -
     size = (self.shape or (1,))[d]
     idx = check_bounds(index_array(index).reshape(-1), size, d, op, StridedIndexError,
                        "index {index} is out of bounds for dimension {dim} with size {size}", negative_ok=True)
+    support.check("index_fill", self._dtype, (self,))  # (uint16/32/64: PyTorch has no kernel)
     v = fill_value(value, self._dtype, "index_fill_", idx.size)
     if inplace:
         check_no_overlap(self, index, op, "index")
@@ -223,14 +225,18 @@ def _index_add(self: Tensor, dim: Any, index: Any, source: Any, alpha: Any, inpl
     idx = index_array(index, self).reshape(-1)
     _check_source(self, d, idx.size, source, "index_add_")
     size = (self.shape or (1,))[d]
-    # Note: PyTorch's CPU kernels word this differently by path (dtype, rank, dim): IndexError
-    # "index out of range in self" or RuntimeError "index 9 is out of bounds ...". strided
-    # raises the IndexError for a vector or 0-d target and the RuntimeError above that.
-    if self.ndim > 1:
+    # PyTorch's CPU kernel takes one of two paths, which word this differently: along the first
+    # or last dim of a 2-d+ target a scatter_add (RuntimeError "index 9 is out of bounds ..."),
+    # else a loop over slices (IndexError "index out of range in self"), any dtype.
+    scatter_path = self.ndim > 1 and d in (0, self.ndim - 1)
+    if scatter_path:
         check_bounds(idx, size, d, op, StridedRuntimeError,
                      "index {index} is out of bounds for dimension {dim} with size {size}")
     else:
         check_bounds(idx, size, d, op, StridedIndexError, "index out of range in self")
+    if idx.size:  # (uint16/32/64: PyTorch's kernel differs by path, and none takes them)
+        support.check("index_add.vector" if self.ndim <= 1 else "index_add" if scatter_path and alpha == 1
+                      else "index_add.alpha", self._dtype, (self, source))
     a = fill_value(alpha, self._dtype, op, 2) if alpha != 1 else None
     if inplace:
         check_no_overlap(self, index, op, "index")
@@ -320,6 +326,7 @@ def _index_copy(self: Tensor, dim: Any, index: Any, source: Any, inplace: bool) 
     size = t_shape[d]
     check_bounds(idx, size, d, op, StridedIndexError,
                  "index_copy_(): index {index} is out of bounds for dimension {dim} with size {size}")
+    support.check("index_copy", self._dtype, (self, source))
     if inplace:
         check_no_overlap(self, index, op, "index")
         check_no_overlap(self, source, op, "source")

@@ -20,6 +20,7 @@ from ..dtypes import bool_, int64
 from ..errors import StridedRuntimeError, join_lines
 from ..layout import Layout
 from ..tensor import Tensor
+from . import support
 from .index_common import check_target, fill_value, scalar_name, tensor_of
 from .registry import method
 
@@ -121,6 +122,7 @@ def _masked_fill(self: Any, mask: Any, value: Any, inplace: bool) -> Tensor:
         check_target(self, op, number_fill=True)
     _check_mask(mask, "masked_fill_ only supports boolean masks, but got mask with dtype "
                 f"{_C_NAMES.get(mask._dtype.name, mask._dtype.name)}", op)
+    support.check("masked_fill", self._dtype, (self,))  # (uint16/32/64: PyTorch has no kernel)
     shape = _shape_with(self, mask, op, inplace)
     v = fill_value(value, self._dtype, "masked_fill_", L.product(shape))
     if inplace:
@@ -172,6 +174,8 @@ def masked_select(input: Tensor, mask: Tensor) -> Tensor:  # noqa: A002
     mask = tensor_of(mask, "masked_select", "mask", 2)
     _check_mask(mask, "masked_select: expected BoolTensor for mask", "masked_select")
     shape = _shape_with(input, mask, "masked_select", False)
+    if L.product(shape):
+        support.check("masked_select", input._dtype, (input,))
     picked = np.broadcast_to(input._np(), shape)[np.broadcast_to(mask._np(), shape)]
     out = adopted(picked.reshape(-1), _trusted((picked.size,), (1,), 0), input._dtype)
     if OPEN:
@@ -200,6 +204,7 @@ def _masked_scatter(self: Any, mask: Any, source: Any, inplace: bool) -> Tensor:
                 f"fix: convert the source first: source.to(strided.{self._dtype.name})",
             )
         )
+    support.check("masked_scatter", self._dtype, (self,))
     if inplace:
         _expand_mask(self, mask, op)
     shape = _shape_with(self, mask, op, inplace)
@@ -284,6 +289,7 @@ def nonzero(input: Tensor, *, as_tuple: bool = False) -> Any:  # noqa: A002
     [[1, 2]]
     """
     input = tensor_of(input, "nonzero", "input", 1)  # noqa: A001
+    support.check("nonzero", input._dtype, (input,))
     if not as_tuple:
         return _nonzero_matrix(input, "nonzero")
     if input.ndim == 0:
@@ -306,4 +312,5 @@ def argwhere(input: Tensor) -> Tensor:  # noqa: A002
     [[1]]
     """
     input = tensor_of(input, "argwhere", "input", 1)  # noqa: A001
+    support.check("argwhere", input._dtype, (input,))
     return _nonzero_matrix(input, "argwhere")

@@ -90,6 +90,9 @@ def _flip_dims(dims: Any, ndim: int) -> tuple[int, ...]:
 def _flipped(t: Tensor, dims: tuple[int, ...], op: str) -> Tensor:
     """``t`` with ``dims`` reversed, in new memory laid out as ``empty_like(t)`` (preserve_format)."""
     lay = t._layout
+    # Note: PyTorch 2.13's "flip_cpu" has no uint16/32/64 kernel, but whether it is reached depends
+    # on the memory layout (flip(0) of a contiguous uint16 matrix works, fliplr of it raises).
+    # strided flips every dtype, whatever the layout (flip, fliplr, flipud, rot90).
     out = result(lay.shape, t._dtype, L.preserve_format_strides(lay.shape, lay.strides))
     if out.numel():
         np.copyto(out._np(), np.flip(t._np(), dims) if dims and lay.shape else t._np())

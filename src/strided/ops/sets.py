@@ -30,6 +30,7 @@ from ..dtypes import int64
 from ..errors import StridedRuntimeError, join_lines
 from ..layout import Layout
 from ..tensor import Tensor, tensor_arg
+from . import support
 from .along import flag, one_dim, tensor_from_array
 from .reduce_args import shape_text
 from .registry import method
@@ -137,6 +138,7 @@ def _unique(self: Tensor, sort: bool, return_inverse: Any, return_counts: Any, d
     tensor_arg(self, op)
     want_inverse = flag(return_inverse, op, "return_inverse")
     want_counts = flag(return_counts, op, "return_counts")
+    support.check("unique" if dim is None else "unique.dim", self._dtype, (self,))  # (complex: no order)
     if dim is None:
         out, extra = _flat(self, sort, want_inverse, want_counts)
         where = "the flattened tensor"

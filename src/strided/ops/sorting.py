@@ -27,7 +27,7 @@ from ..dtypes import int64
 from ..errors import StridedIndexError, StridedNotImplementedError, StridedRuntimeError, join_lines
 from ..layout.order import preserve_format_strides
 from ..tensor import Tensor, tensor_arg
-from . import return_types
+from . import return_types, support
 from .along import flag, moved_last, one_dim, tensor_from_array, tensor_from_moved
 from .reduce_args import reduced_shape, shape_text
 from .registry import method
@@ -50,6 +50,7 @@ def argsort_last(x: np.ndarray, descending: bool, stable: bool) -> np.ndarray:
 def _sort_parts(self: Tensor, dim: Any, descending: Any, stable: Any, op: str) -> tuple[int, np.ndarray, np.ndarray]:
     tensor_arg(self, op)
     d = one_dim(self, dim, op)
+    support.check(op, self._dtype, (self,))  # (complex: no order)
     descending = flag(descending, op, "descending")
     stable = flag(stable, op, "stable")
     x = moved_last(self, d)
@@ -94,6 +95,7 @@ def msort(self: Tensor) -> Tensor:
     """The values of ``sort(dim=0)``: each column sorted ascending (NaN last)."""
     tensor_arg(self, "msort")
     d = one_dim(self, 0, "msort")
+    support.check("msort", self._dtype, (self,))
     x = moved_last(self, d)
     idx = argsort_last(x, False, False)
     shape = self._layout.shape
@@ -159,6 +161,8 @@ def topk(self: Tensor, k: int, dim: int = -1, largest: bool = True, sorted: bool
     flag(sorted, "topk", "sorted")
     _not_bool(self, "topk")
     shape = self._layout.shape
+    if shape or self._dtype.is_complex:  # (PyTorch's 0-d path runs no kernel: it takes uint16/32/64)
+        support.check("topk", self._dtype, (self,))
     x = moved_last(self, d)
     n = x.shape[-1]
     if not shape:
@@ -205,6 +209,7 @@ def kthvalue(self: Tensor, k: int, dim: int = -1, keepdim: bool = False) -> Any:
     k = _k(self, k, d, "kthvalue", 1)
     if shape:  # (PyTorch's 0-d path runs no kernel, so it takes bool)
         _not_bool(self, "kthvalue")
+        support.check("kthvalue", self._dtype, (self,))
     x = moved_last(self, d)
     pos = np.argpartition(x, k - 1, axis=-1)[..., k - 1:k]
     # the moved order (dim d last, size 1) is the row-major order of the result, keepdim or not

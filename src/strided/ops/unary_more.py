@@ -29,6 +29,7 @@ from ..errors import StridedTypeError, join_lines
 from ..kernels import check_writable, special
 from ..kernels.fpstate import QUIET, quiet_reset, quiet_set
 from ..tensor import Tensor
+from . import support
 from .operands import _check_inplace, _fresh_output, _not_implemented, _view
 from .out import write_out
 from .promotion import to_float
@@ -118,7 +119,7 @@ def _round(x: np.ndarray, out: np.ndarray, compute: np.dtype, d: DType, decimals
         return
     p = compute.type(10.0 ** abs(decimals))
     scaled = np.multiply(x, p, dtype=compute) if decimals > 0 else np.divide(x, p, dtype=compute)
-    np.rint(scaled, out=scaled)
+    scaled = np.rint(scaled)  # (not out=scaled: a 0-d input gives a NumPy scalar, which has no buffer)
     if decimals > 0:
         np.divide(scaled, p, out=out, dtype=compute, casting="unsafe")
     else:
@@ -263,6 +264,7 @@ def _run(op: MoreUnary, x: Any, target: Tensor | None, args: tuple) -> Tensor:
     d = x._dtype
     if target is not None:
         check_writable(target._storage, target._layout, name)  # (PyTorch checks stride-0 overlap first)
+    support.check(op.name, d, (x,))  # PyTorch's refusals for complex and uint16/32/64
     if (d is bool_ and "bool" in op.refuse) or (
         not d.is_floating_point and d is not bool_ and "int" in op.refuse
     ):
