@@ -80,6 +80,8 @@ def asarray(obj: Any, *, dtype: Any = None, device: Any = None, copy: bool | Non
     if t is None:
         if copy is False:
             raise _alias_data_error(obj)
+        # Note: torch.asarray(numpy_scalar, dtype=other, copy=True) raises "can't alias tensor with
+        # dtype ..."; strided converts it, as copy=None does and as every other source does.
         return tensor(obj, target)
     if target is not None and target is not t._dtype:
         if copy is False:
