@@ -103,6 +103,7 @@ def test_export_every_dtype(dtype):
     lambda: st.arange(3.0).expand(4, 3),                        # expanded (stride 0)
     lambda: st.arange(24.0).reshape(2, 3, 4)[1:, ::2, 1::3],    # offset and steps
     lambda: st.arange(6.0).reshape(2, 3)[0].unsqueeze(0),       # size-1 dim
+    lambda: st.tensor([1 + 2j, 3 + 4j]).imag,                   # a typed alias: float32 inside complex64
 ])
 def test_export_hard_layouts(make):
     s = make()
@@ -394,7 +395,13 @@ def test_asarray_buffers_share_and_bytes_are_read_only():
 
 
 def test_byte_swapped_and_device():
-    same_error(lambda: torch.as_tensor(np.arange(3, dtype=">f8")), lambda: as_tensor(np.arange(3, dtype=">f8")))
+    """A byte-swapped array is converted into a new tensor (# Note: PyTorch refuses it); only
+    copy=False, which cannot convert, gets PyTorch's error."""
+    a = np.arange(3, dtype=">f8")
+    for got in (as_tensor(a), asarray(a), asarray(a, copy=True), asarray(a, dtype=st.float32)):
+        assert got.tolist() == [0.0, 1.0, 2.0] and got.data_ptr() != _memory(a)
+    assert as_tensor(a).dtype is st.float64
+    same_error(lambda: torch.asarray(a, copy=False), lambda: asarray(a, copy=False))
     with pytest.raises(RuntimeError, match="cuda"):
         asarray(np.arange(3.0), device="cuda")
     assert asarray(np.arange(3.0), device="cpu").dtype is st.float64

@@ -99,6 +99,11 @@ def _shared(obj: Any, op: str, buffer_dtype: DType | None, copy: bool | None) ->
     if isinstance(obj, Tensor):
         return obj
     if isinstance(obj, np.ndarray):
+        if not obj.dtype.isnative and copy is not False:
+            # Note: PyTorch refuses a byte-swapped array ("byte order different from the native
+            # byte order"); strided converts it into a new tensor, as strided.tensor does (and
+            # np.asarray(a, "=f4")); only copy=False, which cannot convert, gets PyTorch's error.
+            return None
         return borrow_array(obj, op)
     if isinstance(obj, (np.generic, list, tuple, str, int, float, complex, bool)):
         return None

@@ -91,7 +91,7 @@ def dlpack_export(
     if not arr.flags.writeable and (max_version is None or tuple(max_version)[0] < 1):
         raise _readonly_legacy_error(self)
     capsule = arr.__dlpack__(max_version=max_version)
-    self._storage.mark_exported("Tensor.__dlpack__ (DLPack)")
+    self._storage.mark_exported("Tensor.__dlpack__ (DLPack: torch.from_dlpack, torch.as_tensor, np.from_dlpack, ...)")
     return capsule
 
 
