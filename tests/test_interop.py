@@ -439,3 +439,36 @@ def test_numpy_reads_through_array_not_an_interface():
         np.array(t)
     assert [c.reason for c in copies] == ["__array__(copy=True): NumPy asked for a copy"]
     assert t.untyped_storage().resizable()
+
+
+class _ArrayLike:
+    """An object NumPy reads through ``__array__`` only (as pandas and xarray objects)."""
+
+    def __init__(self, base: np.ndarray) -> None:
+        self.base = base
+
+    def __array__(self, dtype: Any = None, copy: Any = None) -> np.ndarray:
+        return self.base
+
+
+def test_array_protocol_objects_are_shared():
+    """# Note: PyTorch cannot read these ("Could not infer dtype"); strided shares NumPy's view."""
+    base = np.arange(4.0)
+    for make in (as_tensor, asarray):
+        t = make(_ArrayLike(base))
+        t[0] = 8.0
+        assert base[0] == 8.0
+    with pytest.raises(RuntimeError, match="Could not infer dtype"):
+        torch.as_tensor(_ArrayLike(base))
+
+
+def test_shared_memory_outlives_the_producer():
+    """The import keeps the producer's memory alive (the capsule's owner), and so does the export."""
+    s = from_dlpack(torch.arange(1000.0)[::3])
+    torch.ones(1000)  # (memory a freed producer would hand out again)
+    assert s[-1].item() == 999.0
+    t = st.arange(1000.0)[::7]
+    r = torch.from_dlpack(t)
+    del t
+    st.ones(1000)
+    assert r[-1].item() == 994.0
