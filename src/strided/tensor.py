@@ -164,6 +164,7 @@ class Tensor:
     - :mod:`strided.ops.sets`: ``unique``, ``unique_consecutive``.
     - :mod:`strided.ops.random`: ``uniform_``, ``normal_``, ``random_``, ``bernoulli_``, ``exponential_``,
       ``geometric_``, ``log_normal_``, ``cauchy_``, ``bernoulli``, ``multinomial``.
+    - :mod:`strided.interop.dlpack`: ``__dlpack__``, ``__dlpack_device__``.
     - :mod:`strided.ops.matmul`: ``matmul``, ``__matmul__``, ``__rmatmul__``, ``mm``, ``bmm``,
       ``dot``, ``outer``.
     """

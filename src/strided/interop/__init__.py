@@ -1,0 +1,26 @@
+"""Zero-copy exchange with the Python array ecosystem (NumPy, PyTorch, any DLPack library).
+
+- :mod:`strided.interop.dlpack`: ``Tensor.__dlpack__`` / ``__dlpack_device__`` (so
+  ``torch.from_dlpack(t)``, ``torch.as_tensor(t)``, ``np.from_dlpack(t)`` share memory with
+  ``t``) and :func:`from_dlpack` (the other way).
+- :mod:`strided.interop.arrays`: :func:`as_tensor` and :func:`asarray`, sharing memory with
+  arrays, tensors, DLPack producers and buffers where PyTorch's do.
+
+# Note: Tensor has no ``__array_interface__``. NumPy reads that attribute (and
+``__array_struct__``, and the buffer protocol) *before* ``__array__``, so defining it would route
+every ``np.asarray(t)`` / ``np.array(t)`` around ``Tensor.__array__``: NumPy's copies
+(``np.array(t)``, ``np.asarray(t, dtype=other)``) would vanish from the copy ledger, a copy would pin
+the storage as a share does, and ``np.asarray(t, dtype, copy=False)`` would lose strided's
+explanation (tests/test_kernels.py and tests/test_reliability_state.py R2-04 pin those). NumPy and
+PyTorch both read strided tensors without a copy already (``__array__``, ``__dlpack__``); a library
+that reads only ``__array_interface__`` (Pillow's ``Image.fromarray``) takes ``t.numpy()``, a
+zero-copy ndarray.
+
+Sits just above ``tensor`` (it wraps memory with :mod:`strided.creation`); importing it installs
+the DLPack methods on Tensor. torch is never imported here.
+"""
+
+from .arrays import as_tensor, asarray
+from .dlpack import from_dlpack
+
+__all__ = ["as_tensor", "asarray", "from_dlpack"]
