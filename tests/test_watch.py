@@ -17,7 +17,6 @@ import strided as st
 from layout_strategies import specs
 from strided.diagnose.flow import MemoryTally
 from strided.diagnose.watch import Watch, watch
-from strided.interop import as_tensor  # strided.as_tensor once exported (issue 14)
 from strided.kernels.listeners import OPEN
 from strided.layout import Layout, product
 from view_oracle import new_shapes
@@ -68,8 +67,8 @@ def test_creation_ops_are_steps_and_from_numpy_is_a_view_of_the_users_memory():
         st.ones_like(base, dtype=st.float32)
         st.full_like(base, 2)
         st.tensor([1, 2, 3])
-        as_tensor(a)  # shares the array's memory, as torch.as_tensor
-        as_tensor(base)  # already a tensor of its dtype: no op
+        st.as_tensor(a)  # shares the array's memory, as torch.as_tensor
+        st.as_tensor(base)  # already a tensor of its dtype: no op
         st.from_numpy(a[:, ::-1])
     assert [(s.name, s.kind, s.bytes_allocated) for s in w.steps] == [
         ("zeros", "alloc", 24), ("ones", "alloc", 32), ("empty", "alloc", 5), ("full", "alloc", 8),

@@ -8,7 +8,6 @@ module functions with ``order=``/``copy=`` follow NumPy.
 from . import describe, linalg, nn, ops, writes  # noqa: F401  (importing them installs their methods on Tensor)
 from .creation import (
     arange,
-    as_tensor,
     empty,
     empty_like,
     empty_strided,
@@ -52,6 +51,7 @@ from .errors import (
     BroadcastError,
     BroadcastWarning,
     OverlapWriteError,
+    StridedBufferError,
     StridedError,
     StridedIndexError,
     StridedNotImplementedError,
@@ -60,6 +60,7 @@ from .errors import (
     StridedValueError,
     ViewError,
 )
+from .interop import as_tensor, asarray, from_dlpack
 from .kernels import CopyRecord, record_copies
 from .layout import Layout, ReshapeRefusal
 from .memory_format import channels_last, channels_last_3d, contiguous_format, preserve_format
@@ -292,6 +293,7 @@ from .tensor import Tensor
 bool = bool_  # noqa: A001 - strided.bool mirrors torch.bool
 
 __all__ = [
+    "asarray", "from_dlpack", "StridedBufferError",
     "index_put", "index_put_",
     "adjoint", "angle", "cdouble", "cfloat", "complex", "complex128", "complex64", "conj", "conj_physical", "imag", "is_complex", "is_conj", "polar", "real", "resolve_conj", "uint16", "uint32", "uint64", "view_as_complex", "view_as_real",
     "argwhere", "gather", "index_add", "index_copy", "index_fill", "index_select", "masked_fill", "masked_scatter", "masked_select", "nonzero", "scatter", "scatter_add", "scatter_reduce", "take", "take_along_dim",

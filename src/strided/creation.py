@@ -288,14 +288,6 @@ def _too_many_dims(data: Any) -> Exception:
     )
 
 
-def as_tensor(data: Any, dtype: Any = None, *, device: Any = None) -> Tensor:
-    """``data`` itself when it is already a tensor of ``dtype``; otherwise ``tensor(data, dtype)``."""
-    parse_device(device, "as_tensor")
-    if isinstance(data, Tensor) and (dtype is None or to_dtype(dtype) is data.dtype):
-        return data
-    return tensor(data, dtype)
-
-
 def from_numpy(array: np.ndarray) -> Tensor:
     """A tensor sharing ``array``'s memory: any strides, negative ones included; writes show in both.
 
