@@ -35,6 +35,7 @@ from .index_common import (
     fill_value,
     index_array,
     scalar_name,
+    shares_memory,
     storage_blocks,
     storage_index,
     tensor_of,
@@ -312,7 +313,7 @@ def _src_values(src: Any, idx: np.ndarray, self: Tensor, op: str) -> Any:
         return fill_value(src, self._dtype, op, idx.size)
     arr = src._np().reshape(src.shape or (1,))
     arr = arr[tuple(slice(0, n) for n in idx.shape)]
-    if src._storage is self._storage:
+    if shares_memory(src, self):
         return arr.copy()
     return arr
 

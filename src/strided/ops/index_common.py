@@ -21,9 +21,11 @@ import numpy as np
 
 from .. import layout as L
 from ..args import is_number, type_name
+from ..dispatch import storage_root
 from ..dtypes import DType, int32, int64
 from ..errors import StridedRuntimeError, StridedTypeError, join_lines
 from ..kernels import check_writable
+from ..layout import Layout
 from ..messages import partial_overlap
 from ..scalars import filled
 from ..tensor import Tensor
@@ -88,7 +90,7 @@ def index_array(index: Tensor, target: Tensor | None = None) -> np.ndarray:
     arr = index._np()
     if arr.dtype != np.int64:
         return arr.astype(np.int64)
-    if target is not None and index._storage is target._storage:
+    if target is not None and shares_memory(index, target):
         return arr.copy()
     return arr
 
@@ -149,14 +151,42 @@ def check_target(target: Tensor, op: str, number_fill: bool = False, updates: bo
     check_writable(target._storage, target._layout, op, number_fill, updates)
 
 
+def shares_memory(a: Tensor, b: Tensor) -> bool:
+    """Whether ``a`` and ``b`` are over the same bytes' storage, also when one reads them as
+    another dtype (``view(dtype)``, ``real``/``imag``, ``view_as_real``: a typed alias)."""
+    return a._storage is b._storage or storage_root(a._storage) is storage_root(b._storage)
+
+
+def overlap(target: Tensor, other: Tensor) -> L.OverlapStatus:
+    """PyTorch's ``get_overlap_status`` of two tensors' memory (:func:`strided.layout.overlap_status`);
+    over typed aliases of one buffer (different dtypes) the layouts are compared in bytes, as
+    PyTorch compares its data pointers.
+
+    >>> t = strided.zeros(4, dtype=strided.float64)
+    >>> overlap(t, t.view(strided.int64)[:2])
+    <OverlapStatus.PARTIAL: ...>
+    """
+    if other._storage is target._storage:
+        return L.overlap_status(target._layout, other._layout)
+    if storage_root(other._storage) is not storage_root(target._storage):
+        return L.OverlapStatus.NONE
+    return L.overlap_status(_in_bytes(target), _in_bytes(other))
+
+
+def _in_bytes(t: Tensor) -> Layout:
+    """``t``'s layout counted in bytes: one more, innermost dim walks each element's bytes."""
+    size, lay = t._dtype.itemsize, t._layout
+    return Layout._trusted((*lay.shape, size), (*(s * size for s in lay.strides), 1), lay.offset * size)
+
+
 def check_no_overlap(target: Tensor, other: Any, op: str, name: str) -> None:
     """PyTorch's ``assert_no_overlap`` between an in-place target and an input it reads (the
     index, the source): the same memory read and written, fully or in part, is refused; layouts
     PyTorch cannot judge (not dense) are let through, and read before anything is written."""
-    if not isinstance(other, Tensor) or other._storage is not target._storage:
+    if not isinstance(other, Tensor) or not shares_memory(target, other):
         return
     tl, ol = target._layout, other._layout
-    status = L.overlap_status(tl, ol)
+    status = overlap(target, other)
     if status is L.OverlapStatus.PARTIAL or status is L.OverlapStatus.FULL:
         raise partial_overlap(op, tl, ol, L.storage_extent(tl), L.storage_extent(ol),
                               f"fix: pass a copy of the {name}: x.{op}(..., {name}.clone(), ...)")

@@ -30,6 +30,7 @@ from .index_common import (
     fill_value,
     index_array,
     scalar_name,
+    shares_memory,
     tensor_of,
     wrap_dim,
 )
@@ -192,7 +193,7 @@ def _check_source(self: Tensor, d: int, n_index: int, source: Tensor, op: str) -
 def _source_values(source: Tensor, target: Tensor, shape: tuple[int, ...]) -> np.ndarray:
     """The source's values in the slice shape, read before writing when it shares the target's memory."""
     arr = source._np().reshape(shape)
-    return arr.copy() if source._storage is target._storage else arr
+    return arr.copy() if shares_memory(source, target) else arr
 
 
 def _index_add(self: Tensor, dim: Any, index: Any, source: Any, alpha: Any, inplace: bool) -> Tensor:

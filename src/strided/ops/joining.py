@@ -243,6 +243,11 @@ def cat(tensors: Sequence[Tensor], dim: int = 0) -> Tensor:
     >>> strided.cat([strided.zeros(2, 3), strided.ones(2, 1)], dim=1).shape
     (2, 4)
     """
+    return _cat(tensors, dim, "cat")
+
+
+def _cat(tensors: Sequence[Tensor], dim: Any, name: str) -> Tensor:
+    """``cat``, reported as ``name`` (its aliases report their own names)."""
     tensors = tensor_list(tensors, "cat")
     if not tensors:
         # Note: PyTorch's first line names torch.cat; it is kept so a search finds the same answers.
@@ -253,11 +258,17 @@ def cat(tensors: Sequence[Tensor], dim: int = 0) -> Tensor:
     dim = dim_int(dim, "cat")
     parts = _parts(tensors)
     shape, d, dtype, fmt = _cat_plan(parts, dim, "cat")
-    return _joined("cat", tensors, _join(parts, d, shape, dtype, fmt), d)
+    return _joined(name, tensors, _join(parts, d, shape, dtype, fmt), d)
 
 
-concat = cat
-concatenate = cat
+def concat(tensors: Sequence[Tensor], dim: int = 0) -> Tensor:
+    """``cat`` under PyTorch's alias name (reported as ``concat``)."""
+    return _cat(tensors, dim, "concat")
+
+
+def concatenate(tensors: Sequence[Tensor], dim: int = 0) -> Tensor:
+    """``cat`` under NumPy's name (reported as ``concatenate``)."""
+    return _cat(tensors, dim, "concatenate")
 
 
 def _check_same_shapes(tensors: Sequence[Tensor]) -> None:
@@ -345,7 +356,9 @@ def vstack(tensors: Sequence[Tensor]) -> Tensor:
     return _stack_family("vstack", tensors, 2, lambda parts: 0)
 
 
-row_stack = vstack
+def row_stack(tensors: Sequence[Tensor]) -> Tensor:
+    """``vstack`` under its alias name (reported as ``row_stack``)."""
+    return _stack_family("row_stack", tensors, 2, lambda parts: 0)
 
 
 def dstack(tensors: Sequence[Tensor]) -> Tensor:

@@ -19,8 +19,9 @@ from ..dispatch import OPEN, adopted, copied, report, result
 from ..dtypes import bool_, int64
 from ..errors import StridedRuntimeError, join_lines
 from ..layout import Layout
+from ..messages import partial_overlap
 from ..tensor import Tensor
-from .index_common import check_target, fill_value, scalar_name, tensor_of
+from .index_common import check_target, fill_value, overlap, scalar_name, shares_memory, tensor_of
 from .registry import method
 
 _trusted = Layout._trusted
@@ -96,7 +97,7 @@ def _mask_array(mask: Tensor, target: Tensor, shape: tuple[int, ...]) -> np.ndar
     """The mask read through its strides, broadcast to ``shape``; a copy when it shares memory
     with the ``target`` about to be written (read before writing)."""
     arr = mask._np()
-    if mask._storage is target._storage:
+    if shares_memory(mask, target):
         arr = arr.copy()
     return np.broadcast_to(arr, shape)
 
@@ -122,6 +123,10 @@ def _masked_fill(self: Any, mask: Any, value: Any, inplace: bool) -> Tensor:
     _check_mask(mask, "masked_fill_ only supports boolean masks, but got mask with dtype "
                 f"{_C_NAMES.get(mask._dtype.name, mask._dtype.name)}", op)
     shape = _shape_with(self, mask, op, inplace)
+    if inplace and shares_memory(mask, self) and overlap(self, mask) is L.OverlapStatus.PARTIAL:
+        # PyTorch's assert_no_partial_overlap(self, mask): the mask may be the tensor itself, not part of it
+        raise partial_overlap(op, self._layout, mask._layout, L.storage_extent(self._layout),
+                              L.storage_extent(mask._layout), "fix: pass a copy of the mask: x.masked_fill_(mask.clone(), v)")
     v = fill_value(value, self._dtype, "masked_fill_", L.product(shape))
     if inplace:
         target = self
@@ -220,7 +225,10 @@ def _masked_scatter(self: Any, mask: Any, source: Any, inplace: bool) -> Tensor:
         )
     if count:
         src = source._np().reshape(-1)  # (a temporary copy only for a non-contiguous source)
-        if source._storage is target._storage:
+        # Note: PyTorch 2.13 does not check a source that shares the tensor's memory and reads it
+        # while writing (its result depends on its kernel's order); strided reads it all first,
+        # so the result is that of masked_scatter_(mask, source.clone()).
+        if shares_memory(source, target):
             src = src.copy()
         target._np()[m] = src[:count]
     if OPEN:

@@ -20,6 +20,7 @@ from ..dispatch import OPEN, report, result_array
 from ..dtypes import DEFAULT_FLOAT, DType, float16, int64
 from ..errors import StridedIndexError, StridedRuntimeError, join_lines
 from ..kernels.fpstate import QUIET, quiet_reset, quiet_set
+from ..kernels.listeners import silenced
 from ..tensor import Tensor, tensor_arg
 from .promotion import TORCH_NAMES
 from .reduce_args import numpy_axes, optional_dtype, reduced_shape, reduction_dims, shape_text
@@ -294,9 +295,15 @@ def norm(input: Tensor, p: Any = "fro", dim: Any = None, keepdim: bool = False, 
     >>> strided.norm(strided.tensor([3.0, 4.0])).item()
     5.0
     """
+    tensor_arg(input, "norm")
+    with silenced():  # (the linalg norm it runs is a step of this op: reported once, as "norm")
+        res = _norm(input, p, dim, keepdim, dtype)
+    return _finish(res, out, "norm", (input,))
+
+
+def _norm(input: Tensor, p: Any, dim: Any, keepdim: bool, dtype: Any) -> Tensor:
     from ..linalg import matrix_norm, vector_norm
 
-    tensor_arg(input, "norm")
     if isinstance(p, str):
         if p == "fro" and (dim is None or isinstance(dim, int) or len(dim) <= 2):
             res = vector_norm(input, 2, dim, keepdim, dtype=dtype)
@@ -311,4 +318,4 @@ def norm(input: Tensor, p: Any = "fro", dim: Any = None, keepdim: bool = False, 
             )
     else:
         res = vector_norm(input, p, dim, keepdim, dtype=dtype)
-    return res if out is None else _finish(res, out, "norm", (input,))
+    return res

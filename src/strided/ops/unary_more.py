@@ -17,7 +17,7 @@ integer input; ``"same"`` ops keep the dtype (``floor`` of an int tensor is an i
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 import numpy as np
@@ -314,8 +314,10 @@ FUNCTIONS: dict[str, Callable[..., Tensor]] = {}
 for _op in TABLE:
     if _op.name in ("round", "nan_to_num"):
         continue  # (their own signatures below)
-    _fn, _inplace = _make(_op)
     for _name in (_op.name, *_op.aliases):
+        # an alias (arcsin, fix, ...) is the op under its own name: records and messages name
+        # what the user called, as binary_more's arctan2 does
+        _fn, _inplace = _make(_op if _name == _op.name else replace(_op, name=_name))
         FUNCTIONS[_name] = _fn
         method(_name)(_fn)
         if _inplace is not None:
