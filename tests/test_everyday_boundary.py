@@ -5,15 +5,10 @@ refused as PyTorch refuses it, typed aliases included), and misuse (wrong argume
 
 from __future__ import annotations
 
-import threading
-
-import numpy as np
-import pytest
-import torch
-
 import strided as st
 from strided.diagnose.watch import watch
-from strided.ops import copies, random as R
+from strided.ops import copies
+from strided.ops import random as R
 from strided.ops.table import _MORE
 
 # ---------------------------------------------------------------- reporting
@@ -55,6 +50,7 @@ _ARGS = {
     "squeeze_copy": (_x,), "t_copy": (_x,), "transpose_copy": (_x, 0, 1), "unbind_copy": (_x,),
     "unfold_copy": (_x, 0, 2, 1), "unsqueeze_copy": (_x, 0), "view_copy": (_x, 12),
 }
+_ONES5 = st.ones(5)
 _TABLE = [(module, kind, name) for module, kind, names in _MORE for name in names.split()]
 
 
@@ -90,7 +86,7 @@ def test_inplace_view_ops_report_a_view_and_samplers_as_documented():
         "t_": lambda t: t.t_(), "transpose_": lambda t: t.transpose_(0, 1), "swapdims_": lambda t: t.swapdims_(0, 1),
         "swapaxes_": lambda t: t.swapaxes_(0, 1), "squeeze_": lambda t: t.squeeze_(),
         "unsqueeze_": lambda t: t.unsqueeze_(0), "as_strided_": lambda t: t.as_strided_((2,), (1,)),
-        "set_": lambda t, src=st.ones(5): t.set_(src),
+        "set_": lambda t: t.set_(_ONES5),
     }
     for name, op in cases.items():
         t = st.zeros(2, 3)
