@@ -22,7 +22,7 @@ import numpy as np
 from .. import layout as L
 from ..dispatch import OPEN, adopted, copied, report, result
 from ..dtypes import DType, bool_
-from ..errors import StridedRuntimeError, join_lines
+from ..errors import StridedRuntimeError, StridedTypeError, join_lines
 from ..layout import Layout
 from ..tensor import Tensor
 from .index_common import (
@@ -397,8 +397,9 @@ def _scatter(self: Tensor, dim: Any, index: Any, src: Any, value: Any, reduce: A
     op = "scatter_" if inplace else "scatter"
     self = tensor_of(self, op, "input", 1)
     if src is None and value is None:
-        raise StridedRuntimeError(
-            join_lines(f"{op}(): expected src= (a tensor) or value= (a number)",
+        raise StridedTypeError(
+            join_lines(f"{op}() received an invalid combination of arguments - got no src and no value, but "
+                       "expected (int dim, Tensor index, Tensor src) or (int dim, Tensor index, Number value)",
                        f"fix: x.{op}(dim, index, src) or x.{op}(dim, index, value=1.0)"))
     source = src if src is not None else value
     if src is not None and not isinstance(src, Tensor):
@@ -488,6 +489,10 @@ def _scatter_reduce(self: Tensor, dim: Any, index: Any, src: Any, reduce: Any, i
     op = "scatter_reduce_" if inplace else "scatter_reduce"
     self = tensor_of(self, op, "input", 1)
     src = tensor_of(src, op, "src", 4)
+    if not isinstance(reduce, str):
+        raise StridedTypeError(
+            join_lines(f"{op}(): argument 'reduce' (position 5) must be str, not {type(reduce).__name__}",
+                       "reduce is one of 'sum', 'prod', 'mean', 'amax', 'amin'"))
     if reduce not in _REDUCE:
         raise StridedRuntimeError(
             join_lines(

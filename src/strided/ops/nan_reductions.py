@@ -18,7 +18,7 @@ from .. import layout as L
 from ..args import check_keepdim
 from ..dispatch import OPEN, report, result_array
 from ..dtypes import DEFAULT_FLOAT, DType, float16, int64
-from ..errors import StridedIndexError, StridedRuntimeError, join_lines
+from ..errors import StridedIndexError, StridedRuntimeError, StridedTypeError, join_lines
 from ..kernels.fpstate import QUIET, quiet_reset, quiet_set
 from ..kernels.listeners import silenced
 from ..tensor import Tensor, tensor_arg
@@ -241,6 +241,11 @@ def logsumexp(input: Tensor, dim: Any = (), keepdim: bool = False, *, out: Any =
     1000.6931
     """
     tensor_arg(input, "logsumexp")
+    if dim is None:  # (PyTorch's logsumexp has no "every dim" None, unlike amax or nansum)
+        raise StridedTypeError(
+            join_lines("logsumexp(): argument 'dim' must be tuple of ints, not NoneType",
+                       f"fix: name the dims: strided.logsumexp(x, dim={tuple(range(input.ndim))})")
+        )
     keepdim = check_keepdim(keepdim, "logsumexp")
     dims = reduction_dims(input, dim, "logsumexp")
     d = input._dtype
