@@ -20,6 +20,7 @@ tensor layer hands it the class it builds (:func:`install`).
 from __future__ import annotations
 
 import sys
+import threading
 import weakref
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
@@ -287,6 +288,19 @@ def _typed_alias(storage: Storage, dtype: DType) -> Storage:
     root = (ref() if ref is not None else None) or storage
     if dtype.numpy == root.array.dtype:
         return root
+    aliases = _ALIASES.get(root)
+    found = None if aliases is None else aliases.get(dtype.numpy)
+    if found is not None:
+        return found
+    with _ALIAS_LOCK:  # (two threads must not each make one: the pair would have two storages)
+        return _new_alias(root, dtype)
+
+
+_ALIAS_LOCK = threading.Lock()
+
+
+def _new_alias(root: Storage, dtype: DType) -> Storage:
+    """Make (or, when another thread just did, find) ``root``'s alias as ``dtype``; under the lock."""
     aliases = _ALIASES.setdefault(root, {})
     found = aliases.get(dtype.numpy)
     if found is not None:

@@ -131,6 +131,11 @@ def _index_fill(self: Tensor, dim: Any, index: Any, value: Any, inplace: bool) -
     size = (self.shape or (1,))[d]
     idx = check_bounds(index_array(index).reshape(-1), size, d, op, StridedIndexError,
                        "index {index} is out of bounds for dimension {dim} with size {size}", negative_ok=True)
+    if isinstance(value, complex) and not self._dtype.is_complex:  # (PyTorch's own check, before the range check)
+        raise StridedRuntimeError(
+            join_lines("index_fill_(): Converting complex Scalar to non-complex type is not supported",
+                       f"the tensor holds {self._dtype.name}; the value {value!r} has an imaginary part",
+                       "fix: fill with value.real, or convert the tensor: t.to(strided.complex64)"))
     v = fill_value(value, self._dtype, "index_fill_", idx.size)
     if inplace:
         check_no_overlap(self, index, op, "index")

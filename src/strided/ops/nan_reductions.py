@@ -243,7 +243,7 @@ def logsumexp(input: Tensor, dim: Any = (), keepdim: bool = False, *, out: Any =
     tensor_arg(input, "logsumexp")
     if dim is None:  # (PyTorch's logsumexp has no "every dim" None, unlike amax or nansum)
         raise StridedTypeError(
-            join_lines("logsumexp(): argument 'dim' must be tuple of ints, not NoneType",
+            join_lines("logsumexp(): argument 'dim' (position 2) must be tuple of ints, not NoneType",
                        f"fix: name the dims: strided.logsumexp(x, dim={tuple(range(input.ndim))})")
         )
     keepdim = check_keepdim(keepdim, "logsumexp")
