@@ -416,3 +416,20 @@ def test_the_default_generator_gives_each_draw_whole_and_generators_are_independ
     assert np.array_equal(np.sort(np.concatenate(drawn)), serial)  # every draw took whole blocks
     for i, values, names in seen:
         assert values == R.rand(5, generator=st.Generator().manual_seed(i)).tolist() and names == ["rand"]
+
+
+def test_writes_and_out_reading_the_targets_bytes_as_another_dtype_are_refused_as_pytorch():
+    i32 = lambda lib: lib.arange(4, dtype=lib.int32)  # noqa: E731
+    for build in (
+        lambda lib: (lambda b: b.view(lib.float32)[1:].copy_(b[:3]))(i32(lib)),
+        lambda lib: (lambda b: lib.add(b[:3], 1, out=b.view(lib.float32)[1:]))(i32(lib)),
+        lambda lib: (lambda b: b.view(lib.float32)[1:].mul_(b[:3].view(lib.float32)))(i32(lib)),
+    ):
+        assert isinstance(_agree(build), RuntimeError)
+    b = st.arange(4, dtype=st.int32)
+    with pytest.raises(RuntimeError):
+        b.view(st.float32)[1:].copy_(b[:3])
+    assert b.tolist() == [0, 1, 2, 3]
+    c = st.tensor([1 + 2j, 3 + 4j])
+    c.real = c.imag  # (the same float alias storage, disjoint elements: fine, as PyTorch)
+    assert c.tolist() == [2 + 2j, 4 + 4j]

@@ -40,7 +40,7 @@ from .storage import Storage
 
 __all__ = [
     "OPEN", "OpRecord", "adopted", "borrowed", "copied", "copy_array_of", "copy_of", "created", "install", "listen",
-    "reinterpreted", "report", "result", "result_array", "storage_root", "view_of",
+    "memory_overlap", "reinterpreted", "report", "result", "result_array", "shares_storage", "storage_root", "view_of",
 ]
 
 _new = object.__new__
@@ -271,6 +271,35 @@ def _alias_from(root: Storage, dtype: str) -> Storage:
     found = from_numpy_dtype(np.dtype(dtype))
     assert found is not None
     return _typed_alias(root, found)
+
+
+def shares_storage(a: Any, b: Any) -> bool:
+    """Whether tensors ``a`` and ``b`` read one buffer: one storage, or typed aliases of one
+    (``view(dtype)``, ``real``/``imag``, ``view_as_real``). One identity test unless an alias was ever made."""
+    sa, sb = a._storage, b._storage
+    return sa is sb or (_ALIASED and storage_root(sa) is storage_root(sb))
+
+
+def memory_overlap(a: Any, b: Any, b_layout: Layout | None = None) -> L.OverlapStatus:
+    """PyTorch's ``get_overlap_status`` of two tensors' memory (:func:`strided.layout.overlap_status`);
+    typed aliases of one buffer (different dtypes) are compared in bytes, as PyTorch compares
+    data pointers. ``b_layout``: read ``b``'s storage through this layout instead of its own.
+
+    >>> t = strided.zeros(4, dtype=strided.float64)
+    >>> memory_overlap(t, t.view(strided.int64)[:2])
+    <OverlapStatus.PARTIAL: ...>
+    """
+    lb = b._layout if b_layout is None else b_layout
+    if a._storage is b._storage:
+        return L.overlap_status(a._layout, lb)
+    if not shares_storage(a, b):
+        return L.OverlapStatus.NONE
+    return L.overlap_status(_in_bytes(a._layout, a._dtype.itemsize), _in_bytes(lb, b._dtype.itemsize))
+
+
+def _in_bytes(lay: Layout, size: int) -> Layout:
+    """``lay`` (of ``size``-byte elements) counted in bytes: one more, innermost dim walks each element's bytes."""
+    return _trusted((*lay.shape, size), (*(s * size for s in lay.strides), 1), lay.offset * size)
 
 
 def storage_root(storage: Storage) -> Storage:

@@ -24,7 +24,7 @@ import numpy as np
 from . import layout as L
 from .args import is_number, memory_format_error, parse_sizes, type_name
 from .creation import array_source, tensor
-from .dispatch import OPEN, created, report
+from .dispatch import OPEN, created, memory_overlap, report, shares_storage
 from .dtypes import DType
 from .errors import (
     StridedError,
@@ -236,7 +236,8 @@ def _write(dest: Tensor, value: Any, rule: WriteRule) -> None:
     check_writable(dest._storage, dest._layout, op, rule.number_may_alias and not is_tensor)
     lay = dest._layout
     if is_tensor:
-        if value._storage is dest._storage and L.overlap_status(lay, _as_read(value._layout, lay, rule)) is L.OverlapStatus.PARTIAL:
+        if shares_storage(value, dest) and memory_overlap(
+                dest, value, _as_read(value._layout, lay, rule)) is L.OverlapStatus.PARTIAL:
             raise partial_overlap(rule.op, dest._layout, value._layout, L.storage_extent(dest._layout),
                                   L.storage_extent(value._layout), rule.fix)
     elif is_number(value):

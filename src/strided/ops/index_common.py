@@ -21,11 +21,10 @@ import numpy as np
 
 from .. import layout as L
 from ..args import is_number, type_name
-from ..dispatch import storage_root
+from ..dispatch import memory_overlap, shares_storage
 from ..dtypes import DType, int32, int64
 from ..errors import StridedRuntimeError, StridedTypeError, join_lines
 from ..kernels import check_writable
-from ..layout import Layout
 from ..messages import partial_overlap
 from ..scalars import filled
 from ..tensor import Tensor
@@ -151,32 +150,9 @@ def check_target(target: Tensor, op: str, number_fill: bool = False, updates: bo
     check_writable(target._storage, target._layout, op, number_fill, updates)
 
 
-def shares_memory(a: Tensor, b: Tensor) -> bool:
-    """Whether ``a`` and ``b`` are over the same bytes' storage, also when one reads them as
-    another dtype (``view(dtype)``, ``real``/``imag``, ``view_as_real``: a typed alias)."""
-    return a._storage is b._storage or storage_root(a._storage) is storage_root(b._storage)
-
-
-def overlap(target: Tensor, other: Tensor) -> L.OverlapStatus:
-    """PyTorch's ``get_overlap_status`` of two tensors' memory (:func:`strided.layout.overlap_status`);
-    over typed aliases of one buffer (different dtypes) the layouts are compared in bytes, as
-    PyTorch compares its data pointers.
-
-    >>> t = strided.zeros(4, dtype=strided.float64)
-    >>> overlap(t, t.view(strided.int64)[:2])
-    <OverlapStatus.PARTIAL: ...>
-    """
-    if other._storage is target._storage:
-        return L.overlap_status(target._layout, other._layout)
-    if storage_root(other._storage) is not storage_root(target._storage):
-        return L.OverlapStatus.NONE
-    return L.overlap_status(_in_bytes(target), _in_bytes(other))
-
-
-def _in_bytes(t: Tensor) -> Layout:
-    """``t``'s layout counted in bytes: one more, innermost dim walks each element's bytes."""
-    size, lay = t._dtype.itemsize, t._layout
-    return Layout._trusted((*lay.shape, size), (*(s * size for s in lay.strides), 1), lay.offset * size)
+# (the memory tests, over typed aliases too, are the dispatch layer's: the write path uses them)
+shares_memory = shares_storage
+overlap = memory_overlap
 
 
 def check_no_overlap(target: Tensor, other: Any, op: str, name: str) -> None:
