@@ -435,3 +435,16 @@ def test_writes_and_out_reading_the_targets_bytes_as_another_dtype_are_refused_a
     c = st.tensor([1 + 2j, 3 + 4j])
     c.real = c.imag  # (the same float alias storage, disjoint elements: fine, as PyTorch)
     assert c.tolist() == [2 + 2j, 4 + 4j]
+
+
+def test_a_copy_with_several_results_counts_all_their_bytes_in_one_record():
+    x, ones = st.tensor([3, 1, 1, 2, 3, 3]), st.ones(2, 3)
+    for call in (lambda: st.unique(x, return_inverse=True, return_counts=True),
+                 lambda: st.unique(ones, dim=1, return_inverse=True),
+                 lambda: st.unique_consecutive(x, return_counts=True), lambda: st.sort(x), lambda: st.topk(x, 2),
+                 lambda: st.cummax(x, 0), lambda: st.nonzero(x, as_tuple=True), lambda: st.kthvalue(x, 2)):
+        records = []
+        with st.dispatch.listen(records.append), st.record_copies() as ledger:
+            out = call()
+        assert [r.kind for r in records] == ["copy"] and records[0].name in str(records[0].plan)
+        assert ledger[0].nbytes == _nbytes(out)
