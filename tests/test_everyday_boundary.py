@@ -448,3 +448,9 @@ def test_a_copy_with_several_results_counts_all_their_bytes_in_one_record():
             out = call()
         assert [r.kind for r in records] == ["copy"] and records[0].name in str(records[0].plan)
         assert ledger[0].nbytes == _nbytes(out)
+
+
+def test_fill_reads_its_one_value_first_also_through_a_typed_alias():
+    _agree(lambda lib: (lambda t: t.fill_(t.view(lib.int32)[1]))(lib.tensor([1.0, 2.0, 3.0])))
+    _agree(lambda lib: (lambda t: t.masked_fill_(lib.tensor([True, True, True]), t.view(lib.int32)[1]))(
+        lib.tensor([1.0, 2.0, 3.0])))

@@ -145,7 +145,7 @@ def fill_(self: Tensor, value: Any) -> Tensor:
                     "it elementwise (broadcast): t.copy_(value) or t[...] = value",
                 )
             )
-        if value._storage is self._storage:
+        if shares_storage(value, self):
             # PyTorch reads the one value before it writes (fill_(t[1]) is allowed): so do we
             value = value.clone()
     # Note: as PyTorch, a number may fill aliased (stride-0) elements: they all get one value.
