@@ -454,3 +454,13 @@ def test_fill_reads_its_one_value_first_also_through_a_typed_alias():
     _agree(lambda lib: (lambda t: t.fill_(t.view(lib.int32)[1]))(lib.tensor([1.0, 2.0, 3.0])))
     _agree(lambda lib: (lambda t: t.masked_fill_(lib.tensor([True, True, True]), t.view(lib.int32)[1]))(
         lib.tensor([1.0, 2.0, 3.0])))
+
+
+def test_nan_to_num_of_an_integer_tensor_writes_nothing_so_an_expanded_one_is_fine():
+    for dtype in ("int64", "bool"):
+        _agree(lambda lib, dtype=dtype: lib.zeros(1, dtype=getattr(lib, dtype)).expand(2).nan_to_num_())
+    t = st.zeros(1, dtype=st.int64).expand(3)
+    records = []
+    with st.dispatch.listen(records.append):
+        assert t.nan_to_num_() is t
+    assert [(r.name, r.kind) for r in records] == [("nan_to_num_", "compute")]

@@ -389,6 +389,12 @@ def nan_to_num_(self: Tensor, nan: float = 0.0, posinf: float | None = None,
     """In-place :func:`nan_to_num`."""
     args = (_finite_arg(nan, "nan", "nan_to_num_") or 0.0, _finite_arg(posinf, "posinf", "nan_to_num_"),
             _finite_arg(neginf, "neginf", "nan_to_num_"))
+    if isinstance(self, Tensor) and not (self._dtype.is_floating_point or self._dtype.is_complex):
+        # PyTorch's nan_to_num_ of an integer or bool tensor is self.copy_(self), which returns at
+        # once: nothing is written or checked (an expanded tensor is fine)
+        if OPEN:
+            report("nan_to_num_", (self,), self)
+        return self
     return run_unary(OPS["nan_to_num"], self, target=self, args=args)
 
 
