@@ -24,7 +24,7 @@ import numpy as np
 from . import layout as L
 from .args import is_number, memory_format_error, parse_sizes, type_name
 from .creation import array_source, tensor
-from .dispatch import OPEN, created, report
+from .dispatch import OPEN, created, memory_overlap, report, shares_storage
 from .dtypes import DType
 from .errors import (
     StridedError,
@@ -145,7 +145,7 @@ def fill_(self: Tensor, value: Any) -> Tensor:
                     "it elementwise (broadcast): t.copy_(value) or t[...] = value",
                 )
             )
-        if value._storage is self._storage:
+        if shares_storage(value, self):
             # PyTorch reads the one value before it writes (fill_(t[1]) is allowed): so do we
             value = value.clone()
     # Note: as PyTorch, a number may fill aliased (stride-0) elements: they all get one value.
@@ -245,7 +245,8 @@ def _write(dest: Tensor, value: Any, rule: WriteRule) -> None:
     check_writable(dest._storage, dest._layout, op, rule.number_may_alias and not is_tensor)
     lay = dest._layout
     if is_tensor:
-        if value._storage is dest._storage and L.overlap_status(lay, _as_read(value._layout, lay, rule)) is L.OverlapStatus.PARTIAL:
+        if shares_storage(value, dest) and memory_overlap(
+                dest, value, _as_read(value._layout, lay, rule)) is L.OverlapStatus.PARTIAL:
             raise partial_overlap(rule.op, dest._layout, value._layout, L.storage_extent(dest._layout),
                                   L.storage_extent(value._layout), rule.fix)
     elif is_number(value):

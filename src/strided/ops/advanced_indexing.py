@@ -43,9 +43,10 @@ from ..dtypes import bool_, int32, int64, uint8
 from ..errors import StridedError, StridedIndexError, StridedRuntimeError, StridedTypeError, join_lines
 from ..indexing import index_layout, invalid_index
 from ..kernels import check_writable, numpy_view
+from ..kernels.listeners import silenced
 from ..layout import Layout
 from ..messages import partial_overlap
-from ..tensor import ADVANCED_INDEXING, Tensor, installs_as
+from ..tensor import ADVANCED_INDEXING, Tensor, installs_as, tensor_arg
 from ..writes import SETITEM, _as_source
 from .promotion import TORCH_NAMES
 
@@ -577,6 +578,7 @@ def index_put_(self: Tensor, indices: Sequence[Tensor], values: Tensor, accumula
     >>> x.index_put_((strided.tensor([0, 0, 2]),), strided.tensor(1.0), accumulate=True).tolist()
     [2.0, 0.0, 1.0]
     """
+    tensor_arg(self, "index_put_")
     key = _index_tensors(indices, "index_put_")
     if not isinstance(values, Tensor):
         raise StridedTypeError(join_lines(
@@ -592,14 +594,17 @@ def index_put_(self: Tensor, indices: Sequence[Tensor], values: Tensor, accumula
 
 @installs_as("index_put")
 def index_put(self: Tensor, indices: Sequence[Tensor], values: Tensor, accumulate: bool = False) -> Tensor:
-    """``index_put_`` on a copy of ``self`` (``self`` is untouched); the copy is in the ledger.
+    """``index_put_`` on a copy of ``self`` (``self`` is untouched): reported as that one copy (in
+    the ledger: ``clone()``); the write into it is this op's own work.
 
     >>> strided.zeros(3).index_put((strided.tensor([1]),), strided.tensor(7.0)).tolist()
     [0.0, 7.0, 0.0]
     """
+    tensor_arg(self, "index_put")
     _index_tensors(indices, "index_put")
     out = self.clone()
-    return index_put_(out, indices, values, accumulate)
+    with silenced():  # (the write into the fresh copy is this op's own work, not a user's step)
+        return index_put_(out, indices, values, accumulate)
 
 
 ADVANCED_INDEXING["getitem"] = getitem

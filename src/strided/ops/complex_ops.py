@@ -23,6 +23,7 @@ from typing import Any
 import numpy as np
 
 from .. import layout as L
+from ..args import is_number
 from ..dispatch import copied, reinterpreted, report
 from ..dispatch import result as fresh_result
 from ..dtypes import TORCH_NAME, DType, complex_of, float16, real_of
@@ -73,7 +74,13 @@ def imag(input: Tensor) -> Tensor:
 
 def _set_part(self: Tensor, value: Any, which: str) -> None:
     """``t.real = value`` / ``t.imag = value``: writes ``value`` into the parts (PyTorch's setter)."""
-    (real(self) if which == "real" else imag(self)).copy_(value)
+    part = real(self) if which == "real" else imag(self)
+    if not isinstance(value, Tensor) and not is_number(value):
+        raise StridedTypeError(join_lines(
+            f"can't assign a {type(value).__name__} to a torch.{TORCH_NAME[part._dtype.name]}Tensor",
+            f"t.{which} = value takes a tensor or a number; got {value!r:.60}",
+            f"fix: t.{which} = strided.tensor(data)"))
+    part.copy_(value)
 
 
 def view_as_real(input: Tensor) -> Tensor:

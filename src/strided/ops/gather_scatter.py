@@ -22,7 +22,7 @@ import numpy as np
 from .. import layout as L
 from ..dispatch import OPEN, adopted, copied, report, result
 from ..dtypes import DType
-from ..errors import StridedIndexError, StridedRuntimeError, join_lines
+from ..errors import StridedIndexError, StridedRuntimeError, StridedTypeError, join_lines
 from ..layout import Layout
 from ..tensor import Tensor
 from . import support
@@ -36,6 +36,7 @@ from .index_common import (
     fill_value,
     index_array,
     scalar_name,
+    shares_memory,
     storage_blocks,
     storage_index,
     tensor_of,
@@ -327,7 +328,7 @@ def _src_values(src: Any, idx: np.ndarray, self: Tensor, op: str) -> Any:
         return fill_value(src, self._dtype, op, idx.size)
     arr = src._np().reshape(src.shape or (1,))
     arr = arr[tuple(slice(0, n) for n in idx.shape)]
-    if src._storage is self._storage:
+    if shares_memory(src, self):
         return arr.copy()
     return arr
 
@@ -411,8 +412,9 @@ def _scatter(self: Tensor, dim: Any, index: Any, src: Any, value: Any, reduce: A
     op = "scatter_" if inplace else "scatter"
     self = tensor_of(self, op, "input", 1)
     if src is None and value is None:
-        raise StridedRuntimeError(
-            join_lines(f"{op}(): expected src= (a tensor) or value= (a number)",
+        raise StridedTypeError(
+            join_lines(f"{op}() received an invalid combination of arguments - got no src and no value, but "
+                       "expected (int dim, Tensor index, Tensor src) or (int dim, Tensor index, Number value)",
                        f"fix: x.{op}(dim, index, src) or x.{op}(dim, index, value=1.0)"))
     source = src if src is not None else value
     if src is not None and not isinstance(src, Tensor):
@@ -506,6 +508,10 @@ def _scatter_reduce(self: Tensor, dim: Any, index: Any, src: Any, reduce: Any, i
     op = "scatter_reduce_" if inplace else "scatter_reduce"
     self = tensor_of(self, op, "input", 1)
     src = tensor_of(src, op, "src", 4)
+    if not isinstance(reduce, str):
+        raise StridedTypeError(
+            join_lines(f"{op}(): argument 'reduce' (position 5) must be str, not {type(reduce).__name__}",
+                       "reduce is one of 'sum', 'prod', 'mean', 'amax', 'amin'"))
     if reduce not in _REDUCE:
         raise StridedRuntimeError(
             join_lines(

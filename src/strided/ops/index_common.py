@@ -21,6 +21,7 @@ import numpy as np
 
 from .. import layout as L
 from ..args import is_number, type_name
+from ..dispatch import memory_overlap, shares_storage
 from ..dtypes import DType, int32, int64
 from ..errors import StridedRuntimeError, StridedTypeError, join_lines
 from ..kernels import check_writable
@@ -88,7 +89,7 @@ def index_array(index: Tensor, target: Tensor | None = None) -> np.ndarray:
     arr = index._np()
     if arr.dtype != np.int64:
         return arr.astype(np.int64)
-    if target is not None and index._storage is target._storage:
+    if target is not None and shares_memory(index, target):
         return arr.copy()
     return arr
 
@@ -149,14 +150,19 @@ def check_target(target: Tensor, op: str, number_fill: bool = False, updates: bo
     check_writable(target._storage, target._layout, op, number_fill, updates)
 
 
+# (the memory tests, over typed aliases too, are the dispatch layer's: the write path uses them)
+shares_memory = shares_storage
+overlap = memory_overlap
+
+
 def check_no_overlap(target: Tensor, other: Any, op: str, name: str) -> None:
     """PyTorch's ``assert_no_overlap`` between an in-place target and an input it reads (the
     index, the source): the same memory read and written, fully or in part, is refused; layouts
     PyTorch cannot judge (not dense) are let through, and read before anything is written."""
-    if not isinstance(other, Tensor) or other._storage is not target._storage:
+    if not isinstance(other, Tensor) or not shares_memory(target, other):
         return
     tl, ol = target._layout, other._layout
-    status = L.overlap_status(tl, ol)
+    status = overlap(target, other)
     if status is L.OverlapStatus.PARTIAL or status is L.OverlapStatus.FULL:
         raise partial_overlap(op, tl, ol, L.storage_extent(tl), L.storage_extent(ol),
                               f"fix: pass a copy of the {name}: x.{op}(..., {name}.clone(), ...)")

@@ -31,6 +31,7 @@ from .index_common import (
     fill_value,
     index_array,
     scalar_name,
+    shares_memory,
     tensor_of,
     wrap_dim,
 )
@@ -132,6 +133,11 @@ def _index_fill(self: Tensor, dim: Any, index: Any, value: Any, inplace: bool) -
     idx = check_bounds(index_array(index).reshape(-1), size, d, op, StridedIndexError,
                        "index {index} is out of bounds for dimension {dim} with size {size}", negative_ok=True)
     support.check("index_fill", self._dtype, (self,))  # (uint16/32/64: PyTorch has no kernel)
+    if isinstance(value, complex) and not self._dtype.is_complex:  # (PyTorch's own check, before the range check)
+        raise StridedRuntimeError(
+            join_lines("index_fill_(): Converting complex Scalar to non-complex type is not supported",
+                       f"the tensor holds {self._dtype.name}; the value {value!r} has an imaginary part",
+                       "fix: fill with value.real, or convert the tensor: t.to(strided.complex64)"))
     v = fill_value(value, self._dtype, "index_fill_", idx.size)
     if inplace:
         check_no_overlap(self, index, op, "index")
@@ -194,7 +200,7 @@ def _check_source(self: Tensor, d: int, n_index: int, source: Tensor, op: str) -
 def _source_values(source: Tensor, target: Tensor, shape: tuple[int, ...]) -> np.ndarray:
     """The source's values in the slice shape, read before writing when it shares the target's memory."""
     arr = source._np().reshape(shape)
-    return arr.copy() if source._storage is target._storage else arr
+    return arr.copy() if shares_memory(source, target) else arr
 
 
 def _index_add(self: Tensor, dim: Any, index: Any, source: Any, alpha: Any, inplace: bool) -> Tensor:

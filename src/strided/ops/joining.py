@@ -24,7 +24,7 @@ from ..errors import StridedRuntimeError, StridedTypeError, StridedValueError, j
 from ..kernels import numpy_view
 from ..layout import Layout
 from ..layout import plans as P
-from ..tensor import Tensor
+from ..tensor import Tensor, tensor_arg
 from .broadcasting import broadcast_all
 from .promotion import promote_types
 from .registry import method
@@ -243,6 +243,11 @@ def cat(tensors: Sequence[Tensor], dim: int = 0) -> Tensor:
     >>> strided.cat([strided.zeros(2, 3), strided.ones(2, 1)], dim=1).shape
     (2, 4)
     """
+    return _cat(tensors, dim, "cat")
+
+
+def _cat(tensors: Sequence[Tensor], dim: Any, name: str) -> Tensor:
+    """``cat``, reported as ``name`` (its aliases report their own names)."""
     tensors = tensor_list(tensors, "cat")
     if not tensors:
         # Note: PyTorch's first line names torch.cat; it is kept so a search finds the same answers.
@@ -253,11 +258,17 @@ def cat(tensors: Sequence[Tensor], dim: int = 0) -> Tensor:
     dim = dim_int(dim, "cat")
     parts = _parts(tensors)
     shape, d, dtype, fmt = _cat_plan(parts, dim, "cat")
-    return _joined("cat", tensors, _join(parts, d, shape, dtype, fmt), d)
+    return _joined(name, tensors, _join(parts, d, shape, dtype, fmt), d)
 
 
-concat = cat
-concatenate = cat
+def concat(tensors: Sequence[Tensor], dim: int = 0) -> Tensor:
+    """``cat`` under PyTorch's alias name (reported as ``concat``)."""
+    return _cat(tensors, dim, "concat")
+
+
+def concatenate(tensors: Sequence[Tensor], dim: int = 0) -> Tensor:
+    """``cat`` under NumPy's name (reported as ``concatenate``)."""
+    return _cat(tensors, dim, "concatenate")
 
 
 def _check_same_shapes(tensors: Sequence[Tensor]) -> None:
@@ -345,7 +356,9 @@ def vstack(tensors: Sequence[Tensor]) -> Tensor:
     return _stack_family("vstack", tensors, 2, lambda parts: 0)
 
 
-row_stack = vstack
+def row_stack(tensors: Sequence[Tensor]) -> Tensor:
+    """``vstack`` under its alias name (reported as ``row_stack``)."""
+    return _stack_family("row_stack", tensors, 2, lambda parts: 0)
 
 
 def dstack(tensors: Sequence[Tensor]) -> Tensor:
@@ -529,6 +542,7 @@ def tensor_split(input: Tensor, indices_or_sections: Any = None, dim: int = 0, *
     >>> [p.shape for p in strided.zeros(7, 3).tensor_split(3)]
     [(3, 3), (2, 3), (2, 3)]
     """
+    tensor_arg(input, "tensor_split")
     given = [v for v in (indices_or_sections, sections, indices, tensor_indices_or_sections) if v is not None]
     if len(given) != 1:
         raise StridedTypeError(
@@ -551,7 +565,7 @@ def tensor_split(input: Tensor, indices_or_sections: Any = None, dim: int = 0, *
 
 
 def _directional_split(op: str, t: Tensor, spec: Any, min_dims: int, d: int) -> tuple[Tensor, ...]:
-    shape = t._layout.shape
+    shape = t._layout.shape  # (t is checked to be a tensor by the caller)
     if len(shape) < min_dims:
         raise StridedRuntimeError(
             join_lines(  # (PyTorch's text says "dimension" whatever the number)
@@ -585,6 +599,7 @@ def _directional_split(op: str, t: Tensor, spec: Any, min_dims: int, d: int) -> 
 @method("hsplit")
 def hsplit(input: Tensor, indices_or_sections: Any) -> tuple[Tensor, ...]:
     """``tensor_split`` along dim 1 (dim 0 for 1-D); equal sections must divide the size (views)."""
+    tensor_arg(input, "hsplit")
     d = 0 if len(input._layout.shape) == 1 else 1
     return _directional_split("hsplit", input, indices_or_sections, 1, d)
 
@@ -592,11 +607,13 @@ def hsplit(input: Tensor, indices_or_sections: Any) -> tuple[Tensor, ...]:
 @method("vsplit")
 def vsplit(input: Tensor, indices_or_sections: Any) -> tuple[Tensor, ...]:
     """``tensor_split`` along dim 0 of a tensor of 2 or more dims (views)."""
+    tensor_arg(input, "vsplit")
     return _directional_split("vsplit", input, indices_or_sections, 2, 0)
 
 
 @method("dsplit")
 def dsplit(input: Tensor, indices_or_sections: Any) -> tuple[Tensor, ...]:
     """``tensor_split`` along dim 2 of a tensor of 3 or more dims (views)."""
+    tensor_arg(input, "dsplit")
     return _directional_split("dsplit", input, indices_or_sections, 3, 2)
 

@@ -18,8 +18,9 @@ from .. import layout as L
 from ..args import check_keepdim
 from ..dispatch import OPEN, report, result_array
 from ..dtypes import DEFAULT_FLOAT, DType, float16, int64
-from ..errors import StridedIndexError, StridedRuntimeError, join_lines
+from ..errors import StridedIndexError, StridedRuntimeError, StridedTypeError, join_lines
 from ..kernels.fpstate import QUIET, quiet_reset, quiet_set
+from ..kernels.listeners import silenced
 from ..tensor import Tensor, tensor_arg
 from . import support
 from .promotion import TORCH_NAMES
@@ -254,6 +255,11 @@ def logsumexp(input: Tensor, dim: Any = (), keepdim: bool = False, *, out: Any =
     1000.6931
     """
     tensor_arg(input, "logsumexp")
+    if dim is None:  # (PyTorch's logsumexp has no "every dim" None, unlike amax or nansum)
+        raise StridedTypeError(
+            join_lines("logsumexp(): argument 'dim' (position 2) must be tuple of ints, not NoneType",
+                       f"fix: name the dims: strided.logsumexp(x, dim={tuple(range(input.ndim))})")
+        )
     keepdim = check_keepdim(keepdim, "logsumexp")
     dims = reduction_dims(input, dim, "logsumexp")
     d = input._dtype
@@ -311,9 +317,15 @@ def norm(input: Tensor, p: Any = "fro", dim: Any = None, keepdim: bool = False, 
     >>> strided.norm(strided.tensor([3.0, 4.0])).item()
     5.0
     """
+    tensor_arg(input, "norm")
+    with silenced():  # (the linalg norm it runs is a step of this op: reported once, as "norm")
+        res = _norm(input, p, dim, keepdim, dtype)
+    return _finish(res, out, "norm", (input,))
+
+
+def _norm(input: Tensor, p: Any, dim: Any, keepdim: bool, dtype: Any) -> Tensor:
     from ..linalg import matrix_norm, vector_norm
 
-    tensor_arg(input, "norm")
     if isinstance(p, str):
         if p == "fro" and (dim is None or isinstance(dim, int) or len(dim) <= 2):
             res = vector_norm(input, 2, dim, keepdim, dtype=dtype)
@@ -328,4 +340,4 @@ def norm(input: Tensor, p: Any = "fro", dim: Any = None, keepdim: bool = False, 
             )
     else:
         res = vector_norm(input, p, dim, keepdim, dtype=dtype)
-    return res if out is None else _finish(res, out, "norm", (input,))
+    return res

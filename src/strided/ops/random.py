@@ -404,8 +404,20 @@ def _check_p_tensor(p: Tensor) -> None:
         raise _p_tensor_error(p)
 
 
-def _check_p_number(p: Any) -> float:
-    value = float(p)
+def _float(value: Any, op: str, name: str, pos: int) -> float:
+    """A sampler's number argument as a float, or PyTorch's TypeError naming what it accepts."""
+    if is_number(value) and not isinstance(value, complex):
+        return float(value)
+    if isinstance(value, Tensor) and value.numel() == 1 and not value._dtype.is_complex:
+        return float(value.item())
+    raise StridedTypeError(
+        join_lines(f"{op}(): argument '{name}' (position {pos}) must be float, not {type(value).__name__}",
+                   f"got {value!r:.60}; pass a number")
+    )
+
+
+def _check_p_number(p: Any, op: str = "bernoulli_") -> float:
+    value = _float(p, op, "p", 1)
     if not 0 <= value <= 1:
         raise StridedRuntimeError(
             join_lines(f"bernoulli_ expects p to be in [0, 1], but got p={_g(value)}",
@@ -573,7 +585,7 @@ def uniform_(self: Tensor, from_: float = 0.0, to: float = 1.0, *, generator: An
     self = _target(self, "uniform_")
     dt = self._dtype
     _float_only(dt, "check_uniform_bounds", "uniform_")
-    low, high = float(from_), float(to)
+    low, high = _float(from_, "uniform_", "from", 1), _float(to, "uniform_", "to", 2)
     limit = float(np.finfo(dt.numpy).max)
     for name, value in (("from", low), ("to", high)):
         if not -limit <= value <= limit:
@@ -596,8 +608,8 @@ def normal_(self: Tensor, mean: float = 0.0, std: float = 1.0, *, generator: Any
     """Fill with normal samples of ``mean`` and ``std``."""
     self = _target(self, "normal_")
     _float_only(self._dtype, "normal_kernel_cpu", "normal_")
-    _check_std(std)
-    m, s, c = float(mean), float(std), _compute(self._dtype)
+    m, s, c = _float(mean, "normal_", "mean", 1), _float(std, "normal_", "std", 2), _compute(self._dtype)
+    _check_std(s)
     return _into(self, "normal_", generator, lambda g, shape: g.standard_normal(shape, dtype=c) * s + m)
 
 
@@ -661,8 +673,8 @@ def _continuous(dtype: DType, distribution: str, cpp: bool = False) -> None:
         )
 
 
-def _positive(op: str, name: str, value: Any, shown: str | None = None) -> float:
-    v = float(value)
+def _positive(op: str, name: str, value: Any, shown: str | None = None, pos: int = 1) -> float:
+    v = _float(value, op, "lambd" if name == "lambda" else name, pos)  # (Python's spelling of the argument)
     if not v > 0:
         raise StridedRuntimeError(
             join_lines(f"{op} expects {shown or name} > 0.0, but found {shown or name}={_g(v)}",
@@ -685,7 +697,7 @@ def exponential_(self: Tensor, lambd: float = 1.0, *, generator: Any = None) -> 
 def geometric_(self: Tensor, p: float, *, generator: Any = None) -> Tensor:
     """Fill with geometric samples: the number of trials up to the first success (1, 2, ...)."""
     self = _target(self, "geometric_")
-    value = float(p)
+    value = _float(p, "geometric_", "p", 1)
     if not 0 < value < 1:
         raise StridedRuntimeError(
             join_lines(f"geometric_ expects p to be in (0, 1), but got p={_g(value)}",
@@ -699,8 +711,8 @@ def log_normal_(self: Tensor, mean: float = 1.0, std: float = 2.0, *, generator:
     """Fill with exp(N(mean, std)) samples."""
     self = _target(self, "log_normal_")
     _continuous(self._dtype, "LogNormal")
-    s = _positive("log_normal_", "std", std)
-    m = float(mean)
+    m = _float(mean, "log_normal_", "mean", 1)
+    s = _positive("log_normal_", "std", std, pos=2)
     return _into(self, "log_normal_", generator, lambda g, shape: np.exp(g.standard_normal(shape) * s + m))
 
 
@@ -709,8 +721,8 @@ def cauchy_(self: Tensor, median: float = 0.0, sigma: float = 1.0, *, generator:
     """Fill with Cauchy samples of ``median`` and scale ``sigma``."""
     self = _target(self, "cauchy_")
     _continuous(self._dtype, "Cauchy", cpp=True)
-    s = _positive("cauchy_", "sigma", sigma)
-    m = float(median)
+    m = _float(median, "cauchy_", "median", 1)
+    s = _positive("cauchy_", "sigma", sigma, pos=2)
     return _into(self, "cauchy_", generator, lambda g, shape: g.standard_cauchy(shape) * s + m)
 
 

@@ -148,7 +148,8 @@ def _unique(self: Tensor, sort: bool, return_inverse: Any, return_counts: Any, d
         d = one_dim(self, dim, op)
         out, extra = _along(self, d, sort, want_inverse, want_counts, op)
         where = f"slices along dim {d}"
-    copied(op, (self,), out, lambda: (
+    # one copy record for every new tensor (values, inverse, counts): its nbytes counts them all
+    copied(op, (self,), (out, *extra) if extra else out, lambda: (
         f"{op}: the {len(out) if out.ndim else 1} distinct {'runs' if not sort else 'values'} of {where} "
         f"of a {shape_text(self.shape)} tensor, into new memory"
         + (" (with inverse indices)" if want_inverse else "") + (" (with counts)" if want_counts else "")))

@@ -81,7 +81,7 @@ _MORE: tuple[tuple[Any, str, str], ...] = (
     (scans, "copy", "cumsum cumprod cummax cummin diff"),
     (sets, "copy", "unique unique_consecutive"),
     (searching, "copy", "searchsorted bucketize"),
-    (advanced_indexing, "copy", "index_put"),  # (the clone it writes into; then index_put_)
+    (advanced_indexing, "copy", "index_put"),  # (a copy of its input, written into)
     (advanced_indexing, "compute", "index_put_"),
     (gather_scatter, "copy", "gather take take_along_dim"),
     (gather_scatter, "compute", "scatter scatter_add scatter_reduce"),
