@@ -38,7 +38,7 @@ from .. import layout as L
 from ..args import is_index_int, is_number, type_name
 from ..callsite import user_site
 from ..creation import tensor as make_tensor
-from ..dispatch import OPEN, adopted, copied, report
+from ..dispatch import OPEN, adopted, copied, memory_overlap, report, shares_storage
 from ..dtypes import bool_, int32, int64, uint8
 from ..errors import StridedError, StridedIndexError, StridedRuntimeError, StridedTypeError, join_lines
 from ..indexing import index_layout, invalid_index
@@ -399,8 +399,8 @@ def _source(t: Tensor, plan: IndexPlan, value: Any, op: str) -> Any:
                 "converts nothing",
                 f"fix: convert the value first: value.to(strided.{t._dtype.name})",
             ))
-        if value._storage is t._storage:
-            status = L.overlap_status(plan.view, value._layout)
+        if shares_storage(value, t):  # (one storage, or typed aliases of one buffer: compared in bytes)
+            status = memory_overlap(value, t, plan.view)
             if status is L.OverlapStatus.FULL or status is L.OverlapStatus.PARTIAL:
                 raise partial_overlap(op, plan.view, value._layout, L.storage_extent(plan.view),
                                       L.storage_extent(value._layout),
@@ -438,7 +438,7 @@ def _put(t: Tensor, plan: IndexPlan, value: Any, accumulate: bool, op: str, stri
     if 0 in shape:
         return  # as PyTorch: nothing is written, and no index is read (none is checked)
     store = t._storage.array
-    if isinstance(value, Tensor) and value._storage is t._storage:
+    if isinstance(value, Tensor) and shares_storage(value, t):
         src = src.copy()  # a value in the target's memory that PyTorch lets through: read it first
     plan = _detached(plan, store)
     arr = numpy_view(t._storage, plan.view)
