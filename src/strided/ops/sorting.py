@@ -28,7 +28,7 @@ from ..errors import StridedIndexError, StridedNotImplementedError, StridedRunti
 from ..layout.order import preserve_format_strides
 from ..tensor import Tensor, tensor_arg
 from . import return_types
-from .along import flag, moved_last, one_dim, tensor_from_array, tensor_from_moved
+from .along import flag, moved_last, one_dim, take_moved, tensor_from_array, tensor_from_moved
 from .reduce_args import reduced_shape, shape_text
 from .registry import method
 
@@ -74,7 +74,7 @@ def sort(self: Tensor, dim: int = -1, descending: bool = False, *, stable: bool 
     d, x, idx = _sort_parts(self, dim, descending, stable, "sort")
     shape = self._layout.shape
     strides = preserve_format_strides(shape, self._layout.strides)
-    values = tensor_from_moved(np.take_along_axis(x, idx, axis=-1), shape, d, self._dtype, strides)
+    values = tensor_from_moved(take_moved(self, d, idx), shape, d, self._dtype, strides)
     indices = tensor_from_moved(idx, shape, d, int64, strides)
     return copied("sort", (self,), return_types.sort(values, indices), lambda: _sort_reason(self, d, "sort"))
 
@@ -97,7 +97,7 @@ def msort(self: Tensor) -> Tensor:
     x = moved_last(self, d)
     idx = argsort_last(x, False, False)
     shape = self._layout.shape
-    out = tensor_from_moved(np.take_along_axis(x, idx, axis=-1), shape, d, self._dtype,
+    out = tensor_from_moved(take_moved(self, d, idx), shape, d, self._dtype,
                             preserve_format_strides(shape, self._layout.strides))
     return copied("msort", (self,), out, lambda: f"msort: a {shape_text(shape)} tensor sorted along dim 0 "
                                                   "into new memory")
