@@ -75,10 +75,20 @@ def take_moved(t: Tensor, d: int, idx: np.ndarray) -> np.ndarray:
     if not lay.shape:
         return np.take_along_axis(moved_last(t, d), idx, axis=-1)
     strides = lay.strides[:d] + lay.strides[d + 1:] + (lay.strides[d],)
+    return _take_blocks(t, strides, idx.ndim - 1, idx)
+
+
+def take_in_place(t: Tensor, d: int, idx: np.ndarray) -> np.ndarray:
+    """``np.take_along_axis(t's view, idx, axis=d)`` (``idx`` in ``t``'s own dim order, int64,
+    within ``[0, size)``): a fresh C-contiguous array of ``idx``'s shape, read as :func:`take_moved`."""
+    return _take_blocks(t, t._layout.strides, d, idx)
+
+
+def _take_blocks(t: Tensor, strides: tuple[int, ...], d: int, idx: np.ndarray) -> np.ndarray:
     arr = t._storage.array
     out = np.empty(idx.shape, arr.dtype)
     flat = out.reshape(-1)
-    for start, stop, base, lin in storage_blocks(idx, strides, idx.ndim - 1, lay.offset):
+    for start, stop, base, lin in storage_blocks(idx, strides, d, t._layout.offset):
         np.take(arr[base:], lin, out=flat[start:stop], mode="wrap")
     return out
 

@@ -20,6 +20,7 @@ from typing import Any
 
 import numpy as np
 
+from .. import layout as L
 from ..args import int_arg
 from ..dispatch import copied
 from ..dtypes import bool_ as bool_dtype
@@ -28,7 +29,7 @@ from ..errors import StridedIndexError, StridedNotImplementedError, StridedRunti
 from ..layout.order import preserve_format_strides
 from ..tensor import Tensor, tensor_arg
 from . import return_types
-from .along import flag, moved_last, one_dim, take_moved, tensor_from_array, tensor_from_moved
+from .along import flag, moved_last, one_dim, take_in_place, take_moved, tensor_from_array, tensor_from_moved
 from .reduce_args import reduced_shape, shape_text
 from .registry import method
 
@@ -74,8 +75,14 @@ def sort(self: Tensor, dim: int = -1, descending: bool = False, *, stable: bool 
     d, x, idx = _sort_parts(self, dim, descending, stable, "sort")
     shape = self._layout.shape
     strides = preserve_format_strides(shape, self._layout.strides)
-    values = tensor_from_moved(take_moved(self, d, idx), shape, d, self._dtype, strides)
     indices = tensor_from_moved(idx, shape, d, int64, strides)
+    if d < len(shape) - 1 and strides == L.contiguous_strides(shape):
+        # the indices were written back in place (a transposing copy); the values are read at
+        # them directly in that order, contiguous reads and writes, instead of being gathered
+        # in the moved order and transposed too
+        values = tensor_from_array(take_in_place(self, d, indices._np()), shape, self._dtype)
+    else:
+        values = tensor_from_moved(take_moved(self, d, idx), shape, d, self._dtype, strides)
     return copied("sort", (self,), return_types.sort(values, indices), lambda: _sort_reason(self, d, "sort"))
 
 
