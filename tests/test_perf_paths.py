@@ -126,7 +126,7 @@ def test_topk_by_threshold_matches_torch(seed, kind, dtype, largest, dim, flip, 
     assert (np.diff(srt, axis=-1) > 0).all()
 
 
-def test_topk_tied_rows_redone_others_from_the_threshold():
+def test_topk_rows_with_ties_at_the_threshold():
     # row 1 ties with its 2nd largest (two 5s), row 0 does not: both right, indices distinct
     x = np.array([[1.0, 7.0, 3.0, 2.0], [5.0, 1.0, 5.0, 9.0], [np.nan, 0.0, 4.0, -1.0]], np.float32)
     v, i = topk(st.from_numpy(x), 2)

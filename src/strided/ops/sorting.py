@@ -159,8 +159,9 @@ def _top_by_threshold(x: np.ndarray, k: int, largest: bool) -> np.ndarray | None
     """As :func:`_top_by_argpartition` for floating ``x``, faster: ``np.partition`` of the values
     (not of indices, which argpartition moves and compares through) finds each row's k-th value,
     and the positions are the elements on its side of it. Rows where that picks more than k
-    (ties with the k-th value) are redone by argpartition; None when a NaN is among those picked
-    (comparisons cannot select NaN: the caller uses argpartition throughout)."""
+    (ties with the k-th value) keep what is beyond it and the first elements equal to it. None
+    when a NaN is among those picked (comparisons cannot select NaN: the caller then uses
+    argpartition)."""
     n = x.shape[-1]
     kth = n - k if largest else k - 1
     part = np.partition(x, kth, axis=-1)
@@ -173,12 +174,20 @@ def _top_by_threshold(x: np.ndarray, k: int, largest: bool) -> np.ndarray | None
     flat = np.flatnonzero(mask)
     if flat.size == rows * k:  # (each row has at least k: exactly k in every row)
         return (flat % n).reshape(lead + (k,))
+    # some rows have more than k reaching the k-th value (ties with it): keep, in every row, all
+    # beyond it and the first (by position) of those equal to it until there are k (which of
+    # equal values PyTorch picks is unspecified); worked on the candidates only
     row = flat // n
-    tied = np.bincount(row, minlength=rows) != k
-    cand = np.empty((rows, k), np.int64)
-    cand[~tied] = (flat[~tied[row]] % n).reshape(-1, k)
-    cand[tied] = _top_by_argpartition(x[tied.reshape(lead)], k, largest)
-    return cand.reshape(lead + (k,))
+    counts = np.bincount(row, minlength=rows)
+    thr = part[..., kth].reshape(-1)
+    same = np.flatnonzero(x[np.unravel_index(flat, x.shape)] == thr[row])  # (into flat)
+    same_row = row[same]
+    same_counts = np.bincount(same_row, minlength=rows)
+    rank = np.arange(same.size) - (np.cumsum(same_counts) - same_counts)[same_row]
+    need = k - (counts - same_counts)
+    keep = np.ones(flat.size, np.bool_)
+    keep[same[rank >= need[same_row]]] = False
+    return (flat[keep] % n).reshape(lead + (k,))
 
 
 @method("topk")
