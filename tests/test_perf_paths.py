@@ -16,7 +16,7 @@ import strided as st
 from strided.ops import index_common
 from strided.ops.gather_scatter import gather
 from strided.ops.joining import stack
-from strided.ops.sorting import sort, topk
+from strided.ops.sorting import msort, sort, topk
 
 SETTINGS = settings(max_examples=40, deadline=None, suppress_health_check=list(HealthCheck))
 
@@ -165,3 +165,16 @@ def test_stack_new_last_dim_matches_torch(transpose):
     with st.record_copies() as c:
         stack(ss, -1)
     assert len(c) == 1 and c[0].nbytes == 3 * 12 * 8
+
+
+@SETTINGS
+@given(seed=hs.integers(0, 2**16), kind=hs.sampled_from(["plain", "ties", "nan", "zeros"]), flip=hs.booleans(),
+       transpose=hs.booleans())
+def test_msort_values_match_torch(seed, kind, flip, transpose):
+    rng = np.random.default_rng(seed)
+    x = _topk_data(rng, kind, (int(rng.integers(1, 7)), int(rng.integers(1, 7))), "float32")
+    tx, sx = _both(x, flip, transpose)
+    got, want = msort(sx), torch.msort(tx)
+    np.testing.assert_array_equal(got.numpy(), want.numpy())  # (-0.0 == 0.0: a tie, either order)
+    if not flip:
+        assert got.stride() == want.stride()

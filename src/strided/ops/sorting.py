@@ -102,9 +102,10 @@ def msort(self: Tensor) -> Tensor:
     tensor_arg(self, "msort")
     d = one_dim(self, 0, "msort")
     x = moved_last(self, d)
-    idx = argsort_last(x, False, False)
     shape = self._layout.shape
-    out = tensor_from_moved(take_moved(self, d, idx), shape, d, self._dtype,
+    # the values alone: np.sort (NaN last, as argsort) is twice as fast as argsort and a gather.
+    # Among equal values (-0.0 and 0.0) the order is a tie order, unspecified as sort's.
+    out = tensor_from_moved(np.sort(x, axis=-1), shape, d, self._dtype,
                             preserve_format_strides(shape, self._layout.strides))
     return copied("msort", (self,), out, lambda: f"msort: a {shape_text(shape)} tensor sorted along dim 0 "
                                                   "into new memory")
