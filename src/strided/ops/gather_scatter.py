@@ -74,14 +74,24 @@ def _fresh(shape: tuple[int, ...], flat: np.ndarray, dtype: DType) -> Tensor:
     return adopted(np.ascontiguousarray(flat).reshape(-1), _trusted(shape, L.contiguous_strides(shape), 0), dtype)
 
 
-def _gather_kernel(self: Tensor, d: int, idx: np.ndarray) -> np.ndarray:
-    """``self`` gathered along ``d`` at ``idx`` (a flat array in ``idx``'s row-major order; bounds
-    already checked, so NumPy's own check is skipped with ``mode="clip"``)."""
-    _, strides = _as_1d(self)
+def _gather_kernel(self: Tensor, d: int, idx: np.ndarray) -> np.ndarray | None:
+    """``self`` gathered along ``d`` at ``idx`` (a flat array in ``idx``'s row-major order), or
+    None when an index is outside ``[0, size)`` (the caller then raises with the details).
+
+    The bounds are checked block by block, just before the block is read (its index values are
+    then read from memory once, not once for the check and again for the positions); a bad
+    value is still refused before the result is seen, and ``mode="wrap"`` keeps every read
+    inside the storage meanwhile (and skips NumPy's own error path: faster than "clip")."""
+    shape, strides = _as_1d(self)
+    size = shape[d]
     arr = self._storage.array
     out = np.empty(idx.size, arr.dtype)
-    for start, stop, lin in storage_blocks(idx, strides, d, self._layout.offset):
-        np.take(arr, lin, out=out[start:stop], mode="clip")
+    unsigned = idx.view(np.uint64) if idx.ndim else idx.reshape(1).view(np.uint64)
+    per = unsigned.size // unsigned.shape[0] if unsigned.size else 1
+    for start, stop, base, lin in storage_blocks(idx, strides, d, self._layout.offset):
+        if int(unsigned[start // per : stop // per].max()) >= size:
+            return None
+        np.take(arr[base:], lin, out=out[start:stop], mode="wrap")
     return out
 
 
@@ -121,11 +131,15 @@ def gather(input: Tensor, dim: int, index: Tensor, *, sparse_grad: bool = False)
                 )
             )
     idx = index_array(index)
-    check_bounds(idx, shape[d], d, "gather", StridedRuntimeError,
-                 "index {index} is out of bounds for dimension {dim} with size {size}")
-    if idx.size:  # (uint16/32/64: PyTorch has no kernel; an empty index runs none)
+    if idx.size and support.refused("gather", input._dtype):  # (uint16/32/64: PyTorch has no kernel;
+        check_bounds(idx, shape[d], d, "gather", StridedRuntimeError,  # it checks the indices first)
+                     "index {index} is out of bounds for dimension {dim} with size {size}")
         support.check("gather", input._dtype, (input, index))
-    out = _fresh(index.shape, _gather_kernel(input, d, idx), input._dtype)
+    flat = _gather_kernel(input, d, idx)
+    if flat is None:
+        check_bounds(idx, shape[d], d, "gather", StridedRuntimeError,
+                     "index {index} is out of bounds for dimension {dim} with size {size}")
+    out = _fresh(index.shape, flat, input._dtype)
     if OPEN:
         copied("gather", (input, index), out,
                lambda: f"gather: {out.numel()} elements picked along dim {d} into new memory")
@@ -341,14 +355,16 @@ def _scatter_into(self: Tensor, d: int, idx: np.ndarray, values: Any, reduce: st
     _, strides = _as_1d(self)
     arr = self._storage.array
     scalar = np.ndim(values) == 0
-    vals = values if scalar else np.ravel(values)
+    # (a number as the target's dtype: ufunc.at with a Python number takes NumPy's slow path,
+    # about 30x slower per element; the value was already checked for that dtype)
+    vals = np.asarray(values, dtype=arr.dtype) if scalar else np.ravel(values)
     # (blocks in row-major order of the index: a repeated position's last write is the last one)
-    for start, stop, lin in storage_blocks(idx, strides, d, self._layout.offset):
+    for start, stop, base, lin in storage_blocks(idx, strides, d, self._layout.offset):
         v = vals if scalar else vals[start:stop]
         if reduce is None:
-            np.put(arr, lin, v, mode="clip")
+            np.put(arr[base:], lin, v, mode="clip")
         else:
-            _ACCUMULATE[reduce].at(arr, lin, v)  # (np.add.at: NumPy 2's fast 1-D path)
+            _ACCUMULATE[reduce].at(arr[base:], lin, v)  # (np.add.at: NumPy 2's fast 1-D path)
 
 
 def _scatter_reduce_into(self: Tensor, d: int, idx: np.ndarray, vals: np.ndarray, reduce: str,

@@ -309,7 +309,14 @@ def _stack(tensors: list[Tensor], dim: Any, op: str = "stack") -> tuple[Tensor, 
         out = result(shape, dtype, format_strides(shape, fmt))
     if 0 not in out._layout.shape:
         arrays = [t._np() for t in tensors]
-        np.stack(arrays, axis=d, out=out._np(), casting="unsafe")
+        target = out._np()
+        if d == ndim and ndim:
+            # a new last dim: one strided copy per input into its slice (np.stack's concatenate
+            # of the inputs seen with a size-1 last dim walks the same memory, about 15% slower)
+            for i, a in enumerate(arrays):
+                np.copyto(target[..., i], a, casting="unsafe")
+        else:
+            np.stack(arrays, axis=d, out=target, casting="unsafe")
     return out, d
 
 
