@@ -57,6 +57,17 @@ def test_seeds_as_torch_reads_them():
         Generator(device="cuda")
 
 
+def test_device_argument_is_read_as_the_factories_read_it():
+    # the shared parse_device: cpu in any spelling, anything else refused before a draw
+    for device in ("cpu", "cpu:0", torch.device("cpu"), st.device("cpu")):
+        assert R.rand(2, device=device).shape == (2,) and R.randperm(3, device=device).shape == (3,)
+    for device in ("cuda", torch.device("meta"), 0):
+        with pytest.raises(RuntimeError, match="CPU only"):
+            R.randn(2, device=device)
+    with pytest.raises(TypeError, match="argument 'device' must be torch.device"):
+        R.rand_like(st.zeros(2), device=[0])
+
+
 def test_generators_are_independent_and_generator_leaves_the_default_alone():
     manual_seed(1)
     expected = R.rand(5).numpy()
