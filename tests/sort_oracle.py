@@ -6,10 +6,19 @@ from typing import Any
 
 import numpy as np
 import torch
+from hypothesis import strategies as hs
 
 from oracle_helpers import assert_same_tensor, errors_agree
 
+DTYPES = ["bool", "uint8", "int8", "int32", "int64", "float16", "float32", "float64"]
 TOL = {"float64": (1e-12, 1e-12), "float32": (1e-6, 1e-6), "float16": (1e-3, 1e-3)}
+
+
+def dim_of(data: Any, ndim: int) -> int:
+    """A dim drawn from hypothesis ``data`` for an ``ndim``-d tensor: every valid one, and one out of
+    range on each side."""
+    span = max(ndim, 1)
+    return data.draw(hs.integers(-span - 1, span))
 
 
 def same_error(t_exc: BaseException | None, s_exc: BaseException | None) -> None:
