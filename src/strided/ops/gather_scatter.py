@@ -381,6 +381,23 @@ def _out_of_place(self: Tensor) -> Tensor:
     return out
 
 
+def _scatter_target(self: Tensor, dim: Any, index: Any, src: Any, op: str, inplace: bool,
+                    updates: bool = True) -> tuple[Tensor, int, np.ndarray, Any]:
+    """Check a scatter-family call before anything is written; returns ``(target, d, idx, values)``:
+    the tensor to write (``self`` in place, else a fresh copy of it), the wrapped dim, the index as
+    an array and ``src``'s values for the target. ``updates``: the call reads the target's values."""
+    if inplace:
+        check_target(self, op, updates=updates)
+    d, idx = _scatter_checks(self, dim, index, src, op)
+    if inplace:
+        check_no_overlap(self, index, op, "index")
+        check_no_overlap(self, src, op, "src")
+        target = self
+    else:
+        target = _out_of_place(self)
+    return target, d, idx, _src_values(src, idx, target, op)
+
+
 def _check_reduce_legacy(reduce: Any, op: str) -> None:
     if reduce is not None and reduce not in _REDUCE_LEGACY:
         raise StridedRuntimeError(
@@ -408,16 +425,8 @@ def _scatter(self: Tensor, dim: Any, index: Any, src: Any, value: Any, reduce: A
             "The reduce argument of torch.scatter with Tensor src is deprecated and will be removed in a "
             "future PyTorch release. Use torch.scatter_reduce instead for more reduction options.",
             UserWarning, stacklevel=3)
-    if inplace:
-        check_target(self, op, updates=reduce is not None)
-    d, idx = _scatter_checks(self, dim, index, source, op)
-    if inplace:
-        check_no_overlap(self, index, op, "index")
-        check_no_overlap(self, source, op, "src")
-        target = self
-    else:
-        target = _out_of_place(self)
-    _scatter_into(target, d, idx, _src_values(source, idx, target, op), reduce)
+    target, d, idx, values = _scatter_target(self, dim, index, source, op, inplace, updates=reduce is not None)
+    _scatter_into(target, d, idx, values, reduce)
     if OPEN:
         report(op, (self, index, source), target)
     return target
@@ -451,16 +460,8 @@ def _scatter_add(self: Tensor, dim: Any, index: Any, src: Any, inplace: bool) ->
     op = "scatter_add_" if inplace else "scatter_add"
     self = tensor_of(self, op, "input", 1)
     src = tensor_of(src, op, "src", 4)
-    if inplace:
-        check_target(self, op, updates=True)
-    d, idx = _scatter_checks(self, dim, index, src, op)
-    if inplace:
-        check_no_overlap(self, index, op, "index")
-        check_no_overlap(self, src, op, "src")
-        target = self
-    else:
-        target = _out_of_place(self)
-    _scatter_into(target, d, idx, _src_values(src, idx, target, op), "add")
+    target, d, idx, values = _scatter_target(self, dim, index, src, op, inplace)
+    _scatter_into(target, d, idx, values, "add")
     if OPEN:
         report(op, (self, index, src), target)
     return target
@@ -498,16 +499,8 @@ def _scatter_reduce(self: Tensor, dim: Any, index: Any, src: Any, reduce: Any, i
     if self._dtype is bool_ and reduce == "mean":
         raise StridedRuntimeError(join_lines(f"{op}(): reduce='mean' is not supported for bool tensors",
                                              "fix: convert first: x.to(strided.float32)"))
-    if inplace:
-        check_target(self, op, updates=True)
-    d, idx = _scatter_checks(self, dim, index, src, op)
-    if inplace:
-        check_no_overlap(self, index, op, "index")
-        check_no_overlap(self, src, op, "src")
-        target = self
-    else:
-        target = _out_of_place(self)
-    _scatter_reduce_into(target, d, idx, _src_values(src, idx, target, op), reduce, bool(include_self))
+    target, d, idx, values = _scatter_target(self, dim, index, src, op, inplace)
+    _scatter_reduce_into(target, d, idx, values, reduce, bool(include_self))
     if OPEN:
         report(op, (self, index, src), target)
     return target
