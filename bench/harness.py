@@ -1,9 +1,9 @@
 """Shared timing and reporting for the benchmarks in bench/ (imports neither NumPy nor PyTorch,
 so a script can pin BLAS threads before they load).
 
-A ratio benchmark is a list of sections (:class:`Section`), each a title and a function that builds its
-rows (:class:`Row`: the same work in strided, NumPy and PyTorch, and the target); its ``main`` is
-``run(__doc__.splitlines()[0], SECTIONS, argv)``, which times each row round-robin
+A ratio benchmark is a list of sections (:class:`Section`), each a title and a function that
+builds its rows (:class:`Row`: the same work in strided, NumPy and PyTorch, and the target); its
+``main`` is ``run(__doc__.splitlines()[0], SECTIONS, argv)``, which times each row round-robin
 (:func:`time_row`), prints the tables (:func:`print_table`) and the pass/fail line."""
 
 from __future__ import annotations
