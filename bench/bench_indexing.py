@@ -37,33 +37,15 @@ import os
 for _var in ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS"):
     os.environ[_var] = "1"
 
-import argparse  # noqa: E402
 import sys  # noqa: E402
-from collections.abc import Callable  # noqa: E402
-from dataclasses import dataclass  # noqa: E402
 
 import numpy as np  # noqa: E402
 import torch  # noqa: E402
 
 import strided  # noqa: E402
-from harness import fmt_time, measure, print_header  # noqa: E402
+from harness import Row, Section, run  # noqa: E402
 
 torch.set_num_threads(1)
-
-TARGET = 1.2
-
-
-@dataclass
-class Row:
-    """One benchmarked operation: the same work in strided, NumPy and PyTorch."""
-
-    name: str
-    strided: Callable[[], object]
-    numpy: Callable[[], object]
-    torch: Callable[[], object]
-    numpy_op: str  # the NumPy spelling timed
-    number: int = 1  # calls per timing sample (more for the sub-millisecond rows)
-
 
 def rows() -> list[Row]:
     rng = np.random.default_rng(0)
@@ -99,45 +81,29 @@ def rows() -> list[Row]:
     np.testing.assert_allclose(check, expect, rtol=1e-5, atol=1e-5)
 
     return [
-        Row("x[idx] (1e6,), 1e6 idx", lambda: sa[si], lambda: np.take(a, idx), lambda: ta[ti], "np.take(a, idx)"),
-        Row("x[r, c] (4096,1024)", lambda: sm[sr, sc], lambda: m[r, c], lambda: tm[tr, tc], "m[r, c]"),
+        Row("x[idx] (1e6,), 1e6 idx", lambda: sa[si], lambda: np.take(a, idx), lambda: ta[ti],
+            note="np.take(a, idx)"),
+        Row("x[r, c] (4096,1024)", lambda: sm[sr, sc], lambda: m[r, c], lambda: tm[tr, tc], note="m[r, c]"),
         Row("x[rows] (4096,1024)", lambda: sm[srows], lambda: np.take(m, rows_, axis=0), lambda: tm[trows],
-            "np.take(m, rows, axis=0)", number=10),
-        Row("x[x > 0] (4096,1024)", lambda: sm[sm > 0], lambda: m[m > 0], lambda: tm[tm > 0], "m[m > 0]"),
+            note="np.take(m, rows, axis=0)", number=10),
+        Row("x[x > 0] (4096,1024)", lambda: sm[sm > 0], lambda: m[m > 0], lambda: tm[tm > 0], note="m[m > 0]"),
         Row("x[mask] = 0 (4096,1024)", lambda: w_s.__setitem__(s_neg, 0), lambda: np.putmask(w_np, neg, 0),
-            lambda: w_t.__setitem__(t_neg, 0), "np.putmask(m, mask, 0)"),
+            lambda: w_t.__setitem__(t_neg, 0), note="np.putmask(m, mask, 0)"),
         Row("index_put_ acc (1e6,)", lambda: z_s.index_put_((si,), sa, accumulate=True),
             lambda: np.add.at(z_np, idx, a), lambda: z_t.index_put_((ti,), ta, accumulate=True),
-            "np.add.at(z, idx, a)"),
+            note="np.add.at(z, idx, a)"),
         Row("index_put_ acc (4096,1024)", lambda: z2_s.index_put_((sr, sc), sa, accumulate=True),
             lambda: np.add.at(z2_np, (r, c), a), lambda: z2_t.index_put_((tr, tc), ta, accumulate=True),
-            "np.add.at(z, (r, c), a)"),
+            note="np.add.at(z, (r, c), a)"),
     ]
 
 
+SECTIONS = [Section("Advanced indexing on large inputs (one call each, min over repeats)", rows, 9,
+                    note="numpy op")]
+
+
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--quick", action="store_true", help="fewer repeats: faster, noisier")
-    args = parser.parse_args(argv)
-    print_header(f"torch {torch.__version__} (threads {torch.get_num_threads()}) | numpy {np.__version__}")
-    repeat = 3 if args.quick else 9
-    header = (f"   {'op':<28} {'strided':>9} {'numpy':>9} {'torch':>9} {'s/numpy':>8} {'s/torch':>8} "
-              f"{'s/best':>7}  target      numpy op")
-    print(f"Advanced indexing on large inputs (one call each, min of {repeat} repeats)")
-    print(header)
-    print("   " + "-" * (len(header) - 3))
-    failures = []
-    for row in rows():
-        ts, tn, tt = (min(x) for x in measure([row.strided, row.numpy, row.torch], row.number, repeat))
-        r_n, r_t, r_b = ts / tn, ts / tt, ts / min(tn, tt)
-        ok = r_b <= TARGET
-        if not ok:
-            failures.append(f"{row.name}: {r_b:.2f}x best")
-        print(f"   {row.name:<28} {fmt_time(ts)} {fmt_time(tn)} {fmt_time(tt)} {r_n:>7.2f}x {r_t:>7.2f}x "
-              f"{r_b:>6.2f}x  {'pass' if ok else 'FAIL':<10}  {row.numpy_op}")
-    print()
-    print("targets missed: " + "; ".join(failures) if failures else "all targets met")
-    return 0
+    return run(__doc__.splitlines()[0], SECTIONS, argv)
 
 
 if __name__ == "__main__":

@@ -15,6 +15,7 @@ writability), so a failed call leaves the target untouched.
 from __future__ import annotations
 
 import warnings
+from collections.abc import Callable
 from typing import Any
 
 import numpy as np
@@ -413,6 +414,28 @@ def _out_of_place(self: Tensor) -> Tensor:
     return out
 
 
+def _scatter_target(self: Tensor, dim: Any, index: Any, src: Any, op: str, inplace: bool,
+                    updates: bool = True, supported: Callable[[], None] | None = None,
+                    ) -> tuple[Tensor, int, np.ndarray, Any]:
+    """Check a scatter-family call before anything is written; returns ``(target, d, idx, values)``:
+    the tensor to write (``self`` in place, else a fresh copy of it), the wrapped dim, the index as
+    an array and ``src``'s values for the target. ``updates``: the call reads the target's values;
+    ``supported``: the dtype check of the op's kernel, run unless the index is empty (PyTorch's
+    kernels then run none)."""
+    if inplace:
+        check_target(self, op, updates=updates)
+    d, idx = _scatter_checks(self, dim, index, src, op)
+    if idx.size and supported is not None:
+        supported()
+    if inplace:
+        check_no_overlap(self, index, op, "index")
+        check_no_overlap(self, src, op, "src")
+        target = self
+    else:
+        target = _out_of_place(self)
+    return target, d, idx, _src_values(src, idx, target, op)
+
+
 def _check_reduce_legacy(reduce: Any, op: str) -> None:
     if reduce is not None and reduce not in _REDUCE_LEGACY:
         raise StridedRuntimeError(
@@ -441,18 +464,11 @@ def _scatter(self: Tensor, dim: Any, index: Any, src: Any, value: Any, reduce: A
             "The reduce argument of torch.scatter with Tensor src is deprecated and will be removed in a "
             "future PyTorch release. Use torch.scatter_reduce instead for more reduction options.",
             UserWarning, stacklevel=3)
-    if inplace:
-        check_target(self, op, updates=reduce is not None)
-    d, idx = _scatter_checks(self, dim, index, source, op)
-    if idx.size:  # (uint16/32/64: PyTorch has no kernel; an empty index runs none)
-        support.check("scatter" if isinstance(source, Tensor) else "scatter.value", self._dtype, (self,))
-    if inplace:
-        check_no_overlap(self, index, op, "index")
-        check_no_overlap(self, source, op, "src")
-        target = self
-    else:
-        target = _out_of_place(self)
-    _scatter_into(target, d, idx, _src_values(source, idx, target, op), reduce)
+    target, d, idx, values = _scatter_target(
+        self, dim, index, source, op, inplace, updates=reduce is not None,
+        supported=lambda: support.check("scatter" if isinstance(source, Tensor) else "scatter.value",
+                                        self._dtype, (self,)))
+    _scatter_into(target, d, idx, values, reduce)
     if OPEN:
         report(op, (self, index, source), target)
     return target
@@ -486,18 +502,10 @@ def _scatter_add(self: Tensor, dim: Any, index: Any, src: Any, inplace: bool) ->
     op = "scatter_add_" if inplace else "scatter_add"
     self = tensor_of(self, op, "input", 1)
     src = tensor_of(src, op, "src", 4)
-    if inplace:
-        check_target(self, op, updates=True)
-    d, idx = _scatter_checks(self, dim, index, src, op)
-    if idx.size:
-        support.check("scatter_add", self._dtype, (self, src))
-    if inplace:
-        check_no_overlap(self, index, op, "index")
-        check_no_overlap(self, src, op, "src")
-        target = self
-    else:
-        target = _out_of_place(self)
-    _scatter_into(target, d, idx, _src_values(src, idx, target, op), "add")
+    target, d, idx, values = _scatter_target(
+        self, dim, index, src, op, inplace,
+        supported=lambda: support.check("scatter_add", self._dtype, (self, src)))
+    _scatter_into(target, d, idx, values, "add")
     if OPEN:
         report(op, (self, index, src), target)
     return target
@@ -536,21 +544,14 @@ def _scatter_reduce(self: Tensor, dim: Any, index: Any, src: Any, reduce: Any, i
                 "fix: one of 'sum', 'prod', 'mean', 'amax', 'amin'",
             )
         )
-    if inplace:
-        check_target(self, op, updates=True)
-    d, idx = _scatter_checks(self, dim, index, src, op)
-    if idx.size:  # PyTorch's kernels: none for uint16/32/64, none for complex amax/amin or bool mean
+    def supported() -> None:  # PyTorch's kernels: none for uint16/32/64, complex amax/amin or bool mean
         if not include_self:
             support.check("scatter_reduce.exclude_self", self._dtype, (self, src))
         support.check(f"scatter_reduce.{reduce}" if reduce in ("mean", "amax", "amin") else "scatter_reduce",
                       self._dtype, (self, src))
-    if inplace:
-        check_no_overlap(self, index, op, "index")
-        check_no_overlap(self, src, op, "src")
-        target = self
-    else:
-        target = _out_of_place(self)
-    _scatter_reduce_into(target, d, idx, _src_values(src, idx, target, op), reduce, bool(include_self))
+
+    target, d, idx, values = _scatter_target(self, dim, index, src, op, inplace, supported=supported)
+    _scatter_reduce_into(target, d, idx, values, reduce, bool(include_self))
     if OPEN:
         report(op, (self, index, src), target)
     return target

@@ -203,6 +203,23 @@ def _source_values(source: Tensor, target: Tensor, shape: tuple[int, ...]) -> np
     return arr.copy() if shares_memory(source, target) else arr
 
 
+def _write_plan(self: Tensor, d: int, n_index: int, index: Tensor, source: Tensor, op: str,
+                inplace: bool) -> tuple[Tensor, np.ndarray, np.ndarray]:
+    """After every other check: ``(target, tgt, values)`` -- the tensor written (``self`` in place,
+    refused if it overlaps ``index`` or ``source``; else a fresh copy), its array view (0-d as 1-d)
+    and ``source``'s values shaped as the ``n_index`` slices written along dim ``d``."""
+    if inplace:
+        check_no_overlap(self, index, op, "index")
+        check_no_overlap(self, source, op, "source")
+        target = self
+    else:
+        target = _out_of_place(self)
+    tgt = _view1(target)
+    shape = list(tgt.shape)
+    shape[d] = n_index
+    return target, tgt, _source_values(source, target, tuple(shape))
+
+
 def _index_add(self: Tensor, dim: Any, index: Any, source: Any, alpha: Any, inplace: bool) -> Tensor:
     op = "index_add_" if inplace else "index_add"
     self = tensor_of(self, op, "input", 1)
@@ -244,16 +261,7 @@ def _index_add(self: Tensor, dim: Any, index: Any, source: Any, alpha: Any, inpl
         support.check("index_add.vector" if self.ndim <= 1 else "index_add" if scatter_path and alpha == 1
                       else "index_add.alpha", self._dtype, (self, source))
     a = fill_value(alpha, self._dtype, op, 2) if alpha != 1 else None
-    if inplace:
-        check_no_overlap(self, index, op, "index")
-        check_no_overlap(self, source, op, "source")
-        target = self
-    else:
-        target = _out_of_place(self)
-    tgt = _view1(target)
-    shape = list(tgt.shape)
-    shape[d] = idx.size
-    vals = _source_values(source, target, tuple(shape))
+    target, tgt, vals = _write_plan(self, d, idx.size, index, source, op, inplace)
     if a is not None:
         vals = vals * a
     if idx.size and vals.size:
@@ -333,18 +341,10 @@ def _index_copy(self: Tensor, dim: Any, index: Any, source: Any, inplace: bool) 
     check_bounds(idx, size, d, op, StridedIndexError,
                  "index_copy_(): index {index} is out of bounds for dimension {dim} with size {size}")
     support.check("index_copy", self._dtype, (self, source))
-    if inplace:
-        check_no_overlap(self, index, op, "index")
-        check_no_overlap(self, source, op, "source")
-        target = self
-    else:
-        target = _out_of_place(self)
-    tgt = _view1(target)
-    shape = list(tgt.shape)
-    shape[d] = idx.size
+    target, tgt, vals = _write_plan(self, d, idx.size, index, source, op, inplace)
     # Note: PyTorch leaves a repeated index's result undefined; NumPy's assignment makes the
     # last write win.
-    tgt[_key(d, idx)] = _source_values(source, target, tuple(shape))
+    tgt[_key(d, idx)] = vals
     if OPEN:
         report(op, (self, index, source), target)
     return target

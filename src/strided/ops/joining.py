@@ -24,6 +24,7 @@ from ..errors import StridedRuntimeError, StridedTypeError, StridedValueError, j
 from ..kernels import numpy_view
 from ..layout import Layout
 from ..layout import plans as P
+from ..layout.formats import format_strides, suggest_format
 from ..tensor import Tensor, tensor_arg
 from .broadcasting import broadcast_all
 from .promotion import promote_types
@@ -93,57 +94,18 @@ def _nonempty(tensors: list[Tensor], op: str) -> None:
 # ---------------------------------------------------------------- memory format
 
 
-def suggested_format(shape: tuple[int, ...], strides: tuple[int, ...]) -> str:
-    """PyTorch's ``suggest_memory_format``: "channels_last" (4-d) or "channels_last_3d" (5-d) when
-    the strides order the dims like it (``is_channels_last_strides_2d/3d``), else "contiguous".
-
-    >>> suggested_format((2, 3, 4, 5), (60, 1, 15, 3))
-    'channels_last'
-    """
-    if len(shape) == 4 and _strides_like(shape, strides, (1, 3, 2, 0)):
-        return "channels_last"
-    if len(shape) == 5 and _strides_like(shape, strides, (1, 4, 3, 2, 0)):
-        return "channels_last_3d"
-    return "contiguous"
-
-
-def _strides_like(shape: tuple[int, ...], strides: tuple[int, ...], order: tuple[int, ...]) -> bool:
-    """PyTorch's ``is_channels_last_strides_2d_s4`` / ``_3d_s5``, walking ``order`` innermost first."""
-    if strides[1] == 0:
-        return False  # a trivial C dim: NCHW by default
-    low = 0
-    for d in order:
-        if shape[d] == 0 or strides[d] < low:
-            return False
-        if d == 0 and low == strides[1]:
-            return False  # ambiguous N111 / N11W cases fall back to NCHW, as PyTorch's do
-        low = strides[d] * shape[d] if shape[d] > 1 else strides[d]
-    return True
-
-
-def format_strides(shape: tuple[int, ...], fmt: str) -> tuple[int, ...]:
-    """Dense strides of ``shape`` in the memory format ``fmt`` (channels dim innermost for the
-    channels-last formats)."""
-    if fmt == "contiguous":
-        return L.contiguous_strides(shape)
-    order = (0, *range(2, len(shape)), 1)  # N, (D,) H, W, C: outermost first
-    strides = [0] * len(shape)
-    acc = 1
-    for d in reversed(order):
-        strides[d] = acc
-        acc *= max(shape[d], 1)
-    return tuple(strides)
-
-
 def output_format(layouts: Sequence[Layout]) -> str:
-    """``cat``'s output memory format: the one every input suggests, else row-major (contiguous)."""
+    """``cat``'s output memory format: the one every input suggests, else "contiguous_format".
+
+    A channels-last answer has the result's rank (the inputs' own), so ``format_strides`` of it
+    never returns its wrong-rank refusal here."""
     found = None
     for lay in layouts:
-        f = suggested_format(lay.shape, lay.strides)
-        if f == "contiguous" or (found is not None and f != found):
-            return "contiguous"
+        f = suggest_format(lay.shape, lay.strides)
+        if f == "contiguous_format" or (found is not None and f != found):
+            return "contiguous_format"
         found = f
-    return found or "contiguous"
+    return found or "contiguous_format"
 
 
 # ---------------------------------------------------------------- the join kernel
@@ -172,7 +134,7 @@ def _cat_plan(parts: Sequence[Part], dim: Any, op: str) -> tuple[tuple[int, ...]
         dtype = promote_types(dtype, t._dtype)
     fmt = output_format([lay for _, lay in parts])
     if valid is None:  # every input is a 1-D empty tensor: the result is one too
-        return (0,), 0, dtype, "contiguous"
+        return (0,), 0, dtype, "contiguous_format"
     first = parts[valid][1].shape
     d = L.wrap_dim(dim, len(first))
     total = 0
@@ -206,7 +168,7 @@ def _cat_plan(parts: Sequence[Part], dim: Any, op: str) -> tuple[tuple[int, ...]
 def _join(parts: Sequence[Part], d: int, shape: tuple[int, ...], dtype: DType, fmt: str) -> Tensor:
     """A fresh ``dtype`` tensor of ``shape`` (strides of ``fmt``) holding ``parts`` joined along dim
     ``d``: ``np.concatenate`` reads each input in place and writes into the result's memory."""
-    if fmt == "contiguous":
+    if fmt == "contiguous_format":
         out, target = result_array(shape, dtype)
     else:
         out = result(shape, dtype, format_strides(shape, fmt))

@@ -25,6 +25,7 @@ from typing import Any
 import numpy as np
 
 from ..args import int_arg, is_number, parse_sizes
+from ..device import parse_device
 from ..dispatch import OPEN, created, report, result, result_array
 from ..dtypes import (
     C10_NAME,
@@ -102,19 +103,6 @@ def _sizes(sizes: tuple[Any, ...], op: str) -> Shape:
     return _nonnegative(parse_sizes(sizes, op))
 
 
-def _device(device: Any, op: str) -> None:
-    """``device=``: None or the CPU (a string, or a torch.device, read by its name); else RuntimeError.
-
-    # Note: a private check of this module's own; the shared ``device=`` handling is another part's.
-    """
-    if device is None or str(device) in ("cpu", "cpu:0"):
-        return
-    raise StridedRuntimeError(
-        join_lines(f"{op}(): device={str(device)!r} is not available: strided tensors live on the CPU",
-                   "strided keeps its tensors in NumPy memory", "fix: leave device out, or pass device='cpu'")
-    )
-
-
 def _nonnegative(shape: Shape) -> Shape:
     """``shape``, or PyTorch's error for a negative size (raised before anything is drawn)."""
     if any(s < 0 for s in shape):
@@ -165,7 +153,7 @@ def rand(*sizes: Any, size: Any = None, generator: Any = None, dtype: Any = None
     (2,)
     # Note: PyTorch's distribution, NumPy's PCG64 stream: not torch.rand's numbers for the same seed.
     """
-    _device(device, "rand")
+    parse_device(device, "rand")
     shape = _sizes(sizes if size is None else (size,), "rand")
     dt = DEFAULT_FLOAT if dtype is None else to_dtype(dtype)
     _float_only(dt, "check_uniform_bounds", "rand")
@@ -184,7 +172,7 @@ def randn(*sizes: Any, size: Any = None, generator: Any = None, dtype: Any = Non
 
     # Note: PyTorch's distribution, NumPy's PCG64 stream (ziggurat): not torch.randn's numbers.
     """
-    _device(device, "randn")
+    parse_device(device, "randn")
     shape = _sizes(sizes if size is None else (size,), "randn")
     dt = DEFAULT_FLOAT if dtype is None else to_dtype(dtype)
     _float_only(dt, "normal_kernel_cpu", "randn")
@@ -254,7 +242,7 @@ def randint(*args: Any, low: Any = None, high: Any = None, size: Any = None, gen
     >>> strided.randint(3, 10, (2, 2)).dtype
     strided.int64
     """
-    _device(device, "randint")
+    parse_device(device, "randint")
     rest = list(args)
     if size is None:
         if not rest or not isinstance(rest[-1], (tuple, list)):
@@ -292,7 +280,7 @@ def randint(*args: Any, low: Any = None, high: Any = None, size: Any = None, gen
 
 def randperm(n: Any, *, generator: Any = None, dtype: Any = None, device: Any = None) -> Tensor:
     """A random permutation of ``0 .. n-1`` (int64 unless ``dtype=``)."""
-    _device(device, "randperm")
+    parse_device(device, "randperm")
     count = int_arg(n, "randperm", "n", 1)
     dt = DEFAULT_INT if dtype is None else to_dtype(dtype)
     if count < 0:
@@ -338,7 +326,7 @@ def normal(mean: Any, std: Any = 1.0, size: Any = None, *, generator: Any = None
     >>> strided.normal(0.0, 2.0, (3,)).shape, strided.normal(strided.zeros(2, 1), strided.ones(3)).shape
     ((3,), (2, 3))
     """
-    _device(device, "normal")
+    parse_device(device, "normal")
     mean_t, std_t = isinstance(mean, Tensor), isinstance(std, Tensor)
     if not (mean_t or std_t):
         if size is None:
@@ -531,7 +519,7 @@ def rand_like(input: Any, *, dtype: Any = None, memory_format: MemoryFormat = pr
               generator: Any = None, device: Any = None) -> Tensor:
     """``rand`` shaped like ``input`` (its dtype unless ``dtype=``; its dense dim order)."""
     tensor_arg(input, "rand_like")
-    _device(device, "rand_like")
+    parse_device(device, "rand_like")
     dt = input._dtype if dtype is None else to_dtype(dtype)
     _float_only(dt, "check_uniform_bounds", "rand_like")
     shape = input._layout.shape
@@ -543,7 +531,7 @@ def randn_like(input: Any, *, dtype: Any = None, memory_format: MemoryFormat = p
                generator: Any = None, device: Any = None) -> Tensor:
     """``randn`` shaped like ``input`` (its dtype unless ``dtype=``; its dense dim order)."""
     tensor_arg(input, "randn_like")
-    _device(device, "randn_like")
+    parse_device(device, "randn_like")
     dt = input._dtype if dtype is None else to_dtype(dtype)
     _float_only(dt, "normal_kernel_cpu", "randn_like")
     shape = input._layout.shape
@@ -556,7 +544,7 @@ def randint_like(input: Any, low: Any = None, high: Any = None, *, dtype: Any = 
                  device: Any = None) -> Tensor:
     """``randint`` shaped like ``input``: ``randint_like(t, high)`` or ``randint_like(t, low, high)``."""
     tensor_arg(input, "randint_like")
-    _device(device, "randint_like")
+    parse_device(device, "randint_like")
     if high is None:
         if low is None:
             raise StridedTypeError("randint_like() missing required argument 'high'\n  e.g. strided.randint_like(t, 10)")

@@ -34,6 +34,7 @@ from .operands import _check_inplace, _fresh_output, _not_implemented, _view
 from .out import write_out
 from .promotion import to_float
 from .registry import method
+from .unary import not_a_tensor_input
 
 # (input view, output view, compute NumPy dtype, input DType, extra arguments) -> None
 Kernel = Callable[..., None]
@@ -257,12 +258,7 @@ def run_unary(op: MoreUnary, x: Any, target: Tensor | None = None, args: tuple =
 def _run(op: MoreUnary, x: Any, target: Tensor | None, args: tuple) -> Tensor:
     name = op.name if target is None else op.name + "_"
     if not isinstance(x, Tensor):
-        raise StridedTypeError(
-            join_lines(
-                f"{name}(): argument 'input' (position 1) must be Tensor, not {type(x).__name__}",
-                f"got {x!r:.60}; make a tensor first: strided.{op.name}(strided.tensor(data))",
-            )
-        )
+        raise not_a_tensor_input(x, name, op.name)
     d = x._dtype
     if target is not None:
         check_writable(target._storage, target._layout, name)  # (PyTorch checks stride-0 overlap first)
