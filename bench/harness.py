@@ -19,14 +19,17 @@ from importlib.metadata import version
 
 def measure(stmts: list[Callable[[], object]], number: int, repeat: int) -> list[list[float]]:
     """Per-call times (seconds) of each statement, ``repeat`` samples each, taken round-robin
-    so that noise from other processes falls on every library alike."""
+    so that noise from other processes falls on every library alike; the round starts with
+    another statement each time, so no library always follows the same one (whose freed memory,
+    caches and allocator state it would inherit)."""
     for f in stmts:  # warm up caches, lazy imports and allocator pools
         for _ in range(min(number, 100) if number > 1 else 2):
             f()
     samples: list[list[float]] = [[] for _ in stmts]
-    for _ in range(repeat):
-        for i, f in enumerate(stmts):
-            samples[i].append(timeit.timeit(f, number=number) / number)
+    n = len(stmts)
+    for r in range(repeat):
+        for i in [(r + k) % n for k in range(n)]:
+            samples[i].append(timeit.timeit(stmts[i], number=number) / number)
     return samples
 
 
