@@ -20,6 +20,7 @@ Sits just above ``tensor`` (it wraps memory with :mod:`strided.creation`); impor
 the DLPack methods on Tensor. torch is never imported here.
 """
 
+from . import numpy_protocols  # noqa: F401 - installs __array_ufunc__ / __array_function__ on Tensor
 from .arrays import as_tensor, asarray
 from .dlpack import from_dlpack
 
