@@ -240,3 +240,24 @@ def test_out_into_read_only_or_expanded_memory_is_refused_untouched():
     dest = st.zeros(3, dtype=st.float64)
     assert np.sum(st.ones(3, 3, dtype=st.float64), axis=0, out=dest) is dest
     assert dest.numpy().tolist() == [3.0, 3.0, 3.0]
+
+
+def test_a_result_over_the_callers_ndarray_stays_that_ndarray():
+    a = np.arange(3.0)
+    got = np.atleast_1d(st.tensor([1.0]), a)
+    assert isinstance(got[0], st.Tensor) and got[1] is a or np.shares_memory(got[1], a)
+    assert type(got[1]) is np.ndarray
+
+
+def test_matmul_operator_with_an_ndarray_is_strideds():
+    a = np.arange(6.0, dtype=np.float32).reshape(3, 2)
+    t = st.ones(2, 3)
+    for got in (t @ a, np.matmul(t, a), a.T @ t.T):
+        assert isinstance(got, st.Tensor) and got.dtype == st.float32
+    np.testing.assert_array_equal((t @ a).numpy(), np.ones((2, 3), np.float32) @ a)
+    with pytest.raises(st.errors.StridedError):
+        t @ a.T  # strided's shape check and message, not NumPy's ValueError
+    with pytest.raises(st.errors.StridedError):
+        a @ t.T
+    # with keywords it is NumPy's matmul (its dtype promotion)
+    assert np.matmul(t, a.astype(np.float64), dtype=np.float64).dtype == st.float64

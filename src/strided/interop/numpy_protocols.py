@@ -24,7 +24,9 @@ TypeError instead of deferring), so a plain call of an operator's ufunc whose fi
 NumPy array or scalar and whose second is a tensor, with no keywords, runs strided's reflected
 operator (``tensor.__radd__(ndarray)``): PyTorch's semantics, as ``ndarray + tensor`` had when
 Tensor set ``__array_ufunc__ = None``. ``np.add(ndarray, tensor)`` written out takes the same path
-(NumPy gives the hook no way to tell the two apart).
+(NumPy gives the hook no way to tell the two apart). Likewise ``tensor @ ndarray`` and ``ndarray @ tensor``
+(which reach NumPy as ``np.matmul``, since Tensor's ``@`` takes only tensors) run strided's matmul
+on the array read zero-copy, as ``tensor + ndarray`` reads it.
 
 # Note: a NumPy function strided does not list in :data:`HANDLED` (``np.allclose``, ``np.sort``,
 ``np.unique``, ``np.linalg.*``, ...) falls back to NumPy on zero-copy views of the tensor
@@ -45,6 +47,7 @@ from ..dtypes import from_numpy_dtype
 from ..kernels.memory import check_writable
 from ..layout import Layout, contiguous_strides
 from ..tensor import Tensor
+from .arrays import as_tensor
 
 _trusted = Layout._trusted
 
@@ -52,7 +55,7 @@ _trusted = Layout._trusted
 _REFLECTED = {
     "add": "__radd__", "subtract": "__rsub__", "multiply": "__rmul__", "true_divide": "__rtruediv__",
     "floor_divide": "__rfloordiv__", "remainder": "__rmod__", "power": "__rpow__",
-    "matmul": "__rmatmul__", "bitwise_and": "__rand__", "bitwise_or": "__ror__", "bitwise_xor": "__rxor__",
+    "bitwise_and": "__rand__", "bitwise_or": "__ror__", "bitwise_xor": "__rxor__",
     "left_shift": "__rlshift__", "right_shift": "__rrshift__", "divmod": "__rdivmod__",
     "less": "__gt__", "less_equal": "__ge__", "greater": "__lt__", "greater_equal": "__le__",
     "equal": "__eq__", "not_equal": "__ne__",
@@ -82,11 +85,15 @@ def _is_foreign(x: Any) -> bool:
     return hook is not None and not isinstance(x, (Tensor, np.ndarray, np.generic))
 
 
-def _to_np(x: Any, tensors: list[Tensor]) -> Any:
-    """``x`` with every Tensor (also inside lists and tuples) replaced by its zero-copy view."""
+def _to_np(x: Any, tensors: list[Any]) -> Any:
+    """``x`` with every Tensor (also inside lists and tuples) replaced by its zero-copy view; the
+    caller's own ndarrays are listed in ``tensors`` too (a result over their memory is theirs)."""
     if isinstance(x, Tensor):
         tensors.append(x)
         return x._np()
+    if isinstance(x, np.ndarray):
+        tensors.append(x)
+        return x
     if isinstance(x, (list, tuple)):
         return type(x)(_to_np(v, tensors) for v in x)
     return x
@@ -119,6 +126,8 @@ def _adopt(value: Any) -> Tensor | None:
 def _view_of(arr: np.ndarray, tensors: list[Tensor]) -> Tensor | None:
     """The strided view of the tensor in ``tensors`` whose memory ``arr`` addresses, if any."""
     for t in tensors:
+        if not isinstance(t, Tensor):
+            continue
         buf = t._storage.array
         if buf.dtype != arr.dtype or not np.may_share_memory(arr, buf):
             continue
@@ -130,8 +139,14 @@ def _view_of(arr: np.ndarray, tensors: list[Tensor]) -> Tensor | None:
     return None
 
 
+def _only_tensors(seen: list[Any]) -> tuple[Tensor, ...]:
+    """The tensors among the arguments :func:`_to_np` saw (the ops' inputs, for the reports)."""
+    return tuple(t for t in seen if isinstance(t, Tensor))
+
+
 def _shares_any(arr: np.ndarray, tensors: list[Tensor]) -> bool:
-    return any(np.may_share_memory(arr, t._storage.array) for t in tensors)
+    """Whether ``arr`` may address an argument's memory (a tensor's storage or a caller's ndarray)."""
+    return any(np.may_share_memory(arr, t._storage.array if isinstance(t, Tensor) else t) for t in tensors)
 
 
 def _tensor_of(value: Any, name: str, tensors: list[Tensor], copying: bool) -> Any:
@@ -144,11 +159,11 @@ def _tensor_of(value: Any, name: str, tensors: list[Tensor], copying: bool) -> A
         view = _view_of(value, tensors)
         if view is not None:
             return view
-        return value  # a view strided cannot express (another dtype): NumPy's array
+        return value  # a view strided cannot express (another dtype), or the caller's ndarray's
     out = _adopt(value)
     if out is None:
         return value
-    inputs = tuple(tensors)
+    inputs = _only_tensors(tensors)
     if copying:
         return dispatch.copied(f"np.{name}", inputs, out,
                                lambda: f"np.{name}: NumPy wrote the result into new memory "
@@ -167,11 +182,17 @@ def array_ufunc(self: Tensor, ufunc: np.ufunc, method: str, *inputs: Any, **kwar
     if any(_is_foreign(x) for x in (*inputs, *out)):
         return NotImplemented
     name = ufunc.__name__
-    if (method == "__call__" and not kwargs and len(inputs) == 2 and name in _REFLECTED
+    if (method == "__call__" and not kwargs and len(inputs) == 2 and name in _REFLECTED and name != "matmul"
             and isinstance(inputs[0], (np.ndarray, np.generic)) and isinstance(inputs[1], Tensor)):
         reflected = getattr(inputs[1], _REFLECTED[name], None)
         if reflected is not None:
             return reflected(inputs[0])  # ndarray <op> tensor: strided's operator (see the Note)
+    if (method == "__call__" and not kwargs and name == "matmul"
+            and all(isinstance(x, (Tensor, np.ndarray)) for x in inputs)):
+        # tensor @ ndarray / ndarray @ tensor: Tensor's @ takes only tensors, so Python asks the
+        # ndarray's, which calls np.matmul: strided's matmul on the array read zero-copy, as
+        # tensor + ndarray reads it (strided's checks and messages, PyTorch's semantics).
+        return as_tensor(inputs[0]) @ as_tensor(inputs[1])
     for o in out:  # strided's checks first (read-only memory, an expanded target): nothing written on error
         if isinstance(o, Tensor):
             check_writable(o._storage, o._layout, f"np.{name}(out=)")
@@ -181,14 +202,14 @@ def array_ufunc(self: Tensor, ufunc: np.ufunc, method: str, *inputs: Any, **kwar
     res = getattr(ufunc, method)(*np_inputs, **np_kwargs)
     label = name if method == "__call__" else f"{name}.{method}"
     if method == "at":
-        return dispatch.report(f"np.{label}", tuple(tensors), inputs[0]) if isinstance(inputs[0], Tensor) \
+        return dispatch.report(f"np.{label}", _only_tensors(tensors), inputs[0]) if isinstance(inputs[0], Tensor) \
             else None
     results = res if isinstance(res, tuple) else (res,)
     given = out if out else (None,) * len(results)
     done = []
     for r, o in zip(results, given):
         if isinstance(o, Tensor):  # NumPy wrote into the tensor's memory
-            done.append(dispatch.report(f"np.{label}", tuple(tensors), o))
+            done.append(dispatch.report(f"np.{label}", _only_tensors(tensors), o))
         elif o is not None:
             done.append(r)  # the caller's ndarray
         else:
@@ -215,10 +236,10 @@ def array_function(self: Tensor, func: Any, types: tuple, args: tuple, kwargs: d
     res = func(*np_args, **np_kwargs)
     out = kwargs.get("out")
     if isinstance(out, Tensor):
-        return dispatch.report(f"np.{name}", tuple(tensors), out)
+        return dispatch.report(f"np.{name}", _only_tensors(tensors), out)
     if name in HANDLED:
         return _tensor_of(res, name, tensors, copying=name in MOVING)
-    for t in tensors:  # NumPy's result may be a view of this memory: it may no longer move
+    for t in _only_tensors(tensors):  # NumPy's result may be a view of this memory: it may no longer move
         t._storage.mark_exported(f"np.{name}(...) (Tensor.__array_function__)")
     return res
 
