@@ -261,3 +261,23 @@ def test_matmul_operator_with_an_ndarray_is_strideds():
         a @ t.T
     # with keywords it is NumPy's matmul (its dtype promotion)
     assert np.matmul(t, a.astype(np.float64), dtype=np.float64).dtype == st.float64
+
+
+@settings(max_examples=40, deadline=None)
+@given(spec=specs())
+def test_ufuncs_on_any_layout_match_numpy(spec):
+    a, t = build_numpy(spec), build_strided(spec)
+    for call in (lambda x: np.negative(x), lambda x: np.add(x, 2), lambda x: np.multiply(x, x)):
+        got = call(t)
+        _check(got, call(a))
+        if a.size:
+            assert not st.dispatch.shares_storage(got, t)
+
+
+def test_inplace_ndarray_operator_is_numpys():
+    # Note: a += t makes NumPy call np.add(a, t, out=(a,)): keywords, so NumPy's loop writes into a.
+    a = np.zeros(3)
+    before = a.__array_interface__["data"][0]
+    a += st.tensor([1.0, 2.0, 3.0])
+    assert type(a) is np.ndarray and a.tolist() == [1.0, 2.0, 3.0]
+    assert a.__array_interface__["data"][0] == before
