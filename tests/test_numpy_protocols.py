@@ -281,3 +281,16 @@ def test_inplace_ndarray_operator_is_numpys():
     a += st.tensor([1.0, 2.0, 3.0])
     assert type(a) is np.ndarray and a.tolist() == [1.0, 2.0, 3.0]
     assert a.__array_interface__["data"][0] == before
+
+
+def test_views_are_reported_as_views_named_after_the_function():
+    t, a = _negative()
+    with _Listen() as records:
+        got = np.flip(t)
+    _check(got, np.flip(a))
+    assert st.dispatch.shares_storage(got, t) and got.stride() == (2,)
+    assert [(r.name, r.kind) for r in records] == [("np.flip", "view")]
+    with _Listen() as records:
+        m = np.transpose(np.reshape(t, (2, 3)))
+    _check(m, np.transpose(np.reshape(a, (2, 3))))
+    assert [(r.name, r.kind) for r in records] == [("np.reshape", "view"), ("np.transpose", "view")]

@@ -44,6 +44,7 @@ import numpy as np
 
 from .. import dispatch
 from ..dtypes import from_numpy_dtype
+from ..kernels.listeners import OPEN
 from ..kernels.memory import check_writable
 from ..layout import Layout, contiguous_strides
 from ..tensor import Tensor
@@ -123,7 +124,7 @@ def _adopt(value: Any) -> Tensor | None:
     return dispatch.adopted(flat, _trusted(shape, strides or contiguous_strides(shape), 0), dtype)
 
 
-def _view_of(arr: np.ndarray, tensors: list[Tensor]) -> Tensor | None:
+def _view_of(arr: np.ndarray, tensors: list[Any], name: str) -> Tensor | None:
     """The strided view of the tensor in ``tensors`` whose memory ``arr`` addresses, if any."""
     for t in tensors:
         if not isinstance(t, Tensor):
@@ -135,7 +136,14 @@ def _view_of(arr: np.ndarray, tensors: list[Tensor]) -> Tensor | None:
         if any(s % isz for s in arr.strides):
             return None
         offset = 0 if arr.size == 0 else (arr.__array_interface__["data"][0] - t._storage.data_ptr()) // isz
-        return t._view(_trusted(arr.shape, tuple(s // isz for s in arr.strides), offset))
+        view = object.__new__(Tensor)  # Tensor._view, named after the NumPy function for the reports
+        view._storage = t._storage
+        view._layout = _trusted(arr.shape, tuple(s // isz for s in arr.strides), offset)
+        view._dtype = t._dtype
+        view._base = t if t._base is None else t._base
+        if OPEN:
+            dispatch.view_of(t, view, f"np.{name}")
+        return view
     return None
 
 
@@ -156,7 +164,7 @@ def _tensor_of(value: Any, name: str, tensors: list[Tensor], copying: bool) -> A
     if not isinstance(value, (np.ndarray, np.generic)):
         return value  # np.shape's tuple, np.ndim's int
     if isinstance(value, np.ndarray) and _shares_any(value, tensors):
-        view = _view_of(value, tensors)
+        view = _view_of(value, tensors, name)
         if view is not None:
             return view
         return value  # a view strided cannot express (another dtype), or the caller's ndarray's
@@ -166,8 +174,8 @@ def _tensor_of(value: Any, name: str, tensors: list[Tensor], copying: bool) -> A
     inputs = _only_tensors(tensors)
     if copying:
         return dispatch.copied(f"np.{name}", inputs, out,
-                               lambda: f"np.{name}: NumPy wrote the result into new memory "
-                                       f"({out.numel()} elements)")
+                               lambda: f"np.{name}: NumPy's result is new memory, not a view of the input: "
+                                       f"{out.numel()} elements copied")
     return dispatch.report(f"np.{name}", inputs, out)
 
 
