@@ -157,13 +157,13 @@ def _shares_any(arr: np.ndarray, tensors: list[Tensor]) -> bool:
     return any(np.may_share_memory(arr, t._storage.array if isinstance(t, Tensor) else t) for t in tensors)
 
 
-def _tensor_of(value: Any, name: str, tensors: list[Tensor], copying: bool) -> Any:
+def _tensor_of(value: Any, name: str, tensors: list[Tensor], copying: bool, fresh: bool = False) -> Any:
     """NumPy's ``value`` as strided's: a view, an adopted result (reported), or ``value`` as it is."""
     if isinstance(value, (list, tuple)) and value and all(isinstance(v, (np.ndarray, np.generic)) for v in value):
         return type(value)(_tensor_of(v, name, tensors, copying) for v in value)
     if not isinstance(value, (np.ndarray, np.generic)):
         return value  # np.shape's tuple, np.ndim's int
-    if isinstance(value, np.ndarray) and _shares_any(value, tensors):
+    if not fresh and isinstance(value, np.ndarray) and _shares_any(value, tensors):
         view = _view_of(value, tensors, name)
         if view is not None:
             return view
@@ -221,7 +221,7 @@ def array_ufunc(self: Tensor, ufunc: np.ufunc, method: str, *inputs: Any, **kwar
         elif o is not None:
             done.append(r)  # the caller's ndarray
         else:
-            done.append(_tensor_of(r, label, tensors, copying=False))
+            done.append(_tensor_of(r, label, tensors, copying=False, fresh=True))  # a ufunc never views
     return tuple(done) if isinstance(res, tuple) else done[0]
 
 
