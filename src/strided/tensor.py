@@ -165,6 +165,7 @@ class Tensor:
     - :mod:`strided.ops.random`: ``uniform_``, ``normal_``, ``random_``, ``bernoulli_``, ``exponential_``,
       ``geometric_``, ``log_normal_``, ``cauchy_``, ``bernoulli``, ``multinomial``.
     - :mod:`strided.interop.dlpack`: ``__dlpack__``, ``__dlpack_device__``.
+    - :mod:`strided.interop.numpy_protocols`: ``__array_ufunc__``, ``__array_function__``.
     - :mod:`strided.ops.matmul`: ``matmul``, ``__matmul__``, ``__rmatmul__``, ``mm``, ``bmm``,
       ``dot``, ``outer``.
     """
@@ -172,7 +173,8 @@ class Tensor:
     __slots__ = ("_storage", "_layout", "_dtype", "_base", "__weakref__")
 
     # ops.elementwise installs __eq__ (elementwise, giving a bool tensor); tensors stay hashable
-    # by identity, as in PyTorch. NumPy defers to our reflected operators (ndarray + tensor).
+    # by identity, as in PyTorch. strided.interop.numpy_protocols replaces __array_ufunc__ (and adds
+    # __array_function__) at import; until then NumPy defers to our reflected operators (ndarray + tensor).
     __hash__ = object.__hash__
     __array_ufunc__ = None
 

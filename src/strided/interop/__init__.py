@@ -5,6 +5,9 @@
   ``t``) and :func:`from_dlpack` (the other way).
 - :mod:`strided.interop.arrays`: :func:`as_tensor` and :func:`asarray`, sharing memory with
   arrays, tensors, DLPack producers and buffers where PyTorch's do.
+- :mod:`strided.interop.numpy_protocols`: ``Tensor.__array_ufunc__`` (NEP 13) and
+  ``Tensor.__array_function__`` (NEP 18): ``np.exp(t)``, ``np.sum(t, axis=0)``, ``np.transpose(t)``
+  compute on the tensor's memory and return strided tensors (views where NumPy's are views).
 
 # Note: Tensor has no ``__array_interface__``. NumPy reads that attribute (and
 ``__array_struct__``, and the buffer protocol) *before* ``__array__``, so defining it would route
@@ -17,9 +20,10 @@ that reads only ``__array_interface__`` (Pillow's ``Image.fromarray``) takes ``t
 zero-copy ndarray.
 
 Sits just above ``tensor`` (it wraps memory with :mod:`strided.creation`); importing it installs
-the DLPack methods on Tensor. torch is never imported here.
+the DLPack methods and NumPy's protocol hooks on Tensor. torch is never imported here.
 """
 
+from . import numpy_protocols  # noqa: F401 - installs __array_ufunc__ / __array_function__ on Tensor
 from .arrays import as_tensor, asarray
 from .dlpack import from_dlpack
 
