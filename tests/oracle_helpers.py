@@ -12,6 +12,7 @@ and compare what came back, or what was raised.
 
 from __future__ import annotations
 
+import re
 import warnings
 from collections.abc import Callable, Mapping
 from typing import Any
@@ -99,3 +100,9 @@ def same_error(peer_call: Callable[[], Any], strided_call: Callable[[], Any], fi
     if first_line:
         assert text.splitlines()[0] == str(p_info.value).splitlines()[0]
     return text
+
+
+def stable_id(value: object) -> str:
+    """A parametrize id that is the same in every process (``repr`` of a plain ``object()`` holds
+    its address, which would make parallel workers collect different test names)."""
+    return re.sub(r" at 0x[0-9a-f]+", "", repr(value))
