@@ -820,13 +820,10 @@ def _view_dtype(self: Tensor, shape: tuple, dtype: Any) -> Tensor:
     plan = view_dtype_layout(lay, self._dtype.itemsize, new.itemsize, TORCH_NAME[self._dtype.name],
                              TORCH_NAME[new.name])
     if plan.__class__ is not Layout:
-        first = plan.first
-        fix = (f"fix: x.view(1).view(strided.{new.name}) gives it a last dim first" if "dim()" in first else
-               f"fix: narrow the last dim to a multiple of {new.itemsize // self._dtype.itemsize} elements"
-               if "size(-1)" in first else
-               f"fix: x.clone().view(strided.{new.name}) reads a fresh copy's bytes (offset 0)"
-               if "offset" in first else
-               f"fix: x.contiguous().view(strided.{new.name}) reads a contiguous copy's bytes")
+        fix = {"dim": f"fix: x.view(1).view(strided.{new.name}) gives it a last dim first",
+               "size": f"fix: narrow the last dim to a multiple of {new.itemsize // self._dtype.itemsize} elements",
+               "offset": f"fix: x.clone().view(strided.{new.name}) reads a fresh copy's bytes (offset 0)",
+               }.get(plan.check, f"fix: x.contiguous().view(strided.{new.name}) reads a contiguous copy's bytes")
         raise StridedRuntimeError(join_lines(
             plan.first,
             f"x: shape {lay.shape}, strides {lay.strides}, offset {lay.offset} ({self._dtype.name}, "
