@@ -407,9 +407,9 @@ class Tensor:
         ``view(dtype)`` reads the same bytes as another dtype (PyTorch's rules: see
         :func:`strided.layout.dtype_view.view_dtype_layout`).
         """
-        if dtype is not None or (shape and shape[0].__class__ is DType):
-            return _view_dtype(self, shape, dtype)
-        if not shape:
+        if not shape or dtype is not None:
+            if dtype is not None:
+                return _view_dtype(self, shape, dtype)
             raise missing("view", "size")
         lay = self._layout
         given = shape  # (parse_sizes unwraps it once: view(((4, 6),)) is refused, as PyTorch does)
@@ -424,6 +424,8 @@ class Tensor:
             found = _VIEWS.get(key)
             if found is not None:
                 return self._view(found)
+        if given[0].__class__ is DType:  # view(dtype): off the memo's path (a dtype is no size)
+            return _view_dtype(self, given, None)
         return self._carry(P.view(lay, parse_sizes(given, "view")), key)
 
     def view_as(self, other: Tensor) -> Tensor:
