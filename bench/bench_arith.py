@@ -29,9 +29,9 @@ Targets (issues 3 and 7):
   (3, 4) + (4,), the transposed add, a full sum and a (3, 4) @ (4, 3) matmul:
   strided/torch <= 1.0 per op.
 
-Adding a row: append a :class:`Row` to the list returned by a ``*_rows()`` function (or add a
-new function to ``SECTIONS``): a name, the three zero-argument callables, which ratio the target
-applies to and its value. Nothing here is a test: timings vary with the machine and its load.
+Adding a row: append a :class:`harness.Row` to the list returned by a ``*_rows()`` function (or
+add a :class:`harness.Section` to ``SECTIONS``): a name, the three zero-argument callables, which
+ratio the target applies to and its value. Nothing here is a test: timings vary with the machine and its load.
 """
 
 from __future__ import annotations
@@ -41,31 +41,15 @@ import os
 for _var in ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS"):
     os.environ[_var] = "1"  # before NumPy/PyTorch load their BLAS: every library on one thread
 
-import argparse  # noqa: E402
 import sys  # noqa: E402
-from collections.abc import Callable  # noqa: E402
-from dataclasses import dataclass  # noqa: E402
 
 import numpy as np  # noqa: E402
 import torch  # noqa: E402
 
 import strided  # noqa: E402
-from harness import fmt_time, measure, print_header  # noqa: E402
+from harness import Row, Section, run  # noqa: E402
 
 torch.set_num_threads(1)
-
-
-@dataclass
-class Row:
-    """One benchmarked operation: the same work in strided, NumPy and PyTorch."""
-
-    name: str
-    strided: Callable[[], object]
-    numpy: Callable[[], object]
-    torch: Callable[[], object]
-    target_vs: str  # "numpy", "torch" or "best" (the faster of the two): which ratio the target applies to
-    target: float
-    number: int = 1  # calls per timing sample (many for tiny ops)
 
 
 def large_rows() -> list[Row]:
@@ -153,46 +137,18 @@ def reduce_matmul_rows() -> list[Row]:
     ]
 
 
-SECTIONS: list[tuple[str, Callable[[], list[Row]], int]] = [
-    # (title, rows, repeats at full length)
-    ("Large elementwise ops (one call each, min over repeats)", large_rows, 15),
-    ("Reductions and matrix products (NumPy's BLAS on one thread)", reduce_matmul_rows, 15),
-    ("Mixed layouts (one call each; s/best: over the faster of NumPy and PyTorch)", mixed_rows, 15),
-    ("Small-op overhead (per-op time, (3, 4) float32)", small_rows, 25),
+SECTIONS = [
+    Section("Large elementwise ops (one call each, min over repeats)", large_rows, 15),
+    Section("Reductions and matrix products (NumPy's BLAS on one thread)", reduce_matmul_rows, 15),
+    Section("Mixed layouts (one call each; s/best: over the faster of NumPy and PyTorch)", mixed_rows, 15),
+    Section("Small-op overhead (per-op time, (3, 4) float32)", small_rows, 25),
 ]
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--quick", action="store_true", help="fewer repeats: faster, noisier")
-    args = parser.parse_args(argv)
-    print_header(f"torch {torch.__version__} (threads {torch.get_num_threads()}) | "
-                 f"numpy {np.__version__} (single-threaded ufuncs, BLAS on one thread)")
-    failures = []
-    for title, make_rows, repeat in SECTIONS:
-        repeat = 3 if args.quick else repeat
-        print(title)
-        header = (f"   {'op':<26} {'strided':>9} {'numpy':>9} {'torch':>9} {'s/numpy':>8} {'s/torch':>8} "
-                  f"{'s/best':>7}  target")
-        print(header)
-        print("   " + "-" * (len(header) - 3))
-        for row in make_rows():
-            number = max(row.number // 5, 1) if args.quick else row.number
-            ts, tn, tt = (min(x) for x in measure([row.strided, row.numpy, row.torch], number, repeat))
-            r_n, r_t, r_b = ts / tn, ts / tt, ts / min(tn, tt)
-            if row.target_vs == "-":
-                verdict = "(reference)"
-            else:
-                ratio = {"numpy": r_n, "torch": r_t, "best": r_b}[row.target_vs]
-                ok = ratio <= row.target
-                verdict = f"<= {row.target}x {row.target_vs}: {'pass' if ok else 'FAIL'}"
-                if not ok:
-                    failures.append(f"{row.name}: {ratio:.2f}x {row.target_vs}")
-            print(f"   {row.name:<26} {fmt_time(ts)} {fmt_time(tn)} {fmt_time(tt)} {r_n:>7.2f}x {r_t:>7.2f}x "
-                  f"{r_b:>6.2f}x  {verdict}")
-        print()
-    print("targets missed: " + "; ".join(failures) if failures else "all targets met")
-    return 0
+    return run(__doc__.splitlines()[0], SECTIONS, argv,
+               libraries=f"torch {torch.__version__} (threads {torch.get_num_threads()}) | "
+                         f"numpy {np.__version__} (single-threaded ufuncs, BLAS on one thread)")
 
 
 if __name__ == "__main__":

@@ -19,33 +19,28 @@ import os
 for _var in ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS"):
     os.environ[_var] = "1"  # before NumPy/PyTorch load their BLAS: every library on one thread
 
-import argparse  # noqa: E402
+import sys  # noqa: E402
 
 import numpy as np  # noqa: E402
 import torch  # noqa: E402
 
 import strided  # noqa: E402
-from harness import fmt_time, measure, print_header  # noqa: E402
+from harness import Row, Section, run  # noqa: E402
 from strided.ops.distance import cdist  # noqa: E402
 
 torch.set_num_threads(1)
 
 CASES = [((2000, 2), (2000, 2), "float64"), ((2000, 2), (2000, 2), "float32"),
          ((1024, 128), (1024, 128), "float64"), ((1024, 128), (1024, 128), "float32")]
-TARGET = 1.2
 
 
 def _numpy_cdist(a: np.ndarray, b: np.ndarray) -> np.ndarray:
     return np.sqrt(((a[:, None] - b[None]) ** 2).sum(-1))
 
 
-def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--quick", action="store_true", help="fewer repeats")
-    repeat = 3 if parser.parse_args().quick else 9
-    print_header(f"numpy {np.__version__} | torch {torch.__version__} (1 thread)")
-    print(f"{'cdist, p=2':34} {'strided':>9} {'numpy':>9} {'torch':>9} {'s/numpy':>8} {'s/torch':>8} {'s/best':>7}")
+def rows() -> list[Row]:
     rng = np.random.default_rng(0)
+    out = []
     for shape1, shape2, dtype in CASES:
         a = rng.standard_normal(shape1).astype(dtype)
         b = rng.standard_normal(shape2).astype(dtype)
@@ -54,15 +49,17 @@ def main() -> None:
         # the results must agree, or the timings mean nothing
         tol = 1e-3 if dtype == "float32" else 1e-8
         np.testing.assert_allclose(cdist(sa, sb).numpy(), torch.cdist(ta, tb).numpy(), atol=tol, rtol=tol)
-        times = measure([lambda: cdist(sa, sb), lambda: _numpy_cdist(a, b),  # noqa: B023 - timed at once
-                         lambda: torch.cdist(ta, tb)], number=1, repeat=repeat)  # noqa: B023
-        s, n, t = (min(x) for x in times)
-        best = min(n, t)
-        flag = "" if s / best <= TARGET else "  <- over target"
-        print(f"{f'{shape1} x {shape2} {dtype}':34} {fmt_time(s)} {fmt_time(n)} {fmt_time(t)} "
-              f"{s / n:>8.2f} {s / t:>8.2f} {s / best:>7.2f}{flag}")
-    print(f"\ntarget: s/best <= {TARGET} (strided over the faster of NumPy and PyTorch)")
+        out.append(Row(f"{shape1} x {shape2} {dtype}", lambda sa=sa, sb=sb: cdist(sa, sb),
+                       lambda a=a, b=b: _numpy_cdist(a, b), lambda ta=ta, tb=tb: torch.cdist(ta, tb)))
+    return out
+
+
+SECTIONS = [Section("cdist, p=2 (one call each, min over repeats)", rows, 9)]
+
+
+def main(argv: list[str] | None = None) -> int:
+    return run(__doc__.splitlines()[0], SECTIONS, argv)
 
 
 if __name__ == "__main__":
-    main()
+    sys.exit(main())

@@ -35,33 +35,17 @@ import os
 for _var in ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS"):
     os.environ[_var] = "1"  # before NumPy/PyTorch load: every library on one thread
 
-import argparse  # noqa: E402
 import sys  # noqa: E402
-from collections.abc import Callable  # noqa: E402
-from dataclasses import dataclass  # noqa: E402
 
 import numpy as np  # noqa: E402
 import torch  # noqa: E402
 
 import strided  # noqa: E402
-from harness import fmt_time, measure, print_header  # noqa: E402
+from harness import Row, Section, run  # noqa: E402
 
 torch.set_num_threads(1)
 
 R, C = 4096, 1024
-TARGET = 1.2
-
-
-@dataclass
-class Row:
-    """One benchmarked operation: the same work in strided, NumPy and PyTorch."""
-
-    name: str
-    strided: Callable[[], object]
-    numpy: Callable[[], object]
-    torch: Callable[[], object]
-
-
 def rows() -> list[Row]:
     rng = np.random.default_rng(0)
     a = rng.standard_normal((R, C), dtype=np.float32)
@@ -107,32 +91,12 @@ def rows() -> list[Row]:
     ]
 
 
+SECTIONS = [Section(f"Indexing functions on a ({R}, {C}) float32 tensor, int64 index (one call each, "
+                    "min over repeats)", rows, 15)]
+
+
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--quick", action="store_true", help="fewer repeats: faster, noisier")
-    args = parser.parse_args(argv)
-    print_header(f"torch {torch.__version__} (threads {torch.get_num_threads()}) | numpy {np.__version__}")
-    repeat = 3 if args.quick else 15
-    print(f"Indexing functions on a ({R}, {C}) float32 tensor, int64 index (one call each, min over repeats)")
-    header = (f"   {'op':<28} {'strided':>9} {'numpy':>9} {'torch':>9} {'s/numpy':>8} {'s/torch':>8} "
-              f"{'s/best':>7}  target")
-    print(header)
-    print("   " + "-" * (len(header) - 3))
-    failures = []
-    for row in rows():
-        ts, tn, tt = (min(x) for x in measure([row.strided, row.numpy, row.torch], 1, repeat))
-        r_n, r_t, r_b = ts / tn, ts / tt, ts / min(tn, tt)
-        ok = r_b <= TARGET
-        if not ok:
-            failures.append(f"{row.name}: {r_b:.2f}x the faster")
-        print(f"   {row.name:<28} {fmt_time(ts)} {fmt_time(tn)} {fmt_time(tt)} {r_n:>7.2f}x {r_t:>7.2f}x "
-              f"{r_b:>6.2f}x  <= {TARGET}x best: {'pass' if ok else 'FAIL'}")
-    print()
-    if failures:
-        print("over target: " + "; ".join(failures))
-    else:
-        print("every row within its target")
-    return 0
+    return run(__doc__.splitlines()[0], SECTIONS, argv)
 
 
 if __name__ == "__main__":

@@ -24,23 +24,18 @@ import os
 for _var in ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS"):
     os.environ[_var] = "1"
 
-import argparse  # noqa: E402
 import sys  # noqa: E402
-from collections.abc import Callable  # noqa: E402
 
 import numpy as np  # noqa: E402
 import torch  # noqa: E402
 
 import strided  # noqa: E402
-from harness import fmt_time, measure, print_header  # noqa: E402
+from harness import Row, Section, run  # noqa: E402
 from strided.ops.joining import cat, stack  # noqa: E402
 
 torch.set_num_threads(1)
 
-TARGET = 1.2
-
-
-def rows() -> list[tuple[str, Callable[[], object], Callable[[], object], Callable[[], object]]]:
+def rows() -> list[Row]:
     rng = np.random.default_rng(0)
     arrays = [rng.standard_normal((1024, 1024), dtype=np.float32) for _ in range(8)]
     s = [strided.from_numpy(a) for a in arrays]
@@ -50,36 +45,24 @@ def rows() -> list[tuple[str, Callable[[], object], Callable[[], object], Callab
     np.testing.assert_array_equal(stack(s, 0).numpy(), np.stack(arrays, 0))
     np.testing.assert_array_equal(s[0].repeat(2, 2).numpy(), np.tile(arrays[0], (2, 2)))
     return [
-        ("cat 8x(1024,1024) dim 0", lambda: cat(s, 0), lambda: np.concatenate(arrays, 0), lambda: torch.cat(t, 0)),
-        ("cat 8x(1024,1024) dim 1", lambda: cat(s, 1), lambda: np.concatenate(arrays, 1), lambda: torch.cat(t, 1)),
-        ("stack 8x(1024,1024) dim 0", lambda: stack(s, 0), lambda: np.stack(arrays, 0), lambda: torch.stack(t, 0)),
-        ("stack 8x(1024,1024) dim 2", lambda: stack(s, 2), lambda: np.stack(arrays, 2), lambda: torch.stack(t, 2)),
-        ("repeat(2, 2) (1024,1024)", lambda: s[0].repeat(2, 2), lambda: np.tile(arrays[0], (2, 2)),
-         lambda: t[0].repeat(2, 2)),
+        Row("cat 8x(1024,1024) dim 0", lambda: cat(s, 0), lambda: np.concatenate(arrays, 0),
+            lambda: torch.cat(t, 0)),
+        Row("cat 8x(1024,1024) dim 1", lambda: cat(s, 1), lambda: np.concatenate(arrays, 1),
+            lambda: torch.cat(t, 1)),
+        Row("stack 8x(1024,1024) dim 0", lambda: stack(s, 0), lambda: np.stack(arrays, 0),
+            lambda: torch.stack(t, 0)),
+        Row("stack 8x(1024,1024) dim 2", lambda: stack(s, 2), lambda: np.stack(arrays, 2),
+            lambda: torch.stack(t, 2)),
+        Row("repeat(2, 2) (1024,1024)", lambda: s[0].repeat(2, 2), lambda: np.tile(arrays[0], (2, 2)),
+            lambda: t[0].repeat(2, 2)),
     ]
 
 
+SECTIONS = [Section("", rows, 15)]
+
+
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--quick", action="store_true", help="fewer repeats: faster, noisier")
-    args = parser.parse_args(argv)
-    print_header(f"torch {torch.__version__} (threads {torch.get_num_threads()}) | numpy {np.__version__}")
-    repeat = 3 if args.quick else 15
-    header = f"   {'op':<28} {'strided':>9} {'numpy':>9} {'torch':>9} {'s/numpy':>8} {'s/torch':>8} {'s/best':>7}  target"
-    print(header)
-    print("   " + "-" * (len(header) - 3))
-    failures = []
-    for name, fs, fn, ft in rows():
-        ts, tn, tt = (min(x) for x in measure([fs, fn, ft], 1, repeat))
-        best = ts / min(tn, tt)
-        ok = best <= TARGET
-        if not ok:
-            failures.append(f"{name}: {best:.2f}x")
-        print(f"   {name:<28} {fmt_time(ts)} {fmt_time(tn)} {fmt_time(tt)} {ts / tn:>7.2f}x {ts / tt:>7.2f}x "
-              f"{best:>6.2f}x  <= {TARGET}x best: {'pass' if ok else 'FAIL'}")
-    print()
-    print("targets missed: " + "; ".join(failures) if failures else "all targets met")
-    return 0
+    return run(__doc__.splitlines()[0], SECTIONS, argv)
 
 
 if __name__ == "__main__":

@@ -24,23 +24,18 @@ import os
 for _var in ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS"):
     os.environ[_var] = "1"  # before NumPy/PyTorch load: every library on one thread
 
-import argparse  # noqa: E402
 import sys  # noqa: E402
-from collections.abc import Callable  # noqa: E402
 
 import numpy as np  # noqa: E402
 import torch  # noqa: E402
 
 import strided  # noqa: E402
-from harness import fmt_time, measure, print_header  # noqa: E402
+from harness import Row, Section, run  # noqa: E402
 from strided.ops.scans import cumsum  # noqa: E402
 from strided.ops.sets import unique  # noqa: E402
 from strided.ops.sorting import sort, topk  # noqa: E402
 
 torch.set_num_threads(1)
-TARGET = 1.2
-
-Row = tuple[str, Callable[[], object], Callable[[], object], Callable[[], object]]
 
 
 def _np_sort(a: np.ndarray, axis: int) -> tuple[np.ndarray, np.ndarray]:
@@ -66,42 +61,26 @@ def rows() -> list[Row]:
     t = {k: torch.from_numpy(v) for k, v in
          {"flat": flat, "square": square, "wide": wide, "ints": ints}.items()}
     return [
-        ("sort (10^6,) f32", lambda: sort(s["flat"]), lambda: _np_sort(flat, -1), lambda: t["flat"].sort()),
-        ("sort (1024,1024) dim 1", lambda: sort(s["square"], 1), lambda: _np_sort(square, 1),
-         lambda: t["square"].sort(1)),
-        ("sort (1024,1024) dim 0", lambda: sort(s["square"], 0), lambda: _np_sort(square, 0),
-         lambda: t["square"].sort(0)),
-        ("topk k=10 (4096,1024)", lambda: topk(s["wide"], 10), lambda: _np_topk(wide, 10),
-         lambda: t["wide"].topk(10)),
-        ("cumsum (10^6,) f32", lambda: cumsum(s["flat"], 0), lambda: np.cumsum(flat),
-         lambda: t["flat"].cumsum(0)),
-        ("cumsum (1024,1024) dim 0", lambda: cumsum(s["square"], 0), lambda: np.cumsum(square, 0),
-         lambda: t["square"].cumsum(0)),
-        ("unique 10^6 int64", lambda: unique(s["ints"]), lambda: np.unique(ints), lambda: t["ints"].unique()),
+        Row("sort (10^6,) f32", lambda: sort(s["flat"]), lambda: _np_sort(flat, -1), lambda: t["flat"].sort()),
+        Row("sort (1024,1024) dim 1", lambda: sort(s["square"], 1), lambda: _np_sort(square, 1),
+            lambda: t["square"].sort(1)),
+        Row("sort (1024,1024) dim 0", lambda: sort(s["square"], 0), lambda: _np_sort(square, 0),
+            lambda: t["square"].sort(0)),
+        Row("topk k=10 (4096,1024)", lambda: topk(s["wide"], 10), lambda: _np_topk(wide, 10),
+            lambda: t["wide"].topk(10)),
+        Row("cumsum (10^6,) f32", lambda: cumsum(s["flat"], 0), lambda: np.cumsum(flat),
+            lambda: t["flat"].cumsum(0)),
+        Row("cumsum (1024,1024) dim 0", lambda: cumsum(s["square"], 0), lambda: np.cumsum(square, 0),
+            lambda: t["square"].cumsum(0)),
+        Row("unique 10^6 int64", lambda: unique(s["ints"]), lambda: np.unique(ints), lambda: t["ints"].unique()),
     ]
 
 
+SECTIONS = [Section("", rows, 7)]
+
+
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--quick", action="store_true", help="fewer repeats: faster, noisier")
-    args = parser.parse_args(argv)
-    print_header(f"torch {torch.__version__} (threads {torch.get_num_threads()}) | numpy {np.__version__}")
-    repeat = 3 if args.quick else 7
-    header = f"   {'op':<26} {'strided':>9} {'numpy':>9} {'torch':>9} {'s/numpy':>8} {'s/torch':>8} {'s/best':>7}  target"
-    print(header)
-    print("   " + "-" * (len(header) - 3))
-    failures = []
-    for name, fs, fn, ft in rows():
-        ts, tn, tt = (min(x) for x in measure([fs, fn, ft], 1, repeat))
-        r_b = ts / min(tn, tt)
-        ok = r_b <= TARGET
-        if not ok:
-            failures.append(f"{name}: {r_b:.2f}x best")
-        print(f"   {name:<26} {fmt_time(ts)} {fmt_time(tn)} {fmt_time(tt)} {ts / tn:>7.2f}x {ts / tt:>7.2f}x "
-              f"{r_b:>6.2f}x  <= {TARGET}x best: {'pass' if ok else 'FAIL'}")
-    print()
-    print("targets missed: " + "; ".join(failures) if failures else "all targets met")
-    return 0
+    return run(__doc__.splitlines()[0], SECTIONS, argv)
 
 
 if __name__ == "__main__":

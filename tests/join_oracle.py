@@ -6,13 +6,12 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-import numpy as np
 import torch
 
 import strided as st
 from layout_strategies import Spec
 from layouts import build_valued, valued_storage
-from oracle_helpers import builtin_class, outcome
+from oracle_helpers import assert_same_tensor, errors_agree, outcome
 
 DTYPES = ("float32", "float64", "int64", "int32", "uint8", "bool", "float16")
 
@@ -27,11 +26,7 @@ def pair(spec: Spec, dtype: str = "float32", seed: int = 0) -> tuple[torch.Tenso
 
 def same_tensor(tr: torch.Tensor, sr: st.Tensor, view: bool | None = None) -> None:
     """Shape, dtype, strides, values (and, when ``view`` is given, storage offset and view-ness) agree."""
-    assert isinstance(sr, st.Tensor), sr
-    assert sr.shape == tuple(tr.shape)
-    assert sr.dtype.name == str(tr.dtype).removeprefix("torch.")
-    assert sr.stride() == tr.stride(), (sr.stride(), tr.stride(), sr.shape)
-    np.testing.assert_array_equal(sr.numpy(), tr.numpy())
+    assert_same_tensor(sr, tr, {}, exact=True)
     if view is not None:
         assert sr.is_view() is view
         if view:
@@ -43,12 +38,7 @@ def agree(fn_t: Callable[[], Any], fn_s: Callable[[], Any], view: bool | None = 
     both return a tensor / a tuple of tensors that agree (:func:`same_tensor`). Returns strided's."""
     tr, te = outcome(fn_t)
     sr, se = outcome(fn_s)
-    assert (te is None) == (se is None), f"torch: {te!r}\nstrided: {se!r}"
-    if te is not None:
-        assert builtin_class(se) is builtin_class(te), f"torch: {te!r}\nstrided: {se!r}"
-        assert isinstance(se, st.StridedError)
-        assert str(se).splitlines()[0] == str(te).splitlines()[0]
-        assert len(str(se).splitlines()) >= 2, "a detail line follows the first"
+    if errors_agree(te, se):
         return se
     if isinstance(tr, torch.Tensor):
         same_tensor(tr, sr, view)

@@ -3,6 +3,8 @@ and compare what came back, or what was raised.
 
 - :func:`outcome` runs a call and returns ``(result, None)`` or ``(None, exception)``.
 - :func:`builtin_class` names the builtin class an error is (the class the peers raise).
+- :func:`errors_agree` checks two outcomes' exceptions: both raised alike, or neither raised.
+- :func:`assert_same_tensor` checks a strided result against PyTorch's: shape, dtype, strides, values.
 - :func:`compare` checks a torch call and a strided call side by side: the same error (class,
   first line, and a detail line after it) or the same shape, dtype, strides and values.
 - :func:`same_error` asserts that both calls raise, with the same class and first line.
@@ -10,6 +12,7 @@ and compare what came back, or what was raised.
 
 from __future__ import annotations
 
+import re
 import warnings
 from collections.abc import Callable, Mapping
 from typing import Any
@@ -38,27 +41,50 @@ def outcome(fn: Callable[[], Any]) -> tuple[Any, BaseException | None]:
             return None, exc
 
 
+def errors_agree(t_exc: BaseException | None, s_exc: BaseException | None, *, type_error_line: bool = True,
+                 detail: bool = True) -> bool:
+    """Neither raised (returns False), or both did (returns True) with the same builtin class,
+    strided's a StridedError, the same first line (``type_error_line=False``: not compared for a
+    TypeError, whose first line PyTorch's argument parser writes) and, with ``detail``, a detail
+    line after it."""
+    assert (t_exc is None) == (s_exc is None), f"torch: {t_exc!r}\nstrided: {s_exc!r}"
+    if t_exc is None:
+        return False
+    assert builtin_class(s_exc) is builtin_class(t_exc), f"torch: {t_exc!r}\nstrided: {s_exc!r}"
+    assert isinstance(s_exc, st.StridedError)
+    if type_error_line or not isinstance(t_exc, TypeError):
+        assert str(s_exc).splitlines()[0] == str(t_exc).splitlines()[0]
+    if detail:
+        assert len(str(s_exc).splitlines()) >= 2, f"a detail line follows the first: {s_exc}"
+    return True
+
+
 def compare(fn_t: Callable[[], Any], fn_s: Callable[[], Any], tol: Mapping[str, tuple[float, float]]) -> None:
     """torch and strided agree: both raise (same builtin class, same first line, and strided adds
     a detail line), or both return tensors of one shape, dtype and strides whose values agree
     within ``tol[dtype] = (rtol, atol)`` for floats and exactly otherwise."""
     tr, te = outcome(fn_t)
     sr, se = outcome(fn_s)
-    assert (te is None) == (se is None), f"torch: {te!r}\nstrided: {se!r}"
-    if te is not None:
-        assert builtin_class(se) is builtin_class(te), f"torch: {te!r}\nstrided: {se!r}"
-        assert isinstance(se, st.StridedError)
-        assert str(se).splitlines()[0] == str(te).splitlines()[0]
-        assert len(str(se).splitlines()) >= 2, "a detail line follows the first"
+    if errors_agree(te, se):
         return
-    assert sr.shape == tuple(tr.shape)
-    assert sr.dtype.name == str(tr.dtype).removeprefix("torch.")
-    assert sr.stride() == tr.stride()
-    if sr.dtype.is_floating_point:
-        rtol, atol = tol[sr.dtype.name]
-        np.testing.assert_allclose(sr.numpy(), tr.numpy(), rtol=rtol, atol=atol)
+    assert_same_tensor(sr, tr, tol)
+
+
+def assert_same_tensor(s: Any, t: Any, tol: Mapping[str, tuple[float, float]], *, strides: bool = True,
+                exact: bool = False, scale: float = 1.0) -> None:
+    """``s`` is a strided tensor of ``t``'s shape, dtype, strides (unless ``strides=False``) and
+    values: floats within ``tol[dtype] = (rtol, atol)`` times ``scale`` (unless ``exact``), NaN
+    equal to NaN; other dtypes exactly."""
+    assert isinstance(s, st.Tensor), s
+    assert s.shape == tuple(t.shape)
+    assert s.dtype.name == str(t.dtype).removeprefix("torch.")
+    if strides:
+        assert s.stride() == t.stride(), (s.stride(), t.stride(), s.shape)
+    if s.dtype.is_floating_point and not exact:
+        rtol, atol = tol[s.dtype.name]
+        np.testing.assert_allclose(s.numpy(), t.numpy(), rtol=rtol * scale, atol=atol * scale, equal_nan=True)
     else:
-        np.testing.assert_array_equal(sr.numpy(), tr.numpy())
+        np.testing.assert_array_equal(s.numpy(), t.numpy())
 
 
 def same_error(peer_call: Callable[[], Any], strided_call: Callable[[], Any], first_line: bool = True) -> str:
@@ -74,3 +100,9 @@ def same_error(peer_call: Callable[[], Any], strided_call: Callable[[], Any], fi
     if first_line:
         assert text.splitlines()[0] == str(p_info.value).splitlines()[0]
     return text
+
+
+def stable_id(value: object) -> str:
+    """A parametrize id that is the same in every process (``repr`` of a plain ``object()`` holds
+    its address, which would make parallel workers collect different test names)."""
+    return re.sub(r" at 0x[0-9a-f]+", "", repr(value))

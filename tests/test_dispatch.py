@@ -137,7 +137,7 @@ _NOT_OPS = {  # public names that are no op: types, constants, settings, factori
     "record_copies", "ReshapeRefusal", "result_type", "return_types", "shares_memory",
     "may_share_memory", "Storage", "StridedError", "StridedIndexError", "StridedNotImplementedError",
     "StridedRuntimeError", "StridedTypeError", "StridedValueError", "Tensor", "ViewError",
-    "arange", "as_tensor", "empty", "empty_like", "from_numpy", "full", "full_like", "ones",
+    "arange", "as_tensor", "asarray", "from_dlpack", "StridedBufferError", "empty", "empty_like", "from_numpy", "full", "full_like", "ones",
     "ones_like", "tensor", "zeros", "zeros_like", "broadcast_shapes",
     "complex64", "complex128", "cfloat", "cdouble", "uint16", "uint32", "uint64", "channels_last_3d",
     "device", "nn", "linalg", "linspace", "logspace", "eye", "empty_strided",

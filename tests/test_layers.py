@@ -24,6 +24,7 @@ LAYERS: list[tuple[str, tuple[str, ...]]] = [
     ("text", ("formatting",)),
     ("dispatch", ("dispatch",)),
     ("tensor", ("tensor", "creation")),
+    ("interop", ("interop",)),  # DLPack, as_tensor/asarray: wraps memory with creation
     ("above tensor", ("writes", "numpy_api")),
     ("ops", ("ops", "nn", "linalg")),
     ("autograd", ("autograd",)),

@@ -24,7 +24,7 @@ from hypothesis import strategies as hs
 
 import strided as st
 from layouts import build_valued, specs, valued_storage
-from oracle_helpers import builtin_class, outcome
+from oracle_helpers import assert_same_tensor, errors_agree, outcome
 
 DTYPES = ["bool", "uint8", "int8", "int32", "int64", "float16", "float32", "float64"]
 FLOATS = ["float16", "float32", "float64"]
@@ -33,27 +33,12 @@ TOL = {"float64": (1e-10, 1e-12), "float32": (1e-5, 1e-5), "float16": (1e-2, 1e-
 
 def same_error(t_exc: BaseException | None, s_exc: BaseException | None) -> None:
     """Both raised, with the same builtin class and (except argument-parser TypeErrors) first line."""
-    assert (t_exc is None) == (s_exc is None), f"torch: {t_exc!r}\nstrided: {s_exc!r}"
-    if t_exc is None:
-        return
-    assert builtin_class(s_exc) is builtin_class(t_exc), f"torch: {t_exc!r}\nstrided: {s_exc!r}"
-    assert isinstance(s_exc, st.StridedError)
-    if not isinstance(t_exc, TypeError):
-        assert str(s_exc).splitlines()[0] == str(t_exc).splitlines()[0]
+    errors_agree(t_exc, s_exc, type_error_line=False, detail=False)
 
 
 def assert_matches(s: st.Tensor, t: torch.Tensor, scale: float = 1.0) -> None:
     """Same shape, dtype, strides and values (within the dtype's tolerance)."""
-    assert isinstance(s, st.Tensor)
-    assert s.shape == tuple(t.shape)
-    assert s.dtype.name == str(t.dtype).removeprefix("torch.")
-    assert s.stride() == t.stride()
-    expected = t.numpy()
-    if s.dtype.is_floating_point:
-        rtol, atol = TOL[s.dtype.name]
-        np.testing.assert_allclose(s.numpy(), expected, rtol=rtol * scale, atol=atol * scale, equal_nan=True)
-    else:
-        np.testing.assert_array_equal(s.numpy(), expected)
+    assert_same_tensor(s, t, TOL, scale=scale)
 
 
 @hs.composite

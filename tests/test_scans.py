@@ -19,16 +19,10 @@ from hypothesis import strategies as hs
 import strided as st
 from layouts import build_valued, specs, valued_storage
 from oracle_helpers import outcome
-from sort_oracle import assert_matches, same_error
+from sort_oracle import DTYPES, assert_matches, dim_of, same_error
 from strided.ops.scans import cummax, cummin, cumprod, cumsum, cumsum_, diff
 
-DTYPES = ["bool", "uint8", "int8", "int32", "int64", "float16", "float32", "float64"]
 SETTINGS = settings(max_examples=60, deadline=None)
-
-
-def dim_of(data: Any, ndim: int) -> int:
-    span = max(ndim, 1)
-    return data.draw(hs.integers(-span - 1, span))
 
 
 @SETTINGS

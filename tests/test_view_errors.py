@@ -371,13 +371,12 @@ def test_as_strided_out_of_bounds_text() -> None:
     assert "index 14 of a storage of 12 elements" in second
 
 
-def test_unsupported_index_kinds() -> None:
-    # Note: lists, bools, arrays and tensors are advanced indexing in torch and NumPy (a copy);
-    # strided supports basic indexing only and refuses them with a TypeError that says so.
+def test_advanced_index_kinds_are_copies() -> None:
+    # lists, bools, arrays and tensors are advanced indexing, as in torch and NumPy: a copy
+    # (tests/test_advanced_indexing.py tests them against torch)
     x = st.zeros(3, 4)
     for key in ([0, 1], True, np.array([0]), (0, [1])):
-        with pytest.raises(TypeError, match="basic indexing only"):
-            x[key]
+        assert x[key].base is None
     # a second Ellipsis: torch 2.13 accepts it with odd meanings, NumPy refuses; strided follows NumPy
     with pytest.raises(IndexError, match="single ellipsis"):
         x[..., 0, ...]

@@ -382,6 +382,8 @@ def test_regression_numpy_integer_and_0d_tensor_indices() -> None:
     assert s[st.tensor(1)].base is s.base and s[st.tensor(1)].shape == (3, 4)
     assert s[np.array(1)].shape == (3, 4)
     assert s.view(st.tensor(24)).shape == (24,)
-    for mask in (np.True_, st.tensor(True), np.array([1]), st.tensor([1])):
-        with pytest.raises(TypeError):
-            s[mask]
+    # masks and index arrays are advanced indexing (a copy, as in PyTorch); a NumPy bool scalar is no index
+    with pytest.raises(IndexError):
+        s[np.True_]
+    for key in (st.tensor(True), np.array([1]), st.tensor([1])):
+        assert s[key].base is None and s[key].shape == t[torch.tensor(np.asarray(key))].shape

@@ -8,7 +8,6 @@ module functions with ``order=``/``copy=`` follow NumPy.
 from . import describe, linalg, nn, ops, writes  # noqa: F401  (importing them installs their methods on Tensor)
 from .creation import (
     arange,
-    as_tensor,
     empty,
     empty_like,
     empty_strided,
@@ -52,6 +51,7 @@ from .errors import (
     BroadcastError,
     BroadcastWarning,
     OverlapWriteError,
+    StridedBufferError,
     StridedError,
     StridedIndexError,
     StridedNotImplementedError,
@@ -60,6 +60,7 @@ from .errors import (
     StridedValueError,
     ViewError,
 )
+from .interop import as_tensor, asarray, from_dlpack
 from .kernels import CopyRecord, record_copies
 from .layout import Layout, ReshapeRefusal
 from .memory_format import channels_last, channels_last_3d, contiguous_format, preserve_format
@@ -74,6 +75,7 @@ from .numpy_api import (
     shares_memory,
 )
 from .ops import return_types
+from .ops.advanced_indexing import index_put, index_put_
 from .ops.binary_more import (
     allclose,
     arctan2,
@@ -291,6 +293,8 @@ from .tensor import Tensor
 bool = bool_  # noqa: A001 - strided.bool mirrors torch.bool
 
 __all__ = [
+    "asarray", "from_dlpack", "StridedBufferError",
+    "index_put", "index_put_",
     "adjoint", "angle", "cdouble", "cfloat", "complex", "complex128", "complex64", "conj", "conj_physical", "imag", "is_complex", "is_conj", "polar", "real", "resolve_conj", "uint16", "uint32", "uint64", "view_as_complex", "view_as_real",
     "argwhere", "gather", "index_add", "index_copy", "index_fill", "index_select", "masked_fill", "masked_scatter", "masked_select", "nonzero", "scatter", "scatter_add", "scatter_reduce", "take", "take_along_dim",
     "acos", "acosh", "allclose", "amax", "amin", "aminmax", "arccos", "arccosh", "arcsin", "arcsinh", "arctan", "arctan2", "arctanh", "asin", "asinh", "atan", "atan2", "atanh", "cdist", "ceil", "copysign", "cosh", "count_nonzero", "deg2rad", "equal", "erf", "erfc", "erfinv", "exp2", "expm1", "fix", "floor", "fmod", "frac", "hypot", "isclose", "isfinite", "isinf", "isnan", "isneginf", "isposinf", "lerp", "linalg", "log10", "log1p", "log2", "logical_and", "logical_not", "logical_or", "logical_xor", "logsumexp", "nan_to_num", "nanmean", "nansum", "norm", "rad2deg", "reciprocal", "round", "rsqrt", "sgn", "sign", "signbit", "sinh", "square", "tan", "trunc",

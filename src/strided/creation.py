@@ -294,19 +294,17 @@ def _too_many_dims(data: Any) -> Exception:
     )
 
 
-def as_tensor(data: Any, dtype: Any = None, *, device: Any = None) -> Tensor:
-    """``data`` itself when it is already a tensor of ``dtype``; otherwise ``tensor(data, dtype)``."""
-    parse_device(device, "as_tensor")
-    if isinstance(data, Tensor) and (dtype is None or to_dtype(dtype) is data.dtype):
-        return data
-    return tensor(data, dtype)
-
-
 def from_numpy(array: np.ndarray) -> Tensor:
     """A tensor sharing ``array``'s memory: any strides, negative ones included; writes show in both.
 
     # Note: PyTorch's from_numpy refuses negative strides; strided accepts them.
     """
+    return borrow_array(array, "from_numpy")
+
+
+def borrow_array(array: np.ndarray, op: str) -> Tensor:
+    """``from_numpy``'s zero-copy wrap, reported to listeners as the view op ``op`` (``from_dlpack``,
+    ``as_tensor``, ...); a read-only array gives a tensor that refuses writes."""
     if not isinstance(array, np.ndarray):
         raise StridedTypeError(
             join_lines(
@@ -347,14 +345,14 @@ def from_numpy(array: np.ndarray) -> Tensor:
     if array.size == 0:
         flat = np.empty(0, dtype=array.dtype)
         t = borrowed(flat, Layout._trusted(shape, strides, 0), dtype)
-        if OPEN: created("from_numpy", (), t, "view")  # noqa: E701 - shares memory: not an allocation
+        if OPEN: created(op, (), t, "view")  # noqa: E701 - shares memory: not an allocation
         return t
     # the storage is the smallest flat run of memory the array touches
     low = array[tuple(slice(None, None, -1) if s < 0 else slice(None) for s in array.strides) + (Ellipsis,)]
     lo, hi = L.storage_extent(Layout._trusted(shape, strides, 0))
     flat = np.lib.stride_tricks.as_strided(low, shape=(hi - lo,), strides=(itemsize,), writeable=array.flags.writeable)
     t = borrowed(flat, Layout._trusted(shape, strides, -lo), dtype)
-    if OPEN: created("from_numpy", (), t, "view")  # noqa: E701 - shares memory: not an allocation
+    if OPEN: created(op, (), t, "view")  # noqa: E701 - shares memory: not an allocation
     return t
 
 

@@ -20,6 +20,7 @@ tensor layer hands it the class it builds (:func:`install`).
 from __future__ import annotations
 
 import sys
+import threading
 import weakref
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
@@ -39,7 +40,7 @@ from .storage import Storage
 
 __all__ = [
     "OPEN", "OpRecord", "adopted", "borrowed", "copied", "copy_array_of", "copy_of", "created", "install", "listen",
-    "reinterpreted", "report", "result", "result_array", "storage_root", "view_of",
+    "memory_overlap", "reinterpreted", "report", "result", "result_array", "shares_storage", "storage_root", "view_of",
 ]
 
 _new = object.__new__
@@ -273,6 +274,35 @@ def _alias_from(root: Storage, dtype: str) -> Storage:
     return _typed_alias(root, found)
 
 
+def shares_storage(a: Any, b: Any) -> bool:
+    """Whether tensors ``a`` and ``b`` read one buffer: one storage, or typed aliases of one
+    (``view(dtype)``, ``real``/``imag``, ``view_as_real``). One identity test unless an alias was ever made."""
+    sa, sb = a._storage, b._storage
+    return sa is sb or (_ALIASED and storage_root(sa) is storage_root(sb))
+
+
+def memory_overlap(a: Any, b: Any, b_layout: Layout | None = None) -> L.OverlapStatus:
+    """PyTorch's ``get_overlap_status`` of two tensors' memory (:func:`strided.layout.overlap_status`);
+    typed aliases of one buffer (different dtypes) are compared in bytes, as PyTorch compares
+    data pointers. ``b_layout``: read ``b``'s storage through this layout instead of its own.
+
+    >>> t = strided.zeros(4, dtype=strided.float64)
+    >>> memory_overlap(t, t.view(strided.int64)[:2])
+    <OverlapStatus.PARTIAL: ...>
+    """
+    lb = b._layout if b_layout is None else b_layout
+    if a._storage is b._storage:
+        return L.overlap_status(a._layout, lb)
+    if not shares_storage(a, b):
+        return L.OverlapStatus.NONE
+    return L.overlap_status(_in_bytes(a._layout, a._dtype.itemsize), _in_bytes(lb, b._dtype.itemsize))
+
+
+def _in_bytes(lay: Layout, size: int) -> Layout:
+    """``lay`` (of ``size``-byte elements) counted in bytes: one more, innermost dim walks each element's bytes."""
+    return _trusted((*lay.shape, size), (*(s * size for s in lay.strides), 1), lay.offset * size)
+
+
 def storage_root(storage: Storage) -> Storage:
     """The storage that owns ``storage``'s bytes: itself, or the one a typed alias reads."""
     if _ALIASED:  # (a plain flag: no dictionary is consulted before the first alias is made)
@@ -288,6 +318,19 @@ def _typed_alias(storage: Storage, dtype: DType) -> Storage:
     root = (ref() if ref is not None else None) or storage
     if dtype.numpy == root.array.dtype:
         return root
+    aliases = _ALIASES.get(root)
+    found = None if aliases is None else aliases.get(dtype.numpy)
+    if found is not None:
+        return found
+    with _ALIAS_LOCK:  # (two threads must not each make one: the pair would have two storages)
+        return _new_alias(root, dtype)
+
+
+_ALIAS_LOCK = threading.Lock()
+
+
+def _new_alias(root: Storage, dtype: DType) -> Storage:
+    """Make (or, when another thread just did, find) ``root``'s alias as ``dtype``; under the lock."""
     aliases = _ALIASES.setdefault(root, {})
     found = aliases.get(dtype.numpy)
     if found is not None:

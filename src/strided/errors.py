@@ -60,6 +60,10 @@ class StridedOverflowError(StridedValueError, OverflowError):
     """A Python int beyond int64: PyTorch raises OverflowError or ValueError for it, depending on the op."""
 
 
+class StridedBufferError(StridedError, BufferError):
+    """A BufferError: memory that cannot be shared as asked (DLPack's class for a refused export)."""
+
+
 class ViewError(StridedRuntimeError):
     """``view`` was asked for a shape the strides cannot express without a copy.
 

@@ -1,8 +1,9 @@
 """Basic indexing as a layout function: ints, slices, None and Ellipsis.
 
 ``index_layout(layout, key)`` returns the view's layout; it never touches data.
-Anything that would need a copy (lists, arrays, tensors, booleans: "advanced
-indexing") is refused with a TypeError that says so.
+Anything that needs a copy (lists, arrays, tensors, booleans: "advanced indexing")
+raises :class:`AdvancedIndex`, on which ``Tensor.__getitem__`` hands the key to
+:mod:`strided.ops.advanced_indexing`.
 """
 
 from __future__ import annotations
@@ -13,30 +14,37 @@ from .layout import INT64_MAX, MAX_DIMS, Layout, fit_int64, too_many_dims
 from .layout.movement import empty_slice_offset
 
 
-def _refuse(item: object) -> Exception:
+class AdvancedIndex(StridedTypeError):
+    """``index_layout`` met an item that is no basic index (an index tensor, a list, a NumPy array,
+    a bool): ``t[key]`` is advanced indexing, a copy, which :mod:`strided.ops.advanced_indexing`
+    carries out. Raised only on that path, so basic indexing pays nothing for it; a TypeError
+    for a caller that asks ``index_layout`` alone (it gives views only)."""
+
+
+def invalid_index(item: object) -> StridedIndexError:
+    """PyTorch's IndexError for an index that is no integer, slice, None, Ellipsis, sequence or tensor
+    (a float, a dict, ...)."""
+    # a float index is a mistake, not an unsupported feature: PyTorch and NumPy raise IndexError
+    return StridedIndexError(
+        join_lines(
+            "only integers, slices (`:`), ellipsis (`...`), None and long or byte Variables are "
+            f"valid indices (got {type(item).__name__})",
+            f"the index {item!r:.60} is not an integer; use int(...) or a slice",
+        )
+    )
+
+
+def _not_basic(item: object) -> Exception:
+    """The signal (or error) for an item of ``t[...]`` that is no basic index."""
     kind = type(item)
-    dtype = str(getattr(item, "dtype", ""))
     if isinstance(item, (float, complex)) or (
         kind.__module__ == "numpy" and kind.__name__.startswith(("float", "complex"))
-    ) or ("float" in dtype and hasattr(item, "shape")) or not (
-        isinstance(item, (list, tuple, bool, str)) or hasattr(item, "shape")
     ):
-        # a float index is a mistake, not an unsupported feature: PyTorch and NumPy raise IndexError
-        return StridedIndexError(
-            join_lines(
-                "only integers, slices (`:`), ellipsis (`...`), None and long or byte Variables are "
-                f"valid indices (got {type(item).__name__})",
-                f"the index {item!r} is not an integer; use int(...) or a slice",
-            )
-        )
-    return StridedTypeError(
-        join_lines(
-            f"unsupported index of type {type(item).__name__}: {item!r}",
-            "strided supports basic indexing only (ints, slices, None, ...), "
-            "which always gives a view; indexing with lists, arrays, tensors or "
-            "booleans copies data and is not supported",
-            "fix: use slices and select(), or index the NumPy array from t.numpy()",
-        )
+        return invalid_index(item)
+    # (no repr of the item: this is the advanced path's signal, raised on every advanced t[key])
+    return AdvancedIndex(
+        f"an index of type {kind.__name__} is an advanced index: t[key] copies (a view takes ints, "
+        "slices, None and ... only)"
     )
 
 
@@ -71,7 +79,7 @@ def index_layout(layout: Layout, key: object) -> Layout:
         elif is_index_int(it):
             consumed += 1
         else:
-            raise _refuse(it)
+            raise _not_basic(it)
     if consumed > ndim:
         if ndim == 0 and any(is_index_int(it) for it in items):
             raise StridedIndexError(

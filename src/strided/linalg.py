@@ -13,12 +13,23 @@ from typing import Any
 import numpy as np
 
 from .dispatch import OPEN, report, result_array
+from .dtypes import DType, real_of
 from .errors import StridedRuntimeError, StridedTypeError, join_lines
 from .ops.nan_reductions import _acc, _float_only, _Quiet
 from .ops.reduce_args import numpy_axes, optional_dtype, reduced_shape, reduction_dims, shape_text
 from .tensor import Tensor, tensor_arg
 
 __all__ = ["matrix_norm", "vector_norm"]
+
+
+def _input_dtype(x: Any, dtype: Any, op: str, complex_ok: bool = False) -> DType | None:
+    """The ``dtype=`` given (None when absent), after checking ``x`` is a tensor; without a dtype
+    the input must be floating point (or complex, with ``complex_ok``: PyTorch's linalg error)."""
+    tensor_arg(x, op)
+    given = optional_dtype(dtype)
+    if given is None:
+        _float_only(x, op, style="linalg", complex_ok=complex_ok)
+    return given
 
 
 def _ord_value(ord: Any, op: str) -> float:
@@ -43,10 +54,7 @@ def vector_norm(x: Tensor, ord: Any = 2, dim: Any = None, keepdim: bool = False,
     5.0
     """
     op = "linalg.vector_norm"
-    tensor_arg(x, op)
-    given = optional_dtype(dtype)
-    if given is None:
-        _float_only(x, op, style="linalg")
+    given = _input_dtype(x, dtype, op, complex_ok=True)
     p = _ord_value(ord, op)
     dims = reduction_dims(x, dim, op)
     shape = x._layout.shape
@@ -59,12 +67,12 @@ def vector_norm(x: Tensor, ord: Any = 2, dim: Any = None, keepdim: bool = False,
                 f"the tensor has shape {shape_text(shape)}; use ord >= 0, or reduce over non-empty dims",
             )
         )
-    rt = given or x._dtype
+    rt = real_of(given or x._dtype)  # (the norm of a complex tensor is real: complex64 -> float32)
     result, res_np = result_array(reduced_shape(shape, dims, keepdim), rt)
     axes = numpy_axes(dims, len(shape))
     acc = _acc(rt)
     with _Quiet():
-        a = np.abs(x._np().astype(acc, copy=False))
+        a = np.abs(x._np() if x._dtype.is_complex else x._np().astype(acc, copy=False)).astype(acc, copy=False)
         if p == 2:
             r = np.sqrt(np.add.reduce(a * a, axis=axes, keepdims=keepdim))
         elif p == 1:
@@ -98,10 +106,7 @@ def matrix_norm(A: Tensor, ord: Any = "fro", dim: Any = (-2, -1), keepdim: bool 
     4.0
     """
     op = "linalg.matrix_norm"
-    tensor_arg(A, op)
-    given = optional_dtype(dtype)
-    if given is None:
-        _float_only(A, op, style="linalg")
+    given = _input_dtype(A, dtype, op)
     if A.ndim < 2:
         raise StridedRuntimeError(
             join_lines(

@@ -37,7 +37,7 @@ from .dispatch import OPEN, copy_of, reinterpreted, storage_root, view_of
 from .dtypes import TORCH_NAME, DType, to_dtype
 from .errors import StridedRuntimeError, StridedTypeError, join_lines
 from .formatting import format_tensor
-from .indexing import index_layout
+from .indexing import AdvancedIndex, index_layout
 from .kernels import copy_array, numpy_view
 from .layout import Layout
 from .layout import plans as P
@@ -85,6 +85,11 @@ _is_contiguous = L.is_contiguous
 # 0.5-1.5 µs (measured: bench/bench_views.py).
 _VIEWS: dict[tuple, Layout] = {}
 _VIEWS_LIMIT = 4096
+
+# Advanced indexing (``t[key]`` with index tensors, lists, arrays, masks: a copy) and its write are
+# carried out by strided.ops.advanced_indexing, which puts its "getitem" and "setitem" here when
+# strided is imported (this layer imports no op); basic indexing never looks here.
+ADVANCED_INDEXING: dict[str, Callable[..., Any]] = {}
 
 
 def tensor_arg(value: Any, op: str, name: str = "input", pos: int = 1) -> Tensor:
@@ -135,6 +140,7 @@ class Tensor:
     - :mod:`strided.ops.binary_more`: ``lerp``, ``lerp_``, ``isclose``, ``allclose``, ``equal``.
     - :mod:`strided.ops.nan_reductions`: ``amax``, ``amin``, ``aminmax``, ``nansum``, ``nanmean``,
       ``logsumexp``, ``count_nonzero``, ``norm``.
+    - :mod:`strided.ops.advanced_indexing`: ``index_put_``, ``index_put``.
     - :mod:`strided.ops.gather_scatter`: ``gather``, ``take``, ``take_along_dim``, ``scatter``, ``scatter_``,
       ``scatter_add``, ``scatter_add_``, ``scatter_reduce``, ``scatter_reduce_``.
     - :mod:`strided.ops.index_ops`: ``index_select``, ``index_fill``, ``index_fill_``, ``index_add``,
@@ -158,6 +164,8 @@ class Tensor:
     - :mod:`strided.ops.sets`: ``unique``, ``unique_consecutive``.
     - :mod:`strided.ops.random`: ``uniform_``, ``normal_``, ``random_``, ``bernoulli_``, ``exponential_``,
       ``geometric_``, ``log_normal_``, ``cauchy_``, ``bernoulli``, ``multinomial``.
+    - :mod:`strided.interop.dlpack`: ``__dlpack__``, ``__dlpack_device__``.
+    - :mod:`strided.interop.numpy_protocols`: ``__array_ufunc__``, ``__array_function__``.
     - :mod:`strided.ops.matmul`: ``matmul``, ``__matmul__``, ``__rmatmul__``, ``mm``, ``bmm``,
       ``dot``, ``outer``.
     - :mod:`strided.autograd.tensor_api`: ``requires_grad``, ``requires_grad_``, ``grad``, ``grad_fn``,
@@ -170,7 +178,8 @@ class Tensor:
     __slots__ = ("_storage", "_layout", "_dtype", "_base", "_ag", "__weakref__")
 
     # ops.elementwise installs __eq__ (elementwise, giving a bool tensor); tensors stay hashable
-    # by identity, as in PyTorch. NumPy defers to our reflected operators (ndarray + tensor).
+    # by identity, as in PyTorch. strided.interop.numpy_protocols replaces __array_ufunc__ (and adds
+    # __array_function__) at import; until then NumPy defers to our reflected operators (ndarray + tensor).
     __hash__ = object.__hash__
     __array_ufunc__ = None
 
@@ -405,9 +414,9 @@ class Tensor:
         ``view(dtype)`` reads the same bytes as another dtype (PyTorch's rules: see
         :func:`strided.layout.dtype_view.view_dtype_layout`).
         """
-        if dtype is not None or (shape and shape[0].__class__ is DType):
-            return _view_dtype(self, shape, dtype)
-        if not shape:
+        if not shape or dtype is not None:
+            if dtype is not None:
+                return _view_dtype(self, shape, dtype)
             raise missing("view", "size")
         lay = self._layout
         given = shape  # (parse_sizes unwraps it once: view(((4, 6),)) is refused, as PyTorch does)
@@ -422,6 +431,8 @@ class Tensor:
             found = _VIEWS.get(key)
             if found is not None:
                 return self._view(found)
+        if given[0].__class__ is DType:  # view(dtype): off the memo's path (a dtype is no size)
+            return _view_dtype(self, given, None)
         return self._carry(P.view(lay, parse_sizes(given, "view")), key)
 
     def view_as(self, other: Tensor) -> Tensor:
@@ -688,8 +699,13 @@ class Tensor:
         return self._carry(plan)
 
     def __getitem__(self, key: Any) -> Tensor:
-        # basic indexing always plans a View (plans.index); its layout is index_layout's
-        return self._view(index_layout(self._layout, key))
+        # basic indexing always plans a View (plans.index); its layout is index_layout's. An
+        # advanced key (index_layout meets a tensor, list, array or bool) is a copy, made by
+        # strided.ops.advanced_indexing: the try costs the basic path nothing.
+        try:
+            return self._view(index_layout(self._layout, key))
+        except AdvancedIndex:
+            return ADVANCED_INDEXING["getitem"](self, key)
 
     # ------------------------------------------------------------ copies
 
@@ -813,13 +829,10 @@ def _view_dtype(self: Tensor, shape: tuple, dtype: Any) -> Tensor:
     plan = view_dtype_layout(lay, self._dtype.itemsize, new.itemsize, TORCH_NAME[self._dtype.name],
                              TORCH_NAME[new.name])
     if plan.__class__ is not Layout:
-        first = plan.first
-        fix = (f"fix: x.view(1).view(strided.{new.name}) gives it a last dim first" if "dim()" in first else
-               f"fix: narrow the last dim to a multiple of {new.itemsize // self._dtype.itemsize} elements"
-               if "size(-1)" in first else
-               f"fix: x.clone().view(strided.{new.name}) reads a fresh copy's bytes (offset 0)"
-               if "offset" in first else
-               f"fix: x.contiguous().view(strided.{new.name}) reads a contiguous copy's bytes")
+        fix = {"dim": f"fix: x.view(1).view(strided.{new.name}) gives it a last dim first",
+               "size": f"fix: narrow the last dim to a multiple of {new.itemsize // self._dtype.itemsize} elements",
+               "offset": f"fix: x.clone().view(strided.{new.name}) reads a fresh copy's bytes (offset 0)",
+               }.get(plan.check, f"fix: x.contiguous().view(strided.{new.name}) reads a contiguous copy's bytes")
         raise StridedRuntimeError(join_lines(
             plan.first,
             f"x: shape {lay.shape}, strides {lay.strides}, offset {lay.offset} ({self._dtype.name}, "

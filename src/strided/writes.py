@@ -24,7 +24,7 @@ import numpy as np
 from . import layout as L
 from .args import is_number, memory_format_error, parse_sizes, type_name
 from .creation import array_source, tensor
-from .dispatch import OPEN, created, report
+from .dispatch import OPEN, created, memory_overlap, report, shares_storage
 from .dtypes import DType
 from .errors import (
     StridedError,
@@ -32,14 +32,14 @@ from .errors import (
     StridedTypeError,
     join_lines,
 )
-from .indexing import index_layout
+from .indexing import AdvancedIndex, index_layout
 from .kernels import check_writable, grow_storage, write
 from .layout import Layout
 from .layout.formats import format_strides
 from .memory_format import is_dense_format, preserve_format
 from .messages import error, partial_overlap
 from .scalars import filled, parse_int, parse_setitem_int, wrapped
-from .tensor import Tensor, installs_as
+from .tensor import ADVANCED_INDEXING, Tensor, installs_as
 
 # ---------------------------------------------------------------- how each write reads its value
 
@@ -145,7 +145,7 @@ def fill_(self: Tensor, value: Any) -> Tensor:
                     "it elementwise (broadcast): t.copy_(value) or t[...] = value",
                 )
             )
-        if value._storage is self._storage:
+        if shares_storage(value, self):
             # PyTorch reads the one value before it writes (fill_(t[1]) is allowed): so do we
             value = value.clone()
     # Note: as PyTorch, a number may fill aliased (stride-0) elements: they all get one value.
@@ -166,8 +166,17 @@ def setitem(self: Tensor, key: Any, value: Any) -> None:
 
     # Note: PyTorch takes only numbers and tensors here; strided also takes
     # sequences and NumPy arrays (read as ``strided.tensor(value)`` would).
+
+    An advanced key (index tensors, lists, arrays, masks) writes through
+    :mod:`strided.ops.advanced_indexing`, with this module's checks (``check_writable``, the
+    ``SETITEM`` rule, :func:`_as_source`), all before the write.
     """
-    _write(self._view(index_layout(self._layout, key)), value, SETITEM)
+    try:
+        view = index_layout(self._layout, key)
+    except AdvancedIndex:
+        ADVANCED_INDEXING["setitem"](self, key, value)
+        return
+    _write(self._view(view), value, SETITEM)
 
 
 @installs_as("resize_")
@@ -236,7 +245,8 @@ def _write(dest: Tensor, value: Any, rule: WriteRule) -> None:
     check_writable(dest._storage, dest._layout, op, rule.number_may_alias and not is_tensor)
     lay = dest._layout
     if is_tensor:
-        if value._storage is dest._storage and L.overlap_status(lay, _as_read(value._layout, lay, rule)) is L.OverlapStatus.PARTIAL:
+        if shares_storage(value, dest) and memory_overlap(
+                dest, value, _as_read(value._layout, lay, rule)) is L.OverlapStatus.PARTIAL:
             raise partial_overlap(rule.op, dest._layout, value._layout, L.storage_extent(dest._layout),
                                   L.storage_extent(value._layout), rule.fix)
     elif is_number(value):

@@ -309,8 +309,9 @@ def check_writable(
         raise StridedRuntimeError(
             join_lines(
                 f"{op}: the tensor's memory is read-only",
-                "it was made by strided.from_numpy from a NumPy array that is not writeable",
-                "fix: write into a copy (t.clone()) or make the NumPy array writeable",
+                "it shares memory its owner lent read-only: a NumPy array that is not writeable "
+                "(strided.from_numpy, as_tensor, asarray) or a DLPack export marked read-only (from_dlpack)",
+                "fix: write into a copy (t.clone()) or make the source writeable",
             )
         )
 

@@ -31,6 +31,7 @@ class DtypeViewRefusal:
 
     first: str  # PyTorch's RuntimeError text, e.g. "self.stride(-1) must be 1 to view Float as Short ..."
     why: str  # the rule that failed, in words
+    check: str = ""  # which: "dim", "size", "offset" or "stride" (view(dtype)); picks the fix
 
     def reason(self) -> str:
         return f"{self.first}\n{self.why}"
@@ -45,11 +46,13 @@ def view_dtype_layout(layout: Layout, old_itemsize: int, new_itemsize: int, old_
     shape, strides, offset = list(layout.shape), list(layout.strides), layout.offset
     what = f"to view {old_name} as {new_name} (different element sizes)"
     if not shape:
-        return DtypeViewRefusal(f"self.dim() cannot be 0 {what}", "a 0-d tensor has no last dim to rescale")
+        return DtypeViewRefusal(f"self.dim() cannot be 0 {what}", "a 0-d tensor has no last dim to rescale",
+                                "dim")
     # (PyTorch's order of checks: downsizing asks for stride(-1) == 1 first; upsizing for the last
     # size, then the offset, then stride(-1), then the other strides)
     stride_one = DtypeViewRefusal(f"self.stride(-1) must be 1 {what}, but got {strides[-1]}",
-                                  "the bytes of one new element must lie side by side along the last dim")
+                                  "the bytes of one new element must lie side by side along the last dim",
+                                  "stride")
     if old_itemsize > new_itemsize:
         if strides[-1] != 1:
             return stride_one
@@ -61,16 +64,16 @@ def view_dtype_layout(layout: Layout, old_itemsize: int, new_itemsize: int, old_
         ratio = new_itemsize // old_itemsize
         if shape[-1] % ratio:
             return DtypeViewRefusal(f"self.size(-1) must be divisible by {ratio} {what}, but got {shape[-1]}",
-                                    f"{ratio} old elements make one new one")
+                                    f"{ratio} old elements make one new one", "size")
         if offset % ratio:
             return DtypeViewRefusal(f"self.storage_offset() must be divisible by {ratio} {what}, but got {offset}",
-                                    "the first element must start on a new element's boundary")
+                                    "the first element must start on a new element's boundary", "offset")
         if strides[-1] != 1:
             return stride_one
         for i, st in enumerate(strides[:-1]):
             if st % ratio:
                 return DtypeViewRefusal(f"self.stride({i}) must be divisible by {ratio} {what}, but got {st}",
-                                        "every step must land on a new element's boundary")
+                                        "every step must land on a new element's boundary", "stride")
         strides = [st // ratio for st in strides[:-1]] + [1]
         shape[-1] //= ratio
         offset //= ratio

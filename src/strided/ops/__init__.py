@@ -6,7 +6,9 @@ on :class:`strided.Tensor`; each op module registers its own with
 """
 
 # (imported to register their methods on Tensor)
+from .. import interop  # noqa: F401 - Tensor.__dlpack__ / __dlpack_device__ (a layer below ops)
 from . import (  # noqa: F401
+    advanced_indexing,
     binary_more,
     complex_ops,
     conversions,

@@ -74,7 +74,7 @@ def _lerp(input: Any, end: Any, weight: Any, target: Tensor | None) -> Tensor:
                 )
             )
     d = input._dtype
-    if not d.is_floating_point:
+    if not (d.is_floating_point or d.is_complex):  # (PyTorch's lerp kernels take complex too)
         from .operands import _not_implemented
 
         raise _not_implemented("lerp_kernel_scalar" if not isinstance(weight, Tensor) else "lerp_kernel_tensor",
@@ -188,14 +188,17 @@ def isclose(input: Any, other: Any, rtol: float = 1e-05, atol: float = 1e-08, eq
         else:
             # PyTorch computes in the input dtype (float) or float32-default-like "double" math
             # for integers: |x - y| in float64 here so integer differences cannot wrap
-            compute = d.numpy if d.is_floating_point else np.dtype(np.float64)
+            # (complex: the distances are real, |x - y| <= atol + rtol * |y|, in the real dtype)
+            inexact = d.is_floating_point or d.is_complex
+            compute = d.numpy if inexact else np.dtype(np.float64)
+            real = np.finfo(compute).dtype.type
             xf = x.astype(compute, copy=False)
             yf = y.astype(compute, copy=False)
             close = np.equal(xf, yf)
-            finite = np.isfinite(xf) & np.isfinite(yf) if d.is_floating_point else True
-            within = np.abs(xf - yf) <= compute.type(atol) + compute.type(rtol) * np.abs(yf)
+            finite = np.isfinite(xf) & np.isfinite(yf) if inexact else True
+            within = np.abs(xf - yf) <= real(atol) + real(rtol) * np.abs(yf)
             close |= within & finite
-            if equal_nan and d.is_floating_point:
+            if equal_nan and inexact:
                 close |= np.isnan(xf) & np.isnan(yf)
             np.copyto(_view(out), close)
     finally:

@@ -23,6 +23,7 @@ from typing import Any
 import numpy as np
 
 from .. import layout as L
+from ..args import is_number
 from ..dispatch import copied, reinterpreted, report
 from ..dispatch import result as fresh_result
 from ..dtypes import TORCH_NAME, DType, complex_of, float16, real_of
@@ -30,6 +31,7 @@ from ..errors import StridedRuntimeError, StridedTypeError, join_lines
 from ..layout import Layout
 from ..layout.dtype_view import as_complex_layout, as_real_layout, part_layout
 from ..tensor import Tensor, installs_as, tensor_arg
+from . import support
 from .operands import _broadcast, _fresh_output, _view
 from .promotion import to_float
 
@@ -72,7 +74,13 @@ def imag(input: Tensor) -> Tensor:
 
 def _set_part(self: Tensor, value: Any, which: str) -> None:
     """``t.real = value`` / ``t.imag = value``: writes ``value`` into the parts (PyTorch's setter)."""
-    (real(self) if which == "real" else imag(self)).copy_(value)
+    part = real(self) if which == "real" else imag(self)
+    if not isinstance(value, Tensor) and not is_number(value):
+        raise StridedTypeError(join_lines(
+            f"can't assign a {type(value).__name__} to a torch.{TORCH_NAME[part._dtype.name]}Tensor",
+            f"t.{which} = value takes a tensor or a number; got {value!r:.60}",
+            f"fix: t.{which} = strided.tensor(data)"))
+    part.copy_(value)
 
 
 def view_as_real(input: Tensor) -> Tensor:
@@ -205,7 +213,10 @@ def _h(self: Tensor) -> Tensor:
 
 def adjoint(input: Tensor) -> Tensor:
     """The conjugate transpose of the last two dims (a copy then a view for complex; a view for real)."""
-    _check_matrix(tensor_arg(input, "adjoint"), "tensor.adjoint()", batches=True)
+    if not tensor_arg(input, "adjoint")._layout.shape:  # (as PyTorch: itself, with its deprecation warning)
+        warnings.warn("adjoint() is deprecated on 0-D tensors. Consider using x.conj().", UserWarning, stacklevel=2)
+        return conj(input)
+    _check_matrix(input, "tensor.adjoint()", batches=True)
     return conj(input).transpose(-2, -1)
 
 
@@ -278,6 +289,8 @@ def polar(abs: Tensor, angle: Tensor) -> Tensor:  # noqa: A002 - PyTorch's argum
     >>> strided.polar(strided.tensor([2.0]), strided.tensor([0.0]))
     tensor([2.+0.j])
     """
+    if isinstance(abs, Tensor):  # (float16: PyTorch has no polar kernel; strided has no complex32)
+        support.check("polar", abs._dtype, (abs, angle))
     target, shape = _pair(abs, angle, "polar", ("abs", "angle"))
     out = _fresh_output(shape, target, [abs, angle], abs._dtype)
     o = _view(out)

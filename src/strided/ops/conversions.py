@@ -16,20 +16,7 @@ from typing import Any
 
 from ..args import memory_format_error, type_name
 from ..device import CPU, TORCH_DEVICE_TYPES, device, is_device, parse_device
-from ..dtypes import (
-    TORCH_NAME,
-    DType,
-    bool_,
-    float16,
-    float32,
-    float64,
-    int8,
-    int16,
-    int32,
-    int64,
-    to_dtype,
-    uint8,
-)
+from ..dtypes import CORE_DTYPES, TORCH_NAME, DType, to_dtype
 from ..errors import StridedRuntimeError, StridedTypeError, StridedValueError, join_lines
 from ..layout import plans as P
 from ..layout.formats import format_strides, suggest_format
@@ -80,8 +67,10 @@ def _shorthand(name: str, dtype: DType) -> Any:
     return convert
 
 
-for _name, _dt in (("float", float32), ("double", float64), ("half", float16), ("long", int64),
-                   ("int", int32), ("short", int16), ("char", int8), ("byte", uint8), ("bool", bool_)):
+# PyTorch's shorthands are its ScalarType names in lower case: float(), double(), half(), long(),
+# int(), short(), char(), byte(), bool() -- one for each of the nine core dtypes
+for _dt in CORE_DTYPES:
+    _name = TORCH_NAME[_dt.name].lower()
     method(_name)(_shorthand(_name, _dt))
 
 

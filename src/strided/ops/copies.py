@@ -20,7 +20,7 @@ from typing import Any
 
 from .. import layout as L
 from ..dispatch import OPEN, copied, copy_of
-from ..errors import StridedRuntimeError, join_lines
+from ..errors import StridedIndexError, StridedRuntimeError, StridedTypeError, join_lines
 from ..kernels.listeners import silenced
 from ..tensor import Tensor, tensor_arg
 from .registry import method
@@ -94,7 +94,7 @@ def _narrow(t: Tensor, dim: int, start: Any, length: int) -> Tensor:
 
 
 def _permute(t: Tensor, dims: Sequence[int]) -> Tensor:
-    return t.permute(*dims) if isinstance(dims, (tuple, list)) else t.permute(dims)
+    return t.permute(tuple(dims)) if isinstance(dims, (tuple, list)) else t.permute(dims)  # (() for 0-d)
 
 
 def _select(t: Tensor, dim: int, index: int) -> Tensor:
@@ -103,6 +103,9 @@ def _select(t: Tensor, dim: int, index: int) -> Tensor:
 
 def _slice(t: Tensor, dim: int = 0, start: int | None = None, end: int | None = None, step: int = 1) -> Tensor:
     shape = t._layout.shape
+    if not shape:
+        raise StridedIndexError(join_lines("slice() cannot be applied to a 0-dim tensor.",
+                                           "a 0-d tensor has no dim to slice; reshape(1) makes it 1-d"))
     d = L.wrap_dim(dim, len(shape))
     if step <= 0:
         raise StridedRuntimeError(
@@ -111,12 +114,26 @@ def _slice(t: Tensor, dim: int = 0, start: int | None = None, end: int | None = 
     return t[(slice(None),) * d + (slice(start, end, step),)]
 
 
-def _split(t: Tensor, split_size: int | Sequence[int], dim: int = 0) -> tuple[Tensor, ...]:
+def _split(t: Tensor, split_size: int, dim: int = 0) -> tuple[Tensor, ...]:
+    # (PyTorch's split_copy takes one int: the list form is split_with_sizes_copy)
+    if isinstance(split_size, (list, tuple)):
+        raise _wrong_kind("split_copy", "split_size", split_size, "int",
+                          "fix: pass one size (split_copy(t, 2)), or split_with_sizes_copy(t, [sizes])")
     return t.split(split_size, dim)
 
 
 def _split_with_sizes(t: Tensor, split_sizes: Sequence[int], dim: int = 0) -> tuple[Tensor, ...]:
+    if not isinstance(split_sizes, (list, tuple)):
+        raise _wrong_kind("split_with_sizes_copy", "split_sizes", split_sizes, "tuple of ints",
+                          "fix: pass the sizes as a list, e.g. split_with_sizes_copy(t, [1, 2])")
     return t.split(list(split_sizes), dim)
+
+
+def _wrong_kind(op: str, name: str, value: Any, kind: str, fix: str) -> StridedTypeError:
+    return StridedTypeError(
+        join_lines(f"{op}(): argument '{name}' (position 2) must be {kind}, not {type(value).__name__}",
+                   f"got {value!r:.60}", fix)
+    )
 
 
 def _squeeze(t: Tensor, dim: int | Sequence[int] | None = None) -> Tensor:

@@ -34,10 +34,11 @@ from typing import Any
 import numpy as np
 
 from .. import layout as L
-from ..dispatch import OPEN, report, result_array
+from ..dispatch import OPEN, adopted, report, result_array
 from ..dtypes import TORCH_NAME, DType, float32, int64
 from ..errors import StridedRuntimeError, StridedTypeError, StridedValueError, join_lines
 from ..kernels import numpy_view
+from ..kernels.fpstate import quiet_call, quiet_retry
 from ..kernels.reduce import reduce_into
 from ..layout import CopyRequested, Layout
 from ..layout import plans as P
@@ -53,6 +54,7 @@ from .support import check as _check_support
 __all__ = ["EinsumPlan", "Route", "Step", "einsum", "einsum_plan"]
 
 _LETTERS = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz"
+_add_reduce = np.add.reduce  # (array, axis, dtype, out, keepdims): positional, cheaper than keywords
 
 
 def _fail(first: str, *detail: str) -> StridedRuntimeError:
@@ -405,9 +407,10 @@ def _build(parsed: _Parsed, layouts: list[Layout], dtype: DType, optimize: Any, 
             madds = math.prod(lay.shape)
             lay = L.Layout(tuple(sizes[c] for c in new), L.contiguous_strides(tuple(sizes[c] for c in new)), 0)
             d = _summed(d)
-            # the recipe: the dims summed away, the sum's dtype and the dtype it accumulates in
+            # the recipe: the dims summed away, the sum's dtype, the dtype it accumulates in, the
+            # layout it reads and the result's
             oid = add("sum", (oid,), f"{labels}->{new}", madds, lay, d,
-                      recipe=(tuple(gone), d, _accumulator(d), read))
+                      recipe=(tuple(gone), d, _accumulator(d), read, lay))
             current[k] = (oid, new, lay, d)
             labels_all[k] = new
 
@@ -480,15 +483,28 @@ def _build(parsed: _Parsed, layouts: list[Layout], dtype: DType, optimize: Any, 
 
 
 def _one_reduction(steps: list[Step]) -> tuple | None:
-    """For a one-operand plan of views ending in one sum (``bii->b``, ``ij->i``): the sum's
-    ``(read layout, dims, shape, dtype)``, so ``einsum`` can run it as one reduction of the
-    operand's storage when nobody listens; else None."""
+    """For a one-operand plan of views ending in one sum (``bii->b``, ``ij->i``): the sum's recipe
+    (dims, dtype, accumulating dtype, read layout, result layout), so ``einsum`` can run it as one
+    reduction of the operand's storage when nobody listens; else None."""
     if not steps or steps[-1].kind != "sum" or any(s.kind not in ("diagonal", "squeeze") for s in steps[:-1]):
         return None
-    dims, dtype, acc, read = steps[-1].recipe
-    if acc != dtype.numpy:  # (float16 sums accumulate in float32: the regular path rounds once)
-        return None
-    return read, dims, steps[-1].shape, dtype
+    return steps[-1].recipe
+
+
+def _sum_step(x: np.ndarray, dims: tuple[int, ...], dtype: DType, acc: np.dtype, result: Layout) -> Tensor:
+    """A sum step's result: ``x`` summed over ``dims`` into a new tensor laid out as ``result``.
+    Accumulating in the result's dtype, NumPy allocates and strided adopts its array (cheaper than
+    allocating first once a big reduction has left the caches cold); float16 accumulates in float32
+    and is rounded once into the result."""
+    if acc != dtype.numpy:
+        r, r_np = result_array(result.shape, dtype)
+        reduce_into(np.add, x, dims, acc, r_np, False)
+        return r
+    try:
+        res = quiet_call(_add_reduce, x, dims, acc, None, False)
+    except RuntimeError as e:
+        res = quiet_retry(e, _add_reduce, x, dims, acc, None, False)
+    return adopted(res.reshape(-1) if res.__class__ is np.ndarray else np.array([res]), result, dtype)
 
 
 def _dtype_of(operands: Sequence[Tensor]) -> DType:
@@ -591,10 +607,8 @@ def einsum(equation: str | Tensor, *operands: Any, optimize: Any = "auto") -> Te
         # a trace or a sum (``bii->b``): one reduction of the operand's storage read through the
         # plan's view (its layout is the plan's; the plan is remembered per layout), no
         # intermediate tensors; with a listener open, run() reports each view and the sum
-        read, dims, shape, dtype = plan.reduction
-        r, r_np = result_array(shape, dtype)
-        reduce_into(np.add, numpy_view(ops[0]._storage, read), dims, dtype.numpy, r_np, False)
-        return r
+        dims, dtype, acc, read, result = plan.reduction
+        return _sum_step(numpy_view(ops[0]._storage, read), dims, dtype, acc, result)
     return run(plan, ops)
 
 
@@ -624,9 +638,8 @@ def run(plan: EinsumPlan, operands: Sequence[Tensor]) -> Tensor:
         elif s.kind == "sum":
             # x.sum(dims) with its argument checks and dtype rules done once, at planning time
             # (the plan is remembered per layout and dtype): the sum kernel straight into the result
-            dims, dtype, acc, _ = s.recipe
-            r, r_np = result_array(s.shape, dtype)
-            reduce_into(np.add, x._np(), dims, acc, r_np, False)
+            dims, dtype, acc, _, result = s.recipe
+            r = _sum_step(x._np(), dims, dtype, acc, result)
             if OPEN:
                 report("sum", (x,), r)
         elif s.kind == "permute":
@@ -634,6 +647,10 @@ def run(plan: EinsumPlan, operands: Sequence[Tensor]) -> Tensor:
         else:
             y = live.pop(s.operands[1])
             (pa, sa, ca), (pb, sb, cb), shape, use_mul = s.recipe
+            if sa[0] == 1 and not use_mul and x._dtype.kind in "fc":
+                # no batch: a plain matrix product (BLAS's gemm, no batch loop); bool and integers
+                # keep the batched product, whose errors name PyTorch's bmm as its einsum does
+                sa, sb = sa[1:], sb[1:]
             a3 = (x if ca is None else x.to(ca)).permute(pa).reshape(sa)
             b3 = (y if cb is None else y.to(cb)).permute(pb).reshape(sb)
             r = (mul(a3, b3) if use_mul else matmul(a3, b3)).view(shape)

@@ -15,16 +15,18 @@ writability), so a failed call leaves the target untouched.
 from __future__ import annotations
 
 import warnings
+from collections.abc import Callable
 from typing import Any
 
 import numpy as np
 
 from .. import layout as L
 from ..dispatch import OPEN, adopted, copied, report, result
-from ..dtypes import DType, bool_
-from ..errors import StridedRuntimeError, join_lines
+from ..dtypes import DType
+from ..errors import StridedIndexError, StridedRuntimeError, StridedTypeError, join_lines
 from ..layout import Layout
 from ..tensor import Tensor
+from . import support
 from .index_common import (
     INT_OR_LONG,
     LONG,
@@ -35,6 +37,7 @@ from .index_common import (
     fill_value,
     index_array,
     scalar_name,
+    shares_memory,
     storage_blocks,
     storage_index,
     tensor_of,
@@ -72,14 +75,24 @@ def _fresh(shape: tuple[int, ...], flat: np.ndarray, dtype: DType) -> Tensor:
     return adopted(np.ascontiguousarray(flat).reshape(-1), _trusted(shape, L.contiguous_strides(shape), 0), dtype)
 
 
-def _gather_kernel(self: Tensor, d: int, idx: np.ndarray) -> np.ndarray:
-    """``self`` gathered along ``d`` at ``idx`` (a flat array in ``idx``'s row-major order; bounds
-    already checked, so NumPy's own check is skipped with ``mode="clip"``)."""
-    _, strides = _as_1d(self)
+def _gather_kernel(self: Tensor, d: int, idx: np.ndarray) -> np.ndarray | None:
+    """``self`` gathered along ``d`` at ``idx`` (a flat array in ``idx``'s row-major order), or
+    None when an index is outside ``[0, size)`` (the caller then raises with the details).
+
+    The bounds are checked block by block, just before the block is read (its index values are
+    then read from memory once, not once for the check and again for the positions); a bad
+    value is still refused before the result is seen, and ``mode="wrap"`` keeps every read
+    inside the storage meanwhile (and skips NumPy's own error path: faster than "clip")."""
+    shape, strides = _as_1d(self)
+    size = shape[d]
     arr = self._storage.array
     out = np.empty(idx.size, arr.dtype)
-    for start, stop, lin in storage_blocks(idx, strides, d, self._layout.offset):
-        np.take(arr, lin, out=out[start:stop], mode="clip")
+    unsigned = idx.view(np.uint64) if idx.ndim else idx.reshape(1).view(np.uint64)
+    per = unsigned.size // unsigned.shape[0] if unsigned.size else 1
+    for start, stop, base, lin in storage_blocks(idx, strides, d, self._layout.offset):
+        if int(unsigned[start // per : stop // per].max()) >= size:
+            return None
+        np.take(arr[base:], lin, out=out[start:stop], mode="wrap")
     return out
 
 
@@ -119,9 +132,15 @@ def gather(input: Tensor, dim: int, index: Tensor, *, sparse_grad: bool = False)
                 )
             )
     idx = index_array(index)
-    check_bounds(idx, shape[d], d, "gather", StridedRuntimeError,
-                 "index {index} is out of bounds for dimension {dim} with size {size}")
-    out = _fresh(index.shape, _gather_kernel(input, d, idx), input._dtype)
+    if idx.size and support.refused("gather", input._dtype):  # (uint16/32/64: PyTorch has no kernel;
+        check_bounds(idx, shape[d], d, "gather", StridedRuntimeError,  # it checks the indices first)
+                     "index {index} is out of bounds for dimension {dim} with size {size}")
+        support.check("gather", input._dtype, (input, index))
+    flat = _gather_kernel(input, d, idx)
+    if flat is None:
+        check_bounds(idx, shape[d], d, "gather", StridedRuntimeError,
+                     "index {index} is out of bounds for dimension {dim} with size {size}")
+    out = _fresh(index.shape, flat, input._dtype)
     if OPEN:
         copied("gather", (input, index), out,
                lambda: f"gather: {out.numel()} elements picked along dim {d} into new memory")
@@ -146,7 +165,11 @@ def take_along_dim(input: Tensor, indices: Tensor, dim: int | None = None) -> Te
                       f"{scalar_name(indices._dtype)}")
     idx = index_array(indices)
     if dim is None:
+        # Note: PyTorch 2.13 flattens with view(-1), so a non-contiguous or expanded input raises
+        # "view size is not compatible ..."; strided reads any layout flattened.
         n = input.numel()
+        if idx.size:  # (before the bounds: PyTorch's kernel checks them)
+            support.check("take_along_dim", input._dtype, (input, indices))
         # (as PyTorch: the flattened form is a gather, which does not count from the end)
         idx = check_bounds(idx.reshape(-1), n, 0, "take_along_dim", StridedRuntimeError,
                            "index {index} is out of bounds for dimension {dim} with size {size}", what="indices")
@@ -161,6 +184,10 @@ def take_along_dim(input: Tensor, indices: Tensor, dim: int | None = None) -> Te
                     "fix: unsqueeze the indices (or the input) until both have the same number of dims",
                 )
             )
+        if input.ndim == 0:  # (PyTorch's dim check for a 0-d input: no dims to take along)
+            raise StridedIndexError(
+                join_lines(f"Dimension specified as {dim} but tensor has no dimensions",
+                           "a 0-d tensor has no dims: take_along_dim(x, indices) (dim=None) reads it flattened"))
         d = wrap_dim(dim, input.ndim)
         shape_in, shape_ix = list(_as_1d(input)[0]), list(idx.shape or (1,))
         other_in, other_ix = shape_in[:d] + [1] + shape_in[d + 1:], shape_ix[:d] + [1] + shape_ix[d + 1:]
@@ -181,6 +208,8 @@ def take_along_dim(input: Tensor, indices: Tensor, dim: int | None = None) -> Te
         idx = check_bounds(idx, size, d, "take_along_dim", StridedRuntimeError,
                            "index {index} is out of bounds for dimension {dim} with size {size}",
                            negative_ok=True, what="indices")
+        if idx.size:
+            support.check("take_along_dim", input._dtype, (input, indices))
         ishape = list(b)
         ishape[d] = shape_ix[d]
         idx = np.broadcast_to(idx.reshape(shape_ix), ishape)
@@ -240,6 +269,8 @@ def take(input: Tensor, index: Tensor) -> Tensor:  # noqa: A002
     idx = check_bounds(index_array(index), n, 0, "take", StridedIndexError,
                        "out of range: tried to access index {index} on a tensor of {size} elements.",
                        negative_ok=True)
+    if idx.size:
+        support.check("take", input._dtype, (input, index))
     out = _fresh(index.shape, _take_flat(input, idx), input._dtype)
     if OPEN:
         copied("take", (input, index), out, lambda: f"take: {out.numel()} elements picked into new memory")
@@ -312,7 +343,7 @@ def _src_values(src: Any, idx: np.ndarray, self: Tensor, op: str) -> Any:
         return fill_value(src, self._dtype, op, idx.size)
     arr = src._np().reshape(src.shape or (1,))
     arr = arr[tuple(slice(0, n) for n in idx.shape)]
-    if src._storage is self._storage:
+    if shares_memory(src, self):
         return arr.copy()
     return arr
 
@@ -325,14 +356,16 @@ def _scatter_into(self: Tensor, d: int, idx: np.ndarray, values: Any, reduce: st
     _, strides = _as_1d(self)
     arr = self._storage.array
     scalar = np.ndim(values) == 0
-    vals = values if scalar else np.ravel(values)
+    # (a number as the target's dtype: ufunc.at with a Python number takes NumPy's slow path,
+    # about 30x slower per element; the value was already checked for that dtype)
+    vals = np.asarray(values, dtype=arr.dtype) if scalar else np.ravel(values)
     # (blocks in row-major order of the index: a repeated position's last write is the last one)
-    for start, stop, lin in storage_blocks(idx, strides, d, self._layout.offset):
+    for start, stop, base, lin in storage_blocks(idx, strides, d, self._layout.offset):
         v = vals if scalar else vals[start:stop]
         if reduce is None:
-            np.put(arr, lin, v, mode="clip")
+            np.put(arr[base:], lin, v, mode="clip")
         else:
-            _ACCUMULATE[reduce].at(arr, lin, v)  # (np.add.at: NumPy 2's fast 1-D path)
+            _ACCUMULATE[reduce].at(arr[base:], lin, v)  # (np.add.at: NumPy 2's fast 1-D path)
 
 
 def _scatter_reduce_into(self: Tensor, d: int, idx: np.ndarray, vals: np.ndarray, reduce: str,
@@ -365,7 +398,7 @@ def _scatter_reduce_into(self: Tensor, d: int, idx: np.ndarray, vals: np.ndarray
         uniq, counts = np.unique(lin, return_counts=True)
         np.add.at(arr, lin, flat)
         counts = counts + 1 if include_self else counts
-        if dt.kind == "f":
+        if dt.kind in "fc":
             arr[uniq] = arr[uniq] / counts.astype(dt)
         else:
             arr[uniq] = np.floor_divide(arr[uniq], counts).astype(dt)
@@ -379,6 +412,28 @@ def _out_of_place(self: Tensor) -> Tensor:
     out = result(self._layout.shape, self._dtype)
     np.copyto(out._np(), self._np())
     return out
+
+
+def _scatter_target(self: Tensor, dim: Any, index: Any, src: Any, op: str, inplace: bool,
+                    updates: bool = True, supported: Callable[[], None] | None = None,
+                    ) -> tuple[Tensor, int, np.ndarray, Any]:
+    """Check a scatter-family call before anything is written; returns ``(target, d, idx, values)``:
+    the tensor to write (``self`` in place, else a fresh copy of it), the wrapped dim, the index as
+    an array and ``src``'s values for the target. ``updates``: the call reads the target's values;
+    ``supported``: the dtype check of the op's kernel, run unless the index is empty (PyTorch's
+    kernels then run none)."""
+    if inplace:
+        check_target(self, op, updates=updates)
+    d, idx = _scatter_checks(self, dim, index, src, op)
+    if idx.size and supported is not None:
+        supported()
+    if inplace:
+        check_no_overlap(self, index, op, "index")
+        check_no_overlap(self, src, op, "src")
+        target = self
+    else:
+        target = _out_of_place(self)
+    return target, d, idx, _src_values(src, idx, target, op)
 
 
 def _check_reduce_legacy(reduce: Any, op: str) -> None:
@@ -396,8 +451,9 @@ def _scatter(self: Tensor, dim: Any, index: Any, src: Any, value: Any, reduce: A
     op = "scatter_" if inplace else "scatter"
     self = tensor_of(self, op, "input", 1)
     if src is None and value is None:
-        raise StridedRuntimeError(
-            join_lines(f"{op}(): expected src= (a tensor) or value= (a number)",
+        raise StridedTypeError(
+            join_lines(f"{op}() received an invalid combination of arguments - got no src and no value, but "
+                       "expected (int dim, Tensor index, Tensor src) or (int dim, Tensor index, Number value)",
                        f"fix: x.{op}(dim, index, src) or x.{op}(dim, index, value=1.0)"))
     source = src if src is not None else value
     if src is not None and not isinstance(src, Tensor):
@@ -408,16 +464,11 @@ def _scatter(self: Tensor, dim: Any, index: Any, src: Any, value: Any, reduce: A
             "The reduce argument of torch.scatter with Tensor src is deprecated and will be removed in a "
             "future PyTorch release. Use torch.scatter_reduce instead for more reduction options.",
             UserWarning, stacklevel=3)
-    if inplace:
-        check_target(self, op, updates=reduce is not None)
-    d, idx = _scatter_checks(self, dim, index, source, op)
-    if inplace:
-        check_no_overlap(self, index, op, "index")
-        check_no_overlap(self, source, op, "src")
-        target = self
-    else:
-        target = _out_of_place(self)
-    _scatter_into(target, d, idx, _src_values(source, idx, target, op), reduce)
+    target, d, idx, values = _scatter_target(
+        self, dim, index, source, op, inplace, updates=reduce is not None,
+        supported=lambda: support.check("scatter" if isinstance(source, Tensor) else "scatter.value",
+                                        self._dtype, (self,)))
+    _scatter_into(target, d, idx, values, reduce)
     if OPEN:
         report(op, (self, index, source), target)
     return target
@@ -451,16 +502,10 @@ def _scatter_add(self: Tensor, dim: Any, index: Any, src: Any, inplace: bool) ->
     op = "scatter_add_" if inplace else "scatter_add"
     self = tensor_of(self, op, "input", 1)
     src = tensor_of(src, op, "src", 4)
-    if inplace:
-        check_target(self, op, updates=True)
-    d, idx = _scatter_checks(self, dim, index, src, op)
-    if inplace:
-        check_no_overlap(self, index, op, "index")
-        check_no_overlap(self, src, op, "src")
-        target = self
-    else:
-        target = _out_of_place(self)
-    _scatter_into(target, d, idx, _src_values(src, idx, target, op), "add")
+    target, d, idx, values = _scatter_target(
+        self, dim, index, src, op, inplace,
+        supported=lambda: support.check("scatter_add", self._dtype, (self, src)))
+    _scatter_into(target, d, idx, values, "add")
     if OPEN:
         report(op, (self, index, src), target)
     return target
@@ -487,6 +532,10 @@ def _scatter_reduce(self: Tensor, dim: Any, index: Any, src: Any, reduce: Any, i
     op = "scatter_reduce_" if inplace else "scatter_reduce"
     self = tensor_of(self, op, "input", 1)
     src = tensor_of(src, op, "src", 4)
+    if not isinstance(reduce, str):
+        raise StridedTypeError(
+            join_lines(f"{op}(): argument 'reduce' (position 5) must be str, not {type(reduce).__name__}",
+                       "reduce is one of 'sum', 'prod', 'mean', 'amax', 'amin'"))
     if reduce not in _REDUCE:
         raise StridedRuntimeError(
             join_lines(
@@ -495,19 +544,14 @@ def _scatter_reduce(self: Tensor, dim: Any, index: Any, src: Any, reduce: Any, i
                 "fix: one of 'sum', 'prod', 'mean', 'amax', 'amin'",
             )
         )
-    if self._dtype is bool_ and reduce == "mean":
-        raise StridedRuntimeError(join_lines(f"{op}(): reduce='mean' is not supported for bool tensors",
-                                             "fix: convert first: x.to(strided.float32)"))
-    if inplace:
-        check_target(self, op, updates=True)
-    d, idx = _scatter_checks(self, dim, index, src, op)
-    if inplace:
-        check_no_overlap(self, index, op, "index")
-        check_no_overlap(self, src, op, "src")
-        target = self
-    else:
-        target = _out_of_place(self)
-    _scatter_reduce_into(target, d, idx, _src_values(src, idx, target, op), reduce, bool(include_self))
+    def supported() -> None:  # PyTorch's kernels: none for uint16/32/64, complex amax/amin or bool mean
+        if not include_self:
+            support.check("scatter_reduce.exclude_self", self._dtype, (self, src))
+        support.check(f"scatter_reduce.{reduce}" if reduce in ("mean", "amax", "amin") else "scatter_reduce",
+                      self._dtype, (self, src))
+
+    target, d, idx, values = _scatter_target(self, dim, index, src, op, inplace, supported=supported)
+    _scatter_reduce_into(target, d, idx, values, reduce, bool(include_self))
     if OPEN:
         report(op, (self, index, src), target)
     return target

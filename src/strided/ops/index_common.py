@@ -21,6 +21,7 @@ import numpy as np
 
 from .. import layout as L
 from ..args import is_number, type_name
+from ..dispatch import memory_overlap, shares_storage
 from ..dtypes import DType, int32, int64
 from ..errors import StridedRuntimeError, StridedTypeError, join_lines
 from ..kernels import check_writable
@@ -88,7 +89,7 @@ def index_array(index: Tensor, target: Tensor | None = None) -> np.ndarray:
     arr = index._np()
     if arr.dtype != np.int64:
         return arr.astype(np.int64)
-    if target is not None and index._storage is target._storage:
+    if target is not None and shares_memory(index, target):
         return arr.copy()
     return arr
 
@@ -103,11 +104,13 @@ def check_bounds(idx: np.ndarray, size: int, dim: int, op: str, cls: type, first
     if idx.size == 0:
         return idx
     lo = -size if negative_ok else 0
-    low, high = _min_max(idx)
-    if low >= lo and high < size:
-        if negative_ok and low < 0:
-            return np.where(idx < 0, idx + size, idx)
-        return idx
+    if not negative_ok:
+        if in_range(idx, size):
+            return idx
+    else:
+        low, high = _min_max(idx)
+        if low >= lo and high < size:
+            return np.where(idx < 0, idx + size, idx) if low < 0 else idx
     bad = (idx < lo) | (idx >= size)
     where = tuple(int(i) for i in np.argwhere(bad)[0])
     value = int(idx[where])
@@ -126,6 +129,17 @@ def check_bounds(idx: np.ndarray, size: int, dim: int, op: str, cls: type, first
             f"or {what} % {max(size, 1)}",
         )
     )
+
+
+def in_range(idx: np.ndarray, size: int) -> bool:
+    """Whether every value of the int64 array ``idx`` is in ``[0, size)``: one pass, the greatest
+    value read as unsigned (a negative int64 is then larger than any size)."""
+    if idx.size == 0:
+        return True
+    if idx.dtype != np.int64:
+        low, high = _min_max(idx)
+        return low >= 0 and high < size
+    return int(idx.view(np.uint64).max()) < size
 
 
 def _min_max(idx: np.ndarray) -> tuple[int, int]:
@@ -149,14 +163,19 @@ def check_target(target: Tensor, op: str, number_fill: bool = False, updates: bo
     check_writable(target._storage, target._layout, op, number_fill, updates)
 
 
+# (the memory tests, over typed aliases too, are the dispatch layer's: the write path uses them)
+shares_memory = shares_storage
+overlap = memory_overlap
+
+
 def check_no_overlap(target: Tensor, other: Any, op: str, name: str) -> None:
     """PyTorch's ``assert_no_overlap`` between an in-place target and an input it reads (the
     index, the source): the same memory read and written, fully or in part, is refused; layouts
     PyTorch cannot judge (not dense) are let through, and read before anything is written."""
-    if not isinstance(other, Tensor) or other._storage is not target._storage:
+    if not isinstance(other, Tensor) or not shares_memory(target, other):
         return
     tl, ol = target._layout, other._layout
-    status = L.overlap_status(tl, ol)
+    status = overlap(target, other)
     if status is L.OverlapStatus.PARTIAL or status is L.OverlapStatus.FULL:
         raise partial_overlap(op, tl, ol, L.storage_extent(tl), L.storage_extent(ol),
                               f"fix: pass a copy of the {name}: x.{op}(..., {name}.clone(), ...)")
@@ -227,35 +246,48 @@ def storage_index(idx: np.ndarray, strides: tuple[int, ...], dim: int, offset: i
     return lin
 
 
-# Storage positions are computed a block at a time (about 64K of them, 512 KB of int64, which
-# stays in cache), and each block is consumed at once (np.take / np.put / ufunc.at): the whole
-# position array of a large gather would be written to memory and read back, which costs as
-# much as the gather itself.
-BLOCK = 1 << 16
+# Storage positions are computed a block at a time (about 32K of them, 256 KB of int64, which
+# stays in cache with the index block and the values read or written), and each block is consumed
+# at once (np.take / np.put / ufunc.at): the whole position array of a large gather would be
+# written to memory and read back, which costs as much as the gather itself.
+BLOCK = 1 << 15
 
 
 def storage_blocks(idx: np.ndarray, strides: tuple[int, ...], dim: int, offset: int):  # noqa: ANN201
-    """Yield ``(start, stop, positions)``: for consecutive row-major runs ``start:stop`` of the
-    index's elements, their storage positions (as :func:`storage_index`), a 1-D int64 array that
-    is overwritten by the next block (use it before asking for the next)."""
+    """Yield ``(start, stop, base, positions)``: for consecutive row-major runs ``start:stop`` of
+    the index's elements, their storage positions (as :func:`storage_index`) less ``base`` (>= 0),
+    a 1-D int64 array that is overwritten by the next block (use it before asking for the next).
+
+    Consumers read or write ``storage[base:]`` at ``positions``: the block's offset along dim 0 is
+    folded into that slice instead of being added to every position (one pass less per block).
+    """
     if idx.ndim == 0:
         idx = idx.reshape(1)
-    grid = other_dims_grid(idx.shape, strides, dim, offset)
     n0 = idx.shape[0]
     per = idx.size // n0 if n0 else 0
     if per == 0:
         return
     step = max(1, BLOCK // per)
-    buf = np.empty(min(step, n0) * per, np.int64)
+    rows = min(step, n0)
     s = strides[dim]
-    whole_grid = grid.shape[0] == 1
+    s0 = strides[0] if dim != 0 else 0  # how the positions move from one block to the next
+    # the positions of the first block's grid (every dim but ``dim``), laid out like the block
+    # itself so that the per-block add reads two contiguous arrays
+    grid = other_dims_grid((rows,) + idx.shape[1:], strides, dim, offset)
+    grid = np.ascontiguousarray(np.broadcast_to(grid, (rows,) + idx.shape[1:]))
+    buf = np.empty(rows * per, np.int64)
     for r0 in range(0, n0, step):
         r1 = min(r0 + step, n0)
-        lin = buf[: (r1 - r0) * per].reshape((r1 - r0,) + idx.shape[1:])
-        g = grid if whole_grid else grid[r0:r1]
+        m = r1 - r0
+        lin = buf[: m * per].reshape((m,) + idx.shape[1:])
+        g = grid[:m]
         if s == 1:
             np.add(idx[r0:r1], g, out=lin)
         else:
             np.multiply(idx[r0:r1], s, out=lin)
             lin += g
-        yield r0 * per, r1 * per, lin.reshape(-1)
+        base = r0 * s0
+        if base < 0:  # (a negative stride along dim 0: positions fall below the first block's)
+            lin += base
+            base = 0
+        yield r0 * per, r1 * per, base, lin.reshape(-1)

@@ -18,6 +18,7 @@ from ..dispatch import OPEN, adopted, copied, report, result
 from ..errors import StridedIndexError, StridedRuntimeError, join_lines
 from ..layout import Layout
 from ..tensor import Tensor
+from . import support
 from .gather_scatter import _out_of_place
 from .index_common import (
     INT_OR_LONG,
@@ -30,6 +31,7 @@ from .index_common import (
     fill_value,
     index_array,
     scalar_name,
+    shares_memory,
     tensor_of,
     wrap_dim,
 )
@@ -130,6 +132,12 @@ def _index_fill(self: Tensor, dim: Any, index: Any, value: Any, inplace: bool) -
     size = (self.shape or (1,))[d]
     idx = check_bounds(index_array(index).reshape(-1), size, d, op, StridedIndexError,
                        "index {index} is out of bounds for dimension {dim} with size {size}", negative_ok=True)
+    support.check("index_fill", self._dtype, (self,))  # (uint16/32/64: PyTorch has no kernel)
+    if isinstance(value, complex) and not self._dtype.is_complex:  # (PyTorch's own check, before the range check)
+        raise StridedRuntimeError(
+            join_lines("index_fill_(): Converting complex Scalar to non-complex type is not supported",
+                       f"the tensor holds {self._dtype.name}; the value {value!r} has an imaginary part",
+                       "fix: fill with value.real, or convert the tensor: t.to(strided.complex64)"))
     v = fill_value(value, self._dtype, "index_fill_", idx.size)
     if inplace:
         check_no_overlap(self, index, op, "index")
@@ -192,7 +200,24 @@ def _check_source(self: Tensor, d: int, n_index: int, source: Tensor, op: str) -
 def _source_values(source: Tensor, target: Tensor, shape: tuple[int, ...]) -> np.ndarray:
     """The source's values in the slice shape, read before writing when it shares the target's memory."""
     arr = source._np().reshape(shape)
-    return arr.copy() if source._storage is target._storage else arr
+    return arr.copy() if shares_memory(source, target) else arr
+
+
+def _write_plan(self: Tensor, d: int, n_index: int, index: Tensor, source: Tensor, op: str,
+                inplace: bool) -> tuple[Tensor, np.ndarray, np.ndarray]:
+    """After every other check: ``(target, tgt, values)`` -- the tensor written (``self`` in place,
+    refused if it overlaps ``index`` or ``source``; else a fresh copy), its array view (0-d as 1-d)
+    and ``source``'s values shaped as the ``n_index`` slices written along dim ``d``."""
+    if inplace:
+        check_no_overlap(self, index, op, "index")
+        check_no_overlap(self, source, op, "source")
+        target = self
+    else:
+        target = _out_of_place(self)
+    tgt = _view1(target)
+    shape = list(tgt.shape)
+    shape[d] = n_index
+    return target, tgt, _source_values(source, target, tuple(shape))
 
 
 def _index_add(self: Tensor, dim: Any, index: Any, source: Any, alpha: Any, inplace: bool) -> Tensor:
@@ -223,25 +248,20 @@ def _index_add(self: Tensor, dim: Any, index: Any, source: Any, alpha: Any, inpl
     idx = index_array(index, self).reshape(-1)
     _check_source(self, d, idx.size, source, "index_add_")
     size = (self.shape or (1,))[d]
-    # Note: PyTorch's CPU kernels word this differently by path (dtype, rank, dim): IndexError
-    # "index out of range in self" or RuntimeError "index 9 is out of bounds ...". strided
-    # raises the IndexError for a vector or 0-d target and the RuntimeError above that.
-    if self.ndim > 1:
+    # PyTorch's CPU kernel takes one of two paths, which word this differently: along the first
+    # or last dim of a 2-d+ target a scatter_add (RuntimeError "index 9 is out of bounds ..."),
+    # else a loop over slices (IndexError "index out of range in self"), any dtype.
+    scatter_path = self.ndim > 1 and d in (0, self.ndim - 1)
+    if scatter_path:
         check_bounds(idx, size, d, op, StridedRuntimeError,
                      "index {index} is out of bounds for dimension {dim} with size {size}")
     else:
         check_bounds(idx, size, d, op, StridedIndexError, "index out of range in self")
+    if idx.size:  # (uint16/32/64: PyTorch's kernel differs by path, and none takes them)
+        support.check("index_add.vector" if self.ndim <= 1 else "index_add" if scatter_path and alpha == 1
+                      else "index_add.alpha", self._dtype, (self, source))
     a = fill_value(alpha, self._dtype, op, 2) if alpha != 1 else None
-    if inplace:
-        check_no_overlap(self, index, op, "index")
-        check_no_overlap(self, source, op, "source")
-        target = self
-    else:
-        target = _out_of_place(self)
-    tgt = _view1(target)
-    shape = list(tgt.shape)
-    shape[d] = idx.size
-    vals = _source_values(source, target, tuple(shape))
+    target, tgt, vals = _write_plan(self, d, idx.size, index, source, op, inplace)
     if a is not None:
         vals = vals * a
     if idx.size and vals.size:
@@ -320,18 +340,11 @@ def _index_copy(self: Tensor, dim: Any, index: Any, source: Any, inplace: bool) 
     size = t_shape[d]
     check_bounds(idx, size, d, op, StridedIndexError,
                  "index_copy_(): index {index} is out of bounds for dimension {dim} with size {size}")
-    if inplace:
-        check_no_overlap(self, index, op, "index")
-        check_no_overlap(self, source, op, "source")
-        target = self
-    else:
-        target = _out_of_place(self)
-    tgt = _view1(target)
-    shape = list(tgt.shape)
-    shape[d] = idx.size
+    support.check("index_copy", self._dtype, (self, source))
+    target, tgt, vals = _write_plan(self, d, idx.size, index, source, op, inplace)
     # Note: PyTorch leaves a repeated index's result undefined; NumPy's assignment makes the
     # last write win.
-    tgt[_key(d, idx)] = _source_values(source, target, tuple(shape))
+    tgt[_key(d, idx)] = vals
     if OPEN:
         report(op, (self, index, source), target)
     return target

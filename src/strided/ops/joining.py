@@ -24,7 +24,8 @@ from ..errors import StridedRuntimeError, StridedTypeError, StridedValueError, j
 from ..kernels import numpy_view
 from ..layout import Layout
 from ..layout import plans as P
-from ..tensor import Tensor
+from ..layout.formats import format_strides, suggest_format
+from ..tensor import Tensor, tensor_arg
 from .broadcasting import broadcast_all
 from .promotion import promote_types
 from .registry import method
@@ -93,57 +94,18 @@ def _nonempty(tensors: list[Tensor], op: str) -> None:
 # ---------------------------------------------------------------- memory format
 
 
-def suggested_format(shape: tuple[int, ...], strides: tuple[int, ...]) -> str:
-    """PyTorch's ``suggest_memory_format``: "channels_last" (4-d) or "channels_last_3d" (5-d) when
-    the strides order the dims like it (``is_channels_last_strides_2d/3d``), else "contiguous".
-
-    >>> suggested_format((2, 3, 4, 5), (60, 1, 15, 3))
-    'channels_last'
-    """
-    if len(shape) == 4 and _strides_like(shape, strides, (1, 3, 2, 0)):
-        return "channels_last"
-    if len(shape) == 5 and _strides_like(shape, strides, (1, 4, 3, 2, 0)):
-        return "channels_last_3d"
-    return "contiguous"
-
-
-def _strides_like(shape: tuple[int, ...], strides: tuple[int, ...], order: tuple[int, ...]) -> bool:
-    """PyTorch's ``is_channels_last_strides_2d_s4`` / ``_3d_s5``, walking ``order`` innermost first."""
-    if strides[1] == 0:
-        return False  # a trivial C dim: NCHW by default
-    low = 0
-    for d in order:
-        if shape[d] == 0 or strides[d] < low:
-            return False
-        if d == 0 and low == strides[1]:
-            return False  # ambiguous N111 / N11W cases fall back to NCHW, as PyTorch's do
-        low = strides[d] * shape[d] if shape[d] > 1 else strides[d]
-    return True
-
-
-def format_strides(shape: tuple[int, ...], fmt: str) -> tuple[int, ...]:
-    """Dense strides of ``shape`` in the memory format ``fmt`` (channels dim innermost for the
-    channels-last formats)."""
-    if fmt == "contiguous":
-        return L.contiguous_strides(shape)
-    order = (0, *range(2, len(shape)), 1)  # N, (D,) H, W, C: outermost first
-    strides = [0] * len(shape)
-    acc = 1
-    for d in reversed(order):
-        strides[d] = acc
-        acc *= max(shape[d], 1)
-    return tuple(strides)
-
-
 def output_format(layouts: Sequence[Layout]) -> str:
-    """``cat``'s output memory format: the one every input suggests, else row-major (contiguous)."""
+    """``cat``'s output memory format: the one every input suggests, else "contiguous_format".
+
+    A channels-last answer has the result's rank (the inputs' own), so ``format_strides`` of it
+    never returns its wrong-rank refusal here."""
     found = None
     for lay in layouts:
-        f = suggested_format(lay.shape, lay.strides)
-        if f == "contiguous" or (found is not None and f != found):
-            return "contiguous"
+        f = suggest_format(lay.shape, lay.strides)
+        if f == "contiguous_format" or (found is not None and f != found):
+            return "contiguous_format"
         found = f
-    return found or "contiguous"
+    return found or "contiguous_format"
 
 
 # ---------------------------------------------------------------- the join kernel
@@ -172,7 +134,7 @@ def _cat_plan(parts: Sequence[Part], dim: Any, op: str) -> tuple[tuple[int, ...]
         dtype = promote_types(dtype, t._dtype)
     fmt = output_format([lay for _, lay in parts])
     if valid is None:  # every input is a 1-D empty tensor: the result is one too
-        return (0,), 0, dtype, "contiguous"
+        return (0,), 0, dtype, "contiguous_format"
     first = parts[valid][1].shape
     d = L.wrap_dim(dim, len(first))
     total = 0
@@ -206,7 +168,7 @@ def _cat_plan(parts: Sequence[Part], dim: Any, op: str) -> tuple[tuple[int, ...]
 def _join(parts: Sequence[Part], d: int, shape: tuple[int, ...], dtype: DType, fmt: str) -> Tensor:
     """A fresh ``dtype`` tensor of ``shape`` (strides of ``fmt``) holding ``parts`` joined along dim
     ``d``: ``np.concatenate`` reads each input in place and writes into the result's memory."""
-    if fmt == "contiguous":
+    if fmt == "contiguous_format":
         out, target = result_array(shape, dtype)
     else:
         out = result(shape, dtype, format_strides(shape, fmt))
@@ -243,6 +205,11 @@ def cat(tensors: Sequence[Tensor], dim: int = 0) -> Tensor:
     >>> strided.cat([strided.zeros(2, 3), strided.ones(2, 1)], dim=1).shape
     (2, 4)
     """
+    return _cat(tensors, dim, "cat")
+
+
+def _cat(tensors: Sequence[Tensor], dim: Any, name: str) -> Tensor:
+    """``cat``, reported as ``name`` (its aliases report their own names)."""
     tensors = tensor_list(tensors, "cat")
     if not tensors:
         # Note: PyTorch's first line names torch.cat; it is kept so a search finds the same answers.
@@ -253,11 +220,17 @@ def cat(tensors: Sequence[Tensor], dim: int = 0) -> Tensor:
     dim = dim_int(dim, "cat")
     parts = _parts(tensors)
     shape, d, dtype, fmt = _cat_plan(parts, dim, "cat")
-    return _joined("cat", tensors, _join(parts, d, shape, dtype, fmt), d)
+    return _joined(name, tensors, _join(parts, d, shape, dtype, fmt), d)
 
 
-concat = cat
-concatenate = cat
+def concat(tensors: Sequence[Tensor], dim: int = 0) -> Tensor:
+    """``cat`` under PyTorch's alias name (reported as ``concat``)."""
+    return _cat(tensors, dim, "concat")
+
+
+def concatenate(tensors: Sequence[Tensor], dim: int = 0) -> Tensor:
+    """``cat`` under NumPy's name (reported as ``concatenate``)."""
+    return _cat(tensors, dim, "concatenate")
 
 
 def _check_same_shapes(tensors: Sequence[Tensor]) -> None:
@@ -298,7 +271,14 @@ def _stack(tensors: list[Tensor], dim: Any, op: str = "stack") -> tuple[Tensor, 
         out = result(shape, dtype, format_strides(shape, fmt))
     if 0 not in out._layout.shape:
         arrays = [t._np() for t in tensors]
-        np.stack(arrays, axis=d, out=out._np(), casting="unsafe")
+        target = out._np()
+        if d == ndim and ndim:
+            # a new last dim: one strided copy per input into its slice (np.stack's concatenate
+            # of the inputs seen with a size-1 last dim walks the same memory, about 15% slower)
+            for i, a in enumerate(arrays):
+                np.copyto(target[..., i], a, casting="unsafe")
+        else:
+            np.stack(arrays, axis=d, out=target, casting="unsafe")
     return out, d
 
 
@@ -345,7 +325,9 @@ def vstack(tensors: Sequence[Tensor]) -> Tensor:
     return _stack_family("vstack", tensors, 2, lambda parts: 0)
 
 
-row_stack = vstack
+def row_stack(tensors: Sequence[Tensor]) -> Tensor:
+    """``vstack`` under its alias name (reported as ``row_stack``)."""
+    return _stack_family("row_stack", tensors, 2, lambda parts: 0)
 
 
 def dstack(tensors: Sequence[Tensor]) -> Tensor:
@@ -529,6 +511,7 @@ def tensor_split(input: Tensor, indices_or_sections: Any = None, dim: int = 0, *
     >>> [p.shape for p in strided.zeros(7, 3).tensor_split(3)]
     [(3, 3), (2, 3), (2, 3)]
     """
+    tensor_arg(input, "tensor_split")
     given = [v for v in (indices_or_sections, sections, indices, tensor_indices_or_sections) if v is not None]
     if len(given) != 1:
         raise StridedTypeError(
@@ -551,7 +534,7 @@ def tensor_split(input: Tensor, indices_or_sections: Any = None, dim: int = 0, *
 
 
 def _directional_split(op: str, t: Tensor, spec: Any, min_dims: int, d: int) -> tuple[Tensor, ...]:
-    shape = t._layout.shape
+    shape = t._layout.shape  # (t is checked to be a tensor by the caller)
     if len(shape) < min_dims:
         raise StridedRuntimeError(
             join_lines(  # (PyTorch's text says "dimension" whatever the number)
@@ -585,6 +568,7 @@ def _directional_split(op: str, t: Tensor, spec: Any, min_dims: int, d: int) -> 
 @method("hsplit")
 def hsplit(input: Tensor, indices_or_sections: Any) -> tuple[Tensor, ...]:
     """``tensor_split`` along dim 1 (dim 0 for 1-D); equal sections must divide the size (views)."""
+    tensor_arg(input, "hsplit")
     d = 0 if len(input._layout.shape) == 1 else 1
     return _directional_split("hsplit", input, indices_or_sections, 1, d)
 
@@ -592,11 +576,13 @@ def hsplit(input: Tensor, indices_or_sections: Any) -> tuple[Tensor, ...]:
 @method("vsplit")
 def vsplit(input: Tensor, indices_or_sections: Any) -> tuple[Tensor, ...]:
     """``tensor_split`` along dim 0 of a tensor of 2 or more dims (views)."""
+    tensor_arg(input, "vsplit")
     return _directional_split("vsplit", input, indices_or_sections, 2, 0)
 
 
 @method("dsplit")
 def dsplit(input: Tensor, indices_or_sections: Any) -> tuple[Tensor, ...]:
     """``tensor_split`` along dim 2 of a tensor of 3 or more dims (views)."""
+    tensor_arg(input, "dsplit")
     return _directional_split("dsplit", input, indices_or_sections, 3, 2)
 

@@ -18,9 +18,12 @@ from .. import layout as L
 from ..dispatch import OPEN, adopted, copied, report, result
 from ..dtypes import bool_, int64
 from ..errors import StridedRuntimeError, join_lines
+from ..kernels.listeners import silenced
 from ..layout import Layout
+from ..messages import partial_overlap
 from ..tensor import Tensor
-from .index_common import check_target, fill_value, scalar_name, tensor_of
+from . import support
+from .index_common import check_target, fill_value, overlap, scalar_name, shares_memory, tensor_of
 from .registry import method
 
 _trusted = Layout._trusted
@@ -96,7 +99,7 @@ def _mask_array(mask: Tensor, target: Tensor, shape: tuple[int, ...]) -> np.ndar
     """The mask read through its strides, broadcast to ``shape``; a copy when it shares memory
     with the ``target`` about to be written (read before writing)."""
     arr = mask._np()
-    if mask._storage is target._storage:
+    if shares_memory(mask, target):
         arr = arr.copy()
     return np.broadcast_to(arr, shape)
 
@@ -121,7 +124,12 @@ def _masked_fill(self: Any, mask: Any, value: Any, inplace: bool) -> Tensor:
         check_target(self, op, number_fill=True)
     _check_mask(mask, "masked_fill_ only supports boolean masks, but got mask with dtype "
                 f"{_C_NAMES.get(mask._dtype.name, mask._dtype.name)}", op)
+    support.check("masked_fill", self._dtype, (self,))  # (uint16/32/64: PyTorch has no kernel)
     shape = _shape_with(self, mask, op, inplace)
+    if inplace and shares_memory(mask, self) and overlap(self, mask) is L.OverlapStatus.PARTIAL:
+        # PyTorch's assert_no_partial_overlap(self, mask): the mask may be the tensor itself, not part of it
+        raise partial_overlap(op, self._layout, mask._layout, L.storage_extent(self._layout),
+                              L.storage_extent(mask._layout), "fix: pass a copy of the mask: x.masked_fill_(mask.clone(), v)")
     v = fill_value(value, self._dtype, "masked_fill_", L.product(shape))
     if inplace:
         target = self
@@ -172,6 +180,8 @@ def masked_select(input: Tensor, mask: Tensor) -> Tensor:  # noqa: A002
     mask = tensor_of(mask, "masked_select", "mask", 2)
     _check_mask(mask, "masked_select: expected BoolTensor for mask", "masked_select")
     shape = _shape_with(input, mask, "masked_select", False)
+    if L.product(shape):
+        support.check("masked_select", input._dtype, (input,))
     picked = np.broadcast_to(input._np(), shape)[np.broadcast_to(mask._np(), shape)]
     out = adopted(picked.reshape(-1), _trusted((picked.size,), (1,), 0), input._dtype)
     if OPEN:
@@ -200,6 +210,7 @@ def _masked_scatter(self: Any, mask: Any, source: Any, inplace: bool) -> Tensor:
                 f"fix: convert the source first: source.to(strided.{self._dtype.name})",
             )
         )
+    support.check("masked_scatter", self._dtype, (self,))
     if inplace:
         _expand_mask(self, mask, op)
     shape = _shape_with(self, mask, op, inplace)
@@ -220,7 +231,10 @@ def _masked_scatter(self: Any, mask: Any, source: Any, inplace: bool) -> Tensor:
         )
     if count:
         src = source._np().reshape(-1)  # (a temporary copy only for a non-contiguous source)
-        if source._storage is target._storage:
+        # Note: PyTorch 2.13 does not check a source that shares the tensor's memory and reads it
+        # while writing (its result depends on its kernel's order); strided reads it all first,
+        # so the result is that of masked_scatter_(mask, source.clone()).
+        if shares_memory(source, target):
             src = src.copy()
         target._np()[m] = src[:count]
     if OPEN:
@@ -284,6 +298,7 @@ def nonzero(input: Tensor, *, as_tuple: bool = False) -> Any:  # noqa: A002
     [[1, 2]]
     """
     input = tensor_of(input, "nonzero", "input", 1)  # noqa: A001
+    support.check("nonzero", input._dtype, (input,))
     if not as_tuple:
         return _nonzero_matrix(input, "nonzero")
     if input.ndim == 0:
@@ -292,7 +307,9 @@ def nonzero(input: Tensor, *, as_tuple: bool = False) -> Any:  # noqa: A002
         if OPEN:
             copied("nonzero", (input,), out, "nonzero: the position of the non-zero 0-d element")
         return (out,)
-    return _nonzero_matrix(input, "nonzero").unbind(1)
+    positions = _nonzero_matrix(input, "nonzero")  # (reported: the one copy)
+    with silenced():  # its columns are the result, not a view the user asked for
+        return positions.unbind(1)
 
 
 method("nonzero")(nonzero)
@@ -306,4 +323,5 @@ def argwhere(input: Tensor) -> Tensor:  # noqa: A002
     [[1]]
     """
     input = tensor_of(input, "argwhere", "input", 1)  # noqa: A001
+    support.check("argwhere", input._dtype, (input,))
     return _nonzero_matrix(input, "argwhere")

@@ -18,9 +18,11 @@ from .. import layout as L
 from ..args import check_keepdim
 from ..dispatch import OPEN, report, result_array
 from ..dtypes import DEFAULT_FLOAT, DType, float16, int64
-from ..errors import StridedIndexError, StridedRuntimeError, join_lines
+from ..errors import StridedIndexError, StridedRuntimeError, StridedTypeError, join_lines
 from ..kernels.fpstate import QUIET, quiet_reset, quiet_set
+from ..kernels.listeners import silenced
 from ..tensor import Tensor, tensor_arg
+from . import support
 from .promotion import TORCH_NAMES
 from .reduce_args import numpy_axes, optional_dtype, reduced_shape, reduction_dims, shape_text
 from .registry import method
@@ -95,7 +97,7 @@ def _check_nonempty(t: Tensor, dims: tuple[int, ...] | None, op: str, given: Any
             )
 
 
-def _extreme(t: Tensor, dim: Any, keepdim: bool, op: str, largest: bool) -> Tensor:
+def _extreme(t: Tensor, dim: Any, keepdim: bool, op: str, largest: bool, check: bool = True) -> Tensor:
     tensor_arg(t, op)
     keepdim = check_keepdim(keepdim, op)
     try:
@@ -105,6 +107,8 @@ def _extreme(t: Tensor, dim: Any, keepdim: bool, op: str, largest: bool) -> Tens
         _check_nonempty(t, tuple(L.wrap_dim(int(d), ndim) for d in dim), op, dim)
         raise
     _check_nonempty(t, dims, op, dim)
+    if check:
+        support.check(op, t._dtype, (t,))  # complex (no order) and uint16/32/64: PyTorch has no kernel
     shape = t._layout.shape
     result, res_np = result_array(reduced_shape(shape, dims, keepdim), t._dtype)
     (np.maximum if largest else np.minimum).reduce(t._np(), axis=numpy_axes(dims, len(shape)), out=res_np,
@@ -144,6 +148,10 @@ def aminmax(input: Tensor, *, dim: int | None = None, keepdim: bool = False) -> 
     dims = reduction_dims(input, dim, "aminmax", allow_tuple=False)
     shape = input._layout.shape
     empty = input.numel() == 0 if dims is None else bool(shape) and shape[dims[0]] == 0
+    if empty and dims is not None:
+        raise StridedIndexError(
+            join_lines(f"aminmax: Expected reduction dim {dims[0]} to have non-zero size.",
+                       f"the tensor has shape {shape_text(shape)}; reduce along a non-empty dim"))
     if empty:
         raise StridedRuntimeError(
             join_lines(
@@ -151,8 +159,13 @@ def aminmax(input: Tensor, *, dim: int | None = None, keepdim: bool = False) -> 
                 f"the tensor has shape {shape_text(shape)}; reduce along a non-empty dim",
             )
         )
-    lo = _extreme(input, dim, keepdim, "aminmax", False)
-    hi = _extreme(input, dim, keepdim, "aminmax", True)
+    # (a 0-d input with a dim: PyTorch copies it, no kernel for uint16/32/64, its own complex error)
+    check = not (dim is not None and not shape)
+    if not check and input._dtype.is_complex:
+        raise StridedRuntimeError(join_lines(f"aminmax not implemented for {TORCH_NAMES[input._dtype]}",
+                                             "complex numbers have no order; compare x.abs() or x.real"))
+    lo = _extreme(input, dim, keepdim, "aminmax", False, check)
+    hi = _extreme(input, dim, keepdim, "aminmax", True, check)
     pair = AminmaxResult(lo, hi)
     if OPEN:
         report("aminmax", (input,), pair)
@@ -162,8 +175,8 @@ def aminmax(input: Tensor, *, dim: int | None = None, keepdim: bool = False) -> 
 # ---------------------------------------------------------------- nansum, nanmean
 
 
-def _float_only(t: Tensor, op: str, style: str = "nanmean") -> None:
-    if not t._dtype.is_floating_point:
+def _float_only(t: Tensor, op: str, style: str = "nanmean", complex_ok: bool = False) -> None:
+    if not (t._dtype.is_floating_point or (complex_ok and t._dtype.is_complex)):
         first = (
             f"nanmean(): expected input to have floating point or complex dtype but got {TORCH_NAMES[t._dtype]}"
             if style == "nanmean"
@@ -187,6 +200,7 @@ def nansum(input: Tensor, dim: Any = None, keepdim: bool = False, *, dtype: Any 
     3.0
     """
     tensor_arg(input, "nansum")
+    support.check("nansum", input._dtype, (input,))
     keepdim = check_keepdim(keepdim, "nansum")
     dims = reduction_dims(input, dim, "nansum")
     given = optional_dtype(dtype)
@@ -211,6 +225,7 @@ def nanmean(input: Tensor, dim: Any = None, keepdim: bool = False, *, dtype: Any
     2.0
     """
     tensor_arg(input, "nanmean")
+    support.check("nanmean", input._dtype, (input,))  # (complex: PyTorch's nansum refuses it)
     _float_only(input, "nanmean")
     keepdim = check_keepdim(keepdim, "nanmean")
     dims = reduction_dims(input, dim, "nanmean")
@@ -240,10 +255,15 @@ def logsumexp(input: Tensor, dim: Any = (), keepdim: bool = False, *, out: Any =
     1000.6931
     """
     tensor_arg(input, "logsumexp")
+    if dim is None:  # (PyTorch's logsumexp has no "every dim" None, unlike amax or nansum)
+        raise StridedTypeError(
+            join_lines("logsumexp(): argument 'dim' (position 2) must be tuple of ints, not NoneType",
+                       f"fix: name the dims: strided.logsumexp(x, dim={tuple(range(input.ndim))})")
+        )
     keepdim = check_keepdim(keepdim, "logsumexp")
     dims = reduction_dims(input, dim, "logsumexp")
     d = input._dtype
-    rt = d if d.is_floating_point else DEFAULT_FLOAT
+    rt = d if d.is_floating_point or d.is_complex else DEFAULT_FLOAT
     shape = input._layout.shape
     result, res_np = result_array(reduced_shape(shape, dims, keepdim), rt)
     axes = numpy_axes(dims, len(shape))
@@ -254,7 +274,8 @@ def logsumexp(input: Tensor, dim: Any = (), keepdim: bool = False, *, out: Any =
             # an empty reduction: log(0) = -inf (no max to take out)
             np.copyto(res_np, np.log(np.add.reduce(np.exp(x), axis=axes, keepdims=keepdim)), casting="unsafe")
         else:
-            m = np.maximum.reduce(x, axis=axes, keepdims=True)
+            # (complex: PyTorch takes the max of the real parts out, so the log keeps its branch)
+            m = np.maximum.reduce(x.real if d.is_complex else x, axis=axes, keepdims=True)
             m = np.where(np.isinf(m), acc.type(0), m)  # -inf rows: exp(-inf - 0) = 0, log 0 = -inf
             s = np.add.reduce(np.exp(x - m), axis=axes, keepdims=True)
             r = np.log(s) + m
@@ -273,6 +294,8 @@ def count_nonzero(input: Tensor, dim: Any = None) -> Tensor:
     [1, 1]
     """
     tensor_arg(input, "count_nonzero")
+    if dim is None:  # (with a dim PyTorch computes (x != 0).sum(dim), which takes every dtype)
+        support.check("count_nonzero", input._dtype, (input,))
     dims = reduction_dims(input, dim, "count_nonzero")
     shape = input._layout.shape
     result, res_np = result_array(reduced_shape(shape, dims, False), int64)
@@ -294,9 +317,15 @@ def norm(input: Tensor, p: Any = "fro", dim: Any = None, keepdim: bool = False, 
     >>> strided.norm(strided.tensor([3.0, 4.0])).item()
     5.0
     """
+    tensor_arg(input, "norm")
+    with silenced():  # (the linalg norm it runs is a step of this op: reported once, as "norm")
+        res = _norm(input, p, dim, keepdim, dtype)
+    return _finish(res, out, "norm", (input,))
+
+
+def _norm(input: Tensor, p: Any, dim: Any, keepdim: bool, dtype: Any) -> Tensor:
     from ..linalg import matrix_norm, vector_norm
 
-    tensor_arg(input, "norm")
     if isinstance(p, str):
         if p == "fro" and (dim is None or isinstance(dim, int) or len(dim) <= 2):
             res = vector_norm(input, 2, dim, keepdim, dtype=dtype)
@@ -311,4 +340,4 @@ def norm(input: Tensor, p: Any = "fro", dim: Any = None, keepdim: bool = False, 
             )
     else:
         res = vector_norm(input, p, dim, keepdim, dtype=dtype)
-    return res if out is None else _finish(res, out, "norm", (input,))
+    return res

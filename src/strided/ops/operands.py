@@ -17,7 +17,7 @@ from typing import Any
 import numpy as np
 
 from .. import layout as L
-from ..dispatch import result
+from ..dispatch import memory_overlap, result, shares_storage
 from ..dtypes import DType, bool_, from_numpy_dtype
 from ..errors import (
     StridedNotImplementedError,
@@ -200,10 +200,10 @@ def _check_partial_overlap(target: Tensor, inputs: list[Any], op: str) -> None:
     """
     tl = target._layout
     for x in inputs:
-        if type(x) is not Tensor or x._storage is not target._storage or x is target:
+        if type(x) is not Tensor or x is target or not shares_storage(x, target):  # (typed aliases too)
             continue
         xl = x._layout
-        if L.overlap_status(tl, xl) is not L.OverlapStatus.PARTIAL:
+        if memory_overlap(target, x) is not L.OverlapStatus.PARTIAL:
             continue
         raise partial_overlap(op, tl, xl, L.storage_extent(tl), L.storage_extent(xl),
                               f"fix: pass a copy of the input, e.g. x.{op}(y.clone())")

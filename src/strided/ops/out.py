@@ -32,7 +32,7 @@ from typing import Any
 
 from .. import layout as L
 from ..callsite import user_site
-from ..dispatch import OPEN, report
+from ..dispatch import OPEN, memory_overlap, report, shares_storage
 from ..errors import StridedRuntimeError, StridedTypeError, join_lines
 from ..kernels import check_writable
 from ..kernels.memory import write
@@ -108,9 +108,9 @@ def _check_overlap(out: Tensor, inputs: tuple, op: str) -> None:
     """PyTorch's ``assert_no_partial_overlap(out, input)``: ``out`` may be an input exactly
     (same span, same strides), not part of one or laid across one differently."""
     for x in inputs:
-        if not isinstance(x, Tensor) or x._storage is not out._storage:
+        if not isinstance(x, Tensor) or not shares_storage(x, out):  # (typed aliases too: view(dtype))
             continue
-        if L.overlap_status(out._layout, x._layout) is L.OverlapStatus.PARTIAL:
+        if memory_overlap(out, x) is L.OverlapStatus.PARTIAL:
             raise partial_overlap(
                 f"{op}(out=...)", out._layout, x._layout, L.storage_extent(out._layout),
                 L.storage_extent(x._layout),

@@ -25,6 +25,7 @@ from typing import Any
 import numpy as np
 
 from ..args import int_arg, is_number, parse_sizes
+from ..device import parse_device
 from ..dispatch import OPEN, created, report, result, result_array
 from ..dtypes import (
     C10_NAME,
@@ -102,19 +103,6 @@ def _sizes(sizes: tuple[Any, ...], op: str) -> Shape:
     return _nonnegative(parse_sizes(sizes, op))
 
 
-def _device(device: Any, op: str) -> None:
-    """``device=``: None or the CPU (a string, or a torch.device, read by its name); else RuntimeError.
-
-    # Note: a private check of this module's own; the shared ``device=`` handling is another part's.
-    """
-    if device is None or str(device) in ("cpu", "cpu:0"):
-        return
-    raise StridedRuntimeError(
-        join_lines(f"{op}(): device={str(device)!r} is not available: strided tensors live on the CPU",
-                   "strided keeps its tensors in NumPy memory", "fix: leave device out, or pass device='cpu'")
-    )
-
-
 def _nonnegative(shape: Shape) -> Shape:
     """``shape``, or PyTorch's error for a negative size (raised before anything is drawn)."""
     if any(s < 0 for s in shape):
@@ -171,7 +159,7 @@ def rand(*sizes: Any, size: Any = None, generator: Any = None, dtype: Any = None
 
 
 def _rand(sizes: Any, size: Any, generator: Any, dtype: Any, device: Any) -> Tensor:
-    _device(device, "rand")
+    parse_device(device, "rand")
     shape = _sizes(sizes if size is None else (size,), "rand")
     dt = DEFAULT_FLOAT if dtype is None else to_dtype(dtype)
     _float_only(dt, "check_uniform_bounds", "rand")
@@ -196,7 +184,7 @@ def randn(*sizes: Any, size: Any = None, generator: Any = None, dtype: Any = Non
 
 
 def _randn(sizes: Any, size: Any, generator: Any, dtype: Any, device: Any) -> Tensor:
-    _device(device, "randn")
+    parse_device(device, "randn")
     shape = _sizes(sizes if size is None else (size,), "randn")
     dt = DEFAULT_FLOAT if dtype is None else to_dtype(dtype)
     _float_only(dt, "normal_kernel_cpu", "randn")
@@ -266,7 +254,7 @@ def randint(*args: Any, low: Any = None, high: Any = None, size: Any = None, gen
     >>> strided.randint(3, 10, (2, 2)).dtype
     strided.int64
     """
-    _device(device, "randint")
+    parse_device(device, "randint")
     rest = list(args)
     if size is None:
         if not rest or not isinstance(rest[-1], (tuple, list)):
@@ -304,7 +292,7 @@ def randint(*args: Any, low: Any = None, high: Any = None, size: Any = None, gen
 
 def randperm(n: Any, *, generator: Any = None, dtype: Any = None, device: Any = None) -> Tensor:
     """A random permutation of ``0 .. n-1`` (int64 unless ``dtype=``)."""
-    _device(device, "randperm")
+    parse_device(device, "randperm")
     count = int_arg(n, "randperm", "n", 1)
     dt = DEFAULT_INT if dtype is None else to_dtype(dtype)
     if count < 0:
@@ -350,7 +338,7 @@ def normal(mean: Any, std: Any = 1.0, size: Any = None, *, generator: Any = None
     >>> strided.normal(0.0, 2.0, (3,)).shape, strided.normal(strided.zeros(2, 1), strided.ones(3)).shape
     ((3,), (2, 3))
     """
-    _device(device, "normal")
+    parse_device(device, "normal")
     mean_t, std_t = isinstance(mean, Tensor), isinstance(std, Tensor)
     if not (mean_t or std_t):
         if size is None:
@@ -416,8 +404,20 @@ def _check_p_tensor(p: Tensor) -> None:
         raise _p_tensor_error(p)
 
 
-def _check_p_number(p: Any) -> float:
-    value = float(p)
+def _float(value: Any, op: str, name: str, pos: int) -> float:
+    """A sampler's number argument as a float, or PyTorch's TypeError naming what it accepts."""
+    if is_number(value) and not isinstance(value, complex):
+        return float(value)
+    if isinstance(value, Tensor) and value.numel() == 1 and not value._dtype.is_complex:
+        return float(value.item())
+    raise StridedTypeError(
+        join_lines(f"{op}(): argument '{name}' (position {pos}) must be float, not {type(value).__name__}",
+                   f"got {value!r:.60}; pass a number")
+    )
+
+
+def _check_p_number(p: Any, op: str = "bernoulli_") -> float:
+    value = _float(p, op, "p", 1)
     if not 0 <= value <= 1:
         raise StridedRuntimeError(
             join_lines(f"bernoulli_ expects p to be in [0, 1], but got p={_g(value)}",
@@ -531,7 +531,7 @@ def rand_like(input: Any, *, dtype: Any = None, memory_format: MemoryFormat = pr
               generator: Any = None, device: Any = None) -> Tensor:
     """``rand`` shaped like ``input`` (its dtype unless ``dtype=``; its dense dim order)."""
     tensor_arg(input, "rand_like")
-    _device(device, "rand_like")
+    parse_device(device, "rand_like")
     dt = input._dtype if dtype is None else to_dtype(dtype)
     _float_only(dt, "check_uniform_bounds", "rand_like")
     shape = input._layout.shape
@@ -543,7 +543,7 @@ def randn_like(input: Any, *, dtype: Any = None, memory_format: MemoryFormat = p
                generator: Any = None, device: Any = None) -> Tensor:
     """``randn`` shaped like ``input`` (its dtype unless ``dtype=``; its dense dim order)."""
     tensor_arg(input, "randn_like")
-    _device(device, "randn_like")
+    parse_device(device, "randn_like")
     dt = input._dtype if dtype is None else to_dtype(dtype)
     _float_only(dt, "normal_kernel_cpu", "randn_like")
     shape = input._layout.shape
@@ -556,7 +556,7 @@ def randint_like(input: Any, low: Any = None, high: Any = None, *, dtype: Any = 
                  device: Any = None) -> Tensor:
     """``randint`` shaped like ``input``: ``randint_like(t, high)`` or ``randint_like(t, low, high)``."""
     tensor_arg(input, "randint_like")
-    _device(device, "randint_like")
+    parse_device(device, "randint_like")
     if high is None:
         if low is None:
             raise StridedTypeError("randint_like() missing required argument 'high'\n  e.g. strided.randint_like(t, 10)")
@@ -585,7 +585,7 @@ def uniform_(self: Tensor, from_: float = 0.0, to: float = 1.0, *, generator: An
     self = _target(self, "uniform_")
     dt = self._dtype
     _float_only(dt, "check_uniform_bounds", "uniform_")
-    low, high = float(from_), float(to)
+    low, high = _float(from_, "uniform_", "from", 1), _float(to, "uniform_", "to", 2)
     limit = float(np.finfo(dt.numpy).max)
     for name, value in (("from", low), ("to", high)):
         if not -limit <= value <= limit:
@@ -608,8 +608,8 @@ def normal_(self: Tensor, mean: float = 0.0, std: float = 1.0, *, generator: Any
     """Fill with normal samples of ``mean`` and ``std``."""
     self = _target(self, "normal_")
     _float_only(self._dtype, "normal_kernel_cpu", "normal_")
-    _check_std(std)
-    m, s, c = float(mean), float(std), _compute(self._dtype)
+    m, s, c = _float(mean, "normal_", "mean", 1), _float(std, "normal_", "std", 2), _compute(self._dtype)
+    _check_std(s)
     return _into(self, "normal_", generator, lambda g, shape: g.standard_normal(shape, dtype=c) * s + m)
 
 
@@ -673,8 +673,8 @@ def _continuous(dtype: DType, distribution: str, cpp: bool = False) -> None:
         )
 
 
-def _positive(op: str, name: str, value: Any, shown: str | None = None) -> float:
-    v = float(value)
+def _positive(op: str, name: str, value: Any, shown: str | None = None, pos: int = 1) -> float:
+    v = _float(value, op, "lambd" if name == "lambda" else name, pos)  # (Python's spelling of the argument)
     if not v > 0:
         raise StridedRuntimeError(
             join_lines(f"{op} expects {shown or name} > 0.0, but found {shown or name}={_g(v)}",
@@ -697,7 +697,7 @@ def exponential_(self: Tensor, lambd: float = 1.0, *, generator: Any = None) -> 
 def geometric_(self: Tensor, p: float, *, generator: Any = None) -> Tensor:
     """Fill with geometric samples: the number of trials up to the first success (1, 2, ...)."""
     self = _target(self, "geometric_")
-    value = float(p)
+    value = _float(p, "geometric_", "p", 1)
     if not 0 < value < 1:
         raise StridedRuntimeError(
             join_lines(f"geometric_ expects p to be in (0, 1), but got p={_g(value)}",
@@ -711,8 +711,8 @@ def log_normal_(self: Tensor, mean: float = 1.0, std: float = 2.0, *, generator:
     """Fill with exp(N(mean, std)) samples."""
     self = _target(self, "log_normal_")
     _continuous(self._dtype, "LogNormal")
-    s = _positive("log_normal_", "std", std)
-    m = float(mean)
+    m = _float(mean, "log_normal_", "mean", 1)
+    s = _positive("log_normal_", "std", std, pos=2)
     return _into(self, "log_normal_", generator, lambda g, shape: np.exp(g.standard_normal(shape) * s + m))
 
 
@@ -721,8 +721,8 @@ def cauchy_(self: Tensor, median: float = 0.0, sigma: float = 1.0, *, generator:
     """Fill with Cauchy samples of ``median`` and scale ``sigma``."""
     self = _target(self, "cauchy_")
     _continuous(self._dtype, "Cauchy", cpp=True)
-    s = _positive("cauchy_", "sigma", sigma)
-    m = float(median)
+    m = _float(median, "cauchy_", "median", 1)
+    s = _positive("cauchy_", "sigma", sigma, pos=2)
     return _into(self, "cauchy_", generator, lambda g, shape: g.standard_cauchy(shape) * s + m)
 
 

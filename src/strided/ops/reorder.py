@@ -90,6 +90,9 @@ def _flip_dims(dims: Any, ndim: int) -> tuple[int, ...]:
 def _flipped(t: Tensor, dims: tuple[int, ...], op: str) -> Tensor:
     """``t`` with ``dims`` reversed, in new memory laid out as ``empty_like(t)`` (preserve_format)."""
     lay = t._layout
+    # Note: PyTorch 2.13's "flip_cpu" has no uint16/32/64 kernel, but whether it is reached depends
+    # on the memory layout (flip(0) of a contiguous uint16 matrix works, fliplr of it raises).
+    # strided flips every dtype, whatever the layout (flip, fliplr, flipud, rot90).
     out = result(lay.shape, t._dtype, L.preserve_format_strides(lay.shape, lay.strides))
     if out.numel():
         np.copyto(out._np(), np.flip(t._np(), dims) if dims and lay.shape else t._np())
@@ -384,7 +387,10 @@ def _counts(repeats: Any, size: int, d: int | None) -> np.ndarray | int:
     return int(repeats)
 
 
-def repeat_interleave(input: Tensor, repeats: Any = None, dim: int | None = None, *,
+_COUNTS_ONLY: Any = object()  # (repeat_interleave(counts): no repeats given, as PyTorch's second form)
+
+
+def repeat_interleave(input: Tensor, repeats: Any = _COUNTS_ONLY, dim: int | None = None, *,
                       output_size: int | None = None) -> Tensor:
     """Each element repeated ``repeats`` times (an int, or a count per element along ``dim``) in
     place along ``dim`` (the flattened tensor when ``dim`` is None), in new memory
@@ -395,7 +401,14 @@ def repeat_interleave(input: Tensor, repeats: Any = None, dim: int | None = None
     [1, 1, 2, 2]
     """
     t = tensor_arg(input, "repeat_interleave")
-    if repeats is None:  # torch.repeat_interleave(repeats): the indices, each repeated
+    if repeats is None:  # (None is no count: PyTorch refuses it too, rather than reading the other form)
+        raise StridedTypeError(
+            join_lines("repeat_interleave() received an invalid combination of arguments - got (Tensor, NoneType), "
+                       "but expected (Tensor input, Tensor repeats, int dim = None) or (Tensor input, int repeats, "
+                       "int dim = None) or (Tensor repeats)",
+                       "pass the counts: strided.repeat_interleave(t, 2), or the counts alone: "
+                       "strided.repeat_interleave(counts)"))
+    if repeats is _COUNTS_ONLY:  # torch.repeat_interleave(repeats): the indices, each repeated
         counts = _counts(t, L.product(t._layout.shape), None)
         n = L.product(t._layout.shape)
         data = np.repeat(np.arange(n, dtype=np.int64), counts)

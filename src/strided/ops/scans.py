@@ -19,6 +19,7 @@ Every result is new memory, reported with :func:`strided.dispatch.copied`.
 
 from __future__ import annotations
 
+import warnings
 from typing import Any
 
 import numpy as np
@@ -39,7 +40,7 @@ from ..kernels import check_writable
 from ..kernels.fpstate import quietly
 from ..layout.order import elementwise_output_strides, preserve_format_strides
 from ..tensor import Tensor, tensor_arg
-from . import return_types
+from . import return_types, support
 from .along import one_dim, tensor_from_array
 from .promotion import promote_types
 from .reduce_args import shape_text
@@ -60,7 +61,7 @@ def _scan_dtype(self: Tensor, dtype: Any, op: str) -> DType:
                            f"pass dtype=strided.int64 (or leave dtype out)")
             )
         return out
-    return self._dtype if self._dtype.is_floating_point else int64
+    return self._dtype if self._dtype.is_floating_point or self._dtype.is_complex else int64
 
 
 def _scan_array(ufunc: np.ufunc, self: Tensor, d: int, out_dtype: DType) -> np.ndarray:
@@ -74,6 +75,11 @@ def _scan_array(ufunc: np.ufunc, self: Tensor, d: int, out_dtype: DType) -> np.n
     if x.ndim == 0:
         x = x.reshape(1)
     acc = _ACCUMULATOR.get(out_dtype, out_dtype.numpy)
+    if x.dtype.kind == "c" and out_dtype.kind != "c":
+        # complex scanned as a real dtype= : each element converted first (its real part), as PyTorch
+        # (NumPy's astype would drop the imaginary part with its own ComplexWarning)
+        warnings.warn("Casting complex values to real discards the imaginary part", UserWarning, stacklevel=5)
+        x = x.real
     if x.dtype != out_dtype.numpy and (x.dtype.kind == "f" or out_dtype.is_floating_point):
         x = x.astype(out_dtype.numpy)  # dtype=: each element is converted first, as PyTorch does
     if x.dtype == acc:
@@ -119,6 +125,8 @@ def _scan_(ufunc: np.ufunc, self: Tensor, dim: Any, dtype: Any, op: str) -> Tens
                 f"this bool tensor cannot hold; fix: t.{op[:-1]}({d}) gives a new int64 tensor",
             )
         )
+    if self.ndim and self.numel():  # (uint16/32/64: PyTorch has no in-place kernel; 0-d and empty pass)
+        support.check(op, self._dtype, (self,))
     check_writable(self._storage, self._layout, op, updates=True)
     arr = quietly(_scan_array, ufunc, self, d, self._dtype)
     if arr.size:
@@ -175,6 +183,8 @@ def _cum_extreme(self: Tensor, dim: Any, op: str) -> Any:
     # Note: PyTorch skips the dim check for an empty tensor (cummax(5) of a (1, 0) tensor "works");
     # strided checks it whatever the size.
     d = one_dim(self, dim, op)
+    if self.ndim and self.numel():  # (complex, uint16/32/64: no kernel; PyTorch copies 0-d and empty input)
+        support.check(op, self._dtype, (self,))
     x = self._np()
     if x.ndim == 0:
         x = x.reshape(1)
@@ -298,6 +308,7 @@ def diff(self: Tensor, n: int = 1, dim: int = -1, prepend: Tensor | None = None,
         out = result(shape, dtype, tuple(strides))
         np.copyto(out._np(), x)
     else:
+        support.check("diff", dtype, (self,))  # (uint16/32/64: PyTorch's sub has no kernel)
         kernel = np.not_equal if dtype is bool_dtype else np.subtract
         for _ in range(n):
             length = shape[d] - 1

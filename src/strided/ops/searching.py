@@ -30,7 +30,9 @@ from ..dispatch import copied
 from ..dtypes import TORCH_NAME, int32, int64
 from ..errors import StridedRuntimeError, StridedTypeError, join_lines
 from ..tensor import Tensor
+from . import support
 from .along import flag, tensor_from_array
+from .promotion import promote_types
 from .reduce_args import shape_text
 
 
@@ -116,6 +118,10 @@ def searchsorted(sorted_sequence: Tensor, input: Any, *, out_int32: bool = False
     return _search(sorted_sequence, input, out_int32, right, side, sorter, "searchsorted")
 
 
+def _inputs(seq: Tensor, values: Any) -> tuple[Any, ...]:
+    return (seq, values) if isinstance(values, Tensor) else (seq,)
+
+
 def _search(seq: Any, values: Any, out_int32: Any, right: Any, side: Any, sorter: Any, op: str) -> Tensor:
     if not isinstance(seq, Tensor):
         name = "sorted_sequence" if op == "searchsorted" else "boundaries"
@@ -159,6 +165,8 @@ def _search(seq: Any, values: Any, out_int32: Any, right: Any, side: Any, sorter
                 f"values must have shape {shape_text(seq.shape[:-1] + ('M',))} (any M)",  # type: ignore[operator]
             )
         )
+    if vals.size:  # (bool, complex, uint16/32/64: PyTorch has no kernel; empty values pass)
+        support.check(op, seq._dtype if scalar else promote_types(seq._dtype, values._dtype), _inputs(seq, values))
     side_name = "right" if right else "left"
     if seq.ndim == 1:
         found = np.searchsorted(rows, vals, side_name)

@@ -30,6 +30,7 @@ from ..dtypes import int64
 from ..errors import StridedRuntimeError, join_lines
 from ..layout import Layout
 from ..tensor import Tensor, tensor_arg
+from . import support
 from .along import flag, one_dim, tensor_from_array
 from .reduce_args import shape_text
 from .registry import method
@@ -137,6 +138,7 @@ def _unique(self: Tensor, sort: bool, return_inverse: Any, return_counts: Any, d
     tensor_arg(self, op)
     want_inverse = flag(return_inverse, op, "return_inverse")
     want_counts = flag(return_counts, op, "return_counts")
+    support.check("unique" if dim is None else "unique.dim", self._dtype, (self,))  # (complex: no order)
     if dim is None:
         out, extra = _flat(self, sort, want_inverse, want_counts)
         where = "the flattened tensor"
@@ -146,7 +148,8 @@ def _unique(self: Tensor, sort: bool, return_inverse: Any, return_counts: Any, d
         d = one_dim(self, dim, op)
         out, extra = _along(self, d, sort, want_inverse, want_counts, op)
         where = f"slices along dim {d}"
-    copied(op, (self,), out, lambda: (
+    # one copy record for every new tensor (values, inverse, counts): its nbytes counts them all
+    copied(op, (self,), (out, *extra) if extra else out, lambda: (
         f"{op}: the {len(out) if out.ndim else 1} distinct {'runs' if not sort else 'values'} of {where} "
         f"of a {shape_text(self.shape)} tensor, into new memory"
         + (" (with inverse indices)" if want_inverse else "") + (" (with counts)" if want_counts else "")))

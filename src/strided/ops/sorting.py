@@ -20,6 +20,7 @@ from typing import Any
 
 import numpy as np
 
+from .. import layout as L
 from ..args import int_arg
 from ..dispatch import copied
 from ..dtypes import bool_ as bool_dtype
@@ -27,8 +28,8 @@ from ..dtypes import int64
 from ..errors import StridedIndexError, StridedNotImplementedError, StridedRuntimeError, join_lines
 from ..layout.order import preserve_format_strides
 from ..tensor import Tensor, tensor_arg
-from . import return_types
-from .along import flag, moved_last, one_dim, tensor_from_array, tensor_from_moved
+from . import return_types, support
+from .along import flag, moved_last, one_dim, take_in_place, take_moved, tensor_from_array, tensor_from_moved
 from .reduce_args import reduced_shape, shape_text
 from .registry import method
 
@@ -50,6 +51,7 @@ def argsort_last(x: np.ndarray, descending: bool, stable: bool) -> np.ndarray:
 def _sort_parts(self: Tensor, dim: Any, descending: Any, stable: Any, op: str) -> tuple[int, np.ndarray, np.ndarray]:
     tensor_arg(self, op)
     d = one_dim(self, dim, op)
+    support.check(op, self._dtype, (self,))  # (complex: no order)
     descending = flag(descending, op, "descending")
     stable = flag(stable, op, "stable")
     x = moved_last(self, d)
@@ -74,8 +76,14 @@ def sort(self: Tensor, dim: int = -1, descending: bool = False, *, stable: bool 
     d, x, idx = _sort_parts(self, dim, descending, stable, "sort")
     shape = self._layout.shape
     strides = preserve_format_strides(shape, self._layout.strides)
-    values = tensor_from_moved(np.take_along_axis(x, idx, axis=-1), shape, d, self._dtype, strides)
     indices = tensor_from_moved(idx, shape, d, int64, strides)
+    if d < len(shape) - 1 and strides == L.contiguous_strides(shape):
+        # the indices were written back in place (a transposing copy); the values are read at
+        # them directly in that order, contiguous reads and writes, instead of being gathered
+        # in the moved order and transposed too
+        values = tensor_from_array(take_in_place(self, d, indices._np()), shape, self._dtype)
+    else:
+        values = tensor_from_moved(take_moved(self, d, idx), shape, d, self._dtype, strides)
     return copied("sort", (self,), return_types.sort(values, indices), lambda: _sort_reason(self, d, "sort"))
 
 
@@ -94,10 +102,12 @@ def msort(self: Tensor) -> Tensor:
     """The values of ``sort(dim=0)``: each column sorted ascending (NaN last)."""
     tensor_arg(self, "msort")
     d = one_dim(self, 0, "msort")
+    support.check("msort", self._dtype, (self,))
     x = moved_last(self, d)
-    idx = argsort_last(x, False, False)
     shape = self._layout.shape
-    out = tensor_from_moved(np.take_along_axis(x, idx, axis=-1), shape, d, self._dtype,
+    # the values alone: np.sort (NaN last, as argsort) is twice as fast as argsort and a gather.
+    # Among equal values (-0.0 and 0.0) the order is a tie order, unspecified as sort's.
+    out = tensor_from_moved(np.sort(x, axis=-1), shape, d, self._dtype,
                             preserve_format_strides(shape, self._layout.strides))
     return copied("msort", (self,), out, lambda: f"msort: a {shape_text(shape)} tensor sorted along dim 0 "
                                                   "into new memory")
@@ -140,6 +150,49 @@ def _not_bool(self: Tensor, op: str) -> None:
         )
 
 
+def _top_by_argpartition(x: np.ndarray, k: int, largest: bool) -> np.ndarray:
+    """Positions (in no order) of the ``k`` largest or smallest along the last axis, 0 < k < n.
+    argpartition puts NaN last, as the largest: the k largest are the last k."""
+    n = x.shape[-1]
+    cand = np.argpartition(x, n - k if largest else k - 1, axis=-1)
+    return cand[..., n - k:] if largest else cand[..., :k]
+
+
+def _top_by_threshold(x: np.ndarray, k: int, largest: bool) -> np.ndarray | None:
+    """As :func:`_top_by_argpartition` for floating ``x``, faster: ``np.partition`` of the values
+    (not of indices, which argpartition moves and compares through) finds each row's k-th value,
+    and the positions are the elements on its side of it. Rows where that picks more than k
+    (ties with the k-th value) keep what is beyond it and the first elements equal to it. None
+    when a NaN is among those picked (comparisons cannot select NaN: the caller then uses
+    argpartition)."""
+    n = x.shape[-1]
+    kth = n - k if largest else k - 1
+    part = np.partition(x, kth, axis=-1)
+    if np.isnan(part[..., kth:] if largest else part[..., :k]).any():
+        return None
+    mask = np.empty(x.shape, np.bool_)  # (C order: its flat positions are row-major)
+    (np.greater_equal if largest else np.less_equal)(x, part[..., kth:kth + 1], out=mask)
+    lead = x.shape[:-1]
+    rows = mask.size // n
+    flat = np.flatnonzero(mask)
+    if flat.size == rows * k:  # (each row has at least k: exactly k in every row)
+        return (flat % n).reshape(lead + (k,))
+    # some rows have more than k reaching the k-th value (ties with it): keep, in every row, all
+    # beyond it and the first (by position) of those equal to it until there are k (which of
+    # equal values PyTorch picks is unspecified); worked on the candidates only
+    row = flat // n
+    counts = np.bincount(row, minlength=rows)
+    thr = part[..., kth].reshape(-1)
+    same = np.flatnonzero(x[np.unravel_index(flat, x.shape)] == thr[row])  # (into flat)
+    same_row = row[same]
+    same_counts = np.bincount(same_row, minlength=rows)
+    rank = np.arange(same.size) - (np.cumsum(same_counts) - same_counts)[same_row]
+    need = k - (counts - same_counts)
+    keep = np.ones(flat.size, np.bool_)
+    keep[same[rank >= need[same_row]]] = False
+    return (flat[keep] % n).reshape(lead + (k,))
+
+
 @method("topk")
 def topk(self: Tensor, k: int, dim: int = -1, largest: bool = True, sorted: bool = True) -> Any:  # noqa: A002
     """The ``k`` largest (or smallest) elements along ``dim``: ``return_types.topk(values, indices)``.
@@ -159,6 +212,8 @@ def topk(self: Tensor, k: int, dim: int = -1, largest: bool = True, sorted: bool
     flag(sorted, "topk", "sorted")
     _not_bool(self, "topk")
     shape = self._layout.shape
+    if shape or self._dtype.is_complex:  # (PyTorch's 0-d path runs no kernel: it takes uint16/32/64)
+        support.check("topk", self._dtype, (self,))
     x = moved_last(self, d)
     n = x.shape[-1]
     if not shape:
@@ -167,9 +222,9 @@ def topk(self: Tensor, k: int, dim: int = -1, largest: bool = True, sorted: bool
         cand = None
         part = x[..., :k]
     else:
-        # argpartition puts NaN last, as the largest: the k largest are the last k
-        cand = np.argpartition(x, n - k if largest else k - 1, axis=-1)
-        cand = cand[..., n - k:] if largest else cand[..., :k]
+        cand = _top_by_threshold(x, k, largest) if x.dtype.kind == "f" else None
+        if cand is None:
+            cand = _top_by_argpartition(x, k, largest)
         part = np.take_along_axis(x, cand, axis=-1)
     order = argsort_last(part, largest, False)
     idx = order if cand is None else np.take_along_axis(cand, order, axis=-1)
@@ -205,6 +260,7 @@ def kthvalue(self: Tensor, k: int, dim: int = -1, keepdim: bool = False) -> Any:
     k = _k(self, k, d, "kthvalue", 1)
     if shape:  # (PyTorch's 0-d path runs no kernel, so it takes bool)
         _not_bool(self, "kthvalue")
+        support.check("kthvalue", self._dtype, (self,))
     x = moved_last(self, d)
     pos = np.argpartition(x, k - 1, axis=-1)[..., k - 1:k]
     # the moved order (dim d last, size 1) is the row-major order of the result, keepdim or not

@@ -43,6 +43,24 @@ UNSIGNED: dict[str, str] = {
     "softmax": "softmax_lastdim_kernel_impl", "log_softmax": "log_softmax_kernel_impl",
     "matmul": "addmm_impl_cpu_", "mm": "addmm_impl_cpu_", "dot": "addmm_impl_cpu_", "bmm": "bmm",
     "einsum": "bmm",
+    # the everyday ops (issue 12); "<op>.<variant>" where PyTorch's kernel differs by argument
+    "tril": "tril", "triu": "triu", "topk": "topk_cpu", "kthvalue": "kthvalue_cpu",
+    "cumsum_": "cumsum_out_cpu", "cumprod_": "cumprod_out_cpu", "cummax": "cummax_cpu", "cummin": "cummin_cpu",
+    "diff": "add_stub", "searchsorted": "searchsorted_out_cpu", "bucketize": "searchsorted_out_cpu",
+    "gather": "scatter_gather_tensor_cpu", "take": "take_cpu", "take_along_dim": "scatter_gather_tensor_cpu",
+    "scatter": "scatter_gather_tensor_cpu", "scatter.value": "scatter_gather_scalar_cpu",
+    "scatter_add": "scatter_gather_tensor_cpu", "scatter_reduce": "scatter_gather_tensor_cpu",
+    "scatter_reduce.mean": "scatter_gather_tensor_cpu_reduce_mean",
+    "scatter_reduce.amax": "scatter_gather_tensor_cpu_reduce_amax",
+    "scatter_reduce.amin": "scatter_gather_tensor_cpu_reduce_amin",
+    "scatter_reduce.exclude_self": "scatter_reduce_exclude_input_init",
+    "index_add": "scatter_gather_tensor_cpu", "index_add.alpha": "add_stub", "index_add.vector": "index_add_",
+    "index_copy": "index_copy_cpu", "index_fill": "index_fill_cpu", "masked_select": "masked_select",
+    "masked_fill": "masked_fill", "masked_scatter": "masked_scatter", "nonzero": "nonzero_count_cpu",
+    "argwhere": "nonzero_count_cpu", "count_nonzero": "nonzero_count_cpu",
+    "logical_not": "logical_not_cpu", "logical_and": "logical_and_cpu", "logical_or": "logical_or_cpu",
+    "logical_xor": "logical_xor_cpu", "sgn": "sign_cpu", "square": "pow", "fmod": "fmod_cpu",
+    "amax": "max_values_cpu", "amin": "min_values_cpu", "aminmax": "aminmax_cpu",
 }
 
 _CLAMP = "clamp is not supported for complex types"
@@ -70,6 +88,28 @@ COMPLEX: dict[str, tuple[type[StridedError], str]] = {
              "Please use torch.sgn instead."),
     "softmax": (StridedNotImplementedError, '"softmax_lastdim_kernel_impl" not implemented for \'{T}\''),
     "log_softmax": (StridedNotImplementedError, '"log_softmax_kernel_impl" not implemented for \'{T}\''),
+    # the everyday ops (issue 12)
+    **{op: (StridedNotImplementedError, f'"{kernel}" not implemented for \'{{T}}\'') for op, kernel in (
+        ("round", "round_vml_cpu"), ("erf", "erf_vml_cpu"), ("erfc", "erfc_vml_cpu"), ("erfinv", "erfinv_vml_cpu"),
+        ("atan2", "atan2_cpu"), ("arctan2", "atan2_cpu"), ("copysign", "copysign_cpu"), ("fmod", "fmod_cpu"), ("kthvalue", "kthvalue_cpu"),
+        ("cummax", "cummax_cpu"), ("cummin", "cummin_cpu"), ("unique", "unique"), ("unique.dim", "unique_dim"),
+        ("searchsorted", "searchsorted_out_cpu"), ("bucketize", "searchsorted_out_cpu"),
+        ("amax", "max_values_cpu"), ("amin", "min_values_cpu"), ("aminmax", "aminmax_cpu"),
+        ("scatter_reduce.amax", "scatter_gather_tensor_cpu_reduce_amax"),
+        ("scatter_reduce.amin", "scatter_gather_tensor_cpu_reduce_amin"))},
+    **{op: (StridedNotImplementedError, f"{op} is not supported for complex inputs") for op in ("floor", "ceil", "trunc")},
+    **{op: (StridedRuntimeError, f"{op} does not support complex inputs.") for op in ("isposinf", "isneginf")},
+    "signbit": (StridedNotImplementedError, "signbit is not implemented for complex tensors."),
+    **{op: (StridedRuntimeError, f"{op} is not supported for complex tensors.") for op in ("deg2rad", "rad2deg")},
+    # (PyTorch's first line starts with a space)
+    **{op: (StridedRuntimeError, " Sort does not support complex dtypes on CPU") for op in ("sort", "argsort", "msort")},
+    "topk": (StridedRuntimeError, " topk does not support complex dtypes on CPU"),
+    **{op: (StridedRuntimeError, "nansum on CPU does not support complex inputs") for op in ("nansum", "nanmean")},
+}
+# (op, dtype name) -> PyTorch's kernel for the other refusals of one dtype: '"<kernel>" not implemented for 'Bool''
+BY_DTYPE: dict[tuple[str, str], str] = {
+    ("searchsorted", "bool"): "searchsorted_out_cpu", ("bucketize", "bool"): "searchsorted_out_cpu",
+    ("polar", "float16"): "polar_cpu", ("scatter_reduce.mean", "bool"): "scatter_gather_tensor_cpu_reduce_mean",
 }
 
 _WHY_COMPLEX = "complex numbers have no order (and no rounding division or bits): this op has no complex kernel"
@@ -88,19 +128,22 @@ def check(op: str, dtype: DType, operands: tuple[Any, ...] = ()) -> None:
             cls, first = row
             raise cls(join_lines(first.replace("{T}", TORCH_NAMES[dtype]),
                                  f"{op} {_described(dtype, operands)}; {_WHY_COMPLEX}", _FIX_COMPLEX))
-    elif dtype.kind == "u" and dtype.itemsize > 1:
-        kernel = UNSIGNED.get(op)
-        if kernel is not None:
-            raise StridedNotImplementedError(
-                join_lines(f'"{kernel}" not implemented for \'{TORCH_NAMES[dtype]}\'',
-                           f"{op} {_described(dtype, operands)}; {_WHY_UNSIGNED}", _FIX_UNSIGNED))
+    kernel = UNSIGNED.get(op) if dtype.kind == "u" and dtype.itemsize > 1 else BY_DTYPE.get((op, dtype.name))
+    if kernel is not None:
+        why = _WHY_UNSIGNED if dtype.kind == "u" else f"PyTorch 2.13 has no {dtype.name} kernel for {op}"
+        fix = _FIX_UNSIGNED if dtype.kind == "u" else "fix: convert first, e.g. x.to(strided.float32)"
+        raise StridedNotImplementedError(
+            join_lines(f'"{kernel}" not implemented for \'{TORCH_NAMES[dtype]}\'',
+                       f"{op} {_described(dtype, operands)}; {why}", fix))
 
 
 def refused(op: str, dtype: DType) -> bool:
     """Whether :func:`check` would raise for ``op`` on ``dtype`` (for the fast paths' dtype sets)."""
     if dtype.is_complex:
         return op in COMPLEX
-    return dtype.kind == "u" and dtype.itemsize > 1 and op in UNSIGNED
+    if dtype.kind == "u" and dtype.itemsize > 1:
+        return op in UNSIGNED
+    return (op, dtype.name) in BY_DTYPE
 
 
 def _described(dtype: DType, operands: tuple[Any, ...]) -> str:

@@ -18,6 +18,7 @@ from typing import Any
 
 from ..tensor import Tensor
 from . import (
+    advanced_indexing,
     binary_more,
     complex_ops,
     copies,
@@ -80,6 +81,8 @@ _MORE: tuple[tuple[Any, str, str], ...] = (
     (scans, "copy", "cumsum cumprod cummax cummin diff"),
     (sets, "copy", "unique unique_consecutive"),
     (searching, "copy", "searchsorted bucketize"),
+    (advanced_indexing, "copy", "index_put"),  # (a copy of its input, written into)
+    (advanced_indexing, "compute", "index_put_"),
     (gather_scatter, "copy", "gather take take_along_dim"),
     (gather_scatter, "compute", "scatter scatter_add scatter_reduce"),
     (index_ops, "copy", "index_select"),

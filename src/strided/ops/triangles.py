@@ -23,6 +23,7 @@ from ..kernels import numpy_view
 from ..kernels.memory import check_writable
 from ..layout import plans as P
 from ..tensor import Tensor, tensor_arg
+from . import support
 from .joining import tensor_list
 from .promotion import promote_types
 from .registry import method
@@ -58,6 +59,8 @@ def _triangle(input: Tensor, diagonal: Any, lower: bool) -> Tensor:
     t = tensor_arg(input, op)
     k = int_arg(diagonal, op, "diagonal", 2)
     _check_matrix(t, op)
+    if t.numel():  # (uint16/32/64: PyTorch has no kernel; an empty tensor runs none)
+        support.check(op, t._dtype, (t,))
     shape = t._layout.shape
     out, target = result_array(shape, t._dtype)  # PyTorch: row-major whatever the input's layout
     if out.numel():
@@ -74,6 +77,8 @@ def _triangle_(self: Tensor, diagonal: Any, lower: bool) -> Tensor:
     _check_matrix(t, op)
     # Note: PyTorch writes into an expanded (stride-0) target; strided refuses, as its other
     # in-place writes do, before anything is written.
+    if t.numel():
+        support.check(op.rstrip("_"), t._dtype, (t,))
     check_writable(t._storage, t._layout, op)
     if t.numel():
         np.copyto(t._np(), 0, casting="unsafe", where=~_keep_mask(t._layout.shape, k, lower))

@@ -89,16 +89,22 @@ def unary(op: UnaryOp, x: Any, target: Tensor | None = None) -> Tensor:
     return out
 
 
+def not_a_tensor_input(x: Any, name: str, base: str) -> StridedTypeError:
+    """PyTorch's TypeError for an input ``x`` of op ``name`` (``exp`` or ``exp_``, whose function
+    is ``strided.<base>``) that is not a Tensor (the caller tests, so the hot path makes no call)."""
+    return StridedTypeError(
+        join_lines(
+            f"{name}(): argument 'input' (position 1) must be Tensor, not {type(x).__name__}",
+            f"got {x!r:.60}; make a tensor first: strided.{base}(strided.tensor(data))",
+        )
+    )
+
+
 def _unary(op: UnaryOp, x: Any, target: Tensor | None = None) -> Tensor:
     """Run ``op(x)`` into a fresh output (TensorIterator's strides) or into ``target`` (``x`` itself)."""
     name = op.name if target is None else op.name + "_"
     if not isinstance(x, Tensor):
-        raise StridedTypeError(
-            join_lines(
-                f"{name}(): argument 'input' (position 1) must be Tensor, not {type(x).__name__}",
-                f"got {x!r:.60}; make a tensor first: strided.{op.name}(strided.tensor(data))",
-            )
-        )
+        raise not_a_tensor_input(x, name, op.name)
     d = x._dtype
     if d is bool_:
         if op.bool_error:

@@ -17,7 +17,7 @@ integer input; ``"same"`` ops keep the dtype (``floor`` of an int tensor is an i
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 import numpy as np
@@ -29,10 +29,12 @@ from ..errors import StridedTypeError, join_lines
 from ..kernels import check_writable, special
 from ..kernels.fpstate import QUIET, quiet_reset, quiet_set
 from ..tensor import Tensor
+from . import support
 from .operands import _check_inplace, _fresh_output, _not_implemented, _view
 from .out import write_out
 from .promotion import to_float
 from .registry import method
+from .unary import not_a_tensor_input
 
 # (input view, output view, compute NumPy dtype, input DType, extra arguments) -> None
 Kernel = Callable[..., None]
@@ -56,6 +58,8 @@ class MoreUnary:
     inplace: bool = True
     bool_to_long: bool = False
     aliases: tuple[str, ...] = ()
+    # for an alias's copy of the op (fix is trunc): the op PyTorch's refusals are named after
+    canonical: str = ""
     # the output is laid out as ``empty_like(input)`` (PyTorch's nan_to_num, and isinf/isfinite of
     # integers, which are zeros_like/ones_like), not as TensorIterator lays it out: "always", "ints";
     # "isinf": PyTorch's isinf of floats is ``x.abs() == inf``, laid out as that comparison
@@ -118,7 +122,7 @@ def _round(x: np.ndarray, out: np.ndarray, compute: np.dtype, d: DType, decimals
         return
     p = compute.type(10.0 ** abs(decimals))
     scaled = np.multiply(x, p, dtype=compute) if decimals > 0 else np.divide(x, p, dtype=compute)
-    np.rint(scaled, out=scaled)
+    scaled = np.rint(scaled)  # (not out=scaled: a 0-d input gives a NumPy scalar, which has no buffer)
     if decimals > 0:
         np.divide(scaled, p, out=out, dtype=compute, casting="unsafe")
     else:
@@ -254,15 +258,11 @@ def run_unary(op: MoreUnary, x: Any, target: Tensor | None = None, args: tuple =
 def _run(op: MoreUnary, x: Any, target: Tensor | None, args: tuple) -> Tensor:
     name = op.name if target is None else op.name + "_"
     if not isinstance(x, Tensor):
-        raise StridedTypeError(
-            join_lines(
-                f"{name}(): argument 'input' (position 1) must be Tensor, not {type(x).__name__}",
-                f"got {x!r:.60}; make a tensor first: strided.{op.name}(strided.tensor(data))",
-            )
-        )
+        raise not_a_tensor_input(x, name, op.name)
     d = x._dtype
     if target is not None:
         check_writable(target._storage, target._layout, name)  # (PyTorch checks stride-0 overlap first)
+    support.check(op.canonical or op.name, d, (x,))  # PyTorch's refusals for complex and uint16/32/64
     if (d is bool_ and "bool" in op.refuse) or (
         not d.is_floating_point and d is not bool_ and "int" in op.refuse
     ):
@@ -314,8 +314,10 @@ FUNCTIONS: dict[str, Callable[..., Tensor]] = {}
 for _op in TABLE:
     if _op.name in ("round", "nan_to_num"):
         continue  # (their own signatures below)
-    _fn, _inplace = _make(_op)
     for _name in (_op.name, *_op.aliases):
+        # an alias (arcsin, fix, ...) is the op under its own name: records and messages name
+        # what the user called, as binary_more's arctan2 does
+        _fn, _inplace = _make(_op if _name == _op.name else replace(_op, name=_name, canonical=_op.name))
         FUNCTIONS[_name] = _fn
         method(_name)(_fn)
         if _inplace is not None:
@@ -387,6 +389,12 @@ def nan_to_num_(self: Tensor, nan: float = 0.0, posinf: float | None = None,
     """In-place :func:`nan_to_num`."""
     args = (_finite_arg(nan, "nan", "nan_to_num_") or 0.0, _finite_arg(posinf, "posinf", "nan_to_num_"),
             _finite_arg(neginf, "neginf", "nan_to_num_"))
+    if isinstance(self, Tensor) and not (self._dtype.is_floating_point or self._dtype.is_complex):
+        # PyTorch's nan_to_num_ of an integer or bool tensor is self.copy_(self), which returns at
+        # once: nothing is written or checked (an expanded tensor is fine)
+        if OPEN:
+            report("nan_to_num_", (self,), self)
+        return self
     return run_unary(OPS["nan_to_num"], self, target=self, args=args)
 
 
