@@ -79,7 +79,8 @@ def track(fwd: Callable, maker: Maker, operands: str = "self") -> Callable:
 
     ``operands``: "self" (only ``self`` may be a tensor: views, unary ops, reductions), "two"
     (the second argument may be one too: add, mul, matmul, ...), "dunder" (exactly
-    ``(self, other)``: the operators, whose wrapper takes no ``*args``).
+    ``(self, other)``: the operators, whose wrapper takes no ``*args``), "any" (tensors anywhere,
+    inside lists and tuples too: ``cat``, ``stack``, ``einsum``).
     """
     if operands == "dunder":
         @functools.wraps(fwd)
@@ -87,6 +88,12 @@ def track(fwd: Callable, maker: Maker, operands: str = "self") -> Callable:
             if self._ag is None and (other.__class__ is not Tensor or other._ag is None):
                 return fwd(self, other)
             return _slow(fwd, maker, (self, other), {})
+    elif operands == "any":
+        @functools.wraps(fwd)
+        def _tracked(*args: Any, **kwargs: Any) -> Any:
+            if not _any_tracked(args) and not _any_tracked(kwargs.values()):
+                return fwd(*args, **kwargs)
+            return _slow(fwd, maker, args, kwargs)
     elif operands == "two" and _exact(fwd, maker, True) is not None:
         _tracked = _exact(fwd, maker, True)
     elif operands == "two":
@@ -106,6 +113,18 @@ def track(fwd: Callable, maker: Maker, operands: str = "self") -> Callable:
                 return _slow(fwd, maker, (self, *args), kwargs)
     _tracked.__wrapped_maker__ = maker  # type: ignore[attr-defined]
     return _tracked
+
+
+def _any_tracked(values: Any) -> bool:
+    """Whether any of ``values`` (or an item of a list or tuple among them) is a tensor with an
+    autograd record: the test of the "any" operands wrappers (``cat``, ``stack``, ``einsum``)."""
+    for v in values:
+        if v.__class__ is Tensor:
+            if v._ag is not None:
+                return True
+        elif isinstance(v, (list, tuple)) and any(i.__class__ is Tensor and i._ag is not None for i in v):
+            return True
+    return False
 
 
 _GENERATED = os.path.join(os.path.dirname(__file__), "<generated wrapper>")

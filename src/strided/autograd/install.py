@@ -25,6 +25,7 @@ from .. import ops
 from ..errors import StridedNotImplementedError, join_lines
 from ..nn import functional
 from ..ops import elementwise, matmul, reductions, softmax, unary
+from ..ops.registry import BACKWARD
 from ..tensor import Tensor
 from .function import OUT_OF_PLACE, STATE, track, track_inplace
 from .graph import GRAD_MODE, requires_grad
@@ -33,6 +34,14 @@ from .rules_views import view_rules
 
 _NOT_INPLACE = {"requires_grad_", "detach_", "retain_grad", "register_hook"}
 _MODULES = (elementwise, unary, reductions, matmul, softmax)
+
+
+def _op_modules() -> tuple:
+    """Every module of :mod:`strided.ops` (and ``nn.functional``): where the module functions that
+    have a registered rule live (``joining.cat``, ``gather_scatter.gather``, ...)."""
+    found = [m for name, m in sorted(sys.modules.items())
+             if name.startswith(ops.__name__ + ".") and m is not None]
+    return tuple(dict.fromkeys((*_MODULES, *found, functional)))
 
 
 def activate() -> None:
@@ -44,7 +53,7 @@ def activate() -> None:
 
 
 def install() -> None:
-    rules = {**view_rules(), **math_rules()}
+    rules = {**view_rules(), **math_rules(), **BACKWARD}
     wrapped: dict[Any, Any] = {}
     for name, (maker, operands) in rules.items():
         member = Tensor.__dict__.get(name)
@@ -59,7 +68,7 @@ def install() -> None:
         setattr(Tensor, name, new)
     # the module functions that are the same function objects as the methods (nn.functional's
     # private bindings of them too: F.softmax calls ops.softmax's)
-    for module in (*_MODULES, functional):
+    for module in _op_modules():
         for attr, value in list(vars(module).items()):
             if callable(value) and value in wrapped:
                 setattr(module, attr, wrapped[value])
@@ -145,10 +154,21 @@ _IOPS = {"add", "sub", "mul", "truediv", "floordiv", "mod", "pow", "and", "or", 
 
 def _install_module_functions(rules: dict, wrapped: dict) -> None:
     """Module functions that are not the method objects (``elementwise.add`` is its own function
-    with the fast paths; ``unary.exp`` too): wrapped with the method's rule."""
-    for module in _MODULES:
+    with the fast paths; ``unary.exp`` too): wrapped with the method's rule. (``nn.functional``'s
+    own functions have other signatures: they register rules of their own names, ``F.*``.)"""
+    for key, (maker, operands) in rules.items():
+        if key.startswith("F."):  # nn.functional's own functions: registered as "F.<name>"
+            value = getattr(functional, key[2:])
+            wrapped[value] = track(value, maker, "any" if operands in ("property", "dunder") else operands)
+            setattr(functional, key[2:], wrapped[value])
+    for module in _op_modules():
+        if module is functional:
+            continue
         for attr, value in list(vars(module).items()):
             if attr.startswith("_") or not callable(value) or getattr(value, "__wrapped_maker__", None):
+                continue
+            if value in wrapped:  # the same function imported into another module
+                setattr(module, attr, wrapped[value])
                 continue
             if attr in rules and not isinstance(value, type):
                 maker, operands = rules[attr]
