@@ -22,7 +22,7 @@ LAYERS: list[tuple[str, tuple[str, ...]]] = [
     ("storage", ("storage",)),
     ("kernels", ("kernels", "scalars")),
     ("text", ("formatting",)),
-    ("dispatch", ("dispatch",)),
+    ("dispatch", ("dispatch", "gradients")),  # gradients: the backward-rule registry
     ("tensor", ("tensor", "creation")),
     ("interop", ("interop",)),  # DLPack, as_tensor/asarray: wraps memory with creation
     ("above tensor", ("writes", "numpy_api")),

@@ -35,8 +35,9 @@ from .args import (
 )
 from .dispatch import OPEN, copy_of, reinterpreted, storage_root, view_of
 from .dtypes import TORCH_NAME, DType, to_dtype
-from .errors import StridedRuntimeError, StridedTypeError, join_lines
+from .errors import StridedNotImplementedError, StridedRuntimeError, StridedTypeError, join_lines
 from .formatting import format_tensor
+from .gradients import BACKWARD, backward, flat_indices, scatter_into_view, sum_to, zeros_of
 from .indexing import AdvancedIndex, index_layout
 from .kernels import copy_array, numpy_view
 from .layout import Layout
@@ -111,6 +112,100 @@ def narrow_tensor_start(start: Tensor) -> Any:
         )
     return int(start.item())
 
+
+
+# ---------------------------------------------------------------- backward rules of the views
+# Each view method below registers its gradient rule right after itself (strided.gradients has
+# the contract). Three kinds, cheapest first:
+# - a view back: the gradient of a permute is the gradient permuted back, of a view/reshape the
+#   gradient reshaped (a view whenever its layout allows), of a squeeze/unsqueeze the gradient
+#   with the size-1 dims put back. Nothing is copied.
+# - a sum: the gradient of an expand is summed over the stretched dims (each input element was
+#   read once per stretched position).
+# - a scatter into the viewed layout (select, slicing, narrow, diagonal, unfold, as_strided): a
+#   zero tensor in the input's shape, the same view taken of it and the incoming gradient added
+#   there; where the view reads an element several times (overlapping unfold windows) the
+#   additions accumulate, as PyTorch defines it.
+
+
+def _reshaped_back(name: str | Callable[..., str]) -> Callable[..., Any]:
+    """The rule of view, reshape, flatten, unflatten, squeeze, unsqueeze: the gradient reshaped
+    back to the input's shape (a view of it whenever its strides allow). ``name``: the node's
+    name, or a function of ``(out, x, args, kwargs)`` giving it."""
+
+    def rule(out: Tensor, x: Tensor, *args: Any, **kwargs: Any) -> Any:
+        if out is x:
+            return None
+        shape = x._layout.shape
+        node = name(out, x, args, kwargs) if callable(name) else name
+        return node, (x,), lambda g: (g.reshape(shape),), ()
+
+    return rule
+
+
+def _scattered_back(name: str | Callable[[tuple], str], method: str) -> Callable[..., Any]:
+    """The rule of select, narrow, diagonal, unfold and a basic index: the gradient scattered
+    into the same view (``method`` with the forward's arguments) of a zero tensor of the input's
+    shape. ``name``: the node's name, or a function of the arguments giving it."""
+
+    def rule(out: Tensor, x: Tensor, *args: Any, **kwargs: Any) -> Any:
+        if out is x:
+            return None
+        if out._storage is not x._storage:  # an advanced index: a copy, PyTorch's IndexBackward0
+            advanced = BACKWARD.get("index")
+            if advanced is not None:
+                return advanced[0](out, x, *args, **kwargs)
+            raise StridedNotImplementedError(join_lines(
+                "advanced indexing is not differentiable yet in strided's autograd",
+                f"the index made a copy (shape {out._layout.shape}) of a tensor that requires grad",
+                "fix: use basic indexing (ints, slices, None, ...), or gather/index_select on a "
+                "detached tensor"))
+        shape = x._layout.shape
+        node = name(args) if callable(name) else name
+
+        def grads(g: Tensor) -> tuple:
+            return (scatter_into_view(shape, g, lambda z: getattr(z, method)(*args, **kwargs)),)
+
+        return node, (x,), grads, ()
+
+    return rule
+
+
+def _pieces_back(name: str) -> Callable[..., Any]:
+    """split, chunk, unbind: one node with an output per piece; the gradient of the input is a
+    zero tensor with each piece's gradient added at the piece's place, a narrow (split, chunk)
+    or a select (unbind) along the dim (pieces with no gradient contribute nothing)."""
+
+    def rule(out: tuple, x: Tensor, *args: Any, **kwargs: Any) -> Any:
+        shape = x._layout.shape
+        unbind = name == "UnbindBackward0"
+        dim = kwargs.get("dim", args[1] if not unbind and len(args) > 1 else args[0] if unbind and args else 0)
+        d = dim % len(shape)
+        starts = []
+        at = 0
+        for piece in out:
+            starts.append(at)
+            at += 1 if unbind else piece._layout.shape[d]
+
+        def grads(*pieces: Any) -> tuple:
+            like = next(g for g in pieces if g is not None)
+            z = zeros_of(shape, like)
+            for start, piece_grad in zip(starts, pieces):
+                if piece_grad is None:
+                    continue
+                place = z.select(d, start) if unbind else z.narrow(d, start, piece_grad._layout.shape[d])
+                place._np()[...] += piece_grad._np()
+            return (z,)
+
+        return name, (x,), grads, (), "multi"
+
+    return rule
+
+
+def _permuted_back(out: Tensor, x: Tensor, p: Sequence[int]) -> Any:
+    """The gradient of a permutation ``p`` (the output's dim i is the input's dim p[i])."""
+    inverse = tuple(int(i) for i in np.argsort(p))
+    return "PermuteBackward0", (x,), lambda g: (g.permute(inverse),), ()
 
 class Tensor:
     """An N-dimensional view of a flat :class:`~strided.storage.Storage`.
@@ -438,6 +533,8 @@ class Tensor:
     def view_as(self, other: Tensor) -> Tensor:
         return self.view(tensor_arg(other, "view_as", "other").shape)
 
+    backward("view", "view_as")(_reshaped_back("ViewBackward0"))
+
     def reshape(self, *shape: Any) -> Tensor:
         """A view when PyTorch's computeStride allows it, otherwise a contiguous copy."""
         if not shape:
@@ -462,6 +559,14 @@ class Tensor:
 
     def reshape_as(self, other: Tensor) -> Tensor:
         return self.reshape(tensor_arg(other, "reshape_as", "other").shape)
+
+    @staticmethod
+    def _reshape_node(out: Tensor, x: Tensor, args: tuple, kwargs: dict) -> str:
+        # a reshape PyTorch does as a copy shows as UnsafeViewBackward0 (over a CloneBackward0 in
+        # PyTorch: # Note: strided records the copy and the view as one node)
+        return "ViewBackward0" if out._storage is x._storage else "UnsafeViewBackward0"
+
+    backward("reshape", "reshape_as", "flatten")(_reshaped_back(_reshape_node))
 
     def flatten(self, start_dim: int = 0, end_dim: int = -1) -> Tensor:
         """Merge dims ``start_dim..end_dim``; returns ``self`` when there is nothing to merge."""
@@ -494,6 +599,8 @@ class Tensor:
         # PyTorch reads and checks the sizes before the dim
         return self._carry(P.unflatten(lay, dim, unflatten_sizes(sizes, dim, lay.shape)), key)
 
+    backward("unflatten")(_reshaped_back("ViewBackward0"))
+
     def permute(self, *dims: Any) -> Tensor:
         lay = self._layout
         key = ("permute", lay.shape, lay.strides, lay.offset, dims)
@@ -509,6 +616,13 @@ class Tensor:
             raise missing("permute", "dims")
         return self._carry(L.permute_layout(lay, dims_arg(dims)), key)
 
+    @staticmethod
+    @backward("permute")
+    def _permute_backward(out: Tensor, x: Tensor, *args: Any) -> Any:
+        dims = args[0] if len(args) == 1 and isinstance(args[0], (tuple, list)) else args
+        n = len(x._layout.shape)
+        return _permuted_back(out, x, [d % n if n else 0 for d in dims])
+
     def transpose(self, dim0: int, dim1: int) -> Tensor:
         lay = self._layout
         key = None
@@ -522,11 +636,21 @@ class Tensor:
     swapaxes = transpose
     swapdims = transpose
 
+    @staticmethod
+    @backward("transpose", "swapaxes", "swapdims")
+    def _transpose_backward(out: Tensor, x: Tensor, dim0: int, dim1: int) -> Any:
+        return "TransposeBackward0", (x,), lambda g: (g.transpose(dim0, dim1),), ()
+
     def t(self) -> Tensor:
         ndim = len(self._layout.shape)
         if ndim > 2:
             raise t_error(ndim)
         return self.transpose(0, 1) if ndim == 2 else self._view(self._layout)
+
+    @staticmethod
+    @backward("t")
+    def _t_backward(out: Tensor, x: Tensor) -> Any:
+        return "TBackward0", (x,), lambda g: (g.t(),), ()
 
     @property
     def T(self) -> Tensor:
@@ -535,6 +659,12 @@ class Tensor:
         if len(lay.shape) != 2:
             warnings.warn(transpose_deprecated(lay.shape, "T"), UserWarning, stacklevel=2)
         return self._view(P.reverse(lay)[0])
+
+    @staticmethod
+    @backward("T", operands="property")
+    def _T_backward(out: Tensor, x: Tensor) -> Any:  # all dims reversed
+        n = len(x._layout.shape)
+        return _permuted_back(out, x, range(n - 1, -1, -1))
 
     @property
     def mT(self) -> Tensor:
@@ -546,6 +676,13 @@ class Tensor:
         if len(shape) < 2:
             raise mt_error(shape)
         return self.transpose(-2, -1)
+
+    @staticmethod
+    @backward("mT", operands="property")
+    def _mT_backward(out: Tensor, x: Tensor) -> Any:
+        if out is x:
+            return None
+        return "TransposeBackward0", (x,), lambda g: (g.transpose(-2, -1),), ()
 
     def movedim(self, source: Any, destination: Any) -> Tensor:
         if isinstance(source, (tuple, list)) != isinstance(destination, (tuple, list)):
@@ -562,6 +699,18 @@ class Tensor:
         return self._carry(L.movedim_layout(self._layout, src, dst))
 
     moveaxis = movedim
+
+    @staticmethod
+    @backward("movedim", "moveaxis")
+    def _movedim_backward(out: Tensor, x: Tensor, source: Any, destination: Any) -> Any:
+        n = len(x._layout.shape)
+        src = [s % n for s in (source if isinstance(source, (tuple, list)) else (source,))]
+        dst = [d % n for d in (destination if isinstance(destination, (tuple, list)) else (destination,))]
+        order: list[Any] = [None] * n
+        for s, d in zip(src, dst):
+            order[d] = s
+        rest = iter(i for i in range(n) if i not in src)
+        return _permuted_back(out, x, [o if o is not None else next(rest) for o in order])
 
     def expand(self, *sizes: Any) -> Tensor:
         """Stretch size-1 dims (stride 0) and add leading dims; -1 keeps a size."""
@@ -590,6 +739,12 @@ class Tensor:
             raise missing("broadcast_to", "size")
         return self.expand(*shape)
 
+    @staticmethod
+    @backward("expand", "expand_as", "broadcast_to")
+    def _expand_backward(out: Tensor, x: Tensor, *args: Any, **kwargs: Any) -> Any:
+        shape = x._layout.shape
+        return "ExpandBackward0", (x,), lambda g: (sum_to(g, shape),), ()
+
     def unsqueeze(self, dim: int) -> Tensor:
         lay = self._layout
         key = None
@@ -599,6 +754,8 @@ class Tensor:
             if found is not None:
                 return self._view(found)
         return self._carry(L.unsqueeze_layout(lay, dim), key)
+
+    backward("unsqueeze")(_reshaped_back("UnsqueezeBackward0"))
 
     def squeeze(self, dim: int | Sequence[int] | None = None) -> Tensor:
         lay = self._layout
@@ -610,6 +767,15 @@ class Tensor:
                 return self._view(found)
         dims = dim if dim is None else tuple(dim) if isinstance(dim, (tuple, list)) else (dim,)
         return self._carry(L.squeeze_layout(lay, dims), key)
+
+    @staticmethod
+    def _squeeze_node(out: Tensor, x: Tensor, args: tuple, kwargs: dict) -> str:
+        dim = args[0] if args else kwargs.get("dim")
+        if dim is None:
+            return "SqueezeBackward0"
+        return "SqueezeBackward2" if isinstance(dim, (tuple, list)) else "SqueezeBackward1"
+
+    backward("squeeze")(_reshaped_back(_squeeze_node))
 
     def narrow(self, dim: int, start: int, length: int) -> Tensor:
         lay = self._layout
@@ -625,6 +791,8 @@ class Tensor:
         length = int_arg(length, "narrow", "length", 3, size=True)
         return self._carry(L.narrow_layout(lay, dim, start, length), key)
 
+    backward("narrow")(_scattered_back("SliceBackward0", "narrow"))
+
     def select(self, dim: int, index: int) -> Tensor:
         lay = self._layout
         key = None
@@ -636,6 +804,8 @@ class Tensor:
         else:
             index = int_arg(index, "select", "index", 2, size=True)
         return self._carry(L.select_layout(lay, dim, index), key)
+
+    backward("select")(_scattered_back("SelectBackward0", "select"))
 
     def split(self, split_size: int | Sequence[int], dim: int = 0) -> tuple[Tensor, ...]:
         """Pieces of ``split_size`` along ``dim`` (the last may be smaller), or of the given sizes."""
@@ -674,6 +844,9 @@ class Tensor:
         check_piece_count(shape[d], "unbind", shape, d)
         return tuple(self._carry(L.select_layout(self._layout, d, i)) for i in range(shape[d]))
 
+    backward("split", "chunk")(_pieces_back("SplitBackward0"))
+    backward("unbind")(_pieces_back("UnbindBackward0"))
+
     def diagonal(self, offset: int = 0, dim1: int = 0, dim2: int = 1) -> Tensor:
         lay = self._layout
         key = None
@@ -685,10 +858,14 @@ class Tensor:
         offset = int_arg(offset, "diagonal", "offset", 1)
         return self._carry(L.diagonal_layout(lay, offset, dim1, dim2), key)
 
+    backward("diagonal")(_scattered_back("DiagonalBackward0", "diagonal"))
+
     def unfold(self, dimension: int, size: int, step: int) -> Tensor:
         size = int_arg(size, "unfold", "size", 2)
         step = int_arg(step, "unfold", "step", 3)
         return self._carry(L.unfold_layout(self._layout, dimension, size, step))
+
+    backward("unfold")(_scattered_back("UnfoldBackward0", "unfold"))
 
     def as_strided(self, size: Sequence[int], stride: Sequence[int], storage_offset: int | None = None) -> Tensor:
         """Any layout over this storage, checked against every Layout invariant and the storage's bounds."""
@@ -698,6 +875,30 @@ class Tensor:
                             itemsize=self._dtype.itemsize)
         return self._carry(plan)
 
+    @staticmethod
+    @backward("as_strided")
+    def _as_strided_backward(out: Tensor, x: Tensor, *args: Any, **kwargs: Any) -> Any:
+        """PyTorch's as_strided_backward: a zero buffer over the storage's elements, the incoming
+        gradient added at the view's positions (overlapping ones accumulate), then read back
+        through the input's layout; where the input itself reads an element several times, each
+        reading gets the element's gradient divided by their count."""
+        xl, ol = x._layout, out._layout
+        n = x._storage.array.shape[0]
+
+        def grads(g: Tensor) -> tuple:
+            buf = np.zeros(n, dtype=g._dtype.numpy)
+            np.add.at(buf, flat_indices(ol), g._np())
+            idx = flat_indices(xl)
+            if L.overlaps(xl.shape, xl.strides) is not False:
+                count = np.zeros(n, dtype=buf.dtype)
+                np.add.at(count, idx, 1)
+                buf = np.divide(buf, count, out=np.zeros_like(buf), where=count > 0)
+            gx = _dispatch.result(xl.shape, g._dtype)
+            gx._np()[...] = buf[idx]
+            return (gx,)
+
+        return "AsStridedBackward0", (x,), grads, ()
+
     def __getitem__(self, key: Any) -> Tensor:
         # basic indexing always plans a View (plans.index); its layout is index_layout's. An
         # advanced key (index_layout meets a tensor, list, array or bool) is a copy, made by
@@ -706,6 +907,29 @@ class Tensor:
             return self._view(index_layout(self._layout, key))
         except AdvancedIndex:
             return ADVANCED_INDEXING["getitem"](self, key)
+
+    @staticmethod
+    def _index_node(args: tuple) -> str:
+        """PyTorch's node for a basic index: the last step it records (``x[1, 1:3]`` is a
+        select, then a slice: SliceBackward0).
+
+        # Note: PyTorch records one node per step of a compound index; strided records one node
+        # (the whole key is one view), named after PyTorch's last step.
+        """
+        steps = args[0] if isinstance(args[0], tuple) else (args[0],)
+        last: Any = Ellipsis
+        for k in steps:
+            if k is not Ellipsis:
+                last = k
+        if last is Ellipsis:
+            return "AliasBackward0"
+        if isinstance(last, slice):
+            return "SliceBackward0"
+        if last is None or last is True or last is False:
+            return "UnsqueezeBackward0"
+        return "SelectBackward0"
+
+    backward("__getitem__")(_scattered_back(_index_node, "__getitem__"))
 
     # ------------------------------------------------------------ copies
 
@@ -742,6 +966,13 @@ class Tensor:
         if plan.__class__ is not Copy:
             raise error(plan)
         return self._materialize(plan, "clone()")
+
+    @staticmethod
+    @backward("contiguous", "clone")
+    def _clone_backward(out: Tensor, x: Tensor, *args: Any, **kwargs: Any) -> Any:
+        if out is x:
+            return None  # contiguous() of a contiguous tensor: the tensor itself, no node
+        return "CloneBackward0", (x,), lambda g: (g,), ()
 
     def _format_strides(self, memory_format: MemoryFormat) -> tuple[int, ...]:
         """Dense strides of this shape in ``memory_format`` (``empty_like``'s rule)."""

@@ -23,6 +23,7 @@ import numpy as np
 from .. import layout as L
 from ..dispatch import result
 from ..errors import StridedRuntimeError, join_lines
+from ..gradients import sum_to
 from ..tensor import Tensor
 from . import graph as G
 from .graph import GRAD_MODE, AccumulateGrad, Node, edge
@@ -99,25 +100,6 @@ def _fit(g: Tensor, shape: tuple, dtype: Any, node: Node, i: int) -> Tensor:
         g = sum_to(g, shape, node, i)
     if g._dtype is not dtype:
         g = g.to(dtype)
-    return g
-
-
-def sum_to(g: Tensor, shape: tuple, node: Node | None = None, i: int = 0) -> Tensor:
-    """``g`` summed down to ``shape`` (the dims a broadcast added or stretched)."""
-    gs = g._layout.shape
-    if gs == shape:
-        return g
-    lead = len(gs) - len(shape)
-    if lead < 0 or any(s != 1 and s != gs[lead + k] for k, s in enumerate(shape)):
-        where = f"input {i} of {node._name}" if node is not None else "the target"
-        raise StridedRuntimeError(
-            f"Function {node._name if node else 'backward'} returned an invalid gradient at index {i} - got "
-            f"{list(gs)} but expected shape compatible with {list(shape)} ({where})")
-    dims = tuple(range(lead)) + tuple(lead + k for k, s in enumerate(shape) if s == 1 and gs[lead + k] != 1)
-    if dims:
-        g = g.sum(dims, keepdim=True)
-    if lead:
-        g = g.reshape(shape)
     return g
 
 

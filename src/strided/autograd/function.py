@@ -1,6 +1,6 @@
 """Recording the graph: how a forward op of :mod:`strided.ops` gets its backward node.
 
-Each differentiable op has a *rule maker* (in :mod:`.rules_views`, :mod:`.rules_math`, ...):
+Each differentiable op has a *rule maker* (registered beside its forward, :mod:`strided.gradients`):
 ``maker(out, *args, **kwargs)`` is called after the forward ran, with its result and its
 arguments, and returns ``(name, inputs, backward, saved)``: PyTorch's node name, the inputs the
 gradient flows to (tensors, or None for a number), ``backward(*grads) -> one gradient per input``

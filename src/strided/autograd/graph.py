@@ -20,6 +20,7 @@ from collections.abc import Callable
 from contextvars import ContextVar
 from typing import Any
 
+from .. import gradients as _gradients
 from ..dispatch import storage_root
 from ..errors import StridedRuntimeError, join_lines
 
@@ -69,17 +70,15 @@ class Meta:
         self.acc: Any = None
 
 
+requires_grad = _gradients.requires_grad  # (beside the rules it serves: strided.gradients)
+
+
 def meta(t: Any) -> Meta:
     """``t``'s Meta, made when it has none yet."""
     m = t._ag
     if m is None:
         m = t._ag = Meta()
     return m
-
-
-def requires_grad(t: Any) -> bool:
-    m = t._ag
-    return m is not None and (m.requires_grad or m.grad_fn is not None)
 
 
 def edge(t: Any) -> tuple[Node | None, int]:

@@ -3,8 +3,8 @@ time a tensor is made to require grad. Until then every op is the plain forward 
 no cost); afterwards an op on tensors outside autograd pays one wrapper call and a slot test
 (measured: 60-90 ns for the operators, about 200 ns for the methods taking ``*args``).
 
-- The differentiable Tensor methods of :data:`.rules_views.view_rules` and
-  :data:`.rules_math.math_rules` are replaced by :func:`.function.track` wrappers (the same
+- The differentiable Tensor methods (those with a rule in :data:`strided.gradients.BACKWARD`,
+  registered beside their forwards) are replaced by :func:`.function.track` wrappers (the same
   name, docstring and module: ``functools.wraps``).
 - The module functions of the same ops (``strided.ops.elementwise.add``, ``ops.unary.exp``,
   ``ops.reductions.sum``, ``ops.matmul.matmul``, ...) are replaced in their modules too, so that
@@ -29,8 +29,6 @@ from ..ops.registry import BACKWARD
 from ..tensor import Tensor
 from .function import OUT_OF_PLACE, STATE, track, track_inplace
 from .graph import GRAD_MODE, requires_grad
-from .rules_math import math_rules
-from .rules_views import view_rules
 
 _NOT_INPLACE = {"requires_grad_", "detach_", "retain_grad", "register_hook"}
 _MODULES = (elementwise, unary, reductions, matmul, softmax)
@@ -53,7 +51,7 @@ def activate() -> None:
 
 
 def install() -> None:
-    rules = {**view_rules(), **math_rules(), **BACKWARD}
+    rules = dict(BACKWARD)
     wrapped: dict[Any, Any] = {}
     for name, (maker, operands) in rules.items():
         member = Tensor.__dict__.get(name)

@@ -23,7 +23,7 @@ from ..layout.formats import format_strides, suggest_format
 from ..memory_format import MemoryFormat, is_dense_format, preserve_format
 from ..messages import error
 from ..tensor import Tensor
-from .registry import method
+from .registry import backward, method
 
 # The dtype form of Tensor.to (tensor.py): the copy path every conversion goes through.
 _to_dtype = Tensor.to
@@ -262,6 +262,16 @@ def to(self: Tensor, *args: Any, **kwargs: Any) -> Tensor:
         return self
     plan = P.clone(lay, memory_format.name, itemsize=target.itemsize)
     return self._materialize(plan, f"to({target.name}, memory_format={memory_format.name})", target)
+
+
+@backward("to", "float", "double", "half", "type")
+def _to_backward(out: Any, x: Tensor, *args: Any, **kwargs: Any) -> Any:
+    """A conversion that copied: the gradient cast back to the input's dtype (none when ``to``
+    returned ``self``)."""
+    if out is x or out.__class__ is not Tensor:
+        return None
+    dtype = x._dtype
+    return "ToCopyBackward0", (x,), lambda g: (g.to(dtype) if g._dtype is not dtype else g,), ()
 
 
 # ---------------------------------------------------------------- detach

@@ -72,7 +72,7 @@ from .operands import (
     _view,
 )
 from .promotion import operand_class, result_type_of_classes, to_float
-from .registry import method
+from .registry import backward, method, requires_grad
 from .support import check as _check_support
 
 # ---------------------------------------------------------------- binary ops
@@ -705,6 +705,128 @@ _METHODS: list[tuple[tuple[str, ...], Callable]] = [
 
 for _names, _fn in _METHODS:
     method(*_names)(_fn)
+
+
+# ---------------------------------------------------------------- backward rules (derivatives.yaml)
+# Broadcasting needs no code here: the engine sums each gradient down to its input's shape and
+# casts it to its dtype (PyTorch's validate_outputs), so ``x + bias`` gives ``bias`` the gradient
+# summed over the batch. A number operand is an input the gradient does not flow to.
+
+
+def _scale(g: Tensor, alpha: Any) -> Tensor:
+    return g if alpha is None or alpha == 1 else g * alpha
+
+
+@backward("__add__", "__radd__", operands="dunder")
+@backward("add", operands="two")
+def _add_backward(out: Tensor, a: Any, b: Any, *, alpha: Any = None, **kwargs: Any) -> Any:
+    return "AddBackward0", (a, b), lambda g: (g, _scale(g, alpha)), ()
+
+
+@backward("__sub__", operands="dunder")
+@backward("sub", "subtract", operands="two")
+def _sub_backward(out: Tensor, a: Any, b: Any, *, alpha: Any = None, **kwargs: Any) -> Any:
+    return "SubBackward0", (a, b), lambda g: (g, -_scale(g, alpha)), ()
+
+
+@backward("__rsub__", operands="dunder")
+def _rsub_backward(out: Tensor, self: Tensor, other: Any) -> Any:  # other - self
+    if other.__class__ is Tensor:
+        return _sub_backward(out, other, self)
+    return "RsubBackward1", (self,), lambda g: (-g,), ()
+
+
+@backward("__mul__", "__rmul__", operands="dunder")
+@backward("mul", "multiply", operands="two")
+def _mul_backward(out: Tensor, a: Any, b: Any, **kwargs: Any) -> Any:
+    ta, tb = a.__class__ is Tensor, b.__class__ is Tensor
+    need_a, need_b = ta and requires_grad(a), tb and requires_grad(b)
+
+    def grads(g: Tensor) -> tuple:
+        return (g * b if need_a else None, g * a if need_b else None)
+
+    saved = tuple(t for t, keep in ((a, ta and need_b), (b, tb and need_a)) if keep)
+    return "MulBackward0", (a, b), grads, saved
+
+
+@backward("__truediv__", operands="dunder")
+@backward("div", "divide", "true_divide", operands="two")
+def _div_backward(out: Tensor, a: Any, b: Any, *, rounding_mode: Any = None, **kwargs: Any) -> Any:
+    if rounding_mode is not None:
+        return None
+    ta, tb = a.__class__ is Tensor, b.__class__ is Tensor
+    if not ta:  # number / tensor: PyTorch computes reciprocal(b) * number
+        return "DivBackward0", (None, b), lambda g: (None, -g * a / (b * b)), (b,)
+    need_b = tb and requires_grad(b)
+
+    def grads(g: Tensor) -> tuple:
+        return (g / b, -g * a / (b * b) if need_b else None)
+
+    return "DivBackward0", (a, b), grads, ((a, b) if need_b else (b,) if tb else ())
+
+
+@backward("__rtruediv__", operands="dunder")
+def _rdiv_backward(out: Tensor, self: Tensor, other: Any) -> Any:  # other / self
+    return _div_backward(out, other, self)
+
+
+@backward("__pow__", operands="dunder")
+@backward("pow", operands="two")
+def _pow_backward(out: Tensor, a: Any, b: Any, **kwargs: Any) -> Any:
+    ta, tb = a.__class__ is Tensor, b.__class__ is Tensor
+    if ta and not tb:  # tensor ** number
+        if b == 0:
+            return "PowBackward0", (a,), lambda g: (g * 0,), ()
+        return "PowBackward0", (a,), lambda g: (g * b * a ** (b - 1),), (a,)
+    if tb and not ta:  # number ** tensor
+        import math
+
+        log_a = math.log(a) if a > 0 else float("nan") if a < 0 else float("-inf")
+
+        def grads_base(g: Tensor) -> tuple:
+            if a == 0:  # PyTorch: the gradient is 0 where the exponent is >= 0
+                return ((g * out * log_a).masked_fill(b >= 0, 0),)
+            return (g * out * log_a,)
+
+        return "PowBackward2", (b,), grads_base, (b, out)
+    need_b = requires_grad(b)
+
+    def grads(g: Tensor) -> tuple:
+        ga = g * b * a ** (b - 1)
+        gb = None
+        if need_b:  # d(a**b)/db = a**b * log(a), taken as 0 where a == 0 and b >= 0
+            gb = (g * out * a.log()).masked_fill((a == 0) & (b >= 0), 0)
+        return (ga, gb)
+
+    return "PowBackward1", (a, b), grads, (a, b, out) if need_b else (a, b)
+
+
+@backward("__rpow__", operands="dunder")
+def _rpow_backward(out: Tensor, self: Tensor, other: Any) -> Any:  # other ** self
+    return _pow_backward(out, other, self)
+
+
+@backward("maximum", operands="two")
+def _maximum_backward(out: Tensor, a: Tensor, b: Tensor) -> Any:
+    return extremum_backward("MaximumBackward0", a, b, out)
+
+
+@backward("minimum", operands="two")
+def _minimum_backward(out: Tensor, a: Tensor, b: Tensor) -> Any:
+    return extremum_backward("MinimumBackward0", a, b, out)
+
+
+def extremum_backward(name: str, a: Tensor, b: Tensor, out: Tensor) -> Any:
+    """maximum / minimum (and ``max(a, b)``): each side gets the gradient where it won; ties
+    share it equally, as PyTorch's rule does."""
+
+    def grads(g: Tensor) -> tuple:
+        half = g * 0.5
+        tie = a == b
+        return ((g * (out == a)).masked_fill(tie, 0) + half * tie,
+                (g * (out == b)).masked_fill(tie, 0) + half * tie)
+
+    return name, (a, b), grads, (a, b, out)
 
 # The unary ops, clamp and where live in .unary; re-exported so this module stays the one
 # place to import elementwise functions from.

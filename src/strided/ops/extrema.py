@@ -30,8 +30,9 @@ from ..kernels.memory import write
 from ..kernels.reduce import arg_extreme_along, arg_extreme_flat, extreme_all
 from ..tensor import Tensor, tensor_arg
 from . import return_types
+from .elementwise import extremum_backward
 from .reduce_args import reduced_shape, reduction_dims, shape_text
-from .registry import method
+from .registry import backward, method, zeros_of
 from .support import check as _check_support
 
 
@@ -115,6 +116,38 @@ def max(self: Tensor, dim: Any = None, keepdim: bool = False) -> Any:  # noqa: A
 def min(self: Tensor, dim: Any = None, keepdim: bool = False) -> Any:  # noqa: A001
     """The smallest element (0-d), or ``(values, indices)`` along ``dim``, or ``minimum(self, other)``."""
     return _extreme(self, dim, keepdim, "min")
+
+
+def _extreme_rule(name: str) -> Any:
+    """The rule of ``max`` / ``min``: all dims (ties share the gradient equally, PyTorch's
+    evenly_distribute_backward), along a dim (the gradient goes to the index found), or the
+    elementwise ``max(a, b)``."""
+
+    def rule(out: Any, x: Tensor, dim: Any = None, keepdim: bool = False) -> Any:
+        if dim.__class__ is Tensor:  # max(a, b): the elementwise maximum
+            return extremum_backward("MaximumBackward0" if name == "Max" else "MinimumBackward0", x, dim, out)
+        shape = x._layout.shape
+        if dim is None:
+            def full(g: Tensor) -> tuple:
+                mask = x == out
+                return (g * mask / mask.sum(),)
+
+            return f"{name}Backward1", (x,), full, (x, out)
+        indices = out[1]
+        d = dim % len(shape) if shape else 0
+
+        def along(g: Tensor) -> tuple:
+            idx = indices if keepdim or not shape else indices.unsqueeze(d)
+            gk = g if keepdim or not shape else g.unsqueeze(d)
+            return (zeros_of(shape, g).scatter(d, idx, gk),)
+
+        return f"{name}Backward0", (x,), along, (indices,)
+
+    return rule
+
+
+backward("max")(_extreme_rule("Max"))
+backward("min")(_extreme_rule("Min"))
 
 
 def _arg(self: Tensor, dim: Any, keepdim: bool, op: str) -> Tensor:

@@ -38,7 +38,7 @@ from .elementwise import mul
 from .memo import Memo
 from .operands import _cinfo
 from .reduce_args import shape_text
-from .registry import method
+from .registry import backward, method, requires_grad
 
 
 def _x(*sizes: int) -> str:
@@ -370,12 +370,54 @@ matmul = method("matmul")(_with_fast_path(_matmul))
 matmul_operator = method("__matmul__")(_with_fast_path(_matmul_operator))
 
 
+@backward("__matmul__", operands="dunder")
+@backward("matmul", operands="two")
+def _matmul_backward(out: Tensor, a: Any, b: Any) -> Any:
+    """PyTorch's matmul by the operands' dims: mm, dot, mv; otherwise the batched product with
+    broadcasting (the engine sums each gradient over the broadcast batch dims).
+
+    # Note: PyTorch builds 1-d @ 2-d and the batched cases from unsqueeze / reshape / mm / bmm
+    # nodes (``SqueezeBackward4``, ``UnsafeViewBackward0``, ...); strided records one node
+    # (``MmBackward0`` for 1-d @ 2-d, ``BmmBackward0`` for the batched product).
+    """
+    if a.__class__ is not Tensor or b.__class__ is not Tensor:
+        return None
+    na, nb = len(a._layout.shape), len(b._layout.shape)
+    if na == 2 and nb == 2:
+        return _mm_backward(out, a, b)
+    if na == 1 and nb == 1:
+        return _dot_backward(out, a, b)
+    if na == 2 and nb == 1:
+        return "MvBackward0", (a, b), lambda g: (g.unsqueeze(1) * b, a.t().matmul(g)), (a, b)
+    name = "MmBackward0" if na == 1 and nb == 2 else "BmmBackward0"
+
+    def grads(g: Tensor) -> tuple:
+        a2 = a.unsqueeze(0) if na == 1 else a
+        b2 = b.unsqueeze(1) if nb == 1 else b
+        g2 = g.unsqueeze(-2) if na == 1 else g
+        g2 = g2.unsqueeze(-1) if nb == 1 else g2
+        ga = g2.matmul(b2.mT)
+        gb = a2.mT.matmul(g2)
+        if na == 1:
+            ga = ga.squeeze(-2)
+        if nb == 1:
+            gb = gb.squeeze(-1)
+        return ga, gb
+
+    return name, (a, b), grads, (a, b)
+
+
 @method("__rmatmul__")
 def rmatmul(self: Tensor, other: Any) -> Tensor:
     """``other @ self`` for a left operand that is not a strided tensor."""
     if not isinstance(other, Tensor):
         return NotImplemented
     return matmul(other, self)
+
+
+@backward("__rmatmul__", operands="dunder")
+def _rmatmul_backward(out: Tensor, self: Tensor, other: Any) -> Any:
+    return _matmul_backward(out, other, self)
 
 
 def _into(out: Any, result: Tensor, op: str, inputs: tuple) -> Tensor:
@@ -402,6 +444,16 @@ def mm(self: Tensor, mat2: Tensor, *, out: Any = None) -> Tensor:
     _check_mm(a, b, "mm")
     result = report("mm", (a, b), _product(a, b, (a.shape[0], b.shape[1])))
     return result if out is None else _into(out, result, "mm", (a, b))
+
+
+@backward("mm", operands="two")
+def _mm_backward(out: Tensor, a: Tensor, b: Tensor, **kwargs: Any) -> Any:
+    need_a, need_b = requires_grad(a), requires_grad(b)
+
+    def grads(g: Tensor) -> tuple:
+        return (g.mm(b.t()) if need_a else None, a.t().mm(g) if need_b else None)
+
+    return "MmBackward0", (a, b), grads, tuple(t for t, k in ((a, need_b), (b, need_a)) if k)
 
 
 @method("bmm")
@@ -434,6 +486,16 @@ def bmm(self: Tensor, mat2: Tensor, *, out: Any = None) -> Tensor:
     return result if out is None else _into(out, result, "bmm", (a, b))
 
 
+@backward("bmm", operands="two")
+def _bmm_backward(out: Tensor, a: Tensor, b: Tensor, **kwargs: Any) -> Any:
+    need_a, need_b = requires_grad(a), requires_grad(b)
+
+    def grads(g: Tensor) -> tuple:
+        return (g.bmm(b.transpose(1, 2)) if need_a else None, a.transpose(1, 2).bmm(g) if need_b else None)
+
+    return "BmmBackward0", (a, b), grads, tuple(t for t, k in ((a, need_b), (b, need_a)) if k)
+
+
 @method("dot")
 def dot(self: Tensor, other: Tensor) -> Tensor:
     """Sum of products of two 1-D tensors of one length and dtype, as a 0-d tensor."""
@@ -449,6 +511,11 @@ def dot(self: Tensor, other: Tensor) -> Tensor:
         )
     _check_dot(a, b, "dot")
     return report("dot", (a, b), _product(a, b, ()))
+
+
+@backward("dot", operands="two")
+def _dot_backward(out: Tensor, a: Tensor, b: Tensor) -> Any:
+    return "DotBackward0", (a, b), lambda g: (g * b, g * a), (a, b)
 
 
 @method("outer")

@@ -38,7 +38,7 @@ from .reduce_args import (
     reduction_dims,
     shape_text,
 )
-from .registry import method
+from .registry import backward, method
 
 
 def _accumulator(out_dtype: DType) -> np.dtype:
@@ -105,6 +105,33 @@ def sum(self: Tensor, dim: Any = None, keepdim: bool = False, *, dtype: Any = No
 
 _SCALAR = _cinfo[()][2]  # the 0-d layout every full sum shares
 _add_reduce = np.add.reduce  # (array, axis, dtype, out, keepdims): positional, cheaper than keywords
+
+
+def reduced_dims(dim: Any, ndim: int) -> tuple[int, ...]:
+    """The dims a reduction's ``dim`` argument names, wrapped and sorted (None: all)."""
+    if dim is None:
+        return tuple(range(ndim))
+    dims = tuple(dim) if isinstance(dim, (tuple, list)) else (dim,)
+    return tuple(sorted(d % ndim if ndim else 0 for d in dims))
+
+
+def unreduce(g: Tensor, shape: tuple, dims: tuple, keepdim: bool) -> Tensor:
+    """``g`` (a reduction's gradient) with the reduced dims put back as size 1 and expanded to
+    ``shape``: a view, nothing copied."""
+    if not keepdim and shape:
+        for d in dims:
+            g = g.unsqueeze(d)
+    return g.expand(shape)
+
+
+@backward("sum")
+def _sum_backward(out: Tensor, x: Tensor, dim: Any = None, keepdim: bool = False, **kwargs: Any) -> Any:
+    """Every element read once: the gradient expanded back over the summed dims (a view)."""
+    shape = x._layout.shape
+    dims = reduced_dims(dim, len(shape))
+    if dim is None or (isinstance(dim, (tuple, list)) and not dim):
+        return "SumBackward0", (x,), lambda g: (g.reshape((1,) * len(shape)).expand(shape),), ()
+    return "SumBackward1", (x,), lambda g: (unreduce(g, shape, dims, keepdim),), ()
 
 
 @method("prod")
@@ -179,6 +206,18 @@ def mean(self: Tensor, dim: Any = None, keepdim: bool = False, *, dtype: Any = N
     mean_into(self._np(), numpy_axes(dims, len(shape)), _accumulator(out_dtype),
               reduced_count(shape, dims), out_np, keepdim)  # 0/0 is NaN, silently
     return report("mean", (self,), out)
+
+
+@backward("mean")
+def _mean_backward(out: Tensor, x: Tensor, dim: Any = None, keepdim: bool = False, **kwargs: Any) -> Any:
+    shape = x._layout.shape
+    dims = reduced_dims(dim, len(shape))
+    n = 1
+    for d in dims:
+        n *= shape[d]
+    if dim is None:
+        return "MeanBackward0", (x,), lambda g: (g.reshape((1,) * len(shape)).expand(shape) / n,), ()
+    return "MeanBackward1", (x,), lambda g: (unreduce(g, shape, dims, keepdim) / n,), ()
 
 
 def _variance(self: Tensor, dim: Any, unbiased: Any, keepdim: bool, correction: Any, op: str,

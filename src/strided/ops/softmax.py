@@ -20,7 +20,7 @@ from ..errors import StridedNotImplementedError, StridedTypeError, join_lines
 from ..kernels.reduce import softmax_into
 from ..tensor import Tensor, tensor_arg
 from .reduce_args import numpy_axes, optional_dtype, reduction_dims
-from .registry import method
+from .registry import backward, method
 
 
 def _softmax(self: Tensor, dim: Any, dtype: Any, op: str, log: bool) -> Tensor:
@@ -62,7 +62,28 @@ def softmax(self: Tensor, dim: int | None = None, dtype: Any = None) -> Tensor:
     return _softmax(self, dim, dtype, "softmax", log=False)
 
 
+def _softmax_dim(x: Tensor, dim: Any) -> int:
+    n = len(x._layout.shape)
+    if dim is None:  # PyTorch's deprecated implicit choice
+        dim = 0 if n in (0, 1, 3) else 1
+    return dim % n if n else 0
+
+
+@backward("softmax")
+def _softmax_backward(out: Tensor, x: Tensor, dim: Any = None, dtype: Any = None, **kwargs: Any) -> Any:
+    """PyTorch's _softmax_backward_data: y * (g - sum(g * y, dim))."""
+    d = _softmax_dim(x, dim)
+    return "SoftmaxBackward0", (x,), lambda g: (out * (g - (g * out).sum(d, keepdim=True)),), (out,)
+
+
 @method("log_softmax")
 def log_softmax(self: Tensor, dim: int | None = None, dtype: Any = None) -> Tensor:
     """(x - max) - log(sum(exp(x - max))) along ``dim``: the log of :func:`softmax`, computed stably."""
     return _softmax(self, dim, dtype, "log_softmax", log=True)
+
+
+@backward("log_softmax")
+def _log_softmax_backward(out: Tensor, x: Tensor, dim: Any = None, dtype: Any = None, **kwargs: Any) -> Any:
+    """PyTorch's _log_softmax_backward_data: g - exp(y) * sum(g, dim)."""
+    d = _softmax_dim(x, dim)
+    return "LogSoftmaxBackward0", (x,), lambda g: (g - out.exp() * g.sum(d, keepdim=True),), (out,)

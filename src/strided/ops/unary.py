@@ -47,7 +47,7 @@ from .operands import (
     _view,
 )
 from .promotion import TORCH_NAMES, operand_class, result_type_of_classes, to_float
-from .registry import method
+from .registry import backward, method
 from .support import check as _check_support
 
 # ---------------------------------------------------------------- unary ops
@@ -232,6 +232,31 @@ sigmoid, sigmoid_ = _make_unary(SIGMOID)
 relu, relu_ = _make_unary(RELU)
 bitwise_not, bitwise_not_ = _make_unary(BITWISE_NOT)
 negative = neg
+
+
+# ---------------------------------------------------------------- backward rules (derivatives.yaml)
+
+
+def _unary_rule(name: str, grad: Callable[[Tensor, Tensor, Tensor], Tensor], saves: str) -> Callable:
+    """A unary rule: ``grad(g, x, out)``; ``saves`` names what it reads ("x", "out", "")."""
+
+    def rule(out: Tensor, x: Tensor, *args: Any, **kwargs: Any) -> Any:
+        saved = (x,) if saves == "x" else (out,) if saves == "out" else ()
+        return name, (x,), lambda g: (grad(g, x, out),), saved
+
+    return rule
+
+
+backward("neg", "negative", "__neg__")(_unary_rule("NegBackward0", lambda g, x, y: -g, ""))
+backward("abs", "absolute", "__abs__")(_unary_rule("AbsBackward0", lambda g, x, y: g * x.sign(), "x"))
+backward("exp")(_unary_rule("ExpBackward0", lambda g, x, y: g * y, "out"))
+backward("log")(_unary_rule("LogBackward0", lambda g, x, y: g / x, "x"))
+backward("sqrt")(_unary_rule("SqrtBackward0", lambda g, x, y: g / (2 * y), "out"))
+backward("sin")(_unary_rule("SinBackward0", lambda g, x, y: g * x.cos(), "x"))
+backward("cos")(_unary_rule("CosBackward0", lambda g, x, y: -g * x.sin(), "x"))
+backward("tanh")(_unary_rule("TanhBackward0", lambda g, x, y: g * (1 - y * y), "out"))
+backward("sigmoid")(_unary_rule("SigmoidBackward0", lambda g, x, y: g * (y * (1 - y)), "out"))
+backward("relu")(_unary_rule("ReluBackward0", lambda g, x, y: g * (y > 0), "out"))
 
 
 def _invert(self: Tensor) -> Tensor:
