@@ -361,14 +361,14 @@ def _sizes_and_dtype(sizes: tuple[Any, ...], dtype: Any, op: str, default: DType
 
 
 def empty(*sizes: Any, dtype: Any = None, device: Any = None,
-          memory_format: MemoryFormat = contiguous_format) -> Tensor:
+          memory_format: MemoryFormat = contiguous_format, requires_grad: bool = False) -> Tensor:
     """Uninitialized memory of the given sizes (ints or one tuple), dense in ``memory_format``
     (contiguous_format, channels_last for 4-d, channels_last_3d for 5-d)."""
     parse_device(device, "empty")
     shape, dt = _sizes_and_dtype(sizes, dtype, "empty")
     t = result(shape, dt, None if memory_format is contiguous_format else _empty_strides(shape, memory_format))
     if OPEN: created("empty", (), t)  # noqa: E701 - one cheap check when nobody listens
-    return t
+    return t.requires_grad_() if requires_grad else t  # (requires_grad_: strided.autograd)
 
 
 def zeros(*sizes: Any, dtype: Any = None, device: Any = None, requires_grad: bool = False) -> Tensor:
@@ -402,7 +402,8 @@ def _scalar_dtype(value: Any) -> DType:
     )
 
 
-def full(size: Any, fill_value: Any, dtype: Any = None, *, device: Any = None) -> Tensor:
+def full(size: Any, fill_value: Any, dtype: Any = None, *, device: Any = None,
+         requires_grad: bool = False) -> Tensor:
     """A tensor of ``size`` filled with ``fill_value``; dtype inferred from it as PyTorch does."""
     parse_device(device, "full")
     shape = parse_sizes((size,) if not isinstance(size, (tuple, list)) else (tuple(size),), "full")
@@ -412,7 +413,7 @@ def full(size: Any, fill_value: Any, dtype: Any = None, *, device: Any = None) -
     t = result(shape, dt)
     fill(t._storage.array, value)
     if OPEN: created("full", (), t)  # noqa: E701
-    return t
+    return t.requires_grad_() if requires_grad else t  # (requires_grad_: strided.autograd)
 
 
 def _empty_strides(shape: tuple[int, ...], memory_format: Any) -> tuple[int, ...]:
@@ -446,38 +447,39 @@ def _like(other: Tensor, dtype: Any, memory_format: MemoryFormat, op: str = "emp
 
 
 def empty_like(other: Tensor, dtype: Any = None, memory_format: MemoryFormat = preserve_format, *,
-               device: Any = None) -> Tensor:
+               device: Any = None, requires_grad: bool = False) -> Tensor:
     """Uninitialized memory shaped like ``other``, keeping its dense stride order (PyTorch)."""
     t = _like(other, dtype, memory_format, "empty_like", device)
     if OPEN: created("empty_like", (other,), t)  # noqa: E701
-    return t
+    return t.requires_grad_() if requires_grad else t  # (requires_grad_: strided.autograd)
 
 
 def zeros_like(other: Tensor, dtype: Any = None, memory_format: MemoryFormat = preserve_format, *,
-               device: Any = None) -> Tensor:
+               device: Any = None, requires_grad: bool = False) -> Tensor:
     t = _like(other, dtype, memory_format, "zeros_like", device)
     fill(t._storage.array, 0)
     if OPEN: created("zeros_like", (other,), t)  # noqa: E701
-    return t
+    return t.requires_grad_() if requires_grad else t  # (requires_grad_: strided.autograd)
 
 
 def ones_like(other: Tensor, dtype: Any = None, memory_format: MemoryFormat = preserve_format, *,
-              device: Any = None) -> Tensor:
+              device: Any = None, requires_grad: bool = False) -> Tensor:
     t = _like(other, dtype, memory_format, "ones_like", device)
     fill(t._storage.array, 1)
     if OPEN: created("ones_like", (other,), t)  # noqa: E701
-    return t
+    return t.requires_grad_() if requires_grad else t  # (requires_grad_: strided.autograd)
 
 
 def full_like(other: Tensor, fill_value: Any, dtype: Any = None, memory_format: MemoryFormat = preserve_format, *,
-              device: Any = None) -> Tensor:
+              device: Any = None, requires_grad: bool = False) -> Tensor:
     t = _like(other, dtype, memory_format, "full_like", device)
     fill(t._storage.array, _fill_scalar(scalar_value(fill_value, "full_like"), t.dtype, "full_like", t.numel()))
     if OPEN: created("full_like", (other,), t)  # noqa: E701
-    return t
+    return t.requires_grad_() if requires_grad else t  # (requires_grad_: strided.autograd)
 
 
-def arange(start: Any, end: Any = None, step: Any = 1, dtype: Any = None, *, device: Any = None) -> Tensor:
+def arange(start: Any, end: Any = None, step: Any = 1, dtype: Any = None, *, device: Any = None,
+           requires_grad: bool = False) -> Tensor:
     """``arange(end)`` or ``arange(start, end, step)``: int64 for int arguments, float32 otherwise.
 
     As PyTorch: start, end and step are numbers (ints, floats, NumPy scalars or 0-d tensors);
@@ -505,7 +507,7 @@ def arange(start: Any, end: Any = None, step: Any = 1, dtype: Any = None, *, dev
     t = result((n,), dt)
     arange_into(t._storage.array, start, step, all_int)
     if OPEN: created("arange", (), t)  # noqa: E701
-    return t
+    return t.requires_grad_() if requires_grad else t  # (requires_grad_: strided.autograd)
 
 
 def _arange_number(value: Any, name: str) -> int | float | np.integer | np.floating:
@@ -665,7 +667,8 @@ def _linspace_values(start: Any, end: Any, steps: int, dtype: DType) -> np.ndarr
     return np.trunc(ramp).astype(dtype.numpy)
 
 
-def linspace(start: Any, end: Any, steps: int, *, dtype: Any = None, device: Any = None) -> Tensor:
+def linspace(start: Any, end: Any, steps: int, *, dtype: Any = None, device: Any = None,
+             requires_grad: bool = False) -> Tensor:
     """``steps`` evenly spaced values from ``start`` to ``end`` (both included), float32 unless
     ``dtype``; PyTorch's exact values (its two-sided formula), integer dtypes truncated.
 
@@ -680,11 +683,11 @@ def linspace(start: Any, end: Any, steps: int, *, dtype: Any = None, device: Any
         s, e = _as_element(start, dt, "linspace"), _as_element(end, dt, "linspace")
         arr[...] = _linspace_values(s, e, steps, dt)
     if OPEN: created("linspace", (), t)  # noqa: E701
-    return t
+    return t.requires_grad_() if requires_grad else t  # (requires_grad_: strided.autograd)
 
 
 def logspace(start: Any, end: Any, steps: int, base: float = 10.0, *, dtype: Any = None,
-             device: Any = None) -> Tensor:
+             device: Any = None, requires_grad: bool = False) -> Tensor:
     """``base ** linspace(start, end, steps)``, as PyTorch's CPU kernel computes it (exponents
     and powers in double, then rounded, or truncated for integer dtypes).
 
@@ -724,7 +727,7 @@ def logspace(start: Any, end: Any, steps: int, base: float = 10.0, *, dtype: Any
             else:
                 arr[...] = powers.astype(dt.numpy)
     if OPEN: created("logspace", (), t)  # noqa: E701
-    return t
+    return t.requires_grad_() if requires_grad else t  # (requires_grad_: strided.autograd)
 
 
 def _c_cast(values: np.ndarray, dtype: DType) -> np.ndarray:
@@ -738,7 +741,8 @@ def _c_cast(values: np.ndarray, dtype: DType) -> np.ndarray:
     return as_int.astype(dtype.numpy)
 
 
-def eye(n: int, m: int | None = None, *, dtype: Any = None, device: Any = None) -> Tensor:
+def eye(n: int, m: int | None = None, *, dtype: Any = None, device: Any = None,
+        requires_grad: bool = False) -> Tensor:
     """An ``n`` x ``m`` (default ``n`` x ``n``) matrix with ones on the diagonal, float32 unless ``dtype``.
 
     >>> strided.eye(2, 3).tolist()
@@ -757,10 +761,11 @@ def eye(n: int, m: int | None = None, *, dtype: Any = None, device: Any = None) 
     arr.fill(0)
     arr.reshape(-1)[:: m + 1][: min(n, m)] = 1
     if OPEN: created("eye", (), t)  # noqa: E701
-    return t
+    return t.requires_grad_() if requires_grad else t  # (requires_grad_: strided.autograd)
 
 
-def empty_strided(size: Any, stride: Any, *, dtype: Any = None, device: Any = None) -> Tensor:
+def empty_strided(size: Any, stride: Any, *, dtype: Any = None, device: Any = None,
+                  requires_grad: bool = False) -> Tensor:
     """Uninitialized memory laid out with the given ``size`` and ``stride`` (offset 0); the
     storage holds exactly the elements the layout reaches (strides may leave gaps, or be 0).
 
@@ -793,4 +798,4 @@ def empty_strided(size: Any, stride: Any, *, dtype: Any = None, device: Any = No
     t = result((extent,), dt)
     t._layout = Layout._trusted(shape, strides, 0)
     if OPEN: created("empty_strided", (), t)  # noqa: E701
-    return t
+    return t.requires_grad_() if requires_grad else t  # (requires_grad_: strided.autograd)

@@ -93,7 +93,7 @@ def _add(a: Any, b: Any) -> Any:
     return a + b
 
 
-def _fit(g: Tensor, shape: tuple, dtype: Any, node: Node, i: int) -> Tensor:
+def fit(g: Tensor, shape: tuple, dtype: Any, node: Node, i: int) -> Tensor:
     """The gradient of input ``i`` of ``node`` made to match that input: summed over the dims
     broadcasting stretched, cast to its dtype (PyTorch's validate_outputs)."""
     if g._layout.shape != shape:
@@ -138,7 +138,9 @@ def run(roots: list[tuple], retain_graph: bool, create_graph: bool,
             node = ready.pop()
             grads = buffers.pop(node)
             if node.pre_hooks:  # tensor hooks and retain_grad of this node's outputs
-                for nr, hook in node.pre_hooks:
+                # (retain_grad's keeps what the other hooks of the tensor made of it: it runs last,
+                # as in PyTorch)
+                for nr, hook in sorted(node.pre_hooks, key=lambda e: getattr(e[1], "retains_grad", False)):
                     if grads[nr] is not None and not (capture is not None and hook is _retain_marker(hook)):
                         new = hook(grads[nr])
                         if new is not None:
@@ -169,7 +171,7 @@ def run(roots: list[tuple], retain_graph: bool, create_graph: bool,
                 if g is not None:
                     meta = shapes[i] if i < len(shapes) else None
                     if meta is not None:
-                        g = _fit(g, meta[0], meta[1], node, i)
+                        g = fit(g, meta[0], meta[1], node, i)
                     buf = buffers.get(nxt)
                     if buf is None:
                         buf = buffers[nxt] = [None] * nxt.n_outputs

@@ -12,9 +12,8 @@ wrapper's first test is ``self._ag is None`` (one slot read; a second one for a 
 other operand), then the forward runs unchanged. Only when an input has an autograd record
 and grad mode is on does the maker run.
 
-In-place methods (``add_``, ``copy_``, ``__setitem__``, ...) are wrapped by :func:`track_inplace`:
-they bump the storage's version counter (once autograd is in use), refuse to write a leaf that
-requires grad (PyTorch's error), and give a non-leaf target the history of the out-of-place op.
+In-place methods (``add_``, ``copy_``, ``__setitem__``, ...) are wrapped by
+:func:`.inplace.track_inplace`.
 """
 
 from __future__ import annotations
@@ -25,9 +24,6 @@ import os
 from collections.abc import Callable
 from typing import Any
 
-from .. import layout as L
-from ..dispatch import copy_of
-from ..errors import StridedRuntimeError, join_lines
 from ..tensor import Tensor
 from . import graph as G
 from .graph import GRAD_MODE, Meta, Node, edge, requires_grad
@@ -49,22 +45,37 @@ def attach(out: Any, maker: Maker, args: tuple, kwargs: dict) -> Any:
     spec = maker(out, *args, **kwargs)
     if spec is None:
         return out
-    name, inputs, backward, saved = spec[:4]
-    if not any(i.__class__ is Tensor and requires_grad(i) for i in inputs):
+    node = make_node(spec, len(out) if len(spec) == 5 else 1)
+    if node is None:
         return out
-    node = Node(name, backward, tuple(edge(i) if i.__class__ is Tensor else (None, 0) for i in inputs),
-                saved=saved, n_outputs=len(out) if len(spec) == 5 else 1)
-    node.ctx = tuple((i._layout.shape, i._dtype) if i.__class__ is Tensor else None for i in inputs)
     outs = out if isinstance(out, (tuple, list)) and out.__class__ is not Tensor else (out,)
     if len(spec) == 5:  # several differentiable outputs (split, unbind): output_nr tells them apart
         for nr, piece in enumerate(outs):
-            piece._ag = Meta(grad_fn=node, output_nr=nr)
+            m = piece._ag = Meta(grad_fn=node, output_nr=nr)
+            if piece._base is not None:
+                m.view_version = G.version(piece)
         return out
     first = outs[0]
     if not first._dtype.is_floating_point and not first._dtype.is_complex:
         return out  # an integer or bool result carries no gradient
-    first._ag = Meta(grad_fn=node)
+    if node.saved:  # (which saved tensor is the node's own output: the modified-tensor error says so)
+        node.saved = tuple((t, v, t is first) for t, v, _ in node.saved)
+    m = first._ag = Meta(grad_fn=node)
+    if first._base is not None:  # a view: its history goes stale when its storage is written
+        m.view_version = G.version(first)
     return out
+
+
+def make_node(spec: tuple, n_outputs: int = 1) -> Node | None:
+    """The Node a rule's ``(name, inputs, backward, saved)`` describes; None when no input
+    requires grad (nothing to record)."""
+    name, inputs, backward, saved = spec[:4]
+    if not any(i.__class__ is Tensor and requires_grad(i) for i in inputs):
+        return None
+    node = Node(name, backward, tuple(edge(i) if i.__class__ is Tensor else (None, 0) for i in inputs),
+                saved=saved, n_outputs=n_outputs)
+    node.ctx = tuple((i._layout.shape, i._dtype) if i.__class__ is Tensor else None for i in inputs)
+    return node
 
 
 def _slow(fwd: Callable, maker: Maker, args: tuple, kwargs: dict) -> Any:
@@ -179,100 +190,3 @@ def _exact(fwd: Callable, maker: Maker, two: bool = False) -> Callable | None:
     # from the stack, see a frame of strided here, as for every other wrapper
     exec(compile(source, _GENERATED, "exec"), scope)  # noqa: S102 - a wrapper with the forward's signature
     return functools.wraps(fwd)(scope["_tracked"])
-
-
-# ---------------------------------------------------------------- in-place ops
-
-
-def leaf_error(t: Tensor, op: str) -> StridedRuntimeError:
-    return StridedRuntimeError(join_lines(
-        "a leaf Variable that requires grad is being used in an in-place operation.",
-        f"{op} would overwrite a tensor of shape {t._layout.shape} whose gradient autograd is collecting "
-        "(a leaf: made with requires_grad=True)",
-        "fix: write it under strided.no_grad() (a parameter update), or work on a copy: t = t.clone()"))
-
-
-def view_of_leaf_error(t: Tensor, op: str) -> StridedRuntimeError:
-    return StridedRuntimeError(join_lines(
-        "a view of a leaf Variable that requires grad is being used in an in-place operation.",
-        f"{op} would write through a view (shape {t._layout.shape}) into a leaf that requires grad",
-        "fix: write under strided.no_grad(), or clone the leaf first and write into the clone"))
-
-
-def _view_rewrite_missing(t: Tensor, op: str) -> StridedRuntimeError:
-    # Note: PyTorch rewrites the base's history (CopySlices) for an in-place op on a view of a
-    # tensor that requires grad; strided's first autograd slice refuses it instead.
-    return StridedRuntimeError(join_lines(
-        f"{op} on a view of a tensor that requires grad is not supported yet by strided's autograd",
-        f"the target (shape {t._layout.shape}) is a view of a tensor in the graph; writing through it "
-        "would need the base's history rewritten (PyTorch's CopySlices), which strided does not do yet",
-        "fix: compute out of place (y = y.clone(); build the new tensor with cat / where / "
-        "an out-of-place op)"))
-
-
-# in-place method -> the out-of-place function giving its values and its history
-OUT_OF_PLACE: dict[str, Callable] = {}
-
-
-def track_inplace(fwd: Callable, name: str) -> Callable:
-    """``fwd`` (an in-place method writing ``self``) with PyTorch's autograd checks and version counting."""
-
-    @functools.wraps(fwd)
-    def _inplace_op(self: Any, *args: Any, **kwargs: Any) -> Any:
-        if not STATE["used"]:
-            return fwd(self, *args, **kwargs)
-        return _inplace(fwd, name, self, args, kwargs)
-
-    return _inplace_op
-
-
-def _inplace(fwd: Callable, name: str, self: Tensor, args: tuple, kwargs: dict) -> Any:
-    if self.__class__ is not Tensor:
-        return fwd(self, *args, **kwargs)
-    if GRAD_MODE.get():
-        mine = requires_grad(self)
-        theirs = any(a.__class__ is Tensor and requires_grad(a) for a in (*args, *kwargs.values()))
-        if mine or theirs:
-            m = self._ag
-            if mine and m.grad_fn is None:
-                raise leaf_error(self, name)
-            base = self._base
-            if base is not None and requires_grad(base):
-                if base._ag.grad_fn is None:
-                    raise view_of_leaf_error(self, name)
-                raise _view_rewrite_missing(self, name)
-            if base is not None and theirs:
-                raise _view_rewrite_missing(self, name)
-            outer = OUT_OF_PLACE.get(name)
-            if outer is None:
-                raise StridedRuntimeError(join_lines(
-                    f"{name} is not differentiable in place yet in strided's autograd",
-                    f"its target (shape {self._layout.shape}) or an operand requires grad",
-                    "fix: use the out-of-place form of the op"))
-            return _rewrite(self, outer, name, args, kwargs)
-    out = fwd(self, *args, **kwargs)
-    G.bump(self)
-    return out
-
-
-def _rewrite(self: Tensor, outer: Callable, name: str, args: tuple, kwargs: dict) -> Tensor:
-    """An in-place op on a non-leaf, non-view tensor in the graph: the out-of-place op computes
-    the values and the node (reading a copy of the old values that keeps the old history, as
-    PyTorch saves ``original_self``), the values are written into ``self`` and ``self`` takes the
-    new history."""
-    m = self._ag
-    old = copy_of(self, L.contiguous_strides(self._layout.shape), f"{name}: the old values autograd reads")
-    old._ag = Meta(grad_fn=m.grad_fn, output_nr=m.output_nr)  # the old history, not a new node
-    new = outer(old, *args, **kwargs)
-    if new._layout.shape != self._layout.shape:
-        raise StridedRuntimeError(f"output with shape {list(self._layout.shape)} doesn't match the broadcast "
-                                  f"shape {list(new._layout.shape)}")
-    self._np()[...] = new._np()
-    G.bump(self)
-    m = new._ag
-    if m is None or m.grad_fn is None:
-        return self
-    retains = self._ag.retains_grad if self._ag is not None else False
-    self._ag = Meta(grad_fn=m.grad_fn, output_nr=m.output_nr)
-    self._ag.retains_grad = retains
-    return self

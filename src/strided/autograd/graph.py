@@ -20,8 +20,11 @@ from collections.abc import Callable
 from contextvars import ContextVar
 from typing import Any
 
+import numpy as np
+
 from .. import gradients as _gradients
-from ..dispatch import storage_root
+from ..callsite import user_site
+from ..dispatch import result, storage_root
 from ..errors import StridedRuntimeError, join_lines
 
 # ---------------------------------------------------------------- grad mode
@@ -37,6 +40,9 @@ is_grad_enabled = GRAD_MODE.get
 # has taken. Shared by every view of the storage, as PyTorch's version counter is. Only storages
 # written in place since autograd was first used are here (weak keys: it forgets dead storages).
 _VERSIONS: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
+# storage root -> (in-place op, the user's file:line) of its last in-place write (for the error
+# that names the write which changed a saved tensor)
+_WRITES: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
 
 
 def version(t: Any) -> int:
@@ -44,10 +50,18 @@ def version(t: Any) -> int:
     return _VERSIONS.get(storage_root(t._storage), 0)
 
 
-def bump(t: Any) -> None:
-    """Count one in-place write to ``t``'s storage."""
+def bump(t: Any, op: str | None = None) -> None:
+    """Count one in-place write to ``t``'s storage (``op``: its name, remembered with the
+    user's line for the modified-saved-tensor error)."""
     root = storage_root(t._storage)
     _VERSIONS[root] = _VERSIONS.get(root, 0) + 1
+    if op is not None:
+        _WRITES[root] = (op, user_site(2)[0])
+
+
+def last_write(t: Any) -> tuple[str, str] | None:
+    """(op, file:line) of the last in-place write to ``t``'s storage, if one was recorded."""
+    return _WRITES.get(storage_root(t._storage))
 
 
 # ---------------------------------------------------------------- tensor records
@@ -56,9 +70,12 @@ def bump(t: Any) -> None:
 class Meta:
     """A tensor's autograd fields: ``requires_grad``, ``grad`` (a leaf's accumulated gradient),
     ``grad_fn`` (the Node that made it; None for a leaf), ``output_nr``, ``retains_grad``,
-    ``hooks`` (register_hook) and the leaf's :class:`AccumulateGrad` node (made once, on demand)."""
+    ``hooks`` (register_hook), the leaf's :class:`AccumulateGrad` node (made once, on demand) and,
+    for a view whose history is a view of its base's, ``view_version``: the storage's version when
+    that history was recorded (an in-place write since makes it stale: :func:`edge` regenerates
+    it as an ``AsStridedBackward0`` of the base's current history, as PyTorch does)."""
 
-    __slots__ = ("requires_grad", "grad", "grad_fn", "output_nr", "retains_grad", "hooks", "acc")
+    __slots__ = ("requires_grad", "grad", "grad_fn", "output_nr", "retains_grad", "hooks", "acc", "view_version")
 
     def __init__(self, requires_grad: bool = False, grad_fn: Node | None = None, output_nr: int = 0) -> None:
         self.requires_grad = requires_grad
@@ -68,6 +85,7 @@ class Meta:
         self.retains_grad = False
         self.hooks: list[Callable] | None = None
         self.acc: Any = None
+        self.view_version: int | None = None
 
 
 requires_grad = _gradients.requires_grad  # (beside the rules it serves: strided.gradients)
@@ -88,6 +106,8 @@ def edge(t: Any) -> tuple[Node | None, int]:
     if m is None:
         return (None, 0)
     if m.grad_fn is not None:
+        if m.view_version is not None and m.view_version != version(t):
+            regenerate_view(t)
         return (m.grad_fn, m.output_nr)
     if m.requires_grad:
         if m.acc is None or m.acc() is None:
@@ -96,6 +116,52 @@ def edge(t: Any) -> tuple[Node | None, int]:
             return (acc, 0)
         return (m.acc(), 0)
     return (None, 0)
+
+
+# ---------------------------------------------------------------- views whose base was written
+
+
+def regenerate_view(t: Any) -> None:
+    """``t`` is a view whose storage was written in place after its history was recorded: its
+    history becomes an ``AsStridedBackward0`` of its base's current history (PyTorch regenerates
+    a view's grad_fn the same way), so gradients through it reach the base's new history."""
+    m = t._ag
+    m.view_version = version(t)
+    base = t._base
+    if base is not None and requires_grad(base):
+        m.grad_fn = view_node(t, base)
+        m.output_nr = 0
+
+
+def view_node(view: Any, base: Any) -> Node:
+    """The ``AsStridedBackward0`` node of ``view`` over ``base``'s history: the gradient is added
+    at the view's elements into a zero buffer the size of the storage, and handed on as the
+    base's layout over that buffer (a view of it: nothing more is copied)."""
+    vl, bl = view._layout, base._layout
+    n = base._storage.array.shape[0]
+
+    def rule(g: Any) -> tuple:
+        return (scatter_layout(g, vl, bl, n),)
+
+    node = Node("AsStridedBackward0", rule, (edge(base),))
+    node.ctx = ((bl.shape, base._dtype),)
+    return node
+
+
+def scatter_layout(g: Any, vl: Any, bl: Any, n: int, add: bool = True) -> Any:
+    """``g`` (laid out as ``vl`` over a storage of ``n`` elements) written into a zero buffer of
+    ``n`` elements, returned as the layout ``bl`` over it. Elements ``vl`` reads twice accumulate."""
+    from .. import layout as L
+    from ..gradients import flat_indices
+
+    z = result((n,), g._dtype)
+    arr = z._storage.array
+    arr[...] = 0
+    if L.overlaps(vl.shape, vl.strides) is False:
+        z.as_strided(vl.shape, vl.strides, vl.offset)._np()[...] = g._np()
+    else:
+        np.add.at(arr, flat_indices(vl), g._np())
+    return z.as_strided(bl.shape, bl.strides, bl.offset)
 
 
 # ---------------------------------------------------------------- nodes
@@ -122,7 +188,8 @@ class Node:
         self.rule = rule
         self.next_functions = next_functions
         self.ctx = ctx
-        self.saved = tuple((t, version(t)) for t in saved)
+        # (tensor, its version now, whether it is this node's own output: set by the recorder)
+        self.saved = tuple((t, version(t), False) for t in saved)
         self.freed = False
         self.n_outputs = n_outputs
         self.outputs_meta: list = [None] * n_outputs  # (shape, dtype) of each output
@@ -150,10 +217,10 @@ class Node:
                 "calling backward.",
                 f"{self._name} saved tensors for its backward; the first backward through it freed them",
                 "fix: y.backward(retain_graph=True) the first time, or recompute y"))
-        for t, v in self.saved:
+        for t, v, is_output in self.saved:
             now = version(t)
             if now != v:
-                raise modified_error(self, t, v, now)
+                raise modified_error(self, t, v, now, is_output)
         return self.rule(*grads)
 
     def release(self) -> None:
@@ -169,24 +236,39 @@ class Node:
         self.pre_hooks.append(hook)
 
 
-def modified_error(node: Node, t: Any, saved: int, now: int) -> StridedRuntimeError:
+def modified_error(node: Node, t: Any, saved: int, now: int, is_output: bool = False) -> StridedRuntimeError:
+    """PyTorch's error for a saved tensor written in place after it was saved, then in the
+    tensor's own terms: which node saved it, which in-place write changed it (and where), the fix.
+
+    As PyTorch, the tensor is named by the node that made it: the saving node itself for its own
+    output, else the tensor's current ``grad_fn`` (nothing for a leaf), without ``Backward0``.
+    """
     from ..dtypes import TORCH_NAME
 
     kind = "".join(w.capitalize() for w in TORCH_NAME[t._dtype.name].removeprefix("torch.").split("_"))
     shape = ", ".join(map(str, t._layout.shape))
     m = t._ag
-    if m is not None and m.grad_fn is not None:
-        what = f"output {m.output_nr} of {m.grad_fn._name}"
-    else:
-        what = "a leaf tensor" if m is not None and m.requires_grad else "a tensor that needs no gradient"
+    maker = node if is_output else m.grad_fn if m is not None else None
+    nr = 0 if is_output or m is None else m.output_nr
+    what = f", which is output {nr} of {_short(maker._name)}," if maker is not None else ""
+    write = last_write(t)
+    by = f"the last write: {write[0]} at {write[1]}" if write else "written in place since"
+    made = f"the output of {node._name}" if is_output else f"an input of {node._name}"
     return StridedRuntimeError(join_lines(
         "one of the variables needed for gradient computation has been modified by an inplace operation: "
-        f"[torch.{_tensor_type(kind)} [{shape}]], which is {what}, is at version {now}; expected version "
+        f"[torch.{_tensor_type(kind)} [{shape}]]{what} is at version {now}; expected version "
         f"{saved} instead. Hint: enable anomaly detection to find the operation that failed to compute "
-        "its gradient, with torch.autograd.set_detect_anomaly(True).",
-        f"{node._name} saved this tensor (shape {t._layout.shape}) for its backward; {now - saved} in-place "
-        "write(s) to its storage (through it or a view sharing the storage) came after",
-        "fix: do the in-place op out of place (y = y + 1, not y += 1), or write into a clone: y = y.clone()"))
+        "its gradient, with torch.autograd.set_detect_anomaly(True, check_nan=False).",
+        f"{node._name} saved this tensor ({made}, shape {t._layout.shape}) for its backward; then "
+        f"{now - saved} in-place write(s) changed its storage, through it or a view sharing it ({by})",
+        "fix: do that op out of place (y = y + 1, not y += 1 or y.add_(1)), or let the in-place op "
+        "write into a copy: y = y.clone() first"))
+
+
+def _short(name: str) -> str:
+    """PyTorch's name of a node in this message: ``ExpBackward0`` -> ``Exp``."""
+    head = name.rstrip("0123456789")
+    return head[: -len("Backward")] if head.endswith("Backward") else name
 
 
 def _tensor_type(kind: str) -> str:

@@ -27,8 +27,9 @@ from ..nn import functional
 from ..ops import elementwise, matmul, reductions, softmax, unary
 from ..ops.registry import BACKWARD
 from ..tensor import Tensor
-from .function import OUT_OF_PLACE, STATE, track, track_inplace
+from .function import STATE, track
 from .graph import GRAD_MODE, requires_grad
+from .inplace import track_inplace
 
 _NOT_INPLACE = {"requires_grad_", "detach_", "retain_grad", "register_hook"}
 _MODULES = (elementwise, unary, reductions, matmul, softmax)
@@ -87,12 +88,6 @@ def install() -> None:
         if inplace:
             setattr(Tensor, name, track_inplace(getattr(Tensor, name), name))
     _guard_the_rest(rules)
-    for name in ("add", "sub", "mul", "div", "pow", "exp", "log", "sqrt", "tanh", "sigmoid", "relu", "neg", "abs",
-                 "sin", "cos"):
-        OUT_OF_PLACE[name + "_"] = getattr(Tensor, name)
-    for op in ("add", "sub", "mul", "truediv", "pow"):
-        OUT_OF_PLACE[f"__i{op}__"] = getattr(Tensor, f"__{op}__")
-    OUT_OF_PLACE["__itruediv__"] = Tensor.__truediv__
 
 
 # Methods whose float results legitimately carry no gradient (detached or new memory).

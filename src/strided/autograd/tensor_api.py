@@ -13,6 +13,7 @@ from ..tensor import Tensor
 from . import engine
 from . import graph as G
 from .function import STATE
+from .inplace import DETACHED
 from .install import activate
 
 
@@ -75,7 +76,11 @@ def _set_grad(self: Tensor, value: Tensor | None) -> None:
 
 def _get_grad_fn(self: Tensor) -> Any:
     m = self._ag
-    return None if m is None else m.grad_fn
+    if m is None:
+        return None
+    if m.view_version is not None and m.view_version != G.version(self):
+        G.regenerate_view(self)  # a view whose storage was written since: AsStridedBackward0
+    return m.grad_fn
 
 
 def _is_leaf(self: Tensor) -> bool:
@@ -167,6 +172,16 @@ def _detaching(raw: Callable) -> Callable:
     return detach_
 
 
+def _marking_detached(raw: Callable) -> Callable:
+    @functools.wraps(raw)
+    def detach(self: Tensor) -> Tensor:
+        out = raw(self)
+        DETACHED[id(out)] = out  # shares the storage, but no view for autograd (in-place ops on it stay its own)
+        return out
+
+    return detach
+
+
 def _data(self: Tensor) -> Tensor:
     return self.detach()
 
@@ -196,3 +211,4 @@ def install() -> None:
     Tensor.register_hook = register_hook
     Tensor.backward = backward
     Tensor.detach_ = _detaching(Tensor.detach_)
+    Tensor.detach = _marking_detached(Tensor.detach)

@@ -528,7 +528,7 @@ def _like_strides(input: Tensor, memory_format: MemoryFormat) -> Shape:
 
 
 def rand_like(input: Any, *, dtype: Any = None, memory_format: MemoryFormat = preserve_format,
-              generator: Any = None, device: Any = None) -> Tensor:
+              generator: Any = None, device: Any = None, requires_grad: bool = False) -> Tensor:
     """``rand`` shaped like ``input`` (its dtype unless ``dtype=``; its dense dim order)."""
     tensor_arg(input, "rand_like")
     parse_device(device, "rand_like")
@@ -536,11 +536,12 @@ def rand_like(input: Any, *, dtype: Any = None, memory_format: MemoryFormat = pr
     _float_only(dt, "check_uniform_bounds", "rand_like")
     shape = input._layout.shape
     values = resolve(generator, "rand_like").draw(lambda g: _uniform(g, shape, dt))
-    return _fresh(shape, dt, values, "rand_like", (input,), _like_strides(input, memory_format))
+    t = _fresh(shape, dt, values, "rand_like", (input,), _like_strides(input, memory_format))
+    return t.requires_grad_() if requires_grad else t  # (requires_grad_: strided.autograd)
 
 
 def randn_like(input: Any, *, dtype: Any = None, memory_format: MemoryFormat = preserve_format,
-               generator: Any = None, device: Any = None) -> Tensor:
+               generator: Any = None, device: Any = None, requires_grad: bool = False) -> Tensor:
     """``randn`` shaped like ``input`` (its dtype unless ``dtype=``; its dense dim order)."""
     tensor_arg(input, "randn_like")
     parse_device(device, "randn_like")
@@ -548,7 +549,8 @@ def randn_like(input: Any, *, dtype: Any = None, memory_format: MemoryFormat = p
     _float_only(dt, "normal_kernel_cpu", "randn_like")
     shape = input._layout.shape
     values = resolve(generator, "randn_like").draw(lambda g: g.standard_normal(shape, dtype=_compute(dt)))
-    return _fresh(shape, dt, values, "randn_like", (input,), _like_strides(input, memory_format))
+    t = _fresh(shape, dt, values, "randn_like", (input,), _like_strides(input, memory_format))
+    return t.requires_grad_() if requires_grad else t  # (requires_grad_: strided.autograd)
 
 
 def randint_like(input: Any, low: Any = None, high: Any = None, *, dtype: Any = None,

@@ -1,0 +1,370 @@
+"""In-place ops under autograd, as PyTorch does them.
+
+Every in-place method (a name ending in ``_``, the ``__i*__`` operators, ``__setitem__``) is
+wrapped by :func:`track_inplace`. Before autograd is first used it is the plain write. After:
+
+- **version counting**: each write bumps the counter of the tensor's storage, shared by all its
+  views (:func:`.graph.bump`, which remembers the op and the user's line for the error that a
+  saved tensor was modified);
+- **refusals**: a leaf that requires grad, or a view of one, may not be written in place while
+  grad mode is on (PyTorch's two errors; the fix is ``strided.no_grad()`` or a clone);
+- **a new history** when the target or an operand takes part in autograd. The out-of-place op
+  gives the node (reading the target's old values with their old history: PyTorch's
+  ``original_self``), then the real in-place write runs (with all its checks). A target that is
+  not a view takes that node as its history. A target that is a **view** of a base makes the base's
+  history a ``CopySlices`` node (PyTorch's): the base's gradient passes unchanged outside the view,
+  and the op's rule turns it into the gradient of the view's old values inside it (and of the
+  operands); the view's own history becomes an ``AsStridedBackward0`` of the base's. Other
+  views of the same storage notice that their storage was written (their recorded version is
+  stale) and regenerate their history the same way when next used (:func:`.graph.regenerate_view`).
+
+``t[key] = v`` with a basic key is ``t[key].copy_(v)`` (a CopySlices on ``t``'s base); with an
+advanced key it is PyTorch's ``index_put_`` (``IndexPutBackward0``).
+
+>>> a = strided.ones(2, 3, requires_grad=True); b = a * 1
+>>> b[0].mul_(2); b.grad_fn.name()
+'torch::autograd::CopySlices'
+"""
+
+from __future__ import annotations
+
+import functools
+import weakref
+from collections.abc import Callable
+from typing import Any
+
+from .. import layout as L
+from ..dispatch import copy_of
+from ..errors import StridedRuntimeError, join_lines
+from ..gradients import BACKWARD, zeros_of
+from ..indexing import AdvancedIndex, index_layout
+from ..tensor import Tensor
+from . import graph as G
+from .engine import fit
+from .function import STATE, make_node
+from .graph import GRAD_MODE, Meta, Node, edge, requires_grad
+
+# Tensors made by detach(): they share their source's storage (strided marks them views of it)
+# but, as in PyTorch, are no views for autograd: an in-place op on one never rewrites the source.
+# (keyed by id: a WeakSet would compare tensors with ==, which is elementwise)
+DETACHED: weakref.WeakValueDictionary = weakref.WeakValueDictionary()
+
+# The in-place operators and the out-of-place ops whose rules give their history.
+_DUNDERS = {"__iadd__": "add", "__isub__": "sub", "__imul__": "mul", "__itruediv__": "div", "__ipow__": "pow",
+            "__ifloordiv__": "floor_divide", "__imod__": "remainder"}
+
+# In-place ops whose node never reads the target's old values: they read them through an alias
+# (no copy). The others get a copy of the old values (PyTorch saves ``original_self`` the same way).
+_NO_OLD_VALUES = {"add_", "sub_", "subtract_", "__iadd__", "__isub__", "neg_", "negative_", "zero_", "fill_", "copy_",
+                  "masked_fill_", "index_put_", "__setitem__"}
+
+
+# ---------------------------------------------------------------- the errors
+
+
+def leaf_error(t: Tensor, op: str) -> StridedRuntimeError:
+    return StridedRuntimeError(join_lines(
+        "a leaf Variable that requires grad is being used in an in-place operation.",
+        f"{op} would overwrite a tensor of shape {t._layout.shape} whose gradient autograd is collecting "
+        "(a leaf: made with requires_grad=True)",
+        "fix: write it under strided.no_grad() (a parameter update), or work on a copy: t = t.clone()"))
+
+
+def view_of_leaf_error(t: Tensor, op: str) -> StridedRuntimeError:
+    return StridedRuntimeError(join_lines(
+        "a view of a leaf Variable that requires grad is being used in an in-place operation.",
+        f"{op} would write through a view (shape {t._layout.shape}) into a leaf that requires grad",
+        "fix: write under strided.no_grad(), or clone the leaf first and write into the clone"))
+
+
+def _no_rule_error(t: Tensor, op: str) -> StridedRuntimeError:
+    return StridedRuntimeError(join_lines(
+        f"{op} is not differentiable in place yet in strided's autograd",
+        f"its target (shape {t._layout.shape}) or an operand requires grad, and {op.strip('_')} has no "
+        "backward rule",
+        "fix: compute out of place with differentiable ops, or write under strided.no_grad()"))
+
+
+# ---------------------------------------------------------------- the wrapper
+
+
+def track_inplace(fwd: Callable, name: str) -> Callable:
+    """``fwd`` (an in-place method writing ``self``) with PyTorch's autograd checks, history
+    rewriting and version counting (see the module doc)."""
+
+    @functools.wraps(fwd)
+    def _inplace_op(self: Any, *args: Any, **kwargs: Any) -> Any:
+        if not STATE["used"]:
+            return fwd(self, *args, **kwargs)
+        return _inplace(fwd, name, self, args, kwargs)
+
+    return _inplace_op
+
+
+def _operands_require_grad(values: Any) -> bool:
+    for v in values:
+        if v.__class__ is Tensor:
+            if v._ag is not None and requires_grad(v):
+                return True
+        elif isinstance(v, (tuple, list)) and _operands_require_grad(v):
+            return True
+    return False
+
+
+def autograd_base(t: Tensor) -> Tensor | None:
+    """The tensor ``t`` is a view of for autograd (its storage's root), or None.
+
+    A view is one for autograd when its history was recorded as a view of its base's, or when
+    neither it nor its base takes part in autograd yet (an in-place write of a tensor that
+    requires grad into it gives the base a history). A detached tensor, or a view made before
+    its base required grad, is no view for autograd: its writes stay its own, as in PyTorch.
+    """
+    base = t._base
+    if base is None or DETACHED.get(id(t)) is t:
+        return None
+    m = t._ag
+    if m is not None:
+        return base if m.view_version is not None else None
+    return base if base._ag is None or not requires_grad(base) else None
+
+
+def _inplace(fwd: Callable, name: str, self: Tensor, args: tuple, kwargs: dict) -> Any:
+    if self.__class__ is not Tensor or not GRAD_MODE.get():
+        out = fwd(self, *args, **kwargs)
+        G.bump(self, name)
+        return out
+    base = autograd_base(self)
+    mine = self._ag is not None and requires_grad(self)
+    base_grad = base is not None and base._ag is not None and requires_grad(base)
+    theirs = _operands_require_grad(args) or _operands_require_grad(kwargs.values())
+    if not (mine or base_grad or theirs):
+        out = fwd(self, *args, **kwargs)
+        G.bump(self, name)
+        return out
+    if mine and base is not None and (base._ag is None or base._ag.grad_fn is None):
+        raise view_of_leaf_error(self, name)  # (PyTorch's test: a view that requires grad, of a leaf)
+    if mine and self._ag.grad_fn is None:
+        raise leaf_error(self, name)
+    target, op, op_args = self, name, args
+    if name == "__setitem__":
+        key, value = args
+        try:
+            lay = index_layout(self._layout, key)
+        except AdvancedIndex:
+            op = "__setitem__"
+        else:  # t[key] = v is t[key].copy_(v): a write through a view of t
+            target, op = self._view(lay), "copy_"
+            op_args = (_as_target_shape(value, lay.shape),)
+            base = base if base is not None else self
+    spec = _spec_maker(op, target)
+    if base is None:
+        return _rewrite(target, self, fwd, name, spec, op_args, args, kwargs)
+    return _rewrite_view(target, base, self, fwd, name, spec, op_args, args, kwargs)
+
+
+def _as_target_shape(value: Any, shape: tuple) -> Any:
+    """The value of ``t[key] = value`` as PyTorch's indexing copies it: leading size-1 dims
+    dropped (a view), then expanded to the target's shape (its ExpandBackward0 shows in the graph)."""
+    if value.__class__ is not Tensor or value._layout.shape == shape:
+        return value
+    vs = value._layout.shape
+    lead = 0
+    while len(vs) - lead > len(shape) and vs[lead] == 1:
+        lead += 1
+    if lead:
+        value = value.view(vs[lead:])
+    return value.expand(shape) if value._layout.shape != shape else value
+
+
+def _spec_maker(op: str, target: Tensor) -> Callable[..., tuple[Node | None, Tensor | None]]:
+    """``node(old, *args, **kwargs) -> (node, new)``: the node of ``op`` applied out of place to
+    ``old`` (the target's old values, carrying the history they had), and the out-of-place
+    result (None for the ops without an out-of-place twin)."""
+    special = _SPECIAL.get(op)
+    if special is not None:
+        return lambda old, *a, **k: (make_node(special(old, *a, **k)), None)
+    outer = _DUNDERS.get(op) or op[:-1]
+    if outer not in BACKWARD or not callable(getattr(Tensor, outer, None)):
+        raise _no_rule_error(target, op)
+    method = getattr(Tensor, outer)
+
+    def node(old: Tensor, *a: Any, **k: Any) -> tuple[Node | None, Tensor | None]:
+        new = method(old, *a, **k)
+        m = new._ag if new.__class__ is Tensor else None
+        return (None if m is None else m.grad_fn), new
+
+    return node
+
+
+def _old_values(t: Tensor, op: str, history: Meta | None) -> Tensor:
+    """``t``'s values now, for the out-of-place op: an alias when the op's rule never reads
+    them, else a copy (the copy ledger shows it), carrying ``history``."""
+    if op in _NO_OLD_VALUES:
+        old = t._view(t._layout)
+    else:
+        old = copy_of(t, L.contiguous_strides(t._layout.shape), f"{op}: the old values autograd reads")
+    old._ag = history
+    return old
+
+
+def _rewrite(self: Tensor, raw: Tensor, fwd: Callable, name: str, spec: Callable, op_args: tuple, args: tuple,
+             kwargs: dict) -> Any:
+    """An in-place op on a tensor that is not a view: it takes the op's node as its history."""
+    m = self._ag
+    history = None
+    if m is not None and (m.grad_fn is not None or m.requires_grad):
+        history = Meta(grad_fn=m.grad_fn, output_nr=m.output_nr)
+        history.requires_grad = m.requires_grad
+        history.acc = m.acc
+    old = _old_values(self, name, history)
+    node, new = spec(old, *op_args, **kwargs)
+    out = fwd(raw, *args, **kwargs)  # the write itself, with all its checks (it may still refuse)
+    G.bump(self, name)
+    if node is not None:
+        _saved_as_target(node, new, self)
+        retains = m is not None and m.retains_grad
+        self._ag = Meta(grad_fn=node)
+        self._ag.retains_grad = retains
+    return out
+
+
+def _saved_as_target(node: Node, new: Tensor | None, target: Tensor) -> None:
+    """Where the node saved its out-of-place result (``exp_`` saves the result), the saved
+    version is the target's: the result's values are the target's now, and a later in-place
+    write to the target must raise the modified-tensor error, as in PyTorch. (The rule reads
+    ``new``, which no one writes; only the version check follows the target.)"""
+    if new is None or not node.saved:
+        return
+    node.saved = tuple((target, G.version(target), True) if t is new else (t, v, o) for t, v, o in node.saved)
+
+
+# The first input of the op's node, inside CopySlices: the view's old values. Their gradient is
+# written into the base's gradient at the view's place, so this edge is never followed.
+_THE_VIEW = Node("(the view's old values: CopySlices writes their gradient into the base's)", None, ())
+
+
+def _rewrite_view(view: Tensor, base: Tensor, raw: Tensor, fwd: Callable, name: str, spec: Callable,
+                  op_args: tuple, args: tuple, kwargs: dict) -> Any:
+    """An in-place op on ``view`` (a view of ``base``): the base's history becomes CopySlices."""
+    history = Meta(grad_fn=_THE_VIEW) if requires_grad(base) else None
+    old = _old_values(view, name, history)
+    fn, new = spec(old, *op_args, **kwargs)
+    out = fwd(raw, *args, **kwargs)
+    G.bump(view, name)
+    if fn is None:
+        return out
+    _saved_as_target(fn, new, view)
+    cs = CopySlices(base, view, fn)
+    retains = base._ag is not None and base._ag.retains_grad
+    base._ag = Meta(grad_fn=cs)
+    base._ag.retains_grad = retains
+    if view is raw:  # the user's view: its history is now a view of the base's
+        m = view._ag = Meta(grad_fn=G.view_node(view, base))
+        m.view_version = G.version(view)
+    return out
+
+
+class CopySlices(Node):
+    """PyTorch's CopySlices: the history of a base after an in-place op on a view of it.
+
+    Its gradient is the base's, except inside the view, where the op's node (``fn``) turns the
+    view's part of it into the gradient of the view's old values; the op's other inputs get what
+    ``fn`` gives them. The node's first edge is the base's old history, the rest are ``fn``'s.
+    """
+
+    __slots__ = ("fn", "view_layout")
+
+    def __init__(self, base: Tensor, view: Tensor, fn: Node) -> None:
+        bl, vl = base._layout, view._layout
+        n = base._storage.array.shape[0]
+        ctx = fn.ctx or ()
+
+        def rule(g: Tensor) -> tuple:
+            gb = G.scatter_layout(g, bl, bl, n)  # the base's gradient, in a buffer the size of its storage
+            part = gb._view(vl)  # the view's elements in that buffer
+            grads = fn.apply([part.clone()])
+            first = grads[0] if grads else None
+            if first is None:
+                part._np()[...] = 0
+            else:
+                part._np()[...] = fit(first, ctx[0][0], ctx[0][1], fn, 0)._np()
+            rest = []
+            for i, g_i in enumerate(grads[1:], 1):
+                meta = ctx[i] if i < len(ctx) else None
+                rest.append(fit(g_i, meta[0], meta[1], fn, i) if g_i is not None and meta is not None else g_i)
+            return (gb, *rest)
+
+        super().__init__("torch::autograd::CopySlices", rule, (edge(base), *fn.next_functions[1:]))
+        self.ctx = ((bl.shape, base._dtype), *ctx[1:])
+        self.fn = fn
+        self.view_layout = vl
+
+    def release(self) -> None:
+        self.fn.release()
+        if self.fn.freed:
+            self.freed = True
+            self.rule = None
+
+    def __repr__(self) -> str:
+        return f"<CopySlices object at {id(self):#x}>"
+
+
+# ---------------------------------------------------------------- the ops without an out-of-place twin
+# Each returns the node's spec (name, inputs, backward, saved), PyTorch's names and formulas.
+
+
+def _zeros_for(old: Tensor) -> Callable[[Tensor], Tensor]:
+    shape = old._layout.shape
+    return lambda g: zeros_of((), g).expand(shape)  # a zero gradient: one element, expanded
+
+
+def _copy(old: Tensor, src: Any, *args: Any, **kwargs: Any) -> tuple:
+    zeros = _zeros_for(old)
+    if src.__class__ is not Tensor:
+        return "torch::autograd::CopyBackwards", (old, None), lambda g: (zeros(g), None), ()
+    return "torch::autograd::CopyBackwards", (old, src), lambda g: (zeros(g), g), ()
+
+
+def _zero(old: Tensor) -> tuple:
+    zeros = _zeros_for(old)
+    return "ZeroBackward0", (old,), lambda g: (zeros(g),), ()
+
+
+def _fill(old: Tensor, value: Any) -> tuple:
+    zeros = _zeros_for(old)
+    if value.__class__ is Tensor:
+        return "FillBackward3", (old, value), lambda g: (zeros(g), g.sum()), ()
+    return "FillBackward2", (old,), lambda g: (zeros(g),), ()
+
+
+def _masked_fill(old: Tensor, mask: Tensor, value: Any) -> tuple:
+    if value.__class__ is Tensor:
+        return ("MaskedFillBackward1", (old, value),
+                lambda g: (g.masked_fill(mask, 0), g.masked_fill(mask.logical_not(), 0).sum()), (mask,))
+    return "MaskedFillBackward0", (old,), lambda g: (g.masked_fill(mask, 0),), (mask,)
+
+
+def _index_put(old: Tensor, indices: Any, values: Any, accumulate: bool = False) -> tuple:
+    key = tuple(indices)
+
+    def grads(g: Tensor) -> tuple:
+        if accumulate:
+            kept = g
+        else:
+            kept = g.clone()
+            kept[key] = 0
+        return kept, g[key]
+
+    return "IndexPutBackward0", (old, values), grads, ()
+
+
+def _setitem(old: Tensor, key: Any, value: Any) -> tuple:
+    """``t[key] = value`` with an advanced key: PyTorch's index_put_."""
+    value = value if value.__class__ is Tensor else None
+    return _index_put(old, key if isinstance(key, tuple) else (key,), value)
+
+
+_SPECIAL: dict[str, Callable[..., tuple]] = {
+    "copy_": _copy, "zero_": _zero, "fill_": _fill, "masked_fill_": _masked_fill, "index_put_": _index_put,
+    "__setitem__": _setitem,
+}
