@@ -281,7 +281,7 @@ def test_graph_text_shows_nodes_shapes_and_scatters():
     b = x + x
     text = ag.graph_text((b * b)[0].sum())
     assert text.splitlines()[0] == "SumBackward0 -> (3,) float32"
-    assert "SelectBackward0 -> (2, 3) float32  (scatters into a view" in text
+    assert "SelectBackward0 -> (2, 3) float32  [scatter: into a view" in text
     assert "AccumulateGrad: x.grad (2, 3) float32" in text and "(#4, above)" in text
     assert ag.graph_text(x) == "a leaf: no backward graph (requires grad)"
 

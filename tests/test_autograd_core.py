@@ -352,3 +352,44 @@ def test_factories_take_requires_grad(expr):
         assert t.requires_grad and t.is_leaf
         (t * 2).sum().backward()
         assert t.grad is not None and float(t.grad.sum()) == 2 * t.numel()
+
+
+# ---------------------------------------------------------------- the graph, explained
+
+
+def test_graph_text_shows_gradient_strides_after_backward_and_marks_the_scatters():
+    x = strided.ones(2, 3, dtype=strided.float64, requires_grad=True)
+    b = x * 1
+    b[0].mul_(2)
+    y = (b[:, 1:] * 3).sum()
+    before = ag.graph_text(y).splitlines()
+    assert before[0] == "SumBackward0 -> (2, 2) float64"
+    y.backward()
+    text = ag.graph_text(y)
+    lines = text.splitlines()
+    # the sum's gradient is one value expanded (stride 0); the slice scatters into a zero (2, 3)
+    assert lines[0] == "SumBackward0 -> (2, 2) float64 strides (0, 0) (expanded: nothing copied)"
+    assert lines[2] == ("    └── SliceBackward0 -> (2, 3) float64 strides (3, 1)  "
+                        "[scatter: into a view of a zero tensor of the input's shape]")
+    assert "torch::autograd::CopySlices -> (2, 3) float64 strides (3, 1), a number  [an in-place write into a " \
+           "view of this tensor: outside the view the gradient passes unchanged, inside it MulBackward0's rule " \
+           "runs]" in text
+    assert lines[-2].startswith("scatter: the gradient of a view lands in the viewed elements")
+
+
+# ---------------------------------------------------------------- ops without a rule
+
+
+def test_module_functions_without_a_rule_refuse_instead_of_cutting_the_gradient():
+    import strided.gradients
+
+    (xs, _), _ = _leaves()
+    if "cat" in strided.gradients.BACKWARD:
+        pytest.skip("cat has its rule")
+    with pytest.raises(NotImplementedError) as info:
+        strided.cat([xs, xs])
+    assert str(info.value).splitlines()[0] == "cat() is not differentiable yet in strided's autograd"
+    assert "strided.cat(x.detach(), ...)" in str(info.value)
+    with ag.no_grad():
+        assert strided.cat([xs, xs]).shape == (8, 6)
+    assert strided.cat([xs.detach(), xs.detach()]).shape == (8, 6)

@@ -164,6 +164,7 @@ def run(roots: list[tuple], retain_graph: bool, create_graph: bool,
             if not retain_graph:
                 node.release()
             shapes = node.ctx if node.ctx is not None else ()
+            passed: list = [None] * len(node.next_functions)
             for i, (nxt, nr) in enumerate(node.next_functions):
                 if nxt is None:
                     continue
@@ -172,6 +173,7 @@ def run(roots: list[tuple], retain_graph: bool, create_graph: bool,
                     meta = shapes[i] if i < len(shapes) else None
                     if meta is not None:
                         g = fit(g, meta[0], meta[1], node, i)
+                    passed[i] = g._layout  # (what graph_text shows: the gradient's strides)
                     buf = buffers.get(nxt)
                     if buf is None:
                         buf = buffers[nxt] = [None] * nxt.n_outputs
@@ -182,6 +184,7 @@ def run(roots: list[tuple], retain_graph: bool, create_graph: bool,
                         ready.append(nxt)
                     else:
                         _skip(nxt, deps, buffers, ready)
+            node.passed = passed
     finally:
         GRAD_MODE.reset(token)
     return captured

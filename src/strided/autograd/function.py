@@ -22,6 +22,7 @@ import functools
 import inspect
 import os
 from collections.abc import Callable
+from contextvars import ContextVar
 from typing import Any
 
 from ..tensor import Tensor
@@ -78,8 +79,18 @@ def make_node(spec: tuple, n_outputs: int = 1) -> Node | None:
     return node
 
 
+# True while the forward of an op with a rule runs on tensors in the graph: the ops it calls
+# inside need not record (its own node replaces theirs), and the guards of the ops without a rule
+# stay quiet (the outer rule carries the gradient).
+INSIDE: ContextVar[bool] = ContextVar("strided_inside_a_recorded_forward", default=False)
+
+
 def _slow(fwd: Callable, maker: Maker, args: tuple, kwargs: dict) -> Any:
-    out = fwd(*args, **kwargs)
+    token = INSIDE.set(True)
+    try:
+        out = fwd(*args, **kwargs)
+    finally:
+        INSIDE.reset(token)
     if not GRAD_MODE.get():
         return out
     return attach(out, maker, args, kwargs)

@@ -180,7 +180,7 @@ class Node:
     """
 
     __slots__ = ("_name", "next_functions", "rule", "ctx", "saved", "freed", "n_outputs", "outputs_meta",
-                 "pre_hooks", "__weakref__")
+                 "pre_hooks", "passed", "__weakref__")
 
     def __init__(self, name: str, rule: Callable, next_functions: tuple, ctx: Any = None,
                  saved: tuple = (), n_outputs: int = 1) -> None:
@@ -194,6 +194,7 @@ class Node:
         self.n_outputs = n_outputs
         self.outputs_meta: list = [None] * n_outputs  # (shape, dtype) of each output
         self.pre_hooks = None
+        self.passed: list | None = None  # the layouts of the gradients it handed on in the last backward
 
     def name(self) -> str:
         """PyTorch's name of this node's class (``MulBackward0``, ...)."""

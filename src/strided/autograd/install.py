@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import functools
 import sys
+import types
 import warnings
 from typing import Any
 
@@ -27,7 +28,7 @@ from ..nn import functional
 from ..ops import elementwise, matmul, reductions, softmax, unary
 from ..ops.registry import BACKWARD
 from ..tensor import Tensor
-from .function import STATE, track
+from .function import INSIDE, STATE, _any_tracked, track
 from .graph import GRAD_MODE, requires_grad
 from .inplace import track_inplace
 
@@ -80,6 +81,7 @@ def install() -> None:
         for attr, value in list(vars(face).items()):
             if callable(value) and not isinstance(value, type) and value in wrapped:
                 setattr(face, attr, wrapped[value])
+        _guard_the_face(face, rules)
     for name in list(vars(Tensor)):
         if name in _NOT_INPLACE:
             continue
@@ -112,16 +114,71 @@ def _guarded(fwd: Any, name: str) -> Any:
         out = fwd(self, *args, **kwargs)
         if (self.__class__ is Tensor and self._ag is not None and out.__class__ is Tensor and out._ag is None
                 and out is not self and (out._dtype.is_floating_point or out._dtype.is_complex)
-                and requires_grad(self) and GRAD_MODE.get()):
-            raise StridedNotImplementedError(join_lines(
-                f"{name}() is not differentiable yet in strided's autograd",
-                f"its input (shape {self._layout.shape}) requires grad, and the gradient cannot flow "
-                f"through {name}() in this version",
-                f"fix: compute it from the differentiable ops (add, mul, exp, sum, matmul, views, ...), or "
-                f"outside the graph: x.detach().{name}(...) or under strided.no_grad()"))
+                and requires_grad(self) and GRAD_MODE.get() and not INSIDE.get()):
+            raise _no_rule(name, self, f"x.detach().{name}(...)")
         return out
 
     return _guard
+
+
+def _no_rule(name: str, t: Tensor, detached: str) -> StridedNotImplementedError:
+    return StridedNotImplementedError(join_lines(
+        f"{name}() is not differentiable yet in strided's autograd",
+        f"its input (shape {t._layout.shape}) requires grad, and the gradient cannot flow "
+        f"through {name}() in this version: its result would silently carry none",
+        f"fix: compute it from the differentiable ops (add, mul, exp, sum, matmul, views, ...), or "
+        f"outside the graph: {detached} or under strided.no_grad()"))
+
+
+# The modules whose functions the face exports and the guard covers (random draws and dtype
+# questions legitimately give results without a gradient).
+_FACE_MODULES = ("strided.ops.", "strided.numpy_api", "strided.linalg", "strided.nn")
+_FACE_EXEMPT = ("strided.ops.random", "strided.ops.generator", "strided.ops.promotion")
+
+
+def _guard_the_face(face: Any, rules: dict) -> None:
+    """The functions exported from ``strided`` (``strided.cat``, ``strided.gather``, ...) that
+    have no rule: a call given a tensor that requires grad (grad mode on) whose float result
+    has no history raises instead of silently cutting the gradient. (Only the face's names:
+    the modules' own calls among themselves stay plain.)"""
+    for attr, value in list(vars(face).items()):
+        if (attr.startswith("_") or attr.endswith("_") or attr in rules or not isinstance(value, types.FunctionType)
+                or getattr(value, "__wrapped_maker__", None) is not None):
+            continue
+        where = value.__module__ or ""
+        if where.startswith(_FACE_MODULES) and not where.startswith(_FACE_EXEMPT):
+            setattr(face, attr, _guarded_function(value, attr))
+
+
+def _guarded_function(fwd: Any, name: str) -> Any:
+    @functools.wraps(fwd)
+    def _guard(*args: Any, **kwargs: Any) -> Any:
+        if not _any_tracked(args) and not _any_tracked(kwargs.values()):
+            return fwd(*args, **kwargs)
+        out = fwd(*args, **kwargs)
+        if GRAD_MODE.get() and not INSIDE.get() and _cut(out):
+            t = _first_requiring(args, kwargs)
+            if t is not None:
+                raise _no_rule(name, t, f"strided.{name}(x.detach(), ...)")
+        return out
+
+    _guard.__guards__ = name  # type: ignore[attr-defined]
+    return _guard
+
+
+def _cut(out: Any) -> bool:
+    """Whether ``out`` (a tensor or a tuple of them) holds float results none of which has a history."""
+    outs = out if isinstance(out, (tuple, list)) else (out,)
+    floats = [o for o in outs if o.__class__ is Tensor and (o._dtype.is_floating_point or o._dtype.is_complex)]
+    return bool(floats) and all(o._ag is None for o in floats)
+
+
+def _first_requiring(args: tuple, kwargs: dict) -> Tensor | None:
+    for v in (*args, *kwargs.values()):
+        for t in (v if isinstance(v, (tuple, list)) else (v,)):
+            if t.__class__ is Tensor and requires_grad(t):
+                return t
+    return None
 
 
 def _rewarning(raw: Any, tracked: Any) -> Any:
