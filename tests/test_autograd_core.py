@@ -74,6 +74,9 @@ INPLACE = [
     "y = x * 1; y[0].zero_(); y[1].exp_(); y = y * 1",
     "y = x * 1; y[0].sin_(); y = y[0] * 1",
     "y = x.clone(); y.relu_(); y = y * 1; y[::2].neg_()",
+    "y = x * 1; y.t_(); y.mul_(z[:4])",
+    "y = x * 1; y.unsqueeze_(0); y.squeeze_(); y.transpose_(0, 1); y.sqrt_()",
+    "y = x * 1; y.as_strided_((3, 3), (1, 3)); y.sigmoid_()",
 ]
 
 
@@ -98,6 +101,31 @@ def test_inplace_program_matches_torch(program):
             assert s.grad is None
         else:
             np.testing.assert_allclose(s.grad.numpy(), t.grad.numpy(), rtol=0, atol=1e-10)
+
+
+@pytest.mark.parametrize("program", ["y[0].mul_(2); y[:, 1] = 3.0", "y.t()[1:3].exp_()", "y[y > 2] = x[0, 0] ** 2",
+                                     "y.view(-1)[::5].div_(x[0, 1])", "y.index_put_((lib.tensor([1]),), x[0])"])
+def test_gradcheck_through_inplace_writes(program):
+    def f(x):
+        y = x * 1
+        exec(program, {"y": y, "x": x, "lib": strided})
+        return y
+
+    x = strided.from_numpy(RNG.standard_normal((3, 4)) + 2).requires_grad_()
+    assert ag.gradcheck(f, (x,))
+
+
+def test_random_fills_give_a_zero_gradient():
+    (xs, _), (xt, _) = _leaves()
+    for x in (xs, xt):
+        y = x * 1
+        y.uniform_()
+        assert y.grad_fn.name() == "UniformBackward0"
+        (y * x).sum().backward()
+        np.testing.assert_allclose(x.grad.numpy(), y.detach().numpy(), rtol=0, atol=0)
+    with pytest.raises(RuntimeError) as info:
+        (xs * 1).resize_(24)
+    assert str(info.value).splitlines()[0] == "cannot resize variables that require grad"
 
 
 def test_inplace_on_a_view_gives_the_view_an_as_strided_history():

@@ -56,7 +56,15 @@ _DUNDERS = {"__iadd__": "add", "__isub__": "sub", "__imul__": "mul", "__itruediv
 # In-place ops whose node never reads the target's old values: they read them through an alias
 # (no copy). The others get a copy of the old values (PyTorch saves ``original_self`` the same way).
 _NO_OLD_VALUES = {"add_", "sub_", "subtract_", "__iadd__", "__isub__", "neg_", "negative_", "zero_", "fill_", "copy_",
-                  "masked_fill_", "index_put_", "__setitem__"}
+                  "masked_fill_", "index_put_", "__setitem__", "t_", "transpose_", "swapaxes_", "swapdims_",
+                  "unsqueeze_", "squeeze_", "as_strided_", "uniform_", "normal_", "bernoulli_", "random_",
+                  "exponential_", "geometric_", "cauchy_", "log_normal_"}
+
+# The in-place views (a new layout for the same tensor): PyTorch names their nodes apart from
+# the out-of-place views' (TBackward1, not TBackward0).
+_INPLACE_VIEW_NODES = {"t_": "TBackward1", "transpose_": "TransposeBackward1", "swapaxes_": "TransposeBackward1",
+                       "swapdims_": "TransposeBackward1", "unsqueeze_": "UnsqueezeBackward1",
+                       "as_strided_": "AsStridedBackward1"}
 
 
 # ---------------------------------------------------------------- the errors
@@ -145,6 +153,11 @@ def _inplace(fwd: Callable, name: str, self: Tensor, args: tuple, kwargs: dict) 
         raise view_of_leaf_error(self, name)  # (PyTorch's test: a view that requires grad, of a leaf)
     if mine and self._ag.grad_fn is None:
         raise leaf_error(self, name)
+    if name == "resize_" and mine:
+        raise StridedRuntimeError(join_lines(
+            "cannot resize variables that require grad",
+            f"the tensor (shape {self._layout.shape}) is in the graph: its gradient keeps its shape",
+            "fix: resize a detached copy (y.detach().clone().resize_(...)), or reshape out of place"))
     target, op, op_args = self, name, args
     if name == "__setitem__":
         key, value = args
@@ -191,9 +204,18 @@ def _spec_maker(op: str, target: Tensor) -> Callable[..., tuple[Node | None, Ten
     def node(old: Tensor, *a: Any, **k: Any) -> tuple[Node | None, Tensor | None]:
         new = method(old, *a, **k)
         m = new._ag if new.__class__ is Tensor else None
-        return (None if m is None else m.grad_fn), new
+        fn = None if m is None else m.grad_fn
+        if fn is not None and (op in _INPLACE_VIEW_NODES or op == "squeeze_"):
+            fn._name = _INPLACE_VIEW_NODES.get(op) or _squeeze_node(a, k)
+        return fn, new
 
     return node
+
+
+def _squeeze_node(args: tuple, kwargs: dict) -> str:
+    dim = args[0] if args else kwargs.get("dim")
+    return "SqueezeBackward3" if dim is None else "SqueezeBackward5" if isinstance(dim, (tuple, list)) else (
+        "SqueezeBackward4")
 
 
 def _old_values(t: Tensor, op: str, history: Meta | None) -> Tensor:
@@ -364,7 +386,20 @@ def _setitem(old: Tensor, key: Any, value: Any) -> tuple:
     return _index_put(old, key if isinstance(key, tuple) else (key,), value)
 
 
+def _random_fill(name: str) -> Callable[..., tuple]:
+    """uniform_, normal_, ...: the new values depend on no input; the old ones get a zero gradient."""
+
+    def spec(old: Tensor, *args: Any, **kwargs: Any) -> tuple:
+        zeros = _zeros_for(old)
+        return name, (old,), lambda g: (zeros(g),), ()
+
+    return spec
+
+
 _SPECIAL: dict[str, Callable[..., tuple]] = {
     "copy_": _copy, "zero_": _zero, "fill_": _fill, "masked_fill_": _masked_fill, "index_put_": _index_put,
-    "__setitem__": _setitem,
+    "__setitem__": _setitem, "uniform_": _random_fill("UniformBackward0"), "normal_": _random_fill("NormalBackward0"),
+    "bernoulli_": _random_fill("BernoulliBackward2"), "random_": _random_fill("RandomBackward2"),
+    "exponential_": _random_fill("ExponentialBackward0"), "geometric_": _random_fill("GeometricBackward0"),
+    "cauchy_": _random_fill("CauchyBackward0"), "log_normal_": _random_fill("LogNormalBackward0"),
 }
