@@ -11,7 +11,8 @@ tensor([[2., 5.],
 
 The parts: :mod:`.graph` (nodes, tensor records, version counters), :mod:`.engine` (the
 backward pass, :func:`backward`, :func:`grad`), :mod:`.function` (how an op records its node;
-the in-place checks; the rules sit beside their forwards: :mod:`strided.gradients`), :mod:`.mode`
+the rules sit beside their forwards: :mod:`strided.gradients`), :mod:`.inplace` (in-place ops:
+CopySlices, version counters, the leaf errors), :mod:`.mode`
 (``no_grad``, ``enable_grad``), :mod:`.gradcheck`, :mod:`.show` (``graph_text``), :mod:`.tensor_api` (the Tensor surface).
 """
 
