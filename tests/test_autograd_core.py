@@ -77,6 +77,7 @@ INPLACE = [
     "y = x * 1; y[0] += z; y[:, 1:] *= 2; y[1] -= z",
     "y = x * 1; y.t()[0] /= z[:4]",
     "y = x * 1; y.t_(); y.mul_(z[:4])",
+    "y = x * 1; v = y[1:3]; v.t_(); v.mul_(2); v.exp_()",
     "y = x * 1; y.unsqueeze_(0); y.squeeze_(); y.transpose_(0, 1); y.sqrt_()",
     "y = x * 1; y.as_strided_((3, 3), (1, 3)); y.sigmoid_()",
 ]

@@ -170,7 +170,8 @@ def _inplace(fwd: Callable, name: str, self: Tensor, args: tuple, kwargs: dict) 
             op_args = (_as_target_shape(value, lay.shape),)
             base = base if base is not None else self
     spec = _spec_maker(op, target)
-    if base is None:
+    if base is None or op in _INPLACE_VIEW_NODES or op == "squeeze_":
+        # (an in-place view changes no values: the base keeps its history, the view takes a new one)
         return _rewrite(target, self, fwd, name, spec, op_args, args, kwargs)
     return _rewrite_view(target, base, self, fwd, name, spec, op_args, args, kwargs)
 
@@ -233,6 +234,8 @@ def _rewrite(self: Tensor, raw: Tensor, fwd: Callable, name: str, spec: Callable
              kwargs: dict) -> Any:
     """An in-place op on a tensor that is not a view: it takes the op's node as its history."""
     m = self._ag
+    if m is not None and m.grad_fn is not None:
+        edge(self)  # (a view whose storage was written since: its history regenerated first)
     history = None
     if m is not None and (m.grad_fn is not None or m.requires_grad):
         history = Meta(grad_fn=m.grad_fn, output_nr=m.output_nr)
@@ -247,6 +250,8 @@ def _rewrite(self: Tensor, raw: Tensor, fwd: Callable, name: str, spec: Callable
         retains = m is not None and m.retains_grad
         self._ag = Meta(grad_fn=node)
         self._ag.retains_grad = retains
+        if m is not None and m.view_version is not None:  # still a view of its base for autograd
+            self._ag.view_version = G.version(self)
     return out
 
 
