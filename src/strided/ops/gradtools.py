@@ -1,0 +1,78 @@
+"""Small helpers the backward rules of the math ops share (reductions put back, zeros, dims).
+
+The rules sit beside their forwards (``@backward`` in each ops module); what several of them need
+lives here, in the ops layer (the autograd layer above is not importable from a rule's module):
+
+- :func:`zeros` — a zero gradient of a shape, as a stride-0 view of one zero (no memory per element);
+- :func:`reduced_dims` — a reduction's ``dim`` argument as sorted non-negative dims;
+- :func:`unreduce` — a reduction's gradient (or result) with the reduced dims put back as size 1,
+  expanded to the input's shape: a view, nothing copied;
+- :func:`from_numpy_result` — a fresh tensor over a NumPy array a rule computed (one kernel, no
+  element loop in Python).
+
+>>> g = strided.ones(3)
+>>> unreduce(g, (3, 4), (1,), False).shape
+(3, 4)
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from ..dispatch import result, result_array
+from ..dtypes import DType
+from ..tensor import Tensor
+
+
+def zeros(shape: tuple[int, ...], dtype: DType) -> Tensor:
+    """A zero tensor of ``shape``: one zero element, expanded (stride 0) — the gradient of an op whose
+    derivative is zero everywhere (sign, floor, ...) costs no memory per element."""
+    z = result((), dtype)
+    z._storage.array[...] = 0
+    return z.expand(shape) if shape else z
+
+
+def zeros_filled(shape: tuple[int, ...], dtype: DType) -> Tensor:
+    """A new zero tensor of ``shape`` with memory of its own (the target of a scatter)."""
+    z = result(shape, dtype)
+    z._storage.array[...] = 0
+    return z
+
+
+def reduced_dims(dim: Any, ndim: int, empty_is_all: bool = True) -> tuple[int, ...]:
+    """``dim`` (None, an int, a tuple or list) as sorted non-negative dims; None (and ``()`` when
+    ``empty_is_all``, as PyTorch's amax/logsumexp read it) is every dim."""
+    if dim is None:
+        return tuple(range(ndim))
+    dims = tuple(dim) if isinstance(dim, (tuple, list)) else (dim,)
+    if not dims and empty_is_all:
+        return tuple(range(ndim))
+    return tuple(sorted({int(d) % ndim if ndim else 0 for d in dims}))
+
+
+def unreduce(g: Tensor, shape: tuple[int, ...], dims: tuple[int, ...], keepdim: bool) -> Tensor:
+    """``g`` (shaped as a reduction over ``dims`` of a ``shape`` tensor) with the reduced dims put back
+    as size 1 and expanded to ``shape``: a view of ``g``."""
+    return keep(g, shape, dims, keepdim).expand(shape) if shape else g.reshape(())
+
+
+def keep(g: Tensor, shape: tuple[int, ...], dims: tuple[int, ...], keepdim: bool) -> Tensor:
+    """``g`` with the reduced ``dims`` present as size 1 (as ``keepdim=True`` gives): a view."""
+    if not shape:
+        return g.reshape(())
+    if not keepdim:
+        for d in dims:
+            g = g.unsqueeze(d)
+    return g
+
+
+def from_numpy_result(arr: np.ndarray, dtype: DType) -> Tensor:
+    """A fresh contiguous tensor holding ``arr`` (cast to ``dtype``)."""
+    out, dest = result_array(arr.shape, dtype)
+    dest[...] = arr
+    return out
+
+
+__all__ = ["from_numpy_result", "keep", "reduced_dims", "unreduce", "zeros", "zeros_filled"]
