@@ -165,3 +165,29 @@ def matrix_norm(A: Tensor, ord: Any = "fro", dim: Any = (-2, -1), keepdim: bool 
     if OPEN:
         report("linalg.matrix_norm", (A,), result)
     return result
+
+
+# ---------------------------------------------------------------- backward rules (agmath)
+
+from .ops.nan_reductions import norm_rule  # noqa: E402 - (beside the rules)
+from .ops.registry import backward  # noqa: E402
+
+
+@backward("vector_norm")
+def vector_norm_backward(out: Tensor, x: Tensor, ord: Any = 2, dim: Any = None, keepdim: bool = False,
+                         **kwargs: Any) -> Any:
+    """PyTorch's linalg_vector_norm_backward (norm_backward): LinalgVectorNormBackward0."""
+    return norm_rule(out, x, ord, dim, keepdim, "linalg.vector_norm")
+
+
+@backward("matrix_norm")
+def matrix_norm_backward(out: Tensor, A: Tensor, ord: Any = "fro", dim: Any = (-2, -1),  # noqa: N803
+                         keepdim: bool = False, **kwargs: Any) -> Any:
+    """The Frobenius norm is the vector 2-norm over the two dims (PyTorch records that node:
+    LinalgVectorNormBackward0); the other orders need an SVD or an argmax of sums: refused."""
+    if ord != "fro":
+        raise StridedRuntimeError(join_lines(
+            f"linalg.matrix_norm(ord={ord!r}) is not differentiable yet in strided's autograd",
+            "only ord='fro' (the default) has a backward rule",
+            "fix: linalg.vector_norm(A, 2, dim=(-2, -1)) for the Frobenius norm, or compute outside the graph"))
+    return norm_rule(out, A, 2.0, dim, keepdim, "linalg.matrix_norm")

@@ -40,7 +40,7 @@ def _op_modules() -> tuple:
     """Every module of :mod:`strided.ops` (and ``nn.functional``): where the module functions that
     have a registered rule live (``joining.cat``, ``gather_scatter.gather``, ...)."""
     found = [m for name, m in sorted(sys.modules.items())
-             if name.startswith(ops.__name__ + ".") and m is not None]
+             if (name.startswith(ops.__name__ + ".") or name == "strided.linalg") and m is not None]
     return tuple(dict.fromkeys((*_MODULES, *found, functional)))
 
 

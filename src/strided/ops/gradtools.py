@@ -75,4 +75,34 @@ def from_numpy_result(arr: np.ndarray, dtype: DType) -> Tensor:
     return out
 
 
-__all__ = ["from_numpy_result", "keep", "reduced_dims", "unreduce", "zeros", "zeros_filled"]
+def scale_by_count(g: Tensor, mask: Tensor, dims: tuple[int, ...]) -> Tensor:
+    """PyTorch's scale_grad_by_count: ``g`` shared evenly among the positions ``mask`` marks in each
+    reduced group (the ties of an amax / amin)."""
+    return (g / mask.sum(dims, keepdim=True)) * mask if dims else g * mask
+
+
+def norm_grad(g: Tensor, x: Tensor, norm: Tensor, p: float, dims: tuple[int, ...], keepdim: bool) -> Tensor:
+    """PyTorch's norm_backward: the gradient of the ``p``-norm of ``x`` over ``dims`` (``norm`` its
+    result): 0 for p == 0; sgn(x) g for 1; g x / norm for 2 (0 where the norm is 0); the ties of
+    |x| == norm sharing g for +-inf; sgn(x) |x|^(p-1) g / norm^(p-1) otherwise."""
+    shape = x._layout.shape
+    if p == 0:
+        return zeros(shape, g._dtype)
+    g = keep(g, shape, dims, keepdim)
+    norm = keep(norm, shape, dims, keepdim)
+    if p == 1:
+        return x.sgn() * g
+    if p == 2:
+        return g * (x / norm).masked_fill(norm == 0, 0)
+    if p in (float("inf"), float("-inf")):
+        a = x.abs()
+        mask = (a == norm) | a.isnan()
+        return x.sgn() * scale_by_count(g, mask, dims)
+    if p < 1:
+        scaled = x.sgn() * x.abs().pow(p - 1).masked_fill(x == 0, 0)
+        return scaled * g * norm.pow(1 - p)
+    scaled = x.sgn() * x.abs().pow(p - 1) if p < 2 else x * x.abs().pow(p - 2)
+    return scaled * (g / norm.pow(p - 1)).masked_fill(norm == 0, 0)
+
+
+__all__ = ["from_numpy_result", "norm_grad", "scale_by_count", "keep", "reduced_dims", "unreduce", "zeros", "zeros_filled"]
