@@ -26,6 +26,13 @@ from ..dtypes import DType
 from ..tensor import Tensor
 
 
+def needs_grad(t: Any) -> bool:
+    """Whether ``t`` is a tensor whose gradient autograd wants (a leaf that requires grad, or a
+    result with a history): read from its autograd record, which the layer above fills in."""
+    m = getattr(t, "_ag", None)
+    return m is not None and (m.requires_grad or m.grad_fn is not None)
+
+
 def zeros(shape: tuple[int, ...], dtype: DType) -> Tensor:
     """A zero tensor of ``shape``: one zero element, expanded (stride 0) — the gradient of an op whose
     derivative is zero everywhere (sign, floor, ...) costs no memory per element."""
@@ -105,4 +112,4 @@ def norm_grad(g: Tensor, x: Tensor, norm: Tensor, p: float, dims: tuple[int, ...
     return scaled * (g / norm.pow(p - 1)).masked_fill(norm == 0, 0)
 
 
-__all__ = ["from_numpy_result", "norm_grad", "scale_by_count", "keep", "reduced_dims", "unreduce", "zeros", "zeros_filled"]
+__all__ = ["from_numpy_result", "needs_grad", "norm_grad", "scale_by_count", "keep", "reduced_dims", "unreduce", "zeros", "zeros_filled"]
