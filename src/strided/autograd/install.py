@@ -176,6 +176,10 @@ def _install_module_functions(rules: dict, wrapped: dict) -> None:
                     operands = "self"
                 wrapped[value] = track(value, maker, operands)
                 setattr(module, attr, wrapped[value])
+    # nn.functional's bindings of ops functions that are no Tensor method (F.gelu is special.gelu)
+    for attr, value in list(vars(functional).items()):
+        if callable(value) and not attr.startswith("_") and value in wrapped:
+            setattr(functional, attr, wrapped[value])
 
 
 __all__ = ["activate", "ops"]
