@@ -59,7 +59,7 @@ UNARY = ["log1p", "expm1", "log2", "log10", "exp2", "rsqrt", "reciprocal", "squa
          "fix", "floor", "ceil", "round", "frac", "deg2rad", "rad2deg", "nan_to_num"]
 
 CASES = [f"x.{name}()" for name in UNARY] + [
-    "(x + 1).acosh()", "x.round(decimals=1)", "torch.log1p(x)", "torch.erfinv(x - 0.5)",
+    "(x + 1).acosh()", "(x - 0.5).absolute()", "x.round(decimals=1)", "torch.log1p(x)", "torch.erfinv(x - 0.5)",
     # binary
     "x.atan2(y)", "x.arctan2(y[0])", "torch.atan2(x, y)", "x.hypot(y)", "x.fmod(y * 0.3)", "x.fmod(0.3)",
     "x.remainder(y * 0.3)", "x.remainder(0.3)", "x % (y * 0.3)", "(x - 0.5).copysign(y - 0.5)",
@@ -83,6 +83,7 @@ CASES = [f"x.{name}()" for name in UNARY] + [
     "x.cumsum(1)", "x.cumsum(0)", "torch.cumsum(x, -1)", "x.cumprod(1)", "x.cumprod(0)", "x.cummax(1)[0]",
     "x.cummin(0).values", "x.diff()", "x.diff(dim=0)", "x.diff(n=2)", "x.diff(n=3, dim=0)",
     "x.diff(prepend=y[:, :2])", "x.diff(n=2, dim=1, prepend=y[:, :1], append=y[:, 1:3])", "x.diff(n=9)",
+    "x.diff(n=0)",
     # sorting
     "x.sort()[0]", "x.sort(0, descending=True)[0]", "x.sort(dim=1, stable=True).values", "x.topk(2)[0]",
     "x.topk(3, dim=0, largest=False)[0]", "x.kthvalue(2)[0]", "x.kthvalue(3, 0, keepdim=True)[0]",

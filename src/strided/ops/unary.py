@@ -465,3 +465,9 @@ def clamp_backward(out: Tensor, x: Tensor, min: Any = None, max: Any = None, **k
         # records ClampBackward0 (the number bound gets no edge)
         return "ClampBackward0", (x, lo, hi), grads, saved
     return "ClampBackward1", (x,), grads, saved
+
+
+@_rule("absolute")
+def absolute_backward(out: Tensor, x: Tensor, **kwargs: Any) -> Any:
+    """``absolute`` is ``abs``: g * sgn(x) (AbsBackward0, as PyTorch names it)."""
+    return "AbsBackward0", (x,), lambda g: (g * x.sgn(),), (x,)
