@@ -196,7 +196,7 @@ def test_gradcheck(expr):
     assert ag.gradcheck(lambda a, b: eval(expr, _ns(strided, a, b)), (x, y))
 
 
-@pytest.mark.filterwarnings("ignore:var\\(\\): degrees of freedom")
+@pytest.mark.filterwarnings("ignore:.*degrees of freedom is <= 0")
 @pytest.mark.parametrize("expr, shape", [
     ("x.prod()", ()), ("x.cumsum(0)", ()), ("x.cumprod(0)", ()), ("x.sort()[0]", ()), ("x.var()", (0, 3)),
     ("x.logsumexp(1)", (0, 3)), ("x.cumprod(1)", (2, 0)), ("x.amax(0)", (1, 3)), ("x.norm()", ()),

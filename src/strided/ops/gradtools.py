@@ -21,8 +21,9 @@ from typing import Any
 
 import numpy as np
 
-from ..dispatch import result, result_array
+from ..dispatch import adopted, result, result_array
 from ..dtypes import DType
+from ..layout import Layout
 from ..tensor import Tensor
 
 
@@ -76,7 +77,11 @@ def keep(g: Tensor, shape: tuple[int, ...], dims: tuple[int, ...], keepdim: bool
 
 
 def from_numpy_result(arr: np.ndarray, dtype: DType) -> Tensor:
-    """A fresh contiguous tensor holding ``arr`` (cast to ``dtype``)."""
+    """A contiguous tensor holding ``arr`` (cast to ``dtype``): ``arr``'s own memory when it is a
+    fresh C-contiguous array of that dtype that a rule just computed (nothing copied), else a new
+    buffer filled from it. Never pass a view of a tensor's storage (it would be shared)."""
+    if arr.flags.owndata and arr.flags.c_contiguous and arr.dtype == dtype.numpy and arr.ndim:
+        return adopted(arr.reshape(-1), Layout.contiguous(arr.shape), dtype)
     out, dest = result_array(arr.shape, dtype)
     dest[...] = arr
     return out

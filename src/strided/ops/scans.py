@@ -26,7 +26,7 @@ import numpy as np
 
 from .. import layout as L
 from ..args import int_arg, is_dim_int, type_name
-from ..dispatch import copied, report, result
+from ..dispatch import copied, report, result, result_array
 from ..dtypes import CPP_NAME, DType, float16, float32, float64, int64, to_dtype
 from ..dtypes import bool_ as bool_dtype
 from ..errors import (
@@ -349,7 +349,10 @@ def cumsum_backward(out: Tensor, x: Tensor, dim: int, **kwargs: Any) -> Any:
     def grads(g: Tensor) -> tuple:
         if not x.ndim:
             return (g,)
-        return (gradtools.from_numpy_result(_reverse_cumsum(g._np(), d), g._dtype),)
+        # the running sum of the reversed gradient, written reversed into the new gradient
+        gx, arr = result_array(x._layout.shape, g._dtype)
+        np.cumsum(np.flip(g._np(), d), axis=d, out=np.flip(arr, d))
+        return (gx,)
 
     return "CumsumBackward0", (x,), grads, ()
 
