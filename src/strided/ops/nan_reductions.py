@@ -449,5 +449,10 @@ def norm_rule(out: Tensor, x: Tensor, p: Any, dim: Any, keepdim: bool, op: str) 
 @backward("norm")
 def norm_backward(out: Tensor, x: Tensor, p: Any = "fro", dim: Any = None, keepdim: bool = False,
                   dtype: Any = None, **kwargs: Any) -> Any:
-    """PyTorch's norm_backward (``torch.norm`` is ``linalg.vector_norm``: LinalgVectorNormBackward0)."""
+    """PyTorch's norm_backward (``torch.norm`` is ``linalg.vector_norm``: LinalgVectorNormBackward0);
+    ``p="nuc"`` is ``linalg.matrix_norm``'s."""
+    if p == "nuc":
+        from ..linalg import matrix_norm_backward
+
+        return matrix_norm_backward(out, x, "nuc", tuple(range(x.ndim)) if dim is None else dim, keepdim)
     return norm_rule(out, x, p, dim, keepdim, "norm")
