@@ -191,7 +191,8 @@ GRADCHECK = [
     "torch.linalg.matrix_norm(x, ord=inf)", "torch.linalg.matrix_norm(x, ord=-2)", "x.norm(p='nuc')",
     "x.cumsum(0)", "x.cumprod(1)", "x.cummax(1)[0]", "x.diff(prepend=y)", "x.sort(1)[0]", "x.topk(2)[0]",
     "x.kthvalue(2, 0)[0]", "x.msort()", "torch.einsum('ij,kj->ik', x, y)", "torch.einsum('ii->i', x[:, :2])",
-    "torch.cdist(x, y)", "torch.cdist(x, y, p=1.5)", "F.gelu(x)",
+    "torch.cdist(x, y)", "torch.cdist(x, y, p=1.5)", "F.gelu(x)", "torch.einsum('ij,ij,kj->ik', x, y, x)",
+    "torch.einsum('...j,...j->...', x, y[0])",
 ]
 
 
@@ -199,6 +200,23 @@ GRADCHECK = [
 def test_gradcheck(expr):
     x, y = _leaf(_data((2, 3)), strided), _leaf(_data((2, 3)), strided)
     assert ag.gradcheck(lambda a, b: eval(expr, _ns(strided, a, b)), (x, y))
+
+
+@pytest.mark.parametrize("expr", [
+    "e.cumsum(1)", "e.cumprod(0)", "e.prod(1)", "e.sort(1)[0]", "e.amax(1)", "e.clamp(0.3, 0.6)", "e.var(1)",
+    "e.logsumexp(0)", "torch.einsum('ij,ij->i', e, e)", "e.diff(dim=1)", "e.topk(2)[0]", "e.norm(p=3, dim=1)",
+])
+def test_expanded_inputs_sum_their_gradients(expr):
+    """An expanded (stride 0) input: every read of an element sends it a gradient, summed."""
+    a = RNG.uniform(0.1, 0.9, (4, 1))
+    grads = []
+    for lib in (strided, torch):
+        x = (strided.from_numpy(a.copy()) if lib is strided else torch.from_numpy(a.copy())).requires_grad_()
+        r = eval(expr, {"e": x.expand(4, 5), "torch": lib})
+        w = np.linspace(-1.0, 1.5, int(np.prod(r.shape))).reshape(tuple(r.shape))
+        (r * (strided.from_numpy(w.copy()) if lib is strided else torch.from_numpy(w.copy()))).sum().backward()
+        grads.append(_np_grad(x))
+    np.testing.assert_allclose(grads[0], grads[1], rtol=1e-12, atol=1e-10)
 
 
 @pytest.mark.filterwarnings("ignore:.*degrees of freedom is <= 0")
