@@ -4,11 +4,14 @@ The rules sit beside their forwards (``@backward`` in each ops module); what sev
 lives here, in the ops layer (the autograd layer above is not importable from a rule's module):
 
 - :func:`zeros` — a zero gradient of a shape, as a stride-0 view of one zero (no memory per element);
-- :func:`reduced_dims` — a reduction's ``dim`` argument as sorted non-negative dims;
 - :func:`unreduce` — a reduction's gradient (or result) with the reduced dims put back as size 1,
   expanded to the input's shape: a view, nothing copied;
-- :func:`from_numpy_result` — a fresh tensor over a NumPy array a rule computed (one kernel, no
-  element loop in Python).
+- :func:`keep` — the same with the reduced dims as size 1, not expanded (to broadcast against);
+- :func:`scale_by_count`, :func:`norm_grad` — PyTorch's shared formulas (ties of an extreme share
+  the gradient; the p-norm's derivative), used by amax/amin/aminmax and the norms;
+- :func:`needs_grad` — whether autograd wants an operand's gradient (skip the others' work);
+- :func:`from_numpy_result` — a tensor over a NumPy array a rule computed (one kernel, no element
+  loop in Python; the array itself when it is fresh).
 
 >>> g = strided.ones(3)
 >>> unreduce(g, (3, 4), (1,), False).shape
@@ -47,17 +50,6 @@ def zeros_filled(shape: tuple[int, ...], dtype: DType) -> Tensor:
     z = result(shape, dtype)
     z._storage.array[...] = 0
     return z
-
-
-def reduced_dims(dim: Any, ndim: int, empty_is_all: bool = True) -> tuple[int, ...]:
-    """``dim`` (None, an int, a tuple or list) as sorted non-negative dims; None (and ``()`` when
-    ``empty_is_all``, as PyTorch's amax/logsumexp read it) is every dim."""
-    if dim is None:
-        return tuple(range(ndim))
-    dims = tuple(dim) if isinstance(dim, (tuple, list)) else (dim,)
-    if not dims and empty_is_all:
-        return tuple(range(ndim))
-    return tuple(sorted({int(d) % ndim if ndim else 0 for d in dims}))
 
 
 def unreduce(g: Tensor, shape: tuple[int, ...], dims: tuple[int, ...], keepdim: bool) -> Tensor:
@@ -117,4 +109,4 @@ def norm_grad(g: Tensor, x: Tensor, norm: Tensor, p: float, dims: tuple[int, ...
     return scaled * (g / norm.pow(p - 1)).masked_fill(norm == 0, 0)
 
 
-__all__ = ["from_numpy_result", "needs_grad", "norm_grad", "scale_by_count", "keep", "reduced_dims", "unreduce", "zeros", "zeros_filled"]
+__all__ = ["from_numpy_result", "needs_grad", "norm_grad", "scale_by_count", "keep", "unreduce", "zeros", "zeros_filled"]
