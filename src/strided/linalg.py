@@ -165,3 +165,61 @@ def matrix_norm(A: Tensor, ord: Any = "fro", dim: Any = (-2, -1), keepdim: bool 
     if OPEN:
         report("linalg.matrix_norm", (A,), result)
     return result
+
+
+# ---------------------------------------------------------------- backward rules (agmath)
+
+from .ops import gradtools  # noqa: E402 - (beside the rules)
+from .ops.nan_reductions import norm_rule  # noqa: E402
+from .ops.registry import backward  # noqa: E402
+
+
+@backward("vector_norm")
+def vector_norm_backward(out: Tensor, x: Tensor, ord: Any = 2, dim: Any = None, keepdim: bool = False,
+                         **kwargs: Any) -> Any:
+    """PyTorch's linalg_vector_norm_backward (norm_backward): LinalgVectorNormBackward0."""
+    return norm_rule(out, x, ord, dim, keepdim, "linalg.vector_norm")
+
+
+def _matrix_norm_grad(g: Tensor, A: Tensor, out: Tensor, ord: Any, dims: tuple[int, int],  # noqa: A002, N803
+                      keepdim: bool) -> Tensor:
+    """The gradient of ``matrix_norm(A, ord, dims)`` for ord +-1 / +-inf (the max / min over one dim of
+    the sums of |a| over the other: the winning columns or rows share g, times sgn(a)), +-2 (the
+    largest / smallest singular value: u v^T of its singular vectors) and "nuc" (U V^T)."""
+    shape = A._layout.shape
+    both = tuple(sorted(dims))
+    gk = gradtools.keep(g, shape, both, keepdim)
+    if ord in ("nuc", 2, -2, 2.0, -2.0):
+        a = np.moveaxis(A._np(), dims, (-2, -1))
+        u, _, vt = np.linalg.svd(a, full_matrices=False)
+        if ord == "nuc":
+            uv = u @ vt
+        else:
+            k = 0 if ord > 0 else -1
+            uv = u[..., :, k:k + 1 or None] @ vt[..., k:k + 1 or None, :]
+        return gk * gradtools.from_numpy_result(np.ascontiguousarray(np.moveaxis(uv, (-2, -1), dims)), A._dtype)
+    summed, extreme = (dims[0], dims[1]) if abs(ord) == 1 else (dims[1], dims[0])
+    sums = A.abs().sum(summed, keepdim=True)
+    mask = sums == gradtools.keep(out, shape, both, keepdim)
+    return A.sgn() * (gk * mask / mask.sum(extreme, keepdim=True))
+
+
+@backward("matrix_norm")
+def matrix_norm_backward(out: Tensor, A: Tensor, ord: Any = "fro", dim: Any = (-2, -1),  # noqa: A002, N803
+                         keepdim: bool = False, **kwargs: Any) -> Any:
+    """The Frobenius norm is the vector 2-norm over the two dims (PyTorch records that node:
+    LinalgVectorNormBackward0); the other orders as PyTorch's composites end: Amax/AminBackward0
+    (+-1, +-inf, +-2: a max or min of sums or of singular values), SumBackward1 ("nuc").
+
+    # Note: the singular-value orders take NumPy's SVD in the backward pass; PyTorch's node
+    # before the last one (LinalgSvdBackward0, LinalgVectorNormBackward0) is not recorded.
+    """
+    if ord == "fro":
+        return norm_rule(out, A, 2.0, dim, keepdim, "linalg.matrix_norm")
+    n = len(A._layout.shape)
+    dims = tuple(d % n for d in dim)
+    if ord == "nuc":
+        name = "SumBackward1"
+    else:
+        name = "AmaxBackward0" if float(ord) > 0 else "AminBackward0"
+    return name, (A,), lambda g: (_matrix_norm_grad(g, A, out, ord, dims, bool(keepdim)),), (A, out)

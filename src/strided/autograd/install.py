@@ -40,7 +40,7 @@ def _op_modules() -> tuple:
     """Every module of :mod:`strided.ops` (and ``nn.functional``): where the module functions that
     have a registered rule live (``joining.cat``, ``gather_scatter.gather``, ...)."""
     found = [m for name, m in sorted(sys.modules.items())
-             if name.startswith(ops.__name__ + ".") and m is not None]
+             if (name.startswith(ops.__name__ + ".") or name == "strided.linalg") and m is not None]
     return tuple(dict.fromkeys((*_MODULES, *found, functional)))
 
 
@@ -226,6 +226,10 @@ def _install_module_functions(rules: dict, wrapped: dict) -> None:
                     operands = "self"
                 wrapped[value] = track(value, maker, operands)
                 setattr(module, attr, wrapped[value])
+    # nn.functional's bindings of ops functions that are no Tensor method (F.gelu is special.gelu)
+    for attr, value in list(vars(functional).items()):
+        if callable(value) and not attr.startswith("_") and value in wrapped:
+            setattr(functional, attr, wrapped[value])
 
 
 __all__ = ["activate", "ops"]

@@ -141,6 +141,7 @@ def _view_of(arr: np.ndarray, tensors: list[Any], name: str) -> Tensor | None:
         view._layout = _trusted(arr.shape, tuple(s // isz for s in arr.strides), offset)
         view._dtype = t._dtype
         view._base = t if t._base is None else t._base
+        view._ag = None  # (no autograd record: the slot must be set, every method reads it)
         if OPEN:
             dispatch.view_of(t, view, f"np.{name}")
         return view

@@ -21,10 +21,11 @@ from ..dtypes import bool_
 from ..errors import StridedRuntimeError, StridedTypeError, join_lines
 from ..kernels.fpstate import QUIET, quiet_reset, quiet_set
 from ..tensor import Tensor
+from . import gradtools
 from .elementwise import _ALL, _FLOATS, BinaryOp, _make_binary
 from .operands import _broadcast, _check_inplace, _check_partial_overlap, _fresh_output, _view
 from .promotion import TORCH_NAMES, result_type
-from .registry import method
+from .registry import backward, method
 
 HYPOT = BinaryOp("hypot", np.hypot, kernel="hypot_cpu", fast=_FLOATS, tensor_other=True, float_only=True,
                  late_checks=True)
@@ -240,3 +241,67 @@ _METHODS += [
 ]
 for _names, _fn in _METHODS:
     method(*_names)(_fn)
+
+
+# ---------------------------------------------------------------- backward rules
+# PyTorch's formulas (derivatives.yaml), on strided's own ops. A number operand gets no gradient
+# (its edge is empty, as PyTorch's wrapped-number edges are); broadcasting is summed by the engine.
+
+
+def _is_tensor(v: Any) -> bool:
+    return v.__class__ is Tensor
+
+
+@backward("atan2", "arctan2", operands="two")
+def atan2_backward(out: Tensor, a: Any, b: Any, **kwargs: Any) -> Any:
+    """d/da atan2(a, b) = b / (a^2 + b^2), d/db = -a / (a^2 + b^2)."""
+
+    def grads(g: Tensor) -> tuple:
+        r = g / (a * a + b * b)
+        return r * b, r * -a
+
+    return "Atan2Backward0", (a, b), grads, (a, b)
+
+
+@backward("hypot", operands="two")
+def hypot_backward(out: Tensor, a: Any, b: Any, **kwargs: Any) -> Any:
+    """d/da hypot(a, b) = a / hypot(a, b) (and b / hypot for b)."""
+
+    def grads(g: Tensor) -> tuple:
+        r = g / out
+        return r * a, r * b
+
+    return "HypotBackward0", (a, b), grads, (a, b, out)
+
+
+@backward("fmod", operands="two")
+def fmod_backward(out: Tensor, a: Any, b: Any, **kwargs: Any) -> Any:
+    """fmod(a, b) = a - trunc(a / b) * b: the gradient of a is g, of b -g * trunc(a / b)."""
+    if not _is_tensor(b):
+        return "FmodBackward0", (a,), lambda g: (g,), ()
+    return "FmodBackward1", (a, b), lambda g: (g, -g * (a / b).trunc()), (a, b)
+
+
+@backward("copysign", operands="two")
+def copysign_backward(out: Tensor, a: Any, b: Any, **kwargs: Any) -> Any:
+    """|a| with b's sign: the gradient of a is g * (result / a), 0 where a == 0; b gets zero."""
+
+    def grad_a(g: Tensor) -> Tensor:
+        return g * (out / a).masked_fill(a == 0, 0)
+
+    if not _is_tensor(b):
+        return "CopysignBackward1", (a,), lambda g: (grad_a(g),), (a, out)
+    return "CopysignBackward0", (a, b), lambda g: (grad_a(g), gradtools.zeros(b._layout.shape, g._dtype)), (a, out)
+
+
+@backward("lerp", operands="any")
+def lerp_backward(out: Tensor, a: Any, end: Any, weight: Any) -> Any:
+    """a + w (end - a): the gradients are g (1 - w), g w and (weight a tensor) g (end - a)."""
+    if not _is_tensor(weight):
+        w = float(weight) if not isinstance(weight, complex) else weight
+        return "LerpBackward0", (a, end), lambda g: (g * (1 - w), g * w), ()
+
+    def grads(g: Tensor) -> tuple:
+        return g * (1 - weight), g * weight, g * (end - a)
+
+    return "LerpBackward1", (a, end, weight), grads, (a, end, weight)

@@ -25,10 +25,12 @@ from ..dispatch import OPEN, report, result_array
 from ..errors import StridedRuntimeError, StridedValueError, join_lines
 from ..kernels.fpstate import QUIET, quiet_reset, quiet_set
 from ..tensor import Tensor, tensor_arg
+from . import gradtools
 from .broadcasting import broadcast_pair
 from .operands import _not_implemented
 from .promotion import TORCH_NAMES
 from .reduce_args import shape_text
+from .registry import backward
 
 CHUNK_BYTES = 4 * 2**20  # the most a block of differences may take (the rest is the output)
 
@@ -170,3 +172,53 @@ def _chunked(a: np.ndarray, b: np.ndarray, p: float, out: np.ndarray) -> None:
                 np.add.reduce(diff, axis=-1, out=target)
                 np.power(target, 1.0 / p, out=target)
             del diff  # (freed before the next block's is made: one block alive at a time)
+
+
+# ---------------------------------------------------------------- backward rule
+
+
+def _cdist_grad(g: np.ndarray, a: np.ndarray, b: np.ndarray, dist: np.ndarray, p: float) -> np.ndarray:
+    """The gradient of x1 (a: (..., P, M); b: (..., R, M); g, dist: (..., P, R)), PyTorch's
+    _cdist_backward: per pair the derivative of ||a_i - b_j||_p by a_i, times g, summed over j.
+    Where a distance is 0 the pair gives 0 (and where a difference is 0 for p < 1)."""
+    with np.errstate(divide="ignore", invalid="ignore"):
+        if p == 2:  # g d/da ||a - b|| = g (a - b) / d: two matrix products, no (P, R, M) block
+            w = np.where(dist == 0, 0, g / dist)
+            return a * w.sum(-1)[..., None] - w @ b
+        diff = a[..., :, None, :] - b[..., None, :, :]  # (..., P, R, M)
+        gd = g[..., None]
+        dd = dist[..., None]
+        if p == 0:
+            return np.zeros(np.broadcast_shapes(a.shape, (*g.shape[:-1], a.shape[-1])), a.dtype)
+        if p == 1:
+            each = np.sign(diff) * gd
+        elif p == math.inf:
+            each = np.sign(diff) * (np.abs(diff) == dd) * gd
+        elif p < 2:
+            each = np.sign(diff) * np.abs(diff) ** (p - 1) * gd / dd ** (p - 1)
+            each = np.where((dd == 0) | ((diff == 0) & (p < 1)), 0, each)
+        else:
+            each = diff * np.abs(diff) ** (p - 2) * gd / dd ** (p - 1)
+            each = np.where(dd == 0, 0, each)
+        return each.sum(-2)
+
+
+@backward("cdist", operands="two")
+def cdist_backward(out: Tensor, x1: Tensor, x2: Tensor, p: float = 2.0, compute_mode: Any = None) -> Any:
+    """CdistBackward0; x2's gradient is x1's formula with the roles swapped (the transposed
+    distances and gradient), as PyTorch computes it.
+
+    # Note: for p=2 and more than 25 rows PyTorch computes through its matrix-product path, whose
+    # graph is the composite's (other node names); strided records CdistBackward0 always.
+    """
+    p = float(p)
+
+    def grads(g: Tensor) -> tuple:
+        a, b, d, gn = x1._np(), x2._np(), out._np(), g._np()
+        want1, want2 = gradtools.needs_grad(x1), gradtools.needs_grad(x2)
+        g1 = _cdist_grad(gn, a, b, d, p) if want1 else None
+        g2 = _cdist_grad(np.swapaxes(gn, -1, -2), b, a, np.swapaxes(d, -1, -2), p) if want2 else None
+        return (None if g1 is None else gradtools.from_numpy_result(g1, g._dtype),
+                None if g2 is None else gradtools.from_numpy_result(g2, g._dtype))
+
+    return "CdistBackward0", (x1, x2), grads, (x1, x2, out)

@@ -44,11 +44,13 @@ from ..layout import CopyRequested, Layout
 from ..layout import plans as P
 from ..layout.contraction import plan_pair
 from ..tensor import Tensor
+from . import gradtools
 from .elementwise import mul
 from .matmul import matmul
 from .memo import Memo
 from .promotion import result_type
 from .reductions import _accumulator
+from .registry import backward
 from .support import check as _check_support
 
 __all__ = ["EinsumPlan", "Route", "Step", "einsum", "einsum_plan"]
@@ -660,3 +662,67 @@ def run(plan: EinsumPlan, operands: Sequence[Tensor]) -> Tensor:
         x = live[last]
         return x.view(x.shape)
     return live[last]
+
+
+# ---------------------------------------------------------------- backward rule
+
+
+def _grad_of_operand(g: Tensor, parsed: _Parsed, ops: Sequence[Tensor], k: int) -> Tensor:
+    """The gradient of operand ``k``: an einsum of the output's gradient with the other operands,
+    onto operand k's distinct labels; labels only operand k has (summed in the forward) come back
+    as stride-0 expands, size-1 dims that broadcast are summed back, and a repeated label
+    (``ii->i``) is a diagonal of a zero tensor the gradient is written into."""
+    labels = parsed.inputs[k]
+    shape = ops[k]._layout.shape
+    distinct = "".join(dict.fromkeys(labels))
+    mine = {c: shape[labels.index(c)] for c in distinct}
+    others = [j for j in range(len(ops)) if j != k]
+    available = set(parsed.output).union(*(parsed.inputs[j] for j in others))
+    target = "".join(c for c in distinct if c in available)
+    equation = ",".join([parsed.output, *(parsed.inputs[j] for j in others)]) + "->" + target
+    r = einsum(equation, g, *(ops[j] for j in others))
+    # the labels operand k alone had: size-1 dims put back (a view)
+    for i, c in enumerate(distinct):
+        if c not in available:
+            r = r.unsqueeze(i)
+    # sizes as operand k's: sum where it broadcast (size 1), expand where the gradient is (size 1)
+    summed = tuple(i for i, c in enumerate(distinct) if mine[c] == 1 and r._layout.shape[i] != 1)
+    if summed:
+        r = r.sum(summed, keepdim=True)
+    r = r.expand(tuple(mine[c] for c in distinct))
+    if len(distinct) == len(labels):
+        return r
+    # a diagonal: the gradient written into the diagonal view of zeros in operand k's shape
+    z, zarr = result_array(shape, g._dtype)
+    zarr[...] = 0
+    strides = L.contiguous_strides(shape)
+    diag = z.as_strided(tuple(mine[c] for c in distinct),
+                        tuple(sum(s for s, lab in zip(strides, labels) if lab == c) for c in distinct))
+    diag._np()[...] = r._np()
+    return z
+
+
+@backward("einsum", operands="any")
+def einsum_backward(out: Tensor, equation: Any, *operands: Any, optimize: Any = "auto") -> Any:
+    """The gradient of each operand is an einsum of the gradient with the other operands (see
+    :func:`_grad_of_operand`): the plan of that einsum accounts its own views and copies.
+
+    # Note: PyTorch's einsum is composite, so its node is its last step's: SumBackward1 or
+    # PermuteBackward0 for one operand, ViewBackward0 after a contraction, MulBackward0 when
+    # nothing is summed; strided records one node under the name PyTorch's last step has.
+    """
+    if isinstance(equation, Tensor):
+        equation, operands = _from_sublists((equation, *operands))
+    ops = _operands(operands, False)
+    parsed = _parse(equation, [t._layout.shape for t in ops])
+    summed = set("".join(parsed.inputs)) - set(parsed.output)
+    if len(ops) == 1:
+        name = "SumBackward1" if summed else "PermuteBackward0"
+    else:
+        name = "ViewBackward0" if summed else "MulBackward0"
+    wanted = [gradtools.needs_grad(t) for t in ops]
+
+    def grads(g: Tensor) -> tuple:
+        return tuple(_grad_of_operand(g, parsed, ops, k) if want else None for k, want in enumerate(wanted))
+
+    return name, tuple(ops), grads, tuple(ops)

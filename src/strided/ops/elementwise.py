@@ -854,3 +854,22 @@ __all__ = [
     "minimum", "mul", "multiply", "ne", "neg", "negative", "pow", "relu", "remainder", "sigmoid",
     "sin", "sqrt", "sub", "subtract", "tanh", "true_divide", "where",
 ]
+
+
+# ---------------------------------------------------------------- backward rules (agmath)
+
+from .registry import backward as _rule  # noqa: E402 - (kept beside the rules: merges stay clean)
+
+
+@_rule("remainder", operands="two")
+def remainder_backward(out: Tensor, a: Any, b: Any, **kwargs: Any) -> Any:
+    """remainder(a, b) = a - floor(a / b) * b: the gradient of a is g, of b -g * floor(a / b)."""
+    if b.__class__ is not Tensor:
+        return "RemainderBackward0", (a,), lambda g: (g,), ()
+    return "RemainderBackward1", (a, b), lambda g: (g, -g * (a / b).floor()), (a, b)
+
+
+@_rule("__mod__", operands="dunder")
+def mod_backward(out: Tensor, a: Any, b: Any) -> Any:
+    """``a % b`` is ``remainder(a, b)``."""
+    return remainder_backward(out, a, b)

@@ -22,10 +22,10 @@ from ..errors import StridedIndexError, StridedRuntimeError, StridedTypeError, j
 from ..kernels.fpstate import QUIET, quiet_reset, quiet_set
 from ..kernels.listeners import silenced
 from ..tensor import Tensor, tensor_arg
-from . import support
+from . import gradtools, support
 from .promotion import TORCH_NAMES
 from .reduce_args import numpy_axes, optional_dtype, reduced_shape, reduction_dims, shape_text
-from .registry import method
+from .registry import backward, method
 
 
 class AminmaxResult(NamedTuple):
@@ -341,3 +341,118 @@ def _norm(input: Tensor, p: Any, dim: Any, keepdim: bool, dtype: Any) -> Tensor:
     else:
         res = vector_norm(input, p, dim, keepdim, dtype=dtype)
     return res
+
+
+# ---------------------------------------------------------------- backward rules
+# PyTorch's formulas (derivatives.yaml, FunctionsManual.cpp), on strided's own ops.
+
+
+def _dims_of(x: Tensor, dim: Any, op: str) -> tuple[int, ...]:
+    dims = reduction_dims(x, dim, op)
+    return tuple(range(len(x._layout.shape))) if dims is None else tuple(sorted(dims))
+
+
+def _extreme_rule(node: str, op: str) -> Any:
+    def rule(out: Tensor, x: Tensor, dim: Any = (), keepdim: bool = False, **kwargs: Any) -> Any:
+        """The ties of the extreme value share the gradient evenly (PyTorch's scale_grad_by_count)."""
+        shape = x._layout.shape
+        dims = _dims_of(x, dim, op)
+
+        def grads(g: Tensor) -> tuple:
+            mask = gradtools.keep(out, shape, dims, keepdim) == x
+            return (gradtools.scale_by_count(gradtools.keep(g, shape, dims, keepdim), mask, dims),)
+
+        return node, (x,), grads, (x, out)
+
+    return rule
+
+
+backward("amax")(_extreme_rule("AmaxBackward0", "amax"))
+backward("amin")(_extreme_rule("AminBackward0", "amin"))
+
+
+@backward("aminmax")
+def aminmax_backward(out: Any, x: Tensor, *, dim: Any = None, keepdim: bool = False) -> Any:
+    """Two differentiable outputs (min, max): each one's gradient shared by its ties, then added."""
+    shape = x._layout.shape
+    dims = _dims_of(x, dim, "aminmax")
+    lo, hi = out
+
+    def grads(g_min: Any, g_max: Any) -> tuple:
+        total = None
+        for g, value in ((g_min, lo), (g_max, hi)):
+            if g is None:
+                continue
+            mask = gradtools.keep(value, shape, dims, keepdim) == x
+            part = gradtools.scale_by_count(gradtools.keep(g, shape, dims, keepdim), mask, dims)
+            total = part if total is None else total + part
+        return (total,)
+
+    return "AminmaxBackward0", (x,), grads, (x, lo, hi), "multi"
+
+
+@backward("nansum")
+def nansum_backward(out: Tensor, x: Tensor, dim: Any = None, keepdim: bool = False, **kwargs: Any) -> Any:
+    """g where x is a number, 0 where it is NaN."""
+    shape = x._layout.shape
+    dims = _dims_of(x, dim, "nansum")
+    return "NansumBackward0", (x,), lambda g: (gradtools.unreduce(g, shape, dims, keepdim).masked_fill(
+        x.isnan(), 0),), (x,)
+
+
+@backward("nanmean")
+def nanmean_backward(out: Tensor, x: Tensor, dim: Any = None, keepdim: bool = False, **kwargs: Any) -> Any:
+    """g / (the count of numbers) where x is a number, 0 where it is NaN.
+
+    # Note: PyTorch computes nanmean as nansum(x) / count (its node is that division's,
+    # DivBackward0, over a NansumBackward0); strided records one node under the same name.
+    """
+    shape = x._layout.shape
+    dims = _dims_of(x, dim, "nanmean")
+
+    def grads(g: Tensor) -> tuple:
+        numbers = x.isnan().logical_not()
+        count = numbers.sum(dims, keepdim=True) if shape else numbers.to(x._dtype)
+        return ((gradtools.keep(g, shape, dims, keepdim) / count).masked_fill(numbers.logical_not(), 0),)
+
+    return "DivBackward0", (x,), grads, (x,)
+
+
+@backward("logsumexp")
+def logsumexp_backward(out: Tensor, x: Tensor, dim: Any = (), keepdim: bool = False, **kwargs: Any) -> Any:
+    """g * exp(x - logsumexp(x)): the softmax of x over the reduced dims, times g."""
+    shape = x._layout.shape
+    dims = _dims_of(x, dim, "logsumexp")
+
+    def grads(g: Tensor) -> tuple:
+        r = gradtools.keep(out, shape, dims, keepdim)
+        return (gradtools.keep(g, shape, dims, keepdim) * (x - r).exp(),)
+
+    return "LogsumexpBackward0", (x,), grads, (x, out)
+
+
+def norm_rule(out: Tensor, x: Tensor, p: Any, dim: Any, keepdim: bool, op: str) -> Any:
+    """The node of a vector norm (``norm``, ``linalg.vector_norm``, ``matrix_norm`` "fro")."""
+    if isinstance(p, str):
+        if p != "fro":
+            raise StridedRuntimeError(join_lines(
+                f"{op}(p={p!r}) is not differentiable yet in strided's autograd",
+                "only the vector norms (a number p, or 'fro') have a backward rule",
+                f"fix: compute it outside the graph (x.detach().{op}(...)) or from differentiable ops"))
+        p = 2.0
+    p = float(p)
+    dims = _dims_of(x, dim, op)
+    return ("LinalgVectorNormBackward0", (x,),
+            lambda g: (gradtools.norm_grad(g, x, out, p, dims, bool(keepdim)),), (x, out))
+
+
+@backward("norm")
+def norm_backward(out: Tensor, x: Tensor, p: Any = "fro", dim: Any = None, keepdim: bool = False,
+                  dtype: Any = None, **kwargs: Any) -> Any:
+    """PyTorch's norm_backward (``torch.norm`` is ``linalg.vector_norm``: LinalgVectorNormBackward0);
+    ``p="nuc"`` is ``linalg.matrix_norm``'s."""
+    if p == "nuc":
+        from ..linalg import matrix_norm_backward
+
+        return matrix_norm_backward(out, x, "nuc", tuple(range(x.ndim)) if dim is None else dim, keepdim)
+    return norm_rule(out, x, p, dim, keepdim, "norm")

@@ -385,3 +385,87 @@ def any(self: Tensor, dim: Any = None, keepdim: bool = False, *, out: Any = None
     """True where some element along ``dim`` is nonzero; empty: False. bool (uint8 for uint8)."""
     return _to_out(_logical(np.logical_or, self, dim, keepdim, "any"), out, "any", self)
 
+
+
+# ---------------------------------------------------------------- backward rules (agmath)
+
+from . import gradtools as _gt  # noqa: E402 - (kept beside the rules: merges stay clean)
+from .registry import backward as _rule  # noqa: E402
+
+
+def _others_product(a: np.ndarray, axis: int) -> np.ndarray:
+    """For every element, the product of the OTHER elements along ``axis`` (exclusive products from
+    both ends: exact where elements are zero, no division)."""
+    a = np.moveaxis(a, axis, -1)
+    if a.shape[-1] == 0:
+        return np.moveaxis(np.ones_like(a), -1, axis)
+    ones = np.ones((*a.shape[:-1], 1), a.dtype)
+    left = np.cumprod(np.concatenate([ones, a[..., :-1]], -1), -1)
+    right = np.cumprod(np.concatenate([ones, a[..., :0:-1]], -1), -1)[..., ::-1]
+    return np.moveaxis(left * right, -1, axis)
+
+
+@_rule("prod")
+def prod_backward(out: Tensor, x: Tensor, dim: Any = None, keepdim: bool = False, **kwargs: Any) -> Any:
+    """The gradient of each element is g times the product of the others along the reduced dim
+    (PyTorch's prod_backward, zeros included: one zero gets the product of the rest, the others 0)."""
+    shape = x._layout.shape
+
+    def grads(g: Tensor) -> tuple:
+        a = x._np()
+        if dim is None:
+            others = _others_product(a.reshape(-1), 0).reshape(shape)
+            gx = g.reshape(()).expand(shape) if shape else g.reshape(())
+        else:
+            d = dim % len(shape) if shape else 0
+            others = _others_product(a.reshape(shape or (1,)), d).reshape(shape)
+            gx = _gt.unreduce(g, shape, (d,), keepdim)
+        return (gx * _gt.from_numpy_result(others, x._dtype),)
+
+    return ("ProdBackward0" if dim is None else "ProdBackward1"), (x,), grads, (x,)
+
+
+def _variance_args(x: Tensor, dim: Any, unbiased: Any, keepdim: bool, correction: Any) -> tuple:
+    """(dims, keepdim, correction) as the forward read them."""
+    if isinstance(dim, bool):  # x.var(True): the old (unbiased) overload
+        dim, unbiased = None, dim
+    if unbiased is not None:
+        correction = 1 if unbiased else 0
+    elif correction is None:
+        correction = 1
+    else:
+        correction = _correction(correction, "var")
+    dims = reduction_dims(x, dim, "var")
+    n = len(x._layout.shape)
+    return (tuple(range(n)) if dims is None else tuple(sorted(dims))), bool(keepdim), correction
+
+
+def _var_grad(g: Tensor, x: Tensor, dims: tuple, keepdim: bool, correction: Any) -> Tensor:
+    """PyTorch's var_backward: g * 2 / (N - correction) * (x - mean(x))."""
+    shape = x._layout.shape
+    n = 1
+    for d in dims:
+        n *= shape[d]
+    centered = x - x.mean(dims, keepdim=True) if shape else x - x
+    return _gt.unreduce(g, shape, dims, keepdim) * centered * (2.0 / (n - correction) if n != correction
+                                                               else float("inf"))
+
+
+@_rule("var")
+def var_backward(out: Tensor, x: Tensor, dim: Any = None, unbiased: Any = None, keepdim: bool = False, *,
+                 correction: Any = None, **kwargs: Any) -> Any:
+    dims, keep, c = _variance_args(x, dim, unbiased, keepdim, correction)
+    return "VarBackward0", (x,), lambda g: (_var_grad(g, x, dims, keep, c),), (x,)
+
+
+@_rule("std")
+def std_backward(out: Tensor, x: Tensor, dim: Any = None, unbiased: Any = None, keepdim: bool = False, *,
+                 correction: Any = None, **kwargs: Any) -> Any:
+    """PyTorch's std_backward: var_backward of g / (2 std), 0 where the std is 0."""
+    dims, keep, c = _variance_args(x, dim, unbiased, keepdim, correction)
+
+    def grads(g: Tensor) -> tuple:
+        gv = (g / (out * 2)).masked_fill(out == 0, 0)
+        return (_var_grad(gv, x, dims, keep, c),)
+
+    return "StdBackward0", (x,), grads, (x, out)

@@ -26,7 +26,7 @@ import numpy as np
 
 from .. import layout as L
 from ..args import int_arg, is_dim_int, type_name
-from ..dispatch import copied, report, result
+from ..dispatch import copied, report, result, result_array
 from ..dtypes import CPP_NAME, DType, float16, float32, float64, int64, to_dtype
 from ..dtypes import bool_ as bool_dtype
 from ..errors import (
@@ -40,11 +40,11 @@ from ..kernels import check_writable
 from ..kernels.fpstate import quietly
 from ..layout.order import elementwise_output_strides, preserve_format_strides
 from ..tensor import Tensor, tensor_arg
-from . import return_types, support
+from . import gradtools, return_types, support
 from .along import one_dim, tensor_from_array
 from .promotion import promote_types
 from .reduce_args import shape_text
-from .registry import method
+from .registry import backward, method
 
 # PyTorch's CPU scan accumulates in at::acc_type: double for float, float for half
 _ACCUMULATOR = {float32: np.dtype(np.float64), float16: np.dtype(np.float32), float64: np.dtype(np.float64)}
@@ -324,3 +324,120 @@ def diff(self: Tensor, n: int = 1, dim: int = -1, prepend: Tensor | None = None,
     return copied("diff", (self,), out, lambda: (
         f"diff: the {'forward difference' if n == 1 else f'{n}-th forward difference'} along dim {d} "
         f"of a {shape_text(self.shape)} tensor, into new memory"))
+
+
+# ---------------------------------------------------------------- backward rules
+# PyTorch's formulas (derivatives.yaml, FunctionsManual.cpp): one NumPy kernel per rule, no
+# element loops.
+
+
+def _reverse_cumsum(a: np.ndarray, d: int) -> np.ndarray:
+    """``out[i] = a[i] + a[i + 1] + ...`` along ``d`` (the adjoint of a running sum)."""
+    return np.flip(np.cumsum(np.flip(a, d), axis=d), d)
+
+
+def _scan_dim(x: Tensor, dim: Any) -> int:
+    return dim % x.ndim if x.ndim else 0
+
+
+@backward("cumsum")
+def cumsum_backward(out: Tensor, x: Tensor, dim: int, **kwargs: Any) -> Any:
+    """Each element is read by every running sum from its position on: the gradient is the
+    reversed running sum of g."""
+    d = _scan_dim(x, dim)
+
+    def grads(g: Tensor) -> tuple:
+        if not x.ndim:
+            return (g,)
+        # the running sum of the reversed gradient, written reversed into the new gradient
+        gx, arr = result_array(x._layout.shape, g._dtype)
+        np.cumsum(np.flip(g._np(), d), axis=d, out=np.flip(arr, d))
+        return (gx,)
+
+    return "CumsumBackward0", (x,), grads, ()
+
+
+def _cumprod_grad(x: np.ndarray, y: np.ndarray, g: np.ndarray, d: int) -> np.ndarray:
+    """PyTorch's cumprod_backward, zeros included. Along each line: before the first zero z the
+    gradient is reverse_cumsum(g * y) / x; at z it is y[z-1] * sum_{j>=z} g[j] prod_{z<m<=j} x[m];
+    after z it is 0 (every product there holds x[z] and another factor's zero)."""
+    x, y, g = (np.moveaxis(a, d, -1) for a in (x, y, g))
+    n = x.shape[-1]
+    zero = x == 0
+    has_zero = zero.any(-1, keepdims=True)
+    z = np.where(has_zero, zero.argmax(-1)[..., None], n)  # the first zero (n: none)
+    pos = np.arange(n)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        before = _reverse_cumsum(g * y, x.ndim - 1) / np.where(pos < z, x, 1)
+    out = np.where(pos < z, before, 0)
+    if has_zero.any():
+        # the factors after z, running from z on (1 up to z included)
+        after = np.cumprod(np.where(pos > z, x, 1), axis=-1)
+        total = np.sum(np.where(pos >= z, g * after, 0), axis=-1, keepdims=True)
+        prev = np.take_along_axis(y, np.clip(z - 1, 0, max(n - 1, 0)), -1)
+        prev = np.where(z > 0, prev, 1)
+        out = np.where(pos == z, prev * total, out)
+    return np.moveaxis(out, -1, d)
+
+
+@backward("cumprod")
+def cumprod_backward(out: Tensor, x: Tensor, dim: int, **kwargs: Any) -> Any:
+    d = _scan_dim(x, dim)
+
+    def grads(g: Tensor) -> tuple:
+        if not x.ndim or not x.numel():
+            return (g,)
+        xs = x._np().astype(out._dtype.numpy, copy=False)
+        return (gradtools.from_numpy_result(_cumprod_grad(xs, out._np(), g._np(), d), g._dtype),)
+
+    return "CumprodBackward0", (x,), grads, (x, out)
+
+
+def _cum_extreme_rule(node: str) -> Any:
+    def rule(out: Any, x: Tensor, dim: int) -> Any:
+        """The gradient of each running extreme goes to the element it came from (its index)."""
+        d = _scan_dim(x, dim)
+        indices = out[1]
+
+        def grads(g: Tensor) -> tuple:
+            if not x.ndim:
+                return (g,)
+            return (gradtools.zeros_filled(x._layout.shape, g._dtype).scatter_add(d, indices, g),)
+
+        return node, (x,), grads, (indices,)
+
+    return rule
+
+
+backward("cummax")(_cum_extreme_rule("CummaxBackward0"))
+backward("cummin")(_cum_extreme_rule("CumminBackward0"))
+
+
+@backward("diff", operands="any")
+def diff_backward(out: Tensor, x: Tensor, n: int = 1, dim: int = -1, prepend: Any = None,
+                  append: Any = None) -> Any:
+    """The adjoint of the difference, ``n`` times (out[i] = x[i+1] - x[i] sends g[i] to x[i+1] and
+    -g[i] to x[i]), then cut into the pieces of prepend, input and append.
+
+    # Note: PyTorch builds diff from narrow and sub (its node is the last sub's, SubBackward0);
+    # strided records one node under that name.
+    """
+    d = x.ndim and dim % x.ndim
+    sizes = [p._layout.shape[d] if p.__class__ is Tensor else 0 for p in (prepend, x, append)]
+
+    def grads(g: Tensor) -> tuple:
+        a = g._np()
+        for _ in range(min(n, sum(sizes)) if n else 0):
+            pad = [(0, 0)] * a.ndim
+            pad[d] = (1, 0)
+            hi = np.pad(a, pad)
+            pad[d] = (0, 1)
+            a = hi - np.pad(a, pad)
+        if not n:
+            return (None, g, None)
+        pieces = np.split(a, np.cumsum(sizes)[:2], axis=d)
+        return tuple(gradtools.from_numpy_result(p, g._dtype) if s else None for p, s in zip(pieces, sizes))
+
+    inputs = (prepend, x, append) if prepend is not None or append is not None else (x,)
+    name = "SubBackward0" if n else "torch::autograd::CopyBackwards"  # (n=0: PyTorch's copy)
+    return name, inputs, (lambda g: grads(g) if len(inputs) == 3 else grads(g)[1:2]), ()

@@ -28,10 +28,10 @@ from ..dtypes import int64
 from ..errors import StridedIndexError, StridedNotImplementedError, StridedRuntimeError, join_lines
 from ..layout.order import preserve_format_strides
 from ..tensor import Tensor, tensor_arg
-from . import return_types, support
+from . import gradtools, return_types, support
 from .along import flag, moved_last, one_dim, take_in_place, take_moved, tensor_from_array, tensor_from_moved
 from .reduce_args import reduced_shape, shape_text
-from .registry import method
+from .registry import backward, method
 
 
 def argsort_last(x: np.ndarray, descending: bool, stable: bool) -> np.ndarray:
@@ -270,3 +270,55 @@ def kthvalue(self: Tensor, k: int, dim: int = -1, keepdim: bool = False) -> Any:
     return copied("kthvalue", (self,), return_types.kthvalue(values, indices), lambda: (
         f"kthvalue: the {k}-th smallest along dim {d} of a {shape_text(shape)} tensor, into new memory "
         "(values, and int64 indices)"))
+
+
+# ---------------------------------------------------------------- backward rules
+# The values of sort / topk / kthvalue are elements of the input: each one's gradient goes back
+# to the place it came from (a scatter at the indices into zeros: PyTorch's
+# value_selecting_reduction_backward and sort_backward).
+
+
+def _selected_rule(node: str, reduces: bool = False) -> Any:
+    def rule(out: Any, x: Tensor, *args: Any, **kwargs: Any) -> Any:
+        values, indices = out
+        shape = x._layout.shape
+        if node == "KthvalueBackward0":
+            dim = args[1] if len(args) > 1 else kwargs.get("dim", -1)
+            keepdim = args[2] if len(args) > 2 else kwargs.get("keepdim", False)
+        elif node == "TopkBackward0":
+            dim, keepdim = (args[1] if len(args) > 1 else kwargs.get("dim", -1)), True
+        else:
+            dim, keepdim = (args[0] if args else kwargs.get("dim", -1)), True
+        d = dim % len(shape) if shape else 0
+
+        def grads(g: Tensor) -> tuple:
+            if not shape:
+                return (g,)
+            idx, gk = (indices, g) if keepdim else (indices.unsqueeze(d), g.unsqueeze(d))
+            return (gradtools.zeros_filled(shape, g._dtype).scatter(d, idx, gk),)
+
+        name = node
+        if node == "SortBackward0" and kwargs.get("stable"):
+            # Note: PyTorch names the node of its ``stable=`` overload SortBackward1 whenever the
+            # keyword is given; strided sees the keyword's value only (True: SortBackward1)
+            name = "SortBackward1"
+        return name, (x,), grads, (indices,)
+
+    return rule
+
+
+backward("sort")(_selected_rule("SortBackward0"))
+backward("topk")(_selected_rule("TopkBackward0"))
+backward("kthvalue")(_selected_rule("KthvalueBackward0"))
+
+
+@backward("msort")
+def msort_backward(out: Tensor, x: Tensor) -> Any:
+    """``sort(dim=0).values``: the order is found again (an argsort) when the gradient comes."""
+
+    def grads(g: Tensor) -> tuple:
+        if not x.ndim:
+            return (g,)
+        return (gradtools.zeros_filled(x._layout.shape, g._dtype).scatter(0, x.argsort(0), g),)
+
+    return "SortBackward0", (x,), grads, (x,)

@@ -4,6 +4,7 @@ from ``strided.nn.functional``)."""
 from __future__ import annotations
 
 import math
+from typing import Any
 
 import numpy as np
 
@@ -13,6 +14,7 @@ from ..kernels import special
 from ..kernels.fpstate import QUIET, quiet_reset, quiet_set
 from ..tensor import Tensor, tensor_arg
 from .operands import _fresh_output, _not_implemented, _view
+from .registry import backward
 
 _SQRT_2_OVER_PI = math.sqrt(2.0 / math.pi)
 _SQRT_HALF = math.sqrt(0.5)
@@ -51,3 +53,23 @@ def gelu(input: Tensor, approximate: str = "none") -> Tensor:
     if OPEN:
         report("gelu", (input,), out)
     return out
+
+
+# ---------------------------------------------------------------- backward rule
+
+
+@backward("gelu")
+def gelu_backward(out: Tensor, x: Tensor, approximate: str = "none") -> Any:
+    """PyTorch's gelu_backward: g (Phi(x) + x phi(x)); with ``approximate="tanh"`` the derivative of
+    the tanh form, 0.5 (1 + t) + 0.5 x (1 - t^2) sqrt(2/pi) (1 + 3 * 0.044715 x^2)."""
+
+    def grads(g: Tensor) -> tuple:
+        if approximate == "tanh":
+            t = ((x + x * x * x * 0.044715) * _SQRT_2_OVER_PI).tanh()
+            slope = (t + 1) * 0.5 + x * 0.5 * (1 - t * t) * _SQRT_2_OVER_PI * (x * x * (3 * 0.044715) + 1)
+            return (g * slope,)
+        cdf = ((x * _SQRT_HALF).erf() + 1) * 0.5
+        pdf = (x * x * -0.5).exp() * (1 / math.sqrt(2 * math.pi))
+        return (g * (cdf + x * pdf),)
+
+    return "GeluBackward0", (x,), grads, (x,)

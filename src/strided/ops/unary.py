@@ -447,3 +447,52 @@ _METHODS += [
 
 for _names, _fn in _METHODS:
     method(*_names)(_fn)
+
+
+# ---------------------------------------------------------------- backward rules (agmath)
+
+from .registry import backward as _rule  # noqa: E402 - (kept beside the rules: merges stay clean)
+
+
+@_rule("clamp", "clip", operands="any")
+def clamp_backward(out: Tensor, x: Tensor, min: Any = None, max: Any = None, **kwargs: Any) -> Any:  # noqa: A002
+    """PyTorch's clamp_backward (number bounds: ClampBackward1) and clamp_backward_min_max (tensor
+    bounds: ClampBackward0): the gradient passes where ``min <= x <= max``; a tensor bound gets it
+    where it was the value taken (``x < min``, and ``min < max``; ``x > max``, or ``max < min``)."""
+    lo, hi = min, max
+    tensors = lo.__class__ is Tensor or hi.__class__ is Tensor
+
+    def grads(g: Tensor) -> tuple:
+        inside = None
+        if lo is not None:
+            inside = x >= lo
+        if hi is not None:
+            inside = (x <= hi) if inside is None else inside & (x <= hi)
+        gx = where(inside, g, 0.0)
+        if not tensors:
+            return (gx,)
+        glo = ghi = None
+        if lo.__class__ is Tensor:
+            took = x < lo
+            if hi is not None:
+                took = took & (lo < hi)
+            glo = where(took, g, 0.0)
+        if hi.__class__ is Tensor:
+            took = x > hi
+            if lo is not None:
+                took = took | (hi < lo)
+            ghi = where(took, g, 0.0)
+        return gx, glo, ghi
+
+    saved = tuple(t for t in (x, lo, hi) if t.__class__ is Tensor)
+    if tensors:
+        # Note: PyTorch refuses a number and a tensor bound together; strided accepts the mix and
+        # records ClampBackward0 (the number bound gets no edge)
+        return "ClampBackward0", (x, lo, hi), grads, saved
+    return "ClampBackward1", (x,), grads, saved
+
+
+@_rule("absolute")
+def absolute_backward(out: Tensor, x: Tensor, **kwargs: Any) -> Any:
+    """``absolute`` is ``abs``: g * sgn(x) (AbsBackward0, as PyTorch names it)."""
+    return "AbsBackward0", (x,), lambda g: (g * x.sgn(),), (x,)

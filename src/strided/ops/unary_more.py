@@ -29,11 +29,11 @@ from ..errors import StridedTypeError, join_lines
 from ..kernels import check_writable, special
 from ..kernels.fpstate import QUIET, quiet_reset, quiet_set
 from ..tensor import Tensor
-from . import support
+from . import gradtools, support
 from .operands import _check_inplace, _fresh_output, _not_implemented, _view
 from .out import write_out
 from .promotion import to_float
-from .registry import method
+from .registry import backward, method
 from .unary import not_a_tensor_input
 
 # (input view, output view, compute NumPy dtype, input DType, extra arguments) -> None
@@ -482,3 +482,73 @@ deg2rad = FUNCTIONS["deg2rad"]
 deg2rad_ = FUNCTIONS["deg2rad_"]
 rad2deg = FUNCTIONS["rad2deg"]
 rad2deg_ = FUNCTIONS["rad2deg_"]
+
+
+# ---------------------------------------------------------------- backward rules
+# PyTorch's formulas (derivatives.yaml), on strided's own ops; ``x`` is the input, ``y`` the result.
+
+_LN2 = float(np.log(2.0))
+_LN10 = float(np.log(10.0))
+_TWO_OVER_SQRT_PI = float(2.0 / np.sqrt(np.pi))
+_HALF_SQRT_PI = float(0.5 * np.sqrt(np.pi))
+
+
+def _zero_grad(g: Tensor, x: Tensor, y: Tensor) -> Tensor:
+    return gradtools.zeros(x._layout.shape, g._dtype)
+
+
+# name -> (PyTorch's node, backward(g, x, y), what it saves: "x", "y" or "")
+_GRADS: dict[str, tuple[str, Callable[[Tensor, Tensor, Tensor], Tensor], str]] = {
+    "log1p": ("Log1PBackward0", lambda g, x, y: g / (x + 1), "x"),
+    "expm1": ("Expm1Backward0", lambda g, x, y: g * (y + 1), "y"),
+    "log2": ("Log2Backward0", lambda g, x, y: g / (x * _LN2), "x"),
+    "log10": ("Log10Backward0", lambda g, x, y: g / (x * _LN10), "x"),
+    "exp2": ("Exp2Backward0", lambda g, x, y: g * (y * _LN2), "y"),
+    "rsqrt": ("RsqrtBackward0", lambda g, x, y: g * (y * y * y) * -0.5, "y"),
+    "reciprocal": ("ReciprocalBackward0", lambda g, x, y: g * -(y * y), "y"),
+    "square": ("PowBackward0", lambda g, x, y: g * (x * 2), "x"),  # (PyTorch's square is pow(x, 2))
+    "sinh": ("SinhBackward0", lambda g, x, y: g * x.cosh(), "x"),
+    "cosh": ("CoshBackward0", lambda g, x, y: g * x.sinh(), "x"),
+    "tan": ("TanBackward0", lambda g, x, y: g * (y * y + 1), "y"),
+    "asin": ("AsinBackward0", lambda g, x, y: g * (1 - x * x).rsqrt(), "x"),
+    "acos": ("AcosBackward0", lambda g, x, y: g * -(1 - x * x).rsqrt(), "x"),
+    "atan": ("AtanBackward0", lambda g, x, y: g / (x * x + 1), "x"),
+    "asinh": ("AsinhBackward0", lambda g, x, y: g * (x * x + 1).rsqrt(), "x"),
+    "acosh": ("AcoshBackward0", lambda g, x, y: g * (x * x - 1).rsqrt(), "x"),
+    "atanh": ("AtanhBackward0", lambda g, x, y: g / (1 - x * x), "x"),
+    "erf": ("ErfBackward0", lambda g, x, y: g * ((-(x * x)).exp() * _TWO_OVER_SQRT_PI), "x"),
+    "erfc": ("ErfcBackward0", lambda g, x, y: g * ((-(x * x)).exp() * -_TWO_OVER_SQRT_PI), "x"),
+    "erfinv": ("ErfinvBackward0", lambda g, x, y: g * ((y * y).exp() * _HALF_SQRT_PI), "y"),
+    "sign": ("SignBackward0", _zero_grad, ""),
+    "sgn": ("SgnBackward0", _zero_grad, ""),
+    "trunc": ("TruncBackward0", _zero_grad, ""),
+    "floor": ("FloorBackward0", _zero_grad, ""),
+    "ceil": ("CeilBackward0", _zero_grad, ""),
+    "frac": ("FracBackward0", lambda g, x, y: g, ""),
+    "deg2rad": ("Deg2RadBackward0", lambda g, x, y: g * float(np.pi / 180), ""),
+    "rad2deg": ("Rad2DegBackward0", lambda g, x, y: g * float(180 / np.pi), ""),
+    "nan_to_num": ("NanToNumBackward0", lambda g, x, y: g * x.isfinite(), "x"),
+}
+
+
+def _unary_rule(name: str) -> Callable[..., Any]:
+    node, grad, saves = _GRADS[name]
+
+    def rule(out: Tensor, x: Any, *args: Any, **kwargs: Any) -> Any:
+        saved = (x,) if saves == "x" else (out,) if saves == "y" else ()
+        return node, (x,), lambda g: (grad(g, x, out),), saved
+
+    rule.__name__ = f"{name}_backward"
+    return rule
+
+
+for _name, _op in OPS.items():
+    if _name in _GRADS:
+        backward(_name, *_op.aliases)(_unary_rule(_name))
+
+
+@backward("round")
+def round_backward(out: Tensor, x: Any, *args: Any, decimals: int = 0, **kwargs: Any) -> Any:
+    """Zero (a step function); ``decimals=`` is PyTorch's second overload (RoundBackward1)."""
+    name = "RoundBackward1" if decimals else "RoundBackward0"
+    return name, (x,), lambda g: (gradtools.zeros(x._layout.shape, g._dtype),), ()
