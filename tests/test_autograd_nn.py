@@ -1,5 +1,7 @@
 """Gradients of strided.nn.functional against torch.autograd: activations, losses, layers.
 
+(F.gelu's rule is agmath's, beside its forward in ops/special.py, and tested there.)
+
 Every case builds the same non-contiguous float64 leaves in both libraries (a stepped slice,
 permuted), evaluates one expression, and compares the node PyTorch names, the values, and each
 leaf's gradient (atol 1e-10); ``strided.autograd.gradcheck`` checks the same expression against
@@ -50,7 +52,7 @@ def _leaves(seed: int) -> tuple[dict, dict]:
 CASES = [
     ("F.linear(x, w, b)", None), ("F.linear(x, w)", None), ("F.linear(x3, w, b)", None), ("F.linear(x3, w)", None),
     ("F.linear(x[0], w, b)", None), ("F.linear(x[1], w)", None), ("F.linear(x, v)", None), ("F.linear(x3, v)", None),
-    ("F.relu(x)", None), ("F.gelu(x)", None), ("F.gelu(x3, approximate='tanh')", None), ("F.silu(x)", None),
+    ("F.relu(x)", None), ("F.silu(x)", None),
     ("F.sigmoid(x)", None), ("F.tanh(x)", None), ("F.softplus(x * 3)", None),
     ("F.softplus(x, beta=2.0, threshold=1.0)", None), ("F.elu(x, 0.7)", None), ("F.leaky_relu(x, 0.2)", None),
     ("F.hardtanh(x * 2, -1.5, 0.5)", None), ("F.softmax(x3, 1)", None), ("F.log_softmax(x, 0)", None),

@@ -34,6 +34,8 @@ from ..errors import (
 from ..kernels import check_writable, write
 from ..layout import Layout
 from ..layout import expand as expand_layout
+from ..layout.plans import View as _View
+from ..layout.plans import view as _view_plan
 from ..ops.broadcasting import broadcast_pair
 from ..ops.generator import default_generator
 from ..ops.operands import _fresh_output
@@ -912,6 +914,25 @@ def _linear_node(ndim: int, bias: bool, weight_ndim: int = 2, contiguous: bool =
     return "ViewBackward0" if bias else "UnsafeViewBackward0"
 
 
+def _folded(t: Tensor) -> Tensor | None:
+    """``t`` (..., n) as a (rows, n) view, or None when its strides cannot merge the batch dims."""
+    shape = t._layout.shape
+    rows = 1
+    for size in shape[:-1]:
+        rows *= size
+    return t.view(rows, shape[-1]) if _view_plan(t._layout, (rows, shape[-1])).__class__ is _View else None
+
+
+def _batched_weight_grad(g: Tensor, x: Tensor) -> Tensor:
+    """``sum over the batch dims of g[..., :, None] * x[..., None, :]``: one mm of the two folded
+    into (rows, features) views; where a fold would need a copy (a gradient that arrives
+    transposed), a batched matmul summed over the batch dims instead (a reduction, not a copy)."""
+    gf, xf = _folded(g), _folded(x)
+    if gf is not None and xf is not None:
+        return gf.t().mm(xf)
+    return g.mT.matmul(x).sum(tuple(range(len(g._layout.shape) - 2)))
+
+
 @backward("F.linear", operands="any")
 def _linear_backward(out: Tensor, input: Tensor, weight: Tensor, bias: Tensor | None = None) -> Any:
     """``g @ weight`` for the input, ``g.T @ input`` (over every batch dim) for the weight and
@@ -935,8 +956,8 @@ def _linear_backward(out: Tensor, input: Tensor, weight: Tensor, bias: Tensor | 
                 gw = g.t().mm(input)
             elif nd == 1:
                 gw = g.unsqueeze(1) * input
-            else:  # the batch dims folded into one: a view when the tensors allow it
-                gw = g.reshape(-1, g._layout.shape[-1]).t().mm(input.reshape(-1, input._layout.shape[-1]))
+            else:
+                gw = _batched_weight_grad(g, input)
         return (gx, gw, g)
 
     saved = tuple(t for t, keep in ((input, need_w), (weight, need_x)) if keep)

@@ -7,13 +7,12 @@ import math
 
 import numpy as np
 
-from ..dispatch import OPEN, report, result_array
+from ..dispatch import OPEN, report
 from ..errors import StridedRuntimeError, join_lines
 from ..kernels import special
 from ..kernels.fpstate import QUIET, quiet_reset, quiet_set
 from ..tensor import Tensor, tensor_arg
 from .operands import _fresh_output, _not_implemented, _view
-from .registry import backward
 
 _SQRT_2_OVER_PI = math.sqrt(2.0 / math.pi)
 _SQRT_HALF = math.sqrt(0.5)
@@ -52,38 +51,3 @@ def gelu(input: Tensor, approximate: str = "none") -> Tensor:
     if OPEN:
         report("gelu", (input,), out)
     return out
-
-
-@backward("F.gelu")
-def gelu_backward(out: Tensor, input: Tensor, approximate: str = "none") -> tuple:
-    """PyTorch's gelu_backward: ``g * (Phi(x) + x * phi(x))`` (the normal CDF and density); for
-    ``approximate="tanh"`` the derivative of the tanh formula. Computed with NumPy from the saved
-    input, into one fresh tensor.
-
-    >>> x = strided.tensor([1.0], dtype=strided.float64, requires_grad=True)
-    >>> gelu(x).backward(); round(x.grad.item(), 6)
-    1.082964
-    """
-
-    def grad(g: Tensor) -> tuple:
-        d = input._dtype
-        compute = np.float64 if approximate == "none" or d.name == "float64" else np.float32
-        x, gv = _view(input).astype(compute), _view(g).astype(compute)
-        token = quiet_set(QUIET)
-        try:
-            if approximate == "none":
-                cdf = 0.5 * (1.0 + special.erf(x * _SQRT_HALF))
-                pdf = np.exp(-0.5 * x * x) / math.sqrt(2 * math.pi)
-                values = gv * (cdf + x * pdf)
-            else:
-                k = compute(0.044715)
-                inner = compute(_SQRT_2_OVER_PI) * (x + k * x * x * x)
-                t = np.tanh(inner)
-                values = gv * (0.5 * (1 + t) + 0.5 * x * (1 - t * t) * compute(_SQRT_2_OVER_PI) * (1 + 3 * k * x * x))
-        finally:
-            quiet_reset(token)
-        gx, arr = result_array(input._layout.shape, d)
-        np.copyto(arr, values, casting="unsafe")
-        return (gx,)
-
-    return "GeluBackward0", (input,), grad, (input,)
