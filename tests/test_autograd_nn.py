@@ -78,7 +78,8 @@ CASES = [
     ("F.binary_cross_entropy_with_logits(x, y01, weight=cw, pos_weight=pw, reduction='sum')", None),
     ("F.layer_norm(x, (6,))", None), ("F.layer_norm(x, (6,), lw, lb)", None),
     ("F.layer_norm(x3, (3, 6), eps=1e-3)", None), ("F.embedding(ix, w)", None),
-    ("F.embedding(ix, w, padding_idx=2)", None), ("F.embedding(ix, w, scale_grad_by_freq=True)", None),
+    ("F.embedding(ix, w, padding_idx=2)", None), ("F.normalize(x)", None), ("F.normalize(x3, p=3.0, dim=(0, 2))", None),
+    ("F.normalize(x, p=1, dim=0)", None), ("F.embedding(ix, w, scale_grad_by_freq=True)", None),
 ]
 
 
@@ -90,6 +91,7 @@ def _scalar(y, env, lib, seed=7):
     return (y * (strided.tensor(r) if lib is strided else torch.tensor(r))).sum()
 
 
+@pytest.mark.filterwarnings("ignore:Using a target size")
 @pytest.mark.parametrize("expr,name", CASES, ids=[c[0] for c in CASES])
 def test_gradient_and_node_match_torch(expr, name):
     env_s, env_t = _leaves(hash(expr) % 1000)
@@ -114,6 +116,7 @@ def test_gradient_and_node_match_torch(expr, name):
 GRADCHECK = [c[0] for c in CASES if "padding_idx" not in c[0] and "scale_grad" not in c[0]]
 
 
+@pytest.mark.filterwarnings("ignore:Using a target size")
 @pytest.mark.parametrize("expr", GRADCHECK, ids=GRADCHECK)
 def test_gradcheck(expr):
     env, _ = _leaves(3)
@@ -179,3 +182,16 @@ def test_new_forwards_match_torch_values_and_errors():
     with strided.record_copies() as copies:
         SF.embedding(ix, w)
     assert copies[0].reason.startswith("embedding: 3 rows") and copies[0].nbytes == 24
+
+
+def test_normalize_of_a_zero_row_matches_torch():
+    a = np.array([[0.0, 0.0, 0.0], [1.0, -2.0, 2.0]])
+    s, t = strided.tensor(a, requires_grad=True), torch.tensor(a, requires_grad=True)
+    r = np.random.default_rng(4).standard_normal((2, 3))
+    ys, yt = SF.normalize(s, dim=1), TF.normalize(t, dim=1)
+    np.testing.assert_allclose(ys.detach().numpy(), yt.detach().numpy(), rtol=0, atol=1e-15)
+    (ys * strided.tensor(r)).sum().backward()
+    (yt * torch.tensor(r)).sum().backward()
+    np.testing.assert_allclose(s.grad.numpy(), t.grad.numpy(), rtol=1e-12)
+    with pytest.raises(IndexError, match="Dimension out of range"):
+        SF.normalize(s, dim=2)

@@ -41,6 +41,7 @@ from ..ops.generator import default_generator
 from ..ops.operands import _fresh_output
 from ..ops.promotion import result_type
 from ..ops.random import _uniform
+from ..ops.reduce_args import numpy_axes, reduction_dims
 from ..ops.registry import backward
 from ..ops.softmax import log_softmax as _log_softmax
 from ..ops.softmax import softmax as _softmax
@@ -51,7 +52,7 @@ from ..tensor import Tensor, tensor_arg
 __all__ = [
     "binary_cross_entropy", "binary_cross_entropy_with_logits", "cross_entropy", "dropout", "elu", "embedding",
     "gelu", "hardtanh", "l1_loss", "layer_norm", "leaky_relu", "linear", "log_softmax", "mse_loss", "nll_loss",
-    "one_hot", "pad", "relu", "sigmoid", "silu", "smooth_l1_loss", "softmax", "softplus", "tanh",
+    "normalize", "one_hot", "pad", "relu", "sigmoid", "silu", "smooth_l1_loss", "softmax", "softplus", "tanh",
 ]
 
 _REDUCTIONS = ("none", "mean", "sum")
@@ -1123,6 +1124,74 @@ def _layer_norm_backward(out: Tensor, input: Tensor, normalized_shape: Any, weig
 
     saved = tuple(t for t in (input, weight) if t is not None)
     return "NativeLayerNormBackward0", (input, weight, bias), grad, saved
+
+
+def _norms(x: np.ndarray, p: float, axes: Any) -> np.ndarray:
+    """The p-norms of ``x`` along ``axes`` (kept as size-1 dims)."""
+    if p == 2:
+        return np.sqrt((x * x).sum(axis=axes, keepdims=True))
+    if p == 1:
+        return np.abs(x).sum(axis=axes, keepdims=True)
+    if p == float("inf"):
+        return np.abs(x).max(axis=axes, keepdims=True, initial=0)
+    return (np.abs(x) ** p).sum(axis=axes, keepdims=True) ** (1 / p)
+
+
+def normalize(input: Tensor, p: float = 2.0, dim: Any = 1, eps: float = 1e-12, out: Any = None) -> Tensor:
+    """``input`` divided by its ``p``-norm along ``dim`` (at least ``eps``): unit vectors along ``dim``.
+
+    >>> F.normalize(strided.tensor([[3.0, 4.0]])).tolist()
+    [[0.6, 0.8]]
+    """
+    tensor_arg(input, "normalize")
+    if out is not None:
+        # Note: PyTorch writes into out=; strided returns a new tensor only
+        raise StridedNotImplementedError(join_lines("normalize(): out= is not supported by strided",
+                                                    "fix: y = F.normalize(x); out.copy_(y)"))
+    d = input._dtype
+    if not d.is_floating_point:
+        raise _not_implemented("linalg_vector_norm", d, "normalize")
+    axes = numpy_axes(reduction_dims(input, dim, "normalize"), len(input._layout.shape))
+    compute = _compute(d)
+    x = input._np().astype(compute, copy=False)
+    with np.errstate(all="ignore"):
+        values = x / np.maximum(_norms(x, float(p), axes), compute.type(eps))
+    result = _fresh_output(input._layout.shape, d, [input], d)
+    np.copyto(result._np(), values, casting="unsafe")
+    return report("normalize", (input,), result)
+
+
+@backward("F.normalize")
+def _normalize_backward(result: Tensor, input: Tensor, p: float = 2.0, dim: Any = 1, eps: float = 1e-12,
+                        out: Any = None) -> Any:
+    """``x / n`` with ``n = max(|x|_p, eps)``: ``g / n - x sum(g x) / n^2 * dn/dx`` along the dim,
+    where ``dn/dx = sign(x) |x|^(p-1) / |x|_p^(p-1)`` and 0 where the norm is below eps (the
+    clamp's gradient, as PyTorch's ``clamp_min``). Computed with NumPy (PyTorch records it as
+    a division by the clamped, expanded norm: DivBackward0)."""
+    pf = float(p)
+    axes = numpy_axes(reduction_dims(input, dim, "normalize"), len(input._layout.shape))
+
+    def grad(g: Tensor) -> tuple:
+        compute = _compute(input._dtype)
+        x = input._np().astype(compute, copy=False)
+        gv = g._np().astype(compute, copy=False)
+        with np.errstate(all="ignore"):
+            norm = _norms(x, pf, axes)
+            n = np.maximum(norm, compute.type(eps))
+            if pf == 2:
+                dn = x / norm
+            elif pf == 1:
+                dn = np.sign(x)
+            elif pf == float("inf"):
+                top = np.abs(x) == norm
+                dn = np.sign(x) * top / top.sum(axis=axes, keepdims=True)
+            else:
+                dn = np.sign(x) * np.abs(x) ** (pf - 1) / norm ** (pf - 1)
+            dn = np.where(norm >= eps, dn, 0)
+            gx = gv / n - dn * (gv * x).sum(axis=axes, keepdims=True) / (n * n)
+        return (_new(gx, input),)
+
+    return "DivBackward0", (input,), grad, (input,)
 
 
 def embedding(input: Tensor, weight: Tensor, padding_idx: int | None = None, max_norm: float | None = None,
