@@ -61,7 +61,8 @@ CASES = [
     ("F.cross_entropy(x, tig, label_smoothing=0.2)", None),
     ("F.cross_entropy(x, tig, weight=cw, label_smoothing=0.1, reduction='none')", None),
     ("F.cross_entropy(x, t, weight=cw, label_smoothing=0.3, reduction='sum')", None),
-    ("F.cross_entropy(x3, t3, weight=cw3)", None),
+    ("F.cross_entropy(x3, t3, weight=cw3)", None), ("F.cross_entropy(x, tig, weight=cw, label_smoothing=0.25)", None),
+    ("F.cross_entropy(x3, t3, label_smoothing=0.1, reduction='none')", None),
     # Note: PyTorch names a tensor / number division DivBackward1; strided's div rule (agcore's) DivBackward0
     ("F.cross_entropy(x, p)", "DivBackward0"), ("F.cross_entropy(x, p, reduction='none', weight=cw)", None),
     ("F.cross_entropy(x, p, label_smoothing=0.2, reduction='sum')", None),
