@@ -1,10 +1,19 @@
 """``strided.nn.functional``: activations, losses and layers of small models, as ``torch.nn.functional``.
 
-``relu``, ``silu``, ``softplus``, ``softmax``, ``log_softmax``, ``cross_entropy``, ``nll_loss``,
-``mse_loss``, ``linear``, ``dropout``, ``layer_norm``, ``one_hot``, ``pad`` (constant mode).
+Activations ``relu``, ``sigmoid``, ``tanh``, ``gelu``, ``silu``, ``softplus``, ``elu``,
+``leaky_relu``, ``hardtanh``, ``softmax``, ``log_softmax``; losses ``cross_entropy``,
+``nll_loss``, ``mse_loss``, ``l1_loss``, ``smooth_l1_loss``, ``binary_cross_entropy``,
+``binary_cross_entropy_with_logits``; layers ``linear``, ``dropout``, ``layer_norm``,
+``embedding``, ``normalize``; ``one_hot``, ``pad`` (constant mode).
 PyTorch 2.13's shapes, dtypes, reductions and errors (class and first line). The losses compute
 with NumPy on zero-copy views of the inputs (class-index gathers with ``np.take_along_axis``);
 float16 inputs are computed in float32 and rounded once, as PyTorch's CPU kernels do.
+
+Gradients: each function's backward rule follows it (``@backward("F.<name>")``: PyTorch's node
+name, the formula of its ``derivatives.yaml``). ``cross_entropy``, ``dropout`` and ``l1_loss``
+on tensors that require grad are built from the differentiable ops instead, so their graphs
+are PyTorch's (NllLossBackward0 over LogSoftmaxBackward0; MulBackward0 with the saved mask;
+MeanBackward0 over AbsBackward0).
 
 >>> import strided.nn.functional as F
 >>> logits = strided.tensor([[2.0, 0.5, -1.0], [0.1, 0.2, 3.0]])
