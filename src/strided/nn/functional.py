@@ -242,7 +242,7 @@ def _elu_backward(out: Tensor, input: Tensor, alpha: float = 1.0, inplace: bool 
 def leaky_relu(input: Tensor, negative_slope: float = 0.01, inplace: bool = False) -> Tensor:
     """x where x > 0, else negative_slope * x, elementwise (float tensors).
 
-    >>> F.leaky_relu(strided.tensor([-1.0, 2.0]), 0.1).tolist()
+    >>> F.leaky_relu(strided.tensor([-1.0, 2.0], dtype=strided.float64), 0.1).tolist()
     [-0.1, 2.0]
     """
     k = float(negative_slope)
@@ -1149,7 +1149,7 @@ def _norms(x: np.ndarray, p: float, axes: Any) -> np.ndarray:
 def normalize(input: Tensor, p: float = 2.0, dim: Any = 1, eps: float = 1e-12, out: Any = None) -> Tensor:
     """``input`` divided by its ``p``-norm along ``dim`` (at least ``eps``): unit vectors along ``dim``.
 
-    >>> F.normalize(strided.tensor([[3.0, 4.0]])).tolist()
+    >>> F.normalize(strided.tensor([[3.0, 4.0]], dtype=strided.float64)).tolist()
     [[0.6, 0.8]]
     """
     tensor_arg(input, "normalize")
