@@ -200,3 +200,12 @@ def test_normalize_of_a_zero_row_matches_torch():
     np.testing.assert_allclose(s.grad.numpy(), t.grad.numpy(), rtol=1e-12)
     with pytest.raises(IndexError, match="Dimension out of range"):
         SF.normalize(s, dim=2)
+
+
+@pytest.mark.parametrize("loss", ["mse_loss", "l1_loss", "smooth_l1_loss"])
+def test_broadcast_target_warning_points_at_the_callers_line(loss):
+    x = strided.ones(2, 3, requires_grad=True)
+    for a in (x, x.detach()):  # through the autograd wrapper, and without it
+        with pytest.warns(UserWarning, match="Using a target size") as caught:
+            getattr(SF, loss)(a, strided.ones(3))
+        assert caught[0].filename == __file__

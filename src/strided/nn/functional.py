@@ -30,6 +30,7 @@ from typing import Any
 import numpy as np
 
 from ..args import int_arg
+from ..callsite import user_site
 from ..dispatch import copied, report, result_array
 from ..dtypes import TORCH_NAME, DType, bool_, int64, uint8
 from ..errors import (
@@ -620,12 +621,7 @@ def mse_loss(input: Tensor, target: Tensor, size_average: Any = None, reduce: An
     """
     tensor_arg(input, "mse_loss")
     tensor_arg(target, "mse_loss", "target", 2)
-    if target._layout.shape != input._layout.shape:
-        warnings.warn(
-            f"Using a target size ({target.shape}) that is different to the input size ({input.shape}). "
-            "This will likely lead to incorrect results due to broadcasting. Please ensure they have the same size.",
-            UserWarning, stacklevel=2,
-        )
+    _warn_sizes(input, target)
     shape = broadcast_pair(input._layout.shape, target._layout.shape)
     red = _reduction(reduction, size_average, reduce)
     dt = result_type(input, target)
@@ -686,11 +682,13 @@ def l1_loss(input: Tensor, target: Tensor, size_average: Any = None, reduce: Any
 
 
 def _warn_sizes(input: Tensor, target: Tensor) -> None:
+    """PyTorch's warning for a loss whose target broadcasts against the input, attributed to the
+    user's line (past the autograd wrapper too, when there is one)."""
     if target._layout.shape != input._layout.shape:
         warnings.warn(
             f"Using a target size ({target.shape}) that is different to the input size ({input.shape}). "
             "This will likely lead to incorrect results due to broadcasting. Please ensure they have the same size.",
-            UserWarning, stacklevel=3,
+            UserWarning, stacklevel=user_site()[1],
         )
 
 
