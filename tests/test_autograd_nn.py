@@ -209,3 +209,16 @@ def test_broadcast_target_warning_points_at_the_callers_line(loss):
         with pytest.warns(UserWarning, match="Using a target size") as caught:
             getattr(SF, loss)(a, strided.ones(3))
         assert caught[0].filename == __file__
+
+
+def test_linear_records_one_node_and_copies_nothing_in_its_forward():
+    """F.linear's forward (a matmul, then the bias added in place) runs below autograd: no inner
+    nodes, and the in-place add on its own fresh result takes no history rewrite (no copy)."""
+    env, _ = _leaves(9)
+    h = env["x"] * 1.0  # a non-leaf input
+    with strided.record_copies() as copies:
+        y = SF.linear(h, env["w"], env["b"])
+    assert len(copies) == 0
+    assert y.grad_fn.name() == "AddmmBackward0"
+    assert [n.name() for n, _ in y.grad_fn.next_functions] == [
+        "MulBackward0", "torch::autograd::AccumulateGrad", "torch::autograd::AccumulateGrad"]

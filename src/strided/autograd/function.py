@@ -68,17 +68,9 @@ def attach(out: Any, maker: Maker, args: tuple, kwargs: dict) -> Any:
 
 
 def _slow(fwd: Callable, maker: Maker, args: tuple, kwargs: dict) -> Any:
+    out = fwd(*args, **kwargs)
     if not GRAD_MODE.get():
-        return fwd(*args, **kwargs)
-    # the forward runs below autograd (as PyTorch's kernels run below its autograd key): a
-    # forward built from other ops (F.linear: matmul, then add_ of the bias) records no nodes of
-    # its own, which the one node attached here would replace anyway, and its in-place steps on
-    # fresh results take no history rewrite (a copy of the old values)
-    token = GRAD_MODE.set(False)
-    try:
-        out = fwd(*args, **kwargs)
-    finally:
-        GRAD_MODE.reset(token)
+        return out
     return attach(out, maker, args, kwargs)
 
 
