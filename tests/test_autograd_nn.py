@@ -222,3 +222,21 @@ def test_linear_records_one_node_and_copies_nothing_in_its_forward():
     assert y.grad_fn.name() == "AddmmBackward0"
     assert [n.name() for n, _ in y.grad_fn.next_functions] == [
         "MulBackward0", "torch::autograd::AccumulateGrad", "torch::autograd::AccumulateGrad"]
+
+
+@pytest.mark.parametrize("expr", ["F.nll_loss(x, lib.tensor([-100] * 4))",
+                                  "F.cross_entropy(x, lib.tensor([-100] * 4), label_smoothing=0.1)",
+                                  "F.cross_entropy(x[0], lib.tensor(1), label_smoothing=0.2)",
+                                  "F.cross_entropy(x[:0], lib.tensor([], dtype=lib.int64))"])
+def test_every_target_ignored_1d_and_empty_inputs_match_torch(expr):
+    a = np.random.default_rng(6).standard_normal((4, 6))
+    got = []
+    for lib, functional in ((strided, SF), (torch, TF)):
+        x = lib.tensor(a, requires_grad=True)
+        y = eval(expr, {"F": functional, "lib": lib, "x": x})
+        y.backward()
+        got.append((y.grad_fn.name(), y.item(), np.asarray(x.grad.tolist())))
+    (ns, ys, gs), (nt, yt, gt) = got
+    assert ns == nt
+    np.testing.assert_allclose(ys, yt, rtol=0, atol=1e-12)  # (NaN where both are NaN)
+    np.testing.assert_allclose(gs, gt, rtol=0, atol=1e-12)

@@ -52,7 +52,7 @@ from ..ops.operands import _fresh_output
 from ..ops.promotion import result_type
 from ..ops.random import _uniform
 from ..ops.reduce_args import numpy_axes, reduction_dims
-from ..ops.registry import backward
+from ..ops.registry import BACKWARD, backward
 from ..ops.softmax import log_softmax as _log_softmax
 from ..ops.softmax import softmax as _softmax
 from ..ops.special import gelu  # (built beside its erf kernel)
@@ -461,6 +461,7 @@ def _nll_loss_backward(out: Tensor, input: Tensor, target: Tensor, weight: Tenso
                 coef = -w * gv.reshape(t.shape)
             else:
                 coef = -w * (gv if red == "sum" else gv / w.sum())
+            coef = np.where(ignored, 0, coef)  # (every target ignored: a NaN mean, but no gradient)
         np.put_along_axis(lp, safe[:, None, :], coef[:, None, :].astype(arr.dtype), axis=1)
         return (gx,)
 
@@ -553,16 +554,22 @@ def _cross_entropy_graph(input: Tensor, target: Tensor, weight: Any, class_dim: 
     smooth = -terms.sum(class_dim)
     t = target._np()
     ignored = t == ignore_index
-    if ignored.any():  # (PyTorch: masked_fill_(ignore_mask, 0))
-        keep, arr = result_array(smooth._layout.shape, smooth._dtype)
-        arr[...] = ~ignored.reshape(arr.shape)
-        smooth = smooth * keep
+    if ignored.any():  # PyTorch: masked_fill_(ignore_mask, 0)
+        if "masked_fill" in BACKWARD:
+            mask, arr = result_array(smooth._layout.shape, bool_)
+            arr[...] = ignored.reshape(arr.shape)
+            smooth = smooth.masked_fill(mask, 0)
+        else:  # (masked_fill not differentiable in this build: multiplied by the kept positions)
+            keep, arr = result_array(smooth._layout.shape, smooth._dtype)
+            arr[...] = ~ignored.reshape(arr.shape)
+            smooth = smooth * keep
     if red == "sum":
         smooth = smooth.sum()
     elif red == "mean":
         kept = t[~ignored].astype(np.int64)
         denominator = float(kept.size) if weight is None else float(weight._np()[kept].sum())
-        smooth = smooth.sum() / denominator if denominator else smooth.sum() * float("nan")
+        # every target ignored: a NaN mean, and (PyTorch's masked_fill) no gradient
+        smooth = smooth.sum() / denominator if denominator else smooth.sum() * 0.0 + float("nan")
     return nll * (1 - eps) + smooth * (eps / classes)
 
 
