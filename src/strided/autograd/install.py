@@ -202,6 +202,23 @@ def _rewarning(raw: Any, tracked: Any) -> Any:
 _IOPS = {"add", "sub", "mul", "truediv", "floordiv", "mod", "pow", "and", "or", "xor", "lshift", "rshift", "matmul"}
 
 
+def _below_autograd(fwd: Any) -> Any:
+    """``fwd`` run with grad mode off: an nn.functional forward built from other ops (F.linear:
+    a matmul, then ``add_`` of the bias) records none of their nodes, which the one node its rule
+    attaches would replace anyway, and its in-place steps on its own fresh results take no
+    history rewrite (a copy of the old values), as PyTorch's kernels run below its autograd key."""
+
+    @functools.wraps(fwd)
+    def run(*args: Any, **kwargs: Any) -> Any:
+        token = GRAD_MODE.set(False)
+        try:
+            return fwd(*args, **kwargs)
+        finally:
+            GRAD_MODE.reset(token)
+
+    return run
+
+
 def _install_module_functions(rules: dict, wrapped: dict) -> None:
     """Module functions that are not the method objects (``elementwise.add`` is its own function
     with the fast paths; ``unary.exp`` too): wrapped with the method's rule. (``nn.functional``'s
@@ -209,7 +226,8 @@ def _install_module_functions(rules: dict, wrapped: dict) -> None:
     for key, (maker, operands) in rules.items():
         if key.startswith("F."):  # nn.functional's own functions: registered as "F.<name>"
             value = getattr(functional, key[2:])
-            wrapped[value] = track(value, maker, "any" if operands in ("property", "dunder") else operands)
+            wrapped[value] = track(_below_autograd(value), maker,
+                                   "any" if operands in ("property", "dunder") else operands)
             setattr(functional, key[2:], wrapped[value])
     for module in _op_modules():
         if module is functional:
