@@ -27,7 +27,6 @@ import numpy as np
 
 from .. import layout as L
 from ..dispatch import result
-from ..errors import StridedNotImplementedError, join_lines
 from ..tensor import Tensor
 from .engine import sum_to
 
@@ -145,13 +144,7 @@ def _scatter(name: str | Callable, raw: Callable) -> Callable:
         if out is x:
             return None
         if out._storage is not x._storage:
-            # Note: advanced indexing (a copy: PyTorch's IndexBackward0) is not differentiable
-            # in strided's first autograd slice
-            raise StridedNotImplementedError(join_lines(
-                "advanced indexing is not differentiable yet in strided's autograd",
-                f"the index made a copy (shape {out._layout.shape}) of a tensor that requires grad",
-                "fix: use basic indexing (ints, slices, None, ...), or gather/index_select on a "
-                "detached tensor"))
+            return None  # advanced indexing (a copy): ops.advanced_indexing recorded its IndexBackward0
         shape = x._layout.shape
         node = name(args) if callable(name) else name
         return node, (x,), lambda g: (scatter_into_view(shape, g, lambda z: raw(z, *args, **kwargs)),), ()
