@@ -33,6 +33,22 @@ CASES = [
     ("x.index_copy(1, i([0, 3, 1]), s)", {"x": (4, 5), "s": (4, 3)}),
     ("x.index_fill(1, i([0, 2, 2]), 2.0)", {"x": (4, 5)}),
     ("x.index_fill(0, i([1, 3, 1]), v)", {"x": (4, 5), "v": ()}),
+    # gather / scatter
+    ("x.gather(1, i([[0, 0], [4, 1], [2, 2], [3, 0]]))", {"x": (4, 5)}),
+    ("L.gather(x, 0, i([[3, 0, 3]]))", {"x": (4, 5)}),
+    ("L.take_along_dim(x, i([[0, 4], [1, 1]]), 1)", {"x": (1, 5)}),
+    ("L.take_along_dim(x.contiguous(), i([[2, 19, 2]]))", {"x": (4, 5)}),
+    ("x.take(i([[0, -1], [7, 7]]))", {"x": (4, 5)}),
+    ("x.scatter(1, i([[0, 1], [2, 3]]), s)", {"x": (4, 5), "s": (2, 2)}),
+    ("x.scatter(0, i([[0, 1, 3]]), 1.5)", {"x": (4, 5)}),
+    ("x.scatter_add(1, i([[0, 0], [2, 3]]), s)", {"x": (4, 5), "s": (2, 2)}),
+    ("x.scatter_reduce(1, i([[0, 0], [2, 3]]), s, 'sum', include_self=False)", {"x": (4, 5), "s": (2, 2)}),
+    ("x.scatter_reduce(0, i([[0, 0, 1], [0, 2, 1]]), s, 'mean')", {"x": (3, 3), "s": (2, 3)}),
+    ("x.scatter_reduce(0, i([[0, 0, 1], [0, 2, 1]]), s, 'mean', include_self=False)", {"x": (3, 3), "s": (2, 3)}),
+    ("x.scatter_reduce(0, i([[0, 0, 1], [0, 2, 1]]), s, 'amax')", {"x": (3, 3), "s": (2, 3)}),
+    ("x.scatter_reduce(0, i([[0, 0, 1], [0, 2, 1]]), s, 'amin', include_self=False)", {"x": (3, 3), "s": (2, 3)}),
+    ("x.scatter_reduce(0, i([[0, 0, 1], [0, 2, 1]]), s, 'prod')", {"x": (3, 3), "s": (2, 3)}),
+    ("x.scatter_reduce(0, i([[0, 0, 1], [0, 2, 1]]), s, 'prod', include_self=False)", {"x": (3, 3), "s": (2, 3)}),
 ]
 
 
