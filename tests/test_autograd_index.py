@@ -102,6 +102,20 @@ CASES = [
     ("L.repeat_interleave(x, 3, 1)", {"x": (2, 3)}),
     ("x.repeat_interleave(i([1, 0, 3]), 1)", {"x": (2, 3)}),
     ("L.repeat_interleave(x, i([2, 1, 0, 1, 1, 2]))", {"x": (2, 3)}),
+    # triangles, diagonals, grids
+    ("x.tril()", {"x": (3, 4)}),
+    ("L.tril(x, -1)", {"x": (2, 3, 3)}),
+    ("x.triu(1)", {"x": (4, 3)}),
+    ("L.diag(x)", {"x": (3,)}),
+    ("x.diag(-1)", {"x": (3,)}),
+    ("x.diag(1)", {"x": (3, 4)}),
+    ("L.diagflat(x, 1)", {"x": (2, 2)}),
+    ("x.diag_embed()", {"x": (2, 3)}),
+    ("L.diag_embed(x, -1, 0, 2)", {"x": (2, 3)}),
+    ("L.block_diag(x, y, z)", {"x": (2, 3), "y": (), "z": (2,)}),
+    ("L.meshgrid(x, y, indexing='ij')", {"x": (3,), "y": (2,)}),
+    ("L.meshgrid(x, y, z, indexing='xy')", {"x": (3,), "y": (2,), "z": ()}),
+    ("L.cartesian_prod(x, y)", {"x": (3,), "y": (2,)}),
 ]
 
 
