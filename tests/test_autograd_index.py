@@ -116,6 +116,25 @@ CASES = [
     ("L.meshgrid(x, y, indexing='ij')", {"x": (3,), "y": (2,)}),
     ("L.meshgrid(x, y, z, indexing='xy')", {"x": (3,), "y": (2,), "z": ()}),
     ("L.cartesian_prod(x, y)", {"x": (3,), "y": (2,)}),
+    # the *_copy forms: the view's gradient, under PyTorch's "<node>_copy" names
+    ("L.permute_copy(x, (1, 0))", {"x": (2, 3)}),
+    ("L.t_copy(x)", {"x": (2, 3)}),
+    ("L.view_copy(x, (6,))", {"x": (2, 3)}),
+    ("L.select_copy(x, 1, -1)", {"x": (2, 3)}),
+    ("L.expand_copy(x, (2, 2, 3))", {"x": (1, 3)}),
+    ("L.diagonal_copy(x, 1)", {"x": (3, 3)}),
+    ("L.narrow_copy(x, 1, 1, 2)", {"x": (2, 3)}),
+    ("x.narrow_copy(0, 1, 1)", {"x": (2, 3)}),
+    ("L.slice_copy(x, 1, 0, 3, 2)", {"x": (2, 3)}),
+    ("L.split_copy(x, 2, 1)", {"x": (2, 3)}),
+    ("L.split_with_sizes_copy(x, [1, 2], 1)", {"x": (2, 3)}),
+    ("L.unbind_copy(x, 1)", {"x": (2, 3)}),
+    ("L.squeeze_copy(x, 0)", {"x": (1, 3)}),
+    ("L.unsqueeze_copy(x, 1)", {"x": (2, 3)}),
+    ("L.transpose_copy(x, 0, 1)", {"x": (2, 3)}),
+    ("L.unfold_copy(x, 1, 2, 1)", {"x": (2, 3)}),
+    ("L.as_strided_copy(x, (2, 2), (1, 1))", {"x": (2, 3)}),
+    ("L.alias_copy(x)", {"x": (2, 3)}),
 ]
 
 
