@@ -135,7 +135,53 @@ CASES = [
     ("L.unfold_copy(x, 1, 2, 1)", {"x": (2, 3)}),
     ("L.as_strided_copy(x, (2, 2), (1, 1))", {"x": (2, 3)}),
     ("L.alias_copy(x)", {"x": (2, 3)}),
+    # conversions: ToCopyBackward0 casts the gradient back
+    ("x.float() * 3", {"x": (2, 3)}),
+    ("x.to(L.float32).double()", {"x": (2, 3)}),
+    ("x.type(L.float32)", {"x": (2, 3)}),
+    # zero-size and 0-d inputs
+    ("x[i([])]", {"x": (4, 5)}),
+    ("x.index_select(0, i([]))", {"x": (0, 3)}),
+    ("x.index_select(0, i([0]))", {"x": ()}),
+    ("L.cat([x, y], 1)", {"x": (2, 0), "y": (2, 3)}),
+    ("L.stack([x, y])", {"x": (0, 2), "y": (0, 2)}),
+    ("x.gather(0, i(0))", {"x": ()}),
+    ("x.gather(1, i([[], []]))", {"x": (2, 3)}),
+    ("x.flip(0).repeat(0, 2)", {"x": (2, 3)}),
+    ("x.masked_fill(b(True), 1.0)", {"x": ()}),
+    ("L.where(b([True, False]), x, y)", {"x": (), "y": ()}),
+    ("x.take(i([0, 0]))", {"x": ()}),
+    ("x.roll(1, 0)", {"x": (0, 3)}),
+    ("L.tril(x)", {"x": (0, 3)}),
+    # repeated positions and ties: the gradients accumulate / are shared
+    ("x.index_select(0, i([1, 1, 1]))", {"x": (2, 3)}),
+    ("x.take(i([[5, 5], [-1, 0]]))", {"x": (2, 3)}),
 ]
+
+# scatter_reduce with zeros (prod) and ties (amax, amin): the inputs are fixed, not random
+TIES = [
+    ("x.scatter_reduce(0, i([[0, 0, 1], [0, 2, 1]]), s, 'prod')", [[0.0, 2.0, 3.0], [4.0, 0.0, 1.0], [1.0, 2.0, 3.0]],
+     [[5.0, 0.0, 0.0], [0.0, 3.0, 2.0]]),
+    ("x.scatter_reduce(0, i([[0, 0, 1], [0, 2, 1]]), s, 'prod', include_self=False)",
+     [[0.0, 2.0, 3.0], [4.0, 0.0, 1.0], [1.0, 2.0, 3.0]], [[5.0, 0.0, 0.0], [0.0, 3.0, 2.0]]),
+    ("x.scatter_reduce(0, i([[0, 0, 1], [0, 2, 1]]), s, 'amax')", [[2.0, 2.0, 3.0], [4.0, 0.0, 1.0], [1.0, 2.0, 3.0]],
+     [[2.0, 2.0, 1.0], [2.0, 2.0, 1.0]]),
+    ("x.scatter_reduce(0, i([[0, 0, 1], [0, 2, 1]]), s, 'amin', include_self=False)",
+     [[2.0, 2.0, 3.0], [4.0, 0.0, 1.0], [1.0, 2.0, 3.0]], [[2.0, 2.0, 1.0], [2.0, 2.0, 1.0]]),
+]
+
+
+@pytest.mark.parametrize(("expr", "x", "s"), TIES, ids=[c[0] + str(k) for k, c in enumerate(TIES)])
+def test_scatter_reduce_zeros_and_ties(expr, x, s):
+    grads = []
+    for lib in (strided, torch):
+        xs = lib.tensor(x, dtype=lib.float64, requires_grad=True)
+        ss = lib.tensor(s, dtype=lib.float64, requires_grad=True)
+        y = eval(expr, {**_namespace(lib), "x": xs, "s": ss})
+        (y * lib.tensor([[1.0, -2.0, 3.0], [0.5, 4.0, -1.0], [2.0, 1.0, 1.5]], dtype=lib.float64)).sum().backward()
+        grads.append((np.array(xs.grad.tolist()), np.array(ss.grad.tolist())))
+    np.testing.assert_allclose(grads[0][0], grads[1][0], rtol=0, atol=1e-12)
+    np.testing.assert_allclose(grads[0][1], grads[1][1], rtol=0, atol=1e-12)
 
 
 def _leaf(shape, rng):
@@ -190,7 +236,7 @@ def test_gradient_and_node_match_torch(expr, shapes):
 
 
 # (float32 steps lose the finite differences' precision)
-CHECKED = [c for c in CASES if ".float()" not in c[0]]
+CHECKED = [c for c in CASES if ".float()" not in c[0] and "float32" not in c[0]]
 
 
 @pytest.mark.parametrize(("expr", "shapes"), CHECKED, ids=[c[0] for c in CHECKED])
@@ -203,3 +249,78 @@ def test_gradcheck(expr, shapes):
         return eval(expr, {**ns, **dict(zip(names, args))})
 
     assert ag.gradcheck(fn, tuple(s for s, _ in leaves.values()))
+
+
+def test_joins_and_turns_pass_views_of_the_gradient():
+    """cat, stack, flip, rot90 and diag_embed give their inputs views of the incoming gradient:
+    the backward copies nothing (the copy ledger stays empty) and every gradient shares its memory."""
+    x = strided.from_numpy(np.arange(6.0).reshape(2, 3)).requires_grad_()
+    y = strided.from_numpy(np.arange(3.0).reshape(1, 3)).requires_grad_()
+    v = strided.from_numpy(np.arange(3.0)).requires_grad_()
+    for out, inputs in [(strided.cat([x, y]), (x, y)), (strided.stack([x, x * 2], 1), (x,)),
+                        (x.flip(0, 1), (x,)), (x.rot90(1), (x,)), (strided.diag_embed(v), (v,)),
+                        (strided.hstack([v, x[0]]), (v,)), (strided.block_diag(x, v), (x, v))]:
+        g = strided.from_numpy(np.random.default_rng(0).standard_normal(out.shape))
+        with strided.record_copies() as copies:
+            grads = ag.grad(out, inputs, g, retain_graph=True)
+        assert [c.reason for c in copies] == [], out.grad_fn.name()
+        if out.grad_fn.name() not in ("StackBackward0",):  # (stack's x * 2 adds a MulBackward0)
+            assert all(gi._storage is g._storage for gi in grads), out.grad_fn.name()
+
+
+def test_cat_backward_is_narrow_views():
+    x = strided.from_numpy(np.zeros((2, 3))).requires_grad_()
+    y = strided.from_numpy(np.zeros((2, 4))).requires_grad_()
+    g = strided.from_numpy(np.arange(14.0).reshape(2, 7))
+    gx, gy = ag.grad(strided.cat([x, y], 1), (x, y), g)
+    assert gx._storage is g._storage and gy._storage is g._storage
+    assert gx.stride() == gy.stride() == (7, 1)
+    assert gy.tolist() == [[3.0, 4.0, 5.0, 6.0], [10.0, 11.0, 12.0, 13.0]]
+
+
+def test_advanced_index_backward_scatters_with_accumulation():
+    """x[idx] with repeated indices: IndexBackward0 adds each repetition (index_put accumulate)."""
+    x = strided.from_numpy(np.zeros((3, 2))).requires_grad_()
+    y = x[strided.tensor([2, 0, 2, 2])]
+    assert y.grad_fn.name() == "IndexBackward0"
+    assert [type(n).__name__ if n else None for n, _ in y.grad_fn.next_functions] == ["AccumulateGrad"]
+    y.sum().backward()
+    assert x.grad.tolist() == [[1.0, 1.0], [0.0, 0.0], [3.0, 3.0]]
+
+
+def test_index_ops_have_no_edge_for_the_index():
+    """The index is not differentiable: the nodes have edges to the float operands only (as PyTorch's)."""
+    for lib in (strided, torch):
+        x = lib.zeros(3, 4, dtype=lib.float64, requires_grad=True)
+        s = lib.ones(3, 2, dtype=lib.float64, requires_grad=True)
+        idx = lib.tensor([0, 3])
+        node = x.index_add(1, idx, s).grad_fn
+        assert len(node.next_functions) == 2
+        node = x.gather(1, lib.tensor([[0], [1], [2]])).grad_fn
+        assert len(node.next_functions) == 1
+
+
+def test_scatter_source_larger_than_the_index_gets_zeros():
+    """# Note: PyTorch raises for a source larger than the index; strided's unread elements get 0."""
+    x = strided.from_numpy(np.zeros((2, 3))).requires_grad_()
+    s = strided.from_numpy(np.ones((3, 3))).requires_grad_()
+    y = x.scatter_add(1, strided.tensor([[0, 2], [1, 1]]), s)
+    (y * strided.from_numpy(np.arange(6.0).reshape(2, 3))).sum().backward()
+    assert s.grad.tolist() == [[0.0, 2.0, 0.0], [4.0, 4.0, 0.0], [0.0, 0.0, 0.0]]
+
+
+def test_legacy_scatter_reduce_has_no_derivative():
+    for lib in (strided, torch):
+        x = lib.zeros(2, 3, dtype=lib.float64, requires_grad=True)
+        y = x.scatter(1, lib.tensor([[0], [1]]), 2.0, reduce="add")
+        with pytest.raises(RuntimeError, match="derivative for aten::scatter is not implemented"):
+            y.sum().backward()
+
+
+def test_split_pieces_share_one_node_and_overlap():
+    """tensor_split at decreasing indices gives overlapping pieces: their gradients add up."""
+    for lib in (strided, torch):
+        x = lib.zeros(5, dtype=lib.float64, requires_grad=True)
+        a, b, c = x.tensor_split([3, 1])
+        (a.sum() + 2 * c.sum()).backward()
+        assert x.grad.tolist() == [1.0, 3.0, 3.0, 2.0, 2.0]
