@@ -48,7 +48,9 @@ from ..layout import Layout
 from ..messages import partial_overlap
 from ..tensor import ADVANCED_INDEXING, Tensor, installs_as, tensor_arg
 from ..writes import SETITEM, _as_source
+from .index_common import grad_zeros
 from .promotion import TORCH_NAMES
+from .registry import backward
 
 __all__ = ["IndexPlan", "getitem", "index_put", "index_put_", "plan_index", "setitem"]
 
@@ -607,5 +609,48 @@ def index_put(self: Tensor, indices: Sequence[Tensor], values: Tensor, accumulat
         return index_put_(out, indices, values, accumulate)
 
 
-ADVANCED_INDEXING["getitem"] = getitem
+# ---------------------------------------------------------------- gradients
+
+
+@backward("getitem", "index")
+def getitem_backward(out: Tensor, t: Tensor, key: Any) -> Any:
+    """IndexBackward0: the gradient added into zeros of ``t``'s shape at the positions ``t[key]``
+    read, repeated positions summed (PyTorch's ``index_put_(..., accumulate=True)``)."""
+    shape = t._layout.shape
+
+    def grad(g: Tensor) -> tuple:
+        z = grad_zeros(shape, g._dtype)
+        with silenced():  # (the rule's own work, not a user's write)
+            _put(z, plan_index(z._layout, key), g, accumulate=True, op="index", strip=False)
+        return (z,)
+
+    return "IndexBackward0", (t,), grad, ()
+
+
+def _getitem(t: Tensor, key: Any) -> Tensor:
+    # the module's current ``getitem``: the recording wrapper once autograd is in use
+    return getitem(t, key)
+
+
+@backward("index_put", operands="any")
+def index_put_backward(out: Tensor, self: Tensor, indices: Sequence[Tensor], values: Tensor,
+                       accumulate: bool = False) -> Any:
+    """IndexPutBackward0: ``self`` gets the gradient (with zeros where the values were written,
+    unless they were added), ``values`` the gradient read at those positions (summed where
+    ``values`` was broadcast)."""
+    key = tuple(indices)
+
+    def grad(g: Tensor) -> tuple:
+        with silenced():
+            if accumulate:
+                gself = g
+            else:
+                gself = g.clone()
+                _put(gself, plan_index(gself._layout, key), 0, accumulate=False, op="index_put", strip=False)
+        return gself, getitem(g, key)
+
+    return "IndexPutBackward0", (self, values), grad, ()
+
+
+ADVANCED_INDEXING["getitem"] = _getitem
 ADVANCED_INDEXING["setitem"] = setitem

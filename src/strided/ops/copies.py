@@ -23,7 +23,7 @@ from ..dispatch import OPEN, copied, copy_of
 from ..errors import StridedIndexError, StridedRuntimeError, StridedTypeError, join_lines
 from ..kernels.listeners import silenced
 from ..tensor import Tensor, tensor_arg
-from .registry import method
+from .registry import backward, method
 
 View = Callable[..., Any]  # (tensor, *args, **kwargs) -> a Tensor view, or a tuple of them
 
@@ -53,7 +53,37 @@ def copy_form(name: str, view: View, view_name: str) -> Callable[..., Any]:
     run.__name__ = run.__qualname__ = name
     run.__doc__ = (f"``{view_name}`` as a copy: the same values as ``input.{view_name}(...)`` in new, "
                    f"contiguous memory (PyTorch's ``torch.{name}``). Reported to the copy ledger as a copy.")
+    backward(name)(_copy_rule(name, view))
     return run
+
+
+# PyTorch 2.13's node names where they are not the view's name + "_copy"
+_NODE_NAMES = {"narrow_copy": "NarrowCopyBackward0", "view_copy": "ViewBackward0_copy",
+               "alias_copy": "AliasBackward0_copy", "split_with_sizes_copy": "SplitWithSizesBackward0_copy"}
+
+
+def _copy_rule(name: str, view: View) -> Callable[..., Any]:
+    """The backward rule of the copy form ``name``: the view's own (the copy passes the gradient
+    through unchanged), under PyTorch's name ``<view's node>_copy``. The view is taken again here,
+    recording its node (O(ndim): no data is read), and that node's backward is reused."""
+
+    def rule(out: Any, input: Tensor, *args: Any, **kwargs: Any) -> Any:  # noqa: A002
+        if name == "detach_copy":
+            # Note: PyTorch 2.13 gives detach_copy's result a NotImplemented node (it requires grad
+            # and fails in backward); strided's result is detached, as detach()'s is.
+            return None
+        with silenced():  # (an implementation step: the op was reported once, as its copy)
+            made = view(input, *args, **kwargs)
+        multi = isinstance(made, (tuple, list))
+        first = (made[0] if made else None) if multi else made
+        node = first._ag.grad_fn if first is not None and first._ag is not None else None
+        if first is input or node is None:  # alias: the gradient passes through
+            return _NODE_NAMES.get(name, "AliasBackward0_copy"), (input,), lambda g: (g,), ()
+        named = _NODE_NAMES.get(name, node.name() + "_copy")
+        return (named, (input,), node.rule, (), "multi") if multi else (named, (input,), node.rule, ())
+
+    rule.__name__ = f"{name}_backward"
+    return rule
 
 
 def _fresh(input: Tensor, made: Any) -> Any:

@@ -23,7 +23,12 @@ import numpy as np
 from .. import layout as L
 from ..dispatch import OPEN, adopted, copied, report, result
 from ..dtypes import DType
-from ..errors import StridedIndexError, StridedRuntimeError, StridedTypeError, join_lines
+from ..errors import (
+    StridedIndexError,
+    StridedRuntimeError,
+    StridedTypeError,
+    join_lines,
+)
 from ..layout import Layout
 from ..tensor import Tensor
 from . import support
@@ -35,6 +40,7 @@ from .index_common import (
     check_no_overlap,
     check_target,
     fill_value,
+    grad_zeros,
     index_array,
     scalar_name,
     shares_memory,
@@ -43,7 +49,8 @@ from .index_common import (
     tensor_of,
     wrap_dim,
 )
-from .registry import method
+from .registry import backward, method
+from .unary import where as _where
 
 _trusted = Layout._trusted
 
@@ -147,6 +154,14 @@ def gather(input: Tensor, dim: int, index: Tensor, *, sparse_grad: bool = False)
     return out
 
 
+@backward("gather")
+def gather_backward(out: Tensor, input: Tensor, dim: int, index: Tensor, *, sparse_grad: bool = False) -> Any:  # noqa: A002
+    """GatherBackward0: the gradient added back where each element was read (repeated positions
+    summed): ``zeros.scatter_add_(dim, index, grad)``."""
+    shape = input._layout.shape
+    return "GatherBackward0", (input,), lambda g: (scatter_add_(grad_zeros(shape, g._dtype), dim, index, g),), (index,)
+
+
 def take_along_dim(input: Tensor, indices: Tensor, dim: int | None = None) -> Tensor:  # noqa: A002
     """NumPy's ``take_along_axis``: ``input`` and ``indices`` broadcast in every dim but ``dim``,
     then :func:`gather`; with ``dim=None`` both are read flattened (a 1-D result).
@@ -230,6 +245,39 @@ def take_along_dim(input: Tensor, indices: Tensor, dim: int | None = None) -> Te
 method("take_along_dim")(take_along_dim)
 
 
+@backward("take_along_dim", operands="two")
+def take_along_dim_backward(out: Tensor, input: Tensor, indices: Tensor, dim: int | None = None) -> Any:  # noqa: A002
+    """GatherBackward0 (PyTorch's take_along_dim is a gather of the broadcast operands): the
+    gradient added back where each element was read, summed over the dims the input was
+    broadcast in (by the engine)."""
+    shape = input._layout.shape
+
+    def grad(g: Tensor) -> tuple:
+        if dim is None:  # the flattened form: positions into input's row-major order
+            return (_added_flat(shape, index_array(indices).reshape(-1), g),)
+        d = wrap_dim(dim, len(shape))
+        size = shape[d]
+        idx = index_array(indices)
+        idx = np.broadcast_to(np.where(idx < 0, idx + size, idx), g._layout.shape)
+        read = list(g._layout.shape)
+        read[d] = size  # the input as the forward read it: broadcast in every dim but d
+        z = grad_zeros(tuple(read), g._dtype)
+        _scatter_into(z, d, idx, g._np(), "add")
+        return (z,)
+
+    return "GatherBackward0", (input,), grad, (indices,)
+
+
+def _added_flat(shape: tuple[int, ...], idx: np.ndarray, g: Tensor) -> Tensor:
+    """Zeros of ``shape`` with ``g``'s elements added at row-major positions ``idx`` (negative
+    ones counting from the end; repeated ones summed)."""
+    z = grad_zeros(shape, g._dtype)
+    n = L.product(shape)
+    if idx.size:
+        np.add.at(z._storage.array, np.where(idx < 0, idx + n, idx), g._np().reshape(-1))
+    return z
+
+
 def _take_flat(input: Tensor, idx: np.ndarray) -> np.ndarray:
     """``input``'s elements at row-major positions ``idx`` (non-negative, checked), read in place."""
     lay = input._layout
@@ -275,6 +323,14 @@ def take(input: Tensor, index: Tensor) -> Tensor:  # noqa: A002
     if OPEN:
         copied("take", (input, index), out, lambda: f"take: {out.numel()} elements picked into new memory")
     return out
+
+
+@backward("take")
+def take_backward(out: Tensor, input: Tensor, index: Tensor) -> Any:  # noqa: A002
+    """TakeBackward0: the gradient added at the flattened positions read (PyTorch's
+    ``put_(index, grad, accumulate=True)`` into zeros)."""
+    shape = input._layout.shape
+    return "TakeBackward0", (input,), lambda g: (_added_flat(shape, index_array(index).reshape(-1), g),), (index,)
 
 
 # ---------------------------------------------------------------- scatter
@@ -577,3 +633,109 @@ def scatter_reduce(input: Tensor, dim: int, index: Tensor, src: Tensor, reduce: 
                    include_self: bool = True) -> Tensor:
     """Out-of-place :func:`scatter_reduce_`: a new contiguous tensor."""
     return _scatter_reduce(input, dim, index, src, reduce, include_self, False)
+
+
+# ---------------------------------------------------------------- gradients of the scatters
+
+
+def _read_part(src: Tensor, index: Tensor) -> Tensor:
+    """The part of ``src`` a scatter reads: its leading ``index.shape`` block (a view)."""
+    ishape = index._layout.shape
+    if src._layout.shape == ishape:
+        return src
+    return src[tuple(slice(0, n) for n in ishape)]
+
+
+def _padded(g: Tensor, shape: tuple[int, ...]) -> Tensor:
+    """``g`` (the gradient of the part of a source a scatter read) in a zero tensor of the
+    source's ``shape``: the elements it never read get no gradient.
+
+    # Note: PyTorch raises "returned an invalid gradient" for a source larger than the index;
+    # strided gives those elements a zero gradient.
+    """
+    if g._layout.shape == shape:
+        return g
+    z = grad_zeros(shape, g._dtype)
+    z._np()[tuple(slice(0, n) for n in g._layout.shape)] = g._np()
+    return z
+
+
+def _not_implemented(op: str) -> Any:
+    def grad(*_: Any) -> tuple:
+        raise StridedRuntimeError(join_lines(
+            f"derivative for aten::{op} is not implemented",
+            f"{op}(..., reduce=...) (the legacy form) has no gradient in PyTorch nor in strided",
+            "fix: use scatter_reduce(dim, index, src, 'sum' / 'prod' / 'mean' / 'amax' / 'amin'), which has one"))
+    return grad
+
+
+@backward("scatter", operands="any")
+def scatter_backward(out: Tensor, input: Tensor, dim: int, index: Tensor, src: Any = None, *,  # noqa: A002
+                     value: Any = None, reduce: str | None = None) -> Any:
+    """ScatterBackward0 (a tensor ``src``) / ScatterBackward1 (a number): ``input`` gets the
+    gradient with the written positions zeroed, ``src`` the gradient read at them."""
+    if reduce is not None:
+        return "NotImplemented", (input, src), _not_implemented("scatter"), ()
+    if not isinstance(src, Tensor):
+        return "ScatterBackward1", (input,), lambda g: (scatter(g, dim, index, 0),), (index,)
+    shape = src._layout.shape
+
+    def grad(g: Tensor) -> tuple:
+        return scatter(g, dim, index, 0), _padded(gather(g, dim, index), shape)
+
+    return "ScatterBackward0", (input, src), grad, (index,)
+
+
+@backward("scatter_add", operands="any")
+def scatter_add_backward(out: Tensor, input: Tensor, dim: int, index: Tensor, src: Tensor) -> Any:  # noqa: A002
+    """ScatterAddBackward0: ``input`` gets the gradient itself (nothing copied), ``src`` the
+    gradient read where each element was added."""
+    shape = src._layout.shape
+    return "ScatterAddBackward0", (input, src), lambda g: (g, _padded(gather(g, dim, index), shape)), (index,)
+
+
+@backward("scatter_reduce", operands="any")
+def scatter_reduce_backward(out: Tensor, input: Tensor, dim: int, index: Tensor, src: Tensor,  # noqa: A002
+                            reduce: str, *, include_self: bool = True) -> Any:
+    """ScatterReduceBackward0, PyTorch's ``scatter_reduce_backward`` for each reduction: "sum"
+    passes the gradient through, "mean" divides it by each position's count, "amax"/"amin"
+    share it evenly among the elements equal to the result, "prod" multiplies by the product
+    of the others (zeros handled exactly, as PyTorch does). With ``include_self=False`` the
+    written positions of ``input`` get none."""
+    shape = src._layout.shape
+    part = _read_part(src, index)
+
+    def grad(g: Tensor) -> tuple:
+        if reduce == "sum":
+            g_self, g_src = g, gather(g, dim, index)
+        elif reduce == "mean":
+            n = grad_zeros(g._layout.shape, g._dtype)
+            if include_self:
+                n = n + 1
+            n = scatter_add(n, dim, index, grad_zeros(index._layout.shape, g._dtype) + 1)
+            n = n.masked_fill(n == 0, 1)
+            g_self = g / n
+            g_src = gather(g, dim, index) / gather(n, dim, index)
+        elif reduce in ("amax", "amin"):
+            value = gather(out, dim, index)
+            self_is = (input == out).to(g._dtype)
+            src_is = (part == value).to(g._dtype)
+            spread = g / scatter_add(self_is, dim, index, src_is)
+            g_self = self_is * spread
+            g_src = src_is * gather(spread, dim, index)
+        else:  # prod
+            masked_self = input.masked_fill(input == 0, 1)
+            g_self = g * scatter_reduce(masked_self, dim, index, part, "prod", include_self=include_self) / masked_self
+            src_zero = part == 0
+            zeros_at = gather(scatter_add(grad_zeros(g._layout.shape, g._dtype), dim, index, src_zero.to(g._dtype)),
+                              dim, index)
+            single = src_zero & (zeros_at == 1)
+            without = scatter_reduce(input, dim, index, part.masked_fill(single, 1), "prod", include_self=include_self)
+            g_src = _where(single, gather(g * without, dim, index),
+                          gather(g * out, dim, index) / part.masked_fill(src_zero, 1))
+        if not include_self:
+            g_self = scatter(g_self, dim, index, 0)
+        return g_self, _padded(g_src, shape)
+
+    saved = (index,) if reduce in ("sum", "mean") else (input, src, out, index)
+    return "ScatterReduceBackward0", (input, src), grad, saved

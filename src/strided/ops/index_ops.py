@@ -29,13 +29,14 @@ from .index_common import (
     check_same_dtype,
     check_target,
     fill_value,
+    grad_zeros,
     index_array,
     scalar_name,
     shares_memory,
     tensor_of,
     wrap_dim,
 )
-from .registry import method
+from .registry import backward, method
 
 _trusted = Layout._trusted
 
@@ -115,6 +116,20 @@ def index_select(input: Tensor, dim: int, index: Tensor) -> Tensor:  # noqa: A00
     return out
 
 
+@backward("index_select")
+def index_select_backward(out: Tensor, input: Tensor, dim: int, index: Tensor) -> Any:  # noqa: A002
+    """IndexSelectBackward0: the gradient's slices added back at their positions (repeated
+    positions summed): ``zeros.index_add_(dim, index, grad)``."""
+    shape = input._layout.shape
+
+    def grad(g: Tensor) -> tuple:
+        if not shape:  # a 0-d input: its one element, picked once
+            return (g.reshape(()),)
+        return (index_add_(grad_zeros(shape, g._dtype), dim, index, g),)
+
+    return "IndexSelectBackward0", (input,), grad, (index,)
+
+
 # ---------------------------------------------------------------- index_fill
 
 
@@ -167,6 +182,28 @@ def index_fill_(self: Tensor, dim: int, index: Tensor, value: Any) -> Tensor:
 def index_fill(input: Tensor, dim: int, index: Tensor, value: Any) -> Tensor:  # noqa: A002
     """Out-of-place :func:`index_fill_` (a new tensor with ``input``'s dim order)."""
     return _index_fill(input, dim, index, value, False)
+
+
+def _long_vector(values: np.ndarray) -> Tensor:
+    values = np.ascontiguousarray(values, dtype=np.int64)
+    return adopted(values, _trusted(values.shape, (1,), 0), LONG[0])
+
+
+@backward("index_fill", operands="any")
+def index_fill_backward(out: Tensor, input: Tensor, dim: int, index: Tensor, value: Any) -> Any:  # noqa: A002
+    """IndexFillBackward0 (a number) / IndexFillBackward1 (a 0-d tensor): the gradient with the
+    filled slices zeroed; a tensor value gets the sum of the gradient over them (each position once)."""
+    if not isinstance(value, Tensor):
+        return "IndexFillBackward0", (input,), lambda g: (index_fill(g, dim, index, 0),), (index,)
+
+    def grad(g: Tensor) -> tuple:
+        d = wrap_dim(dim, len(g._layout.shape))
+        size = (g._layout.shape or (1,))[d]
+        positions = np.unique(index_array(index).reshape(-1) % size) if size else np.zeros(0, np.int64)
+        picked = index_select(g, d, _long_vector(positions)) if g._layout.shape else g
+        return index_fill(g, dim, index, 0), picked.sum()
+
+    return "IndexFillBackward1", (input, value), grad, (index,)
 
 
 # ---------------------------------------------------------------- index_add and index_copy
@@ -289,6 +326,19 @@ def index_add(input: Tensor, dim: int, index: Tensor, source: Tensor, *, alpha: 
     return _index_add(input, dim, index, source, alpha, False)
 
 
+@backward("index_add", operands="any")
+def index_add_backward(out: Tensor, input: Tensor, dim: int, index: Tensor, source: Tensor, *,  # noqa: A002
+                       alpha: Any = 1) -> Any:
+    """IndexAddBackward0: ``input`` gets the gradient itself (a view: nothing copied), ``source``
+    the gradient's slices at ``index`` (times ``alpha``)."""
+
+    def grad(g: Tensor) -> tuple:
+        picked = index_select(g, dim, index)
+        return g, picked if alpha == 1 else picked * alpha
+
+    return "IndexAddBackward0", (input, source), grad, (index,)
+
+
 def _index_copy(self: Tensor, dim: Any, index: Any, source: Any, inplace: bool) -> Tensor:
     op = "index_copy_" if inplace else "index_copy"
     self = tensor_of(self, op, "input", 1)
@@ -365,3 +415,14 @@ def index_copy_(self: Tensor, dim: int, index: Tensor, source: Tensor) -> Tensor
 def index_copy(input: Tensor, dim: int, index: Tensor, source: Tensor) -> Tensor:  # noqa: A002
     """Out-of-place :func:`index_copy_`: a new contiguous tensor."""
     return _index_copy(input, dim, index, source, False)
+
+
+@backward("index_copy", operands="any")
+def index_copy_backward(out: Tensor, input: Tensor, dim: int, index: Tensor, source: Tensor) -> Any:  # noqa: A002
+    """IndexCopyBackward0: ``input`` gets the gradient with the overwritten slices zeroed,
+    ``source`` the gradient's slices at ``index``."""
+
+    def grad(g: Tensor) -> tuple:
+        return index_fill(g, dim, index, 0), index_select(g, dim, index)
+
+    return "IndexCopyBackward0", (input, source), grad, (index,)

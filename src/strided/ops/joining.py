@@ -27,8 +27,9 @@ from ..layout import plans as P
 from ..layout.formats import format_strides, suggest_format
 from ..tensor import Tensor, tensor_arg
 from .broadcasting import broadcast_all
+from .index_common import grad_zeros
 from .promotion import promote_types
-from .registry import method
+from .registry import backward, method
 
 __all__ = [
     "atleast_1d", "atleast_2d", "atleast_3d", "broadcast_tensors", "cat", "column_stack", "concat",
@@ -233,6 +234,43 @@ def concatenate(tensors: Sequence[Tensor], dim: int = 0) -> Tensor:
     return _cat(tensors, dim, "concatenate")
 
 
+# ---------------------------------------------------------------- gradients of the joins
+
+
+def _pieces_of(g: Tensor, shapes: Sequence[tuple[int, ...]], joined: Sequence[tuple[int, ...]], d: int) -> tuple:
+    """The gradient of each joined input: its slice of ``g`` along ``d`` (a narrow: a view of
+    ``g``), reshaped from the shape it was joined as (``joined``: ``atleast_2d``'s ``(1, n)`` for
+    ``vstack``, ...) to its own (a view too). An input the join skipped (PyTorch's legacy rule for
+    a 1-D tensor of size 0) gets an empty gradient."""
+    out = []
+    start = 0
+    lay = g._layout
+    for shape, as_joined in zip(shapes, joined):
+        if as_joined is None:
+            out.append(grad_zeros(shape, g._dtype))
+            continue
+        n = as_joined[d]
+        piece = g._view(L.slice_dim(lay, d, start, start + n, 1))
+        start += n
+        out.append(piece if as_joined == shape else piece.reshape(shape))
+    return tuple(out)
+
+
+def _join_rule(name: str, tensors: Sequence[Tensor], joined: Sequence[Layout | None], d: int) -> Any:
+    tensors = list(tensors)
+    shapes = [t._layout.shape for t in tensors]
+    as_joined = [None if lay is None else lay.shape for lay in joined]
+    return name, tuple(tensors), lambda g: _pieces_of(g, shapes, as_joined, d), ()
+
+
+@backward("cat", "concat", "concatenate", operands="any")
+def cat_backward(out: Tensor, tensors: Sequence[Tensor], dim: int = 0) -> Any:
+    """CatBackward0: each input's gradient is its slice of the gradient (a view: nothing copied)."""
+    tensors = list(tensors)
+    d = L.wrap_dim(dim_int(dim, "cat"), len(out._layout.shape))
+    return _join_rule("CatBackward0", tensors, _unskipped([t._layout for t in tensors], out), d)
+
+
 def _check_same_shapes(tensors: Sequence[Tensor]) -> None:
     first = tensors[0]._layout.shape
     for i, t in enumerate(tensors):
@@ -293,6 +331,20 @@ def stack(tensors: Sequence[Tensor], dim: int = 0) -> Tensor:
     return _joined("stack", tensors, out, d, "stacked")
 
 
+@backward("stack", operands="any")
+def stack_backward(out: Tensor, tensors: Sequence[Tensor], dim: int = 0) -> Any:
+    """StackBackward0: each input's gradient is the gradient selected at its index along the new
+    dim (a view)."""
+    tensors = list(tensors)
+    d = L.wrap_dim(dim_int(dim, "stack"), len(out._layout.shape))
+
+    def grad(g: Tensor) -> tuple:
+        lay = g._layout
+        return tuple(g._view(L.select(lay, d, k)) for k in range(len(tensors)))
+
+    return "StackBackward0", tuple(tensors), grad, ()
+
+
 def _atleast_layout(lay: Layout, n: int) -> Layout:
     """The layout ``atleast_{n}d`` gives, by PyTorch's steps: a 0-d tensor reshaped to ``(1,) * n``;
     ``(k,)`` unsqueezed to ``(1, k)`` (and ``(1, k, 1)``); ``(m, k)`` to ``(m, k, 1)``."""
@@ -313,6 +365,27 @@ def _stack_family(name: str, tensors: Any, ndim: int, pick_dim: Any) -> Tensor:
     d = pick_dim(parts)
     shape, d, dtype, fmt = _cat_plan(parts, d, name)
     return _joined(name, tensors, _join(parts, d, shape, dtype, fmt), d)
+
+
+def _family_rule(name: str, ndim: int, pick_dim: Any) -> Any:
+    """The backward rule of one of ``hstack``, ``vstack``, ``row_stack``, ``dstack``: CatBackward0
+    over the inputs as the join read them (at least ``ndim`` dims)."""
+
+    def rule(out: Tensor, tensors: Sequence[Tensor]) -> Any:
+        tensors = list(tensors)
+        joined = [_atleast_layout(t._layout, ndim) for t in tensors]
+        d = pick_dim([(t, lay) for t, lay in zip(tensors, joined)])
+        return _join_rule("CatBackward0", tensors, _unskipped(joined, out), d)
+
+    rule.__name__ = f"{name}_backward"
+    return backward(name, operands="any")(rule)
+
+
+def _unskipped(joined: Sequence[Layout], out: Tensor) -> list[Layout | None]:
+    """``joined`` with None for the inputs a join skipped (a 1-D tensor of size 0 among others)."""
+    if len(joined) == 1 or len(out._layout.shape) == 1:
+        return list(joined)
+    return [None if _skipped(lay) else lay for lay in joined]
 
 
 def hstack(tensors: Sequence[Tensor]) -> Tensor:
@@ -355,6 +428,21 @@ def column_stack(tensors: Sequence[Tensor]) -> Tensor:
     return _joined("column_stack", tensors, _join(parts, d, shape, dtype, fmt), d)
 
 
+_family_rule("hstack", 1, lambda parts: 0 if len(parts[0][1].shape) == 1 else 1)
+_family_rule("vstack", 2, lambda parts: 0)
+_family_rule("row_stack", 2, lambda parts: 0)
+_family_rule("dstack", 3, lambda parts: 2)
+
+
+@backward("column_stack", operands="any")
+def column_stack_backward(out: Tensor, tensors: Sequence[Tensor]) -> Any:
+    """CatBackward0: 0-d and 1-D inputs were joined as columns ``(n, 1)``."""
+    tensors = list(tensors)
+    joined = [Layout._trusted((L.product(t._layout.shape), 1), (1, 1), 0) if len(t._layout.shape) <= 1
+              else t._layout for t in tensors]
+    return _join_rule("CatBackward0", tensors, _unskipped(joined, out), 1)
+
+
 # ---------------------------------------------------------------- views: atleast, broadcast_tensors
 
 
@@ -374,7 +462,8 @@ def _atleast(name: str, n: int, tensors: tuple) -> Any:
             )
         )
     tensors = tuple(tensor_list(tensors, name))
-    return tuple(_atleast(name, n, (t,)) for t in tensors)
+    one = globals()[name]  # (the module's current binding: it records each view once autograd is in use)
+    return tuple(one(t) for t in tensors)
 
 
 def atleast_1d(*tensors: Any) -> Any:
@@ -396,6 +485,17 @@ def atleast_3d(*tensors: Any) -> Any:
     return _atleast("atleast_3d", 3, tensors)
 
 
+@backward("atleast_1d", "atleast_2d", "atleast_3d", operands="any")
+def atleast_backward(out: Any, *tensors: Any) -> Any:
+    """ViewBackward0 (a 0-d input) / UnsqueezeBackward0: the gradient reshaped back (a view).
+    Several tensors: each view recorded its own node (``_atleast`` calls the one-tensor form)."""
+    if out.__class__ is not Tensor or len(tensors) != 1 or tensors[0] is out:
+        return None
+    x = tensors[0]
+    shape = x._layout.shape
+    return ("ViewBackward0" if not shape else "UnsqueezeBackward0"), (x,), lambda g: (g.reshape(shape),), ()
+
+
 def broadcast_tensors(*tensors: Tensor) -> tuple[Tensor, ...]:
     """The tensors expanded (views, stride 0 where stretched) to their common broadcast shape.
 
@@ -407,6 +507,19 @@ def broadcast_tensors(*tensors: Tensor) -> tuple[Tensor, ...]:
         return ()
     shape = broadcast_all([t._layout.shape for t in tensors])
     return tuple(t._view(L.expand(t._layout, shape)) for t in tensors)
+
+
+@backward("broadcast_tensors", operands="any")
+def broadcast_tensors_backward(out: tuple, *tensors: Tensor) -> Any:
+    """ExpandBackward0: one node for all the expanded views; each input's gradient is its
+    output's gradient summed over the stretched dims (by the engine).
+
+    # Note: PyTorch records one ExpandBackward0 per output (none for an output that needed no
+    # expansion); strided records one node with an output per tensor.
+    """
+    if not tensors:
+        return None
+    return "ExpandBackward0", tuple(tensors), lambda *grads: grads, (), "multi"
 
 
 # ---------------------------------------------------------------- splits (views)
@@ -474,7 +587,12 @@ def _sections_or_indices(value: Any, op: str) -> int | list[int]:
 
 
 def _tensor_split(t: Tensor, spec: int | list[int], d: int) -> tuple[Tensor, ...]:
-    size = t._layout.shape[d]
+    return _slice_views(t, d, _split_bounds(t._layout.shape[d], spec, d))
+
+
+def _split_bounds(size: int, spec: int | list[int], d: int) -> list[tuple[int, int]]:
+    """``(start, stop)`` of each piece of a dim of ``size`` split by ``spec`` (a number of
+    sections, or the indices to split at)."""
     if isinstance(spec, int):
         if spec <= 0:
             raise StridedRuntimeError(
@@ -490,7 +608,7 @@ def _tensor_split(t: Tensor, spec: int | list[int], d: int) -> tuple[Tensor, ...
             stop = start + base + (1 if i < extra else 0)
             bounds.append((start, stop))
             start = stop
-        return _slice_views(t, d, bounds)
+        return bounds
     starts = [0, *spec]
     stops = [*spec, size]
     bounds = []
@@ -499,7 +617,7 @@ def _tensor_split(t: Tensor, spec: int | list[int], d: int) -> tuple[Tensor, ...
         start = min(max(start + size if start < 0 else start, 0), size)
         stop = min(max(stop + size if stop < 0 else stop, start), size)
         bounds.append((start, stop))
-    return _slice_views(t, d, bounds)
+    return bounds
 
 
 @method("tensor_split")
@@ -586,3 +704,52 @@ def dsplit(input: Tensor, indices_or_sections: Any) -> tuple[Tensor, ...]:
     tensor_arg(input, "dsplit")
     return _directional_split("dsplit", input, indices_or_sections, 3, 2)
 
+
+
+# ---------------------------------------------------------------- gradients of the splits
+
+
+def _split_rule(input: Tensor, spec: Any, op: str, d: int) -> Any:  # noqa: A002
+    """SliceBackward0 for the pieces of a split (views): one node with an output per piece; the
+    input's gradient is zeros with each piece's gradient added at its place (pieces may overlap
+    for decreasing indices).
+
+    # Note: PyTorch records one SliceBackward0 per piece; strided one node for all of them.
+    """
+    shape = input._layout.shape
+    bounds = _split_bounds(shape[d], _sections_or_indices(spec, op), d)
+
+    def grad(*grads: Any) -> tuple:
+        like = next(g for g in grads if g is not None)
+        if len(bounds) == 1 and bounds[0] == (0, shape[d]):
+            return (like,)  # the one piece is the whole tensor: its gradient is the input's
+        z = grad_zeros(shape, like._dtype)
+        for (start, stop), g in zip(bounds, grads):
+            if g is not None and stop > start:
+                z._view(L.slice_dim(z._layout, d, start, stop, 1))._np()[...] += g._np()
+        return (z,)
+
+    return "SliceBackward0", (input,), grad, (), "multi"
+
+
+@backward("tensor_split")
+def tensor_split_backward(out: tuple, input: Tensor, indices_or_sections: Any = None, dim: int = 0, *,  # noqa: A002
+                          sections: Any = None, indices: Any = None, tensor_indices_or_sections: Any = None) -> Any:
+    spec = next(v for v in (indices_or_sections, sections, indices, tensor_indices_or_sections) if v is not None)
+    d = L.wrap_dim(dim_int(dim, "tensor_split"), len(input._layout.shape))
+    return _split_rule(input, spec, "tensor_split", d)
+
+
+@backward("hsplit")
+def hsplit_backward(out: tuple, input: Tensor, indices_or_sections: Any) -> Any:  # noqa: A002
+    return _split_rule(input, indices_or_sections, "hsplit", 0 if len(input._layout.shape) == 1 else 1)
+
+
+@backward("vsplit")
+def vsplit_backward(out: tuple, input: Tensor, indices_or_sections: Any) -> Any:  # noqa: A002
+    return _split_rule(input, indices_or_sections, "vsplit", 0)
+
+
+@backward("dsplit")
+def dsplit_backward(out: tuple, input: Tensor, indices_or_sections: Any) -> Any:  # noqa: A002
+    return _split_rule(input, indices_or_sections, "dsplit", 2)

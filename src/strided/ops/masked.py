@@ -23,8 +23,8 @@ from ..layout import Layout
 from ..messages import partial_overlap
 from ..tensor import Tensor
 from . import support
-from .index_common import check_target, fill_value, overlap, scalar_name, shares_memory, tensor_of
-from .registry import method
+from .index_common import check_target, fill_value, grad_zeros, overlap, scalar_name, shares_memory, tensor_of
+from .registry import backward, method
 
 _trusted = Layout._trusted
 
@@ -164,6 +164,19 @@ def masked_fill(input: Tensor, mask: Tensor, value: Any) -> Tensor:  # noqa: A00
     return _masked_fill(input, mask, value, False)
 
 
+@backward("masked_fill", operands="any")
+def masked_fill_backward(out: Tensor, input: Tensor, mask: Tensor, value: Any) -> Any:  # noqa: A002
+    """MaskedFillBackward0 (a number) / MaskedFillBackward1 (a 0-d tensor): the gradient with
+    the filled positions zeroed; a tensor value gets the gradient's sum over them."""
+    if not isinstance(value, Tensor):
+        return "MaskedFillBackward0", (input,), lambda g: (masked_fill(g, mask, 0),), (mask,)
+
+    def grad(g: Tensor) -> tuple:
+        return masked_fill(g, mask, 0), masked_select(g, mask).sum()
+
+    return "MaskedFillBackward1", (input, value), grad, (mask,)
+
+
 # ---------------------------------------------------------------- masked_select
 
 
@@ -188,6 +201,18 @@ def masked_select(input: Tensor, mask: Tensor) -> Tensor:  # noqa: A002
         copied("masked_select", (input, mask), out,
                lambda: f"masked_select: the {out.numel()} elements where the mask is True copied into new memory")
     return out
+
+
+@backward("masked_select", operands="two")
+def masked_select_backward(out: Tensor, input: Tensor, mask: Tensor) -> Any:  # noqa: A002
+    """MaskedSelectBackward0: the gradient written back where the mask (broadcast with the
+    input) is True, into zeros (the engine sums over the dims the input was broadcast in)."""
+    shape = tuple(np.broadcast_shapes(input._layout.shape, mask._layout.shape))
+
+    def grad(g: Tensor) -> tuple:
+        return (masked_scatter_(grad_zeros(shape, g._dtype), mask, g),)
+
+    return "MaskedSelectBackward0", (input,), grad, (mask,)
 
 
 # ---------------------------------------------------------------- masked_scatter
@@ -259,6 +284,22 @@ def masked_scatter_(self: Tensor, mask: Tensor, source: Tensor) -> Tensor:
 def masked_scatter(input: Tensor, mask: Tensor, source: Tensor) -> Tensor:  # noqa: A002
     """Out-of-place :func:`masked_scatter_`: a new contiguous tensor of the broadcast shape."""
     return _masked_scatter(input, mask, source, False)
+
+
+@backward("masked_scatter", operands="any")
+def masked_scatter_backward(out: Tensor, input: Tensor, mask: Tensor, source: Tensor) -> Any:  # noqa: A002
+    """MaskedScatterBackward0: ``input`` gets the gradient with the written positions zeroed,
+    ``source`` the gradient read at them, in order (zeros for the source elements not used)."""
+    shape = source._layout.shape
+    n = L.product(shape)
+
+    def grad(g: Tensor) -> tuple:
+        used = masked_select(g, mask)
+        flat = grad_zeros((n,), g._dtype)
+        flat._np()[: used.numel()] = used._np()
+        return masked_fill(g, mask, 0), flat.view(shape)
+
+    return "MaskedScatterBackward0", (input, source), grad, (mask,)
 
 
 # ---------------------------------------------------------------- nonzero, argwhere

@@ -32,9 +32,10 @@ from ..errors import (
 )
 from ..layout import plans as P
 from ..tensor import Tensor, tensor_arg
+from .index_common import grad_zeros
 from .joining import dim_int
 from .promotion import TORCH_NAMES
-from .registry import method
+from .registry import backward, method
 
 __all__ = ["flip", "fliplr", "flipud", "repeat", "repeat_interleave", "roll", "rot90", "tile"]
 
@@ -141,6 +142,36 @@ def flipud(input: Tensor) -> Tensor:
     return _flipped(t, (0,), "flipud")
 
 
+def _reversed_view(g: Tensor, dims: Sequence[int]) -> Tensor:
+    """``g`` with ``dims`` reversed: a view (negative strides), as ``g[::-1]`` is."""
+    if not dims or not g._layout.shape:
+        return g
+    return g[tuple(slice(None, None, -1) if k in dims else slice(None) for k in range(len(g._layout.shape)))]
+
+
+def _flip_rule(input: Tensor, flipped: tuple[int, ...]) -> Any:  # noqa: A002
+    return "FlipBackward0", (input,), lambda g: (_reversed_view(g, flipped),), ()
+
+
+@backward("flip")
+def flip_backward(out: Tensor, input: Tensor, *dims: Any) -> Any:  # noqa: A002
+    """FlipBackward0: the gradient flipped back — a view of it with negative strides (nothing
+    copied; PyTorch copies). ``flip(input, dims)`` and the method ``input.flip(*dims)``."""
+    if out._ag is not None:
+        return None  # (the method form: the function it calls recorded the node)
+    return _flip_rule(input, _flip_dims(dims[0] if len(dims) == 1 else dims, len(input._layout.shape)))
+
+
+@backward("fliplr")
+def fliplr_backward(out: Tensor, input: Tensor) -> Any:  # noqa: A002
+    return _flip_rule(input, (1,))
+
+
+@backward("flipud")
+def flipud_backward(out: Tensor, input: Tensor) -> Any:  # noqa: A002
+    return _flip_rule(input, (0,))
+
+
 # ---------------------------------------------------------------- roll
 
 
@@ -218,6 +249,13 @@ def roll(input: Tensor, shifts: int | Sequence[int], dims: int | Sequence[int] |
     return copied("roll", (t,), out, lambda: f"roll: elements shifted {how} into new memory")
 
 
+@backward("roll")
+def roll_backward(out: Tensor, input: Tensor, shifts: Any, dims: Any = None) -> Any:  # noqa: A002
+    """RollBackward0: the gradient rolled back by the opposite shifts (a copy, as the forward)."""
+    back = tuple(-k for k in _int_seq(shifts, "roll", "shifts", 1))
+    return "RollBackward0", (input,), lambda g: (roll(g, back, dims),), ()
+
+
 # ---------------------------------------------------------------- rot90
 
 
@@ -272,6 +310,24 @@ def rot90(input: Tensor, k: int = 1, dims: Sequence[int] = (0, 1)) -> Tensor:
         np.copyto(out._np(), data)
     return copied("rot90", (t,), out,
                   lambda: f"rot90: turned {k} quarter turn{'s' if k != 1 else ''} in dims ({d0}, {d1}) into new memory")
+
+
+@backward("rot90")
+def rot90_backward(out: Tensor, input: Tensor, k: int = 1, dims: Sequence[int] = (0, 1)) -> Any:  # noqa: A002
+    """Rot90Backward0: the gradient turned back by ``-k`` quarter turns — a flip (a view with
+    negative strides) and a transpose (a view): nothing copied."""
+    ndim = len(input._layout.shape)
+    d0, d1 = (L.wrap_dim(d, ndim) for d in _int_seq(dims, "rot90", "dims", 2))
+    back = -int(k) % 4
+
+    def grad(g: Tensor) -> tuple:
+        if back == 0:
+            return (g,)
+        if back == 2:
+            return (_reversed_view(g, (d0, d1)),)
+        return (_reversed_view(g, (d1,) if back == 1 else (d0,)).transpose(d0, d1),)
+
+    return "Rot90Backward0", (input,), grad, ()
 
 
 # ---------------------------------------------------------------- repeat, tile
@@ -336,6 +392,37 @@ def tile(input: Tensor, *dims: Any) -> Tensor:
     if len(reps) < ndim:
         reps = (1,) * (ndim - len(reps)) + reps
     return _repeat(t, reps, "tile")
+
+
+def _repeat_rule(input: Tensor, reps: tuple[int, ...]) -> Any:  # noqa: A002
+    """RepeatBackward0: the gradient seen as ``(r0, s0, r1, s1, ...)`` (a view of a contiguous
+    gradient) summed over the repetition dims ``r``."""
+    shape = input._layout.shape
+    padded = (1,) * (len(reps) - len(shape)) + shape
+    pairs = tuple(x for pair in zip(reps, padded) for x in pair)
+    summed = tuple(range(0, 2 * len(reps), 2))
+
+    def grad(g: Tensor) -> tuple:
+        if all(r == 1 for r in reps):
+            return (g.reshape(shape),)
+        return (g.reshape(pairs).sum(summed).reshape(shape),)
+
+    return "RepeatBackward0", (input,), grad, ()
+
+
+@backward("repeat")
+def repeat_backward(out: Tensor, input: Tensor, *repeats: Any) -> Any:  # noqa: A002
+    if len(repeats) == 1 and not isinstance(repeats[0], (int, np.integer)):
+        return _repeat_rule(input, _int_seq(repeats[0], "repeat", "repeats", 1))
+    return _repeat_rule(input, _int_seq(repeats, "repeat", "repeats", 1))
+
+
+@backward("tile")
+def tile_backward(out: Tensor, input: Tensor, *dims: Any) -> Any:  # noqa: A002
+    """RepeatBackward0 (PyTorch's tile is a repeat with the counts padded by leading 1s)."""
+    reps = _int_seq(dims[0] if len(dims) == 1 else dims, "tile", "dims", 1)
+    ndim = len(input._layout.shape)
+    return _repeat_rule(input, (1,) * (ndim - len(reps)) + reps)
 
 
 # ---------------------------------------------------------------- repeat_interleave
@@ -471,3 +558,35 @@ def _repeat_interleave_method(self: Tensor, repeats: Any = None, dim: int | None
                        "pass the counts: t.repeat_interleave(2) or t.repeat_interleave(counts, dim=0)")
         )
     return repeat_interleave(self, repeats, dim, output_size=output_size)
+
+
+@backward("repeat_interleave")
+def repeat_interleave_backward(out: Tensor, input: Tensor, repeats: Any = _COUNTS_ONLY,  # noqa: A002
+                               dim: int | None = None, *, output_size: int | None = None) -> Any:
+    """One count for all: the gradient seen as ``(..., size, count, ...)`` summed over the count
+    (PyTorch records ViewBackward0 over its expand and clone); counts per element:
+    IndexSelectBackward0, each element's repeats summed (``index_add``)."""
+    if out._ag is not None or repeats is _COUNTS_ONLY or repeats is None:
+        return None  # (the method form: the function it calls recorded the node; the counts-only form)
+    shape = input._layout.shape
+    if dim is None:
+        d, size = 0, L.product(shape)
+        flat = (size,)
+    else:
+        d = L.wrap_dim(dim_int(dim, "repeat_interleave"), len(shape))
+        size, flat = shape[d], shape
+    counts = _counts(repeats, size, None if dim is None else d)
+    if isinstance(counts, int):
+        split = flat[:d] + (size, counts) + flat[d + 1:]
+        return "ViewBackward0", (input,), lambda g: (g.reshape(split).sum(d + 1).reshape(shape),), ()
+    from .index_ops import index_add_
+
+    positions = np.repeat(np.arange(size, dtype=np.int64), counts)
+
+    def grad(g: Tensor) -> tuple:
+        z = grad_zeros(flat, g._dtype)
+        index = result_array(positions.shape, int64)[0]
+        index._np()[...] = positions
+        return (index_add_(z, d, index, g).reshape(shape),)
+
+    return "IndexSelectBackward0", (input,), grad, ()

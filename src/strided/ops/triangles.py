@@ -24,9 +24,10 @@ from ..kernels.memory import check_writable
 from ..layout import plans as P
 from ..tensor import Tensor, tensor_arg
 from . import support
+from .index_common import grad_zeros
 from .joining import tensor_list
 from .promotion import promote_types
-from .registry import method
+from .registry import backward, method
 
 __all__ = [
     "block_diag", "cartesian_prod", "diag", "diag_embed", "diagflat", "meshgrid", "tril", "tril_", "triu",
@@ -104,6 +105,18 @@ def triu(input: Tensor, diagonal: int = 0) -> Tensor:
     return _triangle(input, diagonal, False)
 
 
+@backward("tril")
+def tril_backward(out: Tensor, input: Tensor, diagonal: int = 0) -> Any:  # noqa: A002
+    """TrilBackward0: the gradient's lower triangle (the zeroed elements got none)."""
+    return "TrilBackward0", (input,), lambda g: (tril(g, diagonal),), ()
+
+
+@backward("triu")
+def triu_backward(out: Tensor, input: Tensor, diagonal: int = 0) -> Any:  # noqa: A002
+    """TriuBackward0: the gradient's upper triangle."""
+    return "TriuBackward0", (input,), lambda g: (triu(g, diagonal),), ()
+
+
 @method("tril_")
 def tril_(self: Tensor, diagonal: int = 0) -> Tensor:
     """In-place ``tril``: zeroes the elements above the ``diagonal`` and returns the tensor."""
@@ -168,12 +181,36 @@ def diag(input: Tensor, diagonal: int = 0) -> Tensor:
                   "(t.diagonal() is the view)")
 
 
+@backward("diag")
+def diag_backward(out: Tensor, input: Tensor, diagonal: int = 0) -> Any:  # noqa: A002
+    """1-D input: DiagEmbedBackward0, the gradient's diagonal (a view); 2-D input: PyTorch 2.13's
+    DiagonalBackward0_copy, the gradient laid on the diagonal of zeros."""
+    shape = input._layout.shape
+    if len(shape) == 1:
+        return "DiagEmbedBackward0", (input,), lambda g: (g.diagonal(diagonal),), ()
+
+    def grad(g: Tensor) -> tuple:
+        z = grad_zeros(shape, g._dtype)
+        _write_diagonal(z, g._np(), diagonal, 0, 1)
+        return (z,)
+
+    return "DiagonalBackward0_copy", (input,), grad, ()
+
+
 @method("diagflat")
 def diagflat(input: Tensor, offset: int = 0) -> Tensor:
     """A new square matrix with the flattened ``input`` on diagonal ``offset`` (``torch.diagflat``)."""
     t = tensor_arg(input, "diagflat")
     k = int_arg(offset, "diagflat", "offset", 2)
     return _embed_1d(t, t._np().reshape(-1), k, "diagflat")
+
+
+@backward("diagflat")
+def diagflat_backward(out: Tensor, input: Tensor, offset: int = 0) -> Any:  # noqa: A002
+    """DiagEmbedBackward0: the gradient's diagonal, reshaped to the input (views: a diagonal is
+    1-D, so any reshape of it is a view)."""
+    shape = input._layout.shape
+    return "DiagEmbedBackward0", (input,), lambda g: (g.diagonal(offset).reshape(shape),), ()
 
 
 @method("diag_embed")
@@ -203,6 +240,12 @@ def diag_embed(input: Tensor, offset: int = 0, dim1: int = -2, dim2: int = -1) -
     _write_diagonal(out, t._np(), k, d1, d2)
     return copied("diag_embed", (t,), out,
                   lambda: f"diag_embed: the last dim laid on diagonal {k} of dims ({d1}, {d2}) in new memory")
+
+
+@backward("diag_embed")
+def diag_embed_backward(out: Tensor, input: Tensor, offset: int = 0, dim1: int = -2, dim2: int = -1) -> Any:  # noqa: A002
+    """DiagEmbedBackward0: the gradient's diagonals in the plane of ``dim1``, ``dim2`` (a view)."""
+    return "DiagEmbedBackward0", (input,), lambda g: (g.diagonal(offset, dim1, dim2),), ()
 
 
 def block_diag(*tensors: Tensor) -> Tensor:
@@ -239,6 +282,26 @@ def block_diag(*tensors: Tensor) -> Tensor:
         c += b.shape[1]
     return copied("block_diag", tuple(tensors), out,
                   lambda: f"block_diag: {len(blocks)} blocks laid on the diagonal of a new ({rows}, {cols}) matrix")
+
+
+@backward("block_diag", operands="any")
+def block_diag_backward(out: Tensor, *tensors: Tensor) -> Any:
+    """BlockDiagBackward0: each input's gradient is its block of the gradient (a view),
+    reshaped to the input (0-d from 1x1, 1-D from one row: views too)."""
+    shapes = [t._layout.shape for t in tensors]
+
+    def grad(g: Tensor) -> tuple:
+        out = []
+        r = c = 0
+        for shape in shapes:
+            rows, cols = (1, 1) if not shape else (1, shape[0]) if len(shape) == 1 else shape
+            block = g[r:r + rows, c:c + cols]
+            out.append(block if len(shape) == 2 else block.reshape(shape))
+            r += rows
+            c += cols
+        return tuple(out)
+
+    return "BlockDiagBackward0", tuple(tensors), grad, ()
 
 
 # ---------------------------------------------------------------- grids
@@ -308,6 +371,32 @@ def meshgrid(*tensors: Tensor, indexing: str | None = None) -> tuple[Tensor, ...
     return tuple(grids)
 
 
+def _axis_sum(g: Tensor, axis: int, shape: tuple[int, ...]) -> Tensor:
+    """``g`` summed over every axis but ``axis``, shaped as ``shape`` (an input of a grid)."""
+    others = tuple(a for a in range(len(g._layout.shape)) if a != axis)
+    return (g.sum(others) if others else g).reshape(shape)
+
+
+@backward("meshgrid", operands="any")
+def meshgrid_backward(out: tuple, *tensors: Any, indexing: str | None = None) -> Any:
+    """ExpandBackward0: one node for all the grids; input ``i``'s gradient is its grid's gradient
+    summed over the other axes.
+
+    # Note: PyTorch records one ExpandBackward0 per grid; strided one node with an output per grid.
+    """
+    ts = _grid_inputs(tensors, "meshgrid")
+    n = len(ts)
+    axes = list(range(n))
+    if indexing == "xy" and n >= 2:
+        axes[0], axes[1] = 1, 0
+    shapes = [t._layout.shape for t in ts]
+
+    def grad(*grads: Any) -> tuple:
+        return tuple(None if g is None else _axis_sum(g, axes[i], shapes[i]) for i, g in enumerate(grads))
+
+    return "ExpandBackward0", tuple(ts), grad, (), "multi"
+
+
 def cartesian_prod(*tensors: Tensor) -> Tensor:
     """Every combination of one element from each 1-D tensor, as the rows of a new ``(N, k)``
     tensor (``torch.cartesian_prod``); one tensor is returned as it is.
@@ -337,3 +426,17 @@ def cartesian_prod(*tensors: Tensor) -> Tensor:
     return copied("cartesian_prod", tuple(ts), out,
                   lambda: f"cartesian_prod: {n} combinations of {len(ts)} tensors written into new memory")
 
+
+
+@backward("cartesian_prod", operands="any")
+def cartesian_prod_backward(out: Tensor, *tensors: Tensor) -> Any:
+    """StackBackward0: input ``i``'s gradient is column ``i`` of the gradient (a view) seen as the
+    grid, summed over the other inputs' axes."""
+    if len(tensors) == 1:
+        return None  # the tensor itself
+    sizes = tuple(t._layout.shape[0] for t in tensors)
+
+    def grad(g: Tensor) -> tuple:
+        return tuple(_axis_sum(g[:, i].reshape(sizes), i, (sizes[i],)) for i in range(len(sizes)))
+
+    return "StackBackward0", tuple(tensors), grad, ()

@@ -436,6 +436,26 @@ def where(condition: Any, input: Any = _ONE_ARG, other: Any = _ONE_ARG, *, out: 
     return report("where", (condition, a, b), result)
 
 
+@backward("where", operands="any")
+def where_backward(out: Any, *args: Any, **kwargs: Any) -> Any:
+    """WhereBackward0: each operand gets the gradient where it was picked (zeros elsewhere;
+    the engine sums over the dims it was broadcast in). Called for ``where(condition, input,
+    other)`` and for the method ``input.where(condition, other)``."""
+    first = args[0] if args else None
+    method = first.__class__ is Tensor and first._dtype is not bool_  # input.where(condition, other)
+    bound = dict(zip(("input", "condition", "other") if method else ("condition", "input", "other"), args))
+    bound.update(kwargs)
+    condition, input, other = bound["condition"], bound.get("input", _ONE_ARG), bound.get("other", _ONE_ARG)  # noqa: A001
+    if input is _ONE_ARG or other is _ONE_ARG:
+        return None  # where(condition): positions, no gradient
+
+    def grad(g: Tensor) -> tuple:
+        return (where(condition, g, 0) if input.__class__ is Tensor else None,
+                where(condition, 0, g) if other.__class__ is Tensor else None)
+
+    return "WhereBackward0", (input, other), grad, (condition,)
+
+
 def _where_method(self: Tensor, condition: Any, other: Any) -> Tensor:
     """``self.where(condition, other)`` is ``strided.where(condition, self, other)``."""
     return where(condition, self, other)
