@@ -60,9 +60,9 @@ class MoreUnary:
     aliases: tuple[str, ...] = ()
     # for an alias's copy of the op (fix is trunc): the op PyTorch's refusals are named after
     canonical: str = ""
-    # the output is laid out as ``empty_like(input)`` (PyTorch's nan_to_num, and isinf/isfinite of
-    # integers, which are zeros_like/ones_like), not as TensorIterator lays it out: "always", "ints";
-    # "isinf": PyTorch's isinf of floats is ``x.abs() == inf``, laid out as that comparison
+    # the output is not laid out as one TensorIterator op lays it out (see :func:`_composite_strides`):
+    # "always" as ``empty_like(input)`` (nan_to_num, deg2rad, rad2deg); "isinf" / "isfinite" as
+    # PyTorch's composites of those names
     like: str = ""
 
 
@@ -91,10 +91,12 @@ def _isneginf(x: np.ndarray, out: np.ndarray) -> None:
 
 
 def _float_test(uf: Callable[..., Any], integral: bool) -> Kernel:
-    """isnan/isinf/...: the ufunc on floats; a constant for bool and integer input."""
+    """isnan/isinf/...: the ufunc on floats and complex numbers (NumPy's and PyTorch's complex rules
+    agree: isnan and isinf when either part is, isfinite when both parts are); a constant for bool
+    and integer input."""
 
     def run(x: np.ndarray, out: np.ndarray, compute: np.dtype, d: DType) -> None:
-        if d.is_floating_point:
+        if d.is_floating_point or d.is_complex:
             uf(x, out=out)
         else:
             out[...] = integral
@@ -196,7 +198,7 @@ def _float(name: str, kernel: Kernel, *aliases: str) -> MoreUnary:
 TABLE: tuple[MoreUnary, ...] = (
     MoreUnary("isnan", _float_test(np.isnan, False), "bool", inplace=False),
     MoreUnary("isinf", _float_test(np.isinf, False), "bool", inplace=False, like="isinf"),
-    MoreUnary("isfinite", _float_test(np.isfinite, True), "bool", inplace=False, like="ints"),
+    MoreUnary("isfinite", _float_test(np.isfinite, True), "bool", inplace=False, like="isfinite"),
     MoreUnary("isposinf", _float_test(_isposinf, False), "bool", inplace=False),
     MoreUnary("isneginf", _float_test(_isneginf, False), "bool", inplace=False),
     MoreUnary("signbit", _signbit, "bool", inplace=False),
@@ -243,6 +245,36 @@ def _result_dtype(op: MoreUnary, d: DType) -> DType:
     return int64 if (d is bool_ and op.bool_to_long) else d
 
 
+def _composite_strides(like: str, d: DType, shape: tuple[int, ...], strides: tuple[int, ...]) -> tuple[int, ...]:
+    """The strides of an op PyTorch writes as a composite of other ops (so its output is laid out
+    by the last of them, each laid out by TensorIterator from its own operands' strides), or as
+    ``empty_like``.
+
+    - "always": ``empty_like(input)``'s (preserve-format) strides.
+    - "isinf": integers and bool ``zeros_like``; floats ``x.abs() == inf``; complex numbers
+      ``isinf(x.real) |= isinf(x.imag)``, laid out as the float isinf of the real part (a view with
+      strides twice the input's, in real elements).
+    - "isfinite": integers and bool ``ones_like``; floats ``(x == x) * (x.abs() != inf)``;
+      complex numbers ``isfinite(x.real) &= isfinite(x.imag)``, as the float isfinite of the real part.
+
+    The chain matters where the ops' layouts differ: ``x == x`` of a (1, 1, 2) tensor with strides
+    (2, 1, 2) gives strides (1, 1, 1) (its dim order), which count as contiguous, so the product
+    of the two comparisons takes TensorIterator's contiguous fast set-up: (2, 2, 1).
+
+    >>> _composite_strides("isfinite", strided.float32, (1, 1, 2), (2, 1, 2))
+    (2, 2, 1)
+    """
+    if like == "always" or not (d.is_floating_point or d.is_complex):
+        return L.preserve_format_strides(shape, strides)
+    if d.is_complex:
+        strides = tuple(2 * s for s in strides)  # x.real: every stride counted in real elements
+    out = L.elementwise_output_strides
+    compared = out(shape, [(shape, out(shape, [(shape, strides)])), ((), ())])  # x.abs() == inf (or != inf)
+    if like == "isinf":
+        return compared
+    return out(shape, [(shape, out(shape, [(shape, strides), (shape, strides)])), (shape, compared)])  # (x == x) * ...
+
+
 def run_unary(op: MoreUnary, x: Any, target: Tensor | None = None, args: tuple = (), out: Any = None) -> Tensor:
     """``op(x, *args)`` into a fresh output (TensorIterator's strides) or into ``target`` (``x``
     itself, after PyTorch's in-place checks), or written into ``out=`` (:func:`strided.ops.out.write_out`);
@@ -269,11 +301,8 @@ def _run(op: MoreUnary, x: Any, target: Tensor | None, args: tuple) -> Tensor:
         raise _not_implemented(op.kernel_name, d, (x,), f"fix: convert first, e.g. x.to(strided.float32).{name}()")
     rt = _result_dtype(op, d)
     shape = x._layout.shape
-    if target is None and (op.like == "always" or (op.like in ("ints", "isinf") and not d.is_floating_point)):
-        out = result(shape, rt, L.preserve_format_strides(shape, x._layout.strides))
-    elif target is None and op.like == "isinf":
-        first = L.elementwise_output_strides(shape, [(shape, x._layout.strides)])  # x.abs()
-        out = result(shape, rt, L.elementwise_output_strides(shape, [(shape, first), ((), ())]))  # == inf
+    if target is None and op.like:
+        out = result(shape, rt, _composite_strides(op.like, d, shape, x._layout.strides))
     elif target is None:
         out = _fresh_output(shape, rt, [x], d if op.rule == "bool" else rt)
     else:
