@@ -166,6 +166,7 @@ class Tensor:
       ``geometric_``, ``log_normal_``, ``cauchy_``, ``bernoulli``, ``multinomial``.
     - :mod:`strided.interop.dlpack`: ``__dlpack__``, ``__dlpack_device__``.
     - :mod:`strided.interop.numpy_protocols`: ``__array_ufunc__``, ``__array_function__``.
+    - :mod:`strided.interop.array_interface`: ``__array_interface__``.
     - :mod:`strided.ops.matmul`: ``matmul``, ``__matmul__``, ``__rmatmul__``, ``mm``, ``bmm``,
       ``dot``, ``outer``.
     """
@@ -355,7 +356,8 @@ class Tensor:
 
         ``copy=None``: a zero-copy view, or a converted copy when ``dtype`` is another element
         type. ``copy=True``: always a new array. ``copy=False``: the view, or ValueError when
-        ``dtype`` needs a conversion (NumPy 2's contract).
+        ``dtype`` needs a conversion (NumPy 2's contract). NumPy itself reads
+        ``__array_interface__`` first (:mod:`strided.interop`), so this serves direct callers.
         """
         # Note: PyTorch's __array__ takes no copy=, so NumPy refuses np.asarray(torch_t, copy=False)
         # even when no copy is needed; strided follows NumPy's contract, as ndarray does.
