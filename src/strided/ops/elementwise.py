@@ -456,7 +456,7 @@ def _make_binary(op: BinaryOp) -> tuple[Callable[..., Tensor], ...]:
     fn = _fast_binary(op, plain)
     dunder = _fast_binary(op, checked)
 
-    def reflected(self: Tensor, other: Any) -> Any:
+    def reflected(self: Tensor, other: Any) -> Tensor:
         if not isinstance(other, _KNOWN):
             return NotImplemented
         if op.reflect_as_forward:
@@ -495,7 +495,7 @@ def _fast_binary(op: BinaryOp, slow: Callable[[Any, Any], Any]) -> Callable[[Any
         if op.kind != "minmax" and op.name != "pow" and not op.tensor_other else frozenset()
     result_dtype = bool_ if op.kind == "compare" else None  # None: the operands' dtype
 
-    def fn(input: Any, other: Any, *, alpha: Any = None, out: Any = None) -> Any:  # (a.sub(other=b))
+    def fn(input: Any, other: Any, *, alpha: Any = None, out: Any = None) -> Tensor:  # (a.sub(other=b))
         # Fast path: two tensors of one dtype and one dense layout (row-major or permuted, when
         # PyTorch's output takes exactly those strides), or such a tensor and a Python float.
         # Their elements pair up along the flat runs of the storages: the ufunc runs on those
@@ -639,8 +639,9 @@ def _broadcast_plan(shapes: tuple[tuple[int, ...], tuple[int, ...]]) -> tuple | 
 _broadcast_plans = Memo(_broadcast_plan)
 
 
-def _inplace_dunder(inplace: Callable[[Tensor, Any], Tensor]) -> Callable[[Tensor, Any], Any]:
-    def op(self: Tensor, other: Any) -> Any:
+def _inplace_dunder(inplace: Callable[[Tensor, Any], Tensor]) -> Callable[[Tensor, Any], Tensor]:
+    # (-> Tensor: type checkers take NotImplemented as any return type, as for every dunder)
+    def op(self: Tensor, other: Any) -> Tensor:
         if not isinstance(other, _KNOWN):
             return NotImplemented
         return inplace(self, other)

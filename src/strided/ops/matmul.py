@@ -297,7 +297,7 @@ def _with_fast_path(slow: Any) -> Any:
     result are multiplied from the flat runs of their storages, and NumPy's fresh row-major
     result becomes the output (its layout from the per-shape plan cache)."""
 
-    def fn(self: Any, other: Any, *, out: Any = None) -> Any:  # (the names of PyTorch's: a.matmul(other=b))
+    def fn(self: Any, other: Any, *, out: Any = None) -> Tensor:  # (the names of PyTorch's: a.matmul(other=b))
         a, b = self, other
         if out is not None:
             return _into(out, slow(a, b), "matmul", (a, b))
