@@ -23,6 +23,7 @@ route; :func:`_folds` reproduces that choice so the first lines match.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 from .. import layout as L
@@ -291,7 +292,7 @@ _mm_plans = Memo(_mm_plan)  # (a's shape, b's shape) -> the fast path's plan or 
 _MM_FAST = frozenset({float32, float64})
 
 
-def _with_fast_path(slow: Any) -> Any:
+def _with_fast_path(slow: Any) -> Callable[..., Tensor]:
     """``slow`` (``matmul`` or the ``@`` operator) with the small-op fast path in front: two
     row-major 2-D float32 (or float64) matrices of one dtype with a non-empty contraction and
     result are multiplied from the flat runs of their storages, and NumPy's fresh row-major
