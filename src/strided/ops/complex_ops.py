@@ -166,7 +166,7 @@ def conj(input: Tensor) -> Tensor:
 
     >>> with strided.record_copies() as c:
     ...     y = strided.tensor([1 + 2j]).conj()
-    >>> c[0].reason.startswith("conj")
+    >>> c[-1].reason.startswith("conj")
     True
     """
     tensor_arg(input, "conj")

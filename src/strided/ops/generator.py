@@ -56,7 +56,7 @@ class Generator:
     """A seedable source of random numbers, passed to samplers as ``generator=``.
 
     >>> g = strided.Generator().manual_seed(0)
-    >>> a = strided.rand(3, generator=g); g.manual_seed(0); (strided.rand(3, generator=g) == a).all()
+    >>> a = strided.rand(3, generator=g); _ = g.manual_seed(0); (strided.rand(3, generator=g) == a).all()
     tensor(True)
 
     ``get_state()`` returns the state as a strided ``uint8`` tensor of 45 bytes (the initial seed

@@ -45,8 +45,14 @@ Part = tuple[Tensor, Layout]  # an input tensor and the layout of its storage to
 def tensor_list(tensors: Any, op: str, name: str = "tensors") -> list[Tensor]:
     """The tensors of a list or tuple argument, with PyTorch's TypeErrors for anything else.
 
-    >>> tensor_list((a, b), "cat")
-    [a, b]
+    >>> a, b = strided.ones(2), strided.zeros(3)
+    >>> tensor_list((a, b), "cat") == [a, b]
+    True
+    >>> tensor_list(a, "cat")
+    Traceback (most recent call last):
+    ...
+    strided.errors.StridedTypeError: cat(): argument 'tensors' (position 1) must be tuple of Tensors, not Tensor
+    ...
     """
     if not isinstance(tensors, (list, tuple)):
         raise StridedTypeError(

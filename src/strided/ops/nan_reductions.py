@@ -251,8 +251,8 @@ def logsumexp(input: Tensor, dim: Any = (), keepdim: bool = False, *, out: Any =
     inputs do not overflow; a row of -inf gives -inf, a row holding +inf gives +inf. Integer
     and bool inputs give the default float.
 
-    >>> round(strided.logsumexp(strided.tensor([1000.0, 1000.0]), 0).item(), 4)
-    1000.6931
+    >>> round(strided.logsumexp(strided.tensor([1000.0, 1000.0]), 0).item(), 4)  # 1000 + log(2), in float32
+    1000.6932
     """
     tensor_arg(input, "logsumexp")
     if dim is None:  # (PyTorch's logsumexp has no "every dim" None, unlike amax or nansum)

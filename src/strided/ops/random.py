@@ -149,8 +149,9 @@ def _target(self: Any, op: str) -> Tensor:
 def rand(*sizes: Any, size: Any = None, generator: Any = None, dtype: Any = None, device: Any = None) -> Tensor:
     """Uniform samples on [0, 1): ``rand(2, 3)`` or ``rand((2, 3))``; float32 unless ``dtype=``.
 
-    >>> strided.manual_seed(0); strided.rand(2).shape
+    >>> _ = strided.manual_seed(0); strided.rand(2).shape
     (2,)
+
     # Note: PyTorch's distribution, NumPy's PCG64 stream: not torch.rand's numbers for the same seed.
     """
     parse_device(device, "rand")

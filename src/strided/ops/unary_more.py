@@ -344,7 +344,7 @@ def round(input: Any, *, decimals: int = 0, out: Any = None) -> Tensor:  # noqa:
 
     Integer tensors come back unchanged (``decimals`` must then be 0); bool is refused.
 
-    >>> strided.round(strided.tensor([0.5, 1.5, 1.25]), decimals=1).tolist()
+    >>> strided.round(strided.tensor([0.5, 1.5, 1.25], dtype=strided.float64), decimals=1).tolist()
     [0.5, 1.5, 1.2]
     """
     d = input._dtype if isinstance(input, Tensor) else None
