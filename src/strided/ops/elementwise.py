@@ -470,7 +470,10 @@ def _make_binary(op: BinaryOp) -> tuple[Callable[..., Tensor], ...]:
 
     fn.__name__ = fn.__qualname__ = op.name
     fn.__doc__ = (f"Elementwise ``{op.name}`` of tensors and/or Python scalars, with broadcasting "
-                  "and PyTorch's dtype promotion; the output keeps the inputs' dim order.")
+                  "and PyTorch's dtype promotion; the output keeps the inputs' dim order.\n\n"
+                  f"    >>> x = strided.ones(2, 3{', dtype=strided.int64' if op.name.startswith('bitwise') else ''}).t()\n"
+                  f"    >>> x.{op.name}(x).stride(), x.{op.name}(x[:1]).shape  # x's strides: (1, 3); x[:1] broadcasts\n"
+                  "    ((1, 3), (3, 2))\n")
     dunder.__name__ = f"__{op.name}__"
     inplace.__name__ = op.name + "_"
     inplace.__doc__ = f"In-place ``{op.name}``: writes into this tensor (through views); its shape and dtype stay."

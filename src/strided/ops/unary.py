@@ -173,7 +173,10 @@ def _make_unary(op: UnaryOp) -> tuple[Callable[[Any], Tensor], Callable[[Tensor]
 
     fn = plain if op.ufunc is None else _fast_unary(op)
     fn.__name__ = fn.__qualname__ = op.name
-    fn.__doc__ = f"Elementwise ``{op.name}`` (PyTorch semantics); a fresh tensor keeping the input's dim order."
+    fn.__doc__ = (f"Elementwise ``{op.name}`` (PyTorch semantics); a fresh tensor keeping the input's dim order.\n\n"
+                  f"    >>> x = strided.ones(2, 3{', dtype=strided.int64' if op.name == 'bitwise_not' else ''}).t()\n"
+                  f"    >>> x.{op.name}().shape, x.{op.name}().stride()  # x's strides: (1, 3)\n"
+                  "    ((3, 2), (1, 3))\n")
     inplace.__name__ = op.name + "_"
     inplace.__doc__ = f"In-place ``{op.name}``: writes into this tensor; its dtype must hold the result."
     return fn, inplace
@@ -337,6 +340,9 @@ def clamp(input: Any, min: Any = None, max: Any = None, *, out: Any = None) -> T
     The result dtype is ``result_type(input, min, max)`` (an int tensor clamped at 0.5 is
     float32). If ``min > max`` every element becomes ``max``, as in PyTorch. ``out=``: see
     :func:`strided.ops.out.write_out`.
+
+    >>> strided.tensor([-2, 0, 5]).clamp(min=-1, max=3).tolist()
+    [-1, 0, 3]
     """
     if out is not None:
         from .out import write_out
@@ -362,6 +368,10 @@ def where(condition: Any, input: Any = _ONE_ARG, other: Any = _ONE_ARG, *, out: 
     ``condition`` must be a bool tensor; ``input``/``other`` are tensors or Python scalars,
     and the result dtype is ``result_type(input, other)``. With ``condition`` alone, as in
     PyTorch, the tuple of its non-zero positions: ``nonzero(condition, as_tuple=True)``.
+
+    >>> x = strided.tensor([-1.0, 2.0, -3.0])
+    >>> strided.where(x > 0, x, 0.0).tolist()
+    [0.0, 2.0, 0.0]
     """
     if input is _ONE_ARG and other is _ONE_ARG:
         from .masked import nonzero  # (masked sits beside this module; imported on use)

@@ -303,7 +303,10 @@ def _make(op: MoreUnary) -> tuple[Callable[..., Tensor], Callable[..., Tensor] |
 
     plain.__name__ = plain.__qualname__ = op.name
     plain.__doc__ = (f"Elementwise ``{op.name}`` (PyTorch semantics, dtype rule {op.rule!r}); a fresh "
-                     "tensor keeping the input's dim order.")
+                     "tensor keeping the input's dim order.\n\n"
+                     "    >>> x = strided.ones(2, 3).t()\n"
+                     f"    >>> x.{op.name}().shape, x.{op.name}().stride()  # x's strides: (1, 3)\n"
+                     "    ((3, 2), (1, 3))\n")
     inplace.__name__ = inplace.__qualname__ = op.name + "_"
     inplace.__doc__ = f"In-place ``{op.name}``: writes into this tensor; its dtype must hold the result."
     return plain, (inplace if op.inplace else None)
