@@ -33,7 +33,8 @@ MODULE = "strided.tensor"
 # elementwise and returns a tensor): the override is deliberate, as in PyTorch's and NumPy's stubs.
 _OVERRIDES = {"__eq__", "__ne__"}
 # Class data that is Python's, not the tensor's.
-_SKIP = {"__dict__", "__doc__", "__module__", "__slots__", "__weakref__", "__annotations__"}
+_SKIP = {"__dict__", "__doc__", "__module__", "__slots__", "__weakref__", "__annotations__",
+         "__slotnames__"}  # (copyreg caches __slotnames__ on the class once a tensor is copied)
 
 
 class _Imports:

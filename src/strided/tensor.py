@@ -232,15 +232,30 @@ class Tensor:
 
     @property
     def ndim(self) -> int:
+        """The number of dims.
+
+        >>> strided.zeros(2, 3).ndim, strided.tensor(1.0).ndim
+        (2, 0)
+        """
         return len(self._layout.shape)
 
     def dim(self) -> int:
+        """The number of dims (``ndim``).
+
+        >>> strided.zeros(2, 3, 4).dim()
+        3
+        """
         return len(self._layout.shape)
 
     ndimension = dim
 
     @property
     def dtype(self) -> DType:
+        """The element type: a :class:`~strided.dtypes.DType` (``strided.float32``, ...).
+
+        >>> strided.zeros(2).dtype, strided.arange(2).dtype
+        (strided.float32, strided.int64)
+        """
         return self._dtype
 
     def numel(self) -> int:
@@ -254,10 +269,20 @@ class Tensor:
     nelement = numel
 
     def element_size(self) -> int:
+        """Bytes per element.
+
+        >>> strided.zeros(2, dtype=strided.float64).element_size()
+        8
+        """
         return self._dtype.itemsize
 
     @property
     def itemsize(self) -> int:
+        """Bytes per element (``element_size()``).
+
+        >>> strided.zeros(2, dtype=strided.int16).itemsize
+        2
+        """
         return self._dtype.itemsize
 
     @property
@@ -297,7 +322,11 @@ class Tensor:
 
     @property
     def layout(self) -> Layout:
-        """The (shape, strides, offset) value of this tensor."""
+        """The (shape, strides, offset) value of this tensor.
+
+        >>> strided.zeros(2, 3).t().layout
+        Layout(shape=(3, 2), strides=(1, 3), offset=0)
+        """
         return self._layout
 
     def data_ptr(self) -> int:
@@ -352,6 +381,12 @@ class Tensor:
     _base_ = base
 
     def is_view(self) -> bool:
+        """Whether this tensor shares another tensor's storage (``base`` is not None).
+
+        >>> x = strided.zeros(4)
+        >>> x.is_view(), x[1:].is_view()
+        (False, True)
+        """
         return self._base is not None
 
     @property
@@ -359,6 +394,11 @@ class Tensor:
         return True
 
     def is_floating_point(self) -> bool:
+        """Whether the dtype is a floating-point one.
+
+        >>> strided.zeros(1).is_floating_point(), strided.arange(1).is_floating_point()
+        (True, False)
+        """
         return self._dtype.is_floating_point
 
     def __repr__(self) -> str:
@@ -518,6 +558,11 @@ class Tensor:
         return self._carry(plan, key, op)
 
     def reshape_as(self, other: Tensor) -> Tensor:
+        """``reshape(other.shape)``: a view when the strides allow it, else a copy.
+
+        >>> strided.arange(6).reshape_as(strided.zeros(3, 2)).shape
+        (3, 2)
+        """
         return self.reshape(tensor_arg(other, "reshape_as", "other").shape)
 
     def flatten(self, start_dim: int = 0, end_dim: int = -1) -> Tensor:
@@ -610,7 +655,11 @@ class Tensor:
 
     @property
     def T(self) -> Tensor:
-        """All dims reversed; for ndim other than 2 PyTorch deprecates it, and we warn as it does."""
+        """All dims reversed; for ndim other than 2 PyTorch deprecates it, and we warn as it does.
+
+        >>> strided.zeros(2, 3).T.shape
+        (3, 2)
+        """
         lay = self._layout
         if len(lay.shape) != 2:
             warnings.warn(transpose_deprecated(lay.shape, "T"), UserWarning, stacklevel=2)
@@ -618,7 +667,11 @@ class Tensor:
 
     @property
     def mT(self) -> Tensor:
-        """The last two dims swapped."""
+        """The last two dims swapped.
+
+        >>> strided.zeros(5, 2, 3).mT.shape
+        (5, 3, 2)
+        """
         shape = self._layout.shape
         if not shape:  # PyTorch 2.13: the identity (the tensor itself), with a deprecation warning
             warnings.warn(transpose_deprecated(shape, "mT"), UserWarning, stacklevel=2)
@@ -673,9 +726,19 @@ class Tensor:
         return self._carry(L.expand_layout(lay, parse_sizes(given, "expand")), key)
 
     def expand_as(self, other: Tensor) -> Tensor:
+        """``expand(other.shape)``: size-1 dims stretched with stride 0, a view.
+
+        >>> strided.zeros(3, 1).expand_as(strided.zeros(3, 4)).stride()
+        (1, 0)
+        """
         return self.expand(tensor_arg(other, "expand_as", "other").shape)
 
     def broadcast_to(self, *shape: Any) -> Tensor:
+        """``expand(shape)``, as ``torch.broadcast_to``: a view.
+
+        >>> strided.arange(3).broadcast_to((2, 3)).stride()
+        (0, 1)
+        """
         if not shape:
             raise missing("broadcast_to", "size")
         return self.expand(*shape)

@@ -178,7 +178,11 @@ def _make_unary(op: UnaryOp) -> tuple[Callable[[Any], Tensor], Callable[[Tensor]
                   f"    >>> x.{op.name}().shape, x.{op.name}().stride()  # x's strides: (1, 3)\n"
                   "    ((3, 2), (1, 3))\n")
     inplace.__name__ = op.name + "_"
-    inplace.__doc__ = f"In-place ``{op.name}``: writes into this tensor; its dtype must hold the result."
+    inplace.__doc__ = (f"In-place ``{op.name}``: writes into this tensor; its dtype must hold the result.\n\n"
+                       f"    >>> x = strided.ones(2, 3{', dtype=strided.int64' if op.name == 'bitwise_not' else ''})\n"
+                       "    >>> col = x[:, 0]\n"
+                       f"    >>> col.{op.name}_() is col, x[:, 1:].tolist()  # column 0 written, in x's memory\n"
+                       f"    (True, {[[1, 1], [1, 1]] if op.name == 'bitwise_not' else [[1.0, 1.0], [1.0, 1.0]]})\n")
     return fn, inplace
 
 

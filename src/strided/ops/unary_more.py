@@ -308,7 +308,11 @@ def _make(op: MoreUnary) -> tuple[Callable[..., Tensor], Callable[..., Tensor] |
                      f"    >>> x.{op.name}().shape, x.{op.name}().stride()  # x's strides: (1, 3)\n"
                      "    ((3, 2), (1, 3))\n")
     inplace.__name__ = inplace.__qualname__ = op.name + "_"
-    inplace.__doc__ = f"In-place ``{op.name}``: writes into this tensor; its dtype must hold the result."
+    inplace.__doc__ = (f"In-place ``{op.name}``: writes into this tensor; its dtype must hold the result.\n\n"
+                       "    >>> x = strided.ones(2, 3)\n"
+                       "    >>> col = x[:, 0]\n"
+                       f"    >>> col.{op.name}_() is col, x[:, 1:].tolist()  # column 0 written, in x's memory\n"
+                       "    (True, [[1.0, 1.0], [1.0, 1.0]])\n")
     return plain, (inplace if op.inplace else None)
 
 
