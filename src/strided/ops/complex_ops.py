@@ -132,7 +132,11 @@ def view_as_complex(input: Tensor) -> Tensor:
 
 
 def is_complex(input: Tensor) -> bool:
-    """Whether the dtype is complex64 or complex128."""
+    """Whether the dtype is complex64 or complex128.
+
+    >>> strided.zeros(1, dtype=strided.complex64).is_complex(), strided.zeros(1).is_complex()
+    (True, False)
+    """
     return tensor_arg(input, "is_complex")._dtype.is_complex
 
 
@@ -185,12 +189,21 @@ def conj_physical_(self: Tensor) -> Tensor:
 
 
 def resolve_conj(input: Tensor) -> Tensor:
-    """``input`` itself: strided never holds a lazy conjugate (see the module's note)."""
+    """``input`` itself: strided never holds a lazy conjugate (see the module's note).
+
+    >>> x = strided.tensor([1j])
+    >>> x.resolve_conj() is x
+    True
+    """
     return tensor_arg(input, "resolve_conj")
 
 
 def is_conj(input: Tensor) -> bool:
-    """Always False: strided's ``conj()`` writes the conjugates, it sets no bit (see the module)."""
+    """Always False: strided's ``conj()`` writes the conjugates, it sets no bit (see the module).
+
+    >>> strided.tensor([1j]).conj().is_conj()
+    False
+    """
     tensor_arg(input, "is_conj")
     return False
 
@@ -212,7 +225,11 @@ def _h(self: Tensor) -> Tensor:
 
 
 def adjoint(input: Tensor) -> Tensor:
-    """The conjugate transpose of the last two dims (a copy then a view for complex; a view for real)."""
+    """The conjugate transpose of the last two dims (a copy then a view for complex; a view for real).
+
+    >>> strided.tensor([[1 + 2j, 3j]]).adjoint().tolist()
+    [[(1-2j)], [-3j]]
+    """
     if not tensor_arg(input, "adjoint")._layout.shape:  # (as PyTorch: itself, with its deprecation warning)
         warnings.warn("adjoint() is deprecated on 0-D tensors. Consider using x.conj().", UserWarning, stacklevel=2)
         return conj(input)

@@ -192,5 +192,24 @@ COPY_FORMS = (
 )
 """The ``strided.*_copy`` functions (PyTorch 2.13's, less the sparse and complex ones)."""
 
+# Each copy form's example (run as a doctest): the values of the view, in new memory. The
+# arguments suit a (2, 3) tensor; slice and split_with_sizes have no Tensor method to compare.
+_EXAMPLE_ARGS = {
+    "alias_copy": ("detach", ""), "as_strided_copy": ("as_strided", "(2, 2), (1, 2)"),
+    "detach_copy": ("detach", ""), "diagonal_copy": ("diagonal", ""), "expand_copy": ("expand", "(2, 2, 3)"),
+    "narrow_copy": ("narrow", "1, 1, 2"), "permute_copy": ("permute", "(1, 0)"), "select_copy": ("select", "1, 2"),
+    "split_copy": ("split", "1"), "squeeze_copy": ("squeeze", ""), "t_copy": ("t", ""),
+    "transpose_copy": ("transpose", "0, 1"), "unbind_copy": ("unbind", ""), "unfold_copy": ("unfold", "1, 2, 1"),
+    "unsqueeze_copy": ("unsqueeze", "0"), "view_copy": ("view", "3, 2"),
+}
+for _name, (_view_name, _args) in _EXAMPLE_ARGS.items():
+    _call, _same = f"strided.{_name}(x{', ' + _args if _args else ''})", f"x.{_view_name}({_args})"
+    _values = "[p.tolist() for p in {}]" if _name in ("split_copy", "unbind_copy") else "{}.tolist()"
+    _new = "any(strided.shares_memory(x, p) for p in y)" if _name in ("split_copy", "unbind_copy") \
+        else "strided.shares_memory(x, y)"
+    globals()[_name].__doc__ += (
+        f"\n\n    >>> x = strided.arange(6).view(2, 3)\n    >>> y = {_call}\n"
+        f"    >>> {_values.format('y')} == {_values.format(_same)}, {_new}\n    (True, False)\n")
+
 # PyTorch has narrow_copy as a Tensor method too (the other *_copy forms are functions only).
 method("narrow_copy")(narrow_copy)

@@ -94,14 +94,24 @@ class Generator:
         return self
 
     def seed(self) -> int:
-        """Seed from the operating system's entropy (nondeterministic); returns the seed used."""
+        """Seed from the operating system's entropy (nondeterministic); returns the seed used.
+
+        >>> s = strided.seed()
+        >>> s == strided.initial_seed()
+        True
+        """
         value = secrets.randbits(64)
         with self._lock:
             self._set_seed(value)
         return value
 
     def initial_seed(self) -> int:
-        """The seed this generator's stream started from."""
+        """The seed this generator's stream started from.
+
+        >>> _ = strided.manual_seed(7)
+        >>> strided.initial_seed()
+        7
+        """
         return self._seed
 
     def get_state(self) -> Tensor:

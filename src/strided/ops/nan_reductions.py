@@ -131,7 +131,12 @@ def amax(input: Tensor, dim: Any = (), keepdim: bool = False, *, out: Any = None
 
 @method("amin")
 def amin(input: Tensor, dim: Any = (), keepdim: bool = False, *, out: Any = None) -> Tensor:
-    """The smallest values over ``dim`` (an int or a tuple; () or None: every dim); NaN propagates."""
+    """The smallest values over ``dim`` (an int or a tuple; () or None: every dim); NaN propagates.
+
+    >>> x = strided.tensor([[1, 5], [7, 2]])
+    >>> x.amin().item(), x.amin(dim=1).tolist()
+    (1, [1, 2])
+    """
     return _finish(_extreme(input, dim, keepdim, "amin", False), out, "amin", (input,), "input")
 
 

@@ -172,6 +172,11 @@ def randn(*sizes: Any, size: Any = None, generator: Any = None, dtype: Any = Non
     """Standard normal samples (mean 0, variance 1): ``randn(2, 3)``; float32 unless ``dtype=``.
 
     # Note: PyTorch's distribution, NumPy's PCG64 stream (ziggurat): not torch.randn's numbers.
+
+    >>> _ = strided.manual_seed(0)
+    >>> x = strided.randn(10000)
+    >>> x.shape, abs(x.mean().item()) < 0.05, abs(x.std().item() - 1) < 0.05
+    ((10000,), True, True)
     """
     parse_device(device, "randn")
     shape = _sizes(sizes if size is None else (size,), "randn")
@@ -280,7 +285,11 @@ def randint(*args: Any, low: Any = None, high: Any = None, size: Any = None, gen
 
 
 def randperm(n: Any, *, generator: Any = None, dtype: Any = None, device: Any = None) -> Tensor:
-    """A random permutation of ``0 .. n-1`` (int64 unless ``dtype=``)."""
+    """A random permutation of ``0 .. n-1`` (int64 unless ``dtype=``).
+
+    >>> sorted(strided.randperm(5).tolist())
+    [0, 1, 2, 3, 4]
+    """
     parse_device(device, "randperm")
     count = int_arg(n, "randperm", "n", 1)
     dt = DEFAULT_INT if dtype is None else to_dtype(dtype)
@@ -518,7 +527,11 @@ def _like_strides(input: Tensor, memory_format: MemoryFormat) -> Shape:
 
 def rand_like(input: Any, *, dtype: Any = None, memory_format: MemoryFormat = preserve_format,
               generator: Any = None, device: Any = None) -> Tensor:
-    """``rand`` shaped like ``input`` (its dtype unless ``dtype=``; its dense dim order)."""
+    """``rand`` shaped like ``input`` (its dtype unless ``dtype=``; its dense dim order).
+
+    >>> strided.rand_like(strided.zeros(2, 3, dtype=strided.float64)).dtype
+    strided.float64
+    """
     tensor_arg(input, "rand_like")
     parse_device(device, "rand_like")
     dt = input._dtype if dtype is None else to_dtype(dtype)
@@ -530,7 +543,11 @@ def rand_like(input: Any, *, dtype: Any = None, memory_format: MemoryFormat = pr
 
 def randn_like(input: Any, *, dtype: Any = None, memory_format: MemoryFormat = preserve_format,
                generator: Any = None, device: Any = None) -> Tensor:
-    """``randn`` shaped like ``input`` (its dtype unless ``dtype=``; its dense dim order)."""
+    """``randn`` shaped like ``input`` (its dtype unless ``dtype=``; its dense dim order).
+
+    >>> strided.randn_like(strided.zeros(2, 3)).shape
+    (2, 3)
+    """
     tensor_arg(input, "randn_like")
     parse_device(device, "randn_like")
     dt = input._dtype if dtype is None else to_dtype(dtype)
@@ -543,7 +560,12 @@ def randn_like(input: Any, *, dtype: Any = None, memory_format: MemoryFormat = p
 def randint_like(input: Any, low: Any = None, high: Any = None, *, dtype: Any = None,
                  memory_format: MemoryFormat = preserve_format, generator: Any = None,
                  device: Any = None) -> Tensor:
-    """``randint`` shaped like ``input``: ``randint_like(t, high)`` or ``randint_like(t, low, high)``."""
+    """``randint`` shaped like ``input``: ``randint_like(t, high)`` or ``randint_like(t, low, high)``.
+
+    >>> y = strided.randint_like(strided.zeros(100, dtype=strided.int64), 3)
+    >>> y.shape, bool(((y >= 0) & (y < 3)).all())
+    ((100,), True)
+    """
     tensor_arg(input, "randint_like")
     parse_device(device, "randint_like")
     if high is None:

@@ -120,7 +120,11 @@ def _flip_method(self: Tensor, *dims: Any) -> Tensor:
 
 @method("fliplr")
 def fliplr(input: Tensor) -> Tensor:
-    """``flip(input, 1)``; the input must have 2 or more dims (``torch.fliplr``)."""
+    """``flip(input, 1)``; the input must have 2 or more dims (``torch.fliplr``).
+
+    >>> strided.fliplr(strided.arange(4).view(2, 2)).tolist()
+    [[1, 0], [3, 2]]
+    """
     t = tensor_arg(input, "fliplr")
     if len(t._layout.shape) < 2:
         raise StridedRuntimeError(
@@ -132,7 +136,11 @@ def fliplr(input: Tensor) -> Tensor:
 
 @method("flipud")
 def flipud(input: Tensor) -> Tensor:
-    """``flip(input, 0)``; the input must have 1 or more dims (``torch.flipud``)."""
+    """``flip(input, 0)``; the input must have 1 or more dims (``torch.flipud``).
+
+    >>> strided.flipud(strided.arange(4).view(2, 2)).tolist()
+    [[2, 3], [0, 1]]
+    """
     t = tensor_arg(input, "flipud")
     if not t._layout.shape:
         raise StridedRuntimeError(

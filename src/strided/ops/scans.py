@@ -221,7 +221,12 @@ def cummax(self: Tensor, dim: int) -> Any:
 
 @method("cummin")
 def cummin(self: Tensor, dim: int) -> Any:
-    """Running minimum along ``dim``: ``return_types.cummin(values, indices)`` (ties: last occurrence)."""
+    """Running minimum along ``dim``: ``return_types.cummin(values, indices)`` (ties: last occurrence).
+
+    >>> r = strided.tensor([3, 1, 2, 0]).cummin(0)
+    >>> r.values.tolist(), r.indices.tolist()
+    ([3, 1, 1, 0], [0, 1, 1, 3])
+    """
     return _cum_extreme(self, dim, "cummin")
 
 
