@@ -180,7 +180,12 @@ def conj(input: Tensor) -> Tensor:
 
 
 def conj_physical_(self: Tensor) -> Tensor:
-    """In-place conjugation (imaginary parts negated through the ``imag`` view); real: unchanged."""
+    """In-place conjugation (imaginary parts negated through the ``imag`` view); real: unchanged.
+
+    >>> x = strided.tensor([1 + 2j])
+    >>> x.conj_physical_().tolist()
+    [(1-2j)]
+    """
     if self._dtype.is_complex:
         part = imag(self)
         part.neg_()
@@ -219,7 +224,11 @@ def _check_matrix(self: Tensor, what: str, batches: bool) -> None:
 
 
 def _h(self: Tensor) -> Tensor:
-    """``t.H``: the conjugate transpose of a matrix (a copy then a view for complex; a view for real)."""
+    """``t.H``: the conjugate transpose of a matrix (a copy then a view for complex; a view for real).
+
+    >>> strided.tensor([[1j, 2]]).H.tolist()
+    [[-1j], [(2-0j)]]
+    """
     _check_matrix(self, "tensor.H", batches=False)
     return conj(self).transpose(0, 1)
 
@@ -238,7 +247,11 @@ def adjoint(input: Tensor) -> Tensor:
 
 
 def _mh(self: Tensor) -> Tensor:
-    """``t.mH``: :func:`adjoint`; a 0-d tensor gives itself with PyTorch's deprecation warning."""
+    """``t.mH``: :func:`adjoint`; a 0-d tensor gives itself with PyTorch's deprecation warning.
+
+    >>> strided.zeros(4, 2, 3, dtype=strided.complex64).mH.shape
+    (4, 3, 2)
+    """
     if not self._layout.shape:
         warnings.warn("Tensor.mH is deprecated on 0-D tensors. Consider using x.conj().", UserWarning,
                       stacklevel=2)

@@ -47,7 +47,12 @@ Tensor.is_cpu = property(_is_cpu)  # type: ignore[attr-defined]
 
 @method("cpu")
 def cpu(self: Tensor, memory_format: MemoryFormat = preserve_format) -> Tensor:
-    """``self``: a strided tensor is already in main memory (PyTorch returns ``self`` too)."""
+    """``self``: a strided tensor is already in main memory (PyTorch returns ``self`` too).
+
+    >>> x = strided.zeros(2)
+    >>> x.cpu() is x
+    True
+    """
     return self if memory_format is preserve_format else to(self, memory_format=memory_format)
 
 
@@ -63,7 +68,10 @@ def _shorthand(name: str, dtype: DType) -> Any:
     convert.__name__ = convert.__qualname__ = name
     # the copy's record is named after the method the user called (dispatch reads the code's name)
     convert.__code__ = convert.__code__.replace(co_name=name)
-    convert.__doc__ = f"``self.to({dtype!r})``: ``self`` when already {dtype.name}, else a converted copy."
+    convert.__doc__ = (f"``self.to({dtype!r})``: ``self`` when already {dtype.name}, else a converted copy.\n\n"
+                       f"    >>> x = strided.zeros(2, dtype={dtype!r})\n"
+                       f"    >>> x.{name}() is x, strided.ones(2, dtype=strided.float64).{name}().dtype\n"
+                       f"    (True, {dtype!r})\n")
     return convert
 
 
@@ -273,13 +281,23 @@ def detach(self: Tensor) -> Tensor:
 
     # Note: PyTorch's detach() is not marked a view (its ``_base`` is None); strided records it
     as a view of this tensor's root, since it shares the storage (``is_view()`` says so).
+
+    >>> x = strided.zeros(2)
+    >>> y = x.detach()
+    >>> y is x, strided.shares_memory(x, y)
+    (False, True)
     """
     return self._view(self._layout)
 
 
 @method("detach_")
 def detach_(self: Tensor) -> Tensor:
-    """``self`` (nothing to detach without autograd); refused on a view, as PyTorch refuses it."""
+    """``self`` (nothing to detach without autograd); refused on a view, as PyTorch refuses it.
+
+    >>> x = strided.zeros(2)
+    >>> x.detach_() is x
+    True
+    """
     if self._base is not None:
         raise StridedRuntimeError(
             join_lines(

@@ -707,15 +707,22 @@ _METHODS: list[tuple[tuple[str, ...], Callable]] = [
 ]
 
 
+def inplace_example(names: tuple[str, ...], fn: Callable[..., Any]) -> None:
+    """Add the example of an in-place binary method (a doctest) to ``fn``'s docstring: one column
+    written through a view, the rest of the tensor untouched."""
+    name = names[0]
+    if not name.endswith("_") or name.startswith("__") or not fn.__doc__ or ">>>" in fn.__doc__:
+        return
+    ints = name.startswith("bitwise")
+    fn.__doc__ += (f"\n\n    >>> x = strided.ones(2, 3{', dtype=strided.int64' if ints else ''})\n"
+                   "    >>> col = x[:, 0]\n"
+                   f"    >>> col.{name}(x[:, 1]) is col, x[:, 1:].tolist()  # column 0 written, in x's memory\n"
+                   f"    (True, {[[1, 1], [1, 1]] if ints else [[1.0, 1.0], [1.0, 1.0]]})\n")
+
+
 for _names, _fn in _METHODS:
     method(*_names)(_fn)
-    if _names[0].endswith("_") and not _names[0].startswith("__") and _fn.__doc__ and ">>>" not in _fn.__doc__:
-        # the in-place methods' example (a doctest): one column written through a view
-        _int = _names[0].startswith("bitwise")
-        _fn.__doc__ += (f"\n\n    >>> x = strided.ones(2, 3{', dtype=strided.int64' if _int else ''})\n"
-                        "    >>> col = x[:, 0]\n"
-                        f"    >>> col.{_names[0]}(x[:, 1]) is col, x[:, 1:].tolist()  # column 0 written, in x's memory\n"
-                        f"    (True, {[[1, 1], [1, 1]] if _int else [[1.0, 1.0], [1.0, 1.0]]})\n")
+    inplace_example(_names, _fn)
 
 # The unary ops, clamp and where live in .unary; re-exported so this module stays the one
 # place to import elementwise functions from.

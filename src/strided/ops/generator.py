@@ -96,8 +96,8 @@ class Generator:
     def seed(self) -> int:
         """Seed from the operating system's entropy (nondeterministic); returns the seed used.
 
-        >>> s = strided.seed()
-        >>> s == strided.initial_seed()
+        >>> g = strided.Generator()
+        >>> g.seed() == g.initial_seed()
         True
         """
         value = secrets.randbits(64)
@@ -108,8 +108,7 @@ class Generator:
     def initial_seed(self) -> int:
         """The seed this generator's stream started from.
 
-        >>> _ = strided.manual_seed(7)
-        >>> strided.initial_seed()
+        >>> strided.Generator().manual_seed(7).initial_seed()
         7
         """
         return self._seed
@@ -204,10 +203,21 @@ def manual_seed(seed: Any) -> Generator:
 
 
 def seed() -> int:
-    """Seed the default generator from the operating system's entropy; returns the seed."""
+    """Seed the default generator from the operating system's entropy; returns the seed.
+
+    >>> s = strided.seed()
+    >>> s == strided.initial_seed()
+    True
+    >>> _ = strided.manual_seed(0)  # (back to a fixed stream)
+    """
     return default_generator.seed()
 
 
 def initial_seed() -> int:
-    """The seed the default generator's stream started from."""
+    """The seed the default generator's stream started from.
+
+    >>> _ = strided.manual_seed(7)
+    >>> strided.initial_seed()
+    7
+    """
     return default_generator.initial_seed()

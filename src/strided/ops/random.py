@@ -616,7 +616,13 @@ def uniform_(self: Tensor, from_: float = 0.0, to: float = 1.0, *, generator: An
 
 @method("normal_")
 def normal_(self: Tensor, mean: float = 0.0, std: float = 1.0, *, generator: Any = None) -> Tensor:
-    """Fill with normal samples of ``mean`` and ``std``."""
+    """Fill with normal samples of ``mean`` and ``std``.
+
+    >>> _ = strided.manual_seed(0)
+    >>> x = strided.empty(10000).normal_(2.0, 0.5)
+    >>> abs(x.mean().item() - 2.0) < 0.05, abs(x.std().item() - 0.5) < 0.05
+    (True, True)
+    """
     self = _target(self, "normal_")
     _float_only(self._dtype, "normal_kernel_cpu", "normal_")
     m, s, c = _float(mean, "normal_", "mean", 1), _float(std, "normal_", "std", 2), _compute(self._dtype)
@@ -662,7 +668,11 @@ def random_(self: Tensor, from_: Any = None, to: Any = _MISSING, *, generator: A
 
 @method("bernoulli_")
 def bernoulli_(self: Tensor, p: Any = 0.5, *, generator: Any = None) -> Tensor:
-    """Fill with 0/1, 1 with probability ``p`` (a number, or a tensor that expands to this shape)."""
+    """Fill with 0/1, 1 with probability ``p`` (a number, or a tensor that expands to this shape).
+
+    >>> sorted(set(strided.empty(100).bernoulli_(0.5).tolist())) in ([0.0, 1.0], [0.0], [1.0])
+    True
+    """
     self = _target(self, "bernoulli_")
     shape = self._layout.shape
     if isinstance(p, Tensor):
@@ -696,7 +706,11 @@ def _positive(op: str, name: str, value: Any, shown: str | None = None, pos: int
 
 @method("exponential_")
 def exponential_(self: Tensor, lambd: float = 1.0, *, generator: Any = None) -> Tensor:
-    """Fill with exponential samples of rate ``lambd`` (mean 1 / lambd)."""
+    """Fill with exponential samples of rate ``lambd`` (mean 1 / lambd).
+
+    >>> bool((strided.empty(100).exponential_(2.0) >= 0).all())
+    True
+    """
     self = _target(self, "exponential_")
     _continuous(self._dtype, "Exponential")
     rate = _positive("exponential_", "lambda", lambd)
@@ -706,7 +720,11 @@ def exponential_(self: Tensor, lambd: float = 1.0, *, generator: Any = None) -> 
 
 @method("geometric_")
 def geometric_(self: Tensor, p: float, *, generator: Any = None) -> Tensor:
-    """Fill with geometric samples: the number of trials up to the first success (1, 2, ...)."""
+    """Fill with geometric samples: the number of trials up to the first success (1, 2, ...).
+
+    >>> bool((strided.empty(100).geometric_(0.5) >= 1).all())
+    True
+    """
     self = _target(self, "geometric_")
     value = _float(p, "geometric_", "p", 1)
     if not 0 < value < 1:
@@ -719,7 +737,11 @@ def geometric_(self: Tensor, p: float, *, generator: Any = None) -> Tensor:
 
 @method("log_normal_")
 def log_normal_(self: Tensor, mean: float = 1.0, std: float = 2.0, *, generator: Any = None) -> Tensor:
-    """Fill with exp(N(mean, std)) samples."""
+    """Fill with exp(N(mean, std)) samples.
+
+    >>> bool((strided.empty(100).log_normal_() > 0).all())
+    True
+    """
     self = _target(self, "log_normal_")
     _continuous(self._dtype, "LogNormal")
     m = _float(mean, "log_normal_", "mean", 1)
@@ -729,7 +751,11 @@ def log_normal_(self: Tensor, mean: float = 1.0, std: float = 2.0, *, generator:
 
 @method("cauchy_")
 def cauchy_(self: Tensor, median: float = 0.0, sigma: float = 1.0, *, generator: Any = None) -> Tensor:
-    """Fill with Cauchy samples of ``median`` and scale ``sigma``."""
+    """Fill with Cauchy samples of ``median`` and scale ``sigma``.
+
+    >>> strided.empty(2, 3).cauchy_().shape
+    (2, 3)
+    """
     self = _target(self, "cauchy_")
     _continuous(self._dtype, "Cauchy", cpp=True)
     m = _float(median, "cauchy_", "median", 1)

@@ -115,6 +115,11 @@ def flip(input: Tensor, dims: int | Sequence[int]) -> Tensor:
 
 @method("flip")
 def _flip_method(self: Tensor, *dims: Any) -> Tensor:
+    """``flip(self, dims)``: a copy with the order of ``dims`` reversed.
+
+    >>> strided.arange(4).view(2, 2).flip(0).tolist(), strided.arange(3).flip(0).tolist()
+    ([[2, 3], [0, 1]], [2, 1, 0])
+    """
     return flip(self, _varargs(dims, "flip", "dims"))
 
 
@@ -473,6 +478,11 @@ def repeat_interleave(input: Tensor, repeats: Any = _COUNTS_ONLY, dim: int | Non
 @method("repeat_interleave")
 def _repeat_interleave_method(self: Tensor, repeats: Any = None, dim: int | None = None, *,
                               output_size: int | None = None) -> Tensor:
+    """``repeat_interleave(self, repeats, dim)``: each element repeated ``repeats`` times.
+
+    >>> strided.tensor([1, 2]).repeat_interleave(2).tolist()
+    [1, 1, 2, 2]
+    """
     if repeats is None:
         raise StridedTypeError(
             join_lines('repeat_interleave() missing 1 required positional arguments: "repeats"',

@@ -160,13 +160,22 @@ def cumprod(self: Tensor, dim: int, *, dtype: Any = None) -> Tensor:
 
 @method("cumsum_")
 def cumsum_(self: Tensor, dim: int, *, dtype: Any = None) -> Tensor:
-    """In-place :func:`cumsum` (in the tensor's own dtype); returns ``self``."""
+    """In-place :func:`cumsum` (in the tensor's own dtype); returns ``self``.
+
+    >>> x = strided.tensor([1, 2, 3])
+    >>> x.cumsum_(0).tolist()
+    [1, 3, 6]
+    """
     return _scan_(np.add, self, dim, dtype, "cumsum_")
 
 
 @method("cumprod_")
 def cumprod_(self: Tensor, dim: int, *, dtype: Any = None) -> Tensor:
-    """In-place :func:`cumprod` (in the tensor's own dtype); returns ``self``."""
+    """In-place :func:`cumprod` (in the tensor's own dtype); returns ``self``.
+
+    >>> strided.tensor([1, 2, 3]).cumprod_(0).tolist()
+    [1, 2, 6]
+    """
     return _scan_(np.multiply, self, dim, dtype, "cumprod_")
 
 

@@ -110,13 +110,21 @@ def triu(input: Tensor, diagonal: int = 0) -> Tensor:
 
 @method("tril_")
 def tril_(self: Tensor, diagonal: int = 0) -> Tensor:
-    """In-place ``tril``: zeroes the elements above the ``diagonal`` and returns the tensor."""
+    """In-place ``tril``: zeroes the elements above the ``diagonal`` and returns the tensor.
+
+    >>> strided.ones(2, 2, dtype=strided.int64).tril_().tolist()
+    [[1, 0], [1, 1]]
+    """
     return _triangle_(self, diagonal, True)
 
 
 @method("triu_")
 def triu_(self: Tensor, diagonal: int = 0) -> Tensor:
-    """In-place ``triu``: zeroes the elements below the ``diagonal`` and returns the tensor."""
+    """In-place ``triu``: zeroes the elements below the ``diagonal`` and returns the tensor.
+
+    >>> strided.ones(2, 2, dtype=strided.int64).triu_(1).tolist()
+    [[0, 1], [0, 0]]
+    """
     return _triangle_(self, diagonal, False)
 
 

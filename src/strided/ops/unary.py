@@ -356,7 +356,12 @@ def clamp(input: Any, min: Any = None, max: Any = None, *, out: Any = None) -> T
 
 
 def clamp_(self: Tensor, min: Any = None, max: Any = None) -> Tensor:  # noqa: A002
-    """In-place :func:`clamp`."""
+    """In-place :func:`clamp`.
+
+    >>> x = strided.tensor([-2.0, 0.5, 3.0])
+    >>> x.clamp_(0.0, 1.0).tolist(), x.tolist()
+    ([0.0, 0.5, 1.0], [0.0, 0.5, 1.0])
+    """
     return _clamp(self, min, max, self)
 
 
@@ -426,7 +431,12 @@ def where(condition: Any, input: Any = _ONE_ARG, other: Any = _ONE_ARG, *, out: 
 
 
 def _where_method(self: Tensor, condition: Any, other: Any) -> Tensor:
-    """``self.where(condition, other)`` is ``strided.where(condition, self, other)``."""
+    """``self.where(condition, other)`` is ``strided.where(condition, self, other)``.
+
+    >>> x = strided.tensor([1.0, -1.0])
+    >>> x.where(x > 0, 0.0).tolist()
+    [1.0, 0.0]
+    """
     return where(condition, self, other)
 
 
