@@ -391,6 +391,11 @@ class Tensor:
 
     @property
     def is_leaf(self) -> bool:
+        """Always True: strided has no autograd graph, so every tensor is a leaf (as PyTorch's without grad).
+
+        >>> strided.zeros(2).is_leaf
+        True
+        """
         return True
 
     def is_floating_point(self) -> bool:

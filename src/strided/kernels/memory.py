@@ -104,6 +104,11 @@ class CopyRecord:
 
     ``reason`` is the sentence; ``why`` the plan's value behind it where a plan decided the copy
     (a :class:`~strided.layout.ReshapeRefusal`, ``NotContiguous``, ``CopyRequested``, ...), else None.
+
+    >>> with strided.record_copies() as copies:
+    ...     y = strided.zeros(2, 3).t().contiguous()
+    >>> copies[0].nbytes, copies[0].shape
+    (24, (3, 2))
     """
 
     nbytes: int

@@ -132,7 +132,12 @@ def lerp(input: Any, end: Any, weight: Any) -> Tensor:
 
 
 def lerp_(self: Tensor, end: Any, weight: Any) -> Tensor:
-    """In-place :func:`lerp`."""
+    """In-place :func:`lerp`.
+
+    >>> x = strided.tensor([0.0, 10.0])
+    >>> x.lerp_(strided.tensor([10.0, 20.0]), 0.5).tolist()
+    [5.0, 15.0]
+    """
     return _lerp(self, end, weight, self)
 
 

@@ -33,11 +33,20 @@ _to_dtype = Tensor.to
 
 
 def _device(self: Tensor) -> device:
-    """The device the tensor lives on: always ``device(type='cpu')`` in strided."""
+    """The device the tensor lives on: always ``device(type='cpu')`` in strided.
+
+    >>> strided.zeros(2).device
+    device(type='cpu')
+    """
     return CPU
 
 
 def _is_cpu(self: Tensor) -> bool:
+    """Always True: strided tensors live in main memory.
+
+    >>> strided.zeros(2).is_cpu
+    True
+    """
     return True
 
 
@@ -84,7 +93,14 @@ for _dt in CORE_DTYPES:
 
 @method("bfloat16")
 def bfloat16(self: Tensor, memory_format: MemoryFormat = preserve_format) -> Tensor:
-    """Refused: NumPy has no bfloat16, so strided has none (float16 and float32 exist)."""
+    """Refused: NumPy has no bfloat16, so strided has none (float16 and float32 exist).
+
+    >>> strided.zeros(2).bfloat16()
+    Traceback (most recent call last):
+    ...
+    strided.errors.StridedTypeError: bfloat16 is not supported: strided stores elements in NumPy arrays, and NumPy has no bfloat16
+    ...
+    """
     # Note: PyTorch converts; strided cannot hold bfloat16 elements at all.
     raise StridedTypeError(
         join_lines(

@@ -360,7 +360,11 @@ def round(input: Any, *, decimals: int = 0, out: Any = None) -> Tensor:  # noqa:
 
 
 def round_(self: Tensor, *, decimals: int = 0) -> Tensor:
-    """In-place :func:`round`."""
+    """In-place :func:`round`.
+
+    >>> strided.tensor([0.5, 1.5, 2.7]).round_().tolist()
+    [0.0, 2.0, 3.0]
+    """
     args = (_decimals(decimals, self._dtype, "round_"),) if decimals else ()
     return run_unary(OPS["round"], self, target=self, args=args)
 
@@ -393,7 +397,11 @@ def nan_to_num(input: Any, nan: float = 0.0, posinf: float | None = None,
 
 def nan_to_num_(self: Tensor, nan: float = 0.0, posinf: float | None = None,
                 neginf: float | None = None) -> Tensor:
-    """In-place :func:`nan_to_num`."""
+    """In-place :func:`nan_to_num`.
+
+    >>> strided.tensor([float("nan"), 1.0]).nan_to_num_(nan=-1.0).tolist()
+    [-1.0, 1.0]
+    """
     args = (_finite_arg(nan, "nan", "nan_to_num_") or 0.0, _finite_arg(posinf, "posinf", "nan_to_num_"),
             _finite_arg(neginf, "neginf", "nan_to_num_"))
     if isinstance(self, Tensor) and not (self._dtype.is_floating_point or self._dtype.is_complex):
