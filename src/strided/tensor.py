@@ -118,6 +118,11 @@ class Tensor:
     Build tensors with :func:`strided.tensor`, :func:`strided.from_numpy`,
     :func:`strided.zeros` and friends, not with this class directly.
 
+    >>> x = strided.arange(6).view(2, 3)
+    >>> y = x.t()  # a view: a new layout over the same storage
+    >>> y.shape, y.stride(), strided.shares_memory(x, y)
+    ((3, 2), (1, 3), True)
+
     This class holds construction, accessors, views and copies. The methods below are
     installed from above when ``strided`` is imported (each module sets its own with setattr),
     so this module imports nothing higher (``tests/test_layers.py`` checks this list):
