@@ -17,7 +17,8 @@ Contract shared by every function here, following PyTorch 2.13:
 from __future__ import annotations
 
 import warnings
-from typing import Any
+from collections.abc import Sequence
+from typing import Any, SupportsIndex
 
 import numpy as np
 
@@ -70,8 +71,8 @@ def _sum_like(ufunc: np.ufunc, self: Tensor, dim: Any, keepdim: bool, dtype: Any
 
 
 @method("sum")
-def sum(self: Tensor, dim: Any = None, keepdim: bool = False, *, dtype: Any = None,  # noqa: A001
-        out: Any = None) -> Tensor:
+def sum(self: Tensor, dim: SupportsIndex | Sequence[SupportsIndex] | None = None, keepdim: bool = False, *,  # noqa: A001
+        dtype: Any = None, out: Any = None) -> Tensor:
     """Sum over ``dim`` (None: all dims). bool/int inputs give int64 unless ``dtype`` is given.
 
     ``dtype`` converts each element before adding (as PyTorch does). An empty
@@ -170,7 +171,8 @@ def _float_result(self: Tensor, dtype: Any, op: str) -> DType:
 
 
 @method("mean")
-def mean(self: Tensor, dim: Any = None, keepdim: bool = False, *, dtype: Any = None, out: Any = None) -> Tensor:
+def mean(self: Tensor, dim: SupportsIndex | Sequence[SupportsIndex] | None = None, keepdim: bool = False, *,
+         dtype: Any = None, out: Any = None) -> Tensor:
     """Arithmetic mean over ``dim``; float tensors only (or an explicit float ``dtype``).
 
     An empty reduction gives NaN, as in PyTorch.
