@@ -8,6 +8,7 @@ read-only array; reading the interface pins the storage as ``numpy()`` does.
 
 from __future__ import annotations
 
+import ctypes
 import gc
 
 import numpy as np
@@ -115,3 +116,19 @@ def test_reading_the_interface_pins_the_storage_and_set_keeps_it_alive():
     del a, t
     gc.collect()
     assert key not in _LENT
+
+
+def test_a_raw_reader_finds_every_element_at_its_address():
+    """What a reader without NumPy does (numba, a C extension): element i sits at data[0] +
+    sum(i[d] * strides[d]) bytes (C strides when strides is None); read it there with ctypes."""
+    base = st.arange(24.0, dtype=st.float64)
+    grid = base.view(4, 6)
+    cases = [grid.t()[::2, 1:], grid._view(grid._layout.__class__((4, 3), (-6, 2), 18)),
+             st.arange(3.0, dtype=st.float64).expand(2, 3), base[7], grid]
+    for t in cases:
+        face = t.__array_interface__
+        assert face["typestr"] == "<f8"
+        strides = face["strides"] or tuple(8 * int(np.prod(t.shape[d + 1:])) for d in range(t.ndim))
+        for index in np.ndindex(*t.shape):
+            address = face["data"][0] + sum(i * s for i, s in zip(index, strides))
+            assert ctypes.c_double.from_address(address).value == t[index].item(), (t.stride(), index)
