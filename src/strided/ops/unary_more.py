@@ -332,9 +332,16 @@ def _make(op: MoreUnary) -> tuple[Callable[..., Tensor], Callable[..., Tensor] |
 
     plain.__name__ = plain.__qualname__ = op.name
     plain.__doc__ = (f"Elementwise ``{op.name}`` (PyTorch semantics, dtype rule {op.rule!r}); a fresh "
-                     "tensor keeping the input's dim order.")
+                     "tensor keeping the input's dim order.\n\n"
+                     "    >>> x = strided.ones(2, 3).t()\n"
+                     f"    >>> x.{op.name}().shape, x.{op.name}().stride()  # x's strides: (1, 3)\n"
+                     "    ((3, 2), (1, 3))\n")
     inplace.__name__ = inplace.__qualname__ = op.name + "_"
-    inplace.__doc__ = f"In-place ``{op.name}``: writes into this tensor; its dtype must hold the result."
+    inplace.__doc__ = (f"In-place ``{op.name}``: writes into this tensor; its dtype must hold the result.\n\n"
+                       "    >>> x = strided.ones(2, 3)\n"
+                       "    >>> col = x[:, 0]\n"
+                       f"    >>> col.{op.name}_() is col, x[:, 1:].tolist()  # column 0 written, in x's memory\n"
+                       "    (True, [[1.0, 1.0], [1.0, 1.0]])\n")
     return plain, (inplace if op.inplace else None)
 
 
@@ -373,7 +380,7 @@ def round(input: Any, *, decimals: int = 0, out: Any = None) -> Tensor:  # noqa:
 
     Integer tensors come back unchanged (``decimals`` must then be 0); bool is refused.
 
-    >>> strided.round(strided.tensor([0.5, 1.5, 1.25]), decimals=1).tolist()
+    >>> strided.round(strided.tensor([0.5, 1.5, 1.25], dtype=strided.float64), decimals=1).tolist()
     [0.5, 1.5, 1.2]
     """
     d = input._dtype if isinstance(input, Tensor) else None
@@ -382,7 +389,11 @@ def round(input: Any, *, decimals: int = 0, out: Any = None) -> Tensor:  # noqa:
 
 
 def round_(self: Tensor, *, decimals: int = 0) -> Tensor:
-    """In-place :func:`round`."""
+    """In-place :func:`round`.
+
+    >>> strided.tensor([0.5, 1.5, 2.7]).round_().tolist()
+    [0.0, 2.0, 3.0]
+    """
     args = (_decimals(decimals, self._dtype, "round_"),) if decimals else ()
     return run_unary(OPS["round"], self, target=self, args=args)
 
@@ -415,7 +426,11 @@ def nan_to_num(input: Any, nan: float = 0.0, posinf: float | None = None,
 
 def nan_to_num_(self: Tensor, nan: float = 0.0, posinf: float | None = None,
                 neginf: float | None = None) -> Tensor:
-    """In-place :func:`nan_to_num`."""
+    """In-place :func:`nan_to_num`.
+
+    >>> strided.tensor([float("nan"), 1.0]).nan_to_num_(nan=-1.0).tolist()
+    [-1.0, 1.0]
+    """
     args = (_finite_arg(nan, "nan", "nan_to_num_") or 0.0, _finite_arg(posinf, "posinf", "nan_to_num_"),
             _finite_arg(neginf, "neginf", "nan_to_num_"))
     if isinstance(self, Tensor) and not (self._dtype.is_floating_point or self._dtype.is_complex):
