@@ -11,9 +11,11 @@ to strided without copying it (:func:`computed`, :func:`moved`), reported throug
 
 from __future__ import annotations
 
+import contextlib
 import inspect
 import math
-from collections.abc import Callable
+import warnings
+from collections.abc import Callable, Iterator
 from typing import Any
 
 import numpy as np
@@ -95,9 +97,13 @@ def check_array(x: Any, op: str, name: str = "x") -> Tensor:
     return x
 
 
-def quiet() -> Any:
-    """NumPy's floating-point warnings off: the standard defines the special cases' values."""
-    return np.errstate(all="ignore")
+@contextlib.contextmanager
+def quiet() -> Iterator[None]:
+    """NumPy's floating-point warnings off (the standard defines the special cases' values), and
+    its RuntimeWarnings ("Degrees of freedom <= 0", "Mean of empty slice": the result says so)."""
+    with np.errstate(all="ignore"), warnings.catch_warnings():
+        warnings.simplefilter("ignore", RuntimeWarning)
+        yield
 
 
 def ufunc(name: str, fn: Callable[..., Any], doc: str, arity: int) -> Callable[..., Any]:
