@@ -170,3 +170,76 @@ def test_numpy_writers_go_through_strideds_checks():
     y = st.zeros(3, 3)
     np.fill_diagonal(y, 2.0)
     assert y.numpy().trace() == 6.0
+
+
+def test_views_of_a_typed_alias_read_the_one_buffer():
+    f = st.arange(8.0)
+    c = st.view_as_complex(f.reshape(4, 2))  # complex64 alias of f's float32 storage
+    r = np.real(c)[::2]
+    assert r.dtype == st.float32 and r._storage is f._storage  # back to the owner, no third storage
+    assert r.tolist() == [0.0, 4.0] and r.stride() == (4,)
+    im = np.imag(c)
+    im.fill_(-1.0)
+    assert f.tolist() == [0.0, -1.0, 2.0, -1.0, 4.0, -1.0, 6.0, -1.0]
+
+
+def test_watch_shows_the_fallbacks_and_np_views():
+    from strided.diagnose.watch import watch
+
+    t = st.tensor([[3.0, 1.0], [2.0, 0.0]]).T
+    c = st.tensor([1 + 2j, 3j])
+    with watch() as w:
+        np.sort(t, axis=0)
+        np.imag(c)
+    text = str(w)
+    assert "np.sort" in text and "np.imag" in text
+    assert "total: 1 copies, 16 bytes copied" in text
+
+
+def test_ufunc_at_checks_its_target():
+    ex = st.zeros(1).expand(3)
+    with pytest.raises(st.errors.StridedRuntimeError, match=r"np\.add\.at"):
+        np.add.at(ex, [0, 1], 1.0)
+    assert ex.tolist() == [0.0, 0.0, 0.0]
+    x = st.zeros(3)
+    np.add.at(x, [0, 0, 2], 1.0)
+    assert x.tolist() == [2.0, 0.0, 1.0]
+
+
+_FALLBACKS = {
+    "sort": lambda x: np.sort(x, axis=-1),
+    "real": np.real,
+    "unique": np.unique,
+    "diff": lambda x: np.diff(x, axis=-1),
+    "norm": np.linalg.norm,
+    "broadcast_arrays": lambda x: np.broadcast_arrays(x, np.zeros((1,) * x.ndim, np.int64))[0],
+}
+
+
+@settings(max_examples=60, deadline=None)
+@given(spec=specs(negative=True, max_dims=3), name=hs.sampled_from(sorted(_FALLBACKS)))
+def test_fallback_results_on_any_layout_follow_numpy_and_the_ledger(spec, name):
+    """Functions strided does not handle, on hard layouts: NumPy's values and dtype; a strided view
+    exactly where NumPy's result views the input (same strides); else new memory, in the ledger
+    (a copy with the result's bytes) unless the function computes."""
+    if spec.shape == () and name in ("sort", "diff"):
+        return  # NumPy refuses a 0-d array there, as PyTorch's sort would not
+    data = np.arange(spec.storage_size, dtype=np.int64) * 3 % 7
+    _, a, s = build_valued(spec, data)
+    fn = _FALLBACKS[name]
+    want = fn(a)
+    with st.record_copies() as copies:
+        got = fn(s)
+    assert isinstance(got, st.Tensor)
+    assert got.shape == np.shape(want) and got.numpy().dtype == np.asarray(want).dtype
+    np.testing.assert_array_equal(got.numpy(), want)
+    is_view = isinstance(want, np.ndarray) and (np.shares_memory(want, data) if want.size else want.base is not None)
+    assert st.dispatch.shares_storage(got, s) == is_view
+    if is_view and want.size:
+        assert got.stride() == tuple(x // 8 for x in want.strides)
+    computes = name in ("diff", "norm")
+    if is_view or computes:
+        assert not copies
+    else:
+        assert len(copies) == 1 and copies[0].nbytes == got.numel() * 8
+        assert copies[0].reason.startswith(f"np.{name}: NumPy's result is new memory")

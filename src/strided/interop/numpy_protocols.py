@@ -145,6 +145,8 @@ def array_ufunc(self: Tensor, ufunc: np.ufunc, method: str, *inputs: Any, **kwar
     for o in out:  # strided's checks first (read-only memory, an expanded target): nothing written on error
         if isinstance(o, Tensor):
             check_writable(o._storage, o._layout, f"np.{name}(out=)")
+    if method == "at" and inputs and isinstance(inputs[0], Tensor):  # np.add.at(t, ...) updates t in place
+        check_writable(inputs[0]._storage, inputs[0]._layout, f"np.{name}.at", updates=True)
     tensors: list[Tensor] = []
     np_inputs = _to_np(inputs, tensors)
     np_kwargs = {k: _to_np(v, tensors) for k, v in kwargs.items()}
@@ -239,10 +241,7 @@ def _written(name: str, args: tuple, kwargs: dict) -> Tensor | None:
     """The tensor a NumPy function that writes into an argument (:data:`WRITERS`) will write into."""
     if name not in WRITERS:
         return None
-    first = args[0] if args else next(iter(kwargs.values()), None)
-    for key in ("dst", "a", "arr"):
-        if not args and key in kwargs:
-            first = kwargs[key]
+    first = args[0] if args else next((kwargs[k] for k in ("dst", "a", "arr") if k in kwargs), None)
     return first if isinstance(first, Tensor) else None
 
 
