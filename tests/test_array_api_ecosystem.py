@@ -53,6 +53,8 @@ CASES = {
     "scipy.stats.moment": lambda a, b: scipy.stats.moment(a, order=3, axis=0),
     "scipy.stats.variation": lambda a, b: scipy.stats.variation(a, axis=1),
     "scipy.cluster.vq.whiten": lambda a, b: scipy.cluster.vq.whiten(a),
+    "scipy.stats.pearsonr": lambda a, b: scipy.stats.pearsonr(a[:, 0], a[:, 1]).statistic,
+    "scipy.stats.ttest_ind": lambda a, b: scipy.stats.ttest_ind(a[:, 0], a[:, 2]).pvalue,
     "sklearn.preprocessing.MinMaxScaler": lambda a, b: MinMaxScaler().fit_transform(a),
     "sklearn.preprocessing.StandardScaler": lambda a, b: StandardScaler().fit(a).transform(a),
     "sklearn.discriminant_analysis.LinearDiscriminantAnalysis":
@@ -94,7 +96,8 @@ def results() -> dict:
 
 CASES = [
     "scipy.special.logsumexp", "scipy.special.softmax", "scipy.stats.zscore", "scipy.stats.moment",
-    "scipy.stats.variation", "scipy.cluster.vq.whiten", "sklearn.preprocessing.MinMaxScaler",
+    "scipy.stats.variation", "scipy.cluster.vq.whiten", "scipy.stats.pearsonr", "scipy.stats.ttest_ind",
+    "sklearn.preprocessing.MinMaxScaler",
     "sklearn.preprocessing.StandardScaler", "sklearn.discriminant_analysis.LinearDiscriminantAnalysis",
     "sklearn.metrics.pairwise.euclidean_distances",
 ]
