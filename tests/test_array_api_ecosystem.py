@@ -34,6 +34,7 @@ import strided.array_api  # installs Tensor.__array_namespace__
 import scipy.special, scipy.stats, scipy.cluster.vq
 import sklearn
 from sklearn.preprocessing import MinMaxScaler, StandardScaler
+from sklearn.decomposition import PCA
 from sklearn.discriminant_analysis import LinearDiscriminantAnalysis
 from sklearn.metrics.pairwise import euclidean_distances
 
@@ -60,10 +61,11 @@ CASES = {
     "sklearn.discriminant_analysis.LinearDiscriminantAnalysis":
         lambda a, b: LinearDiscriminantAnalysis().fit(a, b).transform(a),
     "sklearn.metrics.pairwise.euclidean_distances": lambda a, b: euclidean_distances(a[:5], a[5:9]),
+    "sklearn.decomposition.PCA": lambda a, b: PCA(3, svd_solver="full").fit_transform(a),  # the linalg extension
 }
 WHOLE = {"sklearn.preprocessing.MinMaxScaler", "sklearn.preprocessing.StandardScaler",
          "sklearn.discriminant_analysis.LinearDiscriminantAnalysis",
-         "sklearn.metrics.pairwise.euclidean_distances"}
+         "sklearn.metrics.pairwise.euclidean_distances", "sklearn.decomposition.PCA"}
 
 out = {}
 with sklearn.config_context(array_api_dispatch=True):
@@ -99,7 +101,7 @@ CASES = [
     "scipy.stats.variation", "scipy.cluster.vq.whiten", "scipy.stats.pearsonr", "scipy.stats.ttest_ind",
     "sklearn.preprocessing.MinMaxScaler",
     "sklearn.preprocessing.StandardScaler", "sklearn.discriminant_analysis.LinearDiscriminantAnalysis",
-    "sklearn.metrics.pairwise.euclidean_distances",
+    "sklearn.metrics.pairwise.euclidean_distances", "sklearn.decomposition.PCA",
 ]
 
 
