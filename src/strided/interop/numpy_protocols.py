@@ -196,11 +196,10 @@ def array_function(self: Tensor, func: Any, types: tuple, args: tuple, kwargs: d
     if target is not None:
         dispatch.report(f"np.{name}", _only_tensors(tensors), target)
     if name in HANDLED:
-        made = Results(tensors, f"np.{name}", "copy" if name in MOVING else "compute",
-                        _MOVED.replace("{name}", f"np.{name}"))
+        made = Results(tensors, f"np.{name}", "copy" if name in MOVING else "compute", _MOVED)
     else:
         what = label(func)
-        made = Results(tensors, what, "compute" if _computes(func) else "copy", _FALLBACK.replace("{name}", what))
+        made = Results(tensors, what, "compute" if _computes(func) else "copy", _FALLBACK)
     value = made.convert(res)
     made.report()
     made.pin_leaks(value, f"np.{name}(...) (Tensor.__array_function__)")

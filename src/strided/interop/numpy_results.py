@@ -41,9 +41,15 @@ _SCALARS = (int, float, complex, bool, str, bytes, type(None), np.dtype, type)
 
 def label(func: Any) -> str:
     """The name the reports give a NumPy function: ``np.sort``, ``np.linalg.inv``, ``np.fft.fft``."""
-    module = getattr(func, "__module__", None) or "numpy"
-    space = module[len("numpy"):] if module.startswith("numpy") else ""
-    return f"np{space}.{func.__name__}"
+    found = _LABELS.get(func)
+    if found is None:
+        module = getattr(func, "__module__", None) or "numpy"
+        space = module[len("numpy"):] if module.startswith("numpy") else ""
+        found = _LABELS[func] = f"np{space}.{func.__name__}"
+    return found
+
+
+_LABELS: dict[Any, str] = {}
 
 
 def _ptr(arr: np.ndarray) -> int:
@@ -104,9 +110,12 @@ def view_in(arr: np.ndarray, t: Tensor, name: str) -> Tensor | None:
     else:
         if delta % isz:
             return None
-        offset = delta // isz
-        low = offset + sum((n - 1) * s for n, s in zip(arr.shape, strides) if s < 0)
-        high = offset + sum((n - 1) * s for n, s in zip(arr.shape, strides) if s > 0)
+        offset = low = high = delta // isz
+        for n, s in zip(arr.shape, strides):
+            if s < 0:
+                low += (n - 1) * s
+            else:
+                high += (n - 1) * s
         if low < 0 or high >= capacity:
             return None
     return dispatch.reinterpreted(t, dtype, _trusted(arr.shape, strides, offset), name)
@@ -176,12 +185,16 @@ class Results:
 
     def report(self) -> None:
         """Report the call's fresh results as one copy (call after :meth:`convert`)."""
-        if not self.fresh or self.kind == "compute":
+        if not self.fresh or self.kind == "compute" or not dispatch.OPEN:
             return
         out = self.fresh[0] if len(self.fresh) == 1 else tuple(self.fresh)
-        nbytes = sum(t.numel() * t._dtype.itemsize for t in self.fresh)
-        dispatch.copied(self.name, self.tensors, out, lambda: self.reason.format(
-            bytes=nbytes, elements=sum(t.numel() for t in self.fresh), results=len(self.fresh)))
+        dispatch.copied(self.name, self.tensors, out, self._reason)
+
+    def _reason(self) -> str:
+        """The copy's reason, rendered (only when someone listens)."""
+        fresh = self.fresh
+        return self.reason.format(name=self.name, bytes=sum(t.numel() * t._dtype.itemsize for t in fresh),
+                                  elements=sum(t.numel() for t in fresh), results=len(fresh))
 
     def pin_leaks(self, value: Any, call: str) -> None:
         """Pin the storage of every tensor that ``value`` (what the call returns) may still read
