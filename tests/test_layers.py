@@ -28,6 +28,7 @@ LAYERS: list[tuple[str, tuple[str, ...]]] = [
     ("above tensor", ("writes", "numpy_api")),
     ("ops", ("ops", "nn", "linalg")),
     ("diagnostics", ("describe", "diagnose")),
+    ("array_api", ("array_api",)),  # the Python Array API standard's namespace, over ops and interop
     # the `strided` command (tour, show, explain, watch) and its web face, the playground: one layer,
     # because the playground runs the cli's own show grammar and tour while `strided playground` and
     # `show --html` start the playground (lazily)

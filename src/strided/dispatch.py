@@ -308,14 +308,17 @@ def storage_root(storage: Storage) -> Storage:
     if _ALIASED:  # (a plain flag: no dictionary is consulted before the first alias is made)
         ref = _ROOT_OF.get(storage)
         if ref is not None:
-            return ref() or storage
+            root = ref()  # (not ``ref() or storage``: an empty Storage has len 0, so is falsy)
+            return storage if root is None else root
     return storage
 
 
 def _typed_alias(storage: Storage, dtype: DType) -> Storage:
     """The Storage over ``storage``'s bytes as ``dtype`` elements (made once per pair; both pinned)."""
     ref = _ROOT_OF.get(storage)
-    root = (ref() if ref is not None else None) or storage
+    root = ref() if ref is not None else None
+    if root is None:  # (compared with None: an empty Storage is falsy)
+        root = storage
     if dtype.numpy == root.array.dtype:
         return root
     aliases = _ALIASES.get(root)
