@@ -15,7 +15,7 @@ from typing import Any
 import numpy as np
 
 from .. import creation
-from ..dtypes import DEFAULT_FLOAT, DEFAULT_INT, complex64, to_dtype
+from ..dtypes import DEFAULT_FLOAT, DEFAULT_INT, complex64
 from ..interop import asarray as _asarray
 from ..interop import from_dlpack as _from_dlpack
 from ..tensor import Tensor
@@ -168,5 +168,3 @@ def from_dlpack(x: Any, /, *, device: Any = None, copy: bool | None = None) -> T
         return t.clone()
     return t
 
-
-_ = to_dtype  # (re-exported names stay explicit)
