@@ -91,6 +91,15 @@ def test_a_zero_size_and_a_0d_array():
     assert xp.matmul(empty, xp.ones((0, 2))).tolist() == [[0.0, 0.0], [0.0, 0.0]]
 
 
+def test_0d_results_have_a_0d_layout():
+    """Regression (array-api-tests' test_unique_values): a 0-d result of a namespace function
+    copies and converts like any 0-d tensor."""
+    nan = xp.isnan(xp.asarray(0.0))
+    assert (nan.shape, nan.stride()) == ((), ())
+    assert xp.astype(nan, xp.uint8).item() == 0
+    assert xp.unique_values(xp.asarray(2.0)).tolist() == [2.0]
+
+
 def test_reshape_copy_false_refuses_with_the_layout_explanation():
     t = xp.permute_dims(xp.reshape(xp.arange(6), (2, 3)), (1, 0))
     with pytest.raises(ValueError) as info:

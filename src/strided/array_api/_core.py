@@ -5,8 +5,9 @@ compute (NumPy 2's main namespace implements the standard's semantics), and hand
 to strided without copying it (:func:`computed`, :func:`moved`), reported through
 :mod:`strided.dispatch` so ``record_copies`` and ``watch`` see the namespace's work too.
 
->>> import strided.array_api as xp
->>> computed("exp", (x,), np.exp(x._np()))   # doctest: +SKIP
+>>> t = strided.tensor([0.0, 2.0])
+>>> computed("exp2", (t,), np.exp2(t._np())).tolist()
+[1.0, 4.0]
 """
 
 from __future__ import annotations
@@ -22,9 +23,10 @@ import numpy as np
 
 from .. import dispatch
 from ..device import parse_device
-from ..dtypes import DType, to_dtype
+from ..dtypes import DType, from_numpy_dtype, to_dtype
 from ..errors import StridedTypeError, join_lines
 from ..interop.numpy_protocols import _adopt
+from ..layout import Layout
 from ..tensor import Tensor
 
 __all__ = ["arrays", "computed", "dtype_arg", "moved", "np_dtype", "device_arg", "ufunc", "is_array"]
@@ -51,6 +53,13 @@ def _inputs(xs: Any) -> tuple[Tensor, ...]:
 
 
 def _own(value: Any, name: str) -> Tensor:
+    arr = np.asarray(value)
+    if arr.ndim == 0:
+        # (interop's _adopt gives a 0-d result the 1-d strides of np.ascontiguousarray's answer,
+        # which later copies trip over: a 0-d result is built here, over a fresh 1-element buffer)
+        dtype = from_numpy_dtype(arr.dtype)
+        if dtype is not None:
+            return dispatch.adopted(np.array(arr.reshape(1)), Layout._trusted((), (), 0), dtype)
     out = _adopt(value)
     if out is None:
         raise StridedTypeError(f"array_api.{name}: NumPy returned {np.asarray(value).dtype}, which strided lacks")

@@ -15,7 +15,7 @@ from typing import Any
 import numpy as np
 
 from .. import creation
-from ..dtypes import DEFAULT_FLOAT, complex64, to_dtype
+from ..dtypes import DEFAULT_FLOAT, DEFAULT_INT, complex64
 from ..interop import asarray as _asarray
 from ..interop import from_dlpack as _from_dlpack
 from ..tensor import Tensor
@@ -55,6 +55,11 @@ def arange(start: Any, /, stop: Any = None, step: Any = 1, *, dtype: Any = None,
     device_arg(device, "arange")
     if stop is None:
         start, stop = 0, start
+    if step != 0 and (stop - start) * step <= 0:
+        # Note: the standard's arange is empty when step walks away from stop (arange(0, -1, 1));
+        # strided's (PyTorch's) raises "upper bound and lower bound inconsistent with step sign".
+        floats = any(isinstance(v, float) for v in (start, stop, step))
+        return creation.empty((0,), dtype=dtype_arg(dtype) or (DEFAULT_FLOAT if floats else DEFAULT_INT))
     return creation.arange(start, stop, step, dtype=dtype_arg(dtype))
 
 
@@ -163,5 +168,3 @@ def from_dlpack(x: Any, /, *, device: Any = None, copy: bool | None = None) -> T
         return t.clone()
     return t
 
-
-_ = to_dtype  # (re-exported names stay explicit)

@@ -31,16 +31,40 @@ def _floor_divide(a: Any, b: Any) -> Any:
     return out
 
 
+def _expm1(x: Any) -> Any:
+    """``exp(x) - 1``; for complex ``x`` NumPy's expm1 loses the special cases (``expm1(0j)`` is NaN
+    there in some builds), so finite ``a + bj`` use ``expm1(a)cos(b) - 2sin(b/2)^2 + i e^a sin(b)``
+    (exact near 0) and infinities and NaNs ``exp(z) - 1`` (C99's complex exp)."""
+    if x.dtype.kind != "c":
+        return np.expm1(x)
+    a, b = x.real, x.imag
+    real = np.expm1(a) * np.cos(b) - 2 * np.sin(b / 2) ** 2
+    imag = np.where(b == 0, b, np.exp(a) * np.sin(b))
+    near = (real + 1j * imag).astype(x.dtype)
+    return np.where(np.isfinite(x), near, np.exp(x) - 1).astype(x.dtype)
+
+
+def _tanh(x: Any) -> Any:
+    """``tanh``; for complex ``+-inf + bj`` with finite ``b``, the standard's ``+-1 + 0j`` with the
+    zero signed as ``b`` (C99, and NumPy, sign it as ``sin(2b)``)."""
+    out = np.tanh(x)
+    if x.dtype.kind == "c":
+        edge = np.isinf(x.real) & np.isfinite(x.imag)
+        if np.any(edge):
+            out = np.where(edge, np.copysign(1, x.real) + 1j * np.copysign(0, x.imag), out).astype(x.dtype)
+    return out
+
+
 # name in the standard -> NumPy 2's ufunc of the same semantics
 _UNARY = {
     "abs": np.abs, "acos": np.acos, "acosh": np.acosh, "asin": np.asin, "asinh": np.asinh,
     "atan": np.atan, "atanh": np.atanh, "bitwise_invert": np.bitwise_invert, "ceil": np.ceil,
-    "conj": np.conj, "cos": np.cos, "cosh": np.cosh, "exp": np.exp, "expm1": np.expm1,
+    "conj": np.conj, "cos": np.cos, "cosh": np.cosh, "exp": np.exp, "expm1": _expm1,
     "floor": np.floor, "imag": np.imag, "isfinite": np.isfinite, "isinf": np.isinf, "isnan": np.isnan,
     "log": np.log, "log1p": np.log1p, "log2": np.log2, "log10": np.log10, "logical_not": np.logical_not,
     "negative": np.negative, "positive": np.positive, "real": np.real, "reciprocal": np.reciprocal,
     "round": np.round, "sign": np.sign, "signbit": np.signbit, "sin": np.sin, "sinh": np.sinh,
-    "square": np.square, "sqrt": np.sqrt, "tan": np.tan, "tanh": np.tanh, "trunc": np.trunc,
+    "square": np.square, "sqrt": np.sqrt, "tan": np.tan, "tanh": _tanh, "trunc": np.trunc,
 }
 _BINARY = {
     "add": np.add, "atan2": np.atan2, "bitwise_and": np.bitwise_and, "bitwise_left_shift": np.left_shift,
