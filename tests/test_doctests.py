@@ -54,7 +54,7 @@ def test_the_examples_are_many():
 
 @pytest.mark.parametrize("test", TESTS, ids=[t.name for t in TESTS])
 def test_docstring_examples(test: doctest.DocTest) -> None:
-    globs = {**test.globs, "strided": strided, "np": np, "F": F}
+    globs = {**test.globs, "strided": strided, "np": np, "F": F, "xp": strided.array_api}
     if any("torch." in example.source for example in test.examples):
         globs["torch"] = pytest.importorskip("torch")
     test.globs = globs  # (a copy: the finder gave each test its own copy of the module's namespace)

@@ -172,6 +172,10 @@ class Tensor:
     - :mod:`strided.interop.dlpack`: ``__dlpack__``, ``__dlpack_device__``.
     - :mod:`strided.interop.numpy_protocols`: ``__array_ufunc__``, ``__array_function__``.
     - :mod:`strided.interop.array_interface`: ``__array_interface__``.
+    - :mod:`strided.ops.shifts`: ``bitwise_left_shift``, ``bitwise_right_shift``, ``bitwise_left_shift_``,
+      ``bitwise_right_shift_``, ``__lshift__``, ``__rshift__``, ``__rlshift__``, ``__rrshift__``,
+      ``positive``, ``__pos__``.
+    - :mod:`strided.array_api`: ``__array_namespace__``, ``to_device``.
     - :mod:`strided.ops.matmul`: ``matmul``, ``__matmul__``, ``__rmatmul__``, ``mm``, ``bmm``,
       ``dot``, ``outer``.
     """

@@ -36,7 +36,7 @@ def _refusing(op: BinaryOp, fn: Callable[..., Any], reflected: bool = False) -> 
     except uint16/uint32/uint64 (a bool or float result type is refused with the kernel's name)."""
 
     def checked(a: Any, b: Any, **kw: Any) -> Any:
-        if isinstance(b, (Tensor, bool, int, float)):  # (anything else: fn's own answer)
+        if isinstance(b, (Tensor, bool, int, float)) and (isinstance(a, Tensor) or isinstance(b, Tensor)):
             rt = result_type(b, a) if reflected else result_type(a, b)
             if rt.kind not in "iu" or rt in UNSIGNED_WIDE:
                 raise StridedNotImplementedError(
