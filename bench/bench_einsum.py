@@ -94,7 +94,7 @@ def main(argv: list[str] | None = None) -> int:
     einsum, einsum_plan = _engine()
     print_header(f"torch {torch.__version__} (threads {torch.get_num_threads()}) | "
                  f"numpy {np.__version__} (einsum optimize=True, BLAS on one thread)")
-    repeat = 3 if args.quick else 25
+    repeat = 6 if args.quick else 24  # multiples of 6: each library follows each other equally often
     header = (f"   {'contraction':<31} {'strided':>9} {'numpy':>9} {'torch':>9} {'s/numpy':>8} {'s/torch':>8}"
               f"  target (s/numpy <= 1.0)")
     print(header)

@@ -9,6 +9,8 @@ builds its rows (:class:`Row`: the same work in strided, NumPy and PyTorch, and 
 from __future__ import annotations
 
 import argparse
+import functools
+import itertools
 import os
 import sys
 import timeit
@@ -19,18 +21,65 @@ from importlib.metadata import version
 
 def measure(stmts: list[Callable[[], object]], number: int, repeat: int) -> list[list[float]]:
     """Per-call times (seconds) of each statement, ``repeat`` samples each, taken round-robin
-    so that noise from other processes falls on every library alike; the round starts with
-    another statement each time, so no library always follows the same one (whose freed memory,
-    caches and allocator state it would inherit)."""
+    so that noise from other processes falls on every library alike. Each round runs the
+    statements in the next of all their orders (:func:`_orders`), so every statement follows
+    every other one equally often: a library inherits its predecessor's freed memory, caches
+    and allocator state (NumPy's and strided's attention-scores einsum measured 2-10% slower
+    right after PyTorch's than after each other, in thread CPU time), and the plain rotation
+    used before made strided follow PyTorch in two rounds of three, NumPy in one."""
     for f in stmts:  # warm up caches, lazy imports and allocator pools
         for _ in range(min(number, 100) if number > 1 else 2):
             f()
     samples: list[list[float]] = [[] for _ in stmts]
-    n = len(stmts)
+    orders = _orders(len(stmts))
     for r in range(repeat):
-        for i in [(r + k) % n for k in range(n)]:
+        for i in orders[r % len(orders)]:
             samples[i].append(timeit.timeit(stmts[i], number=number) / number)
     return samples
+
+
+@functools.cache
+def _orders(n: int) -> tuple[tuple[int, ...], ...]:
+    """Orders of ``n`` statements for successive rounds (used cyclically) in which every statement
+    directly follows every other one equally often and never itself: for n <= 4 all n! orders,
+    sequenced so that the boundaries between rounds (last of one, first of the next) also cover
+    each ordered pair equally (found by a short backtracking search); for n = 2 the alternation;
+    for more statements the rotations.
+
+    >>> _orders(3)[:2]
+    ((0, 1, 2), (0, 2, 1))
+    """
+    if n <= 2:
+        return (tuple(range(n)),)
+    if n > 4:
+        return tuple(tuple((r + k) % n for k in range(n)) for r in range(n))
+    perms = list(itertools.permutations(range(n)))
+    limit = len(perms) // (n * (n - 1))  # each boundary pair's share
+    used: dict[tuple[int, int], int] = {}
+    chosen = [perms[0]]
+    rest = set(perms[1:])
+
+    def extend() -> bool:
+        if not rest:
+            edge = (chosen[-1][-1], chosen[0][0])  # the cycle closes: the next repeat starts over
+            return edge[0] != edge[1] and used.get(edge, 0) < limit
+        for p in sorted(rest):
+            edge = (chosen[-1][-1], p[0])
+            if edge[0] == edge[1] or used.get(edge, 0) >= limit:
+                continue
+            used[edge] = used.get(edge, 0) + 1
+            chosen.append(p)
+            rest.remove(p)
+            if extend():
+                return True
+            rest.add(p)
+            chosen.pop()
+            used[edge] -= 1
+        return False
+
+    found = extend()
+    assert found, n
+    return tuple(chosen)
 
 
 def fmt_time(seconds: float) -> str:

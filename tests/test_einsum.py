@@ -534,3 +534,37 @@ def test_sum_step_reports_to_watch() -> None:
     # the diagonal is a view (named after the op the user called), the sum a compute step with its result
     assert [(s.name, s.kind) for s in w.steps] == [("einsum", "view"), ("sum", "compute")]
     assert w.steps[1].output.shape == (3,) and w.steps[1].inputs[0].strides == (16, 5)
+
+
+@settings(max_examples=60, deadline=None)
+@given(_problems(), st.sampled_from(["auto", "greedy"]), st.sampled_from([np.float64, np.float32]))
+def test_direct_products_equal_the_reported_route(problem, optimize, dtype) -> None:
+    # with nobody listening, a contraction of views runs as one NumPy product of the storages read
+    # through the plan's layouts; with a listener, as permute, reshape and matmul (each reported):
+    # the same result, layout and dtype (the values are small integers: every order sums exactly)
+    eq, _, tensors = problem
+    tensors = [t.to(getattr(strided, np.dtype(dtype).name)) for t in tensors] if dtype is np.float32 else tensors
+    quiet = einsum(eq, *tensors, optimize=optimize)
+    with strided.watch():
+        loud = einsum(eq, *tensors, optimize=optimize)
+    assert (quiet.shape, quiet.stride(), quiet.dtype) == (loud.shape, loud.stride(), loud.dtype)
+    np.testing.assert_array_equal(quiet.numpy(), loud.numpy())
+
+
+def test_direct_product_skips_the_matmul_op(monkeypatch) -> None:
+    import strided.ops.einsum as E
+
+    def refuse(*args):
+        raise AssertionError("the general route ran")
+
+    monkeypatch.setattr(E, "matmul", refuse)
+    (a, na), (b, nb) = make(2, 3, 4, 5, dtype=np.float32), make(2, 3, 6, 5, dtype=np.float32)
+    got = einsum("bhtd,bhsd->bhts", a, b)  # no listener: the storages' product, no matmul op
+    want = torch.einsum("bhtd,bhsd->bhts", torch.from_numpy(na), torch.from_numpy(nb))
+    assert got.stride() == want.stride()
+    np.testing.assert_allclose(got.numpy(), want.numpy(), rtol=1e-5, atol=1e-6)
+    with strided.watch(), pytest.raises(AssertionError, match="general route"):
+        einsum("bhtd,bhsd->bhts", a, b)  # a listener sees matmul: the general route
+    x = strided.zeros(3, 0).to(strided.float32)  # an empty contraction: the general route's zeros
+    with pytest.raises(AssertionError, match="general route"):
+        einsum("ij,jk->ik", x, x.T)

@@ -430,17 +430,6 @@ def test_round_trip_dtypes(dtype):
     assert back.dtype is s.dtype and back.data_ptr() == s.data_ptr() and back.stride() == s.stride()
 
 
-def test_numpy_reads_through_array_not_an_interface():
-    """No ``__array_interface__`` (interop's Note): NumPy goes through ``Tensor.__array__``, so its
-    copies stay in the ledger and only a real share pins the storage."""
-    assert not hasattr(st.Tensor, "__array_interface__") and not hasattr(st.Tensor, "__array_struct__")
-    t = st.arange(4.0)
-    with st.record_copies() as copies:
-        np.array(t)
-    assert [c.reason for c in copies] == ["__array__(copy=True): NumPy asked for a copy"]
-    assert t.untyped_storage().resizable()
-
-
 class _ArrayLike:
     """An object NumPy reads through ``__array__`` only (as pandas and xarray objects)."""
 

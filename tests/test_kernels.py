@@ -92,7 +92,10 @@ def test_arg_extremes_mixed_layouts_match_torch(keepdim: bool) -> None:
 
 
 def test_every_copy_goes_through_the_ledger() -> None:
-    """resize_ growing a storage, __array__ with a copy or a cast, and an overlapping 1-d write."""
+    """resize_ growing a storage, __array__ with a copy or a cast, and an overlapping 1-d write.
+
+    NumPy itself reads ``__array_interface__`` (a share) and makes its copies and casts on its own
+    side (no record); a caller of ``__array__`` asking for a copy or a cast gets strided's copy."""
     t = st.arange(4.0)
     with record_copies() as copies:
         t.resize_(8)
@@ -101,11 +104,14 @@ def test_every_copy_goes_through_the_ledger() -> None:
 
     t = st.arange(6.0)
     with record_copies() as copies:
-        a = np.array(t, copy=True)
-        b = np.asarray(t, dtype=np.float64)
-        c = np.asarray(t)
+        a = t.__array__(copy=True)
+        b = t.__array__(np.float64)
+        c = t.__array__()
     assert [c_.nbytes for c_ in copies] == [24, 48]
     assert all(r.reason.startswith("__array__") for r in copies)
+    with record_copies() as numpys:
+        np.array(t, copy=True), np.asarray(t, dtype=np.float64), np.asarray(t)
+    assert numpys == []  # NumPy's own copies, through __array_interface__
     assert not np.shares_memory(a, numpy_view(t._storage, t._layout)) and b.dtype == np.float64
     assert np.shares_memory(c, numpy_view(t._storage, t._layout))
 

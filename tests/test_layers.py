@@ -17,7 +17,7 @@ SRC = pathlib.Path(strided.__file__).parent
 
 # The README's table, lowest first; a module may import its own layer and the layers below.
 LAYERS: list[tuple[str, tuple[str, ...]]] = [
-    ("ground", ("errors", "messages", "callsite", "memory_format", "dtypes", "args", "device")),
+    ("ground", ("errors", "messages", "callsite", "memory_format", "dtypes", "args", "device", "_version")),
     ("layout", ("layout", "indexing")),
     ("storage", ("storage",)),
     ("kernels", ("kernels", "scalars")),
@@ -29,6 +29,7 @@ LAYERS: list[tuple[str, tuple[str, ...]]] = [
     ("ops", ("ops", "nn", "linalg")),
     ("autograd", ("autograd",)),
     ("diagnostics", ("describe", "diagnose")),
+    ("array_api", ("array_api",)),  # the Python Array API standard's namespace, over ops and interop
     # the `strided` command (tour, show, explain, watch) and its web face, the playground: one layer,
     # because the playground runs the cli's own show grammar and tour while `strided playground` and
     # `show --html` start the playground (lazily)

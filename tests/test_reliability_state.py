@@ -633,13 +633,19 @@ def test_r2_04_the_review_repro_keeps_every_write():
     assert t[:2].tolist() == [7.0, 8.0] and st.shares_memory(t, t2)
 
 
-def test_r2_04_copies_do_not_pin_the_storage():
+def test_r2_04_numpy_copies_pin_the_storage_as_torch_does():
+    """NumPy reads ``__array_interface__`` (a share) before it decides to copy, so ``np.array(t)``
+    pins the storage, as torch's ``np.array(tt)`` does (its ``__array__`` calls ``numpy()``);
+    a copy strided makes (``clone``) does not."""
+    for make in (np.array, lambda x: np.asarray(x, dtype=np.float64)):
+        t, tt = st.zeros(4), torch.zeros(4)
+        make(t), make(tt)
+        with pytest.raises(RuntimeError, match="Trying to resize storage that is not resizable"):
+            tt.resize_(1000)
+        with pytest.raises(st.StridedError, match="Trying to resize storage that is not resizable"):
+            t.resize_(1000)
     t = st.zeros(4)
-    np.array(t)  # NumPy asks for a copy
-    np.asarray(t, dtype=np.float64)  # a cast is a copy
     t.clone().numpy()
-    # Note: torch marks the storage even when NumPy then copies (its __array__ always calls
-    # numpy()); strided only pins memory that NumPy really shares.
     t.resize_(1000)
     assert t.untyped_storage().resizable()
 

@@ -5,7 +5,8 @@ offset). Views never copy; copies say so. Tensor methods follow PyTorch; the
 module functions with ``order=``/``copy=`` follow NumPy.
 """
 
-from . import describe, linalg, nn, ops, writes  # noqa: F401  (importing them installs their methods on Tensor)
+from . import array_api, describe, linalg, nn, ops, writes  # noqa: F401  (importing them installs their methods on Tensor)
+from ._version import __version__
 from .creation import (
     arange,
     empty,
@@ -238,6 +239,7 @@ from .ops.reorder import flip, fliplr, flipud, repeat_interleave, roll, rot90, t
 from .ops.scans import cummax, cummin, cumprod, cumsum, diff
 from .ops.searching import bucketize, searchsorted
 from .ops.sets import unique, unique_consecutive
+from .ops.shifts import bitwise_left_shift, bitwise_right_shift, positive
 from .ops.softmax import log_softmax, softmax
 from .ops.sorting import argsort, kthvalue, msort, sort, topk
 from .ops.triangles import block_diag, cartesian_prod, diag, diag_embed, diagflat, meshgrid, tril, triu
@@ -293,6 +295,7 @@ from .tensor import Tensor
 bool = bool_  # noqa: A001 - strided.bool mirrors torch.bool
 
 __all__ = [
+    "__version__", "bitwise_left_shift", "bitwise_right_shift", "positive",
     "asarray", "from_dlpack", "StridedBufferError",
     "index_put", "index_put_",
     "adjoint", "angle", "cdouble", "cfloat", "complex", "complex128", "complex64", "conj", "conj_physical", "imag", "is_complex", "is_conj", "polar", "real", "resolve_conj", "uint16", "uint32", "uint64", "view_as_complex", "view_as_real",

@@ -88,7 +88,12 @@ def array_source(array: np.ndarray) -> np.ndarray:
 def tensor(data: Any, dtype: Any = None, *, device: Any = None, requires_grad: bool = False) -> Tensor:
     """A new tensor holding a copy of ``data`` (nested lists, a scalar, a NumPy array or a tensor);
     ``device`` may only name the CPU (strided.device); ``requires_grad=True`` makes it a leaf
-    that autograd collects the gradient of (``requires_grad_`` comes from strided.autograd)."""
+    that autograd collects the gradient of (``requires_grad_`` comes from strided.autograd).
+
+    >>> x = strided.tensor([[1, 2], [3, 4]])
+    >>> x.dtype, strided.tensor([1.0, 2]).dtype, x.shape
+    (strided.int64, strided.float32, (2, 2))
+    """
     t = _tensor(data, dtype, device)
     return t.requires_grad_() if requires_grad else t
 
@@ -298,6 +303,14 @@ def from_numpy(array: np.ndarray) -> Tensor:
     """A tensor sharing ``array``'s memory: any strides, negative ones included; writes show in both.
 
     # Note: PyTorch's from_numpy refuses negative strides; strided accepts them.
+
+    >>> a = np.arange(6.0).reshape(2, 3)[:, ::-1]
+    >>> t = strided.from_numpy(a)
+    >>> t.stride(), t.tolist()
+    ((3, -1), [[2.0, 1.0, 0.0], [5.0, 4.0, 3.0]])
+    >>> a[0, 0] = 9.0
+    >>> t[0, 0].item()
+    9.0
     """
     return borrow_array(array, "from_numpy")
 
@@ -363,7 +376,11 @@ def _sizes_and_dtype(sizes: tuple[Any, ...], dtype: Any, op: str, default: DType
 def empty(*sizes: Any, dtype: Any = None, device: Any = None,
           memory_format: MemoryFormat = contiguous_format, requires_grad: bool = False) -> Tensor:
     """Uninitialized memory of the given sizes (ints or one tuple), dense in ``memory_format``
-    (contiguous_format, channels_last for 4-d, channels_last_3d for 5-d)."""
+    (contiguous_format, channels_last for 4-d, channels_last_3d for 5-d).
+
+    >>> strided.empty(2, 3).stride(), strided.empty(1, 3, 4, 4, memory_format=strided.channels_last).stride()
+    ((3, 1), (48, 1, 12, 3))
+    """
     parse_device(device, "empty")
     shape, dt = _sizes_and_dtype(sizes, dtype, "empty")
     t = result(shape, dt, None if memory_format is contiguous_format else _empty_strides(shape, memory_format))
@@ -372,6 +389,11 @@ def empty(*sizes: Any, dtype: Any = None, device: Any = None,
 
 
 def zeros(*sizes: Any, dtype: Any = None, device: Any = None, requires_grad: bool = False) -> Tensor:
+    """Zeros of the given sizes (ints or one tuple), contiguous; float32 unless ``dtype``.
+
+    >>> strided.zeros(2, 3).tolist(), strided.zeros((2,), dtype=strided.int64).tolist()
+    ([[0.0, 0.0, 0.0], [0.0, 0.0, 0.0]], [0, 0])
+    """
     parse_device(device, "zeros")
     shape, dt = _sizes_and_dtype(sizes, dtype, "zeros")
     t = result(shape, dt)
@@ -381,6 +403,11 @@ def zeros(*sizes: Any, dtype: Any = None, device: Any = None, requires_grad: boo
 
 
 def ones(*sizes: Any, dtype: Any = None, device: Any = None, requires_grad: bool = False) -> Tensor:
+    """Ones of the given sizes (ints or one tuple), contiguous; float32 unless ``dtype``.
+
+    >>> strided.ones(2, dtype=strided.bool_).tolist()
+    [True, True]
+    """
     parse_device(device, "ones")
     shape, dt = _sizes_and_dtype(sizes, dtype, "ones")
     t = result(shape, dt)
@@ -404,7 +431,11 @@ def _scalar_dtype(value: Any) -> DType:
 
 def full(size: Any, fill_value: Any, dtype: Any = None, *, device: Any = None,
          requires_grad: bool = False) -> Tensor:
-    """A tensor of ``size`` filled with ``fill_value``; dtype inferred from it as PyTorch does."""
+    """A tensor of ``size`` filled with ``fill_value``; dtype inferred from it as PyTorch does.
+
+    >>> strided.full((2, 2), 7).tolist(), strided.full((1,), 0.5).dtype
+    ([[7, 7], [7, 7]], strided.float32)
+    """
     parse_device(device, "full")
     shape = parse_sizes((size,) if not isinstance(size, (tuple, list)) else (tuple(size),), "full")
     fill_value = scalar_value(fill_value)
@@ -448,7 +479,11 @@ def _like(other: Tensor, dtype: Any, memory_format: MemoryFormat, op: str = "emp
 
 def empty_like(other: Tensor, dtype: Any = None, memory_format: MemoryFormat = preserve_format, *,
                device: Any = None, requires_grad: bool = False) -> Tensor:
-    """Uninitialized memory shaped like ``other``, keeping its dense stride order (PyTorch)."""
+    """Uninitialized memory shaped like ``other``, keeping its dense stride order (PyTorch).
+
+    >>> strided.empty_like(strided.ones(2, 3).t()).stride()
+    (1, 3)
+    """
     t = _like(other, dtype, memory_format, "empty_like", device)
     if OPEN: created("empty_like", (other,), t)  # noqa: E701
     return t.requires_grad_() if requires_grad else t  # (requires_grad_: strided.autograd)
@@ -456,6 +491,11 @@ def empty_like(other: Tensor, dtype: Any = None, memory_format: MemoryFormat = p
 
 def zeros_like(other: Tensor, dtype: Any = None, memory_format: MemoryFormat = preserve_format, *,
                device: Any = None, requires_grad: bool = False) -> Tensor:
+    """Zeros shaped like ``other`` (its dtype unless ``dtype``), keeping its dense stride order.
+
+    >>> strided.zeros_like(strided.ones(2, 3).t()).stride()
+    (1, 3)
+    """
     t = _like(other, dtype, memory_format, "zeros_like", device)
     fill(t._storage.array, 0)
     if OPEN: created("zeros_like", (other,), t)  # noqa: E701
@@ -464,6 +504,11 @@ def zeros_like(other: Tensor, dtype: Any = None, memory_format: MemoryFormat = p
 
 def ones_like(other: Tensor, dtype: Any = None, memory_format: MemoryFormat = preserve_format, *,
               device: Any = None, requires_grad: bool = False) -> Tensor:
+    """Ones shaped like ``other`` (its dtype unless ``dtype``), keeping its dense stride order.
+
+    >>> strided.ones_like(strided.zeros(2, dtype=strided.int64)).tolist()
+    [1, 1]
+    """
     t = _like(other, dtype, memory_format, "ones_like", device)
     fill(t._storage.array, 1)
     if OPEN: created("ones_like", (other,), t)  # noqa: E701
@@ -472,6 +517,11 @@ def ones_like(other: Tensor, dtype: Any = None, memory_format: MemoryFormat = pr
 
 def full_like(other: Tensor, fill_value: Any, dtype: Any = None, memory_format: MemoryFormat = preserve_format, *,
               device: Any = None, requires_grad: bool = False) -> Tensor:
+    """``fill_value`` shaped like ``other`` (its dtype unless ``dtype``), keeping its dense stride order.
+
+    >>> strided.full_like(strided.zeros(2, dtype=strided.int64), 9).tolist()
+    [9, 9]
+    """
     t = _like(other, dtype, memory_format, "full_like", device)
     fill(t._storage.array, _fill_scalar(scalar_value(fill_value, "full_like"), t.dtype, "full_like", t.numel()))
     if OPEN: created("full_like", (other,), t)  # noqa: E701
@@ -485,6 +535,9 @@ def arange(start: Any, end: Any = None, step: Any = 1, dtype: Any = None, *, dev
     As PyTorch: start, end and step are numbers (ints, floats, NumPy scalars or 0-d tensors);
     a zero or NaN step, non-finite bounds, a step walking away from ``end`` and an element count
     that is not finite or exceeds int64 raise RuntimeError. An infinite step gives at most one element.
+
+    >>> strided.arange(4).tolist(), strided.arange(1, 2, 0.25).tolist()
+    ([0, 1, 2, 3], [1.0, 1.25, 1.5, 1.75])
     """
     parse_device(device, "arange")
     if end is None:

@@ -21,6 +21,11 @@ def describe(t: Tensor) -> str:
     Installed as ``Tensor.describe``: ``t.describe()`` is ``describe(t)``. Example, for
     ``strided.zeros(3, 4).t()``: ``shape (4, 3), strides (1, 4), storage offset 0, dtype float32``
     on its first line, then contiguity, storage and base.
+
+    >>> print(strided.zeros(2, 3).t().describe())
+    shape (3, 2), strides (1, 3), storage offset 0, dtype float32
+    contiguous: no (the transpose of a contiguous (2, 3))
+    ...
     """
     lay = t.layout
     lines = [

@@ -69,11 +69,11 @@ def listen(listener: Listener) -> Iterator[Listener]:
     reported, after the result is made; an in-place op reports its target as ``output``. The
     factories (``zeros``, ``arange``, ``*_like``, ...) report ``"alloc"``; ``from_numpy`` a view.
 
-    >>> seen = []
+    >>> x, seen = strided.ones(2, 3), []
     >>> with strided.dispatch.listen(seen.append):
     ...     y = (x.T + 1).sum()
     >>> [(r.name, r.kind) for r in seen]
-    [('transpose', 'view'), ('add', 'compute'), ('sum', 'compute')]
+    [('T', 'view'), ('add', 'compute'), ('sum', 'compute')]
     """
     with listening(listener):
         yield listener
@@ -95,6 +95,7 @@ def copied(name: str, inputs: tuple, output: Any, reason: str | Callable[[], str
     result's bytes, so the copy ledger and ``watch`` show it; returns ``output``. A tuple of new
     tensors (``sort``'s values and indices) is one record counting all their bytes.
 
+    >>> a, b = strided.ones(2), strided.zeros(3)
     >>> with strided.record_copies() as copies:
     ...     y = strided.cat([a, b])
     >>> copies[0].reason
@@ -308,14 +309,17 @@ def storage_root(storage: Storage) -> Storage:
     if _ALIASED:  # (a plain flag: no dictionary is consulted before the first alias is made)
         ref = _ROOT_OF.get(storage)
         if ref is not None:
-            return ref() or storage
+            root = ref()  # (not ``ref() or storage``: an empty Storage has len 0, so is falsy)
+            return storage if root is None else root
     return storage
 
 
 def _typed_alias(storage: Storage, dtype: DType) -> Storage:
     """The Storage over ``storage``'s bytes as ``dtype`` elements (made once per pair; both pinned)."""
     ref = _ROOT_OF.get(storage)
-    root = (ref() if ref is not None else None) or storage
+    root = ref() if ref is not None else None
+    if root is None:  # (compared with None: an empty Storage is falsy)
+        root = storage
     if dtype.numpy == root.array.dtype:
         return root
     aliases = _ALIASES.get(root)

@@ -15,7 +15,12 @@ from .errors import StridedOverflowError, StridedTypeError, join_lines
 
 
 class DType:
-    """One element type: its name, NumPy dtype and category."""
+    """One element type: its name, NumPy dtype and category.
+
+    >>> d = strided.float32
+    >>> d.name, d.itemsize, d.is_floating_point, d.numpy
+    ('float32', 4, True, dtype('float32'))
+    """
 
     __slots__ = ("name", "numpy", "itemsize", "is_floating_point", "is_complex", "is_signed", "kind")
 

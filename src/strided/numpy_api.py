@@ -74,6 +74,10 @@ def reshape(t: Tensor, shape: Any, order: str = "C", copy: bool | None = None) -
     """``numpy.reshape``: a view when NumPy's no-copy rule allows (in ``order``), else a copy.
 
     ``copy=False`` raises ValueError when a copy is needed; ``copy=True`` always copies.
+
+    >>> x = strided.arange(6).view(2, 3)
+    >>> strided.reshape(x, (3, 2)).stride(), strided.reshape(x, (3, 2), order="F").tolist()
+    ((2, 1), [[0, 4], [3, 2], [1, 5]])
     """
     _tensor(t, "reshape")
     order = _check_order(order, "CFA", "reshape")
@@ -89,14 +93,23 @@ def reshape(t: Tensor, shape: Any, order: str = "C", copy: bool | None = None) -
 
 
 def ravel(t: Tensor, order: str = "C") -> Tensor:
-    """``numpy.ravel``: a 1-d view when the layout allows it in ``order``, else a copy."""
+    """``numpy.ravel``: a 1-d view when the layout allows it in ``order``, else a copy.
+
+    >>> x = strided.arange(6).view(2, 3)
+    >>> strided.ravel(x.t()).tolist(), strided.ravel(x.t(), order="K").tolist()
+    ([0, 3, 1, 4, 2, 5], [0, 1, 2, 3, 4, 5])
+    """
     _tensor(t, "ravel")
     order = _check_order(order, _ORDERS, "ravel")
     return _execute(t, plans.numpy_ravel(t._layout, order, itemsize=t._dtype.itemsize), f"ravel(order={order!r})")
 
 
 def broadcast_shapes(*shapes: Any) -> tuple[int, ...]:
-    """NumPy's broadcasting of shapes (align right; equal sizes or one of them 1)."""
+    """NumPy's broadcasting of shapes (align right; equal sizes or one of them 1).
+
+    >>> strided.broadcast_shapes((2, 1), (3,), (1, 1))
+    (2, 3)
+    """
     parsed = [parse_sizes((tuple(s) if isinstance(s, (tuple, list)) else (s,),), "broadcast_shapes")
               for s in shapes]
     for s in parsed:
@@ -131,7 +144,11 @@ def broadcast_shapes(*shapes: Any) -> tuple[int, ...]:
 
 
 def broadcast_to(t: Tensor, shape: Any) -> Tensor:
-    """``numpy.broadcast_to``: a stride-0 view, or ValueError with NumPy's text."""
+    """``numpy.broadcast_to``: a stride-0 view, or ValueError with NumPy's text.
+
+    >>> strided.broadcast_to(strided.arange(3), (2, 3)).stride()
+    (0, 1)
+    """
     _tensor(t, "broadcast_to")
     target = parse_sizes((shape,) if not isinstance(shape, (tuple, list)) else (tuple(shape),), "broadcast_to")
     return _execute(t, plans.numpy_broadcast_to(t._layout, target), "broadcast_to")
@@ -161,7 +178,12 @@ def _np_views(a: Tensor, b: Tensor) -> tuple[np.ndarray, np.ndarray]:
 
 
 def shares_memory(a: Tensor, b: Tensor) -> bool:
-    """Exact: do the two tensors touch a common byte? (NumPy's exact solver does the work.)"""
+    """Exact: do the two tensors touch a common byte? (NumPy's exact solver does the work.)
+
+    >>> x = strided.arange(6)
+    >>> strided.shares_memory(x[:3], x[3:]), strided.shares_memory(x[::2], x[1:])
+    (False, True)
+    """
     _np_views(a, b)
     if a._storage is not b._storage and a._storage.array.base is None and b._storage.array.base is None:
         return False
@@ -169,19 +191,33 @@ def shares_memory(a: Tensor, b: Tensor) -> bool:
 
 
 def may_share_memory(a: Tensor, b: Tensor) -> bool:
-    """Bounds only: do the memory ranges of the two tensors overlap?"""
+    """Bounds only: do the memory ranges of the two tensors overlap?
+
+    >>> x = strided.arange(6)
+    >>> strided.may_share_memory(x[::2], x[1::2]), strided.shares_memory(x[::2], x[1::2])
+    (True, False)
+    """
     return bool(np.may_share_memory(*_np_views(a, b)))
 
 
 def ascontiguousarray(t: Tensor) -> Tensor:
-    """``t`` when C-contiguous (0-d becomes 1-d, as in NumPy); else a C-order copy."""
+    """``t`` when C-contiguous (0-d becomes 1-d, as in NumPy); else a C-order copy.
+
+    >>> x = strided.zeros(2, 3)
+    >>> strided.ascontiguousarray(x) is x, strided.ascontiguousarray(x.t()).stride()
+    (True, (2, 1))
+    """
     _tensor(t, "ascontiguousarray")
     plan = plans.ascontiguousarray(t._layout, itemsize=t._dtype.itemsize)
     return _execute(t, plan, "ascontiguousarray()", keep_self=bool(t.ndim))
 
 
 def asfortranarray(t: Tensor) -> Tensor:
-    """``t`` when F-contiguous (0-d becomes 1-d, as in NumPy); else a column-major copy."""
+    """``t`` when F-contiguous (0-d becomes 1-d, as in NumPy); else a column-major copy.
+
+    >>> strided.asfortranarray(strided.zeros(2, 3)).stride()
+    (1, 2)
+    """
     _tensor(t, "asfortranarray")
     plan = plans.asfortranarray(t._layout, itemsize=t._dtype.itemsize)
     return _execute(t, plan, "asfortranarray()", keep_self=bool(t.ndim))

@@ -50,6 +50,10 @@ class Storage:
       the last NumPy array over the buffer is gone.
 
     A resize that fits in the current buffer needs no reallocation and is always allowed.
+
+    >>> s = strided.zeros(2, 3).t().untyped_storage()
+    >>> s.size(), s.nbytes(), s.resizable()
+    (6, 24, True)
     """
 
     __slots__ = ("array", "_pinned", "__weakref__")

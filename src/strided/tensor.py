@@ -213,6 +213,11 @@ class Tensor:
     Build tensors with :func:`strided.tensor`, :func:`strided.from_numpy`,
     :func:`strided.zeros` and friends, not with this class directly.
 
+    >>> x = strided.arange(6).view(2, 3)
+    >>> y = x.t()  # a view: a new layout over the same storage
+    >>> y.shape, y.stride(), strided.shares_memory(x, y)
+    ((3, 2), (1, 3), True)
+
     This class holds construction, accessors, views and copies. The methods below are
     installed from above when ``strided`` is imported (each module sets its own with setattr),
     so this module imports nothing higher (``tests/test_layers.py`` checks this list):
@@ -261,6 +266,11 @@ class Tensor:
       ``geometric_``, ``log_normal_``, ``cauchy_``, ``bernoulli``, ``multinomial``.
     - :mod:`strided.interop.dlpack`: ``__dlpack__``, ``__dlpack_device__``.
     - :mod:`strided.interop.numpy_protocols`: ``__array_ufunc__``, ``__array_function__``.
+    - :mod:`strided.interop.array_interface`: ``__array_interface__``.
+    - :mod:`strided.ops.shifts`: ``bitwise_left_shift``, ``bitwise_right_shift``, ``bitwise_left_shift_``,
+      ``bitwise_right_shift_``, ``__lshift__``, ``__rshift__``, ``__rlshift__``, ``__rrshift__``,
+      ``positive``, ``__pos__``.
+    - :mod:`strided.array_api`: ``__array_namespace__``, ``to_device``.
     - :mod:`strided.ops.matmul`: ``matmul``, ``__matmul__``, ``__rmatmul__``, ``mm``, ``bmm``,
       ``dot``, ``outer``.
     - :mod:`strided.autograd.tensor_api`: ``requires_grad``, ``requires_grad_``, ``grad``, ``grad_fn``,
@@ -313,46 +323,94 @@ class Tensor:
 
     @property
     def shape(self) -> tuple[int, ...]:
+        """The size of each dim.
+
+        >>> strided.zeros(2, 3).shape
+        (2, 3)
+        """
         return self._layout.shape
 
     def size(self, dim: int | None = None) -> Any:
-        """The shape, or the size of one dim."""
+        """The shape, or the size of one dim.
+
+        >>> x = strided.zeros(2, 3)
+        >>> x.size(), x.size(-1)
+        ((2, 3), 3)
+        """
         if dim is None:
             return self._layout.shape
         return self._layout.shape[self._dim_to_read(dim, "size")]
 
     @property
     def ndim(self) -> int:
+        """The number of dims.
+
+        >>> strided.zeros(2, 3).ndim, strided.tensor(1.0).ndim
+        (2, 0)
+        """
         return len(self._layout.shape)
 
     def dim(self) -> int:
+        """The number of dims (``ndim``).
+
+        >>> strided.zeros(2, 3, 4).dim()
+        3
+        """
         return len(self._layout.shape)
 
     ndimension = dim
 
     @property
     def dtype(self) -> DType:
+        """The element type: a :class:`~strided.dtypes.DType` (``strided.float32``, ...).
+
+        >>> strided.zeros(2).dtype, strided.arange(2).dtype
+        (strided.float32, strided.int64)
+        """
         return self._dtype
 
     def numel(self) -> int:
+        """The number of elements.
+
+        >>> strided.zeros(2, 3).numel()
+        6
+        """
         return L.product(self._layout.shape)
 
     nelement = numel
 
     def element_size(self) -> int:
+        """Bytes per element.
+
+        >>> strided.zeros(2, dtype=strided.float64).element_size()
+        8
+        """
         return self._dtype.itemsize
 
     @property
     def itemsize(self) -> int:
+        """Bytes per element (``element_size()``).
+
+        >>> strided.zeros(2, dtype=strided.int16).itemsize
+        2
+        """
         return self._dtype.itemsize
 
     @property
     def nbytes(self) -> int:
-        """Bytes of the elements this tensor addresses (not of its storage), as in PyTorch."""
+        """Bytes of the elements this tensor addresses (not of its storage), as in PyTorch.
+
+        >>> strided.zeros(4, 4)[:, :2].nbytes
+        32
+        """
         return self.numel() * self._dtype.itemsize
 
     def stride(self, dim: int | None = None) -> Any:
-        """Strides in elements, or the stride of one dim."""
+        """Strides in elements, or the stride of one dim.
+
+        >>> strided.zeros(2, 3).stride(), strided.zeros(2, 3).t().stride(0)
+        ((3, 1), 1)
+        """
         if dim is None:
             return self._layout.strides
         return self._layout.strides[self._dim_to_read(dim, "stride")]
@@ -366,27 +424,51 @@ class Tensor:
         return d
 
     def storage_offset(self) -> int:
+        """Where element 0 sits in the storage, in elements.
+
+        >>> strided.arange(10)[3:].storage_offset()
+        3
+        """
         return self._layout.offset
 
     @property
     def layout(self) -> Layout:
-        """The (shape, strides, offset) value of this tensor."""
+        """The (shape, strides, offset) value of this tensor.
+
+        >>> strided.zeros(2, 3).t().layout
+        Layout(shape=(3, 2), strides=(1, 3), offset=0)
+        """
         return self._layout
 
     def data_ptr(self) -> int:
-        """Address of the first element (storage address + offset * itemsize); 0 when empty, as PyTorch."""
+        """Address of the first element (storage address + offset * itemsize); 0 when empty, as PyTorch.
+
+        >>> x = strided.zeros(4, dtype=strided.float64)
+        >>> x[1:].data_ptr() - x.data_ptr()
+        8
+        """
         if 0 in self._layout.shape:
             return 0
         return self._storage.data_ptr() + self._layout.offset * self._dtype.itemsize
 
     def untyped_storage(self) -> Storage:
         """The Storage shared by this tensor and all its views, those in another dtype included
-        (``view(dtype)``, ``real``, ``imag``: the storage that owns the bytes), as in PyTorch."""
+        (``view(dtype)``, ``real``, ``imag``: the storage that owns the bytes), as in PyTorch.
+
+        >>> x = strided.zeros(4)
+        >>> x[1:].untyped_storage() is x.untyped_storage()
+        True
+        """
         storage = self._storage
         return storage_root(storage) if _dispatch._ALIASED else storage
 
     def is_contiguous(self, memory_format: MemoryFormat = contiguous_format) -> bool:
-        """PyTorch's rules: size-1 dims are ignored; empty tensors are contiguous."""
+        """PyTorch's rules: size-1 dims are ignored; empty tensors are contiguous.
+
+        >>> x = strided.zeros(2, 3)
+        >>> x.is_contiguous(), x.t().is_contiguous(), x[:, :1].is_contiguous()
+        (True, False, False)
+        """
         lay = self._layout
         if memory_format is channels_last:
             return L.is_channels_last_contiguous(lay.shape, lay.strides)
@@ -399,19 +481,40 @@ class Tensor:
 
     @property
     def base(self) -> Tensor | None:
-        """The root tensor this view was made from; None when this tensor owns its storage."""
+        """The root tensor this view was made from; None when this tensor owns its storage.
+
+        >>> x = strided.zeros(4)
+        >>> x[1:].base is x, x.base is None
+        (True, True)
+        """
         return self._base
 
     _base_ = base
 
     def is_view(self) -> bool:
+        """Whether this tensor shares another tensor's storage (``base`` is not None).
+
+        >>> x = strided.zeros(4)
+        >>> x.is_view(), x[1:].is_view()
+        (False, True)
+        """
         return self._base is not None
 
     @property
     def is_leaf(self) -> bool:
+        """Always True: strided has no autograd graph, so every tensor is a leaf (as PyTorch's without grad).
+
+        >>> strided.zeros(2).is_leaf
+        True
+        """
         return True
 
     def is_floating_point(self) -> bool:
+        """Whether the dtype is a floating-point one.
+
+        >>> strided.zeros(1).is_floating_point(), strided.arange(1).is_floating_point()
+        (True, False)
+        """
         return self._dtype.is_floating_point
 
     def __repr__(self) -> str:
@@ -457,7 +560,8 @@ class Tensor:
 
         ``copy=None``: a zero-copy view, or a converted copy when ``dtype`` is another element
         type. ``copy=True``: always a new array. ``copy=False``: the view, or ValueError when
-        ``dtype`` needs a conversion (NumPy 2's contract).
+        ``dtype`` needs a conversion (NumPy 2's contract). NumPy itself reads
+        ``__array_interface__`` first (:mod:`strided.interop`), so this serves direct callers.
         """
         # Note: PyTorch's __array__ takes no copy=, so NumPy refuses np.asarray(torch_t, copy=False)
         # even when no copy is needed; strided follows NumPy's contract, as ndarray does.
@@ -508,6 +612,10 @@ class Tensor:
 
         ``view(dtype)`` reads the same bytes as another dtype (PyTorch's rules: see
         :func:`strided.layout.dtype_view.view_dtype_layout`).
+
+        >>> x = strided.arange(12).view(3, 4)
+        >>> x.shape, x.stride(), x.view(2, 6).stride()
+        ((3, 4), (4, 1), (6, 1))
         """
         if not shape or dtype is not None:
             if dtype is not None:
@@ -531,12 +639,22 @@ class Tensor:
         return self._carry(P.view(lay, parse_sizes(given, "view")), key)
 
     def view_as(self, other: Tensor) -> Tensor:
+        """A view with ``other``'s shape: ``view(other.shape)``.
+
+        >>> strided.arange(6).view_as(strided.zeros(2, 3)).shape
+        (2, 3)
+        """
         return self.view(tensor_arg(other, "view_as", "other").shape)
 
     backward("view", "view_as")(_reshaped_back("ViewBackward0"))
 
     def reshape(self, *shape: Any) -> Tensor:
-        """A view when PyTorch's computeStride allows it, otherwise a contiguous copy."""
+        """A view when PyTorch's computeStride allows it, otherwise a contiguous copy.
+
+        >>> x = strided.arange(6).view(2, 3)
+        >>> strided.shares_memory(x.reshape(3, 2), x), strided.shares_memory(x.t().reshape(6), x)
+        (True, False)
+        """
         if not shape:
             raise missing("reshape", "shape")
         lay = self._layout
@@ -558,6 +676,11 @@ class Tensor:
         return self._carry(plan, key, op)
 
     def reshape_as(self, other: Tensor) -> Tensor:
+        """``reshape(other.shape)``: a view when the strides allow it, else a copy.
+
+        >>> strided.arange(6).reshape_as(strided.zeros(3, 2)).shape
+        (3, 2)
+        """
         return self.reshape(tensor_arg(other, "reshape_as", "other").shape)
 
     @staticmethod
@@ -569,7 +692,11 @@ class Tensor:
     backward("reshape", "reshape_as", "flatten")(_reshaped_back(_reshape_node))
 
     def flatten(self, start_dim: int = 0, end_dim: int = -1) -> Tensor:
-        """Merge dims ``start_dim..end_dim``; returns ``self`` when there is nothing to merge."""
+        """Merge dims ``start_dim..end_dim``; returns ``self`` when there is nothing to merge.
+
+        >>> strided.zeros(2, 3, 4).flatten(1).shape
+        (2, 12)
+        """
         lay = self._layout
         key = None
         if start_dim.__class__ is int and end_dim.__class__ is int:
@@ -583,7 +710,11 @@ class Tensor:
         return self._carry(plan, key, f"flatten({start_dim}, {end_dim})")
 
     def unflatten(self, dim: int, sizes: Sequence[int]) -> Tensor:
-        """Split one dim into ``sizes`` (one -1 may be inferred); always a view."""
+        """Split one dim into ``sizes`` (one -1 may be inferred); always a view.
+
+        >>> strided.zeros(2, 12).unflatten(1, (3, -1)).shape
+        (2, 3, 4)
+        """
         lay = self._layout
         key = None
         if dim.__class__ is int and sizes.__class__ is tuple:
@@ -602,6 +733,11 @@ class Tensor:
     backward("unflatten")(_reshaped_back("ViewBackward0"))
 
     def permute(self, *dims: Any) -> Tensor:
+        """The dims reordered: a view whose shape and strides are this one's in ``dims`` order.
+
+        >>> strided.zeros(2, 3, 4).permute(2, 0, 1).stride()
+        (1, 12, 4)
+        """
         lay = self._layout
         key = ("permute", lay.shape, lay.strides, lay.offset, dims)
         for d in dims:
@@ -624,6 +760,11 @@ class Tensor:
         return _permuted_back(out, x, [d % n if n else 0 for d in dims])
 
     def transpose(self, dim0: int, dim1: int) -> Tensor:
+        """Dims ``dim0`` and ``dim1`` swapped: a view.
+
+        >>> strided.zeros(2, 3, 4).transpose(0, 2).shape
+        (4, 3, 2)
+        """
         lay = self._layout
         key = None
         if dim0.__class__ is int and dim1.__class__ is int:
@@ -642,6 +783,11 @@ class Tensor:
         return "TransposeBackward0", (x,), lambda g: (g.transpose(dim0, dim1),), ()
 
     def t(self) -> Tensor:
+        """The transpose of a tensor of at most 2 dims: a view.
+
+        >>> strided.arange(6).view(2, 3).t().stride()
+        (1, 3)
+        """
         ndim = len(self._layout.shape)
         if ndim > 2:
             raise t_error(ndim)
@@ -654,7 +800,11 @@ class Tensor:
 
     @property
     def T(self) -> Tensor:
-        """All dims reversed; for ndim other than 2 PyTorch deprecates it, and we warn as it does."""
+        """All dims reversed; for ndim other than 2 PyTorch deprecates it, and we warn as it does.
+
+        >>> strided.zeros(2, 3).T.shape
+        (3, 2)
+        """
         lay = self._layout
         if len(lay.shape) != 2:
             warnings.warn(transpose_deprecated(lay.shape, "T"), UserWarning, stacklevel=2)
@@ -668,7 +818,11 @@ class Tensor:
 
     @property
     def mT(self) -> Tensor:
-        """The last two dims swapped."""
+        """The last two dims swapped.
+
+        >>> strided.zeros(5, 2, 3).mT.shape
+        (5, 3, 2)
+        """
         shape = self._layout.shape
         if not shape:  # PyTorch 2.13: the identity (the tensor itself), with a deprecation warning
             warnings.warn(transpose_deprecated(shape, "mT"), UserWarning, stacklevel=2)
@@ -685,6 +839,11 @@ class Tensor:
         return "TransposeBackward0", (x,), lambda g: (g.transpose(-2, -1),), ()
 
     def movedim(self, source: Any, destination: Any) -> Tensor:
+        """Dim(s) ``source`` moved to ``destination``, the others kept in order: a view.
+
+        >>> strided.zeros(2, 3, 4).movedim(0, -1).shape
+        (3, 4, 2)
+        """
         if isinstance(source, (tuple, list)) != isinstance(destination, (tuple, list)):
             # PyTorch's two overloads take (int, int) or (tuple, tuple), never one of each
             raise StridedTypeError(
@@ -713,7 +872,12 @@ class Tensor:
         return _permuted_back(out, x, [o if o is not None else next(rest) for o in order])
 
     def expand(self, *sizes: Any) -> Tensor:
-        """Stretch size-1 dims (stride 0) and add leading dims; -1 keeps a size."""
+        """Stretch size-1 dims (stride 0) and add leading dims; -1 keeps a size.
+
+        >>> y = strided.arange(3).expand(2, 3)
+        >>> y.stride(), y.tolist()
+        ((0, 1), [[0, 1, 2], [0, 1, 2]])
+        """
         if not sizes:
             raise missing("expand", "size")
         lay = self._layout
@@ -732,9 +896,19 @@ class Tensor:
         return self._carry(L.expand_layout(lay, parse_sizes(given, "expand")), key)
 
     def expand_as(self, other: Tensor) -> Tensor:
+        """``expand(other.shape)``: size-1 dims stretched with stride 0, a view.
+
+        >>> strided.zeros(3, 1).expand_as(strided.zeros(3, 4)).stride()
+        (1, 0)
+        """
         return self.expand(tensor_arg(other, "expand_as", "other").shape)
 
     def broadcast_to(self, *shape: Any) -> Tensor:
+        """``expand(shape)``, as ``torch.broadcast_to``: a view.
+
+        >>> strided.arange(3).broadcast_to((2, 3)).stride()
+        (0, 1)
+        """
         if not shape:
             raise missing("broadcast_to", "size")
         return self.expand(*shape)
@@ -746,6 +920,11 @@ class Tensor:
         return "ExpandBackward0", (x,), lambda g: (sum_to(g, shape),), ()
 
     def unsqueeze(self, dim: int) -> Tensor:
+        """A size-1 dim inserted at ``dim``: a view.
+
+        >>> strided.zeros(2, 3).unsqueeze(1).shape
+        (2, 1, 3)
+        """
         lay = self._layout
         key = None
         if dim.__class__ is int:
@@ -758,6 +937,12 @@ class Tensor:
     backward("unsqueeze")(_reshaped_back("UnsqueezeBackward0"))
 
     def squeeze(self, dim: int | Sequence[int] | None = None) -> Tensor:
+        """Size-1 dims removed (all of them, or those named by ``dim``): a view.
+
+        >>> x = strided.zeros(2, 1, 3, 1)
+        >>> x.squeeze().shape, x.squeeze(1).shape
+        ((2, 3), (2, 3, 1))
+        """
         lay = self._layout
         key = None
         if dim is None or dim.__class__ is int:
@@ -778,6 +963,11 @@ class Tensor:
     backward("squeeze")(_reshaped_back(_squeeze_node))
 
     def narrow(self, dim: int, start: int, length: int) -> Tensor:
+        """``length`` elements of ``dim`` from ``start``: a view.
+
+        >>> strided.arange(10).narrow(0, 2, 3).tolist()
+        [2, 3, 4]
+        """
         lay = self._layout
         key = None
         if dim.__class__ is int and start.__class__ is int and length.__class__ is int:
@@ -794,6 +984,11 @@ class Tensor:
     backward("narrow")(_scattered_back("SliceBackward0", "narrow"))
 
     def select(self, dim: int, index: int) -> Tensor:
+        """Element ``index`` of ``dim``, that dim removed: a view (``t[:, i]`` for dim 1).
+
+        >>> strided.arange(6).view(2, 3).select(1, 2).tolist()
+        [2, 5]
+        """
         lay = self._layout
         key = None
         if dim.__class__ is int and index.__class__ is int:
@@ -808,7 +1003,11 @@ class Tensor:
     backward("select")(_scattered_back("SelectBackward0", "select"))
 
     def split(self, split_size: int | Sequence[int], dim: int = 0) -> tuple[Tensor, ...]:
-        """Pieces of ``split_size`` along ``dim`` (the last may be smaller), or of the given sizes."""
+        """Pieces of ``split_size`` along ``dim`` (the last may be smaller), or of the given sizes.
+
+        >>> [p.tolist() for p in strided.arange(5).split(2)]
+        [[0, 1], [2, 3], [4]]
+        """
         shape = self._layout.shape
         check_not_0d(shape, "split")
         step = split_step(split_size, dim, shape)  # PyTorch checks split_size before the dim
@@ -825,7 +1024,11 @@ class Tensor:
         return tuple(out)
 
     def chunk(self, chunks: int, dim: int = 0) -> tuple[Tensor, ...]:
-        """At most ``chunks`` pieces of equal size (the last may be smaller)."""
+        """At most ``chunks`` pieces of equal size (the last may be smaller).
+
+        >>> [p.shape for p in strided.zeros(5, 2).chunk(2)]
+        [(3, 2), (2, 2)]
+        """
         shape = self._layout.shape
         chunks = chunk_count(chunks, dim, shape)
         d = L.wrap_dim(dim, len(shape))
@@ -837,6 +1040,11 @@ class Tensor:
         return self.split(step, d)
 
     def unbind(self, dim: int = 0) -> tuple[Tensor, ...]:
+        """The slices along ``dim``, that dim removed: views.
+
+        >>> [r.tolist() for r in strided.arange(4).view(2, 2).unbind()]
+        [[0, 1], [2, 3]]
+        """
         shape = self._layout.shape
         if not shape:
             raise unbind_0d_error()
@@ -848,6 +1056,12 @@ class Tensor:
     backward("unbind")(_pieces_back("UnbindBackward0"))
 
     def diagonal(self, offset: int = 0, dim1: int = 0, dim2: int = 1) -> Tensor:
+        """The diagonal of dims ``dim1`` and ``dim2`` (shifted by ``offset``) as the last dim: a view.
+
+        >>> x = strided.arange(9).view(3, 3)
+        >>> x.diagonal().tolist(), x.diagonal(1).tolist()
+        ([0, 4, 8], [1, 5])
+        """
         lay = self._layout
         key = None
         if offset.__class__ is int and dim1.__class__ is int and dim2.__class__ is int:
@@ -861,6 +1075,12 @@ class Tensor:
     backward("diagonal")(_scattered_back("DiagonalBackward0", "diagonal"))
 
     def unfold(self, dimension: int, size: int, step: int) -> Tensor:
+        """Windows of ``size`` elements every ``step`` along ``dimension``, as a new last dim: a view.
+
+        >>> w = strided.arange(5).unfold(0, 3, 1)
+        >>> w.tolist(), w.stride()
+        ([[0, 1, 2], [1, 2, 3], [2, 3, 4]], (1, 1))
+        """
         size = int_arg(size, "unfold", "size", 2)
         step = int_arg(step, "unfold", "step", 3)
         return self._carry(L.unfold_layout(self._layout, dimension, size, step))
@@ -868,7 +1088,11 @@ class Tensor:
     backward("unfold")(_scattered_back("UnfoldBackward0", "unfold"))
 
     def as_strided(self, size: Sequence[int], stride: Sequence[int], storage_offset: int | None = None) -> Tensor:
-        """Any layout over this storage, checked against every Layout invariant and the storage's bounds."""
+        """Any layout over this storage, checked against every Layout invariant and the storage's bounds.
+
+        >>> strided.arange(6).as_strided((2, 2), (1, 2), 1).tolist()
+        [[1, 3], [2, 4]]
+        """
         offset = self._layout.offset if storage_offset is None else storage_offset
         shape, strides, offset = L.normalize_layout_args(size, stride, offset)
         plan = P.as_strided(shape, strides, offset, storage_size=self._storage.size(),
@@ -940,7 +1164,12 @@ class Tensor:
         return copy_of(self, plan.strides, reason, dtype, read=plan.read, layout=plan.layout, why=plan.why)
 
     def contiguous(self, memory_format: MemoryFormat = contiguous_format) -> Tensor:
-        """``self`` if already contiguous in ``memory_format``; otherwise a dense copy."""
+        """``self`` if already contiguous in ``memory_format``; otherwise a dense copy.
+
+        >>> x = strided.zeros(2, 3)
+        >>> x.contiguous() is x, x.t().contiguous().stride()
+        (True, (2, 1))
+        """
         lay = self._layout
         if memory_format is contiguous_format or memory_format is preserve_format:
             if _is_contiguous(lay.shape, lay.strides):
@@ -959,7 +1188,13 @@ class Tensor:
         raise error(plan)
 
     def clone(self, memory_format: MemoryFormat = preserve_format) -> Tensor:
-        """A copy in new storage; ``preserve_format`` keeps dense strides, as PyTorch does."""
+        """A copy in new storage; ``preserve_format`` keeps dense strides, as PyTorch does.
+
+        >>> x = strided.zeros(2, 3).t()
+        >>> y = x.clone()
+        >>> y.stride(), strided.shares_memory(x, y)
+        ((1, 3), False)
+        """
         if memory_format is not preserve_format and not is_dense_format(memory_format):
             raise memory_format_error(memory_format, "clone")
         plan = P.clone(self._layout, memory_format.name, itemsize=self._dtype.itemsize)
@@ -985,14 +1220,23 @@ class Tensor:
 
     def to(self, dtype: Any, copy: bool = False) -> Tensor:
         """This tensor in ``dtype`` (or in ``other``'s dtype, for ``to(other)``): ``self`` when
-        already so (unless ``copy=True``), else a copy."""
+        already so (unless ``copy=True``), else a copy.
+
+        >>> x = strided.zeros(2)
+        >>> x.to(strided.float32) is x, x.to(strided.int64).dtype
+        (True, strided.int64)
+        """
         target = dtype._dtype if isinstance(dtype, Tensor) else to_dtype(dtype)
         if target is self._dtype and not copy:
             return self
         return self._materialize(P.to(self._layout, itemsize=target.itemsize), f"to({target.name})", target)
 
     def ravel(self) -> Tensor:
-        """PyTorch's ravel: ``contiguous().view(-1)``."""
+        """PyTorch's ravel: ``contiguous().view(-1)``.
+
+        >>> strided.arange(6).view(2, 3).t().ravel().tolist()
+        [0, 3, 1, 4, 2, 5]
+        """
         return self.contiguous().view(-1)
 
     def numpy(self) -> np.ndarray:
@@ -1000,14 +1244,30 @@ class Tensor:
 
         From now on the storage cannot be reallocated (``resize_`` beyond it is refused), as in
         PyTorch: the array would silently keep the old buffer.
+
+        >>> x = strided.zeros(3)
+        >>> a = x.numpy()
+        >>> a[0] = 5.0
+        >>> x[0].item()
+        5.0
         """
         self._storage.mark_exported("t.numpy()")
         return self._np()
 
     def tolist(self) -> Any:
+        """The elements as nested Python lists (a Python number for a 0-d tensor).
+
+        >>> strided.arange(4).view(2, 2).tolist(), strided.tensor(2.5).tolist()
+        ([[0, 1], [2, 3]], 2.5)
+        """
         return self._np().tolist()
 
     def item(self) -> Any:
+        """The one element as a Python number.
+
+        >>> strided.tensor([[7]]).item()
+        7
+        """
         n = self.numel()
         if n != 1:
             raise item_error(self._layout.shape)

@@ -112,6 +112,12 @@ def copy_(self: Tensor, src: Any) -> Tensor:
     add dims, not even leading size-1 ones); a tensor that partly overlaps
     this one in memory is refused; a number wraps into the dtype unchecked.
     Example: ``strided.zeros(2, 3).copy_(strided.tensor([1.0, 2.0, 3.0]))`` writes the row twice.
+
+    >>> x = strided.zeros(2, 3)
+    >>> x[:, 1:].copy_(strided.tensor([1.0, 2.0])).tolist()
+    [[1.0, 2.0], [1.0, 2.0]]
+    >>> x.tolist()
+    [[0.0, 1.0, 2.0], [0.0, 1.0, 2.0]]
     """
     if src is self:
         return self
@@ -128,6 +134,11 @@ def copy_(self: Tensor, src: Any) -> Tensor:
 def fill_(self: Tensor, value: Any) -> Tensor:
     """Write one value everywhere; a number may fill an expanded tensor, as in PyTorch.
     Example: ``strided.zeros(3).expand(2, 3).fill_(7)`` writes 7 into the 3 elements.
+
+    >>> x = strided.zeros(3)
+    >>> _ = x.expand(2, 3).fill_(7)
+    >>> x.tolist()
+    [7.0, 7.0, 7.0]
     """
     if not isinstance(value, Tensor) and not is_number(value):
         raise StridedTypeError(
@@ -155,7 +166,11 @@ def fill_(self: Tensor, value: Any) -> Tensor:
 
 @installs_as("zero_")
 def zero_(self: Tensor) -> Tensor:
-    """Write 0 everywhere (``fill_(0)``)."""
+    """Write 0 everywhere (``fill_(0)``).
+
+    >>> strided.ones(2).zero_().tolist()
+    [0.0, 0.0]
+    """
     _write(self, 0, ZERO)
     return self
 
@@ -185,6 +200,9 @@ def resize_(self: Tensor, *sizes: Any, memory_format: Any = None) -> Tensor:
     ``memory_format=`` (contiguous_format, channels_last, channels_last_3d) restrides to that
     format even when the sizes stay. Example: ``strided.zeros(2, 3).resize_(6)`` has shape (6,),
     strides (1,), the same storage.
+
+    >>> strided.zeros(2, 3).resize_(6).shape
+    (6,)
     """
     shape = parse_sizes(sizes, "resize_")
     strides = None if memory_format is None else resize_format_strides(shape, memory_format)

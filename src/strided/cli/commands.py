@@ -119,6 +119,11 @@ def show_command(source: str, svg: str | None = None, out: TextIO | None = None,
     ``html``: also write the playground's step cards to that file (one self-contained HTML file).
 
     >>> show_command("arange(12).reshape(3, 4).t().flatten()")   # prints 4 steps; returns 0
+    0. arange(12) → new tensor (96 bytes of new storage)
+    ...
+    3. x.flatten() → copy (96 bytes copied into new storage)
+    ...
+    0
     """
     out = sys.stdout if out is None else out
     err = sys.stderr if err is None else err
@@ -160,6 +165,11 @@ def explain_command(source: str, svg: str | None = None, out: TextIO | None = No
     fails), before and after pictured by ``--svg``.
 
     >>> explain_command("arange(12).reshape(3, 4).t().view(12)")   # explains the error; returns 0
+    strided: x.view(12)
+    ...
+      fix: x.reshape(12)  (copies 96 bytes; a new contiguous tensor)
+    ...
+    0
     """
     out = sys.stdout if out is None else out
     err = sys.stderr if err is None else err

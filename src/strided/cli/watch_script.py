@@ -48,7 +48,9 @@ def watch_command(script: str, args: list[str], torch: bool | None = None, out: 
     for None, when PyTorch is installed and the script imports it); print the report(s); return
     the exit code.
 
-    >>> watch_command("train.py", ["--steps", "3"])   # prints the watch table; returns 0
+    >>> watch_command("train.py", ["--steps", "3"])  # doctest: +SKIP
+    watch: ...
+    0
     """
     out = sys.stdout if out is None else out
     err = sys.stderr if err is None else err

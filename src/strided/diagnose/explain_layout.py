@@ -7,7 +7,7 @@ reachable twice (stride 0, overlapping windows), and what it is a view of. ``str
 
 Example::
 
-    >>> print(explain_layout(strided.zeros(3, 4).t()))
+    >>> print(explain_layout(strided.zeros(3, 4).t(), "strided"))
     strided: shape (4, 3), strides (1, 4), offset 0, float32 (4 bytes each)
     ...
 """

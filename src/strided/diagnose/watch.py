@@ -13,6 +13,12 @@ Example::
     >>> [s.kind for s in w.steps], w.regroups[0].mapping.kind
     (['alloc', 'view'], 'regroup')
     >>> print(w)                             # the table: copies, bilateral broadcasts, regroupings marked
+    watch: 2 steps
+    #  op     kind   inputs      output        strides         bytes  marks     where
+    0  zeros  alloc  -           (2, 5, 12)    (60, 12, 1)     480              ...
+    1  view   view   (2, 5, 12)  (2, 3, 5, 4)  (60, 20, 4, 1)         regroups  ...
+    total: 0 copies, 0 bytes copied; 480 bytes allocated, peak 480; 0 bilateral broadcasts; 1 regrouping reshapes
+    ...
 
 When no watch (or other listener) is open anywhere the ops pay one truth test; a watch open in
 another thread costs this one a context-variable read per op, and only an open watch in this

@@ -8,22 +8,25 @@
 - :mod:`strided.interop.numpy_protocols`: ``Tensor.__array_ufunc__`` (NEP 13) and
   ``Tensor.__array_function__`` (NEP 18): ``np.exp(t)``, ``np.sum(t, axis=0)``, ``np.transpose(t)``
   compute on the tensor's memory and return strided tensors (views where NumPy's are views).
+- :mod:`strided.interop.array_interface`: ``Tensor.__array_interface__`` (NumPy's array
+  interface, version 3): ``np.asarray(t)``, Pillow, numba and any other reader of the interface
+  get a zero-copy view (any strides, negative and zero included; the read-only flag).
 
-# Note: Tensor has no ``__array_interface__``. NumPy reads that attribute (and
-``__array_struct__``, and the buffer protocol) *before* ``__array__``, so defining it would route
-every ``np.asarray(t)`` / ``np.array(t)`` around ``Tensor.__array__``: NumPy's copies
-(``np.array(t)``, ``np.asarray(t, dtype=other)``) would vanish from the copy ledger, a copy would pin
-the storage as a share does, and ``np.asarray(t, dtype, copy=False)`` would lose strided's
-explanation (tests/test_kernels.py and tests/test_reliability_state.py R2-04 pin those). NumPy and
-PyTorch both read strided tensors without a copy already (``__array__``, ``__dlpack__``); a library
-that reads only ``__array_interface__`` (Pillow's ``Image.fromarray``) takes ``t.numpy()``, a
-zero-copy ndarray.
+# Note: NumPy reads ``__array_interface__`` (after the buffer protocol and ``__array_struct__``,
+which Tensor lacks) *before* ``__array__``. So ``np.asarray(t)`` and ``np.array(t)`` start from a
+zero-copy view of the tensor's memory, and every copy NumPy then makes (``np.array(t)``,
+``np.asarray(t, dtype=other)``) is NumPy's own: it does not show in strided's copy ledger, and
+the storage is pinned (``resize_`` refuses to move it) as soon as NumPy has read the interface,
+copy or not (PyTorch pins the same way: its ``__array__`` calls ``numpy()``).
+``np.asarray(t, dtype=other, copy=False)`` raises NumPy's own ValueError ("Unable to avoid copy
+while creating an array as requested"). ``Tensor.__array__`` stays for callers that call it
+directly (its copies and casts go through strided's copy path, with a ledger record).
 
 Sits just above ``tensor`` (it wraps memory with :mod:`strided.creation`); importing it installs
 the DLPack methods and NumPy's protocol hooks on Tensor. torch is never imported here.
 """
 
-from . import numpy_protocols  # noqa: F401 - installs __array_ufunc__ / __array_function__ on Tensor
+from . import array_interface, numpy_protocols  # noqa: F401 - install __array_interface__, __array_ufunc__, __array_function__
 from .arrays import as_tensor, asarray
 from .dlpack import from_dlpack
 

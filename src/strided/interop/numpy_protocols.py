@@ -28,12 +28,28 @@ Tensor set ``__array_ufunc__ = None``. ``np.add(ndarray, tensor)`` written out t
 (which reach NumPy as ``np.matmul``, since Tensor's ``@`` takes only tensors) run strided's matmul
 on the array read zero-copy, as ``tensor + ndarray`` reads it.
 
-# Note: a NumPy function strided does not list in :data:`HANDLED` (``np.allclose``, ``np.sort``,
-``np.unique``, ``np.linalg.*``, ...) falls back to NumPy on zero-copy views of the tensor
-arguments and returns exactly what NumPy returns (ndarrays, possibly views of the tensors'
-memory, whose storage is then pinned as ``np.asarray(t)`` pins it). Those ndarrays are NumPy's:
-their copies do not show in strided's ledger. A result whose dtype strided does not support
-(``np.datetime64``, objects, strings) is also returned as NumPy's ndarray.
+# Note: a NumPy function strided does not list in :data:`HANDLED` (``np.sort``, ``np.unique``,
+``np.linalg.inv``, ``np.real``, ...) falls back to NumPy on zero-copy views of the tensor
+arguments, and its return type is documented here: every ndarray and NumPy scalar NumPy returns
+comes back as a strided tensor, by the rules of :mod:`strided.interop.numpy_results` — a view of a
+tensor's memory (in any dtype strided has: ``np.real(c)``, ``np.imag(c)`` of a complex tensor are
+float views of its storage, as ``c.real``/``c.imag``) is a strided view reported as a "view"; new
+memory is adopted without a second copy and reported as ``np.<function>`` (``np.linalg.svd``:
+``np.linalg`` and ``np.fft`` functions and the listed computing ones as "compute", every other one
+as a "copy" with the bytes and the reason, so ``record_copies`` misses none); tuples stay tuples
+(NumPy's named tuples too: ``np.linalg.svd(t).U`` is a tensor). What is not an array stays NumPy's:
+Python numbers and bools (``np.allclose``), shape tuples, dtypes, ndarray subclasses (``np.matrix``,
+masked arrays), arrays of a dtype strided lacks (``np.datetime64``, objects, strings) and a view
+strided cannot express; if such an object may still read a tensor's memory, that tensor's storage
+is pinned (``resize_`` may no longer move it), as ``np.asarray(t)`` pins it. Why tensors and not
+ndarrays: the tensor methods and ``strided.*`` functions then keep working on the result (a mixed
+ndarray/Tensor program is where PyTorch's and NumPy's rules silently diverge), the ledger can see
+every new buffer, and NumPy's own ``np.asarray(result)`` gives the ndarray back without a copy.
+
+NumPy functions that write into an argument (``np.copyto``, ``np.put``, ``np.place``,
+``np.putmask``, ``np.fill_diagonal``, ``np.put_along_axis``: :data:`WRITERS`) get strided's write
+checks on a tensor target first (read-only memory, an expanded target: strided's error, nothing
+written) and report a "compute" on it.
 """
 
 from __future__ import annotations
@@ -43,12 +59,11 @@ from typing import Any
 import numpy as np
 
 from .. import dispatch
-from ..dtypes import from_numpy_dtype
-from ..kernels.listeners import OPEN
 from ..kernels.memory import check_writable
-from ..layout import Layout, contiguous_strides
+from ..layout import Layout
 from ..tensor import Tensor
 from .arrays import as_tensor
+from .numpy_results import Results, adopt, label
 
 _trusted = Layout._trusted
 
@@ -100,84 +115,9 @@ def _to_np(x: Any, tensors: list[Any]) -> Any:
     return x
 
 
-def _adopt(value: Any) -> Tensor | None:
-    """A tensor owning ``value``, an array (or scalar) NumPy just computed, without copying it;
-    None if strided has no dtype for it."""
-    arr = np.asarray(value)
-    dtype = from_numpy_dtype(arr.dtype)
-    if dtype is None:
-        return None
-    shape = arr.shape
-    strides = None
-    if arr.size and not arr.flags.c_contiguous and min(arr.strides) >= 0:
-        # NumPy lays a result out like its inputs (order="K"): keep that layout when dense.
-        flat = arr.ravel(order="K")
-        if flat.__array_interface__["data"][0] == arr.__array_interface__["data"][0] and \
-                np.shares_memory(flat, arr):
-            strides = tuple(s // arr.itemsize for s in arr.strides)
-    if strides is None:
-        arr = np.ascontiguousarray(arr)
-        flat = arr.reshape(-1)
-        strides = tuple(s // arr.itemsize for s in arr.strides) if arr.size else None
-    if not flat.flags.writeable:  # (a NumPy scalar's array) strided writes into its results
-        flat = flat.copy()
-    return dispatch.adopted(flat, _trusted(shape, strides or contiguous_strides(shape), 0), dtype)
-
-
-def _view_of(arr: np.ndarray, tensors: list[Any], name: str) -> Tensor | None:
-    """The strided view of the tensor in ``tensors`` whose memory ``arr`` addresses, if any."""
-    for t in tensors:
-        if not isinstance(t, Tensor):
-            continue
-        buf = t._storage.array
-        if buf.dtype != arr.dtype or not np.may_share_memory(arr, buf):
-            continue
-        isz = arr.itemsize
-        if any(s % isz for s in arr.strides):
-            return None
-        offset = 0 if arr.size == 0 else (arr.__array_interface__["data"][0] - t._storage.data_ptr()) // isz
-        view = object.__new__(Tensor)  # Tensor._view, named after the NumPy function for the reports
-        view._storage = t._storage
-        view._layout = _trusted(arr.shape, tuple(s // isz for s in arr.strides), offset)
-        view._dtype = t._dtype
-        view._base = t if t._base is None else t._base
-        view._ag = None  # (no autograd record: the slot must be set, every method reads it)
-        if OPEN:
-            dispatch.view_of(t, view, f"np.{name}")
-        return view
-    return None
-
-
 def _only_tensors(seen: list[Any]) -> tuple[Tensor, ...]:
     """The tensors among the arguments :func:`_to_np` saw (the ops' inputs, for the reports)."""
     return tuple(t for t in seen if isinstance(t, Tensor))
-
-
-def _shares_any(arr: np.ndarray, tensors: list[Tensor]) -> bool:
-    """Whether ``arr`` may address an argument's memory (a tensor's storage or a caller's ndarray)."""
-    return any(np.may_share_memory(arr, t._storage.array if isinstance(t, Tensor) else t) for t in tensors)
-
-
-def _tensor_of(value: Any, name: str, tensors: list[Tensor], copying: bool, fresh: bool = False) -> Any:
-    """NumPy's ``value`` as strided's: a view, an adopted result (reported), or ``value`` as it is."""
-    if isinstance(value, (list, tuple)) and value and all(isinstance(v, (np.ndarray, np.generic)) for v in value):
-        return type(value)(_tensor_of(v, name, tensors, copying) for v in value)
-    if not isinstance(value, (np.ndarray, np.generic)):
-        return value  # np.shape's tuple, np.ndim's int
-    if not fresh and isinstance(value, np.ndarray) and _shares_any(value, tensors):
-        view = _view_of(value, tensors, name)
-        if view is not None:
-            return view
-        return value  # a view strided cannot express (another dtype), or the caller's ndarray's
-    out = _adopt(value)
-    if out is None:
-        return value
-    inputs = _only_tensors(tensors)
-    if copying:
-        return dispatch.copied(f"np.{name}", inputs, out,
-                               lambda: f"np.{name}: NumPy's result is new memory, not a view of the input: "
-                                       f"{out.numel()} elements copied")
-    return dispatch.report(f"np.{name}", inputs, out)
 
 
 def array_ufunc(self: Tensor, ufunc: np.ufunc, method: str, *inputs: Any, **kwargs: Any) -> Any:
@@ -205,6 +145,8 @@ def array_ufunc(self: Tensor, ufunc: np.ufunc, method: str, *inputs: Any, **kwar
     for o in out:  # strided's checks first (read-only memory, an expanded target): nothing written on error
         if isinstance(o, Tensor):
             check_writable(o._storage, o._layout, f"np.{name}(out=)")
+    if method == "at" and inputs and isinstance(inputs[0], Tensor):  # np.add.at(t, ...) updates t in place
+        check_writable(inputs[0]._storage, inputs[0]._layout, f"np.{name}.at", updates=True)
     tensors: list[Tensor] = []
     np_inputs = _to_np(inputs, tensors)
     np_kwargs = {k: _to_np(v, tensors) for k, v in kwargs.items()}
@@ -215,6 +157,7 @@ def array_ufunc(self: Tensor, ufunc: np.ufunc, method: str, *inputs: Any, **kwar
             else None
     results = res if isinstance(res, tuple) else (res,)
     given = out if out else (None,) * len(results)
+    made = Results(tensors, f"np.{label}", "compute")
     done = []
     for r, o in zip(results, given):
         if isinstance(o, Tensor):  # NumPy wrote into the tensor's memory
@@ -222,36 +165,87 @@ def array_ufunc(self: Tensor, ufunc: np.ufunc, method: str, *inputs: Any, **kwar
         elif o is not None:
             done.append(r)  # the caller's ndarray
         else:
-            done.append(_tensor_of(r, label, tensors, copying=False, fresh=True))  # a ufunc never views
+            done.append(made.convert(r, fresh=True))  # a ufunc's result never views an input
     return tuple(done) if isinstance(res, tuple) else done[0]
 
 
 def array_function(self: Tensor, func: Any, types: tuple, args: tuple, kwargs: dict) -> Any:
-    """NEP 18: ``np.sum(t, axis=0)``, ``np.transpose(t)``, ``np.concatenate([t, u])``: NumPy's
-    function on zero-copy views, its result a strided tensor (a view where NumPy's is a view).
-    Functions outside :data:`HANDLED` return what NumPy returns (see the module's Note).
+    """NEP 18: ``np.sum(t, axis=0)``, ``np.transpose(t)``, ``np.concatenate([t, u])``, ``np.sort(t)``:
+    NumPy's function on zero-copy views, its result a strided tensor (a view where NumPy's is a
+    view, in NumPy's dtype: ``np.real(c)`` is a float view of a complex tensor). What is not an
+    array stays NumPy's (see the module's Notes).
 
     >>> np.sum(strided.ones(2, 3), axis=0)
     tensor([2., 2., 2.])
     """
     if not all(issubclass(t, (Tensor, np.ndarray)) for t in types):
         return NotImplemented
-    tensors: list[Tensor] = []
+    tensors: list[Any] = []
     np_args = _to_np(args, tensors)
     np_kwargs = {k: _to_np(v, tensors) for k, v in kwargs.items()}
     name = func.__name__
-    if isinstance(kwargs.get("out"), Tensor):
-        check_writable(kwargs["out"]._storage, kwargs["out"]._layout, f"np.{name}(out=)")
-    res = func(*np_args, **np_kwargs)
     out = kwargs.get("out")
     if isinstance(out, Tensor):
+        check_writable(out._storage, out._layout, f"np.{name}(out=)")
+    target = _written(name, args, kwargs)
+    if target is not None:  # np.copyto(t, ...), np.put(t, ...): strided's write checks, nothing written on error
+        check_writable(target._storage, target._layout, f"np.{name}")
+    res = func(*np_args, **np_kwargs)
+    if isinstance(out, Tensor):
         return dispatch.report(f"np.{name}", _only_tensors(tensors), out)
+    if target is not None:
+        dispatch.report(f"np.{name}", _only_tensors(tensors), target)
     if name in HANDLED:
-        return _tensor_of(res, name, tensors, copying=name in MOVING)
-    for t in _only_tensors(tensors):  # NumPy's result may be a view of this memory: it may no longer move
-        t._storage.mark_exported(f"np.{name}(...) (Tensor.__array_function__)")
-    return res
+        made = Results(tensors, f"np.{name}", "copy" if name in MOVING else "compute", _MOVED)
+    else:
+        what = label(func)
+        made = Results(tensors, what, "compute" if _computes(func) else "copy", _FALLBACK)
+    value = made.convert(res)
+    made.report()
+    made.pin_leaks(value, f"np.{name}(...) (Tensor.__array_function__)")
+    return value
+
+
+_MOVED = "{name}: NumPy's result is new memory, not a view of the input: {elements} elements copied"
+_FALLBACK = ("{name}: NumPy's result is new memory, not a view of the input: {elements} elements "
+             "({bytes} bytes); strided has no {name} of its own, so NumPy ran it on a zero-copy view and "
+             "the result tensor adopts NumPy's array (no second copy)")
+
+# NumPy functions that write into their first argument (np.copyto's ``dst``, np.put's ``a``).
+WRITERS = frozenset({"copyto", "put", "place", "putmask", "fill_diagonal", "put_along_axis"})
+
+# Functions outside HANDLED that compute new values (reported as "compute"); every other one's new
+# memory is reported as a "copy" (sort, unique, pad, delete, ...: elements moved), so that the ledger
+# misses none. Whole modules compute: np.linalg, np.fft.
+_COMPUTE_MODULES = ("numpy.linalg", "numpy.fft")
+_COMPUTE_FALLBACK = frozenset({
+    "diff", "ediff1d", "gradient", "cross", "convolve", "correlate", "cov", "corrcoef", "histogram",
+    "histogram2d", "histogramdd", "histogram_bin_edges", "bincount", "interp", "isclose", "isin",
+    "searchsorted", "digitize", "count_nonzero", "nonzero", "argwhere", "flatnonzero", "argsort",
+    "argpartition", "lexsort", "percentile", "quantile", "nanpercentile", "nanquantile", "nanmedian",
+    "nanstd", "nanvar", "nanprod", "nancumsum", "nancumprod", "nanargmax", "nanargmin", "trapezoid",
+    "polyval", "polyfit", "outer", "inner", "kron", "tensordot", "vdot", "einsum", "angle", "cumulative_sum",
+    "cumulative_prod", "vecdot", "matvec", "vecmat", "isreal", "iscomplex", "i0", "sinc", "unwrap",
+    "nan_to_num", "logspace", "linspace", "geomspace", "trace", "isneginf", "isposinf", "real", "imag",
+    "real_if_close",
+})
+
+
+def _computes(func: Any) -> bool:
+    module = getattr(func, "__module__", "") or ""
+    return module.startswith(_COMPUTE_MODULES) or func.__name__ in _COMPUTE_FALLBACK
+
+
+def _written(name: str, args: tuple, kwargs: dict) -> Tensor | None:
+    """The tensor a NumPy function that writes into an argument (:data:`WRITERS`) will write into."""
+    if name not in WRITERS:
+        return None
+    first = args[0] if args else next((kwargs[k] for k in ("dst", "a", "arr") if k in kwargs), None)
+    return first if isinstance(first, Tensor) else None
 
 
 Tensor.__array_ufunc__ = array_ufunc  # type: ignore[assignment]
 Tensor.__array_function__ = array_function  # type: ignore[attr-defined]
+
+# (the name strided.array_api's adapter imports; the function lives in numpy_results now)
+_adopt = adopt

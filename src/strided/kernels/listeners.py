@@ -33,6 +33,7 @@ class OpRecord:
     are the result's, also for a copy no tensor holds. ``where`` is the user's ``file:line``: the
     innermost frame outside the strided package.
 
+    >>> x, records = strided.ones(2, 3), []
     >>> with strided.dispatch.listen(records.append):
     ...     y = x.permute(1, 0)
     >>> records[0].name, records[0].kind

@@ -104,6 +104,11 @@ class CopyRecord:
 
     ``reason`` is the sentence; ``why`` the plan's value behind it where a plan decided the copy
     (a :class:`~strided.layout.ReshapeRefusal`, ``NotContiguous``, ``CopyRequested``, ...), else None.
+
+    >>> with strided.record_copies() as copies:
+    ...     y = strided.zeros(2, 3).t().contiguous()
+    >>> copies[0].nbytes, copies[0].shape
+    (24, (3, 2))
     """
 
     nbytes: int
@@ -140,9 +145,11 @@ def record_copies() -> Iterator[list[CopyRecord]]:
     ledger (inner and outer); after the inner block ends, to the outer one only. The ledger
     is one listener of the op records (:func:`strided.dispatch.listen`) that keeps the copies.
 
+    >>> x = strided.ones(2, 3)
     >>> with record_copies() as copies:
     ...     y = x.permute(1, 0).reshape(-1)
     >>> copies[0].nbytes, copies[0].reason
+    (24, 'reshape(6): dims 0 and 1 cannot merge: stride[0] == size[1] * stride[1] = 2 * 3 = 6, but stride[0] is 1')
     """
     with listening(_Ledger()) as records:
         yield records

@@ -16,7 +16,11 @@ copied. Several calls read an input after earlier calls wrote the output, so an 
 share memory with the output (other than the output itself, read and written element by
 element) takes the single plain call, where NumPy reads overlapping inputs before writing.
 
->>> ufunc_into(np.add, (m.T, m), out, {})  # out: a column-major (2048, 2048) array
+>>> m = np.arange(9.0).reshape(3, 3)
+>>> out = np.empty((3, 3), order="F")  # column-major, as m.T: m is walked against its order
+>>> ufunc_into(np.add, (m.T, m), out, {})
+>>> bool((out == m.T + m).all())
+True
 """
 
 from __future__ import annotations

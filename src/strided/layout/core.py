@@ -87,6 +87,10 @@ class Layout(_Fields):
 
     Assigning or deleting a field raises AttributeError, so tensors may share
     one Layout object safely.
+
+    >>> lay = Layout((3, 2), (1, 3), 0)
+    >>> lay == strided.zeros(2, 3).t().layout, lay.shape, lay.strides
+    (True, (3, 2), (1, 3))
     """
 
     __slots__ = ()

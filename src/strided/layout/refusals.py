@@ -48,6 +48,11 @@ class ReshapeRefusal:
     never size 1). The new dim ``new_dim`` spans both, which needs the block
     starting at ``inner`` to continue exactly where ``outer`` steps:
     ``strides[outer] == needed_stride``. It does not.
+
+    >>> from strided.layout import plans
+    >>> r = plans.view(strided.zeros(2, 3).t().layout, (6,))
+    >>> r.outer, r.inner, r.needed_stride
+    (0, 1, 6)
     """
 
     old_shape: Shape

@@ -29,6 +29,7 @@ from . import (  # noqa: F401
     scans,
     searching,
     sets,
+    shifts,
     softmax,
     sorting,
     special,

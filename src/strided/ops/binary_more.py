@@ -22,7 +22,7 @@ from ..errors import StridedRuntimeError, StridedTypeError, join_lines
 from ..kernels.fpstate import QUIET, quiet_reset, quiet_set
 from ..tensor import Tensor
 from . import gradtools
-from .elementwise import _ALL, _FLOATS, BinaryOp, _make_binary
+from .elementwise import _ALL, _FLOATS, BinaryOp, _make_binary, inplace_example
 from .operands import _broadcast, _check_inplace, _check_partial_overlap, _fresh_output, _view
 from .promotion import TORCH_NAMES, result_type
 from .registry import backward, method
@@ -133,7 +133,12 @@ def lerp(input: Any, end: Any, weight: Any) -> Tensor:
 
 
 def lerp_(self: Tensor, end: Any, weight: Any) -> Tensor:
-    """In-place :func:`lerp`."""
+    """In-place :func:`lerp`.
+
+    >>> x = strided.tensor([0.0, 10.0])
+    >>> x.lerp_(strided.tensor([10.0, 20.0]), 0.5).tolist()
+    [5.0, 15.0]
+    """
     return _lerp(self, end, weight, self)
 
 
@@ -241,6 +246,8 @@ _METHODS += [
 ]
 for _names, _fn in _METHODS:
     method(*_names)(_fn)
+    if _fn in (hypot_, atan2_, arctan2_, copysign_, fmod_, logical_and_, logical_or_, logical_xor_):
+        inplace_example(_names, _fn)
 
 
 # ---------------------------------------------------------------- backward rules
@@ -305,3 +312,4 @@ def lerp_backward(out: Tensor, a: Any, end: Any, weight: Any) -> Any:
         return g * (1 - weight), g * weight, g * (end - a)
 
     return "LerpBackward1", (a, end, weight), grads, (a, end, weight)
+

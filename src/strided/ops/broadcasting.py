@@ -143,6 +143,13 @@ class broadcasting:  # noqa: N801 - used like a function: strided.broadcasting("
     thread or asyncio task until the block ends, then restores exactly what was there.
     ``rank_promotion=True`` also flags any tensor with dims that broadcasting gives new leading
     dims. Both arguments are checked before anything changes.
+
+    >>> with strided.broadcasting("raise"):
+    ...     strided.ones(3, 1) + strided.ones(3)
+    Traceback (most recent call last):
+    ...
+    strided.errors.BroadcastError: add: broadcasting stretched both operands: a (3, 1) and b (3,) give (3, 3)
+    ...
     """
 
     __slots__ = ("mode", "rank_promotion", "_undo", "__weakref__")

@@ -33,11 +33,20 @@ _to_dtype = Tensor.to
 
 
 def _device(self: Tensor) -> device:
-    """The device the tensor lives on: always ``device(type='cpu')`` in strided."""
+    """The device the tensor lives on: always ``device(type='cpu')`` in strided.
+
+    >>> strided.zeros(2).device
+    device(type='cpu')
+    """
     return CPU
 
 
 def _is_cpu(self: Tensor) -> bool:
+    """Always True: strided tensors live in main memory.
+
+    >>> strided.zeros(2).is_cpu
+    True
+    """
     return True
 
 
@@ -47,7 +56,12 @@ Tensor.is_cpu = property(_is_cpu)  # type: ignore[attr-defined]
 
 @method("cpu")
 def cpu(self: Tensor, memory_format: MemoryFormat = preserve_format) -> Tensor:
-    """``self``: a strided tensor is already in main memory (PyTorch returns ``self`` too)."""
+    """``self``: a strided tensor is already in main memory (PyTorch returns ``self`` too).
+
+    >>> x = strided.zeros(2)
+    >>> x.cpu() is x
+    True
+    """
     return self if memory_format is preserve_format else to(self, memory_format=memory_format)
 
 
@@ -63,7 +77,10 @@ def _shorthand(name: str, dtype: DType) -> Any:
     convert.__name__ = convert.__qualname__ = name
     # the copy's record is named after the method the user called (dispatch reads the code's name)
     convert.__code__ = convert.__code__.replace(co_name=name)
-    convert.__doc__ = f"``self.to({dtype!r})``: ``self`` when already {dtype.name}, else a converted copy."
+    convert.__doc__ = (f"``self.to({dtype!r})``: ``self`` when already {dtype.name}, else a converted copy.\n\n"
+                       f"    >>> x = strided.zeros(2, dtype={dtype!r})\n"
+                       f"    >>> x.{name}() is x, strided.ones(2, dtype=strided.float64).{name}().dtype\n"
+                       f"    (True, {dtype!r})\n")
     return convert
 
 
@@ -76,7 +93,14 @@ for _dt in CORE_DTYPES:
 
 @method("bfloat16")
 def bfloat16(self: Tensor, memory_format: MemoryFormat = preserve_format) -> Tensor:
-    """Refused: NumPy has no bfloat16, so strided has none (float16 and float32 exist)."""
+    """Refused: NumPy has no bfloat16, so strided has none (float16 and float32 exist).
+
+    >>> strided.zeros(2).bfloat16()
+    Traceback (most recent call last):
+    ...
+    strided.errors.StridedTypeError: bfloat16 is not supported: strided stores elements in NumPy arrays, and NumPy has no bfloat16
+    ...
+    """
     # Note: PyTorch converts; strided cannot hold bfloat16 elements at all.
     raise StridedTypeError(
         join_lines(
@@ -283,13 +307,23 @@ def detach(self: Tensor) -> Tensor:
 
     # Note: PyTorch's detach() is not marked a view (its ``_base`` is None); strided records it
     as a view of this tensor's root, since it shares the storage (``is_view()`` says so).
+
+    >>> x = strided.zeros(2)
+    >>> y = x.detach()
+    >>> y is x, strided.shares_memory(x, y)
+    (False, True)
     """
     return self._view(self._layout)
 
 
 @method("detach_")
 def detach_(self: Tensor) -> Tensor:
-    """``self`` (nothing to detach without autograd); refused on a view, as PyTorch refuses it."""
+    """``self`` (nothing to detach without autograd); refused on a view, as PyTorch refuses it.
+
+    >>> x = strided.zeros(2)
+    >>> x.detach_() is x
+    True
+    """
     if self._base is not None:
         raise StridedRuntimeError(
             join_lines(

@@ -222,5 +222,27 @@ COPY_FORMS = (
 )
 """The ``strided.*_copy`` functions (PyTorch 2.13's, less the sparse and complex ones)."""
 
+# Each copy form's example (run as a doctest): the values of the view, in new memory; the
+# arguments suit a (2, 3) tensor, and the view they are compared with is the second item.
+_EXAMPLES = {
+    "alias_copy": ("", "x"), "as_strided_copy": ("(2, 2), (1, 2)", "x.as_strided((2, 2), (1, 2))"),
+    "detach_copy": ("", "x.detach()"), "diagonal_copy": ("", "x.diagonal()"),
+    "expand_copy": ("(2, 2, 3)", "x.expand(2, 2, 3)"), "narrow_copy": ("1, 1, 2", "x.narrow(1, 1, 2)"),
+    "permute_copy": ("(1, 0)", "x.permute(1, 0)"), "select_copy": ("1, 2", "x.select(1, 2)"),
+    "slice_copy": ("1, 0, 3, 2", "x[:, 0:3:2]"), "split_copy": ("1", "x.split(1)"),
+    "split_with_sizes_copy": ("[1, 2], 1", "x.split([1, 2], 1)"), "squeeze_copy": ("", "x.squeeze()"),
+    "t_copy": ("", "x.t()"), "transpose_copy": ("0, 1", "x.transpose(0, 1)"), "unbind_copy": ("", "x.unbind()"),
+    "unfold_copy": ("1, 2, 1", "x.unfold(1, 2, 1)"), "unsqueeze_copy": ("0", "x.unsqueeze(0)"),
+    "view_copy": ("3, 2", "x.view(3, 2)"),
+}
+for _name, (_args, _same) in _EXAMPLES.items():
+    _call = f"strided.{_name}(x{', ' + _args if _args else ''})"
+    _pieces = _name in ("split_copy", "split_with_sizes_copy", "unbind_copy")
+    _values = "[p.tolist() for p in {}]" if _pieces else "{}.tolist()"
+    _new = "any(strided.shares_memory(x, p) for p in y)" if _pieces else "strided.shares_memory(x, y)"
+    globals()[_name].__doc__ += (
+        f"\n\n    >>> x = strided.arange(6).view(2, 3)\n    >>> y = {_call}\n"
+        f"    >>> {_values.format('y')} == {_values.format(_same)}, {_new}\n    (True, False)\n")
+
 # PyTorch has narrow_copy as a Tensor method too (the other *_copy forms are functions only).
 method("narrow_copy")(narrow_copy)

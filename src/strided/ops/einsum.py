@@ -35,10 +35,11 @@ import numpy as np
 
 from .. import layout as L
 from ..dispatch import OPEN, adopted, report, result_array
-from ..dtypes import TORCH_NAME, DType, float32, int64
+from ..dtypes import TORCH_NAME, DType, float32, float64, int64
 from ..errors import StridedRuntimeError, StridedTypeError, StridedValueError, join_lines
 from ..kernels import numpy_view
 from ..kernels.fpstate import quiet_call, quiet_retry
+from ..kernels.matmul import matmul_new
 from ..kernels.reduce import reduce_into
 from ..layout import CopyRequested, Layout
 from ..layout import plans as P
@@ -465,7 +466,7 @@ def _build(parsed: _Parsed, layouts: list[Layout], dtype: DType, optimize: Any, 
         shape = lay.shape
         madds = math.prod(sizes[c] for c in set(la) | set(lb))
         rid = add("contract", (ia, ib), f"{la},{lb}->{new}", madds, lay, d, routes,
-                  (*recipe, shape, use_mul))
+                  (*recipe, shape, use_mul, _direct_product(pair, A, B, d)))
         current = [c for k, c in enumerate(current) if k not in (i, j)] + [(rid, new, lay, d)]
 
     # 3. the output's index order: a permutation (a view)
@@ -482,6 +483,25 @@ def _build(parsed: _Parsed, layouts: list[Layout], dtype: DType, optimize: Any, 
     copied = sum(r.nbytes for s in steps for r in s.routes)
     return EinsumPlan(equation, tuple(tuple(p) for p in pairs), tuple(steps), naive, planned,
                       max(made, default=0), copied, d, _one_reduction(steps))
+
+
+def _direct_product(pair: Any, a: Layout, b: Layout, d: DType) -> tuple | None:
+    """For a contraction of operands laid out as ``a`` and ``b`` that both reach the product as
+    views, of float32 or float64 (the matrix product's fast dtypes): (``a``, ``b``, the 3-d layouts
+    the product reads over each operand's storage, the product's shape, the step's result layout),
+    so :func:`run` can multiply the storages read through those layouts directly when nobody
+    listens -- the same NumPy product of the same views that permute, reshape and matmul make,
+    without building them (~15 µs less per call). Without a batch index the product is 2-d
+    (BLAS's gemm, no batch loop). Else None."""
+    if pair.elementwise or d not in (float32, float64):
+        return None
+    if any(o.converted is not None or not isinstance(o.route, P.View) for o in pair.operands):
+        return None
+    ra, rb = (o.read for o in pair.operands)
+    if ra.shape[0] == 1:
+        ra = Layout(ra.shape[1:], ra.strides[1:], ra.offset)
+        rb = Layout(rb.shape[1:], rb.strides[1:], rb.offset)
+    return a, b, ra, rb, ra.shape[:-1] + rb.shape[-1:], pair.layout
 
 
 def _one_reduction(steps: list[Step]) -> tuple | None:
@@ -648,7 +668,21 @@ def run(plan: EinsumPlan, operands: Sequence[Tensor]) -> Tensor:
             r = x.permute(s.recipe)
         else:
             y = live.pop(s.operands[1])
-            (pa, sa, ca), (pb, sb, cb), shape, use_mul = s.recipe
+            (pa, sa, ca), (pb, sb, cb), shape, use_mul, direct = s.recipe
+            if direct is not None and not OPEN:
+                # both operands reach the product as views (the plan's, remembered per layout):
+                # NumPy's product of the storages read through them, adopted as the step's result
+                a, b, ra, rb, product_shape, lay = direct
+                # (the operands are laid out as planned: inputs by the memo's key, intermediates
+                # by each step's result layout -- checked, as the reads below trust it)
+                if x._layout == a and y._layout == b:
+                    flat = matmul_new(numpy_view(x._storage, ra), numpy_view(y._storage, rb), product_shape)
+                else:
+                    flat = None
+                if flat is not None:  # (None: an empty product, which the general path handles)
+                    live[s.result] = adopted(flat, lay, x._dtype)
+                    last = s.result
+                    continue
             if sa[0] == 1 and not use_mul and x._dtype.kind in "fc":
                 # no batch: a plain matrix product (BLAS's gemm, no batch loop); bool and integers
                 # keep the batched product, whose errors name PyTorch's bmm as its einsum does

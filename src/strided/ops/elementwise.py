@@ -456,7 +456,7 @@ def _make_binary(op: BinaryOp) -> tuple[Callable[..., Tensor], ...]:
     fn = _fast_binary(op, plain)
     dunder = _fast_binary(op, checked)
 
-    def reflected(self: Tensor, other: Any) -> Any:
+    def reflected(self: Tensor, other: Any) -> Tensor:
         if not isinstance(other, _KNOWN):
             return NotImplemented
         if op.reflect_as_forward:
@@ -470,7 +470,10 @@ def _make_binary(op: BinaryOp) -> tuple[Callable[..., Tensor], ...]:
 
     fn.__name__ = fn.__qualname__ = op.name
     fn.__doc__ = (f"Elementwise ``{op.name}`` of tensors and/or Python scalars, with broadcasting "
-                  "and PyTorch's dtype promotion; the output keeps the inputs' dim order.")
+                  "and PyTorch's dtype promotion; the output keeps the inputs' dim order.\n\n"
+                  f"    >>> x = strided.ones(2, 3{', dtype=strided.int64' if op.name.startswith('bitwise') else ''}).t()\n"
+                  f"    >>> x.{op.name}(x).stride(), x.{op.name}(x[:1]).shape  # x's strides: (1, 3); x[:1] broadcasts\n"
+                  "    ((1, 3), (3, 2))\n")
     dunder.__name__ = f"__{op.name}__"
     inplace.__name__ = op.name + "_"
     inplace.__doc__ = f"In-place ``{op.name}``: writes into this tensor (through views); its shape and dtype stay."
@@ -495,7 +498,7 @@ def _fast_binary(op: BinaryOp, slow: Callable[[Any, Any], Any]) -> Callable[[Any
         if op.kind != "minmax" and op.name != "pow" and not op.tensor_other else frozenset()
     result_dtype = bool_ if op.kind == "compare" else None  # None: the operands' dtype
 
-    def fn(input: Any, other: Any, *, alpha: Any = None, out: Any = None) -> Any:  # (a.sub(other=b))
+    def fn(input: Any, other: Any, *, alpha: Any = None, out: Any = None) -> Tensor:  # (a.sub(other=b))
         # Fast path: two tensors of one dtype and one dense layout (row-major or permuted, when
         # PyTorch's output takes exactly those strides), or such a tensor and a Python float.
         # Their elements pair up along the flat runs of the storages: the ufunc runs on those
@@ -639,8 +642,9 @@ def _broadcast_plan(shapes: tuple[tuple[int, ...], tuple[int, ...]]) -> tuple | 
 _broadcast_plans = Memo(_broadcast_plan)
 
 
-def _inplace_dunder(inplace: Callable[[Tensor, Any], Tensor]) -> Callable[[Tensor, Any], Any]:
-    def op(self: Tensor, other: Any) -> Any:
+def _inplace_dunder(inplace: Callable[[Tensor, Any], Tensor]) -> Callable[[Tensor, Any], Tensor]:
+    # (-> Tensor: type checkers take NotImplemented as any return type, as for every dunder)
+    def op(self: Tensor, other: Any) -> Tensor:
         if not isinstance(other, _KNOWN):
             return NotImplemented
         return inplace(self, other)
@@ -703,8 +707,22 @@ _METHODS: list[tuple[tuple[str, ...], Callable]] = [
 ]
 
 
+def inplace_example(names: tuple[str, ...], fn: Callable[..., Any]) -> None:
+    """Add the example of an in-place binary method (a doctest) to ``fn``'s docstring: one column
+    written through a view, the rest of the tensor untouched."""
+    name = names[0]
+    if not name.endswith("_") or name.startswith("__") or not fn.__doc__ or ">>>" in fn.__doc__:
+        return
+    ints = name.startswith("bitwise")
+    fn.__doc__ += (f"\n\n    >>> x = strided.ones(2, 3{', dtype=strided.int64' if ints else ''})\n"
+                   "    >>> col = x[:, 0]\n"
+                   f"    >>> col.{name}(x[:, 1]) is col, x[:, 1:].tolist()  # column 0 written, in x's memory\n"
+                   f"    (True, {[[1, 1], [1, 1]] if ints else [[1.0, 1.0], [1.0, 1.0]]})\n")
+
+
 for _names, _fn in _METHODS:
     method(*_names)(_fn)
+    inplace_example(_names, _fn)
 
 
 # ---------------------------------------------------------------- backward rules (derivatives.yaml)

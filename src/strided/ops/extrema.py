@@ -108,13 +108,23 @@ def _extreme(self: Tensor, dim: Any, keepdim: bool, op: str) -> Any:
 
 @method("max")
 def max(self: Tensor, dim: Any = None, keepdim: bool = False) -> Any:  # noqa: A001
-    """The largest element (0-d), or ``(values, indices)`` along ``dim``, or ``maximum(self, other)``."""
+    """The largest element (0-d), or ``(values, indices)`` along ``dim``, or ``maximum(self, other)``.
+
+    >>> x = strided.tensor([[1, 5], [7, 2]])
+    >>> x.max().item(), x.max(dim=1).values.tolist(), x.max(dim=1).indices.tolist()
+    (7, [5, 7], [1, 0])
+    """
     return _extreme(self, dim, keepdim, "max")
 
 
 @method("min")
 def min(self: Tensor, dim: Any = None, keepdim: bool = False) -> Any:  # noqa: A001
-    """The smallest element (0-d), or ``(values, indices)`` along ``dim``, or ``minimum(self, other)``."""
+    """The smallest element (0-d), or ``(values, indices)`` along ``dim``, or ``minimum(self, other)``.
+
+    >>> x = strided.tensor([[1, 5], [7, 2]])
+    >>> x.min().item(), x.min(dim=0).values.tolist()
+    (1, [1, 2])
+    """
     return _extreme(self, dim, keepdim, "min")
 
 
@@ -188,11 +198,20 @@ def _arg(self: Tensor, dim: Any, keepdim: bool, op: str) -> Tensor:
 
 @method("argmax")
 def argmax(self: Tensor, dim: int | None = None, keepdim: bool = False) -> Tensor:
-    """Index (int64) of the first largest element along ``dim``; ``dim=None`` flattens row-major."""
+    """Index (int64) of the first largest element along ``dim``; ``dim=None`` flattens row-major.
+
+    >>> x = strided.tensor([[1, 5], [7, 2]])
+    >>> x.argmax().item(), x.argmax(dim=1).tolist()
+    (2, [1, 0])
+    """
     return _arg(self, dim, keepdim, "argmax")
 
 
 @method("argmin")
 def argmin(self: Tensor, dim: int | None = None, keepdim: bool = False) -> Tensor:
-    """Index (int64) of the first smallest element along ``dim``; ``dim=None`` flattens row-major."""
+    """Index (int64) of the first smallest element along ``dim``; ``dim=None`` flattens row-major.
+
+    >>> strided.tensor([[1, 5], [7, 2]]).argmin(dim=0).tolist()
+    [0, 1]
+    """
     return _arg(self, dim, keepdim, "argmin")

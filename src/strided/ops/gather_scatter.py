@@ -550,7 +550,11 @@ def scatter_(self: Tensor, dim: int, index: Tensor, src: Any = None, *, value: A
 @method("scatter")
 def scatter(input: Tensor, dim: int, index: Tensor, src: Any = None, *, value: Any = None,  # noqa: A002
             reduce: str | None = None) -> Tensor:
-    """Out-of-place :func:`scatter_`: a new contiguous tensor, ``input`` with the values written."""
+    """Out-of-place :func:`scatter_`: a new contiguous tensor, ``input`` with the values written.
+
+    >>> strided.scatter(strided.zeros(3, dtype=strided.int64), 0, strided.tensor([2, 0]), strided.tensor([5, 7])).tolist()
+    [7, 0, 5]
+    """
     return _scatter(input, dim, index, src, value, reduce, False)
 
 
@@ -579,7 +583,11 @@ def scatter_add_(self: Tensor, dim: int, index: Tensor, src: Tensor) -> Tensor:
 
 @method("scatter_add")
 def scatter_add(input: Tensor, dim: int, index: Tensor, src: Tensor) -> Tensor:  # noqa: A002
-    """Out-of-place :func:`scatter_add_`: a new contiguous tensor."""
+    """Out-of-place :func:`scatter_add_`: a new contiguous tensor.
+
+    >>> strided.scatter_add(strided.zeros(3, dtype=strided.int64), 0, strided.tensor([2, 2, 0]), strided.tensor([1, 2, 3])).tolist()
+    [3, 0, 3]
+    """
     return _scatter_add(input, dim, index, src, False)
 
 
@@ -631,7 +639,12 @@ def scatter_reduce_(self: Tensor, dim: int, index: Tensor, src: Tensor, reduce: 
 @method("scatter_reduce")
 def scatter_reduce(input: Tensor, dim: int, index: Tensor, src: Tensor, reduce: str, *,  # noqa: A002
                    include_self: bool = True) -> Tensor:
-    """Out-of-place :func:`scatter_reduce_`: a new contiguous tensor."""
+    """Out-of-place :func:`scatter_reduce_`: a new contiguous tensor.
+
+    >>> x, i = strided.zeros(2), strided.tensor([0, 0, 1])
+    >>> strided.scatter_reduce(x, 0, i, strided.tensor([3.0, 5.0, 1.0]), "amax").tolist()
+    [5.0, 1.0]
+    """
     return _scatter_reduce(input, dim, index, src, reduce, include_self, False)
 
 

@@ -56,7 +56,7 @@ class Generator:
     """A seedable source of random numbers, passed to samplers as ``generator=``.
 
     >>> g = strided.Generator().manual_seed(0)
-    >>> a = strided.rand(3, generator=g); g.manual_seed(0); (strided.rand(3, generator=g) == a).all()
+    >>> a = strided.rand(3, generator=g); _ = g.manual_seed(0); (strided.rand(3, generator=g) == a).all()
     tensor(True)
 
     ``get_state()`` returns the state as a strided ``uint8`` tensor of 45 bytes (the initial seed
@@ -94,14 +94,23 @@ class Generator:
         return self
 
     def seed(self) -> int:
-        """Seed from the operating system's entropy (nondeterministic); returns the seed used."""
+        """Seed from the operating system's entropy (nondeterministic); returns the seed used.
+
+        >>> g = strided.Generator()
+        >>> g.seed() == g.initial_seed()
+        True
+        """
         value = secrets.randbits(64)
         with self._lock:
             self._set_seed(value)
         return value
 
     def initial_seed(self) -> int:
-        """The seed this generator's stream started from."""
+        """The seed this generator's stream started from.
+
+        >>> strided.Generator().manual_seed(7).initial_seed()
+        7
+        """
         return self._seed
 
     def get_state(self) -> Tensor:
@@ -194,10 +203,21 @@ def manual_seed(seed: Any) -> Generator:
 
 
 def seed() -> int:
-    """Seed the default generator from the operating system's entropy; returns the seed."""
+    """Seed the default generator from the operating system's entropy; returns the seed.
+
+    >>> s = strided.seed()
+    >>> s == strided.initial_seed()
+    True
+    >>> _ = strided.manual_seed(0)  # (back to a fixed stream)
+    """
     return default_generator.seed()
 
 
 def initial_seed() -> int:
-    """The seed the default generator's stream started from."""
+    """The seed the default generator's stream started from.
+
+    >>> _ = strided.manual_seed(7)
+    >>> strided.initial_seed()
+    7
+    """
     return default_generator.initial_seed()

@@ -180,7 +180,11 @@ def index_fill_(self: Tensor, dim: int, index: Tensor, value: Any) -> Tensor:
 
 @method("index_fill")
 def index_fill(input: Tensor, dim: int, index: Tensor, value: Any) -> Tensor:  # noqa: A002
-    """Out-of-place :func:`index_fill_` (a new tensor with ``input``'s dim order)."""
+    """Out-of-place :func:`index_fill_` (a new tensor with ``input``'s dim order).
+
+    >>> strided.index_fill(strided.zeros(2, 2), 1, strided.tensor([0]), -1.0).tolist()
+    [[-1.0, 0.0], [-1.0, 0.0]]
+    """
     return _index_fill(input, dim, index, value, False)
 
 
@@ -322,7 +326,11 @@ def index_add_(self: Tensor, dim: int, index: Tensor, source: Tensor, *, alpha: 
 
 @method("index_add")
 def index_add(input: Tensor, dim: int, index: Tensor, source: Tensor, *, alpha: Any = 1) -> Tensor:  # noqa: A002
-    """Out-of-place :func:`index_add_`: a new contiguous tensor."""
+    """Out-of-place :func:`index_add_`: a new contiguous tensor.
+
+    >>> strided.index_add(strided.zeros(3), 0, strided.tensor([0, 2]), strided.tensor([1.0, 2.0])).tolist()
+    [1.0, 0.0, 2.0]
+    """
     return _index_add(input, dim, index, source, alpha, False)
 
 
@@ -413,7 +421,11 @@ def index_copy_(self: Tensor, dim: int, index: Tensor, source: Tensor) -> Tensor
 
 @method("index_copy")
 def index_copy(input: Tensor, dim: int, index: Tensor, source: Tensor) -> Tensor:  # noqa: A002
-    """Out-of-place :func:`index_copy_`: a new contiguous tensor."""
+    """Out-of-place :func:`index_copy_`: a new contiguous tensor.
+
+    >>> strided.index_copy(strided.zeros(3), 0, strided.tensor([1]), strided.tensor([9.0])).tolist()
+    [0.0, 9.0, 0.0]
+    """
     return _index_copy(input, dim, index, source, False)
 
 

@@ -50,7 +50,12 @@ def _relayout(self: Tensor, plan: Any, name: str) -> Tensor:
 
 @method("t_")
 def t_(self: Tensor) -> Tensor:
-    """``t()`` in place: a 2-d tensor's dims swapped; 0-d and 1-d tensors unchanged."""
+    """``t()`` in place: a 2-d tensor's dims swapped; 0-d and 1-d tensors unchanged.
+
+    >>> x = strided.zeros(2, 3)
+    >>> x.t_() is x, x.shape, x.stride()
+    (True, (3, 2), (1, 3))
+    """
     ndim = len(self._layout.shape)
     if ndim > 2:
         raise StridedRuntimeError(
@@ -67,51 +72,87 @@ def t_(self: Tensor) -> Tensor:
 
 @method("transpose_")
 def transpose_(self: Tensor, dim0: int, dim1: int) -> Tensor:
-    """``transpose(dim0, dim1)`` in place."""
+    """``transpose(dim0, dim1)`` in place.
+
+    >>> x = strided.zeros(2, 3, 4)
+    >>> x.transpose_(0, 2).shape
+    (4, 3, 2)
+    """
     return _relayout(self, L.transpose_layout(self._layout, dim0, dim1), "transpose_")
 
 
 @method("swapdims_")
 def swapdims_(self: Tensor, dim0: int, dim1: int) -> Tensor:
-    """``swapdims(dim0, dim1)`` in place (an alias of ``transpose_``)."""
+    """``swapdims(dim0, dim1)`` in place (an alias of ``transpose_``).
+
+    >>> strided.zeros(2, 3).swapdims_(0, 1).shape
+    (3, 2)
+    """
     return _relayout(self, L.transpose_layout(self._layout, dim0, dim1), "swapdims_")
 
 
 @method("swapaxes_")
 def swapaxes_(self: Tensor, axis0: int, axis1: int) -> Tensor:
-    """``swapaxes(axis0, axis1)`` in place (an alias of ``transpose_``)."""
+    """``swapaxes(axis0, axis1)`` in place (an alias of ``transpose_``).
+
+    >>> strided.zeros(2, 3).swapaxes_(0, 1).stride()
+    (1, 3)
+    """
     return _relayout(self, L.transpose_layout(self._layout, axis0, axis1), "swapaxes_")
 
 
 @method("swapdims")
 def swapdims(self: Tensor, dim0: int, dim1: int) -> Tensor:
-    """``transpose(dim0, dim1)`` under PyTorch's alias, with its keyword names."""
+    """``transpose(dim0, dim1)`` under PyTorch's alias, with its keyword names.
+
+    >>> strided.zeros(2, 3, 4).swapdims(0, 2).shape
+    (4, 3, 2)
+    """
     return self.transpose(dim0, dim1)
 
 
 @method("swapaxes")
 def swapaxes(self: Tensor, axis0: int, axis1: int) -> Tensor:
-    """``transpose(axis0, axis1)`` under NumPy's name, with PyTorch's keyword names for it."""
+    """``transpose(axis0, axis1)`` under NumPy's name, with PyTorch's keyword names for it.
+
+    >>> strided.zeros(2, 3, 4).swapaxes(1, 2).stride()
+    (12, 1, 4)
+    """
     return self.transpose(axis0, axis1)
 
 
 @method("squeeze_")
 def squeeze_(self: Tensor, dim: int | Sequence[int] | None = None) -> Tensor:
-    """``squeeze(dim)`` in place: every size-1 dim, one dim, or a tuple of dims."""
+    """``squeeze(dim)`` in place: every size-1 dim, one dim, or a tuple of dims.
+
+    >>> x = strided.zeros(2, 1, 3)
+    >>> x.squeeze_() is x, x.shape
+    (True, (2, 3))
+    """
     dims = dim if dim is None else tuple(dim) if isinstance(dim, (tuple, list)) else (dim,)
     return _relayout(self, L.squeeze_layout(self._layout, dims), "squeeze_")
 
 
 @method("unsqueeze_")
 def unsqueeze_(self: Tensor, dim: int) -> Tensor:
-    """``unsqueeze(dim)`` in place."""
+    """``unsqueeze(dim)`` in place.
+
+    >>> x = strided.zeros(2, 3)
+    >>> x.unsqueeze_(0) is x, x.shape
+    (True, (1, 2, 3))
+    """
     return _relayout(self, L.unsqueeze_layout(self._layout, dim), "unsqueeze_")
 
 
 @method("as_strided_")
 def as_strided_(self: Tensor, size: Sequence[int], stride: Sequence[int],
                 storage_offset: int | None = None) -> Tensor:
-    """``as_strided(size, stride, storage_offset)`` in place: checked against the storage's bounds."""
+    """``as_strided(size, stride, storage_offset)`` in place: checked against the storage's bounds.
+
+    >>> x = strided.arange(6)
+    >>> x.as_strided_((2, 2), (1, 2)).tolist()
+    [[0, 2], [1, 3]]
+    """
     offset = self._layout.offset if storage_offset is None else storage_offset
     shape, strides, offset = L.normalize_layout_args(size, stride, offset)
     plan = P.as_strided(shape, strides, offset, storage_size=self._storage.size(), itemsize=self._dtype.itemsize)
@@ -121,7 +162,11 @@ def as_strided_(self: Tensor, size: Sequence[int], stride: Sequence[int],
 @method("resize_as_")
 def resize_as_(self: Tensor, the_template: Tensor, memory_format: Any = None) -> Tensor:
     """``resize_(the_template.shape, memory_format=memory_format)``: as PyTorch, the template's
-    strides are not copied (contiguous unless ``memory_format`` says otherwise)."""
+    strides are not copied (contiguous unless ``memory_format`` says otherwise).
+
+    >>> strided.zeros(6).resize_as_(strided.zeros(2, 3)).shape
+    (2, 3)
+    """
     if not isinstance(the_template, Tensor):
         raise StridedTypeError(
             join_lines(
@@ -236,6 +281,11 @@ def _set_error(source: Any, storage_offset: Any, size: Any, stride: Any) -> Stri
 
 @method("is_set_to")
 def is_set_to(self: Tensor, tensor: Tensor) -> bool:
-    """Whether ``self`` and ``tensor`` share one storage with the same offset, shape and strides."""
+    """Whether ``self`` and ``tensor`` share one storage with the same offset, shape and strides.
+
+    >>> x = strided.zeros(4)
+    >>> x.is_set_to(x), x.is_set_to(x[1:]), x.is_set_to(x.view(2, 2))
+    (True, False, False)
+    """
     other = tensor_arg(tensor, "is_set_to", "tensor")
     return self._storage is other._storage and self._layout == other._layout

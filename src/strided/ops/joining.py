@@ -46,8 +46,14 @@ Part = tuple[Tensor, Layout]  # an input tensor and the layout of its storage to
 def tensor_list(tensors: Any, op: str, name: str = "tensors") -> list[Tensor]:
     """The tensors of a list or tuple argument, with PyTorch's TypeErrors for anything else.
 
-    >>> tensor_list((a, b), "cat")
-    [a, b]
+    >>> a, b = strided.ones(2), strided.zeros(3)
+    >>> tensor_list((a, b), "cat") == [a, b]
+    True
+    >>> tensor_list(a, "cat")
+    Traceback (most recent call last):
+    ...
+    strided.errors.StridedTypeError: cat(): argument 'tensors' (position 1) must be tuple of Tensors, not Tensor
+    ...
     """
     if not isinstance(tensors, (list, tuple)):
         raise StridedTypeError(
@@ -225,12 +231,20 @@ def _cat(tensors: Sequence[Tensor], dim: Any, name: str) -> Tensor:
 
 
 def concat(tensors: Sequence[Tensor], dim: int = 0) -> Tensor:
-    """``cat`` under PyTorch's alias name (reported as ``concat``)."""
+    """``cat`` under PyTorch's alias name (reported as ``concat``).
+
+    >>> strided.concat([strided.zeros(1, 2), strided.ones(2, 2)]).shape
+    (3, 2)
+    """
     return _cat(tensors, dim, "concat")
 
 
 def concatenate(tensors: Sequence[Tensor], dim: int = 0) -> Tensor:
-    """``cat`` under NumPy's name (reported as ``concatenate``)."""
+    """``cat`` under NumPy's name (reported as ``concatenate``).
+
+    >>> strided.concatenate([strided.zeros(2, 1), strided.ones(2, 2)], 1).tolist()
+    [[0.0, 1.0, 1.0], [0.0, 1.0, 1.0]]
+    """
     return _cat(tensors, dim, "concatenate")
 
 
@@ -389,22 +403,38 @@ def _unskipped(joined: Sequence[Layout], out: Tensor) -> list[Layout | None]:
 
 
 def hstack(tensors: Sequence[Tensor]) -> Tensor:
-    """Join along dim 1 (dim 0 for 1-D inputs), 0-d inputs read as 1-D (``torch.hstack``)."""
+    """Join along dim 1 (dim 0 for 1-D inputs), 0-d inputs read as 1-D (``torch.hstack``).
+
+    >>> strided.hstack([strided.tensor([1, 2]), strided.tensor([3])]).tolist()
+    [1, 2, 3]
+    """
     return _stack_family("hstack", tensors, 1, lambda parts: 0 if len(parts[0][1].shape) == 1 else 1)
 
 
 def vstack(tensors: Sequence[Tensor]) -> Tensor:
-    """Join along dim 0, inputs read as at least 2-D (1-D ``(n,)`` as ``(1, n)``) (``torch.vstack``)."""
+    """Join along dim 0, inputs read as at least 2-D (1-D ``(n,)`` as ``(1, n)``) (``torch.vstack``).
+
+    >>> strided.vstack([strided.tensor([1, 2]), strided.tensor([[3, 4], [5, 6]])]).tolist()
+    [[1, 2], [3, 4], [5, 6]]
+    """
     return _stack_family("vstack", tensors, 2, lambda parts: 0)
 
 
 def row_stack(tensors: Sequence[Tensor]) -> Tensor:
-    """``vstack`` under its alias name (reported as ``row_stack``)."""
+    """``vstack`` under its alias name (reported as ``row_stack``).
+
+    >>> strided.row_stack([strided.tensor([1, 2]), strided.tensor([3, 4])]).tolist()
+    [[1, 2], [3, 4]]
+    """
     return _stack_family("row_stack", tensors, 2, lambda parts: 0)
 
 
 def dstack(tensors: Sequence[Tensor]) -> Tensor:
-    """Join along dim 2, inputs read as at least 3-D (``torch.dstack``)."""
+    """Join along dim 2, inputs read as at least 3-D (``torch.dstack``).
+
+    >>> strided.dstack([strided.zeros(2, 3), strided.ones(2, 3)]).shape
+    (2, 3, 2)
+    """
     return _stack_family("dstack", tensors, 3, lambda parts: 2)
 
 
@@ -476,12 +506,20 @@ def atleast_1d(*tensors: Any) -> Any:
 
 
 def atleast_2d(*tensors: Any) -> Any:
-    """0-d as (1, 1), 1-D ``(n,)`` as ``(1, n)`` (views); others unchanged."""
+    """0-d as (1, 1), 1-D ``(n,)`` as ``(1, n)`` (views); others unchanged.
+
+    >>> strided.atleast_2d(strided.tensor(1.0)).shape, strided.atleast_2d(strided.zeros(3)).shape
+    ((1, 1), (1, 3))
+    """
     return _atleast("atleast_2d", 2, tensors)
 
 
 def atleast_3d(*tensors: Any) -> Any:
-    """0-d as (1, 1, 1), 1-D ``(n,)`` as ``(1, n, 1)``, 2-D ``(m, n)`` as ``(m, n, 1)`` (views)."""
+    """0-d as (1, 1, 1), 1-D ``(n,)`` as ``(1, n, 1)``, 2-D ``(m, n)`` as ``(m, n, 1)`` (views).
+
+    >>> strided.atleast_3d(strided.zeros(3)).shape, strided.atleast_3d(strided.zeros(2, 3)).shape
+    ((1, 3, 1), (2, 3, 1))
+    """
     return _atleast("atleast_3d", 3, tensors)
 
 
@@ -685,7 +723,11 @@ def _directional_split(op: str, t: Tensor, spec: Any, min_dims: int, d: int) -> 
 
 @method("hsplit")
 def hsplit(input: Tensor, indices_or_sections: Any) -> tuple[Tensor, ...]:
-    """``tensor_split`` along dim 1 (dim 0 for 1-D); equal sections must divide the size (views)."""
+    """``tensor_split`` along dim 1 (dim 0 for 1-D); equal sections must divide the size (views).
+
+    >>> [p.tolist() for p in strided.hsplit(strided.arange(4).view(1, 4), 2)]
+    [[[0, 1]], [[2, 3]]]
+    """
     tensor_arg(input, "hsplit")
     d = 0 if len(input._layout.shape) == 1 else 1
     return _directional_split("hsplit", input, indices_or_sections, 1, d)
@@ -693,14 +735,22 @@ def hsplit(input: Tensor, indices_or_sections: Any) -> tuple[Tensor, ...]:
 
 @method("vsplit")
 def vsplit(input: Tensor, indices_or_sections: Any) -> tuple[Tensor, ...]:
-    """``tensor_split`` along dim 0 of a tensor of 2 or more dims (views)."""
+    """``tensor_split`` along dim 0 of a tensor of 2 or more dims (views).
+
+    >>> [p.shape for p in strided.vsplit(strided.zeros(4, 2), 2)]
+    [(2, 2), (2, 2)]
+    """
     tensor_arg(input, "vsplit")
     return _directional_split("vsplit", input, indices_or_sections, 2, 0)
 
 
 @method("dsplit")
 def dsplit(input: Tensor, indices_or_sections: Any) -> tuple[Tensor, ...]:
-    """``tensor_split`` along dim 2 of a tensor of 3 or more dims (views)."""
+    """``tensor_split`` along dim 2 of a tensor of 3 or more dims (views).
+
+    >>> [p.shape for p in strided.dsplit(strided.zeros(2, 2, 4), 2)]
+    [(2, 2, 2), (2, 2, 2)]
+    """
     tensor_arg(input, "dsplit")
     return _directional_split("dsplit", input, indices_or_sections, 3, 2)
 

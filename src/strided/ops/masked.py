@@ -160,7 +160,12 @@ def masked_fill_(self: Tensor, mask: Tensor, value: Any) -> Tensor:
 @method("masked_fill")
 def masked_fill(input: Tensor, mask: Tensor, value: Any) -> Tensor:  # noqa: A002
     """Out-of-place :func:`masked_fill_`: a new contiguous tensor of the broadcast shape of
-    ``input`` and ``mask``."""
+    ``input`` and ``mask``.
+
+    >>> x = strided.tensor([1.0, -2.0, 3.0])
+    >>> strided.masked_fill(x, x < 0, 0.0).tolist()
+    [1.0, 0.0, 3.0]
+    """
     return _masked_fill(input, mask, value, False)
 
 
@@ -282,7 +287,12 @@ def masked_scatter_(self: Tensor, mask: Tensor, source: Tensor) -> Tensor:
 
 @method("masked_scatter")
 def masked_scatter(input: Tensor, mask: Tensor, source: Tensor) -> Tensor:  # noqa: A002
-    """Out-of-place :func:`masked_scatter_`: a new contiguous tensor of the broadcast shape."""
+    """Out-of-place :func:`masked_scatter_`: a new contiguous tensor of the broadcast shape.
+
+    >>> x = strided.zeros(4)
+    >>> strided.masked_scatter(x, strided.tensor([True, False, True, False]), strided.tensor([1.0, 2.0])).tolist()
+    [1.0, 0.0, 2.0, 0.0]
+    """
     return _masked_scatter(input, mask, source, False)
 
 

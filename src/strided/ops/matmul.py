@@ -23,6 +23,7 @@ route; :func:`_folds` reproduces that choice so the first lines match.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 from .. import layout as L
@@ -291,13 +292,13 @@ _mm_plans = Memo(_mm_plan)  # (a's shape, b's shape) -> the fast path's plan or 
 _MM_FAST = frozenset({float32, float64})
 
 
-def _with_fast_path(slow: Any) -> Any:
+def _with_fast_path(slow: Any) -> Callable[..., Tensor]:
     """``slow`` (``matmul`` or the ``@`` operator) with the small-op fast path in front: two
     row-major 2-D float32 (or float64) matrices of one dtype with a non-empty contraction and
     result are multiplied from the flat runs of their storages, and NumPy's fresh row-major
     result becomes the output (its layout from the per-shape plan cache)."""
 
-    def fn(self: Any, other: Any, *, out: Any = None) -> Any:  # (the names of PyTorch's: a.matmul(other=b))
+    def fn(self: Any, other: Any, *, out: Any = None) -> Tensor:  # (the names of PyTorch's: a.matmul(other=b))
         a, b = self, other
         if out is not None:
             return _into(out, slow(a, b), "matmul", (a, b))
@@ -342,7 +343,12 @@ def _with_fast_path(slow: Any) -> Any:
 
 
 def _matmul(self: Tensor, other: Tensor) -> Tensor:
-    """The matrix product with PyTorch's rules for 1-D operands and broadcast batch dims."""
+    """The matrix product with PyTorch's rules for 1-D operands and broadcast batch dims.
+
+    >>> a, b = strided.ones(2, 3), strided.ones(3, 4)
+    >>> (a @ b).shape, strided.matmul(strided.ones(5, 2, 3), b).shape, (b.t() @ strided.ones(3)).shape
+    ((2, 4), (5, 2, 4), (4,))
+    """
     a = tensor_arg(self, "matmul")
     b = tensor_arg(other, "matmul", "other", 2)
     if a.ndim == 0 or b.ndim == 0:
@@ -429,7 +435,11 @@ def _into(out: Any, result: Tensor, op: str, inputs: tuple) -> Tensor:
 
 @method("mm")
 def mm(self: Tensor, mat2: Tensor, *, out: Any = None) -> Tensor:
-    """(n, k) @ (k, p) -> (n, p); both operands 2-D and of one dtype."""
+    """(n, k) @ (k, p) -> (n, p); both operands 2-D and of one dtype.
+
+    >>> strided.mm(strided.ones(2, 3), strided.ones(3, 4)).shape
+    (2, 4)
+    """
     a = tensor_arg(self, "mm")
     b = tensor_arg(mat2, "mm", "mat2", 2)
     for name, t in (("self", a), ("mat2", b)):
@@ -458,7 +468,11 @@ def _mm_backward(out: Tensor, a: Tensor, b: Tensor, **kwargs: Any) -> Any:
 
 @method("bmm")
 def bmm(self: Tensor, mat2: Tensor, *, out: Any = None) -> Tensor:
-    """(B, n, k) @ (B, k, p) -> (B, n, p); both 3-D with the same B (no broadcasting)."""
+    """(B, n, k) @ (B, k, p) -> (B, n, p); both 3-D with the same B (no broadcasting).
+
+    >>> strided.bmm(strided.ones(5, 2, 3), strided.ones(5, 3, 4)).shape
+    (5, 2, 4)
+    """
     a = tensor_arg(self, "bmm")
     b = tensor_arg(mat2, "bmm", "mat2", 2)
     for name, t in (("batch1", a), ("batch2", b)):
@@ -498,7 +512,11 @@ def _bmm_backward(out: Tensor, a: Tensor, b: Tensor, **kwargs: Any) -> Any:
 
 @method("dot")
 def dot(self: Tensor, other: Tensor) -> Tensor:
-    """Sum of products of two 1-D tensors of one length and dtype, as a 0-d tensor."""
+    """Sum of products of two 1-D tensors of one length and dtype, as a 0-d tensor.
+
+    >>> strided.dot(strided.tensor([1, 2, 3]), strided.tensor([4, 5, 6])).item()
+    32
+    """
     a = tensor_arg(self, "dot")
     b = tensor_arg(other, "dot", "tensor", 2)
     if a.ndim != 1 or b.ndim != 1:
@@ -520,7 +538,11 @@ def _dot_backward(out: Tensor, a: Tensor, b: Tensor) -> Any:
 
 @method("outer")
 def outer(self: Tensor, vec2: Tensor) -> Tensor:
-    """(n,) x (m,) -> (n, m) with ``out[i, j] = a[i] * b[j]``: ``a.reshape(n, 1) * b``, as in PyTorch."""
+    """(n,) x (m,) -> (n, m) with ``out[i, j] = a[i] * b[j]``: ``a.reshape(n, 1) * b``, as in PyTorch.
+
+    >>> strided.outer(strided.tensor([1, 2]), strided.tensor([1, 10, 100])).tolist()
+    [[1, 10, 100], [2, 20, 200]]
+    """
     a = tensor_arg(self, "outer")
     b = tensor_arg(vec2, "outer", "vec2", 2)
     for name, t in (("self", a), ("vec2", b)):

@@ -131,7 +131,12 @@ def amax(input: Tensor, dim: Any = (), keepdim: bool = False, *, out: Any = None
 
 @method("amin")
 def amin(input: Tensor, dim: Any = (), keepdim: bool = False, *, out: Any = None) -> Tensor:
-    """The smallest values over ``dim`` (an int or a tuple; () or None: every dim); NaN propagates."""
+    """The smallest values over ``dim`` (an int or a tuple; () or None: every dim); NaN propagates.
+
+    >>> x = strided.tensor([[1, 5], [7, 2]])
+    >>> x.amin().item(), x.amin(dim=1).tolist()
+    (1, [1, 2])
+    """
     return _finish(_extreme(input, dim, keepdim, "amin", False), out, "amin", (input,), "input")
 
 
@@ -251,8 +256,8 @@ def logsumexp(input: Tensor, dim: Any = (), keepdim: bool = False, *, out: Any =
     inputs do not overflow; a row of -inf gives -inf, a row holding +inf gives +inf. Integer
     and bool inputs give the default float.
 
-    >>> round(strided.logsumexp(strided.tensor([1000.0, 1000.0]), 0).item(), 4)
-    1000.6931
+    >>> round(strided.logsumexp(strided.tensor([1000.0, 1000.0]), 0).item(), 4)  # 1000 + log(2), in float32
+    1000.6932
     """
     tensor_arg(input, "logsumexp")
     if dim is None:  # (PyTorch's logsumexp has no "every dim" None, unlike amax or nansum)

@@ -150,8 +150,9 @@ def rand(*sizes: Any, size: Any = None, generator: Any = None, dtype: Any = None
           requires_grad: bool = False) -> Tensor:
     """Uniform samples on [0, 1): ``rand(2, 3)`` or ``rand((2, 3))``; float32 unless ``dtype=``.
 
-    >>> strided.manual_seed(0); strided.rand(2).shape
+    >>> _ = strided.manual_seed(0); strided.rand(2).shape
     (2,)
+
     # Note: PyTorch's distribution, NumPy's PCG64 stream: not torch.rand's numbers for the same seed.
     """
     t = _rand(sizes, size, generator, dtype, device)
@@ -178,6 +179,11 @@ def randn(*sizes: Any, size: Any = None, generator: Any = None, dtype: Any = Non
     """Standard normal samples (mean 0, variance 1): ``randn(2, 3)``; float32 unless ``dtype=``.
 
     # Note: PyTorch's distribution, NumPy's PCG64 stream (ziggurat): not torch.randn's numbers.
+
+    >>> _ = strided.manual_seed(0)
+    >>> x = strided.randn(10000)
+    >>> x.shape, abs(x.mean().item()) < 0.05, abs(x.std().item() - 1) < 0.05
+    ((10000,), True, True)
     """
     t = _randn(sizes, size, generator, dtype, device)
     return t.requires_grad_() if requires_grad else t  # (requires_grad_ comes from strided.autograd)
@@ -291,7 +297,11 @@ def randint(*args: Any, low: Any = None, high: Any = None, size: Any = None, gen
 
 
 def randperm(n: Any, *, generator: Any = None, dtype: Any = None, device: Any = None) -> Tensor:
-    """A random permutation of ``0 .. n-1`` (int64 unless ``dtype=``)."""
+    """A random permutation of ``0 .. n-1`` (int64 unless ``dtype=``).
+
+    >>> sorted(strided.randperm(5).tolist())
+    [0, 1, 2, 3, 4]
+    """
     parse_device(device, "randperm")
     count = int_arg(n, "randperm", "n", 1)
     dt = DEFAULT_INT if dtype is None else to_dtype(dtype)
@@ -529,7 +539,11 @@ def _like_strides(input: Tensor, memory_format: MemoryFormat) -> Shape:
 
 def rand_like(input: Any, *, dtype: Any = None, memory_format: MemoryFormat = preserve_format,
               generator: Any = None, device: Any = None, requires_grad: bool = False) -> Tensor:
-    """``rand`` shaped like ``input`` (its dtype unless ``dtype=``; its dense dim order)."""
+    """``rand`` shaped like ``input`` (its dtype unless ``dtype=``; its dense dim order).
+
+    >>> strided.rand_like(strided.zeros(2, 3, dtype=strided.float64)).dtype
+    strided.float64
+    """
     tensor_arg(input, "rand_like")
     parse_device(device, "rand_like")
     dt = input._dtype if dtype is None else to_dtype(dtype)
@@ -542,7 +556,11 @@ def rand_like(input: Any, *, dtype: Any = None, memory_format: MemoryFormat = pr
 
 def randn_like(input: Any, *, dtype: Any = None, memory_format: MemoryFormat = preserve_format,
                generator: Any = None, device: Any = None, requires_grad: bool = False) -> Tensor:
-    """``randn`` shaped like ``input`` (its dtype unless ``dtype=``; its dense dim order)."""
+    """``randn`` shaped like ``input`` (its dtype unless ``dtype=``; its dense dim order).
+
+    >>> strided.randn_like(strided.zeros(2, 3)).shape
+    (2, 3)
+    """
     tensor_arg(input, "randn_like")
     parse_device(device, "randn_like")
     dt = input._dtype if dtype is None else to_dtype(dtype)
@@ -556,7 +574,12 @@ def randn_like(input: Any, *, dtype: Any = None, memory_format: MemoryFormat = p
 def randint_like(input: Any, low: Any = None, high: Any = None, *, dtype: Any = None,
                  memory_format: MemoryFormat = preserve_format, generator: Any = None,
                  device: Any = None) -> Tensor:
-    """``randint`` shaped like ``input``: ``randint_like(t, high)`` or ``randint_like(t, low, high)``."""
+    """``randint`` shaped like ``input``: ``randint_like(t, high)`` or ``randint_like(t, low, high)``.
+
+    >>> y = strided.randint_like(strided.zeros(100, dtype=strided.int64), 3)
+    >>> y.shape, bool(((y >= 0) & (y < 3)).all())
+    ((100,), True)
+    """
     tensor_arg(input, "randint_like")
     parse_device(device, "randint_like")
     if high is None:
@@ -607,7 +630,13 @@ def uniform_(self: Tensor, from_: float = 0.0, to: float = 1.0, *, generator: An
 
 @method("normal_")
 def normal_(self: Tensor, mean: float = 0.0, std: float = 1.0, *, generator: Any = None) -> Tensor:
-    """Fill with normal samples of ``mean`` and ``std``."""
+    """Fill with normal samples of ``mean`` and ``std``.
+
+    >>> _ = strided.manual_seed(0)
+    >>> x = strided.empty(10000).normal_(2.0, 0.5)
+    >>> abs(x.mean().item() - 2.0) < 0.05, abs(x.std().item() - 0.5) < 0.05
+    (True, True)
+    """
     self = _target(self, "normal_")
     _float_only(self._dtype, "normal_kernel_cpu", "normal_")
     m, s, c = _float(mean, "normal_", "mean", 1), _float(std, "normal_", "std", 2), _compute(self._dtype)
@@ -653,7 +682,11 @@ def random_(self: Tensor, from_: Any = None, to: Any = _MISSING, *, generator: A
 
 @method("bernoulli_")
 def bernoulli_(self: Tensor, p: Any = 0.5, *, generator: Any = None) -> Tensor:
-    """Fill with 0/1, 1 with probability ``p`` (a number, or a tensor that expands to this shape)."""
+    """Fill with 0/1, 1 with probability ``p`` (a number, or a tensor that expands to this shape).
+
+    >>> sorted(set(strided.empty(100).bernoulli_(0.5).tolist())) in ([0.0, 1.0], [0.0], [1.0])
+    True
+    """
     self = _target(self, "bernoulli_")
     shape = self._layout.shape
     if isinstance(p, Tensor):
@@ -687,7 +720,11 @@ def _positive(op: str, name: str, value: Any, shown: str | None = None, pos: int
 
 @method("exponential_")
 def exponential_(self: Tensor, lambd: float = 1.0, *, generator: Any = None) -> Tensor:
-    """Fill with exponential samples of rate ``lambd`` (mean 1 / lambd)."""
+    """Fill with exponential samples of rate ``lambd`` (mean 1 / lambd).
+
+    >>> bool((strided.empty(100).exponential_(2.0) >= 0).all())
+    True
+    """
     self = _target(self, "exponential_")
     _continuous(self._dtype, "Exponential")
     rate = _positive("exponential_", "lambda", lambd)
@@ -697,7 +734,11 @@ def exponential_(self: Tensor, lambd: float = 1.0, *, generator: Any = None) -> 
 
 @method("geometric_")
 def geometric_(self: Tensor, p: float, *, generator: Any = None) -> Tensor:
-    """Fill with geometric samples: the number of trials up to the first success (1, 2, ...)."""
+    """Fill with geometric samples: the number of trials up to the first success (1, 2, ...).
+
+    >>> bool((strided.empty(100).geometric_(0.5) >= 1).all())
+    True
+    """
     self = _target(self, "geometric_")
     value = _float(p, "geometric_", "p", 1)
     if not 0 < value < 1:
@@ -710,7 +751,11 @@ def geometric_(self: Tensor, p: float, *, generator: Any = None) -> Tensor:
 
 @method("log_normal_")
 def log_normal_(self: Tensor, mean: float = 1.0, std: float = 2.0, *, generator: Any = None) -> Tensor:
-    """Fill with exp(N(mean, std)) samples."""
+    """Fill with exp(N(mean, std)) samples.
+
+    >>> bool((strided.empty(100).log_normal_() > 0).all())
+    True
+    """
     self = _target(self, "log_normal_")
     _continuous(self._dtype, "LogNormal")
     m = _float(mean, "log_normal_", "mean", 1)
@@ -720,7 +765,11 @@ def log_normal_(self: Tensor, mean: float = 1.0, std: float = 2.0, *, generator:
 
 @method("cauchy_")
 def cauchy_(self: Tensor, median: float = 0.0, sigma: float = 1.0, *, generator: Any = None) -> Tensor:
-    """Fill with Cauchy samples of ``median`` and scale ``sigma``."""
+    """Fill with Cauchy samples of ``median`` and scale ``sigma``.
+
+    >>> strided.empty(2, 3).cauchy_().shape
+    (2, 3)
+    """
     self = _target(self, "cauchy_")
     _continuous(self._dtype, "Cauchy", cpp=True)
     m = _float(median, "cauchy_", "median", 1)

@@ -17,7 +17,8 @@ Contract shared by every function here, following PyTorch 2.13:
 from __future__ import annotations
 
 import warnings
-from typing import Any
+from collections.abc import Sequence
+from typing import Any, SupportsIndex
 
 import numpy as np
 
@@ -70,12 +71,16 @@ def _sum_like(ufunc: np.ufunc, self: Tensor, dim: Any, keepdim: bool, dtype: Any
 
 
 @method("sum")
-def sum(self: Tensor, dim: Any = None, keepdim: bool = False, *, dtype: Any = None,  # noqa: A001
-        out: Any = None) -> Tensor:
+def sum(self: Tensor, dim: SupportsIndex | Sequence[SupportsIndex] | None = None, keepdim: bool = False, *,  # noqa: A001
+        dtype: Any = None, out: Any = None) -> Tensor:
     """Sum over ``dim`` (None: all dims). bool/int inputs give int64 unless ``dtype`` is given.
 
     ``dtype`` converts each element before adding (as PyTorch does). An empty
     reduction gives 0.
+
+    >>> x = strided.arange(6).view(2, 3)
+    >>> x.sum().item(), x.sum(0).tolist(), x.sum(1, keepdim=True).shape
+    (15, [3, 5, 7], (2, 1))
     """
     if out is not None:
         return _into(out, lambda d: _sum_like(np.add, self, dim, keepdim, d, "sum"), dtype, "sum", self)
@@ -140,6 +145,9 @@ def prod(self: Tensor, dim: int | None = None, keepdim: bool = False, *, dtype: 
     """Product over one ``dim`` (an int; None: all dims). bool/int inputs give int64.
 
     An empty reduction gives 1. Integer overflow wraps, as in PyTorch.
+
+    >>> strided.tensor([[1, 2], [3, 4]]).prod(1).tolist()
+    [2, 12]
     """
     if out is not None:
         return _into(out, lambda d: _sum_like(np.multiply, self, dim, keepdim, d, "prod", allow_tuple=False),
@@ -190,10 +198,14 @@ def _float_result(self: Tensor, dtype: Any, op: str) -> DType:
 
 
 @method("mean")
-def mean(self: Tensor, dim: Any = None, keepdim: bool = False, *, dtype: Any = None, out: Any = None) -> Tensor:
+def mean(self: Tensor, dim: SupportsIndex | Sequence[SupportsIndex] | None = None, keepdim: bool = False, *,
+         dtype: Any = None, out: Any = None) -> Tensor:
     """Arithmetic mean over ``dim``; float tensors only (or an explicit float ``dtype``).
 
     An empty reduction gives NaN, as in PyTorch.
+
+    >>> strided.tensor([[1.0, 2.0], [3.0, 5.0]]).mean(dim=1).tolist()
+    [1.5, 4.0]
     """
     if out is not None:
         return _into(out, lambda d: mean(self, dim, keepdim, dtype=d), dtype, "mean", self)
@@ -348,6 +360,9 @@ def var(self: Tensor, dim: Any = None, unbiased: bool | None = None, keepdim: bo
     ``correction`` defaults to 1 (Bessel); ``unbiased`` (True/False) is the older
     spelling of correction 1/0, still accepted by PyTorch 2.13 — give one, not both.
     Float tensors only. N - correction <= 0 warns and gives inf or NaN, as in PyTorch.
+
+    >>> strided.tensor([1.0, 2.0, 3.0, 4.0]).var().item()
+    1.6666666269302368
     """
     return _to_out(_variance(self, dim, unbiased, keepdim, correction, "var", root=False), out, "var", self)
 
@@ -355,7 +370,11 @@ def var(self: Tensor, dim: Any = None, unbiased: bool | None = None, keepdim: bo
 @method("std")
 def std(self: Tensor, dim: Any = None, unbiased: bool | None = None, keepdim: bool = False, *,
         correction: float | None = None, out: Any = None) -> Tensor:
-    """Standard deviation: the square root of :func:`var` with the same arguments."""
+    """Standard deviation: the square root of :func:`var` with the same arguments.
+
+    >>> strided.tensor([2.0, 4.0, 4.0, 4.0, 5.0, 5.0, 7.0, 9.0]).std(correction=0).item()
+    2.0
+    """
     return _to_out(_variance(self, dim, unbiased, keepdim, correction, "std", root=True), out, "std", self)
 
 
@@ -376,13 +395,20 @@ def all(self: Tensor, dim: Any = None, keepdim: bool = False, *, out: Any = None
     """True where every element along ``dim`` is nonzero (NaN counts as nonzero); empty: True.
 
     bool result, or uint8 for a uint8 tensor (PyTorch's rule).
+
+    >>> strided.tensor([[1, 0], [1, 1]]).all(dim=1).tolist()
+    [False, True]
     """
     return _to_out(_logical(np.logical_and, self, dim, keepdim, "all"), out, "all", self)
 
 
 @method("any")
 def any(self: Tensor, dim: Any = None, keepdim: bool = False, *, out: Any = None) -> Tensor:  # noqa: A001
-    """True where some element along ``dim`` is nonzero; empty: False. bool (uint8 for uint8)."""
+    """True where some element along ``dim`` is nonzero; empty: False. bool (uint8 for uint8).
+
+    >>> strided.tensor([[1, 0], [0, 0]]).any(dim=1).tolist()
+    [True, False]
+    """
     return _to_out(_logical(np.logical_or, self, dim, keepdim, "any"), out, "any", self)
 
 

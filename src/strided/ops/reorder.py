@@ -116,12 +116,21 @@ def flip(input: Tensor, dims: int | Sequence[int]) -> Tensor:
 
 @method("flip")
 def _flip_method(self: Tensor, *dims: Any) -> Tensor:
+    """``flip(self, dims)``: a copy with the order of ``dims`` reversed.
+
+    >>> strided.arange(4).view(2, 2).flip(0).tolist(), strided.arange(3).flip(0).tolist()
+    ([[2, 3], [0, 1]], [2, 1, 0])
+    """
     return flip(self, _varargs(dims, "flip", "dims"))
 
 
 @method("fliplr")
 def fliplr(input: Tensor) -> Tensor:
-    """``flip(input, 1)``; the input must have 2 or more dims (``torch.fliplr``)."""
+    """``flip(input, 1)``; the input must have 2 or more dims (``torch.fliplr``).
+
+    >>> strided.fliplr(strided.arange(4).view(2, 2)).tolist()
+    [[1, 0], [3, 2]]
+    """
     t = tensor_arg(input, "fliplr")
     if len(t._layout.shape) < 2:
         raise StridedRuntimeError(
@@ -133,7 +142,11 @@ def fliplr(input: Tensor) -> Tensor:
 
 @method("flipud")
 def flipud(input: Tensor) -> Tensor:
-    """``flip(input, 0)``; the input must have 1 or more dims (``torch.flipud``)."""
+    """``flip(input, 0)``; the input must have 1 or more dims (``torch.flipud``).
+
+    >>> strided.flipud(strided.arange(4).view(2, 2)).tolist()
+    [[2, 3], [0, 1]]
+    """
     t = tensor_arg(input, "flipud")
     if not t._layout.shape:
         raise StridedRuntimeError(
@@ -552,6 +565,11 @@ def repeat_interleave(input: Tensor, repeats: Any = _COUNTS_ONLY, dim: int | Non
 @method("repeat_interleave")
 def _repeat_interleave_method(self: Tensor, repeats: Any = None, dim: int | None = None, *,
                               output_size: int | None = None) -> Tensor:
+    """``repeat_interleave(self, repeats, dim)``: each element repeated ``repeats`` times.
+
+    >>> strided.tensor([1, 2]).repeat_interleave(2).tolist()
+    [1, 1, 2, 2]
+    """
     if repeats is None:
         raise StridedTypeError(
             join_lines('repeat_interleave() missing 1 required positional arguments: "repeats"',

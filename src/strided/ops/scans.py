@@ -160,13 +160,22 @@ def cumprod(self: Tensor, dim: int, *, dtype: Any = None) -> Tensor:
 
 @method("cumsum_")
 def cumsum_(self: Tensor, dim: int, *, dtype: Any = None) -> Tensor:
-    """In-place :func:`cumsum` (in the tensor's own dtype); returns ``self``."""
+    """In-place :func:`cumsum` (in the tensor's own dtype); returns ``self``.
+
+    >>> x = strided.tensor([1, 2, 3])
+    >>> x.cumsum_(0).tolist()
+    [1, 3, 6]
+    """
     return _scan_(np.add, self, dim, dtype, "cumsum_")
 
 
 @method("cumprod_")
 def cumprod_(self: Tensor, dim: int, *, dtype: Any = None) -> Tensor:
-    """In-place :func:`cumprod` (in the tensor's own dtype); returns ``self``."""
+    """In-place :func:`cumprod` (in the tensor's own dtype); returns ``self``.
+
+    >>> strided.tensor([1, 2, 3]).cumprod_(0).tolist()
+    [1, 2, 6]
+    """
     return _scan_(np.multiply, self, dim, dtype, "cumprod_")
 
 
@@ -221,7 +230,12 @@ def cummax(self: Tensor, dim: int) -> Any:
 
 @method("cummin")
 def cummin(self: Tensor, dim: int) -> Any:
-    """Running minimum along ``dim``: ``return_types.cummin(values, indices)`` (ties: last occurrence)."""
+    """Running minimum along ``dim``: ``return_types.cummin(values, indices)`` (ties: last occurrence).
+
+    >>> r = strided.tensor([3, 1, 2, 0]).cummin(0)
+    >>> r.values.tolist(), r.indices.tolist()
+    ([3, 1, 1, 0], [0, 1, 1, 3])
+    """
     return _cum_extreme(self, dim, "cummin")
 
 

@@ -58,7 +58,11 @@ def _softmax(self: Tensor, dim: Any, dtype: Any, op: str, log: bool) -> Tensor:
 
 @method("softmax")
 def softmax(self: Tensor, dim: int | None = None, dtype: Any = None) -> Tensor:
-    """exp(x - max) / sum(exp(x - max)) along ``dim``; each slice sums to 1."""
+    """exp(x - max) / sum(exp(x - max)) along ``dim``; each slice sums to 1.
+
+    >>> strided.tensor([[0.0, 0.0], [0.0, 1e9]]).softmax(dim=1).tolist()
+    [[0.5, 0.5], [0.0, 1.0]]
+    """
     return _softmax(self, dim, dtype, "softmax", log=False)
 
 
@@ -78,7 +82,11 @@ def _softmax_backward(out: Tensor, x: Tensor, dim: Any = None, dtype: Any = None
 
 @method("log_softmax")
 def log_softmax(self: Tensor, dim: int | None = None, dtype: Any = None) -> Tensor:
-    """(x - max) - log(sum(exp(x - max))) along ``dim``: the log of :func:`softmax`, computed stably."""
+    """(x - max) - log(sum(exp(x - max))) along ``dim``: the log of :func:`softmax`, computed stably.
+
+    >>> strided.tensor([0.0, 0.0]).log_softmax(dim=0).tolist()
+    [-0.6931471824645996, -0.6931471824645996]
+    """
     return _softmax(self, dim, dtype, "log_softmax", log=True)
 
 

@@ -89,7 +89,11 @@ def sort(self: Tensor, dim: int = -1, descending: bool = False, *, stable: bool 
 
 @method("argsort")
 def argsort(self: Tensor, dim: int = -1, descending: bool = False, stable: bool | None = False) -> Tensor:
-    """The int64 indices that sort ``self`` along ``dim`` (``sort(...).indices``)."""
+    """The int64 indices that sort ``self`` along ``dim`` (``sort(...).indices``).
+
+    >>> strided.tensor([3, 1, 2]).argsort().tolist(), strided.tensor([3, 1, 2]).argsort(descending=True).tolist()
+    ([1, 2, 0], [0, 2, 1])
+    """
     d, x, idx = _sort_parts(self, dim, descending, stable, "argsort")
     shape = self._layout.shape
     out = tensor_from_moved(idx, shape, d, int64, preserve_format_strides(shape, self._layout.strides))
@@ -99,7 +103,11 @@ def argsort(self: Tensor, dim: int = -1, descending: bool = False, stable: bool 
 
 @method("msort")
 def msort(self: Tensor) -> Tensor:
-    """The values of ``sort(dim=0)``: each column sorted ascending (NaN last)."""
+    """The values of ``sort(dim=0)``: each column sorted ascending (NaN last).
+
+    >>> strided.msort(strided.tensor([[3, 1], [2, 4]])).tolist()
+    [[2, 1], [3, 4]]
+    """
     tensor_arg(self, "msort")
     d = one_dim(self, 0, "msort")
     support.check("msort", self._dtype, (self,))

@@ -14,7 +14,7 @@ dtype on their uncached (dtype-deciding) path, so a supported call pays nothing 
 
 >>> check("lt", strided.complex64)
 Traceback (most recent call last):
-NotImplementedError: "lt_cpu" not implemented for 'ComplexFloat'
+strided.errors.StridedNotImplementedError: "lt_cpu" not implemented for 'ComplexFloat'
 ...
 """
 

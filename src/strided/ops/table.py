@@ -36,6 +36,7 @@ from . import (
     scans,
     searching,
     sets,
+    shifts,
     softmax,
     sorting,
     triangles,
@@ -100,6 +101,8 @@ _MORE: tuple[tuple[Any, str, str], ...] = (
     (binary_more, "compute", "hypot atan2 arctan2 copysign fmod logical_and logical_or logical_xor lerp isclose"),
     (nan_reductions, "compute", "amax amin aminmax nansum nanmean logsumexp count_nonzero norm"),
     (distance, "compute", "cdist"),
+    (shifts, "compute", "bitwise_left_shift bitwise_right_shift"),
+    (shifts, "view", "positive"),
 )
 
 

@@ -101,7 +101,11 @@ def tril(input: Tensor, diagonal: int = 0) -> Tensor:
 
 @method("triu")
 def triu(input: Tensor, diagonal: int = 0) -> Tensor:
-    """The upper triangle of the last two dims (``col >= row + diagonal``), others 0 (``torch.triu``)."""
+    """The upper triangle of the last two dims (``col >= row + diagonal``), others 0 (``torch.triu``).
+
+    >>> strided.triu(strided.ones(3, 3, dtype=strided.int64)).tolist()
+    [[1, 1, 1], [0, 1, 1], [0, 0, 1]]
+    """
     return _triangle(input, diagonal, False)
 
 
@@ -119,13 +123,21 @@ def triu_backward(out: Tensor, input: Tensor, diagonal: int = 0) -> Any:  # noqa
 
 @method("tril_")
 def tril_(self: Tensor, diagonal: int = 0) -> Tensor:
-    """In-place ``tril``: zeroes the elements above the ``diagonal`` and returns the tensor."""
+    """In-place ``tril``: zeroes the elements above the ``diagonal`` and returns the tensor.
+
+    >>> strided.ones(2, 2, dtype=strided.int64).tril_().tolist()
+    [[1, 0], [1, 1]]
+    """
     return _triangle_(self, diagonal, True)
 
 
 @method("triu_")
 def triu_(self: Tensor, diagonal: int = 0) -> Tensor:
-    """In-place ``triu``: zeroes the elements below the ``diagonal`` and returns the tensor."""
+    """In-place ``triu``: zeroes the elements below the ``diagonal`` and returns the tensor.
+
+    >>> strided.ones(2, 2, dtype=strided.int64).triu_(1).tolist()
+    [[0, 1], [0, 0]]
+    """
     return _triangle_(self, diagonal, False)
 
 
@@ -199,7 +211,11 @@ def diag_backward(out: Tensor, input: Tensor, diagonal: int = 0) -> Any:  # noqa
 
 @method("diagflat")
 def diagflat(input: Tensor, offset: int = 0) -> Tensor:
-    """A new square matrix with the flattened ``input`` on diagonal ``offset`` (``torch.diagflat``)."""
+    """A new square matrix with the flattened ``input`` on diagonal ``offset`` (``torch.diagflat``).
+
+    >>> strided.diagflat(strided.tensor([1, 2])).tolist()
+    [[1, 0], [0, 2]]
+    """
     t = tensor_arg(input, "diagflat")
     k = int_arg(offset, "diagflat", "offset", 2)
     return _embed_1d(t, t._np().reshape(-1), k, "diagflat")

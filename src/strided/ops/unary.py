@@ -173,9 +173,16 @@ def _make_unary(op: UnaryOp) -> tuple[Callable[[Any], Tensor], Callable[[Tensor]
 
     fn = plain if op.ufunc is None else _fast_unary(op)
     fn.__name__ = fn.__qualname__ = op.name
-    fn.__doc__ = f"Elementwise ``{op.name}`` (PyTorch semantics); a fresh tensor keeping the input's dim order."
+    fn.__doc__ = (f"Elementwise ``{op.name}`` (PyTorch semantics); a fresh tensor keeping the input's dim order.\n\n"
+                  f"    >>> x = strided.ones(2, 3{', dtype=strided.int64' if op.name == 'bitwise_not' else ''}).t()\n"
+                  f"    >>> x.{op.name}().shape, x.{op.name}().stride()  # x's strides: (1, 3)\n"
+                  "    ((3, 2), (1, 3))\n")
     inplace.__name__ = op.name + "_"
-    inplace.__doc__ = f"In-place ``{op.name}``: writes into this tensor; its dtype must hold the result."
+    inplace.__doc__ = (f"In-place ``{op.name}``: writes into this tensor; its dtype must hold the result.\n\n"
+                       f"    >>> x = strided.ones(2, 3{', dtype=strided.int64' if op.name == 'bitwise_not' else ''})\n"
+                       "    >>> col = x[:, 0]\n"
+                       f"    >>> col.{op.name}_() is col, x[:, 1:].tolist()  # column 0 written, in x's memory\n"
+                       f"    (True, {[[1, 1], [1, 1]] if op.name == 'bitwise_not' else [[1.0, 1.0], [1.0, 1.0]]})\n")
     return fn, inplace
 
 
@@ -362,6 +369,9 @@ def clamp(input: Any, min: Any = None, max: Any = None, *, out: Any = None) -> T
     The result dtype is ``result_type(input, min, max)`` (an int tensor clamped at 0.5 is
     float32). If ``min > max`` every element becomes ``max``, as in PyTorch. ``out=``: see
     :func:`strided.ops.out.write_out`.
+
+    >>> strided.tensor([-2, 0, 5]).clamp(min=-1, max=3).tolist()
+    [-1, 0, 3]
     """
     if out is not None:
         from .out import write_out
@@ -371,7 +381,12 @@ def clamp(input: Any, min: Any = None, max: Any = None, *, out: Any = None) -> T
 
 
 def clamp_(self: Tensor, min: Any = None, max: Any = None) -> Tensor:  # noqa: A002
-    """In-place :func:`clamp`."""
+    """In-place :func:`clamp`.
+
+    >>> x = strided.tensor([-2.0, 0.5, 3.0])
+    >>> x.clamp_(0.0, 1.0).tolist(), x.tolist()
+    ([0.0, 0.5, 1.0], [0.0, 0.5, 1.0])
+    """
     return _clamp(self, min, max, self)
 
 
@@ -387,6 +402,10 @@ def where(condition: Any, input: Any = _ONE_ARG, other: Any = _ONE_ARG, *, out: 
     ``condition`` must be a bool tensor; ``input``/``other`` are tensors or Python scalars,
     and the result dtype is ``result_type(input, other)``. With ``condition`` alone, as in
     PyTorch, the tuple of its non-zero positions: ``nonzero(condition, as_tuple=True)``.
+
+    >>> x = strided.tensor([-1.0, 2.0, -3.0])
+    >>> strided.where(x > 0, x, 0.0).tolist()
+    [0.0, 2.0, 0.0]
     """
     if input is _ONE_ARG and other is _ONE_ARG:
         from .masked import nonzero  # (masked sits beside this module; imported on use)
@@ -457,7 +476,12 @@ def where_backward(out: Any, *args: Any, **kwargs: Any) -> Any:
 
 
 def _where_method(self: Tensor, condition: Any, other: Any) -> Tensor:
-    """``self.where(condition, other)`` is ``strided.where(condition, self, other)``."""
+    """``self.where(condition, other)`` is ``strided.where(condition, self, other)``.
+
+    >>> x = strided.tensor([1.0, -1.0])
+    >>> x.where(x > 0, 0.0).tolist()
+    [1.0, 0.0]
+    """
     return where(condition, self, other)
 
 

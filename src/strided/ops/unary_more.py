@@ -60,9 +60,9 @@ class MoreUnary:
     aliases: tuple[str, ...] = ()
     # for an alias's copy of the op (fix is trunc): the op PyTorch's refusals are named after
     canonical: str = ""
-    # the output is laid out as ``empty_like(input)`` (PyTorch's nan_to_num, and isinf/isfinite of
-    # integers, which are zeros_like/ones_like), not as TensorIterator lays it out: "always", "ints";
-    # "isinf": PyTorch's isinf of floats is ``x.abs() == inf``, laid out as that comparison
+    # the output is not laid out as one TensorIterator op lays it out (see :func:`_composite_strides`):
+    # "always" as ``empty_like(input)`` (nan_to_num, deg2rad, rad2deg); "isinf" / "isfinite" as
+    # PyTorch's composites of those names
     like: str = ""
 
 
@@ -91,10 +91,12 @@ def _isneginf(x: np.ndarray, out: np.ndarray) -> None:
 
 
 def _float_test(uf: Callable[..., Any], integral: bool) -> Kernel:
-    """isnan/isinf/...: the ufunc on floats; a constant for bool and integer input."""
+    """isnan/isinf/...: the ufunc on floats and complex numbers (NumPy's and PyTorch's complex rules
+    agree: isnan and isinf when either part is, isfinite when both parts are); a constant for bool
+    and integer input."""
 
     def run(x: np.ndarray, out: np.ndarray, compute: np.dtype, d: DType) -> None:
-        if d.is_floating_point:
+        if d.is_floating_point or d.is_complex:
             uf(x, out=out)
         else:
             out[...] = integral
@@ -196,7 +198,7 @@ def _float(name: str, kernel: Kernel, *aliases: str) -> MoreUnary:
 TABLE: tuple[MoreUnary, ...] = (
     MoreUnary("isnan", _float_test(np.isnan, False), "bool", inplace=False),
     MoreUnary("isinf", _float_test(np.isinf, False), "bool", inplace=False, like="isinf"),
-    MoreUnary("isfinite", _float_test(np.isfinite, True), "bool", inplace=False, like="ints"),
+    MoreUnary("isfinite", _float_test(np.isfinite, True), "bool", inplace=False, like="isfinite"),
     MoreUnary("isposinf", _float_test(_isposinf, False), "bool", inplace=False),
     MoreUnary("isneginf", _float_test(_isneginf, False), "bool", inplace=False),
     MoreUnary("signbit", _signbit, "bool", inplace=False),
@@ -243,6 +245,36 @@ def _result_dtype(op: MoreUnary, d: DType) -> DType:
     return int64 if (d is bool_ and op.bool_to_long) else d
 
 
+def _composite_strides(like: str, d: DType, shape: tuple[int, ...], strides: tuple[int, ...]) -> tuple[int, ...]:
+    """The strides of an op PyTorch writes as a composite of other ops (so its output is laid out
+    by the last of them, each laid out by TensorIterator from its own operands' strides), or as
+    ``empty_like``.
+
+    - "always": ``empty_like(input)``'s (preserve-format) strides.
+    - "isinf": integers and bool ``zeros_like``; floats ``x.abs() == inf``; complex numbers
+      ``isinf(x.real) |= isinf(x.imag)``, laid out as the float isinf of the real part (a view with
+      strides twice the input's, in real elements).
+    - "isfinite": integers and bool ``ones_like``; floats ``(x == x) * (x.abs() != inf)``;
+      complex numbers ``isfinite(x.real) &= isfinite(x.imag)``, as the float isfinite of the real part.
+
+    The chain matters where the ops' layouts differ: ``x == x`` of a (1, 1, 2) tensor with strides
+    (2, 1, 2) gives strides (1, 1, 1) (its dim order), which count as contiguous, so the product
+    of the two comparisons takes TensorIterator's contiguous fast set-up: (2, 2, 1).
+
+    >>> _composite_strides("isfinite", strided.float32, (1, 1, 2), (2, 1, 2))
+    (2, 2, 1)
+    """
+    if like == "always" or not (d.is_floating_point or d.is_complex):
+        return L.preserve_format_strides(shape, strides)
+    if d.is_complex:
+        strides = tuple(2 * s for s in strides)  # x.real: every stride counted in real elements
+    out = L.elementwise_output_strides
+    compared = out(shape, [(shape, out(shape, [(shape, strides)])), ((), ())])  # x.abs() == inf (or != inf)
+    if like == "isinf":
+        return compared
+    return out(shape, [(shape, out(shape, [(shape, strides), (shape, strides)])), (shape, compared)])  # (x == x) * ...
+
+
 def run_unary(op: MoreUnary, x: Any, target: Tensor | None = None, args: tuple = (), out: Any = None) -> Tensor:
     """``op(x, *args)`` into a fresh output (TensorIterator's strides) or into ``target`` (``x``
     itself, after PyTorch's in-place checks), or written into ``out=`` (:func:`strided.ops.out.write_out`);
@@ -269,11 +301,8 @@ def _run(op: MoreUnary, x: Any, target: Tensor | None, args: tuple) -> Tensor:
         raise _not_implemented(op.kernel_name, d, (x,), f"fix: convert first, e.g. x.to(strided.float32).{name}()")
     rt = _result_dtype(op, d)
     shape = x._layout.shape
-    if target is None and (op.like == "always" or (op.like in ("ints", "isinf") and not d.is_floating_point)):
-        out = result(shape, rt, L.preserve_format_strides(shape, x._layout.strides))
-    elif target is None and op.like == "isinf":
-        first = L.elementwise_output_strides(shape, [(shape, x._layout.strides)])  # x.abs()
-        out = result(shape, rt, L.elementwise_output_strides(shape, [(shape, first), ((), ())]))  # == inf
+    if target is None and op.like:
+        out = result(shape, rt, _composite_strides(op.like, d, shape, x._layout.strides))
     elif target is None:
         out = _fresh_output(shape, rt, [x], d if op.rule == "bool" else rt)
     else:
@@ -303,9 +332,16 @@ def _make(op: MoreUnary) -> tuple[Callable[..., Tensor], Callable[..., Tensor] |
 
     plain.__name__ = plain.__qualname__ = op.name
     plain.__doc__ = (f"Elementwise ``{op.name}`` (PyTorch semantics, dtype rule {op.rule!r}); a fresh "
-                     "tensor keeping the input's dim order.")
+                     "tensor keeping the input's dim order.\n\n"
+                     "    >>> x = strided.ones(2, 3).t()\n"
+                     f"    >>> x.{op.name}().shape, x.{op.name}().stride()  # x's strides: (1, 3)\n"
+                     "    ((3, 2), (1, 3))\n")
     inplace.__name__ = inplace.__qualname__ = op.name + "_"
-    inplace.__doc__ = f"In-place ``{op.name}``: writes into this tensor; its dtype must hold the result."
+    inplace.__doc__ = (f"In-place ``{op.name}``: writes into this tensor; its dtype must hold the result.\n\n"
+                       "    >>> x = strided.ones(2, 3)\n"
+                       "    >>> col = x[:, 0]\n"
+                       f"    >>> col.{op.name}_() is col, x[:, 1:].tolist()  # column 0 written, in x's memory\n"
+                       "    (True, [[1.0, 1.0], [1.0, 1.0]])\n")
     return plain, (inplace if op.inplace else None)
 
 
@@ -344,7 +380,7 @@ def round(input: Any, *, decimals: int = 0, out: Any = None) -> Tensor:  # noqa:
 
     Integer tensors come back unchanged (``decimals`` must then be 0); bool is refused.
 
-    >>> strided.round(strided.tensor([0.5, 1.5, 1.25]), decimals=1).tolist()
+    >>> strided.round(strided.tensor([0.5, 1.5, 1.25], dtype=strided.float64), decimals=1).tolist()
     [0.5, 1.5, 1.2]
     """
     d = input._dtype if isinstance(input, Tensor) else None
@@ -353,7 +389,11 @@ def round(input: Any, *, decimals: int = 0, out: Any = None) -> Tensor:  # noqa:
 
 
 def round_(self: Tensor, *, decimals: int = 0) -> Tensor:
-    """In-place :func:`round`."""
+    """In-place :func:`round`.
+
+    >>> strided.tensor([0.5, 1.5, 2.7]).round_().tolist()
+    [0.0, 2.0, 3.0]
+    """
     args = (_decimals(decimals, self._dtype, "round_"),) if decimals else ()
     return run_unary(OPS["round"], self, target=self, args=args)
 
@@ -386,7 +426,11 @@ def nan_to_num(input: Any, nan: float = 0.0, posinf: float | None = None,
 
 def nan_to_num_(self: Tensor, nan: float = 0.0, posinf: float | None = None,
                 neginf: float | None = None) -> Tensor:
-    """In-place :func:`nan_to_num`."""
+    """In-place :func:`nan_to_num`.
+
+    >>> strided.tensor([float("nan"), 1.0]).nan_to_num_(nan=-1.0).tolist()
+    [-1.0, 1.0]
+    """
     args = (_finite_arg(nan, "nan", "nan_to_num_") or 0.0, _finite_arg(posinf, "posinf", "nan_to_num_"),
             _finite_arg(neginf, "neginf", "nan_to_num_"))
     if isinstance(self, Tensor) and not (self._dtype.is_floating_point or self._dtype.is_complex):
