@@ -131,7 +131,7 @@ def test_a_listener_that_raises_leaves_no_listener_open():
 # ---------------------------------------------------------------- the op table
 
 _NOT_OPS = {  # public names that are no op: types, constants, settings, factories, predicates
-    "__version__",
+    "__version__", "enable_grad", "is_grad_enabled", "no_grad", "set_grad_enabled",
     "bool", "bool_", "broadcasting", "BroadcastError", "BroadcastWarning", "channels_last",
     "contiguous_format", "CopyRecord", "DType", "float16", "float32", "float64", "int16", "int32",
     "int64", "int8", "uint8", "Layout", "OverlapWriteError", "preserve_format", "promote_types",

@@ -214,6 +214,7 @@ class _Renderer:
 
     def signature(self, fn: Callable[..., Any], *, method: bool) -> str:
         """``(params) -> ret`` of ``fn``; for a method the first parameter is the plain self."""
+        fn = inspect.unwrap(fn)  # (the raw forward under an autograd recording wrapper: its own globals)
         sig = inspect.signature(fn)
         scope = getattr(fn, "__globals__", {})
         parts: list[str] = []

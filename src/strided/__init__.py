@@ -5,8 +5,9 @@ offset). Views never copy; copies say so. Tensor methods follow PyTorch; the
 module functions with ``order=``/``copy=`` follow NumPy.
 """
 
-from . import array_api, describe, linalg, nn, ops, writes  # noqa: F401  (importing them installs their methods on Tensor)
+from . import array_api, autograd, describe, linalg, nn, ops, writes  # noqa: F401  (importing them installs their methods on Tensor)
 from ._version import __version__
+from .autograd import enable_grad, is_grad_enabled, no_grad, set_grad_enabled
 from .creation import (
     arange,
     empty,
@@ -295,7 +296,7 @@ from .tensor import Tensor
 bool = bool_  # noqa: A001 - strided.bool mirrors torch.bool
 
 __all__ = [
-    "__version__", "bitwise_left_shift", "bitwise_right_shift", "positive",
+    "__version__", "enable_grad", "is_grad_enabled", "no_grad", "set_grad_enabled", "bitwise_left_shift", "bitwise_right_shift", "positive",
     "asarray", "from_dlpack", "StridedBufferError",
     "index_put", "index_put_",
     "adjoint", "angle", "cdouble", "cfloat", "complex", "complex128", "complex64", "conj", "conj_physical", "imag", "is_complex", "is_conj", "polar", "real", "resolve_conj", "uint16", "uint32", "uint64", "view_as_complex", "view_as_real",

@@ -6,7 +6,7 @@
 >>> y.grad_fn
 <SumBackward0 object at ...>
 >>> y.backward(); x.grad
-tensor([[2., 5.],
+tensor([[2., 6.],
         [4., 8.]])
 
 The parts: :mod:`.graph` (nodes, tensor records, version counters), :mod:`.engine` (the

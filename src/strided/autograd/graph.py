@@ -10,7 +10,7 @@ gradient of its output to the gradients of its inputs.
 
 >>> x = strided.ones(3, requires_grad=True); y = (x * 2).sum()
 >>> y.grad_fn, y.grad_fn.next_functions
-(<SumBackward0>, ((<MulBackward0>, 0),))
+(<SumBackward0 object at ...>, ((<MulBackward0 object at ...>, 0),))
 """
 
 from __future__ import annotations

@@ -22,7 +22,7 @@ wrapped by :func:`track_inplace`. Before autograd is first used it is the plain 
 advanced key it is PyTorch's ``index_put_`` (``IndexPutBackward0``).
 
 >>> a = strided.ones(2, 3, requires_grad=True); b = a * 1
->>> b[0].mul_(2); b.grad_fn.name()
+>>> _ = b[0].mul_(2); b.grad_fn.name()
 'torch::autograd::CopySlices'
 """
 

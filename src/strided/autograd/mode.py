@@ -46,8 +46,15 @@ class _GradMode:
 class no_grad(_GradMode):  # noqa: N801 - PyTorch's name
     """Inside it ops record no graph (results need no gradient), e.g. a parameter update.
 
+    >>> w = strided.ones(2, requires_grad=True)
+    >>> (w * w).sum().backward()
     >>> with strided.no_grad():
     ...     w -= 0.1 * w.grad
+    >>> w.tolist(), w.requires_grad, (w * 2).requires_grad
+    ([0.800000011920929, 0.800000011920929], True, True)
+    >>> with strided.no_grad():
+    ...     (w * 2).requires_grad
+    False
     """
 
     mode = False
