@@ -51,11 +51,14 @@ def test_unary_ops_match_torch(spec, name, dtype, seed):
 
 
 @settings(max_examples=40, deadline=None)
-@given(specs(max_dims=3), hs.sampled_from(["isnan", "isinf", "isfinite"]), hs.sampled_from(["complex64", "complex128"]),
-       hs.integers(0, 2**16))
+@given(specs(max_dims=3), hs.sampled_from(["isnan", "isinf", "isfinite", "sgn", "nan_to_num"]),
+       hs.sampled_from(["complex64", "complex128"]), hs.integers(0, 2**16))
 @example(Spec(3, (1, 1, 2), (2, 1, 2), 0), "isinf", "complex64", 0)
+@example(Spec(3, (3,), (1,), 0), "sgn", "complex64", 3)  # infinite parts: NaN, as PyTorch's z / |z|
+@example(Spec(3, (3,), (1,), 0), "nan_to_num", "complex128", 3)  # each part replaced on its own
 def test_float_tests_of_complex_numbers_match_torch(spec, name, dtype, seed):
-    # either part NaN or infinite counts; the output is laid out as PyTorch's composite on x.real
+    # either part NaN or infinite counts (isnan, isinf, isfinite; sgn gives NaN); nan_to_num replaces
+    # each part; the test ops' output is laid out as PyTorch's composite on x.real
     rng = np.random.default_rng(seed)
     parts = rng.choice(np.array([0.0, 1.5, -2.0, np.nan, np.inf, -np.inf]), size=(2, spec.storage_size))
     data = np.empty(spec.storage_size, dtype)

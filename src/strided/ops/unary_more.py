@@ -140,6 +140,11 @@ def _sign(x: np.ndarray, out: np.ndarray, compute: np.dtype, d: DType) -> None:
     """-1, 0 or 1; bool stays; NaN gives 0 as PyTorch's (0 < x) - (x < 0)."""
     if d is bool_:
         np.copyto(out, x, casting="unsafe")
+    elif d.is_complex:  # sgn: z / |z|, 0 at 0 (PyTorch's: an infinite part gives NaN, NumPy's sign does not)
+        with np.errstate(all="ignore"):
+            size = np.abs(x)  # (computed before out is written: x may be out, in place)
+            np.divide(x, size, out=out, dtype=compute, casting="unsafe")
+        np.copyto(out, 0, where=size == 0)
     elif not d.is_floating_point:
         np.sign(x, out=out, dtype=compute, casting="unsafe")
     else:
@@ -177,13 +182,14 @@ def _nan_to_num(x: np.ndarray, out: np.ndarray, compute: np.dtype, d: DType,
     """NaN -> ``nan``, +inf -> ``posinf`` (default: the dtype's largest), -inf -> ``neginf``
     (default: its lowest); integers and bool are copied unchanged."""
     values = np.array(x, dtype=compute, copy=True)  # (a copy: x may be out itself, in place)
-    if d.is_floating_point:
-        info = np.finfo(compute)
-        np.copyto(values, compute.type(nan), where=np.isnan(values), casting="unsafe")
-        np.copyto(values, compute.type(info.max if posinf is None else posinf), where=np.isposinf(values),
-                  casting="unsafe")
-        np.copyto(values, compute.type(info.min if neginf is None else neginf), where=np.isneginf(values),
-                  casting="unsafe")
+    # a complex number's real and imaginary parts are replaced each on its own (PyTorch, NumPy)
+    parts = (values.real, values.imag) if d.is_complex else (values,) if d.is_floating_point else ()
+    for part in parts:
+        info = np.finfo(part.dtype)
+        kind = part.dtype.type
+        np.copyto(part, kind(nan), where=np.isnan(part), casting="unsafe")
+        np.copyto(part, kind(info.max if posinf is None else posinf), where=np.isposinf(part), casting="unsafe")
+        np.copyto(part, kind(info.min if neginf is None else neginf), where=np.isneginf(part), casting="unsafe")
     np.copyto(out, values, casting="unsafe")
 
 
