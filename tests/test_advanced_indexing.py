@@ -199,6 +199,10 @@ def test_write_matches_torch(data) -> None:
     spec = data.draw(specs(min_dims=1, max_dims=3))
     template = data.draw(keys(spec.shape))
     assume(not _torch_miscounts(template))
+    # a target whose elements share memory through non-zero strides (shape (3, 2), strides (1, 2)):
+    # which write lands last is each library's loop order, which neither promises
+    live = [(n, d) for n, d in zip(spec.shape, spec.strides) if d != 0]
+    assume(not st.layout.overlaps(tuple(n for n, _ in live), tuple(d for _, d in live)))
     t, s, torch_buffer = _pair(spec)
     before = s._storage.array.copy()
     number = data.draw(hs.sampled_from([None, 5.0, -1]))
