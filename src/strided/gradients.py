@@ -35,10 +35,10 @@ from typing import Any
 import numpy as np
 
 from . import layout as L
-from .dispatch import result
+from .dispatch import adopted
 from .errors import StridedRuntimeError
 
-__all__ = ["BACKWARD", "backward", "flat_indices", "requires_grad", "scatter_into_view", "sum_to", "zeros_of"]
+__all__ = ["BACKWARD", "backward", "flat_indices", "requires_grad", "scatter_into_view", "sum_to", "grad_zeros"]
 
 OPERANDS = ("self", "two", "dunder", "property", "any")
 
@@ -65,11 +65,16 @@ def requires_grad(t: Any) -> bool:
     return m is not None and (m.requires_grad or m.grad_fn is not None)
 
 
-def zeros_of(shape: tuple, like: Any) -> Any:
-    """A new zero tensor of ``shape`` with ``like``'s dtype (the canvas of a scatter)."""
-    z = result(shape, like._dtype)
-    z._storage.array[...] = 0
-    return z
+def grad_zeros(shape: tuple[int, ...], dtype: Any) -> Any:
+    """A new contiguous zero tensor of ``shape`` and ``dtype``, memory of its own: the canvas the
+    backward rules scatter or add a gradient into (``np.zeros`` asks the allocator for zeroed
+    pages: no fill pass).
+
+    >>> grad_zeros((2, 3), strided.float64).sum().item()
+    0.0
+    """
+    return adopted(np.zeros(L.product(shape), dtype.numpy), L.Layout._trusted(shape, L.contiguous_strides(shape), 0),
+                   dtype)
 
 
 def scatter_into_view(shape: tuple, g: Any, take_view: Callable[[Any], Any]) -> Any:
@@ -78,7 +83,7 @@ def scatter_into_view(shape: tuple, g: Any, take_view: Callable[[Any], Any]) -> 
     >>> scatter_into_view((3,), strided.ones(1), lambda z: z[1:2])
     tensor([0., 1., 0.])
     """
-    z = zeros_of(shape, g)
+    z = grad_zeros(shape, g._dtype)
     v = take_view(z)
     lay = v._layout
     if L.overlaps(lay.shape, lay.strides) is False:

@@ -37,7 +37,7 @@ from .dispatch import OPEN, copy_of, reinterpreted, storage_root, view_of
 from .dtypes import TORCH_NAME, DType, to_dtype
 from .errors import StridedNotImplementedError, StridedRuntimeError, StridedTypeError, join_lines
 from .formatting import format_tensor
-from .gradients import BACKWARD, backward, flat_indices, scatter_into_view, sum_to, zeros_of
+from .gradients import BACKWARD, backward, flat_indices, grad_zeros, scatter_into_view, sum_to
 from .indexing import AdvancedIndex, index_layout
 from .kernels import copy_array, numpy_view
 from .layout import Layout
@@ -189,7 +189,7 @@ def _pieces_back(name: str) -> Callable[..., Any]:
 
         def grads(*pieces: Any) -> tuple:
             like = next(g for g in pieces if g is not None)
-            z = zeros_of(shape, like)
+            z = grad_zeros(shape, like._dtype)
             for start, piece_grad in zip(starts, pieces):
                 if piece_grad is None:
                     continue

@@ -36,8 +36,9 @@ from typing import Any
 from .. import layout as L
 from ..dispatch import copy_of
 from ..errors import StridedRuntimeError, join_lines
-from ..gradients import BACKWARD, zeros_of
+from ..gradients import BACKWARD
 from ..indexing import AdvancedIndex, index_layout
+from ..ops import gradtools
 from ..tensor import Tensor
 from . import graph as G
 from .engine import fit
@@ -342,7 +343,7 @@ class CopySlices(Node):
 
 def _zeros_for(old: Tensor) -> Callable[[Tensor], Tensor]:
     shape = old._layout.shape
-    return lambda g: zeros_of((), g).expand(shape)  # a zero gradient: one element, expanded
+    return lambda g: gradtools.zeros(shape, g._dtype)  # a zero gradient: one element, expanded
 
 
 def _copy(old: Tensor, src: Any, *args: Any, **kwargs: Any) -> tuple:

@@ -32,7 +32,7 @@ from ..tensor import Tensor, tensor_arg
 from . import return_types
 from .elementwise import extremum_backward
 from .reduce_args import reduced_shape, reduction_dims, shape_text
-from .registry import backward, method, zeros_of
+from .registry import backward, grad_zeros, method
 from .support import check as _check_support
 
 
@@ -149,7 +149,7 @@ def _extreme_rule(name: str) -> Any:
         def along(g: Tensor) -> tuple:
             idx = indices if keepdim or not shape else indices.unsqueeze(d)
             gk = g if keepdim or not shape else g.unsqueeze(d)
-            return (zeros_of(shape, g).scatter(d, idx, gk),)
+            return (grad_zeros(shape, g._dtype).scatter(d, idx, gk),)
 
         return f"{name}Backward0", (x,), along, (indices,)
 

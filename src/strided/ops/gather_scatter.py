@@ -29,6 +29,7 @@ from ..errors import (
     StridedTypeError,
     join_lines,
 )
+from ..gradients import grad_zeros
 from ..layout import Layout
 from ..tensor import Tensor
 from . import support
@@ -40,7 +41,6 @@ from .index_common import (
     check_no_overlap,
     check_target,
     fill_value,
-    grad_zeros,
     index_array,
     scalar_name,
     shares_memory,

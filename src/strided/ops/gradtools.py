@@ -26,6 +26,7 @@ import numpy as np
 
 from ..dispatch import adopted, result, result_array
 from ..dtypes import DType
+from ..gradients import grad_zeros
 from ..layout import Layout
 from ..tensor import Tensor
 
@@ -43,13 +44,6 @@ def zeros(shape: tuple[int, ...], dtype: DType) -> Tensor:
     z = result((), dtype)
     z._storage.array[...] = 0
     return z.expand(shape) if shape else z
-
-
-def zeros_filled(shape: tuple[int, ...], dtype: DType) -> Tensor:
-    """A new zero tensor of ``shape`` with memory of its own (the target of a scatter)."""
-    z = result(shape, dtype)
-    z._storage.array[...] = 0
-    return z
 
 
 def unreduce(g: Tensor, shape: tuple[int, ...], dims: tuple[int, ...], keepdim: bool) -> Tensor:
@@ -109,4 +103,4 @@ def norm_grad(g: Tensor, x: Tensor, norm: Tensor, p: float, dims: tuple[int, ...
     return scaled * (g / norm.pow(p - 1)).masked_fill(norm == 0, 0)
 
 
-__all__ = ["from_numpy_result", "needs_grad", "norm_grad", "scale_by_count", "keep", "unreduce", "zeros", "zeros_filled"]
+__all__ = ["from_numpy_result", "needs_grad", "norm_grad", "scale_by_count", "keep", "unreduce", "zeros", "grad_zeros"]

@@ -21,11 +21,10 @@ import numpy as np
 
 from .. import layout as L
 from ..args import is_number, type_name
-from ..dispatch import adopted, memory_overlap, shares_storage
+from ..dispatch import memory_overlap, shares_storage
 from ..dtypes import DType, int32, int64
 from ..errors import StridedRuntimeError, StridedTypeError, join_lines
 from ..kernels import check_writable
-from ..layout import Layout
 from ..messages import partial_overlap
 from ..scalars import filled
 from ..tensor import Tensor
@@ -292,14 +291,3 @@ def storage_blocks(idx: np.ndarray, strides: tuple[int, ...], dim: int, offset: 
             lin += base
             base = 0
         yield r0 * per, r1 * per, base, lin.reshape(-1)
-
-
-def grad_zeros(shape: tuple[int, ...], dtype: DType) -> Tensor:
-    """A new contiguous zero tensor: where the backward rules of the index ops add or write the
-    gradient (``np.zeros`` asks the allocator for zeroed pages: no fill pass).
-
-    >>> grad_zeros((2, 3), strided.float64).sum().item()
-    0.0
-    """
-    return adopted(np.zeros(L.product(shape), dtype.numpy),
-                   Layout._trusted(shape, L.contiguous_strides(shape), 0), dtype)

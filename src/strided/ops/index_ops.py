@@ -16,6 +16,7 @@ import numpy as np
 from .. import layout as L
 from ..dispatch import OPEN, adopted, copied, report, result
 from ..errors import StridedIndexError, StridedRuntimeError, join_lines
+from ..gradients import grad_zeros
 from ..layout import Layout
 from ..tensor import Tensor
 from . import support
@@ -29,7 +30,6 @@ from .index_common import (
     check_same_dtype,
     check_target,
     fill_value,
-    grad_zeros,
     index_array,
     scalar_name,
     shares_memory,

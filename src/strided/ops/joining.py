@@ -21,13 +21,13 @@ from .. import layout as L
 from ..dispatch import copied, result, result_array
 from ..dtypes import DType
 from ..errors import StridedRuntimeError, StridedTypeError, StridedValueError, join_lines
+from ..gradients import grad_zeros
 from ..kernels import numpy_view
 from ..layout import Layout
 from ..layout import plans as P
 from ..layout.formats import format_strides, suggest_format
 from ..tensor import Tensor, tensor_arg
 from .broadcasting import broadcast_all
-from .index_common import grad_zeros
 from .promotion import promote_types
 from .registry import backward, method
 

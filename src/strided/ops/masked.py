@@ -18,12 +18,13 @@ from .. import layout as L
 from ..dispatch import OPEN, adopted, copied, report, result
 from ..dtypes import bool_, int64
 from ..errors import StridedRuntimeError, join_lines
+from ..gradients import grad_zeros
 from ..kernels.listeners import silenced
 from ..layout import Layout
 from ..messages import partial_overlap
 from ..tensor import Tensor
 from . import support
-from .index_common import check_target, fill_value, grad_zeros, overlap, scalar_name, shares_memory, tensor_of
+from .index_common import check_target, fill_value, overlap, scalar_name, shares_memory, tensor_of
 from .registry import backward, method
 
 _trusted = Layout._trusted

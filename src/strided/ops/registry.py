@@ -5,7 +5,7 @@ decorator is :func:`strided.tensor.installs_as`, shared with the write path).
 
 ``@backward("mul", "multiply", operands="two")`` registers the op's gradient rule, written right
 after its forward in the same module. The registry and the helpers rules share
-(:func:`sum_to`, :func:`scatter_into_view`, :func:`zeros_of`, :func:`flat_indices`,
+(:func:`sum_to`, :func:`scatter_into_view`, :func:`grad_zeros`, :func:`flat_indices`,
 :func:`requires_grad`) live in :mod:`strided.gradients` (below :mod:`strided.tensor`, whose views
 register their rules too); this module re-exports them for the ops. See that module's doc for
 the rule contract.
@@ -13,8 +13,8 @@ the rule contract.
 
 from __future__ import annotations
 
-from ..gradients import BACKWARD, backward, flat_indices, requires_grad, scatter_into_view, sum_to, zeros_of
+from ..gradients import BACKWARD, backward, flat_indices, grad_zeros, requires_grad, scatter_into_view, sum_to
 from ..tensor import installs_as as method
 
 __all__ = ["BACKWARD", "backward", "flat_indices", "method", "requires_grad", "scatter_into_view", "sum_to",
-           "zeros_of"]
+           "grad_zeros"]

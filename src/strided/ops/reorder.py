@@ -30,9 +30,9 @@ from ..errors import (
     StridedTypeError,
     join_lines,
 )
+from ..gradients import grad_zeros
 from ..layout import plans as P
 from ..tensor import Tensor, tensor_arg
-from .index_common import grad_zeros
 from .joining import dim_int
 from .promotion import TORCH_NAMES
 from .registry import backward, method

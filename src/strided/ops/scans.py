@@ -416,7 +416,7 @@ def _cum_extreme_rule(node: str) -> Any:
         def grads(g: Tensor) -> tuple:
             if not x.ndim:
                 return (g,)
-            return (gradtools.zeros_filled(x._layout.shape, g._dtype).scatter_add(d, indices, g),)
+            return (gradtools.grad_zeros(x._layout.shape, g._dtype).scatter_add(d, indices, g),)
 
         return node, (x,), grads, (indices,)
 

@@ -303,7 +303,7 @@ def _selected_rule(node: str, reduces: bool = False) -> Any:
             if not shape:
                 return (g,)
             idx, gk = (indices, g) if keepdim else (indices.unsqueeze(d), g.unsqueeze(d))
-            return (gradtools.zeros_filled(shape, g._dtype).scatter(d, idx, gk),)
+            return (gradtools.grad_zeros(shape, g._dtype).scatter(d, idx, gk),)
 
         name = node
         if node == "SortBackward0" and kwargs.get("stable"):
@@ -327,6 +327,6 @@ def msort_backward(out: Tensor, x: Tensor) -> Any:
     def grads(g: Tensor) -> tuple:
         if not x.ndim:
             return (g,)
-        return (gradtools.zeros_filled(x._layout.shape, g._dtype).scatter(0, x.argsort(0), g),)
+        return (gradtools.grad_zeros(x._layout.shape, g._dtype).scatter(0, x.argsort(0), g),)
 
     return "SortBackward0", (x,), grads, (x,)

@@ -19,12 +19,12 @@ from ..args import int_arg
 from ..dispatch import OPEN, copied, report, result_array
 from ..dtypes import DEFAULT_FLOAT, DType
 from ..errors import StridedRuntimeError, join_lines
+from ..gradients import grad_zeros
 from ..kernels import numpy_view
 from ..kernels.memory import check_writable
 from ..layout import plans as P
 from ..tensor import Tensor, tensor_arg
 from . import support
-from .index_common import grad_zeros
 from .joining import tensor_list
 from .promotion import promote_types
 from .registry import backward, method
