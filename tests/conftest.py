@@ -1,4 +1,5 @@
-"""Shared fixtures: a headless Chromium driven through Selenium, for the playground's browser tests.
+"""Shared fixtures: a headless Chromium driven through Selenium, for the playground's browser tests,
+and the watch view's OS boundary (bubblewrap + seccomp) for the tests that run programs in it.
 
 The browser and its driver come from the system's package manager (`.ci/run` installs `chromium`
 and `chromium-driver`); nothing is downloaded at test time. Both paths are passed explicitly, so
@@ -7,6 +8,7 @@ replacing Selenium Manager with a function that fails while the browser starts.
 
 Under CI (CI=true, or STRIDED_REQUIRE_BROWSER=1, which `.ci/run` exports) a missing browser, driver
 or selenium FAILS the tests that need them; on a developer machine they are skipped with the reason.
+The same holds for the sandbox (``.ci/run`` installs ``bubblewrap``; STRIDED_REQUIRE_SANDBOX=1).
 (`.ci/run` does not set CI itself: Hypothesis reads CI and switches to its derandomized profile.)
 """
 
@@ -45,6 +47,32 @@ def _missing_browser() -> str | None:
 
 def _no_selenium_manager(*args, **kwargs):
     raise AssertionError("Selenium Manager ran: the browser tests must use the system's chromedriver")
+
+
+def sandbox_required() -> bool:
+    """True under CI: the watch view's boundary must work there, so its absence is a failure."""
+    return (os.environ.get("CI", "").lower() in ("true", "1", "yes")
+            or os.environ.get("STRIDED_REQUIRE_SANDBOX") == "1")
+
+
+@pytest.fixture(scope="session")
+def boundary() -> object:
+    """The watch view's OS boundary (:func:`strided.playground.boundary.probe`), available here.
+
+    Example::
+
+        @pytest.mark.usefixtures("boundary")
+        def test_program_runs_sandboxed():
+            assert strided.playground.sandbox.run_watch("print(1)")["ok"]
+    """
+    from strided.playground.boundary import probe
+
+    found = probe()
+    if not found.available:
+        if sandbox_required():
+            pytest.fail(f"the watch view's sandbox is required here but cannot be set up: {found.reason}")
+        pytest.skip(f"the watch view's sandbox cannot be set up here: {found.reason}")
+    return found
 
 
 @pytest.fixture(scope="session")

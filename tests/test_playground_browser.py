@@ -47,14 +47,20 @@ HAN = re.compile(r"[\u4e00-\u9fff]")
 # ---------------------------------------------------------------------------- fixtures and helpers
 
 
+_TOKEN: dict[str, str] = {}
+"""The running server's token, by its base URL: the page is opened at ``base + "?token=" + token``."""
+
+
 @pytest.fixture(scope="module")
 def server() -> Iterator[str]:
     """The playground's base URL, served by a thread of this process on 127.0.0.1:<free port>."""
     httpd = make_server_on(0)
     thread = threading.Thread(target=httpd.serve_forever, name="playground", daemon=True)
     thread.start()
+    base = f"http://127.0.0.1:{httpd.server_port}/"
+    _TOKEN[base] = httpd.gate.token
     try:
-        yield f"http://127.0.0.1:{httpd.server_port}/"
+        yield base
     finally:
         httpd.shutdown()
         httpd.server_close()
@@ -69,7 +75,7 @@ def page(browser: Any, server: str) -> Iterator[Any]:
     resource the page loaded came from the playground's own server (nothing from the internet).
     """
     browser.get_log("browser")  # reading the console empties it: start from a clean one
-    browser.get(server)
+    browser.get(f"{server}?token={_TOKEN[server]}")  # the address `strided playground` prints
     _wait(browser, lambda d: d.find_element("id", "tour-title").text.strip())
     yield browser
     errors = [e["message"] for e in browser.get_log("browser") if e["level"] == "SEVERE"]
@@ -338,6 +344,22 @@ def test_a_bad_expression_gets_an_inline_error_and_the_page_stays_usable(page: A
     assert not page.find_element("id", "error").is_displayed()
 
 
+def test_the_token_leaves_the_address_bar_and_a_reload_keeps_working(page: Any, server: str) -> None:
+    # the page strips ?token= from the address (a copied link does not carry it); its cookie, set
+    # by the first answer, keeps a reload working, and every API call sends the token
+    assert "token=" not in page.current_url and page.current_url.startswith(server)
+    page.refresh()
+    _wait(page, lambda d: d.find_element("id", "tour-title").text.strip())
+    assert len(_show(page, COPY)) == 4
+    # without the cookie (another browser profile, another site's page) the same address is refused
+    page.delete_all_cookies()
+    page.get(server)
+    assert "needs its token" in page.find_element("tag name", "body").text
+    page.get(f"{server}?token={_TOKEN[server]}")
+    _wait(page, lambda d: d.find_element("id", "tour-title").text.strip())
+    page.get_log("browser")  # (the refused page's 403 is in the console, on purpose)
+
+
 def test_the_tour_runs_as_a_guided_path_in_english_and_chinese(page: Any, server: str) -> None:
     browser = page
     browser.get(server + "?lang=zh")
@@ -372,7 +394,9 @@ def test_the_tour_runs_as_a_guided_path_in_english_and_chinese(page: Any, server
     assert re.search(r"\b(the|a|is)\b", browser.find_element("id", "tour-text").text)
 
 
+@pytest.mark.usefixtures("boundary")
 def test_the_watch_view_marks_copies_allocations_and_bilateral_broadcasts(page: Any) -> None:
+    assert "runs in a sandbox" in page.find_element("id", "watch-note").text
     program = ("import strided\n"
                "a = strided.arange(6).reshape(2, 3)\n"
                "b = a.t().contiguous()\n"

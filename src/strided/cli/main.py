@@ -6,7 +6,7 @@
     strided show "EXPR" [--svg FILE]             every step of EXPR pictured, views and copies marked
     strided explain "EXPR" [--svg FILE]          why the last step of EXPR is a view, a copy or an error
     strided watch script.py [args...]            run a script under strided.watch (and watch_torch)
-    strided playground [--port N] [--no-browser] the same in a local web page (127.0.0.1 only)
+    strided playground [--port N] [--no-browser] the same in a local web page (127.0.0.1 only, with a token)
 
 EXPR is a chain over strided's constructors and Tensor methods, such as
 ``arange(12).reshape(3,4).permute(1,0).flatten()``; it is parsed, never ``eval``-ed
@@ -77,10 +77,15 @@ def build_parser() -> argparse.ArgumentParser:
                                 description="Serve the playground on 127.0.0.1 (loopback only): type an "
                                             "expression and see every step pictured, views and copies marked, "
                                             "what NumPy and PyTorch would do, the tour, and a watch view for "
-                                            "short programs. Prints the URL; Ctrl-C stops it.")
+                                            "short programs. Prints the URL, which carries a random token: "
+                                            "only whoever has it can use the page. Ctrl-C stops it.")
     playground.add_argument("--port", type=int, default=0, metavar="N",
                             help="the port to listen on (default: a free one)")
     playground.add_argument("--no-browser", action="store_true", help="print the URL but do not open a browser")
+    playground.add_argument("--allow-unsandboxed-watch", action="store_true",
+                            help="where the watch view's sandbox (bubblewrap + seccomp, Linux) cannot be set up, "
+                                 "run pasted programs anyway, as you, without isolation: only for programs you "
+                                 "trust")
     return parser
 
 
@@ -116,9 +121,9 @@ def _run(ns: argparse.Namespace) -> int:
 
         return explain_command(ns.expr, ns.svg)
     if ns.command == "playground":
-        from ..playground.server import serve  # (lazily: the server library loads only for this command)
+        from ..playground.server import serve  # (lazily: the server loads only for this command)
 
-        return serve(ns.port, open_browser=not ns.no_browser)
+        return serve(ns.port, open_browser=not ns.no_browser, unsandboxed_watch=ns.allow_unsandboxed_watch)
     from .watch_script import watch_command
 
     return watch_command(ns.script, ns.args, ns.torch)

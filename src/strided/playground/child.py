@@ -1,119 +1,42 @@
-"""The child process of the watch view (run as ``python -m strided.playground.child``): it runs
-one short strided program under ``strided.watch`` and prints the shape flow as one JSON line.
+"""The child process of the watch view (``python -m strided.playground.child CPU_S MEMORY_MB FD``):
+it runs one short strided program under ``strided.watch`` and writes the shape flow as JSON to
+the file descriptor ``FD`` (a pipe the parent reads).
 
-Isolation, set up here before the user's code runs (the parent adds the wall-clock limit, a
-fresh temporary directory as the working directory, and a small environment):
+The program arrives on stdin. Its own prints go to stdout and stderr, which the parent reads
+through a cap; the result goes to its own descriptor, so nothing the program prints can be mistaken for
+it. Note: the program runs in this interpreter, so it can always write to that descriptor itself and
+lie about its own result. That is harmless by design: the parent type-checks every field of the
+result and the page escapes every one; the program's reach is held by the operating-system
+boundary around this whole process (:mod:`.boundary`), not by anything in here.
 
-- CPU time (RLIMIT_CPU), address space (RLIMIT_AS) and file size (RLIMIT_FSIZE) limits;
-- an audit hook (``sys.addaudithook``, which cannot be removed) that refuses every ``socket.*``
-  event (no network), ``open`` for writing outside the temporary directory, file removal and
-  renaming outside it, starting processes (``subprocess``, ``os.system``, ``os.exec*``,
-  ``os.fork``, ``os.posix_spawn``) and ``ctypes`` calls;
-- the program's prints go to a buffer capped at :data:`MAX_OUTPUT` characters.
-
-Note: an audit hook is a guard rail for a local, single-user page, not a security boundary
-against a determined attacker (CPython documents that hooks can be bypassed by native code).
-The protocol: the program arrives on stdin after a first line holding a random marker; the
-result is printed on stdout after that marker.
+Before the program runs, this process sets its own CPU time, address space, open files and file
+size limits (after importing strided: NumPy maps more address space than the program is given).
+Every capability was dropped by the boundary, so the program cannot raise them again.
 """
 
 from __future__ import annotations
 
 import importlib
-import io
 import json
 import os
 import sys
 from typing import Any
 
-MAX_OUTPUT = 20_000
-
-_BLOCKED_PREFIXES = ("socket.", "subprocess.", "os.exec", "os.posix_spawn", "os.spawn", "ctypes.", "pty.",
-                     "os.fork", "os.forkpty", "webbrowser.")
-_BLOCKED = {"os.system", "os.kill", "os.killpg", "signal.pthread_kill", "shutil.rmtree", "os.chmod", "os.chown",
-            "os.symlink", "os.link", "urllib.Request", "http.client.connect", "sys.addaudithook", "sqlite3.connect"}
-_PATH_EVENTS = {"os.remove": 0, "os.rmdir": 0, "os.mkdir": 0, "os.rename": (0, 1), "os.replace": (0, 1),
-                "os.truncate": 0, "os.utime": 0}
-_WRITE_FLAGS = os.O_WRONLY | os.O_RDWR | os.O_APPEND | os.O_CREAT | os.O_TRUNC
+MAX_FILE_BYTES = 1 << 20
+MAX_OPEN_FILES = 256
 
 
-class Refused(PermissionError):
-    """What the guard raises: the message names what the watch view does not allow."""
-
-
-def _inside(path: Any, root: str) -> bool:
-    if isinstance(path, int):
-        return True  # an already open descriptor (stdout, or one opened through the checks)
-    try:
-        real = os.path.realpath(os.fsdecode(path))
-    except (TypeError, ValueError):
-        return False
-    return real == root or real.startswith(root + os.sep)
-
-
-def install_guard(root: str) -> None:
-    """Refuse network, processes and writes outside ``root`` for the rest of this process."""
-    root = os.path.realpath(root)
-    armed = [False]
-
-    def hook(event: str, args: tuple[Any, ...]) -> None:
-        if not armed[0]:
-            return
-        if event.startswith("ctypes."):
-            raise Refused(f"{event} is not allowed: the watch view loads no native libraries (so no PyTorch "
-                          "either); it runs strided programs")
-        if event in _BLOCKED or event.startswith(_BLOCKED_PREFIXES):
-            raise Refused(f"{event} is not allowed in the playground's watch view (no network, no processes)")
-        if event == "open":
-            path, mode, flags = (tuple(args) + (None, None, None))[:3]
-            writing = (isinstance(mode, str) and any(c in mode for c in "wax+")) or (
-                isinstance(flags, int) and flags & _WRITE_FLAGS)
-            if writing and not _inside(path, root):
-                raise Refused(f"writing {path!r} is not allowed: the watch view may write only in its "
-                              f"temporary directory (the current directory)")
-        elif event in _PATH_EVENTS:
-            where = _PATH_EVENTS[event]
-            for k in (where if isinstance(where, tuple) else (where,)):
-                if k < len(args) and not _inside(args[k], root):
-                    raise Refused(f"{event} on {args[k]!r} is not allowed outside the temporary directory")
-
-    sys.addaudithook(hook)
-    armed[0] = True
-
-
-def set_limits(cpu_s: int, memory_bytes: int, file_bytes: int) -> None:
-    """CPU seconds, address space and file size limits for this process (where the OS has them)."""
+def set_limits(cpu_s: int, memory_bytes: int) -> None:
+    """CPU seconds, address space, file size and open-file limits for this process (soft = hard)."""
     try:
         import resource
     except ImportError:  # (not on Windows: the parent's wall-clock limit still applies)
         return
-    for name, value in (("RLIMIT_CPU", cpu_s), ("RLIMIT_AS", memory_bytes), ("RLIMIT_FSIZE", file_bytes)):
+    for name, value in (("RLIMIT_CPU", cpu_s), ("RLIMIT_AS", memory_bytes), ("RLIMIT_FSIZE", MAX_FILE_BYTES),
+                        ("RLIMIT_NOFILE", MAX_OPEN_FILES), ("RLIMIT_CORE", 0)):
         limit = getattr(resource, name, None)
         if limit is not None:
             resource.setrlimit(limit, (value, value))
-
-
-class _Capped(io.TextIOBase):
-    def __init__(self, cap: int) -> None:
-        self.parts: list[str] = []
-        self.size = 0
-        self.cap = cap
-        self.cut = False
-
-    def writable(self) -> bool:
-        return True
-
-    def write(self, s: str) -> int:
-        room = self.cap - self.size
-        if room > 0:
-            self.parts.append(s[:room])
-            self.size += min(len(s), room)
-        if len(s) > max(room, 0):
-            self.cut = True
-        return len(s)
-
-    def text(self) -> str:
-        return "".join(self.parts) + (f"\n… (output cut at {self.cap:,} characters)" if self.cut else "")
 
 
 def _row(s: Any) -> dict[str, Any]:
@@ -127,41 +50,38 @@ def _row(s: Any) -> dict[str, Any]:
             "where": s.where.rsplit("/", 1)[-1]}
 
 
-def main() -> int:
-    cpu_s, memory_mb = int(sys.argv[1]), int(sys.argv[2])
-    marker = sys.stdin.readline().strip()
-    program = sys.stdin.read()
-    real_stdout = sys.stdout
-    # the public face, as the user's program sees it (this is a process of its own, not a module the
-    # layers import); imported before the limits: numpy maps more address space than the program gets
-    strided = importlib.import_module("strided")
+def _error_line(exc: BaseException, memory_mb: int) -> str:
+    if isinstance(exc, MemoryError):
+        return f"MemoryError: the program went past the memory limit ({memory_mb} MiB of address space)"
+    if isinstance(exc, SyntaxError):
+        return f"SyntaxError: {exc.msg} (line {exc.lineno})"
+    first = str(exc).strip().splitlines()[0] if str(exc).strip() else ""
+    return f"{type(exc).__name__}: {first}"
 
-    set_limits(cpu_s, memory_mb * 2**20, 1 << 20)
-    install_guard(os.getcwd())
-    out = _Capped(MAX_OUTPUT)
-    sys.stdout = sys.stderr = out
+
+def main() -> int:
+    cpu_s, memory_mb, result_fd = int(sys.argv[1]), int(sys.argv[2]), int(sys.argv[3])
+    result_out = os.fdopen(result_fd, "w", encoding="utf-8")
+    program = sys.stdin.read()
+    # the public face, as the user's program sees it; imported before the limits (see the module doc)
+    strided = importlib.import_module("strided")
+    set_limits(cpu_s, memory_mb * 2**20)
     error = ""
     w = None
     try:
         code = compile(program, "<program>", "exec")
         with strided.watch() as w:
             exec(code, {"__name__": "__main__", "strided": strided})  # the user's program: the point of the view
-    except MemoryError:
-        error = f"MemoryError: the program went past the memory limit ({memory_mb} MiB of address space)"
-    except Refused as exc:
-        error = f"refused: {exc}"
-    except SyntaxError as exc:
-        error = f"SyntaxError: {exc.msg} (line {exc.lineno})"
     except BaseException as exc:  # noqa: BLE001 - whatever the program raised is reported, not raised
-        first = str(exc).strip().splitlines()[0] if str(exc).strip() else ""
-        error = f"{type(exc).__name__}: {first}"
-    result: dict[str, Any] = {"ok": not error, "error": error, "output": out.text()}
+        error = _error_line(exc, memory_mb)
+    sys.stdout.flush()
+    result: dict[str, Any] = {"ok": not error, "error": error}
     if w is not None:
         result.update(table=str(w), steps=[_row(s) for s in w.steps], copies=len(w.copies),
                       bytes_copied=w.bytes_copied, allocated=w.allocated_bytes, peak=w.peak_bytes,
                       bilateral=sum(1 for b in w.broadcasts if b.bilateral))
-    real_stdout.write(marker + json.dumps(result) + "\n")
-    real_stdout.flush()
+    result_out.write(json.dumps(result))
+    result_out.close()
     return 0
 
 

@@ -21,6 +21,7 @@ from ..cli.commands import explainable
 from ..cli.expr import Step
 from ..diagnose.explain import explain
 from ..diagnose.explain_broadcast import ELEMENTWISE_OPS
+from .limits import MAX_NUMEL
 
 __all__ = ["numpy_peer", "torch_peer"]
 
@@ -35,6 +36,17 @@ def _layout(step: Step) -> tuple[tuple[int, ...], tuple[int, ...], int, int]:
     hi = offset + sum((n - 1) * s for n, s in zip(shape, strides) if s > 0 and n > 0)
     lo = offset + sum((n - 1) * s for n, s in zip(shape, strides) if s < 0 and n > 0)
     return shape, strides, offset - min(lo, 0), max(hi - min(lo, 0) + 1, 1)
+
+
+def _span_refusal(step: Step, library: str) -> str:
+    """Why no peer array is built for ``step`` (its layout spans more storage than the playground
+    allocates), or "" when it may be built. The storage a layout needs is its span, which a few
+    elements with a huge stride make large: the cap is on what is allocated, not on the count."""
+    size = _layout(step)[3]
+    if size <= MAX_NUMEL:
+        return ""
+    return (f"{library}: not built: this layout spans {size:,} elements of storage; the playground allocates peer "
+            f"arrays of at most {MAX_NUMEL:,} elements")
 
 
 def _numpy_array(step: Step) -> np.ndarray:
@@ -94,6 +106,9 @@ def numpy_peer(step: Step) -> str:
     if spelling is None:
         return f"NumPy: no counterpart of {step.text} that explain predicts"
     op, args, kwargs, note = spelling
+    refused = _span_refusal(step, "NumPy")
+    if refused:
+        return refused
     try:
         text = str(explain(_numpy_array(step), op, *args, **kwargs))
     except (TypeError, ValueError, NotImplementedError) as exc:
@@ -116,6 +131,9 @@ def torch_peer(step: Step) -> str:
     spec = explainable(step)
     if spec is None:
         return f"PyTorch: no prediction by explain for {step.text}"
+    refused = _span_refusal(step, "PyTorch")
+    if refused:
+        return refused
     import torch  # lazily: the playground works without it
 
     shape, strides, offset, size = _layout(step)

@@ -90,7 +90,8 @@ def watch_html(result: dict[str, Any]) -> str:
     return "".join(parts)
 
 
-def _page(*, title: str, expr: str, steps: str, error: str, export: bool, config: dict[str, Any]) -> str:
+def _page(*, title: str, expr: str, steps: str, error: str, export: bool, config: dict[str, Any],
+          nonce: str = "", watch_note: str = "") -> str:
     examples = "".join(f'<li><a href="?expr={escape(e)}" class="example" data-expr="{escape(e)}">'
                        f'<code>{escape(e)}</code></a> <span class="why">{escape(why)}</span></li>'
                        for e, why in EXAMPLES)
@@ -100,14 +101,22 @@ def _page(*, title: str, expr: str, steps: str, error: str, export: bool, config
         "CSS": _static("page.css"), "JS": _static("page.js"),
         # inside a <script> block: "</" must not end it early
         "CONFIG": json.dumps(config).replace("</", "<\\/"),
+        "NONCE": escape(nonce), "WATCH_NOTE": escape(watch_note),
     }
     # one pass, so that text inserted for one placeholder is never read as another
     return re.sub(r"\{\{(\w+)\}\}", lambda m: values[m.group(1)], _static("page.html"))
 
 
-def page_html() -> str:
-    """The playground's page as the server sends it (the script fills it from the JSON API)."""
-    return _page(title="strided playground", expr="", steps="", error="", export=False, config={"export": False})
+def page_html(*, token: str = "", watch: dict[str, str] | None = None, nonce: str = "") -> str:
+    """The playground's page as the server sends it (the script fills it from the JSON API).
+
+    ``token`` goes into the page's config: its script sends it with every API call (the page is
+    served only to a request that already carries it). ``watch`` is the server's watch status
+    (``mode`` "sandbox" / "unsandboxed" / "off" and a ``note`` shown above the watch view).
+    ``nonce`` marks the page's one script for its Content-Security-Policy."""
+    watch = watch or {"mode": "off", "note": "the watch view is off"}
+    return _page(title="strided playground", expr="", steps="", error="", export=False, nonce=nonce,
+                 config={"export": False, "token": token, "watch": watch["mode"]}, watch_note=watch["note"])
 
 
 def export_html(payload: dict[str, Any]) -> str:

@@ -1,145 +1,256 @@
-"""The playground's web server: a bottle app served on 127.0.0.1 by a threaded wsgiref server.
+"""The playground's web server: the standard library's threaded HTTP server on 127.0.0.1.
 
-Routes (every answer of the API is JSON, HTTP 200 for an answered request, 400 for a request the
-API cannot read; an error of ours is a JSON ``{"ok": false, "error": ...}`` with status 500 and
-the server goes on serving):
+Who may drive it (the threat model, Jupyter's; checks in :mod:`.access`): only the person who
+started it — every request must carry the random token of the URL ``strided playground`` prints
+(``?token=`` for the page, then a ``SameSite=Strict`` cookie and the ``X-Strided-Token`` header);
+other web pages cannot — a foreign ``Host`` (DNS rebinding) or ``Origin`` is refused, the API takes
+only ``application/json`` bodies, no CORS header is ever sent and no GET changes anything. A program
+pasted into the watch view runs behind an operating-system boundary (:mod:`.boundary`), or not at
+all unless the user started the server with ``--allow-unsandboxed-watch``.
 
-- ``GET /`` — the page (:func:`~.render.page_html`);
+Routes (the API answers JSON: 200 for an answered request, 4xx for a request it cannot or will
+not serve, 500 for a failure of ours, after which the server goes on serving):
+
+- ``GET /?token=T`` — the page (:func:`~.render.page_html`), and the cookie;
 - ``GET /api/show?expr=EXPR`` — :func:`~.show.show_payload` plus ``html`` (the step cards);
-- ``POST /api/watch`` — body ``{"program": "..."}`` (JSON) or a form field ``program``:
-  :func:`~.sandbox.run_watch` plus ``html``;
+- ``POST /api/watch`` — body ``{"program": "..."}`` (JSON, with a Content-Length of at most
+  :data:`MAX_BODY` bytes, refused before it is read otherwise): :func:`~.sandbox.run_watch` plus
+  ``html``; 429 while :data:`~.sandbox.MAX_SANDBOXES` programs run;
 - ``GET /api/tour?lang=en|zh`` — :func:`~.tour.tour_payload`.
 
-Why bottle: one module with no dependencies of its own, WSGI (so the tests call the app
-directly or over HTTP), routing and JSON without a framework's weight.
+Why no web framework: three routes and a page. The framework the playground used before parsed
+form bodies, which is how cross-site posts got in, and spooled chunked bodies of any size to disk;
+``http.server`` gives us every byte of the request to check ourselves, and one dependency less.
 """
 
 from __future__ import annotations
 
 import json
+import secrets
 import sys
 import threading
 import traceback
+import urllib.parse
 import webbrowser
-from socketserver import ThreadingMixIn
+from html import escape
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any, TextIO
-from wsgiref.simple_server import WSGIRequestHandler, WSGIServer, make_server
 
-import bottle
-
+from .access import Gate, Refusal, new_token
+from .boundary import probe
 from .render import page_html, steps_html, watch_html
-from .sandbox import MAX_PROGRAM_CHARS, run_watch
+from .sandbox import MAX_PROGRAM_CHARS, Busy, run_watch
 from .show import show_payload
 from .tour import tour_payload
 
-__all__ = ["make_app", "make_server_on", "serve"]
+__all__ = ["MAX_BODY", "PlaygroundServer", "make_server_on", "serve"]
 
 MAX_BODY = 4 * MAX_PROGRAM_CHARS + 1024
+"""The largest request body read (bytes): a program of MAX_PROGRAM_CHARS characters as JSON."""
+
+REQUEST_TIMEOUT_S = 30
+"""Seconds a connection may take to send its request (a slow client cannot hold a thread forever)."""
 
 
-def _json(data: dict[str, Any], status: int = 200) -> str:
-    bottle.response.status = status
-    bottle.response.content_type = "application/json; charset=utf-8"
-    bottle.response.set_header("Cache-Control", "no-store")
-    return json.dumps(data)
+class PlaygroundServer(ThreadingHTTPServer):
+    """The playground on 127.0.0.1:``server_port``: its :class:`~.access.Gate` (port and token),
+    ``url`` (the address to open, with the token), and how the watch view runs programs."""
 
-
-def make_app() -> bottle.Bottle:
-    """The playground as a WSGI application (a ``bottle.Bottle``)."""
-    app = bottle.Bottle()
-
-    @app.get("/")
-    def index() -> str:
-        bottle.response.content_type = "text/html; charset=utf-8"
-        return page_html()
-
-    @app.get("/favicon.ico")
-    def favicon() -> Any:
-        return bottle.HTTPResponse(status=204)  # no icon: say so quietly rather than with a 404
-
-    @app.get("/api/show")
-    def show() -> str:
-        expr = bottle.request.query.getunicode("expr")
-        if expr is None and "expr" in bottle.request.query:
-            return _json({"ok": False, "error": "the expression is not UTF-8 text", "html": ""}, 400)
-        payload = show_payload(expr or "")
-        payload["html"] = steps_html(payload)
-        return _json(payload)
-
-    @app.post("/api/watch")
-    def watch() -> str:
-        length = bottle.request.content_length
-        if length > MAX_BODY:
-            return _json({"ok": False, "error": f"the request is {length:,} bytes; the watch view accepts programs "
-                                                f"of at most {MAX_PROGRAM_CHARS:,} characters"}, 400)
-        program: Any = None
-        if bottle.request.content_type.startswith("application/json"):
-            try:
-                body = json.loads(bottle.request.body.read(MAX_BODY).decode("utf-8"))
-            except (ValueError, UnicodeDecodeError):
-                return _json({"ok": False, "error": 'the body is not JSON: send {"program": "..."}'}, 400)
-            program = body.get("program") if isinstance(body, dict) else None
-        else:
-            program = bottle.request.forms.getunicode("program")
-        if not isinstance(program, str):
-            return _json({"ok": False, "error": 'send the program as {"program": "..."} (a string)'}, 400)
-        result = run_watch(program)
-        result["html"] = watch_html(result)
-        return _json(result)
-
-    @app.get("/api/tour")
-    def tour() -> str:
-        payload = tour_payload(bottle.request.query.getunicode("lang", default="en") or "en")
-        return _json(payload, 200 if payload["ok"] else 400)
-
-    def error_page(err: bottle.HTTPError) -> str:
-        # every error, ours included, is a JSON line: the page shows it inline, never an error page
-        if err.status_code >= 500:
-            traceback.print_exception(err.exception, file=sys.stderr) if err.exception else None
-            message = f"the playground failed on this input ({type(err.exception).__name__}: {err.exception}); " \
-                      "it goes on serving"
-        else:
-            message = f"{err.status_line}: {bottle.request.method} {bottle.request.path} is not a playground address"
-        bottle.response.content_type = "application/json; charset=utf-8"
-        return json.dumps({"ok": False, "error": message})
-
-    for code in (400, 404, 405, 413, 500):
-        app.error(code)(error_page)
-    return app
-
-
-class _Threaded(ThreadingMixIn, WSGIServer):
     daemon_threads = True  # a request still running never keeps the process alive after Ctrl-C
 
+    def __init__(self, port: int, token: str, unsandboxed_watch: bool) -> None:
+        super().__init__(("127.0.0.1", port), _Handler)
+        self.gate = Gate(self.server_port, token)
+        self.unsandboxed_watch = unsandboxed_watch
 
-class _Quiet(WSGIRequestHandler):
+    @property
+    def url(self) -> str:
+        return f"http://127.0.0.1:{self.server_port}/?token={self.gate.token}"
+
+    def watch_status(self) -> dict[str, Any]:
+        """How the watch view runs programs here: ``mode`` "sandbox", "unsandboxed" or "off", and why."""
+        boundary = probe()
+        if boundary.available:
+            return {"mode": "sandbox", "note": f"runs in a sandbox: {boundary.reason}"}
+        if self.unsandboxed_watch:
+            return {"mode": "unsandboxed", "note": f"no sandbox here ({boundary.reason}); started with "
+                                                   "--allow-unsandboxed-watch, so programs run as you, unisolated"}
+        return {"mode": "off", "note": f"the watch view is off: this machine cannot isolate a program "
+                                       f"({boundary.reason}); `strided playground --allow-unsandboxed-watch` "
+                                       "runs programs without that boundary, at your own risk"}
+
+
+class _Handler(BaseHTTPRequestHandler):
+    server: PlaygroundServer
+    timeout = REQUEST_TIMEOUT_S
+
+    def version_string(self) -> str:
+        return "strided-playground"  # (not the Python version: nothing a client needs)
+
     def log_message(self, format: str, *args: Any) -> None:  # noqa: A002 - the base class's name
         pass
 
+    # ------------------------------------------------------------------ answers
 
-def make_server_on(port: int = 0, app: Any = None) -> WSGIServer:
-    """A threaded WSGI server for the playground on 127.0.0.1:``port`` (0: a free port)."""
-    return make_server("127.0.0.1", port, app if app is not None else make_app(), server_class=_Threaded,
-                       handler_class=_Quiet)
+    def _send(self, status: int, body: bytes, content_type: str, headers: dict[str, str] | None = None) -> None:
+        self.send_response(status)
+        self.send_header("Content-Type", content_type)
+        self.send_header("Content-Length", str(len(body)))
+        self.send_header("Cache-Control", "no-store")
+        self.send_header("X-Content-Type-Options", "nosniff")
+        self.send_header("Referrer-Policy", "no-referrer")  # the token never leaves in a Referer
+        self.send_header("X-Frame-Options", "DENY")
+        for key, value in (headers or {}).items():
+            self.send_header(key, value)
+        self.end_headers()
+        if self.command != "HEAD":
+            self.wfile.write(body)
+
+    def _json(self, data: dict[str, Any], status: int = 200, headers: dict[str, str] | None = None) -> None:
+        self._send(status, json.dumps(data).encode("utf-8"), "application/json; charset=utf-8", headers)
+
+    def _error(self, status: int, message: str, headers: dict[str, str] | None = None) -> None:
+        self.close_connection = True  # whatever body the client still sends is never read
+        self._json({"ok": False, "error": message}, status, headers)
+
+    # ------------------------------------------------------------------ dispatch
+
+    def do_GET(self) -> None:  # noqa: N802 - http.server's name
+        self._dispatch("GET")
+
+    def do_POST(self) -> None:  # noqa: N802 - http.server's name
+        self._dispatch("POST")
+
+    def do_HEAD(self) -> None:  # noqa: N802 - http.server's name
+        self._dispatch("HEAD")
+
+    def _dispatch(self, method: str) -> None:
+        try:
+            path, _, query = self.path.partition("?")
+            try:
+                params = urllib.parse.parse_qs(query, keep_blank_values=True, errors="strict", max_num_fields=8)
+            except UnicodeDecodeError:
+                params = None
+            except ValueError:
+                return self._error(400, "too many query parameters")
+            token = (params or {}).get("token", [None])[0]
+            refusal: Refusal | None = self.server.gate.refusal(method, path, self.headers, query_token=token)
+            if refusal is not None:
+                if path.startswith("/api/") or method != "GET":
+                    return self._error(refusal.status, refusal.reason)
+                return self._refused_page(refusal)
+            route = _ROUTES.get(path)
+            if route is None:
+                return self._error(404, f"404 Not Found: {method} {path} is not a playground address")
+            if method not in route[0] and not (method == "HEAD" and "GET" in route[0]):
+                return self._error(405, f"405 Method Not Allowed: {method} {path} is not a playground address",
+                                   {"Allow": ", ".join(route[0])})
+            route[1](self, params)
+        except Exception as exc:  # noqa: BLE001 - an error of ours is an answer; the server keeps serving
+            traceback.print_exception(exc, file=sys.stderr)
+            try:
+                self._error(500, f"the playground failed on this input ({type(exc).__name__}: {exc}); "
+                                 "it goes on serving")
+            except OSError:
+                pass
+
+    def _refused_page(self, refusal: Refusal) -> None:
+        body = (f"<!DOCTYPE html><meta charset='utf-8'><title>strided playground</title>"
+                f"<p>{escape(refusal.reason)}</p>").encode()
+        self.close_connection = True
+        self._send(refusal.status, body, "text/html; charset=utf-8")
+
+    # ------------------------------------------------------------------ routes
+
+    def _index(self, params: dict[str, list[str]] | None) -> None:
+        nonce = secrets.token_urlsafe(16)
+        csp = (f"default-src 'none'; script-src 'nonce-{nonce}'; style-src 'unsafe-inline'; img-src data:; "
+               "connect-src 'self'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'")
+        page = page_html(token=self.server.gate.token, watch=self.server.watch_status(), nonce=nonce)
+        self._send(200, page.encode("utf-8"), "text/html; charset=utf-8",
+                   {"Content-Security-Policy": csp, "Set-Cookie": self.server.gate.set_cookie()})
+
+    def _favicon(self, params: dict[str, list[str]] | None) -> None:
+        self.send_response(204)  # no icon: say so quietly rather than with a 404
+        self.send_header("Content-Length", "0")
+        self.end_headers()
+
+    def _show(self, params: dict[str, list[str]] | None) -> None:
+        if params is None:
+            return self._error(400, "the expression is not UTF-8 text")
+        payload = show_payload(params.get("expr", [""])[0])
+        payload["html"] = steps_html(payload)
+        self._json(payload)
+
+    def _tour(self, params: dict[str, list[str]] | None) -> None:
+        payload = tour_payload((params or {}).get("lang", ["en"])[0] or "en")
+        self._json(payload, 200 if payload["ok"] else 400)
+
+    def _watch(self, params: dict[str, list[str]] | None) -> None:
+        if self.headers.get("Transfer-Encoding") is not None:
+            return self._error(411, "send the program with a Content-Length (chunked bodies are not read)")
+        length_text = self.headers.get("Content-Length")
+        if length_text is None:
+            return self._error(411, "send the program with a Content-Length")
+        try:
+            length = int(length_text)
+        except ValueError:
+            length = -1
+        if length < 0:
+            return self._error(400, f"the Content-Length {length_text!r} is not a number of bytes")
+        if length > MAX_BODY:
+            return self._error(413, f"the request is {length:,} bytes; the watch view accepts programs of at most "
+                                    f"{MAX_PROGRAM_CHARS:,} characters")
+        try:
+            body = json.loads(self.rfile.read(length).decode("utf-8"))
+        except (ValueError, UnicodeDecodeError):
+            return self._error(400, 'the body is not JSON: send {"program": "..."}')
+        program = body.get("program") if isinstance(body, dict) else None
+        if not isinstance(program, str):
+            return self._error(400, 'send the program as {"program": "..."} (a string)')
+        try:
+            result = run_watch(program, unsandboxed=self.server.unsandboxed_watch)
+        except Busy as exc:
+            return self._error(429, f"busy: {exc}", {"Retry-After": "5"})
+        result["html"] = watch_html(result)
+        self._json(result)
 
 
-def serve(port: int = 0, open_browser: bool = True, out: TextIO | None = None) -> int:
-    """Serve the playground on 127.0.0.1 until Ctrl-C; print the URL; open it in the browser
-    unless ``open_browser`` is False. Returns the exit code (0; 2 if the port is taken)."""
+_ROUTES: dict[str, tuple[tuple[str, ...], Any]] = {
+    "/": (("GET",), _Handler._index),
+    "/favicon.ico": (("GET",), _Handler._favicon),
+    "/api/show": (("GET",), _Handler._show),
+    "/api/tour": (("GET",), _Handler._tour),
+    "/api/watch": (("POST",), _Handler._watch),
+}
+
+
+def make_server_on(port: int = 0, *, token: str | None = None, unsandboxed_watch: bool = False) -> PlaygroundServer:
+    """A threaded playground server on 127.0.0.1:``port`` (0: a free port) with ``token`` (a new
+    random one by default). ``server.url`` is the address to open."""
+    return PlaygroundServer(port, token or new_token(), unsandboxed_watch)
+
+
+def serve(port: int = 0, open_browser: bool = True, out: TextIO | None = None, *,
+          unsandboxed_watch: bool = False) -> int:
+    """Serve the playground on 127.0.0.1 until Ctrl-C; print the URL (with its token); open it in
+    the browser unless ``open_browser`` is False. Returns the exit code (0; 2 if the port is taken)."""
     out = sys.stdout if out is None else out
     try:
-        server = make_server_on(port)
+        server = make_server_on(port, unsandboxed_watch=unsandboxed_watch)
     except OSError as exc:
         print(f"strided playground: cannot listen on 127.0.0.1:{port}: {exc.strerror or exc}", file=sys.stderr)
         return 2
-    url = f"http://127.0.0.1:{server.server_port}/"
     try:  # (from the first line on: a Ctrl-C right after the URL is printed stops cleanly too)
-        print(f"strided playground: serving on {url}  (Ctrl-C stops it)", file=out, flush=True)
+        print(f"strided playground: serving on {server.url}  (Ctrl-C stops it; the address carries this "
+              "server's token: only you can use it)", file=out, flush=True)
+        print(f"strided playground: watch view: {server.watch_status()['note']}", file=out, flush=True)
         if open_browser:
-            threading.Thread(target=webbrowser.open, args=(url,), daemon=True).start()
+            threading.Thread(target=webbrowser.open, args=(server.url,), daemon=True).start()
         server.serve_forever()
     except KeyboardInterrupt:
         print("\nstrided playground: stopped", file=out, flush=True)
     finally:
         server.server_close()
     return 0
+

@@ -23,6 +23,7 @@ from typing import Any
 from ..cli.commands import _explain_step
 from ..cli.expr import Call, ExprError, Step, error_line, parse, run_step
 from ..diagnose.pictures import draw
+from .limits import MAX_NUMEL
 from .peers import numpy_peer, torch_peer
 
 __all__ = ["EVAL_LOCK", "MAX_EXPR_CHARS", "MAX_NUMEL", "MAX_STEPS", "show_payload"]
@@ -30,12 +31,11 @@ __all__ = ["EVAL_LOCK", "MAX_EXPR_CHARS", "MAX_NUMEL", "MAX_STEPS", "show_payloa
 MAX_EXPR_CHARS = 500
 """The longest expression accepted (characters)."""
 
-MAX_NUMEL = 10**7
-"""The most elements a constructor may create, or a step that may copy may read: a cap that keeps
-the server's memory small (views of any size are fine: they allocate nothing)."""
-
 MAX_STEPS = 30
 """The most links a chain may have (each one is pictured)."""
+
+LOCK_WAIT_S = 30.0
+"""How long a request waits for another one's chain to finish before it is told the server is busy."""
 
 EVAL_LOCK = threading.Lock()
 """Held while strided code runs for a request: ``watch`` (which tells view from copy) and the
@@ -82,22 +82,13 @@ def _check(chain: list[Call]) -> None:
                          f"{MAX_NUMEL:,} (try a smaller size: the pictures show the same layout)")
 
 
-def _guarded(chain: list[Call]) -> list[Step]:
-    """Run the chain step by step, refusing (before running it) a step that may allocate when its
-    input has more than MAX_NUMEL elements (a view of an expanded tensor can be huge)."""
-    steps: list[Step] = []
-    for i in range(len(chain)):
-        if steps:
-            x = steps[-1].output
-            call = chain[i]
-            if x is not None and x.numel() > MAX_NUMEL and call.name not in PURE_VIEWS:
-                raise LimitError(f"{call.text} on a tensor of {x.numel():,} elements may copy or compute all of "
-                                 f"them; the playground accepts at most {MAX_NUMEL:,} elements for such a step")
-        step = run_step(chain[i], steps[-1].output if steps else None)
-        steps.append(step)
-        if step.error is not None:
-            break
-    return steps
+def _too_big(call: Call, x: Any) -> LimitError | None:
+    """A refusal for a step that may allocate when its input has more than MAX_NUMEL elements (a
+    view of an expanded tensor can be huge), before it runs; None when it may run."""
+    if x is not None and x.numel() > MAX_NUMEL and call.name not in PURE_VIEWS:
+        return LimitError(f"{call.text} on a tensor of {x.numel():,} elements may copy or compute all of them; "
+                          f"the playground accepts at most {MAX_NUMEL:,} elements for such a step")
+    return None
 
 
 def _step_payload(i: int, step: Step) -> dict[str, Any]:
@@ -124,6 +115,26 @@ def _step_payload(i: int, step: Step) -> dict[str, Any]:
     }
 
 
+def _run_chain(expr: str, chain: list[Call]) -> dict[str, Any]:
+    """Run the chain and describe each step as soon as it has run, then let its input go: at most
+    one step's input and output are alive at a time, whatever the chain's length."""
+    payloads: list[dict[str, Any]] = []
+    x = None
+    for i, call in enumerate(chain):
+        refused = _too_big(call, x)
+        if refused is not None:
+            raise refused
+        step = run_step(call, x)
+        if i == 0 and step.error is not None:
+            return {"ok": False, "error": f"{step.text} raised {error_line(step.error)}"}
+        payloads.append(_step_payload(i, step))
+        if step.error is not None:
+            break
+        x = step.output
+        del step  # (its input, the previous output, is released here)
+    return {"ok": True, "expr": expr, "steps": payloads}
+
+
 def show_payload(expr: Any) -> dict[str, Any]:
     """Every step of ``expr`` (the ``strided show`` grammar) as a JSON-ready dict.
 
@@ -143,11 +154,11 @@ def show_payload(expr: Any) -> dict[str, Any]:
         if len(chain) > MAX_STEPS:
             raise LimitError(f"the chain has {len(chain)} steps; the playground pictures at most {MAX_STEPS}")
         _check(chain)
-        with EVAL_LOCK:
-            steps = _guarded(chain)
-            first = steps[0]
-            if first.error is not None:
-                return {"ok": False, "error": f"{first.text} raised {error_line(first.error)}"}
-            return {"ok": True, "expr": expr, "steps": [_step_payload(i, s) for i, s in enumerate(steps)]}
+        if not EVAL_LOCK.acquire(timeout=LOCK_WAIT_S):
+            return {"ok": False, "error": "busy: the playground is showing another expression; try again"}
+        try:
+            return _run_chain(expr, chain)
+        finally:
+            EVAL_LOCK.release()
     except (ExprError, LimitError) as exc:
         return {"ok": False, "error": str(exc)}

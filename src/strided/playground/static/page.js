@@ -34,7 +34,18 @@
     box.hidden = !message;
   }
 
+  // every API call carries this server's token (the page is served only to whoever has it); it is
+  // taken out of the address bar, so it is not shared with a copied link (the cookie keeps reloads working)
+  var params = new URLSearchParams(window.location.search);
+  if (params.has("token")) {
+    var clean = new URL(window.location.href);
+    clean.searchParams.delete("token");
+    window.history.replaceState(null, "", clean.toString());
+  }
   function getJSON(url, options) {
+    options = options || {};
+    options.headers = Object.assign({}, options.headers || {}, { "X-Strided-Token": config.token });
+    options.credentials = "same-origin";
     return fetch(url, options).then(function (r) {
       return r.json().catch(function () { return { ok: false, error: "the server answered " + r.status }; });
     }).catch(function (err) { return { ok: false, error: "cannot reach the playground server: " + err }; });
@@ -65,7 +76,6 @@
   }
 
   // ---------------------------------------------------------------- the tour
-  var params = new URLSearchParams(window.location.search);
   var tour = { steps: [], at: 0, lang: params.get("lang") === "zh" ? "zh" : "en" };
   function showTourStep() {
     var step = tour.steps[tour.at];
@@ -108,6 +118,8 @@
   }
 
   // ---------------------------------------------------------------- watch
+  if (config.watch === "off") $("watch-run").disabled = true;
+  $("watch-note").classList.add("watch-" + config.watch);
   $("watch-run").addEventListener("click", function () {
     $("watch-result").classList.add("busy");
     $("watch-result").textContent = "running…";

@@ -1,0 +1,169 @@
+"""The operating-system boundary around a program pasted into the playground's watch view.
+
+A pasted program is not trusted (users paste snippets from the web), and nothing inside its own
+interpreter can hold it: whatever guard lives there, the program can rewrite. So the boundary is
+built outside it, by the kernel, with well-kept tools:
+
+- **bubblewrap** (``bwrap``, Debian's ``bubblewrap``): fresh user, mount, pid, network, IPC, UTS
+  and cgroup namespaces. The program sees a root file system that holds only the interpreter's
+  own files, read-only (the Python installation, the virtual environment, the strided package,
+  the system libraries the interpreter links), plus one private writable directory mounted at
+  ``/tmp`` (its working directory; the root and ``/dev`` are read-only). ``/etc/passwd``, the home directory, the project and every
+  other file of the user are not there to read. No network interface but its own loopback; it
+  runs as ``nobody`` with every capability dropped, in a session of its own (no terminal
+  injection), and dies with the server.
+- **seccomp** (libseccomp through the ``pyseccomp`` bindings, a thin ctypes layer): no new
+  processes (``fork``, ``vfork``, ``clone`` without ``CLONE_THREAD``; ``clone3`` answers ENOSYS so
+  that threads fall back to ``clone``), no signals to other processes, no sockets but Unix ones,
+  and none of the kernel interfaces a sandboxed program has no use for (``ptrace``, ``mount``,
+  ``unshare``, ``setns``, ``bpf``, ``keyctl``, ``perf_event_open``, ``io_uring``, ...).
+
+:func:`probe` tells, once per process, whether the boundary can be set up here (and if not, why
+not, in one line); :func:`command` builds the command line that runs ``argv`` inside it. The
+runner (:mod:`.sandbox`) adds the time limit (killing the whole process group), the resource
+limits and the capped reading of what comes out.
+
+    >>> b = probe()
+    >>> b.available in (True, False) and isinstance(b.reason, str)
+    True
+"""
+
+from __future__ import annotations
+
+import errno
+import functools
+import os
+import shutil
+import subprocess
+import sys
+import sysconfig
+import tempfile
+from dataclasses import dataclass
+from pathlib import Path
+from typing import IO
+
+__all__ = ["PACKAGE_PARENT", "SANDBOX_TMP", "Boundary", "command", "probe", "readable_roots", "seccomp_filter"]
+
+PACKAGE_PARENT = Path(__file__).resolve().parents[2]
+"""The directory that holds the strided package (for an editable install, the project's ``src``)."""
+
+SANDBOX_TMP = "/tmp"
+"""Where the program's private writable directory appears inside the boundary."""
+
+NOBODY = 65534
+"""The uid and gid the program runs as inside its user namespace."""
+
+# Syscalls a watch program never needs: refused with EPERM. The namespaces already confine what
+# they could reach; refusing them also shrinks the kernel surface the program can poke at.
+_REFUSED = (
+    "fork", "vfork", "kill", "tkill", "pidfd_open", "pidfd_send_signal", "pidfd_getfd", "ptrace",
+    "process_vm_readv", "process_vm_writev", "mount", "umount2", "pivot_root", "chroot", "unshare",
+    "setns", "keyctl", "add_key", "request_key", "bpf", "perf_event_open", "userfaultfd",
+    "io_uring_setup", "io_uring_enter", "io_uring_register", "kexec_load", "init_module",
+    "finit_module", "delete_module", "acct", "swapon", "swapoff", "reboot", "syslog", "personality",
+    "open_by_handle_at", "name_to_handle_at", "fanotify_init", "move_mount", "open_tree", "fsopen",
+    "fsmount", "fsconfig", "fspick", "mount_setattr",
+)
+_CLONE_THREAD = 0x00010000
+_AF_UNIX = 1
+
+
+@dataclass(frozen=True)
+class Boundary:
+    """Whether the boundary can be set up on this machine: ``available``, the ``bwrap`` path,
+    and ``reason`` (one line: what it is, or why it is missing and how to get it)."""
+
+    available: bool
+    bwrap: str
+    reason: str
+
+
+def seccomp_filter(out: IO[bytes]) -> None:
+    """Write the watch view's seccomp program (raw BPF, as ``bwrap --seccomp FD`` reads it) to ``out``.
+
+    Raises ImportError / RuntimeError / OSError when libseccomp or its bindings are missing.
+    """
+    import pyseccomp as sc  # lazily: only the watch view needs it (a ctypes binding to libseccomp)
+
+    rules = sc.SyscallFilter(defaction=sc.ALLOW)
+    for name in _REFUSED:
+        try:
+            rules.add_rule(sc.ERRNO(errno.EPERM), name)
+        except (ValueError, OSError, RuntimeError):
+            continue  # a syscall this architecture does not have: nothing to refuse
+    # threads are clone(CLONE_THREAD | ...); a process is clone without it (os.fork, posix_spawn)
+    rules.add_rule(sc.ERRNO(errno.EPERM), "clone", sc.Arg(0, sc.MASKED_EQ, _CLONE_THREAD, 0))
+    # clone3 passes its flags in memory, which seccomp cannot read: ENOSYS makes glibc use clone
+    rules.add_rule(sc.ERRNO(errno.ENOSYS), "clone3")
+    rules.add_rule(sc.ERRNO(errno.EPERM), "socket", sc.Arg(0, sc.NE, _AF_UNIX, 0))
+    rules.export_bpf(out)
+
+
+def readable_roots() -> list[str]:
+    """The directories the program may read (read-only): the interpreter's own files.
+
+    The Python installation, the virtual environment, the standard library and site-packages, the
+    directory that holds the strided package (for an editable install, the project's ``src``),
+    and the system library directories the interpreter links against.
+    """
+    paths = {sys.prefix, sys.base_prefix, sys.exec_prefix, sys.base_exec_prefix,
+             os.path.dirname(os.path.realpath(sys.executable)), str(PACKAGE_PARENT)}
+    for key in ("stdlib", "platstdlib", "purelib", "platlib"):
+        paths.add(sysconfig.get_paths()[key])
+    for lib in ("/usr/lib", "/usr/lib64", "/usr/lib32", "/usr/libx32"):
+        paths.add(lib)
+    roots: list[str] = []
+    for p in sorted({os.path.realpath(p) for p in paths} | paths):
+        if os.path.isdir(p) and not any(p == r or p.startswith(r + os.sep) for r in roots):
+            roots.append(p)
+    return roots
+
+
+def command(bwrap: str, argv: list[str], *, writable: str, seccomp_fd: int) -> list[str]:
+    """The ``bwrap`` command line that runs ``argv`` inside the boundary, with ``writable`` (a
+    host directory) as its ``/tmp`` and working directory and the seccomp program read from
+    ``seccomp_fd`` (an open file descriptor the caller passes on)."""
+    cmd = [bwrap, "--unshare-all", "--die-with-parent", "--new-session", "--cap-drop", "ALL",
+           "--uid", str(NOBODY), "--gid", str(NOBODY), "--hostname", "strided-watch"]
+    for root in readable_roots():
+        cmd += ["--ro-bind", root, root]
+    # merged-/usr systems link /lib, /lib64 and /bin into /usr: the dynamic loader looks there
+    for top in ("/lib", "/lib64", "/lib32", "/libx32"):
+        if os.path.islink(top):
+            cmd += ["--symlink", os.readlink(top), top]
+        elif os.path.isdir(top):
+            cmd += ["--ro-bind", top, top]
+    cmd += ["--ro-bind-try", "/etc/ld.so.cache", "/etc/ld.so.cache",
+            "--proc", "/proc", "--dev", "/dev", "--bind", writable, SANDBOX_TMP, "--chdir", SANDBOX_TMP,
+            # the root and /dev are bubblewrap's own tmpfs (memory): read-only, so /tmp is the one place to write
+            "--remount-ro", "/dev", "--remount-ro", "/", "--seccomp", str(seccomp_fd), "--"]
+    return cmd + argv
+
+
+@functools.cache
+def probe() -> Boundary:
+    """Whether the boundary works here: ``bwrap`` on the PATH, libseccomp loadable, and a trial
+    run of the interpreter inside both that exits cleanly. Checked once per process."""
+    if not sys.platform.startswith("linux"):
+        return Boundary(False, "", f"the watch view's sandbox needs Linux namespaces and seccomp; this is {sys.platform}")
+    bwrap = shutil.which("bwrap") or ""
+    if not bwrap:
+        return Boundary(False, "", "bubblewrap is not installed (Debian/Ubuntu: apt-get install bubblewrap)")
+    try:
+        with tempfile.TemporaryFile() as rules, tempfile.TemporaryDirectory(prefix="strided-probe-") as tmp:
+            seccomp_filter(rules)
+            rules.seek(0)
+            fd = rules.fileno()
+            argv = [sys.executable, "-s", "-c", "import os; os.fork()"]
+            done = subprocess.run(command(bwrap, argv, writable=tmp, seccomp_fd=fd), pass_fds=(fd,),
+                                  capture_output=True, timeout=30, check=False)
+    except (ImportError, RuntimeError, OSError, subprocess.TimeoutExpired) as exc:
+        return Boundary(False, bwrap, f"seccomp cannot be set up ({type(exc).__name__}: {exc}); libseccomp and "
+                                      "the pyseccomp package are needed")
+    err = done.stderr.decode("utf-8", "replace")
+    if "PermissionError" in err and "Operation not permitted" in err:
+        return Boundary(True, bwrap, "bubblewrap namespaces + seccomp (no processes, no network, read-only "
+                                     "interpreter files, a private /tmp)")
+    last = (err.strip().splitlines() or ["no message"])[-1]
+    return Boundary(False, bwrap, f"bubblewrap cannot create the sandbox here ({last}); user namespaces may be off "
+                                  "(sysctl kernel.unprivileged_userns_clone)")
