@@ -4,8 +4,9 @@ The threat model is Jupyter's, for a local server that runs code:
 
 - **Only the person who started the server can drive it.** The server makes a random token
   (:func:`new_token`: ``secrets.token_urlsafe(32)``, 256 bits) and prints a URL that carries it.
-  Opening that URL sets a cookie (``HttpOnly``, ``SameSite=Strict``, named after the port) and the
-  page sends the token in the ``X-Strided-Token`` header of every API call. A request without the
+  Opening that URL sets a cookie (``HttpOnly``, ``SameSite=Strict``, named after the port) that
+  lets a reload open the page again, and the page sends the token in the ``X-Strided-Token``
+  header of every API call: the API takes the header only. A request without the
   right token (compared in constant time) is refused with 403 and nothing runs.
 - **Other web pages cannot drive it.** A browser visiting another site can still send requests to
   127.0.0.1. Refused: a ``Host`` that is not the address the server bound (DNS rebinding), an
@@ -101,6 +102,9 @@ class Gate:
                 query_token: str | None = None) -> Refusal | None:
         """None when the request may be served; else why not. ``path`` is without the query;
         ``query_token`` is the ``?token=`` of the URL the server printed (accepted for the page only)."""
+        for name in _SINGLE:
+            if len(_all(headers, name)) > 1:
+                return Refusal(400, f"the request repeats its {name} header; send it once")
         host = _header(headers, "Host")
         if host not in self.hosts():
             return Refusal(403, f"this playground answers only to http://127.0.0.1:{self.port}/ (the request's "
@@ -112,7 +116,9 @@ class Gate:
         site = _header(headers, "Sec-Fetch-Site")
         if api and site in ("cross-site", "same-site"):
             return Refusal(403, f"a {site} request is refused: only the playground's own page may call it")
-        tokens = [_header(headers, TOKEN_HEADER), self.cookie_token(headers)] + ([] if api else [query_token])
+        # the API takes the header only: the page's script sends it, and a cookie is sent by the
+        # browser on its own (to every port of the host, too), which the page needs for a reload only
+        tokens = [_header(headers, TOKEN_HEADER)] + ([] if api else [self.cookie_token(headers), query_token])
         if path != "/favicon.ico" and not any(self.token_matches(t) for t in tokens):
             return Refusal(403, "this playground needs its token: open the address `strided playground` printed "
                                 "(it ends in ?token=...)")
@@ -122,6 +128,21 @@ class Gate:
                 return Refusal(415, f"the body must be application/json, not {kind or 'missing'!r}: "
                                     'send {"program": "..."}')
         return None
+
+
+_SINGLE = ("Host", "Origin", "Sec-Fetch-Site", TOKEN_HEADER, "Cookie", "Content-Type", "Content-Length",
+           "Transfer-Encoding")
+"""Headers a request may carry once: with two, which one a check reads and which one a later
+reader reads could differ (browsers never repeat them)."""
+
+
+def _all(headers: Mapping[str, str], name: str) -> list[str]:
+    """Every value of header ``name`` (an email.message.Message repeats; a dict cannot)."""
+    get_all = getattr(headers, "get_all", None)
+    if get_all is not None:
+        return list(get_all(name) or [])
+    value = _header(headers, name)
+    return [] if value is None else [value]
 
 
 def _header(headers: Mapping[str, str], name: str) -> str | None:

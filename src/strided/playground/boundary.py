@@ -7,14 +7,16 @@ built outside it, by the kernel, with well-kept tools:
 - **bubblewrap** (``bwrap``, Debian's ``bubblewrap``): fresh user, mount, pid, network, IPC, UTS
   and cgroup namespaces. The program sees a root file system that holds only the interpreter's
   own files, read-only (the Python installation, the virtual environment, the strided package,
-  the system libraries the interpreter links), plus one private writable directory mounted at
-  ``/tmp`` (its working directory; the root and ``/dev`` are read-only). ``/etc/passwd``, the home directory, the project and every
+  the system libraries the interpreter links), plus one private writable tmpfs of 64 MiB at
+  ``/tmp`` (its working directory; nosuid, in memory, gone with the sandbox); the root, ``/dev``
+  and ``/proc`` (so the sysctls) are read-only. ``/etc/passwd``, the home directory, the project and every
   other file of the user are not there to read. No network interface but its own loopback; it
   runs as ``nobody`` with every capability dropped, in a session of its own (no terminal
   injection), and dies with the server.
 - **seccomp** (libseccomp through the ``pyseccomp`` bindings, a thin ctypes layer): no new
-  processes (``fork``, ``vfork``, ``clone`` without ``CLONE_THREAD``; ``clone3`` answers ENOSYS so
-  that threads fall back to ``clone``), no signals to other processes, no sockets but Unix ones,
+  processes and no threads (``fork``, ``vfork``, ``clone``; ``clone3`` answers ENOSYS): each would
+  take one of the host's pids, and a thread bomb can exhaust them in the time limit; no signals
+  to other processes, no sockets but Unix ones,
   and none of the kernel interfaces a sandboxed program has no use for (``ptrace``, ``mount``,
   ``unshare``, ``setns``, ``bpf``, ``keyctl``, ``perf_event_open``, ``io_uring``, ...).
 
@@ -53,6 +55,9 @@ SANDBOX_TMP = "/tmp"
 NOBODY = 65534
 """The uid and gid the program runs as inside its user namespace."""
 
+TMP_BYTES = 64 * 2**20
+"""The size of the program's private ``/tmp`` (a tmpfs in memory: the one place it may write)."""
+
 # Syscalls a watch program never needs: refused with EPERM. The namespaces already confine what
 # they could reach; refusing them also shrinks the kernel surface the program can poke at.
 _REFUSED = (
@@ -64,7 +69,6 @@ _REFUSED = (
     "open_by_handle_at", "name_to_handle_at", "fanotify_init", "move_mount", "open_tree", "fsopen",
     "fsmount", "fsconfig", "fspick", "mount_setattr",
 )
-_CLONE_THREAD = 0x00010000
 _AF_UNIX = 1
 
 
@@ -91,9 +95,11 @@ def seccomp_filter(out: IO[bytes]) -> None:
             rules.add_rule(sc.ERRNO(errno.EPERM), name)
         except (ValueError, OSError, RuntimeError):
             continue  # a syscall this architecture does not have: nothing to refuse
-    # threads are clone(CLONE_THREAD | ...); a process is clone without it (os.fork, posix_spawn)
-    rules.add_rule(sc.ERRNO(errno.EPERM), "clone", sc.Arg(0, sc.MASKED_EQ, _CLONE_THREAD, 0))
-    # clone3 passes its flags in memory, which seccomp cannot read: ENOSYS makes glibc use clone
+    # no processes and no threads: every new task would take a pid of the host's (a thread bomb
+    # exhausts them within the time limit, and RLIMIT_NPROC does not hold for a root-mapped user);
+    # a watch program needs neither (BLAS runs on one thread)
+    rules.add_rule(sc.ERRNO(errno.EPERM), "clone")
+    # clone3 passes its flags in memory, which seccomp cannot read: ENOSYS, as glibc expects of old kernels
     rules.add_rule(sc.ERRNO(errno.ENOSYS), "clone3")
     rules.add_rule(sc.ERRNO(errno.EPERM), "socket", sc.Arg(0, sc.NE, _AF_UNIX, 0))
     rules.export_bpf(out)
@@ -119,12 +125,12 @@ def readable_roots() -> list[str]:
     return roots
 
 
-def command(bwrap: str, argv: list[str], *, writable: str, seccomp_fd: int) -> list[str]:
-    """The ``bwrap`` command line that runs ``argv`` inside the boundary, with ``writable`` (a
-    host directory) as its ``/tmp`` and working directory and the seccomp program read from
+def command(bwrap: str, argv: list[str], *, seccomp_fd: int) -> list[str]:
+    """The ``bwrap`` command line that runs ``argv`` inside the boundary, with a private tmpfs of
+    :data:`TMP_BYTES` as its ``/tmp`` and working directory, and the seccomp program read from
     ``seccomp_fd`` (an open file descriptor the caller passes on)."""
-    cmd = [bwrap, "--unshare-all", "--die-with-parent", "--new-session", "--cap-drop", "ALL",
-           "--uid", str(NOBODY), "--gid", str(NOBODY), "--hostname", "strided-watch"]
+    cmd = [bwrap, "--unshare-all", "--unshare-user", "--disable-userns", "--die-with-parent", "--new-session",
+           "--cap-drop", "ALL", "--uid", str(NOBODY), "--gid", str(NOBODY), "--hostname", "strided-watch"]
     for root in readable_roots():
         cmd += ["--ro-bind", root, root]
     # merged-/usr systems link /lib, /lib64 and /bin into /usr: the dynamic loader looks there
@@ -133,10 +139,14 @@ def command(bwrap: str, argv: list[str], *, writable: str, seccomp_fd: int) -> l
             cmd += ["--symlink", os.readlink(top), top]
         elif os.path.isdir(top):
             cmd += ["--ro-bind", top, top]
-    cmd += ["--ro-bind-try", "/etc/ld.so.cache", "/etc/ld.so.cache",
-            "--proc", "/proc", "--dev", "/dev", "--bind", writable, SANDBOX_TMP, "--chdir", SANDBOX_TMP,
-            # the root and /dev are bubblewrap's own tmpfs (memory): read-only, so /tmp is the one place to write
-            "--remount-ro", "/dev", "--remount-ro", "/", "--seccomp", str(seccomp_fd), "--"]
+    cmd += ["--ro-bind-try", "/etc/ld.so.cache", "/etc/ld.so.cache", "--proc", "/proc", "--dev", "/dev",
+            # the one writable place: memory of a capped size (nosuid, nodev), gone with the sandbox,
+            # so nothing the program writes ever lands on the host's disk or needs cleaning up there
+            "--size", str(TMP_BYTES), "--tmpfs", SANDBOX_TMP, "--chdir", SANDBOX_TMP,
+            # everything else read-only: the root and /dev are bubblewrap's own tmpfs, and /proc holds
+            # the sysctls (/proc/sys), which a user namespace mapped to root could otherwise write
+            "--remount-ro", "/proc", "--remount-ro", "/dev", "--remount-ro", "/",
+            "--seccomp", str(seccomp_fd), "--"]
     return cmd + argv
 
 
@@ -150,12 +160,12 @@ def probe() -> Boundary:
     if not bwrap:
         return Boundary(False, "", "bubblewrap is not installed (Debian/Ubuntu: apt-get install bubblewrap)")
     try:
-        with tempfile.TemporaryFile() as rules, tempfile.TemporaryDirectory(prefix="strided-probe-") as tmp:
+        with tempfile.TemporaryFile() as rules:
             seccomp_filter(rules)
             rules.seek(0)
             fd = rules.fileno()
             argv = [sys.executable, "-s", "-c", "import os; os.fork()"]
-            done = subprocess.run(command(bwrap, argv, writable=tmp, seccomp_fd=fd), pass_fds=(fd,),
+            done = subprocess.run(command(bwrap, argv, seccomp_fd=fd), pass_fds=(fd,), cwd="/",
                                   capture_output=True, timeout=30, check=False)
     except (ImportError, RuntimeError, OSError, subprocess.TimeoutExpired) as exc:
         return Boundary(False, bwrap, f"seccomp cannot be set up ({type(exc).__name__}: {exc}); libseccomp and "

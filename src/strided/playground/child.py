@@ -9,8 +9,8 @@ lie about its own result. That is harmless by design: the parent type-checks eve
 result and the page escapes every one; the program's reach is held by the operating-system
 boundary around this whole process (:mod:`.boundary`), not by anything in here.
 
-Before the program runs, this process sets its own CPU time, address space, open files and file
-size limits (after importing strided: NumPy maps more address space than the program is given).
+Before the program runs, this process sets its own CPU time, address space, open files, file
+size and process limits (after importing strided: NumPy maps more address space than the program is given).
 Every capability was dropped by the boundary, so the program cannot raise them again.
 """
 
@@ -24,6 +24,9 @@ from typing import Any
 
 MAX_FILE_BYTES = 1 << 20
 MAX_OPEN_FILES = 256
+MAX_TASKS = 64
+"""RLIMIT_NPROC (the sandbox's seccomp filter already refuses new processes and threads; this
+holds where the program runs without it, for a user that is not root)."""
 
 
 def set_limits(cpu_s: int, memory_bytes: int) -> None:
@@ -33,7 +36,7 @@ def set_limits(cpu_s: int, memory_bytes: int) -> None:
     except ImportError:  # (not on Windows: the parent's wall-clock limit still applies)
         return
     for name, value in (("RLIMIT_CPU", cpu_s), ("RLIMIT_AS", memory_bytes), ("RLIMIT_FSIZE", MAX_FILE_BYTES),
-                        ("RLIMIT_NOFILE", MAX_OPEN_FILES), ("RLIMIT_CORE", 0)):
+                        ("RLIMIT_NOFILE", MAX_OPEN_FILES), ("RLIMIT_CORE", 0), ("RLIMIT_NPROC", MAX_TASKS)):
         limit = getattr(resource, name, None)
         if limit is not None:
             resource.setrlimit(limit, (value, value))

@@ -1,7 +1,7 @@
 """The watch view's runner: a short strided program in a child process behind an OS boundary.
 
 :func:`run_watch` starts ``python -m strided.playground.child`` inside the boundary of
-:mod:`.boundary` (bubblewrap namespaces + seccomp) in a fresh temporary directory, with a
+:mod:`.boundary` (bubblewrap namespaces + seccomp; its working directory a private tmpfs), with a
 wall-clock limit (:data:`WALL_S`; the whole process group is killed at it), CPU, address-space,
 file-size and open-file limits (:data:`MEMORY_MB`), a small environment, and at most
 :data:`MAX_SANDBOXES` programs at a time (:class:`Busy` beyond). What comes back is read through
@@ -104,13 +104,15 @@ def run_watch(program: Any, *, wall_s: float = WALL_S, memory_mb: int = MEMORY_M
     if not _SLOTS.acquire(blocking=False):
         raise Busy(f"{MAX_SANDBOXES} programs are already running; try again when one has finished")
     try:
-        with tempfile.TemporaryDirectory(prefix="strided-watch-") as tmp:
-            return _run(program, tmp, wall_s, memory_mb, boundary.bwrap if boundary.available else "")
+        if boundary.available:  # its /tmp is a tmpfs inside the boundary: nothing on the host's disk
+            return _run(program, "/", wall_s, memory_mb, boundary.bwrap)
+        with tempfile.TemporaryDirectory(prefix="strided-watch-", ignore_cleanup_errors=True) as tmp:
+            return _run(program, tmp, wall_s, memory_mb, "")
     finally:
         _SLOTS.release()
 
 
-def _run(program: str, tmp: str, wall_s: float, memory_mb: int, bwrap: str) -> dict[str, Any]:
+def _run(program: str, cwd: str, wall_s: float, memory_mb: int, bwrap: str) -> dict[str, Any]:
     result_r, result_w = os.pipe()
     # the child writes its result to result_w, a descriptor it is told by number (pass_fds keeps it)
     argv = [sys.executable, "-s", "-m", "strided.playground.child", str(CPU_S), str(memory_mb), str(result_w)]
@@ -122,11 +124,11 @@ def _run(program: str, tmp: str, wall_s: float, memory_mb: int, bwrap: str) -> d
             seccomp_filter(rules)
             rules.seek(0)
             pass_fds += (rules.fileno(),)
-            argv = command(bwrap, argv, writable=tmp, seccomp_fd=rules.fileno())
-        env = _env(SANDBOX_TMP if bwrap else tmp)
+            argv = command(bwrap, argv, seccomp_fd=rules.fileno())
+        env = _env(SANDBOX_TMP if bwrap else cwd)
         try:
             proc = subprocess.Popen(argv, stdin=stdin, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
-                                    cwd=tmp, env=env, pass_fds=pass_fds, start_new_session=True)
+                                    cwd=cwd, env=env, pass_fds=pass_fds, start_new_session=True)
         finally:
             os.close(result_w)
         try:

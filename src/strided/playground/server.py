@@ -2,7 +2,7 @@
 
 Who may drive it (the threat model, Jupyter's; checks in :mod:`.access`): only the person who
 started it — every request must carry the random token of the URL ``strided playground`` prints
-(``?token=`` for the page, then a ``SameSite=Strict`` cookie and the ``X-Strided-Token`` header);
+(``?token=`` or a ``SameSite=Strict`` cookie for the page, the ``X-Strided-Token`` header for the API);
 other web pages cannot — a foreign ``Host`` (DNS rebinding) or ``Origin`` is refused, the API takes
 only ``application/json`` bodies, no CORS header is ever sent and no GET changes anything. A program
 pasted into the watch view runs behind an operating-system boundary (:mod:`.boundary`), or not at
@@ -27,6 +27,7 @@ from __future__ import annotations
 
 import json
 import secrets
+import socket
 import sys
 import threading
 import traceback
@@ -49,7 +50,10 @@ MAX_BODY = 4 * MAX_PROGRAM_CHARS + 1024
 """The largest request body read (bytes): a program of MAX_PROGRAM_CHARS characters as JSON."""
 
 REQUEST_TIMEOUT_S = 30
-"""Seconds a connection may take to send its request (a slow client cannot hold a thread forever)."""
+"""Seconds a connection may take to send its whole request (a slow client cannot hold a thread)."""
+
+MAX_CONNECTIONS = 64
+"""Connections served at once; one more is closed at once (each holds a thread)."""
 
 
 class PlaygroundServer(ThreadingHTTPServer):
@@ -62,6 +66,23 @@ class PlaygroundServer(ThreadingHTTPServer):
         super().__init__(("127.0.0.1", port), _Handler)
         self.gate = Gate(self.server_port, token)
         self.unsandboxed_watch = unsandboxed_watch
+        self._connections = threading.BoundedSemaphore(MAX_CONNECTIONS)
+
+    def process_request(self, request: Any, client_address: Any) -> None:
+        if not self._connections.acquire(blocking=False):
+            self.shutdown_request(request)  # too many at once: this one is closed unanswered
+            return
+        try:
+            super().process_request(request, client_address)
+        except BaseException:
+            self._connections.release()
+            raise
+
+    def process_request_thread(self, request: Any, client_address: Any) -> None:
+        try:
+            super().process_request_thread(request, client_address)
+        finally:
+            self._connections.release()
 
     @property
     def url(self) -> str:
@@ -86,6 +107,26 @@ class _Handler(BaseHTTPRequestHandler):
 
     def version_string(self) -> str:
         return "strided-playground"  # (not the Python version: nothing a client needs)
+
+    def setup(self) -> None:
+        super().setup()
+        # the socket timeout bounds each read; this bounds the whole request (a client sending one
+        # byte every few seconds would otherwise hold its thread for ever)
+        self._reading = True
+        self._deadline = threading.Timer(REQUEST_TIMEOUT_S, self._expire)
+        self._deadline.daemon = True
+        self._deadline.start()
+
+    def _expire(self) -> None:
+        if self._reading:
+            try:
+                self.connection.shutdown(socket.SHUT_RDWR)
+            except OSError:
+                pass
+
+    def finish(self) -> None:
+        self._deadline.cancel()
+        super().finish()
 
     def log_message(self, format: str, *args: Any) -> None:  # noqa: A002 - the base class's name
         pass
@@ -125,6 +166,8 @@ class _Handler(BaseHTTPRequestHandler):
         self._dispatch("HEAD")
 
     def _dispatch(self, method: str) -> None:
+        if method != "POST":
+            self._reading = False  # the request is read: what follows is ours to answer
         try:
             path, _, query = self.path.partition("?")
             try:
@@ -147,7 +190,10 @@ class _Handler(BaseHTTPRequestHandler):
                                    {"Allow": ", ".join(route[0])})
             route[1](self, params)
         except Exception as exc:  # noqa: BLE001 - an error of ours is an answer; the server keeps serving
-            traceback.print_exception(exc, file=sys.stderr)
+            try:
+                traceback.print_exception(exc, file=sys.stderr)
+            except OSError:
+                pass  # (a closed stderr must not cost the client its answer)
             try:
                 self._error(500, f"the playground failed on this input ({type(exc).__name__}: {exc}); "
                                  "it goes on serving")
@@ -201,8 +247,10 @@ class _Handler(BaseHTTPRequestHandler):
         if length > MAX_BODY:
             return self._error(413, f"the request is {length:,} bytes; the watch view accepts programs of at most "
                                     f"{MAX_PROGRAM_CHARS:,} characters")
+        raw = self.rfile.read(length)
+        self._reading = False
         try:
-            body = json.loads(self.rfile.read(length).decode("utf-8"))
+            body = json.loads(raw.decode("utf-8"))
         except (ValueError, UnicodeDecodeError):
             return self._error(400, 'the body is not JSON: send {"program": "..."}')
         program = body.get("program") if isinstance(body, dict) else None
