@@ -8,15 +8,17 @@ built outside it, by the kernel, with well-kept tools:
   and cgroup namespaces. The program sees a root file system that holds only the interpreter's
   own files, read-only (the Python installation, the virtual environment, the strided package,
   the system libraries the interpreter links), plus one private writable tmpfs of 64 MiB at
-  ``/tmp`` (its working directory; nosuid, in memory, gone with the sandbox); the root, ``/dev``
-  and ``/proc`` (so the sysctls) are read-only. ``/etc/passwd``, the home directory, the project and every
+  ``/tmp`` (its working directory; nosuid, in memory, gone with the sandbox); the root and ``/dev``
+  are read-only, and there is no ``/proc`` (the sysctls, the host's kernel tables). ``/etc/passwd``, the home directory, the project and every
   other file of the user are not there to read. No network interface but its own loopback; it
   runs as ``nobody`` with every capability dropped, in a session of its own (no terminal
   injection), and dies with the server.
 - **seccomp** (libseccomp through the ``pyseccomp`` bindings, a thin ctypes layer): no new
   processes and no threads (``fork``, ``vfork``, ``clone``; ``clone3`` answers ENOSYS): each would
   take one of the host's pids, and a thread bomb can exhaust them in the time limit; no signals
-  to other processes, no sockets but Unix ones,
+  to other processes, no change of any file's owner, mode, times or extended attributes (``/dev``
+  holds the host's own device nodes), no SysV/POSIX IPC or inotify (memory and quotas outside the
+  rlimits, charged to the server's user), no sockets but Unix ones,
   and none of the kernel interfaces a sandboxed program has no use for (``ptrace``, ``mount``,
   ``unshare``, ``setns``, ``bpf``, ``keyctl``, ``perf_event_open``, ``io_uring``, ...).
 
@@ -67,7 +69,15 @@ _REFUSED = (
     "io_uring_setup", "io_uring_enter", "io_uring_register", "kexec_load", "init_module",
     "finit_module", "delete_module", "acct", "swapon", "swapoff", "reboot", "syslog", "personality",
     "open_by_handle_at", "name_to_handle_at", "fanotify_init", "move_mount", "open_tree", "fsopen",
-    "fsmount", "fsconfig", "fspick", "mount_setattr",
+    "fsmount", "fsconfig", "fspick", "mount_setattr", "open_tree_attr",
+    # ownership, modes, times and extended attributes: /dev holds the host's own device nodes,
+    # bound one by one, and a user namespace mapped to root may change them on the host
+    "chmod", "fchmod", "fchmodat", "fchmodat2", "chown", "fchown", "lchown", "fchownat", "utime", "utimes",
+    "futimesat", "utimensat", "setxattr", "lsetxattr", "fsetxattr", "setxattrat", "removexattr",
+    "lremovexattr", "fremovexattr", "removexattrat",
+    # memory and quotas outside RLIMIT_AS, charged to the user that started the server
+    "shmget", "shmat", "msgget", "semget", "mq_open", "inotify_init", "inotify_init1", "memfd_secret",
+    "rt_sigqueueinfo", "rt_tgsigqueueinfo", "kcmp", "modify_ldt",
 )
 _AF_UNIX = 1
 
@@ -139,13 +149,14 @@ def command(bwrap: str, argv: list[str], *, seccomp_fd: int) -> list[str]:
             cmd += ["--symlink", os.readlink(top), top]
         elif os.path.isdir(top):
             cmd += ["--ro-bind", top, top]
-    cmd += ["--ro-bind-try", "/etc/ld.so.cache", "/etc/ld.so.cache", "--proc", "/proc", "--dev", "/dev",
+    # no /proc at all: the program needs none, and much of it is the host's (kernel page flags,
+    # slab and timer lists) or writable by a root-mapped user (the sysctls)
+    cmd += ["--ro-bind-try", "/etc/ld.so.cache", "/etc/ld.so.cache", "--dev", "/dev",
             # the one writable place: memory of a capped size (nosuid, nodev), gone with the sandbox,
             # so nothing the program writes ever lands on the host's disk or needs cleaning up there
             "--size", str(TMP_BYTES), "--tmpfs", SANDBOX_TMP, "--chdir", SANDBOX_TMP,
-            # everything else read-only: the root and /dev are bubblewrap's own tmpfs, and /proc holds
-            # the sysctls (/proc/sys), which a user namespace mapped to root could otherwise write
-            "--remount-ro", "/proc", "--remount-ro", "/dev", "--remount-ro", "/",
+            # everything else read-only: the root and /dev are bubblewrap's own tmpfs
+            "--remount-ro", "/dev", "--remount-ro", "/",
             "--seccomp", str(seccomp_fd), "--"]
     return cmd + argv
 
