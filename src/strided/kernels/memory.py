@@ -28,6 +28,7 @@ from ..errors import StridedRuntimeError, join_lines
 from ..layout import (
     INT64_MAX,
     Layout,
+    check_layout,
     contiguous_strides,
     has_internal_overlap,
     overlaps,
@@ -55,6 +56,8 @@ def numpy_view(storage: Storage, layout: Layout) -> np.ndarray:
     off = layout.offset * isz
     if off and 0 in shape:
         off = 0  # an empty layout addresses nothing; its offset may sit past the buffer's end
+    elif not arr.size and 0 not in shape:
+        raise outside_storage(arr, layout)  # (NumPy checks no bounds on a 0-byte buffer)
     try:
         return _ndarray(shape, arr.dtype, arr, off, tuple([s * isz for s in layout.strides]))
     except ValueError:  # try costs nothing when nothing is raised
@@ -76,6 +79,9 @@ def _numpy_view_refused(arr: np.ndarray, layout: Layout, off: int) -> np.ndarray
     try:
         return _ndarray(shape, arr.dtype, arr, off, strides)
     except ValueError as err:
+        if not empty and (layout.offset + sum((n - 1) * s for n, s in zip(shape, layout.strides) if s > 0)
+                          >= arr.shape[0]):
+            raise outside_storage(arr, layout) from None  # (only a tensor unpickled past its storage)
         numel = product(shape)
         raise StridedRuntimeError(
             join_lines(
@@ -88,6 +94,23 @@ def _numpy_view_refused(arr: np.ndarray, layout: Layout, off: int) -> np.ndarray
                 "before expand (stride-0 dims repeat the same memory)",
             )
         ) from None
+
+
+def outside_storage(array: np.ndarray, layout: Layout) -> StridedRuntimeError:
+    """The error for a ``layout`` that reaches past a storage's ``array`` (PyTorch's ``setStorage: ... out of
+    bounds`` line, from :func:`strided.layout.check_layout`).
+
+    No op or view builds such a layout and unpickling refuses one (:mod:`strided.pickled`); the
+    kernels that read a flat run of a storage without a NumPy bounds check call this when the
+    run comes up short, so that even a tensor that got past those never reads outside its buffer.
+    """
+    try:
+        check_layout(layout.shape, layout.strides, layout.offset, array.shape[0], array.itemsize)
+    except StridedRuntimeError as err:
+        return err
+    return StridedRuntimeError(  # (not reached: a layout within its storage has its whole run there)
+        f"the layout {layout} reaches past its storage of {array.shape[0]} elements"
+    )
 
 
 def tensor_view(t: Any) -> np.ndarray:

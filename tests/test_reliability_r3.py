@@ -1,0 +1,230 @@
+"""Regression tests for the low-severity findings of reliability review 3 (R3-15, R3-17 .. R3-21,
+R3-23), each compared with PyTorch 2.13 (or NumPy where NumPy is the reference).
+
+- R3-15 crafted pickles: unpickling checks the layout against the storage; the flat fast paths
+  never read past a storage even when a bad layout got in;
+- R3-17 ``angle`` of signed zeros and ``searchsorted`` with NaN, as PyTorch;
+- R3-18 ``Generator`` pickles and deep-copies with its state;
+- R3-19 ``watch_torch``, ``watch`` and ``record_copies`` exited from another thread or twice;
+- R3-20 ``as_tensor`` in the CLI grammar;
+- R3-21 the losses' input-domain checks;
+- R3-23 read-only memory handed to torch.
+
+Threaded tests use ``threading`` joins to force one interleaving, so they are deterministic.
+"""
+
+from __future__ import annotations
+
+import copy
+import pickle
+import warnings
+
+import numpy as np
+import pytest
+import torch
+
+import strided as st
+from strided import errors as E
+from strided.layout.core import _trusted
+
+# ============================================================ R3-15 crafted pickles
+
+
+class _Crafted:
+    """Pickles as a Tensor whose fields are ``state``: what a hand-written pickle can hold."""
+
+    def __init__(self, state: dict) -> None:
+        self.state = state
+
+    def __reduce__(self):
+        return (object.__new__, (st.Tensor,), self.state)
+
+
+class _RawLayout:
+    """Pickles as ``strided.layout.core._trusted(shape, strides, offset)``: a Layout built without
+    its checks, as any pickle can (it may call any importable function)."""
+
+    def __init__(self, shape, strides, offset) -> None:
+        self.args = (shape, strides, offset)
+
+    def __reduce__(self):
+        return (_trusted, self.args)
+
+
+def _state_of(t: st.Tensor, **changes) -> dict:
+    state = {"_storage": t._storage, "_layout": t._layout, "_dtype": t._dtype, "_base": None, "_ag": None}
+    state.update(changes)
+    return state
+
+
+def _crafted_load(t: st.Tensor, **changes):
+    return pickle.loads(pickle.dumps(_Crafted(_state_of(t, **changes))))
+
+
+def _torch_set(storage_elems: int, offset: int, size: tuple, stride: tuple) -> str:
+    """torch's set_ refusal for the same layout over a storage it may not grow (its first line)."""
+    storage = torch.from_numpy(np.arange(storage_elems, dtype=np.float32)).untyped_storage()
+    with pytest.raises(RuntimeError) as info:
+        torch.empty(0).set_(storage, offset, size, stride)
+    return str(info.value).splitlines()[0]
+
+
+@pytest.mark.parametrize(
+    "shape, strides, offset, first",
+    [
+        ((2,), (1,), 100, "setStorage: sizes [2], strides [1], storage offset 100, and itemsize 4 requiring a "
+                          "storage size of 408 are out of bounds for storage of size 24"),
+        ((1000,), (1,), 0, "setStorage: sizes [1000], strides [1], storage offset 0, and itemsize 4 requiring a "
+                           "storage size of 4000 are out of bounds for storage of size 24"),
+        ((2, 3), (3, 2), 1, "setStorage: sizes [2, 3], strides [3, 2], storage offset 1, and itemsize 4 requiring "
+                            "a storage size of 36 are out of bounds for storage of size 24"),
+        ((3,), (-1,), 0, "Tensor: invalid storage offset: sizes [3], strides [-1] and storage offset 0 reach "
+                         "storage index -2"),
+        ((2, 2), (-3, 1), 2, "Tensor: invalid storage offset: sizes [2, 2], strides [-3, 1] and storage offset 2 "
+                             "reach storage index -1"),
+        ((2,), (1,), -1, "Tensor: invalid storage offset -1"),
+        ((-2,), (1,), 0, "Trying to create tensor with negative dimension -2: [-2]"),
+    ],
+)
+def test_r3_15_unpickling_refuses_a_layout_outside_its_storage(shape, strides, offset, first):
+    with pytest.raises(E.StridedRuntimeError) as info:
+        _crafted_load(st.arange(6.0), _layout=_RawLayout(shape, strides, offset))
+    lines = str(info.value).splitlines()
+    assert lines[0] == first
+    assert lines[-2:] == [
+        "  while unpickling a Tensor: the layout does not fit its storage",
+        "  fix: the pickle was not written by strided (or was altered): rebuild the tensor from data you trust",
+    ]
+    if lines[0].startswith("setStorage"):
+        assert lines[1] == (f"  the last element would sit at index {int(first.split('size of ')[1].split()[0]) // 4 - 1}"
+                            " of a storage of 6 elements")
+        # torch's set_ refuses the same layout over a storage it may not grow
+        assert _torch_set(6, offset, shape, strides) == "Trying to resize storage that is not resizable"
+
+
+def test_r3_15_the_torch_texts_are_torchs_own():
+    # torch's set_ over a resizable storage names the same invariants with these first lines
+    t = torch.arange(6.0)
+    for args, first in (((0, (3,), (-1,)), "Storage size calculation overflowed with sizes=[3] and strides=[-1]"),
+                        ((-1, (2,), (1,)), "Tensor: invalid storage offset -1")):
+        with pytest.raises(RuntimeError, match=first.replace("[", r"\[").replace("]", r"\]")):
+            torch.empty(0).set_(t.untyped_storage(), *args)
+    with warnings.catch_warnings(), pytest.raises(
+            RuntimeError, match="Expected a Storage of type float or an UntypedStorage, but got type Double"):
+        warnings.simplefilter("ignore")  # (TypedStorage is deprecated; it is the dtype-carrying storage)
+        torch.empty(0).set_(torch.arange(6.0).double().storage(), 0, (2,), (1,))
+
+
+def test_r3_15_unpickling_refuses_a_dtype_other_than_the_storages():
+    with pytest.raises(E.StridedRuntimeError) as info:
+        _crafted_load(st.arange(6.0), _dtype=st.float64)
+    assert str(info.value).splitlines() == [
+        "Expected a Storage of type float64 or an UntypedStorage, but got type float32 for argument 1 'storage'",
+        "  while unpickling a Tensor: the tensor's dtype is float64, but its storage holds 6 elements of float32",
+        "  fix: the pickle was not written by strided (or was altered): rebuild the tensor from data you trust",
+    ]
+
+
+@pytest.mark.parametrize(
+    "changes, first",
+    [
+        ({"_dtype": "float32"}, "Tensor.__setstate__: expected a strided dtype, got str 'float32'"),
+        ({"_layout": ((2,), (1,), 0)}, "Tensor.__setstate__: expected a Layout, got tuple"),
+        ({"_storage": np.arange(6.0)}, "Tensor.__setstate__: expected a Storage over a 1-D contiguous NumPy array"),
+        ({"_layout": _RawLayout((2,), (1.5,), 0)}, "Layout: stride[0] must be an int, not float (1.5)"),
+        ({"_layout": _RawLayout([2], (1,), 0)}, "Layout: shape and strides must be tuples of ints, got list and tuple"),
+        ({"_layout": _trusted((2,), (1.5,), 0)}, "strides must contain only integers, but got float 1.5"),
+    ],
+)
+def test_r3_15_unpickling_refuses_fields_of_the_wrong_kind(changes, first):
+    with pytest.raises(E.StridedTypeError) as info:
+        _crafted_load(st.arange(6.0), **changes)
+    assert str(info.value).splitlines()[0].startswith(first)
+
+
+def test_r3_15_unpickling_refuses_unequal_sizes_and_strides_and_a_foreign_base():
+    with pytest.raises(E.StridedRuntimeError, match=r"^mismatch in length of strides and shape: shape \(2,\) has 1"):
+        _crafted_load(st.arange(6.0), _layout=_RawLayout((2,), (1, 1), 0))
+    with pytest.raises(E.StridedRuntimeError, match="the view's base is not a tensor over the same memory"):
+        _crafted_load(st.arange(6.0), _base=st.arange(6.0))
+    with pytest.raises(E.StridedTypeError, match=r"expected the tensor's fields"):
+        pickle.loads(pickle.dumps(_Crafted({"_storage": st.arange(2.0)._storage})))
+
+
+def _smuggled(shape, strides, offset, elements=6) -> st.Tensor:
+    """A tensor whose layout reaches past its storage, set behind the unpickler's back: what the
+    kernels' own bounds checks stand against."""
+    t = object.__new__(st.Tensor)
+    source = st.arange(float(elements)) if elements else st.zeros(0)
+    for name, value in _state_of(source, _layout=_trusted(shape, strides, offset)).items():
+        object.__setattr__(t, name, value)
+    return t
+
+
+_READERS = {
+    "add number": lambda x: x + 1.0,
+    "add itself": lambda x: x + x,
+    "add fresh": lambda x: st.ones(x.shape) * x,
+    "bias": lambda x: x.view(-1, 1) + st.ones(3),
+    "exp": lambda x: x.exp(),
+    "neg": lambda x: -x,
+    "sum": lambda x: x.sum(),
+    "matmul": lambda x: x.view(-1, 1) @ x.view(1, -1),
+    "clone": lambda x: x.clone(),
+    "tolist": lambda x: x.tolist(),
+    "sort": lambda x: x.sort()[0],
+    "index": lambda x: x[st.tensor([0, 1])],
+}
+
+
+@pytest.mark.parametrize("reader", _READERS, ids=str)
+@pytest.mark.parametrize("layout", [((2,), (1,), 100), ((1000,), (1,), 0), ((2,), (1,), 0, 0)],
+                         ids=["offset past the end", "longer than the storage", "0-byte storage"])
+def test_r3_15_no_kernel_reads_past_its_storage(reader, layout):
+    # (the review's repro: x + 1.0 gave heap bytes, x.sum() the sum of the 6 elements there are)
+    x = _smuggled(*layout)
+    with pytest.raises(E.StridedRuntimeError, match=r"^setStorage: sizes \[") as info:
+        _READERS[reader](x)
+    assert "are out of bounds for storage of size" in str(info.value).splitlines()[0]
+
+
+@pytest.mark.parametrize(
+    "make",
+    [
+        lambda: st.arange(12.0).view(3, 4).t(),
+        lambda: st.arange(12.0).view(3, 4)[1:, ::2],
+        lambda: st.arange(3.0).expand(4, 3),
+        lambda: st.arange(6.0).view(2, 3)[:, :0],
+        lambda: st.arange(6.0)[6:],
+        lambda: st.tensor(2.5),
+        lambda: st.arange(6.0).flip(0),
+        lambda: st.arange(12.0).view(3, 4).flip(0, 1)[::2],
+        lambda: st.arange(6).view(2, 3).to(st.int16)[:, 1:],
+        lambda: st.arange(4.0).to(st.complex64).imag,
+    ],
+    ids=["t", "sliced", "expanded", "zero-size", "zero-size at the end", "0-d", "flipped", "flipped steps",
+         "int16", "imag"],
+)
+def test_r3_15_every_kind_of_layout_round_trips(make):
+    t = make()
+    facts = (t.shape, t.stride(), t.storage_offset())
+    if min(t.stride(), default=0) >= 0:  # the same layout in torch (whose as_strided takes no negative stride)
+        tt = torch.from_numpy(t._storage.array.copy()).as_strided(*facts)
+        back_t = pickle.loads(pickle.dumps(tt))
+        assert (tuple(back_t.shape), back_t.stride(), back_t.storage_offset()) == facts
+        assert back_t.tolist() == t.tolist()
+    for protocol in range(pickle.HIGHEST_PROTOCOL + 1):  # (protocols 0 and 1 too, as torch's tensors)
+        back = pickle.loads(pickle.dumps(t, protocol))
+        assert (back.shape, back.stride(), back.storage_offset()) == facts
+        assert back.dtype is t.dtype and back.tolist() == t.tolist()
+    deep = copy.deepcopy(t)
+    assert (deep.shape, deep.stride(), deep.tolist()) == (t.shape, t.stride(), t.tolist())
+
+
+def test_r3_15_a_leaf_that_requires_grad_round_trips_like_torch():
+    x = st.tensor([1.0, 2.0], requires_grad=True)
+    tx = torch.tensor([1.0, 2.0], requires_grad=True)
+    for back, tback in ((pickle.loads(pickle.dumps(x)), pickle.loads(pickle.dumps(tx))),
+                        (copy.deepcopy(x), copy.deepcopy(tx))):
+        assert back.requires_grad is tback.requires_grad is True
+        assert back.tolist() == tback.tolist()
