@@ -16,6 +16,7 @@ Threaded tests use ``threading`` joins to force one interleaving, so they are de
 from __future__ import annotations
 
 import copy
+import math
 import pickle
 import warnings
 
@@ -228,3 +229,87 @@ def test_r3_15_a_leaf_that_requires_grad_round_trips_like_torch():
                         (copy.deepcopy(x), copy.deepcopy(tx))):
         assert back.requires_grad is tback.requires_grad is True
         assert back.tolist() == tback.tolist()
+
+
+# ============================================================ R3-17 angle of -0.0, searchsorted with NaN
+
+_EDGES = [0.0, -0.0, 1.0, -1.0, 1e-30, -1e-30, math.inf, -math.inf, math.nan]
+
+
+def _same_floats(a: list, b: list) -> bool:
+    """Equal lists of floats, NaN equal to NaN, -0.0 told apart from 0.0 (a NaN's sign is not
+    compared: PyTorch's own vectorized and scalar loops disagree on it)."""
+    return len(a) == len(b) and all(
+        (math.isnan(x) and math.isnan(y)) or (x == y and math.copysign(1, x) == math.copysign(1, y))
+        for x, y in zip(a, b))
+
+
+@pytest.mark.parametrize("dtype", ["float16", "float32", "float64"])
+def test_r3_17_angle_of_real_edges_is_torchs(dtype):
+    # (the review's repro: angle(-0.0) was pi, NumPy's atan2(0, -0.0); PyTorch's is 0)
+    got = st.tensor(_EDGES, dtype=getattr(st, dtype)).angle()
+    want = torch.tensor(_EDGES, dtype=getattr(torch, dtype)).angle()
+    assert got.dtype.name == str(want.dtype).removeprefix("torch.")
+    assert _same_floats(got.tolist(), want.tolist())
+    assert st.tensor([-0.0]).angle().item() == 0.0 and not st.tensor([-0.0]).angle().signbit().item()
+
+
+@pytest.mark.parametrize("dtype", ["int64", "int8", "uint8", "bool"])
+def test_r3_17_angle_of_integers_is_torchs(dtype):
+    values = [True, False] if dtype == "bool" else [0, 3, -2] if dtype != "uint8" else [0, 3, 255]
+    got = st.tensor(values, dtype=getattr(st, dtype)).angle()
+    want = torch.tensor(values, dtype=getattr(torch, dtype)).angle()
+    assert got.dtype.name == str(want.dtype).removeprefix("torch.") and got.tolist() == want.tolist()
+
+
+@pytest.mark.parametrize("dtype", ["complex64", "complex128"])
+def test_r3_17_angle_of_complex_edges_is_torchs(dtype):
+    values = [complex(re, im) for re in _EDGES for im in _EDGES]
+    got = st.tensor(values, dtype=getattr(st, dtype)).angle()
+    want = torch.tensor(values, dtype=getattr(torch, dtype)).angle()
+    assert _same_floats(got.tolist(), want.tolist())
+
+
+def _searches(seq: np.ndarray, values, **kwargs) -> tuple:
+    def run(lib):
+        wrap = lib.tensor
+        args = {k: wrap(v) if isinstance(v, np.ndarray) else v for k, v in kwargs.items()}
+        return lib.searchsorted(wrap(seq), wrap(values) if isinstance(values, np.ndarray) else values,
+                                **args).tolist()
+    return run(st), run(torch)
+
+
+def test_r3_17_searchsorted_puts_nan_after_a_trailing_nan_as_torch():
+    # (the review's repro: [2], NumPy's answer; torch's is [3])
+    got, want = _searches(np.array([1.0, 2.0, math.nan], np.float32), np.array([math.nan], np.float32))
+    assert got == want == [3]
+    got, want = _searches(np.array([1.0, 2.0, math.nan], np.float32), np.array([math.nan], np.float32), right=True)
+    assert got == want == [3]
+
+
+def test_r3_17_searchsorted_sweep_with_nan_against_torch():
+    rng = np.random.default_rng(17)
+    probes = 0
+    for _ in range(60):
+        n, nans = int(rng.integers(0, 6)), int(rng.integers(0, 3))
+        for dtype in (np.float32, np.float64):
+            seq = np.sort(np.concatenate([rng.choice([-math.inf, -1.0, -0.0, 0.0, 1.0, 2.0, math.inf], n),
+                                          np.full(nans, math.nan)])).astype(dtype)
+            values = rng.choice([math.nan, -math.inf, -1.0, 0.0, 0.5, 1.0, 2.0, math.inf], 5).astype(dtype)
+            shuffled = seq[rng.permutation(len(seq))]
+            for side in ("left", "right"):
+                cases = [
+                    ((seq, values), {"side": side}),
+                    ((seq, float(values[0])), {"side": side}),  # one number
+                    ((seq, rng.integers(-2, 4, 5)), {"side": side}),  # int values in a float sequence
+                    ((np.stack([seq, seq]), np.stack([values, values[::-1].copy()])), {"side": side}),  # batched
+                    ((shuffled, values), {"side": side,
+                                          "sorter": np.argsort(shuffled, kind="stable").astype(np.int64)}),
+                ]
+                for args, kwargs in cases:
+                    got, want = _searches(*args, **kwargs)
+                    assert got == want, (args, kwargs)
+                    probes += 1
+    got, want = _searches(np.array([1, 2, 3]), np.array([math.nan, 2.5, -math.inf], np.float32))  # int sequence
+    assert got == want == [3, 2, 0]
+    assert probes == 60 * 2 * 2 * 5
