@@ -313,3 +313,42 @@ def test_r3_17_searchsorted_sweep_with_nan_against_torch():
     got, want = _searches(np.array([1, 2, 3]), np.array([math.nan, 2.5, -math.inf], np.float32))  # int sequence
     assert got == want == [3, 2, 0]
     assert probes == 60 * 2 * 2 * 5
+
+
+# ============================================================ R3-18 Generator pickles and deep-copies
+
+
+def _torch_copies_draw_alike() -> bool:
+    g = torch.Generator().manual_seed(3)
+    torch.rand(2, generator=g)
+    copies = [copy.deepcopy(g), copy.copy(g), pickle.loads(pickle.dumps(g))]
+    first = torch.rand(3, generator=g).tolist()
+    return all(torch.rand(3, generator=c).tolist() == first and c.initial_seed() == 3 for c in copies)
+
+
+@pytest.mark.parametrize("how", ["deepcopy", "copy", "pickle"])
+def test_r3_18_a_generator_copy_draws_what_the_original_draws_next(how):
+    # (the review's repro: deepcopy raised TypeError: cannot pickle '_thread.lock')
+    assert _torch_copies_draw_alike()  # the reference's contract
+    g = st.Generator().manual_seed(3)
+    st.rand(5, generator=g)
+    g.draw(lambda r: r.integers(0, 10, size=1, dtype=np.uint32))  # half a 64-bit word left buffered
+    other = {"deepcopy": copy.deepcopy, "copy": copy.copy,
+             "pickle": lambda x: pickle.loads(pickle.dumps(x))}[how](g)
+    assert other is not g and other.initial_seed() == g.initial_seed() == 3
+    assert other.get_state().tolist() == g.get_state().tolist()
+    for draw in (lambda x: st.rand(4, generator=x), lambda x: st.randint(0, 1000, (4,), generator=x),
+                 lambda x: st.randn(3, generator=x),
+                 lambda x: x.draw(lambda r: r.integers(0, 10, size=3, dtype=np.uint32))):
+        assert draw(g).tolist() == draw(other).tolist()  # (tensors, or the NumPy draw's array)
+    # the two streams are independent after the copy: drawing from one leaves the other where it was
+    st.rand(10, generator=g)
+    assert st.rand(2, generator=other).tolist() != st.rand(2, generator=g).tolist()
+
+
+def test_r3_18_the_default_generator_copies_into_a_new_one():
+    st.manual_seed(11)
+    twin = copy.deepcopy(st.default_generator)
+    assert twin is not st.default_generator and twin.initial_seed() == 11
+    assert st.rand(3, generator=twin).tolist() == st.rand(3).tolist()
+    assert copy.deepcopy(torch.default_generator) is not torch.default_generator  # (as torch's)
