@@ -18,6 +18,8 @@ from __future__ import annotations
 import copy
 import math
 import pickle
+import re
+import threading
 import warnings
 
 import numpy as np
@@ -352,3 +354,110 @@ def test_r3_18_the_default_generator_copies_into_a_new_one():
     assert twin is not st.default_generator and twin.initial_seed() == 11
     assert st.rand(3, generator=twin).tolist() == st.rand(3).tolist()
     assert copy.deepcopy(torch.default_generator) is not torch.default_generator  # (as torch's)
+
+
+# ============================================================ R3-19 blocks exited from another thread
+
+
+def _exit_elsewhere(block) -> BaseException | None:
+    """``block.__exit__(None, None, None)`` run in another thread; what it raised (None: nothing)."""
+    raised: list[BaseException] = []
+
+    def run() -> None:
+        try:
+            block.__exit__(None, None, None)
+        except BaseException as e:  # noqa: BLE001 - handed to the test
+            raised.append(e)
+
+    worker = threading.Thread(target=run)
+    worker.start()
+    worker.join(10)
+    assert not worker.is_alive()
+    return raised[0] if raised else None
+
+
+def _torch_modes() -> tuple:
+    from torch.overrides import _get_current_function_mode_stack
+    from torch.utils._python_dispatch import _get_current_dispatch_mode_stack
+    return tuple(_get_current_dispatch_mode_stack()), tuple(_get_current_function_mode_stack())
+
+
+def test_r3_19_watch_torch_exited_from_another_thread_is_refused_and_stays_closable():
+    # (the review's repro: the thread's exit broke the block half-way, a second exit raised IndexError,
+    # and 100 later ops added 200 records)
+    before = _torch_modes()
+    w = st.watch_torch()
+    w.__enter__()
+    torch.ones(2) + 1
+    recorded = len(w.steps)
+    err = _exit_elsewhere(w)
+    assert isinstance(err, RuntimeError) and isinstance(err, E.StridedError)
+    lines = str(err).splitlines()
+    assert lines[0].startswith("a strided.watch_torch() block must be exited in the thread that entered it (entered in thread ")
+    assert lines[-1] == "  fix: exit it in the thread that entered it (leave the with block there)"
+    w.__exit__(None, None, None)  # the entering thread still closes it
+    assert _torch_modes() == before  # no mode left behind
+    for _ in range(3):
+        torch.ones(2) + 1
+    assert len(w._records) == recorded == len(w.steps)  # nothing recorded after the close
+    with pytest.raises(RuntimeError, match=r"^this strided\.watch_torch\(\) block was already exited") as info:
+        w.__exit__(None, None, None)
+    assert isinstance(info.value, E.StridedRuntimeError)
+    with pytest.raises(E.StridedRuntimeError, match=r"^this strided\.watch_torch\(\) block was never entered"):
+        st.watch_torch().__exit__(None, None, None)
+
+
+def test_r3_19_watch_torch_blocks_exited_out_of_order_are_refused():
+    before = _torch_modes()
+    outer, inner = st.watch_torch(), st.watch_torch()
+    outer.__enter__()
+    inner.__enter__()
+    with pytest.raises(E.StridedRuntimeError,
+                       match=r"^strided\.watch_torch\(\) blocks must be exited in the reverse order they were entered"):
+        outer.__exit__(None, None, None)  # torch would pop the inner block's modes here
+    torch.ones(2) * 2
+    counts = (len(inner._records), len(outer._records))
+    assert counts[0] == 2  # the inner block still records (ones, mul)
+    inner.__exit__(None, None, None)
+    outer.__exit__(None, None, None)
+    assert _torch_modes() == before
+    torch.ones(2) * 2
+    assert (len(inner._records), len(outer._records)) == counts  # neither records after its close
+
+
+@pytest.mark.parametrize("make, what", [
+    (lambda: st.watch(), "strided.watch()"),
+    (lambda: st.record_copies(), "strided.record_copies()"),
+    (lambda: st.dispatch.listen(lambda record: None), "strided.dispatch.listen()"),
+], ids=["watch", "record_copies", "listen"])
+def test_r3_19_strided_blocks_exited_from_another_thread_are_refused_and_stay_closable(make, what):
+    block = make()
+    target = block.__enter__()
+    x = st.ones(2, 3)
+    err = _exit_elsewhere(block)
+    assert isinstance(err, E.StridedRuntimeError)
+    assert str(err).splitlines()[0].startswith(
+        f"a {what} block must be exited in the thread that entered it (entered in thread ")
+    x.t().contiguous()  # still recorded: the block is still open in this thread
+    block.__exit__(None, None, None)
+    x.t().contiguous()
+    x.t().contiguous()
+    if what == "strided.watch()":
+        assert [s.name for s in block.steps].count("contiguous") == 1
+    elif what == "strided.record_copies()":
+        assert len(target) == 1
+    assert st.kernels.listeners.OPEN == [] and st.kernels.listeners.listeners() == ()
+    with pytest.raises(E.StridedRuntimeError, match=rf"^this {re.escape(what)} block was already exited"):
+        block.__exit__(None, None, None)
+
+
+def test_r3_19_a_strided_block_is_entered_once():
+    block = st.record_copies()
+    with block:
+        pass
+    with pytest.raises(E.StridedRuntimeError, match=r"^this strided\.record_copies\(\) block was already entered"):
+        block.__enter__()
+    with pytest.raises(E.StridedRuntimeError, match=r"^this strided\.record_copies\(\) block was never entered"):
+        st.record_copies().__exit__(None, None, None)
+    with pytest.raises(E.StridedRuntimeError, match=r"^this strided\.watch\(\) block was never entered"):
+        st.watch().__exit__(None, None, None)

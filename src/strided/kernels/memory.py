@@ -15,10 +15,9 @@ the copy function and its ledger, checked writes, and growing a storage.
 
 from __future__ import annotations
 
-import contextlib
 import functools
 import warnings
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
@@ -38,7 +37,7 @@ from ..layout import (
 from ..messages import overlapping_write
 from ..storage import Storage, allocate
 from .fpstate import quiet
-from .listeners import OPEN, OpRecord, _listeners, emit, listening
+from .listeners import OPEN, Listening, OpRecord, _listeners, emit, listening
 
 _ndarray = np.ndarray
 
@@ -159,14 +158,16 @@ class _Ledger(list):
 _ledgers = _listeners
 
 
-@contextlib.contextmanager
-def record_copies() -> Iterator[list[CopyRecord]]:
+def record_copies() -> Listening:
     """Collect a :class:`CopyRecord` for every copy strided makes inside the block.
 
     The block belongs to its thread or asyncio task (a ``contextvars`` context): copies
     made by other threads are not recorded. In nested blocks a copy goes to every open
     ledger (inner and outer); after the inner block ends, to the outer one only. The ledger
     is one listener of the op records (:func:`strided.dispatch.listen`) that keeps the copies.
+    The block (a :class:`~strided.kernels.listeners.Listening`, whose ``as`` target is the ledger)
+    is entered once and exited once, by the thread that entered it: another thread's exit, or a
+    second one, raises RuntimeError and leaves the block for the entering thread to close.
 
     >>> x = strided.ones(2, 3)
     >>> with record_copies() as copies:
@@ -174,8 +175,7 @@ def record_copies() -> Iterator[list[CopyRecord]]:
     >>> copies[0].nbytes, copies[0].reason
     (24, 'reshape(6): dims 0 and 1 cannot merge: stride[0] == size[1] * stride[1] = 2 * 3 = 6, but stride[0] is 1')
     """
-    with listening(_Ledger()) as records:
-        yield records
+    return listening(_Ledger(), "strided.record_copies()")
 
 
 def new_storage(numel: int, dtype: np.dtype, shape: tuple[int, ...] | None = None) -> Storage:
