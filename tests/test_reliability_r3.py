@@ -461,3 +461,43 @@ def test_r3_19_a_strided_block_is_entered_once():
         st.record_copies().__exit__(None, None, None)
     with pytest.raises(E.StridedRuntimeError, match=r"^this strided\.watch\(\) block was never entered"):
         st.watch().__exit__(None, None, None)
+
+
+# ============================================================ R3-20 as_tensor in the CLI grammar
+
+
+def test_r3_20_show_as_tensor_works_like_tensor(capsys):
+    from strided.cli.main import main
+
+    # (the review's repro: AttributeError: module 'strided.creation' has no attribute 'as_tensor', exit 2)
+    outputs = []
+    for ctor in ("as_tensor", "tensor", "strided.as_tensor"):
+        assert main(["show", f"{ctor}([[1, 2], [3, 4]], dtype=float64).t()"]) == 0
+        out, err = capsys.readouterr()
+        assert err == ""
+        outputs.append(out.replace(f"0. {ctor.removeprefix('strided.')}(", "0. CTOR(", 1))
+    assert outputs[0] == outputs[1] == outputs[2]
+    assert "0. CTOR([[1, 2], [3, 4]], dtype=float64) → new tensor (32 bytes of new storage)" in outputs[0]
+    assert "1. x.t() → view (0 bytes copied; shares x's storage)" in outputs[0]
+    ty = torch.as_tensor([[1, 2], [3, 4]], dtype=torch.float64).t()
+    x = st.as_tensor([[1, 2], [3, 4]], dtype=st.float64).t()
+    assert (x.shape, x.stride(), x.tolist()) == (tuple(ty.shape), ty.stride(), ty.tolist())
+
+
+def test_r3_20_every_name_the_grammar_lists_exists():
+    from strided.cli import expr
+
+    for name in expr.CONSTRUCTORS:
+        assert callable(expr._CONSTRUCTOR_FUNCTIONS[name]) and callable(getattr(st, name)), name
+    x = st.ones(2, 3)
+    for name in expr.METHODS + expr.COMPUTE:
+        assert callable(getattr(x, name)), name
+    for name in expr.ATTRIBUTES:
+        assert isinstance(getattr(x, name), st.Tensor), name
+    # every constructor runs through the grammar, from its own literal arguments
+    examples = {"arange": "arange(3)", "zeros": "zeros(2)", "ones": "ones(2)", "empty": "empty(2)",
+                "full": "full((2,), 7)", "tensor": "tensor([1])", "as_tensor": "as_tensor([1])"}
+    assert set(examples) == set(expr.CONSTRUCTORS)
+    for name, source in examples.items():
+        steps = expr.evaluate(expr.parse(source))
+        assert steps[0].error is None and steps[0].output is not None, name
