@@ -501,3 +501,133 @@ def test_r3_20_every_name_the_grammar_lists_exists():
     for name, source in examples.items():
         steps = expr.evaluate(expr.parse(source))
         assert steps[0].error is None and steps[0].output is not None, name
+
+
+# ============================================================ R3-21 the losses' input-domain checks
+
+_NAN = math.nan
+
+
+def _f(lib, values, dtype="float32"):
+    return lib.tensor(values, dtype=getattr(lib, dtype))
+
+
+def _i(lib, values, dtype="int64"):
+    return lib.tensor(values, dtype=getattr(lib, dtype))
+
+
+# name -> call(lib, F), run on torch (torch, torch.nn.functional) and on strided
+_LOSS_CASES = {
+    # binary_cross_entropy: targets and inputs are probabilities, in the input's dtype
+    "bce target above 1": lambda lib, F: F.binary_cross_entropy(_f(lib, [0.2, 0.9]), _f(lib, [2.0, -1.0])),
+    "bce target NaN": lambda lib, F: F.binary_cross_entropy(_f(lib, [0.2, 0.9]), _f(lib, [_NAN, 0.5])),
+    "bce target inf, none": lambda lib, F: F.binary_cross_entropy(_f(lib, [0.2, 0.9]), _f(lib, [math.inf, 0.5]),
+                                                                 reduction="none"),
+    "bce target just above 1": lambda lib, F: F.binary_cross_entropy(_f(lib, [0.2, 0.9]), _f(lib, [1.0000001, 0.5])),
+    "bce target -0.0": lambda lib, F: F.binary_cross_entropy(_f(lib, [0.2, 0.9]), _f(lib, [-0.0, 1.0])),
+    "bce input and target bad": lambda lib, F: F.binary_cross_entropy(_f(lib, [1.2, 0.9]), _f(lib, [2.0, 0.0])),
+    "bce input NaN": lambda lib, F: F.binary_cross_entropy(_f(lib, [_NAN, 0.9]), _f(lib, [1.0, 0.0])),
+    "bce target float64": lambda lib, F: F.binary_cross_entropy(_f(lib, [0.2, 0.5]), _f(lib, [1.0, 0.0], "float64")),
+    "bce target int64": lambda lib, F: F.binary_cross_entropy(_f(lib, [0.2, 0.5]), _i(lib, [1, 0])),
+    "bce float16 target float32": lambda lib, F: F.binary_cross_entropy(_f(lib, [0.2, 0.5], "float16"),
+                                                                       _f(lib, [1.0, 0.0])),
+    "bce weight float64": lambda lib, F: F.binary_cross_entropy(_f(lib, [0.2, 0.5]), _f(lib, [1.0, 0.0]),
+                                                              weight=_f(lib, [1.0, 2.0], "float64")),
+    "bce weight does not broadcast": lambda lib, F: F.binary_cross_entropy(_f(lib, [[0.2, 0.5]]), _f(lib, [[1.0, 0.0]]),
+                                                                         weight=_f(lib, [1.0, 1.0, 1.0])),
+    "bce empty": lambda lib, F: F.binary_cross_entropy(_f(lib, []), _f(lib, []), reduction="sum"),
+    # binary_cross_entropy_with_logits: any target value; computed in the target's dtype
+    "bcel target outside [0, 1]": lambda lib, F: F.binary_cross_entropy_with_logits(_f(lib, [0.2, 0.9]),
+                                                                                   _f(lib, [2.0, -1.0])),
+    "bcel target float64": lambda lib, F: F.binary_cross_entropy_with_logits(_f(lib, [0.2, 0.5]),
+                                                                            _f(lib, [1.0, 0.0], "float64")),
+    "bcel input float64": lambda lib, F: F.binary_cross_entropy_with_logits(_f(lib, [0.2, 0.5], "float64"),
+                                                                           _f(lib, [1.0, 0.0]), reduction="none"),
+    "bcel target int64": lambda lib, F: F.binary_cross_entropy_with_logits(_f(lib, [0.2, 0.5]), _i(lib, [1, 0])),
+    "bcel target bool": lambda lib, F: F.binary_cross_entropy_with_logits(_f(lib, [0.2, 0.5]), _i(lib, [True, False], "bool")),
+    "bcel input int64": lambda lib, F: F.binary_cross_entropy_with_logits(_i(lib, [1, 0]), _f(lib, [1.0, 0.0])),
+    "bcel pos_weight does not broadcast": lambda lib, F: F.binary_cross_entropy_with_logits(
+        _f(lib, [0.2, 0.5]), _f(lib, [1.0, 0.0]), pos_weight=_f(lib, [1.0, 1.0, 1.0])),
+    # nll_loss and cross_entropy with class indices: targets in range, weights in the input's dtype
+    "nll target out of range": lambda lib, F: F.nll_loss(_f(lib, [[-0.1, -2.3]]), _i(lib, [2])),
+    "nll target negative": lambda lib, F: F.nll_loss(_f(lib, [[-0.1, -2.3], [-1.0, -0.5]]), _i(lib, [0, -1]),
+                                                   reduction="none"),
+    "nll target ignored": lambda lib, F: F.nll_loss(_f(lib, [[-0.1, -2.3]]), _i(lib, [-100])),
+    "nll target float": lambda lib, F: F.nll_loss(_f(lib, [[-0.1, -2.3]]), _f(lib, [0.0])),
+    "nll target int32": lambda lib, F: F.nll_loss(_f(lib, [[-0.1, -2.3]]), _i(lib, [1], "int32")),
+    "nll weight float64": lambda lib, F: F.nll_loss(_f(lib, [[-0.1, -2.3]]), _i(lib, [1]), weight=_f(lib, [1.0, 2.0], "float64")),
+    "nll weight wrong size": lambda lib, F: F.nll_loss(_f(lib, [[-0.1, -2.3]]), _i(lib, [1]), weight=_f(lib, [1.0, 1.0, 1.0])),
+    "nll input int64": lambda lib, F: F.nll_loss(_i(lib, [[1, 2]]), _i(lib, [1])),
+    "nll input int64 3-d": lambda lib, F: F.nll_loss(_i(lib, [[[1], [2]]]), _i(lib, [[1]])),
+    "ce target out of range": lambda lib, F: F.cross_entropy(_f(lib, [[-0.1, -2.3]]), _i(lib, [3]), label_smoothing=0.1),
+    "ce target ignored at -5": lambda lib, F: F.cross_entropy(_f(lib, [[-0.1, -2.3]]), _i(lib, [-5]), ignore_index=-5),
+    "ce weight float64": lambda lib, F: F.cross_entropy(_f(lib, [[0.2, 0.5]]), _i(lib, [1]),
+                                                      weight=_f(lib, [1.0, 1.0], "float64")),
+    "ce weight int64": lambda lib, F: F.cross_entropy(_f(lib, [[0.2, 0.5]]), _i(lib, [1]), weight=_i(lib, [1, 1])),
+    "ce label_smoothing above 1": lambda lib, F: F.cross_entropy(_f(lib, [[0.2, 0.5]]), _i(lib, [1]), label_smoothing=1.5),
+    "ce label_smoothing negative": lambda lib, F: F.cross_entropy(_f(lib, [[0.2, 0.5]]), _i(lib, [1]),
+                                                                label_smoothing=-0.1),
+    # cross_entropy with class probabilities: promoted, no ignore_index
+    "ce probabilities float64": lambda lib, F: F.cross_entropy(_f(lib, [[0.2, 0.5]]), _f(lib, [[1.0, 0.0]], "float64")),
+    "ce probabilities weight float64": lambda lib, F: F.cross_entropy(_f(lib, [[0.2, 0.5]]), _f(lib, [[0.3, 0.7]]),
+                                                                    weight=_f(lib, [1.0, 2.0], "float64")),
+    "ce probabilities ignore_index": lambda lib, F: F.cross_entropy(_f(lib, [[0.2, 0.5]]), _f(lib, [[1.0, 0.0]]),
+                                                                  ignore_index=0),
+    "ce probabilities int64": lambda lib, F: F.cross_entropy(_f(lib, [[0.2, 0.5]]), _i(lib, [[1, 0]])),
+    # the other losses and dropout
+    "smooth_l1 beta NaN": lambda lib, F: F.smooth_l1_loss(_f(lib, [0.2, 0.5]), _f(lib, [1.0, 0.0]), beta=_NAN),
+    "smooth_l1 beta negative": lambda lib, F: F.smooth_l1_loss(_f(lib, [0.2, 0.5]), _f(lib, [1.0, 0.0]), beta=-1.0),
+    "mse target NaN": lambda lib, F: F.mse_loss(_f(lib, [0.2, 0.5]), _f(lib, [_NAN, 0.0])),
+    "dropout p NaN": lambda lib, F: F.dropout(_f(lib, [0.2, 0.5]), p=_NAN),
+    "dropout p NaN, eval": lambda lib, F: F.dropout(_f(lib, [0.2, 0.5]), p=_NAN, training=False),
+    "dropout p above 1": lambda lib, F: F.dropout(_f(lib, [0.2, 0.5]), p=1.5),
+}
+
+
+def _loss_outcome(lib, F, call):
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")  # (the size warnings are tested elsewhere)
+            result = call(lib, F)
+    except Exception as e:  # noqa: BLE001 - compared between the libraries
+        return "raised", e
+    return "ok", result
+
+
+@pytest.mark.parametrize("case", _LOSS_CASES)
+def test_r3_21_loss_domains_as_torch(case):
+    import torch.nn.functional as TF
+
+    import strided.nn.functional as SF
+
+    t_kind, t_value = _loss_outcome(torch, TF, _LOSS_CASES[case])
+    s_kind, s_value = _loss_outcome(st, SF, _LOSS_CASES[case])
+    assert s_kind == t_kind, (t_value, s_value)
+    if t_kind == "raised":
+        builtin = next(c for c in type(t_value).__mro__ if c.__module__ == "builtins")
+        assert isinstance(s_value, builtin) and isinstance(s_value, E.StridedError)
+        assert str(s_value).splitlines()[0] == str(t_value).splitlines()[0]
+        assert len(str(s_value).splitlines()) >= 2  # then our explanation
+    else:
+        assert s_value.dtype.name == str(t_value.dtype).removeprefix("torch.")
+        assert s_value.shape == tuple(t_value.shape)
+        np.testing.assert_allclose(np.asarray(s_value.tolist(), dtype=float),
+                                   np.asarray(t_value.tolist(), dtype=float), rtol=1e-3, equal_nan=True)
+
+
+def test_r3_21_binary_cross_entropy_says_which_targets_are_out_of_range():
+    import strided.nn.functional as F
+
+    with pytest.raises(E.StridedRuntimeError) as info:
+        F.binary_cross_entropy(st.tensor([0.2, 0.9, 0.5]), st.tensor([2.0, -1.0, _NAN]))
+    assert str(info.value).splitlines() == [
+        "all elements of target should be between 0 and 1",
+        "  binary_cross_entropy reads the target as probabilities; it holds 2 below 0 or above 1 "
+        "(from -1 to 2) and 1 NaN, of its 3 elements",
+        "  fix: targets in [0, 1] (class labels as 0.0 / 1.0; target.clamp(0, 1) if they only strayed by rounding)",
+    ]
+    with pytest.raises(E.StridedRuntimeError) as info:
+        F.binary_cross_entropy(st.tensor([1.5, _NAN]), st.tensor([1.0, 0.0]))
+    assert str(info.value).splitlines()[1] == (
+        "  binary_cross_entropy reads the input as probabilities; it holds 1 below 0 or above 1 (from 1.5 to 1.5) "
+        "and 1 NaN, of its 2 elements")
