@@ -631,3 +631,55 @@ def test_r3_21_binary_cross_entropy_says_which_targets_are_out_of_range():
     assert str(info.value).splitlines()[1] == (
         "  binary_cross_entropy reads the input as probabilities; it holds 1 below 0 or above 1 (from 1.5 to 1.5) "
         "and 1 NaN, of its 2 elements")
+
+
+# ============================================================ R3-23 read-only memory handed to torch
+
+
+def _read_only_tensors():
+    raw = bytes(range(16))  # immutable memory
+    owner = np.arange(4.0, dtype=np.float32)
+    lent = owner.view()
+    lent.flags.writeable = False  # read-only view of writable memory
+    return raw, [st.from_numpy(np.frombuffer(raw, np.float32)), st.from_numpy(lent), st.from_numpy(lent)[::2]]
+
+
+@pytest.mark.parametrize("consumer", ["torch.from_dlpack", "torch.as_tensor", "torch.asarray", "torch.tensor",
+                                      "np.from_dlpack"])
+def test_r3_23_read_only_memory_reaches_dlpack_consumers_as_a_copy(consumer):
+    # (the review's repro: torch.from_dlpack(t)[0] = 5 changed an immutable bytes object)
+    take = {"torch.from_dlpack": torch.from_dlpack, "torch.as_tensor": torch.as_tensor,
+            "torch.asarray": torch.asarray, "torch.tensor": torch.tensor, "np.from_dlpack": np.from_dlpack}[consumer]
+    raw, tensors = _read_only_tensors()
+    for t in tensors:
+        before = t.tolist()
+        with st.record_copies() as copies:
+            out = take(t)
+        assert out.tolist() == before
+        out[0] = 99  # writable, and its own memory
+        assert t.tolist() == before and bytes(range(16)) == raw
+        assert [c.reason for c in copies] == [
+            "__dlpack__: a read-only tensor, exported as a writable copy (a DLPack consumer may ignore the "
+            "read-only flag: PyTorch 2.13 does)"]
+        assert copies[0].nbytes == t.numel() * t.element_size()
+
+
+def test_r3_23_torch_itself_would_write_through_the_flag():
+    # why strided copies: torch 2.13 takes NumPy's read-only DLPack 1.0 capsule as writable memory
+    a = np.arange(3.0)
+    a.flags.writeable = False
+    capsule_user = torch.from_dlpack(a)
+    capsule_user[0] = 5.0
+    assert a[0] == 5.0  # (torch's own behaviour; if this changes, the copy can become a read-only share)
+
+
+def test_r3_23_writable_tensors_still_share_with_torch_and_numpy_keeps_its_read_only_view():
+    t = st.arange(4.0)
+    shared = torch.from_dlpack(t)
+    shared[0] = 7.0
+    assert t[0].item() == 7.0
+    _, (read_only, *_) = _read_only_tensors()
+    view = np.asarray(read_only)
+    assert not view.flags.writeable and np.shares_memory(view, read_only.numpy())
+    with pytest.raises(BufferError, match="Cannot export readonly array since signalling readonly is unsupported"):
+        read_only.__dlpack__()  # a DLPack 0.x consumer: refused, as NumPy refuses it
