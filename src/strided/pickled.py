@@ -61,8 +61,12 @@ def checked_state(state: Any, tensor_type: type) -> dict[str, Any]:
         err.refusal = getattr(e, "refusal", None)  # type: ignore[attr-defined]
         raise err from None
     base = slots.get("_base")
-    if base is not None and (type(base) is not tensor_type or base._base is not None
-                             or storage_root(base._storage) is not storage_root(storage)):
+    # (a base whose own state is still being read, in a reference cycle, has no storage yet: its
+    # fields are checked when they are set)
+    base_storage = getattr(base, "_storage", None)
+    if base is not None and (type(base) is not tensor_type or getattr(base, "_base", None) is not None
+                             or (base_storage is not None
+                                 and storage_root(base_storage) is not storage_root(storage))):
         raise StridedRuntimeError(join_lines(
             "Tensor.__setstate__: the view's base is not a tensor over the same memory",
             _UNPICKLED + ": a view's _base is the root tensor of its view chain, over the same storage", _FIX))
