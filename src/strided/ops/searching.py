@@ -131,7 +131,8 @@ def _torch_bisect(rows: np.ndarray, vals: np.ndarray, right: bool) -> np.ndarray
 
 
 def _has_nan(rows: np.ndarray) -> bool:
-    return rows.dtype.kind in "fc" and bool(np.isnan(rows).any())
+    """Whether a sorted sequence holds NaN: sorted, it is last in its row (one read per row)."""
+    return rows.dtype.kind in "fc" and bool(np.isnan(rows[..., -1]).any())
 
 
 def searchsorted(sorted_sequence: Tensor, input: Any, *, out_int32: bool = False,  # noqa: A002
