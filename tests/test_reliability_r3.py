@@ -28,6 +28,7 @@ import torch
 
 import strided as st
 from strided import errors as E
+from strided.dtypes import DType
 from strided.layout.core import _trusted
 
 # ============================================================ R3-15 crafted pickles
@@ -189,6 +190,62 @@ def test_r3_15_no_kernel_reads_past_its_storage(reader, layout):
     with pytest.raises(E.StridedRuntimeError, match=r"^setStorage: sizes \[") as info:
         _READERS[reader](x)
     assert "are out of bounds for storage of size" in str(info.value).splitlines()[0]
+
+
+# Zero-argument Tensor methods that answer from the layout or the dtype alone (no element read),
+# and those that change the tensor's metadata instead of reading it.
+_METADATA = {"data_ptr", "element_size", "is_complex", "is_conj", "is_contiguous", "is_floating_point",
+             "is_inference", "is_leaf", "is_neg", "is_nonzero", "is_pinned", "is_set_to", "is_shared", "is_signed",
+             "is_sparse", "is_view", "ndimension", "nelement", "numel", "dim", "size", "stride", "storage_offset",
+             "get_device", "untyped_storage", "describe", "type", "__len__", "__repr__", "__str__",
+             "is_cpu", "itemsize", "layout", "nbytes", "ndim", "requires_grad", "retains_grad", "shape"}
+_MUTATE_LAYOUT = {"resize_", "set_", "requires_grad_", "share_memory_", "backward", "register_hook", "retain_grad",
+                  "detach_", "t_", "squeeze_", "unsqueeze_", "as_strided_"}
+
+
+@pytest.mark.filterwarnings("ignore")  # (x.T of a 1-d tensor warns, among others)
+@pytest.mark.parametrize("dtype", [st.float32, st.int64, st.float64], ids=lambda d: d.name)
+def test_r3_15_no_tensor_method_reads_past_its_storage(dtype):
+    """Every Tensor method callable without arguments, on tensors whose layout reaches past their
+    storage: each raises, answers from metadata, or gives a result whose own reading raises."""
+    names = [n for n in dir(st.Tensor) if (not n.startswith("_") or n in ("__neg__", "__abs__", "__invert__",
+                                                                              "__float__", "__int__", "__bool__",
+                                                                              "__array__", "__dlpack__"))
+             and n not in _MUTATE_LAYOUT and n not in _METADATA]
+    ran, read = 0, []
+    for layout in [((2,), (1,), 100), ((1000,), (1,), 0), ((2,), (1,), 0, 0), ((4, 4), (4, 1), 0),
+                   ((4, 4), (1, 4), 0)]:
+        for name in names:
+            x = _smuggled(*layout)
+            x = x if dtype is st.float32 else _retyped(x, dtype)
+            try:
+                method = getattr(x, name)
+                result = method() if callable(method) else method
+            except Exception:  # noqa: BLE001 - a refusal is what we want
+                continue
+            ran += 1
+            try:
+                if isinstance(result, st.Tensor):
+                    values = result.tolist()
+                elif isinstance(result, tuple) and any(isinstance(r, st.Tensor) for r in result):
+                    values = [r.tolist() for r in result if isinstance(r, st.Tensor)]
+                elif isinstance(result, (DType, st.device, str, type(None))) or callable(result):
+                    continue
+                else:
+                    values = result
+            except E.StridedRuntimeError:
+                continue
+            read.append(f"{name} on {layout} gave {values!r:.60}")
+    assert ran > 0 and read == [], read
+
+
+def _retyped(x: st.Tensor, dtype) -> st.Tensor:
+    """``x``'s layout over a storage of ``dtype`` of the same length (set behind the checks)."""
+    t = object.__new__(st.Tensor)
+    source = st.zeros(x._storage.array.shape[0], dtype=dtype)
+    for name, value in _state_of(source, _layout=x._layout).items():
+        object.__setattr__(t, name, value)
+    return t
 
 
 @pytest.mark.parametrize(
