@@ -145,12 +145,15 @@ def test_export_negative_stride_on_a_dim_that_does_not_step():
 
 
 def test_export_read_only_only_to_dlpack_1():
-    """A read-only tensor reaches NumPy read-only (a DLPack 1.0 capsule carries the flag); a DLPack
-    0.x consumer is refused with NumPy's first line; copy=True exports a writable copy."""
+    """A read-only tensor reaches a DLPack 1.0 consumer as a writable copy (R3-23: consumers may
+    ignore the read-only flag; NumPy's read-only view is np.asarray's); a DLPack 0.x consumer is
+    refused with NumPy's first line; copy=True exports a writable copy."""
     a = np.arange(4.0)
     a.flags.writeable = False
     s = st.from_numpy(a)
-    assert not np.from_dlpack(s).flags.writeable
+    exported = np.from_dlpack(s)
+    assert exported.flags.writeable and not np.shares_memory(exported, a) and exported.tolist() == a.tolist()
+    assert not np.asarray(s).flags.writeable and np.shares_memory(np.asarray(s), a)
     with pytest.raises(BufferError) as theirs:
         a.__dlpack__()
     with pytest.raises(BufferError) as ours:

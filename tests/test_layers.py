@@ -23,7 +23,7 @@ LAYERS: list[tuple[str, tuple[str, ...]]] = [
     ("kernels", ("kernels", "scalars")),
     ("text", ("formatting",)),
     ("dispatch", ("dispatch", "gradients")),  # gradients: the backward-rule registry
-    ("tensor", ("tensor", "creation")),
+    ("tensor", ("tensor", "creation", "pickled")),
     ("interop", ("interop",)),  # DLPack, as_tensor/asarray: wraps memory with creation
     ("above tensor", ("writes", "numpy_api")),
     ("ops", ("ops", "nn", "linalg")),

@@ -22,8 +22,7 @@ from __future__ import annotations
 import sys
 import threading
 import weakref
-from collections.abc import Callable, Iterator
-from contextlib import contextmanager
+from collections.abc import Callable
 from contextvars import ContextVar
 from typing import Any
 
@@ -33,7 +32,7 @@ from . import layout as L
 from .callsite import PACKAGE_DIR
 from .dtypes import DType, from_numpy_dtype
 from .errors import StridedRuntimeError, join_lines
-from .kernels.listeners import OPEN, Listener, OpRecord, emit, listeners, listening
+from .kernels.listeners import OPEN, Listener, Listening, OpRecord, emit, listeners, listening
 from .kernels.memory import copy_to_new, new_storage, numpy_view
 from .layout import Layout
 from .storage import Storage
@@ -59,11 +58,11 @@ def install(tensor_class: type) -> None:
     _Tensor = tensor_class
 
 
-@contextmanager
-def listen(listener: Listener) -> Iterator[Listener]:
+def listen(listener: Listener) -> Listening:
     """Call ``listener(record)`` with an :class:`OpRecord` for every op run inside the block.
 
-    The block belongs to its thread or asyncio task; nested blocks each get every record.
+    The block belongs to its thread or asyncio task; nested blocks each get every record. It is
+    entered once and exited once, by the thread that entered it (RuntimeError otherwise).
     Views (``kind="view"``, ``plan`` the new layout), copies (``"copy"``, ``plan`` the reason,
     ``nbytes``) and computing ops (``"compute"``: arithmetic, reductions, matmul, ...) are all
     reported, after the result is made; an in-place op reports its target as ``output``. The
@@ -75,8 +74,7 @@ def listen(listener: Listener) -> Iterator[Listener]:
     >>> [(r.name, r.kind) for r in seen]
     [('T', 'view'), ('add', 'compute'), ('sum', 'compute')]
     """
-    with listening(listener):
-        yield listener
+    return listening(listener)
 
 
 def report(name: str, inputs: tuple, output: Any) -> Any:

@@ -73,6 +73,7 @@ from .messages import (
     unbind_0d_error,
     view_refused,
 )
+from .pickled import checked_state
 from .storage import Storage
 
 _new = object.__new__
@@ -296,6 +297,17 @@ class Tensor:
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         raise not_built_directly()
+
+    def __getstate__(self) -> dict[str, Any]:
+        """The fields pickle and deepcopy keep (every pickle protocol, as PyTorch's tensors)."""
+        return {"_storage": self._storage, "_layout": self._layout, "_dtype": self._dtype,
+                "_base": self._base, "_ag": self._ag}
+
+    def __setstate__(self, state: Any) -> None:
+        """Unpickling and deepcopy: the fields are set only once they fit each other (the layout
+        within the storage, the storage's dtype the tensor's; :func:`strided.pickled.checked_state`)."""
+        for name, value in checked_state(state, Tensor).items():
+            object.__setattr__(self, name, value)
 
     # ------------------------------------------------------------ construction helpers
 

@@ -30,7 +30,7 @@ import ast
 from dataclasses import dataclass, field
 from typing import Any
 
-from .. import creation
+from .. import creation, interop
 from ..diagnose.watch import watch
 from ..dtypes import ALL_DTYPES, to_dtype
 from ..tensor import Tensor
@@ -313,9 +313,13 @@ def run_step(call: Call, x: Tensor | None) -> Step:
     return step
 
 
+# The function behind each name in CONSTRUCTORS (as_tensor lives with the other memory sharers).
+_CONSTRUCTOR_FUNCTIONS = {name: getattr(creation, name, None) or getattr(interop, name) for name in CONSTRUCTORS}
+
+
 def _apply(call: Call, x: Tensor | None) -> Any:
     if call.kind == "ctor":
-        return getattr(creation, call.name)(*call.args, **call.kwargs)
+        return _CONSTRUCTOR_FUNCTIONS[call.name](*call.args, **call.kwargs)
     assert x is not None
     if call.kind == "index":
         return x[call.args[0]]

@@ -31,7 +31,8 @@ import inspect
 import sys
 from typing import Any
 
-from ..dispatch import OpRecord, listen
+from ..dispatch import OpRecord
+from ..kernels.listeners import exit_refused, listening
 from ..layout import CopyRequested, contiguous_strides
 from ..ops.table import OPS
 from ..tensor import Tensor
@@ -66,6 +67,8 @@ class Watch(Flow):
 
     A watch is entered once (a second ``with`` raises ValueError); an exception leaving the
     block closes it and keeps what it recorded. Nested watches each see their own block's ops.
+    It is exited once, by the thread that entered it: an exit from another thread, or a second
+    one, raises RuntimeError and changes nothing (the entering thread can still close it).
     """
 
     title = "watch"
@@ -90,16 +93,17 @@ class Watch(Flow):
         frame = sys._getframe(1)
         if frame.f_code.co_flags & (inspect.CO_GENERATOR | inspect.CO_ASYNC_GENERATOR):
             self._home = frame
-        self._block = listen(self._record)
+        self._block = listening(self._record, "strided.watch()")
         self._block.__enter__()
         return self
 
     def __exit__(self, *exc: Any) -> bool:
-        block, self._block = self._block, None
-        try:
-            block.__exit__(*exc)
-        finally:
-            self._release_transient()
+        if self._block is None:
+            raise exit_refused("strided.watch()", "new", 0, "")  # type: ignore[misc]
+        # From another thread, or a second time: RuntimeError, and the block stays as it was
+        # (the entering thread can still close it).
+        self._block.__exit__(*exc)
+        self._release_transient()
         return False  # an exception passes on; what was recorded stays
 
     # ------------------------------------------------------------ one op record -> one step

@@ -28,7 +28,9 @@ when ``w.steps`` is first read. ``bench/bench_watch_torch.py`` measures it.
 Threads: torch keeps its modes per thread, so a block sees only the ops of the thread it runs in
 (module hooks, which are global, are filtered to that thread too). Like any torch mode it sees
 all the ops that thread runs while the block is open — also the caller's, while a generator that
-holds a block open is suspended at a ``yield``.
+holds a block open is suspended at a ``yield``. For the same reason a block is exited by the
+thread that entered it, innermost first; any other exit is refused (RuntimeError) before anything
+changes, so the entering thread can still close the block.
 
 Tensors with no strides or no storage (sparse, nested, wrapper subclasses) are recorded with
 strides ``()`` (and shape ``()`` where torch has none) and count no memory; neither do meta and
@@ -65,6 +67,8 @@ from functools import partial
 from typing import Any
 
 from ..callsite import PACKAGE_DIR
+from ..errors import StridedRuntimeError, join_lines
+from ..kernels.listeners import exit_refused
 from ..layout.refusals import ReshapeRefusal
 from ..layout.reshape import torch_view_strides
 from .dims import reshape_mapping
@@ -147,7 +151,9 @@ class TorchWatch(Flow):
     """The flow of PyTorch ops seen inside one ``with watch_torch()`` block (see :func:`watch_torch`).
 
     Entered once (a second ``with`` raises ValueError); an exception in the block ends it cleanly
-    and what was recorded stays. Nested watches each see the ops of their own block.
+    and what was recorded stays. Nested watches each see the ops of their own block. Exited once,
+    by the thread that entered it, innermost block first: any other exit raises RuntimeError and
+    changes nothing (see :meth:`_check_exit`), so the block can still be closed properly.
     """
 
     title = "watch_torch"
@@ -195,6 +201,7 @@ class TorchWatch(Flow):
         return self
 
     def __exit__(self, *exc: Any) -> bool:
+        self._check_exit()
         if self._modes is not None:
             self._modes[1].__exit__(*exc)
             self._modes[0].__exit__(*exc)
@@ -207,6 +214,31 @@ class TorchWatch(Flow):
         self._keep.clear()
         self._context[0] = -1
         return False
+
+    def _check_exit(self) -> None:
+        """Refuse an exit that torch would get wrong, before anything changes (so the entering
+        thread can still close the block): torch keeps its modes per thread and pops the
+        innermost one, whoever asks. Refused: a block never entered or already exited, an exit
+        from another thread (torch's own error there, "trying to pop from empty mode stack",
+        would leave the block half closed), and one while a mode entered later is still on
+        (torch would pop that mode instead, and this block would go on recording)."""
+        state = "open" if self._modes is not None else "closed" if self._entered else "new"
+        err = exit_refused("strided.watch_torch()", state, self._thread,
+                           "torch keeps its dispatch modes per thread: only the entering thread can remove this "
+                           "block's, which stay on (recording that thread's ops) until it does")
+        if err is not None:
+            raise err
+        from torch.overrides import _get_current_function_mode
+        from torch.utils._python_dispatch import _get_current_dispatch_mode
+
+        function_mode, dispatch_mode = self._modes
+        if _get_current_dispatch_mode() is not dispatch_mode or _get_current_function_mode() is not function_mode:
+            raise StridedRuntimeError(join_lines(
+                "strided.watch_torch() blocks must be exited in the reverse order they were entered",
+                "a torch mode entered after this block (another watch_torch() block, a TorchDispatchMode or "
+                "a TorchFunctionMode, such as the one torch.set_default_device installs) is still on; torch removes "
+                "the innermost mode, which is that one",
+                "fix: exit the inner block or mode first (nested with statements do)"))
 
     # ------------------------------------------------------------------ modules
 

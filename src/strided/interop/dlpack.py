@@ -6,7 +6,9 @@ import is ``np.from_dlpack`` wrapped without a copy (:func:`strided.creation.bor
 no capsule is built by hand. Both directions share memory; the only copies are the ones a
 caller asks for with ``copy=True``, and they go through strided's copy path (the ledger).
 
-strided refuses, with a clear error, what a consumer would mishandle:
+A read-only tensor is exported to a DLPack 1.0 consumer as a writable copy (in the copy ledger),
+never as its memory: consumers may ignore the read-only flag (PyTorch 2.13 does), see the Note
+in :func:`dlpack_export`. strided refuses, with a clear error, what a consumer would mishandle:
 
 - a negative stride on a dim of more than one element (PyTorch 2.13 aborts the whole process
   on such a DLPack tensor: ``computeStorageNbytes`` overflows);
@@ -66,6 +68,9 @@ def dlpack_export(
     new copy (recorded in the copy ledger); None and False share memory, so the storage is
     marked exported (``resize_`` may no longer move it).
 
+    A read-only tensor is exported as a writable copy (recorded in the copy ledger), never as its
+    memory: see the Note in the code.
+
     Raises BufferError for a negative stride (PyTorch aborts the process on one: export
     ``t.contiguous()`` or pass ``copy=True``), for a read-only tensor asked for by a DLPack
     0.x consumer, and for a device other than the CPU.
@@ -88,8 +93,21 @@ def dlpack_export(
     backwards = _backward_dims(self)
     if backwards:
         raise _negative_strides_error(self, backwards)
-    if not arr.flags.writeable and (max_version is None or tuple(max_version)[0] < 1):
-        raise _readonly_legacy_error(self)
+    if not arr.flags.writeable:
+        if max_version is None or tuple(max_version)[0] < 1:
+            raise _readonly_legacy_error(self)
+        # Note: read-only memory goes out as a writable copy, not as itself. A DLPack 1.0 capsule
+        # carries the read-only flag, but a producer cannot tell a consumer that honours it
+        # (NumPy) from one that ignores it (PyTorch 2.13: torch.from_dlpack and torch.as_tensor
+        # hand out a writable tensor, whose writes change an immutable bytes object or an array
+        # its owner lent read-only): both ask with max_version=(1, 0), torch.as_tensor from C.
+        # A refusal would also break the consumers that copy anyway (torch.tensor(t) asks through
+        # DLPack too). So the consumer gets a copy, in the copy ledger with this reason; NumPy's
+        # zero-copy read-only view stays one np.asarray(t) away (the array interface carries
+        # the flag, and NumPy honours it).
+        arr = copy_array(arr, "__dlpack__: a read-only tensor, exported as a writable copy (a DLPack consumer "
+                              "may ignore the read-only flag: PyTorch 2.13 does)")
+        return arr.__dlpack__(max_version=max_version)
     capsule = arr.__dlpack__(max_version=max_version)
     self._storage.mark_exported("Tensor.__dlpack__ (DLPack: torch.from_dlpack, torch.as_tensor, np.from_dlpack, ...)")
     return capsule

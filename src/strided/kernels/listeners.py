@@ -14,11 +14,13 @@ from __future__ import annotations
 
 import contextlib
 import sys
+import threading
 from collections.abc import Callable, Iterator
 from contextvars import ContextVar, Token
 from typing import Any
 
 from ..callsite import PACKAGE_DIR
+from ..errors import StridedRuntimeError, join_lines
 
 
 class OpRecord:
@@ -86,22 +88,80 @@ _listeners: ContextVar[tuple[Listener, ...]] = ContextVar("strided_copy_ledgers"
 listeners = _listeners.get
 
 
-@contextlib.contextmanager
-def listening(listener: Listener) -> Iterator[Listener]:
+class Listening:
+    """A block that delivers this context's op records to ``listener`` (made by :func:`listening`).
+
+    Entered once and exited once, in the thread that entered it: the records come from that
+    thread's context, so no other thread can close the block. Exiting it from another thread,
+    a second time or before entering raises RuntimeError and changes nothing, so the entering
+    thread can still close it. ``what`` names the block in those errors (``record_copies()``).
+    """
+
+    __slots__ = ("listener", "what", "_mine", "_token", "_gate", "_thread", "_state")
+
+    def __init__(self, listener: Listener, what: str = "strided.dispatch.listen()") -> None:
+        self.listener = listener
+        self.what = what
+        self._mine: tuple = ()
+        self._token: Token | None = None
+        self._gate = object()  # (a ledger is a list: equal ledgers must not remove each other's gate)
+        self._thread = 0
+        self._state = "new"  # "new", "open", "closed"
+
+    def __enter__(self) -> Any:
+        if self._state != "new":
+            raise StridedRuntimeError(join_lines(
+                f"this {self.what} block was already entered",
+                "a block records one stretch of code once",
+                f"fix: make a new one for each block: with {self.what}: ..."))
+        self._state = "open"
+        self._thread = threading.get_ident()
+        self._mine = (*_listeners.get(), self.listener)
+        self._token = _listeners.set(self._mine)
+        OPEN.append(self._gate)
+        return self.listener
+
+    def __exit__(self, *exc: Any) -> bool:
+        err = exit_refused(self.what, self._state, self._thread,
+                           "it records the entering thread's ops, from that thread's context, which no other "
+                           "thread can change: the block stays open, recording them, until that thread exits it")
+        if err is not None:
+            raise err
+        self._state = "closed"
+        OPEN.remove(self._gate)
+        _close(self.listener, self._mine, self._token)  # type: ignore[arg-type]
+        return False
+
+
+def exit_refused(what: str, state: str, thread: int, why: str) -> StridedRuntimeError | None:
+    """The error for exiting the recording block ``what`` now, or None when the exit is right.
+
+    ``state`` is "new" (never entered), "closed" (already exited) or "open"; an open block may be
+    exited only by ``thread``, the one that entered it (``why``: why no other thread can).
+    Shared by :class:`Listening` and ``watch_torch``.
+    """
+    if state != "open":
+        return StridedRuntimeError(join_lines(
+            f"this {what} block was {'never entered' if state == 'new' else 'already exited'}",
+            "a block is exited once, after it is entered; what it recorded stays",
+            f"fix: let a with statement enter and exit it: with {what} as ...: ..."))
+    here = threading.get_ident()
+    if here != thread:
+        return StridedRuntimeError(join_lines(
+            f"a {what} block must be exited in the thread that entered it (entered in thread {thread}, "
+            f"exited in thread {here})",
+            why,
+            "fix: exit it in the thread that entered it (leave the with block there)"))
+    return None
+
+
+def listening(listener: Listener, what: str = "strided.dispatch.listen()") -> Listening:
     """Call ``listener(record)`` for every :class:`OpRecord` made in this context inside the block.
 
     Nested blocks each get every record; other threads' and tasks' records are not delivered.
+    The block is a :class:`Listening`: entered once, exited once, by the thread that entered it.
     """
-    outer = _listeners.get()
-    mine = (*outer, listener)
-    token = _listeners.set(mine)
-    gate = object()  # (a ledger is a list: equal ledgers must not remove each other's gate)
-    OPEN.append(gate)
-    try:
-        yield listener
-    finally:
-        OPEN.remove(gate)
-        _close(listener, mine, token)
+    return Listening(listener, what)
 
 
 @contextlib.contextmanager

@@ -15,10 +15,9 @@ the copy function and its ledger, checked writes, and growing a storage.
 
 from __future__ import annotations
 
-import contextlib
 import functools
 import warnings
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
@@ -28,6 +27,7 @@ from ..errors import StridedRuntimeError, join_lines
 from ..layout import (
     INT64_MAX,
     Layout,
+    check_layout,
     contiguous_strides,
     has_internal_overlap,
     overlaps,
@@ -37,7 +37,7 @@ from ..layout import (
 from ..messages import overlapping_write
 from ..storage import Storage, allocate
 from .fpstate import quiet
-from .listeners import OPEN, OpRecord, _listeners, emit, listening
+from .listeners import OPEN, Listening, OpRecord, _listeners, emit, listening
 
 _ndarray = np.ndarray
 
@@ -55,6 +55,8 @@ def numpy_view(storage: Storage, layout: Layout) -> np.ndarray:
     off = layout.offset * isz
     if off and 0 in shape:
         off = 0  # an empty layout addresses nothing; its offset may sit past the buffer's end
+    elif not arr.size and 0 not in shape:
+        raise outside_storage(arr, layout)  # (NumPy checks no bounds on a 0-byte buffer)
     try:
         return _ndarray(shape, arr.dtype, arr, off, tuple([s * isz for s in layout.strides]))
     except ValueError:  # try costs nothing when nothing is raised
@@ -76,6 +78,9 @@ def _numpy_view_refused(arr: np.ndarray, layout: Layout, off: int) -> np.ndarray
     try:
         return _ndarray(shape, arr.dtype, arr, off, strides)
     except ValueError as err:
+        if not empty and (layout.offset + sum((n - 1) * s for n, s in zip(shape, layout.strides) if s > 0)
+                          >= arr.shape[0]):
+            raise outside_storage(arr, layout) from None  # (only a tensor unpickled past its storage)
         numel = product(shape)
         raise StridedRuntimeError(
             join_lines(
@@ -88,6 +93,23 @@ def _numpy_view_refused(arr: np.ndarray, layout: Layout, off: int) -> np.ndarray
                 "before expand (stride-0 dims repeat the same memory)",
             )
         ) from None
+
+
+def outside_storage(array: np.ndarray, layout: Layout) -> StridedRuntimeError:
+    """The error for a ``layout`` that reaches past a storage's ``array`` (PyTorch's ``setStorage: ... out of
+    bounds`` line, from :func:`strided.layout.check_layout`).
+
+    No op or view builds such a layout and unpickling refuses one (:mod:`strided.pickled`); the
+    kernels that read a flat run of a storage without a NumPy bounds check call this when the
+    run comes up short, so that even a tensor that got past those never reads outside its buffer.
+    """
+    try:
+        check_layout(layout.shape, layout.strides, layout.offset, array.shape[0], array.itemsize)
+    except StridedRuntimeError as err:
+        return err
+    return StridedRuntimeError(  # (not reached: a layout within its storage has its whole run there)
+        f"the layout {layout} reaches past its storage of {array.shape[0]} elements"
+    )
 
 
 def tensor_view(t: Any) -> np.ndarray:
@@ -136,14 +158,16 @@ class _Ledger(list):
 _ledgers = _listeners
 
 
-@contextlib.contextmanager
-def record_copies() -> Iterator[list[CopyRecord]]:
+def record_copies() -> Listening:
     """Collect a :class:`CopyRecord` for every copy strided makes inside the block.
 
     The block belongs to its thread or asyncio task (a ``contextvars`` context): copies
     made by other threads are not recorded. In nested blocks a copy goes to every open
     ledger (inner and outer); after the inner block ends, to the outer one only. The ledger
     is one listener of the op records (:func:`strided.dispatch.listen`) that keeps the copies.
+    The block (a :class:`~strided.kernels.listeners.Listening`, whose ``as`` target is the ledger)
+    is entered once and exited once, by the thread that entered it: another thread's exit, or a
+    second one, raises RuntimeError and leaves the block for the entering thread to close.
 
     >>> x = strided.ones(2, 3)
     >>> with record_copies() as copies:
@@ -151,8 +175,7 @@ def record_copies() -> Iterator[list[CopyRecord]]:
     >>> copies[0].nbytes, copies[0].reason
     (24, 'reshape(6): dims 0 and 1 cannot merge: stride[0] == size[1] * stride[1] = 2 * 3 = 6, but stride[0] is 1')
     """
-    with listening(_Ledger()) as records:
-        yield records
+    return listening(_Ledger(), "strided.record_copies()")
 
 
 def new_storage(numel: int, dtype: np.dtype, shape: tuple[int, ...] | None = None) -> Storage:

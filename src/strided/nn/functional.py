@@ -360,7 +360,10 @@ def _check_target_dtype(target: Tensor) -> None:
         )
 
 
-def _check_weight(weight: Any, classes: int, input: Tensor) -> np.ndarray | None:
+def _check_weight(weight: Any, classes: int, input: Tensor, same_dtype: bool = True) -> np.ndarray | None:
+    """The class weights as the compute dtype's array, after PyTorch's checks: one per class and,
+    for class-index targets (``same_dtype``), the input's dtype (PyTorch's nll_loss kernels read
+    them as the input's type; class-probability targets promote instead)."""
     if weight is None:
         return None
     tensor_arg(weight, "nll_loss", "weight", 3)
@@ -369,6 +372,13 @@ def _check_weight(weight: Any, classes: int, input: Tensor) -> np.ndarray | None
             join_lines(f"weight tensor should be defined either for all {classes} classes or no classes but got "
                        f"weight tensor of shape: {list(weight.shape)}",
                        f"give one weight per class: shape ({classes},)")
+        )
+    if same_dtype and weight._dtype is not input._dtype:
+        raise StridedRuntimeError(
+            join_lines(f"expected scalar type {TORCH_NAME[input._dtype.name]} but found {TORCH_NAME[weight._dtype.name]}",
+                       f"with class-index targets the class weights take the input's dtype ({input._dtype.name}); "
+                       f"they are {weight._dtype.name}",
+                       f"fix: weight.to(strided.{input._dtype.name})")
         )
     return weight._np().astype(_compute(input._dtype))
 
@@ -426,7 +436,8 @@ def nll_loss(input: Tensor, target: Tensor, weight: Tensor | None = None, size_a
     w = _check_weight(weight, classes, input)
     _check_target_dtype(target)
     if not input._dtype.is_floating_point:
-        raise _not_implemented("nll_loss_forward_reduce_cuda_kernel_2d_index", input._dtype, "nll_loss")
+        kernel = "nll_loss_out_frame" if input.ndim <= 2 else "nll_loss2d_forward_out_frame"  # (PyTorch's CPU kernels)
+        raise _not_implemented(kernel, input._dtype, "nll_loss")
     logp = input._np().astype(_compute(input._dtype), copy=False)
     losses, weights, _ = _nll(logp, target, class_dim, w, int(ignore_index))
     inputs = tuple(x for x in (input, target, weight) if x is not None)
@@ -490,7 +501,7 @@ def cross_entropy(input: Tensor, target: Tensor, weight: Tensor | None = None, s
     tensor_arg(input, "cross_entropy")
     tensor_arg(target, "cross_entropy", "target", 2)
     eps = float(label_smoothing)
-    if not 0.0 <= eps <= 1.0:
+    if eps > 1.0:  # # Note: as PyTorch, only values above 1 are refused (a negative or NaN one computes)
         raise StridedRuntimeError(
             join_lines(f"label_smoothing must be between 0.0 and 1.0. Got: {_g(eps)}",
                        "label_smoothing is the weight of the uniform distribution mixed into the target")
@@ -504,6 +515,13 @@ def cross_entropy(input: Tensor, target: Tensor, weight: Tensor | None = None, s
         )
     inputs = tuple(x for x in (input, target, weight) if x is not None)
     if target._layout.shape == shape:
+        if int(ignore_index) != -100:
+            raise StridedRuntimeError(
+                join_lines("ignore_index is not supported for floating point target",
+                           f"the target has the input's shape {target.shape}, so it holds class probabilities; "
+                           f"ignore_index={int(ignore_index)} names a class index",
+                           "fix: leave ignore_index out (or give class indices: the input's shape without the class dim)")
+            )
         return _cross_entropy_probs(input, target, weight, class_dim, red, eps, inputs)
     class_dim, loss_shape = _nll_geometry(input, target)
     classes = shape[class_dim]
@@ -586,7 +604,7 @@ def _cross_entropy_probs(input: Tensor, target: Tensor, weight: Any, class_dim: 
         )
     shape = input._layout.shape
     classes = shape[class_dim]
-    w = _check_weight(weight, classes, input)
+    w = _check_weight(weight, classes, input, same_dtype=False)
     if _in_graph(input) or _in_graph(target):  # PyTorch's cross_entropy_loss_prob_target, from the ops
         logp = _log_softmax(input, class_dim)
         p = target if eps == 0 else target * (1 - eps) + eps / classes
@@ -597,7 +615,10 @@ def _cross_entropy_probs(input: Tensor, target: Tensor, weight: Any, class_dim: 
             return -terms.sum()
         return -terms.sum() / (input.numel() / classes)
     logp_t = _log_softmax(input, class_dim)
-    compute = _compute(input._dtype)
+    dt = result_type(*inputs)  # (PyTorch computes logp * target * weight: the promoted dtype)
+    compute = _compute(dt)
+    if w is not None:
+        w = weight._np().astype(compute)
     logp = _as_ncs(logp_t._np().astype(compute, copy=False), class_dim)
     p = _as_ncs(target._np().astype(compute), class_dim)
     if eps > 0:
@@ -606,12 +627,12 @@ def _cross_entropy_probs(input: Tensor, target: Tensor, weight: Any, class_dim: 
     per = -terms.sum(axis=1)  # (N, S)
     if red == "none":
         loss_shape = shape[:class_dim] + shape[class_dim + 1:]
-        return _array_result(per, loss_shape, input._dtype, "cross_entropy", inputs)
+        return _array_result(per, loss_shape, dt, "cross_entropy", inputs)
     if red == "sum":
-        return _scalar_result(per.sum(), input._dtype, "cross_entropy", inputs)
+        return _scalar_result(per.sum(), dt, "cross_entropy", inputs)
     n = input.numel() // classes if classes else 0
     value = per.sum() / n if input.numel() else np.nan
-    return _scalar_result(value, input._dtype, "cross_entropy", inputs)
+    return _scalar_result(value, dt, "cross_entropy", inputs)
 
 
 def _g(x: float) -> str:
@@ -710,7 +731,7 @@ def smooth_l1_loss(input: Tensor, target: Tensor, size_average: Any = None, redu
     tensor_arg(input, "smooth_l1_loss")
     tensor_arg(target, "smooth_l1_loss", "target", 2)
     b = float(beta)
-    if b < 0:
+    if not b >= 0:  # (NaN too, as PyTorch's check)
         raise StridedRuntimeError(join_lines("smooth_l1_loss does not support negative values for beta.",
                                              f"beta is {b}; it is the width of the quadratic zone"))
     _warn_sizes(input, target)
@@ -763,24 +784,63 @@ def _bce_operands(input: Tensor, target: Tensor, weight: Any, op: str) -> tuple[
                        "fix: reshape the target to the input's shape (target.view_as(input))")
         )
     d = input._dtype
+    logits = op == "binary_cross_entropy_with_logits"
     if not d.is_floating_point:
-        raise _not_implemented(op, d, op)
-    compute = _compute(d)
+        raise _not_implemented("log_sigmoid_cpu" if logits else op, d, op)
+    td = target._dtype
+    if logits and not (td.is_floating_point or td.is_complex):  # PyTorch: (1 - target).mul_(input)
+        raise StridedRuntimeError(join_lines(
+            "Subtraction, the `-` operator, with two bool tensors is not supported. Use the `^` or `logical_xor()` "
+            "operator instead." if td is bool_ else
+            f"result type {TORCH_NAME[d.name]} can't be cast to the desired output type {TORCH_NAME[td.name]}",
+            f"{op} computes in the target's dtype, and the target is {td.name}",
+            f"fix: F.{op}(input, target.to(strided.{d.name}))"))
+    if not logits and td is not d:
+        raise StridedRuntimeError(join_lines(
+            f"Found dtype {TORCH_NAME[td.name]} but expected {TORCH_NAME[d.name]}",
+            f"{op} takes the target in the input's dtype ({d.name}); the target is {td.name}",
+            f"fix: F.{op}(input, target.to(strided.{d.name}))"))
+    compute = _compute(result_type(input, target) if logits else d)
     w = None
     if weight is not None:
         tensor_arg(weight, op, "weight", 3)
-        w = np.broadcast_to(weight._np().astype(compute, copy=False),
-                            broadcast_pair(weight._layout.shape, input._layout.shape))
+        _check_expands(weight._layout.shape, input._layout.shape, op)
+        w = np.broadcast_to(weight._np().astype(compute, copy=False), input._layout.shape)
     return compute, input._np().astype(compute, copy=False), target._np().astype(compute, copy=False), w
 
 
-def _bce_reduce(per: np.ndarray, red: str, input: Tensor, op: str, inputs: tuple) -> Tensor:
+def _check_expands(shape: tuple[int, ...], to: tuple[int, ...], op: str) -> None:
+    """PyTorch's error when a loss's ``weight`` of ``shape`` does not broadcast to the input's ``to``."""
+    for i in range(1, len(shape) + 1):
+        size = shape[-i]
+        if i > len(to) or size not in (1, to[-i]):
+            raise StridedRuntimeError(join_lines(
+                f"Attempting to broadcast a dimension of length {size} at {-i}! Mismatching argument at index 1 "
+                f"had torch.Size({list(shape)}); but expected shape should be broadcastable to {list(to)}",
+                f"{op} weighs each input element: the weight's shape {shape} must broadcast to the input's {to}",
+                "fix: a weight of the input's shape, or one that broadcasts to it (size 1 where it repeats)"))
+
+
+def _outside_unit(values: np.ndarray) -> str:
+    """What lies outside [0, 1] in ``values``, in its own numbers: how many, their range, the NaNs."""
+    nan = np.isnan(values)
+    out = values[~nan & ((values < 0) | (values > 1))]
+    parts = [f"{out.size} below 0 or above 1 (from {_g(out.min())} to {_g(out.max())})"] if out.size else []
+    if nan.any():
+        parts.append(f"{int(nan.sum())} NaN")
+    return f"{' and '.join(parts)}, of its {values.size} elements"
+
+
+def _bce_reduce(per: np.ndarray, red: str, input: Tensor, op: str, inputs: tuple, dtype: DType | None = None
+                ) -> Tensor:
+    """The reduced (or per-element) loss as a tensor of ``dtype`` (default: the input's)."""
+    dt = input._dtype if dtype is None else dtype
     if red == "none":
-        out = _fresh_output(input._layout.shape, input._dtype, [input], input._dtype)
+        out = _fresh_output(input._layout.shape, dt, [input], dt)
         np.copyto(out._np(), per, casting="unsafe")
         return report(op, inputs, out)
     value = per.sum() if red == "sum" else (per.mean() if per.size else np.nan)
-    return _scalar_result(value, input._dtype, op, inputs)
+    return _scalar_result(value, dt, op, inputs)
 
 
 def binary_cross_entropy(input: Tensor, target: Tensor, weight: Tensor | None = None, size_average: Any = None,
@@ -796,9 +856,15 @@ def binary_cross_entropy(input: Tensor, target: Tensor, weight: Tensor | None = 
     if x.size and ((x < 0) | (x > 1) | np.isnan(x)).any():
         raise StridedRuntimeError(
             join_lines("all elements of input should be between 0 and 1",
-                       f"binary_cross_entropy reads the input as probabilities; it holds values from "
-                       f"{_g(np.nanmin(x))} to {_g(np.nanmax(x))}",
+                       f"binary_cross_entropy reads the input as probabilities; it holds {_outside_unit(x)}",
                        "fix: F.binary_cross_entropy_with_logits(logits, target) takes raw scores")
+        )
+    if y.size and ((y < 0) | (y > 1) | np.isnan(y)).any():
+        raise StridedRuntimeError(
+            join_lines("all elements of target should be between 0 and 1",
+                       f"binary_cross_entropy reads the target as probabilities; it holds {_outside_unit(y)}",
+                       "fix: targets in [0, 1] (class labels as 0.0 / 1.0; target.clamp(0, 1) if they only "
+                       "strayed by rounding)")
         )
     with np.errstate(all="ignore"):
         per = -(y * np.maximum(np.log(x), -100) + (1 - y) * np.maximum(np.log1p(-x), -100))
@@ -848,6 +914,9 @@ def binary_cross_entropy_with_logits(input: Tensor, target: Tensor, weight: Tens
     """
     red = _reduction(reduction, size_average, reduce)
     compute, x, y, w = _bce_operands(input, target, weight, "binary_cross_entropy_with_logits")
+    if pos_weight is not None:
+        tensor_arg(pos_weight, "binary_cross_entropy_with_logits", "pos_weight", 7)
+        broadcast_pair(pos_weight._layout.shape, target._layout.shape)  # (PyTorch's error when they do not)
     with np.errstate(all="ignore"):
         softplus_neg = np.log1p(np.exp(-np.abs(x))) + np.maximum(-x, 0)  # log(1 + exp(-x)), stably
         if pos_weight is None:
@@ -858,7 +927,9 @@ def binary_cross_entropy_with_logits(input: Tensor, target: Tensor, weight: Tens
     if w is not None:
         per = per * w
     inputs = tuple(t for t in (input, target, weight, pos_weight) if t is not None)
-    return _bce_reduce(np.broadcast_to(per, x.shape), red, input, "binary_cross_entropy_with_logits", inputs)
+    # PyTorch computes in place into (1 - target): the loss takes the target's dtype
+    return _bce_reduce(np.broadcast_to(per, x.shape), red, input, "binary_cross_entropy_with_logits", inputs,
+                       target._dtype)
 
 
 @backward("F.binary_cross_entropy_with_logits", operands="two")
@@ -990,6 +1061,11 @@ def dropout(input: Tensor, p: float = 0.5, training: bool = True, inplace: bool 
     """
     tensor_arg(input, "dropout")
     p = float(p)
+    if p != p:  # PyTorch's Python check lets NaN through; its kernel's refuses it (a RuntimeError)
+        raise StridedRuntimeError(
+            join_lines("dropout probability has to be between 0 and 1, but got nan",
+                       "p is the probability of zeroing an element")
+        )
     if not 0.0 <= p <= 1.0:
         raise StridedValueError(
             join_lines(f"dropout probability has to be between 0 and 1, but got {p}",

@@ -264,8 +264,9 @@ def _mh(self: Tensor) -> Tensor:
 
 
 def angle(input: Tensor) -> Tensor:
-    """The argument of each element in radians: ``atan2(imag, real)``; real inputs give 0 or pi
-    (NaN stays NaN); the result is real (complex64 -> float32, integers -> float32).
+    """The argument of each element in radians: ``atan2(imag, real)`` for complex inputs; a real
+    input gives pi where it is below 0 and 0 elsewhere (-0.0 and +inf included), NaN stays NaN, as
+    PyTorch's; the result is real (complex64 -> float32, integers -> float32).
 
     >>> strided.angle(strided.tensor([1, -2]))
     tensor([0.0000, 3.1416])
@@ -279,9 +280,15 @@ def angle(input: Tensor) -> Tensor:
     out = fresh_result(shape, out_dtype) if d.is_complex else _fresh_output(shape, out_dtype, [input], d)
     with np.errstate(all="ignore"):
         x = _view(input)
-        if not d.is_complex and d.kind != "f":
-            x = x.astype(out_dtype.numpy)  # (the kernel's own work array: integers read as floats)
-        np.copyto(_view(out), np.angle(x), casting="unsafe")
+        if d.is_complex:
+            values = np.angle(x)
+        else:
+            # PyTorch's real angle: NaN stays (sign and all), x < 0 gives pi, anything else 0;
+            # # Note: NumPy's angle is atan2(0, x), which gives pi for -0.0 (and -inf)
+            values = np.where(x < 0, np.pi, 0.0)
+            if d.kind == "f":
+                values = np.where(np.isnan(x), x, values)
+        np.copyto(_view(out), values, casting="unsafe")
     return report("angle", (input,), out)
 
 

@@ -51,6 +51,7 @@ from ..kernels.elementwise import (
     scalar_over_into,
 )
 from ..kernels.fpstate import quiet_call, quiet_retry, quietly
+from ..kernels.memory import outside_storage
 from ..kernels.reduce import all_nonzero
 from ..scalars import UInt64Scalar, checked
 from ..tensor import Tensor
@@ -532,6 +533,8 @@ def _fast_binary(op: BinaryOp, slow: Callable[[Any, Any], Any]) -> Callable[[Any
                 o = lb.offset
                 if o or len(y) != n:
                     y = y[o : o + n]
+                    if len(y) != n:  # (only a tensor unpickled past its storage: never read outside)
+                        raise outside_storage(other._storage.array, lb)
             elif d in fast_scalar and (tb is float or (tb is int and -_EXACT < other < _EXACT)):
                 plan = _flat_plans[(la.shape, la.strides)]
                 lay = plan[2]
@@ -545,6 +548,8 @@ def _fast_binary(op: BinaryOp, slow: Callable[[Any, Any], Any]) -> Callable[[Any
             o = la.offset
             if o or len(x) != n:
                 x = x[o : o + n]
+                if len(x) != n:
+                    raise outside_storage(input._storage.array, la)
             try:  # kernels.elementwise.binary_flat, inlined: a call is a tenth of a 1 µs op
                 res = quiet_call(ufunc, x, y)
             except RuntimeError as e:
@@ -577,6 +582,8 @@ def _fast_binary(op: BinaryOp, slow: Callable[[Any, Any], Any]) -> Callable[[Any
         n = plan[1]
         if o or len(x) != n:
             x = x[o : o + n]
+            if len(x) != n:
+                raise outside_storage(a._storage.array, la)
         if plan[2] is not None:  # (a 1-D operand broadcasts as it is)
             x = x.reshape(plan[2])
         y = b._storage.array
@@ -584,6 +591,8 @@ def _fast_binary(op: BinaryOp, slow: Callable[[Any, Any], Any]) -> Callable[[Any
         n = plan[4]
         if o or len(y) != n:
             y = y[o : o + n]
+            if len(y) != n:
+                raise outside_storage(b._storage.array, lb)
         if plan[5] is not None:
             y = y.reshape(plan[5])
         t = adopted(binary_broadcast_rowmajor(ufunc, x, y), plan[6], result_dtype or a._dtype)

@@ -82,6 +82,15 @@ class Generator:
     def __repr__(self) -> str:
         return f"<strided.Generator initial_seed={self._seed}>"
 
+    def __reduce__(self) -> tuple[Any, ...]:
+        """Pickle, ``copy`` and ``deepcopy``: a new generator with this one's state (its initial
+        seed and where its stream stands), so the copy draws the numbers this one draws next, as
+        PyTorch's generators do. The lock is not part of the state: each copy has its own."""
+        return (Generator, (self.device,), self._state_bytes())
+
+    def __setstate__(self, state: bytes) -> None:
+        self.set_state(state)
+
     def _set_seed(self, value: int) -> None:
         self._seed = value
         self._np = np.random.Generator(np.random.PCG64(value))
@@ -115,19 +124,22 @@ class Generator:
 
     def get_state(self) -> Tensor:
         """The state as a new ``uint8`` tensor (45 bytes); ``set_state`` restores it."""
+        t, arr = result_array((_STATE_BYTES,), uint8)
+        arr[...] = np.frombuffer(self._state_bytes(), dtype=np.uint8)
+        return t
+
+    def _state_bytes(self) -> bytes:
+        """The 45 bytes of the state: initial seed, PCG64 state and increment, the buffered draw."""
         with self._lock:
             state = self._np.bit_generator.state
             seed = self._seed
-        raw = (
+        return (
             seed.to_bytes(8, "little")
             + state["state"]["state"].to_bytes(16, "little")
             + state["state"]["inc"].to_bytes(16, "little")
             + bytes([state["has_uint32"]])
             + int(state["uinteger"]).to_bytes(4, "little")
         )
-        t, arr = result_array((_STATE_BYTES,), uint8)
-        arr[...] = np.frombuffer(raw, dtype=np.uint8)
-        return t
 
     def set_state(self, new_state: Any) -> Generator:
         """Restore a state from ``get_state()`` (a ``uint8`` tensor, or its ``bytes``); returns self."""

@@ -32,6 +32,7 @@ from ..dtypes import CPP_NAME, TORCH_NAME, DType, float32, float64
 from ..errors import StridedNotImplementedError, StridedRuntimeError, join_lines
 from ..kernels.fpstate import quiet_call, quiet_retry
 from ..kernels.matmul import dot2d, matmul2d, matmul_into, matmul_new
+from ..kernels.memory import outside_storage
 from ..layout import Layout
 from ..layout.contraction import should_fold
 from ..tensor import Tensor, tensor_arg
@@ -316,11 +317,15 @@ def _with_fast_path(slow: Any) -> Callable[..., Tensor]:
                     n = plan[1]
                     if o or len(x) != n:
                         x = x[o : o + n]
+                        if len(x) != n:  # (only a tensor unpickled past its storage: never read outside)
+                            raise outside_storage(a._storage.array, la)
                     y = b._storage.array
                     o = lb.offset
                     n = plan[3]
                     if o or len(y) != n:
                         y = y[o : o + n]
+                        if len(y) != n:
+                            raise outside_storage(b._storage.array, lb)
                     x = x.reshape(sa)
                     y = y.reshape(sb)
                     product = plan[5]

@@ -10,8 +10,10 @@
   arguments swapped and 1-D ``boundaries`` only.
 * Results are new int64 (int32 with ``out_int32``) memory of ``values``' shape, contiguous,
   reported with :func:`strided.dispatch.copied`.
-* # Note: a NaN value goes after every number, as in PyTorch. A sequence holding NaN (sorted last, as
-  ``sort`` puts it) is searched as NumPy searches it; PyTorch's bisection is not defined there.
+* A NaN value goes after every number, as in PyTorch. A sequence holding NaN (sorted last, as
+  ``sort`` puts it) is searched by PyTorch's own bisection (:func:`_torch_bisect`), so a NaN value
+  goes after its NaNs too (``searchsorted([1, 2, nan], nan)`` is 3 on either side, where NumPy's
+  search, which orders NaN equal to NaN, says 2 on the left).
 
 A batched search is one vectorized NumPy search, not a loop over rows: every element is replaced by
 its rank among all the sequences' values (an exact, order-keeping integer), and row ``b``'s ranks are
@@ -106,6 +108,33 @@ def _batched(rows: np.ndarray, vals: np.ndarray, side: str) -> np.ndarray:
     return found - np.arange(b, dtype=np.int64)[:, None] * n
 
 
+def _torch_bisect(rows: np.ndarray, vals: np.ndarray, right: bool) -> np.ndarray:
+    """PyTorch's ``cus_lower_bound``/``cus_upper_bound``, vectorized: row ``b`` of ``vals`` (B, M)
+    searched in row ``b`` of ``rows`` (B, N). Each step halves every value's range ``[lo, hi)``:
+    ``lo = mid + 1`` when ``not (rows[mid] >= v)`` (left) or ``not (rows[mid] > v)`` (right), else
+    ``hi = mid``. Written with ``not``, a comparison with NaN moves right, so a NaN value lands
+    after every element, NaNs included (NumPy's search treats NaN as equal to NaN instead).
+    About log2(N) NumPy passes over the values; no Python loop over elements."""
+    n = rows.shape[1]
+    lo = np.zeros(vals.shape, np.int64)
+    hi = np.full(vals.shape, n, np.int64)
+    with np.errstate(invalid="ignore"):
+        while True:
+            active = lo < hi
+            if not active.any():
+                return lo
+            mid = (lo + hi) >> 1
+            at = np.take_along_axis(rows, np.minimum(mid, n - 1), axis=1)
+            right_of = ~(at > vals) if right else ~(at >= vals)
+            lo = np.where(active & right_of, mid + 1, lo)
+            hi = np.where(active & ~right_of, mid, hi)
+
+
+def _has_nan(rows: np.ndarray) -> bool:
+    """Whether a sorted sequence holds NaN: sorted, it is last in its row (one read per row)."""
+    return rows.dtype.kind in "fc" and bool(np.isnan(rows[..., -1]).any())
+
+
 def searchsorted(sorted_sequence: Tensor, input: Any, *, out_int32: bool = False,  # noqa: A002
                  right: bool = False, side: str | None = None, sorter: Tensor | None = None) -> Tensor:
     """Indices where the values ``input`` (a tensor or one number; PyTorch's docs call it ``values``,
@@ -168,7 +197,10 @@ def _search(seq: Any, values: Any, out_int32: Any, right: Any, side: Any, sorter
     if vals.size:  # (bool, complex, uint16/32/64: PyTorch has no kernel; empty values pass)
         support.check(op, seq._dtype if scalar else promote_types(seq._dtype, values._dtype), _inputs(seq, values))
     side_name = "right" if right else "left"
-    if seq.ndim == 1:
+    if vals.size and rows.shape[-1] and _has_nan(rows):  # (PyTorch's bisection: see the module docstring)
+        lead = L.product(seq.shape[:-1])
+        found = _torch_bisect(rows.reshape(lead, -1), vals.reshape(lead, -1), right).reshape(vshape)
+    elif seq.ndim == 1:
         found = np.searchsorted(rows, vals, side_name)
     elif vals.size == 0 or rows.shape[-1] == 0:
         found = np.zeros(vshape, np.int64)

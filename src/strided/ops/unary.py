@@ -33,6 +33,7 @@ from ..kernels.fpstate import QUIET as _QUIET
 from ..kernels.fpstate import quiet_call, quiet_retry
 from ..kernels.fpstate import quiet_reset as _quiet_reset
 from ..kernels.fpstate import quiet_set as _quiet_set
+from ..kernels.memory import outside_storage
 from ..scalars import UInt64Scalar, checked, filled
 from ..tensor import Tensor
 from .operands import (
@@ -205,6 +206,8 @@ def _fast_unary(op: UnaryOp) -> Callable[[Any], Tensor]:
                     off = lay.offset
                     if off or len(arr) != n:
                         arr = arr[off : off + n]
+                        if len(arr) != n:  # (only a tensor unpickled past its storage: never read outside)
+                            raise outside_storage(input._storage.array, lay)
                     try:  # kernels.elementwise.unary_flat, inlined: a call is a tenth of a 1 µs op
                         res = quiet_call(ufunc, arr)
                     except RuntimeError as e:
