@@ -467,6 +467,47 @@ def test_rt_4_no_thread_or_process_can_be_started():
 
 
 @needs_boundary
+@pytest.mark.parametrize("program", [
+    "import os\nos.memfd_create('x')",                                    # memory outside RLIMIT_AS
+    "import mmap\nmmap.mmap(-1, 1 << 20)",                                 # a shared anonymous mapping
+    "import mmap, os\nfd = os.open('/dev/zero', os.O_RDWR)\nmmap.mmap(fd, 1 << 20, mmap.MAP_SHARED)",
+    "import socket\nsocket.socketpair()",                                  # buffers and fds in flight
+    "import socket\nsocket.socket(socket.AF_UNIX)",
+    "import fcntl\nfcntl.flock(open('/tmp/a', 'w'), fcntl.LOCK_EX)",       # locks on files the host reads
+    "import fcntl, os\nfd = os.open(os.__file__, os.O_RDONLY)\nfcntl.fcntl(fd, 1024, fcntl.F_RDLCK)",  # a lease
+    "import fcntl\nfcntl.lockf(open('/tmp/a', 'w'), fcntl.LOCK_EX)",
+])
+def test_rt3_memory_locks_and_sockets_past_the_rlimits_are_refused(program):
+    data = _run(program)
+    assert data["ok"] is False and "PermissionError" in data["error"], data["error"]
+
+
+@needs_boundary
+def test_rt3_syscalls_newer_than_libseccomps_table_are_refused():
+    # setxattrat (463), removexattrat (466), open_tree_attr (467), file_setattr (469), cachestat (451)
+    import platform
+
+    if platform.machine() != "x86_64":
+        pytest.skip("syscall numbers are x86-64's")
+    data = _run("import ctypes\nlibc = ctypes.CDLL(None, use_errno=True)\n"
+                "for n in (451, 463, 466, 467, 469, 500):\n    print(libc.syscall(n, 0, 0, 0, 0, 0), ctypes.get_errno())")
+    assert data["ok"], data["error"]
+    assert data["output"].split() == ["-1", "38"] * 6  # ENOSYS
+
+
+@needs_boundary
+def test_rt3_pending_signals_are_capped():
+    data = _run("import resource\nprint(resource.getrlimit(resource.RLIMIT_SIGPENDING))")
+    assert data["ok"] and data["output"].strip() == "(64, 64)"
+
+
+def test_rt3_a_program_that_is_not_utf8_or_a_result_nested_too_deep():
+    data = sandbox.run_watch("print(1)\ud800")
+    assert data["ok"] is False and "not UTF-8 text (character 9 is a lone surrogate)" in data["error"]
+    assert sandbox.checked_result(b"[" * 100_000) is None
+
+
+@needs_boundary
 def test_no_network_not_even_the_playground_itself(live):
     srv, port, token = live
     for program in (f"import socket\nsocket.create_connection(('127.0.0.1', {port}), timeout=2)",

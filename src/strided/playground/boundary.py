@@ -17,9 +17,10 @@ built outside it, by the kernel, with well-kept tools:
   processes and no threads (``fork``, ``vfork``, ``clone``; ``clone3`` answers ENOSYS): each would
   take one of the host's pids, and a thread bomb can exhaust them in the time limit; no signals
   to other processes, no change of any file's owner, mode, times or extended attributes (``/dev``
-  holds the host's own device nodes), no SysV/POSIX IPC or inotify (memory and quotas outside the
-  rlimits, charged to the server's user), no sockets but Unix ones,
-  and none of the kernel interfaces a sandboxed program has no use for (``ptrace``, ``mount``,
+  holds the host's own device nodes), no SysV/POSIX IPC, inotify, memfd or shared mappings
+  (memory and quotas outside the rlimits, charged to the server's user), no sockets at all, no
+  file locks or leases (the interpreter's files are the host's too), on x86-64 nothing newer
+  than syscall 447 (libseccomp's table may not know it by name), and none of the kernel interfaces a sandboxed program has no use for (``ptrace``, ``mount``,
   ``unshare``, ``setns``, ``bpf``, ``keyctl``, ``perf_event_open``, ``io_uring``, ...).
 
 :func:`probe` tells, once per process, whether the boundary can be set up here (and if not, why
@@ -77,9 +78,19 @@ _REFUSED = (
     "lremovexattr", "fremovexattr", "removexattrat",
     # memory and quotas outside RLIMIT_AS, charged to the user that started the server
     "shmget", "shmat", "msgget", "semget", "mq_open", "inotify_init", "inotify_init1", "memfd_secret",
-    "rt_sigqueueinfo", "rt_tgsigqueueinfo", "kcmp", "modify_ldt",
+    "rt_sigqueueinfo", "rt_tgsigqueueinfo", "kcmp", "modify_ldt", "memfd_create",
+    # no sockets at all (descriptors in flight over a Unix socket pin memory and outlive the program)
+    "socket", "socketpair",
+    # locks and leases: the program may lock the interpreter's files, which the host reads too
+    "flock",
 )
-_AF_UNIX = 1
+_FCNTL_REFUSED = (6, 7, 37, 38, 1024, 1026)
+"""fcntl commands refused: F_SETLK, F_SETLKW, F_OFD_SETLK, F_OFD_SETLKW, F_SETLEASE, F_NOTIFY."""
+_MAP_SHARED = 0x01
+_X86_64_FIRST_UNLISTED = 448
+"""On x86-64, every syscall from this number on (newer than what the watch view needs, some newer
+than libseccomp's own table, which would otherwise let them through unnamed) answers ENOSYS."""
+_X86_64_LAST = 511
 
 
 @dataclass(frozen=True)
@@ -100,18 +111,29 @@ def seccomp_filter(out: IO[bytes]) -> None:
     import pyseccomp as sc  # lazily: only the watch view needs it (a ctypes binding to libseccomp)
 
     rules = sc.SyscallFilter(defaction=sc.ALLOW)
+    native = sc.system_arch()
+    refused: set[int] = set()
     for name in _REFUSED:
-        try:
-            rules.add_rule(sc.ERRNO(errno.EPERM), name)
-        except (ValueError, OSError, RuntimeError):
-            continue  # a syscall this architecture does not have: nothing to refuse
+        number = sc.resolve_syscall(native, name)
+        if number < 0:
+            continue  # not in libseccomp's table for this architecture: see the x86-64 range below
+        rules.add_rule(sc.ERRNO(errno.EPERM), number)
+        refused.add(number)
     # no processes and no threads: every new task would take a pid of the host's (a thread bomb
     # exhausts them within the time limit, and RLIMIT_NPROC does not hold for a root-mapped user);
     # a watch program needs neither (BLAS runs on one thread)
     rules.add_rule(sc.ERRNO(errno.EPERM), "clone")
     # clone3 passes its flags in memory, which seccomp cannot read: ENOSYS, as glibc expects of old kernels
     rules.add_rule(sc.ERRNO(errno.ENOSYS), "clone3")
-    rules.add_rule(sc.ERRNO(errno.EPERM), "socket", sc.Arg(0, sc.NE, _AF_UNIX, 0))
+    refused |= {sc.resolve_syscall(native, "clone"), sc.resolve_syscall(native, "clone3")}
+    # shared mappings hold memory that RLIMIT_AS no longer counts once they are unmapped
+    rules.add_rule(sc.ERRNO(errno.EPERM), "mmap", sc.Arg(3, sc.MASKED_EQ, _MAP_SHARED, _MAP_SHARED))
+    for command in _FCNTL_REFUSED:
+        rules.add_rule(sc.ERRNO(errno.EPERM), "fcntl", sc.Arg(1, sc.EQ, command, 0))
+    if native == sc.Arch.X86_64:
+        for number in range(_X86_64_FIRST_UNLISTED, _X86_64_LAST + 1):
+            if number not in refused:
+                rules.add_rule(sc.ERRNO(errno.ENOSYS), number)
     rules.export_bpf(out)
 
 

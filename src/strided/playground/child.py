@@ -24,6 +24,7 @@ from typing import Any
 
 MAX_FILE_BYTES = 1 << 20
 MAX_OPEN_FILES = 256
+MAX_PENDING_SIGNALS = 64
 MAX_TASKS = 64
 """RLIMIT_NPROC (the sandbox's seccomp filter already refuses new processes and threads; this
 holds where the program runs without it, for a user that is not root)."""
@@ -36,7 +37,9 @@ def set_limits(cpu_s: int, memory_bytes: int) -> None:
     except ImportError:  # (not on Windows: the parent's wall-clock limit still applies)
         return
     for name, value in (("RLIMIT_CPU", cpu_s), ("RLIMIT_AS", memory_bytes), ("RLIMIT_FSIZE", MAX_FILE_BYTES),
-                        ("RLIMIT_NOFILE", MAX_OPEN_FILES), ("RLIMIT_CORE", 0), ("RLIMIT_NPROC", MAX_TASKS)):
+                        ("RLIMIT_NOFILE", MAX_OPEN_FILES), ("RLIMIT_CORE", 0), ("RLIMIT_NPROC", MAX_TASKS),
+                        # pending signals and timers count against the server user's quota too
+                        ("RLIMIT_SIGPENDING", MAX_PENDING_SIGNALS)):
         limit = getattr(resource, name, None)
         if limit is not None:
             resource.setrlimit(limit, (value, value))

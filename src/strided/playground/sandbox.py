@@ -81,6 +81,10 @@ def _refusal(program: Any) -> str:
     if len(program) > MAX_PROGRAM_CHARS:
         return (f"the program has {len(program):,} characters; the watch view accepts at most "
                 f"{MAX_PROGRAM_CHARS:,}")
+    try:
+        program.encode("utf-8")
+    except UnicodeEncodeError as exc:
+        return f"the program is not UTF-8 text (character {exc.start + 1} is a lone surrogate)"
     return ""
 
 
@@ -268,7 +272,7 @@ def checked_result(raw: bytes) -> dict[str, Any] | None:
     result, so the server trusts nothing in it but types; the page escapes every string)."""
     try:
         data = json.loads(raw.decode("utf-8"))
-    except (ValueError, UnicodeDecodeError):
+    except (ValueError, UnicodeDecodeError, RecursionError):  # (a forged result nested 10^5 deep)
         return None
     if not isinstance(data, dict) or not _is(data.get("ok"), bool) or not _is(data.get("error"), str):
         return None
