@@ -750,6 +750,19 @@ def test_r3_13_show_allocates_by_elements_and_releases_each_step(standalone):
     assert _peak_mb(proc.pid) < 1200, f"server peak {_peak_mb(proc.pid):.0f} MB"
 
 
+def test_a_readable_root_below_tmp_is_bound_over_the_private_tmpfs(monkeypatch):
+    # a clone with its venv in /tmp (as CI's): the tmpfs must be mounted first, or it hides them
+    from strided.playground import boundary
+
+    monkeypatch.setattr(boundary, "readable_roots", lambda: ["/usr/lib", "/tmp/clone/.venv", "/tmp/clone/src"])
+    cmd = boundary.command("bwrap", ["python"], seccomp_fd=9)
+    tmpfs = cmd.index("--tmpfs")
+    assert cmd[tmpfs + 1] == "/tmp" and cmd[tmpfs - 2:tmpfs] == ["--size", str(64 * 2**20)]
+    binds = [i for i, a in enumerate(cmd) if a == "--ro-bind" and cmd[i + 1].startswith("/tmp/")]
+    assert len(binds) == 2 and all(i > tmpfs for i in binds)
+    assert "--proc" not in cmd and cmd[-2:] == ["--", "python"]
+
+
 def test_the_gate_is_pure_and_case_blind():
     gate = access.Gate(port=8123, token="abc")
     ok = {"host": "localhost:8123", "x-strided-token": "abc", "origin": "http://localhost:8123"}

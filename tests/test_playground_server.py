@@ -287,6 +287,7 @@ def test_watch_form_field_is_refused_before_anything_runs(base):
     ("", "paste a short strided program"),
     ("#" * (sandbox.MAX_PROGRAM_CHARS + 1), "accepts at most 10,000"),
 ])
+@needs_boundary
 def test_watch_errors_are_one_line(base, program, words):
     status, data = _post(base, "/api/watch", json.dumps({"program": program}).encode())
     assert status == 200 and data["ok"] is False

@@ -162,7 +162,12 @@ def command(bwrap: str, argv: list[str], *, seccomp_fd: int) -> list[str]:
     :data:`TMP_BYTES` as its ``/tmp`` and working directory, and the seccomp program read from
     ``seccomp_fd`` (an open file descriptor the caller passes on)."""
     cmd = [bwrap, "--unshare-all", "--unshare-user", "--disable-userns", "--die-with-parent", "--new-session",
-           "--cap-drop", "ALL", "--uid", str(NOBODY), "--gid", str(NOBODY), "--hostname", "strided-watch"]
+           "--cap-drop", "ALL", "--uid", str(NOBODY), "--gid", str(NOBODY), "--hostname", "strided-watch",
+           # the one writable place: memory of a capped size (nosuid, nodev), gone with the sandbox,
+           # so nothing the program writes ever lands on the host's disk or needs cleaning up there.
+           # Mounted first: a readable root may lie below /tmp (a clone and its venv in /tmp), and
+           # its read-only bind must go on top of the tmpfs, not under it
+           "--size", str(TMP_BYTES), "--tmpfs", SANDBOX_TMP]
     for root in readable_roots():
         cmd += ["--ro-bind", root, root]
     # merged-/usr systems link /lib, /lib64 and /bin into /usr: the dynamic loader looks there
@@ -173,10 +178,7 @@ def command(bwrap: str, argv: list[str], *, seccomp_fd: int) -> list[str]:
             cmd += ["--ro-bind", top, top]
     # no /proc at all: the program needs none, and much of it is the host's (kernel page flags,
     # slab and timer lists) or writable by a root-mapped user (the sysctls)
-    cmd += ["--ro-bind-try", "/etc/ld.so.cache", "/etc/ld.so.cache", "--dev", "/dev",
-            # the one writable place: memory of a capped size (nosuid, nodev), gone with the sandbox,
-            # so nothing the program writes ever lands on the host's disk or needs cleaning up there
-            "--size", str(TMP_BYTES), "--tmpfs", SANDBOX_TMP, "--chdir", SANDBOX_TMP,
+    cmd += ["--ro-bind-try", "/etc/ld.so.cache", "/etc/ld.so.cache", "--dev", "/dev", "--chdir", SANDBOX_TMP,
             # everything else read-only: the root and /dev are bubblewrap's own tmpfs
             "--remount-ro", "/dev", "--remount-ro", "/",
             "--seccomp", str(seccomp_fd), "--"]
