@@ -36,7 +36,7 @@ from typing import Any
 from .boundary import PACKAGE_PARENT, SANDBOX_TMP, command, probe, seccomp_filter
 
 __all__ = ["MAX_OUTPUT", "MAX_PROGRAM_CHARS", "MAX_SANDBOXES", "MEMORY_MB", "WALL_S", "Busy", "checked_result",
-           "run_watch"]
+           "off_reason", "run_watch"]
 
 WALL_S = 10.0
 """Wall-clock seconds a program may run, its interpreter's start included (its whole process tree
@@ -75,6 +75,12 @@ def _env(tmp: str) -> dict[str, str]:
     return env
 
 
+def off_reason(why: str) -> str:
+    """The one line that says the watch view is off here, why, and the way to accept the risk."""
+    return (f"the watch view is off: this machine cannot isolate a program ({why}); "
+            "`strided playground --allow-unsandboxed-watch` runs programs without that boundary, at your own risk")
+
+
 def _refusal(program: Any) -> str:
     if not isinstance(program, str) or not program.strip():
         return "paste a short strided program, e.g.\nimport strided\nx = strided.ones(4, 1) + strided.ones(1, 3)"
@@ -104,9 +110,7 @@ def run_watch(program: Any, *, wall_s: float = WALL_S, memory_mb: int = MEMORY_M
         return {"ok": False, "error": refused}
     boundary = probe()
     if not boundary.available and not unsandboxed:
-        return {"ok": False, "error": f"the watch view is off: this machine cannot isolate a program ({boundary.reason}); "
-                                      "start `strided playground --allow-unsandboxed-watch` to run programs without "
-                                      "that boundary, at your own risk"}
+        return {"ok": False, "error": off_reason(boundary.reason)}
     if not _SLOTS.acquire(blocking=False):
         raise Busy(f"{MAX_SANDBOXES} programs are already running; try again when one has finished")
     try:

@@ -40,7 +40,7 @@ from typing import Any, TextIO
 from .access import Gate, Refusal, new_token
 from .boundary import probe
 from .render import page_html, steps_html, watch_html
-from .sandbox import MAX_PROGRAM_CHARS, Busy, run_watch
+from .sandbox import MAX_PROGRAM_CHARS, Busy, off_reason, run_watch
 from .show import show_payload
 from .tour import tour_payload
 
@@ -96,9 +96,7 @@ class PlaygroundServer(ThreadingHTTPServer):
         if self.unsandboxed_watch:
             return {"mode": "unsandboxed", "note": f"no sandbox here ({boundary.reason}); started with "
                                                    "--allow-unsandboxed-watch, so programs run as you, unisolated"}
-        return {"mode": "off", "note": f"the watch view is off: this machine cannot isolate a program "
-                                       f"({boundary.reason}); `strided playground --allow-unsandboxed-watch` "
-                                       "runs programs without that boundary, at your own risk"}
+        return {"mode": "off", "note": off_reason(boundary.reason)}
 
 
 class _Handler(BaseHTTPRequestHandler):
