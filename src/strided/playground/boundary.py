@@ -207,8 +207,8 @@ def probe() -> Boundary:
                                       "the pyseccomp package are needed")
     err = done.stderr.decode("utf-8", "replace")
     if "PermissionError" in err and "Operation not permitted" in err:
-        return Boundary(True, bwrap, "bubblewrap namespaces + seccomp (no processes, no network, read-only "
-                                     "interpreter files, a private /tmp)")
+        return Boundary(True, bwrap, "bubblewrap namespaces + seccomp (no processes or threads, no network, "
+                                     "only the interpreter's files, read-only, and a private 64 MiB /tmp)")
     last = (err.strip().splitlines() or ["no message"])[-1]
     return Boundary(False, bwrap, f"bubblewrap cannot create the sandbox here ({last}); user namespaces may be off "
                                   "(sysctl kernel.unprivileged_userns_clone)")
