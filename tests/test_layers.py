@@ -22,7 +22,9 @@ LAYERS: list[tuple[str, tuple[str, ...]]] = [
     ("storage", ("storage",)),
     ("kernels", ("kernels", "scalars")),
     ("text", ("formatting",)),
-    ("dispatch", ("dispatch", "gradients")),  # gradients: the backward-rule registry
+    # gradients: the backward-rule registry and the sealing of ops into recording entries; grad_mode:
+    # grad mode, the autograd record, version counters and the entries (below the ops that use them)
+    ("dispatch", ("dispatch", "grad_mode", "gradients")),
     ("tensor", ("tensor", "creation")),
     ("interop", ("interop",)),  # DLPack, as_tensor/asarray: wraps memory with creation
     ("above tensor", ("writes", "numpy_api")),

@@ -62,6 +62,7 @@ from .errors import (
     StridedValueError,
     ViewError,
 )
+from .gradients import finish as _finish
 from .interop import as_tensor, asarray, from_dlpack
 from .kernels import CopyRecord, record_copies
 from .layout import Layout, ReshapeRefusal
@@ -330,3 +331,7 @@ __all__ = [
     "tanh", "Tensor", "tensor", "true_divide", "uint8", "var", "ViewError", "watch", "watch_torch", "where", "zeros",
     "zeros_like",
 ]
+
+# Last: the face's names and Tensor's methods are complete; the in-place entries and the guards
+# of the ops without a backward rule are made now, before any user code can bind a name.
+_finish(globals())

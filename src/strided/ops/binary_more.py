@@ -19,6 +19,7 @@ import numpy as np
 from ..dispatch import OPEN, report
 from ..dtypes import bool_
 from ..errors import StridedRuntimeError, StridedTypeError, join_lines
+from ..gradients import seal
 from ..kernels.fpstate import QUIET, quiet_reset, quiet_set
 from ..tensor import Tensor
 from . import gradtools
@@ -313,3 +314,4 @@ def lerp_backward(out: Tensor, a: Any, end: Any, weight: Any) -> Any:
 
     return "LerpBackward1", (a, end, weight), grads, (a, end, weight)
 
+seal(globals())  # (last: this module's ops with a backward rule become their recording entries)

@@ -43,6 +43,7 @@ from ..dispatch import OPEN, adopted, report
 from ..dispatch import result as fresh_result
 from ..dtypes import CORE_DTYPES, DType, bool_, float16, float32, int64
 from ..errors import StridedRuntimeError, StridedTypeError, join_lines
+from ..gradients import seal
 from ..kernels.elementwise import (
     assign,
     binary_broadcast_rowmajor,
@@ -891,3 +892,5 @@ def remainder_backward(out: Tensor, a: Any, b: Any, **kwargs: Any) -> Any:
 def mod_backward(out: Tensor, a: Any, b: Any) -> Any:
     """``a % b`` is ``remainder(a, b)``."""
     return remainder_backward(out, a, b)
+
+seal(globals())  # (last: this module's ops with a backward rule become their recording entries)

@@ -27,6 +27,7 @@ from ..dispatch import OPEN, adopted, report, result_array
 from ..dtypes import TORCH_NAME, DType, float16, float32, float64, int64, real_of, uint8
 from ..dtypes import bool_ as bool_dtype
 from ..errors import StridedOverflowError, StridedRuntimeError, StridedTypeError, join_lines
+from ..gradients import seal
 from ..kernels.fpstate import quiet_call, quiet_retry
 from ..kernels.reduce import logical_reduce_into, mean_into, reduce_into, variance_into
 from ..tensor import Tensor, tensor_arg
@@ -495,3 +496,5 @@ def std_backward(out: Tensor, x: Tensor, dim: Any = None, unbiased: Any = None, 
         return (_var_grad(gv, x, dims, keep, c),)
 
     return "StdBackward0", (x,), grads, (x, out)
+
+seal(globals())  # (last: this module's ops with a backward rule become their recording entries)

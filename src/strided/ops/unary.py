@@ -20,6 +20,7 @@ from ..dispatch import OPEN, adopted, report
 from ..dispatch import result as fresh_result
 from ..dtypes import DType, bool_, real_of
 from ..errors import StridedRuntimeError, StridedTypeError, join_lines
+from ..gradients import seal
 from ..kernels.elementwise import (
     UnaryKernel,
     clamp_into,
@@ -540,3 +541,5 @@ def clamp_backward(out: Tensor, x: Tensor, min: Any = None, max: Any = None, **k
 def absolute_backward(out: Tensor, x: Tensor, **kwargs: Any) -> Any:
     """``absolute`` is ``abs``: g * sgn(x) (AbsBackward0, as PyTorch names it)."""
     return "AbsBackward0", (x,), lambda g: (g * x.sgn(),), (x,)
+
+seal(globals())  # (last: this module's ops with a backward rule become their recording entries)
