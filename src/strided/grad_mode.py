@@ -47,7 +47,8 @@ from .errors import StridedNotImplementedError, StridedRuntimeError, join_lines
 __all__ = [
     "GRAD_MODE", "INSIDE", "STATE", "Meta", "bump", "grad_enabled_at_call", "guard", "guard_function",
     "is_grad_enabled", "last_write", "leaf",
-    "meta", "needs_grad", "requires_grad", "set_recorder", "set_requires_grad", "track", "track_inplace", "version",
+    "meta", "needs_grad", "refuse_dlpack", "refuse_numpy", "refuse_out", "requires_grad", "set_recorder",
+    "set_requires_grad", "track", "track_inplace", "version",
 ]
 
 # ---------------------------------------------------------------- grad mode
@@ -194,6 +195,50 @@ def bump_if_used(t: Any, op: str) -> None:
 def last_write(t: Any) -> tuple[str, str] | None:
     """(op, file:line) of the last in-place write to ``t``'s storage, if one was recorded."""
     return _WRITES.get(storage_root(t._storage))
+
+
+# ---------------------------------------------------------------- PyTorch's refusals
+
+
+def refuse_numpy(t: Any, how: str) -> None:
+    """PyTorch's refusal to hand NumPy the memory of a tensor that requires grad (``t.numpy()``,
+    ``np.asarray(t)``, ``__array__``, ``__array_interface__``, a ufunc or NumPy function on it):
+    NumPy's writes would skip the version counter and its results would carry no gradient. It
+    does not depend on grad mode (PyTorch refuses under ``no_grad`` too)."""
+    if t._ag is not None and requires_grad(t):
+        raise StridedRuntimeError(join_lines(
+            "Can't call numpy() on Tensor that requires grad. Use tensor.detach().numpy() instead.",
+            f"{how} would hand NumPy the memory of a tensor (shape {t._layout.shape}, {t._dtype.name}) that "
+            "requires grad: NumPy's writes would skip its version counter, and what NumPy computes from it "
+            "carries no gradient",
+            "fix: t.detach().numpy() (the same memory, outside the graph), or strided's own ops, which record"))
+
+
+def refuse_dlpack(t: Any) -> None:
+    """PyTorch's refusal to export a tensor that requires grad through DLPack (a ``BufferError``)."""
+    if t._ag is not None and requires_grad(t):
+        from .errors import StridedBufferError
+
+        raise StridedBufferError(join_lines(
+            "Can't export tensors that require gradient, use tensor.detach()",
+            f"the consumer would get the memory of a tensor (shape {t._layout.shape}) that requires grad, "
+            "outside autograd: its writes would skip the version counter",
+            "fix: np.from_dlpack(t.detach()) (the same memory, outside the graph)"))
+
+
+def refuse_out(op: str, out: Any, inputs: tuple) -> None:
+    """PyTorch's refusal of ``op(..., out=out)`` when grad mode is on and an input or ``out``
+    requires grad: an ``out=`` write records no node (its gradient would be silently lost)."""
+    if not GRAD_MODE.get():
+        return
+    t = _requiring((out, *inputs))
+    if t is not None:
+        raise StridedRuntimeError(join_lines(
+            f"{op}(): functions with out=... arguments don't support automatic differentiation, but one of "
+            "the arguments requires grad.",
+            f"{'out' if t is out else 'an input'} (shape {t._layout.shape}) requires grad, and a write into "
+            "out= records no step of the graph",
+            f"fix: y = strided.{op}(...) without out=, or write under strided.no_grad()"))
 
 
 # ---------------------------------------------------------------- the recorder (set by autograd)

@@ -37,7 +37,7 @@ from .dispatch import OPEN, copy_of, reinterpreted, storage_root, view_of
 from .dtypes import TORCH_NAME, DType, to_dtype
 from .errors import StridedNotImplementedError, StridedRuntimeError, StridedTypeError, join_lines
 from .formatting import format_tensor
-from .grad_mode import use_tensor_class
+from .grad_mode import refuse_numpy, use_tensor_class
 from .gradients import BACKWARD, backward, flat_indices, grad_zeros, scatter_into_view, seal, sum_to
 from .indexing import AdvancedIndex, index_layout
 from .kernels import copy_array, numpy_view
@@ -566,6 +566,7 @@ class Tensor:
         """
         # Note: PyTorch's __array__ takes no copy=, so NumPy refuses np.asarray(torch_t, copy=False)
         # even when no copy is needed; strided follows NumPy's contract, as ndarray does.
+        refuse_numpy(self, "np.asarray(t) (Tensor.__array__)")
         converts = dtype is not None and np.dtype(dtype) != self._dtype.numpy
         if converts and copy is False:
             raise array_copy_error(self._dtype.name, str(np.dtype(dtype)))
@@ -1252,6 +1253,7 @@ class Tensor:
         >>> x[0].item()
         5.0
         """
+        refuse_numpy(self, "t.numpy()")
         self._storage.mark_exported("t.numpy()")
         return self._np()
 
