@@ -288,8 +288,10 @@ def any_tracked(values: Any) -> bool:
         if v.__class__ is Tensor:
             if v._ag is not None:
                 return True
-        elif isinstance(v, (list, tuple)) and any(i.__class__ is Tensor and i._ag is not None for i in v):
-            return True
+        elif isinstance(v, (list, tuple)):
+            for i in v:  # (a loop, not any(generator): this is every cat/stack call's cost)
+                if i.__class__ is Tensor and i._ag is not None:
+                    return True
     return False
 
 
@@ -309,14 +311,16 @@ def track(fwd: Callable, maker: Maker, operands: str = "self") -> Callable:
             if self._ag is None and (other.__class__ is not Tensor or other._ag is None):
                 return fwd(self, other)
             return _slow(fwd, maker, (self, other), {})
+    elif operands == "any" and _exact(fwd, maker, "any") is not None:
+        _tracked = _exact(fwd, maker, "any")
     elif operands == "any":
         @functools.wraps(fwd)
         def _tracked(*args: Any, **kwargs: Any) -> Any:
             if not any_tracked(args) and not any_tracked(kwargs.values()):
                 return fwd(*args, **kwargs)
             return _slow(fwd, maker, args, kwargs)
-    elif operands == "two" and _exact(fwd, maker, True) is not None:
-        _tracked = _exact(fwd, maker, True)
+    elif operands == "two" and _exact(fwd, maker, "two") is not None:
+        _tracked = _exact(fwd, maker, "two")
     elif operands == "two":
         @functools.wraps(fwd)
         def _tracked(self: Any, other: Any, *args: Any, **kwargs: Any) -> Any:
@@ -341,10 +345,12 @@ def track(fwd: Callable, maker: Maker, operands: str = "self") -> Callable:
 _GENERATED = os.path.join(os.path.dirname(__file__), "<generated entry>")
 
 
-def _exact(fwd: Callable, maker: Maker, two: bool = False) -> Callable | None:
+def _exact(fwd: Callable, maker: Maker, operands: str = "self") -> Callable | None:
     """An entry with ``fwd``'s own parameter list (``t(self)``, ``transpose(self, dim0, dim1)``,
-    ``view(self, *shape, dtype=None)``, ``sum(self, dim=None, keepdim=False, *, dtype=None, ...)``;
-    not for a ``**kwargs`` forward), so a call builds no ``**kwargs`` dict: about 50 ns instead of 200."""
+    ``sum(self, dim=None, keepdim=False, *, dtype=None, ...)``, ``cat(tensors, dim=0, *, out=None)``;
+    not for a ``**kwargs`` forward, nor a ``*args`` one with "any" operands), so a call builds no
+    ``**kwargs`` dict: about 50 ns instead of 200. ``operands``: which parameters the test reads
+    ("self": the first, "two": the first two, "any": all of them, lists and tuples searched)."""
     try:
         params = list(inspect.signature(fwd).parameters.values())
     except (TypeError, ValueError):
@@ -353,7 +359,10 @@ def _exact(fwd: Callable, maker: Maker, two: bool = False) -> Callable | None:
     if not params or params[0].kind is not P.POSITIONAL_OR_KEYWORD or any(
             p.kind in (P.VAR_KEYWORD, P.POSITIONAL_ONLY) for p in params):
         return None
-    scope: dict[str, Any] = {"fwd": fwd, "maker": maker, "Tensor": _CLASS["Tensor"], "_slow": _slow}
+    if operands == "any" and any(p.kind is P.VAR_POSITIONAL for p in params):
+        return None
+    scope: dict[str, Any] = {"fwd": fwd, "maker": maker, "Tensor": _CLASS["Tensor"], "_slow": _slow,
+                             "any_tracked": any_tracked}
     heads, positional, keywords = [], [], []
     for p in params:
         head = p.name
@@ -372,7 +381,9 @@ def _exact(fwd: Callable, maker: Maker, two: bool = False) -> Callable | None:
         heads.append(head)
     first = params[0].name
     test = f"({first}.__class__ is not Tensor or {first}._ag is None)"
-    if two:
+    if operands == "any":
+        test = f"not any_tracked(({', '.join(p.name for p in params)},))"
+    elif operands == "two":
         if len(params) < 2 or params[1].kind is not P.POSITIONAL_OR_KEYWORD:
             return None
         second = params[1].name

@@ -1,8 +1,10 @@
-"""The backward-rule registry and the helpers rules share, low enough that the views in
-:mod:`strided.tensor` and the ops in :mod:`strided.ops` can both register their rules beside
-their forwards.
+"""The backward rules: their contract, the helpers they share, and the sealing that makes each
+op with a rule its recording entry; low enough that the views in :mod:`strided.tensor` and the
+ops in :mod:`strided.ops` can both declare their rules beside their forwards. The rules live in
+the op registry, :mod:`strided.opdef` (one :class:`~strided.opdef.OpDef` per op; ``BACKWARD``
+and ``backward`` are re-exported from it here).
 
-``@backward("mul", "multiply", operands="two")`` registers the op's gradient rule, written right
+``@backward("mul", "multiply", operands="two")`` declares the op's gradient rule, written right
 after its forward in the same module (as micrograd keeps them). A rule is
 ``rule(out, *args, **kwargs) -> (node_name, inputs, backward, saved)`` or None: called after the
 forward ran with its result and its own arguments, it returns PyTorch's node name
@@ -26,15 +28,16 @@ records. The face calls :func:`finish` last: the in-place entries (version count
 guards of the ops without a rule. Nothing is patched after ``import strided``. Rules run with
 grad mode off, so the ops they call record nothing.
 
->>> @backward("exp")
-... def exp_backward(out, x):
-...     return "ExpBackward0", (x,), lambda g: (g * out,), (out,)
+>>> rule, operands = BACKWARD["exp"]  # declared in strided.ops.unary: backward("exp")(...)
+>>> x = strided.tensor([0.0, 1.0]); y = x.exp()
+>>> name, inputs, grads, saved = rule(y, x)
+>>> name, operands, grads(strided.ones(2))[0]
+('ExpBackward0', 'self', tensor([1.0000, 2.7183]))
 """
 
 from __future__ import annotations
 
 import functools
-import sys
 import types
 import warnings
 from collections.abc import Callable
@@ -46,44 +49,49 @@ from . import layout as L
 from .dispatch import adopted
 from .errors import StridedRuntimeError
 from .grad_mode import _CLASS, guard, guard_function, requires_grad, track, track_inplace
+from .opdef import _UNSEALED, BACKWARD, backward
 
-__all__ = ["BACKWARD", "backward", "finish", "flat_indices", "requires_grad", "scatter_into_view", "seal", "sum_to",
-           "grad_zeros"]
-
-OPERANDS = ("self", "two", "dunder", "property", "any")
-
-# op name (a Tensor method's name, or a module function's name) -> (rule, operands)
-BACKWARD: dict[str, tuple[Callable[..., Any], str]] = {}
-
-
-def backward(*names: str, operands: str = "self") -> Callable[[Callable[..., Any]], Callable[..., Any]]:
-    """Register the decorated function as the backward rule of the ops ``names`` (see the module doc)."""
-    if operands not in OPERANDS:
-        raise ValueError(f"operands must be one of {OPERANDS}, not {operands!r}")
-
-    module = sys._getframe(1).f_globals.get("__name__", "?")  # (the module registering: it must seal)
-
-    def register(rule: Callable[..., Any]) -> Callable[..., Any]:
-        for name in names:
-            BACKWARD[name] = (rule, operands)
-        _UNSEALED.add(module)
-        return rule
-
-    return register
-
+__all__ = ["BACKWARD", "backward", "finish", "flat_indices", "record", "records", "requires_grad", "scatter_into_view",
+           "seal", "sum_to", "grad_zeros"]
 
 # ---------------------------------------------------------------- the entries, made at definition
 
 # raw forward -> its recording entry: a module that imports the raw object later (by another
 # name, or before the entry existed in a cycle) is given the entry by seal()
 _ENTRIES: dict[Any, Any] = {}
-# the modules that registered rules and have not called seal() yet (finish() refuses to complete
-# the import while one remains: a forgotten seal would leave an op silently unrecorded)
-_UNSEALED: set[str] = set()
 
 
 def _is_entry(value: Any) -> bool:
     return getattr(value, "__wrapped_maker__", None) is not None
+
+
+def records(name: str) -> Callable[[Callable[..., Any]], Callable[..., Any]]:
+    """Mark a forward that is its own recording entry: its first line is
+    ``if self._ag is not None and not INSIDE.get(): return record(name, <itself>, args, kwargs)``,
+    so a plain call pays one slot test and no wrapper call (the hot view methods of Tensor, whose
+    ``*shape`` signatures make a wrapper cost a third of the op). :func:`seal` leaves it as it is.
+    (``INSIDE`` is set while :func:`record` runs the forward again for the real work.)"""
+
+    def mark(fn: Callable[..., Any]) -> Callable[..., Any]:
+        fn.__records__ = name  # type: ignore[attr-defined]
+        return fn
+
+    return mark
+
+
+def record(name: str, fwd: Callable[..., Any], args: tuple, kwargs: dict) -> Any:
+    """The slow path of a forward marked :func:`records`: ``fwd(*args, **kwargs)`` run with the
+    node of ``name``'s rule attached (as a :func:`.grad_mode.track` entry's slow path does)."""
+    from .grad_mode import INSIDE, _slow
+
+    rule = BACKWARD.get(name)
+    if rule is not None:
+        return _slow(fwd, rule[0], args, kwargs)
+    token = INSIDE.set(True)  # no rule (floor_divide, eq, ...): the plain forward; the guards see its result
+    try:
+        return fwd(*args, **kwargs)
+    finally:
+        INSIDE.reset(token)
 
 
 def seal(namespace: dict[str, Any], functional: bool = False, by_name: bool = True) -> None:
@@ -103,6 +111,12 @@ def seal(namespace: dict[str, Any], functional: bool = False, by_name: bool = Tr
     for name, (maker, operands) in list(BACKWARD.items()):
         member = Tensor.__dict__.get(name)
         if member is None or _is_entry(member):
+            continue
+        own = getattr(member, "__records__", None)
+        if own is not None:  # its own entry (records()): the rule it records must be this name's
+            if BACKWARD.get(own, (None,))[0] is not maker:
+                raise RuntimeError(f"strided: Tensor.{name} records the rule of {own!r}, which is not {name!r}'s")
+            member.__wrapped_maker__ = maker
             continue
         if isinstance(member, property):
             if member.fget is None or _is_entry(member.fget):

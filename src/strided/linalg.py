@@ -225,4 +225,5 @@ def matrix_norm_backward(out: Tensor, A: Tensor, ord: Any = "fro", dim: Any = (-
         name = "AmaxBackward0" if float(ord) > 0 else "AminBackward0"
     return name, (A,), lambda g: (_matrix_norm_grad(g, A, out, ord, dims, bool(keepdim)),), (A, out)
 
+
 seal(globals())  # (last: this module's ops with a backward rule become their recording entries)

@@ -1402,4 +1402,5 @@ def pad(input: Tensor, pad: Any, mode: str = "constant", value: float | None = N
     return copied("pad", (input,), out,
                   lambda: f"pad: {shape} padded by {tuple(amounts)} into new memory {tuple(out_shape)}")
 
+
 seal(globals(), functional=True)  # (last: this module's ops with a backward rule become their recording entries)

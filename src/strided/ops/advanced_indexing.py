@@ -655,4 +655,5 @@ def index_put_backward(out: Tensor, self: Tensor, indices: Sequence[Tensor], val
 ADVANCED_INDEXING["getitem"] = _getitem
 ADVANCED_INDEXING["setitem"] = setitem
 
+
 seal(globals())  # (last: this module's ops with a backward rule become their recording entries)

@@ -335,4 +335,5 @@ def detach_(self: Tensor) -> Tensor:
         )
     return self
 
+
 seal(globals())  # (last: this module's ops with a backward rule become their recording entries)

@@ -248,4 +248,5 @@ for _name, (_args, _same) in _EXAMPLES.items():
 # PyTorch has narrow_copy as a Tensor method too (the other *_copy forms are functions only).
 method("narrow_copy")(narrow_copy)
 
+
 seal(globals())  # (last: this module's ops with a backward rule become their recording entries)

@@ -224,4 +224,5 @@ def cdist_backward(out: Tensor, x1: Tensor, x2: Tensor, p: float = 2.0, compute_
 
     return "CdistBackward0", (x1, x2), grads, (x1, x2, out)
 
+
 seal(globals())  # (last: this module's ops with a backward rule become their recording entries)

@@ -762,4 +762,5 @@ def einsum_backward(out: Tensor, equation: Any, *operands: Any, optimize: Any = 
 
     return name, tuple(ops), grads, tuple(ops)
 
+
 seal(globals())  # (last: this module's ops with a backward rule become their recording entries)

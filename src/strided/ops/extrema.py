@@ -217,4 +217,5 @@ def argmin(self: Tensor, dim: int | None = None, keepdim: bool = False) -> Tenso
     """
     return _arg(self, dim, keepdim, "argmin")
 
+
 seal(globals())  # (last: this module's ops with a backward rule become their recording entries)

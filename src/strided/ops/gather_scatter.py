@@ -753,4 +753,5 @@ def scatter_reduce_backward(out: Tensor, input: Tensor, dim: int, index: Tensor,
     saved = (index,) if reduce in ("sum", "mean") else (input, src, out, index)
     return "ScatterReduceBackward0", (input, src), grad, saved
 
+
 seal(globals())  # (last: this module's ops with a backward rule become their recording entries)

@@ -439,4 +439,5 @@ def index_copy_backward(out: Tensor, input: Tensor, dim: int, index: Tensor, sou
 
     return "IndexCopyBackward0", (input, source), grad, (index,)
 
+
 seal(globals())  # (last: this module's ops with a backward rule become their recording entries)

@@ -291,4 +291,5 @@ def is_set_to(self: Tensor, tensor: Tensor) -> bool:
     other = tensor_arg(tensor, "is_set_to", "tensor")
     return self._storage is other._storage and self._layout == other._layout
 
+
 seal(globals())  # (its swapdims/swapaxes are spellings of transpose, which has a rule)

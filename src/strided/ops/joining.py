@@ -804,4 +804,5 @@ def vsplit_backward(out: tuple, input: Tensor, indices_or_sections: Any) -> Any:
 def dsplit_backward(out: tuple, input: Tensor, indices_or_sections: Any) -> Any:  # noqa: A002
     return _split_rule(input, indices_or_sections, "dsplit", 2)
 
+
 seal(globals())  # (last: this module's ops with a backward rule become their recording entries)

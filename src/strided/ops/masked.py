@@ -378,4 +378,5 @@ def argwhere(input: Tensor) -> Tensor:  # noqa: A002
     support.check("argwhere", input._dtype, (input,))
     return _nonzero_matrix(input, "argwhere")
 
+
 seal(globals())  # (last: this module's ops with a backward rule become their recording entries)

@@ -557,4 +557,5 @@ def outer(self: Tensor, vec2: Tensor) -> Tensor:
     # PyTorch's definition, so dtype promotion and the result layout are those of ``*``
     return mul(a.reshape(a.shape[0], 1), b)
 
+
 seal(globals())  # (last: this module's ops with a backward rule become their recording entries)

@@ -463,4 +463,5 @@ def norm_backward(out: Tensor, x: Tensor, p: Any = "fro", dim: Any = None, keepd
         return matrix_norm_backward(out, x, "nuc", tuple(range(x.ndim)) if dim is None else dim, keepdim)
     return norm_rule(out, x, p, dim, keepdim, "norm")
 
+
 seal(globals())  # (last: this module's ops with a backward rule become their recording entries)

@@ -609,4 +609,5 @@ def repeat_interleave_backward(out: Tensor, input: Tensor, repeats: Any = _COUNT
 
     return "IndexSelectBackward0", (input,), grad, ()
 
+
 seal(globals())  # (last: this module's ops with a backward rule become their recording entries)

@@ -457,4 +457,5 @@ def diff_backward(out: Tensor, x: Tensor, n: int = 1, dim: int = -1, prepend: An
     name = "SubBackward0" if n else "torch::autograd::CopyBackwards"  # (n=0: PyTorch's copy)
     return name, inputs, (lambda g: grads(g) if len(inputs) == 3 else grads(g)[1:2]), ()
 
+
 seal(globals())  # (last: this module's ops with a backward rule become their recording entries)

@@ -97,4 +97,5 @@ def _log_softmax_backward(out: Tensor, x: Tensor, dim: Any = None, dtype: Any = 
     d = _softmax_dim(x, dim)
     return "LogSoftmaxBackward0", (x,), lambda g: (g - out.exp() * g.sum(d, keepdim=True),), (out,)
 
+
 seal(globals())  # (last: this module's ops with a backward rule become their recording entries)

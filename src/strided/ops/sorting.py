@@ -332,4 +332,5 @@ def msort_backward(out: Tensor, x: Tensor) -> Any:
 
     return "SortBackward0", (x,), grads, (x,)
 
+
 seal(globals())  # (last: this module's ops with a backward rule become their recording entries)

@@ -75,4 +75,5 @@ def gelu_backward(out: Tensor, x: Tensor, approximate: str = "none") -> Any:
 
     return "GeluBackward0", (x,), grads, (x,)
 
+
 seal(globals())  # (last: this module's ops with a backward rule become their recording entries)

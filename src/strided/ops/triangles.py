@@ -457,4 +457,5 @@ def cartesian_prod_backward(out: Tensor, *tensors: Tensor) -> Any:
 
     return "StackBackward0", tuple(tensors), grad, ()
 
+
 seal(globals())  # (last: this module's ops with a backward rule become their recording entries)

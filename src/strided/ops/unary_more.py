@@ -604,4 +604,5 @@ def round_backward(out: Tensor, x: Any, *args: Any, decimals: int = 0, **kwargs:
     name = "RoundBackward1" if decimals else "RoundBackward0"
     return name, (x,), lambda g: (gradtools.zeros(x._layout.shape, g._dtype),), ()
 
+
 seal(globals())  # (last: this module's ops with a backward rule become their recording entries)
