@@ -248,7 +248,8 @@ class Tensor:
     - :mod:`strided.ops.unary_more`: ``isnan``, ``isinf``, ``isfinite``, ``signbit``, ``floor``,
       ``round``, ``trunc``, ``frac``, ``sign``, ``erf``, ``erfinv``, ``tan``, ``asin``, ``logical_not``,
       ``nan_to_num``, ... and their in-place forms (``floor_``, ``round_``, ...).
-    - :mod:`strided.ops.binary_more`: ``lerp``, ``lerp_``, ``isclose``, ``allclose``, ``equal``.
+    - :mod:`strided.ops.binary_more`: ``lerp``, ``lerp_``, ``isclose``, ``allclose``, ``equal``, ``addcmul``,
+      ``addcmul_``, ``addcdiv``, ``addcdiv_``.
     - :mod:`strided.ops.nan_reductions`: ``amax``, ``amin``, ``aminmax``, ``nansum``, ``nanmean``,
       ``logsumexp``, ``count_nonzero``, ``norm``.
     - :mod:`strided.ops.advanced_indexing`: ``index_put_``, ``index_put``.

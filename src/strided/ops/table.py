@@ -128,6 +128,9 @@ def _entries() -> dict[str, OpDef]:
     for module, kind, names in _MORE:
         for name in names.split():
             put(name, kind, getattr(module, name))
+    for name, op in list(OPDEFS.items()):  # the ops declared whole in their family module (@op: addcmul)
+        if op.kind is not None and name == op.name:
+            ops.setdefault(name, op)
     return ops
 
 
