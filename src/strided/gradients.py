@@ -48,8 +48,8 @@ import numpy as np
 from . import layout as L
 from .dispatch import adopted
 from .errors import StridedRuntimeError
-from .grad_mode import _CLASS, guard, guard_function, requires_grad, track, track_inplace
-from .opdef import _UNSEALED, BACKWARD, backward
+from .grad_mode import _CLASS, INSIDE, _slow, guard, guard_function, requires_grad, track, track_inplace
+from .opdef import _UNSEALED, BACKWARD, OPDEFS, backward
 
 __all__ = ["BACKWARD", "backward", "finish", "flat_indices", "record", "records", "requires_grad", "scatter_into_view",
            "seal", "sum_to", "grad_zeros"]
@@ -82,11 +82,9 @@ def records(name: str) -> Callable[[Callable[..., Any]], Callable[..., Any]]:
 def record(name: str, fwd: Callable[..., Any], args: tuple, kwargs: dict) -> Any:
     """The slow path of a forward marked :func:`records`: ``fwd(*args, **kwargs)`` run with the
     node of ``name``'s rule attached (as a :func:`.grad_mode.track` entry's slow path does)."""
-    from .grad_mode import INSIDE, _slow
-
-    rule = BACKWARD.get(name)
-    if rule is not None:
-        return _slow(fwd, rule[0], args, kwargs)
+    op = OPDEFS.get(name)  # (the registry itself: this runs once per recorded op)
+    if op is not None and op.backward is not None:
+        return _slow(fwd, op.backward, args, kwargs)
     token = INSIDE.set(True)  # no rule (floor_divide, eq, ...): the plain forward; the guards see its result
     try:
         return fwd(*args, **kwargs)

@@ -501,33 +501,26 @@ def _fast_binary(op: BinaryOp, slow: Callable[[Any, Any], Any], rule: str) -> Ca
         if op.kind != "minmax" and op.name != "pow" and not op.tensor_other else frozenset()
     result_dtype = bool_ if op.kind == "compare" else None  # None: the operands' dtype
 
-    def tracked(input: Any, other: Any, alpha: Any, out: Any) -> Tensor:
-        # an operand in autograd: recorded (strided.gradients.record runs fn again with INSIDE
-        # set, which takes the general path below; inside another op's recorded forward, too)
-        if not INSIDE.get():
-            return record(rule, fn, (input, other), {"alpha": alpha, "out": out})
-        if alpha is None and out is None:
-            return slow(input, other)
-        return _with_extras(op, input, other, alpha, out)
-
     @records(rule)
     def fn(input: Any, other: Any, *, alpha: Any = None, out: Any = None) -> Tensor:  # (a.sub(other=b))
         # The autograd test is one slot read per tensor operand, folded into the fast path's own
-        # type tests (the op is its own recording entry: no wrapper call).
+        # type tests (the op is its own recording entry: no wrapper call). A tensor in autograd is
+        # recorded: strided.gradients.record runs fn again with INSIDE set, which then takes the
+        # same paths as a plain call (so does a call inside another op's recorded forward).
         # Fast path: two tensors of one dtype and one dense layout (row-major or permuted, when
         # PyTorch's output takes exactly those strides), or such a tensor and a Python float.
         # Their elements pair up along the flat runs of the storages: the ufunc runs on those
         # runs and its fresh 1-D result becomes the output storage (no view objects, no layout
         # planning: the result's Layout is the per-layout plan's shared object).
         if type(input) is Tensor and alpha is None and out is None:
-            if input._ag is not None:
-                return tracked(input, other, alpha, out)
+            if input._ag is not None and not INSIDE.get():
+                return record(rule, fn, (input, other), {"alpha": alpha, "out": out})
             d = input._dtype
             la = input._layout
             tb = type(other)
             if tb is Tensor:
-                if other._ag is not None:
-                    return tracked(input, other, alpha, out)
+                if other._ag is not None and not INSIDE.get():
+                    return record(rule, fn, (input, other), {"alpha": alpha, "out": out})
                 if other._dtype is not d or d not in fast:
                     return slow(input, other)
                 lb = other._layout
@@ -572,8 +565,9 @@ def _fast_binary(op: BinaryOp, slow: Callable[[Any, Any], Any], rule: str) -> Ca
             if OPEN:
                 report(name, (input, other), t)
             return t
-        if (type(input) is Tensor and input._ag is not None) or (type(other) is Tensor and other._ag is not None):
-            return tracked(input, other, alpha, out)
+        if ((type(input) is Tensor and input._ag is not None) or (type(other) is Tensor and other._ag is not None)) \
+                and not INSIDE.get():
+            return record(rule, fn, (input, other), {"alpha": alpha, "out": out})
         if alpha is None and out is None:
             return slow(input, other)
         return _with_extras(op, input, other, alpha, out)
