@@ -7,8 +7,7 @@ the layer above.
   asyncio task (a ContextVar), as PyTorch's is thread-local. ``no_grad`` and friends
   (:mod:`strided.autograd.mode`) set it.
 - **the record**: a tensor outside autograd has ``_ag is None``; :class:`Meta` is the record of
-  one inside it. :func:`requires_grad` is *the* "does this tensor need a gradient?" test and
-  :func:`needs_grad` the op-level one (grad mode on and an input that requires grad).
+  one inside it. :func:`requires_grad` is *the* "does this tensor need a gradient?" test.
 - **version counters** (:func:`version`, :func:`bump`): in-place writes per storage, shared by
   all its views; ``out=`` writes count too.
 - **entries** (:func:`track`, :func:`track_inplace`, :func:`guard`, :func:`guard_function`):
@@ -23,10 +22,10 @@ the layer above.
 that defines the op finishes defining it (``seal``): nothing is patched after ``import strided``.
 
 >>> x = strided.ones(2, requires_grad=True)
->>> requires_grad(x), requires_grad(x.detach()), needs_grad(x)
+>>> requires_grad(x), requires_grad(x.detach()), requires_grad(x * 2)
 (True, False, True)
 >>> with strided.no_grad():
-...     needs_grad(x)
+...     requires_grad(x * 2)
 False
 """
 
@@ -47,7 +46,7 @@ from .errors import StridedNotImplementedError, StridedRuntimeError, join_lines
 __all__ = [
     "GRAD_MODE", "INSIDE", "STATE", "Meta", "bump", "grad_enabled_at_call", "guard", "guard_function",
     "is_grad_enabled", "last_write", "leaf",
-    "meta", "needs_grad", "refuse_dlpack", "refuse_numpy", "refuse_out", "requires_grad", "set_recorder",
+    "meta", "refuse_dlpack", "refuse_numpy", "refuse_out", "requires_grad", "set_recorder",
     "set_requires_grad", "track", "track_inplace", "version",
 ]
 
@@ -104,13 +103,6 @@ def requires_grad(t: Any) -> bool:
     """Whether the tensor ``t`` takes part in autograd (a leaf that requires grad, or a result of one)."""
     m = t._ag
     return m is not None and (m.requires_grad or m.grad_fn is not None)
-
-
-def needs_grad(*values: Any) -> bool:
-    """Whether an op given ``values`` must record: grad mode is on and one of them (a tensor, or
-    a tensor inside a list or tuple) requires grad. The one test ``nn.functional`` and the
-    ``out=`` check ask; a number or None among ``values`` is fine."""
-    return GRAD_MODE.get() and _requiring(values) is not None
 
 
 def _requiring(values: Any) -> Any:

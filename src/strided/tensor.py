@@ -286,8 +286,8 @@ class Tensor:
     - :mod:`strided.ops.matmul`: ``matmul``, ``__matmul__``, ``__rmatmul__``, ``mm``, ``bmm``,
       ``dot``, ``outer``.
     - :mod:`strided.autograd.tensor_api`: ``requires_grad``, ``requires_grad_``, ``grad``, ``grad_fn``,
-      ``retain_grad``, ``retains_grad``, ``register_hook``, ``backward``, ``data``, ``_version``
-      (``is_leaf`` answers for autograd too).
+      ``retain_grad``, ``retains_grad``, ``register_hook``, ``backward``, ``data``, ``_version``,
+      ``is_leaf``.
     """
 
     # _ag: None, or the autograd record of this tensor (strided.autograd.graph.Meta: requires_grad,
@@ -511,15 +511,6 @@ class Tensor:
         (False, True)
         """
         return self._base is not None
-
-    @property
-    def is_leaf(self) -> bool:
-        """Always True: strided has no autograd graph, so every tensor is a leaf (as PyTorch's without grad).
-
-        >>> strided.zeros(2).is_leaf
-        True
-        """
-        return True
 
     def is_floating_point(self) -> bool:
         """Whether the dtype is a floating-point one.
