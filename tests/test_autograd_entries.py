@@ -245,9 +245,28 @@ _UNARY_INPUT = [[0.3, 0.6, 0.2], [0.45, 0.8, 0.55]]  # inside every domain (acos
 _SECOND = [[0.7, 0.25, 0.9], [0.35, 0.5, 0.65]]
 
 
+def _xp_spellings() -> dict:
+    """strided op name -> the standard's names in strided.array_api that route to it."""
+    from strided.array_api import _autograd as xa
+
+    out: dict = {}
+    for table in (xa._UNARY, xa._BINARY, xa._REDUCTIONS):
+        for std, method in table.items():
+            out.setdefault(method, []).append(std)
+    return out
+
+
+XP_OF = _xp_spellings()
+
+
 def _spellings(names):
-    """(label, strided callable, torch callable) for every spelling torch also has."""
+    """(label, strided callable, torch callable) for every spelling torch also has (and the
+    array_api names that route to the op, checked against torch's function of the op's name)."""
     out = []
+    for name in names:
+        for std in XP_OF.get(name, ()):
+            if hasattr(torch, name):
+                out.append((f"xp.{std}()", EARLY_XP[std], getattr(torch, name)))
     for name in names:
         if name.startswith("__"):
             if hasattr(torch.Tensor, name):
@@ -277,7 +296,8 @@ def _grad(fn, lib, arity, weights):
 @pytest.mark.filterwarnings("ignore:torch.meshgrid")
 def test_every_op_with_a_rule_gives_torchs_gradient_through_every_spelling():
     """Each op with a backward rule, called as ``op(x)`` or ``op(x, y)`` (float64 (2, 3) inputs),
-    through each of its spellings that PyTorch also has: gradients equal PyTorch's. Ops whose
+    through each of its spellings that PyTorch also has (method, function, dunder, alias, the
+    name bound by ``from strided import``, the array_api name): gradients equal PyTorch's. Ops whose
     signature needs more arguments are covered by the autograd_* files; here each spelling of the
     ones that take these calls must agree, and at least 120 spellings must."""
     weights = RNG.standard_normal(64).tolist()
@@ -298,6 +318,7 @@ def test_every_op_with_a_rule_gives_torchs_gradient_through_every_spelling():
                 break
     assert not mismatched, mismatched
     assert len(checked) >= 120, checked
+    assert sum(label.startswith("xp.") for label in checked) >= 20, checked
 
 
 @pytest.mark.parametrize("name, spelling", [
