@@ -623,7 +623,7 @@ class Tensor:
         ((3, 4), (4, 1), (6, 1))
         """
         if self._ag is not None and not INSIDE.get():  # its own recording entry (autograd's slow path)
-            return record("view", Tensor.view, (self, *shape), {"dtype": dtype})
+            return record("view", Tensor.view, (self, *shape), {"dtype": dtype} if dtype is not None else {})
         if not shape or dtype is not None:
             if dtype is not None:
                 return _view_dtype(self, shape, dtype)

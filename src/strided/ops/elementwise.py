@@ -514,13 +514,13 @@ def _fast_binary(op: BinaryOp, slow: Callable[[Any, Any], Any], rule: str) -> Ca
         # planning: the result's Layout is the per-layout plan's shared object).
         if type(input) is Tensor and alpha is None and out is None:
             if input._ag is not None and not INSIDE.get():
-                return record(rule, fn, (input, other), {"alpha": alpha, "out": out})
+                return record(rule, fn, (input, other), {})  # (alpha and out are None here)
             d = input._dtype
             la = input._layout
             tb = type(other)
             if tb is Tensor:
                 if other._ag is not None and not INSIDE.get():
-                    return record(rule, fn, (input, other), {"alpha": alpha, "out": out})
+                    return record(rule, fn, (input, other), {})
                 if other._dtype is not d or d not in fast:
                     return slow(input, other)
                 lb = other._layout

@@ -86,7 +86,8 @@ def sum(self: Tensor, dim: SupportsIndex | Sequence[SupportsIndex] | None = None
     (15, [3, 5, 7], (2, 1))
     """
     if type(self) is Tensor and self._ag is not None and not INSIDE.get():  # its own recording entry
-        return record("sum", sum, (self, dim, keepdim), {"dtype": dtype, "out": out})
+        return record("sum", sum, (self, dim, keepdim), {} if dtype is None and out is None else
+                      {"dtype": dtype, "out": out})
     if out is not None:
         return _into(out, lambda d: _sum_like(np.add, self, dim, keepdim, d, "sum"), dtype, "sum", self)
     if dim is None and keepdim is False and dtype is None and type(self) is Tensor:

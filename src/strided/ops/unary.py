@@ -199,7 +199,7 @@ def _fast_unary(op: UnaryOp) -> Callable[[Any], Tensor]:
     def fn(input: Any, *, out: Any = None) -> Tensor:  # (PyTorch's argument name: strided.exp(input=t))
         if type(input) is Tensor:
             if input._ag is not None and not INSIDE.get():  # its own recording entry: one slot test
-                return record(name, fn, (input,), {"out": out})
+                return record(name, fn, (input,), {"out": out} if out is not None else {})
             if out is not None:
                 return _unary_out(op, input, out)
             d = input._dtype
