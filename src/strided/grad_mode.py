@@ -297,22 +297,21 @@ def track(fwd: Callable, maker: Maker, operands: str = "self") -> Callable:
     inside lists and tuples too: ``cat``, ``stack``, ``einsum``).
     """
     Tensor = _CLASS["Tensor"]
-    if operands == "dunder":
+    exact = _exact(fwd, maker, operands) if operands in ("self", "two", "any") else None
+    if exact is not None:
+        _tracked = exact
+    elif operands == "dunder":
         @functools.wraps(fwd)
         def _tracked(self: Any, other: Any) -> Any:
             if self._ag is None and (other.__class__ is not Tensor or other._ag is None):
                 return fwd(self, other)
             return _slow(fwd, maker, (self, other), {})
-    elif operands == "any" and _exact(fwd, maker, "any") is not None:
-        _tracked = _exact(fwd, maker, "any")
     elif operands == "any":
         @functools.wraps(fwd)
         def _tracked(*args: Any, **kwargs: Any) -> Any:
             if not any_tracked(args) and not any_tracked(kwargs.values()):
                 return fwd(*args, **kwargs)
             return _slow(fwd, maker, args, kwargs)
-    elif operands == "two" and _exact(fwd, maker, "two") is not None:
-        _tracked = _exact(fwd, maker, "two")
     elif operands == "two":
         @functools.wraps(fwd)
         def _tracked(self: Any, other: Any, *args: Any, **kwargs: Any) -> Any:
@@ -321,13 +320,11 @@ def track(fwd: Callable, maker: Maker, operands: str = "self") -> Callable:
                 return fwd(self, other, *args, **kwargs)
             return _slow(fwd, maker, (self, other, *args), kwargs)
     else:
-        _tracked = _exact(fwd, maker)
-        if _tracked is None:
-            @functools.wraps(fwd)
-            def _tracked(self: Any, *args: Any, **kwargs: Any) -> Any:
-                if self.__class__ is not Tensor or self._ag is None:
-                    return fwd(self, *args, **kwargs)
-                return _slow(fwd, maker, (self, *args), kwargs)
+        @functools.wraps(fwd)
+        def _tracked(self: Any, *args: Any, **kwargs: Any) -> Any:
+            if self.__class__ is not Tensor or self._ag is None:
+                return fwd(self, *args, **kwargs)
+            return _slow(fwd, maker, (self, *args), kwargs)
     _tracked.__wrapped_maker__ = maker  # type: ignore[attr-defined]
     return _tracked
 
@@ -343,9 +340,8 @@ def _exact(fwd: Callable, maker: Maker, operands: str = "self") -> Callable | No
     not for a ``**kwargs`` forward, nor a ``*args`` one with "any" operands), so a call builds no
     ``**kwargs`` dict: about 50 ns instead of 200. ``operands``: which parameters the test reads
     ("self": the first, "two": the first two, "any": all of them, lists and tuples searched)."""
-    try:
-        params = list(inspect.signature(fwd).parameters.values())
-    except (TypeError, ValueError):
+    params = _parameters(fwd)
+    if params is None:
         return None
     P = inspect.Parameter
     if not params or params[0].kind is not P.POSITIONAL_OR_KEYWORD or any(
@@ -389,8 +385,52 @@ def _exact(fwd: Callable, maker: Maker, operands: str = "self") -> Callable | No
               f"{fast}"
               f"        return fwd({call})\n"
               f"    return _slow(fwd, maker, ({', '.join(positional)},), {kwargs})\n")
-    exec(compile(source, _GENERATED, "exec"), scope)  # noqa: S102 - an entry with the forward's signature
+    code = _COMPILED.get(source)
+    if code is None:  # (ops share parameter lists: compiled once each, about half the cost at import)
+        code = _COMPILED[source] = compile(source, _GENERATED, "exec")
+    exec(code, scope)  # noqa: S102 - an entry with the forward's signature
     return functools.wraps(fwd)(scope["_tracked"])
+
+
+_COMPILED: dict[str, Any] = {}  # an entry's source -> its compiled code
+
+
+class _Param:
+    __slots__ = ("name", "kind", "default")
+
+    def __init__(self, name: str, kind: Any, default: Any) -> None:
+        self.name, self.kind, self.default = name, kind, default
+
+
+def _parameters(fwd: Callable) -> list[_Param] | None:
+    """``inspect.signature(fwd).parameters`` for a plain Python function (following
+    ``__wrapped__`` as inspect does), read off its code object: a tenth of inspect's cost, paid
+    for every op at import. None for anything else (a builtin, a partial)."""
+    while hasattr(fwd, "__wrapped__"):
+        fwd = fwd.__wrapped__
+    code = getattr(fwd, "__code__", None)
+    if code is None or not isinstance(fwd, type(_parameters)):
+        return None
+    P = inspect.Parameter
+    names = code.co_varnames
+    n_pos, n_kw = code.co_argcount, code.co_kwonlyargcount
+    defaults = fwd.__defaults__ or ()
+    kwdefaults = fwd.__kwdefaults__ or {}
+    out = []
+    for i in range(code.co_posonlyargcount):
+        out.append(_Param(names[i], P.POSITIONAL_ONLY, P.empty))
+    first_default = n_pos - len(defaults)
+    for i in range(code.co_posonlyargcount, n_pos):
+        out.append(_Param(names[i], P.POSITIONAL_OR_KEYWORD, defaults[i - first_default] if i >= first_default
+                          else P.empty))
+    at = n_pos + n_kw
+    if code.co_flags & inspect.CO_VARARGS:
+        out.append(_Param(names[at], P.VAR_POSITIONAL, P.empty))
+    for i in range(n_pos, n_pos + n_kw):
+        out.append(_Param(names[i], P.KEYWORD_ONLY, kwdefaults.get(names[i], P.empty)))
+    if code.co_flags & inspect.CO_VARKEYWORDS:
+        out.append(_Param(names[at + (1 if code.co_flags & inspect.CO_VARARGS else 0)], P.VAR_KEYWORD, P.empty))
+    return out
 
 
 def track_inplace(fwd: Callable, name: str) -> Callable:

@@ -106,7 +106,10 @@ def seal(namespace: dict[str, Any], functional: bool = False, by_name: bool = Tr
     from .grad_mode import below_autograd
 
     Tensor = _CLASS["Tensor"]
-    for name, (maker, operands) in list(BACKWARD.items()):
+    for name, op in list(OPDEFS.items()):  # (the registry itself, not the BACKWARD view: 28 seals)
+        if op.backward is None or name not in op.operands:
+            continue
+        maker, operands = op.backward, op.operands[name]
         member = Tensor.__dict__.get(name)
         if member is None or _is_entry(member):
             continue
