@@ -10,6 +10,7 @@ import pytest
 import strided as st
 from strided import dispatch
 from strided.kernels.listeners import OPEN
+from strided.opdef import BACKWARD, OPDEFS
 from strided.ops.table import OPS
 
 
@@ -170,9 +171,23 @@ def test_the_table_lists_every_computing_tensor_method():
     assert all(name in OPS for name in plain)
 
 
-def test_every_table_entry_exists_and_has_a_backward_slot():
+def test_every_table_entry_exists_and_is_the_registrys_op():
     for name, entry in OPS.items():
-        assert entry.name == name and entry.kind in ("view", "copy", "compute")
+        assert name in entry.names and entry.kind in ("view", "copy", "compute")
+        assert entry is OPDEFS[name]  # one object per op: the table's entry is the registry's
         assert callable(entry.forward) or isinstance(entry.forward, property)
-        assert entry.backward is None
         assert hasattr(st.Tensor, name) or hasattr(st, name), name
+    with_rules = {e.name for e in OPS.values() if e.backward is not None}
+    assert {"add", "mul", "exp", "sum", "matmul", "permute", "view", "cat", "softmax"} <= with_rules
+    assert OPS["polar"].backward is None  # (complex results have no rule)
+
+
+def test_backward_is_a_view_of_the_registry():
+    """Every spelling of an op with a rule reads the op's one rule; ``BACKWARD`` holds no other."""
+    for name, (rule, operands) in BACKWARD.items():
+        op = OPDEFS[name]
+        assert op.backward is rule and op.operands[name] == operands and name in op.names
+    mul = OPDEFS["mul"]
+    assert mul.aliases == ("multiply",) and mul.dunders == ("__mul__", "__rmul__")
+    assert all(OPDEFS[n] is mul for n in mul.names)
+    assert len(BACKWARD) == len(list(BACKWARD)) > 200

@@ -203,6 +203,10 @@ def test_index_fill_add_copy_match_torch(spec, data, kind):
     elif kind == "add":
         _after_both(spec, lambda t: t.index_add_(dim, it, ts, alpha=2), lambda s: s.index_add_(dim, is_, ss, alpha=2))
     elif kind == "copy":
+        # a target whose elements share memory through non-zero strides (shape (2, 3, 1), strides
+        # (1, 1, 3)): which copied value lands last is each library's loop order, which neither promises
+        live = [(n, d) for n, d in zip(spec.shape, spec.strides) if d != 0]
+        assume(not st.layout.overlaps(tuple(n for n, _ in live), tuple(d for _, d in live)))
         _after_both(spec, lambda t: t.index_copy_(dim, it, ts), lambda s: s.index_copy_(dim, is_, ss))
     else:
         t, s, _, _ = _pair(spec)

@@ -22,7 +22,10 @@ LAYERS: list[tuple[str, tuple[str, ...]]] = [
     ("storage", ("storage",)),
     ("kernels", ("kernels", "scalars")),
     ("text", ("formatting",)),
-    ("dispatch", ("dispatch", "gradients")),  # gradients: the backward-rule registry
+    # opdef: the op registry (one OpDef per op: names, kind, forward, backward rule); gradients: the
+    # rules' helpers and the sealing of ops into recording entries; grad_mode:
+    # grad mode, the autograd record, version counters and the entries (below the ops that use them)
+    ("dispatch", ("dispatch", "grad_mode", "opdef", "gradients")),
     ("tensor", ("tensor", "creation", "pickled")),
     ("interop", ("interop",)),  # DLPack, as_tensor/asarray: wraps memory with creation
     ("above tensor", ("writes", "numpy_api")),

@@ -62,6 +62,7 @@ from .errors import (
     StridedValueError,
     ViewError,
 )
+from .gradients import finish as _finish
 from .interop import as_tensor, asarray, from_dlpack
 from .kernels import CopyRecord, record_copies
 from .layout import Layout, ReshapeRefusal
@@ -79,6 +80,8 @@ from .numpy_api import (
 from .ops import return_types
 from .ops.advanced_indexing import index_put, index_put_
 from .ops.binary_more import (
+    addcdiv,
+    addcmul,
     allclose,
     arctan2,
     atan2,
@@ -315,7 +318,7 @@ __all__ = [
     "bernoulli", "default_generator", "Generator", "initial_seed", "manual_seed", "multinomial", "nn",
     "normal", "rand", "rand_like", "randint", "randint_like", "randn", "randn_like", "randperm", "seed",
     "abs", "add", "all", "any", "arange", "argmax", "argmin", "as_tensor", "ascontiguousarray",
-    "asfortranarray", "bitwise_and", "bitwise_not", "bitwise_or", "bitwise_xor", "bmm", "bool",
+    "asfortranarray", "addcdiv", "addcmul", "bitwise_and", "bitwise_not", "bitwise_or", "bitwise_xor", "bmm", "bool",
     "bool_", "broadcast_shapes", "broadcast_to", "BroadcastError", "broadcasting",
     "BroadcastWarning", "channels_last", "clamp", "clip", "contiguous_format", "CopyRecord", "cos",
     "div", "divide", "dot", "draw", "einsum", "einsum_plan", "DType", "empty", "empty_like", "eq", "exp", "explain", "float16", "float32",
@@ -330,3 +333,7 @@ __all__ = [
     "tanh", "Tensor", "tensor", "true_divide", "uint8", "var", "ViewError", "watch", "watch_torch", "where", "zeros",
     "zeros_like",
 ]
+
+# Last: the face's names and Tensor's methods are complete; the in-place entries and the guards
+# of the ops without a backward rule are made now, before any user code can bind a name.
+_finish(globals())

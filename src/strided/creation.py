@@ -33,6 +33,7 @@ from .errors import (
     StridedValueError,
     join_lines,
 )
+from .grad_mode import leaf
 from .kernels.fill import arange_into, fill
 from .layout import Layout
 from .layout.formats import format_strides
@@ -95,7 +96,7 @@ def tensor(data: Any, dtype: Any = None, *, device: Any = None, requires_grad: b
     (strided.int64, strided.float32, (2, 2))
     """
     t = _tensor(data, dtype, device)
-    return t.requires_grad_() if requires_grad else t
+    return leaf(t, requires_grad)
 
 
 def _tensor(data: Any, dtype: Any, device: Any) -> Tensor:
@@ -385,7 +386,7 @@ def empty(*sizes: Any, dtype: Any = None, device: Any = None,
     shape, dt = _sizes_and_dtype(sizes, dtype, "empty")
     t = result(shape, dt, None if memory_format is contiguous_format else _empty_strides(shape, memory_format))
     if OPEN: created("empty", (), t)  # noqa: E701 - one cheap check when nobody listens
-    return t.requires_grad_() if requires_grad else t  # (requires_grad_: strided.autograd)
+    return leaf(t, requires_grad)
 
 
 def zeros(*sizes: Any, dtype: Any = None, device: Any = None, requires_grad: bool = False) -> Tensor:
@@ -399,7 +400,7 @@ def zeros(*sizes: Any, dtype: Any = None, device: Any = None, requires_grad: boo
     t = result(shape, dt)
     fill(t._storage.array, 0)
     if OPEN: created("zeros", (), t)  # noqa: E701
-    return t.requires_grad_() if requires_grad else t  # (installed by strided.autograd)
+    return leaf(t, requires_grad)
 
 
 def ones(*sizes: Any, dtype: Any = None, device: Any = None, requires_grad: bool = False) -> Tensor:
@@ -413,7 +414,7 @@ def ones(*sizes: Any, dtype: Any = None, device: Any = None, requires_grad: bool
     t = result(shape, dt)
     fill(t._storage.array, 1)
     if OPEN: created("ones", (), t)  # noqa: E701
-    return t.requires_grad_() if requires_grad else t  # (installed by strided.autograd)
+    return leaf(t, requires_grad)
 
 
 def _scalar_dtype(value: Any) -> DType:
@@ -444,7 +445,7 @@ def full(size: Any, fill_value: Any, dtype: Any = None, *, device: Any = None,
     t = result(shape, dt)
     fill(t._storage.array, value)
     if OPEN: created("full", (), t)  # noqa: E701
-    return t.requires_grad_() if requires_grad else t  # (requires_grad_: strided.autograd)
+    return leaf(t, requires_grad)
 
 
 def _empty_strides(shape: tuple[int, ...], memory_format: Any) -> tuple[int, ...]:
@@ -486,7 +487,7 @@ def empty_like(other: Tensor, dtype: Any = None, memory_format: MemoryFormat = p
     """
     t = _like(other, dtype, memory_format, "empty_like", device)
     if OPEN: created("empty_like", (other,), t)  # noqa: E701
-    return t.requires_grad_() if requires_grad else t  # (requires_grad_: strided.autograd)
+    return leaf(t, requires_grad)
 
 
 def zeros_like(other: Tensor, dtype: Any = None, memory_format: MemoryFormat = preserve_format, *,
@@ -499,7 +500,7 @@ def zeros_like(other: Tensor, dtype: Any = None, memory_format: MemoryFormat = p
     t = _like(other, dtype, memory_format, "zeros_like", device)
     fill(t._storage.array, 0)
     if OPEN: created("zeros_like", (other,), t)  # noqa: E701
-    return t.requires_grad_() if requires_grad else t  # (requires_grad_: strided.autograd)
+    return leaf(t, requires_grad)
 
 
 def ones_like(other: Tensor, dtype: Any = None, memory_format: MemoryFormat = preserve_format, *,
@@ -512,7 +513,7 @@ def ones_like(other: Tensor, dtype: Any = None, memory_format: MemoryFormat = pr
     t = _like(other, dtype, memory_format, "ones_like", device)
     fill(t._storage.array, 1)
     if OPEN: created("ones_like", (other,), t)  # noqa: E701
-    return t.requires_grad_() if requires_grad else t  # (requires_grad_: strided.autograd)
+    return leaf(t, requires_grad)
 
 
 def full_like(other: Tensor, fill_value: Any, dtype: Any = None, memory_format: MemoryFormat = preserve_format, *,
@@ -525,7 +526,7 @@ def full_like(other: Tensor, fill_value: Any, dtype: Any = None, memory_format: 
     t = _like(other, dtype, memory_format, "full_like", device)
     fill(t._storage.array, _fill_scalar(scalar_value(fill_value, "full_like"), t.dtype, "full_like", t.numel()))
     if OPEN: created("full_like", (other,), t)  # noqa: E701
-    return t.requires_grad_() if requires_grad else t  # (requires_grad_: strided.autograd)
+    return leaf(t, requires_grad)
 
 
 def arange(start: Any, end: Any = None, step: Any = 1, dtype: Any = None, *, device: Any = None,
@@ -560,7 +561,7 @@ def arange(start: Any, end: Any = None, step: Any = 1, dtype: Any = None, *, dev
     t = result((n,), dt)
     arange_into(t._storage.array, start, step, all_int)
     if OPEN: created("arange", (), t)  # noqa: E701
-    return t.requires_grad_() if requires_grad else t  # (requires_grad_: strided.autograd)
+    return leaf(t, requires_grad)
 
 
 def _arange_number(value: Any, name: str) -> int | float | np.integer | np.floating:
@@ -736,7 +737,7 @@ def linspace(start: Any, end: Any, steps: int, *, dtype: Any = None, device: Any
         s, e = _as_element(start, dt, "linspace"), _as_element(end, dt, "linspace")
         arr[...] = _linspace_values(s, e, steps, dt)
     if OPEN: created("linspace", (), t)  # noqa: E701
-    return t.requires_grad_() if requires_grad else t  # (requires_grad_: strided.autograd)
+    return leaf(t, requires_grad)
 
 
 def logspace(start: Any, end: Any, steps: int, base: float = 10.0, *, dtype: Any = None,
@@ -780,7 +781,7 @@ def logspace(start: Any, end: Any, steps: int, base: float = 10.0, *, dtype: Any
             else:
                 arr[...] = powers.astype(dt.numpy)
     if OPEN: created("logspace", (), t)  # noqa: E701
-    return t.requires_grad_() if requires_grad else t  # (requires_grad_: strided.autograd)
+    return leaf(t, requires_grad)
 
 
 def _c_cast(values: np.ndarray, dtype: DType) -> np.ndarray:
@@ -814,7 +815,7 @@ def eye(n: int, m: int | None = None, *, dtype: Any = None, device: Any = None,
     arr.fill(0)
     arr.reshape(-1)[:: m + 1][: min(n, m)] = 1
     if OPEN: created("eye", (), t)  # noqa: E701
-    return t.requires_grad_() if requires_grad else t  # (requires_grad_: strided.autograd)
+    return leaf(t, requires_grad)
 
 
 def empty_strided(size: Any, stride: Any, *, dtype: Any = None, device: Any = None,
@@ -851,4 +852,4 @@ def empty_strided(size: Any, stride: Any, *, dtype: Any = None, device: Any = No
     t = result((extent,), dt)
     t._layout = Layout._trusted(shape, strides, 0)
     if OPEN: created("empty_strided", (), t)  # noqa: E701
-    return t.requires_grad_() if requires_grad else t  # (requires_grad_: strided.autograd)
+    return leaf(t, requires_grad)

@@ -1,8 +1,10 @@
-"""The backward-rule registry and the helpers rules share, low enough that the views in
-:mod:`strided.tensor` and the ops in :mod:`strided.ops` can both register their rules beside
-their forwards.
+"""The backward rules: their contract, the helpers they share, and the sealing that makes each
+op with a rule its recording entry; low enough that the views in :mod:`strided.tensor` and the
+ops in :mod:`strided.ops` can both declare their rules beside their forwards. The rules live in
+the op registry, :mod:`strided.opdef` (one :class:`~strided.opdef.OpDef` per op; ``BACKWARD``
+and ``backward`` are re-exported from it here).
 
-``@backward("mul", "multiply", operands="two")`` registers the op's gradient rule, written right
+``@backward("mul", "multiply", operands="two")`` declares the op's gradient rule, written right
 after its forward in the same module (as micrograd keeps them). A rule is
 ``rule(out, *args, **kwargs) -> (node_name, inputs, backward, saved)`` or None: called after the
 forward ran with its result and its own arguments, it returns PyTorch's node name
@@ -18,17 +20,26 @@ for autograd cheaply: "self" (only the first argument), "two" (the first two), "
 ``cat``, ``stack``, ``einsum``, ``where``). An ``nn.functional`` function whose signature is its
 own (``F.cross_entropy``) registers as ``"F.<name>"``.
 
-The rules are read only by :mod:`strided.autograd` (a layer far above), which installs the
-recording wrappers the first time a tensor requires grad; registering one costs nothing at run
-time. Rules run with grad mode off, so the ops they call record nothing.
+Each module that registers rules ends with ``seal(globals())``: from then on its functions
+with a rule, and the Tensor methods of the same names, *are* their recording entries
+(:func:`strided.grad_mode.track`: one slot test, then the plain forward), so every later binding
+(``strided.exp``, ``from strided import exp``, ``nn.functional``'s and ``array_api``'s imports)
+records. The face calls :func:`finish` last: the in-place entries (version counting) and the
+guards of the ops without a rule. Nothing is patched after ``import strided``. Rules run with
+grad mode off, so the ops they call record nothing.
 
->>> @backward("exp")
-... def exp_backward(out, x):
-...     return "ExpBackward0", (x,), lambda g: (g * out,), (out,)
+>>> rule, operands = BACKWARD["exp"]  # declared in strided.ops.unary: backward("exp")(...)
+>>> x = strided.tensor([0.0, 1.0]); y = x.exp()
+>>> name, inputs, grads, saved = rule(y, x)
+>>> name, operands, grads(strided.ones(2))[0]
+('ExpBackward0', 'self', tensor([1.0000, 2.7183]))
 """
 
 from __future__ import annotations
 
+import functools
+import types
+import warnings
 from collections.abc import Callable
 from typing import Any
 
@@ -37,32 +48,172 @@ import numpy as np
 from . import layout as L
 from .dispatch import adopted
 from .errors import StridedRuntimeError
+from .grad_mode import _CLASS, INSIDE, _slow, guard, guard_function, requires_grad, track, track_inplace
+from .opdef import _UNSEALED, BACKWARD, OPDEFS, backward
 
-__all__ = ["BACKWARD", "backward", "flat_indices", "requires_grad", "scatter_into_view", "sum_to", "grad_zeros"]
+__all__ = ["BACKWARD", "backward", "finish", "flat_indices", "record", "records", "requires_grad", "scatter_into_view",
+           "seal", "sum_to", "grad_zeros"]
 
-OPERANDS = ("self", "two", "dunder", "property", "any")
+# ---------------------------------------------------------------- the entries, made at definition
 
-# op name (a Tensor method's name, or a module function's name) -> (rule, operands)
-BACKWARD: dict[str, tuple[Callable[..., Any], str]] = {}
-
-
-def backward(*names: str, operands: str = "self") -> Callable[[Callable[..., Any]], Callable[..., Any]]:
-    """Register the decorated function as the backward rule of the ops ``names`` (see the module doc)."""
-    if operands not in OPERANDS:
-        raise ValueError(f"operands must be one of {OPERANDS}, not {operands!r}")
-
-    def register(rule: Callable[..., Any]) -> Callable[..., Any]:
-        for name in names:
-            BACKWARD[name] = (rule, operands)
-        return rule
-
-    return register
+# raw forward -> its recording entry: a module that imports the raw object later (by another
+# name, or before the entry existed in a cycle) is given the entry by seal()
+_ENTRIES: dict[Any, Any] = {}
 
 
-def requires_grad(t: Any) -> bool:
-    """Whether the tensor ``t`` takes part in autograd (a leaf that requires grad, or a result of one)."""
-    m = t._ag
-    return m is not None and (m.requires_grad or m.grad_fn is not None)
+def _is_entry(value: Any) -> bool:
+    return getattr(value, "__wrapped_maker__", None) is not None
+
+
+def records(name: str) -> Callable[[Callable[..., Any]], Callable[..., Any]]:
+    """Mark a forward that is its own recording entry: its first line is
+    ``if self._ag is not None and not INSIDE.get(): return record(name, <itself>, args, kwargs)``,
+    so a plain call pays one slot test and no wrapper call (the hot view methods of Tensor, whose
+    ``*shape`` signatures make a wrapper cost a third of the op). :func:`seal` leaves it as it is.
+    (``INSIDE`` is set while :func:`record` runs the forward again for the real work.)"""
+
+    def mark(fn: Callable[..., Any]) -> Callable[..., Any]:
+        fn.__records__ = name  # type: ignore[attr-defined]
+        return fn
+
+    return mark
+
+
+def record(name: str, fwd: Callable[..., Any], args: tuple, kwargs: dict) -> Any:
+    """The slow path of a forward marked :func:`records`: ``fwd(*args, **kwargs)`` run with the
+    node of ``name``'s rule attached (as a :func:`.grad_mode.track` entry's slow path does)."""
+    op = OPDEFS.get(name)  # (the registry itself: this runs once per recorded op)
+    if op is not None and op.backward is not None:
+        return _slow(fwd, op.backward, args, kwargs)
+    token = INSIDE.set(True)  # no rule (floor_divide, eq, ...): the plain forward; the guards see its result
+    try:
+        return fwd(*args, **kwargs)
+    finally:
+        INSIDE.reset(token)
+
+
+def seal(namespace: dict[str, Any], functional: bool = False, by_name: bool = True) -> None:
+    """Make the ops with a rule recording entries: every Tensor method whose name has a rule, and
+    the functions of ``namespace`` (the calling module's ``globals()``) that are such a method or
+    whose name has a rule. Called once at the end of each module that defines ops or registers
+    rules, so nothing outside the module ever sees the plain forward.
+
+    ``functional``: ``namespace`` is ``nn.functional``, whose own functions register their rules
+    as ``"F.<name>"`` and run their forwards with grad mode off (:func:`.grad_mode.below_autograd`).
+    ``by_name=False``: only the functions that *are* a forward with an entry are replaced (the
+    face: ``strided.reshape`` is NumPy's reshape, no spelling of ``Tensor.reshape``).
+    """
+    from .grad_mode import below_autograd
+
+    Tensor = _CLASS["Tensor"]
+    for name, op in list(OPDEFS.items()):  # (the registry itself, not the BACKWARD view: 28 seals)
+        if op.backward is None or name not in op.operands:
+            continue
+        maker, operands = op.backward, op.operands[name]
+        member = Tensor.__dict__.get(name)
+        if member is None or _is_entry(member):
+            continue
+        own = getattr(member, "__records__", None)
+        if own is not None:  # its own entry (records()): the rule it records must be this name's
+            if BACKWARD.get(own, (None,))[0] is not maker:
+                raise RuntimeError(f"strided: Tensor.{name} records the rule of {own!r}, which is not {name!r}'s")
+            member.__wrapped_maker__ = maker
+            continue
+        if isinstance(member, property):
+            if member.fget is None or _is_entry(member.fget):
+                continue
+            getter = _rewarning(member.fget, track(member.fget, maker))
+            getter.__wrapped_maker__ = maker  # type: ignore[attr-defined]
+            setattr(Tensor, name, property(getter, member.fset, doc=member.__doc__))
+            continue
+        if not callable(member) or isinstance(member, (type, staticmethod, classmethod)):
+            continue
+        new = track(member, maker, "self" if operands == "property" else operands)
+        _ENTRIES[member] = new
+        setattr(Tensor, name, new)
+    for attr, value in list(namespace.items()):
+        if attr.startswith("__") or not callable(value) or isinstance(value, type) or _is_entry(value):
+            continue
+        try:
+            entry = _ENTRIES.get(value)
+        except TypeError:  # (an unhashable callable)
+            continue
+        if entry is not None:
+            namespace[attr] = entry
+            continue
+        key = f"F.{attr}" if functional else attr
+        if not by_name or attr.startswith("_") or key not in BACKWARD:
+            continue
+        maker, operands = BACKWARD[key]
+        if functional:
+            new = track(below_autograd(value), maker, "any" if operands in ("property", "dunder") else operands)
+        else:
+            new = track(value, maker, "self" if operands in ("property", "dunder") else operands)
+        _ENTRIES[value] = new
+        namespace[attr] = new
+    _UNSEALED.discard(namespace.get("__name__", "?"))
+
+
+def _rewarning(raw: Any, tracked: Any) -> Any:
+    """A property getter (``T``, ``mT``) whose deprecation warning points at the user's line, not
+    at the entry: the 2-d case (no warning) goes straight through."""
+
+    @functools.wraps(raw)
+    def _getter(self: Any) -> Any:
+        if self._ag is None and len(self._layout.shape) == 2:
+            return raw(self)
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            out = tracked(self)
+        for w in caught:
+            warnings.warn(w.message, w.category, stacklevel=2)
+        return out
+
+    return _getter
+
+
+# Methods whose float results legitimately carry no gradient (detached or new memory).
+_NO_GRAD_RESULTS = {"detach", "new_empty", "new_zeros", "new_ones", "new_full", "new_tensor", "new_empty_strided",
+                    "numpy", "tolist", "item", "cpu", "type", "bernoulli", "multinomial", "data"}
+# in-place by name but no write to ``self``'s values
+_NOT_INPLACE = {"requires_grad_", "detach_", "retain_grad", "register_hook"}
+_IOPS = {"add", "sub", "mul", "truediv", "floordiv", "mod", "pow", "and", "or", "xor", "lshift", "rshift", "matmul"}
+# The modules whose functions the face exports and guards (random draws and dtype questions
+# legitimately give results without a gradient).
+_FACE_MODULES = ("strided.ops.", "strided.numpy_api", "strided.linalg", "strided.nn")
+_FACE_EXEMPT = ("strided.ops.random", "strided.ops.generator", "strided.ops.promotion")
+
+
+def finish(face: dict[str, Any]) -> None:
+    """The last step of ``import strided`` (``face``: the package's own ``globals()``): its names
+    and the Tensor methods sealed like a module's, then every in-place method becomes its entry
+    (version counting and the in-place errors once autograd is used), and every other public
+    method and face function without a rule is guarded (given a tensor that requires grad, a
+    float result with no history raises instead of silently cutting the gradient)."""
+    if _UNSEALED:
+        raise RuntimeError(f"strided: {sorted(_UNSEALED)} registered backward rules but never called "
+                           "gradients.seal(globals()): their ops would record nothing")
+    seal(face, by_name=False)
+    Tensor = _CLASS["Tensor"]
+    for name, member in list(vars(Tensor).items()):
+        if name in _NOT_INPLACE or getattr(member, "__inplace_of__", None) is not None:
+            continue
+        if (name.endswith("_") and not name.startswith("_")) or name == "__setitem__" or (
+                name.startswith("__i") and name.endswith("__") and name[3:-2] in _IOPS):
+            setattr(Tensor, name, track_inplace(member, name))
+    for name, member in list(vars(Tensor).items()):
+        if (name.startswith("_") or name in BACKWARD or name in _NO_GRAD_RESULTS or name.endswith("_")
+                or not callable(member) or isinstance(member, (property, type, staticmethod, classmethod))
+                or getattr(member, "__guards__", None) is not None):
+            continue
+        setattr(Tensor, name, guard(member, name))
+    for attr, value in list(face.items()):
+        if (attr.startswith("_") or attr.endswith("_") or not isinstance(value, types.FunctionType)
+                or _is_entry(value) or getattr(value, "__guards__", None) is not None):
+            continue
+        where = value.__module__ or ""
+        if where.startswith(_FACE_MODULES) and not where.startswith(_FACE_EXEMPT):
+            face[attr] = guard_function(value, attr)
 
 
 def grad_zeros(shape: tuple[int, ...], dtype: Any) -> Any:

@@ -15,6 +15,7 @@ import numpy as np
 from .dispatch import OPEN, report, result_array
 from .dtypes import DType, real_of
 from .errors import StridedRuntimeError, StridedTypeError, join_lines
+from .gradients import seal
 from .ops.nan_reductions import _acc, _float_only, _Quiet
 from .ops.reduce_args import numpy_axes, optional_dtype, reduced_shape, reduction_dims, shape_text
 from .tensor import Tensor, tensor_arg
@@ -223,3 +224,6 @@ def matrix_norm_backward(out: Tensor, A: Tensor, ord: Any = "fro", dim: Any = (-
     else:
         name = "AmaxBackward0" if float(ord) > 0 else "AminBackward0"
     return name, (A,), lambda g: (_matrix_norm_grad(g, A, out, ord, dims, bool(keepdim)),), (A, out)
+
+
+seal(globals())  # (last: this module's ops with a backward rule become their recording entries)

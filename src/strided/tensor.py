@@ -37,7 +37,18 @@ from .dispatch import OPEN, copy_of, reinterpreted, storage_root, view_of
 from .dtypes import TORCH_NAME, DType, to_dtype
 from .errors import StridedNotImplementedError, StridedRuntimeError, StridedTypeError, join_lines
 from .formatting import format_tensor
-from .gradients import BACKWARD, backward, flat_indices, grad_zeros, scatter_into_view, sum_to
+from .grad_mode import INSIDE, refuse_numpy, use_tensor_class
+from .gradients import (
+    BACKWARD,
+    backward,
+    flat_indices,
+    grad_zeros,
+    record,
+    records,
+    scatter_into_view,
+    seal,
+    sum_to,
+)
 from .indexing import AdvancedIndex, index_layout
 from .kernels import copy_array, numpy_view
 from .layout import Layout
@@ -238,7 +249,8 @@ class Tensor:
     - :mod:`strided.ops.unary_more`: ``isnan``, ``isinf``, ``isfinite``, ``signbit``, ``floor``,
       ``round``, ``trunc``, ``frac``, ``sign``, ``erf``, ``erfinv``, ``tan``, ``asin``, ``logical_not``,
       ``nan_to_num``, ... and their in-place forms (``floor_``, ``round_``, ...).
-    - :mod:`strided.ops.binary_more`: ``lerp``, ``lerp_``, ``isclose``, ``allclose``, ``equal``.
+    - :mod:`strided.ops.binary_more`: ``lerp``, ``lerp_``, ``isclose``, ``allclose``, ``equal``, ``addcmul``,
+      ``addcmul_``, ``addcdiv``, ``addcdiv_``.
     - :mod:`strided.ops.nan_reductions`: ``amax``, ``amin``, ``aminmax``, ``nansum``, ``nanmean``,
       ``logsumexp``, ``count_nonzero``, ``norm``.
     - :mod:`strided.ops.advanced_indexing`: ``index_put_``, ``index_put``.
@@ -275,8 +287,8 @@ class Tensor:
     - :mod:`strided.ops.matmul`: ``matmul``, ``__matmul__``, ``__rmatmul__``, ``mm``, ``bmm``,
       ``dot``, ``outer``.
     - :mod:`strided.autograd.tensor_api`: ``requires_grad``, ``requires_grad_``, ``grad``, ``grad_fn``,
-      ``retain_grad``, ``retains_grad``, ``register_hook``, ``backward``, ``data``, ``_version``
-      (``is_leaf`` answers for autograd too).
+      ``retain_grad``, ``retains_grad``, ``register_hook``, ``backward``, ``data``, ``_version``,
+      ``is_leaf``.
     """
 
     # _ag: None, or the autograd record of this tensor (strided.autograd.graph.Meta: requires_grad,
@@ -512,15 +524,6 @@ class Tensor:
         """
         return self._base is not None
 
-    @property
-    def is_leaf(self) -> bool:
-        """Always True: strided has no autograd graph, so every tensor is a leaf (as PyTorch's without grad).
-
-        >>> strided.zeros(2).is_leaf
-        True
-        """
-        return True
-
     def is_floating_point(self) -> bool:
         """Whether the dtype is a floating-point one.
 
@@ -577,6 +580,7 @@ class Tensor:
         """
         # Note: PyTorch's __array__ takes no copy=, so NumPy refuses np.asarray(torch_t, copy=False)
         # even when no copy is needed; strided follows NumPy's contract, as ndarray does.
+        refuse_numpy(self, "np.asarray(t) (Tensor.__array__)")
         converts = dtype is not None and np.dtype(dtype) != self._dtype.numpy
         if converts and copy is False:
             raise array_copy_error(self._dtype.name, str(np.dtype(dtype)))
@@ -619,6 +623,7 @@ class Tensor:
             raise view_refused(plan, L.layout_origin(self._layout), self._dtype.itemsize)
         raise error(plan)
 
+    @records("view")
     def view(self, *shape: Any, dtype: Any = None) -> Tensor:
         """The same elements as ``shape`` without copying; refuses when the strides cannot express it.
 
@@ -629,6 +634,8 @@ class Tensor:
         >>> x.shape, x.stride(), x.view(2, 6).stride()
         ((3, 4), (4, 1), (6, 1))
         """
+        if self._ag is not None and not INSIDE.get():  # its own recording entry (autograd's slow path)
+            return record("view", Tensor.view, (self, *shape), {"dtype": dtype} if dtype is not None else {})
         if not shape or dtype is not None:
             if dtype is not None:
                 return _view_dtype(self, shape, dtype)
@@ -660,6 +667,7 @@ class Tensor:
 
     backward("view", "view_as")(_reshaped_back("ViewBackward0"))
 
+    @records("reshape")
     def reshape(self, *shape: Any) -> Tensor:
         """A view when PyTorch's computeStride allows it, otherwise a contiguous copy.
 
@@ -667,6 +675,8 @@ class Tensor:
         >>> strided.shares_memory(x.reshape(3, 2), x), strided.shares_memory(x.t().reshape(6), x)
         (True, False)
         """
+        if self._ag is not None and not INSIDE.get():  # its own recording entry (autograd's slow path)
+            return record("reshape", Tensor.reshape, (self, *shape), {})
         if not shape:
             raise missing("reshape", "shape")
         lay = self._layout
@@ -703,12 +713,15 @@ class Tensor:
 
     backward("reshape", "reshape_as", "flatten")(_reshaped_back(_reshape_node))
 
+    @records("flatten")
     def flatten(self, start_dim: int = 0, end_dim: int = -1) -> Tensor:
         """Merge dims ``start_dim..end_dim``; returns ``self`` when there is nothing to merge.
 
         >>> strided.zeros(2, 3, 4).flatten(1).shape
         (2, 12)
         """
+        if self._ag is not None and not INSIDE.get():  # its own recording entry (autograd's slow path)
+            return record("flatten", Tensor.flatten, (self, start_dim, end_dim), {})
         lay = self._layout
         key = None
         if start_dim.__class__ is int and end_dim.__class__ is int:
@@ -721,12 +734,15 @@ class Tensor:
             return self  # nothing merges (as PyTorch: the tensor itself, not a view)
         return self._carry(plan, key, f"flatten({start_dim}, {end_dim})")
 
+    @records("unflatten")
     def unflatten(self, dim: int, sizes: Sequence[int]) -> Tensor:
         """Split one dim into ``sizes`` (one -1 may be inferred); always a view.
 
         >>> strided.zeros(2, 12).unflatten(1, (3, -1)).shape
         (2, 3, 4)
         """
+        if self._ag is not None and not INSIDE.get():  # its own recording entry (autograd's slow path)
+            return record("unflatten", Tensor.unflatten, (self, dim, sizes), {})
         lay = self._layout
         key = None
         if dim.__class__ is int and sizes.__class__ is tuple:
@@ -744,12 +760,15 @@ class Tensor:
 
     backward("unflatten")(_reshaped_back("ViewBackward0"))
 
+    @records("permute")
     def permute(self, *dims: Any) -> Tensor:
         """The dims reordered: a view whose shape and strides are this one's in ``dims`` order.
 
         >>> strided.zeros(2, 3, 4).permute(2, 0, 1).stride()
         (1, 12, 4)
         """
+        if self._ag is not None and not INSIDE.get():  # its own recording entry (autograd's slow path)
+            return record("permute", Tensor.permute, (self, *dims), {})
         lay = self._layout
         key = ("permute", lay.shape, lay.strides, lay.offset, dims)
         for d in dims:
@@ -771,12 +790,15 @@ class Tensor:
         n = len(x._layout.shape)
         return _permuted_back(out, x, [d % n if n else 0 for d in dims])
 
+    @records("transpose")
     def transpose(self, dim0: int, dim1: int) -> Tensor:
         """Dims ``dim0`` and ``dim1`` swapped: a view.
 
         >>> strided.zeros(2, 3, 4).transpose(0, 2).shape
         (4, 3, 2)
         """
+        if self._ag is not None and not INSIDE.get():  # its own recording entry (autograd's slow path)
+            return record("transpose", Tensor.transpose, (self, dim0, dim1), {})
         lay = self._layout
         key = None
         if dim0.__class__ is int and dim1.__class__ is int:
@@ -794,12 +816,15 @@ class Tensor:
     def _transpose_backward(out: Tensor, x: Tensor, dim0: int, dim1: int) -> Any:
         return "TransposeBackward0", (x,), lambda g: (g.transpose(dim0, dim1),), ()
 
+    @records("t")
     def t(self) -> Tensor:
         """The transpose of a tensor of at most 2 dims: a view.
 
         >>> strided.arange(6).view(2, 3).t().stride()
         (1, 3)
         """
+        if self._ag is not None and not INSIDE.get():  # its own recording entry (autograd's slow path)
+            return record("t", Tensor.t, (self,), {})
         ndim = len(self._layout.shape)
         if ndim > 2:
             raise t_error(ndim)
@@ -883,6 +908,7 @@ class Tensor:
         rest = iter(i for i in range(n) if i not in src)
         return _permuted_back(out, x, [o if o is not None else next(rest) for o in order])
 
+    @records("expand")
     def expand(self, *sizes: Any) -> Tensor:
         """Stretch size-1 dims (stride 0) and add leading dims; -1 keeps a size.
 
@@ -890,6 +916,8 @@ class Tensor:
         >>> y.stride(), y.tolist()
         ((0, 1), [[0, 1, 2], [0, 1, 2]])
         """
+        if self._ag is not None and not INSIDE.get():  # its own recording entry (autograd's slow path)
+            return record("expand", Tensor.expand, (self, *sizes), {})
         if not sizes:
             raise missing("expand", "size")
         lay = self._layout
@@ -915,12 +943,15 @@ class Tensor:
         """
         return self.expand(tensor_arg(other, "expand_as", "other").shape)
 
+    @records("broadcast_to")
     def broadcast_to(self, *shape: Any) -> Tensor:
         """``expand(shape)``, as ``torch.broadcast_to``: a view.
 
         >>> strided.arange(3).broadcast_to((2, 3)).stride()
         (0, 1)
         """
+        if self._ag is not None and not INSIDE.get():  # its own recording entry (autograd's slow path)
+            return record("broadcast_to", Tensor.broadcast_to, (self, *shape), {})
         if not shape:
             raise missing("broadcast_to", "size")
         return self.expand(*shape)
@@ -931,12 +962,15 @@ class Tensor:
         shape = x._layout.shape
         return "ExpandBackward0", (x,), lambda g: (sum_to(g, shape),), ()
 
+    @records("unsqueeze")
     def unsqueeze(self, dim: int) -> Tensor:
         """A size-1 dim inserted at ``dim``: a view.
 
         >>> strided.zeros(2, 3).unsqueeze(1).shape
         (2, 1, 3)
         """
+        if self._ag is not None and not INSIDE.get():  # its own recording entry (autograd's slow path)
+            return record("unsqueeze", Tensor.unsqueeze, (self, dim), {})
         lay = self._layout
         key = None
         if dim.__class__ is int:
@@ -948,6 +982,7 @@ class Tensor:
 
     backward("unsqueeze")(_reshaped_back("UnsqueezeBackward0"))
 
+    @records("squeeze")
     def squeeze(self, dim: int | Sequence[int] | None = None) -> Tensor:
         """Size-1 dims removed (all of them, or those named by ``dim``): a view.
 
@@ -955,6 +990,8 @@ class Tensor:
         >>> x.squeeze().shape, x.squeeze(1).shape
         ((2, 3), (2, 3, 1))
         """
+        if self._ag is not None and not INSIDE.get():  # its own recording entry (autograd's slow path)
+            return record("squeeze", Tensor.squeeze, (self, dim), {})
         lay = self._layout
         key = None
         if dim is None or dim.__class__ is int:
@@ -974,12 +1011,15 @@ class Tensor:
 
     backward("squeeze")(_reshaped_back(_squeeze_node))
 
+    @records("narrow")
     def narrow(self, dim: int, start: int, length: int) -> Tensor:
         """``length`` elements of ``dim`` from ``start``: a view.
 
         >>> strided.arange(10).narrow(0, 2, 3).tolist()
         [2, 3, 4]
         """
+        if self._ag is not None and not INSIDE.get():  # its own recording entry (autograd's slow path)
+            return record("narrow", Tensor.narrow, (self, dim, start, length), {})
         lay = self._layout
         key = None
         if dim.__class__ is int and start.__class__ is int and length.__class__ is int:
@@ -995,12 +1035,15 @@ class Tensor:
 
     backward("narrow")(_scattered_back("SliceBackward0", "narrow"))
 
+    @records("select")
     def select(self, dim: int, index: int) -> Tensor:
         """Element ``index`` of ``dim``, that dim removed: a view (``t[:, i]`` for dim 1).
 
         >>> strided.arange(6).view(2, 3).select(1, 2).tolist()
         [2, 5]
         """
+        if self._ag is not None and not INSIDE.get():  # its own recording entry (autograd's slow path)
+            return record("select", Tensor.select, (self, dim, index), {})
         lay = self._layout
         key = None
         if dim.__class__ is int and index.__class__ is int:
@@ -1067,6 +1110,7 @@ class Tensor:
     backward("split", "chunk")(_pieces_back("SplitBackward0"))
     backward("unbind")(_pieces_back("UnbindBackward0"))
 
+    @records("diagonal")
     def diagonal(self, offset: int = 0, dim1: int = 0, dim2: int = 1) -> Tensor:
         """The diagonal of dims ``dim1`` and ``dim2`` (shifted by ``offset``) as the last dim: a view.
 
@@ -1074,6 +1118,8 @@ class Tensor:
         >>> x.diagonal().tolist(), x.diagonal(1).tolist()
         ([0, 4, 8], [1, 5])
         """
+        if self._ag is not None and not INSIDE.get():  # its own recording entry (autograd's slow path)
+            return record("diagonal", Tensor.diagonal, (self, offset, dim1, dim2), {})
         lay = self._layout
         key = None
         if offset.__class__ is int and dim1.__class__ is int and dim2.__class__ is int:
@@ -1135,10 +1181,13 @@ class Tensor:
 
         return "AsStridedBackward0", (x,), grads, ()
 
+    @records("__getitem__")
     def __getitem__(self, key: Any) -> Tensor:
         # basic indexing always plans a View (plans.index); its layout is index_layout's. An
         # advanced key (index_layout meets a tensor, list, array or bool) is a copy, made by
         # strided.ops.advanced_indexing: the try costs the basic path nothing.
+        if self._ag is not None and not INSIDE.get():  # its own recording entry (autograd's slow path)
+            return record("__getitem__", Tensor.__getitem__, (self, key), {})
         try:
             return self._view(index_layout(self._layout, key))
         except AdvancedIndex:
@@ -1263,6 +1312,7 @@ class Tensor:
         >>> x[0].item()
         5.0
         """
+        refuse_numpy(self, "t.numpy()")
         self._storage.mark_exported("t.numpy()")
         return self._np()
 
@@ -1357,3 +1407,9 @@ def installs_as(*names: str) -> Callable[[F], F]:
         return fn
 
     return install
+
+
+use_tensor_class(Tensor)  # (the recording entries' first test: ``x.__class__ is Tensor``)
+
+
+seal(globals())  # the view methods registered their rules in the class body: they become entries here

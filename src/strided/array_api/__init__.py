@@ -45,6 +45,7 @@ from ..dtypes import (
 )
 from ..tensor import Tensor, installs_as
 from . import linalg
+from ._autograd import wrap_namespace
 from .creation import (
     arange,
     asarray,
@@ -147,3 +148,8 @@ __all__ = [
     "cumulative_prod", "cumulative_sum", "max", "mean", "min", "prod", "std", "sum", "var",
     "all", "any", "diff",
 ]
+
+# Last: every function of the namespace records through strided's ops on tensors that require
+# grad, or refuses (``_autograd``): made now, before anyone binds a name.
+wrap_namespace(globals(), __all__)
+wrap_namespace(vars(linalg), linalg.__all__)

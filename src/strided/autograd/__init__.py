@@ -18,6 +18,9 @@ CopySlices, version counters, the leaf errors), :mod:`.mode`
 
 from __future__ import annotations
 
+from ..grad_mode import set_recorder as _set_recorder
+from . import function as _function
+from . import inplace as _inplace
 from . import tensor_api as _tensor_api
 from .engine import backward, grad
 from .gradcheck import gradcheck
@@ -25,7 +28,10 @@ from .graph import AccumulateGrad, Node
 from .mode import enable_grad, is_grad_enabled, no_grad, set_grad_enabled
 from .show import graph_text
 
-_tensor_api.install()  # (the ops get their recording wrappers on first use: install.activate)
+_tensor_api.install()
+# the ops' entries (made as each op module is defined: strided.gradients.seal) hand tracked
+# results and in-place writes to these two
+_set_recorder(_function.attach, _inplace._run_inplace)
 
 __all__ = [
     "AccumulateGrad", "Node", "backward", "enable_grad", "grad", "gradcheck", "graph_text", "is_grad_enabled", "no_grad",

@@ -17,86 +17,24 @@ from __future__ import annotations
 
 import weakref
 from collections.abc import Callable
-from contextvars import ContextVar
 from typing import Any
 
 import numpy as np
 
-from .. import gradients as _gradients
-from ..callsite import user_site
-from ..dispatch import result, storage_root
+from ..dispatch import result
 from ..errors import StridedRuntimeError, join_lines
+from ..grad_mode import GRAD_MODE, Meta, bump, last_write, meta, requires_grad, version
 
-# ---------------------------------------------------------------- grad mode
-
-# Whether ops record the graph in this thread or asyncio task (no_grad / enable_grad set it).
-GRAD_MODE: ContextVar[bool] = ContextVar("strided_grad_mode", default=True)
+# Grad mode, the version counters and the tensor record live below the ops (strided.grad_mode),
+# so the ops' entries, the factories and nn.functional need nothing from this layer; re-exported
+# here for the rest of autograd.
 is_grad_enabled = GRAD_MODE.get
 
-
-# ---------------------------------------------------------------- version counters
-
-# storage (its root: typed aliases share their owner's counter) -> how many in-place writes it
-# has taken. Shared by every view of the storage, as PyTorch's version counter is. Only storages
-# written in place since autograd was first used are here (weak keys: it forgets dead storages).
-_VERSIONS: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
-# storage root -> (in-place op, the user's file:line) of its last in-place write (for the error
-# that names the write which changed a saved tensor)
-_WRITES: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
-
-
-def version(t: Any) -> int:
-    """``t._version``: in-place writes to ``t``'s storage so far (through any view)."""
-    return _VERSIONS.get(storage_root(t._storage), 0)
-
-
-def bump(t: Any, op: str | None = None) -> None:
-    """Count one in-place write to ``t``'s storage (``op``: its name, remembered with the
-    user's line for the modified-saved-tensor error)."""
-    root = storage_root(t._storage)
-    _VERSIONS[root] = _VERSIONS.get(root, 0) + 1
-    if op is not None:
-        _WRITES[root] = (op, user_site(2)[0])
-
-
-def last_write(t: Any) -> tuple[str, str] | None:
-    """(op, file:line) of the last in-place write to ``t``'s storage, if one was recorded."""
-    return _WRITES.get(storage_root(t._storage))
+__all__ = ["GRAD_MODE", "AccumulateGrad", "Meta", "Node", "bump", "edge", "is_grad_enabled", "last_write", "meta",
+           "requires_grad", "version"]
 
 
 # ---------------------------------------------------------------- tensor records
-
-
-class Meta:
-    """A tensor's autograd fields: ``requires_grad``, ``grad`` (a leaf's accumulated gradient),
-    ``grad_fn`` (the Node that made it; None for a leaf), ``output_nr``, ``retains_grad``,
-    ``hooks`` (register_hook), the leaf's :class:`AccumulateGrad` node (made once, on demand) and,
-    for a view whose history is a view of its base's, ``view_version``: the storage's version when
-    that history was recorded (an in-place write since makes it stale: :func:`edge` regenerates
-    it as an ``AsStridedBackward0`` of the base's current history, as PyTorch does)."""
-
-    __slots__ = ("requires_grad", "grad", "grad_fn", "output_nr", "retains_grad", "hooks", "acc", "view_version")
-
-    def __init__(self, requires_grad: bool = False, grad_fn: Node | None = None, output_nr: int = 0) -> None:
-        self.requires_grad = requires_grad
-        self.grad = None
-        self.grad_fn = grad_fn
-        self.output_nr = output_nr
-        self.retains_grad = False
-        self.hooks: list[Callable] | None = None
-        self.acc: Any = None
-        self.view_version: int | None = None
-
-
-requires_grad = _gradients.requires_grad  # (beside the rules it serves: strided.gradients)
-
-
-def meta(t: Any) -> Meta:
-    """``t``'s Meta, made when it has none yet."""
-    m = t._ag
-    if m is None:
-        m = t._ag = Meta()
-    return m
 
 
 def edge(t: Any) -> tuple[Node | None, int]:

@@ -1,7 +1,8 @@
 """In-place ops under autograd, as PyTorch does them.
 
-Every in-place method (a name ending in ``_``, the ``__i*__`` operators, ``__setitem__``) is
-wrapped by :func:`track_inplace`. Before autograd is first used it is the plain write. After:
+Every in-place method (a name ending in ``_``, the ``__i*__`` operators, ``__setitem__``) is its
+entry (:func:`strided.grad_mode.track_inplace`, made as ``import strided`` completes). Before
+autograd is first used it is the plain write. After, :func:`_run_inplace` here:
 
 - **version counting**: each write bumps the counter of the tensor's storage, shared by all its
   views (:func:`.graph.bump`, which remembers the op and the user's line for the error that a
@@ -28,7 +29,6 @@ advanced key it is PyTorch's ``index_put_`` (``IndexPutBackward0``).
 
 from __future__ import annotations
 
-import functools
 import weakref
 from collections.abc import Callable
 from typing import Any
@@ -42,7 +42,7 @@ from ..ops import gradtools
 from ..tensor import Tensor
 from . import graph as G
 from .engine import fit
-from .function import STATE, make_node
+from .function import make_node
 from .graph import GRAD_MODE, Meta, Node, edge, requires_grad
 
 # Tensors made by detach(): they share their source's storage (strided marks them views of it)
@@ -94,20 +94,7 @@ def _no_rule_error(t: Tensor, op: str) -> StridedRuntimeError:
         "fix: compute out of place with differentiable ops, or write under strided.no_grad()"))
 
 
-# ---------------------------------------------------------------- the wrapper
-
-
-def track_inplace(fwd: Callable, name: str) -> Callable:
-    """``fwd`` (an in-place method writing ``self``) with PyTorch's autograd checks, history
-    rewriting and version counting (see the module doc)."""
-
-    @functools.wraps(fwd)
-    def _inplace_op(self: Any, *args: Any, **kwargs: Any) -> Any:
-        if not STATE["used"]:
-            return fwd(self, *args, **kwargs)
-        return _inplace(fwd, name, self, args, kwargs)
-
-    return _inplace_op
+# ---------------------------------------------------------------- the in-place entry's slow path
 
 
 def _operands_require_grad(values: Any) -> bool:
@@ -137,7 +124,9 @@ def autograd_base(t: Tensor) -> Tensor | None:
     return base if base._ag is None or not requires_grad(base) else None
 
 
-def _inplace(fwd: Callable, name: str, self: Tensor, args: tuple, kwargs: dict) -> Any:
+def _run_inplace(fwd: Callable, name: str, self: Tensor, args: tuple, kwargs: dict) -> Any:
+    """The in-place op ``fwd`` (``self.<name>(*args, **kwargs)``) once autograd has been used:
+    PyTorch's checks, history rewrite and version counting (the module doc)."""
     if self.__class__ is not Tensor or not GRAD_MODE.get():
         out = fwd(self, *args, **kwargs)
         G.bump(self, name)

@@ -1,4 +1,5 @@
-"""Grad mode: ``no_grad``, ``enable_grad``, ``set_grad_enabled`` (context-local; also decorators)."""
+"""Grad mode: ``no_grad``, ``enable_grad``, ``set_grad_enabled`` (context-local; also decorators).
+The mode itself is :data:`strided.grad_mode.GRAD_MODE` (below the ops, which read it)."""
 
 from __future__ import annotations
 
@@ -6,7 +7,7 @@ import functools
 from collections.abc import Callable
 from typing import Any
 
-from .graph import GRAD_MODE, is_grad_enabled
+from ..grad_mode import GRAD_MODE, is_grad_enabled
 
 __all__ = ["enable_grad", "is_grad_enabled", "no_grad", "set_grad_enabled"]
 

@@ -9,12 +9,11 @@ from collections.abc import Callable
 from typing import Any
 
 from ..errors import StridedRuntimeError, join_lines
+from ..grad_mode import set_requires_grad
 from ..tensor import Tensor
 from . import engine
 from . import graph as G
-from .function import STATE
 from .inplace import DETACHED
-from .install import activate
 
 
 def _get_requires_grad(self: Tensor) -> bool:
@@ -26,27 +25,7 @@ def requires_grad_(self: Tensor, requires_grad: bool = True) -> Tensor:
 
     >>> w = strided.zeros(3).requires_grad_()
     """
-    m = self._ag
-    if m is not None and m.grad_fn is not None:
-        if requires_grad:
-            return self
-        raise StridedRuntimeError(join_lines(
-            "you can only change requires_grad flags of leaf variables. If you want to use a computed "
-            "variable in a subgraph that doesn't require differentiation use var_no_grad = var.detach().",
-            f"this tensor (shape {self._layout.shape}) was computed by {m.grad_fn.name()}",
-            "fix: y = y.detach()"))
-    if requires_grad and not (self._dtype.is_floating_point or self._dtype.is_complex):
-        raise StridedRuntimeError(join_lines(
-            "only Tensors of floating point and complex dtype can require gradients",
-            f"this tensor is {self._dtype.name}: its elements cannot move by an infinitesimal step",
-            "fix: convert first: x = x.to(strided.float32).requires_grad_()"))
-    if requires_grad:
-        if not STATE["used"]:
-            activate()
-        G.meta(self).requires_grad = True
-    elif m is not None:
-        m.requires_grad = False
-    return self
+    return set_requires_grad(self, requires_grad)  # (the checks live below the ops: strided.grad_mode)
 
 
 def _set_requires_grad(self: Tensor, value: bool) -> None:

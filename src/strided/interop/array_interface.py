@@ -19,6 +19,7 @@ from __future__ import annotations
 import weakref
 from typing import Any
 
+from ..grad_mode import refuse_numpy
 from ..storage import Storage
 from ..tensor import Tensor
 
@@ -41,6 +42,7 @@ def array_interface(self: Tensor) -> dict[str, Any]:
     # NumPy's own interface of the zero-copy view gives typestr, descr, the data pointer and the
     # read-only flag; the strides are the tensor's own (the view may normalise those of size-1 and
     # zero-size dims), None where NumPy calls the view C-contiguous, as NumPy's own dict does.
+    refuse_numpy(self, "np.asarray(t) (Tensor.__array_interface__)")
     view = self._np()
     interface = dict(view.__array_interface__)
     if not view.flags.c_contiguous:

@@ -28,6 +28,7 @@ from ..device import parse_device
 from ..dispatch import copy_of
 from ..dtypes import SUPPORTED
 from ..errors import StridedBufferError, StridedRuntimeError, StridedTypeError, join_lines
+from ..grad_mode import refuse_dlpack
 from ..kernels import copy_array
 from ..layout import plans as P
 from ..tensor import Tensor, installs_as
@@ -81,6 +82,7 @@ def dlpack_export(
     >>> t[0, 1].item()
     9.0
     """
+    refuse_dlpack(self)  # (PyTorch's __dlpack__ refuses too, before anything else)
     if stream is not None and stream != -1:
         raise _stream_error(stream)
     if dl_device is not None and tuple(dl_device) != (KDL_CPU, 0):

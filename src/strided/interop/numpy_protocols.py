@@ -59,6 +59,7 @@ from typing import Any
 import numpy as np
 
 from .. import dispatch
+from ..grad_mode import bump_if_used, refuse_numpy
 from ..kernels.memory import check_writable
 from ..layout import Layout
 from ..tensor import Tensor
@@ -105,6 +106,7 @@ def _to_np(x: Any, tensors: list[Any]) -> Any:
     """``x`` with every Tensor (also inside lists and tuples) replaced by its zero-copy view; the
     caller's own ndarrays are listed in ``tensors`` too (a result over their memory is theirs)."""
     if isinstance(x, Tensor):
+        refuse_numpy(x, "a NumPy function or ufunc on it")
         tensors.append(x)
         return x._np()
     if isinstance(x, np.ndarray):
@@ -160,7 +162,8 @@ def array_ufunc(self: Tensor, ufunc: np.ufunc, method: str, *inputs: Any, **kwar
     made = Results(tensors, f"np.{label}", "compute")
     done = []
     for r, o in zip(results, given):
-        if isinstance(o, Tensor):  # NumPy wrote into the tensor's memory
+        if isinstance(o, Tensor):  # NumPy wrote into the tensor's memory: one more version
+            bump_if_used(o, f"np.{label}(out=...)")
             done.append(dispatch.report(f"np.{label}", _only_tensors(tensors), o))
         elif o is not None:
             done.append(r)  # the caller's ndarray
@@ -191,6 +194,9 @@ def array_function(self: Tensor, func: Any, types: tuple, args: tuple, kwargs: d
     if target is not None:  # np.copyto(t, ...), np.put(t, ...): strided's write checks, nothing written on error
         check_writable(target._storage, target._layout, f"np.{name}")
     res = func(*np_args, **np_kwargs)
+    for written in (out, target):
+        if isinstance(written, Tensor):
+            bump_if_used(written, f"np.{name}")
     if isinstance(out, Tensor):
         return dispatch.report(f"np.{name}", _only_tensors(tensors), out)
     if target is not None:

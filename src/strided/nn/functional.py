@@ -41,6 +41,8 @@ from ..errors import (
     StridedValueError,
     join_lines,
 )
+from ..grad_mode import bump_if_used, grad_enabled_at_call, requires_grad
+from ..gradients import seal
 from ..kernels import check_writable, write
 from ..layout import Layout
 from ..layout import expand as expand_layout
@@ -56,7 +58,8 @@ from ..ops.registry import BACKWARD, backward
 from ..ops.softmax import log_softmax as _log_softmax
 from ..ops.softmax import softmax as _softmax
 from ..ops.special import gelu  # (built beside its erf kernel)
-from ..ops.unary import relu, sigmoid, tanh  # re-exported: F.relu is strided.relu
+from ..ops.unary import relu as _relu
+from ..ops.unary import sigmoid, tanh  # re-exported: F.sigmoid is strided.sigmoid
 from ..tensor import Tensor, tensor_arg
 
 __all__ = [
@@ -115,24 +118,35 @@ def _array_result(values: np.ndarray, shape: tuple[int, ...], dtype: DType, op: 
 
 def _in_graph(t: Any) -> bool:
     """Whether ``t`` is a tensor autograd tracks (a leaf that requires grad, or a result of one):
-    read off its autograd record, so this layer needs nothing from :mod:`strided.autograd`."""
-    m = t._ag if t.__class__ is Tensor else None
-    return m is not None and (m.requires_grad or m.grad_fn is not None)
+    the one test, :func:`strided.grad_mode.requires_grad` (which forward builds the graph's shape)."""
+    return t.__class__ is Tensor and requires_grad(t)
 
 
 def _refuse_inplace_in_graph(x: Tensor, op: str) -> None:
-    """``F.<op>(x, inplace=True)`` on a tensor autograd tracks: refused before anything is written.
+    """``F.<op>(x, inplace=True)`` on a tensor autograd tracks, with grad mode on where it was
+    called: refused before anything is written (under ``no_grad`` it writes, as in PyTorch).
 
     # Note: PyTorch runs an in-place activation on a non-leaf (rebasing its history) and refuses
-    # it on a leaf; strided refuses both (and under no_grad too: this layer cannot read the grad mode).
+    # it on a leaf; strided refuses both.
     """
-    if x._ag is not None and (x._ag.requires_grad or x._ag.grad_fn is not None):
+    if _in_graph(x) and grad_enabled_at_call():
         raise StridedRuntimeError(
             join_lines(f"{op}(inplace=True) on a tensor that requires grad is not supported by strided's autograd",
                        f"the input (shape {x._layout.shape}) is in the autograd graph; writing it in place "
                        "would overwrite values its gradient needs",
-                       f"fix: F.{op}(x) (out of place), or F.{op}(x.detach(), inplace=True) outside the graph")
+                       f"fix: F.{op}(x) (out of place), or F.{op}(x.detach(), inplace=True) outside the graph, "
+                       "or under strided.no_grad()")
         )
+
+
+def relu(input: Tensor, inplace: bool = False) -> Tensor:
+    """``max(x, 0)`` elementwise; ``inplace=True`` writes ``input`` (``input.relu_()``: under grad
+    mode PyTorch's in-place rules apply, e.g. a leaf that requires grad is refused).
+
+    >>> F.relu(strided.tensor([-1.0, 2.0])).tolist()
+    [0.0, 2.0]
+    """
+    return input.relu_() if inplace else _relu(input)
 
 
 def _elementwise(input: Any, op: str, kernel: str, fn: Callable[[np.ndarray], np.ndarray], inplace: bool = False) -> Tensor:
@@ -149,6 +163,7 @@ def _elementwise(input: Any, op: str, kernel: str, fn: Callable[[np.ndarray], np
     if inplace:
         check_writable(x._storage, x._layout, op + "_", updates=True)
         write(x._storage, x._layout, values)
+        bump_if_used(x, op + "_")  # (an in-place write: a saved tensor it changes must fail at backward)
         return report(op + "_", (x,), x)
     out = _fresh_output(x._layout.shape, d, [x], d)
     np.copyto(out._np(), values, casting="unsafe")
@@ -1085,7 +1100,7 @@ def dropout(input: Tensor, p: float = 0.5, training: bool = True, inplace: bool 
         check_writable(input._storage, input._layout, "dropout_", updates=True)
     shape = input._layout.shape
     compute = _compute(d)
-    if _in_graph(input):  # PyTorch's graph: input * mask (MulBackward0), the mask saved for backward
+    if _in_graph(input) and not inplace:  # PyTorch's graph: input * mask (MulBackward0), the mask saved
         mask, arr = result_array(shape, d)
         if p == 1:
             arr.fill(0)
@@ -1101,6 +1116,7 @@ def dropout(input: Tensor, p: float = 0.5, training: bool = True, inplace: bool 
         values = x * (keep.astype(compute) / compute.type(1 - p))
     if inplace:
         write(input._storage, input._layout, values)
+        bump_if_used(input, "dropout_")
         return report("dropout_", (input,), input)
     out = _fresh_output(shape, d, [input], d)
     np.copyto(out._np(), values, casting="unsafe")
@@ -1462,3 +1478,5 @@ def pad(input: Tensor, pad: Any, mode: str = "constant", value: float | None = N
     return copied("pad", (input,), out,
                   lambda: f"pad: {shape} padded by {tuple(amounts)} into new memory {tuple(out_shape)}")
 
+
+seal(globals(), functional=True)  # (last: this module's ops with a backward rule become their recording entries)

@@ -41,7 +41,7 @@ from ..creation import tensor as make_tensor
 from ..dispatch import OPEN, adopted, copied, memory_overlap, report, shares_storage
 from ..dtypes import bool_, int32, int64, uint8
 from ..errors import StridedError, StridedIndexError, StridedRuntimeError, StridedTypeError, join_lines
-from ..gradients import grad_zeros
+from ..gradients import grad_zeros, seal
 from ..indexing import index_layout, invalid_index
 from ..kernels import check_writable, numpy_view
 from ..kernels.listeners import silenced
@@ -654,3 +654,6 @@ def index_put_backward(out: Tensor, self: Tensor, indices: Sequence[Tensor], val
 
 ADVANCED_INDEXING["getitem"] = _getitem
 ADVANCED_INDEXING["setitem"] = setitem
+
+
+seal(globals())  # (last: this module's ops with a backward rule become their recording entries)

@@ -19,13 +19,15 @@ import numpy as np
 from ..dispatch import OPEN, report
 from ..dtypes import bool_
 from ..errors import StridedRuntimeError, StridedTypeError, join_lines
+from ..gradients import seal
 from ..kernels.fpstate import QUIET, quiet_reset, quiet_set
+from ..opdef import Kind
 from ..tensor import Tensor
 from . import gradtools
 from .elementwise import _ALL, _FLOATS, BinaryOp, _make_binary, inplace_example
 from .operands import _broadcast, _check_inplace, _check_partial_overlap, _fresh_output, _view
 from .promotion import TORCH_NAMES, result_type
-from .registry import backward, method
+from .registry import backward, method, op
 
 HYPOT = BinaryOp("hypot", np.hypot, kernel="hypot_cpu", fast=_FLOATS, tensor_other=True, float_only=True,
                  late_checks=True)
@@ -313,3 +315,74 @@ def lerp_backward(out: Tensor, a: Any, end: Any, weight: Any) -> Any:
 
     return "LerpBackward1", (a, end, weight), grads, (a, end, weight)
 
+
+# ---------------------------------------------------------------- addcmul, addcdiv (an Adam step's ops)
+# Each is one declaration (@op: the method, the registry entry, the rule, the in-place variant).
+
+
+def _addc_rule(node: str, divide: bool) -> Callable[..., Any]:
+    """``input + value * t1 * t2`` (or ``/ t2``): the gradients are g, g value t2 (or g value / t2)
+    and g value t1 (or -g value t1 / t2^2); the engine sums each to its input's shape."""
+
+    def rule(out: Tensor, input: Any, tensor1: Any, tensor2: Any, *, value: Any = 1, **kwargs: Any) -> Any:
+        def grads(g: Tensor) -> tuple:
+            if divide:
+                return g, g * value / tensor2, -g * value * tensor1 / (tensor2 * tensor2)
+            return g, g * value * tensor2, g * value * tensor1
+
+        return node, (input, tensor1, tensor2), grads, (tensor1, tensor2)
+
+    return rule
+
+
+def _addc(name: str, input: Any, tensor1: Any, tensor2: Any, value: Any, out: Any, divide: bool) -> Tensor:
+    for arg, what, pos in ((input, "input", 1), (tensor1, "tensor1", 2), (tensor2, "tensor2", 3)):
+        if not isinstance(arg, Tensor):
+            raise StridedTypeError(join_lines(
+                f"{name}(): argument '{what}' (position {pos}) must be Tensor, not {type(arg).__name__}",
+                f"{name} takes three tensors; wrap the number: strided.tensor({arg!r:.40})"))
+    if divide and not (tensor1._dtype.is_floating_point or tensor1._dtype.is_complex) and not (
+            tensor2._dtype.is_floating_point or tensor2._dtype.is_complex):
+        raise StridedRuntimeError(join_lines(
+            "Integer division with addcdiv is no longer supported, and in a future  release addcdiv will perform a "
+            "true division of tensor1 and tensor2. The historic addcdiv behavior can be implemented as (input + "
+            "value * torch.trunc(tensor1 / tensor2)).to(input.dtype) for integer inputs and as (input + value * "
+            "tensor1 / tensor2) for float inputs. The future addcdiv behavior is just the latter implementation: "
+            "(input + value * tensor1 / tensor2), for all dtypes.",
+            f"tensor1 is {tensor1._dtype.name} and tensor2 {tensor2._dtype.name}",
+            "fix: tensor1.to(strided.float32) (a true division), or input + value * (tensor1 / tensor2).trunc()"))
+    d = result_type(result_type(input, tensor1), tensor2)
+    if not (d.is_floating_point or d.is_complex) and d is not bool_:
+        value = int(value)  # (PyTorch converts value to the integer dtype: 1.5 counts as 1)
+    # computed in the common dtype, in PyTorch's order: input + (value * t1) * t2
+    a, b, c = (t if t._dtype is d else t.to(d) for t in (input, tensor1, tensor2))
+    scaled = b * value if value != 1 else b
+    result = a + (scaled / c if divide else scaled * c)
+    if out is not None:
+        from .out import write_out
+
+        return write_out(out, result, name, (input, tensor1, tensor2))
+    return result
+
+
+@op("addcmul", kind=Kind.COMPUTE, rule=_addc_rule("AddcmulBackward0", False), operands="any", inplace="addcmul_")
+def addcmul(input: Any, tensor1: Any, tensor2: Any, *, value: Any = 1, out: Any = None) -> Tensor:
+    """``input + value * tensor1 * tensor2`` elementwise, broadcast, in the three's promoted dtype.
+
+    >>> strided.addcmul(strided.ones(2), strided.tensor([2.0, 3.0]), strided.tensor([4.0, 5.0]), value=0.5).tolist()
+    [5.0, 8.5]
+    """
+    return _addc("addcmul", input, tensor1, tensor2, value, out, divide=False)
+
+
+@op("addcdiv", kind=Kind.COMPUTE, rule=_addc_rule("AddcdivBackward0", True), operands="any", inplace="addcdiv_")
+def addcdiv(input: Any, tensor1: Any, tensor2: Any, *, value: Any = 1, out: Any = None) -> Tensor:
+    """``input + value * tensor1 / tensor2`` elementwise, broadcast (an Adam step's update); integer
+    ``tensor1`` and ``tensor2`` are refused, as PyTorch refuses them.
+
+    >>> strided.addcdiv(strided.ones(2), strided.tensor([2.0, 3.0]), strided.tensor([4.0, 6.0])).tolist()
+    [1.5, 1.5]
+    """
+    return _addc("addcdiv", input, tensor1, tensor2, value, out, divide=True)
+
+seal(globals())  # (last: this module's ops with a backward rule become their recording entries)

@@ -18,6 +18,7 @@ from ..args import memory_format_error, type_name
 from ..device import CPU, TORCH_DEVICE_TYPES, device, is_device, parse_device
 from ..dtypes import CORE_DTYPES, TORCH_NAME, DType, to_dtype
 from ..errors import StridedRuntimeError, StridedTypeError, StridedValueError, join_lines
+from ..gradients import seal
 from ..layout import plans as P
 from ..layout.formats import format_strides, suggest_format
 from ..memory_format import MemoryFormat, is_dense_format, preserve_format
@@ -333,3 +334,6 @@ def detach_(self: Tensor) -> Tensor:
             )
         )
     return self
+
+
+seal(globals())  # (last: this module's ops with a backward rule become their recording entries)

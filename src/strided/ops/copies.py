@@ -21,6 +21,7 @@ from typing import Any
 from .. import layout as L
 from ..dispatch import OPEN, copied, copy_of
 from ..errors import StridedIndexError, StridedRuntimeError, StridedTypeError, join_lines
+from ..gradients import seal
 from ..kernels.listeners import silenced
 from ..tensor import Tensor, tensor_arg
 from .registry import backward, method
@@ -246,3 +247,6 @@ for _name, (_args, _same) in _EXAMPLES.items():
 
 # PyTorch has narrow_copy as a Tensor method too (the other *_copy forms are functions only).
 method("narrow_copy")(narrow_copy)
+
+
+seal(globals())  # (last: this module's ops with a backward rule become their recording entries)

@@ -23,6 +23,7 @@ import numpy as np
 
 from ..dispatch import OPEN, report, result_array
 from ..errors import StridedRuntimeError, StridedValueError, join_lines
+from ..gradients import seal
 from ..kernels.fpstate import QUIET, quiet_reset, quiet_set
 from ..tensor import Tensor, tensor_arg
 from . import gradtools
@@ -222,3 +223,6 @@ def cdist_backward(out: Tensor, x1: Tensor, x2: Tensor, p: float = 2.0, compute_
                 None if g2 is None else gradtools.from_numpy_result(g2, g._dtype))
 
     return "CdistBackward0", (x1, x2), grads, (x1, x2, out)
+
+
+seal(globals())  # (last: this module's ops with a backward rule become their recording entries)

@@ -37,6 +37,7 @@ from .. import layout as L
 from ..dispatch import OPEN, adopted, report, result_array
 from ..dtypes import TORCH_NAME, DType, float32, float64, int64
 from ..errors import StridedRuntimeError, StridedTypeError, StridedValueError, join_lines
+from ..gradients import seal
 from ..kernels import numpy_view
 from ..kernels.fpstate import quiet_call, quiet_retry
 from ..kernels.matmul import matmul_new
@@ -760,3 +761,6 @@ def einsum_backward(out: Tensor, equation: Any, *operands: Any, optimize: Any = 
         return tuple(_grad_of_operand(g, parsed, ops, k) if want else None for k, want in enumerate(wanted))
 
     return name, tuple(ops), grads, tuple(ops)
+
+
+seal(globals())  # (last: this module's ops with a backward rule become their recording entries)

@@ -43,6 +43,8 @@ from ..dispatch import OPEN, adopted, report
 from ..dispatch import result as fresh_result
 from ..dtypes import CORE_DTYPES, DType, bool_, float16, float32, int64
 from ..errors import StridedRuntimeError, StridedTypeError, join_lines
+from ..grad_mode import INSIDE
+from ..gradients import record, records, seal
 from ..kernels.elementwise import (
     assign,
     binary_broadcast_rowmajor,
@@ -454,8 +456,8 @@ def _make_binary(op: BinaryOp) -> tuple[Callable[..., Tensor], ...]:
     def plain(input: Any, other: Any) -> Tensor:
         return binary(op, input, other)
 
-    fn = _fast_binary(op, plain)
-    dunder = _fast_binary(op, checked)
+    fn = _fast_binary(op, plain, op.name)
+    dunder = _fast_binary(op, checked, op.name)  # (each dunder's rule is its op's: "__add__" is "add"'s)
 
     def reflected(self: Tensor, other: Any) -> Tensor:
         if not isinstance(other, _KNOWN):
@@ -485,8 +487,9 @@ _KNOWN = (Tensor, bool, int, float, complex, np.ndarray, np.generic)
 _EXACT = 2**53  # Python ints below this convert to a float exactly
 
 
-def _fast_binary(op: BinaryOp, slow: Callable[[Any, Any], Any]) -> Callable[[Any, Any], Any]:
-    """``op`` with the small-op fast paths in front of ``slow`` (the general path)."""
+def _fast_binary(op: BinaryOp, slow: Callable[[Any, Any], Any], rule: str) -> Callable[[Any, Any], Any]:
+    """``op`` with the small-op fast paths in front of ``slow`` (the general path); it is its own
+    recording entry under the backward rule ``rule`` (one slot test per tensor operand)."""
     ufunc = op.ufunc
     fast = op.fast
     name = op.name
@@ -499,17 +502,26 @@ def _fast_binary(op: BinaryOp, slow: Callable[[Any, Any], Any]) -> Callable[[Any
         if op.kind != "minmax" and op.name != "pow" and not op.tensor_other else frozenset()
     result_dtype = bool_ if op.kind == "compare" else None  # None: the operands' dtype
 
+    @records(rule)
     def fn(input: Any, other: Any, *, alpha: Any = None, out: Any = None) -> Tensor:  # (a.sub(other=b))
+        # The autograd test is one slot read per tensor operand, folded into the fast path's own
+        # type tests (the op is its own recording entry: no wrapper call). A tensor in autograd is
+        # recorded: strided.gradients.record runs fn again with INSIDE set, which then takes the
+        # same paths as a plain call (so does a call inside another op's recorded forward).
         # Fast path: two tensors of one dtype and one dense layout (row-major or permuted, when
         # PyTorch's output takes exactly those strides), or such a tensor and a Python float.
         # Their elements pair up along the flat runs of the storages: the ufunc runs on those
         # runs and its fresh 1-D result becomes the output storage (no view objects, no layout
         # planning: the result's Layout is the per-layout plan's shared object).
         if type(input) is Tensor and alpha is None and out is None:
+            if input._ag is not None and not INSIDE.get():
+                return record(rule, fn, (input, other), {})  # (alpha and out are None here)
             d = input._dtype
             la = input._layout
             tb = type(other)
             if tb is Tensor:
+                if other._ag is not None and not INSIDE.get():
+                    return record(rule, fn, (input, other), {})
                 if other._dtype is not d or d not in fast:
                     return slow(input, other)
                 lb = other._layout
@@ -558,6 +570,9 @@ def _fast_binary(op: BinaryOp, slow: Callable[[Any, Any], Any]) -> Callable[[Any
             if OPEN:
                 report(name, (input, other), t)
             return t
+        if ((type(input) is Tensor and input._ag is not None) or (type(other) is Tensor and other._ag is not None)) \
+                and not INSIDE.get():
+            return record(rule, fn, (input, other), {"alpha": alpha, "out": out})
         if alpha is None and out is None:
             return slow(input, other)
         return _with_extras(op, input, other, alpha, out)
@@ -888,6 +903,7 @@ __all__ = [
 from .registry import backward as _rule  # noqa: E402 - (kept beside the rules: merges stay clean)
 
 
+@_rule("__mod__", operands="dunder")
 @_rule("remainder", operands="two")
 def remainder_backward(out: Tensor, a: Any, b: Any, **kwargs: Any) -> Any:
     """remainder(a, b) = a - floor(a / b) * b: the gradient of a is g, of b -g * floor(a / b)."""
@@ -896,7 +912,4 @@ def remainder_backward(out: Tensor, a: Any, b: Any, **kwargs: Any) -> Any:
     return "RemainderBackward1", (a, b), lambda g: (g, -g * (a / b).floor()), (a, b)
 
 
-@_rule("__mod__", operands="dunder")
-def mod_backward(out: Tensor, a: Any, b: Any) -> Any:
-    """``a % b`` is ``remainder(a, b)``."""
-    return remainder_backward(out, a, b)
+seal(globals())  # (last: this module's ops with a backward rule become their recording entries)

@@ -26,6 +26,7 @@ from ..dispatch import report, result_array
 from ..dtypes import bool_ as bool_dtype
 from ..dtypes import int64
 from ..errors import StridedIndexError, StridedRuntimeError, StridedTypeError, join_lines
+from ..gradients import seal
 from ..kernels.memory import write
 from ..kernels.reduce import arg_extreme_along, arg_extreme_flat, extreme_all
 from ..tensor import Tensor, tensor_arg
@@ -215,3 +216,6 @@ def argmin(self: Tensor, dim: int | None = None, keepdim: bool = False) -> Tenso
     [0, 1]
     """
     return _arg(self, dim, keepdim, "argmin")
+
+
+seal(globals())  # (last: this module's ops with a backward rule become their recording entries)

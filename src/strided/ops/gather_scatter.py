@@ -29,7 +29,7 @@ from ..errors import (
     StridedTypeError,
     join_lines,
 )
-from ..gradients import grad_zeros
+from ..gradients import grad_zeros, seal
 from ..layout import Layout
 from ..tensor import Tensor
 from . import support
@@ -752,3 +752,6 @@ def scatter_reduce_backward(out: Tensor, input: Tensor, dim: int, index: Tensor,
 
     saved = (index,) if reduce in ("sum", "mean") else (input, src, out, index)
     return "ScatterReduceBackward0", (input, src), grad, saved
+
+
+seal(globals())  # (last: this module's ops with a backward rule become their recording entries)

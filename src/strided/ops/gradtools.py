@@ -26,6 +26,7 @@ import numpy as np
 
 from ..dispatch import adopted, result, result_array
 from ..dtypes import DType
+from ..grad_mode import requires_grad
 from ..gradients import grad_zeros
 from ..layout import Layout
 from ..tensor import Tensor
@@ -33,9 +34,8 @@ from ..tensor import Tensor
 
 def needs_grad(t: Any) -> bool:
     """Whether ``t`` is a tensor whose gradient autograd wants (a leaf that requires grad, or a
-    result with a history): read from its autograd record, which the layer above fills in."""
-    m = getattr(t, "_ag", None)
-    return m is not None and (m.requires_grad or m.grad_fn is not None)
+    result with a history): :func:`strided.grad_mode.requires_grad`, for any argument."""
+    return getattr(t, "_ag", None) is not None and requires_grad(t)
 
 
 def zeros(shape: tuple[int, ...], dtype: DType) -> Tensor:

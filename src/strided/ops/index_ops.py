@@ -16,7 +16,7 @@ import numpy as np
 from .. import layout as L
 from ..dispatch import OPEN, adopted, copied, report, result
 from ..errors import StridedIndexError, StridedRuntimeError, join_lines
-from ..gradients import grad_zeros
+from ..gradients import grad_zeros, seal
 from ..layout import Layout
 from ..tensor import Tensor
 from . import support
@@ -438,3 +438,6 @@ def index_copy_backward(out: Tensor, input: Tensor, dim: int, index: Tensor, sou
         return index_fill(g, dim, index, 0), index_select(g, dim, index)
 
     return "IndexCopyBackward0", (input, source), grad, (index,)
+
+
+seal(globals())  # (last: this module's ops with a backward rule become their recording entries)

@@ -24,6 +24,7 @@ from ..args import int_arg, type_name
 from ..dispatch import OPEN, result, view_of
 from ..dtypes import CPP_NAME
 from ..errors import StridedRuntimeError, StridedTypeError, join_lines
+from ..gradients import seal
 from ..kernels import grow_storage
 from ..layout import Layout
 from ..layout import plans as P
@@ -289,3 +290,6 @@ def is_set_to(self: Tensor, tensor: Tensor) -> bool:
     """
     other = tensor_arg(tensor, "is_set_to", "tensor")
     return self._storage is other._storage and self._layout == other._layout
+
+
+seal(globals())  # (its swapdims/swapaxes are spellings of transpose, which has a rule)

@@ -21,7 +21,7 @@ from .. import layout as L
 from ..dispatch import copied, result, result_array
 from ..dtypes import DType
 from ..errors import StridedRuntimeError, StridedTypeError, StridedValueError, join_lines
-from ..gradients import grad_zeros
+from ..gradients import grad_zeros, seal
 from ..kernels import numpy_view
 from ..layout import Layout
 from ..layout import plans as P
@@ -803,3 +803,6 @@ def vsplit_backward(out: tuple, input: Tensor, indices_or_sections: Any) -> Any:
 @backward("dsplit")
 def dsplit_backward(out: tuple, input: Tensor, indices_or_sections: Any) -> Any:  # noqa: A002
     return _split_rule(input, indices_or_sections, "dsplit", 2)
+
+
+seal(globals())  # (last: this module's ops with a backward rule become their recording entries)

@@ -18,7 +18,7 @@ from .. import layout as L
 from ..dispatch import OPEN, adopted, copied, report, result
 from ..dtypes import bool_, int64
 from ..errors import StridedRuntimeError, join_lines
-from ..gradients import grad_zeros
+from ..gradients import grad_zeros, seal
 from ..kernels.listeners import silenced
 from ..layout import Layout
 from ..messages import partial_overlap
@@ -377,3 +377,6 @@ def argwhere(input: Tensor) -> Tensor:  # noqa: A002
     input = tensor_of(input, "argwhere", "input", 1)  # noqa: A001
     support.check("argwhere", input._dtype, (input,))
     return _nonzero_matrix(input, "argwhere")
+
+
+seal(globals())  # (last: this module's ops with a backward rule become their recording entries)

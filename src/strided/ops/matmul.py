@@ -30,6 +30,7 @@ from .. import layout as L
 from ..dispatch import OPEN, adopted, report, result_array
 from ..dtypes import CPP_NAME, TORCH_NAME, DType, float32, float64
 from ..errors import StridedNotImplementedError, StridedRuntimeError, join_lines
+from ..gradients import seal
 from ..kernels.fpstate import quiet_call, quiet_retry
 from ..kernels.matmul import dot2d, matmul2d, matmul_into, matmul_new
 from ..kernels.memory import outside_storage
@@ -560,3 +561,6 @@ def outer(self: Tensor, vec2: Tensor) -> Tensor:
             )
     # PyTorch's definition, so dtype promotion and the result layout are those of ``*``
     return mul(a.reshape(a.shape[0], 1), b)
+
+
+seal(globals())  # (last: this module's ops with a backward rule become their recording entries)

@@ -19,6 +19,7 @@ from ..args import check_keepdim
 from ..dispatch import OPEN, report, result_array
 from ..dtypes import DEFAULT_FLOAT, DType, float16, int64
 from ..errors import StridedIndexError, StridedRuntimeError, StridedTypeError, join_lines
+from ..gradients import seal
 from ..kernels.fpstate import QUIET, quiet_reset, quiet_set
 from ..kernels.listeners import silenced
 from ..tensor import Tensor, tensor_arg
@@ -461,3 +462,6 @@ def norm_backward(out: Tensor, x: Tensor, p: Any = "fro", dim: Any = None, keepd
 
         return matrix_norm_backward(out, x, "nuc", tuple(range(x.ndim)) if dim is None else dim, keepdim)
     return norm_rule(out, x, p, dim, keepdim, "norm")
+
+
+seal(globals())  # (last: this module's ops with a backward rule become their recording entries)

@@ -34,6 +34,7 @@ from .. import layout as L
 from ..callsite import user_site
 from ..dispatch import OPEN, memory_overlap, report, shares_storage
 from ..errors import StridedRuntimeError, StridedTypeError, join_lines
+from ..grad_mode import bump_if_used, refuse_out
 from ..kernels import check_writable
 from ..kernels.memory import write
 from ..messages import partial_overlap
@@ -67,6 +68,7 @@ def write_out(out: Any, result: Tensor, op: str, inputs: tuple = (), same_dtype:
     True
     """
     out = check_out(out, op)
+    refuse_out(op, out, inputs)
     name = f"{op}(out=...)"
     if same_dtype and result._dtype is not out._dtype:
         raise _dtype_mismatch(result, out, op, same_dtype)
@@ -99,6 +101,7 @@ def write_out(out: Any, result: Tensor, op: str, inputs: tuple = (), same_dtype:
         resize_(out, shape)
     check_writable(out._storage, out._layout, name, updates=True)
     write(out._storage, out._layout, result._np())
+    bump_if_used(out, f"{op}(out=...)")  # a saved tensor overwritten through out= must fail at backward
     if OPEN:
         report(op, inputs, out)
     return out

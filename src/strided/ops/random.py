@@ -40,6 +40,7 @@ from ..dtypes import (
     to_dtype,
 )
 from ..errors import StridedNotImplementedError, StridedRuntimeError, StridedTypeError, join_lines
+from ..grad_mode import leaf
 from ..kernels import check_writable, write
 from ..layout import Layout
 from ..layout import expand as expand_layout
@@ -156,7 +157,7 @@ def rand(*sizes: Any, size: Any = None, generator: Any = None, dtype: Any = None
     # Note: PyTorch's distribution, NumPy's PCG64 stream: not torch.rand's numbers for the same seed.
     """
     t = _rand(sizes, size, generator, dtype, device)
-    return t.requires_grad_() if requires_grad else t  # (requires_grad_ comes from strided.autograd)
+    return leaf(t, requires_grad)
 
 
 def _rand(sizes: Any, size: Any, generator: Any, dtype: Any, device: Any) -> Tensor:
@@ -186,7 +187,7 @@ def randn(*sizes: Any, size: Any = None, generator: Any = None, dtype: Any = Non
     ((10000,), True, True)
     """
     t = _randn(sizes, size, generator, dtype, device)
-    return t.requires_grad_() if requires_grad else t  # (requires_grad_ comes from strided.autograd)
+    return leaf(t, requires_grad)
 
 
 def _randn(sizes: Any, size: Any, generator: Any, dtype: Any, device: Any) -> Tensor:
@@ -551,7 +552,7 @@ def rand_like(input: Any, *, dtype: Any = None, memory_format: MemoryFormat = pr
     shape = input._layout.shape
     values = resolve(generator, "rand_like").draw(lambda g: _uniform(g, shape, dt))
     t = _fresh(shape, dt, values, "rand_like", (input,), _like_strides(input, memory_format))
-    return t.requires_grad_() if requires_grad else t  # (requires_grad_: strided.autograd)
+    return leaf(t, requires_grad)
 
 
 def randn_like(input: Any, *, dtype: Any = None, memory_format: MemoryFormat = preserve_format,
@@ -568,7 +569,7 @@ def randn_like(input: Any, *, dtype: Any = None, memory_format: MemoryFormat = p
     shape = input._layout.shape
     values = resolve(generator, "randn_like").draw(lambda g: g.standard_normal(shape, dtype=_compute(dt)))
     t = _fresh(shape, dt, values, "randn_like", (input,), _like_strides(input, memory_format))
-    return t.requires_grad_() if requires_grad else t  # (requires_grad_: strided.autograd)
+    return leaf(t, requires_grad)
 
 
 def randint_like(input: Any, low: Any = None, high: Any = None, *, dtype: Any = None,

@@ -27,6 +27,8 @@ from ..dispatch import OPEN, adopted, report, result_array
 from ..dtypes import TORCH_NAME, DType, float16, float32, float64, int64, real_of, uint8
 from ..dtypes import bool_ as bool_dtype
 from ..errors import StridedOverflowError, StridedRuntimeError, StridedTypeError, join_lines
+from ..grad_mode import INSIDE
+from ..gradients import record, records, seal
 from ..kernels.fpstate import quiet_call, quiet_retry
 from ..kernels.memory import outside_storage
 from ..kernels.reduce import logical_reduce_into, mean_into, reduce_into, variance_into
@@ -72,6 +74,7 @@ def _sum_like(ufunc: np.ufunc, self: Tensor, dim: Any, keepdim: bool, dtype: Any
 
 
 @method("sum")
+@records("sum")
 def sum(self: Tensor, dim: SupportsIndex | Sequence[SupportsIndex] | None = None, keepdim: bool = False, *,  # noqa: A001
         dtype: Any = None, out: Any = None) -> Tensor:
     """Sum over ``dim`` (None: all dims). bool/int inputs give int64 unless ``dtype`` is given.
@@ -83,6 +86,9 @@ def sum(self: Tensor, dim: SupportsIndex | Sequence[SupportsIndex] | None = None
     >>> x.sum().item(), x.sum(0).tolist(), x.sum(1, keepdim=True).shape
     (15, [3, 5, 7], (2, 1))
     """
+    if type(self) is Tensor and self._ag is not None and not INSIDE.get():  # its own recording entry
+        return record("sum", sum, (self, dim, keepdim), {} if dtype is None and out is None else
+                      {"dtype": dtype, "out": out})
     if out is not None:
         return _into(out, lambda d: _sum_like(np.add, self, dim, keepdim, d, "sum"), dtype, "sum", self)
     if dim is None and keepdim is False and dtype is None and type(self) is Tensor:
@@ -498,3 +504,6 @@ def std_backward(out: Tensor, x: Tensor, dim: Any = None, unbiased: Any = None, 
         return (_var_grad(gv, x, dims, keep, c),)
 
     return "StdBackward0", (x,), grads, (x, out)
+
+
+seal(globals())  # (last: this module's ops with a backward rule become their recording entries)

@@ -13,8 +13,67 @@ the rule contract.
 
 from __future__ import annotations
 
+import functools
+import sys
+from collections.abc import Callable
+from typing import Any
+
+from ..dispatch import OPEN, report
 from ..gradients import BACKWARD, backward, flat_indices, grad_zeros, requires_grad, scatter_into_view, sum_to
+from ..kernels.memory import write
+from ..opdef import Kind, define
+from ..tensor import Tensor
 from ..tensor import installs_as as method
 
-__all__ = ["BACKWARD", "backward", "flat_indices", "method", "requires_grad", "scatter_into_view", "sum_to",
+__all__ = ["BACKWARD", "backward", "flat_indices", "method", "op", "requires_grad", "scatter_into_view", "sum_to",
            "grad_zeros"]
+
+
+def op(name: str, *, kind: Kind, rule: Callable[..., Any] | None = None, operands: str = "self",
+       aliases: tuple[str, ...] = (), inplace: str | None = None) -> Callable[[Callable[..., Any]], Callable[..., Any]]:
+    """Declare an op in one place, on its forward: the Tensor method ``name`` (and ``aliases``),
+    its entry in the op registry (``kind``, the forward), its backward ``rule`` (the contract of
+    :mod:`strided.gradients`; ``operands`` as there) and, with ``inplace="<name>_"``, the in-place
+    method derived from the forward (PyTorch's in-place checks, then the result written into
+    ``self``; its autograd history is the out-of-place rule's, as PyTorch's derivatives.yaml
+    defaults it). The module exports the forward as its function; ending the module with
+    ``seal(globals())`` makes it the recording entry, and the face re-exports it.
+
+    >>> op = strided.opdef.OPDEFS["addcmul"]
+    >>> op.kind.value, op.backward is not None, callable(Tensor.addcmul_)
+    ('compute', True, True)
+    """
+
+    module = sys._getframe(1).f_globals.get("__name__", "?")  # (the family module: it seals)
+
+    def declare(forward: Callable[..., Any]) -> Callable[..., Any]:
+        for spelling in (name, *aliases):
+            setattr(Tensor, spelling, forward)
+        define(name, kind, forward)
+        if rule is not None:
+            backward(name, *aliases, operands=operands, module=module)(rule)
+        if inplace is not None:
+            setattr(Tensor, inplace, _inplace_of(forward, inplace))
+        return forward
+
+    return declare
+
+
+def _inplace_of(forward: Callable[..., Any], name: str) -> Callable[..., Any]:
+    """``self.<name>(...)``: ``forward(self, ...)`` computed, then written into ``self`` after
+    PyTorch's in-place checks (the result's dtype casts to self's; broadcasting may not enlarge
+    self; self's memory writable, no overlapping elements)."""
+    from .operands import _check_inplace
+
+    @functools.wraps(forward)
+    def inplace(self: Tensor, *args: Any, **kwargs: Any) -> Tensor:
+        result = forward(self, *args, **kwargs)
+        _check_inplace(self, name, result._dtype, result._layout.shape)
+        write(self._storage, self._layout, result._np())
+        if OPEN:
+            report(name, (self, *args), self)
+        return self
+
+    inplace.__name__ = inplace.__qualname__ = name
+    inplace.__doc__ = f"In-place ``{name[:-1]}``: the result written into this tensor (its shape and dtype stay)."
+    return inplace

@@ -30,7 +30,7 @@ from ..errors import (
     StridedTypeError,
     join_lines,
 )
-from ..gradients import grad_zeros
+from ..gradients import grad_zeros, seal
 from ..layout import plans as P
 from ..tensor import Tensor, tensor_arg
 from .joining import dim_int
@@ -608,3 +608,6 @@ def repeat_interleave_backward(out: Tensor, input: Tensor, repeats: Any = _COUNT
         return (index_add_(z, d, index, g).reshape(shape),)
 
     return "IndexSelectBackward0", (input,), grad, ()
+
+
+seal(globals())  # (last: this module's ops with a backward rule become their recording entries)

@@ -36,6 +36,7 @@ from ..errors import (
     StridedTypeError,
     join_lines,
 )
+from ..gradients import seal
 from ..kernels import check_writable
 from ..kernels.fpstate import quietly
 from ..layout.order import elementwise_output_strides, preserve_format_strides
@@ -455,3 +456,6 @@ def diff_backward(out: Tensor, x: Tensor, n: int = 1, dim: int = -1, prepend: An
     inputs = (prepend, x, append) if prepend is not None or append is not None else (x,)
     name = "SubBackward0" if n else "torch::autograd::CopyBackwards"  # (n=0: PyTorch's copy)
     return name, inputs, (lambda g: grads(g) if len(inputs) == 3 else grads(g)[1:2]), ()
+
+
+seal(globals())  # (last: this module's ops with a backward rule become their recording entries)

@@ -17,6 +17,7 @@ import numpy as np
 from ..dispatch import report, result_array
 from ..dtypes import TORCH_NAME
 from ..errors import StridedNotImplementedError, StridedTypeError, join_lines
+from ..gradients import seal
 from ..kernels.reduce import softmax_into
 from ..tensor import Tensor, tensor_arg
 from .reduce_args import numpy_axes, optional_dtype, reduction_dims
@@ -95,3 +96,6 @@ def _log_softmax_backward(out: Tensor, x: Tensor, dim: Any = None, dtype: Any = 
     """PyTorch's _log_softmax_backward_data: g - exp(y) * sum(g, dim)."""
     d = _softmax_dim(x, dim)
     return "LogSoftmaxBackward0", (x,), lambda g: (g - out.exp() * g.sum(d, keepdim=True),), (out,)
+
+
+seal(globals())  # (last: this module's ops with a backward rule become their recording entries)

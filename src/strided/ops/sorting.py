@@ -26,6 +26,7 @@ from ..dispatch import copied
 from ..dtypes import bool_ as bool_dtype
 from ..dtypes import int64
 from ..errors import StridedIndexError, StridedNotImplementedError, StridedRuntimeError, join_lines
+from ..gradients import seal
 from ..layout.order import preserve_format_strides
 from ..tensor import Tensor, tensor_arg
 from . import gradtools, return_types, support
@@ -330,3 +331,6 @@ def msort_backward(out: Tensor, x: Tensor) -> Any:
         return (gradtools.grad_zeros(x._layout.shape, g._dtype).scatter(0, x.argsort(0), g),)
 
     return "SortBackward0", (x,), grads, (x,)
+
+
+seal(globals())  # (last: this module's ops with a backward rule become their recording entries)

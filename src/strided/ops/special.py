@@ -10,6 +10,7 @@ import numpy as np
 
 from ..dispatch import OPEN, report
 from ..errors import StridedRuntimeError, join_lines
+from ..gradients import seal
 from ..kernels import special
 from ..kernels.fpstate import QUIET, quiet_reset, quiet_set
 from ..tensor import Tensor, tensor_arg
@@ -73,3 +74,6 @@ def gelu_backward(out: Tensor, x: Tensor, approximate: str = "none") -> Any:
         return (g * (cdf + x * pdf),)
 
     return "GeluBackward0", (x,), grads, (x,)
+
+
+seal(globals())  # (last: this module's ops with a backward rule become their recording entries)

@@ -1,21 +1,24 @@
-"""The table of ops: every computing op and view/copy method by name, with its kind, its
-forward, and the slot its backward rule will fill.
+"""The table of ops: every computing op and view/copy method by name, with its kind and its
+forward, in the op registry (:mod:`strided.opdef`), where the family modules declared their
+backward rules beside their forwards.
 
 One entry per accepted op name (the list the diagnostics and the command line will accept):
-``OPS[name]`` is an :class:`OpEntry`. The elementwise entries keep their descriptors
+``OPS[name]`` is the :class:`~strided.opdef.OpDef` of the op spelt ``name`` (``OPS["concat"]`` is
+``cat``'s). The elementwise entries keep their descriptors
 (:class:`~strided.ops.elementwise.BinaryOp`, :class:`~strided.ops.unary.UnaryOp`) as ``spec``;
-``backward`` is None until autograd gives each op its rule, beside its forward.
+``backward`` is the op's rule (None for the ops autograd cannot differentiate).
 
->>> OPS["add"].kind, OPS["permute"].kind, OPS["sum"].kind
+>>> OPS["add"].kind.value, OPS["permute"].kind.value, OPS["sum"].kind.value
 ('compute', 'view', 'compute')
+>>> OPS["add"] is OPDEFS["__radd__"], OPS["add"].backward is BACKWARD["__radd__"][0]
+(True, True)
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable
-from dataclasses import dataclass
 from typing import Any
 
+from ..opdef import BACKWARD, OPDEFS, Kind, OpDef, define
 from ..tensor import Tensor
 from . import (
     advanced_indexing,
@@ -45,18 +48,7 @@ from . import (
 from . import elementwise as E
 from . import unary as U
 
-
-@dataclass(frozen=True, eq=False)
-class OpEntry:
-    """One op: ``name``; ``kind`` "view", "copy" or "compute" (what it reports at the op boundary,
-    :class:`strided.dispatch.OpRecord`); ``forward`` the function (or Tensor method) that runs it;
-    ``spec`` its descriptor where it has one; ``backward`` its gradient rule (None: not yet)."""
-
-    name: str
-    kind: str
-    forward: Callable[..., Any]
-    spec: Any = None
-    backward: Callable[..., Any] | None = None
+OpEntry = OpDef  # (the table's entries are the registry's ops)
 
 
 _BINARY = [E.ADD, E.SUB, E.MUL, E.DIV, E.FLOOR_DIVIDE, E.REMAINDER, E.POW, E.BITWISE_AND,
@@ -106,12 +98,20 @@ _MORE: tuple[tuple[Any, str, str], ...] = (
 )
 
 
-def _entries() -> dict[str, OpEntry]:
-    ops: dict[str, OpEntry] = {}
+def _entries() -> dict[str, OpDef]:
+    ops: dict[str, OpDef] = {}
+
+    def put(name: str, kind: str, forward: Any, spec: Any = None) -> None:
+        op = OPDEFS.get(name)
+        if op is not None and op.kind is not None and name != op.name:
+            ops[name] = op  # an alias (concat of cat): the op is defined under its own name
+            return
+        ops[name] = define(name, Kind(kind), forward, spec)
+
     for op in _BINARY:
-        ops[op.name] = OpEntry(op.name, "compute", getattr(E, op.name), op)
+        put(op.name, "compute", getattr(E, op.name), op)
     for op in _UNARY:
-        ops[op.name] = OpEntry(op.name, "compute", getattr(U, op.name), op)
+        put(op.name, "compute", getattr(U, op.name), op)
     for name, fn in (("clamp", U.clamp), ("where", U.where),
                      ("sum", reductions.sum), ("prod", reductions.prod), ("mean", reductions.mean),
                      ("var", reductions.var), ("std", reductions.std), ("all", reductions.all),
@@ -120,15 +120,20 @@ def _entries() -> dict[str, OpEntry]:
                      ("softmax", softmax.softmax), ("log_softmax", softmax.log_softmax),
                      ("matmul", matmul.matmul), ("mm", matmul.mm), ("bmm", matmul.bmm),
                      ("dot", matmul.dot), ("outer", matmul.outer), ("einsum", einsum.einsum)):
-        ops[name] = OpEntry(name, "compute", fn)
+        put(name, "compute", fn)
     for name in _VIEWS:
-        ops[name] = OpEntry(name, "view", getattr(Tensor, name))
+        put(name, "view", getattr(Tensor, name))
     for name in _COPIES:
-        ops[name] = OpEntry(name, "copy", getattr(Tensor, name))
+        put(name, "copy", getattr(Tensor, name))
     for module, kind, names in _MORE:
         for name in names.split():
-            ops[name] = OpEntry(name, kind, getattr(module, name))
+            put(name, kind, getattr(module, name))
+    for name, op in list(OPDEFS.items()):  # the ops declared whole in their family module (@op: addcmul)
+        if op.kind is not None and name == op.name:
+            ops.setdefault(name, op)
     return ops
 
 
-OPS: dict[str, OpEntry] = _entries()
+OPS: dict[str, OpDef] = _entries()
+
+__all__ = ["BACKWARD", "OPS", "OpEntry"]

@@ -19,7 +19,7 @@ from ..args import int_arg
 from ..dispatch import OPEN, copied, report, result_array
 from ..dtypes import DEFAULT_FLOAT, DType
 from ..errors import StridedRuntimeError, join_lines
-from ..gradients import grad_zeros
+from ..gradients import grad_zeros, seal
 from ..kernels import numpy_view
 from ..kernels.memory import check_writable
 from ..layout import plans as P
@@ -456,3 +456,6 @@ def cartesian_prod_backward(out: Tensor, *tensors: Tensor) -> Any:
         return tuple(_axis_sum(g[:, i].reshape(sizes), i, (sizes[i],)) for i in range(len(sizes)))
 
     return "StackBackward0", tuple(tensors), grad, ()
+
+
+seal(globals())  # (last: this module's ops with a backward rule become their recording entries)

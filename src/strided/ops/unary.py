@@ -20,6 +20,8 @@ from ..dispatch import OPEN, adopted, report
 from ..dispatch import result as fresh_result
 from ..dtypes import DType, bool_, real_of
 from ..errors import StridedRuntimeError, StridedTypeError, join_lines
+from ..grad_mode import INSIDE
+from ..gradients import record, records, seal
 from ..kernels.elementwise import (
     UnaryKernel,
     clamp_into,
@@ -194,8 +196,13 @@ def _fast_unary(op: UnaryOp) -> Callable[[Any], Tensor]:
     ufunc = op.ufunc
     name = op.name
 
+    @records(name)
     def fn(input: Any, *, out: Any = None) -> Tensor:  # (PyTorch's argument name: strided.exp(input=t))
-        if type(input) is Tensor and out is None:
+        if type(input) is Tensor:
+            if input._ag is not None and not INSIDE.get():  # its own recording entry: one slot test
+                return record(name, fn, (input,), {"out": out} if out is not None else {})
+            if out is not None:
+                return _unary_out(op, input, out)
             d = input._dtype
             if d.is_floating_point:
                 lay = input._layout
@@ -258,7 +265,8 @@ def _unary_rule(name: str, grad: Callable[[Tensor, Tensor, Tensor], Tensor], sav
 
 
 backward("neg", "negative", "__neg__")(_unary_rule("NegBackward0", lambda g, x, y: -g, ""))
-backward("abs", "absolute", "__abs__")(_unary_rule("AbsBackward0", lambda g, x, y: g * x.sign(), "x"))
+# (one rule for every spelling: sgn is sign for real x and z / |z| for complex, as PyTorch's abs)
+backward("abs", "absolute", "__abs__")(_unary_rule("AbsBackward0", lambda g, x, y: g * x.sgn(), "x"))
 backward("exp")(_unary_rule("ExpBackward0", lambda g, x, y: g * y, "out"))
 backward("log")(_unary_rule("LogBackward0", lambda g, x, y: g / x, "x"))
 backward("sqrt")(_unary_rule("SqrtBackward0", lambda g, x, y: g / (2 * y), "out"))
@@ -539,7 +547,5 @@ def clamp_backward(out: Tensor, x: Tensor, min: Any = None, max: Any = None, **k
     return "ClampBackward1", (x,), grads, saved
 
 
-@_rule("absolute")
-def absolute_backward(out: Tensor, x: Tensor, **kwargs: Any) -> Any:
-    """``absolute`` is ``abs``: g * sgn(x) (AbsBackward0, as PyTorch names it)."""
-    return "AbsBackward0", (x,), lambda g: (g * x.sgn(),), (x,)
+
+seal(globals())  # (last: this module's ops with a backward rule become their recording entries)

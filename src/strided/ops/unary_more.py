@@ -26,6 +26,7 @@ from .. import layout as L
 from ..dispatch import OPEN, report, result
 from ..dtypes import DType, bool_, int64
 from ..errors import StridedTypeError, join_lines
+from ..gradients import seal
 from ..kernels import check_writable, special
 from ..kernels.fpstate import QUIET, quiet_reset, quiet_set
 from ..tensor import Tensor
@@ -602,3 +603,6 @@ def round_backward(out: Tensor, x: Any, *args: Any, decimals: int = 0, **kwargs:
     """Zero (a step function); ``decimals=`` is PyTorch's second overload (RoundBackward1)."""
     name = "RoundBackward1" if decimals else "RoundBackward0"
     return name, (x,), lambda g: (gradtools.zeros(x._layout.shape, g._dtype),), ()
+
+
+seal(globals())  # (last: this module's ops with a backward rule become their recording entries)

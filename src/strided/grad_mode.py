@@ -1,0 +1,536 @@
+"""Grad mode, a tensor's autograd record and version counter, and the recording entries: the
+part of autograd that sits *below* the ops (the dispatch layer), so that an op is a recording
+entry from the moment it is defined, and the factories and ``nn.functional`` need nothing from
+the layer above.
+
+- **grad mode** (:data:`GRAD_MODE`, :func:`is_grad_enabled`): whether ops record, per thread or
+  asyncio task (a ContextVar), as PyTorch's is thread-local. ``no_grad`` and friends
+  (:mod:`strided.autograd.mode`) set it.
+- **the record**: a tensor outside autograd has ``_ag is None``; :class:`Meta` is the record of
+  one inside it. :func:`requires_grad` is *the* "does this tensor need a gradient?" test.
+- **version counters** (:func:`version`, :func:`bump`): in-place writes per storage, shared by
+  all its views; ``out=`` writes count too.
+- **entries** (:func:`track`, :func:`track_inplace`, :func:`guard`, :func:`guard_function`):
+  the function a user calls *is* the entry. Its first test is one slot read (``x._ag is None``:
+  no autograd record), after which the forward runs unchanged; only a tensor with a record
+  takes the slow path, which runs the forward and hands the result to the recorder that
+  :mod:`strided.autograd` registers at import (:func:`set_recorder`; the rule maker and the
+  graph live up there). In-place entries test one global flag (:data:`STATE`: has any tensor
+  ever required grad?) before paying for version counting.
+
+:mod:`strided.gradients` (the registry of rules) applies these entries to each op as the module
+that defines the op finishes defining it (``seal``): nothing is patched after ``import strided``.
+
+>>> x = strided.ones(2, requires_grad=True)
+>>> requires_grad(x), requires_grad(x.detach()), requires_grad(x * 2)
+(True, False, True)
+>>> with strided.no_grad():
+...     requires_grad(x * 2)
+False
+"""
+
+from __future__ import annotations
+
+import functools
+import inspect
+import os
+import weakref
+from collections.abc import Callable
+from contextvars import ContextVar
+from typing import Any
+
+from .callsite import user_site
+from .dispatch import storage_root
+from .errors import StridedNotImplementedError, StridedRuntimeError, join_lines
+
+__all__ = [
+    "GRAD_MODE", "INSIDE", "STATE", "Meta", "bump", "grad_enabled_at_call", "guard", "guard_function",
+    "is_grad_enabled", "last_write", "leaf",
+    "meta", "refuse_dlpack", "refuse_numpy", "refuse_out", "requires_grad", "set_recorder",
+    "set_requires_grad", "track", "track_inplace", "version",
+]
+
+# ---------------------------------------------------------------- grad mode
+
+# Whether ops record the graph in this thread or asyncio task (no_grad / enable_grad set it).
+GRAD_MODE: ContextVar[bool] = ContextVar("strided_grad_mode", default=True)
+is_grad_enabled = GRAD_MODE.get
+
+# True while the forward of an op with a rule runs on tensors in the graph: the ops it calls
+# inside need not record (its own node replaces theirs), and the guards of the ops without a rule
+# stay quiet (the outer rule carries the gradient).
+INSIDE: ContextVar[bool] = ContextVar("strided_inside_a_recorded_forward", default=False)
+
+# "used": True once any tensor has required grad (set before the tensor's record, so another
+# thread never sees a tensor that requires grad while in-place ops still skip the counters).
+# Until then in-place ops skip version counting: the one global flag an in-place op pays.
+STATE = {"used": False}
+
+
+# ---------------------------------------------------------------- the record
+
+
+class Meta:
+    """A tensor's autograd fields: ``requires_grad``, ``grad`` (a leaf's accumulated gradient),
+    ``grad_fn`` (the Node that made it; None for a leaf), ``output_nr``, ``retains_grad``,
+    ``hooks`` (register_hook), the leaf's AccumulateGrad node (made once, on demand, weakly held)
+    and, for a view whose history is a view of its base's, ``view_version``: the storage's
+    version when that history was recorded (an in-place write since makes it stale: autograd
+    regenerates it as an ``AsStridedBackward0`` of the base's current history, as PyTorch does)."""
+
+    __slots__ = ("requires_grad", "grad", "grad_fn", "output_nr", "retains_grad", "hooks", "acc", "view_version")
+
+    def __init__(self, requires_grad: bool = False, grad_fn: Any = None, output_nr: int = 0) -> None:
+        self.requires_grad = requires_grad
+        self.grad = None
+        self.grad_fn = grad_fn
+        self.output_nr = output_nr
+        self.retains_grad = False
+        self.hooks: list[Callable] | None = None
+        self.acc: Any = None
+        self.view_version: int | None = None
+
+
+def meta(t: Any) -> Meta:
+    """``t``'s Meta, made when it has none yet."""
+    m = t._ag
+    if m is None:
+        m = t._ag = Meta()
+    return m
+
+
+def requires_grad(t: Any) -> bool:
+    """Whether the tensor ``t`` takes part in autograd (a leaf that requires grad, or a result of one)."""
+    m = t._ag
+    return m is not None and (m.requires_grad or m.grad_fn is not None)
+
+
+def _requiring(values: Any) -> Any:
+    """The first tensor among ``values`` (lists and tuples searched) that requires grad, or None."""
+    for v in values:
+        if isinstance(v, (list, tuple)):
+            found = _requiring(v)
+            if found is not None:
+                return found
+        elif getattr(v, "_ag", None) is not None and hasattr(v, "_layout") and requires_grad(v):
+            return v
+    return None
+
+
+def set_requires_grad(t: Any, flag: bool = True) -> Any:
+    """``t.requires_grad_(flag)``: PyTorch's checks (only a leaf, only float or complex), then
+    the record; returns ``t``.
+
+    >>> set_requires_grad(strided.zeros(2)).requires_grad
+    True
+    """
+    m = t._ag
+    if m is not None and m.grad_fn is not None:
+        if flag:
+            return t
+        raise StridedRuntimeError(join_lines(
+            "you can only change requires_grad flags of leaf variables. If you want to use a computed "
+            "variable in a subgraph that doesn't require differentiation use var_no_grad = var.detach().",
+            f"this tensor (shape {t._layout.shape}) was computed by {m.grad_fn.name()}",
+            "fix: y = y.detach()"))
+    if flag and not (t._dtype.is_floating_point or t._dtype.is_complex):
+        raise StridedRuntimeError(join_lines(
+            "only Tensors of floating point and complex dtype can require gradients",
+            f"this tensor is {t._dtype.name}: its elements cannot move by an infinitesimal step",
+            "fix: convert first: x = x.to(strided.float32).requires_grad_()"))
+    if flag:
+        STATE["used"] = True  # (before the record: see STATE)
+        meta(t).requires_grad = True
+    elif m is not None:
+        m.requires_grad = False
+    return t
+
+
+def leaf(t: Any, requires_grad: bool) -> Any:
+    """A factory's result ``t``, made a leaf that requires grad when ``requires_grad`` is true
+    (the one tail of every ``requires_grad=`` factory)."""
+    return set_requires_grad(t) if requires_grad else t
+
+
+# ---------------------------------------------------------------- version counters
+
+# storage (its root: typed aliases share their owner's counter) -> how many in-place writes it
+# has taken. Shared by every view of the storage, as PyTorch's version counter is. Only storages
+# written in place since autograd was first used are here (weak keys: it forgets dead storages).
+_VERSIONS: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
+# storage root -> (in-place op, the user's file:line) of its last in-place write (for the error
+# that names the write which changed a saved tensor)
+_WRITES: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
+
+
+def version(t: Any) -> int:
+    """``t._version``: in-place writes to ``t``'s storage so far (through any view)."""
+    return _VERSIONS.get(storage_root(t._storage), 0)
+
+
+def bump(t: Any, op: str | None = None) -> None:
+    """Count one in-place write to ``t``'s storage (``op``: its name, remembered with the
+    user's line for the modified-saved-tensor error)."""
+    root = storage_root(t._storage)
+    _VERSIONS[root] = _VERSIONS.get(root, 0) + 1
+    if op is not None:
+        _WRITES[root] = (op, user_site(2)[0])
+
+
+def bump_if_used(t: Any, op: str) -> None:
+    """:func:`bump`, once autograd has been used (before, no saved tensor can exist): what an
+    ``out=`` write and a NumPy write through the protocols pay."""
+    if STATE["used"]:
+        bump(t, op)
+
+
+def last_write(t: Any) -> tuple[str, str] | None:
+    """(op, file:line) of the last in-place write to ``t``'s storage, if one was recorded."""
+    return _WRITES.get(storage_root(t._storage))
+
+
+# ---------------------------------------------------------------- PyTorch's refusals
+
+
+def refuse_numpy(t: Any, how: str) -> None:
+    """PyTorch's refusal to hand NumPy the memory of a tensor that requires grad (``t.numpy()``,
+    ``np.asarray(t)``, ``__array__``, ``__array_interface__``, a ufunc or NumPy function on it):
+    NumPy's writes would skip the version counter and its results would carry no gradient. It
+    does not depend on grad mode (PyTorch refuses under ``no_grad`` too)."""
+    if t._ag is not None and requires_grad(t):
+        raise StridedRuntimeError(join_lines(
+            "Can't call numpy() on Tensor that requires grad. Use tensor.detach().numpy() instead.",
+            f"{how} would hand NumPy the memory of a tensor (shape {t._layout.shape}, {t._dtype.name}) that "
+            "requires grad: NumPy's writes would skip its version counter, and what NumPy computes from it "
+            "carries no gradient",
+            "fix: t.detach().numpy() (the same memory, outside the graph), or strided's own ops, which record"))
+
+
+def refuse_dlpack(t: Any) -> None:
+    """PyTorch's refusal to export a tensor that requires grad through DLPack (a ``BufferError``)."""
+    if t._ag is not None and requires_grad(t):
+        from .errors import StridedBufferError
+
+        raise StridedBufferError(join_lines(
+            "Can't export tensors that require gradient, use tensor.detach()",
+            f"the consumer would get the memory of a tensor (shape {t._layout.shape}) that requires grad, "
+            "outside autograd: its writes would skip the version counter",
+            "fix: np.from_dlpack(t.detach()) (the same memory, outside the graph)"))
+
+
+def refuse_out(op: str, out: Any, inputs: tuple) -> None:
+    """PyTorch's refusal of ``op(..., out=out)`` when grad mode is on and an input or ``out``
+    requires grad: an ``out=`` write records no node (its gradient would be silently lost)."""
+    if not GRAD_MODE.get():
+        return
+    t = _requiring((out, *inputs))
+    if t is not None:
+        raise StridedRuntimeError(join_lines(
+            f"{op}(): functions with out=... arguments don't support automatic differentiation, but one of "
+            "the arguments requires grad.",
+            f"{'out' if t is out else 'an input'} (shape {t._layout.shape}) requires grad, and a write into "
+            "out= records no step of the graph",
+            f"fix: y = strided.{op}(...) without out=, or write under strided.no_grad()"))
+
+
+# ---------------------------------------------------------------- the recorder (set by autograd)
+
+# attach(out, maker, args, kwargs) -> out with its node; inplace(fwd, name, self, args, kwargs)
+# -> the in-place op run with autograd's checks and history rewrite. strided.autograd registers
+# both at import (it is imported by ``import strided`` before any op can run).
+_RECORDER: dict[str, Callable[..., Any]] = {}
+
+
+def set_recorder(attach: Callable[..., Any], inplace: Callable[..., Any]) -> None:
+    """Register autograd's node builder and in-place handler (called once, by :mod:`strided.autograd`)."""
+    _RECORDER["attach"] = attach
+    _RECORDER["inplace"] = inplace
+
+
+# The Tensor class, registered by strided.tensor (this layer is below it): the entries' first
+# test is ``x.__class__ is Tensor``.
+_CLASS: dict[str, type] = {}
+
+
+def use_tensor_class(cls: type) -> None:
+    _CLASS["Tensor"] = cls
+
+
+# ---------------------------------------------------------------- the entries
+
+Maker = Callable[..., Any]
+
+
+def _slow(fwd: Callable, maker: Maker, args: tuple, kwargs: dict) -> Any:
+    token = INSIDE.set(True)
+    try:
+        out = fwd(*args, **kwargs)
+    finally:
+        INSIDE.reset(token)
+    if not GRAD_MODE.get():
+        return out
+    return _RECORDER["attach"](out, maker, args, kwargs)
+
+
+def any_tracked(values: Any) -> bool:
+    """Whether any of ``values`` (or an item of a list or tuple among them) is a tensor with an
+    autograd record: the test of the "any" operands entries (``cat``, ``stack``, ``einsum``)."""
+    Tensor = _CLASS["Tensor"]
+    for v in values:
+        if v.__class__ is Tensor:
+            if v._ag is not None:
+                return True
+        elif isinstance(v, (list, tuple)):
+            for i in v:  # (a loop, not any(generator): this is every cat/stack call's cost)
+                if i.__class__ is Tensor and i._ag is not None:
+                    return True
+    return False
+
+
+def track(fwd: Callable, maker: Maker, operands: str = "self") -> Callable:
+    """The recording entry of ``fwd``: ``fwd`` itself for tensors outside autograd, ``maker``'s
+    node attached to the result when an input has an autograd record.
+
+    ``operands``: "self" (only ``self`` may be a tensor: views, unary ops, reductions), "two"
+    (the second argument may be one too: add, mul, matmul, ...), "dunder" (exactly
+    ``(self, other)``: the operators, whose entry takes no ``*args``), "any" (tensors anywhere,
+    inside lists and tuples too: ``cat``, ``stack``, ``einsum``).
+    """
+    Tensor = _CLASS["Tensor"]
+    exact = _exact(fwd, maker, operands) if operands in ("self", "two", "any") else None
+    if exact is not None:
+        _tracked = exact
+    elif operands == "dunder":
+        @functools.wraps(fwd)
+        def _tracked(self: Any, other: Any) -> Any:
+            if self._ag is None and (other.__class__ is not Tensor or other._ag is None):
+                return fwd(self, other)
+            return _slow(fwd, maker, (self, other), {})
+    elif operands == "any":
+        @functools.wraps(fwd)
+        def _tracked(*args: Any, **kwargs: Any) -> Any:
+            if not any_tracked(args) and not any_tracked(kwargs.values()):
+                return fwd(*args, **kwargs)
+            return _slow(fwd, maker, args, kwargs)
+    elif operands == "two":
+        @functools.wraps(fwd)
+        def _tracked(self: Any, other: Any, *args: Any, **kwargs: Any) -> Any:
+            if (self.__class__ is not Tensor or self._ag is None) and (
+                    other.__class__ is not Tensor or other._ag is None):
+                return fwd(self, other, *args, **kwargs)
+            return _slow(fwd, maker, (self, other, *args), kwargs)
+    else:
+        @functools.wraps(fwd)
+        def _tracked(self: Any, *args: Any, **kwargs: Any) -> Any:
+            if self.__class__ is not Tensor or self._ag is None:
+                return fwd(self, *args, **kwargs)
+            return _slow(fwd, maker, (self, *args), kwargs)
+    _tracked.__wrapped_maker__ = maker  # type: ignore[attr-defined]
+    return _tracked
+
+
+# The entries are compiled as code of a file inside the package, so the op records' user frame
+# (file:line) and op name, read from the stack, see a frame of strided here.
+_GENERATED = os.path.join(os.path.dirname(__file__), "<generated entry>")
+
+
+def _exact(fwd: Callable, maker: Maker, operands: str = "self") -> Callable | None:
+    """An entry with ``fwd``'s own parameter list (``t(self)``, ``transpose(self, dim0, dim1)``,
+    ``sum(self, dim=None, keepdim=False, *, dtype=None, ...)``, ``cat(tensors, dim=0, *, out=None)``;
+    not for a ``**kwargs`` forward, nor a ``*args`` one with "any" operands), so a call builds no
+    ``**kwargs`` dict: about 50 ns instead of 200. ``operands``: which parameters the test reads
+    ("self": the first, "two": the first two, "any": all of them, lists and tuples searched)."""
+    params = _parameters(fwd)
+    if params is None:
+        return None
+    P = inspect.Parameter
+    if not params or params[0].kind is not P.POSITIONAL_OR_KEYWORD or any(
+            p.kind in (P.VAR_KEYWORD, P.POSITIONAL_ONLY) for p in params):
+        return None
+    if operands == "any" and any(p.kind is P.VAR_POSITIONAL for p in params):
+        return None
+    scope: dict[str, Any] = {"fwd": fwd, "maker": maker, "Tensor": _CLASS["Tensor"], "_slow": _slow,
+                             "any_tracked": any_tracked}
+    heads, positional, keywords = [], [], []
+    for p in params:
+        head = p.name
+        if p.kind is P.VAR_POSITIONAL:
+            head = f"*{p.name}"
+            positional.append(f"*{p.name}")
+        elif p.kind is P.KEYWORD_ONLY:
+            if not any(h.startswith("*") for h in heads):
+                heads.append("*")
+            keywords.append(p.name)
+        else:
+            positional.append(p.name)
+        if p.default is not P.empty:
+            scope[f"_default_{p.name}"] = p.default
+            head += f"=_default_{p.name}"
+        heads.append(head)
+    first = params[0].name
+    test = f"({first}.__class__ is not Tensor or {first}._ag is None)"
+    if operands == "any":
+        test = f"not any_tracked(({', '.join(p.name for p in params)},))"
+    elif operands == "two":
+        if len(params) < 2 or params[1].kind is not P.POSITIONAL_OR_KEYWORD:
+            return None
+        second = params[1].name
+        test += f" and ({second}.__class__ is not Tensor or {second}._ag is None)"
+    call = ", ".join(positional + [f"{k}={k}" for k in keywords])
+    kwargs = "{" + ", ".join(f"{k!r}: {k}" for k in keywords) + "}"
+    plain = " and ".join(f"{k} is _default_{k}" for k in keywords if f"_default_{k}" in scope)
+    fast = (f"        if {plain}:\n            return fwd({', '.join(positional)})\n" if plain else "")
+    source = (f"def _tracked({', '.join(heads)}):\n"
+              f"    if {test}:\n"
+              f"{fast}"
+              f"        return fwd({call})\n"
+              f"    return _slow(fwd, maker, ({', '.join(positional)},), {kwargs})\n")
+    code = _COMPILED.get(source)
+    if code is None:  # (ops share parameter lists: compiled once each, about half the cost at import)
+        code = _COMPILED[source] = compile(source, _GENERATED, "exec")
+    exec(code, scope)  # noqa: S102 - an entry with the forward's signature
+    return functools.wraps(fwd)(scope["_tracked"])
+
+
+_COMPILED: dict[str, Any] = {}  # an entry's source -> its compiled code
+
+
+class _Param:
+    __slots__ = ("name", "kind", "default")
+
+    def __init__(self, name: str, kind: Any, default: Any) -> None:
+        self.name, self.kind, self.default = name, kind, default
+
+
+def _parameters(fwd: Callable) -> list[_Param] | None:
+    """``inspect.signature(fwd).parameters`` for a plain Python function (following
+    ``__wrapped__`` as inspect does), read off its code object: a tenth of inspect's cost, paid
+    for every op at import. None for anything else (a builtin, a partial)."""
+    while hasattr(fwd, "__wrapped__"):
+        fwd = fwd.__wrapped__
+    code = getattr(fwd, "__code__", None)
+    if code is None or not isinstance(fwd, type(_parameters)):
+        return None
+    P = inspect.Parameter
+    names = code.co_varnames
+    n_pos, n_kw = code.co_argcount, code.co_kwonlyargcount
+    defaults = fwd.__defaults__ or ()
+    kwdefaults = fwd.__kwdefaults__ or {}
+    out = []
+    for i in range(code.co_posonlyargcount):
+        out.append(_Param(names[i], P.POSITIONAL_ONLY, P.empty))
+    first_default = n_pos - len(defaults)
+    for i in range(code.co_posonlyargcount, n_pos):
+        out.append(_Param(names[i], P.POSITIONAL_OR_KEYWORD, defaults[i - first_default] if i >= first_default
+                          else P.empty))
+    at = n_pos + n_kw
+    if code.co_flags & inspect.CO_VARARGS:
+        out.append(_Param(names[at], P.VAR_POSITIONAL, P.empty))
+    for i in range(n_pos, n_pos + n_kw):
+        out.append(_Param(names[i], P.KEYWORD_ONLY, kwdefaults.get(names[i], P.empty)))
+    if code.co_flags & inspect.CO_VARKEYWORDS:
+        out.append(_Param(names[at + (1 if code.co_flags & inspect.CO_VARARGS else 0)], P.VAR_KEYWORD, P.empty))
+    return out
+
+
+def track_inplace(fwd: Callable, name: str) -> Callable:
+    """The entry of an in-place method writing ``self``: the plain write until any tensor has
+    required grad (one global flag), then autograd's checks, history rewrite and version counting."""
+
+    @functools.wraps(fwd)
+    def _inplace_op(self: Any, *args: Any, **kwargs: Any) -> Any:
+        if not STATE["used"]:
+            return fwd(self, *args, **kwargs)
+        return _RECORDER["inplace"](fwd, name, self, args, kwargs)
+
+    _inplace_op.__inplace_of__ = fwd  # type: ignore[attr-defined]
+    return _inplace_op
+
+
+# The grad mode of the call into an op whose forward runs below autograd (None outside one):
+# what ``F.silu(x, inplace=True)`` asks before it writes (grad mode itself is off in there).
+_CALLER: ContextVar[bool | None] = ContextVar("strided_grad_mode_of_the_call", default=None)
+
+
+def grad_enabled_at_call() -> bool:
+    """Whether grad mode was on where the user called the op: :data:`GRAD_MODE`, or the mode
+    outside the :func:`below_autograd` forward running now."""
+    outer = _CALLER.get()
+    return GRAD_MODE.get() if outer is None else outer
+
+
+def below_autograd(fwd: Callable) -> Callable:
+    """``fwd`` run with grad mode off: an nn.functional forward built from other ops (F.linear:
+    a matmul, then ``add_`` of the bias) records none of their nodes, which the one node its rule
+    attaches would replace anyway, and its in-place steps on its own fresh results take no
+    history rewrite (a copy of the old values), as PyTorch's kernels run below its autograd key."""
+
+    @functools.wraps(fwd)
+    def _run(*args: Any, **kwargs: Any) -> Any:
+        caller = _CALLER.set(grad_enabled_at_call())
+        token = GRAD_MODE.set(False)
+        try:
+            return fwd(*args, **kwargs)
+        finally:
+            GRAD_MODE.reset(token)
+            _CALLER.reset(caller)
+
+    return _run
+
+
+# ---------------------------------------------------------------- guards of the ops without a rule
+
+
+def no_rule(name: str, t: Any, detached: str) -> StridedNotImplementedError:
+    return StridedNotImplementedError(join_lines(
+        f"{name}() is not differentiable yet in strided's autograd",
+        f"its input (shape {t._layout.shape}) requires grad, and the gradient cannot flow "
+        f"through {name}() in this version: its result would silently carry none",
+        f"fix: compute it from the differentiable ops (add, mul, exp, sum, matmul, views, ...), or "
+        f"outside the graph: {detached} or under strided.no_grad()"))
+
+
+def guard(fwd: Callable, name: str) -> Callable:
+    """A Tensor method without a rule: given a tensor that requires grad (grad mode on), a float
+    result with no history raises instead of silently cutting the gradient."""
+    Tensor = _CLASS["Tensor"]
+
+    @functools.wraps(fwd)
+    def _guard(self: Any, *args: Any, **kwargs: Any) -> Any:
+        out = fwd(self, *args, **kwargs)
+        if (self.__class__ is Tensor and self._ag is not None and out.__class__ is Tensor and out._ag is None
+                and out is not self and (out._dtype.is_floating_point or out._dtype.is_complex)
+                and requires_grad(self) and GRAD_MODE.get() and not INSIDE.get()):
+            raise no_rule(name, self, f"x.detach().{name}(...)")
+        return out
+
+    _guard.__guards__ = name  # type: ignore[attr-defined]
+    return _guard
+
+
+def guard_function(fwd: Callable, name: str, detached: str | None = None) -> Callable:
+    """A module function without a rule (``strided.sort``, ``xp.sort``): given a tensor that
+    requires grad (grad mode on), float results none of which has a history raise."""
+    hint = detached or f"strided.{name}(x.detach(), ...)"
+
+    @functools.wraps(fwd)
+    def _guard(*args: Any, **kwargs: Any) -> Any:
+        if not any_tracked(args) and not any_tracked(kwargs.values()):
+            return fwd(*args, **kwargs)
+        out = fwd(*args, **kwargs)
+        if GRAD_MODE.get() and not INSIDE.get() and _cut(out):
+            t = _requiring((args, tuple(kwargs.values())))
+            if t is not None:
+                raise no_rule(name, t, hint)
+        return out
+
+    _guard.__guards__ = name  # type: ignore[attr-defined]
+    return _guard
+
+
+def _cut(out: Any) -> bool:
+    """Whether ``out`` (a tensor or a tuple of them) holds float results none of which has a history."""
+    Tensor = _CLASS["Tensor"]
+    outs = out if isinstance(out, (tuple, list)) else (out,)
+    floats = [o for o in outs if o.__class__ is Tensor and (o._dtype.is_floating_point or o._dtype.is_complex)]
+    return bool(floats) and all(o._ag is None for o in floats)

@@ -1,0 +1,165 @@
+"""The op registry: one :class:`OpDef` per op, every spelling of it pointing at the same object.
+
+An op's entry carries its ``name``, its ``aliases`` (other method and function names:
+``multiply`` of ``mul``), its ``dunders`` (the operators, reflected ones included), its ``kind``
+(:class:`Kind`: what it does to memory), its ``forward`` and its ``backward`` rule. It is filled
+from two places, each beside the code it describes:
+
+- ``@backward("mul", "multiply", operands="two")`` after the forward, in the op's family module
+  (:func:`backward`; the rule contract is :mod:`strided.gradients`'): the first name of the first
+  declaration is the op's name, the others are its aliases and dunders. Declarations that name
+  the same rule function (``@backward("__mul__", "__rmul__", operands="dunder")`` stacked on it)
+  add spellings to the same op;
+- :mod:`strided.ops.table` (the op table read by ``watch`` and the command line) gives each op its
+  kind and forward (:func:`define`).
+
+:data:`BACKWARD` is a read-only view of the registry (spelling -> (rule, operands)), not a second
+registry: the recording entries (:func:`strided.gradients.seal`), the in-place rewrite and the
+tests read it.
+
+This module sits in the dispatch layer, below :mod:`strided.tensor`, because the view methods of
+Tensor declare their rules in the class body.
+
+>>> op = OPDEFS["multiply"]
+>>> op.name, op.aliases, op.dunders, op.kind
+('mul', ('multiply',), ('__mul__', '__rmul__'), <Kind.COMPUTE: 'compute'>)
+>>> OPDEFS["__rmul__"] is OPDEFS["mul"], BACKWARD["multiply"][1]
+(True, 'two')
+"""
+
+from __future__ import annotations
+
+import enum
+import sys
+from collections.abc import Callable, Iterator, Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+__all__ = ["BACKWARD", "OPDEFS", "Kind", "OpDef", "backward", "define"]
+
+
+class Kind(enum.StrEnum):
+    """What an op does to memory: a new layout over its input's storage (VIEW), new memory filled
+    from its inputs' elements (COPY), new values computed (COMPUTE), its target written in place
+    (WRITE), or new memory from no input (ALLOC: factories, random draws)."""
+
+    VIEW = "view"
+    COPY = "copy"
+    COMPUTE = "compute"
+    WRITE = "write"
+    ALLOC = "alloc"
+
+
+OPERANDS = ("self", "two", "dunder", "property", "any")
+
+
+@dataclass(eq=False)
+class OpDef:
+    """One op (see the module doc). ``operands``: per spelling, where tensors may sit among its
+    arguments (the recording entry's cheap test: "self", "two", "dunder", "property", "any");
+    ``spec``: the elementwise descriptor (``BinaryOp``, ``UnaryOp``) where the op has one;
+    ``module``: the module that declared its rule (it must seal: :func:`strided.gradients.seal`)."""
+
+    name: str
+    aliases: tuple[str, ...] = ()
+    dunders: tuple[str, ...] = ()
+    kind: Kind | None = None
+    forward: Callable[..., Any] | None = None
+    backward: Callable[..., Any] | None = None
+    operands: dict[str, str] = field(default_factory=dict)
+    spec: Any = None
+    module: str = ""
+
+    @property
+    def names(self) -> tuple[str, ...]:
+        """Every spelling: the name, the aliases, the dunders."""
+        return (self.name, *self.aliases, *self.dunders)
+
+    def add_spelling(self, name: str) -> None:
+        if name == self.name or name in self.aliases or name in self.dunders:
+            return
+        if name.startswith("__") and name.endswith("__"):
+            self.dunders = (*self.dunders, name)
+        else:
+            self.aliases = (*self.aliases, name)
+        OPDEFS[name] = self
+
+
+# every spelling -> its op (one object per op)
+OPDEFS: dict[str, OpDef] = {}
+_BY_RULE: dict[Any, OpDef] = {}
+# the modules that declared rules and have not called gradients.seal(globals()) yet (the face
+# refuses to finish the import while one remains: a forgotten seal would leave ops unrecorded)
+_UNSEALED: set[str] = set()
+
+
+def _op_of(names: tuple[str, ...], rule: Callable[..., Any] | None) -> OpDef:
+    """The op that ``names`` (or ``rule``) already belongs to, else a new one named ``names[0]``."""
+    if rule is not None and rule in _BY_RULE:
+        return _BY_RULE[rule]
+    for name in names:
+        if name in OPDEFS:
+            return OPDEFS[name]
+    op = OpDef(names[0])
+    OPDEFS[names[0]] = op
+    return op
+
+
+def backward(*names: str, operands: str = "self", module: str | None = None
+             ) -> Callable[[Callable[..., Any]], Callable[..., Any]]:
+    """Declare the decorated function as the backward rule of the op spelt ``names`` (see the
+    module doc and :mod:`strided.gradients` for the rule contract). ``module``: the declaring
+    module (it must seal), when the caller is a declaration helper; by default the caller's."""
+    if operands not in OPERANDS:
+        raise ValueError(f"operands must be one of {OPERANDS}, not {operands!r}")
+    if module is None:
+        module = sys._getframe(1).f_globals.get("__name__", "?")
+
+    def register(rule: Callable[..., Any]) -> Callable[..., Any]:
+        op = _op_of(names, rule)
+        if op.backward is not None and op.backward is not rule:
+            # a second rule for a spelling of an op: the op is split (strided keeps one rule per op)
+            raise ValueError(f"{names[0]!r} already has the backward rule {op.backward.__qualname__}")
+        op.backward = rule
+        _BY_RULE[rule] = op
+        op.module = module
+        for name in names:
+            op.add_spelling(name)
+            op.operands[name] = operands
+        _UNSEALED.add(module)
+        return rule
+
+    return register
+
+
+def define(name: str, kind: Kind, forward: Callable[..., Any], spec: Any = None) -> OpDef:
+    """Give the op ``name`` its kind and forward (the op table does, once per op); returns the op."""
+    op = OPDEFS.get(name) or _op_of((name,), None)
+    op.kind, op.forward = kind, forward
+    if spec is not None:
+        op.spec = spec
+    return op
+
+
+class _Rules(Mapping):
+    """:data:`BACKWARD`: spelling -> (rule, operands), read off the registry (ops without a rule
+    are not in it)."""
+
+    def __getitem__(self, name: str) -> tuple[Callable[..., Any], str]:
+        op = OPDEFS.get(name)
+        if op is None or op.backward is None or name not in op.operands:
+            raise KeyError(name)
+        return op.backward, op.operands[name]
+
+    def __iter__(self) -> Iterator[str]:
+        return (n for n, op in list(OPDEFS.items()) if op.backward is not None and n in op.operands)
+
+    def __len__(self) -> int:
+        return sum(1 for _ in self)
+
+    def __contains__(self, name: object) -> bool:
+        op = OPDEFS.get(name) if isinstance(name, str) else None
+        return op is not None and op.backward is not None and name in op.operands
+
+
+BACKWARD: Mapping[str, tuple[Callable[..., Any], str]] = _Rules()
