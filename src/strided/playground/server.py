@@ -61,6 +61,7 @@ class PlaygroundServer(ThreadingHTTPServer):
     ``url`` (the address to open, with the token), and how the watch view runs programs."""
 
     daemon_threads = True  # a request still running never keeps the process alive after Ctrl-C
+    request_queue_size = 128  # (the default 5 drops connections that arrive together: a page loads several)
 
     def __init__(self, port: int, token: str, unsandboxed_watch: bool) -> None:
         super().__init__(("127.0.0.1", port), _Handler)
@@ -187,6 +188,8 @@ class _Handler(BaseHTTPRequestHandler):
                 return self._error(405, f"405 Method Not Allowed: {method} {path} is not a playground address",
                                    {"Allow": ", ".join(route[0])})
             route[1](self, params)
+        except (BrokenPipeError, ConnectionResetError, ConnectionAbortedError):
+            return  # the client went away (or was cut off at its deadline): nobody to answer
         except Exception as exc:  # noqa: BLE001 - an error of ours is an answer; the server keeps serving
             try:
                 traceback.print_exception(exc, file=sys.stderr)
