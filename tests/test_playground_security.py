@@ -735,6 +735,46 @@ def test_r3_14_floods_and_crowds_leave_the_server_small_and_serving(standalone):
     assert status == 200 and data["ok"]
 
 
+@needs_boundary
+def test_the_escape_programs_over_http_are_refused_or_contained_and_the_server_stays_small(standalone, tmp_path):
+    # the findings' escape programs, posted to a real `strided playground` as a page would
+    proc, port, token = standalone
+    auth = {"X-Strided-Token": token} | JSON
+    marker = Path("/tmp") / f"strided-escape-{secrets.token_hex(6)}"
+    victim = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(60)"])
+    secret = Path.home() / f".strided-test-secret-{secrets.token_hex(6)}"
+    secret.write_text("the user's home secret")
+    programs = {
+        "guard tampering (R3-01)": "import sys, os\nm = sys.modules['__main__']\nm._BLOCKED = set()\n"
+                                   f"if os.system('id > {marker}') != 0:\n    raise PermissionError('no shell')",
+        "dir_fd write (R3-02)": f"import os\nd = os.open('/tmp', os.O_RDONLY)\nos.open('{marker.name}', os.O_WRONLY | "
+                                "os.O_CREAT, dir_fd=d)\nd = os.open('/usr/lib', os.O_RDONLY)\n"
+                                f"os.open('{marker.name}', os.O_WRONLY | os.O_CREAT, dir_fd=d)",
+        "_posixsubprocess (R3-02)": "import _posixsubprocess, os\nr, w = os.pipe()\n_posixsubprocess.fork_exec("
+                                    "[b'/bin/sh'], [b'/bin/sh'], True, (), None, None, -1, -1, -1, -1, -1, -1, r, w, "
+                                    "False, False, -1, None, None, None, -1, None, False)",
+        "multiprocessing spawn (R3-02)": "import multiprocessing.util as u\nu.spawnv_passfds(b'/bin/sh', [b'/bin/sh', "
+                                         f"b'-c', b'echo x > {marker}; exec sleep 30'], ())",
+        "pidfd signal (R3-02)": f"import os, signal\nsignal.pidfd_send_signal(os.pidfd_open({victim.pid}), 9)",
+        "a child outliving the limit (R3-02)": "import os\nif os.fork() == 0:\n    import time; time.sleep(30)",
+        "/etc/passwd (R3-07)": "print(open('/etc/passwd').read())",
+        "the home directory (R3-07)": f"print(open({str(secret)!r}).read())",
+    }
+    try:
+        for what, program in programs.items():
+            status, data, _ = _request(port, "POST", "/api/watch", _watch_body(program), auth)
+            assert status == 200 and data["ok"] is False, (what, data)
+            assert "secret" not in data.get("output", "") and "root:" not in data.get("output", ""), what
+        assert not marker.exists() and victim.poll() is None
+        assert _peak_mb(proc.pid) < 400, f"server peak {_peak_mb(proc.pid):.0f} MB"
+        status, data, _ = _request(port, "GET", "/api/show?expr=arange(3)", headers={"X-Strided-Token": token})
+        assert status == 200 and data["ok"]
+    finally:
+        victim.kill()
+        victim.wait()
+        secret.unlink()
+
+
 def test_r3_13_show_allocates_by_elements_and_releases_each_step(standalone):
     proc, port, token = standalone
     auth = {"X-Strided-Token": token}
