@@ -50,12 +50,14 @@ def attach(out: Any, maker: Maker, args: tuple, kwargs: dict) -> Any:
             m = piece._ag = Meta(grad_fn=node, output_nr=nr)
             if piece._base is not None:
                 m.view_version = G.version(piece)
+        G.release_outputs(node, outs)
         return out
     first = outs[0]
     if not first._dtype.is_floating_point and not first._dtype.is_complex:
         return out  # an integer or bool result carries no gradient
     if node.saved:  # (which saved tensor is the node's own output: the modified-tensor error says so)
         node.saved = tuple((t, v, t is first) for t, v, _ in node.saved)
+    G.release_outputs(node, (first,))  # (no cycle first -> node -> first: see graph.unowned)
     m = first._ag = Meta(grad_fn=node)
     if first._base is not None:  # a view: its history goes stale when its storage is written
         m.view_version = G.version(first)

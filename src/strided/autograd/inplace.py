@@ -252,7 +252,9 @@ def _saved_as_target(node: Node, new: Tensor | None, target: Tensor) -> None:
     ``new``, which no one writes; only the version check follows the target.)"""
     if new is None or not node.saved:
         return
-    node.saved = tuple((target, G.version(target), True) if t is new else (t, v, o) for t, v, o in node.saved)
+    # (the node's own output is saved as an alias of it, never the tensor: see graph.unowned; an
+    # alias of the target, whose history becomes this node, keeps that cycle-free as well)
+    node.saved = tuple((G.unowned(target), G.version(target), True) if o else (t, v, o) for t, v, o in node.saved)
 
 
 # The first input of the op's node, inside CopySlices: the view's old values. Their gradient is
