@@ -13,6 +13,7 @@ R3-22) and issue 22's first-order hole (``strided.broadcast_to``), each compared
 from __future__ import annotations
 
 import gc
+import math
 import tracemalloc
 import warnings
 import weakref
@@ -146,3 +147,108 @@ def test_r3_11_softmax_saved_output_double_backward_as_torch():
         got.append((g1.tolist(), g2.tolist()))
     assert got[1][0] == pytest.approx(got[0][0], rel=1e-12)
     assert got[1][1] == pytest.approx(got[0][1], rel=1e-12)
+
+
+# ============================================================ R3-12 NaN and edge gradients
+
+NAN, INF = math.nan, math.inf
+
+
+def _same(a, b) -> bool:
+    """Equal lists of floats, NaN equal to NaN, the sign of a zero compared too."""
+    if isinstance(a, list) and isinstance(b, list):
+        return len(a) == len(b) and all(_same(p, q) for p, q in zip(a, b))
+    if isinstance(a, float) and isinstance(b, float):
+        if math.isnan(a) or math.isnan(b):
+            return math.isnan(a) and math.isnan(b)
+        return a == pytest.approx(b, rel=1e-12) and math.copysign(1, a) == math.copysign(1, b)
+    return a == b
+
+
+def _grads(lib, f, *values):
+    xs = [lib.tensor(v, dtype=lib.float64, requires_grad=True) for v in values]
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # (std of one element warns in both libraries)
+        y = f(lib, *xs)
+    (y.sum() if y.dim() else y).backward()
+    return [None if x.grad is None else x.grad.tolist() for x in xs]
+
+
+_EDGES = {
+    "max_with_nan": (lambda lib, x: x.max(), [1.0, NAN, 2.0]),
+    "min_with_nan": (lambda lib, x: x.min(), [1.0, NAN, 2.0]),
+    "max_two_nans": (lambda lib, x: x.max(), [NAN, 1.0, NAN]),
+    "max_ties": (lambda lib, x: x.max(), [2.0, 1.0, 2.0]),
+    "amax_with_nan": (lambda lib, x: x.amax(), [NAN, 1.0, NAN]),
+    "amin_ties": (lambda lib, x: x.amin(), [1.0, 1.0, 2.0]),
+    "max_dim_with_nan": (lambda lib, x: x.max(0)[0], [1.0, NAN, 2.0]),
+    "pow_tensor_exponent_0_at_0": (lambda lib, x, e: x ** e, [0.0, 2.0], [0.0, 0.0]),
+    "pow_number_exponent_0_at_0": (lambda lib, x: x ** 0, [0.0]),
+    "pow_half_at_0": (lambda lib, x: x ** 0.5, [0.0]),
+    "pow_minus_1_at_0": (lambda lib, x: x ** -1.0, [0.0]),
+    "number_pow_at_0": (lambda lib, x: 0.0 ** x, [0.0, 1.0]),
+    "zero_base_tensor_pow": (lambda lib, b, e: b ** e, [0.0, 0.0], [1.0, -1.0]),
+    "atan2_at_0_0": (lambda lib, a, b: lib.atan2(a, b), [0.0, -0.0], [0.0, -0.0]),
+    "maximum_with_nan": (lambda lib, a, b: lib.maximum(a, b), [NAN, 1.0], [1.0, NAN]),
+    "minimum_with_nan": (lambda lib, a, b: lib.minimum(a, b), [NAN, 1.0], [1.0, NAN]),
+    "maximum_tie": (lambda lib, a, b: lib.maximum(a, b), [1.0], [1.0]),
+    "div_at_0": (lambda lib, a, b: a / b, [0.0, 1.0], [0.0, 0.0]),
+    "sqrt_at_0": (lambda lib, x: x.sqrt(), [0.0, -0.0]),
+    "rsqrt_at_0": (lambda lib, x: x.rsqrt(), [0.0]),
+    "norm_at_0": (lambda lib, x: x.norm(), [0.0, 0.0]),
+    "norm_1_at_0": (lambda lib, x: x.norm(1), [0.0, 0.0]),
+    "norm_inf_ties": (lambda lib, x: x.norm(INF), [1.0, -1.0]),
+    "norm_3_at_0": (lambda lib, x: x.norm(3), [0.0, 0.0]),
+    "hypot_at_0_0": (lambda lib, a, b: lib.hypot(a, b), [0.0], [0.0]),
+    "clamp_at_bounds": (lambda lib, x: x.clamp(0.0, 1.0), [0.0, 1.0, 0.5, 2.0, NAN]),
+    "relu_at_0_and_nan": (lambda lib, x: x.relu(), [0.0, NAN]),
+    "abs_at_0": (lambda lib, x: x.abs(), [0.0, -0.0, NAN]),
+    "prod_two_zeros_and_inf": (lambda lib, x: x.prod(), [0.0, 0.0, INF]),
+    "prod_one_zero": (lambda lib, x: x.prod(), [0.0, 2.0, 3.0]),
+    "prod_inf_no_zero": (lambda lib, x: x.prod(), [INF, 2.0]),
+    "prod_dim_inf_no_zero": (lambda lib, x: x.prod(0), [INF, 2.0]),
+    "cumprod_zero_then_inf": (lambda lib, x: x.cumprod(0), [2.0, 0.0, 3.0, 0.0, INF]),
+    "remainder_of_minus_inf": (lambda lib, a, b: lib.remainder(a, b), [-INF, 1.0], [1.0, 2.0]),
+    "logsumexp_all_minus_inf": (lambda lib, x: x.logsumexp(0), [-INF, -INF]),
+    "std_of_one": (lambda lib, x: x.std(), [1.0]),
+    "softmax_minus_inf": (lambda lib, x: x.softmax(0)[0], [-INF, 1.0]),
+}
+
+
+@pytest.mark.parametrize("case", sorted(_EDGES))
+def test_r3_12_edge_gradients_as_torch(case):
+    f, *values = _EDGES[case]
+    theirs, mine = _grads(torch, f, *values), _grads(st, f, *values)
+    assert _same(mine, theirs), f"{case}: torch {theirs}, strided {mine}"
+
+
+_E = [0.0, -0.0, 1.0, -1.0, INF, -INF, NAN, 0.5, 2.0, 2.0]  # zeros, infinities, NaN, a tie
+_O = [0.0, 0.0, 1.0, 2.0, INF, 1.0, 1.0, NAN, -0.0, 2.0]
+
+
+def _edge_grad(lib, name, args):
+    x = lib.tensor(_E, dtype=lib.float64, requires_grad=True)
+    o = lib.tensor(_O, dtype=lib.float64, requires_grad=True)
+    y = getattr(x, name)(*(o if a == "o" else a for a in args))
+    y = y[0] if isinstance(y, tuple) else y
+    inputs = [x, o] if "o" in args else [x]
+    return [None if t is None else t.tolist()
+            for t in lib.autograd.grad(y.sum() if y.dim() else y, inputs, allow_unused=True)]
+
+
+@pytest.mark.parametrize("name", sorted(n for n in BACKWARD if not n.startswith("F.")
+                                        and hasattr(torch.Tensor, n) and n != "__getitem__"))
+def test_r3_12_every_method_with_a_rule_at_edge_values_as_torch(name):
+    """Generated: each method with a rule, on zeros of both signs, infinities, NaN and a tie,
+    called as the first of (no args, the other edge vector, dim 0) that torch accepts."""
+    for args in [(), ("o",), (0,)]:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            try:
+                theirs = _edge_grad(torch, name, args)
+            except Exception:  # noqa: BLE001 - the sweep tries signatures until torch takes one
+                continue
+            mine = _edge_grad(st, name, args)
+        assert _same(mine, theirs), f"{name}{args}: torch {theirs}, strided {mine}"
+        return
+    pytest.skip(f"torch takes none of the sweep's signatures for {name}")
