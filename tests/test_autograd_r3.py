@@ -236,19 +236,91 @@ def _edge_grad(lib, name, args):
             for t in lib.autograd.grad(y.sum() if y.dim() else y, inputs, allow_unused=True)]
 
 
-@pytest.mark.parametrize("name", sorted(n for n in BACKWARD if not n.startswith("F.")
-                                        and hasattr(torch.Tensor, n) and n != "__getitem__"))
-def test_r3_12_every_method_with_a_rule_at_edge_values_as_torch(name):
-    """Generated: each method with a rule, on zeros of both signs, infinities, NaN and a tie,
-    called as the first of (no args, the other edge vector, dim 0) that torch accepts."""
+_TORCH_METHODS_WITH_RULES = sorted(n for n in BACKWARD if not n.startswith("F.")
+                                   and hasattr(torch.Tensor, n) and n != "__getitem__")
+
+
+def _against_torch(name, grad_of, equal, refusals=()):
+    """``grad_of(lib, name, args)`` for the first of (no args, the other operand, dim 0) that
+    torch accepts: strided's must be ``equal`` to torch's, or raise one of ``refusals``."""
     for args in [(), ("o",), (0,)]:
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
             try:
-                theirs = _edge_grad(torch, name, args)
+                theirs = grad_of(torch, name, args)
             except Exception:  # noqa: BLE001 - the sweep tries signatures until torch takes one
                 continue
-            mine = _edge_grad(st, name, args)
-        assert _same(mine, theirs), f"{name}{args}: torch {theirs}, strided {mine}"
+            try:
+                mine = grad_of(st, name, args)
+            except refusals:
+                return  # a clear refusal
+        assert equal(mine, theirs), f"{name}{args}: torch {theirs}, strided {mine}"
         return
     pytest.skip(f"torch takes none of the sweep's signatures for {name}")
+
+
+@pytest.mark.parametrize("name", _TORCH_METHODS_WITH_RULES)
+def test_r3_12_every_method_with_a_rule_at_edge_values_as_torch(name):
+    """Generated: each method with a rule, on zeros of both signs, infinities, NaN and a tie."""
+    _against_torch(name, _edge_grad, _same)
+
+
+# ============================================================ R3-22 complex gradients
+
+_Z = [1 + 2j, -3 + 0.5j, 0.25 - 1j, 2j]
+_W = [0.5 - 1j, 2 + 0j, -1 + 1j, 1 + 0.5j]  # the other operand, and the gradient of the result
+
+
+def _complex_grad(lib, name, args):
+    x = lib.tensor(_Z, dtype=lib.complex128, requires_grad=True)
+    o = lib.tensor(_W, dtype=lib.complex128, requires_grad=True)
+    y = getattr(x, name)(*(o if a == "o" else a for a in args))
+    y = y[0] if isinstance(y, tuple) else y
+    w = lib.tensor((_W * 4)[: y.numel()], dtype=y.dtype if y.dtype.is_complex else lib.complex128).reshape(y.shape)
+    if not y.dtype.is_complex:
+        w = w.real
+    inputs = [x, o] if "o" in args else [x]
+    return [None if t is None else t.tolist() for t in lib.autograd.grad(y, inputs, w, allow_unused=True)]
+
+
+def _close(a, b) -> bool:
+    if isinstance(a, list) and isinstance(b, list):
+        return len(a) == len(b) and all(_close(p, q) for p, q in zip(a, b))
+    if isinstance(a, complex) or isinstance(b, complex):
+        a, b = complex(a), complex(b)
+        return _same([a.real, a.imag], [b.real, b.imag]) or abs(a - b) < 1e-12
+    return a == b
+
+
+@pytest.mark.parametrize("name", _TORCH_METHODS_WITH_RULES)
+def test_r3_22_every_method_with_a_rule_on_complex_matches_torch_or_refuses(name):
+    """Generated: on complex128 inputs (PyTorch's conjugate convention for complex gradients),
+    each method with a rule gives PyTorch's gradient, or raises strided's own error: never a
+    silently different number."""
+    _against_torch(name, _complex_grad, _close, (st.errors.StridedNotImplementedError,
+                                                 st.errors.StridedRuntimeError, st.errors.StridedTypeError))
+
+
+@pytest.mark.parametrize("op", ["abs", "sgn", "angle", "real", "imag", "conj"])
+def test_r3_22_complex_abs_sgn_angle_and_parts_as_torch(op):
+    got = []
+    for lib in (torch, st):
+        x = lib.tensor([1 + 2j, -3 + 0.5j, 0j], dtype=lib.complex128, requires_grad=True)
+        y = getattr(x, op)
+        y = y() if callable(y) else y
+        w = lib.tensor([1.0, -2.0, 0.5], dtype=lib.float64)
+        y.backward(w.to(y.dtype) * (1 - 1j) if y.dtype.is_complex else w)
+        got.append((y.grad_fn.name(), x.grad.tolist()))
+    assert got[1][0] == got[0][0]
+    assert _close(got[1][1], got[0][1]), got
+
+
+def test_r3_22_a_complex_graph_mixing_parts_and_functions_as_torch():
+    got = []
+    for lib in (torch, st):
+        x = lib.tensor([1 + 2j, -3 + 0.5j], dtype=lib.complex128, requires_grad=True)
+        y = (x.exp() * x).sum()
+        loss = y.real + 2 * y.imag + (x.abs() ** 2).sum() + x.angle().sum()
+        loss.backward()
+        got.append(x.grad.tolist())
+    assert _close(got[1], got[0]), got

@@ -45,6 +45,8 @@ def attach(out: Any, maker: Maker, args: tuple, kwargs: dict) -> Any:
     if node is None:
         return out
     outs = out if isinstance(out, (tuple, list)) and out.__class__ is not Tensor else (out,)
+    if any(o.__class__ is Tensor and o._dtype.is_complex for o in outs) and node._name not in CONJUGATE_CONVENTION:
+        node.rule = _conjugate_convention(node.rule)
     if len(spec) == 5:  # several differentiable outputs (split, unbind): output_nr tells them apart
         for nr, piece in enumerate(outs):
             m = piece._ag = Meta(grad_fn=node, output_nr=nr)
@@ -62,6 +64,29 @@ def attach(out: Any, maker: Maker, args: tuple, kwargs: dict) -> Any:
     if first._base is not None:  # a view: its history goes stale when its storage is written
         m.view_version = G.version(first)
     return out
+
+
+# The rules of ops with a complex result are written as the holomorphic derivative, ``g * f'(z)``
+# (the real formula); PyTorch's convention for complex gradients is ``g * conj(f'(z))`` (the
+# conjugate Wirtinger derivative). For a holomorphic or C-linear op the two are related by
+# conjugating the incoming gradient and the outgoing ones, which :func:`_conjugate_convention`
+# does once here for every such op, instead of in each rule. The rules below are already written
+# in PyTorch's convention (not holomorphic: their formula needs conj itself) and are left as they are.
+CONJUGATE_CONVENTION = frozenset({"SgnBackward0", "ConjBackward0", "ConjPhysicalBackward0"})
+
+
+def _conjugate_convention(rule: Callable) -> Callable:
+    """``rule`` (the holomorphic derivative) in PyTorch's convention: ``conj(rule(conj(g)))``."""
+
+    def conjugated(*grads: Any) -> Any:
+        back = rule(*(_conj(g) for g in grads))
+        return tuple(_conj(g) for g in back)
+
+    return conjugated
+
+
+def _conj(g: Any) -> Any:
+    return g.conj() if g.__class__ is Tensor and g._dtype.is_complex else g
 
 
 def make_node(spec: tuple, n_outputs: int = 1) -> Node | None:

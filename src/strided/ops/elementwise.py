@@ -838,7 +838,9 @@ def _pow_backward(out: Tensor, a: Any, b: Any, **kwargs: Any) -> Any:
         ga = (g * b * a ** (b - 1)).masked_fill(b == 0, 0)
         gb = None
         if need_b:  # d(a**b)/db = a**b * log(a), taken as 0 where a == 0 and b >= 0
-            gb = (g * out * a.log()).masked_fill((a == 0) & (b >= 0), 0)
+            # (PyTorch's test for a complex b: a real part >= 0 and no imaginary part)
+            b_nonneg = (b.real >= 0) & (b.imag == 0) if b._dtype.is_complex else b >= 0
+            gb = (g * out * a.log()).masked_fill((a == 0) & b_nonneg, 0)
         return (ga, gb)
 
     return "PowBackward1", (a, b), grads, (a, b, out) if need_b else (a, b)
