@@ -324,3 +324,108 @@ def test_r3_22_a_complex_graph_mixing_parts_and_functions_as_torch():
         loss.backward()
         got.append(x.grad.tolist())
     assert _close(got[1], got[0]), got
+
+
+# ============================================================ R3-09 views that may not be written in place
+
+
+def _first_error(lib, steps):
+    try:
+        steps(lib)
+    except RuntimeError as e:  # (strided's errors subclass the builtin class PyTorch raises)
+        return str(e).splitlines()[0]
+    return None
+
+
+def _no_grad_view_times_operand(lib):
+    x = lib.arange(4.0).requires_grad_()
+    y = x * x
+    with lib.no_grad():
+        v = y[1:3]
+    v.mul_(lib.ones(2, requires_grad=True))
+
+
+def _no_grad_view_of_a_leaf(lib):
+    x = lib.arange(4.0).requires_grad_()
+    with lib.no_grad():
+        v = x[1:3]
+    v.mul_(2)
+
+
+def _no_grad_view_written_under_no_grad(lib):
+    x = lib.arange(4.0).requires_grad_()
+    y = x * x
+    with lib.no_grad():
+        v = y[1:3]
+        v.mul_(2)
+
+
+def _no_grad_view_of_a_plain_tensor(lib):
+    x = lib.arange(4.0)
+    with lib.no_grad():
+        v = x[1:3]
+    v.mul_(2)
+
+
+def _unbind_output(lib):
+    (lib.arange(6.0).requires_grad_() * 1).unbind(0)[3].mul_(2)
+
+
+def _view_of_an_unbind_output(lib):
+    (lib.arange(6.0).requires_grad_() * 1).unbind(0)[3][...].mul_(2)
+
+
+def _split_with_sizes_output(lib):
+    (lib.arange(6.0).requires_grad_() * 1).split([2, 4])[1].mul_(2)
+
+
+def _split_output(lib):
+    (lib.arange(6.0).requires_grad_() * 1).split(2)[1].zero_()
+
+
+def _chunk_output(lib):
+    (lib.arange(6.0).requires_grad_() * 1).chunk(2)[1].add_(1)
+
+
+def _tensor_split_output(lib):  # (PyTorch makes each piece its own view: allowed)
+    (lib.arange(6.0).requires_grad_() * 1).tensor_split(3)[1].add_(1)
+
+
+def _unbind_output_under_no_grad(lib):
+    o = (lib.arange(6.0).requires_grad_() * 1).unbind(0)[3]
+    with lib.no_grad():
+        o.mul_(2)
+
+
+def _unbind_of_a_plain_tensor(lib):
+    lib.arange(6.0).unbind(0)[3].mul_(2)
+
+
+@pytest.mark.parametrize("steps", [
+    _no_grad_view_times_operand, _no_grad_view_of_a_leaf, _no_grad_view_written_under_no_grad,
+    _no_grad_view_of_a_plain_tensor, _unbind_output, _view_of_an_unbind_output, _split_with_sizes_output,
+    _split_output, _chunk_output, _tensor_split_output, _unbind_output_under_no_grad, _unbind_of_a_plain_tensor,
+], ids=lambda f: f.__name__.strip("_"))
+def test_r3_09_views_written_in_place_raise_as_torch(steps):
+    assert _first_error(st, steps) == _first_error(torch, steps)
+
+
+def test_r3_09_the_reviews_case_no_longer_gives_a_wrong_gradient():
+    x = st.arange(4.0).requires_grad_()
+    y = x * x
+    with st.no_grad():
+        v = y[1:3]
+    w = st.tensor([2.0, 3.0], requires_grad=True)
+    with pytest.raises(st.errors.StridedRuntimeError, match="^A view was created in no_grad mode"):
+        v.mul_(w)
+    (y.sum() * 3).backward()  # the write was refused: the gradient is the untouched graph's
+    assert x.grad.tolist() == [0.0, 6.0, 12.0, 18.0]
+
+
+def test_r3_09_a_multi_output_view_error_names_the_node_as_torch():
+    y = st.arange(6.0).requires_grad_() * 1
+    with pytest.raises(RuntimeError) as e:
+        y.unbind(0)[2].add_(1)
+    assert str(e.value).splitlines()[0].startswith("Output 2 of Unbind is a view and is being modified inplace.")
+    assert [p.grad_fn.name() for p in (y.split([2, 4])[0], y.split(3)[0], y.chunk(3)[0])] == [
+        "SplitWithSizesBackward0", "SplitBackward0", "SplitBackward0"]

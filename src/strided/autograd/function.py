@@ -52,6 +52,8 @@ def attach(out: Any, maker: Maker, args: tuple, kwargs: dict) -> Any:
             m = piece._ag = Meta(grad_fn=node, output_nr=nr)
             if piece._base is not None:
                 m.view_version = G.version(piece)
+                if node._name in MULTI_OUTPUT_VIEWS:
+                    m.creation = "multi_output"
         G.release_outputs(node, outs)
         return out
     first = outs[0]
@@ -63,8 +65,16 @@ def attach(out: Any, maker: Maker, args: tuple, kwargs: dict) -> Any:
     m = first._ag = Meta(grad_fn=node)
     if first._base is not None:  # a view: its history goes stale when its storage is written
         m.view_version = G.version(first)
+        source = args[0] if args else None
+        sm = source._ag if source.__class__ is Tensor else None
+        if sm is not None and sm.creation == "multi_output" and source._storage is first._storage:
+            m.creation = "multi_output"  # (a view of such an output inherits its refusal, as in PyTorch)
     return out
 
+
+# The nodes of PyTorch's view functions with several outputs (CreationMeta::MULTI_OUTPUT_NODE):
+# their outputs, and views of them, may not be written in place with grad mode on.
+MULTI_OUTPUT_VIEWS = frozenset({"UnbindBackward0", "SplitBackward0", "SplitWithSizesBackward0"})
 
 # The rules of ops with a complex result are written as the holomorphic derivative, ``g * f'(z)``
 # (the real formula); PyTorch's convention for complex gradients is ``g * conj(f'(z))`` (the
