@@ -429,3 +429,62 @@ def test_r3_09_a_multi_output_view_error_names_the_node_as_torch():
     assert str(e.value).splitlines()[0].startswith("Output 2 of Unbind is a view and is being modified inplace.")
     assert [p.grad_fn.name() for p in (y.split([2, 4])[0], y.split(3)[0], y.chunk(3)[0])] == [
         "SplitWithSizesBackward0", "SplitBackward0", "SplitBackward0"]
+
+
+# ============================================================ module functions against their method twins
+
+_TWIN_CALLS = [(), (0,), ("o",), ((2, 2, 3),), ((3, 2),), (1, 0), (-1,)]
+
+
+def _twin_result(f, args, method):
+    st.manual_seed(0)
+    x = (st.rand(2, 3, dtype=st.float64) + 0.5).requires_grad_()
+    o = st.rand(2, 3, dtype=st.float64) + 0.5
+    a = tuple(o if v == "o" else v for v in args)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        y = getattr(x, f)(*a) if method else f(x, *a)
+    y = y[0] if isinstance(y, (tuple, list)) else y
+    name = None if y.grad_fn is None else y.grad_fn.name()
+    if name is not None:
+        y.sum().backward()
+    return name, y.tolist(), None if x.grad is None else x.grad.tolist()
+
+
+@pytest.mark.parametrize("name", sorted(n for n in dir(st) if not n.startswith("_") and n in BACKWARD
+                                        and callable(getattr(st, n)) and not isinstance(getattr(st, n), type)
+                                        and callable(getattr(st.Tensor, n, None))))
+def test_every_module_function_records_as_its_method_twin(name):
+    """Generated: each public function of ``strided`` whose Tensor method of the same name has a
+    rule, called as the first of a few argument lists that the method records with, gives the
+    method's node name, values and gradient (issue 22: ``strided.broadcast_to`` recorded nothing)."""
+    for args in _TWIN_CALLS:
+        try:
+            method = _twin_result(name, args, True)
+        except Exception:  # noqa: BLE001 - the sweep tries argument lists until the method takes one
+            continue
+        if method[0] is None:
+            continue
+        function = _twin_result(getattr(st, name), args, False)
+        assert function[0] == method[0], f"strided.{name}{args} records {function[0]}, the method {method[0]}"
+        assert _same(list(function[1:]), list(method[1:])), f"strided.{name}{args}"
+        return
+    pytest.skip(f"the method {name} records with none of the sweep's argument lists")
+
+
+@pytest.mark.parametrize("lib_call", ["broadcast_to", "reshape"])
+def test_numpy_style_broadcast_to_and_reshape_record_as_torch(lib_call):
+    got = []
+    for lib in (torch, st):
+        x = lib.tensor([[1.0, 2.0, 3.0]], dtype=lib.float64, requires_grad=True)
+        y = getattr(lib, lib_call)(x, (2, 3) if lib_call == "broadcast_to" else (3, 1))
+        (y * lib.tensor(2.0, dtype=lib.float64)).sum().backward()
+        got.append((y.grad_fn.name(), x.grad.tolist()))
+    assert got[1] == got[0]
+
+
+def test_numpy_reshape_in_fortran_order_refuses_under_autograd():
+    x = st.ones(2, 3, requires_grad=True)
+    with pytest.raises(st.errors.StridedNotImplementedError, match="reshape"):
+        st.reshape(x, (3, 2), order="F")
+    assert st.reshape(x.detach(), (3, 2), order="F").shape == (3, 2)
