@@ -76,9 +76,13 @@ class Meta:
     ``hooks`` (register_hook), the leaf's AccumulateGrad node (made once, on demand, weakly held)
     and, for a view whose history is a view of its base's, ``view_version``: the storage's
     version when that history was recorded (an in-place write since makes it stale: autograd
-    regenerates it as an ``AsStridedBackward0`` of the base's current history, as PyTorch does)."""
+    regenerates it as an ``AsStridedBackward0`` of the base's current history, as PyTorch does);
+    ``creation``: PyTorch's CreationMeta of a view that may not be written in place with grad
+    mode on: "no_grad" (made under no_grad from a tensor in the graph) or "multi_output" (an
+    output of unbind / split / chunk, or a view of one); None for any other tensor."""
 
-    __slots__ = ("requires_grad", "grad", "grad_fn", "output_nr", "retains_grad", "hooks", "acc", "view_version")
+    __slots__ = ("requires_grad", "grad", "grad_fn", "output_nr", "retains_grad", "hooks", "acc", "view_version",
+                 "creation")
 
     def __init__(self, requires_grad: bool = False, grad_fn: Any = None, output_nr: int = 0) -> None:
         self.requires_grad = requires_grad
@@ -89,6 +93,7 @@ class Meta:
         self.hooks: list[Callable] | None = None
         self.acc: Any = None
         self.view_version: int | None = None
+        self.creation: str | None = None
 
 
 def meta(t: Any) -> Meta:
@@ -268,8 +273,24 @@ def _slow(fwd: Callable, maker: Maker, args: tuple, kwargs: dict) -> Any:
     finally:
         INSIDE.reset(token)
     if not GRAD_MODE.get():
+        _mark_no_grad_views(out, args[0] if args else None)
         return out
     return _RECORDER["attach"](out, maker, args, kwargs)
+
+
+def _mark_no_grad_views(out: Any, source: Any) -> None:
+    """Views of a tensor in the graph made under no_grad: their record says so (``creation``),
+    so that writing one in place with grad mode on raises PyTorch's error instead of recording
+    nothing (the base's gradient would silently miss the write, R3-09). Only this slow path
+    pays: a source outside autograd takes the entry's fast path."""
+    if source is None or getattr(source, "_ag", None) is None or not hasattr(source, "_storage") or (
+            not requires_grad(source)):
+        return
+    for piece in out if isinstance(out, (tuple, list)) else (out,):
+        if (getattr(piece, "_base", None) is not None and piece is not source
+                and storage_root(piece._storage) is storage_root(source._storage)):
+            m = meta(piece)
+            m.creation = "no_grad"
 
 
 def any_tracked(values: Any) -> bool:

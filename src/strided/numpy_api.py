@@ -21,6 +21,8 @@ import numpy as np
 
 from .args import parse_sizes
 from .errors import StridedTypeError, StridedValueError, join_lines
+from .grad_mode import INSIDE
+from .gradients import record
 from .layout import plans
 from .layout.plans import Copy, View
 from .messages import copy_why, error
@@ -80,6 +82,10 @@ def reshape(t: Tensor, shape: Any, order: str = "C", copy: bool | None = None) -
     ((2, 1), [[0, 4], [3, 2], [1, 5]])
     """
     _tensor(t, "reshape")
+    if t._ag is not None and order == "C" and not INSIDE.get():
+        # in C order its values are Tensor.reshape's: it records that op's node (ViewBackward0),
+        # as torch.reshape does; other orders have no rule, and the face's guard refuses them
+        return record("reshape", lambda t, shape: reshape(t, shape, "C", copy), (t, shape), {})
     order = _check_order(order, "CFA", "reshape")
     if copy is not None:  # NumPy's copy converter: None, or anything bool() takes except a string
         if isinstance(copy, str):
@@ -150,6 +156,8 @@ def broadcast_to(t: Tensor, shape: Any) -> Tensor:
     (0, 1)
     """
     _tensor(t, "broadcast_to")
+    if t._ag is not None and not INSIDE.get():  # its values are Tensor.broadcast_to's: that op's node
+        return record("broadcast_to", lambda t, shape: broadcast_to(t, shape), (t, shape), {})
     target = parse_sizes((shape,) if not isinstance(shape, (tuple, list)) else (tuple(shape),), "broadcast_to")
     return _execute(t, plans.numpy_broadcast_to(t._layout, target), "broadcast_to")
 

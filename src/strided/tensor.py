@@ -209,7 +209,9 @@ def _pieces_back(name: str) -> Callable[..., Any]:
                 place._np()[...] += piece_grad._np()
             return (z,)
 
-        return name, (x,), grads, (), "multi"
+        sizes = kwargs.get("split_size_or_sections", args[0] if args else None)
+        node = "SplitWithSizesBackward0" if name == "SplitBackward0" and isinstance(sizes, (list, tuple)) else name
+        return node, (x,), grads, (), "multi"
 
     return rule
 

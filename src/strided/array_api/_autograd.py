@@ -50,8 +50,8 @@ _REDUCTIONS = {"sum": "sum", "mean": "mean", "prod": "prod", "max": "amax", "min
 
 def _unary(method: str) -> Callable[..., Any]:
     def _run(x: Tensor, /) -> Any:
-        out = getattr(Tensor, method)(x)
-        return out() if callable(out) else out  # (real/imag are properties)
+        attr = getattr(Tensor, method)
+        return attr.__get__(x) if isinstance(attr, property) else attr(x)  # (real/imag are properties)
 
     return _run
 

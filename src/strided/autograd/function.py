@@ -45,21 +45,58 @@ def attach(out: Any, maker: Maker, args: tuple, kwargs: dict) -> Any:
     if node is None:
         return out
     outs = out if isinstance(out, (tuple, list)) and out.__class__ is not Tensor else (out,)
+    if any(o.__class__ is Tensor and o._dtype.is_complex for o in outs) and node._name not in CONJUGATE_CONVENTION:
+        node.rule = _conjugate_convention(node.rule)
     if len(spec) == 5:  # several differentiable outputs (split, unbind): output_nr tells them apart
         for nr, piece in enumerate(outs):
             m = piece._ag = Meta(grad_fn=node, output_nr=nr)
             if piece._base is not None:
                 m.view_version = G.version(piece)
+                if node._name in MULTI_OUTPUT_VIEWS:
+                    m.creation = "multi_output"
+        G.release_outputs(node, outs)
         return out
     first = outs[0]
     if not first._dtype.is_floating_point and not first._dtype.is_complex:
         return out  # an integer or bool result carries no gradient
     if node.saved:  # (which saved tensor is the node's own output: the modified-tensor error says so)
         node.saved = tuple((t, v, t is first) for t, v, _ in node.saved)
+    G.release_outputs(node, (first,))  # (no cycle first -> node -> first: see graph.unowned)
     m = first._ag = Meta(grad_fn=node)
     if first._base is not None:  # a view: its history goes stale when its storage is written
         m.view_version = G.version(first)
+        source = args[0] if args else None
+        sm = source._ag if source.__class__ is Tensor else None
+        if sm is not None and sm.creation == "multi_output" and source._storage is first._storage:
+            m.creation = "multi_output"  # (a view of such an output inherits its refusal, as in PyTorch)
     return out
+
+
+# The nodes of PyTorch's view functions with several outputs (CreationMeta::MULTI_OUTPUT_NODE):
+# their outputs, and views of them, may not be written in place with grad mode on.
+MULTI_OUTPUT_VIEWS = frozenset({"UnbindBackward0", "SplitBackward0", "SplitWithSizesBackward0"})
+
+# The rules of ops with a complex result are written as the holomorphic derivative, ``g * f'(z)``
+# (the real formula); PyTorch's convention for complex gradients is ``g * conj(f'(z))`` (the
+# conjugate Wirtinger derivative). For a holomorphic or C-linear op the two are related by
+# conjugating the incoming gradient and the outgoing ones, which :func:`_conjugate_convention`
+# does once here for every such op, instead of in each rule. The rules below are already written
+# in PyTorch's convention (not holomorphic: their formula needs conj itself) and are left as they are.
+CONJUGATE_CONVENTION = frozenset({"SgnBackward0", "ConjBackward0", "ConjPhysicalBackward0"})
+
+
+def _conjugate_convention(rule: Callable) -> Callable:
+    """``rule`` (the holomorphic derivative) in PyTorch's convention: ``conj(rule(conj(g)))``."""
+
+    def conjugated(*grads: Any) -> Any:
+        back = rule(*(_conj(g) for g in grads))
+        return tuple(_conj(g) for g in back)
+
+    return conjugated
+
+
+def _conj(g: Any) -> Any:
+    return g.conj() if g.__class__ is Tensor and g._dtype.is_complex else g
 
 
 def make_node(spec: tuple, n_outputs: int = 1) -> Node | None:

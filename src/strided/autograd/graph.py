@@ -118,7 +118,7 @@ class Node:
     """
 
     __slots__ = ("_name", "next_functions", "rule", "ctx", "saved", "freed", "n_outputs", "outputs_meta",
-                 "pre_hooks", "passed", "__weakref__")
+                 "pre_hooks", "passed", "own_outputs", "__weakref__")
 
     def __init__(self, name: str, rule: Callable, next_functions: tuple, ctx: Any = None,
                  saved: tuple = (), n_outputs: int = 1) -> None:
@@ -133,6 +133,8 @@ class Node:
         self.outputs_meta: list = [None] * n_outputs  # (shape, dtype) of each output
         self.pre_hooks = None
         self.passed: list | None = None  # the layouts of the gradients it handed on in the last backward
+        # (alias, output_nr) of each output the rule reads, held without its history (see unowned)
+        self.own_outputs: tuple = ()
 
     def name(self) -> str:
         """PyTorch's name of this node's class (``MulBackward0``, ...)."""
@@ -160,6 +162,14 @@ class Node:
             now = version(t)
             if now != v:
                 raise modified_error(self, t, v, now, is_output)
+        if self.own_outputs and GRAD_MODE.get():
+            # create_graph: the rule's ops record, and what they compute from a saved output must
+            # flow back through this node (PyTorch's SavedVariable unpack gives the output its
+            # grad_fn back). The alias keeps it: a graph built for a higher order holds a cycle,
+            # which the cyclic GC frees (only create_graph graphs pay this).
+            for alias, nr in self.own_outputs:
+                if alias._ag is None:
+                    alias._ag = Meta(grad_fn=self, output_nr=nr)
         return self.rule(*grads)
 
     def release(self) -> None:
@@ -168,11 +178,74 @@ class Node:
             self.freed = True
             self.saved = ()
             self.rule = None
+            self.own_outputs = ()
 
     def register_prehook(self, hook: Callable) -> None:
         if self.pre_hooks is None:
             self.pre_hooks = []
         self.pre_hooks.append(hook)
+
+
+def unowned(t: Any) -> Any:
+    """An alias of ``t`` (its storage, layout and dtype: the same values and the same version
+    counter) without ``t``'s autograd record, for a node that saves its own output.
+
+    PyTorch's SavedVariable rule: a saved output must not own its grad_fn, or tensor -> grad_fn ->
+    saved -> tensor is a reference cycle, and a graph dropped without backward (an eval loop
+    without no_grad) lives until the cyclic GC runs. The alias's base is ``t``'s base, never ``t``.
+    """
+    a = object.__new__(t.__class__)
+    a._storage = t._storage
+    a._layout = t._layout
+    a._dtype = t._dtype
+    a._base = t._base
+    a._ag = None
+    return a
+
+
+def release_outputs(node: Node, outputs: Any) -> None:
+    """Make ``node`` hold none of ``outputs`` (the tensors it made) strongly: each one its rule
+    closes over (directly, inside a tuple or list, or in a nested closure) or saved for the
+    version check is swapped for its :func:`unowned` alias (PyTorch's SavedVariable of an output).
+    (No nested recursive closure here: one would be a cycle itself, garbage with the GC off.)"""
+    swap = {id(t): (t, nr) for nr, t in enumerate(outputs) if t is not None and hasattr(t, "_layout")}
+    if not swap:
+        return
+    aliases: dict[int, Any] = {}
+    if node.rule is not None:
+        stack, seen = [node.rule], set()
+        while stack:
+            fn = stack.pop()
+            if id(fn) in seen:
+                continue
+            seen.add(id(fn))
+            for cell in getattr(fn, "__closure__", None) or ():
+                try:
+                    value = cell.cell_contents
+                except ValueError:  # (an empty cell)
+                    continue
+                new = _swapped(value, swap, aliases)
+                if new is not value:
+                    cell.cell_contents = new
+                elif callable(value) and getattr(value, "__closure__", None):
+                    stack.append(value)
+    if node.saved:
+        node.saved = tuple((_swapped(t, swap, aliases), v, o) for t, v, o in node.saved)
+    node.own_outputs = tuple((alias, swap[key][1]) for key, alias in aliases.items())
+
+
+def _swapped(value: Any, swap: dict, aliases: dict) -> Any:
+    """``value`` with each output of ``swap`` (id -> (tensor, nr)) in it replaced by its alias
+    (one alias per output, made on first use into ``aliases``)."""
+    hit = swap.get(id(value))
+    if hit is not None and hit[0] is value:
+        alias = aliases.get(id(value))
+        if alias is None:
+            alias = aliases[id(value)] = unowned(value)
+        return alias
+    if isinstance(value, (tuple, list)) and any(id(v) in swap and swap[id(v)][0] is v for v in value):
+        return type(value)(_swapped(v, swap, aliases) for v in value)
+    return value
 
 
 def modified_error(node: Node, t: Any, saved: int, now: int, is_output: bool = False) -> StridedRuntimeError:

@@ -86,6 +86,35 @@ def view_of_leaf_error(t: Tensor, op: str) -> StridedRuntimeError:
         "fix: write under strided.no_grad(), or clone the leaf first and write into the clone"))
 
 
+def _refuse_view_creation(t: Tensor, args: tuple, kwargs: dict) -> None:
+    """PyTorch's handle_view_on_rebase: a view made under no_grad, or an output of a function
+    returning several views (or a view of one), written in place with grad mode on while it, its
+    base or an operand requires grad."""
+    base = t._base
+    if not (requires_grad(t) or (base is not None and base._ag is not None and requires_grad(base))
+            or _operands_require_grad(args) or _operands_require_grad(kwargs.values())):
+        return
+    m = t._ag
+    if m.creation == "no_grad":
+        raise StridedRuntimeError(join_lines(
+            "A view was created in no_grad mode and is being modified inplace with grad mode enabled. Given that "
+            "this use case is ambiguous and error-prone, it is forbidden. You can clarify your code by moving both "
+            "the view and the inplace either both inside the no_grad block (if you don't want the inplace to be "
+            "tracked) or both outside (if you want the inplace to be tracked).",
+            f"this view (shape {t._layout.shape}) was made under no_grad from a tensor in the graph: the write "
+            "would record nothing, and the base's gradient would silently miss it",
+            "fix: make the view and write it both under strided.no_grad(), or both outside it"))
+    fn = m.grad_fn
+    raise StridedRuntimeError(join_lines(
+        f"Output {m.output_nr} of {G._short(fn.name()) if fn is not None else 'a view function'} is a view and is "
+        "being modified inplace. This view is the output of a function that returns multiple views. Such functions "
+        "do not allow the output views to be modified inplace. You should replace the inplace operation by an "
+        "out-of-place one.",
+        f"this view (shape {t._layout.shape}) is one of several that one op returned over the same memory, "
+        "and autograd keeps one node for all of them",
+        "fix: piece = piece.clone() first, or compute the new values out of place"))
+
+
 def _no_rule_error(t: Tensor, op: str) -> StridedRuntimeError:
     return StridedRuntimeError(join_lines(
         f"{op} is not differentiable in place yet in strided's autograd",
@@ -131,6 +160,8 @@ def _run_inplace(fwd: Callable, name: str, self: Tensor, args: tuple, kwargs: di
         out = fwd(self, *args, **kwargs)
         G.bump(self, name)
         return out
+    if self._ag is not None and self._ag.creation is not None:
+        _refuse_view_creation(self, args, kwargs)
     base = autograd_base(self)
     mine = self._ag is not None and requires_grad(self)
     base_grad = base is not None and base._ag is not None and requires_grad(base)
@@ -252,7 +283,9 @@ def _saved_as_target(node: Node, new: Tensor | None, target: Tensor) -> None:
     ``new``, which no one writes; only the version check follows the target.)"""
     if new is None or not node.saved:
         return
-    node.saved = tuple((target, G.version(target), True) if t is new else (t, v, o) for t, v, o in node.saved)
+    # (the node's own output is saved as an alias of it, never the tensor: see graph.unowned; an
+    # alias of the target, whose history becomes this node, keeps that cycle-free as well)
+    node.saved = tuple((G.unowned(target), G.version(target), True) if o else (t, v, o) for t, v, o in node.saved)
 
 
 # The first input of the op's node, inside CopySlices: the view's old values. Their gradient is

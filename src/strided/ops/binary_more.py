@@ -263,11 +263,13 @@ def _is_tensor(v: Any) -> bool:
 
 @backward("atan2", "arctan2", operands="two")
 def atan2_backward(out: Tensor, a: Any, b: Any, **kwargs: Any) -> Any:
-    """d/da atan2(a, b) = b / (a^2 + b^2), d/db = -a / (a^2 + b^2)."""
+    """d/da atan2(a, b) = b / (a^2 + b^2), d/db = -a / (a^2 + b^2), as PyTorch's atan2_backward:
+    the reciprocal is taken as 0 where it is infinite (at (0, 0): 0 and -0, not 0/0)."""
 
     def grads(g: Tensor) -> tuple:
-        r = g / (a * a + b * b)
-        return r * b, r * -a
+        recip = (a * a + b * b).reciprocal()
+        recip = recip.masked_fill(recip.isinf(), 0)
+        return g * b * recip, g * -a * recip
 
     return "Atan2Backward0", (a, b), grads, (a, b)
 

@@ -368,3 +368,54 @@ installs_as("is_conj")(is_conj)
 installs_as("adjoint")(adjoint)
 installs_as("angle")(angle)
 installs_as("is_complex")(is_complex)
+
+
+# ---------------------------------------------------------------- backward rules
+# PyTorch's, in its conjugate convention for complex gradients (see
+# strided.autograd.function.CONJUGATE_CONVENTION). Without them ``x.real`` or ``x.angle()`` of a
+# complex tensor that requires grad would give a result outside the graph, and a sum mixing it
+# with a recorded term would silently lose its part of the gradient.
+
+from ..gradients import backward, seal  # noqa: E402 - (kept beside the rules: merges stay clean)
+
+
+# (PyTorch takes a part as view_as_real(x).select(-1, k): its node is a SelectBackward0)
+@backward("real", operands="property")
+def _real_backward(out: Tensor, x: Tensor) -> Any:
+    if out is x:  # a real tensor's real is the tensor itself: no node
+        return None
+    return "SelectBackward0", (x,), lambda g: (g.to(x._dtype),), ()
+
+
+@backward("imag", operands="property")
+def _imag_backward(out: Tensor, x: Tensor) -> Any:
+    return "SelectBackward0", (x,), lambda g: (g * 1j,), ()
+
+
+@backward("angle")
+def _angle_backward(out: Tensor, x: Tensor) -> Any:
+    """PyTorch's angle_backward: ``g * x / |x|^2 * i`` (0 at 0) for a complex ``x``; 0 for a real one."""
+
+    def grads(g: Tensor) -> tuple:
+        if not x._dtype.is_complex:
+            return (g * 0,)
+        r2 = x.abs() ** 2
+        return ((g * x / r2 * 1j).masked_fill(r2 == 0, 0),)
+
+    return "AngleBackward0", (x,), grads, (x,)
+
+
+def _conj_rule(name: str) -> Any:
+    def rule(out: Tensor, x: Tensor) -> Any:
+        if out is x:  # a real tensor's conj is the tensor itself: no node
+            return None
+        return name, (x,), lambda g: (g.conj(),), ()
+
+    return rule
+
+
+backward("conj")(_conj_rule("ConjBackward0"))
+backward("conj_physical")(_conj_rule("ConjPhysicalBackward0"))
+
+
+seal(globals())  # (last: this module's ops with a backward rule become their recording entries)

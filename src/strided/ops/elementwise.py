@@ -834,10 +834,13 @@ def _pow_backward(out: Tensor, a: Any, b: Any, **kwargs: Any) -> Any:
     need_b = requires_grad(b)
 
     def grads(g: Tensor) -> tuple:
-        ga = g * b * a ** (b - 1)
+        # PyTorch's pow_backward_self: 0 where the exponent is 0 (0 * 0 ** -1 would be NaN at a = 0)
+        ga = (g * b * a ** (b - 1)).masked_fill(b == 0, 0)
         gb = None
         if need_b:  # d(a**b)/db = a**b * log(a), taken as 0 where a == 0 and b >= 0
-            gb = (g * out * a.log()).masked_fill((a == 0) & (b >= 0), 0)
+            # (PyTorch's test for a complex b: a real part >= 0 and no imaginary part)
+            b_nonneg = (b.real >= 0) & (b.imag == 0) if b._dtype.is_complex else b >= 0
+            gb = (g * out * a.log()).masked_fill((a == 0) & b_nonneg, 0)
         return (ga, gb)
 
     return "PowBackward1", (a, b), grads, (a, b, out) if need_b else (a, b)
@@ -860,15 +863,16 @@ def _minimum_backward(out: Tensor, a: Tensor, b: Tensor) -> Any:
 
 def extremum_backward(name: str, a: Tensor, b: Tensor, out: Tensor) -> Any:
     """maximum / minimum (and ``max(a, b)``): each side gets the gradient where it won; ties
-    share it equally, as PyTorch's rule does."""
+    share it equally, as PyTorch's rule does (derivatives.yaml: ``where(a == b, g / 2, g)``,
+    zeroed on the side that lost). A NaN loses no comparison, so both sides get the gradient,
+    as in PyTorch (comparing with ``out`` would give neither side anything)."""
 
     def grads(g: Tensor) -> tuple:
-        half = g * 0.5
-        tie = a == b
-        return ((g * (out == a)).masked_fill(tie, 0) + half * tie,
-                (g * (out == b)).masked_fill(tie, 0) + half * tie)
+        shared = (g * 0.5).where(a == b, g)
+        a_lost, b_lost = (a < b, a > b) if name == "MaximumBackward0" else (a > b, a < b)
+        return shared.masked_fill(a_lost, 0), shared.masked_fill(b_lost, 0)
 
-    return name, (a, b), grads, (a, b, out)
+    return name, (a, b), grads, (a, b)
 
 # The unary ops, clamp and where live in .unary; re-exported so this module stays the one
 # place to import elementwise functions from.
@@ -909,7 +913,21 @@ def remainder_backward(out: Tensor, a: Any, b: Any, **kwargs: Any) -> Any:
     """remainder(a, b) = a - floor(a / b) * b: the gradient of a is g, of b -g * floor(a / b)."""
     if b.__class__ is not Tensor:
         return "RemainderBackward0", (a,), lambda g: (g,), ()
-    return "RemainderBackward1", (a, b), lambda g: (g, -g * (a / b).floor()), (a, b)
+
+    def grads(g: Tensor) -> tuple:
+        # PyTorch's a.div(b, rounding_mode="floor"), which is NaN where a / b is infinite (its
+        # floor division goes through fmod): floor(a / b) would give inf there. The quotient is
+        # piecewise constant (no gradient of its own), so it is taken outside the graph.
+        from ..grad_mode import GRAD_MODE
+
+        token = GRAD_MODE.set(False)
+        try:
+            q = floor_divide(a, b)
+        finally:
+            GRAD_MODE.reset(token)
+        return g, -g * q
+
+    return "RemainderBackward1", (a, b), grads, (a, b)
 
 
 seal(globals())  # (last: this module's ops with a backward rule become their recording entries)

@@ -140,7 +140,9 @@ def _extreme_rule(name: str) -> Any:
         shape = x._layout.shape
         if dim is None:
             def full(g: Tensor) -> tuple:
-                mask = x == out
+                # PyTorch's evenly_distribute_backward: the elements equal to the result share the
+                # gradient, and a NaN result is the NaNs' (x == NaN is never true: 0/0 otherwise)
+                mask = (x == out) | (x.isnan() & out.isnan())
                 return (g * mask / mask.sum(),)
 
             return f"{name}Backward1", (x,), full, (x, out)

@@ -443,11 +443,20 @@ def _others_product(a: np.ndarray, axis: int) -> np.ndarray:
 @_rule("prod")
 def prod_backward(out: Tensor, x: Tensor, dim: Any = None, keepdim: bool = False, **kwargs: Any) -> Any:
     """The gradient of each element is g times the product of the others along the reduced dim
-    (PyTorch's prod_backward, zeros included: one zero gets the product of the rest, the others 0)."""
+    (PyTorch's prod_backward, zeros included: one zero gets the product of the rest, the others 0).
+    As PyTorch: without zeros it is ``g * out / x`` (an inf among the factors gives NaN there, as
+    in PyTorch), and over all dims two zeros or more give zeros (not 0 * inf = NaN)."""
     shape = x._layout.shape
 
     def grads(g: Tensor) -> tuple:
         a = x._np()
+        zeros = int(np.count_nonzero(a == 0)) if shape else 1
+        if zeros == 0:
+            o = out if dim is None or keepdim else out.unsqueeze(dim)
+            gx = g if dim is None or keepdim else g.unsqueeze(dim)
+            return (gx * (o / x),)
+        if dim is None and zeros > 1 and shape:
+            return (_gt.grad_zeros(shape, g._dtype),)
         if dim is None:
             others = _others_product(a.reshape(-1), 0).reshape(shape)
             gx = g.reshape(()).expand(shape) if shape else g.reshape(())

@@ -382,13 +382,16 @@ def _cumprod_grad(x: np.ndarray, y: np.ndarray, g: np.ndarray, d: int) -> np.nda
     has_zero = zero.any(-1, keepdims=True)
     z = np.where(has_zero, zero.argmax(-1)[..., None], n)  # the first zero (n: none)
     pos = np.arange(n)
+    # As PyTorch, only the line's stretch up to its second zero takes part: what comes after
+    # (an inf or NaN times the zero products) must not turn the sums into NaN.
+    zeros_so_far = np.cumsum(zero, axis=-1)
     with np.errstate(divide="ignore", invalid="ignore"):
-        before = _reverse_cumsum(g * y, x.ndim - 1) / np.where(pos < z, x, 1)
+        before = _reverse_cumsum(np.where(pos < z, g * y, 0), x.ndim - 1) / np.where(pos < z, x, 1)
     out = np.where(pos < z, before, 0)
     if has_zero.any():
-        # the factors after z, running from z on (1 up to z included)
-        after = np.cumprod(np.where(pos > z, x, 1), axis=-1)
-        total = np.sum(np.where(pos >= z, g * after, 0), axis=-1, keepdims=True)
+        # the factors strictly between the first and the second zero (1 elsewhere)
+        after = np.cumprod(np.where((pos > z) & (zeros_so_far == 1), x, 1), axis=-1)
+        total = np.sum(np.where((pos >= z) & (zeros_so_far == 1), g * after, 0), axis=-1, keepdims=True)
         prev = np.take_along_axis(y, np.clip(z - 1, 0, max(n - 1, 0)), -1)
         prev = np.where(z > 0, prev, 1)
         out = np.where(pos == z, prev * total, out)

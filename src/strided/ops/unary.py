@@ -274,7 +274,8 @@ backward("sin")(_unary_rule("SinBackward0", lambda g, x, y: g * x.cos(), "x"))
 backward("cos")(_unary_rule("CosBackward0", lambda g, x, y: -g * x.sin(), "x"))
 backward("tanh")(_unary_rule("TanhBackward0", lambda g, x, y: g * (1 - y * y), "out"))
 backward("sigmoid")(_unary_rule("SigmoidBackward0", lambda g, x, y: g * (y * (1 - y)), "out"))
-backward("relu")(_unary_rule("ReluBackward0", lambda g, x, y: g * (y > 0), "out"))
+# (PyTorch's threshold_backward: zero where the result is <= 0, so a NaN passes the gradient on)
+backward("relu")(_unary_rule("ReluBackward0", lambda g, x, y: g.masked_fill(y <= 0, 0), "out"))
 
 
 def _invert(self: Tensor) -> Tensor:

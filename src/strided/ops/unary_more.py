@@ -548,6 +548,17 @@ def _zero_grad(g: Tensor, x: Tensor, y: Tensor) -> Tensor:
     return gradtools.zeros(x._layout.shape, g._dtype)
 
 
+def _sgn_grad(g: Tensor, x: Tensor, y: Tensor) -> Tensor:
+    """PyTorch's sgn_backward: 0 for a real ``x``; for a complex one (not holomorphic: written in
+    PyTorch's conjugate convention, :data:`strided.autograd.function.CONJUGATE_CONVENTION`)
+    ``(g - sgn * re(g * conj(sgn))) / |x|``, 0 where ``x`` is 0."""
+    if not x._dtype.is_complex:
+        return _zero_grad(g, x, y)
+    s = x.sgn()
+    r = x.abs()
+    return ((g - s * (g * s.conj()).real) / r).masked_fill(r == 0, 0)
+
+
 # name -> (PyTorch's node, backward(g, x, y), what it saves: "x", "y" or "")
 _GRADS: dict[str, tuple[str, Callable[[Tensor, Tensor, Tensor], Tensor], str]] = {
     "log1p": ("Log1PBackward0", lambda g, x, y: g / (x + 1), "x"),
@@ -565,13 +576,15 @@ _GRADS: dict[str, tuple[str, Callable[[Tensor, Tensor, Tensor], Tensor], str]] =
     "acos": ("AcosBackward0", lambda g, x, y: g * -(1 - x * x).rsqrt(), "x"),
     "atan": ("AtanBackward0", lambda g, x, y: g / (x * x + 1), "x"),
     "asinh": ("AsinhBackward0", lambda g, x, y: g * (x * x + 1).rsqrt(), "x"),
-    "acosh": ("AcoshBackward0", lambda g, x, y: g * (x * x - 1).rsqrt(), "x"),
+    # (PyTorch's forms: for complex x two factors, which keep the branch cut acosh itself has)
+    "acosh": ("AcoshBackward0", lambda g, x, y: g * ((x + 1).rsqrt() * (x - 1).rsqrt() if x._dtype.is_complex
+                                                     else (x * x - 1).rsqrt()), "x"),
     "atanh": ("AtanhBackward0", lambda g, x, y: g / (1 - x * x), "x"),
     "erf": ("ErfBackward0", lambda g, x, y: g * ((-(x * x)).exp() * _TWO_OVER_SQRT_PI), "x"),
     "erfc": ("ErfcBackward0", lambda g, x, y: g * ((-(x * x)).exp() * -_TWO_OVER_SQRT_PI), "x"),
     "erfinv": ("ErfinvBackward0", lambda g, x, y: g * ((y * y).exp() * _HALF_SQRT_PI), "y"),
     "sign": ("SignBackward0", _zero_grad, ""),
-    "sgn": ("SgnBackward0", _zero_grad, ""),
+    "sgn": ("SgnBackward0", lambda g, x, y: _sgn_grad(g, x, y), "x"),
     "trunc": ("TruncBackward0", _zero_grad, ""),
     "floor": ("FloorBackward0", _zero_grad, ""),
     "ceil": ("CeilBackward0", _zero_grad, ""),
