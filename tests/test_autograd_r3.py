@@ -42,36 +42,63 @@ def no_gc():
 # ============================================================ R3-11 reference cycles
 
 
-def _sweep_del(call, what: str) -> None:
-    """``call(x, *args)`` for the first of (no args, a dim, another tensor) that fits: each
-    tensor it returns must die at ``del`` (reference counting alone: no cycle through its node)."""
+def _del_inputs():
     x = (st.rand(2, 3, dtype=st.float64) + 0.5).requires_grad_()
-    other = st.rand(2, 3, dtype=st.float64) + 0.2
+    return x, st.rand(2, 3, dtype=st.float64) + 0.2
+
+
+def _del_signature(call):
+    """The first of (no args, a dim, another tensor) that ``call(x, *args)`` takes, or None."""
+    x, other = _del_inputs()
     for args in [(), (0,), ("other",)]:
         try:
             with warnings.catch_warnings():
                 warnings.simplefilter("ignore")
-                out = call(x, *(other if a == "other" else a for a in args))
+                call(x, *(other if a == "other" else a for a in args))
         except Exception:  # noqa: BLE001 - the sweep tries signatures until one fits
             continue
-        outs = out if isinstance(out, tuple) else (out,)
-        refs = [weakref.ref(o) for o in outs if isinstance(o, st.Tensor) and o is not x]
-        del out, outs
-        assert all(r() is None for r in refs), f"{what}{args}: its result outlives del (a reference cycle)"
-        return
-    pytest.skip(f"{what}: no sweep signature fits")
+        return args
+    return None
 
 
-@pytest.mark.parametrize("name", sorted(n for n in BACKWARD if not n.startswith("F.")
-                                        and callable(getattr(st.Tensor, n, None))))
-def test_r3_11_no_method_with_a_rule_keeps_its_result_alive_after_del(name, no_gc):
-    _sweep_del(lambda x, *a: getattr(x, name)(*a), f"Tensor.{name}")
+def _del_cases(names, call_of):
+    """(name, args) for each op one of the sweep's signatures fits, decided at collection: an op
+    none fits (as_strided needs its sizes, addcmul two tensors, ...) is not a case of this sweep."""
+    found = ((n, _del_signature(call_of(n))) for n in names)
+    return [pytest.param(n, args, id=n) for n, args in found if args is not None]
 
 
-@pytest.mark.parametrize("name", sorted(n for n in BACKWARD if n.startswith("F.")
-                                        and callable(getattr(F, n[2:], None))))
-def test_r3_11_no_functional_with_a_rule_keeps_its_result_alive_after_del(name, no_gc):
-    _sweep_del(lambda x, *a: getattr(F, name[2:])(x, *a), name)
+def _sweep_del(call, args, what: str) -> None:
+    """``call(x, *args)``: each tensor it returns must die at ``del`` (reference counting alone:
+    no cycle through its node)."""
+    x, other = _del_inputs()
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        out = call(x, *(other if a == "other" else a for a in args))
+    outs = out if isinstance(out, tuple) else (out,)
+    refs = [weakref.ref(o) for o in outs if isinstance(o, st.Tensor) and o is not x]
+    del out, outs
+    assert all(r() is None for r in refs), f"{what}{args}: its result outlives del (a reference cycle)"
+
+
+def _method(name):
+    return lambda x, *a: getattr(x, name)(*a)
+
+
+def _functional(name):
+    return lambda x, *a: getattr(F, name[2:])(x, *a)
+
+
+@pytest.mark.parametrize("name, args", _del_cases(sorted(n for n in BACKWARD if not n.startswith("F.")
+                                                         and callable(getattr(st.Tensor, n, None))), _method))
+def test_r3_11_no_method_with_a_rule_keeps_its_result_alive_after_del(name, args, no_gc):
+    _sweep_del(_method(name), args, f"Tensor.{name}")
+
+
+@pytest.mark.parametrize("name, args", _del_cases(sorted(n for n in BACKWARD if n.startswith("F.")
+                                                         and callable(getattr(F, n[2:], None))), _functional))
+def test_r3_11_no_functional_with_a_rule_keeps_its_result_alive_after_del(name, args, no_gc):
+    _sweep_del(_functional(name), args, name)
 
 
 def test_r3_11_an_eval_loop_without_no_grad_keeps_memory_bounded(no_gc):
@@ -240,29 +267,45 @@ _TORCH_METHODS_WITH_RULES = sorted(n for n in BACKWARD if not n.startswith("F.")
                                    and hasattr(torch.Tensor, n) and n != "__getitem__")
 
 
-def _against_torch(name, grad_of, equal, refusals=()):
-    """``grad_of(lib, name, args)`` for the first of (no args, the other operand, dim 0) that
-    torch accepts: strided's must be ``equal`` to torch's, or raise one of ``refusals``."""
+def _torch_signature(name, grad_of):
+    """The first of (no args, the other operand, dim 0) that torch accepts for ``name``, or None."""
     for args in [(), ("o",), (0,)]:
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
             try:
-                theirs = grad_of(torch, name, args)
+                return args, grad_of(torch, name, args)
             except Exception:  # noqa: BLE001 - the sweep tries signatures until torch takes one
                 continue
-            try:
-                mine = grad_of(st, name, args)
-            except refusals:
-                return  # a clear refusal
-        assert equal(mine, theirs), f"{name}{args}: torch {theirs}, strided {mine}"
-        return
-    pytest.skip(f"torch takes none of the sweep's signatures for {name}")
+    return None
 
 
-@pytest.mark.parametrize("name", _TORCH_METHODS_WITH_RULES)
-def test_r3_12_every_method_with_a_rule_at_edge_values_as_torch(name):
+def _swept(grad_of):
+    """(name, args, torch's gradient) for every method with a rule that one of the sweep's
+    signatures fits, decided when the tests are collected: a method none fits (view needs its
+    sizes, where its condition, ...) is not a case of this sweep (the per-op tests cover it)."""
+    cases = []
+    for name in _TORCH_METHODS_WITH_RULES:
+        found = _torch_signature(name, grad_of)
+        if found is not None:
+            cases.append(pytest.param(name, found[0], found[1], id=name))
+    return cases
+
+
+def _against_torch(name, args, theirs, grad_of, equal, refusals=()):
+    """strided's ``grad_of(st, name, args)`` must be ``equal`` to torch's, or raise one of ``refusals``."""
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        try:
+            mine = grad_of(st, name, args)
+        except refusals:
+            return  # a clear refusal
+    assert equal(mine, theirs), f"{name}{args}: torch {theirs}, strided {mine}"
+
+
+@pytest.mark.parametrize("name, args, theirs", _swept(_edge_grad))
+def test_r3_12_every_method_with_a_rule_at_edge_values_as_torch(name, args, theirs):
     """Generated: each method with a rule, on zeros of both signs, infinities, NaN and a tie."""
-    _against_torch(name, _edge_grad, _same)
+    _against_torch(name, args, theirs, _edge_grad, _same)
 
 
 # ============================================================ R3-22 complex gradients
@@ -292,12 +335,12 @@ def _close(a, b) -> bool:
     return a == b
 
 
-@pytest.mark.parametrize("name", _TORCH_METHODS_WITH_RULES)
-def test_r3_22_every_method_with_a_rule_on_complex_matches_torch_or_refuses(name):
+@pytest.mark.parametrize("name, args, theirs", _swept(_complex_grad))
+def test_r3_22_every_method_with_a_rule_on_complex_matches_torch_or_refuses(name, args, theirs):
     """Generated: on complex128 inputs (PyTorch's conjugate convention for complex gradients),
     each method with a rule gives PyTorch's gradient, or raises strided's own error: never a
     silently different number."""
-    _against_torch(name, _complex_grad, _close, (st.errors.StridedNotImplementedError,
+    _against_torch(name, args, theirs, _complex_grad, _close, (st.errors.StridedNotImplementedError,
                                                  st.errors.StridedRuntimeError, st.errors.StridedTypeError))
 
 
@@ -451,25 +494,34 @@ def _twin_result(f, args, method):
     return name, y.tolist(), None if x.grad is None else x.grad.tolist()
 
 
-@pytest.mark.parametrize("name", sorted(n for n in dir(st) if not n.startswith("_") and n in BACKWARD
-                                        and callable(getattr(st, n)) and not isinstance(getattr(st, n), type)
-                                        and callable(getattr(st.Tensor, n, None))))
-def test_every_module_function_records_as_its_method_twin(name):
+def _twin_cases():
+    """(name, args, the method's node, values and gradient) for each public function of
+    ``strided`` whose Tensor method of the same name has a rule, with the first of a few argument
+    lists the method records with, decided at collection (a method none fits — matmul needs
+    another shape, gather an index — is not a case of this sweep)."""
+    cases = []
+    for name in sorted(n for n in dir(st) if not n.startswith("_") and n in BACKWARD
+                       and callable(getattr(st, n)) and not isinstance(getattr(st, n), type)
+                       and callable(getattr(st.Tensor, n, None))):
+        for args in _TWIN_CALLS:
+            try:
+                method = _twin_result(name, args, True)
+            except Exception:  # noqa: BLE001 - the sweep tries argument lists until the method takes one
+                continue
+            if method[0] is not None:
+                cases.append(pytest.param(name, args, method, id=name))
+                break
+    return cases
+
+
+@pytest.mark.parametrize("name, args, method", _twin_cases())
+def test_every_module_function_records_as_its_method_twin(name, args, method):
     """Generated: each public function of ``strided`` whose Tensor method of the same name has a
     rule, called as the first of a few argument lists that the method records with, gives the
     method's node name, values and gradient (issue 22: ``strided.broadcast_to`` recorded nothing)."""
-    for args in _TWIN_CALLS:
-        try:
-            method = _twin_result(name, args, True)
-        except Exception:  # noqa: BLE001 - the sweep tries argument lists until the method takes one
-            continue
-        if method[0] is None:
-            continue
-        function = _twin_result(getattr(st, name), args, False)
-        assert function[0] == method[0], f"strided.{name}{args} records {function[0]}, the method {method[0]}"
-        assert _same(list(function[1:]), list(method[1:])), f"strided.{name}{args}"
-        return
-    pytest.skip(f"the method {name} records with none of the sweep's argument lists")
+    function = _twin_result(getattr(st, name), args, False)
+    assert function[0] == method[0], f"strided.{name}{args} records {function[0]}, the method {method[0]}"
+    assert _same(list(function[1:]), list(method[1:])), f"strided.{name}{args}"
 
 
 @pytest.mark.parametrize("lib_call", ["broadcast_to", "reshape"])
