@@ -10,6 +10,7 @@ fail under CI and are skipped elsewhere where it cannot be set up (``conftest.bo
 
 from __future__ import annotations
 
+import contextlib
 import http.client
 import json
 import os
@@ -74,15 +75,23 @@ def _raw(port: int, data: bytes, read_timeout: float = 20) -> bytes:
     return b"".join(chunks)
 
 
+@contextlib.contextmanager
+def _serving(**options):
+    """A playground server (``make_server_on(0, **options)``) in a thread of this process."""
+    srv = make_server_on(0, **options)
+    threading.Thread(target=srv.serve_forever, daemon=True).start()
+    try:
+        yield srv
+    finally:
+        srv.shutdown()
+        srv.server_close()
+
+
 @pytest.fixture(scope="module")
 def live():
     """A playground server in a thread of this process: (server, port, token)."""
-    srv = make_server_on(0)
-    thread = threading.Thread(target=srv.serve_forever, daemon=True)
-    thread.start()
-    yield srv, srv.server_port, srv.gate.token
-    srv.shutdown()
-    srv.server_close()
+    with _serving() as srv:
+        yield srv, srv.server_port, srv.gate.token
 
 
 @pytest.fixture
@@ -641,10 +650,7 @@ def _no_boundary(monkeypatch):
 
 def test_without_a_boundary_the_watch_view_is_off_and_says_so(monkeypatch, tmp_path):
     _no_boundary(monkeypatch)
-    srv = make_server_on(0)
-    thread = threading.Thread(target=srv.serve_forever, daemon=True)
-    thread.start()
-    try:
+    with _serving() as srv:
         port, token = srv.server_port, srv.gate.token
         status, page, _ = _request(port, "GET", f"/?token={token}")
         assert "the watch view is off" in page and "--allow-unsandboxed-watch" in page
@@ -657,17 +663,11 @@ def test_without_a_boundary_the_watch_view_is_off_and_says_so(monkeypatch, tmp_p
         # the expression view keeps working everywhere
         status, data, _ = _request(port, "GET", "/api/show?expr=arange(6).view(2,3).t()", headers={"X-Strided-Token": token})
         assert status == 200 and data["ok"]
-    finally:
-        srv.shutdown()
-        srv.server_close()
 
 
 def test_the_unsandboxed_flag_runs_programs_and_the_page_warns(monkeypatch):
     _no_boundary(monkeypatch)
-    srv = make_server_on(0, unsandboxed_watch=True)
-    thread = threading.Thread(target=srv.serve_forever, daemon=True)
-    thread.start()
-    try:
+    with _serving(unsandboxed_watch=True) as srv:
         port, token = srv.server_port, srv.gate.token
         _, page, _ = _request(port, "GET", f"/?token={token}")
         assert "programs run as you, unisolated" in page and '"watch": "unsandboxed"' in page
@@ -678,9 +678,6 @@ def test_the_unsandboxed_flag_runs_programs_and_the_page_warns(monkeypatch):
         # the time limit still kills the whole process group
         data = sandbox.run_watch("while True:\n    pass", wall_s=1.0, unsandboxed=True)
         assert "time limit" in data["error"]
-    finally:
-        srv.shutdown()
-        srv.server_close()
 
 
 # ---------------------------------------------------------------------------- caps, in a server of its own
