@@ -19,6 +19,7 @@ import secrets
 import signal
 import subprocess
 import sys
+import tempfile
 import threading
 import time
 from pathlib import Path
@@ -446,7 +447,7 @@ def test_rt_1_no_sysctl_or_other_host_state_can_be_written(target):
 def test_rt_2_rt_3_nothing_the_program_writes_reaches_the_hosts_disk():
     # a setuid file, a deep directory chain that breaks recursive clean-ups, a flood of files: all in
     # a private tmpfs of 64 MiB (nosuid) that dies with the sandbox; the host gets no directory at all
-    before = set(Path(tempfile_dir()).iterdir())
+    before = set(Path(tempfile.gettempdir()).iterdir())
     program = ("import os\nfd = os.open('s', os.O_WRONLY | os.O_CREAT, 0o4755); os.close(fd)\n"
                "f = os.statvfs('/tmp').f_flag\nprint(bool(f & os.ST_NOSUID), bool(f & os.ST_NODEV))\n"
                "for i in range(1100):\n    os.mkdir('d'); os.chdir('d')\n"
@@ -457,13 +458,7 @@ def test_rt_2_rt_3_nothing_the_program_writes_reaches_the_hosts_disk():
     flags, full = data["output"].splitlines()[:2]
     assert flags == "True True"
     assert full.split(" ", 1)[1] in ("No space left on device", "File too large") and int(full.split()[0]) <= 64
-    assert set(Path(tempfile_dir()).iterdir()) == before
-
-
-def tempfile_dir() -> str:
-    import tempfile
-
-    return tempfile.gettempdir()
+    assert set(Path(tempfile.gettempdir()).iterdir()) == before
 
 
 @needs_boundary
