@@ -146,15 +146,34 @@ def test_dropout_train_saves_its_mask_and_eval_is_identity():
     np.testing.assert_array_equal(x.grad.numpy(), kept / 0.75)  # p=1: no gradient added
 
 
-def test_inplace_activation_on_a_tracked_tensor_is_refused_before_writing():
-    x = strided.tensor([-1.0, 2.0], requires_grad=True)
-    y = x * 1
-    for call in (lambda: SF.silu(y, inplace=True), lambda: SF.elu(y, inplace=True),
-                 lambda: SF.dropout(y, 0.5, inplace=True)):
-        with pytest.raises(RuntimeError, match="inplace=True\\) on a tensor that requires grad"):
-            call()
-    assert y.tolist() == [-1.0, 2.0]
-    assert SF.silu(y.detach(), inplace=True).tolist()[1] == pytest.approx(2 / (1 + np.exp(-2)))
+_INPLACE_CALLS = [("silu", ()), ("elu", (0.7,)), ("leaky_relu", (0.2,)), ("hardtanh", (-0.5, 1.5)), ("relu", ()),
+                  ("dropout", (1.0,))]
+
+
+@pytest.mark.parametrize("name, args", _INPLACE_CALLS)
+def test_inplace_activation_follows_pytorch_in_and_out_of_the_graph(name, args):
+    """F.<act>(x, inplace=True) as PyTorch 2.13: on a non-leaf in the graph it writes x and its
+    gradient is the activation's; on a leaf that requires grad it is refused before writing;
+    under no_grad it writes the leaf and counts the write."""
+    values = [-1.5, -0.2, 0.4, 2.0]
+    results = {}
+    for lib, F in ((strided, SF), (torch, TF)):
+        x = lib.tensor(values, dtype=lib.float64, requires_grad=True)
+        y = x * 3
+        out = getattr(F, name)(y, *args, inplace=True)
+        assert out is y and y._version == 1
+        (out * lib.tensor([1.0, 2.0, 3.0, 4.0], dtype=lib.float64)).sum().backward()
+        with pytest.raises(RuntimeError, match="a leaf Variable that requires grad is being used in an in-place"):
+            getattr(F, name)(x, *args, inplace=True)
+        before = x._version
+        with lib.no_grad():
+            getattr(F, name)(x, *args, inplace=True)
+        results[lib] = (y.detach().tolist(), x.grad.tolist(), x.detach().tolist(), x._version - before)
+    s, t = results[strided], results[torch]
+    np.testing.assert_allclose(s[0], t[0], rtol=1e-12)
+    np.testing.assert_allclose(s[1], t[1], rtol=1e-12)
+    np.testing.assert_allclose(s[2], t[2], rtol=1e-12)
+    assert s[3] == t[3] == 1
 
 
 def test_zero_size_and_0d_inputs():

@@ -1,0 +1,53 @@
+"""``strided.nn.functional``: activations, losses and layers of small models, as ``torch.nn.functional``.
+
+One module per job; this package re-exports their public names, so ``import
+strided.nn.functional as F`` and every ``F.<name>`` spelling (early-bound imports included:
+each name is, or calls, its op's recording entry) work as before:
+
+- activations (:mod:`.activations`): ``relu``, ``sigmoid``, ``tanh``, ``gelu``, ``silu``,
+  ``softplus``, ``elu``, ``leaky_relu``, ``hardtanh``, ``softmax``, ``log_softmax`` — unary rows of
+  the ops layer (:mod:`strided.ops.activations` and friends), with PyTorch's ``inplace=``;
+- losses (:mod:`.losses`): ``cross_entropy``, ``nll_loss``, ``mse_loss``, ``l1_loss``,
+  ``smooth_l1_loss``, ``binary_cross_entropy``, ``binary_cross_entropy_with_logits``;
+- layers (:mod:`.layers`): ``linear``, ``dropout``, ``layer_norm``, ``normalize``, ``embedding``;
+- ``one_hot`` and ``pad`` (constant mode), ops of :mod:`strided.ops.padding`.
+
+Every backward rule is written with strided's recording ops: ``create_graph=True`` gives
+PyTorch's second derivatives.
+
+>>> import strided.nn.functional as F
+>>> logits = strided.tensor([[2.0, 0.5, -1.0], [0.1, 0.2, 3.0]])
+>>> F.cross_entropy(logits, strided.tensor([0, 2])).shape
+()
+"""
+
+from ...ops.padding import one_hot, pad
+from .activations import (
+    elu,
+    gelu,
+    hardtanh,
+    leaky_relu,
+    log_softmax,
+    relu,
+    sigmoid,
+    silu,
+    softmax,
+    softplus,
+    tanh,
+)
+from .layers import dropout, embedding, layer_norm, linear, normalize
+from .losses import (
+    binary_cross_entropy,
+    binary_cross_entropy_with_logits,
+    cross_entropy,
+    l1_loss,
+    mse_loss,
+    nll_loss,
+    smooth_l1_loss,
+)
+
+__all__ = [
+    "binary_cross_entropy", "binary_cross_entropy_with_logits", "cross_entropy", "dropout", "elu", "embedding",
+    "gelu", "hardtanh", "l1_loss", "layer_norm", "leaky_relu", "linear", "log_softmax", "mse_loss", "nll_loss",
+    "normalize", "one_hot", "pad", "relu", "sigmoid", "silu", "smooth_l1_loss", "softmax", "softplus", "tanh",
+]

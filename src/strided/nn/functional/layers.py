@@ -1,0 +1,444 @@
+"""The layers of ``strided.nn.functional``: ``linear``, ``dropout``, ``layer_norm``, ``normalize``
+and ``embedding``, with PyTorch 2.13's shapes, dtypes and errors (class and first line).
+
+``linear`` is a matmul (and the bias added); ``dropout`` draws from the default generator and,
+on an input that requires grad, is ``input * mask`` (PyTorch's graph: MulBackward0 with the
+mask saved); ``layer_norm``, ``normalize`` and ``embedding`` compute with NumPy on zero-copy
+views (float16 in float32, rounded once). Each backward rule (``@backward("F.<name>")``) is
+written with strided's recording ops, so a ``create_graph=True`` backward differentiates it
+again as PyTorch's double backward does.
+
+>>> F.linear(strided.ones(4, 3), strided.ones(5, 3)).shape
+(4, 5)
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from ...args import int_arg
+from ...dispatch import copied, report, result_array
+from ...dtypes import TORCH_NAME, bool_, float32, int64
+from ...errors import (
+    StridedIndexError,
+    StridedNotImplementedError,
+    StridedRuntimeError,
+    StridedTypeError,
+    StridedValueError,
+    join_lines,
+)
+from ...grad_mode import requires_grad
+from ...gradients import grad_zeros, seal
+from ...layout import Layout
+from ...layout import expand as expand_layout
+from ...layout.plans import View as _View
+from ...layout.plans import view as _view_plan
+from ...ops.generator import default_generator
+from ...ops.operands import _fresh_output
+from ...ops.promotion import result_type
+from ...ops.random import _uniform
+from ...ops.reduce_args import numpy_axes, reduction_dims
+from ...ops.registry import backward
+from ...ops.unary import where
+from ...tensor import Tensor, tensor_arg
+from ._common import compute_dtype, float_only
+
+__all__ = ["dropout", "embedding", "layer_norm", "linear", "normalize"]
+
+
+def linear(input: Tensor, weight: Tensor, bias: Tensor | None = None) -> Tensor:
+    """``input @ weight.T + bias``: ``weight`` is (out_features, in_features), ``bias`` (out_features,).
+
+    >>> F.linear(strided.ones(4, 3), strided.ones(5, 3)).shape
+    (4, 5)
+    """
+    tensor_arg(input, "linear")
+    tensor_arg(weight, "linear", "weight", 2)
+    out = input.matmul(weight.t())
+    if bias is None:
+        return out
+    tensor_arg(bias, "linear", "bias", 3)
+    if input.ndim == 2 and weight.ndim != 2:  # PyTorch's addmm path
+        raise StridedRuntimeError(
+            join_lines(f"mat2 must be a matrix, got {weight.ndim}-D tensor",
+                       f"with a bias, linear takes a (out_features, in_features) weight; it has shape {weight.shape}",
+                       "fix: weight.reshape(1, -1) for one output feature")
+        )
+    expand_layout(Layout._trusted(bias.shape, (0,) * bias.ndim, 0), out.shape)  # PyTorch's expand error
+    return out.add_(bias) if out._dtype is result_type(out, bias) else out + bias
+
+
+def _linear_node(ndim: int, bias: bool, weight_ndim: int = 2, contiguous: bool = True) -> str:
+    """PyTorch's node for F.linear by the input's dims: addmm / mm for a matrix; for a vector
+    or a batch, the view (or squeeze) PyTorch puts around the matrix product."""
+    if weight_ndim == 1:
+        return "DotBackward0" if ndim == 1 else "MvBackward0" if ndim == 2 else "UnsafeViewBackward0"
+    if ndim == 2:
+        return "AddmmBackward0" if bias else "MmBackward0"
+    if bias and not contiguous:  # PyTorch: matmul, then the bias added
+        return "AddBackward0"
+    if ndim == 1:
+        return "ViewBackward0" if bias else "SqueezeBackward4"
+    return "ViewBackward0" if bias else "UnsafeViewBackward0"
+
+
+def _folded(t: Tensor) -> Tensor | None:
+    """``t`` (..., n) as a (rows, n) view, or None when its strides cannot merge the batch dims."""
+    shape = t._layout.shape
+    rows = 1
+    for size in shape[:-1]:
+        rows *= size
+    return t.view(rows, shape[-1]) if _view_plan(t._layout, (rows, shape[-1])).__class__ is _View else None
+
+
+def _batched_weight_grad(g: Tensor, x: Tensor) -> Tensor:
+    """``sum over the batch dims of g[..., :, None] * x[..., None, :]``: one mm of the two folded
+    into (rows, features) views; where a fold would need a copy (a gradient that arrives
+    transposed), a batched matmul summed over the batch dims instead (a reduction, not a copy)."""
+    gf, xf = _folded(g), _folded(x)
+    if gf is not None and xf is not None:
+        return gf.t().mm(xf)
+    return g.mT.matmul(x).sum(tuple(range(len(g._layout.shape) - 2)))
+
+
+@backward("F.linear", operands="any")
+def _linear_backward(out: Tensor, input: Tensor, weight: Tensor, bias: Tensor | None = None) -> Any:
+    """``g @ weight`` for the input, ``g.T @ input`` (over every batch dim) for the weight and
+    ``g`` summed over the batch dims for the bias (the engine's sum down to the bias's shape).
+
+    # Note: PyTorch records F.linear as several nodes (a TBackward0 of the weight, an addmm or mm,
+    # a view for batched inputs); strided records one node, named as PyTorch's outermost, whose
+    # edges are (input, weight, bias). The weight's transpose is a view: no copy either way.
+    """
+    nd, wd = len(input._layout.shape), len(weight._layout.shape)
+    need_x, need_w = requires_grad(input), requires_grad(weight)
+
+    def grad(g: Tensor) -> tuple:
+        if wd == 1:  # a (in,) weight: the output lost the feature dim
+            gu = g.unsqueeze(-1)
+            return (gu * weight if need_x else None, gu * input if need_w else None, g)
+        gx = g.matmul(weight) if need_x else None
+        gw = None
+        if need_w:
+            if nd == 2:
+                gw = g.t().mm(input)
+            elif nd == 1:
+                gw = g.unsqueeze(1) * input
+            else:
+                gw = _batched_weight_grad(g, input)
+        return (gx, gw, g)
+
+    saved = tuple(t for t, keep in ((input, need_w), (weight, need_x)) if keep)
+    name = _linear_node(nd, bias is not None, wd, input.is_contiguous())
+    return name, (input, weight, bias), grad, saved
+
+
+def dropout(input: Tensor, p: float = 0.5, training: bool = True, inplace: bool = False) -> Tensor:
+    """Zero each element with probability ``p`` and scale the others by ``1 / (1 - p)``, drawing
+    from the default generator (``strided.manual_seed`` makes it reproducible). Not
+    ``training``, or ``p == 0``: ``input`` itself.
+
+    >>> _ = strided.manual_seed(0); y = F.dropout(strided.ones(1000)); sorted(set(y.tolist()))
+    [0.0, 2.0]
+    """
+    tensor_arg(input, "dropout")
+    p = float(p)
+    if p != p:  # PyTorch's Python check lets NaN through; its kernel's refuses it (a RuntimeError)
+        raise StridedRuntimeError(
+            join_lines("dropout probability has to be between 0 and 1, but got nan",
+                       "p is the probability of zeroing an element")
+        )
+    if not 0.0 <= p <= 1.0:
+        raise StridedValueError(
+            join_lines(f"dropout probability has to be between 0 and 1, but got {p}",
+                       "p is the probability of zeroing an element")
+        )
+    if not training or p == 0 or input.numel() == 0:
+        return input
+    d = input._dtype
+    if not d.is_floating_point:
+        raise StridedRuntimeError(
+            join_lines(f"result type Float can't be cast to the desired output type {TORCH_NAME[d.name]}",
+                       f"dropout scales by 1 / (1 - p), which needs a float tensor; the input is {d.name}",
+                       "fix: F.dropout(x.float(), p)")
+        )
+    shape = input._layout.shape
+    compute = compute_dtype(d)
+    if inplace or requires_grad(input):
+        # PyTorch's graph: input * mask (MulBackward0, the mask saved); in place, input.mul_(mask),
+        # whose entry applies autograd's in-place rules (a leaf that requires grad is refused)
+        mask, arr = result_array(shape, d)
+        if p == 1:
+            arr.fill(0)
+        else:
+            keep = default_generator.draw(lambda g: _uniform(g, shape, d) >= p)
+            np.copyto(arr, keep.astype(compute) / compute.type(1 - p), casting="unsafe")
+        return input.mul_(mask) if inplace else input * mask
+    x = input._np().astype(compute, copy=False)
+    if p == 1:
+        values = x * 0  # PyTorch multiplies by zero: -0.0 where x is negative, NaN stays NaN
+    else:
+        keep = default_generator.draw(lambda g: _uniform(g, shape, d) >= p)
+        values = x * (keep.astype(compute) / compute.type(1 - p))
+    out = _fresh_output(shape, d, [input], d)
+    np.copyto(out._np(), values, casting="unsafe")
+    return report("dropout", (input,), out)
+
+
+def _shape_list(value: Any, op: str, name: str, pos: int) -> tuple[int, ...]:
+    if isinstance(value, (tuple, list)):
+        return tuple(int_arg(v, op, name, pos) for v in value)
+    raise StridedTypeError(
+        join_lines(f"{op}(): argument '{name}' (position {pos}) must be tuple of ints, not {type(value).__name__}",
+                   f"give a tuple: F.{op}(x, ({value!r},))")
+    )
+
+
+def layer_norm(input: Tensor, normalized_shape: Any, weight: Tensor | None = None, bias: Tensor | None = None,
+               eps: float = 1e-5) -> Tensor:
+    """Normalize over the last ``len(normalized_shape)`` dims to mean 0 and variance 1 (biased
+    variance, ``eps`` added), then scale by ``weight`` and shift by ``bias`` (each of
+    ``normalized_shape``). A fresh contiguous tensor of the input's dtype.
+
+    >>> F.layer_norm(strided.tensor([[1.0, 3.0]]), (2,)).tolist()  # doctest: +ELLIPSIS
+    [[-0.99..., 0.99...]]
+    """
+    tensor_arg(input, "layer_norm")
+    norm = _shape_list(normalized_shape, "layer_norm", "normalized_shape", 2)
+    if not norm:
+        raise StridedRuntimeError(
+            join_lines("Expected normalized_shape to be at least 1-dimensional, i.e., containing at least one "
+                       "element, but got normalized_shape = []",
+                       "name the trailing dims to normalize over, e.g. (x.shape[-1],)")
+        )
+    for param, name in ((weight, "weight"), (bias, "bias")):
+        if param is not None and tuple(tensor_arg(param, "layer_norm", name).shape) != norm:
+            raise StridedRuntimeError(
+                join_lines(f"Expected {name} to be of same shape as normalized_shape, but got {name} of shape "
+                           f"{list(param.shape)} and normalized_shape = {list(norm)}",
+                           f"{name} holds one value per normalized element: shape {norm}")
+            )
+    shape = input._layout.shape
+    k = len(norm)
+    if len(shape) < k or shape[len(shape) - k:] != norm:
+        star = ", ".join(str(s) for s in norm)
+        raise StridedRuntimeError(
+            join_lines(f"Given normalized_shape={list(norm)}, expected input with shape [*, {star}], but got input "
+                       f"of size{list(shape)}",
+                       f"layer_norm normalizes the last {k} dim(s), which must have the sizes {norm}")
+        )
+    d = input._dtype
+    if not d.is_floating_point:
+        raise float_only("LayerNormKernelImpl", d, "layer_norm")
+    for param in (weight, bias):
+        if param is not None and param._dtype is not d:
+            raise StridedRuntimeError(
+                join_lines(f"mixed dtype (CPU): expect parameter to have scalar type of {TORCH_NAME[d.name]}",
+                           f"the input is {d.name} and a parameter {param._dtype.name}",
+                           f"fix: convert the parameters: weight.to(strided.{d.name})")
+            )
+    compute = compute_dtype(d)
+    inner = int(np.prod(norm))
+    x = input._np().astype(compute, copy=False).reshape(-1, inner)  # (rows, normalized elements)
+    out, arr = result_array(shape, d)
+    # normalize in place in the result's memory (a float32 scratch for float16): few passes, no temporaries
+    in_place = compute == d.numpy
+    y = arr.reshape(-1, inner) if in_place else np.empty(x.shape, dtype=compute)
+    with np.errstate(all="ignore"):
+        np.subtract(x, x.mean(axis=1, keepdims=True) if x.size else 0, out=y)
+        var = np.einsum("ij,ij->i", y, y) / compute.type(max(inner, 1))
+        y *= (1 / np.sqrt(var + compute.type(eps)))[:, None]
+        if weight is not None:
+            y *= weight._np().astype(compute, copy=False).reshape(-1)
+        if bias is not None:
+            y += bias._np().astype(compute, copy=False).reshape(-1)
+    if not in_place:
+        np.copyto(arr, y.reshape(shape), casting="unsafe")
+    inputs = tuple(t for t in (input, weight, bias) if t is not None)
+    return report("layer_norm", inputs, out)
+
+
+@backward("F.layer_norm", operands="any")
+def _layer_norm_backward(out: Tensor, input: Tensor, normalized_shape: Any, weight: Tensor | None = None,
+                         bias: Tensor | None = None, eps: float = 1e-5) -> Any:
+    """PyTorch's native_layer_norm_backward over the normalized dims (x̂ the normalized input,
+    r = 1/sqrt(var + eps)): the input's ``r (ĝ - mean ĝ - x̂ mean(ĝ x̂))`` with ``ĝ = g * weight``;
+    the weight's ``sum(g x̂)`` and the bias's ``sum(g)`` over the other dims. From the recording
+    ops (mean and r recomputed from the saved input, float16 in float32), so a second backward
+    gives PyTorch's double backward."""
+    nd, k = len(input._layout.shape), len(tuple(normalized_shape))
+    dims, batch = tuple(range(nd - k, nd)), tuple(range(nd - k))
+    need_x = requires_grad(input)
+    need_w = weight is not None and requires_grad(weight)
+    need_b = bias is not None and requires_grad(bias)
+    d = input._dtype
+
+    def grad(g: Tensor) -> tuple:
+        wide = d.itemsize < 4  # (float16, bfloat16: computed in float32, as PyTorch's kernel)
+        x, gy, w = (input, g, weight) if not wide else (
+            input.to(float32), g.to(float32), None if weight is None else weight.to(float32))
+        xc = x - x.mean(dims, keepdim=True)
+        r = ((xc * xc).mean(dims, keepdim=True) + float(eps)).rsqrt()
+        xhat = xc * r
+        gx = gw = gb = None
+        if need_x:
+            gh = gy if w is None else gy * w
+            gx = r * (gh - gh.mean(dims, keepdim=True) - xhat * (gh * xhat).mean(dims, keepdim=True))
+        if need_w:
+            gw = _sum_over(gy * xhat, batch)
+        if need_b:
+            gb = _sum_over(gy, batch)
+        if wide:
+            gx, gw, gb = (None if t is None else t.to(d) for t in (gx, gw, gb))
+        return gx, gw, gb
+
+    saved = tuple(t for t in (input, weight) if t is not None)
+    return "NativeLayerNormBackward0", (input, weight, bias), grad, saved
+
+
+def _sum_over(t: Tensor, dims: tuple[int, ...]) -> Tensor:
+    """``t`` summed over ``dims`` (none: ``t`` itself; an empty dim list would sum every dim)."""
+    return t.sum(dims) if dims else t
+
+
+def _norms(x: np.ndarray, p: float, axes: Any) -> np.ndarray:
+    """The p-norms of ``x`` along ``axes`` (kept as size-1 dims)."""
+    if p == 2:
+        return np.sqrt((x * x).sum(axis=axes, keepdims=True))
+    if p == 1:
+        return np.abs(x).sum(axis=axes, keepdims=True)
+    if p == float("inf"):
+        return np.abs(x).max(axis=axes, keepdims=True, initial=0)
+    return (np.abs(x) ** p).sum(axis=axes, keepdims=True) ** (1 / p)
+
+
+def normalize(input: Tensor, p: float = 2.0, dim: Any = 1, eps: float = 1e-12, out: Any = None) -> Tensor:
+    """``input`` divided by its ``p``-norm along ``dim`` (at least ``eps``): unit vectors along ``dim``.
+
+    >>> F.normalize(strided.tensor([[3.0, 4.0]], dtype=strided.float64)).tolist()
+    [[0.6, 0.8]]
+    """
+    tensor_arg(input, "normalize")
+    if out is not None:
+        # Note: PyTorch writes into out=; strided returns a new tensor only
+        raise StridedNotImplementedError(join_lines("normalize(): out= is not supported by strided",
+                                                    "fix: y = F.normalize(x); out.copy_(y)"))
+    d = input._dtype
+    if not d.is_floating_point:
+        raise float_only("linalg_vector_norm", d, "normalize")
+    axes = numpy_axes(reduction_dims(input, dim, "normalize"), len(input._layout.shape))
+    compute = compute_dtype(d)
+    x = input._np().astype(compute, copy=False)
+    with np.errstate(all="ignore"):
+        values = x / np.maximum(_norms(x, float(p), axes), compute.type(eps))
+    result = _fresh_output(input._layout.shape, d, [input], d)
+    np.copyto(result._np(), values, casting="unsafe")
+    return report("normalize", (input,), result)
+
+
+@backward("F.normalize")
+def _normalize_backward(result: Tensor, input: Tensor, p: float = 2.0, dim: Any = 1, eps: float = 1e-12,
+                        out: Any = None) -> Any:
+    """``x / n`` with ``n = max(|x|_p, eps)``: ``g / n - x sum(g x) / n^2 * dn/dx`` along the dim,
+    where ``dn/dx = sign(x) |x|^(p-1) / |x|_p^(p-1)`` and 0 where the norm is below eps (the
+    clamp's gradient, as PyTorch's ``clamp_min``). From the recording ops, so a second backward
+    differentiates it again (PyTorch records normalize as a division by the clamped, expanded
+    norm: DivBackward0, whose double backward this gives)."""
+    pf = float(p)
+    dims = reduction_dims(input, dim, "normalize")
+
+    def grad(g: Tensor) -> tuple:
+        x = input
+        ax = x.abs()
+        if pf == 2:
+            norm = (x * x).sum(dims, keepdim=True).sqrt()
+            dn = x / norm
+        elif pf == 1:
+            norm = ax.sum(dims, keepdim=True)
+            dn = x.sgn()
+        elif pf == float("inf"):
+            norm = ax.amax(dims, keepdim=True)
+            top = ax == norm
+            dn = where(top, x.sgn(), 0.0) / top.sum(dims, keepdim=True)
+        else:
+            norm = (ax ** pf).sum(dims, keepdim=True) ** (1 / pf)
+            dn = x.sgn() * ax ** (pf - 1) / norm ** (pf - 1)
+        dn = where(norm >= eps, dn, 0.0)
+        n = norm.clamp(min=float(eps))
+        return (g / n - dn * (g * x).sum(dims, keepdim=True) / (n * n),)
+
+    return "DivBackward0", (input,), grad, (input,)
+
+
+def embedding(input: Tensor, weight: Tensor, padding_idx: int | None = None, max_norm: float | None = None,
+              norm_type: float = 2.0, scale_grad_by_freq: bool = False, sparse: bool = False) -> Tensor:
+    """The rows of ``weight`` (num_embeddings, dim) picked by the indices ``input`` (any shape):
+    a new tensor of shape ``(*input.shape, dim)`` (a gather: new memory, recorded as a copy).
+    ``padding_idx``'s row gets no gradient.
+
+    >>> F.embedding(strided.tensor([[0, 2]]), strided.eye(3)).tolist()
+    [[[1.0, 0.0, 0.0], [0.0, 0.0, 1.0]]]
+    """
+    tensor_arg(input, "embedding")
+    tensor_arg(weight, "embedding", "weight", 2)
+    if max_norm is not None or sparse:
+        # Note: PyTorch renormalizes rows in place (max_norm) and makes sparse gradients; strided does neither
+        raise StridedNotImplementedError(
+            join_lines("embedding(): max_norm and sparse are not supported by strided",
+                       "fix: leave them at their defaults (max_norm=None, sparse=False)")
+        )
+    if weight.ndim != 2:
+        raise StridedRuntimeError(join_lines("'weight' must be 2-D",
+                                             f"the weight has shape {weight.shape}: (num_embeddings, dim)"))
+    if input._dtype.is_floating_point or input._dtype.is_complex or input._dtype is bool_:
+        raise StridedRuntimeError(
+            join_lines("Expected tensor for argument #1 'indices' to have one of the following scalar types: "
+                       f"Long, Int; but got {TORCH_NAME[input._dtype.name]} instead (while checking arguments "
+                       "for embedding)", "fix: indices.to(strided.int64)")
+        )
+    n = weight._layout.shape[0]
+    idx = input._np().astype(np.int64, copy=False)
+    if idx.size and (idx.min() < 0 or idx.max() >= n):
+        bad = int(idx[(idx < 0) | (idx >= n)].flat[0])
+        raise StridedIndexError(join_lines("index out of range in self",
+                                           f"index {bad} picks a row of a weight with {n} rows (0 to {n - 1})"))
+    shape = input._layout.shape + weight._layout.shape[1:]
+    out, arr = result_array(shape, weight._dtype)
+    np.take(weight._np(), idx, axis=0, out=arr)
+    return copied("embedding", (input, weight), out,
+                  lambda: f"embedding: {idx.size} rows of the weight gathered into new memory {shape}")
+
+
+@backward("F.embedding", operands="any")
+def _embedding_backward(out: Tensor, input: Tensor, weight: Tensor, padding_idx: int | None = None,
+                        max_norm: float | None = None, norm_type: float = 2.0, scale_grad_by_freq: bool = False,
+                        sparse: bool = False) -> Any:
+    """PyTorch's embedding_dense_backward: each picked row's gradient added into a zero tensor of
+    the weight's shape (``index_add``: a row picked twice gets both), none for ``padding_idx``,
+    divided by the row's count with ``scale_grad_by_freq``. From the recording ops (``index_add``,
+    whose source gradient is an ``index_select``), so it is linear in ``g`` under a second
+    backward, as PyTorch's embedding_dense_double_backward."""
+    n = weight._layout.shape[0]
+
+    def grad(g: Tensor) -> tuple:
+        idx = input._np().astype(np.int64).reshape(-1)
+        rows = g.reshape(idx.size, -1)
+        if scale_grad_by_freq or padding_idx is not None:
+            scale = np.ones(idx.size)
+            if scale_grad_by_freq:
+                scale /= np.bincount(idx, minlength=n)[idx]
+            if padding_idx is not None:
+                scale[idx == (padding_idx % n if n else padding_idx)] = 0
+            factor, arr = result_array((idx.size, 1), g._dtype)
+            np.copyto(arr, scale[:, None], casting="unsafe")
+            rows = rows * factor
+        index, arr = result_array((idx.size,), int64)
+        arr[...] = idx
+        return (None, grad_zeros(weight._layout.shape, g._dtype).index_add(0, index, rows))
+
+    return "EmbeddingBackward0", (input, weight), grad, (input,)
+
+
+seal(globals(), functional=True)  # (last: the layers with a backward rule become their recording entries)

@@ -1,0 +1,693 @@
+"""The losses of ``strided.nn.functional``: ``cross_entropy`` (class indices or class
+probabilities, ``label_smoothing``), ``nll_loss``, ``mse_loss``, ``l1_loss``, ``smooth_l1_loss``,
+``binary_cross_entropy``, ``binary_cross_entropy_with_logits``; PyTorch 2.13's shapes, dtypes,
+reductions and errors (class and first line).
+
+The forwards compute with NumPy on zero-copy views of the inputs (class-index gathers with
+``np.take_along_axis``); float16 inputs are computed in float32 and rounded once, as PyTorch's
+CPU kernels do. ``cross_entropy`` on an input that requires grad and ``l1_loss`` are built from
+the differentiable ops, so their graphs are PyTorch's (NllLossBackward0 over
+LogSoftmaxBackward0; MeanBackward0 over AbsBackward0).
+
+Each backward rule (``@backward("F.<name>")``, PyTorch's node name and derivatives.yaml formula)
+is written with strided's recording ops, so a ``create_graph=True`` backward differentiates it
+again (the Hessian, a gradient penalty) as PyTorch's double backward does; the class weights and
+the target's class indices are constants of the rule.
+
+>>> F.cross_entropy(strided.zeros(2, 4), strided.tensor([1, 3])).item()  # log(4)
+1.3862943649291992
+"""
+
+from __future__ import annotations
+
+import warnings
+from typing import Any
+
+import numpy as np
+
+from ...callsite import user_site
+from ...dispatch import report, result_array
+from ...dtypes import TORCH_NAME, DType, bool_, int64, uint8
+from ...errors import StridedIndexError, StridedRuntimeError, StridedValueError, join_lines
+from ...grad_mode import requires_grad
+from ...gradients import seal
+from ...ops.broadcasting import broadcast_pair
+from ...ops.operands import _fresh_output
+from ...ops.promotion import result_type
+from ...ops.registry import backward
+from ...ops.softmax import log_softmax as _log_softmax
+from ...tensor import Tensor, tensor_arg
+from ._common import array_result, compute_dtype, float_only, g_format, reduction_mode, scalar_result
+
+__all__ = ["binary_cross_entropy", "binary_cross_entropy_with_logits", "cross_entropy", "l1_loss", "mse_loss",
+           "nll_loss", "smooth_l1_loss"]
+
+
+def _nll_geometry(input: Tensor, target: Tensor) -> tuple[int, tuple[int, ...]]:
+    """PyTorch's ``nll_loss_nd`` shape checks; returns (the class dim, the shape of a loss per element)."""
+    shape, tshape = input._layout.shape, target._layout.shape
+    if len(shape) < 1:  # (only reached by nll_loss)
+        raise StridedValueError(
+            join_lines(f"Expected 1 or more dimensions (got {len(shape)})",
+                       "the input holds class scores: (C,), (N, C) or (N, C, d1, ...)")
+        )
+    if len(shape) != 1 and (not tshape or shape[0] != tshape[0]):
+        raise StridedValueError(
+            join_lines(
+                f"Expected input batch_size ({shape[0]}) to match target batch_size ({tshape[0] if tshape else 0}).",
+                f"the input has shape {shape} (batch, classes, ...) and the target {tshape}: one class "
+                "index per sample, so the target's first size must be the batch size",
+            )
+        )
+    if len(shape) <= 2:
+        if len(tshape) > 1:
+            raise StridedRuntimeError(
+                join_lines("0D or 1D target tensor expected, multi-target not supported",
+                           f"the target has shape {tshape}; for an input of shape {shape} give one class "
+                           "index per sample (shape (N,)), or class probabilities of the input's shape")
+            )
+        if len(shape) == 1:
+            if tshape not in ((), (1,)):
+                raise StridedValueError(
+                    join_lines(f"For 1D input, 1D target must have size 1, but got target size: {tshape[0]}",
+                               "a 1-D input is one sample: its target is one class index (0-d, or of shape (1,))")
+                )
+            return 0, ()
+        return 1, tshape
+    if len(shape) == 4 and len(tshape) != 3:
+        raise StridedRuntimeError(
+            join_lines(
+                f"only batches of spatial targets supported (3D tensors) but got targets of dimension: {len(tshape)}",
+                f"an input of shape {shape} (N, C, H, W) takes class indices of shape (N, H, W)",
+            )
+        )
+    expected = (shape[0], *shape[2:])
+    if tshape != expected:
+        raise StridedRuntimeError(
+            join_lines(f"Expected target size {list(expected)}, got {list(tshape)}",
+                       f"an input of shape {shape} (N, C, d1, ...) takes class indices of shape (N, d1, ...)")
+        )
+    return 1, tshape
+
+
+def _check_target_dtype(target: Tensor) -> None:
+    if target._dtype not in (int64, uint8):
+        raise StridedRuntimeError(
+            join_lines(f"expected target dtype to be Long or Byte, but got {TORCH_NAME[target._dtype.name]}",
+                       "class-index targets are int64 (probability targets have the input's shape)",
+                       "fix: target.to(strided.int64)")
+        )
+
+
+def _check_weight(weight: Any, classes: int, input: Tensor, same_dtype: bool = True) -> np.ndarray | None:
+    """The class weights as the compute dtype's array, after PyTorch's checks: one per class and,
+    for class-index targets (``same_dtype``), the input's dtype (PyTorch's nll_loss kernels read
+    them as the input's type; class-probability targets promote instead)."""
+    if weight is None:
+        return None
+    tensor_arg(weight, "nll_loss", "weight", 3)
+    if weight.ndim != 1 or weight.numel() != classes:
+        raise StridedRuntimeError(
+            join_lines(f"weight tensor should be defined either for all {classes} classes or no classes but got "
+                       f"weight tensor of shape: {list(weight.shape)}",
+                       f"give one weight per class: shape ({classes},)")
+        )
+    if same_dtype and weight._dtype is not input._dtype:
+        raise StridedRuntimeError(
+            join_lines(f"expected scalar type {TORCH_NAME[input._dtype.name]} but found {TORCH_NAME[weight._dtype.name]}",
+                       f"with class-index targets the class weights take the input's dtype ({input._dtype.name}); "
+                       f"they are {weight._dtype.name}",
+                       f"fix: weight.to(strided.{input._dtype.name})")
+        )
+    return weight._np().astype(compute_dtype(input._dtype))
+
+
+def _as_ncs(array: np.ndarray, class_dim: int) -> np.ndarray:
+    """(C,) or (N, C, d1, ...) as (N, C, S) (a view where NumPy can make one)."""
+    if class_dim == 0:
+        return array.reshape(1, array.shape[0], 1)
+    return array.reshape(array.shape[0], array.shape[1], int(np.prod(array.shape[2:])))
+
+
+def _nll(logp: np.ndarray, target: Tensor, class_dim: int, weight: np.ndarray | None, ignore_index: int
+         ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Per-element losses -w[t] * logp[t] (N, S), their weights (0 where ignored), and the ignore mask."""
+    lp = _as_ncs(logp, class_dim)
+    classes = lp.shape[1]
+    t = target._np().astype(np.int64).reshape(lp.shape[0], lp.shape[2])
+    ignored = t == ignore_index
+    bad = ~ignored & ((t < 0) | (t >= classes))
+    if bad.any():
+        value = int(t[bad][0])
+        raise StridedIndexError(
+            join_lines(f"Target {value} is out of bounds.",
+                       f"class indices run from 0 to {classes - 1} (the input has {classes} classes); "
+                       f"{int(bad.sum())} target(s) fall outside (ignore_index={ignore_index} is skipped)")
+        )
+    safe = np.where(ignored, 0, t)
+    picked = np.take_along_axis(lp, safe[:, None, :], axis=1)[:, 0, :]
+    w = np.ones(safe.shape, dtype=lp.dtype) if weight is None else weight[safe]
+    w = np.where(ignored, 0, w).astype(lp.dtype)
+    return -w * picked, w, ignored
+
+
+def _reduce(losses: np.ndarray, denominator: Any, reduction: str) -> Any:
+    if reduction == "sum":
+        return losses.sum()
+    with np.errstate(all="ignore"):
+        return losses.sum() / denominator
+
+
+def nll_loss(input: Tensor, target: Tensor, weight: Tensor | None = None, size_average: Any = None,
+             ignore_index: int = -100, reduce: Any = None, reduction: str = "mean") -> Tensor:
+    """The negative log-likelihood of class indices ``target`` under log-probabilities ``input``
+    ((C,), (N, C) or (N, C, d1, ...)); ``weight`` per class, ``ignore_index`` skipped; a mean
+    weighted by the targets' weights (NaN when every target is ignored), a sum, or per element.
+
+    >>> F.nll_loss(strided.tensor([[-0.1, -2.3]]), strided.tensor([0])).item()  # doctest: +ELLIPSIS
+    0.1...
+    """
+    red = reduction_mode(reduction, size_average, reduce)
+    tensor_arg(input, "nll_loss")
+    tensor_arg(target, "nll_loss", "target", 2)
+    class_dim, loss_shape = _nll_geometry(input, target)
+    classes = input._layout.shape[class_dim]
+    w = _check_weight(weight, classes, input)
+    _check_target_dtype(target)
+    if not input._dtype.is_floating_point:
+        kernel = "nll_loss_out_frame" if input.ndim <= 2 else "nll_loss2d_forward_out_frame"  # (PyTorch's CPU kernels)
+        raise float_only(kernel, input._dtype, "nll_loss")
+    logp = input._np().astype(compute_dtype(input._dtype), copy=False)
+    losses, weights, _ = _nll(logp, target, class_dim, w, int(ignore_index))
+    inputs = tuple(x for x in (input, target, weight) if x is not None)
+    if red == "none":
+        return array_result(losses, loss_shape, input._dtype, "nll_loss", inputs)
+    return scalar_result(_reduce(losses, weights.sum(), red), input._dtype, "nll_loss", inputs)
+
+
+@backward("F.nll_loss")
+def _nll_loss_backward(out: Tensor, input: Tensor, target: Tensor, weight: Tensor | None = None,
+                       size_average: Any = None, ignore_index: int = -100, reduce: Any = None,
+                       reduction: str = "mean") -> Any:
+    """PyTorch's nll_loss_backward: ``-w[t] * g`` (over the total weight for "mean") at each
+    target's class, zero elsewhere; ignored targets get nothing. Written as ``g`` (its class dim
+    restored) times a constant tensor of the input's shape holding ``-w[t]`` (or ``-w[t] / total``)
+    at each target's class: one recorded multiplication, linear in ``g``, as PyTorch's double
+    backward of nll_loss is."""
+    red = reduction_mode(reduction, size_average, reduce)
+    class_dim, loss_shape = _nll_geometry(input, target)
+    shape, dtype = input._layout.shape, input._dtype
+
+    def grad(g: Tensor) -> tuple:
+        compute = compute_dtype(dtype)
+        coef, arr = result_array(shape, dtype)
+        arr.fill(0)
+        lp = _as_ncs(arr, class_dim)  # (a view: the result is contiguous)
+        t = target._np().astype(np.int64).reshape(lp.shape[0], lp.shape[2])
+        ignored = t == ignore_index
+        safe = np.where(ignored, 0, t)
+        w = np.ones(t.shape, dtype=compute) if weight is None else weight._np().astype(compute)[safe]
+        w = np.where(ignored, 0, w).astype(compute)
+        total = w.sum()
+        with np.errstate(all="ignore"):
+            # (every target ignored: a NaN mean, but no gradient)
+            c = -w / total if red == "mean" and total else -w
+        np.put_along_axis(lp, safe[:, None, :], c[:, None, :].astype(arr.dtype), axis=1)
+        if red != "none":
+            return (g * coef,)
+        return (g.reshape(loss_shape).unsqueeze(class_dim) * coef,)
+
+    saved = (target,) if weight is None else (target, weight)
+    ndim = len(shape)
+    # PyTorch: 2-d spatial losses for inputs of 3 or more dims, behind a view unless 4-d and reduced
+    name = "NllLossBackward0" if ndim < 3 else "ViewBackward0" if red == "none" and ndim != 4 else "NllLoss2DBackward0"
+    return name, (input,), grad, saved
+
+
+def cross_entropy(input: Tensor, target: Tensor, weight: Tensor | None = None, size_average: Any = None,
+                  ignore_index: int = -100, reduce: Any = None, reduction: str = "mean",
+                  label_smoothing: float = 0.0) -> Tensor:
+    """Cross entropy between logits ``input`` ((C,), (N, C) or (N, C, d1, ...)) and ``target``:
+    class indices (int64 or uint8, the input's shape without the class dim) or class
+    probabilities (a float tensor of the input's own shape). ``weight`` per class,
+    ``ignore_index`` (class indices only), ``label_smoothing`` in [0, 1] mixes the target with
+    the uniform distribution; ``reduction`` "mean" (default), "sum" or "none".
+
+    Equals ``nll_loss(log_softmax(input, class_dim), target, ...)`` without smoothing.
+
+    >>> F.cross_entropy(strided.zeros(2, 4), strided.tensor([1, 3])).item()  # log(4)
+    1.3862943649291992
+    """
+    red = reduction_mode(reduction, size_average, reduce)
+    tensor_arg(input, "cross_entropy")
+    tensor_arg(target, "cross_entropy", "target", 2)
+    eps = float(label_smoothing)
+    if eps > 1.0:  # # Note: as PyTorch, only values above 1 are refused (a negative or NaN one computes)
+        raise StridedRuntimeError(
+            join_lines(f"label_smoothing must be between 0.0 and 1.0. Got: {g_format(eps)}",
+                       "label_smoothing is the weight of the uniform distribution mixed into the target")
+        )
+    shape = input._layout.shape
+    class_dim = 0 if len(shape) == 1 else 1
+    if len(shape) == 0 and (target._layout.shape or target._dtype.is_floating_point):
+        raise StridedIndexError(
+            join_lines("Dimension specified as 1 but tensor has no dimensions",
+                       "the input holds class scores: (C,), (N, C) or (N, C, d1, ...); it is 0-d")
+        )
+    inputs = tuple(x for x in (input, target, weight) if x is not None)
+    if target._layout.shape == shape:
+        if int(ignore_index) != -100:
+            raise StridedRuntimeError(
+                join_lines("ignore_index is not supported for floating point target",
+                           f"the target has the input's shape {target.shape}, so it holds class probabilities; "
+                           f"ignore_index={int(ignore_index)} names a class index",
+                           "fix: leave ignore_index out (or give class indices: the input's shape without the class dim)")
+            )
+        return _cross_entropy_probs(input, target, weight, class_dim, red, eps, inputs)
+    class_dim, loss_shape = _nll_geometry(input, target)
+    classes = shape[class_dim]
+    w = _check_weight(weight, classes, input)
+    _check_target_dtype(target)
+    if requires_grad(input):
+        return _cross_entropy_graph(input, target, weight, class_dim, red, eps, int(ignore_index))
+    logp_t = _log_softmax(input, class_dim)  # float-only, with PyTorch's NotImplementedError
+    logp = logp_t._np().astype(compute_dtype(input._dtype), copy=False)
+    losses, weights, ignored = _nll(logp, target, class_dim, w, int(ignore_index))
+    if eps > 0:
+        lp = _as_ncs(logp, class_dim)
+        smooth = -(lp if w is None else lp * w[None, :, None]).sum(axis=1)  # (N, S)
+        smooth = np.where(ignored, 0, smooth)
+        if red == "none":
+            value: Any = smooth
+        elif red == "sum":
+            value = smooth.sum()
+        else:
+            with np.errstate(all="ignore"):
+                value = smooth.sum() / (weights.sum() if w is not None else (~ignored).sum())
+        nll = losses if red == "none" else _reduce(losses, weights.sum(), red)
+        total = (1 - eps) * nll + value * (eps / classes)
+    else:
+        total = losses if red == "none" else _reduce(losses, weights.sum(), red)
+    if red == "none":
+        return array_result(total, loss_shape, input._dtype, "cross_entropy", inputs)
+    return scalar_result(total, input._dtype, "cross_entropy", inputs)
+
+
+def _class_weight(weight: Tensor, input: Tensor, class_dim: int) -> Tensor:
+    """``weight`` (C,) as a view that broadcasts along the input's class dim: (C, 1, ..., 1)."""
+    ndim = len(input._layout.shape)
+    return weight if class_dim == 0 or ndim <= 2 else weight.reshape((weight.numel(),) + (1,) * (ndim - 2))
+
+
+def _cross_entropy_graph(input: Tensor, target: Tensor, weight: Any, class_dim: int, red: str, eps: float,
+                         ignore_index: int) -> Tensor:
+    """cross_entropy on an input autograd tracks, built from the differentiable ops as PyTorch
+    builds it: ``nll_loss(log_softmax(input))`` (NllLossBackward0 over LogSoftmaxBackward0), plus,
+    with ``label_smoothing``, the smoothing term ``-sum(log_softmax * weight)`` over the classes."""
+    logp = _log_softmax(input, class_dim)
+    nll = nll_loss(logp, target, weight, None, ignore_index, None, red)
+    if eps == 0:
+        return nll
+    classes = input._layout.shape[class_dim]
+    terms = logp if weight is None else logp * _class_weight(weight, input, class_dim)
+    smooth = -terms.sum(class_dim)
+    t = target._np()
+    ignored = t == ignore_index
+    if ignored.any():  # PyTorch: masked_fill_(ignore_mask, 0)
+        mask, arr = result_array(smooth._layout.shape, bool_)
+        arr[...] = ignored.reshape(arr.shape)
+        smooth = smooth.masked_fill(mask, 0)
+    if red == "sum":
+        smooth = smooth.sum()
+    elif red == "mean":
+        kept = t[~ignored].astype(np.int64)
+        denominator = float(kept.size) if weight is None else float(weight._np()[kept].sum())
+        # every target ignored: a NaN mean, and (PyTorch's masked_fill) no gradient
+        smooth = smooth.sum() / denominator if denominator else smooth.sum() * 0.0 + float("nan")
+    return nll * (1 - eps) + smooth * (eps / classes)
+
+
+def _cross_entropy_probs(input: Tensor, target: Tensor, weight: Any, class_dim: int, red: str, eps: float,
+                         inputs: tuple) -> Tensor:
+    """cross_entropy with class-probability targets (PyTorch's ``cross_entropy_loss_prob_target``)."""
+    if not target._dtype.is_floating_point:
+        raise StridedRuntimeError(
+            join_lines(f"Expected floating point type for target with class probabilities, got "
+                       f"{TORCH_NAME[target._dtype.name]}",
+                       f"the target has the input's shape {target.shape}, so it is read as class probabilities; "
+                       "class indices have the input's shape without the class dim",
+                       "fix: target.float() for probabilities")
+        )
+    shape = input._layout.shape
+    classes = shape[class_dim]
+    w = _check_weight(weight, classes, input, same_dtype=False)
+    if requires_grad(input) or requires_grad(target):  # PyTorch's cross_entropy_loss_prob_target, from the ops
+        logp = _log_softmax(input, class_dim)
+        p = target if eps == 0 else target * (1 - eps) + eps / classes
+        terms = logp * p if weight is None else logp * _class_weight(weight, input, class_dim) * p
+        if red == "none":
+            return -terms.sum(class_dim)
+        if red == "sum":
+            return -terms.sum()
+        return -terms.sum() / (input.numel() / classes)
+    logp_t = _log_softmax(input, class_dim)
+    dt = result_type(*inputs)  # (PyTorch computes logp * target * weight: the promoted dtype)
+    compute = compute_dtype(dt)
+    if w is not None:
+        w = weight._np().astype(compute)
+    logp = _as_ncs(logp_t._np().astype(compute, copy=False), class_dim)
+    p = _as_ncs(target._np().astype(compute), class_dim)
+    if eps > 0:
+        p = p * (1 - eps) + eps / classes
+    terms = logp * p if w is None else logp * p * w[None, :, None]
+    per = -terms.sum(axis=1)  # (N, S)
+    if red == "none":
+        loss_shape = shape[:class_dim] + shape[class_dim + 1:]
+        return array_result(per, loss_shape, dt, "cross_entropy", inputs)
+    if red == "sum":
+        return scalar_result(per.sum(), dt, "cross_entropy", inputs)
+    n = input.numel() // classes if classes else 0
+    value = per.sum() / n if input.numel() else np.nan
+    return scalar_result(value, dt, "cross_entropy", inputs)
+
+
+def mse_loss(input: Tensor, target: Tensor, size_average: Any = None, reduce: Any = None,
+             reduction: str = "mean") -> Tensor:
+    """Mean (or sum, or per element) of ``(input - target) ** 2``, broadcast together (with
+    PyTorch's warning when the shapes differ); the promoted float dtype.
+
+    >>> F.mse_loss(strided.tensor([1.0, 2.0]), strided.tensor([1.0, 4.0])).item()
+    2.0
+    """
+    tensor_arg(input, "mse_loss")
+    tensor_arg(target, "mse_loss", "target", 2)
+    _warn_sizes(input, target)
+    shape = broadcast_pair(input._layout.shape, target._layout.shape)
+    red = reduction_mode(reduction, size_average, reduce)
+    dt = result_type(input, target)
+    if not dt.is_floating_point:
+        raise float_only("mse_cpu", dt, "mse_loss")
+    compute = compute_dtype(dt)
+    with np.errstate(all="ignore"):
+        diff = input._np().astype(compute, copy=False) - target._np().astype(compute, copy=False)
+        sq = np.broadcast_to(diff * diff, shape)
+    if red == "none":  # laid out as PyTorch's elementwise output over the broadcast operands
+        out = _fresh_output(shape, dt, [input, target], dt)
+        np.copyto(out._np(), sq, casting="unsafe")
+        return report("mse_loss", (input, target), out)
+    value = sq.sum() if red == "sum" else (sq.mean() if sq.size else np.nan)
+    return scalar_result(value, dt, "mse_loss", (input, target))
+
+
+def _loss_scale(red: str, input: Tensor, target: Tensor) -> float:
+    """The factor a "mean" reduction puts on each element's gradient (1 for "sum" and "none")."""
+    if red != "mean":
+        return 1.0
+    n = 1
+    for size in broadcast_pair(input._layout.shape, target._layout.shape):
+        n *= size
+    return 1.0 / n if n else float("nan")
+
+
+@backward("F.mse_loss", operands="two")
+def _mse_loss_backward(out: Tensor, input: Tensor, target: Tensor, size_average: Any = None, reduce: Any = None,
+                       reduction: str = "mean") -> Any:
+    """PyTorch's mse_loss_backward: ``2 * (input - target) * g`` (over n for "mean"); the
+    target's gradient is its negative (the engine sums both down to their shapes)."""
+    scale = 2.0 * _loss_scale(reduction_mode(reduction, size_average, reduce), input, target)
+    need_target = requires_grad(target)
+
+    def grad(g: Tensor) -> tuple:
+        gi = (input - target) * (g * scale)
+        return (gi, -gi if need_target else None)
+
+    return "MseLossBackward0", (input, target), grad, (input, target)
+
+
+def l1_loss(input: Tensor, target: Tensor, size_average: Any = None, reduce: Any = None,
+            reduction: str = "mean") -> Tensor:
+    """Mean (or sum, or per element) of ``|input - target|``, broadcast together (with PyTorch's
+    warning when the shapes differ). Built from the ops, as PyTorch builds it, so its gradient
+    is theirs (MeanBackward0 over AbsBackward0 over SubBackward0).
+
+    >>> F.l1_loss(strided.tensor([1.0, 2.0]), strided.tensor([1.0, 4.0])).item()
+    1.0
+    """
+    tensor_arg(input, "l1_loss")
+    tensor_arg(target, "l1_loss", "target", 2)
+    _warn_sizes(input, target)
+    red = reduction_mode(reduction, size_average, reduce)
+    loss = (input - target).abs()
+    return loss if red == "none" else loss.sum() if red == "sum" else loss.mean()
+
+
+def _warn_sizes(input: Tensor, target: Tensor) -> None:
+    """PyTorch's warning for a loss whose target broadcasts against the input, attributed to the
+    user's line (past the autograd wrapper too, when there is one)."""
+    if target._layout.shape != input._layout.shape:
+        warnings.warn(
+            f"Using a target size ({target.shape}) that is different to the input size ({input.shape}). "
+            "This will likely lead to incorrect results due to broadcasting. Please ensure they have the same size.",
+            UserWarning, stacklevel=user_site()[1],
+        )
+
+
+def smooth_l1_loss(input: Tensor, target: Tensor, size_average: Any = None, reduce: Any = None,
+                   reduction: str = "mean", beta: float = 1.0) -> Tensor:
+    """The Huber-like loss: ``0.5 d**2 / beta`` where ``|d| < beta``, else ``|d| - 0.5 beta``
+    (``d = input - target``; ``beta=0`` is the L1 loss); mean, sum or per element.
+
+    >>> F.smooth_l1_loss(strided.tensor([0.0, 3.0]), strided.tensor([0.5, 0.0])).item()
+    1.3125
+    """
+    tensor_arg(input, "smooth_l1_loss")
+    tensor_arg(target, "smooth_l1_loss", "target", 2)
+    b = float(beta)
+    if not b >= 0:  # (NaN too, as PyTorch's check)
+        raise StridedRuntimeError(join_lines("smooth_l1_loss does not support negative values for beta.",
+                                             f"beta is {b}; it is the width of the quadratic zone"))
+    _warn_sizes(input, target)
+    red = reduction_mode(reduction, size_average, reduce)
+    shape = broadcast_pair(input._layout.shape, target._layout.shape)
+    dt = result_type(input, target)
+    if not dt.is_floating_point:
+        raise float_only("smooth_l1_cpu", dt, "smooth_l1_loss")
+    compute = compute_dtype(dt)
+    with np.errstate(all="ignore"):
+        d = np.abs(input._np().astype(compute, copy=False) - target._np().astype(compute, copy=False))
+        per = np.broadcast_to(np.where(d < b, 0.5 * d * d / (b if b else 1), d - 0.5 * b), shape)
+    if red == "none":
+        out = _fresh_output(shape, dt, [input, target], dt)
+        np.copyto(out._np(), per, casting="unsafe")
+        return report("smooth_l1_loss", (input, target), out)
+    value = per.sum() if red == "sum" else (per.mean() if per.size else np.nan)
+    return scalar_result(value, dt, "smooth_l1_loss", (input, target))
+
+
+@backward("F.smooth_l1_loss", operands="two")
+def _smooth_l1_loss_backward(out: Tensor, input: Tensor, target: Tensor, size_average: Any = None,
+                             reduce: Any = None, reduction: str = "mean", beta: float = 1.0) -> Any:
+    """PyTorch's smooth_l1_loss_backward: ``d / beta`` clamped to [-1, 1], times g (over n for "mean"); the target's gradient is its negative."""
+    b = float(beta)
+    red = reduction_mode(reduction, size_average, reduce)
+    scale = _loss_scale(red, input, target)
+    need_target = requires_grad(target)
+    # beta 0 is the L1 loss: PyTorch records l1_loss's ops, the outermost named here
+    # (# Note: strided records one node, |d|'s gradient sign(d) folded in)
+    name = "SmoothL1LossBackward0" if b else {"none": "AbsBackward0", "sum": "SumBackward0"}.get(red, "MeanBackward0")
+
+    def grad(g: Tensor) -> tuple:
+        slope = ((input - target) / b).clamp(-1, 1) if b else (input - target).sign()
+        gi = slope * (g * scale)
+        return (gi, -gi if need_target else None)
+
+    return name, (input, target), grad, (input, target)
+
+
+def _bce_operands(input: Tensor, target: Tensor, weight: Any, op: str) -> tuple[np.dtype, np.ndarray, np.ndarray,
+                                                                               np.ndarray | None]:
+    tensor_arg(input, op)
+    tensor_arg(target, op, "target", 2)
+    if target._layout.shape != input._layout.shape:
+        raise StridedValueError(
+            join_lines(f"Using a target size ({target.shape}) that is different to the input size ({input.shape}) "
+                       "is deprecated. Please ensure they have the same size.",
+                       "binary cross entropy takes one target probability per input element",
+                       "fix: reshape the target to the input's shape (target.view_as(input))")
+        )
+    d = input._dtype
+    logits = op == "binary_cross_entropy_with_logits"
+    if not d.is_floating_point:
+        raise float_only("log_sigmoid_cpu" if logits else op, d, op)
+    td = target._dtype
+    if logits and not (td.is_floating_point or td.is_complex):  # PyTorch: (1 - target).mul_(input)
+        raise StridedRuntimeError(join_lines(
+            "Subtraction, the `-` operator, with two bool tensors is not supported. Use the `^` or `logical_xor()` "
+            "operator instead." if td is bool_ else
+            f"result type {TORCH_NAME[d.name]} can't be cast to the desired output type {TORCH_NAME[td.name]}",
+            f"{op} computes in the target's dtype, and the target is {td.name}",
+            f"fix: F.{op}(input, target.to(strided.{d.name}))"))
+    if not logits and td is not d:
+        raise StridedRuntimeError(join_lines(
+            f"Found dtype {TORCH_NAME[td.name]} but expected {TORCH_NAME[d.name]}",
+            f"{op} takes the target in the input's dtype ({d.name}); the target is {td.name}",
+            f"fix: F.{op}(input, target.to(strided.{d.name}))"))
+    compute = compute_dtype(result_type(input, target) if logits else d)
+    w = None
+    if weight is not None:
+        tensor_arg(weight, op, "weight", 3)
+        _check_expands(weight._layout.shape, input._layout.shape, op)
+        w = np.broadcast_to(weight._np().astype(compute, copy=False), input._layout.shape)
+    return compute, input._np().astype(compute, copy=False), target._np().astype(compute, copy=False), w
+
+
+def _check_expands(shape: tuple[int, ...], to: tuple[int, ...], op: str) -> None:
+    """PyTorch's error when a loss's ``weight`` of ``shape`` does not broadcast to the input's ``to``."""
+    for i in range(1, len(shape) + 1):
+        size = shape[-i]
+        if i > len(to) or size not in (1, to[-i]):
+            raise StridedRuntimeError(join_lines(
+                f"Attempting to broadcast a dimension of length {size} at {-i}! Mismatching argument at index 1 "
+                f"had torch.Size({list(shape)}); but expected shape should be broadcastable to {list(to)}",
+                f"{op} weighs each input element: the weight's shape {shape} must broadcast to the input's {to}",
+                "fix: a weight of the input's shape, or one that broadcasts to it (size 1 where it repeats)"))
+
+
+def _outside_unit(values: np.ndarray) -> str:
+    """What lies outside [0, 1] in ``values``, in its own numbers: how many, their range, the NaNs."""
+    nan = np.isnan(values)
+    out = values[~nan & ((values < 0) | (values > 1))]
+    parts = [f"{out.size} below 0 or above 1 (from {g_format(out.min())} to {g_format(out.max())})"] if out.size else []
+    if nan.any():
+        parts.append(f"{int(nan.sum())} NaN")
+    return f"{' and '.join(parts)}, of its {values.size} elements"
+
+
+def _bce_reduce(per: np.ndarray, red: str, input: Tensor, op: str, inputs: tuple, dtype: DType | None = None
+                ) -> Tensor:
+    """The reduced (or per-element) loss as a tensor of ``dtype`` (default: the input's)."""
+    dt = input._dtype if dtype is None else dtype
+    if red == "none":
+        out = _fresh_output(input._layout.shape, dt, [input], dt)
+        np.copyto(out._np(), per, casting="unsafe")
+        return report(op, inputs, out)
+    value = per.sum() if red == "sum" else (per.mean() if per.size else np.nan)
+    return scalar_result(value, dt, op, inputs)
+
+
+def binary_cross_entropy(input: Tensor, target: Tensor, weight: Tensor | None = None, size_average: Any = None,
+                         reduce: Any = None, reduction: str = "mean") -> Tensor:
+    """``-w (y log x + (1 - y) log(1 - x))`` for probabilities ``input`` in [0, 1] and targets
+    ``y`` of the input's shape (each log clamped at -100, as PyTorch does); mean, sum or none.
+
+    >>> round(F.binary_cross_entropy(strided.tensor([0.5]), strided.tensor([1.0])).item(), 4)
+    0.6931
+    """
+    red = reduction_mode(reduction, size_average, reduce)
+    compute, x, y, w = _bce_operands(input, target, weight, "binary_cross_entropy")
+    if x.size and ((x < 0) | (x > 1) | np.isnan(x)).any():
+        raise StridedRuntimeError(
+            join_lines("all elements of input should be between 0 and 1",
+                       f"binary_cross_entropy reads the input as probabilities; it holds {_outside_unit(x)}",
+                       "fix: F.binary_cross_entropy_with_logits(logits, target) takes raw scores")
+        )
+    if y.size and ((y < 0) | (y > 1) | np.isnan(y)).any():
+        raise StridedRuntimeError(
+            join_lines("all elements of target should be between 0 and 1",
+                       f"binary_cross_entropy reads the target as probabilities; it holds {_outside_unit(y)}",
+                       "fix: targets in [0, 1] (class labels as 0.0 / 1.0; target.clamp(0, 1) if they only "
+                       "strayed by rounding)")
+        )
+    with np.errstate(all="ignore"):
+        per = -(y * np.maximum(np.log(x), -100) + (1 - y) * np.maximum(np.log1p(-x), -100))
+    if w is not None:
+        per = per * w
+    inputs = tuple(t for t in (input, target, weight) if t is not None)
+    return _bce_reduce(per, red, input, "binary_cross_entropy", inputs)
+
+
+@backward("F.binary_cross_entropy", operands="two")
+def _bce_backward(out: Tensor, input: Tensor, target: Tensor, weight: Tensor | None = None,
+                  size_average: Any = None, reduce: Any = None, reduction: str = "mean") -> Any:
+    """PyTorch's binary_cross_entropy_backward: ``g w (x - y) / max(x (1 - x), 1e-12)``; the
+    target's: ``g w (log(1 - x) - log x)``, each log clamped at -100 (over n for "mean").
+    From the recording ops, so a second backward gives PyTorch's double backward."""
+    red = reduction_mode(reduction, size_average, reduce)
+    need_target = requires_grad(target)
+
+    def grad(g: Tensor) -> tuple:
+        gw = _bce_scaled(g, input, weight, red)
+        gi = gw * (input - target) / (input * (1 - input)).clamp(min=1e-12)
+        gt = gw * ((-input).log1p().clamp(min=-100) - input.log().clamp(min=-100)) if need_target else None
+        return (gi, gt)
+
+    return "BinaryCrossEntropyBackward0", (input, target), grad, tuple(
+        t for t in (input, target, weight) if t is not None)
+
+
+def _bce_scaled(g: Tensor, input: Tensor, weight: Tensor | None, red: str) -> Tensor:
+    """The incoming gradient of a binary cross entropy, times the (constant) weight and, for
+    "mean", over the number of elements: the factor both operands' gradients share."""
+    n = input.numel()
+    if red == "mean" and n:
+        g = g * (1.0 / n)
+    return g if weight is None else g * weight.detach()
+
+
+def binary_cross_entropy_with_logits(input: Tensor, target: Tensor, weight: Tensor | None = None,
+                                     size_average: Any = None, reduce: Any = None, reduction: str = "mean",
+                                     pos_weight: Tensor | None = None) -> Tensor:
+    """Binary cross entropy of ``sigmoid(input)`` against ``target``, computed stably from the
+    logits: ``(1 - y) x + (1 + (pos_weight - 1) y) log(1 + exp(-x))``, weighted; mean, sum or none.
+
+    >>> round(F.binary_cross_entropy_with_logits(strided.tensor([0.0]), strided.tensor([1.0])).item(), 4)
+    0.6931
+    """
+    red = reduction_mode(reduction, size_average, reduce)
+    compute, x, y, w = _bce_operands(input, target, weight, "binary_cross_entropy_with_logits")
+    if pos_weight is not None:
+        tensor_arg(pos_weight, "binary_cross_entropy_with_logits", "pos_weight", 7)
+        broadcast_pair(pos_weight._layout.shape, target._layout.shape)  # (PyTorch's error when they do not)
+    with np.errstate(all="ignore"):
+        softplus_neg = np.log1p(np.exp(-np.abs(x))) + np.maximum(-x, 0)  # log(1 + exp(-x)), stably
+        if pos_weight is None:
+            per = (1 - y) * x + softplus_neg
+        else:
+            lw = 1 + (pos_weight._np().astype(compute, copy=False) - 1) * y
+            per = (1 - y) * x + lw * softplus_neg
+    if w is not None:
+        per = per * w
+    inputs = tuple(t for t in (input, target, weight, pos_weight) if t is not None)
+    # PyTorch computes in place into (1 - target): the loss takes the target's dtype
+    return _bce_reduce(np.broadcast_to(per, x.shape), red, input, "binary_cross_entropy_with_logits", inputs,
+                       target._dtype)
+
+
+@backward("F.binary_cross_entropy_with_logits", operands="two")
+def _bce_logits_backward(out: Tensor, input: Tensor, target: Tensor, weight: Tensor | None = None,
+                         size_average: Any = None, reduce: Any = None, reduction: str = "mean",
+                         pos_weight: Tensor | None = None) -> Any:
+    """``g w (sigmoid(x) - y)``, with pos_weight ``g w ((1 + (pw - 1) y) sigmoid(x) - pw y)``; the
+    target's: ``-g w x`` (plus ``(pw - 1) log(1 + exp(-x))``), over n for "mean". From the
+    recording ops (``log(1 + exp(-x))`` as ``max(-x, 0) + log1p(exp(-|x|))``, stably)."""
+    red = reduction_mode(reduction, size_average, reduce)
+    need_target = requires_grad(target)
+
+    def grad(g: Tensor) -> tuple:
+        gw = _bce_scaled(g, input, weight, red)
+        s = input.sigmoid()
+        if pos_weight is None:
+            return (gw * (s - target), -gw * input if need_target else None)
+        pw = pos_weight.detach()
+        gi = gw * ((1 + (pw - 1) * target) * s - pw * target)
+        gt = None
+        if need_target:
+            softplus_neg = (-input).clamp(min=0) + (-input.abs()).exp().log1p()
+            gt = gw * ((pw - 1) * softplus_neg - input)
+        return (gi, gt)
+
+    return "BinaryCrossEntropyWithLogitsBackward0", (input, target), grad, tuple(
+        t for t in (input, target, weight, pos_weight) if t is not None)
+
+
+seal(globals(), functional=True)  # (last: the losses with a backward rule become their recording entries)
