@@ -28,7 +28,7 @@ from typing import Any
 
 import numpy as np
 
-from ..dispatch import OPEN, report
+from ..dispatch import OPEN, report, result_array
 from ..dtypes import TORCH_NAME, DType
 from ..errors import StridedNotImplementedError, StridedValueError, join_lines
 from ..grad_mode import GRAD_MODE, STATE, bump_if_used
@@ -59,14 +59,18 @@ def float_only(kernel: str, dtype: DType, op: str) -> StridedNotImplementedError
 @dataclass(frozen=True, eq=False)
 class Activation:
     """One activation: ``forward(x, *params)`` on a NumPy array of the compute dtype;
-    ``grad(g, x, *params)`` the input's gradient from strided's recording ops; ``node``
-    PyTorch's node name; ``kernel`` PyTorch's CPU kernel (named when the input is not float)."""
+    ``grad(g, x, *params)`` the input's gradient from strided's recording ops (what a
+    ``create_graph=True`` backward runs); ``fused(x, g, *params)`` the same gradient in one NumPy
+    pass (a first-order backward: nothing to record, one result instead of a chain of
+    temporaries, as PyTorch's silu rule picks by grad mode); ``node`` PyTorch's node name;
+    ``kernel`` PyTorch's CPU kernel (named when the input is not float)."""
 
     name: str
     kernel: str
     node: str
     forward: Callable[..., np.ndarray]
     grad: Callable[..., Tensor]
+    fused: Callable[..., np.ndarray]
 
 
 def _silu_grad(g: Tensor, x: Tensor) -> Tensor:
@@ -74,25 +78,34 @@ def _silu_grad(g: Tensor, x: Tensor) -> Tensor:
     return g * (s * (1 + x * (1 - s)))  # PyTorch's silu_backward
 
 
-SILU = Activation("silu", "silu_cpu", "SiluBackward0", lambda x: x / (1 + np.exp(-x)), _silu_grad)
+def _silu_fused(x: np.ndarray, g: np.ndarray) -> np.ndarray:
+    s = 1 / (1 + np.exp(-x))
+    return g * s * (1 + x * (1 - s))
+
+
+SILU = Activation("silu", "silu_cpu", "SiluBackward0", lambda x: x / (1 + np.exp(-x)), _silu_grad, _silu_fused)
 # (PyTorch's softplus_backward: z / (z + 1) with z = exp(beta x) is sigmoid(beta x), without z's overflow)
 SOFTPLUS = Activation(
     "softplus", "softplus_cpu", "SoftplusBackward0",
     lambda x, b, t: np.where(x * b > t, x, np.log1p(np.exp(x * b)) / b),
-    lambda g, x, b, t: where(x * b > t, g, g * (x * b).sigmoid()))
+    lambda g, x, b, t: where(x * b > t, g, g * (x * b).sigmoid()),
+    lambda x, g, b, t: np.where(x * b > t, g, g / (1 + np.exp(-x * b))))
 ELU = Activation(
     "elu", "elu", "EluBackward0",
     lambda x, a: np.where(x > 0, x, a * np.expm1(x)),
-    lambda g, x, a: where(x > 0, g, g * (x.exp() * a)))
+    lambda g, x, a: where(x > 0, g, g * (x.exp() * a)),
+    lambda x, g, a: np.where(x > 0, g, g * a * np.exp(x)))
 LEAKY_RELU = Activation(
     "leaky_relu", "leaky_relu_cpu", "LeakyReluBackward0",
     lambda x, k: np.where(x > 0, x, x * k),
-    lambda g, x, k: where(x > 0, g, g * k))
+    lambda g, x, k: where(x > 0, g, g * k),
+    lambda x, g, k: np.where(x > 0, g, g * k))
 # (PyTorch: no gradient at or beyond the bounds)
 HARDTANH = Activation(
     "hardtanh", "hardtanh_cpu", "HardtanhBackward0",
     lambda x, lo, hi: np.clip(x, lo, hi),
-    lambda g, x, lo, hi: where((x <= lo) | (x >= hi), 0.0, g))
+    lambda g, x, lo, hi: where((x <= lo) | (x >= hi), 0.0, g),
+    lambda x, g, lo, hi: np.where((x <= lo) | (x >= hi), 0, g))
 
 
 def _run(row: Activation, input: Any, params: tuple, inplace: bool = False) -> Tensor:
@@ -138,9 +151,25 @@ def _inplace(row: Activation, entry: Callable[..., Tensor], input: Any, params: 
     return _run(row, input, params, inplace=True)
 
 
+def fused_grad(like: Tensor, fn: Callable[..., np.ndarray], *arrays: Tensor) -> Tensor:
+    """A first-order gradient computed in one NumPy pass: ``fn`` of the tensors' views (float16
+    in float32) into a fresh tensor of ``like``'s shape and dtype (recorded by nothing)."""
+    compute = compute_dtype(like._dtype)
+    out, arr = result_array(like._layout.shape, like._dtype)
+    with np.errstate(all="ignore"):
+        values = fn(*(t._np().astype(compute, copy=False) for t in arrays))
+    np.copyto(arr, np.broadcast_to(values, arr.shape), casting="unsafe")
+    return out
+
+
 def _rule(row: Activation) -> Callable[..., Any]:
     def rule(out: Tensor, input: Tensor, *params: Any) -> Any:
-        return row.node, (input,), lambda g: (row.grad(g, input, *params),), (input,)
+        def grads(g: Tensor) -> tuple:
+            if GRAD_MODE.get():  # a create_graph backward: the recording ops
+                return (row.grad(g, input, *params),)
+            return (fused_grad(input, lambda x, gg: row.fused(x, gg, *params), input, g),)
+
+        return row.node, (input,), grads, (input,)
 
     rule.__name__ = f"{row.name}_backward"
     return rule

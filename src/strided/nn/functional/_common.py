@@ -18,7 +18,7 @@ from ...errors import StridedValueError, join_lines
 from ...ops.activations import compute_dtype, float_only
 from ...tensor import Tensor
 
-__all__ = ["array_result", "compute_dtype", "float_only", "g_format", "reduction_mode", "scalar_result"]
+__all__ = ["array_like", "array_result", "compute_dtype", "float_only", "g_format", "reduction_mode", "scalar_result"]
 
 _REDUCTIONS = ("none", "mean", "sum")
 
@@ -52,6 +52,15 @@ def array_result(values: np.ndarray, shape: tuple[int, ...], dtype: DType, op: s
     with np.errstate(all="ignore"):
         np.copyto(arr, np.reshape(values, shape), casting="unsafe")
     return report(op, inputs, out)
+
+
+def array_like(values: np.ndarray, like: Tensor) -> Tensor:
+    """``values`` (broadcast) in a fresh tensor of ``like``'s shape and dtype: a first-order
+    backward rule's NumPy result."""
+    out, arr = result_array(like._layout.shape, like._dtype)
+    with np.errstate(all="ignore"):
+        np.copyto(arr, np.broadcast_to(values, arr.shape), casting="unsafe")
+    return out
 
 
 def g_format(x: float) -> str:

@@ -29,7 +29,7 @@ from ...errors import (
     StridedValueError,
     join_lines,
 )
-from ...grad_mode import requires_grad
+from ...grad_mode import GRAD_MODE, requires_grad
 from ...gradients import grad_zeros, seal
 from ...layout import Layout
 from ...layout import expand as expand_layout
@@ -43,7 +43,7 @@ from ...ops.reduce_args import numpy_axes, reduction_dims
 from ...ops.registry import backward
 from ...ops.unary import where
 from ...tensor import Tensor, tensor_arg
-from ._common import compute_dtype, float_only
+from ._common import array_like, compute_dtype, float_only
 
 __all__ = ["dropout", "embedding", "layer_norm", "linear", "normalize"]
 
@@ -276,6 +276,8 @@ def _layer_norm_backward(out: Tensor, input: Tensor, normalized_shape: Any, weig
     d = input._dtype
 
     def grad(g: Tensor) -> tuple:
+        if not GRAD_MODE.get():  # first order: one NumPy pass per row (nothing to record)
+            return _layer_norm_fused(g, input, weight, bias, dims, eps, (need_x, need_w, need_b))
         wide = d.itemsize < 4  # (float16, bfloat16: computed in float32, as PyTorch's kernel)
         x, gy, w = (input, g, weight) if not wide else (
             input.to(float32), g.to(float32), None if weight is None else weight.to(float32))
@@ -296,6 +298,33 @@ def _layer_norm_backward(out: Tensor, input: Tensor, normalized_shape: Any, weig
 
     saved = tuple(t for t in (input, weight) if t is not None)
     return "NativeLayerNormBackward0", (input, weight, bias), grad, saved
+
+
+def _layer_norm_fused(g: Tensor, input: Tensor, weight: Tensor | None, bias: Tensor | None, dims: tuple,
+                      eps: float, need: tuple[bool, bool, bool]) -> tuple:
+    """The rule's gradients in NumPy, per row of the normalized elements (mean and r recomputed)."""
+    shape, d = input._layout.shape, input._dtype
+    inner = 1
+    for k in dims:
+        inner *= shape[k]
+    compute = compute_dtype(d)
+    with np.errstate(all="ignore"):
+        x = input._np().astype(compute, copy=False).reshape(-1, inner)
+        gy = g._np().astype(compute, copy=False).reshape(-1, inner)
+        xc = x - (x.mean(axis=1, keepdims=True) if x.size else 0)
+        r = 1 / np.sqrt(np.einsum("ij,ij->i", xc, xc) / compute.type(max(inner, 1)) + compute.type(eps))
+        xhat = xc * r[:, None]
+        gx = gw = gb = None
+        if need[0]:
+            gh = gy if weight is None else gy * weight._np().astype(compute, copy=False).reshape(-1)
+            gx = array_like((r[:, None] * (gh - gh.mean(axis=1, keepdims=True)
+                                           - xhat * (np.einsum("ij,ij->i", gh, xhat) / inner)[:, None])
+                             ).reshape(shape), input)
+        if need[1]:
+            gw = array_like((gy * xhat).sum(axis=0).reshape(weight._layout.shape), weight)
+        if need[2]:
+            gb = array_like(gy.sum(axis=0).reshape(bias._layout.shape), bias)
+    return gx, gw, gb
 
 
 def _sum_over(t: Tensor, dims: tuple[int, ...]) -> Tensor:
@@ -350,6 +379,8 @@ def _normalize_backward(result: Tensor, input: Tensor, p: float = 2.0, dim: Any 
     dims = reduction_dims(input, dim, "normalize")
 
     def grad(g: Tensor) -> tuple:
+        if not GRAD_MODE.get():  # first order: one NumPy pass (nothing to record)
+            return (_normalize_fused(g, input, pf, dims, eps),)
         x = input
         ax = x.abs()
         if pf == 2:
@@ -370,6 +401,29 @@ def _normalize_backward(result: Tensor, input: Tensor, p: float = 2.0, dim: Any 
         return (g / n - dn * (g * x).sum(dims, keepdim=True) / (n * n),)
 
     return "DivBackward0", (input,), grad, (input,)
+
+
+def _normalize_fused(g: Tensor, input: Tensor, pf: float, dims: Any, eps: float) -> Tensor:
+    """The rule's gradient in NumPy (the same formula, for a first-order backward)."""
+    axes = numpy_axes(dims, len(input._layout.shape))
+    compute = compute_dtype(input._dtype)
+    x = input._np().astype(compute, copy=False)
+    gv = g._np().astype(compute, copy=False)
+    with np.errstate(all="ignore"):
+        norm = _norms(x, pf, axes)
+        n = np.maximum(norm, compute.type(eps))
+        if pf == 2:
+            dn = x / norm
+        elif pf == 1:
+            dn = np.sign(x)
+        elif pf == float("inf"):
+            top = np.abs(x) == norm
+            dn = np.sign(x) * top / top.sum(axis=axes, keepdims=True)
+        else:
+            dn = np.sign(x) * np.abs(x) ** (pf - 1) / norm ** (pf - 1)
+        dn = np.where(norm >= eps, dn, 0)
+        gx = gv / n - dn * (gv * x).sum(axis=axes, keepdims=True) / (n * n)
+    return array_like(gx, input)
 
 
 def embedding(input: Tensor, weight: Tensor, padding_idx: int | None = None, max_norm: float | None = None,

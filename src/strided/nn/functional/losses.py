@@ -29,7 +29,7 @@ from ...callsite import user_site
 from ...dispatch import report, result_array
 from ...dtypes import TORCH_NAME, DType, bool_, int64, uint8
 from ...errors import StridedIndexError, StridedRuntimeError, StridedValueError, join_lines
-from ...grad_mode import requires_grad
+from ...grad_mode import GRAD_MODE, requires_grad
 from ...gradients import seal
 from ...ops.broadcasting import broadcast_pair
 from ...ops.operands import _fresh_output
@@ -37,7 +37,15 @@ from ...ops.promotion import result_type
 from ...ops.registry import backward
 from ...ops.softmax import log_softmax as _log_softmax
 from ...tensor import Tensor, tensor_arg
-from ._common import array_result, compute_dtype, float_only, g_format, reduction_mode, scalar_result
+from ._common import (
+    array_like,
+    array_result,
+    compute_dtype,
+    float_only,
+    g_format,
+    reduction_mode,
+    scalar_result,
+)
 
 __all__ = ["binary_cross_entropy", "binary_cross_entropy_with_logits", "cross_entropy", "l1_loss", "mse_loss",
            "nll_loss", "smooth_l1_loss"]
@@ -616,6 +624,8 @@ def _bce_backward(out: Tensor, input: Tensor, target: Tensor, weight: Tensor | N
     need_target = requires_grad(target)
 
     def grad(g: Tensor) -> tuple:
+        if not GRAD_MODE.get():  # first order: one NumPy pass (nothing to record)
+            return _bce_fused(g, input, target, weight, red, need_target)
         gw = _bce_scaled(g, input, weight, red)
         gi = gw * (input - target) / (input * (1 - input)).clamp(min=1e-12)
         gt = gw * ((-input).log1p().clamp(min=-100) - input.log().clamp(min=-100)) if need_target else None
@@ -623,6 +633,19 @@ def _bce_backward(out: Tensor, input: Tensor, target: Tensor, weight: Tensor | N
 
     return "BinaryCrossEntropyBackward0", (input, target), grad, tuple(
         t for t in (input, target, weight) if t is not None)
+
+
+def _bce_fused(g: Tensor, input: Tensor, target: Tensor, weight: Tensor | None, red: str, need_target: bool
+               ) -> tuple:
+    """The rule's gradients in NumPy (the same formulas, for a first-order backward)."""
+    compute, x, y, w = _bce_operands(input, target, weight, "binary_cross_entropy")
+    gv = g._np().astype(compute) * (1.0 / x.size if red == "mean" and x.size else 1.0)
+    if w is not None:
+        gv = gv * w
+    with np.errstate(all="ignore"):
+        gi = gv * (x - y) / np.maximum(x * (1 - x), 1e-12)
+        gt = gv * (np.maximum(np.log1p(-x), -100) - np.maximum(np.log(x), -100)) if need_target else None
+    return (array_like(gi, input), None if gt is None else array_like(gt, target))
 
 
 def _bce_scaled(g: Tensor, input: Tensor, weight: Tensor | None, red: str) -> Tensor:
