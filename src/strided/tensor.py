@@ -43,9 +43,11 @@ from .gradients import (
     backward,
     flat_indices,
     grad_zeros,
+    linear,
     record,
     records,
     scatter_into_view,
+    scatter_pieces,
     seal,
     sum_to,
 )
@@ -176,7 +178,7 @@ def _scattered_back(name: str | Callable[[tuple], str], method: str) -> Callable
         node = name(args) if callable(name) else name
 
         def grads(g: Tensor) -> tuple:
-            return (scatter_into_view(shape, g, lambda z: getattr(z, method)(*args, **kwargs)),)
+            return (scatter_into_view(shape, g, lambda z: getattr(z, method)(*args, **kwargs), f"{node}Backward0"),)
 
         return node, (x,), grads, ()
 
@@ -201,6 +203,8 @@ def _pieces_back(name: str) -> Callable[..., Any]:
 
         def grads(*pieces: Any) -> tuple:
             like = next(g for g in pieces if g is not None)
+            if any(g is not None and g._ag is not None for g in pieces):  # create_graph: differentiable
+                return (_placed_pieces(shape, d, starts, pieces, unbind),)
             z = grad_zeros(shape, like._dtype)
             for start, piece_grad in zip(starts, pieces):
                 if piece_grad is None:
@@ -214,6 +218,37 @@ def _pieces_back(name: str) -> Callable[..., Any]:
         return node, (x,), grads, (), "multi"
 
     return rule
+
+
+def _restrided(g: Tensor, src: L.Layout, dst: L.Layout, counted: L.Layout, n: int) -> Tensor:
+    """as_strided's backward map and its transpose: ``g`` (laid out as ``src``) added into a zero
+    buffer of the storage's ``n`` elements, each element divided by the number of times
+    ``counted`` (the input's layout) reads it where that layout overlaps, read back through
+    ``dst``. Its transpose is the same map from ``dst`` to ``src``, so it is differentiable to any
+    order (:func:`strided.gradients.linear`)."""
+
+    def apply(g: Tensor) -> Tensor:
+        buf = np.zeros(n, dtype=g._dtype.numpy)
+        np.add.at(buf, flat_indices(src), g._np())
+        if L.overlaps(counted.shape, counted.strides) is not False:
+            count = np.zeros(n, dtype=buf.dtype)
+            np.add.at(count, flat_indices(counted), 1)
+            buf = np.divide(buf, count, out=np.zeros_like(buf), where=count > 0)
+        out = _dispatch.result(dst.shape, g._dtype)
+        out._np()[...] = buf[flat_indices(dst)]
+        return out
+
+    return linear("AsStridedBackwardBackward0", g, apply, lambda gg: _restrided(gg, dst, src, counted, n))
+
+
+def _placed_pieces(shape: tuple, d: int, starts: list, pieces: tuple, unbind: bool) -> Tensor:
+    """The pieces' gradients each scattered to its place along ``d`` (a select for unbind, a
+    narrow otherwise) and summed, differentiably (create_graph)."""
+    if unbind:
+        placed = [(g, lambda z, s=s: z.select(d, s)) for s, g in zip(starts, pieces) if g is not None]
+        return scatter_pieces(shape, placed, "UnbindBackwardBackward0")
+    placed = [(g, lambda z, s=s, n=g._layout.shape[d]: z.narrow(d, s, n)) for s, g in zip(starts, pieces) if g is not None]
+    return scatter_pieces(shape, placed, "SplitBackwardBackward0")
 
 
 def _permuted_back(out: Tensor, x: Tensor, p: Sequence[int]) -> Any:
@@ -1168,20 +1203,7 @@ class Tensor:
         reading gets the element's gradient divided by their count."""
         xl, ol = x._layout, out._layout
         n = x._storage.array.shape[0]
-
-        def grads(g: Tensor) -> tuple:
-            buf = np.zeros(n, dtype=g._dtype.numpy)
-            np.add.at(buf, flat_indices(ol), g._np())
-            idx = flat_indices(xl)
-            if L.overlaps(xl.shape, xl.strides) is not False:
-                count = np.zeros(n, dtype=buf.dtype)
-                np.add.at(count, idx, 1)
-                buf = np.divide(buf, count, out=np.zeros_like(buf), where=count > 0)
-            gx = _dispatch.result(xl.shape, g._dtype)
-            gx._np()[...] = buf[idx]
-            return (gx,)
-
-        return "AsStridedBackward0", (x,), grads, ()
+        return "AsStridedBackward0", (x,), lambda g: (_restrided(g, ol, xl, xl, n),), ()
 
     @records("__getitem__")
     def __getitem__(self, key: Any) -> Tensor:
