@@ -28,6 +28,9 @@ import strided.nn.functional as SF
 from double_samples import SAMPLES, Sample
 from strided.opdef import OPDEFS
 
+# (a backward that warns where PyTorch's does not, the complex-to-real cast's, is a failure too)
+pytestmark = pytest.mark.filterwarnings("error::UserWarning")
+
 LAYOUTS = ("contiguous", "permuted", "sliced", "expanded")
 
 # Where each layout changes an input (others stay contiguous).
@@ -200,3 +203,98 @@ def test_the_reviews_case_gives_torchs_hessian():
         return L.autograd.grad(g.sum(), x)[0].tolist()
 
     assert np.allclose(hess(st), hess(torch)) and np.allclose(hess(torch), [9.0, 14.0, 6.2])
+
+
+# ---------------------------------------------------------------- in-place writes (not registry ops)
+# setitem and the in-place ops on views record through CopySlices and the regenerated view
+# histories (strided.autograd.inplace), not a registry rule: their second derivatives, by hand.
+
+
+def _setitem_basic(L, x, z):
+    y = x * 1.0
+    y[1] = z ** 2
+    return y * x
+
+
+def _mul_on_a_view(L, x, z):
+    y = x * x
+    y[:, 1:].mul_(z[:2])
+    return y
+
+
+def _copy_into_a_select(L, x, z):
+    y = x.exp()
+    y.select(0, 0).copy_(z.sin())
+    return y
+
+
+def _setitem_advanced(L, x, z):
+    y = x * 2
+    y[L.tensor([1, 0]), L.tensor([2, 2])] = z[:2] ** 3
+    return y
+
+
+def _masked_fill_then_add_on_a_row(L, x, z):
+    y = x.clone()
+    y.masked_fill_(y > 0, 1.0)
+    y[0].add_(z)
+    return y * y
+
+
+def _sub_on_a_transposed_slice(L, x, z):
+    y = x * x
+    y.t()[1:].sub_(z[:2].unsqueeze(1) * x.t()[1:])
+    return y
+
+
+def _index_put_accumulate(L, x, z):
+    y = x.clone()
+    y.index_put_((L.tensor([0, 0]), L.tensor([1, 1])), z[:2] * z[1:], accumulate=True)
+    return y * x
+
+
+def _scatter_add_in_place(L, x, z):
+    y = x.clone()
+    y.scatter_add_(1, L.tensor([[0, 0], [2, 1]]), x[:, :2] * z[:2])
+    return y ** 2
+
+
+def _in_place_derivatives(L, steps):
+    x = L.tensor([[0.5, -1.2, 0.8], [1.1, 0.3, -0.7]], dtype=L.float64, requires_grad=True)
+    z = L.tensor([0.4, -0.9, 1.3], dtype=L.float64, requires_grad=True)
+    y = steps(L, x, z)
+    v = L.tensor(np.linspace(-1, 1, y.numel()).reshape(tuple(y.shape)), dtype=L.float64, requires_grad=True)
+    first = L.autograd.grad(y, (x, z), v, create_graph=True, allow_unused=True)
+    s = sum((g * g).sum() for g in first if g is not None and g.requires_grad)
+    second = L.autograd.grad(s, (x, z, v), allow_unused=True)
+    return [_numpy(t, (0,)) if t is not None else None for t in (*first, *second)]
+
+
+@pytest.mark.parametrize("steps", [_setitem_basic, _mul_on_a_view, _copy_into_a_select, _setitem_advanced,
+                                   _masked_fill_then_add_on_a_row, _sub_on_a_transposed_slice,
+                                   _index_put_accumulate, _scatter_add_in_place], ids=lambda f: f.__name__[1:])
+def test_in_place_writes_second_derivatives_as_torch(steps):
+    try:
+        theirs = _in_place_derivatives(torch, steps)
+    except RuntimeError as e:  # PyTorch refuses (a saved tensor overwritten): strided must too
+        with pytest.raises(RuntimeError) as caught:
+            _in_place_derivatives(st, steps)
+        assert _first_line(caught.value) == _first_line(e)
+        return
+    mine = _in_place_derivatives(st, steps)
+    for k, (a, b) in enumerate(zip(mine, theirs)):
+        assert (a is None) == (b is None), f"item {k}: strided {a}, torch {b}"
+        assert a is None or np.allclose(a, b, rtol=1e-9, atol=1e-12), f"item {k}: strided {a}, torch {b}"
+
+
+def test_a_complex_gradient_of_a_real_input_gives_its_real_part_silently():
+    """ToCopyBackward0 of a real input takes the real part of a complex gradient, as PyTorch
+    (no 'discards the imaginary part' warning from the cast)."""
+    def grad(L):
+        x = L.tensor([0.5, -1.5], dtype=L.float64, requires_grad=True)
+        y = (x.to(L.complex128) * (2 + 3j)).imag
+        return L.autograd.grad(y.sum(), x)[0].tolist()
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        assert grad(st) == grad(torch) == [3.0, 3.0]

@@ -61,7 +61,7 @@ from .grad_mode import (
 )
 from .opdef import _UNSEALED, BACKWARD, OPDEFS, backward
 
-__all__ = ["BACKWARD", "backward", "finish", "flat_indices", "linear", "not_differentiable", "record", "records", "requires_grad", "scatter_into_view",
+__all__ = ["BACKWARD", "backward", "finish", "flat_indices", "linear", "not_differentiable", "record", "records", "requires_grad", "restrided", "scatter_into_view",
            "scatter_pieces",
            "seal", "sum_to", "grad_zeros"]
 
@@ -281,6 +281,32 @@ def scatter_into_view(shape: tuple, g: Any, take_view: Callable[[Any], Any], nam
     tensor([0., 1., 0.])
     """
     return linear(name, g, lambda g: _scatter_raw(shape, g, take_view), take_view)
+
+
+def restrided(g: Any, src: L.Layout, dst: L.Layout, counted: L.Layout, n: int) -> Any:
+    """``g`` (read as laid out by ``src`` over a storage of ``n`` elements) added into a zero
+    buffer of that storage, each element divided by the number of times ``counted`` reads it
+    where that layout overlaps, read back through ``dst``: as_strided's backward (``src`` the
+    output's layout, ``dst`` and ``counted`` the input's), and the in-place-on-a-view gradient's
+    moves between a base and its view. Its transpose is the same map from ``dst`` to ``src``,
+    so it is differentiable to any order (:func:`linear`).
+
+    >>> lay = L.Layout.contiguous((3,))
+    >>> restrided(strided.ones(1), L.Layout._trusted((1,), (1,), 2), lay, lay, 3)
+    tensor([0., 0., 1.])
+    """
+
+    def apply(g: Any) -> Any:
+        buf = np.zeros(n, dtype=g._dtype.numpy)
+        np.add.at(buf, flat_indices(src), g._np())
+        if L.overlaps(counted.shape, counted.strides) is not False:
+            count = np.zeros(n, dtype=buf.dtype)
+            np.add.at(count, flat_indices(counted), 1)
+            buf = np.divide(buf, count, out=np.zeros_like(buf), where=count > 0)
+        return adopted(np.ascontiguousarray(buf[flat_indices(dst)]).reshape(-1),
+                       L.Layout._trusted(dst.shape, L.contiguous_strides(dst.shape), 0), g._dtype)
+
+    return linear("AsStridedBackwardBackward0", g, apply, lambda gg: restrided(gg, dst, src, counted, n))
 
 
 def scatter_pieces(shape: tuple, pieces: list[tuple[Any, Callable[[Any], Any]]], name: str) -> Any:

@@ -41,11 +41,10 @@ from .grad_mode import INSIDE, refuse_numpy, use_tensor_class
 from .gradients import (
     BACKWARD,
     backward,
-    flat_indices,
     grad_zeros,
-    linear,
     record,
     records,
+    restrided,
     scatter_into_view,
     scatter_pieces,
     seal,
@@ -218,27 +217,6 @@ def _pieces_back(name: str) -> Callable[..., Any]:
         return node, (x,), grads, (), "multi"
 
     return rule
-
-
-def _restrided(g: Tensor, src: L.Layout, dst: L.Layout, counted: L.Layout, n: int) -> Tensor:
-    """as_strided's backward map and its transpose: ``g`` (laid out as ``src``) added into a zero
-    buffer of the storage's ``n`` elements, each element divided by the number of times
-    ``counted`` (the input's layout) reads it where that layout overlaps, read back through
-    ``dst``. Its transpose is the same map from ``dst`` to ``src``, so it is differentiable to any
-    order (:func:`strided.gradients.linear`)."""
-
-    def apply(g: Tensor) -> Tensor:
-        buf = np.zeros(n, dtype=g._dtype.numpy)
-        np.add.at(buf, flat_indices(src), g._np())
-        if L.overlaps(counted.shape, counted.strides) is not False:
-            count = np.zeros(n, dtype=buf.dtype)
-            np.add.at(count, flat_indices(counted), 1)
-            buf = np.divide(buf, count, out=np.zeros_like(buf), where=count > 0)
-        out = _dispatch.result(dst.shape, g._dtype)
-        out._np()[...] = buf[flat_indices(dst)]
-        return out
-
-    return linear("AsStridedBackwardBackward0", g, apply, lambda gg: _restrided(gg, dst, src, counted, n))
 
 
 def _placed_pieces(shape: tuple, d: int, starts: list, pieces: tuple, unbind: bool) -> Tensor:
@@ -1203,7 +1181,7 @@ class Tensor:
         reading gets the element's gradient divided by their count."""
         xl, ol = x._layout, out._layout
         n = x._storage.array.shape[0]
-        return "AsStridedBackward0", (x,), lambda g: (_restrided(g, ol, xl, xl, n),), ()
+        return "AsStridedBackward0", (x,), lambda g: (restrided(g, ol, xl, xl, n),), ()
 
     @records("__getitem__")
     def __getitem__(self, key: Any) -> Tensor:
