@@ -120,6 +120,8 @@ _VIEWS = {  # op -> the call on a (2, 3) input
     "clamp": lambda L, F, x: x.clamp(-0.5, 0.6),
     "real": lambda L, F, x: (x * (1 + 2j)).exp().real,
     "imag": lambda L, F, x: (x * (1 + 2j)).exp().imag,
+    "view_as_real": lambda L, F, x: L.view_as_real((x * (1 + 2j)).exp()),
+    "view_as_complex": lambda L, F, x: (L.view_as_complex(L.stack([x, x * x], -1)) ** 2).real,
 }
 
 _TWO = {  # op -> (shapes, call)

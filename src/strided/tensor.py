@@ -85,7 +85,7 @@ from .messages import (
     unbind_0d_error,
     view_refused,
 )
-from .pickled import checked_state
+from .pickled import checked_state, deep_copied, pickled_state, restore_leaf
 from .storage import Storage
 
 _new = object.__new__
@@ -326,15 +326,21 @@ class Tensor:
         raise not_built_directly()
 
     def __getstate__(self) -> dict[str, Any]:
-        """The fields pickle and deepcopy keep (every pickle protocol, as PyTorch's tensors)."""
-        return {"_storage": self._storage, "_layout": self._layout, "_dtype": self._dtype,
-                "_base": self._base, "_ag": self._ag}
+        """The fields pickle keeps (every pickle protocol, as PyTorch's tensors): no history, a
+        tensor that requires grad comes back a leaf that does (:func:`strided.pickled.pickled_state`)."""
+        return pickled_state(self)
 
     def __setstate__(self, state: Any) -> None:
-        """Unpickling and deepcopy: the fields are set only once they fit each other (the layout
-        within the storage, the storage's dtype the tensor's; :func:`strided.pickled.checked_state`)."""
+        """Unpickling: the fields are set only once they fit each other (the layout within the
+        storage, the storage's dtype the tensor's; :func:`strided.pickled.checked_state`)."""
         for name, value in checked_state(state, Tensor).items():
             object.__setattr__(self, name, value)
+        restore_leaf(self)
+
+    def __deepcopy__(self, memo: dict) -> Tensor:
+        """A deep copy: a leaf's ``requires_grad`` and ``grad`` come along; a result with a
+        history is refused, as PyTorch (:func:`strided.pickled.deep_copied`)."""
+        return deep_copied(self, memo)
 
     # ------------------------------------------------------------ construction helpers
 
