@@ -31,7 +31,7 @@ import numpy as np
 from . import layout as L
 from .callsite import PACKAGE_DIR
 from .dtypes import DType, from_numpy_dtype
-from .errors import StridedRuntimeError, join_lines
+from .errors import StridedRuntimeError, StridedTypeError, join_lines
 from .kernels.listeners import OPEN, Listener, Listening, OpRecord, emit, listeners, listening
 from .kernels.memory import copy_to_new, new_storage, numpy_view
 from .layout import Layout
@@ -267,9 +267,18 @@ class _TypedAlias(Storage):
 
 
 def _alias_from(root: Storage, dtype: str) -> Storage:
-    """Unpickling a typed alias: ``root``'s bytes read as ``dtype`` (a NumPy dtype string)."""
-    found = from_numpy_dtype(np.dtype(dtype))
-    assert found is not None
+    """Unpickling a typed alias: ``root``'s bytes read as ``dtype`` (a NumPy dtype string). A
+    crafted pickle naming a dtype strided does not have (or not a dtype at all) is refused."""
+    try:
+        found = from_numpy_dtype(np.dtype(dtype))
+    except (TypeError, ValueError):
+        found = None
+    if found is None or not isinstance(root, Storage):
+        raise StridedTypeError(join_lines(
+            f"cannot unpickle a storage alias read as {dtype!r} over {type(root).__name__}: not a strided dtype "
+            "over a Storage",
+            "while unpickling a typed alias (view(dtype), real/imag, view_as_real)",
+            "fix: the pickle was not written by strided (or was altered): rebuild the tensor from data you trust"))
     return _typed_alias(root, found)
 
 

@@ -47,11 +47,22 @@ import numpy as np
 
 from . import layout as L
 from .dispatch import adopted
-from .errors import StridedRuntimeError
-from .grad_mode import _CLASS, INSIDE, _slow, guard, guard_function, requires_grad, track, track_inplace
+from .errors import StridedNotImplementedError, StridedRuntimeError
+from .grad_mode import (
+    _CLASS,
+    GRAD_MODE,
+    INSIDE,
+    _slow,
+    guard,
+    guard_function,
+    requires_grad,
+    track,
+    track_inplace,
+)
 from .opdef import _UNSEALED, BACKWARD, OPDEFS, backward
 
-__all__ = ["BACKWARD", "backward", "finish", "flat_indices", "record", "records", "requires_grad", "scatter_into_view",
+__all__ = ["BACKWARD", "backward", "finish", "flat_indices", "linear", "not_differentiable", "record", "records", "requires_grad", "restrided", "scatter_into_view",
+           "scatter_pieces",
            "seal", "sum_to", "grad_zeros"]
 
 # ---------------------------------------------------------------- the entries, made at definition
@@ -228,12 +239,88 @@ def grad_zeros(shape: tuple[int, ...], dtype: Any) -> Any:
                    dtype)
 
 
-def scatter_into_view(shape: tuple, g: Any, take_view: Callable[[Any], Any]) -> Any:
+def linear(name: str, g: Any, apply: Callable[[Any], Any], adjoint: Callable[[Any], Any]) -> Any:
+    """``apply(g)``, a map linear in ``g`` computed with raw kernels (NumPy, not recorded), made
+    differentiable: when ``g`` is in the graph and grad mode is on (a backward rule run with
+    ``create_graph=True``) the result gets the node ``name`` whose gradient is ``adjoint(gg)``
+    (the transposed map, written with recording ops or with :func:`linear` again, so every order
+    of derivative is there). Otherwise ``apply(g)`` alone: first-order backward pays one slot test.
+
+    >>> linear("Twice", strided.ones(2), lambda g: g * 2, lambda gg: gg * 2)
+    tensor([2., 2.])
+    """
+    if g._ag is None or not GRAD_MODE.get():
+        return apply(g)
+    return _slow(apply, lambda out, g: (name, (g,), lambda gg: (adjoint(gg),), ()), (g,), {})
+
+
+def not_differentiable(result: Any, name: str, inputs: tuple) -> Any:
+    """``result`` (a gradient computed with raw kernels from ``inputs``) as PyTorch gives a
+    backward without a derivative formula: under ``create_graph`` (grad mode on, an input in the
+    graph) it gets a node that raises PyTorch's ``NotImplementedError`` ("the derivative for
+    '<name>' is not implemented.") when differentiated, instead of a silently missing term.
+
+    >>> not_differentiable(strided.ones(2), "_cdist_backward", ()).requires_grad
+    False
+    """
+    Tensor = _CLASS["Tensor"]
+    if not GRAD_MODE.get() or not any(t.__class__ is Tensor and t._ag is not None for t in inputs):
+        return result
+
+    def refuse(*_: Any) -> tuple:
+        raise StridedNotImplementedError(f"the derivative for '{name}' is not implemented.")
+
+    return _slow(lambda *_: result, lambda out, *args: ("NotImplemented", args, refuse, ()), tuple(inputs), {})
+
+
+def scatter_into_view(shape: tuple, g: Any, take_view: Callable[[Any], Any], name: str = "ViewScatterBackward0") -> Any:
     """A zero tensor of ``shape`` with ``g`` added into ``take_view(it)`` (overlaps accumulate).
+    Differentiable (:func:`linear`, node ``name``): its gradient is ``take_view`` of the incoming one.
 
     >>> scatter_into_view((3,), strided.ones(1), lambda z: z[1:2])
     tensor([0., 1., 0.])
     """
+    return linear(name, g, lambda g: _scatter_raw(shape, g, take_view), take_view)
+
+
+def restrided(g: Any, src: L.Layout, dst: L.Layout, counted: L.Layout, n: int) -> Any:
+    """``g`` (read as laid out by ``src`` over a storage of ``n`` elements) added into a zero
+    buffer of that storage, each element divided by the number of times ``counted`` reads it
+    where that layout overlaps, read back through ``dst``: as_strided's backward (``src`` the
+    output's layout, ``dst`` and ``counted`` the input's), and the in-place-on-a-view gradient's
+    moves between a base and its view. Its transpose is the same map from ``dst`` to ``src``,
+    so it is differentiable to any order (:func:`linear`).
+
+    >>> lay = L.Layout.contiguous((3,))
+    >>> restrided(strided.ones(1), L.Layout._trusted((1,), (1,), 2), lay, lay, 3)
+    tensor([0., 0., 1.])
+    """
+
+    def apply(g: Any) -> Any:
+        buf = np.zeros(n, dtype=g._dtype.numpy)
+        np.add.at(buf, flat_indices(src), g._np())
+        if L.overlaps(counted.shape, counted.strides) is not False:
+            count = np.zeros(n, dtype=buf.dtype)
+            np.add.at(count, flat_indices(counted), 1)
+            buf = np.divide(buf, count, out=np.zeros_like(buf), where=count > 0)
+        return adopted(np.ascontiguousarray(buf[flat_indices(dst)]).reshape(-1),
+                       L.Layout._trusted(dst.shape, L.contiguous_strides(dst.shape), 0), g._dtype)
+
+    return linear("AsStridedBackwardBackward0", g, apply, lambda gg: restrided(gg, dst, src, counted, n))
+
+
+def scatter_pieces(shape: tuple, pieces: list[tuple[Any, Callable[[Any], Any]]], name: str) -> Any:
+    """The sum of :func:`scatter_into_view` of each ``(g, take_view)`` of ``pieces``: the gradient
+    of an input cut into pieces (split, unbind, tensor_split), differentiable, for create_graph
+    (the first-order rules add into one canvas instead)."""
+    total = None
+    for g, take_view in pieces:
+        placed = scatter_into_view(shape, g, take_view, name)
+        total = placed if total is None else total + placed
+    return total
+
+
+def _scatter_raw(shape: tuple, g: Any, take_view: Callable[[Any], Any]) -> Any:
     z = grad_zeros(shape, g._dtype)
     v = take_view(z)
     lay = v._layout

@@ -73,6 +73,53 @@ def checked_state(state: Any, tensor_type: type) -> dict[str, Any]:
     return {"_base": None, "_ag": None, **slots}
 
 
+def pickled_state(t: Any) -> dict[str, Any]:
+    """``t``'s fields for pickle: its autograd record reduced to what PyTorch pickles, whether it
+    requires grad (a result with a history comes back a leaf that requires grad: the graph, its
+    nodes and the leaf's ``grad`` are not pickled, as in PyTorch)."""
+    from .grad_mode import Meta, requires_grad
+
+    ag = Meta(requires_grad=True) if t._ag is not None and requires_grad(t) else None
+    return {"_storage": t._storage, "_layout": t._layout, "_dtype": t._dtype, "_base": t._base, "_ag": ag}
+
+
+def restore_leaf(t: Any) -> None:
+    """After unpickling: a record that says "requires grad" becomes a fresh leaf's (through
+    ``requires_grad_``, so autograd is switched on and a crafted record is never trusted)."""
+    from .grad_mode import set_requires_grad
+
+    ag, t._ag = t._ag, None
+    if getattr(ag, "requires_grad", False) is True or getattr(ag, "grad_fn", None) is not None:
+        set_requires_grad(t)
+
+
+def deep_copied(t: Any, memo: dict) -> Any:
+    """``copy.deepcopy(t)``: new memory with the same layout, the view base copied once (memo), and
+    a leaf's ``requires_grad`` and ``grad``. A tensor with a history is refused, as PyTorch."""
+    import copy
+
+    from .grad_mode import set_requires_grad
+
+    m = t._ag
+    if m is not None and m.grad_fn is not None:
+        raise StridedRuntimeError(join_lines(
+            "Only Tensors created explicitly by the user (graph leaves) support the deepcopy protocol at the "
+            "moment.  If you were attempting to deepcopy a module, this may be because of a "
+            "torch.nn.utils.weight_norm usage, see https://github.com/pytorch/pytorch/pull/103001",
+            f"this tensor (shape {t._layout.shape}) was computed by {m.grad_fn.name()}",
+            "fix: deepcopy y.detach() (then requires_grad_() if it should be a new leaf)"))
+    new = object.__new__(type(t))
+    memo[id(t)] = new
+    fields = {"_storage": copy.deepcopy(t._storage, memo), "_layout": t._layout, "_dtype": t._dtype,
+              "_base": copy.deepcopy(t._base, memo), "_ag": None}
+    for name, value in checked_state(fields, type(t)).items():
+        object.__setattr__(new, name, value)
+    if m is not None and m.requires_grad:
+        set_requires_grad(new)
+        new._ag.grad = copy.deepcopy(m.grad, memo)
+    return new
+
+
 def _check_storage(storage: Any) -> None:
     arr = getattr(storage, "array", None) if isinstance(storage, Storage) else None
     if type(arr) is not np.ndarray or arr.ndim != 1 or not arr.flags.c_contiguous:

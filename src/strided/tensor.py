@@ -41,11 +41,12 @@ from .grad_mode import INSIDE, refuse_numpy, use_tensor_class
 from .gradients import (
     BACKWARD,
     backward,
-    flat_indices,
     grad_zeros,
     record,
     records,
+    restrided,
     scatter_into_view,
+    scatter_pieces,
     seal,
     sum_to,
 )
@@ -84,7 +85,7 @@ from .messages import (
     unbind_0d_error,
     view_refused,
 )
-from .pickled import checked_state
+from .pickled import checked_state, deep_copied, pickled_state, restore_leaf
 from .storage import Storage
 
 _new = object.__new__
@@ -176,7 +177,7 @@ def _scattered_back(name: str | Callable[[tuple], str], method: str) -> Callable
         node = name(args) if callable(name) else name
 
         def grads(g: Tensor) -> tuple:
-            return (scatter_into_view(shape, g, lambda z: getattr(z, method)(*args, **kwargs)),)
+            return (scatter_into_view(shape, g, lambda z: getattr(z, method)(*args, **kwargs), f"{node}Backward0"),)
 
         return node, (x,), grads, ()
 
@@ -201,6 +202,8 @@ def _pieces_back(name: str) -> Callable[..., Any]:
 
         def grads(*pieces: Any) -> tuple:
             like = next(g for g in pieces if g is not None)
+            if any(g is not None and g._ag is not None for g in pieces):  # create_graph: differentiable
+                return (_placed_pieces(shape, d, starts, pieces, unbind),)
             z = grad_zeros(shape, like._dtype)
             for start, piece_grad in zip(starts, pieces):
                 if piece_grad is None:
@@ -214,6 +217,16 @@ def _pieces_back(name: str) -> Callable[..., Any]:
         return node, (x,), grads, (), "multi"
 
     return rule
+
+
+def _placed_pieces(shape: tuple, d: int, starts: list, pieces: tuple, unbind: bool) -> Tensor:
+    """The pieces' gradients each scattered to its place along ``d`` (a select for unbind, a
+    narrow otherwise) and summed, differentiably (create_graph)."""
+    if unbind:
+        placed = [(g, lambda z, s=s: z.select(d, s)) for s, g in zip(starts, pieces) if g is not None]
+        return scatter_pieces(shape, placed, "UnbindBackwardBackward0")
+    placed = [(g, lambda z, s=s, n=g._layout.shape[d]: z.narrow(d, s, n)) for s, g in zip(starts, pieces) if g is not None]
+    return scatter_pieces(shape, placed, "SplitBackwardBackward0")
 
 
 def _permuted_back(out: Tensor, x: Tensor, p: Sequence[int]) -> Any:
@@ -313,15 +326,21 @@ class Tensor:
         raise not_built_directly()
 
     def __getstate__(self) -> dict[str, Any]:
-        """The fields pickle and deepcopy keep (every pickle protocol, as PyTorch's tensors)."""
-        return {"_storage": self._storage, "_layout": self._layout, "_dtype": self._dtype,
-                "_base": self._base, "_ag": self._ag}
+        """The fields pickle keeps (every pickle protocol, as PyTorch's tensors): no history, a
+        tensor that requires grad comes back a leaf that does (:func:`strided.pickled.pickled_state`)."""
+        return pickled_state(self)
 
     def __setstate__(self, state: Any) -> None:
-        """Unpickling and deepcopy: the fields are set only once they fit each other (the layout
-        within the storage, the storage's dtype the tensor's; :func:`strided.pickled.checked_state`)."""
+        """Unpickling: the fields are set only once they fit each other (the layout within the
+        storage, the storage's dtype the tensor's; :func:`strided.pickled.checked_state`)."""
         for name, value in checked_state(state, Tensor).items():
             object.__setattr__(self, name, value)
+        restore_leaf(self)
+
+    def __deepcopy__(self, memo: dict) -> Tensor:
+        """A deep copy: a leaf's ``requires_grad`` and ``grad`` come along; a result with a
+        history is refused, as PyTorch (:func:`strided.pickled.deep_copied`)."""
+        return deep_copied(self, memo)
 
     # ------------------------------------------------------------ construction helpers
 
@@ -1168,20 +1187,7 @@ class Tensor:
         reading gets the element's gradient divided by their count."""
         xl, ol = x._layout, out._layout
         n = x._storage.array.shape[0]
-
-        def grads(g: Tensor) -> tuple:
-            buf = np.zeros(n, dtype=g._dtype.numpy)
-            np.add.at(buf, flat_indices(ol), g._np())
-            idx = flat_indices(xl)
-            if L.overlaps(xl.shape, xl.strides) is not False:
-                count = np.zeros(n, dtype=buf.dtype)
-                np.add.at(count, idx, 1)
-                buf = np.divide(buf, count, out=np.zeros_like(buf), where=count > 0)
-            gx = _dispatch.result(xl.shape, g._dtype)
-            gx._np()[...] = buf[idx]
-            return (gx,)
-
-        return "AsStridedBackward0", (x,), grads, ()
+        return "AsStridedBackward0", (x,), lambda g: (restrided(g, ol, xl, xl, n),), ()
 
     @records("__getitem__")
     def __getitem__(self, key: Any) -> Tensor:

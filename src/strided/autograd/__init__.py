@@ -23,7 +23,7 @@ from . import function as _function
 from . import inplace as _inplace
 from . import tensor_api as _tensor_api
 from .engine import backward, grad
-from .gradcheck import gradcheck
+from .gradcheck import gradcheck, gradgradcheck
 from .graph import AccumulateGrad, Node
 from .mode import enable_grad, is_grad_enabled, no_grad, set_grad_enabled
 from .show import graph_text
@@ -34,6 +34,6 @@ _tensor_api.install()
 _set_recorder(_function.attach, _inplace._run_inplace)
 
 __all__ = [
-    "AccumulateGrad", "Node", "backward", "enable_grad", "grad", "gradcheck", "graph_text", "is_grad_enabled", "no_grad",
+    "AccumulateGrad", "Node", "backward", "enable_grad", "grad", "gradcheck", "gradgradcheck", "graph_text", "is_grad_enabled", "no_grad",
     "set_grad_enabled",
 ]

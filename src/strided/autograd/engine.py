@@ -95,9 +95,12 @@ def _add(a: Any, b: Any) -> Any:
 
 def fit(g: Tensor, shape: tuple, dtype: Any, node: Node, i: int) -> Tensor:
     """The gradient of input ``i`` of ``node`` made to match that input: summed over the dims
-    broadcasting stretched, cast to its dtype (PyTorch's validate_outputs)."""
+    broadcasting stretched, cast to its dtype (PyTorch's validate_outputs: a complex gradient of
+    a real input is its real part, without the cast's discarding warning)."""
     if g._layout.shape != shape:
         g = sum_to(g, shape, node, i)
+    if g._dtype.is_complex and not dtype.is_complex:
+        g = g.real
     if g._dtype is not dtype:
         g = g.to(dtype)
     return g

@@ -82,7 +82,7 @@ MULTI_OUTPUT_VIEWS = frozenset({"UnbindBackward0", "SplitBackward0", "SplitWithS
 # conjugating the incoming gradient and the outgoing ones, which :func:`_conjugate_convention`
 # does once here for every such op, instead of in each rule. The rules below are already written
 # in PyTorch's convention (not holomorphic: their formula needs conj itself) and are left as they are.
-CONJUGATE_CONVENTION = frozenset({"SgnBackward0", "ConjBackward0", "ConjPhysicalBackward0"})
+CONJUGATE_CONVENTION = frozenset({"SgnBackward0", "ConjBackward0", "ConjPhysicalBackward0", "ViewAsComplexBackward0"})
 
 
 def _conjugate_convention(rule: Callable) -> Callable:

@@ -79,6 +79,10 @@ def view_node(view: Any, base: Any) -> Node:
     n = base._storage.array.shape[0]
 
     def rule(g: Any) -> tuple:
+        if g._ag is not None and GRAD_MODE.get():  # create_graph: the same move, recorded
+            from ..gradients import restrided
+
+            return (restrided(g, vl, bl, bl, n),)
         return (scatter_layout(g, vl, bl, n),)
 
     node = Node("AsStridedBackward0", rule, (edge(base),))

@@ -36,7 +36,7 @@ from typing import Any
 from .. import layout as L
 from ..dispatch import copy_of
 from ..errors import StridedRuntimeError, join_lines
-from ..gradients import BACKWARD
+from ..gradients import BACKWARD, restrided
 from ..indexing import AdvancedIndex, index_layout
 from ..ops import gradtools
 from ..tensor import Tensor
@@ -288,15 +288,13 @@ def _saved_as_target(node: Node, new: Tensor | None, target: Tensor) -> None:
     node.saved = tuple((G.unowned(target), G.version(target), True) if o else (t, v, o) for t, v, o in node.saved)
 
 
-# The first input of the op's node, inside CopySlices: the view's old values. Their gradient is
-# written into the base's gradient at the view's place, so this edge is never followed.
-_THE_VIEW = Node("(the view's old values: CopySlices writes their gradient into the base's)", None, ())
-
-
 def _rewrite_view(view: Tensor, base: Tensor, raw: Tensor, fwd: Callable, name: str, spec: Callable,
                   op_args: tuple, args: tuple, kwargs: dict) -> Any:
     """An in-place op on ``view`` (a view of ``base``): the base's history becomes CopySlices."""
-    history = Meta(grad_fn=_THE_VIEW) if requires_grad(base) else None
+    # The old values' history is the view's of the base's history before the write: CopySlices
+    # applies the op's node itself (its first edge is never followed), but under create_graph a
+    # rule that reads the old values (mul_'s other operand's gradient) differentiates through it.
+    history = Meta(grad_fn=G.view_node(view, base)) if requires_grad(base) else None
     old = _old_values(view, name, history)
     fn, new = spec(old, *op_args, **kwargs)
     out = fwd(raw, *args, **kwargs)
@@ -312,6 +310,16 @@ def _rewrite_view(view: Tensor, base: Tensor, raw: Tensor, fwd: Callable, name: 
         m = view._ag = Meta(grad_fn=G.view_node(view, base))
         m.view_version = G.version(view)
     return out
+
+
+def _fitted_rest(grads: Any, ctx: tuple, fn: Node) -> list:
+    """The gradients of the in-place op's other inputs (all but the view's old values), each fitted
+    to its input (:func:`.engine.fit`)."""
+    rest = []
+    for i, g_i in enumerate(grads[1:], 1):
+        meta = ctx[i] if i < len(ctx) else None
+        rest.append(fit(g_i, meta[0], meta[1], fn, i) if g_i is not None and meta is not None else g_i)
+    return rest
 
 
 class CopySlices(Node):
@@ -330,6 +338,8 @@ class CopySlices(Node):
         ctx = fn.ctx or ()
 
         def rule(g: Tensor) -> tuple:
+            if g._ag is not None and GRAD_MODE.get():  # create_graph: the same, with recorded moves
+                return recorded(g)
             gb = G.scatter_layout(g, bl, bl, n)  # the base's gradient, in a buffer the size of its storage
             part = gb._view(vl)  # the view's elements in that buffer
             grads = fn.apply([part.clone()])
@@ -338,11 +348,19 @@ class CopySlices(Node):
                 part._np()[...] = 0
             else:
                 part._np()[...] = fit(first, ctx[0][0], ctx[0][1], fn, 0)._np()
-            rest = []
-            for i, g_i in enumerate(grads[1:], 1):
-                meta = ctx[i] if i < len(ctx) else None
-                rest.append(fit(g_i, meta[0], meta[1], fn, i) if g_i is not None and meta is not None else g_i)
-            return (gb, *rest)
+            return (gb, *_fitted_rest(grads, ctx, fn))
+
+        def recorded(g: Tensor) -> tuple:
+            """The rule above, differentiable: the view's part of g read through the view's
+            layout, the op's node applied to it, and g with that part replaced by the result
+            (each move a :func:`~strided.gradients.restrided`, whose transpose is the other)."""
+            part = restrided(g, bl, vl, bl, n)
+            grads = fn.apply([part])
+            first = grads[0] if grads else None
+            gb = g - restrided(part, vl, bl, bl, n)
+            if first is not None:
+                gb = gb + restrided(fit(first, ctx[0][0], ctx[0][1], fn, 0), vl, bl, bl, n)
+            return (gb, *_fitted_rest(grads, ctx, fn))
 
         super().__init__("torch::autograd::CopySlices", rule, (edge(base), *fn.next_functions[1:]))
         self.ctx = ((bl.shape, base._dtype), *ctx[1:])

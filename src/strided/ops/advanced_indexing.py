@@ -41,7 +41,7 @@ from ..creation import tensor as make_tensor
 from ..dispatch import OPEN, adopted, copied, memory_overlap, report, shares_storage
 from ..dtypes import bool_, int32, int64, uint8
 from ..errors import StridedError, StridedIndexError, StridedRuntimeError, StridedTypeError, join_lines
-from ..gradients import grad_zeros, seal
+from ..gradients import grad_zeros, linear, seal
 from ..indexing import index_layout, invalid_index
 from ..kernels import check_writable, numpy_view
 from ..kernels.listeners import silenced
@@ -618,11 +618,14 @@ def getitem_backward(out: Tensor, t: Tensor, key: Any) -> Any:
     read, repeated positions summed (PyTorch's ``index_put_(..., accumulate=True)``)."""
     shape = t._layout.shape
 
-    def grad(g: Tensor) -> tuple:
+    def put(g: Tensor) -> Tensor:
         z = grad_zeros(shape, g._dtype)
         with silenced():  # (the rule's own work, not a user's write)
             _put(z, plan_index(z._layout, key), g, accumulate=True, op="index", strip=False)
-        return (z,)
+        return z
+
+    def grad(g: Tensor) -> tuple:  # (linear in g: its adjoint is the index itself, for create_graph)
+        return (linear("IndexPutBackward0", g, put, lambda gg: _getitem(gg, key)),)
 
     return "IndexBackward0", (t,), grad, ()
 

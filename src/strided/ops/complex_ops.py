@@ -392,6 +392,20 @@ def _imag_backward(out: Tensor, x: Tensor) -> Any:
     return "SelectBackward0", (x,), lambda g: (g * 1j,), ()
 
 
+@backward("view_as_real")
+def _view_as_real_backward(out: Tensor, x: Tensor) -> Any:
+    """ViewAsRealBackward0: the (real, imaginary) pairs of the gradient read as complex
+    (PyTorch's ``view_as_complex(grad.contiguous())``)."""
+    return "ViewAsRealBackward0", (x,), lambda g: (view_as_complex(g.contiguous()),), ()
+
+
+@backward("view_as_complex")
+def _view_as_complex_backward(out: Tensor, x: Tensor) -> Any:
+    """ViewAsComplexBackward0: the complex gradient's (real, imaginary) pairs (PyTorch's
+    ``view_as_real(grad.contiguous())``; written in PyTorch's convention for complex gradients)."""
+    return "ViewAsComplexBackward0", (x,), lambda g: (view_as_real(g.contiguous()),), ()
+
+
 @backward("angle")
 def _angle_backward(out: Tensor, x: Tensor) -> Any:
     """PyTorch's angle_backward: ``g * x / |x|^2 * i`` (0 at 0) for a complex ``x``; 0 for a real one."""

@@ -292,11 +292,18 @@ def to(self: Tensor, *args: Any, **kwargs: Any) -> Tensor:
 @backward("to", "float", "double", "half", "type")
 def _to_backward(out: Any, x: Tensor, *args: Any, **kwargs: Any) -> Any:
     """A conversion that copied: the gradient cast back to the input's dtype (none when ``to``
-    returned ``self``)."""
+    returned ``self``); a complex gradient of a real input gives its real part, silently, as
+    PyTorch's ``_to_copy`` backward (``at::real``), not the cast's discarding warning."""
     if out is x or out.__class__ is not Tensor:
         return None
     dtype = x._dtype
-    return "ToCopyBackward0", (x,), lambda g: (g.to(dtype) if g._dtype is not dtype else g,), ()
+
+    def grad(g: Tensor) -> tuple:
+        if g._dtype.is_complex and not dtype.is_complex:
+            g = g.real
+        return (g.to(dtype) if g._dtype is not dtype else g,)
+
+    return "ToCopyBackward0", (x,), grad, ()
 
 
 # ---------------------------------------------------------------- detach

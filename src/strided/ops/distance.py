@@ -23,7 +23,7 @@ import numpy as np
 
 from ..dispatch import OPEN, report, result_array
 from ..errors import StridedRuntimeError, StridedValueError, join_lines
-from ..gradients import seal
+from ..gradients import not_differentiable, seal
 from ..kernels.fpstate import QUIET, quiet_reset, quiet_set
 from ..tensor import Tensor, tensor_arg
 from . import gradtools
@@ -219,8 +219,10 @@ def cdist_backward(out: Tensor, x1: Tensor, x2: Tensor, p: float = 2.0, compute_
         want1, want2 = gradtools.needs_grad(x1), gradtools.needs_grad(x2)
         g1 = _cdist_grad(gn, a, b, d, p) if want1 else None
         g2 = _cdist_grad(np.swapaxes(gn, -1, -2), b, a, np.swapaxes(d, -1, -2), p) if want2 else None
-        return (None if g1 is None else gradtools.from_numpy_result(g1, g._dtype),
-                None if g2 is None else gradtools.from_numpy_result(g2, g._dtype))
+        # (PyTorch has no derivative of _cdist_backward: under create_graph, its error)
+        return tuple(None if r is None else not_differentiable(gradtools.from_numpy_result(r, g._dtype),
+                                                               "_cdist_backward", (g, x1, x2, out))
+                     for r in (g1, g2))
 
     return "CdistBackward0", (x1, x2), grads, (x1, x2, out)
 

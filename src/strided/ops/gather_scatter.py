@@ -29,7 +29,7 @@ from ..errors import (
     StridedTypeError,
     join_lines,
 )
-from ..gradients import grad_zeros, seal
+from ..gradients import grad_zeros, linear, seal
 from ..layout import Layout
 from ..tensor import Tensor
 from . import support
@@ -159,7 +159,12 @@ def gather_backward(out: Tensor, input: Tensor, dim: int, index: Tensor, *, spar
     """GatherBackward0: the gradient added back where each element was read (repeated positions
     summed): ``zeros.scatter_add_(dim, index, grad)``."""
     shape = input._layout.shape
-    return "GatherBackward0", (input,), lambda g: (scatter_add_(grad_zeros(shape, g._dtype), dim, index, g),), (index,)
+
+    def grad(g: Tensor) -> tuple:  # (linear in g: its own adjoint is the gather, for create_graph)
+        return (linear("ScatterAddBackward0", g, lambda g: scatter_add_(grad_zeros(shape, g._dtype), dim, index, g),
+                       lambda gg: gather(gg, dim, index)),)
+
+    return "GatherBackward0", (input,), grad, (index,)
 
 
 def take_along_dim(input: Tensor, indices: Tensor, dim: int | None = None) -> Tensor:  # noqa: A002
@@ -254,16 +259,20 @@ def take_along_dim_backward(out: Tensor, input: Tensor, indices: Tensor, dim: in
 
     def grad(g: Tensor) -> tuple:
         if dim is None:  # the flattened form: positions into input's row-major order
-            return (_added_flat(shape, index_array(indices).reshape(-1), g),)
+            return (linear("PutBackward0", g, lambda g: _added_flat(shape, index_array(indices).reshape(-1), g),
+                           lambda gg: take(gg, indices)),)
         d = wrap_dim(dim, len(shape))
         size = shape[d]
         idx = index_array(indices)
         idx = np.broadcast_to(np.where(idx < 0, idx + size, idx), g._layout.shape)
         read = list(g._layout.shape)
         read[d] = size  # the input as the forward read it: broadcast in every dim but d
-        z = grad_zeros(tuple(read), g._dtype)
-        _scatter_into(z, d, idx, g._np(), "add")
-        return (z,)
+        def added(g: Tensor) -> Tensor:
+            z = grad_zeros(tuple(read), g._dtype)
+            _scatter_into(z, d, idx, g._np(), "add")
+            return z
+
+        return (linear("ScatterAddBackward0", g, added, lambda gg: take_along_dim(gg, indices, d)),)
 
     return "GatherBackward0", (input,), grad, (indices,)
 
@@ -330,7 +339,9 @@ def take_backward(out: Tensor, input: Tensor, index: Tensor) -> Any:  # noqa: A0
     """TakeBackward0: the gradient added at the flattened positions read (PyTorch's
     ``put_(index, grad, accumulate=True)`` into zeros)."""
     shape = input._layout.shape
-    return "TakeBackward0", (input,), lambda g: (_added_flat(shape, index_array(index).reshape(-1), g),), (index,)
+    return "TakeBackward0", (input,), lambda g: (linear(
+        "PutBackward0", g, lambda g: _added_flat(shape, index_array(index).reshape(-1), g), lambda gg: take(gg, index)),), (
+        index,)
 
 
 # ---------------------------------------------------------------- scatter
@@ -668,9 +679,14 @@ def _padded(g: Tensor, shape: tuple[int, ...]) -> Tensor:
     """
     if g._layout.shape == shape:
         return g
-    z = grad_zeros(shape, g._dtype)
-    z._np()[tuple(slice(0, n) for n in g._layout.shape)] = g._np()
-    return z
+    part = tuple(slice(0, n) for n in g._layout.shape)
+
+    def padded(g: Tensor) -> Tensor:
+        z = grad_zeros(shape, g._dtype)
+        z._np()[part] = g._np()
+        return z
+
+    return linear("ConstantPadNdBackward0", g, padded, lambda gg: gg[part])
 
 
 def _not_implemented(op: str) -> Any:

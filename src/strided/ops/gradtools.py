@@ -79,13 +79,14 @@ def scale_by_count(g: Tensor, mask: Tensor, dims: tuple[int, ...]) -> Tensor:
     return (g / mask.sum(dims, keepdim=True)) * mask if dims else g * mask
 
 
-def norm_grad(g: Tensor, x: Tensor, norm: Tensor, p: float, dims: tuple[int, ...], keepdim: bool) -> Tensor:
+def norm_grad(g: Tensor, x: Tensor, norm: Tensor, p: float, dims: tuple[int, ...], keepdim: bool) -> Tensor | None:
     """PyTorch's norm_backward: the gradient of the ``p``-norm of ``x`` over ``dims`` (``norm`` its
-    result): 0 for p == 0; sgn(x) g for 1; g x / norm for 2 (0 where the norm is 0); the ties of
+    result): None for p == 0 (PyTorch's undefined gradient: the input gets none, as if unused);
+    sgn(x) g for 1; g x / norm for 2 (0 where the norm is 0); the ties of
     |x| == norm sharing g for +-inf; sgn(x) |x|^(p-1) g / norm^(p-1) otherwise."""
     shape = x._layout.shape
     if p == 0:
-        return zeros(shape, g._dtype)
+        return None
     g = keep(g, shape, dims, keepdim)
     norm = keep(norm, shape, dims, keepdim)
     if p == 1:

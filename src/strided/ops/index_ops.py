@@ -16,7 +16,7 @@ import numpy as np
 from .. import layout as L
 from ..dispatch import OPEN, adopted, copied, report, result
 from ..errors import StridedIndexError, StridedRuntimeError, join_lines
-from ..gradients import grad_zeros, seal
+from ..gradients import grad_zeros, linear, seal
 from ..layout import Layout
 from ..tensor import Tensor
 from . import support
@@ -125,7 +125,8 @@ def index_select_backward(out: Tensor, input: Tensor, dim: int, index: Tensor) -
     def grad(g: Tensor) -> tuple:
         if not shape:  # a 0-d input: its one element, picked once
             return (g.reshape(()),)
-        return (index_add_(grad_zeros(shape, g._dtype), dim, index, g),)
+        return (linear("IndexAddBackward0", g, lambda g: index_add_(grad_zeros(shape, g._dtype), dim, index, g),
+                       lambda gg: index_select(gg, dim, index)),)
 
     return "IndexSelectBackward0", (input,), grad, (index,)
 

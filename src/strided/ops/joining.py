@@ -21,7 +21,7 @@ from .. import layout as L
 from ..dispatch import copied, result, result_array
 from ..dtypes import DType
 from ..errors import StridedRuntimeError, StridedTypeError, StridedValueError, join_lines
-from ..gradients import grad_zeros, seal
+from ..gradients import grad_zeros, scatter_pieces, seal
 from ..kernels import numpy_view
 from ..layout import Layout
 from ..layout import plans as P
@@ -264,7 +264,8 @@ def _pieces_of(g: Tensor, shapes: Sequence[tuple[int, ...]], joined: Sequence[tu
             out.append(grad_zeros(shape, g._dtype))
             continue
         n = as_joined[d]
-        piece = g._view(L.slice_dim(lay, d, start, start + n, 1))
+        # (a recorded narrow when g is in the graph: create_graph differentiates through it)
+        piece = g.narrow(d, start, n) if g._ag is not None else g._view(L.slice_dim(lay, d, start, start + n, 1))
         start += n
         out.append(piece if as_joined == shape else piece.reshape(shape))
     return tuple(out)
@@ -353,6 +354,8 @@ def stack_backward(out: Tensor, tensors: Sequence[Tensor], dim: int = 0) -> Any:
     d = L.wrap_dim(dim_int(dim, "stack"), len(out._layout.shape))
 
     def grad(g: Tensor) -> tuple:
+        if g._ag is not None:  # (recorded selects: create_graph differentiates through them)
+            return tuple(g.select(d, k) for k in range(len(tensors)))
         lay = g._layout
         return tuple(g._view(L.select(lay, d, k)) for k in range(len(tensors)))
 
@@ -773,6 +776,10 @@ def _split_rule(input: Tensor, spec: Any, op: str, d: int) -> Any:  # noqa: A002
         like = next(g for g in grads if g is not None)
         if len(bounds) == 1 and bounds[0] == (0, shape[d]):
             return (like,)  # the one piece is the whole tensor: its gradient is the input's
+        if any(g is not None and g._ag is not None for g in grads):  # create_graph: differentiable
+            return (scatter_pieces(shape, [(g, lambda z, a=start, b=stop: z.narrow(d, a, b - a))
+                                           for (start, stop), g in zip(bounds, grads) if g is not None and stop > start],
+                                   "SliceBackwardBackward0"),)
         z = grad_zeros(shape, like._dtype)
         for (start, stop), g in zip(bounds, grads):
             if g is not None and stop > start:

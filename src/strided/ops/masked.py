@@ -18,7 +18,7 @@ from .. import layout as L
 from ..dispatch import OPEN, adopted, copied, report, result
 from ..dtypes import bool_, int64
 from ..errors import StridedRuntimeError, join_lines
-from ..gradients import grad_zeros, seal
+from ..gradients import grad_zeros, linear, seal
 from ..kernels.listeners import silenced
 from ..layout import Layout
 from ..messages import partial_overlap
@@ -216,7 +216,8 @@ def masked_select_backward(out: Tensor, input: Tensor, mask: Tensor) -> Any:  # 
     shape = tuple(np.broadcast_shapes(input._layout.shape, mask._layout.shape))
 
     def grad(g: Tensor) -> tuple:
-        return (masked_scatter_(grad_zeros(shape, g._dtype), mask, g),)
+        return (linear("MaskedScatterBackward0", g, lambda g: masked_scatter_(grad_zeros(shape, g._dtype), mask, g),
+                       lambda gg: masked_select(gg, mask)),)
 
     return "MaskedSelectBackward0", (input,), grad, (mask,)
 
@@ -306,8 +307,14 @@ def masked_scatter_backward(out: Tensor, input: Tensor, mask: Tensor, source: Te
 
     def grad(g: Tensor) -> tuple:
         used = masked_select(g, mask)
-        flat = grad_zeros((n,), g._dtype)
-        flat._np()[: used.numel()] = used._np()
+        k = used.numel()
+
+        def padded(used: Tensor) -> Tensor:
+            flat = grad_zeros((n,), g._dtype)
+            flat._np()[:k] = used._np()
+            return flat
+
+        flat = linear("ConstantPadNdBackward0", used, padded, lambda gg: gg[:k])
         return masked_fill(g, mask, 0), flat.view(shape)
 
     return "MaskedScatterBackward0", (input, source), grad, (mask,)

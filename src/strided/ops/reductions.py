@@ -23,6 +23,7 @@ from typing import Any, SupportsIndex
 import numpy as np
 
 from ..args import check_keepdim
+from ..callsite import user_site
 from ..dispatch import OPEN, adopted, report, result_array
 from ..dtypes import TORCH_NAME, DType, float16, float32, float64, int64, real_of, uint8
 from ..dtypes import bool_ as bool_dtype
@@ -295,7 +296,7 @@ def _variance(self: Tensor, dim: Any, unbiased: Any, keepdim: bool, correction: 
             f"reduction factor (input numel divided by output numel): {n} element(s) per result, "
             f"correction={correction}",
             UserWarning,
-            stacklevel=3,
+            stacklevel=user_site(2)[1],  # the user's line, through any entry (autograd's slow path too)
         )
     out, out_np = result_array(reduced_shape(shape, dims, keepdim), real_of(self._dtype))  # complex: real
     x = self._np()

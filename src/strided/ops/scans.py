@@ -36,7 +36,8 @@ from ..errors import (
     StridedTypeError,
     join_lines,
 )
-from ..gradients import seal
+from ..grad_mode import is_grad_enabled
+from ..gradients import linear, seal
 from ..kernels import check_writable
 from ..kernels.fpstate import quietly
 from ..layout.order import elementwise_output_strides, preserve_format_strides
@@ -364,10 +365,14 @@ def cumsum_backward(out: Tensor, x: Tensor, dim: int, **kwargs: Any) -> Any:
     def grads(g: Tensor) -> tuple:
         if not x.ndim:
             return (g,)
-        # the running sum of the reversed gradient, written reversed into the new gradient
-        gx, arr = result_array(x._layout.shape, g._dtype)
-        np.cumsum(np.flip(g._np(), d), axis=d, out=np.flip(arr, d))
-        return (gx,)
+        def reversed_cumsum(g: Tensor) -> Tensor:
+            # the running sum of the reversed gradient, written reversed into the new gradient
+            gx, arr = result_array(x._layout.shape, g._dtype)
+            np.cumsum(np.flip(g._np(), d), axis=d, out=np.flip(arr, d))
+            return gx
+
+        # (linear in g: the adjoint of the reversed running sum is the running sum)
+        return (linear("CumsumBackwardBackward0", g, reversed_cumsum, lambda gg: gg.cumsum(d)),)
 
     return "CumsumBackward0", (x,), grads, ()
 
@@ -405,10 +410,24 @@ def cumprod_backward(out: Tensor, x: Tensor, dim: int, **kwargs: Any) -> Any:
     def grads(g: Tensor) -> tuple:
         if not x.ndim or not x.numel():
             return (g,)
+        if is_grad_enabled() and (g._ag is not None or x._ag is not None):
+            return (_cumprod_grad_recorded(x, out, g, d),)
         xs = x._np().astype(out._dtype.numpy, copy=False)
         return (gradtools.from_numpy_result(_cumprod_grad(xs, out._np(), g._np(), d), g._dtype),)
 
     return "CumprodBackward0", (x,), grads, (x, out)
+
+
+def _cumprod_grad_recorded(x: Tensor, out: Tensor, g: Tensor, d: int) -> Tensor:
+    """cumprod's gradient with recording ops (create_graph): ``reverse_cumsum(g * out) / x``,
+    PyTorch's formula for an input without zeros. With a zero the formula divides by it; PyTorch
+    then uses a quadratic differentiable form, which strided does not have: it refuses."""
+    if bool((x == 0).any()):
+        raise StridedNotImplementedError(join_lines(
+            "the second derivative of cumprod at an input holding a zero is not implemented in strided",
+            "(PyTorch's quadratic differentiable form for that case is not written here)",
+            "fix: differentiate once (create_graph=False), or keep the input away from 0"))
+    return (g * out).flip(d).cumsum(d).flip(d) / x
 
 
 def _cum_extreme_rule(node: str) -> Any:
@@ -431,6 +450,22 @@ backward("cummax")(_cum_extreme_rule("CummaxBackward0"))
 backward("cummin")(_cum_extreme_rule("CumminBackward0"))
 
 
+def _diff_grad_recorded(g: Tensor, n: int, d: int, sizes: list[int]) -> tuple:
+    """diff's gradient with recording ops (create_graph): ``n`` times the adjoint of one
+    difference (``g`` padded by a zero on each side along ``d``, the right minus the left), then
+    cut into the pieces of prepend, input and append."""
+    from .joining import cat
+
+    for _ in range(min(n, sum(sizes))):
+        zero = gradtools.grad_zeros(tuple(1 if k == d else s for k, s in enumerate(g._layout.shape)), g._dtype)
+        g = cat([zero, g], d) - cat([g, zero], d)
+    pieces, at = [], 0
+    for s in sizes:
+        pieces.append(g.narrow(d, at, s) if s else None)
+        at += s
+    return tuple(pieces)
+
+
 @backward("diff", operands="any")
 def diff_backward(out: Tensor, x: Tensor, n: int = 1, dim: int = -1, prepend: Any = None,
                   append: Any = None) -> Any:
@@ -444,6 +479,8 @@ def diff_backward(out: Tensor, x: Tensor, n: int = 1, dim: int = -1, prepend: An
     sizes = [p._layout.shape[d] if p.__class__ is Tensor else 0 for p in (prepend, x, append)]
 
     def grads(g: Tensor) -> tuple:
+        if n and g._ag is not None and is_grad_enabled():  # create_graph: the same adjoint, recorded
+            return _diff_grad_recorded(g, n, d, sizes)
         a = g._np()
         for _ in range(min(n, sum(sizes)) if n else 0):
             pad = [(0, 0)] * a.ndim

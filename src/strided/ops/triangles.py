@@ -19,7 +19,7 @@ from ..args import int_arg
 from ..dispatch import OPEN, copied, report, result_array
 from ..dtypes import DEFAULT_FLOAT, DType
 from ..errors import StridedRuntimeError, join_lines
-from ..gradients import grad_zeros, seal
+from ..gradients import grad_zeros, linear, seal
 from ..kernels import numpy_view
 from ..kernels.memory import check_writable
 from ..layout import plans as P
@@ -201,12 +201,14 @@ def diag_backward(out: Tensor, input: Tensor, diagonal: int = 0) -> Any:  # noqa
     if len(shape) == 1:
         return "DiagEmbedBackward0", (input,), lambda g: (g.diagonal(diagonal),), ()
 
-    def grad(g: Tensor) -> tuple:
+    def laid(g: Tensor) -> Tensor:
         z = grad_zeros(shape, g._dtype)
         _write_diagonal(z, g._np(), diagonal, 0, 1)
-        return (z,)
+        return z
 
-    return "DiagonalBackward0_copy", (input,), grad, ()
+    # (linear in g: its adjoint reads the diagonal back, for create_graph)
+    return "DiagonalBackward0_copy", (input,), lambda g: (linear("DiagonalBackwardBackward0", g, laid,
+                                                                  lambda gg: gg.diagonal(diagonal)),), ()
 
 
 @method("diagflat")

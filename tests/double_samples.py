@@ -1,0 +1,205 @@
+"""The sample inputs of the double-backward sweep (``test_autograd_double.py``): one call per op of
+the registry that has a backward rule, written once for both libraries (``L`` is ``strided`` or
+``torch``; ``F`` its ``nn.functional``), like PyTorch's OpInfo sample inputs but our own.
+
+A :class:`Sample` names the op (its registry name, :attr:`strided.opdef.OpDef.name`), the shapes of
+its differentiable float64 inputs, the domain their values are drawn from, and ``call(L, F, *xs)``
+giving the op's output(s). The sweep builds the inputs in each layout (contiguous, permuted,
+sliced, expanded) and differentiates the call twice.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+
+@dataclass(frozen=True)
+class Sample:
+    """One op's sample: ``call(L, F, *xs)`` on float64 inputs of ``shapes`` drawn from ``domain``
+    ("any": |x| in [0.3, 1.2], either sign, away from the kinks at 0; "pos": [0.5, 1.5]; "unit":
+    (-0.8, 0.8); "gt1": [1.2, 2])."""
+
+    op: str
+    shapes: tuple[tuple[int, ...], ...]
+    call: Callable[..., Any]
+    domain: str = "any"
+    label: str = ""
+    layouts: tuple[str, ...] = ("contiguous", "permuted", "sliced", "expanded")
+    diverges: str = ""  # why strided's first derivative knowingly differs from PyTorch's (documented)
+
+
+def i64(L: Any, data: Any) -> Any:
+    """An int64 index tensor of ``data`` in library ``L``."""
+    return L.tensor(data, dtype=L.int64)
+
+
+def mask(L: Any, data: Any) -> Any:
+    """A bool tensor of ``data`` in library ``L``."""
+    return L.tensor(data, dtype=L.bool)
+
+
+M = (2, 3)  # the default matrix shape
+V = (4,)  # the default vector shape
+
+_UNARY = {  # op -> domain, for the elementwise ops that take only self
+    "abs": "any", "acos": "unit", "acosh": "gt1", "asin": "unit", "asinh": "any", "atan": "any", "atanh": "unit",
+    "ceil": "any", "cos": "any", "cosh": "any", "deg2rad": "any", "erf": "any", "erfc": "any", "erfinv": "unit",
+    "exp": "any", "exp2": "any", "expm1": "any", "floor": "any", "frac": "any", "log": "pos", "log10": "pos",
+    "log1p": "pos", "log2": "pos", "neg": "any", "rad2deg": "any", "reciprocal": "pos", "relu": "any",
+    "round": "any", "rsqrt": "pos", "sgn": "any", "sigmoid": "any", "sign": "any", "sin": "any", "sinh": "any",
+    "sqrt": "pos", "square": "any", "tan": "unit", "tanh": "any", "trunc": "any", "nan_to_num": "any",
+    "angle": "any", "conj": "any", "conj_physical": "any", "contiguous": "any",
+}
+
+_BINARY = {  # op -> domain, for the elementwise methods of two same-shape tensors
+    "add": "any", "sub": "any", "mul": "any", "div": "pos", "pow": "pos", "remainder": "pos", "fmod": "pos",
+    "atan2": "any", "copysign": "any", "hypot": "any", "maximum": "any", "minimum": "any",
+}
+
+_REDUCE = {  # op -> the call on a (2, 3) input
+    "sum": lambda L, F, x: x.sum(1), "mean": lambda L, F, x: x.mean(0), "prod": lambda L, F, x: x.prod(1),
+    "std": lambda L, F, x: x.std(1), "var": lambda L, F, x: x.var(0), "amax": lambda L, F, x: x.amax(1),
+    "amin": lambda L, F, x: x.amin(0), "aminmax": lambda L, F, x: x.aminmax(dim=1),
+    "max": lambda L, F, x: x.max(1), "min": lambda L, F, x: x.min(0),
+    "logsumexp": lambda L, F, x: x.logsumexp(1), "nansum": lambda L, F, x: x.nansum(1),
+    "nanmean": lambda L, F, x: x.nanmean(0), "norm": lambda L, F, x: x.norm(dim=1),
+    "vector_norm": lambda L, F, x: L.linalg.vector_norm(x, 3, dim=1),
+    "matrix_norm": lambda L, F, x: L.linalg.matrix_norm(x),
+    "kthvalue": lambda L, F, x: x.kthvalue(2, 1), "cummax": lambda L, F, x: x.cummax(1),
+    "cummin": lambda L, F, x: x.cummin(0), "cumsum": lambda L, F, x: x.cumsum(1),
+    "cumprod": lambda L, F, x: x.cumprod(1), "msort": lambda L, F, x: x.msort(),
+    "sort": lambda L, F, x: x.sort(1), "topk": lambda L, F, x: x.topk(2, 1),
+    "softmax": lambda L, F, x: x.softmax(1), "log_softmax": lambda L, F, x: x.log_softmax(0),
+    "diff": lambda L, F, x: x.diff(dim=1),
+}
+
+_VIEWS = {  # op -> the call on a (2, 3) input
+    "T": lambda L, F, x: x.T, "mT": lambda L, F, x: x.mT,
+    "__getitem__": lambda L, F, x: x[1:, ::2],
+    "as_strided": lambda L, F, x: x.as_strided((2, 2), (1, 2)),
+    "as_strided_copy": lambda L, F, x: L.as_strided_copy(x, (2, 2), (1, 1)),
+    "diagonal": lambda L, F, x: x.diagonal(), "diagonal_copy": lambda L, F, x: L.diagonal_copy(x, 1),
+    "expand": lambda L, F, x: x.unsqueeze(0).expand(2, 2, 3),
+    "expand_copy": lambda L, F, x: L.expand_copy(x, (3, 2, 3)),
+    "movedim": lambda L, F, x: x.movedim(0, 1), "narrow": lambda L, F, x: x.narrow(1, 1, 2),
+    "narrow_copy": lambda L, F, x: x.narrow_copy(1, 0, 2), "permute": lambda L, F, x: x.permute(1, 0),
+    "permute_copy": lambda L, F, x: L.permute_copy(x, (1, 0)), "reshape": lambda L, F, x: x.reshape(3, 2),
+    "select": lambda L, F, x: x.select(1, 2), "select_copy": lambda L, F, x: L.select_copy(x, 0, 1),
+    "slice_copy": lambda L, F, x: L.slice_copy(x, 1, 0, 3, 2),
+    "split": lambda L, F, x: x.split([1, 2], 1), "split_copy": lambda L, F, x: L.split_copy(x, 2, 1),
+    "split_with_sizes_copy": lambda L, F, x: L.split_with_sizes_copy(x, [2, 1], 1),
+    "squeeze": lambda L, F, x: x.unsqueeze(1).squeeze(1), "squeeze_copy": lambda L, F, x: L.squeeze_copy(x[:1]),
+    "t": lambda L, F, x: x.t(), "t_copy": lambda L, F, x: L.t_copy(x),
+    "transpose": lambda L, F, x: x.transpose(0, 1), "transpose_copy": lambda L, F, x: L.transpose_copy(x, 0, 1),
+    "unbind": lambda L, F, x: x.unbind(1), "unbind_copy": lambda L, F, x: L.unbind_copy(x, 0),
+    "unflatten": lambda L, F, x: x.unflatten(1, (3, 1)), "unfold": lambda L, F, x: x.unfold(1, 2, 1),
+    "unfold_copy": lambda L, F, x: L.unfold_copy(x, 1, 2, 1), "unsqueeze": lambda L, F, x: x.unsqueeze(2),
+    "unsqueeze_copy": lambda L, F, x: L.unsqueeze_copy(x, 0), "view": lambda L, F, x: x.reshape(-1).view(3, 2),
+    "view_copy": lambda L, F, x: L.view_copy(x.reshape(-1), (3, 2)),
+    "to": lambda L, F, x: (x.to(L.complex128) * (1 + 1j)).imag,
+    "alias_copy": lambda L, F, x: L.alias_copy(x),
+    "gelu": lambda L, F, x: F.gelu(x),
+    "flip": lambda L, F, x: x.flip(1), "fliplr": lambda L, F, x: x.fliplr(), "flipud": lambda L, F, x: x.flipud(),
+    "repeat": lambda L, F, x: x.repeat(2, 1), "repeat_interleave": lambda L, F, x: x.repeat_interleave(2, 1),
+    "roll": lambda L, F, x: x.roll(1, 1), "rot90": lambda L, F, x: x.rot90(1, (0, 1)),
+    "tile": lambda L, F, x: x.tile((1, 2)), "tril": lambda L, F, x: x.tril(), "triu": lambda L, F, x: x.triu(1),
+    "diag": lambda L, F, x: x.diag(), "diag_embed": lambda L, F, x: x.diag_embed(),
+    "diagflat": lambda L, F, x: x.diagflat(), "dsplit": lambda L, F, x: x.unsqueeze(0).dsplit([1]),
+    "hsplit": lambda L, F, x: x.hsplit([1]), "vsplit": lambda L, F, x: x.vsplit(2),
+    "tensor_split": lambda L, F, x: x.tensor_split(2, 1),
+    "atleast_1d": lambda L, F, x: L.atleast_3d(x),
+    "getitem": lambda L, F, x: x[i64(L, [1, 0, 1])],
+    "index_select": lambda L, F, x: x.index_select(1, i64(L, [2, 0, 2])),
+    "gather": lambda L, F, x: x.gather(1, i64(L, [[0, 2, 0], [1, 1, 2]])),
+    "take": lambda L, F, x: x.take(i64(L, [0, 5, 5, 2])),
+    "masked_select": lambda L, F, x: x.masked_select(mask(L, [[True, False, True], [False, True, True]])),
+    "masked_fill": lambda L, F, x: x.masked_fill(mask(L, [[True, False, True], [False, True, False]]), 2.0),
+    "index_fill": lambda L, F, x: x.index_fill(1, i64(L, [0, 2]), -1.0),
+    "clamp": lambda L, F, x: x.clamp(-0.5, 0.6),
+    "real": lambda L, F, x: (x * (1 + 2j)).exp().real,
+    "imag": lambda L, F, x: (x * (1 + 2j)).exp().imag,
+    "view_as_real": lambda L, F, x: L.view_as_real((x * (1 + 2j)).exp()),
+    "view_as_complex": lambda L, F, x: (L.view_as_complex(L.stack([x, x * x], -1)) ** 2).real,
+}
+
+_TWO = {  # op -> (shapes, call)
+    "__rsub__": (((M),), lambda L, F, x: 2.0 - x), "__rtruediv__": (((M),), lambda L, F, x: 2.0 / x),
+    "__rpow__": (((M),), lambda L, F, x: 1.5 ** x), "__rmatmul__": (((3, 2), (2, 3)), lambda L, F, x, y: x.__rmatmul__(y)),
+    "bmm": (((2, 2, 3), (2, 3, 2)), lambda L, F, a, b: a.bmm(b)), "dot": ((V, V), lambda L, F, a, b: a.dot(b)),
+    "matmul": (((2, 3), (3,)), lambda L, F, a, b: a.matmul(b)), "mm": (((2, 3), (3, 2)), lambda L, F, a, b: a.mm(b)),
+    "einsum": (((2, 3), (3, 2)), lambda L, F, a, b: L.einsum("ij,jk->ik", a, b)),
+    "cdist": (((3, 2), (2, 2)), lambda L, F, a, b: L.cdist(a, b)),
+    "lerp": ((M, M, M), lambda L, F, a, b, w: a.lerp(b, w)),
+    "addcmul": ((M, M, M), lambda L, F, a, b, c: a.addcmul(b, c, value=0.5)),
+    "addcdiv": ((M, M, M), lambda L, F, a, b, c: a.addcdiv(b, c.exp(), value=0.5)),
+    "where": ((M, M), lambda L, F, a, b: L.where(mask(L, [[True, False, True], [False, True, False]]), a, b)),
+    "masked_scatter": ((M, (6,)), lambda L, F, a, s: a.masked_scatter(mask(L, [[True, False, True], [False, True, True]]), s)),
+    "index_add": ((M, (2, 2)), lambda L, F, a, s: a.index_add(1, i64(L, [2, 2]), s, alpha=2.0)),
+    "index_copy": ((M, (2, 2)), lambda L, F, a, s: a.index_copy(1, i64(L, [2, 0]), s)),
+    "index_put": ((M, (2,)), lambda L, F, a, s: a.index_put((i64(L, [1, 0]), i64(L, [2, 2])), s, accumulate=True)),
+    "scatter": ((M, (2, 2)), lambda L, F, a, s: a.scatter(1, i64(L, [[2, 0], [1, 0]]), s)),
+    "scatter_add": ((M, M), lambda L, F, a, s: a.scatter_add(1, i64(L, [[2, 2, 0], [1, 0, 1]]), s)),
+    "scatter_reduce": ((M, M), lambda L, F, a, s: a.scatter_reduce(1, i64(L, [[2, 2, 0], [1, 0, 1]]), s, "sum")),
+    "take_along_dim": ((M,), lambda L, F, a: a.take_along_dim(i64(L, [[2, 0], [1, 1]]), 1)),
+    "cat": ((M, (1, 3)), lambda L, F, a, b: L.cat([a, b], 0)),
+    "stack": ((M, M), lambda L, F, a, b: L.stack([a, b], 1)),
+    "hstack": ((M, M), lambda L, F, a, b: L.hstack([a, b])),
+    "vstack": ((M, M), lambda L, F, a, b: L.vstack([a, b])),
+    "row_stack": ((M, M), lambda L, F, a, b: L.row_stack([a, b])),
+    "dstack": ((M, M), lambda L, F, a, b: L.dstack([a, b])),
+    "column_stack": ((M, (2,)), lambda L, F, a, b: L.column_stack([a, b])),
+    "block_diag": ((M, (2, 2)), lambda L, F, a, b: L.block_diag(a, b)),
+    "cartesian_prod": (((2,), (3,)), lambda L, F, a, b: L.cartesian_prod(a, b)),
+    "meshgrid": (((2,), (3,)), lambda L, F, a, b: L.meshgrid(a, b, indexing="ij")),
+    "broadcast_tensors": ((M, (3,)), lambda L, F, a, b: L.broadcast_tensors(a, b)),
+    "F.binary_cross_entropy": ((M,), lambda L, F, a: F.binary_cross_entropy(
+        a.sigmoid(), L.tensor([[0.2, 1.0, 0.0], [0.5, 0.7, 0.1]], dtype=L.float64))),
+    "F.binary_cross_entropy_with_logits": ((M, M), lambda L, F, a, t: F.binary_cross_entropy_with_logits(
+        a, t.sigmoid())),
+    "F.elu": ((M,), lambda L, F, a: F.elu(a, 0.7)),
+    "F.embedding": (((4, 3),), lambda L, F, w: F.embedding(i64(L, [[0, 2], [2, 3]]), w)),
+    "F.hardtanh": ((M,), lambda L, F, a: F.hardtanh(a, -0.9, 1.0)),
+    "F.layer_norm": ((M, (3,), (3,)), lambda L, F, a, w, b: F.layer_norm(a, (3,), w, b)),
+    "F.leaky_relu": ((M,), lambda L, F, a: F.leaky_relu(a, 0.1)),
+    "F.linear": (((2, 3), (4, 3), (4,)), lambda L, F, a, w, b: F.linear(a, w, b)),
+    "F.mse_loss": ((M, M), lambda L, F, a, b: F.mse_loss(a, b)),
+    "F.nll_loss": ((M,), lambda L, F, a: F.nll_loss(a.log_softmax(1), i64(L, [2, 0]))),
+    "F.normalize": ((M,), lambda L, F, a: F.normalize(a, dim=1)),
+    "F.silu": ((M,), lambda L, F, a: F.silu(a)),
+    "F.smooth_l1_loss": ((M, M), lambda L, F, a, b: F.smooth_l1_loss(a, b, beta=0.5)),
+    "F.softplus": ((M,), lambda L, F, a: F.softplus(a, beta=2.0)),
+}
+
+
+# as_strided reads the storage itself: an expanded input's storage holds one row only
+_STORAGE_RELATIVE = {"as_strided": ("contiguous", "permuted", "sliced"),
+                     "as_strided_copy": ("contiguous", "permuted", "sliced")}
+
+
+def _method(name: str) -> Callable[..., Any]:
+    return lambda L, F, *xs: getattr(xs[0], name)(*xs[1:])
+
+
+def _samples() -> list[Sample]:
+    out = [Sample(op, (M,), _method(op), dom) for op, dom in _UNARY.items()]
+    out += [Sample(op, (M, M), _method(op), dom) for op, dom in _BINARY.items()]
+    out += [Sample(op, (M,), call, layouts=_STORAGE_RELATIVE.get(op, Sample.layouts))
+            for op, call in {**_REDUCE, **_VIEWS}.items()]
+    out += [Sample(op, tuple(shapes), call) for op, (shapes, call) in _TWO.items()]
+    # a second sample where one call leaves a class of paths out: a basic index with an int and
+    # a step, an advanced index mixed with a slice, a full reduction
+    out += [Sample("__getitem__", (M,), lambda L, F, x: x[1, 1:],
+                   label="int"),
+            Sample("getitem", (M,), lambda L, F, x: x[:, i64(L, [2, 2, 0])], label="slice+index"),
+            Sample("prod", (M,), lambda L, F, x: x.prod(), label="all"),
+            Sample("max", (M,), lambda L, F, x: x.max(), label="all"),
+            Sample("sum", (M,), lambda L, F, x: x.sum(), label="all"),
+            Sample("detach_copy", (M,), lambda L, F, x: L.detach_copy(x),
+                   diverges="PyTorch 2.13 gives detach_copy's result a NotImplemented node; strided's is "
+                            "detached, as detach()'s (strided.ops.copies)")]
+    return out
+
+
+SAMPLES: list[Sample] = _samples()
