@@ -41,11 +41,6 @@ _CHANGES = {
     "expanded": lambda shape: len(shape) >= 1 and shape[0] > 1,
 }
 
-# PyTorch's nn.functional rules are being rewritten on another branch (nnsplit): a case of
-# theirs that fails here is marked, so the lead sees it flip when the branches merge.
-# (Their rules build the gradient with raw kernels: the second-order terms are lost today.)
-_NN_SPLIT = {"F.binary_cross_entropy", "F.binary_cross_entropy_with_logits", "F.elu", "F.embedding", "F.hardtanh",
-             "F.layer_norm", "F.leaky_relu", "F.nll_loss", "F.normalize", "F.silu", "F.softplus"}
 # The ops PyTorch refuses to differentiate twice (test_second_derivatives_as_torch pins the refusal).
 _NO_SECOND = {"cdist"}
 
@@ -132,12 +127,8 @@ def _cases(checkable: bool = False):
         for layout in sample.layouts:
             if layout != "contiguous" and not any(_CHANGES[layout](s) for s in sample.shapes):
                 continue
-            marks = []
-            if sample.op in _NN_SPLIT:
-                marks.append(pytest.mark.xfail(strict=True, reason=f"{sample.op}: nn.functional double backward: "
-                                                                   "branch nnsplit"))
             name = sample.op + (f"-{sample.label}" if sample.label else "")
-            cases.append(pytest.param(sample, layout, id=f"{name}-{layout}", marks=marks))
+            cases.append(pytest.param(sample, layout, id=f"{name}-{layout}"))
     return cases
 
 
