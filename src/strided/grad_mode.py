@@ -45,7 +45,7 @@ from .errors import StridedNotImplementedError, StridedRuntimeError, join_lines
 
 __all__ = [
     "GRAD_MODE", "INSIDE", "STATE", "Meta", "bump", "grad_enabled_at_call", "guard", "guard_function",
-    "is_grad_enabled", "last_write", "leaf",
+    "is_grad_enabled", "last_write", "leaf", "needs_grad",
     "meta", "refuse_dlpack", "refuse_numpy", "refuse_out", "requires_grad", "set_recorder",
     "set_requires_grad", "track", "track_inplace", "version",
 ]
@@ -110,6 +110,15 @@ def requires_grad(t: Any) -> bool:
     return m is not None and (m.requires_grad or m.grad_fn is not None)
 
 
+def needs_grad(value: Any) -> bool:
+    """:func:`requires_grad` for any argument: False for what is not a tensor (a number, None, a list).
+
+    >>> needs_grad(2.0)
+    False
+    """
+    return getattr(value, "_ag", None) is not None and hasattr(value, "_layout") and requires_grad(value)
+
+
 def _requiring(values: Any) -> Any:
     """The first tensor among ``values`` (lists and tuples searched) that requires grad, or None."""
     for v in values:
@@ -117,7 +126,7 @@ def _requiring(values: Any) -> Any:
             found = _requiring(v)
             if found is not None:
                 return found
-        elif getattr(v, "_ag", None) is not None and hasattr(v, "_layout") and requires_grad(v):
+        elif needs_grad(v):
             return v
     return None
 

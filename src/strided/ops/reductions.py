@@ -33,6 +33,8 @@ from ..kernels.fpstate import quiet_call, quiet_retry
 from ..kernels.memory import outside_storage
 from ..kernels.reduce import logical_reduce_into, mean_into, reduce_into, variance_into
 from ..tensor import Tensor, tensor_arg
+from . import gradtools as _gt
+from .gradtools import unreduce
 from .operands import _cinfo
 from .out import check_out, write_out
 from .reduce_args import (
@@ -128,15 +130,6 @@ def reduced_dims(dim: Any, ndim: int) -> tuple[int, ...]:
         return tuple(range(ndim))
     dims = tuple(dim) if isinstance(dim, (tuple, list)) else (dim,)
     return tuple(sorted(d % ndim if ndim else 0 for d in dims))
-
-
-def unreduce(g: Tensor, shape: tuple, dims: tuple, keepdim: bool) -> Tensor:
-    """``g`` (a reduction's gradient) with the reduced dims put back as size 1 and expanded to
-    ``shape``: a view, nothing copied."""
-    if not keepdim and shape:
-        for d in dims:
-            g = g.unsqueeze(d)
-    return g.expand(shape)
 
 
 @backward("sum")
@@ -422,8 +415,6 @@ def any(self: Tensor, dim: Any = None, keepdim: bool = False, *, out: Any = None
 
 
 # ---------------------------------------------------------------- backward rules (agmath)
-
-from . import gradtools as _gt  # noqa: E402 - (kept beside the rules: merges stay clean)
 
 
 def _others_product(a: np.ndarray, axis: int) -> np.ndarray:
