@@ -17,7 +17,7 @@ SRC = pathlib.Path(strided.__file__).parent
 
 # The README's table, lowest first; a module may import its own layer and the layers below.
 LAYERS: list[tuple[str, tuple[str, ...]]] = [
-    ("ground", ("errors", "messages", "callsite", "memory_format", "dtypes", "args", "device", "_version")),
+    ("ground", ("errors", "refusals", "messages", "callsite", "memory_format", "dtypes", "args", "device", "_version")),
     ("layout", ("layout", "indexing")),
     ("storage", ("storage",)),
     ("kernels", ("kernels", "scalars")),
