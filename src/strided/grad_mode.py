@@ -44,7 +44,7 @@ from .dispatch import storage_root
 from .errors import StridedNotImplementedError, StridedRuntimeError, join_lines
 
 __all__ = [
-    "GRAD_MODE", "INSIDE", "STATE", "Meta", "bump", "grad_enabled_at_call", "guard", "guard_function",
+    "GRAD_MODE", "INSIDE", "STATE", "Meta", "RemovableHandle", "bump", "grad_enabled_at_call", "guard", "guard_function",
     "is_grad_enabled", "last_write", "leaf", "needs_grad",
     "meta", "refuse_dlpack", "refuse_numpy", "refuse_out", "requires_grad", "set_recorder",
     "set_requires_grad", "track", "track_inplace", "version",
@@ -68,6 +68,19 @@ STATE = {"used": False}
 
 
 # ---------------------------------------------------------------- the record
+
+
+class RemovableHandle:
+    """What ``register_hook`` returns: ``handle.remove()`` unregisters the hook. (It lives here,
+    below ``tensor``, beside the :class:`Meta` whose hook lists it edits, so that the Tensor stub
+    names it without pointing up at autograd.)"""
+
+    def __init__(self, hooks: list, entry: Any) -> None:
+        self._hooks, self._entry = hooks, entry
+
+    def remove(self) -> None:
+        if self._entry in self._hooks:
+            self._hooks.remove(self._entry)
 
 
 class Meta:
