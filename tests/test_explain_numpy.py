@@ -300,7 +300,7 @@ def test_fuzz_against_numpy() -> None:
     assert min(outcomes.get(k, 0) for k in ("view", "copy", "error")) > N_CASES // 20, outcomes
 
 
-@settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(specs(max_dims=4, negative=True), hs.randoms(use_true_random=False), hs.sampled_from(DTYPES))
 def test_hypothesis_layouts_against_numpy(spec, rng, dtype) -> None:
     x, buf = build(spec.shape, spec.strides, spec.offset, spec.storage_size, dtype)
