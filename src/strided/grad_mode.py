@@ -139,8 +139,8 @@ def _requiring(values: Any) -> Any:
             found = _requiring(v)
             if found is not None:
                 return found
-        elif needs_grad(v):
-            return v
+        elif getattr(v, "_ag", None) is not None and hasattr(v, "_layout") and requires_grad(v):
+            return v  # (needs_grad, inlined: refuse_out runs this on every out= call)
     return None
 
 
