@@ -9,10 +9,8 @@ from __future__ import annotations
 
 import numpy as np
 import torch
-from hypothesis import strategies as hs
 
 import strided as st
-from strided.layout import contiguous_strides, index_span
 
 DTYPE_NAMES = ["bool", "uint8", "int8", "int16", "int32", "int64", "float16", "float32", "float64"]
 
@@ -33,31 +31,6 @@ def storage_values(n: int, dtype: str, seed: int) -> np.ndarray:
     lo = 0 if dtype == "uint8" else -6
     return rng.integers(lo, 7, n).astype(dtype)
 
-
-@hs.composite
-def layout_for(draw, shape: tuple[int, ...], allow_expand: bool = True) -> tuple[int, tuple[int, ...], tuple[int, ...], int]:
-    """A layout of ``shape``: permuted, stepped, expanded (stride 0) or odd-stride size-1 dims.
-
-    Returns (storage_size, shape, strides, offset).
-    """
-    ndim = len(shape)
-    steps = [draw(hs.sampled_from([1, 1, 2])) for _ in range(ndim)]
-    parent = tuple(max(s, 1) * k for s, k in zip(shape, steps))
-    base = contiguous_strides(parent)
-    perm = draw(hs.permutations(range(ndim))) if ndim else []
-    strides = [base[perm[d]] * steps[d] for d in range(ndim)]
-    for d in range(ndim):
-        kind = draw(hs.sampled_from(["keep", "keep", "keep", "expand", "odd1"]))
-        if kind == "expand" and allow_expand:
-            strides[d] = 0
-        elif kind == "odd1" and shape[d] == 1:
-            strides[d] = draw(hs.integers(0, 7))
-    # the offset keeps every index of the frame (a size-0 dim counted as size 1) at or past the
-    # storage's start, as Layout's invariant asks; the storage holds the elements addressed
-    lo, _ = index_span([max(n, 1) for n in shape], strides)
-    _, hi = index_span(shape, strides)
-    offset = -lo + draw(hs.integers(0, 2))
-    return hi + offset + draw(hs.integers(0, 1)), tuple(shape), tuple(strides), offset
 
 
 def aliases_without_stride0(spec: tuple) -> bool:

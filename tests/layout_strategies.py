@@ -24,13 +24,17 @@ class Spec:
     def has_negative(self) -> bool:
         return any(s < 0 for s in self.strides)
 
+    def __iter__(self):
+        """``size, shape, strides, offset = spec``."""
+        return iter((self.storage_size, self.shape, self.strides, self.offset))
+
 
 @hs.composite
 def specs(draw, min_dims: int = 0, max_dims: int = 4, max_size: int = 5, negative: bool = False,
-          shape: tuple[int, ...] | None = None) -> Spec:
-    """Layouts that favour the hard cases: permuted, stepped, expanded (stride 0),
-    size-1 dims with odd strides, zero-size dims, 0-d, and (if ``negative``) negative steps.
-    ``shape``, when given, fixes the shape and only the layout is drawn."""
+          shape: tuple[int, ...] | None = None, expand: bool = True) -> Spec:
+    """Layouts that favour the hard cases: permuted, stepped, expanded (stride 0; unless not
+    ``expand``), size-1 dims with odd strides, zero-size dims, 0-d, and (if ``negative``) negative
+    steps. ``shape``, when given, fixes the shape and only the layout is drawn."""
     if shape is None:
         ndim = draw(hs.integers(min_dims, max_dims))
         shape = tuple(
@@ -46,7 +50,7 @@ def specs(draw, min_dims: int = 0, max_dims: int = 4, max_size: int = 5, negativ
     strides = [base[perm[d]] * steps[d] for d in range(ndim)]
     for d in range(ndim):
         kind = draw(hs.sampled_from(["keep", "keep", "keep", "expand", "odd1", "neg"]))
-        if kind == "expand":
+        if kind == "expand" and expand:
             strides[d] = 0
         elif kind == "odd1" and shape[d] == 1:
             strides[d] = draw(hs.integers(0, 7))

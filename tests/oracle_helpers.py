@@ -12,9 +12,10 @@ and compare what came back, or what was raised.
 
 from __future__ import annotations
 
+import contextlib
 import re
 import warnings
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterator, Mapping
 from typing import Any
 
 import numpy as np
@@ -110,3 +111,11 @@ def stable_id(value: object) -> str:
     """A parametrize id that is the same in every process (``repr`` of a plain ``object()`` holds
     its address, which would make parallel workers collect different test names)."""
     return re.sub(r" at 0x[0-9a-f]+", "", repr(value))
+
+
+@contextlib.contextmanager
+def op_records() -> Iterator[list]:
+    """The op records (:class:`strided.dispatch.OpRecord`) the block's ops report, in order."""
+    records: list = []
+    with st.dispatch.listen(records.append):
+        yield records

@@ -8,7 +8,7 @@ import numpy as np
 import torch
 from hypothesis import strategies as hs
 
-from oracle_helpers import assert_same_tensor, errors_agree
+from oracle_helpers import assert_same_tensor
 
 DTYPES = ["bool", "uint8", "int8", "int32", "int64", "float16", "float32", "float64"]
 TOL = {"float64": (1e-12, 1e-12), "float32": (1e-6, 1e-6), "float16": (1e-3, 1e-3)}
@@ -19,12 +19,6 @@ def dim_of(data: Any, ndim: int) -> int:
     range on each side."""
     span = max(ndim, 1)
     return data.draw(hs.integers(-span - 1, span))
-
-
-def same_error(t_exc: BaseException | None, s_exc: BaseException | None) -> None:
-    """Both raised, with the same builtin class and (except argument-parser TypeErrors) first line,
-    and strided adds a detail line; or neither raised."""
-    errors_agree(t_exc, s_exc, type_error_line=False)
 
 
 def assert_matches(s: Any, t: torch.Tensor, strides: bool = True, exact: bool = False) -> None:

@@ -11,6 +11,7 @@ import warnings
 
 import numpy as np
 import pytest
+import torch
 from hypothesis import given, settings
 from hypothesis import strategies as hs
 
@@ -109,6 +110,33 @@ def test_reshape_copy_false_refuses_with_the_layout_explanation():
     assert "shape (3, 2), strides (1, 3)" in text
     assert "stride[0] == size[1] * stride[1]" in text
     assert t.tolist() == [[0, 3], [1, 4], [2, 5]]
+    with pytest.raises(RuntimeError) as view_info:  # the same explanation Tensor.view gives
+        t.view(6)
+    assert str(view_info.value) in text
+
+
+@pytest.mark.parametrize("copy", [None, True, False])
+@pytest.mark.parametrize("make", [lambda: xp.reshape(xp.arange(12), (3, 4)),
+                                  lambda: xp.permute_dims(xp.reshape(xp.arange(12), (3, 4)), (1, 0)),
+                                  lambda: xp.reshape(xp.arange(12), (3, 4))[:, ::2],
+                                  lambda: xp.broadcast_to(xp.reshape(xp.arange(3), (3, 1)), (3, 4))])
+def test_reshape_copy_follows_torchs_view_or_copy(make, copy):
+    """copy= reads PyTorch's one reshape decision: None is torch.reshape (a view where the strides
+    allow, strides included), True always new memory, False refuses exactly where torch copies."""
+    x = make()
+    new = (2, -1)
+    t = torch.as_strided(torch.arange(12 if x.stride()[-1] else 3), x.shape, x.stride(), x.storage_offset())
+    t_out = t.reshape(new)
+    t_viewed = t_out.data_ptr() == t.data_ptr() or t_out.numel() == 0
+    if copy is False and not t_viewed:
+        with pytest.raises(ValueError):
+            xp.reshape(x, new, copy=False)
+        return
+    out = xp.reshape(x, new, copy=copy)
+    assert out.tolist() == t_out.tolist()
+    assert strided.shares_memory(out, x) == (t_viewed and copy is not True)
+    if copy is not True:
+        assert out.stride() == t_out.stride()
 
 
 def test_reshape_copies_only_when_it_must_or_is_asked():

@@ -158,7 +158,7 @@ def run_strided(equation: str, tensors: list[st.Tensor], optimize) -> np.ndarray
 # values
 
 
-@settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(case=cases(), data=hs.data())
 def test_values_match_torch_and_numpy_in_every_optimize_mode(case: Case, data) -> None:
     arrays, tensors = operands(case)
@@ -398,7 +398,7 @@ def all_paths(n: int):
 plan_cases = cases(max_ops=4, dtypes=("float32",), ellipsis=False, negative=False, broadcast=False)
 
 
-@settings(max_examples=200, deadline=None)
+@settings(max_examples=100, deadline=None)
 @given(case=plan_cases, data=hs.data())
 def test_plan_totals_match_a_brute_force_count(case: Case, data) -> None:
     _, tensors = operands(case)

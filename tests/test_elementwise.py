@@ -29,7 +29,6 @@ from elementwise_oracle import (
     assert_same_outcome,
     assert_values,
     build_pair,
-    layout_for,
     run_both,
 )
 from layouts import build_numpy, build_strided, specs
@@ -73,8 +72,7 @@ UNARY = {
 @hs.composite
 def two_operands(draw, allow_expand: bool = True):
     shapes, _ = draw(mutually_broadcastable_shapes(num_shapes=2, min_dims=0, max_dims=4, min_side=0, max_side=4))
-    specs = [draw(layout_for(tuple(s), allow_expand)) for s in shapes]
-    return specs
+    return [draw(specs(shape=tuple(s), expand=allow_expand)) for s in shapes]
 
 
 dtypes = hs.sampled_from(DTYPE_NAMES)
@@ -129,7 +127,7 @@ def test_zero_dim_tensors(op, da, db, seed, first_is_0d):
 def one_operand(draw):
     ndim = draw(hs.integers(0, 4))
     shape = tuple(draw(hs.sampled_from([0, 1, 2, 3, 4])) for _ in range(ndim))
-    return draw(layout_for(shape))
+    return draw(specs(shape=shape))
 
 
 @settings(max_examples=150, deadline=None)
@@ -155,7 +153,7 @@ def test_clamp_scalars(spec, dtype, lo, hi, seed):
 @hs.composite
 def three_operands(draw):
     shapes, _ = draw(mutually_broadcastable_shapes(num_shapes=3, min_dims=0, max_dims=3, min_side=0, max_side=3))
-    return [draw(layout_for(tuple(s))) for s in shapes]
+    return [draw(specs(shape=tuple(s))) for s in shapes]
 
 
 @settings(max_examples=100, deadline=None)

@@ -379,7 +379,7 @@ def _step(draw, t: st.Tensor) -> st.Tensor:
     return t
 
 
-@settings(max_examples=400, deadline=None)
+@settings(max_examples=200, deadline=None)
 @given(data=hs.data())
 def test_random_view_chains_keep_the_invariants_and_read_their_own_elements(data):
     t = st.arange(60.).view(3, 4, 5)

@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import math
 import random
+import typing
 
 import numpy as np
 import pytest
@@ -27,6 +28,7 @@ from hypothesis import strategies as hs
 import strided as st
 from layout_strategies import specs
 from strided import messages
+from strided import refusals as R
 from strided.layout import (
     MAX_DIMS,
     Copy,
@@ -40,7 +42,6 @@ from strided.layout import (
     layout_origin,
     plans,
 )
-from strided.layout import refusals as R
 from strided.layout.core import layout_refusal
 
 FAST = settings(max_examples=150, deadline=None)
@@ -523,8 +524,17 @@ def test_overlap_status_is_an_enum() -> None:
     assert R.OverlapStatus.PARTIAL == "partial"  # callers written against the old strings still work
 
 
-def test_messages_bounds_are_the_layouts() -> None:
-    assert messages.MAX_DIMS == MAX_DIMS and messages.INT64_MAX == st.layout.INT64_MAX
+# The refusals whose text needs more than the refusal itself (the tensor's story and itemsize, the
+# two shapes, the op): each has its own renderer (view_refused, the broadcast and write errors).
+_RENDERED_IN_CONTEXT = {R.ReshapeRefusal, R.BroadcastMismatch, R.InternalOverlap}
+
+
+def test_the_renderer_dispatches_on_every_refusal_type() -> None:
+    """messages.error finds each refusal's text by the refusal's type (no name table to forget)."""
+    refusals = set(typing.get_args(R.Refusal)) | {R.LayoutRefusal}
+    assert set(messages._RENDER) == refusals - _RENDERED_IN_CONTEXT
+    err = messages.error(R.TooManyDims(MAX_DIMS + 1, "unsqueeze"))
+    assert err.refusal == R.TooManyDims(MAX_DIMS + 1, "unsqueeze") and str(MAX_DIMS) in str(err)
 
 
 @FAST

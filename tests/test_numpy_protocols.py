@@ -15,6 +15,7 @@ from hypothesis import strategies as hs
 
 import strided as st
 from layouts import build_numpy, build_strided, specs
+from oracle_helpers import op_records
 from strided.interop.numpy_protocols import HANDLED
 
 
@@ -61,25 +62,12 @@ UFUNCS = [
 def test_ufuncs_match_numpy_and_report_compute(name):
     t, a = LAYOUTS[name]
     for call, op in UFUNCS:
-        with st.record_copies() as copies, _Listen() as records:
+        with st.record_copies() as copies, op_records() as records:
             got = call(t)
         _check(got, call(a))
         assert not copies, copies[0].reason
         assert [r.name for r in records] == [f"np.{op}"] and records[0].kind == "compute"
         assert not st.dispatch.shares_storage(got, t)  # new memory, adopted
-
-
-class _Listen:
-    """Collect the op records of a block."""
-
-    def __enter__(self):
-        self.records = []
-        self._cm = st.dispatch.listen(self.records.append)
-        self._cm.__enter__()
-        return self.records
-
-    def __exit__(self, *exc):
-        return self._cm.__exit__(*exc)
 
 
 def test_ufunc_on_negative_strides_and_result_layout():
@@ -141,7 +129,7 @@ def test_reductions_match_numpy(name):
         axes = [None] if a.ndim == 0 else [None, 0, -1]
         for axis in axes:
             for keepdims in (False, True):
-                with _Listen() as records, warnings.catch_warnings():
+                with op_records() as records, warnings.catch_warnings():
                     warnings.simplefilter("ignore")  # NumPy's "Mean of empty slice", on both sides
                     got = fn(t, axis=axis, keepdims=keepdims)
                     want = fn(a, axis=axis, keepdims=keepdims)
@@ -283,12 +271,12 @@ def test_inplace_ndarray_operator_is_numpys():
 
 def test_views_are_reported_as_views_named_after_the_function():
     t, a = _negative()
-    with _Listen() as records:
+    with op_records() as records:
         got = np.flip(t)
     _check(got, np.flip(a))
     assert st.dispatch.shares_storage(got, t) and got.stride() == (2,)
     assert [(r.name, r.kind) for r in records] == [("np.flip", "view")]
-    with _Listen() as records:
+    with op_records() as records:
         m = np.transpose(np.reshape(t, (2, 3)))
     _check(m, np.transpose(np.reshape(a, (2, 3))))
     assert [(r.name, r.kind) for r in records] == [("np.reshape", "view"), ("np.transpose", "view")]

@@ -16,18 +16,8 @@ from hypothesis import strategies as hs
 
 import strided as st
 from layouts import build_valued, specs
+from oracle_helpers import op_records
 from strided.interop.numpy_results import Results, view_in
-
-
-class _Listen:
-    def __enter__(self):
-        self.records = []
-        self._cm = st.dispatch.listen(self.records.append)
-        self._cm.__enter__()
-        return self.records
-
-    def __exit__(self, *exc):
-        return self._cm.__exit__(*exc)
 
 
 def _complex_storage(n: int, dtype: str, seed: int) -> np.ndarray:
@@ -41,7 +31,7 @@ def _complex_storage(n: int, dtype: str, seed: int) -> np.ndarray:
 def test_real_imag_of_complex_are_strided_views_like_pytorchs(spec, dtype, part, seed):
     tt, a, s = build_valued(spec, _complex_storage(spec.storage_size, dtype, seed))
     fn = getattr(np, part)
-    with _Listen() as records, st.record_copies() as copies:
+    with op_records() as records, st.record_copies() as copies:
         got = fn(s)
     want = fn(a)
     assert isinstance(got, st.Tensor)
@@ -86,7 +76,7 @@ def test_real_of_a_real_tensor_is_a_view_and_imag_new_zeros():
     t = st.arange(6.0).reshape(2, 3)[:, ::2]
     r = np.real(t)
     assert st.dispatch.shares_storage(r, t) and r.stride() == t.stride()
-    with _Listen() as records:
+    with op_records() as records:
         i = np.imag(t)
     assert not st.dispatch.shares_storage(i, t) and i.numpy().tolist() == [[0.0, 0.0], [0.0, 0.0]]
     assert [(r.name, r.kind) for r in records] == [("np.imag", "compute")]
@@ -112,7 +102,7 @@ def test_a_view_strided_cannot_express_stays_numpys_and_pins_the_storage():
 def test_fallback_returns_tensors_and_reports_each_new_buffer():
     t = st.tensor([[3.0, 1.0, 2.0], [0.5, 9.0, -1.0]]).T  # non-contiguous
     a = t.numpy()
-    with st.record_copies() as copies, _Listen() as records:
+    with st.record_copies() as copies, op_records() as records:
         got = np.sort(t, axis=0)
     assert isinstance(got, st.Tensor) and got.dtype == st.float32
     np.testing.assert_array_equal(got.numpy(), np.sort(a, axis=0))
@@ -128,7 +118,7 @@ def test_fallback_returns_tensors_and_reports_each_new_buffer():
 
 def test_linalg_fallback_is_compute_and_keeps_named_tuples():
     m = st.tensor([[2.0, 1.0], [1.0, 3.0]], dtype=st.float64)
-    with st.record_copies() as copies, _Listen() as records:
+    with st.record_copies() as copies, op_records() as records:
         inv = np.linalg.inv(m)
         u, s, vh = svd = np.linalg.svd(m)
     assert not copies
@@ -163,7 +153,7 @@ def test_numpy_writers_go_through_strideds_checks():
         np.put(ro, [0], [5.0])
     assert base.tolist() == [0.0, 0.0, 0.0]
     x = st.zeros(2, 3)[:, ::2]
-    with _Listen() as records:
+    with op_records() as records:
         assert np.put(x, [0, 3], [5.0, 6.0]) is None
     assert x.tolist() == [[5.0, 0.0], [0.0, 6.0]]
     assert [(r.name, r.kind) for r in records] == [("np.put", "compute")]

@@ -19,8 +19,8 @@ from hypothesis import strategies as hs
 
 import strided as st
 from layouts import build_valued, specs, valued_storage
-from oracle_helpers import outcome
-from sort_oracle import DTYPES, assert_matches, dim_of, gathers_values, same_error
+from oracle_helpers import errors_agree, outcome
+from sort_oracle import DTYPES, assert_matches, dim_of, gathers_values
 from strided.ops.searching import bucketize, searchsorted
 from strided.ops.sets import unique, unique_consecutive
 from strided.ops.sorting import argsort, kthvalue, msort, sort, topk
@@ -37,7 +37,7 @@ def test_sort_and_argsort(spec: Any, dtype: str, data: Any, descending: bool, st
     t, arr, s = build_valued(spec, valued_storage(spec, dtype, seed, nan=nan))
     tr, te = outcome(lambda: t.sort(dim=dim, descending=descending, stable=stable))
     sr, se = outcome(lambda: s.sort(dim=dim, descending=descending, stable=stable))
-    same_error(te, se)
+    errors_agree(te, se, type_error_line=False)
     if te is not None:
         return
     assert type(sr).__name__ == "sort" and sr._fields == ("values", "indices")
@@ -84,7 +84,7 @@ def test_topk(spec: Any, dtype: str, data: Any, largest: bool, sorted_: bool, na
     t, arr, s = build_valued(spec, valued_storage(spec, dtype, seed, nan=nan))
     tr, te = outcome(lambda: t.topk(k, dim, largest, sorted_))
     sr, se = outcome(lambda: s.topk(k, dim, largest, sorted_))
-    same_error(te, se)
+    errors_agree(te, se, type_error_line=False)
     if te is not None:
         return
     assert type(sr).__name__ == "topk"
@@ -111,7 +111,7 @@ def test_kthvalue(spec: Any, dtype: str, data: Any, keepdim: bool, nan: bool, se
     t, arr, s = build_valued(spec, valued_storage(spec, dtype, seed, nan=nan))
     tr, te = outcome(lambda: t.kthvalue(k, dim, keepdim))
     sr, se = outcome(lambda: kthvalue(s, k, dim, keepdim))
-    same_error(te, se)
+    errors_agree(te, se, type_error_line=False)
     if te is not None:
         return
     assert type(sr).__name__ == "kthvalue"
@@ -163,7 +163,7 @@ def test_unique(spec: Any, dtype: str, data: Any, nan: bool, inverse: bool, coun
     else:
         tr, te = outcome(lambda: t.unique(**kw))
         sr, se = outcome(lambda: unique(s, **kw))
-    same_error(te, se)
+    errors_agree(te, se, type_error_line=False)
     if te is not None:
         return
     if not (inverse or counts):
@@ -227,9 +227,9 @@ def test_methods_and_functions() -> None:
 
 
 def test_unique_errors() -> None:
-    same_error(*[outcome(lambda m=m: m.ones((2, 0)).unique(dim=0))[1] for m in (torch, st)])
-    same_error(*[outcome(lambda m=m: m.ones((2, 3)).unique(dim=2))[1] for m in (torch, st)])
-    same_error(*[outcome(lambda m=m: m.tensor(1).unique(dim=0))[1] for m in (torch, st)])
+    errors_agree(*[outcome(lambda m=m: m.ones((2, 0)).unique(dim=0))[1] for m in (torch, st)], type_error_line=False)
+    errors_agree(*[outcome(lambda m=m: m.ones((2, 3)).unique(dim=2))[1] for m in (torch, st)], type_error_line=False)
+    errors_agree(*[outcome(lambda m=m: m.tensor(1).unique(dim=0))[1] for m in (torch, st)], type_error_line=False)
 
 
 # ---------------------------------------------------------------- searchsorted / bucketize
@@ -263,7 +263,7 @@ def test_searchsorted(spec: Any, dtype: str, data: Any, right: bool, narrow: boo
         t_kw = s_kw = kw
     tr, te = outcome(lambda: torch.searchsorted(t_seq, t_vals, **t_kw))
     sr, se = outcome(lambda: searchsorted(s_seq, s_vals, **s_kw))
-    same_error(te, se)
+    errors_agree(te, se, type_error_line=False)
     if te is None:
         assert_matches(sr, tr)
     if not batched and not use_sorter:
@@ -292,14 +292,14 @@ def test_searchsorted_scalars_sides_and_errors() -> None:
         s_kw = {k: st.tensor(x) if k == "sorter" else x for k, x in kw.items()}
         tv = torch.tensor(v) if isinstance(v, list) else v
         sv = st.tensor(v) if isinstance(v, list) else v
-        same_error(outcome(lambda: torch.searchsorted(torch.tensor(sq), tv, **t_kw))[1],  # noqa: B023
-                   outcome(lambda: searchsorted(st.tensor(sq), sv, **s_kw))[1])  # noqa: B023
-    same_error(outcome(lambda: torch.searchsorted(torch.tensor(seq), torch.tensor([1.0]),
+        errors_agree(outcome(lambda: torch.searchsorted(torch.tensor(sq), tv, **t_kw))[1],  # noqa: B023
+                   outcome(lambda: searchsorted(st.tensor(sq), sv, **s_kw))[1], type_error_line=False)  # noqa: B023
+    errors_agree(outcome(lambda: torch.searchsorted(torch.tensor(seq), torch.tensor([1.0]),
                                                   sorter=torch.tensor([0, 1, 2, 3], dtype=torch.int32)))[1],
                outcome(lambda: searchsorted(st.tensor(seq), st.tensor([1.0]),
-                                            sorter=st.tensor([0, 1, 2, 3], dtype=st.int32)))[1])
-    same_error(outcome(lambda: torch.bucketize(torch.tensor([1.0]), torch.tensor([seq])))[1],
-               outcome(lambda: bucketize(st.tensor([1.0]), st.tensor([seq])))[1])
+                                            sorter=st.tensor([0, 1, 2, 3], dtype=st.int32)))[1], type_error_line=False)
+    errors_agree(outcome(lambda: torch.bucketize(torch.tensor([1.0]), torch.tensor([seq])))[1],
+               outcome(lambda: bucketize(st.tensor([1.0]), st.tensor([seq])))[1], type_error_line=False)
 
 
 # ---------------------------------------------------------------- the copy ledger

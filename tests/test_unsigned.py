@@ -96,3 +96,26 @@ def test_support_table_names_only_real_kernels():
     # every op the table refuses is one strided has; the kernel names are PyTorch's spelling
     assert all(name.replace("_", "").replace(".", "").isalnum() for name in UNSIGNED.values())
     assert {"add", "lt", "neg", "max", "matmul"} <= set(UNSIGNED)
+
+
+# The C++ type names (typeid, demangled) and ScalarType names PyTorch's kernels print, for every
+# dtype: strided reads them from one table (dtypes.CPP_NAME / TORCH_NAME); the unsigned ones were
+# once "unsigned short"/"unsigned long" where PyTorch prints "short unsigned int"/"long unsigned int".
+DTYPE_NAME_ERRORS = {
+    "masked_fill_ mask": lambda m, d: m.zeros(3).masked_fill_(m.zeros(3, dtype=d), 1.0),
+    "mm out=": lambda m, d: m.mm(m.ones(2, 2), m.ones(2, 2), out=m.empty(2, 2, dtype=d)),
+    "mm operands": lambda m, d: m.mm(m.ones(2, 2), m.ones(2, 2, dtype=d)),
+}
+
+
+@pytest.mark.parametrize("case", DTYPE_NAME_ERRORS)
+@pytest.mark.parametrize("dtype", [d.name for d in st.dtypes.ALL_DTYPES if d.name not in ("bool", "float32")])
+def test_dtype_names_in_messages_are_torchs(case, dtype):
+    make = DTYPE_NAME_ERRORS[case]
+    same_error(lambda: make(torch, getattr(torch, dtype)), lambda: make(st, getattr(st, dtype)))
+
+
+@pytest.mark.parametrize("dtype", WIDE + ["uint8"])
+def test_random_bounds_name_the_cpp_type(dtype):
+    same_error(lambda: torch.zeros(3, dtype=getattr(torch, dtype)).random_(-1, 5),
+               lambda: st.zeros(3, dtype=dtype).random_(-1, 5))

@@ -172,7 +172,7 @@ def run_chain(spec: Spec, data: Any, length: int) -> None:
             t, s = out
 
 
-@settings(max_examples=300, deadline=None)
+@settings(max_examples=200, deadline=None)
 @given(spec=starts(), data=hs.data(), length=hs.integers(1, 6))
 def test_random_view_chains_match_torch(spec: Spec, data: Any, length: int) -> None:
     run_chain(spec, data, length)

@@ -277,7 +277,7 @@ def _mapping_kind_from_elements(old, new):
     return "+".join(k for k in ("split", "merge") if k in kinds) or "same"
 
 
-@settings(max_examples=300, deadline=None)
+@settings(max_examples=150, deadline=None)
 @given(specs(max_dims=4, max_size=4), hs.data())
 def test_random_view_and_reshape_chains_are_recorded_step_for_step(spec, data):
     x = st.arange(spec.storage_size)._view(Layout(spec.shape, spec.strides, spec.offset))

@@ -26,8 +26,8 @@ from layout_strategies import specs
 from strided.diagnose import watch_torch as wt
 from strided.diagnose.dims import reshape_mapping
 from strided.diagnose.watch_torch import TorchWatch, watch_torch
-from strided.layout.refusals import ReshapeRefusal
 from strided.layout.reshape import torch_view_strides
+from strided.refusals import ReshapeRefusal
 from torch_gpt import GPT, batch, known_program
 from view_oracle import new_shapes
 

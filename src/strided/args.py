@@ -1,8 +1,9 @@
 """Reading arguments as PyTorch's argument parser reads them: ints, sizes, dims, numbers.
 
 A ground module (it imports only :mod:`strided.errors` and NumPy's scalar types), so that
-the layout algebra, ``tensor``, ``indexing``, the factories and the ops share ONE answer
-to "is this an int?" and the same PyTorch argument errors:
+the layout algebra, ``tensor``, ``indexing``, the factories and the ops can share one answer
+to "is this an int?" and the same PyTorch argument errors (some op families still test
+``isinstance`` themselves, for their own error texts; new code reads arguments here):
 
 - :func:`_int_kind` classifies a value where an int goes, under one of three rules:
   ``"int"`` (dims, ``chunk``, ``unfold``, ...), ``"size"`` (PyTorch's SymInt: sizes,

@@ -210,10 +210,6 @@ def _is_sequence(x: Any) -> bool:
     return isinstance(x, (list, tuple)) or (isinstance(x, np.ndarray) and x.ndim > 0)
 
 
-# NumPy arrays (and so strided tensors) have at most this many dims.
-_MAX_DIMS = 64
-
-
 def _nesting_error(data: Any, err: Exception) -> Exception:
     """Where nested data stops being rectangular, with PyTorch's first line and error class.
 
@@ -225,7 +221,7 @@ def _nesting_error(data: Any, err: Exception) -> Exception:
     shape: list[int] = []
     x = data
     while _is_sequence(x):
-        if len(shape) == _MAX_DIMS:
+        if len(shape) == L.MAX_DIMS:
             return _too_many_dims(data)
         shape.append(len(x))
         if not len(x):
@@ -293,8 +289,8 @@ def _too_many_dims(data: Any) -> Exception:
     return StridedValueError(
         join_lines(
             f"too many dimensions '{type(data).__name__}'",
-            f"the data is nested more than {_MAX_DIMS} levels deep (or a list contains itself); "
-            f"strided tensors have at most {_MAX_DIMS} dims, as NumPy arrays",
+            f"the data is nested more than {L.MAX_DIMS} levels deep (or a list contains itself); "
+            f"strided tensors have at most {L.MAX_DIMS} dims, as NumPy arrays",
             "fix: flatten the data (or reshape a NumPy array of it) to 64 dims or fewer",
         )
     )
@@ -384,7 +380,7 @@ def empty(*sizes: Any, dtype: Any = None, device: Any = None,
     """
     parse_device(device, "empty")
     shape, dt = _sizes_and_dtype(sizes, dtype, "empty")
-    t = result(shape, dt, None if memory_format is contiguous_format else _empty_strides(shape, memory_format))
+    t = result(shape, dt, None if memory_format is contiguous_format else dense_format_strides(shape, memory_format, "empty", _EMPTY_PRESERVE))
     if OPEN: created("empty", (), t)  # noqa: E701 - one cheap check when nobody listens
     return leaf(t, requires_grad)
 
@@ -448,19 +444,30 @@ def full(size: Any, fill_value: Any, dtype: Any = None, *, device: Any = None,
     return leaf(t, requires_grad)
 
 
-def _empty_strides(shape: tuple[int, ...], memory_format: Any) -> tuple[int, ...]:
-    """The dense strides ``empty(..., memory_format=)`` gives ``shape``, or PyTorch's error."""
+def dense_format_strides(shape: tuple[int, ...], memory_format: Any, op: str,
+                         preserve_refused: tuple[str, ...]) -> tuple[int, ...]:
+    """The dense strides ``op(..., memory_format=)`` gives ``shape`` (``empty``, ``resize_``), or
+    PyTorch's error: ``preserve_refused`` is the error's lines for ``preserve_format`` (each op
+    words it its own way), any other non-dense value gets :func:`strided.args.memory_format_error`.
+
+    >>> from strided import channels_last
+    >>> dense_format_strides((2, 3, 4, 5), channels_last, "empty", ("",))
+    (60, 1, 15, 3)
+    """
     if not is_dense_format(memory_format):
         if memory_format is preserve_format:
-            raise StridedRuntimeError(
-                join_lines("unsupported memory format Preserve",
-                           "empty makes new memory with no tensor to preserve the layout of: pass "
-                           "strided.contiguous_format, strided.channels_last or strided.channels_last_3d"))
-        raise memory_format_error(memory_format, "empty")
+            raise StridedRuntimeError(join_lines(*preserve_refused))
+        raise memory_format_error(memory_format, op)
     strides = format_strides(shape, memory_format.name)
     if strides.__class__ is not tuple:
         raise error(strides)
     return strides
+
+
+# ``empty(..., memory_format=preserve_format)``: PyTorch's error, and why
+_EMPTY_PRESERVE = ("unsupported memory format Preserve",
+                   "empty makes new memory with no tensor to preserve the layout of: pass "
+                   "strided.contiguous_format, strided.channels_last or strided.channels_last_3d")
 
 
 def _fill_scalar(value: bool | int | float, dtype: DType, op: str, numel: int) -> Any:
@@ -551,7 +558,7 @@ def arange(start: Any, end: Any = None, step: Any = 1, dtype: Any = None, *, dev
     # (a float range reads ints beyond int64 as floats, as PyTorch does; it computes in float64)
     all_int = all(isinstance(v, (int, np.integer)) for v in (start, end, step))
     n = _arange_count(start, end, step, all_int)
-    all_int = all_int and all(-(2**63) <= v <= _INT64_MAX for v in (start, end, step))
+    all_int = all_int and all(-(2**63) <= v <= L.INT64_MAX for v in (start, end, step))
     dt = wanted if wanted is not None else (DEFAULT_INT if all_int else DEFAULT_FLOAT)
     if dt is bool_:
         raise StridedNotImplementedError(
@@ -610,7 +617,7 @@ def _arange_count(start: Any, end: Any, step: Any, all_int: bool) -> int:
     else:  # in float64, as PyTorch; a tiny step or a huge span gives inf, inf/inf gives NaN
         count = (float(end) - float(start)) / float(step)
         count = math.ceil(count) if math.isfinite(count) else count
-    if not 0 <= count <= _INT64_MAX:
+    if not 0 <= count <= L.INT64_MAX:
         raise StridedRuntimeError(
             join_lines(
                 "invalid size, possible overflow?",
@@ -622,7 +629,6 @@ def _arange_count(start: Any, end: Any, step: Any, all_int: bool) -> int:
     return int(count)
 
 
-_INT64_MAX = 2**63 - 1
 
 
 # ---------------------------------------------------------------- ranges, eye, empty_strided

@@ -5,8 +5,10 @@ Every tensor an op makes is built here: :func:`result` (fresh, uninitialized, de
 (an array NumPy just computed becomes the result's storage: the small-op fast paths, which
 inline its five lines where a call would cost them; :func:`adopted` is the one spelling),
 :func:`borrowed` (``from_numpy``'s zero-copy wrap), :func:`copy_of` (a tensor's data copied
-into new dense memory) and :func:`view_of` (a new layout over the same storage). No other
-module builds a ``Storage`` or a ``Tensor`` object.
+into new dense memory) and :func:`view_of` (a new layout over the same storage). Besides these,
+only ``Tensor._view`` (a view's own constructor, on the view hot path) and the explainers'
+memory-free stand-ins (:func:`strided.diagnose.explain_torch.shadow`, the dtype probes of
+:mod:`strided.diagnose.explain_broadcast`) build a ``Tensor`` object.
 
 Every op reports an :class:`OpRecord` (name, kind "view" / "copy" / "compute" / "alloc", inputs, output,
 plan or reason, the user's ``file:line``) to the listeners open in this thread or task

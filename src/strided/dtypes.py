@@ -130,8 +130,8 @@ def from_numpy_dtype(np_dtype: np.dtype) -> DType | None:
 #               "\"addmm_impl_cpu_\" not implemented for 'Half'", "result type Float can't be cast ...";
 #   C10_NAME:   the c10 type of c10::overflows (a Python number written into a tensor: fill_,
 #               full, t[i] = x): "value cannot be converted to type int64_t without overflow";
-#   CPP_NAME:   the C++ type name (typeid) some kernels print: "expected m1 and m2 to have the
-#               same dtype, but got: long int != float".
+#   CPP_NAME:   the C++ type name (typeid, as GCC demangles it) some kernels print: "expected m1
+#               and m2 to have the same dtype, but got: long int != float", "short unsigned int".
 _NAMES = {  # name: (TORCH_NAME, C10_NAME, CPP_NAME)
     "bool": ("Bool", "bool", "bool"),
     "uint8": ("Byte", "uint8_t", "unsigned char"),
@@ -142,9 +142,9 @@ _NAMES = {  # name: (TORCH_NAME, C10_NAME, CPP_NAME)
     "float16": ("Half", "c10::Half", "c10::Half"),
     "float32": ("Float", "float", "float"),
     "float64": ("Double", "double", "double"),
-    "uint16": ("UInt16", "uint16_t", "unsigned short"),
+    "uint16": ("UInt16", "uint16_t", "short unsigned int"),
     "uint32": ("UInt32", "uint32_t", "unsigned int"),
-    "uint64": ("UInt64", "uint64_t", "unsigned long"),
+    "uint64": ("UInt64", "uint64_t", "long unsigned int"),
     "complex64": ("ComplexFloat", "c10::complex<float>", "c10::complex<float>"),
     "complex128": ("ComplexDouble", "c10::complex<double>", "c10::complex<double>"),
 }

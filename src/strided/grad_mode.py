@@ -44,8 +44,8 @@ from .dispatch import storage_root
 from .errors import StridedNotImplementedError, StridedRuntimeError, join_lines
 
 __all__ = [
-    "GRAD_MODE", "INSIDE", "STATE", "Meta", "bump", "grad_enabled_at_call", "guard", "guard_function",
-    "is_grad_enabled", "last_write", "leaf",
+    "GRAD_MODE", "INSIDE", "STATE", "Meta", "RemovableHandle", "bump", "grad_enabled_at_call", "guard", "guard_function",
+    "is_grad_enabled", "last_write", "leaf", "needs_grad",
     "meta", "refuse_dlpack", "refuse_numpy", "refuse_out", "requires_grad", "set_recorder",
     "set_requires_grad", "track", "track_inplace", "version",
 ]
@@ -68,6 +68,19 @@ STATE = {"used": False}
 
 
 # ---------------------------------------------------------------- the record
+
+
+class RemovableHandle:
+    """What ``register_hook`` returns: ``handle.remove()`` unregisters the hook. (It lives here,
+    below ``tensor``, beside the :class:`Meta` whose hook lists it edits, so that the Tensor stub
+    names it without pointing up at autograd.)"""
+
+    def __init__(self, hooks: list, entry: Any) -> None:
+        self._hooks, self._entry = hooks, entry
+
+    def remove(self) -> None:
+        if self._entry in self._hooks:
+            self._hooks.remove(self._entry)
 
 
 class Meta:
@@ -110,6 +123,15 @@ def requires_grad(t: Any) -> bool:
     return m is not None and (m.requires_grad or m.grad_fn is not None)
 
 
+def needs_grad(value: Any) -> bool:
+    """:func:`requires_grad` for any argument: False for what is not a tensor (a number, None, a list).
+
+    >>> needs_grad(2.0)
+    False
+    """
+    return getattr(value, "_ag", None) is not None and hasattr(value, "_layout") and requires_grad(value)
+
+
 def _requiring(values: Any) -> Any:
     """The first tensor among ``values`` (lists and tuples searched) that requires grad, or None."""
     for v in values:
@@ -118,7 +140,7 @@ def _requiring(values: Any) -> Any:
             if found is not None:
                 return found
         elif getattr(v, "_ag", None) is not None and hasattr(v, "_layout") and requires_grad(v):
-            return v
+            return v  # (needs_grad, inlined: refuse_out runs this on every out= call)
     return None
 
 

@@ -1,17 +1,17 @@
 """The one place refusals become text: the peer's first line, the reason, the fix.
 
-The layout algebra returns refusals (:mod:`strided.layout.refusals`), small values with
+The layout algebra returns refusals (:mod:`strided.refusals`), small values with
 the numbers that failed; this module renders them, from refusals and layouts only
 (never Tensors), so the same words can describe a strided tensor, a NumPy array or a
 PyTorch tensor. :func:`error` builds the exception the peers raise for the refusal (a
 strided subclass of their builtin class); the raising wrappers of the algebra call it.
 
-A ground module: it imports only :mod:`strided.errors`. Refusals are recognised by
-their class name (importing the layout package from here would be an upward import).
+A ground module: it imports only :mod:`strided.errors` and :mod:`strided.refusals` (its
+sibling in the ground), and renders each refusal by its type.
 
 Example::
 
-    >>> from strided.layout.refusals import DimOutOfRange
+    >>> from strided.refusals import DimOutOfRange
     >>> print(error(DimOutOfRange(dim=3, ndim=2)))
     Dimension out of range (expected to be in range of [-2, 1], but got 3)
       the tensor has 2 dims; dims count from 0 to 1, or from -2 to -1 from the end
@@ -23,6 +23,7 @@ import math
 from collections.abc import Callable, Sequence
 from typing import Any
 
+from . import refusals as R
 from .errors import (
     OverlapWriteError,
     StridedAxisError,
@@ -35,10 +36,7 @@ from .errors import (
     ViewError,
     join_lines,
 )
-
-# Note: the bound is repeated from layout.core (ground cannot import layout); a test pins them equal.
-MAX_DIMS = 64
-INT64_MAX = 2**63 - 1
+from .refusals import INT64_MAX, MAX_DIMS
 
 
 def _dims(n: int) -> str:
@@ -616,23 +614,23 @@ def unbind_0d_error() -> StridedIndexError:
 
 def copy_why(why: Any) -> str:
     """A short sentence for the copy ledger: why a plan copies, from its ``why`` value."""
-    name = type(why).__name__
-    if name == "ReshapeRefusal":
+    cls = why.__class__
+    if cls is R.ReshapeRefusal:
         return (
             f"dims {why.outer} and {why.inner} cannot merge: {reshape_equation(why)}"
         )
-    if name == "NotContiguous":
+    if cls is R.NotContiguous:
         if why.dim < 0:
             return f"not {why.order}-contiguous"
         return (
             f"not {why.order}-contiguous: dim {why.dim} has stride {why.stride}, "
             f"{why.order} order needs {why.expected}"
         )
-    if name == "CopyRequested":
+    if cls is R.CopyRequested:
         return f"{why.op} always copies"
-    if name == "NoCopyRefusal" and why.refusal is not None:
+    if cls is R.NoCopyRefusal and why.refusal is not None:
         return copy_why(why.refusal)
-    return name
+    return cls.__name__
 
 
 def _layout_refusal(r: Any) -> StridedError:
@@ -713,35 +711,35 @@ def _layout_refusal(r: Any) -> StridedError:
     )
 
 
-_RENDER: dict[str, Callable[[Any], StridedError]] = {
-    "LayoutRefusal": _layout_refusal,
-    "TooManyDims": _too_many_dims,
-    "NumelOverflow": _numel_overflow,
-    "MultipleInferred": _multiple_inferred,
-    "InvalidSize": _invalid_size,
-    "AmbiguousInferred": _ambiguous_inferred,
-    "NumelMismatch": _numel_mismatch,
-    "FlattenOrder": _flatten_order,
-    "UnflattenRefusal": _unflatten,
-    "ChannelsLastRank": _channels_last_rank,
-    "DimOutOfRange": _dim_out_of_range,
-    "RepeatedDims": _repeated_dims,
-    "PermuteLength": _permute_length,
-    "MovedimLength": _movedim_length,
-    "ZeroDimRefusal": _zero_dim,
-    "IndexOutOfRange": _index_out_of_range,
-    "ZeroStep": _zero_step,
-    "NarrowRefusal": _narrow,
-    "SameDims": _same_dims,
-    "UnfoldRefusal": _unfold,
-    "ExpandRefusal": _expand,
-    "ExpandTooFewSizes": _expand_too_few,
-    "ExpandNewDimInferred": _expand_new_dim_inferred,
-    "NegativeSize": _negative_size,
-    "NumpyBroadcastRefusal": _numpy_broadcast,
-    "NumpyReshapeRefusal": _numpy_reshape,
-    "NoCopyRefusal": _no_copy,
-    "NumpyAxisRefusal": _numpy_axis,
+_RENDER: dict[type, Callable[[Any], StridedError]] = {
+    R.LayoutRefusal: _layout_refusal,
+    R.TooManyDims: _too_many_dims,
+    R.NumelOverflow: _numel_overflow,
+    R.MultipleInferred: _multiple_inferred,
+    R.InvalidSize: _invalid_size,
+    R.AmbiguousInferred: _ambiguous_inferred,
+    R.NumelMismatch: _numel_mismatch,
+    R.FlattenOrder: _flatten_order,
+    R.UnflattenRefusal: _unflatten,
+    R.ChannelsLastRank: _channels_last_rank,
+    R.DimOutOfRange: _dim_out_of_range,
+    R.RepeatedDims: _repeated_dims,
+    R.PermuteLength: _permute_length,
+    R.MovedimLength: _movedim_length,
+    R.ZeroDimRefusal: _zero_dim,
+    R.IndexOutOfRange: _index_out_of_range,
+    R.ZeroStep: _zero_step,
+    R.NarrowRefusal: _narrow,
+    R.SameDims: _same_dims,
+    R.UnfoldRefusal: _unfold,
+    R.ExpandRefusal: _expand,
+    R.ExpandTooFewSizes: _expand_too_few,
+    R.ExpandNewDimInferred: _expand_new_dim_inferred,
+    R.NegativeSize: _negative_size,
+    R.NumpyBroadcastRefusal: _numpy_broadcast,
+    R.NumpyReshapeRefusal: _numpy_reshape,
+    R.NoCopyRefusal: _no_copy,
+    R.NumpyAxisRefusal: _numpy_axis,
 }
 
 
@@ -751,7 +749,7 @@ def error(refusal: Any) -> StridedError:
     A :class:`ReshapeRefusal` needs the layout's story and an itemsize: use :func:`view_refused`.
     Every error made here carries its refusal as ``.refusal``.
     """
-    err = _RENDER[type(refusal).__name__](refusal)
+    err = _RENDER[refusal.__class__](refusal)
     err.refusal = refusal  # type: ignore[attr-defined]
     return err
 

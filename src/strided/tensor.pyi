@@ -10,9 +10,9 @@ from typing import Any, SupportsIndex, TypeVar
 
 import numpy as np
 
-from strided.autograd.tensor_api import RemovableHandle
 from strided.device import device
 from strided.dtypes import DType
+from strided.grad_mode import RemovableHandle
 from strided.layout.core import Layout
 from strided.layout.plans import Copy
 from strided.memory_format import MemoryFormat

@@ -22,8 +22,8 @@ from typing import Any
 import numpy as np
 
 from . import layout as L
-from .args import is_number, memory_format_error, parse_sizes, type_name
-from .creation import array_source, tensor
+from .args import is_number, parse_sizes, type_name
+from .creation import array_source, dense_format_strides, tensor
 from .dispatch import OPEN, created, memory_overlap, report, shares_storage
 from .dtypes import DType
 from .errors import (
@@ -35,9 +35,7 @@ from .errors import (
 from .indexing import AdvancedIndex, index_layout
 from .kernels import check_writable, grow_storage, write
 from .layout import Layout
-from .layout.formats import format_strides
-from .memory_format import is_dense_format, preserve_format
-from .messages import error, partial_overlap
+from .messages import partial_overlap
 from .scalars import filled, parse_int, parse_setitem_int, wrapped
 from .tensor import ADVANCED_INDEXING, Tensor, installs_as
 
@@ -205,7 +203,7 @@ def resize_(self: Tensor, *sizes: Any, memory_format: Any = None) -> Tensor:
     (6,)
     """
     shape = parse_sizes(sizes, "resize_")
-    strides = None if memory_format is None else resize_format_strides(shape, memory_format)
+    strides = None if memory_format is None else dense_format_strides(shape, memory_format, "resize_", _RESIZE_PRESERVE)
     for s in shape:
         if s < 0:
             raise StridedRuntimeError(
@@ -230,20 +228,11 @@ def resize_(self: Tensor, *sizes: Any, memory_format: Any = None) -> Tensor:
     return self
 
 
-def resize_format_strides(shape: tuple[int, ...], memory_format: Any) -> tuple[int, ...]:
-    """The strides ``resize_(..., memory_format=)`` gives ``shape``, or PyTorch's error."""
-    if not is_dense_format(memory_format):
-        if memory_format is preserve_format:
-            raise StridedRuntimeError(
-                # (PyTorch's text, missing space and all, so a search for it finds this)
-                join_lines("Unsupported memory formatPreserve",
-                           "resize_ makes a dense layout: pass strided.contiguous_format, strided.channels_last "
-                           "or strided.channels_last_3d (or leave memory_format= out)"))
-        raise memory_format_error(memory_format, "resize_")
-    strides = format_strides(shape, memory_format.name)
-    if strides.__class__ is not tuple:
-        raise error(strides)
-    return strides
+# ``resize_(..., memory_format=preserve_format)``: PyTorch's text, missing space and all (so a
+# search for it finds this), and why
+_RESIZE_PRESERVE = ("Unsupported memory formatPreserve",
+                    "resize_ makes a dense layout: pass strided.contiguous_format, strided.channels_last "
+                    "or strided.channels_last_3d (or leave memory_format= out)")
 
 
 # ---------------------------------------------------------------- the one write

@@ -17,7 +17,9 @@ from typing import Any
 
 import numpy as np
 
-from ..errors import StridedValueError, ViewError, join_lines
+from ..errors import StridedValueError, join_lines
+from ..layout import layout_origin, plans
+from ..messages import view_refused
 from ..tensor import Tensor
 from ._core import check_array, moved, normalize_axis
 
@@ -122,18 +124,17 @@ def reshape(x: Tensor, /, shape: Any, *, copy: bool | None = None) -> Tensor:
     strided.errors.StridedValueError: array_api.reshape(copy=False): ...
     """
     shape = tuple(int(s) for s in shape)
-    if copy is False:
-        try:
-            return x.view(shape)
-        except ViewError as err:
-            raise StridedValueError(
-                join_lines("array_api.reshape(copy=False): the new shape needs a copy of this layout, "
-                           "and copy=False forbids one", str(err),
-                           "fix: copy=None (a view where possible, else a copy) or copy=True")) from err
-    if copy:
-        out = x.reshape(shape)
-        return out.clone() if out._storage is x._storage else out
-    return x.reshape(shape)
+    # PyTorch's reshape plan decides view-or-copy once; copy= only reads it (a bad shape's refusal
+    # is raised by x.reshape, whatever copy= says, as torch.reshape raises it)
+    plan = plans.reshape(x._layout, shape, itemsize=x._dtype.itemsize)
+    if copy is False and plan.__class__ is plans.Copy:
+        raise StridedValueError(
+            join_lines("array_api.reshape(copy=False): the new shape needs a copy of this layout, "
+                       "and copy=False forbids one",
+                       str(view_refused(plan.why, layout_origin(x._layout), x._dtype.itemsize)),
+                       "fix: copy=None (a view where possible, else a copy) or copy=True"))
+    out = x.reshape(shape)
+    return out.clone() if copy and plan.__class__ is plans.View else out
 
 
 def roll(x: Tensor, /, shift: Any, *, axis: Any = None) -> Tensor:

@@ -3,7 +3,7 @@ differences (float64 inputs), as ``torch.autograd.gradcheck`` / ``gradgradcheck`
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable
 from typing import Any
 
 import numpy as np
@@ -152,6 +152,3 @@ def _like(out: Tensor, values: np.ndarray) -> Tensor:
     g = result(out._layout.shape, out._dtype)
     g._np()[...] = values.reshape(out._layout.shape)
     return g
-
-
-_ = Sequence

@@ -9,7 +9,7 @@ from collections.abc import Callable
 from typing import Any
 
 from ..errors import StridedRuntimeError, join_lines
-from ..grad_mode import set_requires_grad
+from ..grad_mode import RemovableHandle, set_requires_grad
 from ..tensor import Tensor
 from . import engine
 from . import graph as G
@@ -96,17 +96,6 @@ def _weak(t: Tensor) -> Any:
 def _retains_grad(self: Tensor) -> bool:
     m = self._ag
     return m is not None and m.retains_grad
-
-
-class RemovableHandle:
-    """What ``register_hook`` returns: ``handle.remove()`` unregisters the hook."""
-
-    def __init__(self, hooks: list, entry: Any) -> None:
-        self._hooks, self._entry = hooks, entry
-
-    def remove(self) -> None:
-        if self._entry in self._hooks:
-            self._hooks.remove(self._entry)
 
 
 def register_hook(self: Tensor, hook: Callable[[Tensor], Tensor | None]) -> RemovableHandle:

@@ -39,9 +39,9 @@ from ..layout import Layout, plans
 from ..layout import numpy_moves as NM
 from ..layout.core import INT64_MAX, is_contiguous, is_f_contiguous
 from ..layout.plans import Copy, View
-from ..layout.refusals import NoCopyRefusal, NumpyBroadcastRefusal, ReshapeRefusal
 from ..messages import error as render_error
 from ..messages import reshape_equation, reshape_reason
+from ..refusals import NoCopyRefusal, NumpyBroadcastRefusal, ReshapeRefusal
 from .dims import DimMapping, reshape_mapping
 from .report import Explanation, Fix
 

@@ -426,11 +426,8 @@ def explain_torch(x: Any, op: str, args: tuple = (), kwargs: dict | None = None)
                        bytes_copied=nbytes, reason=reason, fixes=fixes, mapping=mapping, refusal=why, **base)
 
 
-_SCALAR_NAMES = {
-    "float32": "Float", "float64": "Double", "float16": "Half", "bfloat16": "BFloat16", "int64": "Long",
-    "int32": "Int", "int16": "Short", "int8": "Char", "uint8": "Byte", "bool": "Bool",
-    "complex64": "ComplexFloat", "complex128": "ComplexDouble", "complex32": "ComplexHalf",
-}
+# PyTorch's ScalarType names: strided's table, plus the torch dtypes strided does not have
+_SCALAR_NAMES = {**D.TORCH_NAME, "bfloat16": "BFloat16", "complex32": "ComplexHalf"}
 
 
 def _view_dtype(src: Source, dtype: Any, call: str) -> Explanation:

@@ -69,8 +69,8 @@ from typing import Any
 from ..callsite import PACKAGE_DIR
 from ..errors import StridedRuntimeError, join_lines
 from ..kernels.listeners import exit_refused
-from ..layout.refusals import ReshapeRefusal
 from ..layout.reshape import torch_view_strides
+from ..refusals import ReshapeRefusal
 from .dims import reshape_mapping
 from .flow import Flow, MemoryTally, Step, TensorInfo, broadcast_of
 from .torch_ops import _CACHE, ASKED_CALLS, RESHAPE_CALLS, SILENT_CALLS, op_info

@@ -15,10 +15,10 @@ Contract shared by every kernel here:
   call (NumPy buffers overlapping operands) or, when it writes ``out`` in several passes, only
   in the first; :func:`where_into`, the exception, only ever writes a fresh output.
 
-The ``*_flat`` kernels are the small-op fast paths: they take the flat 1-D runs of
-dense storages and let the ufunc allocate its result, which the caller hands to
-:func:`strided.dispatch.adopted` as the new storage (cheaper than an ``out=`` buffer for a
-12-element add).
+:func:`binary_broadcast_rowmajor` is a small-op fast path: it lets the ufunc allocate its
+result, which the caller hands to :func:`strided.dispatch.adopted` as the new storage (cheaper
+than an ``out=`` buffer for a 12-element add). The flat-run fast paths (a ufunc over the 1-D runs
+of dense storages) inline :mod:`strided.kernels.fpstate`'s quiet call in the ops themselves.
 """
 
 from __future__ import annotations
@@ -38,16 +38,6 @@ _clip: np.ufunc = np._core.umath.clip
 # ---------------------------------------------------------------- fast paths (fresh results)
 
 
-def binary_flat(ufunc: np.ufunc, x: np.ndarray, y: Any) -> np.ndarray:
-    """A fresh 1-D array holding ``ufunc(x, y)`` for two equal-length 1-D runs (or a run and a
-    Python number, which NumPy takes in the run's dtype); no casting keywords. (The binary fast
-    path inlines its body: a call is a tenth of a 1 µs op.)"""
-    try:
-        return quiet_call(ufunc, x, y)
-    except RuntimeError as e:
-        return quiet_retry(e, ufunc, x, y)
-
-
 def binary_broadcast_rowmajor(ufunc: np.ufunc, x: np.ndarray, y: np.ndarray) -> np.ndarray:
     """A fresh 1-D array holding ``ufunc(x, y)`` for two row-major arrays that broadcast; NumPy's
     fresh result is row-major: its flat run."""
@@ -56,15 +46,6 @@ def binary_broadcast_rowmajor(ufunc: np.ufunc, x: np.ndarray, y: np.ndarray) -> 
     except RuntimeError as e:
         res = quiet_retry(e, ufunc, x, y)
     return res.ravel()  # (a view: NumPy's fresh result is C-contiguous)
-
-
-def unary_flat(ufunc: np.ufunc, x: np.ndarray) -> np.ndarray:
-    """A fresh 1-D array holding ``ufunc(x)`` for a 1-D run, in its own dtype. (The unary fast
-    path inlines its body.)"""
-    try:
-        return quiet_call(ufunc, x)
-    except RuntimeError as e:
-        return quiet_retry(e, ufunc, x)
 
 
 # ---------------------------------------------------------------- general kernels

@@ -14,24 +14,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from .fpstate import quiet, quiet_call, quiet_retry
+from .fpstate import quiet
 from .memory import copy_array
-
-_add_reduce = np.add.reduce
-
-
-def sum_flat(x: np.ndarray) -> np.ndarray:
-    """A fresh one-element 1-D array holding the sum of the 1-D run ``x``, in its own dtype.
-
-    The small-op fast path of a full sum of a row-major float32/float64 tensor (which inlines
-    this body): the same NumPy reduction (pairwise, over the one contiguous run) as
-    :func:`reduce_into` gives for that tensor, without the ``out=`` array; overflow gives inf
-    silently.
-    """
-    try:
-        return quiet_call(_add_reduce, x, None, None, None, True)
-    except RuntimeError as e:
-        return quiet_retry(e, _add_reduce, x, None, None, None, True)
 
 
 def reduce_into(ufunc: np.ufunc, x: np.ndarray, axes: tuple[int, ...] | None, acc: np.dtype,

@@ -25,7 +25,9 @@ from ..errors import (
     join_lines,
 )
 from ..messages import error
-from .refusals import (
+from ..refusals import (
+    INT64_MAX,
+    MAX_DIMS,
     AmbiguousInferred,
     BroadcastMismatch,
     ChannelsLastRank,
@@ -41,11 +43,6 @@ from .refusals import (
     Shape,
     TooManyDims,
 )
-
-# Note: PyTorch allows more dims; strided computes through NumPy, whose arrays (and so every
-# kernel) stop at 64 dims, so a layout with more is refused where it is made, not at first use.
-MAX_DIMS = 64
-INT64_MAX = 2**63 - 1  # sizes, strides, offsets, numel and byte extents are int64, as in PyTorch
 
 _new = object.__new__
 

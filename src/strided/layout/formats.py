@@ -14,8 +14,8 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from ..messages import error
+from ..refusals import ChannelsLastRank, Shape
 from .core import channels_last_strides, contiguous_strides, is_channels_last_contiguous, is_contiguous
-from .refusals import ChannelsLastRank, Shape
 
 # The dims of each channels-last format, innermost first (C, then W, H, (D,) N).
 _WALK = {"channels_last": (1, 3, 2, 0), "channels_last_3d": (1, 4, 3, 2, 0)}

@@ -29,16 +29,7 @@ from typing import Any
 
 from ..errors import StridedTypeError, join_lines
 from ..messages import error, expand_fix
-from .core import (
-    INT64_MAX,
-    MAX_DIMS,
-    Layout,
-    _is_index_scalar,
-    dim_in_range,
-    fit_int64,
-    wrap_dim,
-)
-from .refusals import (
+from ..refusals import (
     DimOutOfRange,
     ExpandNewDimInferred,
     ExpandRefusal,
@@ -56,6 +47,15 @@ from .refusals import (
     UnfoldRefusal,
     ZeroDimRefusal,
     ZeroStep,
+)
+from .core import (
+    INT64_MAX,
+    MAX_DIMS,
+    Layout,
+    _is_index_scalar,
+    dim_in_range,
+    fit_int64,
+    wrap_dim,
 )
 
 _RANGES = tuple(list(range(n)) for n in range(33))

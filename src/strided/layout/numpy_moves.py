@@ -25,9 +25,9 @@ from __future__ import annotations
 import math
 from collections.abc import Sequence
 
+from ..refusals import CopyRequested, NumpyAxisRefusal, Shape
 from .core import Layout, _trusted, contiguous_strides, fortran_strides, is_contiguous, is_f_contiguous
 from .plans import Copy, Plan, View, _dense_copy, numpy_reshape
-from .refusals import CopyRequested, NumpyAxisRefusal, Shape
 from .reshape import numpy_keep_order
 
 

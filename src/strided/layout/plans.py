@@ -34,6 +34,18 @@ from collections.abc import Sequence
 from operator import itemgetter
 from typing import Any
 
+from ..refusals import (
+    CopyRequested,
+    FlattenOrder,
+    LayoutRefusal,
+    NoCopyRefusal,
+    NotContiguous,
+    NumpyBroadcastRefusal,
+    NumpyReshapeRefusal,
+    ReshapeRefusal,
+    Shape,
+    UnflattenRefusal,
+)
 from . import movement as M
 from .core import (
     INT64_MAX,
@@ -48,18 +60,6 @@ from .core import (
 )
 from .formats import RANK, format_strides, is_format_contiguous
 from .order import preserve_format_strides
-from .refusals import (
-    CopyRequested,
-    FlattenOrder,
-    LayoutRefusal,
-    NoCopyRefusal,
-    NotContiguous,
-    NumpyBroadcastRefusal,
-    NumpyReshapeRefusal,
-    ReshapeRefusal,
-    Shape,
-    UnflattenRefusal,
-)
 from .reshape import numpy_keep_order, numpy_view_strides, resolve_view, torch_view_strides
 
 

@@ -13,8 +13,7 @@ import math
 from collections.abc import Sequence
 
 from ..messages import error
-from .core import MAX_DIMS, contiguous_strides, infer_shape, product
-from .refusals import (
+from ..refusals import (
     AmbiguousInferred,
     InvalidSize,
     MultipleInferred,
@@ -23,6 +22,7 @@ from .refusals import (
     Shape,
     TooManyDims,
 )
+from .core import MAX_DIMS, contiguous_strides, infer_shape, product
 
 ShapeRefusal = MultipleInferred | InvalidSize | AmbiguousInferred | NumelMismatch
 

@@ -54,7 +54,6 @@ from .registry import backward
 
 __all__ = ["IndexPlan", "getitem", "index_put", "index_put_", "plan_index", "setitem"]
 
-_INT64_MAX = 2**63 - 1
 _UINT8_WARNING = "indexing with dtype torch.uint8 is now deprecated, please use a dtype torch.bool instead."
 
 
@@ -171,7 +170,7 @@ def _from_array(arr: np.ndarray, item: Any) -> tuple[str, Any]:
             arr = arr != 0
         return ("bool", bool(arr)) if arr.ndim == 0 else ("mask", arr)
     if kind in "iu":
-        if arr.dtype == np.uint64 and arr.size and arr.max() > _INT64_MAX:
+        if arr.dtype == np.uint64 and arr.size and arr.max() > L.INT64_MAX:
             raise StridedRuntimeError(join_lines(
                 "Overflow when unpacking long long",
                 f"the index array holds {int(arr.max())}, beyond int64",

@@ -93,11 +93,6 @@ def _take_blocks(t: Tensor, strides: tuple[int, ...], d: int, idx: np.ndarray) -
     return out
 
 
-def moved_shape(shape: tuple[int, ...], d: int) -> tuple[int, ...]:
-    """``shape`` with dim ``d`` moved last."""
-    return shape[:d] + shape[d + 1:] + (shape[d],)
-
-
 def tensor_from_array(arr: np.ndarray, shape: tuple[int, ...], dtype: DType) -> Tensor:
     """A contiguous result of ``shape`` holding ``arr``'s elements in row-major order (``arr`` fresh,
     not a view of any tensor's memory; its buffer is adopted when it is C-contiguous)."""

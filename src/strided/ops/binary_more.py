@@ -26,6 +26,7 @@ from ..tensor import Tensor
 from . import gradtools
 from .elementwise import _ALL, _FLOATS, BinaryOp, _make_binary, inplace_example
 from .operands import _broadcast, _check_inplace, _check_partial_overlap, _fresh_output, _view
+from .out import write_out
 from .promotion import TORCH_NAMES, result_type
 from .registry import backward, method, op
 
@@ -361,7 +362,6 @@ def _addc(name: str, input: Any, tensor1: Any, tensor2: Any, value: Any, out: An
     scaled = b * value if value != 1 else b
     result = a + (scaled / c if divide else scaled * c)
     if out is not None:
-        from .out import write_out
 
         return write_out(out, result, name, (input, tensor1, tensor2))
     return result

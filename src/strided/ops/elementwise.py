@@ -74,6 +74,7 @@ from .operands import (
     _trusted,
     _view,
 )
+from .out import write_out
 from .promotion import operand_class, result_type_of_classes, to_float
 from .registry import backward, method, requires_grad
 from .support import check as _check_support
@@ -380,7 +381,6 @@ def _with_extras(op: BinaryOp, a: Any, b: Any, alpha: Any, out: Any) -> Any:
         )
     if out is None:
         return binary(op, a, b, alpha=alpha)
-    from .out import write_out
 
     return write_out(out, _binary(op, a, b, None, alpha), op.name, (a, b))
 
@@ -562,7 +562,7 @@ def _fast_binary(op: BinaryOp, slow: Callable[[Any, Any], Any], rule: str) -> Ca
                 x = x[o : o + n]
                 if len(x) != n:
                     raise outside_storage(input._storage.array, la)
-            try:  # kernels.elementwise.binary_flat, inlined: a call is a tenth of a 1 µs op
+            try:  # fpstate.quietly, inlined (a call is a tenth of a 1 µs op)
                 res = quiet_call(ufunc, x, y)
             except RuntimeError as e:
                 res = quiet_retry(e, ufunc, x, y)
@@ -904,11 +904,9 @@ __all__ = [
 
 # ---------------------------------------------------------------- backward rules (agmath)
 
-from .registry import backward as _rule  # noqa: E402 - (kept beside the rules: merges stay clean)
 
-
-@_rule("__mod__", operands="dunder")
-@_rule("remainder", operands="two")
+@backward("__mod__", operands="dunder")
+@backward("remainder", operands="two")
 def remainder_backward(out: Tensor, a: Any, b: Any, **kwargs: Any) -> Any:
     """remainder(a, b) = a - floor(a / b) * b: the gradient of a is g, of b -g * floor(a / b)."""
     if b.__class__ is not Tensor:

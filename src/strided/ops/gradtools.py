@@ -20,22 +20,14 @@ lives here, in the ops layer (the autograd layer above is not importable from a 
 
 from __future__ import annotations
 
-from typing import Any
-
 import numpy as np
 
 from ..dispatch import adopted, result, result_array
 from ..dtypes import DType
-from ..grad_mode import requires_grad
+from ..grad_mode import needs_grad  # (re-exported: the rules' one test of an operand)
 from ..gradients import grad_zeros
 from ..layout import Layout
 from ..tensor import Tensor
-
-
-def needs_grad(t: Any) -> bool:
-    """Whether ``t`` is a tensor whose gradient autograd wants (a leaf that requires grad, or a
-    result with a history): :func:`strided.grad_mode.requires_grad`, for any argument."""
-    return getattr(t, "_ag", None) is not None and requires_grad(t)
 
 
 def zeros(shape: tuple[int, ...], dtype: DType) -> Tensor:

@@ -22,25 +22,17 @@ import numpy as np
 from .. import layout as L
 from ..args import is_number, type_name
 from ..dispatch import memory_overlap, shares_storage
-from ..dtypes import DType, int32, int64
+from ..dtypes import TORCH_NAME, DType, int32, int64
 from ..errors import StridedRuntimeError, StridedTypeError, join_lines
 from ..kernels import check_writable
 from ..messages import partial_overlap
 from ..scalars import filled
 from ..tensor import Tensor
 
-# PyTorch's ScalarType names, which its messages use ("Expected a long tensor ..., but got Int")
-SCALAR_NAMES = {
-    "bool": "Bool", "uint8": "Byte", "int8": "Char", "int16": "Short", "int32": "Int", "int64": "Long",
-    "float16": "Half", "float32": "Float", "float64": "Double", "bfloat16": "BFloat16",
-    "complex64": "ComplexFloat", "complex128": "ComplexDouble",
-    "uint16": "UInt16", "uint32": "UInt32", "uint64": "UInt64",
-}
-
 
 def scalar_name(dtype: DType) -> str:
     """PyTorch's name of ``dtype`` in messages (``Float``, ``Long``, ...)."""
-    return SCALAR_NAMES.get(dtype.name, dtype.name)
+    return TORCH_NAME[dtype.name]
 
 
 def tensor_of(value: Any, op: str, name: str, pos: int) -> Tensor:

@@ -16,7 +16,7 @@ import numpy as np
 
 from .. import layout as L
 from ..dispatch import OPEN, adopted, copied, report, result
-from ..dtypes import bool_, int64
+from ..dtypes import CPP_NAME, bool_, int64
 from ..errors import StridedRuntimeError, join_lines
 from ..gradients import grad_zeros, linear, seal
 from ..kernels.listeners import silenced
@@ -28,10 +28,6 @@ from .index_common import check_target, fill_value, overlap, scalar_name, shares
 from .registry import backward, method
 
 _trusted = Layout._trusted
-
-# the C++ type names masked_fill_'s message uses ("... but got mask with dtype long int")
-_C_NAMES = {"int64": "long int", "int32": "int", "int16": "short int", "int8": "signed char",
-            "uint8": "unsigned char", "float32": "float", "float64": "double", "float16": "c10::Half"}
 
 
 def _check_mask(mask: Tensor, first: str, op: str) -> None:
@@ -124,7 +120,7 @@ def _masked_fill(self: Any, mask: Any, value: Any, inplace: bool) -> Tensor:
         # tensor: every memory location gets the one value. We do not warn.
         check_target(self, op, number_fill=True)
     _check_mask(mask, "masked_fill_ only supports boolean masks, but got mask with dtype "
-                f"{_C_NAMES.get(mask._dtype.name, mask._dtype.name)}", op)
+                f"{CPP_NAME[mask._dtype.name]}", op)
     support.check("masked_fill", self._dtype, (self,))  # (uint16/32/64: PyTorch has no kernel)
     shape = _shape_with(self, mask, op, inplace)
     if inplace and shares_memory(mask, self) and overlap(self, mask) is L.OverlapStatus.PARTIAL:

@@ -40,6 +40,7 @@ from ..tensor import Tensor, tensor_arg
 from .elementwise import mul
 from .memo import Memo
 from .operands import _cinfo
+from .out import write_out
 from .reduce_args import shape_text
 from .registry import backward, method, requires_grad
 
@@ -434,7 +435,6 @@ def _rmatmul_backward(out: Tensor, self: Tensor, other: Any) -> Any:
 
 def _into(out: Any, result: Tensor, op: str, inputs: tuple) -> Tensor:
     """``out=``: PyTorch's rules (:func:`strided.ops.out.write_out`), dtype exactly the result's."""
-    from .out import write_out
 
     return write_out(out, result, op, inputs, same_dtype="matmul")
 

@@ -24,6 +24,7 @@ from ..kernels.fpstate import QUIET, quiet_reset, quiet_set
 from ..kernels.listeners import silenced
 from ..tensor import Tensor, tensor_arg
 from . import gradtools, support
+from .out import write_out
 from .promotion import TORCH_NAMES
 from .reduce_args import numpy_axes, optional_dtype, reduced_shape, reduction_dims, shape_text
 from .registry import backward, method
@@ -50,7 +51,6 @@ def _finish(result: Tensor, out: Any, op: str, inputs: tuple, same_dtype: str = 
         if OPEN:
             report(op, inputs, result)
         return result
-    from .out import write_out
 
     return write_out(out, result, op, inputs, same_dtype)
 

@@ -5,9 +5,10 @@
 - :func:`_fresh_output` allocates an output laid out as PyTorch's TensorIterator lays it out;
 - :func:`_broadcast` gives the broadcast shape and runs the loud-broadcasting check;
 - :func:`_check_inplace` / :func:`_check_partial_overlap` are PyTorch's checks before an
-  in-place write, so a failed op leaves its target unchanged;
-- ``_quiet_set``/``_quiet_reset`` silence NumPy's floating-point warnings (PyTorch gives
-  inf/nan silently).
+  in-place write, so a failed op leaves its target unchanged.
+
+(NumPy's floating-point warnings are silenced by :mod:`strided.kernels.fpstate`, which the ops
+import directly.)
 """
 
 from __future__ import annotations
@@ -26,9 +27,6 @@ from ..errors import (
     join_lines,
 )
 from ..kernels import check_writable
-
-# NumPy's floating-point warnings are silenced by setting its error-state context variable
-# (the kernels' cheap replacement for ``np.errstate``); re-exported for the unary ops.
 from ..kernels.memory import tensor_view as _view  # zero-copy NumPy view a ufunc reads or writes
 from ..layout import Layout
 from ..messages import partial_overlap

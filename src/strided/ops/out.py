@@ -33,6 +33,7 @@ from typing import Any
 from .. import layout as L
 from ..callsite import user_site
 from ..dispatch import OPEN, memory_overlap, report, shares_storage
+from ..dtypes import CPP_NAME
 from ..errors import StridedRuntimeError, StridedTypeError, join_lines
 from ..grad_mode import bump_if_used, refuse_out
 from ..kernels import check_writable
@@ -121,15 +122,12 @@ def _check_overlap(out: Tensor, inputs: tuple, op: str) -> None:
             )
 
 
-_C_NAMES = {"float32": "float", "float64": "double", "float16": "c10::Half", "int64": "long int", "int32": "int",
-            "int16": "short int", "int8": "signed char", "uint8": "unsigned char", "bool": "bool"}
-
 
 def _dtype_mismatch(result: Tensor, out: Tensor, op: str, style: str) -> StridedRuntimeError:
     r, o = result._dtype, out._dtype
     first = (
-        f"Expected out tensor to have dtype {_C_NAMES.get(r.name, r.name)}, but got "
-        f"{_C_NAMES.get(o.name, o.name)} instead"
+        f"Expected out tensor to have dtype {CPP_NAME[r.name]}, but got "
+        f"{CPP_NAME[o.name]} instead"
         if style == "matmul"
         else f"Expected the dtype for input and out to match, but got {TORCH_NAMES[r]} for input's dtype "
         f"and {TORCH_NAMES[o]} for out's dtype."

@@ -127,12 +127,6 @@ def unsigned_promotion_error(a: DType, b: DType) -> StridedRuntimeError:
     )
 
 
-def _category(d: DType | None) -> int:
-    if d is None:
-        return -1
-    return 3 if d.is_complex else 2 if d.is_floating_point else (0 if d is bool_ else 1)
-
-
 def _combine(higher: DType | None, lower: DType | None) -> DType | None:
     """PyTorch's ``combine_categories``: a lower class wins only through a higher category."""
     if higher is None:

@@ -34,7 +34,10 @@ from ..kernels.fpstate import quiet_call, quiet_retry
 from ..kernels.memory import outside_storage
 from ..kernels.reduce import logical_reduce_into, mean_into, reduce_into, variance_into
 from ..tensor import Tensor, tensor_arg
+from . import gradtools as _gt
+from .gradtools import unreduce
 from .operands import _cinfo
+from .out import check_out, write_out
 from .reduce_args import (
     numpy_axes,
     optional_dtype,
@@ -107,7 +110,7 @@ def sum(self: Tensor, dim: SupportsIndex | Sequence[SupportsIndex] | None = None
                     arr = arr[off : off + n]
                     if len(arr) != n:  # (only a tensor unpickled past its storage: never read outside)
                         raise outside_storage(self._storage.array, lay)
-                try:  # kernels.reduce.sum_flat, inlined: a call is a tenth of a 1 µs op
+                try:  # fpstate.quietly, inlined (a call is a tenth of a 1 µs op): the flat run's sum
                     res = quiet_call(_add_reduce, arr, None, None, None, True)
                 except RuntimeError as e:
                     res = quiet_retry(e, _add_reduce, arr, None, None, None, True)
@@ -128,15 +131,6 @@ def reduced_dims(dim: Any, ndim: int) -> tuple[int, ...]:
         return tuple(range(ndim))
     dims = tuple(dim) if isinstance(dim, (tuple, list)) else (dim,)
     return tuple(sorted(d % ndim if ndim else 0 for d in dims))
-
-
-def unreduce(g: Tensor, shape: tuple, dims: tuple, keepdim: bool) -> Tensor:
-    """``g`` (a reduction's gradient) with the reduced dims put back as size 1 and expanded to
-    ``shape``: a view, nothing copied."""
-    if not keepdim and shape:
-        for d in dims:
-            g = g.unsqueeze(d)
-    return g.expand(shape)
 
 
 @backward("sum")
@@ -168,7 +162,6 @@ def prod(self: Tensor, dim: int | None = None, keepdim: bool = False, *, dtype: 
 def _into(out: Any, compute: Any, dtype: Any, op: str, self: Tensor) -> Tensor:
     """``op(..., out=out)``: as PyTorch, ``out``'s dtype is the result dtype when ``dtype=`` is not
     given (``sum(int_tensor, out=float_out)`` sums in float); then :func:`strided.ops.out.write_out`."""
-    from .out import check_out, write_out
 
     out = check_out(out, op)
     return write_out(out, compute(out._dtype if dtype is None else dtype), op, (self,))
@@ -178,7 +171,6 @@ def _to_out(result: Tensor, out: Any, op: str, self: Tensor) -> Tensor:
     """``result``, or (``out=`` given) ``result`` written into ``out`` (:func:`strided.ops.out.write_out`)."""
     if out is None:
         return result
-    from .out import write_out
 
     return write_out(out, result, op, (self,))
 
@@ -425,9 +417,6 @@ def any(self: Tensor, dim: Any = None, keepdim: bool = False, *, out: Any = None
 
 # ---------------------------------------------------------------- backward rules (agmath)
 
-from . import gradtools as _gt  # noqa: E402 - (kept beside the rules: merges stay clean)
-from .registry import backward as _rule  # noqa: E402
-
 
 def _others_product(a: np.ndarray, axis: int) -> np.ndarray:
     """For every element, the product of the OTHER elements along ``axis`` (exclusive products from
@@ -441,7 +430,7 @@ def _others_product(a: np.ndarray, axis: int) -> np.ndarray:
     return np.moveaxis(left * right, -1, axis)
 
 
-@_rule("prod")
+@backward("prod")
 def prod_backward(out: Tensor, x: Tensor, dim: Any = None, keepdim: bool = False, **kwargs: Any) -> Any:
     """The gradient of each element is g times the product of the others along the reduced dim
     (PyTorch's prod_backward, zeros included: one zero gets the product of the rest, the others 0).
@@ -496,14 +485,14 @@ def _var_grad(g: Tensor, x: Tensor, dims: tuple, keepdim: bool, correction: Any)
                                                                else float("inf"))
 
 
-@_rule("var")
+@backward("var")
 def var_backward(out: Tensor, x: Tensor, dim: Any = None, unbiased: Any = None, keepdim: bool = False, *,
                  correction: Any = None, **kwargs: Any) -> Any:
     dims, keep, c = _variance_args(x, dim, unbiased, keepdim, correction)
     return "VarBackward0", (x,), lambda g: (_var_grad(g, x, dims, keep, c),), (x,)
 
 
-@_rule("std")
+@backward("std")
 def std_backward(out: Tensor, x: Tensor, dim: Any = None, unbiased: Any = None, keepdim: bool = False, *,
                  correction: Any = None, **kwargs: Any) -> Any:
     """PyTorch's std_backward: var_backward of g / (2 std), 0 where the std is 0."""

@@ -49,6 +49,7 @@ from .operands import (
     _operand,
     _view,
 )
+from .out import write_out
 from .promotion import TORCH_NAMES, operand_class, result_type_of_classes, to_float
 from .registry import backward, method
 from .support import check as _check_support
@@ -215,7 +216,7 @@ def _fast_unary(op: UnaryOp) -> Callable[[Any], Tensor]:
                         arr = arr[off : off + n]
                         if len(arr) != n:  # (only a tensor unpickled past its storage: never read outside)
                             raise outside_storage(input._storage.array, lay)
-                    try:  # kernels.elementwise.unary_flat, inlined: a call is a tenth of a 1 µs op
+                    try:  # fpstate.quietly, inlined (a call is a tenth of a 1 µs op)
                         res = quiet_call(ufunc, arr)
                     except RuntimeError as e:
                         res = quiet_retry(e, ufunc, arr)
@@ -232,7 +233,6 @@ def _fast_unary(op: UnaryOp) -> Callable[[Any], Tensor]:
 
 def _unary_out(op: UnaryOp, x: Any, out: Any) -> Tensor:
     """``op(x, out=out)``: :func:`_unary`, then :func:`strided.ops.out.write_out`."""
-    from .out import write_out
 
     return write_out(out, _unary(op, x), op.name, (x,))
 
@@ -386,7 +386,6 @@ def clamp(input: Any, min: Any = None, max: Any = None, *, out: Any = None) -> T
     [-1, 0, 3]
     """
     if out is not None:
-        from .out import write_out
 
         return write_out(out, _clamp(input, min, max, None), "clamp", (input, min, max))
     return _clamp(input, min, max, None)
@@ -461,7 +460,6 @@ def where(condition: Any, input: Any = _ONE_ARG, other: Any = _ONE_ARG, *, out: 
     result = _fresh_output(shape, rt, operands, rt, skip_first=True)
     where_into(_view(condition), x, y, _view(result))
     if out is not None:
-        from .out import write_out
 
         return write_out(out, result, "where", (condition, a, b))
     return report("where", (condition, a, b), result)
@@ -507,10 +505,8 @@ for _names, _fn in _METHODS:
 
 # ---------------------------------------------------------------- backward rules (agmath)
 
-from .registry import backward as _rule  # noqa: E402 - (kept beside the rules: merges stay clean)
 
-
-@_rule("clamp", "clip", operands="any")
+@backward("clamp", "clip", operands="any")
 def clamp_backward(out: Tensor, x: Tensor, min: Any = None, max: Any = None, **kwargs: Any) -> Any:  # noqa: A002
     """PyTorch's clamp_backward (number bounds: ClampBackward1) and clamp_backward_min_max (tensor
     bounds: ClampBackward0): the gradient passes where ``min <= x <= max``; a tensor bound gets it

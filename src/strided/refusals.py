@@ -3,9 +3,14 @@
 The layout algebra decides; it does not phrase. Every failure it can decide from
 shape, strides and offset alone is one of the values below, carrying the numbers
 that failed (which dims, which bound or equation). :mod:`strided.messages` renders
-them to text (the peer's first line, the reason in the layout's numbers, the fix),
-the errors carry them, and the plans of :mod:`.plans` return them. Pure: no NumPy,
-no Tensor, no imports from the rest of strided (so every module may import this one).
+them to text by their type (the peer's first line, the reason in the layout's numbers,
+the fix), the errors carry them, and the plans of :mod:`strided.layout.plans` return them.
+
+A ground module, below the layout package that returns these values, so that the renderer
+beside it can dispatch on the types themselves. Pure: no NumPy, no Tensor; it imports
+nothing of strided at import time (so every module may import this one). The one exception,
+at call time, is :meth:`ReshapeRefusal.equation`/:meth:`~ReshapeRefusal.reason`, which ask
+:mod:`strided.messages` (a sibling in the ground) for their words.
 
 Example::
 
@@ -20,6 +25,13 @@ from dataclasses import dataclass
 
 # The shape alias lives here (not in core): refusals are imported by core, and core by everyone.
 Shape = tuple[int, ...]
+
+# The limits the refusals name (TooManyDims, NumelOverflow, ...), here so that the layout algebra
+# that enforces them and the messages that quote them read one definition.
+# Note: PyTorch allows more dims; strided computes through NumPy, whose arrays (and so every
+# kernel) stop at 64 dims, so a layout with more is refused where it is made, not at first use.
+MAX_DIMS = 64
+INT64_MAX = 2**63 - 1  # sizes, strides, offsets, numel and byte extents are int64, as in PyTorch
 
 
 class OverlapStatus(enum.StrEnum):
@@ -65,13 +77,13 @@ class ReshapeRefusal:
 
     def equation(self) -> str:
         """The stride equation that failed, in the layout's own numbers."""
-        from ..messages import reshape_equation
+        from .messages import reshape_equation  # (at call time: messages imports this module)
 
         return reshape_equation(self)
 
     def reason(self) -> str:
         """One sentence on what the failed equation means for memory."""
-        from ..messages import reshape_reason
+        from .messages import reshape_reason
 
         return reshape_reason(self)
 
