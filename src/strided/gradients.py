@@ -236,8 +236,9 @@ def finish(face: dict[str, Any]) -> None:
 
 
 # in-place methods that report themselves at their boundary: resize_ reports the memory it grew
-# ("alloc") and nothing when it shrinks
-_SELF_REPORTING = {"resize_", "resize_as_"}
+# ("alloc") and nothing when it shrinks; the in-place views (ops.inplace_views) their new layout
+_SELF_REPORTING = {"resize_", "resize_as_", "t_", "transpose_", "swapdims_", "swapaxes_", "squeeze_", "unsqueeze_",
+                   "as_strided_", "set_"}
 
 
 def _write_name(name: str) -> str | None:

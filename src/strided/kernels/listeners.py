@@ -222,7 +222,8 @@ def reporting() -> bool:
 
 def listened(name: str, op: Any, run: Callable[..., Any], args: tuple, kwargs: dict, inputs: tuple) -> Any:
     """``run(*args, **kwargs)``, the op ``name`` (its entry's own path), reported as one record
-    when it returns: the copy that made its result (a "copy" with its reason and bytes), else a
+    when it returns: the copy that made its result (a "copy" with its reason and bytes; one per
+    piece of a result copied piece by piece, as ``split_copy``'s), else a
     view (its layout as plan) or the op's kind ("compute", "alloc"; an in-place write is a
     "compute" op whose output is its target); nothing when it handed back an input unchanged
     (``contiguous()`` of a contiguous tensor). ``op``: the op's registry entry (its ``kind``,
@@ -239,21 +240,24 @@ def listened(name: str, op: Any, run: Callable[..., Any], args: tuple, kwargs: d
     if not found:
         return out
     mine = _storages_of(out)
-    own = None
+    own = []
     for record in copies:
-        if _storage_of(record.output) in mine:  # (the result, or one piece of it: split_copy)
-            if own is None:
-                own = record
-            else:
-                own.nbytes += record.nbytes
+        if kind != "write" and _storage_of(record.output) in mine:  # (the result, or a piece of it: split_copy)
+            own.append(record)
             continue
         for listener in found:
             listener(record)
+    if len(own) > 1:  # a copy per piece (split_copy): each piece is a buffer of its own in the ledger
+        for record in own:
+            record.name, record.inputs = name, inputs
+            for listener in found:
+                listener(record)
+        return out
     if kind == "write":  # (its output is its target: __setitem__ returns None)
         record = OpRecord(name, "compute", inputs, args[0])
-    elif own is not None:
-        own.name, own.inputs, own.output = name, inputs, out
-        record = own
+    elif own:
+        record = own[0]
+        record.name, record.inputs, record.output = name, inputs, out
     elif any(out is i for i in inputs):
         return out
     else:

@@ -27,7 +27,7 @@ from collections.abc import Callable
 from typing import Any
 
 from .. import layout as L
-from ..dispatch import OPEN, adopted, report, result_array
+from ..dispatch import adopted, report, result_array
 from ..dtypes import CPP_NAME, TORCH_NAME, DType, float32, float64
 from ..errors import StridedNotImplementedError, StridedRuntimeError, join_lines
 from ..gradients import seal
@@ -337,8 +337,6 @@ def _with_fast_path(slow: Any) -> Callable[..., Tensor]:
                     except MemoryError:
                         return slow(a, b)  # the general path raises PyTorch's out-of-memory error
                     t = adopted(res.ravel(), plan[4], d)
-                    if OPEN:
-                        report("matmul", (a, b), t)
                     return t
         return slow(a, b)
 
