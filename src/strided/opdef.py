@@ -58,7 +58,9 @@ class OpDef:
     """One op (see the module doc). ``operands``: per spelling, where tensors may sit among its
     arguments (the recording entry's cheap test: "self", "two", "dunder", "property", "any");
     ``spec``: the elementwise descriptor (``BinaryOp``, ``UnaryOp``) where the op has one;
-    ``module``: the module that declared its rule (it must seal: :func:`strided.gradients.seal`)."""
+    ``module``: the module that declared its rule (it must seal: :func:`strided.gradients.seal`);
+    ``home``: its family module, whose function of the op's name is ``strided.<name>`` when torch
+    has one (``tools/gen_face.py`` writes the face's op imports from it)."""
 
     name: str
     aliases: tuple[str, ...] = ()
@@ -69,6 +71,7 @@ class OpDef:
     operands: dict[str, str] = field(default_factory=dict)
     spec: Any = None
     module: str = ""
+    home: str = ""
 
     @property
     def names(self) -> tuple[str, ...]:
@@ -132,10 +135,13 @@ def backward(*names: str, operands: str = "self", module: str | None = None
     return register
 
 
-def define(name: str, kind: Kind, forward: Callable[..., Any], spec: Any = None) -> OpDef:
-    """Give the op ``name`` its kind and forward (the op table does, once per op); returns the op."""
+def define(name: str, kind: Kind, forward: Callable[..., Any], spec: Any = None, home: str = "") -> OpDef:
+    """Give the op ``name`` its kind, forward and family module (the op table does, once per op);
+    returns the op."""
     op = OPDEFS.get(name) or _op_of((name,), None)
     op.kind, op.forward = kind, forward
+    if home:
+        op.home = home
     if spec is not None:
         op.spec = spec
     return op
