@@ -109,7 +109,7 @@ def seal(namespace: dict[str, Any], functional: bool = False, by_name: bool = Tr
     for name, op in list(OPDEFS.items()):  # (the registry itself, not the BACKWARD view: 28 seals)
         if op.backward is None or name not in op.operands:
             continue
-        maker, operands = op.backward, op.operands[name]
+        maker, operands = op.rule_for(name)
         member = Tensor.__dict__.get(name)
         if member is None or _is_entry(member):
             continue
@@ -160,12 +160,7 @@ def seal(namespace: dict[str, Any], functional: bool = False, by_name: bool = Tr
 def _reported(name: str, op: Any) -> str:
     """The name an op's record carries when called as ``name``: the spelling the user wrote
     (``swapaxes``, ``clone``), but an operator's op (``a + b`` is ``add``)."""
-    if not name.startswith("__") or name == "__getitem__":
-        return name
-    if op.name.startswith("__r"):  # a reflected operator declared on its own (``__rsub__``): its op's name
-        forward = OPDEFS.get(f"__{op.name[3:]}")
-        return forward.name if forward is not None else op.name[3:-2]
-    return op.name
+    return op.name if name.startswith("__") and name != "__getitem__" else name
 
 
 def _rewarning(raw: Any, tracked: Any) -> Any:

@@ -380,7 +380,7 @@ matmul = method("matmul")(_with_fast_path(_matmul))
 matmul_operator = method("__matmul__")(_with_fast_path(_matmul_operator))
 
 
-@backward("__matmul__", operands="dunder")
+@backward("__matmul__", operands="dunder", reflected=("__rmatmul__",))
 @backward("matmul", operands="two")
 def _matmul_backward(out: Tensor, a: Any, b: Any) -> Any:
     """PyTorch's matmul by the operands' dims: mm, dot, mv; otherwise the batched product with
@@ -423,11 +423,6 @@ def rmatmul(self: Tensor, other: Any) -> Tensor:
     if not isinstance(other, Tensor):
         return NotImplemented
     return matmul(other, self)
-
-
-@backward("__rmatmul__", operands="dunder")
-def _rmatmul_backward(out: Tensor, self: Tensor, other: Any) -> Any:
-    return _matmul_backward(out, other, self)
 
 
 def _into(out: Any, result: Tensor, op: str, inputs: tuple) -> Tensor:
