@@ -38,6 +38,7 @@ grad mode off, so the ops they call record nothing.
 from __future__ import annotations
 
 import functools
+import sys
 import types
 import warnings
 from collections.abc import Callable
@@ -228,6 +229,33 @@ def finish(face: dict[str, Any]) -> None:
         if where.startswith(_FACE_MODULES) and not where.startswith(_FACE_EXEMPT):
             op = OPDEFS.get(attr)
             face[attr] = guard_function(value, attr, op=op if op is not None and op.kind is not None else None)
+    _home_entries(face)
+
+
+def _home_entries(face: dict[str, Any]) -> None:
+    """The ops without a rule report from their family module too: its function of each spelling
+    (``strided.ops.unary_more.isnan``) becomes the face's entry (the same object), and an in-place
+    function (``index_put_``) its Tensor method's in-place entry (so ``strided.index_put_`` counts
+    versions as ``t.index_put_`` does)."""
+    Tensor = _CLASS["Tensor"]
+    for op in {id(op): op for op in OPDEFS.values()}.values():
+        module = sys.modules.get(op.home) if op.kind is not None and op.home else None
+        if module is None:
+            continue
+        space = vars(module)
+        for name in op.names:
+            value = space.get(name)
+            if (not isinstance(value, types.FunctionType) or _is_entry(value)
+                    or getattr(value, "__guards__", None) is not None):
+                continue
+            entry = face.get(name)
+            if getattr(entry, "__wrapped__", None) is not value:
+                method = Tensor.__dict__.get(name)
+                entry = method if name.endswith("_") and getattr(method, "__inplace_of__", None) is value \
+                    else guard_function(value, name, op=op)
+            space[name] = entry
+            if face.get(name) is value:
+                face[name] = entry
 
 
 # in-place methods that report themselves at their boundary: resize_ reports the memory it grew

@@ -257,6 +257,7 @@ def listened(name: str, op: Any, run: Callable[..., Any], args: tuple, kwargs: d
         record = OpRecord(name, "compute", inputs, args[0])
     elif own:
         record = own[0]
+        record._shape, record._dtype = record.shape, record.dtype  # (its own result's, before out replaces it)
         record.name, record.inputs, record.output = name, inputs, out
     elif any(out is i for i in inputs):
         return out
