@@ -217,7 +217,7 @@ _ENTRY: ContextVar[list[OpRecord] | None] = ContextVar("strided_reporting_entry"
 def reporting() -> bool:
     """Whether an op entry called now reports itself: a listener is open in this context and no
     other entry runs around this one. Ask only when :data:`OPEN` (the entry's one cheap check)."""
-    return _ENTRY.get() is None and bool(_listeners.get())
+    return bool(_listeners.get()) and _ENTRY.get() is None  # (a block open in another thread: one read)
 
 
 def listened(name: str, op: Any, run: Callable[..., Any], args: tuple, kwargs: dict, inputs: tuple) -> Any:
