@@ -183,10 +183,18 @@ def test_every_table_entry_exists_and_is_the_registrys_op():
 
 
 def test_backward_is_a_view_of_the_registry():
-    """Every spelling of an op with a rule reads the op's one rule; ``BACKWARD`` holds no other."""
+    """Every spelling of an op with a rule reads the op's one rule; ``BACKWARD`` holds no other
+    (a reflected operator reads the rule derived from its op's: ``__rsub__`` is ``sub``'s, swapped)."""
     for name, (rule, operands) in BACKWARD.items():
         op = OPDEFS[name]
-        assert op.backward is rule and op.operands[name] == operands and name in op.names
+        assert (rule, operands) == op.rule_for(name) and name in op.names
+        if op.operands[name] == "reflected":
+            assert operands == "dunder" and rule is op.rule_for(name)[0]  # (derived once)
+        else:
+            assert op.backward is rule and op.operands[name] == operands
+    for reflected, forward in (("__rsub__", "sub"), ("__rtruediv__", "div"), ("__rpow__", "pow"),
+                               ("__rmatmul__", "matmul")):
+        assert OPDEFS[reflected] is OPDEFS[forward]  # no OpDef of their own
     mul = OPDEFS["mul"]
     assert mul.aliases == ("multiply",) and mul.dunders == ("__mul__", "__rmul__")
     assert all(OPDEFS[n] is mul for n in mul.names)

@@ -202,7 +202,7 @@ def test_views_report_views_and_joins_report_copies():
         broadcast_tensors(a, st.zeros(1, 3))
         hstack([a, a])
     kinds = [(r.name, r.kind) for r in seen]
-    assert kinds[:2] == [("tensor_split", "view")] * 2
+    assert kinds[0] == ("tensor_split", "view") and kinds[1] != ("tensor_split", "view")  # (one op, one record)
     assert ("atleast_3d", "view") in kinds and ("broadcast_tensors", "view") in kinds
     assert kinds[-1] == ("hstack", "copy")
     assert not any(k == "copy" for n, k in kinds[:-1] if n != "zeros")

@@ -39,7 +39,7 @@ LAYERS: list[tuple[str, tuple[str, ...]]] = [
     # because the playground runs the cli's own show grammar and tour while `strided playground` and
     # `show --html` start the playground (lazily)
     ("cli", ("cli", "playground")),
-    ("face", ("",)),  # strided/__init__.py: the public API
+    ("face", ("", "face_ops")),  # strided/__init__.py: the public API; face_ops: its op functions (generated)
 ]
 
 

@@ -25,7 +25,6 @@ import sys
 import threading
 import weakref
 from collections.abc import Callable
-from contextvars import ContextVar
 from typing import Any
 
 import numpy as np
@@ -40,17 +39,14 @@ from .layout import Layout
 from .storage import Storage
 
 __all__ = [
-    "OPEN", "OpRecord", "adopted", "borrowed", "copied", "copy_array_of", "copy_of", "created", "install", "listen",
+    "OPEN", "DataFree", "OpRecord", "adopted", "borrowed", "copied", "copy_array_of", "copy_of", "created", "data_free",
+    "install", "listen",
     "memory_overlap", "reinterpreted", "report", "result", "result_array", "shares_storage", "storage_root", "view_of",
 ]
 
 _new = object.__new__
 _trusted = Layout._trusted
 
-# explain's planning mode (strided.diagnose.explain_torch): while set in this context, copy_of
-# moves no byte; it asks the planner for a stand-in storage (no memory) and the planner records
-# the copy. Copies are not a hot path: one ContextVar read when nobody plans.
-PLANNER: ContextVar[Callable[..., Storage] | None] = ContextVar("strided_planner", default=None)
 _Tensor: Any = None  # strided.tensor.Tensor, handed over by the tensor layer (install)
 
 
@@ -191,19 +187,39 @@ def copy_of(
     """
     dtype = dtype or source._dtype
     read = source._layout if read is None else read
-    planner = PLANNER.get()
-    if planner is not None:  # explain: record the copy, allocate nothing
-        if layout is None:
-            layout = _trusted(read.shape, strides, 0)
-        return _make(planner(source, read, layout, dtype, reason, why), layout, dtype)
-    storage = copy_to_new(numpy_view(source._storage, read), strides, dtype.numpy, reason, report=False)
     if layout is None:
         layout = _trusted(read.shape, strides, 0)
+    if source._storage.__class__ is DataFree:  # a copy of no data is no data (explain's runs)
+        storage: Storage = data_free(L.product(layout.shape) and _span(layout), dtype)
+    else:
+        storage = copy_to_new(numpy_view(source._storage, read), strides, dtype.numpy, reason, report=False)
     t = _make(storage, layout, dtype)
     if OPEN and listeners():  # (a block open in another thread: render and walk nothing here)
         text = reason if reason.__class__ is str else reason()
         emit(_caller_method(), "copy", (source,), t, text, L.product(read.shape) * dtype.numpy.itemsize, why=why)
     return t
+
+
+class DataFree(Storage):
+    """A storage of a size and no data (PyTorch's meta tensors): a zero-stride array of one
+    element stands for every element. Ops run on a tensor over one (``explain``'s shadow) plan
+    exactly as on real data, and their copies (:func:`copy_of`) are data-free storages too: no
+    byte is moved or allocated, and the copy is reported to the listeners as any other."""
+
+    __slots__ = ()
+
+
+def data_free(n: int, dtype: DType) -> DataFree:
+    """A :class:`DataFree` storage of ``n`` elements of ``dtype``."""
+    storage = _new(DataFree)
+    storage.array = np.broadcast_to(np.zeros(1, dtype.numpy), (n,))
+    storage._pinned = "hold no data (a data-free storage: explain's stand-in)"
+    return storage
+
+
+def _span(lay: Layout) -> int:
+    """Elements a dense layout's storage needs (offset 0)."""
+    return 1 + sum((n - 1) * abs(s) for n, s in zip(lay.shape, lay.strides))
 
 
 def copy_array_of(array: np.ndarray, reason: str, dtype: DType) -> Any:
@@ -350,7 +366,7 @@ def _new_alias(root: Storage, dtype: DType) -> Storage:
         return found
     arr = root.array
     n = arr.nbytes // dtype.itemsize
-    if arr.strides == (0,) and arr.size > 1:  # explain's stand-in storage: no memory behind it
+    if root.__class__ is DataFree:  # no memory behind it
         typed = np.broadcast_to(np.zeros(1, dtype.numpy), (n,))
     else:  # the same buffer, its tail bytes that make no whole element left out (as PyTorch)
         typed = np.ndarray((n,), dtype.numpy, arr)

@@ -42,6 +42,7 @@ from typing import Any
 from .callsite import user_site
 from .dispatch import storage_root
 from .errors import StridedNotImplementedError, StridedRuntimeError, join_lines
+from .kernels.listeners import OPEN, listened, reporting
 
 __all__ = [
     "GRAD_MODE", "INSIDE", "STATE", "Meta", "RemovableHandle", "bump", "grad_enabled_at_call", "guard", "guard_function",
@@ -330,9 +331,14 @@ def any_tracked(values: Any) -> bool:
     return False
 
 
-def track(fwd: Callable, maker: Maker, operands: str = "self") -> Callable:
-    """The recording entry of ``fwd``: ``fwd`` itself for tensors outside autograd, ``maker``'s
-    node attached to the result when an input has an autograd record.
+def track(fwd: Callable, maker: Maker, operands: str = "self", name: str | None = None, op: Any = "compute"
+          ) -> Callable:
+    """The entry of ``fwd``: ``fwd`` itself for tensors outside autograd, ``maker``'s node
+    attached to the result when an input has an autograd record; with a ``name``, it also
+    reports the op to the listeners open in this context (:func:`.kernels.listeners.listened`:
+    one record of the kind of ``op``, its registry entry; the ops it runs inside fold into it).
+    A bare call pays one flag test for the listeners (:data:`OPEN`) and one slot test per operand
+    for autograd.
 
     ``operands``: "self" (only ``self`` may be a tensor: views, unary ops, reductions), "two"
     (the second argument may be one too: add, mul, matmul, ...), "dunder" (exactly
@@ -340,24 +346,31 @@ def track(fwd: Callable, maker: Maker, operands: str = "self") -> Callable:
     inside lists and tuples too: ``cat``, ``stack``, ``einsum``).
     """
     Tensor = _CLASS["Tensor"]
-    exact = _exact(fwd, maker, operands) if operands in ("self", "two", "any") else None
+    exact = _exact(fwd, maker, operands, name, op) if operands in ("self", "two", "any") else None
     if exact is not None:
         _tracked = exact
     elif operands == "dunder":
         @functools.wraps(fwd)
         def _tracked(self: Any, other: Any) -> Any:
+            if OPEN and name is not None and reporting():
+                return listened(name, op, _tracked, (self, other), {}, operands_of("dunder", (self, other), {}))
             if self._ag is None and (other.__class__ is not Tensor or other._ag is None):
                 return fwd(self, other)
             return _slow(fwd, maker, (self, other), {})
     elif operands == "any":
         @functools.wraps(fwd)
         def _tracked(*args: Any, **kwargs: Any) -> Any:
+            if OPEN and name is not None and reporting():
+                return listened(name, op, _tracked, args, kwargs, operands_of("any", args, kwargs))
             if not any_tracked(args) and not any_tracked(kwargs.values()):
                 return fwd(*args, **kwargs)
             return _slow(fwd, maker, args, kwargs)
     elif operands == "two":
         @functools.wraps(fwd)
         def _tracked(self: Any, other: Any, *args: Any, **kwargs: Any) -> Any:
+            if OPEN and name is not None and reporting():
+                every = (self, other, *args)
+                return listened(name, op, _tracked, every, kwargs, operands_of("two", every, kwargs))
             if (self.__class__ is not Tensor or self._ag is None) and (
                     other.__class__ is not Tensor or other._ag is None):
                 return fwd(self, other, *args, **kwargs)
@@ -365,6 +378,9 @@ def track(fwd: Callable, maker: Maker, operands: str = "self") -> Callable:
     else:
         @functools.wraps(fwd)
         def _tracked(self: Any, *args: Any, **kwargs: Any) -> Any:
+            if OPEN and name is not None and reporting():
+                every = (self, *args)
+                return listened(name, op, _tracked, every, kwargs, operands_of("self", every, kwargs))
             if self.__class__ is not Tensor or self._ag is None:
                 return fwd(self, *args, **kwargs)
             return _slow(fwd, maker, (self, *args), kwargs)
@@ -372,12 +388,40 @@ def track(fwd: Callable, maker: Maker, operands: str = "self") -> Callable:
     return _tracked
 
 
+_NUMBERS = (int, float, complex)
+
+
+def operands_of(operands: str, args: tuple, kwargs: dict) -> tuple:
+    """An op record's inputs: the tensors among the arguments (lists and tuples searched;
+    ``out=`` is the result, not an input), and the numbers an operator reads as an operand
+    (``x * 2.0``'s 2.0, ``clamp(x, 0, 1)``'s bounds: the second argument of "two"/"dunder"
+    operands, every positional number of "any" ones unless tensors come in a list: ``cat``'s
+    numbers are dims)."""
+    Tensor = _CLASS["Tensor"]
+    found: list[Any] = []
+    if operands == "any" and any(isinstance(v, (list, tuple)) for v in args):
+        operands = "self"  # (cat, stack: the numbers are dims)
+    for i, v in enumerate(args):
+        if v.__class__ is Tensor:
+            found.append(v)
+        elif v.__class__ in _NUMBERS:
+            if operands == "any" or (i == 1 and operands in ("two", "dunder")):
+                found.append(v)
+        elif isinstance(v, (list, tuple)):
+            found.extend(t for t in v if t.__class__ is Tensor)
+    for k, v in kwargs.items():
+        if v.__class__ is Tensor and k != "out":
+            found.append(v)
+    return tuple(found)
+
+
 # The entries are compiled as code of a file inside the package, so the op records' user frame
 # (file:line) and op name, read from the stack, see a frame of strided here.
 _GENERATED = os.path.join(os.path.dirname(__file__), "<generated entry>")
 
 
-def _exact(fwd: Callable, maker: Maker, operands: str = "self") -> Callable | None:
+def _exact(fwd: Callable, maker: Maker, operands: str = "self", name: str | None = None, op: Any = "compute"
+           ) -> Callable | None:
     """An entry with ``fwd``'s own parameter list (``t(self)``, ``transpose(self, dim0, dim1)``,
     ``sum(self, dim=None, keepdim=False, *, dtype=None, ...)``, ``cat(tensors, dim=0, *, out=None)``;
     not for a ``**kwargs`` forward, nor a ``*args`` one with "any" operands), so a call builds no
@@ -393,7 +437,8 @@ def _exact(fwd: Callable, maker: Maker, operands: str = "self") -> Callable | No
     if operands == "any" and any(p.kind is P.VAR_POSITIONAL for p in params):
         return None
     scope: dict[str, Any] = {"fwd": fwd, "maker": maker, "Tensor": _CLASS["Tensor"], "_slow": _slow,
-                             "any_tracked": any_tracked}
+                             "any_tracked": any_tracked, "OPEN": OPEN, "reporting": reporting, "listened": listened,
+                             "operands_of": operands_of, "name": name, "op": op, "operands": operands}
     heads, positional, keywords = [], [], []
     for p in params:
         head = p.name
@@ -423,7 +468,11 @@ def _exact(fwd: Callable, maker: Maker, operands: str = "self") -> Callable | No
     kwargs = "{" + ", ".join(f"{k!r}: {k}" for k in keywords) + "}"
     plain = " and ".join(f"{k} is _default_{k}" for k in keywords if f"_default_{k}" in scope)
     fast = (f"        if {plain}:\n            return fwd({', '.join(positional)})\n" if plain else "")
+    listen = (f"    if OPEN and reporting():\n"
+              f"        return listened(name, op, _tracked, ({', '.join(positional)},), {kwargs}, "
+              f"operands_of(operands, ({', '.join(positional)},), {kwargs}))\n") if name is not None else ""
     source = (f"def _tracked({', '.join(heads)}):\n"
+              f"{listen}"
               f"    if {test}:\n"
               f"{fast}"
               f"        return fwd({call})\n"
@@ -476,12 +525,17 @@ def _parameters(fwd: Callable) -> list[_Param] | None:
     return out
 
 
-def track_inplace(fwd: Callable, name: str) -> Callable:
+def track_inplace(fwd: Callable, name: str, reported: str | None = None) -> Callable:
     """The entry of an in-place method writing ``self``: the plain write until any tensor has
-    required grad (one global flag), then autograd's checks, history rewrite and version counting."""
+    required grad (one global flag), then autograd's checks, history rewrite and version counting.
+    With a ``reported`` name, listeners get one record of the write under it (a "compute" op
+    whose output is ``self``: ``a += b`` reports ``add_``, ``t[i] = v`` ``setitem``)."""
 
     @functools.wraps(fwd)
     def _inplace_op(self: Any, *args: Any, **kwargs: Any) -> Any:
+        if OPEN and reported is not None and reporting():
+            every = (self, *args)
+            return listened(reported, "write", _inplace_op, every, kwargs, operands_of("two", every, kwargs))
         if not STATE["used"]:
             return fwd(self, *args, **kwargs)
         return _RECORDER["inplace"](fwd, name, self, args, kwargs)
@@ -533,13 +587,17 @@ def no_rule(name: str, t: Any, detached: str) -> StridedNotImplementedError:
         f"outside the graph: {detached} or under strided.no_grad()"))
 
 
-def guard(fwd: Callable, name: str) -> Callable:
+def guard(fwd: Callable, name: str, op: Any = None, operands: str = "self") -> Callable:
     """A Tensor method without a rule: given a tensor that requires grad (grad mode on), a float
-    result with no history raises instead of silently cutting the gradient."""
+    result with no history raises instead of silently cutting the gradient. With an ``op`` (its
+    registry entry), it is also the op's reporting entry (see :func:`track`)."""
     Tensor = _CLASS["Tensor"]
 
     @functools.wraps(fwd)
     def _guard(self: Any, *args: Any, **kwargs: Any) -> Any:
+        if OPEN and op is not None and reporting():
+            every = (self, *args)
+            return listened(name, op, _guard, every, kwargs, operands_of(operands, every, kwargs))
         out = fwd(self, *args, **kwargs)
         if (self.__class__ is Tensor and self._ag is not None and out.__class__ is Tensor and out._ag is None
                 and out is not self and (out._dtype.is_floating_point or out._dtype.is_complex)
@@ -551,13 +609,16 @@ def guard(fwd: Callable, name: str) -> Callable:
     return _guard
 
 
-def guard_function(fwd: Callable, name: str, detached: str | None = None) -> Callable:
+def guard_function(fwd: Callable, name: str, detached: str | None = None, op: Any = None) -> Callable:
     """A module function without a rule (``strided.sort``, ``xp.sort``): given a tensor that
-    requires grad (grad mode on), float results none of which has a history raise."""
+    requires grad (grad mode on), float results none of which has a history raise. With an
+    ``op`` (its registry entry), it is also the op's reporting entry."""
     hint = detached or f"strided.{name}(x.detach(), ...)"
 
     @functools.wraps(fwd)
     def _guard(*args: Any, **kwargs: Any) -> Any:
+        if OPEN and op is not None and reporting():
+            return listened(name, op, _guard, args, kwargs, operands_of("any", args, kwargs))
         if not any_tracked(args) and not any_tracked(kwargs.values()):
             return fwd(*args, **kwargs)
         out = fwd(*args, **kwargs)

@@ -38,6 +38,7 @@ grad mode off, so the ops they call record nothing.
 from __future__ import annotations
 
 import functools
+import sys
 import types
 import warnings
 from collections.abc import Callable
@@ -120,7 +121,7 @@ def seal(namespace: dict[str, Any], functional: bool = False, by_name: bool = Tr
     for name, op in list(OPDEFS.items()):  # (the registry itself, not the BACKWARD view: 28 seals)
         if op.backward is None or name not in op.operands:
             continue
-        maker, operands = op.backward, op.operands[name]
+        maker, operands = op.rule_for(name)
         member = Tensor.__dict__.get(name)
         if member is None or _is_entry(member):
             continue
@@ -133,14 +134,14 @@ def seal(namespace: dict[str, Any], functional: bool = False, by_name: bool = Tr
         if isinstance(member, property):
             if member.fget is None or _is_entry(member.fget):
                 continue
-            getter = _rewarning(member.fget, track(member.fget, maker))
+            getter = _rewarning(member.fget, track(member.fget, maker, name=name, op=op))
             getter.__wrapped_maker__ = maker  # type: ignore[attr-defined]
             setattr(Tensor, name, property(getter, member.fset, doc=member.__doc__))
             continue
         if not callable(member) or isinstance(member, (type, staticmethod, classmethod)):
             continue
-        new = track(member, maker, "self" if operands == "property" else operands)
-        _ENTRIES[member] = new
+        new = track(member, maker, "self" if operands == "property" else operands, _reported(name, op), op)
+        _ENTRIES.setdefault(member, new)  # (the op's own name first: an alias sharing the forward reports it)
         setattr(Tensor, name, new)
     for attr, value in list(namespace.items()):
         if attr.startswith("__") or not callable(value) or isinstance(value, type) or _is_entry(value):
@@ -156,13 +157,22 @@ def seal(namespace: dict[str, Any], functional: bool = False, by_name: bool = Tr
         if not by_name or attr.startswith("_") or key not in BACKWARD:
             continue
         maker, operands = BACKWARD[key]
+        op = OPDEFS[key]
         if functional:
-            new = track(below_autograd(value), maker, "any" if operands in ("property", "dunder") else operands)
+            new = track(below_autograd(value), maker, "any" if operands in ("property", "dunder") else operands,
+                        attr, op)
         else:
-            new = track(value, maker, "self" if operands in ("property", "dunder") else operands)
+            new = track(value, maker, "self" if operands in ("property", "dunder") else operands,
+                        _reported(attr, op), op)
         _ENTRIES[value] = new
         namespace[attr] = new
     _UNSEALED.discard(namespace.get("__name__", "?"))
+
+
+def _reported(name: str, op: Any) -> str:
+    """The name an op's record carries when called as ``name``: the spelling the user wrote
+    (``swapaxes``, ``clone``), but an operator's op (``a + b`` is ``add``)."""
+    return op.name if name.startswith("__") and name != "__getitem__" else name
 
 
 def _rewarning(raw: Any, tracked: Any) -> Any:
@@ -211,20 +221,71 @@ def finish(face: dict[str, Any]) -> None:
             continue
         if (name.endswith("_") and not name.startswith("_")) or name == "__setitem__" or (
                 name.startswith("__i") and name.endswith("__") and name[3:-2] in _IOPS):
-            setattr(Tensor, name, track_inplace(member, name))
+            setattr(Tensor, name, track_inplace(member, name, _write_name(name)))
     for name, member in list(vars(Tensor).items()):
         if (name.startswith("_") or name in BACKWARD or name in _NO_GRAD_RESULTS or name.endswith("_")
                 or not callable(member) or isinstance(member, (property, type, staticmethod, classmethod))
                 or getattr(member, "__guards__", None) is not None):
             continue
-        setattr(Tensor, name, guard(member, name))
+        op = OPDEFS.get(name)
+        spec = getattr(op, "spec", None)
+        setattr(Tensor, name, guard(member, name, op if op is not None and op.kind is not None else None,
+                                    "two" if spec is not None and hasattr(spec, "ufunc") and spec.__class__.__name__
+                                    == "BinaryOp" else "self"))
     for attr, value in list(face.items()):
         if (attr.startswith("_") or attr.endswith("_") or not isinstance(value, types.FunctionType)
                 or _is_entry(value) or getattr(value, "__guards__", None) is not None):
             continue
         where = value.__module__ or ""
         if where.startswith(_FACE_MODULES) and not where.startswith(_FACE_EXEMPT):
-            face[attr] = guard_function(value, attr)
+            op = OPDEFS.get(attr)
+            face[attr] = guard_function(value, attr, op=op if op is not None and op.kind is not None else None)
+    _home_entries(face)
+
+
+def _home_entries(face: dict[str, Any]) -> None:
+    """The ops without a rule report from their family module too: its function of each spelling
+    (``strided.ops.unary_more.isnan``) becomes the face's entry (the same object), and an in-place
+    function (``index_put_``) its Tensor method's in-place entry (so ``strided.index_put_`` counts
+    versions as ``t.index_put_`` does)."""
+    Tensor = _CLASS["Tensor"]
+    for op in {id(op): op for op in OPDEFS.values()}.values():
+        module = sys.modules.get(op.home) if op.kind is not None and op.home else None
+        if module is None:
+            continue
+        space = vars(module)
+        for name in op.names:
+            value = space.get(name)
+            if (not isinstance(value, types.FunctionType) or _is_entry(value)
+                    or getattr(value, "__guards__", None) is not None):
+                continue
+            entry = face.get(name)
+            if getattr(entry, "__wrapped__", None) is not value:
+                method = Tensor.__dict__.get(name)
+                entry = method if name.endswith("_") and getattr(method, "__inplace_of__", None) is value \
+                    else guard_function(value, name, op=op)
+            space[name] = entry
+            if face.get(name) is value:
+                face[name] = entry
+
+
+# in-place methods that report themselves at their boundary: resize_ reports the memory it grew
+# ("alloc") and nothing when it shrinks; the in-place views (ops.inplace_views) their new layout
+_SELF_REPORTING = {"resize_", "resize_as_", "t_", "transpose_", "swapdims_", "swapaxes_", "squeeze_", "unsqueeze_",
+                   "as_strided_", "set_"}
+
+
+def _write_name(name: str) -> str | None:
+    """The record name of the in-place method ``name``: ``add_``; ``__iadd__`` is ``add_`` (its
+    operator's op), ``__setitem__`` is ``setitem``; None for one that reports itself."""
+    if name in _SELF_REPORTING:
+        return None
+    if name == "__setitem__":
+        return "setitem"
+    if name.startswith("__i"):
+        op = OPDEFS.get(f"__{name[3:-2]}__")
+        return (op.name if op is not None else name[3:-2]) + "_"
+    return name
 
 
 def grad_zeros(shape: tuple[int, ...], dtype: Any) -> Any:

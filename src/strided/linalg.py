@@ -12,7 +12,7 @@ from typing import Any
 
 import numpy as np
 
-from .dispatch import OPEN, report, result_array
+from .dispatch import result_array
 from .dtypes import DType, real_of
 from .errors import StridedRuntimeError, StridedTypeError, join_lines
 from .gradients import seal
@@ -87,8 +87,6 @@ def vector_norm(x: Tensor, ord: Any = 2, dim: Any = None, keepdim: bool = False,
         else:
             r = np.power(np.add.reduce(np.power(a, acc.type(p)), axis=axes, keepdims=keepdim), acc.type(1.0 / p))
         np.copyto(res_np, r, casting="unsafe")
-    if OPEN:
-        report("linalg.vector_norm", (x,), result)
     return result
 
 
@@ -163,8 +161,6 @@ def matrix_norm(A: Tensor, ord: Any = "fro", dim: Any = (-2, -1), keepdim: bool 
             for d in sorted(dims):
                 r = np.expand_dims(r, d)
         np.copyto(res_np, r, casting="unsafe")
-    if OPEN:
-        report("linalg.matrix_norm", (A,), result)
     return result
 
 

@@ -51,6 +51,7 @@ class Kind(enum.StrEnum):
 
 
 OPERANDS = ("self", "two", "dunder", "property", "any")
+REFLECTED = "reflected"  # a reflected operator's operands: (self, other), the op run as op(other, self)
 
 
 @dataclass(eq=False)
@@ -58,7 +59,9 @@ class OpDef:
     """One op (see the module doc). ``operands``: per spelling, where tensors may sit among its
     arguments (the recording entry's cheap test: "self", "two", "dunder", "property", "any");
     ``spec``: the elementwise descriptor (``BinaryOp``, ``UnaryOp``) where the op has one;
-    ``module``: the module that declared its rule (it must seal: :func:`strided.gradients.seal`)."""
+    ``module``: the module that declared its rule (it must seal: :func:`strided.gradients.seal`);
+    ``home``: its family module, whose function of the op's name is ``strided.<name>`` when torch
+    has one (``tools/gen_face.py`` writes the face's op imports from it)."""
 
     name: str
     aliases: tuple[str, ...] = ()
@@ -69,6 +72,26 @@ class OpDef:
     operands: dict[str, str] = field(default_factory=dict)
     spec: Any = None
     module: str = ""
+    home: str = ""
+    _swapped: Callable[..., Any] | None = field(default=None, repr=False)
+
+    def rule_for(self, name: str) -> tuple[Callable[..., Any], str]:
+        """The backward rule and operands of the spelling ``name`` (it must have a rule): the op's
+        own, or, for a reflected operator (``__rsub__``: ``other - self``), the op's rule with its
+        two operands swapped back (derived once), whose operands are "dunder"."""
+        operands = self.operands[name]
+        if operands != REFLECTED:
+            return self.backward, operands  # type: ignore[return-value]
+        swapped = self._swapped
+        if swapped is None:
+            rule = self.backward
+
+            def swapped(out: Any, self_: Any, other: Any) -> Any:
+                return rule(out, other, self_)  # type: ignore[misc]
+
+            swapped.__qualname__ = f"{getattr(rule, '__qualname__', 'rule')} (reflected)"
+            self._swapped = swapped
+        return swapped, "dunder"
 
     @property
     def names(self) -> tuple[str, ...]:
@@ -105,11 +128,14 @@ def _op_of(names: tuple[str, ...], rule: Callable[..., Any] | None) -> OpDef:
     return op
 
 
-def backward(*names: str, operands: str = "self", module: str | None = None
+def backward(*names: str, operands: str = "self", module: str | None = None, reflected: tuple[str, ...] = ()
              ) -> Callable[[Callable[..., Any]], Callable[..., Any]]:
     """Declare the decorated function as the backward rule of the op spelt ``names`` (see the
     module doc and :mod:`strided.gradients` for the rule contract). ``module``: the declaring
-    module (it must seal), when the caller is a declaration helper; by default the caller's."""
+    module (it must seal), when the caller is a declaration helper; by default the caller's.
+    ``reflected``: the op's reflected operators (``__rsub__``: ``other - self`` is
+    ``sub(other, self)``), spellings of the same op whose rule is derived from this one
+    (:meth:`OpDef.rule_for`)."""
     if operands not in OPERANDS:
         raise ValueError(f"operands must be one of {OPERANDS}, not {operands!r}")
     if module is None:
@@ -126,16 +152,22 @@ def backward(*names: str, operands: str = "self", module: str | None = None
         for name in names:
             op.add_spelling(name)
             op.operands[name] = operands
+        for name in reflected:
+            op.add_spelling(name)
+            op.operands[name] = REFLECTED
         _UNSEALED.add(module)
         return rule
 
     return register
 
 
-def define(name: str, kind: Kind, forward: Callable[..., Any], spec: Any = None) -> OpDef:
-    """Give the op ``name`` its kind and forward (the op table does, once per op); returns the op."""
+def define(name: str, kind: Kind, forward: Callable[..., Any], spec: Any = None, home: str = "") -> OpDef:
+    """Give the op ``name`` its kind, forward and family module (the op table does, once per op);
+    returns the op."""
     op = OPDEFS.get(name) or _op_of((name,), None)
     op.kind, op.forward = kind, forward
+    if home:
+        op.home = home
     if spec is not None:
         op.spec = spec
     return op
@@ -149,7 +181,7 @@ class _Rules(Mapping):
         op = OPDEFS.get(name)
         if op is None or op.backward is None or name not in op.operands:
             raise KeyError(name)
-        return op.backward, op.operands[name]
+        return op.rule_for(name)
 
     def __iter__(self) -> Iterator[str]:
         return (n for n, op in list(OPDEFS.items()) if op.backward is not None and n in op.operands)

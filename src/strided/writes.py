@@ -24,7 +24,7 @@ import numpy as np
 from . import layout as L
 from .args import is_number, parse_sizes, type_name
 from .creation import array_source, dense_format_strides, tensor
-from .dispatch import OPEN, created, memory_overlap, report, shares_storage
+from .dispatch import OPEN, created, memory_overlap, shares_storage
 from .dtypes import DType
 from .errors import (
     StridedError,
@@ -260,8 +260,6 @@ def _write(dest: Tensor, value: Any, rule: WriteRule) -> None:
         if isinstance(value, np.generic):
             value = value.item()
         write(dest._storage, lay, rule.number(value, dest._dtype, op, L.product(lay.shape)))
-        if OPEN:
-            report(op, (value,), dest)  # a write: a compute op whose output is the target
         return
     source = _as_source(value)
     src_shape = source.shape
@@ -286,8 +284,6 @@ def _write(dest: Tensor, value: Any, rule: WriteRule) -> None:
             ) from None
         source = source.reshape(src_shape)
     write(dest._storage, lay, source)
-    if OPEN:
-        report(op, (value,), dest)
 
 
 def _check_copy_broadcast(out_shape: tuple[int, ...], src_shape: tuple[int, ...]) -> None:

@@ -3,12 +3,13 @@
 One source of truth: strided's own Tensor methods already follow PyTorch exactly (proven by
 ``tests/test_views_torch.py``), each parsing its arguments and carrying out a plan of
 :mod:`strided.layout.plans`. So the prediction *runs the real strided method* on a data-less
-**shadow**: a strided Tensor with ``x``'s layout over a stand-in storage of ``x``'s storage size
-that holds no memory (a zero-stride NumPy array). Inside a fresh ``contextvars.Context`` the
-:data:`strided.dispatch.PLANNER` hook is set, so every copy the method asks for is recorded
-(bytes, why) and answered with another stand-in storage instead of moving a byte; composite ops
-(``ravel`` = ``contiguous().view(-1)``) carry on naturally. No ``watch`` or ledger open outside
-sees the shadow ops (the fresh context has no listeners).
+**shadow**: a strided Tensor with ``x``'s layout over a data-free storage of ``x``'s storage
+size (:class:`strided.dispatch.DataFree`, PyTorch's meta tensors: no memory). A copy of a
+data-free tensor is data-free (no byte moves), and is reported to the listeners like any copy:
+the run listens, in a fresh ``contextvars.Context``, and keeps the copies (bytes, why);
+composite ops (``ravel`` = ``contiguous().view(-1)``) carry on naturally. No ``watch`` or ledger
+open outside sees the shadow ops (the fresh context has no listeners of theirs). There is no
+planning mode: the data-freeness is the tensor's, not the thread's.
 
 Example::
 
@@ -25,15 +26,12 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
-import numpy as np
-
 from .. import dtypes as D
-from ..dispatch import PLANNER
+from ..dispatch import DataFree, data_free, listen
 from ..layout import Layout, ReshapeRefusal, is_contiguous, layout_origin, product
 from ..layout.dtype_view import DtypeViewRefusal, view_dtype_layout
 from ..memory_format import MemoryFormat, channels_last, contiguous_format, preserve_format
 from ..messages import copy_why
-from ..storage import Storage
 from ..tensor import Tensor
 from .dims import reshape_mapping
 from .report import Explanation, Fix
@@ -104,18 +102,10 @@ def source_of(x: Any) -> Source:
 # ---------------------------------------------------------------- the shadow and its run
 
 
-def _fake_storage(n: int, dtype: D.DType) -> Storage:
-    """A storage of ``n`` elements that holds one: a zero-stride array (no memory, no data)."""
-    storage = object.__new__(Storage)
-    storage.array = np.broadcast_to(np.zeros(1, dtype.numpy), (n,))
-    storage._pinned = "is explain's stand-in"
-    return storage
-
-
 def shadow(src: Source) -> Tensor:
-    """A strided Tensor with ``src``'s layout over a stand-in storage (no memory)."""
+    """A strided Tensor with ``src``'s layout over a data-free storage (no memory)."""
     t = object.__new__(Tensor)
-    t._storage = _fake_storage(src.storage_size, src.dtype)
+    t._storage = data_free(src.storage_size, src.dtype)
     t._layout = src.layout
     t._dtype = src.dtype
     t._base = None
@@ -144,30 +134,24 @@ class Run:
 
 
 def run_shadow(src: Source, call: Callable[[Tensor], Any]) -> Run:
-    """``call(shadow)`` in planning mode, in a fresh context: what it returned or raised, and the
-    copies it asked for (none made)."""
+    """``call(shadow)`` in a fresh context: what it returned or raised, and the copies it asked
+    for (data-free: none made), read off the op records of the run."""
     t = shadow(src)
     copies: list[PlannedCopy] = []
 
-    def planner(source: Tensor, read: Layout, layout: Layout, dtype: D.DType, reason: Any, why: Any) -> Storage:
-        text = reason if isinstance(reason, str) else reason()
-        copies.append(PlannedCopy(read.shape, product(read.shape), text, why))
-        return _fake_storage(product(layout.shape) and _span(layout), dtype)
+    def keep(record: Any) -> None:
+        if record.kind == "copy" and getattr(record.output, "_storage", None).__class__ is DataFree:
+            copies.append(PlannedCopy(record.shape, product(record.shape), record.plan, record.why))
 
     def go() -> Run:
-        PLANNER.set(planner)
-        try:
-            out = call(t)
-        except Exception as exc:  # noqa: BLE001 - the prediction is whatever strided raises
-            return Run(t, None, exc, tuple(copies))
+        with listen(keep):
+            try:
+                out = call(t)
+            except Exception as exc:  # noqa: BLE001 - the prediction is whatever strided raises
+                return Run(t, None, exc, tuple(copies))
         return Run(t, out, None, tuple(copies))
 
     return contextvars.Context().run(go)
-
-
-def _span(lay: Layout) -> int:
-    """Elements a dense layout's storage needs (offset 0)."""
-    return 1 + sum((n - 1) * abs(s) for n, s in zip(lay.shape, lay.strides))
 
 
 # ---------------------------------------------------------------- arguments

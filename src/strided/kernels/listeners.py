@@ -190,9 +190,95 @@ def _close(listener: Listener, mine: tuple, token: Token) -> None:
 
 def emit(*args: Any, **kwargs: Any) -> None:
     """Deliver ``OpRecord(*args, **kwargs)`` to this context's listeners, if any (call it only
-    when :data:`OPEN`: that check is the caller's, so nothing is built when nobody listens)."""
+    when :data:`OPEN`: that check is the caller's, so nothing is built when nobody listens).
+
+    Inside an op entry that reports (:func:`listened`) the record is the op's data, not a step
+    of its own: a copy is kept for the entry (its reason and bytes become the op's record when
+    it made the op's result; any other copy is delivered as a copy when the op ends), a copy no
+    tensor holds (a kernel's temporary) is delivered at once, and the rest (the views and
+    computations the op is made of) is dropped: the entry's one record stands for them."""
     found = _listeners.get()
     if found:
         record = OpRecord(*args, **kwargs)
+        note = _ENTRY.get()
+        if note is not None and (record.kind != "copy" or record.output is not None):
+            if record.kind == "copy":
+                note.append(record)
+            return
         for listener in found:
             listener(record)
+
+
+# The reporting op entry running in this context (the list of copies it made), or None: ops run
+# inside it report nothing of their own (see emit).
+_ENTRY: ContextVar[list[OpRecord] | None] = ContextVar("strided_reporting_entry", default=None)
+
+
+def reporting() -> bool:
+    """Whether an op entry called now reports itself: a listener is open in this context and no
+    other entry runs around this one. Ask only when :data:`OPEN` (the entry's one cheap check)."""
+    return bool(_listeners.get()) and _ENTRY.get() is None  # (a block open in another thread: one read)
+
+
+def listened(name: str, op: Any, run: Callable[..., Any], args: tuple, kwargs: dict, inputs: tuple) -> Any:
+    """``run(*args, **kwargs)``, the op ``name`` (its entry's own path), reported as one record
+    when it returns: the copy that made its result (a "copy" with its reason and bytes; one per
+    piece of a result copied piece by piece, as ``split_copy``'s), else a
+    view (its layout as plan) or the op's kind ("compute", "alloc"; an in-place write is a
+    "compute" op whose output is its target); nothing when it handed back an input unchanged
+    (``contiguous()`` of a contiguous tensor). ``op``: the op's registry entry (its ``kind``,
+    read now: the op table gives kinds after the entries are made), or "write". ``inputs``: the
+    record's inputs (tensors and the numbers an operator reads)."""
+    kind = op if op.__class__ is str else ("compute" if op.kind is None else op.kind.value)
+    copies: list[OpRecord] = []
+    token = _ENTRY.set(copies)
+    try:
+        out = run(*args, **kwargs)
+    finally:
+        _ENTRY.reset(token)
+    found = _listeners.get()
+    if not found:
+        return out
+    mine = _storages_of(out)
+    own = []
+    for record in copies:
+        if kind != "write" and _storage_of(record.output) in mine:  # (the result, or a piece of it: split_copy)
+            own.append(record)
+            continue
+        for listener in found:
+            listener(record)
+    if len(own) > 1:  # a copy per piece (split_copy): each piece is a buffer of its own in the ledger
+        for record in own:
+            record.name, record.inputs = name, inputs
+            for listener in found:
+                listener(record)
+        return out
+    if kind == "write":  # (its output is its target: __setitem__ returns None)
+        record = OpRecord(name, "compute", inputs, args[0])
+    elif own:
+        record = own[0]
+        record._shape, record._dtype = record.shape, record.dtype  # (its own result's, before out replaces it)
+        record.name, record.inputs, record.output = name, inputs, out
+    elif any(out is i for i in inputs):
+        return out
+    else:
+        first = out[0] if isinstance(out, (tuple, list)) and out else out
+        lay = getattr(first, "_layout", None)
+        record = OpRecord(name, kind, inputs, out, lay if kind == "view" and first is out else None,
+                          shape=None if lay is None else lay.shape,
+                          dtype=None if lay is None else first._dtype.numpy)
+    for listener in found:
+        listener(record)
+    return out
+
+
+def _storage_of(out: Any) -> Any:
+    """The storage of a result: a tensor's, or the first tensor's of a tuple of them (None else)."""
+    if isinstance(out, (tuple, list)):
+        out = out[0] if out else None
+    return getattr(out, "_storage", None)
+
+
+def _storages_of(out: Any) -> list[Any]:
+    """The storages of a result's tensors (a tuple's pieces each)."""
+    return [t._storage for t in (out if isinstance(out, (tuple, list)) else (out,)) if hasattr(t, "_storage")]

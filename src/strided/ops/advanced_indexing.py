@@ -38,7 +38,7 @@ from .. import layout as L
 from ..args import is_index_int, is_number, type_name
 from ..callsite import user_site
 from ..creation import tensor as make_tensor
-from ..dispatch import OPEN, adopted, copied, memory_overlap, report, shares_storage
+from ..dispatch import adopted, copied, memory_overlap, shares_storage
 from ..dtypes import bool_, int32, int64, uint8
 from ..errors import StridedError, StridedIndexError, StridedRuntimeError, StridedTypeError, join_lines
 from ..gradients import grad_zeros, linear, seal
@@ -458,8 +458,6 @@ def _put(t: Tensor, plan: IndexPlan, value: Any, accumulate: bool, op: str, stri
             arr[plan.np_key] = src
     except IndexError as err:
         raise _bounds_error(plan, err) from None
-    if OPEN:
-        report(op, (value,), t)  # a write: a compute op whose output is the target
 
 
 def _detached(plan: IndexPlan, store: np.ndarray) -> IndexPlan:

@@ -16,7 +16,6 @@ from typing import Any
 
 import numpy as np
 
-from ..dispatch import OPEN, report
 from ..dtypes import bool_
 from ..errors import StridedRuntimeError, StridedTypeError, join_lines
 from ..gradients import seal
@@ -121,8 +120,6 @@ def _lerp(input: Any, end: Any, weight: Any, target: Tensor | None) -> Tensor:
         np.copyto(_view(out), res, casting="unsafe")
     finally:
         quiet_reset(token)
-    if OPEN:
-        report(name, (input, end, weight), out)
     return out
 
 
@@ -212,8 +209,6 @@ def isclose(input: Any, other: Any, rtol: float = 1e-05, atol: float = 1e-08, eq
             np.copyto(_view(out), close)
     finally:
         quiet_reset(token)
-    if OPEN:
-        report("isclose", (input, other), out)
     return out
 
 

@@ -21,7 +21,7 @@ from typing import Any
 
 import numpy as np
 
-from ..dispatch import OPEN, report, result_array
+from ..dispatch import result_array
 from ..errors import StridedRuntimeError, StridedValueError, join_lines
 from ..gradients import not_differentiable, seal
 from ..kernels.fpstate import QUIET, quiet_reset, quiet_set
@@ -120,8 +120,6 @@ def cdist(x1: Tensor, x2: Tensor, p: float = 2.0,
             _chunked(a, b, float(p), out)
     finally:
         quiet_reset(token)
-    if OPEN:
-        report("cdist", (x1, x2), result)
     return result
 
 

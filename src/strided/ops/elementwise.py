@@ -765,17 +765,12 @@ def _add_backward(out: Tensor, a: Any, b: Any, *, alpha: Any = None, **kwargs: A
     return "AddBackward0", (a, b), lambda g: (g, _scale(g, alpha)), ()
 
 
-@backward("__sub__", operands="dunder")
+@backward("__sub__", operands="dunder", reflected=("__rsub__",))
 @backward("sub", "subtract", operands="two")
 def _sub_backward(out: Tensor, a: Any, b: Any, *, alpha: Any = None, **kwargs: Any) -> Any:
+    if a.__class__ is not Tensor:  # number - tensor (reflected: __rsub__), PyTorch's rsub
+        return "RsubBackward1", (b,), lambda g: (-_scale(g, alpha),), ()
     return "SubBackward0", (a, b), lambda g: (g, -_scale(g, alpha)), ()
-
-
-@backward("__rsub__", operands="dunder")
-def _rsub_backward(out: Tensor, self: Tensor, other: Any) -> Any:  # other - self
-    if other.__class__ is Tensor:
-        return _sub_backward(out, other, self)
-    return "RsubBackward1", (self,), lambda g: (-g,), ()
 
 
 @backward("__mul__", "__rmul__", operands="dunder")
@@ -791,7 +786,7 @@ def _mul_backward(out: Tensor, a: Any, b: Any, **kwargs: Any) -> Any:
     return "MulBackward0", (a, b), grads, saved
 
 
-@backward("__truediv__", operands="dunder")
+@backward("__truediv__", operands="dunder", reflected=("__rtruediv__",))
 @backward("div", "divide", "true_divide", operands="two")
 def _div_backward(out: Tensor, a: Any, b: Any, *, rounding_mode: Any = None, **kwargs: Any) -> Any:
     if rounding_mode is not None:
@@ -807,12 +802,7 @@ def _div_backward(out: Tensor, a: Any, b: Any, *, rounding_mode: Any = None, **k
     return "DivBackward0", (a, b), grads, ((a, b) if need_b else (b,) if tb else ())
 
 
-@backward("__rtruediv__", operands="dunder")
-def _rdiv_backward(out: Tensor, self: Tensor, other: Any) -> Any:  # other / self
-    return _div_backward(out, other, self)
-
-
-@backward("__pow__", operands="dunder")
+@backward("__pow__", operands="dunder", reflected=("__rpow__",))
 @backward("pow", operands="two")
 def _pow_backward(out: Tensor, a: Any, b: Any, **kwargs: Any) -> Any:
     ta, tb = a.__class__ is Tensor, b.__class__ is Tensor
@@ -844,11 +834,6 @@ def _pow_backward(out: Tensor, a: Any, b: Any, **kwargs: Any) -> Any:
         return (ga, gb)
 
     return "PowBackward1", (a, b), grads, (a, b, out) if need_b else (a, b)
-
-
-@backward("__rpow__", operands="dunder")
-def _rpow_backward(out: Tensor, self: Tensor, other: Any) -> Any:  # other ** self
-    return _pow_backward(out, other, self)
 
 
 @backward("maximum", operands="two")

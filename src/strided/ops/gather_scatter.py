@@ -21,7 +21,7 @@ from typing import Any
 import numpy as np
 
 from .. import layout as L
-from ..dispatch import OPEN, adopted, copied, report, result
+from ..dispatch import OPEN, adopted, copied, result
 from ..dtypes import DType
 from ..errors import (
     StridedIndexError,
@@ -536,8 +536,6 @@ def _scatter(self: Tensor, dim: Any, index: Any, src: Any, value: Any, reduce: A
         supported=lambda: support.check("scatter" if isinstance(source, Tensor) else "scatter.value",
                                         self._dtype, (self,)))
     _scatter_into(target, d, idx, values, reduce)
-    if OPEN:
-        report(op, (self, index, source), target)
     return target
 
 
@@ -577,8 +575,6 @@ def _scatter_add(self: Tensor, dim: Any, index: Any, src: Any, inplace: bool) ->
         self, dim, index, src, op, inplace,
         supported=lambda: support.check("scatter_add", self._dtype, (self, src)))
     _scatter_into(target, d, idx, values, "add")
-    if OPEN:
-        report(op, (self, index, src), target)
     return target
 
 
@@ -627,8 +623,6 @@ def _scatter_reduce(self: Tensor, dim: Any, index: Any, src: Any, reduce: Any, i
 
     target, d, idx, values = _scatter_target(self, dim, index, src, op, inplace, supported=supported)
     _scatter_reduce_into(target, d, idx, values, reduce, bool(include_self))
-    if OPEN:
-        report(op, (self, index, src), target)
     return target
 
 

@@ -14,7 +14,7 @@ from typing import Any
 import numpy as np
 
 from .. import layout as L
-from ..dispatch import OPEN, adopted, copied, report, result
+from ..dispatch import OPEN, adopted, copied, result
 from ..errors import StridedIndexError, StridedRuntimeError, join_lines
 from ..gradients import grad_zeros, linear, seal
 from ..layout import Layout
@@ -163,8 +163,6 @@ def _index_fill(self: Tensor, dim: Any, index: Any, value: Any, inplace: bool) -
         target = result(lay.shape, self._dtype, L.preserve_format_strides(lay.shape, lay.strides))
         np.copyto(target._np(), self._np())
     _view1(target)[_key(d, idx)] = v
-    if OPEN:
-        report(op, (self, index, value), target)
     return target
 
 
@@ -308,8 +306,6 @@ def _index_add(self: Tensor, dim: Any, index: Any, source: Any, alpha: Any, inpl
         vals = vals * a
     if idx.size and vals.size:
         np.add.at(tgt, _key(d, idx), vals)
-    if OPEN:
-        report(op, (self, index, source), target)
     return target
 
 
@@ -404,8 +400,6 @@ def _index_copy(self: Tensor, dim: Any, index: Any, source: Any, inplace: bool) 
     # Note: PyTorch leaves a repeated index's result undefined; NumPy's assignment makes the
     # last write win.
     tgt[_key(d, idx)] = vals
-    if OPEN:
-        report(op, (self, index, source), target)
     return target
 
 

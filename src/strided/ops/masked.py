@@ -15,7 +15,7 @@ from typing import Any
 import numpy as np
 
 from .. import layout as L
-from ..dispatch import OPEN, adopted, copied, report, result
+from ..dispatch import OPEN, adopted, copied, result
 from ..dtypes import CPP_NAME, bool_, int64
 from ..errors import StridedRuntimeError, join_lines
 from ..gradients import grad_zeros, linear, seal
@@ -137,8 +137,6 @@ def _masked_fill(self: Any, mask: Any, value: Any, inplace: bool) -> Tensor:
         np.putmask(dest, _mask_array(mask, target, shape), v)  # (faster than copyto's where=)
     else:
         np.copyto(dest, v, casting="unsafe", where=_mask_array(mask, target, shape))
-    if OPEN:
-        report(op, (self, mask, value), target)
     return target
 
 
@@ -265,8 +263,6 @@ def _masked_scatter(self: Any, mask: Any, source: Any, inplace: bool) -> Tensor:
         if shares_memory(source, target):
             src = src.copy()
         target._np()[m] = src[:count]
-    if OPEN:
-        report(op, (self, mask, source), target)
     return target
 
 

@@ -27,7 +27,7 @@ from collections.abc import Callable
 from typing import Any
 
 from .. import layout as L
-from ..dispatch import OPEN, adopted, report, result_array
+from ..dispatch import adopted, report, result_array
 from ..dtypes import CPP_NAME, TORCH_NAME, DType, float32, float64
 from ..errors import StridedNotImplementedError, StridedRuntimeError, join_lines
 from ..gradients import seal
@@ -338,8 +338,6 @@ def _with_fast_path(slow: Any) -> Callable[..., Tensor]:
                     except MemoryError:
                         return slow(a, b)  # the general path raises PyTorch's out-of-memory error
                     t = adopted(res.ravel(), plan[4], d)
-                    if OPEN:
-                        report("matmul", (a, b), t)
                     return t
         return slow(a, b)
 
@@ -383,7 +381,7 @@ matmul = method("matmul")(_with_fast_path(_matmul))
 matmul_operator = method("__matmul__")(_with_fast_path(_matmul_operator))
 
 
-@backward("__matmul__", operands="dunder")
+@backward("__matmul__", operands="dunder", reflected=("__rmatmul__",))
 @backward("matmul", operands="two")
 def _matmul_backward(out: Tensor, a: Any, b: Any) -> Any:
     """PyTorch's matmul by the operands' dims: mm, dot, mv; otherwise the batched product with
@@ -426,11 +424,6 @@ def rmatmul(self: Tensor, other: Any) -> Tensor:
     if not isinstance(other, Tensor):
         return NotImplemented
     return matmul(other, self)
-
-
-@backward("__rmatmul__", operands="dunder")
-def _rmatmul_backward(out: Tensor, self: Tensor, other: Any) -> Any:
-    return _matmul_backward(out, other, self)
 
 
 def _into(out: Any, result: Tensor, op: str, inputs: tuple) -> Tensor:

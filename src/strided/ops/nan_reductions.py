@@ -16,7 +16,7 @@ import numpy as np
 
 from .. import layout as L
 from ..args import check_keepdim
-from ..dispatch import OPEN, report, result_array
+from ..dispatch import result_array
 from ..dtypes import DEFAULT_FLOAT, DType, float16, int64
 from ..errors import StridedIndexError, StridedRuntimeError, StridedTypeError, join_lines
 from ..gradients import seal
@@ -46,10 +46,8 @@ AminmaxResult.__name__ = AminmaxResult.__qualname__ = "aminmax"  # (its repr, as
 
 
 def _finish(result: Tensor, out: Any, op: str, inputs: tuple, same_dtype: str = "") -> Tensor:
-    """Report a fresh result, or write it into ``out=``."""
+    """A fresh result as it is (its entry reports it), or written into ``out=``."""
     if out is None:
-        if OPEN:
-            report(op, inputs, result)
         return result
 
     return write_out(out, result, op, inputs, same_dtype)
@@ -173,8 +171,6 @@ def aminmax(input: Tensor, *, dim: int | None = None, keepdim: bool = False) -> 
     lo = _extreme(input, dim, keepdim, "aminmax", False, check)
     hi = _extreme(input, dim, keepdim, "aminmax", True, check)
     pair = AminmaxResult(lo, hi)
-    if OPEN:
-        report("aminmax", (input,), pair)
     return pair
 
 

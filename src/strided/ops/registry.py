@@ -18,7 +18,6 @@ import sys
 from collections.abc import Callable
 from typing import Any
 
-from ..dispatch import OPEN, report
 from ..gradients import BACKWARD, backward, flat_indices, grad_zeros, requires_grad, scatter_into_view, sum_to
 from ..kernels.memory import write
 from ..opdef import Kind, define
@@ -49,7 +48,7 @@ def op(name: str, *, kind: Kind, rule: Callable[..., Any] | None = None, operand
     def declare(forward: Callable[..., Any]) -> Callable[..., Any]:
         for spelling in (name, *aliases):
             setattr(Tensor, spelling, forward)
-        define(name, kind, forward)
+        define(name, kind, forward, home=module)
         if rule is not None:
             backward(name, *aliases, operands=operands, module=module)(rule)
         if inplace is not None:
@@ -70,8 +69,6 @@ def _inplace_of(forward: Callable[..., Any], name: str) -> Callable[..., Any]:
         result = forward(self, *args, **kwargs)
         _check_inplace(self, name, result._dtype, result._layout.shape)
         write(self._storage, self._layout, result._np())
-        if OPEN:
-            report(name, (self, *args), self)
         return self
 
     inplace.__name__ = inplace.__qualname__ = name

@@ -101,17 +101,18 @@ _MORE: tuple[tuple[Any, str, str], ...] = (
 def _entries() -> dict[str, OpDef]:
     ops: dict[str, OpDef] = {}
 
-    def put(name: str, kind: str, forward: Any, spec: Any = None) -> None:
+    def put(name: str, kind: str, forward: Any, spec: Any = None, home: Any = None) -> None:
         op = OPDEFS.get(name)
         if op is not None and op.kind is not None and name != op.name:
             ops[name] = op  # an alias (concat of cat): the op is defined under its own name
             return
-        ops[name] = define(name, Kind(kind), forward, spec)
+        ops[name] = define(name, Kind(kind), forward, spec,
+                           home.__name__ if home is not None else getattr(forward, "__module__", ""))
 
     for op in _BINARY:
-        put(op.name, "compute", getattr(E, op.name), op)
+        put(op.name, "compute", getattr(E, op.name), op, E)
     for op in _UNARY:
-        put(op.name, "compute", getattr(U, op.name), op)
+        put(op.name, "compute", getattr(U, op.name), op, U)
     for name, fn in (("clamp", U.clamp), ("where", U.where),
                      ("sum", reductions.sum), ("prod", reductions.prod), ("mean", reductions.mean),
                      ("var", reductions.var), ("std", reductions.std), ("all", reductions.all),
@@ -127,7 +128,7 @@ def _entries() -> dict[str, OpDef]:
         put(name, "copy", getattr(Tensor, name))
     for module, kind, names in _MORE:
         for name in names.split():
-            put(name, kind, getattr(module, name))
+            put(name, kind, getattr(module, name), home=module)
     for name, op in list(OPDEFS.items()):  # the ops declared whole in their family module (@op: addcmul)
         if op.kind is not None and name == op.name:
             ops.setdefault(name, op)

@@ -16,7 +16,7 @@ import numpy as np
 
 from .. import layout as L
 from ..args import int_arg
-from ..dispatch import OPEN, copied, report, result_array
+from ..dispatch import copied, result_array
 from ..dtypes import DEFAULT_FLOAT, DType
 from ..errors import StridedRuntimeError, join_lines
 from ..gradients import grad_zeros, linear, seal
@@ -83,8 +83,6 @@ def _triangle_(self: Tensor, diagonal: Any, lower: bool) -> Tensor:
     check_writable(t._storage, t._layout, op)
     if t.numel():
         np.copyto(t._np(), 0, casting="unsafe", where=~_keep_mask(t._layout.shape, k, lower))
-    if OPEN:
-        report(op, (t,), t)
     return t
 
 

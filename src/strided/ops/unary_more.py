@@ -23,7 +23,7 @@ from typing import Any
 import numpy as np
 
 from .. import layout as L
-from ..dispatch import OPEN, report, result
+from ..dispatch import result
 from ..dtypes import DType, bool_, int64
 from ..errors import StridedTypeError, join_lines
 from ..gradients import seal
@@ -285,12 +285,10 @@ def _composite_strides(like: str, d: DType, shape: tuple[int, ...], strides: tup
 def run_unary(op: MoreUnary, x: Any, target: Tensor | None = None, args: tuple = (), out: Any = None) -> Tensor:
     """``op(x, *args)`` into a fresh output (TensorIterator's strides) or into ``target`` (``x``
     itself, after PyTorch's in-place checks), or written into ``out=`` (:func:`strided.ops.out.write_out`);
-    reported at the op boundary."""
+    the op's entry reports it."""
     if out is not None:
         return write_out(out, _run(op, x, None, args), op.name, (x,))
     result = _run(op, x, target, args)
-    if OPEN:
-        report(op.name if target is None else op.name + "_", (x,), result)
     return result
 
 
@@ -443,8 +441,6 @@ def nan_to_num_(self: Tensor, nan: float = 0.0, posinf: float | None = None,
     if isinstance(self, Tensor) and not (self._dtype.is_floating_point or self._dtype.is_complex):
         # PyTorch's nan_to_num_ of an integer or bool tensor is self.copy_(self), which returns at
         # once: nothing is written or checked (an expanded tensor is fine)
-        if OPEN:
-            report("nan_to_num_", (self,), self)
         return self
     return run_unary(OPS["nan_to_num"], self, target=self, args=args)
 
