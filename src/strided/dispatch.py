@@ -39,7 +39,7 @@ from .storage import Storage
 
 __all__ = [
     "OPEN", "OpRecord", "adopted", "borrowed", "copied", "copy_array_of", "copy_of", "created", "install", "listen",
-    "memory_overlap", "reinterpreted", "report", "result", "result_array", "shares_storage", "storage_root", "view_of",
+    "materialize", "memory_overlap", "reinterpreted", "report", "result", "result_array", "shares_storage", "storage_root", "view_of",
 ]
 
 _new = object.__new__
@@ -202,6 +202,13 @@ def copy_of(
         text = reason if reason.__class__ is str else reason()
         emit(_caller_method(), "copy", (source,), t, text, L.product(read.shape) * dtype.numpy.itemsize, why=why)
     return t
+
+
+def materialize(source: Any, plan: Any, reason: str | Callable[[], str], dtype: DType | None = None) -> Any:
+    """Carry out a Copy plan (:class:`strided.layout.plans.Copy`) of ``source`` through
+    :func:`copy_of`: read ``plan.read``, write it densely with ``plan.strides``, lay the result
+    out as ``plan.layout`` (listeners get ``reason`` and the plan's ``why``)."""
+    return copy_of(source, plan.strides, reason, dtype, read=plan.read, layout=plan.layout, why=plan.why)
 
 
 def copy_array_of(array: np.ndarray, reason: str, dtype: DType) -> Any:

@@ -38,10 +38,11 @@ grad mode off, so the ops they call record nothing.
 from __future__ import annotations
 
 import functools
+import textwrap
 import types
 import warnings
 from collections.abc import Callable
-from typing import Any
+from typing import Any, TypeVar
 
 import numpy as np
 
@@ -51,7 +52,7 @@ from .errors import StridedRuntimeError
 from .grad_mode import _CLASS, INSIDE, _slow, guard, guard_function, requires_grad, track, track_inplace
 from .opdef import _UNSEALED, BACKWARD, OPDEFS, backward
 
-__all__ = ["BACKWARD", "backward", "finish", "flat_indices", "record", "records", "requires_grad", "scatter_into_view",
+__all__ = ["BACKWARD", "backward", "finish", "flat_indices", "installs_as", "record", "records", "requires_grad", "scatter_into_view",
            "seal", "sum_to", "grad_zeros"]
 
 # ---------------------------------------------------------------- the entries, made at definition
@@ -63,6 +64,23 @@ _ENTRIES: dict[Any, Any] = {}
 
 def _is_entry(value: Any) -> bool:
     return getattr(value, "__wrapped_maker__", None) is not None
+
+
+F = TypeVar("F", bound=Callable)
+
+
+def installs_as(*names: str) -> Callable[[F], F]:
+    """Decorator: install the function as ``Tensor.<name>`` for each name, for the modules above
+    :mod:`strided.tensor` that give Tensor its methods (``writes``, ``ops``:
+    ``@installs_as("add", "__add__")``; the ops spell it ``registry.method``)."""
+
+    def install(fn: F) -> F:
+        Tensor = _CLASS["Tensor"]
+        for name in names:
+            setattr(Tensor, name, fn)
+        return fn
+
+    return install
 
 
 def records(name: str) -> Callable[[Callable[..., Any]], Callable[..., Any]]:
@@ -214,6 +232,29 @@ def finish(face: dict[str, Any]) -> None:
         where = value.__module__ or ""
         if where.startswith(_FACE_MODULES) and not where.startswith(_FACE_EXEMPT):
             face[attr] = guard_function(value, attr)
+    Tensor.__doc__ = f"{Tensor.__doc__.rstrip()}\n\n{textwrap.indent(installed_methods(Tensor), '    ')}\n"
+
+
+def installed_methods(cls: type) -> str:
+    """The methods and properties that modules above ``cls``'s own installed on it, as a list
+    for its docstring: one line per module, the names sorted (``finish`` appends it to
+    ``Tensor.__doc__``, so the list is read off the finished class, never maintained by hand).
+
+    >>> print(installed_methods(strided.Tensor).splitlines()[0])
+    - :mod:`strided.array_api`: ``__array_namespace__``, ``to_device``.
+    """
+    by_module: dict[str, list[str]] = {}
+    for name, value in vars(cls).items():
+        fn = getattr(value, "fget", value)
+        where = getattr(fn, "__module__", None)
+        if not callable(fn) or where in (None, cls.__module__, "builtins"):
+            continue
+        by_module.setdefault(where, []).append(name)
+    lines = []
+    for module, names in sorted(by_module.items()):
+        listed = ", ".join(f"``{n}``" for n in sorted(names))
+        lines.append("\n  ".join(textwrap.wrap(f"- :mod:`{module}`: {listed}.", 96)))
+    return "\n".join(lines)
 
 
 def grad_zeros(shape: tuple[int, ...], dtype: Any) -> Any:

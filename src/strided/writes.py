@@ -32,6 +32,7 @@ from .errors import (
     StridedTypeError,
     join_lines,
 )
+from .gradients import installs_as
 from .indexing import AdvancedIndex, index_layout
 from .kernels import check_writable, grow_storage, write
 from .layout import Layout
@@ -39,7 +40,7 @@ from .layout.formats import format_strides
 from .memory_format import is_dense_format, preserve_format
 from .messages import error, partial_overlap
 from .scalars import filled, parse_int, parse_setitem_int, wrapped
-from .tensor import ADVANCED_INDEXING, Tensor, installs_as
+from .tensor import ADVANCED_INDEXING, Tensor
 
 # ---------------------------------------------------------------- how each write reads its value
 
