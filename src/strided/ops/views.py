@@ -76,6 +76,7 @@ from ..layout.memo import (
     UNFOLD,
     UNSQUEEZE,
     VIEW,
+    decide,
 )
 from ..layout.plans import Copy
 from ..messages import copy_why, error, mt_error, t_error, transpose_deprecated, unbind_0d_error, view_refused
@@ -244,7 +245,8 @@ def view(self: Tensor, *shape: Any, dtype: Any = None) -> Tensor:
             if given[0].__class__ is DType:  # view(dtype): off the memo's path (a dtype is no size)
                 return _view_dtype(self, given, None)
             return _carry(self, P.view(lay, parse_sizes(given, "view")))
-    plan = VIEW[lay.shape, lay.strides, lay.offset, shape]
+    key = (lay.shape, lay.strides, lay.offset, shape)
+    plan = VIEW.get(key) or decide(VIEW, key)
     return self._view(plan) if plan.__class__ is Layout else _carry(self, plan)
 
 
@@ -282,7 +284,8 @@ def reshape(self: Tensor, *shape: Any) -> Tensor:
             plan = P.reshape(lay, parse_sizes(given, "reshape"), itemsize=itemsize)
             break
     else:
-        plan = RESHAPE[lay.shape, lay.strides, lay.offset, shape, itemsize]
+        key = (lay.shape, lay.strides, lay.offset, shape, itemsize)
+        plan = RESHAPE.get(key) or decide(RESHAPE, key)
         if plan.__class__ is Layout:
             return self._view(plan)
     op = f"reshape({', '.join(map(str, plan.layout.shape))})" if plan.__class__ is Copy else ""
@@ -317,17 +320,15 @@ def flatten(self: Tensor, start_dim: int = 0, end_dim: int = -1) -> Tensor:
     if self._ag is not None and not INSIDE.get():  # its own recording entry (autograd's slow path)
         return record("flatten", flatten, (self, start_dim, end_dim), {})
     lay = self._layout
-    itemsize = self._dtype.itemsize
     if start_dim.__class__ is int and end_dim.__class__ is int:
-        plan = FLATTEN[lay.shape, lay.strides, lay.offset, start_dim, end_dim, itemsize]
+        key = (lay.shape, lay.strides, lay.offset, start_dim, end_dim, self._dtype.itemsize)
+        plan = FLATTEN.get(key) or decide(FLATTEN, key)
+        if plan.__class__ is Layout:
+            return self._view(plan)
     else:  # (the decider wraps other dim kinds, or raises PyTorch's TypeError)
-        plan = P.flatten(lay, start_dim, end_dim, itemsize=itemsize)
-    if plan.__class__ is Layout:
-        # a flatten that merges drops dims: the same ndim means nothing merged, and PyTorch then
-        # returns the tensor itself, not a view
-        return self if len(plan.shape) == len(lay.shape) else self._view(plan)
-    if plan.__class__ is P.View and plan[0] is lay:
-        return self
+        plan = P.flatten(lay, start_dim, end_dim, itemsize=self._dtype.itemsize)
+    if plan.__class__ is P.View and plan[0].shape == lay.shape:
+        return self  # nothing merges (as PyTorch: the tensor itself, not a view)
     return _carry(self, plan, f"flatten({start_dim}, {end_dim})")
 
 
@@ -346,7 +347,8 @@ def unflatten(self: Tensor, dim: int, sizes: Sequence[int]) -> Tensor:
             if n.__class__ is not int:
                 break
         else:
-            plan = UNFLATTEN[lay.shape, lay.strides, lay.offset, dim, sizes]
+            key = (lay.shape, lay.strides, lay.offset, dim, sizes)
+            plan = UNFLATTEN.get(key) or decide(UNFLATTEN, key)
             return self._view(plan) if plan.__class__ is Layout else _carry(self, plan)
     # PyTorch reads and checks the sizes before the dim
     return _carry(self, P.unflatten(lay, dim, unflatten_sizes(sizes, dim, lay.shape)))
@@ -373,7 +375,8 @@ def permute(self: Tensor, *dims: Any) -> Tensor:
             return _carry(self, L.permute_layout(lay, dims_arg(dims)))
     if not dims:
         raise missing("permute", "dims")
-    plan = PERMUTE[lay.shape, lay.strides, lay.offset, dims]
+    key = (lay.shape, lay.strides, lay.offset, dims)
+    plan = PERMUTE.get(key) or decide(PERMUTE, key)
     return self._view(plan) if plan.__class__ is Layout else _carry(self, plan)
 
 
@@ -395,7 +398,8 @@ def transpose(self: Tensor, dim0: int, dim1: int) -> Tensor:
         return record("transpose", transpose, (self, dim0, dim1), {})
     lay = self._layout
     if dim0.__class__ is int and dim1.__class__ is int:
-        plan = TRANSPOSE[lay.shape, lay.strides, lay.offset, dim0, dim1]
+        key = (lay.shape, lay.strides, lay.offset, dim0, dim1)
+        plan = TRANSPOSE.get(key) or decide(TRANSPOSE, key)
         return self._view(plan) if plan.__class__ is Layout else _carry(self, plan)
     return _carry(self, L.transpose_layout(lay, dim0, dim1))  # (the decider reads other dim kinds)
 
@@ -487,7 +491,8 @@ def movedim(self: Tensor, source: Any, destination: Any) -> Tensor:
     for d in src + dst:
         if d.__class__ is not int:
             return _carry(self, L.movedim_layout(lay, src, dst))  # (the decider reads other kinds)
-    return _carry(self, MOVEDIM[lay.shape, lay.strides, lay.offset, src, dst])
+    key = (lay.shape, lay.strides, lay.offset, src, dst)
+    return _carry(self, MOVEDIM.get(key) or decide(MOVEDIM, key))
 
 
 @backward("movedim", "moveaxis")
@@ -524,7 +529,8 @@ def expand(self: Tensor, *sizes: Any) -> Tensor:
     for n in sizes:
         if n.__class__ is not int:
             return _carry(self, L.expand_layout(lay, parse_sizes(given, "expand")))
-    plan = EXPAND[lay.shape, lay.strides, lay.offset, sizes]
+    key = (lay.shape, lay.strides, lay.offset, sizes)
+    plan = EXPAND.get(key) or decide(EXPAND, key)
     return self._view(plan) if plan.__class__ is Layout else _carry(self, plan)
 
 
@@ -568,7 +574,8 @@ def unsqueeze(self: Tensor, dim: int) -> Tensor:
         return record("unsqueeze", unsqueeze, (self, dim), {})
     lay = self._layout
     if dim.__class__ is int:
-        plan = UNSQUEEZE[lay.shape, lay.strides, lay.offset, dim]
+        key = (lay.shape, lay.strides, lay.offset, dim)
+        plan = UNSQUEEZE.get(key) or decide(UNSQUEEZE, key)
         return self._view(plan) if plan.__class__ is Layout else _carry(self, plan)
     return _carry(self, L.unsqueeze_layout(lay, dim))  # (the decider reads other dim kinds)
 
@@ -588,7 +595,8 @@ def squeeze(self: Tensor, dim: int | Sequence[int] | None = None) -> Tensor:
         return record("squeeze", squeeze, (self, dim), {})
     lay = self._layout
     if dim is None or dim.__class__ is int:
-        plan = SQUEEZE[lay.shape, lay.strides, lay.offset, dim if dim is None else (dim,)]
+        key = (lay.shape, lay.strides, lay.offset, dim)
+        plan = SQUEEZE.get(key) or decide(SQUEEZE, key)
         return self._view(plan) if plan.__class__ is Layout else _carry(self, plan)
     dims = tuple(dim) if isinstance(dim, (tuple, list)) else (dim,)
     return _carry(self, L.squeeze_layout(lay, dims))  # (the decider reads other dim kinds)
@@ -618,7 +626,8 @@ def narrow(self: Tensor, dim: int, start: int, length: int) -> Tensor:
         return record("narrow", narrow, (self, dim, start, length), {})
     lay = self._layout
     if dim.__class__ is int and start.__class__ is int and length.__class__ is int:
-        plan = NARROW[lay.shape, lay.strides, lay.offset, dim, start, length]
+        key = (lay.shape, lay.strides, lay.offset, dim, start, length)
+        plan = NARROW.get(key) or decide(NARROW, key)
         return self._view(plan) if plan.__class__ is Layout else _carry(self, plan)
     if isinstance(start, Tensor):  # narrow's Tensor overload: 0-d integral only (PyTorch)
         start = narrow_tensor_start(start)
@@ -641,7 +650,8 @@ def select(self: Tensor, dim: int, index: int) -> Tensor:
         return record("select", select, (self, dim, index), {})
     lay = self._layout
     if dim.__class__ is int and index.__class__ is int:
-        plan = SELECT[lay.shape, lay.strides, lay.offset, dim, index]
+        key = (lay.shape, lay.strides, lay.offset, dim, index)
+        plan = SELECT.get(key) or decide(SELECT, key)
         return self._view(plan) if plan.__class__ is Layout else _carry(self, plan)
     index = int_arg(index, "select", "index", 2, size=True)
     return _carry(self, L.select_layout(lay, dim, index))
@@ -702,7 +712,11 @@ def unbind(self: Tensor, dim: int = 0) -> tuple[Tensor, ...]:
     d = L.wrap_dim(dim, len(shape))
     check_piece_count(shape[d], "unbind", shape, d)
     lay = self._layout
-    return tuple(_carry(self, SELECT[lay.shape, lay.strides, lay.offset, d, i]) for i in range(shape[d]))
+    out = []
+    for i in range(shape[d]):
+        key = (lay.shape, lay.strides, lay.offset, d, i)
+        out.append(_carry(self, SELECT.get(key) or decide(SELECT, key)))
+    return tuple(out)
 
 
 backward("split", "chunk")(_pieces_back("SplitBackward0"))
@@ -721,7 +735,8 @@ def diagonal(self: Tensor, offset: int = 0, dim1: int = 0, dim2: int = 1) -> Ten
         return record("diagonal", diagonal, (self, offset, dim1, dim2), {})
     lay = self._layout
     if offset.__class__ is int and dim1.__class__ is int and dim2.__class__ is int:
-        plan = DIAGONAL[lay.shape, lay.strides, lay.offset, offset, dim1, dim2]
+        key = (lay.shape, lay.strides, lay.offset, offset, dim1, dim2)
+        plan = DIAGONAL.get(key) or decide(DIAGONAL, key)
         return self._view(plan) if plan.__class__ is Layout else _carry(self, plan)
     offset = int_arg(offset, "diagonal", "offset", 1)
     return _carry(self, L.diagonal_layout(lay, offset, dim1, dim2))
@@ -741,7 +756,8 @@ def unfold(self: Tensor, dimension: int, size: int, step: int) -> Tensor:
     step = int_arg(step, "unfold", "step", 3)
     lay = self._layout
     if dimension.__class__ is int and size.__class__ is int and step.__class__ is int:
-        return _carry(self, UNFOLD[lay.shape, lay.strides, lay.offset, dimension, size, step])
+        key = (lay.shape, lay.strides, lay.offset, dimension, size, step)
+        return _carry(self, UNFOLD.get(key) or decide(UNFOLD, key))
     return _carry(self, L.unfold_layout(lay, dimension, size, step))  # (the decider reads other dim kinds)
 
 
