@@ -7,13 +7,15 @@ values, so a remembered answer is the answer. A view method is then: parse its a
 the decision up, wrap it::
 
     key = (lay.shape, lay.strides, lay.offset, dims)
-    plan = PERMUTE.get(key) or decide(PERMUTE, key)
+    layout = memo.PERMUTE.get(key)      # a remembered view: its Layout
+    if layout is None:
+        plan = memo.decide(memo.PERMUTE, key)   # Layout | Copy | refusal, remembered if a Layout
 
 Each memo is a plain dict (the interpreter's fastest lookup: about 0.1 µs where deciding costs
 0.5-1.5 µs, measured with ``bench/bench_views.py``); :func:`decide` serves a miss with the memo's
-decider and remembers the answer while the memo holds fewer than :data:`LIMIT` entries (it
-stops growing instead of evicting). Every decision is a truthy value, so ``or`` falls through
-only on a miss.
+decider and remembers a view's Layout while the memo holds fewer than :data:`LIMIT` entries (it
+stops growing instead of evicting). Copies and refusals are not remembered: they cost their own
+price anyway, and a hit is then one ``is not None`` test.
 
 The key must hold **parsed** arguments (plain ints, tuples of plain ints, None): ``True == 1``
 and ``1.0 == 1`` as keys, but not as dims, so a caller looks up only once its parser has turned
@@ -33,7 +35,7 @@ from typing import Any
 
 from . import movement as M
 from . import plans as P
-from .core import _trusted
+from .core import Layout, _trusted
 
 LIMIT = 4096  # entries per memo
 
@@ -49,10 +51,11 @@ def memo_of(decider: Callable[..., Any]) -> dict[tuple, Any]:
 
 
 def decide(memo: dict[tuple, Any], key: tuple) -> Any:
-    """A miss of ``memo``: its decider's answer for ``key`` = ``(shape, strides, offset, *args)``,
-    remembered while the memo holds fewer than :data:`LIMIT` entries. A View plan is given as its
-    bare Layout; a View of the layout itself stays a View (the op changed nothing: ``flatten``
-    then returns the tensor itself, as PyTorch does).
+    """A miss of ``memo``: its decider's answer for ``key`` = ``(shape, strides, offset, *args)``.
+    A View plan is given as its bare Layout, remembered while the memo holds fewer than
+    :data:`LIMIT` entries; a View of the layout itself stays a View (the op changed nothing:
+    ``flatten`` then returns the tensor itself, as PyTorch does), and it, a Copy or a refusal is
+    decided again at each call.
 
     >>> decide(memo_of(M.unsqueeze_layout), ((3,), (1,), 0, 0))
     Layout(shape=(1, 3), strides=(3, 1), offset=0)
@@ -61,12 +64,12 @@ def decide(memo: dict[tuple, Any], key: tuple) -> Any:
     plan = _DECIDERS[id(memo)](layout, *key[3:])
     if plan.__class__ is P.View and plan[0] is not layout:
         plan = plan[0]
-    if len(memo) < LIMIT:
+    if plan.__class__ is Layout and len(memo) < LIMIT:
         memo[key] = plan
     return plan
 
 
-# One memo per view op: key (shape, strides, offset, *parsed args) -> Layout | Copy | refusal.
+# One memo per view op: key (shape, strides, offset, *parsed args) -> the view's Layout.
 VIEW = memo_of(P.view)  # (sizes)
 RESHAPE = memo_of(lambda lay, sizes, itemsize: P.reshape(lay, sizes, itemsize=itemsize))  # (sizes, itemsize)
 FLATTEN = memo_of(lambda lay, start, end, itemsize: P.flatten(lay, start, end, itemsize=itemsize))

@@ -58,26 +58,9 @@ from ..gradients import (
     sum_to,
 )
 from ..indexing import AdvancedIndex, index_layout
-from ..layout import Layout
+from ..layout import Layout, memo
 from ..layout import plans as P
 from ..layout.dtype_view import view_dtype_layout
-from ..layout.memo import (
-    DIAGONAL,
-    EXPAND,
-    FLATTEN,
-    MOVEDIM,
-    NARROW,
-    PERMUTE,
-    RESHAPE,
-    SELECT,
-    SQUEEZE,
-    TRANSPOSE,
-    UNFLATTEN,
-    UNFOLD,
-    UNSQUEEZE,
-    VIEW,
-    decide,
-)
 from ..layout.plans import Copy
 from ..messages import copy_why, error, mt_error, t_error, transpose_deprecated, unbind_0d_error, view_refused
 from ..tensor import ADVANCED_INDEXING, Tensor, tensor_arg
@@ -95,6 +78,11 @@ def narrow_tensor_start(start: Tensor) -> Any:
             "  fix: pass an int, or a 0-d integer tensor (e.g. t[0] of an int64 tensor)"
         )
     return int(start.item())
+
+
+# The memos are read as ``memo.PERMUTE.get(key)``, not through names imported from the memo module:
+# CPython compiles a method call on an imported name (``PERMUTE.get(key)``) as an attribute load
+# it cannot specialize for a dict, which cost about 60 ns a call here (measured).
 
 
 def _carry(t: Tensor, plan: Any, op: str = "") -> Tensor:
@@ -246,8 +234,8 @@ def view(self: Tensor, *shape: Any, dtype: Any = None) -> Tensor:
                 return _view_dtype(self, given, None)
             return _carry(self, P.view(lay, parse_sizes(given, "view")))
     key = (lay.shape, lay.strides, lay.offset, shape)
-    plan = VIEW.get(key) or decide(VIEW, key)
-    return self._view(plan) if plan.__class__ is Layout else _carry(self, plan)
+    plan = memo.VIEW.get(key)
+    return self._view(plan) if plan is not None else _carry(self, memo.decide(memo.VIEW, key))
 
 
 def view_as(self: Tensor, other: Tensor) -> Tensor:
@@ -285,9 +273,10 @@ def reshape(self: Tensor, *shape: Any) -> Tensor:
             break
     else:
         key = (lay.shape, lay.strides, lay.offset, shape, itemsize)
-        plan = RESHAPE.get(key) or decide(RESHAPE, key)
-        if plan.__class__ is Layout:
+        plan = memo.RESHAPE.get(key)
+        if plan is not None:
             return self._view(plan)
+        plan = memo.decide(memo.RESHAPE, key)
     op = f"reshape({', '.join(map(str, plan.layout.shape))})" if plan.__class__ is Copy else ""
     return _carry(self, plan, op)
 
@@ -322,9 +311,10 @@ def flatten(self: Tensor, start_dim: int = 0, end_dim: int = -1) -> Tensor:
     lay = self._layout
     if start_dim.__class__ is int and end_dim.__class__ is int:
         key = (lay.shape, lay.strides, lay.offset, start_dim, end_dim, self._dtype.itemsize)
-        plan = FLATTEN.get(key) or decide(FLATTEN, key)
-        if plan.__class__ is Layout:
+        plan = memo.FLATTEN.get(key)
+        if plan is not None:
             return self._view(plan)
+        plan = memo.decide(memo.FLATTEN, key)
     else:  # (the decider wraps other dim kinds, or raises PyTorch's TypeError)
         plan = P.flatten(lay, start_dim, end_dim, itemsize=self._dtype.itemsize)
     if plan.__class__ is P.View and plan[0].shape == lay.shape:
@@ -348,8 +338,8 @@ def unflatten(self: Tensor, dim: int, sizes: Sequence[int]) -> Tensor:
                 break
         else:
             key = (lay.shape, lay.strides, lay.offset, dim, sizes)
-            plan = UNFLATTEN.get(key) or decide(UNFLATTEN, key)
-            return self._view(plan) if plan.__class__ is Layout else _carry(self, plan)
+            plan = memo.UNFLATTEN.get(key)
+            return self._view(plan) if plan is not None else _carry(self, memo.decide(memo.UNFLATTEN, key))
     # PyTorch reads and checks the sizes before the dim
     return _carry(self, P.unflatten(lay, dim, unflatten_sizes(sizes, dim, lay.shape)))
 
@@ -376,8 +366,8 @@ def permute(self: Tensor, *dims: Any) -> Tensor:
     if not dims:
         raise missing("permute", "dims")
     key = (lay.shape, lay.strides, lay.offset, dims)
-    plan = PERMUTE.get(key) or decide(PERMUTE, key)
-    return self._view(plan) if plan.__class__ is Layout else _carry(self, plan)
+    plan = memo.PERMUTE.get(key)
+    return self._view(plan) if plan is not None else _carry(self, memo.decide(memo.PERMUTE, key))
 
 
 @backward("permute")
@@ -399,8 +389,8 @@ def transpose(self: Tensor, dim0: int, dim1: int) -> Tensor:
     lay = self._layout
     if dim0.__class__ is int and dim1.__class__ is int:
         key = (lay.shape, lay.strides, lay.offset, dim0, dim1)
-        plan = TRANSPOSE.get(key) or decide(TRANSPOSE, key)
-        return self._view(plan) if plan.__class__ is Layout else _carry(self, plan)
+        plan = memo.TRANSPOSE.get(key)
+        return self._view(plan) if plan is not None else _carry(self, memo.decide(memo.TRANSPOSE, key))
     return _carry(self, L.transpose_layout(lay, dim0, dim1))  # (the decider reads other dim kinds)
 
 
@@ -492,7 +482,7 @@ def movedim(self: Tensor, source: Any, destination: Any) -> Tensor:
         if d.__class__ is not int:
             return _carry(self, L.movedim_layout(lay, src, dst))  # (the decider reads other kinds)
     key = (lay.shape, lay.strides, lay.offset, src, dst)
-    return _carry(self, MOVEDIM.get(key) or decide(MOVEDIM, key))
+    return _carry(self, memo.MOVEDIM.get(key) or memo.decide(memo.MOVEDIM, key))
 
 
 @backward("movedim", "moveaxis")
@@ -530,8 +520,8 @@ def expand(self: Tensor, *sizes: Any) -> Tensor:
         if n.__class__ is not int:
             return _carry(self, L.expand_layout(lay, parse_sizes(given, "expand")))
     key = (lay.shape, lay.strides, lay.offset, sizes)
-    plan = EXPAND.get(key) or decide(EXPAND, key)
-    return self._view(plan) if plan.__class__ is Layout else _carry(self, plan)
+    plan = memo.EXPAND.get(key)
+    return self._view(plan) if plan is not None else _carry(self, memo.decide(memo.EXPAND, key))
 
 
 def expand_as(self: Tensor, other: Tensor) -> Tensor:
@@ -575,8 +565,8 @@ def unsqueeze(self: Tensor, dim: int) -> Tensor:
     lay = self._layout
     if dim.__class__ is int:
         key = (lay.shape, lay.strides, lay.offset, dim)
-        plan = UNSQUEEZE.get(key) or decide(UNSQUEEZE, key)
-        return self._view(plan) if plan.__class__ is Layout else _carry(self, plan)
+        plan = memo.UNSQUEEZE.get(key)
+        return self._view(plan) if plan is not None else _carry(self, memo.decide(memo.UNSQUEEZE, key))
     return _carry(self, L.unsqueeze_layout(lay, dim))  # (the decider reads other dim kinds)
 
 
@@ -596,8 +586,8 @@ def squeeze(self: Tensor, dim: int | Sequence[int] | None = None) -> Tensor:
     lay = self._layout
     if dim is None or dim.__class__ is int:
         key = (lay.shape, lay.strides, lay.offset, dim)
-        plan = SQUEEZE.get(key) or decide(SQUEEZE, key)
-        return self._view(plan) if plan.__class__ is Layout else _carry(self, plan)
+        plan = memo.SQUEEZE.get(key)
+        return self._view(plan) if plan is not None else _carry(self, memo.decide(memo.SQUEEZE, key))
     dims = tuple(dim) if isinstance(dim, (tuple, list)) else (dim,)
     return _carry(self, L.squeeze_layout(lay, dims))  # (the decider reads other dim kinds)
 
@@ -627,8 +617,8 @@ def narrow(self: Tensor, dim: int, start: int, length: int) -> Tensor:
     lay = self._layout
     if dim.__class__ is int and start.__class__ is int and length.__class__ is int:
         key = (lay.shape, lay.strides, lay.offset, dim, start, length)
-        plan = NARROW.get(key) or decide(NARROW, key)
-        return self._view(plan) if plan.__class__ is Layout else _carry(self, plan)
+        plan = memo.NARROW.get(key)
+        return self._view(plan) if plan is not None else _carry(self, memo.decide(memo.NARROW, key))
     if isinstance(start, Tensor):  # narrow's Tensor overload: 0-d integral only (PyTorch)
         start = narrow_tensor_start(start)
     start = int_arg(start, "narrow", "start", 2, size=True)
@@ -651,8 +641,8 @@ def select(self: Tensor, dim: int, index: int) -> Tensor:
     lay = self._layout
     if dim.__class__ is int and index.__class__ is int:
         key = (lay.shape, lay.strides, lay.offset, dim, index)
-        plan = SELECT.get(key) or decide(SELECT, key)
-        return self._view(plan) if plan.__class__ is Layout else _carry(self, plan)
+        plan = memo.SELECT.get(key)
+        return self._view(plan) if plan is not None else _carry(self, memo.decide(memo.SELECT, key))
     index = int_arg(index, "select", "index", 2, size=True)
     return _carry(self, L.select_layout(lay, dim, index))
 
@@ -715,7 +705,7 @@ def unbind(self: Tensor, dim: int = 0) -> tuple[Tensor, ...]:
     out = []
     for i in range(shape[d]):
         key = (lay.shape, lay.strides, lay.offset, d, i)
-        out.append(_carry(self, SELECT.get(key) or decide(SELECT, key)))
+        out.append(_carry(self, memo.SELECT.get(key) or memo.decide(memo.SELECT, key)))
     return tuple(out)
 
 
@@ -736,8 +726,8 @@ def diagonal(self: Tensor, offset: int = 0, dim1: int = 0, dim2: int = 1) -> Ten
     lay = self._layout
     if offset.__class__ is int and dim1.__class__ is int and dim2.__class__ is int:
         key = (lay.shape, lay.strides, lay.offset, offset, dim1, dim2)
-        plan = DIAGONAL.get(key) or decide(DIAGONAL, key)
-        return self._view(plan) if plan.__class__ is Layout else _carry(self, plan)
+        plan = memo.DIAGONAL.get(key)
+        return self._view(plan) if plan is not None else _carry(self, memo.decide(memo.DIAGONAL, key))
     offset = int_arg(offset, "diagonal", "offset", 1)
     return _carry(self, L.diagonal_layout(lay, offset, dim1, dim2))
 
@@ -757,7 +747,7 @@ def unfold(self: Tensor, dimension: int, size: int, step: int) -> Tensor:
     lay = self._layout
     if dimension.__class__ is int and size.__class__ is int and step.__class__ is int:
         key = (lay.shape, lay.strides, lay.offset, dimension, size, step)
-        return _carry(self, UNFOLD.get(key) or decide(UNFOLD, key))
+        return _carry(self, memo.UNFOLD.get(key) or memo.decide(memo.UNFOLD, key))
     return _carry(self, L.unfold_layout(lay, dimension, size, step))  # (the decider reads other dim kinds)
 
 
