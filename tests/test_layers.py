@@ -1,4 +1,4 @@
-"""The layer table is true: no module imports a higher layer, and Tensor lists what is installed on it.
+"""The layer table is true: no module imports a higher layer (``tensor`` none of ``ops``), and Tensor lists what is installed on it.
 
 The layers are those of the README's table ("Layers"), read from the real imports: every
 ``from .x import y`` and ``from . import x`` in ``src/strided/``, lazy ones inside functions
@@ -159,7 +159,8 @@ def test_the_layout_layer_reads_no_numpy():
 
 def test_tensor_docstring_lists_the_methods_installed_from_above():
     """Every method a module above ``tensor`` installs on Tensor is named in Tensor's docstring,
-    under the module that installs it."""
+    under the module that installs it (the list is generated at import from the finished class,
+    :func:`strided.gradients.installed_methods`; this reads it back against tensor.py's source)."""
     doc = strided.Tensor.__doc__
     sections = dict(re.findall(r":mod:`strided\.([\w.]+)`:(.*?)(?=\n\s*- :mod:|\Z)", doc, re.S))
     tree = ast.parse((SRC / "tensor.py").read_text())

@@ -54,7 +54,8 @@ def test_every_registry_op_with_a_torch_function_is_on_the_face():
                 continue
             home = __import__("sys").modules.get(op.home or "")
             if home is not None and callable(vars(home).get(name)):
-                assert name in face_ops.__all__, name
+                # (or it is one of the face's NumPy-style functions, which keep the name)
+                assert name in face_ops.__all__ or getattr(st, name).__module__ == "strided.numpy_api", name
 
 
 def test_every_registry_op_is_reachable_by_one_of_its_spellings():

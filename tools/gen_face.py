@@ -33,11 +33,17 @@ def face_ops() -> dict[str, str]:
     import strided  # noqa: F401 - fills the registry
     from strided.opdef import OPDEFS
 
+    from strided import numpy_api
+
+    # the face's NumPy-style functions (reshape, broadcast_to, ravel with order=/copy=) keep their
+    # names: strided's module functions follow NumPy where NumPy has the function
+    numpy_style = {n for n, v in vars(numpy_api).items() if isinstance(v, types.FunctionType)
+                   and v.__module__ == numpy_api.__name__ and not n.startswith("_")}
     found: dict[str, str] = {}
     for op in {id(op): op for op in OPDEFS.values()}.values():
         homes = [op.home, getattr(op.forward, "__module__", None), op.module]
         for name in op.names:
-            if name.startswith("_") or "." in name or not hasattr(torch, name):
+            if name.startswith("_") or "." in name or not hasattr(torch, name) or name in numpy_style:
                 continue
             for home in homes:
                 module = sys.modules.get(home or "")

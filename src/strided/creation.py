@@ -477,12 +477,27 @@ def _fill_scalar(value: bool | int | float, dtype: DType, op: str, numel: int) -
     return filled(value, dtype, op, numel)
 
 
+def like_strides(other: Tensor, memory_format: MemoryFormat) -> tuple[int, ...]:
+    """Dense strides of ``other``'s shape in ``memory_format`` (``empty_like``'s rule: dense
+    strides in ``other``'s order for ``preserve_format``).
+
+    >>> like_strides(strided.zeros(2, 3).t(), strided.preserve_format)
+    (1, 3)
+    """
+    if memory_format is not preserve_format and not is_dense_format(memory_format):
+        raise memory_format_error(memory_format, "clone")
+    plan = L.plans.clone(other._layout, memory_format.name, itemsize=other._dtype.itemsize)
+    if plan.__class__ is not L.Copy:
+        raise error(plan)
+    return plan.strides
+
+
 def _like(other: Tensor, dtype: Any, memory_format: MemoryFormat, op: str = "empty_like",
           device: Any = None) -> Tensor:
     tensor_arg(other, op, "input")
     parse_device(device, op)
     dt = other.dtype if dtype is None else to_dtype(dtype)
-    return result(other.shape, dt, other._format_strides(memory_format))
+    return result(other.shape, dt, like_strides(other, memory_format))
 
 
 def empty_like(other: Tensor, dtype: Any = None, memory_format: MemoryFormat = preserve_format, *,

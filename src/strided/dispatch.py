@@ -40,7 +40,7 @@ from .storage import Storage
 
 __all__ = [
     "OPEN", "DataFree", "OpRecord", "adopted", "borrowed", "copied", "copy_array_of", "copy_of", "created", "data_free",
-    "install", "listen",
+    "install", "listen", "materialize",
     "memory_overlap", "reinterpreted", "report", "result", "result_array", "shares_storage", "storage_root", "view_of",
 ]
 
@@ -198,6 +198,13 @@ def copy_of(
         text = reason if reason.__class__ is str else reason()
         emit(_caller_method(), "copy", (source,), t, text, L.product(read.shape) * dtype.numpy.itemsize, why=why)
     return t
+
+
+def materialize(source: Any, plan: Any, reason: str | Callable[[], str], dtype: DType | None = None) -> Any:
+    """Carry out a Copy plan (:class:`strided.layout.plans.Copy`) of ``source`` through
+    :func:`copy_of`: read ``plan.read``, write it densely with ``plan.strides``, lay the result
+    out as ``plan.layout`` (listeners get ``reason`` and the plan's ``why``)."""
+    return copy_of(source, plan.strides, reason, dtype, read=plan.read, layout=plan.layout, why=plan.why)
 
 
 class DataFree(Storage):

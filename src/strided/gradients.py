@@ -39,10 +39,11 @@ from __future__ import annotations
 
 import functools
 import sys
+import textwrap
 import types
 import warnings
 from collections.abc import Callable
-from typing import Any
+from typing import Any, TypeVar
 
 import numpy as np
 
@@ -62,8 +63,8 @@ from .grad_mode import (
 )
 from .opdef import _UNSEALED, BACKWARD, OPDEFS, backward
 
-__all__ = ["BACKWARD", "backward", "finish", "flat_indices", "linear", "not_differentiable", "record", "records", "requires_grad", "restrided", "scatter_into_view",
-           "scatter_pieces",
+__all__ = ["BACKWARD", "backward", "finish", "flat_indices", "installs_as", "linear", "not_differentiable", "record",
+           "records", "requires_grad", "restrided", "scatter_into_view", "scatter_pieces",
            "seal", "sum_to", "grad_zeros"]
 
 # ---------------------------------------------------------------- the entries, made at definition
@@ -75,6 +76,23 @@ _ENTRIES: dict[Any, Any] = {}
 
 def _is_entry(value: Any) -> bool:
     return getattr(value, "__wrapped_maker__", None) is not None
+
+
+F = TypeVar("F", bound=Callable)
+
+
+def installs_as(*names: str) -> Callable[[F], F]:
+    """Decorator: install the function as ``Tensor.<name>`` for each name, for the modules above
+    :mod:`strided.tensor` that give Tensor its methods (``writes``, ``ops``:
+    ``@installs_as("add", "__add__")``; the ops spell it ``registry.method``)."""
+
+    def install(fn: F) -> F:
+        Tensor = _CLASS["Tensor"]
+        for name in names:
+            setattr(Tensor, name, fn)
+        return fn
+
+    return install
 
 
 def records(name: str) -> Callable[[Callable[..., Any]], Callable[..., Any]]:
@@ -241,6 +259,7 @@ def finish(face: dict[str, Any]) -> None:
             op = OPDEFS.get(attr)
             face[attr] = guard_function(value, attr, op=op if op is not None and op.kind is not None else None)
     _home_entries(face)
+    Tensor.__doc__ = f"{Tensor.__doc__.rstrip()}\n\n{textwrap.indent(installed_methods(Tensor), '    ')}\n"
 
 
 def _home_entries(face: dict[str, Any]) -> None:
@@ -286,6 +305,28 @@ def _write_name(name: str) -> str | None:
         op = OPDEFS.get(f"__{name[3:-2]}__")
         return (op.name if op is not None else name[3:-2]) + "_"
     return name
+
+
+def installed_methods(cls: type) -> str:
+    """The methods and properties that modules above ``cls``'s own installed on it, as a list
+    for its docstring: one line per module, the names sorted (``finish`` appends it to
+    ``Tensor.__doc__``, so the list is read off the finished class, never maintained by hand).
+
+    >>> print(installed_methods(strided.Tensor).splitlines()[0])
+    - :mod:`strided.array_api`: ``__array_namespace__``, ``to_device``.
+    """
+    by_module: dict[str, list[str]] = {}
+    for name, value in vars(cls).items():
+        fn = getattr(value, "fget", value)
+        where = getattr(fn, "__module__", None)
+        if not callable(fn) or where in (None, cls.__module__, "builtins"):
+            continue
+        by_module.setdefault(where, []).append(name)
+    lines = []
+    for module, names in sorted(by_module.items()):
+        listed = ", ".join(f"``{n}``" for n in sorted(names))
+        lines.append("\n  ".join(textwrap.wrap(f"- :mod:`{module}`: {listed}.", 96)))
+    return "\n".join(lines)
 
 
 def grad_zeros(shape: tuple[int, ...], dtype: Any) -> Any:

@@ -20,6 +20,7 @@ from typing import Any
 import numpy as np
 
 from .args import parse_sizes
+from .dispatch import materialize
 from .errors import StridedTypeError, StridedValueError, join_lines
 from .grad_mode import INSIDE
 from .gradients import record
@@ -68,7 +69,7 @@ def _execute(t: Tensor, plan: object, op: str, keep_self: bool = False) -> Tenso
             return t
         return t._view(plan.layout)  # type: ignore[attr-defined]
     if plan.__class__ is Copy:  # the plan gives the final layout: nothing is re-laid afterwards
-        return t._materialize(plan, lambda: f"{op}: {copy_why(plan.why)}")  # type: ignore[attr-defined]
+        return materialize(t, plan, lambda: f"{op}: {copy_why(plan.why)}")
     raise error(plan)
 
 

@@ -32,12 +32,13 @@ from .errors import (
     StridedTypeError,
     join_lines,
 )
+from .gradients import installs_as
 from .indexing import AdvancedIndex, index_layout
 from .kernels import check_writable, grow_storage, write
 from .layout import Layout
 from .messages import partial_overlap
 from .scalars import filled, parse_int, parse_setitem_int, wrapped
-from .tensor import ADVANCED_INDEXING, Tensor, installs_as
+from .tensor import ADVANCED_INDEXING, Tensor
 
 # ---------------------------------------------------------------- how each write reads its value
 

@@ -43,7 +43,8 @@ from ..dtypes import (
     uint32,
     uint64,
 )
-from ..tensor import Tensor, installs_as
+from ..gradients import installs_as
+from ..tensor import Tensor
 from . import linalg
 from ._autograd import wrap_namespace
 from .creation import (

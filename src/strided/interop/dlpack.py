@@ -29,9 +29,10 @@ from ..dispatch import copy_of
 from ..dtypes import SUPPORTED
 from ..errors import StridedBufferError, StridedRuntimeError, StridedTypeError, join_lines
 from ..grad_mode import refuse_dlpack
+from ..gradients import installs_as
 from ..kernels import copy_array
 from ..layout import plans as P
-from ..tensor import Tensor, installs_as
+from ..tensor import Tensor
 
 KDL_CPU = 1
 # DLPack device types whose memory the CPU reads directly (NumPy's from_dlpack takes them too):

@@ -7,6 +7,10 @@ on :class:`strided.Tensor`; each op module registers its own with
 
 # (imported to register their methods on Tensor)
 from .. import interop  # noqa: F401 - Tensor.__dlpack__ / __dlpack_device__ (a layer below ops)
+
+# isort: off
+from . import views  # noqa: F401 - first: the view ops declare rules (transpose's) that later modules' methods share
+# isort: on
 from . import (  # noqa: F401
     advanced_indexing,
     binary_more,

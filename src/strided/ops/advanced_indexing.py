@@ -41,13 +41,13 @@ from ..creation import tensor as make_tensor
 from ..dispatch import adopted, copied, memory_overlap, shares_storage
 from ..dtypes import bool_, int32, int64, uint8
 from ..errors import StridedError, StridedIndexError, StridedRuntimeError, StridedTypeError, join_lines
-from ..gradients import grad_zeros, linear, seal
+from ..gradients import grad_zeros, installs_as, linear, seal
 from ..indexing import index_layout, invalid_index
 from ..kernels import check_writable, numpy_view
 from ..kernels.listeners import silenced
 from ..layout import Layout
 from ..messages import partial_overlap
-from ..tensor import ADVANCED_INDEXING, Tensor, installs_as, tensor_arg
+from ..tensor import ADVANCED_INDEXING, Tensor, tensor_arg
 from ..writes import SETITEM, _as_source
 from .promotion import TORCH_NAMES
 from .registry import backward

@@ -28,9 +28,10 @@ from ..dispatch import copied, reinterpreted, report
 from ..dispatch import result as fresh_result
 from ..dtypes import TORCH_NAME, DType, complex_of, float16, real_of
 from ..errors import StridedRuntimeError, StridedTypeError, join_lines
+from ..gradients import installs_as
 from ..layout import Layout
 from ..layout.dtype_view import as_complex_layout, as_real_layout, part_layout
-from ..tensor import Tensor, installs_as, tensor_arg
+from ..tensor import Tensor, tensor_arg
 from . import support
 from .operands import _broadcast, _fresh_output, _view
 from .promotion import to_float

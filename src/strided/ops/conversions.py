@@ -16,6 +16,7 @@ from typing import Any
 
 from ..args import memory_format_error, type_name
 from ..device import CPU, TORCH_DEVICE_TYPES, device, is_device, parse_device
+from ..dispatch import materialize
 from ..dtypes import CORE_DTYPES, TORCH_NAME, DType, to_dtype
 from ..errors import StridedRuntimeError, StridedTypeError, StridedValueError, join_lines
 from ..gradients import seal
@@ -24,11 +25,8 @@ from ..layout.formats import format_strides, suggest_format
 from ..memory_format import MemoryFormat, is_dense_format, preserve_format
 from ..messages import error
 from ..tensor import Tensor
+from .copies import as_dtype as _to_dtype  # the dtype copy: the path every conversion goes through
 from .registry import backward, method
-
-# The dtype form of Tensor.to (tensor.py): the copy path every conversion goes through.
-_to_dtype = Tensor.to
-
 
 # ---------------------------------------------------------------- devices
 
@@ -286,7 +284,7 @@ def to(self: Tensor, *args: Any, **kwargs: Any) -> Tensor:
     if target is self._dtype and not copy and suggest_format(lay.shape, lay.strides) == memory_format.name:
         return self
     plan = P.clone(lay, memory_format.name, itemsize=target.itemsize)
-    return self._materialize(plan, f"to({target.name}, memory_format={memory_format.name})", target)
+    return materialize(self, plan, f"to({target.name}, memory_format={memory_format.name})", target)
 
 
 @backward("to", "float", "double", "half", "type")

@@ -1,4 +1,11 @@
-"""The ``*_copy`` forms of the view ops (``narrow_copy``, ``permute_copy``, ``split_copy``, ...), as
+"""The copy ops: new memory filled from a tensor's elements, through the one copy path.
+
+Tensor's copies: ``contiguous`` (``self`` when already contiguous in the format), ``clone``,
+``ravel`` and the dtype copy :func:`as_dtype` (the core of ``Tensor.to``, which
+:mod:`strided.ops.conversions` parses). Each asks :mod:`strided.layout.plans` for a Copy plan and
+carries it out with :func:`strided.dispatch.materialize`, so the ledger gets its why.
+
+The ``*_copy`` forms of the view ops (``narrow_copy``, ``permute_copy``, ``split_copy``, ...), as
 PyTorch 2.13 has them: each is the view, then a contiguous copy of it in new memory.
 
 One builder, :func:`copy_form`, makes them all from the view they copy: the view is taken with
@@ -19,12 +26,100 @@ from collections.abc import Callable, Sequence
 from typing import Any
 
 from .. import layout as L
-from ..dispatch import OPEN, copied, copy_of
+from ..args import memory_format_error
+from ..dispatch import OPEN, copied, copy_of, materialize
+from ..dtypes import to_dtype
 from ..errors import StridedIndexError, StridedRuntimeError, StridedTypeError, join_lines
 from ..gradients import seal
 from ..kernels.listeners import silenced
+from ..layout import plans as P
+from ..memory_format import MemoryFormat, contiguous_format, is_dense_format, preserve_format
+from ..messages import error
 from ..tensor import Tensor, tensor_arg
 from .registry import backward, method
+
+_is_contiguous = L.is_contiguous
+
+
+# ---------------------------------------------------------------- Tensor's copies
+
+
+@method("contiguous")
+def contiguous(self: Tensor, memory_format: MemoryFormat = contiguous_format) -> Tensor:
+    """``self`` if already contiguous in ``memory_format``; otherwise a dense copy.
+
+    >>> x = strided.zeros(2, 3)
+    >>> x.contiguous() is x, x.t().contiguous().stride()
+    (True, (2, 1))
+    """
+    lay = self._layout
+    if memory_format is contiguous_format or memory_format is preserve_format:
+        if _is_contiguous(lay.shape, lay.strides):
+            # the plan's first answer (a View of the layout itself), asked cheaply; PyTorch
+            # returns a contiguous tensor itself for preserve_format too, and refuses only
+            # the non-contiguous ones (below)
+            return self
+    if not is_dense_format(memory_format):
+        raise memory_format_error(memory_format, "contiguous")
+    plan = P.contiguous(lay, memory_format.name, itemsize=self._dtype.itemsize)
+    if plan.__class__ is P.Copy:
+        return materialize(self, plan, "contiguous()" if memory_format is contiguous_format
+                           else f"contiguous({memory_format.name})")
+    if plan.__class__ is P.View:
+        return self
+    raise error(plan)
+
+
+@method("clone")
+def clone(self: Tensor, memory_format: MemoryFormat = preserve_format) -> Tensor:
+    """A copy in new storage; ``preserve_format`` keeps dense strides, as PyTorch does.
+
+    >>> x = strided.zeros(2, 3).t()
+    >>> y = x.clone()
+    >>> y.stride(), strided.shares_memory(x, y)
+    ((1, 3), False)
+    """
+    if memory_format is not preserve_format and not is_dense_format(memory_format):
+        raise memory_format_error(memory_format, "clone")
+    plan = P.clone(self._layout, memory_format.name, itemsize=self._dtype.itemsize)
+    if plan.__class__ is not P.Copy:
+        raise error(plan)
+    return materialize(self, plan, "clone()")
+
+
+@backward("contiguous", "clone")
+def _clone_backward(out: Tensor, x: Tensor, *args: Any, **kwargs: Any) -> Any:
+    if out is x:
+        return None  # contiguous() of a contiguous tensor: the tensor itself, no node
+    return "CloneBackward0", (x,), lambda g: (g,), ()
+
+
+def as_dtype(self: Tensor, dtype: Any, copy: bool = False) -> Tensor:
+    """This tensor in ``dtype`` (or in ``other``'s dtype, for ``as_dtype(t, other)``): ``self``
+    when already so (unless ``copy=True``), else a copy. The dtype form of ``Tensor.to``, which
+    :mod:`strided.ops.conversions` parses.
+
+    >>> x = strided.zeros(2)
+    >>> as_dtype(x, strided.float32) is x, as_dtype(x, strided.int64).dtype
+    (True, strided.int64)
+    """
+    target = dtype._dtype if isinstance(dtype, Tensor) else to_dtype(dtype)
+    if target is self._dtype and not copy:
+        return self
+    return materialize(self, P.to(self._layout, itemsize=target.itemsize), f"to({target.name})", target)
+
+
+@method("ravel")
+def ravel(self: Tensor) -> Tensor:
+    """PyTorch's ravel: ``contiguous().view(-1)``.
+
+    >>> strided.arange(6).view(2, 3).t().ravel().tolist()
+    [0, 3, 1, 4, 2, 5]
+    """
+    return self.contiguous().view(-1)
+
+
+# ---------------------------------------------------------------- the *_copy forms
 
 View = Callable[..., Any]  # (tensor, *args, **kwargs) -> a Tensor view, or a tuple of them
 

@@ -25,6 +25,7 @@ from typing import Any
 import numpy as np
 
 from ..args import int_arg, is_number, parse_sizes
+from ..creation import like_strides
 from ..device import parse_device
 from ..dispatch import OPEN, created, report, result, result_array
 from ..dtypes import (
@@ -534,10 +535,6 @@ def multinomial(input: Any, num_samples: Any, replacement: bool = False, *, gene
     return _fresh(out_shape, int64, picks.reshape(out_shape), "multinomial", (input,))
 
 
-def _like_strides(input: Tensor, memory_format: MemoryFormat) -> Shape:
-    return input._format_strides(memory_format)
-
-
 def rand_like(input: Any, *, dtype: Any = None, memory_format: MemoryFormat = preserve_format,
               generator: Any = None, device: Any = None, requires_grad: bool = False) -> Tensor:
     """``rand`` shaped like ``input`` (its dtype unless ``dtype=``; its dense dim order).
@@ -551,7 +548,7 @@ def rand_like(input: Any, *, dtype: Any = None, memory_format: MemoryFormat = pr
     _float_only(dt, "check_uniform_bounds", "rand_like")
     shape = input._layout.shape
     values = resolve(generator, "rand_like").draw(lambda g: _uniform(g, shape, dt))
-    t = _fresh(shape, dt, values, "rand_like", (input,), _like_strides(input, memory_format))
+    t = _fresh(shape, dt, values, "rand_like", (input,), like_strides(input, memory_format))
     return leaf(t, requires_grad)
 
 
@@ -568,7 +565,7 @@ def randn_like(input: Any, *, dtype: Any = None, memory_format: MemoryFormat = p
     _float_only(dt, "normal_kernel_cpu", "randn_like")
     shape = input._layout.shape
     values = resolve(generator, "randn_like").draw(lambda g: g.standard_normal(shape, dtype=_compute(dt)))
-    t = _fresh(shape, dt, values, "randn_like", (input,), _like_strides(input, memory_format))
+    t = _fresh(shape, dt, values, "randn_like", (input,), like_strides(input, memory_format))
     return leaf(t, requires_grad)
 
 
@@ -593,7 +590,7 @@ def randint_like(input: Any, low: Any = None, high: Any = None, *, dtype: Any = 
     _check_range(low_i, high_i, dt, "randint_like")
     shape = input._layout.shape
     values = resolve(generator, "randint_like").draw(lambda g: _integers(low_i, high_i - 1)(g, shape))
-    return _fresh(shape, dt, values, "randint_like", (input,), _like_strides(input, memory_format))
+    return _fresh(shape, dt, values, "randint_like", (input,), like_strides(input, memory_format))
 
 
 # ---------------------------------------------------------------- in-place samplers

@@ -1,7 +1,7 @@
 """Attaching op functions to Tensor as methods, and their backward rules beside them.
 
 ``@method("add", "__add__")`` in each op module installs a function as Tensor methods (the
-decorator is :func:`strided.tensor.installs_as`, shared with the write path).
+decorator is :func:`strided.gradients.installs_as`, shared with the write path).
 
 ``@backward("mul", "multiply", operands="two")`` registers the op's gradient rule, written right
 after its forward in the same module. The registry and the helpers rules share
@@ -19,10 +19,10 @@ from collections.abc import Callable
 from typing import Any
 
 from ..gradients import BACKWARD, backward, flat_indices, grad_zeros, requires_grad, scatter_into_view, sum_to
+from ..gradients import installs_as as method
 from ..kernels.memory import write
 from ..opdef import Kind, define
 from ..tensor import Tensor
-from ..tensor import installs_as as method
 
 __all__ = ["BACKWARD", "backward", "flat_indices", "method", "op", "requires_grad", "scatter_into_view", "sum_to",
            "grad_zeros"]
