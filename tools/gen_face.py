@@ -31,9 +31,8 @@ def face_ops() -> dict[str, str]:
     import torch
 
     import strided  # noqa: F401 - fills the registry
-    from strided.opdef import OPDEFS
-
     from strided import numpy_api
+    from strided.opdef import OPDEFS
 
     # the face's NumPy-style functions (reshape, broadcast_to, ravel with order=/copy=) keep their
     # names: strided's module functions follow NumPy where NumPy has the function
