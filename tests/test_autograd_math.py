@@ -266,3 +266,21 @@ def test_zero_gradients_are_stride_zero_views():
     assert g.stride() == (0, 0)
     x.sign().sum().backward()
     assert x.grad.stride() == (4, 1) and not x.grad.numpy().any()
+
+
+@pytest.mark.parametrize("dim", [0, 1, None])
+@pytest.mark.parametrize("data", [[[0.0, 1.0, 1.0], [0.0, 0.0, 2.0]], [[0.0, 1.5, -1.0], [2.0, 0.5, 0.3]]])
+def test_prod_derivatives_at_zeros_to_third_order_as_torch(dim, data):
+    # (red team) prod's rule at zeros used a NumPy product of the others, a constant: under
+    # create_graph the second derivative was silently missing (PyTorch: the product's Hessian)
+    def run(L):
+        x = L.tensor(data, dtype=L.float64, requires_grad=True)
+        p = x.t().prod() if dim is None else x.t().prod(dim)
+        v = L.tensor(np.linspace(0.3, 1.1, p.numel()).reshape(tuple(p.shape)), dtype=L.float64, requires_grad=True)
+        (g,) = L.autograd.grad(p, x, v, create_graph=True)
+        hx, hv = L.autograd.grad((g * g).sum(), (x, v), create_graph=True)
+        (t3,) = L.autograd.grad((hx ** 2).sum() + (hv ** 2).sum(), x)
+        return [t.detach().numpy() for t in (g, hx, hv, t3)]
+
+    for a, b in zip(run(strided), run(torch)):
+        np.testing.assert_allclose(a, b, rtol=1e-12, atol=1e-14)
