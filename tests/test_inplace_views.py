@@ -312,3 +312,31 @@ def test_double_backward_through_result_saving_inplace_on_a_view_as_torch(op, vi
 
     for a, b in zip(second(st), second(torch)):
         np.testing.assert_allclose(a, b, rtol=1e-12)
+
+
+_COMPLEX_VIEW_WRITES = {
+    "real.mul_": lambda L, y: y.real.mul_(3),
+    "imag.mul_": lambda L, y: y.imag.mul_(y.real * 2),
+    "view_as_real.sub_": lambda L, y: L.view_as_real(y).sub_(1),
+    "view_as_real[:, 1].exp_": lambda L, y: L.view_as_real(y)[:, 1].exp_(),
+    "real setitem": lambda L, y: y.real.__setitem__(0, 5.0),
+    "view_as_real of t pow_": lambda L, y: L.view_as_real(y.view(3, 1).t())[0, :, 0].pow_(2),
+    "imag fill_": lambda L, y: y.imag.fill_(0.5),
+    "real[::2] zero_": lambda L, y: y.real[::2].zero_(),
+}
+
+
+@pytest.mark.parametrize("write", sorted(_COMPLEX_VIEW_WRITES))
+def test_inplace_on_a_real_view_of_a_complex_result_differentiable_twice_as_torch(write):
+    # (red team) the view's layout counts the base's reals: CopySlices read it over the complex
+    # storage (an out-of-bounds error at backward, or, for setitem, a silently zero gradient)
+    def run(L):
+        x = L.tensor(np.array([1 + 2j, 0.5 - 1j, -0.3 + 0.2j]), requires_grad=True)
+        y = x * 1
+        _COMPLEX_VIEW_WRITES[write](L, y)
+        (g,) = L.autograd.grad((y * y.conj() * y).real.sum(), x, create_graph=True)
+        (h,) = L.autograd.grad((g.real ** 2 + g.imag).sum(), x)
+        return g.detach().numpy(), h.numpy()
+
+    for a, b in zip(run(st), run(torch)):
+        np.testing.assert_allclose(a, b, rtol=1e-12)

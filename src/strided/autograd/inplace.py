@@ -336,7 +336,27 @@ class CopySlices(Node):
         bl, vl = base._layout, view._layout
         n = base._storage.array.shape[0]
         ctx = fn.ctx or ()
+        if view._dtype is not base._dtype:  # real, imag, view_as_real of a complex base: the view's
+            # layout counts the base's reals; the moves run on view_as_real of the base's gradient
+            from ..ops.complex_ops import view_as_complex, view_as_real
 
+            bl = L.Layout._trusted(bl.shape + (2,), tuple(2 * s for s in bl.strides) + (1,), 2 * bl.offset)
+            n *= 2
+            rule_of_reals = self._rule(bl, vl, n, ctx, fn)
+
+            def rule(g: Tensor) -> tuple:
+                gb, *rest = rule_of_reals(view_as_real(g))
+                return (view_as_complex(gb), *rest)
+        else:
+            rule = self._rule(bl, vl, n, ctx, fn)
+
+        super().__init__("torch::autograd::CopySlices", rule, (edge(base), *fn.next_functions[1:]))
+        self.ctx = ((base._layout.shape, base._dtype), *ctx[1:])
+        self.fn = fn
+        self.view_layout = vl
+
+    @staticmethod
+    def _rule(bl: Any, vl: Any, n: int, ctx: tuple, fn: Node) -> Callable[[Tensor], tuple]:
         def rule(g: Tensor) -> tuple:
             if g._ag is not None and GRAD_MODE.get():  # create_graph: the same, with recorded moves
                 return recorded(g)
@@ -362,10 +382,7 @@ class CopySlices(Node):
                 gb = gb + restrided(fit(first, ctx[0][0], ctx[0][1], fn, 0), vl, bl, bl, n)
             return (gb, *_fitted_rest(grads, ctx, fn))
 
-        super().__init__("torch::autograd::CopySlices", rule, (edge(base), *fn.next_functions[1:]))
-        self.ctx = ((bl.shape, base._dtype), *ctx[1:])
-        self.fn = fn
-        self.view_layout = vl
+        return rule
 
     def release(self) -> None:
         self.fn.release()
