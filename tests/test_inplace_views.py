@@ -340,3 +340,29 @@ def test_inplace_on_a_real_view_of_a_complex_result_differentiable_twice_as_torc
 
     for a, b in zip(run(st), run(torch)):
         np.testing.assert_allclose(a, b, rtol=1e-12)
+
+
+_COMPLEX_OF_REAL_WRITES = {
+    "mul_": lambda L, y: L.view_as_complex(y).mul_(0.5 + 1j),
+    "[1:].exp_": lambda L, y: L.view_as_complex(y)[1:].exp_(),
+    "of a flat view": lambda L, y: L.view_as_complex(y.reshape(-1)[2:].view(2, 2)).mul_(
+        L.view_as_complex(y[:2].detach().clone())),
+    "setitem": lambda L, y: L.view_as_complex(y).__setitem__(1, 2 + 1j),
+    "[::2].sin_": lambda L, y: L.view_as_complex(y)[::2].sin_(),
+}
+
+
+@pytest.mark.parametrize("write", sorted(_COMPLEX_OF_REAL_WRITES))
+def test_inplace_on_view_as_complex_of_a_real_result_differentiable_twice_as_torch(write):
+    # (red team) the view's complex layout was read over the real base's gradient: the
+    # gradient's imaginary parts were dropped (a ComplexWarning and a silently wrong gradient)
+    def run(L):
+        x = L.tensor(np.array([[1.0, 2.0], [0.5, -1.0], [-0.3, 0.2]]), requires_grad=True)
+        y = x * 1
+        _COMPLEX_OF_REAL_WRITES[write](L, y)
+        (g,) = L.autograd.grad((y ** 3).sum(), x, create_graph=True)
+        (h,) = L.autograd.grad((g ** 2).sum(), x)
+        return g.detach().numpy(), h.numpy()
+
+    for a, b in zip(run(st), run(torch)):
+        np.testing.assert_allclose(a, b, rtol=1e-12)
