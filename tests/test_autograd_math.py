@@ -284,3 +284,19 @@ def test_prod_derivatives_at_zeros_to_third_order_as_torch(dim, data):
 
     for a, b in zip(run(strided), run(torch)):
         np.testing.assert_allclose(a, b, rtol=1e-12, atol=1e-14)
+
+
+@pytest.mark.parametrize("case", ["tensor ** tensor", "0 ** tensor"])
+def test_pow_exponent_gradient_at_a_zero_base_differentiated_as_torch(case):
+    # (red team) the exponent's gradient was masked after the product with g: its derivative with
+    # respect to g (the incoming gradient) was 0 * -inf = NaN where PyTorch's is 0
+    def run(L):
+        x = L.tensor([0.0, 1.0, 0.0], dtype=L.float64, requires_grad=True)
+        e = L.tensor([2.0, 0.5, -1.0], dtype=L.float64, requires_grad=True)
+        v = L.tensor([1.0, 1.0, 1.0], dtype=L.float64, requires_grad=True)
+        y = x ** e if case == "tensor ** tensor" else 0.0 ** e
+        (ge,) = L.autograd.grad(y, (e,), v, create_graph=True)
+        return [t.detach().numpy() for t in (ge, *L.autograd.grad(ge.sum(), (e, v)))]
+
+    for a, b in zip(run(strided), run(torch)):
+        np.testing.assert_allclose(a, b, rtol=1e-12, equal_nan=True)
