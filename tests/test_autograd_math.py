@@ -300,3 +300,17 @@ def test_pow_exponent_gradient_at_a_zero_base_differentiated_as_torch(case):
 
     for a, b in zip(run(strided), run(torch)):
         np.testing.assert_allclose(a, b, rtol=1e-12, equal_nan=True)
+
+
+def test_div_by_zero_second_derivative_as_torch():
+    # (red team) the divisor's gradient was -g * a / (b * b): at b = 0 its derivatives were NaN
+    # where PyTorch's -g * ((a / b) / b) gives inf
+    def run(L):
+        a = L.tensor([1.0, 1.0, -2.0], dtype=L.float64, requires_grad=True)
+        b = L.tensor([0.0, 1.0, 0.0], dtype=L.float64, requires_grad=True)
+        v = L.tensor([1.0, 2.0, 3.0], dtype=L.float64, requires_grad=True)
+        ga, gb = L.autograd.grad(a / b, (a, b), v, create_graph=True)
+        return [t.detach().numpy() for t in (ga, gb, *L.autograd.grad((gb * gb).sum(), (a, b, v)))]
+
+    for x, y in zip(run(strided), run(torch)):
+        np.testing.assert_allclose(x, y, rtol=1e-12, equal_nan=True)

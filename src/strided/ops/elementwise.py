@@ -802,7 +802,7 @@ def _div_backward(out: Tensor, a: Any, b: Any, *, rounding_mode: Any = None, **k
     need_b = tb and requires_grad(b)
 
     def grads(g: Tensor) -> tuple:
-        return (g / b, -g * a / (b * b) if need_b else None)
+        return (g / b, -g * ((a / b) / b) if need_b else None)  # (PyTorch's div_tensor_other_backward)
 
     return "DivBackward0", (a, b), grads, ((a, b) if need_b else (b,) if tb else ())
 
