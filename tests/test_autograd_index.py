@@ -324,3 +324,27 @@ def test_split_pieces_share_one_node_and_overlap():
         a, b, c = x.tensor_split([3, 1])
         (a.sum() + 2 * c.sum()).backward()
         assert x.grad.tolist() == [1.0, 3.0, 3.0, 2.0, 2.0]
+
+
+@pytest.mark.parametrize("idx", [[0], [0, 0], [2, 0]])
+@pytest.mark.parametrize("inplace", [False, True])
+def test_index_put_self_gradient_differentiable_as_torch(idx, inplace):
+    # (red team) index_put's self gradient was a recorded clone zeroed by an unrecorded write:
+    # under create_graph the zeros at the written positions still depended on g (and so on v and
+    # the incoming gradient): silently wrong second derivatives
+    def run(L):
+        x = L.tensor([0.5, -0.7, 0.9], dtype=L.float64, requires_grad=True)
+        v = L.tensor([0.3, 0.8][:len(idx)], dtype=L.float64, requires_grad=True)
+        if inplace:
+            y = (x * 1).index_put_((L.tensor(idx),), v)
+        else:
+            y = x.index_put((L.tensor(idx),), v)
+        u = L.tensor([1.0, 10.0, 100.0], dtype=L.float64, requires_grad=True)
+        gx, gv = L.autograd.grad(y ** 2, (x, v), u, create_graph=True)
+        w = L.tensor([1.0, 3.0, 5.0], dtype=L.float64)
+        second = L.autograd.grad((gx * w).sum() + (gv * gv).sum(), (x, v, u), create_graph=True)
+        third = L.autograd.grad(sum((t ** 2).sum() for t in second), (x, v, u))
+        return [t.detach().numpy() for t in (gx, gv, *second, *third)]
+
+    for a, b in zip(run(strided), run(torch)):
+        np.testing.assert_allclose(a, b, rtol=1e-12, atol=1e-14)

@@ -266,3 +266,51 @@ def test_zero_gradients_are_stride_zero_views():
     assert g.stride() == (0, 0)
     x.sign().sum().backward()
     assert x.grad.stride() == (4, 1) and not x.grad.numpy().any()
+
+
+@pytest.mark.parametrize("dim", [0, 1, None])
+@pytest.mark.parametrize("data", [[[0.0, 1.0, 1.0], [0.0, 0.0, 2.0]], [[0.0, 1.5, -1.0], [2.0, 0.5, 0.3]]])
+def test_prod_derivatives_at_zeros_to_third_order_as_torch(dim, data):
+    # (red team) prod's rule at zeros used a NumPy product of the others, a constant: under
+    # create_graph the second derivative was silently missing (PyTorch: the product's Hessian)
+    def run(L):
+        x = L.tensor(data, dtype=L.float64, requires_grad=True)
+        p = x.t().prod() if dim is None else x.t().prod(dim)
+        v = L.tensor(np.linspace(0.3, 1.1, p.numel()).reshape(tuple(p.shape)), dtype=L.float64, requires_grad=True)
+        (g,) = L.autograd.grad(p, x, v, create_graph=True)
+        hx, hv = L.autograd.grad((g * g).sum(), (x, v), create_graph=True)
+        (t3,) = L.autograd.grad((hx ** 2).sum() + (hv ** 2).sum(), x)
+        return [t.detach().numpy() for t in (g, hx, hv, t3)]
+
+    for a, b in zip(run(strided), run(torch)):
+        np.testing.assert_allclose(a, b, rtol=1e-12, atol=1e-14)
+
+
+@pytest.mark.parametrize("case", ["tensor ** tensor", "0 ** tensor"])
+def test_pow_exponent_gradient_at_a_zero_base_differentiated_as_torch(case):
+    # (red team) the exponent's gradient was masked after the product with g: its derivative with
+    # respect to g (the incoming gradient) was 0 * -inf = NaN where PyTorch's is 0
+    def run(L):
+        x = L.tensor([0.0, 1.0, 0.0], dtype=L.float64, requires_grad=True)
+        e = L.tensor([2.0, 0.5, -1.0], dtype=L.float64, requires_grad=True)
+        v = L.tensor([1.0, 1.0, 1.0], dtype=L.float64, requires_grad=True)
+        y = x ** e if case == "tensor ** tensor" else 0.0 ** e
+        (ge,) = L.autograd.grad(y, (e,), v, create_graph=True)
+        return [t.detach().numpy() for t in (ge, *L.autograd.grad(ge.sum(), (e, v)))]
+
+    for a, b in zip(run(strided), run(torch)):
+        np.testing.assert_allclose(a, b, rtol=1e-12, equal_nan=True)
+
+
+def test_div_by_zero_second_derivative_as_torch():
+    # (red team) the divisor's gradient was -g * a / (b * b): at b = 0 its derivatives were NaN
+    # where PyTorch's -g * ((a / b) / b) gives inf
+    def run(L):
+        a = L.tensor([1.0, 1.0, -2.0], dtype=L.float64, requires_grad=True)
+        b = L.tensor([0.0, 1.0, 0.0], dtype=L.float64, requires_grad=True)
+        v = L.tensor([1.0, 2.0, 3.0], dtype=L.float64, requires_grad=True)
+        ga, gb = L.autograd.grad(a / b, (a, b), v, create_graph=True)
+        return [t.detach().numpy() for t in (ga, gb, *L.autograd.grad((gb * gb).sum(), (a, b, v)))]
+
+    for x, y in zip(run(strided), run(torch)):
+        np.testing.assert_allclose(x, y, rtol=1e-12, equal_nan=True)

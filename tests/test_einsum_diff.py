@@ -527,3 +527,21 @@ def test_one_operand_with_nothing_to_sum_is_a_view_as_in_torch(case: Case) -> No
         assert [out.stride()[d] for d in big] == [expected.stride()[d] for d in big], case.equation
         assert out.storage_offset() == expected.storage_offset(), case.equation
     np.testing.assert_array_equal(out.numpy(), expected.numpy())
+
+
+@pytest.mark.parametrize("eq,shape", [("ii->", (2, 2)), ("ii->i", (2, 2)), ("iij->j", (2, 2, 3)),
+                                      ("ii,ii->", (2, 2)), ("iji->ij", (2, 3, 2))])
+def test_repeated_label_gradient_differentiable_to_third_order_as_torch(eq, shape):
+    # (red team) a repeated label's gradient was written into fresh zeros with NumPy: under
+    # create_graph it carried no graph, so the second derivative was silently missing
+    def run(L):
+        a = L.tensor(np.linspace(0.2, 1.3, int(np.prod(shape))).reshape(shape), dtype=L.float64, requires_grad=True)
+        t = L.einsum(eq, *([a, a] if "," in eq else [a]))
+        v = L.tensor(np.linspace(0.5, 1.0, t.numel()).reshape(tuple(t.shape)), dtype=L.float64, requires_grad=True)
+        (g,) = L.autograd.grad(t ** 2, a, v, create_graph=True)
+        h = L.autograd.grad((g[..., :1] ** 2).sum() + g.sum(), (a, v), create_graph=True)
+        (t3,) = L.autograd.grad(sum((q ** 2).sum() for q in h) + h[0].sum(), a)
+        return [q.detach().numpy() for q in (g, *h, t3)]
+
+    for x, y in zip(run(st), run(torch)):
+        np.testing.assert_allclose(x, y, rtol=1e-12, atol=1e-14)

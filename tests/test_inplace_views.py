@@ -292,3 +292,77 @@ def test_set_storage_layouts_match_torch(spec, offset):
     s = st.zeros(1).set_(source_s.untyped_storage(), offset, spec.shape, spec.strides)
     _same(s, t)
     assert s.untyped_storage() is source_s.untyped_storage()
+
+
+@pytest.mark.parametrize("op", ["exp_", "sigmoid_", "tanh_", "sqrt_"])
+@pytest.mark.parametrize("view", ["diagonal", "row", "slice"])
+def test_double_backward_through_result_saving_inplace_on_a_view_as_torch(op, view):
+    # (red team) exp_ on a view saves its result, whose history reaches the op's node directly
+    # and through CopySlices: the second backward ran the node twice and raised "backward
+    # through the graph a second time"; PyTorch gives the second derivative
+    def second(L):
+        x = L.tensor([0.5, 0.7, 0.9, 0.2], dtype=L.float64, requires_grad=True)
+        y = x * 1.5
+        v = {"diagonal": lambda: y.view(2, 2).diagonal(), "row": lambda: y.view(2, 2)[1],
+             "slice": lambda: y[1:]}[view]()
+        getattr(v, op)()
+        (g,) = L.autograd.grad((y ** 3).sum(), x, create_graph=True)
+        (g2,) = L.autograd.grad((g * L.tensor([1.0, 2.0, 3.0, 4.0], dtype=L.float64)).sum(), x)
+        return g.detach().numpy(), g2.numpy()
+
+    for a, b in zip(second(st), second(torch)):
+        np.testing.assert_allclose(a, b, rtol=1e-12)
+
+
+_COMPLEX_VIEW_WRITES = {
+    "real.mul_": lambda L, y: y.real.mul_(3),
+    "imag.mul_": lambda L, y: y.imag.mul_(y.real * 2),
+    "view_as_real.sub_": lambda L, y: L.view_as_real(y).sub_(1),
+    "view_as_real[:, 1].exp_": lambda L, y: L.view_as_real(y)[:, 1].exp_(),
+    "real setitem": lambda L, y: y.real.__setitem__(0, 5.0),
+    "view_as_real of t pow_": lambda L, y: L.view_as_real(y.view(3, 1).t())[0, :, 0].pow_(2),
+    "imag fill_": lambda L, y: y.imag.fill_(0.5),
+    "real[::2] zero_": lambda L, y: y.real[::2].zero_(),
+}
+
+
+@pytest.mark.parametrize("write", sorted(_COMPLEX_VIEW_WRITES))
+def test_inplace_on_a_real_view_of_a_complex_result_differentiable_twice_as_torch(write):
+    # (red team) the view's layout counts the base's reals: CopySlices read it over the complex
+    # storage (an out-of-bounds error at backward, or, for setitem, a silently zero gradient)
+    def run(L):
+        x = L.tensor(np.array([1 + 2j, 0.5 - 1j, -0.3 + 0.2j]), requires_grad=True)
+        y = x * 1
+        _COMPLEX_VIEW_WRITES[write](L, y)
+        (g,) = L.autograd.grad((y * y.conj() * y).real.sum(), x, create_graph=True)
+        (h,) = L.autograd.grad((g.real ** 2 + g.imag).sum(), x)
+        return g.detach().numpy(), h.numpy()
+
+    for a, b in zip(run(st), run(torch)):
+        np.testing.assert_allclose(a, b, rtol=1e-12)
+
+
+_COMPLEX_OF_REAL_WRITES = {
+    "mul_": lambda L, y: L.view_as_complex(y).mul_(0.5 + 1j),
+    "[1:].exp_": lambda L, y: L.view_as_complex(y)[1:].exp_(),
+    "of a flat view": lambda L, y: L.view_as_complex(y.reshape(-1)[2:].view(2, 2)).mul_(
+        L.view_as_complex(y[:2].detach().clone())),
+    "setitem": lambda L, y: L.view_as_complex(y).__setitem__(1, 2 + 1j),
+    "[::2].sin_": lambda L, y: L.view_as_complex(y)[::2].sin_(),
+}
+
+
+@pytest.mark.parametrize("write", sorted(_COMPLEX_OF_REAL_WRITES))
+def test_inplace_on_view_as_complex_of_a_real_result_differentiable_twice_as_torch(write):
+    # (red team) the view's complex layout was read over the real base's gradient: the
+    # gradient's imaginary parts were dropped (a ComplexWarning and a silently wrong gradient)
+    def run(L):
+        x = L.tensor(np.array([[1.0, 2.0], [0.5, -1.0], [-0.3, 0.2]]), requires_grad=True)
+        y = x * 1
+        _COMPLEX_OF_REAL_WRITES[write](L, y)
+        (g,) = L.autograd.grad((y ** 3).sum(), x, create_graph=True)
+        (h,) = L.autograd.grad((g ** 2).sum(), x)
+        return g.detach().numpy(), h.numpy()
+
+    for a, b in zip(run(st), run(torch)):
+        np.testing.assert_allclose(a, b, rtol=1e-12)

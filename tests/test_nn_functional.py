@@ -381,3 +381,18 @@ def test_cross_entropy_fuzz(n, c, extra, reduction, smoothing, weighted, probs, 
     tx, sx = both(x)
     ty, sy = both(y)
     same("cross_entropy", (tx, ty), (sx, sy), tk, sk)
+
+
+@pytest.mark.parametrize("pad", [(1, 2), (1, 2, 0, 1), (-1, 1), (-1, 0, 2, -1), (0, 0)])
+def test_pad_of_an_input_requiring_grad_is_differentiable_twice_as_torch(pad):
+    # (red team) F.pad returned a tensor without grad_fn: the gradient through it was silently lost
+    def run(L, F):
+        x = L.tensor(np.arange(6.0).reshape(2, 3) / 7 + 0.3, dtype=L.float64, requires_grad=True)
+        y = F.pad(x.t(), pad, value=0.5)
+        w = L.tensor(np.random.default_rng(0).standard_normal(tuple(y.shape)), dtype=L.float64)
+        (g,) = L.autograd.grad(((y ** 3) * w).sum() + x.sum(), x, create_graph=True)
+        (g2,) = L.autograd.grad(g.sum(), x)
+        return y.detach().numpy(), g.detach().numpy(), g2.numpy()
+
+    for a, b in zip(run(st, F), run(torch, TF)):
+        np.testing.assert_allclose(a, b, rtol=1e-12)

@@ -683,3 +683,18 @@ def test_property_resize_after_export_matches_torch(ops):
     for arr in arrays:
         if arr.size:
             assert np.shares_memory(arr, t.untyped_storage().array)
+
+
+def test_deepcopy_of_a_detached_result_as_torch():
+    # (red team) a detached result's view base is the result (with a history): deepcopy copied the
+    # base with the refusal for results; PyTorch copies the detached tensor (a leaf)
+    def run(L):
+        x = L.tensor([1.0, 2.0, 3.0], requires_grad=True)
+        y = x * 2
+        d, d2 = copy.deepcopy([y.detach(), y[1:].detach()])
+        d.add_(1)  # (the two copies share their memory, as the originals)
+        with pytest.raises(RuntimeError, match="Only Tensors created explicitly"):
+            copy.deepcopy(y)
+        return d.tolist(), d2.tolist(), d.requires_grad, d.is_leaf
+
+    assert run(st) == run(torch)

@@ -111,12 +111,28 @@ def deep_copied(t: Any, memo: dict) -> Any:
     new = object.__new__(type(t))
     memo[id(t)] = new
     fields = {"_storage": copy.deepcopy(t._storage, memo), "_layout": t._layout, "_dtype": t._dtype,
-              "_base": copy.deepcopy(t._base, memo), "_ag": None}
+              "_base": _base_copied(t._base, memo), "_ag": None}
     for name, value in checked_state(fields, type(t)).items():
         object.__setattr__(new, name, value)
     if m is not None and m.requires_grad:
         set_requires_grad(new)
         new._ag.grad = copy.deepcopy(m.grad, memo)
+    return new
+
+
+def _base_copied(base: Any, memo: dict) -> Any:
+    """The deep copy of a view's base: the base's own deep copy, except for a base with a history
+    (a ``detach()``-ed result's base is the result): its memory only, as PyTorch, which copies a
+    detached tensor (a leaf) and refuses only the result itself."""
+    import copy
+
+    if base is None or id(base) in memo or base._ag is None or base._ag.grad_fn is None:
+        return copy.deepcopy(base, memo)
+    new = object.__new__(type(base))
+    fields = {"_storage": copy.deepcopy(base._storage, memo), "_layout": base._layout, "_dtype": base._dtype,
+              "_base": None, "_ag": None}
+    for name, value in checked_state(fields, type(base)).items():
+        object.__setattr__(new, name, value)
     return new
 
 

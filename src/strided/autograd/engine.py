@@ -135,6 +135,8 @@ def run(roots: list[tuple], retain_graph: bool, create_graph: bool,
     deps = _topology(starts)
     ready = [n for n in starts if deps.get(n, 0) == 0]
     captured: dict[int, Any] = {}
+    done: list[Node] = []  # released after the pass: CopySlices applies its op's node, which a
+    # saved result's history (exp_ on a view, under create_graph) can reach directly as well
     token = GRAD_MODE.set(create_graph)
     try:
         while ready:
@@ -165,7 +167,7 @@ def run(roots: list[tuple], retain_graph: bool, create_graph: bool,
                 continue
             outs = node.apply(grads)
             if not retain_graph:
-                node.release()
+                done.append(node)
             shapes = node.ctx if node.ctx is not None else ()
             passed: list = [None] * len(node.next_functions)
             for i, (nxt, nr) in enumerate(node.next_functions):
@@ -188,6 +190,8 @@ def run(roots: list[tuple], retain_graph: bool, create_graph: bool,
                     else:
                         _skip(nxt, deps, buffers, ready)
             node.passed = passed
+        for node in done:
+            node.release()
     finally:
         GRAD_MODE.reset(token)
     return captured

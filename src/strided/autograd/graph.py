@@ -77,16 +77,37 @@ def view_node(view: Any, base: Any) -> Node:
     base's layout over that buffer (a view of it: nothing more is copied)."""
     vl, bl = view._layout, base._layout
     n = base._storage.array.shape[0]
+    reals = base._dtype.is_complex and not view._dtype.is_complex  # real, imag, view_as_real of a complex base: the
+    if reals:  # view's layout counts the base's reals; the base's gradient is view_as_complex of theirs
+        from .. import layout as L
+
+        bl = L.Layout._trusted(bl.shape + (2,), tuple(2 * s for s in bl.strides) + (1,), 2 * bl.offset)
+        n *= 2
+    cview = view._dtype.is_complex and not base._dtype.is_complex  # view_as_complex of a real base
+    if cview:  # the move runs on the view's reals
+        from .. import layout as L
+
+        vl = L.Layout._trusted(vl.shape + (2,), tuple(2 * s for s in vl.strides) + (1,), 2 * vl.offset)
 
     def rule(g: Any) -> tuple:
+        if cview:
+            from ..ops.complex_ops import view_as_real
+
+            g = view_as_real(g)
         if g._ag is not None and GRAD_MODE.get():  # create_graph: the same move, recorded
             from ..gradients import restrided
 
-            return (restrided(g, vl, bl, bl, n),)
-        return (scatter_layout(g, vl, bl, n),)
+            gb = restrided(g, vl, bl, bl, n)
+        else:
+            gb = scatter_layout(g, vl, bl, n)
+        if reals:
+            from ..ops.complex_ops import view_as_complex
+
+            gb = view_as_complex(gb)
+        return (gb,)
 
     node = Node("AsStridedBackward0", rule, (edge(base),))
-    node.ctx = ((bl.shape, base._dtype),)
+    node.ctx = ((base._layout.shape, base._dtype),)
     return node
 
 

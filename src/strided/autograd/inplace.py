@@ -336,18 +336,47 @@ class CopySlices(Node):
         bl, vl = base._layout, view._layout
         n = base._storage.array.shape[0]
         ctx = fn.ctx or ()
+        if base._dtype.is_complex and not view._dtype.is_complex:  # real, imag, view_as_real of a complex base: the view's
+            # layout counts the base's reals; the moves run on view_as_real of the base's gradient
+            from ..ops.complex_ops import view_as_complex, view_as_real
 
+            bl = L.Layout._trusted(bl.shape + (2,), tuple(2 * s for s in bl.strides) + (1,), 2 * bl.offset)
+            n *= 2
+            rule_of_reals = self._rule(bl, vl, n, ctx, fn)
+
+            def rule(g: Tensor) -> tuple:
+                gb, *rest = rule_of_reals(view_as_real(g))
+                return (view_as_complex(gb), *rest)
+        elif view._dtype.is_complex and not base._dtype.is_complex:  # view_as_complex of a real base:
+            # the moves run on the view's reals, the op's node on view_as_complex of them
+            from ..ops.complex_ops import view_as_complex, view_as_real
+
+            vl = L.Layout._trusted(vl.shape + (2,), tuple(2 * s for s in vl.strides) + (1,), 2 * vl.offset)
+            rule = self._rule(bl, vl, n, ctx, fn, view_as_complex, view_as_real)
+        else:
+            rule = self._rule(bl, vl, n, ctx, fn)
+
+        super().__init__("torch::autograd::CopySlices", rule, (edge(base), *fn.next_functions[1:]))
+        self.ctx = ((base._layout.shape, base._dtype), *ctx[1:])
+        self.fn = fn
+        self.view_layout = vl
+
+    @staticmethod
+    def _rule(bl: Any, vl: Any, n: int, ctx: tuple, fn: Node, into: Callable = lambda t: t,
+              back: Callable = lambda t: t) -> Callable[[Tensor], tuple]:
+        # (into/back: the view's values as the op's node sees them and back, view_as_complex and
+        # view_as_real where the view is view_as_complex of a real base, else the identity)
         def rule(g: Tensor) -> tuple:
             if g._ag is not None and GRAD_MODE.get():  # create_graph: the same, with recorded moves
                 return recorded(g)
             gb = G.scatter_layout(g, bl, bl, n)  # the base's gradient, in a buffer the size of its storage
             part = gb._view(vl)  # the view's elements in that buffer
-            grads = fn.apply([part.clone()])
+            grads = fn.apply([into(part.clone())])
             first = grads[0] if grads else None
             if first is None:
                 part._np()[...] = 0
             else:
-                part._np()[...] = fit(first, ctx[0][0], ctx[0][1], fn, 0)._np()
+                part._np()[...] = back(fit(first, ctx[0][0], ctx[0][1], fn, 0))._np()
             return (gb, *_fitted_rest(grads, ctx, fn))
 
         def recorded(g: Tensor) -> tuple:
@@ -355,17 +384,14 @@ class CopySlices(Node):
             layout, the op's node applied to it, and g with that part replaced by the result
             (each move a :func:`~strided.gradients.restrided`, whose transpose is the other)."""
             part = restrided(g, bl, vl, bl, n)
-            grads = fn.apply([part])
+            grads = fn.apply([into(part)])
             first = grads[0] if grads else None
             gb = g - restrided(part, vl, bl, bl, n)
             if first is not None:
-                gb = gb + restrided(fit(first, ctx[0][0], ctx[0][1], fn, 0), vl, bl, bl, n)
+                gb = gb + restrided(back(fit(first, ctx[0][0], ctx[0][1], fn, 0)), vl, bl, bl, n)
             return (gb, *_fitted_rest(grads, ctx, fn))
 
-        super().__init__("torch::autograd::CopySlices", rule, (edge(base), *fn.next_functions[1:]))
-        self.ctx = ((bl.shape, base._dtype), *ctx[1:])
-        self.fn = fn
-        self.view_layout = vl
+        return rule
 
     def release(self) -> None:
         self.fn.release()

@@ -640,14 +640,21 @@ def index_put_backward(out: Tensor, self: Tensor, indices: Sequence[Tensor], val
     ``values`` was broadcast)."""
     key = tuple(indices)
 
-    def grad(g: Tensor) -> tuple:
+    def zeroed_raw(g: Tensor) -> Tensor:
         with silenced():
-            if accumulate:
-                gself = g
-            else:
-                gself = g.clone()
-                _put(gself, plan_index(gself._layout, key), 0, accumulate=False, op="index_put", strip=False)
-        return gself, getitem(g, key)
+            z = g.detach().clone()
+            _put(z, plan_index(z._layout, key), 0, accumulate=False, op="index_put", strip=False)
+        return z
+
+    def zeroed(g: Tensor) -> Tensor:
+        # (linear in g and its own adjoint: under create_graph the written positions' zeros carry
+        # no derivative; a recorded clone zeroed by an unrecorded write leaked g's there)
+        return linear("IndexPutBackward0", g, zeroed_raw, zeroed)
+
+    def grad(g: Tensor) -> tuple:
+        gself = g if accumulate else zeroed(g)
+        with silenced():
+            return gself, getitem(g, key)
 
     return "IndexPutBackward0", (self, values), grad, ()
 

@@ -37,7 +37,7 @@ from .. import layout as L
 from ..dispatch import OPEN, adopted, result_array
 from ..dtypes import TORCH_NAME, DType, float32, float64, int64
 from ..errors import StridedRuntimeError, StridedTypeError, StridedValueError, join_lines
-from ..gradients import seal
+from ..gradients import scatter_into_view, seal
 from ..kernels import numpy_view
 from ..kernels.fpstate import quiet_call, quiet_retry
 from ..kernels.matmul import matmul_new
@@ -726,13 +726,15 @@ def _grad_of_operand(g: Tensor, parsed: _Parsed, ops: Sequence[Tensor], k: int) 
     if len(distinct) == len(labels):
         return r
     # a diagonal: the gradient written into the diagonal view of zeros in operand k's shape
-    z, zarr = result_array(shape, g._dtype)
-    zarr[...] = 0
+    # (scatter_into_view: recorded under create_graph, its gradient that diagonal's view)
     strides = L.contiguous_strides(shape)
-    diag = z.as_strided(tuple(mine[c] for c in distinct),
-                        tuple(sum(s for s, lab in zip(strides, labels) if lab == c) for c in distinct))
-    diag._np()[...] = r._np()
-    return z
+    dshape = tuple(mine[c] for c in distinct)
+    dstrides = tuple(sum(s for s, lab in zip(strides, labels) if lab == c) for c in distinct)
+    def diagonal(z: Tensor) -> Tensor:  # (of a contiguous copy: as_strided reads the storage)
+        c = z.contiguous()
+        return c.as_strided(dshape, dstrides, c.storage_offset())
+
+    return scatter_into_view(shape, r, diagonal, "EinsumDiagonalBackward")
 
 
 @backward("einsum", operands="any")

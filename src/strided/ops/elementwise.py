@@ -797,7 +797,7 @@ def _div_backward(out: Tensor, a: Any, b: Any, *, rounding_mode: Any = None, **k
     need_b = tb and requires_grad(b)
 
     def grads(g: Tensor) -> tuple:
-        return (g / b, -g * a / (b * b) if need_b else None)
+        return (g / b, -g * ((a / b) / b) if need_b else None)  # (PyTorch's div_tensor_other_backward)
 
     return "DivBackward0", (a, b), grads, ((a, b) if need_b else (b,) if tb else ())
 
@@ -817,7 +817,7 @@ def _pow_backward(out: Tensor, a: Any, b: Any, **kwargs: Any) -> Any:
 
         def grads_base(g: Tensor) -> tuple:
             if a == 0:  # PyTorch: the gradient is 0 where the exponent is >= 0
-                return ((g * out * log_a).masked_fill(b >= 0, 0),)
+                return (g * (out * log_a).masked_fill(b >= 0, 0),)
             return (g * out * log_a,)
 
         return "PowBackward2", (b,), grads_base, (b, out)
@@ -830,7 +830,9 @@ def _pow_backward(out: Tensor, a: Any, b: Any, **kwargs: Any) -> Any:
         if need_b:  # d(a**b)/db = a**b * log(a), taken as 0 where a == 0 and b >= 0
             # (PyTorch's test for a complex b: a real part >= 0 and no imaginary part)
             b_nonneg = (b.real >= 0) & (b.imag == 0) if b._dtype.is_complex else b >= 0
-            gb = (g * out * a.log()).masked_fill((a == 0) & b_nonneg, 0)
+            # (PyTorch's form: g * where(mask, 0, out * log(a)), so the gradient's own derivative
+            # is 0 there, not 0 * -inf)
+            gb = g * (out * a.log()).masked_fill((a == 0) & b_nonneg, 0)
         return (ga, gb)
 
     return "PowBackward1", (a, b), grads, (a, b, out) if need_b else (a, b)

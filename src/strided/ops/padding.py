@@ -18,6 +18,7 @@ from ..args import int_arg
 from ..dispatch import copied, report, result_array
 from ..dtypes import bool_, int64
 from ..errors import StridedNotImplementedError, StridedRuntimeError, StridedTypeError, join_lines
+from ..grad_mode import GRAD_MODE, requires_grad
 from ..tensor import Tensor, tensor_arg
 
 __all__ = ["one_hot", "pad"]
@@ -129,8 +130,10 @@ def pad(input: Tensor, pad: Any, mode: str = "constant", value: float | None = N
         start, stop = max(0, -left), shape[dim] - max(0, -right)
         src[dim] = slice(start, max(start, stop))
         dst[dim] = slice(max(0, left), max(0, left) + max(0, stop - start))
-    out, arr = result_array(tuple(out_shape), input._dtype)
     fill = 0 if value is None else value
+    if GRAD_MODE.get() and requires_grad(input):
+        return _pad_recorded(input, src, amounts, fill)
+    out, arr = result_array(tuple(out_shape), input._dtype)
     with np.errstate(all="ignore"):
         arr.fill(fill if input._dtype is not bool_ else bool(fill))
     arr[tuple(dst)] = input._np()[tuple(src)]
@@ -138,3 +141,24 @@ def pad(input: Tensor, pad: Any, mode: str = "constant", value: float | None = N
                   lambda: f"pad: {shape} padded by {tuple(amounts)} into new memory {tuple(out_shape)}")
 
 
+
+
+def _pad_recorded(input: Tensor, src: list, amounts: list, fill: Any) -> Tensor:
+    """``pad`` of an input that requires grad, out of recorded ops (a crop, then ``cat`` with the
+    fill on each padded side), so its gradient (and the gradient's) is PyTorch's: the gradient
+    of the kept elements, nothing for the filled ones."""
+    from ..creation import full
+    from .joining import cat
+
+    t = input[tuple(src)]
+    for i in range(len(amounts) // 2):
+        dim = input.dim() - 1 - i
+        left, right = max(0, amounts[2 * i]), max(0, amounts[2 * i + 1])
+        if left or right:
+            parts = []
+            for n in (left, right):
+                shape = list(t.shape)
+                shape[dim] = n
+                parts.append(full(tuple(shape), fill, dtype=input._dtype))
+            t = cat([parts[0], t, parts[1]], dim)
+    return t if t._base is None else t.clone()

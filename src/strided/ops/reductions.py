@@ -28,7 +28,7 @@ from ..dispatch import OPEN, adopted, report, result_array
 from ..dtypes import TORCH_NAME, DType, float16, float32, float64, int64, real_of, uint8
 from ..dtypes import bool_ as bool_dtype
 from ..errors import StridedOverflowError, StridedRuntimeError, StridedTypeError, join_lines
-from ..grad_mode import INSIDE
+from ..grad_mode import GRAD_MODE, INSIDE, requires_grad
 from ..gradients import record, records, seal
 from ..kernels.fpstate import quiet_call, quiet_retry
 from ..kernels.memory import outside_storage
@@ -430,6 +430,17 @@ def _others_product(a: np.ndarray, axis: int) -> np.ndarray:
     return np.moveaxis(left * right, -1, axis)
 
 
+def _recorded_others(x: Tensor) -> Tensor:
+    """:func:`_others_product` along the last dim out of recorded ops (each element's row with it
+    replaced by 1, multiplied out), so a second derivative at zeros is PyTorch's (the Hessian of
+    the product, not 0: the NumPy one is a constant)."""
+    from ..creation import tensor
+    from .unary import where
+
+    eye = tensor(np.eye(x._layout.shape[-1], dtype=bool))
+    return where(eye, 1.0, x.unsqueeze(-2)).prod(-1)
+
+
 @backward("prod")
 def prod_backward(out: Tensor, x: Tensor, dim: Any = None, keepdim: bool = False, **kwargs: Any) -> Any:
     """The gradient of each element is g times the product of the others along the reduced dim
@@ -445,15 +456,22 @@ def prod_backward(out: Tensor, x: Tensor, dim: Any = None, keepdim: bool = False
             o = out if dim is None or keepdim else out.unsqueeze(dim)
             gx = g if dim is None or keepdim else g.unsqueeze(dim)
             return (gx * (o / x),)
-        if dim is None and zeros > 1 and shape:
+        # create_graph: the others' product depends on x (PyTorch's prod_safe_zeros_backward, also
+        # for two zeros or more over all dims, where without grad mode it gives zeros)
+        recorded = GRAD_MODE.get() and requires_grad(x) and shape
+        if dim is None and zeros > 1 and shape and not recorded:
             return (_gt.grad_zeros(shape, g._dtype),)
         if dim is None:
-            others = _others_product(a.reshape(-1), 0).reshape(shape)
             gx = g.reshape(()).expand(shape) if shape else g.reshape(())
+            if recorded:
+                return (gx * _recorded_others(x.reshape(-1)).reshape(shape),)
+            others = _others_product(a.reshape(-1), 0).reshape(shape)
         else:
             d = dim % len(shape) if shape else 0
-            others = _others_product(a.reshape(shape or (1,)), d).reshape(shape)
             gx = _gt.unreduce(g, shape, (d,), keepdim)
+            if recorded:
+                return (gx * _recorded_others(x.movedim(d, -1)).movedim(-1, d),)
+            others = _others_product(a.reshape(shape or (1,)), d).reshape(shape)
         return (gx * _gt.from_numpy_result(others, x._dtype),)
 
     return ("ProdBackward0" if dim is None else "ProdBackward1"), (x,), grads, (x,)
