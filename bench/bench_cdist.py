@@ -26,7 +26,7 @@ import torch  # noqa: E402
 
 import strided  # noqa: E402
 from harness import Row, Section, run  # noqa: E402
-from strided.ops.distance import cdist  # noqa: E402
+from strided.ops.linalg.distance import cdist  # noqa: E402
 
 torch.set_num_threads(1)
 

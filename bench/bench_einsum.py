@@ -51,7 +51,7 @@ def _engine():
     """``(einsum, einsum_plan)`` from the top level once the lead exports them, else from the module."""
     if hasattr(strided, "einsum") and hasattr(strided, "einsum_plan"):
         return strided.einsum, strided.einsum_plan
-    from strided.ops.einsum import einsum, einsum_plan
+    from strided.ops.linalg.einsum import einsum, einsum_plan
     return einsum, einsum_plan
 
 

@@ -31,7 +31,7 @@ import torch  # noqa: E402
 
 import strided  # noqa: E402
 from harness import Row, Section, run  # noqa: E402
-from strided.ops.joining import cat, stack  # noqa: E402
+from strided.ops.shape.joining import cat, stack  # noqa: E402
 
 torch.set_num_threads(1)
 

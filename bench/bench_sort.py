@@ -31,9 +31,9 @@ import torch  # noqa: E402
 
 import strided  # noqa: E402
 from harness import Row, Section, run  # noqa: E402
-from strided.ops.scans import cumsum  # noqa: E402
-from strided.ops.sets import unique  # noqa: E402
-from strided.ops.sorting import sort, topk  # noqa: E402
+from strided.ops.reductions.scans import cumsum  # noqa: E402
+from strided.ops.shape.sets import unique  # noqa: E402
+from strided.ops.shape.sorting import sort, topk  # noqa: E402
 
 torch.set_num_threads(1)
 

@@ -1,4 +1,4 @@
-"""addcmul and addcdiv (an Adam step's ops), each one declaration in ops/binary_more.py, against torch:
+"""addcmul and addcdiv (an Adam step's ops), each one declaration in ops/elementwise/binary_more.py, against torch:
 values with broadcasting and value=, the in-place forms, out=, the errors, and the gradients."""
 
 from __future__ import annotations
@@ -113,7 +113,7 @@ def test_one_declaration_makes_every_spelling():
     """The @op declaration gave the op its registry entry, rule, method, in-place form and entry."""
     for name in ("addcmul", "addcdiv"):
         op = OPDEFS[name]
-        assert op.kind is Kind.COMPUTE and op.backward is not None and op.module == "strided.ops.binary_more"
+        assert op.kind is Kind.COMPUTE and op.backward is not None and op.module == "strided.ops.elementwise.binary_more"
         assert getattr(strided, name) is getattr(strided.Tensor, name)
         assert getattr(getattr(strided, name), "__wrapped_maker__", None) is op.backward
         assert callable(getattr(strided.Tensor, name + "_")) and name in strided.__all__

@@ -20,7 +20,7 @@ from hypothesis import strategies as hs
 import strided as st
 from layouts import build_valued, specs
 from oracle_helpers import builtin_class, outcome
-from strided.ops.advanced_indexing import index_put, index_put_, plan_index
+from strided.ops.indexing.advanced import index_put, index_put_, plan_index
 
 # ---------------------------------------------------------------- drawing keys
 

@@ -269,7 +269,7 @@ def test_ops_without_a_rule_refuse_instead_of_cutting_the_gradient():
 
 
 def test_factories_take_requires_grad():
-    from strided.ops.random import rand, randn
+    from strided.ops.creation.random import rand, randn
 
     made = [strided.tensor([1.0], requires_grad=True), strided.zeros(2, requires_grad=True),
             strided.ones(2, requires_grad=True), rand(2, requires_grad=True), randn(2, requires_grad=True)]

@@ -1,6 +1,6 @@
 """Gradients of strided.nn.functional against torch.autograd: activations, losses, layers.
 
-(F.gelu's rule is agmath's, beside its forward in ops/special.py, and tested there.)
+(F.gelu's rule is agmath's, beside its forward in ops/elementwise/special.py, and tested there.)
 
 Every case builds the same non-contiguous float64 leaves in both libraries (a stepped slice,
 permuted), evaluates one expression, and compares the node PyTorch names, the values, and each

@@ -12,7 +12,7 @@ import warnings
 import pytest
 
 import strided as st
-from strided.ops.broadcasting import get_broadcasting, stretched_dims
+from strided.ops.shape.broadcasting import get_broadcasting, stretched_dims
 
 B = 4
 

@@ -12,7 +12,7 @@ import torch
 
 import strided as st
 from oracle_helpers import compare, same_error
-from strided.ops.distance import CHUNK_BYTES, cdist
+from strided.ops.linalg.distance import CHUNK_BYTES, cdist
 
 MODES = ["use_mm_for_euclid_dist_if_necessary", "use_mm_for_euclid_dist", "donot_use_mm_for_euclid_dist"]
 TOL = {"float32": (1e-4, 1e-4), "float64": (1e-9, 1e-9)}

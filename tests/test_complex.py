@@ -17,8 +17,8 @@ import strided as st
 from layouts import build_valued, specs
 from oracle_helpers import builtin_class, compare, outcome, same_error
 from strided.dtypes import complex64, complex128
-from strided.ops import complex_ops as C
-from strided.ops.promotion import promote_types, result_type
+from strided.ops._support.promotion import promote_types, result_type
+from strided.ops.elementwise import complex_ops as C
 
 # strided's namespace with the dtypes this issue adds (the lead exports them as strided.complex64, ...)
 S = types.SimpleNamespace(ones=st.ones, complex64=complex64, complex128=complex128, float64=st.float64,

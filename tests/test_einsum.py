@@ -15,7 +15,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import strided
-from strided.ops.einsum import EinsumPlan, einsum, einsum_plan
+from strided.ops.linalg.einsum import EinsumPlan, einsum, einsum_plan
 
 RNG = np.random.default_rng(11)
 
@@ -372,7 +372,7 @@ def test_import_strided_stays_light() -> None:
 
 
 def test_plans_are_remembered_per_layout() -> None:
-    from strided.ops import einsum as mod
+    from strided.ops.linalg import einsum as mod
 
     (x, _), (y, _) = make(3, 4), make(4, 5)
     einsum("ij,jk->ik", x, y)
@@ -553,7 +553,7 @@ def test_direct_products_equal_the_reported_route(problem, optimize, dtype) -> N
 
 
 def test_direct_product_skips_the_matmul_op(monkeypatch) -> None:
-    import strided.ops.einsum as E
+    import strided.ops.linalg.einsum as E
 
     def refuse(*args):
         raise AssertionError("the general route ran")

@@ -1,4 +1,4 @@
-"""Differential tests of ``strided.ops.einsum`` against ``numpy.einsum`` and ``torch.einsum``.
+"""Differential tests of ``strided.ops.linalg.einsum`` against ``numpy.einsum`` and ``torch.einsum``.
 
 Hypothesis draws an equation (1-4 operands, implicit or explicit output, ``...``, repeated
 indices, sums, traces, outer products, 0-d operands, size-1 and zero-size indices) and lays each
@@ -11,7 +11,7 @@ mode (False, "greedy", "optimal", "auto", an explicit path) must give the same v
 The plan's totals are checked against a brute-force count, and bad equations against PyTorch's
 error class.
 
-The file skips, with the reason, only while the engine module ``strided.ops.einsum`` is absent.
+The file skips, with the reason, only while the engine module ``strided.ops.linalg.einsum`` is absent.
 """
 
 from __future__ import annotations
@@ -30,11 +30,11 @@ import strided as st
 from layouts import Spec, build_valued, specs, valued_storage
 
 try:
-    from strided.ops.einsum import einsum, einsum_plan
+    from strided.ops.linalg.einsum import einsum, einsum_plan
 except ModuleNotFoundError as exc:  # only the engine's own absence skips; anything else it needs fails
-    if exc.name not in ("strided.ops.einsum", "strided.ops"):
+    if exc.name not in ("strided.ops.linalg.einsum", "strided.ops"):
         raise
-    pytest.skip("strided.ops.einsum is not written yet (issue 11's engine): nothing to test against",
+    pytest.skip("strided.ops.linalg.einsum is not written yet (issue 11's engine): nothing to test against",
                 allow_module_level=True)
 
 DTYPES = ("float32", "float64", "int64")

@@ -1,5 +1,5 @@
 """Differential tests of the elementwise breadth (issue 12): the unary table of
-``strided.ops.unary_more``, the binary rows of ``strided.ops.binary_more``, ``add``/``sub`` with
+``strided.ops.elementwise.unary_more``, the binary rows of ``strided.ops.elementwise.binary_more``, ``add``/``sub`` with
 ``alpha=``, ``lerp``/``isclose``/``allclose``/``equal``, ``gelu`` and the special-function kernels,
 against PyTorch on hard layouts (permuted, stepped, expanded, zero-size, 0-d)."""
 
@@ -18,9 +18,9 @@ from oracle_helpers import compare, same_error
 from strided.dispatch import listen
 from strided.kernels import special
 from strided.kernels.memory import _overlapping
-from strided.ops import binary_more as B
-from strided.ops import unary_more as U
-from strided.ops.special import gelu
+from strided.ops.elementwise import binary_more as B
+from strided.ops.elementwise import unary_more as U
+from strided.ops.elementwise.special import gelu
 
 TOL = {"float16": (1e-2, 1e-3), "float32": (2e-6, 1e-6), "float64": (1e-12, 1e-13)}
 DTYPES = ["float32", "float64", "float16", "int64", "int32", "uint8", "bool"]

@@ -14,7 +14,7 @@ import torch
 import strided as st
 from strided.diagnose.watch import watch
 from strided.ops import copies
-from strided.ops import random as R
+from strided.ops.creation import random as R
 from strided.ops.table import _MORE
 
 # ---------------------------------------------------------------- reporting

@@ -21,7 +21,7 @@ import torch
 import strided as st
 from everyday_sweep import CASES, LAYOUTS, build, known, run_case
 from strided.dtypes import ALL_DTYPES
-from strided.ops import support
+from strided.ops._support import support
 
 _CALLS = dict(CASES)
 # (every dtype contiguous, 0-d and empty; the strided layouts on one dtype of each family, for time:

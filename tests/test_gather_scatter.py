@@ -17,8 +17,8 @@ from hypothesis import strategies as hs
 import strided as st
 from layouts import build_valued, specs, valued_storage
 from oracle_helpers import builtin_class, compare, outcome, same_error
-from strided.ops.gather_scatter import gather, scatter, take, take_along_dim
-from strided.ops.index_ops import index_select
+from strided.ops.indexing.gather_scatter import gather, scatter, take, take_along_dim
+from strided.ops.indexing.index_ops import index_select
 
 SETTINGS = settings(max_examples=30, deadline=None, suppress_health_check=list(HealthCheck))
 TOL = {"float64": (1e-12, 1e-12), "float32": (1e-5, 1e-5)}

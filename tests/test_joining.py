@@ -17,7 +17,7 @@ from hypothesis import strategies as hs
 import strided as st
 from join_oracle import DTYPES, agree, pair
 from layouts import specs
-from strided.ops.joining import (
+from strided.ops.shape.joining import (
     atleast_1d,
     atleast_2d,
     atleast_3d,

@@ -16,8 +16,8 @@ from hypothesis import strategies as hs
 import strided as st
 from layouts import build_valued, specs, valued_storage
 from oracle_helpers import builtin_class, compare, outcome, same_error
-from strided.ops.masked import argwhere, masked_fill, masked_scatter, masked_select, nonzero
-from strided.ops.unary import where
+from strided.ops.elementwise.unary import where
+from strided.ops.indexing.masked import argwhere, masked_fill, masked_scatter, masked_select, nonzero
 
 SETTINGS = settings(max_examples=30, deadline=None, suppress_health_check=list(HealthCheck))
 TOL = {"float64": (0, 0), "float32": (0, 0)}

@@ -13,7 +13,7 @@ from hypothesis import strategies as hs
 import strided as st
 import strided.nn.functional as F
 from oracle_helpers import compare
-from strided.ops.generator import manual_seed
+from strided.ops.creation.generator import manual_seed
 
 TOL = {"float16": (5e-3, 5e-3), "float32": (1e-5, 1e-6), "float64": (1e-12, 1e-12)}
 RNG = np.random.default_rng(12)

@@ -15,7 +15,7 @@ import strided as st
 from layouts import build_valued, specs, valued_storage
 from oracle_helpers import compare, same_error
 from strided import linalg
-from strided.ops import nan_reductions as R
+from strided.ops.reductions import nan_reductions as R
 
 TOL = {"float16": (1e-2, 1e-2), "float32": (1e-5, 1e-5), "float64": (1e-12, 1e-12)}
 

@@ -1,4 +1,4 @@
-"""``out=`` (strided.ops.out.write_out, one helper for every op) against PyTorch: resize rules and
+"""``out=`` (strided.ops._support.out.write_out, one helper for every op) against PyTorch: resize rules and
 their warning, dtype castability, partial overlap, writing through out's own strides, and the
 target left untouched after a refusal."""
 
@@ -13,8 +13,8 @@ import torch
 import strided as st
 from oracle_helpers import same_error
 from strided.linalg import vector_norm
-from strided.ops import nan_reductions as R
-from strided.ops import unary_more as U
+from strided.ops.elementwise import unary_more as U
+from strided.ops.reductions import nan_reductions as R
 
 
 def _pair(shape, dtype="float32", seed=0):

@@ -13,10 +13,10 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as hs
 
 import strided as st
-from strided.ops import index_common
-from strided.ops.gather_scatter import gather
-from strided.ops.joining import stack
-from strided.ops.sorting import msort, sort, topk
+from strided.ops._support import index_common
+from strided.ops.indexing.gather_scatter import gather
+from strided.ops.shape.joining import stack
+from strided.ops.shape.sorting import msort, sort, topk
 
 SETTINGS = settings(max_examples=40, deadline=None, suppress_health_check=list(HealthCheck))
 

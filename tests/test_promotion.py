@@ -14,7 +14,7 @@ import pytest
 import torch
 
 import strided as st
-from strided.ops.promotion import can_cast, promote_types
+from strided.ops._support.promotion import can_cast, promote_types
 
 DTYPES = ["bool", "uint8", "int8", "int16", "int32", "int64", "float16", "float32", "float64"]
 SCALARS = [True, 3, -2, 2.5]

@@ -16,8 +16,15 @@ from layout_strategies import specs
 from oracle_helpers import errors_agree, outcome
 from strided import dispatch
 from strided.layout import Layout
-from strided.ops import random as R
-from strided.ops.generator import DEFAULT_SEED, Generator, default_generator, initial_seed, manual_seed, seed
+from strided.ops.creation import random as R
+from strided.ops.creation.generator import (
+    DEFAULT_SEED,
+    Generator,
+    default_generator,
+    initial_seed,
+    manual_seed,
+    seed,
+)
 
 N = 20_000
 

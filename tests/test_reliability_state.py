@@ -29,7 +29,7 @@ import strided as st
 from strided import errors as E
 from strided.dtypes import ALL_DTYPES
 from strided.kernels.memory import _ledgers
-from strided.ops.broadcasting import get_broadcasting
+from strided.ops.shape.broadcasting import get_broadcasting
 
 TIMEOUT = 10  # seconds any one wait may take before a test fails instead of hanging
 
@@ -353,7 +353,7 @@ def test_r2_07_interleaved_blocks_restore_the_process_mode(enter):
 
 
 def test_plain_calls_in_force_stay_bounded():
-    from strided.ops import broadcasting as module
+    from strided.ops.shape import broadcasting as module
 
     for mode in ["warn", "raise", "allow"] * 200:
         st.broadcasting(mode)

@@ -17,8 +17,17 @@ from hypothesis import strategies as hs
 import strided as st
 from join_oracle import DTYPES, agree, pair
 from layouts import specs
-from strided.ops.reorder import flip, repeat_interleave, roll, rot90, tile
-from strided.ops.triangles import block_diag, cartesian_prod, diag, diag_embed, diagflat, meshgrid, tril, triu
+from strided.ops.shape.reorder import flip, repeat_interleave, roll, rot90, tile
+from strided.ops.shape.triangles import (
+    block_diag,
+    cartesian_prod,
+    diag,
+    diag_embed,
+    diagflat,
+    meshgrid,
+    tril,
+    triu,
+)
 
 SETTINGS = settings(max_examples=40, deadline=None)
 

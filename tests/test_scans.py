@@ -20,7 +20,7 @@ import strided as st
 from layouts import build_valued, specs, valued_storage
 from oracle_helpers import errors_agree, outcome
 from sort_oracle import DTYPES, assert_matches, dim_of
-from strided.ops.scans import cummax, cummin, cumprod, cumsum, cumsum_, diff
+from strided.ops.reductions.scans import cummax, cummin, cumprod, cumsum, cumsum_, diff
 
 SETTINGS = settings(max_examples=60, deadline=None)
 

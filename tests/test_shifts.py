@@ -7,7 +7,7 @@ import torch
 
 import strided
 from oracle_helpers import same_error
-from strided.ops.shifts import bitwise_left_shift, bitwise_right_shift, positive
+from strided.ops.elementwise.shifts import bitwise_left_shift, bitwise_right_shift, positive
 
 CASES = [
     ("int8", "int8"), ("int16", "uint8"), ("uint8", "int8"), ("int64", "int32"), ("bool", "int64"),

@@ -21,9 +21,9 @@ import strided as st
 from layouts import build_valued, specs, valued_storage
 from oracle_helpers import errors_agree, outcome
 from sort_oracle import DTYPES, assert_matches, dim_of, gathers_values
-from strided.ops.searching import bucketize, searchsorted
-from strided.ops.sets import unique, unique_consecutive
-from strided.ops.sorting import argsort, kthvalue, msort, sort, topk
+from strided.ops.shape.searching import bucketize, searchsorted
+from strided.ops.shape.sets import unique, unique_consecutive
+from strided.ops.shape.sorting import argsort, kthvalue, msort, sort, topk
 
 SETTINGS = settings(max_examples=60, deadline=None)
 
@@ -211,10 +211,11 @@ def test_unique_numbers_many_nans_in_order() -> None:
 
 def test_methods_and_functions() -> None:
     """The Tensor methods are installed by these modules; the functions take PyTorch's keywords."""
-    owners = {"sort": "sorting", "argsort": "sorting", "msort": "sorting", "topk": "sorting",
-              "kthvalue": "sorting", "unique": "sets", "unique_consecutive": "sets", "cumsum": "scans",
-              "cumprod": "scans", "cumsum_": "scans", "cumprod_": "scans", "cummax": "scans",
-              "cummin": "scans", "diff": "scans"}
+    owners = {"sort": "shape.sorting", "argsort": "shape.sorting", "msort": "shape.sorting",
+              "topk": "shape.sorting", "kthvalue": "shape.sorting", "unique": "shape.sets",
+              "unique_consecutive": "shape.sets", "cumsum": "reductions.scans", "cumprod": "reductions.scans",
+              "cumsum_": "reductions.scans", "cumprod_": "reductions.scans", "cummax": "reductions.scans",
+              "cummin": "reductions.scans", "diff": "reductions.scans"}
     for name, module in owners.items():
         assert getattr(st.Tensor, name).__module__ == f"strided.ops.{module}", name
     assert not hasattr(st.Tensor, "searchsorted") and not hasattr(torch.Tensor, "searchsorted")

@@ -31,7 +31,7 @@ import pytest
 import strided
 from strided.cli import tour
 from strided.cli.tour_text import LANGS, README_SECTIONS, TEXTS, text
-from strided.ops.broadcasting import get_broadcasting
+from strided.ops.shape.broadcasting import get_broadcasting
 
 SNAPSHOTS = Path(__file__).parent / "snapshots"
 NAMES = [name for name, _ in tour.STEPS]

@@ -9,7 +9,7 @@ import torch
 
 import strided as st
 from oracle_helpers import same_error
-from strided.ops.support import UNSIGNED
+from strided.ops._support.support import UNSIGNED
 
 WIDE = ["uint16", "uint32", "uint64"]
 

@@ -78,20 +78,10 @@ from .numpy_api import (
     reshape,
     shares_memory,
 )
-from .ops import return_types
-from .ops.binary_more import allclose, equal
-from .ops.broadcasting import broadcasting
-from .ops.complex_ops import is_complex, is_conj
-from .ops.einsum import einsum_plan
-from .ops.generator import (
-    Generator,
-    default_generator,
-    initial_seed,
-    manual_seed,
-    seed,
-)
-from .ops.promotion import promote_types, result_type
-from .ops.random import (
+from .ops._support import return_types
+from .ops._support.promotion import promote_types, result_type
+from .ops.creation.generator import Generator, default_generator, initial_seed, manual_seed, seed
+from .ops.creation.random import (
     bernoulli,
     multinomial,
     normal,
@@ -103,6 +93,10 @@ from .ops.random import (
     randn_like,
     randperm,
 )
+from .ops.elementwise.binary_more import allclose, equal
+from .ops.elementwise.complex_ops import is_complex, is_conj
+from .ops.linalg.einsum import einsum_plan
+from .ops.shape.broadcasting import broadcasting
 from .storage import Storage
 from .tensor import Tensor
 

@@ -5,37 +5,6 @@ spelling that is a function of its family module and of torch's namespace. Gener
 
 from __future__ import annotations
 
-from .ops.advanced_indexing import (
-    index_put,
-    index_put_,
-)
-from .ops.binary_more import (
-    addcdiv,
-    addcmul,
-    arctan2,
-    atan2,
-    copysign,
-    fmod,
-    hypot,
-    isclose,
-    lerp,
-    logical_and,
-    logical_or,
-    logical_xor,
-)
-from .ops.complex_ops import (
-    adjoint,
-    angle,
-    complex,
-    conj,
-    conj_physical,
-    imag,
-    polar,
-    real,
-    resolve_conj,
-    view_as_complex,
-    view_as_real,
-)
 from .ops.copies import (
     alias_copy,
     as_strided_copy,
@@ -57,13 +26,7 @@ from .ops.copies import (
     unsqueeze_copy,
     view_copy,
 )
-from .ops.distance import (
-    cdist,
-)
-from .ops.einsum import (
-    einsum,
-)
-from .ops.elementwise import (
+from .ops.elementwise.binary import (
     add,
     bitwise_and,
     bitwise_or,
@@ -87,129 +50,39 @@ from .ops.elementwise import (
     subtract,
     true_divide,
 )
-from .ops.extrema import (
-    argmax,
-    argmin,
-    max,
-    min,
+from .ops.elementwise.binary_more import (
+    addcdiv,
+    addcmul,
+    arctan2,
+    atan2,
+    copysign,
+    fmod,
+    hypot,
+    isclose,
+    lerp,
+    logical_and,
+    logical_or,
+    logical_xor,
 )
-from .ops.gather_scatter import (
-    gather,
-    scatter,
-    scatter_add,
-    scatter_reduce,
-    take,
-    take_along_dim,
+from .ops.elementwise.complex_ops import (
+    adjoint,
+    angle,
+    complex,
+    conj,
+    conj_physical,
+    imag,
+    polar,
+    real,
+    resolve_conj,
+    view_as_complex,
+    view_as_real,
 )
-from .ops.index_ops import (
-    index_add,
-    index_copy,
-    index_fill,
-    index_select,
-)
-from .ops.joining import (
-    atleast_1d,
-    atleast_2d,
-    atleast_3d,
-    broadcast_tensors,
-    cat,
-    column_stack,
-    concat,
-    concatenate,
-    dsplit,
-    dstack,
-    hsplit,
-    hstack,
-    row_stack,
-    stack,
-    tensor_split,
-    vsplit,
-    vstack,
-)
-from .ops.masked import (
-    argwhere,
-    masked_fill,
-    masked_scatter,
-    masked_select,
-    nonzero,
-)
-from .ops.matmul import (
-    bmm,
-    dot,
-    matmul,
-    mm,
-    outer,
-)
-from .ops.nan_reductions import (
-    amax,
-    amin,
-    aminmax,
-    count_nonzero,
-    logsumexp,
-    nanmean,
-    nansum,
-    norm,
-)
-from .ops.reductions import (
-    all,
-    any,
-    mean,
-    prod,
-    std,
-    sum,
-    var,
-)
-from .ops.reorder import (
-    flip,
-    fliplr,
-    flipud,
-    repeat_interleave,
-    roll,
-    rot90,
-    tile,
-)
-from .ops.scans import (
-    cummax,
-    cummin,
-    cumprod,
-    cumsum,
-    diff,
-)
-from .ops.searching import (
-    bucketize,
-    searchsorted,
-)
-from .ops.sets import (
-    unique,
-    unique_consecutive,
-)
-from .ops.shifts import (
+from .ops.elementwise.shifts import (
     bitwise_left_shift,
     bitwise_right_shift,
     positive,
 )
-from .ops.softmax import (
-    log_softmax,
-    softmax,
-)
-from .ops.sorting import (
-    argsort,
-    kthvalue,
-    msort,
-    sort,
-    topk,
-)
-from .ops.triangles import (
-    block_diag,
-    cartesian_prod,
-    diag,
-    diag_embed,
-    diagflat,
-    meshgrid,
-    tril,
-    triu,
-)
-from .ops.unary import (
+from .ops.elementwise.unary import (
     abs,
     bitwise_not,
     clamp,
@@ -226,7 +99,7 @@ from .ops.unary import (
     tanh,
     where,
 )
-from .ops.unary_more import (
+from .ops.elementwise.unary_more import (
     acos,
     acosh,
     arccos,
@@ -271,6 +144,133 @@ from .ops.unary_more import (
     square,
     tan,
     trunc,
+)
+from .ops.indexing.advanced import (
+    index_put,
+    index_put_,
+)
+from .ops.indexing.gather_scatter import (
+    gather,
+    scatter,
+    scatter_add,
+    scatter_reduce,
+    take,
+    take_along_dim,
+)
+from .ops.indexing.index_ops import (
+    index_add,
+    index_copy,
+    index_fill,
+    index_select,
+)
+from .ops.indexing.masked import (
+    argwhere,
+    masked_fill,
+    masked_scatter,
+    masked_select,
+    nonzero,
+)
+from .ops.linalg.distance import (
+    cdist,
+)
+from .ops.linalg.einsum import (
+    einsum,
+)
+from .ops.linalg.matmul import (
+    bmm,
+    dot,
+    matmul,
+    mm,
+    outer,
+)
+from .ops.reductions.extrema import (
+    argmax,
+    argmin,
+    max,
+    min,
+)
+from .ops.reductions.nan_reductions import (
+    amax,
+    amin,
+    aminmax,
+    count_nonzero,
+    logsumexp,
+    nanmean,
+    nansum,
+    norm,
+)
+from .ops.reductions.scans import (
+    cummax,
+    cummin,
+    cumprod,
+    cumsum,
+    diff,
+)
+from .ops.reductions.softmax import (
+    log_softmax,
+    softmax,
+)
+from .ops.reductions.sums import (
+    all,
+    any,
+    mean,
+    prod,
+    std,
+    sum,
+    var,
+)
+from .ops.shape.joining import (
+    atleast_1d,
+    atleast_2d,
+    atleast_3d,
+    broadcast_tensors,
+    cat,
+    column_stack,
+    concat,
+    concatenate,
+    dsplit,
+    dstack,
+    hsplit,
+    hstack,
+    row_stack,
+    stack,
+    tensor_split,
+    vsplit,
+    vstack,
+)
+from .ops.shape.reorder import (
+    flip,
+    fliplr,
+    flipud,
+    repeat_interleave,
+    roll,
+    rot90,
+    tile,
+)
+from .ops.shape.searching import (
+    bucketize,
+    searchsorted,
+)
+from .ops.shape.sets import (
+    unique,
+    unique_consecutive,
+)
+from .ops.shape.sorting import (
+    argsort,
+    kthvalue,
+    msort,
+    sort,
+    topk,
+)
+from .ops.shape.triangles import (
+    block_diag,
+    cartesian_prod,
+    diag,
+    diag_embed,
+    diagflat,
+    meshgrid,
+    tril,
+    triu,
 )
 from .ops.views import (
     as_strided,

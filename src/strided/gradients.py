@@ -28,7 +28,7 @@ records. The face calls :func:`finish` last: the in-place entries (version count
 guards of the ops without a rule. Nothing is patched after ``import strided``. Rules run with
 grad mode off, so the ops they call record nothing.
 
->>> rule, operands = BACKWARD["exp"]  # declared in strided.ops.unary: backward("exp")(...)
+>>> rule, operands = BACKWARD["exp"]  # declared in strided.ops.elementwise.unary: backward("exp")(...)
 >>> x = strided.tensor([0.0, 1.0]); y = x.exp()
 >>> name, inputs, grads, saved = rule(y, x)
 >>> name, operands, grads(strided.ones(2))[0]
@@ -220,7 +220,7 @@ _IOPS = {"add", "sub", "mul", "truediv", "floordiv", "mod", "pow", "and", "or", 
 # The modules whose functions the face exports and guards (random draws and dtype questions
 # legitimately give results without a gradient).
 _FACE_MODULES = ("strided.ops.", "strided.numpy_api", "strided.linalg", "strided.nn")
-_FACE_EXEMPT = ("strided.ops.random", "strided.ops.generator", "strided.ops.promotion")
+_FACE_EXEMPT = ("strided.ops.creation.random", "strided.ops.creation.generator", "strided.ops._support.promotion")
 
 
 def finish(face: dict[str, Any]) -> None:
@@ -264,7 +264,7 @@ def finish(face: dict[str, Any]) -> None:
 
 def _home_entries(face: dict[str, Any]) -> None:
     """The ops without a rule report from their family module too: its function of each spelling
-    (``strided.ops.unary_more.isnan``) becomes the face's entry (the same object), and an in-place
+    (``strided.ops.elementwise.unary_more.isnan``) becomes the face's entry (the same object), and an in-place
     function (``index_put_``) its Tensor method's in-place entry (so ``strided.index_put_`` counts
     versions as ``t.index_put_`` does)."""
     Tensor = _CLASS["Tensor"]

@@ -3,7 +3,7 @@
 ``index_layout(layout, key)`` returns the view's layout; it never touches data.
 Anything that needs a copy (lists, arrays, tensors, booleans: "advanced indexing")
 raises :class:`AdvancedIndex`, on which ``Tensor.__getitem__`` hands the key to
-:mod:`strided.ops.advanced_indexing`.
+:mod:`strided.ops.indexing.advanced`.
 """
 
 from __future__ import annotations
@@ -16,7 +16,7 @@ from .layout.movement import empty_slice_offset
 
 class AdvancedIndex(StridedTypeError):
     """``index_layout`` met an item that is no basic index (an index tensor, a list, a NumPy array,
-    a bool): ``t[key]`` is advanced indexing, a copy, which :mod:`strided.ops.advanced_indexing`
+    a bool): ``t[key]`` is advanced indexing, a copy, which :mod:`strided.ops.indexing.advanced`
     carries out. Raised only on that path, so basic indexing pays nothing for it; a TypeError
     for a caller that asks ``index_layout`` alone (it gives views only)."""
 

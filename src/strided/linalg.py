@@ -16,8 +16,8 @@ from .dispatch import result_array
 from .dtypes import DType, real_of
 from .errors import StridedRuntimeError, StridedTypeError, join_lines
 from .gradients import seal
-from .ops.nan_reductions import _acc, _float_only, _Quiet
-from .ops.reduce_args import numpy_axes, optional_dtype, reduced_shape, reduction_dims, shape_text
+from .ops._support.reduce_args import numpy_axes, optional_dtype, reduced_shape, reduction_dims, shape_text
+from .ops.reductions.nan_reductions import _acc, _float_only, _Quiet
 from .tensor import Tensor, tensor_arg
 
 __all__ = ["matrix_norm", "vector_norm"]
@@ -166,8 +166,8 @@ def matrix_norm(A: Tensor, ord: Any = "fro", dim: Any = (-2, -1), keepdim: bool 
 
 # ---------------------------------------------------------------- backward rules (agmath)
 
-from .ops import gradtools  # noqa: E402 - (beside the rules)
-from .ops.nan_reductions import norm_rule  # noqa: E402
+from .ops._support import gradtools  # noqa: E402 - (beside the rules)
+from .ops.reductions.nan_reductions import norm_rule  # noqa: E402
 from .ops.registry import backward  # noqa: E402
 
 

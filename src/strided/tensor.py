@@ -54,7 +54,7 @@ from .storage import Storage
 _new = object.__new__
 
 # Advanced indexing (``t[key]`` with index tensors, lists, arrays, masks: a copy) and its write are
-# carried out by strided.ops.advanced_indexing, which puts its "getitem" and "setitem" here when
+# carried out by strided.ops.indexing.advanced, which puts its "getitem" and "setitem" here when
 # strided is imported (this layer imports no op); basic indexing never looks here.
 ADVANCED_INDEXING: dict[str, Callable[..., Any]] = {}
 

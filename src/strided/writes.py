@@ -182,7 +182,7 @@ def setitem(self: Tensor, key: Any, value: Any) -> None:
     # sequences and NumPy arrays (read as ``strided.tensor(value)`` would).
 
     An advanced key (index tensors, lists, arrays, masks) writes through
-    :mod:`strided.ops.advanced_indexing`, with this module's checks (``check_writable``, the
+    :mod:`strided.ops.indexing.advanced`, with this module's checks (``check_writable``, the
     ``SETITEM`` rule, :func:`_as_source`), all before the write.
     """
     try:

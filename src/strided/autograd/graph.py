@@ -91,7 +91,7 @@ def view_node(view: Any, base: Any) -> Node:
 
     def rule(g: Any) -> tuple:
         if cview:
-            from ..ops.complex_ops import view_as_real
+            from ..ops.elementwise.complex_ops import view_as_real
 
             g = view_as_real(g)
         if g._ag is not None and GRAD_MODE.get():  # create_graph: the same move, recorded
@@ -101,7 +101,7 @@ def view_node(view: Any, base: Any) -> Node:
         else:
             gb = scatter_layout(g, vl, bl, n)
         if reals:
-            from ..ops.complex_ops import view_as_complex
+            from ..ops.elementwise.complex_ops import view_as_complex
 
             gb = view_as_complex(gb)
         return (gb,)

@@ -38,7 +38,7 @@ from ..dispatch import copy_of
 from ..errors import StridedRuntimeError, join_lines
 from ..gradients import BACKWARD, restrided
 from ..indexing import AdvancedIndex, index_layout
-from ..ops import gradtools
+from ..ops._support import gradtools
 from ..tensor import Tensor
 from . import graph as G
 from .engine import fit
@@ -338,7 +338,7 @@ class CopySlices(Node):
         ctx = fn.ctx or ()
         if base._dtype.is_complex and not view._dtype.is_complex:  # real, imag, view_as_real of a complex base: the view's
             # layout counts the base's reals; the moves run on view_as_real of the base's gradient
-            from ..ops.complex_ops import view_as_complex, view_as_real
+            from ..ops.elementwise.complex_ops import view_as_complex, view_as_real
 
             bl = L.Layout._trusted(bl.shape + (2,), tuple(2 * s for s in bl.strides) + (1,), 2 * bl.offset)
             n *= 2
@@ -349,7 +349,7 @@ class CopySlices(Node):
                 return (view_as_complex(gb), *rest)
         elif view._dtype.is_complex and not base._dtype.is_complex:  # view_as_complex of a real base:
             # the moves run on the view's reals, the op's node on view_as_complex of them
-            from ..ops.complex_ops import view_as_complex, view_as_real
+            from ..ops.elementwise.complex_ops import view_as_complex, view_as_real
 
             vl = L.Layout._trusted(vl.shape + (2,), tuple(2 * s for s in vl.strides) + (1,), 2 * vl.offset)
             rule = self._rule(bl, vl, n, ctx, fn, view_as_complex, view_as_real)

@@ -299,7 +299,7 @@ def step_bug(s: Screen) -> None:
     meant = s.value("((pred.squeeze(1) - target) ** 2).mean()")
     s.say("bug.silent", pshape=pred.shape, tshape=target.shape, dshape=s.value("(pred - target).shape"),
           loss=loss.item(), meant=meant.item())
-    from ..ops.broadcasting import get_broadcasting
+    from ..ops.shape.broadcasting import get_broadcasting
 
     err = s.fails('with strided.broadcasting("raise"):\n    loss = ((pred - target) ** 2).mean()')
     s.say("bug.caught", error=type(err).__name__, mode=get_broadcasting()[0],
@@ -374,7 +374,7 @@ STEPS: tuple[tuple[str, Callable[[Screen], None]], ...] = (
 def _quiet_broadcasting() -> Iterator[None]:
     """Run the tour under the default ("allow") broadcasting mode, whatever the process set:
     the steps show strided's default behaviour; the block restores the caller's mode."""
-    from ..ops.broadcasting import broadcasting
+    from ..ops.shape.broadcasting import broadcasting
 
     with broadcasting("allow"):
         yield

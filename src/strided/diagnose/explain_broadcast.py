@@ -32,7 +32,7 @@ from ..layout import (
     numpy_elementwise_output_strides,
     preserve_format_strides,
 )
-from ..ops.broadcasting import broadcast_pair
+from ..ops.shape.broadcasting import broadcast_pair
 from ..tensor import Tensor
 from .explain_numpy import check_element_strides
 from .flow import broadcast_of
@@ -164,7 +164,7 @@ def _torch_converted(op: str, x: Operand, other: Operand) -> tuple[bool, bool]:
 
 def _strided_converted(op: str, x: Operand, other: Operand) -> tuple[bool, bool]:
     from ..dtypes import to_dtype
-    from ..ops.promotion import result_type, to_float
+    from ..ops._support.promotion import result_type, to_float
 
     def proxy(o: Operand) -> Any:
         if o.kind == "scalar":

@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 from functools import partial
 from typing import Any
 
-from ..ops.broadcasting import stretched_dims
+from ..ops.shape.broadcasting import stretched_dims
 from .dims import DimMapping
 
 __all__ = ["Broadcast", "CopyEvent", "Flow", "MemoryTally", "Step", "TensorInfo", "broadcast_of"]

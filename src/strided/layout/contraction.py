@@ -8,8 +8,8 @@ the same refusal objects as the view errors. Pure layout arithmetic: no data, no
 
 Two users share it:
 
-- ``einsum`` (:mod:`strided.ops.einsum`) plans each pairwise step with :func:`plan_pair`;
-- ``matmul`` (:mod:`strided.ops.matmul`) asks :func:`should_fold` whether PyTorch runs a
+- ``einsum`` (:mod:`strided.ops.linalg.einsum`) plans each pairwise step with :func:`plan_pair`;
+- ``matmul`` (:mod:`strided.ops.linalg.matmul`) asks :func:`should_fold` whether PyTorch runs a
   batched product as one folded matrix product (its error messages follow that route).
 
 >>> from strided.layout import Layout

@@ -2,7 +2,10 @@
 
 Importing this package installs the operator methods (``+``, ``sum``, ``@``, ...)
 on :class:`strided.Tensor`; each op module registers its own with
-:func:`strided.ops.registry.method`.
+:func:`strided.ops.registry.method`. The op families are subpackages (``elementwise``,
+``reductions``, ``indexing``, ``shape``, ``linalg``, ``creation``); ``views``, ``copies``,
+``conversions`` and ``inplace_views`` are the memory ops; ``_support`` is the plumbing they share
+(operand reading, ``out=``, promotion, memos); ``registry`` and ``table`` declare and list them.
 """
 
 # (imported to register their methods on Tensor)
@@ -11,32 +14,10 @@ from .. import interop  # noqa: F401 - Tensor.__dlpack__ / __dlpack_device__ (a 
 # isort: off
 from . import views  # noqa: F401 - first: the view ops declare rules (transpose's) that later modules' methods share
 # isort: on
-from . import (  # noqa: F401
-    advanced_indexing,
-    binary_more,
-    complex_ops,
-    conversions,
-    copies,
-    distance,
-    elementwise,
-    extrema,
-    gather_scatter,
-    index_ops,
-    inplace_views,
-    joining,
-    masked,
-    matmul,
-    nan_reductions,
-    random,
-    reductions,
-    reorder,
-    scans,
-    searching,
-    sets,
-    shifts,
-    softmax,
-    sorting,
-    special,
-    triangles,
-    unary_more,
-)
+from . import conversions, copies, inplace_views  # noqa: F401
+from .creation import random  # noqa: F401
+from .elementwise import binary, binary_more, complex_ops, shifts, special, unary_more  # noqa: F401
+from .indexing import advanced, gather_scatter, index_ops, masked  # noqa: F401
+from .linalg import distance, matmul  # noqa: F401
+from .reductions import extrema, nan_reductions, scans, softmax, sums  # noqa: F401
+from .shape import joining, reorder, searching, sets, sorting, triangles  # noqa: F401

@@ -62,7 +62,7 @@ def _inplace_of(forward: Callable[..., Any], name: str) -> Callable[..., Any]:
     """``self.<name>(...)``: ``forward(self, ...)`` computed, then written into ``self`` after
     PyTorch's in-place checks (the result's dtype casts to self's; broadcasting may not enlarge
     self; self's memory writable, no overlapping elements)."""
-    from .operands import _check_inplace
+    from ._support.operands import _check_inplace
 
     @functools.wraps(forward)
     def inplace(self: Tensor, *args: Any, **kwargs: Any) -> Tensor:

@@ -5,7 +5,7 @@ backward rules beside their forwards.
 One entry per accepted op name (the list the diagnostics and the command line will accept):
 ``OPS[name]`` is the :class:`~strided.opdef.OpDef` of the op spelt ``name`` (``OPS["concat"]`` is
 ``cat``'s). The elementwise entries keep their descriptors
-(:class:`~strided.ops.elementwise.BinaryOp`, :class:`~strided.ops.unary.UnaryOp`) as ``spec``;
+(:class:`~strided.ops.elementwise.binary.BinaryOp`, :class:`~strided.ops.elementwise.unary.UnaryOp`) as ``spec``;
 ``backward`` is the op's rule (None for the ops autograd cannot differentiate).
 
 >>> OPS["add"].kind.value, OPS["permute"].kind.value, OPS["sum"].kind.value
@@ -20,33 +20,16 @@ from typing import Any
 
 from ..opdef import BACKWARD, OPDEFS, Kind, OpDef, define
 from ..tensor import Tensor
-from . import (
-    advanced_indexing,
-    binary_more,
-    complex_ops,
-    copies,
-    distance,
-    einsum,
-    extrema,
-    gather_scatter,
-    index_ops,
-    joining,
-    masked,
-    matmul,
-    nan_reductions,
-    reductions,
-    reorder,
-    scans,
-    searching,
-    sets,
-    shifts,
-    softmax,
-    sorting,
-    triangles,
-    unary_more,
-)
-from . import elementwise as E
-from . import unary as U
+from . import copies
+from .elementwise import binary as E
+from .elementwise import binary_more, complex_ops, shifts, unary_more
+from .elementwise import unary as U
+from .indexing import advanced as advanced_indexing
+from .indexing import gather_scatter, index_ops, masked
+from .linalg import distance, einsum, matmul
+from .reductions import extrema, nan_reductions, scans, softmax
+from .reductions import sums as reductions
+from .shape import joining, reorder, searching, sets, sorting, triangles
 
 OpEntry = OpDef  # (the table's entries are the registry's ops)
 

@@ -796,7 +796,7 @@ def _as_strided_backward(out: Tensor, x: Tensor, *args: Any, **kwargs: Any) -> A
 def __getitem__(self: Tensor, key: Any) -> Tensor:
     """``t[key]``: basic indexing always plans a View (plans.index); its layout is index_layout's.
     An advanced key (index_layout meets a tensor, list, array or bool) is a copy, made by
-    strided.ops.advanced_indexing: the try costs the basic path nothing."""
+    strided.ops.indexing.advanced: the try costs the basic path nothing."""
     if self._ag is not None and not INSIDE.get():  # its own recording entry (autograd's slow path)
         return record("__getitem__", __getitem__, (self, key), {})
     try:

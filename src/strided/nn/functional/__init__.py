@@ -6,11 +6,11 @@ each name is, or calls, its op's recording entry) work as before:
 
 - activations (:mod:`.activations`): ``relu``, ``sigmoid``, ``tanh``, ``gelu``, ``silu``,
   ``softplus``, ``elu``, ``leaky_relu``, ``hardtanh``, ``softmax``, ``log_softmax`` — unary rows of
-  the ops layer (:mod:`strided.ops.activations` and friends), with PyTorch's ``inplace=``;
+  the ops layer (:mod:`strided.ops.elementwise.activations` and friends), with PyTorch's ``inplace=``;
 - losses (:mod:`.losses`): ``cross_entropy``, ``nll_loss``, ``mse_loss``, ``l1_loss``,
   ``smooth_l1_loss``, ``binary_cross_entropy``, ``binary_cross_entropy_with_logits``;
 - layers (:mod:`.layers`): ``linear``, ``dropout``, ``layer_norm``, ``normalize``, ``embedding``;
-- ``one_hot`` and ``pad`` (constant mode), ops of :mod:`strided.ops.padding`.
+- ``one_hot`` and ``pad`` (constant mode), ops of :mod:`strided.ops.shape.padding`.
 
 Every backward rule is written with strided's recording ops: ``create_graph=True`` gives
 PyTorch's second derivatives.
@@ -21,7 +21,7 @@ PyTorch's second derivatives.
 ()
 """
 
-from ...ops.padding import one_hot, pad
+from ...ops.shape.padding import one_hot, pad
 from .activations import (
     elu,
     gelu,

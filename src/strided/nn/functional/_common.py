@@ -15,7 +15,7 @@ import numpy as np
 from ...dispatch import report, result_array
 from ...dtypes import DType
 from ...errors import StridedValueError, join_lines
-from ...ops.activations import compute_dtype, float_only
+from ...ops.elementwise.activations import compute_dtype, float_only
 from ...tensor import Tensor
 
 __all__ = ["array_like", "array_result", "compute_dtype", "float_only", "g_format", "reduction_mode", "scalar_result"]

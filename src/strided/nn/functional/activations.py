@@ -1,7 +1,7 @@
 """The activations of ``strided.nn.functional`` with PyTorch's signatures: the ops are unary rows
-of :mod:`strided.ops.unary` (``relu``, ``sigmoid``, ``tanh``), :mod:`strided.ops.special`
-(``gelu``), :mod:`strided.ops.activations` (``silu``, ``softplus``, ``elu``, ``leaky_relu``,
-``hardtanh``) and :mod:`strided.ops.softmax`; this module only picks the in-place form for
+of :mod:`strided.ops.elementwise.unary` (``relu``, ``sigmoid``, ``tanh``), :mod:`strided.ops.elementwise.special`
+(``gelu``), :mod:`strided.ops.elementwise.activations` (``silu``, ``softplus``, ``elu``, ``leaky_relu``,
+``hardtanh``) and :mod:`strided.ops.reductions.softmax`; this module only picks the in-place form for
 ``inplace=True`` (as ``torch.nn.functional`` picks ``relu_``) and PyTorch's implicit softmax dim.
 The functions call the ops' recording entries, so an early ``from strided.nn.functional import
 silu`` records gradients.
@@ -15,13 +15,13 @@ from __future__ import annotations
 import warnings
 from typing import Any
 
-from ...ops import activations as A
-from ...ops.activations import softplus
-from ...ops.softmax import log_softmax as _log_softmax
-from ...ops.softmax import softmax as _softmax
-from ...ops.special import gelu
-from ...ops.unary import relu as _relu
-from ...ops.unary import sigmoid, tanh
+from ...ops.elementwise import activations as A
+from ...ops.elementwise.activations import softplus
+from ...ops.elementwise.special import gelu
+from ...ops.elementwise.unary import relu as _relu
+from ...ops.elementwise.unary import sigmoid, tanh
+from ...ops.reductions.softmax import log_softmax as _log_softmax
+from ...ops.reductions.softmax import softmax as _softmax
 from ...tensor import Tensor, tensor_arg
 
 __all__ = ["elu", "gelu", "hardtanh", "leaky_relu", "log_softmax", "relu", "sigmoid", "silu", "softmax", "softplus",

@@ -35,13 +35,13 @@ from ...layout import Layout
 from ...layout import expand as expand_layout
 from ...layout.plans import View as _View
 from ...layout.plans import view as _view_plan
-from ...ops.generator import default_generator
-from ...ops.operands import _fresh_output
-from ...ops.promotion import result_type
-from ...ops.random import _uniform
-from ...ops.reduce_args import numpy_axes, reduction_dims
+from ...ops._support.operands import _fresh_output
+from ...ops._support.promotion import result_type
+from ...ops._support.reduce_args import numpy_axes, reduction_dims
+from ...ops.creation.generator import default_generator
+from ...ops.creation.random import _uniform
+from ...ops.elementwise.unary import where
 from ...ops.registry import backward
-from ...ops.unary import where
 from ...tensor import Tensor, tensor_arg
 from ._common import array_like, compute_dtype, float_only
 

@@ -31,11 +31,11 @@ from ...dtypes import TORCH_NAME, DType, bool_, int64, uint8
 from ...errors import StridedIndexError, StridedRuntimeError, StridedValueError, join_lines
 from ...grad_mode import GRAD_MODE, requires_grad
 from ...gradients import seal
-from ...ops.broadcasting import broadcast_pair
-from ...ops.operands import _fresh_output
-from ...ops.promotion import result_type
+from ...ops._support.operands import _fresh_output
+from ...ops._support.promotion import result_type
+from ...ops.reductions.softmax import log_softmax as _log_softmax
 from ...ops.registry import backward
-from ...ops.softmax import log_softmax as _log_softmax
+from ...ops.shape.broadcasting import broadcast_pair
 from ...tensor import Tensor, tensor_arg
 from ._common import (
     array_like,

@@ -1,0 +1,99 @@
+"""Small helpers the backward rules of the math ops share (reductions put back, zeros, dims).
+
+The rules sit beside their forwards (``@backward`` in each ops module); what several of them need
+lives here, in the ops layer (the autograd layer above is not importable from a rule's module):
+
+- :func:`zeros` — a zero gradient of a shape, as a stride-0 view of one zero (no memory per element);
+- :func:`unreduce` — a reduction's gradient (or result) with the reduced dims put back as size 1,
+  expanded to the input's shape: a view, nothing copied;
+- :func:`keep` — the same with the reduced dims as size 1, not expanded (to broadcast against);
+- :func:`scale_by_count`, :func:`norm_grad` — PyTorch's shared formulas (ties of an extreme share
+  the gradient; the p-norm's derivative), used by amax/amin/aminmax and the norms;
+- :func:`needs_grad` — whether autograd wants an operand's gradient (skip the others' work);
+- :func:`from_numpy_result` — a tensor over a NumPy array a rule computed (one kernel, no element
+  loop in Python; the array itself when it is fresh).
+
+>>> g = strided.ones(3)
+>>> unreduce(g, (3, 4), (1,), False).shape
+(3, 4)
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ...dispatch import adopted, result, result_array
+from ...dtypes import DType
+from ...grad_mode import needs_grad  # (re-exported: the rules' one test of an operand)
+from ...gradients import grad_zeros
+from ...layout import Layout
+from ...tensor import Tensor
+
+
+def zeros(shape: tuple[int, ...], dtype: DType) -> Tensor:
+    """A zero tensor of ``shape``: one zero element, expanded (stride 0) — the gradient of an op whose
+    derivative is zero everywhere (sign, floor, ...) costs no memory per element."""
+    z = result((), dtype)
+    z._storage.array[...] = 0
+    return z.expand(shape) if shape else z
+
+
+def unreduce(g: Tensor, shape: tuple[int, ...], dims: tuple[int, ...], keepdim: bool) -> Tensor:
+    """``g`` (shaped as a reduction over ``dims`` of a ``shape`` tensor) with the reduced dims put back
+    as size 1 and expanded to ``shape``: a view of ``g``."""
+    return keep(g, shape, dims, keepdim).expand(shape) if shape else g.reshape(())
+
+
+def keep(g: Tensor, shape: tuple[int, ...], dims: tuple[int, ...], keepdim: bool) -> Tensor:
+    """``g`` with the reduced ``dims`` present as size 1 (as ``keepdim=True`` gives): a view."""
+    if not shape:
+        return g.reshape(())
+    if not keepdim:
+        for d in dims:
+            g = g.unsqueeze(d)
+    return g
+
+
+def from_numpy_result(arr: np.ndarray, dtype: DType) -> Tensor:
+    """A contiguous tensor holding ``arr`` (cast to ``dtype``): ``arr``'s own memory when it is a
+    fresh C-contiguous array of that dtype that a rule just computed (nothing copied), else a new
+    buffer filled from it. Never pass a view of a tensor's storage (it would be shared)."""
+    if arr.flags.owndata and arr.flags.c_contiguous and arr.dtype == dtype.numpy and arr.ndim:
+        return adopted(arr.reshape(-1), Layout.contiguous(arr.shape), dtype)
+    out, dest = result_array(arr.shape, dtype)
+    dest[...] = arr
+    return out
+
+
+def scale_by_count(g: Tensor, mask: Tensor, dims: tuple[int, ...]) -> Tensor:
+    """PyTorch's scale_grad_by_count: ``g`` shared evenly among the positions ``mask`` marks in each
+    reduced group (the ties of an amax / amin)."""
+    return (g / mask.sum(dims, keepdim=True)) * mask if dims else g * mask
+
+
+def norm_grad(g: Tensor, x: Tensor, norm: Tensor, p: float, dims: tuple[int, ...], keepdim: bool) -> Tensor | None:
+    """PyTorch's norm_backward: the gradient of the ``p``-norm of ``x`` over ``dims`` (``norm`` its
+    result): None for p == 0 (PyTorch's undefined gradient: the input gets none, as if unused);
+    sgn(x) g for 1; g x / norm for 2 (0 where the norm is 0); the ties of
+    |x| == norm sharing g for +-inf; sgn(x) |x|^(p-1) g / norm^(p-1) otherwise."""
+    shape = x._layout.shape
+    if p == 0:
+        return None
+    g = keep(g, shape, dims, keepdim)
+    norm = keep(norm, shape, dims, keepdim)
+    if p == 1:
+        return x.sgn() * g
+    if p == 2:
+        return g * (x / norm).masked_fill(norm == 0, 0)
+    if p in (float("inf"), float("-inf")):
+        a = x.abs()
+        mask = (a == norm) | a.isnan()
+        return x.sgn() * scale_by_count(g, mask, dims)
+    if p < 1:
+        scaled = x.sgn() * x.abs().pow(p - 1).masked_fill(x == 0, 0)
+        return scaled * g * norm.pow(1 - p)
+    scaled = x.sgn() * x.abs().pow(p - 1) if p < 2 else x * x.abs().pow(p - 2)
+    return scaled * (g / norm.pow(p - 1)).masked_fill(norm == 0, 0)
+
+
+__all__ = ["from_numpy_result", "needs_grad", "norm_grad", "scale_by_count", "keep", "unreduce", "zeros", "grad_zeros"]

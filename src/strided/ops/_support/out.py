@@ -1,0 +1,141 @@
+"""``out=``: the one helper every op with an ``out=`` argument calls (elementwise ops, reductions,
+matmul, norms, cdist).
+
+PyTorch's rules (``at::native::resize_output`` and TensorIterator's output checks):
+
+1. ``out`` must be a Tensor whose dtype the result can be cast to (the in-place rule:
+   no float into an integer tensor, nothing non-bool into bool) — RuntimeError
+   "result type Float can't be cast to the desired output type Long".
+2. ``out`` must not overlap an input partially (``out=x`` itself is fine) — RuntimeError
+   "unsupported operation: some elements of the input tensor and the written-to tensor refer
+   to a single memory location".
+3. A ``out`` of another shape is resized (``Tensor.resize_``: contiguous strides, the storage
+   grown if needed); if it had elements PyTorch warns (UserWarning "An output with one or more
+   elements was resized since it had shape [...]"), an empty one is resized silently.
+4. The values are written through ``out``'s layout, whatever its strides; ``out`` is returned.
+
+All checks run before anything is written, so a refused ``out`` is left untouched.
+
+# Note: the op computes into a fresh result first and that result is then written into
+# ``out`` (one code path for every op); PyTorch computes into ``out`` directly. The values are
+# the same; the temporary costs one result's memory while the op runs, and a watch sees both
+# the op and the write into ``out``.
+# Note: the partial-overlap check runs for every op, matmul/mm/bmm included (PyTorch lets
+# ``mm(a, b, out=a[:, :2])`` through and reads what it has already written); and every
+# elementwise function takes ``out=``, also where PyTorch's has none (``isnan``, ``isinf``, ...).
+"""
+
+from __future__ import annotations
+
+import warnings
+from typing import Any
+
+from ... import layout as L
+from ...callsite import user_site
+from ...dispatch import OPEN, memory_overlap, report, shares_storage
+from ...dtypes import CPP_NAME
+from ...errors import StridedRuntimeError, StridedTypeError, join_lines
+from ...grad_mode import bump_if_used, refuse_out
+from ...kernels import check_writable
+from ...kernels.memory import write
+from ...messages import partial_overlap
+from ...tensor import Tensor
+from ...writes import resize_
+from .promotion import TORCH_NAMES, can_cast
+
+
+def check_out(out: Any, op: str) -> Tensor:
+    """``out`` as a Tensor, or PyTorch's TypeError for anything else."""
+    if not isinstance(out, Tensor):
+        raise StridedTypeError(
+            join_lines(
+                f"{op}(): argument 'out' must be Tensor, not {type(out).__name__}",
+                f"got out={out!r:.60}; pass a tensor to write into, e.g. out=strided.empty(0)",
+            )
+        )
+    return out
+
+
+def write_out(out: Any, result: Tensor, op: str, inputs: tuple = (), same_dtype: str = "") -> Tensor:
+    """Write the fresh ``result`` of ``op(*inputs)`` into ``out`` with PyTorch's ``out=`` rules
+    (module docstring) and return ``out``.
+
+    ``same_dtype``: ops whose ``out`` must have the result's dtype exactly, with PyTorch's
+    message: "matmul" (matmul, mm, bmm: "Expected out tensor to have dtype float, but got double
+    instead") or "input" (amax/amin: "Expected the dtype for input and out to match").
+
+    >>> x = strided.tensor([1.0, 2.0]); o = strided.empty(2)
+    >>> write_out(o, x + 1, "add", (x, 1)) is o
+    True
+    """
+    out = check_out(out, op)
+    refuse_out(op, out, inputs)
+    name = f"{op}(out=...)"
+    if same_dtype and result._dtype is not out._dtype:
+        raise _dtype_mismatch(result, out, op, same_dtype)
+    if not can_cast(result._dtype, out._dtype):
+        raise StridedRuntimeError(
+            join_lines(
+                f"result type {TORCH_NAMES[result._dtype]} can't be cast to the desired output type "
+                f"{TORCH_NAMES[out._dtype]}",
+                f"{op} computes {result._dtype.name} but out= is a {out._dtype.name} tensor of shape "
+                f"{out.shape}",
+                f"fix: pass an out tensor of dtype strided.{result._dtype.name} (or one it casts to "
+                "safely), or drop out= and convert the result",
+            )
+        )
+    _check_overlap(out, inputs, op)
+    shape = result._layout.shape
+    if out._layout.shape != shape:
+        numel = L.product(out._layout.shape)
+        check_writable(out._storage, out._layout, name, updates=False)
+        if numel:
+            warnings.warn(
+                f"An output with one or more elements was resized since it had shape "
+                f"{list(out._layout.shape)}, which does not match the required output shape {list(shape)}. "
+                "This behavior is deprecated, and in a future PyTorch release outputs will not be "
+                "resized unless they have zero elements. You can explicitly reuse an out tensor t by "
+                "resizing it, inplace, to zero elements with t.resize_(0).",
+                UserWarning,
+                stacklevel=user_site()[1],
+            )
+        resize_(out, shape)
+    check_writable(out._storage, out._layout, name, updates=True)
+    write(out._storage, out._layout, result._np())
+    bump_if_used(out, f"{op}(out=...)")  # a saved tensor overwritten through out= must fail at backward
+    if OPEN:
+        report(op, inputs, out)
+    return out
+
+
+def _check_overlap(out: Tensor, inputs: tuple, op: str) -> None:
+    """PyTorch's ``assert_no_partial_overlap(out, input)``: ``out`` may be an input exactly
+    (same span, same strides), not part of one or laid across one differently."""
+    for x in inputs:
+        if not isinstance(x, Tensor) or not shares_storage(x, out):  # (typed aliases too: view(dtype))
+            continue
+        if memory_overlap(out, x) is L.OverlapStatus.PARTIAL:
+            raise partial_overlap(
+                f"{op}(out=...)", out._layout, x._layout, L.storage_extent(out._layout),
+                L.storage_extent(x._layout),
+                f"fix: pass a fresh out tensor, or a copy of the input: {op}(x.clone(), ..., out=out)",
+            )
+
+
+
+def _dtype_mismatch(result: Tensor, out: Tensor, op: str, style: str) -> StridedRuntimeError:
+    r, o = result._dtype, out._dtype
+    first = (
+        f"Expected out tensor to have dtype {CPP_NAME[r.name]}, but got "
+        f"{CPP_NAME[o.name]} instead"
+        if style == "matmul"
+        else f"Expected the dtype for input and out to match, but got {TORCH_NAMES[r]} for input's dtype "
+        f"and {TORCH_NAMES[o]} for out's dtype."
+    )
+    return StridedRuntimeError(
+        join_lines(
+            first,
+            f"{op} writes {r.name} results and does not convert them; out= is {o.name}",
+            f"fix: pass out=strided.empty(0, dtype=strided.{r.name}), or drop out= and convert the result",
+        )
+    )

@@ -1,0 +1,60 @@
+"""Named tuples returned by reductions with a dim, like ``torch.return_types``.
+
+``t.max(dim)`` returns ``max(values, indices)``: unpack it (``v, i = t.max(1)``)
+or read ``.values`` / ``.indices``.
+"""
+
+from __future__ import annotations
+
+from typing import NamedTuple
+
+from ...tensor import Tensor
+
+
+class max(NamedTuple):  # noqa: A001,N801 - named like torch.return_types.max
+    """Result of ``max(dim)``: the largest values and where they are (first occurrence; NaN wins)."""
+
+    values: Tensor
+    indices: Tensor
+
+
+class min(NamedTuple):  # noqa: A001,N801 - named like torch.return_types.min
+    """Result of ``min(dim)``: the smallest values and where they are (first occurrence; NaN wins)."""
+
+    values: Tensor
+    indices: Tensor
+
+
+class sort(NamedTuple):  # noqa: N801 - named like torch.return_types.sort
+    """Result of ``sort(dim)``: the values in order and where each came from."""
+
+    values: Tensor
+    indices: Tensor
+
+
+class topk(NamedTuple):  # noqa: N801 - named like torch.return_types.topk
+    """Result of ``topk(k, dim)``: the k largest (or smallest) values and where they are."""
+
+    values: Tensor
+    indices: Tensor
+
+
+class kthvalue(NamedTuple):  # noqa: N801 - named like torch.return_types.kthvalue
+    """Result of ``kthvalue(k, dim)``: the k-th smallest value and where it is."""
+
+    values: Tensor
+    indices: Tensor
+
+
+class cummax(NamedTuple):  # noqa: N801 - named like torch.return_types.cummax
+    """Result of ``cummax(dim)``: the running maximum and where it was reached (last tie; NaN sticks)."""
+
+    values: Tensor
+    indices: Tensor
+
+
+class cummin(NamedTuple):  # noqa: N801 - named like torch.return_types.cummin
+    """Result of ``cummin(dim)``: the running minimum and where it was reached (last tie; NaN sticks)."""
+
+    values: Tensor
+    indices: Tensor

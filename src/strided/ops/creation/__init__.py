@@ -1,0 +1,1 @@
+"""Random draws and their generator."""

@@ -1,0 +1,780 @@
+"""Random factories (``rand``, ``randn``, ``randint``, ``randperm``, ``normal``, ``bernoulli``,
+``multinomial``, the ``*_like`` forms) and in-place samplers (``uniform_``, ``normal_``,
+``random_``, ``bernoulli_``, ``exponential_``, ``geometric_``, ``log_normal_``, ``cauchy_``).
+
+Every sampler takes ``generator=`` (a :class:`strided.ops.creation.generator.Generator`; the process-global
+default one when left out) and draws through it under its lock. PyTorch's distributions,
+shapes, dtypes and errors; NumPy's PCG64 streams:
+# Note: the same seed gives other numbers than PyTorch's (its streams are Philox/Mersenne Twister
+# and its kernels consume them in their own order); strided's numbers are reproducible among
+# themselves.
+
+The factories report as "alloc" (new memory read from no tensor's elements, as ``zeros``); the
+in-place samplers as compute ops on their target. An in-place sampler checks everything (the
+target's dtype, writability, arguments) before it draws or writes: a failed call changes
+nothing, and writes through a view land in its base.
+"""
+
+from __future__ import annotations
+
+import math
+import warnings
+from collections.abc import Callable
+from typing import Any
+
+import numpy as np
+
+from ...args import int_arg, is_number, parse_sizes
+from ...creation import like_strides
+from ...device import parse_device
+from ...dispatch import OPEN, created, report, result, result_array
+from ...dtypes import (
+    C10_NAME,
+    CPP_NAME,
+    DEFAULT_FLOAT,
+    DEFAULT_INT,
+    TORCH_NAME,
+    DType,
+    bool_,
+    float16,
+    int64,
+    to_dtype,
+)
+from ...errors import StridedNotImplementedError, StridedRuntimeError, StridedTypeError, join_lines
+from ...grad_mode import leaf
+from ...kernels import check_writable, write
+from ...layout import Layout
+from ...layout import expand as expand_layout
+from ...memory_format import MemoryFormat, preserve_format
+from ...tensor import Tensor, tensor_arg
+from ..registry import method
+from ..shape.broadcasting import broadcast_pair
+from .generator import resolve
+
+__all__ = [
+    "bernoulli", "bernoulli_", "cauchy_", "exponential_", "geometric_", "log_normal_", "multinomial", "normal",
+    "normal_", "rand", "rand_like", "randint", "randint_like", "randn", "randn_like", "randperm", "random_",
+    "uniform_",
+]
+
+Shape = tuple[int, ...]
+Sampler = Callable[[np.random.Generator], np.ndarray]
+
+
+# ---------------------------------------------------------------- shared pieces
+
+
+def _g(x: float) -> str:
+    """A number as PyTorch's C++ messages print it (``2`` for 2.0, ``1e+39``)."""
+    return format(float(x), "g")
+
+
+def _not_implemented(kernel: str, dtype: DType, op: str, fix: str) -> StridedNotImplementedError:
+    return StridedNotImplementedError(
+        join_lines(f'"{kernel}" not implemented for \'{TORCH_NAME[dtype.name]}\'',
+                   f"{op} draws floating-point numbers, and the tensor is {dtype.name}", fix)
+    )
+
+
+def _float_only(dtype: DType, kernel: str, op: str) -> None:
+    if not dtype.is_floating_point:
+        raise _not_implemented(kernel, dtype, op, f"fix: ask for a float dtype, e.g. dtype=strided.{DEFAULT_FLOAT.name}")
+
+
+def _compute(dtype: DType) -> np.dtype:
+    """The NumPy dtype a float sampler draws in: float16 is drawn in float32 and rounded once."""
+    return np.dtype(np.float64) if dtype.itemsize == 8 else np.dtype(np.float32)
+
+
+def _uniform(g: np.random.Generator, shape: Shape, dtype: DType) -> np.ndarray:
+    """Uniform on [0, 1) in ``dtype``'s precision (never 1.0 after rounding to ``dtype``)."""
+    if dtype is float16:  # multiples of 2**-11: exact in float16, so rounding cannot give 1.0
+        return g.integers(0, 2**11, size=shape).astype(np.float32) * np.float32(2.0**-11)
+    return g.random(shape, dtype=_compute(dtype))
+
+
+def _sizes(sizes: tuple[Any, ...], op: str) -> Shape:
+    if not sizes:
+        raise StridedTypeError(
+            join_lines(
+                f"{op}() received an invalid combination of arguments - got (), but expected one of:",
+                " * (tuple of ints size, *, torch.Generator generator, torch.dtype dtype)",
+                f"{op} needs the result's sizes: {op}(2, 3) or {op}((2, 3)); {op}(()) makes a 0-d tensor",
+            )
+        )
+    return _nonnegative(parse_sizes(sizes, op))
+
+
+def _nonnegative(shape: Shape) -> Shape:
+    """``shape``, or PyTorch's error for a negative size (raised before anything is drawn)."""
+    if any(s < 0 for s in shape):
+        result(shape, DEFAULT_FLOAT)  # raises "Trying to create tensor with negative dimension"
+    return shape
+
+
+def _fresh(shape: Shape, dtype: DType, values: np.ndarray | None, name: str, inputs: tuple = (),
+           strides: Shape | None = None) -> Tensor:
+    """A new ``dtype`` tensor of ``shape`` holding ``values`` (cast once), reported as an allocation."""
+    if strides is None:
+        t, arr = result_array(shape, dtype)
+        if values is not None:
+            np.copyto(arr, values, casting="unsafe")
+    else:
+        t = result(shape, dtype, strides)
+        if values is not None:
+            write(t._storage, t._layout, values)
+    if OPEN:
+        created(name, inputs, t)
+    return t
+
+
+def _into(target: Tensor, op: str, generator: Any, sample: Callable[[np.random.Generator, Shape], Any]) -> Tensor:
+    """Draw ``sample(numpy_generator, target.shape)`` and write it into ``target`` (every check done
+    by the caller and here, before the draw): the in-place samplers' one write."""
+    check_writable(target._storage, target._layout, op)
+    g = resolve(generator, op)
+    shape = target._layout.shape
+    values = g.draw(lambda n: sample(n, shape))
+    write(target._storage, target._layout, values)
+    if OPEN:
+        report(op, (), target)
+    return target
+
+
+def _target(self: Any, op: str) -> Tensor:
+    return tensor_arg(self, op, "self")
+
+
+# ---------------------------------------------------------------- factories
+
+
+def rand(*sizes: Any, size: Any = None, generator: Any = None, dtype: Any = None, device: Any = None,
+          requires_grad: bool = False) -> Tensor:
+    """Uniform samples on [0, 1): ``rand(2, 3)`` or ``rand((2, 3))``; float32 unless ``dtype=``.
+
+    >>> _ = strided.manual_seed(0); strided.rand(2).shape
+    (2,)
+
+    # Note: PyTorch's distribution, NumPy's PCG64 stream: not torch.rand's numbers for the same seed.
+    """
+    t = _rand(sizes, size, generator, dtype, device)
+    return leaf(t, requires_grad)
+
+
+def _rand(sizes: Any, size: Any, generator: Any, dtype: Any, device: Any) -> Tensor:
+    parse_device(device, "rand")
+    shape = _sizes(sizes if size is None else (size,), "rand")
+    dt = DEFAULT_FLOAT if dtype is None else to_dtype(dtype)
+    _float_only(dt, "check_uniform_bounds", "rand")
+    g = resolve(generator, "rand")
+    if dt is float16:
+        return _fresh(shape, dt, g.draw(lambda n: _uniform(n, shape, dt)), "rand")
+    t, arr = result_array(shape, dt)
+    g.draw(lambda n: n.random(dtype=arr.dtype, out=arr))  # straight into the result's memory
+    if OPEN:
+        created("rand", (), t)
+    return t
+
+
+def randn(*sizes: Any, size: Any = None, generator: Any = None, dtype: Any = None, device: Any = None,
+          requires_grad: bool = False) -> Tensor:
+    """Standard normal samples (mean 0, variance 1): ``randn(2, 3)``; float32 unless ``dtype=``.
+
+    # Note: PyTorch's distribution, NumPy's PCG64 stream (ziggurat): not torch.randn's numbers.
+
+    >>> _ = strided.manual_seed(0)
+    >>> x = strided.randn(10000)
+    >>> x.shape, abs(x.mean().item()) < 0.05, abs(x.std().item() - 1) < 0.05
+    ((10000,), True, True)
+    """
+    t = _randn(sizes, size, generator, dtype, device)
+    return leaf(t, requires_grad)
+
+
+def _randn(sizes: Any, size: Any, generator: Any, dtype: Any, device: Any) -> Tensor:
+    parse_device(device, "randn")
+    shape = _sizes(sizes if size is None else (size,), "randn")
+    dt = DEFAULT_FLOAT if dtype is None else to_dtype(dtype)
+    _float_only(dt, "normal_kernel_cpu", "randn")
+    g = resolve(generator, "randn")
+    if dt is float16:
+        return _fresh(shape, dt, g.draw(lambda n: n.standard_normal(shape, dtype=np.float32)), "randn")
+    t, arr = result_array(shape, dt)
+    g.draw(lambda n: n.standard_normal(dtype=arr.dtype, out=arr))  # straight into the result's memory
+    if OPEN:
+        created("randn", (), t)
+    return t
+
+
+def _int_bounds(dtype: DType) -> tuple[int, int]:
+    """The inclusive range random_ draws integers from for ``dtype`` (floats: the exact integers)."""
+    if dtype is bool_:
+        return 0, 1
+    if dtype.is_floating_point:
+        digits = np.finfo(dtype.numpy).nmant + 1
+        return -(2**digits), 2**digits
+    info = np.iinfo(dtype.numpy)
+    return int(info.min), int(info.max)
+
+
+def _check_range(low: int, high: int | None, dtype: DType, op: str = "random_") -> None:
+    """PyTorch's ``random_from_to`` checks: from < to, both within the dtype (floats: within the
+    integers the dtype holds exactly; float32/float64 warn, float16 refuses)."""
+    if high is not None and low >= high:
+        raise StridedRuntimeError(
+            join_lines(
+                f"random_ expects 'from' to be less than 'to', but got from={low} >= to={high}",
+                f"{op} draws integers from [from, to): the range [{low}, {high}) is empty",
+                f"fix: give to > from, e.g. {op.rstrip('_')}({low}, {low + 1}{', ...' if op == 'randint' else ''})",
+            )
+        )
+    lo, hi = _int_bounds(dtype)
+    name = CPP_NAME[dtype.name]
+    for what, value in (("from", low), ("to - 1", None if high is None else high - 1)):
+        if value is None or lo <= value <= hi:
+            continue
+        if dtype.is_floating_point and dtype is not float16:
+            digits = int(math.log2(hi))
+            warnings.warn(
+                f"{what} is out of bounds [-(2^{digits}), 2^{digits}]. Due to precision limitations "
+                f"{name} can support discrete uniform distribution only within this range.",
+                UserWarning, stacklevel=4,
+            )
+            continue
+        raise StridedRuntimeError(
+            join_lines(
+                f"{what} is out of bounds for {name}",
+                f"{op} on {dtype.name} draws integers in [{lo}, {hi}]; {what} is {value}",
+                "fix: narrow the range, or use a wider dtype (dtype=strided.int64)",
+            )
+        )
+
+
+def _integers(low: int, high_inclusive: int) -> Callable[[np.random.Generator, Shape], np.ndarray]:
+    return lambda g, shape: g.integers(low, high_inclusive, size=shape, dtype=np.int64, endpoint=True)
+
+
+def randint(*args: Any, low: Any = None, high: Any = None, size: Any = None, generator: Any = None,
+            dtype: Any = None, device: Any = None) -> Tensor:
+    """Integers uniform on [low, high): ``randint(high, size)`` or ``randint(low, high, size)``
+    (``size`` a tuple); int64 unless ``dtype=``.
+
+    >>> strided.randint(3, 10, (2, 2)).dtype
+    strided.int64
+    """
+    parse_device(device, "randint")
+    rest = list(args)
+    if size is None:
+        if not rest or not isinstance(rest[-1], (tuple, list)):
+            if len(rest) == 2:
+                raise StridedTypeError(
+                    join_lines(
+                        f"randint(): argument 'size' (position 2) must be tuple of ints, not {type(rest[-1]).__name__}",
+                        "size is a tuple: randint(high, (n,)) or randint(low, high, (n,))",
+                    )
+                )
+            raise StridedTypeError(
+                join_lines(
+                    "randint() received an invalid combination of arguments - got "
+                    f"({', '.join(type(a).__name__ for a in rest)}), but expected one of:",
+                    " * (int high, tuple of ints size, ...)  * (int low, int high, tuple of ints size, ...)",
+                    "e.g. strided.randint(10, (3,)) or strided.randint(2, 10, (3,))",
+                )
+            )
+        size = rest.pop()
+    if high is None:
+        if not rest:
+            raise StridedTypeError("randint() missing required argument 'high'\n  e.g. strided.randint(10, (3,))")
+        high = rest.pop()
+    if low is None:
+        low = rest.pop() if rest else 0
+    if rest:
+        raise StridedTypeError(f"randint() takes at most 3 positional arguments ({len(args)} given)")
+    shape = _nonnegative(parse_sizes((size,), "randint"))
+    low_i, high_i = int_arg(low, "randint", "low", 1), int_arg(high, "randint", "high", 2)
+    dt = DEFAULT_INT if dtype is None else to_dtype(dtype)
+    _check_range(low_i, high_i, dt, "randint")
+    values = resolve(generator, "randint").draw(lambda g: _integers(low_i, high_i - 1)(g, shape))
+    return _fresh(shape, dt, values, "randint")
+
+
+def randperm(n: Any, *, generator: Any = None, dtype: Any = None, device: Any = None) -> Tensor:
+    """A random permutation of ``0 .. n-1`` (int64 unless ``dtype=``).
+
+    >>> sorted(strided.randperm(5).tolist())
+    [0, 1, 2, 3, 4]
+    """
+    parse_device(device, "randperm")
+    count = int_arg(n, "randperm", "n", 1)
+    dt = DEFAULT_INT if dtype is None else to_dtype(dtype)
+    if count < 0:
+        result((count,), dt)  # PyTorch's negative-dimension error
+    if dt is bool_:
+        raise _not_implemented("randperm", dt, "randperm", "fix: use an integer dtype (the default, int64)")
+    lo, hi = _int_bounds(dt)
+    if count - 1 > hi:
+        if dt.is_floating_point:
+            message = f"n cannot be greater than {hi + 1} for {TORCH_NAME[dt.name]} type."
+        else:
+            message = f"value cannot be converted to type {C10_NAME[dt.name]} without overflow"
+        raise StridedRuntimeError(
+            join_lines(message, f"a permutation of {count} numbers does not fit in {dt.name}, which holds "
+                                f"integers up to {hi}", "fix: dtype=strided.int64 (the default)")
+        )
+    values = resolve(generator, "randperm").draw(lambda g: g.permutation(count))
+    return _fresh((count,), dt, values, "randperm")
+
+
+def _check_std(std: Any) -> None:
+    if isinstance(std, Tensor):
+        arr = std._np()
+        if arr.size and not (arr >= 0).all():
+            raise StridedRuntimeError(
+                join_lines("normal expects all elements of std >= 0.0",
+                           f"std holds {int((~(arr >= 0)).sum())} negative (or NaN) element(s); a standard "
+                           "deviation is never negative", "fix: std.abs(), or clamp it: std.clamp(min=0)")
+            )
+    elif not float(std) >= 0:
+        raise StridedRuntimeError(
+            join_lines(f"normal expects std >= 0.0, but found std {_g(std)}",
+                       "a standard deviation is never negative", f"fix: normal(mean, {_g(abs(float(std)))}, ...)")
+        )
+
+
+def normal(mean: Any, std: Any = 1.0, size: Any = None, *, generator: Any = None, dtype: Any = None,
+           device: Any = None) -> Tensor:
+    """Normal samples with ``mean`` and ``std``: numbers (then ``size`` is required) or tensors
+    (broadcast together; the result has the broadcast shape and the dtype of ``mean``, or of
+    ``std`` when only it is a tensor).
+
+    >>> strided.normal(0.0, 2.0, (3,)).shape, strided.normal(strided.zeros(2, 1), strided.ones(3)).shape
+    ((3,), (2, 3))
+    """
+    parse_device(device, "normal")
+    mean_t, std_t = isinstance(mean, Tensor), isinstance(std, Tensor)
+    if not (mean_t or std_t):
+        if size is None:
+            raise StridedTypeError(
+                join_lines(
+                    f"normal() received an invalid combination of arguments - got ({type(mean).__name__}, "
+                    f"{type(std).__name__}), but expected one of:",
+                    " * (float mean, float std, tuple of ints size, ...)  * (Tensor mean, Tensor std, ...)",
+                    "with a number mean and std, give the size: strided.normal(0.0, 1.0, (3,))",
+                )
+            )
+        shape = _nonnegative(parse_sizes((size,), "normal"))
+        dt = DEFAULT_FLOAT if dtype is None else to_dtype(dtype)
+        _float_only(dt, "normal_kernel_cpu", "normal")
+        _check_std(std)
+        m, s = float(mean), float(std)
+        values = resolve(generator, "normal").draw(lambda g: g.standard_normal(shape, dtype=_compute(dt)) * s + m)
+        return _fresh(shape, dt, values, "normal")
+    if size is not None or dtype is not None:
+        raise StridedTypeError(
+            join_lines(
+                "normal() received an invalid combination of arguments - got "
+                f"({', '.join(type(x).__name__ for x in (mean, std, size) if x is not None)}), but expected one of:",
+                " * (Tensor mean, Tensor std, *, torch.Generator generator)",
+                "with a tensor mean or std the result takes their (broadcast) shape and dtype: leave size "
+                "and dtype out",
+            )
+        )
+    for x, name in ((mean, "mean"), (std, "std")):
+        if not isinstance(x, Tensor) and not is_number(x):
+            raise StridedTypeError(f"normal(): argument '{name}' must be Tensor or float, not {type(x).__name__}")
+    dt = mean._dtype if mean_t else std._dtype
+    _float_only(dt, "normal_kernel_cpu", "normal")
+    if mean_t and std_t:
+        shape = broadcast_pair(mean.shape, std.shape)
+    else:
+        shape = mean.shape if mean_t else std.shape
+    _check_std(std)
+    m = mean._np() if mean_t else float(mean)
+    s = std._np() if std_t else float(std)
+    values = resolve(generator, "normal").draw(lambda g: g.standard_normal(shape, dtype=_compute(dt)))
+    values = values * s + m
+    inputs = tuple(x for x in (mean, std) if isinstance(x, Tensor))
+    return _fresh(shape, dt, values, "normal", inputs)
+
+
+def _p_tensor_error(p: Tensor) -> StridedRuntimeError:
+    arr = p._np()
+    bad = int((~((arr >= 0) & (arr <= 1))).sum())
+    return StridedRuntimeError(
+        join_lines(
+            "Expected p_in >= 0 && p_in <= 1 to be true, but got false.  (Could this error message be improved?  "
+            "If so, please report an enhancement request to PyTorch.)",
+            f"the probabilities hold {bad} element(s) outside [0, 1] (or NaN)",
+            "fix: clamp them: p.clamp(0, 1), or make them probabilities first (sigmoid, softmax)",
+        )
+    )
+
+
+def _check_p_tensor(p: Tensor) -> None:
+    arr = p._np()
+    if arr.size and not ((arr >= 0) & (arr <= 1)).all():
+        raise _p_tensor_error(p)
+
+
+def _float(value: Any, op: str, name: str, pos: int) -> float:
+    """A sampler's number argument as a float, or PyTorch's TypeError naming what it accepts."""
+    if is_number(value) and not isinstance(value, complex):
+        return float(value)
+    if isinstance(value, Tensor) and value.numel() == 1 and not value._dtype.is_complex:
+        return float(value.item())
+    raise StridedTypeError(
+        join_lines(f"{op}(): argument '{name}' (position {pos}) must be float, not {type(value).__name__}",
+                   f"got {value!r:.60}; pass a number")
+    )
+
+
+def _check_p_number(p: Any, op: str = "bernoulli_") -> float:
+    value = _float(p, op, "p", 1)
+    if not 0 <= value <= 1:
+        raise StridedRuntimeError(
+            join_lines(f"bernoulli_ expects p to be in [0, 1], but got p={_g(value)}",
+                       "p is the probability of drawing 1", "fix: a p between 0 and 1")
+        )
+    return value
+
+
+@method("bernoulli")
+def bernoulli(input: Any, p: Any = None, *, generator: Any = None) -> Tensor:
+    """0/1 samples, 1 with probability ``input`` (elementwise; a float tensor in [0, 1]), or with
+    probability ``p`` (a number) everywhere; the result has ``input``'s shape and dtype.
+
+    >>> strided.bernoulli(strided.full((3,), 0.5)).dtype
+    strided.float32
+    """
+    tensor_arg(input, "bernoulli")
+    shape, dt = input._layout.shape, input._dtype
+    if p is None:
+        if not dt.is_floating_point:
+            raise _not_implemented("bernoulli_tensor_cpu_p_", dt, "bernoulli",
+                                   "fix: give float probabilities: strided.bernoulli(probs.float())")
+        _check_p_tensor(input)
+        probs = input._np()
+        values = resolve(generator, "bernoulli").draw(lambda g: _uniform(g, shape, dt) < probs)
+    else:
+        value = _check_p_number(p)
+        values = resolve(generator, "bernoulli").draw(lambda g: g.random(shape) < value)
+    return _fresh(shape, dt, values, "bernoulli", (input,))
+
+
+@method("multinomial")
+def multinomial(input: Any, num_samples: Any, replacement: bool = False, *, generator: Any = None) -> Tensor:
+    """Category indices drawn with weights ``input`` (1-D: one distribution, or 2-D: one per row;
+    non-negative, not all zero), ``num_samples`` per distribution; int64 of shape
+    ``(num_samples,)`` or ``(rows, num_samples)``. Without ``replacement`` each category is drawn
+    at most once (zero-weight ones only after all the others).
+
+    >>> strided.multinomial(strided.tensor([0.0, 1.0, 0.0]), 2, replacement=True).tolist()
+    [1, 1]
+    """
+    tensor_arg(input, "multinomial")
+    n = int_arg(num_samples, "multinomial", "num_samples", 2)
+    shape = input._layout.shape
+    if len(shape) not in (1, 2):
+        raise StridedRuntimeError(
+            join_lines("prob_dist must be 1 or 2 dim",
+                       f"the weights have shape {shape}; give one distribution (1-D) or one per row (2-D)",
+                       "fix: flatten the leading dims: weights.reshape(-1, weights.shape[-1])")
+        )
+    if not input._dtype.is_floating_point:
+        raise StridedRuntimeError(
+            join_lines(f"multinomial only supports floating-point dtypes for input, got: {TORCH_NAME[input._dtype.name]}",
+                       "fix: weights.float()")
+        )
+    if n <= 0:
+        raise StridedRuntimeError(join_lines("cannot sample n_sample <= 0 samples",
+                                             f"num_samples is {n}; ask for 1 or more"))
+    categories = shape[-1]
+    if not replacement and n > categories:
+        raise StridedRuntimeError(
+            join_lines("cannot sample n_sample > prob_dist.size(-1) samples without replacement",
+                       f"{n} samples from {categories} categories cannot all differ",
+                       "fix: replacement=True, or num_samples <= the number of categories")
+        )
+    probs = input._np().astype(np.float64).reshape(-1, categories)
+    rows = probs.shape[0]
+    if probs.size and not (np.isfinite(probs) & (probs >= 0)).all():
+        raise StridedRuntimeError(
+            join_lines("probability tensor contains either `inf`, `nan` or element < 0",
+                       "multinomial's weights must be finite and non-negative (they need not sum to 1)",
+                       "fix: weights from logits: logits.softmax(-1)")
+        )
+    totals = probs.sum(axis=1)
+    if rows and categories and not (totals > 0).all():
+        bad = int(np.argmax(~(totals > 0)))
+        raise StridedRuntimeError(
+            join_lines("invalid multinomial distribution (sum of probabilities <= 0)",
+                       f"row {bad} of the weights sums to 0; at least one weight must be positive")
+        )
+    out_shape = (n,) if len(shape) == 1 else (rows, n)
+    if rows == 0:
+        return _fresh(out_shape, int64, None, "multinomial", (input,))
+    g = resolve(generator, "multinomial")
+    if replacement:
+        # inverse CDF: each row's cumulative weights scaled to [0, 1], shifted by the row number so
+        # one searchsorted serves every row
+        cdf = np.cumsum(probs, axis=1) / totals[:, None]
+        # from each row's last positive weight on, the cdf is exactly 1 (rounding may leave it
+        # short, which would let u reach a zero-weight category)
+        last = categories - 1 - np.argmax(probs[:, ::-1] > 0, axis=1)
+        cdf[np.arange(categories) >= last[:, None]] = 1.0
+        row = np.arange(rows, dtype=np.float64)[:, None]
+        u = g.draw(lambda gen: gen.random((rows, n)))
+        flat = np.searchsorted((cdf + 2 * row).ravel(), (u + 2 * row).ravel(), side="right")
+        picks = flat.reshape(rows, n) - categories * np.arange(rows)[:, None]
+        # a zero-weight last category has cdf == 1 and is never reached; clip rounding strays
+        np.minimum(picks, categories - 1, out=picks)
+    else:
+        # PyTorch's algorithm: the n largest of weight / Exp(1) (an exponential race)
+        q = g.draw(lambda gen: gen.standard_exponential((rows, categories)))
+        picks = np.argsort(-(probs / q), axis=1, kind="stable")[:, :n]
+    return _fresh(out_shape, int64, picks.reshape(out_shape), "multinomial", (input,))
+
+
+def rand_like(input: Any, *, dtype: Any = None, memory_format: MemoryFormat = preserve_format,
+              generator: Any = None, device: Any = None, requires_grad: bool = False) -> Tensor:
+    """``rand`` shaped like ``input`` (its dtype unless ``dtype=``; its dense dim order).
+
+    >>> strided.rand_like(strided.zeros(2, 3, dtype=strided.float64)).dtype
+    strided.float64
+    """
+    tensor_arg(input, "rand_like")
+    parse_device(device, "rand_like")
+    dt = input._dtype if dtype is None else to_dtype(dtype)
+    _float_only(dt, "check_uniform_bounds", "rand_like")
+    shape = input._layout.shape
+    values = resolve(generator, "rand_like").draw(lambda g: _uniform(g, shape, dt))
+    t = _fresh(shape, dt, values, "rand_like", (input,), like_strides(input, memory_format))
+    return leaf(t, requires_grad)
+
+
+def randn_like(input: Any, *, dtype: Any = None, memory_format: MemoryFormat = preserve_format,
+               generator: Any = None, device: Any = None, requires_grad: bool = False) -> Tensor:
+    """``randn`` shaped like ``input`` (its dtype unless ``dtype=``; its dense dim order).
+
+    >>> strided.randn_like(strided.zeros(2, 3)).shape
+    (2, 3)
+    """
+    tensor_arg(input, "randn_like")
+    parse_device(device, "randn_like")
+    dt = input._dtype if dtype is None else to_dtype(dtype)
+    _float_only(dt, "normal_kernel_cpu", "randn_like")
+    shape = input._layout.shape
+    values = resolve(generator, "randn_like").draw(lambda g: g.standard_normal(shape, dtype=_compute(dt)))
+    t = _fresh(shape, dt, values, "randn_like", (input,), like_strides(input, memory_format))
+    return leaf(t, requires_grad)
+
+
+def randint_like(input: Any, low: Any = None, high: Any = None, *, dtype: Any = None,
+                 memory_format: MemoryFormat = preserve_format, generator: Any = None,
+                 device: Any = None) -> Tensor:
+    """``randint`` shaped like ``input``: ``randint_like(t, high)`` or ``randint_like(t, low, high)``.
+
+    >>> y = strided.randint_like(strided.zeros(100, dtype=strided.int64), 3)
+    >>> y.shape, bool(((y >= 0) & (y < 3)).all())
+    ((100,), True)
+    """
+    tensor_arg(input, "randint_like")
+    parse_device(device, "randint_like")
+    if high is None:
+        if low is None:
+            raise StridedTypeError("randint_like() missing required argument 'high'\n  e.g. strided.randint_like(t, 10)")
+        low, high = 0, low
+    low_i = 0 if low is None else int_arg(low, "randint_like", "low", 2)
+    high_i = int_arg(high, "randint_like", "high", 3)
+    dt = input._dtype if dtype is None else to_dtype(dtype)
+    _check_range(low_i, high_i, dt, "randint_like")
+    shape = input._layout.shape
+    values = resolve(generator, "randint_like").draw(lambda g: _integers(low_i, high_i - 1)(g, shape))
+    return _fresh(shape, dt, values, "randint_like", (input,), like_strides(input, memory_format))
+
+
+# ---------------------------------------------------------------- in-place samplers
+
+
+@method("uniform_")
+def uniform_(self: Tensor, from_: float = 0.0, to: float = 1.0, *, generator: Any = None, **kw: Any) -> Tensor:
+    """Fill with samples uniform on [from, to) (PyTorch's keywords ``from``/``to`` work too).
+
+    >>> strided.zeros(2, 3).uniform_(-1, 1).shape
+    (2, 3)
+    """
+    from_ = kw.pop("from", from_)
+    _no_extra(kw, "uniform_")
+    self = _target(self, "uniform_")
+    dt = self._dtype
+    _float_only(dt, "check_uniform_bounds", "uniform_")
+    low, high = _float(from_, "uniform_", "from", 1), _float(to, "uniform_", "to", 2)
+    limit = float(np.finfo(dt.numpy).max)
+    for name, value in (("from", low), ("to", high)):
+        if not -limit <= value <= limit:
+            raise StridedRuntimeError(
+                join_lines(f"{name} is out of bounds for {CPP_NAME[dt.name]}",
+                           f"{name}={_g(value)} is beyond the largest {dt.name} ({_g(limit)})",
+                           "fix: a finite range inside the dtype, or a wider dtype")
+            )
+    if low > high:
+        raise StridedRuntimeError(
+            join_lines(f"uniform_ expects to return a [from, to) range, but found from={_g(low)} > to={_g(high)}",
+                       f"fix: uniform_({_g(high)}, {_g(low)})")
+        )
+    span = high - low
+    return _into(self, "uniform_", generator, lambda g, shape: _uniform(g, shape, dt) * span + low)
+
+
+@method("normal_")
+def normal_(self: Tensor, mean: float = 0.0, std: float = 1.0, *, generator: Any = None) -> Tensor:
+    """Fill with normal samples of ``mean`` and ``std``.
+
+    >>> _ = strided.manual_seed(0)
+    >>> x = strided.empty(10000).normal_(2.0, 0.5)
+    >>> abs(x.mean().item() - 2.0) < 0.05, abs(x.std().item() - 0.5) < 0.05
+    (True, True)
+    """
+    self = _target(self, "normal_")
+    _float_only(self._dtype, "normal_kernel_cpu", "normal_")
+    m, s, c = _float(mean, "normal_", "mean", 1), _float(std, "normal_", "std", 2), _compute(self._dtype)
+    _check_std(s)
+    return _into(self, "normal_", generator, lambda g, shape: g.standard_normal(shape, dtype=c) * s + m)
+
+
+_MISSING: Any = object()
+
+
+@method("random_")
+def random_(self: Tensor, from_: Any = None, to: Any = _MISSING, *, generator: Any = None, **kw: Any) -> Tensor:
+    """Fill with integers uniform on [from, to): ``random_()`` (from 0 to the dtype's largest
+    integer, inclusive; floats: to 2**mantissa bits), ``random_(to)``, ``random_(from, to)``,
+    ``random_(from, None)`` (to the dtype's largest, inclusive). Any dtype, bool included.
+
+    >>> strided.zeros(4, dtype=strided.int64).random_(3, 5).tolist()  # doctest: +SKIP
+    [4, 3, 3, 4]
+    """
+    by_keyword = "from" in kw
+    from_ = kw.pop("from", from_)
+    _no_extra(kw, "random_")
+    self = _target(self, "random_")
+    dt = self._dtype
+    top_of_dtype = _int_bounds(dt)[1]
+    if from_ is None and to is _MISSING:
+        low, top = 0, top_of_dtype
+    elif to is _MISSING and not by_keyword:  # random_(to)
+        high = int_arg(from_, "random_", "to", 1)
+        _check_range(0, high, dt)
+        low, top = 0, high - 1
+    else:
+        low = 0 if from_ is None else int_arg(from_, "random_", "from", 1)
+        if to is None or to is _MISSING:
+            _check_range(low, None, dt)
+            top = top_of_dtype
+        else:
+            high = int_arg(to, "random_", "to", 2)
+            _check_range(low, high, dt)
+            top = high - 1
+    return _into(self, "random_", generator, _integers(low, top))
+
+
+@method("bernoulli_")
+def bernoulli_(self: Tensor, p: Any = 0.5, *, generator: Any = None) -> Tensor:
+    """Fill with 0/1, 1 with probability ``p`` (a number, or a tensor that expands to this shape).
+
+    >>> sorted(set(strided.empty(100).bernoulli_(0.5).tolist())) in ([0.0, 1.0], [0.0], [1.0])
+    True
+    """
+    self = _target(self, "bernoulli_")
+    shape = self._layout.shape
+    if isinstance(p, Tensor):
+        expand_layout(Layout._trusted(p.shape, (0,) * p.ndim, 0), shape)  # PyTorch's expand error
+        _check_p_tensor(p)
+        probs = p._np()
+        return _into(self, "bernoulli_", generator, lambda g, s: g.random(s) < probs)
+    value = _check_p_number(p)
+    return _into(self, "bernoulli_", generator, lambda g, s: g.random(s) < value)
+
+
+def _continuous(dtype: DType, distribution: str, cpp: bool = False) -> None:
+    if not dtype.is_floating_point:
+        name = CPP_NAME[dtype.name] if cpp else TORCH_NAME[dtype.name]
+        raise StridedRuntimeError(
+            join_lines(f"{distribution} distribution is a continuous probability distribution. dtype must be a "
+                       f"floating point but you specified {name}",
+                       "fix: sample into a float tensor (t.float())")
+        )
+
+
+def _positive(op: str, name: str, value: Any, shown: str | None = None, pos: int = 1) -> float:
+    v = _float(value, op, "lambd" if name == "lambda" else name, pos)  # (Python's spelling of the argument)
+    if not v > 0:
+        raise StridedRuntimeError(
+            join_lines(f"{op} expects {shown or name} > 0.0, but found {shown or name}={_g(v)}",
+                       f"{name} must be positive")
+        )
+    return v
+
+
+@method("exponential_")
+def exponential_(self: Tensor, lambd: float = 1.0, *, generator: Any = None) -> Tensor:
+    """Fill with exponential samples of rate ``lambd`` (mean 1 / lambd).
+
+    >>> bool((strided.empty(100).exponential_(2.0) >= 0).all())
+    True
+    """
+    self = _target(self, "exponential_")
+    _continuous(self._dtype, "Exponential")
+    rate = _positive("exponential_", "lambda", lambd)
+    c = _compute(self._dtype)
+    return _into(self, "exponential_", generator, lambda g, s: g.standard_exponential(s, dtype=c) / rate)
+
+
+@method("geometric_")
+def geometric_(self: Tensor, p: float, *, generator: Any = None) -> Tensor:
+    """Fill with geometric samples: the number of trials up to the first success (1, 2, ...).
+
+    >>> bool((strided.empty(100).geometric_(0.5) >= 1).all())
+    True
+    """
+    self = _target(self, "geometric_")
+    value = _float(p, "geometric_", "p", 1)
+    if not 0 < value < 1:
+        raise StridedRuntimeError(
+            join_lines(f"geometric_ expects p to be in (0, 1), but got p={_g(value)}",
+                       "p is the success probability of each trial")
+        )
+    return _into(self, "geometric_", generator, lambda g, s: g.geometric(value, s))
+
+
+@method("log_normal_")
+def log_normal_(self: Tensor, mean: float = 1.0, std: float = 2.0, *, generator: Any = None) -> Tensor:
+    """Fill with exp(N(mean, std)) samples.
+
+    >>> bool((strided.empty(100).log_normal_() > 0).all())
+    True
+    """
+    self = _target(self, "log_normal_")
+    _continuous(self._dtype, "LogNormal")
+    m = _float(mean, "log_normal_", "mean", 1)
+    s = _positive("log_normal_", "std", std, pos=2)
+    return _into(self, "log_normal_", generator, lambda g, shape: np.exp(g.standard_normal(shape) * s + m))
+
+
+@method("cauchy_")
+def cauchy_(self: Tensor, median: float = 0.0, sigma: float = 1.0, *, generator: Any = None) -> Tensor:
+    """Fill with Cauchy samples of ``median`` and scale ``sigma``.
+
+    >>> strided.empty(2, 3).cauchy_().shape
+    (2, 3)
+    """
+    self = _target(self, "cauchy_")
+    _continuous(self._dtype, "Cauchy", cpp=True)
+    m = _float(median, "cauchy_", "median", 1)
+    s = _positive("cauchy_", "sigma", sigma, pos=2)
+    return _into(self, "cauchy_", generator, lambda g, shape: g.standard_cauchy(shape) * s + m)
+
+
+def _no_extra(kw: dict, op: str) -> None:
+    if kw:
+        raise StridedTypeError(f"{op}() got an unexpected keyword argument '{next(iter(kw))}'")

@@ -1,0 +1,255 @@
+"""The parameterized activations of ``torch.nn.functional`` as unary rows: ``silu``, ``softplus``,
+``elu``, ``leaky_relu``, ``hardtanh`` (``relu``, ``sigmoid``, ``tanh`` are rows of
+:mod:`strided.ops.elementwise.unary`, ``gelu`` of :mod:`strided.ops.elementwise.special`).
+
+Each is one :class:`Activation` row: PyTorch's CPU kernel name (for the error on a non-float
+input), its NumPy forward with the row's parameters (``alpha``, ``negative_slope``,
+``beta``/``threshold``, ``min_val``/``max_val``), PyTorch's node name and its backward formula
+(derivatives.yaml), written with strided's recording ops so a ``create_graph=True`` backward
+differentiates it again. One function, :func:`_run`, runs every row: float inputs only, a
+fresh output laid out as PyTorch's TensorIterator lays it out (or the input itself, in place),
+float16 computed in float32 and rounded once.
+
+Their rules are registered as ``"F.<name>"`` (``torch.Tensor`` has no ``silu`` method: these are
+``nn.functional`` ops). The in-place forms (``silu_``, ...) back ``F.silu(x, inplace=True)``:
+outside autograd they write ``x`` and count the write on its version counter; on a tensor in
+the graph (grad mode on) they are ``x.copy_(silu(x.clone()))``, so autograd's in-place rules
+apply as PyTorch's do (a leaf that requires grad is refused; a non-leaf's history is rewritten).
+
+>>> silu(strided.tensor([0.0, 1.0], dtype=strided.float64)).tolist()  # doctest: +ELLIPSIS
+[0.0, 0.731...]
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+from ...dispatch import OPEN, report, result_array
+from ...dtypes import TORCH_NAME, DType
+from ...errors import StridedNotImplementedError, StridedValueError, join_lines
+from ...grad_mode import GRAD_MODE, STATE, bump_if_used
+from ...gradients import seal
+from ...kernels import check_writable, write
+from ...tensor import Tensor, tensor_arg
+from .._support.operands import _fresh_output
+from ..registry import backward
+from .unary import where
+
+__all__ = ["elu", "elu_", "hardtanh", "hardtanh_", "leaky_relu", "leaky_relu_", "silu", "silu_", "softplus"]
+
+
+def compute_dtype(dtype: DType) -> np.dtype:
+    """float16 is computed in float32 (PyTorch's CPU accumulation type), others in their own type."""
+    return np.dtype(np.float32) if dtype.itemsize < 4 else dtype.numpy
+
+
+def float_only(kernel: str, dtype: DType, op: str) -> StridedNotImplementedError:
+    """PyTorch's NotImplementedError for ``F.<op>`` (CPU kernel ``kernel``) on a non-float ``dtype``."""
+    return StridedNotImplementedError(
+        join_lines(f'"{kernel}" not implemented for \'{TORCH_NAME[dtype.name]}\'',
+                   f"{op} needs a float tensor, and the input is {dtype.name}",
+                   f"fix: convert first: F.{op}(x.to(strided.float32))")
+    )
+
+
+@dataclass(frozen=True, eq=False)
+class Activation:
+    """One activation: ``forward(x, *params)`` on a NumPy array of the compute dtype;
+    ``grad(g, x, *params)`` the input's gradient from strided's recording ops (what a
+    ``create_graph=True`` backward runs); ``fused(x, g, *params)`` the same gradient in one NumPy
+    pass (a first-order backward: nothing to record, one result instead of a chain of
+    temporaries, as PyTorch's silu rule picks by grad mode); ``node`` PyTorch's node name;
+    ``kernel`` PyTorch's CPU kernel (named when the input is not float)."""
+
+    name: str
+    kernel: str
+    node: str
+    forward: Callable[..., np.ndarray]
+    grad: Callable[..., Tensor]
+    fused: Callable[..., np.ndarray]
+
+
+def _silu_grad(g: Tensor, x: Tensor) -> Tensor:
+    s = x.sigmoid()
+    return g * (s * (1 + x * (1 - s)))  # PyTorch's silu_backward
+
+
+def _silu_fused(x: np.ndarray, g: np.ndarray) -> np.ndarray:
+    s = 1 / (1 + np.exp(-x))
+    return g * s * (1 + x * (1 - s))
+
+
+SILU = Activation("silu", "silu_cpu", "SiluBackward0", lambda x: x / (1 + np.exp(-x)), _silu_grad, _silu_fused)
+# (PyTorch's softplus_backward: z / (z + 1) with z = exp(beta x) is sigmoid(beta x), without z's overflow)
+SOFTPLUS = Activation(
+    "softplus", "softplus_cpu", "SoftplusBackward0",
+    lambda x, b, t: np.where(x * b > t, x, np.log1p(np.exp(x * b)) / b),
+    lambda g, x, b, t: where(x * b > t, g, g * (x * b).sigmoid()),
+    lambda x, g, b, t: np.where(x * b > t, g, g / (1 + np.exp(-x * b))))
+ELU = Activation(
+    "elu", "elu", "EluBackward0",
+    lambda x, a: np.where(x > 0, x, a * np.expm1(x)),
+    lambda g, x, a: where(x > 0, g, g * (x.exp() * a)),
+    lambda x, g, a: np.where(x > 0, g, g * a * np.exp(x)))
+LEAKY_RELU = Activation(
+    "leaky_relu", "leaky_relu_cpu", "LeakyReluBackward0",
+    lambda x, k: np.where(x > 0, x, x * k),
+    lambda g, x, k: where(x > 0, g, g * k),
+    lambda x, g, k: np.where(x > 0, g, g * k))
+# (PyTorch: no gradient at or beyond the bounds)
+HARDTANH = Activation(
+    "hardtanh", "hardtanh_cpu", "HardtanhBackward0",
+    lambda x, lo, hi: np.clip(x, lo, hi),
+    lambda g, x, lo, hi: where((x <= lo) | (x >= hi), 0.0, g),
+    lambda x, g, lo, hi: np.where((x <= lo) | (x >= hi), 0, g))
+
+
+def _run(row: Activation, input: Any, params: tuple, inplace: bool = False) -> Tensor:
+    """``row`` applied to ``input``: a fresh tensor, or (``inplace``) ``input`` written (after
+    the checks, before anything is written) and its write counted; reported at the op boundary."""
+    x = tensor_arg(input, row.name)
+    d = x._dtype
+    if not d.is_floating_point:
+        raise float_only(row.kernel, d, row.name)
+    name = row.name + "_" if inplace else row.name
+    if inplace:
+        check_writable(x._storage, x._layout, name, updates=True)
+    with np.errstate(all="ignore"):
+        values = row.forward(x._np().astype(compute_dtype(d), copy=False), *params)
+    if inplace:
+        write(x._storage, x._layout, values)
+        bump_if_used(x, name)  # (a saved tensor it changed must fail at backward)
+        out = x
+    else:
+        out = _fresh_output(x._layout.shape, d, [x], d)
+        np.copyto(out._np(), values, casting="unsafe")
+    if OPEN:
+        report(name, (x,), out)
+    return out
+
+
+def _in_autograd(x: Any) -> bool:
+    """Whether an in-place write of ``x`` must go through autograd's in-place rules: grad mode on,
+    and ``x`` or the tensor it views has an autograd record."""
+    if not (STATE["used"] and GRAD_MODE.get()) or x.__class__ is not Tensor:
+        return False
+    return x._ag is not None or (x._base is not None and x._base._ag is not None)
+
+
+def _inplace(row: Activation, entry: Callable[..., Tensor], input: Any, params: tuple) -> Tensor:
+    """``row`` written into ``input``; on a tensor in the graph, as ``input.copy_(entry(input.clone()))``.
+
+    # Note: PyTorch records SiluBackward0 (EluBackward1, ...) on the written tensor; strided
+    # records CopyBackwards over the activation of a clone of the old values: the same gradient.
+    """
+    if _in_autograd(input):
+        return input.copy_(entry(input.clone(), *params))
+    return _run(row, input, params, inplace=True)
+
+
+def fused_grad(like: Tensor, fn: Callable[..., np.ndarray], *arrays: Tensor) -> Tensor:
+    """A first-order gradient computed in one NumPy pass: ``fn`` of the tensors' views (float16
+    in float32) into a fresh tensor of ``like``'s shape and dtype (recorded by nothing)."""
+    compute = compute_dtype(like._dtype)
+    out, arr = result_array(like._layout.shape, like._dtype)
+    with np.errstate(all="ignore"):
+        values = fn(*(t._np().astype(compute, copy=False) for t in arrays))
+    np.copyto(arr, np.broadcast_to(values, arr.shape), casting="unsafe")
+    return out
+
+
+def _rule(row: Activation) -> Callable[..., Any]:
+    def rule(out: Tensor, input: Tensor, *params: Any) -> Any:
+        def grads(g: Tensor) -> tuple:
+            if GRAD_MODE.get():  # a create_graph backward: the recording ops
+                return (row.grad(g, input, *params),)
+            return (fused_grad(input, lambda x, gg: row.fused(x, gg, *params), input, g),)
+
+        return row.node, (input,), grads, (input,)
+
+    rule.__name__ = f"{row.name}_backward"
+    return rule
+
+
+for _row in (SILU, SOFTPLUS, ELU, LEAKY_RELU, HARDTANH):
+    backward("F." + _row.name)(_rule(_row))
+
+
+def silu(input: Tensor) -> Tensor:
+    """``x * sigmoid(x)`` elementwise (float tensors).
+
+    >>> silu(strided.tensor([0.0])).tolist()
+    [0.0]
+    """
+    return _run(SILU, input, ())
+
+
+def silu_(input: Tensor) -> Tensor:
+    """In-place :func:`silu` (``F.silu(x, inplace=True)``)."""
+    return _inplace(SILU, silu, input, ())
+
+
+def softplus(input: Tensor, beta: float = 1.0, threshold: float = 20.0) -> Tensor:
+    """``log(1 + exp(beta * x)) / beta``, and ``x`` itself where ``beta * x > threshold`` (for stability).
+
+    >>> softplus(strided.tensor([0.0, 30.0])).tolist()  # doctest: +ELLIPSIS
+    [0.693..., 30.0]
+    """
+    return _run(SOFTPLUS, input, (float(beta), float(threshold)))
+
+
+def elu(input: Tensor, alpha: float = 1.0) -> Tensor:
+    """``x`` where ``x > 0``, else ``alpha * (exp(x) - 1)``, elementwise (float tensors).
+
+    >>> elu(strided.tensor([-1.0, 2.0])).tolist()  # doctest: +ELLIPSIS
+    [-0.632..., 2.0]
+    """
+    return _run(ELU, input, (float(alpha),))
+
+
+def elu_(input: Tensor, alpha: float = 1.0) -> Tensor:
+    """In-place :func:`elu` (``F.elu(x, alpha, inplace=True)``)."""
+    return _inplace(ELU, elu, input, (float(alpha),))
+
+
+def leaky_relu(input: Tensor, negative_slope: float = 0.01) -> Tensor:
+    """``x`` where ``x > 0``, else ``negative_slope * x``, elementwise (float tensors).
+
+    >>> leaky_relu(strided.tensor([-1.0, 2.0], dtype=strided.float64), 0.1).tolist()
+    [-0.1, 2.0]
+    """
+    return _run(LEAKY_RELU, input, (float(negative_slope),))
+
+
+def leaky_relu_(input: Tensor, negative_slope: float = 0.01) -> Tensor:
+    """In-place :func:`leaky_relu` (``F.leaky_relu(x, negative_slope, inplace=True)``)."""
+    return _inplace(LEAKY_RELU, leaky_relu, input, (float(negative_slope),))
+
+
+def _bounds(min_val: Any, max_val: Any) -> tuple[float, float]:
+    lo, hi = float(min_val), float(max_val)
+    if lo > hi:
+        raise StridedValueError(join_lines("min_val cannot be greater than max_val",
+                                           f"min_val is {lo} and max_val {hi}"))
+    return lo, hi
+
+
+def hardtanh(input: Tensor, min_val: float = -1.0, max_val: float = 1.0) -> Tensor:
+    """``x`` clamped to ``[min_val, max_val]``, elementwise (float tensors).
+
+    >>> hardtanh(strided.tensor([-3.0, 0.5, 2.0])).tolist()
+    [-1.0, 0.5, 1.0]
+    """
+    return _run(HARDTANH, input, _bounds(min_val, max_val))
+
+
+def hardtanh_(input: Tensor, min_val: float = -1.0, max_val: float = 1.0) -> Tensor:
+    """In-place :func:`hardtanh` (``F.hardtanh(x, min_val, max_val, inplace=True)``)."""
+    return _inplace(HARDTANH, hardtanh, input, _bounds(min_val, max_val))
+
+
+seal(globals(), functional=True)  # (last: the rows' functions become their recording entries)

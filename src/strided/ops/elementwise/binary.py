@@ -1,0 +1,918 @@
+"""Elementwise arithmetic with PyTorch's semantics, computed by NumPy ufuncs reading inputs in place.
+
+Every op follows the same plan:
+
+1. **dtype**: :func:`strided.result_type` over the operands (Python scalars
+   included), then the op's rule (true division and ``exp``-like ops give the
+   default float for integer inputs; comparisons give bool).
+2. **shape**: the broadcast shape (PyTorch's error on a mismatch); loud
+   broadcasting (:mod:`strided.ops.shape.broadcasting`) may warn or raise here.
+3. **layout**: a fresh output whose strides follow PyTorch's TensorIterator
+   (:func:`strided.layout.elementwise_output_strides`: the inputs' dimension
+   order is kept), or, for in-place forms, the target itself after PyTorch's
+   checks (writable, castable, shape kept). All checks come before any write,
+   so a failed op leaves its target unchanged.
+4. **kernel**: one NumPy ufunc call over zero-copy views of the inputs (stride-0,
+   permuted and negative-step views included), ``out=`` a view of the output,
+   computing in the promoted dtype (``dtype=``/``signature=`` with unsafe
+   casting, as PyTorch casts to the common dtype). NumPy's floating-point
+   warnings are silenced: PyTorch gives inf/nan silently.
+
+This module holds the binary ops (arithmetic, comparisons, bitwise, maximum/minimum, with
+their reflected and in-place forms); :mod:`strided.ops.elementwise.unary` holds the unary ops, ``clamp``
+and ``where``; :mod:`strided.ops._support.operands` the plumbing both share.
+
+Deliberate differences from PyTorch are marked ``# Note:`` where they live:
+mixed-dtype inputs are cast while read, not copied (``operands._fresh_output``);
+NumPy scalars count as Python scalars and NumPy arrays as tensors
+(``operands._operand``); targets whose elements alias through non-zero strides
+(:func:`binary`); ``clamp`` with one scalar and one tensor bound
+(``unary._clamp``); negative strides (:func:`strided.layout.elementwise_output_strides`).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+from ... import layout as L
+from ...dispatch import OPEN, adopted, report
+from ...dispatch import result as fresh_result
+from ...dtypes import CORE_DTYPES, DType, bool_, float16, float32, int64
+from ...errors import StridedRuntimeError, StridedTypeError, join_lines
+from ...grad_mode import INSIDE
+from ...gradients import record, records, seal
+from ...kernels.elementwise import (
+    assign,
+    binary_broadcast_rowmajor,
+    binary_into,
+    int_pow_into,
+    scalar_over_into,
+)
+from ...kernels.fpstate import quiet_call, quiet_retry, quietly
+from ...kernels.memory import outside_storage
+from ...kernels.reduce import all_nonzero
+from ...scalars import UInt64Scalar, checked
+from ...tensor import Tensor
+from .._support.memo import Memo
+from .._support.operands import (
+    _broadcast,
+    _check_inplace,
+    _check_partial_overlap,
+    _check_uint64_scalars,
+    _cinfo,
+    _fresh_output,
+    _kernel_arg,
+    _not_implemented,
+    _np_scalar,
+    _operand,
+    _shape_cache,
+    _trusted,
+    _view,
+)
+from .._support.out import write_out
+from .._support.promotion import operand_class, result_type_of_classes, to_float
+from .._support.support import check as _check_support
+from ..registry import backward, method, requires_grad
+from ..shape.broadcasting import current as _broadcasting_now
+
+# ---------------------------------------------------------------- binary ops
+
+
+@dataclass(frozen=True, eq=False)  # identity hash: ops are dict keys on the hot path
+class BinaryOp:
+    """One binary op: its PyTorch name, NumPy ufunc and dtype rule.
+
+    ``kind``: "arith" (result = promoted dtype), "div" (integers -> float32),
+    "compare" (bool result, computed in the promoted dtype), "bitwise"
+    (bool/integer only), "minmax" (tensors only).
+    ``fast``: dtypes for which ``op(x, y)`` of two tensors of that dtype needs no
+    check and no cast (the small-op fast path).
+    """
+
+    name: str
+    ufunc: np.ufunc
+    kind: str = "arith"
+    kernel: str = ""  # PyTorch's kernel name in "not implemented for 'Bool'" errors
+    no_bool: bool = False
+    int_zero_check: bool = False
+    fast: frozenset = frozenset()
+    opmath_scalar: bool = False  # float16 op with a scalar second operand computes in float32
+    # ``number * t`` is PyTorch's ``t.__rmul__(number)``, i.e. ``mul(t, number)``: the number stays
+    # the second operand, so it takes the float16 opmath path above (``mul(0-d, t)`` does not)
+    reflect_as_forward: bool = False
+    tensor_other: bool = False  # both operands must be tensors (PyTorch's signature: atan2, hypot, logical_and)
+    float_only: bool = False  # integer and bool operands are refused (NotImplementedError naming ``kernel``)
+    late_checks: bool = False  # the kernel's dtype refusals come after the broadcast check (PyTorch's order)
+
+
+_ALL = frozenset(CORE_DTYPES)  # (complex and uint16/32/64 take the checked path: ops.support)
+_FLOATS = frozenset(d for d in _ALL if d.is_floating_point)
+_NO_BOOL = _ALL - {bool_}
+_INTS = frozenset(d for d in _ALL if not d.is_floating_point)
+
+ADD = BinaryOp("add", np.add, fast=_ALL)
+SUB = BinaryOp("sub", np.subtract, no_bool=True, fast=_NO_BOOL)
+MUL = BinaryOp("mul", np.multiply, fast=_ALL, opmath_scalar=True, reflect_as_forward=True)
+DIV = BinaryOp("div", np.true_divide, kind="div", fast=_FLOATS, opmath_scalar=True)
+FLOOR_DIVIDE = BinaryOp("floor_divide", np.floor_divide, kernel="div_floor_cpu", int_zero_check=True, fast=_FLOATS,
+                        opmath_scalar=True)
+REMAINDER = BinaryOp("remainder", np.remainder, kernel="remainder_cpu", int_zero_check=True, fast=_FLOATS)
+POW = BinaryOp("pow", np.power, kind="pow", kernel="pow", fast=_FLOATS)
+BITWISE_AND = BinaryOp("bitwise_and", np.bitwise_and, kind="bitwise", kernel="bitwise_and_cpu", fast=_INTS)
+BITWISE_OR = BinaryOp("bitwise_or", np.bitwise_or, kind="bitwise", kernel="bitwise_or_cpu", fast=_INTS)
+BITWISE_XOR = BinaryOp("bitwise_xor", np.bitwise_xor, kind="bitwise", kernel="bitwise_xor_cpu", fast=_INTS)
+EQ = BinaryOp("eq", np.equal, kind="compare", fast=_ALL)
+NE = BinaryOp("ne", np.not_equal, kind="compare", fast=_ALL)
+LT = BinaryOp("lt", np.less, kind="compare", fast=_ALL)
+LE = BinaryOp("le", np.less_equal, kind="compare", fast=_ALL)
+GT = BinaryOp("gt", np.greater, kind="compare", fast=_ALL)
+GE = BinaryOp("ge", np.greater_equal, kind="compare", fast=_ALL)
+MAXIMUM = BinaryOp("maximum", np.maximum, kind="minmax", fast=_ALL)
+MINIMUM = BinaryOp("minimum", np.minimum, kind="minmax", fast=_ALL)
+
+
+_dtype_cache = Memo()  # (op, operand kinds) -> (compute dtype, result dtype)
+
+
+def _key(x: Any) -> Any:
+    """What promotion depends on: a tensor's dtype and whether it is 0-d, or a scalar's type."""
+    if type(x) is Tensor:
+        return x._dtype if x._layout.shape else (x._dtype,)
+    return type(x)
+
+
+def _binary_dtypes(op: BinaryOp, a: Any, b: Any) -> tuple[DType, DType]:
+    """(compute dtype, result dtype) of ``op(a, b)``, raising PyTorch's dtype errors (cached)."""
+    key = (op, _key(a), _key(b))
+    found = _dtype_cache.get(key)
+    if found is None:
+        found = _binary_dtypes_uncached(op, a, b)
+        _dtype_cache.put(key, found)
+    return found
+
+
+def _binary_dtypes_uncached(op: BinaryOp, a: Any, b: Any) -> tuple[DType, DType]:
+    kind = op.kind
+    if op.no_bool and (_dtype_of(a) is bool_ or _dtype_of(b) is bool_):
+        both = _dtype_of(a) is bool_ and _dtype_of(b) is bool_
+        def desc(x: Any) -> str:
+            return f"{x._dtype.name} tensor of shape {x.shape}" if isinstance(x, Tensor) else repr(x)
+
+        operands = f"a is {desc(a)}, b is {desc(b)}"
+        raise StridedRuntimeError(
+            join_lines(
+                "Subtraction, the `-` operator, with two bool tensors is not supported. "
+                "Use the `^` or `logical_xor()` operator instead.",
+                f"{operands}; strided has no logical_xor(): a ^ b (or a != b) is the "
+                "elementwise xor of two masks",
+                "to subtract them as numbers, convert first: a.to(strided.int64) - b.to(strided.int64)",
+            )
+            if both
+            else join_lines(
+                "Subtraction, the `-` operator, with a bool tensor is not supported. "
+                "If you are trying to invert a mask, use the `~` or `logical_not()` operator instead.",
+                f"{operands}; strided has no logical_not(): ~mask inverts a mask",
+                "to subtract it as numbers, convert the bool tensor first: mask.to(strided.int64)",
+            )
+        )
+    if kind == "minmax":  # PyTorch refuses a complex operand before it promotes
+        for x in (a, b):
+            if _dtype_of(x).is_complex:
+                _check_support(op.name, _dtype_of(x), (a, b))
+    rt = result_type_of_classes((operand_class(a), operand_class(b)))
+    _check_support(op.name, rt, (a, b))  # complex / uint16-64 ops PyTorch has no kernel for
+    if (type(b) is UInt64Scalar and kind != "pow") or (type(a) is UInt64Scalar and op is not DIV):
+        # (its own cache key: see UInt64Scalar). PyTorch computes ``number / t`` as
+        # reciprocal(t) * number, a float times the number, and reads ``t ** number``'s exponent
+        # as int64 (_pow_exponent): no uint64 promotion in either.
+        _check_uint64_scalars([a, b], op.name)
+    if kind == "div":
+        return to_float(rt), to_float(rt)
+    if kind == "compare":
+        return rt, bool_
+    if kind == "bitwise" and rt.is_floating_point:
+        raise _not_implemented(op.kernel, rt, (a, b), "bitwise ops take bool or integer tensors; "
+                               "for masks compare first, e.g. (x > 0) & (y > 0)")
+    if op.kernel and kind != "bitwise" and rt is bool_ and not op.late_checks:
+        raise _not_implemented(op.kernel, rt, (a, b), "fix: convert a bool operand first, e.g. x.to(strided.int64)")
+    return rt, rt
+
+
+def _dtype_of(x: Any) -> DType | None:
+    if isinstance(x, Tensor):
+        return x._dtype
+    return operand_class(x)[1]
+
+
+def _check_int_divisor(op: BinaryOp, b: Any, compute: DType, size: int) -> None:
+    if compute.kind in "fc" or not size:
+        return
+    zero = (_np_scalar(b, compute) == 0) if not isinstance(b, Tensor) else not all_nonzero(_view(b))
+    if zero:
+        raise StridedRuntimeError(
+            join_lines(
+                "ZeroDivisionError",
+                f"{op.name} of integer tensors ({compute.name}) by a divisor that contains 0",
+                "fix: convert to float first (x.to(strided.float32)) to get inf/nan, "
+                "or mask the zeros with strided.where",
+            )
+        )
+
+
+def binary(op: BinaryOp, a: Any, b: Any, target: Tensor | None = None, alpha: Any = None) -> Tensor:
+    """:func:`_binary`, reported at the op boundary (:func:`strided.dispatch.report`)."""
+    out = _binary(op, a, b, target, alpha)
+    if OPEN:
+        report(op.name if target is None else op.name + "_", (a, b), out)
+    return out
+
+
+def _binary(op: BinaryOp, a: Any, b: Any, target: Tensor | None = None, alpha: Any = None) -> Tensor:
+    """Run ``op(a, b)`` into a fresh output, or into ``target`` (an in-place form: ``target`` is ``a``).
+    ``alpha`` (add/sub only): ``b`` is scaled by it first, in the compute dtype.
+
+    # Note: an in-place target whose elements alias through non-zero strides (an ``unfold``
+    # with overlapping windows, equal strides from ``as_strided``) is written as if every input
+    # element were read before any write (NumPy buffers overlapping operands); PyTorch lets such
+    # writes through with a result that depends on its loop order. Stride-0 targets are
+    # refused, and partial overlaps between target and input are refused, as in PyTorch.
+    """
+    name = op.name if target is None else op.name + "_"
+    a = _operand(a, name)
+    b = _operand(b, name)
+    if not isinstance(a, Tensor) and not isinstance(b, Tensor):
+        raise StridedTypeError(
+            f"{name}(): argument 'input' (position 1) must be Tensor, not {type(a).__name__}\n"
+            f"  both operands are numbers ({a!r}, {b!r}); make one a tensor: strided.tensor({a!r})"
+        )
+    if op.tensor_other and not (isinstance(a, Tensor) and isinstance(b, Tensor)):
+        raise _tensor_args_error(op.name, a, b)
+    if op.kind == "minmax" and not (isinstance(a, Tensor) and isinstance(b, Tensor)):
+        number = b if isinstance(a, Tensor) else a
+        bound = "min" if op.name == "maximum" else "max"
+        raise StridedTypeError(
+            join_lines(
+                f"{op.name}(): argument 'other' (position 2) must be Tensor, not "
+                f"{type(number).__name__}",
+                f"{op.name} takes two tensors, got the number {number!r}; use x.clamp({bound}={number!r}), "
+                f"or wrap it: strided.{op.name}(x, strided.tensor({number!r}))",
+            )
+        )
+    if op.kind == "pow" and _pow_shortcut(a, b):
+        compute, result = _binary_dtypes(ADD, a, b)  # PyTorch skips the kernel's dtype checks here
+    else:
+        compute, result = _binary_dtypes(op, a, b)
+    alpha_np = None if alpha is None else _alpha_scalar(alpha, result, compute, name)
+    shape = _broadcast(name, [a, b], ("a", "b"))
+    if op.late_checks and (compute is bool_ or (op.float_only and not compute.is_floating_point)):
+        raise _not_implemented(op.kernel, compute, (a, b), "fix: convert to float first, e.g. x.to(strided.float32)")
+    if op is DIV and target is None and not isinstance(a, Tensor):
+        return _scalar_over_tensor(a, b, compute)
+    if op.kind == "pow" and not isinstance(b, Tensor) and not _pow_shortcut(a, b):
+        b = _pow_exponent(b, compute, name)  # (PyTorch checks it before the in-place checks)
+    if target is None:
+        if op.kind == "pow" and not isinstance(b, Tensor):
+            # PyTorch runs pow(tensor, scalar) as a unary op over base.to(result dtype)
+            out = _fresh_output(shape, result, [a], result)
+        elif op.kind == "pow" and not isinstance(a, Tensor):
+            out = fresh_result(shape, result)  # pow(scalar, tensor): PyTorch's output is contiguous
+        else:
+            out = _fresh_output(shape, result, [a, b], compute)
+    else:
+        _check_inplace(target, name, result, shape)
+        _check_partial_overlap(target, [b], name)
+        out = target
+    if op.int_zero_check:
+        _check_int_divisor(op, b, compute, L.product(shape))
+    if op.kind == "pow":
+        if _pow_shortcut(a, b):
+            # PyTorch: x ** 0 and 1 ** x fill ones, x ** 1 copies x (any dtype, bool included)
+            source = 1 if (isinstance(b, Tensor) or b == 0) else _view(a)
+            assign(_view(out), source)
+            return out
+        if compute.kind not in "fc":
+            _int_pow(a, b, compute, out)
+            return out
+    if op.opmath_scalar and compute is float16 and _is_scalar_operand(b):
+        # PyTorch's CPU mul/div of a float16 tensor by a scalar (a Python number or an operand
+        # whose elements are all one value) computes in float32 ("opmath") and rounds once. Only
+        # the second operand is read exactly: the first (a 0-d float32 tensor, or the number of
+        # ``1e5 // t``) is converted to float16 first, as TensorIterator converts every input.
+        x = _kernel_arg(a, float16)  # (a number: rounded to float16 by _np_scalar)
+        if isinstance(a, Tensor) and a._dtype is not float16:
+            x = quiet_call(np.asarray(x).astype, np.float16)
+        compute = float32
+        y = _kernel_arg(b, compute)
+    else:
+        x, y = _kernel_arg(a, compute), _kernel_arg(b, compute)  # (_np_scalar silences its own overflow)
+    if alpha_np is not None:
+        y = _scaled(y, alpha_np, compute)
+    compare = op.kind == "compare"
+    cast = not (
+        (type(a) is not Tensor or a._dtype is compute)
+        and (type(b) is not Tensor or b._dtype is compute)
+        and (out._dtype is compute or compare)
+    )
+    binary_into(op.ufunc, x, y, _view(out), compute.numpy, cast, compare)
+    return out
+
+
+def _tensor_args_error(name: str, a: Any, b: Any) -> StridedTypeError:
+    """PyTorch's parser error for a number where the signature takes a tensor (atan2, hypot, ...)."""
+    pos, which, value = (2, "other", b) if isinstance(a, Tensor) else (1, "input", a)
+    return StridedTypeError(
+        join_lines(
+            f"{name}(): argument '{which}' (position {pos}) must be Tensor, not {type(value).__name__}",
+            f"{name} takes two tensors, got the number {value!r}; wrap it: "
+            f"strided.{name}(x, strided.tensor({value!r}))",
+        )
+    )
+
+
+def _alpha_scalar(alpha: Any, result: DType, compute: DType, name: str) -> Any:
+    """``alpha=`` checked as PyTorch's ``alpha_check``, as a NumPy scalar of the compute dtype."""
+    if isinstance(alpha, np.generic) and alpha.dtype.kind in "biuf":
+        alpha = alpha.item()
+    if not isinstance(alpha, (bool, int, float)):
+        raise StridedTypeError(
+            join_lines(
+                f"{name}(): argument 'alpha' must be Number, not {type(alpha).__name__}",
+                f"alpha scales the second operand: x.{name}(y, alpha=2) is x {'+' if 'add' in name else '-'} 2 * y",
+            )
+        )
+    if isinstance(alpha, bool) and result is not bool_:
+        raise StridedRuntimeError(
+            join_lines(
+                "Boolean alpha only supported for Boolean results.",
+                f"the result is {result.name}; pass a number: alpha={int(alpha)}",
+            )
+        )
+    if isinstance(alpha, float) and not result.is_floating_point:
+        raise StridedRuntimeError(
+            join_lines(
+                "For integral input tensors, argument alpha must not be a floating point number.",
+                f"the result is {result.name} and alpha={alpha!r}; pass an int alpha, or convert the "
+                "tensors to float first (x.to(strided.float32))",
+            )
+        )
+    return _np_scalar(alpha, compute)
+
+
+def _scaled(y: Any, alpha: Any, compute: DType) -> Any:
+    """``alpha * y`` in the compute dtype (a temporary the size of ``y``: add/sub with alpha=)."""
+    return quietly(np.multiply, y, alpha, dtype=compute.numpy, casting="unsafe")
+
+
+_ALPHA_OPS = ("add", "sub")
+
+
+def _with_extras(op: BinaryOp, a: Any, b: Any, alpha: Any, out: Any) -> Any:
+    """``op(a, b, alpha=..., out=...)``: the general path, then :func:`strided.ops._support.out.write_out`."""
+    if alpha is not None and op.name not in _ALPHA_OPS:
+        raise StridedTypeError(
+            join_lines(
+                f"{op.name}() got an unexpected keyword argument 'alpha'",
+                "only add and sub take alpha= (x.add(y, alpha=2) is x + 2 * y)",
+            )
+        )
+    if out is None:
+        return binary(op, a, b, alpha=alpha)
+
+    return write_out(out, _binary(op, a, b, None, alpha), op.name, (a, b))
+
+
+def _pow_shortcut(a: Any, b: Any) -> bool:
+    """PyTorch's shortcuts: a Python exponent 0 or 1 (``x ** 0``, ``x ** 1``) or a Python base 1."""
+    if isinstance(b, Tensor):
+        return not isinstance(a, (Tensor, bool)) and a == 1  # a bool base is not "1" to PyTorch
+    return b == 0 or b == 1
+
+
+def _scalar_over_tensor(a: bool | int | float, b: Tensor, compute: DType) -> Tensor:
+    """``a / b`` for a Python scalar ``a``, as PyTorch's ``__rtruediv__`` computes it:
+    ``reciprocal(b) * a`` (the output layout and the rounding follow those two ops)."""
+    lay = b._layout
+    shape = lay.shape
+    strides = lay.strides
+    if b._dtype is not compute:
+        strides = L.preserve_format_strides(shape, strides)
+    first = L.elementwise_output_strides(shape, [(shape, strides)])
+    out = fresh_result(shape, compute, L.elementwise_output_strides(shape, [(shape, first), ((), ())]))
+    mul_dtype = float32 if compute is float16 else compute  # PyTorch's float16 "opmath" for scalars
+    scalar_over_into(_np_scalar(a, mul_dtype), _view(b), _view(out), compute.numpy, mul_dtype.numpy)
+    return out
+
+
+def _is_scalar_operand(x: Any) -> bool:
+    """PyTorch's ``TensorIterator::is_scalar``: every element of the broadcast operand is the same one."""
+    if not isinstance(x, Tensor):
+        return True
+    lay = x._layout
+    return all(n <= 1 or s == 0 for n, s in zip(lay.shape, lay.strides))
+
+
+def _pow_exponent(b: bool | int | float, compute: DType, op: str) -> Any:
+    """A Python exponent checked as PyTorch checks it: for integer powers a negative one is
+    refused, then it must fit int64 and the dtype (uint8 ** 300 is refused, not computed as
+    uint8 ** 44); float16 checks it too (1e5 is refused), float32/64 take any. Returns it as a
+    NumPy scalar of ``compute`` for the checked dtypes, unchanged otherwise."""
+    if compute.kind not in "fc":
+        if b < 0:
+            raise StridedRuntimeError(
+                join_lines(
+                    "Integers to negative integer powers are not allowed.",
+                    f"the base is {compute.name} and the exponent {b}; "
+                    f"fix: use a float base (x.to(strided.float32) ** {b})",
+                )
+            )
+        if b >= 2**63:
+            checked(b, int64, op, "the exponent")
+        return checked(b, compute, op, "the exponent")
+    if compute is float16:
+        return checked(b, float16, op, "the exponent")
+    return b
+
+
+def _int_pow(a: Any, b: Any, compute: DType, out: Tensor) -> None:
+    """Integer powers with PyTorch's rules: a Python exponent arrives checked
+    (:func:`_pow_exponent`); negative tensor exponents give 1 for base 1, +-1 for base -1 and
+    0 otherwise (``powi``)."""
+    exp = _view(b) if isinstance(b, Tensor) else b
+    int_pow_into(_kernel_arg(a, compute), exp, _view(out), compute.numpy)
+
+
+def _make_binary(op: BinaryOp) -> tuple[Callable[..., Tensor], ...]:
+    """(function, forward dunder, reflected dunder, in-place method) for one op."""
+
+    def checked(a: Any, b: Any) -> Any:
+        if not isinstance(b, _KNOWN):
+            return NotImplemented
+        return binary(op, a, b)
+
+    def plain(input: Any, other: Any) -> Tensor:
+        return binary(op, input, other)
+
+    fn = _fast_binary(op, plain, op.name)
+    dunder = _fast_binary(op, checked, op.name)  # (each dunder's rule is its op's: "__add__" is "add"'s)
+
+    def reflected(self: Tensor, other: Any) -> Tensor:
+        if not isinstance(other, _KNOWN):
+            return NotImplemented
+        if op.reflect_as_forward:
+            return binary(op, self, other)
+        return binary(op, other, self)
+
+    def inplace(self: Tensor, other: Any, *, alpha: Any = None) -> Tensor:
+        if alpha is not None and op.name not in _ALPHA_OPS:
+            return _with_extras(op, self, other, alpha, None)  # (its error for alpha=)
+        return binary(op, self, other, target=self, alpha=alpha)
+
+    fn.__name__ = fn.__qualname__ = op.name
+    fn.__doc__ = (f"Elementwise ``{op.name}`` of tensors and/or Python scalars, with broadcasting "
+                  "and PyTorch's dtype promotion; the output keeps the inputs' dim order.\n\n"
+                  f"    >>> x = strided.ones(2, 3{', dtype=strided.int64' if op.name.startswith('bitwise') else ''}).t()\n"
+                  f"    >>> x.{op.name}(x).stride(), x.{op.name}(x[:1]).shape  # x's strides: (1, 3); x[:1] broadcasts\n"
+                  "    ((1, 3), (3, 2))\n")
+    dunder.__name__ = f"__{op.name}__"
+    inplace.__name__ = op.name + "_"
+    inplace.__doc__ = f"In-place ``{op.name}``: writes into this tensor (through views); its shape and dtype stay."
+    return fn, dunder, reflected, inplace
+
+
+_KNOWN = (Tensor, bool, int, float, complex, np.ndarray, np.generic)
+_EXACT = 2**53  # Python ints below this convert to a float exactly
+
+
+def _fast_binary(op: BinaryOp, slow: Callable[[Any, Any], Any], rule: str) -> Callable[[Any, Any], Any]:
+    """``op`` with the small-op fast paths in front of ``slow`` (the general path); it is its own
+    recording entry under the backward rule ``rule`` (one slot test per tensor operand)."""
+    ufunc = op.ufunc
+    fast = op.fast
+    name = op.name
+    # dtypes for which ``op(t, number)`` takes the fast path: a float tensor (not float16, whose
+    # mul/div compute in float32) and a Python float (NumPy's weak scalar takes the tensor's
+    # dtype, as PyTorch's wrapped number does); torch.maximum(t, 2) is a TypeError.
+    # pow is left out: PyTorch lays out t ** number as a unary op (its output strides differ
+    # from a binary op's for size-1 dims with odd strides), which the general path follows.
+    fast_scalar = frozenset(d for d in fast if d.is_floating_point and d is not float16) \
+        if op.kind != "minmax" and op.name != "pow" and not op.tensor_other else frozenset()
+    result_dtype = bool_ if op.kind == "compare" else None  # None: the operands' dtype
+
+    @records(rule)
+    def fn(input: Any, other: Any, *, alpha: Any = None, out: Any = None) -> Tensor:  # (a.sub(other=b))
+        # The autograd test is one slot read per tensor operand, folded into the fast path's own
+        # type tests (the op is its own recording entry: no wrapper call). A tensor in autograd is
+        # recorded: strided.gradients.record runs fn again with INSIDE set, which then takes the
+        # same paths as a plain call (so does a call inside another op's recorded forward).
+        # Fast path: two tensors of one dtype and one dense layout (row-major or permuted, when
+        # PyTorch's output takes exactly those strides), or such a tensor and a Python float.
+        # Their elements pair up along the flat runs of the storages: the ufunc runs on those
+        # runs and its fresh 1-D result becomes the output storage (no view objects, no layout
+        # planning: the result's Layout is the per-layout plan's shared object).
+        if type(input) is Tensor and alpha is None and out is None:
+            if input._ag is not None and not INSIDE.get():
+                return record(rule, fn, (input, other), {})  # (alpha and out are None here)
+            d = input._dtype
+            la = input._layout
+            tb = type(other)
+            if tb is Tensor:
+                if other._ag is not None and not INSIDE.get():
+                    return record(rule, fn, (input, other), {})
+                if other._dtype is not d or d not in fast:
+                    return slow(input, other)
+                lb = other._layout
+                shape = la.shape
+                if lb.shape != shape:
+                    return broadcast_rowmajor(input, other, la, lb)
+                strides = la.strides
+                if lb.strides != strides:
+                    return slow(input, other)
+                info = _cinfo[shape]
+                if strides == info[0]:  # row-major: the output is too
+                    lay = info[2]
+                    n = info[1]
+                else:
+                    plan = _flat_plans[(shape, strides)]
+                    lay = plan[1]
+                    if lay is None:
+                        return slow(input, other)
+                    n = plan[0]
+                y = other._storage.array
+                o = lb.offset
+                if o or len(y) != n:
+                    y = y[o : o + n]
+                    if len(y) != n:  # (only a tensor unpickled past its storage: never read outside)
+                        raise outside_storage(other._storage.array, lb)
+            elif d in fast_scalar and (tb is float or (tb is int and -_EXACT < other < _EXACT)):
+                plan = _flat_plans[(la.shape, la.strides)]
+                lay = plan[2]
+                if lay is None:
+                    return slow(input, other)
+                n = plan[0]
+                y = other
+            else:
+                return slow(input, other)
+            x = input._storage.array
+            o = la.offset
+            if o or len(x) != n:
+                x = x[o : o + n]
+                if len(x) != n:
+                    raise outside_storage(input._storage.array, la)
+            try:  # fpstate.quietly, inlined (a call is a tenth of a 1 µs op)
+                res = quiet_call(ufunc, x, y)
+            except RuntimeError as e:
+                res = quiet_retry(e, ufunc, x, y)
+            t = adopted(res, lay, result_dtype or d)
+            if OPEN:
+                report(name, (input, other), t)
+            return t
+        if ((type(input) is Tensor and input._ag is not None) or (type(other) is Tensor and other._ag is not None)) \
+                and not INSIDE.get():
+            return record(rule, fn, (input, other), {"alpha": alpha, "out": out})
+        if alpha is None and out is None:
+            return slow(input, other)
+        return _with_extras(op, input, other, alpha, out)
+
+    def broadcast_rowmajor(a: Tensor, b: Tensor, la: L.Layout, lb: L.Layout) -> Any:
+        # Second fast path: two row-major tensors of one dtype but different shapes (a bias
+        # add). PyTorch's output is then row-major too (unless it is empty), which is what
+        # NumPy allocates for the broadcast: the ufunc gets reshaped flat runs, no view objects.
+        plan = _broadcast_plans.get((la.shape, lb.shape))
+        if plan is None:
+            # first time (or an error, or not row-major shapes): the general path fills the
+            # broadcast-shape cache the plan is made from
+            if (la.shape, lb.shape) in _shape_cache:
+                plan = _broadcast_plans[(la.shape, lb.shape)]
+            if plan is None:
+                return slow(a, b)
+        # plan: (a's row-major strides, numel, 2-D shape or None; b's; the result's layout)
+        if la.strides != plan[0] or lb.strides != plan[3] or _broadcasting_now().mode != "allow":
+            return slow(a, b)
+        x = a._storage.array
+        o = la.offset
+        n = plan[1]
+        if o or len(x) != n:
+            x = x[o : o + n]
+            if len(x) != n:
+                raise outside_storage(a._storage.array, la)
+        if plan[2] is not None:  # (a 1-D operand broadcasts as it is)
+            x = x.reshape(plan[2])
+        y = b._storage.array
+        o = lb.offset
+        n = plan[4]
+        if o or len(y) != n:
+            y = y[o : o + n]
+            if len(y) != n:
+                raise outside_storage(b._storage.array, lb)
+        if plan[5] is not None:
+            y = y.reshape(plan[5])
+        t = adopted(binary_broadcast_rowmajor(ufunc, x, y), plan[6], result_dtype or a._dtype)
+        if OPEN:
+            report(name, (a, b), t)
+        return t
+
+    return fn
+
+
+def _flat_plan(key: tuple[tuple[int, ...], tuple[int, ...]]) -> tuple[int, L.Layout | None, L.Layout | None]:
+    """(numel, the result Layout of ``op(t, t)``, that of ``op(t, number)``) for a tensor ``t`` of
+    this (shape, strides) whose elements fill exactly the run ``[offset, offset + numel)`` of its
+    storage, when PyTorch's output takes exactly these strides (a Layout is None otherwise)."""
+    shape, strides = key
+    info = _cinfo[shape]
+    if strides == info[0]:
+        # row-major: PyTorch's output is row-major too (the tensor-number form of an empty
+        # tensor takes the general path: its strides may differ)
+        return info[1], info[2], info[2] if info[1] else None
+    return info[1], _dense_plan_uncached((shape, strides, True)), _dense_plan_uncached((shape, strides, False))
+
+
+def _dense_plan_uncached(key: tuple[tuple[int, ...], tuple[int, ...], bool]) -> L.Layout | None:
+    shape, strides, two = key
+    if (
+        L.product(shape)
+        and all(st > 0 for st in strides)
+        and L.is_non_overlapping_and_dense(shape, strides)
+    ):
+        operands = [(shape, strides), (shape, strides) if two else ((), ())]
+        if L.elementwise_output_strides(shape, operands) == strides:
+            return _trusted(shape, strides, 0)
+    return None
+
+
+# (shape, strides) -> _flat_plan. Layouts are immutable, so every result of one plan shares the
+# one Layout object.
+_flat_plans = Memo(_flat_plan)
+
+
+def _broadcast_plan(shapes: tuple[tuple[int, ...], tuple[int, ...]]) -> tuple | None:
+    """For two row-major operands of these different shapes that broadcast to a non-empty shape:
+    (a's row-major strides, numel and the shape its flat run is viewed as, None for 1-D; the same
+    for b; the result's row-major Layout). None when the result is empty."""
+    sa, sb = shapes
+    shape = _shape_cache[shapes]
+    ia, ib, out = _cinfo[sa], _cinfo[sb], _cinfo[shape]
+    if not out[1]:
+        return None
+    return (ia[0], ia[1], sa if len(sa) != 1 else None, ib[0], ib[1], sb if len(sb) != 1 else None, out[2])
+
+
+# (a's shape, b's shape) -> _broadcast_plan; filled only for shape pairs that broadcast (the
+# general path puts them in the broadcast-shape cache first, with its errors and warnings).
+_broadcast_plans = Memo(_broadcast_plan)
+
+
+def _inplace_dunder(inplace: Callable[[Tensor, Any], Tensor]) -> Callable[[Tensor, Any], Tensor]:
+    # (-> Tensor: type checkers take NotImplemented as any return type, as for every dunder)
+    def op(self: Tensor, other: Any) -> Tensor:
+        if not isinstance(other, _KNOWN):
+            return NotImplemented
+        return inplace(self, other)
+
+    return op
+
+
+add, _add_d, _radd, add_ = _make_binary(ADD)
+sub, _sub_d, _rsub, sub_ = _make_binary(SUB)
+mul, _mul_d, _rmul, mul_ = _make_binary(MUL)
+div, _div_d, _rdiv, div_ = _make_binary(DIV)
+floor_divide, _floor_divide_d, _rfloordiv, floor_divide_ = _make_binary(FLOOR_DIVIDE)
+remainder, _remainder_d, _rremainder, remainder_ = _make_binary(REMAINDER)
+pow, _pow_d, _rpow, pow_ = _make_binary(POW)  # noqa: A001 - strided.pow mirrors torch.pow
+bitwise_and, _bitwise_and_d, _rand, bitwise_and_ = _make_binary(BITWISE_AND)
+bitwise_or, _bitwise_or_d, _ror, bitwise_or_ = _make_binary(BITWISE_OR)
+bitwise_xor, _bitwise_xor_d, _rxor, bitwise_xor_ = _make_binary(BITWISE_XOR)
+eq, _eq_d, _req, eq_ = _make_binary(EQ)
+ne, _ne_d, _rne, ne_ = _make_binary(NE)
+lt, _lt_d, _rlt, lt_ = _make_binary(LT)
+le, _le_d, _rle, le_ = _make_binary(LE)
+gt, _gt_d, _rgt, gt_ = _make_binary(GT)
+ge, _ge_d, _rge, ge_ = _make_binary(GE)
+maximum, _, _, _ = _make_binary(MAXIMUM)
+minimum, _, _, _ = _make_binary(MINIMUM)
+
+true_divide = divide = div
+subtract = sub
+multiply = mul
+
+_METHODS: list[tuple[tuple[str, ...], Callable]] = [
+    (("add",), add), (("__add__",), _add_d), (("__radd__",), _radd),
+    (("add_",), add_), (("__iadd__",), _inplace_dunder(add_)),
+    (("sub", "subtract"), sub), (("__sub__",), _sub_d), (("__rsub__",), _rsub),
+    (("sub_", "subtract_"), sub_), (("__isub__",), _inplace_dunder(sub_)),
+    (("mul", "multiply"), mul), (("__mul__",), _mul_d), (("__rmul__",), _rmul),
+    (("mul_", "multiply_"), mul_), (("__imul__",), _inplace_dunder(mul_)),
+    (("div", "divide", "true_divide"), div), (("__truediv__",), _div_d), (("__rtruediv__",), _rdiv),
+    (("div_", "divide_", "true_divide_"), div_), (("__itruediv__",), _inplace_dunder(div_)),
+    (("floor_divide",), floor_divide), (("__floordiv__",), _floor_divide_d),
+    (("__rfloordiv__",), _rfloordiv), (("floor_divide_",), floor_divide_),
+    (("__ifloordiv__",), _inplace_dunder(floor_divide_)),
+    (("remainder",), remainder), (("__mod__",), _remainder_d), (("__rmod__",), _rremainder),
+    (("remainder_",), remainder_), (("__imod__",), _inplace_dunder(remainder_)),
+    (("pow",), pow), (("__pow__",), _pow_d), (("__rpow__",), _rpow),
+    (("pow_",), pow_), (("__ipow__",), _inplace_dunder(pow_)),
+    (("bitwise_and",), bitwise_and), (("__and__",), _bitwise_and_d), (("__rand__",), _rand),
+    (("bitwise_and_",), bitwise_and_), (("__iand__",), _inplace_dunder(bitwise_and_)),
+    (("bitwise_or",), bitwise_or), (("__or__",), _bitwise_or_d), (("__ror__",), _ror),
+    (("bitwise_or_",), bitwise_or_), (("__ior__",), _inplace_dunder(bitwise_or_)),
+    (("bitwise_xor",), bitwise_xor), (("__xor__",), _bitwise_xor_d), (("__rxor__",), _rxor),
+    (("bitwise_xor_",), bitwise_xor_), (("__ixor__",), _inplace_dunder(bitwise_xor_)),
+    (("eq",), eq), (("__eq__",), _eq_d),
+    (("ne",), ne), (("__ne__",), _ne_d),
+    (("lt", "less"), lt), (("__lt__",), _lt_d),
+    (("le", "less_equal"), le), (("__le__",), _le_d),
+    (("gt", "greater"), gt), (("__gt__",), _gt_d),
+    (("ge", "greater_equal"), ge), (("__ge__",), _ge_d),
+    (("maximum",), maximum), (("minimum",), minimum),
+]
+
+
+def inplace_example(names: tuple[str, ...], fn: Callable[..., Any]) -> None:
+    """Add the example of an in-place binary method (a doctest) to ``fn``'s docstring: one column
+    written through a view, the rest of the tensor untouched."""
+    name = names[0]
+    if not name.endswith("_") or name.startswith("__") or not fn.__doc__ or ">>>" in fn.__doc__:
+        return
+    ints = name.startswith("bitwise")
+    fn.__doc__ += (f"\n\n    >>> x = strided.ones(2, 3{', dtype=strided.int64' if ints else ''})\n"
+                   "    >>> col = x[:, 0]\n"
+                   f"    >>> col.{name}(x[:, 1]) is col, x[:, 1:].tolist()  # column 0 written, in x's memory\n"
+                   f"    (True, {[[1, 1], [1, 1]] if ints else [[1.0, 1.0], [1.0, 1.0]]})\n")
+
+
+for _names, _fn in _METHODS:
+    method(*_names)(_fn)
+    inplace_example(_names, _fn)
+
+
+# ---------------------------------------------------------------- backward rules (derivatives.yaml)
+# Broadcasting needs no code here: the engine sums each gradient down to its input's shape and
+# casts it to its dtype (PyTorch's validate_outputs), so ``x + bias`` gives ``bias`` the gradient
+# summed over the batch. A number operand is an input the gradient does not flow to.
+
+
+def _scale(g: Tensor, alpha: Any) -> Tensor:
+    return g if alpha is None or alpha == 1 else g * alpha
+
+
+@backward("__add__", "__radd__", operands="dunder")
+@backward("add", operands="two")
+def _add_backward(out: Tensor, a: Any, b: Any, *, alpha: Any = None, **kwargs: Any) -> Any:
+    return "AddBackward0", (a, b), lambda g: (g, _scale(g, alpha)), ()
+
+
+@backward("__sub__", operands="dunder", reflected=("__rsub__",))
+@backward("sub", "subtract", operands="two")
+def _sub_backward(out: Tensor, a: Any, b: Any, *, alpha: Any = None, **kwargs: Any) -> Any:
+    if a.__class__ is not Tensor:  # number - tensor (reflected: __rsub__), PyTorch's rsub
+        return "RsubBackward1", (b,), lambda g: (-_scale(g, alpha),), ()
+    return "SubBackward0", (a, b), lambda g: (g, -_scale(g, alpha)), ()
+
+
+@backward("__mul__", "__rmul__", operands="dunder")
+@backward("mul", "multiply", operands="two")
+def _mul_backward(out: Tensor, a: Any, b: Any, **kwargs: Any) -> Any:
+    ta, tb = a.__class__ is Tensor, b.__class__ is Tensor
+    need_a, need_b = ta and requires_grad(a), tb and requires_grad(b)
+
+    def grads(g: Tensor) -> tuple:
+        return (g * b if need_a else None, g * a if need_b else None)
+
+    saved = tuple(t for t, keep in ((a, ta and need_b), (b, tb and need_a)) if keep)
+    return "MulBackward0", (a, b), grads, saved
+
+
+@backward("__truediv__", operands="dunder", reflected=("__rtruediv__",))
+@backward("div", "divide", "true_divide", operands="two")
+def _div_backward(out: Tensor, a: Any, b: Any, *, rounding_mode: Any = None, **kwargs: Any) -> Any:
+    if rounding_mode is not None:
+        return None
+    ta, tb = a.__class__ is Tensor, b.__class__ is Tensor
+    if not ta:  # number / tensor: PyTorch computes reciprocal(b) * number
+        return "DivBackward0", (None, b), lambda g: (None, -g * a / (b * b)), (b,)
+    need_b = tb and requires_grad(b)
+
+    def grads(g: Tensor) -> tuple:
+        return (g / b, -g * ((a / b) / b) if need_b else None)  # (PyTorch's div_tensor_other_backward)
+
+    return "DivBackward0", (a, b), grads, ((a, b) if need_b else (b,) if tb else ())
+
+
+@backward("__pow__", operands="dunder", reflected=("__rpow__",))
+@backward("pow", operands="two")
+def _pow_backward(out: Tensor, a: Any, b: Any, **kwargs: Any) -> Any:
+    ta, tb = a.__class__ is Tensor, b.__class__ is Tensor
+    if ta and not tb:  # tensor ** number
+        if b == 0:
+            return "PowBackward0", (a,), lambda g: (g * 0,), ()
+        return "PowBackward0", (a,), lambda g: (g * b * a ** (b - 1),), (a,)
+    if tb and not ta:  # number ** tensor
+        import math
+
+        log_a = math.log(a) if a > 0 else float("nan") if a < 0 else float("-inf")
+
+        def grads_base(g: Tensor) -> tuple:
+            if a == 0:  # PyTorch: the gradient is 0 where the exponent is >= 0
+                return (g * (out * log_a).masked_fill(b >= 0, 0),)
+            return (g * out * log_a,)
+
+        return "PowBackward2", (b,), grads_base, (b, out)
+    need_b = requires_grad(b)
+
+    def grads(g: Tensor) -> tuple:
+        # PyTorch's pow_backward_self: 0 where the exponent is 0 (0 * 0 ** -1 would be NaN at a = 0)
+        ga = (g * b * a ** (b - 1)).masked_fill(b == 0, 0)
+        gb = None
+        if need_b:  # d(a**b)/db = a**b * log(a), taken as 0 where a == 0 and b >= 0
+            # (PyTorch's test for a complex b: a real part >= 0 and no imaginary part)
+            b_nonneg = (b.real >= 0) & (b.imag == 0) if b._dtype.is_complex else b >= 0
+            # (PyTorch's form: g * where(mask, 0, out * log(a)), so the gradient's own derivative
+            # is 0 there, not 0 * -inf)
+            gb = g * (out * a.log()).masked_fill((a == 0) & b_nonneg, 0)
+        return (ga, gb)
+
+    return "PowBackward1", (a, b), grads, (a, b, out) if need_b else (a, b)
+
+
+@backward("maximum", operands="two")
+def _maximum_backward(out: Tensor, a: Tensor, b: Tensor) -> Any:
+    return extremum_backward("MaximumBackward0", a, b, out)
+
+
+@backward("minimum", operands="two")
+def _minimum_backward(out: Tensor, a: Tensor, b: Tensor) -> Any:
+    return extremum_backward("MinimumBackward0", a, b, out)
+
+
+def extremum_backward(name: str, a: Tensor, b: Tensor, out: Tensor) -> Any:
+    """maximum / minimum (and ``max(a, b)``): each side gets the gradient where it won; ties
+    share it equally, as PyTorch's rule does (derivatives.yaml: ``where(a == b, g / 2, g)``,
+    zeroed on the side that lost). A NaN loses no comparison, so both sides get the gradient,
+    as in PyTorch (comparing with ``out`` would give neither side anything)."""
+
+    def grads(g: Tensor) -> tuple:
+        shared = (g * 0.5).where(a == b, g)
+        a_lost, b_lost = (a < b, a > b) if name == "MaximumBackward0" else (a > b, a < b)
+        return shared.masked_fill(a_lost, 0), shared.masked_fill(b_lost, 0)
+
+    return name, (a, b), grads, (a, b)
+
+# The unary ops, clamp and where live in .unary; re-exported so this module stays the one
+# place to import elementwise functions from.
+from .unary import (  # noqa: E402
+    abs,
+    bitwise_not,
+    clamp,
+    clip,
+    cos,
+    exp,
+    log,
+    neg,
+    negative,
+    relu,
+    sigmoid,
+    sin,
+    sqrt,
+    tanh,
+    where,
+)
+
+__all__ = [
+    "abs", "add", "bitwise_and", "bitwise_not", "bitwise_or", "bitwise_xor", "clamp", "clip", "cos",
+    "div", "divide", "eq", "exp", "floor_divide", "ge", "gt", "le", "log", "lt", "maximum",
+    "minimum", "mul", "multiply", "ne", "neg", "negative", "pow", "relu", "remainder", "sigmoid",
+    "sin", "sqrt", "sub", "subtract", "tanh", "true_divide", "where",
+]
+
+
+# ---------------------------------------------------------------- backward rules (agmath)
+
+
+@backward("__mod__", operands="dunder")
+@backward("remainder", operands="two")
+def remainder_backward(out: Tensor, a: Any, b: Any, **kwargs: Any) -> Any:
+    """remainder(a, b) = a - floor(a / b) * b: the gradient of a is g, of b -g * floor(a / b)."""
+    if b.__class__ is not Tensor:
+        return "RemainderBackward0", (a,), lambda g: (g,), ()
+
+    def grads(g: Tensor) -> tuple:
+        # PyTorch's a.div(b, rounding_mode="floor"), which is NaN where a / b is infinite (its
+        # floor division goes through fmod): floor(a / b) would give inf there. The quotient is
+        # piecewise constant (no gradient of its own), so it is taken outside the graph.
+        from ...grad_mode import GRAD_MODE
+
+        token = GRAD_MODE.set(False)
+        try:
+            q = floor_divide(a, b)
+        finally:
+            GRAD_MODE.reset(token)
+        return g, -g * q
+
+    return "RemainderBackward1", (a, b), grads, (a, b)
+
+
+seal(globals())  # (last: this module's ops with a backward rule become their recording entries)

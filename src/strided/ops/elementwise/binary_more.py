@@ -1,0 +1,385 @@
+"""More binary elementwise ops as rows of the one binary table (:class:`strided.ops.elementwise.binary.BinaryOp`):
+``hypot``, ``atan2``/``arctan2``, ``copysign``, ``fmod``, ``logical_and/or/xor`` (with in-place
+forms), and the comparisons built on the elementwise ops: ``lerp``, ``isclose``, ``allclose``,
+``equal``.
+
+Each row runs through :func:`strided.ops.elementwise.binary`, so it broadcasts, promotes and lays
+out its result exactly as ``+`` does. Dtype rules (PyTorch 2.13): ``atan2``/``copysign`` give
+the default float for integer inputs (kind "div"), ``hypot`` refuses integers, ``fmod`` keeps
+the promoted dtype (an integer divisor of 0 is an error), ``logical_*`` give bool.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+import numpy as np
+
+from ...dtypes import bool_
+from ...errors import StridedRuntimeError, StridedTypeError, join_lines
+from ...gradients import seal
+from ...kernels.fpstate import QUIET, quiet_reset, quiet_set
+from ...opdef import Kind
+from ...tensor import Tensor
+from .._support import gradtools
+from .._support.operands import _broadcast, _check_inplace, _check_partial_overlap, _fresh_output, _view
+from .._support.out import write_out
+from .._support.promotion import TORCH_NAMES, result_type
+from ..registry import backward, method, op
+from .binary import _ALL, _FLOATS, BinaryOp, _make_binary, inplace_example
+
+HYPOT = BinaryOp("hypot", np.hypot, kernel="hypot_cpu", fast=_FLOATS, tensor_other=True, float_only=True,
+                 late_checks=True)
+ATAN2 = BinaryOp("atan2", np.arctan2, kind="div", fast=_FLOATS, tensor_other=True)
+ARCTAN2 = BinaryOp("arctan2", np.arctan2, kind="div", fast=_FLOATS, tensor_other=True)  # (its own name in messages)
+COPYSIGN = BinaryOp("copysign", np.copysign, kind="div", fast=_FLOATS)
+FMOD = BinaryOp("fmod", np.fmod, kernel="fmod_cpu", int_zero_check=True, fast=_FLOATS, late_checks=True)
+LOGICAL_AND = BinaryOp("logical_and", np.logical_and, kind="compare", fast=_ALL, tensor_other=True)
+LOGICAL_OR = BinaryOp("logical_or", np.logical_or, kind="compare", fast=_ALL, tensor_other=True)
+LOGICAL_XOR = BinaryOp("logical_xor", np.logical_xor, kind="compare", fast=_ALL, tensor_other=True)
+
+hypot, _, _, hypot_ = _make_binary(HYPOT)
+atan2, _, _, atan2_ = _make_binary(ATAN2)
+copysign, _, _, copysign_ = _make_binary(COPYSIGN)
+fmod, _, _, fmod_ = _make_binary(FMOD)
+logical_and, _, _, logical_and_ = _make_binary(LOGICAL_AND)
+logical_or, _, _, logical_or_ = _make_binary(LOGICAL_OR)
+logical_xor, _, _, logical_xor_ = _make_binary(LOGICAL_XOR)
+arctan2, _, _, arctan2_ = _make_binary(ARCTAN2)
+
+_METHODS: list[tuple[tuple[str, ...], Callable]] = [
+    (("hypot",), hypot), (("hypot_",), hypot_),
+    (("atan2",), atan2), (("atan2_",), atan2_), (("arctan2",), arctan2), (("arctan2_",), arctan2_),
+    (("copysign",), copysign), (("copysign_",), copysign_),
+    (("fmod",), fmod), (("fmod_",), fmod_),
+    (("logical_and",), logical_and), (("logical_and_",), logical_and_),
+    (("logical_or",), logical_or), (("logical_or_",), logical_or_),
+    (("logical_xor",), logical_xor), (("logical_xor_",), logical_xor_),
+]
+
+# ---------------------------------------------------------------- lerp
+
+
+def _lerp(input: Any, end: Any, weight: Any, target: Tensor | None) -> Tensor:
+    """``input + weight * (end - input)`` with PyTorch's rules: float tensors of one dtype (no
+    promotion: "expected dtype float for `end` but got dtype double"), ``weight`` a number or a
+    tensor of that dtype; all three broadcast. Computed as PyTorch's kernel does, from the nearer
+    end: ``input + w * (end - input)`` for |w| < 0.5, else ``end - (end - input) * (1 - w)``."""
+    name = "lerp" if target is None else "lerp_"
+    for arg, what, pos in ((input, "input", 1), (end, "end", 2)):
+        if not isinstance(arg, Tensor):
+            raise StridedTypeError(
+                join_lines(
+                    f"{name}(): argument '{what}' (position {pos}) must be Tensor, not {type(arg).__name__}",
+                    f"lerp(input, end, weight) takes two tensors and a weight (a number or a tensor); "
+                    f"wrap it: strided.tensor({arg!r:.40})",
+                )
+            )
+    d = input._dtype
+    if not (d.is_floating_point or d.is_complex):  # (PyTorch's lerp kernels take complex too)
+        from .._support.operands import _not_implemented
+
+        raise _not_implemented("lerp_kernel_scalar" if not isinstance(weight, Tensor) else "lerp_kernel_tensor",
+                               d, (input,), "fix: convert to float first, e.g. x.to(strided.float32)")
+    for arg, what in ((end, "end"), (weight, "weight")):
+        if isinstance(arg, Tensor) and arg._dtype is not d:
+            raise StridedRuntimeError(
+                join_lines(
+                    f"expected dtype {TORCH_NAMES[d].lower()} for `{what}` but got dtype "
+                    f"{TORCH_NAMES[arg._dtype].lower()}",
+                    f"lerp does not promote: input is {d.name}, {what} is {arg._dtype.name}; "
+                    f"fix: convert it, e.g. {what}.to(strided.{d.name})",
+                )
+            )
+    if not isinstance(weight, (Tensor, bool, int, float, np.generic)):
+        raise StridedTypeError(
+            join_lines(
+                f"{name}(): argument 'weight' (position 3) must be Tensor or Number, not {type(weight).__name__}",
+                "weight is a number (0.5: the midpoint) or a tensor of input's dtype",
+            )
+        )
+    operands = [input, end, weight]
+    shape = _broadcast(name, operands, ("input", "end", "weight"))
+    if target is None:
+        out = _fresh_output(shape, d, operands, d)
+    else:
+        _check_inplace(target, name, d, shape)
+        _check_partial_overlap(target, [end, weight], name)
+        out = target
+    compute = np.dtype(np.float32) if d.numpy == np.float16 else d.numpy
+    w = _view(weight) if isinstance(weight, Tensor) else compute.type(float(weight))
+    token = quiet_set(QUIET)
+    try:
+        a = _view(input).astype(compute, copy=False)
+        b = _view(end).astype(compute, copy=False)
+        diff = np.subtract(b, a)
+        w = np.asarray(w, dtype=compute)
+        low = np.abs(w) < 0.5
+        res = np.where(low, a + w * diff, b - diff * (compute.type(1) - w))
+        np.copyto(_view(out), res, casting="unsafe")
+    finally:
+        quiet_reset(token)
+    return out
+
+
+def lerp(input: Any, end: Any, weight: Any) -> Tensor:
+    """Linear interpolation ``input + weight * (end - input)``, broadcast; float tensors of one dtype.
+
+    >>> strided.lerp(strided.tensor([0.0, 10.0]), strided.tensor([10.0, 20.0]), 0.5).tolist()
+    [5.0, 15.0]
+    """
+    return _lerp(input, end, weight, None)
+
+
+def lerp_(self: Tensor, end: Any, weight: Any) -> Tensor:
+    """In-place :func:`lerp`.
+
+    >>> x = strided.tensor([0.0, 10.0])
+    >>> x.lerp_(strided.tensor([10.0, 20.0]), 0.5).tolist()
+    [5.0, 15.0]
+    """
+    return _lerp(self, end, weight, self)
+
+
+# ---------------------------------------------------------------- isclose, allclose, equal
+
+
+def _same_dtype(a: Any, b: Any, op: str) -> None:
+    for x, pos in ((a, 1), (b, 2)):
+        if not isinstance(x, Tensor):
+            raise StridedTypeError(
+                join_lines(
+                    f"{op}(): argument '{'input' if pos == 1 else 'other'}' (position {pos}) must be "
+                    f"Tensor, not {type(x).__name__}",
+                    f"{op} compares two tensors; wrap the number: strided.tensor({x!r:.40})",
+                )
+            )
+    if a._dtype is not b._dtype:
+        raise StridedRuntimeError(
+            join_lines(
+                f"{TORCH_NAMES[a._dtype]} did not match {TORCH_NAMES[b._dtype]}",
+                f"{op} compares tensors of one dtype; input is {a._dtype.name}, other is {b._dtype.name}",
+                f"fix: convert one, e.g. other.to(strided.{a._dtype.name})",
+            )
+        )
+
+
+def isclose(input: Any, other: Any, rtol: float = 1e-05, atol: float = 1e-08, equal_nan: bool = False) -> Tensor:
+    """``|input - other| <= atol + rtol * |other|`` elementwise (bool), broadcast; both tensors of one
+    dtype. Infinities are close only to themselves; NaNs only under ``equal_nan``.
+
+    >>> strided.isclose(strided.tensor([1.0, 2.0]), strided.tensor([1.0 + 1e-9, 2.1])).tolist()
+    [True, False]
+    """
+    _same_dtype(input, other, "isclose")
+    for value, what in ((rtol, "rtol"), (atol, "atol")):
+        if value < 0:
+            raise StridedRuntimeError(
+                join_lines(
+                    f"{what} must be greater than or equal to zero, but got {value}",
+                    f"isclose tests |input - other| <= atol + rtol * |other|; a negative {what} makes "
+                    "nothing close",
+                )
+            )
+    d = input._dtype
+    operands = [input, other]
+    shape = _broadcast("isclose", operands, ("input", "other"))
+    out = _fresh_output(shape, bool_, operands, d)
+    x, y = _view(input), _view(other)
+    token = quiet_set(QUIET)
+    try:
+        if d is bool_ or not d.is_floating_point and rtol == 0 and atol == 0:
+            np.equal(x, y, out=_view(out))
+        else:
+            # PyTorch computes in the input dtype (float) or float32-default-like "double" math
+            # for integers: |x - y| in float64 here so integer differences cannot wrap
+            # (complex: the distances are real, |x - y| <= atol + rtol * |y|, in the real dtype)
+            inexact = d.is_floating_point or d.is_complex
+            compute = d.numpy if inexact else np.dtype(np.float64)
+            real = np.finfo(compute).dtype.type
+            xf = x.astype(compute, copy=False)
+            yf = y.astype(compute, copy=False)
+            close = np.equal(xf, yf)
+            finite = np.isfinite(xf) & np.isfinite(yf) if inexact else True
+            within = np.abs(xf - yf) <= real(atol) + real(rtol) * np.abs(yf)
+            close |= within & finite
+            if equal_nan and inexact:
+                close |= np.isnan(xf) & np.isnan(yf)
+            np.copyto(_view(out), close)
+    finally:
+        quiet_reset(token)
+    return out
+
+
+def allclose(input: Any, other: Any, rtol: float = 1e-05, atol: float = 1e-08, equal_nan: bool = False) -> bool:
+    """True when :func:`isclose` holds everywhere (a Python bool).
+
+    >>> strided.allclose(strided.tensor([1.0]), strided.tensor([1.0 + 1e-9]))
+    True
+    """
+    return bool(isclose(input, other, rtol, atol, equal_nan)._np().all())
+
+
+def equal(input: Any, other: Any) -> bool:
+    """True when both tensors have the same shape and the same elements (a Python bool).
+
+    Tensors of different dtypes are compared after promotion (as PyTorch 2.13); a shape
+    mismatch is False, not an error. NaN is never equal.
+
+    >>> strided.equal(strided.tensor([1, 2]), strided.tensor([1.0, 2.0]))
+    True
+    """
+    _ = result_type(input, other) if isinstance(input, Tensor) and isinstance(other, Tensor) else None
+    if not isinstance(input, Tensor) or not isinstance(other, Tensor):
+        _same_dtype(input, other, "equal")
+    if input._layout.shape != other._layout.shape:
+        return False
+    return bool(np.array_equal(input._np(), other._np()))
+
+
+_METHODS += [
+    (("lerp",), lerp), (("lerp_",), lerp_), (("isclose",), isclose), (("allclose",), allclose),
+    (("equal",), equal),
+]
+for _names, _fn in _METHODS:
+    method(*_names)(_fn)
+    if _fn in (hypot_, atan2_, arctan2_, copysign_, fmod_, logical_and_, logical_or_, logical_xor_):
+        inplace_example(_names, _fn)
+
+
+# ---------------------------------------------------------------- backward rules
+# PyTorch's formulas (derivatives.yaml), on strided's own ops. A number operand gets no gradient
+# (its edge is empty, as PyTorch's wrapped-number edges are); broadcasting is summed by the engine.
+
+
+def _is_tensor(v: Any) -> bool:
+    return v.__class__ is Tensor
+
+
+@backward("atan2", "arctan2", operands="two")
+def atan2_backward(out: Tensor, a: Any, b: Any, **kwargs: Any) -> Any:
+    """d/da atan2(a, b) = b / (a^2 + b^2), d/db = -a / (a^2 + b^2), as PyTorch's atan2_backward:
+    the reciprocal is taken as 0 where it is infinite (at (0, 0): 0 and -0, not 0/0)."""
+
+    def grads(g: Tensor) -> tuple:
+        recip = (a * a + b * b).reciprocal()
+        recip = recip.masked_fill(recip.isinf(), 0)
+        return g * b * recip, g * -a * recip
+
+    return "Atan2Backward0", (a, b), grads, (a, b)
+
+
+@backward("hypot", operands="two")
+def hypot_backward(out: Tensor, a: Any, b: Any, **kwargs: Any) -> Any:
+    """d/da hypot(a, b) = a / hypot(a, b) (and b / hypot for b)."""
+
+    def grads(g: Tensor) -> tuple:
+        r = g / out
+        return r * a, r * b
+
+    return "HypotBackward0", (a, b), grads, (a, b, out)
+
+
+@backward("fmod", operands="two")
+def fmod_backward(out: Tensor, a: Any, b: Any, **kwargs: Any) -> Any:
+    """fmod(a, b) = a - trunc(a / b) * b: the gradient of a is g, of b -g * trunc(a / b)."""
+    if not _is_tensor(b):
+        return "FmodBackward0", (a,), lambda g: (g,), ()
+    return "FmodBackward1", (a, b), lambda g: (g, -g * (a / b).trunc()), (a, b)
+
+
+@backward("copysign", operands="two")
+def copysign_backward(out: Tensor, a: Any, b: Any, **kwargs: Any) -> Any:
+    """|a| with b's sign: the gradient of a is g * (result / a), 0 where a == 0; b gets zero."""
+
+    def grad_a(g: Tensor) -> Tensor:
+        return g * (out / a).masked_fill(a == 0, 0)
+
+    if not _is_tensor(b):
+        return "CopysignBackward1", (a,), lambda g: (grad_a(g),), (a, out)
+    return "CopysignBackward0", (a, b), lambda g: (grad_a(g), gradtools.zeros(b._layout.shape, g._dtype)), (a, out)
+
+
+@backward("lerp", operands="any")
+def lerp_backward(out: Tensor, a: Any, end: Any, weight: Any) -> Any:
+    """a + w (end - a): the gradients are g (1 - w), g w and (weight a tensor) g (end - a)."""
+    if not _is_tensor(weight):
+        w = float(weight) if not isinstance(weight, complex) else weight
+        return "LerpBackward0", (a, end), lambda g: (g * (1 - w), g * w), ()
+
+    def grads(g: Tensor) -> tuple:
+        return g * (1 - weight), g * weight, g * (end - a)
+
+    return "LerpBackward1", (a, end, weight), grads, (a, end, weight)
+
+
+# ---------------------------------------------------------------- addcmul, addcdiv (an Adam step's ops)
+# Each is one declaration (@op: the method, the registry entry, the rule, the in-place variant).
+
+
+def _addc_rule(node: str, divide: bool) -> Callable[..., Any]:
+    """``input + value * t1 * t2`` (or ``/ t2``): the gradients are g, g value t2 (or g value / t2)
+    and g value t1 (or -g value t1 / t2^2); the engine sums each to its input's shape."""
+
+    def rule(out: Tensor, input: Any, tensor1: Any, tensor2: Any, *, value: Any = 1, **kwargs: Any) -> Any:
+        def grads(g: Tensor) -> tuple:
+            if divide:
+                return g, g * value / tensor2, -g * value * tensor1 / (tensor2 * tensor2)
+            return g, g * value * tensor2, g * value * tensor1
+
+        return node, (input, tensor1, tensor2), grads, (tensor1, tensor2)
+
+    return rule
+
+
+def _addc(name: str, input: Any, tensor1: Any, tensor2: Any, value: Any, out: Any, divide: bool) -> Tensor:
+    for arg, what, pos in ((input, "input", 1), (tensor1, "tensor1", 2), (tensor2, "tensor2", 3)):
+        if not isinstance(arg, Tensor):
+            raise StridedTypeError(join_lines(
+                f"{name}(): argument '{what}' (position {pos}) must be Tensor, not {type(arg).__name__}",
+                f"{name} takes three tensors; wrap the number: strided.tensor({arg!r:.40})"))
+    if divide and not (tensor1._dtype.is_floating_point or tensor1._dtype.is_complex) and not (
+            tensor2._dtype.is_floating_point or tensor2._dtype.is_complex):
+        raise StridedRuntimeError(join_lines(
+            "Integer division with addcdiv is no longer supported, and in a future  release addcdiv will perform a "
+            "true division of tensor1 and tensor2. The historic addcdiv behavior can be implemented as (input + "
+            "value * torch.trunc(tensor1 / tensor2)).to(input.dtype) for integer inputs and as (input + value * "
+            "tensor1 / tensor2) for float inputs. The future addcdiv behavior is just the latter implementation: "
+            "(input + value * tensor1 / tensor2), for all dtypes.",
+            f"tensor1 is {tensor1._dtype.name} and tensor2 {tensor2._dtype.name}",
+            "fix: tensor1.to(strided.float32) (a true division), or input + value * (tensor1 / tensor2).trunc()"))
+    d = result_type(result_type(input, tensor1), tensor2)
+    if not (d.is_floating_point or d.is_complex) and d is not bool_:
+        value = int(value)  # (PyTorch converts value to the integer dtype: 1.5 counts as 1)
+    # computed in the common dtype, in PyTorch's order: input + (value * t1) * t2
+    a, b, c = (t if t._dtype is d else t.to(d) for t in (input, tensor1, tensor2))
+    scaled = b * value if value != 1 else b
+    result = a + (scaled / c if divide else scaled * c)
+    if out is not None:
+
+        return write_out(out, result, name, (input, tensor1, tensor2))
+    return result
+
+
+@op("addcmul", kind=Kind.COMPUTE, rule=_addc_rule("AddcmulBackward0", False), operands="any", inplace="addcmul_")
+def addcmul(input: Any, tensor1: Any, tensor2: Any, *, value: Any = 1, out: Any = None) -> Tensor:
+    """``input + value * tensor1 * tensor2`` elementwise, broadcast, in the three's promoted dtype.
+
+    >>> strided.addcmul(strided.ones(2), strided.tensor([2.0, 3.0]), strided.tensor([4.0, 5.0]), value=0.5).tolist()
+    [5.0, 8.5]
+    """
+    return _addc("addcmul", input, tensor1, tensor2, value, out, divide=False)
+
+
+@op("addcdiv", kind=Kind.COMPUTE, rule=_addc_rule("AddcdivBackward0", True), operands="any", inplace="addcdiv_")
+def addcdiv(input: Any, tensor1: Any, tensor2: Any, *, value: Any = 1, out: Any = None) -> Tensor:
+    """``input + value * tensor1 / tensor2`` elementwise, broadcast (an Adam step's update); integer
+    ``tensor1`` and ``tensor2`` are refused, as PyTorch refuses them.
+
+    >>> strided.addcdiv(strided.ones(2), strided.tensor([2.0, 3.0]), strided.tensor([4.0, 6.0])).tolist()
+    [1.5, 1.5]
+    """
+    return _addc("addcdiv", input, tensor1, tensor2, value, out, divide=True)
+
+seal(globals())  # (last: this module's ops with a backward rule become their recording entries)

@@ -1,0 +1,436 @@
+"""Complex numbers: the parts as views (``real``, ``imag``, ``view_as_real``, ``view_as_complex``),
+conjugation (``conj``, ``conj_physical``, ``resolve_conj``, ``is_conj``, ``H``, ``mH``,
+``adjoint``), ``angle``, ``polar``, ``complex`` and ``is_complex``, with PyTorch's semantics.
+
+The views read a complex tensor's bytes as floats (or back) through the one primitive
+:func:`strided.dispatch.reinterpreted`, with layouts from :mod:`strided.layout.dtype_view`:
+``c.real`` of a complex64 tensor is a float32 view with strides and offset doubled (``imag``: +1),
+so writing ``c.real[0] = 5`` changes ``c``.
+
+# Note: PyTorch's ``conj()`` is lazy: a view with a "conjugate bit" that later ops resolve.
+# strided has no such bit (its storage is a NumPy buffer, and a bit every kernel must honour
+# would be a second layout rule), so ``conj()`` of a complex tensor is ``conj_physical()``: the
+# conjugates written to new memory, reported to the copy ledger with that reason. ``is_conj()`` is
+# therefore always False, ``resolve_conj()`` returns the tensor itself, and ``H``/``mH``/``adjoint``
+# of a complex tensor are a copy (then a transposed view of it); of a real tensor they are views.
+"""
+
+from __future__ import annotations
+
+import warnings
+from typing import Any
+
+import numpy as np
+
+from ... import layout as L
+from ...args import is_number
+from ...dispatch import copied, reinterpreted, report
+from ...dispatch import result as fresh_result
+from ...dtypes import TORCH_NAME, DType, complex_of, float16, real_of
+from ...errors import StridedRuntimeError, StridedTypeError, join_lines
+from ...gradients import installs_as
+from ...layout import Layout
+from ...layout.dtype_view import as_complex_layout, as_real_layout, part_layout
+from ...tensor import Tensor, tensor_arg
+from .._support import support
+from .._support.operands import _broadcast, _fresh_output, _view
+from .._support.promotion import to_float
+
+__all__ = [
+    "adjoint", "angle", "complex", "conj", "conj_physical", "imag", "is_complex", "is_conj", "polar",
+    "real", "resolve_conj", "view_as_complex", "view_as_real",
+]
+
+# ---------------------------------------------------------------- the parts, as views
+
+
+def real(input: Tensor) -> Tensor:
+    """The real parts of a complex tensor, as a float view over its bytes (strides doubled);
+    a real tensor itself, as PyTorch.
+
+    >>> c = strided.tensor([1 + 2j, 3 - 4j]); r = strided.real(c); r.stride(), r.storage_offset()
+    ((2,), 0)
+    """
+    tensor_arg(input, "real")
+    if not input._dtype.is_complex:
+        return input
+    return reinterpreted(input, real_of(input._dtype), part_layout(input._layout, imag=False), "real")
+
+
+def imag(input: Tensor) -> Tensor:
+    """The imaginary parts of a complex tensor, as a float view (strides doubled, offset doubled + 1);
+    PyTorch's RuntimeError for a real tensor.
+
+    >>> strided.imag(strided.tensor([1 + 2j])).storage_offset()
+    1
+    """
+    tensor_arg(input, "imag")
+    if not input._dtype.is_complex:
+        raise StridedRuntimeError(join_lines(
+            "imag is not implemented for tensors with non-complex dtypes.",
+            f"the tensor is {input._dtype.name}: its imaginary parts are all 0 and it has no memory for them",
+            "fix: strided.zeros_like(x) for zeros, or x.to(strided.complex64).imag for a view of a complex copy"))
+    return reinterpreted(input, real_of(input._dtype), part_layout(input._layout, imag=True), "imag")
+
+
+def _set_part(self: Tensor, value: Any, which: str) -> None:
+    """``t.real = value`` / ``t.imag = value``: writes ``value`` into the parts (PyTorch's setter)."""
+    part = real(self) if which == "real" else imag(self)
+    if not isinstance(value, Tensor) and not is_number(value):
+        raise StridedTypeError(join_lines(
+            f"can't assign a {type(value).__name__} to a torch.{TORCH_NAME[part._dtype.name]}Tensor",
+            f"t.{which} = value takes a tensor or a number; got {value!r:.60}",
+            f"fix: t.{which} = strided.tensor(data)"))
+    part.copy_(value)
+
+
+def view_as_real(input: Tensor) -> Tensor:
+    """A complex tensor's bytes as floats with a trailing dim of size 2 (real, imaginary), stride 1.
+
+    >>> strided.view_as_real(strided.tensor([1 + 2j, 3 - 4j])).stride()
+    (2, 1)
+    """
+    tensor_arg(input, "view_as_real")
+    if not input._dtype.is_complex:
+        raise StridedRuntimeError(join_lines(
+            "view_as_real is only supported for complex tensors",
+            f"the tensor is {input._dtype.name}",
+            "fix: strided.view_as_real(x.to(strided.complex64)) views a complex copy"))
+    return reinterpreted(input, real_of(input._dtype), as_real_layout(input._layout), "view_as_real")
+
+
+def view_as_complex(input: Tensor) -> Tensor:
+    """A float tensor whose last dim holds (real, imaginary) pairs, read as complex (a view).
+
+    PyTorch's requirements: float32 or float64 (float16 would be complex32, which strided lacks),
+    at least one dim, a last dim of size 2 and stride 1, the other strides and the offset even.
+
+    >>> strided.view_as_complex(strided.tensor([[1.0, 2.0]]))
+    tensor([1.+2.j])
+    """
+    tensor_arg(input, "view_as_complex")
+    d = input._dtype
+    target = complex_of(d)
+    if target is None:
+        if d is float16:  # Note: PyTorch gives complex32 (ComplexHalf); strided has no such dtype
+            raise StridedRuntimeError(join_lines(
+                "view_as_complex: complex32 (ComplexHalf) is not supported by strided",
+                "a float16 tensor's pairs would be complex32, which strided (like NumPy) does not have",
+                "fix: strided.view_as_complex(x.to(strided.float32)) views a float32 copy"))
+        raise StridedRuntimeError(join_lines(
+            "view_as_complex is only supported for half, float and double tensors, but got a tensor of "
+            f"scalar type: {TORCH_NAME[d.name]}",
+            f"the tensor is {d.name}",
+            "fix: strided.view_as_complex(x.to(strided.float32))"))
+    plan = as_complex_layout(input._layout)
+    if plan.__class__ is not Layout:
+        lay = input._layout
+        raise StridedRuntimeError(join_lines(
+            plan.first,
+            f"x: shape {lay.shape}, strides {lay.strides}, offset {lay.offset}: {plan.why}",
+            "fix: strided.view_as_complex(x.contiguous()) (with x's last dim of size 2)"))
+    return reinterpreted(input, target, plan, "view_as_complex")
+
+
+def is_complex(input: Tensor) -> bool:
+    """Whether the dtype is complex64 or complex128.
+
+    >>> strided.zeros(1, dtype=strided.complex64).is_complex(), strided.zeros(1).is_complex()
+    (True, False)
+    """
+    return tensor_arg(input, "is_complex")._dtype.is_complex
+
+
+# ---------------------------------------------------------------- conjugation
+
+
+def conj_physical(input: Tensor) -> Tensor:
+    """The conjugates in new memory (complex); a real tensor itself, as PyTorch.
+
+    >>> strided.conj_physical(strided.tensor([1 + 2j]))
+    tensor([1.-2.j])
+    """
+    tensor_arg(input, "conj_physical")
+    if not input._dtype.is_complex:
+        return input
+    return _conjugated(input, "conj_physical")
+
+
+def _conjugated(input: Tensor, name: str) -> Tensor:
+    lay = input._layout  # laid out as PyTorch's (a dense input's strides kept, size-1 dims included)
+    out = fresh_result(lay.shape, input._dtype, L.preserve_format_strides(lay.shape, lay.strides))
+    np.conjugate(_view(input), out=_view(out))
+    return copied(name, (input,), out, lambda: (
+        f"{name}: the {input._dtype.name} conjugates written to new memory (strided has no lazy "
+        "conjugate bit; PyTorch's conj() would be a view)"))
+
+
+def conj(input: Tensor) -> Tensor:
+    """The complex conjugate. # Note: a copy (``conj_physical``), where PyTorch returns a lazy view
+    with its conjugate bit set (see the module); a real tensor itself, as PyTorch.
+
+    >>> with strided.record_copies() as c:
+    ...     y = strided.tensor([1 + 2j]).conj()
+    >>> c[-1].reason.startswith("conj")
+    True
+    """
+    tensor_arg(input, "conj")
+    if not input._dtype.is_complex:
+        return input
+    return _conjugated(input, "conj")
+
+
+def conj_physical_(self: Tensor) -> Tensor:
+    """In-place conjugation (imaginary parts negated through the ``imag`` view); real: unchanged.
+
+    >>> x = strided.tensor([1 + 2j])
+    >>> x.conj_physical_().tolist()
+    [(1-2j)]
+    """
+    if self._dtype.is_complex:
+        part = imag(self)
+        part.neg_()
+        report("conj_physical_", (self,), self)
+    return self
+
+
+def resolve_conj(input: Tensor) -> Tensor:
+    """``input`` itself: strided never holds a lazy conjugate (see the module's note).
+
+    >>> x = strided.tensor([1j])
+    >>> x.resolve_conj() is x
+    True
+    """
+    return tensor_arg(input, "resolve_conj")
+
+
+def is_conj(input: Tensor) -> bool:
+    """Always False: strided's ``conj()`` writes the conjugates, it sets no bit (see the module).
+
+    >>> strided.tensor([1j]).conj().is_conj()
+    False
+    """
+    tensor_arg(input, "is_conj")
+    return False
+
+
+def _check_matrix(self: Tensor, what: str, batches: bool) -> None:
+    nd = len(self._layout.shape)
+    if (nd != 2) if not batches else (nd < 2):
+        kind = "matrices (2-D tensors)" if not batches else "matrices or batches of matrices"
+        raise StridedRuntimeError(join_lines(
+            f"{what} is only supported on {kind}. Got {nd}-D tensor.",
+            f"the tensor has shape {self._layout.shape}",
+            "fix: x.conj() for a vector's conjugate; x.unsqueeze(0) makes it a 1-row matrix"))
+
+
+def _h(self: Tensor) -> Tensor:
+    """``t.H``: the conjugate transpose of a matrix (a copy then a view for complex; a view for real).
+
+    >>> strided.tensor([[1j, 2]]).H.tolist()
+    [[-1j], [(2-0j)]]
+    """
+    _check_matrix(self, "tensor.H", batches=False)
+    return conj(self).transpose(0, 1)
+
+
+def adjoint(input: Tensor) -> Tensor:
+    """The conjugate transpose of the last two dims (a copy then a view for complex; a view for real).
+
+    >>> strided.tensor([[1 + 2j, 3j]]).adjoint().tolist()
+    [[(1-2j)], [-3j]]
+    """
+    if not tensor_arg(input, "adjoint")._layout.shape:  # (as PyTorch: itself, with its deprecation warning)
+        warnings.warn("adjoint() is deprecated on 0-D tensors. Consider using x.conj().", UserWarning, stacklevel=2)
+        return conj(input)
+    _check_matrix(input, "tensor.adjoint()", batches=True)
+    return conj(input).transpose(-2, -1)
+
+
+def _mh(self: Tensor) -> Tensor:
+    """``t.mH``: :func:`adjoint`; a 0-d tensor gives itself with PyTorch's deprecation warning.
+
+    >>> strided.zeros(4, 2, 3, dtype=strided.complex64).mH.shape
+    (4, 3, 2)
+    """
+    if not self._layout.shape:
+        warnings.warn("Tensor.mH is deprecated on 0-D tensors. Consider using x.conj().", UserWarning,
+                      stacklevel=2)
+        return conj(self)
+    _check_matrix(self, "tensor.mH", batches=True)
+    return conj(self).transpose(-2, -1)
+
+
+# ---------------------------------------------------------------- angle, polar, complex
+
+
+def angle(input: Tensor) -> Tensor:
+    """The argument of each element in radians: ``atan2(imag, real)`` for complex inputs; a real
+    input gives pi where it is below 0 and 0 elsewhere (-0.0 and +inf included), NaN stays NaN, as
+    PyTorch's; the result is real (complex64 -> float32, integers -> float32).
+
+    >>> strided.angle(strided.tensor([1, -2]))
+    tensor([0.0000, 3.1416])
+    """
+    tensor_arg(input, "angle")
+    d = input._dtype
+    out_dtype = real_of(d) if d.is_complex else to_float(d)
+    shape = input._layout.shape
+    # PyTorch: a real input runs through TensorIterator (its strides); a complex one into a resized
+    # empty output (row-major)
+    out = fresh_result(shape, out_dtype) if d.is_complex else _fresh_output(shape, out_dtype, [input], d)
+    with np.errstate(all="ignore"):
+        x = _view(input)
+        if d.is_complex:
+            values = np.angle(x)
+        else:
+            # PyTorch's real angle: NaN stays (sign and all), x < 0 gives pi, anything else 0;
+            # # Note: NumPy's angle is atan2(0, x), which gives pi for -0.0 (and -inf)
+            values = np.where(x < 0, np.pi, 0.0)
+            if d.kind == "f":
+                values = np.where(np.isnan(x), x, values)
+        np.copyto(_view(out), values, casting="unsafe")
+    return report("angle", (input,), out)
+
+
+def _pair(a: Any, b: Any, op: str, names: tuple[str, str]) -> tuple[DType, tuple[int, ...]]:
+    """The complex dtype and broadcast shape of ``op(a, b)`` for two float tensors of one dtype."""
+    for x, name, pos in ((a, names[0], 1), (b, names[1], 2)):
+        if not isinstance(x, Tensor):
+            raise StridedTypeError(join_lines(
+                f"{op}(): argument '{name}' (position {pos}) must be Tensor, not {type(x).__name__}",
+                f"fix: strided.{op}(x, strided.full_like(x, {x!r:.20})) for a constant {name}"))
+    da, db = a._dtype, b._dtype
+    if not (da.is_floating_point and db.is_floating_point):
+        raise StridedRuntimeError(join_lines(
+            f"Expected both inputs to be Half, Float or Double tensors but got {TORCH_NAME[da.name]} and "
+            f"{TORCH_NAME[db.name]}",
+            f"fix: convert first: strided.{op}(a.to(strided.float32), b.to(strided.float32))"))
+    if da is not db:
+        raise StridedRuntimeError(join_lines(
+            f"Expected object of scalar type {TORCH_NAME[da.name]} but got scalar type {TORCH_NAME[db.name]} "
+            "for second argument",
+            f"{op} does not promote: {names[0]} is {da.name}, {names[1]} is {db.name}",
+            f"fix: b.to(strided.{da.name})"))
+    target = complex_of(da)
+    if target is None:  # Note: PyTorch gives complex32 for float16; strided has no such dtype
+        raise StridedRuntimeError(join_lines(
+            f"{op}: complex32 (ComplexHalf) is not supported by strided",
+            "float16 parts would make complex32, which strided (like NumPy) does not have",
+            f"fix: strided.{op}(a.to(strided.float32), b.to(strided.float32))"))
+    return target, _broadcast(op, [a, b], names)
+
+
+def polar(abs: Tensor, angle: Tensor) -> Tensor:  # noqa: A002 - PyTorch's argument names
+    """``abs * (cos(angle) + i sin(angle))`` elementwise (broadcast), complex of the inputs' float dtype.
+
+    >>> strided.polar(strided.tensor([2.0]), strided.tensor([0.0]))
+    tensor([2.+0.j])
+    """
+    if isinstance(abs, Tensor):  # (float16: PyTorch has no polar kernel; strided has no complex32)
+        support.check("polar", abs._dtype, (abs, angle))
+    target, shape = _pair(abs, angle, "polar", ("abs", "angle"))
+    out = _fresh_output(shape, target, [abs, angle], abs._dtype)
+    o = _view(out)
+    r, t = _view(abs), _view(angle)
+    with np.errstate(all="ignore"):
+        np.multiply(r, np.cos(t), out=o.real)
+        np.multiply(r, np.sin(t), out=o.imag)
+    return report("polar", (abs, angle), out)
+
+
+def complex(real: Tensor, imag: Tensor) -> Tensor:  # noqa: A001 - strided.complex mirrors torch.complex
+    """A complex tensor from its real and imaginary parts (two float tensors of one dtype, broadcast).
+
+    >>> strided.complex(strided.tensor([1.0]), strided.tensor([2.0]))
+    tensor([1.+2.j])
+    """
+    target, shape = _pair(real, imag, "complex", ("real", "imag"))
+    out = _fresh_output(shape, target, [real, imag], real._dtype)
+    o = _view(out)
+    np.copyto(o.real, _view(real))
+    np.copyto(o.imag, _view(imag))
+    return report("complex", (real, imag), out)
+
+
+# ---------------------------------------------------------------- Tensor methods
+
+Tensor.real = property(real, lambda self, value: _set_part(self, value, "real"),  # type: ignore[attr-defined]
+                       doc="The real parts: a view for complex tensors (strides doubled), the tensor itself otherwise.")
+Tensor.imag = property(imag, lambda self, value: _set_part(self, value, "imag"),  # type: ignore[attr-defined]
+                       doc="The imaginary parts of a complex tensor: a float view (strides doubled, offset + 1).")
+Tensor.H = property(_h, doc="The conjugate transpose of a matrix.")  # type: ignore[attr-defined]
+Tensor.mH = property(_mh, doc="The conjugate transpose of the last two dims.")  # type: ignore[attr-defined]
+installs_as("conj")(conj)
+installs_as("conj_physical")(conj_physical)
+installs_as("conj_physical_")(conj_physical_)
+installs_as("resolve_conj")(resolve_conj)
+installs_as("is_conj")(is_conj)
+installs_as("adjoint")(adjoint)
+installs_as("angle")(angle)
+installs_as("is_complex")(is_complex)
+
+
+# ---------------------------------------------------------------- backward rules
+# PyTorch's, in its conjugate convention for complex gradients (see
+# strided.autograd.function.CONJUGATE_CONVENTION). Without them ``x.real`` or ``x.angle()`` of a
+# complex tensor that requires grad would give a result outside the graph, and a sum mixing it
+# with a recorded term would silently lose its part of the gradient.
+
+from ...gradients import backward, seal  # noqa: E402 - (kept beside the rules: merges stay clean)
+
+
+# (PyTorch takes a part as view_as_real(x).select(-1, k): its node is a SelectBackward0)
+@backward("real", operands="property")
+def _real_backward(out: Tensor, x: Tensor) -> Any:
+    if out is x:  # a real tensor's real is the tensor itself: no node
+        return None
+    return "SelectBackward0", (x,), lambda g: (g.to(x._dtype),), ()
+
+
+@backward("imag", operands="property")
+def _imag_backward(out: Tensor, x: Tensor) -> Any:
+    return "SelectBackward0", (x,), lambda g: (g * 1j,), ()
+
+
+@backward("view_as_real")
+def _view_as_real_backward(out: Tensor, x: Tensor) -> Any:
+    """ViewAsRealBackward0: the (real, imaginary) pairs of the gradient read as complex
+    (PyTorch's ``view_as_complex(grad.contiguous())``)."""
+    return "ViewAsRealBackward0", (x,), lambda g: (view_as_complex(g.contiguous()),), ()
+
+
+@backward("view_as_complex")
+def _view_as_complex_backward(out: Tensor, x: Tensor) -> Any:
+    """ViewAsComplexBackward0: the complex gradient's (real, imaginary) pairs (PyTorch's
+    ``view_as_real(grad.contiguous())``; written in PyTorch's convention for complex gradients)."""
+    return "ViewAsComplexBackward0", (x,), lambda g: (view_as_real(g.contiguous()),), ()
+
+
+@backward("angle")
+def _angle_backward(out: Tensor, x: Tensor) -> Any:
+    """PyTorch's angle_backward: ``g * x / |x|^2 * i`` (0 at 0) for a complex ``x``; 0 for a real one."""
+
+    def grads(g: Tensor) -> tuple:
+        if not x._dtype.is_complex:
+            return (g * 0,)
+        r2 = x.abs() ** 2
+        return ((g * x / r2 * 1j).masked_fill(r2 == 0, 0),)
+
+    return "AngleBackward0", (x,), grads, (x,)
+
+
+def _conj_rule(name: str) -> Any:
+    def rule(out: Tensor, x: Tensor) -> Any:
+        if out is x:  # a real tensor's conj is the tensor itself: no node
+            return None
+        return name, (x,), lambda g: (g.conj(),), ()
+
+    return rule
+
+
+backward("conj")(_conj_rule("ConjBackward0"))
+backward("conj_physical")(_conj_rule("ConjPhysicalBackward0"))
+
+
+seal(globals())  # (last: this module's ops with a backward rule become their recording entries)

@@ -1,0 +1,76 @@
+"""Special-function ops built on :mod:`strided.kernels.special`: ``gelu`` (the lead re-exports it
+from ``strided.nn.functional``)."""
+
+from __future__ import annotations
+
+import math
+from typing import Any
+
+import numpy as np
+
+from ...errors import StridedRuntimeError, join_lines
+from ...gradients import seal
+from ...kernels import special
+from ...kernels.fpstate import QUIET, quiet_reset, quiet_set
+from ...tensor import Tensor, tensor_arg
+from .._support.operands import _fresh_output, _not_implemented, _view
+from ..registry import backward
+
+_SQRT_2_OVER_PI = math.sqrt(2.0 / math.pi)
+_SQRT_HALF = math.sqrt(0.5)
+
+
+def gelu(input: Tensor, approximate: str = "none") -> Tensor:
+    """The Gaussian error linear unit, elementwise: ``x * Phi(x)`` = ``x/2 * (1 + erf(x/sqrt 2))``;
+    ``approximate="tanh"``: ``x/2 * (1 + tanh(sqrt(2/pi) (x + 0.044715 x^3)))``. Float tensors
+    only; a fresh tensor keeping the input's dim order.
+
+    >>> round(gelu(strided.tensor([1.0])).item(), 6)
+    0.841345
+    """
+    tensor_arg(input, "gelu")
+    if approximate not in ("none", "tanh"):
+        raise StridedRuntimeError(
+            join_lines("approximate argument must be either none or tanh.", f"got approximate={approximate!r}")
+        )
+    d = input._dtype
+    if not d.is_floating_point:
+        raise _not_implemented("GeluKernelImpl", d, (input,), "fix: convert first, e.g. x.to(strided.float32)")
+    out = _fresh_output(input._layout.shape, d, [input], d)
+    token = quiet_set(QUIET)
+    try:
+        x = _view(input)
+        if approximate == "none":
+            x64 = x.astype(np.float64)
+            res = 0.5 * x64 * (1.0 + special.erf(x64 * _SQRT_HALF))
+        else:
+            c = np.float32 if d.name != "float64" else np.float64
+            xc = x.astype(c)
+            res = 0.5 * xc * (1 + np.tanh(c(_SQRT_2_OVER_PI) * (xc + c(0.044715) * xc * xc * xc)))
+        np.copyto(_view(out), res, casting="unsafe")
+    finally:
+        quiet_reset(token)
+    return out
+
+
+# ---------------------------------------------------------------- backward rule
+
+
+@backward("gelu")
+def gelu_backward(out: Tensor, x: Tensor, approximate: str = "none") -> Any:
+    """PyTorch's gelu_backward: g (Phi(x) + x phi(x)); with ``approximate="tanh"`` the derivative of
+    the tanh form, 0.5 (1 + t) + 0.5 x (1 - t^2) sqrt(2/pi) (1 + 3 * 0.044715 x^2)."""
+
+    def grads(g: Tensor) -> tuple:
+        if approximate == "tanh":
+            t = ((x + x * x * x * 0.044715) * _SQRT_2_OVER_PI).tanh()
+            slope = (t + 1) * 0.5 + x * 0.5 * (1 - t * t) * _SQRT_2_OVER_PI * (x * x * (3 * 0.044715) + 1)
+            return (g * slope,)
+        cdf = ((x * _SQRT_HALF).erf() + 1) * 0.5
+        pdf = (x * x * -0.5).exp() * (1 / math.sqrt(2 * math.pi))
+        return (g * (cdf + x * pdf),)
+
+    return "GeluBackward0", (x,), grads, (x,)
+
+
+seal(globals())  # (last: this module's ops with a backward rule become their recording entries)

@@ -1,0 +1,548 @@
+"""Unary elementwise ops (``-x``, ``abs``, ``exp``, ``log``, ``sqrt``, ``sin``, ``cos``, ``tanh``,
+``sigmoid``, ``relu``, ``~x``), ``clamp`` and ``where``, with PyTorch's semantics.
+
+Same plan as :mod:`strided.ops.elementwise.binary`: dtype (``exp``-like ops give float32 for
+integer/bool input), broadcast shape, an output laid out as PyTorch's TensorIterator lays it
+out (or the in-place target after PyTorch's checks), then NumPy ufuncs reading the inputs in
+place.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+from ... import layout as L
+from ...dispatch import OPEN, adopted, report
+from ...dispatch import result as fresh_result
+from ...dtypes import DType, bool_, real_of
+from ...errors import StridedRuntimeError, StridedTypeError, join_lines
+from ...grad_mode import INSIDE
+from ...gradients import record, records, seal
+from ...kernels.elementwise import (
+    UnaryKernel,
+    clamp_into,
+    neg_kernel,
+    relu_kernel,
+    sigmoid_kernel,
+    ufunc_kernel,
+    where_into,
+)
+from ...kernels.fpstate import QUIET as _QUIET
+from ...kernels.fpstate import quiet_call, quiet_retry
+from ...kernels.fpstate import quiet_reset as _quiet_reset
+from ...kernels.fpstate import quiet_set as _quiet_set
+from ...kernels.memory import outside_storage
+from ...scalars import UInt64Scalar, checked, filled
+from ...tensor import Tensor
+from .._support.operands import (
+    _broadcast,
+    _check_inplace,
+    _check_partial_overlap,
+    _check_uint64_scalars,
+    _cinfo,
+    _fresh_output,
+    _not_implemented,
+    _operand,
+    _view,
+)
+from .._support.out import write_out
+from .._support.promotion import TORCH_NAMES, operand_class, result_type_of_classes, to_float
+from .._support.support import check as _check_support
+from ..registry import backward, method
+
+# ---------------------------------------------------------------- unary ops
+
+
+@dataclass(frozen=True)
+class UnaryOp:
+    """One unary op: ``float_out`` ops give the default float for integer/bool input."""
+
+    name: str
+    compute: UnaryKernel  # (input view, output view, compute NumPy dtype): a kernels.elementwise kernel
+    float_out: bool = False
+    bool_error: str = ""  # message for a bool input, if refused
+    bool_not_implemented: str = ""  # kernel name for a NotImplementedError on bool
+    ufunc: np.ufunc | None = None  # the plain ufunc, if ``compute`` is just that (small-op fast path)
+
+
+NEG = UnaryOp(
+    "neg", neg_kernel,
+    bool_error="Negation, the `-` operator, on a bool tensor is not supported. If you are trying "
+    "to invert a mask, use the `~` or `logical_not()` operator instead.", ufunc=np.negative)
+ABS = UnaryOp("abs", ufunc_kernel(np.absolute), bool_not_implemented="abs_cpu", ufunc=np.absolute)
+EXP = UnaryOp("exp", ufunc_kernel(np.exp), float_out=True, ufunc=np.exp)
+LOG = UnaryOp("log", ufunc_kernel(np.log), float_out=True, ufunc=np.log)
+SQRT = UnaryOp("sqrt", ufunc_kernel(np.sqrt), float_out=True, ufunc=np.sqrt)
+SIN = UnaryOp("sin", ufunc_kernel(np.sin), float_out=True, ufunc=np.sin)
+COS = UnaryOp("cos", ufunc_kernel(np.cos), float_out=True, ufunc=np.cos)
+TANH = UnaryOp("tanh", ufunc_kernel(np.tanh), float_out=True, ufunc=np.tanh)
+SIGMOID = UnaryOp("sigmoid", sigmoid_kernel, float_out=True)
+RELU = UnaryOp("relu", relu_kernel, bool_error="Boolean inputs not supported for relu")
+BITWISE_NOT = UnaryOp("bitwise_not", ufunc_kernel(np.invert))
+
+
+def unary(op: UnaryOp, x: Any, target: Tensor | None = None) -> Tensor:
+    """:func:`_unary`, reported at the op boundary (:func:`strided.dispatch.report`)."""
+    out = _unary(op, x, target)
+    if OPEN:
+        report(op.name if target is None else op.name + "_", (x,), out)
+    return out
+
+
+def not_a_tensor_input(x: Any, name: str, base: str) -> StridedTypeError:
+    """PyTorch's TypeError for an input ``x`` of op ``name`` (``exp`` or ``exp_``, whose function
+    is ``strided.<base>``) that is not a Tensor (the caller tests, so the hot path makes no call)."""
+    return StridedTypeError(
+        join_lines(
+            f"{name}(): argument 'input' (position 1) must be Tensor, not {type(x).__name__}",
+            f"got {x!r:.60}; make a tensor first: strided.{base}(strided.tensor(data))",
+        )
+    )
+
+
+def _unary(op: UnaryOp, x: Any, target: Tensor | None = None) -> Tensor:
+    """Run ``op(x)`` into a fresh output (TensorIterator's strides) or into ``target`` (``x`` itself)."""
+    name = op.name if target is None else op.name + "_"
+    if not isinstance(x, Tensor):
+        raise not_a_tensor_input(x, name, op.name)
+    d = x._dtype
+    if d is bool_:
+        if op.bool_error:
+            raise StridedRuntimeError(
+                join_lines(
+                    op.bool_error,
+                    f"the input is a bool tensor of shape {x.shape}; "
+                    + (
+                        "strided has no logical_not(): ~mask inverts a mask; to negate it as "
+                        "numbers, convert first: -mask.to(strided.int64)"
+                        if op is NEG
+                        else f"convert it first: x.to(strided.float32).{op.name}()"
+                    ),
+                )
+            )
+        if op.bool_not_implemented:
+            raise _not_implemented(op.bool_not_implemented, d)
+    if op is BITWISE_NOT and d.is_floating_point:
+        raise _not_implemented("bitwise_not_cpu", d)
+    _check_support(op.name, d, (x,))  # complex / uint16-64 kernels PyTorch lacks
+    compute = to_float(d) if op.float_out else d
+    lay = x._layout
+    if op is ABS and d.is_complex:  # |z| is real: complex64 -> float32, as PyTorch
+        return _complex_abs(x, target)
+    if target is None:
+        out = _fresh_output(lay.shape, compute, [x], compute)
+    else:
+        _check_inplace(target, name, compute, lay.shape)
+        out = target
+    token = _quiet_set(_QUIET)
+    try:
+        op.compute(_view(x), _view(out), compute.numpy)
+    finally:
+        _quiet_reset(token)
+    return out
+
+
+def _complex_abs(x: Tensor, target: Tensor | None) -> Tensor:
+    """``abs`` of a complex tensor: a real result (PyTorch refuses the in-place form)."""
+    if target is not None:
+        raise StridedRuntimeError(
+            join_lines(
+                "In-place abs is not supported for complex tensors.",
+                f"|z| of the {x._dtype.name} tensor is {real_of(x._dtype).name}, which its elements cannot hold",
+                "fix: y = x.abs() (a new real tensor)",
+            )
+        )
+    lay = x._layout  # PyTorch allocates it with empty_like(x, real dtype): x's dense strides kept
+    out = fresh_result(lay.shape, real_of(x._dtype), L.preserve_format_strides(lay.shape, lay.strides))
+    token = _quiet_set(_QUIET)
+    try:
+        np.absolute(_view(x), out=_view(out))
+    finally:
+        _quiet_reset(token)
+    return out
+
+
+def _make_unary(op: UnaryOp) -> tuple[Callable[[Any], Tensor], Callable[[Tensor], Tensor]]:
+    def plain(input: Any, *, out: Any = None) -> Tensor:
+        if out is not None:
+            return _unary_out(op, input, out)
+        return unary(op, input)
+
+    def inplace(self: Tensor) -> Tensor:
+        return unary(op, self, target=self)
+
+    fn = plain if op.ufunc is None else _fast_unary(op)
+    fn.__name__ = fn.__qualname__ = op.name
+    fn.__doc__ = (f"Elementwise ``{op.name}`` (PyTorch semantics); a fresh tensor keeping the input's dim order.\n\n"
+                  f"    >>> x = strided.ones(2, 3{', dtype=strided.int64' if op.name == 'bitwise_not' else ''}).t()\n"
+                  f"    >>> x.{op.name}().shape, x.{op.name}().stride()  # x's strides: (1, 3)\n"
+                  "    ((3, 2), (1, 3))\n")
+    inplace.__name__ = op.name + "_"
+    inplace.__doc__ = (f"In-place ``{op.name}``: writes into this tensor; its dtype must hold the result.\n\n"
+                       f"    >>> x = strided.ones(2, 3{', dtype=strided.int64' if op.name == 'bitwise_not' else ''})\n"
+                       "    >>> col = x[:, 0]\n"
+                       f"    >>> col.{op.name}_() is col, x[:, 1:].tolist()  # column 0 written, in x's memory\n"
+                       f"    (True, {[[1, 1], [1, 1]] if op.name == 'bitwise_not' else [[1.0, 1.0], [1.0, 1.0]]})\n")
+    return fn, inplace
+
+
+def _fast_unary(op: UnaryOp) -> Callable[[Any], Tensor]:
+    """``op`` with a fast path for row-major float tensors: the ufunc runs on the flat run of
+    the storage and its fresh 1-D result becomes the output storage (PyTorch's output of a
+    contiguous input is contiguous)."""
+    ufunc = op.ufunc
+    name = op.name
+
+    @records(name)
+    def fn(input: Any, *, out: Any = None) -> Tensor:  # (PyTorch's argument name: strided.exp(input=t))
+        if type(input) is Tensor:
+            if input._ag is not None and not INSIDE.get():  # its own recording entry: one slot test
+                return record(name, fn, (input,), {"out": out} if out is not None else {})
+            if out is not None:
+                return _unary_out(op, input, out)
+            d = input._dtype
+            if d.is_floating_point:
+                lay = input._layout
+                info = _cinfo[lay.shape]
+                if lay.strides == info[0]:
+                    n = info[1]
+                    arr = input._storage.array
+                    off = lay.offset
+                    if off or len(arr) != n:
+                        arr = arr[off : off + n]
+                        if len(arr) != n:  # (only a tensor unpickled past its storage: never read outside)
+                            raise outside_storage(input._storage.array, lay)
+                    try:  # fpstate.quietly, inlined (a call is a tenth of a 1 µs op)
+                        res = quiet_call(ufunc, arr)
+                    except RuntimeError as e:
+                        res = quiet_retry(e, ufunc, arr)
+                    t = adopted(res, info[2], d)
+                    if OPEN:
+                        report(name, (input,), t)
+                    return t
+        if out is not None:
+            return _unary_out(op, input, out)
+        return unary(op, input)
+
+    return fn
+
+
+def _unary_out(op: UnaryOp, x: Any, out: Any) -> Tensor:
+    """``op(x, out=out)``: :func:`_unary`, then :func:`strided.ops._support.out.write_out`."""
+
+    return write_out(out, _unary(op, x), op.name, (x,))
+
+
+neg, neg_ = _make_unary(NEG)
+abs, abs_ = _make_unary(ABS)  # noqa: A001 - strided.abs mirrors torch.abs
+exp, exp_ = _make_unary(EXP)
+log, log_ = _make_unary(LOG)
+sqrt, sqrt_ = _make_unary(SQRT)
+sin, sin_ = _make_unary(SIN)
+cos, cos_ = _make_unary(COS)
+tanh, tanh_ = _make_unary(TANH)
+sigmoid, sigmoid_ = _make_unary(SIGMOID)
+relu, relu_ = _make_unary(RELU)
+bitwise_not, bitwise_not_ = _make_unary(BITWISE_NOT)
+negative = neg
+
+
+# ---------------------------------------------------------------- backward rules (derivatives.yaml)
+
+
+def _unary_rule(name: str, grad: Callable[[Tensor, Tensor, Tensor], Tensor], saves: str) -> Callable:
+    """A unary rule: ``grad(g, x, out)``; ``saves`` names what it reads ("x", "out", "")."""
+
+    def rule(out: Tensor, x: Tensor, *args: Any, **kwargs: Any) -> Any:
+        saved = (x,) if saves == "x" else (out,) if saves == "out" else ()
+        return name, (x,), lambda g: (grad(g, x, out),), saved
+
+    return rule
+
+
+backward("neg", "negative", "__neg__")(_unary_rule("NegBackward0", lambda g, x, y: -g, ""))
+# (one rule for every spelling: sgn is sign for real x and z / |z| for complex, as PyTorch's abs)
+backward("abs", "absolute", "__abs__")(_unary_rule("AbsBackward0", lambda g, x, y: g * x.sgn(), "x"))
+backward("exp")(_unary_rule("ExpBackward0", lambda g, x, y: g * y, "out"))
+backward("log")(_unary_rule("LogBackward0", lambda g, x, y: g / x, "x"))
+backward("sqrt")(_unary_rule("SqrtBackward0", lambda g, x, y: g / (2 * y), "out"))
+backward("sin")(_unary_rule("SinBackward0", lambda g, x, y: g * x.cos(), "x"))
+backward("cos")(_unary_rule("CosBackward0", lambda g, x, y: -g * x.sin(), "x"))
+backward("tanh")(_unary_rule("TanhBackward0", lambda g, x, y: g * (1 - y * y), "out"))
+backward("sigmoid")(_unary_rule("SigmoidBackward0", lambda g, x, y: g * (y * (1 - y)), "out"))
+# (PyTorch's threshold_backward: zero where the result is <= 0, so a NaN passes the gradient on)
+backward("relu")(_unary_rule("ReluBackward0", lambda g, x, y: g.masked_fill(y <= 0, 0), "out"))
+
+
+def _invert(self: Tensor) -> Tensor:
+    """``~x``: bitwise not of a bool or integer tensor (TypeError for floats and complex, as in PyTorch)."""
+    if self._dtype.kind in "fc":
+        raise StridedTypeError(
+            join_lines(
+                "~ (operator.invert) is only implemented on integer and Boolean-type tensors",
+                f"the tensor is {self._dtype.name}; for a mask use a comparison (x > 0) and invert that",
+            )
+        )
+    return unary(BITWISE_NOT, self)
+
+
+_METHODS: list[tuple[tuple[str, ...], Callable]] = [
+    (("__invert__",), _invert),
+    (("neg", "negative", "__neg__"), neg), (("neg_", "negative_"), neg_),
+    (("abs", "absolute", "__abs__"), abs), (("abs_", "absolute_"), abs_),
+    (("exp",), exp), (("exp_",), exp_), (("log",), log), (("log_",), log_),
+    (("sqrt",), sqrt), (("sqrt_",), sqrt_), (("sin",), sin), (("sin_",), sin_),
+    (("cos",), cos), (("cos_",), cos_), (("tanh",), tanh), (("tanh_",), tanh_),
+    (("sigmoid",), sigmoid), (("sigmoid_",), sigmoid_), (("relu",), relu), (("relu_",), relu_),
+    (("bitwise_not",), bitwise_not), (("bitwise_not_",), bitwise_not_),
+]
+
+
+# ---------------------------------------------------------------- clamp and where
+
+
+def _clamp(x: Any, min: Any, max: Any, target: Tensor | None) -> Tensor:  # noqa: A002
+    # Note: PyTorch refuses one scalar and one tensor bound together (a TypeError from its
+    # argument parser); we accept the mix and broadcast the tensor bound.
+    name = "clamp" if target is None else "clamp_"
+    if not isinstance(x, Tensor):
+        raise StridedTypeError(
+            join_lines(
+                f"{name}(): argument 'input' (position 1) must be Tensor, not {type(x).__name__}",
+                f"got {x!r:.60}; make a tensor first: strided.clamp(strided.tensor(data), min, max)",
+            )
+        )
+    if min is None and max is None:
+        raise StridedRuntimeError(
+            join_lines(
+                "torch.clamp: At least one of 'min' or 'max' must not be None",
+                f"{name}() was given neither bound for the {x._dtype.name} tensor of shape {x.shape}; "
+                f"pass min=, max= or both, e.g. x.{name}(min=0) or x.{name}(0, 1)",
+            )
+        )
+    lo = _operand(min, name) if min is not None else None
+    hi = _operand(max, name) if max is not None else None
+    bounds = [v for v in (lo, hi) if v is not None]
+    operands = [x, *bounds]
+    if not x._dtype.is_floating_point and any(type(v) is UInt64Scalar for v in bounds):
+        _check_uint64_scalars(operands, name)  # (PyTorch promotes only for a non-float input)
+    rt = result_type_of_classes(tuple(operand_class(v) for v in operands))
+    _check_support(_clamp_kernel(min, max, bounds), rt, tuple(operands))
+    if rt is bool_:
+        tensors = [isinstance(v, Tensor) for v in bounds]
+        if not any(tensors):
+            kernel = ("clamp_scalar_cpu" if len(bounds) == 2 else
+                      "clamp_min_scalar_cpu" if min is not None else "clamp_max_scalar_cpu")
+            raise _not_implemented(kernel, rt, tuple(operands))
+        if len(bounds) == 2:
+            raise _not_implemented("clamp_cpu", rt, tuple(operands))
+    names = ("input", "min", "max") if min is not None and max is not None else (
+        ("input", "min") if min is not None else ("input", "max"))
+    shape = _broadcast(name, operands, names)
+    if target is None:
+        if all(not isinstance(v, Tensor) for v in bounds):
+            # PyTorch runs clamp(tensor, scalars) as a unary op over input.to(result dtype)
+            out = _fresh_output(shape, rt, [x], rt)
+        else:
+            out = _fresh_output(shape, rt, operands, rt)
+    else:
+        _check_inplace(target, name, rt, shape)
+        _check_partial_overlap(target, bounds, name)
+        out = target
+    # A Python bound must fit the result dtype: PyTorch refuses uint8.clamp(0, 300) rather
+    # than wrap 300 to 44 (checked before anything is written).
+    lo_arg = _bound_arg(lo, rt, name, "min")
+    hi_arg = _bound_arg(hi, rt, name, "max")
+    clamp_into(_view(x), lo_arg, hi_arg, _view(out), rt.numpy)
+    return report(name, (x, *bounds), out)
+
+
+def _clamp_kernel(min: Any, max: Any, bounds: list) -> str:  # noqa: A002
+    """The name :mod:`strided.ops._support.support` knows this clamp by (PyTorch's kernels differ by case)."""
+    which = "clamp" if min is not None and max is not None else "clamp_min" if min is not None else "clamp_max"
+    return which + ".tensor" if any(isinstance(v, Tensor) for v in bounds) else which
+
+
+def _bound_arg(bound: Any, rt: DType, op: str, which: str) -> Any:
+    """A clamp bound for the kernel: a tensor's NumPy view, a Python number checked against
+    the result dtype (:func:`strided.scalars.checked`), or None."""
+    if bound is None or isinstance(bound, Tensor):
+        return None if bound is None else _view(bound)
+    return checked(bound, rt, op, f"{which}=")
+
+
+def clamp(input: Any, min: Any = None, max: Any = None, *, out: Any = None) -> Tensor:  # noqa: A002
+    """``min(max(input, min), max)`` elementwise; bounds are Python scalars or tensors (broadcast).
+
+    The result dtype is ``result_type(input, min, max)`` (an int tensor clamped at 0.5 is
+    float32). If ``min > max`` every element becomes ``max``, as in PyTorch. ``out=``: see
+    :func:`strided.ops._support.out.write_out`.
+
+    >>> strided.tensor([-2, 0, 5]).clamp(min=-1, max=3).tolist()
+    [-1, 0, 3]
+    """
+    if out is not None:
+
+        return write_out(out, _clamp(input, min, max, None), "clamp", (input, min, max))
+    return _clamp(input, min, max, None)
+
+
+def clamp_(self: Tensor, min: Any = None, max: Any = None) -> Tensor:  # noqa: A002
+    """In-place :func:`clamp`.
+
+    >>> x = strided.tensor([-2.0, 0.5, 3.0])
+    >>> x.clamp_(0.0, 1.0).tolist(), x.tolist()
+    ([0.0, 0.5, 1.0], [0.0, 0.5, 1.0])
+    """
+    return _clamp(self, min, max, self)
+
+
+clip = clamp
+
+
+_ONE_ARG = object()  # where(condition) alone: nonzero(condition, as_tuple=True)
+
+
+def where(condition: Any, input: Any = _ONE_ARG, other: Any = _ONE_ARG, *, out: Any = None) -> Any:  # noqa: A002
+    """``input`` where ``condition`` is True, else ``other``; all three broadcast together.
+
+    ``condition`` must be a bool tensor; ``input``/``other`` are tensors or Python scalars,
+    and the result dtype is ``result_type(input, other)``. With ``condition`` alone, as in
+    PyTorch, the tuple of its non-zero positions: ``nonzero(condition, as_tuple=True)``.
+
+    >>> x = strided.tensor([-1.0, 2.0, -3.0])
+    >>> strided.where(x > 0, x, 0.0).tolist()
+    [0.0, 2.0, 0.0]
+    """
+    if input is _ONE_ARG and other is _ONE_ARG:
+        from ..indexing.masked import nonzero  # (masked sits beside this module; imported on use)
+
+        return nonzero(condition, as_tuple=True)
+    if input is _ONE_ARG or other is _ONE_ARG:
+        raise StridedTypeError(
+            join_lines(
+                "where() missing required argument 'input' or 'other'",
+                "where takes one argument (the positions of the non-zero elements) or three "
+                "(condition, input, other)",
+            )
+        )
+    if not isinstance(condition, Tensor):
+        raise StridedTypeError(
+            join_lines(
+                f"where(): argument 'condition' (position 1) must be Tensor, not {type(condition).__name__}",
+                f"got {condition!r:.60}; the condition is a bool tensor, usually a comparison: "
+                "strided.where(x > 0, a, b)",
+            )
+        )
+    if condition._dtype is not bool_:
+        raise StridedRuntimeError(
+            join_lines(
+                "where expected condition to be a boolean tensor, but got a tensor with dtype "
+                f"{TORCH_NAMES[condition._dtype]}",
+                "fix: compare explicitly, e.g. strided.where(mask != 0, a, b)",
+            )
+        )
+    a = _operand(input, "where")
+    b = _operand(other, "where")
+    if type(a) is UInt64Scalar or type(b) is UInt64Scalar:
+        _check_uint64_scalars([a, b], "where")
+    rt = result_type_of_classes((operand_class(a), operand_class(b)))
+    operands = [condition, a, b]
+    shape = _broadcast("where", operands, ("condition", "input", "other"))
+    # PyTorch writes a Python operand into a one-element tensor of the result dtype first
+    # (a fill_): 300 is refused for uint8, 1e40 for float32; float16 is not checked there.
+    x = _view(a) if isinstance(a, Tensor) else filled(a, rt, "where", 1, "input")
+    y = _view(b) if isinstance(b, Tensor) else filled(b, rt, "where", 1, "other")
+    result = _fresh_output(shape, rt, operands, rt, skip_first=True)
+    where_into(_view(condition), x, y, _view(result))
+    if out is not None:
+
+        return write_out(out, result, "where", (condition, a, b))
+    return report("where", (condition, a, b), result)
+
+
+@backward("where", operands="any")
+def where_backward(out: Any, *args: Any, **kwargs: Any) -> Any:
+    """WhereBackward0: each operand gets the gradient where it was picked (zeros elsewhere;
+    the engine sums over the dims it was broadcast in). Called for ``where(condition, input,
+    other)`` and for the method ``input.where(condition, other)``."""
+    first = args[0] if args else None
+    method = first.__class__ is Tensor and first._dtype is not bool_  # input.where(condition, other)
+    bound = dict(zip(("input", "condition", "other") if method else ("condition", "input", "other"), args))
+    bound.update(kwargs)
+    condition, input, other = bound["condition"], bound.get("input", _ONE_ARG), bound.get("other", _ONE_ARG)  # noqa: A001
+    if input is _ONE_ARG or other is _ONE_ARG:
+        return None  # where(condition): positions, no gradient
+
+    def grad(g: Tensor) -> tuple:
+        return (where(condition, g, 0) if input.__class__ is Tensor else None,
+                where(condition, 0, g) if other.__class__ is Tensor else None)
+
+    return "WhereBackward0", (input, other), grad, (condition,)
+
+
+def _where_method(self: Tensor, condition: Any, other: Any) -> Tensor:
+    """``self.where(condition, other)`` is ``strided.where(condition, self, other)``.
+
+    >>> x = strided.tensor([1.0, -1.0])
+    >>> x.where(x > 0, 0.0).tolist()
+    [1.0, 0.0]
+    """
+    return where(condition, self, other)
+
+
+_METHODS += [
+    (("clamp", "clip"), clamp), (("clamp_", "clip_"), clamp_), (("where",), _where_method),
+]
+
+for _names, _fn in _METHODS:
+    method(*_names)(_fn)
+
+
+# ---------------------------------------------------------------- backward rules (agmath)
+
+
+@backward("clamp", "clip", operands="any")
+def clamp_backward(out: Tensor, x: Tensor, min: Any = None, max: Any = None, **kwargs: Any) -> Any:  # noqa: A002
+    """PyTorch's clamp_backward (number bounds: ClampBackward1) and clamp_backward_min_max (tensor
+    bounds: ClampBackward0): the gradient passes where ``min <= x <= max``; a tensor bound gets it
+    where it was the value taken (``x < min``, and ``min < max``; ``x > max``, or ``max < min``)."""
+    lo, hi = min, max
+    tensors = lo.__class__ is Tensor or hi.__class__ is Tensor
+
+    def grads(g: Tensor) -> tuple:
+        inside = None
+        if lo is not None:
+            inside = x >= lo
+        if hi is not None:
+            inside = (x <= hi) if inside is None else inside & (x <= hi)
+        gx = where(inside, g, 0.0)
+        if not tensors:
+            return (gx,)
+        glo = ghi = None
+        if lo.__class__ is Tensor:
+            took = x < lo
+            if hi is not None:
+                took = took & (lo < hi)
+            glo = where(took, g, 0.0)
+        if hi.__class__ is Tensor:
+            took = x > hi
+            if lo is not None:
+                took = took | (hi < lo)
+            ghi = where(took, g, 0.0)
+        return gx, glo, ghi
+
+    saved = tuple(t for t in (x, lo, hi) if t.__class__ is Tensor)
+    if tensors:
+        # Note: PyTorch refuses a number and a tensor bound together; strided accepts the mix and
+        # records ClampBackward0 (the number bound gets no edge)
+        return "ClampBackward0", (x, lo, hi), grads, saved
+    return "ClampBackward1", (x,), grads, saved
+
+
+
+seal(globals())  # (last: this module's ops with a backward rule become their recording entries)

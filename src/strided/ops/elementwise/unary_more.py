@@ -1,0 +1,617 @@
+"""More unary elementwise ops, table-driven: tests (``isnan``, ``isinf``, ...), rounding (``floor``,
+``ceil``, ``round(decimals=)``, ``trunc``/``fix``, ``frac``), signs (``sign``, ``sgn``, ``signbit``),
+exponentials and logarithms, ``erf``/``erfc``/``erfinv``, the trig/hyperbolic families,
+``logical_not`` and ``nan_to_num`` — with their in-place ``_`` forms where PyTorch has them.
+
+Every op is one :class:`MoreUnary` row (its dtype rule, the dtypes it refuses, its kernel) run by
+one function, :func:`_run`, with the plan of :mod:`strided.ops.elementwise.unary`: dtype, an output laid
+out as PyTorch's TensorIterator lays it out (:func:`strided.ops._support.operands._fresh_output`) or the
+in-place target after PyTorch's checks (all made before anything is written), then NumPy
+reading the input in place.
+
+Dtype rules (PyTorch 2.13): ``"float"`` ops give the default float (float32) for bool and
+integer input; ``"same"`` ops keep the dtype (``floor`` of an int tensor is an int tensor,
+``sign`` keeps ints; ``square`` of bool is int64); ``"bool"`` ops give bool.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, replace
+from typing import Any
+
+import numpy as np
+
+from ... import layout as L
+from ...dispatch import result
+from ...dtypes import DType, bool_, int64
+from ...errors import StridedTypeError, join_lines
+from ...gradients import seal
+from ...kernels import check_writable, special
+from ...kernels.fpstate import QUIET, quiet_reset, quiet_set
+from ...tensor import Tensor
+from .._support import gradtools, support
+from .._support.operands import _check_inplace, _fresh_output, _not_implemented, _view
+from .._support.out import write_out
+from .._support.promotion import to_float
+from ..registry import backward, method
+from .unary import not_a_tensor_input
+
+# (input view, output view, compute NumPy dtype, input DType, extra arguments) -> None
+Kernel = Callable[..., None]
+
+
+@dataclass(frozen=True, eq=False)
+class MoreUnary:
+    """One unary op: its name, dtype rule, refused dtype kinds and kernel.
+
+    ``rule``: "float" (bool/int -> float32), "same" (keeps the dtype; bool -> int64 when
+    ``bool_to_long``) or "bool" (a bool result). ``refuse``: "bool" and/or "int" — inputs for
+    which PyTorch has no kernel (NotImplementedError naming ``kernel_name``).
+    ``inplace``: PyTorch has the ``name_`` form.
+    """
+
+    name: str
+    kernel: Kernel
+    rule: str = "float"
+    refuse: frozenset = frozenset()
+    kernel_name: str = ""
+    inplace: bool = True
+    bool_to_long: bool = False
+    aliases: tuple[str, ...] = ()
+    # for an alias's copy of the op (fix is trunc): the op PyTorch's refusals are named after
+    canonical: str = ""
+    # the output is not laid out as one TensorIterator op lays it out (see :func:`_composite_strides`):
+    # "always" as ``empty_like(input)`` (nan_to_num, deg2rad, rad2deg); "isinf" / "isfinite" as
+    # PyTorch's composites of those names
+    like: str = ""
+
+
+def _ufunc(uf: np.ufunc) -> Kernel:
+    def run(x: np.ndarray, out: np.ndarray, compute: np.dtype, d: DType) -> None:
+        uf(x, out=out, dtype=compute, casting="unsafe")
+
+    return run
+
+
+def _special(fn: Callable[[np.ndarray], np.ndarray]) -> Kernel:
+    """A :mod:`strided.kernels.special` function (float64 in, fresh float64 out) as a kernel."""
+
+    def run(x: np.ndarray, out: np.ndarray, compute: np.dtype, d: DType) -> None:
+        np.copyto(out, fn(x), casting="unsafe")
+
+    return run
+
+
+def _isposinf(x: np.ndarray, out: np.ndarray) -> None:
+    np.logical_and(np.isinf(x), x > 0, out=out)
+
+
+def _isneginf(x: np.ndarray, out: np.ndarray) -> None:
+    np.logical_and(np.isinf(x), x < 0, out=out)
+
+
+def _float_test(uf: Callable[..., Any], integral: bool) -> Kernel:
+    """isnan/isinf/...: the ufunc on floats and complex numbers (NumPy's and PyTorch's complex rules
+    agree: isnan and isinf when either part is, isfinite when both parts are); a constant for bool
+    and integer input."""
+
+    def run(x: np.ndarray, out: np.ndarray, compute: np.dtype, d: DType) -> None:
+        if d.is_floating_point or d.is_complex:
+            uf(x, out=out)
+        else:
+            out[...] = integral
+
+    return run
+
+
+def _copy_ints(float_kernel: Kernel) -> Kernel:
+    """floor/ceil/trunc: integers are returned as they are (a copy), floats go to the ufunc."""
+
+    def run(x: np.ndarray, out: np.ndarray, compute: np.dtype, d: DType, *args: Any) -> None:
+        if d.is_floating_point:
+            float_kernel(x, out, compute, d, *args)
+        else:
+            np.copyto(out, x, casting="unsafe")
+
+    return run
+
+
+def _round(x: np.ndarray, out: np.ndarray, compute: np.dtype, d: DType, decimals: int = 0) -> None:
+    """Round half to even; with ``decimals`` as PyTorch: rint(x * 10**d) / 10**d (rint(x / 10**-d)
+    * 10**-d for negative d), computed in the compute dtype."""
+    if not decimals:
+        np.rint(x, out=out, dtype=compute, casting="unsafe")
+        return
+    p = compute.type(10.0 ** abs(decimals))
+    scaled = np.multiply(x, p, dtype=compute) if decimals > 0 else np.divide(x, p, dtype=compute)
+    scaled = np.rint(scaled)  # (not out=scaled: a 0-d input gives a NumPy scalar, which has no buffer)
+    if decimals > 0:
+        np.divide(scaled, p, out=out, dtype=compute, casting="unsafe")
+    else:
+        np.multiply(scaled, p, out=out, dtype=compute, casting="unsafe")
+
+
+def _frac(x: np.ndarray, out: np.ndarray, compute: np.dtype, d: DType) -> None:
+    """x - trunc(x) (inf gives NaN, as PyTorch)."""
+    np.subtract(x, np.trunc(x, dtype=compute), out=out, dtype=compute, casting="unsafe")
+
+
+def _sign(x: np.ndarray, out: np.ndarray, compute: np.dtype, d: DType) -> None:
+    """-1, 0 or 1; bool stays; NaN gives 0 as PyTorch's (0 < x) - (x < 0)."""
+    if d is bool_:
+        np.copyto(out, x, casting="unsafe")
+    elif d.is_complex:  # sgn: z / |z|, 0 at 0 (PyTorch's: an infinite part gives NaN, NumPy's sign does not)
+        with np.errstate(all="ignore"):
+            size = np.abs(x)  # (computed before out is written: x may be out, in place)
+            np.divide(x, size, out=out, dtype=compute, casting="unsafe")
+        np.copyto(out, 0, where=size == 0)
+    elif not d.is_floating_point:
+        np.sign(x, out=out, dtype=compute, casting="unsafe")
+    else:
+        np.subtract(x > 0, x < 0, out=out, dtype=compute, casting="unsafe")
+
+
+def _signbit(x: np.ndarray, out: np.ndarray, compute: np.dtype, d: DType) -> None:
+    if d.is_floating_point:
+        np.signbit(x, out=out)
+    elif d is bool_:
+        out[...] = False
+    else:
+        np.less(x, 0, out=out)
+
+
+def _rsqrt(x: np.ndarray, out: np.ndarray, compute: np.dtype, d: DType) -> None:
+    r = np.sqrt(x, dtype=compute)
+    np.divide(compute.type(1), r, out=out, dtype=compute, casting="unsafe")
+
+
+def _reciprocal(x: np.ndarray, out: np.ndarray, compute: np.dtype, d: DType) -> None:
+    np.divide(compute.type(1), x, out=out, dtype=compute, casting="unsafe")
+
+
+def _square(x: np.ndarray, out: np.ndarray, compute: np.dtype, d: DType) -> None:
+    np.multiply(x, x, out=out, dtype=compute, casting="unsafe")
+
+
+def _logical_not(x: np.ndarray, out: np.ndarray, compute: np.dtype, d: DType) -> None:
+    np.logical_not(x, out=out, casting="unsafe")
+
+
+def _nan_to_num(x: np.ndarray, out: np.ndarray, compute: np.dtype, d: DType,
+                nan: float = 0.0, posinf: float | None = None, neginf: float | None = None) -> None:
+    """NaN -> ``nan``, +inf -> ``posinf`` (default: the dtype's largest), -inf -> ``neginf``
+    (default: its lowest); integers and bool are copied unchanged."""
+    values = np.array(x, dtype=compute, copy=True)  # (a copy: x may be out itself, in place)
+    # a complex number's real and imaginary parts are replaced each on its own (PyTorch, NumPy)
+    parts = (values.real, values.imag) if d.is_complex else (values,) if d.is_floating_point else ()
+    for part in parts:
+        info = np.finfo(part.dtype)
+        kind = part.dtype.type
+        np.copyto(part, kind(nan), where=np.isnan(part), casting="unsafe")
+        np.copyto(part, kind(info.max if posinf is None else posinf), where=np.isposinf(part), casting="unsafe")
+        np.copyto(part, kind(info.min if neginf is None else neginf), where=np.isneginf(part), casting="unsafe")
+    np.copyto(out, values, casting="unsafe")
+
+
+_BOOL = frozenset({"bool"})
+_NOT_FLOAT = frozenset({"bool", "int"})
+
+
+def _float(name: str, kernel: Kernel, *aliases: str) -> MoreUnary:
+    return MoreUnary(name, kernel, "float", aliases=aliases)
+
+
+TABLE: tuple[MoreUnary, ...] = (
+    MoreUnary("isnan", _float_test(np.isnan, False), "bool", inplace=False),
+    MoreUnary("isinf", _float_test(np.isinf, False), "bool", inplace=False, like="isinf"),
+    MoreUnary("isfinite", _float_test(np.isfinite, True), "bool", inplace=False, like="isfinite"),
+    MoreUnary("isposinf", _float_test(_isposinf, False), "bool", inplace=False),
+    MoreUnary("isneginf", _float_test(_isneginf, False), "bool", inplace=False),
+    MoreUnary("signbit", _signbit, "bool", inplace=False),
+    MoreUnary("logical_not", _logical_not, "bool"),
+    MoreUnary("floor", _copy_ints(_ufunc(np.floor)), "same", _BOOL, "floor_vml_cpu"),
+    MoreUnary("ceil", _copy_ints(_ufunc(np.ceil)), "same", _BOOL, "ceil_vml_cpu"),
+    MoreUnary("trunc", _copy_ints(_ufunc(np.trunc)), "same", _BOOL, "trunc_vml_cpu", aliases=("fix",)),
+    MoreUnary("round", _copy_ints(_round), "same", _BOOL, "round_vml_cpu"),
+    MoreUnary("frac", _frac, "same", _NOT_FLOAT, "frac_cpu"),
+    MoreUnary("sign", _sign, "same"),
+    MoreUnary("sgn", _sign, "same"),
+    MoreUnary("square", _square, "same", bool_to_long=True),
+    MoreUnary("nan_to_num", _nan_to_num, "same", like="always"),
+    _float("log1p", _ufunc(np.log1p)),
+    _float("expm1", _ufunc(np.expm1)),
+    _float("log2", _ufunc(np.log2)),
+    _float("log10", _ufunc(np.log10)),
+    _float("exp2", _ufunc(np.exp2)),
+    _float("rsqrt", _rsqrt),
+    _float("reciprocal", _reciprocal),
+    _float("erf", _special(special.erf)),
+    _float("erfc", _special(special.erfc)),
+    _float("erfinv", _special(special.erfinv)),
+    _float("tan", _ufunc(np.tan)),
+    _float("asin", _ufunc(np.arcsin), "arcsin"),
+    _float("acos", _ufunc(np.arccos), "arccos"),
+    _float("atan", _ufunc(np.arctan), "arctan"),
+    _float("sinh", _ufunc(np.sinh)),
+    _float("cosh", _ufunc(np.cosh)),
+    _float("asinh", _ufunc(np.arcsinh), "arcsinh"),
+    _float("acosh", _ufunc(np.arccosh), "arccosh"),
+    _float("atanh", _ufunc(np.arctanh), "arctanh"),
+    MoreUnary("deg2rad", _ufunc(np.deg2rad), "float", like="always"),
+    MoreUnary("rad2deg", _ufunc(np.rad2deg), "float", like="always"),
+)
+OPS = {op.name: op for op in TABLE}
+
+
+def _result_dtype(op: MoreUnary, d: DType) -> DType:
+    if op.rule == "float":
+        return to_float(d)
+    if op.rule == "bool":
+        return bool_
+    return int64 if (d is bool_ and op.bool_to_long) else d
+
+
+def _composite_strides(like: str, d: DType, shape: tuple[int, ...], strides: tuple[int, ...]) -> tuple[int, ...]:
+    """The strides of an op PyTorch writes as a composite of other ops (so its output is laid out
+    by the last of them, each laid out by TensorIterator from its own operands' strides), or as
+    ``empty_like``.
+
+    - "always": ``empty_like(input)``'s (preserve-format) strides.
+    - "isinf": integers and bool ``zeros_like``; floats ``x.abs() == inf``; complex numbers
+      ``isinf(x.real) |= isinf(x.imag)``, laid out as the float isinf of the real part (a view with
+      strides twice the input's, in real elements).
+    - "isfinite": integers and bool ``ones_like``; floats ``(x == x) * (x.abs() != inf)``;
+      complex numbers ``isfinite(x.real) &= isfinite(x.imag)``, as the float isfinite of the real part.
+
+    The chain matters where the ops' layouts differ: ``x == x`` of a (1, 1, 2) tensor with strides
+    (2, 1, 2) gives strides (1, 1, 1) (its dim order), which count as contiguous, so the product
+    of the two comparisons takes TensorIterator's contiguous fast set-up: (2, 2, 1).
+
+    >>> _composite_strides("isfinite", strided.float32, (1, 1, 2), (2, 1, 2))
+    (2, 2, 1)
+    """
+    if like == "always" or not (d.is_floating_point or d.is_complex):
+        return L.preserve_format_strides(shape, strides)
+    if d.is_complex:
+        strides = tuple(2 * s for s in strides)  # x.real: every stride counted in real elements
+    out = L.elementwise_output_strides
+    compared = out(shape, [(shape, out(shape, [(shape, strides)])), ((), ())])  # x.abs() == inf (or != inf)
+    if like == "isinf":
+        return compared
+    return out(shape, [(shape, out(shape, [(shape, strides), (shape, strides)])), (shape, compared)])  # (x == x) * ...
+
+
+def run_unary(op: MoreUnary, x: Any, target: Tensor | None = None, args: tuple = (), out: Any = None) -> Tensor:
+    """``op(x, *args)`` into a fresh output (TensorIterator's strides) or into ``target`` (``x``
+    itself, after PyTorch's in-place checks), or written into ``out=`` (:func:`strided.ops._support.out.write_out`);
+    the op's entry reports it."""
+    if out is not None:
+        return write_out(out, _run(op, x, None, args), op.name, (x,))
+    result = _run(op, x, target, args)
+    return result
+
+
+def _run(op: MoreUnary, x: Any, target: Tensor | None, args: tuple) -> Tensor:
+    name = op.name if target is None else op.name + "_"
+    if not isinstance(x, Tensor):
+        raise not_a_tensor_input(x, name, op.name)
+    d = x._dtype
+    if target is not None:
+        check_writable(target._storage, target._layout, name)  # (PyTorch checks stride-0 overlap first)
+    support.check(op.canonical or op.name, d, (x,))  # PyTorch's refusals for complex and uint16/32/64
+    if (d is bool_ and "bool" in op.refuse) or (
+        not d.is_floating_point and d is not bool_ and "int" in op.refuse
+    ):
+        raise _not_implemented(op.kernel_name, d, (x,), f"fix: convert first, e.g. x.to(strided.float32).{name}()")
+    rt = _result_dtype(op, d)
+    shape = x._layout.shape
+    if target is None and op.like:
+        out = result(shape, rt, _composite_strides(op.like, d, shape, x._layout.strides))
+    elif target is None:
+        out = _fresh_output(shape, rt, [x], d if op.rule == "bool" else rt)
+    else:
+        _check_inplace(target, name, rt, shape)
+        out = target
+    # float16 computes in float32 and rounds once (PyTorch's "opmath"); the special functions
+    # compute in float64 (their kernels are float64)
+    compute = rt.numpy
+    if op.rule == "float" and compute == np.float16:
+        compute = np.dtype(np.float32)
+    if op.rule == "bool":
+        compute = d.numpy
+    token = quiet_set(QUIET)
+    try:
+        op.kernel(_view(x), _view(out), compute, d, *args)
+    finally:
+        quiet_reset(token)
+    return out
+
+
+def _make(op: MoreUnary) -> tuple[Callable[..., Tensor], Callable[..., Tensor] | None]:
+    def plain(input: Any, *, out: Any = None) -> Tensor:
+        return run_unary(op, input, out=out)
+
+    def inplace(self: Tensor) -> Tensor:
+        return run_unary(op, self, target=self)
+
+    plain.__name__ = plain.__qualname__ = op.name
+    plain.__doc__ = (f"Elementwise ``{op.name}`` (PyTorch semantics, dtype rule {op.rule!r}); a fresh "
+                     "tensor keeping the input's dim order.\n\n"
+                     "    >>> x = strided.ones(2, 3).t()\n"
+                     f"    >>> x.{op.name}().shape, x.{op.name}().stride()  # x's strides: (1, 3)\n"
+                     "    ((3, 2), (1, 3))\n")
+    inplace.__name__ = inplace.__qualname__ = op.name + "_"
+    inplace.__doc__ = (f"In-place ``{op.name}``: writes into this tensor; its dtype must hold the result.\n\n"
+                       "    >>> x = strided.ones(2, 3)\n"
+                       "    >>> col = x[:, 0]\n"
+                       f"    >>> col.{op.name}_() is col, x[:, 1:].tolist()  # column 0 written, in x's memory\n"
+                       "    (True, [[1.0, 1.0], [1.0, 1.0]])\n")
+    return plain, (inplace if op.inplace else None)
+
+
+FUNCTIONS: dict[str, Callable[..., Tensor]] = {}
+
+for _op in TABLE:
+    if _op.name in ("round", "nan_to_num"):
+        continue  # (their own signatures below)
+    for _name in (_op.name, *_op.aliases):
+        # an alias (arcsin, fix, ...) is the op under its own name: records and messages name
+        # what the user called, as binary_more's arctan2 does
+        _fn, _inplace = _make(_op if _name == _op.name else replace(_op, name=_name, canonical=_op.name))
+        FUNCTIONS[_name] = _fn
+        method(_name)(_fn)
+        if _inplace is not None:
+            FUNCTIONS[_name + "_"] = _inplace
+            method(_name + "_")(_inplace)
+
+
+def _decimals(decimals: Any, d: DType, name: str) -> int:
+    if isinstance(decimals, bool) or not isinstance(decimals, (int, np.integer)):
+        raise StridedTypeError(
+            join_lines(
+                f"{name}(): argument 'decimals' must be int, not {type(decimals).__name__}",
+                "decimals counts places after the point (negative: before it), e.g. x.round(decimals=2)",
+            )
+        )
+    if decimals and not d.is_floating_point:
+        raise _not_implemented("round_cpu", d, (), "round(decimals=) takes float tensors; "
+                               "fix: x.to(strided.float32).round(decimals=...)")
+    return int(decimals)
+
+
+def round(input: Any, *, decimals: int = 0, out: Any = None) -> Tensor:  # noqa: A001 - strided.round mirrors torch.round
+    """Round half to even (``round(2.5) == 2``), to ``decimals`` places (negative: tens, hundreds).
+
+    Integer tensors come back unchanged (``decimals`` must then be 0); bool is refused.
+
+    >>> strided.round(strided.tensor([0.5, 1.5, 1.25], dtype=strided.float64), decimals=1).tolist()
+    [0.5, 1.5, 1.2]
+    """
+    d = input._dtype if isinstance(input, Tensor) else None
+    args = (_decimals(decimals, d, "round"),) if d is not None and decimals else ()
+    return run_unary(OPS["round"], input, args=args, out=out)
+
+
+def round_(self: Tensor, *, decimals: int = 0) -> Tensor:
+    """In-place :func:`round`.
+
+    >>> strided.tensor([0.5, 1.5, 2.7]).round_().tolist()
+    [0.0, 2.0, 3.0]
+    """
+    args = (_decimals(decimals, self._dtype, "round_"),) if decimals else ()
+    return run_unary(OPS["round"], self, target=self, args=args)
+
+
+def _finite_arg(value: Any, name: str, op: str) -> float | None:
+    if value is None:
+        return None
+    if isinstance(value, bool) or not isinstance(value, (int, float, np.integer, np.floating)):
+        raise StridedTypeError(
+            join_lines(
+                f"{op}(): argument '{name}' must be float, not {type(value).__name__}",
+                f"{name}= is the number that replaces the matching values, e.g. x.{op}({name}=0.0)",
+            )
+        )
+    return float(value)
+
+
+def nan_to_num(input: Any, nan: float = 0.0, posinf: float | None = None,
+               neginf: float | None = None, *, out: Any = None) -> Tensor:
+    """NaN, +inf and -inf replaced by ``nan`` (0.0), ``posinf`` and ``neginf`` (by default the
+    dtype's largest and lowest finite values); integer and bool tensors come back as they are.
+
+    >>> strided.nan_to_num(strided.tensor([float("nan"), float("inf")]), posinf=9.0).tolist()
+    [0.0, 9.0]
+    """
+    args = (_finite_arg(nan, "nan", "nan_to_num") or 0.0, _finite_arg(posinf, "posinf", "nan_to_num"),
+            _finite_arg(neginf, "neginf", "nan_to_num"))
+    return run_unary(OPS["nan_to_num"], input, args=args, out=out)
+
+
+def nan_to_num_(self: Tensor, nan: float = 0.0, posinf: float | None = None,
+                neginf: float | None = None) -> Tensor:
+    """In-place :func:`nan_to_num`.
+
+    >>> strided.tensor([float("nan"), 1.0]).nan_to_num_(nan=-1.0).tolist()
+    [-1.0, 1.0]
+    """
+    args = (_finite_arg(nan, "nan", "nan_to_num_") or 0.0, _finite_arg(posinf, "posinf", "nan_to_num_"),
+            _finite_arg(neginf, "neginf", "nan_to_num_"))
+    if isinstance(self, Tensor) and not (self._dtype.is_floating_point or self._dtype.is_complex):
+        # PyTorch's nan_to_num_ of an integer or bool tensor is self.copy_(self), which returns at
+        # once: nothing is written or checked (an expanded tensor is fine)
+        return self
+    return run_unary(OPS["nan_to_num"], self, target=self, args=args)
+
+
+for _name, _fn in (("round", round), ("round_", round_), ("nan_to_num", nan_to_num),
+                   ("nan_to_num_", nan_to_num_)):
+    FUNCTIONS[_name] = _fn
+    method(_name)(_fn)
+
+# the module-level names the lead exports (strided.isnan, strided.floor_, ...)
+isnan = FUNCTIONS["isnan"]
+isinf = FUNCTIONS["isinf"]
+isfinite = FUNCTIONS["isfinite"]
+isposinf = FUNCTIONS["isposinf"]
+isneginf = FUNCTIONS["isneginf"]
+signbit = FUNCTIONS["signbit"]
+logical_not = FUNCTIONS["logical_not"]
+logical_not_ = FUNCTIONS["logical_not_"]
+floor = FUNCTIONS["floor"]
+floor_ = FUNCTIONS["floor_"]
+ceil = FUNCTIONS["ceil"]
+ceil_ = FUNCTIONS["ceil_"]
+trunc = FUNCTIONS["trunc"]
+trunc_ = FUNCTIONS["trunc_"]
+fix = FUNCTIONS["fix"]
+fix_ = FUNCTIONS["fix_"]
+frac = FUNCTIONS["frac"]
+frac_ = FUNCTIONS["frac_"]
+sign = FUNCTIONS["sign"]
+sign_ = FUNCTIONS["sign_"]
+sgn = FUNCTIONS["sgn"]
+sgn_ = FUNCTIONS["sgn_"]
+square = FUNCTIONS["square"]
+square_ = FUNCTIONS["square_"]
+log1p = FUNCTIONS["log1p"]
+log1p_ = FUNCTIONS["log1p_"]
+expm1 = FUNCTIONS["expm1"]
+expm1_ = FUNCTIONS["expm1_"]
+log2 = FUNCTIONS["log2"]
+log2_ = FUNCTIONS["log2_"]
+log10 = FUNCTIONS["log10"]
+log10_ = FUNCTIONS["log10_"]
+exp2 = FUNCTIONS["exp2"]
+exp2_ = FUNCTIONS["exp2_"]
+rsqrt = FUNCTIONS["rsqrt"]
+rsqrt_ = FUNCTIONS["rsqrt_"]
+reciprocal = FUNCTIONS["reciprocal"]
+reciprocal_ = FUNCTIONS["reciprocal_"]
+erf = FUNCTIONS["erf"]
+erf_ = FUNCTIONS["erf_"]
+erfc = FUNCTIONS["erfc"]
+erfc_ = FUNCTIONS["erfc_"]
+erfinv = FUNCTIONS["erfinv"]
+erfinv_ = FUNCTIONS["erfinv_"]
+tan = FUNCTIONS["tan"]
+tan_ = FUNCTIONS["tan_"]
+asin = FUNCTIONS["asin"]
+asin_ = FUNCTIONS["asin_"]
+arcsin = FUNCTIONS["arcsin"]
+arcsin_ = FUNCTIONS["arcsin_"]
+acos = FUNCTIONS["acos"]
+acos_ = FUNCTIONS["acos_"]
+arccos = FUNCTIONS["arccos"]
+arccos_ = FUNCTIONS["arccos_"]
+atan = FUNCTIONS["atan"]
+atan_ = FUNCTIONS["atan_"]
+arctan = FUNCTIONS["arctan"]
+arctan_ = FUNCTIONS["arctan_"]
+sinh = FUNCTIONS["sinh"]
+sinh_ = FUNCTIONS["sinh_"]
+cosh = FUNCTIONS["cosh"]
+cosh_ = FUNCTIONS["cosh_"]
+asinh = FUNCTIONS["asinh"]
+asinh_ = FUNCTIONS["asinh_"]
+arcsinh = FUNCTIONS["arcsinh"]
+arcsinh_ = FUNCTIONS["arcsinh_"]
+acosh = FUNCTIONS["acosh"]
+acosh_ = FUNCTIONS["acosh_"]
+arccosh = FUNCTIONS["arccosh"]
+arccosh_ = FUNCTIONS["arccosh_"]
+atanh = FUNCTIONS["atanh"]
+atanh_ = FUNCTIONS["atanh_"]
+arctanh = FUNCTIONS["arctanh"]
+arctanh_ = FUNCTIONS["arctanh_"]
+deg2rad = FUNCTIONS["deg2rad"]
+deg2rad_ = FUNCTIONS["deg2rad_"]
+rad2deg = FUNCTIONS["rad2deg"]
+rad2deg_ = FUNCTIONS["rad2deg_"]
+
+
+# ---------------------------------------------------------------- backward rules
+# PyTorch's formulas (derivatives.yaml), on strided's own ops; ``x`` is the input, ``y`` the result.
+
+_LN2 = float(np.log(2.0))
+_LN10 = float(np.log(10.0))
+_TWO_OVER_SQRT_PI = float(2.0 / np.sqrt(np.pi))
+_HALF_SQRT_PI = float(0.5 * np.sqrt(np.pi))
+
+
+def _zero_grad(g: Tensor, x: Tensor, y: Tensor) -> Tensor:
+    return gradtools.zeros(x._layout.shape, g._dtype)
+
+
+def _sgn_grad(g: Tensor, x: Tensor, y: Tensor) -> Tensor:
+    """PyTorch's sgn_backward: 0 for a real ``x``; for a complex one (not holomorphic: written in
+    PyTorch's conjugate convention, :data:`strided.autograd.function.CONJUGATE_CONVENTION`)
+    ``(g - sgn * re(g * conj(sgn))) / |x|``, 0 where ``x`` is 0."""
+    if not x._dtype.is_complex:
+        return _zero_grad(g, x, y)
+    s = x.sgn()
+    r = x.abs()
+    return ((g - s * (g * s.conj()).real) / r).masked_fill(r == 0, 0)
+
+
+# name -> (PyTorch's node, backward(g, x, y), what it saves: "x", "y" or "")
+_GRADS: dict[str, tuple[str, Callable[[Tensor, Tensor, Tensor], Tensor], str]] = {
+    "log1p": ("Log1PBackward0", lambda g, x, y: g / (x + 1), "x"),
+    "expm1": ("Expm1Backward0", lambda g, x, y: g * (y + 1), "y"),
+    "log2": ("Log2Backward0", lambda g, x, y: g / (x * _LN2), "x"),
+    "log10": ("Log10Backward0", lambda g, x, y: g / (x * _LN10), "x"),
+    "exp2": ("Exp2Backward0", lambda g, x, y: g * (y * _LN2), "y"),
+    "rsqrt": ("RsqrtBackward0", lambda g, x, y: g * (y * y * y) * -0.5, "y"),
+    "reciprocal": ("ReciprocalBackward0", lambda g, x, y: g * -(y * y), "y"),
+    "square": ("PowBackward0", lambda g, x, y: g * (x * 2), "x"),  # (PyTorch's square is pow(x, 2))
+    "sinh": ("SinhBackward0", lambda g, x, y: g * x.cosh(), "x"),
+    "cosh": ("CoshBackward0", lambda g, x, y: g * x.sinh(), "x"),
+    "tan": ("TanBackward0", lambda g, x, y: g * (y * y + 1), "y"),
+    "asin": ("AsinBackward0", lambda g, x, y: g * (1 - x * x).rsqrt(), "x"),
+    "acos": ("AcosBackward0", lambda g, x, y: g * -(1 - x * x).rsqrt(), "x"),
+    "atan": ("AtanBackward0", lambda g, x, y: g / (x * x + 1), "x"),
+    "asinh": ("AsinhBackward0", lambda g, x, y: g * (x * x + 1).rsqrt(), "x"),
+    # (PyTorch's forms: for complex x two factors, which keep the branch cut acosh itself has)
+    "acosh": ("AcoshBackward0", lambda g, x, y: g * ((x + 1).rsqrt() * (x - 1).rsqrt() if x._dtype.is_complex
+                                                     else (x * x - 1).rsqrt()), "x"),
+    "atanh": ("AtanhBackward0", lambda g, x, y: g / (1 - x * x), "x"),
+    "erf": ("ErfBackward0", lambda g, x, y: g * ((-(x * x)).exp() * _TWO_OVER_SQRT_PI), "x"),
+    "erfc": ("ErfcBackward0", lambda g, x, y: g * ((-(x * x)).exp() * -_TWO_OVER_SQRT_PI), "x"),
+    "erfinv": ("ErfinvBackward0", lambda g, x, y: g * ((y * y).exp() * _HALF_SQRT_PI), "y"),
+    "sign": ("SignBackward0", _zero_grad, ""),
+    "sgn": ("SgnBackward0", lambda g, x, y: _sgn_grad(g, x, y), "x"),
+    "trunc": ("TruncBackward0", _zero_grad, ""),
+    "floor": ("FloorBackward0", _zero_grad, ""),
+    "ceil": ("CeilBackward0", _zero_grad, ""),
+    "frac": ("FracBackward0", lambda g, x, y: g, ""),
+    "deg2rad": ("Deg2RadBackward0", lambda g, x, y: g * float(np.pi / 180), ""),
+    "rad2deg": ("Rad2DegBackward0", lambda g, x, y: g * float(180 / np.pi), ""),
+    "nan_to_num": ("NanToNumBackward0", lambda g, x, y: g * x.isfinite(), "x"),
+}
+
+
+def _unary_rule(name: str) -> Callable[..., Any]:
+    node, grad, saves = _GRADS[name]
+
+    def rule(out: Tensor, x: Any, *args: Any, **kwargs: Any) -> Any:
+        saved = (x,) if saves == "x" else (out,) if saves == "y" else ()
+        return node, (x,), lambda g: (grad(g, x, out),), saved
+
+    rule.__name__ = f"{name}_backward"
+    return rule
+
+
+for _name, _op in OPS.items():
+    if _name in _GRADS:
+        backward(_name, *_op.aliases)(_unary_rule(_name))
+
+
+@backward("round")
+def round_backward(out: Tensor, x: Any, *args: Any, decimals: int = 0, **kwargs: Any) -> Any:
+    """Zero (a step function); ``decimals=`` is PyTorch's second overload (RoundBackward1)."""
+    name = "RoundBackward1" if decimals else "RoundBackward0"
+    return name, (x,), lambda g: (gradtools.zeros(x._layout.shape, g._dtype),), ()
+
+
+seal(globals())  # (last: this module's ops with a backward rule become their recording entries)

@@ -1,0 +1,1 @@
+"""Indexing ops: advanced indexing, gather/scatter, index_* ops and masks."""

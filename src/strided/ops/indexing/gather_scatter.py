@@ -1,0 +1,762 @@
+"""``gather``, ``take``, ``take_along_dim`` and the scatter family (``scatter``, ``scatter_add``,
+``scatter_reduce`` and their in-place forms), with PyTorch's semantics.
+
+Along ``dim``, ``gather`` reads ``out[i][j] = self[index[i][j]][j]`` (for ``dim=0``) and
+``scatter_`` writes ``self[index[i][j]][j] = src[i][j]``. Both are computed on the flat storage:
+:func:`~strided.ops._support.index_common.storage_index` turns the index into storage positions of any
+strided layout, then one ``np.take`` (read), ``np.put`` (write) or ``ufunc.at`` (accumulate) does
+the work, reading permuted and expanded inputs in place.
+
+Reading ops make new memory and are reported as copies (:func:`strided.dispatch.copied`); the
+writes check everything first (index dtype, shapes, every index value, the target's
+writability), so a failed call leaves the target untouched.
+"""
+
+from __future__ import annotations
+
+import warnings
+from collections.abc import Callable
+from typing import Any
+
+import numpy as np
+
+from ... import layout as L
+from ...dispatch import OPEN, adopted, copied, result
+from ...dtypes import DType
+from ...errors import StridedIndexError, StridedRuntimeError, StridedTypeError, join_lines
+from ...gradients import grad_zeros, linear, seal
+from ...layout import Layout
+from ...tensor import Tensor
+from .._support import support
+from .._support.index_common import (
+    INT_OR_LONG,
+    LONG,
+    check_bounds,
+    check_index_dtype,
+    check_no_overlap,
+    check_target,
+    fill_value,
+    index_array,
+    scalar_name,
+    shares_memory,
+    storage_blocks,
+    storage_index,
+    tensor_of,
+    wrap_dim,
+)
+from ..elementwise.unary import where as _where
+from ..registry import backward, method
+
+_trusted = Layout._trusted
+
+# ---------------------------------------------------------------- shared pieces
+
+
+def _as_1d(t: Tensor) -> tuple[tuple[int, ...], tuple[int, ...]]:
+    """Shape and strides the kernels see: a 0-d tensor is one element along one dim (PyTorch's
+    gather/scatter treat it so)."""
+    lay = t._layout
+    return (lay.shape, lay.strides) if lay.shape else ((1,), (0,))
+
+
+def _same_rank(self: Tensor, index: Tensor, noun: str) -> None:
+    if max(self.ndim, 1) != max(index.ndim, 1):
+        raise StridedRuntimeError(
+            join_lines(
+                f"Index tensor must have the same number of dimensions as {noun} tensor",
+                f"{noun} has shape {self.shape} ({self.ndim} dims) but the index has shape {index.shape} "
+                f"({index.ndim} dims); the index names one position along dim for every element it reads",
+                "fix: give the index the same number of dims, e.g. index.unsqueeze(d) or "
+                "index.view(...) (to broadcast it, use take_along_dim)",
+            )
+        )
+
+
+def _fresh(shape: tuple[int, ...], flat: np.ndarray, dtype: DType) -> Tensor:
+    """A contiguous result over ``flat``, a fresh array NumPy just computed."""
+    return adopted(np.ascontiguousarray(flat).reshape(-1), _trusted(shape, L.contiguous_strides(shape), 0), dtype)
+
+
+def _gather_kernel(self: Tensor, d: int, idx: np.ndarray) -> np.ndarray | None:
+    """``self`` gathered along ``d`` at ``idx`` (a flat array in ``idx``'s row-major order), or
+    None when an index is outside ``[0, size)`` (the caller then raises with the details).
+
+    The bounds are checked block by block, just before the block is read (its index values are
+    then read from memory once, not once for the check and again for the positions); a bad
+    value is still refused before the result is seen, and ``mode="wrap"`` keeps every read
+    inside the storage meanwhile (and skips NumPy's own error path: faster than "clip")."""
+    shape, strides = _as_1d(self)
+    size = shape[d]
+    arr = self._storage.array
+    out = np.empty(idx.size, arr.dtype)
+    unsigned = idx.view(np.uint64) if idx.ndim else idx.reshape(1).view(np.uint64)
+    per = unsigned.size // unsigned.shape[0] if unsigned.size else 1
+    for start, stop, base, lin in storage_blocks(idx, strides, d, self._layout.offset):
+        if int(unsigned[start // per : stop // per].max()) >= size:
+            return None
+        np.take(arr[base:], lin, out=out[start:stop], mode="wrap")
+    return out
+
+
+# ---------------------------------------------------------------- gather
+
+
+@method("gather")
+def gather(input: Tensor, dim: int, index: Tensor, *, sparse_grad: bool = False) -> Tensor:  # noqa: A002
+    """``out[i][j][k] = input[index[i][j][k]][j][k]`` (for ``dim=0``): values of ``input`` picked
+    along ``dim`` at the positions in ``index``; the result has ``index``'s shape and is new memory.
+
+    ``index`` is int64 (or int32) with ``input``'s number of dims, no larger than ``input`` in the
+    other dims (it need not broadcast: smaller is a corner). An index outside ``[0, size)`` is a
+    RuntimeError naming it.
+
+    >>> x = strided.tensor([[1, 2], [3, 4]])
+    >>> x.gather(1, strided.tensor([[0, 0], [1, 0]])).tolist()
+    [[1, 1], [4, 3]]
+    """
+    input = tensor_of(input, "gather", "input", 1)  # noqa: A001
+    index = tensor_of(index, "gather", "index", 3)
+    check_index_dtype(index, "gather", INT_OR_LONG, "gather(): Expected dtype int32/int64 for index")
+    _same_rank(input, index, "input")
+    d = wrap_dim(dim, input.ndim)
+    shape, _ = _as_1d(input)
+    ishape = index.shape or (1,)
+    for e, (n, m) in enumerate(zip(ishape, shape)):
+        if e != d and n > m:
+            raise StridedRuntimeError(
+                join_lines(
+                    f"Size does not match at dimension {e} expected index {list(index.shape)} to be no "
+                    f"larger than self {list(input.shape)} apart from dimension {d}",
+                    f"gather reads input[..., index[i], ...] along dim {d} and the other dims position by "
+                    f"position: the index's size {n} at dim {e} is larger than the input's {m}",
+                    f"fix: slice the index (index.narrow({e}, 0, {m})), or use take_along_dim, which "
+                    "broadcasts the input and the index",
+                )
+            )
+    idx = index_array(index)
+    if idx.size and support.refused("gather", input._dtype):  # (uint16/32/64: PyTorch has no kernel;
+        check_bounds(idx, shape[d], d, "gather", StridedRuntimeError,  # it checks the indices first)
+                     "index {index} is out of bounds for dimension {dim} with size {size}")
+        support.check("gather", input._dtype, (input, index))
+    flat = _gather_kernel(input, d, idx)
+    if flat is None:
+        check_bounds(idx, shape[d], d, "gather", StridedRuntimeError,
+                     "index {index} is out of bounds for dimension {dim} with size {size}")
+    out = _fresh(index.shape, flat, input._dtype)
+    if OPEN:
+        copied("gather", (input, index), out,
+               lambda: f"gather: {out.numel()} elements picked along dim {d} into new memory")
+    return out
+
+
+@backward("gather")
+def gather_backward(out: Tensor, input: Tensor, dim: int, index: Tensor, *, sparse_grad: bool = False) -> Any:  # noqa: A002
+    """GatherBackward0: the gradient added back where each element was read (repeated positions
+    summed): ``zeros.scatter_add_(dim, index, grad)``."""
+    shape = input._layout.shape
+
+    def grad(g: Tensor) -> tuple:  # (linear in g: its own adjoint is the gather, for create_graph)
+        return (linear("ScatterAddBackward0", g, lambda g: scatter_add_(grad_zeros(shape, g._dtype), dim, index, g),
+                       lambda gg: gather(gg, dim, index)),)
+
+    return "GatherBackward0", (input,), grad, (index,)
+
+
+def take_along_dim(input: Tensor, indices: Tensor, dim: int | None = None) -> Tensor:  # noqa: A002
+    """NumPy's ``take_along_axis``: ``input`` and ``indices`` broadcast in every dim but ``dim``,
+    then :func:`gather`; with ``dim=None`` both are read flattened (a 1-D result).
+
+    As in PyTorch, a negative index counts from the end along ``dim`` (not with ``dim=None``).
+    ``indices`` must be int64.
+
+    >>> x = strided.tensor([[10, 30, 20]])
+    >>> x.take_along_dim(strided.tensor([[0, 2, 1]]), 1).tolist()   # (indices as argsort gives them)
+    [[10, 20, 30]]
+    """
+    input = tensor_of(input, "take_along_dim", "input", 1)  # noqa: A001
+    indices = tensor_of(indices, "take_along_dim", "indices", 2)
+    check_index_dtype(indices, "take_along_dim", LONG,
+                      f"torch.take_along_dim(): dtype of indices should be Long but got "
+                      f"{scalar_name(indices._dtype)}")
+    idx = index_array(indices)
+    if dim is None:
+        # Note: PyTorch 2.13 flattens with view(-1), so a non-contiguous or expanded input raises
+        # "view size is not compatible ..."; strided reads any layout flattened.
+        n = input.numel()
+        if idx.size:  # (before the bounds: PyTorch's kernel checks them)
+            support.check("take_along_dim", input._dtype, (input, indices))
+        # (as PyTorch: the flattened form is a gather, which does not count from the end)
+        idx = check_bounds(idx.reshape(-1), n, 0, "take_along_dim", StridedRuntimeError,
+                           "index {index} is out of bounds for dimension {dim} with size {size}", what="indices")
+        out = _fresh((idx.size,), _take_flat(input, idx), input._dtype)
+    else:
+        if input.ndim != indices.ndim:
+            raise StridedRuntimeError(
+                join_lines(
+                    "torch.take_along_dim(): input and indices should have the same number of dimensions, "
+                    f"but got {input.ndim} dimensions for input, and {indices.ndim} dimensions for indices",
+                    f"input has shape {input.shape}, indices {indices.shape}",
+                    "fix: unsqueeze the indices (or the input) until both have the same number of dims",
+                )
+            )
+        if input.ndim == 0:  # (PyTorch's dim check for a 0-d input: no dims to take along)
+            raise StridedIndexError(
+                join_lines(f"Dimension specified as {dim} but tensor has no dimensions",
+                           "a 0-d tensor has no dims: take_along_dim(x, indices) (dim=None) reads it flattened"))
+        d = wrap_dim(dim, input.ndim)
+        shape_in, shape_ix = list(_as_1d(input)[0]), list(idx.shape or (1,))
+        other_in, other_ix = shape_in[:d] + [1] + shape_in[d + 1:], shape_ix[:d] + [1] + shape_ix[d + 1:]
+        b = L.broadcast_pair(tuple(other_in), tuple(other_ix))
+        if type(b) is not tuple:
+            raise StridedRuntimeError(
+                join_lines(
+                    f"The size of tensor a ({b.size_a}) must match the size of tensor b ({b.size_b}) at "
+                    f"non-singleton dimension {b.dim}",
+                    f"take_along_dim broadcasts input {input.shape} and indices {indices.shape} in every "
+                    f"dim but {d}",
+                    "fix: give the indices size 1 or the input's size in the other dims",
+                )
+            )
+        size = shape_in[d]
+        # Note: PyTorch 2.13 reads every index modulo the size here (5 on a size-2 dim reads
+        # position 1); strided counts from the end for -size..-1 only and refuses the rest.
+        idx = check_bounds(idx, size, d, "take_along_dim", StridedRuntimeError,
+                           "index {index} is out of bounds for dimension {dim} with size {size}",
+                           negative_ok=True, what="indices")
+        if idx.size:
+            support.check("take_along_dim", input._dtype, (input, indices))
+        ishape = list(b)
+        ishape[d] = shape_ix[d]
+        idx = np.broadcast_to(idx.reshape(shape_ix), ishape)
+        # the input read through stride 0 where it broadcasts (no copy)
+        in_shape = list(b)
+        in_shape[d] = size
+        _, strides = _as_1d(input)
+        strides = tuple(0 if n != m else s for n, m, s in zip(shape_in, in_shape, strides))
+        lin = storage_index(idx, strides, d, input._layout.offset)
+        out_shape = tuple(ishape) if input.ndim else ()
+        out = _fresh(out_shape, np.take(input._storage.array, lin), input._dtype)
+    if OPEN:
+        copied("take_along_dim", (input, indices), out,
+               lambda: f"take_along_dim: {out.numel()} elements picked into new memory")
+    return out
+
+
+method("take_along_dim")(take_along_dim)
+
+
+@backward("take_along_dim", operands="two")
+def take_along_dim_backward(out: Tensor, input: Tensor, indices: Tensor, dim: int | None = None) -> Any:  # noqa: A002
+    """GatherBackward0 (PyTorch's take_along_dim is a gather of the broadcast operands): the
+    gradient added back where each element was read, summed over the dims the input was
+    broadcast in (by the engine)."""
+    shape = input._layout.shape
+
+    def grad(g: Tensor) -> tuple:
+        if dim is None:  # the flattened form: positions into input's row-major order
+            return (linear("PutBackward0", g, lambda g: _added_flat(shape, index_array(indices).reshape(-1), g),
+                           lambda gg: take(gg, indices)),)
+        d = wrap_dim(dim, len(shape))
+        size = shape[d]
+        idx = index_array(indices)
+        idx = np.broadcast_to(np.where(idx < 0, idx + size, idx), g._layout.shape)
+        read = list(g._layout.shape)
+        read[d] = size  # the input as the forward read it: broadcast in every dim but d
+        def added(g: Tensor) -> Tensor:
+            z = grad_zeros(tuple(read), g._dtype)
+            _scatter_into(z, d, idx, g._np(), "add")
+            return z
+
+        return (linear("ScatterAddBackward0", g, added, lambda gg: take_along_dim(gg, indices, d)),)
+
+    return "GatherBackward0", (input,), grad, (indices,)
+
+
+def _added_flat(shape: tuple[int, ...], idx: np.ndarray, g: Tensor) -> Tensor:
+    """Zeros of ``shape`` with ``g``'s elements added at row-major positions ``idx`` (negative
+    ones counting from the end; repeated ones summed)."""
+    z = grad_zeros(shape, g._dtype)
+    n = L.product(shape)
+    if idx.size:
+        np.add.at(z._storage.array, np.where(idx < 0, idx + n, idx), g._np().reshape(-1))
+    return z
+
+
+def _take_flat(input: Tensor, idx: np.ndarray) -> np.ndarray:
+    """``input``'s elements at row-major positions ``idx`` (non-negative, checked), read in place."""
+    lay = input._layout
+    arr = input._storage.array
+    if L.is_contiguous(lay.shape, lay.strides):
+        return np.take(arr, idx + lay.offset if lay.offset else idx)
+    lin = np.full(idx.shape, lay.offset, dtype=np.int64)
+    rest = idx
+    for n, s in zip(reversed(lay.shape), reversed(lay.strides)):
+        if s:
+            lin += (rest % n) * s
+        rest = rest // n
+    return np.take(arr, lin)
+
+
+@method("take")
+def take(input: Tensor, index: Tensor) -> Tensor:  # noqa: A002
+    """``input`` read as if flattened (row-major), at the positions in ``index``: a new tensor of
+    ``index``'s shape. A negative index counts from the end; outside ``[-numel, numel)`` is PyTorch's
+    IndexError. ``index`` must be int64.
+
+    >>> strided.tensor([[4, 3], [5, 7]]).take(strided.tensor([0, 3, -1])).tolist()
+    [4, 7, 7]
+    """
+    from ...errors import StridedIndexError
+
+    input = tensor_of(input, "take", "input", 1)  # noqa: A001
+    index = tensor_of(index, "take", "index", 2)
+    check_index_dtype(index, "take", LONG,
+                      f"take(): Expected a long tensor for index, but got {scalar_name(index._dtype)}")
+    n = input.numel()
+    if n == 0 and index.numel():
+        raise StridedIndexError(
+            join_lines("take(): tried to take from an empty tensor",
+                       f"the input has shape {input.shape} (no elements) and the index {index.shape}",
+                       "fix: take from a non-empty tensor, or pass an empty index"))
+    idx = check_bounds(index_array(index), n, 0, "take", StridedIndexError,
+                       "out of range: tried to access index {index} on a tensor of {size} elements.",
+                       negative_ok=True)
+    if idx.size:
+        support.check("take", input._dtype, (input, index))
+    out = _fresh(index.shape, _take_flat(input, idx), input._dtype)
+    if OPEN:
+        copied("take", (input, index), out, lambda: f"take: {out.numel()} elements picked into new memory")
+    return out
+
+
+@backward("take")
+def take_backward(out: Tensor, input: Tensor, index: Tensor) -> Any:  # noqa: A002
+    """TakeBackward0: the gradient added at the flattened positions read (PyTorch's
+    ``put_(index, grad, accumulate=True)`` into zeros)."""
+    shape = input._layout.shape
+    return "TakeBackward0", (input,), lambda g: (linear(
+        "PutBackward0", g, lambda g: _added_flat(shape, index_array(index).reshape(-1), g), lambda gg: take(gg, index)),), (
+        index,)
+
+
+# ---------------------------------------------------------------- scatter
+
+
+_REDUCE_LEGACY = {"add": np.add, "multiply": np.multiply}
+# the ufunc each reduction accumulates with (ufunc.at: repeated positions accumulate)
+_ACCUMULATE = {"add": np.add, "sum": np.add, "multiply": np.multiply, "prod": np.multiply,
+               "amax": np.maximum, "amin": np.minimum}
+_REDUCE = ("sum", "prod", "mean", "amax", "amin")
+
+
+def _scatter_checks(self: Tensor, dim: Any, index: Any, src: Any, op: str, src_pos: int = 4) -> tuple[int, np.ndarray]:
+    """Every check of a scatter (before anything is written): argument kinds, index dtype and
+    rank, the source's dtype, the shapes, every index value. Returns the wrapped dim and the
+    index as int64 (a copy when it shares memory with ``self``)."""
+    index = tensor_of(index, op, "index", 3)
+    check_index_dtype(index, op, INT_OR_LONG, "scatter(): Expected dtype int32/int64 for index")
+    _same_rank(self, index, "self")
+    d = wrap_dim(dim, self.ndim)
+    shape, _ = _as_1d(self)
+    ishape = index.shape or (1,)
+    if isinstance(src, Tensor):
+        if src._dtype is not self._dtype:
+            raise StridedRuntimeError(
+                join_lines(
+                    "scatter(): Expected self.dtype to be equal to src.dtype",
+                    f"{op} writes a {src._dtype.name} src into a {self._dtype.name} tensor; scatter does "
+                    "not convert",
+                    f"fix: convert the source first: src.to(strided.{self._dtype.name})",
+                )
+            )
+        sshape = src.shape or (1,)
+        if len(sshape) != len(ishape):
+            raise StridedRuntimeError(
+                join_lines(
+                    "Index tensor must have the same number of dimensions as src tensor",
+                    f"the index has shape {index.shape} and src {src.shape}",
+                    "fix: give src the index's number of dims",
+                )
+            )
+    else:
+        sshape = ishape
+    bad = [e for e, n in enumerate(ishape) if (e != d and n > shape[e]) or n > sshape[e]]
+    if bad:
+        e = bad[0]
+        raise StridedRuntimeError(
+            join_lines(
+                f"Expected index {list(index.shape)} to be no larger than self {list(self.shape)} apart "
+                f"from dimension {d} and to be no larger size than src {list(sshape if isinstance(src, Tensor) else index.shape)}",
+                f"{op} writes self[..., index[i], ...] = src[i] along dim {d}: at dim {e} the index has "
+                f"size {ishape[e]}, self {shape[e]}, src {sshape[e]}",
+                f"fix: slice the index to fit (index.narrow({e}, 0, n)) or give src the index's shape",
+            )
+        )
+    idx = index_array(index, self)
+    check_bounds(idx, shape[d], d, op, StridedRuntimeError,
+                 "index {index} is out of bounds for dimension {dim} with size {size}")
+    return d, idx.reshape(ishape)
+
+
+def _src_values(src: Any, idx: np.ndarray, self: Tensor, op: str) -> Any:
+    """What a scatter writes, one value per index position: ``src`` cut to the index's shape
+    (read before writing when it shares memory with the target), or the one number."""
+    if not isinstance(src, Tensor):
+        return fill_value(src, self._dtype, op, idx.size)
+    arr = src._np().reshape(src.shape or (1,))
+    arr = arr[tuple(slice(0, n) for n in idx.shape)]
+    if shares_memory(src, self):
+        return arr.copy()
+    return arr
+
+
+def _scatter_into(self: Tensor, d: int, idx: np.ndarray, values: Any, reduce: str | None) -> None:
+    """Write (``reduce=None``: the last write of a repeated position wins) or accumulate
+    (``"add"``, ``"multiply"``, and scatter_reduce's ``"sum"`` ... ``"amin"``) ``values`` into ``self``."""
+    if idx.size == 0:
+        return
+    _, strides = _as_1d(self)
+    arr = self._storage.array
+    scalar = np.ndim(values) == 0
+    # (a number as the target's dtype: ufunc.at with a Python number takes NumPy's slow path,
+    # about 30x slower per element; the value was already checked for that dtype)
+    vals = np.asarray(values, dtype=arr.dtype) if scalar else np.ravel(values)
+    # (blocks in row-major order of the index: a repeated position's last write is the last one)
+    for start, stop, base, lin in storage_blocks(idx, strides, d, self._layout.offset):
+        v = vals if scalar else vals[start:stop]
+        if reduce is None:
+            np.put(arr[base:], lin, v, mode="clip")
+        else:
+            _ACCUMULATE[reduce].at(arr[base:], lin, v)  # (np.add.at: NumPy 2's fast 1-D path)
+
+
+def _scatter_reduce_into(self: Tensor, d: int, idx: np.ndarray, vals: np.ndarray, reduce: str,
+                         include_self: bool) -> None:
+    """scatter_reduce's accumulation into ``self`` (checked): ``include_self=False`` first sets
+    every position that receives a value to the reduction's identity; ``"mean"`` divides each
+    position by the number of values it received (plus one for its own, with include_self),
+    rounding down for integer dtypes, as PyTorch does."""
+    if idx.size == 0:
+        return
+    _, strides = _as_1d(self)
+    lin = storage_index(idx, strides, d, self._layout.offset).reshape(-1)
+    arr = self._storage.array
+    dt = arr.dtype
+    if not include_self:
+        if reduce in ("sum", "mean"):
+            ident: Any = 0
+        elif reduce == "prod":
+            ident = 1
+        elif dt.kind == "f":
+            ident = -np.inf if reduce == "amax" else np.inf
+        elif dt.kind == "b":
+            ident = reduce == "amin"
+        else:
+            info = np.iinfo(dt)
+            ident = info.min if reduce == "amax" else info.max
+        arr[lin] = ident
+    flat = np.ravel(vals)
+    if reduce == "mean":
+        uniq, counts = np.unique(lin, return_counts=True)
+        np.add.at(arr, lin, flat)
+        counts = counts + 1 if include_self else counts
+        if dt.kind in "fc":
+            arr[uniq] = arr[uniq] / counts.astype(dt)
+        else:
+            arr[uniq] = np.floor_divide(arr[uniq], counts).astype(dt)
+        return
+    _ACCUMULATE[reduce].at(arr, lin, flat)
+
+
+def _out_of_place(self: Tensor) -> Tensor:
+    """The fresh contiguous copy an out-of-place write starts from (PyTorch's ``clone`` into a
+    contiguous result for scatter, index_add, masked_fill, ...)."""
+    out = result(self._layout.shape, self._dtype)
+    np.copyto(out._np(), self._np())
+    return out
+
+
+def _scatter_target(self: Tensor, dim: Any, index: Any, src: Any, op: str, inplace: bool,
+                    updates: bool = True, supported: Callable[[], None] | None = None,
+                    ) -> tuple[Tensor, int, np.ndarray, Any]:
+    """Check a scatter-family call before anything is written; returns ``(target, d, idx, values)``:
+    the tensor to write (``self`` in place, else a fresh copy of it), the wrapped dim, the index as
+    an array and ``src``'s values for the target. ``updates``: the call reads the target's values;
+    ``supported``: the dtype check of the op's kernel, run unless the index is empty (PyTorch's
+    kernels then run none)."""
+    if inplace:
+        check_target(self, op, updates=updates)
+    d, idx = _scatter_checks(self, dim, index, src, op)
+    if idx.size and supported is not None:
+        supported()
+    if inplace:
+        check_no_overlap(self, index, op, "index")
+        check_no_overlap(self, src, op, "src")
+        target = self
+    else:
+        target = _out_of_place(self)
+    return target, d, idx, _src_values(src, idx, target, op)
+
+
+def _check_reduce_legacy(reduce: Any, op: str) -> None:
+    if reduce is not None and reduce not in _REDUCE_LEGACY:
+        raise StridedRuntimeError(
+            join_lines(
+                "reduce argument must be either add or multiply.",
+                f"{op} was given reduce={reduce!r}",
+                "fix: reduce='add' or 'multiply'; for sum, prod, mean, amax or amin use scatter_reduce",
+            )
+        )
+
+
+def _scatter(self: Tensor, dim: Any, index: Any, src: Any, value: Any, reduce: Any, inplace: bool) -> Tensor:
+    op = "scatter_" if inplace else "scatter"
+    self = tensor_of(self, op, "input", 1)
+    if src is None and value is None:
+        raise StridedTypeError(
+            join_lines(f"{op}() received an invalid combination of arguments - got no src and no value, but "
+                       "expected (int dim, Tensor index, Tensor src) or (int dim, Tensor index, Number value)",
+                       f"fix: x.{op}(dim, index, src) or x.{op}(dim, index, value=1.0)"))
+    source = src if src is not None else value
+    if src is not None and not isinstance(src, Tensor):
+        source = src  # a number given positionally (PyTorch's scatter(dim, index, value))
+    _check_reduce_legacy(reduce, op)
+    if reduce is not None and isinstance(source, Tensor):
+        warnings.warn(
+            "The reduce argument of torch.scatter with Tensor src is deprecated and will be removed in a "
+            "future PyTorch release. Use torch.scatter_reduce instead for more reduction options.",
+            UserWarning, stacklevel=3)
+    target, d, idx, values = _scatter_target(
+        self, dim, index, source, op, inplace, updates=reduce is not None,
+        supported=lambda: support.check("scatter" if isinstance(source, Tensor) else "scatter.value",
+                                        self._dtype, (self,)))
+    _scatter_into(target, d, idx, values, reduce)
+    return target
+
+
+@method("scatter_")
+def scatter_(self: Tensor, dim: int, index: Tensor, src: Any = None, *, value: Any = None,
+             reduce: str | None = None) -> Tensor:
+    """In place, ``self[index[i][j]][j] = src[i][j]`` (for ``dim=0``; ``src`` a tensor of self's
+    dtype, or ``value=`` a number written everywhere the index points); returns ``self``.
+
+    ``reduce="add"`` / ``"multiply"`` accumulate instead (PyTorch's legacy form; scatter_reduce has
+    more). Where an index repeats without ``reduce`` — PyTorch leaves the result undefined — the
+    last write wins (row-major order of the index). Everything is checked before anything is
+    written: a failed call leaves ``self`` untouched.
+
+    >>> strided.zeros(3).scatter_(0, strided.tensor([2, 0]), strided.tensor([5.0, 6.0])).tolist()
+    [6.0, 0.0, 5.0]
+    """
+    return _scatter(self, dim, index, src, value, reduce, True)
+
+
+@method("scatter")
+def scatter(input: Tensor, dim: int, index: Tensor, src: Any = None, *, value: Any = None,  # noqa: A002
+            reduce: str | None = None) -> Tensor:
+    """Out-of-place :func:`scatter_`: a new contiguous tensor, ``input`` with the values written.
+
+    >>> strided.scatter(strided.zeros(3, dtype=strided.int64), 0, strided.tensor([2, 0]), strided.tensor([5, 7])).tolist()
+    [7, 0, 5]
+    """
+    return _scatter(input, dim, index, src, value, reduce, False)
+
+
+def _scatter_add(self: Tensor, dim: Any, index: Any, src: Any, inplace: bool) -> Tensor:
+    op = "scatter_add_" if inplace else "scatter_add"
+    self = tensor_of(self, op, "input", 1)
+    src = tensor_of(src, op, "src", 4)
+    target, d, idx, values = _scatter_target(
+        self, dim, index, src, op, inplace,
+        supported=lambda: support.check("scatter_add", self._dtype, (self, src)))
+    _scatter_into(target, d, idx, values, "add")
+    return target
+
+
+@method("scatter_add_")
+def scatter_add_(self: Tensor, dim: int, index: Tensor, src: Tensor) -> Tensor:
+    """In place, ``self[index[i][j]][j] += src[i][j]`` (for ``dim=0``): repeated indices accumulate.
+
+    >>> strided.zeros(3).scatter_add_(0, strided.tensor([2, 2, 0]), strided.ones(3)).tolist()
+    [1.0, 0.0, 2.0]
+    """
+    return _scatter_add(self, dim, index, src, True)
+
+
+@method("scatter_add")
+def scatter_add(input: Tensor, dim: int, index: Tensor, src: Tensor) -> Tensor:  # noqa: A002
+    """Out-of-place :func:`scatter_add_`: a new contiguous tensor.
+
+    >>> strided.scatter_add(strided.zeros(3, dtype=strided.int64), 0, strided.tensor([2, 2, 0]), strided.tensor([1, 2, 3])).tolist()
+    [3, 0, 3]
+    """
+    return _scatter_add(input, dim, index, src, False)
+
+
+def _scatter_reduce(self: Tensor, dim: Any, index: Any, src: Any, reduce: Any, include_self: bool,
+                    inplace: bool) -> Tensor:
+    op = "scatter_reduce_" if inplace else "scatter_reduce"
+    self = tensor_of(self, op, "input", 1)
+    src = tensor_of(src, op, "src", 4)
+    if not isinstance(reduce, str):
+        raise StridedTypeError(
+            join_lines(f"{op}(): argument 'reduce' (position 5) must be str, not {type(reduce).__name__}",
+                       "reduce is one of 'sum', 'prod', 'mean', 'amax', 'amin'"))
+    if reduce not in _REDUCE:
+        raise StridedRuntimeError(
+            join_lines(
+                f"reduce argument must be either sum, prod, mean, amax or amin, got {reduce}",
+                f"{op} was given reduce={reduce!r}",
+                "fix: one of 'sum', 'prod', 'mean', 'amax', 'amin'",
+            )
+        )
+    def supported() -> None:  # PyTorch's kernels: none for uint16/32/64, complex amax/amin or bool mean
+        if not include_self:
+            support.check("scatter_reduce.exclude_self", self._dtype, (self, src))
+        support.check(f"scatter_reduce.{reduce}" if reduce in ("mean", "amax", "amin") else "scatter_reduce",
+                      self._dtype, (self, src))
+
+    target, d, idx, values = _scatter_target(self, dim, index, src, op, inplace, supported=supported)
+    _scatter_reduce_into(target, d, idx, values, reduce, bool(include_self))
+    return target
+
+
+@method("scatter_reduce_")
+def scatter_reduce_(self: Tensor, dim: int, index: Tensor, src: Tensor, reduce: str, *,
+                    include_self: bool = True) -> Tensor:
+    """In place, reduce ``src[i][j]`` into ``self[index[i][j]][j]`` (for ``dim=0``) with ``reduce``
+    in ``"sum"``, ``"prod"``, ``"mean"``, ``"amax"``, ``"amin"``; with ``include_self=False`` the
+    positions written start from the values scattered alone (``self``'s own value left out).
+    Positions no index points to keep their value. ``"mean"`` rounds down for integer dtypes.
+
+    >>> x = strided.tensor([1.0, 1.0, 1.0])
+    >>> x.scatter_reduce_(0, strided.tensor([0, 0, 2]), strided.tensor([4.0, 6.0, 8.0]), "amax").tolist()
+    [6.0, 1.0, 8.0]
+    """
+    return _scatter_reduce(self, dim, index, src, reduce, include_self, True)
+
+
+@method("scatter_reduce")
+def scatter_reduce(input: Tensor, dim: int, index: Tensor, src: Tensor, reduce: str, *,  # noqa: A002
+                   include_self: bool = True) -> Tensor:
+    """Out-of-place :func:`scatter_reduce_`: a new contiguous tensor.
+
+    >>> x, i = strided.zeros(2), strided.tensor([0, 0, 1])
+    >>> strided.scatter_reduce(x, 0, i, strided.tensor([3.0, 5.0, 1.0]), "amax").tolist()
+    [5.0, 1.0]
+    """
+    return _scatter_reduce(input, dim, index, src, reduce, include_self, False)
+
+
+# ---------------------------------------------------------------- gradients of the scatters
+
+
+def _read_part(src: Tensor, index: Tensor) -> Tensor:
+    """The part of ``src`` a scatter reads: its leading ``index.shape`` block (a view)."""
+    ishape = index._layout.shape
+    if src._layout.shape == ishape:
+        return src
+    return src[tuple(slice(0, n) for n in ishape)]
+
+
+def _padded(g: Tensor, shape: tuple[int, ...]) -> Tensor:
+    """``g`` (the gradient of the part of a source a scatter read) in a zero tensor of the
+    source's ``shape``: the elements it never read get no gradient.
+
+    # Note: PyTorch raises "returned an invalid gradient" for a source larger than the index;
+    # strided gives those elements a zero gradient.
+    """
+    if g._layout.shape == shape:
+        return g
+    part = tuple(slice(0, n) for n in g._layout.shape)
+
+    def padded(g: Tensor) -> Tensor:
+        z = grad_zeros(shape, g._dtype)
+        z._np()[part] = g._np()
+        return z
+
+    return linear("ConstantPadNdBackward0", g, padded, lambda gg: gg[part])
+
+
+def _not_implemented(op: str) -> Any:
+    def grad(*_: Any) -> tuple:
+        raise StridedRuntimeError(join_lines(
+            f"derivative for aten::{op} is not implemented",
+            f"{op}(..., reduce=...) (the legacy form) has no gradient in PyTorch nor in strided",
+            "fix: use scatter_reduce(dim, index, src, 'sum' / 'prod' / 'mean' / 'amax' / 'amin'), which has one"))
+    return grad
+
+
+@backward("scatter", operands="any")
+def scatter_backward(out: Tensor, input: Tensor, dim: int, index: Tensor, src: Any = None, *,  # noqa: A002
+                     value: Any = None, reduce: str | None = None) -> Any:
+    """ScatterBackward0 (a tensor ``src``) / ScatterBackward1 (a number): ``input`` gets the
+    gradient with the written positions zeroed, ``src`` the gradient read at them."""
+    if reduce is not None:
+        return "NotImplemented", (input, src), _not_implemented("scatter"), ()
+    if not isinstance(src, Tensor):
+        return "ScatterBackward1", (input,), lambda g: (scatter(g, dim, index, 0),), (index,)
+    shape = src._layout.shape
+
+    def grad(g: Tensor) -> tuple:
+        return scatter(g, dim, index, 0), _padded(gather(g, dim, index), shape)
+
+    return "ScatterBackward0", (input, src), grad, (index,)
+
+
+@backward("scatter_add", operands="any")
+def scatter_add_backward(out: Tensor, input: Tensor, dim: int, index: Tensor, src: Tensor) -> Any:  # noqa: A002
+    """ScatterAddBackward0: ``input`` gets the gradient itself (nothing copied), ``src`` the
+    gradient read where each element was added."""
+    shape = src._layout.shape
+    return "ScatterAddBackward0", (input, src), lambda g: (g, _padded(gather(g, dim, index), shape)), (index,)
+
+
+@backward("scatter_reduce", operands="any")
+def scatter_reduce_backward(out: Tensor, input: Tensor, dim: int, index: Tensor, src: Tensor,  # noqa: A002
+                            reduce: str, *, include_self: bool = True) -> Any:
+    """ScatterReduceBackward0, PyTorch's ``scatter_reduce_backward`` for each reduction: "sum"
+    passes the gradient through, "mean" divides it by each position's count, "amax"/"amin"
+    share it evenly among the elements equal to the result, "prod" multiplies by the product
+    of the others (zeros handled exactly, as PyTorch does). With ``include_self=False`` the
+    written positions of ``input`` get none."""
+    shape = src._layout.shape
+    part = _read_part(src, index)
+
+    def grad(g: Tensor) -> tuple:
+        if reduce == "sum":
+            g_self, g_src = g, gather(g, dim, index)
+        elif reduce == "mean":
+            n = grad_zeros(g._layout.shape, g._dtype)
+            if include_self:
+                n = n + 1
+            n = scatter_add(n, dim, index, grad_zeros(index._layout.shape, g._dtype) + 1)
+            n = n.masked_fill(n == 0, 1)
+            g_self = g / n
+            g_src = gather(g, dim, index) / gather(n, dim, index)
+        elif reduce in ("amax", "amin"):
+            value = gather(out, dim, index)
+            self_is = (input == out).to(g._dtype)
+            src_is = (part == value).to(g._dtype)
+            spread = g / scatter_add(self_is, dim, index, src_is)
+            g_self = self_is * spread
+            g_src = src_is * gather(spread, dim, index)
+        else:  # prod
+            masked_self = input.masked_fill(input == 0, 1)
+            g_self = g * scatter_reduce(masked_self, dim, index, part, "prod", include_self=include_self) / masked_self
+            src_zero = part == 0
+            zeros_at = gather(scatter_add(grad_zeros(g._layout.shape, g._dtype), dim, index, src_zero.to(g._dtype)),
+                              dim, index)
+            single = src_zero & (zeros_at == 1)
+            without = scatter_reduce(input, dim, index, part.masked_fill(single, 1), "prod", include_self=include_self)
+            g_src = _where(single, gather(g * without, dim, index),
+                          gather(g * out, dim, index) / part.masked_fill(src_zero, 1))
+        if not include_self:
+            g_self = scatter(g_self, dim, index, 0)
+        return g_self, _padded(g_src, shape)
+
+    saved = (index,) if reduce in ("sum", "mean") else (input, src, out, index)
+    return "ScatterReduceBackward0", (input, src), grad, saved
+
+
+seal(globals())  # (last: this module's ops with a backward rule become their recording entries)

@@ -1,0 +1,438 @@
+"""The ``index_*`` family along one dim, with PyTorch's semantics: ``index_select`` (read: new
+memory, reported as a copy), ``index_fill_``, ``index_add_``, ``index_copy_`` and their
+out-of-place forms.
+
+Each takes a vector (or 0-d) index of positions along ``dim``; NumPy's indexing of a strided
+view, ``arr[:, :, idx]``, reads or writes the tensor's memory in place. Everything is checked
+before anything is written, so a failed call leaves the target untouched.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from ... import layout as L
+from ...dispatch import OPEN, adopted, copied, result
+from ...errors import StridedIndexError, StridedRuntimeError, join_lines
+from ...gradients import grad_zeros, linear, seal
+from ...layout import Layout
+from ...tensor import Tensor
+from .._support import support
+from .._support.index_common import (
+    INT_OR_LONG,
+    LONG,
+    check_bounds,
+    check_index_dtype,
+    check_no_overlap,
+    check_same_dtype,
+    check_target,
+    fill_value,
+    index_array,
+    scalar_name,
+    shares_memory,
+    tensor_of,
+    wrap_dim,
+)
+from ..registry import backward, method
+from .gather_scatter import _out_of_place
+
+_trusted = Layout._trusted
+
+
+def _key(d: int, idx: np.ndarray) -> tuple:
+    """The NumPy key that indexes positions ``idx`` along dim ``d``."""
+    return (slice(None),) * d + (idx,)
+
+
+def _view1(t: Tensor) -> np.ndarray:
+    """``t``'s NumPy view, a 0-d tensor read as one element along one dim."""
+    arr = t._np()
+    return arr.reshape(1) if arr.ndim == 0 else arr
+
+
+def _vector_index(index: Tensor, op: str, cls: type, first: str) -> None:
+    if index.ndim > 1:
+        raise cls(
+            join_lines(
+                first,
+                f"{op} takes a vector (or 0-d) index of positions along dim; the index has shape {index.shape}",
+                "fix: flatten it (index.reshape(-1)); to pick per element, use gather/scatter",
+            )
+        )
+
+
+# ---------------------------------------------------------------- index_select
+
+
+@method("index_select")
+def index_select(input: Tensor, dim: int, index: Tensor) -> Tensor:  # noqa: A002
+    """The slices of ``input`` at positions ``index`` (a vector of int64 or int32) along ``dim``,
+    in that order, repeated as often as named: new contiguous memory, reported as a copy.
+
+    >>> x = strided.arange(6).reshape(2, 3)
+    >>> x.index_select(1, strided.tensor([2, 0, 2])).tolist()
+    [[2, 0, 2], [5, 3, 5]]
+    """
+    input = tensor_of(input, "index_select", "input", 1)  # noqa: A001
+    index = tensor_of(index, "index_select", "index", 3)
+    check_index_dtype(index, "index_select", INT_OR_LONG, "index_select(): Expected dtype int32 or int64 for index")
+    _vector_index(index, "index_select", StridedIndexError, "index_select(): Index is supposed to be a vector")
+    d = wrap_dim(dim, input.ndim)
+    src = _view1(input)
+    size = src.shape[d]
+    idx = index_array(index).reshape(-1)
+    if input.ndim == 0 and idx.size != 1:
+        raise StridedRuntimeError(
+            join_lines(
+                f"index_select(): Index to scalar can have only 1 value, got {idx.size} value(s)",
+                "the input is 0-d: the index may only name its one element (0 or -1)",
+                "fix: index with strided.tensor([0]), or unsqueeze the input first",
+            )
+        )
+    if size == 0 and idx.size and input.ndim > 1:
+        raise StridedRuntimeError(
+            join_lines(
+                "index_select(): self indexing axis dim should be positive",
+                f"dim {d} of the input {input.shape} is empty, so no index can select from it "
+                f"(the index holds {idx.size} values)",
+                "fix: select from a non-empty dim, or pass an empty index",
+            )
+        )
+    # Note: PyTorch's CPU kernel raises IndexError along dim 0 but RuntimeError ("INDICES element is
+    # out of DATA bounds") along the other dims of a 2-d or larger input; strided raises IndexError.
+    check_bounds(idx, size, d, "index_select", StridedIndexError, "index out of range in self")
+    if L.is_contiguous(input._layout.shape, input._layout.strides):
+        picked = np.take(src, idx, axis=d)
+    else:
+        picked = src[_key(d, idx)]  # read through the strides: no copy of the whole input first
+    shape = tuple(picked.shape) if input.ndim else ()
+    out = adopted(np.ascontiguousarray(picked).reshape(-1), _trusted(shape, L.contiguous_strides(shape), 0),
+                  input._dtype)
+    if OPEN:
+        copied("index_select", (input, index), out,
+               lambda: f"index_select: {idx.size} slices along dim {d} copied into new memory")
+    return out
+
+
+@backward("index_select")
+def index_select_backward(out: Tensor, input: Tensor, dim: int, index: Tensor) -> Any:  # noqa: A002
+    """IndexSelectBackward0: the gradient's slices added back at their positions (repeated
+    positions summed): ``zeros.index_add_(dim, index, grad)``."""
+    shape = input._layout.shape
+
+    def grad(g: Tensor) -> tuple:
+        if not shape:  # a 0-d input: its one element, picked once
+            return (g.reshape(()),)
+        return (linear("IndexAddBackward0", g, lambda g: index_add_(grad_zeros(shape, g._dtype), dim, index, g),
+                       lambda gg: index_select(gg, dim, index)),)
+
+    return "IndexSelectBackward0", (input,), grad, (index,)
+
+
+# ---------------------------------------------------------------- index_fill
+
+
+def _index_fill(self: Tensor, dim: Any, index: Any, value: Any, inplace: bool) -> Tensor:
+    op = "index_fill_" if inplace else "index_fill"
+    self = tensor_of(self, op, "input", 1)
+    index = tensor_of(index, op, "index", 3)
+    if inplace:
+        # Note: PyTorch allows (with a deprecation warning) a fill into an expanded tensor, as
+        # fill_ does: every location gets the one value. So do we, without the warning.
+        check_target(self, op, number_fill=True)
+    check_index_dtype(index, op, LONG, "index_fill_(): Expected dtype int64 for index.", StridedIndexError)
+    _vector_index(index, op, StridedRuntimeError, "Index has to be a vector/scalar")
+    d = wrap_dim(dim, self.ndim)
+    size = (self.shape or (1,))[d]
+    idx = check_bounds(index_array(index).reshape(-1), size, d, op, StridedIndexError,
+                       "index {index} is out of bounds for dimension {dim} with size {size}", negative_ok=True)
+    support.check("index_fill", self._dtype, (self,))  # (uint16/32/64: PyTorch has no kernel)
+    if isinstance(value, complex) and not self._dtype.is_complex:  # (PyTorch's own check, before the range check)
+        raise StridedRuntimeError(
+            join_lines("index_fill_(): Converting complex Scalar to non-complex type is not supported",
+                       f"the tensor holds {self._dtype.name}; the value {value!r} has an imaginary part",
+                       "fix: fill with value.real, or convert the tensor: t.to(strided.complex64)"))
+    v = fill_value(value, self._dtype, "index_fill_", idx.size)
+    if inplace:
+        check_no_overlap(self, index, op, "index")
+        target = self
+    else:
+        lay = self._layout
+        target = result(lay.shape, self._dtype, L.preserve_format_strides(lay.shape, lay.strides))
+        np.copyto(target._np(), self._np())
+    _view1(target)[_key(d, idx)] = v
+    return target
+
+
+@method("index_fill_")
+def index_fill_(self: Tensor, dim: int, index: Tensor, value: Any) -> Tensor:
+    """In place, write ``value`` (a number or a 0-d tensor) into the slices at positions ``index``
+    (int64, a vector or 0-d; negative counts from the end) along ``dim``; returns ``self``.
+
+    >>> strided.zeros(2, 3).index_fill_(1, strided.tensor([0, 2]), 5).tolist()
+    [[5.0, 0.0, 5.0], [5.0, 0.0, 5.0]]
+    """
+    return _index_fill(self, dim, index, value, True)
+
+
+@method("index_fill")
+def index_fill(input: Tensor, dim: int, index: Tensor, value: Any) -> Tensor:  # noqa: A002
+    """Out-of-place :func:`index_fill_` (a new tensor with ``input``'s dim order).
+
+    >>> strided.index_fill(strided.zeros(2, 2), 1, strided.tensor([0]), -1.0).tolist()
+    [[-1.0, 0.0], [-1.0, 0.0]]
+    """
+    return _index_fill(input, dim, index, value, False)
+
+
+def _long_vector(values: np.ndarray) -> Tensor:
+    values = np.ascontiguousarray(values, dtype=np.int64)
+    return adopted(values, _trusted(values.shape, (1,), 0), LONG[0])
+
+
+@backward("index_fill", operands="any")
+def index_fill_backward(out: Tensor, input: Tensor, dim: int, index: Tensor, value: Any) -> Any:  # noqa: A002
+    """IndexFillBackward0 (a number) / IndexFillBackward1 (a 0-d tensor): the gradient with the
+    filled slices zeroed; a tensor value gets the sum of the gradient over them (each position once)."""
+    if not isinstance(value, Tensor):
+        return "IndexFillBackward0", (input,), lambda g: (index_fill(g, dim, index, 0),), (index,)
+
+    def grad(g: Tensor) -> tuple:
+        d = wrap_dim(dim, len(g._layout.shape))
+        size = (g._layout.shape or (1,))[d]
+        positions = np.unique(index_array(index).reshape(-1) % size) if size else np.zeros(0, np.int64)
+        picked = index_select(g, d, _long_vector(positions)) if g._layout.shape else g
+        return index_fill(g, dim, index, 0), picked.sum()
+
+    return "IndexFillBackward1", (input, value), grad, (index,)
+
+
+# ---------------------------------------------------------------- index_add and index_copy
+
+
+def _check_source(self: Tensor, d: int, n_index: int, source: Tensor, op: str) -> None:
+    """``source`` has ``self``'s shape except ``n_index`` along ``d`` (PyTorch's index_add_ texts)."""
+    s_shape, t_shape = source.shape or (1,), self.shape or (1,)
+    if source.ndim and self.ndim and len(s_shape) == len(t_shape) and n_index != s_shape[d]:
+        raise StridedRuntimeError(
+            join_lines(
+                f"{op}(): Number of indices ({n_index}) should be equal to source.size(dim): ({s_shape[d]}), "
+                f"for dim: {d}",
+                f"the source has shape {source.shape}: one slice along dim {d} per index",
+                f"fix: give as many indices as source.size({d}), or narrow the source",
+            )
+        )
+    expect = list(t_shape)
+    expect[d] = n_index
+    if list(s_shape) != expect:
+        raise StridedRuntimeError(
+            join_lines(
+                "source tensor shape must match self tensor shape, excluding the specified dimension. "
+                f"Got self.shape = {list(self.shape)} source.shape = {list(source.shape)}",
+                f"{op} along dim {d} with {n_index} indices needs a source of shape {tuple(expect)}",
+                "fix: reshape the source to that shape (source.reshape(...)), or unsqueeze the dim it lacks",
+            )
+        )
+
+
+def _source_values(source: Tensor, target: Tensor, shape: tuple[int, ...]) -> np.ndarray:
+    """The source's values in the slice shape, read before writing when it shares the target's memory."""
+    arr = source._np().reshape(shape)
+    return arr.copy() if shares_memory(source, target) else arr
+
+
+def _write_plan(self: Tensor, d: int, n_index: int, index: Tensor, source: Tensor, op: str,
+                inplace: bool) -> tuple[Tensor, np.ndarray, np.ndarray]:
+    """After every other check: ``(target, tgt, values)`` -- the tensor written (``self`` in place,
+    refused if it overlaps ``index`` or ``source``; else a fresh copy), its array view (0-d as 1-d)
+    and ``source``'s values shaped as the ``n_index`` slices written along dim ``d``."""
+    if inplace:
+        check_no_overlap(self, index, op, "index")
+        check_no_overlap(self, source, op, "source")
+        target = self
+    else:
+        target = _out_of_place(self)
+    tgt = _view1(target)
+    shape = list(tgt.shape)
+    shape[d] = n_index
+    return target, tgt, _source_values(source, target, tuple(shape))
+
+
+def _index_add(self: Tensor, dim: Any, index: Any, source: Any, alpha: Any, inplace: bool) -> Tensor:
+    op = "index_add_" if inplace else "index_add"
+    self = tensor_of(self, op, "input", 1)
+    index = tensor_of(index, op, "index", 3)
+    source = tensor_of(source, op, "source", 4)
+    if inplace:
+        check_target(self, op, updates=True)
+    check_index_dtype(index, op, INT_OR_LONG, "index_add_(): Expected dtype int32/int64 for index")
+    if index.ndim > 1:
+        raise StridedIndexError(
+            join_lines(
+                f"index_add_(): Index is supposed to be a vector, but got dim: {index.ndim} with type: "
+                f"{scalar_name(index._dtype)} and size: {list(index.shape)}",
+                "fix: flatten it (index.reshape(-1)); to add per element, use scatter_add_",
+            )
+        )
+    d = wrap_dim(dim, self.ndim)
+    if source._dtype is not self._dtype:
+        raise StridedRuntimeError(
+            join_lines(
+                f"index_add_(): self ({scalar_name(self._dtype)}) and source ({scalar_name(source._dtype)}) "
+                "must have the same scalar type",
+                f"fix: convert the source first: source.to(strided.{self._dtype.name})",
+            )
+        )
+    idx = index_array(index, self).reshape(-1)
+    _check_source(self, d, idx.size, source, "index_add_")
+    size = (self.shape or (1,))[d]
+    # PyTorch's CPU kernel takes one of two paths, which word this differently: along the first
+    # or last dim of a 2-d+ target a scatter_add (RuntimeError "index 9 is out of bounds ..."),
+    # else a loop over slices (IndexError "index out of range in self"), any dtype.
+    scatter_path = self.ndim > 1 and d in (0, self.ndim - 1)
+    if scatter_path:
+        check_bounds(idx, size, d, op, StridedRuntimeError,
+                     "index {index} is out of bounds for dimension {dim} with size {size}")
+    else:
+        check_bounds(idx, size, d, op, StridedIndexError, "index out of range in self")
+    if idx.size:  # (uint16/32/64: PyTorch's kernel differs by path, and none takes them)
+        support.check("index_add.vector" if self.ndim <= 1 else "index_add" if scatter_path and alpha == 1
+                      else "index_add.alpha", self._dtype, (self, source))
+    a = fill_value(alpha, self._dtype, op, 2) if alpha != 1 else None
+    target, tgt, vals = _write_plan(self, d, idx.size, index, source, op, inplace)
+    if a is not None:
+        vals = vals * a
+    if idx.size and vals.size:
+        np.add.at(tgt, _key(d, idx), vals)
+    return target
+
+
+@method("index_add_")
+def index_add_(self: Tensor, dim: int, index: Tensor, source: Tensor, *, alpha: Any = 1) -> Tensor:
+    """In place, add ``alpha * source``'s slices into ``self``'s slices at positions ``index`` along
+    ``dim`` (repeated indices accumulate); ``source`` has ``self``'s shape but ``len(index)`` along
+    ``dim``, and ``self``'s dtype.
+
+    >>> strided.zeros(3).index_add_(0, strided.tensor([0, 0, 2]), strided.ones(3), alpha=2).tolist()
+    [4.0, 0.0, 2.0]
+    """
+    return _index_add(self, dim, index, source, alpha, True)
+
+
+@method("index_add")
+def index_add(input: Tensor, dim: int, index: Tensor, source: Tensor, *, alpha: Any = 1) -> Tensor:  # noqa: A002
+    """Out-of-place :func:`index_add_`: a new contiguous tensor.
+
+    >>> strided.index_add(strided.zeros(3), 0, strided.tensor([0, 2]), strided.tensor([1.0, 2.0])).tolist()
+    [1.0, 0.0, 2.0]
+    """
+    return _index_add(input, dim, index, source, alpha, False)
+
+
+@backward("index_add", operands="any")
+def index_add_backward(out: Tensor, input: Tensor, dim: int, index: Tensor, source: Tensor, *,  # noqa: A002
+                       alpha: Any = 1) -> Any:
+    """IndexAddBackward0: ``input`` gets the gradient itself (a view: nothing copied), ``source``
+    the gradient's slices at ``index`` (times ``alpha``)."""
+
+    def grad(g: Tensor) -> tuple:
+        picked = index_select(g, dim, index)
+        return g, picked if alpha == 1 else picked * alpha
+
+    return "IndexAddBackward0", (input, source), grad, (index,)
+
+
+def _index_copy(self: Tensor, dim: Any, index: Any, source: Any, inplace: bool) -> Tensor:
+    op = "index_copy_" if inplace else "index_copy"
+    self = tensor_of(self, op, "input", 1)
+    index = tensor_of(index, op, "index", 3)
+    source = tensor_of(source, op, "source", 4)
+    if inplace:
+        check_target(self, op)
+    check_index_dtype(index, op, LONG,
+                      f"index_copy_(): Expected a long tensor for index, but got {scalar_name(index._dtype)}")
+    if index.ndim > 1:
+        raise StridedIndexError(
+            join_lines(f"index_copy_(): Index should have dimension 1 or 0 (got {index.ndim})",
+                       "fix: flatten it (index.reshape(-1)); to write per element, use scatter_"))
+    d = wrap_dim(dim, self.ndim)
+    if source.ndim and self.ndim and source.ndim != self.ndim:
+        raise StridedIndexError(
+            join_lines(
+                "index_copy_(): When source and destination are not scalars, their dimensionality must match. "
+                f"Source dimensionality ({source.ndim}), destination dimensionality ({self.ndim})",
+                f"the source has shape {source.shape}, the destination {self.shape}",
+                "fix: reshape the source to the destination's number of dims (source.unsqueeze(d))",
+            )
+        )
+    idx = index_array(index, self).reshape(-1)
+    s_shape, t_shape = source.shape or (1,), self.shape or (1,)
+    if len(s_shape) == len(t_shape) and s_shape[d] != idx.size:
+        raise StridedIndexError(
+            join_lines(
+                f"index_copy_(): Number of indices ({idx.size}) should be equal to source.size(dim) ({s_shape[d]})",
+                f"the source {source.shape} has one slice along dim {d} per index",
+                f"fix: give as many indices as source.size({d})",
+            )
+        )
+    for e, (n, m) in enumerate(zip(t_shape, s_shape)):
+        if e != d and n != m:
+            at = e if e < d else e - 1  # (PyTorch counts the dims of the slice, without dim)
+            raise StridedRuntimeError(
+                join_lines(
+                    f"index_copy_(): Source/destination tensor must have same slice shapes. Destination slice "
+                    f"shape: {n} at dimension {at} and source slice shape: {m} at dimension {at}.",
+                    f"the destination {self.shape} and source {source.shape} must agree in every dim but {d}",
+                    "fix: reshape or narrow the source to the destination's sizes",
+                )
+            )
+    if source._dtype is not self._dtype:
+        check_same_dtype(self, source, op,
+                         "index_copy_(): self and source expected to have the same dtype, but got (self) "
+                         f"{scalar_name(self._dtype)} and (source) {scalar_name(source._dtype)}")
+    size = t_shape[d]
+    check_bounds(idx, size, d, op, StridedIndexError,
+                 "index_copy_(): index {index} is out of bounds for dimension {dim} with size {size}")
+    support.check("index_copy", self._dtype, (self, source))
+    target, tgt, vals = _write_plan(self, d, idx.size, index, source, op, inplace)
+    # Note: PyTorch leaves a repeated index's result undefined; NumPy's assignment makes the
+    # last write win.
+    tgt[_key(d, idx)] = vals
+    return target
+
+
+@method("index_copy_")
+def index_copy_(self: Tensor, dim: int, index: Tensor, source: Tensor) -> Tensor:
+    """In place, copy ``source``'s slices into ``self``'s slices at positions ``index`` (int64)
+    along ``dim``. Where an index repeats (PyTorch: undefined) the last slice wins.
+
+    >>> strided.zeros(3).index_copy_(0, strided.tensor([2, 0]), strided.tensor([5.0, 6.0])).tolist()
+    [6.0, 0.0, 5.0]
+    """
+    return _index_copy(self, dim, index, source, True)
+
+
+@method("index_copy")
+def index_copy(input: Tensor, dim: int, index: Tensor, source: Tensor) -> Tensor:  # noqa: A002
+    """Out-of-place :func:`index_copy_`: a new contiguous tensor.
+
+    >>> strided.index_copy(strided.zeros(3), 0, strided.tensor([1]), strided.tensor([9.0])).tolist()
+    [0.0, 9.0, 0.0]
+    """
+    return _index_copy(input, dim, index, source, False)
+
+
+@backward("index_copy", operands="any")
+def index_copy_backward(out: Tensor, input: Tensor, dim: int, index: Tensor, source: Tensor) -> Any:  # noqa: A002
+    """IndexCopyBackward0: ``input`` gets the gradient with the overwritten slices zeroed,
+    ``source`` the gradient's slices at ``index``."""
+
+    def grad(g: Tensor) -> tuple:
+        return index_fill(g, dim, index, 0), index_select(g, dim, index)
+
+    return "IndexCopyBackward0", (input, source), grad, (index,)
+
+
+seal(globals())  # (last: this module's ops with a backward rule become their recording entries)

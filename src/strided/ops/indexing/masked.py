@@ -1,0 +1,381 @@
+"""Boolean-mask ops with PyTorch's semantics: ``masked_fill`` / ``masked_fill_``,
+``masked_select``, ``masked_scatter`` / ``masked_scatter_``, and the positions of non-zero
+elements: ``nonzero`` (``as_tuple=``), ``argwhere`` (and ``where(condition)`` with one argument,
+in :mod:`strided.ops.elementwise.unary`).
+
+The mask broadcasts with the tensor (in place: *to* the tensor's shape). NumPy reads both in
+place through their strides (``np.copyto(..., where=mask)``, boolean indexing); reading ops
+(``masked_select``, ``nonzero``) make new memory and are reported as copies.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from ... import layout as L
+from ...dispatch import OPEN, adopted, copied, result
+from ...dtypes import CPP_NAME, bool_, int64
+from ...errors import StridedRuntimeError, join_lines
+from ...gradients import grad_zeros, linear, seal
+from ...kernels.listeners import silenced
+from ...layout import Layout
+from ...messages import partial_overlap
+from ...tensor import Tensor
+from .._support import support
+from .._support.index_common import check_target, fill_value, overlap, scalar_name, shares_memory, tensor_of
+from ..registry import backward, method
+
+_trusted = Layout._trusted
+
+
+def _check_mask(mask: Tensor, first: str, op: str) -> None:
+    if mask._dtype is not bool_:
+        raise StridedRuntimeError(
+            join_lines(
+                first,
+                f"{op} was given a mask of dtype {mask._dtype.name} and shape {mask.shape}; a mask is a "
+                "bool tensor, True where the op acts",
+                "fix: compare to make one (mask != 0, x > 0), or convert: mask.to(strided.bool)",
+            )
+        )
+
+
+def _expand_mask(self: Tensor, mask: Tensor, op: str) -> None:
+    """``masked_scatter_``'s rule, as PyTorch's: the mask is expanded to the tensor's shape."""
+    ms, ts = mask.shape, self.shape
+    if len(ms) > len(ts):
+        first = (f"expand(CPUBoolType{{{list(ms)}}}, size={list(ts)}): the number of sizes provided ({len(ts)}) "
+                 f"must be greater or equal to the number of dimensions in the tensor ({len(ms)})")
+    else:
+        bad = [i for i in range(1, len(ms) + 1) if ms[-i] != 1 and ms[-i] != ts[-i]]
+        if not bad:
+            return
+        d = len(ts) - bad[0]
+        first = (f"The expanded size of the tensor ({ts[d]}) must match the existing size ({ms[-bad[0]]}) at "
+                 f"non-singleton dimension {d}.  Target sizes: {list(ts)}.  Tensor sizes: {list(ms)}")
+    raise StridedRuntimeError(
+        join_lines(
+            first,
+            f"{op} expands the mask of shape {ms} to the tensor's shape {ts}: only its size-1 dims "
+            "(and missing leading dims) can grow",
+            f"fix: give the mask the tensor's shape, or use the out-of-place {op.rstrip('_')}, which "
+            "broadcasts both",
+        )
+    )
+
+
+def _shape_with(self: Tensor, mask: Tensor, op: str, inplace: bool) -> tuple[int, ...]:
+    """The broadcast shape of ``self`` and ``mask``; in place it must be ``self``'s own shape."""
+    # (PyTorch names the mask "tensor a" out of place, the written-to tensor in place)
+    b = L.broadcast_pair(self.shape, mask.shape) if inplace else L.broadcast_pair(mask.shape, self.shape)
+    if type(b) is not tuple:
+        raise StridedRuntimeError(
+            join_lines(
+                f"The size of tensor a ({b.size_a}) must match the size of tensor b ({b.size_b}) at "
+                f"non-singleton dimension {b.dim}",
+                f"{op}: the mask of shape {mask.shape} does not broadcast with the tensor's {self.shape} "
+                "(sizes aligned from the right must be equal or 1)",
+                "fix: give the mask the tensor's shape, or size 1 in the dims it should repeat over",
+            )
+        )
+    if inplace and b != self.shape:
+        raise StridedRuntimeError(
+            join_lines(
+                f"output with shape {list(self.shape)} doesn't match the broadcast shape {list(b)}",
+                f"{op} writes into the tensor of shape {self.shape}, which the mask of shape {mask.shape} "
+                "would enlarge",
+                f"fix: the out-of-place form ({op.rstrip('_')}) returns the broadcast shape",
+            )
+        )
+    return b
+
+
+def _mask_array(mask: Tensor, target: Tensor, shape: tuple[int, ...]) -> np.ndarray:
+    """The mask read through its strides, broadcast to ``shape``; a copy when it shares memory
+    with the ``target`` about to be written (read before writing)."""
+    arr = mask._np()
+    if shares_memory(mask, target):
+        arr = arr.copy()
+    return np.broadcast_to(arr, shape)
+
+
+def _fresh_from(self: Tensor, shape: tuple[int, ...]) -> Tensor:
+    """A contiguous new tensor of ``shape`` holding ``self`` broadcast (out-of-place writes)."""
+    out = result(shape, self._dtype)
+    np.copyto(out._np(), self._np())
+    return out
+
+
+# ---------------------------------------------------------------- masked_fill
+
+
+def _masked_fill(self: Any, mask: Any, value: Any, inplace: bool) -> Tensor:
+    op = "masked_fill_" if inplace else "masked_fill"
+    self = tensor_of(self, op, "input", 1)
+    mask = tensor_of(mask, op, "mask", 2)
+    if inplace:
+        # Note: as PyTorch (which warns it is deprecated), one value may fill an expanded
+        # tensor: every memory location gets the one value. We do not warn.
+        check_target(self, op, number_fill=True)
+    _check_mask(mask, "masked_fill_ only supports boolean masks, but got mask with dtype "
+                f"{CPP_NAME[mask._dtype.name]}", op)
+    support.check("masked_fill", self._dtype, (self,))  # (uint16/32/64: PyTorch has no kernel)
+    shape = _shape_with(self, mask, op, inplace)
+    if inplace and shares_memory(mask, self) and overlap(self, mask) is L.OverlapStatus.PARTIAL:
+        # PyTorch's assert_no_partial_overlap(self, mask): the mask may be the tensor itself, not part of it
+        raise partial_overlap(op, self._layout, mask._layout, L.storage_extent(self._layout),
+                              L.storage_extent(mask._layout), "fix: pass a copy of the mask: x.masked_fill_(mask.clone(), v)")
+    v = fill_value(value, self._dtype, "masked_fill_", L.product(shape))
+    if inplace:
+        target = self
+    else:
+        target = _fresh_from(self, shape)
+    dest = target._np()
+    if mask.shape == shape and dest.flags.c_contiguous:
+        np.putmask(dest, _mask_array(mask, target, shape), v)  # (faster than copyto's where=)
+    else:
+        np.copyto(dest, v, casting="unsafe", where=_mask_array(mask, target, shape))
+    return target
+
+
+@method("masked_fill_")
+def masked_fill_(self: Tensor, mask: Tensor, value: Any) -> Tensor:
+    """In place, write ``value`` (a number or a 0-d tensor) where the bool ``mask`` (broadcast to
+    this shape) is True; returns ``self``.
+
+    >>> x = strided.tensor([-1.0, 2.0, -3.0])
+    >>> x.masked_fill_(x < 0, 0).tolist()
+    [0.0, 2.0, 0.0]
+    """
+    return _masked_fill(self, mask, value, True)
+
+
+@method("masked_fill")
+def masked_fill(input: Tensor, mask: Tensor, value: Any) -> Tensor:  # noqa: A002
+    """Out-of-place :func:`masked_fill_`: a new contiguous tensor of the broadcast shape of
+    ``input`` and ``mask``.
+
+    >>> x = strided.tensor([1.0, -2.0, 3.0])
+    >>> strided.masked_fill(x, x < 0, 0.0).tolist()
+    [1.0, 0.0, 3.0]
+    """
+    return _masked_fill(input, mask, value, False)
+
+
+@backward("masked_fill", operands="any")
+def masked_fill_backward(out: Tensor, input: Tensor, mask: Tensor, value: Any) -> Any:  # noqa: A002
+    """MaskedFillBackward0 (a number) / MaskedFillBackward1 (a 0-d tensor): the gradient with
+    the filled positions zeroed; a tensor value gets the gradient's sum over them."""
+    if not isinstance(value, Tensor):
+        return "MaskedFillBackward0", (input,), lambda g: (masked_fill(g, mask, 0),), (mask,)
+
+    def grad(g: Tensor) -> tuple:
+        return masked_fill(g, mask, 0), masked_select(g, mask).sum()
+
+    return "MaskedFillBackward1", (input, value), grad, (mask,)
+
+
+# ---------------------------------------------------------------- masked_select
+
+
+@method("masked_select")
+def masked_select(input: Tensor, mask: Tensor) -> Tensor:  # noqa: A002
+    """The elements of ``input`` where ``mask`` is True (both broadcast together), in row-major
+    order: a new 1-D tensor, reported as a copy.
+
+    >>> x = strided.tensor([[1, -2], [-3, 4]])
+    >>> x.masked_select(x > 0).tolist()
+    [1, 4]
+    """
+    input = tensor_of(input, "masked_select", "input", 1)  # noqa: A001
+    mask = tensor_of(mask, "masked_select", "mask", 2)
+    _check_mask(mask, "masked_select: expected BoolTensor for mask", "masked_select")
+    shape = _shape_with(input, mask, "masked_select", False)
+    if L.product(shape):
+        support.check("masked_select", input._dtype, (input,))
+    picked = np.broadcast_to(input._np(), shape)[np.broadcast_to(mask._np(), shape)]
+    out = adopted(picked.reshape(-1), _trusted((picked.size,), (1,), 0), input._dtype)
+    if OPEN:
+        copied("masked_select", (input, mask), out,
+               lambda: f"masked_select: the {out.numel()} elements where the mask is True copied into new memory")
+    return out
+
+
+@backward("masked_select", operands="two")
+def masked_select_backward(out: Tensor, input: Tensor, mask: Tensor) -> Any:  # noqa: A002
+    """MaskedSelectBackward0: the gradient written back where the mask (broadcast with the
+    input) is True, into zeros (the engine sums over the dims the input was broadcast in)."""
+    shape = tuple(np.broadcast_shapes(input._layout.shape, mask._layout.shape))
+
+    def grad(g: Tensor) -> tuple:
+        return (linear("MaskedScatterBackward0", g, lambda g: masked_scatter_(grad_zeros(shape, g._dtype), mask, g),
+                       lambda gg: masked_select(gg, mask)),)
+
+    return "MaskedSelectBackward0", (input,), grad, (mask,)
+
+
+# ---------------------------------------------------------------- masked_scatter
+
+
+def _masked_scatter(self: Any, mask: Any, source: Any, inplace: bool) -> Tensor:
+    op = "masked_scatter_" if inplace else "masked_scatter"
+    self = tensor_of(self, op, "input", 1)
+    mask = tensor_of(mask, op, "mask", 2)
+    source = tensor_of(source, op, "source", 3)
+    if inplace:
+        check_target(self, op)
+    _check_mask(mask, "masked_scatter_ only supports boolean masks, but got mask with dtype "
+                f"{scalar_name(mask._dtype)}", op)
+    if source._dtype is not self._dtype:
+        raise StridedRuntimeError(
+            join_lines(
+                "masked_scatter: expected self and source to have same dtypes but got"
+                f"{scalar_name(self._dtype)} and {scalar_name(source._dtype)}",
+                f"fix: convert the source first: source.to(strided.{self._dtype.name})",
+            )
+        )
+    support.check("masked_scatter", self._dtype, (self,))
+    if inplace:
+        _expand_mask(self, mask, op)
+    shape = _shape_with(self, mask, op, inplace)
+    if inplace:
+        target = self
+    else:
+        target = _fresh_from(self, shape)
+    m = _mask_array(mask, self if inplace else target, shape)
+    count = int(np.count_nonzero(m))
+    if count > source.numel():
+        raise StridedRuntimeError(
+            join_lines(
+                "Number of elements of source < number of ones in mask",
+                f"{op}: the mask has {count} True elements but the source only {source.numel()} "
+                f"(shape {source.shape}); one source element is written per True, in row-major order",
+                "fix: pass a source with at least as many elements as the mask has True values",
+            )
+        )
+    if count:
+        src = source._np().reshape(-1)  # (a temporary copy only for a non-contiguous source)
+        # Note: PyTorch 2.13 does not check a source that shares the tensor's memory and reads it
+        # while writing (its result depends on its kernel's order); strided reads it all first,
+        # so the result is that of masked_scatter_(mask, source.clone()).
+        if shares_memory(source, target):
+            src = src.copy()
+        target._np()[m] = src[:count]
+    return target
+
+
+@method("masked_scatter_")
+def masked_scatter_(self: Tensor, mask: Tensor, source: Tensor) -> Tensor:
+    """In place, write ``source``'s elements, in order, into the positions where ``mask`` (broadcast
+    to this shape) is True, in row-major order; ``source`` has this dtype and at least as many
+    elements as the mask has True values.
+
+    >>> x = strided.zeros(4)
+    >>> x.masked_scatter_(strided.tensor([True, False, True, False]), strided.tensor([1.0, 2.0])).tolist()
+    [1.0, 0.0, 2.0, 0.0]
+    """
+    return _masked_scatter(self, mask, source, True)
+
+
+@method("masked_scatter")
+def masked_scatter(input: Tensor, mask: Tensor, source: Tensor) -> Tensor:  # noqa: A002
+    """Out-of-place :func:`masked_scatter_`: a new contiguous tensor of the broadcast shape.
+
+    >>> x = strided.zeros(4)
+    >>> strided.masked_scatter(x, strided.tensor([True, False, True, False]), strided.tensor([1.0, 2.0])).tolist()
+    [1.0, 0.0, 2.0, 0.0]
+    """
+    return _masked_scatter(input, mask, source, False)
+
+
+@backward("masked_scatter", operands="any")
+def masked_scatter_backward(out: Tensor, input: Tensor, mask: Tensor, source: Tensor) -> Any:  # noqa: A002
+    """MaskedScatterBackward0: ``input`` gets the gradient with the written positions zeroed,
+    ``source`` the gradient read at them, in order (zeros for the source elements not used)."""
+    shape = source._layout.shape
+    n = L.product(shape)
+
+    def grad(g: Tensor) -> tuple:
+        used = masked_select(g, mask)
+        k = used.numel()
+
+        def padded(used: Tensor) -> Tensor:
+            flat = grad_zeros((n,), g._dtype)
+            flat._np()[:k] = used._np()
+            return flat
+
+        flat = linear("ConstantPadNdBackward0", used, padded, lambda gg: gg[:k])
+        return masked_fill(g, mask, 0), flat.view(shape)
+
+    return "MaskedScatterBackward0", (input, source), grad, (mask,)
+
+
+# ---------------------------------------------------------------- nonzero, argwhere
+
+
+def _positions(input: Tensor) -> tuple[int, list[np.ndarray]]:
+    """How many elements are non-zero and, per dim, their indices (row-major order)."""
+    arr = input._np()
+    if arr.ndim == 0:
+        n = int(bool(arr))
+        return n, []
+    cols = list(np.nonzero(arr))
+    return (cols[0].size if cols else 0), cols
+
+
+def _nonzero_matrix(input: Tensor, name: str) -> Tensor:
+    """The ``(n, ndim)`` int64 matrix of positions, laid out as PyTorch lays it out: column by
+    column (strides ``(1, n)``)."""
+    n, cols = _positions(input)
+    nd = input.ndim
+    flat = np.concatenate(cols).astype(np.int64, copy=False) if cols else np.zeros(0, np.int64)
+    out = adopted(np.ascontiguousarray(flat), _trusted((n, nd), (1, n), 0), int64)
+    if OPEN:
+        copied(name, (input,), out,
+               lambda: f"{name}: the positions of {n} non-zero elements ({n} x {nd} int64) written to new memory")
+    return out
+
+
+def nonzero(input: Tensor, *, as_tuple: bool = False) -> Any:  # noqa: A002
+    """The positions of ``input``'s non-zero (True) elements, in row-major order: an ``(n, ndim)``
+    int64 tensor (strides ``(1, n)``, as PyTorch's), or with ``as_tuple=True`` one 1-D int64 tensor
+    per dim (a 0-d input counts as 1-D), ready to index with.
+
+    >>> strided.tensor([[0, 3], [4, 0]]).nonzero().tolist()
+    [[0, 1], [1, 0]]
+    >>> [t.tolist() for t in strided.tensor([0, 5, 6]).nonzero(as_tuple=True)]
+    [[1, 2]]
+    """
+    input = tensor_of(input, "nonzero", "input", 1)  # noqa: A001
+    support.check("nonzero", input._dtype, (input,))
+    if not as_tuple:
+        return _nonzero_matrix(input, "nonzero")
+    if input.ndim == 0:
+        n, _ = _positions(input)
+        out = adopted(np.zeros(n, np.int64), _trusted((n,), (1,), 0), int64)
+        if OPEN:
+            copied("nonzero", (input,), out, "nonzero: the position of the non-zero 0-d element")
+        return (out,)
+    positions = _nonzero_matrix(input, "nonzero")  # (reported: the one copy)
+    with silenced():  # its columns are the result, not a view the user asked for
+        return positions.unbind(1)
+
+
+method("nonzero")(nonzero)
+
+
+@method("argwhere")
+def argwhere(input: Tensor) -> Tensor:  # noqa: A002
+    """``nonzero(input)``: the ``(n, ndim)`` int64 positions of the non-zero elements.
+
+    >>> strided.tensor([0.0, 2.0]).argwhere().tolist()
+    [[1]]
+    """
+    input = tensor_of(input, "argwhere", "input", 1)  # noqa: A001
+    support.check("argwhere", input._dtype, (input,))
+    return _nonzero_matrix(input, "argwhere")
+
+
+seal(globals())  # (last: this module's ops with a backward rule become their recording entries)

@@ -1,0 +1,1 @@
+"""Contractions: matmul and its family, einsum, pairwise distances."""

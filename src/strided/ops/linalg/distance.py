@@ -1,0 +1,228 @@
+"""``cdist``: pairwise p-norm distances between the rows of two (batched) point sets, computed
+without materializing the ``(P, R, M)`` broadcast of the differences.
+
+- p = 2 through the matrix product (PyTorch's ``_euclidean_dist``, used when
+  ``compute_mode`` asks for it or, by default, when either set has more than 25 rows):
+  ``|a|^2 + |b|^2 - 2 a.b`` as one product of padded operands, clamped at 0, square-rooted —
+  all written into the output itself, so the only extra memory is the padded (P, M + 2) and
+  (R, M + 2) operands. Like PyTorch's, it loses
+  precision for near-equal points (the cancellation in ``|a|^2 + |b|^2 - 2 a.b``).
+- Any other p (and p = 2 without the product): the differences are taken for a block of rows
+  of ``x1`` at a time, the block sized so that its ``(rows, R, M)`` temporary stays under
+  :data:`CHUNK_BYTES`, then reduced into the output rows.
+
+Either way the peak extra memory is a few MB beyond the output, whatever P and R.
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Any
+
+import numpy as np
+
+from ...dispatch import result_array
+from ...errors import StridedRuntimeError, StridedValueError, join_lines
+from ...gradients import not_differentiable, seal
+from ...kernels.fpstate import QUIET, quiet_reset, quiet_set
+from ...tensor import Tensor, tensor_arg
+from .._support import gradtools
+from .._support.operands import _not_implemented
+from .._support.promotion import TORCH_NAMES
+from .._support.reduce_args import shape_text
+from ..registry import backward
+from ..shape.broadcasting import broadcast_pair
+
+CHUNK_BYTES = 4 * 2**20  # the most a block of differences may take (the rest is the output)
+
+_MODES = ("use_mm_for_euclid_dist_if_necessary", "use_mm_for_euclid_dist", "donot_use_mm_for_euclid_dist")
+
+
+def _check(x1: Tensor, x2: Tensor, p: Any, compute_mode: str) -> None:
+    for name, t in (("X1", x1), ("X2", x2)):
+        if t.ndim < 2:
+            raise StridedRuntimeError(
+                join_lines(
+                    f"cdist only supports at least 2D tensors, {name} got: {t.ndim}D",
+                    f"{name} has shape {shape_text(t.shape)}; cdist takes point sets (..., points, coordinates), "
+                    "e.g. x.reshape(-1, 1) for scalars",
+                )
+            )
+    for name, t in (("X1", x1), ("X2", x2)):
+        if not t._dtype.is_floating_point:
+            raise StridedRuntimeError(
+                join_lines(
+                    f"cdist only supports floating-point dtypes, {name} got: {TORCH_NAMES[t._dtype]}",
+                    f"fix: convert first, e.g. {name.lower()}.to(strided.float32)",
+                )
+            )
+    if (x1._dtype.name == "float16" or x2._dtype.name == "float16") and x1.numel() and x2.numel():
+        # (PyTorch's float16 refusal is in its kernel, which an empty input does not reach)
+        raise _not_implemented("cdist", x1._dtype if x1._dtype.name == "float16" else x2._dtype)
+    if x1._dtype is not x2._dtype:
+        raise StridedRuntimeError(
+            join_lines(
+                f"expected scalar type {TORCH_NAMES[x1._dtype]} but found {TORCH_NAMES[x2._dtype]}",
+                f"cdist does not promote: x1 is {x1._dtype.name}, x2 is {x2._dtype.name}; "
+                f"fix: x2.to(strided.{x1._dtype.name})",
+            )
+        )
+    if x1.shape[-1] != x2.shape[-1]:
+        raise StridedRuntimeError(
+            join_lines(
+                f"X1 and X2 must have the same number of columns. X1: {x1.shape[-1]} X2: {x2.shape[-1]}",
+                f"x1 has shape {shape_text(x1.shape)}, x2 {shape_text(x2.shape)}: the last dim is the "
+                "coordinates of each point, and both sets need the same number",
+            )
+        )
+    if isinstance(p, bool) or not isinstance(p, (int, float)) or math.isnan(p) or p < 0:
+        raise StridedRuntimeError(
+            join_lines("cdist only supports non-negative p values", f"got p={p!r}; p is 0, 1, 2, inf or any p > 0")
+        )
+    if compute_mode not in _MODES:
+        raise StridedValueError(
+            join_lines(f"{compute_mode} is not a valid value for compute_mode", "valid: " + ", ".join(_MODES))
+        )
+
+
+def cdist(x1: Tensor, x2: Tensor, p: float = 2.0,
+          compute_mode: str = "use_mm_for_euclid_dist_if_necessary") -> Tensor:
+    """Distances ``out[..., i, j] = ||x1[..., i, :] - x2[..., j, :]||_p`` for (batched) point sets
+    ``x1`` (..., P, M) and ``x2`` (..., R, M); batch dims broadcast; float32/float64 of one dtype.
+
+    p: 0 (how many coordinates differ), 1, 2, inf (the largest difference) or any p > 0.
+    Peak extra memory stays a few MB beyond the (..., P, R) output (module docstring).
+
+    >>> strided.cdist(strided.tensor([[0.0, 0.0]]), strided.tensor([[3.0, 4.0], [1.0, 0.0]])).tolist()
+    [[5.0, 1.0]]
+    """
+    tensor_arg(x1, "cdist", "x1")
+    tensor_arg(x2, "cdist", "x2", 2)
+    _check(x1, x2, p, compute_mode)
+    batch = tuple(broadcast_pair(x1.shape[:-2], x2.shape[:-2]))
+    rows1, rows2, m = x1.shape[-2], x2.shape[-2], x1.shape[-1]
+    result, out = result_array((*batch, rows1, rows2), x1._dtype)
+    a = np.broadcast_to(x1._np(), (*batch, rows1, m))
+    b = np.broadcast_to(x2._np(), (*batch, rows2, m))
+    use_mm = p == 2 and (
+        compute_mode == "use_mm_for_euclid_dist"
+        or (compute_mode == "use_mm_for_euclid_dist_if_necessary" and (rows1 > 25 or rows2 > 25))
+    )
+    token = quiet_set(QUIET)
+    try:
+        if out.size == 0:
+            pass
+        elif m == 0:
+            out[...] = 0
+        elif use_mm:
+            _euclidean_mm(a, b, out)
+        else:
+            _chunked(a, b, float(p), out)
+    finally:
+        quiet_reset(token)
+    return result
+
+
+def _euclidean_mm(a: np.ndarray, b: np.ndarray, out: np.ndarray) -> None:
+    """``sqrt(max(|a|^2 + |b|^2 - 2 a.b, 0))`` into ``out``, as PyTorch's ``_euclidean_dist``: one
+    matrix product of the padded operands ``[-2a, |a|^2, 1]`` and ``[b, 1, |b|^2]`` writes the
+    squared distances straight into ``out`` (the padded copies are (P, M + 2) and (R, M + 2),
+    small beside the (P, R) output), then a clamp and a square root in place."""
+    m = a.shape[-1]
+    pa = np.empty((*a.shape[:-1], m + 2), dtype=out.dtype)
+    np.multiply(a, -2, out=pa[..., :m])
+    np.einsum("...i,...i->...", a, a, out=pa[..., m])  # squared norms: no (P, M) temporary
+    pa[..., m + 1] = 1
+    pb = np.empty((*b.shape[:-1], m + 2), dtype=out.dtype)
+    pb[..., :m] = b
+    pb[..., m] = 1
+    np.einsum("...i,...i->...", b, b, out=pb[..., m + 1])
+    np.matmul(pa, np.swapaxes(pb, -1, -2), out=out)
+    np.maximum(out, 0, out=out)
+    np.sqrt(out, out=out)
+
+
+def _chunked(a: np.ndarray, b: np.ndarray, p: float, out: np.ndarray) -> None:
+    """The p-norm of the differences, a block of x1's rows at a time (each block's differences
+    take at most :data:`CHUNK_BYTES`)."""
+    batch = out.shape[:-2]
+    rows1, rows2, m = a.shape[-2], b.shape[-2], a.shape[-1]
+    per_row = max(1, rows2 * m * a.itemsize)
+    step = max(1, CHUNK_BYTES // per_row)
+    for index in np.ndindex(*batch):
+        ai, bi, oi = a[index], b[index], out[index]
+        for start in range(0, rows1, step):
+            stop = min(start + step, rows1)
+            diff = ai[start:stop, None, :] - bi[None, :, :]  # (block, R, M), <= CHUNK_BYTES
+            np.abs(diff, out=diff)
+            target = oi[start:stop]
+            if p == 2:
+                np.multiply(diff, diff, out=diff)
+                np.add.reduce(diff, axis=-1, out=target)
+                np.sqrt(target, out=target)
+            elif p == 1:
+                np.add.reduce(diff, axis=-1, out=target)
+            elif p == math.inf:
+                np.maximum.reduce(diff, axis=-1, out=target)
+            elif p == 0:
+                np.add.reduce(diff != 0, axis=-1, out=target, dtype=target.dtype)
+            else:
+                np.power(diff, p, out=diff)
+                np.add.reduce(diff, axis=-1, out=target)
+                np.power(target, 1.0 / p, out=target)
+            del diff  # (freed before the next block's is made: one block alive at a time)
+
+
+# ---------------------------------------------------------------- backward rule
+
+
+def _cdist_grad(g: np.ndarray, a: np.ndarray, b: np.ndarray, dist: np.ndarray, p: float) -> np.ndarray:
+    """The gradient of x1 (a: (..., P, M); b: (..., R, M); g, dist: (..., P, R)), PyTorch's
+    _cdist_backward: per pair the derivative of ||a_i - b_j||_p by a_i, times g, summed over j.
+    Where a distance is 0 the pair gives 0 (and where a difference is 0 for p < 1)."""
+    with np.errstate(divide="ignore", invalid="ignore"):
+        if p == 2:  # g d/da ||a - b|| = g (a - b) / d: two matrix products, no (P, R, M) block
+            w = np.where(dist == 0, 0, g / dist)
+            return a * w.sum(-1)[..., None] - w @ b
+        diff = a[..., :, None, :] - b[..., None, :, :]  # (..., P, R, M)
+        gd = g[..., None]
+        dd = dist[..., None]
+        if p == 0:
+            return np.zeros(np.broadcast_shapes(a.shape, (*g.shape[:-1], a.shape[-1])), a.dtype)
+        if p == 1:
+            each = np.sign(diff) * gd
+        elif p == math.inf:
+            each = np.sign(diff) * (np.abs(diff) == dd) * gd
+        elif p < 2:
+            each = np.sign(diff) * np.abs(diff) ** (p - 1) * gd / dd ** (p - 1)
+            each = np.where((dd == 0) | ((diff == 0) & (p < 1)), 0, each)
+        else:
+            each = diff * np.abs(diff) ** (p - 2) * gd / dd ** (p - 1)
+            each = np.where(dd == 0, 0, each)
+        return each.sum(-2)
+
+
+@backward("cdist", operands="two")
+def cdist_backward(out: Tensor, x1: Tensor, x2: Tensor, p: float = 2.0, compute_mode: Any = None) -> Any:
+    """CdistBackward0; x2's gradient is x1's formula with the roles swapped (the transposed
+    distances and gradient), as PyTorch computes it.
+
+    # Note: for p=2 and more than 25 rows PyTorch computes through its matrix-product path, whose
+    # graph is the composite's (other node names); strided records CdistBackward0 always.
+    """
+    p = float(p)
+
+    def grads(g: Tensor) -> tuple:
+        a, b, d, gn = x1._np(), x2._np(), out._np(), g._np()
+        want1, want2 = gradtools.needs_grad(x1), gradtools.needs_grad(x2)
+        g1 = _cdist_grad(gn, a, b, d, p) if want1 else None
+        g2 = _cdist_grad(np.swapaxes(gn, -1, -2), b, a, np.swapaxes(d, -1, -2), p) if want2 else None
+        # (PyTorch has no derivative of _cdist_backward: under create_graph, its error)
+        return tuple(None if r is None else not_differentiable(gradtools.from_numpy_result(r, g._dtype),
+                                                               "_cdist_backward", (g, x1, x2, out))
+                     for r in (g1, g2))
+
+    return "CdistBackward0", (x1, x2), grads, (x1, x2, out)
+
+
+seal(globals())  # (last: this module's ops with a backward rule become their recording entries)

@@ -1,0 +1,559 @@
+"""Matrix products: matmul (``@``), mm, bmm, dot, outer.
+
+Contracts (PyTorch 2.13):
+
+* ``matmul(a, b)``: 1-D @ 1-D is a 0-d dot product; 2-D @ 1-D a matrix-vector
+  product; 1-D @ 2-D treats ``a`` as a row (the added dim is removed again);
+  2-D @ 2-D a matrix product; otherwise batched, with the batch dims (all but
+  the last two) broadcast against each other. 0-d operands are refused.
+* Both operands must have the same dtype (matmul does not promote); integer
+  dtypes are allowed (they wrap on overflow, as in PyTorch), bool is refused
+  with NotImplementedError -- except, as in PyTorch, where mm/mv/bmm have
+  nothing to compute (an empty result or a contracted size of 0).
+* ``mm`` takes 2-D operands only, ``bmm`` 3-D with equal batch sizes, ``dot``
+  1-D of equal length; ``outer`` takes two 1-D tensors and promotes dtypes.
+* Results are fresh contiguous tensors; NumPy reads both operands in place
+  (BLAS when their strides allow it).
+
+Error messages start with the line PyTorch prints for the same mistake. PyTorch
+routes a batched matmul either through one folded ``mm``/``mv`` or through
+``bmm`` depending on the operands' strides, and its message depends on the
+route; :func:`_folds` reproduces that choice so the first lines match.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+from ... import layout as L
+from ...dispatch import adopted, report, result_array
+from ...dtypes import CPP_NAME, TORCH_NAME, DType, float32, float64
+from ...errors import StridedNotImplementedError, StridedRuntimeError, join_lines
+from ...gradients import seal
+from ...kernels.fpstate import quiet_call, quiet_retry
+from ...kernels.matmul import dot2d, matmul2d, matmul_into, matmul_new
+from ...kernels.memory import outside_storage
+from ...layout import Layout
+from ...layout.contraction import should_fold
+from ...tensor import Tensor, tensor_arg
+from .._support.memo import Memo
+from .._support.operands import _cinfo
+from .._support.out import write_out
+from .._support.reduce_args import shape_text
+from ..elementwise.binary import mul
+from ..registry import backward, method, requires_grad
+
+
+def _x(*sizes: int) -> str:
+    return "x".join(str(s) for s in sizes)
+
+
+def _operands(a: Tensor, b: Tensor) -> str:
+    return (f"a: shape {shape_text(a.shape)}, strides {shape_text(a.stride())}, {a.dtype.name}; "
+            f"b: shape {shape_text(b.shape)}, strides {shape_text(b.stride())}, {b.dtype.name}")
+
+
+def _dtype_fix(a: Tensor, b: Tensor, op: str) -> str:
+    return (f"{op} does not promote dtypes ({a.dtype.name} vs {b.dtype.name}); fix: convert one "
+            f"operand, e.g. b.to(strided.{a.dtype.name}) or a.to(strided.{b.dtype.name})")
+
+
+def _refuse_bool(dtype: DType, kernel: str, op: str, empty: bool = False) -> None:
+    """bool has no product kernel; like PyTorch, mm/mv/bmm with no work to do never reach it."""
+    # Note: PyTorch returns an empty or all-False bool result for bool operands when the
+    # result is empty or the contracted dim is 0 (mm, mv, bmm; not dot); strided does the same.
+    # (uint16/32/64 have no product kernel either in PyTorch 2.13: the same error names them)
+    if (dtype.kind == "b" or (dtype.kind == "u" and dtype.itemsize > 1)) and not empty:
+        raise StridedNotImplementedError(
+            join_lines(
+                f"\"{kernel}\" not implemented for '{TORCH_NAME[dtype.name]}'",
+                f"{op} multiplies and adds numbers; fix: convert first, e.g. a.to(strided.int64)",
+            )
+        )
+
+
+def _contraction(a: Tensor, b: Tensor) -> str:
+    """The detail line of a size mismatch, in the operands' own dims."""
+    kb = b.shape[0] if b.ndim == 1 else b.shape[-2]
+    a_dim = "only" if a.ndim == 1 else "last"
+    b_dim = "only" if b.ndim == 1 else ("first" if b.ndim == 2 else "second-to-last")
+    return (f"a @ b contracts a's {a_dim} dim (size {a.shape[-1]}) with b's {b_dim} dim (size {kb}); "
+            "they must be equal. fix: check the order of the operands, or transpose the one stored "
+            "the other way round (x.mT)")
+
+
+def _fold_note(a: Tensor, b: Tensor) -> str:
+    big, lead = (a, a.shape[:-1]) if a.ndim >= b.ndim else (b, b.shape[:-2] + b.shape[-1:])
+    which = "a" if big is a else "b"
+    return (f"(PyTorch folds {which}'s other dims {shape_text(lead)} into the {L.product(lead)} rows "
+            "of one matrix, hence the sizes in the first line)")
+
+
+# ---------------------------------------------------------------- the kernels
+
+
+def _product(a: Tensor, b: Tensor, shape: tuple[int, ...], dtype: DType | None = None) -> Tensor:
+    """NumPy's matmul of the two in-place views into a fresh contiguous ``shape`` (of a's dtype)."""
+    dtype = dtype or a._dtype
+    if dtype is a._dtype:
+        flat = matmul_new(a._np(), b._np(), shape)
+        if flat is not None:
+            return adopted(flat, Layout._trusted(shape, L.contiguous_strides(shape), 0), dtype)
+    out, out_np = result_array(shape, dtype)
+    matmul_into(a._np(), b._np(), out_np)
+    return out
+
+
+def _check_mm(a: Tensor, b: Tensor, op: str, shown: tuple[tuple[int, ...], tuple[int, ...]] | None = None,
+              note: str = "") -> None:
+    """addmm's checks, in its order: shapes, dtypes, bool."""
+    (n, k), (k2, p) = shown or (a.shape, b.shape)
+    if k != k2:
+        raise StridedRuntimeError(
+            join_lines(
+                f"mat1 and mat2 shapes cannot be multiplied ({_x(n, k)} and {_x(k2, p)})",
+                _operands(a, b),
+                _contraction(a, b),
+                note,
+            )
+        )
+    if a._dtype is not b._dtype:
+        raise StridedRuntimeError(
+            join_lines(
+                f"expected m1 and m2 to have the same dtype, but got: {CPP_NAME[a._dtype.name]} "
+                f"!= {CPP_NAME[b._dtype.name]}",
+                _operands(a, b),
+                _dtype_fix(a, b, op),
+            )
+        )
+    _refuse_bool(a._dtype, "addmm_impl_cpu_", op, empty=n * p == 0 or k == 0)
+
+
+def _check_mv(mat: Tensor, vec: Tensor, a: Tensor, b: Tensor, rows: int, k: int, note: str = "") -> None:
+    """addmv's checks, in its order: shapes, dtypes, bool."""
+    if k != vec.shape[0]:
+        raise StridedRuntimeError(
+            join_lines(
+                f"size mismatch, got input ({rows}), mat ({_x(rows, k)}), vec ({vec.shape[0]})",
+                _operands(a, b),
+                _contraction(a, b),
+                note,
+            )
+        )
+    if mat._dtype is not vec._dtype:
+        v, m = TORCH_NAME[vec._dtype.name], TORCH_NAME[mat._dtype.name]
+        raise StridedRuntimeError(
+            join_lines(
+                f"addmv input tensors must have the same dtype, but got {v}, {m}, and {v}",
+                _operands(a, b),
+                _dtype_fix(a, b, "matmul"),
+            )
+        )
+    _refuse_bool(mat._dtype, "addmv_impl_cpu", "matmul", empty=rows * k == 0)
+
+
+def _check_dot(a: Tensor, b: Tensor, op: str) -> None:
+    """dot's checks, in its order: dtypes, lengths, bool."""
+    if a._dtype is not b._dtype:
+        raise StridedRuntimeError(
+            join_lines(
+                f"dot : expected both vectors to have same dtype, but found "
+                f"{TORCH_NAME[a._dtype.name]} and {TORCH_NAME[b._dtype.name]}",
+                _operands(a, b),
+                _dtype_fix(a, b, op),
+            )
+        )
+    n, m = a.shape[0], b.shape[0]
+    if n != m:
+        raise StridedRuntimeError(
+            join_lines(
+                f"inconsistent tensor size, expected tensor [{n}] and src [{m}] to have the same "
+                f"number of elements, but got {n} and {m} elements respectively",
+                _operands(a, b),
+                "a dot product pairs the elements of two vectors of one length",
+            )
+        )
+    _refuse_bool(a._dtype, "dot", op)
+
+
+def _check_bmm(a: Tensor, b: Tensor, batch: int, n_k: tuple[int, int], k2_p: tuple[int, int], op: str) -> DType:
+    """bmm's checks on the (batch, n, k) @ (batch, k2, p) it would run: shapes, dtypes, bool.
+
+    Returns the result dtype: a's, or b's when there is no work to do.
+    """
+    n, k = n_k
+    k2, p = k2_p
+    if k != k2:
+        raise StridedRuntimeError(
+            join_lines(
+                f"Expected size for first two dimensions of batch2 tensor to be: [{batch}, {k}] "
+                f"but got: [{batch}, {k2}].",
+                _operands(a, b),
+                _contraction(a, b),
+            )
+        )
+    if batch * n * p == 0 or k == 0:
+        # Note: as PyTorch's bmm, an empty result or k == 0 skips the kernel and its dtype checks,
+        # and the (empty or zero) result takes b's dtype.
+        return b._dtype
+    _refuse_bool(a._dtype, "bmm", op)  # bmm dispatches on a's dtype before comparing dtypes
+    if a._dtype is not b._dtype:
+        raise StridedRuntimeError(
+            join_lines(
+                f"expected scalar type {TORCH_NAME[a._dtype.name]} but found {TORCH_NAME[b._dtype.name]}",
+                _operands(a, b),
+                _dtype_fix(a, b, op),
+            )
+        )
+    return a._dtype
+
+
+# ---------------------------------------------------------------- matmul
+
+
+def _broadcast_batch(a: Tensor, b: Tensor, batch_a: tuple[int, ...], batch_b: tuple[int, ...]) -> tuple[int, ...]:
+    """Broadcast the batch dims with the one broadcast rule; PyTorch's message on a mismatch."""
+    shape = L.broadcast_pair(batch_a, batch_b)
+    if shape.__class__ is tuple:
+        return shape  # type: ignore[return-value]
+    raise StridedRuntimeError(
+        join_lines(
+            f"The size of tensor a ({shape.size_a}) must match the size of tensor b ({shape.size_b}) at "
+            f"non-singleton dimension {shape.dim}",
+            _operands(a, b),
+            f"matmul broadcasts the batch dims (all but the last two): a's {shape_text(batch_a)} "
+            f"against b's {shape_text(batch_b)}; sizes must be equal or 1",
+        )
+    )
+
+
+def _folds(a: Tensor, b: Tensor) -> bool:
+    """PyTorch's ``should_fold`` for these operands (the contraction planner's rule)."""
+    return should_fold(a._layout, b._layout)
+
+
+def _matmul_checks(a: Tensor, b: Tensor) -> tuple[tuple[int, ...], DType]:
+    """Check the operands as PyTorch's route would; return the result shape and dtype."""
+    da, db = a.ndim, b.ndim
+    sa, sb = a.shape, b.shape
+    if da == 1 and db == 1:
+        _check_dot(a, b, "matmul")
+        return (), a._dtype
+    if da == 2 and db == 1:
+        _check_mv(a, b, a, b, sa[0], sa[1])
+        return (sa[0],), a._dtype
+    if da == 1 and db == 2:
+        _check_mm(a, b, "matmul", shown=((1, sa[0]), sb),
+                  note=f"(PyTorch multiplies the 1-D a as a 1x{sa[0]} row matrix, hence the 1 in the first line)")
+        return (sb[1],), a._dtype
+    if da == 2 and db == 2:
+        _check_mm(a, b, "matmul")
+        return (sa[0], sb[1]), a._dtype
+    if _folds(a, b):
+        note = _fold_note(a, b)
+        if da >= db:  # a (..., n, k) folded to (rows, k); b a vector or a matrix
+            rows = L.product(sa[:-1])
+            if db == 1:
+                _check_mv(a, b, a, b, rows, sa[-1], note)
+                return sa[:-1], a._dtype
+            _check_mm(a, b, "matmul", shown=((rows, sa[-1]), sb), note=note)
+            return sa[:-1] + (sb[1],), a._dtype
+        # a is a vector, b (..., k, p) is folded as b.mT to (rows, k)
+        rows = L.product(sb[:-2]) * sb[-1]
+        _check_mv(b, a, a, b, rows, sb[-2], note)
+        return sb[:-2] + (sb[-1],), a._dtype
+    n = sa[-2] if da > 1 else 1
+    k = sa[-1]
+    k2 = sb[-2] if db > 1 else sb[0]
+    p = sb[-1] if db > 1 else 1
+    batch = _broadcast_batch(a, b, sa[:-2], sb[:-2])
+    dtype = _check_bmm(a, b, L.product(batch), (n, k), (k2, p), "matmul")
+    return batch + ((n,) if da > 1 else ()) + ((p,) if db > 1 else ()), dtype
+
+
+_DOT_MADDS = 1 << 18  # (64 x 64 x 64): below it ndarray.dot's cheaper call wins
+
+
+def _mm_plan(shapes: tuple[tuple[int, ...], tuple[int, ...]]) -> tuple | None:
+    """For two 2-D shapes with a non-empty contraction and result: (a's row-major strides and
+    numel, b's, the result's shared row-major layout, the NumPy function that multiplies the
+    operands' 2-D views); else None."""
+    sa, sb = shapes
+    if len(sa) != 2 or len(sb) != 2 or sa[1] != sb[0] or not (sa[0] and sa[1] and sb[1]):
+        return None
+    ia, ib = _cinfo[sa], _cinfo[sb]
+    # ndarray.dot costs half np.matmul's call on small products, but on large ones with a short
+    # contraction it runs the gemm slower (measured, one thread: (1024, 64) @ (64, 1024) 1.10x,
+    # (2048, 16) @ (16, 2048) 1.26x np.matmul's time; equal from (128, 128, 128) up to (512, 512, 512))
+    small = sa[0] * sa[1] * sb[1] <= _DOT_MADDS
+    product = dot2d if small and min(sa[0], sa[1], sb[1]) >= 2 else matmul2d
+    return ia[0], ia[1], ib[0], ib[1], _cinfo[(sa[0], sb[1])][2], product
+
+
+_mm_plans = Memo(_mm_plan)  # (a's shape, b's shape) -> the fast path's plan or None
+_MM_FAST = frozenset({float32, float64})
+
+
+def _with_fast_path(slow: Any) -> Callable[..., Tensor]:
+    """``slow`` (``matmul`` or the ``@`` operator) with the small-op fast path in front: two
+    row-major 2-D float32 (or float64) matrices of one dtype with a non-empty contraction and
+    result are multiplied from the flat runs of their storages, and NumPy's fresh row-major
+    result becomes the output (its layout from the per-shape plan cache)."""
+
+    def fn(self: Any, other: Any, *, out: Any = None) -> Tensor:  # (the names of PyTorch's: a.matmul(other=b))
+        a, b = self, other
+        if out is not None:
+            return _into(out, slow(a, b), "matmul", (a, b))
+        if type(a) is Tensor and type(b) is Tensor:
+            d = a._dtype
+            if b._dtype is d and d in _MM_FAST:
+                la = a._layout
+                lb = b._layout
+                sa = la.shape
+                sb = lb.shape
+                plan = _mm_plans[(sa, sb)]
+                if plan is not None and la.strides == plan[0] and lb.strides == plan[2]:
+                    x = a._storage.array
+                    o = la.offset
+                    n = plan[1]
+                    if o or len(x) != n:
+                        x = x[o : o + n]
+                        if len(x) != n:  # (only a tensor unpickled past its storage: never read outside)
+                            raise outside_storage(a._storage.array, la)
+                    y = b._storage.array
+                    o = lb.offset
+                    n = plan[3]
+                    if o or len(y) != n:
+                        y = y[o : o + n]
+                        if len(y) != n:
+                            raise outside_storage(b._storage.array, lb)
+                    x = x.reshape(sa)
+                    y = y.reshape(sb)
+                    product = plan[5]
+                    try:  # (fpstate.quietly, inlined: a call is a tenth of a 1 µs op)
+                        res = quiet_call(product, x, y)
+                    except RuntimeError as e:
+                        res = quiet_retry(e, product, x, y)
+                    except MemoryError:
+                        return slow(a, b)  # the general path raises PyTorch's out-of-memory error
+                    t = adopted(res.ravel(), plan[4], d)
+                    return t
+        return slow(a, b)
+
+    fn.__name__ = slow.__name__
+    fn.__qualname__ = "matmul"  # (Python's argument errors name it: "matmul() missing ...")
+    fn.__doc__ = slow.__doc__
+    return fn
+
+
+def _matmul(self: Tensor, other: Tensor) -> Tensor:
+    """The matrix product with PyTorch's rules for 1-D operands and broadcast batch dims.
+
+    >>> a, b = strided.ones(2, 3), strided.ones(3, 4)
+    >>> (a @ b).shape, strided.matmul(strided.ones(5, 2, 3), b).shape, (b.t() @ strided.ones(3)).shape
+    ((2, 4), (5, 2, 4), (4,))
+    """
+    a = tensor_arg(self, "matmul")
+    b = tensor_arg(other, "matmul", "other", 2)
+    if a.ndim == 0 or b.ndim == 0:
+        raise StridedRuntimeError(
+            join_lines(
+                f"both arguments to matmul need to be at least 1D, but they are {a.ndim}D and {b.ndim}D",
+                _operands(a, b),
+                "fix: multiply by a 0-d tensor with * instead, or give it dims (t.reshape(1))",
+            )
+        )
+    shape, dtype = _matmul_checks(a, b)
+    return report("matmul", (a, b), _product(a, b, shape, dtype))
+
+
+def _matmul_operator(self: Tensor, other: Any) -> Tensor:
+    """``self @ other``; a non-tensor ``other`` gives Python's "unsupported operand type(s) for @"."""
+    if not isinstance(other, Tensor):
+        return NotImplemented
+    return _matmul(self, other)
+
+
+_matmul.__name__ = "matmul"
+_matmul_operator.__name__ = "__matmul__"
+matmul = method("matmul")(_with_fast_path(_matmul))
+matmul_operator = method("__matmul__")(_with_fast_path(_matmul_operator))
+
+
+@backward("__matmul__", operands="dunder", reflected=("__rmatmul__",))
+@backward("matmul", operands="two")
+def _matmul_backward(out: Tensor, a: Any, b: Any) -> Any:
+    """PyTorch's matmul by the operands' dims: mm, dot, mv; otherwise the batched product with
+    broadcasting (the engine sums each gradient over the broadcast batch dims).
+
+    # Note: PyTorch builds 1-d @ 2-d and the batched cases from unsqueeze / reshape / mm / bmm
+    # nodes (``SqueezeBackward4``, ``UnsafeViewBackward0``, ...); strided records one node
+    # (``MmBackward0`` for 1-d @ 2-d, ``BmmBackward0`` for the batched product).
+    """
+    if a.__class__ is not Tensor or b.__class__ is not Tensor:
+        return None
+    na, nb = len(a._layout.shape), len(b._layout.shape)
+    if na == 2 and nb == 2:
+        return _mm_backward(out, a, b)
+    if na == 1 and nb == 1:
+        return _dot_backward(out, a, b)
+    if na == 2 and nb == 1:
+        return "MvBackward0", (a, b), lambda g: (g.unsqueeze(1) * b, a.t().matmul(g)), (a, b)
+    name = "MmBackward0" if na == 1 and nb == 2 else "BmmBackward0"
+
+    def grads(g: Tensor) -> tuple:
+        a2 = a.unsqueeze(0) if na == 1 else a
+        b2 = b.unsqueeze(1) if nb == 1 else b
+        g2 = g.unsqueeze(-2) if na == 1 else g
+        g2 = g2.unsqueeze(-1) if nb == 1 else g2
+        ga = g2.matmul(b2.mT)
+        gb = a2.mT.matmul(g2)
+        if na == 1:
+            ga = ga.squeeze(-2)
+        if nb == 1:
+            gb = gb.squeeze(-1)
+        return ga, gb
+
+    return name, (a, b), grads, (a, b)
+
+
+@method("__rmatmul__")
+def rmatmul(self: Tensor, other: Any) -> Tensor:
+    """``other @ self`` for a left operand that is not a strided tensor."""
+    if not isinstance(other, Tensor):
+        return NotImplemented
+    return matmul(other, self)
+
+
+def _into(out: Any, result: Tensor, op: str, inputs: tuple) -> Tensor:
+    """``out=``: PyTorch's rules (:func:`strided.ops._support.out.write_out`), dtype exactly the result's."""
+
+    return write_out(out, result, op, inputs, same_dtype="matmul")
+
+
+@method("mm")
+def mm(self: Tensor, mat2: Tensor, *, out: Any = None) -> Tensor:
+    """(n, k) @ (k, p) -> (n, p); both operands 2-D and of one dtype.
+
+    >>> strided.mm(strided.ones(2, 3), strided.ones(3, 4)).shape
+    (2, 4)
+    """
+    a = tensor_arg(self, "mm")
+    b = tensor_arg(mat2, "mm", "mat2", 2)
+    for name, t in (("self", a), ("mat2", b)):
+        if t.ndim != 2:
+            raise StridedRuntimeError(
+                join_lines(
+                    f"{name} must be a matrix",
+                    f"mm takes 2-D operands; {name} has shape {shape_text(t.shape)}. "
+                    "fix: matmul (or @) handles 1-D and batched operands",
+                )
+            )
+    _check_mm(a, b, "mm")
+    result = report("mm", (a, b), _product(a, b, (a.shape[0], b.shape[1])))
+    return result if out is None else _into(out, result, "mm", (a, b))
+
+
+@backward("mm", operands="two")
+def _mm_backward(out: Tensor, a: Tensor, b: Tensor, **kwargs: Any) -> Any:
+    need_a, need_b = requires_grad(a), requires_grad(b)
+
+    def grads(g: Tensor) -> tuple:
+        return (g.mm(b.t()) if need_a else None, a.t().mm(g) if need_b else None)
+
+    return "MmBackward0", (a, b), grads, tuple(t for t, k in ((a, need_b), (b, need_a)) if k)
+
+
+@method("bmm")
+def bmm(self: Tensor, mat2: Tensor, *, out: Any = None) -> Tensor:
+    """(B, n, k) @ (B, k, p) -> (B, n, p); both 3-D with the same B (no broadcasting).
+
+    >>> strided.bmm(strided.ones(5, 2, 3), strided.ones(5, 3, 4)).shape
+    (5, 2, 4)
+    """
+    a = tensor_arg(self, "bmm")
+    b = tensor_arg(mat2, "bmm", "mat2", 2)
+    for name, t in (("batch1", a), ("batch2", b)):
+        if t.ndim != 3:
+            raise StridedRuntimeError(
+                join_lines(
+                    f"{name} must be a 3D tensor",
+                    f"bmm takes (batch, n, k) and (batch, k, p); {name} has shape {shape_text(t.shape)}. "
+                    "fix: matmul (or @) broadcasts batch dims and accepts other ranks",
+                )
+            )
+    batch, n, k = a.shape
+    if b.shape[0] != batch or b.shape[1] != k:
+        raise StridedRuntimeError(
+            join_lines(
+                f"Expected size for first two dimensions of batch2 tensor to be: [{batch}, {k}] "
+                f"but got: [{b.shape[0]}, {b.shape[1]}].",
+                _operands(a, b),
+                "bmm needs equal batch sizes (it does not broadcast; matmul does) and a's last dim "
+                "equal to b's middle dim",
+            )
+        )
+    dtype = _check_bmm(a, b, batch, (n, k), (b.shape[1], b.shape[2]), "bmm")
+    result = report("bmm", (a, b), _product(a, b, (batch, n, b.shape[2]), dtype))
+    return result if out is None else _into(out, result, "bmm", (a, b))
+
+
+@backward("bmm", operands="two")
+def _bmm_backward(out: Tensor, a: Tensor, b: Tensor, **kwargs: Any) -> Any:
+    need_a, need_b = requires_grad(a), requires_grad(b)
+
+    def grads(g: Tensor) -> tuple:
+        return (g.bmm(b.transpose(1, 2)) if need_a else None, a.transpose(1, 2).bmm(g) if need_b else None)
+
+    return "BmmBackward0", (a, b), grads, tuple(t for t, k in ((a, need_b), (b, need_a)) if k)
+
+
+@method("dot")
+def dot(self: Tensor, other: Tensor) -> Tensor:
+    """Sum of products of two 1-D tensors of one length and dtype, as a 0-d tensor.
+
+    >>> strided.dot(strided.tensor([1, 2, 3]), strided.tensor([4, 5, 6])).item()
+    32
+    """
+    a = tensor_arg(self, "dot")
+    b = tensor_arg(other, "dot", "tensor", 2)
+    if a.ndim != 1 or b.ndim != 1:
+        raise StridedRuntimeError(
+            join_lines(
+                f"1D tensors expected, but got {a.ndim}D and {b.ndim}D tensors",
+                _operands(a, b),
+                "fix: flatten the operands (t.reshape(-1)) or use matmul for matrices",
+            )
+        )
+    _check_dot(a, b, "dot")
+    return report("dot", (a, b), _product(a, b, ()))
+
+
+@backward("dot", operands="two")
+def _dot_backward(out: Tensor, a: Tensor, b: Tensor) -> Any:
+    return "DotBackward0", (a, b), lambda g: (g * b, g * a), (a, b)
+
+
+@method("outer")
+def outer(self: Tensor, vec2: Tensor) -> Tensor:
+    """(n,) x (m,) -> (n, m) with ``out[i, j] = a[i] * b[j]``: ``a.reshape(n, 1) * b``, as in PyTorch.
+
+    >>> strided.outer(strided.tensor([1, 2]), strided.tensor([1, 10, 100])).tolist()
+    [[1, 10, 100], [2, 20, 200]]
+    """
+    a = tensor_arg(self, "outer")
+    b = tensor_arg(vec2, "outer", "vec2", 2)
+    for name, t in (("self", a), ("vec2", b)):
+        if t.ndim != 1:
+            raise StridedRuntimeError(
+                join_lines(
+                    f"outer: Expected 1-D argument {name}, but got {t.ndim}-D",
+                    f"{name} has shape {shape_text(t.shape)}; fix: flatten it (t.reshape(-1))",
+                )
+            )
+    # PyTorch's definition, so dtype promotion and the result layout are those of ``*``
+    return mul(a.reshape(a.shape[0], 1), b)
+
+
+seal(globals())  # (last: this module's ops with a backward rule become their recording entries)

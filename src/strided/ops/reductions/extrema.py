@@ -1,0 +1,223 @@
+"""max, min, argmax, argmin: the reductions that also say *where*.
+
+Contracts (PyTorch 2.13):
+
+* ``t.max()`` reduces everything to a 0-d tensor of ``t``'s dtype; on an empty
+  tensor it raises RuntimeError (there is no identity to return).
+* ``t.max(dim, keepdim=False)`` returns ``return_types.max(values, indices)``;
+  ``indices`` are int64 and point at the first occurrence of the extreme value.
+  A dim of size 0 raises IndexError. ``t.max(other_tensor)`` is ``maximum``.
+* NaN propagates: a slice holding NaN has value NaN and the index of its first NaN.
+* ``argmax(dim=None)`` indexes the tensor flattened in row-major order; bool
+  tensors are refused, as PyTorch does.
+
+Results are fresh contiguous tensors. The kernels (:mod:`strided.kernels.reduce`)
+read the input in place; stride-0 (expanded) dims are read once. Where NumPy's
+argmax/argmin would need a contiguous copy of what remains (the reduced dim is not
+the innermost), that copy is made explicitly and shows in the copy ledger.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from ...args import check_keepdim
+from ...dispatch import report, result_array
+from ...dtypes import bool_ as bool_dtype
+from ...dtypes import int64
+from ...errors import StridedIndexError, StridedRuntimeError, StridedTypeError, join_lines
+from ...gradients import seal
+from ...kernels.memory import write
+from ...kernels.reduce import arg_extreme_along, arg_extreme_flat, extreme_all
+from ...tensor import Tensor, tensor_arg
+from .._support import return_types
+from .._support.reduce_args import reduced_shape, reduction_dims, shape_text
+from .._support.support import check as _check_support
+from ..elementwise.binary import extremum_backward
+from ..registry import backward, grad_zeros, method
+
+
+def _empty_dim_error(op: str, t: Tensor, d: int) -> StridedIndexError:
+    return StridedIndexError(
+        join_lines(
+            f"{op}(): Expected reduction dim {d} to have non-zero size.",
+            f"the tensor has shape {shape_text(t.shape)}: dim {d} is empty, so there is no "
+            f"{'largest' if op.endswith('max') else 'smallest'} element to point at",
+        )
+    )
+
+
+def _one_dim(t: Tensor, dim: Any, op: str) -> int:
+    d = reduction_dims(t, dim, op, allow_tuple=False)
+    assert d is not None
+    return d[0]
+
+
+def _values_and_indices(self: Tensor, dim: Any, keepdim: bool, op: str) -> tuple[Tensor, Tensor]:
+    keepdim = check_keepdim(keepdim, op)
+    d = _one_dim(self, dim, op)
+    shape = self._layout.shape
+    if shape and shape[d] == 0:
+        raise _empty_dim_error(op, self, d)
+    out_shape = reduced_shape(shape, (d,), keepdim)
+    values, values_np = result_array(out_shape, self._dtype)
+    indices, indices_np = result_array(out_shape, int64)
+    if not shape:  # a 0-d tensor: its one element, at index 0
+        write(values._storage, values._layout, self._np())
+        write(indices._storage, indices._layout, 0)
+        return values, indices
+    # the values are read at the indices, so values[i] is always x[indices[i]] (NaN, -0.0)
+    arg_extreme_along(self._np(), d, indices_np, keepdim, op == "max", values=values_np, name=f"{op}(dim)")
+    return values, indices
+
+
+def _full(self: Tensor, op: str) -> Tensor:
+    if self.numel() == 0:
+        raise StridedRuntimeError(
+            join_lines(
+                f"{op}(): Expected reduction dim to be specified for input.numel() == 0. Specify "
+                "the reduction dim with the 'dim' argument.",
+                f"the tensor has shape {shape_text(self.shape)} and no elements, so there is no "
+                f"{'largest' if op == 'max' else 'smallest'} value; t.{op}(dim) works along a "
+                "non-empty dim",
+            )
+        )
+    out, out_np = result_array((), self._dtype)
+    extreme_all(self._np(), out_np, op == "max")
+    return report(op, (self,), out)
+
+
+def _extreme(self: Tensor, dim: Any, keepdim: bool, op: str) -> Any:
+    tensor_arg(self, op)
+    if isinstance(dim, Tensor):  # max(other): elementwise, as in PyTorch
+        if keepdim is not False:
+            raise StridedTypeError(
+                f"{op}() received an invalid combination of arguments - got (Tensor, Tensor, "
+                f"{type(keepdim).__name__})\n"
+                f"  {op}(other) is the elementwise {'maximum' if op == 'max' else 'minimum'} and takes no "
+                f"keepdim; for a reduction along a dim, pass the dim as an int: {op}(dim, keepdim)"
+            )
+        return getattr(self, "maximum" if op == "max" else "minimum")(dim)
+    _check_support(op if dim is None else op + ".dim", self._dtype, (self,))  # complex, uint16-64
+    if dim is None:
+        # Note: PyTorch's max() takes no keepdim and refuses dim=None; strided accepts both.
+        out = _full(self, op)
+        return out.reshape((1,) * self.ndim) if check_keepdim(keepdim, op) else out
+    values, indices = _values_and_indices(self, dim, keepdim, op)
+    return report(op, (self,), (return_types.max if op == "max" else return_types.min)(values, indices))
+
+
+@method("max")
+def max(self: Tensor, dim: Any = None, keepdim: bool = False) -> Any:  # noqa: A001
+    """The largest element (0-d), or ``(values, indices)`` along ``dim``, or ``maximum(self, other)``.
+
+    >>> x = strided.tensor([[1, 5], [7, 2]])
+    >>> x.max().item(), x.max(dim=1).values.tolist(), x.max(dim=1).indices.tolist()
+    (7, [5, 7], [1, 0])
+    """
+    return _extreme(self, dim, keepdim, "max")
+
+
+@method("min")
+def min(self: Tensor, dim: Any = None, keepdim: bool = False) -> Any:  # noqa: A001
+    """The smallest element (0-d), or ``(values, indices)`` along ``dim``, or ``minimum(self, other)``.
+
+    >>> x = strided.tensor([[1, 5], [7, 2]])
+    >>> x.min().item(), x.min(dim=0).values.tolist()
+    (1, [1, 2])
+    """
+    return _extreme(self, dim, keepdim, "min")
+
+
+def _extreme_rule(name: str) -> Any:
+    """The rule of ``max`` / ``min``: all dims (ties share the gradient equally, PyTorch's
+    evenly_distribute_backward), along a dim (the gradient goes to the index found), or the
+    elementwise ``max(a, b)``."""
+
+    def rule(out: Any, x: Tensor, dim: Any = None, keepdim: bool = False) -> Any:
+        if dim.__class__ is Tensor:  # max(a, b): the elementwise maximum
+            return extremum_backward("MaximumBackward0" if name == "Max" else "MinimumBackward0", x, dim, out)
+        shape = x._layout.shape
+        if dim is None:
+            def full(g: Tensor) -> tuple:
+                # PyTorch's evenly_distribute_backward: the elements equal to the result share the
+                # gradient, and a NaN result is the NaNs' (x == NaN is never true: 0/0 otherwise)
+                mask = (x == out) | (x.isnan() & out.isnan())
+                return (g * mask / mask.sum(),)
+
+            return f"{name}Backward1", (x,), full, (x, out)
+        indices = out[1]
+        d = dim % len(shape) if shape else 0
+
+        def along(g: Tensor) -> tuple:
+            idx = indices if keepdim or not shape else indices.unsqueeze(d)
+            gk = g if keepdim or not shape else g.unsqueeze(d)
+            return (grad_zeros(shape, g._dtype).scatter(d, idx, gk),)
+
+        return f"{name}Backward0", (x,), along, (indices,)
+
+    return rule
+
+
+backward("max")(_extreme_rule("Max"))
+backward("min")(_extreme_rule("Min"))
+
+
+def _arg(self: Tensor, dim: Any, keepdim: bool, op: str) -> Tensor:
+    tensor_arg(self, op)
+    keepdim = check_keepdim(keepdim, op)
+    _check_support(op, self._dtype, (self,))  # complex, uint16-64
+    if self._dtype is bool_dtype:
+        raise StridedRuntimeError(
+            join_lines(
+                f"{op}(): does not support bool input",
+                f"fix: t.to(strided.uint8).{op}(...) finds the first "
+                f"{'True' if op == 'argmax' else 'False'}",
+            )
+        )
+    largest = op == "argmax"
+    shape = self._layout.shape
+    if dim is None:
+        if self.numel() == 0:
+            raise StridedIndexError(
+                join_lines(
+                    f"{op}(): Expected reduction dim to be specified for input.numel() == 0.",
+                    f"the tensor has shape {shape_text(shape)} and no elements; give a non-empty dim",
+                )
+            )
+        out, out_np = result_array((1,) * len(shape) if keepdim else (), int64)
+        arg_extreme_flat(self._np(), out_np, largest)
+        return report(op, (self,), out)
+    d = _one_dim(self, dim, op)
+    if shape and shape[d] == 0:
+        raise _empty_dim_error(op, self, d)
+    out, out_np = result_array(reduced_shape(shape, (d,), keepdim), int64)
+    if not shape:
+        write(out._storage, out._layout, 0)
+    else:
+        arg_extreme_along(self._np(), d, out_np, keepdim, largest)
+    return report(op, (self,), out)
+
+
+@method("argmax")
+def argmax(self: Tensor, dim: int | None = None, keepdim: bool = False) -> Tensor:
+    """Index (int64) of the first largest element along ``dim``; ``dim=None`` flattens row-major.
+
+    >>> x = strided.tensor([[1, 5], [7, 2]])
+    >>> x.argmax().item(), x.argmax(dim=1).tolist()
+    (2, [1, 0])
+    """
+    return _arg(self, dim, keepdim, "argmax")
+
+
+@method("argmin")
+def argmin(self: Tensor, dim: int | None = None, keepdim: bool = False) -> Tensor:
+    """Index (int64) of the first smallest element along ``dim``; ``dim=None`` flattens row-major.
+
+    >>> strided.tensor([[1, 5], [7, 2]]).argmin(dim=0).tolist()
+    [0, 1]
+    """
+    return _arg(self, dim, keepdim, "argmin")
+
+
+seal(globals())  # (last: this module's ops with a backward rule become their recording entries)

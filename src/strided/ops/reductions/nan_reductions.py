@@ -1,0 +1,463 @@
+"""More reductions: ``amax``/``amin`` (dim tuples), ``aminmax``, ``nansum``, ``nanmean``,
+``logsumexp``, ``count_nonzero`` and ``norm`` (PyTorch 2.13 semantics).
+
+Contract shared with :mod:`strided.ops.reductions.sums`: ``dim`` is None / an int / a tuple (wrapped,
+IndexError out of range, RuntimeError when repeated), ``keepdim`` keeps reduced dims with size
+1, the result is a fresh contiguous tensor, the input is read in place by NumPy whatever its
+strides. float16 is accumulated in float32 and rounded once. ``out=`` follows
+:func:`strided.ops._support.out.write_out`.
+"""
+
+from __future__ import annotations
+
+from typing import Any, NamedTuple
+
+import numpy as np
+
+from ... import layout as L
+from ...args import check_keepdim
+from ...dispatch import result_array
+from ...dtypes import DEFAULT_FLOAT, DType, float16, int64
+from ...errors import StridedIndexError, StridedRuntimeError, StridedTypeError, join_lines
+from ...gradients import seal
+from ...kernels.fpstate import QUIET, quiet_reset, quiet_set
+from ...kernels.listeners import silenced
+from ...tensor import Tensor, tensor_arg
+from .._support import gradtools, support
+from .._support.out import write_out
+from .._support.promotion import TORCH_NAMES
+from .._support.reduce_args import numpy_axes, optional_dtype, reduced_shape, reduction_dims, shape_text
+from ..registry import backward, method
+
+
+class AminmaxResult(NamedTuple):
+    """Result of ``aminmax``: the smallest and the largest values (shown as ``aminmax(min=..., max=...)``,
+    as torch.return_types.aminmax).
+
+    # Note: defined here rather than in :mod:`strided.ops._support.return_types` (another part of the
+    # work edits that module); the lead may move it there as ``return_types.aminmax``.
+    """
+
+    min: Tensor
+    max: Tensor
+
+
+AminmaxResult.__name__ = AminmaxResult.__qualname__ = "aminmax"  # (its repr, as PyTorch's)
+
+
+def _finish(result: Tensor, out: Any, op: str, inputs: tuple, same_dtype: str = "") -> Tensor:
+    """A fresh result as it is (its entry reports it), or written into ``out=``."""
+    if out is None:
+        return result
+
+    return write_out(out, result, op, inputs, same_dtype)
+
+
+def _acc(d: DType) -> np.dtype:
+    return np.dtype(np.float32) if d is float16 else d.numpy
+
+
+class _Quiet:
+    """NumPy's floating-point warnings off for a block (PyTorch gives inf/nan silently)."""
+
+    def __enter__(self) -> None:
+        self.token = quiet_set(QUIET)
+
+    def __exit__(self, *exc: Any) -> None:
+        quiet_reset(self.token)
+
+
+# ---------------------------------------------------------------- amax, amin, aminmax
+
+
+def _check_nonempty(t: Tensor, dims: tuple[int, ...] | None, op: str, given: Any = None) -> None:
+    """PyTorch's errors for a max/min over nothing (there is no identity to return)."""
+    shape = t._layout.shape
+    if dims is None:
+        if t.numel() == 0:
+            raise StridedRuntimeError(
+                join_lines(
+                    f"{op}(): Expected reduction dim to be specified for input.numel() == 0. "
+                    "Specify the reduction dim with the 'dim' argument.",
+                    f"the tensor has shape {shape_text(shape)} and no elements; reduce along a non-empty "
+                    f"dim instead, e.g. t.{op}(dim={next((d for d, n in enumerate(shape) if n), 0)})",
+                )
+            )
+        return
+    named = tuple(given) if isinstance(given, (tuple, list)) else (given,) * len(dims)
+    for d, name in zip(dims, named):
+        if shape and shape[d] == 0:
+            raise StridedIndexError(
+                join_lines(
+                    f"{op}(): Expected reduction dim {name} to have non-zero size.",
+                    f"the tensor has shape {shape_text(shape)}: dim {d} is empty, so there is no "
+                    f"{'largest' if 'max' in op else 'smallest'} element",
+                )
+            )
+
+
+def _extreme(t: Tensor, dim: Any, keepdim: bool, op: str, largest: bool, check: bool = True) -> Tensor:
+    tensor_arg(t, op)
+    keepdim = check_keepdim(keepdim, op)
+    try:
+        dims = reduction_dims(t, dim, op)
+    except StridedRuntimeError:  # a repeated dim: PyTorch checks the dims' sizes first
+        ndim = len(t._layout.shape)
+        _check_nonempty(t, tuple(L.wrap_dim(int(d), ndim) for d in dim), op, dim)
+        raise
+    _check_nonempty(t, dims, op, dim)
+    if check:
+        support.check(op, t._dtype, (t,))  # complex (no order) and uint16/32/64: PyTorch has no kernel
+    shape = t._layout.shape
+    result, res_np = result_array(reduced_shape(shape, dims, keepdim), t._dtype)
+    (np.maximum if largest else np.minimum).reduce(t._np(), axis=numpy_axes(dims, len(shape)), out=res_np,
+                                                   keepdims=keepdim)
+    return result
+
+
+@method("amax")
+def amax(input: Tensor, dim: Any = (), keepdim: bool = False, *, out: Any = None) -> Tensor:
+    """The largest values over ``dim`` (an int or a tuple; () or None: every dim); NaN propagates.
+
+    Unlike ``max(dim)`` no indices are returned and several dims reduce at once. An empty
+    reduced dim is an IndexError (there is no identity).
+
+    >>> strided.tensor([[1, 5], [7, 2]]).amax(dim=0).tolist()
+    [7, 5]
+    """
+    return _finish(_extreme(input, dim, keepdim, "amax", True), out, "amax", (input,), "input")
+
+
+@method("amin")
+def amin(input: Tensor, dim: Any = (), keepdim: bool = False, *, out: Any = None) -> Tensor:
+    """The smallest values over ``dim`` (an int or a tuple; () or None: every dim); NaN propagates.
+
+    >>> x = strided.tensor([[1, 5], [7, 2]])
+    >>> x.amin().item(), x.amin(dim=1).tolist()
+    (1, [1, 2])
+    """
+    return _finish(_extreme(input, dim, keepdim, "amin", False), out, "amin", (input,), "input")
+
+
+@method("aminmax")
+def aminmax(input: Tensor, *, dim: int | None = None, keepdim: bool = False) -> AminmaxResult:
+    """``(min, max)`` over one ``dim`` (None: every element), as a named tuple.
+
+    >>> strided.aminmax(strided.tensor([3, 1, 2]))
+    aminmax(min=tensor(1), max=tensor(3))
+    """
+    tensor_arg(input, "aminmax")
+    if dim is not None and isinstance(dim, (tuple, list)):
+        reduction_dims(input, dim, "aminmax", allow_tuple=False)  # (its TypeError)
+    dims = reduction_dims(input, dim, "aminmax", allow_tuple=False)
+    shape = input._layout.shape
+    empty = input.numel() == 0 if dims is None else bool(shape) and shape[dims[0]] == 0
+    if empty and dims is not None:
+        raise StridedIndexError(
+            join_lines(f"aminmax: Expected reduction dim {dims[0]} to have non-zero size.",
+                       f"the tensor has shape {shape_text(shape)}; reduce along a non-empty dim"))
+    if empty:
+        raise StridedRuntimeError(
+            join_lines(
+                "aminmax(): cannot compute aminmax over an empty dimension as the operation has no identity.",
+                f"the tensor has shape {shape_text(shape)}; reduce along a non-empty dim",
+            )
+        )
+    # (a 0-d input with a dim: PyTorch copies it, no kernel for uint16/32/64, its own complex error)
+    check = not (dim is not None and not shape)
+    if not check and input._dtype.is_complex:
+        raise StridedRuntimeError(join_lines(f"aminmax not implemented for {TORCH_NAMES[input._dtype]}",
+                                             "complex numbers have no order; compare x.abs() or x.real"))
+    lo = _extreme(input, dim, keepdim, "aminmax", False, check)
+    hi = _extreme(input, dim, keepdim, "aminmax", True, check)
+    pair = AminmaxResult(lo, hi)
+    return pair
+
+
+# ---------------------------------------------------------------- nansum, nanmean
+
+
+def _float_only(t: Tensor, op: str, style: str = "nanmean", complex_ok: bool = False) -> None:
+    if not (t._dtype.is_floating_point or (complex_ok and t._dtype.is_complex)):
+        first = (
+            f"nanmean(): expected input to have floating point or complex dtype but got {TORCH_NAMES[t._dtype]}"
+            if style == "nanmean"
+            else f"{op}: Expected a floating point or complex tensor as input. Got {TORCH_NAMES[t._dtype]}"
+        )
+        raise StridedRuntimeError(
+            join_lines(
+                first,
+                f"the tensor of shape {shape_text(t.shape)} holds {t._dtype.name}; "
+                f"fix: convert first, e.g. t.to(strided.float32)",
+            )
+        )
+
+
+@method("nansum")
+def nansum(input: Tensor, dim: Any = None, keepdim: bool = False, *, dtype: Any = None,
+           out: Any = None) -> Tensor:
+    """Sum over ``dim`` treating NaN as 0; bool and integer tensors give int64 (as ``sum``).
+
+    >>> strided.nansum(strided.tensor([1.0, float("nan"), 2.0])).item()
+    3.0
+    """
+    tensor_arg(input, "nansum")
+    support.check("nansum", input._dtype, (input,))
+    keepdim = check_keepdim(keepdim, "nansum")
+    dims = reduction_dims(input, dim, "nansum")
+    given = optional_dtype(dtype)
+    rt = given or (input._dtype if input._dtype.is_floating_point else int64)
+    shape = input._layout.shape
+    result, res_np = result_array(reduced_shape(shape, dims, keepdim), rt)
+    x = input._np()
+    with _Quiet():
+        if input._dtype.is_floating_point:
+            x = np.where(np.isnan(x), x.dtype.type(0), x)  # (a temporary: NaN -> 0)
+        total = np.add.reduce(x, axis=numpy_axes(dims, len(shape)), dtype=_acc(rt), keepdims=keepdim)
+        np.copyto(res_np, total, casting="unsafe")
+    return _finish(result, out, "nansum", (input,))
+
+
+@method("nanmean")
+def nanmean(input: Tensor, dim: Any = None, keepdim: bool = False, *, dtype: Any = None,
+            out: Any = None) -> Tensor:
+    """Mean over ``dim`` of the non-NaN elements (all NaN: NaN); float tensors only.
+
+    >>> strided.nanmean(strided.tensor([1.0, float("nan"), 3.0])).item()
+    2.0
+    """
+    tensor_arg(input, "nanmean")
+    support.check("nanmean", input._dtype, (input,))  # (complex: PyTorch's nansum refuses it)
+    _float_only(input, "nanmean")
+    keepdim = check_keepdim(keepdim, "nanmean")
+    dims = reduction_dims(input, dim, "nanmean")
+    rt = optional_dtype(dtype) or input._dtype
+    shape = input._layout.shape
+    result, res_np = result_array(reduced_shape(shape, dims, keepdim), rt)
+    x = input._np()
+    axes = numpy_axes(dims, len(shape))
+    with _Quiet():
+        nan = np.isnan(x)
+        total = np.add.reduce(np.where(nan, x.dtype.type(0), x), axis=axes, dtype=_acc(rt), keepdims=keepdim)
+        count = np.add.reduce(~nan, axis=axes, dtype=np.int64, keepdims=keepdim)
+        np.copyto(res_np, total / count.astype(_acc(rt)), casting="unsafe")
+    return _finish(result, out, "nanmean", (input,))
+
+
+# ---------------------------------------------------------------- logsumexp
+
+
+@method("logsumexp")
+def logsumexp(input: Tensor, dim: Any = (), keepdim: bool = False, *, out: Any = None) -> Tensor:
+    """``log(sum(exp(x)))`` over ``dim``, computed stably: the max is taken out first, so large
+    inputs do not overflow; a row of -inf gives -inf, a row holding +inf gives +inf. Integer
+    and bool inputs give the default float.
+
+    >>> round(strided.logsumexp(strided.tensor([1000.0, 1000.0]), 0).item(), 4)  # 1000 + log(2), in float32
+    1000.6932
+    """
+    tensor_arg(input, "logsumexp")
+    if dim is None:  # (PyTorch's logsumexp has no "every dim" None, unlike amax or nansum)
+        raise StridedTypeError(
+            join_lines("logsumexp(): argument 'dim' (position 2) must be tuple of ints, not NoneType",
+                       f"fix: name the dims: strided.logsumexp(x, dim={tuple(range(input.ndim))})")
+        )
+    keepdim = check_keepdim(keepdim, "logsumexp")
+    dims = reduction_dims(input, dim, "logsumexp")
+    d = input._dtype
+    rt = d if d.is_floating_point or d.is_complex else DEFAULT_FLOAT
+    shape = input._layout.shape
+    result, res_np = result_array(reduced_shape(shape, dims, keepdim), rt)
+    axes = numpy_axes(dims, len(shape))
+    acc = _acc(rt)
+    with _Quiet():
+        x = input._np().astype(acc, copy=False)
+        if x.size == 0:
+            # an empty reduction: log(0) = -inf (no max to take out)
+            np.copyto(res_np, np.log(np.add.reduce(np.exp(x), axis=axes, keepdims=keepdim)), casting="unsafe")
+        else:
+            # (complex: PyTorch takes the max of the real parts out, so the log keeps its branch)
+            m = np.maximum.reduce(x.real if d.is_complex else x, axis=axes, keepdims=True)
+            m = np.where(np.isinf(m), acc.type(0), m)  # -inf rows: exp(-inf - 0) = 0, log 0 = -inf
+            s = np.add.reduce(np.exp(x - m), axis=axes, keepdims=True)
+            r = np.log(s) + m
+            np.copyto(res_np, r if keepdim else r.reshape(res_np.shape), casting="unsafe")
+    return _finish(result, out, "logsumexp", (input,))
+
+
+# ---------------------------------------------------------------- count_nonzero
+
+
+@method("count_nonzero")
+def count_nonzero(input: Tensor, dim: Any = None) -> Tensor:
+    """How many elements are not zero over ``dim`` (an int, a tuple, or None: all), as int64.
+
+    >>> strided.count_nonzero(strided.tensor([[0, 1], [2, 0]]), dim=0).tolist()
+    [1, 1]
+    """
+    tensor_arg(input, "count_nonzero")
+    if dim is None:  # (with a dim PyTorch computes (x != 0).sum(dim), which takes every dtype)
+        support.check("count_nonzero", input._dtype, (input,))
+    dims = reduction_dims(input, dim, "count_nonzero")
+    shape = input._layout.shape
+    result, res_np = result_array(reduced_shape(shape, dims, False), int64)
+    x = input._np()
+    np.add.reduce(x != 0, axis=numpy_axes(dims, len(shape)), dtype=np.int64, out=res_np)
+    return _finish(result, None, "count_nonzero", (input,))
+
+
+# ---------------------------------------------------------------- norm
+
+
+@method("norm")
+def norm(input: Tensor, p: Any = "fro", dim: Any = None, keepdim: bool = False, dtype: Any = None, *,
+         out: Any = None) -> Tensor:
+    """PyTorch's ``torch.norm``: ``p="fro"`` (default) or a number is a vector norm over ``dim``
+    (every element when None; the 2-norm for "fro"), ``p="nuc"`` a matrix norm over two dims.
+    Float tensors only. Prefer :func:`strided.linalg.vector_norm` / ``matrix_norm``.
+
+    >>> strided.norm(strided.tensor([3.0, 4.0])).item()
+    5.0
+    """
+    tensor_arg(input, "norm")
+    with silenced():  # (the linalg norm it runs is a step of this op: reported once, as "norm")
+        res = _norm(input, p, dim, keepdim, dtype)
+    return _finish(res, out, "norm", (input,))
+
+
+def _norm(input: Tensor, p: Any, dim: Any, keepdim: bool, dtype: Any) -> Tensor:
+    from ...linalg import matrix_norm, vector_norm
+
+    if isinstance(p, str):
+        if p == "fro" and (dim is None or isinstance(dim, int) or len(dim) <= 2):
+            res = vector_norm(input, 2, dim, keepdim, dtype=dtype)
+        elif p == "nuc":
+            res = matrix_norm(input, "nuc", tuple(range(input.ndim)) if dim is None else dim, keepdim, dtype=dtype)
+        else:
+            raise StridedRuntimeError(
+                join_lines(
+                    f"norm(): unsupported p={p!r} with dim={dim!r}",
+                    "p is 'fro', 'nuc' or a number; 'fro' takes at most two dims",
+                )
+            )
+    else:
+        res = vector_norm(input, p, dim, keepdim, dtype=dtype)
+    return res
+
+
+# ---------------------------------------------------------------- backward rules
+# PyTorch's formulas (derivatives.yaml, FunctionsManual.cpp), on strided's own ops.
+
+
+def _dims_of(x: Tensor, dim: Any, op: str) -> tuple[int, ...]:
+    dims = reduction_dims(x, dim, op)
+    return tuple(range(len(x._layout.shape))) if dims is None else tuple(sorted(dims))
+
+
+def _extreme_rule(node: str, op: str) -> Any:
+    def rule(out: Tensor, x: Tensor, dim: Any = (), keepdim: bool = False, **kwargs: Any) -> Any:
+        """The ties of the extreme value share the gradient evenly (PyTorch's scale_grad_by_count)."""
+        shape = x._layout.shape
+        dims = _dims_of(x, dim, op)
+
+        def grads(g: Tensor) -> tuple:
+            mask = gradtools.keep(out, shape, dims, keepdim) == x
+            return (gradtools.scale_by_count(gradtools.keep(g, shape, dims, keepdim), mask, dims),)
+
+        return node, (x,), grads, (x, out)
+
+    return rule
+
+
+backward("amax")(_extreme_rule("AmaxBackward0", "amax"))
+backward("amin")(_extreme_rule("AminBackward0", "amin"))
+
+
+@backward("aminmax")
+def aminmax_backward(out: Any, x: Tensor, *, dim: Any = None, keepdim: bool = False) -> Any:
+    """Two differentiable outputs (min, max): each one's gradient shared by its ties, then added."""
+    shape = x._layout.shape
+    dims = _dims_of(x, dim, "aminmax")
+    lo, hi = out
+
+    def grads(g_min: Any, g_max: Any) -> tuple:
+        total = None
+        for g, value in ((g_min, lo), (g_max, hi)):
+            if g is None:
+                continue
+            mask = gradtools.keep(value, shape, dims, keepdim) == x
+            part = gradtools.scale_by_count(gradtools.keep(g, shape, dims, keepdim), mask, dims)
+            total = part if total is None else total + part
+        return (total,)
+
+    return "AminmaxBackward0", (x,), grads, (x, lo, hi), "multi"
+
+
+@backward("nansum")
+def nansum_backward(out: Tensor, x: Tensor, dim: Any = None, keepdim: bool = False, **kwargs: Any) -> Any:
+    """g where x is a number, 0 where it is NaN."""
+    shape = x._layout.shape
+    dims = _dims_of(x, dim, "nansum")
+    return "NansumBackward0", (x,), lambda g: (gradtools.unreduce(g, shape, dims, keepdim).masked_fill(
+        x.isnan(), 0),), (x,)
+
+
+@backward("nanmean")
+def nanmean_backward(out: Tensor, x: Tensor, dim: Any = None, keepdim: bool = False, **kwargs: Any) -> Any:
+    """g / (the count of numbers) where x is a number, 0 where it is NaN.
+
+    # Note: PyTorch computes nanmean as nansum(x) / count (its node is that division's,
+    # DivBackward0, over a NansumBackward0); strided records one node under the same name.
+    """
+    shape = x._layout.shape
+    dims = _dims_of(x, dim, "nanmean")
+
+    def grads(g: Tensor) -> tuple:
+        numbers = x.isnan().logical_not()
+        count = numbers.sum(dims, keepdim=True) if shape else numbers.to(x._dtype)
+        return ((gradtools.keep(g, shape, dims, keepdim) / count).masked_fill(numbers.logical_not(), 0),)
+
+    return "DivBackward0", (x,), grads, (x,)
+
+
+@backward("logsumexp")
+def logsumexp_backward(out: Tensor, x: Tensor, dim: Any = (), keepdim: bool = False, **kwargs: Any) -> Any:
+    """g * exp(x - logsumexp(x)): the softmax of x over the reduced dims, times g."""
+    shape = x._layout.shape
+    dims = _dims_of(x, dim, "logsumexp")
+
+    def grads(g: Tensor) -> tuple:
+        r = gradtools.keep(out, shape, dims, keepdim)
+        return (gradtools.keep(g, shape, dims, keepdim) * (x - r).exp(),)
+
+    return "LogsumexpBackward0", (x,), grads, (x, out)
+
+
+def norm_rule(out: Tensor, x: Tensor, p: Any, dim: Any, keepdim: bool, op: str) -> Any:
+    """The node of a vector norm (``norm``, ``linalg.vector_norm``, ``matrix_norm`` "fro")."""
+    if isinstance(p, str):
+        if p != "fro":
+            raise StridedRuntimeError(join_lines(
+                f"{op}(p={p!r}) is not differentiable yet in strided's autograd",
+                "only the vector norms (a number p, or 'fro') have a backward rule",
+                f"fix: compute it outside the graph (x.detach().{op}(...)) or from differentiable ops"))
+        p = 2.0
+    p = float(p)
+    dims = _dims_of(x, dim, op)
+    return ("LinalgVectorNormBackward0", (x,),
+            lambda g: (gradtools.norm_grad(g, x, out, p, dims, bool(keepdim)),), (x, out))
+
+
+@backward("norm")
+def norm_backward(out: Tensor, x: Tensor, p: Any = "fro", dim: Any = None, keepdim: bool = False,
+                  dtype: Any = None, **kwargs: Any) -> Any:
+    """PyTorch's norm_backward (``torch.norm`` is ``linalg.vector_norm``: LinalgVectorNormBackward0);
+    ``p="nuc"`` is ``linalg.matrix_norm``'s."""
+    if p == "nuc":
+        from ...linalg import matrix_norm_backward
+
+        return matrix_norm_backward(out, x, "nuc", tuple(range(x.ndim)) if dim is None else dim, keepdim)
+    return norm_rule(out, x, p, dim, keepdim, "norm")
+
+
+seal(globals())  # (last: this module's ops with a backward rule become their recording entries)

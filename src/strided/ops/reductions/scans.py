@@ -1,0 +1,501 @@
+"""cumsum, cumprod (and their in-place forms), cummax, cummin, diff: running results along one dim.
+
+Contracts (PyTorch 2.13):
+
+* ``cumsum``/``cumprod``: bool and integer inputs give int64 unless ``dtype=`` is given; with
+  ``dtype=`` the input is converted first. float32 accumulates in float64 and float16 in float32,
+  rounding each running result once, as PyTorch's CPU kernel does (so the values agree exactly).
+  Integer overflow wraps. Results are contiguous.
+* ``cumsum_``/``cumprod_`` write into the tensor (its dtype; ``dtype=`` must equal it); a target
+  whose elements share memory (expanded) is refused before anything is written.
+* ``cummax``/``cummin`` return ``(values, indices)``: on ties the index of the LAST occurrence,
+  and once a NaN is met the value stays NaN with the index of the latest NaN (PyTorch's kernel).
+* ``diff(n, dim, prepend, append)``: ``n``-th forward difference along ``dim`` (bool: ``!=``),
+  after joining ``prepend``/``append`` (tensors of the input's rank; dtypes promote as in ``cat``).
+  Result strides follow the input's memory order, as PyTorch's subtraction of two narrowed views.
+
+Every result is new memory, reported with :func:`strided.dispatch.copied`.
+"""
+
+from __future__ import annotations
+
+import warnings
+from typing import Any
+
+import numpy as np
+
+from ... import layout as L
+from ...args import int_arg, is_dim_int, type_name
+from ...dispatch import copied, report, result, result_array
+from ...dtypes import CPP_NAME, DType, float16, float32, float64, int64, to_dtype
+from ...dtypes import bool_ as bool_dtype
+from ...errors import (
+    StridedIndexError,
+    StridedNotImplementedError,
+    StridedRuntimeError,
+    StridedTypeError,
+    join_lines,
+)
+from ...grad_mode import is_grad_enabled
+from ...gradients import linear, seal
+from ...kernels import check_writable
+from ...kernels.fpstate import quietly
+from ...layout.order import elementwise_output_strides, preserve_format_strides
+from ...tensor import Tensor, tensor_arg
+from .._support import gradtools, return_types, support
+from .._support.along import one_dim, tensor_from_array
+from .._support.promotion import promote_types
+from .._support.reduce_args import shape_text
+from ..registry import backward, method
+
+# PyTorch's CPU scan accumulates in at::acc_type: double for float, float for half
+_ACCUMULATOR = {float32: np.dtype(np.float64), float16: np.dtype(np.float32), float64: np.dtype(np.float64)}
+
+
+def _scan_dtype(self: Tensor, dtype: Any, op: str) -> DType:
+    """The result dtype: ``dtype=`` if given, else int64 for bool/integer inputs, else the input's."""
+    if dtype is not None:
+        out = to_dtype(dtype)
+        if out is bool_dtype:
+            raise StridedNotImplementedError(
+                join_lines(f"\"{op}_out_cpu\" not implemented for 'Bool'",
+                           f"a running {'sum' if op == 'cumsum' else 'product'} of bools counts in integers: "
+                           f"pass dtype=strided.int64 (or leave dtype out)")
+            )
+        return out
+    return self._dtype if self._dtype.is_floating_point or self._dtype.is_complex else int64
+
+
+def _scan_array(ufunc: np.ufunc, self: Tensor, d: int, out_dtype: DType) -> np.ndarray:
+    """The running ``ufunc`` along ``d`` as a fresh C-contiguous array of ``out_dtype``.
+
+    A conversion (to the accumulator dtype) is made once, into a fresh array that the scan then
+    overwrites: NumPy's accumulate with a converting ``dtype=`` runs through small buffers and is
+    2-3x slower along a leading dim.
+    """
+    x = self._np()
+    if x.ndim == 0:
+        x = x.reshape(1)
+    acc = _ACCUMULATOR.get(out_dtype, out_dtype.numpy)
+    if x.dtype.kind == "c" and out_dtype.kind != "c":
+        # complex scanned as a real dtype= : each element converted first (its real part), as PyTorch
+        # (NumPy's astype would drop the imaginary part with its own ComplexWarning)
+        warnings.warn("Casting complex values to real discards the imaginary part", UserWarning, stacklevel=5)
+        x = x.real
+    if x.dtype != out_dtype.numpy and (x.dtype.kind == "f" or out_dtype.is_floating_point):
+        x = x.astype(out_dtype.numpy)  # dtype=: each element is converted first, as PyTorch does
+    if x.dtype == acc:
+        arr = ufunc.accumulate(x, axis=d)
+    else:
+        arr = x.astype(acc, order="C")  # fresh: the scan runs in place in it
+        if arr.size:
+            ufunc.accumulate(arr, axis=d, out=arr)
+    if arr.dtype != out_dtype.numpy:
+        arr = arr.astype(out_dtype.numpy)
+    return arr
+
+
+def _scan(ufunc: np.ufunc, self: Tensor, dim: Any, dtype: Any, op: str) -> Tensor:
+    tensor_arg(self, op)
+    d = one_dim(self, dim, op)
+    out_dtype = _scan_dtype(self, dtype, op)
+    # PyTorch overflows to inf (and wraps integers) silently: so does strided
+    out = tensor_from_array(quietly(_scan_array, ufunc, self, d, out_dtype), self._layout.shape, out_dtype)
+    return copied(op, (self,), out, lambda: (
+        f"{op}: the running {'sum' if op == 'cumsum' else 'product'} along dim {d} of a "
+        f"{shape_text(self.shape)} {self._dtype.name} tensor, into new {out_dtype.name} memory"))
+
+
+def _scan_(ufunc: np.ufunc, self: Tensor, dim: Any, dtype: Any, op: str) -> Tensor:
+    tensor_arg(self, op)
+    d = one_dim(self, dim, op)
+    if dtype is not None and to_dtype(dtype) is not self._dtype:
+        target = to_dtype(dtype)
+        raise StridedRuntimeError(
+            join_lines(
+                f"Bad in-place call: input tensor dtype {_cpp(self._dtype)} and output tensor dtype "
+                f"{_cpp(target)} should match",
+                f"{op} writes into this {self._dtype.name} tensor, so dtype= can only be its own; for a "
+                f"{target.name} result use the out-of-place form: t.{op[:-1]}({d}, dtype=strided.{target.name})",
+            )
+        )
+    if self._dtype is bool_dtype and self.ndim and self.numel():  # (PyTorch lets 0-d and empty through)
+        raise StridedNotImplementedError(
+            join_lines(
+                f"\"{op[:-1]}_out_cpu\" not implemented for 'Bool'",
+                f"a running {'sum' if op == 'cumsum_' else 'product'} of bools counts in integers, which "
+                f"this bool tensor cannot hold; fix: t.{op[:-1]}({d}) gives a new int64 tensor",
+            )
+        )
+    if self.ndim and self.numel():  # (uint16/32/64: PyTorch has no in-place kernel; 0-d and empty pass)
+        support.check(op, self._dtype, (self,))
+    check_writable(self._storage, self._layout, op, updates=True)
+    arr = quietly(_scan_array, ufunc, self, d, self._dtype)
+    if arr.size:
+        np.copyto(self._np(), arr.reshape(self._layout.shape), casting="unsafe")
+    return report(op, (self,), self)
+
+
+def _cpp(dtype: DType) -> str:
+    return CPP_NAME[dtype.name]
+
+
+@method("cumsum")
+def cumsum(self: Tensor, dim: int, *, dtype: Any = None) -> Tensor:
+    """Running sum along ``dim``: ``out[i] = x[0] + ... + x[i]``; bool/int give int64.
+
+    >>> strided.tensor([1, 2, 3]).cumsum(0)
+    tensor([1, 3, 6])
+    """
+    return _scan(np.add, self, dim, dtype, "cumsum")
+
+
+@method("cumprod")
+def cumprod(self: Tensor, dim: int, *, dtype: Any = None) -> Tensor:
+    """Running product along ``dim``: ``out[i] = x[0] * ... * x[i]``; bool/int give int64.
+
+    >>> strided.tensor([1, 2, 3]).cumprod(0)
+    tensor([1, 2, 6])
+    """
+    return _scan(np.multiply, self, dim, dtype, "cumprod")
+
+
+@method("cumsum_")
+def cumsum_(self: Tensor, dim: int, *, dtype: Any = None) -> Tensor:
+    """In-place :func:`cumsum` (in the tensor's own dtype); returns ``self``.
+
+    >>> x = strided.tensor([1, 2, 3])
+    >>> x.cumsum_(0).tolist()
+    [1, 3, 6]
+    """
+    return _scan_(np.add, self, dim, dtype, "cumsum_")
+
+
+@method("cumprod_")
+def cumprod_(self: Tensor, dim: int, *, dtype: Any = None) -> Tensor:
+    """In-place :func:`cumprod` (in the tensor's own dtype); returns ``self``.
+
+    >>> strided.tensor([1, 2, 3]).cumprod_(0).tolist()
+    [1, 2, 6]
+    """
+    return _scan_(np.multiply, self, dim, dtype, "cumprod_")
+
+
+# ---------------------------------------------------------------- running extremes
+
+
+def _cum_extreme(self: Tensor, dim: Any, op: str) -> Any:
+    tensor_arg(self, op)
+    if self.ndim == 0 and is_dim_int(dim) and dim not in (0, -1):
+        raise StridedIndexError(
+            join_lines(f"{op}(): Expected reduction dim -1 or 0 for scalar but got {dim}",
+                       "a 0-d tensor has one element and no dims: dim 0 (or -1) names it")
+        )
+    # Note: PyTorch skips the dim check for an empty tensor (cummax(5) of a (1, 0) tensor "works");
+    # strided checks it whatever the size.
+    d = one_dim(self, dim, op)
+    if self.ndim and self.numel():  # (complex, uint16/32/64: no kernel; PyTorch copies 0-d and empty input)
+        support.check(op, self._dtype, (self,))
+    x = self._np()
+    if x.ndim == 0:
+        x = x.reshape(1)
+    ufunc = np.maximum if op == "cummax" else np.minimum
+    values = ufunc.accumulate(x, axis=d)  # NaN propagates: once met, it stays
+    # PyTorch's kernel moves the index on every element that equals the running extreme (>=, <=)
+    # and on every NaN; so the index is the last position (so far) where x equals the value.
+    hit = x == values
+    if x.dtype.kind == "f":
+        hit |= np.isnan(x) & np.isnan(values)
+    n = x.shape[d]
+    pos = np.arange(n, dtype=np.int64).reshape((n,) + (1,) * (x.ndim - 1 - d))
+    indices = np.maximum.accumulate(np.where(hit, pos, 0), axis=d)
+    shape = self._layout.shape
+    v = tensor_from_array(values, shape, self._dtype)
+    i = tensor_from_array(indices, shape, int64)
+    pair = (return_types.cummax if op == "cummax" else return_types.cummin)(v, i)
+    return copied(op, (self,), pair, lambda: (
+        f"{op}: the running {'maximum' if op == 'cummax' else 'minimum'} along dim {d} of a "
+        f"{shape_text(shape)} tensor, into new memory (values, and int64 indices)"))
+
+
+@method("cummax")
+def cummax(self: Tensor, dim: int) -> Any:
+    """Running maximum along ``dim``: ``return_types.cummax(values, indices)``.
+
+    On ties the index is the last occurrence; a NaN sticks (value NaN, index of the latest NaN).
+
+    >>> strided.tensor([1., 3., 2., 3.]).cummax(0).indices
+    tensor([0, 1, 1, 3])
+    """
+    return _cum_extreme(self, dim, "cummax")
+
+
+@method("cummin")
+def cummin(self: Tensor, dim: int) -> Any:
+    """Running minimum along ``dim``: ``return_types.cummin(values, indices)`` (ties: last occurrence).
+
+    >>> r = strided.tensor([3, 1, 2, 0]).cummin(0)
+    >>> r.values.tolist(), r.indices.tolist()
+    ([3, 1, 1, 0], [0, 1, 1, 3])
+    """
+    return _cum_extreme(self, dim, "cummin")
+
+
+# ---------------------------------------------------------------- diff
+
+
+def _joined_part(self: Tensor, other: Any, d: int, name: str) -> Tensor | None:
+    if other is None:
+        return None
+    if not isinstance(other, Tensor):
+        raise StridedTypeError(
+            join_lines(
+                f"diff(): argument '{name}' must be Tensor, not {type_name(other)}",
+                f"got {name}={other!r:.40}; wrap a number as a tensor of the input's rank, e.g. "
+                f"strided.full({tuple(1 if i == d else s for i, s in enumerate(self.shape))}, value)",
+            )
+        )
+    if other.ndim != self.ndim:
+        raise StridedRuntimeError(
+            join_lines(
+                "diff expects prepend or append to be the same dimension as input",
+                f"the input has shape {shape_text(self.shape)} ({self.ndim} dims) but {name} has shape "
+                f"{shape_text(other.shape)} ({other.ndim} dims); give {name} the input's rank "
+                "(unsqueeze or reshape it)",
+            )
+        )
+    for i, (a, b) in enumerate(zip(self.shape, other.shape)):
+        if i != d and a != b:
+            raise StridedRuntimeError(
+                join_lines(
+                    "diff expects the shape of tensor to prepend or append to match that of input except "
+                    f"along the differencing dimension; input.size({i}) = {a}, but got tensor.size({i}) = {b}",
+                    f"the input has shape {shape_text(self.shape)} and {name} {shape_text(other.shape)}: "
+                    f"only dim {d} (the one differenced) may differ",
+                )
+            )
+    return other
+
+
+@method("diff")
+def diff(self: Tensor, n: int = 1, dim: int = -1, prepend: Tensor | None = None,
+         append: Tensor | None = None) -> Tensor:
+    """The ``n``-th forward difference along ``dim``: ``out[i] = x[i + 1] - x[i]``, applied ``n``
+    times (bool: ``x[i + 1] != x[i]``); ``prepend``/``append`` are joined along ``dim`` first.
+
+    ``n`` larger than the size gives an empty dim. # Note: ``n=0`` (or an ``n`` that an empty dim
+    clamps to 0) gives a copy; PyTorch returns the input itself in the second case.
+
+    >>> strided.tensor([1, 4, 9, 16]).diff()
+    tensor([3, 5, 7])
+    """
+    tensor_arg(self, "diff")
+    n = int_arg(n, "diff", "n", 2)
+    if self.ndim == 0:
+        raise StridedRuntimeError(
+            join_lines("diff expects input to be at least one-dimensional",
+                       "a 0-d tensor has no dim to difference along; reshape(1) makes it 1-d")
+        )
+    if n < 0:
+        raise StridedRuntimeError(
+            join_lines(f"order must be non-negative but got {n}",
+                       "n is how many times the difference is taken: 0, 1, 2, ...")
+        )
+    # PyTorch checks prepend/append (wrapping dim) first, and dim itself only when it differences
+    d = one_dim(self, dim, "diff") if n or prepend is not None or append is not None else 0
+    pre = _joined_part(self, prepend, d, "prepend")
+    post = _joined_part(self, append, d, "append")
+    parts = [p for p in (pre, self, post) if p is not None]
+    if n and len(parts) > 1:
+        dtype = parts[0]._dtype
+        for p in parts[1:]:
+            dtype = promote_types(dtype, p._dtype)
+        x = np.concatenate([p._np().astype(dtype.numpy, copy=False) for p in parts], axis=d)
+        shape, strides = x.shape, L.contiguous_strides(x.shape)
+    else:  # Note: with n=0 PyTorch returns a copy of the input alone, prepend/append dropped
+        dtype = self._dtype
+        x = self._np()
+        shape = self._layout.shape
+        strides = self._layout.strides
+        if n == 0 or shape[d] == 0:
+            strides = preserve_format_strides(shape, strides)
+    n = min(n, shape[d]) if shape else 0
+    if n == 0:
+        out = result(shape, dtype, tuple(strides))
+        np.copyto(out._np(), x)
+    else:
+        support.check("diff", dtype, (self,))  # (uint16/32/64: PyTorch's sub has no kernel)
+        kernel = np.not_equal if dtype is bool_dtype else np.subtract
+        for _ in range(n):
+            length = shape[d] - 1
+            shape = shape[:d] + (length,) + shape[d + 1:]
+            # PyTorch subtracts two narrowed views of one layout: TensorIterator's output order
+            strides = elementwise_output_strides(shape, [(shape, strides), (shape, strides)])
+            out = result(shape, dtype, strides)
+            hi = [slice(None)] * len(shape)
+            lo = [slice(None)] * len(shape)
+            hi[d], lo[d] = slice(1, None), slice(0, length)
+            quietly(kernel, x[tuple(hi)], x[tuple(lo)], out=out._np())  # inf - inf is NaN, silently
+            x = out._np()
+    return copied("diff", (self,), out, lambda: (
+        f"diff: the {'forward difference' if n == 1 else f'{n}-th forward difference'} along dim {d} "
+        f"of a {shape_text(self.shape)} tensor, into new memory"))
+
+
+# ---------------------------------------------------------------- backward rules
+# PyTorch's formulas (derivatives.yaml, FunctionsManual.cpp): one NumPy kernel per rule, no
+# element loops.
+
+
+def _reverse_cumsum(a: np.ndarray, d: int) -> np.ndarray:
+    """``out[i] = a[i] + a[i + 1] + ...`` along ``d`` (the adjoint of a running sum)."""
+    return np.flip(np.cumsum(np.flip(a, d), axis=d), d)
+
+
+def _scan_dim(x: Tensor, dim: Any) -> int:
+    return dim % x.ndim if x.ndim else 0
+
+
+@backward("cumsum")
+def cumsum_backward(out: Tensor, x: Tensor, dim: int, **kwargs: Any) -> Any:
+    """Each element is read by every running sum from its position on: the gradient is the
+    reversed running sum of g."""
+    d = _scan_dim(x, dim)
+
+    def grads(g: Tensor) -> tuple:
+        if not x.ndim:
+            return (g,)
+        def reversed_cumsum(g: Tensor) -> Tensor:
+            # the running sum of the reversed gradient, written reversed into the new gradient
+            gx, arr = result_array(x._layout.shape, g._dtype)
+            np.cumsum(np.flip(g._np(), d), axis=d, out=np.flip(arr, d))
+            return gx
+
+        # (linear in g: the adjoint of the reversed running sum is the running sum)
+        return (linear("CumsumBackwardBackward0", g, reversed_cumsum, lambda gg: gg.cumsum(d)),)
+
+    return "CumsumBackward0", (x,), grads, ()
+
+
+def _cumprod_grad(x: np.ndarray, y: np.ndarray, g: np.ndarray, d: int) -> np.ndarray:
+    """PyTorch's cumprod_backward, zeros included. Along each line: before the first zero z the
+    gradient is reverse_cumsum(g * y) / x; at z it is y[z-1] * sum_{j>=z} g[j] prod_{z<m<=j} x[m];
+    after z it is 0 (every product there holds x[z] and another factor's zero)."""
+    x, y, g = (np.moveaxis(a, d, -1) for a in (x, y, g))
+    n = x.shape[-1]
+    zero = x == 0
+    has_zero = zero.any(-1, keepdims=True)
+    z = np.where(has_zero, zero.argmax(-1)[..., None], n)  # the first zero (n: none)
+    pos = np.arange(n)
+    # As PyTorch, only the line's stretch up to its second zero takes part: what comes after
+    # (an inf or NaN times the zero products) must not turn the sums into NaN.
+    zeros_so_far = np.cumsum(zero, axis=-1)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        before = _reverse_cumsum(np.where(pos < z, g * y, 0), x.ndim - 1) / np.where(pos < z, x, 1)
+    out = np.where(pos < z, before, 0)
+    if has_zero.any():
+        # the factors strictly between the first and the second zero (1 elsewhere)
+        after = np.cumprod(np.where((pos > z) & (zeros_so_far == 1), x, 1), axis=-1)
+        total = np.sum(np.where((pos >= z) & (zeros_so_far == 1), g * after, 0), axis=-1, keepdims=True)
+        prev = np.take_along_axis(y, np.clip(z - 1, 0, max(n - 1, 0)), -1)
+        prev = np.where(z > 0, prev, 1)
+        out = np.where(pos == z, prev * total, out)
+    return np.moveaxis(out, -1, d)
+
+
+@backward("cumprod")
+def cumprod_backward(out: Tensor, x: Tensor, dim: int, **kwargs: Any) -> Any:
+    d = _scan_dim(x, dim)
+
+    def grads(g: Tensor) -> tuple:
+        if not x.ndim or not x.numel():
+            return (g,)
+        if is_grad_enabled() and (g._ag is not None or x._ag is not None):
+            return (_cumprod_grad_recorded(x, out, g, d),)
+        xs = x._np().astype(out._dtype.numpy, copy=False)
+        return (gradtools.from_numpy_result(_cumprod_grad(xs, out._np(), g._np(), d), g._dtype),)
+
+    return "CumprodBackward0", (x,), grads, (x, out)
+
+
+def _cumprod_grad_recorded(x: Tensor, out: Tensor, g: Tensor, d: int) -> Tensor:
+    """cumprod's gradient with recording ops (create_graph): ``reverse_cumsum(g * out) / x``,
+    PyTorch's formula for an input without zeros. With a zero the formula divides by it; PyTorch
+    then uses a quadratic differentiable form, which strided does not have: it refuses."""
+    if bool((x == 0).any()):
+        raise StridedNotImplementedError(join_lines(
+            "the second derivative of cumprod at an input holding a zero is not implemented in strided",
+            "(PyTorch's quadratic differentiable form for that case is not written here)",
+            "fix: differentiate once (create_graph=False), or keep the input away from 0"))
+    return (g * out).flip(d).cumsum(d).flip(d) / x
+
+
+def _cum_extreme_rule(node: str) -> Any:
+    def rule(out: Any, x: Tensor, dim: int) -> Any:
+        """The gradient of each running extreme goes to the element it came from (its index)."""
+        d = _scan_dim(x, dim)
+        indices = out[1]
+
+        def grads(g: Tensor) -> tuple:
+            if not x.ndim:
+                return (g,)
+            return (gradtools.grad_zeros(x._layout.shape, g._dtype).scatter_add(d, indices, g),)
+
+        return node, (x,), grads, (indices,)
+
+    return rule
+
+
+backward("cummax")(_cum_extreme_rule("CummaxBackward0"))
+backward("cummin")(_cum_extreme_rule("CumminBackward0"))
+
+
+def _diff_grad_recorded(g: Tensor, n: int, d: int, sizes: list[int]) -> tuple:
+    """diff's gradient with recording ops (create_graph): ``n`` times the adjoint of one
+    difference (``g`` padded by a zero on each side along ``d``, the right minus the left), then
+    cut into the pieces of prepend, input and append."""
+    from ..shape.joining import cat
+
+    for _ in range(min(n, sum(sizes))):
+        zero = gradtools.grad_zeros(tuple(1 if k == d else s for k, s in enumerate(g._layout.shape)), g._dtype)
+        g = cat([zero, g], d) - cat([g, zero], d)
+    pieces, at = [], 0
+    for s in sizes:
+        pieces.append(g.narrow(d, at, s) if s else None)
+        at += s
+    return tuple(pieces)
+
+
+@backward("diff", operands="any")
+def diff_backward(out: Tensor, x: Tensor, n: int = 1, dim: int = -1, prepend: Any = None,
+                  append: Any = None) -> Any:
+    """The adjoint of the difference, ``n`` times (out[i] = x[i+1] - x[i] sends g[i] to x[i+1] and
+    -g[i] to x[i]), then cut into the pieces of prepend, input and append.
+
+    # Note: PyTorch builds diff from narrow and sub (its node is the last sub's, SubBackward0);
+    # strided records one node under that name.
+    """
+    d = x.ndim and dim % x.ndim
+    sizes = [p._layout.shape[d] if p.__class__ is Tensor else 0 for p in (prepend, x, append)]
+
+    def grads(g: Tensor) -> tuple:
+        if n and g._ag is not None and is_grad_enabled():  # create_graph: the same adjoint, recorded
+            return _diff_grad_recorded(g, n, d, sizes)
+        a = g._np()
+        for _ in range(min(n, sum(sizes)) if n else 0):
+            pad = [(0, 0)] * a.ndim
+            pad[d] = (1, 0)
+            hi = np.pad(a, pad)
+            pad[d] = (0, 1)
+            a = hi - np.pad(a, pad)
+        if not n:
+            return (None, g, None)
+        pieces = np.split(a, np.cumsum(sizes)[:2], axis=d)
+        return tuple(gradtools.from_numpy_result(p, g._dtype) if s else None for p, s in zip(pieces, sizes))
+
+    inputs = (prepend, x, append) if prepend is not None or append is not None else (x,)
+    name = "SubBackward0" if n else "torch::autograd::CopyBackwards"  # (n=0: PyTorch's copy)
+    return name, inputs, (lambda g: grads(g) if len(inputs) == 3 else grads(g)[1:2]), ()
+
+
+seal(globals())  # (last: this module's ops with a backward rule become their recording entries)

@@ -1,0 +1,101 @@
+"""softmax and log_softmax along one dim, numerically stable.
+
+Contract (PyTorch 2.13): ``dim`` is required and is one int; float tensors only
+(integer and bool tensors raise NotImplementedError, as PyTorch's kernels do)
+unless ``dtype=`` names a float type, which the input is converted to first.
+The result is a fresh contiguous tensor of the input's (or ``dtype``'s) type.
+The maximum along ``dim`` is subtracted before exponentiating, so large
+inputs do not overflow; float16 is computed in float32 and rounded once.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from ...dispatch import report, result_array
+from ...dtypes import TORCH_NAME
+from ...errors import StridedNotImplementedError, StridedTypeError, join_lines
+from ...gradients import seal
+from ...kernels.reduce import softmax_into
+from ...tensor import Tensor, tensor_arg
+from .._support.reduce_args import numpy_axes, optional_dtype, reduction_dims
+from ..registry import backward, method
+
+
+def _softmax(self: Tensor, dim: Any, dtype: Any, op: str, log: bool) -> Tensor:
+    tensor_arg(self, op)
+    if dim is None:
+        raise StridedTypeError(
+            join_lines(
+                f"{op}() missing 1 required positional arguments: \"dim\"",
+                f"{op} normalizes along one dim; e.g. t.{op}(-1) for the last",
+            )
+        )
+    dims = reduction_dims(self, dim, op, allow_tuple=False)
+    assert dims is not None
+    shape = self._layout.shape
+    out_dtype = optional_dtype(dtype) or self._dtype
+    if 0 in shape:  # Note: as PyTorch, an empty tensor skips the kernel, so any dtype passes
+        return report(op, (self,), result_array(shape, out_dtype)[0])
+    if not out_dtype.is_floating_point:
+        last = "lastdim_" if (not shape or dims[0] == len(shape) - 1) else ""
+        raise StridedNotImplementedError(
+            join_lines(
+                f'"{op}_{last}kernel_impl" not implemented for \'{TORCH_NAME[out_dtype.name]}\'',
+                f"{op} needs a float tensor; fix: t.{op}({dim}, dtype=strided.float32)",
+            )
+        )
+    out, out_np = result_array(shape, out_dtype)
+    compute = np.dtype(np.float32) if out_dtype.itemsize < 4 else out_dtype.numpy
+    axes = numpy_axes(dims, len(shape))
+    x = self._np()
+    if not shape:  # a 0-d tensor: work on a (1,) view of it
+        x, out_np, axes = x.reshape(1), out_np.reshape(1), (0,)
+    softmax_into(x, axes, compute, out_np, log)
+    return report(op, (self,), out)
+
+
+@method("softmax")
+def softmax(self: Tensor, dim: int | None = None, dtype: Any = None) -> Tensor:
+    """exp(x - max) / sum(exp(x - max)) along ``dim``; each slice sums to 1.
+
+    >>> strided.tensor([[0.0, 0.0], [0.0, 1e9]]).softmax(dim=1).tolist()
+    [[0.5, 0.5], [0.0, 1.0]]
+    """
+    return _softmax(self, dim, dtype, "softmax", log=False)
+
+
+def _softmax_dim(x: Tensor, dim: Any) -> int:
+    n = len(x._layout.shape)
+    if dim is None:  # PyTorch's deprecated implicit choice
+        dim = 0 if n in (0, 1, 3) else 1
+    return dim % n if n else 0
+
+
+@backward("softmax")
+def _softmax_backward(out: Tensor, x: Tensor, dim: Any = None, dtype: Any = None, **kwargs: Any) -> Any:
+    """PyTorch's _softmax_backward_data: y * (g - sum(g * y, dim))."""
+    d = _softmax_dim(x, dim)
+    return "SoftmaxBackward0", (x,), lambda g: (out * (g - (g * out).sum(d, keepdim=True)),), (out,)
+
+
+@method("log_softmax")
+def log_softmax(self: Tensor, dim: int | None = None, dtype: Any = None) -> Tensor:
+    """(x - max) - log(sum(exp(x - max))) along ``dim``: the log of :func:`softmax`, computed stably.
+
+    >>> strided.tensor([0.0, 0.0]).log_softmax(dim=0).tolist()
+    [-0.6931471824645996, -0.6931471824645996]
+    """
+    return _softmax(self, dim, dtype, "log_softmax", log=True)
+
+
+@backward("log_softmax")
+def _log_softmax_backward(out: Tensor, x: Tensor, dim: Any = None, dtype: Any = None, **kwargs: Any) -> Any:
+    """PyTorch's _log_softmax_backward_data: g - exp(y) * sum(g, dim)."""
+    d = _softmax_dim(x, dim)
+    return "LogSoftmaxBackward0", (x,), lambda g: (g - out.exp() * g.sum(d, keepdim=True),), (out,)
+
+
+seal(globals())  # (last: this module's ops with a backward rule become their recording entries)

@@ -1,0 +1,526 @@
+"""Reductions: sum, mean, prod, var, std, all, any (max/min/argmax/argmin live in ``extrema``).
+
+Contract shared by every function here, following PyTorch 2.13:
+
+* ``dim`` is None (reduce everything), an int, or a tuple/list of ints where
+  PyTorch takes one (``prod`` takes one int only); out-of-range dims raise
+  IndexError, repeated dims RuntimeError. For ``sum``/``mean``/``var``/``std``
+  an empty tuple means every dim; for ``all``/``any`` it means none.
+* ``keepdim`` keeps reduced dims with size 1.
+* The result is a fresh, contiguous tensor; the input is read in place by NumPy
+  whatever its strides (permuted, stepped, negative, stride-0 expanded).
+* Result dtypes: ``sum``/``prod`` of bool and integer tensors give int64;
+  ``mean``/``var``/``std`` refuse non-float tensors; ``all``/``any`` give bool
+  (uint8 for uint8 input). float16 is accumulated in float32 and rounded once.
+"""
+
+from __future__ import annotations
+
+import warnings
+from collections.abc import Sequence
+from typing import Any, SupportsIndex
+
+import numpy as np
+
+from ...args import check_keepdim
+from ...callsite import user_site
+from ...dispatch import OPEN, adopted, report, result_array
+from ...dtypes import TORCH_NAME, DType, float16, float32, float64, int64, real_of, uint8
+from ...dtypes import bool_ as bool_dtype
+from ...errors import StridedOverflowError, StridedRuntimeError, StridedTypeError, join_lines
+from ...grad_mode import GRAD_MODE, INSIDE, requires_grad
+from ...gradients import record, records, seal
+from ...kernels.fpstate import quiet_call, quiet_retry
+from ...kernels.memory import outside_storage
+from ...kernels.reduce import logical_reduce_into, mean_into, reduce_into, variance_into
+from ...tensor import Tensor, tensor_arg
+from .._support import gradtools as _gt
+from .._support.gradtools import unreduce
+from .._support.operands import _cinfo
+from .._support.out import check_out, write_out
+from .._support.reduce_args import (
+    numpy_axes,
+    optional_dtype,
+    reduced_count,
+    reduced_shape,
+    reduction_dims,
+    shape_text,
+)
+from ..registry import backward, method
+
+
+def _accumulator(out_dtype: DType) -> np.dtype:
+    """The NumPy dtype sums and products run in: float16 accumulates in float32 (as PyTorch does)."""
+    return np.dtype(np.float32) if out_dtype is float16 else out_dtype.numpy
+
+
+def _integral_to_int64(t: Tensor, dtype: DType | None) -> DType:
+    if dtype is not None:
+        return dtype
+    return int64 if t._dtype.kind in "biu" else t._dtype
+
+
+def _sum_like(ufunc: np.ufunc, self: Tensor, dim: Any, keepdim: bool, dtype: Any, op: str,
+              allow_tuple: bool = True) -> Tensor:
+    tensor_arg(self, op)
+    keepdim = check_keepdim(keepdim, op)
+    dims = reduction_dims(self, dim, op, allow_tuple=allow_tuple)
+    out_dtype = _integral_to_int64(self, optional_dtype(dtype))
+    shape = self._layout.shape
+    out, out_np = result_array(reduced_shape(shape, dims, keepdim), out_dtype)
+    x = self._np()
+    if x.dtype.kind == "c" and out_dtype.kind != "c":
+        # complex summed as a real dtype: each element converted first (its real part), as PyTorch
+        warnings.warn("Casting complex values to real discards the imaginary part", UserWarning, stacklevel=3)
+        x = x.real
+    reduce_into(ufunc, x, numpy_axes(dims, len(shape)), _accumulator(out_dtype), out_np, keepdim)
+    return report(op, (self,), out)
+
+
+@method("sum")
+@records("sum")
+def sum(self: Tensor, dim: SupportsIndex | Sequence[SupportsIndex] | None = None, keepdim: bool = False, *,  # noqa: A001
+        dtype: Any = None, out: Any = None) -> Tensor:
+    """Sum over ``dim`` (None: all dims). bool/int inputs give int64 unless ``dtype`` is given.
+
+    ``dtype`` converts each element before adding (as PyTorch does). An empty
+    reduction gives 0.
+
+    >>> x = strided.arange(6).view(2, 3)
+    >>> x.sum().item(), x.sum(0).tolist(), x.sum(1, keepdim=True).shape
+    (15, [3, 5, 7], (2, 1))
+    """
+    if type(self) is Tensor and self._ag is not None and not INSIDE.get():  # its own recording entry
+        return record("sum", sum, (self, dim, keepdim), {} if dtype is None and out is None else
+                      {"dtype": dtype, "out": out})
+    if out is not None:
+        return _into(out, lambda d: _sum_like(np.add, self, dim, keepdim, d, "sum"), dtype, "sum", self)
+    if dim is None and keepdim is False and dtype is None and type(self) is Tensor:
+        # Fast path: a row-major float32/float64 tensor (summed in its own dtype) is one flat
+        # run of its storage; its sum is a 0-d result with the shared () layout.
+        d = self._dtype
+        if d is float32 or d is float64:
+            lay = self._layout
+            info = _cinfo[lay.shape]
+            if lay.strides == info[0]:
+                n = info[1]
+                arr = self._storage.array
+                off = lay.offset
+                if off or len(arr) != n:
+                    arr = arr[off : off + n]
+                    if len(arr) != n:  # (only a tensor unpickled past its storage: never read outside)
+                        raise outside_storage(self._storage.array, lay)
+                try:  # fpstate.quietly, inlined (a call is a tenth of a 1 µs op): the flat run's sum
+                    res = quiet_call(_add_reduce, arr, None, None, None, True)
+                except RuntimeError as e:
+                    res = quiet_retry(e, _add_reduce, arr, None, None, None, True)
+                t = adopted(res, _SCALAR, d)
+                if OPEN:
+                    report("sum", (self,), t)
+                return t
+    return _sum_like(np.add, self, dim, keepdim, dtype, "sum")
+
+
+_SCALAR = _cinfo[()][2]  # the 0-d layout every full sum shares
+_add_reduce = np.add.reduce  # (array, axis, dtype, out, keepdims): positional, cheaper than keywords
+
+
+def reduced_dims(dim: Any, ndim: int) -> tuple[int, ...]:
+    """The dims a reduction's ``dim`` argument names, wrapped and sorted (None: all)."""
+    if dim is None:
+        return tuple(range(ndim))
+    dims = tuple(dim) if isinstance(dim, (tuple, list)) else (dim,)
+    return tuple(sorted(d % ndim if ndim else 0 for d in dims))
+
+
+@backward("sum")
+def _sum_backward(out: Tensor, x: Tensor, dim: Any = None, keepdim: bool = False, **kwargs: Any) -> Any:
+    """Every element read once: the gradient expanded back over the summed dims (a view)."""
+    shape = x._layout.shape
+    dims = reduced_dims(dim, len(shape))
+    if dim is None or (isinstance(dim, (tuple, list)) and not dim):
+        return "SumBackward0", (x,), lambda g: (g.reshape((1,) * len(shape)).expand(shape),), ()
+    return "SumBackward1", (x,), lambda g: (unreduce(g, shape, dims, keepdim),), ()
+
+
+@method("prod")
+def prod(self: Tensor, dim: int | None = None, keepdim: bool = False, *, dtype: Any = None,
+         out: Any = None) -> Tensor:
+    """Product over one ``dim`` (an int; None: all dims). bool/int inputs give int64.
+
+    An empty reduction gives 1. Integer overflow wraps, as in PyTorch.
+
+    >>> strided.tensor([[1, 2], [3, 4]]).prod(1).tolist()
+    [2, 12]
+    """
+    if out is not None:
+        return _into(out, lambda d: _sum_like(np.multiply, self, dim, keepdim, d, "prod", allow_tuple=False),
+                     dtype, "prod", self)
+    return _sum_like(np.multiply, self, dim, keepdim, dtype, "prod", allow_tuple=False)
+
+
+def _into(out: Any, compute: Any, dtype: Any, op: str, self: Tensor) -> Tensor:
+    """``op(..., out=out)``: as PyTorch, ``out``'s dtype is the result dtype when ``dtype=`` is not
+    given (``sum(int_tensor, out=float_out)`` sums in float); then :func:`strided.ops._support.out.write_out`."""
+
+    out = check_out(out, op)
+    return write_out(out, compute(out._dtype if dtype is None else dtype), op, (self,))
+
+
+def _to_out(result: Tensor, out: Any, op: str, self: Tensor) -> Tensor:
+    """``result``, or (``out=`` given) ``result`` written into ``out`` (:func:`strided.ops._support.out.write_out`)."""
+    if out is None:
+        return result
+
+    return write_out(out, result, op, (self,))
+
+
+def _float_result(self: Tensor, dtype: Any, op: str) -> DType:
+    given = optional_dtype(dtype)
+    if given is not None:
+        if given.kind not in "fc":
+            raise StridedRuntimeError(
+                join_lines(
+                    f"{op}(): could not infer output dtype. Optional dtype must be either a floating "
+                    f"point or complex dtype. Got: {TORCH_NAME[given.name]}",
+                    f"fix: pass dtype=strided.float32 (or float64) to average a {self._dtype.name} tensor",
+                )
+            )
+        return given
+    if self._dtype.kind not in "fc":
+        raise StridedRuntimeError(
+            join_lines(
+                f"{op}(): could not infer output dtype. Input dtype must be either a floating point "
+                f"or complex dtype. Got: {TORCH_NAME[self._dtype.name]}",
+                f"the tensor of shape {shape_text(self.shape)} holds {self._dtype.name}; "
+                f"fix: t.{op}(dtype=strided.float32) or t.to(strided.float32).{op}()",
+            )
+        )
+    return self._dtype
+
+
+@method("mean")
+def mean(self: Tensor, dim: SupportsIndex | Sequence[SupportsIndex] | None = None, keepdim: bool = False, *,
+         dtype: Any = None, out: Any = None) -> Tensor:
+    """Arithmetic mean over ``dim``; float tensors only (or an explicit float ``dtype``).
+
+    An empty reduction gives NaN, as in PyTorch.
+
+    >>> strided.tensor([[1.0, 2.0], [3.0, 5.0]]).mean(dim=1).tolist()
+    [1.5, 4.0]
+    """
+    if out is not None:
+        return _into(out, lambda d: mean(self, dim, keepdim, dtype=d), dtype, "mean", self)
+    tensor_arg(self, "mean")
+    keepdim = check_keepdim(keepdim, "mean")
+    out_dtype = _float_result(self, dtype, "mean")
+    dims = reduction_dims(self, dim, "mean")
+    shape = self._layout.shape
+    out, out_np = result_array(reduced_shape(shape, dims, keepdim), out_dtype)
+    mean_into(self._np(), numpy_axes(dims, len(shape)), _accumulator(out_dtype),
+              reduced_count(shape, dims), out_np, keepdim)  # 0/0 is NaN, silently
+    return report("mean", (self,), out)
+
+
+@backward("mean")
+def _mean_backward(out: Tensor, x: Tensor, dim: Any = None, keepdim: bool = False, **kwargs: Any) -> Any:
+    shape = x._layout.shape
+    dims = reduced_dims(dim, len(shape))
+    n = 1
+    for d in dims:
+        n *= shape[d]
+    if dim is None:
+        return "MeanBackward0", (x,), lambda g: (g.reshape((1,) * len(shape)).expand(shape) / n,), ()
+    return "MeanBackward1", (x,), lambda g: (unreduce(g, shape, dims, keepdim) / n,), ()
+
+
+def _variance(self: Tensor, dim: Any, unbiased: Any, keepdim: bool, correction: Any, op: str,
+              root: bool) -> Tensor:
+    tensor_arg(self, op)
+    if isinstance(dim, bool):  # var(False): PyTorch's var(bool unbiased) overload
+        if unbiased is not None:
+            raise StridedTypeError(
+                join_lines(
+                    f"{op}(): got a bool for dim ({dim}) and also unbiased={unbiased}",
+                    f"a bool in dim's place is read as unbiased (the {op}(unbiased) overload); "
+                    f"pass one of them: {op}(dim=..., unbiased={unbiased}) or {op}(unbiased={dim})",
+                )
+            )
+        dim, unbiased = None, dim
+    if unbiased is not None and correction is not None:
+        raise StridedTypeError(
+            join_lines(
+                f"{op}() received an invalid combination of arguments: both 'unbiased' and 'correction'",
+                "unbiased=True is correction=1 and unbiased=False is correction=0; pass only correction",
+            )
+        )
+    if unbiased is not None:
+        if not isinstance(unbiased, (bool, np.bool_)):
+            raise StridedTypeError(
+                f"{op}() received an invalid combination of arguments: 'unbiased' must be bool, "
+                f"not {type(unbiased).__name__}\n"
+                f"  the second positional argument of {op}(dim, unbiased, keepdim) is 'unbiased'; "
+                "to keep dims, pass keepdim=True by name"
+            )
+        correction = 1 if unbiased else 0
+    else:
+        correction = 1 if correction is None else _correction(correction, op)
+    keepdim = check_keepdim(keepdim, op)
+    if self._dtype.kind not in "fc":
+        raise StridedRuntimeError(
+            join_lines(
+                "std and var only support floating point and complex dtypes",
+                f"the tensor of shape {shape_text(self.shape)} holds {self._dtype.name}; "
+                f"fix: t.to(strided.float32).{op}(...)",
+            )
+        )
+    dims = reduction_dims(self, dim, op)
+    shape = self._layout.shape
+    axes = numpy_axes(dims, len(shape))
+    acc = _accumulator(self._dtype)
+    n = reduced_count(shape, dims)
+    dof = n - float(correction)  # in float64, as PyTorch
+    # As PyTorch: max(dof, 0) with NaN giving 0 (an inf result), and no warning for NaN.
+    denominator = dof if dof > 0 else 0
+    if dof <= 0:
+        warnings.warn(
+            f"{op}(): degrees of freedom is <= 0. Correction should be strictly less than the "
+            f"reduction factor (input numel divided by output numel): {n} element(s) per result, "
+            f"correction={correction}",
+            UserWarning,
+            stacklevel=user_site(2)[1],  # the user's line, through any entry (autograd's slow path too)
+        )
+    out, out_np = result_array(reduced_shape(shape, dims, keepdim), real_of(self._dtype))  # complex: real
+    x = self._np()
+    if not shape:  # a 0-d tensor: work on a (1,) view of it
+        x, axes = x.reshape(1), (0,)
+    # a float64 divisor: a correction near the float32 limit must not round the divisor to inf
+    variance_into(x, axes, acc, n, np.float64(denominator), out_np, root)
+    return report(op, (self,), out)
+
+
+_UINT64_END = 2**64
+
+
+def _correction(value: Any, op: str) -> int | float:
+    """``correction=`` read as PyTorch reads a Scalar: a real number, or the value of a 0-d tensor.
+
+    bools count as 0/1; ints from -2**63 to 2**64 - 1 (PyTorch's int64 or uint64 Scalar), else
+    OverflowError; a complex number only with a zero imaginary part (RuntimeError otherwise);
+    any other type (str, Decimal, Fraction, arrays, tensors with dims) TypeError.
+    """
+    if isinstance(value, Tensor) and value.ndim == 0:
+        value = value.item()
+    if isinstance(value, (bool, np.bool_)):
+        return int(value)
+    if isinstance(value, (int, np.integer)):
+        value = int(value)
+        if not -(2**63) <= value < _UINT64_END:
+            raise StridedOverflowError(
+                join_lines(
+                    "int too big to convert" if value > 0 else "can't convert negative int to unsigned",
+                    f"{op}(correction={value}): correction is read as a 64-bit integer, from -2**63 "
+                    "to 2**64 - 1; it is the number subtracted from the element count N "
+                    "(1: Bessel's correction, 0: population variance)",
+                )
+            )
+        return value
+    if isinstance(value, (float, np.floating)):
+        return float(value)
+    if isinstance(value, (complex, np.complexfloating)):
+        if value.imag != 0:
+            raise StridedRuntimeError(
+                join_lines(
+                    "value cannot be converted to type double without overflow",
+                    f"{op}(correction={value!r}) has an imaginary part; correction is a real number",
+                )
+            )
+        return float(value.real)
+    raise StridedTypeError(
+        join_lines(
+            f"{op}() received an invalid combination of arguments - got (correction={_type_name(value)}, ), "
+            "but expected (Number correction)",
+            f"got correction={value!r:.60}; correction is a real number subtracted from the element "
+            "count N: an int or a float (1: Bessel's correction, 0: population variance), or a 0-d tensor",
+        )
+    )
+
+
+def _type_name(value: Any) -> str:
+    """PyTorch's name for an argument's type in parser messages (``decimal.Decimal``, ``Tensor``)."""
+    if isinstance(value, Tensor):
+        return "Tensor"
+    kind = type(value)
+    return kind.__name__ if kind.__module__ == "builtins" else f"{kind.__module__}.{kind.__name__}"
+
+
+@method("var")
+def var(self: Tensor, dim: Any = None, unbiased: bool | None = None, keepdim: bool = False, *,
+        correction: float | None = None, out: Any = None) -> Tensor:
+    """Variance over ``dim``: sum of squared deviations / max(N - correction, 0).
+
+    ``correction`` defaults to 1 (Bessel); ``unbiased`` (True/False) is the older
+    spelling of correction 1/0, still accepted by PyTorch 2.13 — give one, not both.
+    Float tensors only. N - correction <= 0 warns and gives inf or NaN, as in PyTorch.
+
+    >>> strided.tensor([1.0, 2.0, 3.0, 4.0]).var().item()
+    1.6666666269302368
+    """
+    return _to_out(_variance(self, dim, unbiased, keepdim, correction, "var", root=False), out, "var", self)
+
+
+@method("std")
+def std(self: Tensor, dim: Any = None, unbiased: bool | None = None, keepdim: bool = False, *,
+        correction: float | None = None, out: Any = None) -> Tensor:
+    """Standard deviation: the square root of :func:`var` with the same arguments.
+
+    >>> strided.tensor([2.0, 4.0, 4.0, 4.0, 5.0, 5.0, 7.0, 9.0]).std(correction=0).item()
+    2.0
+    """
+    return _to_out(_variance(self, dim, unbiased, keepdim, correction, "std", root=True), out, "std", self)
+
+
+def _logical(ufunc: np.ufunc, self: Tensor, dim: Any, keepdim: bool, op: str) -> Tensor:
+    tensor_arg(self, op)
+    keepdim = check_keepdim(keepdim, op)
+    # Note: as in PyTorch, an empty dim tuple reduces nothing for all/any (unlike sum).
+    dims = reduction_dims(self, dim, op, empty_means_all=False)
+    shape = self._layout.shape
+    out_dtype = uint8 if self._dtype is uint8 else bool_dtype
+    out, out_np = result_array(reduced_shape(shape, dims, keepdim), out_dtype)
+    logical_reduce_into(ufunc, self._np(), numpy_axes(dims, len(shape)), out_np, keepdim)
+    return report(op, (self,), out)
+
+
+@method("all")
+def all(self: Tensor, dim: Any = None, keepdim: bool = False, *, out: Any = None) -> Tensor:  # noqa: A001
+    """True where every element along ``dim`` is nonzero (NaN counts as nonzero); empty: True.
+
+    bool result, or uint8 for a uint8 tensor (PyTorch's rule).
+
+    >>> strided.tensor([[1, 0], [1, 1]]).all(dim=1).tolist()
+    [False, True]
+    """
+    return _to_out(_logical(np.logical_and, self, dim, keepdim, "all"), out, "all", self)
+
+
+@method("any")
+def any(self: Tensor, dim: Any = None, keepdim: bool = False, *, out: Any = None) -> Tensor:  # noqa: A001
+    """True where some element along ``dim`` is nonzero; empty: False. bool (uint8 for uint8).
+
+    >>> strided.tensor([[1, 0], [0, 0]]).any(dim=1).tolist()
+    [True, False]
+    """
+    return _to_out(_logical(np.logical_or, self, dim, keepdim, "any"), out, "any", self)
+
+
+
+# ---------------------------------------------------------------- backward rules (agmath)
+
+
+def _others_product(a: np.ndarray, axis: int) -> np.ndarray:
+    """For every element, the product of the OTHER elements along ``axis`` (exclusive products from
+    both ends: exact where elements are zero, no division)."""
+    a = np.moveaxis(a, axis, -1)
+    if a.shape[-1] == 0:
+        return np.moveaxis(np.ones_like(a), -1, axis)
+    ones = np.ones((*a.shape[:-1], 1), a.dtype)
+    left = np.cumprod(np.concatenate([ones, a[..., :-1]], -1), -1)
+    right = np.cumprod(np.concatenate([ones, a[..., :0:-1]], -1), -1)[..., ::-1]
+    return np.moveaxis(left * right, -1, axis)
+
+
+def _recorded_others(x: Tensor) -> Tensor:
+    """:func:`_others_product` along the last dim out of recorded ops (each element's row with it
+    replaced by 1, multiplied out), so a second derivative at zeros is PyTorch's (the Hessian of
+    the product, not 0: the NumPy one is a constant)."""
+    from ...creation import tensor
+    from ..elementwise.unary import where
+
+    eye = tensor(np.eye(x._layout.shape[-1], dtype=bool))
+    return where(eye, 1.0, x.unsqueeze(-2)).prod(-1)
+
+
+@backward("prod")
+def prod_backward(out: Tensor, x: Tensor, dim: Any = None, keepdim: bool = False, **kwargs: Any) -> Any:
+    """The gradient of each element is g times the product of the others along the reduced dim
+    (PyTorch's prod_backward, zeros included: one zero gets the product of the rest, the others 0).
+    As PyTorch: without zeros it is ``g * out / x`` (an inf among the factors gives NaN there, as
+    in PyTorch), and over all dims two zeros or more give zeros (not 0 * inf = NaN)."""
+    shape = x._layout.shape
+
+    def grads(g: Tensor) -> tuple:
+        a = x._np()
+        zeros = int(np.count_nonzero(a == 0)) if shape else 1
+        if zeros == 0:
+            o = out if dim is None or keepdim else out.unsqueeze(dim)
+            gx = g if dim is None or keepdim else g.unsqueeze(dim)
+            return (gx * (o / x),)
+        # create_graph: the others' product depends on x (PyTorch's prod_safe_zeros_backward, also
+        # for two zeros or more over all dims, where without grad mode it gives zeros)
+        recorded = GRAD_MODE.get() and requires_grad(x) and shape
+        if dim is None and zeros > 1 and shape and not recorded:
+            return (_gt.grad_zeros(shape, g._dtype),)
+        if dim is None:
+            gx = g.reshape(()).expand(shape) if shape else g.reshape(())
+            if recorded:
+                return (gx * _recorded_others(x.reshape(-1)).reshape(shape),)
+            others = _others_product(a.reshape(-1), 0).reshape(shape)
+        else:
+            d = dim % len(shape) if shape else 0
+            gx = _gt.unreduce(g, shape, (d,), keepdim)
+            if recorded:
+                return (gx * _recorded_others(x.movedim(d, -1)).movedim(-1, d),)
+            others = _others_product(a.reshape(shape or (1,)), d).reshape(shape)
+        return (gx * _gt.from_numpy_result(others, x._dtype),)
+
+    return ("ProdBackward0" if dim is None else "ProdBackward1"), (x,), grads, (x,)
+
+
+def _variance_args(x: Tensor, dim: Any, unbiased: Any, keepdim: bool, correction: Any) -> tuple:
+    """(dims, keepdim, correction) as the forward read them."""
+    if isinstance(dim, bool):  # x.var(True): the old (unbiased) overload
+        dim, unbiased = None, dim
+    if unbiased is not None:
+        correction = 1 if unbiased else 0
+    elif correction is None:
+        correction = 1
+    else:
+        correction = _correction(correction, "var")
+    dims = reduction_dims(x, dim, "var")
+    n = len(x._layout.shape)
+    return (tuple(range(n)) if dims is None else tuple(sorted(dims))), bool(keepdim), correction
+
+
+def _var_grad(g: Tensor, x: Tensor, dims: tuple, keepdim: bool, correction: Any) -> Tensor:
+    """PyTorch's var_backward: g * 2 / (N - correction) * (x - mean(x))."""
+    shape = x._layout.shape
+    n = 1
+    for d in dims:
+        n *= shape[d]
+    centered = x - x.mean(dims, keepdim=True) if shape else x - x
+    return _gt.unreduce(g, shape, dims, keepdim) * centered * (2.0 / (n - correction) if n != correction
+                                                               else float("inf"))
+
+
+@backward("var")
+def var_backward(out: Tensor, x: Tensor, dim: Any = None, unbiased: Any = None, keepdim: bool = False, *,
+                 correction: Any = None, **kwargs: Any) -> Any:
+    dims, keep, c = _variance_args(x, dim, unbiased, keepdim, correction)
+    return "VarBackward0", (x,), lambda g: (_var_grad(g, x, dims, keep, c),), (x,)
+
+
+@backward("std")
+def std_backward(out: Tensor, x: Tensor, dim: Any = None, unbiased: Any = None, keepdim: bool = False, *,
+                 correction: Any = None, **kwargs: Any) -> Any:
+    """PyTorch's std_backward: var_backward of g / (2 std), 0 where the std is 0."""
+    dims, keep, c = _variance_args(x, dim, unbiased, keepdim, correction)
+
+    def grads(g: Tensor) -> tuple:
+        gv = (g / (out * 2)).masked_fill(out == 0, 0)
+        return (_var_grad(gv, x, dims, keep, c),)
+
+    return "StdBackward0", (x,), grads, (x, out)
+
+
+seal(globals())  # (last: this module's ops with a backward rule become their recording entries)

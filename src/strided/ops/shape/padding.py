@@ -1,0 +1,164 @@
+"""Two ops that build a new tensor around an input's elements: ``pad`` (constant mode: the input
+placed inside a larger tensor filled with one value, or cropped by negative amounts) and
+``one_hot`` (class indices spread along a new last dim). Both are re-exported by
+``strided.nn.functional`` (``F.pad``, ``F.one_hot``), as in PyTorch; both write new memory (``pad``
+is reported as a copy with its reason).
+
+>>> pad(strided.ones(2, 3), (1, 2), value=7).shape
+(2, 6)
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from ...args import int_arg
+from ...dispatch import copied, report, result_array
+from ...dtypes import bool_, int64
+from ...errors import StridedNotImplementedError, StridedRuntimeError, StridedTypeError, join_lines
+from ...grad_mode import GRAD_MODE, requires_grad
+from ...tensor import Tensor, tensor_arg
+
+__all__ = ["one_hot", "pad"]
+
+
+def one_hot(tensor: Tensor, num_classes: int = -1) -> Tensor:
+    """int64 ``(*tensor.shape, num_classes)`` with a 1 at each class index (``num_classes=-1``:
+    the largest index + 1).
+
+    >>> one_hot(strided.tensor([0, 2]), 3).tolist()
+    [[1, 0, 0], [0, 0, 1]]
+    """
+    tensor_arg(tensor, "one_hot", "tensor")
+    n = int_arg(num_classes, "one_hot", "num_classes", 2)
+    if tensor._dtype is not int64:
+        raise StridedRuntimeError(
+            join_lines("one_hot is only applicable to index tensor of type LongTensor.",
+                       f"the tensor is {tensor._dtype.name}; fix: F.one_hot(t.to(strided.int64))")
+        )
+    idx = tensor._np()
+    if idx.size == 0:
+        if n <= 0:
+            raise StridedRuntimeError(
+                join_lines("Can not infer total number of classes from empty tensor.",
+                           "the tensor is empty; fix: give num_classes")
+            )
+    else:
+        low, high = int(idx.min()), int(idx.max())
+        if low < 0:
+            raise StridedRuntimeError(join_lines("Class values must be non-negative.",
+                                                 f"the smallest class value is {low}"))
+        if n == -1:
+            n = high + 1
+        elif high >= n:
+            raise StridedRuntimeError(
+                join_lines("Class values must be smaller than num_classes.",
+                           f"the largest class value is {high}, and num_classes is {n}",
+                           f"fix: num_classes={high + 1} (or -1 to infer it)")
+            )
+    shape = tensor._layout.shape + (n,)
+    out, arr = result_array(shape, int64)
+    arr.fill(0)
+    if idx.size:
+        np.put_along_axis(arr, idx[..., None], 1, axis=-1)
+    return report("one_hot", (tensor,), out)
+
+
+_OTHER_MODES = ("reflect", "replicate", "circular")
+
+
+def pad(input: Tensor, pad: Any, mode: str = "constant", value: float | None = None) -> Tensor:
+    """Pad (or, with negative amounts, crop) the last dims: ``pad = (left, right)`` for the last
+    dim, then ``(top, bottom)`` for the one before, ...; new elements are ``value`` (0 by
+    default). Always new memory (a copy, recorded with its reason). Only ``mode="constant"``.
+
+    >>> pad(strided.ones(2, 3), (1, 2), value=7).shape
+    (2, 6)
+    """
+    tensor_arg(input, "pad")
+    if mode != "constant":
+        if mode in _OTHER_MODES:
+            raise StridedNotImplementedError(
+                join_lines(f"pad(): mode={mode!r} is not supported in strided; only mode=\"constant\" is",
+                           "strided.nn.functional.pad fills the new elements with one value",
+                           "fix: mode=\"constant\" (with value=...)")
+            )
+        raise StridedNotImplementedError(
+            join_lines(f"Unrecognised padding mode {mode}", "strided supports mode=\"constant\"")
+        )
+    if not isinstance(pad, (tuple, list)):
+        raise StridedTypeError(
+            join_lines(f"pad(): argument 'pad' (position 2) must be tuple of ints, not {type(pad).__name__}",
+                       "e.g. F.pad(x, (1, 1)) pads the last dim by one on each side")
+        )
+    amounts = []
+    for i, a in enumerate(pad):
+        if isinstance(a, bool) or not isinstance(a, (int, np.integer)):
+            raise StridedTypeError(
+                join_lines(f"pad(): argument 'pad' (position 2) must be tuple of ints, but found element of type "
+                           f"{type(a).__name__} at pos {i}", "pad amounts are whole numbers of elements")
+            )
+        amounts.append(int(a))
+    shape = input._layout.shape
+    if len(amounts) % 2:
+        raise StridedRuntimeError(
+            join_lines("Padding length must be divisible by 2",
+                       f"pad holds {len(amounts)} numbers; give (left, right) pairs, last dim first")
+        )
+    if len(amounts) // 2 > len(shape):
+        raise StridedRuntimeError(
+            join_lines(f"Padding length should be less than or equal to two times the input dimension but got "
+                       f"padding length {len(amounts)} and input of dimension {len(shape)}",
+                       f"pad gives a (left, right) pair per dim, last dim first; the input has {len(shape)} dims")
+        )
+    out_shape = list(shape)
+    src: list[slice] = [slice(None)] * len(shape)
+    dst: list[slice] = [slice(None)] * len(shape)
+    for i in range(len(amounts) // 2):
+        dim = len(shape) - 1 - i
+        left, right = amounts[2 * i], amounts[2 * i + 1]
+        size = shape[dim] + left + right
+        if size < 0 or shape[dim] + min(left, 0) < 0 or shape[dim] + min(right, 0) < 0:
+            raise StridedRuntimeError(
+                join_lines("narrow(): length must be non-negative.",
+                           f"dim {dim} has size {shape[dim]}; padding ({left}, {right}) would leave "
+                           f"{shape[dim] + left + right} elements")
+            )
+        out_shape[dim] = size
+        start, stop = max(0, -left), shape[dim] - max(0, -right)
+        src[dim] = slice(start, max(start, stop))
+        dst[dim] = slice(max(0, left), max(0, left) + max(0, stop - start))
+    fill = 0 if value is None else value
+    if GRAD_MODE.get() and requires_grad(input):
+        return _pad_recorded(input, src, amounts, fill)
+    out, arr = result_array(tuple(out_shape), input._dtype)
+    with np.errstate(all="ignore"):
+        arr.fill(fill if input._dtype is not bool_ else bool(fill))
+    arr[tuple(dst)] = input._np()[tuple(src)]
+    return copied("pad", (input,), out,
+                  lambda: f"pad: {shape} padded by {tuple(amounts)} into new memory {tuple(out_shape)}")
+
+
+
+
+def _pad_recorded(input: Tensor, src: list, amounts: list, fill: Any) -> Tensor:
+    """``pad`` of an input that requires grad, out of recorded ops (a crop, then ``cat`` with the
+    fill on each padded side), so its gradient (and the gradient's) is PyTorch's: the gradient
+    of the kept elements, nothing for the filled ones."""
+    from ...creation import full
+    from .joining import cat
+
+    t = input[tuple(src)]
+    for i in range(len(amounts) // 2):
+        dim = input.dim() - 1 - i
+        left, right = max(0, amounts[2 * i]), max(0, amounts[2 * i + 1])
+        if left or right:
+            parts = []
+            for n in (left, right):
+                shape = list(t.shape)
+                shape[dim] = n
+                parts.append(full(tuple(shape), fill, dtype=input._dtype))
+            t = cat([parts[0], t, parts[1]], dim)
+    return t if t._base is None else t.clone()

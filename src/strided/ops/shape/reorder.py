@@ -1,0 +1,613 @@
+"""Reordering and repeating elements into new memory, with PyTorch's semantics: ``flip``,
+``fliplr``, ``flipud``, ``roll``, ``rot90``, ``repeat``, ``tile``, ``repeat_interleave``.
+
+Each is a copy (PyTorch's results never share the input's memory), reported to the copy ledger
+with a reason; NumPy reads the input in place (a strided view of its storage) and writes straight
+into the result's memory. Result strides follow PyTorch's: ``flip`` keeps a dense input's stride
+order (``empty_like``'s preserve_format), ``rot90`` is a flip seen transposed, the others are
+row-major.
+
+# Note: NumPy's ``flip`` is a view with negative strides. PyTorch cannot express negative strides
+# and copies; strided follows PyTorch here. A flipped *view* is available in strided through basic
+# indexing with a negative step: ``t[::-1]`` (NumPy's semantics for slices).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from itertools import product
+from typing import Any
+
+import numpy as np
+
+from ... import layout as L
+from ...dispatch import copied, result, result_array
+from ...dtypes import int64
+from ...errors import (
+    StridedIndexError,
+    StridedNotImplementedError,
+    StridedRuntimeError,
+    StridedTypeError,
+    join_lines,
+)
+from ...gradients import grad_zeros, seal
+from ...layout import plans as P
+from ...tensor import Tensor, tensor_arg
+from .._support.promotion import TORCH_NAMES
+from ..registry import backward, method
+from .joining import dim_int
+
+__all__ = ["flip", "fliplr", "flipud", "repeat", "repeat_interleave", "roll", "rot90", "tile"]
+
+
+# ---------------------------------------------------------------- arguments
+
+
+def _int_seq(value: Any, op: str, name: str, pos: int) -> tuple[int, ...]:
+    """An int or a sequence of ints (PyTorch's IntArrayRef argument), as a tuple."""
+    items = value if isinstance(value, (list, tuple)) else (value,)
+    out = []
+    for v in items:
+        if isinstance(v, bool) or not isinstance(v, (int, np.integer)):
+            raise StridedTypeError(
+                join_lines(
+                    f"{op}(): argument '{name}' (position {pos}) must be tuple of ints, not {type(v).__name__}",
+                    f"got {name}={value!r:.60}; pass an int or a tuple of ints",
+                )
+            )
+        out.append(int(v))
+    return tuple(out)
+
+
+def _varargs(args: tuple, op: str, name: str) -> Any:
+    """A method's ``*dims`` / ``*sizes``: ``t.flip(0, 1)`` or ``t.flip((0, 1))``."""
+    if not args:
+        raise StridedTypeError(
+            join_lines(f'{op}() missing 1 required positional arguments: "{name}"',
+                       f"pass the {name}: t.{op}(0) or t.{op}((0, 1))")
+        )
+    return args[0] if len(args) == 1 else args
+
+
+def _flip_dims(dims: Any, ndim: int) -> tuple[int, ...]:
+    """``flip``'s dims wrapped one by one, a repeat refused as soon as it is met (PyTorch's order)."""
+    given = _int_seq(dims, "flip", "dims", 1)
+    wrapped: list[int] = []
+    for g in given:
+        d = L.wrap_dim(g, ndim)
+        if d in wrapped:
+            raise StridedRuntimeError(
+                join_lines(f"dim {d} appears multiple times in the list of dims",
+                           f"flip dims {list(given)} name dim {d} twice; "
+                           "flipping a dim twice is no flip: leave it out")
+            )
+        wrapped.append(d)
+    return tuple(wrapped)
+
+
+# ---------------------------------------------------------------- flip
+
+
+def _flipped(t: Tensor, dims: tuple[int, ...], op: str) -> Tensor:
+    """``t`` with ``dims`` reversed, in new memory laid out as ``empty_like(t)`` (preserve_format)."""
+    lay = t._layout
+    # Note: PyTorch 2.13's "flip_cpu" has no uint16/32/64 kernel, but whether it is reached depends
+    # on the memory layout (flip(0) of a contiguous uint16 matrix works, fliplr of it raises).
+    # strided flips every dtype, whatever the layout (flip, fliplr, flipud, rot90).
+    out = result(lay.shape, t._dtype, L.preserve_format_strides(lay.shape, lay.strides))
+    if out.numel():
+        np.copyto(out._np(), np.flip(t._np(), dims) if dims and lay.shape else t._np())
+    return copied(op, (t,), out, lambda: f"{op}: dims {list(dims)} reversed into new memory "
+                  "(PyTorch's flip copies; t[::-1] is a view)")
+
+
+def flip(input: Tensor, dims: int | Sequence[int]) -> Tensor:
+    """``input`` with the order of elements along ``dims`` reversed, in new memory (``torch.flip``).
+
+    # Note: PyTorch copies (NumPy's np.flip is a negative-stride view); strided follows PyTorch.
+    # For the view, index with a negative step: t[::-1] (dim 0), t[:, ::-1] (dim 1).
+
+    >>> strided.flip(strided.arange(3), 0).tolist()
+    [2, 1, 0]
+    """
+    t = tensor_arg(input, "flip")
+    return _flipped(t, _flip_dims(dims, len(t._layout.shape)), "flip")
+
+
+@method("flip")
+def _flip_method(self: Tensor, *dims: Any) -> Tensor:
+    """``flip(self, dims)``: a copy with the order of ``dims`` reversed.
+
+    >>> strided.arange(4).view(2, 2).flip(0).tolist(), strided.arange(3).flip(0).tolist()
+    ([[2, 3], [0, 1]], [2, 1, 0])
+    """
+    return flip(self, _varargs(dims, "flip", "dims"))
+
+
+@method("fliplr")
+def fliplr(input: Tensor) -> Tensor:
+    """``flip(input, 1)``; the input must have 2 or more dims (``torch.fliplr``).
+
+    >>> strided.fliplr(strided.arange(4).view(2, 2)).tolist()
+    [[1, 0], [3, 2]]
+    """
+    t = tensor_arg(input, "fliplr")
+    if len(t._layout.shape) < 2:
+        raise StridedRuntimeError(
+            join_lines("Input must be >= 2-d.", f"fliplr reverses dim 1; the tensor has shape {t._layout.shape}; "
+                       "for 1-D use t.flip(0)")
+        )
+    return _flipped(t, (1,), "fliplr")
+
+
+@method("flipud")
+def flipud(input: Tensor) -> Tensor:
+    """``flip(input, 0)``; the input must have 1 or more dims (``torch.flipud``).
+
+    >>> strided.flipud(strided.arange(4).view(2, 2)).tolist()
+    [[2, 3], [0, 1]]
+    """
+    t = tensor_arg(input, "flipud")
+    if not t._layout.shape:
+        raise StridedRuntimeError(
+            join_lines("Input must be >= 1-d.", "flipud reverses dim 0; a 0-d tensor has no dims to reverse")
+        )
+    return _flipped(t, (0,), "flipud")
+
+
+def _reversed_view(g: Tensor, dims: Sequence[int]) -> Tensor:
+    """``g`` with ``dims`` reversed: a view (negative strides), as ``g[::-1]`` is."""
+    if not dims or not g._layout.shape:
+        return g
+    return g[tuple(slice(None, None, -1) if k in dims else slice(None) for k in range(len(g._layout.shape)))]
+
+
+def _flip_rule(input: Tensor, flipped: tuple[int, ...]) -> Any:  # noqa: A002
+    return "FlipBackward0", (input,), lambda g: (_reversed_view(g, flipped),), ()
+
+
+@backward("flip")
+def flip_backward(out: Tensor, input: Tensor, *dims: Any) -> Any:  # noqa: A002
+    """FlipBackward0: the gradient flipped back — a view of it with negative strides (nothing
+    copied; PyTorch copies). ``flip(input, dims)`` and the method ``input.flip(*dims)``."""
+    if out._ag is not None:
+        return None  # (the method form: the function it calls recorded the node)
+    return _flip_rule(input, _flip_dims(dims[0] if len(dims) == 1 else dims, len(input._layout.shape)))
+
+
+@backward("fliplr")
+def fliplr_backward(out: Tensor, input: Tensor) -> Any:  # noqa: A002
+    return _flip_rule(input, (1,))
+
+
+@backward("flipud")
+def flipud_backward(out: Tensor, input: Tensor) -> Any:  # noqa: A002
+    return _flip_rule(input, (0,))
+
+
+# ---------------------------------------------------------------- roll
+
+
+def _roll_into(target: np.ndarray, source: np.ndarray, shifts: Sequence[int], dims: Sequence[int]) -> None:
+    """``target[...] = np.roll(source, shifts, dims)`` without NumPy's intermediate: one block copy
+    per combination of the two halves of each rolled dim (2**len(dims) copies, never per element)."""
+    halves = []
+    for s, d in zip(shifts, dims):
+        n = source.shape[d]
+        s %= n
+        # source[a:b] lands at target[a+s:b+s] (mod n)
+        halves.append([(d, slice(0, n - s), slice(s, n)), (d, slice(n - s, n), slice(0, s))])
+    for combo in product(*halves):
+        src = [slice(None)] * source.ndim
+        dst = [slice(None)] * source.ndim
+        for d, s_sl, d_sl in combo:
+            src[d], dst[d] = s_sl, d_sl
+        np.copyto(target[tuple(dst)], source[tuple(src)])
+
+
+@method("roll")
+def roll(input: Tensor, shifts: int | Sequence[int], dims: int | Sequence[int] | None = None) -> Tensor:
+    """Elements shifted cyclically by ``shifts`` along ``dims`` (new contiguous memory); with
+    ``dims=None`` the tensor is rolled as if flattened, then given back its shape (``torch.roll``).
+
+    >>> strided.roll(strided.arange(4), 1).tolist()
+    [3, 0, 1, 2]
+    """
+    t = tensor_arg(input, "roll")
+    lay = t._layout
+    shift = _int_seq(shifts, "roll", "shifts", 1)
+    dim = () if dims is None else _int_seq(dims, "roll", "dims", 2)
+    if not dim:
+        dims = None  # PyTorch: no dims (None or empty) rolls the flattened tensor
+    if not shift:
+        raise StridedRuntimeError(join_lines("`shifts` required", "give at least one shift: t.roll(1, 0)"))
+    if (dims is None and len(shift) != 1) or (dims is not None and len(shift) != len(dim)):
+        raise StridedRuntimeError(
+            join_lines(
+                f"shifts and dimensions must align. shifts: {len(shift)}, dims:{len(dim)}",
+                "give one shift per dim: t.roll((1, 2), (0, 1)); with no dims, one shift rolls the "
+                "flattened tensor",
+            )
+        )
+    n = L.product(lay.shape)
+    if not n:
+        # PyTorch: an empty tensor's roll is its clone (dims unchecked; preserve_format keeps its
+        # strides), or, with no dims, the flattened clone viewed back to the shape
+        if dims is None:  # (an empty tensor is contiguous, so contiguous() is the tensor itself)
+            flat = P.view(lay, (0,))[0]
+            flat = L.Layout._trusted((0,), L.preserve_format_strides(flat.shape, flat.strides), 0)
+            strides = P.view(flat, lay.shape)[0].strides
+        else:
+            strides = L.preserve_format_strides(lay.shape, lay.strides)
+        out = result(lay.shape, t._dtype, strides)
+        return copied("roll", (t,), out, "roll: an empty tensor cloned into new memory")
+    if not lay.shape and dim:
+        raise StridedIndexError(
+            join_lines(f"Dimension specified as {dim[0]} but tensor has no dimensions",
+                       "a 0-d tensor has no dims to roll; t.roll(1) (no dims) returns a copy")
+        )
+    wrapped = tuple(L.wrap_dim(d, len(lay.shape)) for d in dim)
+    if len(set(wrapped)) != len(wrapped):  # a dim named twice rolls by the sum of its shifts
+        total: dict[int, int] = {}
+        for s, d in zip(shift, wrapped):
+            total[d] = total.get(d, 0) + s
+        wrapped, shift = tuple(total), tuple(total.values())
+    out, target = result_array(lay.shape, t._dtype)
+    source = t._np()
+    if dims is None:
+        source, target = source.reshape(-1), target.reshape(-1)  # (a copy of source if it must)
+        wrapped = (0,)
+    _roll_into(target, source, shift, wrapped)
+    how = f"by {list(shift)} along dims {list(wrapped)}" if dims is not None else f"by {shift[0]} as if flattened"
+    return copied("roll", (t,), out, lambda: f"roll: elements shifted {how} into new memory")
+
+
+@backward("roll")
+def roll_backward(out: Tensor, input: Tensor, shifts: Any, dims: Any = None) -> Any:  # noqa: A002
+    """RollBackward0: the gradient rolled back by the opposite shifts (a copy, as the forward)."""
+    back = tuple(-k for k in _int_seq(shifts, "roll", "shifts", 1))
+    return "RollBackward0", (input,), lambda g: (roll(g, back, dims),), ()
+
+
+# ---------------------------------------------------------------- rot90
+
+
+@method("rot90")
+def rot90(input: Tensor, k: int = 1, dims: Sequence[int] = (0, 1)) -> Tensor:
+    """Rotate by 90 degrees ``k`` times in the plane of ``dims`` (from the first towards the second),
+    in new memory (``torch.rot90``); the result is laid out as PyTorch's (a flip, transposed).
+
+    >>> strided.rot90(strided.arange(4).reshape(2, 2)).tolist()
+    [[1, 3], [0, 2]]
+    """
+    t = tensor_arg(input, "rot90")
+    if isinstance(k, bool) or not isinstance(k, (int, np.integer)):
+        raise StridedTypeError(
+            join_lines(f"rot90(): argument 'k' (position 1) must be int, not {type(k).__name__}",
+                       f"k counts quarter turns: a whole number, got {k!r:.60}")
+        )
+    given = _int_seq(dims, "rot90", "dims", 2)
+    lay = t._layout
+    ndim = len(lay.shape)
+    if len(given) != 2:
+        raise StridedRuntimeError(
+            join_lines(f"expected total rotation dims == 2, but got dims = {len(given)}",
+                       "rot90 turns the plane of two dims: dims=(0, 1)")
+        )
+    if ndim < 2:
+        raise StridedRuntimeError(
+            join_lines(f"expected total dims >= 2, but got total dims = {ndim}",
+                       f"the tensor has shape {lay.shape}; rot90 needs two dims to turn")
+        )
+    d0, d1 = (L.wrap_dim(d, ndim) for d in given)
+    if d0 == d1:
+        raise StridedRuntimeError(
+            join_lines(f"expected rotation dims to be different, but got dim0 = {given[0]} and dim1 = {given[1]}",
+                       f"both name dim {d0}; pick two different dims")
+        )
+    k = int(k) % 4
+    src = t._np()
+    preserve = L.preserve_format_strides(lay.shape, lay.strides)
+    if k == 0:
+        shape, strides, data = lay.shape, L.contiguous_strides(lay.shape), src
+    elif k == 2:
+        shape, strides, data = lay.shape, preserve, np.flip(src, (d0, d1))
+    else:  # PyTorch: flip(dims[1]).transpose(d0, d1) for k=1, flip(dims[0]).transpose for k=3
+        perm = list(range(ndim))
+        perm[d0], perm[d1] = d1, d0
+        shape = tuple(lay.shape[p] for p in perm)
+        strides = tuple(preserve[p] for p in perm)
+        data = np.flip(src, d1 if k == 1 else d0).transpose(perm)
+    out = result(shape, t._dtype, strides)
+    if out.numel():
+        np.copyto(out._np(), data)
+    return copied("rot90", (t,), out,
+                  lambda: f"rot90: turned {k} quarter turn{'s' if k != 1 else ''} in dims ({d0}, {d1}) into new memory")
+
+
+@backward("rot90")
+def rot90_backward(out: Tensor, input: Tensor, k: int = 1, dims: Sequence[int] = (0, 1)) -> Any:  # noqa: A002
+    """Rot90Backward0: the gradient turned back by ``-k`` quarter turns — a flip (a view with
+    negative strides) and a transpose (a view): nothing copied."""
+    ndim = len(input._layout.shape)
+    d0, d1 = (L.wrap_dim(d, ndim) for d in _int_seq(dims, "rot90", "dims", 2))
+    back = -int(k) % 4
+
+    def grad(g: Tensor) -> tuple:
+        if back == 0:
+            return (g,)
+        if back == 2:
+            return (_reversed_view(g, (d0, d1)),)
+        return (_reversed_view(g, (d1,) if back == 1 else (d0,)).transpose(d0, d1),)
+
+    return "Rot90Backward0", (input,), grad, ()
+
+
+# ---------------------------------------------------------------- repeat, tile
+
+
+def _repeat(t: Tensor, reps: tuple[int, ...], op: str) -> Tensor:
+    lay = t._layout
+    if len(reps) < len(lay.shape):
+        raise StridedRuntimeError(
+            join_lines(
+                "Number of dimensions of repeat dims can not be smaller than number of dimensions of tensor",
+                f"the tensor has {len(lay.shape)} dims (shape {lay.shape}) but repeat got {len(reps)} "
+                f"count{'s' if len(reps) != 1 else ''} {reps}; give one per dim (1 keeps a dim), or use "
+                "t.tile(...), which pads the counts with leading 1s",
+            )
+        )
+    padded = (1,) * (len(reps) - len(lay.shape)) + lay.shape
+    shape = tuple(r * s for r, s in zip(reps, padded))
+    if any(n < 0 for n in shape):
+        raise StridedRuntimeError(
+            join_lines(
+                f"Trying to create tensor with negative dimension {next(n for n in shape if n < 0)}: {list(shape)}",
+                f"{op} counts {list(reps)} include a negative one; a count must be 0 or more "
+                "(0 gives an empty result)",
+            )
+        )
+    out, target = result_array(shape, t._dtype)
+    if out.numel():
+        # the result seen as (r0, s0, r1, s1, ...): every repetition block is the input, broadcast
+        blocks = target.reshape(tuple(x for pair in zip(reps, padded) for x in pair))
+        src = t._np().reshape(padded)
+        np.copyto(blocks, src.reshape(tuple(x for s in padded for x in (1, s))))
+    return copied(op, (t,), out, lambda: f"{op}: {len(reps)} repeat counts {list(reps)} written into new memory")
+
+
+@method("repeat")
+def repeat(input: Tensor, *repeats: Any) -> Tensor:
+    """The tensor repeated ``repeats[d]`` times along each dim (leading counts add dims), in new
+    contiguous memory (``Tensor.repeat``).
+
+    >>> strided.arange(2).repeat(2, 2).tolist()
+    [[0, 1, 0, 1], [0, 1, 0, 1]]
+    """
+    t = tensor_arg(input, "repeat")
+    if len(repeats) == 1 and not isinstance(repeats[0], (int, np.integer)):
+        reps = _int_seq(repeats[0], "repeat", "repeats", 1)
+    else:
+        reps = _int_seq(_varargs(repeats, "repeat", "repeats"), "repeat", "repeats", 1)
+    return _repeat(t, reps, "repeat")
+
+
+@method("tile")
+def tile(input: Tensor, *dims: Any) -> Tensor:
+    """``repeat`` with the counts padded by leading 1s to the tensor's number of dims (``torch.tile``).
+
+    >>> strided.tile(strided.zeros(2, 3), (2,)).shape
+    (2, 6)
+    """
+    t = tensor_arg(input, "tile")
+    reps = _int_seq(_varargs(dims, "tile", "dims"), "tile", "dims", 1)
+    ndim = len(t._layout.shape)
+    if len(reps) < ndim:
+        reps = (1,) * (ndim - len(reps)) + reps
+    return _repeat(t, reps, "tile")
+
+
+def _repeat_rule(input: Tensor, reps: tuple[int, ...]) -> Any:  # noqa: A002
+    """RepeatBackward0: the gradient seen as ``(r0, s0, r1, s1, ...)`` (a view of a contiguous
+    gradient) summed over the repetition dims ``r``."""
+    shape = input._layout.shape
+    padded = (1,) * (len(reps) - len(shape)) + shape
+    pairs = tuple(x for pair in zip(reps, padded) for x in pair)
+    summed = tuple(range(0, 2 * len(reps), 2))
+
+    def grad(g: Tensor) -> tuple:
+        if all(r == 1 for r in reps):
+            return (g.reshape(shape),)
+        return (g.reshape(pairs).sum(summed).reshape(shape),)
+
+    return "RepeatBackward0", (input,), grad, ()
+
+
+@backward("repeat")
+def repeat_backward(out: Tensor, input: Tensor, *repeats: Any) -> Any:  # noqa: A002
+    if len(repeats) == 1 and not isinstance(repeats[0], (int, np.integer)):
+        return _repeat_rule(input, _int_seq(repeats[0], "repeat", "repeats", 1))
+    return _repeat_rule(input, _int_seq(repeats, "repeat", "repeats", 1))
+
+
+@backward("tile")
+def tile_backward(out: Tensor, input: Tensor, *dims: Any) -> Any:  # noqa: A002
+    """RepeatBackward0 (PyTorch's tile is a repeat with the counts padded by leading 1s)."""
+    reps = _int_seq(dims[0] if len(dims) == 1 else dims, "tile", "dims", 1)
+    ndim = len(input._layout.shape)
+    return _repeat_rule(input, (1,) * (ndim - len(reps)) + reps)
+
+
+# ---------------------------------------------------------------- repeat_interleave
+
+
+def _counts(repeats: Any, size: int, d: int | None) -> np.ndarray | int:
+    """``repeat_interleave``'s repeats: an int, or an int64 tensor of one count or one per element."""
+    if isinstance(repeats, Tensor):
+        lay = repeats._layout
+        if len(lay.shape) > 1:
+            raise StridedRuntimeError(
+                join_lines("repeats must be 0-dim or 1-dim tensor",
+                           f"repeats has shape {lay.shape}; flatten it or give one count per element")
+            )
+        if repeats._dtype.is_floating_point or repeats._dtype.name == "bool":
+            raise StridedNotImplementedError(
+                join_lines(f"\"repeat_interleave_cpu\" not implemented for '{TORCH_NAMES[repeats._dtype]}'",
+                           "repeats are counts: convert them, repeats.to(strided.int64)")
+            )
+        counts = repeats._np().reshape(-1).astype(np.int64)
+        if counts.size == 1:
+            counts = counts.reshape(())
+        elif counts.size != size:
+            where = f"input.size({d})" if d is not None else "input.size(0)"
+            raise StridedRuntimeError(
+                join_lines(
+                    f"repeats must have the same size as input along dim, but got repeats.size(0) = "
+                    f"{counts.size} and {where} = {size}",
+                    "give one count per element along the dim, or a single count for all",
+                )
+            )
+        if (counts < 0).any():
+            raise StridedRuntimeError(join_lines("repeats can not be negative",
+                                                 "every count must be 0 or more"))
+        return counts if counts.ndim else int(counts)
+    if isinstance(repeats, bool) or not isinstance(repeats, (int, np.integer)):
+        raise StridedTypeError(
+            join_lines(
+                f"repeat_interleave() received an invalid combination of arguments - got "
+                f"({type(repeats).__name__}), but expected one of:\n"
+                " * (Tensor repeats, int dim = None, *, int output_size = None)\n"
+                " * (int repeats, int dim = None, *, int output_size = None)",
+                f"got repeats={repeats!r:.60}; pass an int or an integer tensor of counts",
+            )
+        )
+    if repeats < 0:
+        raise StridedRuntimeError(join_lines("Repeats must be non-negative",
+                                             f"got repeats={repeats}; a count must be 0 or more"))
+    return int(repeats)
+
+
+_COUNTS_ONLY: Any = object()  # (repeat_interleave(counts): no repeats given, as PyTorch's second form)
+
+
+def repeat_interleave(input: Tensor, repeats: Any = _COUNTS_ONLY, dim: int | None = None, *,
+                      output_size: int | None = None) -> Tensor:
+    """Each element repeated ``repeats`` times (an int, or a count per element along ``dim``) in
+    place along ``dim`` (the flattened tensor when ``dim`` is None), in new memory
+    (``torch.repeat_interleave``). ``repeat_interleave(counts)`` alone repeats each index ``i``
+    ``counts[i]`` times.
+
+    >>> strided.repeat_interleave(strided.tensor([1, 2]), 2).tolist()
+    [1, 1, 2, 2]
+    """
+    t = tensor_arg(input, "repeat_interleave")
+    if repeats is None:  # (None is no count: PyTorch refuses it too, rather than reading the other form)
+        raise StridedTypeError(
+            join_lines("repeat_interleave() received an invalid combination of arguments - got (Tensor, NoneType), "
+                       "but expected (Tensor input, Tensor repeats, int dim = None) or (Tensor input, int repeats, "
+                       "int dim = None) or (Tensor repeats)",
+                       "pass the counts: strided.repeat_interleave(t, 2), or the counts alone: "
+                       "strided.repeat_interleave(counts)"))
+    if repeats is _COUNTS_ONLY:  # torch.repeat_interleave(repeats): the indices, each repeated
+        counts = _counts(t, L.product(t._layout.shape), None)
+        n = L.product(t._layout.shape)
+        data = np.repeat(np.arange(n, dtype=np.int64), counts)
+        out, target = result_array((data.size,), int64)
+        target[...] = data
+        return copied("repeat_interleave", (t,), out, "repeat_interleave: indices repeated into new memory")
+    lay = t._layout
+    if dim is None:
+        d = None
+        size = L.product(lay.shape)
+    else:
+        dim = dim_int(dim, "repeat_interleave")
+        if not lay.shape:
+            # PyTorch reads a 0-d input's dim against a 1-D view of it, and reports dim 1
+            raise StridedIndexError(
+                join_lines("Dimension out of range (expected to be in range of [-1, 0], but got 1)",
+                           "the tensor is 0-d; leave dim out to repeat its one element: t.repeat_interleave(n)")
+            )
+        d = L.wrap_dim(dim, len(lay.shape))
+        size = lay.shape[d]
+    counts = _counts(repeats, size, d)
+    total = size * counts if isinstance(counts, int) else int(counts.sum())
+    if output_size is not None and output_size != total:
+        if isinstance(counts, int):
+            raise StridedRuntimeError(
+                join_lines(f"repeat_interleave: Invalid output_size, expected {total} but got {output_size}",
+                           f"{size} elements each repeated {counts} times make {total}")
+            )
+        raise StridedRuntimeError(
+            join_lines("allocated size does not match required size",
+                       f"the counts add up to {total} but output_size is {output_size}")
+        )
+    src = t._np()
+    if d is None:
+        src = src.reshape(-1)
+        shape: tuple[int, ...] = (total,)
+        axis = 0
+    else:
+        shape = lay.shape[:d] + (total,) + lay.shape[d + 1:]
+        axis = d
+    out, target = result_array(shape, t._dtype)
+    if out.numel():
+        if isinstance(counts, int):
+            # each element broadcast over a new axis of length counts: one copy, no index array
+            view = target.reshape(shape[:axis] + (size, counts) + shape[axis + 1:])
+            np.copyto(view, np.expand_dims(src, axis + 1))
+        else:
+            np.take(src, np.repeat(np.arange(size), counts), axis=axis, out=target)
+    return copied("repeat_interleave", (t,), out,
+                  lambda: f"repeat_interleave: elements repeated along "
+                  f"{'the flattened tensor' if d is None else f'dim {d}'} into new memory")
+
+
+@method("repeat_interleave")
+def _repeat_interleave_method(self: Tensor, repeats: Any = None, dim: int | None = None, *,
+                              output_size: int | None = None) -> Tensor:
+    """``repeat_interleave(self, repeats, dim)``: each element repeated ``repeats`` times.
+
+    >>> strided.tensor([1, 2]).repeat_interleave(2).tolist()
+    [1, 1, 2, 2]
+    """
+    if repeats is None:
+        raise StridedTypeError(
+            join_lines('repeat_interleave() missing 1 required positional arguments: "repeats"',
+                       "pass the counts: t.repeat_interleave(2) or t.repeat_interleave(counts, dim=0)")
+        )
+    return repeat_interleave(self, repeats, dim, output_size=output_size)
+
+
+@backward("repeat_interleave")
+def repeat_interleave_backward(out: Tensor, input: Tensor, repeats: Any = _COUNTS_ONLY,  # noqa: A002
+                               dim: int | None = None, *, output_size: int | None = None) -> Any:
+    """One count for all: the gradient seen as ``(..., size, count, ...)`` summed over the count
+    (PyTorch records ViewBackward0 over its expand and clone); counts per element:
+    IndexSelectBackward0, each element's repeats summed (``index_add``)."""
+    if out._ag is not None or repeats is _COUNTS_ONLY or repeats is None:
+        return None  # (the method form: the function it calls recorded the node; the counts-only form)
+    shape = input._layout.shape
+    if dim is None:
+        d, size = 0, L.product(shape)
+        flat = (size,)
+    else:
+        d = L.wrap_dim(dim_int(dim, "repeat_interleave"), len(shape))
+        size, flat = shape[d], shape
+    counts = _counts(repeats, size, None if dim is None else d)
+    if isinstance(counts, int):
+        split = flat[:d] + (size, counts) + flat[d + 1:]
+        return "ViewBackward0", (input,), lambda g: (g.reshape(split).sum(d + 1).reshape(shape),), ()
+    from ..indexing.index_ops import index_add_
+
+    positions = np.repeat(np.arange(size, dtype=np.int64), counts)
+
+    def grad(g: Tensor) -> tuple:
+        z = grad_zeros(flat, g._dtype)
+        index = result_array(positions.shape, int64)[0]
+        index._np()[...] = positions
+        return (index_add_(z, d, index, g).reshape(shape),)
+
+    return "IndexSelectBackward0", (input,), grad, ()
+
+
+seal(globals())  # (last: this module's ops with a backward rule become their recording entries)

@@ -1,0 +1,182 @@
+"""unique and unique_consecutive: the distinct elements (or slices along a dim) of a tensor.
+
+Contracts (PyTorch 2.13, CPU):
+
+* ``unique(sorted=True, return_inverse=False, return_counts=False, dim=None)``: with ``dim=None``
+  the tensor is flattened and the result is 1-D; with ``dim`` the distinct slices along it, in
+  lexicographic order. ``return_inverse`` gives, for each element (each slice), the position of its
+  value in the result (shape of the input; ``(size,)`` with ``dim``), ``return_counts`` how often
+  each occurs. One tensor, or a tuple when either flag is set.
+* NaN is never equal to NaN: every NaN is its own entry (PyTorch's rule; NumPy's ``np.unique``
+  merges them). strided numbers the NaN entries in the order the NaNs appear in the input;
+  PyTorch's numbering among NaNs follows its unstable sort and is unspecified.
+* # Note: ``sorted=False`` also gives sorted output (PyTorch's CPU kernel does the same; its
+  order is unspecified).
+* ``unique_consecutive`` merges runs of equal neighbours only, without sorting.
+
+Every result is new memory, reported with :func:`strided.dispatch.copied`.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from ... import layout as L
+from ...args import no_dims
+from ...dispatch import adopted, copied
+from ...dtypes import int64
+from ...errors import StridedRuntimeError, join_lines
+from ...layout import Layout
+from ...tensor import Tensor, tensor_arg
+from .._support import support
+from .._support.along import flag, one_dim, tensor_from_array
+from .._support.reduce_args import shape_text
+from ..registry import method
+
+
+def _starts(s: np.ndarray) -> np.ndarray:
+    """Where a new run begins in ``s`` (along axis 0; rows compare whole): True at 0 and wherever an
+    element differs from its predecessor (NaN differs from everything, itself included)."""
+    mask = np.empty(s.shape[0], dtype=bool)
+    if s.shape[0]:
+        mask[0] = True
+        diff = s[1:] != s[:-1]
+        mask[1:] = diff if diff.ndim == 1 else diff.any(axis=tuple(range(1, diff.ndim)))
+    return mask
+
+
+def _runs(s: np.ndarray, order: np.ndarray | None, want_inverse: bool,
+          want_counts: bool) -> tuple[np.ndarray, np.ndarray | None, np.ndarray | None]:
+    """The first element of each run of ``s`` (sorted by ``order`` when given, ``s`` being the input
+    reordered), each input element's run number (inverse), and each run's length (counts)."""
+    mask = _starts(s)
+    values = s[mask]
+    inverse = counts = None
+    if want_inverse:
+        ids = np.cumsum(mask, dtype=np.int64) - 1
+        if order is None:
+            inverse = ids
+        else:
+            inverse = np.empty_like(ids)
+            inverse[order] = ids
+    if want_counts:
+        firsts = np.flatnonzero(mask)
+        counts = np.diff(np.append(firsts, s.shape[0])).astype(np.int64)
+    return values, inverse, counts
+
+
+def _flat(self: Tensor, sort: bool, want_inverse: bool, want_counts: bool) -> tuple:
+    x = self._np()
+    flat = x.reshape(-1)  # row-major order (a copy only when the layout needs one)
+    order = None
+    if sort:
+        if not want_inverse and not np.may_share_memory(flat, x):
+            flat.sort()  # already a private copy: sort it where it is
+            s = flat
+        elif want_inverse:
+            # stable for floats: each NaN is its own entry, numbered in the order the NaNs appear
+            order = np.argsort(flat, kind="stable" if flat.dtype.kind == "f" else None)
+            s = flat[order]
+        else:
+            s = np.sort(flat)
+    else:
+        s = flat
+    values, inverse, counts = _runs(s, order, want_inverse, want_counts)
+    out = tensor_from_array(values, values.shape, self._dtype)
+    extra = []
+    if want_inverse:
+        extra.append(tensor_from_array(inverse.reshape(self._layout.shape), self._layout.shape, int64))
+    if want_counts:
+        extra.append(tensor_from_array(counts, counts.shape, int64))
+    return out, extra
+
+
+def _along(self: Tensor, d: int, sort: bool, want_inverse: bool, want_counts: bool, op: str) -> tuple:
+    shape = self._layout.shape
+    if shape[d] != 0 and 0 in shape:
+        raise StridedRuntimeError(
+            join_lines(
+                "There are 0 sized dimensions, and they aren't selected, so unique cannot be applied",
+                f"the tensor has shape {shape_text(shape)}: along dim {d} every slice is empty, so there "
+                "is nothing to compare",
+            )
+        )
+    if shape.count(0) > 1:
+        raise StridedRuntimeError(
+            join_lines(
+                "Number of zero sized dimensions is more than one, so unique cannot be applied ",
+                f"the tensor has shape {shape_text(shape)}: besides dim {d}, another dim is empty, so every "
+                "slice along it is empty and there is nothing to compare",
+            )
+        )
+    rows = np.moveaxis(self._np(), d, 0)  # each slice along d is one row
+    n = rows.shape[0]
+    order = None
+    if sort and n:
+        flat_rows = rows.reshape(n, -1)
+        # lexicographic order of the rows: lexsort's last key is the primary one
+        order = np.lexsort(flat_rows.T[::-1]) if flat_rows.shape[1] else np.arange(n)
+        rows = rows[order]
+    values, inverse, counts = _runs(rows, order, want_inverse, want_counts)
+    values = np.ascontiguousarray(values)
+    # PyTorch builds the result with dim d first and moves it back: its strides are that order's
+    out_shape = shape[:d] + (values.shape[0],) + shape[d + 1:]
+    first = L.contiguous_strides(values.shape)  # (NumPy's strides of size-1 dims are arbitrary)
+    strides = first[1:d + 1] + first[:1] + first[d + 1:] if values.size else L.contiguous_strides(out_shape)
+    out = adopted(values.reshape(-1), Layout._trusted(out_shape, strides, 0), self._dtype)
+    extra = []
+    if want_inverse:
+        extra.append(tensor_from_array(inverse if n else np.zeros(0, np.int64), (n,), int64))
+    if want_counts:
+        extra.append(tensor_from_array(counts, counts.shape, int64))
+    return out, extra
+
+
+def _unique(self: Tensor, sort: bool, return_inverse: Any, return_counts: Any, dim: Any, op: str) -> Any:
+    tensor_arg(self, op)
+    want_inverse = flag(return_inverse, op, "return_inverse")
+    want_counts = flag(return_counts, op, "return_counts")
+    support.check("unique" if dim is None else "unique.dim", self._dtype, (self,))  # (complex: no order)
+    if dim is None:
+        out, extra = _flat(self, sort, want_inverse, want_counts)
+        where = "the flattened tensor"
+    else:
+        if self.ndim == 0:
+            raise no_dims(dim, op)
+        d = one_dim(self, dim, op)
+        out, extra = _along(self, d, sort, want_inverse, want_counts, op)
+        where = f"slices along dim {d}"
+    # one copy record for every new tensor (values, inverse, counts): its nbytes counts them all
+    copied(op, (self,), (out, *extra) if extra else out, lambda: (
+        f"{op}: the {len(out) if out.ndim else 1} distinct {'runs' if not sort else 'values'} of {where} "
+        f"of a {shape_text(self.shape)} tensor, into new memory"
+        + (" (with inverse indices)" if want_inverse else "") + (" (with counts)" if want_counts else "")))
+    return (out, *extra) if extra else out
+
+
+@method("unique")
+def unique(self: Tensor, sorted: bool = True, return_inverse: bool = False,  # noqa: A002
+           return_counts: bool = False, dim: int | None = None) -> Any:
+    """The distinct elements (``dim=None``, flattened) or distinct slices along ``dim``, sorted.
+
+    Returns one tensor, or ``(output, inverse?, counts?)`` when ``return_inverse`` /
+    ``return_counts`` ask for them. Each NaN counts as distinct.
+
+    >>> strided.tensor([3, 1, 3, 2]).unique(return_counts=True)
+    (tensor([1, 2, 3]), tensor([1, 1, 2]))
+    """
+    flag(sorted, "unique", "sorted")
+    return _unique(self, True, return_inverse, return_counts, dim, "unique")
+
+
+@method("unique_consecutive")
+def unique_consecutive(self: Tensor, return_inverse: bool = False, return_counts: bool = False,
+                       dim: int | None = None) -> Any:
+    """Each run of equal neighbours merged into one (flattened, or slices along ``dim``); no sorting.
+
+    >>> strided.tensor([1, 1, 2, 2, 1]).unique_consecutive()
+    tensor([1, 2, 1])
+    """
+    return _unique(self, False, return_inverse, return_counts, dim, "unique_consecutive")

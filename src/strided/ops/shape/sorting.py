@@ -1,0 +1,344 @@
+"""sort, argsort, msort, topk, kthvalue: ordering the elements along one dim (PyTorch 2.13).
+
+Contracts shared by every function here:
+
+* NaN orders as the largest value, as in PyTorch: last in an ascending sort, first in a
+  descending one, picked first by ``topk(largest=True)``; ``-0.0`` and ``0.0`` are equal.
+* ``stable=True`` keeps equal elements in their original order, in both directions (PyTorch's
+  indices exactly). Without it the order of ties is unspecified in PyTorch; strided's ascending
+  sort then gives NumPy's quicksort order and the values are exact whatever the ties.
+* Results are always new memory, reported with :func:`strided.dispatch.copied` (the copy ledger
+  and ``watch`` show them with a reason). ``sort``/``argsort``/``msort`` give results the strides
+  PyTorch's ``empty_like`` would (the input's own when it is dense, else its memory order);
+  ``topk``/``kthvalue`` give contiguous results. Indices are int64.
+* The input is read in place by NumPy (permuted, stepped, expanded: no defensive copy).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from ... import layout as L
+from ...args import int_arg
+from ...dispatch import copied
+from ...dtypes import bool_ as bool_dtype
+from ...dtypes import int64
+from ...errors import StridedIndexError, StridedNotImplementedError, StridedRuntimeError, join_lines
+from ...gradients import seal
+from ...layout.order import preserve_format_strides
+from ...tensor import Tensor, tensor_arg
+from .._support import gradtools, return_types, support
+from .._support.along import (
+    flag,
+    moved_last,
+    one_dim,
+    take_in_place,
+    take_moved,
+    tensor_from_array,
+    tensor_from_moved,
+)
+from .._support.reduce_args import reduced_shape, shape_text
+from ..registry import backward, method
+
+
+def argsort_last(x: np.ndarray, descending: bool, stable: bool) -> np.ndarray:
+    """Indices (int64, fresh, C-contiguous) that sort ``x`` along its last axis, NaN largest.
+
+    Descending order sorts the reversed rows ascending and reverses the answer back: NaN comes
+    first and, with a stable sort, equal elements keep their original order (PyTorch's rule).
+    """
+    kind = "stable" if stable else None
+    if not descending:
+        return np.argsort(x, axis=-1, kind=kind)
+    n = x.shape[-1]
+    idx = np.argsort(x[..., ::-1], axis=-1, kind=kind)[..., ::-1]
+    return np.subtract(n - 1, idx, dtype=np.int64)
+
+
+def _sort_parts(self: Tensor, dim: Any, descending: Any, stable: Any, op: str) -> tuple[int, np.ndarray, np.ndarray]:
+    tensor_arg(self, op)
+    d = one_dim(self, dim, op)
+    support.check(op, self._dtype, (self,))  # (complex: no order)
+    descending = flag(descending, op, "descending")
+    stable = flag(stable, op, "stable")
+    x = moved_last(self, d)
+    return d, x, argsort_last(x, descending, stable)
+
+
+def _sort_reason(self: Tensor, d: int, what: str) -> str:
+    return (f"{what}: a {shape_text(self.shape)} {self._dtype.name} tensor ordered along dim {d} into new memory "
+            "(values, and int64 indices of where each came from)")
+
+
+@method("sort")
+def sort(self: Tensor, dim: int = -1, descending: bool = False, *, stable: bool | None = False) -> Any:
+    """The elements along ``dim`` in order: ``return_types.sort(values, indices)``, NaN largest.
+
+    ``stable=True`` keeps ties in their original order (PyTorch's indices exactly); otherwise
+    strided's tie order is NumPy's quicksort's (ascending) and values are exact either way.
+
+    >>> strided.tensor([3., float("nan"), 1.]).sort(descending=True)
+    sort(values=tensor([nan, 3., 1.]), indices=tensor([1, 0, 2]))
+    """
+    d, x, idx = _sort_parts(self, dim, descending, stable, "sort")
+    shape = self._layout.shape
+    strides = preserve_format_strides(shape, self._layout.strides)
+    indices = tensor_from_moved(idx, shape, d, int64, strides)
+    if d < len(shape) - 1 and strides == L.contiguous_strides(shape):
+        # the indices were written back in place (a transposing copy); the values are read at
+        # them directly in that order, contiguous reads and writes, instead of being gathered
+        # in the moved order and transposed too
+        values = tensor_from_array(take_in_place(self, d, indices._np()), shape, self._dtype)
+    else:
+        values = tensor_from_moved(take_moved(self, d, idx), shape, d, self._dtype, strides)
+    return copied("sort", (self,), return_types.sort(values, indices), lambda: _sort_reason(self, d, "sort"))
+
+
+@method("argsort")
+def argsort(self: Tensor, dim: int = -1, descending: bool = False, stable: bool | None = False) -> Tensor:
+    """The int64 indices that sort ``self`` along ``dim`` (``sort(...).indices``).
+
+    >>> strided.tensor([3, 1, 2]).argsort().tolist(), strided.tensor([3, 1, 2]).argsort(descending=True).tolist()
+    ([1, 2, 0], [0, 2, 1])
+    """
+    d, x, idx = _sort_parts(self, dim, descending, stable, "argsort")
+    shape = self._layout.shape
+    out = tensor_from_moved(idx, shape, d, int64, preserve_format_strides(shape, self._layout.strides))
+    return copied("argsort", (self,), out,
+                  lambda: f"argsort: int64 indices ordering a {shape_text(shape)} tensor along dim {d}")
+
+
+@method("msort")
+def msort(self: Tensor) -> Tensor:
+    """The values of ``sort(dim=0)``: each column sorted ascending (NaN last).
+
+    >>> strided.msort(strided.tensor([[3, 1], [2, 4]])).tolist()
+    [[2, 1], [3, 4]]
+    """
+    tensor_arg(self, "msort")
+    d = one_dim(self, 0, "msort")
+    support.check("msort", self._dtype, (self,))
+    x = moved_last(self, d)
+    shape = self._layout.shape
+    # the values alone: np.sort (NaN last, as argsort) is twice as fast as argsort and a gather.
+    # Among equal values (-0.0 and 0.0) the order is a tie order, unspecified as sort's.
+    out = tensor_from_moved(np.sort(x, axis=-1), shape, d, self._dtype,
+                            preserve_format_strides(shape, self._layout.strides))
+    return copied("msort", (self,), out, lambda: f"msort: a {shape_text(shape)} tensor sorted along dim 0 "
+                                                  "into new memory")
+
+
+# ---------------------------------------------------------------- selection
+
+
+def _k(self: Tensor, k: Any, d: int, op: str, lowest: int) -> int:
+    """``k`` read as PyTorch's int, checked against the size of dim ``d`` (``lowest`` is 0 for topk,
+    1 for kthvalue's 1-based k)."""
+    k = int_arg(k, op, "k", 1)
+    shape = self._layout.shape
+    n = shape[d] if shape else 1
+    if lowest <= k <= n:
+        return k
+    if op == "topk":
+        first = "selected index k out of range"
+    else:
+        first = f"kthvalue(): selected number k out of range for dimension {d}"
+    raise StridedRuntimeError(
+        join_lines(
+            first,
+            f"k is {k}, but dim {d} of the tensor of shape {shape_text(shape)} has {n} element"
+            f"{'s' if n != 1 else ''}: k must be from {lowest} to {n}",
+        )
+    )
+
+
+def _not_bool(self: Tensor, op: str) -> None:
+    if self._dtype is bool_dtype:
+        if op == "topk":
+            raise StridedRuntimeError(
+                join_lines("topk does not support bool dtypes on CPU",
+                           "fix: t.to(strided.uint8).topk(...) orders True above False")
+            )
+        raise StridedNotImplementedError(
+            join_lines(f"\"{op}_cpu\" not implemented for 'Bool'",
+                       f"fix: t.to(strided.uint8).{op}(...) orders False below True")
+        )
+
+
+def _top_by_argpartition(x: np.ndarray, k: int, largest: bool) -> np.ndarray:
+    """Positions (in no order) of the ``k`` largest or smallest along the last axis, 0 < k < n.
+    argpartition puts NaN last, as the largest: the k largest are the last k."""
+    n = x.shape[-1]
+    cand = np.argpartition(x, n - k if largest else k - 1, axis=-1)
+    return cand[..., n - k:] if largest else cand[..., :k]
+
+
+def _top_by_threshold(x: np.ndarray, k: int, largest: bool) -> np.ndarray | None:
+    """As :func:`_top_by_argpartition` for floating ``x``, faster: ``np.partition`` of the values
+    (not of indices, which argpartition moves and compares through) finds each row's k-th value,
+    and the positions are the elements on its side of it. Rows where that picks more than k
+    (ties with the k-th value) keep what is beyond it and the first elements equal to it. None
+    when a NaN is among those picked (comparisons cannot select NaN: the caller then uses
+    argpartition)."""
+    n = x.shape[-1]
+    kth = n - k if largest else k - 1
+    part = np.partition(x, kth, axis=-1)
+    if np.isnan(part[..., kth:] if largest else part[..., :k]).any():
+        return None
+    mask = np.empty(x.shape, np.bool_)  # (C order: its flat positions are row-major)
+    (np.greater_equal if largest else np.less_equal)(x, part[..., kth:kth + 1], out=mask)
+    lead = x.shape[:-1]
+    rows = mask.size // n
+    flat = np.flatnonzero(mask)
+    if flat.size == rows * k:  # (each row has at least k: exactly k in every row)
+        return (flat % n).reshape(lead + (k,))
+    # some rows have more than k reaching the k-th value (ties with it): keep, in every row, all
+    # beyond it and the first (by position) of those equal to it until there are k (which of
+    # equal values PyTorch picks is unspecified); worked on the candidates only
+    row = flat // n
+    counts = np.bincount(row, minlength=rows)
+    thr = part[..., kth].reshape(-1)
+    same = np.flatnonzero(x[np.unravel_index(flat, x.shape)] == thr[row])  # (into flat)
+    same_row = row[same]
+    same_counts = np.bincount(same_row, minlength=rows)
+    rank = np.arange(same.size) - (np.cumsum(same_counts) - same_counts)[same_row]
+    need = k - (counts - same_counts)
+    keep = np.ones(flat.size, np.bool_)
+    keep[same[rank >= need[same_row]]] = False
+    return (flat[keep] % n).reshape(lead + (k,))
+
+
+@method("topk")
+def topk(self: Tensor, k: int, dim: int = -1, largest: bool = True, sorted: bool = True) -> Any:  # noqa: A002
+    """The ``k`` largest (or smallest) elements along ``dim``: ``return_types.topk(values, indices)``.
+
+    NaN counts as the largest value. Results are contiguous, with ``dim`` of size ``k``.
+    # Note: strided always returns them in order (largest first, or smallest first), also with
+    # ``sorted=False`` where PyTorch's order is unspecified; among ties the order is unspecified
+    # as in PyTorch (strided: the order of NumPy's partition), the values are exact.
+
+    >>> strided.tensor([1., 5., 3.]).topk(2)
+    topk(values=tensor([5., 3.]), indices=tensor([1, 2]))
+    """
+    tensor_arg(self, "topk")
+    d = one_dim(self, dim, "topk")
+    k = _k(self, k, d, "topk", 0)
+    largest = flag(largest, "topk", "largest")
+    flag(sorted, "topk", "sorted")
+    _not_bool(self, "topk")
+    shape = self._layout.shape
+    if shape or self._dtype.is_complex:  # (PyTorch's 0-d path runs no kernel: it takes uint16/32/64)
+        support.check("topk", self._dtype, (self,))
+    x = moved_last(self, d)
+    n = x.shape[-1]
+    if not shape:
+        k = 1  # PyTorch: a 0-d tensor's topk(0) is the element too
+    if k == n or k == 0:
+        cand = None
+        part = x[..., :k]
+    else:
+        cand = _top_by_threshold(x, k, largest) if x.dtype.kind == "f" else None
+        if cand is None:
+            cand = _top_by_argpartition(x, k, largest)
+        part = np.take_along_axis(x, cand, axis=-1)
+    order = argsort_last(part, largest, False)
+    idx = order if cand is None else np.take_along_axis(cand, order, axis=-1)
+    out_shape = shape[:d] + (k,) + shape[d + 1:] if shape else ()
+    values = tensor_from_moved(np.take_along_axis(part, order, axis=-1), out_shape, d, self._dtype)
+    indices = tensor_from_moved(np.ascontiguousarray(idx, dtype=np.int64), out_shape, d, int64)
+    return copied("topk", (self,), return_types.topk(values, indices), lambda: (
+        f"topk: the {k} {'largest' if largest else 'smallest'} of each run of {n} along dim {d} of a "
+        f"{shape_text(shape)} tensor, into new memory (values, and int64 indices)"))
+
+
+@method("kthvalue")
+def kthvalue(self: Tensor, k: int, dim: int = -1, keepdim: bool = False) -> Any:
+    """The ``k``-th smallest element (1-based) along ``dim``: ``return_types.kthvalue(values, indices)``.
+
+    NaN counts as the largest value. Where the k-th value occurs more than once the index is one
+    of its places (unspecified in PyTorch; strided: the one NumPy's partition leaves at k).
+
+    >>> strided.tensor([4., 1., 3.]).kthvalue(2)
+    kthvalue(values=tensor(3.), indices=tensor(2))
+    """
+    tensor_arg(self, "kthvalue")
+    d = one_dim(self, dim, "kthvalue")
+    keepdim = flag(keepdim, "kthvalue", "keepdim")
+    shape = self._layout.shape
+    if shape and shape[d] == 0:
+        raise StridedIndexError(
+            join_lines(
+                f"kthvalue(): Expected reduction dim {d} to have non-zero size.",
+                f"the tensor has shape {shape_text(shape)}: dim {d} is empty, so it has no k-th value",
+            )
+        )
+    k = _k(self, k, d, "kthvalue", 1)
+    if shape:  # (PyTorch's 0-d path runs no kernel, so it takes bool)
+        _not_bool(self, "kthvalue")
+        support.check("kthvalue", self._dtype, (self,))
+    x = moved_last(self, d)
+    pos = np.argpartition(x, k - 1, axis=-1)[..., k - 1:k]
+    # the moved order (dim d last, size 1) is the row-major order of the result, keepdim or not
+    out_shape = reduced_shape(shape, (d,), keepdim) if shape else ()
+    values = tensor_from_array(np.take_along_axis(x, pos, axis=-1), out_shape, self._dtype)
+    indices = tensor_from_array(pos, out_shape, int64)
+    return copied("kthvalue", (self,), return_types.kthvalue(values, indices), lambda: (
+        f"kthvalue: the {k}-th smallest along dim {d} of a {shape_text(shape)} tensor, into new memory "
+        "(values, and int64 indices)"))
+
+
+# ---------------------------------------------------------------- backward rules
+# The values of sort / topk / kthvalue are elements of the input: each one's gradient goes back
+# to the place it came from (a scatter at the indices into zeros: PyTorch's
+# value_selecting_reduction_backward and sort_backward).
+
+
+def _selected_rule(node: str, reduces: bool = False) -> Any:
+    def rule(out: Any, x: Tensor, *args: Any, **kwargs: Any) -> Any:
+        values, indices = out
+        shape = x._layout.shape
+        if node == "KthvalueBackward0":
+            dim = args[1] if len(args) > 1 else kwargs.get("dim", -1)
+            keepdim = args[2] if len(args) > 2 else kwargs.get("keepdim", False)
+        elif node == "TopkBackward0":
+            dim, keepdim = (args[1] if len(args) > 1 else kwargs.get("dim", -1)), True
+        else:
+            dim, keepdim = (args[0] if args else kwargs.get("dim", -1)), True
+        d = dim % len(shape) if shape else 0
+
+        def grads(g: Tensor) -> tuple:
+            if not shape:
+                return (g,)
+            idx, gk = (indices, g) if keepdim else (indices.unsqueeze(d), g.unsqueeze(d))
+            return (gradtools.grad_zeros(shape, g._dtype).scatter(d, idx, gk),)
+
+        name = node
+        if node == "SortBackward0" and kwargs.get("stable"):
+            # Note: PyTorch names the node of its ``stable=`` overload SortBackward1 whenever the
+            # keyword is given; strided sees the keyword's value only (True: SortBackward1)
+            name = "SortBackward1"
+        return name, (x,), grads, (indices,)
+
+    return rule
+
+
+backward("sort")(_selected_rule("SortBackward0"))
+backward("topk")(_selected_rule("TopkBackward0"))
+backward("kthvalue")(_selected_rule("KthvalueBackward0"))
+
+
+@backward("msort")
+def msort_backward(out: Tensor, x: Tensor) -> Any:
+    """``sort(dim=0).values``: the order is found again (an argsort) when the gradient comes."""
+
+    def grads(g: Tensor) -> tuple:
+        if not x.ndim:
+            return (g,)
+        return (gradtools.grad_zeros(x._layout.shape, g._dtype).scatter(0, x.argsort(0), g),)
+
+    return "SortBackward0", (x,), grads, (x,)
+
+
+seal(globals())  # (last: this module's ops with a backward rule become their recording entries)

@@ -1,0 +1,461 @@
+"""Triangles, diagonals and grids, with PyTorch's semantics: ``tril``/``triu`` (and the in-place
+``tril_``/``triu_``), ``diag``, ``diag_embed``, ``diagflat``, ``block_diag`` (copies into new memory,
+reported to the copy ledger with a reason), ``meshgrid`` (views: each input expanded, stride 0
+along the other dims, as PyTorch's are) and ``cartesian_prod`` (a copy).
+
+NumPy reads the inputs in place and writes into the result's memory; a diagonal is written
+through the diagonal's own layout (:func:`strided.layout.diagonal`), never element by element.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+import numpy as np
+
+from ... import layout as L
+from ...args import int_arg
+from ...dispatch import copied, result_array
+from ...dtypes import DEFAULT_FLOAT, DType
+from ...errors import StridedRuntimeError, join_lines
+from ...gradients import grad_zeros, linear, seal
+from ...kernels import numpy_view
+from ...kernels.memory import check_writable
+from ...layout import plans as P
+from ...tensor import Tensor, tensor_arg
+from .._support import support
+from .._support.promotion import promote_types
+from ..registry import backward, method
+from .joining import tensor_list
+
+__all__ = [
+    "block_diag", "cartesian_prod", "diag", "diag_embed", "diagflat", "meshgrid", "tril", "tril_", "triu",
+    "triu_",
+]
+
+
+# ---------------------------------------------------------------- tril, triu
+
+
+def _keep_mask(shape: tuple[int, ...], k: int, lower: bool) -> np.ndarray:
+    """The (rows, cols) bool mask of the elements ``tril`` (``lower``) or ``triu`` keeps."""
+    n, m = shape[-2], shape[-1]
+    return np.tri(n, m, k, dtype=bool) if lower else ~np.tri(n, m, k - 1, dtype=bool)
+
+
+def _check_matrix(t: Tensor, op: str) -> None:
+    if len(t._layout.shape) < 2:
+        raise StridedRuntimeError(
+            join_lines(
+                f"{op.rstrip('_')}: input tensor must have at least 2 dimensions",
+                f"the tensor has shape {t._layout.shape}; {op} keeps a triangle of the last two dims "
+                "(a 1-D tensor could be made a row first: t.unsqueeze(0))",
+            )
+        )
+
+
+def _triangle(input: Tensor, diagonal: Any, lower: bool) -> Tensor:
+    op = "tril" if lower else "triu"
+    t = tensor_arg(input, op)
+    k = int_arg(diagonal, op, "diagonal", 2)
+    _check_matrix(t, op)
+    if t.numel():  # (uint16/32/64: PyTorch has no kernel; an empty tensor runs none)
+        support.check(op, t._dtype, (t,))
+    shape = t._layout.shape
+    out, target = result_array(shape, t._dtype)  # PyTorch: row-major whatever the input's layout
+    if out.numel():
+        target[...] = 0
+        np.copyto(target, t._np(), where=_keep_mask(shape, k, lower))
+    side = "lower" if lower else "upper"
+    return copied(op, (t,), out, lambda: f"{op}: the {side} triangle (diagonal={k}) written into new memory")
+
+
+def _triangle_(self: Tensor, diagonal: Any, lower: bool) -> Tensor:
+    op = "tril_" if lower else "triu_"
+    t = tensor_arg(self, op)
+    k = int_arg(diagonal, op, "diagonal", 1)
+    _check_matrix(t, op)
+    # Note: PyTorch writes into an expanded (stride-0) target; strided refuses, as its other
+    # in-place writes do, before anything is written.
+    if t.numel():
+        support.check(op.rstrip("_"), t._dtype, (t,))
+    check_writable(t._storage, t._layout, op)
+    if t.numel():
+        np.copyto(t._np(), 0, casting="unsafe", where=~_keep_mask(t._layout.shape, k, lower))
+    return t
+
+
+@method("tril")
+def tril(input: Tensor, diagonal: int = 0) -> Tensor:
+    """The lower triangle of the last two dims (elements with ``col <= row + diagonal``), others
+    0, in new row-major memory (``torch.tril``).
+
+    >>> strided.tril(strided.ones(2, 2)).tolist()
+    [[1.0, 0.0], [1.0, 1.0]]
+    """
+    return _triangle(input, diagonal, True)
+
+
+@method("triu")
+def triu(input: Tensor, diagonal: int = 0) -> Tensor:
+    """The upper triangle of the last two dims (``col >= row + diagonal``), others 0 (``torch.triu``).
+
+    >>> strided.triu(strided.ones(3, 3, dtype=strided.int64)).tolist()
+    [[1, 1, 1], [0, 1, 1], [0, 0, 1]]
+    """
+    return _triangle(input, diagonal, False)
+
+
+@backward("tril")
+def tril_backward(out: Tensor, input: Tensor, diagonal: int = 0) -> Any:  # noqa: A002
+    """TrilBackward0: the gradient's lower triangle (the zeroed elements got none)."""
+    return "TrilBackward0", (input,), lambda g: (tril(g, diagonal),), ()
+
+
+@backward("triu")
+def triu_backward(out: Tensor, input: Tensor, diagonal: int = 0) -> Any:  # noqa: A002
+    """TriuBackward0: the gradient's upper triangle."""
+    return "TriuBackward0", (input,), lambda g: (triu(g, diagonal),), ()
+
+
+@method("tril_")
+def tril_(self: Tensor, diagonal: int = 0) -> Tensor:
+    """In-place ``tril``: zeroes the elements above the ``diagonal`` and returns the tensor.
+
+    >>> strided.ones(2, 2, dtype=strided.int64).tril_().tolist()
+    [[1, 0], [1, 1]]
+    """
+    return _triangle_(self, diagonal, True)
+
+
+@method("triu_")
+def triu_(self: Tensor, diagonal: int = 0) -> Tensor:
+    """In-place ``triu``: zeroes the elements below the ``diagonal`` and returns the tensor.
+
+    >>> strided.ones(2, 2, dtype=strided.int64).triu_(1).tolist()
+    [[0, 1], [0, 0]]
+    """
+    return _triangle_(self, diagonal, False)
+
+
+# ---------------------------------------------------------------- diag family
+
+
+def _zeros(shape: tuple[int, ...], dtype: DType) -> tuple[Tensor, np.ndarray]:
+    out, target = result_array(shape, dtype)
+    target[...] = 0
+    return out, target
+
+
+def _write_diagonal(out: Tensor, values: np.ndarray, offset: int, dim1: int, dim2: int) -> None:
+    """Write ``values`` into ``out``'s diagonal through the diagonal's layout (no element loop)."""
+    lay = L.diagonal(out._layout, offset, dim1, dim2)
+    if L.product(lay.shape):
+        np.copyto(numpy_view(out._storage, lay), values)
+
+
+def _embed_1d(t: Tensor, values: np.ndarray, k: int, op: str) -> Tensor:
+    n = values.shape[0] + abs(k)
+    out, _ = _zeros((n, n), t._dtype)
+    _write_diagonal(out, values, k, 0, 1)
+    return copied(op, (t,), out, lambda: f"{op}: {values.shape[0]} values laid on diagonal {k} of a new "
+                  f"({n}, {n}) matrix")
+
+
+@method("diag")
+def diag(input: Tensor, diagonal: int = 0) -> Tensor:
+    """1-D ``(n,)``: a new square matrix with ``input`` on the ``diagonal``; 2-D: a copy of that
+    diagonal (``torch.diag``; for a view of a diagonal use ``t.diagonal()``).
+
+    >>> strided.diag(strided.tensor([1, 2])).tolist()
+    [[1, 0], [0, 2]]
+    """
+    t = tensor_arg(input, "diag")
+    k = int_arg(diagonal, "diag", "diagonal", 2)
+    nd = len(t._layout.shape)
+    if nd == 1:
+        return _embed_1d(t, t._np(), k, "diag")
+    if nd != 2:
+        raise StridedRuntimeError(
+            join_lines(f"diag(): Supports 1D or 2D tensors. Got {nd}D",
+                       f"the tensor has shape {t._layout.shape}; for the diagonals of a batch of matrices "
+                       "use t.diagonal(0, -2, -1) (a view), or t.reshape(-1) first for diagflat")
+        )
+    lay = L.diagonal(t._layout, k, 0, 1)
+    out, target = result_array(lay.shape, t._dtype)
+    if out.numel():
+        np.copyto(target, numpy_view(t._storage, lay))
+    return copied("diag", (t,), out,
+                  lambda: f"diag: diagonal {k} of a {t._layout.shape} matrix copied into new memory "
+                  "(t.diagonal() is the view)")
+
+
+@backward("diag")
+def diag_backward(out: Tensor, input: Tensor, diagonal: int = 0) -> Any:  # noqa: A002
+    """1-D input: DiagEmbedBackward0, the gradient's diagonal (a view); 2-D input: PyTorch 2.13's
+    DiagonalBackward0_copy, the gradient laid on the diagonal of zeros."""
+    shape = input._layout.shape
+    if len(shape) == 1:
+        return "DiagEmbedBackward0", (input,), lambda g: (g.diagonal(diagonal),), ()
+
+    def laid(g: Tensor) -> Tensor:
+        z = grad_zeros(shape, g._dtype)
+        _write_diagonal(z, g._np(), diagonal, 0, 1)
+        return z
+
+    # (linear in g: its adjoint reads the diagonal back, for create_graph)
+    return "DiagonalBackward0_copy", (input,), lambda g: (linear("DiagonalBackwardBackward0", g, laid,
+                                                                  lambda gg: gg.diagonal(diagonal)),), ()
+
+
+@method("diagflat")
+def diagflat(input: Tensor, offset: int = 0) -> Tensor:
+    """A new square matrix with the flattened ``input`` on diagonal ``offset`` (``torch.diagflat``).
+
+    >>> strided.diagflat(strided.tensor([1, 2])).tolist()
+    [[1, 0], [0, 2]]
+    """
+    t = tensor_arg(input, "diagflat")
+    k = int_arg(offset, "diagflat", "offset", 2)
+    return _embed_1d(t, t._np().reshape(-1), k, "diagflat")
+
+
+@backward("diagflat")
+def diagflat_backward(out: Tensor, input: Tensor, offset: int = 0) -> Any:  # noqa: A002
+    """DiagEmbedBackward0: the gradient's diagonal, reshaped to the input (views: a diagonal is
+    1-D, so any reshape of it is a view)."""
+    shape = input._layout.shape
+    return "DiagEmbedBackward0", (input,), lambda g: (g.diagonal(offset).reshape(shape),), ()
+
+
+@method("diag_embed")
+def diag_embed(input: Tensor, offset: int = 0, dim1: int = -2, dim2: int = -1) -> Tensor:
+    """A new tensor whose diagonals (in the plane of ``dim1``, ``dim2``, shifted by ``offset``) hold
+    the last dim of ``input``; the rest is 0 (``torch.diag_embed``).
+
+    >>> strided.diag_embed(strided.ones(4, 3)).shape
+    (4, 3, 3)
+    """
+    t = tensor_arg(input, "diag_embed")
+    k = int_arg(offset, "diag_embed", "offset", 2)
+    shape = t._layout.shape
+    nd = len(shape) + 1
+    d1, d2 = L.wrap_dim(dim1, nd), L.wrap_dim(dim2, nd)
+    if d1 == d2:
+        raise StridedRuntimeError(
+            join_lines(f"diagonal dimensions cannot be identical {dim1}, {dim2}",
+                       f"both name dim {d1} of the {nd}-d result; pick two different dims")
+        )
+    n = shape[-1] + abs(k)
+    sizes = list(shape[:-1])
+    lo, hi = sorted((d1, d2))
+    sizes.insert(lo, n)
+    sizes.insert(hi, n)
+    out, _ = _zeros(tuple(sizes), t._dtype)
+    _write_diagonal(out, t._np(), k, d1, d2)
+    return copied("diag_embed", (t,), out,
+                  lambda: f"diag_embed: the last dim laid on diagonal {k} of dims ({d1}, {d2}) in new memory")
+
+
+@backward("diag_embed")
+def diag_embed_backward(out: Tensor, input: Tensor, offset: int = 0, dim1: int = -2, dim2: int = -1) -> Any:  # noqa: A002
+    """DiagEmbedBackward0: the gradient's diagonals in the plane of ``dim1``, ``dim2`` (a view)."""
+    return "DiagEmbedBackward0", (input,), lambda g: (g.diagonal(offset, dim1, dim2),), ()
+
+
+def block_diag(*tensors: Tensor) -> Tensor:
+    """The tensors (0-d as 1x1, 1-D as one row, 2-D as is) placed corner to corner on the
+    diagonal of a new matrix of zeros, in their promoted dtype (``torch.block_diag``).
+
+    >>> strided.block_diag(strided.ones(1, 1), strided.ones(2)).tolist()
+    [[1.0, 0.0, 0.0], [0.0, 1.0, 1.0]]
+    """
+    tensors = tensor_list(tensors, "block_diag")
+    blocks = []
+    dtype = tensors[0]._dtype if tensors else DEFAULT_FLOAT
+    for i, t in enumerate(tensors):
+        shape = t._layout.shape
+        if len(shape) > 2:
+            raise StridedRuntimeError(
+                join_lines(
+                    "torch.block_diag: Input tensors must have 2 or fewer dimensions. "
+                    f"Input {i} has {len(shape)} dimensions",
+                    f"input {i} has shape {shape}; flatten it to a matrix first, e.g. t.flatten(0, -2)",
+                )
+            )
+        dtype = promote_types(dtype, t._dtype)
+        blocks.append(t._np().reshape((1, 1) if not shape else (1, shape[0]) if len(shape) == 1 else shape))
+    rows = sum(b.shape[0] for b in blocks)
+    cols = sum(b.shape[1] for b in blocks)
+    if not tensors:
+        rows = 1  # PyTorch: block_diag() is an empty (1, 0) matrix
+    out, target = _zeros((rows, cols), dtype)
+    r = c = 0
+    for b in blocks:  # one block copy per input
+        np.copyto(target[r:r + b.shape[0], c:c + b.shape[1]], b, casting="unsafe")
+        r += b.shape[0]
+        c += b.shape[1]
+    return copied("block_diag", tuple(tensors), out,
+                  lambda: f"block_diag: {len(blocks)} blocks laid on the diagonal of a new ({rows}, {cols}) matrix")
+
+
+@backward("block_diag", operands="any")
+def block_diag_backward(out: Tensor, *tensors: Tensor) -> Any:
+    """BlockDiagBackward0: each input's gradient is its block of the gradient (a view),
+    reshaped to the input (0-d from 1x1, 1-D from one row: views too)."""
+    shapes = [t._layout.shape for t in tensors]
+
+    def grad(g: Tensor) -> tuple:
+        out = []
+        r = c = 0
+        for shape in shapes:
+            rows, cols = (1, 1) if not shape else (1, shape[0]) if len(shape) == 1 else shape
+            block = g[r:r + rows, c:c + cols]
+            out.append(block if len(shape) == 2 else block.reshape(shape))
+            r += rows
+            c += cols
+        return tuple(out)
+
+    return "BlockDiagBackward0", tuple(tensors), grad, ()
+
+
+# ---------------------------------------------------------------- grids
+
+
+def _grid_inputs(tensors: tuple, op: str) -> list[Tensor]:
+    if len(tensors) == 1 and isinstance(tensors[0], (list, tuple)):
+        tensors = tuple(tensors[0])
+    tensors = tensor_list(tensors, op)
+    if not tensors:
+        raise StridedRuntimeError(
+            join_lines("meshgrid expects a non-empty TensorList",
+                       f"{op} was given no tensors; pass at least one: strided.{op}(a, b)")
+        )
+    return tensors
+
+
+def _check_grid(tensors: Sequence[Tensor]) -> None:
+    for t in tensors:
+        if len(t._layout.shape) > 1:
+            raise StridedRuntimeError(
+                join_lines(
+                    "torch.meshgrid: Expected 0D or 1D tensor in the tensor list but got: a tensor of shape "
+                    f"{t._layout.shape}",
+                    "each input gives the coordinates along one axis; flatten it first: t.reshape(-1)",
+                )
+            )
+    first = tensors[0]._dtype
+    for t in tensors:
+        if t._dtype is not first:
+            raise StridedRuntimeError(
+                join_lines("meshgrid expects all tensors to have the same dtype",
+                           f"got {first.name} and {t._dtype.name}; convert them to one: t.to(strided.{first.name})")
+            )
+
+
+def meshgrid(*tensors: Tensor, indexing: str | None = None) -> tuple[Tensor, ...]:
+    """Coordinate grids: input ``i`` expanded along every other axis (views, stride 0 there).
+
+    ``indexing="ij"`` (the default) gives grids of shape ``(len(t0), len(t1), ...)``; ``"xy"``
+    swaps the first two axes (NumPy's and MATLAB's convention).
+
+    # Note: PyTorch warns when ``indexing`` is not given; strided takes "ij" silently.
+
+    >>> [g.shape for g in strided.meshgrid(strided.arange(2), strided.arange(3), indexing="xy")]
+    [(3, 2), (3, 2)]
+    """
+    ts = _grid_inputs(tensors, "meshgrid")
+    mode = "ij" if indexing is None else indexing
+    if mode not in ("ij", "xy"):
+        raise StridedRuntimeError(
+            join_lines(f'torch.meshgrid: indexing must be one of "xy" or "ij", but received: {mode}',
+                       'indexing="ij" gives (len(a), len(b)) grids; "xy" gives (len(b), len(a))')
+        )
+    _check_grid(ts)
+    swap = mode == "xy" and len(ts) >= 2
+    if swap:
+        ts[0], ts[1] = ts[1], ts[0]
+    sizes = tuple(L.product(t._layout.shape) for t in ts)
+    grids = []
+    for i, t in enumerate(ts):
+        view_shape = tuple(sizes[i] if j == i else 1 for j in range(len(ts)))
+        viewed = P.view(t._layout, view_shape)[0]
+        grids.append(t._view(L.expand(viewed, sizes)))
+    if swap:
+        grids[0], grids[1] = grids[1], grids[0]
+    return tuple(grids)
+
+
+def _axis_sum(g: Tensor, axis: int, shape: tuple[int, ...]) -> Tensor:
+    """``g`` summed over every axis but ``axis``, shaped as ``shape`` (an input of a grid)."""
+    others = tuple(a for a in range(len(g._layout.shape)) if a != axis)
+    return (g.sum(others) if others else g).reshape(shape)
+
+
+@backward("meshgrid", operands="any")
+def meshgrid_backward(out: tuple, *tensors: Any, indexing: str | None = None) -> Any:
+    """ExpandBackward0: one node for all the grids; input ``i``'s gradient is its grid's gradient
+    summed over the other axes.
+
+    # Note: PyTorch records one ExpandBackward0 per grid; strided one node with an output per grid.
+    """
+    ts = _grid_inputs(tensors, "meshgrid")
+    n = len(ts)
+    axes = list(range(n))
+    if indexing == "xy" and n >= 2:
+        axes[0], axes[1] = 1, 0
+    shapes = [t._layout.shape for t in ts]
+
+    def grad(*grads: Any) -> tuple:
+        return tuple(None if g is None else _axis_sum(g, axes[i], shapes[i]) for i, g in enumerate(grads))
+
+    return "ExpandBackward0", tuple(ts), grad, (), "multi"
+
+
+def cartesian_prod(*tensors: Tensor) -> Tensor:
+    """Every combination of one element from each 1-D tensor, as the rows of a new ``(N, k)``
+    tensor (``torch.cartesian_prod``); one tensor is returned as it is.
+
+    >>> strided.cartesian_prod(strided.tensor([1, 2]), strided.tensor([3])).tolist()
+    [[1, 3], [2, 3]]
+    """
+    ts = tensor_list(tensors, "cartesian_prod")
+    for t in ts:
+        if len(t._layout.shape) != 1:
+            raise StridedRuntimeError(
+                join_lines(f"Expect a 1D vector, but got shape {list(t._layout.shape)}",
+                           "each input lists the values of one factor; flatten it first: t.reshape(-1)")
+            )
+    if len(ts) == 1:
+        return ts[0]  # as PyTorch: the tensor itself
+    ts = _grid_inputs(tuple(ts), "cartesian_prod")
+    _check_grid(ts)
+    sizes = tuple(t._layout.shape[0] for t in ts)
+    n = L.product(sizes)
+    out, target = result_array((n, len(ts)), ts[0]._dtype)
+    if n:
+        grid = target.reshape((*sizes, len(ts)))  # row r of the result is one grid point
+        for i, t in enumerate(ts):  # one broadcast copy per input (column i of the rows)
+            view_shape = tuple(sizes[i] if j == i else 1 for j in range(len(ts)))
+            np.copyto(grid[..., i], t._np().reshape(view_shape))
+    return copied("cartesian_prod", tuple(ts), out,
+                  lambda: f"cartesian_prod: {n} combinations of {len(ts)} tensors written into new memory")
+
+
+
+@backward("cartesian_prod", operands="any")
+def cartesian_prod_backward(out: Tensor, *tensors: Tensor) -> Any:
+    """StackBackward0: input ``i``'s gradient is column ``i`` of the gradient (a view) seen as the
+    grid, summed over the other inputs' axes."""
+    if len(tensors) == 1:
+        return None  # the tensor itself
+    sizes = tuple(t._layout.shape[0] for t in tensors)
+
+    def grad(g: Tensor) -> tuple:
+        return tuple(_axis_sum(g[:, i].reshape(sizes), i, (sizes[i],)) for i in range(len(sizes)))
+
+    return "StackBackward0", tuple(tensors), grad, ()
+
+
+seal(globals())  # (last: this module's ops with a backward rule become their recording entries)
