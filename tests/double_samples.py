@@ -60,6 +60,7 @@ _BINARY = {  # op -> domain, for the elementwise methods of two same-shape tenso
 
 _REDUCE = {  # op -> the call on a (2, 3) input
     "sum": lambda L, F, x: x.sum(1), "mean": lambda L, F, x: x.mean(0), "prod": lambda L, F, x: x.prod(1),
+    "trace": lambda L, F, x: x.trace(),
     "std": lambda L, F, x: x.std(1), "var": lambda L, F, x: x.var(0), "amax": lambda L, F, x: x.amax(1),
     "amin": lambda L, F, x: x.amin(0), "aminmax": lambda L, F, x: x.aminmax(dim=1),
     "max": lambda L, F, x: x.max(1), "min": lambda L, F, x: x.min(0),

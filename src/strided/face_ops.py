@@ -217,6 +217,7 @@ from .ops.reductions.sums import (
     prod,
     std,
     sum,
+    trace,
     var,
 )
 from .ops.shape.joining import (
@@ -502,6 +503,7 @@ __all__ = [
     'tensor_split',
     'tile',
     'topk',
+    'trace',
     'transpose',
     'transpose_copy',
     'tril',

@@ -24,15 +24,23 @@ import numpy as np
 
 from ...args import check_keepdim
 from ...callsite import user_site
+from ...creation import eye
 from ...dispatch import OPEN, adopted, report, result_array
 from ...dtypes import TORCH_NAME, DType, float16, float32, float64, int64, real_of, uint8
 from ...dtypes import bool_ as bool_dtype
-from ...errors import StridedOverflowError, StridedRuntimeError, StridedTypeError, join_lines
+from ...errors import (
+    StridedNotImplementedError,
+    StridedOverflowError,
+    StridedRuntimeError,
+    StridedTypeError,
+    join_lines,
+)
 from ...grad_mode import GRAD_MODE, INSIDE, requires_grad
 from ...gradients import record, records, seal
 from ...kernels.fpstate import quiet_call, quiet_retry
 from ...kernels.memory import outside_storage
 from ...kernels.reduce import logical_reduce_into, mean_into, reduce_into, variance_into
+from ...opdef import Kind
 from ...tensor import Tensor, tensor_arg
 from .._support import gradtools as _gt
 from .._support.gradtools import unreduce
@@ -46,7 +54,7 @@ from .._support.reduce_args import (
     reduction_dims,
     shape_text,
 )
-from ..registry import backward, method
+from ..registry import backward, method, op
 
 
 def _accumulator(out_dtype: DType) -> np.dtype:
@@ -522,5 +530,33 @@ def std_backward(out: Tensor, x: Tensor, dim: Any = None, unbiased: Any = None, 
 
     return "StdBackward0", (x,), grads, (x, out)
 
+
+
+def _trace_rule(out: Tensor, x: Tensor) -> Any:
+    """PyTorch's TraceBackward0: the incoming 0-d gradient on the input's main diagonal, zeros
+    elsewhere (``g * eye``: recorded, so differentiable again)."""
+    rows, cols = x._layout.shape
+    return "TraceBackward0", (x,), lambda g: (g * eye(rows, cols, dtype=g._dtype),), ()
+
+
+@op("trace", kind=Kind.COMPUTE, rule=_trace_rule)
+def trace(self: Tensor) -> Tensor:
+    """The sum of a matrix's main diagonal, as a 0-d tensor (integers summed in int64, as ``sum``);
+    PyTorch's errors for a tensor that is no matrix and for bool.
+
+    >>> strided.arange(12.).reshape(3, 4).trace()
+    tensor(15.)
+    """
+    x = tensor_arg(self, "trace")
+    shape = x._layout.shape
+    if len(shape) != 2:
+        raise StridedRuntimeError(join_lines(
+            f"trace: expected a matrix, but got tensor with dim {len(shape)}",
+            f"the tensor's shape is {shape}: trace sums the main diagonal of a 2-d tensor",
+            "fix: x.diagonal(dim1=-2, dim2=-1).sum(-1) for a batch of matrices"))
+    if x._dtype is bool_dtype:
+        raise StridedNotImplementedError(join_lines(
+            "\"trace\" not implemented for 'Bool'", "fix: x.to(strided.int64).trace()"))
+    return x.diagonal().sum()
 
 seal(globals())  # (last: this module's ops with a backward rule become their recording entries)
