@@ -431,6 +431,26 @@ def _fill(old: Tensor, value: Any) -> tuple:
     return "FillBackward2", (old,), lambda g: (zeros(g),), ()
 
 
+def _floor_divide_(old: Tensor, other: Any) -> tuple:
+    """PyTorch's in-place floor_divide_: no derivative, a ``NotImplemented`` node that raises
+    naming the in-place op (``aten::floor_divide_``) when differentiated."""
+
+    def refuse(g: Tensor) -> tuple:
+        raise StridedRuntimeError("derivative for aten::floor_divide_ is not implemented")
+
+    return "NotImplemented", (old, other), refuse, ()
+
+
+def _floor_divide_out(old: Tensor, a: Any, b: Any) -> tuple:
+    """``floor_divide(a, b, out=old)`` with an input that requires grad (PyTorch accepts it: no
+    derivative, so no out= refusal): ``old`` takes a ``NotImplemented`` node whose backward raises."""
+
+    def refuse(g: Tensor) -> tuple:
+        raise StridedRuntimeError("derivative for aten::floor_divide is not implemented")
+
+    return "NotImplemented", (a, b), refuse, ()
+
+
 def _masked_fill(old: Tensor, mask: Tensor, value: Any) -> tuple:
     if value.__class__ is Tensor:
         return ("MaskedFillBackward1", (old, value),
@@ -474,4 +494,6 @@ _SPECIAL: dict[str, Callable[..., tuple]] = {
     "bernoulli_": _random_fill("BernoulliBackward2"), "random_": _random_fill("RandomBackward2"),
     "exponential_": _random_fill("ExponentialBackward0"), "geometric_": _random_fill("GeometricBackward0"),
     "cauchy_": _random_fill("CauchyBackward0"), "log_normal_": _random_fill("LogNormalBackward0"),
+    "floor_divide_": _floor_divide_, "__ifloordiv__": _floor_divide_,
+    "floor_divide.out": _floor_divide_out,
 }
