@@ -153,12 +153,26 @@ def autograd_base(t: Tensor) -> Tensor | None:
     return base if base._ag is None or not requires_grad(base) else None
 
 
+_RESIZES = ("resize_", "resize_as_")
+
+
+def _count(t: Any, name: str, shape: tuple | None) -> None:
+    """Count the in-place write ``name`` to ``t`` in its version. As in PyTorch, a resize_ that
+    keeps the sizes (new strides included) is not counted, and resize_as_ is counted by the
+    resize_ it runs (once, not twice)."""
+    if name == "resize_as_" or (name == "resize_" and t.__class__ is Tensor and t._layout.shape == shape):
+        return
+    G.bump(t, name)
+
+
 def _run_inplace(fwd: Callable, name: str, self: Tensor, args: tuple, kwargs: dict) -> Any:
     """The in-place op ``fwd`` (``self.<name>(*args, **kwargs)``) once autograd has been used:
     PyTorch's checks, history rewrite and version counting (the module doc)."""
+    if name in _RESIZES and self.__class__ is Tensor:
+        shape = self._layout.shape
     if self.__class__ is not Tensor or not GRAD_MODE.get():
         out = fwd(self, *args, **kwargs)
-        G.bump(self, name)
+        _count(self, name, shape if name in _RESIZES else None)
         return out
     if self._ag is not None and self._ag.creation is not None:
         _refuse_view_creation(self, args, kwargs)
@@ -168,7 +182,7 @@ def _run_inplace(fwd: Callable, name: str, self: Tensor, args: tuple, kwargs: di
     theirs = _operands_require_grad(args) or _operands_require_grad(kwargs.values())
     if not (mine or base_grad or theirs):
         out = fwd(self, *args, **kwargs)
-        G.bump(self, name)
+        _count(self, name, shape if name in _RESIZES else None)
         return out
     if mine and base is not None and (base._ag is None or base._ag.grad_fn is None):
         raise view_of_leaf_error(self, name)  # (PyTorch's test: a view that requires grad, of a leaf)
