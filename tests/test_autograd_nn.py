@@ -297,3 +297,31 @@ def test_loss_weights_that_require_grad_are_refused_like_torch(case):
     (err_s, value_s), (err_t, value_t) = got
     assert err_t is not None and err_s == err_t
     np.testing.assert_allclose(value_s, value_t, rtol=1e-6)
+
+
+def _builtin_class(e):
+    return next(c for c in type(e).__mro__ if c.__module__ == "builtins")
+
+
+@pytest.mark.parametrize("dtype", ["int64", "int32", "int16", "int8", "uint8", "bool", "uint16", "uint64",
+                                   "complex64"])
+@pytest.mark.parametrize("bounds", [(), (-2, 2), (-2.5, 2.5), (0.5, 2.7), (-0.9, 2.0), (-1.0, 1000.0),
+                                    (-1e19, 1.0), (2.5, 2.2)])
+def test_hardtanh_of_non_float_tensors_matches_torch(dtype, bounds):
+    """torch 2.13 runs hardtanh on integer tensors (the dtype kept, the limits truncated to
+    integers) and refuses bool, uint8 with negative limits, limits that overflow the dtype,
+    complex and uint16/32/64 with its own errors."""
+    got = []
+    for lib, F in ((strided, SF), (torch, TF)):
+        dt = getattr(lib, dtype)
+        values = [0, 1, 2, 3, 1] if dtype.startswith("u") or dtype == "bool" else [-3, -1, 0, 1, 3]
+        x = lib.tensor(values, dtype=dt)
+        try:
+            r = F.hardtanh(x, *bounds)
+        except Exception as e:  # noqa: BLE001 - the class is compared below
+            got.append((_builtin_class(e), str(e).splitlines()[0]))
+            continue
+        y = x.clone()
+        same = F.hardtanh(y, *bounds, inplace=True) is y
+        got.append((str(r.dtype).split(".")[-1], r.tolist(), same, y.tolist()))
+    assert got[0] == got[1]
