@@ -424,3 +424,31 @@ def test_module_functions_without_a_rule_refuse_instead_of_cutting_the_gradient(
     with ag.no_grad():
         assert strided.polar(xs, xs).shape == (4, 6)
     assert strided.polar(xs.detach(), xs.detach()).shape == (4, 6)
+
+
+RESIZE_CASES = {
+    "same_size": lambda lib: lib.zeros(3).resize_(3),
+    "same_size_tuple": lambda lib: lib.zeros(3).resize_((3,)),
+    "same_size_2d": lambda lib: lib.zeros(2, 3).resize_(2, 3),
+    "same_size_transposed": lambda lib: lib.zeros(3, 2).t().resize_(2, 3),
+    "same_size_contiguous_format": lambda lib: lib.zeros(3).resize_(3, memory_format=lib.contiguous_format),
+    "same_size_channels_last": lambda lib: lib.zeros(2, 2, 2, 2).resize_(2, 2, 2, 2, memory_format=lib.channels_last),
+    "smaller": lambda lib: lib.zeros(3).resize_(2),
+    "larger": lambda lib: lib.zeros(3).resize_(4),
+    "same_numel_new_shape": lambda lib: lib.zeros(6).resize_(2, 3),
+    "resize_as_same": lambda lib: lib.zeros(3).resize_as_(lib.ones(3)),
+    "resize_as_other": lambda lib: lib.zeros(3).resize_as_(lib.ones(4)),
+}
+
+
+@pytest.mark.parametrize("case", list(RESIZE_CASES))
+def test_resize_counts_a_version_only_when_the_sizes_change_like_torch(case):
+    """torch 2.13: resize_ (and resize_as_) to the sizes a tensor already has leaves _version as
+    it was; new sizes count one write (resize_as_ once, not twice)."""
+    got = []
+    for lib in (strided, torch):
+        x = lib.ones(2, requires_grad=True)
+        (x * 2).sum().backward()  # autograd in use: strided counts versions from here on
+        t = RESIZE_CASES[case](lib)
+        got.append((t._version, tuple(t.shape), tuple(t.stride())))
+    assert got[0] == got[1]

@@ -259,3 +259,69 @@ def test_every_target_ignored_1d_and_empty_inputs_match_torch(expr):
     assert ns == nt
     np.testing.assert_allclose(ys, yt, rtol=0, atol=1e-12)  # (NaN where both are NaN)
     np.testing.assert_allclose(gs, gt, rtol=0, atol=1e-12)
+
+
+_WEIGHT_GRAD_CASES = {
+    "nll_loss": lambda F, lib, x, t, y, w, we: F.nll_loss(x.log_softmax(1), t, weight=w),
+    "nll_loss_none_detached": lambda F, lib, x, t, y, w, we: F.nll_loss(x.detach(), t, weight=w, reduction="none"),
+    "nll_loss_3d": lambda F, lib, x, t, y, w, we: F.nll_loss(x.unsqueeze(2), t.unsqueeze(1), weight=w),
+    "cross_entropy": lambda F, lib, x, t, y, w, we: F.cross_entropy(x, t, weight=w),
+    "cross_entropy_smooth": lambda F, lib, x, t, y, w, we: F.cross_entropy(x, t, weight=w, label_smoothing=0.1),
+    "cross_entropy_3d": lambda F, lib, x, t, y, w, we: F.cross_entropy(x.unsqueeze(2), t.unsqueeze(1), weight=w),
+    "bce_logits_weight": lambda F, lib, x, t, y, w, we: F.binary_cross_entropy_with_logits(x, y, weight=we),
+    "bce_logits_pos_weight": lambda F, lib, x, t, y, w, we: F.binary_cross_entropy_with_logits(x, y, pos_weight=w),
+    "bce_weight": lambda F, lib, x, t, y, w, we: F.binary_cross_entropy(x.sigmoid(), y, weight=we),
+    "bce_weight_detached": lambda F, lib, x, t, y, w, we: F.binary_cross_entropy(x.detach().sigmoid(), y, weight=we),
+}
+
+
+@pytest.mark.parametrize("case", list(_WEIGHT_GRAD_CASES))
+def test_loss_weights_that_require_grad_are_refused_like_torch(case):
+    """torch 2.13 has no derivative for these losses' weights: a weight that requires grad is a
+    RuntimeError at the forward call (grad mode on), not a silently missing gradient."""
+    got = []
+    for lib, F in ((strided, SF), (torch, TF)):
+        x = lib.tensor([[0.2, -1.0, 0.5], [1.5, 0.3, -0.7]], requires_grad=True)
+        t = lib.tensor([2, 0])
+        y = lib.tensor([[0.0, 1.0, 0.5], [1.0, 0.0, 0.25]])
+        w = lib.tensor([0.5, 1.0, 2.0], requires_grad=True)
+        we = lib.tensor([[0.5, 1.0, 2.0], [1.0, 1.5, 0.5]], requires_grad=True)
+        try:
+            _WEIGHT_GRAD_CASES[case](F, lib, x, t, y, w, we)
+            err = None
+        except Exception as e:  # noqa: BLE001 - the class is compared below
+            err = (issubclass(type(e), RuntimeError), str(e).splitlines()[0])
+        with lib.no_grad():  # no refusal without grad mode: the same value as torch
+            value = _WEIGHT_GRAD_CASES[case](F, lib, x, t, y, w, we).tolist()
+        got.append((err, value))
+    (err_s, value_s), (err_t, value_t) = got
+    assert err_t is not None and err_s == err_t
+    np.testing.assert_allclose(value_s, value_t, rtol=1e-6)
+
+
+def _builtin_class(e):
+    return next(c for c in type(e).__mro__ if c.__module__ == "builtins")
+
+
+@pytest.mark.parametrize("dtype", ["int64", "int32", "int16", "int8", "uint8", "bool", "uint16", "uint64",
+                                   "complex64"])
+@pytest.mark.parametrize("bounds", [(), (-2, 2), (-2.5, 2.5), (0.5, 2.7), (-0.9, 2.0), (-1.0, 1000.0),
+                                    (-1e19, 1.0), (2.5, 2.2)])
+def test_hardtanh_of_non_float_tensors_matches_torch(dtype, bounds):
+    """torch 2.13 runs hardtanh on integer tensors (the dtype kept, the limits truncated to
+    integers) and refuses bool, uint8 with negative limits, limits that overflow the dtype,
+    complex and uint16/32/64 with its own errors."""
+    got = []
+    for lib, F in ((strided, SF), (torch, TF)):
+        dt = getattr(lib, dtype)
+        values = [0, 1, 2, 3, 1] if dtype.startswith("u") or dtype == "bool" else [-3, -1, 0, 1, 3]
+        x = lib.tensor(values, dtype=dt)
+        try:
+            r = F.hardtanh(x, *bounds)
+        except Exception as e:  # noqa: BLE001 - the class is compared below
+            got.append((_builtin_class(e), str(e).splitlines()[0]))
+            continue
+        y = x.clone()
+        same = F.hardtanh(y, *bounds, inplace=True) is y
+        got.append((str(r.dtype).split(".")[-1], r.tolist(), same, y.tolist()))
+    assert got[0] == got[1]

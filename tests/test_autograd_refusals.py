@@ -183,3 +183,27 @@ def test_a_numpy_ufunc_writing_out_bumps_the_version():
     before = w._version
     np.copyto(w, np.ones(3))
     assert w._version == before + 1 and w.tolist() == [1.0, 1.0, 1.0]
+
+
+def test_floor_divide_out_with_an_input_that_requires_grad_is_accepted_as_torch():
+    """floor_divide has no derivative in PyTorch 2.13, so its out= variant is not refused: ``out``
+    takes a NotImplemented node whose backward raises; ``out`` requiring grad is refused."""
+    got = []
+    for lib in (strided, torch):
+        x = _leaves(lib)
+        o = lib.empty(3)
+        r = lib.floor_divide(x, 1.0, out=o)
+        seen = (r is o, o.requires_grad, type(o.grad_fn).__name__ if lib is torch else o.grad_fn.name(),
+                o._version, o.detach().tolist(), _first_line(lambda o=o: o.sum().backward()))
+        view = lib.zeros(6)[::2]
+        lib.floor_divide(x, 1.0, out=view)
+        seen += (view.requires_grad, lib.zeros(6).tolist() != view._base.tolist())
+        with lib.no_grad():
+            seen += (lib.floor_divide(x, 1.0, out=lib.empty(3)).requires_grad,)
+        seen += (_first_line(lambda lib=lib: lib.floor_divide(lib.ones(3), 1.0,
+                                                              out=lib.empty(3, requires_grad=True))),)
+        got.append(seen)
+    s, t = got
+    assert s[:5] == t[:5] and s[6:9] == t[6:9]
+    for a, b in ((s[5], t[5]), (s[9], t[9])):
+        assert issubclass(a[0], RuntimeError) and issubclass(b[0], RuntimeError) and a[1] == b[1]

@@ -698,3 +698,43 @@ def test_deepcopy_of_a_detached_result_as_torch():
         return d.tolist(), d2.tolist(), d.requires_grad, d.is_leaf
 
     assert run(st) == run(torch)
+
+
+_REBUILDS = {
+    "pickle": lambda t: pickle.loads(pickle.dumps(t)),
+    "pickle_protocol_2": lambda t: pickle.loads(pickle.dumps(t, 2)),
+    "deepcopy": copy.deepcopy,
+}
+
+
+def _versioned_tensors(lib):
+    """(name, tensor) pairs with different version histories; autograd is in use first."""
+    a = lib.ones(2, requires_grad=True)
+    (a * 2).sum().backward()
+    written = lib.zeros(3)
+    written.add_(1)
+    written.mul_(2)
+    leaf = lib.ones(3, requires_grad=True)
+    with lib.no_grad():
+        leaf.add_(1)
+    view = lib.zeros(4, 4)[::2, 1:]
+    view.fill_(3.0)
+    return {"fresh": lib.zeros(3), "written_twice": written, "leaf_written": leaf, "view": view,
+            "int64": lib.zeros(2, dtype=lib.int64), "zero_dim": lib.zeros(())}
+
+
+@pytest.mark.parametrize("how", list(_REBUILDS))
+def test_pickle_and_deepcopy_give_the_version_torch_gives(how):
+    """torch 2.13 rebuilds an unpickled or deep-copied tensor with set_ on its new storage: the
+    copy's _version is 1 whatever the original's was; the original keeps its own."""
+    got = []
+    for lib in (st, torch):
+        seen = {}
+        for name, t in _versioned_tensors(lib).items():
+            before = t._version
+            c = _REBUILDS[how](t)
+            seen[name] = (before, c._version, t._version, c.requires_grad, c.detach().tolist())
+        together = _REBUILDS[how]([lib.zeros(4), lib.zeros(4)[1:]])  # a base and its view, together
+        seen["together"] = [x._version for x in together]
+        got.append(seen)
+    assert got[0] == got[1]

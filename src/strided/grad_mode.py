@@ -43,6 +43,7 @@ from .callsite import user_site
 from .dispatch import storage_root
 from .errors import StridedNotImplementedError, StridedRuntimeError, join_lines
 from .kernels.listeners import OPEN, listened, reporting
+from .storage import REBUILT_HOOKS
 
 __all__ = [
     "GRAD_MODE", "INSIDE", "STATE", "Meta", "RemovableHandle", "bump", "grad_enabled_at_call", "guard", "guard_function",
@@ -194,6 +195,15 @@ _WRITES: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
 def version(t: Any) -> int:
     """``t._version``: in-place writes to ``t``'s storage so far (through any view)."""
     return _VERSIONS.get(storage_root(t._storage), 0)
+
+
+def mark_rebuilt(storage: Any) -> None:
+    """A storage just rebuilt by unpickling or deepcopy: its version is 1, as the ``set_`` of
+    PyTorch's rebuild leaves it (see :meth:`strided.storage.Storage.__setstate__`)."""
+    _VERSIONS[storage_root(storage)] = 1
+
+
+REBUILT_HOOKS.append(mark_rebuilt)
 
 
 def bump(t: Any, op: str | None = None) -> None:

@@ -8,6 +8,8 @@ tensors that share memory hold the *same* Storage object, so a reallocation by
 
 from __future__ import annotations
 
+from typing import Any
+
 import numpy as np
 
 from .errors import StridedRuntimeError, join_lines
@@ -36,6 +38,11 @@ def allocate(n: int, dtype: np.dtype, shape: tuple[int, ...] | None = None) -> n
 
 
 _BORROWED = "are borrowed from a NumPy array (strided.from_numpy); strided does not own them"
+
+
+# Called with each storage rebuilt by unpickling or deepcopy (strided.grad_mode registers the
+# one that sets its version counter to 1).
+REBUILT_HOOKS: list = []
 
 
 class Storage:
@@ -67,7 +74,16 @@ class Storage:
 
     def __reduce__(self) -> tuple[object, ...]:
         # A pickled or deep-copied storage owns its new buffer: resizable again, as in PyTorch.
-        return (Storage, (self.array,))
+        # The state (True) makes __setstate__ run on the rebuilt storage (a pickle without it,
+        # from before, loads as it did).
+        return (Storage, (self.array,), True)
+
+    def __setstate__(self, state: Any) -> None:
+        """A storage rebuilt by unpickling or ``copy.deepcopy``: PyTorch rebuilds a tensor with
+        ``set_`` on its new storage, which counts one write, so every tensor over it starts at
+        ``_version`` 1 (whatever the original's count was)."""
+        for hook in REBUILT_HOOKS:  # (grad_mode's version counter, a layer above: it registers itself)
+            hook(self)
 
     def mark_exported(self, call: str) -> None:
         """Record that ``call`` handed this buffer to NumPy without a copy: it may no longer move."""

@@ -153,12 +153,26 @@ def autograd_base(t: Tensor) -> Tensor | None:
     return base if base._ag is None or not requires_grad(base) else None
 
 
+_RESIZES = ("resize_", "resize_as_")
+
+
+def _count(t: Any, name: str, shape: tuple | None) -> None:
+    """Count the in-place write ``name`` to ``t`` in its version. As in PyTorch, a resize_ that
+    keeps the sizes (new strides included) is not counted, and resize_as_ is counted by the
+    resize_ it runs (once, not twice)."""
+    if name == "resize_as_" or (name == "resize_" and t.__class__ is Tensor and t._layout.shape == shape):
+        return
+    G.bump(t, name)
+
+
 def _run_inplace(fwd: Callable, name: str, self: Tensor, args: tuple, kwargs: dict) -> Any:
     """The in-place op ``fwd`` (``self.<name>(*args, **kwargs)``) once autograd has been used:
     PyTorch's checks, history rewrite and version counting (the module doc)."""
+    if name in _RESIZES and self.__class__ is Tensor:
+        shape = self._layout.shape
     if self.__class__ is not Tensor or not GRAD_MODE.get():
         out = fwd(self, *args, **kwargs)
-        G.bump(self, name)
+        _count(self, name, shape if name in _RESIZES else None)
         return out
     if self._ag is not None and self._ag.creation is not None:
         _refuse_view_creation(self, args, kwargs)
@@ -168,7 +182,7 @@ def _run_inplace(fwd: Callable, name: str, self: Tensor, args: tuple, kwargs: di
     theirs = _operands_require_grad(args) or _operands_require_grad(kwargs.values())
     if not (mine or base_grad or theirs):
         out = fwd(self, *args, **kwargs)
-        G.bump(self, name)
+        _count(self, name, shape if name in _RESIZES else None)
         return out
     if mine and base is not None and (base._ag is None or base._ag.grad_fn is None):
         raise view_of_leaf_error(self, name)  # (PyTorch's test: a view that requires grad, of a leaf)
@@ -431,6 +445,26 @@ def _fill(old: Tensor, value: Any) -> tuple:
     return "FillBackward2", (old,), lambda g: (zeros(g),), ()
 
 
+def _floor_divide_(old: Tensor, other: Any) -> tuple:
+    """PyTorch's in-place floor_divide_: no derivative, a ``NotImplemented`` node that raises
+    naming the in-place op (``aten::floor_divide_``) when differentiated."""
+
+    def refuse(g: Tensor) -> tuple:
+        raise StridedRuntimeError("derivative for aten::floor_divide_ is not implemented")
+
+    return "NotImplemented", (old, other), refuse, ()
+
+
+def _floor_divide_out(old: Tensor, a: Any, b: Any) -> tuple:
+    """``floor_divide(a, b, out=old)`` with an input that requires grad (PyTorch accepts it: no
+    derivative, so no out= refusal): ``old`` takes a ``NotImplemented`` node whose backward raises."""
+
+    def refuse(g: Tensor) -> tuple:
+        raise StridedRuntimeError("derivative for aten::floor_divide is not implemented")
+
+    return "NotImplemented", (a, b), refuse, ()
+
+
 def _masked_fill(old: Tensor, mask: Tensor, value: Any) -> tuple:
     if value.__class__ is Tensor:
         return ("MaskedFillBackward1", (old, value),
@@ -474,4 +508,6 @@ _SPECIAL: dict[str, Callable[..., tuple]] = {
     "bernoulli_": _random_fill("BernoulliBackward2"), "random_": _random_fill("RandomBackward2"),
     "exponential_": _random_fill("ExponentialBackward0"), "geometric_": _random_fill("GeometricBackward0"),
     "cauchy_": _random_fill("CauchyBackward0"), "log_normal_": _random_fill("LogNormalBackward0"),
+    "floor_divide_": _floor_divide_, "__ifloordiv__": _floor_divide_,
+    "floor_divide.out": _floor_divide_out,
 }

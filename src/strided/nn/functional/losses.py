@@ -29,7 +29,7 @@ from ...callsite import user_site
 from ...dispatch import report, result_array
 from ...dtypes import TORCH_NAME, DType, bool_, int64, uint8
 from ...errors import StridedIndexError, StridedRuntimeError, StridedValueError, join_lines
-from ...grad_mode import GRAD_MODE, requires_grad
+from ...grad_mode import GRAD_MODE, grad_enabled_at_call, requires_grad
 from ...gradients import seal
 from ...ops._support.operands import _fresh_output
 from ...ops._support.promotion import result_type
@@ -107,6 +107,18 @@ def _check_target_dtype(target: Tensor) -> None:
         )
 
 
+def _refuse_grad(t: Any, function: str, argument: str) -> None:
+    """PyTorch's refusal of a tensor that requires grad (grad mode on) for an argument its kernel
+    has no derivative for (the class weights of nll_loss, the weights of binary_cross_entropy)."""
+    if isinstance(t, Tensor) and t._ag is not None and requires_grad(t) and grad_enabled_at_call():
+        raise StridedRuntimeError(join_lines(
+            f"The function '{function}' is not differentiable with respect to argument '{argument}'. "
+            "This input cannot have requires_grad True.",
+            f"{argument} (shape {t._layout.shape}) requires grad, but {function} gives it no gradient: it would "
+            "silently stay None",
+            f"fix: pass {argument}.detach()"))
+
+
 def _check_weight(weight: Any, classes: int, input: Tensor, same_dtype: bool = True) -> np.ndarray | None:
     """The class weights as the compute dtype's array, after PyTorch's checks: one per class and,
     for class-index targets (``same_dtype``), the input's dtype (PyTorch's nll_loss kernels read
@@ -180,6 +192,7 @@ def nll_loss(input: Tensor, target: Tensor, weight: Tensor | None = None, size_a
     tensor_arg(target, "nll_loss", "target", 2)
     class_dim, loss_shape = _nll_geometry(input, target)
     classes = input._layout.shape[class_dim]
+    _refuse_grad(weight, "nll_loss_forward" if input.ndim <= 2 else "nll_loss2d_forward", "weight")
     w = _check_weight(weight, classes, input)
     _check_target_dtype(target)
     if not input._dtype.is_floating_point:
@@ -274,6 +287,7 @@ def cross_entropy(input: Tensor, target: Tensor, weight: Tensor | None = None, s
         return _cross_entropy_probs(input, target, weight, class_dim, red, eps, inputs)
     class_dim, loss_shape = _nll_geometry(input, target)
     classes = shape[class_dim]
+    _refuse_grad(weight, "nll_loss_forward" if input.ndim <= 2 else "nll_loss2d_forward", "weight")
     w = _check_weight(weight, classes, input)
     _check_target_dtype(target)
     if requires_grad(input):
@@ -512,8 +526,8 @@ def _smooth_l1_loss_backward(out: Tensor, input: Tensor, target: Tensor, size_av
     return name, (input, target), grad, (input, target)
 
 
-def _bce_operands(input: Tensor, target: Tensor, weight: Any, op: str) -> tuple[np.dtype, np.ndarray, np.ndarray,
-                                                                               np.ndarray | None]:
+def _bce_operands(input: Tensor, target: Tensor, weight: Any, op: str, pos_weight: Any = None
+                  ) -> tuple[np.dtype, np.ndarray, np.ndarray, np.ndarray | None]:
     tensor_arg(input, op)
     tensor_arg(target, op, "target", 2)
     if target._layout.shape != input._layout.shape:
@@ -525,6 +539,11 @@ def _bce_operands(input: Tensor, target: Tensor, weight: Any, op: str) -> tuple[
         )
     d = input._dtype
     logits = op == "binary_cross_entropy_with_logits"
+    if weight is not None and not logits:  # (PyTorch's Python expands the weight before its kernel's checks)
+        tensor_arg(weight, op, "weight", 3)
+        _check_expands(weight._layout.shape, input._layout.shape, op)
+    _refuse_grad(weight, op, "weight")
+    _refuse_grad(pos_weight, op, "pos_weight")
     if not d.is_floating_point:
         raise float_only("log_sigmoid_cpu" if logits else op, d, op)
     td = target._dtype
@@ -667,7 +686,7 @@ def binary_cross_entropy_with_logits(input: Tensor, target: Tensor, weight: Tens
     0.6931
     """
     red = reduction_mode(reduction, size_average, reduce)
-    compute, x, y, w = _bce_operands(input, target, weight, "binary_cross_entropy_with_logits")
+    compute, x, y, w = _bce_operands(input, target, weight, "binary_cross_entropy_with_logits", pos_weight)
     if pos_weight is not None:
         tensor_arg(pos_weight, "binary_cross_entropy_with_logits", "pos_weight", 7)
         broadcast_pair(pos_weight._layout.shape, target._layout.shape)  # (PyTorch's error when they do not)

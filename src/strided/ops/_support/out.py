@@ -56,13 +56,14 @@ def check_out(out: Any, op: str) -> Tensor:
     return out
 
 
-def write_out(out: Any, result: Tensor, op: str, inputs: tuple = (), same_dtype: str = "") -> Tensor:
+def write_out(out: Any, result: Tensor, op: str, inputs: tuple = (), same_dtype: str = "", bump: bool = True) -> Tensor:
     """Write the fresh ``result`` of ``op(*inputs)`` into ``out`` with PyTorch's ``out=`` rules
     (module docstring) and return ``out``.
 
     ``same_dtype``: ops whose ``out`` must have the result's dtype exactly, with PyTorch's
     message: "matmul" (matmul, mm, bmm: "Expected out tensor to have dtype float, but got double
     instead") or "input" (amax/amin: "Expected the dtype for input and out to match").
+    ``bump=False``: the caller counts the write itself (an out= write recorded as an in-place op).
 
     >>> x = strided.tensor([1.0, 2.0]); o = strided.empty(2)
     >>> write_out(o, x + 1, "add", (x, 1)) is o
@@ -102,7 +103,8 @@ def write_out(out: Any, result: Tensor, op: str, inputs: tuple = (), same_dtype:
         resize_(out, shape)
     check_writable(out._storage, out._layout, name, updates=True)
     write(out._storage, out._layout, result._np())
-    bump_if_used(out, f"{op}(out=...)")  # a saved tensor overwritten through out= must fail at backward
+    if bump:
+        bump_if_used(out, f"{op}(out=...)")  # a saved tensor overwritten through out= must fail at backward
     if OPEN:
         report(op, inputs, out)
     return out

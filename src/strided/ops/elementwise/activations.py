@@ -29,8 +29,8 @@ from typing import Any
 import numpy as np
 
 from ...dispatch import OPEN, report, result_array
-from ...dtypes import TORCH_NAME, DType
-from ...errors import StridedNotImplementedError, StridedValueError, join_lines
+from ...dtypes import TORCH_NAME, DType, bool_, int8, int16, int32, int64, uint8
+from ...errors import StridedNotImplementedError, StridedRuntimeError, StridedValueError, join_lines
 from ...grad_mode import GRAD_MODE, STATE, bump_if_used
 from ...gradients import seal
 from ...kernels import check_writable, write
@@ -114,12 +114,15 @@ def _run(row: Activation, input: Any, params: tuple, inplace: bool = False) -> T
     x = tensor_arg(input, row.name)
     d = x._dtype
     if not d.is_floating_point:
-        raise float_only(row.kernel, d, row.name)
+        if row is not HARDTANH:
+            raise float_only(row.kernel, d, row.name)
+        params = _integer_bounds(d, *params)
     name = row.name + "_" if inplace else row.name
     if inplace:
         check_writable(x._storage, x._layout, name, updates=True)
+    compute = np.dtype(np.int64) if d in _INT_C_NAMES else compute_dtype(d)  # (hardtanh of integers)
     with np.errstate(all="ignore"):
-        values = row.forward(x._np().astype(compute_dtype(d), copy=False), *params)
+        values = row.forward(x._np().astype(compute, copy=False), *params)
     if inplace:
         write(x._storage, x._layout, values)
         bump_if_used(x, name)  # (a saved tensor it changed must fail at backward)
@@ -238,8 +241,49 @@ def _bounds(min_val: Any, max_val: Any) -> tuple[float, float]:
     return lo, hi
 
 
+# The C++ types of PyTorch's "value cannot be converted to type ... without overflow"
+_INT_C_NAMES = {int8: "int8_t", uint8: "uint8_t", int16: "int16_t", int32: "int", int64: "int64_t"}
+
+
+def _integer_bounds(d: DType, lo: float, hi: float) -> tuple[int, int]:
+    """PyTorch's hardtanh on an integer tensor: the bounds truncated to integers (``toLong``, no
+    type promotion: the result keeps the input's dtype), with its refusals: bool, uint8 with a
+    negative limit, a limit the dtype cannot hold; complex and uint16/32/64 as its clamp refuses."""
+    if d is bool_:
+        raise StridedRuntimeError(join_lines("Bool inputs not supported for hardtanh",
+                                             "hardtanh clamps numbers; the input is bool",
+                                             "fix: convert first: F.hardtanh(x.to(strided.int64))"))
+    if d.is_complex:
+        raise StridedNotImplementedError(join_lines("clamp is not supported for complex types",
+                                                    "hardtanh is a clamp, and complex numbers have no order",
+                                                    "fix: hardtanh the real and imaginary parts apart"))
+    values = []
+    for v in (lo, hi):
+        if not -(2.0 ** 63) <= v < 2.0 ** 63:
+            raise _overflow("int64_t", v)
+        values.append(int(v))  # (C++'s conversion: toward zero)
+    if d not in _INT_C_NAMES:
+        raise float_only("clamp_scalar_cpu", d, "hardtanh")
+    if d is uint8 and min(values) < 0:
+        raise StridedRuntimeError(join_lines("cannot do hardtanh on an unsigned type with negative limits",
+                                             f"the input is uint8 and the limits are {lo} and {hi}",
+                                             "fix: limits of 0 or more, or convert the input to a signed dtype"))
+    info = np.iinfo(d.numpy)
+    for v in values:
+        if not info.min <= v <= info.max:
+            raise _overflow(_INT_C_NAMES[d], v)
+    return values[0], values[1]
+
+
+def _overflow(ctype: str, v: Any) -> StridedRuntimeError:
+    return StridedRuntimeError(join_lines(f"value cannot be converted to type {ctype} without overflow",
+                                          f"hardtanh's limit {v} does not fit the input's dtype",
+                                          "fix: a limit inside the dtype's range"))
+
+
 def hardtanh(input: Tensor, min_val: float = -1.0, max_val: float = 1.0) -> Tensor:
-    """``x`` clamped to ``[min_val, max_val]``, elementwise (float tensors).
+    """``x`` clamped to ``[min_val, max_val]``, elementwise. An integer tensor keeps its dtype, its
+    limits truncated to integers (as PyTorch: ``hardtanh(int64 tensor, 0.5, 2.7)`` clamps to [0, 2]).
 
     >>> hardtanh(strided.tensor([-3.0, 0.5, 2.0])).tolist()
     [-1.0, 0.5, 1.0]

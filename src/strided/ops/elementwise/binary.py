@@ -381,8 +381,37 @@ def _with_extras(op: BinaryOp, a: Any, b: Any, alpha: Any, out: Any) -> Any:
         )
     if out is None:
         return binary(op, a, b, alpha=alpha)
-
+    if op is FLOOR_DIVIDE:
+        return _floor_divide_out(a, b, out)
     return write_out(out, _binary(op, a, b, None, alpha), op.name, (a, b))
+
+
+def _floor_divide_out(a: Any, b: Any, out: Any) -> Any:
+    """``floor_divide(a, b, out=out)`` as PyTorch 2.13 runs it: floor_divide has no derivative,
+    so its out= variant is not refused when an input requires grad; ``out`` takes a
+    ``NotImplemented`` node (as an in-place write) whose backward raises. ``out`` itself
+    requiring grad is refused, with PyTorch's ``aten::`` prefix."""
+    from ...grad_mode import _RECORDER, GRAD_MODE, _requiring
+
+    if not GRAD_MODE.get():
+        return write_out(out, _binary(FLOOR_DIVIDE, a, b, None, None), "floor_divide", (a, b))
+    if isinstance(out, Tensor) and _requiring((out,)) is not None:
+        raise StridedRuntimeError(join_lines(
+            "aten::floor_divide(): functions with out=... arguments don't support automatic differentiation, "
+            "but one of the arguments requires grad.",
+            f"out (shape {out._layout.shape}) requires grad, and a write into out= records no step of the graph",
+            "fix: y = strided.floor_divide(...) without out=, or write under strided.no_grad()"))
+    if _requiring((a, b)) is None:
+        return write_out(out, _binary(FLOOR_DIVIDE, a, b, None, None), "floor_divide", (a, b))
+
+    def fwd(target: Any, x: Any, y: Any) -> Any:
+        token = GRAD_MODE.set(False)
+        try:
+            return write_out(target, _binary(FLOOR_DIVIDE, x, y, None, None), "floor_divide", (x, y), bump=False)
+        finally:
+            GRAD_MODE.reset(token)
+
+    return _RECORDER["inplace"](fwd, "floor_divide.out", out, (a, b), {})
 
 
 def _pow_shortcut(a: Any, b: Any) -> bool:
@@ -800,6 +829,18 @@ def _div_backward(out: Tensor, a: Any, b: Any, *, rounding_mode: Any = None, **k
         return (g / b, -g * ((a / b) / b) if need_b else None)  # (PyTorch's div_tensor_other_backward)
 
     return "DivBackward0", (a, b), grads, ((a, b) if need_b else (b,) if tb else ())
+
+
+@backward("__floordiv__", operands="dunder", reflected=("__rfloordiv__",))
+@backward("floor_divide", operands="two")
+def _floor_divide_backward(out: Tensor, a: Any, b: Any, **kwargs: Any) -> Any:
+    """PyTorch has no derivative for floor_divide: its result gets a ``NotImplemented`` node
+    (so it requires grad) whose backward raises, rather than silently carrying no gradient."""
+
+    def refuse(g: Tensor) -> tuple:
+        raise StridedRuntimeError("derivative for aten::floor_divide is not implemented")
+
+    return "NotImplemented", (a, b), refuse, ()
 
 
 @backward("__pow__", operands="dunder", reflected=("__rpow__",))
