@@ -43,6 +43,9 @@ _CHANGES = {
 
 # The ops PyTorch refuses to differentiate twice (test_second_derivatives_as_torch pins the refusal).
 _NO_SECOND = {"cdist"}
+# The ops PyTorch records with a node that refuses the first backward already (their "rule" is the
+# refusal): no second derivative to sample; test_first_order_refusals_as_torch pins the refusal.
+_NO_FIRST = {"floor_divide": lambda L, a, b: a // b}
 
 
 def _values(sample: Sample, k: int, shape: tuple) -> np.ndarray:
@@ -180,10 +183,24 @@ def _view_of(t, shape, layout):
 def test_every_op_with_a_rule_has_a_sample():
     """The sweep covers the registry: a new op with a rule and no sample fails here."""
     ops = {op.name for op in OPDEFS.values() if op.backward is not None}
-    missing = sorted(ops - {s.op for s in SAMPLES})
+    missing = sorted(ops - {s.op for s in SAMPLES} - set(_NO_FIRST))
     assert not missing, f"ops with a backward rule and no double-backward sample: {missing}"
     # (a sample may name another spelling with a rule: the reflected operators, derived from their op)
     assert not {s.op for s in SAMPLES} - set(BACKWARD), "a sample names no op with a rule"
+
+
+@pytest.mark.parametrize("op", sorted(_NO_FIRST))
+def test_first_order_refusals_as_torch(op):
+    """An op whose node refuses its backward (floor_divide) raises PyTorch's error, same class and
+    first line, instead of a gradient."""
+    errors = []
+    for L in (torch, st):
+        a = L.tensor([3.0, -4.5], dtype=L.float64, requires_grad=True)
+        y = _NO_FIRST[op](L, a * 2, L.tensor([2.0, 2.0], dtype=L.float64))
+        with pytest.raises(RuntimeError) as caught:
+            y.sum().backward()
+        errors.append(caught.value)
+    assert _first_line(errors[1]) == _first_line(errors[0])
 
 
 def test_the_reviews_case_gives_torchs_hessian():
