@@ -190,7 +190,7 @@ def copy_of(
     if layout is None:
         layout = _trusted(read.shape, strides, 0)
     if source._storage.__class__ is DataFree:  # a copy of no data is no data (explain's runs)
-        storage: Storage = data_free(L.product(layout.shape) and _span(layout), dtype)
+        storage: Storage = data_free(L.index_span(layout.shape, layout.strides)[1], dtype)  # (dense: lo is 0)
     else:
         storage = copy_to_new(numpy_view(source._storage, read), strides, dtype.numpy, reason, report=False)
     t = _make(storage, layout, dtype)
@@ -222,11 +222,6 @@ def data_free(n: int, dtype: DType) -> DataFree:
     storage.array = np.broadcast_to(np.zeros(1, dtype.numpy), (n,))
     storage._pinned = "hold no data (a data-free storage: explain's stand-in)"
     return storage
-
-
-def _span(lay: Layout) -> int:
-    """Elements a dense layout's storage needs (offset 0)."""
-    return 1 + sum((n - 1) * abs(s) for n, s in zip(lay.shape, lay.strides))
 
 
 def copy_array_of(array: np.ndarray, reason: str, dtype: DType) -> Any:
