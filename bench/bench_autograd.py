@@ -13,7 +13,7 @@ column is the same computation with its backward written out by hand (no graph, 
 bookkeeping): the floor an autograd on NumPy's kernels could reach. PyTorch runs on one thread
 (``torch.set_num_threads(1)``), NumPy's BLAS too.
 
-Rows and targets (issue 13):
+Rows and targets (issues 13 and 23):
 
 - a chain of 100 elementwise ops (multiply, add, tanh, sin in turn) on a (16, 16) float32
   tensor that requires grad, then ``.sum().backward()``: a measure of the per-op cost of
@@ -21,13 +21,20 @@ Rows and targets (issue 13):
   overhead is C++);
 - one SGD step of an MLP, batch 256, 784 -> 512 -> 10, float32, relu, cross_entropy: forward,
   backward, and ``p -= lr * p.grad`` under no_grad for the four parameters:
-  strided/torch <= 2.0.
+  strided/torch <= 2.0;
+- a small MLP trained with Adam (issue 23): 64 -> 128 -> 10, batch 128, float32, relu,
+  cross_entropy, Adam written by hand in each library (first and second moments ``m``, ``v``
+  with ``mul_``/``add_``/``addcmul_``, bias correction, ``sqrt``, the update with ``addcdiv_``,
+  all under no_grad: the ops of PyTorch's single-tensor Adam), 5 steps per call:
+  strided/torch <= 1.0. Its tensors are small, so it measures the per-op overhead of a training
+  loop (recording, backward, the optimizer's in-place ops) more than the kernels.
 
 Nothing here is a test: timings vary with the machine and its load.
 """
 
 from __future__ import annotations
 
+import math
 import os
 
 for _var in ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS"):
@@ -160,9 +167,104 @@ def mlp_rows() -> list[Row]:
                 "torch", 2.0, number=3)]
 
 
+# ---------------------------------------------------------------- the Adam training loop
+
+ADAM_STEPS = 5  # steps per timed call
+B1, B2, EPS, ADAM_LR = 0.9, 0.999, 1e-8, 1e-3
+
+
+def _small_init(rng: np.random.Generator) -> dict[str, np.ndarray]:
+    return {"w1": (rng.standard_normal((128, 64)) / 8).astype(np.float32), "b1": np.zeros(128, np.float32),
+            "w2": (rng.standard_normal((10, 128)) / 11.3).astype(np.float32), "b2": np.zeros(10, np.float32)}
+
+
+def _adam_loop(F, p: dict, state: dict, x, y, no_grad, steps: int = ADAM_STEPS):
+    """``steps`` Adam steps: forward, backward, then per parameter PyTorch's single-tensor Adam
+    (``torch.optim.Adam``'s default path, written out) under no_grad."""
+    for _ in range(steps):
+        h = F.relu(F.linear(x, p["w1"], p["b1"]))
+        loss = F.cross_entropy(F.linear(h, p["w2"], p["b2"]), y)
+        loss.backward()
+        state["t"] += 1
+        t = state["t"]
+        bc1, bc2 = 1 - B1 ** t, 1 - B2 ** t
+        with no_grad():
+            for k, w in p.items():
+                g, m, v = w.grad, state["m"][k], state["v"][k]
+                m.mul_(B1).add_(g, alpha=1 - B1)
+                v.mul_(B2).addcmul_(g, g, value=1 - B2)
+                denom = (v.sqrt() / math.sqrt(bc2)).add_(EPS)
+                w.addcdiv_(m, denom, value=-ADAM_LR / bc1)
+                w.grad = None
+    return loss
+
+
+def _numpy_adam_loop(p: dict, state: dict, x: np.ndarray, y: np.ndarray, steps: int = ADAM_STEPS) -> float:
+    """The same steps by hand: the MLP's forward and backward (as in :func:`_numpy_mlp_step`), then Adam."""
+    n = x.shape[0]
+    rows = np.arange(n)
+    for _ in range(steps):
+        a1 = x @ p["w1"].T
+        a1 += p["b1"]
+        h = np.maximum(a1, 0)
+        z = h @ p["w2"].T
+        z += p["b2"]
+        z -= z.max(axis=1, keepdims=True)
+        e = np.exp(z)
+        prob = e / e.sum(axis=1, keepdims=True)
+        loss = -np.log(prob[rows, y]).mean()
+        gz = prob
+        gz[rows, y] -= 1
+        gz /= n
+        gh = gz @ p["w2"]
+        gh *= a1 > 0
+        grads = {"w1": gh.T @ x, "b1": gh.sum(0), "w2": gz.T @ h, "b2": gz.sum(0)}
+        state["t"] += 1
+        t = state["t"]
+        bc1, bc2 = 1 - B1 ** t, 1 - B2 ** t
+        for k, g in grads.items():
+            m, v = state["m"][k], state["v"][k]
+            m *= B1
+            m += (1 - B1) * g
+            v *= B2
+            v += (1 - B2) * g * g
+            denom = np.sqrt(v) / np.float32(math.sqrt(bc2))
+            denom += EPS
+            p[k] += np.float32(-ADAM_LR / bc1) * (m / denom)
+    return float(loss)
+
+
+def adam_rows() -> list[Row]:
+    rng = np.random.default_rng(1)
+    init = _small_init(rng)
+    x = rng.standard_normal((128, 64)).astype(np.float32)
+    y = rng.integers(0, 10, 128)
+    ps = {k: strided.tensor(v, requires_grad=True) for k, v in init.items()}
+    pt = {k: torch.tensor(v, requires_grad=True) for k, v in init.items()}
+    pn = {k: v.copy() for k, v in init.items()}
+    ss = {"t": 0, "m": {k: strided.zeros(v.shape) for k, v in init.items()},
+          "v": {k: strided.zeros(v.shape) for k, v in init.items()}}
+    st = {"t": 0, "m": {k: torch.zeros(v.shape) for k, v in init.items()},
+          "v": {k: torch.zeros(v.shape) for k, v in init.items()}}
+    sn = {"t": 0, "m": {k: np.zeros_like(v) for k, v in init.items()},
+          "v": {k: np.zeros_like(v) for k, v in init.items()}}
+    sx, sy, tx, ty = strided.tensor(x), strided.tensor(y), torch.tensor(x), torch.tensor(y)
+    # the first calls agree (same weights, same data): a check that the rows time the same work
+    ls = _adam_loop(SF, ps, ss, sx, sy, ag.no_grad).item()
+    lt = _adam_loop(TF, pt, st, tx, ty, torch.no_grad).item()
+    ln = _numpy_adam_loop(pn, sn, x, y)
+    assert abs(ls - lt) < 1e-4 and abs(ln - lt) < 1e-4, (ls, lt, ln)
+    for k in init:
+        np.testing.assert_allclose(ps[k].detach().numpy(), pt[k].detach().numpy(), rtol=1e-4, atol=1e-5)
+    return [Row(f"Adam x{ADAM_STEPS} 128x64->128->10", lambda: _adam_loop(SF, ps, ss, sx, sy, ag.no_grad),
+                lambda: _numpy_adam_loop(pn, sn, x, y), lambda: _adam_loop(TF, pt, st, tx, ty, torch.no_grad),
+                "torch", 1.0, number=2)]
+
+
 SECTIONS = [
     Section("Elementwise chain: 100 ops forward + backward (per step)", chain_rows, 15),
     Section("MLP training step, float32 (forward, backward, SGD update)", mlp_rows, 15),
+    Section(f"MLP trained with Adam, float32 ({ADAM_STEPS} steps per call)", adam_rows, 15),
 ]
 
 
