@@ -34,12 +34,13 @@ from __future__ import annotations
 import functools
 import inspect
 import os
+import sys
 import weakref
 from collections.abc import Callable
 from contextvars import ContextVar
 from typing import Any
 
-from .callsite import user_site
+from .callsite import PACKAGE_DIR
 from .dispatch import storage_root
 from .errors import StridedNotImplementedError, StridedRuntimeError, join_lines
 from .kernels.listeners import OPEN, listened, reporting
@@ -183,36 +184,47 @@ def leaf(t: Any, requires_grad: bool) -> Any:
 
 # ---------------------------------------------------------------- version counters
 
-# storage (its root: typed aliases share their owner's counter) -> how many in-place writes it
-# has taken. Shared by every view of the storage, as PyTorch's version counter is. Only storages
-# written in place since autograd was first used are here (weak keys: it forgets dead storages).
+# storage (its root: typed aliases share their owner's counter) -> its record, a list
+# [in-place writes so far, (op, code file, line) of the last write or None]: the version counter,
+# shared by every view of the storage as PyTorch's is, and the write the modified-saved-tensor error
+# names. Only storages written in place since autograd was first used are here (weak keys: it
+# forgets dead storages). The hot paths (a version read, a bump) go to the dictionary under the
+# weak keys directly (``_VDATA``): ``weakref.ref(root)`` without a callback is the storage's cached
+# ref, which hashes and compares as the key, so a read is one dict lookup, no Python-level method.
 _VERSIONS: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
-# storage root -> (in-place op, the user's file:line) of its last in-place write (for the error
-# that names the write which changed a saved tensor)
-_WRITES: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
+_VDATA = _VERSIONS.data
+_ref = weakref.ref
 
 
 def version(t: Any) -> int:
     """``t._version``: in-place writes to ``t``'s storage so far (through any view)."""
-    return _VERSIONS.get(storage_root(t._storage), 0)
+    rec = _VDATA.get(_ref(storage_root(t._storage)))
+    return 0 if rec is None else rec[0]
 
 
 def mark_rebuilt(storage: Any) -> None:
     """A storage just rebuilt by unpickling or deepcopy: its version is 1, as the ``set_`` of
     PyTorch's rebuild leaves it (see :meth:`strided.storage.Storage.__setstate__`)."""
-    _VERSIONS[storage_root(storage)] = 1
+    _VERSIONS[storage_root(storage)] = [1, None]
 
 
 REBUILT_HOOKS.append(mark_rebuilt)
 
 
 def bump(t: Any, op: str | None = None) -> None:
-    """Count one in-place write to ``t``'s storage (``op``: its name, remembered with the
-    user's line for the modified-saved-tensor error)."""
+    """Count one in-place write to ``t``'s storage (``op``: its name, remembered with the user's
+    line, the first frame outside strided above this one, for the modified-saved-tensor error)."""
     root = storage_root(t._storage)
-    _VERSIONS[root] = _VERSIONS.get(root, 0) + 1
+    rec = _VDATA.get(_ref(root))
+    if rec is None:
+        rec = _VERSIONS[root] = [0, None]
+    rec[0] += 1
     if op is not None:
-        _WRITES[root] = (op, user_site(2)[0])
+        # (the frame's code and line, formatted only if the error is raised: last_write)
+        frame = sys._getframe(1)
+        while frame is not None and frame.f_code.co_filename.startswith(PACKAGE_DIR):
+            frame = frame.f_back
+        rec[1] = (op, frame.f_code.co_filename, frame.f_lineno) if frame is not None else (op, "<unknown>", None)
 
 
 def bump_if_used(t: Any, op: str) -> None:
@@ -224,7 +236,11 @@ def bump_if_used(t: Any, op: str) -> None:
 
 def last_write(t: Any) -> tuple[str, str] | None:
     """(op, file:line) of the last in-place write to ``t``'s storage, if one was recorded."""
-    return _WRITES.get(storage_root(t._storage))
+    rec = _VDATA.get(_ref(storage_root(t._storage)))
+    if rec is None or rec[1] is None:
+        return None
+    op, file, line = rec[1]
+    return (op, file if line is None else f"{file}:{line}")
 
 
 # ---------------------------------------------------------------- PyTorch's refusals
@@ -541,6 +557,9 @@ def track_inplace(fwd: Callable, name: str, reported: str | None = None) -> Call
     With a ``reported`` name, listeners get one record of the write under it (a "compute" op
     whose output is ``self``: ``a += b`` reports ``add_``, ``t[i] = v`` ``setitem``)."""
 
+    Tensor = _CLASS["Tensor"]
+    counted = name not in ("resize_", "resize_as_")  # (a resize counts itself only when it resizes)
+
     @functools.wraps(fwd)
     def _inplace_op(self: Any, *args: Any, **kwargs: Any) -> Any:
         if OPEN and reported is not None and reporting():
@@ -548,6 +567,12 @@ def track_inplace(fwd: Callable, name: str, reported: str | None = None) -> Call
             return listened(reported, "write", _inplace_op, every, kwargs, operands_of("two", every, kwargs))
         if not STATE["used"]:
             return fwd(self, *args, **kwargs)
+        if not GRAD_MODE.get() and counted and self.__class__ is Tensor:
+            # under no_grad (an optimizer's step): the plain write, counted in the version (as
+            # autograd's in-place handler does with grad mode off, without its call)
+            out = fwd(self, *args, **kwargs)
+            bump(self, name)
+            return out
         return _RECORDER["inplace"](fwd, name, self, args, kwargs)
 
     _inplace_op.__inplace_of__ = fwd  # type: ignore[attr-defined]

@@ -24,7 +24,7 @@ from typing import Any
 from ..grad_mode import INSIDE, STATE, any_tracked, track
 from ..tensor import Tensor
 from . import graph as G
-from .graph import Meta, Node, edge, requires_grad
+from .graph import Meta, Node, edge
 
 __all__ = ["INSIDE", "STATE", "any_tracked", "attach", "make_node", "track"]
 
@@ -41,34 +41,48 @@ def attach(out: Any, maker: Maker, args: tuple, kwargs: dict) -> Any:
     spec = maker(out, *args, **kwargs)
     if spec is None:
         return out
-    node = make_node(spec, len(out) if len(spec) == 5 else 1)
+    if len(spec) == 5:  # several differentiable outputs (split, unbind): output_nr tells them apart
+        return _attach_outputs(out, spec)
+    if out.__class__ is Tensor:
+        first = out
+        complex_out = out._dtype.is_complex
+    else:
+        outs = out if isinstance(out, (tuple, list)) else (out,)
+        first = outs[0]
+        complex_out = any(o.__class__ is Tensor and o._dtype.is_complex for o in outs)
+    node = make_node(spec, 1, first)
     if node is None:
         return out
-    outs = out if isinstance(out, (tuple, list)) and out.__class__ is not Tensor else (out,)
-    if any(o.__class__ is Tensor and o._dtype.is_complex for o in outs) and node._name not in CONJUGATE_CONVENTION:
+    if complex_out and node._name not in CONJUGATE_CONVENTION:
         node.rule = _conjugate_convention(node.rule)
-    if len(spec) == 5:  # several differentiable outputs (split, unbind): output_nr tells them apart
-        for nr, piece in enumerate(outs):
-            m = piece._ag = Meta(grad_fn=node, output_nr=nr)
-            if piece._base is not None:
-                m.view_version = G.version(piece)
-                if node._name in MULTI_OUTPUT_VIEWS:
-                    m.creation = "multi_output"
-        G.release_outputs(node, outs)
-        return out
-    first = outs[0]
     if not first._dtype.is_floating_point and not first._dtype.is_complex:
         return out  # an integer or bool result carries no gradient
-    if node.saved:  # (which saved tensor is the node's own output: the modified-tensor error says so)
-        node.saved = tuple((t, v, t is first) for t, v, _ in node.saved)
-    G.release_outputs(node, (first,))  # (no cycle first -> node -> first: see graph.unowned)
-    m = first._ag = Meta(grad_fn=node)
+    G.release_output(node, first)  # (no cycle first -> node -> first: see graph.unowned)
+    m = first._ag = Meta(False, node)
     if first._base is not None:  # a view: its history goes stale when its storage is written
         m.view_version = G.version(first)
         source = args[0] if args else None
         sm = source._ag if source.__class__ is Tensor else None
         if sm is not None and sm.creation == "multi_output" and source._storage is first._storage:
             m.creation = "multi_output"  # (a view of such an output inherits its refusal, as in PyTorch)
+    return out
+
+
+def _attach_outputs(out: Any, spec: tuple) -> Any:
+    """:func:`attach` for an op with several differentiable outputs (``out`` a tuple or list)."""
+    node = make_node(spec, len(out))
+    if node is None:
+        return out
+    outs = out if isinstance(out, (tuple, list)) and out.__class__ is not Tensor else (out,)
+    if any(o.__class__ is Tensor and o._dtype.is_complex for o in outs) and node._name not in CONJUGATE_CONVENTION:
+        node.rule = _conjugate_convention(node.rule)
+    for nr, piece in enumerate(outs):
+        m = piece._ag = Meta(grad_fn=node, output_nr=nr)
+        if piece._base is not None:
+            m.view_version = G.version(piece)
+            if node._name in MULTI_OUTPUT_VIEWS:
+                m.creation = "multi_output"
+    G.release_outputs(node, outs)
     return out
 
 
@@ -99,13 +113,30 @@ def _conj(g: Any) -> Any:
     return g.conj() if g.__class__ is Tensor and g._dtype.is_complex else g
 
 
-def make_node(spec: tuple, n_outputs: int = 1) -> Node | None:
+def make_node(spec: tuple, n_outputs: int = 1, output: Any = None) -> Node | None:
     """The Node a rule's ``(name, inputs, backward, saved)`` describes; None when no input
-    requires grad (nothing to record)."""
+    requires grad (nothing to record). ``output``: the op's one differentiable output, when the
+    rule may have saved it (the modified-tensor error names a saved output as the node's own)."""
     name, inputs, backward, saved = spec[:4]
-    if not any(i.__class__ is Tensor and requires_grad(i) for i in inputs):
+    edges = []
+    ctx = []
+    wanted = False
+    for i in inputs:  # (one pass: the edges, each input's (shape, dtype), whether any needs a gradient)
+        if i.__class__ is Tensor:
+            m = i._ag
+            if m is not None and (m.requires_grad or m.grad_fn is not None):
+                wanted = True
+                edges.append(edge(i))
+            else:
+                edges.append(_NO_EDGE)
+            ctx.append((i._layout.shape, i._dtype))
+        else:
+            edges.append(_NO_EDGE)
+            ctx.append(None)
+    if not wanted:
         return None
-    node = Node(name, backward, tuple(edge(i) if i.__class__ is Tensor else (None, 0) for i in inputs),
-                saved=saved, n_outputs=n_outputs)
-    node.ctx = tuple((i._layout.shape, i._dtype) if i.__class__ is Tensor else None for i in inputs)
+    node = Node(name, backward, tuple(edges), tuple(ctx), saved, n_outputs, output)
     return node
+
+
+_NO_EDGE = (None, 0)

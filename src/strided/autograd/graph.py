@@ -146,13 +146,14 @@ class Node:
                  "pre_hooks", "passed", "own_outputs", "__weakref__")
 
     def __init__(self, name: str, rule: Callable, next_functions: tuple, ctx: Any = None,
-                 saved: tuple = (), n_outputs: int = 1) -> None:
+                 saved: tuple = (), n_outputs: int = 1, output: Any = None) -> None:
         self._name = name
         self.rule = rule
         self.next_functions = next_functions
         self.ctx = ctx
-        # (tensor, its version now, whether it is this node's own output: set by the recorder)
-        self.saved = tuple((t, version(t), False) for t in saved)
+        # (tensor, its version now, whether it is this node's own output: ``output``, which the
+        # recorder passes when the op has one differentiable output)
+        self.saved = tuple([(t, version(t), t is output) for t in saved]) if saved else ()
         self.freed = False
         self.n_outputs = n_outputs
         self.outputs_meta: list = [None] * n_outputs  # (shape, dtype) of each output
@@ -257,6 +258,45 @@ def release_outputs(node: Node, outputs: Any) -> None:
     if node.saved:
         node.saved = tuple((_swapped(t, swap, aliases), v, o) for t, v, o in node.saved)
     node.own_outputs = tuple((alias, swap[key][1]) for key, alias in aliases.items())
+
+
+def release_output(node: Node, out: Any) -> None:
+    """:func:`release_outputs` for the one output ``out`` (most ops): the same swaps, with
+    identity tests in place of the id tables (this runs once per recorded op)."""
+    alias = None
+    rule = node.rule
+    if rule is not None:
+        stack, seen = [rule], set()
+        while stack:
+            fn = stack.pop()
+            if id(fn) in seen:
+                continue
+            seen.add(id(fn))
+            for cell in getattr(fn, "__closure__", None) or ():
+                try:
+                    value = cell.cell_contents
+                except ValueError:  # (an empty cell)
+                    continue
+                if value is out:
+                    if alias is None:
+                        alias = unowned(out)
+                    cell.cell_contents = alias
+                elif isinstance(value, (tuple, list)):
+                    if any(v is out for v in value):  # (rare: the general swap, nested items too)
+                        aliases = {} if alias is None else {id(out): alias}
+                        cell.cell_contents = _swapped(value, {id(out): (out, 0)}, aliases)
+                        alias = aliases[id(out)]
+                elif callable(value) and getattr(value, "__closure__", None):
+                    stack.append(value)
+    if node.saved:
+        for t, _, _ in node.saved:
+            if t is out:
+                if alias is None:
+                    alias = unowned(out)
+                node.saved = tuple((alias if t is out else t, v, o) for t, v, o in node.saved)
+                break
+    if alias is not None:
+        node.own_outputs = ((alias, 0),)
 
 
 def _swapped(value: Any, swap: dict, aliases: dict) -> Any:
