@@ -150,41 +150,48 @@ def run(roots: list[tuple], retain_graph: bool, create_graph: bool,
                         new = hook(grads[nr])
                         if new is not None:
                             grads[nr] = new
-            if node.__class__ is AccumulateGrad and grads[0] is not None:
-                leaf = node.variable
-                if leaf is not None and leaf._ag.hooks:
-                    grads[0] = _run_hooks(leaf._ag.hooks, grads[0])
-            if capture is not None:
-                for nr, g in enumerate(grads):
-                    k = capture.get((node, nr))
-                    if k is not None and g is not None:
-                        captured[k] = g
             if node.__class__ is AccumulateGrad:
-                if capture is None:
+                if grads[0] is not None:
+                    leaf = node.variable
+                    if leaf is not None and leaf._ag.hooks:
+                        grads[0] = _run_hooks(leaf._ag.hooks, grads[0])
+                if capture is not None:
+                    _capture(node, grads, capture, captured)
+                else:
                     _accumulate(node, grads[0], create_graph)
                 continue
-            if capture is not None and not node.next_functions:
-                continue
+            if capture is not None:
+                _capture(node, grads, capture, captured)
+                if not node.next_functions:
+                    continue
             outs = node.apply(grads)
             if not retain_graph:
                 done.append(node)
             shapes = node.ctx if node.ctx is not None else ()
-            passed: list = [None] * len(node.next_functions)
-            for i, (nxt, nr) in enumerate(node.next_functions):
+            edges = node.next_functions
+            passed: list = [None] * len(edges)
+            n_outs, n_shapes = len(outs), len(shapes)
+            i = -1
+            for nxt, nr in edges:
+                i += 1
                 if nxt is None:
                     continue
-                g = outs[i] if i < len(outs) else None
+                g = outs[i] if i < n_outs else None
                 if g is not None:
-                    meta = shapes[i] if i < len(shapes) else None
-                    if meta is not None:
-                        g = fit(g, meta[0], meta[1], node, i)
+                    meta = shapes[i] if i < n_shapes else None
+                    if meta is not None and (g._layout.shape != meta[0] or g._dtype is not meta[1]):
+                        g = fit(g, meta[0], meta[1], node, i)  # (fit leaves a gradient that matches as it is)
                     passed[i] = g._layout  # (what graph_text shows: the gradient's strides)
                     buf = buffers.get(nxt)
                     if buf is None:
                         buf = buffers[nxt] = [None] * nxt.n_outputs
-                    buf[nr] = _add(buf[nr], g)
-                deps[nxt] -= 1
-                if deps[nxt] == 0:
+                        buf[nr] = g
+                    else:
+                        old = buf[nr]
+                        buf[nr] = g if old is None else old + g
+                left = deps[nxt] - 1
+                deps[nxt] = left
+                if left == 0:
                     if nxt in buffers:
                         ready.append(nxt)
                     else:
@@ -195,6 +202,14 @@ def run(roots: list[tuple], retain_graph: bool, create_graph: bool,
     finally:
         GRAD_MODE.reset(token)
     return captured
+
+
+def _capture(node: Node, grads: list, capture: dict, captured: dict) -> None:
+    """Keep the gradients reaching the captured edges of ``node`` (:func:`grad`, ``inputs=``)."""
+    for nr, g in enumerate(grads):
+        k = capture.get((node, nr))
+        if k is not None and g is not None:
+            captured[k] = g
 
 
 def _skip(node: Node, deps: dict, buffers: dict, ready: list) -> None:

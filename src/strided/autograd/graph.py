@@ -266,12 +266,10 @@ def release_output(node: Node, out: Any) -> None:
     alias = None
     rule = node.rule
     if rule is not None:
-        stack, seen = [rule], set()
+        stack: list = [rule]
+        seen: set | None = None  # (the closures queued so far, made at the first nested one)
         while stack:
             fn = stack.pop()
-            if id(fn) in seen:
-                continue
-            seen.add(id(fn))
             for cell in getattr(fn, "__closure__", None) or ():
                 try:
                     value = cell.cell_contents
@@ -287,7 +285,11 @@ def release_output(node: Node, out: Any) -> None:
                         cell.cell_contents = _swapped(value, {id(out): (out, 0)}, aliases)
                         alias = aliases[id(out)]
                 elif callable(value) and getattr(value, "__closure__", None):
-                    stack.append(value)
+                    if seen is None:
+                        seen = {id(rule)}
+                    if id(value) not in seen:  # (each closure walked once: a cycle ends here)
+                        seen.add(id(value))
+                        stack.append(value)
     if node.saved:
         for t, _, _ in node.saved:
             if t is out:

@@ -20,7 +20,7 @@ import numpy as np
 
 from ...args import int_arg
 from ...dispatch import copied, report, result_array
-from ...dtypes import TORCH_NAME, bool_, float32, int64
+from ...dtypes import TORCH_NAME, bool_, float32, float64, int64
 from ...errors import (
     StridedIndexError,
     StridedNotImplementedError,
@@ -29,9 +29,11 @@ from ...errors import (
     StridedValueError,
     join_lines,
 )
-from ...grad_mode import GRAD_MODE, requires_grad
+from ...grad_mode import GRAD_MODE, bump_if_used, requires_grad
 from ...gradients import grad_zeros, seal
-from ...layout import Layout
+from ...kernels.fpstate import quietly
+from ...kernels.listeners import OPEN
+from ...layout import Layout, contiguous_strides
 from ...layout import expand as expand_layout
 from ...layout.plans import View as _View
 from ...layout.plans import view as _view_plan
@@ -46,6 +48,8 @@ from ...tensor import Tensor, tensor_arg
 from ._common import array_like, compute_dtype, float_only
 
 __all__ = ["dropout", "embedding", "layer_norm", "linear", "normalize"]
+
+_BIAS_DTYPES = (float32, float64)  # (float16 and bfloat16 add through the op, with its rounding)
 
 
 def linear(input: Tensor, weight: Tensor, bias: Tensor | None = None) -> Tensor:
@@ -67,7 +71,26 @@ def linear(input: Tensor, weight: Tensor, bias: Tensor | None = None) -> Tensor:
                        "fix: weight.reshape(1, -1) for one output feature")
         )
     expand_layout(Layout._trusted(bias.shape, (0,) * bias.ndim, 0), out.shape)  # PyTorch's expand error
+    if not OPEN and _add_bias(out, bias):
+        return out
     return out.add_(bias) if out._dtype is result_type(out, bias) else out + bias
+
+
+def _add_bias(out: Tensor, bias: Tensor) -> bool:
+    """``out.add_(bias)`` done directly, when ``out`` (the fresh product) is row-major and ``bias``
+    a contiguous (out_features,) tensor of its float32/float64 dtype: the same ufunc on the same
+    elements (what the in-place add's kernel runs, its checks all passing for a fresh result), and
+    the same count in ``out``'s version. False (nothing done) for any other case."""
+    d = out._dtype
+    lay, blay = out._layout, bias._layout
+    if (bias._dtype is not d or d not in _BIAS_DTYPES or len(blay.shape) != 1 or blay.strides != (1,)
+            or not lay.shape or blay.shape[0] != lay.shape[-1] or lay.offset
+            or lay.strides != contiguous_strides(lay.shape)):
+        return False
+    x = out._np()
+    quietly(np.add, x, bias._np(), out=x)
+    bump_if_used(out, "add_")
+    return True
 
 
 def _linear_node(ndim: int, bias: bool, weight_ndim: int = 2, contiguous: bool = True) -> str:

@@ -153,10 +153,13 @@ def _nll(logp: np.ndarray, target: Tensor, class_dim: int, weight: np.ndarray | 
          ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Per-element losses -w[t] * logp[t] (N, S), their weights (0 where ignored), and the ignore mask."""
     lp = _as_ncs(logp, class_dim)
-    classes = lp.shape[1]
-    t = target._np().astype(np.int64).reshape(lp.shape[0], lp.shape[2])
+    n, classes, s = lp.shape
+    t = target._np().astype(np.int64, copy=False).reshape(n, s)  # (read only: a view may do)
     ignored = t == ignore_index
-    bad = ~ignored & ((t < 0) | (t >= classes))
+    some_ignored = bool(ignored.any())  # (without any, the masks below are skipped: the same values)
+    bad = (t < 0) | (t >= classes)
+    if some_ignored:
+        bad &= ~ignored
     if bad.any():
         value = int(t[bad][0])
         raise StridedIndexError(
@@ -164,10 +167,10 @@ def _nll(logp: np.ndarray, target: Tensor, class_dim: int, weight: np.ndarray | 
                        f"class indices run from 0 to {classes - 1} (the input has {classes} classes); "
                        f"{int(bad.sum())} target(s) fall outside (ignore_index={ignore_index} is skipped)")
         )
-    safe = np.where(ignored, 0, t)
-    picked = np.take_along_axis(lp, safe[:, None, :], axis=1)[:, 0, :]
+    safe = np.where(ignored, 0, t) if some_ignored else t
+    picked = lp[np.arange(n)[:, None], safe, np.arange(s)]  # (take_along_axis over the class dim)
     w = np.ones(safe.shape, dtype=lp.dtype) if weight is None else weight[safe]
-    w = np.where(ignored, 0, w).astype(lp.dtype)
+    w = (np.where(ignored, 0, w) if some_ignored else w).astype(lp.dtype, copy=False)
     return -w * picked, w, ignored
 
 
