@@ -38,6 +38,7 @@ from ...kernels.fpstate import quiet_set as _quiet_set
 from ...kernels.memory import outside_storage
 from ...scalars import UInt64Scalar, checked, filled
 from ...tensor import Tensor
+from .._support.gradtools import threshold_grad
 from .._support.operands import (
     _broadcast,
     _check_inplace,
@@ -275,7 +276,7 @@ backward("cos")(_unary_rule("CosBackward0", lambda g, x, y: -g * x.sin(), "x"))
 backward("tanh")(_unary_rule("TanhBackward0", lambda g, x, y: g * (1 - y * y), "out"))
 backward("sigmoid")(_unary_rule("SigmoidBackward0", lambda g, x, y: g * (y * (1 - y)), "out"))
 # (PyTorch's threshold_backward: zero where the result is <= 0, so a NaN passes the gradient on)
-backward("relu")(_unary_rule("ReluBackward0", lambda g, x, y: g.masked_fill(y <= 0, 0), "out"))
+backward("relu")(_unary_rule("ReluBackward0", lambda g, x, y: threshold_grad(g, y), "out"))
 
 
 def _invert(self: Tensor) -> Tensor:
