@@ -227,16 +227,18 @@ def _nll_loss_backward(out: Tensor, input: Tensor, target: Tensor, weight: Tenso
         coef, arr = result_array(shape, dtype)
         arr.fill(0)
         lp = _as_ncs(arr, class_dim)  # (a view: the result is contiguous)
-        t = target._np().astype(np.int64).reshape(lp.shape[0], lp.shape[2])
+        n, _, s = lp.shape
+        t = target._np().astype(np.int64, copy=False).reshape(n, s)  # (read only: a view may do)
         ignored = t == ignore_index
-        safe = np.where(ignored, 0, t)
+        some_ignored = bool(ignored.any())  # (without any, the masks are skipped: the same values)
+        safe = np.where(ignored, 0, t) if some_ignored else t
         w = np.ones(t.shape, dtype=compute) if weight is None else weight._np().astype(compute)[safe]
-        w = np.where(ignored, 0, w).astype(compute)
+        w = (np.where(ignored, 0, w) if some_ignored else w).astype(compute, copy=False)
         total = w.sum()
         with np.errstate(all="ignore"):
             # (every target ignored: a NaN mean, but no gradient)
             c = -w / total if red == "mean" and total else -w
-        np.put_along_axis(lp, safe[:, None, :], c[:, None, :].astype(arr.dtype), axis=1)
+        lp[np.arange(n)[:, None], safe, np.arange(s)] = c.astype(arr.dtype, copy=False)  # (put_along_axis)
         if red != "none":
             return (g * coef,)
         return (g.reshape(loss_shape).unsqueeze(class_dim) * coef,)
