@@ -29,7 +29,7 @@ from ...errors import (
     StridedValueError,
     join_lines,
 )
-from ...grad_mode import GRAD_MODE, bump_if_used, requires_grad
+from ...grad_mode import GRAD_MODE, STATE, bump, requires_grad
 from ...gradients import grad_zeros, seal
 from ...kernels.fpstate import quietly
 from ...kernels.listeners import OPEN
@@ -70,9 +70,9 @@ def linear(input: Tensor, weight: Tensor, bias: Tensor | None = None) -> Tensor:
                        f"with a bias, linear takes a (out_features, in_features) weight; it has shape {weight.shape}",
                        "fix: weight.reshape(1, -1) for one output feature")
         )
-    expand_layout(Layout._trusted(bias.shape, (0,) * bias.ndim, 0), out.shape)  # PyTorch's expand error
-    if not OPEN and _add_bias(out, bias):
+    if not OPEN and _add_bias(out, bias):  # (a (out_features,) bias: it expands to any product)
         return out
+    expand_layout(Layout._trusted(bias.shape, (0,) * bias.ndim, 0), out.shape)  # PyTorch's expand error
     return out.add_(bias) if out._dtype is result_type(out, bias) else out + bias
 
 
@@ -89,7 +89,10 @@ def _add_bias(out: Tensor, bias: Tensor) -> bool:
         return False
     x = out._np()
     quietly(np.add, x, bias._np(), out=x)
-    bump_if_used(out, "add_")
+    if STATE["used"]:
+        # counted as add_ counts it, without the write's site: no node can have saved ``out``
+        # before this write, so no modified-tensor error can name it (a later write is the last)
+        bump(out)
     return True
 
 

@@ -20,6 +20,7 @@ the target's class indices are constants of the rule.
 
 from __future__ import annotations
 
+import math
 import warnings
 from typing import Any
 
@@ -146,7 +147,7 @@ def _as_ncs(array: np.ndarray, class_dim: int) -> np.ndarray:
     """(C,) or (N, C, d1, ...) as (N, C, S) (a view where NumPy can make one)."""
     if class_dim == 0:
         return array.reshape(1, array.shape[0], 1)
-    return array.reshape(array.shape[0], array.shape[1], int(np.prod(array.shape[2:])))
+    return array.reshape(array.shape[0], array.shape[1], math.prod(array.shape[2:]))
 
 
 def _nll(logp: np.ndarray, target: Tensor, class_dim: int, weight: np.ndarray | None, ignore_index: int
