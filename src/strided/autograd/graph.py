@@ -21,9 +21,9 @@ from typing import Any
 
 import numpy as np
 
-from ..dispatch import result
+from ..dispatch import result, storage_root
 from ..errors import StridedRuntimeError, join_lines
-from ..grad_mode import GRAD_MODE, Meta, bump, last_write, meta, requires_grad, version
+from ..grad_mode import _VDATA, GRAD_MODE, Meta, _ref, bump, last_write, meta, requires_grad, version
 
 # Grad mode, the version counters and the tensor record live below the ops (strided.grad_mode),
 # so the ops' entries, the factories and nn.functional need nothing from this layer; re-exported
@@ -142,7 +142,7 @@ class Node:
     saved nothing (an add, a view) can run again, as in PyTorch.
     """
 
-    __slots__ = ("_name", "next_functions", "rule", "ctx", "saved", "freed", "n_outputs", "outputs_meta",
+    __slots__ = ("_name", "next_functions", "rule", "ctx", "saved", "freed", "n_outputs",
                  "pre_hooks", "passed", "own_outputs", "__weakref__")
 
     def __init__(self, name: str, rule: Callable, next_functions: tuple, ctx: Any = None,
@@ -153,10 +153,16 @@ class Node:
         self.ctx = ctx
         # (tensor, its version now, whether it is this node's own output: ``output``, which the
         # recorder passes when the op has one differentiable output)
-        self.saved = tuple([(t, version(t), t is output) for t in saved]) if saved else ()
+        if saved:
+            kept = []
+            for t in saved:  # (version(t), inlined: this runs for every recorded op)
+                rec = _VDATA.get(_ref(storage_root(t._storage)))
+                kept.append((t, 0 if rec is None else rec[0], t is output))
+            self.saved = tuple(kept)
+        else:
+            self.saved = ()
         self.freed = False
         self.n_outputs = n_outputs
-        self.outputs_meta: list = [None] * n_outputs  # (shape, dtype) of each output
         self.pre_hooks = None
         self.passed: list | None = None  # the layouts of the gradients it handed on in the last backward
         # (alias, output_nr) of each output the rule reads, held without its history (see unowned)
