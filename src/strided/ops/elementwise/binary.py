@@ -39,9 +39,9 @@ from typing import Any
 import numpy as np
 
 from ... import layout as L
-from ...dispatch import OPEN, adopted, report
+from ...dispatch import OPEN, adopted, report, shares_storage
 from ...dispatch import result as fresh_result
-from ...dtypes import CORE_DTYPES, DType, bool_, float16, float32, int64
+from ...dtypes import CORE_DTYPES, DType, bool_, float16, float32, float64, int64
 from ...errors import StridedRuntimeError, StridedTypeError, join_lines
 from ...grad_mode import INSIDE
 from ...gradients import record, records, seal
@@ -321,6 +321,56 @@ def _binary(op: BinaryOp, a: Any, b: Any, target: Tensor | None = None, alpha: A
     return out
 
 
+# In-place ops with a flat fast path (an optimizer's m.mul_(b1).add_(g, alpha=1 - b1)), for the
+# float dtypes whose compute dtype is their own (float16's mul/div compute in float32: "opmath").
+_FAST_INPLACE = ("add", "sub", "mul", "div")
+_FLAT_INPLACE_DTYPES = (float32, float64)
+
+
+def _inplace_flat(op: BinaryOp, self: Tensor, other: Any, alpha: Any) -> bool:
+    """``self.<op>_(other, alpha=alpha)`` on the flat run of a row-major float32/float64 tensor,
+    when ``other`` is a tensor of the same dtype and layout sharing no storage with it (or
+    ``self`` itself), or a Python float (an int below 2**53): then every check of the general
+    path passes (no promotion, no broadcast, no overlap, memory writable) and its kernel,
+    ``binary_into`` over the same elements, runs on the flat runs. False (nothing written) for
+    any other case, which the general path (:func:`_binary`) takes."""
+    d = self._dtype
+    if d not in _FLAT_INPLACE_DTYPES:
+        return False
+    la = self._layout
+    shape = la.shape
+    info = _cinfo[shape]
+    if la.strides != info[0]:
+        return False
+    n = info[1]
+    tb = type(other)
+    if tb is Tensor:
+        lb = other._layout
+        if other._dtype is not d or lb.shape != shape or lb.strides != la.strides or (
+                other is not self and shares_storage(other, self)):  # (the overlap checks: the general path)
+            return False
+        y = other._storage.array
+        if lb.offset or len(y) != n:
+            y = y[lb.offset : lb.offset + n]
+            if len(y) != n:
+                return False
+    elif tb is float or (tb is int and -_EXACT < other < _EXACT):
+        y = _np_scalar(other, d)  # (what _kernel_arg gives the general path)
+    else:
+        return False
+    x = self._storage.array
+    if not x.flags.writeable:
+        return False
+    if la.offset or len(x) != n:
+        x = x[la.offset : la.offset + n]
+        if len(x) != n:
+            return False
+    if alpha is not None:
+        y = _scaled(y, _alpha_scalar(alpha, d, d, op.name + "_"), d)
+    binary_into(op.ufunc, x, y, x, d.numpy, False, False)
+    return True
+
+
 def _tensor_args_error(name: str, a: Any, b: Any) -> StridedTypeError:
     """PyTorch's parser error for a number where the signature takes a tensor (atan2, hypot, ...)."""
     pos, which, value = (2, "other", b) if isinstance(a, Tensor) else (1, "input", a)
@@ -495,9 +545,13 @@ def _make_binary(op: BinaryOp) -> tuple[Callable[..., Tensor], ...]:
             return binary(op, self, other)
         return binary(op, other, self)
 
+    fast_inplace = op.name in _FAST_INPLACE
+
     def inplace(self: Tensor, other: Any, *, alpha: Any = None) -> Tensor:
         if alpha is not None and op.name not in _ALPHA_OPS:
             return _with_extras(op, self, other, alpha, None)  # (its error for alpha=)
+        if fast_inplace and not OPEN and type(self) is Tensor and _inplace_flat(op, self, other, alpha):
+            return self
         return binary(op, self, other, target=self, alpha=alpha)
 
     fn.__name__ = fn.__qualname__ = op.name
