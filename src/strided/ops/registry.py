@@ -29,13 +29,15 @@ __all__ = ["BACKWARD", "backward", "flat_indices", "method", "op", "requires_gra
 
 
 def op(name: str, *, kind: Kind, rule: Callable[..., Any] | None = None, operands: str = "self",
-       aliases: tuple[str, ...] = (), inplace: str | None = None) -> Callable[[Callable[..., Any]], Callable[..., Any]]:
+       aliases: tuple[str, ...] = (), inplace: str | None = None, inplace_flat: Callable[..., bool] | None = None
+       ) -> Callable[[Callable[..., Any]], Callable[..., Any]]:
     """Declare an op in one place, on its forward: the Tensor method ``name`` (and ``aliases``),
     its entry in the op registry (``kind``, the forward), its backward ``rule`` (the contract of
     :mod:`strided.gradients`; ``operands`` as there) and, with ``inplace="<name>_"``, the in-place
     method derived from the forward (PyTorch's in-place checks, then the result written into
     ``self``; its autograd history is the out-of-place rule's, as PyTorch's derivatives.yaml
-    defaults it). The module exports the forward as its function; ending the module with
+    defaults it; ``inplace_flat(self, *args, **kwargs) -> bool``: a fast path that writes ``self``
+    itself and returns True in the cases where it gives the same result, False otherwise). The module exports the forward as its function; ending the module with
     ``seal(globals())`` makes it the recording entry, and the face re-exports it.
 
     >>> op = strided.opdef.OPDEFS["addcmul"]
@@ -52,20 +54,24 @@ def op(name: str, *, kind: Kind, rule: Callable[..., Any] | None = None, operand
         if rule is not None:
             backward(name, *aliases, operands=operands, module=module)(rule)
         if inplace is not None:
-            setattr(Tensor, inplace, _inplace_of(forward, inplace))
+            setattr(Tensor, inplace, _inplace_of(forward, inplace, inplace_flat))
         return forward
 
     return declare
 
 
-def _inplace_of(forward: Callable[..., Any], name: str) -> Callable[..., Any]:
+def _inplace_of(forward: Callable[..., Any], name: str, flat: Callable[..., bool] | None = None
+                ) -> Callable[..., Any]:
     """``self.<name>(...)``: ``forward(self, ...)`` computed, then written into ``self`` after
     PyTorch's in-place checks (the result's dtype casts to self's; broadcasting may not enlarge
-    self; self's memory writable, no overlapping elements)."""
+    self; self's memory writable, no overlapping elements); first ``flat``, the op's fast path,
+    when it has one (see :func:`op`)."""
     from ._support.operands import _check_inplace
 
     @functools.wraps(forward)
     def inplace(self: Tensor, *args: Any, **kwargs: Any) -> Tensor:
+        if flat is not None and flat(self, *args, **kwargs):
+            return self
         result = forward(self, *args, **kwargs)
         _check_inplace(self, name, result._dtype, result._layout.shape)
         write(self._storage, self._layout, result._np())

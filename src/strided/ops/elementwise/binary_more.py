@@ -16,14 +16,22 @@ from typing import Any
 
 import numpy as np
 
-from ...dtypes import bool_
+from ...dispatch import OPEN
+from ...dtypes import bool_, float32, float64
 from ...errors import StridedRuntimeError, StridedTypeError, join_lines
 from ...gradients import seal
-from ...kernels.fpstate import QUIET, quiet_reset, quiet_set
+from ...kernels.fpstate import QUIET, quiet_reset, quiet_set, quietly
 from ...opdef import Kind
 from ...tensor import Tensor
 from .._support import gradtools
-from .._support.operands import _broadcast, _check_inplace, _check_partial_overlap, _fresh_output, _view
+from .._support.operands import (
+    _broadcast,
+    _check_inplace,
+    _check_partial_overlap,
+    _cinfo,
+    _fresh_output,
+    _view,
+)
 from .._support.out import write_out
 from .._support.promotion import TORCH_NAMES, result_type
 from ..registry import backward, method, op
@@ -362,7 +370,58 @@ def _addc(name: str, input: Any, tensor1: Any, tensor2: Any, value: Any, out: An
     return result
 
 
-@op("addcmul", kind=Kind.COMPUTE, rule=_addc_rule("AddcmulBackward0", False), operands="any", inplace="addcmul_")
+_FLAT_DTYPES = (float32, float64)
+_EXACT = 2**53  # (an int below it converts to a float exactly: binary's fast paths take it as it is)
+
+
+def _addc_flat(divide: bool) -> Callable[..., bool]:
+    """The fast path of ``addcmul_`` / ``addcdiv_`` (an Adam step's): for a row-major float32 or
+    float64 target and two operands of its dtype and layout, and a Python float (or an int below
+    2**53) ``value``, the general path's three ops are the ufuncs of their flat fast paths
+    (``tensor1 * value``, then ``* tensor2`` or ``/ tensor2``, then ``input +``) on the flat
+    runs, its in-place checks all pass, and its write puts each sum into its own element: the
+    sum is written there directly (the product is computed whole first, so operands that share
+    the target's memory read it unchanged). False for any other call (nothing written)."""
+    ufunc = np.true_divide if divide else np.multiply
+
+    def flat(self: Any, *args: Any, **kwargs: Any) -> bool:
+        if OPEN or len(args) != 2 or (kwargs and (len(kwargs) > 1 or "value" not in kwargs)):
+            return False  # (any other spelling of the call: the general path, with its errors)
+        tensor1, tensor2 = args
+        value = kwargs.get("value", 1)
+        if type(self) is not Tensor or type(tensor1) is not Tensor or type(tensor2) is not Tensor:
+            return False
+        d = self._dtype
+        if d not in _FLAT_DTYPES or tensor1._dtype is not d or tensor2._dtype is not d:
+            return False
+        tv = type(value)
+        if not (tv is float or (tv is int and -_EXACT < value < _EXACT)):
+            return False
+        la = self._layout
+        info = _cinfo[la.shape]
+        runs = []
+        for t in (self, tensor1, tensor2):
+            lay = t._layout
+            if lay.shape != la.shape or lay.strides != info[0]:
+                return False
+            arr = t._storage.array
+            if lay.offset or len(arr) != info[1]:
+                arr = arr[lay.offset : lay.offset + info[1]]
+                if len(arr) != info[1]:
+                    return False
+            runs.append(arr)
+        x, y1, y2 = runs
+        if not x.flags.writeable:
+            return False
+        scaled = quietly(np.multiply, y1, value) if value != 1 else y1
+        quietly(np.add, x, quietly(ufunc, scaled, y2), out=x)
+        return True
+
+    return flat
+
+
+@op("addcmul", kind=Kind.COMPUTE, rule=_addc_rule("AddcmulBackward0", False), operands="any", inplace="addcmul_",
+    inplace_flat=_addc_flat(False))
 def addcmul(input: Any, tensor1: Any, tensor2: Any, *, value: Any = 1, out: Any = None) -> Tensor:
     """``input + value * tensor1 * tensor2`` elementwise, broadcast, in the three's promoted dtype.
 
@@ -372,7 +431,8 @@ def addcmul(input: Any, tensor1: Any, tensor2: Any, *, value: Any = 1, out: Any 
     return _addc("addcmul", input, tensor1, tensor2, value, out, divide=False)
 
 
-@op("addcdiv", kind=Kind.COMPUTE, rule=_addc_rule("AddcdivBackward0", True), operands="any", inplace="addcdiv_")
+@op("addcdiv", kind=Kind.COMPUTE, rule=_addc_rule("AddcdivBackward0", True), operands="any", inplace="addcdiv_",
+    inplace_flat=_addc_flat(True))
 def addcdiv(input: Any, tensor1: Any, tensor2: Any, *, value: Any = 1, out: Any = None) -> Tensor:
     """``input + value * tensor1 / tensor2`` elementwise, broadcast (an Adam step's update); integer
     ``tensor1`` and ``tensor2`` are refused, as PyTorch refuses them.
