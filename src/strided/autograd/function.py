@@ -126,7 +126,9 @@ def make_node(spec: tuple, n_outputs: int = 1, output: Any = None) -> Node | Non
             m = i._ag
             if m is not None and (m.requires_grad or m.grad_fn is not None):
                 wanted = True
-                edges.append(edge(i))
+                # (a result whose history cannot be stale: its edge is its grad_fn, as edge() gives)
+                edges.append((m.grad_fn, m.output_nr) if m.grad_fn is not None and m.view_version is None
+                             else edge(i))
             else:
                 edges.append(_NO_EDGE)
             ctx.append((i._layout.shape, i._dtype))
