@@ -13,14 +13,17 @@ from strided import dispatch
 from strided.opdef import OPDEFS
 from strided.ops.table import OPS
 
-_CALLS = [(), (0,), ("o",), (1, 0), ((2, 2, 3),), ((3, 2),), (-1,), ("o", "o"), (0, "i"), (0, "i", "o")]
+_CALLS = [(), (0,), ("o",), (1, 0), ((2, 2, 3),), ((3, 2),), (-1,), ("o", "o"), (0, "i"), (0, "i", "o"),
+          (0, 0, 1), (0, 1, 1), (1, (3, 1)), ("t",), ("m",), ("m", 0.0), (0, "k"), (0, "k", "r"), (0, "k", 1.0),
+          ("k",)]
 
 
 def _inputs():
     st.manual_seed(0)
     x = st.rand(2, 3, dtype=st.float64) + 0.5
     o = st.rand(2, 3, dtype=st.float64) + 0.5
-    return x, {"o": o, "i": st.zeros(2, 3, dtype=st.int64)}
+    return x, {"o": o, "i": st.zeros(2, 3, dtype=st.int64), "t": st.rand(3, 2, dtype=st.float64),
+               "m": o > 1.0, "k": st.tensor([1, 0]), "r": st.rand(2, 3, dtype=st.float64)}
 
 
 def _call(spelling, args, method, listen=None):
