@@ -26,6 +26,7 @@ DTYPES = [np.bool_, np.int8, np.int16, np.float16, np.float32, np.int32, np.floa
 def _small_strips(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(blocked, "MIN_BYTES", 0)
     monkeypatch.setattr(blocked, "STRIP", 4)
+    monkeypatch.setattr(blocked, "MIN_CALL", 16)  # (a short source dim widens the strips)
 
 
 @hs.composite
@@ -91,6 +92,16 @@ def test_the_strips_run_where_the_orders_disagree() -> None:
     assert blocked._strips(np.empty((6, 10)), a, 0) is None
     assert blocked._strips(np.empty((6, 10)), np.broadcast_to(np.float32(1), (6, 10)), 0) is None
     assert blocked._strips(np.empty((6, 10)), a.T.T[:, ::2].repeat(2, 1), 0) is None
+
+
+def test_a_short_source_dim_widens_the_strips() -> None:
+    """(4, n) from an (n, 4).T: the strips widen to MIN_CALL // 4 elements, and copy the same."""
+    a = np.arange(4 * 37, dtype=np.float32).reshape(37, 4)
+    d_view, s_view, chunks = blocked._strips(np.empty((4, 37), np.float32), a.T, 0)
+    assert chunks == [4, 4]
+    dest = np.empty((4, 37), np.float32)
+    blocked.copy_into(dest, a.T)
+    assert (dest == a.T).all()
 
 
 def test_an_overlapping_destination_takes_the_plain_call() -> None:
