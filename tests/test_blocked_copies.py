@@ -104,6 +104,16 @@ def test_a_short_source_dim_widens_the_strips() -> None:
     assert (dest == a.T).all()
 
 
+def test_sources_numpy_would_take_as_they_are() -> None:
+    """A source with extra leading 1s is copied (np.copyto drops them); one that does not
+    broadcast fails with np.copyto's own error."""
+    dest = np.empty((3, 5))
+    blocked.copy_into(dest, np.arange(15.0).reshape(1, 5, 3).transpose(0, 2, 1))
+    assert (dest == np.arange(15.0).reshape(5, 3).T).all()
+    with pytest.raises(ValueError, match="could not broadcast"):
+        blocked.copy_into(dest, np.zeros((5, 3)))
+
+
 def test_an_overlapping_destination_takes_the_plain_call() -> None:
     """A destination that writes one location twice (here through a broadcast-looking stride) is
     never cut into strips, so the write that wins stays NumPy's."""

@@ -84,7 +84,12 @@ def _strips(dest: np.ndarray, source: np.ndarray, limit: int
     best: the two run along the same dim, the source along none, or the source's own elements
     (a broadcast one repeats them) take less than ``limit`` bytes and stay in cache anyway."""
     if source.shape != dest.shape:
-        source = np.broadcast_to(source, dest.shape)
+        if source.ndim > dest.ndim:
+            return None  # (leading 1s, which np.copyto drops and broadcast_to refuses)
+        try:
+            source = np.broadcast_to(source, dest.shape)
+        except ValueError:
+            return None  # np.copyto says why, in its words, as before
     order, groups = _coalesced(dest.shape, dest.strides, source.strides)
     if len(groups) < 2:
         return None
