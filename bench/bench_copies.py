@@ -2,8 +2,8 @@
 
 Run from the repository root:
 
-    .venv/bin/python bench/bench_copies.py          # about a minute
-    .venv/bin/python bench/bench_copies.py --quick  # fewer repeats, noisier
+    .venv/bin/python bench/bench_copies.py          # two to four minutes
+    .venv/bin/python bench/bench_copies.py --quick  # 32 MB only, fewer repeats, noisier
 
 How to read it
 --------------
