@@ -16,7 +16,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as hs
 
 import strided
-from strided.kernels import blocked
+from strided.kernels import blocked, tiles
 
 DTYPES = [np.bool_, np.int8, np.int16, np.float16, np.float32, np.int32, np.float64, np.int64,
           np.complex64, np.complex128]
@@ -27,6 +27,7 @@ def _small_strips(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(blocked, "MIN_BYTES", 0)
     monkeypatch.setattr(blocked, "STRIP", 4)
     monkeypatch.setattr(blocked, "MIN_CALL", 16)  # (a short source dim widens the strips)
+    monkeypatch.setattr(tiles, "MIN_NUMEL", 0)  # (elementwise ops take their blocked walks)
 
 
 @hs.composite
@@ -150,3 +151,51 @@ def test_copy_ops_through_the_strips(make, monkeypatch: pytest.MonkeyPatch) -> N
     expected = make().numpy() if hasattr(make(), "numpy") else None
     if expected is not None:
         assert stripped[0][0][0] == np.ascontiguousarray(expected).tolist()
+
+
+# ---------------------------------------------------------------- elementwise ops through the output
+
+
+@settings(max_examples=200, deadline=None)
+@given(shape=hs.lists(hs.sampled_from([1, 2, 3, 5, 7, 9]), min_size=2, max_size=4).map(tuple),
+       dtype=hs.sampled_from([np.float32, np.float64, np.int16, np.complex64, np.bool_]),
+       ufunc=hs.sampled_from([np.add, np.subtract, np.multiply, np.maximum, np.logical_xor]),
+       swap=hs.booleans(), data=hs.data())
+def test_a_ufunc_through_the_output_equals_one_plain_call(shape: tuple[int, ...], dtype: type, ufunc: np.ufunc,
+                                                         swap: bool, data: hs.DataObject) -> None:
+    """``ufunc(x, y)`` into an output of x's order, y copied into the output first: the same bits
+    as one plain call (NaN payloads, integer wrap-around, bool), whichever input runs against it."""
+    dt = np.dtype(dtype)
+    x = data.draw(_source(shape, dt))
+    y = data.draw(_source(shape, dt))
+    buffer, view = data.draw(_dest(shape, dt))
+    out, twin = view(buffer), view(buffer.copy())
+    if data.draw(hs.booleans()):  # x in the output's order (the case that goes through the output)
+        rng = np.random.default_rng(data.draw(hs.integers(0, 2**31)))
+        x = view((rng.standard_normal(buffer.shape) * 50).astype(dt))
+    inputs = (y, x) if swap else (x, y)
+    if dt.kind == "b" and ufunc is np.subtract:
+        ufunc = np.logical_xor  # (NumPy has no bool subtract)
+    elif ufunc is np.logical_xor and dt.kind != "b":
+        ufunc = np.bitwise_xor if dt.kind == "i" else np.add
+    with np.errstate(all="ignore"):
+        ufunc(*inputs, out=twin)
+        tiles.ufunc_into(ufunc, inputs, out, {})
+    assert out.tobytes() == twin.tobytes()
+
+
+def test_which_calls_go_through_the_output() -> None:
+    """Only a copy that changes no value and overwrites nothing still to be read."""
+    m = np.arange(30.0).reshape(5, 6)
+    n = np.arange(30.0).reshape(6, 5) * 3
+    out = np.empty((5, 6), order="F")  # x = n.T's order
+    assert tiles._through_out(np.add, (n.T, m), out, {})
+    np.testing.assert_array_equal(out, n.T + m)
+    assert not tiles._through_out(np.add, (n.T, m), out, {"dtype": np.float64, "casting": "unsafe"})  # a cast
+    assert not tiles._through_out(np.add, (n.T, m.astype(np.float32)), out, {})  # another dtype
+    inplace = n.T.copy(order="F")
+    assert not tiles._through_out(np.add, (inplace, m), inplace, {})  # out is x: y's copy would overwrite it
+    tiles.ufunc_into(np.add, (inplace, m), inplace, {})
+    np.testing.assert_array_equal(inplace, n.T + m)
+    c = np.empty((5, 6), order="F")
+    assert not tiles._through_out(np.add, (m, m[::-1]), c, {})  # both run against the output

@@ -29,6 +29,8 @@ from typing import Any
 
 import numpy as np
 
+from .blocked import copy_into
+
 # Tile sizes (elements), measured on a (2048, 2048) float32 ``M.T + M`` and a permuted
 # (256, 64, 128) add: 256 along the output's contiguous dim (long runs for the two streams that
 # agree) by 64 along the other operand's (its 256 cache lines stay in L1 over the 64 steps).
@@ -50,9 +52,43 @@ def ufunc_into(ufunc: np.ufunc, inputs: tuple[Any, ...], out: np.ndarray, kwargs
     if out.size >= MIN_NUMEL:
         pair = _conflict(inputs, out)
         if pair is not None:
-            _tiled(ufunc, inputs, out, kwargs, *pair)
+            if not _through_out(ufunc, inputs, out, kwargs):
+                _tiled(ufunc, inputs, out, kwargs, *pair)
             return
     ufunc(*inputs, out=out, **kwargs)
+
+
+def _through_out(ufunc: np.ufunc, inputs: tuple[Any, ...], out: np.ndarray, kwargs: dict[str, Any]) -> bool:
+    """Compute through the output when one input alone runs against it and nothing is cast: copy
+    that input into ``out`` (a blocked copy, :func:`strided.kernels.blocked.copy_into`), then one
+    plain call with ``out`` in its place, every operand now walked in the output's order. About
+    1.5x faster than the tiled walk (measured on 32 MB ``M.T + N``: 3.7x a memcpy against 6.0x
+    for float32, 3.0x against 4.5x for float64). The values are exact: the copy has the input's
+    dtype, so the ufunc runs the same loop on the same bits. False (nothing done) otherwise: a
+    cast (``kwargs``), another dtype, a second input against the output's order, or any other
+    input that shares memory with ``out`` (the copy would overwrite it before it is read)."""
+    if kwargs:
+        return False
+    a = _innermost(out.shape, out.strides, out.ndim)
+    ndim = out.ndim
+    against = None
+    for k, x in enumerate(inputs):
+        if type(x) is not np.ndarray or not x.ndim:
+            continue
+        if x.dtype != out.dtype:
+            return False
+        d = _innermost(x.shape, x.strides, ndim)
+        if d is not None and d != a:
+            if against is not None:
+                return False  # two inputs against the output: the tiled walk serves both
+            against = k
+        elif _may_share(x, out):
+            return False  # (out itself, or a view of it: the copy would overwrite it)
+    if against is None:
+        return False
+    copy_into(out, inputs[against])
+    ufunc(*inputs[:against], out, *inputs[against + 1:], out=out)
+    return True
 
 
 def _innermost(shape: tuple[int, ...], strides: tuple[int, ...], ndim: int) -> int | None:
