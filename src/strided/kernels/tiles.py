@@ -4,17 +4,22 @@ When the output and an input run contiguously along different dims (``M.T + M``:
 follows ``M.T``, column-major, while ``M`` is row-major), NumPy's iterator finds no axis order
 that suits every operand and keeps the logical (C) order, so one or two operands are walked
 with a large stride and every element misses the cache (2-3x NumPy's own time for ``M + M``).
-PyTorch's TensorIterator, and :func:`strided.kernels.memory._copy_tiled`, walk such mixes in
-cache-sized tiles instead. Here the tiles are made without a Python loop: each operand is viewed
+PyTorch's TensorIterator, and :func:`strided.kernels.blocked.copy_into` for copies, walk such
+mixes in cache-sized blocks instead. Here the tiles are made without a Python loop: each operand is viewed
 (zero-copy) with the two conflicting dims split into (blocks, tile) and the dims ordered
 ``rest..., a-blocks, b-blocks, b-tile, a-tile`` (``a``: the output's contiguous dim, ``b``: the
 other operand's), and ``order="C"`` tells the ufunc to walk exactly that order. Sizes that are
 not a multiple of the tile leave at most three edge regions, each one more call of the same kind.
 
-Only the walk changes: the output keeps its layout, values are the ufunc's own, and nothing is
-copied. Several calls read an input after earlier calls wrote the output, so an input that may
-share memory with the output (other than the output itself, read and written element by
-element) takes the single plain call, where NumPy reads overlapping inputs before writing.
+When only one input runs against the output and nothing is cast, a faster way is taken first
+(:func:`_through_out`): that input is copied into the output's own memory by a blocked copy
+(:mod:`.blocked`), and one plain call then finds every operand in the output's order.
+
+Only the walk changes: the output keeps its layout, values are the ufunc's own (bit for bit), and
+no new memory is used, so the copy ledger sees nothing. Several calls read an input after earlier
+calls wrote the output, so an input that may share memory with the output (other than the output
+itself, read and written element by element) takes the single plain call, where NumPy reads
+overlapping inputs before writing.
 
 >>> m = np.arange(9.0).reshape(3, 3)
 >>> out = np.empty((3, 3), order="F")  # column-major, as m.T: m is walked against its order
