@@ -108,9 +108,11 @@ def random_args(rng: random.Random, op: str, shape: tuple[int, ...]) -> tuple[tu
         if p and rng.random() < 0.3:
             p[0] -= nd
         return tuple(p), {}
-    if op == "transpose":
+    if op in ("transpose", "swapaxes", "swapdims"):
         return (dim(), dim()), {}
-    if op == "movedim":
+    if op == "t":
+        return (), {}
+    if op in ("movedim", "moveaxis"):
         if rng.random() < 0.5:
             return (dim(), dim()), {}
         k = rng.randint(0, nd)

@@ -5,6 +5,7 @@ refused as PyTorch refuses it, typed aliases included), and misuse (wrong argume
 
 from __future__ import annotations
 
+import sys
 import threading
 
 import numpy as np
@@ -15,7 +16,7 @@ import strided as st
 from strided.diagnose.watch import watch
 from strided.ops import copies
 from strided.ops.creation import random as R
-from strided.ops.table import _MORE
+from strided.ops.table import OPS
 
 # ---------------------------------------------------------------- reporting
 
@@ -28,6 +29,7 @@ _xx = [_x, _x]
 
 # simple arguments for every op of the _MORE table (a unary op without an entry takes _v)
 _ARGS = {
+    "addcmul": (_v, _v, _v), "addcdiv": (_v, _v, _v + 1),
     "atleast_1d": (st.tensor(1.0),), "atleast_2d": (_v,), "atleast_3d": (_v,), "broadcast_tensors": (_x, _v),
     "tensor_split": (_x, 2), "hsplit": (_x, 2), "vsplit": (_x, 3), "dsplit": (_x.reshape(3, 2, 2), 2),
     "cat": (_xx,), "concat": (_xx,), "concatenate": (_xx,), "stack": (_xx,), "hstack": (_xx,),
@@ -58,7 +60,14 @@ _ARGS = {
     "unfold_copy": (_x, 0, 2, 1), "unsqueeze_copy": (_x, 0), "view_copy": (_x, 12),
 }
 _ONES5 = st.ones(5)
-_TABLE = [(module, kind, name) for module, kind, names in _MORE for name in names.split()]
+# the everyday ops: those of the registry declared in these family modules, by every name that is
+# a function of strided's face (Tensor-only methods such as ``contiguous`` take no list for self)
+_EVERYDAY = ("shape.joining", "shape.triangles", "shape.reorder", "shape.sorting", "reductions.scans", "shape.sets",
+             "shape.searching", "indexing.advanced", "indexing.gather_scatter", "indexing.index_ops",
+             "indexing.masked", "copies", "elementwise.complex_ops", "elementwise.unary_more",
+             "elementwise.binary_more", "reductions.nan_reductions", "linalg.distance", "elementwise.shifts")
+_TABLE = [(sys.modules[op.home], op.kind.value, name) for name, op in OPS.items()
+          if op.home.removeprefix("strided.ops.") in _EVERYDAY and hasattr(st, name)]
 
 
 def _nbytes(out):

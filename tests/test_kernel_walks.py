@@ -115,15 +115,18 @@ def test_an_output_overlapping_an_input_otherwise_takes_one_plain_call(tiny_tile
 
 @pytest.fixture
 def tiled_calls(monkeypatch: pytest.MonkeyPatch) -> list[tuple[int, int]]:
-    """The (a, b) dim pairs of every blocked walk run during the test."""
+    """The (a, b) dim pairs of every blocked walk run during the test (tiled, or through the
+    output: both start from the conflict found)."""
     calls: list[tuple[int, int]] = []
-    real = tiles._tiled
+    real = tiles._conflict
 
-    def spy(ufunc, inputs, out, kwargs, a, b):  # noqa: ANN001, ANN202
-        calls.append((a, b))
-        real(ufunc, inputs, out, kwargs, a, b)
+    def spy(inputs, out):  # noqa: ANN001, ANN202
+        pair = real(inputs, out)
+        if pair is not None:
+            calls.append(pair)
+        return pair
 
-    monkeypatch.setattr(tiles, "_tiled", spy)
+    monkeypatch.setattr(tiles, "_conflict", spy)
     return calls
 
 

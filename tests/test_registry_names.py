@@ -70,12 +70,36 @@ def test_every_registry_op_is_reachable_by_one_of_its_spellings():
         assert any(s is not None for s in spots), op.name
 
 
-def test_the_diagnostics_and_command_line_name_registry_ops():
-    """explain's, watch's and the ``show`` grammar's op lists hold registry names only (plus
-    ``ravel``, the NumPy-style reshape(-1) strided and torch share as a method)."""
-    known = set(OPDEFS) | {"ravel"}
-    assert set(explain_torch.TORCH_OPS) <= known, set(explain_torch.TORCH_OPS) - known
-    assert set(expr.METHODS) <= known | {"moveaxis", "broadcast_to"}, set(expr.METHODS) - known
-    assert set(expr.COMPUTE) <= set(OPS)
-    assert {n.rstrip("_") for n in watch.RESHAPES} <= known | {"reshape_as"}
+def test_the_diagnostics_and_command_line_name_lists_are_read_off_the_registry():
+    """explain's op list is the spellings whose declarations say explain predicts them (plus
+    ``ravel``, PyTorch's composite ``contiguous().view(-1)``); the ``show`` grammar's methods are
+    the same, its computing methods every computing op's method; watch's reshapes are the spellings
+    of the reshaping ops and its elementwise ops those with a descriptor; explain's elementwise ops
+    are every name of the registry's binary ops (plus the operator module's and NumPy's names)."""
+    from strided.diagnose import explain_broadcast
+    from strided.opdef import Kind
+    from strided.ops.elementwise.binary import BinaryOp
+    from strided.ops.table import explained
+
+    assert explain_torch.TORCH_OPS == (*explained(), "ravel")
+    assert all(OPDEFS[n].kind in (Kind.VIEW, Kind.COPY) and n in OPDEFS[n].explained for n in explained())
+    assert {"view", "transpose", "swapaxes", "contiguous", "to"} <= set(explained())
+    assert expr.METHODS == explain_torch.TORCH_OPS
+    assert set(expr.COMPUTE) == {n for n, op in OPS.items() if op.kind is Kind.COMPUTE and not n.endswith("_")
+                                 and callable(getattr(st.Tensor, n, None))}
+    assert {"sum", "exp", "add", "addcmul", "trace", "softmax"} <= set(expr.COMPUTE)
+    assert {"view", "view_as", "reshape", "reshape_as", "flatten", "unflatten", "ravel"} <= watch.RESHAPES
     assert watch.ELEMENTWISE <= set(OPDEFS)
+    binary = {n for n, op in OPS.items() if isinstance(op.spec, BinaryOp)}
+    assert binary <= set(explain_broadcast.ELEMENTWISE_OPS) and {"truediv", "and_", "less"} <= set(
+        explain_broadcast.ELEMENTWISE_OPS)
+
+
+def test_every_registry_op_has_its_kind_declared_in_its_family_module():
+    """Each op's kind is written once, by ``declare`` at the end of its family module (or ``@op``):
+    no op of the registry is without one, and its home is the module that declared it."""
+    import strided.nn.functional  # noqa: F401  (its ops too)
+
+    for op in {id(op): op for op in OPDEFS.values()}.values():
+        assert op.kind is not None, op.name
+        assert op.home.startswith("strided."), op.name

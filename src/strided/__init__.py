@@ -8,23 +8,6 @@ module functions with ``order=``/``copy=`` follow NumPy.
 from . import array_api, autograd, describe, face_ops, linalg, nn, ops, writes  # noqa: F401  (importing them installs their methods on Tensor)
 from ._version import __version__
 from .autograd import enable_grad, is_grad_enabled, no_grad, set_grad_enabled
-from .creation import (
-    arange,
-    empty,
-    empty_like,
-    empty_strided,
-    eye,
-    from_numpy,
-    full,
-    full_like,
-    linspace,
-    logspace,
-    ones,
-    ones_like,
-    tensor,
-    zeros,
-    zeros_like,
-)
 from .device import device  # (the class, as torch.device; the module stays strided.device's home)
 from .diagnose.explain import explain
 from .diagnose.pictures import draw
@@ -81,18 +64,6 @@ from .numpy_api import (
 from .ops._support import return_types
 from .ops._support.promotion import promote_types, result_type
 from .ops.creation.generator import Generator, default_generator, initial_seed, manual_seed, seed
-from .ops.creation.random import (
-    bernoulli,
-    multinomial,
-    normal,
-    rand,
-    rand_like,
-    randint,
-    randint_like,
-    randn,
-    randn_like,
-    randperm,
-)
 from .ops.elementwise.binary_more import allclose, equal
 from .ops.elementwise.complex_ops import is_complex, is_conj
 from .ops.linalg.einsum import einsum_plan
@@ -102,23 +73,21 @@ from .tensor import Tensor
 
 bool = bool_  # noqa: A001 - strided.bool mirrors torch.bool
 
-# The names of the face that are no op (types, dtypes, settings, factories, random draws, the
-# NumPy-style functions, diagnostics); the op functions come from the registry (face_ops).
+# The names of the face that are no op (types, dtypes, settings, the NumPy-style functions,
+# diagnostics); the op functions, factories and random draws included, come from the registry
+# (face_ops).
 __all__ = [
-    "__version__", "allclose", "arange", "as_tensor", "asarray", "ascontiguousarray", "asfortranarray",
-    "bernoulli", "bool", "bool_", "broadcast_shapes", "broadcast_to", "BroadcastError", "broadcasting",
-    "BroadcastWarning", "cdouble", "cfloat", "channels_last", "channels_last_3d", "complex128", "complex64",
-    "contiguous_format", "CopyRecord", "default_generator", "device", "draw", "DType", "einsum_plan",
-    "empty", "empty_like", "empty_strided", "enable_grad", "equal", "explain", "eye", "float16", "float32",
-    "float64", "from_dlpack", "from_numpy", "full", "full_like", "Generator", "initial_seed", "int16",
-    "int32", "int64", "int8", "is_complex", "is_conj", "is_grad_enabled", "Layout", "linalg", "linspace",
-    "logspace", "manual_seed", "may_share_memory", "multinomial", "nn", "no_grad", "normal", "ones",
-    "ones_like", "OverlapWriteError", "preserve_format", "promote_types", "rand", "rand_like", "randint",
-    "randint_like", "randn", "randn_like", "randperm", "ravel", "record_copies", "reshape",
+    "__version__", "allclose", "as_tensor", "asarray", "ascontiguousarray", "asfortranarray", "bool", "bool_",
+    "broadcast_shapes", "broadcast_to", "BroadcastError", "broadcasting", "BroadcastWarning", "cdouble", "cfloat",
+    "channels_last", "channels_last_3d", "complex128", "complex64", "contiguous_format", "CopyRecord",
+    "default_generator", "device", "draw", "DType", "einsum_plan", "enable_grad", "equal", "explain", "float16",
+    "float32", "float64", "from_dlpack", "Generator", "initial_seed", "int16", "int32", "int64", "int8",
+    "is_complex", "is_conj", "is_grad_enabled", "Layout", "linalg", "manual_seed", "may_share_memory", "nn",
+    "no_grad", "OverlapWriteError", "preserve_format", "promote_types", "ravel", "record_copies", "reshape",
     "ReshapeRefusal", "result_type", "return_types", "seed", "set_grad_enabled", "shares_memory", "Storage",
-    "StridedBufferError", "StridedError", "StridedIndexError", "StridedNotImplementedError",
-    "StridedRuntimeError", "StridedTypeError", "StridedValueError", "Tensor", "tensor", "uint16", "uint32",
-    "uint64", "uint8", "ViewError", "watch", "watch_torch", "zeros", "zeros_like",
+    "StridedBufferError", "StridedError", "StridedIndexError", "StridedNotImplementedError", "StridedRuntimeError",
+    "StridedTypeError", "StridedValueError", "Tensor", "uint16", "uint32", "uint64", "uint8", "ViewError", "watch",
+    "watch_torch",
 ]
 __all__ += face_ops.__all__
 

@@ -39,6 +39,7 @@ from .layout import Layout
 from .layout.formats import format_strides
 from .memory_format import MemoryFormat, contiguous_format, is_dense_format, preserve_format
 from .messages import error
+from .opdef import Kind, declare
 from .scalars import filled, parse_int
 from .tensor import Tensor, tensor_arg
 
@@ -874,3 +875,10 @@ def empty_strided(size: Any, stride: Any, *, dtype: Any = None, device: Any = No
     t._layout = Layout._trusted(shape, strides, 0)
     if OPEN: created("empty_strided", (), t)  # noqa: E701
     return leaf(t, requires_grad)
+
+
+# the kinds of this module's ops, in the op registry: new memory from no tensor's elements (a
+# ``*_like`` reads only its argument's layout and dtype), and from_numpy's wrap of the array's memory
+declare(Kind.ALLOC, "tensor empty zeros ones full empty_like zeros_like ones_like full_like arange linspace "
+                    "logspace eye empty_strided")
+declare(Kind.VIEW, "from_numpy")

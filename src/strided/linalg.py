@@ -16,6 +16,7 @@ from .dispatch import result_array
 from .dtypes import DType, real_of
 from .errors import StridedRuntimeError, StridedTypeError, join_lines
 from .gradients import seal
+from .opdef import Kind, declare
 from .ops._support.reduce_args import numpy_axes, optional_dtype, reduced_shape, reduction_dims, shape_text
 from .ops.reductions.nan_reductions import _acc, _float_only, _Quiet
 from .tensor import Tensor, tensor_arg
@@ -223,3 +224,5 @@ def matrix_norm_backward(out: Tensor, A: Tensor, ord: Any = "fro", dim: Any = (-
 
 
 seal(globals())  # (last: this module's ops with a backward rule become their recording entries)
+# the kinds of this module's ops, in the op registry (after the seal: the forwards are the entries)
+declare(Kind.COMPUTE, "vector_norm matrix_norm")

@@ -2,16 +2,22 @@
 
 An op's entry carries its ``name``, its ``aliases`` (other method and function names:
 ``multiply`` of ``mul``), its ``dunders`` (the operators, reflected ones included), its ``kind``
-(:class:`Kind`: what it does to memory), its ``forward`` and its ``backward`` rule. It is filled
-from two places, each beside the code it describes:
+(:class:`Kind`: what it does to memory), its ``forward`` and its ``backward`` rule. Every field is
+written in the op's family module, beside its forward:
 
-- ``@backward("mul", "multiply", operands="two")`` after the forward, in the op's family module
-  (:func:`backward`; the rule contract is :mod:`strided.gradients`'): the first name of the first
-  declaration is the op's name, the others are its aliases and dunders. Declarations that name
-  the same rule function (``@backward("__mul__", "__rmul__", operands="dunder")`` stacked on it)
-  add spellings to the same op;
-- :mod:`strided.ops.table` (the op table read by ``watch`` and the command line) gives each op its
-  kind and forward (:func:`define`).
+- ``@backward("mul", "multiply", operands="two")`` after the forward (:func:`backward`; the rule
+  contract is :mod:`strided.gradients`'): the first name of the first declaration is the op's
+  name, the others are its aliases and dunders. Declarations that name the same rule function
+  (``@backward("__mul__", "__rmul__", operands="dunder")`` stacked on it) add spellings to the
+  same op;
+- ``declare(Kind.COMPUTE, "hypot lerp", specs=(ADD, SUB))`` at the module's end (:func:`declare`)
+  gives its ops their kind, forward and home (and says which spellings ``explain`` predicts);
+- ``@op("addcmul", kind=..., rule=..., inplace="addcmul_")`` (:func:`strided.ops.registry.op`)
+  does all of it at once for a new op.
+
+The lists the rest of strided reads are made from here: :mod:`strided.ops.table` (the op table of
+``watch`` and the command line), ``explain``'s op lists, the face (``tools/gen_face.py``) and the
+stub (``tools/gen_stubs.py``).
 
 :data:`BACKWARD` is a read-only view of the registry (spelling -> (rule, operands)), not a second
 registry: the recording entries (:func:`strided.gradients.seal`), the in-place rewrite and the
@@ -31,11 +37,11 @@ from __future__ import annotations
 
 import enum
 import sys
-from collections.abc import Callable, Iterator, Mapping
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-__all__ = ["BACKWARD", "OPDEFS", "Kind", "OpDef", "backward", "define"]
+__all__ = ["BACKWARD", "OPDEFS", "Kind", "OpDef", "backward", "declare", "define"]
 
 
 class Kind(enum.StrEnum):
@@ -61,7 +67,8 @@ class OpDef:
     ``spec``: the elementwise descriptor (``BinaryOp``, ``UnaryOp``) where the op has one;
     ``module``: the module that declared its rule (it must seal: :func:`strided.gradients.seal`);
     ``home``: its family module, whose function of the op's name is ``strided.<name>`` when torch
-    has one (``tools/gen_face.py`` writes the face's op imports from it)."""
+    has one (``tools/gen_face.py`` writes the face's op imports from it); ``explained``: the
+    spellings whose layout ``strided.explain`` predicts, for strided and PyTorch tensors alike."""
 
     name: str
     aliases: tuple[str, ...] = ()
@@ -73,6 +80,7 @@ class OpDef:
     spec: Any = None
     module: str = ""
     home: str = ""
+    explained: tuple[str, ...] = ()
     _swapped: Callable[..., Any] | None = field(default=None, repr=False)
 
     def rule_for(self, name: str) -> tuple[Callable[..., Any], str]:
@@ -171,6 +179,39 @@ def define(name: str, kind: Kind, forward: Callable[..., Any], spec: Any = None,
     if spec is not None:
         op.spec = spec
     return op
+
+
+def declare(kind: Kind, names: str = "", *, specs: Iterable[Any] = (), explain: str = "") -> None:
+    """Give the ops spelt in ``names`` (space-separated) and those of ``specs`` (elementwise
+    descriptors, ``BinaryOp``/``UnaryOp``, named by their ``name``) their kind, in the registry:
+    the one place an op's kind is written, at the end of its family module, after
+    ``seal(globals())`` (each op's forward is then the function of that name in the module: its
+    recording entry) and its home (that module). A name that is an alias of an op already given
+    its kind (``concat`` of ``cat``) only confirms it; ``F.<name>`` is the module's function
+    ``<name>`` (``nn.functional``'s ops). A name the module lacks raises at import: a typo
+    cannot leave an op without its kind. ``explain``: the spellings among them whose layout
+    ``strided.explain`` predicts (one tensor in, one out; read as ``explain``'s op list).
+
+    >>> op = OPDEFS["concat"]
+    >>> op.name, op.kind.value, op.home
+    ('cat', 'copy', 'strided.ops.shape.joining')
+    """
+    namespace = sys._getframe(1).f_globals
+    module = namespace["__name__"]
+    for spec in specs:
+        define(spec.name, kind, namespace[spec.name], spec, module)
+    for name in names.split():
+        op = OPDEFS.get(name)
+        if op is not None and op.kind is not None and name != op.name:
+            if op.kind is not kind:
+                raise ValueError(f"{name!r} is an alias of {op.name!r}, whose kind is {op.kind.value}, not {kind.value}")
+            continue
+        define(name, kind, namespace[name.removeprefix("F.")], home=module)
+    for name in explain.split():
+        op = OPDEFS[name]
+        if op.kind is not kind:
+            raise ValueError(f"explain={name!r}: not an op of this declaration ({kind.value})")
+        op.explained = (*op.explained, name)
 
 
 class _Rules(Mapping):

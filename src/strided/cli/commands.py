@@ -50,9 +50,7 @@ def explainable(step: Step) -> tuple[str, tuple[Any, ...], dict[str, Any], str] 
     if x is None or call.kind == "index":
         return None
     name, args, kwargs = call.name, call.args, call.kwargs
-    if call.kind == "method" and name in TORCH_OPS:
-        return name, args, kwargs, ""
-    ndim = x.ndim
+    ndim = x.ndim  # (the aliases first: spelt in the terms a reader of explain knows best)
     if name == "t" and ndim == 2 and not args and not kwargs:
         return "transpose", (0, 1), {}, "x.t() is x.transpose(0, 1)"
     if name == "T" and ndim >= 2:
@@ -64,6 +62,8 @@ def explainable(step: Step) -> tuple[str, tuple[Any, ...], dict[str, Any], str] 
         return "transpose", args, kwargs, f"x.{name} is x.transpose"
     if name == "moveaxis":
         return "movedim", args, kwargs, "x.moveaxis is x.movedim"
+    if call.kind == "method" and name in TORCH_OPS:
+        return name, args, kwargs, ""
     if call.kind == "method" and name in ELEMENTWISE_OPS and len(args) == 1 and not kwargs:
         return name, args, kwargs, ""
     return None

@@ -5,7 +5,8 @@ Grammar (anything else is refused with one line saying what is allowed)::
 
     chain   := ctor "(" args ")" ( "." method "(" args ")" | "." attr | "[" index "]" )*
     ctor    := one of CONSTRUCTORS, optionally spelt strided.<ctor>
-    method  := one of METHODS (the view / copy ops) or COMPUTE (a few computing ones)
+    method  := one of METHODS (the view / copy ops) or COMPUTE (the computing ones), both read
+               off the op registry
     attr    := T | mT
     args    := literal, ... , name=literal, ...
     literal := int | float | bool | None | "string" | -literal | (literal, ...) | [literal, ...]
@@ -31,8 +32,11 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from .. import creation, interop
+from ..diagnose.explain_torch import TORCH_OPS
 from ..diagnose.watch import watch
 from ..dtypes import ALL_DTYPES, to_dtype
+from ..opdef import Kind
+from ..ops.table import OPS
 from ..tensor import Tensor
 
 __all__ = ["ATTRIBUTES", "COMPUTE", "CONSTRUCTORS", "METHODS", "Call", "ExprError", "Step", "error_line", "evaluate",
@@ -41,18 +45,13 @@ __all__ = ["ATTRIBUTES", "COMPUTE", "CONSTRUCTORS", "METHODS", "Call", "ExprErro
 CONSTRUCTORS: tuple[str, ...] = ("arange", "zeros", "ones", "empty", "full", "tensor", "as_tensor")
 """The strided functions a chain may start with."""
 
-METHODS: tuple[str, ...] = (
-    "view", "reshape", "flatten", "unflatten", "ravel", "contiguous", "permute", "transpose", "t",
-    "swapaxes", "swapdims", "movedim", "moveaxis", "expand", "broadcast_to", "squeeze", "unsqueeze",
-    "narrow", "select", "diagonal", "unfold", "as_strided", "clone", "to",
-)
-"""The Tensor methods that give a view or a copy of their input."""
+METHODS: tuple[str, ...] = TORCH_OPS
+"""The Tensor methods that give a view or a copy of their input: those ``explain`` predicts."""
 
-COMPUTE: tuple[str, ...] = (
-    "sum", "mean", "prod", "max", "min", "abs", "neg", "exp", "sqrt", "relu", "softmax",
-    "add", "sub", "mul", "div",
-)
-"""A few computing methods (a new result; their number arguments only)."""
+COMPUTE: tuple[str, ...] = tuple(sorted(
+    name for name, op in OPS.items()
+    if op.kind is Kind.COMPUTE and not name.endswith("_") and callable(getattr(Tensor, name, None))))
+"""The computing Tensor methods of the op registry (a new result; their number arguments only)."""
 
 ATTRIBUTES: tuple[str, ...] = ("T", "mT")
 """The Tensor attributes that are views."""
@@ -61,7 +60,8 @@ DTYPE_NAMES: tuple[str, ...] = tuple(d.name for d in ALL_DTYPES)
 
 ALLOWED = (
     f"allowed: a chain that starts with a strided constructor ({', '.join(CONSTRUCTORS)}), then "
-    f".method(...) calls ({', '.join(METHODS + COMPUTE)}), .T / .mT, and [indexing] with ints, "
+    f".method(...) calls ({', '.join(METHODS)}, or one of the {len(COMPUTE)} computing methods: "
+    f"{', '.join(COMPUTE[:6])}, ...), .T / .mT, and [indexing] with ints, "
     "slices, None and ...; arguments are int / float / string / bool / None literals, tuples and "
     f"lists of them, dtype names ({', '.join(DTYPE_NAMES)}) and keyword arguments"
 )

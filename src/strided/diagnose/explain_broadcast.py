@@ -32,7 +32,9 @@ from ..layout import (
     numpy_elementwise_output_strides,
     preserve_format_strides,
 )
+from ..ops.elementwise.binary import BinaryOp
 from ..ops.shape.broadcasting import broadcast_pair
+from ..ops.table import OPS
 from ..tensor import Tensor
 from .explain_numpy import check_element_strides
 from .flow import broadcast_of
@@ -40,24 +42,30 @@ from .report import Explanation, Fix
 
 __all__ = ["ELEMENTWISE_OPS", "Operand", "check_strided_layout", "explain_elementwise", "library_of", "operand_of"]
 
-# name -> (kind, infix symbol or "", the function's name in torch / numpy)
-_OPS: dict[str, tuple[str, str]] = {
-    "add": ("arith", "+"), "sub": ("arith", "-"), "subtract": ("arith", "-"),
-    "mul": ("arith", "*"), "multiply": ("arith", "*"),
-    "truediv": ("div", "/"), "div": ("div", "/"), "divide": ("div", "/"), "true_divide": ("div", "/"),
-    "floordiv": ("arith", "//"), "floor_divide": ("arith", "//"),
-    "remainder": ("arith", "%"), "mod": ("arith", "%"), "fmod": ("arith", ""),
-    "pow": ("pow", "**"), "power": ("pow", "**"),
-    "maximum": ("minmax", ""), "minimum": ("minmax", ""), "fmax": ("minmax", ""), "fmin": ("minmax", ""),
-    "eq": ("compare", "=="), "equal": ("compare", "=="), "ne": ("compare", "!="), "not_equal": ("compare", "!="),
-    "lt": ("compare", "<"), "less": ("compare", "<"), "le": ("compare", "<="), "less_equal": ("compare", "<="),
-    "gt": ("compare", ">"), "greater": ("compare", ">"), "ge": ("compare", ">="),
-    "greater_equal": ("compare", ">="),
-    "and_": ("bitwise", "&"), "bitwise_and": ("bitwise", "&"), "or_": ("bitwise", "|"),
-    "bitwise_or": ("bitwise", "|"), "xor": ("bitwise", "^"), "bitwise_xor": ("bitwise", "^"),
-    "logical_and": ("compare", ""), "logical_or": ("compare", ""), "logical_xor": ("compare", ""),
-    "atan2": ("div", ""), "arctan2": ("div", ""), "hypot": ("arith", ""), "copysign": ("div", ""),
-}
+# Python's operator module spells the operators so ("truediv" for "/"), NumPy its functions so
+# ("less" for lt); both are accepted beside the registry's names
+_OPERATOR_NAMES = {"+": "add", "-": "sub", "*": "mul", "/": "truediv", "//": "floordiv", "%": "mod", "**": "pow",
+                   "&": "and_", "|": "or_", "^": "xor", "==": "eq", "!=": "ne", "<": "lt", "<=": "le", ">": "gt",
+                   ">=": "ge"}
+_NUMPY_NAMES = {"equal": "eq", "not_equal": "ne", "less": "lt", "less_equal": "le", "greater": "gt",
+                "greater_equal": "ge", "power": "pow", "mod": "remainder", "fmax": "maximum", "fmin": "minimum"}
+
+
+def _binary_ops() -> dict[str, tuple[str, str]]:
+    """name -> (dtype kind, infix symbol or ""), for every name of the registry's binary elementwise
+    ops (those with a ``BinaryOp`` descriptor: its ``kind`` and ``symbol``), then the operator
+    module's and NumPy's names for them."""
+    ops = {name: (op.spec.kind, op.spec.symbol) for name, op in OPS.items() if isinstance(op.spec, BinaryOp)}
+    by_symbol = {symbol: entry for entry in ops.values() for symbol in (entry[1],) if symbol}
+    for symbol, name in _OPERATOR_NAMES.items():
+        ops.setdefault(name, by_symbol[symbol])
+    for name, ours in _NUMPY_NAMES.items():
+        ops.setdefault(name, ops[ours])
+    return ops
+
+
+# name -> (kind, infix symbol or ""), read off the op registry
+_OPS: dict[str, tuple[str, str]] = _binary_ops()
 ELEMENTWISE_OPS: tuple[str, ...] = tuple(_OPS)
 """The binary elementwise op names ``explain`` accepts for any library (operator-module names
 such as ``truediv``, ``and_``; PyTorch's ``sub``, ``div``; NumPy's ``subtract``, ``divide``, ...).

@@ -32,18 +32,19 @@ from ..layout import Layout, ReshapeRefusal, is_contiguous, layout_origin, produ
 from ..layout.dtype_view import DtypeViewRefusal, view_dtype_layout
 from ..memory_format import MemoryFormat, channels_last, contiguous_format, preserve_format
 from ..messages import copy_why
+from ..ops.table import explained
 from ..tensor import Tensor
 from .dims import reshape_mapping
 from .report import Explanation, Fix
 
 __all__ = ["TORCH_OPS", "Source", "explain_torch", "source_of"]
 
-TORCH_OPS: tuple[str, ...] = (
-    "view", "reshape", "flatten", "unflatten", "ravel", "contiguous", "permute", "transpose",
-    "movedim", "expand", "broadcast_to", "squeeze", "unsqueeze", "narrow", "select", "diagonal",
-    "unfold", "as_strided", "clone", "to",
-)
-"""The layout ops ``explain`` predicts for strided and PyTorch tensors (Tensor method names)."""
+# PyTorch's composite methods explain predicts too: ``ravel`` is ``contiguous().view(-1)``, no op
+# of its own in strided's registry nor in PyTorch's dispatcher (CompositeImplicitAutograd)
+_COMPOSITES = ("ravel",)
+TORCH_OPS: tuple[str, ...] = (*explained(), *_COMPOSITES)
+"""The layout ops ``explain`` predicts for strided and PyTorch tensors (Tensor method names), read
+off the op registry (each op's declaration says whether explain predicts it)."""
 
 _RESHAPES = ("view", "reshape", "flatten", "unflatten", "ravel")
 _BUILTINS = (IndexError, NotImplementedError, TypeError, ValueError, RuntimeError)

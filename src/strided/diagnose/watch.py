@@ -45,8 +45,11 @@ __all__ = ["Watch", "watch"]
 # other ops that broadcast their tensor operands element by element.
 ELEMENTWISE = frozenset(name for name, entry in OPS.items() if entry.spec is not None) | {"where", "clamp"}
 
-# Ops whose output re-reads the input's row-major elements in a new shape: their dims map.
-RESHAPES = frozenset({"view", "view_as", "reshape", "reshape_as", "flatten", "unflatten", "ravel"})
+# Ops whose output re-reads the input's row-major elements in a new shape: their dims map (every
+# spelling of the registry's view, reshape and unflatten ops, and ravel, PyTorch's composite
+# contiguous().view(-1))
+RESHAPES = frozenset(n for op in ("view", "reshape", "unflatten") for n in OPS[op].names if not n.startswith("_")) \
+    | {"ravel"}
 
 # Copies the user's own call asked for (the rest hide behind reshape, flatten, a kernel, ...).
 ASKED = frozenset({"clone", "contiguous", "to", "copy_", "tensor", "as_tensor"})

@@ -4,17 +4,22 @@ When the output and an input run contiguously along different dims (``M.T + M``:
 follows ``M.T``, column-major, while ``M`` is row-major), NumPy's iterator finds no axis order
 that suits every operand and keeps the logical (C) order, so one or two operands are walked
 with a large stride and every element misses the cache (2-3x NumPy's own time for ``M + M``).
-PyTorch's TensorIterator, and :func:`strided.kernels.memory._copy_tiled`, walk such mixes in
-cache-sized tiles instead. Here the tiles are made without a Python loop: each operand is viewed
+PyTorch's TensorIterator, and :func:`strided.kernels.blocked.copy_into` for copies, walk such
+mixes in cache-sized blocks instead. Here the tiles are made without a Python loop: each operand is viewed
 (zero-copy) with the two conflicting dims split into (blocks, tile) and the dims ordered
 ``rest..., a-blocks, b-blocks, b-tile, a-tile`` (``a``: the output's contiguous dim, ``b``: the
 other operand's), and ``order="C"`` tells the ufunc to walk exactly that order. Sizes that are
 not a multiple of the tile leave at most three edge regions, each one more call of the same kind.
 
-Only the walk changes: the output keeps its layout, values are the ufunc's own, and nothing is
-copied. Several calls read an input after earlier calls wrote the output, so an input that may
-share memory with the output (other than the output itself, read and written element by
-element) takes the single plain call, where NumPy reads overlapping inputs before writing.
+When only one input runs against the output and nothing is cast, a faster way is taken first
+(:func:`_through_out`): that input is copied into the output's own memory by a blocked copy
+(:mod:`.blocked`), and one plain call then finds every operand in the output's order.
+
+Only the walk changes: the output keeps its layout, values are the ufunc's own (bit for bit), and
+no new memory is used, so the copy ledger sees nothing. Several calls read an input after earlier
+calls wrote the output, so an input that may share memory with the output (other than the output
+itself, read and written element by element) takes the single plain call, where NumPy reads
+overlapping inputs before writing.
 
 >>> m = np.arange(9.0).reshape(3, 3)
 >>> out = np.empty((3, 3), order="F")  # column-major, as m.T: m is walked against its order
@@ -28,6 +33,8 @@ from __future__ import annotations
 from typing import Any
 
 import numpy as np
+
+from .blocked import copy_into
 
 # Tile sizes (elements), measured on a (2048, 2048) float32 ``M.T + M`` and a permuted
 # (256, 64, 128) add: 256 along the output's contiguous dim (long runs for the two streams that
@@ -50,9 +57,43 @@ def ufunc_into(ufunc: np.ufunc, inputs: tuple[Any, ...], out: np.ndarray, kwargs
     if out.size >= MIN_NUMEL:
         pair = _conflict(inputs, out)
         if pair is not None:
-            _tiled(ufunc, inputs, out, kwargs, *pair)
+            if not _through_out(ufunc, inputs, out, kwargs):
+                _tiled(ufunc, inputs, out, kwargs, *pair)
             return
     ufunc(*inputs, out=out, **kwargs)
+
+
+def _through_out(ufunc: np.ufunc, inputs: tuple[Any, ...], out: np.ndarray, kwargs: dict[str, Any]) -> bool:
+    """Compute through the output when one input alone runs against it and nothing is cast: copy
+    that input into ``out`` (a blocked copy, :func:`strided.kernels.blocked.copy_into`), then one
+    plain call with ``out`` in its place, every operand now walked in the output's order. About
+    1.5x faster than the tiled walk (measured on 32 MB ``M.T + N``: 3.7x a memcpy against 6.0x
+    for float32, 3.0x against 4.5x for float64). The values are exact: the copy has the input's
+    dtype, so the ufunc runs the same loop on the same bits. False (nothing done) otherwise: a
+    cast (``kwargs``), another dtype, a second input against the output's order, or any other
+    input that shares memory with ``out`` (the copy would overwrite it before it is read)."""
+    if kwargs:
+        return False
+    a = _innermost(out.shape, out.strides, out.ndim)
+    ndim = out.ndim
+    against = None
+    for k, x in enumerate(inputs):
+        if type(x) is not np.ndarray or not x.ndim:
+            continue
+        if x.dtype != out.dtype:
+            return False
+        d = _innermost(x.shape, x.strides, ndim)
+        if d is not None and d != a:
+            if against is not None:
+                return False  # two inputs against the output: the tiled walk serves both
+            against = k
+        elif _may_share(x, out):
+            return False  # (out itself, or a view of it: the copy would overwrite it)
+    if against is None:
+        return False
+    copy_into(out, inputs[against])
+    ufunc(*inputs[:against], out, *inputs[against + 1:], out=out)
+    return True
 
 
 def _innermost(shape: tuple[int, ...], strides: tuple[int, ...], ndim: int) -> int | None:

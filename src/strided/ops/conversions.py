@@ -24,6 +24,7 @@ from ..layout import plans as P
 from ..layout.formats import format_strides, suggest_format
 from ..memory_format import MemoryFormat, is_dense_format, preserve_format
 from ..messages import error
+from ..opdef import Kind, declare
 from ..tensor import Tensor
 from .copies import as_dtype as _to_dtype  # the dtype copy: the path every conversion goes through
 from .registry import backward, method
@@ -342,3 +343,5 @@ def detach_(self: Tensor) -> Tensor:
 
 
 seal(globals())  # (last: this module's ops with a backward rule become their recording entries)
+# the kinds of this module's ops, in the op registry (after the seal: the forwards are the entries)
+declare(Kind.COPY, "to", explain="to")

@@ -35,6 +35,7 @@ from ..kernels.listeners import silenced
 from ..layout import plans as P
 from ..memory_format import MemoryFormat, contiguous_format, is_dense_format, preserve_format
 from ..messages import error
+from ..opdef import Kind, declare
 from ..tensor import Tensor, tensor_arg
 from .registry import backward, method
 
@@ -79,6 +80,8 @@ def clone(self: Tensor, memory_format: MemoryFormat = preserve_format) -> Tensor
     >>> y.stride(), strided.shares_memory(x, y)
     ((1, 3), False)
     """
+    if not isinstance(self, Tensor):  # (strided.clone([1.0]): PyTorch's TypeError, not a crash)
+        self = tensor_arg(self, "clone")
     if memory_format is not preserve_format and not is_dense_format(memory_format):
         raise memory_format_error(memory_format, "clone")
     plan = P.clone(self._layout, memory_format.name, itemsize=self._dtype.itemsize)
@@ -345,3 +348,5 @@ method("narrow_copy")(narrow_copy)
 
 
 seal(globals())  # (last: this module's ops with a backward rule become their recording entries)
+# the kinds of this module's ops, in the op registry (after the seal: the forwards are the entries)
+declare(Kind.COPY, "contiguous clone " + " ".join(COPY_FORMS), explain="contiguous clone")

@@ -63,6 +63,7 @@ from ..layout import plans as P
 from ..layout.dtype_view import view_dtype_layout
 from ..layout.plans import Copy
 from ..messages import copy_why, error, mt_error, t_error, transpose_deprecated, unbind_0d_error, view_refused
+from ..opdef import Kind, declare
 from ..tensor import ADVANCED_INDEXING, Tensor, tensor_arg
 from .registry import method
 
@@ -872,3 +873,8 @@ Tensor.mT = property(mT)  # type: ignore[assignment]
 
 
 seal(globals())  # (last: this module's ops with a backward rule become their recording entries)
+# the kinds of this module's ops, in the op registry (after the seal: the forwards are the entries)
+declare(Kind.VIEW, "view view_as reshape flatten unflatten permute transpose t T mT movedim expand expand_as unsqueeze "
+                   "squeeze narrow select split chunk unbind diagonal unfold as_strided __getitem__",
+        explain="view reshape flatten unflatten permute transpose swapaxes swapdims t movedim moveaxis expand "
+                "broadcast_to squeeze unsqueeze narrow select diagonal unfold as_strided")

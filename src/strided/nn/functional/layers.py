@@ -37,6 +37,7 @@ from ...layout import Layout, contiguous_strides
 from ...layout import expand as expand_layout
 from ...layout.plans import View as _View
 from ...layout.plans import view as _view_plan
+from ...opdef import Kind, declare
 from ...ops._support.operands import _fresh_output
 from ...ops._support.promotion import result_type
 from ...ops._support.reduce_args import numpy_axes, reduction_dims
@@ -522,3 +523,5 @@ def _embedding_backward(out: Tensor, input: Tensor, weight: Tensor, padding_idx:
 
 
 seal(globals(), functional=True)  # (last: the layers with a backward rule become their recording entries)
+# the kinds of this module's ops, in the op registry (after the seal: the forwards are the entries)
+declare(Kind.COMPUTE, "F.linear F.layer_norm F.normalize F.embedding")

@@ -32,6 +32,7 @@ from ...dtypes import TORCH_NAME, DType, bool_, int64, uint8
 from ...errors import StridedIndexError, StridedRuntimeError, StridedValueError, join_lines
 from ...grad_mode import GRAD_MODE, grad_enabled_at_call, requires_grad
 from ...gradients import seal
+from ...opdef import Kind, declare
 from ...ops._support.operands import _fresh_output
 from ...ops._support.promotion import result_type
 from ...ops.reductions.softmax import log_softmax as _log_softmax
@@ -739,3 +740,5 @@ def _bce_logits_backward(out: Tensor, input: Tensor, target: Tensor, weight: Ten
 
 
 seal(globals(), functional=True)  # (last: the losses with a backward rule become their recording entries)
+# the kinds of this module's ops, in the op registry (after the seal: the forwards are the entries)
+declare(Kind.COMPUTE, "F.nll_loss F.mse_loss F.smooth_l1_loss F.binary_cross_entropy F.binary_cross_entropy_with_logits ")

@@ -46,6 +46,7 @@ from ...kernels import check_writable, write
 from ...layout import Layout
 from ...layout import expand as expand_layout
 from ...memory_format import MemoryFormat, preserve_format
+from ...opdef import Kind, declare
 from ...tensor import Tensor, tensor_arg
 from ..registry import method
 from ..shape.broadcasting import broadcast_pair
@@ -778,3 +779,9 @@ def cauchy_(self: Tensor, median: float = 0.0, sigma: float = 1.0, *, generator:
 def _no_extra(kw: dict, op: str) -> None:
     if kw:
         raise StridedTypeError(f"{op}() got an unexpected keyword argument '{next(iter(kw))}'")
+
+
+# the kinds of this module's ops, in the op registry: the samplers allocate their result; the
+# in-place ones write their target
+declare(Kind.ALLOC, "rand randn randint randperm normal bernoulli multinomial rand_like randn_like randint_like")
+declare(Kind.WRITE, "uniform_ normal_ random_ bernoulli_ exponential_ geometric_ log_normal_ cauchy_")

@@ -34,6 +34,7 @@ from ...errors import StridedNotImplementedError, StridedRuntimeError, StridedVa
 from ...grad_mode import GRAD_MODE, STATE, bump_if_used
 from ...gradients import seal
 from ...kernels import check_writable, write
+from ...opdef import Kind, declare
 from ...tensor import Tensor, tensor_arg
 from .._support.operands import _fresh_output
 from ..registry import backward
@@ -297,3 +298,5 @@ def hardtanh_(input: Tensor, min_val: float = -1.0, max_val: float = 1.0) -> Ten
 
 
 seal(globals(), functional=True)  # (last: the rows' functions become their recording entries)
+# the kinds of this module's ops, in the op registry (after the seal: the forwards are the entries)
+declare(Kind.COMPUTE, "F.silu F.softplus F.elu F.leaky_relu F.hardtanh")

@@ -55,6 +55,7 @@ from ...kernels.elementwise import (
 from ...kernels.fpstate import quiet_call, quiet_retry, quietly
 from ...kernels.memory import outside_storage
 from ...kernels.reduce import all_nonzero
+from ...opdef import Kind, declare
 from ...scalars import UInt64Scalar, checked
 from ...tensor import Tensor
 from .._support.memo import Memo
@@ -107,6 +108,7 @@ class BinaryOp:
     tensor_other: bool = False  # both operands must be tensors (PyTorch's signature: atan2, hypot, logical_and)
     float_only: bool = False  # integer and bool operands are refused (NotImplementedError naming ``kernel``)
     late_checks: bool = False  # the kernel's dtype refusals come after the broadcast check (PyTorch's order)
+    symbol: str = ""  # its Python operator ("+", "==", "&"), where it has one
 
 
 _ALL = frozenset(CORE_DTYPES)  # (complex and uint16/32/64 take the checked path: ops.support)
@@ -114,23 +116,25 @@ _FLOATS = frozenset(d for d in _ALL if d.is_floating_point)
 _NO_BOOL = _ALL - {bool_}
 _INTS = frozenset(d for d in _ALL if not d.is_floating_point)
 
-ADD = BinaryOp("add", np.add, fast=_ALL)
-SUB = BinaryOp("sub", np.subtract, no_bool=True, fast=_NO_BOOL)
-MUL = BinaryOp("mul", np.multiply, fast=_ALL, opmath_scalar=True, reflect_as_forward=True)
-DIV = BinaryOp("div", np.true_divide, kind="div", fast=_FLOATS, opmath_scalar=True)
+ADD = BinaryOp("add", np.add, fast=_ALL, symbol="+")
+SUB = BinaryOp("sub", np.subtract, no_bool=True, fast=_NO_BOOL, symbol="-")
+MUL = BinaryOp("mul", np.multiply, fast=_ALL, opmath_scalar=True, reflect_as_forward=True, symbol="*")
+DIV = BinaryOp("div", np.true_divide, kind="div", fast=_FLOATS, opmath_scalar=True, symbol="/")
 FLOOR_DIVIDE = BinaryOp("floor_divide", np.floor_divide, kernel="div_floor_cpu", int_zero_check=True, fast=_FLOATS,
-                        opmath_scalar=True)
-REMAINDER = BinaryOp("remainder", np.remainder, kernel="remainder_cpu", int_zero_check=True, fast=_FLOATS)
-POW = BinaryOp("pow", np.power, kind="pow", kernel="pow", fast=_FLOATS)
-BITWISE_AND = BinaryOp("bitwise_and", np.bitwise_and, kind="bitwise", kernel="bitwise_and_cpu", fast=_INTS)
-BITWISE_OR = BinaryOp("bitwise_or", np.bitwise_or, kind="bitwise", kernel="bitwise_or_cpu", fast=_INTS)
-BITWISE_XOR = BinaryOp("bitwise_xor", np.bitwise_xor, kind="bitwise", kernel="bitwise_xor_cpu", fast=_INTS)
-EQ = BinaryOp("eq", np.equal, kind="compare", fast=_ALL)
-NE = BinaryOp("ne", np.not_equal, kind="compare", fast=_ALL)
-LT = BinaryOp("lt", np.less, kind="compare", fast=_ALL)
-LE = BinaryOp("le", np.less_equal, kind="compare", fast=_ALL)
-GT = BinaryOp("gt", np.greater, kind="compare", fast=_ALL)
-GE = BinaryOp("ge", np.greater_equal, kind="compare", fast=_ALL)
+                        opmath_scalar=True, symbol="//")
+REMAINDER = BinaryOp("remainder", np.remainder, kernel="remainder_cpu", int_zero_check=True, fast=_FLOATS, symbol="%")
+POW = BinaryOp("pow", np.power, kind="pow", kernel="pow", fast=_FLOATS, symbol="**")
+BITWISE_AND = BinaryOp("bitwise_and", np.bitwise_and, kind="bitwise", kernel="bitwise_and_cpu", fast=_INTS,
+                       symbol="&")
+BITWISE_OR = BinaryOp("bitwise_or", np.bitwise_or, kind="bitwise", kernel="bitwise_or_cpu", fast=_INTS, symbol="|")
+BITWISE_XOR = BinaryOp("bitwise_xor", np.bitwise_xor, kind="bitwise", kernel="bitwise_xor_cpu", fast=_INTS,
+                       symbol="^")
+EQ = BinaryOp("eq", np.equal, kind="compare", fast=_ALL, symbol="==")
+NE = BinaryOp("ne", np.not_equal, kind="compare", fast=_ALL, symbol="!=")
+LT = BinaryOp("lt", np.less, kind="compare", fast=_ALL, symbol="<")
+LE = BinaryOp("le", np.less_equal, kind="compare", fast=_ALL, symbol="<=")
+GT = BinaryOp("gt", np.greater, kind="compare", fast=_ALL, symbol=">")
+GE = BinaryOp("ge", np.greater_equal, kind="compare", fast=_ALL, symbol=">=")
 MAXIMUM = BinaryOp("maximum", np.maximum, kind="minmax", fast=_ALL)
 MINIMUM = BinaryOp("minimum", np.minimum, kind="minmax", fast=_ALL)
 
@@ -1011,3 +1015,9 @@ def remainder_backward(out: Tensor, a: Any, b: Any, **kwargs: Any) -> Any:
 
 
 seal(globals())  # (last: this module's ops with a backward rule become their recording entries)
+# the kinds of this module's ops, in the op registry (after the seal: the forwards are the entries)
+declare(Kind.COMPUTE, specs=(
+    ADD, SUB, MUL, DIV, FLOOR_DIVIDE, REMAINDER, POW, BITWISE_AND,
+    BITWISE_OR, BITWISE_XOR, EQ, NE, LT, LE, GT, GE,
+    MAXIMUM, MINIMUM,
+))

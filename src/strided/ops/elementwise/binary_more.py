@@ -21,7 +21,7 @@ from ...dtypes import bool_, float32, float64
 from ...errors import StridedRuntimeError, StridedTypeError, join_lines
 from ...gradients import seal
 from ...kernels.fpstate import QUIET, quiet_reset, quiet_set, quietly
-from ...opdef import Kind
+from ...opdef import Kind, declare
 from ...tensor import Tensor
 from .._support import gradtools
 from .._support.operands import (
@@ -443,3 +443,6 @@ def addcdiv(input: Any, tensor1: Any, tensor2: Any, *, value: Any = 1, out: Any 
     return _addc("addcdiv", input, tensor1, tensor2, value, out, divide=True)
 
 seal(globals())  # (last: this module's ops with a backward rule become their recording entries)
+# the kinds of this module's ops, in the op registry (after the seal: the forwards are the entries)
+declare(Kind.COMPUTE, "arctan2 lerp isclose",
+        specs=(HYPOT, ATAN2, COPYSIGN, FMOD, LOGICAL_AND, LOGICAL_OR, LOGICAL_XOR))

@@ -31,6 +31,7 @@ from ...errors import StridedRuntimeError, StridedTypeError, join_lines
 from ...gradients import installs_as
 from ...layout import Layout
 from ...layout.dtype_view import as_complex_layout, as_real_layout, part_layout
+from ...opdef import Kind, declare
 from ...tensor import Tensor, tensor_arg
 from .._support import support
 from .._support.operands import _broadcast, _fresh_output, _view
@@ -434,3 +435,7 @@ backward("conj_physical")(_conj_rule("ConjPhysicalBackward0"))
 
 
 seal(globals())  # (last: this module's ops with a backward rule become their recording entries)
+# the kinds of this module's ops, in the op registry (after the seal: the forwards are the entries)
+declare(Kind.VIEW, "real imag view_as_real view_as_complex resolve_conj adjoint")
+declare(Kind.COPY, "conj conj_physical")
+declare(Kind.COMPUTE, "angle polar complex")

@@ -19,6 +19,7 @@ import numpy as np
 
 from ...dtypes import UNSIGNED_WIDE
 from ...errors import StridedNotImplementedError, StridedRuntimeError, join_lines
+from ...opdef import Kind, declare
 from ...tensor import Tensor, tensor_arg
 from .._support.promotion import TORCH_NAMES, result_type
 from ..registry import method
@@ -85,3 +86,8 @@ def positive(input: Tensor) -> Tensor:  # noqa: A002 - PyTorch's name
             "The `+` operator, on a bool tensor is not supported.\n"
             "  +t on a bool tensor has no meaning in PyTorch; use t itself, or t.to(strided.int64) for numbers")
     return input
+
+
+# the kinds of this module's ops, in the op registry
+declare(Kind.COMPUTE, "bitwise_left_shift bitwise_right_shift")
+declare(Kind.VIEW, "positive")

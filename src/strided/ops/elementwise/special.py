@@ -12,6 +12,7 @@ from ...errors import StridedRuntimeError, join_lines
 from ...gradients import seal
 from ...kernels import special
 from ...kernels.fpstate import QUIET, quiet_reset, quiet_set
+from ...opdef import Kind, declare
 from ...tensor import Tensor, tensor_arg
 from .._support.operands import _fresh_output, _not_implemented, _view
 from ..registry import backward
@@ -74,3 +75,5 @@ def gelu_backward(out: Tensor, x: Tensor, approximate: str = "none") -> Any:
 
 
 seal(globals())  # (last: this module's ops with a backward rule become their recording entries)
+# the kinds of this module's ops, in the op registry (after the seal: the forwards are the entries)
+declare(Kind.COMPUTE, "gelu")

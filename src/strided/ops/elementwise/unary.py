@@ -36,6 +36,7 @@ from ...kernels.fpstate import quiet_call, quiet_retry
 from ...kernels.fpstate import quiet_reset as _quiet_reset
 from ...kernels.fpstate import quiet_set as _quiet_set
 from ...kernels.memory import outside_storage
+from ...opdef import Kind, declare
 from ...scalars import UInt64Scalar, checked, filled
 from ...tensor import Tensor
 from .._support.gradtools import threshold_grad
@@ -547,3 +548,5 @@ def clamp_backward(out: Tensor, x: Tensor, min: Any = None, max: Any = None, **k
 
 
 seal(globals())  # (last: this module's ops with a backward rule become their recording entries)
+# the kinds of this module's ops, in the op registry (after the seal: the forwards are the entries)
+declare(Kind.COMPUTE, "clamp where", specs=(NEG, ABS, EXP, LOG, SQRT, SIN, COS, TANH, SIGMOID, RELU, BITWISE_NOT))

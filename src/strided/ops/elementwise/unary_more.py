@@ -29,6 +29,7 @@ from ...errors import StridedTypeError, join_lines
 from ...gradients import seal
 from ...kernels import check_writable, special
 from ...kernels.fpstate import QUIET, quiet_reset, quiet_set
+from ...opdef import Kind, declare
 from ...tensor import Tensor
 from .._support import gradtools, support
 from .._support.operands import _check_inplace, _fresh_output, _not_implemented, _view
@@ -615,3 +616,7 @@ def round_backward(out: Tensor, x: Any, *args: Any, decimals: int = 0, **kwargs:
 
 
 seal(globals())  # (last: this module's ops with a backward rule become their recording entries)
+# the kinds of this module's ops, in the op registry (after the seal: the forwards are the entries)
+declare(Kind.COMPUTE, "isnan isinf isfinite isposinf isneginf signbit logical_not floor ceil trunc fix frac sign sgn square "
+                      "log1p expm1 log2 log10 exp2 rsqrt reciprocal erf erfc erfinv tan asin arcsin acos arccos atan arctan "
+                      "sinh cosh asinh arcsinh acosh arccosh atanh arctanh deg2rad rad2deg round nan_to_num")

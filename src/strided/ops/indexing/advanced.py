@@ -47,6 +47,7 @@ from ...kernels import check_writable, numpy_view
 from ...kernels.listeners import silenced
 from ...layout import Layout
 from ...messages import partial_overlap
+from ...opdef import Kind, declare
 from ...tensor import ADVANCED_INDEXING, Tensor, tensor_arg
 from ...writes import SETITEM, _as_source
 from .._support.promotion import TORCH_NAMES
@@ -664,3 +665,6 @@ ADVANCED_INDEXING["setitem"] = setitem
 
 
 seal(globals())  # (last: this module's ops with a backward rule become their recording entries)
+# the kinds of this module's ops, in the op registry (after the seal: the forwards are the entries)
+declare(Kind.COPY, "index_put getitem")
+declare(Kind.COMPUTE, "index_put_")

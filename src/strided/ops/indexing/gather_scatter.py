@@ -26,6 +26,7 @@ from ...dtypes import DType
 from ...errors import StridedIndexError, StridedRuntimeError, StridedTypeError, join_lines
 from ...gradients import grad_zeros, linear, seal
 from ...layout import Layout
+from ...opdef import Kind, declare
 from ...tensor import Tensor
 from .._support import support
 from .._support.index_common import (
@@ -760,3 +761,6 @@ def scatter_reduce_backward(out: Tensor, input: Tensor, dim: int, index: Tensor,
 
 
 seal(globals())  # (last: this module's ops with a backward rule become their recording entries)
+# the kinds of this module's ops, in the op registry (after the seal: the forwards are the entries)
+declare(Kind.COPY, "gather take take_along_dim")
+declare(Kind.COMPUTE, "scatter scatter_add scatter_reduce")

@@ -18,6 +18,7 @@ from ...dispatch import OPEN, adopted, copied, result
 from ...errors import StridedIndexError, StridedRuntimeError, join_lines
 from ...gradients import grad_zeros, linear, seal
 from ...layout import Layout
+from ...opdef import Kind, declare
 from ...tensor import Tensor
 from .._support import support
 from .._support.index_common import (
@@ -436,3 +437,6 @@ def index_copy_backward(out: Tensor, input: Tensor, dim: int, index: Tensor, sou
 
 
 seal(globals())  # (last: this module's ops with a backward rule become their recording entries)
+# the kinds of this module's ops, in the op registry (after the seal: the forwards are the entries)
+declare(Kind.COPY, "index_select")
+declare(Kind.COMPUTE, "index_add index_copy index_fill")

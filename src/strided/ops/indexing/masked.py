@@ -22,6 +22,7 @@ from ...gradients import grad_zeros, linear, seal
 from ...kernels.listeners import silenced
 from ...layout import Layout
 from ...messages import partial_overlap
+from ...opdef import Kind, declare
 from ...tensor import Tensor
 from .._support import support
 from .._support.index_common import check_target, fill_value, overlap, scalar_name, shares_memory, tensor_of
@@ -379,3 +380,6 @@ def argwhere(input: Tensor) -> Tensor:  # noqa: A002
 
 
 seal(globals())  # (last: this module's ops with a backward rule become their recording entries)
+# the kinds of this module's ops, in the op registry (after the seal: the forwards are the entries)
+declare(Kind.COPY, "masked_select nonzero argwhere")
+declare(Kind.COMPUTE, "masked_fill masked_scatter")

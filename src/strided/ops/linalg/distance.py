@@ -25,6 +25,7 @@ from ...dispatch import result_array
 from ...errors import StridedRuntimeError, StridedValueError, join_lines
 from ...gradients import not_differentiable, seal
 from ...kernels.fpstate import QUIET, quiet_reset, quiet_set
+from ...opdef import Kind, declare
 from ...tensor import Tensor, tensor_arg
 from .._support import gradtools
 from .._support.operands import _not_implemented
@@ -226,3 +227,5 @@ def cdist_backward(out: Tensor, x1: Tensor, x2: Tensor, p: float = 2.0, compute_
 
 
 seal(globals())  # (last: this module's ops with a backward rule become their recording entries)
+# the kinds of this module's ops, in the op registry (after the seal: the forwards are the entries)
+declare(Kind.COMPUTE, "cdist")

@@ -45,6 +45,7 @@ from ...kernels.reduce import reduce_into
 from ...layout import CopyRequested, Layout
 from ...layout import plans as P
 from ...layout.contraction import plan_pair
+from ...opdef import Kind, declare
 from ...tensor import Tensor
 from .._support import gradtools
 from .._support.memo import Memo
@@ -764,3 +765,5 @@ def einsum_backward(out: Tensor, equation: Any, *operands: Any, optimize: Any = 
 
 
 seal(globals())  # (last: this module's ops with a backward rule become their recording entries)
+# the kinds of this module's ops, in the op registry (after the seal: the forwards are the entries)
+declare(Kind.COMPUTE, "einsum")

@@ -36,6 +36,7 @@ from ...kernels.matmul import dot2d, matmul2d, matmul_into, matmul_new
 from ...kernels.memory import outside_storage
 from ...layout import Layout
 from ...layout.contraction import should_fold
+from ...opdef import Kind, declare
 from ...tensor import Tensor, tensor_arg
 from .._support.memo import Memo
 from .._support.operands import _cinfo
@@ -557,3 +558,5 @@ def outer(self: Tensor, vec2: Tensor) -> Tensor:
 
 
 seal(globals())  # (last: this module's ops with a backward rule become their recording entries)
+# the kinds of this module's ops, in the op registry (after the seal: the forwards are the entries)
+declare(Kind.COMPUTE, "matmul mm bmm dot outer")

@@ -29,6 +29,7 @@ from ...errors import StridedIndexError, StridedRuntimeError, StridedTypeError, 
 from ...gradients import seal
 from ...kernels.memory import write
 from ...kernels.reduce import arg_extreme_along, arg_extreme_flat, extreme_all
+from ...opdef import Kind, declare
 from ...tensor import Tensor, tensor_arg
 from .._support import return_types
 from .._support.reduce_args import reduced_shape, reduction_dims, shape_text
@@ -221,3 +222,5 @@ def argmin(self: Tensor, dim: int | None = None, keepdim: bool = False) -> Tenso
 
 
 seal(globals())  # (last: this module's ops with a backward rule become their recording entries)
+# the kinds of this module's ops, in the op registry (after the seal: the forwards are the entries)
+declare(Kind.COMPUTE, "max min argmax argmin")

@@ -22,6 +22,7 @@ from ...errors import StridedIndexError, StridedRuntimeError, StridedTypeError, 
 from ...gradients import seal
 from ...kernels.fpstate import QUIET, quiet_reset, quiet_set
 from ...kernels.listeners import silenced
+from ...opdef import Kind, declare
 from ...tensor import Tensor, tensor_arg
 from .._support import gradtools, support
 from .._support.out import write_out
@@ -461,3 +462,5 @@ def norm_backward(out: Tensor, x: Tensor, p: Any = "fro", dim: Any = None, keepd
 
 
 seal(globals())  # (last: this module's ops with a backward rule become their recording entries)
+# the kinds of this module's ops, in the op registry (after the seal: the forwards are the entries)
+declare(Kind.COMPUTE, "amax amin aminmax nansum nanmean logsumexp count_nonzero norm")

@@ -41,6 +41,7 @@ from ...gradients import linear, seal
 from ...kernels import check_writable
 from ...kernels.fpstate import quietly
 from ...layout.order import elementwise_output_strides, preserve_format_strides
+from ...opdef import Kind, declare
 from ...tensor import Tensor, tensor_arg
 from .._support import gradtools, return_types, support
 from .._support.along import one_dim, tensor_from_array
@@ -499,3 +500,5 @@ def diff_backward(out: Tensor, x: Tensor, n: int = 1, dim: int = -1, prepend: An
 
 
 seal(globals())  # (last: this module's ops with a backward rule become their recording entries)
+# the kinds of this module's ops, in the op registry (after the seal: the forwards are the entries)
+declare(Kind.COPY, "cumsum cumprod cummax cummin diff")

@@ -19,6 +19,7 @@ from ...dtypes import TORCH_NAME
 from ...errors import StridedNotImplementedError, StridedTypeError, join_lines
 from ...gradients import seal
 from ...kernels.reduce import softmax_into
+from ...opdef import Kind, declare
 from ...tensor import Tensor, tensor_arg
 from .._support.reduce_args import numpy_axes, optional_dtype, reduction_dims
 from ..registry import backward, method
@@ -99,3 +100,5 @@ def _log_softmax_backward(out: Tensor, x: Tensor, dim: Any = None, dtype: Any = 
 
 
 seal(globals())  # (last: this module's ops with a backward rule become their recording entries)
+# the kinds of this module's ops, in the op registry (after the seal: the forwards are the entries)
+declare(Kind.COMPUTE, "softmax log_softmax")

@@ -40,7 +40,7 @@ from ...gradients import record, records, seal
 from ...kernels.fpstate import quiet_call, quiet_retry
 from ...kernels.memory import outside_storage
 from ...kernels.reduce import logical_reduce_into, mean_into, reduce_into, variance_into
-from ...opdef import Kind
+from ...opdef import Kind, declare
 from ...tensor import Tensor, tensor_arg
 from .._support import gradtools as _gt
 from .._support.gradtools import unreduce
@@ -560,3 +560,5 @@ def trace(self: Tensor) -> Tensor:
     return x.diagonal().sum()
 
 seal(globals())  # (last: this module's ops with a backward rule become their recording entries)
+# the kinds of this module's ops, in the op registry (after the seal: the forwards are the entries)
+declare(Kind.COMPUTE, "sum prod mean var std all any")

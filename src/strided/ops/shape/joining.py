@@ -26,6 +26,7 @@ from ...kernels import numpy_view
 from ...layout import Layout
 from ...layout import plans as P
 from ...layout.formats import format_strides, suggest_format
+from ...opdef import Kind, declare
 from ...tensor import Tensor, tensor_arg
 from .._support.promotion import promote_types
 from ..registry import backward, method
@@ -813,3 +814,6 @@ def dsplit_backward(out: tuple, input: Tensor, indices_or_sections: Any) -> Any:
 
 
 seal(globals())  # (last: this module's ops with a backward rule become their recording entries)
+# the kinds of this module's ops, in the op registry (after the seal: the forwards are the entries)
+declare(Kind.VIEW, "atleast_1d atleast_2d atleast_3d broadcast_tensors tensor_split hsplit vsplit dsplit")
+declare(Kind.COPY, "cat concat concatenate stack hstack vstack row_stack dstack column_stack")

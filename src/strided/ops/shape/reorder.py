@@ -32,6 +32,7 @@ from ...errors import (
 )
 from ...gradients import grad_zeros, seal
 from ...layout import plans as P
+from ...opdef import Kind, declare
 from ...tensor import Tensor, tensor_arg
 from .._support.promotion import TORCH_NAMES
 from ..registry import backward, method
@@ -611,3 +612,5 @@ def repeat_interleave_backward(out: Tensor, input: Tensor, repeats: Any = _COUNT
 
 
 seal(globals())  # (last: this module's ops with a backward rule become their recording entries)
+# the kinds of this module's ops, in the op registry (after the seal: the forwards are the entries)
+declare(Kind.COPY, "flip fliplr flipud roll rot90 tile repeat_interleave repeat")

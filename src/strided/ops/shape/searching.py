@@ -31,6 +31,7 @@ from ...args import is_number, type_name
 from ...dispatch import copied
 from ...dtypes import TORCH_NAME, int32, int64
 from ...errors import StridedRuntimeError, StridedTypeError, join_lines
+from ...opdef import Kind, declare
 from ...tensor import Tensor
 from .._support import support
 from .._support.along import flag, tensor_from_array
@@ -230,3 +231,7 @@ def bucketize(input: Any, boundaries: Tensor, *, out_int32: bool = False, right:
                        "strided.searchsorted(boundaries, input)")
         )
     return _search(boundaries, input, out_int32, right, None, None, "bucketize")
+
+
+# the kinds of this module's ops, in the op registry
+declare(Kind.COPY, "searchsorted bucketize")

@@ -29,6 +29,7 @@ from ...dispatch import adopted, copied
 from ...dtypes import int64
 from ...errors import StridedRuntimeError, join_lines
 from ...layout import Layout
+from ...opdef import Kind, declare
 from ...tensor import Tensor, tensor_arg
 from .._support import support
 from .._support.along import flag, one_dim, tensor_from_array
@@ -180,3 +181,7 @@ def unique_consecutive(self: Tensor, return_inverse: bool = False, return_counts
     tensor([1, 2, 1])
     """
     return _unique(self, False, return_inverse, return_counts, dim, "unique_consecutive")
+
+
+# the kinds of this module's ops, in the op registry
+declare(Kind.COPY, "unique unique_consecutive")

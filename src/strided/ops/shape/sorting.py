@@ -28,6 +28,7 @@ from ...dtypes import int64
 from ...errors import StridedIndexError, StridedNotImplementedError, StridedRuntimeError, join_lines
 from ...gradients import seal
 from ...layout.order import preserve_format_strides
+from ...opdef import Kind, declare
 from ...tensor import Tensor, tensor_arg
 from .._support import gradtools, return_types, support
 from .._support.along import (
@@ -342,3 +343,5 @@ def msort_backward(out: Tensor, x: Tensor) -> Any:
 
 
 seal(globals())  # (last: this module's ops with a backward rule become their recording entries)
+# the kinds of this module's ops, in the op registry (after the seal: the forwards are the entries)
+declare(Kind.COPY, "sort argsort msort topk kthvalue")

@@ -23,6 +23,7 @@ from ...gradients import grad_zeros, linear, seal
 from ...kernels import numpy_view
 from ...kernels.memory import check_writable
 from ...layout import plans as P
+from ...opdef import Kind, declare
 from ...tensor import Tensor, tensor_arg
 from .._support import support
 from .._support.promotion import promote_types
@@ -459,3 +460,6 @@ def cartesian_prod_backward(out: Tensor, *tensors: Tensor) -> Any:
 
 
 seal(globals())  # (last: this module's ops with a backward rule become their recording entries)
+# the kinds of this module's ops, in the op registry (after the seal: the forwards are the entries)
+declare(Kind.VIEW, "meshgrid")
+declare(Kind.COPY, "tril triu diag diag_embed diagflat block_diag cartesian_prod")
