@@ -144,3 +144,23 @@ def test_pow_with_a_number_lays_out_its_result_as_torch(call, shape, strides):
 def test_fast_paths_keep_pytorchs_argument_names(call):
     ours, peer = call(strided, strided.ones(2, 3)), call(torch, torch.ones(2, 3))
     np.testing.assert_allclose(ours.numpy(), peer.numpy(), rtol=1e-6)  # (exp: last-ulp differences)
+
+
+@pytest.mark.parametrize("dtype", [strided.float32, strided.float64])
+def test_more_unary_fast_path_matches_the_table_kernels(dtype):
+    # unary_more's fast path (a row-major float input) computes each op with its own spelling of
+    # the row's kernel: bit for bit the slow path's result, dtype and (row-major) strides.
+    from strided.ops.elementwise import unary_more as M
+
+    values = np.array([[-2.5, -1.0, -0.5, -0.0, 0.0, 0.25], [0.5, 0.999, 1.0, 2.5, 1e30, -1e30],
+                       [np.inf, -np.inf, np.nan, 3.75, -7.5, 1e-40]])
+    base = strided.tensor(values, dtype=dtype)
+    for x in (base, base[1:], base.reshape(-1)[2:8]):  # offset views of the storage too
+        for name in M._FRESH:
+            with warnings.catch_warnings():
+                warnings.simplefilter("error")
+                fast = M.FUNCTIONS[name](x)
+            slow = M.run_unary(M.OPS[name], x)
+            assert fast.dtype == slow.dtype and fast.stride() == slow.stride(), name
+            np.testing.assert_array_equal(fast.numpy(), slow.numpy(), err_msg=name)
+            assert np.array_equal(np.signbit(fast.numpy()), np.signbit(slow.numpy())), name
