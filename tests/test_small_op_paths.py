@@ -164,3 +164,26 @@ def test_more_unary_fast_path_matches_the_table_kernels(dtype):
             assert fast.dtype == slow.dtype and fast.stride() == slow.stride(), name
             np.testing.assert_array_equal(fast.numpy(), slow.numpy(), err_msg=name)
             assert np.array_equal(np.signbit(fast.numpy()), np.signbit(slow.numpy())), name
+
+
+@pytest.mark.parametrize("dtype", [strided.float32, strided.float64])
+def test_reduction_fast_path_matches_the_general_path(dtype):
+    # sum / mean / amax / amin over every dim or one int dim of a float tensor take the fast path
+    # (ops/_support/fast_reduce); the general path (dim as a one-element tuple) must agree bit for
+    # bit, in dtype and strides, on row-major, permuted, stepped and offset inputs.
+    rng = np.random.default_rng(1)
+    base = strided.tensor(rng.standard_normal((4, 6, 5)) * 1e3, dtype=dtype)
+    base[0, 0, 0] = float("nan")
+    for x in (base, base.permute(2, 0, 1), base[1:, ::2], base[2], base[..., 1:].transpose(0, 2)):
+        for name in ("sum", "mean", "amax", "amin"):
+            for keepdim in (False, True):
+                full = getattr(x, name)(keepdim=keepdim)
+                slow = getattr(x, name)(tuple(range(x.dim())), keepdim=keepdim)
+                assert full.shape == slow.shape and full.dtype == slow.dtype, name
+                np.testing.assert_array_equal(full.numpy(), slow.numpy(), err_msg=name)
+                for dim in range(-x.dim(), x.dim()):
+                    fast = getattr(x, name)(dim, keepdim=keepdim)
+                    slow = getattr(x, name)((dim,), keepdim=keepdim)
+                    assert fast.shape == slow.shape and fast.stride() == slow.stride(), (name, dim)
+                    assert fast.dtype == slow.dtype, (name, dim)
+                    np.testing.assert_array_equal(fast.numpy(), slow.numpy(), err_msg=f"{name} {dim}")

@@ -24,6 +24,7 @@ from ...kernels.fpstate import QUIET, quiet_reset, quiet_set
 from ...kernels.listeners import silenced
 from ...tensor import Tensor, tensor_arg
 from .._support import gradtools, support
+from .._support.fast_reduce import fast_reduce
 from .._support.out import write_out
 from .._support.promotion import TORCH_NAMES
 from .._support.reduce_args import numpy_axes, optional_dtype, reduced_shape, reduction_dims, shape_text
@@ -125,6 +126,10 @@ def amax(input: Tensor, dim: Any = (), keepdim: bool = False, *, out: Any = None
     >>> strided.tensor([[1, 5], [7, 2]]).amax(dim=0).tolist()
     [7, 5]
     """
+    if out is None:
+        t = fast_reduce(_max_reduce, input, None if dim.__class__ is tuple and not dim else dim, keepdim)
+        if t is not None:
+            return t
     return _finish(_extreme(input, dim, keepdim, "amax", True), out, "amax", (input,), "input")
 
 
@@ -136,7 +141,14 @@ def amin(input: Tensor, dim: Any = (), keepdim: bool = False, *, out: Any = None
     >>> x.amin().item(), x.amin(dim=1).tolist()
     (1, [1, 2])
     """
+    if out is None:
+        t = fast_reduce(_min_reduce, input, None if dim.__class__ is tuple and not dim else dim, keepdim)
+        if t is not None:
+            return t
     return _finish(_extreme(input, dim, keepdim, "amin", False), out, "amin", (input,), "input")
+
+
+_max_reduce, _min_reduce = np.maximum.reduce, np.minimum.reduce
 
 
 @method("aminmax")

@@ -43,6 +43,7 @@ from ...kernels.reduce import logical_reduce_into, mean_into, reduce_into, varia
 from ...opdef import Kind
 from ...tensor import Tensor, tensor_arg
 from .._support import gradtools as _gt
+from .._support.fast_reduce import fast_reduce
 from .._support.gradtools import unreduce
 from .._support.operands import _cinfo
 from .._support.out import check_out, write_out
@@ -126,6 +127,12 @@ def sum(self: Tensor, dim: SupportsIndex | Sequence[SupportsIndex] | None = None
                 if OPEN:
                     report("sum", (self,), t)
                 return t
+    if dtype is None:
+        t = fast_reduce(_add_reduce, self, dim, keepdim)
+        if t is not None:
+            if OPEN:
+                report("sum", (self,), t)
+            return t
     return _sum_like(np.add, self, dim, keepdim, dtype, "sum")
 
 
@@ -219,6 +226,10 @@ def mean(self: Tensor, dim: SupportsIndex | Sequence[SupportsIndex] | None = Non
     """
     if out is not None:
         return _into(out, lambda d: mean(self, dim, keepdim, dtype=d), dtype, "mean", self)
+    if dtype is None:
+        t = fast_reduce(_add_reduce, self, dim, keepdim, mean=True)
+        if t is not None:
+            return report("mean", (self,), t)
     tensor_arg(self, "mean")
     keepdim = check_keepdim(keepdim, "mean")
     out_dtype = _float_result(self, dtype, "mean")
