@@ -187,3 +187,23 @@ def test_reduction_fast_path_matches_the_general_path(dtype):
                     assert fast.shape == slow.shape and fast.stride() == slow.stride(), (name, dim)
                     assert fast.dtype == slow.dtype, (name, dim)
                     np.testing.assert_array_equal(fast.numpy(), slow.numpy(), err_msg=f"{name} {dim}")
+
+
+@pytest.mark.parametrize("dtype", [strided.float32, strided.float64])
+def test_softmax_fast_path_matches_the_kernel(dtype):
+    # softmax / log_softmax of a float tensor along an int dim take the fast path; the general
+    # kernel (kernels.reduce.softmax_into, reached here through a numpy-integer dim) agrees bit for bit.
+    from strided.ops.reductions.softmax import _fast_softmax
+
+    rng = np.random.default_rng(2)
+    base = strided.tensor(rng.standard_normal((3, 5, 4)) * 30, dtype=dtype)
+    base[1, 1, 1] = float("inf")
+    for x in (base, base.permute(2, 0, 1), base[:, ::2], base[1], base[0, 0]):
+        for log in (False, True):
+            name = "log_softmax" if log else "softmax"
+            for dim in range(-x.dim(), x.dim()):
+                fast = _fast_softmax(x, dim, log)
+                slow = getattr(x, name)(np.int64(dim))
+                assert fast is not None and getattr(x, name)(dim).stride() == slow.stride()
+                assert fast.dtype == slow.dtype and fast.stride() == slow.stride(), (name, dim)
+                np.testing.assert_array_equal(fast.numpy(), slow.numpy(), err_msg=f"{name} {dim}")

@@ -7,7 +7,7 @@ memo lookup per (shape, strides, dim, keepdim) (:data:`PLANS`). The reduction it
 the general path runs (the same ufunc's ``reduce`` on the same in-place view, accumulating in the
 input's dtype), so the values are the same bit for bit; only its result is adopted instead of
 being written into a preallocated one. Anything else (another dtype, a dim tuple, a bad dim, an
-empty tensor) answers None and the caller takes its general path, which raises PyTorch's errors.
+empty or 0-d tensor) answers None and the caller takes its general path, which raises PyTorch's errors.
 """
 
 from __future__ import annotations
@@ -33,7 +33,7 @@ def _plan(key: tuple[tuple[int, ...], tuple[int, ...], int | None, bool]) -> Pla
     None where the general path must run (it raises, or handles an empty tensor)."""
     shape, _strides, dim, keepdim = key
     ndim = len(shape)
-    if 0 in shape or (dim is not None and not (ndim and -ndim <= dim < ndim)):
+    if not ndim or 0 in shape or (dim is not None and not -ndim <= dim < ndim):  # (0-d: NumPy gives scalars)
         return None
     if dim is None:
         axis = None
