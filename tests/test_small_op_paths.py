@@ -207,3 +207,22 @@ def test_softmax_fast_path_matches_the_kernel(dtype):
                 assert fast is not None and getattr(x, name)(dim).stride() == slow.stride()
                 assert fast.dtype == slow.dtype and fast.stride() == slow.stride(), (name, dim)
                 np.testing.assert_array_equal(fast.numpy(), slow.numpy(), err_msg=f"{name} {dim}")
+
+
+def test_tensor_from_lists_casts_as_the_copy_does():
+    # tensor() of Python lists casts NumPy's fresh array in place of copying it (dispatch.
+    # copy_array_of(owned=True)): the values are the copy's, overflow is silent, the copy is reported once.
+    data = [[1e300, -1e300, 0.1, 2**60], [float("nan"), 1 / 3, -0.0, 16777217]]
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        with strided.record_copies() as copies:
+            t = strided.tensor(data)
+    assert [c.reason for c in copies] == ["tensor(data)"]
+    expected = np.empty((2, 4), np.float32)
+    with np.errstate(all="ignore"):
+        np.copyto(expected, np.array(data), casting="unsafe")
+    np.testing.assert_array_equal(t.numpy(), expected)
+    assert np.signbit(t.numpy()[1, 2]) and t.stride() == (4, 1) and t.dtype == strided.float32
+    ints = strided.tensor([[1, 2], [3, 4]], dtype=strided.int8)
+    assert ints.tolist() == [[1, 2], [3, 4]] and ints.dtype == strided.int8
+    assert strided.tensor(2.5).shape == () and strided.tensor(2.5).item() == 2.5
