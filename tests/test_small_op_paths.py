@@ -226,3 +226,22 @@ def test_tensor_from_lists_casts_as_the_copy_does():
     ints = strided.tensor([[1, 2], [3, 4]], dtype=strided.int8)
     assert ints.tolist() == [[1, 2], [3, 4]] and ints.dtype == strided.int8
     assert strided.tensor(2.5).shape == () and strided.tensor(2.5).item() == 2.5
+
+
+@pytest.mark.parametrize("dtype", [strided.float32, strided.float64])
+def test_argmax_fast_path_matches_the_general_path(dtype):
+    # argmax / argmin of a row-major float tensor along its last dim take the fast path; the
+    # general path (a numpy-integer dim) must agree, ties and NaN included (the first index wins).
+    values = np.array([[1.0, 3.0, 3.0, -0.0], [np.nan, 1.0, np.nan, 0.0], [-0.0, 0.0, -1.0, -1.0]])
+    base = strided.tensor(values, dtype=dtype)
+    for x in (base, base[1:], base[1], strided.tensor(values[None], dtype=dtype)):
+        for name in ("argmax", "argmin"):
+            for keepdim in (False, True):
+                fast = getattr(x, name)(-1, keepdim)
+                slow = getattr(x, name)(np.int64(-1), keepdim)
+                assert fast.dtype == slow.dtype == strided.int64 and fast.shape == slow.shape
+                assert fast.stride() == slow.stride() and fast.tolist() == slow.tolist(), (name, keepdim)
+            flat = getattr(x, name)(None, keepdim)
+            expected = int(getattr(np, name)(x.numpy()))
+            assert flat.dtype == strided.int64 and flat.shape == ((1,) * x.dim() if keepdim else ())
+            assert flat.reshape(()).item() == expected, name

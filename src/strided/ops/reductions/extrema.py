@@ -21,16 +21,20 @@ from __future__ import annotations
 
 from typing import Any
 
+import numpy as np
+
 from ...args import check_keepdim
-from ...dispatch import report, result_array
+from ...dispatch import adopted, report, result_array
 from ...dtypes import bool_ as bool_dtype
-from ...dtypes import int64
+from ...dtypes import float32, float64, int64
 from ...errors import StridedIndexError, StridedRuntimeError, StridedTypeError, join_lines
 from ...gradients import seal
 from ...kernels.memory import write
 from ...kernels.reduce import arg_extreme_along, arg_extreme_flat, extreme_all
 from ...tensor import Tensor, tensor_arg
 from .._support import return_types
+from .._support.fast_reduce import PLANS
+from .._support.operands import _cinfo
 from .._support.reduce_args import reduced_shape, reduction_dims, shape_text
 from .._support.support import check as _check_support
 from ..elementwise.binary import extremum_backward
@@ -163,7 +167,45 @@ backward("max")(_extreme_rule("Max"))
 backward("min")(_extreme_rule("Min"))
 
 
+def _fast_arg(self: Any, dim: Any, keepdim: Any, largest: bool) -> Tensor | None:
+    """argmax / argmin of a row-major float32 / float64 tensor along its last dim (an int
+    ``dim``) or flattened (None): NumPy's own argmax on the flat run reshaped (the general path's
+    :func:`strided.kernels.reduce.arg_extreme_along` and ``arg_extreme_flat`` compute the same, through more views);
+    None where that does not apply (the general path runs and raises PyTorch's errors)."""
+    if self.__class__ is not Tensor or not (dim is None or dim.__class__ is int) or keepdim.__class__ is not bool:
+        return None
+    d = self._dtype
+    if (d is not float32 and d is not float64) or not _INTP_IS_INT64:
+        return None
+    lay = self._layout
+    shape = lay.shape
+    info = _cinfo[shape]
+    if lay.strides != info[0] or not shape or (dim is not None and dim not in (-1, len(shape) - 1)):
+        return None
+    plan = PLANS[(shape, lay.strides, dim, keepdim)]
+    if plan is None:
+        return None
+    n = info[1]
+    arr = self._storage.array
+    if lay.offset or len(arr) != n:
+        arr = arr[lay.offset : lay.offset + n]
+        if len(arr) != n:  # (a tensor unpickled past its storage: the general path refuses it)
+            return None
+    if dim is None:  # the flat run's index is the row-major one
+        res = (arr.argmax if largest else arr.argmin)(None, None, keepdims=True)
+    else:
+        x = arr.reshape(shape)
+        res = (x.argmax if largest else x.argmin)(-1, None, keepdims=keepdim)
+    return adopted(res.reshape(-1), plan[1], int64)
+
+
+_INTP_IS_INT64 = np.dtype(np.intp) == np.dtype(np.int64)  # (NumPy's indices are intp)
+
+
 def _arg(self: Tensor, dim: Any, keepdim: bool, op: str) -> Tensor:
+    t = _fast_arg(self, dim, keepdim, op == "argmax")
+    if t is not None:
+        return report(op, (self,), t)
     tensor_arg(self, op)
     keepdim = check_keepdim(keepdim, op)
     _check_support(op, self._dtype, (self,))  # complex, uint16-64
