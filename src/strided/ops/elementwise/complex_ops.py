@@ -33,6 +33,7 @@ from ...layout import Layout
 from ...layout.dtype_view import as_complex_layout, as_real_layout, part_layout
 from ...tensor import Tensor, tensor_arg
 from .._support import support
+from .._support.memo import Memo
 from .._support.operands import _broadcast, _fresh_output, _view
 from .._support.promotion import to_float
 
@@ -96,7 +97,14 @@ def view_as_real(input: Tensor) -> Tensor:
             "view_as_real is only supported for complex tensors",
             f"the tensor is {input._dtype.name}",
             "fix: strided.view_as_real(x.to(strided.complex64)) views a complex copy"))
-    return reinterpreted(input, real_of(input._dtype), as_real_layout(input._layout), "view_as_real")
+    lay = input._layout
+    return reinterpreted(input, real_of(input._dtype), _AS_REAL[(lay.shape, lay.strides, lay.offset)], "view_as_real")
+
+
+# (shape, strides, offset) -> the layout of view_as_real / view_as_complex (or its refusal): the
+# layouts are checked objects whose construction costs most of these views
+_AS_REAL = Memo(lambda key: as_real_layout(Layout._trusted(*key)))
+_AS_COMPLEX = Memo(lambda key: as_complex_layout(Layout._trusted(*key)))
 
 
 def view_as_complex(input: Tensor) -> Tensor:
@@ -122,7 +130,8 @@ def view_as_complex(input: Tensor) -> Tensor:
             f"scalar type: {TORCH_NAME[d.name]}",
             f"the tensor is {d.name}",
             "fix: strided.view_as_complex(x.to(strided.float32))"))
-    plan = as_complex_layout(input._layout)
+    lay = input._layout
+    plan = _AS_COMPLEX[(lay.shape, lay.strides, lay.offset)]
     if plan.__class__ is not Layout:
         lay = input._layout
         raise StridedRuntimeError(join_lines(
