@@ -245,3 +245,24 @@ def test_argmax_fast_path_matches_the_general_path(dtype):
             expected = int(getattr(np, name)(x.numpy()))
             assert flat.dtype == strided.int64 and flat.shape == ((1,) * x.dim() if keepdim else ())
             assert flat.reshape(()).item() == expected, name
+
+
+@pytest.mark.parametrize("dtype", [strided.float32, strided.float64])
+def test_max_dim_fast_path_matches_the_general_path(dtype):
+    # max(dim) / min(dim) of a row-major float tensor along its last dim: the values are read at
+    # the indices found, as the general path reads them (NaN and -0.0 come from the input).
+    values = np.array([[1.0, 3.0, 3.0, -0.0], [np.nan, 1.0, np.nan, 0.0], [-0.0, 0.0, -1.0, -1.0]])
+    base = strided.tensor(values, dtype=dtype)
+    for x in (base, base[1:], base[1]):
+        for name in ("max", "min"):
+            for keepdim in (False, True):
+                fast = getattr(x, name)(-1, keepdim)
+                slow = getattr(x, name)(np.int64(-1), keepdim)
+                for f, s in zip(fast, slow):
+                    assert f.dtype == s.dtype and f.shape == s.shape and f.stride() == s.stride()
+                    np.testing.assert_array_equal(f.numpy(), s.numpy())
+                    assert np.array_equal(np.signbit(f.numpy()), np.signbit(s.numpy()))
+                assert type(fast).__name__ == type(slow).__name__
+            full, general = getattr(x, name)(), getattr(x, name)(keepdim=True).reshape(())
+            assert full.dtype == general.dtype and full.shape == ()
+            np.testing.assert_array_equal(full.numpy(), general.numpy())

@@ -33,7 +33,8 @@ from ...kernels.memory import write
 from ...kernels.reduce import arg_extreme_along, arg_extreme_flat, extreme_all
 from ...tensor import Tensor, tensor_arg
 from .._support import return_types
-from .._support.fast_reduce import PLANS
+from .._support.fast_reduce import PLANS, fast_reduce
+from .._support.memo import Memo
 from .._support.operands import _cinfo
 from .._support.reduce_args import reduced_shape, reduction_dims, shape_text
 from .._support.support import check as _check_support
@@ -58,6 +59,14 @@ def _one_dim(t: Tensor, dim: Any, op: str) -> int:
 
 
 def _values_and_indices(self: Tensor, dim: Any, keepdim: bool, op: str) -> tuple[Tensor, Tensor]:
+    if dim.__class__ is int:  # the fast path (see _fast_arg): the values read at the indices found
+        indices = _fast_arg(self, dim, keepdim, op == "max")
+        if indices is not None:
+            lay = self._layout
+            where = _ROW_STARTS[(_cinfo[lay.shape][1], lay.shape[-1])] + indices._storage.array
+            if lay.offset:
+                where += lay.offset
+            return adopted(self._storage.array[where], indices._layout, self._dtype), indices
     keepdim = check_keepdim(keepdim, op)
     d = _one_dim(self, dim, op)
     shape = self._layout.shape
@@ -92,6 +101,10 @@ def _full(self: Tensor, op: str) -> Tensor:
 
 
 def _extreme(self: Tensor, dim: Any, keepdim: bool, op: str) -> Any:
+    if dim is None and keepdim is False:  # every element: the reductions' fast path
+        t = fast_reduce(_MAX_REDUCE if op == "max" else _MIN_REDUCE, self, None, False)
+        if t is not None:
+            return report(op, (self,), t)
     tensor_arg(self, op)
     if isinstance(dim, Tensor):  # max(other): elementwise, as in PyTorch
         if keepdim is not False:
@@ -199,7 +212,10 @@ def _fast_arg(self: Any, dim: Any, keepdim: Any, largest: bool) -> Tensor | None
     return adopted(res.reshape(-1), plan[1], int64)
 
 
+_MAX_REDUCE, _MIN_REDUCE = np.maximum.reduce, np.minimum.reduce
 _INTP_IS_INT64 = np.dtype(np.intp) == np.dtype(np.int64)  # (NumPy's indices are intp)
+# (numel, last dim's size) -> where each row of a row-major tensor starts in its flat run
+_ROW_STARTS = Memo(lambda key: np.arange(0, key[0], key[1], dtype=np.int64))
 
 
 def _arg(self: Tensor, dim: Any, keepdim: bool, op: str) -> Tensor:
