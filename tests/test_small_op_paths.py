@@ -266,3 +266,14 @@ def test_max_dim_fast_path_matches_the_general_path(dtype):
             full, general = getattr(x, name)(), getattr(x, name)(keepdim=True).reshape(())
             assert full.dtype == general.dtype and full.shape == ()
             np.testing.assert_array_equal(full.numpy(), general.numpy())
+
+
+def test_full_reduction_fast_path_is_the_general_paths_sum_past_numpys_pairwise_block():
+    # the fast path sums a row-major tensor's flat run; past NumPy's 128-element pairwise block
+    # its result must still be the general path's (which reduces the N-d view over every axis)
+    x = strided.tensor(np.random.default_rng(3).standard_normal((37, 1001)), dtype=strided.float32)
+    for name in ("sum", "mean", "amax"):
+        fast, slow = getattr(x, name)(), getattr(x, name)((0, 1))
+        assert fast.numpy().tobytes() == slow.numpy().tobytes(), name
+    fast, slow = x.T.sum(), x.T.sum((0, 1))  # (a permuted tensor: the N-d view, both paths)
+    assert fast.numpy().tobytes() == slow.numpy().tobytes()

@@ -24,6 +24,7 @@ from ...kernels.fpstate import quiet_call, quiet_retry
 from ...kernels.memory import numpy_view
 from ...tensor import Tensor
 from .memo import Memo
+from .operands import _cinfo
 
 Plan = tuple[int | None, L.Layout, int]
 
@@ -65,8 +66,16 @@ def fast_reduce(reduce: Callable[..., np.ndarray], t: Any, dim: Any, keepdim: An
     plan = PLANS[(lay.shape, lay.strides, dim, keepdim)]
     if plan is None:
         return None
-    x = numpy_view(t._storage, lay)
     axis = plan[0]
+    x = None
+    if axis is None:  # every element: a row-major tensor's flat run (NumPy coalesces the dims alike)
+        info = _cinfo[lay.shape]
+        if lay.strides == info[0]:
+            x = t._storage.array[lay.offset : lay.offset + info[1]]
+            if len(x) != info[1]:  # (a tensor unpickled past its storage: the general path refuses it)
+                return None
+    if x is None:
+        x = numpy_view(t._storage, lay)
     try:  # fpstate.quietly, inlined: overflow gives inf silently, as in PyTorch
         res = quiet_call(reduce, x, axis, None, None, True)  # (keepdims: always an array)
         if mean:
