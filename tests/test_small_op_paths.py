@@ -277,3 +277,21 @@ def test_full_reduction_fast_path_is_the_general_paths_sum_past_numpys_pairwise_
         assert fast.numpy().tobytes() == slow.numpy().tobytes(), name
     fast, slow = x.T.sum(), x.T.sum((0, 1))  # (a permuted tensor: the N-d view, both paths)
     assert fast.numpy().tobytes() == slow.numpy().tobytes()
+
+
+@pytest.mark.parametrize("dtype", [strided.float32, strided.float64])
+def test_clamp_fast_path_matches_the_general_path(dtype):
+    # clamp of a row-major float tensor between Python numbers takes the fast path; the general
+    # path (NumPy-scalar bounds, which it reads by value) must agree bit for bit, NaN and -0.0 too.
+    values = np.array([[-2.0, -0.0, 0.0, 0.5], [np.nan, 1.0, np.inf, -np.inf], [0.25, 0.75, 3.0, -1.0]])
+    base = strided.tensor(values, dtype=dtype)
+    bounds = [(0.0, 1.0), (-0.0, None), (None, 0.5), (1.0, 0.0), (float("nan"), 1.0), (0, 1), (-1, None)]
+    for x in (base, base[1:], base[2]):
+        for lo, hi in bounds:
+            fast = strided.clamp(x, lo, hi)
+            slow = strided.clamp(x, None if lo is None else np.float64(lo), None if hi is None else np.float64(hi))
+            assert fast.dtype == slow.dtype and fast.stride() == slow.stride(), (lo, hi)
+            assert fast.numpy().tobytes() == slow.numpy().tobytes(), (lo, hi)
+    if dtype is strided.float32:  # a finite bound beyond float32's range is refused, as by the general path
+        with pytest.raises(strided.StridedError, match="without overflow"):
+            strided.clamp(base, 0.0, 1e300)
