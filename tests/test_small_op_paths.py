@@ -295,3 +295,21 @@ def test_clamp_fast_path_matches_the_general_path(dtype):
     if dtype is strided.float32:  # a finite bound beyond float32's range is refused, as by the general path
         with pytest.raises(strided.StridedError, match="without overflow"):
             strided.clamp(base, 0.0, 1e300)
+
+
+@pytest.mark.parametrize("dtype", [strided.float32, strided.float64])
+def test_where_fast_path_matches_the_general_path(dtype):
+    # where of row-major operands of one float dtype (or a tensor and a Python number) takes the
+    # fast path; the general path (NumPy-scalar operands, or a transposed copy) agrees bit for bit.
+    values = np.array([[-2.0, -0.0, 0.0, 0.5], [np.nan, 1.0, np.inf, -np.inf], [0.25, 0.75, 3.0, -1.0]])
+    x = strided.tensor(values, dtype=dtype)
+    y = strided.tensor(values[::-1].copy(), dtype=dtype)
+    mask = x > 0.4
+    slow_y = y.T.contiguous().T  # (column-major: the general path)
+    for a, b, sa, sb in ((x, y, x, slow_y), (x, -0.0, x, np.float64(-0.0)), (2, y, np.int64(2), slow_y)):
+        fast, slow = strided.where(mask, a, b), strided.where(mask, sa, sb)
+        assert fast.dtype == slow.dtype == dtype and fast.stride() == slow.stride()
+        assert fast.numpy().tobytes() == np.ascontiguousarray(slow.numpy()).tobytes()
+    if dtype is strided.float32:
+        with pytest.raises(strided.StridedError, match="overflow"):
+            strided.where(mask, x, 1e300)

@@ -468,6 +468,53 @@ clip = clamp
 _ONE_ARG = object()  # where(condition) alone: nonzero(condition, as_tuple=True)
 
 
+def _run_of(t: Tensor, shape: tuple[int, ...], info: tuple) -> np.ndarray | None:
+    """The flat run of ``t``'s storage when ``t`` is row-major of ``shape`` (``info``: the shape's
+    ``_cinfo``), else None."""
+    lay = t._layout
+    if lay.shape != shape or lay.strides != info[0]:
+        return None
+    n = info[1]
+    arr = t._storage.array
+    if lay.offset or len(arr) != n:
+        arr = arr[lay.offset : lay.offset + n]
+        if len(arr) != n:  # (a tensor unpickled past its storage: the general path refuses it)
+            return None
+    return arr
+
+
+def _fast_where(condition: Any, input: Any, other: Any) -> Tensor | None:  # noqa: A002
+    """``where`` of a row-major bool condition between row-major float32 / float64 tensors of its
+    shape and dtype, or one such tensor and a Python number (converted and refused as the general
+    path's ``filled`` does): ``np.where`` on the flat runs picks the same elements the general
+    path's two copies write (a pure selection). None where the general path must run."""
+    if condition.__class__ is not Tensor or condition._dtype is not bool_:
+        return None
+    tensor = input if input.__class__ is Tensor else other
+    if tensor.__class__ is not Tensor:
+        return None
+    d = tensor._dtype
+    if d is not float32 and d is not float64:
+        return None
+    shape = condition._layout.shape
+    info = _cinfo[shape]
+    c = _run_of(condition, shape, info)
+    if c is None:
+        return None
+    picked = []
+    for v in (input, other):
+        if v.__class__ is Tensor:
+            arr = _run_of(v, shape, info) if v._dtype is d else None
+        else:
+            arr = _fast_bound(v, d)
+            if arr is None:  # (None is no number: the general path says so)
+                return None
+        if arr is None or arr is _NO_FAST:
+            return None
+        picked.append(arr)
+    return adopted(np.where(c, picked[0], picked[1]), info[2], d)
+
+
 def where(condition: Any, input: Any = _ONE_ARG, other: Any = _ONE_ARG, *, out: Any = None) -> Any:  # noqa: A002
     """``input`` where ``condition`` is True, else ``other``; all three broadcast together.
 
@@ -507,6 +554,10 @@ def where(condition: Any, input: Any = _ONE_ARG, other: Any = _ONE_ARG, *, out: 
                 "fix: compare explicitly, e.g. strided.where(mask != 0, a, b)",
             )
         )
+    if out is None:
+        t = _fast_where(condition, input, other)
+        if t is not None:
+            return report("where", (condition, input, other), t)
     a = _operand(input, "where")
     b = _operand(other, "where")
     if type(a) is UInt64Scalar or type(b) is UInt64Scalar:
