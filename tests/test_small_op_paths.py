@@ -313,3 +313,20 @@ def test_where_fast_path_matches_the_general_path(dtype):
     if dtype is strided.float32:
         with pytest.raises(strided.StridedError, match="overflow"):
             strided.where(mask, x, 1e300)
+
+
+@pytest.mark.parametrize("dtype", [strided.float32, strided.float64])
+def test_scan_fast_path_matches_the_general_path(dtype):
+    # cumsum / cumprod of a row-major float tensor along an int dim take the fast path; the
+    # general path (a numpy-integer dim) agrees bit for bit (float32 runs in float64 in both).
+    x = strided.tensor(np.random.default_rng(4).standard_normal((5, 7, 3)), dtype=dtype)
+    for t in (x, x[1:], x[2]):
+        for name in ("cumsum", "cumprod"):
+            for dim in range(-t.dim(), t.dim()):
+                with strided.record_copies() as fast_copies:
+                    fast = getattr(t, name)(dim)
+                with strided.record_copies() as slow_copies:
+                    slow = getattr(t, name)(np.int64(dim))
+                assert fast.dtype == slow.dtype and fast.stride() == slow.stride()
+                assert fast.numpy().tobytes() == slow.numpy().tobytes(), (name, dim)
+                assert [c.reason for c in fast_copies] == [c.reason for c in slow_copies]
