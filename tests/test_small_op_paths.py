@@ -330,3 +330,18 @@ def test_scan_fast_path_matches_the_general_path(dtype):
                 assert fast.dtype == slow.dtype and fast.stride() == slow.stride()
                 assert fast.numpy().tobytes() == slow.numpy().tobytes(), (name, dim)
                 assert [c.reason for c in fast_copies] == [c.reason for c in slow_copies]
+
+
+def test_aminmax_fast_path_matches_the_general_path():
+    from strided.ops.reductions.nan_reductions import _extreme
+
+    x = strided.tensor(np.random.default_rng(5).standard_normal((4, 5)), dtype=strided.float32)
+    x[1, 2] = float("nan")
+    for t in (x, x.T, x[1:, ::2]):
+        for dim in (None, 0, 1, -1):
+            for keepdim in (False, True):
+                fast = strided.aminmax(t, dim=dim, keepdim=keepdim)
+                for got, largest in ((fast.min, False), (fast.max, True)):
+                    want = _extreme(t, dim, keepdim, "aminmax", largest)
+                    assert got.shape == want.shape and got.stride() == want.stride() and got.dtype == want.dtype
+                    assert got.numpy().tobytes() == want.numpy().tobytes(), (dim, keepdim, largest)

@@ -158,6 +158,9 @@ def aminmax(input: Tensor, *, dim: int | None = None, keepdim: bool = False) -> 
     >>> strided.aminmax(strided.tensor([3, 1, 2]))
     aminmax(min=tensor(1), max=tensor(3))
     """
+    lo = fast_reduce(_min_reduce, input, dim, keepdim)  # (the reductions' fast path, as amin's and amax's)
+    if lo is not None:
+        return AminmaxResult(lo, fast_reduce(_max_reduce, input, dim, keepdim))
     tensor_arg(input, "aminmax")
     if dim is not None and isinstance(dim, (tuple, list)):
         reduction_dims(input, dim, "aminmax", allow_tuple=False)  # (its TypeError)
