@@ -345,3 +345,20 @@ def test_aminmax_fast_path_matches_the_general_path():
                     want = _extreme(t, dim, keepdim, "aminmax", largest)
                     assert got.shape == want.shape and got.stride() == want.stride() and got.dtype == want.dtype
                     assert got.numpy().tobytes() == want.numpy().tobytes(), (dim, keepdim, largest)
+
+
+@pytest.mark.parametrize("dtype", [strided.float32, strided.float64])
+def test_variance_fast_path_matches_the_general_path(dtype):
+    # var / std with the default correction take the fast path; correction=1 spelt out takes the
+    # general path, which must agree bit for bit (one element per result: the general path warns)
+    x = strided.tensor(np.random.default_rng(6).standard_normal((5, 7, 3)) * 100, dtype=dtype)
+    for t in (x, x.permute(2, 0, 1), x[1:, ::2], x[2]):
+        for name in ("var", "std"):
+            for dim in (None, *range(-t.dim(), t.dim())):
+                for keepdim in (False, True):
+                    fast = getattr(t, name)(dim, keepdim=keepdim)
+                    slow = getattr(t, name)(dim, keepdim=keepdim, correction=1)
+                    assert fast.shape == slow.shape and fast.stride() == slow.stride() and fast.dtype == slow.dtype
+                    assert fast.numpy().tobytes() == slow.numpy().tobytes(), (name, dim, keepdim)
+    with pytest.warns(UserWarning, match="degrees of freedom"):
+        strided.ones(3, 1, dtype=dtype).var(1)

@@ -1,4 +1,5 @@
-"""The reductions' fast path: ``sum`` / ``mean`` / ``amax`` / ``amin`` of a float32 or float64
+"""The reductions' fast path: ``sum`` / ``mean`` / ``amax`` / ``amin`` (and ``var`` / ``std``, ``aminmax``, the
+full ``max`` / ``min``, the plan of ``softmax``) of a float32 or float64
 tensor over every dim or one int dim, with no ``dtype=`` and no ``out=``.
 
 The argument parsing of the general path (``reduction_dims``, ``reduced_shape``, ``check_keepdim``,
@@ -51,21 +52,29 @@ def _plan(key: tuple[tuple[int, ...], tuple[int, ...], int | None, bool]) -> Pla
 PLANS = Memo(_plan)
 
 
-def fast_reduce(reduce: Callable[..., np.ndarray], t: Any, dim: Any, keepdim: Any, mean: bool = False
-                ) -> Tensor | None:
-    """``reduce`` (a ufunc's ``reduce``: ``np.add.reduce``, ``np.maximum.reduce``) of ``t`` over
-    ``dim`` (None: every dim; an int), as the general path computes it, or None when the fast
-    path does not apply (see the module doc). ``mean``: the sums divided by the count, as
-    :func:`strided.kernels.reduce.mean_into` divides them. The caller reports the result."""
+def fast_plan(t: Any, dim: Any, keepdim: Any) -> Plan | None:
+    """The :data:`PLANS` entry for reducing ``t`` over ``dim`` when the fast path applies (a float32
+    or float64 Tensor, ``dim`` None or an int, ``keepdim`` a bool, see the module doc), else None."""
     if t.__class__ is not Tensor or keepdim.__class__ is not bool or not (dim is None or dim.__class__ is int):
         return None
     d = t._dtype
     if d is not float32 and d is not float64:
         return None
     lay = t._layout
-    plan = PLANS[(lay.shape, lay.strides, dim, keepdim)]
+    return PLANS[(lay.shape, lay.strides, dim, keepdim)]
+
+
+def fast_reduce(reduce: Callable[..., np.ndarray], t: Any, dim: Any, keepdim: Any, mean: bool = False
+                ) -> Tensor | None:
+    """``reduce`` (a ufunc's ``reduce``: ``np.add.reduce``, ``np.maximum.reduce``) of ``t`` over
+    ``dim`` (None: every dim; an int), as the general path computes it, or None when the fast
+    path does not apply (see the module doc). ``mean``: the sums divided by the count, as
+    :func:`strided.kernels.reduce.mean_into` divides them. The caller reports the result."""
+    plan = fast_plan(t, dim, keepdim)
     if plan is None:
         return None
+    d = t._dtype
+    lay = t._layout
     axis = plan[0]
     x = None
     if axis is None:  # every element: a row-major tensor's flat run (NumPy coalesces the dims alike)
