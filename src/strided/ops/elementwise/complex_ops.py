@@ -55,7 +55,8 @@ def real(input: Tensor) -> Tensor:
     tensor_arg(input, "real")
     if not input._dtype.is_complex:
         return input
-    return reinterpreted(input, real_of(input._dtype), part_layout(input._layout, imag=False), "real")
+    lay = input._layout
+    return reinterpreted(input, real_of(input._dtype), _PARTS[(lay.shape, lay.strides, lay.offset, False)], "real")
 
 
 def imag(input: Tensor) -> Tensor:
@@ -71,7 +72,12 @@ def imag(input: Tensor) -> Tensor:
             "imag is not implemented for tensors with non-complex dtypes.",
             f"the tensor is {input._dtype.name}: its imaginary parts are all 0 and it has no memory for them",
             "fix: strided.zeros_like(x) for zeros, or x.to(strided.complex64).imag for a view of a complex copy"))
-    return reinterpreted(input, real_of(input._dtype), part_layout(input._layout, imag=True), "imag")
+    lay = input._layout
+    return reinterpreted(input, real_of(input._dtype), _PARTS[(lay.shape, lay.strides, lay.offset, True)], "imag")
+
+
+# (shape, strides, offset, imag) -> the float layout of a complex layout's parts (built and checked once)
+_PARTS = Memo(lambda key: part_layout(Layout._trusted(*key[:3]), imag=key[3]))
 
 
 def _set_part(self: Tensor, value: Any, which: str) -> None:
