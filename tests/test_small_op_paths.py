@@ -144,3 +144,221 @@ def test_pow_with_a_number_lays_out_its_result_as_torch(call, shape, strides):
 def test_fast_paths_keep_pytorchs_argument_names(call):
     ours, peer = call(strided, strided.ones(2, 3)), call(torch, torch.ones(2, 3))
     np.testing.assert_allclose(ours.numpy(), peer.numpy(), rtol=1e-6)  # (exp: last-ulp differences)
+
+
+@pytest.mark.parametrize("dtype", [strided.float32, strided.float64])
+def test_more_unary_fast_path_matches_the_table_kernels(dtype):
+    # unary_more's fast path (a row-major float input) computes each op with its own spelling of
+    # the row's kernel: bit for bit the slow path's result, dtype and (row-major) strides.
+    from strided.ops.elementwise import unary_more as M
+
+    values = np.array([[-2.5, -1.0, -0.5, -0.0, 0.0, 0.25], [0.5, 0.999, 1.0, 2.5, 1e30, -1e30],
+                       [np.inf, -np.inf, np.nan, 3.75, -7.5, 1e-40]])
+    base = strided.tensor(values, dtype=dtype)
+    for x in (base, base[1:], base.reshape(-1)[2:8]):  # offset views of the storage too
+        for name in M._FRESH:
+            with warnings.catch_warnings():
+                warnings.simplefilter("error")
+                fast = M.FUNCTIONS[name](x)
+            slow = M.run_unary(M.OPS[name], x)
+            assert fast.dtype == slow.dtype and fast.stride() == slow.stride(), name
+            np.testing.assert_array_equal(fast.numpy(), slow.numpy(), err_msg=name)
+            assert np.array_equal(np.signbit(fast.numpy()), np.signbit(slow.numpy())), name
+
+
+@pytest.mark.parametrize("dtype", [strided.float32, strided.float64])
+def test_reduction_fast_path_matches_the_general_path(dtype):
+    # sum / mean / amax / amin over every dim or one int dim of a float tensor take the fast path
+    # (ops/_support/fast_reduce); the general path (dim as a one-element tuple) must agree bit for
+    # bit, in dtype and strides, on row-major, permuted, stepped and offset inputs.
+    rng = np.random.default_rng(1)
+    base = strided.tensor(rng.standard_normal((4, 6, 5)) * 1e3, dtype=dtype)
+    base[0, 0, 0] = float("nan")
+    for x in (base, base.permute(2, 0, 1), base[1:, ::2], base[2], base[..., 1:].transpose(0, 2)):
+        for name in ("sum", "mean", "amax", "amin"):
+            for keepdim in (False, True):
+                full = getattr(x, name)(keepdim=keepdim)
+                slow = getattr(x, name)(tuple(range(x.dim())), keepdim=keepdim)
+                assert full.shape == slow.shape and full.dtype == slow.dtype, name
+                np.testing.assert_array_equal(full.numpy(), slow.numpy(), err_msg=name)
+                for dim in range(-x.dim(), x.dim()):
+                    fast = getattr(x, name)(dim, keepdim=keepdim)
+                    slow = getattr(x, name)((dim,), keepdim=keepdim)
+                    assert fast.shape == slow.shape and fast.stride() == slow.stride(), (name, dim)
+                    assert fast.dtype == slow.dtype, (name, dim)
+                    np.testing.assert_array_equal(fast.numpy(), slow.numpy(), err_msg=f"{name} {dim}")
+
+
+@pytest.mark.parametrize("dtype", [strided.float32, strided.float64])
+def test_softmax_fast_path_matches_the_kernel(dtype):
+    # softmax / log_softmax of a float tensor along an int dim take the fast path; the general
+    # kernel (kernels.reduce.softmax_into, reached here through a numpy-integer dim) agrees bit for bit.
+    from strided.ops.reductions.softmax import _fast_softmax
+
+    rng = np.random.default_rng(2)
+    base = strided.tensor(rng.standard_normal((3, 5, 4)) * 30, dtype=dtype)
+    base[1, 1, 1] = float("inf")
+    for x in (base, base.permute(2, 0, 1), base[:, ::2], base[1], base[0, 0]):
+        for log in (False, True):
+            name = "log_softmax" if log else "softmax"
+            for dim in range(-x.dim(), x.dim()):
+                fast = _fast_softmax(x, dim, log)
+                slow = getattr(x, name)(np.int64(dim))
+                assert fast is not None and getattr(x, name)(dim).stride() == slow.stride()
+                assert fast.dtype == slow.dtype and fast.stride() == slow.stride(), (name, dim)
+                np.testing.assert_array_equal(fast.numpy(), slow.numpy(), err_msg=f"{name} {dim}")
+
+
+def test_tensor_from_lists_casts_as_the_copy_does():
+    # tensor() of Python lists casts NumPy's fresh array in place of copying it (dispatch.
+    # copy_array_of(owned=True)): the values are the copy's, overflow is silent, the copy is reported once.
+    data = [[1e300, -1e300, 0.1, 2**60], [float("nan"), 1 / 3, -0.0, 16777217]]
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        with strided.record_copies() as copies:
+            t = strided.tensor(data)
+    assert [c.reason for c in copies] == ["tensor(data)"]
+    expected = np.empty((2, 4), np.float32)
+    with np.errstate(all="ignore"):
+        np.copyto(expected, np.array(data), casting="unsafe")
+    np.testing.assert_array_equal(t.numpy(), expected)
+    assert np.signbit(t.numpy()[1, 2]) and t.stride() == (4, 1) and t.dtype == strided.float32
+    ints = strided.tensor([[1, 2], [3, 4]], dtype=strided.int8)
+    assert ints.tolist() == [[1, 2], [3, 4]] and ints.dtype == strided.int8
+    assert strided.tensor(2.5).shape == () and strided.tensor(2.5).item() == 2.5
+
+
+@pytest.mark.parametrize("dtype", [strided.float32, strided.float64])
+def test_argmax_fast_path_matches_the_general_path(dtype):
+    # argmax / argmin of a row-major float tensor along its last dim take the fast path; the
+    # general path (a numpy-integer dim) must agree, ties and NaN included (the first index wins).
+    values = np.array([[1.0, 3.0, 3.0, -0.0], [np.nan, 1.0, np.nan, 0.0], [-0.0, 0.0, -1.0, -1.0]])
+    base = strided.tensor(values, dtype=dtype)
+    for x in (base, base[1:], base[1], strided.tensor(values[None], dtype=dtype)):
+        for name in ("argmax", "argmin"):
+            for keepdim in (False, True):
+                fast = getattr(x, name)(-1, keepdim)
+                slow = getattr(x, name)(np.int64(-1), keepdim)
+                assert fast.dtype == slow.dtype == strided.int64 and fast.shape == slow.shape
+                assert fast.stride() == slow.stride() and fast.tolist() == slow.tolist(), (name, keepdim)
+            flat = getattr(x, name)(None, keepdim)
+            expected = int(getattr(np, name)(x.numpy()))
+            assert flat.dtype == strided.int64 and flat.shape == ((1,) * x.dim() if keepdim else ())
+            assert flat.reshape(()).item() == expected, name
+
+
+@pytest.mark.parametrize("dtype", [strided.float32, strided.float64])
+def test_max_dim_fast_path_matches_the_general_path(dtype):
+    # max(dim) / min(dim) of a row-major float tensor along its last dim: the values are read at
+    # the indices found, as the general path reads them (NaN and -0.0 come from the input).
+    values = np.array([[1.0, 3.0, 3.0, -0.0], [np.nan, 1.0, np.nan, 0.0], [-0.0, 0.0, -1.0, -1.0]])
+    base = strided.tensor(values, dtype=dtype)
+    for x in (base, base[1:], base[1]):
+        for name in ("max", "min"):
+            for keepdim in (False, True):
+                fast = getattr(x, name)(-1, keepdim)
+                slow = getattr(x, name)(np.int64(-1), keepdim)
+                for f, s in zip(fast, slow):
+                    assert f.dtype == s.dtype and f.shape == s.shape and f.stride() == s.stride()
+                    np.testing.assert_array_equal(f.numpy(), s.numpy())
+                    assert np.array_equal(np.signbit(f.numpy()), np.signbit(s.numpy()))
+                assert type(fast).__name__ == type(slow).__name__
+            full, general = getattr(x, name)(), getattr(x, name)(keepdim=True).reshape(())
+            assert full.dtype == general.dtype and full.shape == ()
+            np.testing.assert_array_equal(full.numpy(), general.numpy())
+
+
+def test_full_reduction_fast_path_is_the_general_paths_sum_past_numpys_pairwise_block():
+    # the fast path sums a row-major tensor's flat run; past NumPy's 128-element pairwise block
+    # its result must still be the general path's (which reduces the N-d view over every axis)
+    x = strided.tensor(np.random.default_rng(3).standard_normal((37, 1001)), dtype=strided.float32)
+    for name in ("sum", "mean", "amax"):
+        fast, slow = getattr(x, name)(), getattr(x, name)((0, 1))
+        assert fast.numpy().tobytes() == slow.numpy().tobytes(), name
+    fast, slow = x.T.sum(), x.T.sum((0, 1))  # (a permuted tensor: the N-d view, both paths)
+    assert fast.numpy().tobytes() == slow.numpy().tobytes()
+
+
+@pytest.mark.parametrize("dtype", [strided.float32, strided.float64])
+def test_clamp_fast_path_matches_the_general_path(dtype):
+    # clamp of a row-major float tensor between Python numbers takes the fast path; the general
+    # path (NumPy-scalar bounds, which it reads by value) must agree bit for bit, NaN and -0.0 too.
+    values = np.array([[-2.0, -0.0, 0.0, 0.5], [np.nan, 1.0, np.inf, -np.inf], [0.25, 0.75, 3.0, -1.0]])
+    base = strided.tensor(values, dtype=dtype)
+    bounds = [(0.0, 1.0), (-0.0, None), (None, 0.5), (1.0, 0.0), (float("nan"), 1.0), (0, 1), (-1, None)]
+    for x in (base, base[1:], base[2]):
+        for lo, hi in bounds:
+            fast = strided.clamp(x, lo, hi)
+            slow = strided.clamp(x, None if lo is None else np.float64(lo), None if hi is None else np.float64(hi))
+            assert fast.dtype == slow.dtype and fast.stride() == slow.stride(), (lo, hi)
+            assert fast.numpy().tobytes() == slow.numpy().tobytes(), (lo, hi)
+    if dtype is strided.float32:  # a finite bound beyond float32's range is refused, as by the general path
+        with pytest.raises(strided.StridedError, match="without overflow"):
+            strided.clamp(base, 0.0, 1e300)
+
+
+@pytest.mark.parametrize("dtype", [strided.float32, strided.float64])
+def test_where_fast_path_matches_the_general_path(dtype):
+    # where of row-major operands of one float dtype (or a tensor and a Python number) takes the
+    # fast path; the general path (NumPy-scalar operands, or a transposed copy) agrees bit for bit.
+    values = np.array([[-2.0, -0.0, 0.0, 0.5], [np.nan, 1.0, np.inf, -np.inf], [0.25, 0.75, 3.0, -1.0]])
+    x = strided.tensor(values, dtype=dtype)
+    y = strided.tensor(values[::-1].copy(), dtype=dtype)
+    mask = x > 0.4
+    slow_y = y.T.contiguous().T  # (column-major: the general path)
+    for a, b, sa, sb in ((x, y, x, slow_y), (x, -0.0, x, np.float64(-0.0)), (2, y, np.int64(2), slow_y)):
+        fast, slow = strided.where(mask, a, b), strided.where(mask, sa, sb)
+        assert fast.dtype == slow.dtype == dtype and fast.stride() == slow.stride()
+        assert fast.numpy().tobytes() == np.ascontiguousarray(slow.numpy()).tobytes()
+    if dtype is strided.float32:
+        with pytest.raises(strided.StridedError, match="overflow"):
+            strided.where(mask, x, 1e300)
+
+
+@pytest.mark.parametrize("dtype", [strided.float32, strided.float64])
+def test_scan_fast_path_matches_the_general_path(dtype):
+    # cumsum / cumprod of a row-major float tensor along an int dim take the fast path; the
+    # general path (a numpy-integer dim) agrees bit for bit (float32 runs in float64 in both).
+    x = strided.tensor(np.random.default_rng(4).standard_normal((5, 7, 3)), dtype=dtype)
+    for t in (x, x[1:], x[2]):
+        for name in ("cumsum", "cumprod"):
+            for dim in range(-t.dim(), t.dim()):
+                with strided.record_copies() as fast_copies:
+                    fast = getattr(t, name)(dim)
+                with strided.record_copies() as slow_copies:
+                    slow = getattr(t, name)(np.int64(dim))
+                assert fast.dtype == slow.dtype and fast.stride() == slow.stride()
+                assert fast.numpy().tobytes() == slow.numpy().tobytes(), (name, dim)
+                assert [c.reason for c in fast_copies] == [c.reason for c in slow_copies]
+
+
+def test_aminmax_fast_path_matches_the_general_path():
+    from strided.ops.reductions.nan_reductions import _extreme
+
+    x = strided.tensor(np.random.default_rng(5).standard_normal((4, 5)), dtype=strided.float32)
+    x[1, 2] = float("nan")
+    for t in (x, x.T, x[1:, ::2]):
+        for dim in (None, 0, 1, -1):
+            for keepdim in (False, True):
+                fast = strided.aminmax(t, dim=dim, keepdim=keepdim)
+                for got, largest in ((fast.min, False), (fast.max, True)):
+                    want = _extreme(t, dim, keepdim, "aminmax", largest)
+                    assert got.shape == want.shape and got.stride() == want.stride() and got.dtype == want.dtype
+                    assert got.numpy().tobytes() == want.numpy().tobytes(), (dim, keepdim, largest)
+
+
+@pytest.mark.parametrize("dtype", [strided.float32, strided.float64])
+def test_variance_fast_path_matches_the_general_path(dtype):
+    # var / std with the default correction take the fast path; correction=1 spelt out takes the
+    # general path, which must agree bit for bit (one element per result: the general path warns)
+    x = strided.tensor(np.random.default_rng(6).standard_normal((5, 7, 3)) * 100, dtype=dtype)
+    for t in (x, x.permute(2, 0, 1), x[1:, ::2], x[2]):
+        for name in ("var", "std"):
+            for dim in (None, *range(-t.dim(), t.dim())):
+                for keepdim in (False, True):
+                    fast = getattr(t, name)(dim, keepdim=keepdim)
+                    slow = getattr(t, name)(dim, keepdim=keepdim, correction=1)
+                    assert fast.shape == slow.shape and fast.stride() == slow.stride() and fast.dtype == slow.dtype
+                    assert fast.numpy().tobytes() == slow.numpy().tobytes(), (name, dim, keepdim)
+    with pytest.warns(UserWarning, match="degrees of freedom"):
+        strided.ones(3, 1, dtype=dtype).var(1)

@@ -160,7 +160,7 @@ def _tensor(data: Any, dtype: Any, device: Any) -> Tensor:
         )
     # Note: torch.tensor refuses data in non-native byte order (ValueError); tensor() copies
     # anyway, so it converts while it copies, as np.asarray(a, "=f4") would.
-    return copy_array_of(source, "tensor(data)", target)
+    return copy_array_of(source, "tensor(data)", target, owned=from_python)
 
 
 def _uint64_source(data: Any, source: np.ndarray) -> np.ndarray:
@@ -182,10 +182,17 @@ def _check_python_ints(data: Any) -> None:
 
     (With a float anywhere PyTorch infers a float dtype and reads big ints as floats.)
     """
-    items = list(_leaves(data))
-    if not any(isinstance(x, (float, np.floating)) for x in items):
-        for x in items:
+    if not _has_float(data):
+        for x in _leaves(data):
             check_int64(x, "tensor()")
+
+
+def _has_float(data: Any) -> bool:
+    """Whether a leaf of ``data`` (the leaves of :func:`_leaves`) is a float; stops at the first
+    one, which float data has first (every float tensor made from lists asks)."""
+    if isinstance(data, (list, tuple)):
+        return any(_has_float(item) for item in data)
+    return isinstance(data, (float, np.floating))
 
 
 def _is_big_int_mix(source: np.ndarray, floats_wanted: bool) -> bool:

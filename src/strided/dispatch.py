@@ -33,8 +33,9 @@ from . import layout as L
 from .callsite import PACKAGE_DIR
 from .dtypes import DType, from_numpy_dtype
 from .errors import StridedRuntimeError, StridedTypeError, join_lines
+from .kernels.fpstate import QUIET, quiet_reset, quiet_set
 from .kernels.listeners import OPEN, Listener, Listening, OpRecord, emit, listeners, listening
-from .kernels.memory import copy_to_new, new_storage, numpy_view
+from .kernels.memory import adopt, copy_to_new, new_storage, numpy_view
 from .layout import Layout
 from .storage import Storage
 
@@ -224,11 +225,24 @@ def data_free(n: int, dtype: DType) -> DataFree:
     return storage
 
 
-def copy_array_of(array: np.ndarray, reason: str, dtype: DType) -> Any:
+def copy_array_of(array: np.ndarray, reason: str, dtype: DType, owned: bool = False) -> Any:
     """A NumPy array's elements copied into a new contiguous ``dtype`` tensor (reported as a copy
-    with no tensor input)."""
+    with no tensor input). ``owned``: ``array`` is a fresh C-contiguous array nobody else holds
+    (``tensor()``'s ``np.array`` of the user's lists), so its buffer becomes the storage when it
+    has the dtype already, and its cast (the same unsafe cast the copy makes) otherwise: one
+    pass over the data instead of two. The report is the same either way."""
     shape = tuple(array.shape)
-    storage = copy_to_new(array, L.contiguous_strides(shape), dtype.numpy, reason, report=False)
+    storage = None
+    if owned and array.flags.c_contiguous:
+        token = quiet_set(QUIET)  # casts wrap or saturate silently, as in the copy
+        try:
+            storage = adopt(array.astype(dtype.numpy, copy=False).reshape(-1))
+        except MemoryError:  # (the copy below raises PyTorch's error)
+            pass
+        finally:
+            quiet_reset(token)
+    if storage is None:
+        storage = copy_to_new(array, L.contiguous_strides(shape), dtype.numpy, reason, report=False)
     t = _make(storage, _trusted(shape, L.contiguous_strides(shape), 0), dtype)
     if OPEN:
         emit("tensor", "copy", (), t, reason, L.product(shape) * dtype.numpy.itemsize)

@@ -34,6 +34,7 @@ from ...layout.dtype_view import as_complex_layout, as_real_layout, part_layout
 from ...opdef import Kind, declare
 from ...tensor import Tensor, tensor_arg
 from .._support import support
+from .._support.memo import Memo
 from .._support.operands import _broadcast, _fresh_output, _view
 from .._support.promotion import to_float
 
@@ -55,7 +56,8 @@ def real(input: Tensor) -> Tensor:
     tensor_arg(input, "real")
     if not input._dtype.is_complex:
         return input
-    return reinterpreted(input, real_of(input._dtype), part_layout(input._layout, imag=False), "real")
+    lay = input._layout
+    return reinterpreted(input, real_of(input._dtype), _PARTS[(lay.shape, lay.strides, lay.offset, False)], "real")
 
 
 def imag(input: Tensor) -> Tensor:
@@ -71,7 +73,12 @@ def imag(input: Tensor) -> Tensor:
             "imag is not implemented for tensors with non-complex dtypes.",
             f"the tensor is {input._dtype.name}: its imaginary parts are all 0 and it has no memory for them",
             "fix: strided.zeros_like(x) for zeros, or x.to(strided.complex64).imag for a view of a complex copy"))
-    return reinterpreted(input, real_of(input._dtype), part_layout(input._layout, imag=True), "imag")
+    lay = input._layout
+    return reinterpreted(input, real_of(input._dtype), _PARTS[(lay.shape, lay.strides, lay.offset, True)], "imag")
+
+
+# (shape, strides, offset, imag) -> the float layout of a complex layout's parts (built and checked once)
+_PARTS = Memo(lambda key: part_layout(Layout._trusted(*key[:3]), imag=key[3]))
 
 
 def _set_part(self: Tensor, value: Any, which: str) -> None:
@@ -97,7 +104,14 @@ def view_as_real(input: Tensor) -> Tensor:
             "view_as_real is only supported for complex tensors",
             f"the tensor is {input._dtype.name}",
             "fix: strided.view_as_real(x.to(strided.complex64)) views a complex copy"))
-    return reinterpreted(input, real_of(input._dtype), as_real_layout(input._layout), "view_as_real")
+    lay = input._layout
+    return reinterpreted(input, real_of(input._dtype), _AS_REAL[(lay.shape, lay.strides, lay.offset)], "view_as_real")
+
+
+# (shape, strides, offset) -> the layout of view_as_real / view_as_complex (or its refusal): the
+# layouts are checked objects whose construction costs most of these views
+_AS_REAL = Memo(lambda key: as_real_layout(Layout._trusted(*key)))
+_AS_COMPLEX = Memo(lambda key: as_complex_layout(Layout._trusted(*key)))
 
 
 def view_as_complex(input: Tensor) -> Tensor:
@@ -123,7 +137,8 @@ def view_as_complex(input: Tensor) -> Tensor:
             f"scalar type: {TORCH_NAME[d.name]}",
             f"the tensor is {d.name}",
             "fix: strided.view_as_complex(x.to(strided.float32))"))
-    plan = as_complex_layout(input._layout)
+    lay = input._layout
+    plan = _AS_COMPLEX[(lay.shape, lay.strides, lay.offset)]
     if plan.__class__ is not Layout:
         lay = input._layout
         raise StridedRuntimeError(join_lines(

@@ -18,12 +18,13 @@ import numpy as np
 from ... import layout as L
 from ...dispatch import OPEN, adopted, report
 from ...dispatch import result as fresh_result
-from ...dtypes import DType, bool_, real_of
+from ...dtypes import DType, bool_, float32, float64, real_of
 from ...errors import StridedRuntimeError, StridedTypeError, join_lines
 from ...grad_mode import INSIDE
 from ...gradients import record, records, seal
 from ...kernels.elementwise import (
     UnaryKernel,
+    _clip,
     clamp_into,
     neg_kernel,
     relu_kernel,
@@ -307,7 +308,67 @@ _METHODS: list[tuple[tuple[str, ...], Callable]] = [
 # ---------------------------------------------------------------- clamp and where
 
 
+def _fast_bound(v: Any, d: DType) -> Any:
+    """A Python float (or an int float64 holds exactly) bound as the general path's
+    :func:`strided.scalars.checked` makes it for a float32 / float64 result; None when absent;
+    ``_NO_FAST`` when the general path must decide (another type, a float32 overflow: its error)."""
+    if v is None:
+        return None
+    tv = type(v)
+    if tv is float or (tv is int and -_EXACT_INT < v < _EXACT_INT):
+        f = float(v)
+        if d is float32 and (f > _F32_MAX or f < -_F32_MAX) and f - f == 0.0:  # finite beyond float32: refused there
+            return _NO_FAST
+        return d.numpy.type(f)  # (float32(finite f <= max) rounds, never overflows)
+    return _NO_FAST
+
+
+_EXACT_INT = 2**53
+_F32_MAX = float(np.finfo(np.float32).max)
+_NO_FAST = object()
+
+
+def _fast_clamp(x: Any, min: Any, max: Any) -> Tensor | None:  # noqa: A002
+    """``clamp`` of a row-major float32 / float64 tensor between Python numbers: the clip ufunc
+    (or maximum / minimum for one bound) on the flat run, in the tensor's dtype (the result dtype
+    :func:`_clamp` finds for these operands), with the bounds converted as there. None where the
+    general path must run."""
+    if x.__class__ is not Tensor or (min is None and max is None):
+        return None
+    d = x._dtype
+    if d is not float32 and d is not float64:
+        return None
+    lo, hi = _fast_bound(min, d), _fast_bound(max, d)
+    if lo is _NO_FAST or hi is _NO_FAST:
+        return None
+    lay = x._layout
+    info = _cinfo[lay.shape]
+    if lay.strides != info[0]:
+        return None
+    n = info[1]
+    arr = x._storage.array
+    if lay.offset or len(arr) != n:
+        arr = arr[lay.offset : lay.offset + n]
+        if len(arr) != n:  # (a tensor unpickled past its storage: the general path refuses it)
+            return None
+    token = _quiet_set(_QUIET)
+    try:
+        if lo is None:
+            res = np.minimum(arr, hi)
+        elif hi is None:
+            res = np.maximum(arr, lo)
+        else:
+            res = _clip(arr, lo, hi)
+    finally:
+        _quiet_reset(token)
+    return adopted(res, info[2], d)
+
+
 def _clamp(x: Any, min: Any, max: Any, target: Tensor | None) -> Tensor:  # noqa: A002
+    if target is None:
+        t = _fast_clamp(x, min, max)
+        if t is not None:
+            return report("clamp", tuple(v for v in (x, min, max) if v is not None), t)
     # Note: PyTorch refuses one scalar and one tensor bound together (a TypeError from its
     # argument parser); we accept the mix and broadcast the tensor bound.
     name = "clamp" if target is None else "clamp_"
@@ -409,6 +470,53 @@ clip = clamp
 _ONE_ARG = object()  # where(condition) alone: nonzero(condition, as_tuple=True)
 
 
+def _run_of(t: Tensor, shape: tuple[int, ...], info: tuple) -> np.ndarray | None:
+    """The flat run of ``t``'s storage when ``t`` is row-major of ``shape`` (``info``: the shape's
+    ``_cinfo``), else None."""
+    lay = t._layout
+    if lay.shape != shape or lay.strides != info[0]:
+        return None
+    n = info[1]
+    arr = t._storage.array
+    if lay.offset or len(arr) != n:
+        arr = arr[lay.offset : lay.offset + n]
+        if len(arr) != n:  # (a tensor unpickled past its storage: the general path refuses it)
+            return None
+    return arr
+
+
+def _fast_where(condition: Any, input: Any, other: Any) -> Tensor | None:  # noqa: A002
+    """``where`` of a row-major bool condition between row-major float32 / float64 tensors of its
+    shape and dtype, or one such tensor and a Python number (converted and refused as the general
+    path's ``filled`` does): ``np.where`` on the flat runs picks the same elements the general
+    path's two copies write (a pure selection). None where the general path must run."""
+    if condition.__class__ is not Tensor or condition._dtype is not bool_:
+        return None
+    tensor = input if input.__class__ is Tensor else other
+    if tensor.__class__ is not Tensor:
+        return None
+    d = tensor._dtype
+    if d is not float32 and d is not float64:
+        return None
+    shape = condition._layout.shape
+    info = _cinfo[shape]
+    c = _run_of(condition, shape, info)
+    if c is None:
+        return None
+    picked = []
+    for v in (input, other):
+        if v.__class__ is Tensor:
+            arr = _run_of(v, shape, info) if v._dtype is d else None
+        else:
+            arr = _fast_bound(v, d)
+            if arr is None:  # (None is no number: the general path says so)
+                return None
+        if arr is None or arr is _NO_FAST:
+            return None
+        picked.append(arr)
+    return adopted(np.where(c, picked[0], picked[1]), info[2], d)
+
+
 def where(condition: Any, input: Any = _ONE_ARG, other: Any = _ONE_ARG, *, out: Any = None) -> Any:  # noqa: A002
     """``input`` where ``condition`` is True, else ``other``; all three broadcast together.
 
@@ -448,6 +556,10 @@ def where(condition: Any, input: Any = _ONE_ARG, other: Any = _ONE_ARG, *, out: 
                 "fix: compare explicitly, e.g. strided.where(mask != 0, a, b)",
             )
         )
+    if out is None:
+        t = _fast_where(condition, input, other)
+        if t is not None:
+            return report("where", (condition, input, other), t)
     a = _operand(input, "where")
     b = _operand(other, "where")
     if type(a) is UInt64Scalar or type(b) is UInt64Scalar:

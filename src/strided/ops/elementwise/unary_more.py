@@ -23,16 +23,16 @@ from typing import Any
 import numpy as np
 
 from ... import layout as L
-from ...dispatch import result
+from ...dispatch import adopted, result
 from ...dtypes import DType, bool_, int64
 from ...errors import StridedTypeError, join_lines
 from ...gradients import seal
 from ...kernels import check_writable, special
-from ...kernels.fpstate import QUIET, quiet_reset, quiet_set
+from ...kernels.fpstate import QUIET, quiet_call, quiet_reset, quiet_retry, quiet_set
 from ...opdef import Kind, declare
 from ...tensor import Tensor
 from .._support import gradtools, support
-from .._support.operands import _check_inplace, _fresh_output, _not_implemented, _view
+from .._support.operands import _check_inplace, _cinfo, _fresh_output, _not_implemented, _view
 from .._support.out import write_out
 from .._support.promotion import to_float
 from ..registry import backward, method
@@ -245,6 +245,32 @@ TABLE: tuple[MoreUnary, ...] = (
 OPS = {op.name: op for op in TABLE}
 
 
+def _one(compute: np.dtype) -> Any:
+    return compute.type(1)
+
+
+# The small-op fast path (:func:`_make`): for a row-major float32 / float64 input, each op's
+# kernel on floats as a function of the flat input returning a fresh array of the result dtype:
+# the same ufuncs, in the same dtype (the compute dtype of these is the input's), as the rows'
+# kernels above (a change there must be made here too; test_small_op_paths compares both paths).
+# Left out: the special functions (their float64 kernels dominate), the composites laid out
+# otherwise (``like``), and the ops with more arguments (round, nan_to_num).
+_FRESH: dict[str, Callable[[np.ndarray], np.ndarray]] = {
+    "isnan": np.isnan, "signbit": np.signbit, "logical_not": np.logical_not,
+    "floor": np.floor, "ceil": np.ceil, "trunc": np.trunc,
+    "frac": lambda x: np.subtract(x, np.trunc(x)),
+    "sign": lambda x: np.subtract(x > 0, x < 0, dtype=x.dtype),
+    "sgn": lambda x: np.subtract(x > 0, x < 0, dtype=x.dtype),
+    "square": lambda x: np.multiply(x, x),
+    "log1p": np.log1p, "expm1": np.expm1, "log2": np.log2, "log10": np.log10, "exp2": np.exp2,
+    "rsqrt": lambda x: np.divide(_one(x.dtype), np.sqrt(x)),
+    "reciprocal": lambda x: np.divide(_one(x.dtype), x),
+    "tan": np.tan, "asin": np.arcsin, "acos": np.arccos, "atan": np.arctan, "sinh": np.sinh,
+    "cosh": np.cosh, "asinh": np.arcsinh, "acosh": np.arccosh, "atanh": np.arctanh,
+}
+_F32_F64 = (np.dtype(np.float32), np.dtype(np.float64))
+
+
 def _result_dtype(op: MoreUnary, d: DType) -> DType:
     if op.rule == "float":
         return to_float(d)
@@ -330,7 +356,27 @@ def _run(op: MoreUnary, x: Any, target: Tensor | None, args: tuple) -> Tensor:
 
 
 def _make(op: MoreUnary) -> tuple[Callable[..., Tensor], Callable[..., Tensor] | None]:
+    fresh = _FRESH.get(op.canonical or op.name)
+    rule_bool = op.rule == "bool"
+
     def plain(input: Any, *, out: Any = None) -> Tensor:
+        if fresh is not None and out is None and input.__class__ is Tensor:
+            d = input._dtype
+            if d.numpy in _F32_F64:  # float16 computes in float32 (the slow path's "opmath")
+                lay = input._layout
+                info = _cinfo[lay.shape]
+                if lay.strides == info[0]:  # row-major: the output is too (TensorIterator)
+                    n = info[1]
+                    arr = input._storage.array
+                    if lay.offset or len(arr) != n:
+                        arr = arr[lay.offset : lay.offset + n]
+                        if len(arr) != n:  # (a tensor unpickled past its storage: the slow path refuses it)
+                            return run_unary(op, input)
+                    try:  # fpstate.quietly, inlined
+                        res = quiet_call(fresh, arr)
+                    except RuntimeError as e:
+                        res = quiet_retry(e, fresh, arr)
+                    return adopted(res, info[2], bool_ if rule_bool else d)
         return run_unary(op, input, out=out)
 
     def inplace(self: Tensor) -> Tensor:

@@ -21,10 +21,12 @@ from __future__ import annotations
 
 from typing import Any
 
+import numpy as np
+
 from ...args import check_keepdim
-from ...dispatch import report, result_array
+from ...dispatch import adopted, report, result_array
 from ...dtypes import bool_ as bool_dtype
-from ...dtypes import int64
+from ...dtypes import float32, float64, int64
 from ...errors import StridedIndexError, StridedRuntimeError, StridedTypeError, join_lines
 from ...gradients import seal
 from ...kernels.memory import write
@@ -32,6 +34,9 @@ from ...kernels.reduce import arg_extreme_along, arg_extreme_flat, extreme_all
 from ...opdef import Kind, declare
 from ...tensor import Tensor, tensor_arg
 from .._support import return_types
+from .._support.fast_reduce import PLANS, fast_reduce
+from .._support.memo import Memo
+from .._support.operands import _cinfo
 from .._support.reduce_args import reduced_shape, reduction_dims, shape_text
 from .._support.support import check as _check_support
 from ..elementwise.binary import extremum_backward
@@ -55,6 +60,14 @@ def _one_dim(t: Tensor, dim: Any, op: str) -> int:
 
 
 def _values_and_indices(self: Tensor, dim: Any, keepdim: bool, op: str) -> tuple[Tensor, Tensor]:
+    if dim.__class__ is int:  # the fast path (see _fast_arg): the values read at the indices found
+        indices = _fast_arg(self, dim, keepdim, op == "max")
+        if indices is not None:
+            lay = self._layout
+            where = _ROW_STARTS[(_cinfo[lay.shape][1], lay.shape[-1])] + indices._storage.array
+            if lay.offset:
+                where += lay.offset
+            return adopted(self._storage.array[where], indices._layout, self._dtype), indices
     keepdim = check_keepdim(keepdim, op)
     d = _one_dim(self, dim, op)
     shape = self._layout.shape
@@ -89,6 +102,10 @@ def _full(self: Tensor, op: str) -> Tensor:
 
 
 def _extreme(self: Tensor, dim: Any, keepdim: bool, op: str) -> Any:
+    if dim is None and keepdim is False:  # every element: the reductions' fast path
+        t = fast_reduce(_MAX_REDUCE if op == "max" else _MIN_REDUCE, self, None, False)
+        if t is not None:
+            return report(op, (self,), t)
     tensor_arg(self, op)
     if isinstance(dim, Tensor):  # max(other): elementwise, as in PyTorch
         if keepdim is not False:
@@ -164,7 +181,48 @@ backward("max")(_extreme_rule("Max"))
 backward("min")(_extreme_rule("Min"))
 
 
+def _fast_arg(self: Any, dim: Any, keepdim: Any, largest: bool) -> Tensor | None:
+    """argmax / argmin of a row-major float32 / float64 tensor along its last dim (an int
+    ``dim``) or flattened (None): NumPy's own argmax on the flat run reshaped (the general path's
+    :func:`strided.kernels.reduce.arg_extreme_along` and ``arg_extreme_flat`` compute the same, through more views);
+    None where that does not apply (the general path runs and raises PyTorch's errors)."""
+    if self.__class__ is not Tensor or not (dim is None or dim.__class__ is int) or keepdim.__class__ is not bool:
+        return None
+    d = self._dtype
+    if (d is not float32 and d is not float64) or not _INTP_IS_INT64:
+        return None
+    lay = self._layout
+    shape = lay.shape
+    info = _cinfo[shape]
+    if lay.strides != info[0] or not shape or (dim is not None and dim not in (-1, len(shape) - 1)):
+        return None
+    plan = PLANS[(shape, lay.strides, dim, keepdim)]
+    if plan is None:
+        return None
+    n = info[1]
+    arr = self._storage.array
+    if lay.offset or len(arr) != n:
+        arr = arr[lay.offset : lay.offset + n]
+        if len(arr) != n:  # (a tensor unpickled past its storage: the general path refuses it)
+            return None
+    if dim is None:  # the flat run's index is the row-major one
+        res = (arr.argmax if largest else arr.argmin)(None, None, keepdims=True)
+    else:
+        x = arr.reshape(shape)
+        res = (x.argmax if largest else x.argmin)(-1, None, keepdims=keepdim)
+    return adopted(res.reshape(-1), plan[1], int64)
+
+
+_MAX_REDUCE, _MIN_REDUCE = np.maximum.reduce, np.minimum.reduce
+_INTP_IS_INT64 = np.dtype(np.intp) == np.dtype(np.int64)  # (NumPy's indices are intp)
+# (numel, last dim's size) -> where each row of a row-major tensor starts in its flat run
+_ROW_STARTS = Memo(lambda key: np.arange(0, key[0], key[1], dtype=np.int64))
+
+
 def _arg(self: Tensor, dim: Any, keepdim: bool, op: str) -> Tensor:
+    t = _fast_arg(self, dim, keepdim, op == "argmax")
+    if t is not None:
+        return report(op, (self,), t)
     tensor_arg(self, op)
     keepdim = check_keepdim(keepdim, op)
     _check_support(op, self._dtype, (self,))  # complex, uint16-64

@@ -25,6 +25,7 @@ from ...kernels.listeners import silenced
 from ...opdef import Kind, declare
 from ...tensor import Tensor, tensor_arg
 from .._support import gradtools, support
+from .._support.fast_reduce import fast_reduce
 from .._support.out import write_out
 from .._support.promotion import TORCH_NAMES
 from .._support.reduce_args import numpy_axes, optional_dtype, reduced_shape, reduction_dims, shape_text
@@ -126,6 +127,10 @@ def amax(input: Tensor, dim: Any = (), keepdim: bool = False, *, out: Any = None
     >>> strided.tensor([[1, 5], [7, 2]]).amax(dim=0).tolist()
     [7, 5]
     """
+    if out is None:
+        t = fast_reduce(_max_reduce, input, None if dim.__class__ is tuple and not dim else dim, keepdim)
+        if t is not None:
+            return t
     return _finish(_extreme(input, dim, keepdim, "amax", True), out, "amax", (input,), "input")
 
 
@@ -137,7 +142,14 @@ def amin(input: Tensor, dim: Any = (), keepdim: bool = False, *, out: Any = None
     >>> x.amin().item(), x.amin(dim=1).tolist()
     (1, [1, 2])
     """
+    if out is None:
+        t = fast_reduce(_min_reduce, input, None if dim.__class__ is tuple and not dim else dim, keepdim)
+        if t is not None:
+            return t
     return _finish(_extreme(input, dim, keepdim, "amin", False), out, "amin", (input,), "input")
+
+
+_max_reduce, _min_reduce = np.maximum.reduce, np.minimum.reduce
 
 
 @method("aminmax")
@@ -147,6 +159,9 @@ def aminmax(input: Tensor, *, dim: int | None = None, keepdim: bool = False) -> 
     >>> strided.aminmax(strided.tensor([3, 1, 2]))
     aminmax(min=tensor(1), max=tensor(3))
     """
+    lo = fast_reduce(_min_reduce, input, dim, keepdim)  # (the reductions' fast path, as amin's and amax's)
+    if lo is not None:
+        return AminmaxResult(lo, fast_reduce(_max_reduce, input, dim, keepdim))
     tensor_arg(input, "aminmax")
     if dim is not None and isinstance(dim, (tuple, list)):
         reduction_dims(input, dim, "aminmax", allow_tuple=False)  # (its TypeError)

@@ -26,7 +26,7 @@ import numpy as np
 
 from ... import layout as L
 from ...args import int_arg, is_dim_int, type_name
-from ...dispatch import copied, report, result, result_array
+from ...dispatch import adopted, copied, report, result, result_array
 from ...dtypes import CPP_NAME, DType, float16, float32, float64, int64, to_dtype
 from ...dtypes import bool_ as bool_dtype
 from ...errors import (
@@ -45,6 +45,7 @@ from ...opdef import Kind, declare
 from ...tensor import Tensor, tensor_arg
 from .._support import gradtools, return_types, support
 from .._support.along import one_dim, tensor_from_array
+from .._support.operands import _cinfo
 from .._support.promotion import promote_types
 from .._support.reduce_args import shape_text
 from ..registry import backward, method
@@ -96,7 +97,35 @@ def _scan_array(ufunc: np.ufunc, self: Tensor, d: int, out_dtype: DType) -> np.n
     return arr
 
 
+def _fast_scan(ufunc: np.ufunc, self: Any, dim: Any) -> tuple[Tensor, int] | None:
+    """The running ``ufunc`` of a row-major float32 / float64 tensor along an int ``dim`` with no
+    ``dtype=``: :func:`_scan_array` itself (float32 accumulates in float64), its fresh row-major
+    result adopted, without the general path's argument parsing; (result, wrapped dim), or None
+    where the general path must run (it raises PyTorch's errors)."""
+    if self.__class__ is not Tensor or dim.__class__ is not int:
+        return None
+    d = self._dtype
+    if d is not float32 and d is not float64:
+        return None
+    lay = self._layout
+    shape = lay.shape
+    ndim = len(shape)
+    info = _cinfo[shape]
+    if not ndim or not -ndim <= dim < ndim or lay.strides != info[0] or not info[1]:
+        return None
+    axis = dim % ndim
+    res = quietly(_scan_array, ufunc, self, axis, d)  # (row-major in, C-contiguous out)
+    return adopted(res.reshape(-1), info[2], d), axis
+
+
 def _scan(ufunc: np.ufunc, self: Tensor, dim: Any, dtype: Any, op: str) -> Tensor:
+    fast = _fast_scan(ufunc, self, dim) if dtype is None else None
+    if fast is not None:
+        out, d = fast
+        out_dtype = out._dtype
+        return copied(op, (self,), out, lambda: (
+            f"{op}: the running {'sum' if op == 'cumsum' else 'product'} along dim {d} of a "
+            f"{shape_text(self.shape)} {self._dtype.name} tensor, into new {out_dtype.name} memory"))
     tensor_arg(self, op)
     d = one_dim(self, dim, op)
     out_dtype = _scan_dtype(self, dtype, op)

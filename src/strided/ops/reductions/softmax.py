@@ -14,18 +14,63 @@ from typing import Any
 
 import numpy as np
 
-from ...dispatch import report, result_array
-from ...dtypes import TORCH_NAME
+from ...dispatch import adopted, report, result_array
+from ...dtypes import TORCH_NAME, float32, float64
 from ...errors import StridedNotImplementedError, StridedTypeError, join_lines
 from ...gradients import seal
+from ...kernels.fpstate import QUIET, quiet_reset, quiet_set
+from ...kernels.memory import numpy_view
 from ...kernels.reduce import softmax_into
 from ...opdef import Kind, declare
 from ...tensor import Tensor, tensor_arg
+from .._support.fast_reduce import PLANS
+from .._support.operands import _cinfo
 from .._support.reduce_args import numpy_axes, optional_dtype, reduction_dims
 from ..registry import backward, method
 
 
+def _fast_softmax(self: Any, dim: Any, log: bool) -> Tensor | None:
+    """The fast path of a float32 / float64 tensor along an int ``dim`` with no ``dtype=``: the
+    plan is a memo lookup (:data:`strided.ops._support.fast_reduce.PLANS`) and the computation is
+    :func:`strided.kernels.reduce.softmax_into`'s, step for step in the input's dtype, its last
+    step writing into its own work array when that is row-major. None where it does not apply
+    (the general path then runs, and raises PyTorch's errors)."""
+    if self.__class__ is not Tensor or dim.__class__ is not int:
+        return None
+    d = self._dtype
+    if d is not float32 and d is not float64:
+        return None
+    lay = self._layout
+    plan = PLANS[(lay.shape, lay.strides, dim, True)]
+    if plan is None or not lay.shape:
+        return None
+    axis = plan[0]
+    x = numpy_view(self._storage, lay)
+    token = quiet_set(QUIET)
+    try:
+        top = _max_reduce(x, axis, None, None, True)
+        shifted = np.subtract(x, top)  # the kernel's fresh work array, laid out as x
+        out = shifted if shifted.flags.c_contiguous else np.empty(lay.shape, d.numpy)
+        if log:
+            total = _add_reduce(np.exp(shifted), axis, None, None, True)
+            np.subtract(shifted, np.log(total), out=out)
+        else:
+            np.exp(shifted, out=shifted)
+            total = _add_reduce(shifted, axis, None, None, True)
+            np.divide(shifted, total, out=out)
+    finally:
+        quiet_reset(token)
+    return adopted(out.reshape(-1), _cinfo[lay.shape][2], d)
+
+
+_max_reduce, _add_reduce = np.maximum.reduce, np.add.reduce
+
+
 def _softmax(self: Tensor, dim: Any, dtype: Any, op: str, log: bool) -> Tensor:
+    if dtype is None:
+        t = _fast_softmax(self, dim, log)
+        if t is not None:
+            return report(op, (self,), t)
     tensor_arg(self, op)
     if dim is None:
         raise StridedTypeError(

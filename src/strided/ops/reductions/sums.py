@@ -22,6 +22,7 @@ from typing import Any, SupportsIndex
 
 import numpy as np
 
+from ... import layout as L
 from ...args import check_keepdim
 from ...callsite import user_site
 from ...creation import eye
@@ -43,6 +44,7 @@ from ...kernels.reduce import logical_reduce_into, mean_into, reduce_into, varia
 from ...opdef import Kind, declare
 from ...tensor import Tensor, tensor_arg
 from .._support import gradtools as _gt
+from .._support.fast_reduce import fast_plan, fast_reduce
 from .._support.gradtools import unreduce
 from .._support.operands import _cinfo
 from .._support.out import check_out, write_out
@@ -126,6 +128,12 @@ def sum(self: Tensor, dim: SupportsIndex | Sequence[SupportsIndex] | None = None
                 if OPEN:
                     report("sum", (self,), t)
                 return t
+    if dtype is None:
+        t = fast_reduce(_add_reduce, self, dim, keepdim)
+        if t is not None:
+            if OPEN:
+                report("sum", (self,), t)
+            return t
     return _sum_like(np.add, self, dim, keepdim, dtype, "sum")
 
 
@@ -219,6 +227,10 @@ def mean(self: Tensor, dim: SupportsIndex | Sequence[SupportsIndex] | None = Non
     """
     if out is not None:
         return _into(out, lambda d: mean(self, dim, keepdim, dtype=d), dtype, "mean", self)
+    if dtype is None:
+        t = fast_reduce(_add_reduce, self, dim, keepdim, mean=True)
+        if t is not None:
+            return report("mean", (self,), t)
     tensor_arg(self, "mean")
     keepdim = check_keepdim(keepdim, "mean")
     out_dtype = _float_result(self, dtype, "mean")
@@ -242,8 +254,27 @@ def _mean_backward(out: Tensor, x: Tensor, dim: Any = None, keepdim: bool = Fals
     return "MeanBackward1", (x,), lambda g: (unreduce(g, shape, dims, keepdim) / n,), ()
 
 
+def _fast_variance(self: Any, dim: Any, keepdim: Any, op: str, root: bool) -> Tensor | None:
+    """var / std with the default correction (1) of a float32 / float64 tensor over every dim or
+    one int dim, more than one element per result: :func:`strided.kernels.reduce.variance_into`
+    itself, with the plan from :func:`strided.ops._support.fast_reduce.fast_plan` instead of the
+    argument parsing; None where the general path must run (its errors, its warning)."""
+    plan = fast_plan(self, dim, keepdim)
+    if plan is None or plan[2] < 2:
+        return None
+    lay = plan[1]
+    buf = np.empty(L.product(lay.shape), self._dtype.numpy)
+    n = plan[2]
+    variance_into(self._np(), plan[0], self._dtype.numpy, n, np.float64(n - 1.0), buf.reshape(lay.shape), root)
+    return report(op, (self,), adopted(buf, lay, self._dtype))
+
+
 def _variance(self: Tensor, dim: Any, unbiased: Any, keepdim: bool, correction: Any, op: str,
               root: bool) -> Tensor:
+    if unbiased is None and correction is None and dim.__class__ is not bool:
+        t = _fast_variance(self, dim, keepdim, op, root)
+        if t is not None:
+            return t
     tensor_arg(self, op)
     if isinstance(dim, bool):  # var(False): PyTorch's var(bool unbiased) overload
         if unbiased is not None:

@@ -1,0 +1,583 @@
+"""Every op, automatically: each op of the registry timed against PyTorch and NumPy, printed as ratios.
+
+Run from the repository root:
+
+    .venv/bin/python bench/bench_ops.py               # a few minutes
+    .venv/bin/python bench/bench_ops.py --quick       # fewer repeats, noisier
+    .venv/bin/python bench/bench_ops.py --only sum    # one op (repeatable: --only sum --only mean)
+
+How it works
+------------
+NumPy is a peer only where its op computes the same result as a new array (``numpy.flipud``, a view,
+is not). Sorting rows compare values and indices, so ties of the generated floats can make
+``sort``/``argsort`` differ at the large size (listed, not timed).
+
+The script walks the op registry (``strided.opdef.OPDEFS``, one entry per op object) and, for
+each op, makes its arguments generically: an op listed in ``MAKERS`` (below) gets its own
+argument maker; any other op is tried on one float tensor, then on two, and the first call that
+runs in both strided and PyTorch is kept. Reductions (``REDUCTIONS``) get a row per dim besides the
+full reduction. The op is called as ``strided.<name>`` (or the Tensor method) and
+``torch.<name>`` (or the Tensor method), and as ``numpy.<name>`` (or the name in ``NUMPY``) where
+NumPy has the op with the same arguments (``dim`` passed as ``axis``). Before anything is timed,
+strided's result is compared with PyTorch's; a row whose results differ is reported (with the
+difference) and not timed: a timing of different work means nothing.
+
+Each op runs on (3, 4) and (16, 16) float32 tensors (small: the per-op overhead) and on
+(1024, 1024) ones (large, 2^20 elements), contiguous and permuted (the transpose of a contiguous
+array, in all three libraries). Ops that cannot run on generated inputs are skipped, and the
+skipped list is printed with each reason.
+
+Targets (issue 23): small sizes strided/torch <= 1.0; large sizes strided over the faster of
+NumPy and PyTorch <= 1.0. PyTorch runs on one thread, NumPy's BLAS on one thread. Nothing here is
+a test: timings vary with the machine and its load.
+"""
+
+from __future__ import annotations
+
+import os
+
+for _var in ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS"):
+    os.environ[_var] = "1"  # before NumPy/PyTorch load their BLAS: every library on one thread
+
+import argparse  # noqa: E402
+import sys  # noqa: E402
+import warnings  # noqa: E402
+from collections.abc import Callable  # noqa: E402
+from dataclasses import dataclass  # noqa: E402
+from typing import Any  # noqa: E402
+
+import numpy as np  # noqa: E402
+import torch  # noqa: E402
+
+import strided  # noqa: E402
+from harness import fmt_time, measure, print_header  # noqa: E402
+from strided.opdef import OPDEFS  # noqa: E402
+
+torch.set_num_threads(1)
+warnings.filterwarnings("ignore")
+
+
+class Skip(Exception):
+    """An argument maker's refusal: the op cannot run on this configuration (the message says why)."""
+
+
+@dataclass(frozen=True)
+class Config:
+    """One input configuration: a label, the 2-D shape of the generated tensors, whether they are
+    the transpose of a contiguous array, and whether it is a large one (the target differs)."""
+
+    label: str
+    shape: tuple[int, int]
+    permuted: bool = False
+    large: bool = False
+
+
+SMALL = (Config("(3,4)", (3, 4)), Config("(16,16)", (16, 16)))
+LARGE = (Config("1M", (1024, 1024), large=True), Config("1M perm", (1024, 1024), True, large=True))
+
+_rng = np.random.default_rng(0)
+
+
+def arr(cfg: Config, shape: tuple[int, ...] | None = None, kind: str = "float") -> np.ndarray:
+    """A generated NumPy array of ``shape`` (default ``cfg.shape``): floats in (0.1, 0.9) (every
+    domain-limited op is defined there), ``"int"`` int32 in [0, 8), ``"bool"``, ``"complex"``;
+    the transpose of a contiguous array when ``cfg.permuted`` (for 2-D and more)."""
+    shape = cfg.shape if shape is None else shape
+    make = shape[::-1] if cfg.permuted and len(shape) >= 2 else shape
+    if kind == "int":
+        a = _rng.integers(0, 8, make, dtype=np.int32)
+    elif kind == "bool":
+        a = _rng.random(make) > 0.5
+    elif kind == "complex":
+        a = (_rng.uniform(0.1, 0.9, make) + 1j * _rng.uniform(0.1, 0.9, make)).astype(np.complex64)
+    else:
+        a = _rng.uniform(0.1, 0.9, make).astype(np.float32)
+    return a.T if cfg.permuted and len(shape) >= 2 else a
+
+
+def index(cfg: Config, n: int, size: tuple[int, ...]) -> np.ndarray:
+    """int64 indices in [0, n) of ``size`` (contiguous)."""
+    return _rng.integers(0, n, size, dtype=np.int64)
+
+
+Args = tuple[tuple[Any, ...], dict[str, Any]]
+
+
+def _x(cfg: Config) -> np.ndarray:
+    return arr(cfg)
+
+
+def _xy(cfg: Config) -> tuple[np.ndarray, np.ndarray]:
+    return arr(cfg), arr(cfg)
+
+
+def _vec(cfg: Config) -> np.ndarray:
+    """A 1-D float vector with as many elements as the configuration's tensors."""
+    return _rng.uniform(0.1, 0.9, cfg.shape[0] * cfg.shape[1]).astype(np.float32)
+
+
+def _mask(cfg: Config) -> np.ndarray:
+    return arr(cfg, kind="bool")
+
+
+def _small_only(cfg: Config, why: str) -> None:
+    if cfg.large:
+        raise Skip(why)
+
+
+def _rows(cfg: Config) -> int:
+    return cfg.shape[0]
+
+
+def _cols(cfg: Config) -> int:
+    return cfg.shape[1]
+
+
+def _diag_embed(cfg: Config) -> Args:
+    _small_only(cfg, "output has n^3 elements at the large size")
+    return (_x(cfg),), {}
+
+
+def _diagflat(cfg: Config) -> Args:
+    _small_only(cfg, "output has n^2 elements of a 1M input at the large size")
+    return (_x(cfg),), {}
+
+
+def _outer(cfg: Config) -> Args:
+    n = 1024 if cfg.large else cfg.shape[0] * cfg.shape[1]
+    return (_rng.uniform(0.1, 0.9, n).astype(np.float32), _rng.uniform(0.1, 0.9, n).astype(np.float32)), {}
+
+
+def _cartesian(cfg: Config) -> Args:
+    n = 1024 if cfg.large else cfg.shape[1]
+    return (_rng.uniform(0.1, 0.9, n).astype(np.float32), _rng.uniform(0.1, 0.9, n).astype(np.float32)), {}
+
+
+def _meshgrid(cfg: Config) -> Args:
+    a, b = _cartesian(cfg)[0]
+    return (a, b), {"indexing": "ij"}
+
+
+def _mm(cfg: Config) -> Args:
+    m, n = cfg.shape
+    return (arr(cfg), arr(cfg, (n, m))), {}
+
+
+def _bmm(cfg: Config) -> Args:
+    m, n = (512, 512) if cfg.large else cfg.shape
+    return (arr(cfg, (4, m, n)), arr(cfg, (4, n, m))), {}
+
+
+def _cdist(cfg: Config) -> Args:
+    _small_only(cfg, "bench_cdist.py times it at size")
+    return (arr(cfg), arr(cfg)), {}
+
+
+def _gather(cfg: Config) -> Args:
+    return (_x(cfg), 1, index(cfg, _cols(cfg), cfg.shape)), {}
+
+
+def _take_along(cfg: Config) -> Args:
+    return (_x(cfg), index(cfg, _cols(cfg), cfg.shape)), {"dim": 1}
+
+
+def _take(cfg: Config) -> Args:
+    return (_x(cfg), index(cfg, _rows(cfg) * _cols(cfg), (_rows(cfg) * _cols(cfg),))), {}
+
+
+def _index_select(cfg: Config) -> Args:
+    return (_x(cfg), 0, index(cfg, _rows(cfg), (_rows(cfg),))), {}
+
+
+def _index_add(cfg: Config) -> Args:
+    return (_x(cfg), 0, index(cfg, _rows(cfg), (_rows(cfg),)), arr(cfg)), {}
+
+
+def _index_fill(cfg: Config) -> Args:
+    return (_x(cfg), 0, index(cfg, _rows(cfg), (_rows(cfg),)), 0.5), {}
+
+
+def _index_put(cfg: Config) -> Args:
+    n = _rows(cfg)
+    return (_x(cfg), (index(cfg, n, (n,)),), arr(cfg, (n, _cols(cfg)))), {}
+
+
+def _scatter(cfg: Config) -> Args:
+    return (_x(cfg), 1, index(cfg, _cols(cfg), cfg.shape), arr(cfg)), {}
+
+
+def _scatter_reduce(cfg: Config) -> Args:
+    return (_x(cfg), 1, index(cfg, _cols(cfg), cfg.shape), arr(cfg), "sum"), {}
+
+
+def _masked_fill(cfg: Config) -> Args:
+    return (_x(cfg), _mask(cfg), 0.5), {}
+
+
+def _masked_scatter(cfg: Config) -> Args:
+    return (_x(cfg), _mask(cfg), arr(cfg)), {}
+
+
+def _masked_select(cfg: Config) -> Args:
+    return (_x(cfg), _mask(cfg)), {}
+
+
+def _where(cfg: Config) -> Args:
+    return (_mask(cfg), _x(cfg), arr(cfg)), {}
+
+
+def _searchsorted(cfg: Config) -> Args:
+    return (np.sort(_vec(cfg)), _x(cfg)), {}
+
+
+def _bucketize(cfg: Config) -> Args:
+    return (_x(cfg), np.sort(_vec(cfg))), {}
+
+
+def _ints(cfg: Config) -> Args:
+    return (arr(cfg, kind="int"), arr(cfg, kind="int")), {}
+
+
+def _int(cfg: Config) -> Args:
+    return (arr(cfg, kind="int"),), {}
+
+
+def _complex(cfg: Config) -> Args:
+    return (arr(cfg, kind="complex"),), {}
+
+
+def _pairs(cfg: Config) -> Args:
+    return (arr(cfg, (cfg.shape[0] * cfg.shape[1] // 2, 2)),), {}
+
+
+def _join(cfg: Config) -> Args:
+    return ([_x(cfg), arr(cfg)],), {}
+
+
+def _three(cfg: Config) -> Args:
+    return (_x(cfg), arr(cfg), arr(cfg)), {}
+
+
+def _with(*extra: Any, **kw: Any) -> Callable[[Config], Args]:
+    """A maker: one float tensor, then ``extra`` positional arguments and ``kw``."""
+    return lambda cfg: ((_x(cfg), *extra), kw)
+
+
+def _with2(*extra: Any, **kw: Any) -> Callable[[Config], Args]:
+    """A maker: two float tensors, then ``extra`` and ``kw``."""
+    return lambda cfg: ((_x(cfg), arr(cfg), *extra), kw)
+
+
+def _shape_arg(cfg: Config) -> Args:
+    return (_x(cfg), cfg.shape), {}
+
+
+def _as_strided(cfg: Config) -> Args:
+    m, n = cfg.shape
+    return (_x(cfg), (m // 2, n), (2 * n, 1)), {}
+
+
+def _dsplit(cfg: Config) -> Args:
+    m, n = cfg.shape
+    return (arr(cfg, (m, n, 2)), 2), {}
+
+
+def _unflatten(cfg: Config) -> Args:
+    return (_x(cfg), 1, (2, _cols(cfg) // 2)), {}
+
+
+# Ops whose arguments the generic tries (one tensor, two) would not find, or find wrongly.
+MAKERS: dict[str, Callable[[Config], Args]] = {
+    "clamp": _with(min=0.3, max=0.6), "where": _where,
+    "softmax": _with(dim=-1), "log_softmax": _with(dim=-1), "logsumexp": _with(dim=-1),
+    "matmul": _mm, "mm": _mm, "bmm": _bmm, "dot": lambda cfg: ((_vec(cfg), _vec(cfg)), {}),
+    "outer": _outer, "einsum": lambda cfg: (("ij,jk->ik", *_mm(cfg)[0]), {}), "cdist": _cdist,
+    "bitwise_and": _ints, "bitwise_or": _ints, "bitwise_xor": _ints, "bitwise_not": _int,
+    "bitwise_left_shift": _ints, "bitwise_right_shift": _ints,
+    "lerp": _with2(0.5), "addcmul": _three, "addcdiv": _three,
+    "gather": _gather, "take": _take, "take_along_dim": _take_along, "index_select": _index_select,
+    "index_add": _index_add, "index_copy": _index_add, "index_fill": _index_fill, "index_put": _index_put,
+    "index_put_": _index_put, "scatter": _scatter, "scatter_add": _scatter, "scatter_reduce": _scatter_reduce,
+    "masked_fill": _masked_fill, "masked_scatter": _masked_scatter, "masked_select": _masked_select,
+    "searchsorted": _searchsorted, "bucketize": _bucketize,
+    "cat": _join, "stack": _join, "hstack": _join, "vstack": _join, "row_stack": _join, "dstack": _join,
+    "column_stack": _join, "block_diag": _with2(), "cartesian_prod": _cartesian, "meshgrid": _meshgrid,
+    "broadcast_tensors": _with2(), "diag_embed": _diag_embed, "diagflat": _diagflat,
+    "repeat_interleave": _with(2), "tile": _with((2, 1)), "roll": _with(1, 0), "rot90": _with(),
+    "flip": _with((0,)), "topk": _with(2), "kthvalue": _with(2), "cumsum": _with(1), "cumprod": _with(1),
+    "cummax": _with(1), "cummin": _with(1),
+    "view": _with(-1), "reshape": _with((-1,)), "view_copy": _with((-1,)), "permute": _with((1, 0)),
+    "permute_copy": _with((1, 0)), "transpose": _with(0, 1), "transpose_copy": _with(0, 1),
+    "movedim": _with(0, 1), "expand": _shape_arg, "expand_copy": _shape_arg, "unsqueeze": _with(0),
+    "unsqueeze_copy": _with(0), "narrow": _with(0, 0, 2), "narrow_copy": _with(0, 0, 2),
+    "select": _with(0, 1), "select_copy": _with(0, 1), "slice_copy": _with(0, 0, 2), "split": _with(2),
+    "split_copy": _with(2), "split_with_sizes_copy": lambda cfg: ((_x(cfg), [1, cfg.shape[0] - 1]), {}),
+    "chunk": _with(2), "unfold": _with(0, 2, 1), "unfold_copy": _with(0, 2, 1), "as_strided": _as_strided,
+    "as_strided_copy": _as_strided, "tensor_split": _with(2), "hsplit": _with(2), "vsplit": _with(2),
+    "dsplit": _dsplit, "unflatten": _unflatten, "view_as": _with2(), "expand_as": _with2(),
+    "to": _with(torch.float64), "real": _complex, "imag": _complex, "view_as_real": _complex,
+    "view_as_complex": _pairs, "conj": _complex, "conj_physical": _complex, "resolve_conj": _complex,
+    "angle": _complex, "sgn": _complex, "__getitem__": _with(slice(1, None)),
+}
+
+# The reductions: besides the full reduction (where the op allows it), a row per dim.
+REDUCTIONS = {"sum", "prod", "mean", "var", "std", "amax", "amin", "max", "min", "argmax", "argmin",
+              "all", "any", "nansum", "nanmean", "logsumexp", "count_nonzero", "norm", "aminmax"}
+NEEDS_DIM = {"logsumexp"}
+
+# NumPy's name for an op where it differs (None: NumPy has no op of the same arguments).
+NUMPY: dict[str, str | None] = {
+    "mul": "multiply", "div": "divide", "sub": "subtract", "pow": "power", "neg": "negative",
+    "eq": "equal", "ne": "not_equal", "lt": "less", "le": "less_equal", "gt": "greater", "ge": "greater_equal",
+    "asin": "arcsin", "acos": "arccos", "atan": "arctan", "asinh": "arcsinh", "acosh": "arccosh",
+    "atanh": "arctanh", "atan2": "arctan2", "clamp": "clip", "mm": "matmul", "bmm": "matmul",
+    "remainder": "remainder", "bitwise_not": "invert", "bitwise_left_shift": "left_shift",
+    "bitwise_right_shift": "right_shift", "sgn": None, "round": "round", "fix": "fix",
+    "conj_physical": "conj", "flip": None, "roll": None, "tile": None, "sort": None, "topk": None,
+    "std": None, "var": None, "max": None, "min": None, "norm": None, "diff": None, "cumsum": None,
+    "cumprod": None, "argsort": None, "take": None, "where": None, "take_along_dim": None,
+    "repeat_interleave": None, "unique": None, "count_nonzero": None, "expand": None, "view": None,
+    "reshape": None, "transpose": None, "permute": None, "squeeze": None, "stack": None, "cat": None,
+    "split": None, "diagonal": None, "trace": None, "all": None, "any": None, "nonzero": None,
+    "searchsorted": None, "diag": None, "tril": None, "triu": None, "dot": None, "outer": "outer",
+    "unfold": None, "select": None, "narrow": None, "chunk": None, "unbind": None, "block_diag": None,
+    "hsplit": None, "vsplit": None, "dsplit": None, "tensor_split": None, "meshgrid": None,
+    "broadcast_tensors": None, "as_strided": None, "real": None, "imag": None, "angle": None,
+    "isclose": None, "mean": "mean", "sum": "sum", "prod": "prod", "amax": "amax", "amin": "amin",
+    "argmax": "argmax", "argmin": "argmin", "nansum": "nansum", "nanmean": "nanmean",
+    "cummax": None, "cummin": None, "kthvalue": None, "msort": None, "logsumexp": None,
+    "round_": None, "fliplr": "fliplr", "flipud": "flipud", "rot90": "rot90",
+}
+
+def _resolve(lib: Any, name: str, tensor_type: type) -> tuple[Callable[..., Any] | None, bool]:
+    """The library's op ``name``: its module function, else the Tensor method (the second value:
+    whether it is a property, called by attribute access)."""
+    if not name.startswith("_"):
+        fn = getattr(lib, name, None)
+        if callable(fn) and not isinstance(fn, type):
+            return fn, False
+    attr = None
+    for klass in tensor_type.__mro__:
+        if name in klass.__dict__:
+            attr = klass.__dict__[name]
+            break
+    if attr is None:
+        return None, False
+    if isinstance(attr, property) or type(attr).__name__ == "getset_descriptor":
+        return (lambda t: getattr(t, name)), True
+    return (lambda t, *a, **k: getattr(t, name)(*a, **k)), False
+
+
+def _convert(value: Any, lib: str) -> Any:
+    """A generated argument in ``lib``'s form: arrays become strided / PyTorch tensors sharing
+    the array's memory and strides (a permuted array stays permuted); lists and tuples convert
+    element by element; PyTorch dtypes become strided's."""
+    if isinstance(value, np.ndarray):
+        if lib == "strided":
+            return strided.from_numpy(value)
+        if lib == "torch":
+            return torch.from_numpy(value)
+        return value
+    if isinstance(value, list):
+        return [_convert(v, lib) for v in value]
+    if isinstance(value, tuple):
+        return tuple(_convert(v, lib) for v in value)
+    if isinstance(value, torch.dtype):
+        return {"strided": getattr(strided, str(value).split(".")[1]), "numpy": value}.get(lib, value)
+    return value
+
+
+def _numpy_kwargs(kw: dict[str, Any]) -> dict[str, Any]:
+    renamed = {"dim": "axis", "keepdim": "keepdims"}
+    return {renamed.get(k, k): v for k, v in kw.items()}
+
+
+def _as_numpy(value: Any) -> Any:
+    """A result as NumPy arrays (tuples element by element), for the comparison."""
+    if isinstance(value, (strided.Tensor, torch.Tensor)):
+        if isinstance(value, torch.Tensor):
+            value = value.resolve_conj().resolve_neg()
+        return np.asarray(value.numpy())
+    if isinstance(value, (tuple, list)):
+        return [_as_numpy(v) for v in value]
+    if isinstance(value, np.ndarray | np.generic):
+        return np.asarray(value)
+    return np.asarray(value)
+
+
+def _differs(a: Any, b: Any) -> str:
+    """Why ``a`` (strided's result, as NumPy) and ``b`` (PyTorch's) differ, or ""."""
+    if isinstance(a, list) or isinstance(b, list):
+        if not (isinstance(a, list) and isinstance(b, list)) or len(a) != len(b):
+            return "results of different structure"
+        return next((d for d in map(_differs, a, b) if d), "")
+    if a.shape != b.shape:
+        return f"shape {a.shape} vs torch {b.shape}"
+    if a.dtype != b.dtype:
+        return f"dtype {a.dtype} vs torch {b.dtype}"
+    if a.dtype.kind in "fc" and not np.allclose(a, b, rtol=1e-4, atol=1e-5, equal_nan=True):
+        return "values differ"
+    if a.dtype.kind not in "fc" and not np.array_equal(a, b):
+        return "values differ"
+    return ""
+
+
+@dataclass
+class Case:
+    """One timed row: the op, the configuration, the variant (the dim of a reduction) and the three calls."""
+
+    op: str
+    cfg: Config
+    variant: str
+    strided: Callable[[], object]
+    torch: Callable[[], object]
+    numpy: Callable[[], object] | None
+
+
+def _bind(fn: Callable[..., Any], prop: bool, args: tuple, kw: dict) -> Callable[[], object]:
+    if prop:
+        t = args[0]
+        return lambda: fn(t)
+    return lambda: fn(*args, **kw)
+
+
+def _attempts(name: str, cfg: Config) -> list[tuple[str, Args]]:
+    """The argument sets to try for op ``name`` on ``cfg``, each with its variant label."""
+    if name in MAKERS:
+        return [("", MAKERS[name](cfg))]
+    if name in REDUCTIONS:
+        dims = (0, 1) if cfg.large else (1,)
+        out = [] if name in NEEDS_DIM else [("full", ((_x(cfg),), {}))]
+        return out + [(f"dim={d}", ((_x(cfg),), {"dim": d})) for d in dims]
+    return [("", ((_x(cfg),), {})), ("", (_xy(cfg), {}))]
+
+
+def cases(name: str, cfg: Config, skipped: dict[str, str], differ: dict[str, str]) -> list[Case]:
+    """The timed rows of op ``name`` on ``cfg`` (recording why, when there are none)."""
+    s_fn, s_prop = _resolve(strided, name, strided.Tensor)
+    t_fn, t_prop = _resolve(torch, name, torch.Tensor)
+    if s_fn is None:
+        skipped[name] = "no strided function or Tensor method of this name"
+        return []
+    if t_fn is None:
+        skipped[name] = "PyTorch has no op of this name"
+        return []
+    np_name = NUMPY.get(name, name)
+    n_fn = getattr(np, np_name, None) if np_name else None
+    found: list[Case] = []
+    try:
+        attempts = _attempts(name, cfg)
+    except Skip as why:
+        skipped[f"{name} {cfg.label}"] = str(why)
+        return []
+    errors = []
+    for variant, (args, kw) in attempts:
+        sa, ta = _convert(args, "strided"), _convert(args, "torch")
+        skw = {k: _convert(v, "strided") for k, v in kw.items()}
+        tkw = {k: _convert(v, "torch") for k, v in kw.items()}
+        s_call, t_call = _bind(s_fn, s_prop, sa, skw), _bind(t_fn, t_prop, ta, tkw)
+        try:
+            t_out = _as_numpy(t_call())
+        except Exception as e:  # noqa: BLE001 (a failed try: the next argument set is tried)
+            errors.append(f"torch: {type(e).__name__}: {str(e).splitlines()[0][:80]}")
+            continue
+        try:
+            s_out = _as_numpy(s_call())
+        except Exception as e:  # noqa: BLE001
+            errors.append(f"strided: {type(e).__name__}: {str(e).splitlines()[0][:80]}")
+            continue
+        why = _differs(s_out, t_out)
+        if why:
+            differ[f"{name} {cfg.label} {variant}".rstrip()] = why
+            break
+        n_call = None
+        if n_fn is not None and callable(n_fn):
+            na = _convert(args, "numpy")
+            nkw = {k: _convert(v, "numpy") for k, v in _numpy_kwargs(kw).items()}
+            try:
+                n_out = np.asarray(n_fn(*na, **nkw))
+                # a NumPy view (flipud, fliplr) is no peer of a copy: its time is not the same work
+                is_view = any(isinstance(a, np.ndarray) and np.shares_memory(a, n_out) for a in na)
+                if not isinstance(t_out, list) and n_out.shape == t_out.shape and not is_view:
+                    n_call = _bind(n_fn, False, na, nkw)
+            except Exception:  # noqa: BLE001 (NumPy's op of that name takes other arguments)
+                pass
+        found.append(Case(name, cfg, variant, s_call, t_call, n_call))
+        if not variant:  # generic tries: the first that runs is the op's row
+            break
+    if not found and name not in differ and not any(k.startswith(name + " ") for k in differ):
+        skipped[f"{name} {cfg.label}"] = "; ".join(errors[-2:]) or "no argument set ran"
+    return found
+
+
+def time_case(case: Case, quick: bool) -> tuple[float, float | None, float]:
+    """Minimum per-call times (strided, numpy or None, torch), round-robin (harness.measure)."""
+    stmts = [case.strided, case.torch] + ([case.numpy] if case.numpy else [])
+    if case.cfg.large:
+        number, repeat = 1, (2 if quick else 3)
+    else:
+        number, repeat = (50, 3) if quick else (200, 5)
+    times = [min(s) for s in measure(stmts, number, repeat)]
+    return times[0], (times[2] if case.numpy else None), times[1]
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--quick", action="store_true", help="fewer repeats: faster, noisier")
+    parser.add_argument("--only", action="append", metavar="NAME", help="time only this op (repeatable)")
+    parser.add_argument("--small", action="store_true", help="only the small sizes")
+    parser.add_argument("--large", action="store_true", help="only the large sizes")
+    args = parser.parse_args(argv)
+    print_header(f"torch {torch.__version__} (threads {torch.get_num_threads()}) | numpy {np.__version__}")
+    ops = {id(op): op for op in OPDEFS.values()}
+    names = sorted(op.name for op in ops.values())
+    skipped: dict[str, str] = {}
+    differ: dict[str, str] = {}
+    for op in ops.values():
+        if op.kind is None or op.forward is None:
+            skipped[op.name] = "not in the op table (no kind or forward: the F.* and linalg entries of autograd)"
+    if args.only:
+        unknown = [n for n in args.only if n not in OPDEFS]
+        if unknown:
+            parser.error(f"no op named {', '.join(unknown)}")
+        names = [OPDEFS[n].name for n in args.only]
+    configs = (SMALL if not args.large else ()) + (LARGE if not args.small else ())
+    rows: list[tuple[str, str, float, float | None, float, float, bool]] = []
+    head = f"   {'op':<34} {'strided':>9} {'numpy':>9} {'torch':>9} {'s/torch':>8} {'s/best':>7}  target"
+    print(head)
+    print("   " + "-" * (len(head) - 3))
+    for name in names:
+        if name in skipped and not args.only:
+            continue
+        for cfg in configs:
+            for case in cases(name, cfg, skipped, differ):
+                ts, tn, tt = time_case(case, args.quick)
+                best = min(tt, tn) if tn is not None else tt
+                ratio = ts / best if cfg.large else ts / tt
+                ok = ratio <= 1.0
+                label = f"{name} {case.variant} {cfg.label}".replace("  ", " ")
+                rows.append((label, "best" if cfg.large else "torch", ts, tn, tt, ratio, ok))
+                tn_text = fmt_time(tn) if tn is not None else f"{'-':>9}"
+                print(f"   {label:<34} {fmt_time(ts)} {tn_text} {fmt_time(tt)} {ts / tt:>7.2f}x "
+                      f"{ts / best:>6.2f}x  {'pass' if ok else 'FAIL'}", flush=True)
+    print()
+    print("The 20 worst rows (ratio against the row's target: small vs torch, large vs the faster peer)")
+    for label, vs, _ts, _tn, _tt, ratio, _ok in sorted(rows, key=lambda r: -r[5])[:20]:
+        print(f"   {label:<34} {ratio:>6.2f}x {vs}")
+    small = [r for r in rows if r[1] == "torch"]
+    large = [r for r in rows if r[1] == "best"]
+    print(f"\nsmall sizes <= 1.0x torch: {sum(r[6] for r in small)} of {len(small)} rows")
+    print(f"large sizes <= 1.0x the faster peer: {sum(r[6] for r in large)} of {len(large)} rows")
+    if differ:
+        print(f"\nResults differing from PyTorch (not timed): {len(differ)}")
+        for key, why in sorted(differ.items()):
+            print(f"   {key}: {why}")
+    shown = {k: v for k, v in skipped.items() if not args.only or k.split()[0] in names}
+    print(f"\nSkipped: {len(shown)}")
+    for key, why in sorted(shown.items()):
+        print(f"   {key}: {why}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,96 @@
+"""The reductions' fast path: ``sum`` / ``mean`` / ``amax`` / ``amin`` (and ``var`` / ``std``, ``aminmax``, the
+full ``max`` / ``min``, the plan of ``softmax``) of a float32 or float64
+tensor over every dim or one int dim, with no ``dtype=`` and no ``out=``.
+
+The argument parsing of the general path (``reduction_dims``, ``reduced_shape``, ``check_keepdim``,
+the result's allocation) costs several times the NumPy reduction on a small tensor; here it is one
+memo lookup per (shape, strides, dim, keepdim) (:data:`PLANS`). The reduction itself is the one
+the general path runs (the same ufunc's ``reduce`` on the same in-place view, accumulating in the
+input's dtype), so the values are the same bit for bit; only its result is adopted instead of
+being written into a preallocated one. Anything else (another dtype, a dim tuple, a bad dim, an
+empty or 0-d tensor) answers None and the caller takes its general path, which raises PyTorch's errors.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+import numpy as np
+
+from ... import layout as L
+from ...dispatch import adopted
+from ...dtypes import float32, float64
+from ...kernels.fpstate import quiet_call, quiet_retry
+from ...kernels.memory import numpy_view
+from ...tensor import Tensor
+from .memo import Memo
+from .operands import _cinfo
+
+Plan = tuple[int | None, L.Layout, int]
+
+
+def _plan(key: tuple[tuple[int, ...], tuple[int, ...], int | None, bool]) -> Plan | None:
+    """(NumPy axis, the result's row-major layout, the count each result element reduces), or
+    None where the general path must run (it raises, or handles an empty tensor)."""
+    shape, _strides, dim, keepdim = key
+    ndim = len(shape)
+    if not ndim or 0 in shape or (dim is not None and not -ndim <= dim < ndim):  # (0-d: NumPy gives scalars)
+        return None
+    if dim is None:
+        axis = None
+        out_shape: tuple[int, ...] = (1,) * ndim if keepdim else ()
+    else:
+        axis = dim % ndim
+        out_shape = shape[:axis] + ((1,) if keepdim else ()) + shape[axis + 1 :]
+    count = L.product(shape) // L.product(out_shape)
+    return axis, L.Layout._trusted(out_shape, L.contiguous_strides(out_shape), 0), count
+
+
+# (shape, strides, dim, keepdim) -> Plan or None (the strides are in the key so that a caller
+# may one day plan by memory order; today the plan depends on the shape alone)
+PLANS = Memo(_plan)
+
+
+def fast_plan(t: Any, dim: Any, keepdim: Any) -> Plan | None:
+    """The :data:`PLANS` entry for reducing ``t`` over ``dim`` when the fast path applies (a float32
+    or float64 Tensor, ``dim`` None or an int, ``keepdim`` a bool, see the module doc), else None."""
+    if t.__class__ is not Tensor or keepdim.__class__ is not bool or not (dim is None or dim.__class__ is int):
+        return None
+    d = t._dtype
+    if d is not float32 and d is not float64:
+        return None
+    lay = t._layout
+    return PLANS[(lay.shape, lay.strides, dim, keepdim)]
+
+
+def fast_reduce(reduce: Callable[..., np.ndarray], t: Any, dim: Any, keepdim: Any, mean: bool = False
+                ) -> Tensor | None:
+    """``reduce`` (a ufunc's ``reduce``: ``np.add.reduce``, ``np.maximum.reduce``) of ``t`` over
+    ``dim`` (None: every dim; an int), as the general path computes it, or None when the fast
+    path does not apply (see the module doc). ``mean``: the sums divided by the count, as
+    :func:`strided.kernels.reduce.mean_into` divides them. The caller reports the result."""
+    plan = fast_plan(t, dim, keepdim)
+    if plan is None:
+        return None
+    d = t._dtype
+    lay = t._layout
+    axis = plan[0]
+    x = None
+    if axis is None:  # every element: a row-major tensor's flat run (NumPy coalesces the dims alike)
+        info = _cinfo[lay.shape]
+        if lay.strides == info[0]:
+            x = t._storage.array[lay.offset : lay.offset + info[1]]
+            if len(x) != info[1]:  # (a tensor unpickled past its storage: the general path refuses it)
+                return None
+    if x is None:
+        x = numpy_view(t._storage, lay)
+    try:  # fpstate.quietly, inlined: overflow gives inf silently, as in PyTorch
+        res = quiet_call(reduce, x, axis, None, None, True)  # (keepdims: always an array)
+        if mean:
+            res = quiet_call(np.divide, res, plan[2], res)
+    except RuntimeError as e:
+        res = quiet_retry(e, reduce, x, axis, None, None, True)
+        if mean:
+            res = quiet_retry(e, np.divide, res, plan[2], res)
+    return adopted(res.reshape(-1), plan[1], d)  # (row-major order: a copy only if NumPy laid it out otherwise)
