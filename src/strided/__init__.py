@@ -5,8 +5,9 @@ offset). Views never copy; copies say so. Tensor methods follow PyTorch; the
 module functions with ``order=``/``copy=`` follow NumPy.
 """
 
-from . import array_api, autograd, describe, face_ops, linalg, nn, ops, writes  # noqa: F401  (importing them installs their methods on Tensor)
-from ._version import __version__
+from typing import TYPE_CHECKING
+
+from . import array_api, autograd, describe, face_ops, linalg, ops, writes  # noqa: F401  (importing them installs their methods on Tensor; array_api's namespace loads on first use)
 from .autograd import enable_grad, is_grad_enabled, no_grad, set_grad_enabled
 from .creation import (
     arange,
@@ -26,10 +27,6 @@ from .creation import (
     zeros_like,
 )
 from .device import device  # (the class, as torch.device; the module stays strided.device's home)
-from .diagnose.explain import explain
-from .diagnose.pictures import draw
-from .diagnose.watch import watch
-from .diagnose.watch_torch import watch_torch
 from .dtypes import (
     DType,
     bool_,
@@ -121,6 +118,47 @@ __all__ = [
     "uint64", "uint8", "ViewError", "watch", "watch_torch", "zeros", "zeros_like",
 ]
 __all__ += face_ops.__all__
+
+if TYPE_CHECKING:  # (the lazy names below, for type checkers and linters)
+    from . import nn
+    from ._version import __version__
+    from .diagnose.explain import explain
+    from .diagnose.pictures import draw
+    from .diagnose.watch import watch
+    from .diagnose.watch_torch import watch_torch
+
+# Loaded on first use (PEP 562): the names no op needs, so ``import strided`` does not pay for
+# them (issue 23). None of them installs a Tensor method or a backward rule the face must seal:
+# the Array API namespace's two Tensor methods live in its light package module, and ``nn`` seals
+# its own functions when it loads; ``array_api`` is imported above, but its namespace is lazy too. name -> (module, attribute; None: the module itself)
+_LAZY: dict[str, tuple[str, str | None]] = {
+    "__version__": ("strided._version", "__version__"),  # (importlib.metadata: ~30 ms)
+    "nn": ("strided.nn", None),
+    "explain": ("strided.diagnose.explain", "explain"),
+    "draw": ("strided.diagnose.pictures", "draw"),
+    "watch": ("strided.diagnose.watch", "watch"),
+    "watch_torch": ("strided.diagnose.watch_torch", "watch_torch"),
+}
+
+
+def __getattr__(name: str) -> object:
+    """``strided.<name>`` for the names of ``_LAZY``: imported on first use, then kept in the
+    package's namespace (a plain lookup from then on)."""
+    where = _LAZY.get(name)
+    if where is None:
+        raise AttributeError(f"module 'strided' has no attribute {name!r}")
+    import importlib
+
+    module = importlib.import_module(where[0])
+    value = module if where[1] is None else getattr(module, where[1])
+    globals()[name] = value
+    return value
+
+
+def __dir__() -> list[str]:
+    """The names of the package, the lazy ones included (``dir(strided)`` as if all were loaded)."""
+    return sorted({*globals(), *_LAZY})
+
 
 # Last: the face's names and Tensor's methods are complete; the in-place entries and the guards
 # of the ops without a backward rule are made now, before any user code can bind a name.
