@@ -10,7 +10,8 @@ How to read it
 --------------
 Every number is one fresh Python process (nothing is warm but the OS's file cache), the minimum
 over repeats taken round-robin so that a busy machine slows every row alike. The imports and the
-command lines are the wall time of the whole process (``python -c pass`` is the interpreter's own
+command lines are the wall time of the whole process, and its CPU time (user + system, steadier
+on a shared machine) (``python -c pass`` is the interpreter's own
 floor, in every row); the ``first block`` rows time, inside a process that has already imported
 torch and strided, one small block of ops: under ``watch_torch()`` (its import included) and under
 a ``TorchDispatchMode`` that only passes each call on. PyTorch spends most of that first block
@@ -25,6 +26,7 @@ from __future__ import annotations
 
 import os
 import pathlib
+import resource
 import subprocess
 import sys
 import time
@@ -69,12 +71,16 @@ def cases() -> dict[str, tuple[list[str], bool]]:
     return cases
 
 
-def run_once(argv: list[str], self_timed: bool, env: dict[str, str]) -> float:
-    """Seconds of one fresh process (its wall time, or the time it prints)."""
+def run_once(argv: list[str], self_timed: bool, env: dict[str, str]) -> tuple[float, float]:
+    """Seconds of one fresh process: its wall time (or the time it prints) and its CPU time
+    (user + system: what a busy machine's other processes disturb least)."""
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
     t0 = time.perf_counter()
     done = subprocess.run(argv, env=env, check=True, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
     wall = time.perf_counter() - t0
-    return float(done.stdout.split()[-1]) if self_timed else wall
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    cpu = after.ru_utime - before.ru_utime + after.ru_stime - before.ru_stime
+    return (float(done.stdout.split()[-1]) if self_timed else wall), cpu
 
 
 def main() -> None:
@@ -92,20 +98,27 @@ def main() -> None:
     for argv, timed in table.values():  # untimed: writes the .pyc files, warms the file cache
         run_once(argv, timed, env)
     best = {label: float("inf") for label in table}
+    best_cpu = dict(best)
     for _ in range(repeat):
         for label, (argv, timed) in table.items():
-            best[label] = min(best[label], run_once(argv, timed, env))
+            wall, cpu = run_once(argv, timed, env)
+            best[label] = min(best[label], wall)
+            best_cpu[label] = min(best_cpu[label], cpu)
     ratios = {
         "import strided": ("import numpy", 2.0), "strided --version": ("import numpy", 2.0),
         "strided --help": ("import numpy", 2.0), "first block, watch_torch": ("first block, bare mode", 1.1),
     }
-    print(f"{'':<28}{'min time':>10}   ratio")
+    print(f"{'':<28}{'wall':>10}{'CPU':>10}   ratio (wall; CPU)")
     for label, t in best.items():
-        line = f"{label:<28}{t * 1e3:>8.1f}ms"
+        cpu = "" if table[label][1] else f"{best_cpu[label] * 1e3:>8.1f}ms"
+        line = f"{label:<28}{t * 1e3:>8.1f}ms{cpu:>10}"
         if label in ratios:
             base, target = ratios[label]
             r = t / best[base]
-            line += f"   {r:.2f}x {base} (target <= {target}x: {'ok' if r <= target else 'MISSED'})"
+            line += f"   {r:.2f}x"
+            if not table[label][1]:
+                line += f"; {best_cpu[label] / best_cpu[base]:.2f}x"
+            line += f" {base} (target <= {target}x: {'ok' if r <= target else 'MISSED'})"
         print(line)
 
 
