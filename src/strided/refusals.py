@@ -22,7 +22,7 @@ from __future__ import annotations
 
 import enum
 from dataclasses import MISSING, FrozenInstanceError, dataclass
-from typing import Any
+from typing import Any, TypeVar, dataclass_transform
 
 # The shape alias lives here (not in core): refusals are imported by core, and core by everyone.
 Shape = tuple[int, ...]
@@ -98,7 +98,11 @@ class _Frozen:
         raise FrozenInstanceError(f"cannot delete field {name!r}")
 
 
-def _refusal(cls: type) -> type:
+_C = TypeVar("_C", bound=type)
+
+
+@dataclass_transform(frozen_default=True)  # (type checkers: a frozen dataclass of its fields)
+def _refusal(cls: _C) -> _C:
     """Decorator: ``cls`` (a subclass of :class:`_Frozen`) as a dataclass of its annotated fields
     (``fields``, ``replace``, ``__match_args__``) whose methods are :class:`_Frozen`'s."""
     cls = dataclass(init=False, repr=False, eq=False)(cls)
