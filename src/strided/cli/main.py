@@ -91,9 +91,13 @@ def build_parser() -> argparse.ArgumentParser:
 
 def main(argv: list[str] | None = None) -> int:
     """Run the ``strided`` command line on ``argv`` (default ``sys.argv[1:]``); return the exit code."""
+    args = sys.argv[1:] if argv is None else argv
+    if list(args) == ["--version"]:  # (answered before argparse: its first use costs ~10 ms of gettext look-ups)
+        print(f"strided {_version()}")
+        return 0
     parser = build_parser()
     try:
-        ns = parser.parse_args(sys.argv[1:] if argv is None else argv)
+        ns = parser.parse_args(args)
     except SystemExit as exc:  # --help (0) or a usage error (2): argparse has printed it
         return exc.code if isinstance(exc.code, int) else 2
     if ns.version:
