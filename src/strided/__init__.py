@@ -5,71 +5,82 @@ offset). Views never copy; copies say so. Tensor methods follow PyTorch; the
 module functions with ``order=``/``copy=`` follow NumPy.
 """
 
-from . import array_api, autograd, describe, face_ops, linalg, nn, ops, writes  # noqa: F401  (importing them installs their methods on Tensor)
-from ._version import __version__
-from .autograd import enable_grad, is_grad_enabled, no_grad, set_grad_enabled
-from .device import device  # (the class, as torch.device; the module stays strided.device's home)
-from .diagnose.explain import explain
-from .diagnose.pictures import draw
-from .diagnose.watch import watch
-from .diagnose.watch_torch import watch_torch
-from .dtypes import (
-    DType,
-    bool_,
-    cdouble,
-    cfloat,
-    complex64,
-    complex128,
-    float16,
-    float32,
-    float64,
-    int8,
-    int16,
-    int32,
-    int64,
-    uint8,
-    uint16,
-    uint32,
-    uint64,
-)
-from .errors import (
-    BroadcastError,
-    BroadcastWarning,
-    OverlapWriteError,
-    StridedBufferError,
-    StridedError,
-    StridedIndexError,
-    StridedNotImplementedError,
-    StridedRuntimeError,
-    StridedTypeError,
-    StridedValueError,
-    ViewError,
-)
-from .face_ops import *  # noqa: F403 - the op functions, generated from the registry (tools/gen_face.py)
-from .gradients import finish as _finish
-from .interop import as_tensor, asarray, from_dlpack
-from .kernels import CopyRecord, record_copies
-from .layout import Layout, ReshapeRefusal
-from .memory_format import channels_last, channels_last_3d, contiguous_format, preserve_format
-from .numpy_api import (
-    ascontiguousarray,
-    asfortranarray,
-    broadcast_shapes,
-    broadcast_to,
-    may_share_memory,
-    ravel,
-    reshape,
-    shares_memory,
-)
-from .ops._support import return_types
-from .ops._support.promotion import promote_types, result_type
-from .ops.creation.generator import Generator, default_generator, initial_seed, manual_seed, seed
-from .ops.elementwise.binary_more import allclose, equal
-from .ops.elementwise.complex_ops import is_complex, is_conj
-from .ops.linalg.einsum import einsum_plan
-from .ops.shape.broadcasting import broadcasting
-from .storage import Storage
-from .tensor import Tensor
+import gc as _gc
+import typing as _typing
+
+# The cyclic garbage collector is paused while the package loads: the import makes thousands of
+# functions, classes and OpDefs (none of them garbage) and would pay several full collections
+# over NumPy's objects and its own (~8% of ``import strided``); a user who turned it off keeps it off.
+_gc_was_enabled = _gc.isenabled()
+_gc.disable()
+try:
+    from . import array_api, autograd, describe, face_ops, linalg, ops, writes  # noqa: F401  (importing them installs their methods on Tensor; array_api's namespace loads on first use)
+    from .autograd import enable_grad, is_grad_enabled, no_grad, set_grad_enabled
+    from .device import device  # (the class, as torch.device; the module stays strided.device's home)
+    from .dtypes import (
+        DType,
+        bool_,
+        cdouble,
+        cfloat,
+        complex64,
+        complex128,
+        float16,
+        float32,
+        float64,
+        int8,
+        int16,
+        int32,
+        int64,
+        uint8,
+        uint16,
+        uint32,
+        uint64,
+    )
+    from .errors import (
+        BroadcastError,
+        BroadcastWarning,
+        OverlapWriteError,
+        StridedBufferError,
+        StridedError,
+        StridedIndexError,
+        StridedNotImplementedError,
+        StridedRuntimeError,
+        StridedTypeError,
+        StridedValueError,
+        ViewError,
+    )
+    from .face_ops import *  # noqa: F403 - the op functions, generated from the registry (tools/gen_face.py)
+    from .gradients import finish as _finish
+    from .interop import as_tensor, asarray, from_dlpack
+    from .kernels import CopyRecord, record_copies
+    from .layout import Layout, ReshapeRefusal
+    from .memory_format import channels_last, channels_last_3d, contiguous_format, preserve_format
+    from .numpy_api import (
+        ascontiguousarray,
+        asfortranarray,
+        broadcast_shapes,
+        broadcast_to,
+        may_share_memory,
+        ravel,
+        reshape,
+        shares_memory,
+    )
+    from .ops import table as _table  # noqa: F401  (the registry's kinds; the lazy diagnostics imported it before)
+    from .ops._support import return_types
+    from .ops._support.promotion import promote_types, result_type
+    from .ops.creation.generator import Generator, default_generator, initial_seed, manual_seed, seed
+    from .ops.elementwise import activations as _activations  # noqa: F401  (its methods; the lazy nn imported it before)
+    from .ops.elementwise.binary_more import allclose, equal
+    from .ops.elementwise.complex_ops import is_complex, is_conj
+    from .ops.linalg.einsum import einsum_plan
+    from .ops.shape import padding as _padding  # noqa: F401  (the same)
+    from .ops.shape.broadcasting import broadcasting
+    from .storage import Storage
+    from .tensor import Tensor
+finally:
+    if _gc_was_enabled:
+        _gc.enable()
+    del _gc_was_enabled
 
 bool = bool_  # noqa: A001 - strided.bool mirrors torch.bool
 
@@ -90,6 +101,49 @@ __all__ = [
     "watch_torch",
 ]
 __all__ += face_ops.__all__
+
+if _typing.TYPE_CHECKING:  # (the lazy names below, for type checkers and linters)
+    from . import nn
+    from ._version import __version__
+    from .diagnose.explain import explain
+    from .diagnose.pictures import draw
+    from .diagnose.watch import watch
+    from .diagnose.watch_torch import watch_torch
+
+# Loaded on first use (PEP 562): the names no op needs, so ``import strided`` does not pay for
+# them (issue 23). None of them installs a Tensor method or a backward rule the face must seal:
+# the Array API namespace's two Tensor methods live in its light package module, and ``nn`` seals
+# its own functions when it loads; ``array_api`` is imported above, but its namespace is lazy too. name -> (module, attribute; None: the module itself)
+_LAZY: dict[str, tuple[str, str | None]] = {
+    "__version__": ("strided._version", "__version__"),  # (importlib.metadata: ~30 ms)
+    "nn": ("strided.nn", None),
+    "diagnose": ("strided.diagnose", None),  # (the package, as an eager import of its modules left it)
+    "_version": ("strided._version", None),
+    "explain": ("strided.diagnose.explain", "explain"),
+    "draw": ("strided.diagnose.pictures", "draw"),
+    "watch": ("strided.diagnose.watch", "watch"),
+    "watch_torch": ("strided.diagnose.watch_torch", "watch_torch"),
+}
+
+
+def __getattr__(name: str) -> object:
+    """``strided.<name>`` for the names of ``_LAZY``: imported on first use, then kept in the
+    package's namespace (a plain lookup from then on)."""
+    where = _LAZY.get(name)
+    if where is None:
+        raise AttributeError(f"module 'strided' has no attribute {name!r}")
+    import importlib
+
+    module = importlib.import_module(where[0])
+    value = module if where[1] is None else getattr(module, where[1])
+    globals()[name] = value
+    return value
+
+
+def __dir__() -> list[str]:
+    """The names of the package, the lazy ones included (``dir(strided)`` as if all were loaded)."""
+    return sorted({*globals(), *_LAZY})
+
 
 # Last: the face's names and Tensor's methods are complete; the in-place entries and the guards
 # of the ops without a backward rule are made now, before any user code can bind a name.

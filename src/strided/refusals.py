@@ -21,7 +21,8 @@ Example::
 from __future__ import annotations
 
 import enum
-from dataclasses import dataclass
+from dataclasses import MISSING, FrozenInstanceError, dataclass
+from typing import Any, TypeVar, dataclass_transform
 
 # The shape alias lives here (not in core): refusals are imported by core, and core by everyone.
 Shape = tuple[int, ...]
@@ -32,6 +33,83 @@ Shape = tuple[int, ...]
 # kernel) stop at 64 dims, so a layout with more is refused where it is made, not at first use.
 MAX_DIMS = 64
 INT64_MAX = 2**63 - 1  # sizes, strides, offsets, numel and byte extents are int64, as in PyTorch
+
+
+class _Frozen:
+    """The base of the refusal values: the methods ``@dataclass(frozen=True)`` would generate for
+    each class (``__init__``, ``__repr__``, ``__eq__``, ``__hash__``, the frozen ``__setattr__``
+    and ``__delattr__``), written once here and driven by the fields. Generating them (``exec``
+    of each method's source, six per class) cost ~20 ms of ``import strided``; the results are
+    the same: the repr, equality, hash and ``FrozenInstanceError`` texts, pickling, ``replace``,
+    ``fields`` and ``__match_args__`` (tests/test_refusal_values.py compares every class with a
+    real frozen dataclass of its fields)."""
+
+    __slots__ = ()
+    _fields: tuple[str, ...] = ()
+    _defaults: dict[str, Any] = {}
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        names = self._fields
+        where = f"{type(self).__qualname__}.__init__()"
+        if len(args) > len(names):
+            low = len(names) - len(self._defaults) + 1
+            takes = f"from {low} to {len(names) + 1}" if low <= len(names) else f"{len(names) + 1}"
+            raise TypeError(f"{where} takes {takes} positional arguments but {len(args) + 1} were given")
+        values = dict(zip(names, args))
+        for name, value in kwargs.items():
+            if name not in names:
+                raise TypeError(f"{where} got an unexpected keyword argument {name!r}")
+            if name in values:
+                raise TypeError(f"{where} got multiple values for argument {name!r}")
+            values[name] = value
+        if len(values) < len(names):
+            defaults = self._defaults
+            missing = [n for n in names if n not in values and n not in defaults]
+            if missing:
+                quoted = [repr(n) for n in missing]  # (Python's wording: 'a', 'b', and 'c')
+                listed = quoted[0] if len(quoted) == 1 else " and ".join(quoted) if len(quoted) == 2 \
+                    else ", ".join(quoted[:-1]) + ", and " + quoted[-1]
+                raise TypeError(f"{where} missing {len(missing)} required positional argument"
+                                f"{'s' if len(missing) > 1 else ''}: {listed}")
+            values = {n: values[n] if n in values else defaults[n] for n in names}
+        put = object.__setattr__
+        for name in names:
+            put(self, name, values[name])
+
+    def _values(self) -> tuple:
+        return tuple([getattr(self, n) for n in self._fields])
+
+    def __repr__(self) -> str:
+        inner = ", ".join([f"{n}={getattr(self, n)!r}" for n in self._fields])
+        return f"{self.__class__.__qualname__}({inner})"
+
+    def __eq__(self, other: object) -> bool:
+        if other.__class__ is self.__class__:
+            return self._values() == other._values()  # type: ignore[attr-defined]
+        return NotImplemented
+
+    def __hash__(self) -> int:
+        return hash(self._values())
+
+    def __setattr__(self, name: str, value: Any) -> None:
+        raise FrozenInstanceError(f"cannot assign to field {name!r}")
+
+    def __delattr__(self, name: str) -> None:
+        raise FrozenInstanceError(f"cannot delete field {name!r}")
+
+
+_C = TypeVar("_C", bound=type)
+
+
+@dataclass_transform(frozen_default=True)  # (type checkers: a frozen dataclass of its fields)
+def _refusal(cls: _C) -> _C:
+    """Decorator: ``cls`` (a subclass of :class:`_Frozen`) as a dataclass of its annotated fields
+    (``fields``, ``replace``, ``__match_args__``) whose methods are :class:`_Frozen`'s."""
+    cls = dataclass(init=False, repr=False, eq=False)(cls)
+    fields = cls.__dataclass_fields__.values()  # type: ignore[attr-defined]
+    cls._fields = tuple(f.name for f in fields)  # type: ignore[attr-defined]
+    cls._defaults = {f.name: f.default for f in fields if f.default is not MISSING}  # type: ignore[attr-defined]
+    return cls
 
 
 class OverlapStatus(enum.StrEnum):
@@ -52,8 +130,8 @@ class OverlapStatus(enum.StrEnum):
 # ---------------------------------------------------------------- shapes
 
 
-@dataclass(frozen=True)
-class ReshapeRefusal:
+@_refusal
+class ReshapeRefusal(_Frozen):
     """Why a reshape cannot be a view: two old dims that would have to merge but can't.
 
     ``outer`` and ``inner`` are adjacent dims of the old layout (``outer`` is
@@ -88,8 +166,8 @@ class ReshapeRefusal:
         return reshape_reason(self)
 
 
-@dataclass(frozen=True)
-class BroadcastMismatch:
+@_refusal
+class BroadcastMismatch(_Frozen):
     """Why two shapes do not broadcast: at result dim ``dim`` (aligned right) the sizes
     ``size_a`` and ``size_b`` differ and neither is 1."""
 
@@ -98,16 +176,16 @@ class BroadcastMismatch:
     size_b: int
 
 
-@dataclass(frozen=True)
-class TooManyDims:
+@_refusal
+class TooManyDims(_Frozen):
     """A result would have ``ndim`` dims, more than ``MAX_DIMS``; ``op`` names what would."""
 
     ndim: int
     op: str
 
 
-@dataclass(frozen=True)
-class LayoutRefusal:
+@_refusal
+class LayoutRefusal(_Frozen):
     """``(shape, strides, offset)`` breaks the Layout invariant ``rule`` (``layout.check_layout``):
 
     - ``"length"``: ``len(shape) != len(strides)``;
@@ -132,23 +210,23 @@ class LayoutRefusal:
     storage_size: int = 0
 
 
-@dataclass(frozen=True)
-class NumelOverflow:
+@_refusal
+class NumelOverflow(_Frozen):
     """A result of ``shape`` would hold more elements than int64 counts; ``op`` names it."""
 
     shape: Shape
     op: str
 
 
-@dataclass(frozen=True)
-class MultipleInferred:
+@_refusal
+class MultipleInferred(_Frozen):
     """A requested ``shape`` holds more than one -1."""
 
     shape: Shape
 
 
-@dataclass(frozen=True)
-class InvalidSize:
+@_refusal
+class InvalidSize(_Frozen):
     """Entry ``index`` of a requested ``shape`` is ``size``: below -1 (``numel``: the elements)."""
 
     shape: Shape
@@ -157,16 +235,16 @@ class InvalidSize:
     numel: int
 
 
-@dataclass(frozen=True)
-class AmbiguousInferred:
+@_refusal
+class AmbiguousInferred(_Frozen):
     """A -1 at ``index`` of ``shape`` next to a 0: any size would do."""
 
     shape: Shape
     index: int
 
 
-@dataclass(frozen=True)
-class NumelMismatch:
+@_refusal
+class NumelMismatch(_Frozen):
     """A requested ``shape`` holds ``known`` elements (times the inferred dim when
     ``inferred``), the layout ``numel``."""
 
@@ -176,8 +254,8 @@ class NumelMismatch:
     inferred: bool
 
 
-@dataclass(frozen=True)
-class NegativeSize:
+@_refusal
+class NegativeSize(_Frozen):
     """Target dim ``dim`` of ``sizes`` asks for the negative size ``size``."""
 
     sizes: Shape
@@ -185,8 +263,8 @@ class NegativeSize:
     size: int
 
 
-@dataclass(frozen=True)
-class FlattenOrder:
+@_refusal
+class FlattenOrder(_Frozen):
     """``flatten(start_dim, end_dim)`` of ``shape`` where ``start`` (wrapped) comes after ``end``."""
 
     shape: Shape
@@ -196,8 +274,8 @@ class FlattenOrder:
     end: int
 
 
-@dataclass(frozen=True)
-class UnflattenRefusal:
+@_refusal
+class UnflattenRefusal(_Frozen):
     """``unflatten(dim, sizes)`` of ``shape`` fails ``check``: "empty" (no sizes), "zero_dim"
     (a 0-d layout) or "product" (the sizes do not make dim ``wrapped``'s size)."""
 
@@ -208,8 +286,8 @@ class UnflattenRefusal:
     sizes: Shape
 
 
-@dataclass(frozen=True)
-class ChannelsLastRank:
+@_refusal
+class ChannelsLastRank(_Frozen):
     """channels_last (or channels_last_3d: ``format``) asked of a layout of ``shape``, which is
     not 4-d (5-d)."""
 
@@ -220,16 +298,16 @@ class ChannelsLastRank:
 # ---------------------------------------------------------------- dims and indices
 
 
-@dataclass(frozen=True)
-class DimOutOfRange:
+@_refusal
+class DimOutOfRange(_Frozen):
     """``dim`` names no dim of an ``ndim``-d layout (a 0-d layout accepts 0 and -1)."""
 
     dim: int
     ndim: int
 
 
-@dataclass(frozen=True)
-class RepeatedDims:
+@_refusal
+class RepeatedDims(_Frozen):
     """``op``'s dims ``given`` name one dim more than once (``wrapped``: after wrapping)."""
 
     op: str
@@ -237,31 +315,31 @@ class RepeatedDims:
     wrapped: Shape
 
 
-@dataclass(frozen=True)
-class PermuteLength:
+@_refusal
+class PermuteLength(_Frozen):
     """``permute`` got ``len(dims)`` dims for a layout of ``shape``."""
 
     shape: Shape
     dims: tuple[object, ...]
 
 
-@dataclass(frozen=True)
-class MovedimLength:
+@_refusal
+class MovedimLength(_Frozen):
     """``movedim(source, destination)`` with different numbers of dims on the two sides."""
 
     source: tuple[object, ...]
     destination: tuple[object, ...]
 
 
-@dataclass(frozen=True)
-class ZeroDimRefusal:
+@_refusal
+class ZeroDimRefusal(_Frozen):
     """``op`` needs a dim and the layout is 0-d."""
 
     op: str
 
 
-@dataclass(frozen=True)
-class IndexOutOfRange:
+@_refusal
+class IndexOutOfRange(_Frozen):
     """``select``: ``index`` is outside dim ``dim`` of ``shape`` (size ``size``)."""
 
     shape: Shape
@@ -270,16 +348,16 @@ class IndexOutOfRange:
     size: int
 
 
-@dataclass(frozen=True)
-class ZeroStep:
+@_refusal
+class ZeroStep(_Frozen):
     """A slice of dim ``dim`` (size ``size``) with step 0."""
 
     dim: int
     size: int
 
 
-@dataclass(frozen=True)
-class NarrowRefusal:
+@_refusal
+class NarrowRefusal(_Frozen):
     """``narrow(dim, start, length)`` on ``shape`` fails ``check``: "length" (negative),
     "start" (outside ``[-size, size]``) or "end" (``start + length > size``); ``dim`` is as given
     for "length" and wrapped otherwise, ``start`` wrapped for "end"."""
@@ -291,8 +369,8 @@ class NarrowRefusal:
     length: int
 
 
-@dataclass(frozen=True)
-class SameDims:
+@_refusal
+class SameDims(_Frozen):
     """``diagonal(offset, dim1, dim2)`` where both name dim ``dim`` of ``shape``."""
 
     shape: Shape
@@ -302,8 +380,8 @@ class SameDims:
     dim: int
 
 
-@dataclass(frozen=True)
-class UnfoldRefusal:
+@_refusal
+class UnfoldRefusal(_Frozen):
     """``unfold(dimension, size, step)`` on ``shape`` fails ``check``: "size" (larger than
     the dim's ``max_size``), "negative" (size < 0) or "step" (step <= 0); ``dim`` is wrapped."""
 
@@ -319,8 +397,8 @@ class UnfoldRefusal:
 # ---------------------------------------------------------------- expand and broadcast_to
 
 
-@dataclass(frozen=True)
-class ExpandRefusal:
+@_refusal
+class ExpandRefusal(_Frozen):
     """``expand(sizes)`` of ``shape``: tensor dim ``tensor_dim`` (target dim ``dim``) has
     ``size``, not 1, and the target asks for ``target``."""
 
@@ -332,16 +410,16 @@ class ExpandRefusal:
     target: int
 
 
-@dataclass(frozen=True)
-class ExpandTooFewSizes:
+@_refusal
+class ExpandTooFewSizes(_Frozen):
     """``expand(sizes)`` names fewer sizes than ``shape`` has dims."""
 
     shape: Shape
     sizes: Shape
 
 
-@dataclass(frozen=True)
-class ExpandNewDimInferred:
+@_refusal
+class ExpandNewDimInferred(_Frozen):
     """``expand(sizes)`` puts -1 at target dim ``dim``, a new leading dim with no size to keep."""
 
     shape: Shape
@@ -349,8 +427,8 @@ class ExpandNewDimInferred:
     dim: int
 
 
-@dataclass(frozen=True)
-class NumpyBroadcastRefusal:
+@_refusal
+class NumpyBroadcastRefusal(_Frozen):
     """NumPy's ``broadcast_to(shape -> target)`` fails ``check``: "scalar" (a non-scalar to
     ``()``), "negative" (a size below 0), "ndim" (fewer target dims) or "mismatch"."""
 
@@ -359,8 +437,8 @@ class NumpyBroadcastRefusal:
     target: Shape
 
 
-@dataclass(frozen=True)
-class NumpyAxisRefusal:
+@_refusal
+class NumpyAxisRefusal(_Frozen):
     """NumPy's axis checks of ``op`` on an ``ndim``-d array fail ``check``:
 
     - "bounds": ``axis`` is outside ``[-ndim, ndim)`` (NumPy's AxisError; ``prefix`` names
@@ -381,8 +459,8 @@ class NumpyAxisRefusal:
 # ---------------------------------------------------------------- NumPy's reshape
 
 
-@dataclass(frozen=True)
-class NumpyReshapeRefusal:
+@_refusal
+class NumpyReshapeRefusal(_Frozen):
     """NumPy's reshape of ``shape`` into ``target`` fails ``check``: "unknown" (more than one
     negative size) or "size" (the sizes do not multiply to ``numel``)."""
 
@@ -392,8 +470,8 @@ class NumpyReshapeRefusal:
     numel: int
 
 
-@dataclass(frozen=True)
-class NoCopyRefusal:
+@_refusal
+class NoCopyRefusal(_Frozen):
     """``reshape(copy=False)``: ``shape``/``strides`` cannot be read in ``order`` as
     ``new_shape`` without a copy; ``refusal`` says which dims (a :class:`ReshapeRefusal` of
     the same rule, read in ``order``)."""
@@ -408,16 +486,16 @@ class NoCopyRefusal:
 # ---------------------------------------------------------------- writes
 
 
-@dataclass(frozen=True)
-class InternalOverlap:
+@_refusal
+class InternalOverlap(_Frozen):
     """Several elements share one memory location: ``dims`` have size > 1 and stride 0
     (PyTorch's definite-overlap rule)."""
 
     dims: Shape
 
 
-@dataclass(frozen=True)
-class NotContiguous:
+@_refusal
+class NotContiguous(_Frozen):
     """Why a layout is not dense in the asked order: dim ``dim`` has stride ``stride`` where
     ``expected`` continues the dims inside it (``order``: "C", "F" or "channels_last");
     ``dim`` is -1 when the order itself is impossible (channels_last of a non-4-d layout)."""
@@ -428,8 +506,8 @@ class NotContiguous:
     expected: int
 
 
-@dataclass(frozen=True)
-class CopyRequested:
+@_refusal
+class CopyRequested(_Frozen):
     """The operation always copies (``clone``, ``copy=True``): ``op`` names it."""
 
     op: str

@@ -23,83 +23,11 @@ ints are refused as PyTorch 2.13 refuses them (the namespace's functions compute
 
 from __future__ import annotations
 
-import math
+import sys
 from typing import Any
 
-from ..dtypes import (
-    bool_ as bool,  # noqa: A004 - the standard's name
-)
-from ..dtypes import (
-    complex64,
-    complex128,
-    float32,
-    float64,
-    int8,
-    int16,
-    int32,
-    int64,
-    uint8,
-    uint16,
-    uint32,
-    uint64,
-)
 from ..gradients import installs_as
 from ..tensor import Tensor
-from . import linalg
-from ._autograd import wrap_namespace
-from .creation import (
-    arange,
-    asarray,
-    empty,
-    empty_like,
-    eye,
-    from_dlpack,
-    full,
-    full_like,
-    linspace,
-    meshgrid,
-    ones,
-    ones_like,
-    tril,
-    triu,
-    zeros,
-    zeros_like,
-)
-from .data_types import astype, can_cast, finfo, iinfo, isdtype, result_type
-from .elementwise import *  # noqa: F403 - the standard's 66 elementwise functions
-from .elementwise import __all__ as _elementwise
-from .indexing import take, take_along_axis
-from .info import __array_namespace_info__
-from .linear_algebra import matmul, matrix_transpose, tensordot, vecdot
-from .manipulation import (
-    broadcast_arrays,
-    broadcast_to,
-    concat,
-    expand_dims,
-    flip,
-    moveaxis,
-    permute_dims,
-    repeat,
-    reshape,
-    roll,
-    squeeze,
-    stack,
-    tile,
-    unstack,
-)
-from .searching import argmax, argmin, count_nonzero, nonzero, searchsorted, where
-from .sets import unique_all, unique_counts, unique_inverse, unique_values
-from .sorting import argsort, sort
-from .statistical import cumulative_prod, cumulative_sum, max, mean, min, prod, std, sum, var
-from .utility import all, any, diff
-
-__array_api_version__ = "2024.12"
-
-e = math.e
-inf = math.inf
-nan = math.nan
-pi = math.pi
-newaxis = None
 
 _VERSIONS = ("2021.12", "2022.12", "2023.12", "2024.12")
 
@@ -117,8 +45,6 @@ def __array_namespace__(self: Tensor, /, *, api_version: str | None = None) -> A
         raise StridedValueError(
             f"__array_namespace__(): unsupported api_version {api_version!r}; "
             f"strided.array_api implements {', '.join(_VERSIONS)} (as 2024.12)")
-    import sys
-
     return sys.modules[__name__]
 
 
@@ -131,26 +57,37 @@ def to_device(self: Tensor, device: Any, /, *, stream: Any = None) -> Tensor:
     return self
 
 
-__all__ = [
-    "__array_api_version__", "__array_namespace_info__", "e", "inf", "nan", "pi", "newaxis", "linalg",
-    "bool", "int8", "int16", "int32", "int64", "uint8", "uint16", "uint32", "uint64", "float32", "float64",
-    "complex64", "complex128",
-    "arange", "asarray", "empty", "empty_like", "eye", "from_dlpack", "full", "full_like", "linspace",
-    "meshgrid", "ones", "ones_like", "tril", "triu", "zeros", "zeros_like",
-    "astype", "can_cast", "finfo", "iinfo", "isdtype", "result_type",
-    *_elementwise,
-    "take", "take_along_axis",
-    "matmul", "matrix_transpose", "tensordot", "vecdot",
-    "broadcast_arrays", "broadcast_to", "concat", "expand_dims", "flip", "moveaxis", "permute_dims", "repeat",
-    "reshape", "roll", "squeeze", "stack", "tile", "unstack",
-    "argmax", "argmin", "count_nonzero", "nonzero", "searchsorted", "where",
-    "unique_all", "unique_counts", "unique_inverse", "unique_values",
-    "argsort", "sort",
-    "cumulative_prod", "cumulative_sum", "max", "mean", "min", "prod", "std", "sum", "var",
-    "all", "any", "diff",
-]
+# The namespace itself loads on first use (PEP 562), so ``import strided`` does not pay for it;
+# the two Tensor methods above are here so that they exist from ``import strided`` on.
+_LOADING: list[bool] = []  # non-empty while _namespace imports (its own lookups must not reload it)
 
-# Last: every function of the namespace records through strided's ops on tensors that require
-# grad, or refuses (``_autograd``): made now, before anyone binds a name.
-wrap_namespace(globals(), __all__)
-wrap_namespace(vars(linalg), linalg.__all__)
+
+def _load() -> dict[str, Any]:
+    """Import :mod:`._namespace` and copy its names (``__all__``, ``__array_api_version__``) into
+    this package, once: every later lookup is a plain one."""
+    space = globals()
+    if "__all__" in space or _LOADING:
+        return space
+    _LOADING.append(True)
+    try:
+        import importlib
+
+        names = importlib.import_module("strided.array_api._namespace")
+    finally:
+        _LOADING.clear()
+    for name in (*names.__all__, "__all__", "__array_api_version__"):
+        space.setdefault(name, getattr(names, name))
+    return space
+
+
+def __getattr__(name: str) -> Any:
+    """A name of the standard's namespace, the namespace loaded on first use (see :func:`_load`)."""
+    try:
+        return _load()[name]
+    except KeyError:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}") from None
+
+
+def __dir__() -> list[str]:
+    """The namespace's names (loading it), as ``dir`` of a module imported eagerly would list them."""
+    return sorted(_load())

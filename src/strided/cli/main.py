@@ -91,9 +91,13 @@ def build_parser() -> argparse.ArgumentParser:
 
 def main(argv: list[str] | None = None) -> int:
     """Run the ``strided`` command line on ``argv`` (default ``sys.argv[1:]``); return the exit code."""
+    args = sys.argv[1:] if argv is None else argv
+    if list(args) == ["--version"]:  # (answered before argparse: its first use costs ~10 ms of gettext look-ups)
+        print(f"strided {_version()}")
+        return 0
     parser = build_parser()
     try:
-        ns = parser.parse_args(sys.argv[1:] if argv is None else argv)
+        ns = parser.parse_args(args)
     except SystemExit as exc:  # --help (0) or a usage error (2): argparse has printed it
         return exc.code if isinstance(exc.code, int) else 2
     if ns.version:
@@ -153,12 +157,58 @@ def _tour(lang: str, pause: bool | None) -> int:
 
 
 def _version() -> str:
+    """The installed distribution's version, as ``importlib.metadata.version("strided")`` says
+    (read directly where that is certain to be its answer: see :func:`_dist_info_version`), or
+    "(not installed)"."""
+    found = _dist_info_version()
+    if found is not None:
+        return found
     from importlib.metadata import PackageNotFoundError, version
 
     try:
         return version("strided")
     except PackageNotFoundError:
         return "(not installed)"
+
+
+def _dist_info_version(name: str = "strided") -> str | None:
+    """The ``Version:`` of the first ``<name>-*.dist-info/METADATA`` on ``sys.path``, which is what
+    ``importlib.metadata`` reads too, without importing it (its import costs ~50 ms, as much again
+    as ``--version`` needs otherwise). None, so that the caller asks ``importlib.metadata``,
+    wherever the answer could differ: a finder of distributions other than the path finder, a
+    path entry that is not a directory (a zip), an ``.egg-info`` met first, a METADATA without a
+    version."""
+    import importlib.machinery
+    import os
+
+    if any(getattr(f, "find_distributions", None) is not None and f is not importlib.machinery.PathFinder
+           for f in sys.meta_path):
+        return None
+    for entry in sys.path:
+        try:
+            listing = os.listdir(entry or ".")
+        except OSError:
+            if os.path.exists(entry or "."):  # (a zip or an unreadable directory: ask the library)
+                return None
+            continue
+        for item in listing:
+            low = item.lower()
+            if not (low.startswith(name + "-") or low.startswith(name + ".")) or \
+                    not low.endswith((".dist-info", ".egg-info")):
+                continue
+            if low.endswith(".egg-info"):
+                return None
+            try:
+                with open(os.path.join(entry or ".", item, "METADATA"), encoding="utf-8") as f:
+                    for line in f:
+                        if not line.strip():
+                            break
+                        if line.startswith("Version:"):
+                            return line.split(":", 1)[1].strip()
+            except OSError:
+                pass
+            return None
+    return None
 
 
 if __name__ == "__main__":

@@ -345,6 +345,7 @@ def _recorders(watch: TorchWatch) -> tuple[Any, Any]:
     stack = watch._module_stack
     tally = watch.memory
     seen = tally._seen  # (checked inline first: most outputs' storages are counted already)
+    cpu = torch.device("cpu")
     current_node = torch._C._current_autograd_node
     peek = torch._C._autograd._get_sequence_nr
     cache = _CACHE
@@ -406,7 +407,10 @@ def _recorders(watch: TorchWatch) -> tuple[Any, Any]:
                     if id(storage) not in seen:
                         nbytes = storage.nbytes()
                         # (the storage of a meta tensor, or of a fake one, holds no memory)
-                        if nbytes and storage.device.type != "meta" and tally.allocated(storage, nbytes):
+                        # (a CPU storage is told by comparing device objects: reading ``.type``
+                        # builds a string each time, 5x the comparison)
+                        if nbytes and (storage.device == cpu or storage.device.type != "meta") \
+                                and tally.allocated(storage, nbytes):
                             allocated += nbytes
             metas = []
             for t in ins:
@@ -419,14 +423,13 @@ def _recorders(watch: TorchWatch) -> tuple[Any, Any]:
         node = current_node()
         call = context[0]
         if node is None:
-            raw = [key, call, -1, "", kind, copied, allocated, _user_where(getframe(2)) if call < 0 else "",
-                   peek(), len(ins)]
+            append((key, call, -1, "", kind, copied, allocated, _user_where(getframe(2)) if call < 0 else "",
+                    peek(), len(ins), *metas))
         else:
             # (the user's line too: a backward op run by the user's own Python code — a tensor
             # hook, a custom autograd.Function's backward — points there)
-            raw = [key, call, node._sequence_nr(), type(node).__name__, kind, copied, allocated,
-                   _code_in_backward(getframe(2), engine), peek(), len(ins)]
-        append(tuple(raw + metas))
+            append((key, call, node._sequence_nr(), type(node).__name__, kind, copied, allocated,
+                    _code_in_backward(getframe(2), engine), peek(), len(ins), *metas))
 
     def careful(info: Any, ins: list, outs: Any) -> tuple[str, int, int, list]:
         """``on_op``'s reads for tensors that lack some of what a strided tensor has: no storage
@@ -588,11 +591,15 @@ def _code_in_backward(frame: Any, engine: Any) -> str:
     frame outside torch, strided and the stdlib met before the frame ``engine`` that entered the
     engine (without ``engine``, the first such frame: the ``.backward()`` line, which the watch
     tells apart from a hook's because it is the backward call's own line)."""
+    known = _LIBRARY
     while frame is not None:
         code = frame.f_code
         if code is engine:
             return ""
-        if not _is_library(code.co_filename):
+        library = known.get(code.co_filename)
+        if library is None:
+            library = _is_library(code.co_filename)
+        if not library:
             return f"{code.co_filename}:{frame.f_lineno}"
         frame = frame.f_back
     return ""
@@ -600,9 +607,13 @@ def _code_in_backward(frame: Any, engine: Any) -> str:
 
 def _user_where(frame: Any) -> str:
     """``file:line`` of the first frame from ``frame`` outwards outside torch, strided and the stdlib."""
+    known = _LIBRARY  # (looked up inline: one call per frame was most of this walk's cost)
     while frame is not None:
         filename = frame.f_code.co_filename
-        if not _is_library(filename):
+        library = known.get(filename)
+        if library is None:
+            library = _is_library(filename)
+        if not library:
             return f"{filename}:{frame.f_lineno}"
         frame = frame.f_back
     return "<unknown>"

@@ -1,0 +1,74 @@
+"""``import strided`` loads the core only (issue 23): the Array API namespace, ``nn``, the
+diagnostics and ``__version__`` load on first use, with no difference a user can see: Tensor
+already has every method, each lazy name is the object the eager import gave, ``dir`` and
+``from strided import *`` list them all. Each check runs in a fresh interpreter."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+import textwrap
+
+
+def _run(code: str) -> str:
+    done = subprocess.run([sys.executable, "-c", textwrap.dedent(code)], capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stderr
+    return done.stdout
+
+
+def test_the_import_leaves_the_lazy_parts_unloaded_and_gc_on():
+    out = _run("""
+        import gc, sys, strided
+        lazy = ["strided.array_api._namespace", "strided.nn", "strided.diagnose", "importlib.metadata", "torch"]
+        print([m for m in lazy if m in sys.modules], gc.isenabled())
+    """)
+    assert out.split() == ["[]", "True"]
+
+
+def test_loading_the_lazy_parts_changes_no_tensor_method_nor_face_name():
+    out = _run("""
+        import sys, strided
+        T = dict(vars(strided.Tensor))
+        F = {k: v for k, v in vars(strided).items() if not k.startswith("_")}
+        x = strided.ones(2)
+        xp = x.__array_namespace__()
+        loaded = [xp.sum, strided.nn.functional.linear, strided.explain, strided.draw, strided.watch,
+                  strided.watch_torch, strided.__version__, strided.diagnose]
+        changed = [k for k, v in vars(strided.Tensor).items() if T.get(k) is not v]
+        moved = [k for k, v in F.items() if getattr(strided, k) is not v]
+        from strided.diagnose.watch_torch import watch_torch
+        from strided.diagnose.explain import explain
+        from strided._version import __version__
+        same = (strided.watch_torch is watch_torch, strided.explain is explain, strided.__version__ is __version__,
+                strided.nn is sys.modules["strided.nn"], strided.array_api is xp)
+        print(changed, moved, all(same))
+    """)
+    assert out.split() == ["[]", "[]", "True"]
+
+
+def test_dir_and_star_import_see_the_lazy_names():
+    out = _run("""
+        import strided
+        names = set(dir(strided))
+        print(all(n in names for n in strided.__all__))
+        space = {}
+        exec("from strided import *", space)
+        print(all(n in space for n in strided.__all__), space["nn"] is strided.nn, space["explain"] is strided.explain)
+        import strided.array_api as xp
+        print(all(n in dir(xp) for n in xp.__all__), xp.__array_api_version__, xp.linalg.__name__)
+        from strided.array_api import sum as xsum
+        print(xsum is xp.sum)
+    """)
+    assert out.split() == ["True", "True", "True", "True", "True", "2024.12", "strided.array_api.linalg", "True"]
+
+
+def test_an_unknown_name_is_still_an_attribute_error():
+    out = _run("""
+        import strided, strided.array_api as xp
+        for space in (strided, xp):
+            try:
+                space.no_such_name
+            except AttributeError as e:
+                print(type(e).__name__)
+    """)
+    assert out.split() == ["AttributeError", "AttributeError"]
