@@ -73,6 +73,7 @@ from ..layout.reshape import torch_view_strides
 from ..refusals import ReshapeRefusal
 from .dims import reshape_mapping
 from .flow import Flow, MemoryTally, Step, TensorInfo, broadcast_of
+from .summary import torch_category
 from .torch_ops import _CACHE, ASKED_CALLS, RESHAPE_CALLS, SILENT_CALLS, op_info
 
 __all__ = ["TorchWatch", "watch_torch"]
@@ -296,10 +297,13 @@ class TorchWatch(Flow):
         step.extra["phase"] = "backward" if r.node_name else "forward"
         if r.call is not None:
             step.extra["call"] = r.call[_NAME]
+            if r.call[_TARGET] is not None:
+                step.extra["target"] = r.call[_TARGET]  # a reshape call's result shape (for its fix)
         if r.kind == "copy":
             asked = not r.node_name and r.call is not None and _asks_for_copy(r.call[_NAME])
             step.extra["asked"] = asked
             step.reason = _copy_reason(r, asked)
+        step.category = torch_category(r.info.name, r.kind)
         if r.info.pointwise and len(inputs) >= 2 and output is not None:
             step.broadcast = broadcast_of(r.info.name, [t.shape for t in inputs], output.shape, where, index)
         return step
