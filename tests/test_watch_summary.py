@@ -214,6 +214,15 @@ def test_the_summary_is_limited_too():
     assert len(w.summary()) == 2 and {r.count for r in w.summary()} == {30}
 
 
+def test_printing_inside_an_open_block_records_nothing():
+    x = st.zeros(4, 6)
+    with watch() as w:
+        x.t().reshape(24)
+        before = len(w.steps)
+        text = str(w)  # works out explain's fix on a stand-in: no op of the block's
+        assert len(w.steps) == before == 2 and "fix: x.permute(1, 0).view(-1)" in text
+
+
 def test_an_empty_summary():
     with watch() as w:
         pass
@@ -279,6 +288,7 @@ def test_watch_torch_rows_carry_module_paths():
     assert any(r.module == "block.proj" and r.category == LAYOUT_COPY for r in summary)
     text = str(w)
     assert text.splitlines()[1].split()[:2] == ["where", "module"] and " block " in text
+    assert len(w.steps) > 40 and f"… {len(w.steps) - 40} more rows: w.table(limit=None)" in text
 
 
 def test_watch_torch_fix_matches_explain_on_torch():
