@@ -1,7 +1,8 @@
 """The records a watch keeps, shared by ``watch`` (strided programs) and ``watch_torch`` (PyTorch).
 
 A watch turns the ops a program runs into :class:`Step` rows — the shape flow of the program,
-"the contract on paper" — and keeps three views of them: the copies (:class:`CopyEvent`), the
+"the contract on paper" — and keeps three views of them (and the summary of
+:mod:`.summary`: ``w.summary()``, ``w.table()``): the copies (:class:`CopyEvent`), the
 broadcasts (:class:`Broadcast`) and the memory tally (:class:`MemoryTally`: every allocation,
 and the peak of what was alive at once). :class:`Flow` holds them and prints the table; the two
 watches differ only in where their steps come from.
@@ -70,7 +71,10 @@ def broadcast_of(name: str, shapes: Sequence[Shape], result: Shape, where: str =
 class CopyEvent:
     """One copy: ``nbytes`` written into new memory by step ``step`` (``name``), ``reason`` in
     words, the user's ``where``, and ``asked``: whether the user's own call asked for it (``clone``,
-    ``contiguous``, ``to``, ``copy_``) rather than it happening behind another op."""
+    ``contiguous``, ``to``, ``copy_``) rather than it happening behind another op; ``category``:
+    ``"layout copy"`` (the same elements in a new layout: a reshape that could not view,
+    ``contiguous``, ``.to()``, a kernel's hidden copy) or ``"new result"`` (chosen or assembled
+    elements: ``cat``, ``topk``, ``X[idx]``, ``gather``, ...), by the rule of :mod:`.summary`."""
 
     step: int
     name: str
@@ -201,6 +205,9 @@ class MemoryTally:
 
 class Flow:
     """The steps a watch saw, in order, and what follows from them.
+
+    Reports: :meth:`summary` (what to fix, as data), :meth:`table` (one row per step) and
+    ``str(flow)`` (the summary, then the table's first 40 rows).
 
     Subclasses fill :attr:`steps` (and :attr:`memory`); a Flow is entered once (a second
     ``with`` raises ValueError) and keeps what it recorded after the block ends, also when an
