@@ -30,7 +30,8 @@ Categories (:data:`CATEGORIES`), in the words a PyTorch user would use:
 The copy rule, decided by the op and never by the data: in :func:`strided.watch` a copy step is
 a **new result** when the op is a copy-kind op of the registry (``strided.ops.table.OPS``) whose
 family module is not one of the layout families (``strided.ops.copies``, ``conversions``,
-``views``, ``elementwise.complex_ops``); every other copy — those families, and copies a kernel
+``views``, ``elementwise.complex_ops``); an **alloc** when the op is a factory (``tensor(data)``
+copying the user's data: "from data" in the totals); every other copy — those families, and copies a kernel
 or a reshape made on its own — is a **layout copy**. In :func:`strided.watch_torch` every aten
 copy op (``clone``, ``_to_copy``, ``copy_``, ``*_copy``, an allocating ``contiguous``) is a layout
 copy, and the aten ops of :data:`TORCH_NEW_RESULT` (``cat``, ``index``, ``gather``, ``topk``, ...)
@@ -101,6 +102,9 @@ def strided_copy_category(name: str) -> str:
 
     >>> strided_copy_category("cat"), strided_copy_category("contiguous"), strided_copy_category("matmul")
     ('new result', 'layout copy', 'layout copy')
+    >>> strided_copy_category("tensor")
+    'alloc'
+
     """
     category = _STRIDED.get(name)
     if category is None:
@@ -109,7 +113,8 @@ def strided_copy_category(name: str) -> str:
         op = OPS.get(name)
         kind = getattr(getattr(op, "kind", None), "value", None)
         new = op is not None and kind == "copy" and op.home not in LAYOUT_FAMILIES
-        category = _STRIDED[name] = NEW_RESULT if new else LAYOUT_COPY
+        # (a factory that copies, tensor(data): new memory the user asked for, an allocation)
+        category = _STRIDED[name] = ALLOC if kind == "alloc" else NEW_RESULT if new else LAYOUT_COPY
     return category
 
 
@@ -259,10 +264,15 @@ def totals_line(flow: Flow) -> str:
     and regrouping reshapes."""
     copies = flow.copies
     layout = [c for c in copies if c.category == LAYOUT_COPY]
-    new = [c for c in copies if c.category != LAYOUT_COPY]
+    new = [c for c in copies if c.category == NEW_RESULT]
+    data = [c for c in copies if c.category == ALLOC]  # (tensor(data): the user's data copied in)
     bilateral = sum(1 for b in flow.broadcasts if b.bilateral)
-    split = (f" ({len(layout)} layout, {sum(c.nbytes for c in layout):,} bytes; "
-             f"{len(new)} new results, {sum(c.nbytes for c in new):,} bytes)") if new else ""
+    parts = [f"{len(layout)} layout, {sum(c.nbytes for c in layout):,} bytes"]
+    if new:
+        parts.append(f"{len(new)} new results, {sum(c.nbytes for c in new):,} bytes")
+    if data:
+        parts.append(f"{len(data)} from data, {sum(c.nbytes for c in data):,} bytes")
+    split = f" ({'; '.join(parts)})" if new or data else ""
     return (f"total: {len(copies)} copies{split}, {flow.bytes_copied:,} bytes copied; "
             f"{flow.allocated_bytes:,} bytes allocated, peak {flow.peak_bytes:,}; "
             f"{bilateral} bilateral broadcasts; {len(flow.regroups)} regrouping reshapes")
