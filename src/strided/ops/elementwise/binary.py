@@ -542,7 +542,39 @@ def _make_binary(op: BinaryOp) -> tuple[Callable[..., Tensor], ...]:
     fn = _fast_binary(op, plain, op.name)
     dunder = _fast_binary(op, checked, op.name)  # (each dunder's rule is its op's: "__add__" is "add"'s)
 
+    ufunc = op.ufunc
+    name = op.name
+    # ``number - t`` (tanh's rule ``1 - y * y``), ``number + t``, ``number * t`` of a float32/float64
+    # tensor: the forward's tensor-number fast path with the operands in the general path's order
+    # (the same ufunc call on the same values: the number is NumPy's weak scalar, which takes the
+    # tensor's dtype as _np_scalar does; the layout is the tensor-number plan's, which does not
+    # depend on the operand order). div (reciprocal(t) * number), pow and the rest: general path.
+    reflect_fast = frozenset((float32, float64)) if op in _REFLECT_FAST else frozenset()
+
     def reflected(self: Tensor, other: Any) -> Tensor:
+        tb = type(other)
+        if (type(self) is Tensor and self._dtype in reflect_fast
+                and (tb is float or (tb is int and -_EXACT < other < _EXACT))):
+            la = self._layout
+            plan = _flat_plans[(la.shape, la.strides)]
+            lay = plan[2]
+            if lay is not None:
+                n = plan[0]
+                x = self._storage.array
+                o = la.offset
+                if o or len(x) != n:
+                    x = x[o : o + n]
+                    if len(x) != n:
+                        raise outside_storage(self._storage.array, la)
+                first, second = (x, other) if op.reflect_as_forward else (other, x)
+                try:
+                    res = quiet_call(ufunc, first, second)
+                except RuntimeError as e:
+                    res = quiet_retry(e, ufunc, first, second)
+                t = adopted(res, lay, self._dtype)
+                if OPEN:
+                    report(name, (self, other) if op.reflect_as_forward else (other, self), t)
+                return t
         if not isinstance(other, _KNOWN):
             return NotImplemented
         if op.reflect_as_forward:
@@ -571,6 +603,7 @@ def _make_binary(op: BinaryOp) -> tuple[Callable[..., Tensor], ...]:
 
 
 _KNOWN = (Tensor, bool, int, float, complex, np.ndarray, np.generic)
+_REFLECT_FAST = (ADD, SUB, MUL)  # the reflected dunders with a fast path (see _make_binary)
 _EXACT = 2**53  # Python ints below this convert to a float exactly
 
 
