@@ -181,6 +181,25 @@ _NEG_ONES: dict[tuple[int, np.dtype], np.ndarray] = {}  # (rows, dtype) -> -ones
 _ROWS: dict[int, np.ndarray] = {}  # rows -> arange(rows), read-only
 
 
+def _all_kept(target: Tensor, classes: int, ignore_index: int) -> bool:
+    """Whether ``target`` is int64 and every index is a class (in [0, ``classes``)) that is not
+    ``ignore_index``; at most 2**24 of them (their count is exact as a float32 sum of ones)."""
+    n = target._layout.shape[0] if target._layout.shape else 1
+    if not n or n > 1 << 24 or 0 <= ignore_index < classes or target._dtype is not int64:
+        return False
+    return bool(target._np().view(np.uint64).max() < classes)  # (a negative index: a huge uint64)
+
+
+def _ROWS_OF(n: int) -> np.ndarray:  # noqa: N802 - the cached arange of _ROWS
+    rows = _ROWS.get(n)
+    if rows is None:
+        if len(_ROWS) > 64:
+            _ROWS.clear()
+        rows = _ROWS[n] = np.arange(n)
+        rows.flags.writeable = False
+    return rows
+
+
 def _nll_rows(logp: np.ndarray, target: Tensor, ignore_index: int, red: str) -> Any:
     """The reduced loss of :func:`nll_loss` for a (N, C) input without class weights, when no
     target is ignored or out of bounds (every int64 index in [0, C), ``ignore_index`` outside that
@@ -189,21 +208,15 @@ def _nll_rows(logp: np.ndarray, target: Tensor, ignore_index: int, red: str) -> 
     shape (N, 1), its sum, for "mean" over the weights' sum (exactly N), without building the
     masks that case does not need."""
     n, classes = logp.shape
-    if not n or n > 1 << 24 or 0 <= ignore_index < classes:  # (N: exact as the float32 sum of N ones)
+    if not _all_kept(target, classes, ignore_index):
         return None
-    t = target._np()
-    if t.dtype != np.int64 or t.view(np.uint64).max() >= classes:  # (a negative index: a huge uint64)
-        return None
-    rows = _ROWS.get(n)
     neg = _NEG_ONES.get((n, logp.dtype))
-    if rows is None or neg is None:
+    if neg is None:
         if len(_NEG_ONES) > 64:
             _NEG_ONES.clear()
-            _ROWS.clear()
-        rows = _ROWS[n] = np.arange(n)
         neg = _NEG_ONES[(n, logp.dtype)] = -np.ones((n, 1), dtype=logp.dtype)
-        rows.flags.writeable = neg.flags.writeable = False
-    losses = neg * logp[rows, t].reshape(n, 1)
+        neg.flags.writeable = False
+    losses = neg * logp[_ROWS_OF(n), target._np()].reshape(n, 1)
     if red == "sum":
         return losses.sum()
     return quietly(_add_reduce, losses, None) / logp.dtype.type(n)  # (_reduce's errstate: quietly)
@@ -268,6 +281,15 @@ def _nll_loss_backward(out: Tensor, input: Tensor, target: Tensor, weight: Tenso
         compute = compute_dtype(dtype)
         coef, arr = result_array(shape, dtype)
         arr.fill(0)
+        if weight is None and red != "none" and class_dim == 1 and len(shape) == 2 and _all_kept(
+                target, shape[1], int(ignore_index)):
+            # every target a class (none ignored): the steps below with w all ones, whose sum is
+            # exactly N, so each target's coefficient is the one value -1 / N ("mean") or -1
+            n = shape[0]
+            with np.errstate(all="ignore"):
+                c = compute.type(-1) / compute.type(n) if red == "mean" else compute.type(-1)
+            arr[_ROWS_OF(n), target._np()] = c
+            return (g * coef,)
         lp = _as_ncs(arr, class_dim)  # (a view: the result is contiguous)
         n, _, s = lp.shape
         t = target._np().astype(np.int64, copy=False).reshape(n, s)  # (read only: a view may do)
