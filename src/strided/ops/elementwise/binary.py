@@ -359,7 +359,9 @@ def _inplace_flat(op: BinaryOp, self: Tensor, other: Any, alpha: Any) -> bool:
             if len(y) != n:
                 return False
     elif tb is float or (tb is int and -_EXACT < other < _EXACT):
-        y = _np_scalar(other, d)  # (what _kernel_arg gives the general path)
+        # (what _kernel_arg gives the general path: _np_scalar's conversion, whose quiet context
+        # only matters for a value float32 cannot hold, which takes it)
+        y = d.numpy.type(float(other)) if -_F32_SAFE < other < _F32_SAFE else _np_scalar(other, d)
     else:
         return False
     x = self._storage.array
@@ -605,6 +607,7 @@ def _make_binary(op: BinaryOp) -> tuple[Callable[..., Tensor], ...]:
 _KNOWN = (Tensor, bool, int, float, complex, np.ndarray, np.generic)
 _REFLECT_FAST = (ADD, SUB, MUL)  # the reflected dunders with a fast path (see _make_binary)
 _EXACT = 2**53  # Python ints below this convert to a float exactly
+_F32_SAFE = 3.4e38  # numbers inside (-_F32_SAFE, _F32_SAFE) convert to float32 without overflow
 
 
 def _fast_binary(op: BinaryOp, slow: Callable[[Any, Any], Any], rule: str) -> Callable[[Any, Any], Any]:
