@@ -190,7 +190,8 @@ def _all_kept(target: Tensor, classes: int, ignore_index: int) -> bool:
     return bool(target._np().view(np.uint64).max() < classes)  # (a negative index: a huge uint64)
 
 
-def _ROWS_OF(n: int) -> np.ndarray:  # noqa: N802 - the cached arange of _ROWS
+def _rows_of(n: int) -> np.ndarray:
+    """``arange(n)``, read-only, remembered per ``n`` (the row indices of the target picks)."""
     rows = _ROWS.get(n)
     if rows is None:
         if len(_ROWS) > 64:
@@ -216,7 +217,7 @@ def _nll_rows(logp: np.ndarray, target: Tensor, ignore_index: int, red: str) -> 
             _NEG_ONES.clear()
         neg = _NEG_ONES[(n, logp.dtype)] = -np.ones((n, 1), dtype=logp.dtype)
         neg.flags.writeable = False
-    losses = neg * logp[_ROWS_OF(n), target._np()].reshape(n, 1)
+    losses = neg * logp[_rows_of(n), target._np()].reshape(n, 1)
     if red == "sum":
         return losses.sum()
     return quietly(_add_reduce, losses, None) / logp.dtype.type(n)  # (_reduce's errstate: quietly)
@@ -288,7 +289,7 @@ def _nll_loss_backward(out: Tensor, input: Tensor, target: Tensor, weight: Tenso
             n = shape[0]
             with np.errstate(all="ignore"):
                 c = compute.type(-1) / compute.type(n) if red == "mean" else compute.type(-1)
-            arr[_ROWS_OF(n), target._np()] = c
+            arr[_rows_of(n), target._np()] = c
             return (g * coef,)
         lp = _as_ncs(arr, class_dim)  # (a view: the result is contiguous)
         n, _, s = lp.shape
