@@ -460,7 +460,12 @@ def sum_to(g: Any, shape: tuple, node: Any = None, i: int = 0) -> Any:
             f"Function {name} returned an invalid gradient at index {i} - got "
             f"{list(gs)} but expected shape compatible with {list(shape)} ({where})")
     dims = tuple(range(lead)) + tuple(lead + k for k, s in enumerate(shape) if s == 1 and gs[lead + k] != 1)
-    if dims:
+    if len(dims) == 1 and g._ag is None:
+        # one dim (a bias's gradient): summed over the int dim, which takes the reductions' fast
+        # path; the same reduction and values as over the tuple (a gradient outside autograd
+        # records no node, so the spelling of the dim is seen nowhere)
+        g = g.sum(dims[0], keepdim=True)
+    elif dims:
         g = g.sum(dims, keepdim=True)
     if lead:
         g = g.reshape(shape)

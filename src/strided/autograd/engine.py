@@ -21,9 +21,10 @@ from typing import Any
 import numpy as np
 
 from .. import layout as L
-from ..dispatch import result
+from ..dispatch import adopted, result
 from ..errors import StridedRuntimeError, join_lines
 from ..gradients import sum_to
+from ..ops._support.operands import _cinfo
 from ..tensor import Tensor
 from . import graph as G
 from .graph import GRAD_MODE, AccumulateGrad, Node, edge
@@ -243,6 +244,18 @@ def accumulate_into(old: Tensor | None, g: Tensor, like: Tensor, create_graph: b
         if create_graph:
             return g
         lay = like._layout
+        gl = g._layout
+        if g._dtype is like._dtype and gl.shape == lay.shape:
+            info = _cinfo[lay.shape]
+            if lay.strides == info[0] and gl.strides == info[0]:
+                # both row-major: the copy below is a copy of g's flat run (the same elements in
+                # the same order, into a fresh row-major result)
+                n = info[1]
+                src = g._storage.array
+                if gl.offset or len(src) != n:
+                    src = src[gl.offset : gl.offset + n]
+                if len(src) == n:
+                    return adopted(src.copy(), info[2], like._dtype)
         strides = lay.strides if (L.is_non_overlapping_and_dense(lay.shape, lay.strides)
                                   and all(s > 0 for s in lay.strides)) else None
         out = result(lay.shape, like._dtype, strides)

@@ -266,12 +266,16 @@ def release_outputs(node: Node, outputs: Any) -> None:
     node.own_outputs = tuple((alias, swap[key][1]) for key, alias in aliases.items())
 
 
+_ATOMS = frozenset((int, float, bool, complex, str, type(None)))  # (what a closure cell holds most)
+
+
 def release_output(node: Node, out: Any) -> None:
     """:func:`release_outputs` for the one output ``out`` (most ops): the same swaps, with
     identity tests in place of the id tables (this runs once per recorded op)."""
     alias = None
     rule = node.rule
     if rule is not None:
+        tensor_class = out.__class__
         stack: list = [rule]
         seen: set | None = None  # (the closures queued so far, made at the first nested one)
         while stack:
@@ -285,6 +289,8 @@ def release_output(node: Node, out: Any) -> None:
                     if alias is None:
                         alias = unowned(out)
                     cell.cell_contents = alias
+                elif value.__class__ is tensor_class or value.__class__ in _ATOMS:
+                    continue  # (another tensor, a number, a name: holds no output)
                 elif isinstance(value, (tuple, list)):
                     if any(v is out for v in value):  # (rare: the general swap, nested items too)
                         aliases = {} if alias is None else {id(out): alias}

@@ -12,15 +12,17 @@ from typing import Any
 
 import numpy as np
 
-from ...dispatch import report, result_array
+from ...dispatch import adopted, report, result_array
 from ...dtypes import DType
 from ...errors import StridedValueError, join_lines
+from ...ops._support.operands import _cinfo
 from ...ops.elementwise.activations import compute_dtype, float_only
 from ...tensor import Tensor
 
 __all__ = ["array_like", "array_result", "compute_dtype", "float_only", "g_format", "reduction_mode", "scalar_result"]
 
 _REDUCTIONS = ("none", "mean", "sum")
+_SCALAR = _cinfo[()][2]  # the 0-d layout
 
 
 def reduction_mode(reduction: Any, size_average: Any = None, reduce: Any = None) -> str:
@@ -40,6 +42,8 @@ def reduction_mode(reduction: Any, size_average: Any = None, reduce: Any = None)
 
 def scalar_result(value: Any, dtype: DType, op: str, inputs: tuple) -> Tensor:
     """A 0-d tensor of ``dtype`` holding ``value``, reported as ``op``'s result."""
+    if value.__class__ is dtype.numpy.type:  # a NumPy scalar of the dtype: its element as it is
+        return report(op, inputs, adopted(np.array((value,)), _SCALAR, dtype))
     out, arr = result_array((), dtype)
     with np.errstate(all="ignore"):
         arr[...] = value

@@ -32,6 +32,7 @@ from ...dtypes import TORCH_NAME, DType, bool_, int64, uint8
 from ...errors import StridedIndexError, StridedRuntimeError, StridedValueError, join_lines
 from ...grad_mode import GRAD_MODE, grad_enabled_at_call, requires_grad
 from ...gradients import seal
+from ...kernels.fpstate import quietly
 from ...opdef import Kind, declare
 from ...ops._support.operands import _fresh_output
 from ...ops._support.promotion import result_type
@@ -176,6 +177,55 @@ def _nll(logp: np.ndarray, target: Tensor, class_dim: int, weight: np.ndarray | 
     return -w * picked, w, ignored
 
 
+_NEG_ONES: dict[tuple[int, np.dtype], np.ndarray] = {}  # (rows, dtype) -> -ones((rows, 1)), read-only
+_ROWS: dict[int, np.ndarray] = {}  # rows -> arange(rows), read-only
+
+
+def _all_kept(target: Tensor, classes: int, ignore_index: int) -> bool:
+    """Whether ``target`` is int64 and every index is a class (in [0, ``classes``)) that is not
+    ``ignore_index``; at most 2**24 of them (their count is exact as a float32 sum of ones)."""
+    n = target._layout.shape[0] if target._layout.shape else 1
+    if not n or n > 1 << 24 or 0 <= ignore_index < classes or target._dtype is not int64:
+        return False
+    return bool(target._np().view(np.uint64).max() < classes)  # (a negative index: a huge uint64)
+
+
+def _rows_of(n: int) -> np.ndarray:
+    """``arange(n)``, read-only, remembered per ``n`` (the row indices of the target picks)."""
+    rows = _ROWS.get(n)
+    if rows is None:
+        if len(_ROWS) > 64:
+            _ROWS.clear()
+        rows = _ROWS[n] = np.arange(n)
+        rows.flags.writeable = False
+    return rows
+
+
+def _nll_rows(logp: np.ndarray, target: Tensor, ignore_index: int, red: str) -> Any:
+    """The reduced loss of :func:`nll_loss` for a (N, C) input without class weights, when no
+    target is ignored or out of bounds (every int64 index in [0, C), ``ignore_index`` outside that
+    range), else None (the general path then runs, with its errors). The same NumPy steps on the
+    same values as :func:`_nll` and :func:`_reduce` there: ``-w * picked`` with ``w`` all ones of
+    shape (N, 1), its sum, for "mean" over the weights' sum (exactly N), without building the
+    masks that case does not need."""
+    n, classes = logp.shape
+    if not _all_kept(target, classes, ignore_index):
+        return None
+    neg = _NEG_ONES.get((n, logp.dtype))
+    if neg is None:
+        if len(_NEG_ONES) > 64:
+            _NEG_ONES.clear()
+        neg = _NEG_ONES[(n, logp.dtype)] = -np.ones((n, 1), dtype=logp.dtype)
+        neg.flags.writeable = False
+    losses = neg * logp[_rows_of(n), target._np()].reshape(n, 1)
+    if red == "sum":
+        return losses.sum()
+    return quietly(_add_reduce, losses, None) / logp.dtype.type(n)  # (_reduce's errstate: quietly)
+
+
+_add_reduce = np.add.reduce
+
+
 def _reduce(losses: np.ndarray, denominator: Any, reduction: str) -> Any:
     if reduction == "sum":
         return losses.sum()
@@ -204,6 +254,10 @@ def nll_loss(input: Tensor, target: Tensor, weight: Tensor | None = None, size_a
         kernel = "nll_loss_out_frame" if input.ndim <= 2 else "nll_loss2d_forward_out_frame"  # (PyTorch's CPU kernels)
         raise float_only(kernel, input._dtype, "nll_loss")
     logp = input._np().astype(compute_dtype(input._dtype), copy=False)
+    if w is None and red != "none" and class_dim == 1 and len(loss_shape) == 1:
+        value = _nll_rows(logp, target, int(ignore_index), red)
+        if value is not None:
+            return scalar_result(value, input._dtype, "nll_loss", (input, target))
     losses, weights, _ = _nll(logp, target, class_dim, w, int(ignore_index))
     inputs = tuple(x for x in (input, target, weight) if x is not None)
     if red == "none":
@@ -228,6 +282,15 @@ def _nll_loss_backward(out: Tensor, input: Tensor, target: Tensor, weight: Tenso
         compute = compute_dtype(dtype)
         coef, arr = result_array(shape, dtype)
         arr.fill(0)
+        if weight is None and red != "none" and class_dim == 1 and len(shape) == 2 and _all_kept(
+                target, shape[1], int(ignore_index)):
+            # every target a class (none ignored): the steps below with w all ones, whose sum is
+            # exactly N, so each target's coefficient is the one value -1 / N ("mean") or -1
+            n = shape[0]
+            with np.errstate(all="ignore"):
+                c = compute.type(-1) / compute.type(n) if red == "mean" else compute.type(-1)
+            arr[_rows_of(n), target._np()] = c
+            return (g * coef,)
         lp = _as_ncs(arr, class_dim)  # (a view: the result is contiguous)
         n, _, s = lp.shape
         t = target._np().astype(np.int64, copy=False).reshape(n, s)  # (read only: a view may do)

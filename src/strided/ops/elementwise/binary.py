@@ -47,7 +47,6 @@ from ...grad_mode import INSIDE
 from ...gradients import record, records, seal
 from ...kernels.elementwise import (
     assign,
-    binary_broadcast_rowmajor,
     binary_into,
     int_pow_into,
     scalar_over_into,
@@ -359,7 +358,9 @@ def _inplace_flat(op: BinaryOp, self: Tensor, other: Any, alpha: Any) -> bool:
             if len(y) != n:
                 return False
     elif tb is float or (tb is int and -_EXACT < other < _EXACT):
-        y = _np_scalar(other, d)  # (what _kernel_arg gives the general path)
+        # (what _kernel_arg gives the general path: _np_scalar's conversion, whose quiet context
+        # only matters for a value float32 cannot hold, which takes it)
+        y = d.numpy.type(float(other)) if -_F32_SAFE < other < _F32_SAFE else _np_scalar(other, d)
     else:
         return False
     x = self._storage.array
@@ -542,7 +543,39 @@ def _make_binary(op: BinaryOp) -> tuple[Callable[..., Tensor], ...]:
     fn = _fast_binary(op, plain, op.name)
     dunder = _fast_binary(op, checked, op.name)  # (each dunder's rule is its op's: "__add__" is "add"'s)
 
+    ufunc = op.ufunc
+    name = op.name
+    # ``number - t`` (tanh's rule ``1 - y * y``), ``number + t``, ``number * t`` of a float32/float64
+    # tensor: the forward's tensor-number fast path with the operands in the general path's order
+    # (the same ufunc call on the same values: the number is NumPy's weak scalar, which takes the
+    # tensor's dtype as _np_scalar does; the layout is the tensor-number plan's, which does not
+    # depend on the operand order). div (reciprocal(t) * number), pow and the rest: general path.
+    reflect_fast = frozenset((float32, float64)) if op in _REFLECT_FAST else frozenset()
+
     def reflected(self: Tensor, other: Any) -> Tensor:
+        tb = type(other)
+        if (type(self) is Tensor and self._dtype in reflect_fast
+                and (tb is float or (tb is int and -_EXACT < other < _EXACT))):
+            la = self._layout
+            plan = _flat_plans[(la.shape, la.strides)]
+            lay = plan[2]
+            if lay is not None:
+                n = plan[0]
+                x = self._storage.array
+                o = la.offset
+                if o or len(x) != n:
+                    x = x[o : o + n]
+                    if len(x) != n:
+                        raise outside_storage(self._storage.array, la)
+                first, second = (x, other) if op.reflect_as_forward else (other, x)
+                try:
+                    res = quiet_call(ufunc, first, second)
+                except RuntimeError as e:
+                    res = quiet_retry(e, ufunc, first, second)
+                t = adopted(res, lay, self._dtype)
+                if OPEN:
+                    report(name, (self, other) if op.reflect_as_forward else (other, self), t)
+                return t
         if not isinstance(other, _KNOWN):
             return NotImplemented
         if op.reflect_as_forward:
@@ -571,7 +604,9 @@ def _make_binary(op: BinaryOp) -> tuple[Callable[..., Tensor], ...]:
 
 
 _KNOWN = (Tensor, bool, int, float, complex, np.ndarray, np.generic)
+_REFLECT_FAST = (ADD, SUB, MUL)  # the reflected dunders with a fast path (see _make_binary)
 _EXACT = 2**53  # Python ints below this convert to a float exactly
+_F32_SAFE = 3.4e38  # numbers inside (-_F32_SAFE, _F32_SAFE) convert to float32 without overflow
 
 
 def _fast_binary(op: BinaryOp, slow: Callable[[Any, Any], Any], rule: str) -> Callable[[Any, Any], Any]:
@@ -697,7 +732,11 @@ def _fast_binary(op: BinaryOp, slow: Callable[[Any, Any], Any], rule: str) -> Ca
                 raise outside_storage(b._storage.array, lb)
         if plan[5] is not None:
             y = y.reshape(plan[5])
-        t = adopted(binary_broadcast_rowmajor(ufunc, x, y), plan[6], result_dtype or a._dtype)
+        try:  # binary_broadcast_rowmajor, inlined (a call is a tenth of this op)
+            res = quiet_call(ufunc, x, y)
+        except RuntimeError as e:
+            res = quiet_retry(e, ufunc, x, y)
+        t = adopted(res.ravel(), plan[6], result_dtype or a._dtype)  # (NumPy's result is C-contiguous)
         if OPEN:
             report(name, (a, b), t)
         return t

@@ -413,11 +413,16 @@ def _addc_flat(divide: bool) -> Callable[..., bool]:
         x, y1, y2 = runs
         if not x.flags.writeable:
             return False
-        scaled = quietly(np.multiply, y1, value) if value != 1 else y1
-        quietly(np.add, x, quietly(ufunc, scaled, y2), out=x)
+        quietly(_addc_kernel, x, y1, y2, value, ufunc)  # (one quiet context for the three ufuncs)
         return True
 
     return flat
+
+
+def _addc_kernel(x: np.ndarray, y1: np.ndarray, y2: np.ndarray, value: Any, ufunc: np.ufunc) -> None:
+    """``x += ufunc(y1 * value, y2)`` (``y1`` itself when ``value`` is 1), the product whole first."""
+    scaled = np.multiply(y1, value) if value != 1 else y1
+    np.add(x, ufunc(scaled, y2), out=x)
 
 
 @op("addcmul", kind=Kind.COMPUTE, rule=_addc_rule("AddcmulBackward0", False), operands="any", inplace="addcmul_",

@@ -178,7 +178,7 @@ def _make_unary(op: UnaryOp) -> tuple[Callable[[Any], Tensor], Callable[[Tensor]
     def inplace(self: Tensor) -> Tensor:
         return unary(op, self, target=self)
 
-    fn = plain if op.ufunc is None else _fast_unary(op)
+    fn = plain if op.ufunc is None and op is not RELU else _fast_unary(op)
     fn.__name__ = fn.__qualname__ = op.name
     fn.__doc__ = (f"Elementwise ``{op.name}`` (PyTorch semantics); a fresh tensor keeping the input's dim order.\n\n"
                   f"    >>> x = strided.ones(2, 3{', dtype=strided.int64' if op.name == 'bitwise_not' else ''}).t()\n"
@@ -199,6 +199,11 @@ def _fast_unary(op: UnaryOp) -> Callable[[Any], Tensor]:
     contiguous input is contiguous)."""
     ufunc = op.ufunc
     name = op.name
+    # relu is max(x, 0) (relu_kernel): np.maximum with the weak scalar 0, which takes the
+    # tensor's float dtype, as relu_kernel's compute-dtype zero does (the same values: NaN kept)
+    zero = 0 if op is RELU else None
+    if zero is not None:
+        ufunc = np.maximum
 
     @records(name)
     def fn(input: Any, *, out: Any = None) -> Tensor:  # (PyTorch's argument name: strided.exp(input=t))
@@ -220,9 +225,9 @@ def _fast_unary(op: UnaryOp) -> Callable[[Any], Tensor]:
                         if len(arr) != n:  # (only a tensor unpickled past its storage: never read outside)
                             raise outside_storage(input._storage.array, lay)
                     try:  # fpstate.quietly, inlined (a call is a tenth of a 1 µs op)
-                        res = quiet_call(ufunc, arr)
+                        res = quiet_call(ufunc, arr) if zero is None else quiet_call(ufunc, arr, zero)
                     except RuntimeError as e:
-                        res = quiet_retry(e, ufunc, arr)
+                        res = quiet_retry(e, ufunc, arr) if zero is None else quiet_retry(e, ufunc, arr, zero)
                     t = adopted(res, info[2], d)
                     if OPEN:
                         report(name, (input,), t)
