@@ -1,0 +1,245 @@
+"""HTML for notebooks and reports: watches, explanations, einsum plans and autograd graphs.
+
+Jupyter shows an object's ``_repr_html_()``; the classes delegate to the functions here
+(:func:`watch_html`, :func:`explanation_html`, :func:`einsum_plan_html`, :func:`graph_html`), and
+:func:`report_page` wraps fragments into one self-contained page (``strided watch script.py
+--html out.html``). The HTML is self-contained: inline CSS, inline SVG, no script, nothing
+loaded from anywhere; every text from the program (op names, reasons, file names) is escaped.
+
+A watch's summary groups its steps per source line (:func:`summary_rows`): how many steps ran
+there, what they were, the bytes they copied or allocated, and why they copied.
+
+>>> import strided
+>>> with strided.watch() as w:
+...     x = strided.ones(3, 4).t().contiguous()
+>>> html = watch_html(w)
+>>> "<details" in html and "<svg" in html and "contiguous" in html
+True
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from html import escape
+from typing import Any
+
+__all__ = ["SummaryRow", "einsum_plan_html", "explanation_html", "graph_html", "report_page", "summary_rows",
+           "watch_html"]
+
+# One style sheet for every fragment, scoped under .strided-html so a notebook's own styles and
+# ours leave each other alone (inline: a notebook's output may not load files).
+STYLE = """<style>
+.strided-html{font-family:system-ui,-apple-system,Segoe UI,sans-serif;font-size:13px;color:#222;line-height:1.4}
+.strided-html table{border-collapse:collapse;margin:4px 0 8px 0}
+.strided-html th,.strided-html td{border:1px solid #ddd;padding:2px 6px;text-align:left;vertical-align:top;
+font-family:DejaVu Sans Mono,Menlo,Consolas,monospace;font-size:12px}
+.strided-html th{background:#f3f3f3}
+.strided-html tr.copy td{background:#fdf0e6}
+.strided-html .num{text-align:right}
+.strided-html .badge{display:inline-block;padding:0 6px;border-radius:3px;font-weight:600;font-size:12px}
+.strided-html .badge.view{background:#e8f0fb;color:#2b4f88}
+.strided-html .badge.copy{background:#fdebd8;color:#9a4a12}
+.strided-html .badge.compute{background:#eee;color:#333}
+.strided-html .badge.error{background:#fbe3e4;color:#9b1c20}
+.strided-html pre{background:#f7f7f7;padding:6px;margin:4px 0;overflow-x:auto}
+.strided-html summary{cursor:pointer;font-weight:600}
+.strided-html .totals{margin:4px 0}
+</style>"""
+
+
+@dataclass(frozen=True)
+class SummaryRow:
+    """The steps of one source line (and module path) with one category.
+
+    ``line`` is ``file:line`` (directories dropped), ``module`` the ``nn.Module`` path (watch_torch),
+    ``count`` how many steps, ``category`` their kind (``copy``, ``alloc``, ``compute``, ``view``,
+    ``write``), ``bytes`` what they copied (copies) or allocated (the rest), ``reason`` the copies'
+    reasons (distinct ones, joined), ``fix`` a cheap way out when the watch knows one.
+    """
+
+    line: str
+    module: str
+    count: int
+    category: str
+    bytes: int
+    reason: str = ""
+    fix: str = ""
+
+
+def summary_rows(flow: Any) -> list[SummaryRow]:
+    """The per-line summary of ``flow`` (a watch): copies first, then by bytes, largest first.
+
+    The adapter between a watch and the HTML: it groups ``flow.steps`` per (line, module path,
+    kind). (Where the watch has its own ``summary()`` giving rows with these fields, wire it here.)
+
+    >>> import strided
+    >>> with strided.watch() as w:
+    ...     for _ in range(3):
+    ...         y = strided.ones(2, 2).t().contiguous()
+    >>> [(r.category, r.count) for r in summary_rows(w)][:1]
+    [('copy', 3)]
+    """
+    groups: dict[tuple[str, str, str], list[Any]] = {}
+    for s in flow.steps:
+        key = (s.where.rsplit("/", 1)[-1], s.module, s.kind)
+        groups.setdefault(key, []).append(s)
+    rows = []
+    for (line, module, kind), steps in groups.items():
+        nbytes = sum(s.bytes_copied if kind == "copy" else s.bytes_allocated for s in steps)
+        reasons = list(dict.fromkeys(s.reason for s in steps if s.reason))
+        fixes = list(dict.fromkeys(str(s.extra["fix"]) for s in steps if s.extra.get("fix")))
+        rows.append(SummaryRow(line, module, len(steps), kind, nbytes, "; ".join(reasons), "; ".join(fixes)))
+    rows.sort(key=lambda r: (r.category != "copy", -r.bytes, -r.count))
+    return rows
+
+
+def _table(head: tuple[str, ...], rows: list[tuple[Any, ...]], classes: list[str] | None = None,
+           numeric: frozenset[int] = frozenset()) -> str:
+    out = ["<table><thead><tr>", *(f"<th>{escape(h)}</th>" for h in head), "</tr></thead><tbody>"]
+    for i, row in enumerate(rows):
+        cls = f' class="{escape(classes[i])}"' if classes and classes[i] else ""
+        out.append(f"<tr{cls}>")
+        for j, cell in enumerate(row):
+            num = ' class="num"' if j in numeric else ""
+            out.append(f"<td{num}>{escape(str(cell))}</td>")
+        out.append("</tr>")
+    out.append("</tbody></table>")
+    return "".join(out)
+
+
+def _bytes(n: int) -> str:
+    return f"{n:,}" if n else ""
+
+
+def watch_html(flow: Any, limit: int = 200, plot: bool = True) -> str:
+    """A watch (``strided.watch()`` or ``strided.watch_torch()``) as an HTML fragment: the totals,
+    the memory-over-time plot (inline SVG, :func:`~.plot.memory_svg`), the per-line summary and,
+    folded in a ``<details>``, the step table (its first ``limit`` rows).
+
+    >>> import strided
+    >>> with strided.watch() as w:
+    ...     pass
+    >>> "0 steps" in watch_html(w)
+    True
+    """
+    from .plot import format_bytes, memory_series, memory_svg
+
+    steps = list(flow.steps)
+    series = memory_series(flow)
+    title = getattr(flow, "title", "watch")
+    copies = [s for s in steps if s.kind == "copy"]
+    copied = sum(s.bytes_copied for s in copies)
+    peak = ""
+    if series.peak_step >= 0:
+        peak = f" at step {series.peak_step} ({series.peak_op}, {series.peak_where.rsplit('/', 1)[-1]})"
+    parts = [f'<div class="strided-html strided-watch">{STYLE}',
+             f"<div><b>{escape(title)}</b>: {len(steps)} steps</div>",
+             f'<div class="totals">{len(copies)} copies, {escape(format_bytes(copied))} copied; '
+             f"{escape(format_bytes(flow.allocated_bytes))} allocated; peak "
+             f"{escape(format_bytes(flow.peak_bytes))}{escape(peak)}</div>"]
+    if plot and steps:
+        parts.append(f'<div class="plot">{memory_svg(series)}</div>')
+    rows = summary_rows(flow)
+    if rows:
+        parts.append("<div><b>per line</b></div>")
+        parts.append(_table(("line", "module", "count", "category", "bytes", "reason", "fix"),
+                            [(r.line, r.module, r.count, r.category, _bytes(r.bytes), r.reason, r.fix) for r in rows],
+                            ["copy" if r.category == "copy" else "" for r in rows], frozenset({2, 4})))
+    if steps:
+        shown = steps[:limit]
+        table = _table(("#", "op", "kind", "inputs", "output", "strides", "bytes", "marks", "where"),
+                       [(s.index, f"{s.module}: {s.name}" if s.module else s.name, s.kind,
+                         " ".join(str(t.shape) for t in s.inputs) or "-",
+                         str(s.output.shape) if s.output else "-", str(s.output.strides) if s.output else "-",
+                         _bytes(s.bytes_copied if s.kind == "copy" else s.bytes_allocated), s.marks,
+                         s.where.rsplit("/", 1)[-1]) for s in shown],
+                       ["copy" if s.kind == "copy" else "" for s in shown], frozenset({0, 6}))
+        more = f"<div>… {len(steps) - limit:,} more steps</div>" if len(steps) > limit else ""
+        parts.append(f"<details><summary>all {len(steps):,} steps</summary>{table}{more}</details>")
+    parts.append("</div>")
+    return "".join(parts)
+
+
+def explanation_html(e: Any) -> str:
+    """An :class:`~.report.Explanation` as HTML: the outcome as a badge, the input and result
+    layouts, the reason and the fixes.
+
+    >>> import strided
+    >>> e = strided.explain(strided.zeros(3, 4).t(), "view", 12)
+    >>> 'badge error' in explanation_html(e)
+    True
+    """
+    outcome = e.outcome
+    head = e.call or f"{e.op}(...)"
+    rows = [("input", str(e.input_shape), str(e.input_strides), str(e.input_offset))]
+    if outcome != "error":
+        rows.append(("result", str(e.shape), str(e.strides), str(e.offset)))
+    verdict = {"view": "view: 0 bytes copied", "copy": f"copy: {e.bytes_copied:,} bytes",
+               "compute": "compute: a new result"}.get(outcome, outcome)
+    parts = [f'<div class="strided-html strided-explanation">{STYLE}',
+             f"<div>{escape(e.library)}: <code>{escape(head)}</code> "
+             f'<span class="badge {escape(outcome)}">{escape(verdict)}</span></div>']
+    if e.error:
+        parts.append(f"<pre>{escape(e.error)}</pre>")
+    parts.append(_table(("", "shape", "strides", "offset"), rows))
+    if e.reason:
+        lines = [ln for ln in e.reason.splitlines() if not (e.error and ln.endswith(e.error))]
+        parts.append(f"<pre>{escape(chr(10).join(lines))}</pre>")
+    if e.mapping is not None and e.mapping.kind not in ("same", "empty"):
+        parts.append(f"<div>dims: {escape(e.mapping.describe())}</div>")
+    if e.fixes:
+        parts.append("<div><b>fixes</b></div><ul>" + "".join(f"<li><code>{escape(str(f))}</code></li>" for f in e.fixes)
+                     + "</ul>")
+    parts.append("</div>")
+    return "".join(parts)
+
+
+def einsum_plan_html(plan: Any) -> str:
+    """An :class:`~strided.ops.linalg.einsum.EinsumPlan` as HTML: a table of its steps and the totals.
+
+    >>> import strided
+    >>> plan = strided.einsum_plan("ij,jk->ik", (2, 3), (3, 4))
+    >>> "<table" in einsum_plan_html(plan)
+    True
+    """
+    rows = []
+    for i, s in enumerate(plan.steps):
+        ops = ", ".join(f"#{o}" for o in s.operands) + f" -> #{s.result}"
+        how = "; ".join(str(r) for r in s.routes) or ("view" if s.madds == 0 else "reduction")
+        rows.append((i, ops, s.equation, f"{s.madds:,}", str(s.shape), f"{s.nbytes:,}", how))
+    return "".join([
+        f'<div class="strided-html strided-einsum">{STYLE}',
+        f"<div>einsum <code>{escape(repr(plan.equation))}</code> ({escape(plan.dtype.name)})</div>",
+        _table(("step", "operands", "equation", "multiply-adds", "result shape", "bytes", "operands reach it"), rows,
+               numeric=frozenset({3, 5})),
+        f'<div class="totals">multiply-adds: naive {plan.naive_madds:,}, planned {plan.planned_madds:,} '
+        f"(speed-up {plan.speedup:.3g}x); largest intermediate {plan.largest_intermediate_bytes:,} bytes; "
+        f"{plan.bytes_copied:,} bytes copied</div></div>"])
+
+
+def graph_html(t: Any) -> str:
+    """The backward graph of ``t`` (a tensor or a ``grad_fn`` node) as HTML: the picture of
+    :func:`strided.autograd.graph_svg`.
+
+    >>> import strided
+    >>> x = strided.ones(2, requires_grad=True)
+    >>> "<svg" in graph_html((x * 2).sum())
+    True
+    """
+    from ..autograd.graph_picture import graph_svg
+
+    return f'<div class="strided-html strided-graph">{graph_svg(t)}</div>'
+
+
+def report_page(title: str, fragments: list[str]) -> str:
+    """One self-contained HTML page: ``title`` and the ``fragments`` (HTML from the functions
+    above) one after another. Nothing in it loads anything: no script, no link, no image file.
+
+    >>> report_page("t <1>", ["<p>x</p>"]).count("<title>t &lt;1&gt;</title>")
+    1
+    """
+    body = "\n".join(f"<section>{f}</section>" for f in fragments)
+    return ("<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">"
+            f"<title>{escape(title)}</title>"
+            "<style>body{margin:16px;font-family:system-ui,sans-serif}section{margin-bottom:24px}</style>"
+            f"</head><body><h1 style=\"font-size:18px\">{escape(title)}</h1>\n{body}\n</body></html>\n")
