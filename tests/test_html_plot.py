@@ -240,3 +240,13 @@ def test_repr_html_of_an_explanation_an_einsum_plan_and_a_node() -> None:
     assert re.search(r"planned [\d,]+", plan._repr_html_())
     x = strided.ones(2, requires_grad=True)
     assert 'class="strided-autograd-graph"' in (x * 2).sum().grad_fn._repr_html_()
+
+
+def test_a_free_between_two_ops_shows_at_the_next_one() -> None:
+    with strided.watch() as w:
+        a = strided.zeros(100)          # step 0: 400
+        b = strided.zeros(100)          # step 1: 800, the peak
+        del a, b                        # both freed before step 2
+        strided.zeros(10)               # step 2: 40 alive, not 800
+    s = memory_series(w)
+    assert s.live == (400, 800, 40) and s.peak_step == 1

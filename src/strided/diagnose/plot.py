@@ -42,8 +42,10 @@ class MemorySeries:
     """A watch's memory, one value per step.
 
     ``allocated[i]``: bytes allocated by steps 0..i (the running total of ``Step.bytes_allocated``).
-    ``live[i]``: the most bytes alive at once while step i was recorded (before the first change
-    in step i, what was alive after step i-1). ``peak_step``: the step during which the peak
+    ``live[i]``: the most bytes alive at once while step i ran: the highest point an allocation of
+    the step reached, or what was alive after it if more (frees since the step before count as
+    step i's, so a tensor dropped between two ops shows at the next one); a step that changed
+    nothing keeps what was alive after the one before. ``peak_step``: the step during which the peak
     (``peak_bytes``) was reached, -1 when nothing was allocated; ``peak_where`` its ``file:line``
     and ``peak_op`` its op's name. ``exact_live`` is False when the watch kept no timeline of
     frees (then ``live`` is the running total, an upper bound).
@@ -106,21 +108,21 @@ def memory_series(flow: Any) -> MemorySeries:
     exact = getattr(memory, "clock", None) is not None
     if exact:
         live = [-1] * n
+        before = 0
         for step, alive in timeline:
-            if 0 <= step < n and alive > live[step]:
+            # a growth's value (a high point) counts; a free's only as the step's last value, below
+            if 0 <= step < n and alive > before and alive > live[step]:
                 live[step] = alive
-        # a step with no change keeps what was alive after the one before: the last value of the
-        # previous step's changes (not its maximum)
+            before = alive
+        # a step with no change keeps what was alive after the one before: the last value of its
+        # changes (not their maximum)
         last_of = {}
         for step, alive in timeline:
             last_of[step] = alive
         carried = 0
         for i in range(n):
-            if live[i] < 0:
-                live[i] = carried
-            else:
-                live[i] = max(live[i], carried)
             carried = last_of.get(i, carried)
+            live[i] = max(live[i], carried)
     else:
         live = list(allocated)
         peak_step = next((i for i, v in enumerate(allocated) if v >= memory.peak_bytes and v), -1)
