@@ -250,3 +250,43 @@ def test_a_free_between_two_ops_shows_at_the_next_one() -> None:
         strided.zeros(10)               # step 2: 40 alive, not 800
     s = memory_series(w)
     assert s.live == (400, 800, 40) and s.peak_step == 1
+
+
+# ---------------------------------------------------------------------------- the playground's watch view
+
+
+def _result(memory: object) -> dict:
+    return {"ok": True, "error": "", "table": "t", "copies": 0, "bytes_copied": 0, "allocated": 8, "peak": 8,
+            "bilateral": 0, "memory": memory,
+            "steps": [{"index": 0, "name": "ones", "kind": "alloc", "inputs": "-", "output": "(2,)",
+                       "strides": "(1,)", "bytes": 8, "marks": "", "copy": False, "alloc": True,
+                       "bilateral": False, "where": "<program>:1"}]}
+
+
+def test_the_playground_checks_the_memory_series_and_draws_it() -> None:
+    import json
+
+    from strided.playground import sandbox
+    from strided.playground.render import watch_html as playground_html
+
+    good = MemorySeries((8,), (8,), 0, 8, "<program>:1", "<img src=x>").as_dict()
+    checked = sandbox.checked_result(json.dumps(_result(good)).encode())
+    assert checked is not None and checked["memory"] == good
+    html = playground_html(checked)
+    assert 'class="strided-memory-plot"' in html and "<img" not in html and "&lt;img src=x&gt;" in html
+    for bad in ({**good, "live": [True]}, {**good, "live": [8, 8]}, {**good, "peak_where": 3},
+                {**good, "extra": 1}, {k: v for k, v in good.items() if k != "title"}, [8], "<svg>"):
+        assert sandbox.checked_result(json.dumps(_result(bad)).encode()) is None, bad
+    # a result without the series (an older child) is still read, and drawn without a plot
+    old = _result(None)
+    del old["memory"]
+    checked = sandbox.checked_result(json.dumps(old).encode())
+    assert checked is not None and "strided-memory-plot" not in playground_html(checked)
+
+
+def test_the_playground_child_sends_the_memory_series() -> None:
+    from strided.playground import sandbox
+
+    result = sandbox.run_watch("import strided\nx = strided.ones(4, 1) + strided.ones(1, 3)\n", unsandboxed=True)
+    assert result["ok"], result
+    assert result["memory"]["allocated"] == [16, 28, 76] and result["memory"]["peak_step"] == 2

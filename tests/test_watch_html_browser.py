@@ -122,3 +122,33 @@ def test_an_unwritable_html_report_is_exit_2(tmp_path: Path) -> None:
     code = watch_command(str(script), [], torch=False, out=io.StringIO(), err=err,
                          html=str(tmp_path / "missing" / "r.html"))
     assert code == 2 and "cannot write the HTML report" in err.getvalue()
+
+
+# ---------------------------------------------------------------------------- the playground's watch view
+
+
+@pytest.mark.usefixtures("boundary")
+def test_the_playground_watch_view_draws_the_memory_plot(browser: Any) -> None:
+    import threading
+
+    from selenium.webdriver.support.ui import WebDriverWait
+
+    from strided.playground.server import make_server_on
+
+    httpd = make_server_on(0)
+    thread = threading.Thread(target=httpd.serve_forever, name="playground", daemon=True)
+    thread.start()
+    try:
+        browser.get(f"http://127.0.0.1:{httpd.server_port}/?token={httpd.gate.token}")
+        area = browser.find_element("id", "watch-program")
+        browser.execute_script("arguments[0].value = arguments[1];", area,
+                               "import strided\na = strided.arange(6).reshape(2, 3)\nb = a.t().contiguous()\n")
+        browser.find_element("id", "watch-run").click()
+        WebDriverWait(browser, 15).until(lambda d: d.find_elements("css selector", "#watch-result svg"))
+        plot = browser.find_element("css selector", "#watch-result svg.strided-memory-plot")
+        assert plot.size["width"] > 100 and plot.size["height"] > 50
+        assert plot.get_attribute("data-steps") == "4" and plot.get_attribute("data-peak-step") == "3"
+    finally:
+        httpd.shutdown()
+        httpd.server_close()
+        thread.join(5)
