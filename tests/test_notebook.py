@@ -79,6 +79,9 @@ def test_watch_cell_shows_the_copy_escaped_and_keeps_the_watch(executed: list[di
     assert "<b>watch</b>: 4 steps" in page and 'class="copy"' in page and "1 copies" in page
     assert _plot_size(page)[0] > 0
     assert 'class="peak"' in page  # the copy's new memory is the peak
+    # the lines are the cell's own, numbered as IPython numbers the cell (In[5], line 3)
+    assert "<td>In[5]:3</td><td></td><td class=\"num\">1</td><td>copy</td>" in page
+    assert "peak 960 B at step 3 (contiguous), In[5]:3" in page
     assert "<script" not in page  # (the cell's comment never reaches the HTML raw: no line text is shown)
     assert _stdout(executed[5]).strip() == "Watch ['alloc', 'view', 'view', 'copy']"
 
@@ -91,3 +94,38 @@ def test_explain_line_magic_shows_the_explanation(executed: list[dict]) -> None:
 def test_a_grad_fn_shows_its_graph(executed: list[dict]) -> None:
     page = _html(executed[7])[0]
     assert 'class="strided-autograd-graph"' in page and "TBackward0" in page and "AccumulateGrad" in page
+
+
+# ---------------------------------------------------------------------------- in-process (no kernel)
+
+
+@pytest.fixture(scope="module")
+def shell() -> object:
+    from IPython.testing.globalipapp import get_ipython
+
+    ip = get_ipython()
+    ip.run_line_magic("load_ext", "strided")
+    ip.run_cell("import strided")
+    return ip
+
+
+def test_an_error_in_the_cell_is_shown_after_the_summary(shell: object, capsys: pytest.CaptureFixture) -> None:
+    shell.run_cell_magic("watch", "--name failed", "z = strided.ones(3)\nraise ValueError('boom')\n")
+    out = capsys.readouterr().out
+    assert out.index("watch: 1 steps") < out.index("ValueError")
+    assert "boom" in out and "run_watched" not in out  # (the traceback starts at the cell's own frame)
+    assert [s.name for s in shell.user_ns["failed"].steps] == ["ones"]
+
+
+def test_bad_options_are_said_and_nothing_runs(shell: object, capsys: pytest.CaptureFixture) -> None:
+    shell.user_ns.pop("ran", None)
+    shell.run_cell_magic("watch", "--limit many", "ran = True\n")
+    assert "%%watch:" in capsys.readouterr().out and "ran" not in shell.user_ns
+
+
+def test_explain_of_a_plain_tensor_describes_its_layout(shell: object) -> None:
+    shell.run_cell("t = strided.zeros(3, 4).t()")
+    layout = shell.run_line_magic("explain", "t")
+    assert type(layout).__name__ == "LayoutExplanation"
+    e = shell.run_line_magic("explain", "t.reshape(12)")
+    assert e.outcome == "copy" and e.bytes_copied == 48

@@ -32,7 +32,7 @@ from typing import Any
 __all__ = ["load_ipython_extension", "summary_text"]
 
 
-def summary_text(flow: Any, limit: int = 20) -> str:
+def summary_text(flow: Any, limit: int = 20, files: dict[str, str] | None = None) -> str:
     """The per-line summary of a watch as plain text (what a terminal shows under the cell).
 
     >>> import strided
@@ -47,7 +47,7 @@ def summary_text(flow: Any, limit: int = 20) -> str:
     copies = [s for s in steps if s.kind == "copy"]
     lines = [f"{flow.title}: {len(steps)} steps, {len(copies)} copies ({sum(s.bytes_copied for s in copies):,} "
              f"bytes copied), {flow.allocated_bytes:,} bytes allocated, peak {flow.peak_bytes:,}"]
-    rows = summary_rows(flow)
+    rows = summary_rows(flow, files)
     for r in rows[:limit]:
         where = f"{r.line} {r.module}".strip()
         text = f"  {where}: {r.count} x {r.category}"
@@ -92,7 +92,8 @@ def run_watched(ipython: Any, line: str, cell: str, torch: bool) -> Any:
     source = ipython.transform_cell(cell)
     # the cell's code under a file name IPython keeps in linecache: tracebacks show its lines, and
     # the watch's file:line points into it
-    filename = ipython.compile.cache(source, ipython.execution_count)
+    number = _cell_number(ipython)
+    filename = ipython.compile.cache(source, number)
     code = ipython.compile(source, filename, "exec")
     w = make()
     failed: tuple | None = None
@@ -102,12 +103,27 @@ def run_watched(ipython: Any, line: str, cell: str, torch: bool) -> Any:
         except Exception:  # noqa: BLE001 - shown below, after the summary of what ran
             failed = sys.exc_info()
     ipython.user_ns[opts.name] = w
-    display({"text/plain": summary_text(w), "text/html": watch_html(w, limit=opts.limit, plot=not opts.no_plot)},
-            raw=True)
+    files = {filename: f"In[{number}]"}  # (the cell's lines, numbered as IPython's tracebacks number them)
+    display({"text/plain": summary_text(w, files=files),
+             "text/html": watch_html(w, limit=opts.limit, plot=not opts.no_plot, files=files)}, raw=True)
     if failed is not None:
         etype, value, tb = failed
         ipython.showtraceback((etype, value, tb.tb_next or tb))  # (from the cell's own frame on)
     return None
+
+
+def _cell_number(ipython: Any) -> int:
+    """The number of the cell running now (``In[5]``): the one IPython gave the code that called
+    the magic (found on the stack), else the shell's execution count."""
+    frame = sys._getframe(1)
+    while frame is not None:
+        named = ipython.compile.format_code_name(frame.f_code.co_filename)
+        if named is not None:
+            digits = "".join(c for c in named[1] if c.isdigit())
+            if digits:
+                return int(digits)
+        frame = frame.f_back
+    return int(ipython.execution_count)
 
 
 def explain_line(ipython: Any, line: str) -> Any:

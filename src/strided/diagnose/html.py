@@ -19,12 +19,12 @@ True
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from html import escape
 from typing import Any
 
-__all__ = ["SummaryRow", "einsum_plan_html", "explanation_html", "graph_html", "report_page", "summary_rows",
-           "watch_html"]
+__all__ = ["SummaryRow", "einsum_plan_html", "explanation_html", "graph_html", "report_page", "short_where",
+           "summary_rows", "watch_html"]
 
 # One style sheet for every fragment, scoped under .strided-html so a notebook's own styles and
 # ours leave each other alone (inline: a notebook's output may not load files).
@@ -66,7 +66,21 @@ class SummaryRow:
     fix: str = ""
 
 
-def summary_rows(flow: Any) -> list[SummaryRow]:
+def short_where(where: str, files: dict[str, str] | None = None) -> str:
+    """``file:line`` as shown: the file's directories dropped, or the file renamed by ``files``
+    (a notebook cell's file becomes ``In [3]``).
+
+    >>> short_where("/home/u/train.py:12"), short_where("/tmp/k/123.py:2", {"/tmp/k/123.py": "In [3]"})
+    ('train.py:12', 'In [3]:2')
+    """
+    if files:
+        path, sep, line = where.rpartition(":")
+        if sep and path in files:
+            return f"{files[path]}:{line}"
+    return where.rsplit("/", 1)[-1]
+
+
+def summary_rows(flow: Any, files: dict[str, str] | None = None) -> list[SummaryRow]:
     """The per-line summary of ``flow`` (a watch): copies first, then by bytes, largest first.
 
     The adapter between a watch and the HTML: it groups ``flow.steps`` per (line, module path,
@@ -81,7 +95,7 @@ def summary_rows(flow: Any) -> list[SummaryRow]:
     """
     groups: dict[tuple[str, str, str], list[Any]] = {}
     for s in flow.steps:
-        key = (s.where.rsplit("/", 1)[-1], s.module, s.kind)
+        key = (short_where(s.where, files), s.module, s.kind)
         groups.setdefault(key, []).append(s)
     rows = []
     for (line, module, kind), steps in groups.items():
@@ -111,10 +125,11 @@ def _bytes(n: int) -> str:
     return f"{n:,}" if n else ""
 
 
-def watch_html(flow: Any, limit: int = 200, plot: bool = True) -> str:
+def watch_html(flow: Any, limit: int = 200, plot: bool = True, files: dict[str, str] | None = None) -> str:
     """A watch (``strided.watch()`` or ``strided.watch_torch()``) as an HTML fragment: the totals,
     the memory-over-time plot (inline SVG, :func:`~.plot.memory_svg`), the per-line summary and,
-    folded in a ``<details>``, the step table (its first ``limit`` rows).
+    folded in a ``<details>``, the step table (its first ``limit`` rows). ``files`` renames files
+    in the lines shown (see :func:`short_where`).
 
     >>> import strided
     >>> with strided.watch() as w:
@@ -126,12 +141,14 @@ def watch_html(flow: Any, limit: int = 200, plot: bool = True) -> str:
 
     steps = list(flow.steps)
     series = memory_series(flow)
+    if files and series.peak_where:
+        series = replace(series, peak_where=short_where(series.peak_where, files))
     title = getattr(flow, "title", "watch")
     copies = [s for s in steps if s.kind == "copy"]
     copied = sum(s.bytes_copied for s in copies)
     peak = ""
     if series.peak_step >= 0:
-        peak = f" at step {series.peak_step} ({series.peak_op}, {series.peak_where.rsplit('/', 1)[-1]})"
+        peak = f" at step {series.peak_step} ({series.peak_op}, {short_where(series.peak_where)})"
     parts = [f'<div class="strided-html strided-watch">{STYLE}',
              f"<div><b>{escape(title)}</b>: {len(steps)} steps</div>",
              f'<div class="totals">{len(copies)} copies, {escape(format_bytes(copied))} copied; '
@@ -139,7 +156,7 @@ def watch_html(flow: Any, limit: int = 200, plot: bool = True) -> str:
              f"{escape(format_bytes(flow.peak_bytes))}{escape(peak)}</div>"]
     if plot and steps:
         parts.append(f'<div class="plot">{memory_svg(series)}</div>')
-    rows = summary_rows(flow)
+    rows = summary_rows(flow, files)
     if rows:
         parts.append("<div><b>per line</b></div>")
         parts.append(_table(("line", "module", "count", "category", "bytes", "reason", "fix"),
@@ -152,7 +169,7 @@ def watch_html(flow: Any, limit: int = 200, plot: bool = True) -> str:
                          " ".join(str(t.shape) for t in s.inputs) or "-",
                          str(s.output.shape) if s.output else "-", str(s.output.strides) if s.output else "-",
                          _bytes(s.bytes_copied if s.kind == "copy" else s.bytes_allocated), s.marks,
-                         s.where.rsplit("/", 1)[-1]) for s in shown],
+                         short_where(s.where, files)) for s in shown],
                        ["copy" if s.kind == "copy" else "" for s in shown], frozenset({0, 6}))
         more = f"<div>… {len(steps) - limit:,} more steps</div>" if len(steps) > limit else ""
         parts.append(f"<details><summary>all {len(steps):,} steps</summary>{table}{more}</details>")
