@@ -124,7 +124,7 @@ _LAZY: dict[str, tuple[str, str | None]] = {
     "watch": ("strided.diagnose.watch", "watch"),
     "watch_torch": ("strided.diagnose.watch_torch", "watch_torch"),
     # ``%load_ext strided`` (IPython looks this up on the package; IPython itself is imported only then)
-    "load_ipython_extension": ("strided.magics", "load_ipython_extension"),
+    "load_ipython_extension": ("strided.diagnose.magics", "load_ipython_extension"),
 }
 
 

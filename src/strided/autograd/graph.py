@@ -181,9 +181,9 @@ class Node:
 
     def _repr_html_(self) -> str:
         """Jupyter's rich display: the backward graph from this node, pictured (``graph_svg``)."""
-        from ..diagnose.html import graph_html
+        from .graph_picture import graph_svg
 
-        return graph_html(self)
+        return f'<div class="strided-html strided-graph">{graph_svg(self)}</div>'
 
     def apply(self, grads: list) -> tuple:
         """The rule on the gradients of this node's outputs: the gradients of its inputs."""

@@ -23,6 +23,8 @@ from dataclasses import dataclass, replace
 from html import escape
 from typing import Any
 
+from ..ops.linalg.einsum_html import einsum_plan_html  # (beside the plan, in the ops layer; re-exported)
+
 __all__ = ["SummaryRow", "einsum_plan_html", "explanation_html", "graph_html", "report_page", "short_where",
            "summary_rows", "watch_html"]
 
@@ -209,29 +211,6 @@ def explanation_html(e: Any) -> str:
                      + "</ul>")
     parts.append("</div>")
     return "".join(parts)
-
-
-def einsum_plan_html(plan: Any) -> str:
-    """An :class:`~strided.ops.linalg.einsum.EinsumPlan` as HTML: a table of its steps and the totals.
-
-    >>> import strided
-    >>> plan = strided.einsum_plan("ij,jk->ik", (2, 3), (3, 4))
-    >>> "<table" in einsum_plan_html(plan)
-    True
-    """
-    rows = []
-    for i, s in enumerate(plan.steps):
-        ops = ", ".join(f"#{o}" for o in s.operands) + f" -> #{s.result}"
-        how = "; ".join(str(r) for r in s.routes) or ("view" if s.madds == 0 else "reduction")
-        rows.append((i, ops, s.equation, f"{s.madds:,}", str(s.shape), f"{s.nbytes:,}", how))
-    return "".join([
-        f'<div class="strided-html strided-einsum">{STYLE}',
-        f"<div>einsum <code>{escape(repr(plan.equation))}</code> ({escape(plan.dtype.name)})</div>",
-        _table(("step", "operands", "equation", "multiply-adds", "result shape", "bytes", "operands reach it"), rows,
-               numeric=frozenset({3, 5})),
-        f'<div class="totals">multiply-adds: naive {plan.naive_madds:,}, planned {plan.planned_madds:,} '
-        f"(speed-up {plan.speedup:.3g}x); largest intermediate {plan.largest_intermediate_bytes:,} bytes; "
-        f"{plan.bytes_copied:,} bytes copied</div></div>"])
 
 
 def graph_html(t: Any) -> str:

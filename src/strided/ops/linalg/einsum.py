@@ -313,8 +313,8 @@ class EinsumPlan:
         return self.naive_madds / self.planned_madds
 
     def _repr_html_(self) -> str:
-        """Jupyter's rich display (:func:`strided.diagnose.html.einsum_plan_html`)."""
-        from ...diagnose.html import einsum_plan_html
+        """Jupyter's rich display (:func:`.einsum_html.einsum_plan_html`)."""
+        from .einsum_html import einsum_plan_html
 
         return einsum_plan_html(self)
 

@@ -41,7 +41,7 @@ def summary_text(flow: Any, limit: int = 20, files: dict[str, str] | None = None
     >>> print(summary_text(w).splitlines()[0])
     watch: 3 steps, 1 copies (24 bytes copied), 48 bytes allocated, peak 48
     """
-    from .diagnose.html import summary_rows
+    from .html import summary_rows
 
     steps = flow.steps
     copies = [s for s in steps if s.kind == "copy"]
@@ -77,7 +77,7 @@ def run_watched(ipython: Any, line: str, cell: str, torch: bool) -> Any:
     (``--name NAME``, ``--limit N``, ``--no-plot``)."""
     from IPython.display import display
 
-    from .diagnose.html import watch_html
+    from .html import watch_html
 
     name = "watch_torch" if torch else "watch"
     try:
@@ -86,9 +86,9 @@ def run_watched(ipython: Any, line: str, cell: str, torch: bool) -> Any:
         print(f"%%{name}: {exc}; options: --name NAME, --limit N, --no-plot")
         return None
     if torch:
-        from .diagnose.watch_torch import watch_torch as make
+        from .watch_torch import watch_torch as make
     else:
-        from .diagnose.watch import watch as make
+        from .watch import watch as make
     source = ipython.transform_cell(cell)
     # the cell's code under a file name IPython keeps in linecache: tracebacks show its lines, and
     # the watch's file:line points into it
@@ -130,7 +130,7 @@ def explain_line(ipython: Any, line: str) -> Any:
     """``%explain EXPR``: ``x.op(args)`` is ``strided.explain(x, "op", args)``; any other
     expression (a tensor) is ``strided.explain(value)``, its layout. Names are read from the
     user's namespace. Returns the explanation (IPython shows it)."""
-    from .diagnose.explain import explain
+    from .explain import explain
 
     text = line.strip()
     try:
