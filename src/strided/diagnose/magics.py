@@ -85,6 +85,7 @@ def run_watched(ipython: Any, line: str, cell: str, torch: bool) -> Any:
     except (argparse.ArgumentError, SystemExit, ValueError) as exc:
         print(f"%%{name}: {exc}; options: --name NAME, --limit N, --no-plot")
         return None
+    make: Any
     if torch:
         from .watch_torch import watch_torch as make
     else:
@@ -115,7 +116,7 @@ def run_watched(ipython: Any, line: str, cell: str, torch: bool) -> Any:
 def _cell_number(ipython: Any) -> int:
     """The number of the cell running now (``In[5]``): the one IPython gave the code that called
     the magic (found on the stack), else the shell's execution count."""
-    frame = sys._getframe(1)
+    frame: Any = sys._getframe(1)
     while frame is not None:
         named = ipython.compile.format_code_name(frame.f_code.co_filename)
         if named is not None:
@@ -140,7 +141,7 @@ def explain_line(ipython: Any, line: str) -> Any:
         return None
     ns = ipython.user_ns
 
-    def value(node: ast.AST) -> Any:
+    def value(node: ast.expr) -> Any:
         return eval(compile(ast.Expression(node), "<%explain>", "eval"), ns)  # the user's own names
 
     if isinstance(tree, ast.Call) and isinstance(tree.func, ast.Attribute):
