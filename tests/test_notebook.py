@@ -127,5 +127,6 @@ def test_explain_of_a_plain_tensor_describes_its_layout(shell: object) -> None:
     shell.run_cell("t = strided.zeros(3, 4).t()")
     layout = shell.run_line_magic("explain", "t")
     assert type(layout).__name__ == "LayoutExplanation"
+    assert "<pre>" in layout._repr_html_() and "strides (1, 4)" in layout._repr_html_()
     e = shell.run_line_magic("explain", "t.reshape(12)")
     assert e.outcome == "copy" and e.bytes_copied == 48

@@ -25,7 +25,7 @@ from typing import Any
 
 from ..ops.linalg.einsum_html import einsum_plan_html  # (beside the plan, in the ops layer; re-exported)
 
-__all__ = ["SummaryRow", "einsum_plan_html", "explanation_html", "graph_html", "report_page", "short_where",
+__all__ = ["SummaryRow", "einsum_plan_html", "explanation_html", "graph_html", "layout_html", "report_page", "short_where",
            "summary_rows", "watch_html"]
 
 # One style sheet for every fragment, scoped under .strided-html so a notebook's own styles and
@@ -211,6 +211,17 @@ def explanation_html(e: Any) -> str:
                      + "</ul>")
     parts.append("</div>")
     return "".join(parts)
+
+
+def layout_html(e: Any) -> str:
+    """A :class:`~.explain_layout.LayoutExplanation` (``strided.explain(x)``) as HTML: its text,
+    escaped, in a ``<pre>`` (the layout's words line up in a monospace font).
+
+    >>> import strided
+    >>> "contiguous: C" in layout_html(strided.explain(strided.zeros(2, 3)))
+    True
+    """
+    return f'<div class="strided-html strided-layout">{STYLE}<pre>{escape(str(e))}</pre></div>'
 
 
 def graph_html(t: Any) -> str:
