@@ -155,10 +155,12 @@ def _n(v: float) -> str:
 
 
 def _text(x: float, y: float, s: str, size: int = 11, anchor: str = "start", fill: str = "#222",
-          cls: str = "") -> str:
+          cls: str = "", halo: bool = False) -> str:
     klass = f" class={quoteattr(cls)}" if cls else ""
+    # a white outline under the glyphs keeps a label readable where it crosses a line
+    outline = ' stroke="#fff" stroke-width="3" paint-order="stroke"' if halo else ""
     return (f'<text{klass} x="{_n(x)}" y="{_n(y)}" font-size="{size}" text-anchor="{anchor}" '
-            f'fill="{fill}">{escape(s)}</text>')
+            f'fill="{fill}"{outline}>{escape(s)}</text>')
 
 
 def _buckets(values: tuple[int, ...], reduce: Any) -> list[tuple[float, int]]:
@@ -246,6 +248,6 @@ def memory_svg(source: Any, width: int = WIDTH, height: int = HEIGHT) -> str:
                      f'stroke-dasharray="3 3"/>')
         parts.append(f'<circle class="peak" data-step="{s.peak_step}" cx="{_n(px)}" cy="{_n(py)}" r="4.5" '
                      f'fill="{PEAK_COLOUR}"><title>{escape(label)}</title></circle>')
-        parts.append(_text(tx, max(py - 8, TOP - 6), label, 11, anchor, PEAK_COLOUR, "peak-label"))
+        parts.append(_text(tx, max(py - 8, TOP - 6), label, 11, anchor, PEAK_COLOUR, "peak-label", halo=True))
     parts.append("</svg>")
     return "".join(parts)
