@@ -543,7 +543,9 @@ def _program():
 def test_the_table_snapshot():
     with watch() as w:
         _program()
-    text = re.sub(r"test_watch\.py:\d+", "test_watch.py:N", str(w))
+    # (the step table moved to w.table() when print(w) got its summary; copy rows now carry
+    # their category and reason)
+    text = re.sub(r"test_watch\.py:\d+", "test_watch.py:N", w.table())
     assert text == """\
 watch: 7 steps
 #  op         kind     inputs       output        strides         bytes  marks      where
@@ -554,6 +556,7 @@ watch: 7 steps
 4  sub        compute  (3, 1) (3,)  (3, 3)        (3, 1)          36     bilateral  test_watch.py:N
 5  transpose  view     (2, 5, 12)   (2, 12, 5)    (60, 1, 12)                       test_watch.py:N
 6  reshape    copy     (2, 12, 5)   (2, 60)       (60, 1)         480    COPY       test_watch.py:N
+      layout copy: reshape(2, 60): dims 1 and 2 cannot merge: stride[1] == size[2] * stride[2] = 5 * 12 = 60, but stride[1] is 1
 total: 1 copies, 480 bytes copied; 1,020 bytes allocated, peak 1,008; 1 bilateral broadcasts; 1 regrouping reshapes
   step 1 at test_watch.py:N: view regroups input dims 1, 2 (5, 12) into output dims 1, 2, 3 (3, 5, 4)
   step 4 at test_watch.py:N: bilateral broadcast: sub((3, 1), (3,)) -> (3, 3); stretched: (3, 1) along dims (1,) and (3,) along dims (0,)"""
@@ -562,5 +565,7 @@ total: 1 copies, 480 bytes copied; 1,020 bytes allocated, peak 1,008; 1 bilatera
 def test_an_empty_watch_prints_a_table_with_no_rows():
     with watch() as w:
         pass
-    assert str(w).splitlines()[0] == "watch: 0 steps"
-    assert str(w).splitlines()[-1].startswith("total: 0 copies, 0 bytes copied; 0 bytes allocated, peak 0")
+    assert w.table().splitlines()[0] == "watch: 0 steps"
+    assert w.table().splitlines()[-1].startswith("total: 0 copies, 0 bytes copied; 0 bytes allocated, peak 0")
+    assert w.summary() == [] and str(w).splitlines()[0].startswith("watch: 0 steps;")
+    assert "nothing: no copies" in str(w)

@@ -1,7 +1,8 @@
 """The records a watch keeps, shared by ``watch`` (strided programs) and ``watch_torch`` (PyTorch).
 
 A watch turns the ops a program runs into :class:`Step` rows — the shape flow of the program,
-"the contract on paper" — and keeps three views of them: the copies (:class:`CopyEvent`), the
+"the contract on paper" — and keeps three views of them (and the summary of
+:mod:`.summary`: ``w.summary()``, ``w.table()``): the copies (:class:`CopyEvent`), the
 broadcasts (:class:`Broadcast`) and the memory tally (:class:`MemoryTally`: every allocation,
 and the peak of what was alive at once). :class:`Flow` holds them and prints the table; the two
 watches differ only in where their steps come from.
@@ -17,6 +18,7 @@ from typing import Any
 
 from ..ops.shape.broadcasting import stretched_dims
 from .dims import DimMapping
+from .summary import LAYOUT_COPY, TABLE_LIMIT, SummaryRow, fix_for, render_summary, summarize, totals_line
 
 __all__ = ["Broadcast", "CopyEvent", "Flow", "MemoryTally", "Step", "TensorInfo", "broadcast_of"]
 
@@ -69,7 +71,10 @@ def broadcast_of(name: str, shapes: Sequence[Shape], result: Shape, where: str =
 class CopyEvent:
     """One copy: ``nbytes`` written into new memory by step ``step`` (``name``), ``reason`` in
     words, the user's ``where``, and ``asked``: whether the user's own call asked for it (``clone``,
-    ``contiguous``, ``to``, ``copy_``) rather than it happening behind another op."""
+    ``contiguous``, ``to``, ``copy_``) rather than it happening behind another op; ``category``:
+    ``"layout copy"`` (the same elements in a new layout: a reshape that could not view,
+    ``contiguous``, ``.to()``, a kernel's hidden copy) or ``"new result"`` (chosen or assembled
+    elements: ``cat``, ``topk``, ``X[idx]``, ``gather``, ...), by the rule of :mod:`.summary`."""
 
     step: int
     name: str
@@ -80,6 +85,7 @@ class CopyEvent:
     dtype: str = ""
     asked: bool = False
     module: str = ""
+    category: str = ""  # "layout copy" or "new result" (see strided.diagnose.summary for the rule)
 
 
 @dataclass
@@ -91,7 +97,9 @@ class Step:
     ``bytes_copied`` is what a copy wrote; ``bytes_allocated`` the new memory the step made.
     ``mapping`` is the reshape dim mapping for reshape-like steps (``regroups`` says whether it
     mixes dims); ``broadcast`` the :class:`Broadcast` of an elementwise step that stretched an
-    operand; ``module`` the ``nn.Module`` path it ran in (``watch_torch``), ``reason`` why it copied.
+    operand; ``module`` the ``nn.Module`` path it ran in (``watch_torch``), ``reason`` why it copied;
+    ``category`` its summary category (``"layout copy"``, ``"new result"``, ``"alloc"`` or ``""``:
+    see :mod:`.summary`).
     """
 
     index: int
@@ -107,6 +115,7 @@ class Step:
     mapping: DimMapping | None = None
     broadcast: Broadcast | None = None
     extra: dict[str, Any] = field(default_factory=dict)
+    category: str = ""
 
     @property
     def regroups(self) -> bool:
@@ -217,6 +226,9 @@ class MemoryTally:
 class Flow:
     """The steps a watch saw, in order, and what follows from them.
 
+    Reports: :meth:`summary` (what to fix, as data), :meth:`table` (one row per step) and
+    ``str(flow)`` (the summary, then the table's first 40 rows).
+
     Subclasses fill :attr:`steps` (and :attr:`memory`); a Flow is entered once (a second
     ``with`` raises ValueError) and keeps what it recorded after the block ends, also when an
     exception ended it.
@@ -238,7 +250,7 @@ class Flow:
         return [
             CopyEvent(s.index, s.name, s.bytes_copied, s.reason, s.where,
                       s.output.shape if s.output else (), s.output.dtype if s.output else "",
-                      bool(s.extra.get("asked")), s.module)
+                      bool(s.extra.get("asked")), s.module, s.category)
             for s in self.steps if s.kind == "copy"
         ]
 
@@ -264,8 +276,33 @@ class Flow:
     def peak_bytes(self) -> int:
         return self.memory.peak_bytes
 
+    def summary(self) -> list[SummaryRow]:
+        """What to fix, as data: the copies, new results, allocations, bilateral broadcasts and
+        regrouping reshapes summed per source line (and module), ranked by bytes; see
+        :mod:`strided.diagnose.summary` for the fields and the categories.
+
+        >>> with strided.watch() as w:
+        ...     for _ in range(2):
+        ...         y = strided.zeros(3, 4).t().contiguous()
+        >>> [(r.op, r.category, r.count, r.nbytes) for r in w.summary()]
+        [('contiguous', 'layout copy', 2, 96), ('zeros', 'alloc', 2, 96)]
+        """
+        return summarize(self)
+
+    def table(self, limit: int | None = None) -> str:
+        """The step table: one row per op (``limit`` rows at most, then a line saying how many
+        more), copy rows followed by their category, reason and fix, then the totals.
+
+        >>> with strided.watch() as w:
+        ...     z = strided.zeros(2, 3)
+        >>> print(w.table(limit=0).splitlines()[2])
+        … 1 more rows: w.table(limit=None)
+        """
+        return render_table(self, limit)
+
     def __str__(self) -> str:
-        return render_table(self)
+        """The summary (:meth:`summary`), then the first 40 rows of :meth:`table`."""
+        return render_summary(self) + "\n\n" + render_table(self, TABLE_LIMIT, totals=False)
 
     def _repr_html_(self) -> str:
         """Jupyter's rich display: totals, the memory plot, the per-line summary, the steps folded."""
@@ -274,12 +311,14 @@ class Flow:
         return watch_html(self)
 
 
-def render_table(flow: Flow) -> str:
-    """The shape flow as a compact table: one row per step, copies / bilateral broadcasts /
-    regroupings marked, and a totals line."""
+def render_table(flow: Flow, limit: int | None = None, totals: bool = True) -> str:
+    """The shape flow as a compact table: one row per step (``limit`` at most), copies / bilateral
+    broadcasts / regroupings marked, each copy followed by its category and reason (and
+    ``strided.explain``'s fix where it has one), and (``totals``) a totals line."""
     header = ("#", "op", "kind", "inputs", "output", "strides", "bytes", "marks", "where")
     rows = []
-    for s in flow.steps:
+    shown = flow.steps if limit is None else flow.steps[:max(limit, 0)]
+    for s in shown:
         inputs = " ".join(str(t.shape) for t in s.inputs) or "-"
         out = str(s.output.shape) if s.output else "-"
         strides = str(s.output.strides) if s.output else "-"
@@ -287,16 +326,22 @@ def render_table(flow: Flow) -> str:
         name = f"{s.module}: {s.name}" if s.module else s.name
         rows.append((str(s.index), name, s.kind, inputs, out, strides, nbytes, s.marks, _short(s.where)))
     widths = [max(len(h), *(len(r[i]) for r in rows)) if rows else len(h) for i, h in enumerate(header)]
-    lines = [f"{flow.title}: {len(flow.steps)} steps"]
+    lines = [f"{flow.title}: {len(flow.steps)} steps" if totals else "steps (w.table()):"]
     lines.append("  ".join(h.ljust(w) for h, w in zip(header, widths)).rstrip())
-    lines.extend("  ".join(c.ljust(w) for c, w in zip(r, widths)).rstrip() for r in rows)
-    bilateral = sum(1 for b in flow.broadcasts if b.bilateral)
-    lines.append(
-        f"total: {len(flow.copies)} copies, {flow.bytes_copied:,} bytes copied; "
-        f"{flow.allocated_bytes:,} bytes allocated, peak {flow.peak_bytes:,}; "
-        f"{bilateral} bilateral broadcasts; {len(flow.regroups)} regrouping reshapes"
-    )
-    for s in flow.steps:
+    for s, r in zip(shown, rows):
+        lines.append("  ".join(c.ljust(w) for c, w in zip(r, widths)).rstrip())
+        if s.kind == "copy":
+            lines.append(f"      {s.category or 'copy'}: {s.reason}".rstrip().rstrip(":"))
+            if s.category == LAYOUT_COPY:
+                fix = fix_for(s)
+                if fix:
+                    lines.append(f"      fix: {fix}")
+    if len(flow.steps) > len(shown):
+        lines.append(f"… {len(flow.steps) - len(shown)} more rows: w.table(limit=None)")
+    if not totals:
+        return "\n".join(lines)  # (inside print(w): the summary above has the totals and the notes)
+    lines.append(totals_line(flow))
+    for s in shown:
         if s.broadcast is not None and s.broadcast.bilateral:
             lines.append(f"  step {s.index} at {_short(s.where)}: {s.broadcast.describe()}")
         if s.regroups:

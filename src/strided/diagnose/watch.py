@@ -12,13 +12,24 @@ Example::
     ...     heads = q.view(2, 3, 5, 4)          # the classic bug: regroups T and h*d
     >>> [s.kind for s in w.steps], w.regroups[0].mapping.kind
     (['alloc', 'view'], 'regroup')
-    >>> print(w)                             # the table: copies, bilateral broadcasts, regroupings marked
-    watch: 2 steps
+    >>> print(w)           # the summary by source line, ranked by bytes, then the step table
+    watch: 2 steps; what to look at, by source line (largest first):
+      where  op     category  count  bytes
+      ...    zeros  alloc        ×1    480
+      ...    view   regroup      ×1      0
+          view regroups input dims 1, 2 (5, 12) into output dims 1, 2, 3 (3, 5, 4)
+    total: 0 copies, 0 bytes copied; 480 bytes allocated, peak 480; 0 bilateral broadcasts; 1 regrouping reshapes
+    <BLANKLINE>
+    steps (w.table()):
     #  op     kind   inputs      output        strides         bytes  marks     where
     0  zeros  alloc  -           (2, 5, 12)    (60, 12, 1)     480              ...
     1  view   view   (2, 5, 12)  (2, 3, 5, 4)  (60, 20, 4, 1)         regroups  ...
-    total: 0 copies, 0 bytes copied; 480 bytes allocated, peak 480; 0 bilateral broadcasts; 1 regrouping reshapes
-    ...
+
+The summary is data too: ``w.summary()`` (rows with line, module, op, category, count, bytes,
+reason, fix) and ``w.table(limit=None)`` (the step table as text); see
+:mod:`strided.diagnose.summary`. A copy is a ``"layout copy"`` (reshape that could not view,
+``contiguous()``, ``.to()``, a kernel's hidden copy) or a ``"new result"`` (``cat``, ``topk``,
+``X[idx]``, ``gather``, ...): ``w.copies[i].category``.
 
 When no watch (or other listener) is open anywhere the ops pay one truth test; a watch open in
 another thread costs this one a context-variable read per op, and only an open watch in this
@@ -38,6 +49,7 @@ from ..ops.table import OPS
 from ..tensor import Tensor
 from .dims import reshape_mapping
 from .flow import Flow, Step, TensorInfo, broadcast_of
+from .summary import ALLOC, strided_copy_category
 
 __all__ = ["Watch", "watch"]
 
@@ -129,6 +141,9 @@ class Watch(Flow):
             step.bytes_copied = record.nbytes
             step.reason = record.plan if isinstance(record.plan, str) else str(record.plan)
             step.extra["asked"] = name in ASKED or isinstance(record.why, CopyRequested)
+            step.category = strided_copy_category(name)
+        elif kind == "alloc":
+            step.category = ALLOC
             if record.why is not None:
                 step.extra["why"] = record.why
         if kind in ("alloc", "copy", "compute"):

@@ -49,6 +49,13 @@ Under ``torch.inference_mode()`` PyTorch hands composite ops to the dispatch mod
 whole ``reshape``/``flatten``/``to`` that allocates is reported as the copy, but a copy *inside*
 a whole ``matmul`` cannot be seen there.
 
+Reports: ``print(w)`` opens with the summary of :mod:`.summary` — per source line and module
+path, a loop's iterations grouped, ranked by bytes: layout copies (``clone``/``_to_copy``/``copy_``
+with their reasons and ``strided.explain``'s fix where it has one), new results (``cat``,
+``index``, ``gather``, ``topk``, ...: see :data:`~.summary.TORCH_NEW_RESULT`), allocations,
+bilateral broadcasts, regrouping reshapes — then the totals and the first 40 rows of
+``w.table()``. ``w.summary()`` gives the same rows as data.
+
 Example::
 
     >>> with watch_torch() as w:
@@ -73,6 +80,7 @@ from ..layout.reshape import torch_view_strides
 from ..refusals import ReshapeRefusal
 from .dims import reshape_mapping
 from .flow import Flow, MemoryTally, Step, TensorInfo, broadcast_of
+from .summary import NEW_RESULT, torch_category
 from .torch_ops import _CACHE, ASKED_CALLS, RESHAPE_CALLS, SILENT_CALLS, op_info
 
 __all__ = ["TorchWatch", "watch_torch"]
@@ -93,7 +101,9 @@ def watch_torch() -> TorchWatch:
 
     Returns a :class:`TorchWatch`; after (or during) the block it has ``steps``, ``copies`` (each
     with bytes, reason, the user's line, the ``nn.Module`` path and ``asked``), ``broadcasts``,
-    ``regroups``, ``bytes_copied``, ``allocated_bytes``, ``peak_bytes``, and ``str(w)`` is the table.
+    ``regroups``, ``bytes_copied``, ``allocated_bytes``, ``peak_bytes``; ``w.summary()`` (what to fix:
+    rows per source line and module path, ranked by bytes), ``w.table(limit=None)`` (one row per
+    aten op), and ``str(w)``: the summary, then the table's first 40 rows.
     Raises ImportError (with the install command) when PyTorch is not installed.
 
     >>> with watch_torch() as w:
@@ -296,10 +306,16 @@ class TorchWatch(Flow):
         step.extra["phase"] = "backward" if r.node_name else "forward"
         if r.call is not None:
             step.extra["call"] = r.call[_NAME]
+            if r.call[_TARGET] is not None:
+                step.extra["target"] = r.call[_TARGET]  # a reshape call's result shape (for its fix)
         if r.kind == "copy":
             asked = not r.node_name and r.call is not None and _asks_for_copy(r.call[_NAME])
             step.extra["asked"] = asked
             step.reason = _copy_reason(r, asked)
+        step.category = torch_category(r.info.name, r.kind)
+        if step.category == NEW_RESULT and output is not None:
+            # (torch counts these as allocations: no copy reason; say what the new memory holds)
+            step.reason = f"{r.info.name}: a new {output.shape} result of elements chosen from its inputs"
         if r.info.pointwise and len(inputs) >= 2 and output is not None:
             step.broadcast = broadcast_of(r.info.name, [t.shape for t in inputs], output.shape, where, index)
         return step
