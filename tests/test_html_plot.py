@@ -163,7 +163,8 @@ def _hostile_flow() -> strided.diagnose.watch.Watch:
     with strided.watch() as w:
         strided.ones(2)
     w.steps.append(Step(1, "<script>alert(1)</script>", "copy", (), None, where='/x/<img src=x onerror="y">.py:3',
-                        bytes_copied=8, reason="because </td><script>bad()</script>", module="<b>mod</b>"))
+                        bytes_copied=8, reason="because </td><script>bad()</script>", module="<b>mod</b>",
+                        category="layout copy"))
     return w
 
 
@@ -219,7 +220,7 @@ def test_repr_html_of_a_watch_has_summary_plot_and_folded_steps() -> None:
     html = w._repr_html_()
     assert "<details>" in html and "all 9 steps" in html and 'class="strided-memory-plot"' in html
     rows = summary_rows(w)
-    assert rows[0].category == "copy" and rows[0].count == 3 and rows[0].bytes == 3 * 24
+    assert (rows[0].op, rows[0].category, rows[0].count, rows[0].bytes) == ("contiguous", "layout copy", 3, 3 * 24)
     assert rows[0].reason == w.copies[0].reason != ""  # the copy's own reason, carried over
     del y
 

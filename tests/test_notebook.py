@@ -80,7 +80,7 @@ def test_watch_cell_shows_the_copy_escaped_and_keeps_the_watch(executed: list[di
     assert _plot_size(page)[0] > 0
     assert 'class="peak"' in page  # the copy's new memory is the peak
     # the lines are the cell's own, numbered as IPython numbers the cell (In[5], line 3)
-    assert "<td>In[5]:3</td><td></td><td class=\"num\">1</td><td>copy</td>" in page
+    assert "<td>In[5]:3</td><td></td><td>contiguous</td><td class=\"num\">1</td><td>layout copy</td>" in page
     assert "peak 960 B at step 3 (contiguous), In[5]:3" in page
     assert "<script" not in page  # (the cell's comment never reaches the HTML raw: no line text is shown)
     assert _stdout(executed[5]).strip() == "Watch ['alloc', 'view', 'view', 'copy']"

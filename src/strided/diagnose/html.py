@@ -6,8 +6,8 @@ Jupyter shows an object's ``_repr_html_()``; the classes delegate to the functio
 --html out.html``). The HTML is self-contained: inline CSS, inline SVG, no script, nothing
 loaded from anywhere; every text from the program (op names, reasons, file names) is escaped.
 
-A watch's summary groups its steps per source line (:func:`summary_rows`): how many steps ran
-there, what they were, the bytes they copied or allocated, and why they copied.
+A watch's summary is ``w.summary()`` (:mod:`.summary`: per source line, module path, op and
+category, ranked by bytes), shown with its lines shortened (:func:`summary_rows`).
 
 >>> import strided
 >>> with strided.watch() as w:
@@ -25,7 +25,7 @@ from typing import Any
 
 from ..ops.linalg.einsum_html import einsum_plan_html  # (beside the plan, in the ops layer; re-exported)
 
-__all__ = ["SummaryRow", "einsum_plan_html", "explanation_html", "graph_html", "layout_html", "report_page", "short_where",
+__all__ = ["LineRow", "einsum_plan_html", "explanation_html", "graph_html", "layout_html", "report_page", "short_where",
            "summary_rows", "watch_html"]
 
 # One style sheet for every fragment, scoped under .strided-html so a notebook's own styles and
@@ -50,17 +50,18 @@ font-family:DejaVu Sans Mono,Menlo,Consolas,monospace;font-size:12px}
 
 
 @dataclass(frozen=True)
-class SummaryRow:
-    """The steps of one source line (and module path) with one category.
+class LineRow:
+    """One row of the per-line summary as the HTML shows it: a row of ``w.summary()``
+    (:class:`strided.diagnose.summary.SummaryRow`) with its ``file:line`` shortened (``line``) and
+    ``nbytes`` named ``bytes``.
 
-    ``line`` is ``file:line`` (directories dropped), ``module`` the ``nn.Module`` path (watch_torch),
-    ``count`` how many steps, ``category`` their kind (``copy``, ``alloc``, ``compute``, ``view``,
-    ``write``), ``bytes`` what they copied (copies) or allocated (the rest), ``reason`` the copies'
-    reasons (distinct ones, joined), ``fix`` a cheap way out when the watch knows one.
+    ``category``: ``"layout copy"``, ``"new result"``, ``"alloc"``, ``"bilateral broadcast"`` or
+    ``"regroup"``; ``reason`` the first step's, ``fix`` ``strided.explain``'s fix or ``""``.
     """
 
     line: str
     module: str
+    op: str
     count: int
     category: str
     bytes: int
@@ -82,31 +83,19 @@ def short_where(where: str, files: dict[str, str] | None = None) -> str:
     return where.rsplit("/", 1)[-1]
 
 
-def summary_rows(flow: Any, files: dict[str, str] | None = None) -> list[SummaryRow]:
-    """The per-line summary of ``flow`` (a watch): copies first, then by bytes, largest first.
-
-    The adapter between a watch and the HTML: it groups ``flow.steps`` per (line, module path,
-    kind). (Where the watch has its own ``summary()`` giving rows with these fields, wire it here.)
+def summary_rows(flow: Any, files: dict[str, str] | None = None) -> list[LineRow]:
+    """The per-line summary of ``flow`` (a watch), ranked by bytes: the rows of ``flow.summary()``
+    with their lines shortened (and renamed by ``files``, see :func:`short_where`).
 
     >>> import strided
     >>> with strided.watch() as w:
     ...     for _ in range(3):
     ...         y = strided.ones(2, 2).t().contiguous()
-    >>> [(r.category, r.count) for r in summary_rows(w)][:1]
-    [('copy', 3)]
+    >>> [(r.op, r.category, r.count) for r in summary_rows(w)][:1]
+    [('contiguous', 'layout copy', 3)]
     """
-    groups: dict[tuple[str, str, str], list[Any]] = {}
-    for s in flow.steps:
-        key = (short_where(s.where, files), s.module, s.kind)
-        groups.setdefault(key, []).append(s)
-    rows = []
-    for (line, module, kind), steps in groups.items():
-        nbytes = sum(s.bytes_copied if kind == "copy" else s.bytes_allocated for s in steps)
-        reasons = list(dict.fromkeys(s.reason for s in steps if s.reason))
-        fixes = list(dict.fromkeys(str(s.extra["fix"]) for s in steps if s.extra.get("fix")))
-        rows.append(SummaryRow(line, module, len(steps), kind, nbytes, "; ".join(reasons), "; ".join(fixes)))
-    rows.sort(key=lambda r: (r.category != "copy", -r.bytes, -r.count))
-    return rows
+    return [LineRow(short_where(r.where, files), r.module, r.op, r.count, r.category, r.nbytes, r.reason, r.fix)
+            for r in flow.summary()]
 
 
 def _table(head: tuple[str, ...], rows: list[tuple[Any, ...]], classes: list[str] | None = None,
@@ -161,9 +150,10 @@ def watch_html(flow: Any, limit: int = 200, plot: bool = True, files: dict[str, 
     rows = summary_rows(flow, files)
     if rows:
         parts.append("<div><b>per line</b></div>")
-        parts.append(_table(("line", "module", "count", "category", "bytes", "reason", "fix"),
-                            [(r.line, r.module, r.count, r.category, _bytes(r.bytes), r.reason, r.fix) for r in rows],
-                            ["copy" if r.category == "copy" else "" for r in rows], frozenset({2, 4})))
+        parts.append(_table(("line", "module", "op", "count", "category", "bytes", "reason", "fix"),
+                            [(r.line, r.module, r.op, r.count, r.category, _bytes(r.bytes), r.reason, r.fix)
+                             for r in rows],
+                            ["copy" if r.category == "layout copy" else "" for r in rows], frozenset({3, 5})))
     if steps:
         shown = steps[:limit]
         table = _table(("#", "op", "kind", "inputs", "output", "strides", "bytes", "marks", "where"),

@@ -50,7 +50,7 @@ def summary_text(flow: Any, limit: int = 20, files: dict[str, str] | None = None
     rows = summary_rows(flow, files)
     for r in rows[:limit]:
         where = f"{r.line} {r.module}".strip()
-        text = f"  {where}: {r.count} x {r.category}"
+        text = f"  {where}: {r.op} {r.count} x {r.category}"
         if r.bytes:
             text += f", {r.bytes:,} bytes"
         if r.reason:
