@@ -123,6 +123,8 @@ _LAZY: dict[str, tuple[str, str | None]] = {
     "draw": ("strided.diagnose.pictures", "draw"),
     "watch": ("strided.diagnose.watch", "watch"),
     "watch_torch": ("strided.diagnose.watch_torch", "watch_torch"),
+    # ``%load_ext strided`` (IPython looks this up on the package; IPython itself is imported only then)
+    "load_ipython_extension": ("strided.diagnose.magics", "load_ipython_extension"),
 }
 
 

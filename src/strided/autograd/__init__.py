@@ -13,7 +13,7 @@ The parts: :mod:`.graph` (nodes, tensor records, version counters), :mod:`.engin
 backward pass, :func:`backward`, :func:`grad`), :mod:`.function` (how an op records its node;
 the rules sit beside their forwards: :mod:`strided.gradients`), :mod:`.inplace` (in-place ops:
 CopySlices, version counters, the leaf errors), :mod:`.mode`
-(``no_grad``, ``enable_grad``), :mod:`.gradcheck`, :mod:`.show` (``graph_text``), :mod:`.tensor_api` (the Tensor surface).
+(``no_grad``, ``enable_grad``), :mod:`.gradcheck`, :mod:`.show` (``graph_text``), :mod:`.graph_picture` (``graph_svg``, the same graph pictured), :mod:`.tensor_api` (the Tensor surface).
 """
 
 from __future__ import annotations
@@ -25,6 +25,7 @@ from . import tensor_api as _tensor_api
 from .engine import backward, grad
 from .gradcheck import gradcheck, gradgradcheck
 from .graph import AccumulateGrad, Node
+from .graph_picture import graph_svg
 from .mode import enable_grad, is_grad_enabled, no_grad, set_grad_enabled
 from .show import graph_text
 
@@ -34,6 +35,6 @@ _tensor_api.install()
 _set_recorder(_function.attach, _inplace._run_inplace)
 
 __all__ = [
-    "AccumulateGrad", "Node", "backward", "enable_grad", "grad", "gradcheck", "gradgradcheck", "graph_text", "is_grad_enabled", "no_grad",
+    "AccumulateGrad", "Node", "backward", "enable_grad", "grad", "gradcheck", "gradgradcheck", "graph_svg", "graph_text", "is_grad_enabled", "no_grad",
     "set_grad_enabled",
 ]

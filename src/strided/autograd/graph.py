@@ -179,6 +179,12 @@ class Node:
     def __repr__(self) -> str:
         return f"<{self._name} object at {id(self):#x}>"
 
+    def _repr_html_(self) -> str:
+        """Jupyter's rich display: the backward graph from this node, pictured (``graph_svg``)."""
+        from .graph_picture import graph_svg
+
+        return f'<div class="strided-html strided-graph">{graph_svg(self)}</div>'
+
     def apply(self, grads: list) -> tuple:
         """The rule on the gradients of this node's outputs: the gradients of its inputs."""
         if self.freed:

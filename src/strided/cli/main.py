@@ -5,7 +5,7 @@
     strided tour [--lang en|zh] [--no-pause]     the memory model, one screen per step
     strided show "EXPR" [--svg FILE]             every step of EXPR pictured, views and copies marked
     strided explain "EXPR" [--svg FILE]          why the last step of EXPR is a view, a copy or an error
-    strided watch script.py [args...]            run a script under strided.watch (and watch_torch)
+    strided watch [--html FILE] script.py [args...]  run a script under strided.watch (and watch_torch)
     strided playground [--port N] [--no-browser] the same in a local web page (127.0.0.1 only, with a token)
 
 EXPR is a chain over strided's constructors and Tensor methods, such as
@@ -70,6 +70,9 @@ def build_parser() -> argparse.ArgumentParser:
     torch.add_argument("--torch", dest="torch", action="store_true", default=None,
                        help="also run under watch_torch, whatever the script imports")
     torch.add_argument("--no-torch", dest="torch", action="store_false", help="never run under watch_torch")
+    watch.add_argument("--html", metavar="FILE",
+                       help="also write the whole report (memory plot, per-line summary, every step) to FILE, "
+                            "one self-contained HTML page")
     watch.add_argument("script", metavar="SCRIPT", help="the Python script to run")
     watch.add_argument("args", nargs=argparse.REMAINDER, metavar="ARGS", help="the script's own arguments")
 
@@ -130,7 +133,7 @@ def _run(ns: argparse.Namespace) -> int:
         return serve(ns.port, open_browser=not ns.no_browser, unsandboxed_watch=ns.allow_unsandboxed_watch)
     from .watch_script import watch_command
 
-    return watch_command(ns.script, ns.args, ns.torch)
+    return watch_command(ns.script, ns.args, ns.torch, html=ns.html)
 
 
 def _silence_stdout() -> None:

@@ -6,6 +6,10 @@ It runs under :func:`strided.watch`, and also under :func:`strided.watch_torch` 
 installed and the script imports ``torch`` (an ``import torch`` / ``from torch...`` anywhere in
 its source: a script that never touches torch does not pay for importing it).
 
+With ``html`` (``--html FILE``) the whole report is also written to FILE as one self-contained
+HTML page (:func:`strided.diagnose.html.report_page`): per watch, the totals, the memory-over-time
+plot with its peak's line, the per-line summary and every step; no script, nothing loaded.
+
 Exit codes: 0 the script ended normally (or by ``sys.exit(0)``), 1 it raised (the report of what
 was recorded is still printed, then the script's traceback, from its own frames, on stderr; a
 ``sys.exit(n)`` passes ``n`` on), 2 no such file or not Python.
@@ -43,10 +47,11 @@ def _torch_available() -> bool:
 
 
 def watch_command(script: str, args: list[str], torch: bool | None = None, out: TextIO | None = None,
-                  err: TextIO | None = None) -> int:
+                  err: TextIO | None = None, html: str | None = None) -> int:
     """Run ``script`` with ``args`` under ``watch`` (and ``watch_torch`` when ``torch`` is True, or,
-    for None, when PyTorch is installed and the script imports it); print the report(s); return
-    the exit code.
+    for None, when PyTorch is installed and the script imports it); print the report(s); with
+    ``html`` also write them to that file as one HTML page; return the exit code (2 when the page
+    cannot be written and the script itself succeeded).
 
     >>> watch_command("train.py", ["--steps", "3"])  # doctest: +SKIP
     watch: ...
@@ -97,14 +102,38 @@ def watch_command(script: str, args: list[str], torch: bool | None = None, out: 
     finally:
         sys.argv = saved_argv
         sys.path[:] = saved_path
-    for w in watches:
-        if w.steps or len(watches) == 1 or w is watches[-1]:
-            print(str(w), file=out)
+    shown = [w for w in watches if w.steps or len(watches) == 1 or w is watches[-1]]
+    for w in shown:
+        print(str(w), file=out)
+    first = ""
     if error is not None:
         first = str(error).strip().splitlines()[0] if str(error).strip() else ""
         print(f"strided watch: the script raised {type(error).__name__}: {first}", file=err)
         _print_traceback(error, path, err)
+    if html is not None:
+        failure = f"the script raised {type(error).__name__}: {first}" if error is not None else ""
+        if not _write_html(html, script, args, shown, failure, err) and code == 0:
+            return 2
     return code
+
+
+def _write_html(target: str, script: str, args: list[str], watches: list[Any], failure: str, err: TextIO) -> bool:
+    """Write the watches' report to ``target`` as one HTML page; False (said on ``err``) if it cannot."""
+    from html import escape
+
+    from ..diagnose.html import report_page, watch_html
+
+    fragments = [watch_html(w) for w in watches]
+    if failure:
+        fragments.insert(0, f'<p style="color:#9b1c20">{escape(failure)}</p>')
+    title = "strided watch " + " ".join([script, *args])
+    try:
+        with open(target, "w", encoding="utf-8") as f:
+            f.write(report_page(title, fragments))
+    except OSError as exc:
+        print(f"strided watch: cannot write the HTML report {target!r}: {exc.strerror or exc}", file=err)
+        return False
+    return True
 
 
 def _exit_code(code: Any, err: TextIO) -> int:

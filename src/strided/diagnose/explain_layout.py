@@ -120,6 +120,12 @@ class LayoutExplanation:
         lines.append(f"  view of: {self.base}" if self.base else "  owns its memory (not a view)")
         return "\n".join(lines)
 
+    def _repr_html_(self) -> str:
+        """Jupyter's rich display (:func:`strided.diagnose.html.layout_html`)."""
+        from .html import layout_html
+
+        return layout_html(self)
+
 
 def explain_layout(x: Any, library: str) -> LayoutExplanation:
     """The :class:`LayoutExplanation` of a strided Tensor, a numpy.ndarray or a torch.Tensor

@@ -11,7 +11,7 @@ watches differ only in where their steps come from.
 from __future__ import annotations
 
 import weakref
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from functools import partial
 from typing import Any
@@ -141,12 +141,20 @@ class MemoryTally:
     with the memory: a strided ``Storage``, a torch ``UntypedStorage``'s owner, ...) with its
     bytes; when the object goes, its bytes stop counting as alive. Buffers made before the
     watch, or whose death cannot be observed, are not counted.
+
+    With a ``clock`` (a function giving the index of the step being recorded now), every change
+    of the alive bytes is also kept in :attr:`timeline` as ``(step, alive bytes after it)``, and
+    :attr:`peak_step` is the step during which the peak was reached (-1: none): the memory-over-time
+    plot (:mod:`strided.diagnose.plot`) reads them.
     """
 
-    def __init__(self) -> None:
+    def __init__(self, clock: Callable[[], int] | None = None) -> None:
         self.allocated_bytes = 0
         self.alive_bytes = 0
         self.peak_bytes = 0
+        self.clock = clock
+        self.timeline: list[tuple[int, int]] = []
+        self.peak_step = -1
         # id(owner) -> [the weak reference whose callback un-counts it, its bytes now] (kept
         # alive here: a weakref.ref with a callback is 10x cheaper to make than a weakref.finalize)
         self._seen: dict[int, list] = {}
@@ -175,12 +183,21 @@ class MemoryTally:
         self._grow(nbytes)
         self.alive_bytes -= entry[1]
         entry[1] = nbytes
+        self._tick()
 
     def _grow(self, nbytes: int) -> None:
         self.allocated_bytes += nbytes
         self.alive_bytes += nbytes
         if self.alive_bytes > self.peak_bytes:
             self.peak_bytes = self.alive_bytes
+            if self.clock is not None:
+                self.peak_step = self.clock()
+        self._tick()
+
+    def _tick(self) -> None:
+        """Keep the alive bytes now on the timeline, at the step being recorded (with a clock)."""
+        if self.clock is not None:
+            self.timeline.append((self.clock(), self.alive_bytes))
 
     def transient(self, nbytes: int) -> None:
         """Count ``nbytes`` that no object owns (a kernel's own copy) as new and alive, until
@@ -192,15 +209,18 @@ class MemoryTally:
         object owns (counted again by :meth:`resized`): neither allocated twice nor alive."""
         self.allocated_bytes -= nbytes
         self.alive_bytes -= nbytes
+        self._tick()
 
     def released(self, nbytes: int) -> None:
         """``nbytes`` counted by :meth:`transient` are no longer alive."""
         self.alive_bytes -= nbytes
+        self._tick()
 
     def _freed(self, key: int, ref: weakref.ref | None = None) -> None:
         entry = self._seen.pop(key, None)
         if entry is not None:
             self.alive_bytes -= entry[1]
+            self._tick()
 
 
 class Flow:
@@ -218,7 +238,11 @@ class Flow:
 
     def __init__(self) -> None:
         self.steps: list[Step] = []
-        self.memory = MemoryTally()
+        self.memory = MemoryTally(self._now)
+
+    def _now(self) -> int:
+        """The index of the step being recorded now (the memory tally's clock)."""
+        return len(self.steps)
 
     @property
     def copies(self) -> list[CopyEvent]:
@@ -279,6 +303,12 @@ class Flow:
     def __str__(self) -> str:
         """The summary (:meth:`summary`), then the first 40 rows of :meth:`table`."""
         return render_summary(self) + "\n\n" + render_table(self, TABLE_LIMIT, totals=False)
+
+    def _repr_html_(self) -> str:
+        """Jupyter's rich display: totals, the memory plot, the per-line summary, the steps folded."""
+        from .html import watch_html  # (lazily: only a notebook asks)
+
+        return watch_html(self)
 
 
 def render_table(flow: Flow, limit: int | None = None, totals: bool = True) -> str:

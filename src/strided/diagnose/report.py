@@ -76,6 +76,12 @@ class Explanation:
         """The class name of the predicted error ("RuntimeError", "AxisError", ...), or None."""
         return None if self.error is None else self.error.split(":", 1)[0]
 
+    def _repr_html_(self) -> str:
+        """Jupyter's rich display (:func:`strided.diagnose.html.explanation_html`)."""
+        from .html import explanation_html
+
+        return explanation_html(self)
+
     def __str__(self) -> str:
         head = self.call or f"{self.op}(...)"
         lines = [f"{self.library}: {head}"]

@@ -171,8 +171,8 @@ class TorchWatch(Flow):
     def __init__(self) -> None:
         self._torch = _require_torch()
         super().__init__()
-        self.memory = MemoryTally()
         self._records: list[tuple] = []  # raw, see _Record for the fields
+        self.memory = MemoryTally(self._records.__len__)  # (its clock: the op being recorded now)
         self._calls: list[tuple[str, str, str]] = []  # the user's calls: (name, where, module)
         self._targets: dict[int, tuple[int, ...]] = {}  # call index -> result shape of a reshape call
         self._reshapes: dict[int, tuple] = {}  # record index -> (source shape, result shape) of a user's reshape

@@ -71,6 +71,7 @@ def main() -> int:
     program = sys.stdin.read()
     # the public face, as the user's program sees it; imported before the limits (see the module doc)
     strided = importlib.import_module("strided")
+    plot = importlib.import_module("strided.diagnose.plot")  # (the memory series, read after the program)
     set_limits(cpu_s, memory_mb * 2**20)
     error = ""
     w = None
@@ -85,7 +86,8 @@ def main() -> int:
     if w is not None:
         result.update(table=str(w), steps=[_row(s) for s in w.steps], copies=len(w.copies),
                       bytes_copied=w.bytes_copied, allocated=w.allocated_bytes, peak=w.peak_bytes,
-                      bilateral=sum(1 for b in w.broadcasts if b.bilateral))
+                      bilateral=sum(1 for b in w.broadcasts if b.bilateral),
+                      memory=plot.memory_series(w).as_dict())
     result_out.write(json.dumps(result))
     result_out.close()
     return 0

@@ -81,6 +81,10 @@ def watch_html(result: dict[str, Any]) -> str:
             rows.append(f'<tr class="{cls}">' + "".join(f"<td>{escape(str(c))}</td>" for c in cells) + "</tr>")
         parts.append('<table class="watch-table"><thead><tr>' + "".join(f"<th>{h}</th>" for h in head)
                      + "</tr></thead><tbody>" + "".join(rows) + "</tbody></table>")
+        if result.get("memory"):  # the memory-over-time plot (its numbers type-checked; its texts escaped)
+            from ..diagnose.plot import MemorySeries, memory_svg
+
+            parts.append(f'<div class="watch-plot">{memory_svg(MemorySeries.from_dict(result["memory"]))}</div>')
         parts.append(f'<p class="watch-totals">{result["copies"]} copies ({result["bytes_copied"]:,} bytes copied), '
                      f'{result["allocated"]:,} bytes allocated (peak {result["peak"]:,}), '
                      f'{result["bilateral"]} bilateral broadcasts</p>')

@@ -98,8 +98,9 @@ def run_watch(program: Any, *, wall_s: float = WALL_S, memory_mb: int = MEMORY_M
               unsandboxed: bool = False) -> dict[str, Any]:
     """Run ``program`` (Python source using ``strided``) under ``strided.watch`` behind the OS
     boundary; return ``{"ok", "error", "output", "table", "steps", "copies", "bytes_copied",
-    "allocated", "peak", "bilateral"}`` (``table`` is ``str(w)``; each step row has ``copy``,
-    ``alloc`` and ``bilateral`` flags). A program past a limit, refused by the boundary or raising
+    "allocated", "peak", "bilateral", "memory"}`` (``table`` is ``str(w)``; each step row has ``copy``,
+    ``alloc`` and ``bilateral`` flags; ``memory`` the numbers of the memory-over-time plot,
+    :meth:`strided.diagnose.plot.MemorySeries.as_dict`). A program past a limit, refused by the boundary or raising
     gives ``ok`` False and a one-line ``error`` (with what was recorded up to then, if any).
 
     Raises :class:`Busy` when :data:`MAX_SANDBOXES` programs are already running. Without the
@@ -296,7 +297,29 @@ def checked_result(raw: bytes) -> dict[str, Any] | None:
     if not all(_is(data.get(k), int) for k in _TOTALS):
         return None
     answer.update(table=table, steps=rows, **{k: data[k] for k in _TOTALS})
+    if "memory" in data:  # (optional: the memory-over-time plot's numbers)
+        memory = _checked_memory(data["memory"], len(rows))
+        if memory is None:
+            return None
+        answer["memory"] = memory
     return answer
+
+
+_MEMORY_FIELDS: dict[str, type] = {"peak_step": int, "peak_bytes": int, "peak_where": str, "peak_op": str,
+                                   "title": str, "exact_live": bool}
+
+
+def _checked_memory(memory: Any, n: int) -> dict[str, Any] | None:
+    """The memory series of :func:`strided.diagnose.plot.MemorySeries.as_dict`, every field's type
+    checked (two lists of ``n`` ints and the peak's fields), or None."""
+    if not isinstance(memory, dict) or set(memory) != {"allocated", "live", *_MEMORY_FIELDS}:
+        return None
+    series = [memory["allocated"], memory["live"]]
+    if not all(isinstance(v, list) and len(v) == n and all(_is(x, int) for x in v) for v in series):
+        return None
+    if not all(_is(memory[k], kind) for k, kind in _MEMORY_FIELDS.items()):
+        return None
+    return {"allocated": list(series[0]), "live": list(series[1]), **{k: memory[k] for k in _MEMORY_FIELDS}}
 
 
 def _died(code: int | None, output: str, memory_mb: int, result: bytes | None) -> str:

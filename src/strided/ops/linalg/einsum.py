@@ -312,6 +312,12 @@ class EinsumPlan:
             return math.inf
         return self.naive_madds / self.planned_madds
 
+    def _repr_html_(self) -> str:
+        """Jupyter's rich display (:func:`.einsum_html.einsum_plan_html`)."""
+        from .einsum_html import einsum_plan_html
+
+        return einsum_plan_html(self)
+
     def __str__(self) -> str:
         rows = [("step", "operands", "equation", "multiply-adds", "result shape", "bytes", "operands reach it")]
         for i, s in enumerate(self.steps):
