@@ -6,6 +6,11 @@ import subprocess
 import sys
 import textwrap
 
+import pytest
+import torch
+
+import strided
+
 
 def _fresh(code: str) -> str:
     """Run ``code`` in a fresh interpreter (nothing lazy loaded yet); its stdout."""
@@ -33,3 +38,52 @@ def test_array_api_first_use_from_several_threads_sees_every_name() -> None:
         print(len(errors), errors[:1])
     """)
     assert out.split()[0] == "0", out
+
+
+def _overlapping(lib, op: str, which: str, layout: str, dtype: str):
+    """``x.<op>(a1, a2)`` where ``x`` and one or both operands are overlapping windows of one storage."""
+    dt = getattr(lib, dtype)
+    if layout == "flat":  # (the fast path's case: row-major float operands of one layout)
+        base = lib.arange(1, 11).to(dt)
+        x, o = base[0:5], base[1:6]
+    else:  # (the general path: stepped windows)
+        base = lib.arange(1, 21).to(dt)
+        x, o = base[0:10:2], base[2:12:2]
+    c = lib.full((5,), 2, dtype=dt)
+    a1, a2 = {"t1": (o, c), "t2": (c, o), "both": (o, o)}[which]
+    getattr(x, op)(a1, a2, value=2 if dtype == "int64" else 0.5)
+    return base
+
+
+@pytest.mark.parametrize("op", ["addcmul_", "addcdiv_"])
+@pytest.mark.parametrize("which", ["t1", "t2", "both"])
+@pytest.mark.parametrize("dtype", ["float32", "float64", "int64"])
+def test_addc_inplace_refuses_an_operand_partly_overlapping_self(op: str, which: str, dtype: str) -> None:
+    # PyTorch's assert_no_partial_overlap: an operand that shares some (not all) of self's dense
+    # memory is refused; strided used to compute silently (reading each operand before the write)
+    if op == "addcdiv_" and dtype == "int64":
+        pytest.skip("integer addcdiv is refused for another reason")
+    with pytest.raises(RuntimeError, match="refer to a single memory location"):
+        _overlapping(torch, op, which, "flat", dtype)
+    with pytest.raises(strided.OverlapWriteError, match="refer to a single memory location"):
+        _overlapping(strided, op, which, "flat", dtype)
+
+
+@pytest.mark.parametrize("op", ["addcmul_", "addcdiv_"])
+@pytest.mark.parametrize("which", ["t1", "t2", "both"])
+def test_addc_inplace_stepped_windows_stay_too_hard(op: str, which: str) -> None:
+    # stepped (not dense) windows are "too hard" for PyTorch's overlap test: both compute, alike
+    got = _overlapping(strided, op, which, "stepped", "float64")
+    want = _overlapping(torch, op, which, "stepped", "float64")
+    assert got.tolist() == want.tolist()
+
+
+@pytest.mark.parametrize("op", ["addcmul_", "addcdiv_"])
+def test_addc_inplace_full_overlap_stays_allowed(op: str) -> None:
+    # the same memory with the same layout (x itself, or a view of it) is a full overlap: allowed
+    for lib in (strided, torch):
+        x = lib.arange(1.0, 6.0)
+        getattr(x, op)(x, x.view(5), value=0.5)
+        y = lib.arange(1.0, 6.0)
+        getattr(y, op)(y.clone(), y.clone(), value=0.5)
+        assert x.tolist() == y.tolist()

@@ -16,7 +16,7 @@ from typing import Any
 
 import numpy as np
 
-from ...dispatch import OPEN
+from ...dispatch import OPEN, shares_storage
 from ...dtypes import bool_, float32, float64
 from ...errors import StridedRuntimeError, StridedTypeError, join_lines
 from ...gradients import seal
@@ -380,8 +380,9 @@ def _addc_flat(divide: bool) -> Callable[..., bool]:
     2**53) ``value``, the general path's three ops are the ufuncs of their flat fast paths
     (``tensor1 * value``, then ``* tensor2`` or ``/ tensor2``, then ``input +``) on the flat
     runs, its in-place checks all pass, and its write puts each sum into its own element: the
-    sum is written there directly (the product is computed whole first, so operands that share
-    the target's memory read it unchanged). False for any other call (nothing written)."""
+    sum is written there directly. An operand sharing the target's memory (other than the target
+    itself) takes the general path, which refuses a partial overlap as PyTorch does. False for
+    any other call (nothing written)."""
     ufunc = np.true_divide if divide else np.multiply
 
     def flat(self: Any, *args: Any, **kwargs: Any) -> bool:
@@ -402,8 +403,8 @@ def _addc_flat(divide: bool) -> Callable[..., bool]:
         runs = []
         for t in (self, tensor1, tensor2):
             lay = t._layout
-            if lay.shape != la.shape or lay.strides != info[0]:
-                return False
+            if lay.shape != la.shape or lay.strides != info[0] or (t is not self and shares_storage(t, self)):
+                return False  # (an operand sharing self's memory: the general path judges the overlap)
             arr = t._storage.array
             if lay.offset or len(arr) != info[1]:
                 arr = arr[lay.offset : lay.offset + info[1]]
