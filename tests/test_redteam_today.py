@@ -87,3 +87,16 @@ def test_addc_inplace_full_overlap_stays_allowed(op: str) -> None:
         y = lib.arange(1.0, 6.0)
         getattr(y, op)(y.clone(), y.clone(), value=0.5)
         assert x.tolist() == y.tolist()
+
+
+@pytest.mark.parametrize("input_shape", [(5,), (2, 5), (2, 3, 5)])
+@pytest.mark.parametrize("bias_dtype", ["int64", "bool", "float64", "float16"])
+def test_linear_refuses_a_bias_of_another_dtype(input_shape: tuple[int, ...], bias_dtype: str) -> None:
+    # PyTorch adds the bias in addmm, which refuses a dtype other than the weight's; strided used
+    # to promote (a float64 result from a float32 layer, or an int bias added silently)
+    with pytest.raises(RuntimeError) as want:
+        torch.nn.functional.linear(torch.ones(input_shape), torch.ones(3, 5), torch.ones(3, dtype=getattr(torch, bias_dtype)))
+    with pytest.raises(strided.StridedRuntimeError) as got:
+        strided.nn.functional.linear(strided.ones(input_shape), strided.ones(3, 5),
+                                     strided.ones(3, dtype=getattr(strided, bias_dtype)))
+    assert str(got.value).splitlines()[0] == str(want.value).splitlines()[0]
