@@ -100,3 +100,51 @@ def test_linear_refuses_a_bias_of_another_dtype(input_shape: tuple[int, ...], bi
         strided.nn.functional.linear(strided.ones(input_shape), strided.ones(3, 5),
                                      strided.ones(3, dtype=getattr(strided, bias_dtype)))
     assert str(got.value).splitlines()[0] == str(want.value).splitlines()[0]
+
+
+def _outcome(fn):
+    try:
+        r = fn()
+    except RuntimeError as e:
+        return "error: " + str(e).splitlines()[0]
+    return r.tolist()
+
+
+_ALPHA_CASES = [("float32", 1e39), ("float32", 1e300), ("float16", 70000.0), ("float16", 2**40), ("int8", 300),
+                ("int32", 2**40), ("float32", 70000.0), ("float16", float("inf")), ("int8", 100), ("float64", 1e300)]
+
+
+@pytest.mark.parametrize(("dtype", "alpha"), _ALPHA_CASES)
+@pytest.mark.parametrize("form", ["add", "add_", "sub_", "add_scalar_"])
+def test_alpha_outside_the_dtype_is_refused(dtype: str, alpha: float, form: str) -> None:
+    # PyTorch converts alpha to the op's dtype and refuses a value outside it; strided wrapped it
+    # (int8 alpha=300: 45) or made inf/nan silently (float32 alpha=1e39)
+    def run(lib):
+        x = lib.ones(3, dtype=getattr(lib, dtype))
+        y = lib.ones(3, dtype=getattr(lib, dtype))
+        if form == "add":
+            return x.add(y, alpha=alpha)
+        if form == "add_scalar_":
+            return x.add_(2, alpha=alpha)
+        return getattr(x, form)(y, alpha=alpha)
+    assert _outcome(lambda: run(strided)) == _outcome(lambda: run(torch))
+
+
+_VALUE_CASES = [("float32", 1e39), ("float32", 1e300), ("float16", 1e39), ("float16", 70000.0), ("int8", 300),
+                ("int32", 2**40), ("int32", float("inf")), ("int8", float("nan")), ("float64", 1e300), ("int8", 1.5)]
+
+
+@pytest.mark.parametrize(("dtype", "value"), _VALUE_CASES)
+@pytest.mark.parametrize("form", ["addcmul", "addcmul_", "addcdiv_"])
+def test_addc_value_outside_the_math_dtype_is_refused(dtype: str, value: float, form: str) -> None:
+    # PyTorch converts value to the op's math type (float for float16) and refuses a value
+    # outside it; strided gave [1, 1, 1] for int32 value=2**40, inf for float32 value=1e39
+    if form == "addcdiv_" and not dtype.startswith("float"):
+        pytest.skip("integer addcdiv is refused for another reason")
+
+    def run(lib):
+        x, t1, t2 = (lib.ones(3, dtype=getattr(lib, dtype)) for _ in range(3))
+        if form == "addcmul":
+            return lib.addcmul(x, t1, t2, value=value)
+        return getattr(x, form)(t1, t2, value=value)
+    assert _outcome(lambda: run(strided)) == _outcome(lambda: run(torch))
