@@ -5,6 +5,7 @@ from __future__ import annotations
 import subprocess
 import sys
 import textwrap
+import warnings
 
 import pytest
 import torch
@@ -148,3 +149,18 @@ def test_addc_value_outside_the_math_dtype_is_refused(dtype: str, value: float, 
             return lib.addcmul(x, t1, t2, value=value)
         return getattr(x, form)(t1, t2, value=value)
     assert _outcome(lambda: run(strided)) == _outcome(lambda: run(torch))
+
+
+@pytest.mark.parametrize("op", ["softmax", "log_softmax"])
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+def test_softmax_of_complex_with_a_float_dtype(op: str, dtype: str) -> None:
+    # PyTorch converts the input to dtype= first (the imaginary parts dropped); strided crashed
+    # inside NumPy (UFuncTypeError: Cannot cast ufunc 'subtract' input 0 from complex64)
+    data = [[1 + 2j, 0.5 - 1j, -2 + 0j], [3 + 0j, 3 + 1j, 0 - 5j]]
+    with pytest.warns(UserWarning, match="discards the imaginary part"):  # (PyTorch's warning, once per process)
+        got = getattr(strided.tensor(data, dtype=strided.complex64), op)(1, dtype=getattr(strided, dtype))
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        want = getattr(torch.tensor(data, dtype=torch.complex64), op)(1, dtype=getattr(torch, dtype))
+    assert str(got.dtype).split(".")[-1] == dtype
+    assert sum(got.tolist(), []) == pytest.approx(sum(want.tolist(), []), rel=1e-6)
