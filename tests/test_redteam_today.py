@@ -164,3 +164,24 @@ def test_softmax_of_complex_with_a_float_dtype(op: str, dtype: str) -> None:
         want = getattr(torch.tensor(data, dtype=torch.complex64), op)(1, dtype=getattr(torch, dtype))
     assert str(got.dtype).split(".")[-1] == dtype
     assert sum(got.tolist(), []) == pytest.approx(sum(want.tolist(), []), rel=1e-6)
+
+
+@pytest.mark.parametrize("source", ["float32", "float64", "complex64", "int64"])
+@pytest.mark.parametrize("dtype", ["float64", "float32", "float16", "complex128", "int64", "bool"])
+@pytest.mark.parametrize("form", ["method", "vector_norm"])
+def test_vector_norm_dtype_is_checked_as_pytorch_checks_it(source: str, dtype: str, form: str) -> None:
+    # a norm in an integer or bool dtype (4, True), of an int64 tensor once dtype= was given, of a
+    # complex tensor in a real dtype, or narrowed: PyTorch refuses each, strided computed them
+    def run(lib):
+        x = (lib.arange(6.0).reshape(2, 3) - 2).to(getattr(lib, source))
+        if form == "method":
+            return x.norm(dtype=getattr(lib, dtype))
+        return lib.linalg.vector_norm(x, dtype=getattr(lib, dtype))
+
+    def outcome(lib):
+        try:
+            r = run(lib)
+        except RuntimeError as e:
+            return "error: " + str(e).splitlines()[0]
+        return round(float(r), 4), str(r.dtype).split(".")[-1]
+    assert outcome(strided) == outcome(torch)
