@@ -185,3 +185,19 @@ def test_vector_norm_dtype_is_checked_as_pytorch_checks_it(source: str, dtype: s
             return "error: " + str(e).splitlines()[0]
         return round(float(r), 4), str(r.dtype).split(".")[-1]
     assert outcome(strided) == outcome(torch)
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+def test_mean_of_complex_in_a_real_dtype_warns_as_pytorch(dtype: str) -> None:
+    # sum(dtype=float) of a complex tensor warns with PyTorch's UserWarning; mean leaked NumPy's
+    # ComplexWarning instead
+    data = [[1 + 2j, 3 - 1j], [0.5 + 0j, -2 + 7j]]
+    with warnings.catch_warnings(record=True) as seen:
+        warnings.simplefilter("always")
+        got = strided.tensor(data).mean(dtype=getattr(strided, dtype))
+    assert [type(w.message) for w in seen] == [UserWarning]
+    assert "discards the imaginary part" in str(seen[0].message)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        want = torch.tensor(data).mean(dtype=getattr(torch, dtype))
+    assert got.item() == pytest.approx(want.item())
