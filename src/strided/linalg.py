@@ -34,6 +34,31 @@ def _input_dtype(x: Any, dtype: Any, op: str, complex_ok: bool = False) -> DType
     return given
 
 
+def _check_norm_dtype(x: Tensor, given: DType, op: str) -> None:
+    """PyTorch's checks of vector_norm's ``dtype=``, in its order: the input floating point or
+    complex, then a float or complex dtype, complex exactly for a complex input, and no narrower
+    than the input's (the dtype the input converts to, without losing range or precision)."""
+    from .ops._support.promotion import TORCH_NAMES, promote_types
+
+    _float_only(x, op, style="linalg", complex_ok=True)
+    d, name, have = x._dtype, TORCH_NAMES[given], x._dtype.name
+    if not (given.is_floating_point or given.is_complex):
+        first = f"{op}: dtype should be floating point or complex, but got {name}"
+        why = f"dtype={given.name} was asked for; a norm is computed and returned in a float or complex dtype"
+    elif d.is_complex != given.is_complex:
+        first = (f"{op}: dtype should be {'complex' if d.is_complex else 'real'} for "
+                 f"{'complex' if d.is_complex else 'real'} inputs, but got {name}")
+        why = f"the input of shape {x.shape} is {have} and dtype={given.name} was asked for"
+    elif promote_types(d, given) is not given:
+        first = (f"{op}: the dtype of the input ({TORCH_NAMES[d]}) should be convertible without narrowing "
+                 f"to the specified dtype ({name})")
+        why = f"the input of shape {x.shape} is {have}; {given.name} is narrower"
+    else:
+        return
+    raise StridedRuntimeError(join_lines(first, why, f"fix: dtype=strided.{have} (the input's own, as without dtype=) "
+                                         "or a wider dtype of its kind"))
+
+
 def _ord_value(ord: Any, op: str) -> float:
     if isinstance(ord, bool) or not isinstance(ord, (int, float, np.integer, np.floating)):
         raise StridedTypeError(
@@ -57,6 +82,8 @@ def vector_norm(x: Tensor, ord: Any = 2, dim: Any = None, keepdim: bool = False,
     """
     op = "linalg.vector_norm"
     given = _input_dtype(x, dtype, op, complex_ok=True)
+    if given is not None:
+        _check_norm_dtype(x, given, op)
     p = _ord_value(ord, op)
     dims = reduction_dims(x, dim, op)
     shape = x._layout.shape

@@ -24,6 +24,7 @@ ints are refused as PyTorch 2.13 refuses them (the namespace's functions compute
 from __future__ import annotations
 
 import sys
+import threading
 from typing import Any
 
 from ..gradients import installs_as
@@ -60,23 +61,30 @@ def to_device(self: Tensor, device: Any, /, *, stream: Any = None) -> Tensor:
 # The namespace itself loads on first use (PEP 562), so ``import strided`` does not pay for it;
 # the two Tensor methods above are here so that they exist from ``import strided`` on.
 _LOADING: list[bool] = []  # non-empty while _namespace imports (its own lookups must not reload it)
+# Held while the namespace loads: another thread's first lookup waits for every name instead of
+# finding the namespace half-copied (the loading thread's own lookups re-enter it: an RLock).
+_LOCK = threading.RLock()
 
 
 def _load() -> dict[str, Any]:
     """Import :mod:`._namespace` and copy its names (``__all__``, ``__array_api_version__``) into
-    this package, once: every later lookup is a plain one."""
+    this package, once: every later lookup is a plain one. ``__all__`` is copied last, so that a
+    package that has it has every name."""
     space = globals()
-    if "__all__" in space or _LOADING:
+    if "__all__" in space:
         return space
-    _LOADING.append(True)
-    try:
-        import importlib
+    with _LOCK:
+        if "__all__" in space or _LOADING:
+            return space
+        _LOADING.append(True)
+        try:
+            import importlib
 
-        names = importlib.import_module("strided.array_api._namespace")
-    finally:
-        _LOADING.clear()
-    for name in (*names.__all__, "__all__", "__array_api_version__"):
-        space.setdefault(name, getattr(names, name))
+            names = importlib.import_module("strided.array_api._namespace")
+        finally:
+            _LOADING.clear()
+        for name in (*names.__all__, "__array_api_version__", "__all__"):
+            space.setdefault(name, getattr(names, name))
     return space
 
 

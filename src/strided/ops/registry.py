@@ -63,15 +63,17 @@ def op(name: str, *, kind: Kind, rule: Callable[..., Any] | None = None, operand
 def _inplace_of(forward: Callable[..., Any], name: str, flat: Callable[..., bool] | None = None
                 ) -> Callable[..., Any]:
     """``self.<name>(...)``: ``forward(self, ...)`` computed, then written into ``self`` after
-    PyTorch's in-place checks (the result's dtype casts to self's; broadcasting may not enlarge
-    self; self's memory writable, no overlapping elements); first ``flat``, the op's fast path,
+    PyTorch's in-place checks (no operand partly overlapping self; the result's dtype casts to
+    self's; broadcasting may not enlarge self; self's memory writable, no overlapping elements); first ``flat``, the op's fast path,
     when it has one (see :func:`op`)."""
-    from ._support.operands import _check_inplace
+    from ._support.operands import _check_inplace, _check_partial_overlap
 
     @functools.wraps(forward)
     def inplace(self: Tensor, *args: Any, **kwargs: Any) -> Tensor:
         if flat is not None and flat(self, *args, **kwargs):
             return self
+        # (PyTorch's assert_no_partial_overlap: an operand sharing part of self's memory is refused)
+        _check_partial_overlap(self, [*args, *kwargs.values()], name)
         result = forward(self, *args, **kwargs)
         _check_inplace(self, name, result._dtype, result._layout.shape)
         write(self._storage, self._layout, result._np())

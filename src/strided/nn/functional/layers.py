@@ -61,10 +61,18 @@ def linear(input: Tensor, weight: Tensor, bias: Tensor | None = None) -> Tensor:
     """
     tensor_arg(input, "linear")
     tensor_arg(weight, "linear", "weight", 2)
+    if bias is not None:
+        tensor_arg(bias, "linear", "bias", 3)
+        if bias._dtype is not weight._dtype:  # (PyTorch's addmm check, before any other: no promotion)
+            raise StridedRuntimeError(join_lines(
+                f"self and mat2 must have the same dtype, but got {TORCH_NAME[bias._dtype.name]} and "
+                f"{TORCH_NAME[weight._dtype.name]}",
+                f"linear adds the bias in the weight's dtype: the bias of shape {bias.shape} is {bias._dtype.name}, "
+                f"the weight of shape {weight.shape} {weight._dtype.name}",
+                f"fix: bias.to(strided.{weight._dtype.name})"))
     out = input.matmul(weight.t())
     if bias is None:
         return out
-    tensor_arg(bias, "linear", "bias", 3)
     if input.ndim == 2 and weight.ndim != 2:  # PyTorch's addmm path
         raise StridedRuntimeError(
             join_lines(f"mat2 must be a matrix, got {weight.ndim}-D tensor",

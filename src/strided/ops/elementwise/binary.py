@@ -41,7 +41,7 @@ import numpy as np
 from ... import layout as L
 from ...dispatch import OPEN, adopted, report, shares_storage
 from ...dispatch import result as fresh_result
-from ...dtypes import CORE_DTYPES, DType, bool_, float16, float32, float64, int64
+from ...dtypes import CORE_DTYPES, DType, bool_, float16, float32, float64, int64, scalar_overflow
 from ...errors import StridedRuntimeError, StridedTypeError, join_lines
 from ...grad_mode import INSIDE
 from ...gradients import record, records, seal
@@ -313,6 +313,7 @@ def _binary(op: BinaryOp, a: Any, b: Any, target: Tensor | None = None, alpha: A
     else:
         x, y = _kernel_arg(a, compute), _kernel_arg(b, compute)  # (_np_scalar silences its own overflow)
     if alpha_np is not None:
+        _check_alpha_range(alpha, result, name)
         y = _scaled(y, alpha_np, compute)
     compare = op.kind == "compare"
     cast = not (
@@ -371,7 +372,9 @@ def _inplace_flat(op: BinaryOp, self: Tensor, other: Any, alpha: Any) -> bool:
         if len(x) != n:
             return False
     if alpha is not None:
-        y = _scaled(y, _alpha_scalar(alpha, d, d, op.name + "_"), d)
+        alpha_np = _alpha_scalar(alpha, d, d, op.name + "_")
+        _check_alpha_range(alpha, d, op.name + "_")
+        y = _scaled(y, alpha_np, d)
     binary_into(op.ufunc, x, y, x, d.numpy, False, False)
     return True
 
@@ -415,6 +418,23 @@ def _alpha_scalar(alpha: Any, result: DType, compute: DType, name: str) -> Any:
             )
         )
     return _np_scalar(alpha, compute)
+
+
+def _check_alpha_range(alpha: Any, result: DType, name: str) -> None:
+    """PyTorch's conversion of ``alpha`` (checked by :func:`_alpha_scalar`) to the result's dtype,
+    which refuses a value outside its range (after the in-place checks, as in PyTorch)."""
+    if isinstance(alpha, np.generic):
+        alpha = alpha.item()
+    if not result.is_floating_point or not -65504 <= alpha <= 65504:  # (below float16's max every float dtype holds it)
+        message = scalar_overflow(alpha, result)
+        if message is not None:
+            raise StridedRuntimeError(
+                join_lines(
+                    message,
+                    f"alpha={alpha!r} is outside the range of {result.name}, the dtype {name} computes in",
+                    "fix: a smaller alpha, or tensors of a wider dtype (x.to(strided.float64))",
+                )
+            )
 
 
 def _scaled(y: Any, alpha: Any, compute: DType) -> Any:

@@ -11,13 +11,14 @@ the promoted dtype (an integer divisor of 0 is an error), ``logical_*`` give boo
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable
 from typing import Any
 
 import numpy as np
 
-from ...dispatch import OPEN
-from ...dtypes import bool_, float32, float64
+from ...dispatch import OPEN, shares_storage
+from ...dtypes import bool_, float16, float32, float64, scalar_overflow
 from ...errors import StridedRuntimeError, StridedTypeError, join_lines
 from ...gradients import seal
 from ...kernels.fpstate import QUIET, quiet_reset, quiet_set, quietly
@@ -358,6 +359,14 @@ def _addc(name: str, input: Any, tensor1: Any, tensor2: Any, value: Any, out: An
             f"tensor1 is {tensor1._dtype.name} and tensor2 {tensor2._dtype.name}",
             "fix: tensor1.to(strided.float32) (a true division), or input + value * (tensor1 / tensor2).trunc()"))
     d = result_type(result_type(input, tensor1), tensor2)
+    message = None if isinstance(value, complex) else scalar_overflow(  # (PyTorch's value in the op's math type)
+        value, float32 if d is float16 else d)
+    if message is not None:
+        raise StridedRuntimeError(join_lines(
+            message,
+            f"value={value!r} is outside the range of {(float32 if d is float16 else d).name}, the dtype {name} "
+            "computes in",
+            "fix: a smaller value, or tensors of a wider dtype (input.to(strided.float64))"))
     if not (d.is_floating_point or d.is_complex) and d is not bool_:
         value = int(value)  # (PyTorch converts value to the integer dtype: 1.5 counts as 1)
     # computed in the common dtype, in PyTorch's order: input + (value * t1) * t2
@@ -371,6 +380,7 @@ def _addc(name: str, input: Any, tensor1: Any, tensor2: Any, value: Any, out: An
 
 
 _FLAT_DTYPES = (float32, float64)
+_F32_MAX = float(np.finfo(np.float32).max)
 _EXACT = 2**53  # (an int below it converts to a float exactly: binary's fast paths take it as it is)
 
 
@@ -380,8 +390,9 @@ def _addc_flat(divide: bool) -> Callable[..., bool]:
     2**53) ``value``, the general path's three ops are the ufuncs of their flat fast paths
     (``tensor1 * value``, then ``* tensor2`` or ``/ tensor2``, then ``input +``) on the flat
     runs, its in-place checks all pass, and its write puts each sum into its own element: the
-    sum is written there directly (the product is computed whole first, so operands that share
-    the target's memory read it unchanged). False for any other call (nothing written)."""
+    sum is written there directly. An operand sharing the target's memory (other than the target
+    itself) takes the general path, which refuses a partial overlap as PyTorch does. False for
+    any other call (nothing written)."""
     ufunc = np.true_divide if divide else np.multiply
 
     def flat(self: Any, *args: Any, **kwargs: Any) -> bool:
@@ -397,13 +408,15 @@ def _addc_flat(divide: bool) -> Callable[..., bool]:
         tv = type(value)
         if not (tv is float or (tv is int and -_EXACT < value < _EXACT)):
             return False
+        if d is float32 and tv is float and _F32_MAX < abs(value) < math.inf:
+            return False  # (beyond float32: the general path refuses it, as PyTorch does)
         la = self._layout
         info = _cinfo[la.shape]
         runs = []
         for t in (self, tensor1, tensor2):
             lay = t._layout
-            if lay.shape != la.shape or lay.strides != info[0]:
-                return False
+            if lay.shape != la.shape or lay.strides != info[0] or (t is not self and shares_storage(t, self)):
+                return False  # (an operand sharing self's memory: the general path judges the overlap)
             arr = t._storage.array
             if lay.offset or len(arr) != info[1]:
                 arr = arr[lay.offset : lay.offset + info[1]]

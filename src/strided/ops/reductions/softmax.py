@@ -10,6 +10,7 @@ inputs do not overflow; float16 is computed in float32 and rounded once.
 
 from __future__ import annotations
 
+import warnings
 from typing import Any
 
 import numpy as np
@@ -97,6 +98,9 @@ def _softmax(self: Tensor, dim: Any, dtype: Any, op: str, log: bool) -> Tensor:
     compute = np.dtype(np.float32) if out_dtype.itemsize < 4 else out_dtype.numpy
     axes = numpy_axes(dims, len(shape))
     x = self._np()
+    if x.dtype.kind == "c":  # (a complex input with a float dtype=: PyTorch converts it first, the imaginary parts dropped)
+        warnings.warn("Casting complex values to real discards the imaginary part", UserWarning, stacklevel=3)
+        x = x.real
     if not shape:  # a 0-d tensor: work on a (1,) view of it
         x, out_np, axes = x.reshape(1), out_np.reshape(1), (0,)
     softmax_into(x, axes, compute, out_np, log)

@@ -237,7 +237,11 @@ def mean(self: Tensor, dim: SupportsIndex | Sequence[SupportsIndex] | None = Non
     dims = reduction_dims(self, dim, "mean")
     shape = self._layout.shape
     out, out_np = result_array(reduced_shape(shape, dims, keepdim), out_dtype)
-    mean_into(self._np(), numpy_axes(dims, len(shape)), _accumulator(out_dtype),
+    x = self._np()
+    if x.dtype.kind == "c" and out_dtype.kind != "c":  # (as sum: the real parts, with PyTorch's warning)
+        warnings.warn("Casting complex values to real discards the imaginary part", UserWarning, stacklevel=3)
+        x = x.real
+    mean_into(x, numpy_axes(dims, len(shape)), _accumulator(out_dtype),
               reduced_count(shape, dims), out_np, keepdim)  # 0/0 is NaN, silently
     return report("mean", (self,), out)
 
