@@ -14,6 +14,7 @@ The same holds for the sandbox (``.ci/run`` installs ``bubblewrap``; STRIDED_REQ
 
 from __future__ import annotations
 
+import gc
 import os
 from collections.abc import Iterator
 from pathlib import Path
@@ -125,3 +126,79 @@ def artifacts() -> Path:
     """The ignored folder where browser tests keep their screenshots (`test-artifacts/`)."""
     ARTIFACTS.mkdir(exist_ok=True)
     return ARTIFACTS
+
+
+# The files with the slowest tests (from `pytest --durations`), slowest first, started first. Under
+# pytest-xdist the collection order is the order work is handed out, so a slow test collected
+# last runs alone at the end while the other worker sits idle; started first, it overlaps with
+# the thousands of short tests. A file moves whole, in its own order, so its module-scoped
+# fixtures (test_playground_security's servers, test_array_api_ecosystem's scipy subprocess) are
+# still made once; test_bad_input (10,000 cases) moves only its two slow sweeps. Only the order
+# changes: every test still runs, once.
+SLOW_FIRST = (
+    "tests/test_explain_torch.py::",
+    "tests/test_playground_security.py::",
+    "tests/test_array_api_ecosystem.py::",
+    "tests/test_typing.py::",
+    "tests/test_explain_numpy.py::",
+    "tests/test_playground_browser.py::",
+    "tests/test_copies.py::",
+    "tests/test_einsum_diff.py::",
+    "tests/test_layout_plans.py::",
+    "tests/test_einsum.py::",
+    "tests/test_elementwise.py::",
+    "tests/test_view_fuzz.py::",
+    "tests/test_bad_input.py::test_bad_input_sweep_mutated",
+    "tests/test_small_op_paths.py::",
+    "tests/test_layers.py::",
+    "tests/test_creation.py::",
+    "tests/test_cli.py::",
+    "tests/test_advanced_indexing.py::",
+    "tests/test_bad_input.py::test_bad_input_sweep",
+)
+
+
+def _slow_rank(item: pytest.Item) -> int:
+    nodeid = item.nodeid
+    for rank, prefix in enumerate(SLOW_FIRST):
+        if nodeid.startswith(prefix):
+            return rank
+    return len(SLOW_FIRST)
+
+
+def pytest_collection_modifyitems(session: pytest.Session, config: pytest.Config, items: list[pytest.Item]) -> None:
+    """Under pytest-xdist, deal the files with known-slow tests out first, alternately to each worker.
+
+    xdist's default ``load`` scheduler first hands each of the n workers a block of
+    ``len(items) // n // 4`` consecutive tests, then feeds whichever worker runs low. So the
+    SLOW_FIRST entries go, slowest first, round-robin to the front of those first blocks (each
+    entry whole, to one worker); every other test keeps its collected order. Every worker
+    collects, so every worker computes the same order.
+    """
+    workerinput = getattr(config, "workerinput", None)
+    if workerinput is None:
+        return  # one process: the order makes no difference to the wall time, keep the files' order
+    n = int(workerinput.get("workercount", 1))
+    groups: list[list[pytest.Item]] = [[] for _ in SLOW_FIRST]
+    rest: list[pytest.Item] = []
+    for it in items:
+        rank = _slow_rank(it)
+        (groups[rank] if rank < len(SLOW_FIRST) else rest).append(it)
+    block = max(len(items) // n // 4, 2)
+    ordered: list[pytest.Item] = []
+    for w in range(n):
+        mine = [it for group in groups[w::n] for it in group]
+        take = max(block - len(mine), 0)
+        ordered += mine + rest[:take]
+        rest = rest[take:]
+    items[:] = ordered + rest
+
+
+def pytest_collection_finish(session: pytest.Session) -> None:
+    """Move everything alive after collection (torch, NumPy, the test modules, ~600,000 objects
+    with 20,000 items) out of the cyclic GC's reach with :func:`gc.freeze`: it all lives to the end
+    of the session anyway, and otherwise every full collection (the GC's own, and the explicit
+    ``gc.collect()`` that tests such as test_autograd_r3's ``no_gc`` fixture make, per case) walks it
+    again, ~0.3 s each. Objects the tests make are collected as before."""
+    gc.collect()
+    gc.freeze()
