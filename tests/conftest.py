@@ -137,7 +137,9 @@ def artifacts() -> Path:
 # changes: every test still runs, once.
 SLOW_FIRST = (
     "tests/test_explain_torch.py::",
+    "tests/test_notebook.py::",  # (a real Jupyter kernel starts)
     "tests/test_playground_security.py::",
+    "tests/test_watch_html_browser.py::",
     "tests/test_array_api_ecosystem.py::",
     "tests/test_typing.py::",
     "tests/test_explain_numpy.py::",
