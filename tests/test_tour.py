@@ -73,7 +73,7 @@ def heading(lang: str, number: int) -> str:
     return f"{text('step', lang, n=number, total=len(NAMES))} · {text(name + '.title', lang)}"
 
 
-def picture_stub(out, x, op=None, /, *args, **kwargs) -> None:
+def picture_stub(out, x, op=None, /, *args, width=80, **kwargs) -> None:
     lay = x.layout
     call = "" if op is None else f"; {op}{args}{kwargs or ''}"
     out.write(f"[picture shape {lay.shape}, strides {lay.strides}, offset {lay.offset}{call}]\n")
@@ -317,14 +317,34 @@ def _fake_pictures(monkeypatch, calls):
 
 
 def test_pictures_drawn_by_the_pictures_module(monkeypatch):
+    """The tour asks ``draw`` for a Picture and hands it to ``render.show``, which lays out a
+    real picture to the width and shows any other picture as it shows itself."""
     calls: list = []
     _fake_pictures(monkeypatch, calls)
     _, out = run("en", pause=False)
-    assert ((3, 4), None, (), {}, "text") in calls
-    assert ((3, 4), "permute", (1, 0), {}, "text") in calls
-    assert ((4, 3), "reshape", (-1,), {}, "text") in calls
-    assert "TEXT (3, 4) permute (1, 0)" in out
-    assert "RICH" not in out
+    assert ((3, 4), None, (), {}, "auto") in calls
+    assert ((3, 4), "permute", (1, 0), {}, "auto") in calls
+    assert ((4, 3), "reshape", (-1,), {}, "auto") in calls
+    assert all(c[-1] == "auto" for c in calls)
+    assert "RICH (3, 4) permute (1, 0)" in out
+
+
+@pytest.mark.parametrize("width, side_by_side", [(80, False), (140, True)])
+def test_pictures_stack_when_they_do_not_fit(width, side_by_side):
+    """Step 2's before and after panels: one under the other at 80 columns, side by side at
+    140; never a line wider than the width, and both panels whole (each its caption and its
+    storage strip)."""
+    from strided.cli.render import display_width
+
+    buf = io.StringIO()
+    tour.draw_picture(buf, strided.arange(12).view(3, 4), "permute", 1, 0, width=width)
+    lines = buf.getvalue().splitlines()
+    assert max(map(display_width, lines)) <= width
+    before = [i for i, line in enumerate(lines) if line.startswith("before: ")]
+    assert len(before) == 1
+    assert ("after: x.permute(1, 0)" in lines[before[0]]) == side_by_side
+    assert sum(line.count("bytes each)") for line in lines) == 2
+    assert sum(line.count("read by") for line in lines) == 2
 
 
 def test_pictures_coloured_on_a_terminal(monkeypatch):

@@ -9,17 +9,144 @@ before the pictures package is merged, and in any build that lacks it:
 - :func:`svg_document` — several pictures in ONE standalone SVG document (a text-only SVG when
   the pictures package is missing: still well-formed, deterministic XML).
 
+Fitting the terminal: :func:`terminal_width` (the columns of a terminal, 80 otherwise),
+:func:`display_width` (a CJK character takes two columns), :func:`wrap` and :func:`reflow`
+(word wrapping by display width), and :func:`show` with ``width``: a picture's panels stack
+one under the other when they do not fit side by side, and no printed line is wider than
+``width`` (a longer line wraps).
+
 ``rich`` is never imported here: the pictures package imports it lazily itself.
 """
 
 from __future__ import annotations
 
+import os
+import re
+import unicodedata
 from typing import Any, TextIO
 from xml.sax.saxutils import escape
 
 from ..tensor import Tensor
 
-__all__ = ["TextPicture", "have_pictures", "picture", "show", "svg_document"]
+__all__ = [
+    "DEFAULT_WIDTH", "TextPicture", "display_width", "have_pictures", "picture", "reflow", "show",
+    "svg_document", "terminal_width", "wrap",
+]
+
+DEFAULT_WIDTH = 80  # columns when the output is not a terminal (a pipe, a file, a StringIO)
+MIN_WIDTH = 20  # below this a terminal is taken to be this wide (wrapping to 3 columns helps no one)
+
+
+def terminal_width(out: Any) -> int:
+    """The columns of ``out`` when it is a terminal (its window size), else :data:`DEFAULT_WIDTH`.
+
+    Deliberately not ``$COLUMNS`` or ``sys.stdout``'s size: the width is that of the stream
+    being written, so a snapshot written to a file is the same wherever it is made."""
+    try:
+        if out.isatty():
+            return max(MIN_WIDTH, os.get_terminal_size(out.fileno()).columns)
+    except (AttributeError, ValueError, OSError):  # no isatty / fileno, a closed stream, no size
+        pass
+    return DEFAULT_WIDTH
+
+
+def _char_width(ch: str) -> int:
+    if unicodedata.combining(ch):
+        return 0
+    return 2 if unicodedata.east_asian_width(ch) in ("W", "F") else 1
+
+
+def display_width(s: str) -> int:
+    """Columns ``s`` takes in a terminal: 2 for a wide (CJK) character, 0 for a combining one.
+
+    >>> display_width("strides 步长")
+    12
+    """
+    return sum(_char_width(ch) for ch in s)
+
+
+# a token is a run of spaces, one wide character (a line may break on either side of it, as
+# CJK text does) with any closing punctuation that must not start a line, or a run of other text
+_CLOSING = "，。、；：！？）」』】》"
+_WIDE = "\u2e80-\u9fff\uac00-\ud7af\uf900-\ufaff\uff00-\uffef"
+_TOKENS = re.compile(f" +|[{_WIDE}][{_CLOSING},.;:!?)]*|[^ {_WIDE}]+[{_CLOSING}]*")
+
+
+def wrap(line: str, width: int, hang: str | None = None) -> list[str]:
+    """``line`` broken at word boundaries (and between CJK characters) into lines of at most
+    ``width`` display columns. Continuation lines start with ``hang`` (default: the line's own
+    indent plus two spaces). A word longer than a whole line is cut, so no line is ever wider.
+
+    >>> wrap("    ViewError: view size is not compatible", 24)
+    ['    ViewError: view size', '      is not compatible']
+    """
+    line = line.rstrip()
+    if display_width(line) <= width:
+        return [line]
+    indent = line[: len(line) - len(line.lstrip(" "))]
+    if hang is None:
+        hang = indent + "  "
+    if display_width(hang) > width // 2:  # a deep indent would leave no room: hang less
+        hang = " " * (width // 4)
+    out: list[str] = []
+    cur, cur_w = indent, display_width(indent)
+    for tok in _TOKENS.findall(line[len(indent):]):
+        w = display_width(tok)
+        if tok.startswith(" "):
+            if cur.strip():
+                cur, cur_w = cur + tok, cur_w + w
+            continue
+        if cur_w + w > width and cur.strip():
+            out.append(cur.rstrip())
+            cur, cur_w = hang, display_width(hang)
+        while cur_w + w > width:  # a single word wider than the room left: cut it
+            room = width - cur_w
+            head, tok = _cut(tok, room)
+            out.append(cur + head)
+            cur, cur_w = hang, display_width(hang)
+            w = display_width(tok)
+        cur, cur_w = cur + tok, cur_w + w
+    if cur.strip():
+        out.append(cur.rstrip())
+    return out
+
+
+def _cut(s: str, room: int) -> tuple[str, str]:
+    """``s`` split after as many characters as fit in ``room`` columns (at least one)."""
+    used = 0
+    for i, ch in enumerate(s):
+        used += _char_width(ch)
+        if used > room:
+            return s[: max(i, 1)], s[max(i, 1):]
+    return s, ""
+
+
+def _is_wide(ch: str) -> bool:
+    return _char_width(ch) == 2
+
+
+def reflow(text: str, width: int) -> list[str]:
+    """Prose wrapped to ``width`` columns: consecutive unindented lines are one paragraph,
+    refilled at word boundaries (CJK lines join without a space); an indented line (code, a
+    table, a list item) keeps its own line and wraps under its indent; blank lines stay."""
+    out: list[str] = []
+    para = ""
+    for line in text.split("\n"):
+        if line and not line.startswith((" ", "\t")):
+            if not para:
+                para = line
+            elif (_is_wide(para[-1]) and _is_wide(line[0])) or para[-1] in _CLOSING:
+                para += line
+            else:
+                para += " " + line
+            continue
+        if para:
+            out += wrap(para, width, hang="")
+            para = ""
+        out += wrap(line, width) if line.strip() else [""]
+    if para:
+        out += wrap(para, width, hang="")
+    return out
 
 
 class TextPicture:
@@ -59,12 +186,63 @@ def picture(x: Tensor, op: str | None = None, *args: Any, **kwargs: Any) -> Any:
     return pictures.draw(x, op, *args, format="auto", **kwargs)
 
 
-def show(pic: Any, out: TextIO) -> None:
-    """Print ``pic`` to ``out``: its own ``show`` (rich colours on a colour terminal), else its text."""
-    if not isinstance(pic, TextPicture) and hasattr(pic, "show"):
-        pic.show(file=out)
-    else:
-        print(str(pic), file=out)
+def show(pic: Any, out: TextIO, width: int | None = None) -> None:
+    """Print ``pic`` to ``out`` in at most ``width`` columns (default: :func:`terminal_width`):
+    coloured through rich on a colour terminal, plain text otherwise. Panels that do not fit
+    side by side are printed one under the other; a line still too wide wraps."""
+    width = terminal_width(out) if width is None else width
+    block = _fitted_block(pic, width)
+    if block is None and not isinstance(pic, TextPicture) and hasattr(pic, "show"):
+        pic.show(file=out)  # a picture this module cannot lay out: as it shows itself
+        return
+    if block is None:  # the text fallback
+        for line in str(pic).rstrip("\n").splitlines():
+            for part in wrap(line, width):
+                out.write(part + "\n")
+        return
+    from ..diagnose.pictures.text import plain
+
+    if _colour_terminal(out):
+        from rich.console import Console
+
+        from ..diagnose.pictures.terminal import styled
+
+        # rich wraps a line wider than the console at word boundaries, keeping its colours
+        Console(file=out, width=width).print(styled(block))
+        return
+    for line in plain(block).splitlines():
+        for part in wrap(line, width):
+            out.write(part + "\n")
+
+
+def _fitted_block(pic: Any, width: int) -> Any:
+    """The picture's lines laid out for ``width`` columns (header lines wrapped, panels side by
+    side only while they fit), or None when ``pic`` is not a pictures-package Picture."""
+    scene = getattr(pic, "scene", None)
+    if scene is None or isinstance(pic, TextPicture):
+        return None
+    from ..diagnose.pictures.text import hjoin, panel_block, words
+
+    block: list[Any] = []
+    for i, line in enumerate(scene.header):
+        block += words(*wrap(line, width, hang="  "), style="title" if i == 0 else None)
+    if scene.header:
+        block.append([])
+    parts = [panel_block(p) for p in scene.panels]
+    if scene.aside:
+        parts.append(words(*(part for line in scene.aside for part in wrap(line, width))))
+    block += hjoin(parts, gap="  │  ", limit=width)
+    return block
+
+
+def _colour_terminal(out: Any) -> bool:
+    """A terminal that shows colour (not ``TERM=dumb``, no ``NO_COLOR``), as the pictures
+    package decides it."""
+    try:
+        tty = bool(out.isatty())
+    except (AttributeError, ValueError, OSError):
+        return False
+    return tty and os.environ.get("TERM", "") != "dumb" and "NO_COLOR" not in os.environ
 
 
 def svg_document(pics: list[Any], titles: list[str]) -> str:

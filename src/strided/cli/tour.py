@@ -19,6 +19,7 @@ from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from typing import IO, Any
 
+from . import render
 from .tour_text import LANGS, README_SECTIONS, text
 
 __all__ = ["STEPS", "main", "run_tour"]
@@ -32,20 +33,27 @@ class Screen:
     broadcast or a watch row names the step (and the line within the snippet), not this module.
     """
 
-    def __init__(self, out: IO[str], lang: str, ns: dict[str, Any], number: int) -> None:
+    def __init__(self, out: IO[str], lang: str, ns: dict[str, Any], number: int,
+                 width: int = render.DEFAULT_WIDTH) -> None:
         self.out = out
         self.lang = lang
         self.ns = ns
         self.number = number
+        self.width = width  # no line written is wider than this (display columns)
 
     # ---------------------------------------------------------------- writing
 
     def write(self, s: str = "") -> None:
-        self.out.write(s + "\n")
+        """Write ``s``, each line wrapped to the screen's width under its own indent."""
+        for line in s.split("\n"):
+            for part in render.wrap(line, self.width):
+                self.out.write(part + "\n")
 
     def say(self, key: str, **values: Any) -> None:
-        """The template ``key`` in this screen's language, filled with ``values``, then a blank line."""
-        self.write(text(key, self.lang, **values))
+        """The template ``key`` in this screen's language, filled with ``values``, reflowed to
+        the screen's width (see :func:`.render.reflow`), then a blank line."""
+        for line in render.reflow(text(key, self.lang, **values), self.width):
+            self.out.write(line + "\n")
         self.write()
 
     def show(self, live: str, indent: str = "    ") -> None:
@@ -91,23 +99,24 @@ class Screen:
 
     def picture(self, x: Any, op: str | None = None, /, *args: Any, **kwargs: Any) -> None:
         """Draw ``x`` (and ``op`` on it, before and after) — see :func:`draw_picture`."""
-        draw_picture(self.out, x, op, *args, **kwargs)
+        draw_picture(self.out, x, op, *args, width=self.width, **kwargs)
         self.write()
 
 
-def draw_picture(out: IO[str], x: Any, op: str | None = None, /, *args: Any, **kwargs: Any) -> None:
+def draw_picture(out: IO[str], x: Any, op: str | None = None, /, *args: Any,
+                 width: int = render.DEFAULT_WIDTH, **kwargs: Any) -> None:
     """The one place the tour draws: ``strided.diagnose.pictures.draw`` (coloured through rich on
-    a colour terminal, plain text otherwise), or a plain-text stand-in while that module is
+    a colour terminal, plain text otherwise) in at most ``width`` columns, its panels one under
+    the other when they do not fit side by side; or a plain-text stand-in while that module is
     missing."""
     try:
         from ..diagnose.pictures import draw
     except ImportError:
-        out.write(_fallback_picture(x, op, *args, **kwargs) + "\n")
+        for line in _fallback_picture(x, op, *args, **kwargs).splitlines():
+            for part in render.wrap(line, width):
+                out.write(part + "\n")
         return
-    if _is_terminal(out):
-        draw(x, op, *args, format="auto", **kwargs).show(file=out)
-    else:
-        out.write(draw(x, op, *args, format="text", **kwargs).rstrip("\n") + "\n")
+    render.show(draw(x, op, *args, format="auto", **kwargs), out, width)
 
 
 def _fallback_picture(x: Any, op: str | None = None, /, *args: Any, **kwargs: Any) -> str:
@@ -319,7 +328,7 @@ def step_attention(s: Screen) -> None:
         "    flat = merged.contiguous().view(2, 8, 64)"
     )
     w = ns["w"]
-    s.show(str(w))
+    s.show(_watch_text(w, s.width - 4, s.lang))
     views = [st for st in w.steps if st.kind == "view"]
     copies = w.copies
     merged = ns["merged"]
@@ -329,6 +338,27 @@ def step_attention(s: Screen) -> None:
           nbytes=f"{w.bytes_copied:,}", mshape=merged.shape, mstrides=merged.stride())
     err = s.fails("merged.view(2, 8, 64)")
     s.say("attention.why", error=type(err).__name__)
+
+
+def _watch_text(w: Any, width: int, lang: str) -> str:
+    """``str(w)`` (the summary, then the step table) when it fits in ``width`` columns; else the
+    summary and a narrower table of the same steps, without the inputs and where columns (every
+    input is the output of an earlier row; every where is this step's snippet)."""
+    full = str(w)
+    if max(map(render.display_width, full.splitlines())) <= width:
+        return full
+    from ..diagnose.summary import render_summary
+
+    rows = []
+    for st in w.steps:
+        out = st.output
+        nbytes = (f"{st.bytes_copied:,}" if st.kind == "copy"
+                  else f"{st.bytes_allocated:,}" if st.bytes_allocated else "")
+        rows.append((str(st.index), st.name, st.kind, str(out.shape) if out else "-",
+                     str(out.strides) if out else "-", nbytes, st.marks))
+    header = ("#", "op", "kind", "output", "strides", "bytes", "marks")
+    return (render_summary(w) + "\n\n" + text("watch.narrow", lang) + "\n"
+            + _table(rows, header))
 
 
 def step_next(s: Screen) -> None:
@@ -381,14 +411,16 @@ def _quiet_broadcasting() -> Iterator[None]:
 
 
 def run_tour(lang: str = "en", pause: bool | None = None, out: IO[str] | None = None,
-             *, stdin: IO[str] | None = None) -> int:
+             *, stdin: IO[str] | None = None, width: int | None = None) -> int:
     """Walk through the memory model, one step per screen; return the exit code (0).
 
     ``lang``: "en" or "zh". ``pause``: wait for Enter after each step (``q`` then Enter quits,
     as do the end of input and Ctrl-C at the prompt, all with exit code 0); None (the default)
     pauses only when ``stdin`` is a terminal.
     ``out``: where to print (default ``sys.stdout``); ``stdin``: where to read the key presses
-    (default ``sys.stdin``).
+    (default ``sys.stdin``). ``width``: the most display columns a printed line takes (default:
+    ``out``'s terminal width, 80 when ``out`` is not a terminal); prose wraps at word
+    boundaries and pictures stack their panels to stay inside it.
 
     >>> import io
     >>> buf = io.StringIO()
@@ -405,13 +437,17 @@ def run_tour(lang: str = "en", pause: bool | None = None, out: IO[str] | None = 
     stdin = sys.stdin if stdin is None else stdin
     if pause is None:
         pause = _is_terminal(stdin)
+    width = render.terminal_width(out) if width is None else max(render.MIN_WIDTH, width)
     ns: dict[str, Any] = {"__name__": "__tour__"}
     total = len(STEPS)
     with _quiet_broadcasting():
         for number, (name, step) in enumerate(STEPS, 1):
             heading = f"{text('step', lang, n=number, total=total)} · {text(name + '.title', lang)}"
-            out.write(f"{'═' * 4} {heading} {'═' * 4}\n\n")
-            step(Screen(out, lang, ns, number))
+            banner = f"{'═' * 4} {heading} {'═' * 4}"
+            if render.display_width(banner) > width:  # drop the closing bars, then wrap
+                banner = f"{'═' * 4} {heading}"
+            out.write("\n".join(render.wrap(banner, width, hang="     ")) + "\n\n")
+            step(Screen(out, lang, ns, number, width))
             if pause and number < total:
                 out.write(text("prompt", lang))
                 out.flush()

@@ -410,6 +410,10 @@ TEXTS: dict[str, dict[str, str]] = {
             "最后两维接不上，view 无法把它们合并："
         ),
     },
+    "watch.narrow": {
+        "en": "steps (w.table() without its inputs and where columns):",
+        "zh": "各步（w.table()，省去 inputs 和 where 两列）：",
+    },
     "attention.why": {
         "en": (
             "So .contiguous() copies first (the one COPY in the table) and the final view is free;\n"
