@@ -73,10 +73,10 @@ def heading(lang: str, number: int) -> str:
     return f"{text('step', lang, n=number, total=len(NAMES))} · {text(name + '.title', lang)}"
 
 
-def picture_stub(out, x, op=None, /, *args, width=80, **kwargs) -> None:
+def picture_stub(out, x, op=None, /, *args, width=80, name="x", **kwargs) -> None:
     lay = x.layout
     call = "" if op is None else f"; {op}{args}{kwargs or ''}"
-    out.write(f"[picture shape {lay.shape}, strides {lay.strides}, offset {lay.offset}{call}]\n")
+    out.write(f"[picture {name}: shape {lay.shape}, strides {lay.strides}, offset {lay.offset}{call}]\n")
 
 
 def normalise(s: str) -> str:
@@ -345,6 +345,17 @@ def test_pictures_stack_when_they_do_not_fit(width, side_by_side):
     assert ("after: x.permute(1, 0)" in lines[before[0]]) == side_by_side
     assert sum(line.count("bytes each)") for line in lines) == 2
     assert sum(line.count("read by") for line in lines) == 2
+
+
+def test_pictures_labelled_with_the_steps_own_names():
+    """Each picture calls the tensor what the step calls it (``draw`` alone says ``x``)."""
+    _, out = run("en", pause=False)
+    steps = out.split("════ Step ")
+    assert "\nbefore: x\n" in steps[2] and "after: x.permute(1, 0)" in steps[2]
+    assert "\nbefore: y\n" in steps[3] and "after: y.reshape(-1)" in steps[3]
+    assert "before: x" not in steps[3]
+    assert "\nea[0, 0]\n" in steps[7] and "\neb[0, 0]\n" in steps[7]
+    assert "\nx\n" not in steps[7]
 
 
 def test_pictures_coloured_on_a_terminal(monkeypatch):

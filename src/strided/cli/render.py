@@ -29,7 +29,7 @@ from xml.sax.saxutils import escape
 from ..tensor import Tensor
 
 __all__ = [
-    "DEFAULT_WIDTH", "TextPicture", "display_width", "have_pictures", "picture", "reflow", "show",
+    "DEFAULT_WIDTH", "TextPicture", "display_width", "have_pictures", "picture", "reflow", "relabel", "show",
     "svg_document", "terminal_width", "wrap",
 ]
 
@@ -186,12 +186,13 @@ def picture(x: Tensor, op: str | None = None, *args: Any, **kwargs: Any) -> Any:
     return pictures.draw(x, op, *args, format="auto", **kwargs)
 
 
-def show(pic: Any, out: TextIO, width: int | None = None) -> None:
+def show(pic: Any, out: TextIO, width: int | None = None, name: str | None = None) -> None:
     """Print ``pic`` to ``out`` in at most ``width`` columns (default: :func:`terminal_width`):
     coloured through rich on a colour terminal, plain text otherwise. Panels that do not fit
-    side by side are printed one under the other; a line still too wide wraps."""
+    side by side are printed one under the other; a line still too wide wraps. ``name``: what
+    the tensor is called where it is shown (the pictures call it ``x``; see :func:`relabel`)."""
     width = terminal_width(out) if width is None else width
-    block = _fitted_block(pic, width)
+    block = _fitted_block(pic, width, name)
     if block is None and not isinstance(pic, TextPicture) and hasattr(pic, "show"):
         pic.show(file=out)  # a picture this module cannot lay out: as it shows itself
         return
@@ -215,12 +216,33 @@ def show(pic: Any, out: TextIO, width: int | None = None) -> None:
             out.write(part + "\n")
 
 
-def _fitted_block(pic: Any, width: int) -> Any:
+# the picture's own name for the tensor: a lone "x" ("x", "x's", "x.permute(1, 0)"), not a
+# letter of a word, nor "x@" (the strip's column head, which stays as drawn)
+_X = re.compile(r"(?<![\w.])x(?![\w@])")
+
+
+def relabel(scene: Any, name: str) -> Any:
+    """``scene`` with the tensor called ``name`` instead of ``x`` in its header, aside, panel
+    titles, captions and storage labels (``draw`` always calls its argument ``x``)."""
+    from dataclasses import replace
+
+    def sub(s: str) -> str:
+        return _X.sub(lambda _: name, s)
+
+    panels = tuple(replace(p, title=sub(p.title), caption=tuple(map(sub, p.caption)),
+                           strip=replace(p.strip, label=sub(p.strip.label))) for p in scene.panels)
+    return replace(scene, header=tuple(map(sub, scene.header)), panels=panels,
+                   aside=tuple(map(sub, scene.aside)))
+
+
+def _fitted_block(pic: Any, width: int, name: str | None = None) -> Any:
     """The picture's lines laid out for ``width`` columns (header lines wrapped, panels side by
     side only while they fit), or None when ``pic`` is not a pictures-package Picture."""
     scene = getattr(pic, "scene", None)
     if scene is None or isinstance(pic, TextPicture):
         return None
+    if name is not None and name != "x":
+        scene = relabel(scene, name)
     from ..diagnose.pictures.text import hjoin, panel_block, words
 
     block: list[Any] = []

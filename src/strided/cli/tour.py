@@ -97,18 +97,19 @@ class Screen:
 
     # ---------------------------------------------------------------- pictures
 
-    def picture(self, x: Any, op: str | None = None, /, *args: Any, **kwargs: Any) -> None:
-        """Draw ``x`` (and ``op`` on it, before and after) — see :func:`draw_picture`."""
-        draw_picture(self.out, x, op, *args, width=self.width, **kwargs)
+    def picture(self, name: str, op: str | None = None, /, *args: Any, **kwargs: Any) -> None:
+        """Draw the tensor the step calls ``name`` (an expression over the tour's namespace), and
+        ``op`` on it, before and after, labelled with that name — see :func:`draw_picture`."""
+        draw_picture(self.out, self.value(name), op, *args, width=self.width, name=name, **kwargs)
         self.write()
 
 
 def draw_picture(out: IO[str], x: Any, op: str | None = None, /, *args: Any,
-                 width: int = render.DEFAULT_WIDTH, **kwargs: Any) -> None:
+                 width: int = render.DEFAULT_WIDTH, name: str = "x", **kwargs: Any) -> None:
     """The one place the tour draws: ``strided.diagnose.pictures.draw`` (coloured through rich on
     a colour terminal, plain text otherwise) in at most ``width`` columns, its panels one under
-    the other when they do not fit side by side; or a plain-text stand-in while that module is
-    missing."""
+    the other when they do not fit side by side, the tensor called ``name``; or a plain-text
+    stand-in while that module is missing."""
     try:
         from ..diagnose.pictures import draw
     except ImportError:
@@ -116,7 +117,7 @@ def draw_picture(out: IO[str], x: Any, op: str | None = None, /, *args: Any,
             for part in render.wrap(line, width):
                 out.write(part + "\n")
         return
-    render.show(draw(x, op, *args, format="auto", **kwargs), out, width)
+    render.show(draw(x, op, *args, format="auto", **kwargs), out, width, name=name)
 
 
 def _fallback_picture(x: Any, op: str | None = None, /, *args: Any, **kwargs: Any) -> str:
@@ -174,7 +175,7 @@ def step_arange(s: Screen) -> None:
     s.say("arange.layout", numel=x.numel(), nbytes=x.nbytes, itemsize=x.itemsize, shape=x.shape,
           strides=st, s0=st[0], s1=st[1], offset=x.storage_offset(),
           x21=x[2, 1].item(), off21=x.storage_offset() + 2 * st[0] + 1 * st[1])
-    s.picture(x)
+    s.picture("x")
 
 
 def step_permute(s: Screen) -> None:
@@ -185,7 +186,7 @@ def step_permute(s: Screen) -> None:
     s.say("permute.layout", shape=y.shape, strides=y.stride(), px=_ptr(x.data_ptr()), py=_ptr(y.data_ptr()),
           same=x.data_ptr() == y.data_ptr(), order=", ".join(map(str, order)),
           s1=y.stride()[1], contiguous=y.is_contiguous())
-    s.picture(x, "permute", 1, 0)
+    s.picture("x", "permute", 1, 0)
 
 
 def step_view_reshape(s: Screen) -> None:
@@ -205,7 +206,7 @@ def step_view_reshape(s: Screen) -> None:
     s.say("contiguous.copies", strides=c.stride(), shape=c.shape, pc=_ptr(c.data_ptr()),
           same_y=c.data_ptr() == y.data_ptr(), same_v=v.data_ptr() == c.data_ptr(),
           vstrides=v.stride())
-    s.picture(y, "reshape", -1)
+    s.picture("y", "reshape", -1)
 
 
 def step_flatten(s: Screen) -> None:
@@ -289,8 +290,8 @@ def step_broadcast(s: Screen) -> None:
           bsame=eb.data_ptr() == b.data_ptr(), rstrides=r.stride())
     s.say("broadcast.pictures", sa=ea[0, 0].shape, sta=ea[0, 0].stride(), sb=eb[0, 0].shape,
           stb=eb[0, 0].stride())
-    s.picture(ea[0, 0])
-    s.picture(eb[0, 0])
+    s.picture("ea[0, 0]")
+    s.picture("eb[0, 0]")
     s.say("broadcast.mismatch")
     s.fails("strided.broadcast_shapes((8, 1, 6, 1), (7, 5, 5))")
     e = s.value('strided.explain(a, "add", b)')
