@@ -156,6 +156,7 @@ def test_uninitialized_tail_is_never_printed(monkeypatch):
 
 @pytest.mark.parametrize("lang", LANGS)
 def test_snapshot(lang, monkeypatch):
+    pytest.importorskip("torch")  # (step 9 shows PyTorch's copies when it is there: pinned with it)
     monkeypatch.setattr(tour, "draw_picture", picture_stub)
     code, out = run(lang, pause=False)
     assert code == 0
@@ -389,13 +390,36 @@ def _python(*args: str, stdin=subprocess.DEVNULL) -> subprocess.CompletedProcess
                           stdin=stdin, env=env, timeout=120)
 
 
-def test_module_runs_in_chinese_without_torch_or_rich():
-    probe = ("import sys; from strided.cli.tour import main; code = main(['--lang', 'zh', '--no-pause']); "
-             "print('TORCH' if 'torch' in sys.modules else 'NO-TORCH'); sys.exit(code)")
+def test_module_runs_in_chinese_without_torch():
+    """PyTorch is optional: without it (here made unimportable) step 9 says what it skips and
+    the tour goes on to the end."""
+    probe = ("import sys; sys.modules['torch'] = None; from strided.cli.tour import main; "
+             "code = main(['--lang', 'zh', '--no-pause']); sys.exit(code)")
     r = _python("-c", probe)
     assert r.returncode == 0, r.stderr
     assert heading("zh", 1) in r.stdout and heading("zh", len(NAMES)) in r.stdout
-    assert "NO-TORCH" in r.stdout
+    assert "没有安装 PyTorch" in r.stdout and "watch_torch() as tw" not in r.stdout
+
+
+def test_attention_in_torch_shows_matmuls_hidden_clones():
+    """Step 9 reruns its five lines under watch_torch: the numbers on the screen are the watch's,
+    and the copies matmul makes of its transposed operands are counted apart from the one asked for."""
+    torch = pytest.importorskip("torch")
+    _, out = run("en", pause=False)
+    step9 = out.split("════ Step 9/10")[1].split("════ Step 10/10")[0]
+    x = torch.ones(2, 8, 64)
+    with strided.watch_torch() as w:
+        heads = x.view(2, 8, 4, 16).transpose(1, 2)
+        scores = (heads @ heads.transpose(-2, -1)).softmax(-1)
+        out_ = scores @ heads
+        out_.transpose(1, 2).contiguous().view(2, 8, 64)
+    hidden = [c for c in w.copies if not c.asked]
+    assert len(hidden) == 3 and all("matmul" in c.reason for c in hidden)
+    assert "    >>> with strided.watch_torch() as tw:" in step9
+    assert "inside matmul(): clone makes" in step9
+    flat = " ".join(step9.split())
+    assert (f"copies {len(w.copies)} times, {w.bytes_copied:,} bytes in all. Only 1 of those copies is the "
+            f"contiguous() you asked for; the other 3 ({sum(c.nbytes for c in hidden):,} bytes)") in flat
 
 
 def test_module_does_not_pause_when_stdin_is_not_a_terminal():

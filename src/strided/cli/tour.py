@@ -339,6 +339,37 @@ def step_attention(s: Screen) -> None:
           nbytes=f"{w.bytes_copied:,}", mshape=merged.shape, mstrides=merged.stride())
     err = s.fails("merged.view(2, 8, 64)")
     s.say("attention.why", error=type(err).__name__)
+    _attention_in_torch(s)
+
+
+ATTENTION_LINES = (
+    "    heads = x.view(2, 8, 4, 16).transpose(1, 2)\n"
+    "    scores = (heads @ heads.transpose(-2, -1)).softmax(-1)\n"
+    "    out = scores @ heads\n"
+    "    merged = out.transpose(1, 2)\n"
+    "    flat = merged.contiguous().view(2, 8, 64)"
+)
+
+
+def _attention_in_torch(s: Screen) -> None:
+    """Step 9's five lines again, in PyTorch under ``strided.watch_torch()``: matmul's hidden
+    clones of its transposed operands. PyTorch is optional: without it the screen says so."""
+    try:
+        import torch  # noqa: F401 - only asks whether PyTorch is there
+    except ImportError:
+        s.say("attention.no_torch")
+        return
+    s.say("attention.torch_intro")
+    ns = s.run("import torch\nx = torch.ones(2, 8, 64)\nwith strided.watch_torch() as tw:\n" + ATTENTION_LINES)
+    tw = ns["tw"]
+    from ..diagnose.summary import render_summary
+
+    s.show(render_summary(tw))
+    hidden = [c for c in tw.copies if not c.asked]
+    lines = sorted({int(c.where.rsplit(":", 1)[1]) for c in hidden if ":" in c.where})
+    s.say("attention.torch", nsteps=len(tw.steps), ncopies=len(tw.copies), nbytes=f"{tw.bytes_copied:,}",
+          nasked=len(tw.copies) - len(hidden), nhidden=len(hidden),
+          hidden_bytes=f"{sum(c.nbytes for c in hidden):,}", hidden_lines=", ".join(map(str, lines)))
 
 
 def _watch_text(w: Any, width: int, lang: str) -> str:

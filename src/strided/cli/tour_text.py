@@ -424,6 +424,39 @@ TEXTS: dict[str, dict[str, str]] = {
             "reshape(2, 8, 64) 会在一次调用里做同样的拷贝。无论哪种写法，watch 都会把它显示出来。"
         ),
     },
+    "attention.torch_intro": {
+        "en": "The same five lines in PyTorch, under strided.watch_torch(), which records every aten op:",
+        "zh": "同样的五行代码在 PyTorch 里运行，用 strided.watch_torch() 记下每一个 aten 操作：",
+    },
+    "attention.torch": {
+        "en": (
+            "PyTorch runs them as {nsteps} aten ops and copies {ncopies} times, {nbytes} bytes in all. Only\n"
+            "{nasked} of those copies is the contiguous() you asked for; the other {nhidden} ({hidden_bytes} bytes)\n"
+            "are clones that matmul makes by itself: its batched kernel (bmm) wants each operand\n"
+            "contiguous, and heads and heads.transpose(-2, -1) are transposed views, so matmul\n"
+            "copies them first (lines {hidden_lines} of the snippet). Nothing in the code says so;\n"
+            "watch_torch does."
+        ),
+        "zh": (
+            "PyTorch 把它们拆成 {nsteps} 个 aten 操作，共拷贝 {ncopies} 次，{nbytes} 字节。其中只有 {nasked} 次\n"
+            "是你写下的 contiguous()；另外 {nhidden} 次（{hidden_bytes} 字节）是 matmul 自己做的 clone：\n"
+            "它的批量内核（bmm）要求每个操作数连续，而 heads 和 heads.transpose(-2, -1) 都是转置过的\n"
+            "视图，所以 matmul 先把它们拷贝一份（代码片段的第 {hidden_lines} 行）。代码里看不出这些拷贝，\n"
+            "watch_torch 能看出来。"
+        ),
+    },
+    "attention.no_torch": {
+        "en": (
+            "(PyTorch is not installed, so the tour skips what these lines do in PyTorch: there\n"
+            "matmul makes hidden clones of transposed operands, and strided.watch_torch() shows\n"
+            "them. PyTorch is optional: pip install torch to see it.)"
+        ),
+        "zh": (
+            "（没有安装 PyTorch，导览跳过这几行在 PyTorch 中的表现：在那里 matmul 会悄悄 clone\n"
+            "转置过的操作数，strided.watch_torch() 能把它们显示出来。PyTorch 是可选依赖：\n"
+            "pip install torch 之后即可看到。）"
+        ),
+    },
     # ------------------------------------------------------------ 10. what to read next
     "next.title": {
         "en": "What to read next",
