@@ -73,7 +73,7 @@ def heading(lang: str, number: int) -> str:
     return f"{text('step', lang, n=number, total=len(NAMES))} · {text(name + '.title', lang)}"
 
 
-def picture_stub(out, x, op=None, /, *args, width=80, name="x", **kwargs) -> None:
+def picture_stub(out, x, op=None, /, *args, width=80, name="x", lang="en", **kwargs) -> None:
     lay = x.layout
     call = "" if op is None else f"; {op}{args}{kwargs or ''}"
     out.write(f"[picture {name}: shape {lay.shape}, strides {lay.strides}, offset {lay.offset}{call}]\n")
@@ -111,7 +111,7 @@ def test_whole_tour_without_pausing(lang):
         "4 5 ? ?",  # 5. resize_'s uninitialized tail
         "Unable to avoid creating a copy while reshaping",  # 6. copy=False
         "(8, 7, 6, 5)", "(6, 0, 1, 0)", "(0, 5, 0, 1)",  # 7. broadcasting, stride 0
-        "(4, 4)", "BroadcastError: sub: broadcasting stretched both operands", "at <tour step 8>:2",  # 8.
+        "(4, 4)", "BroadcastError: sub: broadcasting stretched both operands", "<tour step 8>:2",  # 8.
         "(512, 16, 128, 1)", "COPY", "contiguous  copy",  # 9. the watch table
     ):
         assert live in out, live
@@ -357,6 +357,36 @@ def test_pictures_labelled_with_the_steps_own_names():
     assert "before: x" not in steps[3]
     assert "\nea[0, 0]\n" in steps[7] and "\neb[0, 0]\n" in steps[7]
     assert "\nx\n" not in steps[7]
+
+
+def test_chinese_pictures_and_explanations_are_chinese():
+    """In the Chinese tour the pictures' words and the lines explaining an error are Chinese;
+    the error's first line stays the peer's own (a web search still finds it)."""
+    _, out = run("zh", pause=False)
+    step3 = out.split("════ 第 3/10 步")[1].split("════ 第 4/10 步")[0]
+    assert "\n之前：y\n" in step3 and "\n之后：y.reshape(-1)\n" in step3
+    assert "形状 (4, 3)，步长 (1, 4)，偏移 0，int64（每个元素 8 字节）" in step3
+    assert "y 的 strided 存储，元素 0..11（涉及 12 个）：" in step3
+    assert "\n偏移 " in step3 and "\n读取者 " in step3
+    for english in ("before:", "after:", "bytes each", "storage of", "touched", "\nread by", "\noffset "):
+        assert english not in step3, english
+    assert "    ViewError: view size is not compatible with input tensor's size and stride\n" in step3
+    assert "      张量：形状 (4, 3)，步长 (1, 4)——连续的 (3, 4) 的转置\n" in step3
+    assert "修正：.reshape(12) 把 96 字节拷贝到一个新的连续张量" in step3
+    assert "tensor: shape" not in out and "fix:" not in out and "must merge" not in out
+    # the English tour keeps the pictures' own words
+    _, en = run("en", pause=False)
+    assert "\nbefore: y\n" in en and "strided storage of y, elements 0..11 (12 touched):" in en
+    assert "      tensor: shape (4, 3), strides (1, 4) — the transpose of a contiguous" in en
+
+
+def test_translate_keeps_unknown_lines_and_indent():
+    from strided.cli.tour_text import translate
+
+    assert translate("    something new", "zh") == "    something new"
+    assert translate("  before: y", "en") == "  before: y"
+    assert translate("  aligned from the right, their sizes 6 and 5 differ and neither is 1", "zh") == (
+        "  从右对齐后，它们的大小 6 与 5 不同，且都不是 1")
 
 
 def test_pictures_coloured_on_a_terminal(monkeypatch):

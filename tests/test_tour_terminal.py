@@ -27,7 +27,8 @@ pytestmark = pytest.mark.skipif(sys.platform == "win32", reason="pseudo-terminal
 
 ANSI = re.compile(r"\x1b\[[0-9;?]*[A-Za-z]|\x1b\][^\x07]*\x07")
 # every panel has exactly one caption line like "shape (3, 4), strides (4, 1), offset 0, int64 (8 bytes each)"
-CAPTION = re.compile(r"offset \d+, \w+ \(\d+ bytes each\)")
+# (in Chinese: "形状 (3, 4)，步长 (4, 1)，偏移 0，int64（每个元素 8 字节）")
+CAPTION = re.compile(r"offset \d+, \w+ \(\d+ bytes each\)|偏移 \d+，\w+（每个元素 \d+ 字节）")
 STEP = re.compile(r"^════ (?:Step|第) (\d+)/10")
 # panels each step pictures: 1 x; 2 and 3 before and after; 7 the two stretched slices
 PANELS = {1: 1, 2: 2, 3: 2, 7: 2}

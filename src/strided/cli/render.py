@@ -23,6 +23,7 @@ from __future__ import annotations
 import os
 import re
 import unicodedata
+from collections.abc import Callable
 from typing import Any, TextIO
 from xml.sax.saxutils import escape
 
@@ -186,13 +187,16 @@ def picture(x: Tensor, op: str | None = None, *args: Any, **kwargs: Any) -> Any:
     return pictures.draw(x, op, *args, format="auto", **kwargs)
 
 
-def show(pic: Any, out: TextIO, width: int | None = None, name: str | None = None) -> None:
+def show(pic: Any, out: TextIO, width: int | None = None, name: str | None = None,
+         words: Callable[[str], str] | None = None, heads: dict[str, str] | None = None) -> None:
     """Print ``pic`` to ``out`` in at most ``width`` columns (default: :func:`terminal_width`):
     coloured through rich on a colour terminal, plain text otherwise. Panels that do not fit
     side by side are printed one under the other; a line still too wide wraps. ``name``: what
-    the tensor is called where it is shown (the pictures call it ``x``; see :func:`relabel`)."""
+    the tensor is called where it is shown (the pictures call it ``x``; see :func:`relabel`).
+    ``words``: a line's text in the reader's language (applied to the picture's titles,
+    captions, headers and legends); ``heads``: the storage strip's row heads, likewise."""
     width = terminal_width(out) if width is None else width
-    block = _fitted_block(pic, width, name)
+    block = _fitted_block(pic, width, name, words, heads)
     if block is None and not isinstance(pic, TextPicture) and hasattr(pic, "show"):
         pic.show(file=out)  # a picture this module cannot lay out: as it shows itself
         return
@@ -224,10 +228,13 @@ _X = re.compile(r"(?<![\w.])x(?![\w@])")
 def relabel(scene: Any, name: str) -> Any:
     """``scene`` with the tensor called ``name`` instead of ``x`` in its header, aside, panel
     titles, captions and storage labels (``draw`` always calls its argument ``x``)."""
-    from dataclasses import replace
+    return rewrite(scene, lambda s: _X.sub(lambda _: name, s))
 
-    def sub(s: str) -> str:
-        return _X.sub(lambda _: name, s)
+
+def rewrite(scene: Any, sub: Callable[[str], str]) -> Any:
+    """``scene`` with ``sub`` applied to each line of its header, aside, panel titles, captions
+    and storage labels."""
+    from dataclasses import replace
 
     panels = tuple(replace(p, title=sub(p.title), caption=tuple(map(sub, p.caption)),
                            strip=replace(p.strip, label=sub(p.strip.label))) for p in scene.panels)
@@ -235,7 +242,8 @@ def relabel(scene: Any, name: str) -> Any:
                    aside=tuple(map(sub, scene.aside)))
 
 
-def _fitted_block(pic: Any, width: int, name: str | None = None) -> Any:
+def _fitted_block(pic: Any, width: int, name: str | None = None, words: Callable[[str], str] | None = None,
+                  heads: dict[str, str] | None = None) -> Any:
     """The picture's lines laid out for ``width`` columns (header lines wrapped, panels side by
     side only while they fit), or None when ``pic`` is not a pictures-package Picture."""
     scene = getattr(pic, "scene", None)
@@ -243,7 +251,29 @@ def _fitted_block(pic: Any, width: int, name: str | None = None) -> Any:
         return None
     if name is not None and name != "x":
         scene = relabel(scene, name)
-    from ..diagnose.pictures.text import hjoin, panel_block, words
+    if words is not None:
+        scene = rewrite(scene, words)
+
+    def translated(block: Any) -> Any:
+        """A panel's lines with their words (a line of one segment: a title, a caption, a
+        legend) and strip row heads (padded to the columns the English head took) rewritten."""
+        out = []
+        for line in block:
+            if len(line) == 1 and words is not None:
+                line = [(words(line[0][0]), line[0][1])]
+            elif line and heads and line[0][1] == "dim" and line[0][0].rstrip() in heads:
+                text, new = line[0][0], heads[line[0][0].rstrip()]
+                line = [(new + " " * max(1, display_width(text) - display_width(new)), "dim"), *line[1:]]
+            out.append(line)
+        return out
+
+    return _layout(scene, width, translated if words is not None or heads else None)
+
+
+def _layout(scene: Any, width: int, fix: Callable[[Any], Any] | None = None) -> Any:
+    """Header lines wrapped to ``width``, then the panels (each through ``fix``) side by side
+    while they fit, else one under the other."""
+    from ..diagnose.pictures.text import panel_block, words
 
     block: list[Any] = []
     for i, line in enumerate(scene.header):
@@ -251,10 +281,51 @@ def _fitted_block(pic: Any, width: int, name: str | None = None) -> Any:
     if scene.header:
         block.append([])
     parts = [panel_block(p) for p in scene.panels]
+    if fix is not None:
+        parts = [fix(p) for p in parts]
     if scene.aside:
         parts.append(words(*(part for line in scene.aside for part in wrap(line, width))))
-    block += hjoin(parts, gap="  │  ", limit=width)
+    block += _hjoin(parts, gap="  │  ", limit=width)
     return block
+
+
+def _line_width(line: Any) -> int:
+    return sum(display_width(t) for t, _ in line)
+
+
+def _hjoin(blocks: list[Any], gap: str, limit: int) -> Any:
+    """Blocks side by side (top-aligned) while they fit in ``limit`` display columns, the rest
+    below after a blank line: the pictures' own ``hjoin``, measuring by display width (a
+    translated picture has CJK text, two columns a character)."""
+    rows: list[list[Any]] = [[]]
+    used = 0
+    for b in blocks:
+        w = max((_line_width(line) for line in b), default=0)
+        if rows[-1] and used + len(gap) + w > limit:
+            rows.append([])
+            used = 0
+        used += (len(gap) if rows[-1] else 0) + w
+        rows[-1].append(b)
+    out: list[Any] = []
+    for i, row in enumerate(rows):
+        if i:
+            out.append([])
+        widths = [max((_line_width(line) for line in b), default=0) for b in row]
+        for n in range(max(len(b) for b in row)):
+            line: list[Any] = []
+            for j, (b, w) in enumerate(zip(row, widths)):
+                part = b[n] if n < len(b) else []
+                if j:
+                    line.append((gap, None))
+                line.extend(part)
+                if j < len(row) - 1:
+                    line.append((" " * (w - _line_width(part)), None))
+            while line and not line[-1][0].strip():  # no trailing blanks
+                line.pop()
+            if line:
+                line[-1] = (line[-1][0].rstrip(), line[-1][1])
+            out.append(line)
+    return out
 
 
 def _colour_terminal(out: Any) -> bool:

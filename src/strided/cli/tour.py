@@ -20,7 +20,7 @@ from contextlib import contextmanager
 from typing import IO, Any
 
 from . import render
-from .tour_text import LANGS, README_SECTIONS, text
+from .tour_text import LANGS, README_SECTIONS, ZH_HEADS, text, translate
 
 __all__ = ["STEPS", "main", "run_tour"]
 
@@ -87,7 +87,10 @@ class Screen:
         try:
             exec(self._compile(src), self.ns)
         except Exception as exc:  # noqa: BLE001 - the step shows whatever strided raised
-            self.show(f"{type(exc).__name__}: {exc}")
+            # the first line stays as raised (the peer's own words: a search still finds them);
+            # the explanation under it is in the screen's language
+            first, *rest = f"{type(exc).__name__}: {exc}".split("\n")
+            self.show("\n".join([first, *(translate(line, self.lang) for line in rest)]))
             return exc
         raise AssertionError(f"tour step {self.number}: {src.strip()!r} was expected to raise")
 
@@ -100,16 +103,17 @@ class Screen:
     def picture(self, name: str, op: str | None = None, /, *args: Any, **kwargs: Any) -> None:
         """Draw the tensor the step calls ``name`` (an expression over the tour's namespace), and
         ``op`` on it, before and after, labelled with that name — see :func:`draw_picture`."""
-        draw_picture(self.out, self.value(name), op, *args, width=self.width, name=name, **kwargs)
+        draw_picture(self.out, self.value(name), op, *args, width=self.width, name=name, lang=self.lang, **kwargs)
         self.write()
 
 
 def draw_picture(out: IO[str], x: Any, op: str | None = None, /, *args: Any,
-                 width: int = render.DEFAULT_WIDTH, name: str = "x", **kwargs: Any) -> None:
+                 width: int = render.DEFAULT_WIDTH, name: str = "x", lang: str = "en", **kwargs: Any) -> None:
     """The one place the tour draws: ``strided.diagnose.pictures.draw`` (coloured through rich on
     a colour terminal, plain text otherwise) in at most ``width`` columns, its panels one under
-    the other when they do not fit side by side, the tensor called ``name``; or a plain-text
-    stand-in while that module is missing."""
+    the other when they do not fit side by side, the tensor called ``name``, its words in
+    ``lang`` (see :func:`.tour_text.translate`); or a plain-text stand-in while that module is
+    missing."""
     try:
         from ..diagnose.pictures import draw
     except ImportError:
@@ -117,7 +121,9 @@ def draw_picture(out: IO[str], x: Any, op: str | None = None, /, *args: Any,
             for part in render.wrap(line, width):
                 out.write(part + "\n")
         return
-    render.show(draw(x, op, *args, format="auto", **kwargs), out, width, name=name)
+    words = None if lang == "en" else (lambda line: translate(line, lang))
+    render.show(draw(x, op, *args, format="auto", **kwargs), out, width, name=name, words=words,
+                heads=ZH_HEADS if lang == "zh" else None)
 
 
 def _fallback_picture(x: Any, op: str | None = None, /, *args: Any, **kwargs: Any) -> str:
