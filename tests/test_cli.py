@@ -260,7 +260,10 @@ def test_show_explains_a_failing_step_and_exits_0(capsys):
     code, out, err = run(capsys, "show", "arange(12).reshape(3,4).t().view(12).flatten()")
     assert code == 0 and err == ""
     assert "3. x.view(12) → error: RuntimeError: view size is not compatible" in out
-    assert "  → error: RuntimeError: view size is not compatible with input tensor's size and stride" in out
+    # (wrapped to 80 columns, as a pipe is taken to be: the whole message, and each line fits)
+    assert "  → error: RuntimeError: view size is not compatible with input tensor's size\n" in out
+    assert "view size is not compatible with input tensor's size and stride" in " ".join(out.split())
+    assert max(len(line) for line in out.splitlines()) <= 80
     assert "fix: x.reshape(12)  (copies 96 bytes; a new contiguous tensor)" in out
     assert out.rstrip().endswith("(the chain stops at step 3: it raised; later steps were not run)")
     assert "x.flatten()" not in out

@@ -73,10 +73,10 @@ def heading(lang: str, number: int) -> str:
     return f"{text('step', lang, n=number, total=len(NAMES))} · {text(name + '.title', lang)}"
 
 
-def picture_stub(out, x, op=None, /, *args, **kwargs) -> None:
+def picture_stub(out, x, op=None, /, *args, width=80, name="x", lang="en", **kwargs) -> None:
     lay = x.layout
     call = "" if op is None else f"; {op}{args}{kwargs or ''}"
-    out.write(f"[picture shape {lay.shape}, strides {lay.strides}, offset {lay.offset}{call}]\n")
+    out.write(f"[picture {name}: shape {lay.shape}, strides {lay.strides}, offset {lay.offset}{call}]\n")
 
 
 def normalise(s: str) -> str:
@@ -111,7 +111,7 @@ def test_whole_tour_without_pausing(lang):
         "4 5 ? ?",  # 5. resize_'s uninitialized tail
         "Unable to avoid creating a copy while reshaping",  # 6. copy=False
         "(8, 7, 6, 5)", "(6, 0, 1, 0)", "(0, 5, 0, 1)",  # 7. broadcasting, stride 0
-        "(4, 4)", "BroadcastError: sub: broadcasting stretched both operands", "at <tour step 8>:2",  # 8.
+        "(4, 4)", "BroadcastError: sub: broadcasting stretched both operands", "<tour step 8>:2",  # 8.
         "(512, 16, 128, 1)", "COPY", "contiguous  copy",  # 9. the watch table
     ):
         assert live in out, live
@@ -156,6 +156,7 @@ def test_uninitialized_tail_is_never_printed(monkeypatch):
 
 @pytest.mark.parametrize("lang", LANGS)
 def test_snapshot(lang, monkeypatch):
+    pytest.importorskip("torch")  # (step 9 shows PyTorch's copies when it is there: pinned with it)
     monkeypatch.setattr(tour, "draw_picture", picture_stub)
     code, out = run(lang, pause=False)
     assert code == 0
@@ -317,14 +318,75 @@ def _fake_pictures(monkeypatch, calls):
 
 
 def test_pictures_drawn_by_the_pictures_module(monkeypatch):
+    """The tour asks ``draw`` for a Picture and hands it to ``render.show``, which lays out a
+    real picture to the width and shows any other picture as it shows itself."""
     calls: list = []
     _fake_pictures(monkeypatch, calls)
     _, out = run("en", pause=False)
-    assert ((3, 4), None, (), {}, "text") in calls
-    assert ((3, 4), "permute", (1, 0), {}, "text") in calls
-    assert ((4, 3), "reshape", (-1,), {}, "text") in calls
-    assert "TEXT (3, 4) permute (1, 0)" in out
-    assert "RICH" not in out
+    assert ((3, 4), None, (), {}, "auto") in calls
+    assert ((3, 4), "permute", (1, 0), {}, "auto") in calls
+    assert ((4, 3), "reshape", (-1,), {}, "auto") in calls
+    assert all(c[-1] == "auto" for c in calls)
+    assert "RICH (3, 4) permute (1, 0)" in out
+
+
+@pytest.mark.parametrize("width, side_by_side", [(80, False), (140, True)])
+def test_pictures_stack_when_they_do_not_fit(width, side_by_side):
+    """Step 2's before and after panels: one under the other at 80 columns, side by side at
+    140; never a line wider than the width, and both panels whole (each its caption and its
+    storage strip)."""
+    from strided.cli.render import display_width
+
+    buf = io.StringIO()
+    tour.draw_picture(buf, strided.arange(12).view(3, 4), "permute", 1, 0, width=width)
+    lines = buf.getvalue().splitlines()
+    assert max(map(display_width, lines)) <= width
+    before = [i for i, line in enumerate(lines) if line.startswith("before: ")]
+    assert len(before) == 1
+    assert ("after: x.permute(1, 0)" in lines[before[0]]) == side_by_side
+    assert sum(line.count("bytes each)") for line in lines) == 2
+    assert sum(line.count("read by") for line in lines) == 2
+
+
+def test_pictures_labelled_with_the_steps_own_names():
+    """Each picture calls the tensor what the step calls it (``draw`` alone says ``x``)."""
+    _, out = run("en", pause=False)
+    steps = out.split("════ Step ")
+    assert "\nbefore: x\n" in steps[2] and "after: x.permute(1, 0)" in steps[2]
+    assert "\nbefore: y\n" in steps[3] and "after: y.reshape(-1)" in steps[3]
+    assert "before: x" not in steps[3]
+    assert "\nea[0, 0]\n" in steps[7] and "\neb[0, 0]\n" in steps[7]
+    assert "\nx\n" not in steps[7]
+
+
+def test_chinese_pictures_and_explanations_are_chinese():
+    """In the Chinese tour the pictures' words and the lines explaining an error are Chinese;
+    the error's first line stays the peer's own (a web search still finds it)."""
+    _, out = run("zh", pause=False)
+    step3 = out.split("════ 第 3/10 步")[1].split("════ 第 4/10 步")[0]
+    assert "\n之前：y\n" in step3 and "\n之后：y.reshape(-1)\n" in step3
+    assert "形状 (4, 3)，步长 (1, 4)，偏移 0，int64（每个元素 8 字节）" in step3
+    assert "y 的 strided 存储，元素 0..11（涉及 12 个）：" in step3
+    assert "\n偏移 " in step3 and "\n读取者 " in step3
+    for english in ("before:", "after:", "bytes each", "storage of", "touched", "\nread by", "\noffset "):
+        assert english not in step3, english
+    assert "    ViewError: view size is not compatible with input tensor's size and stride\n" in step3
+    assert "      张量：形状 (4, 3)，步长 (1, 4)——连续的 (3, 4) 的转置\n" in step3
+    assert "修正：.reshape(12) 把 96 字节拷贝到一个新的连续张量" in step3
+    assert "tensor: shape" not in out and "fix:" not in out and "must merge" not in out
+    # the English tour keeps the pictures' own words
+    _, en = run("en", pause=False)
+    assert "\nbefore: y\n" in en and "strided storage of y, elements 0..11 (12 touched):" in en
+    assert "      tensor: shape (4, 3), strides (1, 4) — the transpose of a contiguous" in en
+
+
+def test_translate_keeps_unknown_lines_and_indent():
+    from strided.cli.tour_text import translate
+
+    assert translate("    something new", "zh") == "    something new"
+    assert translate("  before: y", "en") == "  before: y"
+    assert translate("  aligned from the right, their sizes 6 and 5 differ and neither is 1", "zh") == (
+        "  从右对齐后，它们的大小 6 与 5 不同，且都不是 1")
 
 
 def test_pictures_coloured_on_a_terminal(monkeypatch):
@@ -358,13 +420,36 @@ def _python(*args: str, stdin=subprocess.DEVNULL) -> subprocess.CompletedProcess
                           stdin=stdin, env=env, timeout=120)
 
 
-def test_module_runs_in_chinese_without_torch_or_rich():
-    probe = ("import sys; from strided.cli.tour import main; code = main(['--lang', 'zh', '--no-pause']); "
-             "print('TORCH' if 'torch' in sys.modules else 'NO-TORCH'); sys.exit(code)")
+def test_module_runs_in_chinese_without_torch():
+    """PyTorch is optional: without it (here made unimportable) step 9 says what it skips and
+    the tour goes on to the end."""
+    probe = ("import sys; sys.modules['torch'] = None; from strided.cli.tour import main; "
+             "code = main(['--lang', 'zh', '--no-pause']); sys.exit(code)")
     r = _python("-c", probe)
     assert r.returncode == 0, r.stderr
     assert heading("zh", 1) in r.stdout and heading("zh", len(NAMES)) in r.stdout
-    assert "NO-TORCH" in r.stdout
+    assert "没有安装 PyTorch" in r.stdout and "watch_torch() as tw" not in r.stdout
+
+
+def test_attention_in_torch_shows_matmuls_hidden_clones():
+    """Step 9 reruns its five lines under watch_torch: the numbers on the screen are the watch's,
+    and the copies matmul makes of its transposed operands are counted apart from the one asked for."""
+    torch = pytest.importorskip("torch")
+    _, out = run("en", pause=False)
+    step9 = out.split("════ Step 9/10")[1].split("════ Step 10/10")[0]
+    x = torch.ones(2, 8, 64)
+    with strided.watch_torch() as w:
+        heads = x.view(2, 8, 4, 16).transpose(1, 2)
+        scores = (heads @ heads.transpose(-2, -1)).softmax(-1)
+        out_ = scores @ heads
+        out_.transpose(1, 2).contiguous().view(2, 8, 64)
+    hidden = [c for c in w.copies if not c.asked]
+    assert len(hidden) == 3 and all("matmul" in c.reason for c in hidden)
+    assert "    >>> with strided.watch_torch() as tw:" in step9
+    assert "inside matmul(): clone makes" in step9
+    flat = " ".join(step9.split())
+    assert (f"copies {len(w.copies)} times, {w.bytes_copied:,} bytes in all. Only 1 of those copies is the "
+            f"contiguous() you asked for; the other 3 ({sum(c.nbytes for c in hidden):,} bytes)") in flat
 
 
 def test_module_does_not_pause_when_stdin_is_not_a_terminal():

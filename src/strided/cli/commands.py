@@ -133,19 +133,26 @@ def show_command(source: str, svg: str | None = None, out: TextIO | None = None,
     steps, _ = got
     pics: list[Any] = []
     titles: list[str] = []
+    width = render.terminal_width(out)  # (80 when out is not a terminal) no line is wider
+
+    def say(text: str) -> None:
+        for line in text.split("\n"):
+            for part in render.wrap(line, width):
+                print(part, file=out)
+
     for i, step in enumerate(steps):
         title = _title(i, step)
-        print(title, file=out)
+        say(title)
         if step.error is not None:
             text, _ = _explain_step(step)
-            print(text, file=out)
-            print(f"(the chain stops at step {i}: it raised; later steps were not run)", file=out)
+            say(text)
+            say(f"(the chain stops at step {i}: it raised; later steps were not run)")
             if svg is not None:
                 pics.append(render.picture(step.input))  # the tensor the failing call was given
                 titles.append(f"{title}; {error_line(step.error)}")
             break
         pic = render.picture(step.output)
-        render.show(pic, out)
+        render.show(pic, out, width)
         print(file=out)
         pics.append(pic)
         titles.append(title)

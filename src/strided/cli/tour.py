@@ -19,7 +19,8 @@ from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from typing import IO, Any
 
-from .tour_text import LANGS, README_SECTIONS, text
+from . import render
+from .tour_text import LANGS, README_SECTIONS, ZH_HEADS, text, translate
 
 __all__ = ["STEPS", "main", "run_tour"]
 
@@ -32,20 +33,27 @@ class Screen:
     broadcast or a watch row names the step (and the line within the snippet), not this module.
     """
 
-    def __init__(self, out: IO[str], lang: str, ns: dict[str, Any], number: int) -> None:
+    def __init__(self, out: IO[str], lang: str, ns: dict[str, Any], number: int,
+                 width: int = render.DEFAULT_WIDTH) -> None:
         self.out = out
         self.lang = lang
         self.ns = ns
         self.number = number
+        self.width = width  # no line written is wider than this (display columns)
 
     # ---------------------------------------------------------------- writing
 
     def write(self, s: str = "") -> None:
-        self.out.write(s + "\n")
+        """Write ``s``, each line wrapped to the screen's width under its own indent."""
+        for line in s.split("\n"):
+            for part in render.wrap(line, self.width):
+                self.out.write(part + "\n")
 
     def say(self, key: str, **values: Any) -> None:
-        """The template ``key`` in this screen's language, filled with ``values``, then a blank line."""
-        self.write(text(key, self.lang, **values))
+        """The template ``key`` in this screen's language, filled with ``values``, reflowed to
+        the screen's width (see :func:`.render.reflow`), then a blank line."""
+        for line in render.reflow(text(key, self.lang, **values), self.width):
+            self.out.write(line + "\n")
         self.write()
 
     def show(self, live: str, indent: str = "    ") -> None:
@@ -79,7 +87,10 @@ class Screen:
         try:
             exec(self._compile(src), self.ns)
         except Exception as exc:  # noqa: BLE001 - the step shows whatever strided raised
-            self.show(f"{type(exc).__name__}: {exc}")
+            # the first line stays as raised (the peer's own words: a search still finds them);
+            # the explanation under it is in the screen's language
+            first, *rest = f"{type(exc).__name__}: {exc}".split("\n")
+            self.show("\n".join([first, *(translate(line, self.lang) for line in rest)]))
             return exc
         raise AssertionError(f"tour step {self.number}: {src.strip()!r} was expected to raise")
 
@@ -89,25 +100,30 @@ class Screen:
 
     # ---------------------------------------------------------------- pictures
 
-    def picture(self, x: Any, op: str | None = None, /, *args: Any, **kwargs: Any) -> None:
-        """Draw ``x`` (and ``op`` on it, before and after) — see :func:`draw_picture`."""
-        draw_picture(self.out, x, op, *args, **kwargs)
+    def picture(self, name: str, op: str | None = None, /, *args: Any, **kwargs: Any) -> None:
+        """Draw the tensor the step calls ``name`` (an expression over the tour's namespace), and
+        ``op`` on it, before and after, labelled with that name — see :func:`draw_picture`."""
+        draw_picture(self.out, self.value(name), op, *args, width=self.width, name=name, lang=self.lang, **kwargs)
         self.write()
 
 
-def draw_picture(out: IO[str], x: Any, op: str | None = None, /, *args: Any, **kwargs: Any) -> None:
+def draw_picture(out: IO[str], x: Any, op: str | None = None, /, *args: Any,
+                 width: int = render.DEFAULT_WIDTH, name: str = "x", lang: str = "en", **kwargs: Any) -> None:
     """The one place the tour draws: ``strided.diagnose.pictures.draw`` (coloured through rich on
-    a colour terminal, plain text otherwise), or a plain-text stand-in while that module is
+    a colour terminal, plain text otherwise) in at most ``width`` columns, its panels one under
+    the other when they do not fit side by side, the tensor called ``name``, its words in
+    ``lang`` (see :func:`.tour_text.translate`); or a plain-text stand-in while that module is
     missing."""
     try:
         from ..diagnose.pictures import draw
     except ImportError:
-        out.write(_fallback_picture(x, op, *args, **kwargs) + "\n")
+        for line in _fallback_picture(x, op, *args, **kwargs).splitlines():
+            for part in render.wrap(line, width):
+                out.write(part + "\n")
         return
-    if _is_terminal(out):
-        draw(x, op, *args, format="auto", **kwargs).show(file=out)
-    else:
-        out.write(draw(x, op, *args, format="text", **kwargs).rstrip("\n") + "\n")
+    words = None if lang == "en" else (lambda line: translate(line, lang))
+    render.show(draw(x, op, *args, format="auto", **kwargs), out, width, name=name, words=words,
+                heads=ZH_HEADS if lang == "zh" else None)
 
 
 def _fallback_picture(x: Any, op: str | None = None, /, *args: Any, **kwargs: Any) -> str:
@@ -165,7 +181,7 @@ def step_arange(s: Screen) -> None:
     s.say("arange.layout", numel=x.numel(), nbytes=x.nbytes, itemsize=x.itemsize, shape=x.shape,
           strides=st, s0=st[0], s1=st[1], offset=x.storage_offset(),
           x21=x[2, 1].item(), off21=x.storage_offset() + 2 * st[0] + 1 * st[1])
-    s.picture(x)
+    s.picture("x")
 
 
 def step_permute(s: Screen) -> None:
@@ -176,7 +192,7 @@ def step_permute(s: Screen) -> None:
     s.say("permute.layout", shape=y.shape, strides=y.stride(), px=_ptr(x.data_ptr()), py=_ptr(y.data_ptr()),
           same=x.data_ptr() == y.data_ptr(), order=", ".join(map(str, order)),
           s1=y.stride()[1], contiguous=y.is_contiguous())
-    s.picture(x, "permute", 1, 0)
+    s.picture("x", "permute", 1, 0)
 
 
 def step_view_reshape(s: Screen) -> None:
@@ -196,7 +212,7 @@ def step_view_reshape(s: Screen) -> None:
     s.say("contiguous.copies", strides=c.stride(), shape=c.shape, pc=_ptr(c.data_ptr()),
           same_y=c.data_ptr() == y.data_ptr(), same_v=v.data_ptr() == c.data_ptr(),
           vstrides=v.stride())
-    s.picture(y, "reshape", -1)
+    s.picture("y", "reshape", -1)
 
 
 def step_flatten(s: Screen) -> None:
@@ -280,8 +296,8 @@ def step_broadcast(s: Screen) -> None:
           bsame=eb.data_ptr() == b.data_ptr(), rstrides=r.stride())
     s.say("broadcast.pictures", sa=ea[0, 0].shape, sta=ea[0, 0].stride(), sb=eb[0, 0].shape,
           stb=eb[0, 0].stride())
-    s.picture(ea[0, 0])
-    s.picture(eb[0, 0])
+    s.picture("ea[0, 0]")
+    s.picture("eb[0, 0]")
     s.say("broadcast.mismatch")
     s.fails("strided.broadcast_shapes((8, 1, 6, 1), (7, 5, 5))")
     e = s.value('strided.explain(a, "add", b)')
@@ -319,7 +335,7 @@ def step_attention(s: Screen) -> None:
         "    flat = merged.contiguous().view(2, 8, 64)"
     )
     w = ns["w"]
-    s.show(str(w))
+    s.show(_watch_text(w, s.width - 4, s.lang))
     views = [st for st in w.steps if st.kind == "view"]
     copies = w.copies
     merged = ns["merged"]
@@ -329,6 +345,58 @@ def step_attention(s: Screen) -> None:
           nbytes=f"{w.bytes_copied:,}", mshape=merged.shape, mstrides=merged.stride())
     err = s.fails("merged.view(2, 8, 64)")
     s.say("attention.why", error=type(err).__name__)
+    _attention_in_torch(s)
+
+
+ATTENTION_LINES = (
+    "    heads = x.view(2, 8, 4, 16).transpose(1, 2)\n"
+    "    scores = (heads @ heads.transpose(-2, -1)).softmax(-1)\n"
+    "    out = scores @ heads\n"
+    "    merged = out.transpose(1, 2)\n"
+    "    flat = merged.contiguous().view(2, 8, 64)"
+)
+
+
+def _attention_in_torch(s: Screen) -> None:
+    """Step 9's five lines again, in PyTorch under ``strided.watch_torch()``: matmul's hidden
+    clones of its transposed operands. PyTorch is optional: without it the screen says so."""
+    try:
+        import torch  # noqa: F401 - only asks whether PyTorch is there
+    except ImportError:
+        s.say("attention.no_torch")
+        return
+    s.say("attention.torch_intro")
+    ns = s.run("import torch\nx = torch.ones(2, 8, 64)\nwith strided.watch_torch() as tw:\n" + ATTENTION_LINES)
+    tw = ns["tw"]
+    from ..diagnose.summary import render_summary
+
+    s.show(render_summary(tw))
+    hidden = [c for c in tw.copies if not c.asked]
+    lines = sorted({int(c.where.rsplit(":", 1)[1]) for c in hidden if ":" in c.where})
+    s.say("attention.torch", nsteps=len(tw.steps), ncopies=len(tw.copies), nbytes=f"{tw.bytes_copied:,}",
+          nasked=len(tw.copies) - len(hidden), nhidden=len(hidden),
+          hidden_bytes=f"{sum(c.nbytes for c in hidden):,}", hidden_lines=", ".join(map(str, lines)))
+
+
+def _watch_text(w: Any, width: int, lang: str) -> str:
+    """``str(w)`` (the summary, then the step table) when it fits in ``width`` columns; else the
+    summary and a narrower table of the same steps, without the inputs and where columns (every
+    input is the output of an earlier row; every where is this step's snippet)."""
+    full = str(w)
+    if max(map(render.display_width, full.splitlines())) <= width:
+        return full
+    from ..diagnose.summary import render_summary
+
+    rows = []
+    for st in w.steps:
+        out = st.output
+        nbytes = (f"{st.bytes_copied:,}" if st.kind == "copy"
+                  else f"{st.bytes_allocated:,}" if st.bytes_allocated else "")
+        rows.append((str(st.index), st.name, st.kind, str(out.shape) if out else "-",
+                     str(out.strides) if out else "-", nbytes, st.marks))
+    header = ("#", "op", "kind", "output", "strides", "bytes", "marks")
+    return (render_summary(w) + "\n\n" + text("watch.narrow", lang) + "\n"
+            + _table(rows, header))
 
 
 def step_next(s: Screen) -> None:
@@ -381,14 +449,16 @@ def _quiet_broadcasting() -> Iterator[None]:
 
 
 def run_tour(lang: str = "en", pause: bool | None = None, out: IO[str] | None = None,
-             *, stdin: IO[str] | None = None) -> int:
+             *, stdin: IO[str] | None = None, width: int | None = None) -> int:
     """Walk through the memory model, one step per screen; return the exit code (0).
 
     ``lang``: "en" or "zh". ``pause``: wait for Enter after each step (``q`` then Enter quits,
     as do the end of input and Ctrl-C at the prompt, all with exit code 0); None (the default)
     pauses only when ``stdin`` is a terminal.
     ``out``: where to print (default ``sys.stdout``); ``stdin``: where to read the key presses
-    (default ``sys.stdin``).
+    (default ``sys.stdin``). ``width``: the most display columns a printed line takes (default:
+    ``out``'s terminal width, 80 when ``out`` is not a terminal); prose wraps at word
+    boundaries and pictures stack their panels to stay inside it.
 
     >>> import io
     >>> buf = io.StringIO()
@@ -405,13 +475,17 @@ def run_tour(lang: str = "en", pause: bool | None = None, out: IO[str] | None = 
     stdin = sys.stdin if stdin is None else stdin
     if pause is None:
         pause = _is_terminal(stdin)
+    width = render.terminal_width(out) if width is None else max(render.MIN_WIDTH, width)
     ns: dict[str, Any] = {"__name__": "__tour__"}
     total = len(STEPS)
     with _quiet_broadcasting():
         for number, (name, step) in enumerate(STEPS, 1):
             heading = f"{text('step', lang, n=number, total=total)} · {text(name + '.title', lang)}"
-            out.write(f"{'═' * 4} {heading} {'═' * 4}\n\n")
-            step(Screen(out, lang, ns, number))
+            banner = f"{'═' * 4} {heading} {'═' * 4}"
+            if render.display_width(banner) > width:  # drop the closing bars, then wrap
+                banner = f"{'═' * 4} {heading}"
+            out.write("\n".join(render.wrap(banner, width, hang="     ")) + "\n\n")
+            step(Screen(out, lang, ns, number, width))
             if pause and number < total:
                 out.write(text("prompt", lang))
                 out.flush()

@@ -9,9 +9,10 @@ Chinese: the usual technical terms — 张量 tensor, 存储 storage, 步长 str
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
-__all__ = ["LANGS", "README_SECTIONS", "TEXTS", "text"]
+__all__ = ["LANGS", "README_SECTIONS", "TEXTS", "ZH_HEADS", "ZH_LINES", "text", "translate"]
 
 LANGS = ("en", "zh")
 
@@ -410,6 +411,10 @@ TEXTS: dict[str, dict[str, str]] = {
             "最后两维接不上，view 无法把它们合并："
         ),
     },
+    "watch.narrow": {
+        "en": "steps (w.table() without its inputs and where columns):",
+        "zh": "各步（w.table()，省去 inputs 和 where 两列）：",
+    },
     "attention.why": {
         "en": (
             "So .contiguous() copies first (the one COPY in the table) and the final view is free;\n"
@@ -418,6 +423,39 @@ TEXTS: dict[str, dict[str, str]] = {
         "zh": (
             "所以先用 .contiguous() 拷贝（表中唯一的 COPY），之后的 view 不花任何代价；\n"
             "reshape(2, 8, 64) 会在一次调用里做同样的拷贝。无论哪种写法，watch 都会把它显示出来。"
+        ),
+    },
+    "attention.torch_intro": {
+        "en": "The same five lines in PyTorch, under strided.watch_torch(), which records every aten op:",
+        "zh": "同样的五行代码在 PyTorch 里运行，用 strided.watch_torch() 记下每一个 aten 操作：",
+    },
+    "attention.torch": {
+        "en": (
+            "PyTorch runs them as {nsteps} aten ops and copies {ncopies} times, {nbytes} bytes in all. Only\n"
+            "{nasked} of those copies is the contiguous() you asked for; the other {nhidden} ({hidden_bytes} bytes)\n"
+            "are clones that matmul makes by itself: its batched kernel (bmm) wants each operand\n"
+            "contiguous, and heads and heads.transpose(-2, -1) are transposed views, so matmul\n"
+            "copies them first (lines {hidden_lines} of the snippet). Nothing in the code says so;\n"
+            "watch_torch does."
+        ),
+        "zh": (
+            "PyTorch 把它们拆成 {nsteps} 个 aten 操作，共拷贝 {ncopies} 次，{nbytes} 字节。其中只有 {nasked} 次\n"
+            "是你写下的 contiguous()；另外 {nhidden} 次（{hidden_bytes} 字节）是 matmul 自己做的 clone：\n"
+            "它的批量内核（bmm）要求每个操作数连续，而 heads 和 heads.transpose(-2, -1) 都是转置过的\n"
+            "视图，所以 matmul 先把它们拷贝一份（代码片段的第 {hidden_lines} 行）。代码里看不出这些拷贝，\n"
+            "watch_torch 能看出来。"
+        ),
+    },
+    "attention.no_torch": {
+        "en": (
+            "(PyTorch is not installed, so the tour skips what these lines do in PyTorch: there\n"
+            "matmul makes hidden clones of transposed operands, and strided.watch_torch() shows\n"
+            "them. PyTorch is optional: pip install torch to see it.)"
+        ),
+        "zh": (
+            "（没有安装 PyTorch，导览跳过这几行在 PyTorch 中的表现：在那里 matmul 会悄悄 clone\n"
+            "转置过的操作数，strided.watch_torch() 能把它们显示出来。PyTorch 是可选依赖：\n"
+            "pip install torch 之后即可看到。）"
         ),
     },
     # ------------------------------------------------------------ 10. what to read next
@@ -489,3 +527,90 @@ def text(key: str, lang: str, **values: Any) -> str:
     if lang not in LANGS:
         raise ValueError(f"tour text: lang must be one of {', '.join(map(repr, LANGS))}, not {lang!r}")
     return entry[lang].format(**values)
+
+
+# ---------------------------------------------------------------- the pictures' and errors' words
+# The pictures (strided.diagnose.pictures) and strided's error explanations speak English; the
+# Chinese tour puts their lines through these patterns, in order (a line no pattern matches stays
+# as it is). An error's first line is never translated: it is the peer library's own message,
+# which a web search must still find.
+
+_ORIGIN = r"(the transpose of a contiguous \(.*?\)|a permute\(.*?\) of a contiguous \(.*?\)|contiguous|expanded along dim \d+ with stride 0|.+)"
+
+ZH_LINES: tuple[tuple[str, str], ...] = (
+    # pictures: titles, headers, captions, storage labels, legends
+    (r"^before: (.+)$", r"之前：\1"),
+    (r"^after: (.+)$", r"之后：\1"),
+    (r"^(.+): view, 0 bytes copied — a new layout over (.+)'s storage$", r"\1：视图，拷贝 0 字节——\2 的存储上的一个新布局"),
+    (r"^(.+): copy, ([\d,]+) bytes — a new storage, in the order shown$", r"\1：拷贝 \2 字节——一块新存储，按图中顺序"),
+    (r"^copies ([\d,]+) bytes \((\d+) elements\): (.+)$", r"拷贝 \1 字节（\2 个元素）：\3"),
+    (r"^values: from running (.+) \((.+) unchanged\); layout: as explain predicts$",
+     r"值：运行 \1 得到（\2 不变）；布局：与 explain 的预测一致"),
+    (r"^colours: each element keeps its colour from (.+)'s storage \(from x@: where it was copied from\)$",
+     r"颜色：每个元素保留它在 \1 的存储中的颜色（“来自 x@”一行：它从哪里拷贝而来）"),
+    (r"^shape (\(.*?\)), strides (\(.*?\)), offset (-?\d+), (\w+) \((\d+) bytes? each\)$",
+     r"形状 \1，步长 \2，偏移 \3，\4（每个元素 \5 字节）"),
+    (r"^contiguous: none — (.+)$", r"连续：否——\1"),
+    (r"^contiguous: (.+?) — (.+)$", r"连续：\1——\2"),
+    (r"^view of: a strided tensor of shape (\(.*?\)), strides (\(.*?\))$", r"视图，底层是形状 \1、步长 \2 的 strided 张量"),
+    (r"^a view of (.+): the same storage, 0 bytes copied$", r"\1 的视图：同一块存储，拷贝 0 字节"),
+    (r"^new storage: a copy of ([\d,]+) bytes$", r"新存储：拷贝了 \1 字节"),
+    (r"^owns its memory \(not a view\)$", r"拥有自己的内存（不是视图）"),
+    (r"^(\w+) storage of (.+?) \(the same\)$", r"\2 的 \1 存储（同一块）"),
+    (r"^(\w+) storage of (.+?)$", r"\2 的 \1 存储"),
+    (r"^new storage$", r"新存储"),
+    (r"^(.+), elements (\S+) \((\d+) touched\):$", r"\1，元素 \2（涉及 \3 个）："),
+    (r"^(.+): none touched$", r"\1：没有涉及任何元素"),
+    (r"\+n: read by n more indices \(stride 0 or overlap\)", r"+n：另有 n 个下标读取它（步长 0 或重叠）"),
+    (r"·: skipped, no index reads it", r"·：跳过，没有下标读取它"),
+    (r"\?: too many elements to tell who reads it", r"?：元素太多，无法列出读取者"),
+    # error explanations (the lines after the first)
+    (r"^tensor: shape (\(.*?\)), strides (\(.*?\)) — (.+)$", r"张量：形状 \1，步长 \2——\3"),
+    (r"^(view\(.*?\)) must merge dims (\d+) and (\d+) into its dim (\d+), which needs (.+?), but (stride\[\d+\]) is (-?\d+): (.+)$",
+     r"\1 要把第 \2、\3 维合并成它的第 \4 维，这需要 \5，但 \6 是 \7：\8"),
+    (r"walking dim (\d+) jumps back through memory instead of past the end of dim (\d+)\.",
+     r"沿第 \1 维前进会在内存中往回跳，而不是越过第 \2 维的末尾。"),
+    (r"dim (\d+) steps over a gap: the merged entries are not one evenly spaced run\.",
+     r"第 \1 维跨过了一段空隙：合并后的元素不是一段等间距的序列。"),
+    (r"^fix: (\.reshape\(.*?\)) copies (\d+) bytes into a new contiguous tensor; or (.+)\.$",
+     r"修正：\1 把 \2 字节拷贝到一个新的连续张量；或者 \3。"),
+    (r"^shape (\(.*?\)) with strides (\(.*?\)) cannot be read in (\w) order as (\(.*?\)) with fixed strides$",
+     r"形状 \1、步长 \2 的张量无法以固定步长按 \3 顺序读成 \4"),
+    (r"^fix: pass copy=None \(copy when needed\) or make it contiguous first \((.+)\)$",
+     r"修正：传入 copy=None（需要时拷贝），或先把它变为连续（\1）"),
+    (r"^aligned from the right, their sizes (\d+) and (\d+) differ and neither is 1$",
+     r"从右对齐后，它们的大小 \1 与 \2 不同，且都不是 1"),
+    (r"^(\w+) (\(.*?\)) is stretched along dim (\d+) \(missing -> (\d+)\)$", r"\1 \2 沿第 \3 维被拉伸（原本没有 -> \4）"),
+    (r"^(\w+) (\(.*?\)) is stretched along dim (\d+) \((\d+) -> (\d+)\)$", r"\1 \2 沿第 \3 维被拉伸（\4 -> \5）"),
+    (r"^at (<.+>:\d+|\S+:\d+)$", r"位置：\1"),
+    (r"^each operand grows along a dim the other supplies, as in (.+?); if you meant it, make it explicit with (.+?); "
+     r"if not, line the dims up \(e\.g\. (.+)\)$",
+     r"每个操作数都沿着对方提供的维度增长，如 \1；如果这正是你想要的，请用 \2 明确写出；如果不是，请把维度对齐（例如 \3）"),
+    (r"(\w+\(.*?\)): dims (\d+) and (\d+) cannot merge: (.+?), but (stride\[\d+\]) is (-?\d+)",
+     r"\1：第 \2、\3 维无法合并：\4，但 \5 是 \6"),
+    (r"（例如 (.+?) or (.+?)）", r"（例如 \1 或 \2）"),
+    # layout origins, wherever they appear
+    (r"the transpose of a contiguous (\(.*?\))", r"连续的 \1 的转置"),
+    (r"a permute(\(.*?\)) of a contiguous (\(.*?\))", r"连续的 \2 经 permute\1 所得"),
+    (r"expanded along dim (\d+) with stride 0", r"沿第 \1 维以步长 0 扩展"),
+    (r"——contiguous$", r"——连续"),
+)
+_ZH_COMPILED = tuple((re.compile(p), r) for p, r in ZH_LINES)
+
+# the storage strip's row heads: translated in place, padded to the width the English took
+ZH_HEADS = {"offset": "偏移", "value": "值", "read by": "读取者", "from x@": "来自 x@"}
+
+
+def translate(line: str, lang: str) -> str:
+    """A line of a picture or of an error explanation in ``lang`` (English: as it is; Chinese:
+    through :data:`ZH_LINES`). Indentation is kept; a line no pattern knows stays English.
+
+    >>> translate("  before: y", "zh")
+    '  之前：y'
+    """
+    if lang != "zh":
+        return line
+    body = line.lstrip(" ")
+    for pattern, repl in _ZH_COMPILED:
+        body = pattern.sub(repl, body)
+    return line[: len(line) - len(line.lstrip(" "))] + body
