@@ -62,7 +62,8 @@ def tour_payload(lang: str = "en") -> dict[str, Any]:
 
 def _build(lang: str) -> dict[str, Any]:
     buf = io.StringIO()
-    run_tour(lang, pause=False, out=buf)
+    # (the page lays the text out itself: no terminal width, so no heading or line is wrapped here)
+    run_tour(lang, pause=False, out=buf, width=10_000)
     bodies = _HEADING.split(buf.getvalue())[1:]
     steps = []
     for (name, _), body in zip(STEPS, bodies):
