@@ -48,13 +48,24 @@ _reshape = np.reshape
 _may_share = np.may_share_memory
 
 
+# The ufuncs whose every element is one correctly rounded operation (or exact), so NumPy's
+# contiguous (SIMD) loop and its strided loop give the same bits: only these are walked in
+# tiles or through the output; the others (complex multiply and divide, the transcendental
+# ufuncs: their SIMD loops differ from the strided loop in the last bit — complex64 multiply,
+# found by tests/test_blocked_copies.py) take the one plain call, bits as NumPy gives them.
+_EXACT = frozenset({np.add, np.subtract, np.multiply, np.true_divide, np.maximum, np.minimum, np.fmax, np.fmin,
+                    np.equal, np.not_equal, np.less, np.less_equal, np.greater, np.greater_equal, np.logical_and,
+                    np.logical_or, np.logical_xor, np.bitwise_and, np.bitwise_or, np.bitwise_xor, np.copysign})
+
+
 def ufunc_into(ufunc: np.ufunc, inputs: tuple[Any, ...], out: np.ndarray, kwargs: dict[str, Any]) -> None:
-    """``ufunc(*inputs, out=out, **kwargs)``, walked in tiles when the memory orders disagree.
+    """``ufunc(*inputs, out=out, **kwargs)``, walked in tiles when the memory orders disagree
+    (for the :data:`_EXACT` ufuncs on real, integer and bool dtypes; one plain call otherwise).
 
     ``inputs`` are NumPy arrays that broadcast to ``out.shape`` or NumPy/Python scalars.
     The caller silences floating-point warnings.
     """
-    if out.size >= MIN_NUMEL:
+    if out.size >= MIN_NUMEL and ufunc in _EXACT and out.dtype.kind in "biuf":
         pair = _conflict(inputs, out)
         if pair is not None:
             if not _through_out(ufunc, inputs, out, kwargs):
