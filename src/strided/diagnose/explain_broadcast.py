@@ -19,6 +19,7 @@ layout is.
 
 from __future__ import annotations
 
+import operator
 import sys
 from dataclasses import dataclass
 from typing import Any
@@ -42,11 +43,12 @@ from .report import Explanation, Fix
 
 __all__ = ["ELEMENTWISE_OPS", "Operand", "check_strided_layout", "explain_elementwise", "library_of", "operand_of"]
 
-# Python's operator module spells the operators so ("truediv" for "/"), NumPy its functions so
-# ("less" for lt); both are accepted beside the registry's names
-_OPERATOR_NAMES = {"+": "add", "-": "sub", "*": "mul", "/": "truediv", "//": "floordiv", "%": "mod", "**": "pow",
-                   "&": "and_", "|": "or_", "^": "xor", "==": "eq", "!=": "ne", "<": "lt", "<=": "le", ">": "gt",
-                   ">=": "ge"}
+# Python's operators as functions of the operator module (whose names, "truediv" for "/", are
+# accepted beside the registry's names, as NumPy's function names are: "less" for lt)
+INFIX = {"+": operator.add, "-": operator.sub, "*": operator.mul, "/": operator.truediv, "//": operator.floordiv,
+         "%": operator.mod, "**": operator.pow, "==": operator.eq, "!=": operator.ne, "<": operator.lt,
+         "<=": operator.le, ">": operator.gt, ">=": operator.ge, "&": operator.and_, "|": operator.or_,
+         "^": operator.xor}
 _NUMPY_NAMES = {"equal": "eq", "not_equal": "ne", "less": "lt", "less_equal": "le", "greater": "gt",
                 "greater_equal": "ge", "power": "pow", "mod": "remainder", "fmax": "maximum", "fmin": "minimum"}
 
@@ -57,8 +59,8 @@ def _binary_ops() -> dict[str, tuple[str, str]]:
     module's and NumPy's names for them."""
     ops = {name: (op.spec.kind, op.spec.symbol) for name, op in OPS.items() if isinstance(op.spec, BinaryOp)}
     by_symbol = {symbol: entry for entry in ops.values() for symbol in (entry[1],) if symbol}
-    for symbol, name in _OPERATOR_NAMES.items():
-        ops.setdefault(name, by_symbol[symbol])
+    for symbol, fn in INFIX.items():
+        ops.setdefault(fn.__name__, by_symbol[symbol])
     for name, ours in _NUMPY_NAMES.items():
         ops.setdefault(name, ops[ours])
     return ops

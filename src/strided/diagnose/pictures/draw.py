@@ -16,7 +16,6 @@ verdict on top (view or copy, bytes, why):
 from __future__ import annotations
 
 import contextlib
-import operator
 import os
 import sys
 from collections.abc import Iterator
@@ -26,6 +25,7 @@ import numpy as np
 
 from ...kernels.listeners import silenced
 from ..explain import explain
+from ..explain_broadcast import INFIX
 from .model import Index, Panel, Scene, build_panel, caption_lines
 from .source import Source, format_value, source_of
 
@@ -275,12 +275,6 @@ def _shape(a: Any) -> tuple[int, ...]:
     return tuple(int(n) for n in a.shape)
 
 
-_INFIX = {"+": operator.add, "-": operator.sub, "*": operator.mul, "/": operator.truediv,
-          "//": operator.floordiv, "%": operator.mod, "**": operator.pow, "==": operator.eq,
-          "!=": operator.ne, "<": operator.lt, "<=": operator.le, ">": operator.gt, ">=": operator.ge,
-          "&": operator.and_, "|": operator.or_, "^": operator.xor}
-
-
 def _run(x: Any, library: str, op: str, args: tuple, kwargs: dict) -> Any:
     """The op's result on ``x`` (None when it cannot be run here). Every op ``explain`` accepts
     returns a new array and leaves ``x`` as it was."""
@@ -291,7 +285,7 @@ def _run(x: Any, library: str, op: str, args: tuple, kwargs: dict) -> Any:
             other = args[0] if args else None
             if isinstance(other, (tuple, list)):
                 return None  # a bare shape: nothing to compute with
-            fn = _INFIX.get(ELEMENTWISE[op][1])
+            fn = INFIX.get(ELEMENTWISE[op][1])
             if fn is not None:
                 return fn(x, other)
             if library == "numpy":
