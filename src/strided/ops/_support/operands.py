@@ -133,6 +133,22 @@ _cinfo = Memo(lambda shape: (L.contiguous_strides(shape), L.product(shape),
                              _trusted(shape, L.contiguous_strides(shape), 0)))
 
 
+def flat_run(t: Any, info: tuple) -> Any:
+    """The flat run of ``t``'s storage (a NumPy array of ``info[1]`` elements, no copy) when ``t``
+    is row-major (``info``: ``_cinfo[t``'s shape``]``), else None; None too for a tensor unpickled
+    past its storage (the general path refuses it with its error)."""
+    lay = t._layout
+    if lay.strides != info[0]:
+        return None
+    n = info[1]
+    arr = t._storage.array
+    if lay.offset or len(arr) != n:
+        arr = arr[lay.offset : lay.offset + n]
+        if len(arr) != n:
+            return None
+    return arr
+
+
 def _fresh_output(
     shape: tuple[int, ...], dtype: DType, operands: list[Any], common: DType, skip_first: bool = False
 ) -> Tensor:

@@ -51,6 +51,7 @@ from .._support.operands import (
     _not_implemented,
     _operand,
     _view,
+    flat_run,
 )
 from .._support.out import write_out
 from .._support.promotion import TORCH_NAMES, operand_class, result_type_of_classes, to_float
@@ -348,14 +349,9 @@ def _fast_clamp(x: Any, min: Any, max: Any) -> Tensor | None:  # noqa: A002
         return None
     lay = x._layout
     info = _cinfo[lay.shape]
-    if lay.strides != info[0]:
+    arr = flat_run(x, info)
+    if arr is None:
         return None
-    n = info[1]
-    arr = x._storage.array
-    if lay.offset or len(arr) != n:
-        arr = arr[lay.offset : lay.offset + n]
-        if len(arr) != n:  # (a tensor unpickled past its storage: the general path refuses it)
-            return None
     token = _quiet_set(_QUIET)
     try:
         if lo is None:
@@ -478,16 +474,7 @@ _ONE_ARG = object()  # where(condition) alone: nonzero(condition, as_tuple=True)
 def _run_of(t: Tensor, shape: tuple[int, ...], info: tuple) -> np.ndarray | None:
     """The flat run of ``t``'s storage when ``t`` is row-major of ``shape`` (``info``: the shape's
     ``_cinfo``), else None."""
-    lay = t._layout
-    if lay.shape != shape or lay.strides != info[0]:
-        return None
-    n = info[1]
-    arr = t._storage.array
-    if lay.offset or len(arr) != n:
-        arr = arr[lay.offset : lay.offset + n]
-        if len(arr) != n:  # (a tensor unpickled past its storage: the general path refuses it)
-            return None
-    return arr
+    return flat_run(t, info) if t._layout.shape == shape else None
 
 
 def _fast_where(condition: Any, input: Any, other: Any) -> Tensor | None:  # noqa: A002

@@ -36,7 +36,7 @@ from ...tensor import Tensor, tensor_arg
 from .._support import return_types
 from .._support.fast_reduce import PLANS, fast_reduce
 from .._support.memo import Memo
-from .._support.operands import _cinfo
+from .._support.operands import _cinfo, flat_run
 from .._support.reduce_args import reduced_shape, reduction_dims, shape_text
 from .._support.support import check as _check_support
 from ..elementwise.binary import extremum_backward
@@ -199,12 +199,9 @@ def _fast_arg(self: Any, dim: Any, keepdim: Any, largest: bool) -> Tensor | None
     plan = PLANS[(shape, lay.strides, dim, keepdim)]
     if plan is None:
         return None
-    n = info[1]
-    arr = self._storage.array
-    if lay.offset or len(arr) != n:
-        arr = arr[lay.offset : lay.offset + n]
-        if len(arr) != n:  # (a tensor unpickled past its storage: the general path refuses it)
-            return None
+    arr = flat_run(self, info)
+    if arr is None:
+        return None
     if dim is None:  # the flat run's index is the row-major one
         res = (arr.argmax if largest else arr.argmin)(None, None, keepdims=True)
     else:
