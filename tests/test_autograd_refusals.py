@@ -207,3 +207,23 @@ def test_floor_divide_out_with_an_input_that_requires_grad_is_accepted_as_torch(
     assert s[:5] == t[:5] and s[6:9] == t[6:9]
     for a, b in ((s[5], t[5]), (s[9], t[9])):
         assert issubclass(a[0], RuntimeError) and issubclass(b[0], RuntimeError) and a[1] == b[1]
+
+
+@pytest.mark.parametrize("out_dtype, grad_dtype", [("float32", "complex64"), ("complex64", "float32"),
+                                                   ("float64", "complex128")])
+def test_complex_and_real_gradients_do_not_mix(out_dtype, grad_dtype):
+    """A complex gradient for a real output (or the reverse) is PyTorch's RuntimeError, with its
+    text, for backward() and autograd.grad alike — never a silently dropped imaginary part."""
+    texts = []
+    for lib in (strided, torch):
+        x = lib.tensor([1.0, -2.0], dtype=getattr(lib, out_dtype), requires_grad=True)
+        y = x * 2
+        g = lib.tensor([1.0, 2.0], dtype=getattr(lib, grad_dtype))
+        with pytest.raises(RuntimeError) as info:
+            y.backward(g, retain_graph=True)
+        texts.append(str(info.value).splitlines()[0])
+        with pytest.raises(RuntimeError) as info:
+            lib.autograd.grad(y, x, g)
+        texts.append(str(info.value).splitlines()[0])
+    assert texts[:2] == texts[2:]
+    assert "For complex Tensors, both grad_output and output are required to have the same dtype" in texts[0]

@@ -297,3 +297,25 @@ def test_embedding_scale_grad_by_freq_double_backward():
     assert results[strided][0] == results[torch][0]  # first order: the same (rows over their counts)
     assert results[strided][1] == [[0.0, 1.0, 1 / 3], [1 / 3, 1 / 3, 0.0]]
     assert results[torch][1] == [[0.0, 1.0, 1.0], [1.0, 1.0, 0.0]]
+
+
+@pytest.mark.parametrize("spelling", ["F.relu", "relu", "Tensor.relu"])
+def test_relu_gradient_is_differentiable_as_torchs(spelling):
+    """relu's first gradient under create_graph is a node of its own (ThresholdBackwardBackward0),
+    as PyTorch's: it requires grad, and a second grad through it alone gives zeros (and passes a
+    NaN result's gradient on), not "does not require grad"."""
+    results = []
+    for lib, F in ((strided, SF), (torch, TF)):
+        x = lib.tensor([-1.0, 2.0, float("nan"), 0.0], dtype=lib.float64, requires_grad=True)
+        node = None
+        for sq in (x, x * x):  # (relu of the leaf: its gradient's own node; of x*x: values through mul)
+            y = F.relu(sq) if spelling == "F.relu" else lib.relu(sq) if spelling == "relu" else sq.relu()
+            (g,) = lib.autograd.grad(y.sum(), x, create_graph=True)
+            (h,) = lib.autograd.grad(g.sum(), x)
+            node = node or (type(g.grad_fn).__name__ if lib is torch else g.grad_fn.name())
+        results.append((g.requires_grad, node,
+                        np.asarray(g.detach().tolist()), np.asarray(h.tolist())))
+    (s_req, s_node, s_g, s_h), (t_req, t_node, t_g, t_h) = results
+    assert (s_req, s_node) == (t_req, t_node) == (True, "ThresholdBackwardBackward0")
+    np.testing.assert_array_equal(s_g, t_g)
+    np.testing.assert_array_equal(s_h, t_h)

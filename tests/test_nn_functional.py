@@ -396,3 +396,18 @@ def test_pad_of_an_input_requiring_grad_is_differentiable_twice_as_torch(pad):
 
     for a, b in zip(run(st, F), run(torch, TF)):
         np.testing.assert_allclose(a, b, rtol=1e-12)
+
+
+def test_linear_result_starts_at_version_zero_as_torchs():
+    """F.linear's bias is added into the fresh product, but the result is new memory: its version
+    counter reads 0, as PyTorch's addmm result does (contiguous and strided biases, float and int)."""
+    for dtype in ("float32", "float64", "int64"):
+        for bias_step in (1, 2):
+            versions = []
+            for lib in (st, torch):
+                w = lib.ones(3, 2, dtype=getattr(lib, dtype))
+                b = lib.arange(6, dtype=getattr(lib, dtype))[::bias_step][:3]
+                x = lib.ones(4, 2, dtype=getattr(lib, dtype))
+                out = (F if lib is st else TF).linear(x, w, b)
+                versions.append((out._version, out.tolist()))
+            assert versions[0] == versions[1]

@@ -66,6 +66,12 @@ def _roots(tensors: Sequence[Tensor], grads: Sequence[Any] | None, what: str) ->
             raise StridedRuntimeError(
                 f"Mismatch in shape: grad_output[{i}] has a shape of {g._layout.shape} and output[{i}] "
                 f"has a shape of {t._layout.shape}.")
+        elif (g._dtype.kind == "c") != (t._dtype.kind == "c"):  # (PyTorch's _make_grads check)
+            raise StridedRuntimeError(join_lines(
+                "For complex Tensors, both grad_output and output are required to have the same dtype. Mismatch "
+                f"in dtype: grad_output[{i}] has a dtype of torch.{g._dtype.name} and output[{i}] has a "
+                f"dtype of torch.{t._dtype.name}.",
+                f"fix: a {'complex' if t._dtype.kind == 'c' else 'real'} gradient, e.g. gradient.to({t._dtype})"))
         out.append((t, g))
     return out
 

@@ -29,7 +29,7 @@ from ...errors import (
     StridedValueError,
     join_lines,
 )
-from ...grad_mode import GRAD_MODE, STATE, bump, requires_grad
+from ...grad_mode import GRAD_MODE, requires_grad
 from ...gradients import grad_zeros, seal
 from ...kernels.fpstate import quietly
 from ...kernels.listeners import OPEN
@@ -82,14 +82,16 @@ def linear(input: Tensor, weight: Tensor, bias: Tensor | None = None) -> Tensor:
     if not OPEN and _add_bias(out, bias):  # (a (out_features,) bias: it expands to any product)
         return out
     expand_layout(Layout._trusted(bias.shape, (0,) * bias.ndim, 0), out.shape)  # PyTorch's expand error
-    return out.add_(bias) if out._dtype is result_type(out, bias) else out + bias
+    # (watched: the bias's add shows as the in-place write it is; unwatched, a new sum, so the
+    # result's version stays 0 as PyTorch's addmm result's)
+    return out.add_(bias) if OPEN and out._dtype is result_type(out, bias) else out + bias
 
 
 def _add_bias(out: Tensor, bias: Tensor) -> bool:
     """``out.add_(bias)`` done directly, when ``out`` (the fresh product) is row-major and ``bias``
     a contiguous (out_features,) tensor of its float32/float64 dtype: the same ufunc on the same
-    elements (what the in-place add's kernel runs, its checks all passing for a fresh result), and
-    the same count in ``out``'s version. False (nothing done) for any other case."""
+    elements (what the in-place add's kernel runs, its checks all passing for a fresh result).
+    False (nothing done) for any other case."""
     d = out._dtype
     lay, blay = out._layout, bias._layout
     if (bias._dtype is not d or d not in _BIAS_DTYPES or len(blay.shape) != 1 or blay.strides != (1,)
@@ -98,10 +100,8 @@ def _add_bias(out: Tensor, bias: Tensor) -> bool:
         return False
     x = out._np()
     quietly(np.add, x, bias._np(), out=x)
-    if STATE["used"]:
-        # counted as add_ counts it, without the write's site: no node can have saved ``out``
-        # before this write, so no modified-tensor error can name it (a later write is the last)
-        bump(out)
+    # (no version count: ``out`` is fresh, no node can have saved it, and PyTorch's addmm result
+    # starts at version 0)
     return True
 
 

@@ -19,9 +19,9 @@ from ... import layout as L
 from ...dispatch import OPEN, adopted, report
 from ...dispatch import result as fresh_result
 from ...dtypes import DType, bool_, float32, float64, real_of
-from ...errors import StridedRuntimeError, StridedTypeError, join_lines
+from ...errors import StridedNotImplementedError, StridedRuntimeError, StridedTypeError, join_lines
 from ...grad_mode import INSIDE
-from ...gradients import record, records, seal
+from ...gradients import grad_zeros, record, records, seal
 from ...kernels.elementwise import (
     UnaryKernel,
     _clip,
@@ -283,8 +283,33 @@ backward("sin")(_unary_rule("SinBackward0", lambda g, x, y: g * x.cos(), "x"))
 backward("cos")(_unary_rule("CosBackward0", lambda g, x, y: -g * x.sin(), "x"))
 backward("tanh")(_unary_rule("TanhBackward0", lambda g, x, y: g * (1 - y * y), "out"))
 backward("sigmoid")(_unary_rule("SigmoidBackward0", lambda g, x, y: g * (y * (1 - y)), "out"))
+
+
+def threshold_backward(grad_output: Tensor, self: Tensor, threshold: float = 0) -> Tensor:
+    """PyTorch's ``aten.threshold_backward`` for relu (threshold 0): ``grad_output`` zeroed where
+    ``self`` (relu's result) is <= 0, so a NaN result passes the gradient on. An op of its own so
+    that, under ``create_graph=True``, relu's gradient is itself differentiable as PyTorch's
+    (``ThresholdBackwardBackward0``: zero towards ``self``), not a constant.
+
+    >>> threshold_backward(strided.tensor([1.0, 2.0]), strided.tensor([0.0, 5.0])).tolist()
+    [0.0, 2.0]
+    """
+    if threshold != 0:
+        raise StridedNotImplementedError("threshold_backward: only relu's threshold 0 is implemented")
+    return threshold_grad(grad_output, self)
+
+
+@backward("threshold_backward", operands="two")
+def _threshold_backward_rule(out: Tensor, grad_output: Tensor, self: Tensor, threshold: float = 0) -> Any:
+    # (derivatives.yaml: grad_output -> threshold_backward(grad, self, threshold); self -> zeros)
+    def grads(gg: Tensor) -> tuple[Tensor, Tensor]:
+        return threshold_backward(gg, self), grad_zeros(self._layout.shape, gg._dtype)
+
+    return "ThresholdBackwardBackward0", (grad_output, self), grads, (self,)
+
+
 # (PyTorch's threshold_backward: zero where the result is <= 0, so a NaN passes the gradient on)
-backward("relu")(_unary_rule("ReluBackward0", lambda g, x, y: threshold_grad(g, y), "out"))
+backward("relu")(_unary_rule("ReluBackward0", lambda g, x, y: threshold_backward(g, y), "out"))
 
 
 def _invert(self: Tensor) -> Tensor:
@@ -653,4 +678,4 @@ def clamp_backward(out: Tensor, x: Tensor, min: Any = None, max: Any = None, **k
 
 seal(globals())  # (last: this module's ops with a backward rule become their recording entries)
 # the kinds of this module's ops, in the op registry (after the seal: the forwards are the entries)
-declare(Kind.COMPUTE, "clamp where", specs=(NEG, ABS, EXP, LOG, SQRT, SIN, COS, TANH, SIGMOID, RELU, BITWISE_NOT))
+declare(Kind.COMPUTE, "clamp where threshold_backward", specs=(NEG, ABS, EXP, LOG, SQRT, SIN, COS, TANH, SIGMOID, RELU, BITWISE_NOT))
