@@ -19,8 +19,9 @@ from ... import layout as L
 from ...dispatch import OPEN, adopted, report
 from ...dispatch import result as fresh_result
 from ...dtypes import DType, bool_, float32, float64, real_of
-from ...errors import StridedNotImplementedError, StridedRuntimeError, StridedTypeError, join_lines
-from ...grad_mode import INSIDE
+from ...errors import StridedRuntimeError, StridedTypeError, join_lines
+from ...grad_mode import GRAD_MODE, INSIDE
+from ...grad_mode import _slow as recorded
 from ...gradients import grad_zeros, record, records, seal
 from ...kernels.elementwise import (
     UnaryKernel,
@@ -285,31 +286,30 @@ backward("tanh")(_unary_rule("TanhBackward0", lambda g, x, y: g * (1 - y * y), "
 backward("sigmoid")(_unary_rule("SigmoidBackward0", lambda g, x, y: g * (y * (1 - y)), "out"))
 
 
-def threshold_backward(grad_output: Tensor, self: Tensor, threshold: float = 0) -> Tensor:
-    """PyTorch's ``aten.threshold_backward`` for relu (threshold 0): ``grad_output`` zeroed where
-    ``self`` (relu's result) is <= 0, so a NaN result passes the gradient on. An op of its own so
-    that, under ``create_graph=True``, relu's gradient is itself differentiable as PyTorch's
-    (``ThresholdBackwardBackward0``: zero towards ``self``), not a constant.
+def _threshold_backward(grad_output: Tensor, result: Tensor) -> Tensor:
+    """relu's gradient, PyTorch's ``aten::threshold_backward(grad, result, 0)``: ``grad_output``
+    zeroed where relu's result is <= 0 (a NaN result passes the gradient on). Under
+    ``create_graph=True`` it gets the node PyTorch gives it, ``ThresholdBackwardBackward0`` (zero
+    towards the result), so relu's gradient is differentiable as PyTorch's, not a constant.
 
-    >>> threshold_backward(strided.tensor([1.0, 2.0]), strided.tensor([0.0, 5.0])).tolist()
-    [0.0, 2.0]
+    (Not a registry op: PyTorch has no public spelling of it either, only ``torch.ops.aten``;
+    relu's rule records it through the recorder, as an op's entry would.)
     """
-    if threshold != 0:
-        raise StridedNotImplementedError("threshold_backward: only relu's threshold 0 is implemented")
-    return threshold_grad(grad_output, self)
+    if GRAD_MODE.get() and (grad_output._ag is not None or result._ag is not None):
+        return recorded(threshold_grad, _threshold_backward_rule, (grad_output, result), {})
+    return threshold_grad(grad_output, result)
 
 
-@backward("threshold_backward", operands="two")
-def _threshold_backward_rule(out: Tensor, grad_output: Tensor, self: Tensor, threshold: float = 0) -> Any:
+def _threshold_backward_rule(out: Tensor, grad_output: Tensor, result: Tensor) -> Any:
     # (derivatives.yaml: grad_output -> threshold_backward(grad, self, threshold); self -> zeros)
     def grads(gg: Tensor) -> tuple[Tensor, Tensor]:
-        return threshold_backward(gg, self), grad_zeros(self._layout.shape, gg._dtype)
+        return _threshold_backward(gg, result), grad_zeros(result._layout.shape, gg._dtype)
 
-    return "ThresholdBackwardBackward0", (grad_output, self), grads, (self,)
+    return "ThresholdBackwardBackward0", (grad_output, result), grads, (result,)
 
 
 # (PyTorch's threshold_backward: zero where the result is <= 0, so a NaN passes the gradient on)
-backward("relu")(_unary_rule("ReluBackward0", lambda g, x, y: threshold_backward(g, y), "out"))
+backward("relu")(_unary_rule("ReluBackward0", lambda g, x, y: _threshold_backward(g, y), "out"))
 
 
 def _invert(self: Tensor) -> Tensor:
@@ -678,4 +678,4 @@ def clamp_backward(out: Tensor, x: Tensor, min: Any = None, max: Any = None, **k
 
 seal(globals())  # (last: this module's ops with a backward rule become their recording entries)
 # the kinds of this module's ops, in the op registry (after the seal: the forwards are the entries)
-declare(Kind.COMPUTE, "clamp where threshold_backward", specs=(NEG, ABS, EXP, LOG, SQRT, SIN, COS, TANH, SIGMOID, RELU, BITWISE_NOT))
+declare(Kind.COMPUTE, "clamp where", specs=(NEG, ABS, EXP, LOG, SQRT, SIN, COS, TANH, SIGMOID, RELU, BITWISE_NOT))
