@@ -23,6 +23,7 @@ import numpy as np
 from .. import layout as L
 from ..dispatch import adopted, result
 from ..errors import StridedRuntimeError, join_lines
+from ..grad_mode import INSIDE
 from ..gradients import sum_to
 from ..ops._support.operands import _cinfo
 from ..tensor import Tensor
@@ -171,7 +172,17 @@ def run(roots: list[tuple], retain_graph: bool, create_graph: bool,
                 _capture(node, grads, capture, captured)
                 if not node.next_functions:
                     continue
-            outs = node.apply(grads)
+            if create_graph:
+                outs = node.apply(grads)
+            else:
+                # (the rule's ops on saved tensors of the graph record nothing with grad mode off:
+                # INSIDE sends them straight to their forwards, past the recording entries' slow
+                # path; hooks, which run user code, stay outside it)
+                inside = INSIDE.set(True)
+                try:
+                    outs = node.apply(grads)
+                finally:
+                    INSIDE.reset(inside)
             if not retain_graph:
                 done.append(node)
             shapes = node.ctx if node.ctx is not None else ()
