@@ -161,6 +161,10 @@ def normalize_layout_args(shape: object, strides: object, offset: object) -> tup
                 f"argument '{what}' must be tuple of ints, not {type(seq).__name__}\n"
                 f"  got {seq!r:.60}; give one int per dim, e.g. (2, 3)"
             )
+    # (the common case first: plain Python ints, already what the slow conversion returns)
+    if offset.__class__ is int and all(v.__class__ is int for v in shape) and all(  # type: ignore[union-attr]
+            v.__class__ is int for v in strides):  # type: ignore[union-attr]
+        return tuple(shape), tuple(strides), offset  # type: ignore[arg-type]
     return (
         tuple(_as_int(s, "shape") for s in shape),  # type: ignore[union-attr]
         tuple(_as_int(s, "strides") for s in strides),  # type: ignore[union-attr]
