@@ -94,7 +94,7 @@ __all__ = [
     "default_generator", "device", "draw", "DType", "einsum_plan", "enable_grad", "equal", "explain", "float16",
     "float32", "float64", "from_dlpack", "Generator", "initial_seed", "int16", "int32", "int64", "int8",
     "is_complex", "is_conj", "is_grad_enabled", "Layout", "linalg", "manual_seed", "may_share_memory", "nn",
-    "no_grad", "OverlapWriteError", "preserve_format", "promote_types", "ravel", "record_copies", "reshape",
+    "no_grad", "optim", "OverlapWriteError", "preserve_format", "promote_types", "ravel", "record_copies", "reshape",
     "ReshapeRefusal", "result_type", "return_types", "seed", "set_grad_enabled", "shares_memory", "Storage",
     "StridedBufferError", "StridedError", "StridedIndexError", "StridedNotImplementedError", "StridedRuntimeError",
     "StridedTypeError", "StridedValueError", "Tensor", "uint16", "uint32", "uint64", "uint8", "ViewError", "watch",
@@ -103,7 +103,7 @@ __all__ = [
 __all__ += face_ops.__all__
 
 if _typing.TYPE_CHECKING:  # (the lazy names below, for type checkers and linters)
-    from . import nn
+    from . import nn, optim
     from ._version import __version__
     from .diagnose.explain import explain
     from .diagnose.pictures import draw
@@ -117,6 +117,7 @@ if _typing.TYPE_CHECKING:  # (the lazy names below, for type checkers and linter
 _LAZY: dict[str, tuple[str, str | None]] = {
     "__version__": ("strided._version", "__version__"),  # (importlib.metadata: ~30 ms)
     "nn": ("strided.nn", None),
+    "optim": ("strided.optim", None),
     "diagnose": ("strided.diagnose", None),  # (the package, as an eager import of its modules left it)
     "_version": ("strided._version", None),
     "explain": ("strided.diagnose.explain", "explain"),
