@@ -110,9 +110,16 @@ class Optimizer:
     def __getstate__(self) -> dict[str, Any]:
         return {"defaults": self.defaults, "state": self.state, "param_groups": self.param_groups}
 
+    # The values a group saved by an older PyTorch may lack, filled in by ``__setstate__`` (and so
+    # by ``load_state_dict``), as each PyTorch optimizer's own ``__setstate__`` fills them.
+    _GROUP_DEFAULTS: dict[str, Any] = {}
+
     def __setstate__(self, state: dict[str, Any]) -> None:
         self.__dict__.update(state)
         self.defaults.setdefault("differentiable", False)
+        for group in self.param_groups:
+            for key, value in self._GROUP_DEFAULTS.items():
+                group.setdefault(key, value)
 
     def __repr__(self) -> str:
         text = self.__class__.__name__ + " ("

@@ -56,15 +56,8 @@ class RMSprop(Optimizer):
                     "maximize": maximize, "differentiable": differentiable}
         super().__init__(params, defaults)
 
-    def __setstate__(self, state: dict[str, Any]) -> None:
-        super().__setstate__(state)
-        for group in self.param_groups:
-            group.setdefault("momentum", 0)
-            group.setdefault("centered", False)
-            group.setdefault("foreach", None)
-            group.setdefault("maximize", False)
-            group.setdefault("differentiable", False)
-            group.setdefault("capturable", False)
+    _GROUP_DEFAULTS = {"momentum": 0, "centered": False, "foreach": None, "maximize": False,
+                       "differentiable": False, "capturable": False}
 
     def _update_group(self, group: dict[str, Any]) -> None:
         lr, alpha, eps = group["lr"], group["alpha"], group["eps"]
