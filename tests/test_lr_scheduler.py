@@ -97,3 +97,21 @@ def test_warnings_and_errors_as_torch():
         optim.lr_scheduler.StepLR(optim.SGD([st.zeros(1, requires_grad=True)]), 1, last_epoch=3)
     with pytest.raises(ValueError, match="^Expected 2 lr_lambdas, but got 1$"):
         optim.lr_scheduler.LambdaLR(_pair(st, optim), [lambda e: 1.0])
+
+
+def test_a_user_optimizer_whose_step_skips_the_base_is_tracked():
+    class Plain(optim.Optimizer):
+        def __init__(self, params):
+            super().__init__(params, {"lr": 0.5})
+
+        def step(self, closure=None):
+            return None
+
+    opt = Plain([st.zeros(1, requires_grad=True)])
+    sched = optim.lr_scheduler.StepLR(opt, step_size=1)
+    optim.lr_scheduler.StepLR(opt, step_size=1)  # (a second scheduler does not wrap twice)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        opt.step()
+        sched.step()
+    assert sched.get_last_lr() == [0.05] and opt.step.__wrapped__ is Plain.step

@@ -20,9 +20,11 @@ given. Construction records ``initial_lr`` in every group and takes the first st
 
 from __future__ import annotations
 
+import functools
 import math
 import types
 import warnings
+import weakref
 from bisect import bisect_right
 from collections import Counter
 from collections.abc import Callable, Iterable
@@ -67,6 +69,7 @@ class LRScheduler:
                         "You're using last_epoch >= 0 for a fresh training run (not recommended)")
         self.base_lrs: list[float] = [group["initial_lr"] for group in optimizer.param_groups]
         self.last_epoch = last_epoch
+        _track_step_called(optimizer)
         self._step_count = 0
         self._is_initial = True
         try:
@@ -125,6 +128,26 @@ class LRScheduler:
         if not self._get_lr_called_within_step:
             warnings.warn("To get the last learning rate computed by the scheduler, please use `get_last_lr()`.",
                           UserWarning, stacklevel=3)
+
+
+def _track_step_called(opt: Optimizer) -> None:
+    """Wrap ``opt.step`` (once, on the instance) to note that it ran, as PyTorch does, so that the
+    first ``scheduler.step()`` can warn when it comes before any ``optimizer.step()`` — also for a
+    user's optimizer class whose own ``step`` never calls the base's. The wrapper holds the
+    optimizer weakly (no reference cycle through the instance's own attribute)."""
+    if getattr(opt.step, "_wrapped_by_lr_sched", False):
+        return
+    opt_ref = weakref.ref(opt)
+    func = type(opt).step
+
+    @functools.wraps(func)
+    def wrapper(*args: Any, **kwargs: Any) -> Any:
+        target = opt_ref()
+        target._opt_called = True  # type: ignore[union-attr]
+        return func(target, *args, **kwargs)
+
+    wrapper._wrapped_by_lr_sched = True  # type: ignore[attr-defined]
+    opt.step = wrapper  # type: ignore[method-assign]
 
 
 class LambdaLR(LRScheduler):

@@ -219,7 +219,6 @@ class Optimizer:
         with no_grad():
             for group in self.param_groups:
                 self._update_group(group)
-        self._opt_called = True  # (read by the learning-rate schedulers' order check)
         return loss
 
     def _update_group(self, group: dict[str, Any]) -> None:
