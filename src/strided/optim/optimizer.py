@@ -39,6 +39,8 @@ from ..tensor import Tensor
 
 __all__ = ["Optimizer", "required"]
 
+Params = Iterable[Any]  # (tensors, (name, tensor) pairs, or param-group dicts)
+
 
 class _RequiredParameter:
     """The default of a hyper-parameter every group must give (PyTorch's ``optim.optimizer.required``)."""
@@ -309,5 +311,3 @@ def check_number(name: str, **values: Any) -> None:
                 "(PyTorch's tensor learning rates serve its capturable path, which strided does not have)",
                 f"fix: pass float({key})" if isinstance(value, Tensor) else ""))
 
-
-Params = Iterable[Any]
