@@ -15,8 +15,11 @@ import zipfile
 import numpy as np
 import pytest
 import torch
+from hypothesis import given, settings
+from hypothesis import strategies as hs
 
 import strided as st
+from layout_strategies import specs
 from strided import optim
 
 DTYPES = ["bool", "uint8", "int8", "int16", "int32", "int64", "uint16", "uint32", "uint64", "float16", "float32",
@@ -215,3 +218,17 @@ def test_save_refuses_what_it_cannot_describe(bad, where, fix, tmp_path):
         st.save(loop, path)
     with pytest.raises(st.StridedTypeError, match="dict key of type frozenset"):
         st.save({"a": {frozenset({1}): 1}}, path)
+
+
+@settings(max_examples=20, deadline=None)
+@given(hs.lists(specs(max_dims=3), min_size=1, max_size=3), hs.sampled_from(["float32", "int16", "complex64"]))
+def test_hard_layouts_over_one_storage_round_trip(layouts, dtype):
+    """Permuted, stepped, expanded, size-1-with-odd-stride, zero-size and 0-d views of one storage
+    come back with their layouts over one shared storage."""
+    size = max(spec.storage_size for spec in layouts)
+    flat = st.arange(size).to(getattr(st, dtype))
+    views = [flat.as_strided(spec.shape, spec.strides, spec.offset) for spec in layouts]
+    back, _ = _round([flat, *views])
+    for x, y in zip([flat, *views], back):
+        _same(x, y)
+        assert y.untyped_storage().data_ptr() == back[0].untyped_storage().data_ptr()
