@@ -286,3 +286,17 @@ def test_fused_updates_equal_torch_to_the_bit(dtype):
     with st.no_grad():
         _fused.add_(y, sb, 0.5)
     assert y._version == version + 1 and y.stride() == (1, 10)  # (an in-place write: counted, the layout kept)
+
+
+def test_a_step_leaves_the_storages_resizable():
+    """The updates read the tensors through the kernels' views, not ``t.numpy()``, which would mark
+    a parameter's storage as lent to NumPy (no longer resizable) for good."""
+    for cls, kw in ((optim.SGD, {"lr": 0.1, "momentum": 0.9, "weight_decay": 0.1}),
+                    (optim.Adam, {"lr": 0.1, "weight_decay": 0.1}), (optim.RMSprop, {"centered": True, "momentum": 0.5})):
+        p = st.zeros(3, requires_grad=True)
+        p.grad = st.ones(3)
+        opt = cls([p], **kw)
+        opt.step()
+        opt.step()
+        assert p.untyped_storage().resizable() and p.grad.untyped_storage().resizable()
+        assert all(v.untyped_storage().resizable() for v in opt.state[p].values())

@@ -31,6 +31,7 @@ from typing import Any
 
 import numpy as np
 
+from ..kernels.memory import tensor_view
 from ..tensor import Tensor
 
 _SPLIT = 134217729.0  # 2**27 + 1: Dekker's splitter for float64
@@ -86,9 +87,9 @@ def _num(value: float, like: np.ndarray) -> np.generic:
 
 
 def _np(t: Tensor) -> np.ndarray:
-    """The tensor's elements as a read-only NumPy view (a parameter requires grad: detached first)."""
-    a = t.detach().numpy()
-    a = a.view()
+    """The tensor's elements as a read-only NumPy view: the kernels' own view, so the storage is
+    not marked as lent to NumPy (``t.numpy()`` would pin a parameter's storage for good)."""
+    a = tensor_view(t)
     a.flags.writeable = False
     return a
 
