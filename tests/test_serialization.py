@@ -152,7 +152,17 @@ HOSTILE = {
     "float shape": (lambda m: _w(m).update(shape=[2.0, 3]), "has a malformed layout", "shape"),
     "unknown tag": (lambda m: _w(m).update(t="callable"), "unknown tag 'callable'", ""),
     "version": (lambda m: m.update(version=99), "of version 99; this strided reads version 1", ""),
+    "unhashable key": (lambda m: m["object"]["items"][0].__setitem__(0, {"t": "tuple", "items": [
+        {"t": "list", "items": []}]}), "a key of the dict at obj is a tuple", "tuples of them"),
+    "deep": (lambda m: m.update(object=_deep(300)), "the object is nested more than 200 deep", ""),
 }
+
+
+def _deep(n: int) -> dict:
+    node: dict = {"t": "none"}
+    for _ in range(n):
+        node = {"t": "list", "items": [node]}
+    return node
 
 
 @pytest.mark.parametrize("case", list(HOSTILE))
@@ -170,6 +180,12 @@ def test_a_truncated_file_is_refused():
             st.load(io.BytesIO(data[:cut]))
     with pytest.raises(st.StridedRuntimeError, match="storage 0 should hold 6 float32 elements"):
         st.load(io.BytesIO(_forge(entries={"storages/0": b"\0" * 7})))
+    forged = bytearray(_forge())  # a stored entry whose directory record claims 4 GiB: refused unread
+    at = next(i for i in range(len(forged)) if forged[i:i + 4] == b"PK\x01\x02"
+              and forged[i + 46:i + 56] == b"storages/0")
+    forged[at + 20:at + 28] = (2**32 - 2).to_bytes(4, "little") * 2  # (compressed and uncompressed sizes)
+    with pytest.raises(st.StridedRuntimeError, match="compressed or larger than the file"):
+        st.load(io.BytesIO(bytes(forged)))
     with pytest.raises(st.StridedRuntimeError, match="has no entry 'storages/0'"):
         st.load(io.BytesIO(_forge(entries={"storages/0": None})))
 

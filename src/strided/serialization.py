@@ -64,6 +64,7 @@ VERSION = 1
 _META = "strided.json"
 _DTYPES = {d.name: d for d in ALL_DTYPES}
 _SCALARS = (type(None), bool, int, float, str)
+_MAX_DEPTH = 200  # (each level is two Python frames on load: far from the interpreter's limit)
 _CAN = "strided.save writes tensors, dict, list, tuple, int, float, str, bool and None"
 
 PathOrFile = str | os.PathLike[str] | IO[bytes]
@@ -187,15 +188,17 @@ def _name(f: Any) -> str:
     return repr(os.fspath(f)) if isinstance(f, (str, os.PathLike)) else f"the file object {type(f).__name__}"
 
 
-def _sniff(f: Any, name: str) -> None:
-    """A pickle (``torch.save``'s legacy format, ``pickle.dump``) is recognised by its first byte
-    and refused before anything else reads it."""
+def _sniff(f: Any, name: str) -> int:
+    """The file's size in bytes; a pickle (``torch.save``'s legacy format, ``pickle.dump``) is
+    recognised by its first byte and refused before anything else reads it."""
     if isinstance(f, (str, os.PathLike)):
         with open(f, "rb") as fh:
             head = fh.read(4)
+            size = fh.seek(0, os.SEEK_END)
     else:
         pos = f.tell()
         head = f.read(4)
+        size = f.seek(0, os.SEEK_END) - pos
         f.seek(pos)
     if head[:1] == b"\x80" or head[:1] in (b"(", b"]", b"}", b"c"):
         raise StridedRuntimeError(join_lines(
@@ -204,11 +207,12 @@ def _sniff(f: Any, name: str) -> None:
             "fix: if you trust it, load it with torch.load(path, weights_only=True) and convert the tensors"))
     if head[:2] != b"PK":
         raise _refuse(name, "it is not a ZIP archive", f"its first bytes are {head!r}")
+    return size
 
 
 class _Reader:
-    def __init__(self, z: zipfile.ZipFile, name: str) -> None:
-        self.z, self.name = z, name
+    def __init__(self, z: zipfile.ZipFile, name: str, archive_size: int) -> None:
+        self.z, self.name, self.archive_size = z, name, archive_size
         self.storage_meta: list[tuple[DType, int]] = []
         self.storages: dict[int, Storage] = {}
 
@@ -225,6 +229,12 @@ class _Reader:
             except KeyError:
                 raise _refuse(self.name, f"the archive has no entry {entry!r}") from None
             nbytes = numel * dtype.itemsize
+            if (info.compress_type != zipfile.ZIP_STORED or info.compress_size != info.file_size
+                    or info.header_offset + info.compress_size > self.archive_size):
+                # (save stores bytes uncompressed; a compressed or oversized entry is not read at
+                # all: a forged size would make the reader allocate it)
+                raise _refuse(self.name, f"storage {i}'s entry is compressed or larger than the file",
+                              f"it declares {info.file_size} bytes in an archive of {self.archive_size}")
             if info.file_size != nbytes:
                 raise _refuse(self.name, f"storage {i} should hold {numel} {dtype.name} elements ({nbytes} bytes)",
                               f"its entry holds {info.file_size} bytes")
@@ -239,8 +249,8 @@ class _Reader:
         return s
 
     def decode(self, node: Any, where: str, depth: int = 0) -> Any:
-        if depth > 500:
-            raise _refuse(self.name, f"the object is nested more than 500 deep at {where}")
+        if depth > _MAX_DEPTH:
+            raise _refuse(self.name, f"the object is nested more than {_MAX_DEPTH} deep at {where[:80]}...")
         if not isinstance(node, dict) or not isinstance(node.get("t"), str):
             raise _refuse(self.name, f"the description at {where} is not a tagged value", f"got {str(node)[:60]}")
         t = node["t"]
@@ -270,8 +280,10 @@ class _Reader:
                     if not (isinstance(pair, list) and len(pair) == 2):
                         raise _refuse(self.name, f"an item of the dict at {where} is not a [key, value] pair")
                     key = self.decode(pair[0], where + "[key]", depth + 1)
-                    if isinstance(key, (list, dict, Tensor)):
-                        raise _refuse(self.name, f"a key of the dict at {where} is a {type(key).__name__}")
+                    if not (isinstance(key, _SCALARS)
+                            or (type(key) is tuple and all(isinstance(x, _SCALARS) for x in key))):
+                        raise _refuse(self.name, f"a key of the dict at {where} is a {type(key).__name__}",
+                                      "keys are None, bool, int, float, str or tuples of them")
                     out[key] = self.decode(pair[1], f"{where}[{key!r}]", depth + 1)
                 return out
             values = [self.decode(v, f"{where}[{i}]", depth + 1) for i, v in enumerate(items)]
@@ -315,7 +327,7 @@ def load(f: PathOrFile) -> Any:
     {'lr': 0.1, 'ids': [1, 2]}
     """
     name = _name(f)
-    _sniff(f, name)
+    size = _sniff(f, name)
     try:
         z = zipfile.ZipFile(f, "r")
     except (zipfile.BadZipFile, EOFError, OSError, ValueError) as e:
@@ -323,7 +335,7 @@ def load(f: PathOrFile) -> Any:
                       "a truncated file loses the archive's directory, which sits at its end") from None
     with z:
         names = z.namelist()
-        if "archive/data.pkl" in names or any(n.endswith("/data.pkl") or n.endswith(".pkl") for n in names):
+        if any(n.endswith(".pkl") for n in names):  # (torch.save's ZIP holds <name>/data.pkl)
             raise StridedRuntimeError(join_lines(
                 f"strided.load: {name} is a torch.save file (a ZIP with a pickle inside), which strided.load never unpickles",
                 "unpickling runs whatever code the file names",
@@ -333,7 +345,7 @@ def load(f: PathOrFile) -> Any:
             info = z.getinfo(_META)
         except KeyError:
             raise _refuse(name, f"the archive has no {_META!r}", f"its entries: {names[:5]}") from None
-        if info.file_size > 256 * 2**20:
+        if info.file_size > min(256 * 2**20, 64 * size):  # (JSON compresses, but not without bound)
             raise _refuse(name, f"{_META!r} declares {info.file_size} bytes, more than the 256 MiB a description may take")
         try:
             meta = json.loads(z.read(_META).decode("utf-8"))
@@ -345,7 +357,7 @@ def load(f: PathOrFile) -> Any:
             raise StridedRuntimeError(join_lines(
                 f"strided.load: {name} is a {FORMAT} file of version {meta.get('version')!r}; this strided reads "
                 f"version {VERSION}", "fix: load it with the strided that wrote it"))
-        reader = _Reader(z, name)
+        reader = _Reader(z, name, size)
         storages = meta.get("storages")
         if not isinstance(storages, list):
             raise _refuse(name, "the storage list is missing")
