@@ -11,6 +11,10 @@ foreach=False)``'s. Per parameter, with ``step`` a float32 0-d tensor counted up
     denom = sqrt(exp_avg_sq (or its running max: amsgrad)) / sqrt(bias_correction2) + eps
     p += -(lr / bias_correction1) * exp_avg / denom
 
+Results: equal to PyTorch's to the bit but where PyTorch's CPU ``sqrt`` is not correctly rounded
+(about 0.6% of float32 elements measured differ from NumPy's by an ulp there), within a few ulps
+after many steps.
+
 >>> import strided
 >>> from strided import optim
 >>> w = strided.tensor([1.0, -2.0], requires_grad=True)
