@@ -93,9 +93,9 @@ __all__ = [
     "channels_last", "channels_last_3d", "complex128", "complex64", "contiguous_format", "CopyRecord",
     "default_generator", "device", "draw", "DType", "einsum_plan", "enable_grad", "equal", "explain", "float16",
     "float32", "float64", "from_dlpack", "Generator", "initial_seed", "int16", "int32", "int64", "int8",
-    "is_complex", "is_conj", "is_grad_enabled", "Layout", "linalg", "manual_seed", "may_share_memory", "nn",
-    "no_grad", "OverlapWriteError", "preserve_format", "promote_types", "ravel", "record_copies", "reshape",
-    "ReshapeRefusal", "result_type", "return_types", "seed", "set_grad_enabled", "shares_memory", "Storage",
+    "is_complex", "is_conj", "is_grad_enabled", "Layout", "linalg", "load", "manual_seed", "may_share_memory", "nn",
+    "no_grad", "optim", "OverlapWriteError", "preserve_format", "promote_types", "ravel", "record_copies", "reshape",
+    "ReshapeRefusal", "result_type", "return_types", "save", "seed", "set_grad_enabled", "shares_memory", "Storage",
     "StridedBufferError", "StridedError", "StridedIndexError", "StridedNotImplementedError", "StridedRuntimeError",
     "StridedTypeError", "StridedValueError", "Tensor", "uint16", "uint32", "uint64", "uint8", "ViewError", "watch",
     "watch_torch",
@@ -103,12 +103,13 @@ __all__ = [
 __all__ += face_ops.__all__
 
 if _typing.TYPE_CHECKING:  # (the lazy names below, for type checkers and linters)
-    from . import nn
+    from . import nn, optim
     from ._version import __version__
     from .diagnose.explain import explain
     from .diagnose.pictures import draw
     from .diagnose.watch import watch
     from .diagnose.watch_torch import watch_torch
+    from .serialization import load, save
 
 # Loaded on first use (PEP 562): the names no op needs, so ``import strided`` does not pay for
 # them (issue 23). None of them installs a Tensor method or a backward rule the face must seal:
@@ -117,6 +118,9 @@ if _typing.TYPE_CHECKING:  # (the lazy names below, for type checkers and linter
 _LAZY: dict[str, tuple[str, str | None]] = {
     "__version__": ("strided._version", "__version__"),  # (importlib.metadata: ~30 ms)
     "nn": ("strided.nn", None),
+    "optim": ("strided.optim", None),
+    "save": ("strided.serialization", "save"),  # (zipfile and json: loaded on first save or load)
+    "load": ("strided.serialization", "load"),
     "diagnose": ("strided.diagnose", None),  # (the package, as an eager import of its modules left it)
     "_version": ("strided._version", None),
     "explain": ("strided.diagnose.explain", "explain"),
