@@ -10,6 +10,7 @@ each name is, or calls, its op's recording entry) work as before:
 - losses (:mod:`.losses`): ``cross_entropy``, ``nll_loss``, ``mse_loss``, ``l1_loss``,
   ``smooth_l1_loss``, ``binary_cross_entropy``, ``binary_cross_entropy_with_logits``;
 - layers (:mod:`.layers`): ``linear``, ``dropout``, ``layer_norm``, ``normalize``, ``embedding``;
+- convolutions (:mod:`.conv`): ``conv1d``, ``conv2d``, over one window view of the input;
 - ``one_hot`` and ``pad`` (constant mode), ops of :mod:`strided.ops.shape.padding`.
 
 Every backward rule is written with strided's recording ops: ``create_graph=True`` gives
@@ -35,6 +36,7 @@ from .activations import (
     softplus,
     tanh,
 )
+from .conv import conv1d, conv2d
 from .layers import dropout, embedding, layer_norm, linear, normalize
 from .losses import (
     binary_cross_entropy,
@@ -47,7 +49,7 @@ from .losses import (
 )
 
 __all__ = [
-    "binary_cross_entropy", "binary_cross_entropy_with_logits", "cross_entropy", "dropout", "elu", "embedding",
+    "binary_cross_entropy", "binary_cross_entropy_with_logits", "conv1d", "conv2d", "cross_entropy", "dropout", "elu", "embedding",
     "gelu", "hardtanh", "l1_loss", "layer_norm", "leaky_relu", "linear", "log_softmax", "mse_loss", "nll_loss",
     "normalize", "one_hot", "pad", "relu", "sigmoid", "silu", "smooth_l1_loss", "softmax", "softplus", "tanh",
 ]

@@ -1,0 +1,75 @@
+"""What convolution and pooling share: their per-dimension arguments read as PyTorch reads them,
+the output size of a window sweep, and the input's windows as ONE strided view.
+
+A sweep of a ``k``-wide window every ``s`` elements (``d`` apart inside the window) over ``n``
+elements reads, for output ``o`` and window offset ``i``, the element ``o * s + i * d``: a layout
+with stride ``s * stride`` for the output dim and ``d * stride`` for the window dim, over the
+same storage. No element is copied (the im2col matrix is never built); a window read twice is
+read twice from the same memory.
+
+>>> x = np.arange(5.0)
+>>> window_view(x, (2,), (3,), (2,), (1,)).tolist()  # windows of 3, every 2 elements
+[[0.0, 1.0, 2.0], [2.0, 3.0, 4.0]]
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+from numpy.lib.stride_tricks import as_strided
+
+from ...errors import StridedRuntimeError, StridedTypeError, join_lines
+
+__all__ = ["int_tuple", "out_size", "window_view"]
+
+
+def int_tuple(value: Any, n: int, op: str, name: str, pos: int, message: str | None = None) -> tuple[int, ...]:
+    """``value`` (an int or a sequence of ints) as ``n`` ints, as PyTorch's ``_pair`` / IntArrayRef
+    read it: one int is repeated; a sequence of length 1 too; another length is refused with
+    ``message`` (PyTorch's text for this argument), or a TypeError for a non-integer."""
+    if isinstance(value, (list, tuple)):
+        items = list(value)
+    else:
+        items = [value]
+    for v in items:
+        if isinstance(v, bool) or not isinstance(v, (int, np.integer)):
+            raise StridedTypeError(
+                join_lines(f"{op}(): argument '{name}' (position {pos}) must be tuple of ints, but found element "
+                           f"of type {type(v).__name__}", f"{name} counts elements: whole numbers"))
+    items = [int(v) for v in items]
+    if len(items) == 1:
+        return tuple(items) * n
+    if len(items) != n:
+        raise StridedRuntimeError(join_lines(
+            message or f"{op}(): {name} must be a single int or a tuple of {n} ints, but got {name}={items}",
+            f"{op} sweeps {n} spatial dim(s): give one {name} for all, or one per dim"))
+    return tuple(items)
+
+
+def out_size(n: int, k: int, s: int, p: int, d: int, ceil_mode: bool = False) -> int:
+    """The number of windows of ``k`` taps ``d`` apart, every ``s`` elements, over ``n`` elements
+    padded by ``p`` on each side (PyTorch's pooling_output_shape with ``ceil_mode``: a last
+    partial window counts when it starts inside the input or the left padding).
+
+    >>> out_size(5, 3, 1, 0, 1), out_size(5, 2, 2, 0, 1), out_size(5, 2, 2, 0, 1, ceil_mode=True)
+    (3, 2, 3)
+    """
+    span = d * (k - 1) + 1
+    num = n + 2 * p - span + ((s - 1) if ceil_mode else 0)
+    o = num // s + 1
+    if ceil_mode and (o - 1) * s >= n + p:
+        o -= 1
+    return o
+
+
+def window_view(x: np.ndarray, out: tuple[int, ...], kernel: tuple[int, ...], stride: tuple[int, ...],
+                dilation: tuple[int, ...]) -> np.ndarray:
+    """The windows of the last ``len(kernel)`` dims of ``x`` as one view: shape
+    ``(*lead, *out, *kernel)``, no element copied (read-only: windows overlap)."""
+    k = len(kernel)
+    lead, lead_strides = x.shape[:-k], x.strides[:-k]
+    sp = x.strides[x.ndim - k:]
+    shape = lead + tuple(out) + tuple(kernel)
+    strides = lead_strides + tuple(a * s for a, s in zip(sp, stride)) + tuple(a * d for a, d in zip(sp, dilation))
+    return as_strided(x, shape, strides, writeable=False)
