@@ -29,6 +29,7 @@ from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
+from numpy.lib.stride_tricks import as_strided
 
 from ...dispatch import report, result
 from ...dtypes import TORCH_NAME, bool_
@@ -238,12 +239,15 @@ def contract_per_offset(xw: np.ndarray, w: np.ndarray, groups: int, acc: np.dtyp
     k = (w.ndim - 2)
     nsp = k
     xg = _grouped(xw, groups)  # (N, G, Cg, *out, *kernel)
-    wg = w.reshape(groups, w.shape[0] // groups, *w.shape[1:])  # (G, Og, Cg, *kernel)
+    k_axes = tuple(range(3, 3 + nsp))
+    # (*kernel, G, Og, Cg): each offset's weight slice contiguous (a small temporary BLAS can read)
+    wg = np.ascontiguousarray(np.moveaxis(w.reshape(groups, w.shape[0] // groups, *w.shape[1:]), k_axes,
+                                          tuple(range(nsp))), dtype=acc)
     unit_channels = xg.strides[2] == xg.itemsize and xg.shape[2] > 1
     total = None
     for offset in np.ndindex(*w.shape[2:]):
         xk = xg[(Ellipsis, *offset)]  # (N, G, Cg, *out): the windows' elements at this offset
-        wk = wg[(Ellipsis, *offset)].astype(acc, copy=False)  # (G, Og, Cg)
+        wk = wg[offset]  # (G, Og, Cg)
         if unit_channels:  # (..., out[-1], Cg) @ (Cg, Og)
             a = np.moveaxis(xk, 2, -1)
             b = np.swapaxes(wk, -1, -2).reshape(1, groups, *([1] * (nsp - 1)), *wk.shape[2:0:-1])
@@ -260,6 +264,63 @@ def contract_per_offset(xw: np.ndarray, w: np.ndarray, groups: int, acc: np.dtyp
     return np.moveaxis(total, -1 if unit_channels else -2, 2)
 
 
+def contract_rows(xp: np.ndarray, w: np.ndarray, geo: ConvGeometry, acc: np.dtype) -> np.ndarray | None:
+    """The 2-D convolution of the padded input ``xp`` (N, C, Hp, Wp) as one BLAS product per
+    (image, kernel offset): a row-major plane (or a channels-last one) read as a "wide" view
+    whose index ``j = oh * R + ow`` runs through whole padded rows (``R`` elements apart), so
+    the (H, W) output positions are ONE strided dim, ``(C, (OH - 1) * R + OW)`` in place, and
+    BLAS gets long matrices instead of one short row per output row. The positions ``ow >= OW``
+    of each wide row are computed and dropped. Returns (N, G, Og, OH, OW), a view of the sum, or
+    None where the layout has no such view (a row stride of the windows that is not the unit, a
+    non-row-major plane) or the dropped part would be over 1.5 times the kept one."""
+    if len(geo.kernel) != 2:
+        return None
+    it = xp.itemsize
+    sn, sc, sh_, sw_ = xp.strides
+    wp, (oh, ow), (st_h, st_w) = geo.padded[1], geo.out, geo.stride
+    g = geo.groups
+    cg, og = geo.c // g, geo.o // g
+    cl = sc == it and sw_ == geo.c * it and sh_ == wp * geo.c * it
+    if cl:  # channels-last: (wide, Cg) @ (Cg, Og), rows st_w pixels apart
+        if (st_h * wp) % st_w:
+            return None
+        pitch = st_h * wp // st_w
+        x_strides = (sn, cg * it, st_w * sw_, it)
+    elif st_w == 1 and sw_ == it and sh_ == wp * it:  # row-major: (Og, Cg) @ (Cg, wide)
+        pitch = st_h * wp
+        x_strides = (sn, cg * sc, sc, it)
+    else:
+        return None
+    wide = (oh - 1) * pitch + ow
+    if wide > 2.5 * oh * ow:
+        return None
+    # the weight's (Og, Cg) slices made contiguous once (a small temporary, O * C * kH * kW
+    # elements): a slice of (O, C, kH, kW) has a non-unit inner stride, which BLAS cannot read
+    wg = np.ascontiguousarray(np.moveaxis(w.reshape(g, og, cg, *geo.kernel), (3, 4), (0, 1)), dtype=acc)
+    dh, dw = geo.dilation
+    total = None
+    for i, j in np.ndindex(*geo.kernel):
+        base = xp[:, :, i * dh:, j * dw:]  # (its first element: the windows' element at this offset)
+        if cg == 1 and og == 1 and not cl:  # depthwise: a multiply, not (1, 1) @ (1, wide) products
+            xk = as_strided(base, (geo.n, g, 1, wide), x_strides, writeable=False)
+            part = np.multiply(xk, wg[i, j][None], dtype=acc)
+        elif cl:
+            xk = as_strided(base, (geo.n, g, wide, cg), x_strides, writeable=False)
+            part = np.matmul(xk, np.swapaxes(wg[i, j], -1, -2)[None], dtype=acc)
+        else:
+            xk = as_strided(base, (geo.n, g, cg, wide), x_strides, writeable=False)
+            part = np.matmul(wg[i, j][None], xk, dtype=acc)
+        if total is None:
+            total = part
+        else:
+            total += part
+    assert total is not None
+    t = total.strides
+    if cl:  # (N, G, wide, Og) -> (N, G, Og, OH, OW)
+        return as_strided(total, (geo.n, g, og, oh, ow), (t[0], t[1], t[3], pitch * t[2], t[2]), writeable=False)
+    return as_strided(total, (geo.n, g, og, oh, ow), (t[0], t[1], t[2], pitch * t[3], t[3]), writeable=False)
+
+
 def _conv(op: str, nsp: int, input: Tensor, weight: Tensor, bias: Tensor | None, stride: Any, padding: Any,
           dilation: Any, groups: Any) -> Tensor:
     geo = _geometry(op, nsp, input, weight, bias, stride, padding, dilation, groups)
@@ -272,9 +333,11 @@ def _conv(op: str, nsp: int, input: Tensor, weight: Tensor, bias: Tensor | None,
         xp = _padded(x, geo, cl)
         xw = windows(xp, geo)._np()
         acc = _acc_dtype(input)
-        values = contract_per_offset(xw, weight._np(), geo.groups, acc)  # (N, G, Og, *out)
+        values = contract_rows(xp._np(), weight._np(), geo, acc)
+        if values is None:
+            values = contract_per_offset(xw, weight._np(), geo.groups, acc)  # (N, G, Og, *out)
         if bias is not None:
-            values += bias._np().astype(acc, copy=False).reshape(geo.groups, -1, *([1] * nsp))
+            values = values + bias._np().astype(acc, copy=False).reshape(geo.groups, -1, *([1] * nsp))
         with np.errstate(all="ignore"):
             np.copyto(_grouped(arr, geo.groups), values, casting="unsafe")
     elif bias is not None:
@@ -367,7 +430,7 @@ def _grads_numpy(g: Tensor, input: Tensor, weight: Tensor, geo: ConvGeometry, ne
             buf.strides[:3] + tuple(a * s for a, s in zip(buf.strides[3:], geo.stride))
             + tuple(a * d for a, d in zip(buf.strides[3:], geo.dilation)))
         for offset in np.ndindex(*geo.kernel):
-            wt = np.swapaxes(wg[(Ellipsis, *offset)], -1, -2).reshape(*lead, Cg, Og)
+            wt = np.ascontiguousarray(np.swapaxes(wg[(Ellipsis, *offset)], -1, -2)).reshape(*lead, Cg, Og)
             part = np.matmul(wt, gm)  # (N, G, *out[:-1], Cg, out[-1])
             target = bw[(Ellipsis, *offset)]  # distinct positions within one offset: += never collides
             target += np.moveaxis(part, -2, 2)
