@@ -55,12 +55,13 @@ CASES = [
     ((4, 5, 5), (3, 4, 1, 1), {"padding": "valid"}),  # unbatched
     ((0, 4, 5, 5), (3, 4, 3, 3), {}),  # an empty batch
     ((1, 1, 5, 5), (2, 1, 5, 5), {}),
+    ((2, 3, 6, 5), (3, 1, 3, 3), {"groups": 3, "padding": 1}),  # depthwise
 ]
 
 
 @pytest.mark.filterwarnings("ignore:Using padding='same'")
-@pytest.mark.parametrize("dtype", ["float32", "float64"])
-@pytest.mark.parametrize("kind", ["contiguous", "channels_last", "transposed", "sliced"])
+@pytest.mark.parametrize("kind,dtype", [("contiguous", "float64"), ("channels_last", "float32"),
+                                        ("transposed", "float64"), ("sliced", "float32")])
 @pytest.mark.parametrize("xs,ws,kw", CASES)
 def test_conv2d_values_strides_and_gradients(xs, ws, kw, kind, dtype):
     if kind == "channels_last" and len(xs) != 4:
@@ -94,6 +95,30 @@ def test_conv2d_double_backward(xs, ws, kw):
     t2 = torch.autograd.grad((tg[0] ** 2).sum() + (tg[1] ** 3).sum(), (tx, tw))
     s2 = st.autograd.grad((sg[0] ** 2).sum() + (sg[1] ** 3).sum(), (sx, sw))
     for s_, t_ in zip(s2, t2):
+        assert_same_tensor(s_, t_, TOL, strides=False)
+
+
+@settings(max_examples=10, deadline=None)
+@given(groups=hs.sampled_from([1, 2]), cg=hs.integers(1, 3), og=hs.integers(1, 2), h=hs.integers(3, 7),
+       w=hs.integers(3, 7), k=hs.tuples(hs.integers(1, 3), hs.integers(1, 3)),
+       stride=hs.tuples(hs.integers(1, 3), hs.integers(1, 3)), padding=hs.tuples(hs.integers(0, 2), hs.integers(0, 2)),
+       dilation=hs.tuples(hs.integers(1, 2), hs.integers(1, 2)), kind=hs.sampled_from(["contiguous", "channels_last"]))
+def test_conv2d_hypothesis(groups, cg, og, h, w, k, stride, padding, dilation, kind):
+    a, wt, b = rand(2, groups * cg, h, w), rand(groups * og, cg, *k), rand(groups * og)
+    tx, sx = layouts(a, kind)
+    tx.requires_grad_(True)
+    sx.requires_grad_(True)
+    (tw, sw), (tb, sb) = pair(wt, True), pair(b, True)
+    kw = {"stride": stride, "padding": padding, "dilation": dilation, "groups": groups}
+    if any(n + 2 * p < d * (kk - 1) + 1 for n, p, d, kk in zip((h, w), padding, dilation, k)):
+        same_error(lambda: TF.conv2d(tx, tw, tb, **kw), lambda: F.conv2d(sx, sw, sb, **kw))
+        return
+    ty, sy = TF.conv2d(tx, tw, tb, **kw), F.conv2d(sx, sw, sb, **kw)
+    assert_same_tensor(sy.detach(), ty.detach(), TOL)
+    g = rand(*ty.shape)
+    tg = torch.autograd.grad(ty, (tx, tw, tb), torch.from_numpy(g))
+    sg = st.autograd.grad(sy, (sx, sw, sb), st.from_numpy(g))
+    for s_, t_ in zip(sg, tg):
         assert_same_tensor(s_, t_, TOL, strides=False)
 
 
