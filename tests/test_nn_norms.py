@@ -88,3 +88,25 @@ def test_batch_norm_errors_like_torch(shape, m, v, kw):
     same_error(lambda: TF.batch_norm(tx, tm, tv, **extra_t, **kw), lambda: F.batch_norm(sx, sm, sv, **extra_s, **kw))
     ti, si = pair(np.ones((4, 3), "int64"))
     same_error(lambda: TF.batch_norm(ti, tm, tv), lambda: F.batch_norm(si, sm, sv))
+
+
+@pytest.mark.parametrize("shape,groups,affine", [((2, 6, 3), 3, True), ((2, 4, 3, 3), 2, False), ((3, 4), 4, True)])
+def test_group_norm(shape, groups, affine):
+    a = RNG.standard_normal(shape) * 2 + 1
+    tx, sx = pair(a, True)
+    (tw, sw), (tb, sb) = (pair(RNG.standard_normal(shape[1]), True) if affine else (None, None) for _ in range(2))
+    ty, sy = TF.group_norm(tx, groups, tw, tb), F.group_norm(sx, groups, sw, sb)
+    assert_same_tensor(sy.detach(), ty.detach(), TOL, strides=False)
+    wrt_t = [t for t in (tx, tw, tb) if t is not None]
+    wrt_s = [t for t in (sx, sw, sb) if t is not None]
+    g = RNG.standard_normal(shape)
+    for s_, t_ in zip(st.autograd.grad(sy, wrt_s, st.from_numpy(g)), torch.autograd.grad(ty, wrt_t, torch.from_numpy(g))):
+        assert_same_tensor(s_, t_, TOL, strides=False)
+
+
+@pytest.mark.parametrize("shape,groups,wsize", [((2, 6, 3), 4, None), ((2, 6, 3), 3, 5), ((6,), 3, None)])
+def test_group_norm_errors(shape, groups, wsize):
+    a = RNG.standard_normal(shape).astype("float32")
+    w = np.ones(wsize, "float32") if wsize else None
+    same_error(lambda: TF.group_norm(torch.from_numpy(a), groups, None if w is None else torch.from_numpy(w)),
+               lambda: F.group_norm(st.from_numpy(a), groups, None if w is None else st.from_numpy(w)))

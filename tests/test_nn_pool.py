@@ -124,3 +124,23 @@ def test_pooling_reads_one_window_view():
         ("avg_pool2d", "compute")]
     assert seen.steps[0].output.shape == (2, 3, 4, 4, 2, 2)
     assert seen.bytes_copied == 2 * 3 * 10 * 10 * 4  # the padded copy only
+
+
+@pytest.mark.parametrize("shape,size", [((2, 3, 8, 6), (4, 3)), ((3, 7, 5), (3, 2)), ((2, 3, 5, 5), 1),
+                                        ((1, 2, 5, 6), (2, None)), ((1, 2, 4, 4), (6, 6))])
+def test_adaptive_avg_pool2d(shape, size):
+    a = RNG.standard_normal(shape)
+    tx, sx = pair(a, "transposed")
+    ty, sy = TF.adaptive_avg_pool2d(tx, size), F.adaptive_avg_pool2d(sx, size)
+    assert_same_tensor(sy.detach(), ty.detach(), TOL, strides=False)
+    g = RNG.standard_normal(ty.shape)
+    tg = torch.autograd.grad(ty, tx, torch.from_numpy(g))[0]
+    sg = st.autograd.grad(sy, sx, st.from_numpy(g))[0]
+    assert_same_tensor(sg, tg, TOL, strides=False)
+
+
+@pytest.mark.parametrize("shape,size", [((2, 3), 2), ((1, 2, 5, 5), (2, 3, 4)), ((1, 2, 5, 5), -1)])
+def test_adaptive_avg_pool2d_errors(shape, size):
+    a = RNG.standard_normal(shape).astype("float32")
+    same_error(lambda: TF.adaptive_avg_pool2d(torch.from_numpy(a), size),
+               lambda: F.adaptive_avg_pool2d(st.from_numpy(a), size))

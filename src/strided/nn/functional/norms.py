@@ -29,7 +29,7 @@ from ...ops.registry import backward
 from ...tensor import Tensor, tensor_arg
 from ._common import compute_dtype, float_only
 
-__all__ = ["batch_norm"]
+__all__ = ["batch_norm", "group_norm"]
 
 
 def _check(input: Tensor, running_mean: Tensor | None, running_var: Tensor | None, weight: Tensor | None,
@@ -122,6 +122,51 @@ def _update(running_mean: Tensor | None, running_var: Tensor | None, mean: np.nd
         with np.errstate(all="ignore"):
             np.copyto(a, (1 - momentum) * a.astype(batch.dtype) + momentum * batch, casting="unsafe")
         # Note: PyTorch's kernel writes the buffers without counting a version; strided matches it
+
+
+def group_norm(input: Tensor, num_groups: int, weight: Tensor | None = None, bias: Tensor | None = None,
+               eps: float = 1e-5) -> Tensor:
+    """Normalize each group of ``C / num_groups`` channels of each sample (N, C, ...) by its mean
+    and biased variance, then scale by ``weight`` and shift by ``bias`` (each (C,)). Composed of
+    recording ops (a view into (N, G, -1), mean, variance, the affine ops).
+
+    # Note: PyTorch records NativeGroupNormBackward0; strided records the ops it is made of.
+
+    >>> F.group_norm(strided.tensor([[1.0, 3.0]]), 1).tolist()  # doctest: +ELLIPSIS
+    [[-0.99..., 0.99...]]
+    """
+    tensor_arg(input, "group_norm")
+    shape = input._layout.shape
+    if len(shape) < 2:
+        raise StridedRuntimeError(join_lines(
+            f"Expected at least 2 dimensions for input tensor but received {len(shape)}",
+            "group_norm takes (N, C, ...)"))
+    c = shape[1]
+    g = int(num_groups)
+    if g <= 0 or c % g:
+        raise StridedRuntimeError(join_lines(
+            f"Expected number of channels in input to be divisible by num_groups, but got input of shape "
+            f"{list(shape)} and num_groups={g}", f"each of the {g} groups takes C / num_groups of the {c} channels"))
+    for t, name in ((weight, "weight"), (bias, "bias")):
+        if t is not None and (t.ndim != 1 or t.numel() != c):
+            raise StridedRuntimeError(join_lines(
+                f"Expected {name} to be a vector of size equal to the number of channels in input, but got {name} "
+                f"of shape {list(t.shape)} and input of shape {list(shape)}", f"{name} holds one value per channel"))
+    if not input._dtype.is_floating_point:
+        raise float_only("native_group_norm", input._dtype, "group_norm")
+    n = shape[0]
+    size = 1
+    for s in shape[1:]:
+        size *= s
+    x = input.reshape(n, g, size // g if g else 0)
+    xc = x - x.mean(-1, keepdim=True)
+    y = (xc * ((xc * xc).mean(-1, keepdim=True) + float(eps)).rsqrt()).reshape(shape)
+    lead = (c, *([1] * (len(shape) - 2)))
+    if weight is not None:
+        y = y * weight.reshape(lead)
+    if bias is not None:
+        y = y + bias.reshape(lead)
+    return y
 
 
 @backward("F.batch_norm", operands="any")

@@ -33,7 +33,7 @@ from ...tensor import Tensor, tensor_arg
 from ._windows import out_size
 from .conv import ConvGeometry, _grads_numpy, _grads_recorded, windows
 
-__all__ = ["avg_pool1d", "avg_pool2d", "max_pool1d", "max_pool2d"]
+__all__ = ["adaptive_avg_pool2d", "avg_pool1d", "avg_pool2d", "max_pool1d", "max_pool2d"]
 
 
 def _ints(value: Any, n: int, op: str, name: str) -> tuple[int, ...]:
@@ -350,6 +350,48 @@ def avg_pool2d(input: Tensor, kernel_size: Any, stride: Any = None, padding: Any
     """
     return _avg_pool("avg_pool2d", 2, input, kernel_size, stride, padding, ceil_mode, count_include_pad,
                      divisor_override)
+
+
+def adaptive_avg_pool2d(input: Tensor, output_size: Any) -> Tensor:
+    """The mean of each of ``output_size`` (OH, OW) windows tiling the last two dims of
+    (N, C, H, W) or (C, H, W): window ``i`` of ``n`` elements into ``o`` spans
+    ``floor(i * n / o)`` to ``ceil((i + 1) * n / o)``. ``None`` keeps a dim's size.
+
+    Where the windows tile evenly it is ``avg_pool2d`` (one window view); otherwise a mean per
+    output row, then per output column (a rectangle's mean is the mean of its rows' means),
+    ``OH + OW`` recording ops.
+
+    # Note: PyTorch records AdaptiveAvgPool2DBackward0; strided records the ops it is made of
+    # (AvgPool2DBackward0, or the means and a stack): the gradients are the same.
+
+    >>> F.adaptive_avg_pool2d(strided.arange(16.0).view(1, 4, 4), 1).tolist()
+    [[[7.5]]]
+    """
+    from ...ops.shape.joining import stack
+
+    tensor_arg(input, "adaptive_avg_pool2d")
+    shape = input._layout.shape
+    if len(shape) not in (3, 4):
+        raise StridedRuntimeError(join_lines(f"adaptive_avg_pool2d(): Expected 3D or 4D tensor, but got {list(shape)}",
+                                             "adaptive_avg_pool2d takes (C, H, W) or (N, C, H, W)"))
+    sizes = list(output_size) if isinstance(output_size, (list, tuple)) else [output_size, output_size]
+    if len(sizes) != 2:
+        raise StridedRuntimeError(join_lines("adaptive_avg_pool2d: output_size must be 2",
+                                             "give (OH, OW), or one int for both"))
+    sizes = [shape[-2 + i] if v is None else int(v) for i, v in enumerate(sizes)]
+    if any(v < 0 for v in sizes):
+        raise StridedRuntimeError(join_lines(
+            f"adaptive_avg_pool2d: elements of output_size must be greater than or equal to 0 but received "
+            f"{{{sizes[0]}, {sizes[1]}}}", "each output size counts windows"))
+    (h, w), (oh, ow) = shape[-2:], sizes
+    if oh and ow and h % oh == 0 and w % ow == 0 and input.numel():
+        return avg_pool2d(input, (h // oh, w // ow))
+    if not input.numel() or not oh or not ow:
+        from ...creation import zeros
+
+        return zeros((*shape[:-2], oh, ow), dtype=input._dtype)
+    rows = stack([input[..., (i * h) // oh:-((-(i + 1) * h) // oh), :].mean(-2) for i in range(oh)], -2)
+    return stack([rows[..., (j * w) // ow:-((-(j + 1) * w) // ow)].mean(-1) for j in range(ow)], -1)
 
 
 @backward("F.max_pool1d", operands="self")
