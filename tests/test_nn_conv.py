@@ -110,14 +110,20 @@ def test_conv2d_hypothesis(groups, cg, og, h, w, k, stride, padding, dilation, k
     sx.requires_grad_(True)
     (tw, sw), (tb, sb) = pair(wt, True), pair(b, True)
     kw = {"stride": stride, "padding": padding, "dilation": dilation, "groups": groups}
-    if any(n + 2 * p < d * (kk - 1) + 1 for n, p, d, kk in zip((h, w), padding, dilation, k)):
-        same_error(lambda: TF.conv2d(tx, tw, tb, **kw), lambda: F.conv2d(sx, sw, sb, **kw))
+    fits = all(n + 2 * p >= d * (kk - 1) + 1 for n, p, d, kk in zip((h, w), padding, dilation, k))
+    agree("conv2d", (tx, tw, tb), (sx, sw, sb), kw, fits)
+
+
+def agree(name: str, targs: tuple, sargs: tuple, kw: dict, fits: bool) -> None:
+    """torch's and strided's F.<name> give the same values and gradients, or (not ``fits``) the same error."""
+    if not fits:
+        same_error(lambda: getattr(TF, name)(*targs, **kw), lambda: getattr(F, name)(*sargs, **kw))
         return
-    ty, sy = TF.conv2d(tx, tw, tb, **kw), F.conv2d(sx, sw, sb, **kw)
+    ty, sy = getattr(TF, name)(*targs, **kw), getattr(F, name)(*sargs, **kw)
     assert_same_tensor(sy.detach(), ty.detach(), TOL)
     g = rand(*ty.shape)
-    tg = torch.autograd.grad(ty, (tx, tw, tb), torch.from_numpy(g))
-    sg = st.autograd.grad(sy, (sx, sw, sb), st.from_numpy(g))
+    tg = torch.autograd.grad(ty, targs, torch.from_numpy(g))
+    sg = st.autograd.grad(sy, sargs, st.from_numpy(g))
     for s_, t_ in zip(sg, tg):
         assert_same_tensor(s_, t_, TOL, strides=False)
 
@@ -131,16 +137,7 @@ def test_conv1d_against_torch(n, groups, cg, og, length, k, stride, padding, dil
     a, w, b = rand(*xs), rand(groups * og, cg, k), rand(groups * og)
     (tx, sx), (tw, sw), (tb, sb) = pair(a, True), pair(w, True), pair(b, True)
     kw = {"stride": stride, "padding": padding, "dilation": dilation, "groups": groups}
-    if length + 2 * padding < dilation * (k - 1) + 1:
-        same_error(lambda: TF.conv1d(tx, tw, tb, **kw), lambda: F.conv1d(sx, sw, sb, **kw))
-        return
-    ty, sy = TF.conv1d(tx, tw, tb, **kw), F.conv1d(sx, sw, sb, **kw)
-    assert_same_tensor(sy.detach(), ty.detach(), TOL)
-    g = rand(*ty.shape)
-    tg = torch.autograd.grad(ty, (tx, tw, tb), torch.from_numpy(g))
-    sg = st.autograd.grad(sy, (sx, sw, sb), st.from_numpy(g))
-    for s_, t_ in zip(sg, tg):
-        assert_same_tensor(s_, t_, TOL, strides=False)
+    agree("conv1d", (tx, tw, tb), (sx, sw, sb), kw, length + 2 * padding >= dilation * (k - 1) + 1)
 
 
 def test_conv2d_integers_and_half():

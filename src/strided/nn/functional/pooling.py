@@ -170,16 +170,23 @@ def _padded(x: Tensor, pool: _Pool, fill: float) -> Tensor:
     return pad(x, amounts, value=fill)
 
 
+def _start(op: str, kernel: str, input: Tensor, pool: _Pool) -> tuple:
+    """A pooling's start: PyTorch's error for a bool or complex input (CPU kernel ``kernel``), the
+    batched input, the result's shape and the fresh result (with the array over it)."""
+    d = input._dtype
+    if d is bool_ or d.is_complex:
+        raise StridedNotImplementedError(join_lines(f"\"{kernel}\" not implemented for '{TORCH_NAME[d.name]}'",
+                                                    f"{op} reads real numbers; the input is {d.name}"))
+    x = input if pool.batched else input.unsqueeze(0)
+    shape = (pool.n, pool.c, *pool.out)
+    return (x, shape, *_result(x, shape, d, pool.batched))
+
+
 def _max_pool(op: str, nsp: int, input: Tensor, kernel_size: Any, stride: Any, padding: Any, dilation: Any,
               ceil_mode: bool, return_indices: bool) -> Any:
     pool = _Pool(op, nsp, input, kernel_size, stride, padding, dilation, ceil_mode, True)
     d = input._dtype
-    if d is bool_ or d.is_complex:
-        raise StridedNotImplementedError(join_lines(f"\"max_pool2d\" not implemented for '{TORCH_NAME[d.name]}'",
-                                                    f"{op} compares real numbers; the input is {d.name}"))
-    x = input if pool.batched else input.unsqueeze(0)
-    shape = (pool.n, pool.c, *pool.out)
-    out, arr = _result(x, shape, d, pool.batched)
+    x, shape, out, arr = _start(op, "max_pool2d", input, pool)
     idx_t, idx = _result(x, shape, int64, pool.batched)
     if arr.size:
         low = -np.inf if d.is_floating_point else np.iinfo(d.numpy).min
@@ -235,12 +242,7 @@ def _avg_pool(op: str, nsp: int, input: Tensor, kernel_size: Any, stride: Any, p
     d = input._dtype
     if divisor_override is not None and int(divisor_override) == 0:
         raise StridedRuntimeError(join_lines("divisor must be not zero", "divisor_override divides each sum"))
-    if d is bool_ or d.is_complex:
-        raise StridedNotImplementedError(join_lines(f"\"avg_pool2d\" not implemented for '{TORCH_NAME[d.name]}'",
-                                                    f"{op} averages real numbers; the input is {d.name}"))
-    x = input if pool.batched else input.unsqueeze(0)
-    shape = (pool.n, pool.c, *pool.out)
-    out, arr = _result(x, shape, d, pool.batched)
+    x, shape, out, arr = _start(op, "avg_pool2d", input, pool)
     if arr.size:
         acc = np.float32 if d.itemsize < 4 and d.is_floating_point else (d.numpy if d.is_floating_point else np.int64)
         xw = windows(_padded(x, pool, 0), pool.geometry())._np()
