@@ -144,3 +144,15 @@ def test_adaptive_avg_pool2d_errors(shape, size):
     a = RNG.standard_normal(shape).astype("float32")
     same_error(lambda: TF.adaptive_avg_pool2d(torch.from_numpy(a), size),
                lambda: F.adaptive_avg_pool2d(st.from_numpy(a), size))
+
+
+def test_integer_and_half_pooling():
+    a = RNG.integers(-9, 10, (2, 2, 5, 5))
+    t, s = torch.from_numpy(a), st.from_numpy(a)
+    for name, kw in (("avg_pool2d", {"kernel_size": 2}), ("max_pool2d", {"kernel_size": 3, "padding": 1})):
+        # (an integer average truncates toward zero, as PyTorch's kernel divides)
+        assert_same_tensor(getattr(F, name)(s, **kw), getattr(TF, name)(t, **kw), TOL)
+    h = RNG.standard_normal((2, 2, 5, 5)).astype("float16")
+    t, s = torch.from_numpy(h), st.from_numpy(h)
+    for name in ("avg_pool2d", "max_pool2d"):
+        assert_same_tensor(getattr(F, name)(s, 2), getattr(TF, name)(t, 2), {"float16": (1e-3, 1e-3)})
