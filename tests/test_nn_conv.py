@@ -205,3 +205,16 @@ def test_channels_last_is_padded_channels_last_and_read_in_place():
     assert window.strides[1] == 1  # the channels stay the unit-stride dim: no transposing copy
     assert seen.bytes_copied == 3 * 8 * 8 * 4
     assert y.is_contiguous(memory_format=st.channels_last)
+
+
+@pytest.mark.parametrize("kw", [{"stride": [2]}, {"padding": (1,)}, {"padding": [1, 2]}, {"stride": (1, True)},
+                                {"dilation": []}, {"stride": 2.0}, {"groups": 1.0}])
+def test_conv2d_argument_forms_as_torch_parses_them(kw):
+    (tx, sx), (tw, sw) = pair(rand(1, 2, 5, 5)), pair(rand(3, 2, 3, 3))
+    try:
+        want = TF.conv2d(tx, tw, **kw)
+    except (RuntimeError, TypeError) as e:
+        with pytest.raises(type(e)):
+            F.conv2d(sx, sw, **kw)
+        return
+    assert_same_tensor(F.conv2d(sx, sw, **kw), want, TOL)

@@ -1,5 +1,5 @@
-"""What convolution and pooling share: their per-dimension arguments read as PyTorch reads them,
-the output size of a window sweep, and the input's windows as ONE strided view.
+"""What convolution and pooling share: the output size of a window sweep, and the input's windows
+as ONE strided view.
 
 A sweep of a ``k``-wide window every ``s`` elements (``d`` apart inside the window) over ``n``
 elements reads, for output ``o`` and window offset ``i``, the element ``o * s + i * d``: a layout
@@ -14,37 +14,10 @@ read twice from the same memory.
 
 from __future__ import annotations
 
-from typing import Any
-
 import numpy as np
 from numpy.lib.stride_tricks import as_strided
 
-from ...errors import StridedRuntimeError, StridedTypeError, join_lines
-
-__all__ = ["int_tuple", "out_size", "window_view"]
-
-
-def int_tuple(value: Any, n: int, op: str, name: str, pos: int, message: str | None = None) -> tuple[int, ...]:
-    """``value`` (an int or a sequence of ints) as ``n`` ints, as PyTorch's ``_pair`` / IntArrayRef
-    read it: one int is repeated; a sequence of length 1 too; another length is refused with
-    ``message`` (PyTorch's text for this argument), or a TypeError for a non-integer."""
-    if isinstance(value, (list, tuple)):
-        items = list(value)
-    else:
-        items = [value]
-    for v in items:
-        if isinstance(v, bool) or not isinstance(v, (int, np.integer)):
-            raise StridedTypeError(
-                join_lines(f"{op}(): argument '{name}' (position {pos}) must be tuple of ints, but found element "
-                           f"of type {type(v).__name__}", f"{name} counts elements: whole numbers"))
-    items = [int(v) for v in items]
-    if len(items) == 1:
-        return tuple(items) * n
-    if len(items) != n:
-        raise StridedRuntimeError(join_lines(
-            message or f"{op}(): {name} must be a single int or a tuple of {n} ints, but got {name}={items}",
-            f"{op} sweeps {n} spatial dim(s): give one {name} for all, or one per dim"))
-    return tuple(items)
+__all__ = ["out_size", "window_view"]
 
 
 def out_size(n: int, k: int, s: int, p: int, d: int, ceil_mode: bool = False) -> int:

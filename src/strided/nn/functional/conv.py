@@ -31,6 +31,7 @@ from typing import Any
 import numpy as np
 from numpy.lib.stride_tricks import as_strided
 
+from ...args import int_arg
 from ...dispatch import report, result
 from ...dtypes import TORCH_NAME, bool_
 from ...errors import StridedNotImplementedError, StridedRuntimeError, join_lines
@@ -43,7 +44,7 @@ from ...ops.registry import backward
 from ...ops.shape.padding import pad
 from ...tensor import Tensor, tensor_arg
 from ._common import array_like
-from ._windows import int_tuple, out_size, window_view
+from ._windows import out_size, window_view
 
 __all__ = ["conv1d", "conv2d"]
 
@@ -80,6 +81,13 @@ def _dims_text(sizes: tuple[int, ...]) -> str:
     return " x ".join(str(s) for s in sizes)
 
 
+def _int_list(value: Any, nsp: int, op: str, name: str, pos: int) -> tuple[int, ...]:
+    """An int (``nsp`` copies) or a list of ints (bools read as 0 and 1, as PyTorch's parser)."""
+    if not isinstance(value, (list, tuple)):
+        return (int_arg(value, op, name, pos),) * nsp
+    return tuple(int(v) if isinstance(v, bool) else int_arg(v, op, name, pos) for v in value)
+
+
 def _geometry(op: str, nsp: int, input: Tensor, weight: Tensor, bias: Tensor | None, stride: Any, padding: Any,
               dilation: Any, groups: Any) -> ConvGeometry:
     """Check a convolution's arguments in PyTorch's order, with its errors; the sizes it runs with."""
@@ -103,8 +111,11 @@ def _geometry(op: str, nsp: int, input: Tensor, weight: Tensor, bias: Tensor | N
     for name, value, pos in (("stride", stride, 4), ("padding", padding, 5), ("dilation", dilation, 6)):
         if isinstance(value, str):
             continue
-        items = int_tuple(value, nsp, op, name, pos) if not isinstance(value, (list, tuple)) else \
-            int_tuple(value, len(value) or 1, op, name, pos)
+        # PyTorch's parser makes an int one value per spatial dim of the op; its convolution
+        # then repeats a one-element list for each kernel dim (expand_param_if_needed)
+        items = _int_list(value, nsp, op, name, pos)
+        if len(items) == 1:
+            items = items * k
         if len(items) != k:
             raise StridedRuntimeError(join_lines(
                 f"expected {name} to be a single integer value or a list of {k} values to match the convolution "
@@ -122,7 +133,7 @@ def _geometry(op: str, nsp: int, input: Tensor, weight: Tensor, bias: Tensor | N
     if any(d <= 0 for d in dl):
         raise StridedRuntimeError(join_lines(f"dilation should be greater than zero, but got {list(dl)}",
                                              "dilation 1 is a dense kernel"))
-    groups = int(groups)
+    groups = int_arg(groups, op, "groups", 7)
     if groups <= 0:
         raise StridedRuntimeError(join_lines("non-positive groups is not supported",
                                              "groups=1 connects every input channel to every output channel"))
