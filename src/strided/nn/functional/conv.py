@@ -216,7 +216,13 @@ def _padded(x: Tensor, geo: ConvGeometry, channels_last: bool) -> Tensor:
 
 def windows(xp: Tensor, geo: ConvGeometry) -> Tensor:
     """The windows of the padded input ``xp`` (N, C, *padded) as one strided view
-    (N, C, *out, *kernel): ``as_strided`` over its storage, no element copied."""
+    (N, C, *out, *kernel): ``as_strided`` over its storage, no element copied.
+
+    >>> x, w = strided.ones(1, 2, 5, 5), strided.ones(3, 2, 3, 3)
+    >>> win = windows(x, _geometry("conv2d", 2, x, w, None, 2, 0, 1, 1))
+    >>> win.shape, win.stride(), strided.shares_memory(win, x)
+    ((1, 2, 2, 2, 3, 3), (50, 25, 10, 2, 5, 1), True)
+    """
     lay = xp._layout
     sp = lay.strides[2:]
     shape = (geo.n, geo.c, *geo.out, *geo.kernel)
