@@ -218,3 +218,31 @@ def test_conv2d_argument_forms_as_torch_parses_them(kw):
             F.conv2d(sx, sw, **kw)
         return
     assert_same_tensor(F.conv2d(sx, sw, **kw), want, TOL)
+
+
+def test_small_cnn_step_equals_torch():
+    """conv -> batch norm (training) -> relu -> max pool -> conv (channels_last input) -> avg pool
+    -> linear -> cross entropy: the loss and every parameter's gradient as PyTorch's (float32)."""
+    shapes = {"w1": (4, 3, 3, 3), "b1": (4,), "g": (4,), "beta": (4,), "w2": (6, 4, 3, 3), "wl": (5, 6), "bl": (5,)}
+    values = {k: (RNG.standard_normal(s) * 0.5).astype("float32") for k, s in shapes.items()}
+    x = RNG.standard_normal((4, 3, 8, 8)).astype("float32")
+    labels = np.array([0, 3, 1, 4])
+
+    def run(L, FF):
+        p = {k: L.from_numpy(v.copy()).requires_grad_(True) for k, v in values.items()}
+        rm, rv = L.zeros(4), L.ones(4)
+        h = FF.conv2d(L.from_numpy(x.copy()), p["w1"], p["b1"], padding=1)
+        h = FF.max_pool2d(FF.relu(FF.batch_norm(h, rm, rv, p["g"], p["beta"], training=True)), 2)
+        h = FF.conv2d(h.contiguous(memory_format=L.channels_last), p["w2"], stride=1, padding="same")
+        h = FF.avg_pool2d(h, 4).flatten(1)
+        loss = FF.cross_entropy(FF.linear(h, p["wl"], p["bl"]), L.from_numpy(labels))
+        loss.backward()
+        return loss, p, rm, rv
+
+    tl, tp, trm, trv = run(torch, TF)
+    sl, sp, srm, srv = run(st, F)
+    np.testing.assert_allclose(sl.item(), tl.item(), rtol=1e-5)
+    for k in shapes:
+        np.testing.assert_allclose(sp[k].grad.numpy(), tp[k].grad.numpy(), rtol=1e-4, atol=1e-5)
+    np.testing.assert_allclose(srm.numpy(), trm.numpy(), rtol=1e-5, atol=1e-6)
+    np.testing.assert_allclose(srv.numpy(), trv.numpy(), rtol=1e-5, atol=1e-6)
