@@ -209,6 +209,22 @@ def emit(*args: Any, **kwargs: Any) -> None:
             listener(record)
 
 
+def emit_step(*args: Any, **kwargs: Any) -> None:
+    """Deliver ``OpRecord(*args, **kwargs)`` as a step of its own, also from inside a reporting
+    op entry (delivered when the entry ends, before the entry's own record): for the inner view
+    that IS an op's memory story, e.g. the window view a convolution reads its input through
+    (``emit`` would fold it into the op's one record). Call it only when :data:`OPEN`."""
+    found = _listeners.get()
+    if found:
+        record = OpRecord(*args, **kwargs)
+        note = _ENTRY.get()
+        if note is not None:
+            note.append(record)  # (listened delivers every record that did not make the op's result)
+            return
+        for listener in found:
+            listener(record)
+
+
 # The reporting op entry running in this context (the list of copies it made), or None: ops run
 # inside it report nothing of their own (see emit).
 _ENTRY: ContextVar[list[OpRecord] | None] = ContextVar("strided_reporting_entry", default=None)

@@ -10,6 +10,10 @@ each name is, or calls, its op's recording entry) work as before:
 - losses (:mod:`.losses`): ``cross_entropy``, ``nll_loss``, ``mse_loss``, ``l1_loss``,
   ``smooth_l1_loss``, ``binary_cross_entropy``, ``binary_cross_entropy_with_logits``;
 - layers (:mod:`.layers`): ``linear``, ``dropout``, ``layer_norm``, ``normalize``, ``embedding``;
+- convolutions (:mod:`.conv`): ``conv1d``, ``conv2d``, over one window view of the input;
+- ``batch_norm`` (with PyTorch's in-place running statistics) and ``group_norm`` (:mod:`.norms`);
+- attention (:mod:`.attention`): ``scaled_dot_product_attention``, ``multi_head_attention_forward``;
+- pooling (:mod:`.pooling`): ``max_pool1d``, ``max_pool2d``, ``avg_pool1d``, ``avg_pool2d``, over the same views, and ``adaptive_avg_pool2d``;
 - ``one_hot`` and ``pad`` (constant mode), ops of :mod:`strided.ops.shape.padding`.
 
 Every backward rule is written with strided's recording ops: ``create_graph=True`` gives
@@ -35,6 +39,8 @@ from .activations import (
     softplus,
     tanh,
 )
+from .attention import multi_head_attention_forward, scaled_dot_product_attention
+from .conv import conv1d, conv2d
 from .layers import dropout, embedding, layer_norm, linear, normalize
 from .losses import (
     binary_cross_entropy,
@@ -45,9 +51,13 @@ from .losses import (
     nll_loss,
     smooth_l1_loss,
 )
+from .norms import batch_norm, group_norm
+from .pooling import adaptive_avg_pool2d, avg_pool1d, avg_pool2d, max_pool1d, max_pool2d
 
 __all__ = [
-    "binary_cross_entropy", "binary_cross_entropy_with_logits", "cross_entropy", "dropout", "elu", "embedding",
+    "adaptive_avg_pool2d", "avg_pool1d", "avg_pool2d", "batch_norm", "group_norm", "max_pool1d", "max_pool2d", "multi_head_attention_forward",
+    "scaled_dot_product_attention",
+    "binary_cross_entropy", "binary_cross_entropy_with_logits", "conv1d", "conv2d", "cross_entropy", "dropout", "elu", "embedding",
     "gelu", "hardtanh", "l1_loss", "layer_norm", "leaky_relu", "linear", "log_softmax", "mse_loss", "nll_loss",
     "normalize", "one_hot", "pad", "relu", "sigmoid", "silu", "smooth_l1_loss", "softmax", "softplus", "tanh",
 ]

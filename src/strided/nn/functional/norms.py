@@ -1,0 +1,223 @@
+"""``F.batch_norm`` with PyTorch 2.13's running statistics, shapes and errors (class and first line).
+
+Training (or no running statistics): each channel (dim 1) is normalized by the mean and the
+*biased* variance over every other dim; the running estimates are updated in place with the
+*unbiased* variance: ``running = (1 - momentum) * running + momentum * batch`` (written as
+PyTorch's kernel writes them: no version counted; they carry no gradient). Evaluation: the running statistics
+normalize. The backward rule (``NativeBatchNormBackward0``) is written with strided's recording
+ops, so a ``create_graph=True`` backward differentiates it again.
+
+>>> rm, rv = strided.zeros(2), strided.ones(2)
+>>> y = F.batch_norm(strided.tensor([[1.0, 2.0], [3.0, 6.0]]), rm, rv, training=True)
+>>> y.tolist(), rm.tolist(), rv.tolist()  # doctest: +ELLIPSIS
+([[-0.99..., -0.99...], [0.99..., 0.99...]], [0.2..., 0.4...], [1.1..., 1.7...])
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from ...dispatch import report, result_array
+from ...dtypes import TORCH_NAME
+from ...errors import StridedRuntimeError, StridedValueError, join_lines
+from ...grad_mode import requires_grad
+from ...gradients import seal
+from ...opdef import Kind, declare
+from ...ops.registry import backward
+from ...tensor import Tensor, tensor_arg
+from ._common import compute_dtype, float_only
+
+__all__ = ["batch_norm", "group_norm"]
+
+
+def _check(input: Tensor, running_mean: Tensor | None, running_var: Tensor | None, weight: Tensor | None,
+           bias: Tensor | None, training: bool) -> tuple[int, tuple[int, ...]]:
+    """PyTorch's checks, in its order; the channel count and the dims the statistics reduce."""
+    tensor_arg(input, "batch_norm")
+    shape = input._layout.shape
+    c = shape[1] if len(shape) > 1 else 0
+    for t, name in ((running_mean, "running_mean"), (running_var, "running_var"), (weight, "weight"),
+                    (bias, "bias")):
+        if t is not None and tensor_arg(t, "batch_norm", name).numel() != c:
+            raise StridedRuntimeError(join_lines(
+                f"{name} should contain {c} elements not {t.numel()}",
+                f"{name} holds one value per channel (dim 1 of the input, shape {shape})"))
+    if not training and (running_mean is None or running_var is None):
+        missing = "running_mean" if running_mean is None else "running_var"
+        raise StridedRuntimeError(join_lines(f"{missing} must be defined in evaluation mode",
+                                             "fix: training=True, or pass the running statistics"))
+    dims = (0, *range(2, len(shape)))
+    count = 1
+    for k in dims:
+        count *= shape[k]
+    if training and count <= 1:
+        raise StridedValueError(join_lines(
+            f"Expected more than 1 value per channel when training, got input size torch.Size({list(shape)})",
+            "a batch of one value per channel has no variance to normalize by"))
+    d = input._dtype
+    if not d.is_floating_point:
+        raise float_only("batch_norm", d, "batch_norm")
+    for t in (weight, bias, running_mean, running_var):
+        if t is not None and t._dtype is not d and not (d.itemsize < 4 and t._dtype.name == "float32"):
+            raise StridedRuntimeError(join_lines(
+                f"mixed dtype (CPU): expect parameter to have scalar type of {TORCH_NAME[d.name]}",
+                f"the input is {d.name} and a parameter or running statistic {t._dtype.name}",
+                f"fix: convert them: weight.to(strided.{d.name})"))
+    return c, dims
+
+
+def _per_channel(t: Tensor | None, acc: np.dtype, ndim: int) -> Any:
+    """A (C,) tensor's values as an array broadcasting along dim 1 of an ``ndim``-dim input."""
+    if t is None:
+        return None
+    return t._np().astype(acc, copy=False).reshape(-1, *([1] * (ndim - 2)))
+
+
+def batch_norm(input: Tensor, running_mean: Tensor | None, running_var: Tensor | None,
+               weight: Tensor | None = None, bias: Tensor | None = None, training: bool = False,
+               momentum: float = 0.1, eps: float = 1e-5) -> Tensor:
+    """Normalize each channel (dim 1) of ``input`` (N, C, ...) and scale by ``weight``, shift by
+    ``bias``. See the module doc for the statistics and their in-place update.
+
+    >>> F.batch_norm(strided.ones(2, 3), strided.zeros(3), strided.ones(3)).shape
+    (2, 3)
+    """
+    c, dims = _check(input, running_mean, running_var, weight, bias, training)
+    shape, d = input._layout.shape, input._dtype
+    acc = compute_dtype(d)
+    x = input._np().astype(acc, copy=False)
+    nd = len(shape)
+    with np.errstate(all="ignore"):
+        if training or running_mean is None:
+            mean = x.mean(axis=dims, keepdims=True) if x.size else np.zeros((1, c) + (1,) * (nd - 2), acc)
+            centered = x - mean
+            var = (centered * centered).mean(axis=dims, keepdims=True) if x.size else mean
+            if training:
+                _update(running_mean, running_var, mean.reshape(-1), var.reshape(-1), x.size // max(c, 1),
+                        float(momentum))
+        else:
+            mean = _per_channel(running_mean, acc, nd)
+            var = _per_channel(running_var, acc, nd)
+            centered = x - mean
+        y = centered * (1 / np.sqrt(var + acc.type(eps)))
+        if weight is not None:
+            y *= _per_channel(weight, acc, nd)
+        if bias is not None:
+            y += _per_channel(bias, acc, nd)
+    out, arr = result_array(shape, d)
+    np.copyto(arr, y, casting="unsafe")
+    inputs = tuple(t for t in (input, weight, bias) if t is not None)
+    return report("batch_norm", inputs, out)
+
+
+def _update(running_mean: Tensor | None, running_var: Tensor | None, mean: np.ndarray, var: np.ndarray, n: int,
+            momentum: float) -> None:
+    """The running statistics, updated in place (the unbiased variance into ``running_var``)."""
+    for t, batch in ((running_mean, mean), (running_var, var * (n / (n - 1)) if n > 1 else var)):
+        if t is None:
+            continue
+        a = t._np()
+        with np.errstate(all="ignore"):
+            np.copyto(a, (1 - momentum) * a.astype(batch.dtype) + momentum * batch, casting="unsafe")
+        # Note: PyTorch's kernel writes the buffers without counting a version; strided matches it
+
+
+def group_norm(input: Tensor, num_groups: int, weight: Tensor | None = None, bias: Tensor | None = None,
+               eps: float = 1e-5) -> Tensor:
+    """Normalize each group of ``C / num_groups`` channels of each sample (N, C, ...) by its mean
+    and biased variance, then scale by ``weight`` and shift by ``bias`` (each (C,)). Composed of
+    recording ops (a view into (N, G, -1), mean, variance, the affine ops).
+
+    # Note: PyTorch records NativeGroupNormBackward0; strided records the ops it is made of.
+
+    >>> F.group_norm(strided.tensor([[1.0, 3.0]]), 1).tolist()  # doctest: +ELLIPSIS
+    [[-0.99..., 0.99...]]
+    """
+    tensor_arg(input, "group_norm")
+    shape = input._layout.shape
+    if len(shape) < 2:
+        raise StridedRuntimeError(join_lines(
+            f"Expected at least 2 dimensions for input tensor but received {len(shape)}",
+            "group_norm takes (N, C, ...)"))
+    c = shape[1]
+    g = int(num_groups)
+    if g <= 0 or c % g:
+        raise StridedRuntimeError(join_lines(
+            f"Expected number of channels in input to be divisible by num_groups, but got input of shape "
+            f"{list(shape)} and num_groups={g}", f"each of the {g} groups takes C / num_groups of the {c} channels"))
+    for t, name in ((weight, "weight"), (bias, "bias")):
+        if t is not None and (t.ndim != 1 or t.numel() != c):
+            raise StridedRuntimeError(join_lines(
+                f"Expected {name} to be a vector of size equal to the number of channels in input, but got {name} "
+                f"of shape {list(t.shape)} and input of shape {list(shape)}", f"{name} holds one value per channel"))
+    if not input._dtype.is_floating_point:
+        raise float_only("native_group_norm", input._dtype, "group_norm")
+    n = shape[0]
+    size = 1
+    for s in shape[1:]:
+        size *= s
+    x = input.reshape(n, g, size // g if g else 0)
+    xc = x - x.mean(-1, keepdim=True)
+    y = (xc * ((xc * xc).mean(-1, keepdim=True) + float(eps)).rsqrt()).reshape(shape)
+    lead = (c, *([1] * (len(shape) - 2)))
+    if weight is not None:
+        y = y * weight.reshape(lead)
+    if bias is not None:
+        y = y + bias.reshape(lead)
+    return y
+
+
+@backward("F.batch_norm", operands="any")
+def _batch_norm_backward(out: Tensor, input: Tensor, running_mean: Tensor | None, running_var: Tensor | None,
+                         weight: Tensor | None = None, bias: Tensor | None = None, training: bool = False,
+                         momentum: float = 0.1, eps: float = 1e-5) -> Any:
+    """PyTorch's native_batch_norm_backward, with x̂ the normalized input and r = 1/sqrt(var + eps):
+    training, the input's ``w r (g - mean g - x̂ mean(g x̂))`` over the channel's elements;
+    evaluation, ``w r g`` (the running statistics are constants); the weight's ``sum(g x̂)`` and
+    the bias's ``sum(g)``. The statistics of training are recomputed from the saved input.
+
+    # Note: the running statistics the forward updated are not read again: in training the
+    # batch's own statistics are recomputed (the forward's buffers may have moved since)."""
+    nd = len(input._layout.shape)
+    dims = (0, *range(2, nd))
+    batch_stats = training or running_mean is None
+    need_w = weight is not None and requires_grad(weight)
+    need_b = bias is not None and requires_grad(bias)
+    need_x = requires_grad(input)
+    rm = None if batch_stats else running_mean.detach()
+    rv = None if batch_stats else running_var.detach()
+
+    def channel(t: Tensor) -> Tensor:
+        return t.reshape(-1, *([1] * (nd - 2)))
+
+    def grad(g: Tensor) -> tuple:
+        x = input
+        if batch_stats:
+            mean = x.mean(dims, keepdim=True)
+            xc = x - mean
+            r = ((xc * xc).mean(dims, keepdim=True) + float(eps)).rsqrt()
+        else:
+            xc = x - channel(rm)
+            r = channel((rv + float(eps)).rsqrt())
+        xhat = xc * r
+        gx = gw = gb = None
+        if need_x:
+            scale = r if weight is None else r * channel(weight)
+            if batch_stats:
+                gx = scale * (g - g.mean(dims, keepdim=True) - xhat * (g * xhat).mean(dims, keepdim=True))
+            else:
+                gx = g * scale
+        if need_w:
+            gw = (g * xhat).sum(dims)
+        if need_b:
+            gb = g.sum(dims)
+        return gx, gw, gb
+
+    saved = tuple(t for t in (input, weight) if t is not None)
+    return "NativeBatchNormBackward0", (input, weight, bias), grad, saved
+
+
+seal(globals(), functional=True)  # (last: batch_norm becomes its recording entry)
+declare(Kind.COMPUTE, "F.batch_norm")

@@ -1,0 +1,432 @@
+"""Pooling as strided windows: ``F.max_pool1d``/``max_pool2d`` and ``F.avg_pool1d``/``avg_pool2d``
+with PyTorch 2.13's arguments (``ceil_mode``, ``return_indices``, ``count_include_pad``,
+``divisor_override``), shapes and errors (class and first line).
+
+The input (padded with -inf for max, 0 for average: a copy, as the convolution's) is read as
+ONE window view ``(N, C, *out, *kernel)``; max runs over the kernel offsets keeping the first
+maximum (NaN wins, as PyTorch's kernel) and its index in the unpadded plane; average sums the
+view in place and divides by PyTorch's divisor. The gradients are PyTorch's: max pool routes
+each output's gradient to its window's argmax (``scatter_add``: the first max of a tie; a
+position that is the max of several windows gets each), average pool spreads ``g / divisor``
+over each window (the convolution's input gradient with a ones kernel per channel). Both from
+recording ops, so a second backward differentiates them again.
+
+>>> F.max_pool2d(strided.arange(16.0).view(1, 1, 4, 4), 2).tolist()
+[[[[5.0, 7.0], [13.0, 15.0]]]]
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from ...dispatch import report, result, result_array
+from ...dtypes import TORCH_NAME, bool_, int64
+from ...errors import StridedIndexError, StridedNotImplementedError, StridedRuntimeError, join_lines
+from ...grad_mode import GRAD_MODE
+from ...gradients import grad_zeros, seal
+from ...opdef import Kind, declare
+from ...ops.registry import backward
+from ...ops.shape.padding import pad
+from ...tensor import Tensor, tensor_arg
+from ._windows import out_size
+from .conv import ConvGeometry, _grads_numpy, _grads_recorded, windows
+
+__all__ = ["adaptive_avg_pool2d", "avg_pool1d", "avg_pool2d", "max_pool1d", "max_pool2d"]
+
+
+def _ints(value: Any, n: int, op: str, name: str) -> tuple[int, ...]:
+    """``value`` as ``n`` ints (PyTorch's pooling check: one int, or a tuple of 1 or ``n``)."""
+    items = list(value) if isinstance(value, (list, tuple)) else [value]
+    if len(items) not in (1, n):
+        what = "a single int, or a tuple of two ints" if n == 2 else "a single int"
+        prefix = f"{op}: " if name != "kernel_size" or n == 2 else f"{op}() "
+        raise StridedRuntimeError(join_lines(f"{prefix}{name} must either be {what}",
+                                             f"{op} pools {n} spatial dim(s); {name}={value!r}"))
+    items = [int(v) for v in items]
+    return tuple(items) * n if len(items) == 1 else tuple(items)
+
+
+class _Pool:
+    """One pooling's sizes (the batched input's ``n, c, spatial``; per dim ``kernel, stride,
+    padding, dilation``, the right-hand ``extra`` padding ``ceil_mode`` reads, ``out``)."""
+
+    def __init__(self, op: str, nsp: int, input: Tensor, kernel_size: Any, stride: Any, padding: Any,
+                 dilation: Any, ceil_mode: bool, is_max: bool) -> None:
+        tensor_arg(input, op)
+        shape = input._layout.shape
+        two = nsp == 2
+        k = _ints(kernel_size, nsp, op, "kernel_size")
+        s = k if stride is None or (isinstance(stride, (list, tuple)) and not stride) else \
+            _ints(stride, nsp, op, "stride")
+        p = _ints(padding, nsp, op, "padding")
+        d = _ints(dilation, nsp, op, "dilation")
+        if not two and (k[0] <= 0):
+            raise StridedRuntimeError(join_lines(f"{op}() kernel_size must be greater than zero, but got {k[0]}",
+                                                 "a window covers at least one element"))
+        if len(shape) not in (nsp + 1, nsp + 2) or (len(shape) == nsp + 2 and shape[1] == 0):
+            if is_max and not two:
+                text = (f"max_pool1d: Expected 2D or 3D (batch mode) tensor with optional 0 dim batch size for "
+                        f"input, but got:{list(shape)}")
+            elif not two:
+                if len(shape) < 2:
+                    text = (f"Expected 2 to 3 dimensions, but got {len(shape)}-dimensional tensor for argument #1 "
+                            "'self' (while checking arguments for avg_pool1d)")
+                else:
+                    text = f"Expected 3D or 4D (batch mode) tensor with optional 0 dim batch size for input, but " \
+                           f"got:{list(shape)}"
+            elif len(shape) in (3, 4):
+                text = f"Expected 3D or 4D (batch mode) tensor with optional 0 dim batch size for input, but got:" \
+                       f"{list(shape)}"
+            elif is_max:
+                text = "non-empty 3D or 4D (batch mode) tensor expected for input"
+            else:
+                cls = StridedIndexError if len(shape) == 2 else StridedRuntimeError
+                raise cls(join_lines(f"Dimension out of range (expected to be in range of [-{len(shape)}, "
+                                     f"{len(shape) - 1}], but got -3)" if len(shape) == 2 else
+                                     "non-empty 3D or 4D (batch mode) tensor expected for input",
+                                     f"{op} takes (C, H, W) or (N, C, H, W); the input has shape {shape}"))
+            raise StridedRuntimeError(join_lines(
+                text, f"{op} takes (C, {'L' if not two else 'H, W'}) or (N, C, {'L' if not two else 'H, W'}) "
+                      f"with C > 0; the input has shape {shape}"))
+        if any(v == 0 for v in s):
+            raise StridedRuntimeError(join_lines("stride should not be zero", "the windows move by at least one"))
+        if any(v <= 0 for v in d):
+            raise StridedRuntimeError(join_lines(
+                f"dilation should be greater than zero, but got dilationH: {d[0]} dilationW: {d[-1]}",
+                "dilation 1 is a dense window"))
+        for pi, ki, di in zip(p, k, d):
+            if pi > ((ki - 1) * di + 1) // 2 if is_max else pi > ki // 2:
+                if two:
+                    text = (f"pad should be at most half of effective kernel size, but got pad={pi}, "
+                            f"kernel_size={ki} and dilation={di}" if is_max else
+                            f"pad should be at most half of effective kernel size, but got pad={pi}, "
+                            f"kernel_size={ki} and dilation=1")
+                else:
+                    text = (f"{op}() padding should be at most half of kernel size, but got padding={pi} and "
+                            f"kernel_size={ki}" if is_max else
+                            f"pad should be at most half of effective kernel size, but got pad={pi}, "
+                            f"kernel_size={ki} and dilation=1")
+                raise StridedRuntimeError(join_lines(text, "padding is at most half the window"))
+        self.batched = len(shape) == nsp + 2
+        full = shape if self.batched else (1, *shape)
+        self.n, self.c, self.spatial = full[0], full[1], tuple(full[2:])
+        self.kernel, self.stride, self.padding, self.dilation = k, s, p, d
+        self.out = tuple(out_size(n, ki, si, pi, di, ceil_mode)
+                         for n, ki, si, pi, di in zip(self.spatial, k, s, p, d))
+        if any(o <= 0 for o in self.out):
+            if is_max and not two:
+                text = f"max_pool1d() Invalid computed output size: {self.out[0]}"
+            else:
+                sizes = "x".join(str(v) for v in (self.c, *([1] * (2 - nsp)), *self.spatial))
+                outs = "x".join(str(v) for v in (self.c, *([1] * (2 - nsp)), *self.out))
+                text = f"Given input size: ({sizes}). Calculated output size: ({outs}). Output size is too small"
+            raise StridedRuntimeError(join_lines(text, f"the windows of {k} do not fit the input {self.spatial} "
+                                                       f"padded by {p}"))
+        # ceil_mode's last window may reach past the right padding: pad that far too (never read as data)
+        self.extra = tuple(max(0, (o - 1) * si + (ki - 1) * di + 1 - (n + 2 * pi))
+                           for o, si, ki, di, n, pi in zip(self.out, s, k, d, self.spatial, p))
+        self.pads = tuple((pi, pi + e) for pi, e in zip(p, self.extra))
+
+    def geometry(self) -> ConvGeometry:
+        """The depthwise convolution this pooling's windows are (a ones kernel per channel)."""
+        return ConvGeometry(True, self.n, self.c, self.spatial, self.c, self.c, self.kernel, self.stride,
+                            self.dilation, self.pads, self.out)
+
+    def positions(self) -> list[np.ndarray]:
+        """Per spatial dim, the input index each (output, offset) pair reads: (out, kernel) ints
+        (negative or past the end: padding)."""
+        return [np.arange(o)[:, None] * s - p + np.arange(k)[None, :] * d
+                for o, s, p, k, d in zip(self.out, self.stride, self.padding, self.kernel, self.dilation)]
+
+
+def _result(x: Tensor, shape: tuple[int, ...], dtype: Any, batched: bool) -> tuple[Tensor, np.ndarray]:
+    """A fresh result of ``shape``: channels-last (the channels the unit-stride dim) when the
+    ``batched`` input ``x`` is laid out so, as PyTorch's pooling keeps it; else contiguous."""
+    lay = x._layout
+    if batched and lay.shape[1] > 1 and lay.strides[1] == 1 and not x.is_contiguous() and \
+            x.permute(0, *range(2, len(shape)), 1).is_contiguous():
+        out = result(shape, dtype, _channels_last_strides(shape))
+        return out, out._np()
+    return result_array(shape, dtype)
+
+
+def _channels_last_strides(shape: tuple[int, ...]) -> tuple[int, ...]:
+    """The strides of (N, C, *spatial) with C the unit-stride dim and the spatial dims row-major after it."""
+    c = shape[1]
+    rest = []
+    step = c
+    for size in reversed(shape[2:]):
+        rest.append(step)
+        step *= size
+    return (step, 1, *reversed(rest))
+
+
+def _padded(x: Tensor, pool: _Pool, fill: float) -> Tensor:
+    if not any(a or b for a, b in pool.pads):
+        return x
+    amounts = tuple(v for pair in reversed(pool.pads) for v in pair)
+    return pad(x, amounts, value=fill)
+
+
+def _start(op: str, kernel: str, input: Tensor, pool: _Pool) -> tuple:
+    """A pooling's start: PyTorch's error for a bool or complex input (CPU kernel ``kernel``), the
+    batched input, the result's shape and the fresh result (with the array over it)."""
+    d = input._dtype
+    if d is bool_ or d.is_complex:
+        raise StridedNotImplementedError(join_lines(f"\"{kernel}\" not implemented for '{TORCH_NAME[d.name]}'",
+                                                    f"{op} reads real numbers; the input is {d.name}"))
+    x = input if pool.batched else input.unsqueeze(0)
+    shape = (pool.n, pool.c, *pool.out)
+    return (x, shape, *_result(x, shape, d, pool.batched))
+
+
+def _max_pool(op: str, nsp: int, input: Tensor, kernel_size: Any, stride: Any, padding: Any, dilation: Any,
+              ceil_mode: bool, return_indices: bool) -> Any:
+    pool = _Pool(op, nsp, input, kernel_size, stride, padding, dilation, ceil_mode, True)
+    d = input._dtype
+    x, shape, out, arr = _start(op, "max_pool2d", input, pool)
+    idx_t, idx = _result(x, shape, int64, pool.batched)
+    if arr.size:
+        low = -np.inf if d.is_floating_point else np.iinfo(d.numpy).min
+        xw = windows(_padded(x, pool, low), pool.geometry())._np()
+        best = np.full(shape, low, dtype=d.numpy)
+        where = np.zeros(shape, dtype=np.int64)
+        taken = np.zeros(shape, dtype=bool)
+        pos = pool.positions()
+        for offset in np.ndindex(*pool.kernel):
+            at = [p[:, i] for p, i in zip(pos, offset)]  # per dim: the input index of each output
+            grids = np.meshgrid(*at, indexing="ij")
+            valid = np.ones(pool.out, dtype=bool)
+            flat = np.zeros(pool.out, dtype=np.int64)
+            for g, n in zip(grids, pool.spatial):
+                valid &= (g >= 0) & (g < n)
+                flat = flat * n + g
+            v = xw[(Ellipsis, *offset)]
+            with np.errstate(invalid="ignore"):
+                better = (v > best) | (np.isnan(v) if d.is_floating_point else False) | (~taken & valid)
+            better &= valid
+            np.copyto(best, v, where=better)
+            np.copyto(where, np.broadcast_to(flat, shape), where=better)
+            taken |= better
+        arr[...] = best
+        idx[...] = where
+    if not pool.batched:
+        out, idx_t = out.squeeze(0), idx_t.squeeze(0)
+    report(op, (input,), out)
+    return (out, idx_t) if return_indices else out
+
+
+def _max_rule(op: str, nsp: int, out: Any, input: Tensor, *args: Any) -> Any:
+    values, indices = out if isinstance(out, tuple) else (out, None)
+    if indices is None:  # (the indices are recomputed: the forward handed back the values only)
+        indices = _max_pool(op, nsp, input.detach(), *args[:5], True)[1]
+    shape = input._layout.shape
+
+    def grad(g: Tensor) -> tuple:  # (the values' gradient: the indices carry none, as sort's)
+        plane = shape[-nsp:]
+        size = int(np.prod(plane))
+        lead = shape[:-nsp]
+        src = g.reshape(*lead, int(np.prod(g._layout.shape[len(lead):])))
+        zeros = grad_zeros((*lead, size), g._dtype)
+        return (zeros.scatter_add(-1, indices.reshape(src._layout.shape), src).reshape(shape),)
+
+    name = "MaxPool2DWithIndicesBackward0" if nsp == 2 else "SqueezeBackward1"
+    return name, (input,), grad, (indices,)
+
+
+def _avg_pool(op: str, nsp: int, input: Tensor, kernel_size: Any, stride: Any, padding: Any, ceil_mode: bool,
+              count_include_pad: bool, divisor_override: Any) -> Tensor:
+    pool = _Pool(op, nsp, input, kernel_size, stride, padding, 1, ceil_mode, False)
+    d = input._dtype
+    if divisor_override is not None and int(divisor_override) == 0:
+        raise StridedRuntimeError(join_lines("divisor must be not zero", "divisor_override divides each sum"))
+    x, shape, out, arr = _start(op, "avg_pool2d", input, pool)
+    if arr.size:
+        acc = np.float32 if d.itemsize < 4 and d.is_floating_point else (d.numpy if d.is_floating_point else np.int64)
+        xw = windows(_padded(x, pool, 0), pool.geometry())._np()
+        sums = xw.sum(axis=tuple(range(-nsp, 0)), dtype=acc)
+        div = _divisors(pool, count_include_pad, divisor_override)
+        with np.errstate(all="ignore"):
+            if d.is_floating_point:
+                np.copyto(arr, sums / div.astype(acc), casting="unsafe")
+            else:  # (PyTorch's integer average truncates toward zero... as its kernel's division)
+                np.copyto(arr, np.trunc(sums / div), casting="unsafe")
+    return report(op, (input,), out.squeeze(0) if not pool.batched else out)
+
+
+def _divisors(pool: _Pool, count_include_pad: bool, divisor_override: Any) -> np.ndarray:
+    """PyTorch's divisor of each output: ``divisor_override``; else the window's size clipped to
+    the padded input (``count_include_pad``) or to the input itself."""
+    if divisor_override is not None:
+        return np.full(pool.out, int(divisor_override), dtype=np.int64)
+    per_dim = []
+    for o, s, p, k, n in zip(pool.out, pool.stride, pool.padding, pool.kernel, pool.spatial):
+        start = np.arange(o) * s - p
+        end = np.minimum(start + k, n + p)
+        if not count_include_pad:
+            start, end = np.maximum(start, 0), np.minimum(end, n)
+        per_dim.append(end - start)
+    div = per_dim[0]
+    for more in per_dim[1:]:
+        div = div[..., None] * more
+    return div
+
+
+def _avg_rule(op: str, nsp: int, out: Tensor, input: Tensor, kernel_size: Any, stride: Any = None,
+              padding: Any = 0, ceil_mode: bool = False, count_include_pad: bool = True,
+              divisor_override: Any = None) -> Any:
+    pool = _Pool(op, nsp, input, kernel_size, stride, padding, 1, ceil_mode, False)
+    div_np = _divisors(pool, count_include_pad, divisor_override)
+
+    def grad(g: Tensor) -> tuple:
+        div, arr = result_array(div_np.shape, g._dtype)
+        arr[...] = div_np
+        gb = g if pool.batched else g.unsqueeze(0)
+        gs = gb / div
+        ones = grad_zeros((pool.c, 1, *pool.kernel), g._dtype) + 1
+        geo = pool.geometry()
+        if not GRAD_MODE.get():
+            gx = _grads_numpy(gs, _Like(gb, (pool.n, pool.c, *pool.spatial)), ones, geo, (True, False))[0]
+        else:
+            gx = _grads_recorded(gs, None, ones, geo, (True, False))[0]
+        gx = gx if pool.batched else gx.squeeze(0)
+        return (gx,)
+
+    return ("AvgPool2DBackward0" if nsp == 2 else "SqueezeBackward1"), (input,), grad, ()
+
+
+class _Like:
+    """A stand-in for the input where a gradient rule needs only its shape and dtype."""
+
+    def __init__(self, like: Tensor, shape: tuple[int, ...]) -> None:
+        from ...layout import Layout, contiguous_strides
+
+        self._layout = Layout._trusted(shape, contiguous_strides(shape), 0)
+        self._dtype = like._dtype
+
+
+def max_pool1d(input: Tensor, kernel_size: Any, stride: Any = None, padding: Any = 0, dilation: Any = 1,
+               ceil_mode: bool = False, return_indices: bool = False) -> Any:
+    """The maximum of each window of ``kernel_size`` elements every ``stride`` (default
+    ``kernel_size``) along the last dim of (N, C, L) or (C, L); with ``return_indices`` also
+    each maximum's index in L.
+
+    >>> F.max_pool1d(strided.tensor([[1.0, 3.0, 2.0, 0.0]]), 2).tolist()
+    [[3.0, 2.0]]
+    """
+    return _max_pool("max_pool1d", 1, input, kernel_size, stride, padding, dilation, ceil_mode, return_indices)
+
+
+def max_pool2d(input: Tensor, kernel_size: Any, stride: Any = None, padding: Any = 0, dilation: Any = 1,
+               ceil_mode: bool = False, return_indices: bool = False) -> Any:
+    """The maximum of each (kH, kW) window of (N, C, H, W) or (C, H, W) (``stride`` defaults to
+    ``kernel_size``; padding reads as -inf); with ``return_indices`` also each maximum's index
+    ``h * W + w`` in its plane (int64).
+
+    >>> v, i = F.max_pool2d(strided.tensor([[[1.0, 4.0], [3.0, 2.0]]]), 2, return_indices=True)
+    >>> v.tolist(), i.tolist()
+    ([[[4.0]]], [[[1]]])
+    """
+    return _max_pool("max_pool2d", 2, input, kernel_size, stride, padding, dilation, ceil_mode, return_indices)
+
+
+def avg_pool1d(input: Tensor, kernel_size: Any, stride: Any = None, padding: Any = 0, ceil_mode: bool = False,
+               count_include_pad: bool = True) -> Tensor:
+    """The mean of each window of ``kernel_size`` elements along the last dim of (N, C, L) or (C, L).
+
+    >>> F.avg_pool1d(strided.tensor([[1.0, 3.0, 2.0, 0.0]]), 2).tolist()
+    [[2.0, 1.0]]
+    """
+    return _avg_pool("avg_pool1d", 1, input, kernel_size, stride, padding, ceil_mode, count_include_pad, None)
+
+
+def avg_pool2d(input: Tensor, kernel_size: Any, stride: Any = None, padding: Any = 0, ceil_mode: bool = False,
+               count_include_pad: bool = True, divisor_override: int | None = None) -> Tensor:
+    """The mean of each (kH, kW) window of (N, C, H, W) or (C, H, W): the window's sum divided by
+    ``divisor_override``, else its size (padding counted with ``count_include_pad``).
+
+    >>> F.avg_pool2d(strided.arange(16.0).view(1, 1, 4, 4), 2).tolist()
+    [[[[2.5, 4.5], [10.5, 12.5]]]]
+    """
+    return _avg_pool("avg_pool2d", 2, input, kernel_size, stride, padding, ceil_mode, count_include_pad,
+                     divisor_override)
+
+
+def adaptive_avg_pool2d(input: Tensor, output_size: Any) -> Tensor:
+    """The mean of each of ``output_size`` (OH, OW) windows tiling the last two dims of
+    (N, C, H, W) or (C, H, W): window ``i`` of ``n`` elements into ``o`` spans
+    ``floor(i * n / o)`` to ``ceil((i + 1) * n / o)``. ``None`` keeps a dim's size.
+
+    Where the windows tile evenly it is ``avg_pool2d`` (one window view); otherwise a mean per
+    output row, then per output column (a rectangle's mean is the mean of its rows' means),
+    ``OH + OW`` recording ops.
+
+    # Note: PyTorch records AdaptiveAvgPool2DBackward0; strided records the ops it is made of
+    # (AvgPool2DBackward0, or the means and a stack): the gradients are the same.
+
+    >>> F.adaptive_avg_pool2d(strided.arange(16.0).view(1, 4, 4), 1).tolist()
+    [[[7.5]]]
+    """
+    from ...ops.shape.joining import stack
+
+    tensor_arg(input, "adaptive_avg_pool2d")
+    shape = input._layout.shape
+    if len(shape) not in (3, 4):
+        raise StridedRuntimeError(join_lines(f"adaptive_avg_pool2d(): Expected 3D or 4D tensor, but got {list(shape)}",
+                                             "adaptive_avg_pool2d takes (C, H, W) or (N, C, H, W)"))
+    sizes = list(output_size) if isinstance(output_size, (list, tuple)) else [output_size, output_size]
+    if len(sizes) != 2:
+        raise StridedRuntimeError(join_lines("adaptive_avg_pool2d: output_size must be 2",
+                                             "give (OH, OW), or one int for both"))
+    sizes = [shape[-2 + i] if v is None else int(v) for i, v in enumerate(sizes)]
+    if any(v < 0 for v in sizes):
+        raise StridedRuntimeError(join_lines(
+            f"adaptive_avg_pool2d: elements of output_size must be greater than or equal to 0 but received "
+            f"{{{sizes[0]}, {sizes[1]}}}", "each output size counts windows"))
+    (h, w), (oh, ow) = shape[-2:], sizes
+    if oh and ow and h % oh == 0 and w % ow == 0 and input.numel():
+        return avg_pool2d(input, (h // oh, w // ow))
+    if not input.numel() or not oh or not ow:
+        from ...creation import zeros
+
+        return zeros((*shape[:-2], oh, ow), dtype=input._dtype)
+    rows = stack([input[..., (i * h) // oh:-((-(i + 1) * h) // oh), :].mean(-2) for i in range(oh)], -2)
+    return stack([rows[..., (j * w) // ow:-((-(j + 1) * w) // ow)].mean(-1) for j in range(ow)], -1)
+
+
+@backward("F.max_pool1d", operands="self")
+def _max_pool1d_backward(out: Any, input: Tensor, kernel_size: Any, stride: Any = None, padding: Any = 0,
+                         dilation: Any = 1, ceil_mode: bool = False, return_indices: bool = False) -> Any:
+    """See :func:`_max_pool2d_backward`."""
+    return _max_rule("max_pool1d", 1, out, input, kernel_size, stride, padding, dilation, ceil_mode)
+
+
+@backward("F.max_pool2d", operands="self")
+def _max_pool2d_backward(out: Any, input: Tensor, kernel_size: Any, stride: Any = None, padding: Any = 0,
+                         dilation: Any = 1, ceil_mode: bool = False, return_indices: bool = False) -> Any:
+    """Each output's gradient added at its window's argmax (``scatter_add`` over the flattened
+    planes: linear in ``g``, so its own gradient is a gather, as PyTorch's double backward)."""
+    return _max_rule("max_pool2d", 2, out, input, kernel_size, stride, padding, dilation, ceil_mode)
+
+
+@backward("F.avg_pool1d", operands="self")
+def _avg_pool1d_backward(out: Tensor, input: Tensor, kernel_size: Any, stride: Any = None, padding: Any = 0,
+                         ceil_mode: bool = False, count_include_pad: bool = True) -> Any:
+    """See :func:`_avg_pool2d_backward`."""
+    return _avg_rule("avg_pool1d", 1, out, input, kernel_size, stride, padding, ceil_mode, count_include_pad)
+
+
+@backward("F.avg_pool2d", operands="self")
+def _avg_pool2d_backward(out: Tensor, input: Tensor, kernel_size: Any, stride: Any = None, padding: Any = 0,
+                         ceil_mode: bool = False, count_include_pad: bool = True,
+                         divisor_override: Any = None) -> Any:
+    """``g / divisor`` spread over each window: the input gradient of a depthwise convolution
+    with a ones kernel (the padding cropped)."""
+    return _avg_rule("avg_pool2d", 2, out, input, kernel_size, stride, padding, ceil_mode, count_include_pad,
+                     divisor_override)
+
+
+seal(globals(), functional=True)  # (last: the poolings become their recording entries)
+declare(Kind.COMPUTE, "F.max_pool1d F.max_pool2d F.avg_pool1d F.avg_pool2d")
