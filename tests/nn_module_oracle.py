@@ -1,0 +1,68 @@
+"""Helpers of the strided.nn module tests: the same module in torch and strided, loaded from one
+state dict, and their outputs and gradients compared."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+import torch
+
+import strided as st
+
+TOL = {"float32": (2e-5, 2e-6), "float64": (1e-12, 1e-12)}
+DTYPES = {"float32": (torch.float32, st.float32), "float64": (torch.float64, st.float64)}
+
+
+def to_st(t: torch.Tensor) -> st.Tensor:
+    """A strided copy of a torch tensor (its values, dtype and shape)."""
+    return st.from_numpy(t.detach().numpy().copy())
+
+
+def load_from(smod: Any, tmod: torch.nn.Module) -> None:
+    """Give the strided module the torch module's state dict (after checking the names, order and
+    shapes agree)."""
+    tsd, ssd = tmod.state_dict(), smod.state_dict()
+    assert list(ssd) == list(tsd)
+    for k in tsd:
+        assert ssd[k].shape == tuple(tsd[k].shape), k
+        assert ssd[k].dtype.name == str(tsd[k].dtype).removeprefix("torch."), k
+    assert repr(smod.load_state_dict({k: to_st(v) for k, v in tsd.items()})) == "<All keys matched successfully>"
+
+
+def close(s: Any, t: Any, dtype: str) -> None:
+    assert isinstance(s, st.Tensor), s
+    assert s.shape == tuple(t.shape) and s.dtype.name == str(t.dtype).removeprefix("torch.")
+    rtol, atol = TOL.get(dtype, (0, 0))
+    np.testing.assert_allclose(s.detach().numpy(), t.detach().numpy(), rtol=rtol, atol=atol)
+
+
+def forward_backward(smod: Any, tmod: torch.nn.Module, inputs: list[np.ndarray], dtype: str,
+                     grad_inputs: bool = True) -> None:
+    """Forward both modules on the same inputs (floats need grad when ``grad_inputs``), compare the
+    outputs, backpropagate the same random output gradient, compare every parameter's gradient
+    and the inputs' gradients."""
+    tins = [torch.from_numpy(a.copy()) for a in inputs]
+    sins = [st.from_numpy(a.copy()) for a in inputs]
+    for t, s in zip(tins, sins):
+        if grad_inputs and t.is_floating_point():
+            t.requires_grad_()
+            s.requires_grad_()
+    tout, sout = tmod(*tins), smod(*sins)
+    if isinstance(tout, tuple):
+        tout, sout = tout[0], sout[0]
+    close(sout, tout, dtype)
+    if not tout.requires_grad:
+        return
+    g = np.random.default_rng(0).standard_normal(tuple(tout.shape)).astype(str(tout.dtype).removeprefix("torch."))
+    (tout * torch.from_numpy(g)).sum().backward()
+    (sout * st.from_numpy(g)).sum().backward()
+    sparams = dict(smod.named_parameters())
+    for name, tp in tmod.named_parameters():
+        if tp.grad is None:
+            assert sparams[name].grad is None, name
+        else:
+            close(sparams[name].grad, tp.grad, dtype)
+    for t, s in zip(tins, sins):
+        if t.requires_grad:
+            close(s.grad, t.grad, dtype)
