@@ -1,13 +1,13 @@
 """``nn.BatchNorm1d`` and ``nn.BatchNorm2d``: per-channel normalization with PyTorch's running
 statistics (buffers ``running_mean`` zeros, ``running_var`` ones, ``num_batches_tracked`` an
-int64 0-d counter), ``momentum`` (None: the cumulative average) and train/eval behaviour;
+int64 0-d counter), ``bias=False`` (no shift), ``momentum`` (None: the cumulative average) and train/eval behaviour;
 ``forward`` calls ``F.batch_norm(input, running_mean, running_var, weight, bias, training,
 momentum, eps)``, which updates the running statistics in training mode.
 
 >>> import strided.nn as nn
 >>> bn = nn.BatchNorm2d(4)
 >>> bn, [name for name, _ in bn.named_buffers()]
-(BatchNorm2d(4, eps=1e-05, momentum=0.1, affine=True, track_running_stats=True), ['running_mean', 'running_var', 'num_batches_tracked'])
+(BatchNorm2d(4, eps=1e-05, momentum=0.1, affine=True, bias=True, track_running_stats=True), ['running_mean', 'running_var', 'num_batches_tracked'])
 """
 
 from __future__ import annotations
@@ -29,7 +29,8 @@ __all__ = ["BatchNorm1d", "BatchNorm2d"]
 
 class _BatchNorm(Module):
     def __init__(self, num_features: int, eps: float = 1e-5, momentum: float | None = 0.1, affine: bool = True,
-                 track_running_stats: bool = True, device: Any = None, dtype: Any = None) -> None:
+                 track_running_stats: bool = True, device: Any = None, dtype: Any = None, *, bias: bool = True
+                 ) -> None:
         super().__init__()
         self.num_features = num_features
         self.eps = eps
@@ -38,7 +39,10 @@ class _BatchNorm(Module):
         self.track_running_stats = track_running_stats
         if affine:
             self.weight = new_parameter(num_features, device=device, dtype=dtype)
-            self.bias = new_parameter(num_features, device=device, dtype=dtype)
+            if bias:
+                self.bias = new_parameter(num_features, device=device, dtype=dtype)
+            else:
+                self.register_parameter("bias", None)
         else:
             self.register_parameter("weight", None)
             self.register_parameter("bias", None)
@@ -63,7 +67,8 @@ class _BatchNorm(Module):
         self.reset_running_stats()
         if self.affine:
             init.ones_(self.weight)
-            init.zeros_(self.bias)
+            if self.bias is not None:
+                init.zeros_(self.bias)
 
     def _check_input_dim(self, input: Tensor) -> None:
         raise NotImplementedError
@@ -82,7 +87,7 @@ class _BatchNorm(Module):
 
     def extra_repr(self) -> str:
         return (f"{self.num_features}, eps={self.eps}, momentum={self.momentum}, affine={self.affine}, "
-                f"track_running_stats={self.track_running_stats}")
+                f"bias={self.bias is not None}, track_running_stats={self.track_running_stats}")
 
 
 class BatchNorm1d(_BatchNorm):
