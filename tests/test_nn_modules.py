@@ -265,6 +265,8 @@ def test_registering_errors_are_torchs():
             lambda: nnmod.Sequential(nnmod.ReLU())[3],
             lambda: nnmod.ModuleList([nnmod.ReLU()])[-2],
             lambda: nnmod.ModuleList().extend(3),
+            lambda: nnmod.Module(3),
+            lambda: nnmod.Module(k=3),
         ]
 
     class Early(torch.nn.Module):

@@ -129,8 +129,12 @@ class Module:
     _modules: dict[str, Module | None]
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
-        if args or kwargs:
-            raise StridedTypeError(f"{type(self).__name__}.__init__() takes no arguments, got {args} {kwargs}")
+        if kwargs:
+            raise StridedTypeError(f"{type(self).__name__}.__init__() got an unexpected keyword argument "
+                                   f"'{next(iter(kwargs))}'")
+        if args:
+            raise StridedTypeError(f"{type(self).__name__}.__init__() takes 1 positional argument but "
+                                   f"{len(args) + 1} were given")
         put = object.__setattr__
         put(self, "training", True)
         put(self, "_parameters", {})
