@@ -9,9 +9,20 @@ import numpy as np
 import torch
 
 import strided as st
+import strided.nn as nn
 
 TOL = {"float32": (2e-5, 2e-6), "float64": (1e-12, 1e-12)}
 DTYPES = {"float32": (torch.float32, st.float32), "float64": (torch.float64, st.float64)}
+
+
+def both(name: str, *args: Any, dtype: str = "float32", **kwargs: Any) -> tuple[torch.nn.Module, Any]:
+    """``torch.nn.<name>(*args)`` and ``strided.nn.<name>(*args)`` in ``dtype``, the strided one
+    loaded from the torch one's state dict; their reprs agree."""
+    t = getattr(torch.nn, name)(*args, **kwargs).to(DTYPES[dtype][0])
+    s = getattr(nn, name)(*args, **kwargs).to(DTYPES[dtype][1])
+    assert repr(s) == repr(t)
+    load_from(s, t)
+    return t, s
 
 
 def to_st(t: torch.Tensor) -> st.Tensor:

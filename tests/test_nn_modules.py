@@ -15,7 +15,7 @@ import torch
 
 import strided as st
 import strided.nn as nn
-from nn_module_oracle import DTYPES, close, forward_backward, load_from, to_st
+from nn_module_oracle import DTYPES, both, close, forward_backward, load_from, to_st
 
 RNG = np.random.default_rng(5)
 
@@ -24,16 +24,6 @@ def floats(*shape: int, dtype: str = "float32", transposed: bool = False) -> np.
     if transposed:
         return RNG.standard_normal(shape[::-1]).astype(dtype).T
     return RNG.standard_normal(shape).astype(dtype)
-
-
-def both(name: str, *args, dtype: str = "float32", **kwargs):
-    """``torch.nn.<name>(*args)`` and ``strided.nn.<name>(*args)`` in ``dtype``, the strided one
-    loaded from the torch one's state dict; their reprs agree."""
-    t = getattr(torch.nn, name)(*args, **kwargs).to(DTYPES[dtype][0])
-    s = getattr(nn, name)(*args, **kwargs).to(DTYPES[dtype][1])
-    assert repr(s) == repr(t)
-    load_from(s, t)
-    return t, s
 
 
 # ---------------------------------------------------------------- layers: values and gradients

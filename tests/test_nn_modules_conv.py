@@ -13,7 +13,7 @@ import torch
 
 import strided as st
 import strided.nn as nn
-from nn_module_oracle import DTYPES, close, forward_backward, load_from
+from nn_module_oracle import both, close, forward_backward, load_from
 
 RNG = np.random.default_rng(7)
 
@@ -22,14 +22,6 @@ def floats(*shape: int, dtype: str = "float32", transposed: bool = False) -> np.
     if transposed:  # the same values' layout reversed: a non-contiguous input
         return RNG.standard_normal(shape[::-1]).astype(dtype).transpose(*range(len(shape) - 1, -1, -1))
     return RNG.standard_normal(shape).astype(dtype)
-
-
-def both(name: str, *args, dtype: str = "float32", **kwargs):
-    t = getattr(torch.nn, name)(*args, **kwargs).to(DTYPES[dtype][0])
-    s = getattr(nn, name)(*args, **kwargs).to(DTYPES[dtype][1])
-    assert repr(s) == repr(t)
-    load_from(s, t)
-    return t, s
 
 
 CONV = [
@@ -43,14 +35,6 @@ CONV = [
 ]
 
 
-@pytest.mark.parametrize("dtype", ["float32", "float64"])
-@pytest.mark.parametrize(("name", "args", "kwargs", "shape"), CONV, ids=[f"{c[0]}-{i}" for i, c in enumerate(CONV)])
-def test_conv_values_and_gradients(name, args, kwargs, shape, dtype):
-    t, s = both(name, *args, dtype=dtype, **kwargs)
-    for transposed in (False, True):
-        forward_backward(s, t, [floats(*shape, dtype=dtype, transposed=transposed)], dtype)
-
-
 POOL = [
     ("MaxPool2d", (2,), {}, (2, 3, 6, 6)),
     ("MaxPool2d", ((3, 2),), {"stride": (2, 1), "padding": 1, "dilation": (1, 2), "ceil_mode": True}, (2, 2, 7, 8)),
@@ -61,8 +45,9 @@ POOL = [
 
 
 @pytest.mark.parametrize("dtype", ["float32", "float64"])
-@pytest.mark.parametrize(("name", "args", "kwargs", "shape"), POOL, ids=[f"{c[0]}-{i}" for i, c in enumerate(POOL)])
-def test_pool_values_and_gradients(name, args, kwargs, shape, dtype):
+@pytest.mark.parametrize(("name", "args", "kwargs", "shape"), CONV + POOL,
+                         ids=[f"{c[0]}-{i}" for i, c in enumerate(CONV + POOL)])
+def test_conv_and_pool_values_and_gradients(name, args, kwargs, shape, dtype):
     t, s = both(name, *args, dtype=dtype, **kwargs)
     for transposed in (False, True):
         forward_backward(s, t, [floats(*shape, dtype=dtype, transposed=transposed)], dtype)

@@ -28,6 +28,13 @@ def _index(idx: Any, size: int) -> int:
     return idx % size if size else idx
 
 
+def _delete_and_renumber(container: Module, keys: list[str]) -> None:
+    """Drop the children ``keys``; the rest are renamed 0, 1, ... in order, as PyTorch does."""
+    for key in keys:
+        delattr(container, key)
+    container.__dict__["_modules"] = OrderedDict((str(i), m) for i, m in enumerate(container._modules.values()))
+
+
 class Sequential(Module):
     """``Sequential(*modules)`` or ``Sequential(OrderedDict(name=module))``: ``forward`` feeds its
     input through the children in order.
@@ -59,10 +66,7 @@ class Sequential(Module):
 
     def __delitem__(self, idx: Any) -> None:
         keys = list(self._modules)
-        for key in (keys[idx] if isinstance(idx, slice) else [keys[_index(idx, len(self))]]):
-            delattr(self, key)
-        # (PyTorch renumbers what is left, so that the names stay 0, 1, ...)
-        self.__dict__["_modules"] = OrderedDict((str(i), m) for i, m in enumerate(self._modules.values()))
+        _delete_and_renumber(self, keys[idx] if isinstance(idx, slice) else [keys[_index(idx, len(self))]])
 
     def __len__(self) -> int:
         return len(self._modules)
@@ -112,9 +116,7 @@ class ModuleList(Module):
 
     def __delitem__(self, idx: Any) -> None:
         keys = list(self._modules)
-        for key in (keys[idx] if isinstance(idx, slice) else [str(_index(idx, len(self)))]):
-            delattr(self, key)
-        self.__dict__["_modules"] = OrderedDict((str(i), m) for i, m in enumerate(self._modules.values()))
+        _delete_and_renumber(self, keys[idx] if isinstance(idx, slice) else [str(_index(idx, len(self)))])
 
     def __len__(self) -> int:
         return len(self._modules)

@@ -13,14 +13,13 @@ Conv2d(3, 8, kernel_size=(3, 3), stride=(2, 2), padding=(1, 1), bias=False)
 
 from __future__ import annotations
 
-import math
 from typing import Any
 
 from ...errors import StridedNotImplementedError, StridedValueError
 from ...tensor import Tensor
 from .. import functional as F
-from .. import init
 from ._factory import new_parameter
+from .linear import reset_like_linear
 from .module import Module
 
 __all__ = ["Conv1d", "Conv2d"]
@@ -82,12 +81,7 @@ class _ConvNd(Module):
         self.reset_parameters()
 
     def reset_parameters(self) -> None:
-        init.kaiming_uniform_(self.weight, a=math.sqrt(5))
-        if self.bias is not None:
-            fan_in, _ = init._calculate_fan_in_and_fan_out(self.weight)
-            if fan_in != 0:
-                bound = 1 / math.sqrt(fan_in)
-                init.uniform_(self.bias, -bound, bound)
+        reset_like_linear(self.weight, self.bias)
 
     def extra_repr(self) -> str:
         n = self._dims

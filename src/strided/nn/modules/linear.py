@@ -16,7 +16,19 @@ from ..functional import linear
 from ._factory import new_parameter
 from .module import Module
 
-__all__ = ["Identity", "Linear", "NonDynamicallyQuantizableLinear"]
+__all__ = ["Identity", "Linear", "NonDynamicallyQuantizableLinear", "reset_like_linear"]
+
+
+def reset_like_linear(weight: Tensor, bias: Tensor | None) -> None:
+    """PyTorch's default draw of a linear or convolution layer: ``weight`` from
+    kaiming_uniform_(a=sqrt(5)) (U(-1/sqrt(fan_in), 1/sqrt(fan_in))), ``bias`` from
+    U(-1/sqrt(fan_in), 1/sqrt(fan_in)) (zeros for a zero fan-in, where PyTorch's convolutions
+    leave the bias unwritten)."""
+    init.kaiming_uniform_(weight, a=math.sqrt(5))
+    if bias is not None:
+        fan_in, _ = init._calculate_fan_in_and_fan_out(weight)
+        bound = 1 / math.sqrt(fan_in) if fan_in > 0 else 0
+        init.uniform_(bias, -bound, bound)
 
 
 class Identity(Module):
@@ -52,11 +64,7 @@ class Linear(Module):
         self.reset_parameters()
 
     def reset_parameters(self) -> None:
-        init.kaiming_uniform_(self.weight, a=math.sqrt(5))
-        if self.bias is not None:
-            fan_in, _ = init._calculate_fan_in_and_fan_out(self.weight)
-            bound = 1 / math.sqrt(fan_in) if fan_in > 0 else 0
-            init.uniform_(self.bias, -bound, bound)
+        reset_like_linear(self.weight, self.bias)
 
     def forward(self, input: Tensor) -> Tensor:
         return linear(input, self.weight, self.bias)

@@ -532,25 +532,13 @@ class Module:
                                   with_kwargs: bool = False) -> RemovableHandle:
         """``hook(module, args)`` (``with_kwargs``: ``hook(module, args, kwargs)``) before each
         forward; a value it returns replaces the arguments."""
-        handle = RemovableHandle(self._forward_pre_hooks, self._forward_pre_hooks_with_kwargs)
-        self._forward_pre_hooks[handle.id] = hook
-        if with_kwargs:
-            self._forward_pre_hooks_with_kwargs.add(handle.id)
-        if prepend:
-            self._forward_pre_hooks.move_to_end(handle.id, last=False)
-        return handle
+        return _add_hook(self._forward_pre_hooks, self._forward_pre_hooks_with_kwargs, hook, prepend, with_kwargs)
 
     def register_forward_hook(self, hook: Callable[..., Any], *, prepend: bool = False,
                               with_kwargs: bool = False) -> RemovableHandle:
         """``hook(module, args, output)`` (``with_kwargs``: ``hook(module, args, kwargs, output)``)
         after each forward; a value it returns replaces the output."""
-        handle = RemovableHandle(self._forward_hooks, self._forward_hooks_with_kwargs)
-        self._forward_hooks[handle.id] = hook
-        if with_kwargs:
-            self._forward_hooks_with_kwargs.add(handle.id)
-        if prepend:
-            self._forward_hooks.move_to_end(handle.id, last=False)
-        return handle
+        return _add_hook(self._forward_hooks, self._forward_hooks_with_kwargs, hook, prepend, with_kwargs)
 
     def __call__(self, *args: Any, **kwargs: Any) -> Any:
         for hook_id, hook in list(self._forward_pre_hooks.items()):
@@ -596,6 +584,18 @@ class Module:
             else:
                 main += "\n  " + "\n  ".join(lines) + "\n"
         return main + ")"
+
+
+def _add_hook(hooks: OrderedDict, with_kwargs_ids: set, hook: Callable[..., Any], prepend: bool,
+              with_kwargs: bool) -> RemovableHandle:
+    """Register ``hook`` in ``hooks`` (first when ``prepend``); its handle removes it from both."""
+    handle = RemovableHandle(hooks, with_kwargs_ids)
+    hooks[handle.id] = hook
+    if with_kwargs:
+        with_kwargs_ids.add(handle.id)
+    if prepend:
+        hooks.move_to_end(handle.id, last=False)
+    return handle
 
 
 def _parse_to(*args: Any, **kwargs: Any) -> tuple[Any, DType | None]:
