@@ -389,3 +389,39 @@ def test_setattr_moves_names_between_kinds():
     del m.child
     assert "child" not in m._modules
     assert "b" in dir(m)
+
+
+def test_dropout_module_draws_as_functional_and_follows_the_mode():
+    import strided.nn.functional as F
+
+    x = st.ones(50, 40)
+    d = nn.Dropout(0.4)
+    st.manual_seed(11)
+    a = d(x)
+    st.manual_seed(11)
+    b = F.dropout(x, 0.4, training=True)
+    np.testing.assert_array_equal(a.numpy(), b.numpy())
+    kept = a.numpy() != 0
+    assert 0.5 < kept.mean() < 0.7 and np.allclose(a.numpy()[kept], 1 / 0.6)
+    assert np.array_equal(d.eval()(x).numpy(), x.numpy())
+
+
+def test_embedding_from_pretrained_and_pre_hook_with_kwargs():
+    w = st.arange(12.0).view(4, 3)
+    t = torch.nn.Embedding.from_pretrained(torch.arange(12.0).view(4, 3), padding_idx=1)
+    s = nn.Embedding.from_pretrained(w, padding_idx=1)
+    assert repr(s) == repr(t) and not s.weight.requires_grad and st.shares_memory(s.weight, w)
+    close(s(st.tensor([3, 1])), t(torch.tensor([3, 1])), "float32")
+    assert nn.Embedding.from_pretrained(w, freeze=False).weight.requires_grad
+
+    class Scale(nn.Module):
+        def forward(self, x, *, k=1.0):
+            return x * k
+
+    m = Scale()
+    m.register_forward_pre_hook(lambda mod, args, kwargs: (args, {"k": 3.0}), with_kwargs=True)
+    assert m(st.ones(2)).tolist() == [3.0, 3.0]
+    m2 = Scale()
+    m2.register_forward_pre_hook(lambda mod, args, kwargs: 5, with_kwargs=True)
+    with pytest.raises(RuntimeError, match="forward pre-hook must return None or a tuple of"):
+        m2(st.ones(2))
