@@ -496,11 +496,18 @@ class Module:
 
     def load_state_dict(self, state_dict: Mapping[str, Any], strict: bool = True, assign: bool = False
                         ) -> _IncompatibleKeys:
-        """Copy ``state_dict``'s tensors into this module's parameters and buffers (``assign``:
-        take them instead). ``strict``: every key must match; PyTorch's RuntimeError lists the
-        missing keys, the unexpected ones and the size mismatches, and nothing is left half done
-        for a strict key mismatch... except the tensors already copied, as in PyTorch. Returns
-        ``(missing_keys, unexpected_keys)``."""
+        """Copy ``state_dict``'s tensors into this module's parameters and buffers (converted to
+        their dtypes; ``assign``: take the tensors themselves instead). ``strict``: every key must
+        match. PyTorch's RuntimeError lists the missing keys, the unexpected ones and the size
+        mismatches; as in PyTorch, the tensors whose keys and shapes did match are copied before it
+        is raised. Returns ``(missing_keys, unexpected_keys)``.
+
+        >>> lin = nn.Linear(2, 1)
+        >>> lin.load_state_dict({"weight": strided.ones(1, 2), "bias": strided.zeros(1)})
+        <All keys matched successfully>
+        >>> lin.load_state_dict({"weight": strided.ones(1, 2)}, strict=False)
+        _IncompatibleKeys(missing_keys=['bias'], unexpected_keys=[])
+        """
         if not isinstance(state_dict, Mapping):
             raise StridedTypeError(f"Expected state_dict to be dict-like, got {type(state_dict)}.")
         missing: list[str] = []
@@ -524,7 +531,7 @@ class Module:
         if errors:
             raise StridedRuntimeError("Error(s) in loading state_dict for {}:\n\t{}".format(
                 self.__class__.__name__, "\n\t".join(errors)))
-        return _IncompatibleKeys(missing if strict else missing, unexpected)
+        return _IncompatibleKeys(missing, unexpected)
 
     # ------------------------------------------------------------ hooks and calling
 
