@@ -432,3 +432,25 @@ def test_embedding_from_pretrained_and_pre_hook_with_kwargs():
     m2.register_forward_pre_hook(lambda mod, args, kwargs: 5, with_kwargs=True)
     with pytest.raises(RuntimeError, match="forward pre-hook must return None or a tuple of"):
         m2(st.ones(2))
+
+
+def test_parameters_take_part_in_every_op_as_tensors():
+    """A Parameter is an operand like any tensor: arithmetic with numbers and tensors on either
+    side, reductions, views, in-place updates under no_grad; gradients as torch's."""
+    x = floats(3, 4)
+    tp, sp = torch.nn.Parameter(torch.from_numpy(x.copy())), nn.Parameter(st.from_numpy(x.copy()))
+    tb = torch.from_numpy(floats(4))
+    sb = st.from_numpy(tb.numpy().copy())
+
+    def f(lib, p, b):
+        return ((2 - p) * b + p ** 2 - b / (p.abs() + 1) + lib.maximum(p, b).relu() + p.T.sum(1).exp()).mean()
+
+    tl, sl = f(torch, tp, tb), f(st, sp, sb)
+    close(sl, tl, "float32")
+    tl.backward(), sl.backward()
+    close(sp.grad, tp.grad, "float32")
+    with torch.no_grad(), st.no_grad():
+        tp.add_(tp.grad, alpha=-0.5)
+        sp.add_(sp.grad, alpha=-0.5)
+    close(sp, tp, "float32")
+    assert isinstance(sp, nn.Parameter) and sp.is_leaf
