@@ -6,6 +6,7 @@ from __future__ import annotations
 from typing import Any
 
 import numpy as np
+import pytest
 import torch
 
 import strided as st
@@ -13,6 +14,28 @@ import strided.nn as nn
 
 TOL = {"float32": (2e-5, 2e-6), "float64": (1e-12, 1e-12)}
 DTYPES = {"float32": (torch.float32, st.float32), "float64": (torch.float64, st.float64)}
+_RNG = [np.random.default_rng(0)]  # (the inputs' generator, renewed by ``seeded`` for each test)
+
+
+@pytest.fixture(autouse=True)
+def seeded() -> None:
+    """Every test draws the same weights (torch's), samples (strided's) and inputs on every run,
+    whatever ran before it (a test module imports this fixture to use it)."""
+    torch.manual_seed(0)
+    st.manual_seed(0)
+    _RNG[0] = np.random.default_rng(0)
+
+
+def rng() -> np.random.Generator:
+    return _RNG[0]
+
+
+def floats(*shape: int, dtype: str = "float32", transposed: bool = False) -> np.ndarray:
+    """Normal draws of ``shape``; ``transposed``: the same shape over a buffer laid out in the
+    reverse order (a non-contiguous array)."""
+    if transposed:
+        return rng().standard_normal(shape[::-1]).astype(dtype).T
+    return rng().standard_normal(shape).astype(dtype)
 
 
 def both(name: str, *args: Any, dtype: str = "float32", **kwargs: Any) -> tuple[torch.nn.Module, Any]:

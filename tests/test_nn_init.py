@@ -15,17 +15,10 @@ import torch
 
 import strided as st
 import strided.nn as nn
-from nn_module_oracle import close, load_from, to_st
+from nn_module_oracle import close, load_from, seeded, to_st
 
-N = 4000  # draws per moment check: the mean is within 5 standard errors (5 / sqrt(N) ~ 8% of std)
+__all__ = ["seeded"]  # (the autouse fixture, imported: every test here is seeded)
 
-
-
-@pytest.fixture(autouse=True)
-def _seeded():
-    """Every test draws the same weights (torch's) and samples (strided's) on every run."""
-    torch.manual_seed(0)
-    st.manual_seed(0)
 
 def _moments(t: st.Tensor) -> tuple[float, float]:
     a = t.detach().numpy().astype(np.float64).ravel()

@@ -15,22 +15,9 @@ import torch
 
 import strided as st
 import strided.nn as nn
-from nn_module_oracle import DTYPES, both, close, forward_backward, load_from, to_st
+from nn_module_oracle import DTYPES, both, close, floats, forward_backward, load_from, rng, seeded, to_st
 
-RNG = np.random.default_rng(5)
-
-
-
-@pytest.fixture(autouse=True)
-def _seeded():
-    """Every test draws the same weights (torch's) and samples (strided's) on every run."""
-    torch.manual_seed(0)
-    st.manual_seed(0)
-
-def floats(*shape: int, dtype: str = "float32", transposed: bool = False) -> np.ndarray:
-    if transposed:
-        return RNG.standard_normal(shape[::-1]).astype(dtype).T
-    return RNG.standard_normal(shape).astype(dtype)
+__all__ = ["seeded"]  # (the autouse fixture, imported: every test here is seeded)
 
 
 # ---------------------------------------------------------------- layers: values and gradients
@@ -128,8 +115,8 @@ def test_loss_modules(name, kwargs, target, dtype):
     elif target == "probs":
         x = torch.sigmoid(torch.from_numpy(x)).numpy()
     y = {"classes": np.array([0, 2, 1, 1]), "logprobs": np.array([0, 2, 1, 1]),
-         "same": floats(4, 3, dtype=dtype), "probs": RNG.uniform(size=(4, 3)).astype(dtype),
-         "binary": (RNG.uniform(size=(4, 3)) > 0.5).astype(dtype)}[target]
+         "same": floats(4, 3, dtype=dtype), "probs": rng().uniform(size=(4, 3)).astype(dtype),
+         "binary": (rng().uniform(size=(4, 3)) > 0.5).astype(dtype)}[target]
     tx, sx = torch.from_numpy(x.copy()).requires_grad_(), st.from_numpy(x.copy()).requires_grad_()
     tl, sl = t(tx, torch.from_numpy(y)), s(sx, st.from_numpy(y))
     close(sl, tl, dtype)

@@ -13,22 +13,9 @@ import torch
 
 import strided as st
 import strided.nn as nn
-from nn_module_oracle import both, close, forward_backward, load_from
+from nn_module_oracle import both, close, floats, forward_backward, load_from, rng, seeded
 
-RNG = np.random.default_rng(7)
-
-
-
-@pytest.fixture(autouse=True)
-def _seeded():
-    """Every test draws the same weights (torch's) and samples (strided's) on every run."""
-    torch.manual_seed(0)
-    st.manual_seed(0)
-
-def floats(*shape: int, dtype: str = "float32", transposed: bool = False) -> np.ndarray:
-    if transposed:  # the same values' layout reversed: a non-contiguous input
-        return RNG.standard_normal(shape[::-1]).astype(dtype).transpose(*range(len(shape) - 1, -1, -1))
-    return RNG.standard_normal(shape).astype(dtype)
+__all__ = ["seeded"]  # (the autouse fixture, imported: every test here is seeded)
 
 
 CONV = [
@@ -164,7 +151,7 @@ def test_small_cnn_trains_step_for_step_as_torch():
     assert repr(s) == repr(t)
     load_from(s, t)
     loss_t, loss_s = torch.nn.CrossEntropyLoss(), nn.CrossEntropyLoss()
-    y = RNG.integers(0, 3, size=8)
+    y = rng().integers(0, 3, size=8)
     for _ in range(3):
         x = floats(8, 1, 8, 8)
         lt = loss_t(t(torch.from_numpy(x)), torch.from_numpy(y))
