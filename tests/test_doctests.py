@@ -2,7 +2,8 @@
 
 Every module of the package is searched (``doctest.DocTestFinder``); each docstring with examples
 is one test, run with ELLIPSIS and NORMALIZE_WHITESPACE in the module's own namespace plus the
-names the examples conventionally use: ``strided``, ``np``, ``F`` (``strided.nn.functional``) and
+names the examples conventionally use: ``strided``, ``np``, ``F`` (``strided.nn.functional``), ``nn``
+(``strided.nn``) and
 ``torch`` (imported only for the examples that use it; they are skipped without PyTorch).
 """
 
@@ -54,7 +55,7 @@ def test_the_examples_are_many():
 
 @pytest.mark.parametrize("test", TESTS, ids=[t.name for t in TESTS])
 def test_docstring_examples(test: doctest.DocTest) -> None:
-    globs = {**test.globs, "strided": strided, "np": np, "F": F, "xp": strided.array_api}
+    globs = {**test.globs, "strided": strided, "np": np, "F": F, "nn": strided.nn, "xp": strided.array_api}
     if any("torch." in example.source for example in test.examples):
         globs["torch"] = pytest.importorskip("torch")
     test.globs = globs  # (a copy: the finder gave each test its own copy of the module's namespace)

@@ -56,6 +56,14 @@ class StridedTypeError(StridedError, TypeError):
     """A TypeError: an argument of the wrong kind."""
 
 
+class StridedKeyError(StridedError, KeyError):
+    """A KeyError: a name that cannot be registered or looked up (a module's parameter names)."""
+
+
+class StridedAttributeError(StridedError, AttributeError):
+    """An AttributeError: an attribute a module does not have, or one set before its ``__init__``."""
+
+
 class StridedOverflowError(StridedValueError, OverflowError):
     """A Python int beyond int64: PyTorch raises OverflowError or ValueError for it, depending on the op."""
 

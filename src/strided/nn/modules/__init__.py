@@ -1,0 +1,38 @@
+"""``strided.nn``'s modules, one file per job: the base class (:mod:`.module`), parameters
+(:mod:`.parameter`), containers, and the layers (linear, flatten, embedding, layer norm,
+dropout, activations, losses, convolutions, pooling, batch norm, attention)."""
+
+from .activation import (
+    ELU,
+    GELU,
+    Hardtanh,
+    LeakyReLU,
+    LogSoftmax,
+    ReLU,
+    Sigmoid,
+    SiLU,
+    Softmax,
+    Softplus,
+    Tanh,
+)
+from .attention import MultiheadAttention
+from .batchnorm import BatchNorm1d, BatchNorm2d
+from .container import ModuleDict, ModuleList, Sequential
+from .conv import Conv1d, Conv2d
+from .dropout import Dropout
+from .flatten import Flatten, Unflatten
+from .linear import Identity, Linear
+from .loss import BCELoss, BCEWithLogitsLoss, CrossEntropyLoss, L1Loss, MSELoss, NLLLoss, SmoothL1Loss
+from .module import Module
+from .normalization import LayerNorm
+from .parameter import Parameter
+from .pooling import AvgPool2d, MaxPool2d
+from .sparse import Embedding
+
+__all__ = [
+    "ELU", "GELU", "AvgPool2d", "BCELoss", "BCEWithLogitsLoss", "BatchNorm1d", "BatchNorm2d", "Conv1d", "Conv2d",
+    "CrossEntropyLoss", "Dropout", "Embedding", "Flatten", "Hardtanh", "Identity", "L1Loss", "LayerNorm", "LeakyReLU",
+    "Linear", "LogSoftmax", "MSELoss", "MaxPool2d", "Module", "ModuleDict", "ModuleList", "MultiheadAttention",
+    "NLLLoss", "Parameter", "ReLU", "SiLU", "Sequential", "Sigmoid", "SmoothL1Loss", "Softmax", "Softplus", "Tanh",
+    "Unflatten",
+]
