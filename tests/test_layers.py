@@ -30,9 +30,10 @@ LAYERS: list[tuple[str, tuple[str, ...]]] = [
     ("dispatch", ("dispatch", "grad_mode", "opdef", "gradients")),
     ("tensor", ("tensor", "creation", "pickled")),
     ("interop", ("interop",)),  # DLPack, as_tensor/asarray: wraps memory with creation
-    ("above tensor", ("writes", "numpy_api")),
+    ("above tensor", ("writes", "numpy_api", "serialization")),
     ("ops", ("ops", "nn", "linalg")),
     ("autograd", ("autograd",)),
+    ("optim", ("optim",)),  # torch.optim's optimizers and schedulers: in-place updates under no_grad
     ("diagnostics", ("describe", "diagnose")),
     ("array_api", ("array_api",)),  # the Python Array API standard's namespace, over ops and interop
     # the `strided` command (tour, show, explain, watch) and its web face, the playground: one layer,

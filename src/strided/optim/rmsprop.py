@@ -24,8 +24,11 @@ from __future__ import annotations
 
 from typing import Any
 
-from .. import float32, preserve_format, tensor, view_as_real, zeros_like
+from ..creation import tensor, zeros_like
+from ..dtypes import float32
 from ..errors import StridedValueError
+from ..memory_format import preserve_format
+from ..ops.elementwise.complex_ops import view_as_real
 from . import _fused
 from .optimizer import Optimizer, Params, check_number, check_single_tensor
 
