@@ -11,9 +11,11 @@ generates the same list from the same seed.
 
 from __future__ import annotations
 
+import contextlib
 import json
 import random
 import sys
+from collections.abc import Iterator
 from datetime import timedelta
 from typing import Any
 
@@ -101,6 +103,22 @@ def make_case(rng: random.Random, mesh_ndim: int) -> dict[str, Any]:
 def make_cases(n: int, mesh_ndim: int, seed: int = 27) -> list[dict[str, Any]]:
     rng = random.Random(seed)
     return [make_case(rng, mesh_ndim) for _ in range(n)]
+
+
+@contextlib.contextmanager
+def fake_mesh(world: int = 2, rank: int = 0) -> Iterator[Any]:
+    """A 1-d mesh of ``world`` on PyTorch's fake process group, this process being ``rank``
+    (collectives do nothing; local ops run for real); the process group is torn down after."""
+    import torch.distributed as dist
+    from torch.distributed.device_mesh import init_device_mesh
+    from torch.testing._internal.distributed.fake_pg import FakeStore
+
+    assert not dist.is_initialized()
+    dist.init_process_group("fake", store=FakeStore(), rank=rank, world_size=world)
+    try:
+        yield init_device_mesh("cpu", (world,))
+    finally:
+        dist.destroy_process_group()
 
 
 # ---------------------------------------------------------------- inside a worker process
@@ -197,6 +215,17 @@ def check_case(torch: Any, mesh: Any, rank: int, case: dict[str, Any]) -> list[s
     for name, (p, r) in checks.items():
         if p != r:
             bad.append(f"{name}: predicted {p}, real {r}; x local {tuple(x._local_tensor.stride())} global {tuple(x.stride())}")
+    # which global elements this rank holds (ownership, as draw pictures it): its local values are
+    # exactly those of the full result at the predicted global indices (Partial results hold parts)
+    if not any(repr(p).startswith("Partial") for p in real.placements):
+        from strided.diagnose.distributed.ownership import ownership
+
+        own = ownership(tuple(real.shape), tuple(mesh.shape), tuple(real.placements))
+        coord = tuple(mesh.get_coordinate())
+        full = real.full_tensor().reshape(-1)
+        want = full[torch.as_tensor(own.local[coord]).reshape(-1)] if full.numel() else full
+        if tuple(own.local[coord].shape) != tuple(local.shape) or not torch.equal(want, local.reshape(-1)):
+            bad.append(f"ownership: predicted indices {own.local[coord].tolist()} do not hold rank {rank}'s values")
     # every rank's predicted row matches what that rank really holds (shape; strides where known)
     for row in pred.ranks:
         if row.strides is not None and row.shape == tuple(local.shape) and row.strides != tuple(local.stride()):

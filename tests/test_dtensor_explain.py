@@ -14,12 +14,10 @@ from pathlib import Path
 
 import pytest
 import torch
-import torch.distributed as dist
-from torch.distributed.device_mesh import init_device_mesh
 from torch.distributed.tensor import DTensor, Partial, Replicate, Shard, distribute_tensor
-from torch.testing._internal.distributed.fake_pg import FakeStore
 
 import strided
+from dtensor_cases import fake_mesh
 from strided.diagnose.distributed import torch_api
 
 HERE = Path(__file__).resolve().parent
@@ -29,12 +27,8 @@ REAL_CASES = 1000
 @pytest.fixture(scope="module")
 def mesh():
     """A 1-d mesh of 2 on PyTorch's fake process group (this process is rank 0); torn down after."""
-    assert not dist.is_initialized()
-    dist.init_process_group("fake", store=FakeStore(), rank=0, world_size=2)
-    try:
-        yield init_device_mesh("cpu", (2,))
-    finally:
-        dist.destroy_process_group()
+    with fake_mesh(2) as m:
+        yield m
 
 
 def _x(mesh, placements, shape=(8, 6)):
