@@ -11,6 +11,9 @@ ops the autograd engine runs — is recorded through PyTorch's own dispatch hook
   line, the method name (so a ``.contiguous()`` the user asked for is told apart from the clone
   behind a ``reshape`` that could not be a view) and the dim mapping of a user's reshape (so only
   the user's reshapes are checked for regroupings, never torch's internal ones);
+- DTensor programs: an aten op with DTensor arguments is handed back to DTensor (as
+  ``CommDebugMode`` does), so its collectives and local ops are recorded on the local tensors; each
+  collective is a step of kind "collective" (:mod:`.distributed.watch_collectives`);
 - global ``nn.Module`` forward hooks (public, removed on exit) give the module path, e.g.
   ``h.0.attn`` — relative to the outermost module called, which itself is named by its class;
 - a backward op points at the line (and module) of the forward op that made its autograd node:
@@ -85,6 +88,9 @@ from .distributed.watch_collectives import (
     collective_record,
     dtensor_type,
     note_dtensor_op,
+)
+from .distributed.watch_collectives import (
+    NAMESPACES as COLLECTIVE_NAMESPACES,
 )
 from .flow import Flow, MemoryTally, Step, TensorInfo, broadcast_of
 from .summary import NEW_RESULT, torch_category
@@ -457,8 +463,8 @@ def _recorders(watch: TorchWatch) -> tuple[Any, Any]:
         except (RuntimeError, NotImplementedError):
             # a tensor with no storage or no strides (sparse, ...): each read guarded
             kind, copied, allocated, metas = careful(info, ins, outs)
-        if info.name in COLLECTIVE_NAMES and func.namespace == "_c10d_functional":
-            collectives[len(records)] = collective_record(info.name, args, out, dtensor_op[0])
+        if info.name in COLLECTIVE_NAMES and func.namespace in COLLECTIVE_NAMESPACES:
+            collectives[len(records)] = collective_record(func.namespace, info.name, args, out, dtensor_op[0])
         node = current_node()
         call = context[0]
         if node is None:

@@ -21,9 +21,22 @@ from typing import Any
 from .torch_api import COLLECTIVES
 from .trace import mesh_groups
 
-__all__ = ["COLLECTIVE_NAMES", "collective_reason", "collective_record", "dtensor_type", "note_dtensor_op"]
+__all__ = ["COLLECTIVE_NAMES", "NAMESPACES", "collective_reason", "collective_record", "dtensor_type", "note_dtensor_op"]
 
-COLLECTIVE_NAMES = frozenset(COLLECTIVES)
+# the in-place c10d ops (what ``torch.distributed.all_gather_into_tensor`` & co. run; FSDP2 uses
+# them), as CommDebugMode lists them: name -> (kind, index of the output argument, of the input)
+C10D: dict[str, tuple[str, int, int]] = {
+    "_allgather_base_": ("all_gather", 0, 1), "allgather_": ("all_gather", 0, 1),
+    "allgather_coalesced_": ("all_gather", 0, 1), "allgather_into_tensor_coalesced_": ("all_gather", 0, 1),
+    "_reduce_scatter_base_": ("reduce_scatter", 0, 1), "reduce_scatter_": ("reduce_scatter", 0, 1),
+    "reduce_scatter_tensor_coalesced_": ("reduce_scatter", 0, 1),
+    "allreduce_": ("all_reduce", 0, 0), "allreduce_coalesced_": ("all_reduce", 0, 0),
+    "alltoall_": ("all_to_all", 0, 1), "alltoall_base_": ("all_to_all", 0, 1),
+    "broadcast_": ("broadcast", 0, 0), "gather_": ("gather", 0, 1), "scatter_": ("scatter", 0, 1),
+    "reduce_": ("reduce", 0, 0),
+}
+COLLECTIVE_NAMES = frozenset(COLLECTIVES) | frozenset(C10D)
+NAMESPACES = frozenset({"_c10d_functional", "c10d"})
 
 
 def dtensor_type() -> type | None:
@@ -44,11 +57,26 @@ def _groups(mesh: Any) -> dict[str, tuple[int, int]]:
     return mesh_groups(mesh)  # (a mesh's groups never change: read once per mesh)
 
 
-def collective_record(name: str, args: tuple, out: Any, current: tuple | None) -> tuple:
-    """(kind, mesh dim, group size, bytes in, bytes out, DTensor op) of a functional collective."""
+def collective_record(namespace: str, name: str, args: tuple, out: Any, current: tuple | None) -> tuple:
+    """(kind, mesh dim, group size, bytes in, bytes out, DTensor op) of a collective: a functional
+    one (its group name is its last argument) or an in-place c10d one (its group an argument);
+    the mesh dim is known when the group is one of the last DTensor op's mesh's, else None."""
     groups = current[1] if current else {}
+    op = current[0] if current else ""
+    if namespace == "c10d":
+        kind, out_at, in_at = C10D[name]
+        group = next((a for a in args if hasattr(a, "group_name")), None)
+        mesh_dim, size = groups.get(str(getattr(group, "group_name", "")), (None, _size(group)))
+        return (kind, mesh_dim, size, _nbytes(args[in_at]), _nbytes(args[out_at]), op)
     mesh_dim, size = groups.get(str(args[-1]), (None, 0))
-    return (COLLECTIVES[name], mesh_dim, size, _nbytes(args[0]), _nbytes(out), current[0] if current else "")
+    return (COLLECTIVES[name], mesh_dim, size, _nbytes(args[0]), _nbytes(out), op)
+
+
+def _size(group: Any) -> int:
+    try:
+        return int(group.size())
+    except Exception:  # noqa: BLE001 - not a ProcessGroup we can ask
+        return 0
 
 
 def _nbytes(t: Any) -> int:
