@@ -153,6 +153,8 @@ def test_misuse(mesh):
         strided.explain(x, "frobnicate")
     with pytest.raises(TypeError, match="op must be an op name"):
         strided.explain(x, 3)
+    with pytest.raises(TypeError, match="name the op first"):
+        strided.explain(x, None, 3)
 
 
 def test_without_torch_distributed_the_error_names_the_pin(monkeypatch):

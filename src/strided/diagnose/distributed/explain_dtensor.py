@@ -271,6 +271,8 @@ def explain_dtensor(dt: Any, op: str | None, args: tuple = (), kwargs: dict | No
     require_torch()
     kwargs = kwargs or {}
     mesh = dt.device_mesh
+    if op is None and (args or kwargs):
+        raise TypeError("explain(x, op, *args): name the op first (a string), then its arguments")
     if op is not None and not isinstance(op, str):
         raise TypeError(f"explain(x, op, ...): op must be an op name (a string), not {type(op).__name__}")
     if op is not None and not callable(getattr(type(dt), op, None)):

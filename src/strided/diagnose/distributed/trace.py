@@ -21,7 +21,7 @@ from typing import Any
 
 from .torch_api import COLLECTIVES, dtensor_module, propagate
 
-__all__ = ["Collective", "Redistribution", "Step", "Trace", "meta_shadow", "trace"]
+__all__ = ["Collective", "Redistribution", "Step", "Trace", "buffer_bytes", "meta_shadow", "mesh_groups", "trace"]
 
 
 @dataclass(frozen=True)
@@ -99,9 +99,10 @@ def _mesh_dim_of(groups: dict[str, tuple[int, int]], name: Any) -> tuple[int | N
     return groups.get(str(name), (None, 0))
 
 
-def _nbytes(t: Any) -> int:
+def buffer_bytes(t: Any) -> int:
+    """The bytes of a collective's buffer: a tensor, or a list of them (coalesced collectives)."""
     if isinstance(t, (list, tuple)):
-        return sum(_nbytes(u) for u in t)
+        return sum(buffer_bytes(u) for u in t)
     return t.numel() * t.element_size() if hasattr(t, "numel") else 0
 
 
@@ -120,7 +121,7 @@ def _recorder(steps: list[Step], collectives: list[Collective], groups: dict[str
             name = func._schema.name.split("::")[-1]
             if func.namespace == "_c10d_functional" and name in COLLECTIVES:
                 mesh_dim, size = _mesh_dim_of(groups, args[-1])  # the group name is the last argument
-                c = Collective(COLLECTIVES[name], mesh_dim, size, _nbytes(args[0]), _nbytes(out),
+                c = Collective(COLLECTIVES[name], mesh_dim, size, buffer_bytes(args[0]), buffer_bytes(out),
                                steps[-1].op if steps else "")
                 collectives.append(c)
                 if steps:

@@ -19,6 +19,7 @@ from functools import lru_cache
 from typing import Any
 
 from .torch_api import COLLECTIVES
+from .trace import buffer_bytes as _nbytes
 from .trace import mesh_groups
 
 __all__ = ["COLLECTIVE_NAMES", "NAMESPACES", "collective_reason", "collective_record", "dtensor_type", "note_dtensor_op"]
@@ -77,12 +78,6 @@ def _size(group: Any) -> int:
         return int(group.size())
     except Exception:  # noqa: BLE001 - not a ProcessGroup we can ask
         return 0
-
-
-def _nbytes(t: Any) -> int:
-    if isinstance(t, (list, tuple)):
-        return sum(_nbytes(u) for u in t)
-    return t.numel() * t.element_size() if hasattr(t, "numel") else 0
 
 
 def collective_reason(rec: tuple) -> str:
