@@ -665,6 +665,7 @@ def _user_where(frame: Any) -> str:
 
 
 _MODES: list[tuple[Any, Any]] = []
+_DTENSOR_MODULE = "torch.distributed.tensor"
 
 
 def _mode_classes(torch: Any) -> tuple[Any, Any]:
@@ -690,6 +691,8 @@ def _mode_classes(torch: Any) -> tuple[Any, Any]:
             self.on_dtensor = on_dtensor
 
         def __torch_dispatch__(self, func: Any, types: Any, args: tuple = (), kwargs: Any = None) -> Any:
+            if self.dtensor is None and self.on_dtensor is not None and _DTENSOR_MODULE in sys.modules:
+                self.dtensor = dtensor_type()  # (the script imported DTensor inside the block)
             if self.dtensor is not None and self.dtensor in types:
                 # DTensor runs it (as under CommDebugMode): its redistribution's collectives and the
                 # local op come back here on plain tensors, each recorded as a step of its own

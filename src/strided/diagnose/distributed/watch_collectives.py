@@ -87,3 +87,38 @@ def collective_reason(rec: tuple) -> str:
     # one made by Python code — a parallel style's output hook, x.redistribute() — follows it)
     cause = f"; last DTensor op dispatched before it: {op}" if op else ""
     return f"{kind} on {where}: {bytes_in:,} bytes in, {bytes_out:,} bytes out per rank{cause}"
+
+
+def collective_rows(watch: Any) -> list[dict[str, Any]]:
+    """The collective steps of a ``watch_torch`` as plain rows (for merging ranks' reports)."""
+    keys = ("collective", "mesh_dim", "group_size", "bytes_in", "bytes_out", "dtensor_op", "phase")
+    return [{"where": s.where, "module": s.module, **{k: s.extra.get(k) for k in keys}}
+            for s in watch.steps if s.kind == "collective"]
+
+
+def merged_summary(per_rank: dict[int, list[dict[str, Any]]]) -> str:
+    """Collectives merged over ranks: one row per (line, module, phase, collective, mesh dim) with
+    its count and bytes per rank, ranked by bytes; the ranks' counts side by side (they differ
+    only when the ranks ran different code)."""
+    rows: dict[tuple, dict[int, list[int]]] = {}
+    for rank, steps in per_rank.items():
+        for s in steps:
+            key = (s["where"], s["module"], s["phase"], s["collective"], s["mesh_dim"], s["dtensor_op"] or "")
+            counts = rows.setdefault(key, {}).setdefault(rank, [0, 0, 0])
+            counts[0] += 1
+            counts[1] += s["bytes_in"]
+            counts[2] += s["bytes_out"]
+    ranks = sorted(per_rank)
+    lines = [f"collectives, merged over ranks {', '.join(map(str, ranks))} (bytes: per rank, out = received buffer)"]
+    if not rows:
+        lines.append("  none")
+        return "\n".join(lines)
+    order = sorted(rows.items(), key=lambda kv: -max(c[2] for c in kv[1].values()))
+    for (where, module, phase, kind, mesh_dim, op), by_rank in order:
+        counts = "/".join(str(by_rank.get(r, [0])[0]) for r in ranks)
+        out = max(c[2] for c in by_rank.values())
+        mod = f" [{module}]" if module else ""
+        dim = f"mesh dim {mesh_dim}" if mesh_dim is not None else "a group outside the mesh"
+        after = f"; after DTensor's {op} (strided.explain on that call names the way out)" if op else ""
+        lines.append(f"  {where}{mod} {phase}: {kind} on {dim}, x{counts} (per rank), {out:,} bytes out per rank{after}")
+    return "\n".join(lines)
