@@ -102,7 +102,7 @@ def _rank_panel(r: DTensorExplanation, row: RankLayout, own: Ownership, itemsize
     local = own.local[row.coordinate]
     shape = tuple(local.shape)
     known = row.strides is not None and tuple(row.shape) == shape
-    strides = row.strides if known else _contiguous(shape)
+    strides = row.strides if known and row.strides is not None else _contiguous(shape)
     offset = row.storage_offset if known and row.storage_offset is not None else 0
     base = f"rank {row.rank} at mesh {row.coordinate}: its block starts at global {row.global_offset}"
     caption = caption_lines(shape, strides, offset, r.dtype.removeprefix("torch."), itemsize, base)

@@ -286,7 +286,7 @@ def explain_dtensor(dt: Any, op: str | None, args: tuple = (), kwargs: dict | No
         call = spell_call(op, args, kwargs)
     coord = mesh.get_coordinate()
     rank = int(mesh.mesh[tuple(coord)]) if coord is not None else -1
-    base = dict(op=op or "", call=call, mesh_shape=tuple(mesh.shape), rank=rank,
+    base: dict[str, Any] = dict(op=op or "", call=call, mesh_shape=tuple(mesh.shape), rank=rank,
                 input_placements=tuple(dt.placements), input_shape=tuple(dt.shape), dtype=str(dt.dtype),
                 steps=tuple(tr.steps), collectives=tuple(tr.collectives))
     if tr.error is not None:

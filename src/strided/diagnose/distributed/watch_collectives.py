@@ -49,7 +49,8 @@ def dtensor_type() -> type | None:
 def note_dtensor_op(func: Any, args: tuple, kwargs: dict) -> tuple[str, dict[str, tuple[int, int]]]:
     """(the op's name, its mesh's group name -> (mesh dim, size)) for the DTensor op about to run."""
     dt = dtensor_type()
-    mesh = next((a.device_mesh for a in (*args, *kwargs.values()) if dt is not None and isinstance(a, dt)), None)
+    mesh = next((getattr(a, "device_mesh", None) for a in (*args, *kwargs.values())
+                 if dt is not None and isinstance(a, dt)), None)
     return str(func), (_groups(mesh) if mesh is not None else {})
 
 
@@ -115,10 +116,10 @@ def merged_summary(per_rank: dict[int, list[dict[str, Any]]]) -> str:
         return "\n".join(lines)
     order = sorted(rows.items(), key=lambda kv: -max(c[2] for c in kv[1].values()))
     for (where, module, phase, kind, mesh_dim, op), by_rank in order:
-        counts = "/".join(str(by_rank.get(r, [0])[0]) for r in ranks)
+        tally = "/".join(str(by_rank.get(r, [0])[0]) for r in ranks)
         out = max(c[2] for c in by_rank.values())
         mod = f" [{module}]" if module else ""
         dim = f"mesh dim {mesh_dim}" if mesh_dim is not None else "a group outside the mesh"
         after = f"; after DTensor's {op} (strided.explain on that call names the way out)" if op else ""
-        lines.append(f"  {where}{mod} {phase}: {kind} on {dim}, x{counts} (per rank), {out:,} bytes out per rank{after}")
+        lines.append(f"  {where}{mod} {phase}: {kind} on {dim}, x{tally} (per rank), {out:,} bytes out per rank{after}")
     return "\n".join(lines)
