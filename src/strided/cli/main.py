@@ -5,7 +5,7 @@
     strided tour [--lang en|zh] [--no-pause]     the memory model, one screen per step
     strided show "EXPR" [--svg FILE]             every step of EXPR pictured, views and copies marked
     strided explain "EXPR" [--svg FILE]          why the last step of EXPR is a view, a copy or an error
-    strided watch [--html FILE] script.py [args...]  run a script under strided.watch (and watch_torch)
+    strided watch [--html FILE] [--nproc N] script.py [args...]  run a script under strided.watch (and watch_torch)
     strided playground [--port N] [--no-browser] the same in a local web page (127.0.0.1 only, with a token)
 
 EXPR is a chain over strided's constructors and Tensor methods, such as
@@ -73,6 +73,9 @@ def build_parser() -> argparse.ArgumentParser:
     watch.add_argument("--html", metavar="FILE",
                        help="also write the whole report (memory plot, per-line summary, every step) to FILE, "
                             "one self-contained HTML page")
+    watch.add_argument("--nproc", type=int, default=1, metavar="N",
+                       help="run SCRIPT on N local processes, torchrun-style (RANK, WORLD_SIZE, MASTER_ADDR, "
+                            "MASTER_PORT set), and print the collectives merged over the ranks")
     watch.add_argument("script", metavar="SCRIPT", help="the Python script to run")
     watch.add_argument("args", nargs=argparse.REMAINDER, metavar="ARGS", help="the script's own arguments")
 
@@ -131,6 +134,10 @@ def _run(ns: argparse.Namespace) -> int:
         from ..playground.server import serve  # (lazily: the server loads only for this command)
 
         return serve(ns.port, open_browser=not ns.no_browser, unsandboxed_watch=ns.allow_unsandboxed_watch)
+    if ns.nproc > 1:
+        from .watch_launch import launch_watch
+
+        return launch_watch(ns.script, ns.args, ns.nproc, ns.torch)
     from .watch_script import watch_command
 
     return watch_command(ns.script, ns.args, ns.torch, html=ns.html)

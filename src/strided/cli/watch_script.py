@@ -102,6 +102,7 @@ def watch_command(script: str, args: list[str], torch: bool | None = None, out: 
     finally:
         sys.argv = saved_argv
         sys.path[:] = saved_path
+    _write_collectives(watches)
     shown = [w for w in watches if w.steps or len(watches) == 1 or w is watches[-1]]
     for w in shown:
         print(str(w), file=out)
@@ -115,6 +116,21 @@ def watch_command(script: str, args: list[str], torch: bool | None = None, out: 
         if not _write_html(html, script, args, shown, failure, err) and code == 0:
             return 2
     return code
+
+
+def _write_collectives(watches: list[Any]) -> None:
+    """Under ``strided watch --nproc N`` (the launcher sets the variable): this rank's collective
+    steps, as JSON, for the launcher to merge."""
+    target = os.environ.get("STRIDED_WATCH_COLLECTIVES")
+    if not target:
+        return
+    import json
+
+    from ..diagnose.distributed.watch_collectives import collective_rows
+
+    rows = [row for w in watches if hasattr(w, "_collectives") for row in collective_rows(w)]
+    with open(target, "w") as f:
+        json.dump(rows, f)
 
 
 def _write_html(target: str, script: str, args: list[str], watches: list[Any], failure: str, err: TextIO) -> bool:

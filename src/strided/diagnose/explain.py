@@ -8,7 +8,9 @@ One entry for three libraries, each op judged in the rules of ``x``'s own librar
 - NumPy arrays: the NumPy layout ops of ``strided.diagnose.explain_numpy`` (``NUMPY_OPS``);
 - any library: the binary elementwise ops of :data:`~.explain_broadcast.ELEMENTWISE_OPS`, with a
   second operand (an array of any of the three kinds, a Python number, or a shape tuple);
-- no op: a :class:`~.explain_layout.LayoutExplanation`.
+- no op: a :class:`~.explain_layout.LayoutExplanation`;
+- PyTorch DTensors: any Tensor method, predicted across ranks by PyTorch's own sharding
+  propagation (:mod:`.distributed.explain_dtensor`, a ``DTensorExplanation``).
 
 ``explain`` never runs the operation on ``x``'s data, never allocates the result and never
 changes ``x``. Only misuse of ``explain`` itself raises (``x`` not an array: TypeError; an op
@@ -28,6 +30,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from .distributed import is_dtensor
 from .explain_broadcast import ELEMENTWISE_OPS, check_strided_layout, explain_elementwise, library_of
 from .explain_layout import LayoutExplanation, explain_layout
 from .explain_torch import TORCH_OPS, explain_torch
@@ -52,6 +55,10 @@ def explain(x: Any, op: str | None = None, /, *args: Any, **kwargs: Any) -> Expl
     >>> explain(strided.zeros(4, 1), "sub", (4,)).broadcast.bilateral
     True
     """
+    if is_dtensor(x):  # a layout across processes: PyTorch's sharding propagation, no collective run
+        from .distributed.explain_dtensor import explain_dtensor
+
+        return explain_dtensor(x, op, args, kwargs)  # type: ignore[return-value]
     library = library_of(x)
     if library is None:
         raise TypeError(

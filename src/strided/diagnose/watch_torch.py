@@ -11,6 +11,9 @@ ops the autograd engine runs — is recorded through PyTorch's own dispatch hook
   line, the method name (so a ``.contiguous()`` the user asked for is told apart from the clone
   behind a ``reshape`` that could not be a view) and the dim mapping of a user's reshape (so only
   the user's reshapes are checked for regroupings, never torch's internal ones);
+- DTensor programs: an aten op with DTensor arguments is handed back to DTensor (as
+  ``CommDebugMode`` does), so its collectives and local ops are recorded on the local tensors; each
+  collective is a step of kind "collective" (:mod:`.distributed.watch_collectives`);
 - global ``nn.Module`` forward hooks (public, removed on exit) give the module path, e.g.
   ``h.0.attn`` — relative to the outermost module called, which itself is named by its class;
 - a backward op points at the line (and module) of the forward op that made its autograd node:
@@ -79,6 +82,16 @@ from ..kernels.listeners import exit_refused
 from ..layout.reshape import torch_view_strides
 from ..refusals import ReshapeRefusal
 from .dims import reshape_mapping
+from .distributed.watch_collectives import (
+    COLLECTIVE_NAMES,
+    collective_reason,
+    collective_record,
+    dtensor_type,
+    note_dtensor_op,
+)
+from .distributed.watch_collectives import (
+    NAMESPACES as COLLECTIVE_NAMESPACES,
+)
 from .flow import Flow, MemoryTally, Step, TensorInfo, broadcast_of
 from .summary import NEW_RESULT, torch_category
 from .torch_ops import _CACHE, ASKED_CALLS, RESHAPE_CALLS, SILENT_CALLS, op_info
@@ -188,6 +201,9 @@ class TorchWatch(Flow):
         self._keep: list[Any] = []
         self._hooks: list[Any] = []
         self._modes: tuple[Any, Any] | None = None
+        # DTensor programs: record index -> a collective's facts; the DTensor op now running
+        self._collectives: dict[int, tuple] = {}
+        self._dtensor_op: list[tuple | None] = [None]
 
     # ------------------------------------------------------------------ entering and leaving
 
@@ -205,7 +221,7 @@ class TorchWatch(Flow):
         modules = torch.nn.modules.module
         self._hooks = [modules.register_module_forward_pre_hook(self._module_enter),
                        modules.register_module_forward_hook(self._module_exit, always_call=True)]
-        self._modes = (function_mode(on_call), dispatch_mode(on_op))
+        self._modes = (function_mode(on_call), dispatch_mode(on_op, dtensor_type(), self._on_dtensor_op))
         self._modes[0].__enter__()
         self._modes[1].__enter__()
         return self
@@ -251,6 +267,9 @@ class TorchWatch(Flow):
                 "fix: exit the inner block or mode first (nested with statements do)"))
 
     # ------------------------------------------------------------------ modules
+
+    def _on_dtensor_op(self, func: Any, args: tuple, kwargs: dict) -> None:
+        self._dtensor_op[0] = note_dtensor_op(func, args, kwargs)
 
     def _module_enter(self, module: Any, args: Any) -> None:
         # Module hooks are global, unlike torch's modes (one stack per thread): another thread's
@@ -312,6 +331,12 @@ class TorchWatch(Flow):
             asked = not r.node_name and r.call is not None and _asks_for_copy(r.call[_NAME])
             step.extra["asked"] = asked
             step.reason = _copy_reason(r, asked)
+        collective = self._collectives.get(index)
+        if collective is not None:
+            step.kind = "collective"
+            step.extra.update(zip(("collective", "mesh_dim", "group_size", "bytes_in", "bytes_out", "dtensor_op"),
+                                  collective))
+            step.reason = collective_reason(collective)
         step.category = torch_category(r.info.name, r.kind)
         if step.category == NEW_RESULT and output is not None:
             # (torch counts these as allocations: no copy reason; say what the new memory holds)
@@ -360,6 +385,8 @@ def _recorders(watch: TorchWatch) -> tuple[Any, Any]:
     context = watch._context
     stack = watch._module_stack
     tally = watch.memory
+    collectives = watch._collectives
+    dtensor_op = watch._dtensor_op
     seen = tally._seen  # (checked inline first: most outputs' storages are counted already)
     cpu = torch.device("cpu")
     current_node = torch._C._current_autograd_node
@@ -436,6 +463,8 @@ def _recorders(watch: TorchWatch) -> tuple[Any, Any]:
         except (RuntimeError, NotImplementedError):
             # a tensor with no storage or no strides (sparse, ...): each read guarded
             kind, copied, allocated, metas = careful(info, ins, outs)
+        if info.name in COLLECTIVE_NAMES and func.namespace in COLLECTIVE_NAMESPACES:
+            collectives[len(records)] = collective_record(func.namespace, info.name, args, out, dtensor_op[0])
         node = current_node()
         call = context[0]
         if node is None:
@@ -636,6 +665,7 @@ def _user_where(frame: Any) -> str:
 
 
 _MODES: list[tuple[Any, Any]] = []
+_DTENSOR_MODULE = "torch.distributed.tensor"
 
 
 def _mode_classes(torch: Any) -> tuple[Any, Any]:
@@ -654,11 +684,20 @@ def _mode_classes(torch: Any) -> tuple[Any, Any]:
             return self.on_call(func, args, kwargs or {})
 
     class _DispatchMode(TorchDispatchMode):
-        def __init__(self, on_op: Any) -> None:
+        def __init__(self, on_op: Any, dtensor: type | None = None, on_dtensor: Any = None) -> None:
             super().__init__()
             self.on_op = on_op
+            self.dtensor = dtensor
+            self.on_dtensor = on_dtensor
 
         def __torch_dispatch__(self, func: Any, types: Any, args: tuple = (), kwargs: Any = None) -> Any:
+            if self.dtensor is None and self.on_dtensor is not None and _DTENSOR_MODULE in sys.modules:
+                self.dtensor = dtensor_type()  # (the script imported DTensor inside the block)
+            if self.dtensor is not None and self.dtensor in types:
+                # DTensor runs it (as under CommDebugMode): its redistribution's collectives and the
+                # local op come back here on plain tensors, each recorded as a step of its own
+                self.on_dtensor(func, args, kwargs or {})
+                return NotImplemented
             if not kwargs:
                 out = func(*args)
                 self.on_op(func, args, out)

@@ -24,6 +24,7 @@ from typing import IO, Any
 import numpy as np
 
 from ...kernels.listeners import silenced
+from ..distributed import is_dtensor
 from ..explain import explain
 from ..explain_broadcast import INFIX
 from .model import Index, Panel, Scene, build_panel, caption_lines
@@ -91,7 +92,8 @@ def _colour_terminal(file: Any) -> bool:
 
 def draw(x: Any, op: str | None = None, /, *args: Any, format: str = "auto", **kwargs: Any) -> Any:
     """Draw ``x`` (a strided Tensor, a numpy.ndarray or a torch.Tensor), or ``op`` on ``x``
-    before and after, with ``op`` and its arguments as for ``strided.explain``.
+    before and after, with ``op`` and its arguments as for ``strided.explain``. A PyTorch DTensor
+    is drawn across ranks (:mod:`strided.diagnose.distributed.draw_dtensor`).
 
     ``format="auto"`` returns a :class:`Picture`; ``"text"`` its plain text; ``"svg"`` a
     standalone, deterministic SVG document (same input, same bytes).
@@ -107,8 +109,13 @@ def draw(x: Any, op: str | None = None, /, *args: Any, format: str = "auto", **k
     if op is None and (args or kwargs):
         raise TypeError("draw(x, op, *args): name the op first (a string), then its arguments")
     with _unwatched():
-        src = source_of(x)
-        scene = Scene((), (_before(src, "x"),)) if op is None else _scene(x, src, op, args, kwargs)
+        if is_dtensor(x):  # across processes: ownership by rank, per-rank strips (no collective runs)
+            from ..distributed.draw_dtensor import dtensor_scene
+
+            scene = dtensor_scene(x, op, args, kwargs)
+        else:
+            src = source_of(x)
+            scene = Scene((), (_before(src, "x"),)) if op is None else _scene(x, src, op, args, kwargs)
     picture = Picture(scene)
     if format == "text":
         return picture.text()
