@@ -34,12 +34,13 @@ class Screen:
     """
 
     def __init__(self, out: IO[str], lang: str, ns: dict[str, Any], number: int,
-                 width: int = render.DEFAULT_WIDTH) -> None:
+                 width: int = render.DEFAULT_WIDTH, pictures: PictureHook | None = None) -> None:
         self.out = out
         self.lang = lang
         self.ns = ns
         self.number = number
         self.width = width  # no line written is wider than this (display columns)
+        self.pictures = pictures  # None: pictures are drawn as text; else they are handed to it
 
     # ---------------------------------------------------------------- writing
 
@@ -102,9 +103,22 @@ class Screen:
 
     def picture(self, name: str, op: str | None = None, /, *args: Any, **kwargs: Any) -> None:
         """Draw the tensor the step calls ``name`` (an expression over the tour's namespace), and
-        ``op`` on it, before and after, labelled with that name — see :func:`draw_picture`."""
-        draw_picture(self.out, self.value(name), op, *args, width=self.width, name=name, lang=self.lang, **kwargs)
+        ``op`` on it, before and after, labelled with that name — see :func:`draw_picture`; or,
+        when the tour was given a ``pictures`` hook, the hook's line in its place."""
+        if self.pictures is not None:
+            from ..diagnose.pictures import draw
+
+            self.write(self.pictures(draw(self.value(name), op, *args, format="auto", **kwargs), name))
+        else:
+            draw_picture(self.out, self.value(name), op, *args, width=self.width, name=name, lang=self.lang,
+                         **kwargs)
         self.write()
+
+
+PictureHook = Callable[[Any, str], str]
+"""``pictures(picture, name) -> line``: given each picture a step draws (a
+:class:`strided.diagnose.pictures.Picture`, its tensor still called ``x``) and the name the step
+calls that tensor, returns the line the tour writes in the picture's place."""
 
 
 def draw_picture(out: IO[str], x: Any, op: str | None = None, /, *args: Any,
@@ -451,7 +465,7 @@ def _quiet_broadcasting() -> Iterator[None]:
 
 
 def run_tour(lang: str = "en", pause: bool | None = None, out: IO[str] | None = None,
-             *, stdin: IO[str] | None = None, width: int | None = None) -> int:
+             *, stdin: IO[str] | None = None, width: int | None = None, pictures: PictureHook | None = None) -> int:
     """Walk through the memory model, one step per screen; return the exit code (0).
 
     ``lang``: "en" or "zh". ``pause``: wait for Enter after each step (``q`` then Enter quits,
@@ -460,7 +474,9 @@ def run_tour(lang: str = "en", pause: bool | None = None, out: IO[str] | None = 
     ``out``: where to print (default ``sys.stdout``); ``stdin``: where to read the key presses
     (default ``sys.stdin``). ``width``: the most display columns a printed line takes (default:
     ``out``'s terminal width, 80 when ``out`` is not a terminal); prose wraps at word
-    boundaries and pictures stack their panels to stay inside it.
+    boundaries and pictures stack their panels to stay inside it. ``pictures``: a
+    :data:`PictureHook` that takes each picture instead of it being drawn as text (the
+    playground's page draws them as SVG).
 
     >>> import io
     >>> buf = io.StringIO()
@@ -487,7 +503,7 @@ def run_tour(lang: str = "en", pause: bool | None = None, out: IO[str] | None = 
             if render.display_width(banner) > width:  # drop the closing bars, then wrap
                 banner = f"{'═' * 4} {heading}"
             out.write("\n".join(render.wrap(banner, width, hang="     ")) + "\n\n")
-            step(Screen(out, lang, ns, number, width))
+            step(Screen(out, lang, ns, number, width, pictures))
             if pause and number < total:
                 out.write(text("prompt", lang))
                 out.flush()
