@@ -112,7 +112,7 @@ def watch_html(result: dict[str, Any]) -> str:
     """The watch view's answer: the totals, the summary (what to look at, per source line:
     :func:`summary_html`), the memory-over-time plot, the shape-flow table with copies,
     allocations and bilateral broadcasts marked (row classes ``copy``, ``alloc``, ``bilateral``),
-    ``str(w)`` below it, the program's output, and the error line if it failed."""
+    ``str(w)`` folded below it, the program's output, and the error line if it failed."""
     parts = []
     if result.get("error"):
         parts.append(f'<div class="watch-error">{escape(result["error"])}</div>')
@@ -138,7 +138,9 @@ def watch_html(result: dict[str, Any]) -> str:
         parts.append('<div class="scroll"><table class="watch-table watch-steps"><thead><tr>'
                      + "".join(f"<th>{h}</th>" for h in head)
                      + "</tr></thead><tbody>" + "".join(rows) + "</tbody></table></div>")
-        parts.append(f'<pre class="watch-text">{escape(result.get("table", ""))}</pre>')
+        # (the same report as text, as print(w) gives it: folded, the tables above say it already)
+        parts.append(f'<details><summary>as text: print(w)</summary>'
+                     f'<pre class="watch-text">{escape(result.get("table", ""))}</pre></details>')
     if result.get("output"):
         parts.append(f'<h4>output</h4><pre class="watch-output">{escape(result["output"])}</pre>')
     return "".join(parts)
