@@ -26,7 +26,8 @@ def test_requested_copies_keep_their_reason_and_carry_their_why() -> None:
         t.contiguous()
         t.clone()
         t.to(st.float64)
-    assert [c.reason for c in copies] == ["contiguous()", "clone()", "to(float64)"]
+    assert [c.reason for c in copies] == [
+        "contiguous() of (4, 3) strides (1, 4): dim 1 has stride 4, row-major needs 1", "clone()", "to(float64)"]
     assert copies[0].why == NotContiguous("C", 1, 4, 1)
     assert copies[1].why == CopyRequested("clone()") and copies[2].why == CopyRequested("to()")
 

@@ -11,6 +11,7 @@ A screenshot of the page is kept in ``test-artifacts/`` (ignored by git) for a h
 
 from __future__ import annotations
 
+import contextlib
 import itertools
 import os
 import re
@@ -394,6 +395,66 @@ def test_the_tour_runs_as_a_guided_path_in_english_and_chinese(page: Any, server
     assert re.search(r"\b(the|a|is)\b", browser.find_element("id", "tour-text").text)
 
 
+NARROW = 420  # px: a phone held upright
+
+
+@contextlib.contextmanager
+def _narrow(driver: Any, width: int = NARROW) -> Iterator[None]:
+    """The page's viewport ``width`` CSS pixels wide (Chromium's device emulation: exact, unlike a
+    window size, which headless Chromium may round), as it was afterwards."""
+    driver.execute_cdp_cmd("Emulation.setDeviceMetricsOverride",
+                           {"width": width, "height": 900, "deviceScaleFactor": 1, "mobile": False})
+    try:
+        yield
+    finally:
+        driver.execute_cdp_cmd("Emulation.clearDeviceMetricsOverride", {})
+
+
+def _page_width(driver: Any) -> tuple[int, int, int]:
+    """(the document's scroll width, its client width (the window less a vertical scroll bar), the
+    window's width): the page overflows sideways when the first is larger than the second."""
+    return tuple(driver.execute_script("var e = document.documentElement;"
+                                       "return [e.scrollWidth, e.clientWidth, window.innerWidth];"))
+
+
+def _tour_svgs(driver: Any) -> list[dict[str, float]]:
+    return driver.execute_script(
+        "return Array.from(document.querySelectorAll('#tour-text .tour-picture svg')).map(function (s) {"
+        "  var r = s.getBoundingClientRect(); return {left: r.left, right: r.right, width: r.width, height: r.height,"
+        "  vw: s.viewBox.baseVal.width, vh: s.viewBox.baseVal.height}; });")
+
+
+@pytest.mark.parametrize("lang", ["en", "zh"])
+def test_the_page_works_420_px_wide_with_the_tours_svg_pictures(page: Any, server: str, artifacts: Path,
+                                                                 lang: str) -> None:
+    browser = page
+    with _narrow(browser):
+        browser.get(server + f"?lang={lang}&expr=" + COPY)
+        title = browser.find_element("id", "tour-title")
+        _wait(browser, lambda d: title.text.startswith("1/") and _css(d, "#steps .step svg"))
+        assert _page_width(browser)[2] == NARROW
+        browser.find_element("id", "tour-next").click()  # step 2: permute, before and after
+        _wait(browser, lambda d: title.text.startswith("2/") and len(_tour_svgs(d)) == 2)
+        browser.find_element("id", "tour-next").click()  # step 3: a copy's picture, with its header
+        _wait(browser, lambda d: title.text.startswith("3/") and len(_tour_svgs(d)) == 2)
+        width, viewport, _ = _page_width(browser)
+        assert width <= viewport <= NARROW, f"the page is {width} px wide in a {NARROW} px window"
+        svgs = _tour_svgs(browser)
+        for svg in svgs:
+            # drawn (not collapsed), inside the window, and scaled as a whole (its own proportions)
+            assert svg["width"] > 100 and svg["height"] > 50, svg
+            assert svg["left"] >= 0 and svg["right"] <= viewport, svg
+            assert abs(svg["width"] / svg["height"] - svg["vw"] / svg["vh"]) < 0.02, svg
+        # the two panels stack (too wide for one row of a 420 px page): before above after
+        assert svgs[0]["right"] <= svgs[1]["left"] or len({round(s["left"]) for s in svgs}) == 1
+        caption = browser.find_element("css selector", "#tour-text .tour-picture figcaption").text
+        assert caption.startswith("y.reshape(-1)" + (": copy, 96 bytes" if lang == "en" else "：拷贝 96 字节")), caption
+        assert not _css(browser, "#tour-text pre.tour-prose svg")  # pictures are pictures, not text grids
+        assert "read by 0,0" not in browser.find_element("id", "tour-text").text
+        browser.execute_script("document.querySelector('#tour-text .tour-picture').scrollIntoView();")
+        assert browser.save_screenshot(str(artifacts / f"playground-420px-{lang}.png"))
+
+
 @pytest.mark.usefixtures("boundary")
 def test_the_watch_view_marks_copies_allocations_and_bilateral_broadcasts(page: Any) -> None:
     assert "runs in a sandbox" in page.find_element("id", "watch-note").text
@@ -404,8 +465,8 @@ def test_the_watch_view_marks_copies_allocations_and_bilateral_broadcasts(page: 
     area = page.find_element("id", "watch-program")
     page.execute_script("arguments[0].value = arguments[1];", area, program)
     page.find_element("id", "watch-run").click()
-    _wait(page, lambda d: _css(d, "#watch-result table tbody tr"))
-    rows = _css(page, "#watch-result table tbody tr")
+    _wait(page, lambda d: _css(d, "#watch-result table.watch-steps tbody tr"))
+    rows = _css(page, "#watch-result table.watch-steps tbody tr")
     cells = [[td.text for td in r.find_elements("css selector", "td")] for r in rows]
     ops = [c[1] for c in cells]
     assert ops == ["arange", "reshape", "t", "contiguous", "arange", "reshape", "arange", "reshape", "add"], cells
@@ -417,6 +478,21 @@ def test_the_watch_view_marks_copies_allocations_and_bilateral_broadcasts(page: 
     plain = rows[1].value_of_css_property("background-color")
     assert rows[3].value_of_css_property("background-color") != plain
     assert rows[8].value_of_css_property("background-color") != plain
+    # the summary above the table: w.summary()'s rows (largest first), and the memory plot
+    summary = [[td.text for td in r.find_elements("css selector", "td")]
+               for r in _css(page, "#watch-result table.watch-summary tbody tr")]
+    got = [(c[0], c[1], c[3], c[4]) for c in summary]
+    assert got[0] == ("<program>:4", "add", "bilateral broadcast", "96"), got  # the most bytes first
+    assert ("<program>:3", "contiguous", "layout copy", "48") in got, got
+    assert [int(c[4].replace(",", "")) for c in summary] == sorted((int(c[4].replace(",", "")) for c in summary),
+                                                                 reverse=True)
+    assert "0 regrouping reshapes" in page.find_element("css selector", "#watch-result .watch-totals").text
+    plot = page.find_element("css selector", "#watch-result .watch-plot svg")
+    assert plot.size["width"] > 100 and plot.size["height"] > 50
+    with _narrow(page):  # the results fit a narrow window too: the wide tables scroll in their own box
+        _wait(page, lambda d: _page_width(d)[2] == NARROW)
+        assert _page_width(page)[0] <= _page_width(page)[1] <= NARROW
+        assert 100 < plot.size["width"] <= NARROW
     # a program that fails shows its error in the view, and the view keeps working
     page.execute_script("arguments[0].value = arguments[1];", area, "import strided\nstrided.ones(2, 3).view(4)\n")
     page.find_element("id", "watch-run").click()

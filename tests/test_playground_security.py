@@ -649,6 +649,32 @@ def test_checked_result_refuses_every_wrong_type(field, value):
     assert sandbox.checked_result(b"\xff") is None and sandbox.checked_result(b"[]") is None
 
 
+_SUMMARY_ROW = {"line": "<program>:2", "module": "", "op": "contiguous", "count": 1, "category": "layout copy",
+                "bytes": 48, "reason": "r", "fix": ""}
+
+
+@pytest.mark.parametrize("change", [
+    {"summary": {}}, {"summary": [dict(_SUMMARY_ROW, count="1")]}, {"summary": [dict(_SUMMARY_ROW, count=True)]},
+    {"summary": [dict(_SUMMARY_ROW, extra=1)]}, {"summary": [_SUMMARY_ROW] * (sandbox.MAX_ROWS + 1)},
+    {"regroups": None}, {"regroups": 1.0}])
+def test_checked_result_refuses_a_summary_of_the_wrong_shape(change):
+    good = {"ok": True, "error": "", "table": "t", "copies": 0, "bytes_copied": 0, "allocated": 0, "peak": 0,
+            "bilateral": 0, "steps": [], "summary": [_SUMMARY_ROW], "regroups": 0}
+    assert sandbox.checked_result(json.dumps(good).encode()) == good
+    assert sandbox.checked_result(json.dumps(dict(good, **change)).encode()) is None
+    lone = dict(good)
+    del lone["regroups"]  # (the summary and its regroup count come together)
+    assert sandbox.checked_result(json.dumps(lone).encode()) is None
+
+
+def test_a_forged_summary_is_only_text_on_the_page():
+    row = {k: "<img src=x onerror=alert(1)>" if isinstance(v, str) else v for k, v in _SUMMARY_ROW.items()}
+    good = {"ok": True, "error": "", "table": "", "copies": 0, "bytes_copied": 0, "allocated": 0, "peak": 0,
+            "bilateral": 0, "steps": [], "summary": [row], "regroups": 0}
+    html = watch_html(sandbox.checked_result(json.dumps(good).encode()))
+    assert "<img" not in html and html.count("&lt;img") == 6  # every text cell, escaped (count and bytes are ints)
+
+
 # ---------------------------------------------------------------------------- without a boundary
 
 

@@ -250,6 +250,43 @@ def test_tour_in_both_languages(base, lang, first):
     assert data["steps"][8]["program"].startswith("import strided")
 
 
+def test_tour_pictures_are_the_pages_svg_pictures_in_the_steps_own_words(base):
+    """The tour's pictures reach the page as SVG (one per panel, the step's own name for the
+    tensor, Chinese words in the Chinese tour), in place of the terminal's text grids."""
+    for lang in ("en", "zh"):
+        status, data = _get(base, f"/api/tour?lang={lang}")
+        assert status == 200 and data["ok"]
+        steps = {s["name"]: s for s in data["steps"]}
+        permute = [p["picture"] for p in steps["permute"]["parts"] if "picture" in p]
+        assert len(permute) == 1 and len(permute[0]["panels"]) == 2  # before and after, side by side
+        view = [p["picture"] for p in steps["view"]["parts"] if "picture" in p][0]
+        broadcast = [p["picture"] for p in steps["broadcast"]["parts"] if "picture" in p]
+        assert len(broadcast) == 2  # ea[0, 0] and eb[0, 0]
+        for step in data["steps"]:
+            html = step["html"]
+            # no text grid: the pictures are SVG, and the prose is escaped text
+            assert "read by 0,0" not in html and "读取者   0,0" not in html and "\x00" not in html
+            assert html.count("<svg") == sum(len(p["picture"]["panels"]) for p in step["parts"] if "picture" in p)
+            for part in step["parts"]:
+                for svg in part.get("picture", {}).get("panels", ()):
+                    root = ElementTree.fromstring(svg.encode())  # well-formed, sized
+                    assert float(root.get("width")) > 0 and float(root.get("height")) > 0
+        before, after = (ElementTree.fromstring(svg.encode()) for svg in view["panels"])
+        titles = [t.text for t in after.iter("{http://www.w3.org/2000/svg}text")]
+        if lang == "en":
+            assert titles[0] == "after: y.reshape(-1)" and view["header"][0].startswith("y.reshape(-1): copy, 96 bytes")
+            assert any(t.endswith("offset / value / read by / copied from") for t in titles)
+            assert "ea[0, 0]" in broadcast[0]["panels"][0] and "eb[0, 0]" in broadcast[1]["panels"][0]
+        else:
+            assert titles[0] == "之后：y.reshape(-1)" and view["header"][0].startswith("y.reshape(-1)：拷贝 96 字节")
+            assert any(t.endswith("偏移 / 值 / 读取者 / 拷贝自") for t in titles)
+            assert not [t for t in titles if re.search(r"\b(after|storage|touched|shape|strides)\b", t or "")], titles
+        # the storage cells of a copy's result say where each element was copied from: y's order
+        origins = [g.findall("{http://www.w3.org/2000/svg}text")[-1].text
+                   for g in after.iter("{http://www.w3.org/2000/svg}g") if g.get("class") == "slot"]
+        assert origins == [str(v) for v in strided.arange(12).view(3, 4).t().reshape(-1).tolist()]
+
+
 def test_tour_unknown_language(base):
     status, data = _get(base, "/api/tour?lang=fr")
     assert status == 400 and "unknown language 'fr'" in data["error"]
@@ -272,6 +309,26 @@ def test_watch_marks_copies_allocations_and_bilateral_broadcasts(base):
     assert data["output"] == "done\n"
     assert '<tr class="copy">' in data["html"] and '<tr class="bilateral">' in data["html"]
     assert data["html"].count('<tr class="alloc">') == 2
+    # the summary: w.summary()'s rows, largest first, and the totals line counting regroups
+    assert [(r["op"], r["category"], r["count"], r["bytes"]) for r in data["summary"]] == [
+        ("contiguous", "layout copy", 1, 48), ("add", "bilateral broadcast", 1, 48), ("ones", "alloc", 1, 16),
+        ("ones", "alloc", 1, 12)]
+    assert data["summary"][0]["reason"].startswith("contiguous() of (3, 4) strides (1, 3): dim 1 has stride 3")
+    assert data["regroups"] == 0 and "0 regrouping reshapes</p>" in data["html"]
+    assert '<table class="watch-table watch-summary">' in data["html"] and '<tr class="cat-copy">' in data["html"]
+    assert '<div class="watch-plot"><svg' in data["html"]
+
+
+@needs_boundary
+def test_watch_summary_counts_regrouping_reshapes(base):
+    program = "import strided\nx = strided.ones(2, 6)\ny = x.reshape(3, 4)\nz = x.t().reshape(12)\n"
+    status, data = _post(base, "/api/watch", json.dumps({"program": program}).encode())
+    assert status == 200 and data["ok"], data
+    assert [(r["line"], r["op"], r["category"]) for r in data["summary"]] == [
+        ("<program>:4", "reshape", "layout copy"), ("<program>:2", "ones", "alloc"), ("<program>:3", "reshape", "regroup")]
+    assert data["summary"][0]["fix"].startswith("x.permute(1, 0).view(-1)")
+    assert data["regroups"] == 1 and "1 regrouping reshapes</p>" in data["html"]
+    assert '<tr class="cat-regroup">' in data["html"] and "regroups input dims 0, 1 (2, 6)" in data["html"]
 
 
 def test_watch_form_field_is_refused_before_anything_runs(base):

@@ -112,7 +112,7 @@ def test_whole_tour_without_pausing(lang):
         "Unable to avoid creating a copy while reshaping",  # 6. copy=False
         "(8, 7, 6, 5)", "(6, 0, 1, 0)", "(0, 5, 0, 1)",  # 7. broadcasting, stride 0
         "(4, 4)", "BroadcastError: sub: broadcasting stretched both operands", "<tour step 8>:2",  # 8.
-        "(512, 16, 128, 1)", "COPY", "contiguous  copy",  # 9. the watch table
+        "(512, 16, 128, 1)", "COPY", "contiguous  copy" if lang == "en" else "contiguous  拷贝",  # 9. the watch table
     ):
         assert live in out, live
 
@@ -374,10 +374,34 @@ def test_chinese_pictures_and_explanations_are_chinese():
     assert "      张量：形状 (4, 3)，步长 (1, 4)——连续的 (3, 4) 的转置\n" in step3
     assert "修正：.reshape(12) 把 96 字节拷贝到一个新的连续张量" in step3
     assert "tensor: shape" not in out and "fix:" not in out and "must merge" not in out
+    # the copy ledger's and explain's reasons, and the watches' summaries, are Chinese too
+    assert "reshape(12)：第 0、1 维无法合并" in step3 and "cannot merge" not in out
+    assert "resize_把存储扩大到12个元素" in "".join(out.split()) and "grew storage" not in out
+    step9 = out.split("════ 第 9/10 步")[1]
+    assert "watch：共 9 步；" in step9 and "合计：拷贝 1 次，共 4,096 字节" in step9 and "布局拷贝" in step9
+    assert "contiguous()：形状(2,8,4,16)、步长(512,16,128,1)的张量第2维步长为128" in "".join(step9.split())
+    for english in ("what to look at", "layout copy", "total:", "bilateral broadcasts", "inside matmul"):
+        assert english not in out, english
+    # a copy's strip says where each element came from in words, in the tensor's own language
+    assert "\n拷贝自 " in step3 and "x@" not in out
+    # a wrapped line never ends on an opening bracket (it moves to the next line with its word)
+    assert not [line for line in out.splitlines() if line.rstrip().endswith(("（", "「", "《", "“"))]
     # the English tour keeps the pictures' own words
     _, en = run("en", pause=False)
     assert "\nbefore: y\n" in en and "strided storage of y, elements 0..11 (12 touched):" in en
     assert "      tensor: shape (4, 3), strides (1, 4) — the transpose of a contiguous" in en
+
+
+@pytest.mark.parametrize("width", [40, 60, 79, 80])
+def test_an_opening_bracket_never_ends_a_line(width):
+    """A wrap never leaves "（" at a line's end: it goes to the next line with the word it opens."""
+    from strided.cli.render import display_width, wrap
+
+    line = "a (8, 1, 6, 1) + b (7, 1, 5) 得到 (8, 7, 6, 5)，依据的是 NumPy 的三条广播规则（PyTorch 和 strided 也遵循它们）："
+    lines = wrap(line, width)
+    assert len(lines) > 1 and all(display_width(part) <= width for part in lines)
+    assert not [part for part in lines if part.endswith("（")], lines
+    assert "".join(part.strip() for part in lines).replace(" ", "") == line.replace(" ", "")
 
 
 def test_translate_keeps_unknown_lines_and_indent():

@@ -132,7 +132,8 @@ def test_copies_carry_their_reason_and_whether_the_user_asked():
     ]
     reasons = [c.reason for c in w.copies]
     assert reasons[0].startswith("reshape(12): dims 0 and 1 cannot merge: stride[0] == size[1] * stride[1]")
-    assert reasons[2:6] == ["contiguous()", "clone()", "to(float64)", "tensor(data)"]
+    assert reasons[2:6] == ["contiguous() of (4, 3) strides (1, 4): dim 1 has stride 4, row-major needs 1",
+                            "clone()", "to(float64)", "tensor(data)"]
     assert "argmax needs the reduced dim contiguous" in reasons[6]
     assert w.bytes_copied == 48 * 5 + 96 + 8
     internal = w.steps[w.copies[-1].step]

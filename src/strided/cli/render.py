@@ -68,9 +68,12 @@ def display_width(s: str) -> int:
 
 # a token is a run of spaces, one wide character (a line may break on either side of it, as
 # CJK text does) with any closing punctuation that must not start a line, or a run of other text
+# opening punctuation that must not end a line: it sticks to the token after it
 _CLOSING = "，。、；：！？）」』】》"
+_OPENING = "（「『【《“‘"
 _WIDE = "\u2e80-\u9fff\uac00-\ud7af\uf900-\ufaff\uff00-\uffef"
-_TOKENS = re.compile(f" +|[{_WIDE}][{_CLOSING},.;:!?)]*|[^ {_WIDE}]+[{_CLOSING}]*")
+_TOKENS = re.compile(f" +|[{_OPENING}]+(?:[{_WIDE}][{_CLOSING},.;:!?)]*|[^ {_WIDE}{_OPENING}]+[{_CLOSING}]*)?"
+                     f"|[{_WIDE}][{_CLOSING},.;:!?)]*|[^ {_WIDE}]+[{_CLOSING}]*")
 
 
 def wrap(line: str, width: int, hang: str | None = None) -> list[str]:
@@ -136,7 +139,7 @@ def reflow(text: str, width: int) -> list[str]:
         if line and not line.startswith((" ", "\t")):
             if not para:
                 para = line
-            elif (_is_wide(para[-1]) and _is_wide(line[0])) or para[-1] in _CLOSING:
+            elif (_is_wide(para[-1]) and _is_wide(line[0])) or para[-1] in _CLOSING or line[0] in _OPENING:
                 para += line
             else:
                 para += " " + line

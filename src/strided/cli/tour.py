@@ -20,7 +20,7 @@ from contextlib import contextmanager
 from typing import IO, Any
 
 from . import render
-from .tour_text import LANGS, README_SECTIONS, ZH_HEADS, text, translate
+from .tour_text import LANGS, README_SECTIONS, ZH_HEADS, text, translate, words
 
 __all__ = ["STEPS", "main", "run_tour"]
 
@@ -34,12 +34,13 @@ class Screen:
     """
 
     def __init__(self, out: IO[str], lang: str, ns: dict[str, Any], number: int,
-                 width: int = render.DEFAULT_WIDTH) -> None:
+                 width: int = render.DEFAULT_WIDTH, pictures: PictureHook | None = None) -> None:
         self.out = out
         self.lang = lang
         self.ns = ns
         self.number = number
         self.width = width  # no line written is wider than this (display columns)
+        self.pictures = pictures  # None: pictures are drawn as text; else they are handed to it
 
     # ---------------------------------------------------------------- writing
 
@@ -102,9 +103,22 @@ class Screen:
 
     def picture(self, name: str, op: str | None = None, /, *args: Any, **kwargs: Any) -> None:
         """Draw the tensor the step calls ``name`` (an expression over the tour's namespace), and
-        ``op`` on it, before and after, labelled with that name — see :func:`draw_picture`."""
-        draw_picture(self.out, self.value(name), op, *args, width=self.width, name=name, lang=self.lang, **kwargs)
+        ``op`` on it, before and after, labelled with that name — see :func:`draw_picture`; or,
+        when the tour was given a ``pictures`` hook, the hook's line in its place."""
+        if self.pictures is not None:
+            from ..diagnose.pictures import draw
+
+            self.write(self.pictures(draw(self.value(name), op, *args, format="auto", **kwargs), name))
+        else:
+            draw_picture(self.out, self.value(name), op, *args, width=self.width, name=name, lang=self.lang,
+                         **kwargs)
         self.write()
+
+
+PictureHook = Callable[[Any, str], str]
+"""``pictures(picture, name) -> line``: given each picture a step draws (a
+:class:`strided.diagnose.pictures.Picture`, its tensor still called ``x``) and the name the step
+calls that tensor, returns the line the tour writes in the picture's place."""
 
 
 def draw_picture(out: IO[str], x: Any, op: str | None = None, /, *args: Any,
@@ -206,7 +220,7 @@ def step_view_reshape(s: Screen) -> None:
     z, copies = ns["z"], ns["copies"]
     s.say("reshape.copies", values=z.tolist(), pz=_ptr(z.data_ptr()), py=_ptr(y.data_ptr()),
           same=z.data_ptr() == y.data_ptr(), ncopies=len(copies),
-          nbytes=f"{sum(c.nbytes for c in copies):,}", reason=copies[0].reason if copies else "-")
+          nbytes=f"{sum(c.nbytes for c in copies):,}", reason=translate(copies[0].reason, s.lang) if copies else "-")
     ns = s.run("c = y.contiguous()\nv = c.view(-1)")
     c, v = ns["c"], ns["v"]
     s.say("contiguous.copies", strides=c.stride(), shape=c.shape, pc=_ptr(c.data_ptr()),
@@ -224,7 +238,7 @@ def step_flatten(s: Screen) -> None:
     nhwc, flat = ns["nhwc"], ns["flat"]
     why = s.value('strided.explain(nhwc, "flatten", start_dim=1)')
     s.say("flatten.copy", shape=nhwc.shape, strides=nhwc.stride(), kind=_kind(s, flat, nhwc),
-          same=flat.data_ptr() == nhwc.data_ptr(), reason=why.reason.splitlines()[0])
+          same=flat.data_ptr() == nhwc.data_ptr(), reason=translate(why.reason.splitlines()[0], s.lang))
     s.run("import numpy as np\na = np.arange(12).reshape(3, 4)")
     rows = []
     for label, call in (
@@ -262,7 +276,7 @@ def step_resize(s: Screen) -> None:
     s.show(_grid(rows), indent="")
     s.say("resize.grow", size=t.untyped_storage().size(), old=old, pstart=_ptr(ns["start"]),
           pt=_ptr(t.data_ptr()), same=t.data_ptr() == ns["start"],
-          nbytes=f"{sum(c.nbytes for c in copies):,}", reason=copies[0].reason if copies else "-",
+          nbytes=f"{sum(c.nbytes for c in copies):,}", reason=translate(copies[0].reason, s.lang) if copies else "-",
           first=old, last=t.untyped_storage().size() - 1)
 
 
@@ -370,7 +384,7 @@ def _attention_in_torch(s: Screen) -> None:
     tw = ns["tw"]
     from ..diagnose.summary import render_summary
 
-    s.show(render_summary(tw))
+    s.show(render_summary(tw, words=words(s.lang)))
     hidden = [c for c in tw.copies if not c.asked]
     lines = sorted({int(c.where.rsplit(":", 1)[1]) for c in hidden if ":" in c.where})
     s.say("attention.torch", nsteps=len(tw.steps), ncopies=len(tw.copies), nbytes=f"{tw.bytes_copied:,}",
@@ -379,23 +393,25 @@ def _attention_in_torch(s: Screen) -> None:
 
 
 def _watch_text(w: Any, width: int, lang: str) -> str:
-    """``str(w)`` (the summary, then the step table) when it fits in ``width`` columns; else the
-    summary and a narrower table of the same steps, without the inputs and where columns (every
-    input is the output of an earlier row; every where is this step's snippet)."""
+    """``str(w)`` (the summary, then the step table) when it fits in ``width`` columns and the
+    tour speaks English; else the summary (in the tour's language) and a narrower table of the
+    same steps, without the inputs and where columns (every input is the output of an earlier
+    row; every where is this step's snippet), its heads and kinds in the tour's language."""
     full = str(w)
-    if max(map(render.display_width, full.splitlines())) <= width:
+    if lang == "en" and max(map(render.display_width, full.splitlines())) <= width:
         return full
     from ..diagnose.summary import render_summary
 
+    say = words(lang) or (lambda word: word)
     rows = []
     for st in w.steps:
         out = st.output
         nbytes = (f"{st.bytes_copied:,}" if st.kind == "copy"
                   else f"{st.bytes_allocated:,}" if st.bytes_allocated else "")
-        rows.append((str(st.index), st.name, st.kind, str(out.shape) if out else "-",
+        rows.append((str(st.index), st.name, say(st.kind), str(out.shape) if out else "-",
                      str(out.strides) if out else "-", nbytes, st.marks))
-    header = ("#", "op", "kind", "output", "strides", "bytes", "marks")
-    return (render_summary(w) + "\n\n" + text("watch.narrow", lang) + "\n"
+    header = tuple(map(say, ("#", "op", "kind", "output", "strides", "bytes", "marks")))
+    return (render_summary(w, words=words(lang)) + "\n\n" + text("watch.narrow", lang) + "\n"
             + _table(rows, header))
 
 
@@ -449,7 +465,7 @@ def _quiet_broadcasting() -> Iterator[None]:
 
 
 def run_tour(lang: str = "en", pause: bool | None = None, out: IO[str] | None = None,
-             *, stdin: IO[str] | None = None, width: int | None = None) -> int:
+             *, stdin: IO[str] | None = None, width: int | None = None, pictures: PictureHook | None = None) -> int:
     """Walk through the memory model, one step per screen; return the exit code (0).
 
     ``lang``: "en" or "zh". ``pause``: wait for Enter after each step (``q`` then Enter quits,
@@ -458,7 +474,9 @@ def run_tour(lang: str = "en", pause: bool | None = None, out: IO[str] | None = 
     ``out``: where to print (default ``sys.stdout``); ``stdin``: where to read the key presses
     (default ``sys.stdin``). ``width``: the most display columns a printed line takes (default:
     ``out``'s terminal width, 80 when ``out`` is not a terminal); prose wraps at word
-    boundaries and pictures stack their panels to stay inside it.
+    boundaries and pictures stack their panels to stay inside it. ``pictures``: a
+    :data:`PictureHook` that takes each picture instead of it being drawn as text (the
+    playground's page draws them as SVG).
 
     >>> import io
     >>> buf = io.StringIO()
@@ -485,7 +503,7 @@ def run_tour(lang: str = "en", pause: bool | None = None, out: IO[str] | None = 
             if render.display_width(banner) > width:  # drop the closing bars, then wrap
                 banner = f"{'═' * 4} {heading}"
             out.write("\n".join(render.wrap(banner, width, hang="     ")) + "\n\n")
-            step(Screen(out, lang, ns, number, width))
+            step(Screen(out, lang, ns, number, width, pictures))
             if pause and number < total:
                 out.write(text("prompt", lang))
                 out.flush()

@@ -10,9 +10,10 @@ Chinese: the usual technical terms — 张量 tensor, 存储 storage, 步长 str
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from typing import Any
 
-__all__ = ["LANGS", "README_SECTIONS", "TEXTS", "ZH_HEADS", "ZH_LINES", "text", "translate"]
+__all__ = ["LANGS", "README_SECTIONS", "TEXTS", "ZH_HEADS", "ZH_LINES", "ZH_WORDS", "text", "translate", "words"]
 
 LANGS = ("en", "zh")
 
@@ -546,8 +547,8 @@ ZH_LINES: tuple[tuple[str, str], ...] = (
     (r"^copies ([\d,]+) bytes \((\d+) elements\): (.+)$", r"拷贝 \1 字节（\2 个元素）：\3"),
     (r"^values: from running (.+) \((.+) unchanged\); layout: as explain predicts$",
      r"值：运行 \1 得到（\2 不变）；布局：与 explain 的预测一致"),
-    (r"^colours: each element keeps its colour from (.+)'s storage \(from x@: where it was copied from\)$",
-     r"颜色：每个元素保留它在 \1 的存储中的颜色（“来自 x@”一行：它从哪里拷贝而来）"),
+    (r"^colours: each element keeps its colour from (.+)'s storage; the \"copied from\" row gives its offset there$",
+     r"颜色：每个元素保留它在 \1 的存储中的颜色；“拷贝自”一行给出它在那里的偏移"),
     (r"^shape (\(.*?\)), strides (\(.*?\)), offset (-?\d+), (\w+) \((\d+) bytes? each\)$",
      r"形状 \1，步长 \2，偏移 \3，\4（每个元素 \5 字节）"),
     (r"^contiguous: none — (.+)$", r"连续：否——\1"),
@@ -560,6 +561,9 @@ ZH_LINES: tuple[tuple[str, str], ...] = (
     (r"^(\w+) storage of (.+?)$", r"\2 的 \1 存储"),
     (r"^new storage$", r"新存储"),
     (r"^(.+), elements (\S+) \((\d+) touched\):$", r"\1，元素 \2（涉及 \3 个）："),
+    (r"^(.+), elements (\S+) \((\d+) touched\): offset / value / read by / copied from$",
+     r"\1，元素 \2（涉及 \3 个）：偏移 / 值 / 读取者 / 拷贝自"),
+    (r"^(.+), elements (\S+) \((\d+) touched\): offset / value / read by$", r"\1，元素 \2（涉及 \3 个）：偏移 / 值 / 读取者"),
     (r"^(.+): none touched$", r"\1：没有涉及任何元素"),
     (r"\+n: read by n more indices \(stride 0 or overlap\)", r"+n：另有 n 个下标读取它（步长 0 或重叠）"),
     (r"·: skipped, no index reads it", r"·：跳过，没有下标读取它"),
@@ -589,6 +593,32 @@ ZH_LINES: tuple[tuple[str, str], ...] = (
     (r"(\w+\(.*?\)): dims (\d+) and (\d+) cannot merge: (.+?), but (stride\[\d+\]) is (-?\d+)",
      r"\1：第 \2、\3 维无法合并：\4，但 \5 是 \6"),
     (r"（例如 (.+?) or (.+?)）", r"（例如 \1 或 \2）"),
+    # copy reasons (the copy ledger's, explain's and the watches'), in the layout's own numbers
+    (r"^contiguous\(\) of (\(.*?\)) strides (\(.*?\)): dim (\d+) has stride 0 \(expanded\), row-major needs (\d+)$",
+     r"contiguous()：形状 \1、步长 \2 的张量第 \3 维步长为 0（扩展），按行优先应为 \4"),
+    (r"^contiguous\(\) of (\(.*?\)) strides (\(.*?\)): dim (\d+) has stride (-?\d+), row-major needs (\d+)$",
+     r"contiguous()：形状 \1、步长 \2 的张量第 \3 维步长为 \4，按行优先应为 \5"),
+    (r"^resize_ grew storage to (\d+) elements$", r"resize_ 把存储扩大到 \1 个元素"),
+    (r"(\w+) makes (\(.*?\)) strides (\(.*?\)) contiguous", r"\1 把形状 \2、步长 \3 的张量拷贝成连续的"),
+    (r"contiguous\(\) on a non-contiguous tensor (\(.*?\)) strides (\(.*?\))", r"对形状 \1、步长 \2 的非连续张量调用 contiguous()"),
+    (r"; materializes an expanded tensor \(stride 0 in dims (\(.*?\))\)", r"；把扩展的张量实体化（维度 \1 的步长为 0）"),
+    (r"^inside (\w+)\(\): (.+)$", r"在 \1() 内部：\2"),
+    # the watches' summary: its heading, an empty summary, the rows left out, a fix, the totals
+    (r"^(watch|watch_torch): (\d+) steps; what to look at, by source line \(largest first\):$",
+     r"\1：共 \2 步；值得关注的操作，按源代码行、字节数从大到小："),
+    (r"^nothing: no copies, allocations, bilateral broadcasts or regrouping reshapes$",
+     r"无：没有拷贝、分配、双边广播，也没有重组维度的 reshape"),
+    (r"^… (\d+) more rows: w\.summary\(\)$", r"… 另有 \1 行：w.summary()"),
+    (r"(\d+) layout, ([\d,]+) bytes", r"布局拷贝 \1 次 \2 字节"),
+    (r"(\d+) new results, ([\d,]+) bytes", r"新结果 \1 个 \2 字节"),
+    (r"(\d+) from data, ([\d,]+) bytes", r"来自数据 \1 次 \2 字节"),
+    (r"^total: (\d+) copies \((.+)\), ([\d,]+) bytes copied; ([\d,]+) bytes allocated, peak ([\d,]+); "
+     r"(\d+) bilateral broadcasts; (\d+) regrouping reshapes$",
+     r"合计：拷贝 \1 次（\2），共 \3 字节；分配 \4 字节，峰值 \5；双边广播 \6 次；重组维度的 reshape \7 次"),
+    (r"^total: (\d+) copies, ([\d,]+) bytes copied; ([\d,]+) bytes allocated, peak ([\d,]+); "
+     r"(\d+) bilateral broadcasts; (\d+) regrouping reshapes$",
+     r"合计：拷贝 \1 次，共 \2 字节；分配 \3 字节，峰值 \4；双边广播 \5 次；重组维度的 reshape \6 次"),
+    (r"^fix: (.+)$", r"修正：\1"),
     # layout origins, wherever they appear
     (r"the transpose of a contiguous (\(.*?\))", r"连续的 \1 的转置"),
     (r"a permute(\(.*?\)) of a contiguous (\(.*?\))", r"连续的 \2 经 permute\1 所得"),
@@ -598,7 +628,27 @@ ZH_LINES: tuple[tuple[str, str], ...] = (
 _ZH_COMPILED = tuple((re.compile(p), r) for p, r in ZH_LINES)
 
 # the storage strip's row heads: translated in place, padded to the width the English took
-ZH_HEADS = {"offset": "偏移", "value": "值", "read by": "读取者", "from x@": "来自 x@"}
+# single words of the watches' summary and step table: column heads, categories, kinds
+ZH_WORDS = {
+    "where": "位置", "module": "模块", "op": "操作", "category": "类别", "count": "次数", "bytes": "字节",
+    "kind": "类型", "output": "输出", "strides": "步长", "marks": "标记",
+    "layout copy": "布局拷贝", "new result": "新结果", "alloc": "分配", "bilateral broadcast": "双边广播",
+    "regroup": "重组", "view": "视图", "compute": "计算", "copy": "拷贝", "write": "写入", "new": "新建",
+}
+
+ZH_HEADS = {"offset": "偏移", "value": "值", "read by": "读取者", "copied from": "拷贝自"}
+
+
+def words(lang: str) -> Callable[[str], str] | None:
+    """A summary's or step table's text in ``lang``: None for English (as it is); for Chinese a
+    single word through :data:`ZH_WORDS`, any other line through :func:`translate`.
+
+    >>> words("zh")("layout copy"), words("en") is None
+    ('布局拷贝', True)
+    """
+    if lang != "zh":
+        return None
+    return lambda s: ZH_WORDS.get(s) or translate(s, lang)
 
 
 def translate(line: str, lang: str) -> str:

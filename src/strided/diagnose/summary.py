@@ -53,6 +53,8 @@ Example::
 
 from __future__ import annotations
 
+import unicodedata
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
@@ -230,33 +232,53 @@ _RESHAPE_NAMES = frozenset({"reshape", "view", "flatten", "unflatten", "ravel", 
 _FIXES: dict[tuple, str] = {}
 
 
-def render_summary(flow: Flow, limit: int | None = SUMMARY_LIMIT) -> str:
-    """The summary as text: a row per line and op (``limit`` rows at most), then the totals."""
+def render_summary(flow: Flow, limit: int | None = SUMMARY_LIMIT, words: Callable[[str], str] | None = None) -> str:
+    """The summary as text: a row per line and op (``limit`` rows at most), then the totals.
+
+    ``words``: a text in the reader's language (the tour's Chinese): applied to the heading, the
+    column heads, the categories, each reason and fix line and the totals; the columns are lined
+    up by display width (a CJK character takes two columns).
+
+    >>> import strided
+    >>> with strided.watch() as w:
+    ...     y = strided.ones(2, 3).t().contiguous()
+    >>> render_summary(w, words=str.upper).splitlines()[1].split()
+    ['WHERE', 'OP', 'CATEGORY', 'COUNT', 'BYTES']
+    """
+    say = words or (lambda s: s)
     rows = flow.summary()
     shown = rows if limit is None else rows[:limit]
-    lines = [f"{flow.title}: {len(flow.steps)} steps; what to look at, by source line (largest first):"]
+    lines = [say(f"{flow.title}: {len(flow.steps)} steps; what to look at, by source line (largest first):")]
     if not rows:
-        lines.append("  nothing: no copies, allocations, bilateral broadcasts or regrouping reshapes")
+        lines.append("  " + say("nothing: no copies, allocations, bilateral broadcasts or regrouping reshapes"))
     else:
-        header = ("where", "module", "op", "category", "count", "bytes")
-        cells = [(_short(r.where), r.module, r.op, r.category, f"×{r.count}", f"{r.nbytes:,}") for r in shown]
+        header = tuple(map(say, ("where", "module", "op", "category", "count", "bytes")))
+        cells = [(_short(r.where), r.module, r.op, say(r.category), f"×{r.count}", f"{r.nbytes:,}") for r in shown]
         if not any(r.module for r in shown):
             header, cells = header[:1] + header[2:], [c[:1] + c[2:] for c in cells]
-        widths = [max(len(h), *(len(c[i]) for c in cells)) for i, h in enumerate(header)]
+        widths = [max(_cols(h), *(_cols(c[i]) for c in cells)) for i, h in enumerate(header)]
         right = {len(header) - 2, len(header) - 1}
-        fmt = lambda row: "  " + "  ".join(  # noqa: E731
-            (c.rjust(w) if i in right else c.ljust(w)) for i, (c, w) in enumerate(zip(row, widths))).rstrip()
+
+        def fmt(row: tuple[str, ...]) -> str:
+            return "  " + "  ".join((" " * (w - _cols(c)) + c) if i in right else (c + " " * (w - _cols(c)))
+                                    for i, (c, w) in enumerate(zip(row, widths))).rstrip()
+
         lines.append(fmt(header))
         for r, c in zip(shown, cells):
             lines.append(fmt(c))
             if r.reason:
-                lines.append(f"      {r.reason}")
+                lines.append(f"      {say(r.reason)}")
             if r.fix:
-                lines.append(f"      fix: {r.fix}")
+                lines.append(f"      {say(f'fix: {r.fix}')}")
         if len(rows) > len(shown):
-            lines.append(f"  … {len(rows) - len(shown)} more rows: w.summary()")
-    lines.append(totals_line(flow))
+            lines.append("  " + say(f"… {len(rows) - len(shown)} more rows: w.summary()"))
+    lines.append(say(totals_line(flow)))
     return "\n".join(lines)
+
+
+def _cols(s: str) -> int:
+    """Columns ``s`` takes in a terminal: two for a wide (CJK) character."""
+    return sum(2 if unicodedata.east_asian_width(ch) in ("W", "F") else 1 for ch in s)
 
 
 def totals_line(flow: Flow) -> str:

@@ -36,6 +36,7 @@ from ..layout import plans as P
 from ..memory_format import MemoryFormat, contiguous_format, is_dense_format, preserve_format
 from ..messages import error
 from ..opdef import Kind, declare
+from ..refusals import NotContiguous
 from ..tensor import Tensor, tensor_arg
 from .registry import backward, method
 
@@ -64,11 +65,29 @@ def contiguous(self: Tensor, memory_format: MemoryFormat = contiguous_format) ->
         raise memory_format_error(memory_format, "contiguous")
     plan = P.contiguous(lay, memory_format.name, itemsize=self._dtype.itemsize)
     if plan.__class__ is P.Copy:
-        return materialize(self, plan, "contiguous()" if memory_format is contiguous_format
-                           else f"contiguous({memory_format.name})")
+        return materialize(self, plan, (lambda: contiguous_reason(lay.shape, lay.strides, plan.why))
+                           if memory_format is contiguous_format else f"contiguous({memory_format.name})")
     if plan.__class__ is P.View:
         return self
     raise error(plan)
+
+
+def contiguous_reason(shape: tuple[int, ...], strides: tuple[int, ...], why: Any) -> str:
+    """Why ``contiguous()`` copies a layout, in its own numbers: the plan's ``why``
+    (:class:`~strided.refusals.NotContiguous`: the dim whose stride is not the row-major one)
+    in words.
+
+    >>> from strided.refusals import NotContiguous
+    >>> contiguous_reason((4, 3), (1, 4), NotContiguous("C", 1, 4, 1))
+    'contiguous() of (4, 3) strides (1, 4): dim 1 has stride 4, row-major needs 1'
+    >>> contiguous_reason((4, 3), (1, 0), NotContiguous("C", 1, 0, 1))
+    'contiguous() of (4, 3) strides (1, 0): dim 1 has stride 0 (expanded), row-major needs 1'
+    """
+    head = f"contiguous() of {tuple(shape)} strides {tuple(strides)}"
+    if not isinstance(why, NotContiguous) or why.dim < 0:
+        return head
+    expanded = " (expanded)" if why.stride == 0 else ""
+    return f"{head}: dim {why.dim} has stride {why.stride}{expanded}, row-major needs {why.expected}"
 
 
 @method("clone")

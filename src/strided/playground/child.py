@@ -56,6 +56,13 @@ def _row(s: Any) -> dict[str, Any]:
             "where": s.where.rsplit("/", 1)[-1]}
 
 
+def _summary_row(r: Any) -> dict[str, Any]:
+    """A row of the summary (:func:`strided.diagnose.html.summary_rows`: ``w.summary()`` with its
+    lines shortened) as JSON."""
+    return {"line": r.line, "module": r.module, "op": r.op, "count": r.count, "category": r.category,
+            "bytes": r.bytes, "reason": r.reason, "fix": r.fix}
+
+
 def _error_line(exc: BaseException, memory_mb: int) -> str:
     if isinstance(exc, MemoryError):
         return f"MemoryError: the program went past the memory limit ({memory_mb} MiB of address space)"
@@ -72,6 +79,7 @@ def main() -> int:
     # the public face, as the user's program sees it; imported before the limits (see the module doc)
     strided = importlib.import_module("strided")
     plot = importlib.import_module("strided.diagnose.plot")  # (the memory series, read after the program)
+    html = importlib.import_module("strided.diagnose.html")  # (the summary's rows, likewise)
     set_limits(cpu_s, memory_mb * 2**20)
     error = ""
     w = None
@@ -86,7 +94,8 @@ def main() -> int:
     if w is not None:
         result.update(table=str(w), steps=[_row(s) for s in w.steps], copies=len(w.copies),
                       bytes_copied=w.bytes_copied, allocated=w.allocated_bytes, peak=w.peak_bytes,
-                      bilateral=sum(1 for b in w.broadcasts if b.bilateral),
+                      bilateral=sum(1 for b in w.broadcasts if b.bilateral), regroups=len(w.regroups),
+                      summary=[_summary_row(r) for r in html.summary_rows(w)],
                       memory=plot.memory_series(w).as_dict())
     result_out.write(json.dumps(result))
     result_out.close()

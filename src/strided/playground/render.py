@@ -14,7 +14,7 @@ from html import escape
 from importlib import resources
 from typing import Any
 
-__all__ = ["export_html", "page_html", "steps_html", "watch_html"]
+__all__ = ["export_html", "page_html", "steps_html", "summary_html", "tour_step_html", "watch_html"]
 
 EXAMPLES: tuple[tuple[str, str], ...] = (
     ("arange(24).reshape(2,3,4).permute(2,0,1).reshape(4,6)", "permute, then reshape: still a view (no copy)"),
@@ -58,15 +58,61 @@ def step_html(step: dict[str, Any]) -> str:
     return "".join(parts)
 
 
+def tour_step_html(parts: list[dict[str, Any]]) -> str:
+    """One tour step's body (the ``parts`` of :func:`~.tour.tour_payload`): its prose in
+    ``<pre class="tour-prose">`` blocks, each picture as a ``<figure class="tour-picture">``: its
+    header lines, its panels' SVGs side by side while they fit (one under the other in a narrow
+    window) and its aside (a predicted error). Every text is escaped."""
+    out = []
+    for part in parts:
+        if "text" in part:
+            out.append(f'<pre class="tour-prose">{escape(part["text"])}</pre>')
+            continue
+        pic = part["picture"]
+        lines = "".join(f"<p>{escape(line)}</p>" for line in pic["header"])
+        panels = "".join(f'<div class="picture">{_svg_inline(svg)}</div>' for svg in pic["panels"])
+        aside = "".join(f"<p>{escape(line)}</p>" for line in pic["aside"])
+        out.append('<figure class="tour-picture">'
+                   + (f'<figcaption>{lines}</figcaption>' if lines else "")
+                   + f'<div class="panels">{panels}</div>'
+                   + (f'<div class="aside">{aside}</div>' if aside else "") + "</figure>")
+    return "".join(out)
+
+
 def steps_html(payload: dict[str, Any]) -> str:
     """All the step cards of a :func:`~.show.show_payload` answer (empty for an error answer)."""
     return "\n".join(step_html(s) for s in payload.get("steps", ()))
 
 
+# a summary row's class: the colour of the step table's mark for the same kind of memory
+_SUMMARY_CLASS = {"layout copy": "cat-copy", "new result": "cat-alloc", "alloc": "cat-alloc",
+                  "bilateral broadcast": "cat-bilateral", "regroup": "cat-regroup"}
+
+
+def summary_html(rows: list[dict[str, Any]]) -> str:
+    """The watch's summary (the rows of ``w.summary()``, as :mod:`strided.diagnose.summary` ranks
+    them: per source line, op and category, largest first) as a table; the module column only
+    when a row has one. Every text is escaped."""
+    if not rows:
+        return ('<p class="watch-summary-empty">nothing to look at: no copies, allocations, '
+                'bilateral broadcasts or regrouping reshapes</p>')
+    module = any(r["module"] for r in rows)
+    head = ("line", *(("module",) if module else ()), "op", "count", "category", "bytes", "reason", "fix")
+    body = []
+    for r in rows:
+        cells = (r["line"], *((r["module"],) if module else ()), r["op"], f'×{r["count"]}', r["category"],
+                 f'{r["bytes"]:,}' if r["bytes"] else "", r["reason"], r["fix"])
+        body.append(f'<tr class="{_SUMMARY_CLASS.get(r["category"], "")}">'
+                    + "".join(f"<td>{escape(str(c))}</td>" for c in cells) + "</tr>")
+    return ('<div class="scroll"><table class="watch-table watch-summary"><thead><tr>'
+            + "".join(f"<th>{h}</th>" for h in head) + "</tr></thead><tbody>" + "".join(body) + "</tbody></table></div>")
+
+
 def watch_html(result: dict[str, Any]) -> str:
-    """The watch view's answer: the shape-flow table with copies, allocations and bilateral
-    broadcasts marked (row classes ``copy``, ``alloc``, ``bilateral``), ``str(w)`` below it, the
-    program's output, and the error line if it failed."""
+    """The watch view's answer: the totals, the summary (what to look at, per source line:
+    :func:`summary_html`), the memory-over-time plot, the shape-flow table with copies,
+    allocations and bilateral broadcasts marked (row classes ``copy``, ``alloc``, ``bilateral``),
+    ``str(w)`` folded below it, the program's output, and the error line if it failed."""
     parts = []
     if result.get("error"):
         parts.append(f'<div class="watch-error">{escape(result["error"])}</div>')
@@ -79,16 +125,22 @@ def watch_html(result: dict[str, Any]) -> str:
             cells = (s["index"], s["name"], s["kind"], s["inputs"], s["output"], s["strides"],
                      f'{s["bytes"]:,}' if s["bytes"] else "", s["marks"], s["where"])
             rows.append(f'<tr class="{cls}">' + "".join(f"<td>{escape(str(c))}</td>" for c in cells) + "</tr>")
-        parts.append('<table class="watch-table"><thead><tr>' + "".join(f"<th>{h}</th>" for h in head)
-                     + "</tr></thead><tbody>" + "".join(rows) + "</tbody></table>")
+        regroups = f', {result["regroups"]} regrouping reshapes' if "regroups" in result else ""
+        parts.append(f'<p class="watch-totals">{result["copies"]} copies ({result["bytes_copied"]:,} bytes copied), '
+                     f'{result["allocated"]:,} bytes allocated (peak {result["peak"]:,}), '
+                     f'{result["bilateral"]} bilateral broadcasts{regroups}</p>')
+        if result.get("summary") is not None:
+            parts.append(summary_html(result["summary"]))
         if result.get("memory"):  # the memory-over-time plot (its numbers type-checked; its texts escaped)
             from ..diagnose.plot import MemorySeries, memory_svg
 
             parts.append(f'<div class="watch-plot">{memory_svg(MemorySeries.from_dict(result["memory"]))}</div>')
-        parts.append(f'<p class="watch-totals">{result["copies"]} copies ({result["bytes_copied"]:,} bytes copied), '
-                     f'{result["allocated"]:,} bytes allocated (peak {result["peak"]:,}), '
-                     f'{result["bilateral"]} bilateral broadcasts</p>')
-        parts.append(f'<pre class="watch-text">{escape(result.get("table", ""))}</pre>')
+        parts.append('<div class="scroll"><table class="watch-table watch-steps"><thead><tr>'
+                     + "".join(f"<th>{h}</th>" for h in head)
+                     + "</tr></thead><tbody>" + "".join(rows) + "</tbody></table></div>")
+        # (the same report as text, as print(w) gives it: folded, the tables above say it already)
+        parts.append(f'<details><summary>as text: print(w)</summary>'
+                     f'<pre class="watch-text">{escape(result.get("table", ""))}</pre></details>')
     if result.get("output"):
         parts.append(f'<h4>output</h4><pre class="watch-output">{escape(result["output"])}</pre>')
     return "".join(parts)

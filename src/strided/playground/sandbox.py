@@ -98,8 +98,10 @@ def run_watch(program: Any, *, wall_s: float = WALL_S, memory_mb: int = MEMORY_M
               unsandboxed: bool = False) -> dict[str, Any]:
     """Run ``program`` (Python source using ``strided``) under ``strided.watch`` behind the OS
     boundary; return ``{"ok", "error", "output", "table", "steps", "copies", "bytes_copied",
-    "allocated", "peak", "bilateral", "memory"}`` (``table`` is ``str(w)``; each step row has ``copy``,
-    ``alloc`` and ``bilateral`` flags; ``memory`` the numbers of the memory-over-time plot,
+    "allocated", "peak", "bilateral", "regroups", "summary", "memory"}`` (``table`` is ``str(w)``; each
+    step row has ``copy``, ``alloc`` and ``bilateral`` flags; ``summary`` the rows of ``w.summary()``
+    (:func:`strided.diagnose.html.summary_rows`: ``line``, ``module``, ``op``, ``count``, ``category``,
+    ``bytes``, ``reason``, ``fix``); ``memory`` the numbers of the memory-over-time plot,
     :meth:`strided.diagnose.plot.MemorySeries.as_dict`). A program past a limit, refused by the boundary or raising
     gives ``ok`` False and a one-line ``error`` (with what was recorded up to then, if any).
 
@@ -264,6 +266,8 @@ _ROW_FIELDS: dict[str, type | tuple[type, ...]] = {
     "index": int, "name": str, "kind": str, "inputs": str, "output": str, "strides": str, "bytes": int,
     "marks": str, "copy": bool, "alloc": bool, "bilateral": bool, "where": str}
 _TOTALS = ("copies", "bytes_copied", "allocated", "peak", "bilateral")
+_SUMMARY_FIELDS: dict[str, type | tuple[type, ...]] = {
+    "line": str, "module": str, "op": str, "count": int, "category": str, "bytes": int, "reason": str, "fix": str}
 
 
 def _is(value: Any, kind: type | tuple[type, ...]) -> bool:
@@ -287,22 +291,37 @@ def checked_result(raw: bytes) -> dict[str, Any] | None:
     steps, table = data.get("steps"), data.get("table")
     if not isinstance(steps, list) or len(steps) > MAX_ROWS or not _is(table, str):
         return None
-    rows = []
-    for step in steps:
-        if not isinstance(step, dict) or set(step) != set(_ROW_FIELDS):
-            return None
-        if not all(_is(step[k], kind) for k, kind in _ROW_FIELDS.items()):
-            return None
-        rows.append({k: step[k] for k in _ROW_FIELDS})
-    if not all(_is(data.get(k), int) for k in _TOTALS):
+    rows = _checked_rows(steps, _ROW_FIELDS)
+    if rows is None or not all(_is(data.get(k), int) for k in _TOTALS):
         return None
     answer.update(table=table, steps=rows, **{k: data[k] for k in _TOTALS})
+    if "summary" in data or "regroups" in data:  # (together: the per-line summary and its regroup count)
+        summary = data.get("summary")
+        summary = _checked_rows(summary, _SUMMARY_FIELDS) if isinstance(summary, list) else None
+        if summary is None or not _is(data.get("regroups"), int):
+            return None
+        answer.update(summary=summary, regroups=data["regroups"])
     if "memory" in data:  # (optional: the memory-over-time plot's numbers)
         memory = _checked_memory(data["memory"], len(rows))
         if memory is None:
             return None
         answer["memory"] = memory
     return answer
+
+
+def _checked_rows(rows: list[Any], fields: dict[str, type | tuple[type, ...]]) -> list[dict[str, Any]] | None:
+    """``rows`` rebuilt as dicts of exactly ``fields``, each of its type; None when one is not
+    (or when there are more than :data:`MAX_ROWS`)."""
+    if len(rows) > MAX_ROWS:
+        return None
+    out = []
+    for row in rows:
+        if not isinstance(row, dict) or set(row) != set(fields):
+            return None
+        if not all(_is(row[k], kind) for k, kind in fields.items()):
+            return None
+        out.append({k: row[k] for k in fields})
+    return out
 
 
 _MEMORY_FIELDS: dict[str, type] = {"peak_step": int, "peak_bytes": int, "peak_where": str, "peak_op": str,

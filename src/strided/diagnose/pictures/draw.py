@@ -199,7 +199,7 @@ def _scene(x: Any, src: Source, op: str, args: tuple, kwargs: dict) -> Scene:
     origin_of = _origins(src, before, op, args, kwargs, r.shape) if kind == "copy" else None
     notes = [note]
     if origin_of is not None:
-        notes.append("colours: each element keeps its colour from x's storage (from x@: where it was copied from)")
+        notes.append("colours: each element keeps its colour from x's storage; the \"copied from\" row gives its offset there")
     after = build_panel(f"after: {call}", r.shape, r.strides, r.offset, caption, value_of, None, "new storage",
                         colour_range=(before.strip.lo, before.strip.hi) if origin_of is not None else None,
                         origin_of=origin_of)

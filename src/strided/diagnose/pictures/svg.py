@@ -13,6 +13,7 @@ Each logical cell is a ``<g class="cell" data-offset="N">`` and each storage cel
 
 from __future__ import annotations
 
+import unicodedata
 from collections.abc import Sequence
 from typing import TYPE_CHECKING
 from xml.sax.saxutils import escape, quoteattr
@@ -50,7 +51,9 @@ def _text(x: float, y: float, s: str, size: float = 12, anchor: str = "start", w
 
 
 def _text_width(s: str, size: float) -> float:
-    return len(s) * size * CHAR
+    # a wide (CJK) glyph takes about a whole em, 1.6 times a monospace glyph's CHAR
+    wide = sum(1 for ch in s if unicodedata.east_asian_width(ch) in ("W", "F"))
+    return (len(s) + 0.6 * wide) * size * CHAR
 
 
 def _move(part: Part, dx: float, dy: float) -> str:
@@ -106,9 +109,9 @@ def _grid(grid: Grid) -> Part:
     return left + ncols * cw, top + len(grid.cells) * CELL_H, els
 
 
-def _strip_cell(c: StripCell, x: float, y: float, cell_w: float) -> str:
+def _strip_cell(c: StripCell, x: float, y: float, cell_w: float, height: float = STRIP_H) -> str:
     if c.offset is None:
-        return _text(x + cell_w / 2, y + STRIP_H / 2 + 4, "…", 12, "middle", fill="#777")
+        return _text(x + cell_w / 2, y + height / 2 + 4, "…", 12, "middle", fill="#777")
     if c.count is None:
         reader, tip, fill, stroke, sw = "?", "too many elements to tell which indices read it", "#eeeeee", "#555", 0.6
     elif c.count == 0:
@@ -124,11 +127,13 @@ def _strip_cell(c: StripCell, x: float, y: float, cell_w: float) -> str:
     if c.origin is not None:
         tip += f"; copied from x's storage[{c.origin}]"
     parts = [f'<g class="slot" data-offset="{c.offset}"><title>{escape(tip)}</title>',
-             f'<rect x="{_n(x + 1)}" y="{_n(y + 1)}" width="{_n(cell_w - 2)}" height="{STRIP_H - 2}" '
+             f'<rect x="{_n(x + 1)}" y="{_n(y + 1)}" width="{_n(cell_w - 2)}" height="{_n(height - 2)}" '
              f'fill="{fill}" stroke="{stroke}" stroke-width="{_n(sw)}"/>',
              _text(x + cell_w / 2, y + 12, str(c.offset), 9, "middle", fill="#555"),
              _text(x + cell_w / 2, y + 28, c.value, 12, "middle", fill="#222" if c.count else "#777"),
              _text(x + cell_w / 2, y + 43, reader, 9, "middle")]
+    if c.origin is not None:  # (a copy's result: the offset in the input's storage it came from)
+        parts.append(_text(x + cell_w / 2, y + 57, str(c.origin), 9, "middle", fill="#555"))
     if c.repeated:
         parts.append(_text(x + cell_w - 3, y + 10, f"×{c.count}", 8, "end", weight="bold", fill="#111"))
     parts.append("</g>")
@@ -138,7 +143,10 @@ def _strip_cell(c: StripCell, x: float, y: float, cell_w: float) -> str:
 def _strip(strip: Strip) -> Part:
     if not strip.cells:
         return _lines([f"{strip.label}: none touched"], 11)
-    label = f"{strip.label}, elements {strip.lo}..{strip.hi} ({strip.length} touched): offset / value / read by"
+    traced = any(c.origin is not None for c in strip.cells)
+    label = (f"{strip.label}, elements {strip.lo}..{strip.hi} ({strip.length} touched): offset / value / read by"
+             + (" / copied from" if traced else ""))
+    height = STRIP_H + (12 if traced else 0)  # (a fourth line: where each element was copied from)
     els = [_text(0, 12, label, 11, weight="bold")]
     top = 18
     cw = _fit(STRIP_W, [(t, size) for c in strip.cells if c.offset is not None
@@ -146,10 +154,10 @@ def _strip(strip: Strip) -> Part:
                                         (index_label(c.readers[0]) if c.readers else "", 9))])
     for k, c in enumerate(strip.cells):
         row, col = divmod(k, STRIP_ROW)
-        els.append(_strip_cell(c, col * cw, top + row * (STRIP_H + 6), cw))
+        els.append(_strip_cell(c, col * cw, top + row * (height + 6), cw, height))
     rows = (len(strip.cells) + STRIP_ROW - 1) // STRIP_ROW
     width = max(min(len(strip.cells), STRIP_ROW) * cw, _text_width(label, 11))
-    return width, top + rows * (STRIP_H + 6), els
+    return width, top + rows * (height + 6), els
 
 
 def _panel(panel: Panel) -> Part:

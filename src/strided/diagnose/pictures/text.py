@@ -144,7 +144,7 @@ def strip_block(strip: Strip, limit: int = STRIP_WIDTH) -> Block:
     span = f"{strip.lo}..{strip.hi}"
     out: Block = [[(f"{strip.label}, elements {span} ({strip.length} touched):", "title")]]
     traced = any(c.origin is not None for c in strip.cells)
-    heads = ("offset", "value", "read by", "from x@") if traced else ("offset", "value", "read by")
+    heads = ("offset", "value", "read by", "copied from") if traced else ("offset", "value", "read by")
     hw = max(map(len, heads)) + 1
     columns = [(("…" if c.offset is None else str(c.offset)), c.value, _reader_text(c),
                 ("…" if c.offset is None else "?" if c.origin is None else str(c.origin)), _strip_style(c))

@@ -11,15 +11,20 @@
     var lit = document.querySelectorAll(".hl");
     for (var i = 0; i < lit.length; i++) lit[i].classList.remove("hl");
   }
-  $("steps").addEventListener("mouseover", function (e) {
+  function lightUp(e) {
     var cell = e.target.closest ? e.target.closest("[data-offset]") : null;
     clearHighlight();
     if (!cell) return;
     var svg = cell.closest("svg");
     var same = svg.querySelectorAll('[data-offset="' + cell.getAttribute("data-offset") + '"]');
     for (var i = 0; i < same.length; i++) same[i].classList.add("hl");
+  }
+  // the step cards' pictures and the tour's (an exported file has no tour)
+  ["steps", "tour-text"].forEach(function (id) {
+    if (!$(id)) return;
+    $(id).addEventListener("mouseover", lightUp);
+    $(id).addEventListener("mouseleave", clearHighlight);
   });
-  $("steps").addEventListener("mouseleave", clearHighlight);
 
   // ---------------------------------------------------------------- the NumPy / PyTorch toggle
   function syncCompare() { document.body.classList.toggle("compare", $("compare").checked); }
@@ -81,7 +86,7 @@
     var step = tour.steps[tour.at];
     if (!step) return;
     $("tour-title").textContent = (tour.at + 1) + "/" + tour.steps.length + " · " + step.title;
-    $("tour-text").textContent = step.text;
+    $("tour-text").innerHTML = step.html;  // (rendered and escaped by the server, as the step cards are)
     $("tour-try").hidden = !step.expr && !step.program;
     $("tour-prev").disabled = tour.at === 0;
     $("tour-next").disabled = tour.at === tour.steps.length - 1;
