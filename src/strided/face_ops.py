@@ -205,12 +205,23 @@ from .ops.linalg.distance import (
 from .ops.linalg.einsum import (
     einsum,
 )
+from .ops.linalg.inverses import (
+    det,
+    inverse,
+    matrix_power,
+    pinverse,
+    slogdet,
+)
 from .ops.linalg.matmul import (
     bmm,
     dot,
     matmul,
     mm,
     outer,
+)
+from .ops.linalg.products import (
+    cross,
+    tensordot,
 )
 from .ops.reductions.extrema import (
     argmax,
@@ -386,11 +397,13 @@ __all__ = [
     'cos',
     'cosh',
     'count_nonzero',
+    'cross',
     'cummax',
     'cummin',
     'cumprod',
     'cumsum',
     'deg2rad',
+    'det',
     'detach_copy',
     'diag',
     'diag_embed',
@@ -441,6 +454,7 @@ __all__ = [
     'index_put',
     'index_put_',
     'index_select',
+    'inverse',
     'isclose',
     'isfinite',
     'isinf',
@@ -467,6 +481,7 @@ __all__ = [
     'masked_scatter',
     'masked_select',
     'matmul',
+    'matrix_power',
     'max',
     'maximum',
     'mean',
@@ -495,6 +510,7 @@ __all__ = [
     'outer',
     'permute',
     'permute_copy',
+    'pinverse',
     'polar',
     'positive',
     'pow',
@@ -531,6 +547,7 @@ __all__ = [
     'sin',
     'sinh',
     'slice_copy',
+    'slogdet',
     'softmax',
     'sort',
     'split',
@@ -553,6 +570,7 @@ __all__ = [
     'tanh',
     'tensor',
     'tensor_split',
+    'tensordot',
     'tile',
     'topk',
     'trace',

@@ -1,8 +1,17 @@
-"""``strided.linalg``: vector and matrix norms (``vector_norm``, ``matrix_norm``), PyTorch 2.13's
-``torch.linalg`` semantics, NumPy's ``linalg`` doing the work.
+"""``strided.linalg``: PyTorch 2.13's ``torch.linalg`` namespace, NumPy's ``linalg`` doing the work.
 
-Both take float tensors only, read the input in place (any strides), and return a fresh
-contiguous tensor of the input's dtype (or ``dtype=``).
+The norms (``vector_norm``, ``matrix_norm`` and ``norm``, which dispatches to them) are this
+module's own ops: float tensors only, read in place (any strides), a fresh contiguous result of
+the input's dtype (or ``dtype=``). The rest are declared in their family modules under
+PyTorch's native names and re-exported here under torch.linalg's:
+:mod:`strided.ops.linalg.inverses` (``inv``, ``inv_ex``, ``solve``, ``det``, ``slogdet``,
+``pinv``, ``matrix_rank``, ``lstsq``, ``matrix_power``), :mod:`strided.ops.linalg.factorizations`
+(``svd``, ``svdvals``, ``qr``, ``eigh``, ``eigvalsh``, ``cholesky``) and
+:mod:`strided.ops.linalg.products` (``cross``, ``vecdot``). A LAPACK failure on the values (a
+singular matrix to invert) raises :class:`LinAlgError`, a RuntimeError, as torch's does.
+
+>>> strided.linalg.det(strided.tensor([[2.0, 1.0], [1.0, 2.0]])).item()
+3.0
 """
 
 from __future__ import annotations
@@ -21,7 +30,8 @@ from .ops._support.reduce_args import numpy_axes, optional_dtype, reduced_shape,
 from .ops.reductions.nan_reductions import _acc, _float_only, _Quiet
 from .tensor import Tensor, tensor_arg
 
-__all__ = ["matrix_norm", "vector_norm"]
+__all__ = ["LinAlgError", "cholesky", "cross", "det", "eigh", "eigvalsh", "inv", "lstsq", "matrix_norm", "pinv", "qr",
+           "slogdet", "solve", "svd", "svdvals", "vector_norm"]  # (and the _LATE names, below)
 
 
 def _input_dtype(x: Any, dtype: Any, op: str, complex_ok: bool = False) -> DType | None:
@@ -250,6 +260,76 @@ def matrix_norm_backward(out: Tensor, A: Tensor, ord: Any = "fro", dim: Any = (-
     return name, (A,), lambda g: (_matrix_norm_grad(g, A, out, ord, dims, bool(keepdim)),), (A, out)
 
 
+def linalg_norm(A: Tensor, ord: Any = None, dim: Any = None, keepdim: bool = False, *,  # noqa: A002, N803
+                dtype: Any = None) -> Tensor:
+    """``torch.linalg.norm``: with ``dim`` an int, or ``dim=None`` and ``ord=None``, a vector norm
+    (of the flattened input); with ``dim`` a pair, or ``dim=None`` on a 2-d input with ``ord``
+    given, a matrix norm; ``ord=None`` is 2 for vectors and 'fro' for matrices.
+
+    >>> strided.linalg.norm(strided.tensor([[3.0, 0.0], [4.0, 0.0]])).item()
+    5.0
+    """
+    op = "linalg.norm"
+    tensor_arg(A, op)
+    if dim is not None and not isinstance(dim, (tuple, list)):
+        dim = (dim,)
+    if dim is not None:
+        if len(dim) == 1:
+            return vector_norm(A, 2 if ord is None else ord, dim, keepdim, dtype=dtype)
+        return matrix_norm(A, "fro" if ord is None else ord, dim, keepdim, dtype=dtype)
+    if ord is None:
+        return vector_norm(A, 2, None, keepdim, dtype=dtype)
+    if A.ndim == 2:
+        return matrix_norm(A, ord, (-2, -1), keepdim, dtype=dtype)
+    if A.ndim == 1:
+        return vector_norm(A, ord, None, keepdim, dtype=dtype)
+    raise StridedRuntimeError(join_lines(
+        f"linalg.norm: If dim is not specified but ord is, the input must be 1D or 2D. Got {A.ndim}D.",
+        f"A has shape {shape_text(A.shape)}", "fix: name the dims: dim=(-2, -1) for matrices, dim=-1 for vectors"))
+
+
 seal(globals())  # (last: this module's ops with a backward rule become their recording entries)
 # the kinds of this module's ops, in the op registry (after the seal: the forwards are the entries)
-declare(Kind.COMPUTE, "vector_norm matrix_norm")
+declare(Kind.COMPUTE, "vector_norm matrix_norm linalg_norm")
+
+# ---------------------------------------------------------------- torch.linalg's names of the family modules' ops
+
+from .errors import LinAlgError  # noqa: E402
+from .ops.linalg.factorizations import linalg_cholesky as cholesky  # noqa: E402
+from .ops.linalg.factorizations import linalg_eigh as eigh  # noqa: E402
+from .ops.linalg.factorizations import linalg_eigvalsh as eigvalsh  # noqa: E402
+from .ops.linalg.factorizations import linalg_qr as qr  # noqa: E402
+from .ops.linalg.factorizations import linalg_svd as svd  # noqa: E402
+from .ops.linalg.factorizations import linalg_svdvals as svdvals  # noqa: E402
+from .ops.linalg.inverses import linalg_det as det  # noqa: E402
+from .ops.linalg.inverses import linalg_inv as inv  # noqa: E402
+from .ops.linalg.inverses import linalg_lstsq as lstsq  # noqa: E402
+from .ops.linalg.inverses import linalg_pinv as pinv  # noqa: E402
+from .ops.linalg.inverses import linalg_slogdet as slogdet  # noqa: E402
+from .ops.linalg.inverses import linalg_solve as solve  # noqa: E402
+from .ops.linalg.products import linalg_cross as cross  # noqa: E402
+
+# The ops without a backward rule get their reporting entries when ``import strided`` finishes
+# (:func:`strided.gradients.finish` puts them in their family modules); these names read them
+# there when first asked for, so ``strided.linalg.vecdot`` is the entry, not the bare forward.
+_LATE = {"inv_ex": ("strided.ops.linalg.inverses", "linalg_inv_ex"),
+         "matrix_rank": ("strided.ops.linalg.inverses", "linalg_matrix_rank"),
+         "matrix_power": ("strided.ops.linalg.inverses", "matrix_power"),
+         "vecdot": ("strided.ops.linalg.products", "linalg_vecdot"),
+         "norm": (__name__, "linalg_norm")}
+
+
+__all__ += sorted(_LATE)
+
+
+def __getattr__(name: str) -> Any:
+    where = _LATE.get(name)
+    if where is None:
+        raise AttributeError(f"module 'strided.linalg' has no attribute {name!r}")
+    import sys
+
+    return getattr(sys.modules[where[0]], where[1])
+
+
+def __dir__() -> list[str]:
+    return sorted({*globals(), *_LATE})
