@@ -187,6 +187,9 @@ _TWO = {  # op -> (shapes, call)
     "linalg_pinv": (((2, 3),), lambda L, F, a: L.linalg.pinv(a)),
     "linalg_lstsq": (((3, 2), (3, 2)), lambda L, F, a, b: L.linalg.lstsq(a, b).solution),
     "cross": (((2, 3), (2, 3)), lambda L, F, a, b: L.linalg.cross(a, b)),
+    "median": ((M,), lambda L, F, a: a.median(1).values),
+    "nanmedian": ((M,), lambda L, F, a: a.nanmedian()),
+    "mode": ((M,), lambda L, F, a: a.mode(0).values),
 }
 
 

@@ -223,6 +223,10 @@ from .ops.linalg.products import (
     cross,
     tensordot,
 )
+from .ops.reductions.counting import (
+    bincount,
+    histc,
+)
 from .ops.reductions.extrema import (
     argmax,
     argmin,
@@ -238,6 +242,13 @@ from .ops.reductions.nan_reductions import (
     nanmean,
     nansum,
     norm,
+)
+from .ops.reductions.order_stats import (
+    median,
+    mode,
+    nanmedian,
+    nanquantile,
+    quantile,
 )
 from .ops.reductions.scans import (
     cummax,
@@ -293,6 +304,7 @@ from .ops.shape.searching import (
     searchsorted,
 )
 from .ops.shape.sets import (
+    isin,
     unique,
     unique_consecutive,
 )
@@ -369,6 +381,7 @@ __all__ = [
     'atleast_2d',
     'atleast_3d',
     'bernoulli',
+    'bincount',
     'bitwise_and',
     'bitwise_left_shift',
     'bitwise_not',
@@ -444,6 +457,7 @@ __all__ = [
     'gather',
     'ge',
     'gt',
+    'histc',
     'hsplit',
     'hstack',
     'hypot',
@@ -457,6 +471,7 @@ __all__ = [
     'inverse',
     'isclose',
     'isfinite',
+    'isin',
     'isinf',
     'isnan',
     'isneginf',
@@ -485,10 +500,12 @@ __all__ = [
     'max',
     'maximum',
     'mean',
+    'median',
     'meshgrid',
     'min',
     'minimum',
     'mm',
+    'mode',
     'movedim',
     'msort',
     'mul',
@@ -496,6 +513,8 @@ __all__ = [
     'multiply',
     'nan_to_num',
     'nanmean',
+    'nanmedian',
+    'nanquantile',
     'nansum',
     'narrow',
     'narrow_copy',
@@ -515,6 +534,7 @@ __all__ = [
     'positive',
     'pow',
     'prod',
+    'quantile',
     'rad2deg',
     'rand',
     'rand_like',

@@ -185,3 +185,24 @@ def unique_consecutive(self: Tensor, return_inverse: bool = False, return_counts
 
 # the kinds of this module's ops, in the op registry
 declare(Kind.COPY, "unique unique_consecutive")
+
+
+def isin(elements: Any, test_elements: Any, *, assume_unique: bool = False, invert: bool = False) -> Tensor:
+    """Whether each element of ``elements`` is among ``test_elements`` (either may be a number),
+    a bool tensor of ``elements``' shape; ``invert``: whether it is not.
+
+    >>> strided.isin(strided.tensor([1, 2, 3]), strided.tensor([2, 5])).tolist()
+    [False, True, False]
+    """
+    if not isinstance(elements, Tensor) and not isinstance(test_elements, Tensor):
+        tensor_arg(elements, "isin", "elements")
+    a = elements._np() if isinstance(elements, Tensor) else np.asarray(elements)
+    b = test_elements._np() if isinstance(test_elements, Tensor) else np.asarray(test_elements)
+    shape = tuple(a.shape)
+    found = np.isin(a, b, assume_unique=bool(assume_unique), invert=bool(invert)) if a.size else np.zeros(shape, bool)
+    from ...dtypes import bool_
+
+    return tensor_from_array(np.asarray(found), shape, bool_)
+
+
+declare(Kind.COMPUTE, "isin")
