@@ -354,14 +354,14 @@ def linalg_cholesky(A: Tensor, *, upper: bool = False) -> Tensor:  # noqa: N803
     if a.size == 0:
         low = np.zeros(a.shape, a.dtype)
     else:
-        sym = np.tril(a) + np.swapaxes(np.tril(a, -1), -1, -2).conj()  # (the lower triangle is what is read)
-        try:
+        try:  # (NumPy's potrf reads the lower triangle only, as PyTorch's)
             with np.errstate(all="ignore"):
-                low = np.linalg.cholesky(sym)
-            bad = not np.all(np.isfinite(np.diagonal(low, 0, -2, -1)))
+                low = np.linalg.cholesky(a)
+            bad = False
         except np.linalg.LinAlgError:
             bad = True
         if bad:
+            sym = np.tril(a) + np.swapaxes(np.tril(a, -1), -1, -2).conj()
             flat = sym.reshape(-1, *sym.shape[-2:])
             for i, m in enumerate(flat):
                 info = LA.cholesky_failure(m)
@@ -372,8 +372,9 @@ def linalg_cholesky(A: Tensor, *, upper: bool = False) -> Tensor:  # noqa: N803
                         f"A of shape {shape_text(A.shape)}: matrix {i}'s leading {info}x{info} block has a "
                         "determinant <= 0", "fix: strided.linalg.eigh(A) to see its eigenvalues; add a multiple of "
                         "the identity to make it positive-definite"))
-    out = np.swapaxes(low, -1, -2).conj() if upper else low
-    return LA.colmajor(np.ascontiguousarray(out), A._dtype)
+    if upper:  # (U = L^H: L's buffer read row-major is U column-major, PyTorch's layout)
+        return LA.colmajor(np.swapaxes(low, -1, -2).conj(), A._dtype)
+    return LA.colmajor(low, A._dtype)
 
 
 @backward("linalg_cholesky")
