@@ -395,3 +395,33 @@ def test_complex_forward_and_refused_gradient() -> None:
     s.requires_grad_()
     with pytest.raises(NotImplementedError, match="real"):
         st.linalg.inv(s).abs().sum().backward()
+
+
+_A, _B = arr(2, 4, 3), arr(2, 4)
+EDGES = [
+    ("lstsq_vector_residuals", lambda L, a, b: L.linalg.lstsq(a, b, driver="gelsd").residuals),
+    ("lstsq_vector_solution", lambda L, a, b: L.linalg.lstsq(a, b, driver="gelsd").solution),
+    ("lstsq_singular_values", lambda L, a, b: L.linalg.lstsq(a, b, driver="gelss").singular_values),
+    ("lstsq_gels_rank", lambda L, a, b: L.linalg.lstsq(a, b, driver="gels").rank),
+    ("inv_ex_check_errors", lambda L, a, b: L.linalg.inv_ex(a[:, :2, :2] * 0, check_errors=True).inverse),
+    ("matrix_power_int", lambda L, a, b: L.linalg.matrix_power((a[0, :3] * 3).long(), 3)),
+    ("matrix_power_int_negative", lambda L, a, b: L.linalg.matrix_power((a[0, :3] * 3).long(), -1)),
+    ("pinv_atol_tensor", lambda L, a, b: L.linalg.pinv(a, atol=L.tensor([0.5, 2.0], dtype=L.float64))),
+    ("matrix_rank_hermitian", lambda L, a, b: L.linalg.matrix_rank(a[:, :3] + a[:, :3].mT, hermitian=True)),
+    ("matrix_rank_tol", lambda L, a, b: L.linalg.matrix_rank(a, tol=1.0)),
+    ("norm_vector_inf", lambda L, a, b: L.linalg.norm(b, float("inf"))),
+    ("norm_dim_pair", lambda L, a, b: L.linalg.norm(a, -1, dim=(0, 2))),
+    ("det_empty", lambda L, a, b: L.linalg.det(a[:, :0, :0])),
+    ("cross_broadcast", lambda L, a, b: L.linalg.cross(a[:, :1, :], a[:1, :, :])),
+    ("tensordot_dims_too_many", lambda L, a, b: L.tensordot(a, a, dims=4)),
+    ("svd_int", lambda L, a, b: L.linalg.svd(a.long())),
+    ("eigvalsh_1x1", lambda L, a, b: L.linalg.eigvalsh(a[:, :1, :1])),
+    ("solve_right_vector", lambda L, a, b: L.linalg.solve(a[0, :3], b[0, :3], left=False)),
+    ("slogdet_negative", lambda L, a, b: L.linalg.slogdet(-a[:, :3]).sign),
+]
+
+
+@pytest.mark.parametrize(("name", "call"), EDGES, ids=[e[0] for e in EDGES])
+def test_edge_cases_match_torch(name, call) -> None:
+    (ta, sa), (tb, sb) = both(_A), both(_B)
+    compare(lambda: call(torch, ta, tb), lambda: call(st, sa, sb), TOL)

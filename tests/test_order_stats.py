@@ -170,3 +170,24 @@ ERRORS = [
 @pytest.mark.parametrize("call", ERRORS, ids=[str(i) for i in range(len(ERRORS))])
 def test_errors_mirror_torch(call) -> None:
     same_error(lambda: call(torch), lambda: call(st))
+
+
+_X = data(2, 4, 3)
+EDGES = [
+    ("quantile_0d", lambda L, a: L.quantile(a[0, 0, 0], 0.5)),
+    ("quantile_0d_dim", lambda L, a: L.quantile(a[0, 0, 0], 0.5, dim=0)),
+    ("median_0d_dim", lambda L, a: L.median(a[0, 0, 0], 0).values),
+    ("mode_0d", lambda L, a: L.mode(a[0, 0, 0]).indices),
+    ("bincount_uint8", lambda L, a: L.bincount((a[0, 0] * 0 + 3).to(L.uint8))),
+    ("histc_range", lambda L, a: L.histc(a.float(), 5, min=-0.3, max=0.9)),
+    ("histc_empty", lambda L, a: L.histc(a[:0].float(), 3)),
+    ("nanmedian_all_nan", lambda L, a: L.nanmedian(a * float("nan"), 1).values),
+    ("nanquantile_all_nan", lambda L, a: L.nanquantile(a * float("nan"), 0.5, dim=1)),
+    ("isin_float_int", lambda L, a: L.isin(L.tensor([1.0, 2.5]), L.tensor([1, 2]))),
+]
+
+
+@pytest.mark.parametrize(("name", "call"), EDGES, ids=[e[0] for e in EDGES])
+def test_edge_cases_match_torch(name, call) -> None:
+    t, s = both(_X)
+    compare(lambda: call(torch, t), lambda: call(st, s), TOL)

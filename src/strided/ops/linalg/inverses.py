@@ -111,13 +111,13 @@ def _solve_shapes(A: Tensor, Bt: Tensor, left: bool, op: str) -> bool:  # noqa: 
             f"type {TORCH_NAMES[Bt._dtype]} instead",
             f"A of shape {shape_text(ashape)} is {A._dtype.name}, B of shape {shape_text(bshape)} {Bt._dtype.name}",
             f"fix: B.to(strided.{A._dtype.name})"))
-    vector = Bt.ndim == 1 or (left and Bt.ndim == A.ndim - 1 and bshape == ashape[:-1])
+    # (PyTorch's vector case, either side: B of shape (n,) or A.shape[:-1] is a column (..., n, 1))
+    vector = Bt.ndim == 1 or (Bt.ndim == A.ndim - 1 and bshape == ashape[:-1])
     n = ashape[-1]
-    rows = bshape[-1] if vector else (bshape[-2] if left else bshape[-1])
-    if Bt.ndim == 0 or rows != n:
+    eff = (*bshape, 1) if vector else bshape
+    if Bt.ndim == 0 or (eff[-2] if left else eff[-1]) != n:
         eq = "AX = B" if left else "XA = B"
-        shown = (f"{bshape[-1]}x1" if vector and bshape else
-                 "x".join(str(s) for s in bshape[-2:]) if bshape else "scalar")
+        shown = "x".join(str(s) for s in eff[-2:]) if Bt.ndim else "scalar"
         raise StridedRuntimeError(join_lines(
             f"{op}: Incompatible shapes of A and B for the equation {eq} ({n}x{n} and {shown})",
             f"A has shape {shape_text(ashape)}, B {shape_text(bshape)}: B's "
@@ -167,7 +167,7 @@ def _solve_backward(out: Tensor, A: Tensor, B: Tensor, *, left: bool = True) -> 
     """LinalgSolveExBackward0: ``gB = solve(A^T, g)``, ``gA = -gB X^T`` (left; ``X A = B``:
     ``gB = solve(A, g^T)^T``, ``gA = -X^T gB``); a vector B's outer product."""
     LA.no_complex_grad(A, "linalg.solve")
-    vector = B.ndim == 1 or (left and B.ndim == A.ndim - 1 and B._layout.shape == A._layout.shape[:-1])
+    vector = B.ndim == 1 or (B.ndim == A.ndim - 1 and B._layout.shape == A._layout.shape[:-1])
     need_a = needs_grad(A)
 
     def grads(g: Tensor) -> tuple:
@@ -484,9 +484,7 @@ def linalg_lstsq(A: Tensor, B: Tensor, rcond: float | None = None, *, driver: st
     if m > n and driver != "gelsy" and (driver == "gels" or full):
         with np.errstate(all="ignore"):
             r = a @ buffer[..., :n, :] - b
-        residuals = np.sum(np.abs(r) ** 2, axis=-2).astype(real)
-        if vector:
-            residuals = residuals[..., 0]
+        residuals = np.sum(np.abs(r) ** 2, axis=-2).astype(real)  # (a vector B's too: (..., 1), as PyTorch's)
     from ...dtypes import real_of
 
     rt = real_of(A._dtype)
