@@ -30,6 +30,8 @@ def arr(*shape: int, dtype: str = "float64", layout: str = "contiguous", spd: bo
     elif len(shape) >= 2 and shape[-1] == shape[-2]:
         a = a + 3 * np.eye(shape[-1])
     a = a.astype(dtype)
+    if len(shape) < 2:
+        return a
     if layout == "transposed":
         a = np.ascontiguousarray(np.swapaxes(a, -1, -2))
         return np.swapaxes(a, -1, -2)
@@ -61,6 +63,8 @@ UNIQUE = [
     ("solve", lambda L, A, B: L.solve(A, B), [(2, 3, 3), (2, 3, 2)], False),
     ("solve_broadcast", lambda L, A, B: L.solve(A, B), [(3, 3), (2, 3, 2)], False),
     ("solve_right", lambda L, A, B: L.solve(A, B, left=False), [(3, 3), (2, 3)], False),
+    ("solve_vectors", lambda L, A, B: L.solve(A, B), [(4, 2, 3, 3), (4, 2, 3)], False),
+    ("solve_vector", lambda L, A, B: L.solve(A, B), [(2, 3, 3), (3,)], False),
     ("cholesky", lambda L, A: L.cholesky(A), [(2, 3, 3)], True),
     ("cholesky_upper", lambda L, A: L.cholesky(A, upper=True), [(3, 3)], True),
     ("eigvalsh", lambda L, A: L.eigvalsh(A), [(2, 3, 3)], True),

@@ -156,8 +156,8 @@ def linalg_solve(A: Tensor, B: Tensor, *, left: bool = True) -> Tensor:  # noqa:
                 "torch.linalg.solve: The solver failed because the input matrix is singular.",
                 f"A of shape {shape_text(A.shape)} has a matrix whose LU factorization met a zero pivot",
                 "fix: strided.linalg.lstsq(A, B) for a least-squares solution")) from None
-    if vector:
-        return LA.rowmajor(x[..., 0], A._dtype)
+    if vector:  # (PyTorch lays a batch of vector solutions (..., k, n) out column-major too)
+        return LA.colmajor(x[..., 0], A._dtype)
     # (X A = B is solved as A^T X^T = B^T: X^T column-major, so X row-major, as PyTorch's)
     return LA.colmajor(x, A._dtype).mT if not left else LA.colmajor(x, A._dtype)
 
