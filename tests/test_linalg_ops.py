@@ -111,6 +111,8 @@ def test_module_functions_and_methods(dtype) -> None:
         (lambda: torch.slogdet(t)[1], lambda: st.slogdet(s)[1]),
         (lambda: t.slogdet().logabsdet, lambda: s.slogdet().logabsdet),
         (lambda: torch.pinverse(t), lambda: st.pinverse(s)),
+        (lambda: torch.logdet(t), lambda: st.logdet(s)),
+        (lambda: (-t).logdet(), lambda: (-s).logdet()),
         (lambda: t.matrix_power(4), lambda: s.matrix_power(4)),
         (lambda: torch.matrix_power(t, 2), lambda: st.matrix_power(s, 2)),
         (lambda: torch.cross(t, tb, dim=1), lambda: st.cross(s, sb, dim=1)),
@@ -218,6 +220,7 @@ GRADS = [
     ("tensordot", lambda L, A, B: (torch if L is torch.linalg else st).tensordot(A, B, dims=([0], [1])),
      [(3, 2), (2, 3)], False, None),
     ("norm2", lambda L, A: L.norm(A, 2), [(3, 3)], False, "AmaxBackward0"),
+    ("logdet", lambda L, A: (torch if L is torch.linalg else st).logdet(A), [(2, 3, 3)], False, "WhereBackward0"),
 ]
 
 

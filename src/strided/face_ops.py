@@ -208,6 +208,7 @@ from .ops.linalg.einsum import (
 from .ops.linalg.inverses import (
     det,
     inverse,
+    logdet,
     matrix_power,
     pinverse,
     slogdet,
@@ -485,6 +486,7 @@ __all__ = [
     'log1p',
     'log2',
     'log_softmax',
+    'logdet',
     'logical_and',
     'logical_not',
     'logical_or',

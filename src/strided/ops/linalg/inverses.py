@@ -30,7 +30,7 @@ from ..registry import backward, method
 from . import _batched as LA
 from . import _results as R
 
-__all__ = ["det", "inverse", "linalg_det", "linalg_inv", "linalg_inv_ex", "linalg_lstsq", "linalg_matrix_rank",
+__all__ = ["det", "inverse", "logdet", "linalg_det", "linalg_inv", "linalg_inv_ex", "linalg_lstsq", "linalg_matrix_rank",
            "linalg_pinv", "linalg_slogdet", "linalg_solve", "matrix_power", "pinverse", "slogdet"]
 
 
@@ -275,6 +275,21 @@ def slogdet(A: Tensor) -> Any:  # noqa: N803
     """
     sign, logabs = linalg_slogdet(A)
     return R.slogdet(sign, logabs)
+
+
+@method("logdet")
+def logdet(input: Tensor) -> Tensor:  # noqa: A002
+    """``strided.logdet`` / ``Tensor.logdet``: the log of each square matrix's determinant (-inf for
+    a singular one, NaN for a negative determinant), PyTorch's composite ``where(sign == -1, nan,
+    logabsdet)`` of :func:`linalg_slogdet`, whose graph it records.
+
+    >>> round(strided.logdet(strided.eye(2) * 2).item(), 4)
+    1.3863
+    """
+    from ..elementwise.unary import where
+
+    sign, logabs = linalg_slogdet(input)
+    return where(sign == -1, float("nan"), logabs)
 
 
 def _slogdet_rule(out: Any, A: Tensor) -> Any:  # noqa: N803
@@ -568,4 +583,4 @@ inverse = linalg_inv
 seal(globals())  # (last: this module's ops with a backward rule become their recording entries)
 # the kinds of this module's ops, in the op registry (after the seal: the forwards are the entries)
 declare(Kind.COMPUTE, "inverse linalg_inv linalg_inv_ex linalg_solve det linalg_det linalg_slogdet slogdet "
-        "linalg_pinv pinverse linalg_matrix_rank linalg_lstsq matrix_power")
+        "linalg_pinv pinverse linalg_matrix_rank linalg_lstsq matrix_power logdet")
