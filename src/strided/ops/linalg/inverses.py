@@ -41,9 +41,8 @@ def _inverse_array(A: Tensor, op: str) -> np.ndarray:  # noqa: N803
     a = A._np()
     if a.size == 0:
         return np.empty(a.shape, a.dtype)
-    try:
-        with np.errstate(all="ignore"):
-            return np.linalg.inv(a)
+    try:  # (NumPy's linalg sets its own floating-point error state: no errstate needed)
+        return np.linalg.inv(a)
     except np.linalg.LinAlgError:
         raise LA.singular_inverse(A, a, op) from None
 
@@ -149,8 +148,7 @@ def linalg_solve(A: Tensor, B: Tensor, *, left: bool = True) -> Tensor:  # noqa:
         x = np.zeros(b.shape, a.dtype)
     else:
         try:
-            with np.errstate(all="ignore"):
-                x = np.linalg.solve(a, b)
+            x = np.linalg.solve(a, b)
         except np.linalg.LinAlgError:
             raise LinAlgError(join_lines(
                 "torch.linalg.solve: The solver failed because the input matrix is singular.",
@@ -197,8 +195,7 @@ def linalg_det(A: Tensor) -> Tensor:  # noqa: N803
     """
     A = LA.square(A, "linalg.det")  # noqa: N806
     a = A._np()
-    with np.errstate(all="ignore"):
-        d = np.linalg.det(a) if a.size else np.ones(a.shape[:-2], a.dtype)
+    d = np.linalg.det(a) if a.size else np.ones(a.shape[:-2], a.dtype)
     return LA.rowmajor(np.asarray(d, a.dtype), A._dtype)
 
 
@@ -247,8 +244,7 @@ def _slogdet_arrays(A: Tensor) -> tuple[np.ndarray, np.ndarray]:  # noqa: N803
     if a.size == 0:
         shape = a.shape[:-2]
         return np.ones(shape, a.dtype), np.zeros(shape, np.real(a).dtype)
-    with np.errstate(all="ignore"):
-        sign, logabs = np.linalg.slogdet(a)
+    sign, logabs = np.linalg.slogdet(a)
     return np.asarray(sign, a.dtype), np.asarray(logabs, np.real(a).dtype)
 
 
