@@ -432,3 +432,20 @@ EDGES = [
 def test_edge_cases_match_torch(name, call) -> None:
     (ta, sa), (tb, sb) = both(_A), both(_B)
     compare(lambda: call(torch, ta, tb), lambda: call(st, sa, sb), TOL)
+
+
+def test_nan_inputs_as_torch() -> None:
+    """NaN in a matrix: its inverse and solve are NaN everywhere (NumPy's LU alone can leave
+    numbers); the SVD-based ops refuse it with PyTorch's text; cholesky fails at the NaN minor."""
+    nan = np.nan
+    a = np.stack([np.array([[nan, 0.0], [0.0, 1.0]]), np.eye(2) * 2])
+    t, s = both(a)
+    for call in (lambda L, x: L.inv(x), lambda L, x: L.solve(x, x), lambda L, x: L.det(x)):
+        compare(lambda: call(torch.linalg, t), lambda: call(st.linalg, s), TOL)  # noqa: B023 - (called at once)
+    for call in (lambda L, x: L.svdvals(x), lambda L, x: L.pinv(x), lambda L, x: L.matrix_rank(x),
+                 lambda L, x: L.cholesky(x)):
+        with pytest.raises(torch.linalg.LinAlgError) as t_info:
+            call(torch.linalg, t)
+        with pytest.raises(st.linalg.LinAlgError) as s_info:
+            call(st.linalg, s)
+        assert str(s_info.value).splitlines()[0] == str(t_info.value).splitlines()[0]

@@ -174,6 +174,18 @@ def no_complex_grad(A: Tensor, op: str) -> None:  # noqa: N803
             "fix: differentiate a real formulation, or compute this op with .detach()"))
 
 
+def finite_for_svd(A: Tensor) -> np.ndarray:  # noqa: N803
+    """``A``'s array, after PyTorch's refusal of NaN or inf by the SVD (gesdd does not converge)."""
+    a = A._np()
+    if a.size and not np.isfinite(a).all():
+        index = int(np.argmin(np.isfinite(a).reshape(-1, a.shape[-2] * a.shape[-1]).all(-1)))
+        raise LinAlgError(join_lines(
+            f"linalg.svd: {batch_prefix(A, index)}The algorithm failed to converge because the input matrix contained "
+            "non-finite values.",
+            f"A of shape {shape_text(A.shape)} holds NaN or inf", "fix: replace them first, e.g. A.nan_to_num()"))
+    return a
+
+
 def int64_result(arr: np.ndarray) -> Tensor:
     """A fresh int64 tensor holding ``arr`` (ranks)."""
     return rowmajor(np.asarray(arr, dtype=np.int64), int64)

@@ -33,13 +33,7 @@ __all__ = ["linalg_cholesky", "linalg_eigh", "linalg_eigvalsh", "linalg_qr", "li
 
 
 def _svd_input(A: Any, op: str) -> np.ndarray:  # noqa: N803
-    A = LA.matrices(A, op)  # noqa: N806
-    a = A._np()
-    if a.size and not np.all(np.isfinite(a)):
-        raise LinAlgError(join_lines(
-            "linalg.svd: The algorithm failed to converge because the input matrix contained non-finite values.",
-            f"A of shape {shape_text(A.shape)} holds NaN or inf", "fix: replace them first, e.g. A.nan_to_num()"))
-    return a
+    return LA.finite_for_svd(LA.matrices(A, op))
 
 
 def linalg_svd(A: Tensor, full_matrices: bool = True, *, driver: Any = None) -> Any:  # noqa: N803
@@ -357,7 +351,8 @@ def linalg_cholesky(A: Tensor, *, upper: bool = False) -> Tensor:  # noqa: N803
         try:  # (NumPy's potrf reads the lower triangle only, as PyTorch's)
             with np.errstate(all="ignore"):
                 low = np.linalg.cholesky(a)
-            bad = False
+            # (a NaN pivot: NumPy returns NaN, LAPACK's potrf, as PyTorch calls it, fails there)
+            bad = bool(np.isnan(np.diagonal(low, 0, -2, -1)).any())
         except np.linalg.LinAlgError:
             bad = True
         if bad:

@@ -42,9 +42,20 @@ def _inverse_array(A: Tensor, op: str) -> np.ndarray:  # noqa: N803
     if a.size == 0:
         return np.empty(a.shape, a.dtype)
     try:  # (NumPy's linalg sets its own floating-point error state: no errstate needed)
-        return np.linalg.inv(a)
+        return _nan_where_nan(a, np.linalg.inv(a))
     except np.linalg.LinAlgError:
         raise LA.singular_inverse(A, a, op) from None
+
+
+def _nan_where_nan(a: np.ndarray, x: np.ndarray) -> np.ndarray:
+    """``x`` (computed from the batch ``a``) with every matrix whose ``a`` holds NaN all NaN:
+    PyTorch's inverse and solve give NaN everywhere for such a matrix, where NumPy's LU can leave
+    numbers in the rows it finished before meeting the NaN."""
+    bad = np.isnan(a).any(axis=(-2, -1))
+    if bad.any():
+        x = np.array(x, copy=True)
+        x[bad] = np.nan
+    return x
 
 
 @method("inverse")
@@ -148,7 +159,7 @@ def linalg_solve(A: Tensor, B: Tensor, *, left: bool = True) -> Tensor:  # noqa:
         x = np.zeros(b.shape, a.dtype)
     else:
         try:
-            x = np.linalg.solve(a, b)
+            x = _nan_where_nan(a, np.linalg.solve(a, b))
         except np.linalg.LinAlgError:
             raise LinAlgError(join_lines(
                 "torch.linalg.solve: The solver failed because the input matrix is singular.",
@@ -352,7 +363,7 @@ def linalg_pinv(A: Tensor, rcond: Any = None, hermitian: bool = False, *, atol: 
             f"A has shape {shape_text(A.shape)} and dtype {A._dtype.name}", "fix: A.reshape(m, n).double()"))
     if rcond is not None:
         rtol = rcond
-    a = A._np()
+    a = A._np() if hermitian else LA.finite_for_svd(A)
     m, n = a.shape[-2:]
     if a.size == 0:
         return LA.rowmajor(np.zeros(a.shape[:-2] + (n, m), a.dtype), A._dtype)
@@ -421,7 +432,7 @@ def linalg_matrix_rank(A: Tensor, tol: Any = None, hermitian: bool = False, *, a
     LA.float_input(A, "linalg.svd")
     if tol is not None:
         atol = tol
-    a = A._np()
+    a = A._np() if hermitian else LA.finite_for_svd(A)
     m, n = a.shape[-2:]
     if a.size == 0:
         return LA.int64_result(np.zeros(a.shape[:-2], np.int64))
@@ -464,7 +475,7 @@ def linalg_lstsq(A: Tensor, B: Tensor, rcond: float | None = None, *, driver: st
             f"{TORCH_NAMES[A._dtype]} and other's dtype {TORCH_NAMES[B._dtype]}",
             f"A is {A._dtype.name}, B {B._dtype.name}", f"fix: B.to(strided.{A._dtype.name})"))
     vector = B.ndim == A.ndim - 1
-    a, b = A._np(), B._np()
+    a, b = LA.finite_for_svd(A), B._np()
     if vector:
         b = b[..., None]
     m, n = a.shape[-2:]
