@@ -23,6 +23,7 @@ from ...opdef import Kind, declare
 from ...tensor import Tensor
 from .._support.reduce_args import shape_text
 from ..registry import backward
+from ..shape.joining import cat
 from . import _batched as LA
 from . import _results as R
 
@@ -235,8 +236,6 @@ def _qr_backward(out: Any, A: Tensor, mode: str = "reduced") -> Any:  # noqa: N8
         gy = Q.matmul(gV) if gV is not None else A[..., :, m:] * 0
         if gx is None:
             gx = A[..., :, :m] * 0
-        from ..shape.joining import cat
-
         return (cat([gx, gy], -1),)
 
     return "LinalgQrBackward0", (A,), grads, (A, Q, Rm), True

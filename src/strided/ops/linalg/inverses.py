@@ -19,6 +19,7 @@ from typing import Any
 
 import numpy as np
 
+from ...dtypes import int32, real_of
 from ...errors import LinAlgError, StridedRuntimeError, StridedTypeError, join_lines
 from ...gradients import seal
 from ...opdef import Kind, declare
@@ -26,7 +27,9 @@ from ...tensor import Tensor, tensor_arg
 from .._support.gradtools import needs_grad
 from .._support.promotion import TORCH_NAMES
 from .._support.reduce_args import shape_text
+from ..elementwise.unary import where
 from ..registry import backward, method
+from ..shape.joining import cat
 from . import _batched as LA
 from . import _results as R
 
@@ -95,8 +98,6 @@ def linalg_inv_ex(A: Tensor, *, check_errors: bool = False) -> Any:  # noqa: N80
             with np.errstate(all="ignore"):
                 inv[i] = np.linalg.inv(m) if not info[i] else np.full_like(m, np.nan)
         inv, info = inv.reshape(a.shape), info.reshape(batch)
-    from ...dtypes import int32
-
     return R.linalg_inv_ex(LA.colmajor(inv, A._dtype), LA.rowmajor(info, int32))
 
 
@@ -236,8 +237,6 @@ def _prod_others(S: Tensor) -> Tensor:  # noqa: N803
     product of the exclusive prefix and suffix products."""
     n = S._layout.shape[-1]
     ones = S[..., :1] * 0 + 1
-    from ..shape.joining import cat
-
     before = cat([ones, S[..., :-1].cumprod(-1)], -1) if n > 1 else ones
     after = cat([S.flip(-1)[..., :-1].cumprod(-1).flip(-1), ones], -1) if n > 1 else ones
     return before * after
@@ -268,8 +267,6 @@ def linalg_slogdet(A: Tensor) -> Any:  # noqa: N803
     """
     A = LA.square(A, "linalg.slogdet")  # noqa: N806
     sign, logabs = _slogdet_arrays(A)
-    from ...dtypes import real_of
-
     return R.linalg_slogdet(LA.rowmajor(sign, A._dtype), LA.rowmajor(logabs, real_of(A._dtype)))
 
 
@@ -293,8 +290,6 @@ def logdet(input: Tensor) -> Tensor:  # noqa: A002
     >>> round(strided.logdet(strided.eye(2) * 2).item(), 4)
     1.3863
     """
-    from ..elementwise.unary import where
-
     sign, logabs = linalg_slogdet(input)
     return where(sign == -1, float("nan"), logabs)
 
@@ -507,8 +502,6 @@ def linalg_lstsq(A: Tensor, B: Tensor, rcond: float | None = None, *, driver: st
         with np.errstate(all="ignore"):
             r = a @ buffer[..., :n, :] - b
         residuals = np.sum(np.abs(r) ** 2, axis=-2).astype(real)  # (a vector B's too: (..., 1), as PyTorch's)
-    from ...dtypes import real_of
-
     rt = real_of(A._dtype)
     solution = LA.colmajor(buffer, A._dtype)[..., :n, :]
     if vector:

@@ -26,7 +26,7 @@ import numpy as np
 from ... import layout as L
 from ...args import no_dims
 from ...dispatch import adopted, copied
-from ...dtypes import int64
+from ...dtypes import bool_, int64
 from ...errors import StridedRuntimeError, join_lines
 from ...layout import Layout
 from ...opdef import Kind, declare
@@ -200,8 +200,6 @@ def isin(elements: Any, test_elements: Any, *, assume_unique: bool = False, inve
     b = test_elements._np() if isinstance(test_elements, Tensor) else np.asarray(test_elements)
     shape = tuple(a.shape)
     found = np.isin(a, b, assume_unique=bool(assume_unique), invert=bool(invert)) if a.size else np.zeros(shape, bool)
-    from ...dtypes import bool_
-
     return tensor_from_array(np.asarray(found), shape, bool_)
 
 
