@@ -18,6 +18,7 @@ from typing import Any
 import numpy as np
 
 from ... import layout as L
+from ...callsite import user_site
 from ...errors import StridedRuntimeError, StridedTypeError, join_lines
 from ...gradients import seal
 from ...messages import broadcast_mismatch
@@ -94,7 +95,7 @@ def cross(input: Tensor, other: Tensor, dim: int | None = None) -> Tensor:  # no
     if dim is None:
         warnings.warn("Using torch.cross without specifying the dim arg is deprecated.\nPlease either pass the dim "
                       "explicitly or simply use torch.linalg.cross.\nThe default value of dim will change to agree "
-                      "with that of linalg.cross in a future release.", UserWarning, stacklevel=3)
+                      "with that of linalg.cross in a future release.", UserWarning, stacklevel=user_site()[1])
         shape = L.broadcast_pair(input._layout.shape, other._layout.shape)
         if shape.__class__ is tuple and 3 in shape:  # type: ignore[operator]
             dim = shape.index(3)  # type: ignore[union-attr]
