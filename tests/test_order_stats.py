@@ -191,3 +191,13 @@ EDGES = [
 def test_edge_cases_match_torch(name, call) -> None:
     t, s = both(_X)
     compare(lambda: call(torch, t), lambda: call(st, s), TOL)
+
+
+@pytest.mark.parametrize("fn", [
+    lambda x: x.median(1).values, lambda x: x.nanmedian(), lambda x: x.mode(0).values,
+    lambda x: st.quantile(x, st.tensor([0.3, 0.8], dtype=st.float64), dim=1),
+    lambda x: st.nanquantile(x, 0.5, interpolation="midpoint"),
+], ids=["median", "nanmedian", "mode", "quantile", "nanquantile"])
+def test_gradcheck(fn) -> None:
+    x = st.from_numpy(data(3, 4)).requires_grad_()  # (distinct values: the selections are smooth)
+    assert st.autograd.gradcheck(fn, (x,))

@@ -214,9 +214,10 @@ def _quantile(x: Tensor, q: Any, dim: Any, keepdim: bool, interpolation: str, op
         values = values.lerp(upper, tensor_from_array(weights, weights.shape, d_x))
     # values: (rest..., Q), viewed as (kept..., Q); then the Q dim moved first (a view: PyTorch's
     # unsqueeze(0).transpose(0, -1).squeeze(-1), whose strides it keeps) or dropped for a number q
+    values = values.reshape(*kept, len(qs))
     if scalar_q:
-        return values.reshape(kept)
-    return values.reshape(*kept, len(qs)).movedim(-1, 0)
+        return values.squeeze(-1)
+    return values.unsqueeze(0).transpose(0, -1).squeeze(-1)
 
 
 @method("quantile")
