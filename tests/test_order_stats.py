@@ -164,6 +164,11 @@ ERRORS = [
     lambda L: L.bincount(L.tensor([True])),
     lambda L: L.bincount(L.tensor([1, 2]), weights=L.tensor([1.0])),
     lambda L: L.bincount(L.tensor([1, 2]), minlength=-1),
+    lambda L: L.isin([1.0, 2.0], L.ones(2)),
+    lambda L: L.isin(L.ones(2), "a"),
+    lambda L: L.isin(2, 3),
+    lambda L: L.isin(True, L.ones(2)),
+    lambda L: L.isin(L.ones(2) > 0, L.ones(2)),
 ]
 
 
