@@ -174,6 +174,7 @@ _TWO = {  # op -> (shapes, call)
     # linear algebra: square inputs shifted by 3 I (well conditioned); the factors unique only up to
     # sign (singular vectors, Q, eigenvectors) enter through sign-invariant |.|
     "inverse": (((3, 3),), lambda L, F, a: L.linalg.inv(a + _eye(L))),
+    "linalg_inv_ex": (((3, 3),), lambda L, F, a: L.linalg.inv_ex(a + _eye(L)).inverse),
     "det": (((3, 3),), lambda L, F, a: L.linalg.det(a + _eye(L))),
     "linalg_slogdet": (((3, 3),), lambda L, F, a: L.linalg.slogdet(a + _eye(L)).logabsdet),
     "slogdet": (((3, 3),), lambda L, F, a: L.slogdet(a + _eye(L))[1]),

@@ -193,6 +193,7 @@ def loss(out):
 
 GRADS = [
     ("inv", lambda L, A: L.inv(A), [(2, 3, 3)], False, "LinalgInvExBackward0"),
+    ("inv_ex", lambda L, A: L.inv_ex(A).inverse, [(3, 3)], False, "LinalgInvExBackward0"),
     ("det", lambda L, A: L.det(A), [(2, 3, 3)], False, "LinalgDetBackward0"),
     ("slogdet", lambda L, A: L.slogdet(A).logabsdet, [(3, 3)], False, "LinalgSlogdetBackward0"),
     ("solve", lambda L, A, B: L.solve(A, B), [(3, 3), (2, 3, 2)], False, "LinalgSolveExBackward0"),

@@ -110,6 +110,14 @@ def _inv_backward(out: Tensor, A: Tensor) -> Any:  # noqa: N803
     return "LinalgInvExBackward0", (A,), lambda g: (-(out.mT.matmul(g).matmul(out.mT)),), (out,)
 
 
+@backward("linalg_inv_ex")
+def _inv_ex_backward(out: Any, A: Tensor, **kwargs: Any) -> Any:  # noqa: N803
+    """LinalgInvExBackward0 (the inverse's gradient; ``info`` has none): as :func:`_inv_backward`."""
+    LA.no_complex_grad(A, "linalg.inv_ex")
+    inverse = out[0]
+    return "LinalgInvExBackward0", (A,), lambda g: (-(inverse.mT.matmul(g).matmul(inverse.mT)),), (inverse,)
+
+
 # ---------------------------------------------------------------- solve
 
 
