@@ -114,9 +114,23 @@ def nanmedian(input: Tensor, dim: Any = None, keepdim: bool = False) -> Any:  # 
     return _median(input, dim, keepdim, "nanmedian", True)
 
 
+def _selected(x: Tensor, indices: Tensor, dim: int, keepdim: bool) -> Any:
+    """PyTorch's value_selecting_reduction_backward: each value's gradient scattered back to the
+    index it was taken from (zeros elsewhere)."""
+    shape = x._layout.shape
+    d = dim % len(shape) if shape else 0
+
+    def grads(g: Tensor) -> tuple:
+        if not shape:
+            return (g,)
+        idx, gk = (indices, g) if keepdim else (indices.unsqueeze(d), g.unsqueeze(d))
+        return (gradtools.grad_zeros(shape, g._dtype).scatter(d, idx, gk),)
+
+    return grads
+
+
 def _median_rule(node: str) -> Any:
     def rule(out: Any, x: Tensor, dim: Any = None, keepdim: bool = False) -> Any:
-        shape = x._layout.shape
         if dim is None:
             # PyTorch's evenly_distribute_backward: g shared among the elements equal to the result
             def even(g: Tensor) -> tuple:
@@ -124,16 +138,8 @@ def _median_rule(node: str) -> Any:
                 return (mask * (g / mask.sum()),)
 
             return f"{node}Backward0", (x,), even, (x, out)
-        values, indices = out
-        d = dim % len(shape) if shape else 0
-
-        def select(g: Tensor) -> tuple:
-            if not shape:
-                return (g,)
-            idx, gk = (indices, g) if keepdim else (indices.unsqueeze(d), g.unsqueeze(d))
-            return (gradtools.grad_zeros(shape, g._dtype).scatter(d, idx, gk),)
-
-        return f"{node}Backward1", (x,), select, (indices,)
+        indices = out[1]
+        return f"{node}Backward1", (x,), _selected(x, indices, dim, keepdim), (indices,)
 
     return rule
 
@@ -287,17 +293,8 @@ def mode(input: Tensor, dim: int = -1, keepdim: bool = False) -> Any:  # noqa: A
 @backward("mode")
 def _mode_backward(out: Any, x: Tensor, dim: int = -1, keepdim: bool = False) -> Any:
     """ModeBackward0: the gradient goes to the index returned (value_selecting_reduction_backward)."""
-    values, indices = out
-    shape = x._layout.shape
-    d = dim % len(shape) if shape else 0
-
-    def grads(g: Tensor) -> tuple:
-        if not shape:
-            return (g,)
-        idx, gk = (indices, g) if keepdim else (indices.unsqueeze(d), g.unsqueeze(d))
-        return (gradtools.grad_zeros(shape, g._dtype).scatter(d, idx, gk),)
-
-    return "ModeBackward0", (x,), grads, (indices,)
+    indices = out[1]
+    return "ModeBackward0", (x,), _selected(x, indices, dim, keepdim), (indices,)
 
 
 seal(globals())  # (last: this module's ops with a backward rule become their recording entries)
