@@ -15,7 +15,7 @@ singular matrix to invert) raises :class:`LinAlgError`, a RuntimeError, as torch
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from .errors import LinAlgError
 from .ops.linalg.factorizations import linalg_cholesky as cholesky
@@ -47,6 +47,13 @@ _LATE = {"inv_ex": ("strided.ops.linalg.inverses", "linalg_inv_ex"),
 
 
 __all__ += sorted(_LATE)
+
+if TYPE_CHECKING:  # (what type checkers and editors see for the names read late)
+    from .ops.linalg.inverses import linalg_inv_ex as inv_ex  # noqa: F401
+    from .ops.linalg.inverses import linalg_matrix_rank as matrix_rank  # noqa: F401
+    from .ops.linalg.inverses import matrix_power  # noqa: F401
+    from .ops.linalg.norms import linalg_norm as norm  # noqa: F401
+    from .ops.linalg.products import linalg_vecdot as vecdot  # noqa: F401
 
 
 def __getattr__(name: str) -> Any:
