@@ -178,7 +178,42 @@ _TWO = {  # op -> (shapes, call)
     "F.silu": ((M,), lambda L, F, a: F.silu(a)),
     "F.smooth_l1_loss": ((M, M), lambda L, F, a, b: F.smooth_l1_loss(a, b, beta=0.5)),
     "F.softplus": ((M,), lambda L, F, a: F.softplus(a, beta=2.0)),
+    # linear algebra: square inputs shifted by 3 I (well conditioned); the factors unique only up to
+    # sign (singular vectors, Q, eigenvectors) enter through sign-invariant |.|
+    "inverse": (((3, 3),), lambda L, F, a: L.linalg.inv(a + _eye(L))),
+    "linalg_inv_ex": (((3, 3),), lambda L, F, a: L.linalg.inv_ex(a + _eye(L)).inverse),
+    "det": (((3, 3),), lambda L, F, a: L.linalg.det(a + _eye(L))),
+    "linalg_slogdet": (((3, 3),), lambda L, F, a: L.linalg.slogdet(a + _eye(L)).logabsdet),
+    "slogdet": (((3, 3),), lambda L, F, a: L.slogdet(a + _eye(L))[1]),
+    "linalg_solve": (((3, 3), (3, 2)), lambda L, F, a, b: L.linalg.solve(a + _eye(L), b)),
+    "linalg_svd": (((3, 2),), lambda L, F, a: _abs_factors(L.linalg.svd(a, full_matrices=False))),
+    "linalg_svdvals": (((2, 3),), lambda L, F, a: L.linalg.svdvals(a)),
+    "linalg_qr": (((3, 2),), lambda L, F, a: _abs_factors(L.linalg.qr(a))),
+    "linalg_eigh": (((3, 3),), lambda L, F, a: _abs_factors(L.linalg.eigh(a + a.mT))),
+    "linalg_eigvalsh": (((3, 3),), lambda L, F, a: L.linalg.eigvalsh(a + a.mT)),
+    "linalg_cholesky": (((3, 3),), lambda L, F, a: L.linalg.cholesky(a.matmul(a.mT) + _eye(L))),
+    "linalg_pinv": (((2, 3),), lambda L, F, a: L.linalg.pinv(a)),
+    "linalg_lstsq": (((3, 2), (3, 2)), lambda L, F, a, b: L.linalg.lstsq(a, b).solution),
+    "cross": (((2, 3), (2, 3)), lambda L, F, a, b: L.linalg.cross(a, b)),
+    "median": ((M,), lambda L, F, a: a.median(1).values),
+    "nanmedian": ((M,), lambda L, F, a: a.nanmedian()),
+    "mode": ((M,), lambda L, F, a: a.mode(0).values),
 }
+
+
+# an expanded (stride-0) input repeats its rows: a rank-1 matrix, whose singular vectors and Q
+# are not differentiable (equal or zero singular values)
+_DISTINCT_ROWS = {"linalg_svd": ("contiguous", "permuted", "sliced"), "linalg_qr": ("contiguous", "permuted", "sliced")}
+
+
+def _eye(L: Any) -> Any:
+    return 3 * L.eye(3, dtype=L.float64)
+
+
+def _abs_factors(out: Any) -> tuple:
+    """A factorization's outputs with the sign-ambiguous ones (all but a 1-d eigen/singular value
+    tensor) as |.|."""
+    return tuple(t if t.ndim == 1 else t.abs() for t in out)
 
 
 # as_strided reads the storage itself: an expanded input's storage holds one row only
@@ -195,7 +230,8 @@ def _samples() -> list[Sample]:
     out += [Sample(op, (M, M), _method(op), dom) for op, dom in _BINARY.items()]
     out += [Sample(op, (M,), call, layouts=_STORAGE_RELATIVE.get(op, Sample.layouts))
             for op, call in {**_REDUCE, **_VIEWS}.items()]
-    out += [Sample(op, tuple(shapes), call) for op, (shapes, call) in _TWO.items()]
+    out += [Sample(op, tuple(shapes), call, layouts=_DISTINCT_ROWS.get(op, Sample.layouts))
+            for op, (shapes, call) in _TWO.items()]
     # a second sample where one call leaves a class of paths out: a basic index with an int and
     # a step, an advanced index mixed with a slice, a full reduction
     out += [Sample("__getitem__", (M,), lambda L, F, x: x[1, 1:],

@@ -179,9 +179,11 @@ def test_every_table_entry_exists_and_is_the_registrys_op():
         assert entry is OPDEFS[name]  # one object per op: the table's entry is the registry's
         assert callable(entry.forward) or isinstance(entry.forward, property)
         # (a Tensor method, a strided function, or a function of the namespace the op lives in:
-        # F.gelu, linalg.vector_norm; advanced indexing's getitem is behind Tensor.__getitem__)
+        # F.gelu, linalg.vector_norm, linalg.inv of the op linalg_inv (PyTorch's native name);
+        # advanced indexing's getitem is behind Tensor.__getitem__)
         homes = (st.Tensor, st, st.nn.functional, st.linalg)
-        assert any(hasattr(h, name) for h in homes) or entry.home == "strided.ops.indexing.advanced", name
+        assert (any(hasattr(h, name) for h in homes) or hasattr(st.linalg, name.removeprefix("linalg_"))
+                or entry.home == "strided.ops.indexing.advanced"), name
     with_rules = {e.name for e in OPS.values() if e.backward is not None}
     assert {"add", "mul", "exp", "sum", "matmul", "permute", "view", "cat", "softmax"} <= with_rules
     assert OPS["polar"].backward is None  # (complex results have no rule)

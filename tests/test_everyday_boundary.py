@@ -39,7 +39,7 @@ _ARGS = {
     "roll": (_x, 1), "rot90": (_x,), "tile": (_x, (2,)), "repeat_interleave": (_x, 2),
     "sort": (_x,), "argsort": (_x,), "msort": (_x,), "topk": (_x, 2), "kthvalue": (_x, 2),
     "cumsum": (_x, 0), "cumprod": (_x, 0), "cummax": (_x, 0), "cummin": (_x, 0), "diff": (_x,),
-    "unique": (_x,), "unique_consecutive": (_x,), "searchsorted": (_v, _v), "bucketize": (_v, _v),
+    "unique": (_x,), "unique_consecutive": (_x,), "isin": (_x, _v), "searchsorted": (_v, _v), "bucketize": (_v, _v),
     "index_put": (_x, (_i,), st.tensor(1.0)), "index_put_": (_x.clone(), (_i,), st.tensor(1.0)),
     "gather": (_x, 1, _col), "take": (_x, _i), "take_along_dim": (_x, _col, 1),
     "scatter": (_x, 1, _col, 1.0), "scatter_add": (_x, 1, _col, _x), "scatter_reduce": (_x, 1, _col, _x, "sum"),

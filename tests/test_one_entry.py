@@ -15,7 +15,7 @@ from strided.ops.table import OPS
 
 _CALLS = [(), (0,), ("o",), (1, 0), ((2, 2, 3),), ((3, 2),), (-1,), ("o", "o"), (0, "i"), (0, "i", "o"),
           (0, 0, 1), (0, 1, 1), (1, (3, 1)), ("t",), ("m",), ("m", 0.0), (0, "k"), (0, "k", "r"), (0, "k", 1.0),
-          ("k",)]
+          ("k",), ("SQ",), ("SQ", 2), ("SQ", "sq")]
 
 
 def _inputs():
@@ -23,13 +23,25 @@ def _inputs():
     x = st.rand(2, 3, dtype=st.float64) + 0.5
     o = st.rand(2, 3, dtype=st.float64) + 0.5
     return x, {"o": o, "i": st.zeros(2, 3, dtype=st.int64), "t": st.rand(3, 2, dtype=st.float64),
-               "m": o > 1.0, "k": st.tensor([1, 0]), "r": st.rand(2, 3, dtype=st.float64)}
+               "m": o > 1.0, "k": st.tensor([1, 0]), "r": st.rand(2, 3, dtype=st.float64),
+               "sq": st.rand(2, 2, dtype=st.float64) + 0.5}
+
+
+def _function(spelling):
+    """``strided.<spelling>``, or ``strided.linalg.<name>`` of a ``linalg_<name>`` op (PyTorch's
+    native name of torch.linalg's function); None when neither exists."""
+    fn = getattr(st, spelling, None)
+    if fn is None and spelling.startswith("linalg_"):
+        fn = getattr(st.linalg, spelling.removeprefix("linalg_"), None)
+    return fn
 
 
 def _call(spelling, args, method, listen=None):
     x, aux = _inputs()
+    if args[:1] == ("SQ",):  # (the ops of square matrices, inv, det, ...: x's first two columns)
+        x, args = x[:, :2].contiguous(), args[1:]
     a = tuple(aux.get(v, v) if isinstance(v, str) else v for v in args)
-    fn = getattr(x, spelling) if method else getattr(st, spelling)
+    fn = getattr(x, spelling) if method else _function(spelling)
     if OPDEFS[spelling].kind is Kind.ALLOC and not method:  # (a factory: its arguments only)
         fn, x = (lambda _x, *rest: getattr(st, spelling)(*rest)), None
     records = []
@@ -52,7 +64,7 @@ def _spellings(method):
             continue
         if method and callable(getattr(st.Tensor, name, None)):
             names.add(name)
-        elif not method and callable(getattr(st, name, None)) and not isinstance(getattr(st, name), type):
+        elif not method and callable(_function(name)) and not isinstance(_function(name), type):
             names.add(name)
     return sorted(names)
 

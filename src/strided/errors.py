@@ -87,6 +87,11 @@ class OverlapWriteError(StridedRuntimeError):
     """A write into a tensor where several elements share one memory location."""
 
 
+class LinAlgError(StridedRuntimeError):
+    """PyTorch's ``torch.linalg.LinAlgError`` (a RuntimeError): a LAPACK routine failed on the
+    input's values (a singular matrix to invert, a matrix that is not positive-definite)."""
+
+
 class StridedNotImplementedError(StridedRuntimeError, NotImplementedError):
     """A NotImplementedError (a RuntimeError): an op with no kernel for a dtype, as PyTorch raises it."""
 

@@ -205,12 +205,28 @@ from .ops.linalg.distance import (
 from .ops.linalg.einsum import (
     einsum,
 )
+from .ops.linalg.inverses import (
+    det,
+    inverse,
+    logdet,
+    matrix_power,
+    pinverse,
+    slogdet,
+)
 from .ops.linalg.matmul import (
     bmm,
     dot,
     matmul,
     mm,
     outer,
+)
+from .ops.linalg.products import (
+    cross,
+    tensordot,
+)
+from .ops.reductions.counting import (
+    bincount,
+    histc,
 )
 from .ops.reductions.extrema import (
     argmax,
@@ -227,6 +243,13 @@ from .ops.reductions.nan_reductions import (
     nanmean,
     nansum,
     norm,
+)
+from .ops.reductions.order_stats import (
+    median,
+    mode,
+    nanmedian,
+    nanquantile,
+    quantile,
 )
 from .ops.reductions.scans import (
     cummax,
@@ -282,6 +305,7 @@ from .ops.shape.searching import (
     searchsorted,
 )
 from .ops.shape.sets import (
+    isin,
     unique,
     unique_consecutive,
 )
@@ -358,6 +382,7 @@ __all__ = [
     'atleast_2d',
     'atleast_3d',
     'bernoulli',
+    'bincount',
     'bitwise_and',
     'bitwise_left_shift',
     'bitwise_not',
@@ -386,11 +411,13 @@ __all__ = [
     'cos',
     'cosh',
     'count_nonzero',
+    'cross',
     'cummax',
     'cummin',
     'cumprod',
     'cumsum',
     'deg2rad',
+    'det',
     'detach_copy',
     'diag',
     'diag_embed',
@@ -431,6 +458,7 @@ __all__ = [
     'gather',
     'ge',
     'gt',
+    'histc',
     'hsplit',
     'hstack',
     'hypot',
@@ -441,8 +469,10 @@ __all__ = [
     'index_put',
     'index_put_',
     'index_select',
+    'inverse',
     'isclose',
     'isfinite',
+    'isin',
     'isinf',
     'isnan',
     'isneginf',
@@ -456,6 +486,7 @@ __all__ = [
     'log1p',
     'log2',
     'log_softmax',
+    'logdet',
     'logical_and',
     'logical_not',
     'logical_or',
@@ -467,13 +498,16 @@ __all__ = [
     'masked_scatter',
     'masked_select',
     'matmul',
+    'matrix_power',
     'max',
     'maximum',
     'mean',
+    'median',
     'meshgrid',
     'min',
     'minimum',
     'mm',
+    'mode',
     'movedim',
     'msort',
     'mul',
@@ -481,6 +515,8 @@ __all__ = [
     'multiply',
     'nan_to_num',
     'nanmean',
+    'nanmedian',
+    'nanquantile',
     'nansum',
     'narrow',
     'narrow_copy',
@@ -495,10 +531,12 @@ __all__ = [
     'outer',
     'permute',
     'permute_copy',
+    'pinverse',
     'polar',
     'positive',
     'pow',
     'prod',
+    'quantile',
     'rad2deg',
     'rand',
     'rand_like',
@@ -531,6 +569,7 @@ __all__ = [
     'sin',
     'sinh',
     'slice_copy',
+    'slogdet',
     'softmax',
     'sort',
     'split',
@@ -553,6 +592,7 @@ __all__ = [
     'tanh',
     'tensor',
     'tensor_split',
+    'tensordot',
     'tile',
     'topk',
     'trace',

@@ -58,3 +58,24 @@ class cummin(NamedTuple):  # noqa: N801 - named like torch.return_types.cummin
 
     values: Tensor
     indices: Tensor
+
+
+class median(NamedTuple):  # noqa: N801 - named like torch.return_types.median
+    """Result of ``median(dim)``: the lower median of each row and where it is."""
+
+    values: Tensor
+    indices: Tensor
+
+
+class nanmedian(NamedTuple):  # noqa: N801 - named like torch.return_types.nanmedian
+    """Result of ``nanmedian(dim)``: the lower median of each row's non-NaN values and where it is."""
+
+    values: Tensor
+    indices: Tensor
+
+
+class mode(NamedTuple):  # noqa: N801 - named like torch.return_types.mode
+    """Result of ``mode(dim)``: the most frequent value of each row and its last index."""
+
+    values: Tensor
+    indices: Tensor

@@ -342,7 +342,7 @@ def norm(input: Tensor, p: Any = "fro", dim: Any = None, keepdim: bool = False, 
 
 
 def _norm(input: Tensor, p: Any, dim: Any, keepdim: bool, dtype: Any) -> Tensor:
-    from ...linalg import matrix_norm, vector_norm
+    from ..linalg.norms import matrix_norm, vector_norm
 
     if isinstance(p, str):
         if p == "fro" and (dim is None or isinstance(dim, int) or len(dim) <= 2):
@@ -470,7 +470,7 @@ def norm_backward(out: Tensor, x: Tensor, p: Any = "fro", dim: Any = None, keepd
     """PyTorch's norm_backward (``torch.norm`` is ``linalg.vector_norm``: LinalgVectorNormBackward0);
     ``p="nuc"`` is ``linalg.matrix_norm``'s."""
     if p == "nuc":
-        from ...linalg import matrix_norm_backward
+        from ..linalg.norms import matrix_norm_backward
 
         return matrix_norm_backward(out, x, "nuc", tuple(range(x.ndim)) if dim is None else dim, keepdim)
     return norm_rule(out, x, p, dim, keepdim, "norm")

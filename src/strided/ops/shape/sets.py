@@ -26,8 +26,8 @@ import numpy as np
 from ... import layout as L
 from ...args import no_dims
 from ...dispatch import adopted, copied
-from ...dtypes import int64
-from ...errors import StridedRuntimeError, join_lines
+from ...dtypes import bool_, int64
+from ...errors import StridedRuntimeError, StridedTypeError, join_lines
 from ...layout import Layout
 from ...opdef import Kind, declare
 from ...tensor import Tensor, tensor_arg
@@ -185,3 +185,40 @@ def unique_consecutive(self: Tensor, return_inverse: bool = False, return_counts
 
 # the kinds of this module's ops, in the op registry
 declare(Kind.COPY, "unique unique_consecutive")
+
+
+def _isin_args(elements: Any, test_elements: Any) -> None:
+    """PyTorch's checks of isin's operands: a Tensor and a Tensor or a number (int, float), not
+    two numbers; a bool anywhere is refused by its kernel."""
+    number = (int, float, np.integer, np.floating)
+    ok = [isinstance(v, Tensor) or (isinstance(v, number) and not isinstance(v, bool))
+          or isinstance(v, (bool, np.bool_)) for v in (elements, test_elements)]
+    got = f"({type(elements).__name__}, {type(test_elements).__name__})"
+    if not all(ok) or not (isinstance(elements, Tensor) or isinstance(test_elements, Tensor)):
+        raise StridedTypeError(join_lines(
+            f"isin() received an invalid combination of arguments - got {got}, but expected one of:",
+            " * (Tensor elements, Tensor test_elements, *, bool assume_unique = False, bool invert = False)",
+            " * (Number element, Tensor test_elements, *, bool assume_unique = False, bool invert = False)",
+            " * (Tensor elements, Number test_element, *, bool assume_unique = False, bool invert = False)"))
+    if any(isinstance(v, (bool, np.bool_)) or (isinstance(v, Tensor) and v._dtype is bool_)
+           for v in (elements, test_elements)):
+        raise StridedRuntimeError(join_lines("Unsupported input type encountered for isin(): Bool",
+                                             "isin compares numbers; fix: convert a bool tensor with .long()"))
+
+
+def isin(elements: Any, test_elements: Any, *, assume_unique: bool = False, invert: bool = False) -> Tensor:
+    """Whether each element of ``elements`` is among ``test_elements`` (either may be a number),
+    a bool tensor of ``elements``' shape; ``invert``: whether it is not.
+
+    >>> strided.isin(strided.tensor([1, 2, 3]), strided.tensor([2, 5])).tolist()
+    [False, True, False]
+    """
+    _isin_args(elements, test_elements)
+    a = elements._np() if isinstance(elements, Tensor) else np.asarray(elements)
+    b = test_elements._np() if isinstance(test_elements, Tensor) else np.asarray(test_elements)
+    shape = tuple(a.shape)
+    found = np.isin(a, b, assume_unique=bool(assume_unique), invert=bool(invert)) if a.size else np.zeros(shape, bool)
+    return tensor_from_array(np.asarray(found), shape, bool_)
+
+
+declare(Kind.COMPUTE, "isin")

@@ -1,0 +1,191 @@
+"""What the ``strided.linalg`` ops share: PyTorch's argument checks for batches of matrices, the
+results laid out as PyTorch's LAPACK-backed kernels lay them out, and the singular-input
+diagnostics behind :class:`~strided.errors.LinAlgError`.
+
+NumPy's ``linalg`` does the arithmetic over the whole batch at once (the same LAPACK routines
+PyTorch calls, in the input's own precision: float32 stays float32). A matrix result of PyTorch's
+LAPACK kernels is *batched column-major*: each (m, n) matrix has strides (1, m), the batch rows
+after it (``linalg.inv`` of a (2, 3, 3) batch has strides (9, 1, 3)); :func:`colmajor` gives a
+result those strides, so ``.stride()`` agrees with PyTorch's.
+
+>>> colmajor(np.eye(2, 3), strided.float64).stride()
+(1, 2)
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from ...dispatch import result
+from ...dtypes import DType, int64
+from ...errors import LinAlgError, StridedNotImplementedError, StridedRuntimeError, join_lines
+from ...tensor import Tensor, tensor_arg
+from .._support.gradtools import from_numpy_result
+from .._support.promotion import TORCH_NAMES
+from .._support.reduce_args import shape_text
+
+__all__ = ["at_least_2d", "cholesky_failure", "colmajor", "float_input", "lu_zero_pivot", "matrices",
+           "no_complex_grad", "rowmajor", "square", "batch_prefix"]
+
+
+def float_input(A: Any, op: str, name: str = "A") -> Tensor:  # noqa: N803
+    """``A`` after PyTorch's dtype checks of a linalg op: float32/float64 (or complex) only."""
+    tensor_arg(A, op, name)
+    d = A._dtype
+    if not (d.is_floating_point or d.is_complex):
+        raise StridedRuntimeError(join_lines(
+            f"{op}: Expected a floating point or complex tensor as input. Got {TORCH_NAMES[d]}",
+            f"{name} of shape {shape_text(A.shape)} holds {d.name}; linear algebra needs float32, float64 or complex",
+            f"fix: {name}.to(strided.float64) (or .float())"))
+    if d.itemsize < 4 or d.name in ("bfloat16", "complex32"):
+        raise StridedRuntimeError(join_lines(
+            f"{op}: Low precision dtypes not supported. Got {TORCH_NAMES[d]}",
+            f"{name} of shape {shape_text(A.shape)} is {d.name}; LAPACK computes in float32 or float64",
+            f"fix: {name}.float()"))
+    return A
+
+
+def at_least_2d(A: Tensor, op: str, name: str = "A") -> None:  # noqa: N803
+    """PyTorch's refusal of a vector or a scalar where a batch of matrices is expected."""
+    if A.ndim < 2:
+        raise StridedRuntimeError(join_lines(
+            f"{op}: The input tensor {name} must have at least 2 dimensions.",
+            f"{name} has shape {shape_text(A.shape)}; a matrix is (m, n), a batch of them (..., m, n)",
+            f"fix: {name}.unsqueeze(0) for a (1, n) row, or .reshape(n, n)"))
+
+
+def matrices(A: Any, op: str, name: str = "A") -> Tensor:  # noqa: N803
+    """``A`` checked as a float batch of (m, n) matrices (PyTorch's order: dims, then dtype)."""
+    tensor_arg(A, op, name)
+    at_least_2d(A, op, name)
+    return float_input(A, op, name)
+
+
+def square(A: Any, op: str, name: str = "A") -> Tensor:  # noqa: N803
+    """``A`` checked as a float batch of square matrices, PyTorch's errors for the others."""
+    A = matrices(A, op, name)  # noqa: N806
+    m, n = A._layout.shape[-2:]
+    if m != n:
+        raise StridedRuntimeError(join_lines(
+            f"{op}: {name} must be batches of square matrices, but they are {m} by {n} matrices",
+            f"{name} has shape {shape_text(A.shape)}: its last two dims are the matrices' rows and columns",
+            "fix: pass square matrices; for a least-squares solution of a non-square system use strided.linalg.lstsq"))
+    return A
+
+
+def colmajor(arr: np.ndarray, dtype: DType) -> Tensor:
+    """A fresh tensor holding ``arr`` (..., m, n) with PyTorch's LAPACK strides: each matrix
+    column-major (strides (1, m)), the batch dims row-major over the matrices."""
+    shape = arr.shape
+    if len(shape) < 2:
+        return rowmajor(arr, dtype)
+    m, n = shape[-2:]
+    strides = [1, max(m, 1)]
+    step = m * n
+    for size in reversed(shape[:-2]):
+        strides.insert(0, max(step, 1))
+        step *= size
+    out = result(shape, dtype, tuple(strides))
+    out._np()[...] = arr
+    return out
+
+
+def rowmajor(arr: np.ndarray, dtype: DType) -> Tensor:
+    """A fresh contiguous tensor holding ``arr`` (``arr`` itself when it is a fresh array of ``dtype``)."""
+    return from_numpy_result(np.ascontiguousarray(arr), dtype) if np.ndim(arr) else _scalar(arr, dtype)
+
+
+def _scalar(value: Any, dtype: DType) -> Tensor:
+    out = result((), dtype)
+    out._np()[...] = value
+    return out
+
+
+def batch_prefix(A: Tensor, index: int) -> str:
+    """PyTorch's "(Batch element i): " before a batched op's LAPACK error ("" for one matrix)."""
+    return f"(Batch element {index}): " if A.ndim > 2 else ""
+
+
+def lu_zero_pivot(a: np.ndarray) -> int:
+    """The 1-based index of the first zero on U's diagonal in the LU factorization with partial
+    pivoting of the square matrix ``a`` (LAPACK getrf's ``info``); 0 when there is none. An
+    unblocked elimination: it is run only on a matrix LAPACK already found singular, to name the
+    element as PyTorch's error does."""
+    u = np.array(a, dtype=a.dtype, copy=True)
+    n = u.shape[0]
+    first = 0
+    for k in range(n):
+        p = k + int(np.argmax(np.abs(u[k:, k])))
+        if u[p, k] == 0:
+            first = first or k + 1
+            continue
+        if p != k:
+            u[[k, p]] = u[[p, k]]
+        u[k + 1:, k] /= u[k, k]
+        u[k + 1:, k + 1:] -= np.outer(u[k + 1:, k], u[k, k + 1:])
+    return first
+
+
+def cholesky_failure(a: np.ndarray) -> int:
+    """The order of the first leading minor of the symmetric matrix ``a`` (its lower triangle read)
+    that is not positive-definite (LAPACK potrf's ``info``), 0 when every one is."""
+    n = a.shape[0]
+    low = np.zeros_like(a)
+    for k in range(n):
+        d = a[k, k] - np.dot(low[k, :k], np.conj(low[k, :k]))
+        if not np.real(d) > 0:
+            return k + 1
+        low[k, k] = np.sqrt(d)
+        low[k + 1:, k] = (a[k + 1:, k] - low[k + 1:, :k] @ np.conj(low[k, :k])) / low[k, k]
+    return 0
+
+
+def first_singular(a: np.ndarray) -> tuple[int, int]:
+    """(batch index, getrf info) of the first matrix of the batch ``a`` (..., n, n) whose LU has a
+    zero pivot; (-1, 0) when none has."""
+    flat = a.reshape(-1, *a.shape[-2:])
+    for i, m in enumerate(flat):
+        info = lu_zero_pivot(m)
+        if info:
+            return i, info
+    return -1, 0
+
+
+def singular_inverse(A: Tensor, a: np.ndarray, op: str) -> LinAlgError:  # noqa: N803
+    """PyTorch's error for the inverse of a singular matrix (the batch element and pivot named)."""
+    index, info = first_singular(a)
+    index, info = max(index, 0), max(info, 1)
+    return LinAlgError(join_lines(
+        f"{op}: {batch_prefix(A, index)}The diagonal element {info} is zero, the inversion could not be completed "
+        "because the input matrix is singular.",
+        f"A of shape {shape_text(A.shape)}: the LU factorization of matrix {index} met a zero pivot in column "
+        f"{info - 1}, so it has no inverse",
+        "fix: strided.linalg.pinv(A) for the pseudo-inverse, or strided.linalg.lstsq(A, B) to solve in least squares"))
+
+
+def no_complex_grad(A: Tensor, op: str) -> None:  # noqa: N803
+    """Refuse the gradient of a linalg op for complex inputs (strided's rules are the real formulas)."""
+    if A._dtype.is_complex:
+        raise StridedNotImplementedError(join_lines(
+            f"{op}: strided computes the gradient for real (float32/float64) inputs only",
+            f"the input of shape {shape_text(A.shape)} is {A._dtype.name}; its forward is supported, its backward not",
+            "fix: differentiate a real formulation, or compute this op with .detach()"))
+
+
+def finite_for_svd(A: Tensor) -> np.ndarray:  # noqa: N803
+    """``A``'s array, after PyTorch's refusal of NaN or inf by the SVD (gesdd does not converge)."""
+    a = A._np()
+    if a.size and not np.isfinite(a).all():
+        index = int(np.argmin(np.isfinite(a).reshape(-1, a.shape[-2] * a.shape[-1]).all(-1)))
+        raise LinAlgError(join_lines(
+            f"linalg.svd: {batch_prefix(A, index)}The algorithm failed to converge because the input matrix contained "
+            "non-finite values.",
+            f"A of shape {shape_text(A.shape)} holds NaN or inf", "fix: replace them first, e.g. A.nan_to_num()"))
+    return a
+
+
+def int64_result(arr: np.ndarray) -> Tensor:
+    """A fresh int64 tensor holding ``arr`` (ranks)."""
+    return rowmajor(np.asarray(arr, dtype=np.int64), int64)

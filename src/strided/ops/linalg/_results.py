@@ -1,0 +1,60 @@
+"""Named tuples returned by ``strided.linalg``, like ``torch.return_types``' (``v, i = ...`` unpacks
+them; ``.eigenvalues``, ``.U``, ``.solution`` read them)."""
+
+from __future__ import annotations
+
+from typing import NamedTuple
+
+from ...tensor import Tensor
+
+
+class linalg_slogdet(NamedTuple):  # noqa: N801 - named like torch.return_types.linalg_slogdet
+    """``linalg.slogdet``: the sign of the determinant and the log of its absolute value."""
+
+    sign: Tensor
+    logabsdet: Tensor
+
+
+class slogdet(NamedTuple):  # noqa: N801 - named like torch.return_types.slogdet
+    """``strided.slogdet`` / ``Tensor.slogdet``: as :class:`linalg_slogdet`."""
+
+    sign: Tensor
+    logabsdet: Tensor
+
+
+class linalg_svd(NamedTuple):  # noqa: N801 - named like torch.return_types.linalg_svd
+    """``linalg.svd``: A = U diag(S) Vh, S descending."""
+
+    U: Tensor
+    S: Tensor
+    Vh: Tensor
+
+
+class linalg_qr(NamedTuple):  # noqa: N801 - named like torch.return_types.linalg_qr
+    """``linalg.qr``: A = Q R, Q orthonormal columns, R upper triangular."""
+
+    Q: Tensor
+    R: Tensor
+
+
+class linalg_eigh(NamedTuple):  # noqa: N801 - named like torch.return_types.linalg_eigh
+    """``linalg.eigh``: ascending eigenvalues and the orthonormal eigenvectors (columns)."""
+
+    eigenvalues: Tensor
+    eigenvectors: Tensor
+
+
+class linalg_lstsq(NamedTuple):  # noqa: N801 - named like torch.return_types.linalg_lstsq
+    """``linalg.lstsq``: the least-squares solution and what the driver also computes (empty otherwise)."""
+
+    solution: Tensor
+    residuals: Tensor
+    rank: Tensor
+    singular_values: Tensor
+
+
+class linalg_inv_ex(NamedTuple):  # noqa: N801 - named like torch.return_types.linalg_inv_ex
+    """``linalg.inv_ex``: the inverse and LAPACK's info (0: inverted; k > 0: U[k-1, k-1] is zero)."""
+
+    inverse: Tensor
+    info: Tensor

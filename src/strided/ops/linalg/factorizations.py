@@ -1,0 +1,396 @@
+"""Matrix factorizations: ``linalg.svd``, ``svdvals``, ``qr``, ``eigh``, ``eigvalsh``,
+``cholesky`` (PyTorch 2.13's ``torch.linalg``), batched over (..., m, n), with PyTorch's backward
+rules written with strided's recording ops.
+
+The singular vectors, Q's columns and the eigenvectors are unique only up to sign (LAPACK's
+choice, which can differ between NumPy's and PyTorch's calls); their products (``U diag(S) Vh``,
+``Q R``, ``V diag(L) V^T``) and the gradients of gauge-invariant functions of them are what agree.
+
+>>> strided.linalg.svdvals(strided.tensor([[3.0, 0.0], [0.0, -4.0]])).tolist()
+[4.0, 3.0]
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from ...dtypes import real_of
+from ...errors import LinAlgError, StridedRuntimeError, StridedTypeError, join_lines
+from ...gradients import seal
+from ...opdef import Kind, declare
+from ...tensor import Tensor
+from .._support.reduce_args import shape_text
+from ..registry import backward
+from ..shape.joining import cat
+from . import _batched as LA
+from . import _results as R
+
+__all__ = ["linalg_cholesky", "linalg_eigh", "linalg_eigvalsh", "linalg_qr", "linalg_svd", "linalg_svdvals"]
+
+
+# ---------------------------------------------------------------- svd, svdvals
+
+
+def _svd_input(A: Any, op: str) -> np.ndarray:  # noqa: N803
+    return LA.finite_for_svd(LA.matrices(A, op))
+
+
+def linalg_svd(A: Tensor, full_matrices: bool = True, *, driver: Any = None) -> Any:  # noqa: N803
+    """``(U, S, Vh)`` with ``A = U diag(S) Vh``: S descending (real), U (..., m, m) and Vh (..., n, n)
+    with ``full_matrices`` (default), else (..., m, k) and (..., k, n), k = min(m, n).
+
+    >>> U, S, Vh = strided.linalg.svd(strided.tensor([[0.0, 2.0], [1.0, 0.0]]))
+    >>> S.tolist()
+    [2.0, 1.0]
+    """
+    a = _svd_input(A, "linalg.svd")
+    m, n = a.shape[-2:]
+    k = min(m, n)
+    if a.size:
+        u, s, vh = np.linalg.svd(a, full_matrices=bool(full_matrices))
+    else:
+        batch = a.shape[:-2]
+        eye_u, eye_v = (m, m) if full_matrices else (m, k), (n, n) if full_matrices else (k, n)
+        u = np.broadcast_to(np.eye(*eye_u, dtype=a.dtype), batch + eye_u)
+        vh = np.broadcast_to(np.eye(*eye_v, dtype=a.dtype), batch + eye_v)
+        s = np.zeros(batch + (k,), np.real(a).dtype)
+    d = A._dtype
+    return R.linalg_svd(LA.colmajor(u, d), LA.rowmajor(s, real_of(d)), LA.colmajor(vh, d))
+
+
+def linalg_svdvals(A: Tensor, *, driver: Any = None) -> Tensor:  # noqa: N803
+    """The singular values of each matrix, descending (real).
+
+    >>> strided.linalg.svdvals(strided.tensor([[0.0, 1.0], [-2.0, 0.0]])).tolist()
+    [2.0, 1.0]
+    """
+    a = _svd_input(A, "linalg.svdvals")
+    s = np.linalg.svd(a, compute_uv=False) if a.size else np.zeros(a.shape[:-2] + (min(a.shape[-2:]),),
+                                                                    np.real(a).dtype)
+    return LA.rowmajor(np.abs(s), real_of(A._dtype))
+
+
+def _skew(X: Tensor) -> Tensor:  # noqa: N802, N803
+    return X - X.mT
+
+
+def _svd_grad(gU: Any, gS: Any, gVh: Any, U: Tensor, S: Tensor, Vh: Tensor) -> Tensor:  # noqa: N803
+    """PyTorch's svd_backward (real inputs) for the reduced factors: ``U [(skew(U^T gU) S +
+    S skew(Vh gVh^T)) / E + diag(gS)] Vh`` with ``E_ij = S_j^2 - S_i^2``, plus the terms of the
+    directions outside U's (m > n) or V's (m < n) span."""
+    m, n = U._layout.shape[-2], Vh._layout.shape[-1]
+    if gU is None and gVh is None:
+        return (U * gS.unsqueeze(-2)).matmul(Vh)
+    S2 = S * S  # noqa: N806
+    E = S2.unsqueeze(-2) - S2.unsqueeze(-1)  # noqa: N806
+    k = S._layout.shape[-1]
+    eye = _eye(k, S)
+    E = E + eye  # (the diagonal: any non-zero; the numerators are 0 there)  # noqa: N806
+    if gU is not None and gVh is not None:
+        inner = (_skew(U.mT.matmul(gU)) * S.unsqueeze(-2) + S.unsqueeze(-1) * _skew(Vh.matmul(gVh.mT))) / E
+    elif gU is not None:
+        inner = (_skew(U.mT.matmul(gU)) / E) * S.unsqueeze(-2)
+    else:
+        inner = S.unsqueeze(-1) * (_skew(Vh.matmul(gVh.mT)) / E)
+    if gS is not None:
+        inner = inner + gS.unsqueeze(-1) * eye
+    if m > n and gU is not None:
+        ga = U.matmul(inner)
+        gu_sinv = gU / S.unsqueeze(-2)
+        ga = ga + gu_sinv - U.matmul(U.mT.matmul(gu_sinv))
+        return ga.matmul(Vh)
+    if m < n and gVh is not None:
+        ga = inner.matmul(Vh)
+        sinv_gvh = gVh / S.unsqueeze(-1)
+        ga = ga + sinv_gvh - sinv_gvh.matmul(Vh.mT).matmul(Vh)
+        return U.matmul(ga)
+    return U.matmul(inner.matmul(Vh)) if m >= n else U.matmul(inner).matmul(Vh)
+
+
+def _eye(k: int, like: Tensor) -> Tensor:
+    return LA.rowmajor(np.eye(k, dtype=like._dtype.numpy), like._dtype)
+
+
+@backward("linalg_svd")
+def _svd_backward(out: Any, A: Tensor, full_matrices: bool = True, **kwargs: Any) -> Any:  # noqa: N803
+    """LinalgSvdBackward0: with ``full_matrices`` the factors and their gradients are narrowed to
+    the first k = min(m, n) columns of U / rows of Vh first (the others do not depend on A)."""
+    LA.no_complex_grad(A, "linalg.svd")
+    U, S, Vh = out  # noqa: N806
+    k = S._layout.shape[-1]
+
+    def grads(gU: Any, gS: Any, gVh: Any) -> tuple:  # noqa: N803
+        u, vh = U, Vh
+        if full_matrices:
+            u, vh = U[..., :k], Vh[..., :k, :]
+            gU = None if gU is None else gU[..., :k]  # noqa: N806
+            gVh = None if gVh is None else gVh[..., :k, :]  # noqa: N806
+        return (_svd_grad(gU, gS, gVh, u, S, vh),)
+
+    return "LinalgSvdBackward0", (A,), grads, (U, S, Vh), True
+
+
+@backward("linalg_svdvals")
+def _svdvals_backward(out: Tensor, A: Tensor, **kwargs: Any) -> Any:  # noqa: N803
+    """LinalgSvdBackward0 (PyTorch computes the vectors when A requires grad): ``U diag(gS) Vh``."""
+    LA.no_complex_grad(A, "linalg.svdvals")
+
+    def grads(g: Tensor) -> tuple:
+        # (the vectors computed from A when the gradient comes: recorded, so a create_graph
+        # backward differentiates them too)
+        U, S, Vh = linalg_svd(A, full_matrices=False)  # noqa: N806
+        return (_svd_grad(None, g, None, U, S, Vh),)
+
+    return "LinalgSvdBackward0", (A,), grads, (A,)
+
+
+# ---------------------------------------------------------------- qr
+
+_QR_MODES = ("reduced", "complete", "r")
+
+
+def linalg_qr(A: Tensor, mode: str = "reduced") -> Any:  # noqa: N803
+    """``(Q, R)`` with ``A = Q R``: mode 'reduced' (Q (..., m, k), R (..., k, n), k = min(m, n)),
+    'complete' (Q (..., m, m), R (..., m, n)) or 'r' (R only; Q empty).
+
+    >>> Q, R = strided.linalg.qr(strided.tensor([[3.0], [4.0]]))
+    >>> [round(abs(v), 6) for v in R.flatten().tolist()]
+    [5.0]
+    """
+    op = "linalg.qr"
+    if not isinstance(mode, str):
+        raise StridedTypeError(join_lines(f"linalg_qr(): argument 'mode' (position 2) must be str, not "
+                                          f"{type(mode).__name__}", "mode is 'reduced', 'complete' or 'r'"))
+    if mode not in _QR_MODES:
+        raise StridedRuntimeError(join_lines(
+            f"qr received unrecognized mode '{mode}' but expected one of 'reduced' (default), 'r', or 'complete'",
+            "fix: mode='reduced'"))
+    A = LA.matrices(A, op)  # noqa: N806
+    a = A._np()
+    m, n = a.shape[-2:]
+    k = min(m, n)
+    batch = a.shape[:-2]
+    cols = m if mode == "complete" else k
+    if a.size:
+        with np.errstate(all="ignore"):
+            q, r = np.linalg.qr(a, mode="complete" if mode == "complete" else "reduced")
+    else:
+        q = np.broadcast_to(np.eye(m, cols, dtype=a.dtype), batch + (m, cols))
+        r = np.zeros(batch + (cols, n), a.dtype)
+    d = A._dtype
+    Q = LA.rowmajor(np.zeros((0,), a.dtype), d) if mode == "r" else LA.colmajor(q, d)  # noqa: N806
+    return R.linalg_qr(Q, LA.colmajor(r, d))
+
+
+def _qr_grad_tall(gQ: Any, gR: Any, Q: Tensor, Rm: Tensor) -> Tensor:  # noqa: N803
+    """PyTorch's linalg_qr_backward for m >= n (reduced): ``gA = [gQ + Q syminvadj(triu(M))] R^{-T}``
+    with ``M = gR R^T - Q^T gQ`` and ``syminvadj(T) = T + T^T`` less T's diagonal once."""
+    M = None  # noqa: N806
+    if gR is not None:
+        M = gR.matmul(Rm.mT)  # noqa: N806
+    if gQ is not None:
+        qgq = Q.mT.matmul(gQ)
+        M = -qgq if M is None else M - qgq  # noqa: N806
+    up = M.triu()  # type: ignore[union-attr]
+    sym = up + up.mT - up * _eye(up._layout.shape[-1], up)
+    ga = Q.matmul(sym)
+    if gQ is not None:
+        ga = ga + gQ
+    from .inverses import linalg_solve
+
+    # X R^T = ga  <=>  R X^T = ga^T
+    return linalg_solve(Rm, ga.mT).mT
+
+
+@backward("linalg_qr")
+def _qr_backward(out: Any, A: Tensor, mode: str = "reduced") -> Any:  # noqa: N803
+    """LinalgQrBackward0: PyTorch's linalg_qr_backward (real inputs; mode 'r' refused as PyTorch
+    refuses it: R alone does not determine the derivative)."""
+    LA.no_complex_grad(A, "linalg.qr")
+    Q, Rm = out  # noqa: N806
+    m, n = A._layout.shape[-2:]
+
+    def grads(gQ: Any, gR: Any) -> tuple:  # noqa: N803
+        if mode == "r":
+            raise StridedRuntimeError(join_lines(
+                "The derivative of linalg.qr depends on Q, which is not computed when mode='r'. Please use "
+                "linalg.qr(A, mode='reduced') if you are going to differentiate through linalg.qr.",
+                "fix: linalg.qr(A) and use R from it"))
+        if mode == "complete" and m > n:
+            raise StridedRuntimeError(join_lines(
+                "The QR decomposition is not differentiable when mode='complete' and nrows > ncols.",
+                f"A has shape {shape_text(A.shape)}", "fix: mode='reduced'"))
+        if m >= n:
+            return (_qr_grad_tall(gQ, gR, Q, Rm),)
+        # m < n: A = [X | Y], R = [U | V]; X = Q U is the square case, Y = Q V
+        U = Rm[..., :, :m]  # noqa: N806
+        Y = A[..., :, m:]  # noqa: N806
+        gU = None if gR is None else gR[..., :, :m]  # noqa: N806
+        gV = None if gR is None else gR[..., :, m:]  # noqa: N806
+        gq = gQ
+        if gV is not None:
+            gq = Y.matmul(gV.mT) if gq is None else gq + Y.matmul(gV.mT)
+        gx = _qr_grad_tall(gq, gU, Q, U) if (gq is not None or gU is not None) else None
+        gy = Q.matmul(gV) if gV is not None else A[..., :, m:] * 0
+        if gx is None:
+            gx = A[..., :, :m] * 0
+        return (cat([gx, gy], -1),)
+
+    return "LinalgQrBackward0", (A,), grads, (A, Q, Rm), True
+
+
+# ---------------------------------------------------------------- eigh, eigvalsh
+
+
+def _uplo(UPLO: Any) -> str:  # noqa: N803
+    if not isinstance(UPLO, str) or UPLO.upper() not in ("L", "U") or len(UPLO) != 1:
+        raise StridedRuntimeError(join_lines(
+            f"Expected UPLO argument to be 'L' or 'U', but got {UPLO}",
+            "UPLO names the triangle read: 'L' (lower, the default) or 'U' (upper)"))
+    return UPLO.upper()
+
+
+def _eigh_arrays(A: Tensor, UPLO: str, op: str, vectors: bool) -> tuple[np.ndarray, Any]:  # noqa: N803
+    a = A._np()
+    real = np.real(a).dtype
+    if a.size == 0:
+        return np.zeros(a.shape[:-1], real), np.zeros(a.shape, a.dtype)
+    finite = np.isfinite(a).all(axis=(-2, -1))
+    safe = a if finite.all() else np.where(finite[..., None, None], a, 0)
+    with np.errstate(all="ignore"):
+        if vectors:
+            w, v = np.linalg.eigh(safe, UPLO=UPLO)
+        else:
+            w, v = np.linalg.eigvalsh(safe, UPLO=UPLO), None
+    if not finite.all():  # (PyTorch's LAPACK call gives NaN for such a matrix)
+        w = np.where(finite[..., None], w, np.nan)
+        if v is not None:
+            v = np.where(finite[..., None, None], v, np.nan)
+    return w.astype(real, copy=False), v
+
+
+def linalg_eigh(A: Tensor, UPLO: str = "L") -> Any:  # noqa: N803
+    """``(eigenvalues, eigenvectors)`` of each symmetric (Hermitian) matrix, reading only its
+    ``UPLO`` triangle: eigenvalues ascending (real), eigenvectors the orthonormal columns.
+
+    >>> strided.linalg.eigh(strided.tensor([[2.0, 1.0], [1.0, 2.0]])).eigenvalues.tolist()
+    [1.0, 3.0]
+    """
+    A = LA.square(A, "linalg.eigh")  # noqa: N806
+    w, v = _eigh_arrays(A, _uplo(UPLO), "linalg.eigh", True)
+    return R.linalg_eigh(LA.rowmajor(w, real_of(A._dtype)), LA.colmajor(v, A._dtype))
+
+
+def linalg_eigvalsh(A: Tensor, UPLO: str = "L") -> Tensor:  # noqa: N803
+    """The eigenvalues of each symmetric (Hermitian) matrix, ascending (its ``UPLO`` triangle read).
+
+    >>> strided.linalg.eigvalsh(strided.tensor([[2.0, 0.0], [0.0, 1.0]])).tolist()
+    [1.0, 2.0]
+    """
+    A = LA.square(A, "linalg.eigvalsh")  # noqa: N806
+    w, _ = _eigh_arrays(A, _uplo(UPLO), "linalg.eigvalsh", False)
+    return LA.rowmajor(w, real_of(A._dtype))
+
+
+def _eigh_grad(gL: Any, gV: Any, L: Tensor, V: Tensor) -> Tensor:  # noqa: N803
+    """PyTorch's linalg_eig_backward for a symmetric input: ``V (skew(V^T gV) / 2 / E + diag(gL)) V^T``,
+    ``E_ij = L_j - L_i`` (1 on the diagonal)."""
+    if gV is None:
+        return (V * gL.unsqueeze(-2)).matmul(V.mT)
+    vgv = V.mT.matmul(gV)
+    vgv = 0.5 * (vgv - vgv.mT)
+    n = L._layout.shape[-1]
+    eye = _eye(n, L)
+    E = L.unsqueeze(-2) - L.unsqueeze(-1) + eye  # noqa: N806
+    inner = vgv / E
+    if gL is not None:
+        inner = inner * (1 - eye) + gL.unsqueeze(-1) * eye
+    return V.matmul(inner.matmul(V.mT))
+
+
+@backward("linalg_eigh")
+def _eigh_backward(out: Any, A: Tensor, UPLO: str = "L") -> Any:  # noqa: N803
+    """LinalgEighBackward0."""
+    LA.no_complex_grad(A, "linalg.eigh")
+    L, V = out  # noqa: N806
+    return "LinalgEighBackward0", (A,), lambda gL, gV: (_eigh_grad(gL, gV, L, V),), (L, V), True
+
+
+@backward("linalg_eigvalsh")
+def _eigvalsh_backward(out: Tensor, A: Tensor, UPLO: str = "L") -> Any:  # noqa: N803
+    """LinalgEighBackward0 (PyTorch computes the vectors when A requires grad): ``V diag(gL) V^T``."""
+    LA.no_complex_grad(A, "linalg.eigvalsh")
+
+    def grads(g: Tensor) -> tuple:
+        L, V = linalg_eigh(A, UPLO)  # noqa: N806 - (recorded: see _svdvals_backward)
+        return (_eigh_grad(g, None, L, V),)
+
+    return "LinalgEighBackward0", (A,), grads, (A,)
+
+
+# ---------------------------------------------------------------- cholesky
+
+
+def linalg_cholesky(A: Tensor, *, upper: bool = False) -> Tensor:  # noqa: N803
+    """The lower-triangular L with ``A = L L^T`` of each symmetric positive-definite matrix (its
+    lower triangle read); ``upper=True``: ``U = L^T`` (``A = U^T U``). A matrix that is not
+    positive-definite raises :class:`strided.linalg.LinAlgError` naming the failing minor.
+
+    >>> strided.linalg.cholesky(strided.tensor([[4.0, 2.0], [2.0, 2.0]])).tolist()
+    [[2.0, 0.0], [1.0, 1.0]]
+    """
+    op = "linalg.cholesky"
+    A = LA.square(A, op)  # noqa: N806
+    a = A._np()
+    if a.size == 0:
+        low = np.zeros(a.shape, a.dtype)
+    else:
+        try:  # (NumPy's potrf reads the lower triangle only, as PyTorch's)
+            with np.errstate(all="ignore"):
+                low = np.linalg.cholesky(a)
+            # (a NaN pivot: NumPy returns NaN, LAPACK's potrf, as PyTorch calls it, fails there)
+            bad = bool(np.isnan(np.diagonal(low, 0, -2, -1)).any())
+        except np.linalg.LinAlgError:
+            bad = True
+        if bad:
+            sym = np.tril(a) + np.swapaxes(np.tril(a, -1), -1, -2).conj()
+            flat = sym.reshape(-1, *sym.shape[-2:])
+            for i, m in enumerate(flat):
+                info = LA.cholesky_failure(m)
+                if info:
+                    raise LinAlgError(join_lines(
+                        f"{op}: {LA.batch_prefix(A, i)}The factorization could not be completed because the input is "
+                        f"not positive-definite (the leading minor of order {info} is not positive-definite).",
+                        f"A of shape {shape_text(A.shape)}: matrix {i}'s leading {info}x{info} block has a "
+                        "determinant <= 0", "fix: strided.linalg.eigh(A) to see its eigenvalues; add a multiple of "
+                        "the identity to make it positive-definite"))
+    if upper:  # (U = L^H: L's buffer read row-major is U column-major, PyTorch's layout)
+        return LA.colmajor(np.swapaxes(low, -1, -2).conj(), A._dtype)
+    return LA.colmajor(low, A._dtype)
+
+
+@backward("linalg_cholesky")
+def _cholesky_backward(out: Tensor, A: Tensor, *, upper: bool = False) -> Any:  # noqa: N803
+    """LinalgCholeskyExBackward0, PyTorch's cholesky_backward: ``gA = L^{-T} phi L^{-1}`` with
+    ``P = tril(L^T gL)`` and ``phi = (P + tril(P, -1)^T) / 2``."""
+    LA.no_complex_grad(A, "linalg.cholesky")
+
+    def grads(g: Tensor) -> tuple:
+        from .inverses import linalg_solve
+
+        L = out.mT if upper else out  # noqa: N806 - (taken now: ``out`` has its node, see _inv_backward)
+        gl = g.mT if upper else g
+        p = L.mT.matmul(gl).tril()
+        phi = 0.5 * (p + p.tril(-1).mT)
+        # L^{-T} phi L^{-1}: PyTorch's two triangular solves (here general ones)
+        left = linalg_solve(L.mT, phi)
+        return (linalg_solve(L.mT, left.mT).mT,)
+
+    return "LinalgCholeskyExBackward0", (A,), grads, (out,)
+
+
+seal(globals())  # (last: this module's ops with a backward rule become their recording entries)
+# the kinds of this module's ops, in the op registry (after the seal: the forwards are the entries)
+declare(Kind.COMPUTE, "linalg_svd linalg_svdvals linalg_qr linalg_eigh linalg_eigvalsh linalg_cholesky")

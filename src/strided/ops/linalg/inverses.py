@@ -1,0 +1,594 @@
+"""Inverses, solves and determinants of batches of matrices: ``linalg.inv``, ``solve``, ``det``,
+``slogdet``, ``pinv``, ``matrix_rank``, ``lstsq``, ``matrix_power`` (PyTorch 2.13's
+``torch.linalg``), and the face's ``strided.det`` / ``inverse`` / ``slogdet`` / ``pinverse`` /
+``matrix_power`` with their Tensor methods.
+
+NumPy's ``linalg`` computes over the whole (..., m, n) batch in the input's precision. The
+registry names are PyTorch's native ones (``linalg_inv``, ...): ``strided.linalg`` spells them
+``inv``, ... (a bare ``inv`` or ``svd`` on the face would be torch's older function of another
+contract). Each backward rule is PyTorch's formula (derivatives.yaml / FunctionsManual.cpp)
+written with strided's recording ops, so ``create_graph=True`` differentiates it again.
+
+>>> strided.linalg.inv(strided.tensor([[2.0, 0.0], [0.0, 4.0]])).tolist()
+[[0.5, 0.0], [0.0, 0.25]]
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from ...dtypes import int32, real_of
+from ...errors import LinAlgError, StridedRuntimeError, StridedTypeError, join_lines
+from ...gradients import seal
+from ...opdef import Kind, declare
+from ...tensor import Tensor, tensor_arg
+from .._support.gradtools import needs_grad
+from .._support.promotion import TORCH_NAMES
+from .._support.reduce_args import shape_text
+from ..elementwise.unary import where
+from ..registry import backward, method
+from ..shape.joining import cat
+from . import _batched as LA
+from . import _results as R
+
+__all__ = ["det", "inverse", "logdet", "linalg_det", "linalg_inv", "linalg_inv_ex", "linalg_lstsq", "linalg_matrix_rank",
+           "linalg_pinv", "linalg_slogdet", "linalg_solve", "matrix_power", "pinverse", "slogdet"]
+
+
+# ---------------------------------------------------------------- inv
+
+
+def _inverse_array(A: Tensor, op: str) -> np.ndarray:  # noqa: N803
+    a = A._np()
+    if a.size == 0:
+        return np.empty(a.shape, a.dtype)
+    try:  # (NumPy's linalg sets its own floating-point error state: no errstate needed)
+        return _nan_where_nan(a, np.linalg.inv(a))
+    except np.linalg.LinAlgError:
+        raise LA.singular_inverse(A, a, op) from None
+
+
+def _nan_where_nan(a: np.ndarray, x: np.ndarray) -> np.ndarray:
+    """``x`` (computed from the batch ``a``) with every matrix whose ``a`` holds NaN all NaN:
+    PyTorch's inverse and solve give NaN everywhere for such a matrix, where NumPy's LU can leave
+    numbers in the rows it finished before meeting the NaN."""
+    bad = np.isnan(a).any(axis=(-2, -1))
+    if bad.any():
+        x = np.array(x, copy=True)
+        x[bad] = np.nan
+    return x
+
+
+@method("inverse")
+def linalg_inv(A: Tensor) -> Tensor:  # noqa: N803
+    """The inverse of each square matrix of ``A`` (..., n, n); a singular one raises
+    :class:`strided.linalg.LinAlgError` (PyTorch's ``_LinAlgError`` text: the zero pivot named).
+
+    >>> strided.linalg.inv(strided.tensor([[1.0, 2.0], [3.0, 4.0]])).tolist()
+    [[-2.0, 1.0], [1.5, -0.5]]
+    """
+    A = LA.square(A, "linalg.inv")  # noqa: N806
+    return LA.colmajor(_inverse_array(A, "linalg.inv"), A._dtype)
+
+
+def linalg_inv_ex(A: Tensor, *, check_errors: bool = False) -> Any:  # noqa: N803
+    """``(inverse, info)``: ``info`` is 0 where a matrix was inverted and k > 0 where the k-th
+    pivot of its LU factorization is zero (its inverse then holds LAPACK's inf/NaN); with
+    ``check_errors=True`` a singular matrix raises as :func:`linalg_inv`.
+
+    >>> strided.linalg.inv_ex(strided.zeros(2, 2)).info.item()
+    1
+    """
+    A = LA.square(A, "linalg.inv_ex")  # noqa: N806
+    a = A._np()
+    batch = a.shape[:-2]
+    try:
+        inv = _inverse_array(A, "linalg.inv_ex")
+        info = np.zeros(batch, np.int32)
+    except LinAlgError:
+        if check_errors:
+            raise
+        flat = a.reshape(-1, *a.shape[-2:])
+        inv = np.empty_like(flat)
+        info = np.zeros(len(flat), np.int32)
+        for i, m in enumerate(flat):
+            info[i] = LA.lu_zero_pivot(m)
+            with np.errstate(all="ignore"):
+                inv[i] = np.linalg.inv(m) if not info[i] else np.full_like(m, np.nan)
+        inv, info = inv.reshape(a.shape), info.reshape(batch)
+    return R.linalg_inv_ex(LA.colmajor(inv, A._dtype), LA.rowmajor(info, int32))
+
+
+@backward("inverse", "linalg_inv")
+def _inv_backward(out: Tensor, A: Tensor) -> Any:  # noqa: N803
+    """LinalgInvExBackward0: ``-A^{-T} g A^{-T}``, from the saved inverse."""
+    LA.no_complex_grad(A, "linalg.inv")
+    # (out.mT taken when the gradient comes: by then ``out`` has its node, so a create_graph
+    # backward differentiates through it)
+    return "LinalgInvExBackward0", (A,), lambda g: (-(out.mT.matmul(g).matmul(out.mT)),), (out,)
+
+
+@backward("linalg_inv_ex")
+def _inv_ex_backward(out: Any, A: Tensor, **kwargs: Any) -> Any:  # noqa: N803
+    """LinalgInvExBackward0 (the inverse's gradient; ``info`` has none): as :func:`_inv_backward`."""
+    LA.no_complex_grad(A, "linalg.inv_ex")
+    inverse = out[0]
+    return "LinalgInvExBackward0", (A,), lambda g: (-(inverse.mT.matmul(g).matmul(inverse.mT)),), (inverse,)
+
+
+# ---------------------------------------------------------------- solve
+
+
+def _solve_shapes(A: Tensor, Bt: Tensor, left: bool, op: str) -> bool:  # noqa: N803
+    """Check A and B as PyTorch's linalg.solve does; True when B is a (batch of) vector(s)."""
+    ashape, bshape = A._layout.shape, Bt._layout.shape
+    if Bt._dtype is not A._dtype:
+        raise StridedRuntimeError(join_lines(
+            f"{op}: Expected A and B to have the same dtype, but found A of type {TORCH_NAMES[A._dtype]} and B of "
+            f"type {TORCH_NAMES[Bt._dtype]} instead",
+            f"A of shape {shape_text(ashape)} is {A._dtype.name}, B of shape {shape_text(bshape)} {Bt._dtype.name}",
+            f"fix: B.to(strided.{A._dtype.name})"))
+    # (PyTorch's vector case, either side: B of shape (n,) or A.shape[:-1] is a column (..., n, 1))
+    vector = Bt.ndim == 1 or (Bt.ndim == A.ndim - 1 and bshape == ashape[:-1])
+    n = ashape[-1]
+    eff = (*bshape, 1) if vector else bshape
+    if Bt.ndim == 0 or (eff[-2] if left else eff[-1]) != n:
+        eq = "AX = B" if left else "XA = B"
+        shown = "x".join(str(s) for s in eff[-2:]) if Bt.ndim else "scalar"
+        raise StridedRuntimeError(join_lines(
+            f"{op}: Incompatible shapes of A and B for the equation {eq} ({n}x{n} and {shown})",
+            f"A has shape {shape_text(ashape)}, B {shape_text(bshape)}: B's "
+            f"{'rows' if left else 'columns'} must number A's {n}",
+            "fix: B.mT when B holds the right-hand sides as rows"))
+    return vector
+
+
+def linalg_solve(A: Tensor, B: Tensor, *, left: bool = True) -> Tensor:  # noqa: N803
+    """The solution X of ``A X = B`` (``left=False``: ``X A = B``) for square ``A``, batch dims
+    broadcast; ``B`` of shape ``A.shape[:-1]`` (or (n,)) is a batch of vectors.
+
+    >>> strided.linalg.solve(strided.tensor([[2.0, 0.0], [0.0, 4.0]]), strided.tensor([2.0, 2.0])).tolist()
+    [1.0, 0.5]
+    """
+    op = "linalg.solve"
+    A = LA.square(A, op)  # noqa: N806
+    tensor_arg(B, op, "B", 2)
+    vector = _solve_shapes(A, B, left, op)
+    a, b = A._np(), B._np()
+    if vector:
+        b = b[..., None]
+    if not left:
+        a, b = np.swapaxes(a, -1, -2), np.swapaxes(b, -1, -2)
+    batch = np.broadcast_shapes(a.shape[:-2], b.shape[:-2])
+    a = np.broadcast_to(a, batch + a.shape[-2:])
+    b = np.broadcast_to(b, batch + b.shape[-2:])
+    if a.size == 0 or b.size == 0:
+        x = np.zeros(b.shape, a.dtype)
+    else:
+        try:
+            x = _nan_where_nan(a, np.linalg.solve(a, b))
+        except np.linalg.LinAlgError:
+            raise LinAlgError(join_lines(
+                "torch.linalg.solve: The solver failed because the input matrix is singular.",
+                f"A of shape {shape_text(A.shape)} has a matrix whose LU factorization met a zero pivot",
+                "fix: strided.linalg.lstsq(A, B) for a least-squares solution")) from None
+    if vector:  # (PyTorch lays a batch of vector solutions (..., k, n) out column-major too)
+        return LA.colmajor(x[..., 0], A._dtype)
+    # (X A = B is solved as A^T X^T = B^T: X^T column-major, so X row-major, as PyTorch's)
+    return LA.colmajor(x, A._dtype).mT if not left else LA.colmajor(x, A._dtype)
+
+
+@backward("linalg_solve", operands="two")
+def _solve_backward(out: Tensor, A: Tensor, B: Tensor, *, left: bool = True) -> Any:  # noqa: N803
+    """LinalgSolveExBackward0: ``gB = solve(A^T, g)``, ``gA = -gB X^T`` (left; ``X A = B``:
+    ``gB = solve(A, g^T)^T``, ``gA = -X^T gB``); a vector B's outer product."""
+    LA.no_complex_grad(A, "linalg.solve")
+    vector = B.ndim == 1 or (B.ndim == A.ndim - 1 and B._layout.shape == A._layout.shape[:-1])
+    need_a = needs_grad(A)
+
+    def grads(g: Tensor) -> tuple:
+        if left:
+            gb = linalg_solve(A.mT, g)
+            if not need_a:
+                return (None, gb)
+            ga = -(gb.unsqueeze(-1) * out.unsqueeze(-2)) if vector else -gb.matmul(out.mT)
+        else:
+            gb = linalg_solve(A, g.mT).mT
+            ga = -out.mT.matmul(gb) if need_a else None
+        return (ga, gb)
+
+    return "LinalgSolveExBackward0", (A, B), grads, (A, out)
+
+
+# ---------------------------------------------------------------- det, slogdet
+
+
+@method("det")
+def linalg_det(A: Tensor) -> Tensor:  # noqa: N803
+    """The determinant of each square matrix of ``A`` (..., n, n): a tensor of the batch shape
+    (0 for a singular matrix, 1 for a 0 x 0 one).
+
+    >>> strided.linalg.det(strided.tensor([[1.0, 2.0], [3.0, 4.0]])).item()
+    -2.0
+    """
+    A = LA.square(A, "linalg.det")  # noqa: N806
+    a = A._np()
+    d = np.linalg.det(a) if a.size else np.ones(a.shape[:-2], a.dtype)
+    return LA.rowmajor(np.asarray(d, a.dtype), A._dtype)
+
+
+def _det_grad(g: Tensor, A: Tensor, det: Tensor) -> Tensor:  # noqa: N803
+    """PyTorch's linalg_det_backward: ``g det A^{-T}`` where every matrix is invertible; else (a
+    singular matrix in the batch) through the SVD, ``U diag(g alpha prod_{j != i} s_j) Vh`` with
+    ``alpha = det(U) det(Vh)``, the derivative that stays defined at singular matrices."""
+    n = A._layout.shape[-1]
+    if n == 0:
+        return A * 0
+    scale = (g * det).unsqueeze(-1).unsqueeze(-1)
+    if not bool((det == 0).any()):
+        try:
+            return scale * linalg_inv(A).mT
+        except LinAlgError:
+            pass
+    from .factorizations import linalg_svd
+
+    U, S, Vh = linalg_svd(A, full_matrices=False)  # noqa: N806
+    alpha = linalg_det(U) * linalg_det(Vh)
+    others = _prod_others(S)
+    return (U * (others * (g * alpha).unsqueeze(-1)).unsqueeze(-2)).matmul(Vh)
+
+
+def _prod_others(S: Tensor) -> Tensor:  # noqa: N803
+    """``prod_{j != i} S_j`` for each i along the last dim, without dividing (zeros allowed): the
+    product of the exclusive prefix and suffix products."""
+    n = S._layout.shape[-1]
+    ones = S[..., :1] * 0 + 1
+    before = cat([ones, S[..., :-1].cumprod(-1)], -1) if n > 1 else ones
+    after = cat([S.flip(-1)[..., :-1].cumprod(-1).flip(-1), ones], -1) if n > 1 else ones
+    return before * after
+
+
+@backward("det", "linalg_det")
+def _det_backward(out: Tensor, A: Tensor) -> Any:  # noqa: N803
+    """LinalgDetBackward0 (see :func:`_det_grad`)."""
+    LA.no_complex_grad(A, "linalg.det")
+    return "LinalgDetBackward0", (A,), lambda g: (_det_grad(g, A, out),), (A, out)
+
+
+def _slogdet_arrays(A: Tensor) -> tuple[np.ndarray, np.ndarray]:  # noqa: N803
+    a = A._np()
+    if a.size == 0:
+        shape = a.shape[:-2]
+        return np.ones(shape, a.dtype), np.zeros(shape, np.real(a).dtype)
+    sign, logabs = np.linalg.slogdet(a)
+    return np.asarray(sign, a.dtype), np.asarray(logabs, np.real(a).dtype)
+
+
+def linalg_slogdet(A: Tensor) -> Any:  # noqa: N803
+    """``(sign, logabsdet)`` of each square matrix's determinant: ``det = sign * exp(logabsdet)``
+    without overflow (a singular matrix: sign 0, logabsdet -inf).
+
+    >>> strided.linalg.slogdet(strided.tensor([[-2.0, 0.0], [0.0, 1.0]]))
+    linalg_slogdet(sign=tensor(-1.), logabsdet=tensor(0.6931))
+    """
+    A = LA.square(A, "linalg.slogdet")  # noqa: N806
+    sign, logabs = _slogdet_arrays(A)
+    return R.linalg_slogdet(LA.rowmajor(sign, A._dtype), LA.rowmajor(logabs, real_of(A._dtype)))
+
+
+@method("slogdet")
+def slogdet(A: Tensor) -> Any:  # noqa: N803
+    """``strided.slogdet`` / ``Tensor.slogdet``: :func:`linalg_slogdet` (torch.return_types.slogdet).
+
+    >>> strided.slogdet(strided.eye(2)).logabsdet.item()
+    0.0
+    """
+    sign, logabs = linalg_slogdet(A)
+    return R.slogdet(sign, logabs)
+
+
+@method("logdet")
+def logdet(input: Tensor) -> Tensor:  # noqa: A002
+    """``strided.logdet`` / ``Tensor.logdet``: the log of each square matrix's determinant (-inf for
+    a singular one, NaN for a negative determinant), PyTorch's composite ``where(sign == -1, nan,
+    logabsdet)`` of :func:`linalg_slogdet`, whose graph it records.
+
+    >>> round(strided.logdet(strided.eye(2) * 2).item(), 4)
+    1.3863
+    """
+    sign, logabs = linalg_slogdet(input)
+    return where(sign == -1, float("nan"), logabs)
+
+
+def _slogdet_rule(out: Any, A: Tensor) -> Any:  # noqa: N803
+    """LinalgSlogdetBackward0: the sign has no gradient; ``g_logabsdet A^{-T}``."""
+    LA.no_complex_grad(A, "linalg.slogdet")
+
+    def grads(g_sign: Any, g_logabs: Any) -> tuple:
+        if g_logabs is None:
+            return (None,)
+        return (g_logabs.unsqueeze(-1).unsqueeze(-1) * linalg_inv(A).mT,)
+
+    return "LinalgSlogdetBackward0", (A,), grads, (A,), True
+
+
+backward("linalg_slogdet")(_slogdet_rule)
+backward("slogdet")(lambda out, A: _slogdet_rule(out, A))
+
+
+# ---------------------------------------------------------------- pinv, matrix_rank
+
+
+def _tolerances(s_max: np.ndarray, atol: Any, rtol: Any, m: int, n: int, dtype: np.dtype, op: str) -> np.ndarray:
+    """PyTorch's cut-off ``max(atol, rtol * s_max)``: without either, ``rtol = eps * max(m, n)``;
+    with ``atol`` > 0 alone, ``rtol = 0``. Tensors broadcast against the batch."""
+    def value(v: Any) -> Any:
+        if v is None:
+            return None
+        if isinstance(v, Tensor):
+            return v._np().astype(np.float64)
+        if isinstance(v, bool) or not isinstance(v, (int, float)):
+            raise StridedTypeError(join_lines(f"{op}(): argument 'atol' must be float or Tensor, not {type(v).__name__}",
+                                              "atol and rtol are cut-offs for the singular values"))
+        return float(v)
+
+    a, r = value(atol), value(rtol)
+    if r is None:
+        r = 0.0 if a is not None and np.all(np.asarray(a) > 0) else float(np.finfo(dtype).eps) * max(m, n)
+    if a is None:
+        a = 0.0
+    return np.maximum(a, np.asarray(r) * s_max)
+
+
+def _singular_values(a: np.ndarray, hermitian: bool) -> np.ndarray:
+    if hermitian:
+        return np.sort(np.abs(np.linalg.eigvalsh(a)), axis=-1)[..., ::-1]
+    return np.linalg.svd(a, compute_uv=False)
+
+
+def linalg_pinv(A: Tensor, rcond: Any = None, hermitian: bool = False, *, atol: Any = None,  # noqa: N803
+                rtol: Any = None) -> Tensor:
+    """The Moore-Penrose pseudo-inverse of each (m, n) matrix of ``A``: its SVD with the singular
+    values at or below ``max(atol, rtol * s_max)`` dropped (``rcond``: the older name of
+    ``rtol``); ``hermitian=True`` reads the lower triangle as a symmetric matrix (eigh).
+
+    >>> strided.linalg.pinv(strided.tensor([[2.0, 0.0], [0.0, 0.0]])).tolist()
+    [[0.5, 0.0], [0.0, 0.0]]
+    """
+    op = "linalg.pinv"
+    tensor_arg(A, op)
+    if A.ndim < 2 or not (A._dtype.is_floating_point or A._dtype.is_complex) or A._dtype.itemsize < 4:
+        raise StridedRuntimeError(join_lines(
+            f"{op}({TORCH_NAMES[A._dtype]}{{[{', '.join(str(s) for s in A.shape)}]}}): expected a tensor with 2 or "
+            "more dimensions of float, double, cfloat or cdouble types",
+            f"A has shape {shape_text(A.shape)} and dtype {A._dtype.name}", "fix: A.reshape(m, n).double()"))
+    if rcond is not None:
+        rtol = rcond
+    a = A._np() if hermitian else LA.finite_for_svd(A)
+    m, n = a.shape[-2:]
+    if a.size == 0:
+        return LA.rowmajor(np.zeros(a.shape[:-2] + (n, m), a.dtype), A._dtype)
+    with np.errstate(all="ignore"):
+        if hermitian:
+            w, v = np.linalg.eigh(a)
+            tol = _tolerances(np.abs(w).max(-1), atol, rtol, m, n, a.dtype, op)
+            winv = np.where(np.abs(w) > tol[..., None], 1 / w, 0).astype(a.dtype)
+            p = (v * winv[..., None, :]) @ np.conj(np.swapaxes(v, -1, -2))
+        else:
+            u, s, vh = np.linalg.svd(a, full_matrices=False)
+            tol = _tolerances(s[..., 0], atol, rtol, m, n, a.dtype, op)
+            sinv = np.where(s > tol[..., None], 1 / s, 0).astype(s.dtype)
+            p = np.conj(np.swapaxes(vh, -1, -2)) * sinv[..., None, :] @ np.conj(np.swapaxes(u, -1, -2))
+    return LA.rowmajor(p.astype(a.dtype, copy=False), A._dtype)
+
+
+def _pinv_grad(grad: Tensor, pinv: Tensor, A: Tensor) -> Tensor:  # noqa: N803
+    """PyTorch's pinv_backward (real): the derivative of the pseudo-inverse, with the products
+    taken in the order that keeps the matrices smallest."""
+    m, n = A._layout.shape[-2:]
+    pinv_h, grad_h = pinv.mT, grad.mT
+    if m <= n:
+        K = grad_h.matmul(pinv)  # noqa: N806
+        k_pinv_h = K.matmul(pinv_h)
+        return (-(pinv.matmul(K)).mT + k_pinv_h - A.matmul(pinv).matmul(k_pinv_h)
+                + pinv_h.matmul(pinv).matmul(grad_h - K.matmul(A)))
+    K = pinv.matmul(grad_h)  # noqa: N806
+    pinv_h_k = pinv_h.matmul(K)
+    return (-(K.matmul(pinv)).mT + (grad_h - A.matmul(K)).matmul(pinv).matmul(pinv_h)
+            + pinv_h_k - pinv_h_k.matmul(pinv).matmul(A))
+
+
+@backward("linalg_pinv")
+def _pinv_backward(out: Tensor, A: Tensor, *args: Any, **kwargs: Any) -> Any:  # noqa: N803
+    """LinalgPinvBackward0: :func:`_pinv_grad`."""
+    LA.no_complex_grad(A, "linalg.pinv")
+    return "LinalgPinvBackward0", (A,), lambda g: (_pinv_grad(g, out, A),), (A, out)
+
+
+@method("pinverse")
+def pinverse(input: Tensor, rcond: float = 1e-15) -> Tensor:  # noqa: A002
+    """``strided.pinverse`` / ``Tensor.pinverse``: :func:`linalg_pinv` with ``rtol=rcond``.
+
+    >>> strided.pinverse(strided.eye(2) * 2).tolist()
+    [[0.5, 0.0], [0.0, 0.5]]
+    """
+    return linalg_pinv(input, rtol=rcond)
+
+
+def linalg_matrix_rank(A: Tensor, tol: Any = None, hermitian: bool = False, *, atol: Any = None,  # noqa: N803
+                       rtol: Any = None) -> Tensor:
+    """The number of singular values of each matrix above ``max(atol, rtol * s_max)`` (int64, the
+    batch shape); ``tol``: the older name of ``atol``.
+
+    >>> strided.linalg.matrix_rank(strided.ones(3, 3)).item()
+    1
+    """
+    op = "torch.linalg.matrix_rank"
+    tensor_arg(A, op)
+    if A.ndim < 2:
+        raise StridedRuntimeError(join_lines(
+            f"{op}: The input tensor input must have at least 2 dimensions.",
+            f"A has shape {shape_text(A.shape)}: a vector has no matrix rank (its tensor rank is {A.ndim})",
+            "fix: A.reshape(1, -1) for a row matrix"))
+    LA.float_input(A, "linalg.svd")
+    if tol is not None:
+        atol = tol
+    a = A._np() if hermitian else LA.finite_for_svd(A)
+    m, n = a.shape[-2:]
+    if a.size == 0:
+        return LA.int64_result(np.zeros(a.shape[:-2], np.int64))
+    with np.errstate(all="ignore"):
+        s = _singular_values(a, hermitian)
+    cut = _tolerances(s[..., 0], atol, rtol, m, n, a.dtype, op)
+    return LA.int64_result((s > cut[..., None]).sum(-1))
+
+
+# ---------------------------------------------------------------- lstsq
+
+_DRIVERS = ("gels", "gelsy", "gelsd", "gelss")
+
+
+def linalg_lstsq(A: Tensor, B: Tensor, rcond: float | None = None, *, driver: str | None = None) -> Any:  # noqa: N803
+    """The least-squares solution of ``A X = B``: ``(solution, residuals, rank, singular_values)``
+    as PyTorch's CPU drivers fill them (``driver``: 'gelsy' by default; residuals (squared column
+    norms of ``A X - B``) when m > n and every matrix has full rank, except for 'gelsy'; rank
+    except for 'gels'; singular values for 'gelsd' and 'gelss'; the others empty).
+
+    # Note: every driver's solution is computed here by the SVD (the minimum-norm least-squares
+    # solution, which all four give for a full-rank A; gels assumes full rank). The rank is the
+    # count of singular values above ``rcond * s_max`` (rcond default eps * max(m, n)).
+
+    >>> strided.linalg.lstsq(strided.tensor([[2.0], [0.0]]), strided.tensor([[4.0], [1.0]])).solution.tolist()
+    [[2.0]]
+    """
+    op = "torch.linalg.lstsq"
+    tensor_arg(A, op)
+    tensor_arg(B, op, "B", 2)
+    if driver is not None and driver not in _DRIVERS:
+        raise StridedRuntimeError(join_lines(
+            f"{op}: parameter `driver` should be one of (gels, gelsy, gelsd, gelss)",
+            f"driver={driver!r} was given", "fix: leave it out (gelsy)"))
+    driver = driver or "gelsy"
+    LA.matrices(A, "linalg.lstsq")
+    if B._dtype is not A._dtype:
+        raise StridedRuntimeError(join_lines(
+            f"{op}: Expected input and other to have the same dtype, but got input's dtype "
+            f"{TORCH_NAMES[A._dtype]} and other's dtype {TORCH_NAMES[B._dtype]}",
+            f"A is {A._dtype.name}, B {B._dtype.name}", f"fix: B.to(strided.{A._dtype.name})"))
+    vector = B.ndim == A.ndim - 1
+    a, b = LA.finite_for_svd(A), B._np()
+    if vector:
+        b = b[..., None]
+    m, n = a.shape[-2:]
+    if b.ndim < 2 or b.shape[-2] != m:
+        raise StridedRuntimeError(join_lines(
+            f"{op}: input.size(-2) should match other.size(-2)",
+            f"A has shape {shape_text(A.shape)} ({m} equations), B {shape_text(B.shape)}",
+            "fix: B's rows are the right-hand sides of A's rows"))
+    batch = np.broadcast_shapes(a.shape[:-2], b.shape[:-2])
+    a, b = np.broadcast_to(a, batch + a.shape[-2:]), np.broadcast_to(b, batch + b.shape[-2:])
+    k = b.shape[-1]
+    rows = max(m, n)
+    buffer = np.zeros(batch + (rows, k), a.dtype)
+    s = np.zeros(batch + (min(m, n),), np.real(a).dtype)
+    rank = np.zeros(batch, np.int64)
+    if a.size and b.size:
+        with np.errstate(all="ignore"):
+            u, s, vh = np.linalg.svd(a, full_matrices=False)
+            cut = (float(np.finfo(a.dtype).eps) * rows if rcond is None else rcond) * s[..., :1]
+            keep = s > cut
+            sinv = np.where(keep, 1 / np.where(keep, s, 1), 0).astype(s.dtype)
+            x = np.conj(np.swapaxes(vh, -1, -2)) @ (sinv[..., None] * (np.conj(np.swapaxes(u, -1, -2)) @ b))
+            rank = keep.sum(-1)
+            buffer[..., :n, :] = x
+    full = bool(np.all(rank == min(m, n)))
+    real = np.real(a).dtype
+    residuals = np.zeros((0,), real)
+    if m > n and driver != "gelsy" and (driver == "gels" or full):
+        with np.errstate(all="ignore"):
+            r = a @ buffer[..., :n, :] - b
+        residuals = np.sum(np.abs(r) ** 2, axis=-2).astype(real)  # (a vector B's too: (..., 1), as PyTorch's)
+    rt = real_of(A._dtype)
+    solution = LA.colmajor(buffer, A._dtype)[..., :n, :]
+    if vector:
+        solution = solution[..., 0]
+    return R.linalg_lstsq(
+        solution.contiguous() if solution._layout.shape == () else solution,
+        LA.rowmajor(residuals, rt),
+        LA.int64_result(rank if driver != "gels" else np.zeros((0,), np.int64)),
+        LA.rowmajor(s.astype(real) if driver in ("gelsd", "gelss") else np.zeros((0,), real), rt))
+
+
+@backward("linalg_lstsq", operands="two")
+def _lstsq_backward(out: Any, A: Tensor, B: Tensor, *args: Any, **kwargs: Any) -> Any:  # noqa: N803
+    """LinalgLstsqBackward0 (the solution's gradient): ``X = pinv(A) B``, so ``gA`` is
+    pinv_backward of ``gX B^T`` and ``gB = pinv(A)^T gX``."""
+    LA.no_complex_grad(A, "linalg.lstsq")
+    vector = B.ndim == A.ndim - 1
+
+    def grads(g: Tensor) -> tuple:
+        pinv = linalg_pinv(A)
+        gm = g.unsqueeze(-1) if vector else g
+        bm = B.unsqueeze(-1) if vector else B
+        ga = _pinv_grad(gm.matmul(bm.mT), pinv, A) if needs_grad(A) else None
+        gb = pinv.mT.matmul(gm) if needs_grad(B) else None
+        if gb is not None and vector:
+            gb = gb.squeeze(-1)
+        return (ga, gb)
+
+    return "LinalgLstsqBackward0", (A, B), grads, (A, B)
+
+
+# ---------------------------------------------------------------- matrix_power
+
+
+@method("matrix_power")
+def matrix_power(A: Tensor, n: int) -> Tensor:  # noqa: N803
+    """``A`` (..., k, k) multiplied by itself ``n`` times (n < 0: its inverse's power; 0: the
+    identity), by PyTorch's repeated squaring, so the graph is its matmuls (and inverse).
+
+    >>> strided.linalg.matrix_power(strided.tensor([[1.0, 1.0], [0.0, 1.0]]), 3).tolist()
+    [[1.0, 3.0], [0.0, 1.0]]
+    """
+    op = "linalg.matrix_power"
+    tensor_arg(A, op)
+    if isinstance(n, bool) or not isinstance(n, (int, np.integer)):
+        raise StridedTypeError(join_lines(f"linalg_matrix_power(): argument 'n' (position 2) must be int, not "
+                                          f"{type(n).__name__}", "n is the integer power"))
+    LA.at_least_2d(A, op)
+    k, k2 = A._layout.shape[-2:]
+    if k != k2:
+        raise StridedRuntimeError(join_lines(
+            f"{op}: A must be batches of square matrices, but they are {k} by {k2} matrices",
+            f"A has shape {shape_text(A.shape)}", "fix: a power needs square matrices"))
+    n = int(n)
+    if n == 0:
+        eye = np.broadcast_to(np.eye(k, dtype=A._dtype.numpy), A._layout.shape)
+        return LA.rowmajor(np.array(eye), A._dtype)
+    if n < 0:
+        A = linalg_inv(A)  # noqa: N806
+        n = -n
+    if n == 1:
+        return A.clone()
+    if n == 2:
+        return A.matmul(A)
+    if n == 3:
+        return A.matmul(A).matmul(A)
+    z = res = None
+    while n > 0:
+        bit, n = n % 2, n // 2
+        z = A if z is None else z.matmul(z)
+        if bit:
+            res = z if res is None else res.matmul(z)
+    return res  # type: ignore[return-value]
+
+
+det = linalg_det
+inverse = linalg_inv
+
+seal(globals())  # (last: this module's ops with a backward rule become their recording entries)
+# the kinds of this module's ops, in the op registry (after the seal: the forwards are the entries)
+declare(Kind.COMPUTE, "inverse linalg_inv linalg_inv_ex linalg_solve det linalg_det linalg_slogdet slogdet "
+        "linalg_pinv pinverse linalg_matrix_rank linalg_lstsq matrix_power logdet")

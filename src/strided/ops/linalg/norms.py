@@ -1,0 +1,287 @@
+"""The norms of ``strided.linalg``: ``vector_norm``, ``matrix_norm`` and ``linalg_norm``
+(``torch.linalg.norm``, which dispatches to the two), PyTorch 2.13's semantics, NumPy's ``linalg``
+doing the work, each op beside its backward rule.
+
+They take float tensors only, read the input in place (any strides), and return a fresh
+contiguous tensor of the input's dtype (or ``dtype=``).
+
+>>> strided.linalg.vector_norm(strided.tensor([3.0, 4.0])).item()
+5.0
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Any
+
+import numpy as np
+
+from ...dispatch import result_array
+from ...dtypes import DType, real_of
+from ...errors import StridedRuntimeError, StridedTypeError, join_lines
+from ...gradients import seal
+from ...opdef import Kind, declare
+from ...tensor import Tensor, tensor_arg
+from .._support.reduce_args import numpy_axes, optional_dtype, reduced_shape, reduction_dims, shape_text
+from ..reductions.nan_reductions import _acc, _float_only, _Quiet
+
+__all__ = ["linalg_norm", "matrix_norm", "vector_norm"]
+
+
+def _input_dtype(x: Any, dtype: Any, op: str, complex_ok: bool = False) -> DType | None:
+    """The ``dtype=`` given (None when absent), after checking ``x`` is a tensor; without a dtype
+    the input must be floating point (or complex, with ``complex_ok``: PyTorch's linalg error)."""
+    tensor_arg(x, op)
+    given = optional_dtype(dtype)
+    if given is None:
+        _float_only(x, op, style="linalg", complex_ok=complex_ok)
+    return given
+
+
+def _check_norm_dtype(x: Tensor, given: DType, op: str) -> None:
+    """PyTorch's checks of vector_norm's ``dtype=``, in its order: the input floating point or
+    complex, then a float or complex dtype, complex exactly for a complex input, and no narrower
+    than the input's (the dtype the input converts to, without losing range or precision)."""
+    from .._support.promotion import TORCH_NAMES, promote_types
+
+    _float_only(x, op, style="linalg", complex_ok=True)
+    d, name, have = x._dtype, TORCH_NAMES[given], x._dtype.name
+    if not (given.is_floating_point or given.is_complex):
+        first = f"{op}: dtype should be floating point or complex, but got {name}"
+        why = f"dtype={given.name} was asked for; a norm is computed and returned in a float or complex dtype"
+    elif d.is_complex != given.is_complex:
+        first = (f"{op}: dtype should be {'complex' if d.is_complex else 'real'} for "
+                 f"{'complex' if d.is_complex else 'real'} inputs, but got {name}")
+        why = f"the input of shape {x.shape} is {have} and dtype={given.name} was asked for"
+    elif promote_types(d, given) is not given:
+        first = (f"{op}: the dtype of the input ({TORCH_NAMES[d]}) should be convertible without narrowing "
+                 f"to the specified dtype ({name})")
+        why = f"the input of shape {x.shape} is {have}; {given.name} is narrower"
+    else:
+        return
+    raise StridedRuntimeError(join_lines(first, why, f"fix: dtype=strided.{have} (the input's own, as without dtype=) "
+                                         "or a wider dtype of its kind"))
+
+
+def _ord_value(ord: Any, op: str) -> float:
+    if isinstance(ord, bool) or not isinstance(ord, (int, float, np.integer, np.floating)):
+        raise StridedTypeError(
+            join_lines(
+                f"{op}(): argument 'ord' must be Number, not {type(ord).__name__}",
+                "ord is a number: 2 (Euclidean), 1, inf, -inf, 0 (count of nonzeros) or any real p",
+            )
+        )
+    return float(ord)
+
+
+def vector_norm(x: Tensor, ord: Any = 2, dim: Any = None, keepdim: bool = False, *, dtype: Any = None) -> Tensor:
+    """The ``ord``-norm of ``x`` over ``dim`` (None: every element, as one vector).
+
+    ord: 2 (default) sqrt(sum |x|^2); 1 sum |x|; inf max |x|; -inf min |x|; 0 the number of
+    nonzeros; other p (sum |x|^p)^(1/p). ``dtype`` converts before computing.
+    Empty input: 0 for ord >= 0 (inf and -inf and negative ord are refused: no identity).
+
+    >>> strided.linalg.vector_norm(strided.tensor([3.0, -4.0])).item()
+    5.0
+    """
+    op = "linalg.vector_norm"
+    given = _input_dtype(x, dtype, op, complex_ok=True)
+    if given is not None:
+        _check_norm_dtype(x, given, op)
+    p = _ord_value(ord, op)
+    dims = reduction_dims(x, dim, op)
+    shape = x._layout.shape
+    count = x.numel() if dims is None else math.prod(shape[d] for d in dims) if shape else x.numel()
+    if count == 0 and (p < 0 or math.isinf(p)):
+        raise StridedRuntimeError(
+            join_lines(
+                f"linalg.vector_norm cannot compute the {ord} norm on an empty tensor because the operation "
+                "does not have an identity",
+                f"the tensor has shape {shape_text(shape)}; use ord >= 0, or reduce over non-empty dims",
+            )
+        )
+    rt = real_of(given or x._dtype)  # (the norm of a complex tensor is real: complex64 -> float32)
+    result, res_np = result_array(reduced_shape(shape, dims, keepdim), rt)
+    axes = numpy_axes(dims, len(shape))
+    acc = _acc(rt)
+    with _Quiet():
+        a = np.abs(x._np() if x._dtype.is_complex else x._np().astype(acc, copy=False)).astype(acc, copy=False)
+        if p == 2:
+            r = np.sqrt(np.add.reduce(a * a, axis=axes, keepdims=keepdim))
+        elif p == 1:
+            r = np.add.reduce(a, axis=axes, keepdims=keepdim)
+        elif p == math.inf:
+            r = np.maximum.reduce(a, axis=axes, keepdims=keepdim)
+        elif p == -math.inf:
+            r = np.minimum.reduce(a, axis=axes, keepdims=keepdim)
+        elif p == 0:
+            r = np.add.reduce(a != 0, axis=axes, keepdims=keepdim, dtype=acc)
+        else:
+            r = np.power(np.add.reduce(np.power(a, acc.type(p)), axis=axes, keepdims=keepdim), acc.type(1.0 / p))
+        np.copyto(res_np, r, casting="unsafe")
+    return result
+
+
+_MATRIX_ORDS = ("fro", "nuc", math.inf, -math.inf, 1, -1, 2, -2)
+
+
+def matrix_norm(A: Tensor, ord: Any = "fro", dim: Any = (-2, -1), keepdim: bool = False, *,  # noqa: N803
+                dtype: Any = None) -> Tensor:
+    """A matrix norm over the two dims ``dim`` (the last two by default), batched over the rest.
+
+    ord: "fro" (default) sqrt(sum |a|^2); "nuc" the sum of singular values; 2 / -2 the largest /
+    smallest singular value; 1 / -1 the max / min column sum of |a|; inf / -inf the max / min
+    row sum of |a|. NumPy's ``linalg.norm`` computes them.
+
+    >>> strided.linalg.matrix_norm(strided.tensor([[3.0, 0.0], [0.0, 4.0]]), ord=2).item()
+    4.0
+    """
+    op = "linalg.matrix_norm"
+    given = _input_dtype(A, dtype, op)
+    if A.ndim < 2:
+        raise StridedRuntimeError(
+            join_lines(
+                "linalg.matrix_norm: The input tensor A must have at least 2 dimensions.",
+                f"A has shape {shape_text(A.shape)}; for a vector use strided.linalg.vector_norm",
+            )
+        )
+    if isinstance(ord, str):
+        if ord not in ("fro", "nuc"):
+            raise StridedRuntimeError(
+                join_lines(f"linalg.matrix_norm: Order {ord} not supported.",
+                           "ord is 'fro', 'nuc', 1, -1, 2, -2, inf or -inf")
+            )
+    elif isinstance(ord, bool) or not isinstance(ord, (int, float)) or ord not in _MATRIX_ORDS:
+        raise StridedRuntimeError(
+            join_lines(f"linalg.matrix_norm: Order {ord} not supported.",
+                       "ord is 'fro', 'nuc', 1, -1, 2, -2, inf or -inf")
+        )
+    if not isinstance(dim, (tuple, list)) or len(dim) != 2:
+        raise StridedRuntimeError(
+            join_lines(
+                "linalg.matrix_norm: dim must be a 2-tuple. Got "
+                + (" ".join(str(d) for d in dim) if isinstance(dim, (tuple, list)) else str(dim)),
+                "name the two dims of the matrices, e.g. dim=(-2, -1)",
+            )
+        )
+    dims = reduction_dims(A, tuple(dim), op)
+    assert dims is not None
+    shape = A._layout.shape
+    if ord not in ("fro",) and any(shape[d] == 0 for d in dims) and ord not in ("nuc",):
+        raise StridedRuntimeError(
+            join_lines(
+                f"linalg.matrix_norm: The dim {dims[0] if shape[dims[0]] == 0 else dims[1]} of the input "
+                f"must be non-empty for ord={ord}",
+                f"A has shape {shape_text(shape)}",
+            )
+        )
+    rt = given or A._dtype
+    result, res_np = result_array(reduced_shape(shape, dims, keepdim), rt)
+    acc = _acc(rt)
+    with _Quiet():
+        a = np.moveaxis(A._np().astype(acc, copy=False), dims, (-2, -1))
+        if a.size == 0:
+            r = np.zeros(a.shape[:-2], dtype=acc)
+        elif ord in ("nuc", 2, -2):
+            # the SVD refuses NaN/inf: those matrices get NaN, the others their norm
+            finite = np.isfinite(a)
+            r = np.linalg.norm(np.where(finite, a, acc.type(0)), ord=ord, axis=(-2, -1))
+            r = np.where(finite.all(axis=(-2, -1)), r, acc.type(np.nan))
+        else:
+            r = np.linalg.norm(a, ord=ord, axis=(-2, -1))
+        if keepdim:
+            for d in sorted(dims):
+                r = np.expand_dims(r, d)
+        np.copyto(res_np, r, casting="unsafe")
+    return result
+
+
+# ---------------------------------------------------------------- backward rules (agmath)
+
+from .._support import gradtools  # noqa: E402 - (beside the rules)
+from ..reductions.nan_reductions import norm_rule  # noqa: E402
+from ..registry import backward  # noqa: E402
+
+
+@backward("vector_norm")
+def vector_norm_backward(out: Tensor, x: Tensor, ord: Any = 2, dim: Any = None, keepdim: bool = False,
+                         **kwargs: Any) -> Any:
+    """PyTorch's linalg_vector_norm_backward (norm_backward): LinalgVectorNormBackward0."""
+    return norm_rule(out, x, ord, dim, keepdim, "linalg.vector_norm")
+
+
+def _matrix_norm_grad(g: Tensor, A: Tensor, out: Tensor, ord: Any, dims: tuple[int, int],  # noqa: A002, N803
+                      keepdim: bool) -> Tensor:
+    """The gradient of ``matrix_norm(A, ord, dims)`` for ord +-1 / +-inf (the max / min over one dim of
+    the sums of |a| over the other: the winning columns or rows share g, times sgn(a)), +-2 (the
+    largest / smallest singular value: u v^T of its singular vectors) and "nuc" (U V^T)."""
+    shape = A._layout.shape
+    both = tuple(sorted(dims))
+    gk = gradtools.keep(g, shape, both, keepdim)
+    if ord in ("nuc", 2, -2, 2.0, -2.0):
+        a = np.moveaxis(A._np(), dims, (-2, -1))
+        u, _, vt = np.linalg.svd(a, full_matrices=False)
+        if ord == "nuc":
+            uv = u @ vt
+        else:
+            k = 0 if ord > 0 else -1
+            uv = u[..., :, k:k + 1 or None] @ vt[..., k:k + 1 or None, :]
+        return gk * gradtools.from_numpy_result(np.ascontiguousarray(np.moveaxis(uv, (-2, -1), dims)), A._dtype)
+    summed, extreme = (dims[0], dims[1]) if abs(ord) == 1 else (dims[1], dims[0])
+    sums = A.abs().sum(summed, keepdim=True)
+    mask = sums == gradtools.keep(out, shape, both, keepdim)
+    return A.sgn() * (gk * mask / mask.sum(extreme, keepdim=True))
+
+
+@backward("matrix_norm")
+def matrix_norm_backward(out: Tensor, A: Tensor, ord: Any = "fro", dim: Any = (-2, -1),  # noqa: A002, N803
+                         keepdim: bool = False, **kwargs: Any) -> Any:
+    """The Frobenius norm is the vector 2-norm over the two dims (PyTorch records that node:
+    LinalgVectorNormBackward0); the other orders as PyTorch's composites end: Amax/AminBackward0
+    (+-1, +-inf, +-2: a max or min of sums or of singular values), SumBackward1 ("nuc").
+
+    # Note: the singular-value orders take NumPy's SVD in the backward pass; PyTorch's node
+    # before the last one (LinalgSvdBackward0, LinalgVectorNormBackward0) is not recorded.
+    """
+    if ord == "fro":
+        return norm_rule(out, A, 2.0, dim, keepdim, "linalg.matrix_norm")
+    n = len(A._layout.shape)
+    dims = tuple(d % n for d in dim)
+    if ord == "nuc":
+        name = "SumBackward1"
+    else:
+        name = "AmaxBackward0" if float(ord) > 0 else "AminBackward0"
+    return name, (A,), lambda g: (_matrix_norm_grad(g, A, out, ord, dims, bool(keepdim)),), (A, out)
+
+
+def linalg_norm(A: Tensor, ord: Any = None, dim: Any = None, keepdim: bool = False, *,  # noqa: A002, N803
+                dtype: Any = None) -> Tensor:
+    """``torch.linalg.norm``: with ``dim`` an int, or ``dim=None`` and ``ord=None``, a vector norm
+    (of the flattened input); with ``dim`` a pair, or ``dim=None`` on a 2-d input with ``ord``
+    given, a matrix norm; ``ord=None`` is 2 for vectors and 'fro' for matrices.
+
+    >>> strided.linalg.norm(strided.tensor([[3.0, 0.0], [4.0, 0.0]])).item()
+    5.0
+    """
+    op = "linalg.norm"
+    tensor_arg(A, op)
+    if dim is not None and not isinstance(dim, (tuple, list)):
+        dim = (dim,)
+    if dim is not None:
+        if len(dim) == 1:
+            return vector_norm(A, 2 if ord is None else ord, dim, keepdim, dtype=dtype)
+        return matrix_norm(A, "fro" if ord is None else ord, dim, keepdim, dtype=dtype)
+    if ord is None:
+        return vector_norm(A, 2, None, keepdim, dtype=dtype)
+    if A.ndim == 2:
+        return matrix_norm(A, ord, (-2, -1), keepdim, dtype=dtype)
+    if A.ndim == 1:
+        return vector_norm(A, ord, None, keepdim, dtype=dtype)
+    raise StridedRuntimeError(join_lines(
+        f"linalg.norm: If dim is not specified but ord is, the input must be 1D or 2D. Got {A.ndim}D.",
+        f"A has shape {shape_text(A.shape)}", "fix: name the dims: dim=(-2, -1) for matrices, dim=-1 for vectors"))
+
+
+seal(globals())  # (last: this module's ops with a backward rule become their recording entries)
+# the kinds of this module's ops, in the op registry (after the seal: the forwards are the entries)
+declare(Kind.COMPUTE, "vector_norm matrix_norm linalg_norm")

@@ -1,0 +1,199 @@
+"""Vector and tensor products of ``strided.linalg`` and the face: ``linalg.cross`` (and torch's
+older ``cross`` / ``Tensor.cross``, whose default dim is the first of size 3), ``linalg.vecdot``
+and ``tensordot`` (PyTorch 2.13).
+
+``tensordot`` and ``vecdot`` are compositions of recorded ops (permute, reshape, matmul; a
+product and a sum), so their gradients are those ops' own; ``cross`` has PyTorch's rule
+(LinalgCrossBackward0: ``other x g`` and ``g x input``).
+
+>>> strided.linalg.cross(strided.tensor([1.0, 0.0, 0.0]), strided.tensor([0.0, 1.0, 0.0])).tolist()
+[0.0, 0.0, 1.0]
+"""
+
+from __future__ import annotations
+
+import warnings
+from typing import Any
+
+import numpy as np
+
+from ... import layout as L
+from ...callsite import user_site
+from ...errors import StridedRuntimeError, StridedTypeError, join_lines
+from ...gradients import seal
+from ...messages import broadcast_mismatch
+from ...opdef import Kind, declare
+from ...tensor import Tensor, tensor_arg
+from .._support.along import one_dim
+from .._support.promotion import TORCH_NAMES
+from .._support.reduce_args import shape_text
+from ..registry import backward, method
+from . import _batched as LA
+
+__all__ = ["cross", "linalg_cross", "linalg_vecdot", "tensordot"]
+
+
+def linalg_cross(input: Tensor, other: Tensor, *, dim: int = -1) -> Tensor:  # noqa: A002
+    """The cross product of the 3-vectors along ``dim`` of ``input`` and ``other`` (same number of
+    dims, broadcast); any dtype, the two the same.
+
+    >>> strided.linalg.cross(strided.tensor([0.0, 1.0, 0.0]), strided.tensor([0.0, 0.0, 1.0])).tolist()
+    [1.0, 0.0, 0.0]
+    """
+    op = "linalg.cross"
+    tensor_arg(input, op)
+    tensor_arg(other, op, "other", 2)
+    if input.ndim != other.ndim:
+        raise StridedRuntimeError(join_lines(
+            f"{op}: inputs must have the same number of dimensions.",
+            f"input has shape {shape_text(input.shape)}, other {shape_text(other.shape)}",
+            "fix: .unsqueeze(0) the one with fewer dims"))
+    if input._dtype is not other._dtype:
+        raise StridedRuntimeError(join_lines(
+            f"expected scalar type {TORCH_NAMES[input._dtype]} but found {TORCH_NAMES[other._dtype]}",
+            f"input is {input._dtype.name}, other {other._dtype.name}: cross does not promote",
+            f"fix: other.to(strided.{input._dtype.name})"))
+    shape = L.broadcast_pair(input._layout.shape, other._layout.shape)
+    if shape.__class__ is not tuple:
+        raise broadcast_mismatch(input._layout.shape, other._layout.shape, shape)
+    d = one_dim(input, dim, op)
+    sa, sb = input._layout.shape[d], other._layout.shape[d]
+    if sa != 3 or sb != 3:
+        raise StridedRuntimeError(join_lines(
+            f"{op}: inputs dimension {dim} must have length 3. Got {sa} and {sb}",
+            f"input has shape {shape_text(input.shape)}, other {shape_text(other.shape)}: dim {d} holds the vectors",
+            "fix: name the dim of size 3 with dim="))
+    a = np.broadcast_to(input._np(), shape)  # type: ignore[arg-type]
+    b = np.broadcast_to(other._np(), shape)  # type: ignore[arg-type]
+    with np.errstate(all="ignore"):
+        c = np.cross(a, b, axis=d) if a.size else np.zeros(shape, a.dtype)  # type: ignore[arg-type]
+    return LA.rowmajor(np.asarray(c, a.dtype), input._dtype)
+
+
+@backward("cross", "linalg_cross", operands="two")
+def _cross_backward(out: Tensor, input: Tensor, other: Tensor, dim: Any = None) -> Any:  # noqa: A002
+    """LinalgCrossBackward0: ``other x g`` for the input, ``g x input`` for the other (summed
+    down to each one's shape by the engine where they broadcast)."""
+    d = out._layout.shape.index(3) if dim is None else dim % out.ndim
+
+    def grads(g: Tensor) -> tuple:
+        return (linalg_cross(other.expand(g.shape), g, dim=d), linalg_cross(g, input.expand(g.shape), dim=d))
+
+    return "LinalgCrossBackward0", (input, other), grads, (input, other)
+
+
+@method("cross")
+def cross(input: Tensor, other: Tensor, dim: int | None = None) -> Tensor:  # noqa: A002
+    """``strided.cross`` / ``Tensor.cross``: :func:`linalg_cross`, but ``dim=None`` (deprecated in
+    PyTorch, with its warning) takes the first dim of size 3 of the broadcast shape.
+
+    >>> strided.cross(strided.eye(3), strided.eye(3).roll(1, 0), dim=1)[0].tolist()
+    [0.0, -1.0, 0.0]
+    """
+    tensor_arg(input, "cross")
+    tensor_arg(other, "cross", "other", 2)
+    if dim is None:
+        warnings.warn("Using torch.cross without specifying the dim arg is deprecated.\nPlease either pass the dim "
+                      "explicitly or simply use torch.linalg.cross.\nThe default value of dim will change to agree "
+                      "with that of linalg.cross in a future release.", UserWarning, stacklevel=user_site()[1])
+        shape = L.broadcast_pair(input._layout.shape, other._layout.shape)
+        if shape.__class__ is tuple and 3 in shape:  # type: ignore[operator]
+            dim = shape.index(3)  # type: ignore[union-attr]
+        elif shape.__class__ is tuple:
+            raise StridedRuntimeError(join_lines(
+                "no dimension of size 3 in input",
+                f"input has shape {shape_text(input.shape)}, other {shape_text(other.shape)}",
+                "fix: name the dim of size 3 with dim="))
+        else:
+            dim = -1
+    return linalg_cross(input, other, dim=dim)
+
+
+def linalg_vecdot(x: Tensor, y: Tensor, *, dim: int = -1) -> Tensor:
+    """The dot product along ``dim`` of ``x`` and ``y`` (broadcast): ``(x.conj() * y).sum(dim)``.
+
+    >>> strided.linalg.vecdot(strided.tensor([1.0, 2.0]), strided.tensor([3.0, 4.0])).item()
+    11.0
+    """
+    op = "linalg.vecdot"
+    tensor_arg(x, op, "x")
+    tensor_arg(y, op, "y", 2)
+    if x._dtype is not y._dtype:
+        raise StridedRuntimeError(join_lines(
+            f"{op}: Expected x and y to have the same dtype, but found x of type {TORCH_NAMES[x._dtype]} and y of "
+            f"type {TORCH_NAMES[y._dtype]} instead",
+            f"x is {x._dtype.name}, y {y._dtype.name}", f"fix: y.to(strided.{x._dtype.name})"))
+    return ((x.conj() if x._dtype.is_complex else x) * y).sum(dim)
+
+
+def _dims_list(dims: Any, a: Tensor, b: Tensor) -> tuple[list[int], list[int]]:
+    op = "tensordot"
+    if isinstance(dims, Tensor):
+        dims = dims.tolist()
+    if isinstance(dims, bool):
+        raise StridedTypeError(join_lines("tensordot expects dims to be an int or a pair of lists",
+                                          f"got dims={dims!r}"))
+    if isinstance(dims, (int, np.integer)):
+        k = int(dims)
+        if k < 0:
+            raise StridedRuntimeError(join_lines(
+                f"tensordot expects dims >= 0, but got dims={k}",
+                "dims is the number of trailing dims of a contracted with leading dims of b",
+                "fix: dims=1 for a matrix product"))
+        if k > a.ndim or k > b.ndim:
+            raise StridedRuntimeError(join_lines(
+                f"tensordot expects dims < ndim_a or ndim_b, but got dims={k}",
+                f"a has shape {shape_text(a.shape)}, b {shape_text(b.shape)}", "fix: a smaller dims"))
+        return list(range(-k, 0)), list(range(k))
+    if not isinstance(dims, (list, tuple)) or len(dims) != 2:
+        raise StridedRuntimeError(join_lines(f"{op}: dims must be an int or a pair of lists, got {dims!r}",
+                                             "e.g. dims=([1], [0])"))
+    da, db = ([d] if isinstance(d, int) else list(d) for d in dims)
+    if len(da) != len(db):
+        raise StridedRuntimeError(join_lines(
+            "both dimension lists should have same length",
+            f"dims={dims!r} pairs {len(da)} dims of a with {len(db)} of b", "fix: pair each dim of a with one of b"))
+    return da, db
+
+
+def tensordot(a: Tensor, b: Tensor, dims: Any = 2, out: Any = None) -> Tensor:
+    """The sum of products over the dims ``dims`` pairs (an int k: a's last k with b's first k;
+    a pair of lists: those dims), as PyTorch computes it: a permuted and reshaped to (free,
+    contracted), b to (contracted, free), one matrix product, reshaped to a's free dims then b's.
+
+    >>> strided.tensordot(strided.ones(2, 3), strided.ones(3, 4), dims=1).shape
+    (2, 4)
+    """
+    tensor_arg(a, "tensordot", "a")
+    tensor_arg(b, "tensordot", "b", 2)
+    da, db = _dims_list(dims, a, b)
+    if a._dtype is not b._dtype:
+        raise StridedRuntimeError(join_lines(
+            "both inputs should have same dtype",
+            f"a is {a._dtype.name}, b {b._dtype.name}", f"fix: b.to(strided.{a._dtype.name})"))
+    sa, sb = a._layout.shape, b._layout.shape
+    ca = [one_dim(a, d, "tensordot") for d in da]
+    cb = [one_dim(b, d, "tensordot") for d in db]
+    for i, (x, y) in enumerate(zip(ca, cb, strict=True)):
+        if sa[x] != sb[y]:
+            raise StridedRuntimeError(join_lines(
+                f"contracted dimensions need to match, but first has size {sa[x]} in dim {da[i]} and second has size "
+                f"{sb[y]} in dim {db[i]}",
+                f"a has shape {shape_text(sa)}, b {shape_text(sb)}", "fix: pair dims of equal sizes"))
+    fa = [d for d in range(len(sa)) if d not in ca]
+    fb = [d for d in range(len(sb)) if d not in cb]
+    k = 1
+    for d in ca:
+        k *= sa[d]
+    pa = a.permute(*fa, *ca).reshape(-1, k) if fa else a.permute(*ca).reshape(1, k)
+    pb = b.permute(*cb, *fb).reshape(k, -1) if fb else b.permute(*cb).reshape(k, 1)
+    res = pa.mm(pb).reshape(*[sa[d] for d in fa], *[sb[d] for d in fb])
+    if out is not None:
+        out.resize_(res.shape).copy_(res)
+        return out
+    return res
+
+
+seal(globals())  # (last: this module's ops with a backward rule become their recording entries)
+# the kinds of this module's ops, in the op registry (after the seal: the forwards are the entries)
+declare(Kind.COMPUTE, "cross linalg_cross linalg_vecdot tensordot")

@@ -1,0 +1,117 @@
+"""Counting into bins: ``bincount`` (the occurrences of each non-negative integer, or the sums of
+their weights) and ``histc`` (a histogram of equal-width bins), PyTorch 2.13's contracts.
+
+- ``bincount(input, weights=None, minlength=0)``: a 1-d non-negative integer input; the result
+  has ``max(input.max() + 1, minlength)`` entries, int64 without weights, else the weights' dtype
+  when it is float32/float64 and float64 for any other.
+- ``histc(input, bins=100, min=0, max=0)``: float input; ``min == max`` takes the data's range
+  (widened by 1 each side when that is one value); elements outside the range (and NaN) are not
+  counted, an element equal to ``max`` falls in the last bin; the result has the input's dtype.
+
+>>> strided.bincount(strided.tensor([0, 2, 2])).tolist()
+[1, 0, 2]
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from ...dtypes import float64, int64
+from ...errors import StridedNotImplementedError, StridedRuntimeError, join_lines
+from ...opdef import Kind, declare
+from ...tensor import Tensor, tensor_arg
+from .._support.along import tensor_from_array
+from .._support.promotion import TORCH_NAMES
+from .._support.reduce_args import shape_text
+from ..registry import method
+
+__all__ = ["bincount", "histc"]
+
+
+@method("bincount")
+def bincount(input: Tensor, weights: Tensor | None = None, minlength: int = 0) -> Tensor:  # noqa: A002
+    """How often each value 0, 1, ..., occurs in the 1-d non-negative integer ``input`` (or the sum of
+    the ``weights`` at its positions), at least ``minlength`` entries.
+
+    >>> strided.bincount(strided.tensor([1, 1, 3]), weights=strided.tensor([0.5, 0.25, 1.0])).tolist()
+    [0.0, 0.75, 0.0, 1.0]
+    """
+    op = "bincount"
+    tensor_arg(input, op)
+    d = input._dtype
+    if d.is_floating_point or d.is_complex or d.name == "bool":
+        raise StridedNotImplementedError(join_lines(
+            f"\"bincount_cpu\" not implemented for '{TORCH_NAMES[d]}'",
+            f"the input of shape {shape_text(input.shape)} is {d.name}; bincount counts integers",
+            "fix: input.long()"))
+    if minlength < 0:
+        raise StridedRuntimeError(join_lines("minlength should be >= 0", f"got minlength={minlength}"))
+    x = input._np()
+    if input.ndim != 1 or (x.size and x.min() < 0):
+        raise StridedRuntimeError(join_lines(
+            "bincount only supports 1-d non-negative integral inputs.",
+            f"the input has shape {shape_text(input.shape)}"
+            + (f" and its smallest value is {x.min()}" if x.size and input.ndim == 1 else ""),
+            "fix: input.flatten() for a tensor of more dims; shift negative values first"))
+    if weights is not None:
+        tensor_arg(weights, op, "weights", 2)
+        if weights.ndim != 1 or weights._layout.shape[0] != x.shape[0]:
+            raise StridedRuntimeError(join_lines(
+                "weights should be 1-d and have the same length as input",
+                f"input has shape {shape_text(input.shape)}, weights {shape_text(weights.shape)}"))
+    size = max(int(x.max()) + 1 if x.size else 0, int(minlength))
+    if weights is None:
+        return tensor_from_array(np.bincount(x.astype(np.int64), minlength=size), (size,), int64)
+    rt = weights._dtype if weights._dtype.name in ("float32", "float64") else float64
+    w = weights._np().astype(np.float64)
+    counts = np.bincount(x.astype(np.int64), weights=w, minlength=size) if x.size else np.zeros(size)
+    return tensor_from_array(counts.astype(rt.numpy), (size,), rt)
+
+
+@method("histc")
+def histc(input: Tensor, bins: int = 100, min: Any = 0, max: Any = 0) -> Tensor:  # noqa: A002
+    """A histogram of ``input`` in ``bins`` equal bins over ``[min, max]`` (``min == max``: the
+    data's own range), in the input's dtype.
+
+    >>> strided.histc(strided.tensor([1.0, 2.0, 1.0]), bins=4, min=0, max=3).tolist()
+    [0.0, 2.0, 1.0, 0.0]
+    """
+    op = "torch.histc"
+    tensor_arg(input, op)
+    d = input._dtype
+    if not d.is_floating_point:
+        raise StridedNotImplementedError(join_lines(
+            f"\"histogram_cpu\" not implemented for '{TORCH_NAMES[d]}'",
+            f"the input of shape {shape_text(input.shape)} is {d.name}", "fix: input.float()"))
+    if bins <= 0:
+        raise StridedRuntimeError(join_lines(f"torch.histogram(): bins must be > 0, but got {bins} for dimension 0",
+                                             "bins is the number of equal-width bins"))
+    dt = d.numpy
+    x = input._np().reshape(-1)
+    lo, hi = dt.type(min), dt.type(max)
+    if lo > hi:
+        raise StridedRuntimeError(join_lines("torch.histc: max must be larger than min",
+                                             f"got min={min}, max={max}", "fix: swap them"))
+    if lo == hi and x.size:
+        lo, hi = x.min(), x.max()
+    if lo == hi:
+        lo, hi = lo - dt.type(1), hi + dt.type(1)
+    if not (np.isfinite(lo) and np.isfinite(hi)):
+        raise StridedRuntimeError(join_lines(
+            f"torch.histc: range of [{_c(lo)}, {_c(hi)}] is not finite",
+            "the range came from the data, which holds NaN or inf", "fix: give min= and max= explicitly"))
+    with np.errstate(all="ignore"):
+        inside = x[(x >= lo) & (x <= hi)]
+        pos = ((inside - lo) * dt.type(bins) / (hi - lo)).astype(np.int64)
+    pos = np.minimum(pos, bins - 1)
+    return tensor_from_array(np.bincount(pos, minlength=bins).astype(dt), (bins,), d)
+
+
+def _c(v: Any) -> str:
+    """A float as C's printf writes it (PyTorch's message: "-nan", "inf")."""
+    return "-nan" if np.isnan(v) else ("inf" if v > 0 else "-inf") if np.isinf(v) else f"{float(v):g}"
+
+
+declare(Kind.COMPUTE, "bincount histc")

@@ -1,0 +1,302 @@
+"""Order statistics: ``median``, ``nanmedian``, ``quantile``, ``nanquantile`` and ``mode`` (PyTorch 2.13).
+
+- ``median`` is the *lower* of the two middle values (``kthvalue`` at ``(n - 1) // 2 + 1``); NaN
+  anywhere in a row makes its median NaN (the index is the first NaN's). ``nanmedian`` skips
+  NaN (a row of NaN only: NaN). With ``dim`` both return ``(values, indices)``.
+- ``quantile`` is PyTorch's composite: the input sorted (a recorded ``sort``), the ranks
+  ``q * (n - 1)`` computed in the input's dtype, the neighbours gathered and ``lerp``-ed, so its
+  gradient is those ops' own, as in PyTorch.
+- ``mode``: the most frequent value of each row (the smallest among equally frequent ones) and
+  the index of its *last* occurrence, as PyTorch's CPU kernel gives.
+
+# Note: where a median value occurs several times, PyTorch's docs leave the index unspecified (its
+# CPU kernel's nth_element picks one); strided gives the one NumPy's partition leaves at the middle.
+
+>>> strided.tensor([3.0, 1.0, 2.0, 4.0]).median().item()
+2.0
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from ...dtypes import bool_ as bool_dtype
+from ...dtypes import int64
+from ...errors import StridedIndexError, StridedNotImplementedError, StridedRuntimeError, join_lines
+from ...gradients import seal
+from ...opdef import Kind, declare
+from ...tensor import Tensor, tensor_arg
+from .._support import gradtools, return_types
+from .._support.along import flag, moved_last, one_dim, tensor_from_array
+from .._support.reduce_args import reduced_shape, shape_text
+from ..registry import backward, method
+
+__all__ = ["median", "mode", "nanmedian", "nanquantile", "quantile"]
+
+
+def _no_bool(x: Tensor, op: str) -> None:
+    if x._dtype is bool_dtype:
+        raise StridedNotImplementedError(join_lines(f"\"{op}_cpu\" not implemented for 'Bool'",
+                                                    f"fix: x.to(strided.uint8).{op}(...)"))
+
+
+def _nonempty_dim(x: Tensor, d: int, op: str) -> None:
+    shape = x._layout.shape
+    if shape and shape[d] == 0 and x.numel() == 0 and all(s for i, s in enumerate(shape) if i != d):
+        raise StridedIndexError(join_lines(
+            f"{op}(): Expected reduction dim {d} to have non-zero size.",
+            f"the tensor has shape {shape_text(shape)}: dim {d} is empty, so it has no {op}"))
+
+
+def _middle(rows: np.ndarray, skip_nan: bool) -> tuple[np.ndarray, np.ndarray]:
+    """(values, indices) of the lower median of each row of ``rows`` (..., n), n > 0."""
+    n = rows.shape[-1]
+    floating = rows.dtype.kind in "fc"
+    nan = np.isnan(rows) if floating else np.zeros(rows.shape, bool)
+    if skip_nan:
+        count = n - nan.sum(-1)
+        k = np.maximum(count - 1, 0) // 2
+    else:
+        k = np.full(rows.shape[:-1], (n - 1) // 2)
+    order = np.argsort(rows, axis=-1, kind="stable") if rows.ndim else np.zeros(1, np.int64)
+    idx = np.take_along_axis(order, k[..., None], -1)[..., 0]
+    if not skip_nan and floating:  # a NaN in the row: the first NaN
+        any_nan = nan.any(-1)
+        idx = np.where(any_nan, np.argmax(nan, -1), idx)
+    values = np.take_along_axis(rows, idx[..., None], -1)[..., 0]
+    return values, idx.astype(np.int64)
+
+
+def _median(x: Tensor, dim: Any, keepdim: bool, op: str, skip_nan: bool) -> Any:
+    tensor_arg(x, op)
+    _no_bool(x, op)
+    shape = x._layout.shape
+    if dim is None:
+        flat = x._np().reshape(-1)
+        if flat.size == 0:
+            return tensor_from_array(np.array(np.nan, flat.dtype), (), x._dtype) if x._dtype.is_floating_point \
+                else tensor_from_array(np.zeros((), flat.dtype), (), x._dtype)
+        values, _ = _middle(flat, skip_nan)
+        return tensor_from_array(np.asarray(values), (), x._dtype)
+    d = one_dim(x, dim, op)
+    keepdim = flag(keepdim, op, "keepdim")
+    _nonempty_dim(x, d, op)
+    out_shape = reduced_shape(shape, (d,), keepdim) if shape else ()
+    rows = moved_last(x, d)
+    if rows.size == 0:
+        values, idx = np.zeros(rows.shape[:-1], rows.dtype), np.zeros(rows.shape[:-1], np.int64)
+    else:
+        values, idx = _middle(rows, skip_nan)
+    kind = return_types.median if op == "median" else return_types.nanmedian
+    return kind(tensor_from_array(values, out_shape, x._dtype), tensor_from_array(idx, out_shape, int64))
+
+
+@method("median")
+def median(input: Tensor, dim: Any = None, keepdim: bool = False) -> Any:  # noqa: A002
+    """The lower median of all elements (a 0-d tensor), or with ``dim`` the ``(values, indices)``
+    of each row's; NaN in a row makes it NaN.
+
+    >>> strided.tensor([[1.0, 5.0, 2.0, 4.0]]).median(1)
+    median(values=tensor([2.]), indices=tensor([2]))
+    """
+    return _median(input, dim, keepdim, "median", False)
+
+
+@method("nanmedian")
+def nanmedian(input: Tensor, dim: Any = None, keepdim: bool = False) -> Any:  # noqa: A002
+    """:func:`median` with NaN skipped (a row of NaN only gives NaN).
+
+    >>> strided.tensor([1.0, float("nan"), 3.0, 2.0]).nanmedian().item()
+    2.0
+    """
+    return _median(input, dim, keepdim, "nanmedian", True)
+
+
+def _selected(x: Tensor, indices: Tensor, dim: int, keepdim: bool) -> Any:
+    """PyTorch's value_selecting_reduction_backward: each value's gradient scattered back to the
+    index it was taken from (zeros elsewhere)."""
+    shape = x._layout.shape
+    d = dim % len(shape) if shape else 0
+
+    def grads(g: Tensor) -> tuple:
+        if not shape:
+            return (g,)
+        idx, gk = (indices, g) if keepdim else (indices.unsqueeze(d), g.unsqueeze(d))
+        return (gradtools.grad_zeros(shape, g._dtype).scatter(d, idx, gk),)
+
+    return grads
+
+
+def _median_rule(node: str) -> Any:
+    def rule(out: Any, x: Tensor, dim: Any = None, keepdim: bool = False) -> Any:
+        if dim is None:
+            # PyTorch's evenly_distribute_backward: g shared among the elements equal to the result
+            def even(g: Tensor) -> tuple:
+                mask = (x == out) | (x.isnan() & out.isnan()) if x._dtype.is_floating_point else x == out
+                return (mask * (g / mask.sum()),)
+
+            return f"{node}Backward0", (x,), even, (x, out)
+        indices = out[1]
+        return f"{node}Backward1", (x,), _selected(x, indices, dim, keepdim), (indices,)
+
+    return rule
+
+
+backward("median")(_median_rule("Median"))
+backward("nanmedian")(_median_rule("Nanmedian"))
+
+
+# ---------------------------------------------------------------- quantile
+
+_MODES = ("linear", "lower", "higher", "midpoint", "nearest")
+
+
+def _quantile(x: Tensor, q: Any, dim: Any, keepdim: bool, interpolation: str, op: str, skip_nan: bool) -> Tensor:
+    tensor_arg(x, op)
+    d_x = x._dtype
+    if d_x.name not in ("float32", "float64"):
+        raise StridedRuntimeError(join_lines(
+            f"{op}() input tensor must be either float or double dtype",
+            f"the input of shape {shape_text(x.shape)} is {d_x.name}", "fix: x.double() (or x.float())"))
+    if isinstance(q, Tensor):
+        if q.ndim > 1:
+            raise StridedRuntimeError(join_lines(f"{op}() q must be a scalar or 1D tensor",
+                                                 f"q has shape {shape_text(q.shape)}", "fix: q.flatten()"))
+        if q._dtype is not d_x:
+            raise StridedRuntimeError(join_lines(
+                f"{op}() q tensor must be same dtype as the input tensor",
+                f"q is {q._dtype.name}, the input {d_x.name}", f"fix: q.to(strided.{d_x.name})"))
+        qs = q._np().reshape(-1).astype(d_x.numpy)
+        scalar_q = q.ndim == 0
+    else:
+        qs = np.array([float(q)], d_x.numpy)
+        scalar_q = True
+    if interpolation not in _MODES:
+        raise StridedRuntimeError(join_lines(
+            f"{op}() interpolation must be one of linear, lower, higher, midpoint or nearest, but got {interpolation}",
+            "fix: interpolation='linear' (the default)"))
+    if x.numel() == 0:
+        raise StridedRuntimeError(join_lines(f"{op}() input tensor must be non-empty",
+                                             f"the input has shape {shape_text(x.shape)}"))
+    if np.any((qs < 0) | (qs > 1)):
+        bad = qs[(qs < 0) | (qs > 1)][0]
+        first = (f"{op}() q must be in the range [0, 1] but got {float(bad):g}" if scalar_q and not isinstance(q, Tensor)
+                 else f"{op}() q values must be in the range [0, 1]")
+        raise StridedRuntimeError(join_lines(first, "q is a probability: 0 gives the minimum, 1 the maximum"))
+    shape = x._layout.shape
+    if dim is None:
+        rows = x.flatten().sort().values  # (n,)
+        kept: tuple[int, ...] = (1,) * len(shape) if keepdim else ()
+    else:
+        d = one_dim(x, dim, op)
+        rows = (x.movedim(d, -1) if shape else x.reshape(1)).sort(-1).values  # (..., n)
+        kept = reduced_shape(shape, (d,), keepdim) if shape else ()
+    a = rows._np()
+    n = a.shape[-1]
+    dt = d_x.numpy
+    nan = np.isnan(a)
+    if skip_nan:
+        count = (n - nan.sum(-1, keepdims=True)).astype(dt)
+        ranks = qs * (count - dt.type(1))
+        ranks = np.where(ranks < 0, dt.type(0), ranks)
+    else:
+        ranks = np.broadcast_to(qs * dt.type(n - 1), a.shape[:-1] + qs.shape)
+        ranks = np.where(nan.any(-1, keepdims=True), dt.type(n - 1), ranks)
+    ranks = ranks.astype(dt, copy=False)
+    if interpolation == "lower":
+        ranks = np.floor(ranks)
+    elif interpolation == "higher":
+        ranks = np.ceil(ranks)
+    elif interpolation == "nearest":
+        ranks = np.round(ranks)  # (half to even, as PyTorch's round_)
+    below = np.nan_to_num(ranks, nan=0).astype(np.int64)
+    values = rows.gather(-1, tensor_from_array(below, below.shape, int64))
+    if interpolation in ("linear", "midpoint"):
+        weights = np.full(ranks.shape, 0.5, dt) if interpolation == "midpoint" else (ranks - below).astype(dt)
+        above = np.nan_to_num(np.ceil(ranks), nan=0).astype(np.int64)
+        upper = rows.gather(-1, tensor_from_array(above, above.shape, int64))
+        values = values.lerp(upper, tensor_from_array(weights, weights.shape, d_x))
+    # values: (rest..., Q), viewed as (kept..., Q); then the Q dim moved first (a view: PyTorch's
+    # unsqueeze(0).transpose(0, -1).squeeze(-1), whose strides it keeps) or dropped for a number q
+    values = values.reshape(*kept, len(qs))
+    if scalar_q:
+        return values.squeeze(-1)
+    return values.unsqueeze(0).transpose(0, -1).squeeze(-1)
+
+
+@method("quantile")
+def quantile(input: Tensor, q: Any, dim: Any = None, keepdim: bool = False, *,  # noqa: A002
+             interpolation: str = "linear") -> Tensor:
+    """The ``q``-th quantiles (q a float or a 1-d tensor in [0, 1]; a tensor q adds a first dim)
+    of all elements or along ``dim``; ``interpolation`` between the two neighbouring order
+    statistics: 'linear', 'lower', 'higher', 'midpoint' or 'nearest'. NaN in a row gives NaN.
+
+    >>> strided.tensor([1.0, 2.0, 3.0, 4.0]).quantile(0.5).item()
+    2.5
+    """
+    return _quantile(input, q, dim, keepdim, interpolation, "quantile", False)
+
+
+@method("nanquantile")
+def nanquantile(input: Tensor, q: Any, dim: Any = None, keepdim: bool = False, *,  # noqa: A002
+                interpolation: str = "linear") -> Tensor:
+    """:func:`quantile` with NaN skipped (a row of NaN only gives NaN).
+
+    >>> strided.tensor([1.0, float("nan"), 3.0]).nanquantile(0.5).item()
+    2.0
+    """
+    return _quantile(input, q, dim, keepdim, interpolation, "nanquantile", True)
+
+
+# ---------------------------------------------------------------- mode
+
+
+@method("mode")
+def mode(input: Tensor, dim: int = -1, keepdim: bool = False) -> Any:  # noqa: A002
+    """``(values, indices)``: the most frequent value along ``dim`` (the smallest of equally
+    frequent ones) and the index of its last occurrence.
+
+    >>> strided.tensor([[1, 2, 2, 1, 3]]).mode(1)
+    mode(values=tensor([1]), indices=tensor([3]))
+    """
+    op = "mode"
+    tensor_arg(input, op)
+    d = one_dim(input, dim, op)
+    keepdim = flag(keepdim, op, "keepdim")
+    _nonempty_dim(input, d, op)
+    shape = input._layout.shape
+    out_shape = reduced_shape(shape, (d,), keepdim) if shape else ()
+    rows = moved_last(input, d)
+    n = rows.shape[-1]
+    if rows.size == 0:
+        vals, idx = np.zeros(rows.shape[:-1], rows.dtype), np.zeros(rows.shape[:-1], np.int64)
+    else:
+        order = np.argsort(rows, axis=-1, kind="stable")
+        s = np.take_along_axis(rows, order, -1)
+        # run lengths in the sorted rows: the length of the run ending at each position
+        new = np.ones(s.shape, bool)
+        new[..., 1:] = s[..., 1:] != s[..., :-1]
+        pos = np.arange(n)
+        start = np.maximum.accumulate(np.where(new, pos, 0), axis=-1)
+        length = pos - start + 1
+        # the run length reaches its total at the run's last position: the first position where
+        # it equals the longest is the end of the longest run of the smallest value, and (the sort
+        # being stable) that value's last occurrence in the row
+        last = np.argmax(length == length.max(-1, keepdims=True), -1)
+        idx = np.take_along_axis(order, last[..., None], -1)[..., 0].astype(np.int64)
+        vals = np.take_along_axis(rows, idx[..., None], -1)[..., 0]
+    return return_types.mode(tensor_from_array(vals, out_shape, input._dtype), tensor_from_array(idx, out_shape, int64))
+
+
+@backward("mode")
+def _mode_backward(out: Any, x: Tensor, dim: int = -1, keepdim: bool = False) -> Any:
+    """ModeBackward0: the gradient goes to the index returned (value_selecting_reduction_backward)."""
+    indices = out[1]
+    return "ModeBackward0", (x,), _selected(x, indices, dim, keepdim), (indices,)
+
+
+seal(globals())  # (last: this module's ops with a backward rule become their recording entries)
+# the kinds of this module's ops, in the op registry (after the seal: the forwards are the entries)
+declare(Kind.COMPUTE, "median nanmedian quantile nanquantile mode")
