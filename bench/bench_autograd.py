@@ -26,7 +26,11 @@ Rows and targets (issue 13; issue 23 set every row's target to strided/torch <= 
   with ``mul_``/``add_``/``addcmul_``, bias correction, ``sqrt``, the update with ``addcdiv_``,
   all under no_grad: the ops of PyTorch's single-tensor Adam), 5 steps per call:
   strided/torch <= 1.0. Its tensors are small, so it measures the per-op overhead of a training
-  loop (recording, backward, the optimizer's in-place ops) more than the kernels.
+  loop (recording, backward, the optimizer's in-place ops) more than the kernels;
+- the same MLP as a user of issue 25's surface writes it: ``nn.Sequential(nn.Linear, nn.ReLU,
+  nn.Linear)``, ``nn.CrossEntropyLoss``, ``optim.Adam`` (PyTorch's single-tensor path,
+  ``foreach=False``; strided's rounds its fused multiply-adds once as PyTorch's kernels do),
+  ``zero_grad``/``backward``/``step``, 5 steps per call: strided/torch <= 1.0.
 
 Nothing here is a test: timings vary with the machine and its load.
 """
@@ -47,7 +51,9 @@ import torch.nn.functional as TF  # noqa: E402
 
 import strided  # noqa: E402
 import strided.autograd as ag  # noqa: E402
+import strided.nn as snn  # noqa: E402
 import strided.nn.functional as SF  # noqa: E402
+import strided.optim as soptim  # noqa: E402
 from harness import Row, Section, run  # noqa: E402
 
 torch.set_num_threads(1)
@@ -260,10 +266,46 @@ def adam_rows() -> list[Row]:
                 "torch", 1.0, number=2)]
 
 
+def _module_loop(model, loss_fn, opt, x, y, steps: int = ADAM_STEPS):
+    """``steps`` training steps as a PyTorch user writes them."""
+    for _ in range(steps):
+        opt.zero_grad()
+        loss = loss_fn(model(x), y)
+        loss.backward()
+        opt.step()
+    return loss
+
+
+def module_adam_rows() -> list[Row]:
+    rng = np.random.default_rng(2)
+    init = _small_init(rng)
+    x = rng.standard_normal((128, 64)).astype(np.float32)
+    y = rng.integers(0, 10, 128)
+
+    def build(nn, optim, tensor, **extra):
+        model = nn.Sequential(nn.Linear(64, 128), nn.ReLU(), nn.Linear(128, 10))
+        model.load_state_dict({"0.weight": tensor(init["w1"]), "0.bias": tensor(init["b1"]),
+                               "2.weight": tensor(init["w2"]), "2.bias": tensor(init["b2"])})
+        return model, nn.CrossEntropyLoss(), optim.Adam(model.parameters(), lr=ADAM_LR, **extra)
+
+    sm, sl, so = build(snn, soptim, strided.tensor)
+    tm, tl, to = build(torch.nn, torch.optim, torch.tensor, foreach=False)
+    sx, sy, tx, ty = strided.tensor(x), strided.tensor(y), torch.tensor(x), torch.tensor(y)
+    ls = _module_loop(sm, sl, so, sx, sy).item()
+    lt = _module_loop(tm, tl, to, tx, ty).item()
+    assert abs(ls - lt) < 1e-4, (ls, lt)
+    pn = {k: v.copy() for k, v in init.items()}  # (the NumPy column: the same steps by hand)
+    sn = {"t": 0, "m": {k: np.zeros_like(v) for k, v in init.items()},
+          "v": {k: np.zeros_like(v) for k, v in init.items()}}
+    return [Row(f"nn + optim.Adam x{ADAM_STEPS} 128x64->128->10", lambda: _module_loop(sm, sl, so, sx, sy),
+                lambda: _numpy_adam_loop(pn, sn, x, y), lambda: _module_loop(tm, tl, to, tx, ty), "torch", 1.0, number=2)]
+
+
 SECTIONS = [
     Section("Elementwise chain: 100 ops forward + backward (per step)", chain_rows, 15),
     Section("MLP training step, float32 (forward, backward, SGD update)", mlp_rows, 15),
     Section(f"MLP trained with Adam, float32 ({ADAM_STEPS} steps per call)", adam_rows, 15),
+    Section(f"nn.Module + optim.Adam, float32 ({ADAM_STEPS} steps per call)", module_adam_rows, 15),
 ]
 
 

@@ -27,58 +27,11 @@ for any in-place op):
 
 from __future__ import annotations
 
-from typing import Any
-
 import numpy as np
 
+from ..kernels.fused import fma
 from ..kernels.memory import tensor_view
 from ..tensor import Tensor
-
-_SPLIT = 134217729.0  # 2**27 + 1: Dekker's splitter for float64
-
-
-def _halves(x: Any) -> tuple[Any, Any]:
-    c = _SPLIT * x
-    hi = c - (c - x)
-    return hi, x - hi
-
-
-def fma(a: Any, b: Any, c: Any) -> np.ndarray:
-    """``a * b + c`` rounded once (see the module's note), in the operands' common dtype."""
-    a, b, c = np.asarray(a), np.asarray(b), np.asarray(c)
-    dt = np.result_type(a, b, c)
-    if dt in (np.float32, np.float16):
-        wide = np.asarray(np.multiply(a, b, dtype=np.float64))  # (cast in the ufunc's buffers: no float64 copies of a, b, c)
-        np.add(wide, c, out=wide)
-        return wide.astype(dt)
-    if dt != np.float64:
-        return np.asarray(a * b + c)
-    with np.errstate(over="ignore", invalid="ignore"):
-        out, plain = _fma64(a, b, c)
-        # Dekker's split overflows above 2**996: where the fused result is not finite but the plain
-        # one is, the same sum over a and b scaled by 2**-32 each and c by 2**-64 (exact: powers of
-        # two, unless a factor turns subnormal), scaled back.
-        redo = ~np.isfinite(out) & np.isfinite(plain)
-        if redo.any():
-            scaled, _ = _fma64(a * _HALF_DOWN, b * _HALF_DOWN, c * _DOWN)
-            out = np.where(redo, scaled * _UP, out)
-    # (an infinite or nan product or sum makes the error terms nan: the plain result is the answer)
-    return np.where(np.isfinite(out), out, plain)
-
-
-_HALF_DOWN, _DOWN, _UP = 2.0**-32, 2.0**-64, 2.0**64
-
-
-def _fma64(a: np.ndarray, b: np.ndarray, c: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """Dekker's product and Knuth's sum: (the fused ``a * b + c``, the plain one)."""
-    p = a * b
-    ah, al = _halves(a)
-    bh, bl = _halves(b)
-    e = ((ah * bh - p) + ah * bl + al * bh) + al * bl
-    s = p + c
-    bb = s - p
-    t = (p - (s - bb)) + (c - bb)
-    return s + (t + e), s
 
 
 def _num(value: float, like: np.ndarray) -> np.generic:

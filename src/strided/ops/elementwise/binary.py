@@ -52,6 +52,7 @@ from ...kernels.elementwise import (
     scalar_over_into,
 )
 from ...kernels.fpstate import quiet_call, quiet_retry, quietly
+from ...kernels.fused import fma
 from ...kernels.memory import outside_storage
 from ...kernels.reduce import all_nonzero
 from ...opdef import Kind, declare
@@ -314,6 +315,9 @@ def _binary(op: BinaryOp, a: Any, b: Any, target: Tensor | None = None, alpha: A
         x, y = _kernel_arg(a, compute), _kernel_arg(b, compute)  # (_np_scalar silences its own overflow)
     if alpha_np is not None:
         _check_alpha_range(alpha, result, name)
+        if compute in _FUSED_DTYPES:
+            quietly(_fused_alpha, op, x, y, alpha_np, _view(out))
+            return out
         y = _scaled(y, alpha_np, compute)
     compare = op.kind == "compare"
     cast = not (
@@ -374,9 +378,21 @@ def _inplace_flat(op: BinaryOp, self: Tensor, other: Any, alpha: Any) -> bool:
     if alpha is not None:
         alpha_np = _alpha_scalar(alpha, d, d, op.name + "_")
         _check_alpha_range(alpha, d, op.name + "_")
-        y = _scaled(y, alpha_np, d)
+        quietly(_fused_alpha, op, x, y, alpha_np, x)
+        return True
     binary_into(op.ufunc, x, y, x, d.numpy, False, False)
     return True
+
+
+# The dtypes whose add/sub with alpha= round once, as PyTorch's CPU kernel computes them
+# (``vec::fmadd(b, alpha, a)``; sub is add with -alpha): float16's kernel computes in float32 and
+# is left to the general path's two roundings here.
+_FUSED_DTYPES = (float32, float64)
+
+
+def _fused_alpha(op: BinaryOp, x: Any, y: Any, alpha: Any, dest: np.ndarray) -> None:
+    """``dest[...] = x + alpha * y`` (``x - alpha * y`` for sub) rounded once (:mod:`strided.kernels.fused`)."""
+    np.copyto(dest, fma(y, -alpha if op is SUB else alpha, x), casting="unsafe")
 
 
 def _tensor_args_error(name: str, a: Any, b: Any) -> StridedTypeError:

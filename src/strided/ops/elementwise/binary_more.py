@@ -22,6 +22,7 @@ from ...dtypes import bool_, float16, float32, float64, scalar_overflow
 from ...errors import StridedRuntimeError, StridedTypeError, join_lines
 from ...gradients import seal
 from ...kernels.fpstate import QUIET, quiet_reset, quiet_set, quietly
+from ...kernels.fused import fma
 from ...opdef import Kind, declare
 from ...tensor import Tensor
 from .._support import gradtools
@@ -125,7 +126,13 @@ def _lerp(input: Any, end: Any, weight: Any, target: Tensor | None) -> Tensor:
         diff = np.subtract(b, a)
         w = np.asarray(w, dtype=compute)
         low = np.abs(w) < 0.5
-        res = np.where(low, a + w * diff, b - diff * (compute.type(1) - w))
+        if compute.kind == "f":  # PyTorch's kernel: fmadd(w, diff, a) or fmadd(w - 1, diff, end), rounded once
+            if w.ndim == 0:
+                res = fma(w, diff, a) if low else fma(w - compute.type(1), diff, b)
+            else:
+                res = np.where(low, fma(w, diff, a), fma(w - compute.type(1), diff, b))
+        else:  # (complex: the kernel's two roundings)
+            res = np.where(low, a + w * diff, b - diff * (compute.type(1) - w))
         np.copyto(_view(out), res, casting="unsafe")
     finally:
         quiet_reset(token)
@@ -373,6 +380,10 @@ def _addc(name: str, input: Any, tensor1: Any, tensor2: Any, value: Any, out: An
     a, b, c = (t if t._dtype is d else t.to(d) for t in (input, tensor1, tensor2))
     scaled = b * value if value != 1 else b
     result = a + (scaled / c if divide else scaled * c)
+    if not divide and d in _FLAT_DTYPES:
+        # (PyTorch's addcmul kernel: fmadd(value * t1, t2, input), rounded once; the layout is
+        # the one the ops above gave, the values are rewritten in place in that fresh result)
+        quietly(np.copyto, _view(result), quietly(fma, _view(scaled), _view(c), _view(a)), casting="unsafe")
     if out is not None:
 
         return write_out(out, result, name, (input, tensor1, tensor2))
@@ -435,7 +446,10 @@ def _addc_flat(divide: bool) -> Callable[..., bool]:
 def _addc_kernel(x: np.ndarray, y1: np.ndarray, y2: np.ndarray, value: Any, ufunc: np.ufunc) -> None:
     """``x += ufunc(y1 * value, y2)`` (``y1`` itself when ``value`` is 1), the product whole first."""
     scaled = np.multiply(y1, value) if value != 1 else y1
-    np.add(x, ufunc(scaled, y2), out=x)
+    if ufunc is np.multiply:  # (PyTorch's addcmul kernel: fmadd(value * t1, t2, input), rounded once)
+        np.copyto(x, fma(scaled, y2, x))
+    else:
+        np.add(x, ufunc(scaled, y2), out=x)
 
 
 @op("addcmul", kind=Kind.COMPUTE, rule=_addc_rule("AddcmulBackward0", False), operands="any", inplace="addcmul_",

@@ -1,0 +1,75 @@
+"""Fused multiply-adds: ``a * b + c`` rounded once, as PyTorch's CPU kernels compute
+``add(other, alpha=)``, ``sub(alpha=)``, ``lerp`` and ``addcmul`` (``vec::fmadd``; the compiler
+contracts their scalar loops too), where NumPy's arithmetic rounds the product and the sum apart
+(about 10% of float32 elements differ by an ulp after one such op; over an optimizer's steps the
+two drift apart by hundreds of ulps where updates cancel).
+
+- float32 (and float16, whose kernels compute in float32): a product of two float32 numbers is
+  exact in float64; the sum is rounded to float64, then to float32 (then float16); that double
+  rounding differs from a true fma only when the float64 sum lies within 2**-29 ulp of a float32
+  tie.
+- float64: Dekker's error-free product and Knuth's two-sum (``p + e == a * b``, ``s + t == p + c``
+  exactly), then ``s + (t + e)``: the correctly rounded fma but for rare double-rounding ties.
+- any other dtype: the plain ``a * b + c`` (integers are exact; complex kernels do not fuse).
+
+>>> one_rounding = fma(np.float32(0.1), np.float32(3.0), np.float32(-0.3))
+>>> two_roundings = np.float32(0.1) * np.float32(3.0) + np.float32(-0.3)
+>>> float(one_rounding), float(two_roundings)
+(-7.450580596923828e-09, 0.0)
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+_SPLIT = 134217729.0  # 2**27 + 1: Dekker's splitter for float64
+
+
+def _halves(x: Any) -> tuple[Any, Any]:
+    c = _SPLIT * x
+    hi = c - (c - x)
+    return hi, x - hi
+
+
+def fma(a: Any, b: Any, c: Any) -> np.ndarray:
+    """``a * b + c`` rounded once (see the module's note), in the operands' common dtype."""
+    a, b, c = np.asarray(a), np.asarray(b), np.asarray(c)
+    dt = np.result_type(a, b, c)
+    if dt in (np.float32, np.float16):
+        wide = np.asarray(np.multiply(a, b, dtype=np.float64))  # (cast in the ufunc's buffers: no float64 copies of a, b, c)
+        if wide.shape == np.broadcast_shapes(wide.shape, c.shape):
+            np.add(wide, c, out=wide)
+        else:  # (c broadcasts the product up: a new sum)
+            wide = np.add(wide, c, dtype=np.float64)
+        # (float16: PyTorch's kernels compute in float32, "opmath", and round that result to float16)
+        return wide.astype(np.float32).astype(dt, copy=False)
+    if dt != np.float64:
+        return np.asarray(a * b + c)
+    with np.errstate(over="ignore", invalid="ignore"):
+        out, plain = _fma64(a, b, c)
+        # Dekker's split overflows above 2**996: where the fused result is not finite but the plain
+        # one is, the same sum over a and b scaled by 2**-32 each and c by 2**-64 (exact: powers of
+        # two, unless a factor turns subnormal), scaled back.
+        redo = ~np.isfinite(out) & np.isfinite(plain)
+        if redo.any():
+            scaled, _ = _fma64(a * _HALF_DOWN, b * _HALF_DOWN, c * _DOWN)
+            out = np.where(redo, scaled * _UP, out)
+    # (an infinite or nan product or sum makes the error terms nan: the plain result is the answer)
+    return np.where(np.isfinite(out), out, plain)
+
+
+_HALF_DOWN, _DOWN, _UP = 2.0**-32, 2.0**-64, 2.0**64
+
+
+def _fma64(a: np.ndarray, b: np.ndarray, c: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Dekker's product and Knuth's sum: (the fused ``a * b + c``, the plain one)."""
+    p = a * b
+    ah, al = _halves(a)
+    bh, bl = _halves(b)
+    e = ((ah * bh - p) + ah * bl + al * bh) + al * bl
+    s = p + c
+    bb = s - p
+    t = (p - (s - bb)) + (c - bb)
+    return s + (t + e), s
