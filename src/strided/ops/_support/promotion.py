@@ -25,13 +25,13 @@ from typing import Any
 
 from ...dtypes import (
     ALL_DTYPES,
-    DEFAULT_FLOAT,
     TORCH_NAME,
     UNSIGNED_WIDE,
     DType,
     bool_,
     complex64,
     complex128,
+    default_float,
     float16,
     float32,
     float64,
@@ -201,8 +201,9 @@ def result_type(*operands: Operand) -> DType:
 
 
 def to_float(d: DType) -> DType:
-    """``d`` if floating or complex, else the default float (float32): true division, exp, sqrt, ..."""
-    return d if d.is_floating_point or d.is_complex else DEFAULT_FLOAT
+    """``d`` if floating or complex, else the default float (float32 unless set_default_dtype
+    changed it): true division, exp, sqrt, ..."""
+    return d if d.is_floating_point or d.is_complex else default_float()
 
 
 def can_cast(from_: DType, to: DType) -> bool:

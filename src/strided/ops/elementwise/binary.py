@@ -54,7 +54,7 @@ from ...kernels.elementwise import (
 from ...kernels.fpstate import quiet_call, quiet_retry, quietly
 from ...kernels.memory import outside_storage
 from ...kernels.reduce import all_nonzero
-from ...opdef import Kind, declare
+from ...opdef import OPDEFS, Kind, declare
 from ...scalars import UInt64Scalar, checked
 from ...tensor import Tensor
 from .._support.memo import Memo
@@ -838,6 +838,8 @@ lt, _lt_d, _rlt, lt_ = _make_binary(LT)
 le, _le_d, _rle, le_ = _make_binary(LE)
 gt, _gt_d, _rgt, gt_ = _make_binary(GT)
 ge, _ge_d, _rge, ge_ = _make_binary(GE)
+# PyTorch's (and NumPy's) long names of the comparisons: the same functions, strided.greater etc.
+not_equal, less, less_equal, greater, greater_equal = ne, lt, le, gt, ge
 maximum, _, _, _ = _make_binary(MAXIMUM)
 minimum, _, _, _ = _make_binary(MINIMUM)
 
@@ -868,7 +870,7 @@ _METHODS: list[tuple[tuple[str, ...], Callable]] = [
     (("bitwise_xor",), bitwise_xor), (("__xor__",), _bitwise_xor_d), (("__rxor__",), _rxor),
     (("bitwise_xor_",), bitwise_xor_), (("__ixor__",), _inplace_dunder(bitwise_xor_)),
     (("eq",), eq), (("__eq__",), _eq_d),
-    (("ne",), ne), (("__ne__",), _ne_d),
+    (("ne", "not_equal"), ne), (("__ne__",), _ne_d),
     (("lt", "less"), lt), (("__lt__",), _lt_d),
     (("le", "less_equal"), le), (("__le__",), _le_d),
     (("gt", "greater"), gt), (("__gt__",), _gt_d),
@@ -1080,3 +1082,7 @@ declare(Kind.COMPUTE, specs=(
     BITWISE_OR, BITWISE_XOR, EQ, NE, LT, LE, GT, GE,
     MAXIMUM, MINIMUM,
 ))
+# the long names as spellings of their ops (a comparison has no backward rule to declare them)
+for _alias, _name in (("not_equal", "ne"), ("less", "lt"), ("less_equal", "le"), ("greater", "gt"),
+                      ("greater_equal", "ge")):
+    OPDEFS[_name].add_spelling(_alias)

@@ -248,6 +248,7 @@ def _unary_out(op: UnaryOp, x: Any, out: Any) -> Tensor:
 
 neg, neg_ = _make_unary(NEG)
 abs, abs_ = _make_unary(ABS)  # noqa: A001 - strided.abs mirrors torch.abs
+absolute = abs  # (torch.absolute: the alias)
 exp, exp_ = _make_unary(EXP)
 log, log_ = _make_unary(LOG)
 sqrt, sqrt_ = _make_unary(SQRT)

@@ -17,7 +17,7 @@ import numpy as np
 from ... import layout as L
 from ...args import int_arg
 from ...dispatch import copied, result_array
-from ...dtypes import DEFAULT_FLOAT, DType
+from ...dtypes import DType, default_float
 from ...errors import StridedRuntimeError, join_lines
 from ...gradients import grad_zeros, linear, seal
 from ...kernels import numpy_view
@@ -274,7 +274,7 @@ def block_diag(*tensors: Tensor) -> Tensor:
     """
     tensors = tensor_list(tensors, "block_diag")
     blocks = []
-    dtype = tensors[0]._dtype if tensors else DEFAULT_FLOAT
+    dtype = tensors[0]._dtype if tensors else default_float()
     for i, t in enumerate(tensors):
         shape = t._layout.shape
         if len(shape) > 2:
