@@ -87,6 +87,13 @@ finally:
         _gc.enable()
     del _gc_was_enabled
 
+# ``strided.tensor`` is the factory, not the submodule strided/tensor.py. At run time the factory
+# wins (the submodule was loaded, binding its name here, before the face's import replaced it), but
+# static checkers (pyright, Pylance) read ``from .tensor import Tensor`` above as binding the
+# submodule's name last ("Module is not callable"): binding the factory again, after it, makes them
+# agree. (An explicit re-export, ``x as x``; tests/test_typing.py runs pyright on it.)
+from .creation import tensor as tensor  # noqa: E402
+
 bool = bool_  # noqa: A001 - strided.bool mirrors torch.bool
 # PyTorch's other names of the dtypes (torch.float is torch.float32, ...); from here on the
 # builtins float, int and bool are shadowed in this module, which uses none of them below.
