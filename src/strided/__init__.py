@@ -126,6 +126,7 @@ __all__ += face_ops.__all__
 
 if _typing.TYPE_CHECKING:  # (the lazy names below, for type checkers and linters)
     from . import nn
+    from . import testing as testing
     from ._version import __version__
     from .diagnose.explain import explain
     from .diagnose.pictures import draw
@@ -139,6 +140,7 @@ if _typing.TYPE_CHECKING:  # (the lazy names below, for type checkers and linter
 _LAZY: dict[str, tuple[str, str | None]] = {
     "__version__": ("strided._version", "__version__"),  # (importlib.metadata: ~30 ms)
     "nn": ("strided.nn", None),
+    "testing": ("strided.testing", None),  # (assert_close, as torch.testing)
     "diagnose": ("strided.diagnose", None),  # (the package, as an eager import of its modules left it)
     "_version": ("strided._version", None),
     "explain": ("strided.diagnose.explain", "explain"),
