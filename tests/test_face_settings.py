@@ -4,9 +4,14 @@ new_*/type_as, the comparison and axis aliases, and the queries (numel, is_nonze
 
 from __future__ import annotations
 
+import re
+
 import numpy as np
 import pytest
 import torch
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+from hypothesis.extra import numpy as hnp
 
 import strided
 
@@ -310,3 +315,28 @@ def test_alias_gradients_as_torchs(name):
         grads.append((x.grad.numpy(), type(y.grad_fn).__name__ if m is torch else y.grad_fn.name()))
     np.testing.assert_array_equal(grads[0][0], grads[1][0])
     assert grads[0][1] == grads[1][1]
+
+
+@settings(max_examples=30, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(values=hnp.arrays(np.float64, hnp.array_shapes(min_dims=0, max_dims=3, max_side=5),
+                         elements=st.floats(-1e6, 1e6, allow_subnormal=False) | st.sampled_from([0.0, 1e-7, 2.0, 0.5])),
+       dtype=st.sampled_from(["float32", "float64", "int64"]), precision=st.integers(0, 8),
+       sci_mode=st.sampled_from([None, True, False]), linewidth=st.integers(20, 100), edgeitems=st.integers(0, 3),
+       threshold=st.sampled_from([4, 1000]))
+def test_repr_under_any_print_options_is_torchs(values, dtype, precision, sci_mode, linewidth, edgeitems, threshold):
+    for m in (strided, torch):
+        m.set_printoptions(precision=precision, sci_mode=sci_mode, linewidth=linewidth, edgeitems=edgeitems,
+                           threshold=threshold)
+    try:
+        ours = strided.tensor(values).to(getattr(strided, dtype))
+        theirs = torch.tensor(values).to(getattr(torch, dtype))
+        # (the suffixes wrap at the same width, but "strided.float64" is two characters longer than
+        # "torch.float64": a suffix near the line's end may wrap in one and not the other)
+        assert _unwrapped(repr(ours)) == _unwrapped(_text(repr(theirs)))
+    finally:
+        for m in (strided, torch):
+            m.set_printoptions(profile="default")
+
+
+def _unwrapped(text: str) -> str:
+    return re.sub(r",\n *(dtype=|size=)", r", \1", text)
