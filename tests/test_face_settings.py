@@ -175,6 +175,10 @@ DEFAULT_CASES = {
     "int_sqrt": lambda m: m.sqrt(m.tensor([4, 9])),
     "int_times_complex": lambda m: m.tensor([1, 2]) * 1j,
     "float32_times_float": lambda m: m.tensor([1.0], dtype=m.float32) * 2.5,
+    "bool_times_float": lambda m: m.tensor([True]) * 1.5, "int_pow_float": lambda m: m.tensor([1, 4]) ** 0.5,
+    "zero_d_int_times_float": lambda m: m.tensor(2) * 1.5, "int_atan2": lambda m: m.atan2(m.tensor([1]), m.tensor([2])),
+    "int_where_float": lambda m: m.where(m.tensor([True, False]), m.tensor([1, 2]), 0.5),
+    "int_remainder_float": lambda m: m.remainder(m.tensor([3, 4]), 1.5),
     "rand": lambda m: m.rand(2) * 0, "randn": lambda m: m.randn(2) * 0,
     "empty_strided": lambda m: m.empty_strided((2,), (1,)).fill_(1),
     "float_method": lambda m: m.tensor([1, 2]).float(),
@@ -188,6 +192,7 @@ DEFAULT_CASES = {
 def test_set_default_dtype_float64_as_torchs(case):
     got = {}
     for m in (strided, torch):
+        DEFAULT_CASES[case](m)  # (first under float32: a cache filled then must not answer after the change)
         before = m.get_default_dtype()
         m.set_default_dtype(m.float64)
         try:
@@ -270,6 +275,17 @@ def test_queries_as_torchs():
     for f, cls in ((lambda m: m.is_nonzero(m.tensor([1, 2])), RuntimeError), (lambda m: m.is_nonzero(m.tensor([])), RuntimeError),
                    (lambda m: m.is_nonzero(3), TypeError), (lambda m: m.numel([1]), TypeError),
                    (lambda m: m.is_floating_point(1.0), TypeError)):
+        with pytest.raises(cls) as theirs:
+            f(torch)
+        with pytest.raises(cls) as ours:
+            f(strided)
+        assert str(ours.value).splitlines()[0] == str(theirs.value)
+
+
+def test_triangle_indices_errors_as_torchs():
+    for f, cls in ((lambda m: m.tril_indices(-1, 3), RuntimeError), (lambda m: m.triu_indices(3, -2), RuntimeError),
+                   (lambda m: m.tril_indices(3, 3, dtype=m.float32), NotImplementedError),
+                   (lambda m: m.triu_indices(3, 3, dtype=m.int16), NotImplementedError)):
         with pytest.raises(cls) as theirs:
             f(torch)
         with pytest.raises(cls) as ours:

@@ -78,6 +78,8 @@ SAMPLES = {
     "normal": lambda m, a, b, i, k: _seeded(m, lambda: m.normal(a, 1.0)),
     "bernoulli": lambda m, a, b, i, k: _seeded(m, lambda: m.bernoulli(a / 2)),
     "multinomial": lambda m, a, b, i, k: _seeded(m, lambda: m.multinomial(b, 2)),
+    "tril_indices": lambda m, a, b, i, k: (m.tril_indices(3, 4), m.tril_indices(4, 3, -1, dtype=m.int32)),
+    "triu_indices": lambda m, a, b, i, k: (m.triu_indices(3, 3, 1), m.triu_indices(0, 2), m.triu_indices(2, 5, -9)),
     # shape
     "reshape": lambda m, a, b, i, k: m.reshape(b, (3, 2)), "transpose": lambda m, a, b, i, k: m.transpose(b, 0, 1),
     "permute": lambda m, a, b, i, k: m.permute(b, (1, 0)), "squeeze": lambda m, a, b, i, k: m.squeeze(b[None], 0),
@@ -125,6 +127,7 @@ SAMPLES = {
         "deg2rad rad2deg isnan isinf isfinite isposinf isneginf nan_to_num real conj"
     ), lambda a, b, i, k: (a,)),
     **_calls("asin acos atanh erfinv", lambda a, b, i, k: (a - 1,)),
+    "isreal": lambda m, a, b, i, k: (m.isreal(a), m.isreal(m.complex(a, b * 0).t()), m.isreal(m.complex(a, b))),
     "acosh": lambda m, a, b, i, k: m.acosh(a + 1), "imag": lambda m, a, b, i, k: m.imag(m.complex(a, b)),
     # math (binary)
     **_calls((

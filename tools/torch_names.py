@@ -22,7 +22,8 @@ COMMON: dict[str, tuple[str, ...]] = {
         "tensor", "as_tensor", "asarray", "from_numpy", "zeros", "ones", "empty", "full", "zeros_like",
         "ones_like", "empty_like", "full_like", "rand", "randn", "randint", "randperm", "rand_like",
         "randn_like", "randint_like", "arange", "linspace", "logspace", "eye", "empty_strided",
-        "manual_seed", "seed", "initial_seed", "normal", "bernoulli", "multinomial",
+        "manual_seed", "seed", "initial_seed", "normal", "bernoulli", "multinomial", "tril_indices",
+        "triu_indices",
     ),
     "shape": (
         "reshape", "transpose", "permute", "squeeze", "unsqueeze", "flatten", "unflatten", "split", "chunk",
@@ -44,7 +45,7 @@ COMMON: dict[str, tuple[str, ...]] = {
         "ceil", "round", "trunc", "frac", "sign", "sgn", "signbit", "reciprocal", "pow", "clamp", "clip",
         "add", "sub", "subtract", "mul", "multiply", "div", "divide", "true_divide", "floor_divide",
         "remainder", "fmod", "maximum", "minimum", "hypot", "lerp", "addcmul", "addcdiv", "nan_to_num",
-        "deg2rad", "rad2deg", "isnan", "isinf", "isfinite", "isposinf", "isneginf", "isclose", "allclose",
+        "deg2rad", "rad2deg", "isnan", "isinf", "isfinite", "isposinf", "isneginf", "isreal", "isclose", "allclose",
         "equal", "eq", "ne", "not_equal", "lt", "less", "le", "less_equal", "gt", "greater", "ge",
         "greater_equal", "logical_and", "logical_or", "logical_not", "logical_xor", "bitwise_and",
         "bitwise_or", "bitwise_xor", "bitwise_not", "real", "imag", "conj", "complex", "polar",
@@ -74,9 +75,8 @@ ELSEWHERE: tuple[str, ...] = ("median", "nanmedian", "quantile", "mode", "bincou
 # everyday names strided does not have yet
 NOT_YET: tuple[str, ...] = (
     "fmax", "fmin", "gcd", "lcm", "heaviside", "xlogy", "logaddexp", "logaddexp2", "sinc", "ldexp", "lgamma",
-    "logcumsumexp", "float_power", "clamp_min", "clamp_max", "isreal", "mv", "inner", "vdot", "kron", "addmm",
-    "baddbmm", "dist", "cov", "std_mean", "var_mean", "trapezoid", "vander", "tril_indices", "triu_indices",
-    "bfloat16", "inference_mode", "get_rng_state", "set_rng_state", "Size",
+    "logcumsumexp", "float_power", "clamp_min", "clamp_max", "mv", "inner", "vdot", "kron", "addmm",
+    "baddbmm", "dist", "cov", "std_mean", "var_mean", "trapezoid", "vander", "bfloat16", "inference_mode", "get_rng_state", "set_rng_state", "Size",
 )
 
 

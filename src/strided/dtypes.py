@@ -80,6 +80,17 @@ DEFAULT_INT = int64
 # PyTorch's is: every thread and context sees the same value, and a change made in one thread is
 # seen by the others (one reference swapped; no lock is needed to read or write it).
 _DEFAULT: list[DType] = [DEFAULT_FLOAT]
+# The caches whose entries depend on the default dtype (a Python float's dtype, an integer
+# division's): each registers itself where it is defined (default_dependent) and is emptied when
+# the default changes. (Changing the default while other threads run ops is a race, as in PyTorch.)
+_DEPENDENT: list[dict[Any, Any]] = []
+
+
+def default_dependent(cache: Any) -> Any:
+    """Register ``cache`` (a dict) as one whose entries depend on the default dtype: it is emptied
+    by :func:`set_default_dtype`. Returns it, so a module writes ``_cache = default_dependent({})``."""
+    _DEPENDENT.append(cache)
+    return cache
 
 
 def default_float() -> DType:
@@ -133,7 +144,10 @@ def set_default_dtype(d: Any) -> None:
             "is not a strided dtype\n  fix: set strided.float32 or strided.float64, and ask for "
             "dtype=strided.float16 where you want half precision"
         )
-    _DEFAULT[0] = dt
+    if dt is not _DEFAULT[0]:
+        _DEFAULT[0] = dt
+        for cache in _DEPENDENT:
+            cache.clear()
 
 SUPPORTED = ", ".join(d.name for d in ALL_DTYPES)
 

@@ -31,6 +31,7 @@ from ...dtypes import (
     bool_,
     complex64,
     complex128,
+    default_dependent,
     default_float,
     float16,
     float32,
@@ -168,7 +169,7 @@ def result_type_of_classes(classes: tuple[tuple[int, DType], ...]) -> DType:
     return out
 
 
-_cache: dict[tuple[tuple[int, DType], ...], DType] = {}
+_cache: dict[tuple[tuple[int, DType], ...], DType] = default_dependent({})  # (a scalar's class: the default dtype)
 
 
 def result_type(*operands: Operand) -> DType:

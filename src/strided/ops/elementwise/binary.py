@@ -41,7 +41,17 @@ import numpy as np
 from ... import layout as L
 from ...dispatch import OPEN, adopted, report, shares_storage
 from ...dispatch import result as fresh_result
-from ...dtypes import CORE_DTYPES, DType, bool_, float16, float32, float64, int64, scalar_overflow
+from ...dtypes import (
+    CORE_DTYPES,
+    DType,
+    bool_,
+    default_dependent,
+    float16,
+    float32,
+    float64,
+    int64,
+    scalar_overflow,
+)
 from ...errors import StridedRuntimeError, StridedTypeError, join_lines
 from ...grad_mode import INSIDE
 from ...gradients import record, records, seal
@@ -138,7 +148,7 @@ MAXIMUM = BinaryOp("maximum", np.maximum, kind="minmax", fast=_ALL)
 MINIMUM = BinaryOp("minimum", np.minimum, kind="minmax", fast=_ALL)
 
 
-_dtype_cache = Memo()  # (op, operand kinds) -> (compute dtype, result dtype)
+_dtype_cache = default_dependent(Memo())  # (op, operand kinds) -> (compute dtype, result dtype)
 
 
 def _key(x: Any) -> Any:
