@@ -53,6 +53,9 @@ CASES = {
     "mapping_keys": lambda m: (({"a": 1}, {"b": 1}), {}),
     "tensor_vs_number": lambda m: ((m.tensor([1.0]), 1.0), {}),
     "strings": lambda m: (("a", "b"), {}),
+    "numpy_arrays": lambda m: ((np.array([1.0, 2.0]), np.array([1.0, 2.5])), {}),
+    "numpy_arrays_close": lambda m: ((np.array([1, 2], dtype=np.int32), np.array([1, 2], dtype=np.int32)), {}),
+    "numpy_vs_tensor": lambda m: ((np.array([1.0]), m.tensor([1.0])), {}),
 }
 
 

@@ -92,6 +92,11 @@ def _compare(actual: Any, expected: Any, where: tuple[Any, ...], **options: Any)
     if isinstance(actual, Tensor) and isinstance(expected, Tensor):
         _compare_tensors(actual, expected, where, **options)
         return
+    if isinstance(actual, np.ndarray) and isinstance(expected, np.ndarray):  # (compared as tensors, as PyTorch does)
+        from .interop import as_tensor
+
+        _compare_tensors(as_tensor(actual), as_tensor(expected), where, **options)
+        return
     if _is_number(actual) and _is_number(expected):
         _compare_numbers(actual, expected, where, **options)
         return
