@@ -356,3 +356,30 @@ def test_repr_under_any_print_options_is_torchs(values, dtype, precision, sci_mo
 
 def _unwrapped(text: str) -> str:
     return re.sub(r",\n *(dtype=|size=)", r", \1", text)
+
+
+GRAD_CASES = {
+    "clamp_min": lambda m, x: m.clamp_min(x, 0.1), "clamp_max": lambda m, x: x.clamp_max(0.2),
+    "var_mean": lambda m, x: m.var_mean(x, 1), "var_mean_all": lambda m, x: m.var_mean(x, correction=0),
+    "std_mean": lambda m, x: m.std_mean(x, dim=0, keepdim=True),
+}
+
+
+@pytest.mark.parametrize("case", sorted(GRAD_CASES))
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+def test_composite_names_values_and_gradients_as_torchs(case, dtype):
+    """clamp_min/clamp_max (clamp's rule) and var_mean/std_mean (var's/std's and mean's): values and
+    gradients of a transposed input as PyTorch's."""
+    data = np.random.default_rng(3).standard_normal((4, 3))
+    results = []
+    for m in (strided, torch):
+        x = m.tensor(data, dtype=getattr(m, dtype)).t().requires_grad_()
+        out = GRAD_CASES[case](m, x)
+        outs = out if isinstance(out, tuple) else (out,)
+        sum(((o * (j + 2)).sum() for j, o in enumerate(outs)), m.tensor(0.0, dtype=getattr(m, dtype))).backward()
+        results.append(([o.detach().numpy() for o in outs], x.grad.numpy(), type(out).__name__))
+    tol = {"float32": 2e-6, "float64": 1e-12}[dtype]
+    for got, want in zip(results[0][0], results[1][0]):
+        np.testing.assert_allclose(got, want, rtol=tol, atol=tol)
+    np.testing.assert_allclose(results[0][1], results[1][1], rtol=tol, atol=tol)
+    assert results[0][2] == results[1][2]

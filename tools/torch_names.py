@@ -39,23 +39,23 @@ COMMON: dict[str, tuple[str, ...]] = {
         "take_along_dim", "where", "nonzero", "argwhere",
     ),
     "math": (
-        "abs", "absolute", "neg", "negative", "exp", "exp2", "expm1", "log", "log2", "log10", "log1p",
-        "sqrt", "rsqrt", "square", "sin", "cos", "tan", "asin", "acos", "atan", "atan2", "arctan2",
-        "sinh", "cosh", "tanh", "asinh", "acosh", "atanh", "sigmoid", "erf", "erfc", "erfinv", "floor",
-        "ceil", "round", "trunc", "frac", "sign", "sgn", "signbit", "reciprocal", "pow", "clamp", "clip",
-        "add", "sub", "subtract", "mul", "multiply", "div", "divide", "true_divide", "floor_divide",
+        "abs", "absolute", "neg", "negative", "exp", "exp2", "expm1", "log", "log2", "log10", "log1p", "sqrt",
+        "rsqrt", "square", "sin", "cos", "tan", "asin", "acos", "atan", "atan2", "arctan2", "sinh", "cosh",
+        "tanh", "asinh", "acosh", "atanh", "sigmoid", "erf", "erfc", "erfinv", "floor", "ceil", "round",
+        "trunc", "frac", "sign", "sgn", "signbit", "reciprocal", "pow", "clamp", "clamp_min", "clamp_max",
+        "clip", "add", "sub", "subtract", "mul", "multiply", "div", "divide", "true_divide", "floor_divide",
         "remainder", "fmod", "maximum", "minimum", "hypot", "lerp", "addcmul", "addcdiv", "nan_to_num",
-        "deg2rad", "rad2deg", "isnan", "isinf", "isfinite", "isposinf", "isneginf", "isreal", "isclose", "allclose",
-        "equal", "eq", "ne", "not_equal", "lt", "less", "le", "less_equal", "gt", "greater", "ge",
+        "deg2rad", "rad2deg", "isnan", "isinf", "isfinite", "isposinf", "isneginf", "isreal", "isclose",
+        "allclose", "equal", "eq", "ne", "not_equal", "lt", "less", "le", "less_equal", "gt", "greater", "ge",
         "greater_equal", "logical_and", "logical_or", "logical_not", "logical_xor", "bitwise_and",
         "bitwise_or", "bitwise_xor", "bitwise_not", "real", "imag", "conj", "complex", "polar",
         "view_as_real", "view_as_complex", "softmax", "log_softmax",
     ),
     "reductions": (
         "sum", "mean", "prod", "amax", "amin", "max", "min", "argmax", "argmin", "all", "any", "std", "var",
-        "logsumexp", "norm", "cumsum", "cumprod", "cummax", "cummin", "nansum", "nanmean", "count_nonzero",
-        "diff", "sort", "argsort", "msort", "topk", "unique", "unique_consecutive", "searchsorted",
-        "bucketize",
+        "var_mean", "std_mean", "logsumexp", "norm", "cumsum", "cumprod", "cummax", "cummin", "nansum",
+        "nanmean", "count_nonzero", "diff", "sort", "argsort", "msort", "topk", "unique",
+        "unique_consecutive", "searchsorted", "bucketize",
     ),
     "linear algebra": ("matmul", "mm", "bmm", "dot", "outer", "einsum", "cdist", "trace"),
     "queries": ("numel", "is_tensor", "is_floating_point", "is_complex", "is_nonzero", "result_type",
@@ -75,8 +75,8 @@ ELSEWHERE: tuple[str, ...] = ("median", "nanmedian", "quantile", "mode", "bincou
 # everyday names strided does not have yet
 NOT_YET: tuple[str, ...] = (
     "fmax", "fmin", "gcd", "lcm", "heaviside", "xlogy", "logaddexp", "logaddexp2", "sinc", "ldexp", "lgamma",
-    "logcumsumexp", "float_power", "clamp_min", "clamp_max", "mv", "inner", "vdot", "kron", "addmm",
-    "baddbmm", "dist", "cov", "std_mean", "var_mean", "trapezoid", "vander", "bfloat16", "inference_mode", "get_rng_state", "set_rng_state", "Size",
+    "logcumsumexp", "float_power", "mv", "inner", "vdot", "kron", "addmm",
+    "baddbmm", "dist", "cov", "trapezoid", "vander", "bfloat16", "inference_mode", "get_rng_state", "set_rng_state", "Size",
 )
 
 
