@@ -360,6 +360,8 @@ def _unwrapped(text: str) -> str:
 
 GRAD_CASES = {
     "clamp_min": lambda m, x: m.clamp_min(x, 0.1), "clamp_max": lambda m, x: x.clamp_max(0.2),
+    "mv": lambda m, x: m.mv(x, x[0] * 2), "inner": lambda m, x: m.inner(x, x * 3),
+    "inner_0d": lambda m, x: m.inner(x[0, 0], x), "vdot": lambda m, x: m.vdot(x[0], x[1]),
     "var_mean": lambda m, x: m.var_mean(x, 1), "var_mean_all": lambda m, x: m.var_mean(x, correction=0),
     "std_mean": lambda m, x: m.std_mean(x, dim=0, keepdim=True),
 }
@@ -368,8 +370,8 @@ GRAD_CASES = {
 @pytest.mark.parametrize("case", sorted(GRAD_CASES))
 @pytest.mark.parametrize("dtype", ["float32", "float64"])
 def test_composite_names_values_and_gradients_as_torchs(case, dtype):
-    """clamp_min/clamp_max (clamp's rule) and var_mean/std_mean (var's/std's and mean's): values and
-    gradients of a transposed input as PyTorch's."""
+    """clamp_min/clamp_max (clamp's rule), var_mean/std_mean (var's/std's and mean's), mv, inner
+    and vdot (matmul's, dot's): values and gradients of a transposed input as PyTorch's."""
     data = np.random.default_rng(3).standard_normal((4, 3))
     results = []
     for m in (strided, torch):
@@ -383,3 +385,16 @@ def test_composite_names_values_and_gradients_as_torchs(case, dtype):
         np.testing.assert_allclose(got, want, rtol=tol, atol=tol)
     np.testing.assert_allclose(results[0][1], results[1][1], rtol=tol, atol=tol)
     assert results[0][2] == results[1][2]
+
+
+def test_named_products_refuse_as_torchs():
+    cases = [lambda m: m.mv(m.ones(2, 3), m.ones(2, 3)), lambda m: m.mv(m.ones(2, 3), m.ones(4)),
+             lambda m: m.mv(m.ones(2, 3), m.ones(3, dtype=m.float64)), lambda m: m.inner(m.ones(2, 3), m.ones(4)),
+             lambda m: m.inner(m.ones(2, 3), m.ones(3, dtype=m.float64)), lambda m: m.vdot(m.ones(2, 2), m.ones(2, 2)),
+             lambda m: m.vdot(m.ones(3), m.ones(4)), lambda m: m.vdot(m.ones(3), m.ones(3, dtype=m.float64))]
+    for f in cases:
+        with pytest.raises(RuntimeError) as theirs:
+            f(torch)
+        with pytest.raises(RuntimeError) as ours:
+            f(strided)
+        assert str(ours.value).splitlines()[0] == str(theirs.value)

@@ -162,6 +162,9 @@ SAMPLES = {
     # linear algebra
     "matmul": lambda m, a, b, i, k: m.matmul(a, b.t()), "mm": lambda m, a, b, i, k: m.mm(a.t(), b),
     "bmm": lambda m, a, b, i, k: m.bmm(a[None], b.t()[None]), "dot": lambda m, a, b, i, k: m.dot(a[0], b[1]),
+    "mv": lambda m, a, b, i, k: (m.mv(a, b[0]), a.t().mv(b[1, :2])),
+    "vdot": lambda m, a, b, i, k: (m.vdot(a[0], b[1]), m.vdot(m.complex(a[0], b[0]), m.complex(b[1], a[1]))),
+    "inner": lambda m, a, b, i, k: (m.inner(a, b), m.inner(a[0], b[1]), m.inner(m.tensor(2), a), m.inner(a[None], b)),
     "outer": lambda m, a, b, i, k: m.outer(a[0], b[1]), "einsum": lambda m, a, b, i, k: m.einsum("ij,kj->ik", a, b),
     "cdist": lambda m, a, b, i, k: m.cdist(a, b), "trace": lambda m, a, b, i, k: m.trace(a),
     # queries

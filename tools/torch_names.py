@@ -57,7 +57,7 @@ COMMON: dict[str, tuple[str, ...]] = {
         "nanmean", "count_nonzero", "diff", "sort", "argsort", "msort", "topk", "unique",
         "unique_consecutive", "searchsorted", "bucketize",
     ),
-    "linear algebra": ("matmul", "mm", "bmm", "dot", "outer", "einsum", "cdist", "trace"),
+    "linear algebra": ("matmul", "mm", "bmm", "mv", "dot", "vdot", "inner", "outer", "einsum", "cdist", "trace"),
     "queries": ("numel", "is_tensor", "is_floating_point", "is_complex", "is_nonzero", "result_type",
                 "promote_types"),
     "dtypes": (
@@ -75,7 +75,7 @@ ELSEWHERE: tuple[str, ...] = ("median", "nanmedian", "quantile", "mode", "bincou
 # everyday names strided does not have yet
 NOT_YET: tuple[str, ...] = (
     "fmax", "fmin", "gcd", "lcm", "heaviside", "xlogy", "logaddexp", "logaddexp2", "sinc", "ldexp", "lgamma",
-    "logcumsumexp", "float_power", "mv", "inner", "vdot", "kron", "addmm",
+    "logcumsumexp", "float_power", "kron", "addmm",
     "baddbmm", "dist", "cov", "trapezoid", "vander", "bfloat16", "inference_mode", "get_rng_state", "set_rng_state", "Size",
 )
 

@@ -221,6 +221,11 @@ from .ops.linalg.matmul import (
     mm,
     outer,
 )
+from .ops.linalg.products import (
+    inner,
+    mv,
+    vdot,
+)
 from .ops.reductions.extrema import (
     argmax,
     argmin,
@@ -462,6 +467,7 @@ __all__ = [
     'index_put',
     'index_put_',
     'index_select',
+    'inner',
     'isclose',
     'isfinite',
     'isinf',
@@ -504,6 +510,7 @@ __all__ = [
     'mul',
     'multinomial',
     'multiply',
+    'mv',
     'nan_to_num',
     'nanmean',
     'nansum',
@@ -603,6 +610,7 @@ __all__ = [
     'unsqueeze_copy',
     'var',
     'var_mean',
+    'vdot',
     'view_as_complex',
     'view_as_real',
     'view_copy',

@@ -18,6 +18,6 @@ from . import conversions, copies, inplace_views, like_self  # noqa: F401
 from .creation import random  # noqa: F401
 from .elementwise import binary, binary_more, complex_ops, shifts, special, unary_more  # noqa: F401
 from .indexing import advanced, gather_scatter, index_ops, masked  # noqa: F401
-from .linalg import distance, matmul  # noqa: F401
+from .linalg import distance, matmul, products  # noqa: F401
 from .reductions import extrema, nan_reductions, scans, softmax, sums  # noqa: F401
 from .shape import joining, reorder, searching, sets, sorting, triangles  # noqa: F401
