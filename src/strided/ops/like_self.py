@@ -13,13 +13,16 @@ The module functions ``is_tensor``, ``is_floating_point``, ``is_nonzero`` and ``
 
 from __future__ import annotations
 
+import functools
 import warnings
+from collections.abc import Callable
 from typing import Any
 
 from .. import creation
 from ..args import type_name
 from ..errors import StridedRuntimeError, StridedTypeError
-from ..opdef import Kind, declare
+from ..kernels.listeners import OPEN, listened, reporting
+from ..opdef import OPDEFS, Kind, declare
 from ..tensor import Tensor
 from .registry import method
 
@@ -28,6 +31,21 @@ __all__ = ["is_floating_point", "is_nonzero", "is_tensor", "numel"]
 
 def _own_dtype(self: Tensor, dtype: Any) -> Any:
     return self._dtype if dtype is None else dtype
+
+
+def _reports(fn: Callable[..., Tensor]) -> Callable[..., Tensor]:
+    """``fn`` reporting itself to the listeners open (one record of its name, with ``self`` as its
+    input), the factory it runs folded into it. (No autograd guard: a new tensor has no history,
+    whatever ``self``'s, as in PyTorch.)"""
+    name = fn.__name__
+
+    @functools.wraps(fn)
+    def entry(self: Tensor, *args: Any, **kwargs: Any) -> Tensor:
+        if OPEN and reporting():
+            return listened(name, OPDEFS[name], fn, (self, *args), kwargs, (self,))
+        return fn(self, *args, **kwargs)
+
+    return entry
 
 
 def _sizes(sizes: tuple[Any, ...], size: Any, op: str) -> tuple[Any, ...]:
@@ -40,6 +58,7 @@ def _sizes(sizes: tuple[Any, ...], size: Any, op: str) -> tuple[Any, ...]:
 
 
 @method("new_zeros")
+@_reports
 def new_zeros(self: Tensor, *sizes: Any, size: Any = None, dtype: Any = None, device: Any = None,
                   requires_grad: bool = False) -> Tensor:
     """Zeros of ``size`` (ints or one tuple) with this tensor's dtype unless ``dtype`` is given.
@@ -51,6 +70,7 @@ def new_zeros(self: Tensor, *sizes: Any, size: Any = None, dtype: Any = None, de
 
 
 @method("new_ones")
+@_reports
 def new_ones(self: Tensor, *sizes: Any, size: Any = None, dtype: Any = None, device: Any = None,
                  requires_grad: bool = False) -> Tensor:
     """Ones of ``size`` (ints or one tuple) with this tensor's dtype unless ``dtype`` is given.
@@ -62,6 +82,7 @@ def new_ones(self: Tensor, *sizes: Any, size: Any = None, dtype: Any = None, dev
 
 
 @method("new_empty")
+@_reports
 def new_empty(self: Tensor, *sizes: Any, size: Any = None, dtype: Any = None, device: Any = None,
                   requires_grad: bool = False) -> Tensor:
     """Uninitialized memory of ``size`` with this tensor's dtype unless ``dtype`` is given.
@@ -73,6 +94,7 @@ def new_empty(self: Tensor, *sizes: Any, size: Any = None, dtype: Any = None, de
 
 
 @method("new_full")
+@_reports
 def new_full(self: Tensor, size: Any, fill_value: Any, *, dtype: Any = None, device: Any = None,
              requires_grad: bool = False) -> Tensor:
     """``fill_value`` over ``size`` (a tuple or list, as PyTorch's) with this tensor's dtype unless
@@ -90,6 +112,7 @@ def new_full(self: Tensor, size: Any, fill_value: Any, *, dtype: Any = None, dev
 
 
 @method("new_tensor")
+@_reports
 def new_tensor(self: Tensor, data: Any, *, dtype: Any = None, device: Any = None, requires_grad: bool = False) -> Tensor:
     """A copy of ``data`` with this tensor's dtype unless ``dtype`` is given (never a view of it).
 

@@ -129,7 +129,6 @@ def triu_indices(row: int, col: int, offset: int = 0, *, dtype: Any = None, devi
 
 
 def _triangle_indices(row: Any, col: Any, offset: Any, dtype: Any, device: Any, op: str) -> Tensor:
-    from ...creation import tensor  # (the factories import the ops' layer: imported on use)
     from ...device import parse_device
 
     parse_device(device, op)
@@ -145,7 +144,9 @@ def _triangle_indices(row: Any, col: Any, offset: Any, dtype: Any, device: Any, 
                                                  f"{op}({row}, {col}) asks for a matrix with a negative size"))
     rows, cols = np.indices((row, col)).reshape(2, -1)
     keep = cols <= rows + offset if op == "tril_indices" else cols >= rows + offset
-    return tensor(np.stack([rows[keep], cols[keep]]), dtype=dt)
+    t, arr = result_array((2, int(keep.sum())), dt)  # (new memory, filled: an allocation, no copy)
+    arr[0], arr[1] = rows[keep], cols[keep]
+    return t
 
 
 @backward("tril")
