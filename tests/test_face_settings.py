@@ -27,6 +27,15 @@ def _text(r: str) -> str:
     return r.replace("torch.", "strided.")
 
 
+def _refuses_as_torch(f, cls: type[Exception]) -> None:
+    """f(torch) and f(strided) raise ``cls``; strided's first line is PyTorch's message."""
+    with pytest.raises(cls) as theirs:
+        f(torch)
+    with pytest.raises(cls) as ours:
+        f(strided)
+    assert str(ours.value).splitlines()[0] == str(theirs.value)
+
+
 # ------------------------------------------------------------------------------- repr
 
 REPR_CASES = {
@@ -151,11 +160,7 @@ def test_finfo_iinfo_errors_and_defaults_as_torchs():
     cases = [(lambda m: m.finfo(m.int32)), (lambda m: m.iinfo(m.float32)), (lambda m: m.iinfo(m.complex64)),
              (lambda m: m.iinfo(m.bool)), (lambda m: m.finfo("float32"))]
     for f in cases:
-        with pytest.raises(TypeError) as theirs:
-            f(torch)
-        with pytest.raises(TypeError) as ours:
-            f(strided)
-        assert str(ours.value).splitlines()[0] == str(theirs.value)
+        _refuses_as_torch(f, TypeError)
     assert strided.finfo() == strided.finfo(strided.float32) and strided.finfo().eps == torch.finfo().eps
     assert strided.iinfo(strided.int32) == strided.iinfo(strided.int32) != strided.iinfo(strided.int64)
 
@@ -214,11 +219,7 @@ def test_set_default_dtype_refusals():
     for bad, cls in ((strided.int64, TypeError), ("float64", TypeError), (strided.complex64, TypeError)):
         with pytest.raises(cls):
             strided.set_default_dtype(bad)
-    with pytest.raises(TypeError) as theirs:
-        torch.set_default_dtype(torch.int64)
-    with pytest.raises(TypeError) as ours:
-        strided.set_default_dtype(strided.int64)
-    assert str(ours.value).splitlines()[0] == str(theirs.value)
+    _refuses_as_torch(lambda m: m.set_default_dtype(m.int64), TypeError)
     # float16: PyTorch's complex counterpart (complex32) is no strided dtype
     with pytest.raises(NotImplementedError, match="complex32"):
         strided.set_default_dtype(strided.float16)
@@ -275,22 +276,14 @@ def test_queries_as_torchs():
     for f, cls in ((lambda m: m.is_nonzero(m.tensor([1, 2])), RuntimeError), (lambda m: m.is_nonzero(m.tensor([])), RuntimeError),
                    (lambda m: m.is_nonzero(3), TypeError), (lambda m: m.numel([1]), TypeError),
                    (lambda m: m.is_floating_point(1.0), TypeError)):
-        with pytest.raises(cls) as theirs:
-            f(torch)
-        with pytest.raises(cls) as ours:
-            f(strided)
-        assert str(ours.value).splitlines()[0] == str(theirs.value)
+        _refuses_as_torch(f, cls)
 
 
 def test_triangle_indices_errors_as_torchs():
     for f, cls in ((lambda m: m.tril_indices(-1, 3), RuntimeError), (lambda m: m.triu_indices(3, -2), RuntimeError),
                    (lambda m: m.tril_indices(3, 3, dtype=m.float32), NotImplementedError),
                    (lambda m: m.triu_indices(3, 3, dtype=m.int16), NotImplementedError)):
-        with pytest.raises(cls) as theirs:
-            f(torch)
-        with pytest.raises(cls) as ours:
-            f(strided)
-        assert str(ours.value).splitlines()[0] == str(theirs.value)
+        _refuses_as_torch(f, cls)
 
 
 # ------------------------------------------------------------------------------- aliases
@@ -393,8 +386,4 @@ def test_named_products_refuse_as_torchs():
              lambda m: m.inner(m.ones(2, 3), m.ones(3, dtype=m.float64)), lambda m: m.vdot(m.ones(2, 2), m.ones(2, 2)),
              lambda m: m.vdot(m.ones(3), m.ones(4)), lambda m: m.vdot(m.ones(3), m.ones(3, dtype=m.float64))]
     for f in cases:
-        with pytest.raises(RuntimeError) as theirs:
-            f(torch)
-        with pytest.raises(RuntimeError) as ours:
-            f(strided)
-        assert str(ours.value).splitlines()[0] == str(theirs.value)
+        _refuses_as_torch(f, RuntimeError)
