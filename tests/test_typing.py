@@ -128,7 +128,6 @@ def test_pyright_passes_on_the_examples_and_reads_the_face(tmp_path):
     """One pyright run (the Node.js it needs ships in a wheel: nothing is downloaded): the typed
     examples are clean (``strided.tensor`` is the factory, not the module strided/tensor.py: issue
     25's "Module is not callable"), and a wrong program's two mistakes are caught."""
-    pytest.importorskip("pyright")
     import json
 
     wrong = tmp_path / "wrong.py"
