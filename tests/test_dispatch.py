@@ -148,8 +148,11 @@ _NOT_OPS = {  # public names that are no op: types, constants, settings, factori
     # random numbers: the generator and its settings, and the factories that sample new memory
     "Generator", "default_generator", "initial_seed", "manual_seed", "seed", "rand", "rand_like", "randint",
     "randint_like", "randn", "randn_like", "randperm", "normal", "bernoulli", "multinomial",
-    # predicates: a Python bool, no tensor
-    "allclose", "equal", "is_complex", "is_conj",
+    # predicates and queries: a Python bool or int, no tensor
+    "allclose", "equal", "is_complex", "is_conj", "is_floating_point", "is_nonzero", "is_tensor", "numel",
+    # dtype aliases, dtype limits and the settings of the default dtype and of printing
+    "float", "double", "half", "long", "int", "short", "finfo", "iinfo", "get_default_dtype",
+    "set_default_dtype", "set_printoptions",
     # NumPy-style functions (numpy_api): they carry out the layout plans of their Tensor methods
     "ascontiguousarray", "asfortranarray", "broadcast_to", "ravel", "reshape",
     # the diagnostics: readers of plans and op records, not ops

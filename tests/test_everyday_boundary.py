@@ -34,7 +34,7 @@ _ARGS = {
     "tensor_split": (_x, 2), "hsplit": (_x, 2), "vsplit": (_x, 3), "dsplit": (_x.reshape(3, 2, 2), 2),
     "cat": (_xx,), "concat": (_xx,), "concatenate": (_xx,), "stack": (_xx,), "hstack": (_xx,),
     "vstack": (_xx,), "row_stack": (_xx,), "dstack": (_xx,), "column_stack": (_xx,),
-    "meshgrid": (_v, _v), "tril": (_x,), "triu": (_x,), "diag": (_v,), "diag_embed": (_v,), "diagflat": (_v,),
+    "meshgrid": (_v, _v), "tril_indices": (3, 4), "triu_indices": (4, 3, 1), "isreal": (_c,), "tril": (_x,), "triu": (_x,), "diag": (_v,), "diag_embed": (_v,), "diagflat": (_v,),
     "block_diag": (_x, _x), "cartesian_prod": (_v, _v), "flip": (_x, 0), "fliplr": (_x,), "flipud": (_x,),
     "roll": (_x, 1), "rot90": (_x,), "tile": (_x, (2,)), "repeat_interleave": (_x, 2),
     "sort": (_x,), "argsort": (_x,), "msort": (_x,), "topk": (_x, 2), "kthvalue": (_x, 2),

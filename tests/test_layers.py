@@ -19,7 +19,8 @@ SRC = pathlib.Path(strided.__file__).parent
 
 # The README's table, lowest first; a module may import its own layer and the layers below.
 LAYERS: list[tuple[str, tuple[str, ...]]] = [
-    ("ground", ("errors", "refusals", "messages", "callsite", "memory_format", "dtypes", "args", "device", "_version")),
+    ("ground", ("errors", "refusals", "messages", "callsite", "memory_format", "dtypes", "dtype_info", "args", "device",
+                "_version")),
     ("layout", ("layout", "indexing")),
     ("storage", ("storage",)),
     ("kernels", ("kernels", "scalars")),
@@ -34,12 +35,12 @@ LAYERS: list[tuple[str, tuple[str, ...]]] = [
     ("ops", ("ops", "nn", "linalg")),
     ("autograd", ("autograd",)),
     ("optim", ("optim",)),  # torch.optim's optimizers and schedulers: in-place updates under no_grad
-    ("diagnostics", ("describe", "diagnose")),
+    ("diagnostics", ("describe", "diagnose", "testing")),  # testing: assert_close, a reader of results
     ("array_api", ("array_api",)),  # the Python Array API standard's namespace, over ops and interop
     # the `strided` command (tour, show, explain, watch) and its web face, the playground: one layer,
     # because the playground runs the cli's own show grammar and tour while `strided playground` and
     # `show --html` start the playground (lazily)
-    ("cli", ("cli", "playground")),
+    ("cli", ("cli", "playground", "__main__")),  # __main__: `python -m strided`
     ("face", ("", "face_ops")),  # strided/__init__.py: the public API; face_ops: its op functions (generated)
 ]
 

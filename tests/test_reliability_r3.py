@@ -198,7 +198,9 @@ _METADATA = {"data_ptr", "element_size", "is_complex", "is_conj", "is_contiguous
              "is_inference", "is_leaf", "is_neg", "is_nonzero", "is_pinned", "is_set_to", "is_shared", "is_signed",
              "is_sparse", "is_view", "ndimension", "nelement", "numel", "dim", "size", "stride", "storage_offset",
              "get_device", "untyped_storage", "describe", "type", "__len__", "__repr__", "__str__",
-             "is_cpu", "itemsize", "layout", "nbytes", "ndim", "requires_grad", "retains_grad", "shape"}
+             "is_cpu", "itemsize", "layout", "nbytes", "ndim", "requires_grad", "retains_grad", "shape",
+             # a new tensor in self's dtype (no element of self read); isreal of a real dtype: all True
+             "new_empty", "new_ones", "new_zeros", "isreal"}
 _MUTATE_LAYOUT = {"resize_", "set_", "requires_grad_", "share_memory_", "backward", "register_hook", "retain_grad",
                   "detach_", "t_", "squeeze_", "unsqueeze_", "as_strided_"}
 

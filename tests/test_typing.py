@@ -1,4 +1,4 @@
-"""Typing (issue 14): the stub of Tensor's installed methods is current, mypy --strict passes on
+"""Typing (issue 14): the stub of Tensor's installed methods is current, mypy --strict (and pyright) pass on
 the typed example and fails on a wrong program, ``py.typed`` ships, ``__version__`` resolves."""
 
 from __future__ import annotations
@@ -112,3 +112,38 @@ def test_mypy_strict_passes_on_the_example_and_fails_on_a_wrong_program(tmp_path
     assert "wrong.py:8:" in errors[1] and "[assignment]" in errors[1]
     assert "wrong.py:9:" in errors[2] and "[attr-defined]" in errors[2]
     assert "wrong.py:10:" in errors[3] and '"sum" of "Tensor"' in errors[3] and "[arg-type]" in errors[3]
+
+
+_WRONG_PYRIGHT = '''import strided
+
+reveal_type(strided.tensor([1.0]))
+reveal_type(strided.swapaxes(strided.zeros(2, 3), 0, 1))
+reveal_type(strided.float)
+n: int = strided.tensor([1.0])
+strided.tensor([1.0]).no_such_method()
+'''
+
+
+def test_pyright_passes_on_the_examples_and_reads_the_face(tmp_path):
+    """One pyright run (the Node.js it needs ships in a wheel: nothing is downloaded): the typed
+    examples are clean (``strided.tensor`` is the factory, not the module strided/tensor.py: issue
+    25's "Module is not callable"), and a wrong program's two mistakes are caught."""
+    import json
+
+    wrong = tmp_path / "wrong.py"
+    wrong.write_text(_WRONG_PYRIGHT)
+    run = subprocess.run(
+        [sys.executable, "-m", "pyright", "--outputjson", "--pythonpath", sys.executable,
+         str(ROOT / "examples" / "typed_example.py"), str(ROOT / "examples" / "typed_face.py"), str(wrong)],
+        cwd=tmp_path, capture_output=True, text=True, timeout=120,
+    )
+    report = json.loads(run.stdout)
+    found = [(pathlib.Path(d["file"]).name, d["range"]["start"]["line"] + 1, d["severity"], d.get("rule", ""),
+              d["message"]) for d in report["generalDiagnostics"]]
+    assert [f for f in found if f[0] != "wrong.py"] == [], found
+    revealed = [f[4] for f in found if f[2] == "information"]
+    assert revealed[0].startswith('Type of "strided.tensor(') and revealed[0].endswith(' is "Tensor"'), found
+    assert revealed[1] == 'Type of "strided.swapaxes(strided.zeros(2, 3), 0, 1)" is "Tensor"', found
+    assert revealed[2].startswith('Type of "strided.float" is "DType"'), found
+    errors = [(f[1], f[3]) for f in found if f[2] == "error"]
+    assert errors == [(6, "reportAssignmentType"), (7, "reportAttributeAccessIssue")], found

@@ -17,6 +17,7 @@ try:
     from . import array_api, autograd, describe, face_ops, linalg, ops, writes  # noqa: F401  (importing them installs their methods on Tensor; array_api's namespace loads on first use)
     from .autograd import enable_grad, is_grad_enabled, no_grad, set_grad_enabled
     from .device import device  # (the class, as torch.device; the module stays strided.device's home)
+    from .dtype_info import finfo, iinfo
     from .dtypes import (
         DType,
         bool_,
@@ -27,10 +28,12 @@ try:
         float16,
         float32,
         float64,
+        get_default_dtype,
         int8,
         int16,
         int32,
         int64,
+        set_default_dtype,
         uint8,
         uint16,
         uint32,
@@ -50,6 +53,7 @@ try:
         ViewError,
     )
     from .face_ops import *  # noqa: F403 - the op functions, generated from the registry (tools/gen_face.py)
+    from .formatting import set_printoptions
     from .gradients import finish as _finish
     from .interop import as_tensor, asarray, from_dlpack
     from .kernels import CopyRecord, record_copies
@@ -72,6 +76,7 @@ try:
     from .ops.elementwise import activations as _activations  # noqa: F401  (its methods; the lazy nn imported it before)
     from .ops.elementwise.binary_more import allclose, equal
     from .ops.elementwise.complex_ops import is_complex, is_conj
+    from .ops.like_self import is_floating_point, is_nonzero, is_tensor, numel
     from .ops.linalg.einsum import einsum_plan
     from .ops.shape import padding as _padding  # noqa: F401  (the same)
     from .ops.shape.broadcasting import broadcasting
@@ -82,7 +87,22 @@ finally:
         _gc.enable()
     del _gc_was_enabled
 
+# ``strided.tensor`` is the factory, not the submodule strided/tensor.py. At run time the factory
+# wins (the submodule was loaded, binding its name here, before the face's import replaced it), but
+# static checkers (pyright, Pylance) read ``from .tensor import Tensor`` above as binding the
+# submodule's name last ("Module is not callable"): binding the factory again, after it, makes them
+# agree. (An explicit re-export, ``x as x``; tests/test_typing.py runs pyright on it.)
+from .creation import tensor as tensor  # noqa: E402
+
 bool = bool_  # noqa: A001 - strided.bool mirrors torch.bool
+# PyTorch's other names of the dtypes (torch.float is torch.float32, ...); from here on the
+# builtins float, int and bool are shadowed in this module, which uses none of them below.
+float = float32  # noqa: A001
+double = float64
+half = float16
+long = int64
+int = int32  # noqa: A001
+short = int16
 
 # The names of the face that are no op (types, dtypes, settings, the NumPy-style functions,
 # diagnostics); the op functions, factories and random draws included, come from the registry
@@ -91,11 +111,13 @@ __all__ = [
     "__version__", "allclose", "as_tensor", "asarray", "ascontiguousarray", "asfortranarray", "bool", "bool_",
     "broadcast_shapes", "broadcast_to", "BroadcastError", "broadcasting", "BroadcastWarning", "cdouble", "cfloat",
     "channels_last", "channels_last_3d", "complex128", "complex64", "contiguous_format", "CopyRecord",
-    "default_generator", "device", "draw", "DType", "einsum_plan", "enable_grad", "equal", "explain", "float16",
-    "float32", "float64", "from_dlpack", "Generator", "initial_seed", "int16", "int32", "int64", "int8",
-    "is_complex", "is_conj", "is_grad_enabled", "Layout", "linalg", "load", "manual_seed", "may_share_memory", "nn",
+    "default_generator", "device", "double", "draw", "DType", "einsum_plan", "enable_grad", "equal", "explain",
+    "finfo", "float", "float16", "float32", "float64", "from_dlpack", "Generator", "get_default_dtype", "half",
+    "iinfo", "initial_seed", "int", "int16", "int32", "int64", "int8", "is_complex", "is_conj",
+    "is_floating_point", "is_grad_enabled", "is_nonzero", "is_tensor", "long", "numel", "Layout", "linalg", "load", "manual_seed", "may_share_memory", "nn",
     "no_grad", "optim", "OverlapWriteError", "preserve_format", "promote_types", "ravel", "record_copies", "reshape",
-    "ReshapeRefusal", "result_type", "return_types", "save", "seed", "set_grad_enabled", "shares_memory", "Storage",
+    "ReshapeRefusal", "result_type", "return_types", "save", "seed", "set_default_dtype", "set_grad_enabled",
+    "set_printoptions", "shares_memory", "short", "Storage",
     "StridedBufferError", "StridedError", "StridedIndexError", "StridedNotImplementedError", "StridedRuntimeError",
     "StridedTypeError", "StridedValueError", "Tensor", "uint16", "uint32", "uint64", "uint8", "ViewError", "watch",
     "watch_torch",
@@ -104,6 +126,7 @@ __all__ += face_ops.__all__
 
 if _typing.TYPE_CHECKING:  # (the lazy names below, for type checkers and linters)
     from . import nn, optim
+    from . import testing as testing
     from ._version import __version__
     from .diagnose.explain import explain
     from .diagnose.pictures import draw
@@ -121,6 +144,7 @@ _LAZY: dict[str, tuple[str, str | None]] = {
     "optim": ("strided.optim", None),
     "save": ("strided.serialization", "save"),  # (zipfile and json: loaded on first save or load)
     "load": ("strided.serialization", "load"),
+    "testing": ("strided.testing", None),  # (assert_close, as torch.testing)
     "diagnose": ("strided.diagnose", None),  # (the package, as an eager import of its modules left it)
     "_version": ("strided._version", None),
     "explain": ("strided.diagnose.explain", "explain"),

@@ -12,13 +12,13 @@ from .args import int_arg, memory_format_error, parse_sizes, scalar_value
 from .device import parse_device
 from .dispatch import OPEN, borrowed, copy_array_of, created, install, result, result_array
 from .dtypes import (
-    DEFAULT_FLOAT,
     DEFAULT_INT,
     SUPPORTED,
     DType,
     bool_,
     check_int64,
-    complex64,
+    default_complex,
+    default_float,
     from_numpy_dtype,
     scalar_dtype,
     scalar_overflow,
@@ -57,9 +57,9 @@ def _infer_dtype(array: np.ndarray, from_python: bool) -> DType:
         if kind in "iu":
             return DEFAULT_INT
         if kind == "f":
-            return DEFAULT_FLOAT
+            return default_float()
         if kind == "c":
-            return complex64  # PyTorch: the complex dtype of the default float32
+            return default_complex()  # PyTorch: the complex dtype of the default float
     found = from_numpy_dtype(_native(array.dtype))
     if found is None:
         raise StridedTypeError(
@@ -374,8 +374,8 @@ def borrow_array(array: np.ndarray, op: str) -> Tensor:
     return t
 
 
-def _sizes_and_dtype(sizes: tuple[Any, ...], dtype: Any, op: str, default: DType = DEFAULT_FLOAT) -> tuple[tuple[int, ...], DType]:
-    return parse_sizes(sizes, op), (default if dtype is None else to_dtype(dtype))
+def _sizes_and_dtype(sizes: tuple[Any, ...], dtype: Any, op: str, default: DType | None = None) -> tuple[tuple[int, ...], DType]:
+    return parse_sizes(sizes, op), ((default or default_float()) if dtype is None else to_dtype(dtype))
 
 
 def empty(*sizes: Any, dtype: Any = None, device: Any = None,
@@ -582,7 +582,7 @@ def arange(start: Any, end: Any = None, step: Any = 1, dtype: Any = None, *, dev
     all_int = all(isinstance(v, (int, np.integer)) for v in (start, end, step))
     n = _arange_count(start, end, step, all_int)
     all_int = all_int and all(-(2**63) <= v <= L.INT64_MAX for v in (start, end, step))
-    dt = wanted if wanted is not None else (DEFAULT_INT if all_int else DEFAULT_FLOAT)
+    dt = wanted if wanted is not None else (DEFAULT_INT if all_int else default_float())
     if dt is bool_:
         raise StridedNotImplementedError(
             join_lines("\"arange_cpu\" not implemented for 'Bool'",
@@ -689,7 +689,7 @@ def _space_args(start: Any, end: Any, steps: Any, dtype: Any, device: Any, op: s
         raise StridedRuntimeError(
             join_lines("number of steps must be non-negative",
                        f"{op} was given steps={steps}; steps counts the points, 0 or more"))
-    dt = DEFAULT_FLOAT if dtype is None else to_dtype(dtype)
+    dt = default_float() if dtype is None else to_dtype(dtype)
     if dt is bool_:
         raise StridedNotImplementedError(
             join_lines(f"\"{op}_cpu\" not implemented for 'Bool'",
@@ -839,7 +839,7 @@ def eye(n: int, m: int | None = None, *, dtype: Any = None, device: Any = None,
             raise StridedRuntimeError(
                 join_lines(f"{name} must be greater or equal to 0, got {v}",
                            f"eye({n}, {m}) asks for a matrix with {v} {'rows' if name == 'n' else 'columns'}"))
-    dt = DEFAULT_FLOAT if dtype is None else to_dtype(dtype)
+    dt = default_float() if dtype is None else to_dtype(dtype)
     t, arr = result_array((n, m), dt)
     arr.fill(0)
     arr.reshape(-1)[:: m + 1][: min(n, m)] = 1
@@ -864,7 +864,7 @@ def empty_strided(size: Any, stride: Any, *, dtype: Any = None, device: Any = No
                 f"size {shape} and stride {strides}: give one stride per size",
             )
         )
-    dt = DEFAULT_FLOAT if dtype is None else to_dtype(dtype)
+    dt = default_float() if dtype is None else to_dtype(dtype)
     for k, s in enumerate(strides):
         if s < 0:
             raise StridedRuntimeError(

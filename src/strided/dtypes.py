@@ -73,8 +73,81 @@ _BY_NAME.update({"half": float16, "float": float32, "double": float64, "long": i
                  "int": int32, "short": int16, "cfloat": complex64, "cdouble": complex128})
 _BY_NUMPY = {d.numpy: d for d in ALL_DTYPES}
 
-DEFAULT_FLOAT = float32
+DEFAULT_FLOAT = float32  # the default float strided starts with (see default_float: the one in force)
 DEFAULT_INT = int64
+
+# The default floating dtype in force (torch.set_default_dtype): one slot, process-wide, as
+# PyTorch's is: every thread and context sees the same value, and a change made in one thread is
+# seen by the others (one reference swapped; no lock is needed to read or write it).
+_DEFAULT: list[DType] = [DEFAULT_FLOAT]
+# The caches whose entries depend on the default dtype (a Python float's dtype, an integer
+# division's): each registers itself where it is defined (default_dependent) and is emptied when
+# the default changes. (Changing the default while other threads run ops is a race, as in PyTorch.)
+_DEPENDENT: list[dict[Any, Any]] = []
+
+
+def default_dependent(cache: Any) -> Any:
+    """Register ``cache`` (a dict) as one whose entries depend on the default dtype: it is emptied
+    by :func:`set_default_dtype`. Returns it, so a module writes ``_cache = default_dependent({})``."""
+    _DEPENDENT.append(cache)
+    return cache
+
+
+def default_float() -> DType:
+    """The default floating dtype in force: Python floats, ``tensor([1.5])``, the float factories
+    and true division of integers take it (float32 unless :func:`set_default_dtype` changed it)."""
+    return _DEFAULT[0]
+
+
+def default_complex() -> DType:
+    """The complex dtype of the default float (complex64 of float32, complex128 of float64):
+    Python complex numbers take it, as in PyTorch."""
+    return complex128 if _DEFAULT[0] is float64 else complex64
+
+
+def get_default_dtype() -> DType:
+    """The default floating dtype (``torch.get_default_dtype``).
+
+    >>> strided.get_default_dtype()
+    strided.float32
+    """
+    return _DEFAULT[0]
+
+
+def set_default_dtype(d: Any) -> None:
+    """Make ``d`` (float32 or float64) the default floating dtype, as ``torch.set_default_dtype``:
+    ``tensor([1.5])``, ``zeros(2)``, ``rand(2)``, an integer tensor times a Python float and
+    ``tensor([1j])`` (its complex counterpart) follow it.
+
+    Thread behaviour: as PyTorch's, the setting is process-wide (not per thread or context):
+    set it once at start-up, or restore it in a ``try``/``finally``.
+
+    >>> strided.set_default_dtype(strided.float64)
+    >>> strided.tensor([1.5]).dtype, strided.tensor([1j]).dtype
+    (strided.float64, strided.complex128)
+    >>> strided.set_default_dtype(strided.float32)
+    """
+    if not isinstance(d, DType) and getattr(type(d), "__module__", "") != "torch":
+        raise StridedTypeError(f"set_default_dtype(): argument 'd' (position 1) must be torch.dtype, not {type(d).__name__}")
+    dt = to_dtype(d)
+    if not dt.is_floating_point:
+        raise StridedTypeError(
+            f"only floating-point types are supported as the default type\n  got {dt!r}; "
+            "pass strided.float32 or strided.float64"
+        )
+    if dt is float16:
+        # PyTorch's float16 default makes Python complex numbers complex32, a dtype strided lacks
+        from .errors import StridedNotImplementedError
+
+        raise StridedNotImplementedError(
+            "set_default_dtype(float16) is not supported by strided: its complex counterpart, complex32, "
+            "is not a strided dtype\n  fix: set strided.float32 or strided.float64, and ask for "
+            "dtype=strided.float16 where you want half precision"
+        )
+    if dt is not _DEFAULT[0]:
+        _DEFAULT[0] = dt
+        for cache in _DEPENDENT:
+            cache.clear()
 
 SUPPORTED = ", ".join(d.name for d in ALL_DTYPES)
 
@@ -226,7 +299,7 @@ def scalar_dtype(value: object) -> DType | None:
     if isinstance(value, int):
         return DEFAULT_INT
     if isinstance(value, float):
-        return DEFAULT_FLOAT
+        return _DEFAULT[0]
     if isinstance(value, complex):
-        return complex64  # PyTorch: the default complex dtype of the default float32
+        return default_complex()  # PyTorch: the complex dtype of the default float
     return None

@@ -332,7 +332,11 @@ class Tensor:
         return self._dtype.is_floating_point
 
     def __repr__(self) -> str:
-        return format_tensor(self._storage.array, self._layout, self._dtype)
+        grad = ""
+        if self._ag is not None:  # PyTorch's suffix: the node's name, else requires_grad=True
+            fn = self.grad_fn
+            grad = f"grad_fn=<{fn.name()}>" if fn is not None else ("requires_grad=True" if self.requires_grad else "")
+        return format_tensor(self._storage.array, self._layout, self._dtype, grad)
 
     __str__ = __repr__
 

@@ -23,7 +23,7 @@ import numpy as np
 from ..creation import borrow_array, tensor
 from ..device import parse_device
 from ..dispatch import copy_of
-from ..dtypes import DEFAULT_FLOAT, TORCH_NAME, DType, to_dtype
+from ..dtypes import TORCH_NAME, DType, default_float, to_dtype
 from ..errors import StridedRuntimeError, StridedValueError, join_lines
 from ..layout import plans as P
 from ..tensor import Tensor
@@ -76,7 +76,7 @@ def asarray(obj: Any, *, dtype: Any = None, device: Any = None, copy: bool | Non
     """
     parse_device(device, "asarray")
     target = None if dtype is None else to_dtype(dtype)
-    t = _shared(obj, "asarray", target or DEFAULT_FLOAT, copy)
+    t = _shared(obj, "asarray", target or default_float(), copy)
     if t is None:
         if copy is False:
             raise _alias_data_error(obj)

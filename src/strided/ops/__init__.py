@@ -4,7 +4,7 @@ Importing this package installs the operator methods (``+``, ``sum``, ``@``, ...
 on :class:`strided.Tensor`; each op module registers its own with
 :func:`strided.ops.registry.method`. The op families are subpackages (``elementwise``,
 ``reductions``, ``indexing``, ``shape``, ``linalg``, ``creation``); ``views``, ``copies``,
-``conversions`` and ``inplace_views`` are the memory ops; ``_support`` is the plumbing they share
+``conversions`` and ``inplace_views`` are the memory ops (``like_self``: ``new_zeros``, ``type_as``, ...); ``_support`` is the plumbing they share
 (operand reading, ``out=``, promotion, memos); ``registry`` and ``table`` declare and list them.
 """
 
@@ -14,7 +14,7 @@ from .. import interop  # noqa: F401 - Tensor.__dlpack__ / __dlpack_device__ (a 
 # isort: off
 from . import views  # noqa: F401 - first: the view ops declare rules (transpose's) that later modules' methods share
 # isort: on
-from . import conversions, copies, inplace_views  # noqa: F401
+from . import conversions, copies, inplace_views, like_self  # noqa: F401
 from .creation import random  # noqa: F401
 from .elementwise import binary, binary_more, complex_ops, shifts, special, unary_more  # noqa: F401
 from .indexing import advanced, gather_scatter, index_ops, masked  # noqa: F401

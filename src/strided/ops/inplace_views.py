@@ -1,8 +1,7 @@
 """In-place view ops: ops that change a tensor's own layout and return it (``t_``, ``transpose_``,
 ``swapdims_``, ``swapaxes_``, ``squeeze_``, ``unsqueeze_``, ``as_strided_``, ``resize_as_``), and
 ``set_`` (a tensor made to view another tensor's storage, or a :class:`~strided.storage.Storage`)
-with ``is_set_to``. Also the keyword spellings ``swapaxes(axis0=, axis1=)`` and
-``swapdims(dim0=, dim1=)``, and ``narrow`` with a tensor ``start``.
+with ``is_set_to``. Also ``narrow`` with a tensor ``start``.
 
 Each op plans the new layout first (the same layout functions the out-of-place view uses), so a
 refused call leaves the tensor untouched; then it swaps the tensor's layout and reports a view
@@ -100,26 +99,6 @@ def swapaxes_(self: Tensor, axis0: int, axis1: int) -> Tensor:
     (1, 3)
     """
     return _relayout(self, L.transpose_layout(self._layout, axis0, axis1), "swapaxes_")
-
-
-@method("swapdims")
-def swapdims(self: Tensor, dim0: int, dim1: int) -> Tensor:
-    """``transpose(dim0, dim1)`` under PyTorch's alias, with its keyword names.
-
-    >>> strided.zeros(2, 3, 4).swapdims(0, 2).shape
-    (4, 3, 2)
-    """
-    return self.transpose(dim0, dim1)
-
-
-@method("swapaxes")
-def swapaxes(self: Tensor, axis0: int, axis1: int) -> Tensor:
-    """``transpose(axis0, axis1)`` under NumPy's name, with PyTorch's keyword names for it.
-
-    >>> strided.zeros(2, 3, 4).swapaxes(1, 2).stride()
-    (12, 1, 4)
-    """
-    return self.transpose(axis0, axis1)
 
 
 @method("squeeze_")
@@ -292,4 +271,4 @@ def is_set_to(self: Tensor, tensor: Tensor) -> bool:
     return self._storage is other._storage and self._layout == other._layout
 
 
-seal(globals())  # (its swapdims/swapaxes are spellings of transpose, which has a rule)
+seal(globals())

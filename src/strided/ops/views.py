@@ -1,7 +1,7 @@
 """The view ops of Tensor: a new layout over the same storage, O(ndim), no byte copied.
 
 ``view``, ``view_as``, ``reshape``, ``reshape_as``, ``flatten``, ``unflatten``, ``permute``,
-``transpose``, ``t``, ``T``, ``mT``, ``movedim``/``moveaxis``, ``expand``, ``expand_as``,
+``transpose`` (``swapdims``/``swapaxes``), ``t``, ``T``, ``mT``, ``movedim``/``moveaxis``, ``expand``, ``expand_as``,
 ``broadcast_to``, ``unsqueeze``, ``squeeze``, ``narrow``, ``select``, ``split``, ``chunk``,
 ``unbind``, ``diagonal``, ``unfold``, ``as_strided``, ``__getitem__`` and ``view(dtype)``, each
 with its backward rule declared beside it.
@@ -498,6 +498,27 @@ def movedim(self: Tensor, source: Any, destination: Any) -> Tensor:
     return _carry(self, memo.MOVEDIM.get(key) or memo.decide(memo.MOVEDIM, key))
 
 
+moveaxis = movedim  # (NumPy's name, PyTorch's alias: torch.moveaxis is torch.movedim)
+
+
+def swapdims(self: Tensor, dim0: int, dim1: int) -> Tensor:
+    """``transpose(dim0, dim1)`` under PyTorch's alias, with its keyword names.
+
+    >>> strided.zeros(2, 3, 4).swapdims(0, 2).shape
+    (4, 3, 2)
+    """
+    return self.transpose(dim0, dim1)
+
+
+def swapaxes(self: Tensor, axis0: int, axis1: int) -> Tensor:
+    """``transpose(axis0, axis1)`` under NumPy's name, with PyTorch's keyword names for it.
+
+    >>> strided.zeros(2, 3, 4).swapaxes(1, 2).stride()
+    (12, 1, 4)
+    """
+    return self.transpose(axis0, axis1)
+
+
 @backward("movedim", "moveaxis")
 def _movedim_backward(out: Tensor, x: Tensor, source: Any, destination: Any) -> Any:
     n = len(x._layout.shape)
@@ -860,7 +881,8 @@ def _view_dtype(self: Tensor, shape: tuple, dtype: Any) -> Tensor:
 _METHODS: tuple[tuple[Callable[..., Any], tuple[str, ...]], ...] = (
     (view, ("view",)), (view_as, ("view_as",)), (reshape, ("reshape",)), (reshape_as, ("reshape_as",)),
     (flatten, ("flatten",)), (unflatten, ("unflatten",)), (permute, ("permute",)),
-    (transpose, ("transpose",)), (t, ("t",)), (movedim, ("movedim", "moveaxis")), (expand, ("expand",)),
+    (transpose, ("transpose",)), (t, ("t",)), (movedim, ("movedim", "moveaxis")), (swapdims, ("swapdims",)),
+    (swapaxes, ("swapaxes",)), (expand, ("expand",)),
     (expand_as, ("expand_as",)), (broadcast_to, ("broadcast_to",)), (unsqueeze, ("unsqueeze",)),
     (squeeze, ("squeeze",)), (narrow, ("narrow",)), (select, ("select",)), (split, ("split",)),
     (chunk, ("chunk",)), (unbind, ("unbind",)), (diagonal, ("diagonal",)), (unfold, ("unfold",)),

@@ -75,7 +75,7 @@ def parameter_repr(p: Tensor) -> str:
 
     >>> print(parameter_repr(Parameter(strided.zeros(2))))
     Parameter containing:
-    tensor([0., 0.])
+    tensor([0., 0.], requires_grad=True)
     """
     return "Parameter containing:\n" + repr(p)
 

@@ -25,13 +25,14 @@ from typing import Any
 
 from ...dtypes import (
     ALL_DTYPES,
-    DEFAULT_FLOAT,
     TORCH_NAME,
     UNSIGNED_WIDE,
     DType,
     bool_,
     complex64,
     complex128,
+    default_dependent,
+    default_float,
     float16,
     float32,
     float64,
@@ -168,7 +169,7 @@ def result_type_of_classes(classes: tuple[tuple[int, DType], ...]) -> DType:
     return out
 
 
-_cache: dict[tuple[tuple[int, DType], ...], DType] = {}
+_cache: dict[tuple[tuple[int, DType], ...], DType] = default_dependent({})  # (a scalar's class: the default dtype)
 
 
 def result_type(*operands: Operand) -> DType:
@@ -201,8 +202,9 @@ def result_type(*operands: Operand) -> DType:
 
 
 def to_float(d: DType) -> DType:
-    """``d`` if floating or complex, else the default float (float32): true division, exp, sqrt, ..."""
-    return d if d.is_floating_point or d.is_complex else DEFAULT_FLOAT
+    """``d`` if floating or complex, else the default float (float32 unless set_default_dtype
+    changed it): true division, exp, sqrt, ..."""
+    return d if d.is_floating_point or d.is_complex else default_float()
 
 
 def can_cast(from_: DType, to: DType) -> bool:

@@ -31,11 +31,11 @@ from ...dispatch import OPEN, created, report, result, result_array
 from ...dtypes import (
     C10_NAME,
     CPP_NAME,
-    DEFAULT_FLOAT,
     DEFAULT_INT,
     TORCH_NAME,
     DType,
     bool_,
+    default_float,
     float16,
     int64,
     to_dtype,
@@ -79,7 +79,7 @@ def _not_implemented(kernel: str, dtype: DType, op: str, fix: str) -> StridedNot
 
 def _float_only(dtype: DType, kernel: str, op: str) -> None:
     if not dtype.is_floating_point:
-        raise _not_implemented(kernel, dtype, op, f"fix: ask for a float dtype, e.g. dtype=strided.{DEFAULT_FLOAT.name}")
+        raise _not_implemented(kernel, dtype, op, f"fix: ask for a float dtype, e.g. dtype=strided.{default_float().name}")
 
 
 def _compute(dtype: DType) -> np.dtype:
@@ -109,7 +109,7 @@ def _sizes(sizes: tuple[Any, ...], op: str) -> Shape:
 def _nonnegative(shape: Shape) -> Shape:
     """``shape``, or PyTorch's error for a negative size (raised before anything is drawn)."""
     if any(s < 0 for s in shape):
-        result(shape, DEFAULT_FLOAT)  # raises "Trying to create tensor with negative dimension"
+        result(shape, default_float())  # raises "Trying to create tensor with negative dimension"
     return shape
 
 
@@ -165,7 +165,7 @@ def rand(*sizes: Any, size: Any = None, generator: Any = None, dtype: Any = None
 def _rand(sizes: Any, size: Any, generator: Any, dtype: Any, device: Any) -> Tensor:
     parse_device(device, "rand")
     shape = _sizes(sizes if size is None else (size,), "rand")
-    dt = DEFAULT_FLOAT if dtype is None else to_dtype(dtype)
+    dt = default_float() if dtype is None else to_dtype(dtype)
     _float_only(dt, "check_uniform_bounds", "rand")
     g = resolve(generator, "rand")
     if dt is float16:
@@ -195,7 +195,7 @@ def randn(*sizes: Any, size: Any = None, generator: Any = None, dtype: Any = Non
 def _randn(sizes: Any, size: Any, generator: Any, dtype: Any, device: Any) -> Tensor:
     parse_device(device, "randn")
     shape = _sizes(sizes if size is None else (size,), "randn")
-    dt = DEFAULT_FLOAT if dtype is None else to_dtype(dtype)
+    dt = default_float() if dtype is None else to_dtype(dtype)
     _float_only(dt, "normal_kernel_cpu", "randn")
     g = resolve(generator, "randn")
     if dt is float16:
@@ -364,7 +364,7 @@ def normal(mean: Any, std: Any = 1.0, size: Any = None, *, generator: Any = None
                 )
             )
         shape = _nonnegative(parse_sizes((size,), "normal"))
-        dt = DEFAULT_FLOAT if dtype is None else to_dtype(dtype)
+        dt = default_float() if dtype is None else to_dtype(dtype)
         _float_only(dt, "normal_kernel_cpu", "normal")
         _check_std(std)
         m, s = float(mean), float(std)

@@ -41,7 +41,17 @@ import numpy as np
 from ... import layout as L
 from ...dispatch import OPEN, adopted, report, shares_storage
 from ...dispatch import result as fresh_result
-from ...dtypes import CORE_DTYPES, DType, bool_, float16, float32, float64, int64, scalar_overflow
+from ...dtypes import (
+    CORE_DTYPES,
+    DType,
+    bool_,
+    default_dependent,
+    float16,
+    float32,
+    float64,
+    int64,
+    scalar_overflow,
+)
 from ...errors import StridedRuntimeError, StridedTypeError, join_lines
 from ...grad_mode import INSIDE
 from ...gradients import record, records, seal
@@ -55,7 +65,7 @@ from ...kernels.fpstate import quiet_call, quiet_retry, quietly
 from ...kernels.fused import fma
 from ...kernels.memory import outside_storage
 from ...kernels.reduce import all_nonzero
-from ...opdef import Kind, declare
+from ...opdef import OPDEFS, Kind, declare
 from ...scalars import UInt64Scalar, checked
 from ...tensor import Tensor
 from .._support.memo import Memo
@@ -139,7 +149,7 @@ MAXIMUM = BinaryOp("maximum", np.maximum, kind="minmax", fast=_ALL)
 MINIMUM = BinaryOp("minimum", np.minimum, kind="minmax", fast=_ALL)
 
 
-_dtype_cache = Memo()  # (op, operand kinds) -> (compute dtype, result dtype)
+_dtype_cache = default_dependent(Memo())  # (op, operand kinds) -> (compute dtype, result dtype)
 
 
 def _key(x: Any) -> Any:
@@ -854,6 +864,8 @@ lt, _lt_d, _rlt, lt_ = _make_binary(LT)
 le, _le_d, _rle, le_ = _make_binary(LE)
 gt, _gt_d, _rgt, gt_ = _make_binary(GT)
 ge, _ge_d, _rge, ge_ = _make_binary(GE)
+# PyTorch's (and NumPy's) long names of the comparisons: the same functions, strided.greater etc.
+not_equal, less, less_equal, greater, greater_equal = ne, lt, le, gt, ge
 maximum, _, _, _ = _make_binary(MAXIMUM)
 minimum, _, _, _ = _make_binary(MINIMUM)
 
@@ -884,7 +896,7 @@ _METHODS: list[tuple[tuple[str, ...], Callable]] = [
     (("bitwise_xor",), bitwise_xor), (("__xor__",), _bitwise_xor_d), (("__rxor__",), _rxor),
     (("bitwise_xor_",), bitwise_xor_), (("__ixor__",), _inplace_dunder(bitwise_xor_)),
     (("eq",), eq), (("__eq__",), _eq_d),
-    (("ne",), ne), (("__ne__",), _ne_d),
+    (("ne", "not_equal"), ne), (("__ne__",), _ne_d),
     (("lt", "less"), lt), (("__lt__",), _lt_d),
     (("le", "less_equal"), le), (("__le__",), _le_d),
     (("gt", "greater"), gt), (("__gt__",), _gt_d),
@@ -1096,3 +1108,7 @@ declare(Kind.COMPUTE, specs=(
     BITWISE_OR, BITWISE_XOR, EQ, NE, LT, LE, GT, GE,
     MAXIMUM, MINIMUM,
 ))
+# the long names as spellings of their ops (a comparison has no backward rule to declare them)
+for _alias, _name in (("not_equal", "ne"), ("less", "lt"), ("less_equal", "le"), ("greater", "gt"),
+                      ("greater_equal", "ge")):
+    OPDEFS[_name].add_spelling(_alias)

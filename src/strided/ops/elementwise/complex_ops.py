@@ -26,7 +26,7 @@ from ... import layout as L
 from ...args import is_number
 from ...dispatch import copied, reinterpreted, report
 from ...dispatch import result as fresh_result
-from ...dtypes import TORCH_NAME, DType, complex_of, float16, real_of
+from ...dtypes import TORCH_NAME, DType, bool_, complex_of, float16, real_of
 from ...errors import StridedRuntimeError, StridedTypeError, join_lines
 from ...gradients import installs_as
 from ...layout import Layout
@@ -155,6 +155,22 @@ def is_complex(input: Tensor) -> bool:
     (True, False)
     """
     return tensor_arg(input, "is_complex")._dtype.is_complex
+
+
+@installs_as("isreal")
+def isreal(input: Tensor) -> Tensor:  # noqa: A002 - torch's argument name
+    """Whether each element is real (``torch.isreal``): its imaginary part is 0; every element of
+    a tensor of a real dtype is (a new bool tensor, laid out as ``input``).
+
+    >>> strided.isreal(strided.tensor([1 + 0j, 2j])).tolist(), strided.isreal(strided.ones(2)).tolist()
+    ([True, False], [True, True])
+    """
+    x = tensor_arg(input, "isreal")
+    if not x._dtype.is_complex:
+        from ...creation import ones_like  # (the factories import the ops' layer: imported on use)
+
+        return ones_like(x, dtype=bool_)
+    return x.imag == 0
 
 
 # ---------------------------------------------------------------- conjugation
@@ -453,4 +469,4 @@ seal(globals())  # (last: this module's ops with a backward rule become their re
 # the kinds of this module's ops, in the op registry (after the seal: the forwards are the entries)
 declare(Kind.VIEW, "real imag view_as_real view_as_complex resolve_conj adjoint")
 declare(Kind.COPY, "conj conj_physical")
-declare(Kind.COMPUTE, "angle polar complex")
+declare(Kind.COMPUTE, "angle polar complex isreal")

@@ -249,6 +249,7 @@ def _unary_out(op: UnaryOp, x: Any, out: Any) -> Tensor:
 
 neg, neg_ = _make_unary(NEG)
 abs, abs_ = _make_unary(ABS)  # noqa: A001 - strided.abs mirrors torch.abs
+absolute = abs  # (torch.absolute: the alias)
 exp, exp_ = _make_unary(EXP)
 log, log_ = _make_unary(LOG)
 sqrt, sqrt_ = _make_unary(SQRT)
@@ -480,6 +481,24 @@ def clamp(input: Any, min: Any = None, max: Any = None, *, out: Any = None) -> T
     return _clamp(input, min, max, None)
 
 
+def clamp_min(input: Any, min: Any) -> Tensor:  # noqa: A002
+    """:func:`clamp` with a lower bound only (``torch.clamp_min``), the gradient clamp's.
+
+    >>> strided.tensor([-2.0, 0.5]).clamp_min(0).tolist()
+    [0.0, 0.5]
+    """
+    return clamp(input, min, None)
+
+
+def clamp_max(input: Any, max: Any) -> Tensor:  # noqa: A002
+    """:func:`clamp` with an upper bound only (``torch.clamp_max``), the gradient clamp's.
+
+    >>> strided.clamp_max(strided.tensor([1, 5]), 2.5).tolist()
+    [1.0, 2.5]
+    """
+    return clamp(input, None, max)
+
+
 def clamp_(self: Tensor, min: Any = None, max: Any = None) -> Tensor:  # noqa: A002
     """In-place :func:`clamp`.
 
@@ -627,7 +646,8 @@ def _where_method(self: Tensor, condition: Any, other: Any) -> Tensor:
 
 
 _METHODS += [
-    (("clamp", "clip"), clamp), (("clamp_", "clip_"), clamp_), (("where",), _where_method),
+    (("clamp", "clip"), clamp), (("clamp_", "clip_"), clamp_), (("clamp_min",), clamp_min),
+    (("clamp_max",), clamp_max), (("where",), _where_method),
 ]
 
 for _names, _fn in _METHODS:
@@ -678,4 +698,4 @@ def clamp_backward(out: Tensor, x: Tensor, min: Any = None, max: Any = None, **k
 
 seal(globals())  # (last: this module's ops with a backward rule become their recording entries)
 # the kinds of this module's ops, in the op registry (after the seal: the forwards are the entries)
-declare(Kind.COMPUTE, "clamp where", specs=(NEG, ABS, EXP, LOG, SQRT, SIN, COS, TANH, SIGMOID, RELU, BITWISE_NOT))
+declare(Kind.COMPUTE, "clamp where clamp_min clamp_max", specs=(NEG, ABS, EXP, LOG, SQRT, SIN, COS, TANH, SIGMOID, RELU, BITWISE_NOT))

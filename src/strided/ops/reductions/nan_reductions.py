@@ -17,7 +17,7 @@ import numpy as np
 from ... import layout as L
 from ...args import check_keepdim
 from ...dispatch import result_array
-from ...dtypes import DEFAULT_FLOAT, DType, float16, int64
+from ...dtypes import DType, default_float, float16, int64
 from ...errors import StridedIndexError, StridedRuntimeError, StridedTypeError, join_lines
 from ...gradients import seal
 from ...kernels.fpstate import QUIET, quiet_reset, quiet_set
@@ -281,7 +281,7 @@ def logsumexp(input: Tensor, dim: Any = (), keepdim: bool = False, *, out: Any =
     keepdim = check_keepdim(keepdim, "logsumexp")
     dims = reduction_dims(input, dim, "logsumexp")
     d = input._dtype
-    rt = d if d.is_floating_point or d.is_complex else DEFAULT_FLOAT
+    rt = d if d.is_floating_point or d.is_complex else default_float()
     shape = input._layout.shape
     result, res_np = result_array(reduced_shape(shape, dims, keepdim), rt)
     axes = numpy_axes(dims, len(shape))

@@ -435,6 +435,36 @@ def _logical(ufunc: np.ufunc, self: Tensor, dim: Any, keepdim: bool, op: str) ->
     return report(op, (self,), out)
 
 
+def var_mean(input: Tensor, dim: Any = None, unbiased: bool | None = None, keepdim: bool = False, *,  # noqa: A002
+             correction: float | None = None) -> tuple[Tensor, Tensor]:
+    """``(var, mean)`` over ``dim`` in one call (``torch.var_mean``; the arguments :func:`var`'s),
+    each with its own gradient.
+
+    >>> v, m = strided.var_mean(strided.tensor([1.0, 2.0, 3.0]))
+    >>> v.item(), m.item()
+    (1.0, 2.0)
+    """
+    v = var(input, dim, unbiased, keepdim, correction=correction)
+    return v, mean(input, _mean_dims(dim), keepdim)
+
+
+def std_mean(input: Tensor, dim: Any = None, unbiased: bool | None = None, keepdim: bool = False, *,  # noqa: A002
+             correction: float | None = None) -> tuple[Tensor, Tensor]:
+    """``(std, mean)`` over ``dim`` in one call (``torch.std_mean``; the arguments :func:`std`'s).
+
+    >>> s, m = strided.std_mean(strided.tensor([[1.0, 3.0]]), dim=1)
+    >>> s.tolist(), m.tolist()
+    ([1.4142135381698608], [2.0])
+    """
+    s = std(input, dim, unbiased, keepdim, correction=correction)
+    return s, mean(input, _mean_dims(dim), keepdim)
+
+
+def _mean_dims(dim: Any) -> Any:
+    """var's ``dim`` as mean reads it: a bool in dim's place is var's ``unbiased`` (every dim)."""
+    return None if isinstance(dim, bool) else dim
+
+
 @method("all")
 def all(self: Tensor, dim: Any = None, keepdim: bool = False, *, out: Any = None) -> Tensor:  # noqa: A001
     """True where every element along ``dim`` is nonzero (NaN counts as nonzero); empty: True.
@@ -596,4 +626,4 @@ def trace(self: Tensor) -> Tensor:
 
 seal(globals())  # (last: this module's ops with a backward rule become their recording entries)
 # the kinds of this module's ops, in the op registry (after the seal: the forwards are the entries)
-declare(Kind.COMPUTE, "sum prod mean var std all any")
+declare(Kind.COMPUTE, "sum prod mean var std all any var_mean std_mean")

@@ -17,8 +17,8 @@ import numpy as np
 from ... import layout as L
 from ...args import int_arg
 from ...dispatch import copied, result_array
-from ...dtypes import DEFAULT_FLOAT, DType
-from ...errors import StridedRuntimeError, join_lines
+from ...dtypes import TORCH_NAME, DType, default_float, int32, int64, to_dtype
+from ...errors import StridedNotImplementedError, StridedRuntimeError, join_lines
 from ...gradients import grad_zeros, linear, seal
 from ...kernels import numpy_view
 from ...kernels.memory import check_writable
@@ -106,6 +106,47 @@ def triu(input: Tensor, diagonal: int = 0) -> Tensor:
     [[1, 1, 1], [0, 1, 1], [0, 0, 1]]
     """
     return _triangle(input, diagonal, False)
+
+
+def tril_indices(row: int, col: int, offset: int = 0, *, dtype: Any = None, device: Any = None) -> Tensor:
+    """The (row, column) indices of the lower triangle of a ``row`` x ``col`` matrix (elements
+    with ``c <= r + offset``), as a (2, N) int64 tensor in row-major order (``torch.tril_indices``).
+
+    >>> strided.tril_indices(3, 3).tolist()
+    [[0, 1, 1, 2, 2, 2], [0, 0, 1, 0, 1, 2]]
+    """
+    return _triangle_indices(row, col, offset, dtype, device, "tril_indices")
+
+
+def triu_indices(row: int, col: int, offset: int = 0, *, dtype: Any = None, device: Any = None) -> Tensor:
+    """The (row, column) indices of the upper triangle of a ``row`` x ``col`` matrix (elements
+    with ``c >= r + offset``), as a (2, N) int64 tensor in row-major order (``torch.triu_indices``).
+
+    >>> strided.triu_indices(2, 3, 1).tolist()
+    [[0, 0, 1], [1, 2, 2]]
+    """
+    return _triangle_indices(row, col, offset, dtype, device, "triu_indices")
+
+
+def _triangle_indices(row: Any, col: Any, offset: Any, dtype: Any, device: Any, op: str) -> Tensor:
+    from ...device import parse_device
+
+    parse_device(device, op)
+    row, col, offset = int_arg(row, op, "row", 1), int_arg(col, op, "col", 2), int_arg(offset, op, "offset", 3)
+    dt = int64 if dtype is None else to_dtype(dtype)
+    if dt not in (int32, int64):  # (PyTorch's kernel is instantiated for these two only)
+        raise StridedNotImplementedError(join_lines(
+            f'"{op}" not implemented for \'{TORCH_NAME[dt.name]}\'',
+            f"fix: dtype=strided.int64 (the default) or strided.int32, then .to({dt!r})"))
+    for name, v in (("row", row), ("col", col)):
+        if v < 0:
+            raise StridedRuntimeError(join_lines(f"{name} must be non-negative, got{v}",
+                                                 f"{op}({row}, {col}) asks for a matrix with a negative size"))
+    rows, cols = np.indices((row, col)).reshape(2, -1)
+    keep = cols <= rows + offset if op == "tril_indices" else cols >= rows + offset
+    t, arr = result_array((2, int(keep.sum())), dt)  # (new memory, filled: an allocation, no copy)
+    arr[0], arr[1] = rows[keep], cols[keep]
+    return t
 
 
 @backward("tril")
@@ -274,7 +315,7 @@ def block_diag(*tensors: Tensor) -> Tensor:
     """
     tensors = tensor_list(tensors, "block_diag")
     blocks = []
-    dtype = tensors[0]._dtype if tensors else DEFAULT_FLOAT
+    dtype = tensors[0]._dtype if tensors else default_float()
     for i, t in enumerate(tensors):
         shape = t._layout.shape
         if len(shape) > 2:
@@ -462,4 +503,5 @@ def cartesian_prod_backward(out: Tensor, *tensors: Tensor) -> Any:
 seal(globals())  # (last: this module's ops with a backward rule become their recording entries)
 # the kinds of this module's ops, in the op registry (after the seal: the forwards are the entries)
 declare(Kind.VIEW, "meshgrid")
+declare(Kind.ALLOC, "tril_indices triu_indices")
 declare(Kind.COPY, "tril triu diag diag_embed diagflat block_diag cartesian_prod")

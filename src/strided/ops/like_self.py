@@ -1,0 +1,198 @@
+"""Tensors made in another tensor's image, and the questions a script asks of a tensor.
+
+``t.new_zeros``/``new_ones``/``new_empty``/``new_full``/``new_tensor`` make a new tensor with
+``t``'s dtype (unless ``dtype=`` is given), contiguous, sharing nothing with ``t``, as PyTorch's;
+``t.type_as(other)`` is ``t.to(other.dtype)`` (``t`` itself when the dtype already matches).
+The module functions ``is_tensor``, ``is_floating_point``, ``is_nonzero`` and ``numel`` mirror
+``torch.<name>``, with PyTorch's TypeError for a non-tensor.
+
+>>> x = strided.ones(2, dtype=strided.float64)
+>>> x.new_zeros(2, 3).dtype, x.new_full((2,), 7).tolist(), strided.numel(x)
+(strided.float64, [7.0, 7.0], 2)
+"""
+
+from __future__ import annotations
+
+import functools
+import warnings
+from collections.abc import Callable
+from typing import Any
+
+from .. import creation
+from ..args import type_name
+from ..errors import StridedRuntimeError, StridedTypeError
+from ..kernels.listeners import OPEN, listened, reporting
+from ..opdef import OPDEFS, Kind, declare
+from ..tensor import Tensor
+from .registry import method
+
+__all__ = ["is_floating_point", "is_nonzero", "is_tensor", "numel"]
+
+
+def _own_dtype(self: Tensor, dtype: Any) -> Any:
+    return self._dtype if dtype is None else dtype
+
+
+def _reports(fn: Callable[..., Tensor]) -> Callable[..., Tensor]:
+    """``fn`` reporting itself to the listeners open (one record of its name, with ``self`` as its
+    input), the factory it runs folded into it. (No autograd guard: a new tensor has no history,
+    whatever ``self``'s, as in PyTorch.)"""
+    name = fn.__name__
+
+    @functools.wraps(fn)
+    def entry(self: Tensor, *args: Any, **kwargs: Any) -> Tensor:
+        if OPEN and reporting():
+            return listened(name, OPDEFS[name], fn, (self, *args), kwargs, (self,))
+        return fn(self, *args, **kwargs)
+
+    return entry
+
+
+def _sizes(sizes: tuple[Any, ...], size: Any, op: str) -> tuple[Any, ...]:
+    """The sizes given as ints, as one sequence, or as ``size=`` (PyTorch's keyword), not two of them."""
+    if size is None:
+        return sizes
+    if sizes:
+        raise StridedTypeError(f"{op}() got multiple values for argument 'size'\n  give the sizes once: {op}(2, 3) or {op}(size=(2, 3))")
+    return (size,)
+
+
+@method("new_zeros")
+@_reports
+def new_zeros(self: Tensor, *sizes: Any, size: Any = None, dtype: Any = None, device: Any = None,
+                  requires_grad: bool = False) -> Tensor:
+    """Zeros of ``size`` (ints or one tuple) with this tensor's dtype unless ``dtype`` is given.
+
+    >>> strided.ones(1, dtype=strided.int32).new_zeros(2).tolist()
+    [0, 0]
+    """
+    return creation.zeros(*_sizes(sizes, size, 'new_zeros'), dtype=_own_dtype(self, dtype), device=device, requires_grad=requires_grad)
+
+
+@method("new_ones")
+@_reports
+def new_ones(self: Tensor, *sizes: Any, size: Any = None, dtype: Any = None, device: Any = None,
+                 requires_grad: bool = False) -> Tensor:
+    """Ones of ``size`` (ints or one tuple) with this tensor's dtype unless ``dtype`` is given.
+
+    >>> strided.zeros(1, dtype=strided.float64).new_ones((1, 2)).dtype
+    strided.float64
+    """
+    return creation.ones(*_sizes(sizes, size, 'new_ones'), dtype=_own_dtype(self, dtype), device=device, requires_grad=requires_grad)
+
+
+@method("new_empty")
+@_reports
+def new_empty(self: Tensor, *sizes: Any, size: Any = None, dtype: Any = None, device: Any = None,
+                  requires_grad: bool = False) -> Tensor:
+    """Uninitialized memory of ``size`` with this tensor's dtype unless ``dtype`` is given.
+
+    >>> strided.zeros(1).new_empty(2, 3).stride()
+    (3, 1)
+    """
+    return creation.empty(*_sizes(sizes, size, 'new_empty'), dtype=_own_dtype(self, dtype), device=device, requires_grad=requires_grad)
+
+
+@method("new_full")
+@_reports
+def new_full(self: Tensor, size: Any, fill_value: Any, *, dtype: Any = None, device: Any = None,
+             requires_grad: bool = False) -> Tensor:
+    """``fill_value`` over ``size`` (a tuple or list, as PyTorch's) with this tensor's dtype unless
+    ``dtype`` is given.
+
+    >>> strided.zeros(1).new_full((2,), 3).tolist()
+    [3.0, 3.0]
+    """
+    if not isinstance(size, (tuple, list)):
+        raise StridedTypeError(
+            f"new_full(): argument 'size' (position 1) must be tuple of ints, not {type_name(size)}\n"
+            f"  fix: pass the size as a tuple, new_full(({size!r},), {fill_value!r})"
+        )
+    return creation.full(size, fill_value, dtype=_own_dtype(self, dtype), device=device, requires_grad=requires_grad)
+
+
+@method("new_tensor")
+@_reports
+def new_tensor(self: Tensor, data: Any, *, dtype: Any = None, device: Any = None, requires_grad: bool = False) -> Tensor:
+    """A copy of ``data`` with this tensor's dtype unless ``dtype`` is given (never a view of it).
+
+    >>> strided.zeros(1, dtype=strided.float64).new_tensor([1, 2])
+    tensor([1., 2.], dtype=strided.float64)
+    """
+    if isinstance(data, Tensor):
+        warnings.warn(
+            "To copy construct from a tensor, it is recommended to use sourceTensor.detach().clone() or "
+            "sourceTensor.detach().clone().requires_grad_(True), rather than tensor.new_tensor(sourceTensor).",
+            UserWarning, stacklevel=2,
+        )
+        data = data.detach().clone()
+    return creation.tensor(data, dtype=_own_dtype(self, dtype), device=device, requires_grad=requires_grad)
+
+
+@method("type_as")
+def type_as(self: Tensor, other: Tensor) -> Tensor:
+    """This tensor in ``other``'s dtype: ``self.to(other.dtype)`` (``self`` when it already has it).
+
+    >>> strided.tensor([1, 2]).type_as(strided.zeros(1)).dtype
+    strided.float32
+    """
+    if not isinstance(other, Tensor):
+        raise StridedTypeError(f"type_as(): argument 'other' (position 1) must be Tensor, not {type_name(other)}")
+    return self.to(other._dtype)
+
+
+def _tensor_only(x: Any, op: str) -> None:
+    if not isinstance(x, Tensor):
+        raise StridedTypeError(f"{op}(): argument 'input' (position 1) must be Tensor, not {type_name(x)}")
+
+
+def is_tensor(obj: Any) -> bool:
+    """Whether ``obj`` is a strided Tensor (``torch.is_tensor``).
+
+    >>> strided.is_tensor(strided.zeros(1)), strided.is_tensor([1])
+    (True, False)
+    """
+    return isinstance(obj, Tensor)
+
+
+def is_floating_point(input: Tensor) -> bool:  # noqa: A002 - torch's argument name
+    """Whether ``input``'s dtype is a floating one (``torch.is_floating_point``).
+
+    >>> strided.is_floating_point(strided.zeros(1))
+    True
+    """
+    _tensor_only(input, "is_floating_point")
+    return input._dtype.is_floating_point
+
+
+def numel(input: Tensor) -> int:  # noqa: A002 - torch's argument name
+    """The number of elements of ``input`` (``torch.numel``).
+
+    >>> strided.numel(strided.zeros(2, 3))
+    6
+    """
+    _tensor_only(input, "numel")
+    return input.numel()
+
+
+@method("is_nonzero")
+def is_nonzero(input: Tensor) -> bool:  # noqa: A002 - torch's argument name
+    """Whether the one element of ``input`` is not zero (``torch.is_nonzero``); PyTorch's error
+    for a tensor of no element or of more than one.
+
+    >>> strided.is_nonzero(strided.tensor([0.5])), strided.tensor(0).is_nonzero()
+    (True, False)
+    """
+    _tensor_only(input, "is_nonzero")
+    n = input.numel()
+    if n != 1:
+        raise StridedRuntimeError(
+            f"Boolean value of Tensor with {'no values' if n == 0 else 'more than one value'} is ambiguous\n"
+            f"  the tensor has shape {input.shape} ({n} elements); is_nonzero asks about exactly one: "
+            "reduce first (x.any(), x.all()) or pick one element (x[0])"
+        )
+    return bool(input.reshape(()).item())
+
+
+declare(Kind.ALLOC, "new_zeros new_ones new_empty new_full new_tensor")
+declare(Kind.COPY, "type_as")
