@@ -100,3 +100,21 @@ def test_the_fused_result_is_not_numpys_two_roundings():
     """The case the kernel doc shows: 0.1 * 3 - 0.3 in float32 is one ulp of 2**-27, not 0."""
     a = strided.tensor([-0.3]).add(strided.tensor([0.1]), alpha=3.0)
     assert a.item() == torch.tensor([-0.3]).add(torch.tensor([0.1]), alpha=3.0).item() != 0.0
+
+
+@pytest.mark.parametrize("dtype", ["complex64", "complex128", "float32", "int64"])
+@pytest.mark.parametrize("alpha", [0.5, 2, 1j, -1.5 + 2j, 1e39])
+def test_alpha_of_every_kind_as_pytorch(dtype, alpha):
+    """A float alpha scales a complex tensor (it was refused as "integral"), a complex alpha only
+    a complex one, and an alpha outside the dtype is PyTorch's overflow error: values or error
+    class and first line as PyTorch's."""
+    results = []
+    for lib in (torch, strided):
+        x = lib.tensor([1.0 + 2.0j, -3.0 + 0.5j]) if dtype.startswith("complex") else lib.tensor([1.0, -3.0])
+        x = x.to(getattr(lib, dtype))
+        try:
+            results.append(("ok", x.sub(x * 2, alpha=alpha).tolist()))
+        except (RuntimeError, TypeError) as err:
+            results.append(("RuntimeError" if isinstance(err, RuntimeError) else "TypeError",
+                            str(err).splitlines()[0]))
+    assert results[1] == results[0]

@@ -263,10 +263,9 @@ def test_load_state_dict_errors_as_torch():
 
 @pytest.mark.parametrize("dtype", ["float32", "float64"])
 def test_fused_updates_equal_torch_to_the_bit(dtype):
-    """The three ops PyTorch's CPU kernels fuse (add with alpha, lerp, addcmul), on values with
-    cancellations, tiny and huge magnitudes, infinities and nan, on a transposed layout."""
-    from strided.optim import _fused
-
+    """The three ops PyTorch's CPU kernels fuse (add with alpha, lerp, addcmul), which the
+    optimizers run, on values with cancellations, tiny and huge magnitudes, infinities and nan, on
+    a transposed layout: strided's own ops round once too (strided.kernels.fused)."""
     rng = np.random.default_rng(11)
     big = float(np.finfo(dtype).max) / 4
     specials = np.array([0.0, -0.0, 1e-30, -1e-30, big, -big, np.inf, -np.inf, np.nan, 1.0], dtype=dtype)
@@ -275,18 +274,18 @@ def test_fused_updates_equal_torch_to_the_bit(dtype):
     ta, tb, sa, sb = torch.tensor(a).t(), torch.tensor(b).t(), st.tensor(a).t(), st.tensor(b).t()
     with np.errstate(all="ignore"):
         for alpha in (-0.1, 0.9, 3.0):
-            np.testing.assert_array_equal(ta.add(tb, alpha=alpha).numpy(), _fused.add(sa, sb, alpha).numpy())
+            np.testing.assert_array_equal(ta.add(tb, alpha=alpha).numpy(), sa.add(sb, alpha=alpha).numpy())
             np.testing.assert_array_equal(ta.addcmul(tb, ta, value=alpha).numpy(),
-                                          _fused.addcmul(sa, sb, sa, alpha).numpy())
+                                          sa.addcmul(sb, sa, value=alpha).numpy())
             x, y = ta.clone(), sa.clone()
-            np.testing.assert_array_equal(x.add_(tb, alpha=alpha).numpy(), _fused.add_(y, sb, alpha).numpy())
+            np.testing.assert_array_equal(x.add_(tb, alpha=alpha).numpy(), y.add_(sb, alpha=alpha).numpy())
         for w in (0.1, 0.001, 0.7):
             x, y = ta.clone(), sa.clone()
-            np.testing.assert_array_equal(x.lerp_(tb, w).numpy(), _fused.lerp_(y, sb, w).numpy())
+            np.testing.assert_array_equal(x.lerp_(tb, w).numpy(), y.lerp_(sb, w).numpy())
     y = sa.clone().requires_grad_()
     version = y._version
     with st.no_grad():
-        _fused.add_(y, sb, 0.5)
+        y.add_(sb, alpha=0.5)
     assert y._version == version + 1 and y.stride() == (1, 10)  # (an in-place write: counted, the layout kept)
 
 

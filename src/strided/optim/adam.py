@@ -34,7 +34,6 @@ from ..errors import StridedValueError
 from ..memory_format import preserve_format
 from ..ops.elementwise.binary import maximum
 from ..ops.elementwise.complex_ops import view_as_real
-from . import _fused
 from .optimizer import Optimizer, Params, check_number, check_single_tensor
 
 __all__ = ["Adam"]
@@ -101,13 +100,13 @@ class Adam(Optimizer):
                 if decoupled:
                     param.mul_(1 - lr * weight_decay)
                 else:
-                    grad = _fused.add(grad, param, weight_decay)
+                    grad = grad.add(param, alpha=weight_decay)
             max_sq = state.get("max_exp_avg_sq")
             if param.is_complex():  # (PyTorch updates the real and imaginary parts as pairs of reals)
                 grad, exp_avg, exp_avg_sq, param = (view_as_real(t) for t in (grad, exp_avg, exp_avg_sq, param))
                 max_sq = view_as_real(max_sq) if max_sq is not None else None
-            _fused.lerp_(exp_avg, grad, 1 - beta1)
-            _fused.addcmul_(exp_avg_sq.mul_(beta2), grad, grad, 1 - beta2)
+            exp_avg.lerp_(grad, 1 - beta1)
+            exp_avg_sq.mul_(beta2).addcmul_(grad, grad, value=1 - beta2)
             step = step_t.item()
             bias_correction1 = 1 - beta1**step
             bias_correction2 = 1 - beta2**step

@@ -29,7 +29,6 @@ from ..dtypes import float32
 from ..errors import StridedValueError
 from ..memory_format import preserve_format
 from ..ops.elementwise.complex_ops import view_as_real
-from . import _fused
 from .optimizer import Optimizer, Params, check_number, check_single_tensor
 
 __all__ = ["RMSprop"]
@@ -79,21 +78,21 @@ class RMSprop(Optimizer):
             square_avg = state["square_avg"]
             state["step"].add_(1)
             if weight_decay != 0:
-                grad = _fused.add(grad, param, weight_decay)
+                grad = grad.add(param, alpha=weight_decay)
             complex_param = param.is_complex()
             if complex_param:  # (PyTorch updates the real and imaginary parts as pairs of reals)
                 param, grad, square_avg = view_as_real(param), view_as_real(grad), view_as_real(square_avg)
-            _fused.addcmul_(square_avg.mul_(alpha), grad, grad, 1 - alpha)
+            square_avg.mul_(alpha).addcmul_(grad, grad, value=1 - alpha)
             if centered:
                 grad_avg = state["grad_avg"] if not complex_param else view_as_real(state["grad_avg"])
-                _fused.lerp_(grad_avg, grad, 1 - alpha)
-                avg = _fused.addcmul(square_avg, grad_avg, grad_avg, -1).sqrt_()
+                grad_avg.lerp_(grad, 1 - alpha)
+                avg = square_avg.addcmul(grad_avg, grad_avg, value=-1).sqrt_()
             else:
                 avg = square_avg.sqrt()
             avg = avg.add_(eps)
             if momentum > 0:
                 buf = state["momentum_buffer"] if not complex_param else view_as_real(state["momentum_buffer"])
                 buf.mul_(momentum).addcdiv_(grad, avg)
-                _fused.add_(param, buf, -lr)
+                param.add_(buf, alpha=-lr)
             else:
                 param.addcdiv_(grad, avg, value=-lr)

@@ -23,7 +23,6 @@ from __future__ import annotations
 from typing import Any
 
 from ..errors import StridedValueError
-from . import _fused
 from .optimizer import Optimizer, Params, check_number, check_single_tensor
 
 __all__ = ["SGD"]
@@ -59,7 +58,7 @@ class SGD(Optimizer):
         for param in self._params_with_grad(group):
             grad = param.grad if not maximize else -param.grad
             if weight_decay != 0:
-                grad = _fused.add(grad, param, weight_decay)
+                grad = grad.add(param, alpha=weight_decay)
             if momentum != 0:
                 state = self.state[param]
                 buf = state.get("momentum_buffer")
@@ -67,6 +66,6 @@ class SGD(Optimizer):
                     buf = grad.detach().clone()
                     state["momentum_buffer"] = buf
                 else:
-                    _fused.add_(buf.mul_(momentum), grad, 1 - dampening)
-                grad = _fused.add(grad, buf, momentum) if nesterov else buf
-            _fused.add_(param, grad, -lr)
+                    buf.mul_(momentum).add_(grad, alpha=1 - dampening)
+                grad = grad.add(buf, alpha=momentum) if nesterov else buf
+            param.add_(grad, alpha=-lr)

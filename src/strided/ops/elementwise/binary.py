@@ -419,9 +419,9 @@ def _tensor_args_error(name: str, a: Any, b: Any) -> StridedTypeError:
 
 def _alpha_scalar(alpha: Any, result: DType, compute: DType, name: str) -> Any:
     """``alpha=`` checked as PyTorch's ``alpha_check``, as a NumPy scalar of the compute dtype."""
-    if isinstance(alpha, np.generic) and alpha.dtype.kind in "biuf":
+    if isinstance(alpha, np.generic) and alpha.dtype.kind in "biufc":
         alpha = alpha.item()
-    if not isinstance(alpha, (bool, int, float)):
+    if not isinstance(alpha, (bool, int, float, complex)):
         raise StridedTypeError(
             join_lines(
                 f"{name}(): argument 'alpha' must be Number, not {type(alpha).__name__}",
@@ -435,12 +435,19 @@ def _alpha_scalar(alpha: Any, result: DType, compute: DType, name: str) -> Any:
                 f"the result is {result.name}; pass a number: alpha={int(alpha)}",
             )
         )
-    if isinstance(alpha, float) and not result.is_floating_point:
+    if isinstance(alpha, (float, complex)) and not (result.is_floating_point or result.is_complex):
         raise StridedRuntimeError(
             join_lines(
                 "For integral input tensors, argument alpha must not be a floating point number.",
                 f"the result is {result.name} and alpha={alpha!r}; pass an int alpha, or convert the "
                 "tensors to float first (x.to(strided.float32))",
+            )
+        )
+    if isinstance(alpha, complex) and not result.is_complex:
+        raise StridedRuntimeError(
+            join_lines(
+                "For non-complex input tensors, argument alpha must not be a complex number.",
+                f"the result is {result.name} and alpha={alpha!r}; pass a real alpha, or complex tensors",
             )
         )
     return _np_scalar(alpha, compute)
@@ -451,6 +458,11 @@ def _check_alpha_range(alpha: Any, result: DType, name: str) -> None:
     which refuses a value outside its range (after the in-place checks, as in PyTorch)."""
     if isinstance(alpha, np.generic):
         alpha = alpha.item()
+    if result.is_complex:  # (a complex64/128 holds any alpha whose parts its float part holds)
+        parts = (alpha.real, alpha.imag) if isinstance(alpha, complex) else (alpha,)
+        if result.name == "complex128" or all(
+                v != v or v in (_INF, -_INF) or -_F32_MAX <= v <= _F32_MAX for v in parts):
+            return
     if not result.is_floating_point or not -65504 <= alpha <= 65504:  # (below float16's max every float dtype holds it)
         message = scalar_overflow(alpha, result)
         if message is not None:
@@ -652,6 +664,8 @@ def _make_binary(op: BinaryOp) -> tuple[Callable[..., Tensor], ...]:
 _KNOWN = (Tensor, bool, int, float, complex, np.ndarray, np.generic)
 _REFLECT_FAST = (ADD, SUB, MUL)  # the reflected dunders with a fast path (see _make_binary)
 _EXACT = 2**53  # Python ints below this convert to a float exactly
+_INF = float("inf")
+_F32_MAX = float(np.finfo(np.float32).max)
 _F32_SAFE = 3.4e38  # numbers inside (-_F32_SAFE, _F32_SAFE) convert to float32 without overflow
 
 
