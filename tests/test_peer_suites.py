@@ -1,0 +1,106 @@
+"""Issue 26: what PyTorch's own view/indexing/shape suites check, as differential tests against
+torch 2.13 — out= resizing to the inputs' memory order, the stride overflow of dense layouts,
+0-d byte masks, and the smaller features those suites use."""
+
+from __future__ import annotations
+
+import warnings
+
+import numpy as np
+import pytest
+
+import strided as S
+
+torch = pytest.importorskip("torch")
+
+B = 2**61
+
+
+def _same_error(fs, ft):
+    with pytest.raises(Exception) as es:
+        fs()
+    with pytest.raises(Exception) as et:
+        ft()
+    assert isinstance(es.value, type(et.value).__mro__[0]), (type(es.value), type(et.value))
+    assert str(es.value).splitlines()[0] == str(et.value).splitlines()[0]
+    return es.value
+
+
+# ---------------------------------------------------------------- out= takes the inputs' memory order
+
+OUT_OPS = {
+    "add": lambda m, x, o: m.add(x, x, out=o),
+    "mul_scalar": lambda m, x, o: m.mul(x, 2, out=o),
+    "neg": lambda m, x, o: m.neg(x, out=o),
+    "exp": lambda m, x, o: m.exp(x, out=o),
+    "clamp": lambda m, x, o: m.clamp(x, 0, 1, out=o),
+    "where": lambda m, x, o: m.where(x > 0, x, x, out=o),
+    "pow": lambda m, x, o: m.pow(x, 2, out=o),
+    "addcmul": lambda m, x, o: m.addcmul(x, x, x, out=o),
+    "atan2": lambda m, x, o: m.atan2(x, x, out=o),
+    "maximum": lambda m, x, o: m.maximum(x, x, out=o),
+    "sum": lambda m, x, o: m.sum(x, 2, out=o),
+    "amax_keepdim": lambda m, x, o: m.amax(x, 2, keepdim=True, out=o),
+    "logsumexp": lambda m, x, o: m.logsumexp(x, 2, out=o),
+    "matmul": lambda m, x, o: m.matmul(x, x.transpose(1, 2), out=o),
+}
+
+
+@pytest.mark.parametrize("name", sorted(OUT_OPS))
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+def test_out_resize_takes_the_result_layout(name, dtype):
+    f = OUT_OPS[name]
+    xt = (torch.arange(24, dtype=getattr(torch, dtype)) / 7).reshape(2, 3, 4).permute(1, 0, 2)
+    xs = S.tensor(xt.permute(1, 0, 2).tolist(), dtype=getattr(S, dtype)).permute(1, 0, 2)
+    for ot, os_ in ((torch.empty(0, dtype=xt.dtype), S.empty(0, dtype=xs.dtype)),
+                    (torch.empty(5, dtype=xt.dtype), S.empty(5, dtype=xs.dtype))):
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            rt, rs = f(torch, xt, ot), f(S, xs, os_)
+        assert rs is os_
+        assert (rs.shape, rs.stride(), rs.dtype.name) == (tuple(rt.shape), rt.stride(), str(rt.dtype)[6:])
+        np.testing.assert_allclose(np.array(rs.tolist()), rt.numpy(), rtol=1e-6)
+
+
+def test_out_of_the_right_shape_keeps_its_strides():
+    xt = torch.zeros(2, 3, 4).permute(1, 0, 2)
+    xs = S.zeros(2, 3, 4).permute(1, 0, 2)
+    ot, os_ = torch.empty(3, 2, 4), S.empty(3, 2, 4)
+    assert S.add(xs, 1, out=os_).stride() == torch.add(xt, 1, out=ot).stride() == (8, 4, 1)
+
+
+# ---------------------------------------------------------------- dense strides past int64
+
+OVERFLOW = {
+    "resize_": lambda m: m.empty(()).resize_([0, 4, B]),
+    "resize_ channels_last": lambda m: m.empty(0).resize_((0, 4, B, 1), memory_format=m.channels_last),
+    "empty": lambda m: m.empty(0, 4, B),
+    "empty 2**40": lambda m: m.empty(0, 2**40, 2**40),
+    "zeros": lambda m: m.zeros(0, 4, B),
+    "full": lambda m: m.full((0, 4, B), 1.0),
+    "empty channels_last": lambda m: m.empty((4, 0, 4, B), memory_format=m.channels_last),
+    "empty channels_last_3d": lambda m: m.empty((0, 4, B, 1, 1), memory_format=m.channels_last_3d),
+    "view": lambda m: m.empty(0).view(0, 4, B),
+    "reshape": lambda m: m.empty(0).reshape(0, 4, B),
+    "unflatten": lambda m: m.empty(0).unflatten(0, (0, 4, B)),
+}
+
+
+@pytest.mark.parametrize("name", sorted(OVERFLOW))
+def test_stride_calculation_overflowed(name):
+    f = OVERFLOW[name]
+    err = _same_error(lambda: f(S), lambda: f(torch))
+    assert isinstance(err, RuntimeError) and "more than int64 holds" in str(err)
+
+
+def test_resize_overflow_changes_nothing():
+    t = S.zeros(2)
+    with pytest.raises(RuntimeError, match="Stride calculation overflowed"):
+        t.resize_(0, 4, B)
+    assert (t.shape, t.stride(), t.untyped_storage().nbytes()) == ((2,), (1,), 8)
+
+
+@pytest.mark.parametrize("shape", [(4, B, 0), (B, 0, 4), (2**40, 0, 2**40)])
+def test_strides_that_fit_are_kept(shape):
+    assert S.empty(shape).stride() == torch.empty(shape).stride()
+    assert S.empty_strided((0, 4, B), (1, 1, 1)).stride() == (1, 1, 1)
