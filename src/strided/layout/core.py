@@ -39,9 +39,9 @@ from ..refusals import (
     NumelMismatch,
     NumelOverflow,
     OverlapStatus,
-    StrideOverflow,
     RepeatedDims,
     Shape,
+    StrideOverflow,
     TooManyDims,
 )
 

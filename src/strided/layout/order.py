@@ -13,8 +13,8 @@ from collections.abc import Sequence
 from .core import (
     INT64_MAX,
     Shape,
-    check_strides_fit,
     channels_last_strides,
+    check_strides_fit,
     contiguous_strides,
     fortran_strides,
     is_channels_last_contiguous,
