@@ -104,3 +104,24 @@ def test_resize_overflow_changes_nothing():
 def test_strides_that_fit_are_kept(shape):
     assert S.empty(shape).stride() == torch.empty(shape).stride()
     assert S.empty_strided((0, 4, B), (1, 1, 1)).stride() == (1, 1, 1)
+
+
+# ---------------------------------------------------------------- a 0-d uint8 index is a byte mask
+
+
+@pytest.mark.parametrize("value", [0, 1])
+@pytest.mark.parametrize("make", ["tensor", "ndarray"])
+def test_zero_dim_uint8_index_is_a_mask(value, make):
+    def idx(m):
+        return m.tensor(value, dtype=m.uint8) if make == "tensor" else np.array(value, dtype=np.uint8)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        for key in (lambda m: idx(m), lambda m: (idx(m), 1), lambda m: (0, idx(m))):
+            assert S.zeros(2, 3)[key(S)].shape == tuple(torch.zeros(2, 3)[key(torch)].shape)
+        ys, yt = S.arange(6.0).reshape(2, 3), torch.arange(6.0).reshape(2, 3)
+        ys[idx(S)] = 7.0
+        yt[idx(torch)] = 7.0
+        assert ys.tolist() == yt.tolist()
+    with pytest.warns(UserWarning, match="indexing with dtype torch.uint8 is now deprecated"):
+        S.zeros(2)[idx(S)]
+    assert S.zeros(4)[np.uint8(value)].shape == ()  # a NumPy scalar stays an int, as in torch

@@ -90,7 +90,8 @@ def _int_kind(value: object, rule: Rule = "int") -> str:
       integer NumPy arrays.
     - ``"index"``: an integer inside ``t[...]``, as PyTorch's and NumPy's indexing read it:
       anything 0-d with ``__index__`` whose dtype (if any) is neither bool nor float, so 0-d
-      integer NumPy arrays too, and never a bool (Python's, NumPy's, a 0-d bool tensor: masks).
+      integer NumPy arrays too, and never a bool (Python's, NumPy's, a 0-d bool tensor: masks)
+      nor a 0-d uint8 array or tensor (a byte mask in PyTorch; a NumPy uint8 scalar is an int).
     """
     if isinstance(value, bool):
         return "bool"
@@ -102,8 +103,8 @@ def _int_kind(value: object, rule: Rule = "int") -> str:
     if rule == "index":
         if not hasattr(value, "__index__") or tuple(getattr(value, "shape", ())) != ():
             return "no"
-        if "bool" in dtype:
-            return "bool"
+        if "bool" in dtype or dtype.endswith("uint8"):
+            return "bool"  # a 0-d uint8 array or tensor is a (deprecated) byte mask, as in PyTorch
         return "no" if "float" in dtype else "int"
     size = rule == "size"
     if _is_tensor_like(value):
