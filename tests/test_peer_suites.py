@@ -125,3 +125,74 @@ def test_zero_dim_uint8_index_is_a_mask(value, make):
     with pytest.warns(UserWarning, match="indexing with dtype torch.uint8 is now deprecated"):
         S.zeros(2)[idx(S)]
     assert S.zeros(4)[np.uint8(value)].shape == ()  # a NumPy scalar stays an int, as in torch
+
+
+# ---------------------------------------------------------------- small features the suites use
+
+
+@pytest.mark.parametrize("name", ["zeros", "ones", "empty"])
+def test_size_keyword_of_the_factories(name):
+    for kw in ({"size": (2, 3)}, {"size": [4]}, {"size": ()}, {"size": (2, 0), "dtype": "float64"}):
+        kw_s = {k: (getattr(S, v) if k == "dtype" else v) for k, v in kw.items()}
+        kw_t = {k: (getattr(torch, v) if k == "dtype" else v) for k, v in kw.items()}
+        rs, rt = getattr(S, name)(**kw_s), getattr(torch, name)(**kw_t)
+        assert (rs.shape, rs.stride(), rs.dtype.name) == (tuple(rt.shape), rt.stride(), str(rt.dtype)[6:])
+        if name != "empty":
+            assert rs.tolist() == rt.tolist()
+    for args, kw in (((2,), {"size": (3,)}), ((), {"size": 2})):
+        err = _same_error(lambda: getattr(S, name)(*args, **kw), lambda: getattr(torch, name)(*args, **kw))
+        assert isinstance(err, TypeError)
+    assert S.rand(size=(2, 3)).shape == (2, 3)
+
+
+def test_del_item_is_a_type_error():
+    def delete(m):
+        t = m.zeros(3)
+        del t[0]
+    err = _same_error(lambda: delete(S), lambda: delete(torch))
+    assert isinstance(err, TypeError)
+
+
+@pytest.mark.parametrize("shape", [(), (3,), (2, 0, 4)])
+def test_sparse_and_dense_dims(shape):
+    assert (S.zeros(shape).sparse_dim(), S.zeros(shape).dense_dim()) == (
+        torch.zeros(shape).sparse_dim(), torch.zeros(shape).dense_dim())
+
+
+@pytest.mark.parametrize("key", [range(2, 8, 2), range(0), range(4, -1, -2), (range(2), range(1, 3))],
+                         ids=["step", "empty", "negative_step", "two"])
+def test_range_as_index(key):
+    rs, rt = S.arange(40).reshape(8, 5)[key], torch.arange(40).reshape(8, 5)[key]
+    assert (rs.shape, rs.stride(), rs.tolist()) == (tuple(rt.shape), rt.stride(), rt.tolist())
+    ws, wt = S.zeros(8, 5), torch.zeros(8, 5)
+    ws[key] = 1.0
+    wt[key] = 1.0
+    assert ws.tolist() == wt.tolist()
+
+
+def test_deterministic_algorithms_setting():
+    before = S.are_deterministic_algorithms_enabled()
+    try:
+        S.use_deterministic_algorithms(True)
+        assert S.are_deterministic_algorithms_enabled() is True
+        S.use_deterministic_algorithms(False, warn_only=True)
+        assert S.are_deterministic_algorithms_enabled() is False
+    finally:
+        S.use_deterministic_algorithms(before)
+    for args, kw in ((("x",), {}), ((1,), {}), ((True,), {"warn_only": 1})):
+        err = _same_error(lambda: S.use_deterministic_algorithms(*args, **kw),
+                          lambda: torch.use_deterministic_algorithms(*args, **kw))
+        assert isinstance(err, TypeError)
+
+
+@pytest.mark.parametrize("template", ["transposed", "channels_last", "channels_last_3d"])
+def test_resize_as_preserve_format(template):
+    def make(m):
+        if template == "transposed":
+            return m.zeros(2, 3).t()
+        if template == "channels_last":
+            return m.zeros(2, 4, 5, 3).permute(0, 3, 1, 2)
+        return m.zeros(2, 4, 5, 6, 3).permute(0, 4, 1, 2, 3)
+    rs = S.empty(0).resize_as_(make(S), memory_format=S.preserve_format)
+    rt = torch.empty(0).resize_as_(make(torch), memory_format=torch.preserve_format)
+    assert (rs.shape, rs.stride()) == (tuple(rt.shape), rt.stride())

@@ -268,6 +268,25 @@ def parse_sizes(args: Sequence[Any], op: str) -> tuple[int, ...]:
     return tuple(args)
 
 
+def sizes_or_size(sizes: tuple[Any, ...], size: Any, op: str) -> tuple[int, ...]:
+    """The sizes of a factory called ``op(*sizes)`` or ``op(size=...)`` (PyTorch's keyword), with
+    PyTorch's TypeErrors for both at once and for a keyword that is not a sequence.
+
+    >>> sizes_or_size((), (2, 3), "zeros"), sizes_or_size((2, 3), None, "zeros")
+    ((2, 3), (2, 3))
+    """
+    if size is None:
+        return parse_sizes(sizes, op)
+    if sizes:
+        raise StridedTypeError(f"{op}() got multiple values for argument 'size'")
+    if not isinstance(size, (tuple, list)):
+        raise StridedTypeError(join_lines(
+            f"{op}(): argument 'size' must be tuple of ints, not {type(size).__name__}",
+            f"size={size!r:.40}: as a keyword the sizes are one sequence, e.g. {op}(size=(2, 3))",
+        ))
+    return parse_sizes((size,), op)
+
+
 def _parse_sizes_slow(args: Sequence[Any], op: str) -> tuple[int, ...]:
     """``parse_sizes`` for anything but plain in-range ints, read as PyTorch reads a size list.
 

@@ -942,6 +942,18 @@ def len_0d_error() -> StridedTypeError:
     )
 
 
+def delitem_error(key: Any) -> StridedTypeError:
+    """PyTorch's error for ``del t[key]``."""
+    return StridedTypeError(
+        join_lines(
+            "Tensor does not support deleting items",
+            f"del t[{key!r:.40}] would remove elements, but a tensor's shape is fixed by its layout",
+            "fix: keep the others with a mask, t[mask], or strided.cat of the slices around the "
+            "item (both copy)",
+        )
+    )
+
+
 def iter_0d_error() -> StridedTypeError:
     """PyTorch's error for iterating over a 0-d tensor."""
     return StridedTypeError(

@@ -39,6 +39,7 @@ from .messages import (
     array_copy_error,
     bool_error,
     contains_error,
+    delitem_error,
     format_spec_error,
     index_error,
     is_contiguous_format_error,
@@ -202,6 +203,18 @@ class Tensor:
 
     nelement = numel
 
+    def sparse_dim(self) -> int:
+        """The number of sparse dims: 0, as for every strided (dense) PyTorch tensor.
+
+        >>> strided.zeros(2, 3).sparse_dim(), strided.zeros(2, 3).dense_dim()
+        (0, 2)
+        """
+        return 0
+
+    def dense_dim(self) -> int:
+        """The number of dense dims: all of them (``dim()``), as for a strided PyTorch tensor."""
+        return len(self._layout.shape)
+
     def element_size(self) -> int:
         """Bytes per element.
 
@@ -358,6 +371,10 @@ class Tensor:
         # Note: PyTorch lets Decimal and Fraction numbers through to ==; strided's == takes
         # neither of them, so they get this error too (complex numbers compare, as in PyTorch).
         raise contains_error(element, self._dtype.name, self._layout.shape)
+
+    def __delitem__(self, key: Any) -> None:
+        """``del t[key]``: refused as PyTorch refuses it (TypeError); a tensor has no item to remove."""
+        raise delitem_error(key)
 
     def __len__(self) -> int:
         if not self._layout.shape:

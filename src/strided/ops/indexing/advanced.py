@@ -133,6 +133,8 @@ def _index_array(item: Any) -> tuple[str, Any]:
         ))
     if isinstance(item, np.bool_):
         raise invalid_index(item)  # as PyTorch: a NumPy bool scalar is no index (np.array(True) is)
+    if isinstance(item, range):  # PyTorch reads a range as the list of its ints
+        return "int", np.arange(item.start, item.stop, item.step, dtype=np.int64)
     if isinstance(item, (list, tuple)):
         return _from_array(_sequence(item), item)
     if isinstance(item, np.ndarray) or (hasattr(item, "__array__") and hasattr(item, "shape")):
