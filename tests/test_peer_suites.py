@@ -5,6 +5,7 @@ torch 2.13 — out= resizing to the inputs' memory order, the stride overflow of
 from __future__ import annotations
 
 import warnings
+from functools import partial
 
 import numpy as np
 import pytest
@@ -140,7 +141,7 @@ def test_size_keyword_of_the_factories(name):
         if name != "empty":
             assert rs.tolist() == rt.tolist()
     for args, kw in (((2,), {"size": (3,)}), ((), {"size": 2})):
-        err = _same_error(lambda: getattr(S, name)(*args, **kw), lambda: getattr(torch, name)(*args, **kw))
+        err = _same_error(partial(getattr(S, name), *args, **kw), partial(getattr(torch, name), *args, **kw))
         assert isinstance(err, TypeError)
     assert S.rand(size=(2, 3)).shape == (2, 3)
 
@@ -180,8 +181,8 @@ def test_deterministic_algorithms_setting():
     finally:
         S.use_deterministic_algorithms(before)
     for args, kw in ((("x",), {}), ((1,), {}), ((True,), {"warn_only": 1})):
-        err = _same_error(lambda: S.use_deterministic_algorithms(*args, **kw),
-                          lambda: torch.use_deterministic_algorithms(*args, **kw))
+        err = _same_error(partial(S.use_deterministic_algorithms, *args, **kw),
+                          partial(torch.use_deterministic_algorithms, *args, **kw))
         assert isinstance(err, TypeError)
 
 
