@@ -197,3 +197,23 @@ def test_resize_as_preserve_format(template):
     rs = S.empty(0).resize_as_(make(S), memory_format=S.preserve_format)
     rt = torch.empty(0).resize_as_(make(torch), memory_format=torch.preserve_format)
     assert (rs.shape, rs.stride()) == (tuple(rt.shape), rt.stride())
+
+
+BROADCAST_SHAPES_BAD = [
+    [1, 1, -12], [-11], [(1, -12)], [(1, 1, -2)], [3, 5], [2, 4, 1], [(2, 3), (3, 2)], [(4, 1, 3), (2, 1), (4, 1)],
+    [(2,), [3]], [1.1], [2.0], [(3,), (-1,)],
+]
+
+
+@pytest.mark.parametrize("shapes", BROADCAST_SHAPES_BAD, ids=str)
+def test_broadcast_shapes_errors_as_torch(shapes):
+    err = _same_error(partial(S.broadcast_shapes, *shapes), partial(torch.broadcast_shapes, *shapes))
+    if isinstance(err, RuntimeError) and "dimension of length" in str(err):
+        assert isinstance(err, ValueError)  # NumPy's class for a mismatch, beside PyTorch's
+
+
+def test_broadcast_shapes_skips_none_and_reads_ints():
+    for shapes in ([None, (2,)], [3, (2, 1)], [(4, 1, 3), (2, 1)], []):
+        assert S.broadcast_shapes(*shapes) == tuple(torch.broadcast_shapes(*shapes))
+    with pytest.raises(ValueError):
+        S.broadcast_shapes((3,), (2,))
