@@ -217,3 +217,36 @@ def test_broadcast_shapes_skips_none_and_reads_ints():
         assert S.broadcast_shapes(*shapes) == tuple(torch.broadcast_shapes(*shapes))
     with pytest.raises(ValueError):
         S.broadcast_shapes((3,), (2,))
+
+
+# ---------------------------------------------------------------- error order and texts
+
+
+def test_index_put_checks_the_shape_before_the_dtype():
+    for value in (lambda m: m.tensor([1, 2, 3]), lambda m: m.tensor([1.0, 2.0, 3.0], dtype=m.float64)):
+        err = _same_error(lambda: S.zeros(3).index_put_((S.tensor([0, 1]),), value(S)),
+                          lambda: torch.zeros(3).index_put_((torch.tensor([0, 1]),), value(torch)))
+        assert isinstance(err, RuntimeError) and "shape mismatch" in str(err)
+    err = _same_error(lambda: S.zeros(3).index_put_((S.tensor([0, 1]),), S.tensor([1, 2])),
+                      lambda: torch.zeros(3).index_put_((torch.tensor([0, 1]),), torch.tensor([1, 2])))
+    assert "dtypes match" in str(err)
+
+
+ARG_ORDER = {
+    "transpose(3, ())": lambda x: x.transpose(3, ()),
+    "transpose((), 3)": lambda x: x.transpose((), 3),
+    "transpose(3, 1.5)": lambda x: x.transpose(3, 1.5),
+    "transpose(True, 0)": lambda x: x.transpose(True, 0),
+    "swapaxes(3, ())": lambda x: x.swapaxes(3, ()),
+    "swapdims(3, ())": lambda x: x.swapdims(3, ()),
+    "diagonal(0, 5, ())": lambda x: x.diagonal(0, 5, ()),
+    "flatten(7, 'x')": lambda x: x.flatten(7, "x"),
+}
+
+
+@pytest.mark.parametrize("name", sorted(ARG_ORDER))
+def test_type_errors_before_range_errors(name):
+    f = ARG_ORDER[name]
+    err = _same_error(lambda: f(S.zeros(2, 3)), lambda: f(torch.zeros(2, 3)))
+    assert isinstance(err, TypeError)
+    assert S.zeros(2, 3).transpose(S.tensor(1), 0).shape == (3, 2)  # a 0-d integer tensor is a dim

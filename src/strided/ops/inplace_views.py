@@ -111,7 +111,7 @@ def swapdims(self: Tensor, dim0: int, dim1: int) -> Tensor:
     >>> strided.zeros(2, 3, 4).swapdims(0, 2).shape
     (4, 3, 2)
     """
-    return self.transpose(dim0, dim1)
+    return self.transpose(int_arg(dim0, "swapdims", "dim0", 1), int_arg(dim1, "swapdims", "dim1", 2))
 
 
 @method("swapaxes")
@@ -121,7 +121,7 @@ def swapaxes(self: Tensor, axis0: int, axis1: int) -> Tensor:
     >>> strided.zeros(2, 3, 4).swapaxes(1, 2).stride()
     (12, 1, 4)
     """
-    return self.transpose(axis0, axis1)
+    return self.transpose(int_arg(axis0, "swapaxes", "axis0", 1), int_arg(axis1, "swapaxes", "axis1", 2))
 
 
 @method("squeeze_")
