@@ -223,9 +223,12 @@ def test_broadcast_shapes_skips_none_and_reads_ints():
 
 
 def test_index_put_checks_the_shape_before_the_dtype():
-    for value in (lambda m: m.tensor([1, 2, 3]), lambda m: m.tensor([1.0, 2.0, 3.0], dtype=m.float64)):
-        err = _same_error(lambda: S.zeros(3).index_put_((S.tensor([0, 1]),), value(S)),
-                          lambda: torch.zeros(3).index_put_((torch.tensor([0, 1]),), value(torch)))
+    def put(m, value):
+        return m.zeros(3).index_put_((m.tensor([0, 1]),), value)
+
+    for vs, vt in ((S.tensor([1, 2, 3]), torch.tensor([1, 2, 3])),
+                   (S.tensor([1.0, 2, 3], dtype=S.float64), torch.tensor([1.0, 2, 3], dtype=torch.float64))):
+        err = _same_error(partial(put, S, vs), partial(put, torch, vt))
         assert isinstance(err, RuntimeError) and "shape mismatch" in str(err)
     err = _same_error(lambda: S.zeros(3).index_put_((S.tensor([0, 1]),), S.tensor([1, 2])),
                       lambda: torch.zeros(3).index_put_((torch.tensor([0, 1]),), torch.tensor([1, 2])))
