@@ -253,3 +253,76 @@ def test_type_errors_before_range_errors(name):
     err = _same_error(lambda: f(S.zeros(2, 3)), lambda: f(torch.zeros(2, 3)))
     assert isinstance(err, TypeError)
     assert S.zeros(2, 3).transpose(S.tensor(1), 0).shape == (3, 2)  # a 0-d integer tensor is a dim
+
+
+# ---------------------------------------------------------------- digamma, i0, logit
+
+SPECIAL_POINTS = [0.0, -0.0, -1.0, -2.5, 1e-6, 0.3, 0.5, 1.0, 2.5, 7.7, 31.0, 150.0, float("inf"),
+                  float("-inf"), float("nan"), -7.3, 0.999]
+SPECIAL = {
+    "digamma": (lambda m, x: m.digamma(x), lambda x: x.digamma()),
+    "i0": (lambda m, x: m.i0(x), lambda x: x.i0()),
+    "logit": (lambda m, x: m.logit(x), lambda x: x.logit()),
+    "logit_eps": (lambda m, x: m.logit(x, eps=0.1), lambda x: x.logit(0.1)),
+    "logit_eps_0": (lambda m, x: m.logit(x, 0.0), lambda x: x.logit(eps=0.0)),
+}
+
+
+def _close(rs, rt, dtype):
+    got, want = np.array(rs.tolist(), dtype=np.float64), rt.double().numpy()
+    np.testing.assert_allclose(got, want, rtol=2e-6 if dtype == "float32" else 1e-12, atol=1e-30)
+    assert (rs.shape, rs.stride(), rs.dtype.name) == (tuple(rt.shape), rt.stride(), str(rt.dtype)[6:])
+
+
+@pytest.mark.parametrize("name", sorted(SPECIAL))
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+def test_special_functions_values(name, dtype):
+    fn, method = SPECIAL[name]
+    ts = S.tensor(SPECIAL_POINTS, dtype=getattr(S, dtype))
+    tt = torch.tensor(SPECIAL_POINTS, dtype=getattr(torch, dtype))
+    _close(fn(S, ts), fn(torch, tt), dtype)
+    _close(method(ts), method(tt), dtype)
+    # non-contiguous and zero-size inputs keep TensorIterator's layout
+    xs = S.arange(24, dtype=getattr(S, dtype)).reshape(2, 3, 4).permute(2, 0, 1)[::2] / 25
+    xt = torch.arange(24, dtype=getattr(torch, dtype)).reshape(2, 3, 4).permute(2, 0, 1)[::2] / 25
+    _close(fn(S, xs), fn(torch, xt), dtype)
+    _close(fn(S, S.zeros(0, 3, dtype=getattr(S, dtype)).t()), fn(torch, torch.zeros(0, 3, dtype=getattr(torch, dtype)).t()), dtype)
+
+
+@pytest.mark.parametrize("name", ["digamma", "i0", "logit"])
+def test_special_functions_dtypes_inplace_and_out(name):
+    for dt in ("int64", "uint8", "bool", "int16"):
+        rs, rt = getattr(S, name)(S.ones(2, dtype=getattr(S, dt))), getattr(torch, name)(torch.ones(2, dtype=getattr(torch, dt)))
+        assert rs.dtype.name == str(rt.dtype)[6:] == "float32"
+    err = _same_error(lambda: getattr(S, name)(S.ones(2, dtype=S.complex64)),
+                      lambda: getattr(torch, name)(torch.ones(2, dtype=torch.complex64)))
+    assert isinstance(err, NotImplementedError)
+    xs, xt = S.tensor([0.25, 0.75]), torch.tensor([0.25, 0.75])
+    assert getattr(xs, name + "_")() is xs
+    getattr(xt, name + "_")()
+    np.testing.assert_allclose(xs.tolist(), xt.tolist(), rtol=1e-6)
+    os_, ot = S.empty(0), torch.empty(0)
+    assert getattr(S, name)(S.tensor([0.25, 0.75]), out=os_) is os_
+    getattr(torch, name)(torch.tensor([0.25, 0.75]), out=ot)
+    np.testing.assert_allclose(os_.tolist(), ot.tolist(), rtol=1e-6)
+
+
+@pytest.mark.parametrize("name", sorted(SPECIAL))
+def test_special_functions_gradients(name):
+    fn = SPECIAL[name][0]
+    points = [0.05, 0.3, 0.5, 0.95, 2.5, -2.5, 31.5] if name.startswith("logit") is False else [0.05, 0.3, 0.5, 0.95]
+    xs = S.tensor(points, dtype=S.float64, requires_grad=True)
+    xt = torch.tensor(points, dtype=torch.float64, requires_grad=True)
+    w = [1.0 + i for i in range(len(points))]
+    (fn(S, xs) * S.tensor(w, dtype=S.float64)).sum().backward()
+    (fn(torch, xt) * torch.tensor(w, dtype=torch.float64)).sum().backward()
+    # (torch's polygamma(1, x) is accurate to ~1e-10 only; ours is float64-exact)
+    np.testing.assert_allclose(xs.grad.tolist(), xt.grad.numpy(), rtol=1e-9)
+    assert fn(S, xs).grad_fn.name() == fn(torch, xt).grad_fn.name()
+
+
+def test_digamma_double_backward_is_refused_not_dropped():
+    x = S.tensor([0.5, 2.0], dtype=S.float64, requires_grad=True)
+    (g,) = S.autograd.grad(x.digamma().sum(), x, create_graph=True)
+    with pytest.raises(NotImplementedError, match="the derivative for 'polygamma' is not implemented"):
+        g.sum().backward()
