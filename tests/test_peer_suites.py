@@ -326,3 +326,41 @@ def test_digamma_double_backward_is_refused_not_dropped():
     (g,) = S.autograd.grad(x.digamma().sum(), x, create_graph=True)
     with pytest.raises(NotImplementedError, match="the derivative for 'polygamma' is not implemented"):
         g.sum().backward()
+
+
+# ---------------------------------------------------------------- nonzero / diag / *_copy with out=
+
+OUT_FORMS = {
+    "nonzero": (lambda m, o: m.nonzero(m.tensor([[0, 1], [1, 1], [0, 0]]), out=o), "int64"),
+    "nonzero_one": (lambda m, o: m.nonzero(m.tensor([[0], [3]]), out=o), "int64"),
+    "diag_1d": (lambda m, o: m.diag(m.tensor([1.0, 2.0, 3.0]), 1, out=o), "float32"),
+    "diag_2d": (lambda m, o: m.diag(m.arange(12.0).reshape(3, 4).t(), -1, out=o), "float32"),
+    "diagonal_copy": (lambda m, o: m.diagonal_copy(m.arange(9.0).reshape(3, 3), out=o), "float32"),
+    "transpose_copy": (lambda m, o: m.transpose_copy(m.arange(6.0).reshape(2, 3), 0, 1, out=o), "float32"),
+    "expand_copy": (lambda m, o: m.expand_copy(m.arange(3.0), (2, 3), out=o), "float32"),
+}
+
+
+@pytest.mark.parametrize("name", sorted(OUT_FORMS))
+def test_out_of_nonzero_diag_and_copy_forms(name):
+    f, dt = OUT_FORMS[name]
+    for make in (lambda m: m.empty(0, dtype=getattr(m, dt)), lambda m: m.empty(7, dtype=getattr(m, dt)),
+                 lambda m: m.empty(2, 5, dtype=getattr(m, dt)).t()):
+        os_, ot = make(S), make(torch)
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            rs, rt = f(S, os_), f(torch, ot)
+        assert rs is os_
+        assert (rs.shape, rs.stride(), rs.tolist()) == (tuple(rt.shape), rt.stride(), rt.tolist())
+    wrong = "float64" if dt == "int64" else "int64"
+    err = _same_error(lambda: f(S, S.empty(0, dtype=getattr(S, wrong))),
+                      lambda: f(torch, torch.empty(0, dtype=getattr(torch, wrong))))
+    assert isinstance(err, RuntimeError)
+
+
+def test_nonzero_out_refuses_as_tuple_and_split_copy_out():
+    _same_error(lambda: S.nonzero(S.ones(2), out=S.empty(0, dtype=S.int64), as_tuple=True),
+                lambda: torch.nonzero(torch.ones(2), out=torch.empty(0, dtype=torch.int64), as_tuple=True))
+    err = _same_error(lambda: S.split_copy(S.ones(2), 1, out=S.empty(0)),
+                      lambda: torch.split_copy(torch.ones(2), 1, out=torch.empty(0)))
+    assert isinstance(err, TypeError)

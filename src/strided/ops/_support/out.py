@@ -105,10 +105,10 @@ def write_out(out: Any, result: Tensor, op: str, inputs: tuple = (), same_dtype:
         # order: add(x, x, out=empty(0)) of a permuted x is permuted too); reductions, matmul and
         # the rest allocate row-major, as their fresh results are
         strides = result._layout.strides
-        if L.is_contiguous(shape, strides) or not L.is_non_overlapping_and_dense(shape, strides):
-            resize_(out, shape)
+        if L.is_non_overlapping_and_dense(shape, strides):
+            resize_strided(out, shape, strides)  # (a size-1 dim's stride too: nonzero's (n, 1) is (1, n))
         else:
-            resize_strided(out, shape, strides)
+            resize_(out, shape)
     check_writable(out._storage, out._layout, name, updates=True)
     write(out._storage, out._layout, result._np())
     if bump:
