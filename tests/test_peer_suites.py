@@ -364,3 +364,25 @@ def test_nonzero_out_refuses_as_tuple_and_split_copy_out():
     err = _same_error(lambda: S.split_copy(S.ones(2), 1, out=S.empty(0)),
                       lambda: torch.split_copy(torch.ones(2), 1, out=torch.empty(0)))
     assert isinstance(err, TypeError)
+
+
+# ---------------------------------------------------------------- unravel_index
+
+UNRAVEL = [
+    ([5, 7], (3, 4)), (5, (3, 4)), ([[5, -1], [0, 11]], (3, 4)), ([12], (3, 4)), ([-13], (3, 4)), ([0], ()),
+    ([1], 4), ([], (0,)), ([2], (2**62, 4)), ([3, 1], [2, 1, 2]),
+]
+
+
+@pytest.mark.parametrize("data, shape", UNRAVEL, ids=str)
+def test_unravel_index(data, shape):
+    rs = S.unravel_index(S.tensor(data, dtype=S.int64), shape)
+    rt = torch.unravel_index(torch.tensor(data, dtype=torch.int64), shape)
+    assert [(r.shape, r.stride(), r.dtype.name, r.tolist()) for r in rs] == [
+        (tuple(r.shape), r.stride(), "int64", r.tolist()) for r in rt]
+    assert [r.tolist() for r in S.unravel_index(S.tensor(data, dtype=S.int32), shape)] == [r.tolist() for r in rt]
+
+
+@pytest.mark.parametrize("data, shape", [([1.0], (3,)), ([True], (3,)), ([1], (3, -1)), ([0], (0,))], ids=str)
+def test_unravel_index_errors(data, shape):
+    _same_error(lambda: S.unravel_index(S.tensor(data), shape), lambda: torch.unravel_index(torch.tensor(data), shape))

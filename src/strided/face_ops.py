@@ -194,6 +194,7 @@ from .ops.indexing.index_ops import (
     index_copy,
     index_fill,
     index_select,
+    unravel_index,
 )
 from .ops.indexing.masked import (
     argwhere,
@@ -574,6 +575,7 @@ __all__ = [
     'unfold_copy',
     'unique',
     'unique_consecutive',
+    'unravel_index',
     'unsqueeze',
     'unsqueeze_copy',
     'var',

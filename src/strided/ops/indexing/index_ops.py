@@ -14,8 +14,11 @@ from typing import Any
 import numpy as np
 
 from ... import layout as L
+from ...args import is_index_scalar
+from ...creation import tensor as make_tensor
 from ...dispatch import OPEN, adopted, copied, result
-from ...errors import StridedIndexError, StridedRuntimeError, join_lines
+from ...dtypes import bool_, int64
+from ...errors import StridedIndexError, StridedRuntimeError, StridedTypeError, StridedValueError, join_lines
 from ...gradients import grad_zeros, linear, seal
 from ...layout import Layout
 from ...opdef import Kind, declare
@@ -436,7 +439,49 @@ def index_copy_backward(out: Tensor, input: Tensor, dim: int, index: Tensor, sou
     return "IndexCopyBackward0", (input, source), grad, (index,)
 
 
+
+# ---------------------------------------------------------------- unravel_index
+
+
+def unravel_index(indices: Any, shape: Any) -> tuple[Tensor, ...]:
+    """The coordinates of flat ``indices`` in a row-major tensor of ``shape``: one int64 tensor
+    per dim, each of ``indices``' shape (PyTorch's ``torch.unravel_index``). As PyTorch computes
+    them, ``(indices[..., None] // coefs) % shape`` with ``coefs`` the row-major strides, so an
+    index out of range wraps (12 in shape (3, 4) gives (0, 0); -1 gives (2, 3)); the results are
+    the columns of one ``(..., ndim)`` tensor (views into it, as PyTorch's ``unbind``).
+
+    >>> [t.tolist() for t in strided.unravel_index(strided.tensor([5, 7]), (3, 4))]
+    [[1, 1], [1, 3]]
+    """
+    if not isinstance(indices, Tensor):
+        raise StridedTypeError(join_lines(
+            f"unravel_index(): argument 'indices' must be Tensor, not {type(indices).__name__}",
+            "pass the flat indices as an integer tensor: strided.tensor([5, 7])",
+        ))
+    d = indices._dtype
+    if d.is_complex or d.is_floating_point or d is bool_:
+        raise StridedTypeError(join_lines(
+            f"expected 'indices' to be integer dtype, but got torch.{d.name}",
+            "flat indices are whole numbers; fix: indices.to(strided.int64)",
+        ))
+    if isinstance(shape, bool) or not isinstance(shape, (int, tuple, list)) and not is_index_scalar(shape):
+        raise StridedTypeError(f"expected 'shape' to be int or sequence of ints, but got {type(shape)}")
+    dims = [shape] if not isinstance(shape, (tuple, list)) else list(shape)
+    for dim in dims:
+        if isinstance(dim, bool) or not (isinstance(dim, int) or is_index_scalar(dim)):
+            raise StridedTypeError(f"expected 'shape' sequence to only contain ints, but got {type(dim)}")
+    dims = [int(dim) for dim in dims]
+    if any(dim < 0 for dim in dims):
+        raise StridedValueError(f"'shape' cannot have negative values, but got {tuple(dims)}")
+    coefs = [1] * len(dims)
+    for k in range(len(dims) - 2, -1, -1):
+        coefs[k] = coefs[k + 1] * dims[k + 1]
+    coords = indices.unsqueeze(-1).floor_divide(make_tensor(coefs, dtype=int64)) % make_tensor(dims, dtype=int64)
+    return coords.unbind(-1)
+
+
 seal(globals())  # (last: this module's ops with a backward rule become their recording entries)
 # the kinds of this module's ops, in the op registry (after the seal: the forwards are the entries)
 declare(Kind.COPY, "index_select")
+declare(Kind.COMPUTE, "unravel_index")
 declare(Kind.COMPUTE, "index_add index_copy index_fill")
