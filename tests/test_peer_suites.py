@@ -386,3 +386,54 @@ def test_unravel_index(data, shape):
 @pytest.mark.parametrize("data, shape", [([1.0], (3,)), ([True], (3,)), ([1], (3, -1)), ([0], (0,))], ids=str)
 def test_unravel_index_errors(data, shape):
     _same_error(lambda: S.unravel_index(S.tensor(data), shape), lambda: torch.unravel_index(torch.tensor(data), shape))
+
+
+# ---------------------------------------------------------------- Tensor.new, Tensor.storage(), typed storages
+
+
+@pytest.mark.parametrize("args", [(), (2, 3), ([1, 2],), ((2, 3),), (3,), ([],), ([[1, 2], [3, 4]],)], ids=str)
+def test_tensor_new(args):
+    rs, rt = S.zeros(2, dtype=S.float64).new(*args), torch.zeros(2, dtype=torch.float64).new(*args)
+    assert (rs.shape, rs.stride(), rs.dtype.name) == (tuple(rt.shape), rt.stride(), "float64")
+    if args and isinstance(args[0], list):
+        assert rs.tolist() == rt.tolist()
+
+
+def test_tensor_new_from_a_tensor_and_errors():
+    x, o = S.zeros(2, dtype=S.float64), S.tensor([1.0, 2.0], dtype=S.float64)
+    shared = x.new(o)
+    assert shared.untyped_storage() is o.untyped_storage() and shared.tolist() == [1.0, 2.0]
+    _same_error(lambda: S.zeros(2).new(2.5), lambda: torch.zeros(2).new(2.5))
+    with pytest.raises(TypeError):
+        x.new(S.tensor([1, 2]))
+    with pytest.raises(TypeError):
+        torch.zeros(2, dtype=torch.float64).new(torch.tensor([1, 2]))
+
+
+@pytest.mark.parametrize("dtype", ["float32", "int64", "bool", "complex64", "float16"])
+def test_tensor_storage_is_typed(dtype):
+    make = {"bool": lambda m: m.tensor([True, False, True]), "complex64": lambda m: m.tensor([1 + 2j, 3j, 0j])}
+    def build(m):
+        base = make[dtype](m) if dtype in make else m.arange(5).to(getattr(m, dtype))
+        return base[1:]
+    with pytest.warns(UserWarning, match="TypedStorage is deprecated"):
+        ss = build(S).storage()
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        st = build(torch).storage()
+    assert (ss.tolist(), ss.size(), len(ss), ss.nbytes(), ss.element_size(), ss[1]) == (
+        st.tolist(), st.size(), len(st), st.nbytes(), st.element_size(), st[1])
+    assert ss.dtype.name == str(st.dtype)[6:]
+
+
+@pytest.mark.parametrize("name", ["FloatStorage", "DoubleStorage", "LongStorage", "IntStorage", "ByteStorage",
+                                  "BoolStorage", "ShortStorage", "CharStorage", "HalfStorage"])
+def test_legacy_storage_classes(name):
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        for args in (([1, 0, 2],), (3,), ()):
+            ss, st = getattr(S, name)(*args), getattr(torch, name)(*args)
+            assert (ss.size(), ss.dtype.name) == (st.size(), str(st.dtype)[6:])
+            if args and isinstance(args[0], list):
+                assert ss.tolist() == st.tolist()
+        assert S.TypedStorage([1, 2], dtype=S.float64).tolist() == torch.TypedStorage([1, 2], dtype=torch.float64).tolist()

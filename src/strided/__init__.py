@@ -78,6 +78,18 @@ try:
     from .ops.shape.broadcasting import broadcasting
     from .storage import Storage
     from .tensor import Tensor
+    from .typed_storage import (
+        BoolStorage,
+        ByteStorage,
+        CharStorage,
+        DoubleStorage,
+        FloatStorage,
+        HalfStorage,
+        IntStorage,
+        LongStorage,
+        ShortStorage,
+        TypedStorage,
+    )
 finally:
     if _gc_was_enabled:
         _gc.enable()
@@ -96,7 +108,8 @@ __all__ = [
     "float32", "float64", "from_dlpack", "Generator", "initial_seed", "int16", "int32", "int64", "int8",
     "is_complex", "is_conj", "is_grad_enabled", "Layout", "linalg", "manual_seed", "may_share_memory", "nn",
     "no_grad", "OverlapWriteError", "preserve_format", "promote_types", "ravel", "record_copies", "reshape",
-    "ReshapeRefusal", "result_type", "return_types", "seed", "set_grad_enabled", "shares_memory", "Storage", "use_deterministic_algorithms",
+    "ReshapeRefusal", "result_type", "return_types", "seed", "set_grad_enabled", "shares_memory", "Storage", "TypedStorage", "BoolStorage", "ByteStorage", "CharStorage",
+    "DoubleStorage", "FloatStorage", "HalfStorage", "IntStorage", "LongStorage", "ShortStorage", "use_deterministic_algorithms",
     "StridedBufferError", "StridedError", "StridedIndexError", "StridedNotImplementedError", "StridedRuntimeError",
     "StridedTypeError", "StridedValueError", "Tensor", "uint16", "uint32", "uint64", "uint8", "ViewError", "watch",
     "watch_torch",

@@ -12,6 +12,7 @@ Methods follow PyTorch's semantics; differences are marked with ``# Note:``.
 from __future__ import annotations
 
 import numbers
+import warnings
 from collections.abc import Callable, Iterator
 from typing import Any
 
@@ -20,6 +21,7 @@ import numpy as np
 from . import dispatch as _dispatch
 from . import layout as L
 from .args import no_dims, type_name
+from .callsite import user_site
 from .dispatch import OPEN, copy_of, storage_root, view_of
 from .dtypes import DType
 from .errors import StridedRuntimeError, join_lines
@@ -51,6 +53,8 @@ from .messages import (
 )
 from .pickled import checked_state, deep_copied, pickled_state, restore_leaf
 from .storage import Storage
+from .typed_storage import DEPRECATED as TYPED_DEPRECATED
+from .typed_storage import TypedStorage
 
 _new = object.__new__
 
@@ -297,6 +301,18 @@ class Tensor:
         """
         storage = self._storage
         return storage_root(storage) if _dispatch._ALIASED else storage
+
+    def storage(self) -> TypedStorage:
+        """PyTorch's deprecated typed storage (its UserWarning included): this tensor's storage
+        read as its dtype, with ``tolist()``, ``size()``, ``[i]``; ``untyped_storage()`` is the
+        modern spelling.
+
+        >>> import warnings; warnings.simplefilter("ignore")
+        >>> strided.arange(3)[1:].storage().tolist()
+        [0, 1, 2]
+        """
+        warnings.warn(TYPED_DEPRECATED, UserWarning, stacklevel=user_site()[1])  # (the user's line)
+        return TypedStorage(wrap_storage=self._storage, dtype=self._dtype)
 
     def is_contiguous(self, memory_format: MemoryFormat = contiguous_format) -> bool:
         """PyTorch's rules: size-1 dims are ignored; empty tensors are contiguous.
