@@ -437,3 +437,54 @@ def test_legacy_storage_classes(name):
             if args and isinstance(args[0], list):
                 assert ss.tolist() == st.tolist()
         assert S.TypedStorage([1, 2], dtype=S.float64).tolist() == torch.TypedStorage([1, 2], dtype=torch.float64).tolist()
+
+
+# ---------------------------------------------------------------- index_reduce_
+
+
+@pytest.mark.parametrize("reduce", ["prod", "mean", "amax", "amin"])
+@pytest.mark.parametrize("include_self", [True, False])
+@pytest.mark.parametrize("dtype", ["float32", "float64", "int64"])
+def test_index_reduce(reduce, include_self, dtype):
+    base = [[1, -2, 3], [4, 5, -6], [7, 8, 9], [0, 2, 1]]
+    src = [[2, 3, -1], [4, -5, 5], [6, 7, 0], [1, 1, 3], [9, -9, 2]]
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        for dim, index in ((0, [0, 0, 3, 1, 0]), (1, [2, 2, 0, 2])):
+            def run(m, inplace, dim=dim, index=index):
+                x = m.tensor(base, dtype=getattr(m, dtype))
+                s = m.tensor(src, dtype=getattr(m, dtype))
+                if dim == 1:  # a column-major self; a (4, 4) source, transposed
+                    x = x.t().contiguous().t()
+                    s = m.tensor([row + [row[0] + 1] for row in src[:4]], dtype=getattr(m, dtype)).t()
+                idx = m.tensor(index)
+                if inplace:
+                    r = x.index_reduce_(dim, idx, s, reduce, include_self=include_self)
+                    assert r is x
+                    return r
+                return m.index_reduce(x, dim, idx, s, reduce, include_self=include_self)
+            for inplace in (True, False):
+                rs, rt = run(S, inplace), run(torch, inplace)
+                assert (rs.shape, rs.stride(), rs.dtype.name) == (tuple(rt.shape), rt.stride(), str(rt.dtype)[6:])
+                np.testing.assert_allclose(np.array(rs.tolist()), rt.numpy(), rtol=1e-6)
+
+
+INDEX_REDUCE_BAD = {
+    "reduce": lambda m: m.ones(3).index_reduce_(0, m.tensor([0]), m.ones(1), "sum"),
+    "bounds": lambda m: m.ones(3).index_reduce_(0, m.tensor([3]), m.ones(1), "prod"),
+    "negative": lambda m: m.ones(3).index_reduce_(0, m.tensor([-1]), m.ones(1), "prod"),
+    "dtype": lambda m: m.ones(3).index_reduce_(0, m.tensor([0]), m.ones(1, dtype=m.float64), "prod"),
+    "count": lambda m: m.ones(3).index_reduce_(0, m.tensor([0, 1]), m.ones(1), "prod"),
+    "index_dtype": lambda m: m.ones(3).index_reduce_(0, m.tensor([0.0]), m.ones(1), "prod"),
+    "dim": lambda m: m.ones(3).index_reduce_(1, m.tensor([0]), m.ones(1), "prod"),
+    "include_self": lambda m: m.ones(3).index_reduce_(0, m.tensor([0]), m.ones(1), "prod", include_self=1),
+}
+
+
+@pytest.mark.parametrize("name", sorted(INDEX_REDUCE_BAD))
+def test_index_reduce_errors(name):
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        _same_error(lambda: INDEX_REDUCE_BAD[name](S), lambda: INDEX_REDUCE_BAD[name](torch))
+    with pytest.warns(UserWarning, match="index_reduce\\(\\) is in beta"):
+        S.ones(2).index_reduce_(0, S.tensor([1]), S.ones(1), "amax")

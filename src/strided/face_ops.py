@@ -193,6 +193,7 @@ from .ops.indexing.index_ops import (
     index_add,
     index_copy,
     index_fill,
+    index_reduce,
     index_select,
     unravel_index,
 )
@@ -446,6 +447,7 @@ __all__ = [
     'index_fill',
     'index_put',
     'index_put_',
+    'index_reduce',
     'index_select',
     'isclose',
     'isfinite',
