@@ -488,3 +488,42 @@ def test_index_reduce_errors(name):
         _same_error(lambda: INDEX_REDUCE_BAD[name](S), lambda: INDEX_REDUCE_BAD[name](torch))
     with pytest.warns(UserWarning, match="index_reduce\\(\\) is in beta"):
         S.ones(2).index_reduce_(0, S.tensor([1]), S.ones(1), "amax")
+
+
+# ---------------------------------------------------------------- uint16/32/64 operators as torch 2.13 on CPU
+
+_UOPS = {"+": "add", "-": "sub", "*": "mul", "/": "truediv", "//": "floordiv", "%": "mod", "**": "pow",
+         "&": "and_", "|": "or_", "^": "xor", "<<": "lshift", ">>": "rshift", "==": "eq", "!=": "ne",
+         "<": "lt", ">=": "ge"}
+
+
+def _outcome(f):
+    try:
+        r = f()
+    except Exception as e:  # noqa: BLE001 - the outcome compared is the class and the first line
+        return "err", [c.__name__ for c in type(e).__mro__ if c.__module__ == "builtins"][0], str(e).splitlines()[0]
+    return "ok", str(r.dtype).split(".")[-1], r.tolist()
+
+
+@pytest.mark.parametrize("dt", ["uint16", "uint32", "uint64"])
+def test_unsigned_operators_compute_or_refuse_as_torch(dt):
+    import operator
+    unary = {"neg": operator.neg, "~": operator.invert, "abs": abs, "+x": operator.pos}
+    for other in (dt, "int64", "float32", "bool", "uint8"):
+        for zero_d in (False, True):
+            def operands(m, other=other, zero_d=zero_d):
+                a = m.tensor([3, 5, 7], dtype=getattr(m, dt))
+                return a, m.tensor(1 if zero_d else [1, 2, 1], dtype=getattr(m, other))
+            for sym, name in _UOPS.items():
+                f = getattr(operator, name)
+                got = _outcome(lambda f=f: f(*operands(S)))
+                want = _outcome(lambda f=f: f(*operands(torch)))
+                assert got == want, (dt, other, zero_d, sym)
+    for name, f in unary.items():
+        assert _outcome(lambda f=f: f(S.tensor([3], dtype=getattr(S, dt)))) == \
+            _outcome(lambda f=f: f(torch.tensor([3], dtype=getattr(torch, dt)))), name
+    for scalar in (0, 1, 2, -1, 2.5, -1.0, True, False):
+        for sym, name in _UOPS.items():
+            f = getattr(operator, name)
+            assert _outcome(lambda f=f, k=scalar: f(S.tensor([3, 4], dtype=getattr(S, dt)), k)) == \
+                _outcome(lambda f=f, k=scalar: f(torch.tensor([3, 4], dtype=getattr(torch, dt)), k)), (sym, scalar)
