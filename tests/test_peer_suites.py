@@ -528,3 +528,31 @@ def test_unsigned_operators_compute_or_refuse_as_torch(dt):
             f = getattr(operator, name)
             assert _outcome(lambda f=f, k=scalar: f(S.tensor([3, 4], dtype=getattr(S, dt)), k)) == \
                 _outcome(lambda f=f, k=scalar: f(torch.tensor([3, 4], dtype=getattr(torch, dt)), k)), (sym, scalar)
+
+
+UNFLATTEN_BAD = {
+    "two_inferred": lambda x: x.unflatten(0, (2, -1, -1)),
+    "below_minus_one": lambda x: x.unflatten(0, (-2, -3)),
+    "below_minus_one_second": lambda x: x.unflatten(0, (2, -2)),
+    "dim_type": lambda x: x.unflatten("a", (2, 3)),
+    "float_size": lambda x: x.unflatten(0, (2.0, 3)),
+    "bool_size": lambda x: x.unflatten(0, (True, 6)),
+    "product": lambda x: x.unflatten(0, (4, -1)),
+    "empty": lambda x: x.unflatten(0, ()),
+    "dim_range": lambda x: x.unflatten(5, (2, 3)),
+}
+
+
+@pytest.mark.parametrize("name", sorted(UNFLATTEN_BAD))
+def test_unflatten_argument_errors(name):
+    f = UNFLATTEN_BAD[name]
+    with pytest.raises(Exception) as es:
+        f(S.zeros(6))
+    with pytest.raises(Exception) as et:
+        f(torch.zeros(6))
+    assert isinstance(es.value, type(et.value))
+    # PyTorch's wrapper puts "unflatten got an unexpected error:" above the checks it re-raises;
+    # strided's first line is the check's own
+    lines = str(et.value).splitlines()
+    want = lines[1] if lines[0] == "unflatten got an unexpected error:" else lines[0]
+    assert str(es.value).splitlines()[0] == want

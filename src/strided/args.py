@@ -454,7 +454,10 @@ def unflatten_sizes(sizes: Any, dim: Any, shape: tuple[int, ...]) -> tuple[int, 
             f"unflatten(): argument 'sizes' (position 2) must be tuple of ints, not {type(sizes).__name__}\n"
             f"  got {sizes!r:.60}; give the sizes to split dim {dim!r} into, e.g. (2, -1)"
         )
-    parsed = parse_sizes((sizes,), "unflatten")
+    try:
+        parsed = parse_sizes((sizes,), "unflatten")
+    except StridedTypeError as err:  # PyTorch names this argument 'sizes', at position 2
+        raise StridedTypeError(str(err).replace("argument 'size' must", "argument 'sizes' (position 2) must", 1)) from None
     if not parsed:
         raise StridedRuntimeError(
             join_lines(

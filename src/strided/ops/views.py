@@ -354,7 +354,8 @@ def unflatten(self: Tensor, dim: int, sizes: Sequence[int]) -> Tensor:
             key = (lay.shape, lay.strides, lay.offset, dim, sizes)
             plan = memo.UNFLATTEN.get(key)
             return self._view(plan) if plan is not None else _carry(self, memo.decide(memo.UNFLATTEN, key))
-    # PyTorch reads and checks the sizes before the dim
+    # PyTorch's parser checks both types first (the dim's, then the sizes'), then the sizes, then the dim
+    dim = int_arg(dim, "unflatten", "dim", 1)
     return _carry(self, P.unflatten(lay, dim, unflatten_sizes(sizes, dim, lay.shape)))
 
 
