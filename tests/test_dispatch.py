@@ -152,7 +152,10 @@ _NOT_OPS = {  # public names that are no op: types, constants, settings, factori
     "allclose", "equal", "is_complex", "is_conj", "is_floating_point", "is_nonzero", "is_tensor", "numel",
     # dtype aliases, dtype limits and the settings of the default dtype and of printing
     "float", "double", "half", "long", "int", "short", "finfo", "iinfo", "get_default_dtype",
-    "set_default_dtype", "set_printoptions",
+    "set_default_dtype", "set_printoptions", "use_deterministic_algorithms", "are_deterministic_algorithms_enabled",
+    # PyTorch's typed storages (legacy classes): a storage's elements as a dtype, no op
+    "TypedStorage", "BoolStorage", "ByteStorage", "CharStorage", "DoubleStorage", "FloatStorage", "HalfStorage",
+    "IntStorage", "LongStorage", "ShortStorage",
     # NumPy-style functions (numpy_api): they carry out the layout plans of their Tensor methods
     "ascontiguousarray", "asfortranarray", "broadcast_to", "ravel", "reshape",
     # the diagnostics: readers of plans and op records, not ops

@@ -20,9 +20,9 @@ SRC = pathlib.Path(strided.__file__).parent
 # The README's table, lowest first; a module may import its own layer and the layers below.
 LAYERS: list[tuple[str, tuple[str, ...]]] = [
     ("ground", ("errors", "refusals", "messages", "callsite", "memory_format", "dtypes", "dtype_info", "args", "device",
-                "_version")),
+                "_version", "determinism")),
     ("layout", ("layout", "indexing")),
-    ("storage", ("storage",)),
+    ("storage", ("storage", "typed_storage")),  # typed_storage: PyTorch's TypedStorage view of a storage
     ("kernels", ("kernels", "scalars")),
     ("text", ("formatting",)),
     # opdef: the op registry (one OpDef per op: names, kind, forward, backward rule); gradients: the

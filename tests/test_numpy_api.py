@@ -327,7 +327,8 @@ def test_broadcast_shapes_matches_numpy(shapes):
         with pytest.raises(ValueError) as info:
             st.broadcast_shapes(*shapes)
         assert isinstance(info.value, st.StridedError)
-        assert str(info.value).splitlines()[0] == str(err).splitlines()[0]
+        # PyTorch's first line (tests/test_peer_suites.py); NumPy's words follow it
+        assert str(err).split(".")[0] in str(info.value)
         return
     assert st.broadcast_shapes(*shapes) == expected
 
@@ -335,9 +336,12 @@ def test_broadcast_shapes_matches_numpy(shapes):
 def test_broadcast_shapes_cases():
     assert st.broadcast_shapes(3, (2, 1)) == np.broadcast_shapes(3, (2, 1))
     assert st.broadcast_shapes() == np.broadcast_shapes() == ()
-    same_error(lambda: np.broadcast_shapes((2, -1)), lambda: st.broadcast_shapes((2, -1)))
-    same_error(lambda: np.broadcast_shapes((2, 3), (1,), (5, 1, 1), (4,)),
-               lambda: st.broadcast_shapes((2, 3), (1,), (5, 1, 1), (4,)))
+    for shapes in (((2, -1),), ((2, 3), (1,), (5, 1, 1), (4,))):
+        with pytest.raises(ValueError) as info:
+            np.broadcast_shapes(*shapes)
+        with pytest.raises(ValueError) as ours:
+            st.broadcast_shapes(*shapes)
+        assert str(info.value).split(".")[0] in str(ours.value)  # (its first line is PyTorch's)
 
 
 # ---------------------------------------------------------------- shares_memory / may_share_memory

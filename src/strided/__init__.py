@@ -16,6 +16,7 @@ _gc.disable()
 try:
     from . import array_api, autograd, describe, face_ops, linalg, ops, writes  # noqa: F401  (importing them installs their methods on Tensor; array_api's namespace loads on first use)
     from .autograd import enable_grad, is_grad_enabled, no_grad, set_grad_enabled
+    from .determinism import are_deterministic_algorithms_enabled, use_deterministic_algorithms
     from .device import device  # (the class, as torch.device; the module stays strided.device's home)
     from .dtype_info import finfo, iinfo
     from .dtypes import (
@@ -82,6 +83,18 @@ try:
     from .ops.shape.broadcasting import broadcasting
     from .storage import Storage
     from .tensor import Tensor
+    from .typed_storage import (
+        BoolStorage,
+        ByteStorage,
+        CharStorage,
+        DoubleStorage,
+        FloatStorage,
+        HalfStorage,
+        IntStorage,
+        LongStorage,
+        ShortStorage,
+        TypedStorage,
+    )
 finally:
     if _gc_was_enabled:
         _gc.enable()
@@ -109,7 +122,7 @@ short = int16
 # (face_ops).
 __all__ = [
     "__version__", "allclose", "as_tensor", "asarray", "ascontiguousarray", "asfortranarray", "bool", "bool_",
-    "broadcast_shapes", "broadcast_to", "BroadcastError", "broadcasting", "BroadcastWarning", "cdouble", "cfloat",
+    "are_deterministic_algorithms_enabled", "broadcast_shapes", "broadcast_to", "BroadcastError", "broadcasting", "BroadcastWarning", "cdouble", "cfloat",
     "channels_last", "channels_last_3d", "complex128", "complex64", "contiguous_format", "CopyRecord",
     "default_generator", "device", "double", "draw", "DType", "einsum_plan", "enable_grad", "equal", "explain",
     "finfo", "float", "float16", "float32", "float64", "from_dlpack", "Generator", "get_default_dtype", "half",
@@ -117,7 +130,8 @@ __all__ = [
     "is_floating_point", "is_grad_enabled", "is_nonzero", "is_tensor", "long", "numel", "Layout", "linalg", "load", "manual_seed", "may_share_memory", "nn",
     "no_grad", "optim", "OverlapWriteError", "preserve_format", "promote_types", "ravel", "record_copies", "reshape",
     "ReshapeRefusal", "result_type", "return_types", "save", "seed", "set_default_dtype", "set_grad_enabled",
-    "set_printoptions", "shares_memory", "short", "Storage",
+    "set_printoptions", "shares_memory", "short", "Storage", "TypedStorage", "BoolStorage", "ByteStorage", "CharStorage",
+    "DoubleStorage", "FloatStorage", "HalfStorage", "IntStorage", "LongStorage", "ShortStorage", "use_deterministic_algorithms",
     "StridedBufferError", "StridedError", "StridedIndexError", "StridedNotImplementedError", "StridedRuntimeError",
     "StridedTypeError", "StridedValueError", "Tensor", "uint16", "uint32", "uint64", "uint8", "ViewError", "watch",
     "watch_torch",

@@ -90,7 +90,8 @@ def _int_kind(value: object, rule: Rule = "int") -> str:
       integer NumPy arrays.
     - ``"index"``: an integer inside ``t[...]``, as PyTorch's and NumPy's indexing read it:
       anything 0-d with ``__index__`` whose dtype (if any) is neither bool nor float, so 0-d
-      integer NumPy arrays too, and never a bool (Python's, NumPy's, a 0-d bool tensor: masks).
+      integer NumPy arrays too, and never a bool (Python's, NumPy's, a 0-d bool tensor: masks)
+      nor a 0-d uint8 array or tensor (a byte mask in PyTorch; a NumPy uint8 scalar is an int).
     """
     if isinstance(value, bool):
         return "bool"
@@ -102,8 +103,8 @@ def _int_kind(value: object, rule: Rule = "int") -> str:
     if rule == "index":
         if not hasattr(value, "__index__") or tuple(getattr(value, "shape", ())) != ():
             return "no"
-        if "bool" in dtype:
-            return "bool"
+        if "bool" in dtype or dtype.endswith("uint8"):
+            return "bool"  # a 0-d uint8 array or tensor is a (deprecated) byte mask, as in PyTorch
         return "no" if "float" in dtype else "int"
     size = rule == "size"
     if _is_tensor_like(value):
@@ -265,6 +266,25 @@ def parse_sizes(args: Sequence[Any], op: str) -> tuple[int, ...]:
         if type(a) is not int or not -_INT64 <= a < _INT64:
             return _parse_sizes_slow(args, op)
     return tuple(args)
+
+
+def sizes_or_size(sizes: tuple[Any, ...], size: Any, op: str) -> tuple[int, ...]:
+    """The sizes of a factory called ``op(*sizes)`` or ``op(size=...)`` (PyTorch's keyword), with
+    PyTorch's TypeErrors for both at once and for a keyword that is not a sequence.
+
+    >>> sizes_or_size((), (2, 3), "zeros"), sizes_or_size((2, 3), None, "zeros")
+    ((2, 3), (2, 3))
+    """
+    if size is None:
+        return parse_sizes(sizes, op)
+    if sizes:
+        raise StridedTypeError(f"{op}() got multiple values for argument 'size'")
+    if not isinstance(size, (tuple, list)):
+        raise StridedTypeError(join_lines(
+            f"{op}(): argument 'size' must be tuple of ints, not {type(size).__name__}",
+            f"size={size!r:.40}: as a keyword the sizes are one sequence, e.g. {op}(size=(2, 3))",
+        ))
+    return parse_sizes((size,), op)
 
 
 def _parse_sizes_slow(args: Sequence[Any], op: str) -> tuple[int, ...]:
@@ -434,7 +454,10 @@ def unflatten_sizes(sizes: Any, dim: Any, shape: tuple[int, ...]) -> tuple[int, 
             f"unflatten(): argument 'sizes' (position 2) must be tuple of ints, not {type(sizes).__name__}\n"
             f"  got {sizes!r:.60}; give the sizes to split dim {dim!r} into, e.g. (2, -1)"
         )
-    parsed = parse_sizes((sizes,), "unflatten")
+    try:
+        parsed = parse_sizes((sizes,), "unflatten")
+    except StridedTypeError as err:  # PyTorch names this argument 'sizes', at position 2
+        raise StridedTypeError(str(err).replace("argument 'size' must", "argument 'sizes' (position 2) must", 1)) from None
     if not parsed:
         raise StridedRuntimeError(
             join_lines(

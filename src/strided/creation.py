@@ -8,7 +8,7 @@ from typing import Any
 import numpy as np
 
 from . import layout as L
-from .args import int_arg, memory_format_error, parse_sizes, scalar_value
+from .args import int_arg, memory_format_error, parse_sizes, scalar_value, sizes_or_size
 from .device import parse_device
 from .dispatch import OPEN, borrowed, copy_array_of, created, install, result, result_array
 from .dtypes import (
@@ -374,11 +374,12 @@ def borrow_array(array: np.ndarray, op: str) -> Tensor:
     return t
 
 
-def _sizes_and_dtype(sizes: tuple[Any, ...], dtype: Any, op: str, default: DType | None = None) -> tuple[tuple[int, ...], DType]:
-    return parse_sizes(sizes, op), ((default or default_float()) if dtype is None else to_dtype(dtype))
+def _sizes_and_dtype(sizes: tuple[Any, ...], dtype: Any, op: str, default: DType | None = None,
+                     size: Any = None) -> tuple[tuple[int, ...], DType]:
+    return sizes_or_size(sizes, size, op), ((default or default_float()) if dtype is None else to_dtype(dtype))
 
 
-def empty(*sizes: Any, dtype: Any = None, device: Any = None,
+def empty(*sizes: Any, size: Any = None, dtype: Any = None, device: Any = None,
           memory_format: MemoryFormat = contiguous_format, requires_grad: bool = False) -> Tensor:
     """Uninitialized memory of the given sizes (ints or one tuple), dense in ``memory_format``
     (contiguous_format, channels_last for 4-d, channels_last_3d for 5-d).
@@ -387,34 +388,34 @@ def empty(*sizes: Any, dtype: Any = None, device: Any = None,
     ((3, 1), (48, 1, 12, 3))
     """
     parse_device(device, "empty")
-    shape, dt = _sizes_and_dtype(sizes, dtype, "empty")
+    shape, dt = _sizes_and_dtype(sizes, dtype, "empty", size=size)
     t = result(shape, dt, None if memory_format is contiguous_format else dense_format_strides(shape, memory_format, "empty", _EMPTY_PRESERVE))
     if OPEN: created("empty", (), t)  # noqa: E701 - one cheap check when nobody listens
     return leaf(t, requires_grad)
 
 
-def zeros(*sizes: Any, dtype: Any = None, device: Any = None, requires_grad: bool = False) -> Tensor:
+def zeros(*sizes: Any, size: Any = None, dtype: Any = None, device: Any = None, requires_grad: bool = False) -> Tensor:
     """Zeros of the given sizes (ints or one tuple), contiguous; float32 unless ``dtype``.
 
     >>> strided.zeros(2, 3).tolist(), strided.zeros((2,), dtype=strided.int64).tolist()
     ([[0.0, 0.0, 0.0], [0.0, 0.0, 0.0]], [0, 0])
     """
     parse_device(device, "zeros")
-    shape, dt = _sizes_and_dtype(sizes, dtype, "zeros")
+    shape, dt = _sizes_and_dtype(sizes, dtype, "zeros", size=size)
     t = result(shape, dt)
     fill(t._storage.array, 0)
     if OPEN: created("zeros", (), t)  # noqa: E701
     return leaf(t, requires_grad)
 
 
-def ones(*sizes: Any, dtype: Any = None, device: Any = None, requires_grad: bool = False) -> Tensor:
+def ones(*sizes: Any, size: Any = None, dtype: Any = None, device: Any = None, requires_grad: bool = False) -> Tensor:
     """Ones of the given sizes (ints or one tuple), contiguous; float32 unless ``dtype``.
 
     >>> strided.ones(2, dtype=strided.bool_).tolist()
     [True, True]
     """
     parse_device(device, "ones")
-    shape, dt = _sizes_and_dtype(sizes, dtype, "ones")
+    shape, dt = _sizes_and_dtype(sizes, dtype, "ones", size=size)
     t = result(shape, dt)
     fill(t._storage.array, 1)
     if OPEN: created("ones", (), t)  # noqa: E701

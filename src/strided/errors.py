@@ -52,6 +52,16 @@ class StridedAxisError(StridedValueError, IndexError):
     """NumPy's ``AxisError`` (a ValueError and an IndexError): an axis out of bounds."""
 
 
+class StridedShapeMismatchError(StridedRuntimeError, ValueError):
+    """Shapes that do not broadcast, where PyTorch raises RuntimeError and NumPy ValueError for
+    the same call (``broadcast_shapes``): both classes, so code written for either catches it."""
+
+
+class StridedShapeTypeError(StridedRuntimeError, TypeError):
+    """A shape of the wrong kind where PyTorch raises RuntimeError and NumPy TypeError for the same
+    call (``broadcast_shapes(1.5)``): both classes."""
+
+
 class StridedTypeError(StridedError, TypeError):
     """A TypeError: an argument of the wrong kind."""
 

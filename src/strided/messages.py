@@ -134,6 +134,18 @@ def _numel_overflow(r: Any) -> StridedRuntimeError:
     )
 
 
+def _stride_overflow(r: Any) -> StridedRuntimeError:
+    return StridedRuntimeError(
+        join_lines(
+            "Stride calculation overflowed",
+            f"{r.order} strides for sizes {list(r.shape)} (a zero-size dim counts as 1) give dim "
+            f"{r.dim} the stride {r.stride}, more than int64 holds ({INT64_MAX})",
+            "fix: smaller sizes; an empty tensor needs no memory: strided.empty_strided(sizes, "
+            "[1] * len(sizes)) makes one with small strides",
+        )
+    )
+
+
 def _multiple_inferred(r: Any) -> StridedRuntimeError:
     return StridedRuntimeError(
         f"only one dimension can be inferred\n  shape {list(r.shape)} has more than one -1"
@@ -715,6 +727,7 @@ _RENDER: dict[type, Callable[[Any], StridedError]] = {
     R.LayoutRefusal: _layout_refusal,
     R.TooManyDims: _too_many_dims,
     R.NumelOverflow: _numel_overflow,
+    R.StrideOverflow: _stride_overflow,
     R.MultipleInferred: _multiple_inferred,
     R.InvalidSize: _invalid_size,
     R.AmbiguousInferred: _ambiguous_inferred,
@@ -925,6 +938,18 @@ def len_0d_error() -> StridedTypeError:
             "len() of a 0-d tensor",
             "the tensor is 0-d (shape ()): it has no first dim to count; "
             ".numel() is its element count (1), .item() its value",
+        )
+    )
+
+
+def delitem_error(key: Any) -> StridedTypeError:
+    """PyTorch's error for ``del t[key]``."""
+    return StridedTypeError(
+        join_lines(
+            "Tensor does not support deleting items",
+            f"del t[{key!r:.40}] would remove elements, but a tensor's shape is fixed by its layout",
+            "fix: keep the others with a mask, t[mask], or strided.cat of the slices around the "
+            "item (both copy)",
         )
     )
 

@@ -21,7 +21,13 @@ import numpy as np
 
 from .args import parse_sizes
 from .dispatch import materialize
-from .errors import StridedTypeError, StridedValueError, join_lines
+from .errors import (
+    StridedShapeMismatchError,
+    StridedShapeTypeError,
+    StridedTypeError,
+    StridedValueError,
+    join_lines,
+)
 from .grad_mode import INSIDE
 from .gradients import record
 from .layout import plans
@@ -112,42 +118,64 @@ def ravel(t: Tensor, order: str = "C") -> Tensor:
 
 
 def broadcast_shapes(*shapes: Any) -> tuple[int, ...]:
-    """NumPy's broadcasting of shapes (align right; equal sizes or one of them 1).
+    """The broadcast of ``shapes`` (align right; equal sizes or one of them 1), as
+    ``torch.broadcast_shapes`` and ``numpy.broadcast_shapes`` compute it; an int is a 1-d shape,
+    None is skipped (PyTorch's).
+
+    Errors are PyTorch's first lines: ValueError "Attempting to broadcast a dimension with
+    negative length!", RuntimeError "Input shapes should be of type ints, ..." for a shape that
+    is a float (a TypeError too, as NumPy's), and for sizes that do not broadcast "Attempting to broadcast a dimension of
+    length ..." — a :class:`~strided.errors.StridedShapeMismatchError`, a RuntimeError as
+    PyTorch's and a ValueError as NumPy's (whose text is the second line).
 
     >>> strided.broadcast_shapes((2, 1), (3,), (1, 1))
     (2, 3)
     """
+    # Note: PyTorch walks the shapes in order and each one's dims right to left, against the
+    # shape broadcast so far; we walk the same way, so the same pair is named.
+    for s in shapes:
+        if s is not None and not isinstance(s, (tuple, list)) and _is_float_like(s):
+            raise StridedShapeTypeError(join_lines(
+                f"Input shapes should be of type ints, a tuple of ints, or a list of ints, got {s}",
+                "NumPy: expected a sequence of integers or a single integer; fix: pass each shape as an "
+                "int or a tuple of ints",
+            ))
     parsed = [parse_sizes((tuple(s) if isinstance(s, (tuple, list)) else (s,),), "broadcast_shapes")
-              for s in shapes]
-    for s in parsed:
-        if any(n < 0 for n in s):
-            raise StridedValueError(
-                join_lines("negative dimensions are not allowed", f"shape {s} has a negative size")
-            )
+              for s in shapes if s is not None]
     ndim = max((len(s) for s in parsed), default=0)
-    result = [1] * ndim
-    owner = [None] * ndim
-    for d in range(ndim):  # NumPy walks the result's dims left to right, the shapes in order
-        for i, s in enumerate(parsed):
-            k = d - ndim + len(s)
-            if k < 0:
-                continue
+    common = [1] * ndim
+    for i, s in enumerate(parsed):
+        for k in range(-1, -1 - len(s), -1):
             size = s[k]
-            if size == 1:
+            if size == common[k]:
                 continue
-            if result[d] == 1:
-                result[d] = size
-                owner[d] = i
-            elif result[d] != size:
-                j = owner[d]
-                raise StridedValueError(
-                    join_lines(
-                        "shape mismatch: objects cannot be broadcast to a single shape.  Mismatch is "
-                        f"between arg {j} with shape {parsed[j]} and arg {i} with shape {s}.",
-                        f"aligned from the right, their sizes {result[d]} and {size} differ and neither is 1",
-                    )
-                )
-    return tuple(result)
+            if common[k] == 1:
+                if size < 0:
+                    raise StridedValueError(join_lines(
+                        "Attempting to broadcast a dimension with negative length!",
+                        f"shape {s} (argument {i}) has the size {size} at dim {k}; NumPy: negative "
+                        "dimensions are not allowed",
+                    ))
+                common[k] = size
+            if size != 1 and size != common[k]:
+                raise StridedShapeMismatchError(join_lines(
+                    f"Attempting to broadcast a dimension of length {size} at {k}! Mismatching argument "
+                    f"at index {i} had {shapes_in(shapes)[i]}; but expected shape should be broadcastable "
+                    f"to {common}",
+                    "NumPy: shape mismatch: objects cannot be broadcast to a single shape "
+                    f"(aligned from the right, the sizes {common[k]} and {size} at dim {k} differ and "
+                    "neither is 1)",
+                ))
+    return tuple(common)
+
+
+def shapes_in(shapes: tuple[Any, ...]) -> list[Any]:
+    """The shapes as the caller wrote them (an int as a 1-tuple), None skipped: PyTorch quotes them so."""
+    return [(s,) if not isinstance(s, (tuple, list)) else s for s in shapes if s is not None]
+
+
+def _is_float_like(value: Any) -> bool:
+    return isinstance(value, float) or "float" in str(getattr(value, "dtype", ""))
 
 
 def broadcast_to(t: Tensor, shape: Any) -> Tensor:

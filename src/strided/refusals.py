@@ -219,6 +219,18 @@ class NumelOverflow(_Frozen):
 
 
 @_refusal
+class StrideOverflow(_Frozen):
+    """Dense strides for ``shape`` (row-major, or the ``order`` named) do not fit in int64:
+    ``dim``'s stride would be ``stride``. Only a shape with a 0 gets here (a numel that fits
+    bounds every stride of a non-empty shape)."""
+
+    shape: Shape
+    dim: int
+    stride: int
+    order: str = "contiguous"
+
+
+@_refusal
 class MultipleInferred(_Frozen):
     """A requested ``shape`` holds more than one -1."""
 
@@ -514,7 +526,7 @@ class CopyRequested(_Frozen):
 
 
 Refusal = (
-    ReshapeRefusal | BroadcastMismatch | TooManyDims | NumelOverflow | MultipleInferred
+    ReshapeRefusal | BroadcastMismatch | TooManyDims | NumelOverflow | StrideOverflow | MultipleInferred
     | InvalidSize | AmbiguousInferred | NumelMismatch | NegativeSize | DimOutOfRange
     | RepeatedDims | PermuteLength | MovedimLength | ZeroDimRefusal | IndexOutOfRange | ZeroStep
     | NarrowRefusal | SameDims | UnfoldRefusal | ExpandRefusal | ExpandTooFewSizes

@@ -12,6 +12,7 @@ Methods follow PyTorch's semantics; differences are marked with ``# Note:``.
 from __future__ import annotations
 
 import numbers
+import warnings
 from collections.abc import Callable, Iterator
 from typing import Any
 
@@ -20,6 +21,7 @@ import numpy as np
 from . import dispatch as _dispatch
 from . import layout as L
 from .args import no_dims, type_name
+from .callsite import user_site
 from .dispatch import OPEN, copy_of, storage_root, view_of
 from .dtypes import DType
 from .errors import StridedRuntimeError, join_lines
@@ -39,6 +41,7 @@ from .messages import (
     array_copy_error,
     bool_error,
     contains_error,
+    delitem_error,
     format_spec_error,
     index_error,
     is_contiguous_format_error,
@@ -50,6 +53,8 @@ from .messages import (
 )
 from .pickled import checked_state, deep_copied, pickled_state, restore_leaf
 from .storage import Storage
+from .typed_storage import DEPRECATED as TYPED_DEPRECATED
+from .typed_storage import TypedStorage
 
 _new = object.__new__
 
@@ -202,6 +207,18 @@ class Tensor:
 
     nelement = numel
 
+    def sparse_dim(self) -> int:
+        """The number of sparse dims: 0, as for every strided (dense) PyTorch tensor.
+
+        >>> strided.zeros(2, 3).sparse_dim(), strided.zeros(2, 3).dense_dim()
+        (0, 2)
+        """
+        return 0
+
+    def dense_dim(self) -> int:
+        """The number of dense dims: all of them (``dim()``), as for a strided PyTorch tensor."""
+        return len(self._layout.shape)
+
     def element_size(self) -> int:
         """Bytes per element.
 
@@ -285,6 +302,18 @@ class Tensor:
         storage = self._storage
         return storage_root(storage) if _dispatch._ALIASED else storage
 
+    def storage(self) -> TypedStorage:
+        """PyTorch's deprecated typed storage (its UserWarning included): this tensor's storage
+        read as its dtype, with ``tolist()``, ``size()``, ``[i]``; ``untyped_storage()`` is the
+        modern spelling.
+
+        >>> import warnings; warnings.simplefilter("ignore")
+        >>> strided.arange(3)[1:].storage().tolist()
+        [0, 1, 2]
+        """
+        warnings.warn(TYPED_DEPRECATED, UserWarning, stacklevel=user_site()[1])  # (the user's line)
+        return TypedStorage(wrap_storage=self._storage, dtype=self._dtype)
+
     def is_contiguous(self, memory_format: MemoryFormat = contiguous_format) -> bool:
         """PyTorch's rules: size-1 dims are ignored; empty tensors are contiguous.
 
@@ -362,6 +391,10 @@ class Tensor:
         # Note: PyTorch lets Decimal and Fraction numbers through to ==; strided's == takes
         # neither of them, so they get this error too (complex numbers compare, as in PyTorch).
         raise contains_error(element, self._dtype.name, self._layout.shape)
+
+    def __delitem__(self, key: Any) -> None:
+        """``del t[key]``: refused as PyTorch refuses it (TypeError); a tensor has no item to remove."""
+        raise delitem_error(key)
 
     def __len__(self) -> int:
         if not self._layout.shape:

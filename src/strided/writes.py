@@ -216,6 +216,18 @@ def resize_(self: Tensor, *sizes: Any, memory_format: Any = None) -> Tensor:
     if shape == self._layout.shape and strides is None:
         return self
     strides = L.contiguous_strides(shape) if strides is None else strides
+    return resize_strided(self, shape, strides)
+
+
+def resize_strided(self: Tensor, shape: tuple[int, ...], strides: tuple[int, ...]) -> Tensor:
+    """``self`` given the dense layout ``(shape, strides)`` at its offset, its storage grown when
+    too small: ``resize_`` followed by ``as_strided_``, as PyTorch's ``resize_output`` does for an
+    ``out=`` tensor that TensorIterator gives the input's memory order. ``strides`` must be
+    non-overlapping and dense (every element of the storage span is addressed once).
+
+    >>> resize_strided(strided.empty(0), (3, 2), (1, 3)).stride()
+    (1, 3)
+    """
     offset = self._layout.offset
     # every invariant, checked before the storage grows: a failed resize_ changes nothing
     L.check_layout(shape, strides, offset, itemsize=self._dtype.itemsize)

@@ -61,6 +61,7 @@ from .core import (  # noqa: F401
     channels_last_strides,
     check_layout,
     check_numel,
+    check_strides_fit,
     contiguous_strides,
     dim_in_range,
     fit_int64,

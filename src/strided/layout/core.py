@@ -41,6 +41,7 @@ from ..refusals import (
     OverlapStatus,
     RepeatedDims,
     Shape,
+    StrideOverflow,
     TooManyDims,
 )
 
@@ -306,14 +307,26 @@ def _contiguous_strides(shape: Shape) -> Shape:
         strides[d] = acc
         acc *= max(shape[d], 1)
     if acc > INT64_MAX:
-        # only a shape with a 0 gets here (numel is checked to fit): the strides left of the 0
-        # address nothing, and are clamped to stay int64 (PyTorch lets them overflow)
-        return tuple(fit_int64(s) for s in strides)
+        check_strides_fit(shape, strides, "contiguous")
     return tuple(strides)
 
 
+def check_strides_fit(shape: Shape, strides: Sequence[int], order: str) -> None:
+    """PyTorch's RuntimeError "Stride calculation overflowed" when a dense stride of ``shape``
+    exceeds int64 (``empty(0, 4, 2**61)``: dim 0's stride would be 2**63). Only a shape with a
+    0 gets here; PyTorch's ``empty_tensor_restride`` refuses it, and so do we rather than
+    clamp or wrap a stride (a later ``resize_`` would read through it).
+
+    >>> check_strides_fit((0, 4), (4, 1), "contiguous") is None
+    True
+    """
+    for d, s in enumerate(strides):
+        if s > INT64_MAX:
+            raise error(StrideOverflow(tuple(shape), d, s, order))
+
+
 def fortran_strides(shape: Sequence[int]) -> Shape:
-    """Column-major strides; a zero-size dim counts as 1 (clamped to int64 as contiguous_strides)."""
+    """Column-major strides; a zero-size dim counts as 1 (refused past int64 as contiguous_strides)."""
     if len(shape) > MAX_DIMS:
         raise too_many_dims(len(shape), f"a tensor of shape {tuple(shape)}")
     strides = [1] * len(shape)
@@ -321,7 +334,9 @@ def fortran_strides(shape: Sequence[int]) -> Shape:
     for d in range(len(shape)):
         strides[d] = acc
         acc *= max(shape[d], 1)
-    return tuple(fit_int64(s) for s in strides) if acc > INT64_MAX else tuple(strides)
+    if acc > INT64_MAX:
+        check_strides_fit(tuple(shape), strides, "column-major")
+    return tuple(strides)
 
 
 def channels_last_strides(shape: Sequence[int]) -> Shape:
@@ -330,6 +345,9 @@ def channels_last_strides(shape: Sequence[int]) -> Shape:
         raise error(ChannelsLastRank(tuple(shape)))
     # Note: unlike contiguous_strides, PyTorch does not count a zero-size dim as 1 here
     # (zeros(1, 1, 0, 1) in channels_last has strides (0, 1, 1, 1)); we match it.
+    # PyTorch allocates contiguously first and restrides after, so an overflow of the
+    # row-major strides is refused even where the channels-last ones would fit
+    contiguous_strides(shape)
     n, c, h, w = shape
     s1 = 1
     s3 = c

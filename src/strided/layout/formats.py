@@ -28,6 +28,7 @@ def channels_last_3d_strides(shape: Sequence[int]) -> Shape:
     As for channels_last, a zero-size dim is not counted as 1 (PyTorch does the same)."""
     if len(shape) != 5:
         raise error(ChannelsLastRank(tuple(shape), "channels_last_3d"))
+    contiguous_strides(shape)  # PyTorch allocates row-major first: its stride overflow is refused
     _, c, d, h, w = shape
     s1 = 1
     s4 = c

@@ -179,7 +179,9 @@ def numpy_copy(layout: Layout, order: str = "K", *, itemsize: int) -> Copy:
         order = "F" if f_contig and not c_contig else "C"
     elif order == "K" and (c_contig or f_contig):
         order = "C" if c_contig else "F"
-    if order == "C":
+    if 0 in shape:
+        dense = _fresh(shape, ())  # (never the dense strides, which may not fit int64)
+    elif order == "C":
         dense = contiguous_strides(shape)
     elif order == "F":
         dense = fortran_strides(shape)
@@ -191,7 +193,6 @@ def numpy_copy(layout: Layout, order: str = "K", *, itemsize: int) -> Copy:
             out[d] = step
             step *= shape[d]
         dense = tuple(out)
-    dense = _fresh(shape, dense)
     return _dense_copy(layout, dense, itemsize, CopyRequested("np.copy()"))
 
 

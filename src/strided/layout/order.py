@@ -11,8 +11,10 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from .core import (
+    INT64_MAX,
     Shape,
     channels_last_strides,
+    check_strides_fit,
     contiguous_strides,
     fortran_strides,
     is_channels_last_contiguous,
@@ -60,6 +62,8 @@ def infer_dense_strides(shape: Sequence[int], strides: Sequence[int]) -> Shape:
         out[d] = acc
         if shape[d] > 1:
             acc *= shape[d]
+    if acc > INT64_MAX:  # only a shape with a 0 (numel fits otherwise)
+        check_strides_fit(tuple(shape), out, "dense")
     return tuple(out)
 
 
@@ -176,6 +180,8 @@ def elementwise_output_strides(
     for d in perm:
         out[d] = acc
         acc *= shape[d]
+    if max(out, default=0) > INT64_MAX:  # sizes beside a 0 (numel fits otherwise)
+        check_strides_fit(tuple(shape), out, "dense")
     return tuple(out)
 
 
@@ -237,6 +243,8 @@ def numpy_elementwise_output_strides(shape: Sequence[int], operands: Sequence[tu
     for d in perm:
         out[d] = acc
         acc *= shape[d]
+    if max(out, default=0) > INT64_MAX:  # sizes beside a 0 (numel fits otherwise)
+        check_strides_fit(tuple(shape), out, "dense")
     return tuple(out)
 
 

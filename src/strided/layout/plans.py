@@ -37,7 +37,9 @@ from typing import Any
 from ..refusals import (
     CopyRequested,
     FlattenOrder,
+    InvalidSize,
     LayoutRefusal,
+    MultipleInferred,
     NoCopyRefusal,
     NotContiguous,
     NumpyBroadcastRefusal,
@@ -246,8 +248,8 @@ def unflatten(layout: Layout, dim: int, sizes: Sequence[int]) -> Plan:
         return UnflattenRefusal("zero_dim", shape, dim, d, sizes)  # type: ignore[arg-type]
     inferred = infer_shape(sizes, shape[d])  # type: ignore[index]
     if inferred.__class__ is not tuple:
-        if sizes.count(-1) > 1:
-            return inferred  # PyTorch's "only one dimension can be inferred" (or a bad size first)
+        if inferred.__class__ in (MultipleInferred, InvalidSize):
+            return inferred  # PyTorch's "only one dimension can be inferred", "invalid shape dimension -2 ..."
         return UnflattenRefusal("product", shape, dim, d, sizes)  # type: ignore[arg-type]
     return view(layout, shape[:d] + inferred + shape[d + 1 :])  # type: ignore[operator,misc]
 

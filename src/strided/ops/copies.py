@@ -38,6 +38,7 @@ from ..messages import error
 from ..opdef import Kind, declare
 from ..refusals import NotContiguous
 from ..tensor import Tensor, tensor_arg
+from ._support.out import write_out
 from .registry import backward, method
 
 _is_contiguous = L.is_contiguous
@@ -154,8 +155,10 @@ def copy_form(name: str, view: View, view_name: str) -> Callable[..., Any]:
     """
     reason = f"{name}: the elements {view_name}() views, copied into new contiguous memory"
 
-    def run(input: Tensor, *args: Any, **kwargs: Any) -> Any:
+    def run(input: Tensor, *args: Any, out: Any = None, **kwargs: Any) -> Any:
         tensor_arg(input, name)
+        if out is not None:
+            return _into_out(out, run(input, *args, **kwargs), name, input)
         if OPEN:
             with silenced():  # the view and its copy are one op to the listeners: reported below
                 made = view(input, *args, **kwargs)
@@ -173,6 +176,19 @@ def copy_form(name: str, view: View, view_name: str) -> Callable[..., Any]:
                    f"contiguous memory (PyTorch's ``torch.{name}``). Reported to the copy ledger as a copy.")
     backward(name)(_copy_rule(name, view))
     return run
+
+
+def _into_out(out: Any, made: Any, name: str, input: Tensor) -> Tensor:
+    """``made`` written into ``out=`` with PyTorch's rules for the copy forms: the dtype must be the
+    input's exactly; a resized ``out`` is contiguous. The forms that give several tensors take
+    a tuple of outs in PyTorch; strided refuses ``out=`` there."""
+    if isinstance(made, tuple):
+        raise StridedTypeError(join_lines(
+            f"{name}(): argument 'out' must be tuple of Tensors, not {type(out).__name__}",
+            f"strided's {name} takes no out=: it returns {len(made)} new tensors; copy them where "
+            "they should go with dest.copy_(piece)",
+        ))
+    return write_out(out, made, name, (input,), same_dtype="matmul")
 
 
 # PyTorch 2.13's node names where they are not the view's name + "_copy"

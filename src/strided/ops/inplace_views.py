@@ -27,6 +27,8 @@ from ..gradients import seal
 from ..kernels import grow_storage
 from ..layout import Layout
 from ..layout import plans as P
+from ..layout.formats import suggest_format
+from ..memory_format import DENSE_FORMATS, preserve_format
 from ..messages import error
 from ..storage import Storage
 from ..tensor import Tensor, tensor_arg
@@ -139,10 +141,15 @@ def as_strided_(self: Tensor, size: Sequence[int], stride: Sequence[int],
     return _relayout(self, plan, "as_strided_")
 
 
+DENSE_BY_NAME = {f.name: f for f in DENSE_FORMATS}
+
+
 @method("resize_as_")
 def resize_as_(self: Tensor, the_template: Tensor, memory_format: Any = None) -> Tensor:
     """``resize_(the_template.shape, memory_format=memory_format)``: as PyTorch, the template's
-    strides are not copied (contiguous unless ``memory_format`` says otherwise).
+    strides are not copied (contiguous unless ``memory_format`` says otherwise);
+    ``preserve_format`` takes the template's suggested format (channels_last for a 4-d
+    channels-last template, else contiguous), as PyTorch's ``resize_as_`` does.
 
     >>> strided.zeros(6).resize_as_(strided.zeros(2, 3)).shape
     (2, 3)
@@ -155,6 +162,9 @@ def resize_as_(self: Tensor, the_template: Tensor, memory_format: Any = None) ->
                 "pass the tensor whose shape to take; for sizes use resize_(*sizes)",
             )
         )
+    if memory_format is preserve_format:
+        lay = the_template._layout
+        memory_format = DENSE_BY_NAME[suggest_format(lay.shape, lay.strides)]
     return self.resize_(the_template._layout.shape, memory_format=memory_format)
 
 

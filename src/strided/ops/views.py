@@ -328,7 +328,8 @@ def flatten(self: Tensor, start_dim: int = 0, end_dim: int = -1) -> Tensor:
         if plan is not None:
             return self._view(plan)
         plan = memo.decide(memo.FLATTEN, key)
-    else:  # (the decider wraps other dim kinds, or raises PyTorch's TypeError)
+    else:  # both types checked before either range, as PyTorch's parser does
+        start_dim, end_dim = int_arg(start_dim, "flatten", "start_dim", 1), int_arg(end_dim, "flatten", "end_dim", 2)
         plan = P.flatten(lay, start_dim, end_dim, itemsize=self._dtype.itemsize)
     if plan.__class__ is P.View and plan[0].shape == lay.shape:
         return self  # nothing merges (as PyTorch: the tensor itself, not a view)
@@ -353,7 +354,8 @@ def unflatten(self: Tensor, dim: int, sizes: Sequence[int]) -> Tensor:
             key = (lay.shape, lay.strides, lay.offset, dim, sizes)
             plan = memo.UNFLATTEN.get(key)
             return self._view(plan) if plan is not None else _carry(self, memo.decide(memo.UNFLATTEN, key))
-    # PyTorch reads and checks the sizes before the dim
+    # PyTorch's parser checks both types first (the dim's, then the sizes'), then the sizes, then the dim
+    dim = int_arg(dim, "unflatten", "dim", 1)
     return _carry(self, P.unflatten(lay, dim, unflatten_sizes(sizes, dim, lay.shape)))
 
 
@@ -404,7 +406,9 @@ def transpose(self: Tensor, dim0: int, dim1: int) -> Tensor:
         key = (lay.shape, lay.strides, lay.offset, dim0, dim1)
         plan = memo.TRANSPOSE.get(key)
         return self._view(plan) if plan is not None else _carry(self, memo.decide(memo.TRANSPOSE, key))
-    return _carry(self, L.transpose_layout(lay, dim0, dim1))  # (the decider reads other dim kinds)
+    # PyTorch's parser checks every argument's type before any range: transpose(3, ()) is a TypeError
+    dim0, dim1 = int_arg(dim0, "transpose", "dim0", 1), int_arg(dim1, "transpose", "dim1", 2)
+    return _carry(self, L.transpose_layout(lay, dim0, dim1))
 
 
 # (swapaxes and swapdims, with their own keyword names, are strided.ops.inplace_views')
@@ -507,7 +511,7 @@ def swapdims(self: Tensor, dim0: int, dim1: int) -> Tensor:
     >>> strided.zeros(2, 3, 4).swapdims(0, 2).shape
     (4, 3, 2)
     """
-    return self.transpose(dim0, dim1)
+    return self.transpose(int_arg(dim0, "swapdims", "dim0", 1), int_arg(dim1, "swapdims", "dim1", 2))
 
 
 def swapaxes(self: Tensor, axis0: int, axis1: int) -> Tensor:
@@ -516,7 +520,7 @@ def swapaxes(self: Tensor, axis0: int, axis1: int) -> Tensor:
     >>> strided.zeros(2, 3, 4).swapaxes(1, 2).stride()
     (12, 1, 4)
     """
-    return self.transpose(axis0, axis1)
+    return self.transpose(int_arg(axis0, "swapaxes", "axis0", 1), int_arg(axis1, "swapaxes", "axis1", 2))
 
 
 @backward("movedim", "moveaxis")
@@ -763,6 +767,7 @@ def diagonal(self: Tensor, offset: int = 0, dim1: int = 0, dim2: int = 1) -> Ten
         plan = memo.DIAGONAL.get(key)
         return self._view(plan) if plan is not None else _carry(self, memo.decide(memo.DIAGONAL, key))
     offset = int_arg(offset, "diagonal", "offset", 1)
+    dim1, dim2 = int_arg(dim1, "diagonal", "dim1", 2), int_arg(dim2, "diagonal", "dim2", 3)
     return _carry(self, L.diagonal_layout(lay, offset, dim1, dim2))
 
 

@@ -9,8 +9,9 @@ PyTorch's rules (``at::native::resize_output`` and TensorIterator's output check
 2. ``out`` must not overlap an input partially (``out=x`` itself is fine) — RuntimeError
    "unsupported operation: some elements of the input tensor and the written-to tensor refer
    to a single memory location".
-3. A ``out`` of another shape is resized (``Tensor.resize_``: contiguous strides, the storage
-   grown if needed); if it had elements PyTorch warns (UserWarning "An output with one or more
+3. A ``out`` of another shape is resized (``Tensor.resize_``, the storage grown if needed) to
+   the strides the fresh result has (TensorIterator's: the inputs' memory order; contiguous
+   for the ops that allocate row-major); if it had elements PyTorch warns (UserWarning "An output with one or more
    elements was resized since it had shape [...]"), an empty one is resized silently.
 4. The values are written through ``out``'s layout, whatever its strides; ``out`` is returned.
 
@@ -40,7 +41,7 @@ from ...kernels import check_writable
 from ...kernels.memory import write
 from ...messages import partial_overlap
 from ...tensor import Tensor
-from ...writes import resize_
+from ...writes import resize_, resize_strided
 from .promotion import TORCH_NAMES, can_cast
 
 
@@ -100,7 +101,14 @@ def write_out(out: Any, result: Tensor, op: str, inputs: tuple = (), same_dtype:
                 UserWarning,
                 stacklevel=user_site()[1],
             )
-        resize_(out, shape)
+        # TensorIterator gives a resized out= the strides of the fresh result (the inputs' memory
+        # order: add(x, x, out=empty(0)) of a permuted x is permuted too); reductions, matmul and
+        # the rest allocate row-major, as their fresh results are
+        strides = result._layout.strides
+        if L.is_non_overlapping_and_dense(shape, strides):
+            resize_strided(out, shape, strides)  # (a size-1 dim's stride too: nonzero's (n, 1) is (1, n))
+        else:
+            resize_(out, shape)
     check_writable(out._storage, out._layout, name, updates=True)
     write(out._storage, out._layout, result._np())
     if bump:

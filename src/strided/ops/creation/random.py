@@ -24,7 +24,7 @@ from typing import Any
 
 import numpy as np
 
-from ...args import int_arg, is_number, parse_sizes
+from ...args import int_arg, is_number, parse_sizes, sizes_or_size
 from ...creation import like_strides
 from ...device import parse_device
 from ...dispatch import OPEN, created, report, result, result_array
@@ -164,7 +164,7 @@ def rand(*sizes: Any, size: Any = None, generator: Any = None, dtype: Any = None
 
 def _rand(sizes: Any, size: Any, generator: Any, dtype: Any, device: Any) -> Tensor:
     parse_device(device, "rand")
-    shape = _sizes(sizes if size is None else (size,), "rand")
+    shape = _sizes(sizes if size is None else (sizes_or_size(sizes, size, "rand"),), "rand")
     dt = default_float() if dtype is None else to_dtype(dtype)
     _float_only(dt, "check_uniform_bounds", "rand")
     g = resolve(generator, "rand")
@@ -194,7 +194,7 @@ def randn(*sizes: Any, size: Any = None, generator: Any = None, dtype: Any = Non
 
 def _randn(sizes: Any, size: Any, generator: Any, dtype: Any, device: Any) -> Tensor:
     parse_device(device, "randn")
-    shape = _sizes(sizes if size is None else (size,), "randn")
+    shape = _sizes(sizes if size is None else (sizes_or_size(sizes, size, "randn"),), "randn")
     dt = default_float() if dtype is None else to_dtype(dtype)
     _float_only(dt, "normal_kernel_cpu", "randn")
     g = resolve(generator, "randn")

@@ -277,7 +277,11 @@ def _binary(op: BinaryOp, a: Any, b: Any, target: Tensor | None = None, alpha: A
             )
         )
     if op.kind == "pow" and _pow_shortcut(a, b):
-        compute, result = _binary_dtypes(ADD, a, b)  # PyTorch skips the kernel's dtype checks here
+        # PyTorch skips the kernel's dtype checks here (ADD's dtypes; MUL's for uint16/32/64, which
+        # have a mul kernel and no add: uint16 ** 1 is a copy in PyTorch 2.13, uint16 ** 0 ones)
+        compute, result = _binary_dtypes(MUL if _wide_unsigned(a) else ADD, a, b)
+    elif op.kind == "pow" and _wide_unsigned(a) and type(b) is int and b < 0:
+        _pow_exponent(b, a._dtype, name)  # raises: PyTorch refuses the power before the missing kernel
     else:
         compute, result = _binary_dtypes(op, a, b)
     alpha_np = None if alpha is None else _alpha_scalar(alpha, result, compute, name)
@@ -525,6 +529,11 @@ def _floor_divide_out(a: Any, b: Any, out: Any) -> Any:
             GRAD_MODE.reset(token)
 
     return _RECORDER["inplace"](fwd, "floor_divide.out", out, (a, b), {})
+
+
+def _wide_unsigned(x: Any) -> bool:
+    """A uint16/32/64 tensor: PyTorch 2.13 gives those few kernels (mul, not add or pow)."""
+    return isinstance(x, Tensor) and x._dtype.kind == "u" and x._dtype.itemsize > 1
 
 
 def _pow_shortcut(a: Any, b: Any) -> bool:

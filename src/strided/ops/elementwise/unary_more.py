@@ -26,7 +26,7 @@ from ... import layout as L
 from ...dispatch import adopted, result
 from ...dtypes import DType, bool_, int64
 from ...errors import StridedTypeError, join_lines
-from ...gradients import seal
+from ...gradients import not_differentiable, seal
 from ...kernels import check_writable, special
 from ...kernels.fpstate import QUIET, quiet_call, quiet_reset, quiet_retry, quiet_set
 from ...opdef import Kind, declare
@@ -199,6 +199,17 @@ _BOOL = frozenset({"bool"})
 _NOT_FLOAT = frozenset({"bool", "int"})
 
 
+def _logit_kernel(x: np.ndarray, out: np.ndarray, compute: np.dtype, d: DType, eps: float | None = None) -> None:
+    """PyTorch's logit kernel: ``log(z / (1 - z))`` in the compute dtype, ``z`` = x clamped to
+    ``[eps, 1 - eps]`` when ``eps`` is given (NaN stays NaN)."""
+    z = np.asarray(x, dtype=compute)
+    if eps is not None:
+        lo = compute.type(eps)
+        hi = compute.type(1) - lo
+        z = np.where(z < lo, lo, np.where(z > hi, hi, z))
+    np.copyto(out, np.log(z / (compute.type(1) - z)), casting="unsafe")
+
+
 def _float(name: str, kernel: Kernel, *aliases: str) -> MoreUnary:
     return MoreUnary(name, kernel, "float", aliases=aliases)
 
@@ -230,6 +241,9 @@ TABLE: tuple[MoreUnary, ...] = (
     _float("erf", _special(special.erf)),
     _float("erfc", _special(special.erfc)),
     _float("erfinv", _special(special.erfinv)),
+    _float("digamma", _special(special.digamma)),
+    MoreUnary("i0", _special(special.i0), "float", kernel_name="i0_vml_cpu"),
+    MoreUnary("logit", _logit_kernel, "float", kernel_name="logit_cpu"),
     _float("tan", _ufunc(np.tan)),
     _float("asin", _ufunc(np.arcsin), "arcsin"),
     _float("acos", _ufunc(np.arccos), "arccos"),
@@ -400,7 +414,7 @@ def _make(op: MoreUnary) -> tuple[Callable[..., Tensor], Callable[..., Tensor] |
 FUNCTIONS: dict[str, Callable[..., Tensor]] = {}
 
 for _op in TABLE:
-    if _op.name in ("round", "nan_to_num"):
+    if _op.name in ("round", "nan_to_num", "logit"):
         continue  # (their own signatures below)
     for _name in (_op.name, *_op.aliases):
         # an alias (arcsin, fix, ...) is the op under its own name: records and messages name
@@ -492,8 +506,38 @@ def nan_to_num_(self: Tensor, nan: float = 0.0, posinf: float | None = None,
     return run_unary(OPS["nan_to_num"], self, target=self, args=args)
 
 
+def _eps(eps: Any, name: str) -> tuple:
+    if eps is None:
+        return ()
+    if isinstance(eps, bool) or not isinstance(eps, (int, float, np.integer, np.floating)):
+        raise StridedTypeError(join_lines(
+            f"{name}(): argument 'eps' must be float, not {type(eps).__name__}",
+            "eps clamps the input to [eps, 1 - eps] first, e.g. x.logit(eps=1e-6)",
+        ))
+    return (float(eps),)
+
+
+def logit(input: Any, eps: float | None = None, *, out: Any = None) -> Tensor:
+    """``log(x / (1 - x))``, the inverse of sigmoid; with ``eps`` the input is clamped to
+    ``[eps, 1 - eps]`` first (so 0 and 1 give finite values). Integer and bool inputs give float32.
+
+    >>> strided.logit(strided.tensor([0.5, 0.0, 1.0]), eps=0.25).tolist()
+    [0.0, -1.0986123085021973, 1.0986123085021973]
+    """
+    return run_unary(OPS["logit"], input, args=_eps(eps, "logit"), out=out)
+
+
+def logit_(self: Tensor, eps: float | None = None) -> Tensor:
+    """In-place :func:`logit`.
+
+    >>> strided.tensor([0.5]).logit_().tolist()
+    [0.0]
+    """
+    return run_unary(OPS["logit"], self, target=self, args=_eps(eps, "logit_"))
+
+
 for _name, _fn in (("round", round), ("round_", round_), ("nan_to_num", nan_to_num),
-                   ("nan_to_num_", nan_to_num_)):
+                   ("nan_to_num_", nan_to_num_), ("logit", logit), ("logit_", logit_)):
     FUNCTIONS[_name] = _fn
     method(_name)(_fn)
 
@@ -542,6 +586,10 @@ erfc = FUNCTIONS["erfc"]
 erfc_ = FUNCTIONS["erfc_"]
 erfinv = FUNCTIONS["erfinv"]
 erfinv_ = FUNCTIONS["erfinv_"]
+digamma = FUNCTIONS["digamma"]
+digamma_ = FUNCTIONS["digamma_"]
+i0 = FUNCTIONS["i0"]
+i0_ = FUNCTIONS["i0_"]
 tan = FUNCTIONS["tan"]
 tan_ = FUNCTIONS["tan_"]
 asin = FUNCTIONS["asin"]
@@ -587,6 +635,14 @@ _TWO_OVER_SQRT_PI = float(2.0 / np.sqrt(np.pi))
 _HALF_SQRT_PI = float(0.5 * np.sqrt(np.pi))
 
 
+def _raw_special(fn: Callable[[np.ndarray], np.ndarray], x: Tensor, name: str) -> Tensor:
+    """``fn(x)`` (a float64 kernel of :mod:`strided.kernels.special`) as a tensor of ``x``'s dtype,
+    for a derivative strided has no op for (trigamma, i1): differentiating it again raises
+    PyTorch's "the derivative for '<name>' is not implemented." rather than dropping the term."""
+    values = fn(x.detach()._np().astype(np.float64))
+    return not_differentiable(gradtools.from_numpy_result(values, x._dtype), name, (x,))
+
+
 def _zero_grad(g: Tensor, x: Tensor, y: Tensor) -> Tensor:
     return gradtools.zeros(x._layout.shape, g._dtype)
 
@@ -626,6 +682,8 @@ _GRADS: dict[str, tuple[str, Callable[[Tensor, Tensor, Tensor], Tensor], str]] =
     "erf": ("ErfBackward0", lambda g, x, y: g * ((-(x * x)).exp() * _TWO_OVER_SQRT_PI), "x"),
     "erfc": ("ErfcBackward0", lambda g, x, y: g * ((-(x * x)).exp() * -_TWO_OVER_SQRT_PI), "x"),
     "erfinv": ("ErfinvBackward0", lambda g, x, y: g * ((y * y).exp() * _HALF_SQRT_PI), "y"),
+    "digamma": ("DigammaBackward0", lambda g, x, y: g * _raw_special(special.trigamma, x, "polygamma"), "x"),
+    "i0": ("I0Backward0", lambda g, x, y: g * _raw_special(special.i1, x, "special_i1"), "x"),
     "sign": ("SignBackward0", _zero_grad, ""),
     "sgn": ("SgnBackward0", lambda g, x, y: _sgn_grad(g, x, y), "x"),
     "trunc": ("TruncBackward0", _zero_grad, ""),
@@ -661,8 +719,19 @@ def round_backward(out: Tensor, x: Any, *args: Any, decimals: int = 0, **kwargs:
     return name, (x,), lambda g: (gradtools.zeros(x._layout.shape, g._dtype),), ()
 
 
+@backward("logit")
+def logit_backward(out: Tensor, x: Any, eps: Any = None, **kwargs: Any) -> Any:
+    """PyTorch's logit_backward: ``g / (x (1 - x))``, 0 where ``eps`` clamped ``x``."""
+    def grad(g: Tensor) -> tuple:
+        gx = g / (x * (1 - x))
+        if eps is not None:
+            gx = gx.masked_fill((x < eps) | (x > 1 - eps), 0)
+        return (gx,)
+    return "LogitBackward0", (x,), grad, (x,)
+
+
 seal(globals())  # (last: this module's ops with a backward rule become their recording entries)
 # the kinds of this module's ops, in the op registry (after the seal: the forwards are the entries)
 declare(Kind.COMPUTE, "isnan isinf isfinite isposinf isneginf signbit logical_not floor ceil trunc fix frac sign sgn square "
-                      "log1p expm1 log2 log10 exp2 rsqrt reciprocal erf erfc erfinv tan asin arcsin acos arccos atan arctan "
+                      "log1p expm1 log2 log10 exp2 rsqrt reciprocal erf erfc erfinv digamma i0 logit tan asin arcsin acos arccos atan arctan "
                       "sinh cosh asinh arcsinh acosh arccosh atanh arctanh deg2rad rad2deg round nan_to_num")

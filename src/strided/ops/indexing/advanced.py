@@ -133,6 +133,8 @@ def _index_array(item: Any) -> tuple[str, Any]:
         ))
     if isinstance(item, np.bool_):
         raise invalid_index(item)  # as PyTorch: a NumPy bool scalar is no index (np.array(True) is)
+    if isinstance(item, range):  # PyTorch reads a range as the list of its ints
+        return "int", np.arange(item.start, item.stop, item.step, dtype=np.int64)
     if isinstance(item, (list, tuple)):
         return _from_array(_sequence(item), item)
     if isinstance(item, np.ndarray) or (hasattr(item, "__array__") and hasattr(item, "shape")):
@@ -418,24 +420,11 @@ def _source(t: Tensor, plan: IndexPlan, value: Any, op: str) -> Any:
 def _put(t: Tensor, plan: IndexPlan, value: Any, accumulate: bool, op: str, strip: bool) -> None:
     """Write (or add, with ``accumulate``) ``value`` at ``plan`` in ``t``; every check first."""
     check_writable(t._storage, plan.view, op, False, updates=accumulate)
-    src = _source(t, plan, value, op)
     shape = plan.shape
-    vshape = src.shape
-    if strip:  # t[idx] = v drops the value's leading size-1 dims, as PyTorch's setitem does
-        while len(vshape) > len(shape) and vshape[0] == 1:
-            vshape = vshape[1:]
-    try:
-        fits = np.broadcast_shapes(vshape, shape) == shape
-    except ValueError:
-        fits = False
-    if not fits:
-        raise StridedRuntimeError(join_lines(
-            f"shape mismatch: value tensor of shape {list(src.shape)} cannot be broadcast to indexing "
-            f"result of shape {list(shape)}",
-            f"{op} writes into the {shape} elements t[...] selects; aligned from the right, each size of "
-            "the value must equal the indexed one or be 1",
-            "fix: give the value that shape (value.reshape(...)), or a single number",
-        ))
+    if isinstance(value, Tensor):  # PyTorch checks a tensor value's shape before its dtype
+        _fitted_shape(value._layout.shape, shape, op, strip)
+    src = _source(t, plan, value, op)
+    vshape = _fitted_shape(src.shape, shape, op, strip)
     src = src.reshape(vshape)
     if 0 in shape:
         return  # as PyTorch: nothing is written, and no index is read (none is checked)
@@ -459,6 +448,28 @@ def _put(t: Tensor, plan: IndexPlan, value: Any, accumulate: bool, op: str, stri
             arr[plan.np_key] = src
     except IndexError as err:
         raise _bounds_error(plan, err) from None
+
+
+def _fitted_shape(vshape: tuple[int, ...], shape: tuple[int, ...], op: str, strip: bool) -> tuple[int, ...]:
+    """The value's shape as the write broadcasts it to ``shape`` (the indexed one), or PyTorch's
+    error; ``strip``: ``t[idx] = v`` drops the value's leading size-1 dims, as PyTorch's setitem does."""
+    given = vshape
+    if strip:
+        while len(vshape) > len(shape) and vshape[0] == 1:
+            vshape = vshape[1:]
+    try:
+        fits = np.broadcast_shapes(vshape, shape) == shape
+    except ValueError:
+        fits = False
+    if not fits:
+        raise StridedRuntimeError(join_lines(
+            f"shape mismatch: value tensor of shape {list(given)} cannot be broadcast to indexing "
+            f"result of shape {list(shape)}",
+            f"{op} writes into the {shape} elements t[...] selects; aligned from the right, each size of "
+            "the value must equal the indexed one or be 1",
+            "fix: give the value that shape (value.reshape(...)), or a single number",
+        ))
+    return tuple(vshape)
 
 
 def _detached(plan: IndexPlan, store: np.ndarray) -> IndexPlan:

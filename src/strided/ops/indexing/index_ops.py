@@ -9,13 +9,17 @@ before anything is written, so a failed call leaves the target untouched.
 
 from __future__ import annotations
 
+import warnings
 from typing import Any
 
 import numpy as np
 
 from ... import layout as L
+from ...args import is_index_scalar
+from ...callsite import user_site
 from ...dispatch import OPEN, adopted, copied, result
-from ...errors import StridedIndexError, StridedRuntimeError, join_lines
+from ...dtypes import bool_, int64
+from ...errors import StridedIndexError, StridedRuntimeError, StridedTypeError, StridedValueError, join_lines
 from ...gradients import grad_zeros, linear, seal
 from ...layout import Layout
 from ...opdef import Kind, declare
@@ -436,7 +440,154 @@ def index_copy_backward(out: Tensor, input: Tensor, dim: int, index: Tensor, sou
     return "IndexCopyBackward0", (input, source), grad, (index,)
 
 
+
+# ---------------------------------------------------------------- index_reduce
+
+_REDUCES = ("prod", "mean", "amax", "amin")
+_BETA = "index_reduce() is in beta and the API may change at any time."
+
+
+def _index_reduce(self: Any, dim: Any, index: Any, source: Any, reduce: Any, include_self: Any,
+                  inplace: bool) -> Tensor:
+    op = "index_reduce_" if inplace else "index_reduce"
+    self = tensor_of(self, op, "input", 1)
+    index = tensor_of(index, op, "index", 3)
+    source = tensor_of(source, op, "source", 4)
+    if not isinstance(reduce, str):  # (PyTorch's parser: every argument's type before any value)
+        raise StridedTypeError(join_lines(
+            f"{op}(): argument 'reduce' (position 5) must be str, not {type(reduce).__name__}",
+            "reduce names the reduction: 'prod', 'mean', 'amax' or 'amin'",
+        ))
+    if type(include_self) is not bool:
+        raise StridedTypeError(join_lines(
+            f"{op}(): argument 'include_self' must be bool, not {type(include_self).__name__}",
+            "include_self=False reduces over the source slices only, True (the default) also over self's",
+        ))
+    warnings.warn(_BETA, UserWarning, stacklevel=user_site()[1])
+    if reduce not in _REDUCES:
+        raise StridedRuntimeError(join_lines(
+            f"index_reduce(): Expected reduce to be one of prod, mean, amax or amin but got {reduce}.",
+            "fix: pass reduce='prod', 'mean', 'amax' or 'amin'; for a sum use index_add_",
+        ))
+    if inplace:
+        check_target(self, op, updates=True)
+    check_index_dtype(index, op, INT_OR_LONG, f"index_reduce_(): Expected dtype int32/int64 for index but got: "
+                      f"{scalar_name(index._dtype)}")
+    d = wrap_dim(dim, self.ndim)
+    if source._dtype is not self._dtype:
+        raise StridedRuntimeError(join_lines(
+            f"index_reduce_(): self ({scalar_name(self._dtype)}) and source ({scalar_name(source._dtype)}) "
+            "must have the same scalar type",
+            f"fix: convert the source first: source.to(strided.{self._dtype.name})",
+        ))
+    idx = index_array(index, self).reshape(-1)
+    _check_source(self, d, idx.size, source, "index_reduce_")
+    check_bounds(idx, (self.shape or (1,))[d], d, op, StridedIndexError, "index out of range in self")
+    if idx.size:
+        support.check(f"index_reduce.{reduce}", self._dtype, (self, source))
+    target, tgt, vals = _write_plan(self, d, idx.size, index, source, op, inplace)
+    if idx.size and vals.size:
+        _reduce_into(tgt, d, idx, vals, reduce, include_self)
+    return target
+
+
+def _reduce_into(tgt: np.ndarray, d: int, idx: np.ndarray, vals: np.ndarray, reduce: str, include_self: bool) -> None:
+    """PyTorch's CPU index_reduce: each slice ``tgt[idx[i]]`` along ``d`` reduced with ``vals[i]``
+    (NaN propagates through amax/amin, as there); without ``include_self`` the indexed slices start
+    from the reduction's identity; ``mean`` divides by the count (floor division for integers)."""
+    key = _key(d, idx)
+    hit = np.unique(idx)
+    hit_key = _key(d, hit)
+    if not include_self:
+        if reduce == "prod":
+            tgt[hit_key] = 1
+        elif reduce == "mean":
+            tgt[hit_key] = 0
+        else:  # the identity of amax / amin: the dtype's lowest / highest value
+            info = np.finfo(tgt.dtype) if tgt.dtype.kind in "fc" else np.iinfo(tgt.dtype) if tgt.dtype.kind in "iu" else None
+            low, high = (-np.inf, np.inf) if tgt.dtype.kind == "f" else (False, True) if info is None else (info.min, info.max)
+            tgt[hit_key] = low if reduce == "amax" else high
+    ufunc = {"prod": np.multiply, "mean": np.add, "amax": np.maximum, "amin": np.minimum}[reduce]
+    ufunc.at(tgt, key, vals)
+    if reduce == "mean":
+        counts = np.bincount(idx, minlength=tgt.shape[d])[hit] + (1 if include_self else 0)
+        shape = [1] * tgt.ndim
+        shape[d] = hit.size
+        counts = counts.reshape(shape).astype(tgt.dtype)
+        if tgt.dtype.kind in "iu":
+            tgt[hit_key] = np.floor_divide(tgt[hit_key], counts)
+        else:
+            tgt[hit_key] = tgt[hit_key] / counts
+
+
+@method("index_reduce_")
+def index_reduce_(self: Tensor, dim: int, index: Tensor, source: Tensor, reduce: str, *,
+                  include_self: bool = True) -> Tensor:
+    """In place, reduce ``source``'s slices into ``self``'s slices at ``index`` along ``dim`` with
+    ``reduce`` ("prod", "mean", "amax", "amin"); ``include_self=False`` leaves ``self``'s values
+    out of the indexed slices. PyTorch's beta warning is raised, as there.
+
+    >>> import warnings; warnings.simplefilter("ignore")
+    >>> strided.ones(3).index_reduce_(0, strided.tensor([0, 0, 2]), strided.tensor([2.0, 3.0, 4.0]), "prod").tolist()
+    [6.0, 1.0, 4.0]
+    """
+    return _index_reduce(self, dim, index, source, reduce, include_self, True)
+
+
+@method("index_reduce")
+def index_reduce(input: Tensor, dim: int, index: Tensor, source: Tensor, reduce: str, *,  # noqa: A002
+                 include_self: bool = True) -> Tensor:
+    """Out-of-place :func:`index_reduce_`: a new contiguous tensor."""
+    return _index_reduce(input, dim, index, source, reduce, include_self, False)
+
+
+# ---------------------------------------------------------------- unravel_index
+
+
+def unravel_index(indices: Any, shape: Any) -> tuple[Tensor, ...]:
+    """The coordinates of flat ``indices`` in a row-major tensor of ``shape``: one int64 tensor
+    per dim, each of ``indices``' shape (PyTorch's ``torch.unravel_index``). As PyTorch computes
+    them, ``(indices[..., None] // coefs) % shape`` with ``coefs`` the row-major strides, so an
+    index out of range wraps (12 in shape (3, 4) gives (0, 0); -1 gives (2, 3)); the results are
+    the columns of one ``(..., ndim)`` tensor (views into it, as PyTorch's ``unbind``).
+
+    >>> [t.tolist() for t in strided.unravel_index(strided.tensor([5, 7]), (3, 4))]
+    [[1, 1], [1, 3]]
+    """
+    if not isinstance(indices, Tensor):
+        raise StridedTypeError(join_lines(
+            f"unravel_index(): argument 'indices' must be Tensor, not {type(indices).__name__}",
+            "pass the flat indices as an integer tensor: strided.tensor([5, 7])",
+        ))
+    d = indices._dtype
+    if d.is_complex or d.is_floating_point or d is bool_:
+        raise StridedTypeError(join_lines(
+            f"expected 'indices' to be integer dtype, but got torch.{d.name}",
+            "flat indices are whole numbers; fix: indices.to(strided.int64)",
+        ))
+    if isinstance(shape, bool) or not isinstance(shape, (int, tuple, list)) and not is_index_scalar(shape):
+        raise StridedTypeError(f"expected 'shape' to be int or sequence of ints, but got {type(shape)}")
+    dims = [shape] if not isinstance(shape, (tuple, list)) else list(shape)
+    for dim in dims:
+        if isinstance(dim, bool) or not (isinstance(dim, int) or is_index_scalar(dim)):
+            raise StridedTypeError(f"expected 'shape' sequence to only contain ints, but got {type(dim)}")
+    dims = [int(dim) for dim in dims]
+    if any(dim < 0 for dim in dims):
+        raise StridedValueError(f"'shape' cannot have negative values, but got {tuple(dims)}")
+    coefs = [1] * len(dims)
+    for k in range(len(dims) - 2, -1, -1):
+        coefs[k] = coefs[k + 1] * dims[k + 1]
+    coords = indices.unsqueeze(-1).floor_divide(_int64_vector(coefs)) % _int64_vector(dims)
+    return coords.unbind(-1)
+
+
+def _int64_vector(values: list[int]) -> Tensor:
+    """An int64 vector of ``values``: the op's own constants (not a ``tensor()`` of the user's)."""
+    return adopted(np.asarray(values, dtype=np.int64), Layout._trusted((len(values),), (1,), 0), int64)
+
+
 seal(globals())  # (last: this module's ops with a backward rule become their recording entries)
 # the kinds of this module's ops, in the op registry (after the seal: the forwards are the entries)
 declare(Kind.COPY, "index_select")
-declare(Kind.COMPUTE, "index_add index_copy index_fill")
+declare(Kind.COMPUTE, "unravel_index")
+declare(Kind.COMPUTE, "index_add index_copy index_fill index_reduce")

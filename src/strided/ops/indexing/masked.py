@@ -26,6 +26,8 @@ from ...opdef import Kind, declare
 from ...tensor import Tensor
 from .._support import support
 from .._support.index_common import check_target, fill_value, overlap, scalar_name, shares_memory, tensor_of
+from .._support.out import write_out
+from .._support.promotion import TORCH_NAMES
 from ..registry import backward, method
 
 _trusted = Layout._trusted
@@ -339,7 +341,7 @@ def _nonzero_matrix(input: Tensor, name: str) -> Tensor:
     return out
 
 
-def nonzero(input: Tensor, *, as_tuple: bool = False) -> Any:  # noqa: A002
+def nonzero(input: Tensor, *, out: Any = None, as_tuple: bool = False) -> Any:  # noqa: A002
     """The positions of ``input``'s non-zero (True) elements, in row-major order: an ``(n, ndim)``
     int64 tensor (strides ``(1, n)``, as PyTorch's), or with ``as_tuple=True`` one 1-D int64 tensor
     per dim (a 0-d input counts as 1-D), ready to index with.
@@ -351,6 +353,8 @@ def nonzero(input: Tensor, *, as_tuple: bool = False) -> Any:  # noqa: A002
     """
     input = tensor_of(input, "nonzero", "input", 1)  # noqa: A001
     support.check("nonzero", input._dtype, (input,))
+    if out is not None:
+        return _nonzero_out(input, out, as_tuple)
     if not as_tuple:
         return _nonzero_matrix(input, "nonzero")
     if input.ndim == 0:
@@ -362,6 +366,23 @@ def nonzero(input: Tensor, *, as_tuple: bool = False) -> Any:  # noqa: A002
     positions = _nonzero_matrix(input, "nonzero")  # (reported: the one copy)
     with silenced():  # its columns are the result, not a view the user asked for
         return positions.unbind(1)
+
+
+def _nonzero_out(input: Tensor, out: Any, as_tuple: bool) -> Tensor:  # noqa: A002
+    """``nonzero(input, out=out)``: PyTorch's checks (no tuple form, an int64 ``out``), then the
+    positions written through ``out`` (resized to the fresh result's ``(1, n)`` strides)."""
+    if as_tuple:
+        raise StridedRuntimeError(join_lines(
+            "nonzero does not support the out kwarg when as_tuple is True",
+            "as_tuple=True gives one tensor per dim; drop out=, or pass as_tuple=False for the (n, ndim) matrix",
+        ))
+    if isinstance(out, Tensor) and out._dtype is not int64:
+        raise StridedRuntimeError(join_lines(  # (PyTorch's text, the missing space included)
+            f"nonzero: Expected out tensor to have scalar type Long but got scalar type{TORCH_NAMES[out._dtype]}",
+            f"nonzero writes int64 positions; out= is {out._dtype.name}",
+            "fix: pass out=strided.empty(0, dtype=strided.int64)",
+        ))
+    return write_out(out, _nonzero_matrix(input, "nonzero"), "nonzero", (input,))
 
 
 method("nonzero")(nonzero)

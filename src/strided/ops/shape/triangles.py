@@ -26,7 +26,8 @@ from ...layout import plans as P
 from ...opdef import Kind, declare
 from ...tensor import Tensor, tensor_arg
 from .._support import support
-from .._support.promotion import promote_types
+from .._support.out import write_out
+from .._support.promotion import TORCH_NAMES, can_cast, promote_types
 from ..registry import backward, method
 from .joining import tensor_list
 
@@ -206,7 +207,7 @@ def _embed_1d(t: Tensor, values: np.ndarray, k: int, op: str) -> Tensor:
 
 
 @method("diag")
-def diag(input: Tensor, diagonal: int = 0) -> Tensor:
+def diag(input: Tensor, diagonal: int = 0, *, out: Any = None) -> Tensor:
     """1-D ``(n,)``: a new square matrix with ``input`` on the ``diagonal``; 2-D: a copy of that
     diagonal (``torch.diag``; for a view of a diagonal use ``t.diagonal()``).
 
@@ -216,6 +217,16 @@ def diag(input: Tensor, diagonal: int = 0) -> Tensor:
     t = tensor_arg(input, "diag")
     k = int_arg(diagonal, "diag", "diagonal", 2)
     nd = len(t._layout.shape)
+    if out is not None:
+        made = diag(t, k)
+        if nd == 1 and isinstance(out, Tensor) and not can_cast(made._dtype, out._dtype):
+            raise StridedRuntimeError(join_lines(  # (PyTorch's diag_embed path words it so)
+                f"diag: result type {TORCH_NAMES[made._dtype]} can't be cast to the desired out= type "
+                f"{TORCH_NAMES[out._dtype]}",
+                f"diag makes a {made._dtype.name} matrix; out= is {out._dtype.name}",
+                f"fix: pass out=strided.empty(0, dtype=strided.{made._dtype.name})",
+            ))
+        return write_out(out, made, "diag", (t,), same_dtype="" if nd == 1 else "matmul")
     if nd == 1:
         return _embed_1d(t, t._np(), k, "diag")
     if nd != 2:
