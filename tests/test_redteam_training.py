@@ -1,0 +1,66 @@
+"""Red-team findings in strided.nn / the conv, pooling, batch_norm and attention functionals /
+strided.optim / strided.save: each test failed before its fix, against PyTorch 2.13 side by side."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+import torch
+import torch.nn.functional as TF
+
+import strided as st
+import strided.nn.functional as F
+from oracle_helpers import assert_same_tensor, same_error
+
+TOL = {"float32": (2e-5, 2e-5), "float64": (1e-10, 1e-10)}
+RNG = np.random.default_rng(25)
+
+
+def pair(a: np.ndarray, grad: bool = True) -> tuple[torch.Tensor, st.Tensor]:
+    t, s = torch.from_numpy(a.copy()), st.from_numpy(a.copy())
+    return (t.requires_grad_(True), s.requires_grad_(True)) if grad else (t, s)
+
+
+def rand(*shape: int, dtype: str = "float32") -> np.ndarray:
+    return RNG.standard_normal(shape).astype(dtype)
+
+
+def check_grads(ts: tuple, ss: tuple) -> None:
+    for t, s in zip(ts, ss):
+        assert_same_tensor(s.grad, t.grad, TOL)
+
+
+# ------------------------------------------------------------------ attention
+
+
+@pytest.mark.parametrize("how", ["float_mask", "inf_key", "neg_scale"])
+def test_sdpa_dead_rows_and_negative_scale(how: str) -> None:
+    """A row whose every score is -inf gives zeros (PyTorch's safe softmax) for a float mask and
+    for -inf in the inputs too, not only for a boolean mask; a negative scale is a scale (it had
+    no real square root: ValueError)."""
+    q, k, v = rand(2, 3, 4), rand(2, 5, 4), rand(2, 5, 2)
+    mask, scale = None, None
+    if how == "inf_key":
+        q[0, :, 0], k[0, :, 0] = 1.0, -np.inf
+    (qt, qs), (kt, ks), (vt, vs) = pair(q), pair(k), pair(v)
+    if how == "float_mask":
+        m = np.zeros((3, 5), np.float32)
+        m[1] = -np.inf
+        mask = pair(m, False)
+    if how == "neg_scale":
+        scale = -2.0
+    yt = TF.scaled_dot_product_attention(qt, kt, vt, attn_mask=None if mask is None else mask[0], scale=scale)
+    ys = F.scaled_dot_product_attention(qs, ks, vs, attn_mask=None if mask is None else mask[1], scale=scale)
+    assert_same_tensor(ys.detach(), yt.detach(), TOL)
+    yt.pow(2).sum().backward()
+    ys.pow(2).sum().backward()
+    check_grads((qt, kt, vt), (qs, ks, vs))
+
+
+@pytest.mark.parametrize("dtype", [np.int64, np.float64, np.float16])
+def test_sdpa_mask_dtype_is_checked(dtype: type) -> None:
+    """A mask neither bool nor the query's dtype is PyTorch's error (an int mask was added)."""
+    q, k, v = (pair(rand(2, n, 4), False) for n in (3, 5, 5))
+    mt, ms = pair(np.zeros((3, 5), dtype), False)
+    same_error(lambda: TF.scaled_dot_product_attention(q[0], k[0], v[0], attn_mask=mt),
+               lambda: F.scaled_dot_product_attention(q[1], k[1], v[1], attn_mask=ms))
