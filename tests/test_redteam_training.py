@@ -64,3 +64,51 @@ def test_sdpa_mask_dtype_is_checked(dtype: type) -> None:
     mt, ms = pair(np.zeros((3, 5), dtype), False)
     same_error(lambda: TF.scaled_dot_product_attention(q[0], k[0], v[0], attn_mask=mt),
                lambda: F.scaled_dot_product_attention(q[1], k[1], v[1], attn_mask=ms))
+
+
+# ------------------------------------------------------------------ batch_norm
+
+
+@pytest.mark.parametrize("training", [True, False])
+def test_batch_norm_keeps_channels_last(training: bool) -> None:
+    """A channels_last input gives a channels_last result (PyTorch's suggest_memory_format), a
+    sliced channels_last one too; its gradient is PyTorch's."""
+    a = rand(2, 4, 4, 3, dtype="float64")
+    (t, s) = pair(a)
+    xt, xs = t.permute(0, 3, 1, 2)[:, :, ::2], s.permute(0, 3, 1, 2)[:, :, ::2]
+    stats = (None, None) if training else (pair(rand(3, dtype="float64"), False), pair(rand(3, dtype="float64") ** 2, False))
+    yt = TF.batch_norm(xt, stats[0] and stats[0][0], stats[1] and stats[1][0], training=training)
+    ys = F.batch_norm(xs, stats[0] and stats[0][1], stats[1] and stats[1][1], training=training)
+    assert_same_tensor(ys.detach(), yt.detach(), TOL)
+    yt.pow(3).sum().backward()
+    ys.pow(3).sum().backward()
+    check_grads((t,), (s,))
+
+
+def test_batch_norm_empty_batch_and_1d_input() -> None:
+    """An empty batch trains to an empty result and leaves the running statistics alone (it was
+    refused, and the statistics it would have written were zeros); a 1-d input is PyTorch's
+    IndexError (it was normalized as if it had channels, or crashed in NumPy). (PyTorch's empty
+    result has strides (0, 0, 0), an accident of its kernel: not compared.)"""
+    rt, rs = pair(np.full(3, 0.5, np.float32), False)
+    vt, vs = pair(np.full(3, 2.0, np.float32), False)
+    (xt, xs) = pair(np.zeros((0, 3, 2), np.float32))
+    assert_same_tensor(F.batch_norm(xs, rs, vs, training=True).detach(),
+                       TF.batch_norm(xt, rt, vt, training=True).detach(), TOL, strides=False)
+    assert rs.tolist() == rt.tolist() and vs.tolist() == vt.tolist()
+    for training in (True, False):
+        same_error(lambda tr=training: TF.batch_norm(torch.ones(3), torch.zeros(0), torch.ones(0), training=tr),
+                   lambda tr=training: F.batch_norm(st.ones(3), st.zeros(0), st.ones(0), training=tr))
+
+
+@pytest.mark.parametrize("x,w,r", [("float16", "float16", "float32"), ("float16", "float32", "float16"),
+                                   ("float64", "float32", "float32"), ("float32", "float32", "float64")])
+def test_batch_norm_mixed_dtypes_are_pytorchs_errors(x: str, w: str, r: str) -> None:
+    """PyTorch's mixed-dtype rule: a float16 input with a float16 weight and float32 statistics is
+    refused (it was computed); the texts are PyTorch's."""
+    def call(lib: object, fn: object) -> object:
+        def dt(n: str) -> object:
+            return getattr(lib, n)
+        return lambda: fn(lib.ones(4, 3, dtype=dt(x)), lib.zeros(3, dtype=dt(r)), lib.ones(3, dtype=dt(r)),
+                          lib.ones(3, dtype=dt(w)), None, True)
+    same_error(call(torch, TF.batch_norm), call(st, F.batch_norm))
