@@ -112,3 +112,29 @@ def test_batch_norm_mixed_dtypes_are_pytorchs_errors(x: str, w: str, r: str) -> 
         return lambda: fn(lib.ones(4, 3, dtype=dt(x)), lib.zeros(3, dtype=dt(r)), lib.ones(3, dtype=dt(r)),
                           lib.ones(3, dtype=dt(w)), None, True)
     same_error(call(torch, TF.batch_norm), call(st, F.batch_norm))
+
+
+# ------------------------------------------------------------------ pooling
+
+
+@pytest.mark.parametrize("shape,args", [((1, 1, 1, 6), ((4, 2), (5, 5), (1, 1), (2, 1), True)),
+                                        ((2, 3, 4, 1), ((4, 3), (4, 4), (1, 1), (2, 2), True))])
+def test_max_pool_window_of_padding_only(shape: tuple, args: tuple) -> None:
+    """ceil_mode with dilation can make a window whose every tap is padding: its value is -inf,
+    its index PyTorch's (each dim's first tap at or after 0), and its gradient goes nowhere (it
+    went to element 0, which the window never read; PyTorch's own backward writes out of bounds
+    there, so the gradient is checked against the windows that read the input)."""
+    a = rand(*shape)
+    (t, s) = pair(a)
+    vt, it = TF.max_pool2d(t.detach(), *args, return_indices=True)
+    vs, is_ = F.max_pool2d(s, *args, return_indices=True)
+    assert_same_tensor(vs.detach(), vt, TOL)
+    assert is_.tolist() == it.tolist()
+    vs.sum().backward()
+    assert s.grad.abs().sum().item() == 0.0  # (no window reads an element of the input)
+
+
+def test_max_pool1d_with_indices_error_is_the_2d_kernels() -> None:
+    """max_pool1d(..., return_indices=True) runs PyTorch's 2-d kernel and says so in its error."""
+    same_error(lambda: TF.max_pool1d(torch.ones(2, 2, 3), 4, 1, 0, 1, False, True),
+               lambda: F.max_pool1d(st.ones(2, 2, 3), 4, 1, 0, 1, False, True))

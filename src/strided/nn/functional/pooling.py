@@ -53,7 +53,7 @@ class _Pool:
     padding, dilation``, the right-hand ``extra`` padding ``ceil_mode`` reads, ``out``)."""
 
     def __init__(self, op: str, nsp: int, input: Tensor, kernel_size: Any, stride: Any, padding: Any,
-                 dilation: Any, ceil_mode: bool, is_max: bool) -> None:
+                 dilation: Any, ceil_mode: bool, is_max: bool, with_indices: bool = False) -> None:
         tensor_arg(input, op)
         shape = input._layout.shape
         two = nsp == 2
@@ -116,7 +116,8 @@ class _Pool:
         self.out = tuple(out_size(n, ki, si, pi, di, ceil_mode)
                          for n, ki, si, pi, di in zip(self.spatial, k, s, p, d))
         if any(o <= 0 for o in self.out):
-            if is_max and not two:
+            # (max_pool1d with return_indices runs PyTorch's 2-d kernel: its 2-d text)
+            if is_max and not two and not with_indices:
                 text = f"max_pool1d() Invalid computed output size: {self.out[0]}"
             else:
                 sizes = "x".join(str(v) for v in (self.c, *([1] * (2 - nsp)), *self.spatial))
@@ -139,6 +140,19 @@ class _Pool:
         (negative or past the end: padding)."""
         return [np.arange(o)[:, None] * s - p + np.arange(k)[None, :] * d
                 for o, s, p, k, d in zip(self.out, self.stride, self.padding, self.kernel, self.dilation)]
+
+    def dead(self) -> np.ndarray:
+        """(out) bools: the windows with no tap inside the input (``ceil_mode`` with dilation can
+        make a last window of padding only), and PyTorch's index for each: per dim its first tap
+        at or after 0, though past the end, flattened. Their output (-inf) reads no element."""
+        alive = None
+        first = np.zeros((), dtype=np.int64)
+        for pos, n in zip(self.positions(), self.spatial):
+            inside = ((pos >= 0) & (pos < n)).any(1)
+            alive = inside if alive is None else np.multiply.outer(alive, inside)
+            first = np.add.outer(first * n, pos[np.arange(len(pos)), (pos >= 0).argmax(1)])
+        assert alive is not None
+        return ~alive, first
 
 
 def _result(x: Tensor, shape: tuple[int, ...], dtype: Any, batched: bool) -> tuple[Tensor, np.ndarray]:
@@ -184,7 +198,7 @@ def _start(op: str, kernel: str, input: Tensor, pool: _Pool) -> tuple:
 
 def _max_pool(op: str, nsp: int, input: Tensor, kernel_size: Any, stride: Any, padding: Any, dilation: Any,
               ceil_mode: bool, return_indices: bool) -> Any:
-    pool = _Pool(op, nsp, input, kernel_size, stride, padding, dilation, ceil_mode, True)
+    pool = _Pool(op, nsp, input, kernel_size, stride, padding, dilation, ceil_mode, True, return_indices)
     d = input._dtype
     x, shape, out, arr = _start(op, "max_pool2d", input, pool)
     idx_t, idx = _result(x, shape, int64, pool.batched)
@@ -210,8 +224,9 @@ def _max_pool(op: str, nsp: int, input: Tensor, kernel_size: Any, stride: Any, p
             np.copyto(best, v, where=better)
             np.copyto(where, np.broadcast_to(flat, shape), where=better)
             taken |= better
+        dead, first = pool.dead()
         arr[...] = best
-        idx[...] = where
+        idx[...] = np.where(dead, first, where)  # (PyTorch's index for a window of padding only)
     if not pool.batched:
         out, idx_t = out.squeeze(0), idx_t.squeeze(0)
     report(op, (input,), out)
@@ -223,11 +238,23 @@ def _max_rule(op: str, nsp: int, out: Any, input: Tensor, *args: Any) -> Any:
     if indices is None:  # (the indices are recomputed: the forward handed back the values only)
         indices = _max_pool(op, nsp, input.detach(), *args[:5], True)[1]
     shape = input._layout.shape
+    dead = _Pool(op, nsp, input, *args[:4], args[4] if len(args) > 4 else False, True).dead()[0]
+    if dead.any():
+        # a window of padding only reads no element: its gradient goes nowhere (PyTorch's index
+        # for it may lie past the plane, where its kernel writes out of bounds)
+        from ...creation import tensor as make_tensor
+
+        keep = make_tensor(~dead)
+        indices = indices.masked_fill(make_tensor(dead), 0)
+    else:
+        keep = None
 
     def grad(g: Tensor) -> tuple:  # (the values' gradient: the indices carry none, as sort's)
         plane = shape[-nsp:]
         size = int(np.prod(plane))
         lead = shape[:-nsp]
+        if keep is not None:
+            g = g * keep.to(g._dtype)
         src = g.reshape(*lead, int(np.prod(g._layout.shape[len(lead):])))
         zeros = grad_zeros((*lead, size), g._dtype)
         return (zeros.scatter_add(-1, indices.reshape(src._layout.shape), src).reshape(shape),)
