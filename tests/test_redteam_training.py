@@ -138,3 +138,29 @@ def test_max_pool1d_with_indices_error_is_the_2d_kernels() -> None:
     """max_pool1d(..., return_indices=True) runs PyTorch's 2-d kernel and says so in its error."""
     same_error(lambda: TF.max_pool1d(torch.ones(2, 2, 3), 4, 1, 0, 1, False, True),
                lambda: F.max_pool1d(st.ones(2, 2, 3), 4, 1, 0, 1, False, True))
+
+
+# ------------------------------------------------------------------ strided.load
+
+
+def test_load_refuses_a_bool_storage_of_other_bytes() -> None:
+    """A bool storage holding the byte 2 or 255 is a dtype lie (it loaded, then read True in
+    one op and its byte in another: sum 3 where the printed values summed to 2); refused."""
+    import io
+    import json
+    import zipfile
+
+    meta = {"format": "strided.save", "version": 1, "storages": [{"dtype": "bool", "numel": 3}],
+            "object": {"t": "tensor", "storage": 0, "shape": [3], "strides": [1], "offset": 0,
+                       "requires_grad": False}}
+    for raw, ok in ((b"\x01\x00\x01", True), (b"\x02\x01\xff", False)):
+        buf = io.BytesIO()
+        with zipfile.ZipFile(buf, "w") as z:
+            z.writestr("strided.json", json.dumps(meta))
+            z.writestr("storages/0", raw)
+        f = io.BytesIO(buf.getvalue())
+        if ok:
+            assert st.load(f).tolist() == [True, False, True]
+        else:
+            with pytest.raises(st.StridedRuntimeError, match="storage 0 is bool but holds the byte 2"):
+                st.load(f)

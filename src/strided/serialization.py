@@ -244,6 +244,12 @@ class _Reader:
                 raise _refuse(self.name, f"storage {i} cannot be read ({e})") from None
             if len(raw) != nbytes:
                 raise _refuse(self.name, f"storage {i} is truncated", f"{len(raw)} of {nbytes} bytes")
+            if dtype.numpy == np.bool_ and raw.translate(None, b"\x00\x01"):
+                # (a bool is the byte 0 or 1: any other byte is a dtype lie NumPy reads as True in
+                # one op and as its value in another, e.g. a sum)
+                bad = next(b for b in raw if b > 1)
+                raise _refuse(self.name, f"storage {i} is bool but holds the byte {bad}",
+                              "a bool storage's bytes are 0 or 1")
             arr = np.frombuffer(raw, dtype=dtype.numpy.newbyteorder("<")).astype(dtype.numpy)  # (a writable copy)
             s = self.storages[i] = Storage(arr)
         return s
