@@ -164,3 +164,27 @@ def test_load_refuses_a_bool_storage_of_other_bytes() -> None:
         else:
             with pytest.raises(st.StridedRuntimeError, match="storage 0 is bool but holds the byte 2"):
                 st.load(f)
+
+
+# ------------------------------------------------------------------ convolution
+
+
+@pytest.mark.parametrize("dtype", ["float64", "int64", "float32"])
+def test_conv2d_grouped_channels_last_one_by_one_strides(dtype: str) -> None:
+    """A grouped conv of a channels_last input with one output channel per group and a 1 x 1
+    result: PyTorch's float64 / integer kernel concatenates the groups' results, and ``cat``
+    reads that ambiguous layout as contiguous (found by test_nn_conv's hypothesis test)."""
+    a = (rand(2, 2, 3, 3) * 3).astype(dtype)
+    w = (rand(2, 1, 3, 3) * 3).astype(dtype)
+    t, s = pair(a, False)
+    tw, sw = pair(w, False)
+    yt = TF.conv2d(t.contiguous(memory_format=torch.channels_last), tw, None, 1, 0, 1, 2)
+    ys = F.conv2d(s.contiguous(memory_format=st.channels_last), sw, None, 1, 0, 1, 2)
+    assert_same_tensor(ys, yt, TOL)
+
+
+def test_conv_bool_error_names_pytorchs_kernel() -> None:
+    for fn, tfn, shape in ((F.conv1d, TF.conv1d, (1, 2, 5)), (F.conv2d, TF.conv2d, (1, 2, 5, 5))):
+        k = (3, 2, *[2] * (len(shape) - 2))
+        same_error(lambda tfn=tfn, shape=shape, k=k: tfn(torch.ones(shape, dtype=torch.bool), torch.ones(k, dtype=torch.bool)),
+                   lambda fn=fn, shape=shape, k=k: fn(st.ones(shape, dtype=st.bool), st.ones(k, dtype=st.bool)))
