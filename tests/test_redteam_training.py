@@ -188,3 +188,30 @@ def test_conv_bool_error_names_pytorchs_kernel() -> None:
         k = (3, 2, *[2] * (len(shape) - 2))
         same_error(lambda tfn=tfn, shape=shape, k=k: tfn(torch.ones(shape, dtype=torch.bool), torch.ones(k, dtype=torch.bool)),
                    lambda fn=fn, shape=shape, k=k: fn(st.ones(shape, dtype=st.bool), st.ones(k, dtype=st.bool)))
+
+
+# ------------------------------------------------------------------ optim
+
+
+@pytest.mark.parametrize("name,kw", [("SGD", {"lr": 0.1, "momentum": 0.9}), ("Adam", {"amsgrad": True}),
+                                     ("AdamW", {}), ("RMSprop", {"centered": True, "momentum": 0.5})])
+def test_optimizer_state_of_the_wrong_shape(name: str, kw: dict) -> None:
+    """A state dict loaded from an optimizer of other shapes: the step fails with PyTorch's error
+    (it was NumPy's ValueError from the fused update) and the parameter is what PyTorch leaves."""
+    import torch.optim as to
+
+    import strided.optim as so
+
+    got = []
+    for lib, optim in ((torch, to), (st, so)):
+        p, q = lib.ones(2, requires_grad=True), lib.ones(3, requires_grad=True)
+        first = getattr(optim, name)([p], **kw)
+        p.grad = lib.ones(2)
+        first.step()
+        second = getattr(optim, name)([q], **kw)
+        second.load_state_dict(first.state_dict())
+        q.grad = lib.ones(3)
+        with pytest.raises(RuntimeError) as info:
+            second.step()
+        got.append((str(info.value).splitlines()[0], q.tolist()))
+    assert got[0] == got[1]

@@ -100,6 +100,17 @@ def _wrap(array: np.ndarray) -> Tensor:
     return as_tensor(np.asarray(array, order="C"))  # (not ascontiguousarray: it makes a 0-d array 1-d)
 
 
+def _fits(target: Tensor, *others: Tensor) -> bool:
+    """Whether ``others`` broadcast to ``target``'s shape, as an in-place op's operands must (a
+    state loaded from another optimizer can disagree): else the caller runs strided's own
+    in-place op, which refuses them with PyTorch's error before writing anything."""
+    try:
+        return all(np.broadcast_shapes(target._layout.shape, o._layout.shape) == target._layout.shape
+                   for o in others)
+    except ValueError:
+        return False
+
+
 def add(input: Tensor, other: Tensor, alpha: float) -> Tensor:
     """``input + alpha * other`` (a new tensor), as PyTorch's ``add(other, alpha=alpha)`` rounds it."""
     x = _np(input)
@@ -109,6 +120,8 @@ def add(input: Tensor, other: Tensor, alpha: float) -> Tensor:
 
 def add_(target: Tensor, other: Tensor, alpha: float) -> Tensor:
     """In-place :func:`add`: PyTorch's ``target.add_(other, alpha=alpha)``."""
+    if not _fits(target, other):
+        return target.add_(other, alpha=alpha)
     x = _np(target)
     return target.copy_(_wrap(fma(_np(other), _num(alpha, x), x)))
 
@@ -116,6 +129,8 @@ def add_(target: Tensor, other: Tensor, alpha: float) -> Tensor:
 def lerp_(target: Tensor, end: Tensor, weight: float) -> Tensor:
     """``target.lerp_(end, weight)`` for a number ``weight``, as PyTorch's kernel:
     ``fma(end - target, weight, target)`` for |weight| < 0.5, else ``fma(end - target, weight - 1, end)``."""
+    if not _fits(target, end):
+        return target.lerp_(end, weight)
     a, b = _np(target), _np(end)
     w = _num(weight, a)
     diff = b - a
@@ -132,5 +147,7 @@ def addcmul(input: Tensor, tensor1: Tensor, tensor2: Tensor, value: float) -> Te
 
 def addcmul_(target: Tensor, tensor1: Tensor, tensor2: Tensor, value: float) -> Tensor:
     """In-place :func:`addcmul`: PyTorch's ``target.addcmul_(tensor1, tensor2, value=value)``."""
+    if not _fits(target, tensor1, tensor2):
+        return target.addcmul_(tensor1, tensor2, value=value)
     x = _np(target)
     return target.copy_(_wrap(fma(_np(tensor1) * _num(value, x), _np(tensor2), x)))
