@@ -215,3 +215,30 @@ def test_optimizer_state_of_the_wrong_shape(name: str, kw: dict) -> None:
             second.step()
         got.append((str(info.value).splitlines()[0], q.tolist()))
     assert got[0] == got[1]
+
+
+# ------------------------------------------------------------------ nn.init
+
+
+@pytest.mark.filterwarnings("ignore:mean is more than 2 std")  # (PyTorch's warning for these tails)
+@pytest.mark.parametrize("a,b", [(-9.0, -8.0), (5.0, 6.0), (-1.0, 2.0)])
+def test_trunc_normal_tails(a: float, b: float) -> None:
+    """trunc_normal_ draws from the truncated normal in its tails too (the inverse-CDF method
+    gave -9.0 for every float32 draw on [-9, -8]): the sample mean is the analytic one."""
+    import math
+
+    import strided.nn.init as init
+
+    def pdf(x: float) -> float:
+        return math.exp(-x * x / 2) / math.sqrt(2 * math.pi)
+
+    def cdf(x: float) -> float:
+        return math.erfc(-x / math.sqrt(2)) / 2  # (erfc: the far tails keep their digits)
+
+    mass = cdf(b) - cdf(a) if b <= 0 else cdf(-a) - cdf(-b)
+    want = (pdf(a) - pdf(b)) / mass
+    x = init.trunc_normal_(st.empty(4000), a=a, b=b)
+    assert a <= x.min().item() and x.max().item() <= b
+    assert abs(x.mean().item() - want) < 0.02, (x.mean().item(), want)
+    same_error(lambda: torch.nn.init.trunc_normal_(torch.empty(3), a=2, b=-2),
+               lambda: init.trunc_normal_(st.empty(3), a=2, b=-2))
