@@ -242,3 +242,36 @@ def test_trunc_normal_tails(a: float, b: float) -> None:
     assert abs(x.mean().item() - want) < 0.02, (x.mean().item(), want)
     same_error(lambda: torch.nn.init.trunc_normal_(torch.empty(3), a=2, b=-2),
                lambda: init.trunc_normal_(st.empty(3), a=2, b=-2))
+
+
+@pytest.mark.parametrize("dtype", ["int8", "int32", "int64", "uint8", "uint16"])
+def test_pooling_integer_dtypes_are_pytorchs(dtype: str) -> None:
+    """Each pooling takes the integer dtypes PyTorch's CPU kernel is compiled for, and refuses the
+    others with its error (avg_pool2d computed int32 and uint8; adaptive_avg_pool2d integers)."""
+    calls = [lambda f, x: f.avg_pool2d(x, 2), lambda f, x: f.max_pool2d(x, 2),
+             lambda f, x: f.max_pool1d(x[0], 2), lambda f, x: f.max_pool1d(x[0], 2, return_indices=True),
+             lambda f, x: f.adaptive_avg_pool2d(x, 3), lambda f, x: f.adaptive_avg_pool2d(x, 2)]
+    a = np.arange(32).reshape(1, 2, 4, 4).astype(dtype)
+    for call in calls:
+        t, s = pair(a, False)
+        try:
+            want = call(TF, t)
+        except NotImplementedError:
+            same_error(lambda call=call, t=t: call(TF, t), lambda call=call, s=s: call(F, s))
+            continue
+        got = call(F, s)
+        for g, w in zip(got, want) if isinstance(want, tuple) else ((got, want),):
+            assert_same_tensor(g, w, TOL)
+
+
+def test_adaptive_avg_pool2d_keeps_channels_last() -> None:
+    """Where the windows do not tile the input, the result of a channels_last input is
+    channels_last as PyTorch's (it was contiguous); the gradient is PyTorch's."""
+    t, s = pair(rand(2, 7, 5, 3))
+    yt = TF.adaptive_avg_pool2d(t.permute(0, 3, 1, 2), (3, 2))
+    ys = F.adaptive_avg_pool2d(s.permute(0, 3, 1, 2), (3, 2))
+    assert_same_tensor(ys.detach(), yt.detach(), TOL)
+    g = rand(2, 3, 3, 2)
+    yt.backward(torch.from_numpy(g))
+    ys.backward(st.from_numpy(g))
+    check_grads((t,), (s,))

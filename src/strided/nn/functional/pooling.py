@@ -26,6 +26,7 @@ from ...dtypes import TORCH_NAME, bool_, int64
 from ...errors import StridedIndexError, StridedNotImplementedError, StridedRuntimeError, join_lines
 from ...grad_mode import GRAD_MODE
 from ...gradients import grad_zeros, seal
+from ...layout.formats import suggest_format
 from ...opdef import Kind, declare
 from ...ops.registry import backward
 from ...ops.shape.padding import pad
@@ -184,13 +185,25 @@ def _padded(x: Tensor, pool: _Pool, fill: float) -> Tensor:
     return pad(x, amounts, value=fill)
 
 
+# The integer dtypes each of PyTorch's CPU pooling kernels is compiled for (its dispatch macros)
+_KERNEL_INTS = {"max_pool2d": ("uint8", "int8", "int16", "int32", "int64"), "avg_pool2d": ("int64",),
+                "max_pool1d_impl": (), "adaptive_avg_pool2d": ()}
+
+
+def _refuse_dtype(op: str, kernel: str, d: Any) -> None:
+    """PyTorch's error where its CPU kernel ``kernel`` has no loop for the dtype ``d`` (bool,
+    complex, and the integers it is not compiled for)."""
+    if d is bool_ or d.is_complex or (not d.is_floating_point and d.name not in _KERNEL_INTS[kernel]):
+        raise StridedNotImplementedError(join_lines(f"\"{kernel}\" not implemented for '{TORCH_NAME[d.name]}'",
+                                                    f"PyTorch's {op} has no kernel for {d.name}",
+                                                    "fix: input.to(strided.float32)"))
+
+
 def _start(op: str, kernel: str, input: Tensor, pool: _Pool) -> tuple:
-    """A pooling's start: PyTorch's error for a bool or complex input (CPU kernel ``kernel``), the
+    """A pooling's start: PyTorch's error for a dtype its CPU kernel ``kernel`` lacks, the
     batched input, the result's shape and the fresh result (with the array over it)."""
     d = input._dtype
-    if d is bool_ or d.is_complex:
-        raise StridedNotImplementedError(join_lines(f"\"{kernel}\" not implemented for '{TORCH_NAME[d.name]}'",
-                                                    f"{op} reads real numbers; the input is {d.name}"))
+    _refuse_dtype(op, kernel, d)
     x = input if pool.batched else input.unsqueeze(0)
     shape = (pool.n, pool.c, *pool.out)
     return (x, shape, *_result(x, shape, d, pool.batched))
@@ -200,7 +213,9 @@ def _max_pool(op: str, nsp: int, input: Tensor, kernel_size: Any, stride: Any, p
               ceil_mode: bool, return_indices: bool) -> Any:
     pool = _Pool(op, nsp, input, kernel_size, stride, padding, dilation, ceil_mode, True, return_indices)
     d = input._dtype
-    x, shape, out, arr = _start(op, "max_pool2d", input, pool)
+    # (max_pool1d without indices runs a kernel of its own; with them, the 2-d one)
+    x, shape, out, arr = _start(op, "max_pool1d_impl" if nsp == 1 and not return_indices else "max_pool2d",
+                                input, pool)
     idx_t, idx = _result(x, shape, int64, pool.batched)
     if arr.size:
         low = -np.inf if d.is_floating_point else np.iinfo(d.numpy).min
@@ -412,6 +427,7 @@ def adaptive_avg_pool2d(input: Tensor, output_size: Any) -> Tensor:
         raise StridedRuntimeError(join_lines(
             f"adaptive_avg_pool2d: elements of output_size must be greater than or equal to 0 but received "
             f"{{{sizes[0]}, {sizes[1]}}}", "each output size counts windows"))
+    _refuse_dtype("adaptive_avg_pool2d", "adaptive_avg_pool2d", input._dtype)
     (h, w), (oh, ow) = shape[-2:], sizes
     if oh and ow and h % oh == 0 and w % ow == 0 and input.numel():
         return avg_pool2d(input, (h // oh, w // ow))
@@ -420,7 +436,13 @@ def adaptive_avg_pool2d(input: Tensor, output_size: Any) -> Tensor:
 
         return zeros((*shape[:-2], oh, ow), dtype=input._dtype)
     rows = stack([input[..., (i * h) // oh:-((-(i + 1) * h) // oh), :].mean(-2) for i in range(oh)], -2)
-    return stack([rows[..., (j * w) // ow:-((-(j + 1) * w) // ow)].mean(-1) for j in range(ow)], -1)
+    out = stack([rows[..., (j * w) // ow:-((-(j + 1) * w) // ow)].mean(-1) for j in range(ow)], -1)
+    if suggest_format(shape, input._layout.strides) == "channels_last":
+        # (PyTorch's result keeps a channels_last input's format: one copy of the small result)
+        from ...memory_format import channels_last
+
+        out = out.contiguous(memory_format=channels_last)
+    return out
 
 
 @backward("F.max_pool1d", operands="self")
