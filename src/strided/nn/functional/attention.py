@@ -101,7 +101,10 @@ def scaled_dot_product_attention(query: Tensor, key: Tensor, value: Tensor, attn
     # PyTorch's safe softmax: a row whose every score is -inf (every key masked, by a boolean or a
     # float mask, or -inf in the inputs) gives zeros and a zero gradient, not NaN
     dead = (scores == float("-inf")).all(-1, keepdim=True)
-    weights = where(dead, 0.0, softmax(where(dead, 0.0, scores), -1))
+    if dead.any():
+        weights = where(dead, 0.0, softmax(where(dead, 0.0, scores), -1))
+    else:  # (the common case: no row to mend, no two more passes over the scores)
+        weights = softmax(scores, -1)
     if dropout_p > 0.0:
         weights = dropout(weights, dropout_p)
     return weights.matmul(value)
