@@ -275,3 +275,27 @@ def test_adaptive_avg_pool2d_keeps_channels_last() -> None:
     yt.backward(torch.from_numpy(g))
     ys.backward(st.from_numpy(g))
     check_grads((t,), (s,))
+
+
+def test_save_a_modules_state_dict() -> None:
+    """A module's state_dict() is an OrderedDict (as PyTorch's): strided.save refused it; it now
+    round-trips as one, and loads into a fresh module and optimizer."""
+    import io
+    from collections import OrderedDict
+
+    import strided.nn as nn
+    import strided.optim as so
+
+    model = nn.Sequential(nn.Linear(2, 3), nn.BatchNorm1d(3))
+    opt = so.Adam(model.parameters(), lr=0.1)
+    model(st.ones(4, 2)).pow(2).sum().backward()
+    opt.step()
+    buf = io.BytesIO()
+    st.save({"model": model.state_dict(), "opt": opt.state_dict()}, buf)
+    back = st.load(io.BytesIO(buf.getvalue()))
+    assert type(back["model"]) is OrderedDict and list(back["model"]) == list(model.state_dict())
+    fresh = nn.Sequential(nn.Linear(2, 3), nn.BatchNorm1d(3))
+    fresh.load_state_dict(back["model"])
+    so.Adam(fresh.parameters(), lr=0.1).load_state_dict(back["opt"])
+    for (name, a), b in zip(model.state_dict().items(), fresh.state_dict().values()):
+        assert a.tolist() == b.tolist(), name
