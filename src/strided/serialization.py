@@ -8,8 +8,9 @@ The format is a ZIP archive (stored, not compressed; the standard library's ``zi
   ``{"t": "none"}``, ``{"t": "bool", "v": true}``, ``{"t": "int", "v": "12"}`` (a string: Python
   ints are unbounded), ``{"t": "float", "v": "0x1.8p+1"}`` (``float.hex``: every bit, nan and inf
   included), ``{"t": "str", "v": "..."}``, ``{"t": "list" | "tuple", "items": [...]}``,
-  ``{"t": "dict", "items": [[key, value], ...]}`` (keys of any of the scalar kinds or tuples of
-  them: an optimizer's state dict has int keys), and ``{"t": "tensor", "storage": i, "shape":
+  ``{"t": "dict" | "odict", "items": [[key, value], ...]}`` (keys of any of the scalar kinds or
+  tuples of them: an optimizer's state dict has int keys; "odict" is a ``collections.OrderedDict``,
+  the kind a module's ``state_dict()`` is, and comes back one), and ``{"t": "tensor", "storage": i, "shape":
   [...], "strides": [...], "offset": k, "requires_grad": false}``;
 - ``storages/<i>``: the i-th storage's elements, little-endian, whole.
 
@@ -47,6 +48,7 @@ from __future__ import annotations
 import json
 import os
 import zipfile
+from collections import OrderedDict
 from typing import IO, Any
 
 import numpy as np
@@ -65,7 +67,7 @@ _META = "strided.json"
 _DTYPES = {d.name: d for d in ALL_DTYPES}
 _SCALARS = (type(None), bool, int, float, str)
 _MAX_DEPTH = 200  # (each level is two Python frames on load: far from the interpreter's limit)
-_CAN = "strided.save writes tensors, dict, list, tuple, int, float, str, bool and None"
+_CAN = "strided.save writes tensors, dict (and OrderedDict), list, tuple, int, float, str, bool and None"
 
 PathOrFile = str | os.PathLike[str] | IO[bytes]
 
@@ -94,16 +96,16 @@ class _Writer:
             return {"t": "str", "v": obj}
         if isinstance(obj, Tensor):
             return self.tensor(obj)
-        if type(obj) in (list, tuple, dict):
+        if type(obj) in (list, tuple, dict, OrderedDict):
             if id(obj) in self.active:
                 raise StridedTypeError(join_lines(
                     f"strided.save: {where} contains itself",
                     "a container that holds itself has no finite description", "fix: save a copy without the cycle"))
             self.active.add(id(obj))
             try:
-                if type(obj) is dict:
-                    return {"t": "dict", "items": [[self.key(k, where), self.encode(v, f"{where}[{k!r}]")]
-                                                   for k, v in obj.items()]}
+                if isinstance(obj, dict):  # (an OrderedDict, as a module's state_dict(), comes back one)
+                    return {"t": "odict" if type(obj) is OrderedDict else "dict",
+                            "items": [[self.key(k, where), self.encode(v, f"{where}[{k!r}]")] for k, v in obj.items()]}
                 return {"t": type(obj).__name__,
                         "items": [self.encode(v, f"{where}[{i}]") for i, v in enumerate(obj)]}
             finally:
@@ -244,6 +246,12 @@ class _Reader:
                 raise _refuse(self.name, f"storage {i} cannot be read ({e})") from None
             if len(raw) != nbytes:
                 raise _refuse(self.name, f"storage {i} is truncated", f"{len(raw)} of {nbytes} bytes")
+            if dtype.numpy == np.bool_ and raw.translate(None, b"\x00\x01"):
+                # (a bool is the byte 0 or 1: any other byte is a dtype lie NumPy reads as True in
+                # one op and as its value in another, e.g. a sum)
+                bad = next(b for b in raw if b > 1)
+                raise _refuse(self.name, f"storage {i} is bool but holds the byte {bad}",
+                              "a bool storage's bytes are 0 or 1")
             arr = np.frombuffer(raw, dtype=dtype.numpy.newbyteorder("<")).astype(dtype.numpy)  # (a writable copy)
             s = self.storages[i] = Storage(arr)
         return s
@@ -270,12 +278,12 @@ class _Reader:
             except (ValueError, OverflowError):
                 pass
             raise _refuse(self.name, f"the {t} at {where} has the value {str(v)[:60]!r}")
-        if t in ("list", "tuple", "dict"):
+        if t in ("list", "tuple", "dict", "odict"):
             items = node.get("items")
             if not isinstance(items, list):
                 raise _refuse(self.name, f"the {t} at {where} has no list of items")
-            if t == "dict":
-                out = {}
+            if t in ("dict", "odict"):
+                out: dict[Any, Any] = {} if t == "dict" else OrderedDict()
                 for pair in items:
                     if not (isinstance(pair, list) and len(pair) == 2):
                         raise _refuse(self.name, f"an item of the dict at {where} is not a [key, value] pair")

@@ -20,7 +20,7 @@ from __future__ import annotations
 import math
 from typing import Any
 
-from ...dtypes import TORCH_NAME, bool_
+from ...dtypes import CPP_NAME, TORCH_NAME, bool_
 from ...errors import StridedRuntimeError, join_lines
 from ...ops.elementwise.unary import where
 from ...tensor import Tensor, tensor_arg
@@ -76,24 +76,34 @@ def scaled_dot_product_attention(query: Tensor, key: Tensor, value: Tensor, attn
                 "Number of heads in key and value must divide the number of heads in ",
                 f"the query has {hq} heads, the key {hk} and the value {hv}"))
         key, value = _repeat_heads(key, hq // hk), _repeat_heads(value, hq // hv)
-    factor = math.sqrt(1 / math.sqrt(query.shape[-1]) if scale is None else float(scale))
-    # PyTorch's math path scales the query and the key by sqrt(scale) each (the same rounding)
-    scores = (query * factor).matmul(key.transpose(-2, -1) * factor)
     mask = attn_mask
+    if mask is not None:
+        tensor_arg(mask, "scaled_dot_product_attention", "attn_mask", 4)
+        if mask._dtype is not bool_ and mask._dtype is not d:
+            raise StridedRuntimeError(join_lines(
+                f"Expected attn_mask dtype to be bool or float or to match query dtype, but got attn_mask.dtype: "
+                f"{CPP_NAME[mask._dtype.name]} and  query.dtype: {CPP_NAME[d.name]} instead.",
+                "a boolean mask says which keys take part; any other mask is added to the scores in their dtype",
+                f"fix: attn_mask.to(strided.{d.name}), or a boolean mask"))
+    s = 1 / math.sqrt(query.shape[-1]) if scale is None else float(scale)
+    if s >= 0:
+        # PyTorch's math path scales the query and the key by sqrt(scale) each (the same rounding)
+        factor = math.sqrt(s)
+        scores = (query * factor).matmul(key.transpose(-2, -1) * factor)
+    else:  # (no real square root: the scores themselves are scaled, as PyTorch's kernels do)
+        scores = query.matmul(key.transpose(-2, -1)) * s
     if is_causal:
         from ...creation import ones
 
         mask = ones((L, S), dtype=bool_).tril()
     if mask is not None:
-        tensor_arg(mask, "scaled_dot_product_attention", "attn_mask", 4)
-        if mask._dtype is bool_:
-            masked = mask.logical_not().all(-1, keepdim=True)  # rows with no key to attend to
-            scores = scores + _float_mask(mask, d)
-            weights = softmax(where(masked, 0.0, scores), -1)
-            weights = where(masked, 0.0, weights)  # (PyTorch's safe softmax: zeros, not NaN)
-        else:
-            weights = softmax(scores + mask, -1)
-    else:
+        scores = scores + (_float_mask(mask, d) if mask._dtype is bool_ else mask)
+    # PyTorch's safe softmax: a row whose every score is -inf (every key masked, by a boolean or a
+    # float mask, or -inf in the inputs) gives zeros and a zero gradient, not NaN
+    dead = (scores == float("-inf")).all(-1, keepdim=True)
+    if dead.any():
+        weights = where(dead, 0.0, softmax(where(dead, 0.0, scores), -1))
+    else:  # (the common case: no row to mend, no two more passes over the scores)
         weights = softmax(scores, -1)
     if dropout_p > 0.0:
         weights = dropout(weights, dropout_p)

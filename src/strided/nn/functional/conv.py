@@ -39,6 +39,7 @@ from ...grad_mode import GRAD_MODE, requires_grad
 from ...gradients import seal
 from ...kernels.listeners import OPEN, emit_step
 from ...layout import channels_last_strides
+from ...layout.formats import suggest_format
 from ...opdef import Kind, declare
 from ...ops.registry import backward
 from ...ops.shape.padding import pad
@@ -183,10 +184,16 @@ def _geometry(op: str, nsp: int, input: Tensor, weight: Tensor, bias: Tensor | N
             f"the input is {input._dtype.name} and the {'weight' if other is weight else 'bias'} "
             f"{other._dtype.name}: a convolution does not promote",
             f"fix: weight.to(strided.{input._dtype.name})"))
-    if input._dtype is bool_ or input._dtype.is_complex:
+    if input._dtype is bool_:  # (PyTorch's CPU kernel for both conv1d and conv2d names itself)
+        raise StridedNotImplementedError(join_lines(
+            "\"slow_conv2d_cpu\" not implemented for 'Bool'",
+            f"{op} computes with numbers; the input is bool", "fix: input.to(strided.float32)"))
+    if input._dtype.is_complex:
+        # Note: PyTorch convolves complex inputs (three real convolutions); strided does not yet
         raise StridedNotImplementedError(join_lines(
             f"\"{op}\" not implemented for '{TORCH_NAME[input._dtype.name]}'",
-            f"{op} computes with real numbers; the input is {input._dtype.name}"))
+            f"strided's {op} computes with real numbers; the input is {input._dtype.name}",
+            f"fix: convolve the real and imaginary parts: {op}(x.real, w.real) - {op}(x.imag, w.imag), ..."))
     out = tuple(out_size(p, kk, s, 0, d) for p, kk, s, d in zip(padded, kernel, st, dl))
     return ConvGeometry(batched, n, c, spatial, o, groups, kernel, st, dl, pads, out)
 
@@ -197,6 +204,17 @@ def _channels_last(x: Tensor) -> bool:
     lay = x._layout
     return len(lay.shape) == 4 and lay.shape[1] > 1 and x.is_contiguous(memory_format=_CL()) and \
         not x.is_contiguous()
+
+
+def _cat_keeps_cl(geo: ConvGeometry, input: Tensor) -> bool:
+    """Whether PyTorch's result of a channels_last input stays channels_last. Its kernel for the
+    dtypes oneDNN does not take (float64, the integers) convolves a grouped input group by group
+    and concatenates: the result takes the format ``cat`` reads off one group's result, which is
+    contiguous where that is ambiguous (one output channel per group over a 1 x 1 plane)."""
+    if geo.groups == 1 or input._dtype.name in ("float32", "float16", "bfloat16"):
+        return True
+    one = (geo.n, geo.o // geo.groups, *geo.out)
+    return suggest_format(one, channels_last_strides(one)) == "channels_last"
 
 
 def _CL() -> Any:
@@ -344,7 +362,7 @@ def _conv(op: str, nsp: int, input: Tensor, weight: Tensor, bias: Tensor | None,
     x = input if geo.batched else input.unsqueeze(0)
     cl = _channels_last(x)
     shape = (geo.n, geo.o, *geo.out)
-    out = result(shape, input._dtype, channels_last_strides(shape) if cl else None)
+    out = result(shape, input._dtype, channels_last_strides(shape) if cl and _cat_keeps_cl(geo, input) else None)
     arr = out._np()
     if out.numel():
         xp = _padded(x, geo, cl)

@@ -19,11 +19,13 @@ from typing import Any
 
 import numpy as np
 
-from ...dispatch import report, result_array
+from ...dispatch import report, result
 from ...dtypes import TORCH_NAME
-from ...errors import StridedRuntimeError, StridedValueError, join_lines
+from ...errors import StridedIndexError, StridedRuntimeError, StridedValueError, join_lines
 from ...grad_mode import requires_grad
 from ...gradients import seal
+from ...layout import channels_last_strides
+from ...layout.formats import suggest_format
 from ...opdef import Kind, declare
 from ...ops.registry import backward
 from ...tensor import Tensor, tensor_arg
@@ -37,6 +39,18 @@ def _check(input: Tensor, running_mean: Tensor | None, running_var: Tensor | Non
     """PyTorch's checks, in its order; the channel count and the dims the statistics reduce."""
     tensor_arg(input, "batch_norm")
     shape = input._layout.shape
+    dims = (0, *range(2, len(shape)))
+    if training:  # (PyTorch's Python-side batch check runs before the kernel's checks)
+        if not shape:
+            raise StridedIndexError(join_lines("tuple index out of range",
+                                               "batch_norm takes (N, C, ...); the input is 0-d"))
+        count = 1
+        for k in dims:
+            count *= shape[k]
+        if count == 1:  # (an empty batch is normalized to an empty result, as PyTorch's)
+            raise StridedValueError(join_lines(
+                f"Expected more than 1 value per channel when training, got input size torch.Size({list(shape)})",
+                "a batch of one value per channel has no variance to normalize by"))
     c = shape[1] if len(shape) > 1 else 0
     for t, name in ((running_mean, "running_mean"), (running_var, "running_var"), (weight, "weight"),
                     (bias, "bias")):
@@ -48,23 +62,35 @@ def _check(input: Tensor, running_mean: Tensor | None, running_var: Tensor | Non
         missing = "running_mean" if running_mean is None else "running_var"
         raise StridedRuntimeError(join_lines(f"{missing} must be defined in evaluation mode",
                                              "fix: training=True, or pass the running statistics"))
-    dims = (0, *range(2, len(shape)))
-    count = 1
-    for k in dims:
-        count *= shape[k]
-    if training and count <= 1:
-        raise StridedValueError(join_lines(
-            f"Expected more than 1 value per channel when training, got input size torch.Size({list(shape)})",
-            "a batch of one value per channel has no variance to normalize by"))
+    if len(shape) < 2:  # (the kernel reads the channels as dim 1)
+        n = len(shape)
+        raise StridedIndexError(join_lines(
+            f"Dimension out of range (expected to be in range of [-{n}, {n - 1}], but got 1)" if n else
+            "Dimension specified as 1 but tensor has no dimensions",
+            f"batch_norm takes (N, C, ...), the channels dim 1; the input has shape {shape}",
+            "fix: x.unsqueeze(0) for one sample of C channels"))
     d = input._dtype
     if not d.is_floating_point:
         raise float_only("batch_norm", d, "batch_norm")
-    for t in (weight, bias, running_mean, running_var):
-        if t is not None and t._dtype is not d and not (d.itemsize < 4 and t._dtype.name == "float32"):
-            raise StridedRuntimeError(join_lines(
-                f"mixed dtype (CPU): expect parameter to have scalar type of {TORCH_NAME[d.name]}",
-                f"the input is {d.name} and a parameter or running statistic {t._dtype.name}",
-                f"fix: convert them: weight.to(strided.{d.name})"))
+    # PyTorch's CPU rule (mixed_data_type.h): when the first parameter given differs from the
+    # input, every parameter must be float32 and the input a 2-byte float; else all match it
+    params = [t for t in (weight, bias, running_mean, running_var) if t is not None]
+    why = f"the input is {d.name}; weight, bias, running_mean, running_var are " + \
+        ", ".join("None" if t is None else t._dtype.name for t in (weight, bias, running_mean, running_var))
+    if params and params[0]._dtype is not d:
+        if any(t._dtype.name != "float32" for t in params):
+            text = "mixed dtype (CPU): expect parameter to have scalar type of Float"
+        elif d.itemsize >= 4:
+            text = "mixed dtype (CPU): all inputs must share same datatype."
+        else:
+            text = ""
+    else:
+        other = next((t for t in params if t._dtype is not d), None)
+        text = "" if other is None else \
+            f"expected scalar type {TORCH_NAME[d.name]} but found {TORCH_NAME[other._dtype.name]}"
+    if text:
+        raise StridedRuntimeError(join_lines(
+            text, why, f"fix: convert them all to strided.{d.name} (float32 parameters serve a float16 input)"))
     return c, dims
 
 
@@ -94,7 +120,7 @@ def batch_norm(input: Tensor, running_mean: Tensor | None, running_var: Tensor |
             mean = x.mean(axis=dims, keepdims=True) if x.size else np.zeros((1, c) + (1,) * (nd - 2), acc)
             centered = x - mean
             var = (centered * centered).mean(axis=dims, keepdims=True) if x.size else mean
-            if training:
+            if training and x.size:  # (an empty batch leaves the running statistics as they are)
                 _update(running_mean, running_var, mean.reshape(-1), var.reshape(-1), x.size // max(c, 1),
                         float(momentum))
         else:
@@ -106,8 +132,10 @@ def batch_norm(input: Tensor, running_mean: Tensor | None, running_var: Tensor |
             y *= _per_channel(weight, acc, nd)
         if bias is not None:
             y += _per_channel(bias, acc, nd)
-    out, arr = result_array(shape, d)
-    np.copyto(arr, y, casting="unsafe")
+    # the result keeps a channels_last input's layout (PyTorch's suggest_memory_format; 4-d only)
+    cl = suggest_format(shape, input._layout.strides) == "channels_last"
+    out = result(shape, d, channels_last_strides(shape) if cl else None)
+    np.copyto(out._np(), y, casting="unsafe")
     inputs = tuple(t for t in (input, weight, bias) if t is not None)
     return report("batch_norm", inputs, out)
 

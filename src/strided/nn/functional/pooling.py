@@ -26,6 +26,7 @@ from ...dtypes import TORCH_NAME, bool_, int64
 from ...errors import StridedIndexError, StridedNotImplementedError, StridedRuntimeError, join_lines
 from ...grad_mode import GRAD_MODE
 from ...gradients import grad_zeros, seal
+from ...layout.formats import suggest_format
 from ...opdef import Kind, declare
 from ...ops.registry import backward
 from ...ops.shape.padding import pad
@@ -53,7 +54,7 @@ class _Pool:
     padding, dilation``, the right-hand ``extra`` padding ``ceil_mode`` reads, ``out``)."""
 
     def __init__(self, op: str, nsp: int, input: Tensor, kernel_size: Any, stride: Any, padding: Any,
-                 dilation: Any, ceil_mode: bool, is_max: bool) -> None:
+                 dilation: Any, ceil_mode: bool, is_max: bool, with_indices: bool = False) -> None:
         tensor_arg(input, op)
         shape = input._layout.shape
         two = nsp == 2
@@ -116,7 +117,8 @@ class _Pool:
         self.out = tuple(out_size(n, ki, si, pi, di, ceil_mode)
                          for n, ki, si, pi, di in zip(self.spatial, k, s, p, d))
         if any(o <= 0 for o in self.out):
-            if is_max and not two:
+            # (max_pool1d with return_indices runs PyTorch's 2-d kernel: its 2-d text)
+            if is_max and not two and not with_indices:
                 text = f"max_pool1d() Invalid computed output size: {self.out[0]}"
             else:
                 sizes = "x".join(str(v) for v in (self.c, *([1] * (2 - nsp)), *self.spatial))
@@ -139,6 +141,19 @@ class _Pool:
         (negative or past the end: padding)."""
         return [np.arange(o)[:, None] * s - p + np.arange(k)[None, :] * d
                 for o, s, p, k, d in zip(self.out, self.stride, self.padding, self.kernel, self.dilation)]
+
+    def dead(self) -> np.ndarray:
+        """(out) bools: the windows with no tap inside the input (``ceil_mode`` with dilation can
+        make a last window of padding only), and PyTorch's index for each: per dim its first tap
+        at or after 0, though past the end, flattened. Their output (-inf) reads no element."""
+        alive = None
+        first = np.zeros((), dtype=np.int64)
+        for pos, n in zip(self.positions(), self.spatial):
+            inside = ((pos >= 0) & (pos < n)).any(1)
+            alive = inside if alive is None else np.multiply.outer(alive, inside)
+            first = np.add.outer(first * n, pos[np.arange(len(pos)), (pos >= 0).argmax(1)])
+        assert alive is not None
+        return ~alive, first
 
 
 def _result(x: Tensor, shape: tuple[int, ...], dtype: Any, batched: bool) -> tuple[Tensor, np.ndarray]:
@@ -170,13 +185,25 @@ def _padded(x: Tensor, pool: _Pool, fill: float) -> Tensor:
     return pad(x, amounts, value=fill)
 
 
+# The integer dtypes each of PyTorch's CPU pooling kernels is compiled for (its dispatch macros)
+_KERNEL_INTS = {"max_pool2d": ("uint8", "int8", "int16", "int32", "int64"), "avg_pool2d": ("int64",),
+                "max_pool1d_impl": (), "adaptive_avg_pool2d": ()}
+
+
+def _refuse_dtype(op: str, kernel: str, d: Any) -> None:
+    """PyTorch's error where its CPU kernel ``kernel`` has no loop for the dtype ``d`` (bool,
+    complex, and the integers it is not compiled for)."""
+    if d is bool_ or d.is_complex or (not d.is_floating_point and d.name not in _KERNEL_INTS[kernel]):
+        raise StridedNotImplementedError(join_lines(f"\"{kernel}\" not implemented for '{TORCH_NAME[d.name]}'",
+                                                    f"PyTorch's {op} has no kernel for {d.name}",
+                                                    "fix: input.to(strided.float32)"))
+
+
 def _start(op: str, kernel: str, input: Tensor, pool: _Pool) -> tuple:
-    """A pooling's start: PyTorch's error for a bool or complex input (CPU kernel ``kernel``), the
+    """A pooling's start: PyTorch's error for a dtype its CPU kernel ``kernel`` lacks, the
     batched input, the result's shape and the fresh result (with the array over it)."""
     d = input._dtype
-    if d is bool_ or d.is_complex:
-        raise StridedNotImplementedError(join_lines(f"\"{kernel}\" not implemented for '{TORCH_NAME[d.name]}'",
-                                                    f"{op} reads real numbers; the input is {d.name}"))
+    _refuse_dtype(op, kernel, d)
     x = input if pool.batched else input.unsqueeze(0)
     shape = (pool.n, pool.c, *pool.out)
     return (x, shape, *_result(x, shape, d, pool.batched))
@@ -184,9 +211,11 @@ def _start(op: str, kernel: str, input: Tensor, pool: _Pool) -> tuple:
 
 def _max_pool(op: str, nsp: int, input: Tensor, kernel_size: Any, stride: Any, padding: Any, dilation: Any,
               ceil_mode: bool, return_indices: bool) -> Any:
-    pool = _Pool(op, nsp, input, kernel_size, stride, padding, dilation, ceil_mode, True)
+    pool = _Pool(op, nsp, input, kernel_size, stride, padding, dilation, ceil_mode, True, return_indices)
     d = input._dtype
-    x, shape, out, arr = _start(op, "max_pool2d", input, pool)
+    # (max_pool1d without indices runs a kernel of its own; with them, the 2-d one)
+    x, shape, out, arr = _start(op, "max_pool1d_impl" if nsp == 1 and not return_indices else "max_pool2d",
+                                input, pool)
     idx_t, idx = _result(x, shape, int64, pool.batched)
     if arr.size:
         low = -np.inf if d.is_floating_point else np.iinfo(d.numpy).min
@@ -210,8 +239,9 @@ def _max_pool(op: str, nsp: int, input: Tensor, kernel_size: Any, stride: Any, p
             np.copyto(best, v, where=better)
             np.copyto(where, np.broadcast_to(flat, shape), where=better)
             taken |= better
+        dead, first = pool.dead()
         arr[...] = best
-        idx[...] = where
+        idx[...] = np.where(dead, first, where)  # (PyTorch's index for a window of padding only)
     if not pool.batched:
         out, idx_t = out.squeeze(0), idx_t.squeeze(0)
     report(op, (input,), out)
@@ -223,11 +253,23 @@ def _max_rule(op: str, nsp: int, out: Any, input: Tensor, *args: Any) -> Any:
     if indices is None:  # (the indices are recomputed: the forward handed back the values only)
         indices = _max_pool(op, nsp, input.detach(), *args[:5], True)[1]
     shape = input._layout.shape
+    dead = _Pool(op, nsp, input, *args[:4], args[4] if len(args) > 4 else False, True).dead()[0]
+    if dead.any():
+        # a window of padding only reads no element: its gradient goes nowhere (PyTorch's index
+        # for it may lie past the plane, where its kernel writes out of bounds)
+        from ...creation import tensor as make_tensor
+
+        keep = make_tensor(~dead)
+        indices = indices.masked_fill(make_tensor(dead), 0)
+    else:
+        keep = None
 
     def grad(g: Tensor) -> tuple:  # (the values' gradient: the indices carry none, as sort's)
         plane = shape[-nsp:]
         size = int(np.prod(plane))
         lead = shape[:-nsp]
+        if keep is not None:
+            g = g * keep.to(g._dtype)
         src = g.reshape(*lead, int(np.prod(g._layout.shape[len(lead):])))
         zeros = grad_zeros((*lead, size), g._dtype)
         return (zeros.scatter_add(-1, indices.reshape(src._layout.shape), src).reshape(shape),)
@@ -385,6 +427,7 @@ def adaptive_avg_pool2d(input: Tensor, output_size: Any) -> Tensor:
         raise StridedRuntimeError(join_lines(
             f"adaptive_avg_pool2d: elements of output_size must be greater than or equal to 0 but received "
             f"{{{sizes[0]}, {sizes[1]}}}", "each output size counts windows"))
+    _refuse_dtype("adaptive_avg_pool2d", "adaptive_avg_pool2d", input._dtype)
     (h, w), (oh, ow) = shape[-2:], sizes
     if oh and ow and h % oh == 0 and w % ow == 0 and input.numel():
         return avg_pool2d(input, (h // oh, w // ow))
@@ -393,7 +436,13 @@ def adaptive_avg_pool2d(input: Tensor, output_size: Any) -> Tensor:
 
         return zeros((*shape[:-2], oh, ow), dtype=input._dtype)
     rows = stack([input[..., (i * h) // oh:-((-(i + 1) * h) // oh), :].mean(-2) for i in range(oh)], -2)
-    return stack([rows[..., (j * w) // ow:-((-(j + 1) * w) // ow)].mean(-1) for j in range(ow)], -1)
+    out = stack([rows[..., (j * w) // ow:-((-(j + 1) * w) // ow)].mean(-1) for j in range(ow)], -1)
+    if suggest_format(shape, input._layout.strides) == "channels_last":
+        # (PyTorch's result keeps a channels_last input's format: one copy of the small result)
+        from ...memory_format import channels_last
+
+        out = out.contiguous(memory_format=channels_last)
+    return out
 
 
 @backward("F.max_pool1d", operands="self")
