@@ -126,6 +126,8 @@ _VIEWS = {  # op -> the call on a (2, 3) input
 }
 
 _TWO = {  # op -> (shapes, call)
+    "digamma": (((M),), lambda L, F, x: x.digamma()), "i0": (((M),), lambda L, F, x: x.i0()),
+    "logit": (((M),), lambda L, F, x: x.sigmoid().logit()),  # (inside (0, 1), where logit is smooth)
     "__rsub__": (((M),), lambda L, F, x: 2.0 - x), "__rtruediv__": (((M),), lambda L, F, x: 2.0 / x),
     "__rpow__": (((M),), lambda L, F, x: 1.5 ** x), "__rmatmul__": (((3, 2), (2, 3)), lambda L, F, x, y: x.__rmatmul__(y)),
     "bmm": (((2, 2, 3), (2, 3, 2)), lambda L, F, a, b: a.bmm(b)), "dot": ((V, V), lambda L, F, a, b: a.dot(b)),

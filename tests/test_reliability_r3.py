@@ -200,7 +200,11 @@ _METADATA = {"data_ptr", "element_size", "is_complex", "is_conj", "is_contiguous
              "get_device", "untyped_storage", "describe", "type", "__len__", "__repr__", "__str__",
              "is_cpu", "itemsize", "layout", "nbytes", "ndim", "requires_grad", "retains_grad", "shape",
              # a new tensor in self's dtype (no element of self read); isreal of a real dtype: all True
-             "new_empty", "new_ones", "new_zeros", "isreal"}
+             "new_empty", "new_ones", "new_zeros", "isreal",
+             # new() with no data: an empty tensor of self's dtype; a strided tensor's sparse/dense dims
+             "new", "sparse_dim", "dense_dim",
+             # the whole storage (as untyped_storage): its own buffer, whatever the layout says
+             "storage"}
 _MUTATE_LAYOUT = {"resize_", "set_", "requires_grad_", "share_memory_", "backward", "register_hook", "retain_grad",
                   "detach_", "t_", "squeeze_", "unsqueeze_", "as_strided_"}
 

@@ -721,10 +721,14 @@ def round_backward(out: Tensor, x: Any, *args: Any, decimals: int = 0, **kwargs:
 
 @backward("logit")
 def logit_backward(out: Tensor, x: Any, eps: Any = None, **kwargs: Any) -> Any:
-    """PyTorch's logit_backward: ``g / (x (1 - x))``, 0 where ``eps`` clamped ``x``."""
+    """PyTorch's logit_backward kernel: ``g / (x (1 - x))``; ``g * inf`` where x is 0 or 1 (a signed
+    zero counts as 0); outside [0, 1] NaN without ``eps``, and 0 where ``eps`` clamped ``x``."""
     def grad(g: Tensor) -> tuple:
-        gx = g / (x * (1 - x))
-        if eps is not None:
+        # (+ 0.0: x = -0.0 makes the product -0.0, and PyTorch's kernel gives g * inf at x == 0)
+        gx = g / (x * (1 - x) + 0.0)
+        if eps is None:
+            gx = gx.masked_fill((x < 0) | (x > 1), float("nan"))
+        else:
             gx = gx.masked_fill((x < eps) | (x > 1 - eps), 0)
         return (gx,)
     return "LogitBackward0", (x,), grad, (x,)
