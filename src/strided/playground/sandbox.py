@@ -328,15 +328,27 @@ _MEMORY_FIELDS: dict[str, type] = {"peak_step": int, "peak_bytes": int, "peak_wh
                                    "title": str, "exact_live": bool}
 
 
+MAX_BYTES = 2**63 - 1
+"""The most bytes a memory value of a result may say (an int64's range, as the watch counts them)."""
+
+
+def _is_bytes(value: Any) -> bool:
+    return _is(value, int) and 0 <= value <= MAX_BYTES
+
+
 def _checked_memory(memory: Any, n: int) -> dict[str, Any] | None:
     """The memory series of :func:`strided.diagnose.plot.MemorySeries.as_dict`, every field's type
     checked (two lists of ``n`` ints and the peak's fields), or None."""
     if not isinstance(memory, dict) or set(memory) != {"allocated", "live", *_MEMORY_FIELDS}:
         return None
     series = [memory["allocated"], memory["live"]]
-    if not all(isinstance(v, list) and len(v) == n and all(_is(x, int) for x in v) for v in series):
+    if not all(isinstance(v, list) and len(v) == n and all(_is_bytes(x) for x in v) for v in series):
         return None
     if not all(_is(memory[k], kind) for k, kind in _MEMORY_FIELDS.items()):
+        return None
+    # the plot divides by these and places the peak at its step: a forged 10**400 or a step past
+    # the end would crash the renderer (a 500) instead of being refused here
+    if not _is_bytes(memory["peak_bytes"]) or not -1 <= memory["peak_step"] < n:
         return None
     return {"allocated": list(series[0]), "live": list(series[1]), **{k: memory[k] for k in _MEMORY_FIELDS}}
 

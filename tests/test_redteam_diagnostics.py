@@ -1,0 +1,122 @@
+"""Red-team findings against issue 24's diagnostics (summaries, HTML, plots, the watch view).
+
+Each test pins one finding that was a crash or a wrong number before its fix:
+
+- a forged child result (the watch view's child is untrusted) with a memory series the plot
+  cannot draw (a 10**400 byte count, a peak step past the end) crashed the renderer (an HTTP 500)
+  instead of being refused by ``checked_result``;
+- ``strided watch --html`` on a script whose file name is not UTF-8 crashed with
+  UnicodeEncodeError and left an empty report file;
+- the notebook/report HTML printed every summary line (a 3,000-line program: 740 KB of HTML);
+- a negative ``limit`` (``%%watch --limit -3``) showed the wrong rows and counted the rest wrong
+  ("… 13 more steps" for 10 steps).
+"""
+
+from __future__ import annotations
+
+import io
+import json
+import os
+import re
+import sys
+
+import pytest
+
+import strided
+from strided.diagnose.html import watch_html
+from strided.diagnose.magics import _parser, summary_text
+from strided.playground.render import watch_html as page_watch_html
+from strided.playground.sandbox import checked_result
+
+# ---------------------------------------------------------------------------- forged child results
+
+_STEP = {"index": 0, "name": "zeros", "kind": "alloc", "inputs": "-", "output": "(2,)", "strides": "(1,)",
+         "bytes": 8, "marks": "", "copy": False, "alloc": True, "bilateral": False, "where": "x.py:1"}
+_RESULT = {"ok": True, "error": "", "steps": [_STEP, dict(_STEP, index=1)], "table": "t", "copies": 0,
+           "bytes_copied": 0, "allocated": 16, "peak": 16, "bilateral": 0}
+_MEMORY = {"allocated": [8, 16], "live": [8, 16], "peak_step": 1, "peak_bytes": 16, "peak_where": "x.py:1",
+           "peak_op": "zeros", "title": "watch", "exact_live": True}
+
+
+def _forged(**memory: object) -> bytes:
+    return json.dumps(dict(_RESULT, memory=dict(_MEMORY, **memory))).encode()
+
+
+def test_an_honest_memory_series_is_accepted_and_drawn() -> None:
+    answer = checked_result(_forged())
+    assert answer is not None and answer["memory"]["peak_bytes"] == 16
+    assert 'data-peak-step="1"' in page_watch_html(answer)
+
+
+@pytest.mark.parametrize("memory", [
+    {"peak_bytes": 10**400}, {"allocated": [8, 10**400]}, {"live": [8, 10**30]}, {"peak_bytes": -16},
+    {"allocated": [-8, 16]}, {"peak_step": 2}, {"peak_step": 10**400}, {"peak_step": -2},
+], ids=["huge-peak", "huge-allocated", "past-int64-live", "negative-peak", "negative-allocated",
+        "peak-past-end", "peak-huge-step", "peak-before-start"])
+def test_a_forged_memory_series_is_refused_not_a_crash(memory: dict) -> None:
+    # before: accepted, then memory_svg raised OverflowError (the server answered 500)
+    assert checked_result(_forged(**memory)) is None
+
+
+# ---------------------------------------------------------------------------- strided watch --html
+
+
+# (collected on Linux only: other systems' file systems refuse a file name that is not UTF-8)
+if sys.platform == "linux":
+    def test_watch_html_writes_a_report_for_a_file_name_that_is_not_utf8(tmp_path) -> None:
+        from strided.cli.watch_script import watch_command
+
+        name = os.fsdecode(b"a\xffb.py")  # (the undecodable byte arrives as the lone surrogate \udcff)
+        script = tmp_path / name
+        script.write_text("import strided\nx = strided.ones(3, 4).t().contiguous()\n")
+        report = tmp_path / "out.html"
+        out, err = io.StringIO(), io.StringIO()
+        assert watch_command(str(script), [], torch=False, out=out, err=err, html=str(report)) == 0
+        page = report.read_text(encoding="utf-8")  # valid UTF-8, the byte shown as its escape
+        assert "a\\udcffb.py" in page and "<svg" in page and "contiguous" in page
+
+
+# ---------------------------------------------------------------------------- bounded HTML, limits
+
+
+def _watch_of_many_lines(lines: int) -> strided.diagnose.watch.Watch:
+    source = "x = strided.ones(2, 2)\n" + "".join(f"y{i} = x.t().contiguous()\n" for i in range(lines))
+    with strided.watch() as w:
+        exec(compile(source, "many.py", "exec"), {"strided": strided})
+    return w
+
+
+def test_the_summary_in_html_stops_at_the_limit_and_counts_the_rest() -> None:
+    w = _watch_of_many_lines(60)
+    assert len(w.summary()) == 61  # 60 copies and the ones()
+    html = watch_html(w, limit=10)
+    summary = html.split("<b>per line</b>", 1)[1].split("<details>", 1)[0]
+    assert summary.count("<tr") == 1 + 10  # the header and 10 lines
+    assert "… 51 more lines" in summary
+    assert "… 111 more steps" in html  # 121 steps, 10 shown
+
+
+@pytest.mark.parametrize("render", [lambda w: watch_html(w, limit=-3), lambda w: summary_text(w, limit=-1)],
+                         ids=["watch_html", "summary_text"])
+def test_a_negative_limit_is_refused(render) -> None:
+    with strided.watch() as w:
+        for _ in range(10):
+            strided.zeros(2)
+    # before: rows[:-3] showed 7 rows and said "… 13 more steps"
+    with pytest.raises(ValueError, match="limit must be 0 or more"):
+        render(w)
+
+
+def test_the_magics_refuse_a_negative_limit() -> None:
+    import argparse
+
+    with pytest.raises(argparse.ArgumentError, match="--limit"):
+        _parser("watch").parse_args(["--limit", "-3"])
+    assert _parser("watch").parse_args(["--limit", "0"]).limit == 0
+
+
+def test_limit_zero_shows_no_rows_and_counts_them_all() -> None:
+    w = _watch_of_many_lines(3)
+    html = watch_html(w, limit=0)
+    assert "<b>per line</b>" not in html and "… 4 more lines" in html
+    assert re.search(r"… 7 more steps", html)
