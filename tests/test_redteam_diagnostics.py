@@ -120,3 +120,35 @@ def test_limit_zero_shows_no_rows_and_counts_them_all() -> None:
     html = watch_html(w, limit=0)
     assert "<b>per line</b>" not in html and "… 4 more lines" in html
     assert re.search(r"… 7 more steps", html)
+
+
+# ---------------------------------------------------------------------------- a long program in the watch view
+
+
+def test_a_forged_step_count_is_refused() -> None:
+    from strided.playground.sandbox import MAX_ROWS
+
+    two = dict(_RESULT, memory=_MEMORY)
+    assert checked_result(json.dumps(dict(two, steps_total=2)).encode())["steps_total"] == 2
+    for total in (1, 3, True, "2", 10**7):  # fewer than the rows; more though not capped; not a count
+        assert checked_result(json.dumps(dict(two, steps_total=total)).encode()) is None
+    rows = [dict(_STEP, index=i) for i in range(MAX_ROWS)]
+    memory = dict(_MEMORY, allocated=[8] * (MAX_ROWS + 7), live=[8] * (MAX_ROWS + 7), peak_step=MAX_ROWS + 6)
+    capped = dict(_RESULT, steps=rows, steps_total=MAX_ROWS + 7, memory=memory)
+    answer = checked_result(json.dumps(capped).encode())
+    assert answer is not None and len(answer["memory"]["live"]) == MAX_ROWS + 7
+    assert f"… 7 more steps (the table shows the first {MAX_ROWS:,} of {MAX_ROWS + 7:,})" in page_watch_html(answer)
+    # the memory series must cover every step counted
+    assert checked_result(json.dumps(dict(capped, memory=dict(memory, allocated=[8] * MAX_ROWS))).encode()) is None
+
+
+def test_a_program_of_more_steps_than_the_table_shows_runs_in_the_watch_view() -> None:
+    from strided.playground.sandbox import MAX_ROWS, run_watch
+
+    # before: the child sent every row, the parent refused them all ("sent a result the watch
+    # view cannot read", as for a forged one)
+    program = f"import strided\nx = strided.ones(2, 2)\nfor i in range({MAX_ROWS}):\n    y = x.t()\n"
+    r = run_watch(program, unsandboxed=True)  # (our own program: run as the test's user)
+    assert r["ok"], r["error"]
+    assert len(r["steps"]) == MAX_ROWS and r["steps_total"] == MAX_ROWS + 1
+    assert len(r["memory"]["live"]) == MAX_ROWS + 1 and r["memory"]["peak_bytes"] == 16
