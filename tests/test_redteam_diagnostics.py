@@ -74,6 +74,9 @@ if sys.platform == "linux":
         assert watch_command(str(script), [], torch=False, out=out, err=err, html=str(report)) == 0
         page = report.read_text(encoding="utf-8")  # valid UTF-8, the byte shown as its escape
         assert "a\\udcffb.py" in page and "<svg" in page and "contiguous" in page
+        # the printed report too: a strict UTF-8 terminal (en_US.UTF-8's stdout) refused it before
+        out.getvalue().encode("utf-8")
+        assert "a\\udcffb.py:2" in out.getvalue()
 
 
 # ---------------------------------------------------------------------------- bounded HTML, limits

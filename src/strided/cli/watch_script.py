@@ -105,7 +105,9 @@ def watch_command(script: str, args: list[str], torch: bool | None = None, out: 
     _write_collectives(watches)
     shown = [w for w in watches if w.steps or len(watches) == 1 or w is watches[-1]]
     for w in shown:
-        print(str(w), file=out)
+        # (a file name that is not UTF-8 holds lone surrogates: a strict UTF-8 terminal would
+        # refuse the whole report, so they are shown as their escapes, \udcff, as in --html)
+        print(str(w).encode("utf-8", "backslashreplace").decode("utf-8"), file=out)
     first = ""
     if error is not None:
         first = str(error).strip().splitlines()[0] if str(error).strip() else ""
