@@ -155,3 +155,18 @@ def test_a_program_of_more_steps_than_the_table_shows_runs_in_the_watch_view() -
     assert r["ok"], r["error"]
     assert len(r["steps"]) == MAX_ROWS and r["steps_total"] == MAX_ROWS + 1
     assert len(r["memory"]["live"]) == MAX_ROWS + 1 and r["memory"]["peak_bytes"] == 16
+
+
+# ---------------------------------------------------------------------------- SVG stays well-formed
+
+
+@pytest.mark.parametrize("odd", ["a\x1bb.py:1", "a\x00b.py:2", "a\udcffb.py:3", "a<b>&c.py:4"])
+def test_the_memory_plot_stays_an_svg_document_whatever_a_file_name_holds(odd: str) -> None:
+    import xml.etree.ElementTree as ET
+
+    from strided.diagnose.plot import MemorySeries, memory_svg
+
+    # before: a control character went into the text as it was, and no XML reader took the file
+    root = ET.fromstring(memory_svg(MemorySeries((8, 16), (8, 16), 1, 16, odd, "zeros", title=odd)))
+    label = next(t for t in root.iter("{http://www.w3.org/2000/svg}text") if t.get("class") == "peak-label")
+    assert label.text.endswith(odd.rsplit("/", 1)[-1].translate({0: 0xFFFD, 0x1B: 0xFFFD, 0xDCFF: 0xFFFD}))
