@@ -170,3 +170,21 @@ def test_the_memory_plot_stays_an_svg_document_whatever_a_file_name_holds(odd: s
     root = ET.fromstring(memory_svg(MemorySeries((8, 16), (8, 16), 1, 16, odd, "zeros", title=odd)))
     label = next(t for t in root.iter("{http://www.w3.org/2000/svg}text") if t.get("class") == "peak-label")
     assert label.text.endswith(odd.rsplit("/", 1)[-1].translate({0: 0xFFFD, 0x1B: 0xFFFD, 0xDCFF: 0xFFFD}))
+
+
+# ---------------------------------------------------------------------------- copies told apart everywhere
+
+
+def test_the_html_and_the_magic_count_new_results_apart_from_layout_copies_as_print_does() -> None:
+    x, idx = strided.ones(4, 3), strided.tensor([0, 2, 3])
+    with strided.watch() as w:
+        for _ in range(2):
+            y = x.t().contiguous()                     # a layout copy, 48 bytes
+            z = x[idx]                                 # a new result, 36 bytes
+    split = "4 copies (2 layout, 96 bytes; 2 new results, 72 bytes)"
+    assert f"total: {split}, 168 bytes copied" in str(w)
+    # before: "4 copies, 168 B copied" in the HTML and "4 copies (168 bytes copied)" under the cell:
+    # the X[idx] results drowned the copies to hunt, as the issue says
+    assert f'<div class="totals">{split}, 168 B copied' in watch_html(w)
+    assert summary_text(w).splitlines()[0] == f"watch: 6 steps, {split}, 168 bytes copied, 168 bytes allocated, peak 132"
+    assert (y.shape, z.shape) == ((3, 4), (3, 3))

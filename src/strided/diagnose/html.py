@@ -138,14 +138,14 @@ def watch_html(flow: Any, limit: int = 200, plot: bool = True, files: dict[str, 
     if files and series.peak_where:
         series = replace(series, peak_where=short_where(series.peak_where, files))
     title = getattr(flow, "title", "watch")
-    copies = [s for s in steps if s.kind == "copy"]
-    copied = sum(s.bytes_copied for s in copies)
+    from .summary import copies_text
+
     peak = ""
     if series.peak_step >= 0:
         peak = f" at step {series.peak_step} ({series.peak_op}, {short_where(series.peak_where)})"
     parts = [f'<div class="strided-html strided-watch">{STYLE}',
              f"<div><b>{escape(title)}</b>: {len(steps)} steps</div>",
-             f'<div class="totals">{len(copies)} copies, {escape(format_bytes(copied))} copied; '
+             f'<div class="totals">{escape(copies_text(flow))}, {escape(format_bytes(flow.bytes_copied))} copied; '
              f"{escape(format_bytes(flow.allocated_bytes))} allocated; peak "
              f"{escape(format_bytes(flow.peak_bytes))}{escape(peak)}</div>"]
     if plot and steps:

@@ -39,15 +39,16 @@ def summary_text(flow: Any, limit: int = 20, files: dict[str, str] | None = None
     >>> with strided.watch() as w:
     ...     y = strided.ones(2, 3).t().contiguous()
     >>> print(summary_text(w).splitlines()[0])
-    watch: 3 steps, 1 copies (24 bytes copied), 48 bytes allocated, peak 48
+    watch: 3 steps, 1 copies, 24 bytes copied, 48 bytes allocated, peak 48
     """
     from .html import _check_limit, summary_rows
+    from .summary import copies_text
 
     _check_limit(limit)
     steps = flow.steps
-    copies = [s for s in steps if s.kind == "copy"]
-    lines = [f"{flow.title}: {len(steps)} steps, {len(copies)} copies ({sum(s.bytes_copied for s in copies):,} "
-             f"bytes copied), {flow.allocated_bytes:,} bytes allocated, peak {flow.peak_bytes:,}"]
+    # (the copies as print(w) counts them: new results told apart from layout copies)
+    lines = [f"{flow.title}: {len(steps)} steps, {copies_text(flow)}, {flow.bytes_copied:,} bytes copied, "
+             f"{flow.allocated_bytes:,} bytes allocated, peak {flow.peak_bytes:,}"]
     rows = summary_rows(flow, files)
     for r in rows[:limit]:
         where = f"{r.line} {r.module}".strip()
