@@ -105,7 +105,9 @@ def watch_command(script: str, args: list[str], torch: bool | None = None, out: 
     _write_collectives(watches)
     shown = [w for w in watches if w.steps or len(watches) == 1 or w is watches[-1]]
     for w in shown:
-        print(str(w), file=out)
+        # (a file name that is not UTF-8 holds lone surrogates: a strict UTF-8 terminal would
+        # refuse the whole report, so they are shown as their escapes, \udcff, as in --html)
+        print(str(w).encode("utf-8", "backslashreplace").decode("utf-8"), file=out)
     first = ""
     if error is not None:
         first = str(error).strip().splitlines()[0] if str(error).strip() else ""
@@ -143,9 +145,13 @@ def _write_html(target: str, script: str, args: list[str], watches: list[Any], f
     if failure:
         fragments.insert(0, f'<p style="color:#9b1c20">{escape(failure)}</p>')
     title = "strided watch " + " ".join([script, *args])
+    # rendered and encoded before the file is opened (a failure leaves no half-written file); a
+    # name that is not UTF-8 (a file name's undecodable bytes arrive as lone surrogates) is written
+    # as its escape, \udcff, rather than stopping the report
+    page = report_page(title, fragments).encode("utf-8", "backslashreplace")
     try:
-        with open(target, "w", encoding="utf-8") as f:
-            f.write(report_page(title, fragments))
+        with open(target, "wb") as f:
+            f.write(page)
     except OSError as exc:
         print(f"strided watch: cannot write the HTML report {target!r}: {exc.strerror or exc}", file=err)
         return False

@@ -120,7 +120,9 @@ def watch_html(flow: Any, limit: int = 200, plot: bool = True, files: dict[str, 
     """A watch (``strided.watch()`` or ``strided.watch_torch()``) as an HTML fragment: the totals,
     the memory-over-time plot (inline SVG, :func:`~.plot.memory_svg`), the per-line summary and,
     folded in a ``<details>``, the step table (its first ``limit`` rows). ``files`` renames files
-    in the lines shown (see :func:`short_where`).
+    in the lines shown (see :func:`short_where`). The summary shows its first ``limit`` lines too
+    (a program of thousands of lines stays a page), each part then says how many more there are;
+    a negative ``limit`` is refused (ValueError).
 
     >>> import strided
     >>> with strided.watch() as w:
@@ -130,30 +132,34 @@ def watch_html(flow: Any, limit: int = 200, plot: bool = True, files: dict[str, 
     """
     from .plot import format_bytes, memory_series, memory_svg
 
+    _check_limit(limit)
     steps = list(flow.steps)
     series = memory_series(flow)
     if files and series.peak_where:
         series = replace(series, peak_where=short_where(series.peak_where, files))
     title = getattr(flow, "title", "watch")
-    copies = [s for s in steps if s.kind == "copy"]
-    copied = sum(s.bytes_copied for s in copies)
+    from .summary import copies_text
+
     peak = ""
     if series.peak_step >= 0:
         peak = f" at step {series.peak_step} ({series.peak_op}, {short_where(series.peak_where)})"
     parts = [f'<div class="strided-html strided-watch">{STYLE}',
              f"<div><b>{escape(title)}</b>: {len(steps)} steps</div>",
-             f'<div class="totals">{len(copies)} copies, {escape(format_bytes(copied))} copied; '
+             f'<div class="totals">{escape(copies_text(flow))}, {escape(format_bytes(flow.bytes_copied))} copied; '
              f"{escape(format_bytes(flow.allocated_bytes))} allocated; peak "
              f"{escape(format_bytes(flow.peak_bytes))}{escape(peak)}</div>"]
     if plot and steps:
         parts.append(f'<div class="plot">{memory_svg(series)}</div>')
-    rows = summary_rows(flow, files)
+    all_rows = summary_rows(flow, files)
+    rows = all_rows[:limit]
     if rows:
         parts.append("<div><b>per line</b></div>")
         parts.append(_table(("line", "module", "op", "count", "category", "bytes", "reason", "fix"),
                             [(r.line, r.module, r.op, r.count, r.category, _bytes(r.bytes), r.reason, r.fix)
                              for r in rows],
                             ["copy" if r.category == "layout copy" else "" for r in rows], frozenset({3, 5})))
+    if len(all_rows) > limit:
+        parts.append(f"<div>… {len(all_rows) - limit:,} more lines</div>")
     if steps:
         shown = steps[:limit]
         table = _table(("#", "op", "kind", "inputs", "output", "strides", "bytes", "marks", "where"),
@@ -167,6 +173,12 @@ def watch_html(flow: Any, limit: int = 200, plot: bool = True, files: dict[str, 
         parts.append(f"<details><summary>all {len(steps):,} steps</summary>{table}{more}</details>")
     parts.append("</div>")
     return "".join(parts)
+
+
+def _check_limit(limit: int) -> None:
+    """Refuse a negative row limit: ``rows[:-3]`` would show all but 3 and count the rest wrong."""
+    if limit < 0:
+        raise ValueError(f"limit must be 0 or more rows, got {limit}")
 
 
 def explanation_html(e: Any) -> str:

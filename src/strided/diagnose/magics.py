@@ -39,14 +39,16 @@ def summary_text(flow: Any, limit: int = 20, files: dict[str, str] | None = None
     >>> with strided.watch() as w:
     ...     y = strided.ones(2, 3).t().contiguous()
     >>> print(summary_text(w).splitlines()[0])
-    watch: 3 steps, 1 copies (24 bytes copied), 48 bytes allocated, peak 48
+    watch: 3 steps, 1 copies, 24 bytes copied, 48 bytes allocated, peak 48
     """
-    from .html import summary_rows
+    from .html import _check_limit, summary_rows
+    from .summary import copies_text
 
+    _check_limit(limit)
     steps = flow.steps
-    copies = [s for s in steps if s.kind == "copy"]
-    lines = [f"{flow.title}: {len(steps)} steps, {len(copies)} copies ({sum(s.bytes_copied for s in copies):,} "
-             f"bytes copied), {flow.allocated_bytes:,} bytes allocated, peak {flow.peak_bytes:,}"]
+    # (the copies as print(w) counts them: new results told apart from layout copies)
+    lines = [f"{flow.title}: {len(steps)} steps, {copies_text(flow)}, {flow.bytes_copied:,} bytes copied, "
+             f"{flow.allocated_bytes:,} bytes allocated, peak {flow.peak_bytes:,}"]
     rows = summary_rows(flow, files)
     for r in rows[:limit]:
         where = f"{r.line} {r.module}".strip()
@@ -63,10 +65,18 @@ def summary_text(flow: Any, limit: int = 20, files: dict[str, str] | None = None
     return "\n".join(lines)
 
 
+def _rows(text: str) -> int:
+    """``--limit``'s value: a count of rows, 0 or more (a negative slice would show the wrong rows)."""
+    n = int(text)
+    if n < 0:
+        raise ValueError(f"--limit must be 0 or more, got {n}")
+    return n
+
+
 def _parser(name: str) -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(prog=f"%%{name}", add_help=False, exit_on_error=False)
     p.add_argument("--name", default="_watch", help="the user-namespace name the watch is kept under")
-    p.add_argument("--limit", type=int, default=200, help="the most step rows shown")
+    p.add_argument("--limit", type=_rows, default=200, help="the most step rows shown")
     p.add_argument("--no-plot", action="store_true", help="leave the memory plot out")
     return p
 

@@ -24,7 +24,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from typing import Any
-from xml.sax.saxutils import escape, quoteattr
+from xml.sax.saxutils import quoteattr
+
+from .pictures.svg import escape  # (XML's escape, and no character XML forbids)
 
 __all__ = ["MemorySeries", "format_bytes", "memory_series", "memory_svg"]
 

@@ -70,6 +70,7 @@ __all__ = [
     "REGROUP",
     "SummaryRow",
     "TORCH_NEW_RESULT",
+    "copies_text",
     "render_summary",
     "summarize",
 ]
@@ -284,20 +285,35 @@ def _cols(s: str) -> int:
 def totals_line(flow: Flow) -> str:
     """The totals: copies (split by category), bytes copied, allocated, peak, bilateral broadcasts
     and regrouping reshapes."""
+    bilateral = sum(1 for b in flow.broadcasts if b.bilateral)
+    return (f"total: {copies_text(flow)}, {flow.bytes_copied:,} bytes copied; "
+            f"{flow.allocated_bytes:,} bytes allocated, peak {flow.peak_bytes:,}; "
+            f"{bilateral} bilateral broadcasts; {len(flow.regroups)} regrouping reshapes")
+
+
+def copies_text(flow: Flow) -> str:
+    """``flow.copies`` counted, split by category when not all are layout copies (every total
+    line says it the same way: print(w), the notebook's HTML, the magics' summary).
+
+    >>> import strided
+    >>> x, idx = strided.ones(4, 3), strided.tensor([0, 2])
+    >>> with strided.watch() as w:
+    ...     y = x.t().contiguous()
+    ...     z = x[idx]
+    >>> copies_text(w)
+    '2 copies (1 layout, 48 bytes; 1 new results, 24 bytes)'
+    """
     copies = flow.copies
     layout = [c for c in copies if c.category == LAYOUT_COPY]
     new = [c for c in copies if c.category == NEW_RESULT]
     data = [c for c in copies if c.category == ALLOC]  # (tensor(data): the user's data copied in)
-    bilateral = sum(1 for b in flow.broadcasts if b.bilateral)
     parts = [f"{len(layout)} layout, {sum(c.nbytes for c in layout):,} bytes"]
     if new:
         parts.append(f"{len(new)} new results, {sum(c.nbytes for c in new):,} bytes")
     if data:
         parts.append(f"{len(data)} from data, {sum(c.nbytes for c in data):,} bytes")
     split = f" ({'; '.join(parts)})" if new or data else ""
-    return (f"total: {len(copies)} copies{split}, {flow.bytes_copied:,} bytes copied; "
-            f"{flow.allocated_bytes:,} bytes allocated, peak {flow.peak_bytes:,}; "
-            f"{bilateral} bilateral broadcasts; {len(flow.regroups)} regrouping reshapes")
+    return f"{len(copies)} copies{split}"
 
 
 def _short(where: str) -> str:

@@ -22,6 +22,8 @@ import os
 import sys
 from typing import Any
 
+from .sandbox import MAX_ROWS  # (stdlib only: the parent's cap on the rows it reads)
+
 MAX_FILE_BYTES = 1 << 20
 MAX_OPEN_FILES = 256
 MAX_PENDING_SIGNALS = 64
@@ -92,7 +94,11 @@ def main() -> int:
     sys.stdout.flush()
     result: dict[str, Any] = {"ok": not error, "error": error}
     if w is not None:
-        result.update(table=str(w), steps=[_row(s) for s in w.steps], copies=len(w.copies),
+        # the first MAX_ROWS steps (the parent refuses more), the count of all of them, and the
+        # memory of every step (the plot is of the whole run)
+        steps = w.steps
+        result.update(table=str(w), steps=[_row(s) for s in steps[:MAX_ROWS]], steps_total=len(steps),
+                      copies=len(w.copies),
                       bytes_copied=w.bytes_copied, allocated=w.allocated_bytes, peak=w.peak_bytes,
                       bilateral=sum(1 for b in w.broadcasts if b.bilateral), regroups=len(w.regroups),
                       summary=[_summary_row(r) for r in html.summary_rows(w)],

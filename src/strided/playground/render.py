@@ -138,6 +138,10 @@ def watch_html(result: dict[str, Any]) -> str:
         parts.append('<div class="scroll"><table class="watch-table watch-steps"><thead><tr>'
                      + "".join(f"<th>{h}</th>" for h in head)
                      + "</tr></thead><tbody>" + "".join(rows) + "</tbody></table></div>")
+        total = result.get("steps_total", len(steps))
+        if total > len(steps):
+            parts.append(f'<p class="watch-more">… {total - len(steps):,} more steps (the table shows the first '
+                         f'{len(steps):,} of {total:,})</p>')
         # (the same report as text, as print(w) gives it: folded, the tables above say it already)
         parts.append(f'<details><summary>as text: print(w)</summary>'
                      f'<pre class="watch-text">{escape(result.get("table", ""))}</pre></details>')

@@ -51,7 +51,9 @@ MAX_OUTPUT_BYTES = 4 * MAX_OUTPUT
 MAX_RESULT_BYTES = 2_000_000
 """The most bytes of result the server reads from the child."""
 MAX_ROWS = 5_000
-"""The most shape-flow rows a result may carry."""
+"""The most shape-flow rows a result may carry (the child sends the first ones and the count of all)."""
+MAX_STEPS = 1_000_000
+"""The most steps a result may count (each has its two memory values; MAX_RESULT_BYTES binds first)."""
 MAX_SANDBOXES = 2
 """Programs that may run at once; a further request gets :class:`Busy` (HTTP 429)."""
 
@@ -295,6 +297,11 @@ def checked_result(raw: bytes) -> dict[str, Any] | None:
     if rows is None or not all(_is(data.get(k), int) for k in _TOTALS):
         return None
     answer.update(table=table, steps=rows, **{k: data[k] for k in _TOTALS})
+    total = data.get("steps_total", len(rows))  # (optional: more steps ran than the rows sent)
+    if not _is(total, int) or not len(rows) <= total <= MAX_STEPS or (total > len(rows) < MAX_ROWS):
+        return None
+    if "steps_total" in data:
+        answer["steps_total"] = total
     if "summary" in data or "regroups" in data:  # (together: the per-line summary and its regroup count)
         summary = data.get("summary")
         summary = _checked_rows(summary, _SUMMARY_FIELDS) if isinstance(summary, list) else None
@@ -302,7 +309,7 @@ def checked_result(raw: bytes) -> dict[str, Any] | None:
             return None
         answer.update(summary=summary, regroups=data["regroups"])
     if "memory" in data:  # (optional: the memory-over-time plot's numbers)
-        memory = _checked_memory(data["memory"], len(rows))
+        memory = _checked_memory(data["memory"], total)
         if memory is None:
             return None
         answer["memory"] = memory
@@ -328,15 +335,27 @@ _MEMORY_FIELDS: dict[str, type] = {"peak_step": int, "peak_bytes": int, "peak_wh
                                    "title": str, "exact_live": bool}
 
 
+MAX_BYTES = 2**63 - 1
+"""The most bytes a memory value of a result may say (an int64's range, as the watch counts them)."""
+
+
+def _is_bytes(value: Any) -> bool:
+    return _is(value, int) and 0 <= value <= MAX_BYTES
+
+
 def _checked_memory(memory: Any, n: int) -> dict[str, Any] | None:
     """The memory series of :func:`strided.diagnose.plot.MemorySeries.as_dict`, every field's type
     checked (two lists of ``n`` ints and the peak's fields), or None."""
     if not isinstance(memory, dict) or set(memory) != {"allocated", "live", *_MEMORY_FIELDS}:
         return None
     series = [memory["allocated"], memory["live"]]
-    if not all(isinstance(v, list) and len(v) == n and all(_is(x, int) for x in v) for v in series):
+    if not all(isinstance(v, list) and len(v) == n and all(_is_bytes(x) for x in v) for v in series):
         return None
     if not all(_is(memory[k], kind) for k, kind in _MEMORY_FIELDS.items()):
+        return None
+    # the plot divides by these and places the peak at its step: a forged 10**400 or a step past
+    # the end would crash the renderer (a 500) instead of being refused here
+    if not _is_bytes(memory["peak_bytes"]) or not -1 <= memory["peak_step"] < n:
         return None
     return {"allocated": list(series[0]), "live": list(series[1]), **{k: memory[k] for k in _MEMORY_FIELDS}}
 

@@ -13,17 +13,19 @@ Each logical cell is a ``<g class="cell" data-offset="N">`` and each storage cel
 
 from __future__ import annotations
 
+import re
 import unicodedata
 from collections.abc import Sequence
 from typing import TYPE_CHECKING
-from xml.sax.saxutils import escape, quoteattr
+from xml.sax.saxutils import escape as _xml_escape
+from xml.sax.saxutils import quoteattr
 
 from .model import Grid, Panel, Scene, Strip, StripCell, colour_of, index_label
 
 if TYPE_CHECKING:
     from .draw import Picture
 
-__all__ = ["svg_document", "scene_svg"]
+__all__ = ["escape", "svg_document", "scene_svg"]
 
 FONT = "DejaVu Sans Mono, Menlo, Consolas, monospace"
 CHAR = 0.62  # a monospace glyph's width, in units of the font size
@@ -36,6 +38,21 @@ LINE = 16  # caption line height
 
 # (width, height, elements), elements placed relative to (0, 0)
 Part = tuple[float, float, list[str]]
+
+
+# characters XML 1.0 forbids (C0 controls but tab/newline/return, lone surrogates, U+FFFE/U+FFFF):
+# one in a text (a file name, a tensor's name) would make the whole document unreadable as SVG
+_NOT_XML = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\ud800-\udfff\ufffe\uffff]")
+
+
+def escape(text: str) -> str:
+    """``text`` as SVG/XML character data: ``&``, ``<`` and ``>`` escaped, and every character XML
+    forbids replaced by U+FFFD (so the document stays well-formed whatever a name holds).
+
+    >>> escape("a<b\x1b.py")
+    'a&lt;b\ufffd.py'
+    """
+    return _xml_escape(_NOT_XML.sub("\ufffd", text))
 
 
 def _n(v: float) -> str:
