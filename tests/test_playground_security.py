@@ -675,6 +675,20 @@ def test_a_forged_summary_is_only_text_on_the_page():
     assert "<img" not in html and html.count("&lt;img") == 6  # every text cell, escaped (count and bytes are ints)
 
 
+@pytest.mark.parametrize("kinds", [
+    {"layout": 1, "new": 0}, {"layout": 1, "new": 0, "data": 0, "x": 0}, {"layout": -1, "new": 0, "data": 0},
+    {"layout": True, "new": 0, "data": 0}, {"layout": 1.0, "new": 0, "data": 0}, {"layout": 2, "new": 1, "data": 0},
+    [1, 0, 0], "3"])
+def test_checked_result_refuses_a_forged_copy_split(kinds):
+    """The split of the copies (layout copies, new results, data copied in) is three counts, none
+    negative, no more than the copies the result reports: anything else refuses the result."""
+    good = {"ok": True, "error": "", "table": "t", "copies": 2, "bytes_copied": 8, "allocated": 0, "peak": 0,
+            "bilateral": 0, "steps": [], "copy_kinds": {"layout": 1, "new": 1, "data": 0}}
+    assert sandbox.checked_result(json.dumps(good).encode()) == good
+    assert "2 copies (1 layout copies, 1 new results, 0 from data; 8 bytes copied)" in watch_html(good)
+    assert sandbox.checked_result(json.dumps(dict(good, copy_kinds=kinds)).encode()) is None
+
+
 # ---------------------------------------------------------------------------- without a boundary
 
 

@@ -328,6 +328,9 @@ def test_watch_summary_counts_regrouping_reshapes(base):
         ("<program>:4", "reshape", "layout copy"), ("<program>:2", "ones", "alloc"), ("<program>:3", "reshape", "regroup")]
     assert data["summary"][0]["fix"].startswith("x.permute(1, 0).view(-1)")
     assert data["regroups"] == 1 and "1 regrouping reshapes</p>" in data["html"]
+    # (the copies told apart: x.t().reshape(12) is a layout copy, ones() new memory from no data)
+    assert data["copy_kinds"] == {"layout": 1, "new": 0, "data": 0}
+    assert "1 copies (1 layout copies, 0 new results, 0 from data; 48 bytes copied)" in data["html"]
     assert '<tr class="cat-regroup">' in data["html"] and "regroups input dims 0, 1 (2, 6)" in data["html"]
 
 

@@ -71,6 +71,7 @@ __all__ = [
     "SummaryRow",
     "TORCH_NEW_RESULT",
     "copies_text",
+    "copy_kinds",
     "render_summary",
     "summarize",
 ]
@@ -289,6 +290,22 @@ def totals_line(flow: Flow) -> str:
     return (f"total: {copies_text(flow)}, {flow.bytes_copied:,} bytes copied; "
             f"{flow.allocated_bytes:,} bytes allocated, peak {flow.peak_bytes:,}; "
             f"{bilateral} bilateral broadcasts; {len(flow.regroups)} regrouping reshapes")
+
+
+def copy_kinds(flow: Flow) -> dict[str, int]:
+    """How many of ``flow.copies`` are layout copies, new results and data copied in (the
+    playground's watch view sends these counts from its sandbox).
+
+    >>> import strided
+    >>> x, idx = strided.ones(4, 3), strided.tensor([0, 2])
+    >>> with strided.watch() as w:
+    ...     y = x.t().contiguous()
+    ...     z = x[idx]
+    >>> copy_kinds(w)
+    {'layout': 1, 'new': 1, 'data': 0}
+    """
+    kinds = [c.category for c in flow.copies]
+    return {"layout": kinds.count(LAYOUT_COPY), "new": kinds.count(NEW_RESULT), "data": kinds.count(ALLOC)}
 
 
 def copies_text(flow: Flow) -> str:

@@ -82,6 +82,7 @@ def main() -> int:
     strided = importlib.import_module("strided")
     plot = importlib.import_module("strided.diagnose.plot")  # (the memory series, read after the program)
     html = importlib.import_module("strided.diagnose.html")  # (the summary's rows, likewise)
+    summary = importlib.import_module("strided.diagnose.summary")  # (the copies' kinds, likewise)
     set_limits(cpu_s, memory_mb * 2**20)
     error = ""
     w = None
@@ -98,7 +99,7 @@ def main() -> int:
         # memory of every step (the plot is of the whole run)
         steps = w.steps
         result.update(table=str(w), steps=[_row(s) for s in steps[:MAX_ROWS]], steps_total=len(steps),
-                      copies=len(w.copies),
+                      copies=len(w.copies), copy_kinds=summary.copy_kinds(w),
                       bytes_copied=w.bytes_copied, allocated=w.allocated_bytes, peak=w.peak_bytes,
                       bilateral=sum(1 for b in w.broadcasts if b.bilateral), regroups=len(w.regroups),
                       summary=[_summary_row(r) for r in html.summary_rows(w)],

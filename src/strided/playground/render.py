@@ -126,7 +126,11 @@ def watch_html(result: dict[str, Any]) -> str:
                      f'{s["bytes"]:,}' if s["bytes"] else "", s["marks"], s["where"])
             rows.append(f'<tr class="{cls}">' + "".join(f"<td>{escape(str(c))}</td>" for c in cells) + "</tr>")
         regroups = f', {result["regroups"]} regrouping reshapes' if "regroups" in result else ""
-        parts.append(f'<p class="watch-totals">{result["copies"]} copies ({result["bytes_copied"]:,} bytes copied), '
+        kinds = result.get("copy_kinds")  # (a layout copy is not a new result: issue 24's point)
+        split = (f' ({kinds["layout"]} layout copies, {kinds["new"]} new results, {kinds["data"]} from data;'
+                 f' {result["bytes_copied"]:,} bytes copied)' if kinds
+                 else f' ({result["bytes_copied"]:,} bytes copied)')
+        parts.append(f'<p class="watch-totals">{result["copies"]} copies{split}, '
                      f'{result["allocated"]:,} bytes allocated (peak {result["peak"]:,}), '
                      f'{result["bilateral"]} bilateral broadcasts{regroups}</p>')
         if result.get("summary") is not None:

@@ -268,6 +268,7 @@ _ROW_FIELDS: dict[str, type | tuple[type, ...]] = {
     "index": int, "name": str, "kind": str, "inputs": str, "output": str, "strides": str, "bytes": int,
     "marks": str, "copy": bool, "alloc": bool, "bilateral": bool, "where": str}
 _TOTALS = ("copies", "bytes_copied", "allocated", "peak", "bilateral")
+_COPY_KINDS = ("layout", "new", "data")
 _SUMMARY_FIELDS: dict[str, type | tuple[type, ...]] = {
     "line": str, "module": str, "op": str, "count": int, "category": str, "bytes": int, "reason": str, "fix": str}
 
@@ -308,6 +309,13 @@ def checked_result(raw: bytes) -> dict[str, Any] | None:
         if summary is None or not _is(data.get("regroups"), int):
             return None
         answer.update(summary=summary, regroups=data["regroups"])
+    if "copy_kinds" in data:  # (optional: the copies split into layout copies, new results, data copied in)
+        kinds = data["copy_kinds"]
+        if (not isinstance(kinds, dict) or set(kinds) != set(_COPY_KINDS)
+                or not all(_is(kinds[k], int) and kinds[k] >= 0 for k in _COPY_KINDS)
+                or sum(kinds.values()) > answer["copies"]):
+            return None
+        answer["copy_kinds"] = {k: kinds[k] for k in _COPY_KINDS}
     if "memory" in data:  # (optional: the memory-over-time plot's numbers)
         memory = _checked_memory(data["memory"], total)
         if memory is None:
