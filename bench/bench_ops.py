@@ -320,6 +320,30 @@ MAKERS: dict[str, Callable[[Config], Args]] = {
     "angle": _complex, "sgn": _complex, "__getitem__": _with(slice(1, None)),
 }
 
+# The ops whose values no peer can share: random draws (strided's PCG64 streams are not PyTorch's)
+# and uninitialized memory; their rows compare shapes and dtypes only.
+UNSEEDED = {"rand", "randn", "randint", "randperm", "rand_like", "randn_like", "randint_like", "normal",
+            "bernoulli", "multinomial", "empty", "empty_like", "empty_strided", "uniform_", "normal_",
+            "geometric_", "exponential_", "cauchy_", "log_normal_", "random_", "bernoulli_", "F.dropout"}
+
+
+def _n(cfg: Config) -> int:
+    return cfg.shape[0] * cfg.shape[1]
+
+
+# The factories: sizes (and values) from the configuration, no tensor argument.
+MAKERS.update({
+    "zeros": lambda cfg: ((cfg.shape,), {}), "ones": lambda cfg: ((cfg.shape,), {}),
+    "empty": lambda cfg: ((cfg.shape,), {}), "rand": lambda cfg: ((cfg.shape,), {}),
+    "randn": lambda cfg: ((cfg.shape,), {}), "full": lambda cfg: ((cfg.shape, 2.0), {}),
+    "arange": lambda cfg: ((_n(cfg),), {}), "linspace": lambda cfg: ((0.0, 1.0, _n(cfg)), {}),
+    "logspace": lambda cfg: ((0.0, 1.0, _n(cfg)), {}), "eye": lambda cfg: (cfg.shape, {}),
+    "randint": lambda cfg: ((0, 10, cfg.shape), {}), "randperm": lambda cfg: ((_n(cfg),), {}),
+    "empty_strided": lambda cfg: ((cfg.shape, (1, cfg.shape[0])), {}), "full_like": _with(2.0),
+    "randint_like": _with(10), "geometric_": _with(0.5), "repeat": _with(2, 1),
+    "multinomial": lambda cfg: ((np.abs(arr(cfg)) + 0.1, 2), {}),
+})
+
 # The reductions: besides the full reduction (where the op allows it), a row per dim.
 REDUCTIONS = {"sum", "prod", "mean", "var", "std", "amax", "amin", "max", "min", "argmax", "argmin",
               "all", "any", "nansum", "nanmean", "logsumexp", "count_nonzero", "norm", "aminmax"}
@@ -352,8 +376,15 @@ NUMPY: dict[str, str | None] = {
 def _resolve(lib: Any, name: str, tensor_type: type) -> tuple[Callable[..., Any] | None, bool]:
     """The library's op ``name``: its module function, else the Tensor method (the second value:
     whether it is a property, called by attribute access)."""
+    if name.startswith("F."):  # (an nn.functional op of the registry: F.gelu, F.silu, ...)
+        fn = getattr(lib.nn.functional, name[2:], None)
+        return (fn, False) if callable(fn) else (None, False)
     if not name.startswith("_"):
         fn = getattr(lib, name, None)
+        if callable(fn) and not isinstance(fn, type):
+            return fn, False
+        # (an op of the linalg namespace: vector_norm, or linalg_inv as linalg.inv)
+        fn = getattr(lib.linalg, name, None) or getattr(lib.linalg, name.removeprefix("linalg_"), None)
         if callable(fn) and not isinstance(fn, type):
             return fn, False
     attr = None
@@ -405,16 +436,19 @@ def _as_numpy(value: Any) -> Any:
     return np.asarray(value)
 
 
-def _differs(a: Any, b: Any) -> str:
-    """Why ``a`` (strided's result, as NumPy) and ``b`` (PyTorch's) differ, or ""."""
+def _differs(a: Any, b: Any, values: bool = True) -> str:
+    """Why ``a`` (strided's result, as NumPy) and ``b`` (PyTorch's) differ, or "" (``values``
+    False: shapes and dtypes only, for draws and uninitialized memory)."""
     if isinstance(a, list) or isinstance(b, list):
         if not (isinstance(a, list) and isinstance(b, list)) or len(a) != len(b):
             return "results of different structure"
-        return next((d for d in map(_differs, a, b) if d), "")
+        return next((d for d in (_differs(p, q, values) for p, q in zip(a, b)) if d), "")
     if a.shape != b.shape:
         return f"shape {a.shape} vs torch {b.shape}"
     if a.dtype != b.dtype:
         return f"dtype {a.dtype} vs torch {b.dtype}"
+    if not values:
+        return ""
     if a.dtype.kind in "fc" and not np.allclose(a, b, rtol=1e-4, atol=1e-5, equal_nan=True):
         return "values differ"
     if a.dtype.kind not in "fc" and not np.array_equal(a, b):
@@ -486,7 +520,7 @@ def cases(name: str, cfg: Config, skipped: dict[str, str], differ: dict[str, str
         except Exception as e:  # noqa: BLE001
             errors.append(f"strided: {type(e).__name__}: {str(e).splitlines()[0][:80]}")
             continue
-        why = _differs(s_out, t_out)
+        why = _differs(s_out, t_out, values=name not in UNSEEDED)
         if why:
             differ[f"{name} {cfg.label} {variant}".rstrip()] = why
             break
