@@ -97,12 +97,8 @@ def test_tour_fits_the_terminal(lang: str, cols: int) -> None:
     assert {n: c for n, c in counts.items() if c} == PANELS
     # the last words of the tour are there: nothing was lost at the end
     assert "strided watch" in output
-
-
-def test_tour_uses_the_width_it_is_given() -> None:
-    """At 120 columns prose fills more than 80 columns (the width is read, not assumed)."""
-    output = run_in_terminal(["tour", "--no-pause"], 120)
-    assert max(display_width(line) for line in output.splitlines()) > 80
+    if cols > 80:  # the width is read, not assumed: at 120 columns prose fills more than 80
+        assert max(display_width(line) for line in output.splitlines()) > 80
 
 
 @pytest.mark.parametrize("cols", [80, 120])
