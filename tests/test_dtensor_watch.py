@@ -138,3 +138,4 @@ def test_fsdp2_training_step_counts_equal_commdebugmode(mesh):
     # (the numbers are CommDebugMode's own on this run; the step kinds must match them one for one)
     assert got == want == {"all_gather": 4, "reduce_scatter": 2}
     assert {s.extra["phase"] for s in steps} == {"forward", "backward"}
+

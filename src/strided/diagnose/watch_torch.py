@@ -87,6 +87,8 @@ from .distributed.watch_collectives import (
     collective_reason,
     collective_record,
     dtensor_type,
+    gather_rows,
+    merged_summary,
     note_dtensor_op,
 )
 from .distributed.watch_collectives import (
@@ -204,6 +206,8 @@ class TorchWatch(Flow):
         # DTensor programs: record index -> a collective's facts; the DTensor op now running
         self._collectives: dict[int, tuple] = {}
         self._dtensor_op: list[tuple | None] = [None]
+        # rank 0 of a distributed program: every rank's collective rows, gathered at exit
+        self.ranks: dict[int, list[dict[str, Any]]] | None = None
 
     # ------------------------------------------------------------------ entering and leaving
 
@@ -239,7 +243,22 @@ class TorchWatch(Flow):
         self._roots.clear()
         self._keep.clear()
         self._context[0] = -1
+        self.ranks = gather_rows(self, raised=exc[0] is not None)
         return False
+
+    @property
+    def merged(self) -> str | None:
+        """Rank 0 of a distributed program (torch.distributed initialized, world size > 1), after
+        the block: the collectives of every rank's block merged — per line, module, phase and
+        collective: the count per rank and the bytes, ranked by bytes (the table ``strided watch
+        --nproc`` prints); None on the other ranks and outside distributed programs. See
+        :func:`~.distributed.watch_collectives.gather_rows` for the contract: the exit gathers,
+        so every rank must exit its block."""
+        return None if self.ranks is None else merged_summary(self.ranks)
+
+    def __str__(self) -> str:
+        merged = self.merged
+        return super().__str__() + ("" if merged is None else "\n\n" + merged)
 
     def _check_exit(self) -> None:
         """Refuse an exit that torch would get wrong, before anything changes (so the entering
