@@ -30,5 +30,11 @@ def watch_scenario(mesh: Any, rank: int) -> dict[str, Any]:
                 raise KeyError("rank 1 fails")
     except KeyError as exc:
         raised = repr(exc)
+    # nested blocks: the inner block's gather at its exit is the watch's own, not the program's: the
+    # outer block does not see it
+    with strided.watch_torch() as outer:
+        with strided.watch_torch() as inner:
+            model(torch.randn(4, 8))
     return {"rows": collective_rows(w), "ranks": w.ranks, "merged": w.merged, "text": str(w),
-            "raised": raised, "merged2": w2.merged}
+            "raised": raised, "merged2": w2.merged, "inner": collective_rows(inner), "outer": collective_rows(outer),
+            "outer_ops": len(outer.steps), "inner_ops": len(inner.steps)}

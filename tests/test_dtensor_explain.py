@@ -74,6 +74,9 @@ def test_a_distributed_watch_gathers_every_rank_to_rank_0(real_reports):
     assert len(r0["rows"]) == 2
     assert r1["raised"] == "KeyError('rank 1 fails')" and r0["raised"] == ""
     assert "x1/1 (per rank)" in r0["merged2"] and r1["merged2"] is None
+    for r in (r0, r1):  # an inner block's gather is not a step of the block around it
+        facts = [[(c["where"], c["collective"], c["bytes_in"], c["bytes_out"]) for c in r[k]] for k in ("outer", "inner")]
+        assert len(r["inner"]) == 1 and facts[0] == facts[1] and r["outer_ops"] == r["inner_ops"]
 
 
 # ---------------------------------------------------------------- the report, on a fake process group
@@ -180,6 +183,11 @@ def test_pinned_private_apis(mesh):
     assert callable(_utils._compute_local_shape_and_global_offset)
     assert _StridedShard(0, split_factor=4).split_factor == 4 and callable(_StridedShard._split_tensor)
     assert callable(Shard._split_tensor)
+    from torch._C import DisableTorchFunction
+    from torch.utils._python_dispatch import _disable_current_modes
+
+    with _disable_current_modes(), DisableTorchFunction():  # (watch_torch's gather at exit)
+        pass
     x = _x(mesh, [Shard(0)])
     again = DTensor(x._local_tensor, x._spec, requires_grad=False)
     assert again.placements == x.placements and again._local_tensor is x._local_tensor

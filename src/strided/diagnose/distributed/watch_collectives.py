@@ -148,10 +148,16 @@ def gather_rows(watch: Any, raised: bool) -> dict[int, list[dict[str, Any]]] | N
     if dist is None or not dist.is_available() or not dist.is_initialized() or dist.get_world_size() < 2 \
             or dist.get_backend() == "fake":
         return None
+    from torch._C import DisableTorchFunction
+    from torch.utils._python_dispatch import _disable_current_modes
+
     rank, world = dist.get_rank(), dist.get_world_size()
     gathered: list[Any] | None = [None] * world if rank == 0 else None
     try:
-        dist.gather_object(collective_rows(watch), gathered, dst=0)
+        # (the gather is the watch's own: a block around this one, or any other torch mode on,
+        # must not see its ops and collectives)
+        with _disable_current_modes(), DisableTorchFunction():
+            dist.gather_object(collective_rows(watch), gathered, dst=0)
     except Exception:
         if raised:
             return None  # (the block's exception says what went wrong; this one would hide it)
