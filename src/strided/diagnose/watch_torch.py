@@ -13,7 +13,10 @@ ops the autograd engine runs — is recorded through PyTorch's own dispatch hook
   the user's reshapes are checked for regroupings, never torch's internal ones);
 - DTensor programs: an aten op with DTensor arguments is handed back to DTensor (as
   ``CommDebugMode`` does), so its collectives and local ops are recorded on the local tensors; each
-  collective is a step of kind "collective" (:mod:`.distributed.watch_collectives`);
+  collective is a step of kind "collective" (:mod:`.distributed.watch_collectives`); in a
+  distributed program (torch.distributed initialized, world size > 1) the block's exit gathers
+  every rank's collective steps to rank 0 (``w.ranks``, ``w.merged``, the end of ``print(w)``) —
+  a collective itself, so every rank must exit its block (see ``gather_rows`` there);
 - global ``nn.Module`` forward hooks (public, removed on exit) give the module path, e.g.
   ``h.0.attn`` — relative to the outermost module called, which itself is named by its class;
 - a backward op points at the line (and module) of the forward op that made its autograd node:
@@ -118,7 +121,8 @@ def watch_torch() -> TorchWatch:
     with bytes, reason, the user's line, the ``nn.Module`` path and ``asked``), ``broadcasts``,
     ``regroups``, ``bytes_copied``, ``allocated_bytes``, ``peak_bytes``; ``w.summary()`` (what to fix:
     rows per source line and module path, ranked by bytes), ``w.table(limit=None)`` (one row per
-    aten op), and ``str(w)``: the summary, then the table's first 40 rows.
+    aten op), and ``str(w)``: the summary, then the table's first 40 rows (then, on rank 0 of a
+    distributed program, ``w.merged``: every rank's collectives, merged at the block's exit).
     Raises ImportError (with the install command) when PyTorch is not installed.
 
     >>> with watch_torch() as w:
