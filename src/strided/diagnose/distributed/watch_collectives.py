@@ -22,7 +22,7 @@ from .torch_api import COLLECTIVES
 from .trace import buffer_bytes as _nbytes
 from .trace import mesh_groups
 
-__all__ = ["COLLECTIVE_NAMES", "NAMESPACES", "collective_reason", "collective_record", "dtensor_type", "gather_rows",
+__all__ = ["COLLECTIVE_NAMES", "NAMESPACES", "UNMATCHED", "collective_reason", "collective_record", "dtensor_type", "gather_rows",
            "note_dtensor_op"]
 
 # the in-place c10d ops (what ``torch.distributed.all_gather_into_tensor`` & co. run; FSDP2 uses
@@ -37,6 +37,10 @@ C10D: dict[str, tuple[str, int, int]] = {
     "broadcast_": ("broadcast", 0, 0), "gather_": ("gather", 0, 1), "scatter_": ("scatter", 0, 1),
     "reduce_": ("reduce", 0, 0),
 }
+# a collective whose group is none of the last DTensor op's mesh dims: a group outside the mesh,
+# or a DTensor op this watch never saw (a mode entered inside the block, e.g. CommDebugMode or
+# another watch_torch, takes DTensor's ops first) — so the words claim neither
+UNMATCHED = "a process group not matched to a mesh dim"
 COLLECTIVE_NAMES = frozenset(COLLECTIVES) | frozenset(C10D)
 NAMESPACES = frozenset({"_c10d_functional", "c10d"})
 
@@ -84,7 +88,7 @@ def _size(group: Any) -> int:
 
 def collective_reason(rec: tuple) -> str:
     kind, mesh_dim, size, bytes_in, bytes_out, op = rec
-    where = f"mesh dim {mesh_dim} ({size} ranks)" if mesh_dim is not None else "a group outside the mesh"
+    where = f"mesh dim {mesh_dim} ({size} ranks)" if mesh_dim is not None else UNMATCHED
     # (the DTensor op dispatched last: a redistribution inside DTensor's dispatch belongs to it, but
     # one made by Python code — a parallel style's output hook, x.redistribute() — follows it)
     cause = f"; last DTensor op dispatched before it: {op}" if op else ""
@@ -120,7 +124,7 @@ def merged_summary(per_rank: dict[int, list[dict[str, Any]]]) -> str:
         tally = "/".join(str(by_rank.get(r, [0])[0]) for r in ranks)
         out = max(c[2] for c in by_rank.values())
         mod = f" [{module}]" if module else ""
-        dim = f"mesh dim {mesh_dim}" if mesh_dim is not None else "a group outside the mesh"
+        dim = f"mesh dim {mesh_dim}" if mesh_dim is not None else UNMATCHED
         after = f"; after DTensor's {op} (strided.explain on that call names the way out)" if op else ""
         lines.append(f"  {where}{mod} {phase}: {kind} on {dim}, x{tally} (per rank), {out:,} bytes out per rank{after}")
     return "\n".join(lines)
