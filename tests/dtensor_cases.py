@@ -1,6 +1,6 @@
 """Generated DTensor cases and the worker that checks ``strided.explain``'s predictions against
 REAL DTensor runs (gloo, one process per rank). ``tests/test_dtensor_explain.py`` starts the
-workers once (``python tests/dtensor_cases.py RANK WORLD MESH PORT OUT``); each worker builds every
+workers once (``python tests/dtensor_cases.py RANK WORLD PORT MESH OUT N``); each worker builds every
 case for real, asks ``strided.explain`` (meta shadow, no collective), runs the op for real under
 its own collective observer (independent of strided's recorder: a dispatch mode written here),
 and writes the mismatches to OUT as JSON.
@@ -13,7 +13,10 @@ from __future__ import annotations
 
 import contextlib
 import json
+import os
 import random
+import socket
+import subprocess
 import sys
 from collections.abc import Iterator
 from datetime import timedelta
@@ -103,6 +106,32 @@ def make_case(rng: random.Random, mesh_ndim: int) -> dict[str, Any]:
 def make_cases(n: int, mesh_ndim: int, seed: int = 27) -> list[dict[str, Any]]:
     rng = random.Random(seed)
     return [make_case(rng, mesh_ndim) for _ in range(n)]
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def run_ranks(script: str, args: list[str], world: int = 2, timeout: float = 240.0) -> list[str]:
+    """Run ``python script RANK WORLD PORT *args`` as ``world`` processes (a free port for the
+    store); kill any still running after ``timeout`` s (a hung rank must not outlive the test);
+    assert every rank exited 0; the ranks' stderr."""
+    port = free_port()
+    env = {**os.environ, "PYTHONWARNINGS": "ignore", "TORCH_CPP_LOG_LEVEL": "ERROR"}
+    procs = [subprocess.Popen([sys.executable, script, str(r), str(world), str(port),
+                               *[a.replace("{rank}", str(r)) for a in args]],
+                              stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, env=env) for r in range(world)]
+    try:
+        errs = [p.communicate(timeout=timeout)[1].decode(errors="replace") for p in procs]
+    finally:
+        for p in procs:
+            if p.poll() is None:
+                p.kill()
+                p.wait()
+    assert all(p.returncode == 0 for p in procs), "\n".join(e[-3000:] for e in errs)
+    return errs
 
 
 @contextlib.contextmanager
@@ -242,7 +271,7 @@ def main(rank: int, world: int, mesh_shape: tuple[int, ...], port: int, out: str
     dist.init_process_group("gloo", store=store, rank=rank, world_size=world, timeout=timedelta(seconds=60))
     try:
         mesh = init_device_mesh("cpu", mesh_shape)
-        results = []
+        results, watch = [], None
         for i, case in enumerate(make_cases(n, len(mesh_shape))):
             try:
                 bad = check_case(torch, mesh, rank, case)
@@ -250,12 +279,16 @@ def main(rank: int, world: int, mesh_shape: tuple[int, ...], port: int, out: str
                 bad = [f"crash: {type(exc).__name__}: {exc}"]
             if bad:
                 results.append({"i": i, "case": case, "bad": bad})
+        from dtensor_watch_ranks import watch_scenario
+
+        if len(mesh_shape) == 1:
+            watch = watch_scenario(mesh, rank)
         with open(out, "w") as f:
-            json.dump({"rank": rank, "n": n, "failures": results}, f)
+            json.dump({"rank": rank, "n": n, "failures": results, "watch": watch}, f)
     finally:
         dist.destroy_process_group()
 
 
 if __name__ == "__main__":
-    r, w, m, p, o, n = sys.argv[1:7]
+    r, w, p, m, o, n = sys.argv[1:7]
     main(int(r), int(w), tuple(int(s) for s in m.split("x")), int(p), o, int(n))

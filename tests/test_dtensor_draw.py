@@ -67,6 +67,14 @@ def test_replicated_and_partial_cells_are_marked(mesh):
     assert {c.value for c in _cells(rep.scene.panels[0])} == {"r0,1"}
     part = DTensor.from_local(torch.ones(2, 2), mesh, [Partial()], run_check=False)
     assert {c.value for c in _cells(strided.draw(part).scene.panels[0])} == {"Pr0,1"}
+    assert "P: partial values, summed over those ranks" in strided.draw(part).scene.panels[0].caption[1]
+    # the legend names the reduce op: a Partial("max") is not summed (nor "avg" averaged by a sum)
+    for op, word in [("max", "the max"), ("avg", "the average"), ("min", "the min")]:
+        other = DTensor.from_local(torch.ones(2, 2), mesh, [Partial(op)], run_check=False)
+        legend = strided.draw(other).scene.panels[0].caption[1]
+        assert f"P: partial values, the true value is {word} over those ranks" in legend and "summed" not in legend
+    plain = strided.draw(_x(mesh, [Shard(0)])).scene.panels[0].caption[1]
+    assert "P:" not in plain
 
 
 def test_a_gathering_op_and_an_error(mesh):

@@ -5,9 +5,6 @@ process group in this process, and pins on every private PyTorch API the package
 from __future__ import annotations
 
 import json
-import os
-import socket
-import subprocess
 import sys
 import time
 from pathlib import Path
@@ -17,8 +14,9 @@ import torch
 from torch.distributed.tensor import DTensor, Partial, Replicate, Shard, distribute_tensor
 
 import strided
-from dtensor_cases import fake_mesh
+from dtensor_cases import fake_mesh, run_ranks
 from strided.diagnose.distributed import torch_api
+from strided.diagnose.distributed.watch_collectives import merged_summary
 
 HERE = Path(__file__).resolve().parent
 REAL_CASES = 1000
@@ -38,37 +36,47 @@ def _x(mesh, placements, shape=(8, 6)):
 # ---------------------------------------------------------------- against real runs
 
 
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
+@pytest.fixture(scope="module")
+def real_reports(tmp_path_factory):
+    """Each rank's report of the 2 gloo processes (run once for the tests below)."""
+    tmp = tmp_path_factory.mktemp("ranks")
+    start = time.monotonic()
+    run_ranks(str(HERE / "dtensor_cases.py"), ["2", str(tmp / "rank{rank}.json"), str(REAL_CASES)], 2)
+    assert time.monotonic() - start < 240
+    return [json.loads((tmp / f"rank{r}.json").read_text()) for r in range(2)]
 
 
-def test_predictions_equal_real_dtensor_runs(tmp_path):
+def test_predictions_equal_real_dtensor_runs(real_reports):
     """1,000 generated cases (view/reshape/flatten/unflatten/permute/transpose/contiguous/expand/
     slicing/add/mul with broadcasting/matmul/sum; Shard/Replicate/Partial; uneven shards;
     transposed inputs; float32/float64), run for real by 2 gloo processes: each checks its own
     predicted placements, global shape and strides, local shape, strides and storage offset, the
     collectives (kind, bytes in and out, in order) and error texts."""
-    port, world = _free_port(), 2
-    env = {**os.environ, "PYTHONWARNINGS": "ignore", "TORCH_CPP_LOG_LEVEL": "ERROR"}
-    procs = [subprocess.Popen([sys.executable, str(HERE / "dtensor_cases.py"), str(r), str(world), "2", str(port),
-                               str(tmp_path / f"rank{r}.json"), str(REAL_CASES)],
-                              stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, env=env) for r in range(world)]
-    start = time.monotonic()
-    try:
-        errs = [p.communicate(timeout=240)[1].decode(errors="replace") for p in procs]
-    finally:
-        for p in procs:  # a hung rank must not outlive the test
-            if p.poll() is None:
-                p.kill()
-                p.wait()
-    assert all(p.returncode == 0 for p in procs), "\n".join(e[-3000:] for e in errs)
-    for r in range(world):
-        report = json.loads((tmp_path / f"rank{r}.json").read_text())
+    for report in real_reports:
         assert report["n"] == REAL_CASES
         assert report["failures"] == [], json.dumps(report["failures"][:5], indent=1)
-    assert time.monotonic() - start < 240
+
+
+def test_a_distributed_watch_gathers_every_rank_to_rank_0(real_reports):
+    """In the same 2 gloo processes (tests/dtensor_watch_ranks.py): a tensor-parallel MLP's forward
+    and backward twice inside watch_torch(). At exit rank 0 has every rank's collective rows and
+    the merged table — the very one the ``--nproc`` launcher prints for those rows; rank 1 has
+    none. A block in which rank 1 raises still gathers (rank 0 is not left waiting), and rank 1's
+    exception is the one raised."""
+    r0, r1 = (r["watch"] for r in real_reports)
+    assert r1["ranks"] is None and r1["merged"] is None and "merged over ranks" not in r1["text"]
+    assert {int(k): v for k, v in r0["ranks"].items()} == {0: r0["rows"], 1: r1["rows"]}
+    assert r0["merged"] == merged_summary({0: r0["rows"], 1: r1["rows"]}) and r0["text"].endswith(r0["merged"])
+    # RowwiseParallel's output all-reduce, twice per rank (4 x 8 float32, 128 bytes each): one row,
+    # counted per rank, its bytes summed over the two
+    (row,) = [line for line in r0["merged"].splitlines() if "all_reduce" in line]
+    assert "[Sequential] forward: all_reduce on mesh dim 0, x2/2 (per rank), 256 bytes out per rank" in row
+    assert len(r0["rows"]) == 2
+    assert r1["raised"] == "KeyError('rank 1 fails')" and r0["raised"] == ""
+    assert "x1/1 (per rank)" in r0["merged2"] and r1["merged2"] is None
+    for r in (r0, r1):  # an inner block's gather is not a step of the block around it
+        facts = [[(c["where"], c["collective"], c["bytes_in"], c["bytes_out"]) for c in r[k]] for k in ("outer", "inner")]
+        assert len(r["inner"]) == 1 and facts[0] == facts[1] and r["outer_ops"] == r["inner_ops"]
 
 
 # ---------------------------------------------------------------- the report, on a fake process group
@@ -175,6 +183,11 @@ def test_pinned_private_apis(mesh):
     assert callable(_utils._compute_local_shape_and_global_offset)
     assert _StridedShard(0, split_factor=4).split_factor == 4 and callable(_StridedShard._split_tensor)
     assert callable(Shard._split_tensor)
+    from torch._C import DisableTorchFunction
+    from torch.utils._python_dispatch import _disable_current_modes
+
+    with _disable_current_modes(), DisableTorchFunction():  # (watch_torch's gather at exit)
+        pass
     x = _x(mesh, [Shard(0)])
     again = DTensor(x._local_tensor, x._spec, requires_grad=False)
     assert again.placements == x.placements and again._local_tensor is x._local_tensor

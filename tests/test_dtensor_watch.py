@@ -138,3 +138,16 @@ def test_fsdp2_training_step_counts_equal_commdebugmode(mesh):
     # (the numbers are CommDebugMode's own on this run; the step kinds must match them one for one)
     assert got == want == {"all_gather": 4, "reduce_scatter": 2}
     assert {s.extra["phase"] for s in steps} == {"forward", "backward"}
+
+
+
+def test_a_mode_inside_the_block_hides_the_mesh_dim_and_the_words_say_so(mesh):
+    # CommDebugMode entered inside the block takes the DTensor op first: the watch still counts
+    # the collective, but cannot tell its mesh dim — and must not call it "outside the mesh"
+    x = distribute_tensor(torch.arange(48.).reshape(8, 6), mesh, [Shard(1)])
+    with strided.watch_torch() as w:
+        with CommDebugMode():
+            x.view(6, 8)
+    (s,) = [s for s in w.steps if s.kind == "collective"]
+    assert s.extra["mesh_dim"] is None and (s.extra["bytes_in"], s.extra["bytes_out"]) == (96, 192)
+    assert s.reason == "all_gather on a process group not matched to a mesh dim: 96 bytes in, 192 bytes out per rank"

@@ -13,7 +13,10 @@ ops the autograd engine runs — is recorded through PyTorch's own dispatch hook
   the user's reshapes are checked for regroupings, never torch's internal ones);
 - DTensor programs: an aten op with DTensor arguments is handed back to DTensor (as
   ``CommDebugMode`` does), so its collectives and local ops are recorded on the local tensors; each
-  collective is a step of kind "collective" (:mod:`.distributed.watch_collectives`);
+  collective is a step of kind "collective" (:mod:`.distributed.watch_collectives`); in a
+  distributed program (torch.distributed initialized, world size > 1) the block's exit gathers
+  every rank's collective steps to rank 0 (``w.ranks``, ``w.merged``, the end of ``print(w)``) —
+  a collective itself, so every rank must exit its block (see ``gather_rows`` there);
 - global ``nn.Module`` forward hooks (public, removed on exit) give the module path, e.g.
   ``h.0.attn`` — relative to the outermost module called, which itself is named by its class;
 - a backward op points at the line (and module) of the forward op that made its autograd node:
@@ -87,6 +90,8 @@ from .distributed.watch_collectives import (
     collective_reason,
     collective_record,
     dtensor_type,
+    gather_rows,
+    merged_summary,
     note_dtensor_op,
 )
 from .distributed.watch_collectives import (
@@ -116,7 +121,8 @@ def watch_torch() -> TorchWatch:
     with bytes, reason, the user's line, the ``nn.Module`` path and ``asked``), ``broadcasts``,
     ``regroups``, ``bytes_copied``, ``allocated_bytes``, ``peak_bytes``; ``w.summary()`` (what to fix:
     rows per source line and module path, ranked by bytes), ``w.table(limit=None)`` (one row per
-    aten op), and ``str(w)``: the summary, then the table's first 40 rows.
+    aten op), and ``str(w)``: the summary, then the table's first 40 rows (then, on rank 0 of a
+    distributed program, ``w.merged``: every rank's collectives, merged at the block's exit).
     Raises ImportError (with the install command) when PyTorch is not installed.
 
     >>> with watch_torch() as w:
@@ -204,6 +210,8 @@ class TorchWatch(Flow):
         # DTensor programs: record index -> a collective's facts; the DTensor op now running
         self._collectives: dict[int, tuple] = {}
         self._dtensor_op: list[tuple | None] = [None]
+        # rank 0 of a distributed program: every rank's collective rows, gathered at exit
+        self.ranks: dict[int, list[dict[str, Any]]] | None = None
 
     # ------------------------------------------------------------------ entering and leaving
 
@@ -239,7 +247,22 @@ class TorchWatch(Flow):
         self._roots.clear()
         self._keep.clear()
         self._context[0] = -1
+        self.ranks = gather_rows(self, raised=exc[0] is not None)
         return False
+
+    @property
+    def merged(self) -> str | None:
+        """Rank 0 of a distributed program (torch.distributed initialized, world size > 1), after
+        the block: the collectives of every rank's block merged — per line, module, phase and
+        collective: the count per rank and the bytes, ranked by bytes (the table ``strided watch
+        --nproc`` prints); None on the other ranks and outside distributed programs. See
+        :func:`~.distributed.watch_collectives.gather_rows` for the contract: the exit gathers,
+        so every rank must exit its block."""
+        return None if self.ranks is None else merged_summary(self.ranks)
+
+    def __str__(self) -> str:
+        merged = self.merged
+        return super().__str__() + ("" if merged is None else "\n\n" + merged)
 
     def _check_exit(self) -> None:
         """Refuse an exit that torch would get wrong, before anything changes (so the entering

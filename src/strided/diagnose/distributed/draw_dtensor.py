@@ -60,11 +60,25 @@ def _owner_label(own: Ownership, flat: int, rank_of: dict[tuple[int, ...], int])
     return label, ranks[0] / top
 
 
+# a Partial's reduce op -> what the true value is, in words (PyTorch's Partial reduce ops)
+_REDUCED = {"sum": "summed over those ranks", "avg": "the true value is the average over those ranks",
+            "max": "the true value is the max over those ranks", "min": "the true value is the min over those ranks"}
+
+
+def _partial_legend(placements: tuple) -> str:
+    """The legend's words for the P mark: how the partial values make the true one, per reduce op
+    (a Partial("max") is not a sum); empty without a Partial."""
+    ops = sorted({str(p.reduce_op) for p in placements if getattr(p, "is_partial", lambda: False)()})
+    if not ops:
+        return ""
+    return "; P: partial values, " + " / ".join(_REDUCED.get(op, f"reduced by {op} over those ranks") for op in ops)
+
+
 def _global_panel(r: DTensorExplanation, own: Ownership, rank_of: dict[tuple[int, ...], int]) -> Panel:
     shape = r.shape or ()
     strides = _contiguous(shape)
     caption = (f"global shape {shape}, placements {spell_placements(r.placements or ())} on mesh {r.mesh_shape}",
-               "each cell: the ranks holding it (r0,1: replicated; P: partial values, summed over those ranks)",
+               "each cell: the ranks holding it (r0,1: replicated" + _partial_legend(r.placements or ()) + ")",
                "@k: the element's row-major place in the global tensor; colour: its first owner")
 
     def cell(index: tuple[int, ...]) -> GridCell:

@@ -23,6 +23,9 @@ that moves one fails there, loudly, rather than here, silently):
   ``_split_tensor`` / ``Shard._split_tensor``: which global elements each rank holds (drawing).
 - ``torch.distributed.tensor._utils._compute_local_shape_and_global_offset``: each rank's local
   shape and where its block starts in the global tensor, for any mesh coordinate.
+- ``torch.utils._python_dispatch._disable_current_modes`` (with the public
+  ``torch._C.DisableTorchFunction``): ``watch_torch``'s gather of the ranks' steps at exit runs
+  with every torch mode off, so a block around it does not record the watch's own collective.
 - the functional collectives ``torch.ops._c10d_functional.*`` (public ops, private namespace):
   what a redistribution runs; their meta kernels give the buffer sizes.
 """

@@ -22,7 +22,8 @@ from .torch_api import COLLECTIVES
 from .trace import buffer_bytes as _nbytes
 from .trace import mesh_groups
 
-__all__ = ["COLLECTIVE_NAMES", "NAMESPACES", "collective_reason", "collective_record", "dtensor_type", "note_dtensor_op"]
+__all__ = ["COLLECTIVE_NAMES", "NAMESPACES", "UNMATCHED", "collective_reason", "collective_record", "dtensor_type", "gather_rows",
+           "note_dtensor_op"]
 
 # the in-place c10d ops (what ``torch.distributed.all_gather_into_tensor`` & co. run; FSDP2 uses
 # them), as CommDebugMode lists them: name -> (kind, index of the output argument, of the input)
@@ -36,6 +37,10 @@ C10D: dict[str, tuple[str, int, int]] = {
     "broadcast_": ("broadcast", 0, 0), "gather_": ("gather", 0, 1), "scatter_": ("scatter", 0, 1),
     "reduce_": ("reduce", 0, 0),
 }
+# a collective whose group is none of the last DTensor op's mesh dims: a group outside the mesh,
+# or a DTensor op this watch never saw (a mode entered inside the block, e.g. CommDebugMode or
+# another watch_torch, takes DTensor's ops first) — so the words claim neither
+UNMATCHED = "a process group not matched to a mesh dim"
 COLLECTIVE_NAMES = frozenset(COLLECTIVES) | frozenset(C10D)
 NAMESPACES = frozenset({"_c10d_functional", "c10d"})
 
@@ -83,7 +88,7 @@ def _size(group: Any) -> int:
 
 def collective_reason(rec: tuple) -> str:
     kind, mesh_dim, size, bytes_in, bytes_out, op = rec
-    where = f"mesh dim {mesh_dim} ({size} ranks)" if mesh_dim is not None else "a group outside the mesh"
+    where = f"mesh dim {mesh_dim} ({size} ranks)" if mesh_dim is not None else UNMATCHED
     # (the DTensor op dispatched last: a redistribution inside DTensor's dispatch belongs to it, but
     # one made by Python code — a parallel style's output hook, x.redistribute() — follows it)
     cause = f"; last DTensor op dispatched before it: {op}" if op else ""
@@ -119,7 +124,46 @@ def merged_summary(per_rank: dict[int, list[dict[str, Any]]]) -> str:
         tally = "/".join(str(by_rank.get(r, [0])[0]) for r in ranks)
         out = max(c[2] for c in by_rank.values())
         mod = f" [{module}]" if module else ""
-        dim = f"mesh dim {mesh_dim}" if mesh_dim is not None else "a group outside the mesh"
+        dim = f"mesh dim {mesh_dim}" if mesh_dim is not None else UNMATCHED
         after = f"; after DTensor's {op} (strided.explain on that call names the way out)" if op else ""
         lines.append(f"  {where}{mod} {phase}: {kind} on {dim}, x{tally} (per rank), {out:,} bytes out per rank{after}")
     return "\n".join(lines)
+
+
+def gather_rows(watch: Any, raised: bool) -> dict[int, list[dict[str, Any]]] | None:
+    """Every rank's collective rows (:func:`collective_rows`), gathered to rank 0 of the default
+    process group when a ``watch_torch`` block exits; None on the other ranks, and where there is
+    nothing to gather (torch.distributed not loaded or not initialized, a world of one rank, or
+    PyTorch's ``"fake"`` backend, whose other ranks are not running).
+
+    The gather (``torch.distributed.gather_object`` on the default group) is itself a collective:
+    every rank of the default group must exit its block, the same number of times — a rank that
+    never exits (it hangs, or leaves the block open) makes the others wait in the gather until the
+    process group's timeout. A block that raised still gathers (so its peers are not left waiting);
+    if the gather then fails too (a peer died), the block's own exception is the one raised and no
+    merge is kept.
+
+    >>> with strided.watch_torch() as w:  # (a program with no process group: nothing to gather)
+    ...     y = torch.ones(2) + 1
+    >>> gather_rows(w, raised=False) is None
+    True
+    """
+    dist = sys.modules.get("torch.distributed")
+    if dist is None or not dist.is_available() or not dist.is_initialized() or dist.get_world_size() < 2 \
+            or dist.get_backend() == "fake":
+        return None
+    from torch._C import DisableTorchFunction
+    from torch.utils._python_dispatch import _disable_current_modes
+
+    rank, world = dist.get_rank(), dist.get_world_size()
+    gathered: list[Any] | None = [None] * world if rank == 0 else None
+    try:
+        # (the gather is the watch's own: a block around this one, or any other torch mode on,
+        # must not see its ops and collectives)
+        with _disable_current_modes(), DisableTorchFunction():
+            dist.gather_object(collective_rows(watch), gathered, dst=0)
+    except Exception:
+        if raised:
+            return None  # (the block's exception says what went wrong; this one would hide it)
+        raise
+    return None if gathered is None else dict(enumerate(gathered))
