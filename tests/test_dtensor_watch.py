@@ -74,6 +74,21 @@ def test_tensor_parallel_mlp_counts_equal_commdebugmode(mesh):
     assert "all_reduce on mesh dim 0 (2 ranks): 128 bytes in, 128 bytes out per rank" in s.reason
 
 
+def test_the_summary_ranks_lines_by_bytes_moved(mesh):
+    """print(w)'s summary has a "collective" row per line (grouped over a loop), its bytes the
+    bytes each rank receives, ranked with the copies by bytes; the reason names the collective."""
+    x = distribute_tensor(torch.arange(48.).reshape(8, 6), mesh, [Shard(1)])
+    y = distribute_tensor(torch.arange(24.).reshape(4, 6), mesh, [Shard(1)])
+    with strided.watch_torch() as w:
+        for _ in range(3):
+            x.view(6, 8)  # an all_gather of 192 bytes, three times
+        y.view(6, 4)  # one of 96 bytes
+    rows = [r for r in w.summary() if r.category == "collective"]
+    assert [(r.count, r.nbytes) for r in rows] == [(3, 576), (1, 96)]
+    assert rows[0].reason.startswith("all_gather on mesh dim 0 (2 ranks)")
+    assert "collective" in str(w)
+
+
 def _line_of(text):
     with open(__file__) as f:
         return next(i for i, line in enumerate(f, 1) if text in line)

@@ -65,6 +65,7 @@ __all__ = [
     "ALLOC",
     "BILATERAL",
     "CATEGORIES",
+    "COLLECTIVE",
     "LAYOUT_COPY",
     "NEW_RESULT",
     "REGROUP",
@@ -81,8 +82,9 @@ NEW_RESULT = "new result"
 ALLOC = "alloc"
 BILATERAL = "bilateral broadcast"
 REGROUP = "regroup"
-CATEGORIES = (LAYOUT_COPY, NEW_RESULT, ALLOC, BILATERAL, REGROUP)
-_RANK = {LAYOUT_COPY: 0, REGROUP: 1, BILATERAL: 2, NEW_RESULT: 3, ALLOC: 4}
+COLLECTIVE = "collective"  # (a DTensor program's hidden collective: bytes moved between processes)
+CATEGORIES = (LAYOUT_COPY, COLLECTIVE, NEW_RESULT, ALLOC, BILATERAL, REGROUP)
+_RANK = {LAYOUT_COPY: 0, COLLECTIVE: 1, REGROUP: 2, BILATERAL: 3, NEW_RESULT: 4, ALLOC: 5}
 
 # The registry's family modules whose copy-kind ops move the same elements into a new layout.
 LAYOUT_FAMILIES = frozenset({"strided.ops.copies", "strided.ops.conversions", "strided.ops.views",
@@ -162,7 +164,9 @@ def step_rows(step: Step) -> list[tuple[str, int, str]]:
     """The (category, bytes, reason) entries one step contributes to the summary (none, one or two:
     a reshape that copies and regroups is both a layout copy and a regroup)."""
     out = []
-    if step.category:
+    if step.kind == "collective":  # (its bytes: what it moves into each rank, the collective's output)
+        out.append((COLLECTIVE, int(step.extra.get("bytes_out") or 0), step.reason))
+    elif step.category:
         nbytes = step.bytes_copied if step.kind == "copy" else step.bytes_allocated
         out.append((step.category, nbytes, step.reason))
     if step.broadcast is not None and step.broadcast.bilateral:

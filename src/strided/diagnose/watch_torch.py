@@ -360,7 +360,7 @@ class TorchWatch(Flow):
             step.extra.update(zip(("collective", "mesh_dim", "group_size", "bytes_in", "bytes_out", "dtensor_op"),
                                   collective))
             step.reason = collective_reason(collective)
-        step.category = torch_category(r.info.name, r.kind)
+        step.category = torch_category(r.info.name, r.kind) if collective is None else "collective"
         if step.category == NEW_RESULT and output is not None:
             # (torch counts these as allocations: no copy reason; say what the new memory holds)
             step.reason = f"{r.info.name}: a new {output.shape} result of elements chosen from its inputs"
