@@ -22,6 +22,8 @@ lives here, in the ops layer (the autograd layer above is not importable from a 
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 import numpy as np
 
 from ...dispatch import adopted, result, result_array
@@ -131,4 +133,20 @@ def threshold_grad(g: Tensor, y: Tensor) -> Tensor:
     return out
 
 
-__all__ = ["from_numpy_result", "needs_grad", "threshold_grad", "norm_grad", "scale_by_count", "keep", "unreduce", "zeros", "grad_zeros"]
+def selected_grads(x: Tensor, indices: Tensor, dim: int, keepdim: bool) -> Callable[[Tensor], tuple]:
+    """The backward of an op whose values are elements of ``x`` picked at ``indices`` along ``dim``
+    (sort, topk, kthvalue, median, mode): PyTorch's value_selecting_reduction_backward, each
+    value's gradient scattered back to the index it was taken from, zeros elsewhere."""
+    shape = x._layout.shape
+    d = dim % len(shape) if shape else 0
+
+    def grads(g: Tensor) -> tuple:
+        if not shape:
+            return (g,)
+        idx, gk = (indices, g) if keepdim else (indices.unsqueeze(d), g.unsqueeze(d))
+        return (grad_zeros(shape, g._dtype).scatter(d, idx, gk),)
+
+    return grads
+
+
+__all__ = ["from_numpy_result", "needs_grad", "threshold_grad", "norm_grad", "scale_by_count", "keep", "unreduce", "zeros", "grad_zeros", "selected_grads"]

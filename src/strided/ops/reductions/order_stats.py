@@ -114,21 +114,6 @@ def nanmedian(input: Tensor, dim: Any = None, keepdim: bool = False) -> Any:  # 
     return _median(input, dim, keepdim, "nanmedian", True)
 
 
-def _selected(x: Tensor, indices: Tensor, dim: int, keepdim: bool) -> Any:
-    """PyTorch's value_selecting_reduction_backward: each value's gradient scattered back to the
-    index it was taken from (zeros elsewhere)."""
-    shape = x._layout.shape
-    d = dim % len(shape) if shape else 0
-
-    def grads(g: Tensor) -> tuple:
-        if not shape:
-            return (g,)
-        idx, gk = (indices, g) if keepdim else (indices.unsqueeze(d), g.unsqueeze(d))
-        return (gradtools.grad_zeros(shape, g._dtype).scatter(d, idx, gk),)
-
-    return grads
-
-
 def _median_rule(node: str) -> Any:
     def rule(out: Any, x: Tensor, dim: Any = None, keepdim: bool = False) -> Any:
         if dim is None:
@@ -139,7 +124,7 @@ def _median_rule(node: str) -> Any:
 
             return f"{node}Backward0", (x,), even, (x, out)
         indices = out[1]
-        return f"{node}Backward1", (x,), _selected(x, indices, dim, keepdim), (indices,)
+        return f"{node}Backward1", (x,), gradtools.selected_grads(x, indices, dim, keepdim), (indices,)
 
     return rule
 
@@ -294,7 +279,7 @@ def mode(input: Tensor, dim: int = -1, keepdim: bool = False) -> Any:  # noqa: A
 def _mode_backward(out: Any, x: Tensor, dim: int = -1, keepdim: bool = False) -> Any:
     """ModeBackward0: the gradient goes to the index returned (value_selecting_reduction_backward)."""
     indices = out[1]
-    return "ModeBackward0", (x,), _selected(x, indices, dim, keepdim), (indices,)
+    return "ModeBackward0", (x,), gradtools.selected_grads(x, indices, dim, keepdim), (indices,)
 
 
 seal(globals())  # (last: this module's ops with a backward rule become their recording entries)

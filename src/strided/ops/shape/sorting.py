@@ -299,7 +299,6 @@ def kthvalue(self: Tensor, k: int, dim: int = -1, keepdim: bool = False) -> Any:
 def _selected_rule(node: str, reduces: bool = False) -> Any:
     def rule(out: Any, x: Tensor, *args: Any, **kwargs: Any) -> Any:
         values, indices = out
-        shape = x._layout.shape
         if node == "KthvalueBackward0":
             dim = args[1] if len(args) > 1 else kwargs.get("dim", -1)
             keepdim = args[2] if len(args) > 2 else kwargs.get("keepdim", False)
@@ -307,14 +306,7 @@ def _selected_rule(node: str, reduces: bool = False) -> Any:
             dim, keepdim = (args[1] if len(args) > 1 else kwargs.get("dim", -1)), True
         else:
             dim, keepdim = (args[0] if args else kwargs.get("dim", -1)), True
-        d = dim % len(shape) if shape else 0
-
-        def grads(g: Tensor) -> tuple:
-            if not shape:
-                return (g,)
-            idx, gk = (indices, g) if keepdim else (indices.unsqueeze(d), g.unsqueeze(d))
-            return (gradtools.grad_zeros(shape, g._dtype).scatter(d, idx, gk),)
-
+        grads = gradtools.selected_grads(x, indices, dim, keepdim)
         name = node
         if node == "SortBackward0" and kwargs.get("stable"):
             # Note: PyTorch names the node of its ``stable=`` overload SortBackward1 whenever the
