@@ -22,12 +22,12 @@ from __future__ import annotations
 
 import os
 import re
-import unicodedata
 from collections.abc import Callable
 from typing import Any, TextIO
 from xml.sax.saxutils import escape
 
 from ..tensor import Tensor
+from ..text_width import char_width, display_width
 
 __all__ = [
     "DEFAULT_WIDTH", "TextPicture", "display_width", "have_pictures", "picture", "reflow", "relabel", "show",
@@ -49,21 +49,6 @@ def terminal_width(out: Any) -> int:
     except (AttributeError, ValueError, OSError):  # no isatty / fileno, a closed stream, no size
         pass
     return DEFAULT_WIDTH
-
-
-def _char_width(ch: str) -> int:
-    if unicodedata.combining(ch):
-        return 0
-    return 2 if unicodedata.east_asian_width(ch) in ("W", "F") else 1
-
-
-def display_width(s: str) -> int:
-    """Columns ``s`` takes in a terminal: 2 for a wide (CJK) character, 0 for a combining one.
-
-    >>> display_width("strides 步长")
-    12
-    """
-    return sum(_char_width(ch) for ch in s)
 
 
 # a token is a run of spaces, one wide character (a line may break on either side of it, as
@@ -119,14 +104,14 @@ def _cut(s: str, room: int) -> tuple[str, str]:
     """``s`` split after as many characters as fit in ``room`` columns (at least one)."""
     used = 0
     for i, ch in enumerate(s):
-        used += _char_width(ch)
+        used += char_width(ch)
         if used > room:
             return s[: max(i, 1)], s[max(i, 1):]
     return s, ""
 
 
 def _is_wide(ch: str) -> bool:
-    return _char_width(ch) == 2
+    return char_width(ch) == 2
 
 
 def reflow(text: str, width: int) -> list[str]:
@@ -276,7 +261,7 @@ def _fitted_block(pic: Any, width: int, name: str | None = None, words: Callable
 def _layout(scene: Any, width: int, fix: Callable[[Any], Any] | None = None) -> Any:
     """Header lines wrapped to ``width``, then the panels (each through ``fix``) side by side
     while they fit, else one under the other."""
-    from ..diagnose.pictures.text import panel_block, words
+    from ..diagnose.pictures.text import hjoin, panel_block, words
 
     block: list[Any] = []
     for i, line in enumerate(scene.header):
@@ -288,47 +273,8 @@ def _layout(scene: Any, width: int, fix: Callable[[Any], Any] | None = None) -> 
         parts = [fix(p) for p in parts]
     if scene.aside:
         parts.append(words(*(part for line in scene.aside for part in wrap(line, width))))
-    block += _hjoin(parts, gap="  │  ", limit=width)
+    block += hjoin(parts, gap="  │  ", limit=width, strip_styled=True)
     return block
-
-
-def _line_width(line: Any) -> int:
-    return sum(display_width(t) for t, _ in line)
-
-
-def _hjoin(blocks: list[Any], gap: str, limit: int) -> Any:
-    """Blocks side by side (top-aligned) while they fit in ``limit`` display columns, the rest
-    below after a blank line: the pictures' own ``hjoin``, measuring by display width (a
-    translated picture has CJK text, two columns a character)."""
-    rows: list[list[Any]] = [[]]
-    used = 0
-    for b in blocks:
-        w = max((_line_width(line) for line in b), default=0)
-        if rows[-1] and used + len(gap) + w > limit:
-            rows.append([])
-            used = 0
-        used += (len(gap) if rows[-1] else 0) + w
-        rows[-1].append(b)
-    out: list[Any] = []
-    for i, row in enumerate(rows):
-        if i:
-            out.append([])
-        widths = [max((_line_width(line) for line in b), default=0) for b in row]
-        for n in range(max(len(b) for b in row)):
-            line: list[Any] = []
-            for j, (b, w) in enumerate(zip(row, widths)):
-                part = b[n] if n < len(b) else []
-                if j:
-                    line.append((gap, None))
-                line.extend(part)
-                if j < len(row) - 1:
-                    line.append((" " * (w - _line_width(part)), None))
-            while line and not line[-1][0].strip():  # no trailing blanks
-                line.pop()
-            if line:
-                line[-1] = (line[-1][0].rstrip(), line[-1][1])
-            out.append(line)
-    return out
 
 
 def _colour_terminal(out: Any) -> bool:

@@ -14,9 +14,10 @@ value, read by) wrapped at :data:`STRIP_WIDTH` columns. Panels sit side by side 
 
 from __future__ import annotations
 
+from ...text_width import display_width
 from .model import Grid, Panel, Scene, Strip, StripCell, colour_of, index_label
 
-__all__ = ["WIDTH", "Block", "scene_block", "plain"]
+__all__ = ["WIDTH", "Block", "hjoin", "scene_block", "plain"]
 
 WIDTH = 132  # a scene's lines: two panels side by side
 STRIP_WIDTH = 62  # a strip's rows wrap here, so a panel stays half a scene wide
@@ -27,7 +28,8 @@ Block = list[Line]
 
 
 def width(line: Line) -> int:
-    return sum(len(t) for t, _ in line)
+    """Display columns of a line (a translated label has CJK text: two columns a character)."""
+    return sum(display_width(t) for t, _ in line)
 
 
 def block_width(block: Block) -> int:
@@ -38,9 +40,11 @@ def words(*texts: str, style: str | None = None) -> Block:
     return [[(t, style)] for t in texts]
 
 
-def hjoin(blocks: list[Block], gap: str = "   ", limit: int = WIDTH) -> Block:
-    """Blocks side by side (top-aligned) while they fit in ``limit`` columns; the rest wrap
-    below, after a blank line."""
+def hjoin(blocks: list[Block], gap: str = "   ", limit: int = WIDTH, strip_styled: bool = False) -> Block:
+    """Blocks side by side (top-aligned) while they fit in ``limit`` display columns; the rest
+    wrap below, after a blank line. Trailing blank segments are dropped from each line: unstyled
+    ones always, styled ones too with ``strip_styled`` (the terminal tour's text, where a blank
+    styled segment is padding, not a coloured cell)."""
     rows: list[list[Block]] = [[]]
     used = 0
     for b in blocks:
@@ -64,15 +68,15 @@ def hjoin(blocks: list[Block], gap: str = "   ", limit: int = WIDTH) -> Block:
                 line.extend(part)
                 if j < len(row) - 1:
                     line.append((" " * (w - width(part)), None))
-            out.append(_rstrip(line))
+            out.append(_rstrip(line, strip_styled))
     return out
 
 
-def _rstrip(line: Line) -> Line:
-    while line and line[-1][1] is None and not line[-1][0].strip():
+def _rstrip(line: Line, strip_styled: bool = False) -> Line:
+    while line and (strip_styled or line[-1][1] is None) and not line[-1][0].strip():
         line = line[:-1]
-    if line and line[-1][1] is None:
-        line = [*line[:-1], (line[-1][0].rstrip(), None)]
+    if line and (strip_styled or line[-1][1] is None):
+        line = [*line[:-1], (line[-1][0].rstrip(), line[-1][1])]
     return line
 
 
