@@ -53,7 +53,7 @@ from ...dtypes import (
     scalar_overflow,
 )
 from ...errors import StridedRuntimeError, StridedTypeError, join_lines
-from ...grad_mode import INSIDE
+from ...grad_mode import INSIDE, SUBCLASSES
 from ...gradients import record, records, seal
 from ...kernels.elementwise import (
     assign,
@@ -154,7 +154,7 @@ _dtype_cache = default_dependent(Memo())  # (op, operand kinds) -> (compute dtyp
 
 def _key(x: Any) -> Any:
     """What promotion depends on: a tensor's dtype and whether it is 0-d, or a scalar's type."""
-    if type(x) is Tensor:
+    if type(x) is Tensor or type(x) in SUBCLASSES:
         return x._dtype if x._layout.shape else (x._dtype,)
     return type(x)
 
@@ -335,8 +335,8 @@ def _binary(op: BinaryOp, a: Any, b: Any, target: Tensor | None = None, alpha: A
         y = _scaled(y, alpha_np, compute)
     compare = op.kind == "compare"
     cast = not (
-        (type(a) is not Tensor or a._dtype is compute)
-        and (type(b) is not Tensor or b._dtype is compute)
+        (not isinstance(a, Tensor) or a._dtype is compute)
+        and (not isinstance(b, Tensor) or b._dtype is compute)
         and (out._dtype is compute or compare)
     )
     binary_into(op.ufunc, x, y, _view(out), compute.numpy, cast, compare)
@@ -746,6 +746,8 @@ def _fast_binary(op: BinaryOp, slow: Callable[[Any, Any], Any], rule: str) -> Ca
                 n = plan[0]
                 y = other
             else:
+                if tb in SUBCLASSES and other._ag is not None and not INSIDE.get():  # (a Parameter operand)
+                    return record(rule, fn, (input, other), {})
                 return slow(input, other)
             x = input._storage.array
             o = la.offset
@@ -761,7 +763,7 @@ def _fast_binary(op: BinaryOp, slow: Callable[[Any, Any], Any], rule: str) -> Ca
             if OPEN:
                 report(name, (input, other), t)
             return t
-        if ((type(input) is Tensor and input._ag is not None) or (type(other) is Tensor and other._ag is not None)) \
+        if ((isinstance(input, Tensor) and input._ag is not None) or (isinstance(other, Tensor) and other._ag is not None)) \
                 and not INSIDE.get():
             return record(rule, fn, (input, other), {"alpha": alpha, "out": out})
         if alpha is None and out is None:
@@ -965,7 +967,7 @@ def _add_backward(out: Tensor, a: Any, b: Any, *, alpha: Any = None, **kwargs: A
 @backward("__sub__", operands="dunder", reflected=("__rsub__",))
 @backward("sub", "subtract", operands="two")
 def _sub_backward(out: Tensor, a: Any, b: Any, *, alpha: Any = None, **kwargs: Any) -> Any:
-    if a.__class__ is not Tensor:  # number - tensor (reflected: __rsub__), PyTorch's rsub
+    if not isinstance(a, Tensor):  # number - tensor (reflected: __rsub__), PyTorch's rsub
         return "RsubBackward1", (b,), lambda g: (-_scale(g, alpha),), ()
     return "SubBackward0", (a, b), lambda g: (g, -_scale(g, alpha)), ()
 
@@ -973,7 +975,7 @@ def _sub_backward(out: Tensor, a: Any, b: Any, *, alpha: Any = None, **kwargs: A
 @backward("__mul__", "__rmul__", operands="dunder")
 @backward("mul", "multiply", operands="two")
 def _mul_backward(out: Tensor, a: Any, b: Any, **kwargs: Any) -> Any:
-    ta, tb = a.__class__ is Tensor, b.__class__ is Tensor
+    ta, tb = isinstance(a, Tensor), isinstance(b, Tensor)
     need_a, need_b = ta and requires_grad(a), tb and requires_grad(b)
 
     def grads(g: Tensor) -> tuple:
@@ -988,7 +990,7 @@ def _mul_backward(out: Tensor, a: Any, b: Any, **kwargs: Any) -> Any:
 def _div_backward(out: Tensor, a: Any, b: Any, *, rounding_mode: Any = None, **kwargs: Any) -> Any:
     if rounding_mode is not None:
         return None
-    ta, tb = a.__class__ is Tensor, b.__class__ is Tensor
+    ta, tb = isinstance(a, Tensor), isinstance(b, Tensor)
     if not ta:  # number / tensor: PyTorch computes reciprocal(b) * number
         return "DivBackward0", (None, b), lambda g: (None, -g * a / (b * b)), (b,)
     need_b = tb and requires_grad(b)
@@ -1014,7 +1016,7 @@ def _floor_divide_backward(out: Tensor, a: Any, b: Any, **kwargs: Any) -> Any:
 @backward("__pow__", operands="dunder", reflected=("__rpow__",))
 @backward("pow", operands="two")
 def _pow_backward(out: Tensor, a: Any, b: Any, **kwargs: Any) -> Any:
-    ta, tb = a.__class__ is Tensor, b.__class__ is Tensor
+    ta, tb = isinstance(a, Tensor), isinstance(b, Tensor)
     if ta and not tb:  # tensor ** number
         if b == 0:
             return "PowBackward0", (a,), lambda g: (g * 0,), ()
@@ -1105,7 +1107,7 @@ __all__ = [
 @backward("remainder", operands="two")
 def remainder_backward(out: Tensor, a: Any, b: Any, **kwargs: Any) -> Any:
     """remainder(a, b) = a - floor(a / b) * b: the gradient of a is g, of b -g * floor(a / b)."""
-    if b.__class__ is not Tensor:
+    if not isinstance(b, Tensor):
         return "RemainderBackward0", (a,), lambda g: (g,), ()
 
     def grads(g: Tensor) -> tuple:

@@ -270,7 +270,7 @@ for _names, _fn in _METHODS:
 
 
 def _is_tensor(v: Any) -> bool:
-    return v.__class__ is Tensor
+    return isinstance(v, Tensor)
 
 
 @backward("atan2", "arctan2", operands="two")

@@ -392,7 +392,7 @@ def _matmul_backward(out: Tensor, a: Any, b: Any) -> Any:
     # nodes (``SqueezeBackward4``, ``UnsafeViewBackward0``, ...); strided records one node
     # (``MmBackward0`` for 1-d @ 2-d, ``BmmBackward0`` for the batched product).
     """
-    if a.__class__ is not Tensor or b.__class__ is not Tensor:
+    if not isinstance(a, Tensor) or not isinstance(b, Tensor):
         return None
     na, nb = len(a._layout.shape), len(b._layout.shape)
     if na == 2 and nb == 2:

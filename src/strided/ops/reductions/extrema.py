@@ -153,7 +153,7 @@ def _extreme_rule(name: str) -> Any:
     elementwise ``max(a, b)``."""
 
     def rule(out: Any, x: Tensor, dim: Any = None, keepdim: bool = False) -> Any:
-        if dim.__class__ is Tensor:  # max(a, b): the elementwise maximum
+        if isinstance(dim, Tensor):  # max(a, b): the elementwise maximum
             return extremum_backward("MaximumBackward0" if name == "Max" else "MinimumBackward0", x, dim, out)
         shape = x._layout.shape
         if dim is None:

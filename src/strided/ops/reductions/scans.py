@@ -506,7 +506,7 @@ def diff_backward(out: Tensor, x: Tensor, n: int = 1, dim: int = -1, prepend: An
     # strided records one node under that name.
     """
     d = x.ndim and dim % x.ndim
-    sizes = [p._layout.shape[d] if p.__class__ is Tensor else 0 for p in (prepend, x, append)]
+    sizes = [p._layout.shape[d] if isinstance(p, Tensor) else 0 for p in (prepend, x, append)]
 
     def grads(g: Tensor) -> tuple:
         if n and g._ag is not None and is_grad_enabled():  # create_graph: the same adjoint, recorded
