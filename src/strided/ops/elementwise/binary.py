@@ -366,7 +366,7 @@ def _inplace_flat(op: BinaryOp, self: Tensor, other: Any, alpha: Any) -> bool:
         return False
     n = info[1]
     tb = type(other)
-    if tb is Tensor:
+    if (tb is Tensor or tb in SUBCLASSES):
         lb = other._layout
         if other._dtype is not d or lb.shape != shape or lb.strides != la.strides or (
                 other is not self and shares_storage(other, self)):  # (the overlap checks: the general path)
@@ -621,7 +621,7 @@ def _make_binary(op: BinaryOp) -> tuple[Callable[..., Tensor], ...]:
 
     def reflected(self: Tensor, other: Any) -> Tensor:
         tb = type(other)
-        if (type(self) is Tensor and self._dtype in reflect_fast
+        if ((type(self) is Tensor or type(self) in SUBCLASSES) and self._dtype in reflect_fast
                 and (tb is float or (tb is int and -_EXACT < other < _EXACT))):
             la = self._layout
             plan = _flat_plans[(la.shape, la.strides)]
@@ -654,7 +654,7 @@ def _make_binary(op: BinaryOp) -> tuple[Callable[..., Tensor], ...]:
     def inplace(self: Tensor, other: Any, *, alpha: Any = None) -> Tensor:
         if alpha is not None and op.name not in _ALPHA_OPS:
             return _with_extras(op, self, other, alpha, None)  # (its error for alpha=)
-        if fast_inplace and not OPEN and type(self) is Tensor and _inplace_flat(op, self, other, alpha):
+        if fast_inplace and not OPEN and (type(self) is Tensor or type(self) in SUBCLASSES) and _inplace_flat(op, self, other, alpha):
             return self
         return binary(op, self, other, target=self, alpha=alpha)
 
@@ -704,13 +704,13 @@ def _fast_binary(op: BinaryOp, slow: Callable[[Any, Any], Any], rule: str) -> Ca
         # Their elements pair up along the flat runs of the storages: the ufunc runs on those
         # runs and its fresh 1-D result becomes the output storage (no view objects, no layout
         # planning: the result's Layout is the per-layout plan's shared object).
-        if type(input) is Tensor and alpha is None and out is None:
+        if (type(input) is Tensor or type(input) in SUBCLASSES) and alpha is None and out is None:
             if input._ag is not None and not INSIDE.get():
                 return record(rule, fn, (input, other), {})  # (alpha and out are None here)
             d = input._dtype
             la = input._layout
             tb = type(other)
-            if tb is Tensor:
+            if (tb is Tensor or tb in SUBCLASSES):
                 if other._ag is not None and not INSIDE.get():
                     return record(rule, fn, (input, other), {})
                 if other._dtype is not d or d not in fast:
@@ -746,8 +746,6 @@ def _fast_binary(op: BinaryOp, slow: Callable[[Any, Any], Any], rule: str) -> Ca
                 n = plan[0]
                 y = other
             else:
-                if tb in SUBCLASSES and other._ag is not None and not INSIDE.get():  # (a Parameter operand)
-                    return record(rule, fn, (input, other), {})
                 return slow(input, other)
             x = input._storage.array
             o = la.offset

@@ -209,7 +209,7 @@ def _fast_unary(op: UnaryOp) -> Callable[[Any], Tensor]:
 
     @records(name)
     def fn(input: Any, *, out: Any = None) -> Tensor:  # (PyTorch's argument name: strided.exp(input=t))
-        if type(input) is Tensor:
+        if (type(input) is Tensor or type(input) in SUBCLASSES):
             if input._ag is not None and not INSIDE.get():  # its own recording entry: one slot test
                 return record(name, fn, (input,), {"out": out} if out is not None else {})
             if out is not None:
@@ -234,8 +234,6 @@ def _fast_unary(op: UnaryOp) -> Callable[[Any], Tensor]:
                     if OPEN:
                         report(name, (input,), t)
                     return t
-        elif type(input) in SUBCLASSES and input._ag is not None and not INSIDE.get():  # (a Parameter)
-            return record(name, fn, (input,), {"out": out} if out is not None else {})
         if out is not None:
             return _unary_out(op, input, out)
         return unary(op, input)
@@ -367,7 +365,7 @@ def _fast_clamp(x: Any, min: Any, max: Any) -> Tensor | None:  # noqa: A002
     (or maximum / minimum for one bound) on the flat run, in the tensor's dtype (the result dtype
     :func:`_clamp` finds for these operands), with the bounds converted as there. None where the
     general path must run."""
-    if x.__class__ is not Tensor or (min is None and max is None):
+    if (x.__class__ is not Tensor and x.__class__ not in SUBCLASSES) or (min is None and max is None):
         return None
     d = x._dtype
     if d is not float32 and d is not float64:
@@ -528,10 +526,10 @@ def _fast_where(condition: Any, input: Any, other: Any) -> Tensor | None:  # noq
     shape and dtype, or one such tensor and a Python number (converted and refused as the general
     path's ``filled`` does): ``np.where`` on the flat runs picks the same elements the general
     path's two copies write (a pure selection). None where the general path must run."""
-    if condition.__class__ is not Tensor or condition._dtype is not bool_:
+    if (condition.__class__ is not Tensor and condition.__class__ not in SUBCLASSES) or condition._dtype is not bool_:
         return None
     tensor = input if isinstance(input, Tensor) else other
-    if tensor.__class__ is not Tensor:
+    if (tensor.__class__ is not Tensor and tensor.__class__ not in SUBCLASSES):
         return None
     d = tensor._dtype
     if d is not float32 and d is not float64:

@@ -105,7 +105,7 @@ def sum(self: Tensor, dim: SupportsIndex | Sequence[SupportsIndex] | None = None
                       {"dtype": dtype, "out": out})
     if out is not None:
         return _into(out, lambda d: _sum_like(np.add, self, dim, keepdim, d, "sum"), dtype, "sum", self)
-    if dim is None and keepdim is False and dtype is None and type(self) is Tensor:
+    if dim is None and keepdim is False and dtype is None and (type(self) is Tensor or type(self) in SUBCLASSES):
         # Fast path: a row-major float32/float64 tensor (summed in its own dtype) is one flat
         # run of its storage; its sum is a 0-d result with the shared () layout.
         d = self._dtype
