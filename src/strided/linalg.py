@@ -3,9 +3,9 @@
 Only names live here: each op is declared in its family module (under PyTorch's native name,
 ``linalg_inv``, where torch's bare name would mean another function) and re-exported under
 torch.linalg's: :mod:`strided.ops.linalg.norms` (``vector_norm``, ``matrix_norm``, ``norm``),
-:mod:`strided.ops.linalg.inverses` (``inv``, ``inv_ex``, ``solve``, ``det``, ``slogdet``,
+:mod:`strided.ops.linalg.inverses` (``inv``, ``inv_ex``, ``solve``, ``solve_ex``, ``det``, ``slogdet``,
 ``pinv``, ``matrix_rank``, ``lstsq``, ``matrix_power``), :mod:`strided.ops.linalg.factorizations`
-(``svd``, ``svdvals``, ``qr``, ``eigh``, ``eigvalsh``, ``cholesky``) and
+(``svd``, ``svdvals``, ``qr``, ``eigh``, ``eigvalsh``, ``cholesky``, ``cholesky_ex``) and
 :mod:`strided.ops.linalg.products` (``cross``, ``vecdot``). A LAPACK failure on the values (a
 singular matrix to invert) raises :class:`LinAlgError`, a RuntimeError, as torch's does.
 
