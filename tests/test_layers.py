@@ -29,7 +29,7 @@ LAYERS: list[tuple[str, tuple[str, ...]]] = [
     # rules' helpers and the sealing of ops into recording entries; grad_mode:
     # grad mode, the autograd record, version counters and the entries (below the ops that use them)
     ("dispatch", ("dispatch", "grad_mode", "opdef", "gradients")),
-    ("tensor", ("tensor", "creation", "pickled")),
+    ("tensor", ("tensor", "creation", "pickled", "parameter")),  # parameter: nn.Parameter, a Tensor subclass
     ("interop", ("interop",)),  # DLPack, as_tensor/asarray: wraps memory with creation
     ("above tensor", ("writes", "numpy_api", "serialization")),
     ("ops", ("ops", "nn", "linalg")),

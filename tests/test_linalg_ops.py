@@ -212,6 +212,11 @@ GRADS = [
     ("eigvalsh", lambda L, A: L.eigvalsh(A), [(3, 3)], True, "LinalgEighBackward0"),
     ("cholesky", lambda L, A: L.cholesky(A), [(2, 3, 3)], True, "LinalgCholeskyExBackward0"),
     ("cholesky_upper", lambda L, A: L.cholesky(A, upper=True), [(3, 3)], True, "LinalgCholeskyExBackward0"),
+    ("cholesky_ex", lambda L, A: L.cholesky_ex(A).L, [(2, 3, 3)], True, "LinalgCholeskyExBackward0"),
+    ("cholesky_ex_upper", lambda L, A: L.cholesky_ex(A, upper=True).L, [(3, 3)], True, "LinalgCholeskyExBackward0"),
+    ("solve_ex", lambda L, A, B: L.solve_ex(A, B).result, [(3, 3), (2, 3, 2)], False, "LinalgSolveExBackward0"),
+    ("solve_ex_right", lambda L, A, B: L.solve_ex(A, B, left=False).result, [(3, 3), (2, 3)], False,
+     "LinalgSolveExBackward0"),
     ("pinv_tall", lambda L, A: L.pinv(A), [(4, 3)], False, "LinalgPinvBackward0"),
     ("pinv_wide", lambda L, A: L.pinv(A), [(2, 3, 4)], False, "LinalgPinvBackward0"),
     ("lstsq", lambda L, A, B: L.lstsq(A, B).solution, [(4, 3), (4, 2)], False, "LinalgLstsqBackward0"),
@@ -348,6 +353,14 @@ def test_singular_errors_mirror_torch() -> None:
     assert st.linalg.det(st.from_numpy(sing)).item() == 0.0
     sign, logabs = st.linalg.slogdet(st.from_numpy(sing))
     assert sign.item() == 0.0 and logabs.item() == -np.inf
+    # cholesky_ex / solve_ex: PyTorch's info per matrix; the failed matrix's values NaN (# Note)
+    bad = np.stack([np.eye(2), np.array([[1.0, 2.0], [2.0, 1.0]]), sing + np.eye(2) * 0])
+    for s_call in (lambda L, x: L.linalg.cholesky_ex(x), lambda L, x: L.linalg.solve_ex(x, x[..., 0])):
+        sr, tr = s_call(st, st.from_numpy(bad)), s_call(torch, torch.from_numpy(bad))
+        assert sr[1].tolist() == tr[1].tolist() and sr[1].dtype is st.int32 and type(sr).__name__ == type(tr).__name__
+        np.testing.assert_allclose(sr[0][0].numpy(), tr[0][0].numpy(), rtol=1e-12)
+        failed = [i for i, k in enumerate(sr[1].tolist()) if k]
+        assert failed and all(np.isnan(sr[0][i].numpy()).all() for i in failed)
     inv, info = st.linalg.inv_ex(st.from_numpy(np.stack([np.eye(2), sing])))
     assert info.tolist() == torch.linalg.inv_ex(torch.from_numpy(np.stack([np.eye(2), sing]))).info.tolist()
     np.testing.assert_allclose(inv[0].numpy(), np.eye(2))
@@ -426,6 +439,20 @@ EDGES = [
     ("eigvalsh_1x1", lambda L, a, b: L.linalg.eigvalsh(a[:, :1, :1])),
     ("solve_right_vector", lambda L, a, b: L.linalg.solve(a[0, :3], b[0, :3], left=False)),
     ("slogdet_negative", lambda L, a, b: L.linalg.slogdet(-a[:, :3]).sign),
+    ("cholesky_ex_L", lambda L, a, b: L.linalg.cholesky_ex(a[:, :3] @ a[:, :3].mT + L.eye(3, dtype=L.float64)).L),
+    ("cholesky_ex_upper", lambda L, a, b: L.linalg.cholesky_ex(a.mT @ a, upper=True).L),
+    ("cholesky_ex_info", lambda L, a, b: L.linalg.cholesky_ex(a.mT @ a, upper=True).info),
+    ("cholesky_ex_check_errors", lambda L, a, b: L.linalg.cholesky_ex(-a.mT @ a, check_errors=True).L),
+    ("cholesky_ex_check_errors_one", lambda L, a, b: L.linalg.cholesky_ex(-a[0].mT @ a[0], check_errors=True).L),
+    ("cholesky_ex_not_square", lambda L, a, b: L.linalg.cholesky_ex(a).L),
+    ("cholesky_ex_empty", lambda L, a, b: L.linalg.cholesky_ex(a[:, :0, :0]).info),
+    ("solve_ex", lambda L, a, b: L.linalg.solve_ex(a[:, :3], b[:, :3]).result),
+    ("solve_ex_info", lambda L, a, b: L.linalg.solve_ex(a[:, :3], b[:, :3]).info),
+    ("solve_ex_broadcast", lambda L, a, b: L.linalg.solve_ex(a[0, :3], a[:, :3], left=False).result),
+    ("solve_ex_broadcast_info", lambda L, a, b: L.linalg.solve_ex(a[0, :3], a[:, :3], left=False).info),
+    ("solve_ex_check_errors", lambda L, a, b: L.linalg.solve_ex(a[:, :3] * 0, b[:, :3], check_errors=True).result),
+    ("solve_ex_check_errors_one", lambda L, a, b: L.linalg.solve_ex(a[0, :3] * 0, b[0, :3], check_errors=True).info),
+    ("solve_ex_shapes", lambda L, a, b: L.linalg.solve_ex(a[:, :3], b).result),
 ]
 
 

@@ -285,8 +285,6 @@ def test_pad():
         same("pad", (tx, p), (sx, p), **kwargs)
     ti, si = both(np.arange(6).reshape(2, 3))
     check(lambda: TF.pad(ti, (1, 1), value=1.5), lambda: F.pad(si, (1, 1), value=1.5))
-    with pytest.raises(NotImplementedError, match='only mode="constant"'):
-        F.pad(sx, (1, 1), mode="reflect")
     with st.record_copies() as copies:
         y = F.pad(sx, (1, 2))
     assert [c.nbytes for c in copies] == [y.numel() * 4]
@@ -396,6 +394,41 @@ def test_pad_of_an_input_requiring_grad_is_differentiable_twice_as_torch(pad):
 
     for a, b in zip(run(st, F), run(torch, TF)):
         np.testing.assert_allclose(a, b, rtol=1e-12)
+
+
+_PAD_MODE_CASES = [((2, 1), (2, 3)), ((2, 1), (2, 2, 3)), ((1, 1, -1, 2), (1, 1, 3, 4)), ((1, 1, 3, 0), (1, 3, 4)),
+                   ((0, 1, 1, 0, 2, 1), (1, 2, 3, 3, 4)), ((-1, 2, 0, 1), (2, 3, 4)), ((3, 0), (1, 3)),
+                   ((4, 0), (1, 3)), ((1, 1), (3,)), ((1, 1), (1, 1, 1, 1, 2)), ((1, 1, 1, 1), (1, 0, 3, 4)),
+                   ((1, 1, 1, 1), (0, 1, 3, 4)), ((1, 1, 1, 1), (1, 1, 0, 4))]
+
+
+@pytest.mark.parametrize("mode", ["reflect", "replicate", "circular"])
+def test_pad_modes_give_torchs_values_gradients_and_errors(mode):
+    for pad, shape in _PAD_MODE_CASES:
+        a = floats(*shape, dtype="float64", permuted=True) if len(shape) > 1 else floats(*shape)
+        tx, sx = both(a)  # (a transposed layout, except 1-D)
+        check(lambda tx=tx, pad=pad: TF.pad(tx, pad, mode=mode), lambda sx=sx, pad=pad: F.pad(sx, pad, mode=mode))
+        tg, sg = torch.tensor(a, requires_grad=True), st.tensor(a, requires_grad=True)
+        try:
+            ty = TF.pad(tg, pad, mode=mode)
+        except (RuntimeError, NotImplementedError):
+            continue  # (the error itself is compared above)
+        w = np.random.default_rng(1).standard_normal(tuple(ty.shape))
+        (ty * torch.tensor(w)).sum().backward()
+        (F.pad(sg, pad, mode=mode) * st.tensor(w)).sum().backward()
+        np.testing.assert_allclose(sg.grad.numpy(), tg.grad.numpy(), rtol=1e-12, atol=1e-12)
+    ti, si = both(np.arange(12).reshape(1, 3, 4))  # integers too
+    check(lambda: TF.pad(ti, (1, 2), mode=mode), lambda: F.pad(si, (1, 2), mode=mode))
+    check(lambda: TF.pad(ti, (1, 2), mode=mode, value=0.0), lambda: F.pad(si, (1, 2), mode=mode, value=0.0))
+    check(lambda: TF.pad(ti, (1, 2), mode=mode, value=1.0), lambda: F.pad(si, (1, 2), mode=mode, value=1.0))
+    with st.record_copies() as copies:
+        y = F.pad(st.ones(2, 3, 4).transpose(1, 2), (1, 1), mode=mode)
+    assert [c.nbytes for c in copies] == [y.numel() * y.element_size()] and "pad" in copies[0].reason
+
+
+def test_an_unknown_pad_mode_is_torchs_error():
+    tx, sx = both(floats(2, 3))
+    check(lambda: TF.pad(tx, (1, 1), mode="mirror"), lambda: F.pad(sx, (1, 1), mode="mirror"))
 
 
 def test_linear_result_starts_at_version_zero_as_torchs():

@@ -26,6 +26,12 @@ CONV = [
     ("Conv2d", (4, 6, (3, 2)), {"stride": (2, 1), "padding": (1, 2), "dilation": (1, 2), "groups": 2}, (2, 4, 8, 7)),
     ("Conv2d", (4, 4, 3), {"padding": "same", "groups": 4, "dilation": 2}, (1, 4, 6, 6)),
     ("Conv2d", (2, 3, 1), {"padding": "valid"}, (2, 5, 4)),  # unbatched (C, H, W)
+    # padding_mode: F.pad in that mode, then padding 0 (PyTorch's forward)
+    ("Conv1d", (3, 4, 3), {"padding": 2, "padding_mode": "reflect"}, (2, 3, 6)),
+    ("Conv1d", (2, 3, 4), {"padding": "same", "padding_mode": "circular", "dilation": 2}, (2, 9)),
+    ("Conv2d", (3, 4, 3), {"padding": (1, 2), "padding_mode": "replicate", "stride": 2}, (2, 3, 6, 5)),
+    ("Conv2d", (2, 4, (3, 2)), {"padding": 1, "padding_mode": "circular", "bias": False}, (1, 2, 4, 5)),
+    ("Conv2d", (2, 2, 3), {"padding": "same", "padding_mode": "reflect", "groups": 2}, (2, 5, 5)),
 ]
 
 

@@ -100,7 +100,7 @@ def copied(name: str, inputs: tuple, output: Any, reason: str | Callable[[], str
     """
     if OPEN and listeners():
         text = reason if reason.__class__ is str else reason()
-        if output.__class__ is _Tensor:
+        if isinstance(output, _Tensor):
             emit(name, "copy", inputs, output, text, output.numel() * output._dtype.itemsize)
         else:  # several new tensors: the record's shape and dtype are the first's
             first = output[0]

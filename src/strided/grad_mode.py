@@ -302,12 +302,24 @@ def set_recorder(attach: Callable[..., Any], inplace: Callable[..., Any]) -> Non
 
 
 # The Tensor class, registered by strided.tensor (this layer is below it): the entries' first
-# test is ``x.__class__ is Tensor``.
+# test is ``x.__class__ is Tensor``, and only on a miss ``x.__class__ in SUBCLASSES`` (a
+# subclass instance, an ``nn.Parameter``, is recorded as any tensor: never dropped from the graph).
 _CLASS: dict[str, type] = {}
+
+# Every strict subclass of Tensor, added by ``Tensor.__init_subclass__`` when the class is made
+# (class creation holds the GIL: a set add is atomic; the set only grows).
+SUBCLASSES: set[type] = set()
 
 
 def use_tensor_class(cls: type) -> None:
     _CLASS["Tensor"] = cls
+
+
+def is_tensor(x: Any) -> bool:
+    """Whether ``x`` is a strided Tensor or an instance of a subclass (``nn.Parameter``): the
+    exact class test first (the common case), then the subclass set (cheaper than isinstance
+    for the numbers that most misses are)."""
+    return x.__class__ is _CLASS["Tensor"] or x.__class__ in SUBCLASSES
 
 
 # ---------------------------------------------------------------- the entries
@@ -347,12 +359,12 @@ def any_tracked(values: Any) -> bool:
     autograd record: the test of the "any" operands entries (``cat``, ``stack``, ``einsum``)."""
     Tensor = _CLASS["Tensor"]
     for v in values:
-        if v.__class__ is Tensor:
+        if v.__class__ is Tensor or v.__class__ in SUBCLASSES:
             if v._ag is not None:
                 return True
         elif isinstance(v, (list, tuple)):
             for i in v:  # (a loop, not any(generator): this is every cat/stack call's cost)
-                if i.__class__ is Tensor and i._ag is not None:
+                if (i.__class__ is Tensor or i.__class__ in SUBCLASSES) and i._ag is not None:
                     return True
     return False
 
@@ -371,7 +383,7 @@ def track(fwd: Callable, maker: Maker, operands: str = "self", name: str | None 
     ``(self, other)``: the operators, whose entry takes no ``*args``), "any" (tensors anywhere,
     inside lists and tuples too: ``cat``, ``stack``, ``einsum``).
     """
-    Tensor = _CLASS["Tensor"]
+    Tensor, SUBS = _CLASS["Tensor"], SUBCLASSES
     exact = _exact(fwd, maker, operands, name, op) if operands in ("self", "two", "any") else None
     if exact is not None:
         _tracked = exact
@@ -380,7 +392,8 @@ def track(fwd: Callable, maker: Maker, operands: str = "self", name: str | None 
         def _tracked(self: Any, other: Any) -> Any:
             if OPEN and name is not None and reporting():
                 return listened(name, op, _tracked, (self, other), {}, operands_of("dunder", (self, other), {}))
-            if self._ag is None and (other.__class__ is not Tensor or other._ag is None):
+            if self._ag is None and ((other.__class__ is not Tensor and other.__class__ not in SUBS)
+                                     or other._ag is None):
                 return fwd(self, other)
             return _slow(fwd, maker, (self, other), {})
     elif operands == "any":
@@ -397,8 +410,8 @@ def track(fwd: Callable, maker: Maker, operands: str = "self", name: str | None 
             if OPEN and name is not None and reporting():
                 every = (self, other, *args)
                 return listened(name, op, _tracked, every, kwargs, operands_of("two", every, kwargs))
-            if (self.__class__ is not Tensor or self._ag is None) and (
-                    other.__class__ is not Tensor or other._ag is None):
+            if ((self.__class__ is not Tensor and self.__class__ not in SUBS) or self._ag is None) and (
+                    (other.__class__ is not Tensor and other.__class__ not in SUBS) or other._ag is None):
                 return fwd(self, other, *args, **kwargs)
             return _slow(fwd, maker, (self, other, *args), kwargs)
     else:
@@ -407,7 +420,7 @@ def track(fwd: Callable, maker: Maker, operands: str = "self", name: str | None 
             if OPEN and name is not None and reporting():
                 every = (self, *args)
                 return listened(name, op, _tracked, every, kwargs, operands_of("self", every, kwargs))
-            if self.__class__ is not Tensor or self._ag is None:
+            if (self.__class__ is not Tensor and self.__class__ not in SUBS) or self._ag is None:
                 return fwd(self, *args, **kwargs)
             return _slow(fwd, maker, (self, *args), kwargs)
     _tracked.__wrapped_maker__ = maker  # type: ignore[attr-defined]
@@ -423,20 +436,19 @@ def operands_of(operands: str, args: tuple, kwargs: dict) -> tuple:
     (``x * 2.0``'s 2.0, ``clamp(x, 0, 1)``'s bounds: the second argument of "two"/"dunder"
     operands, every positional number of "any" ones unless tensors come in a list: ``cat``'s
     numbers are dims)."""
-    Tensor = _CLASS["Tensor"]
     found: list[Any] = []
     if operands == "any" and any(isinstance(v, (list, tuple)) for v in args):
         operands = "self"  # (cat, stack: the numbers are dims)
     for i, v in enumerate(args):
-        if v.__class__ is Tensor:
+        if is_tensor(v):
             found.append(v)
         elif v.__class__ in _NUMBERS:
             if operands == "any" or (i == 1 and operands in ("two", "dunder")):
                 found.append(v)
         elif isinstance(v, (list, tuple)):
-            found.extend(t for t in v if t.__class__ is Tensor)
+            found.extend(t for t in v if is_tensor(t))
     for k, v in kwargs.items():
-        if v.__class__ is Tensor and k != "out":
+        if is_tensor(v) and k != "out":
             found.append(v)
     return tuple(found)
 
@@ -462,7 +474,8 @@ def _exact(fwd: Callable, maker: Maker, operands: str = "self", name: str | None
         return None
     if operands == "any" and any(p.kind is P.VAR_POSITIONAL for p in params):
         return None
-    scope: dict[str, Any] = {"fwd": fwd, "maker": maker, "Tensor": _CLASS["Tensor"], "_slow": _slow,
+    scope: dict[str, Any] = {"fwd": fwd, "maker": maker, "Tensor": _CLASS["Tensor"], "SUBS": SUBCLASSES,
+                             "_slow": _slow,
                              "any_tracked": any_tracked, "OPEN": OPEN, "reporting": reporting, "listened": listened,
                              "operands_of": operands_of, "name": name, "op": op, "operands": operands}
     heads, positional, keywords = [], [], []
@@ -482,14 +495,14 @@ def _exact(fwd: Callable, maker: Maker, operands: str = "self", name: str | None
             head += f"=_default_{p.name}"
         heads.append(head)
     first = params[0].name
-    test = f"({first}.__class__ is not Tensor or {first}._ag is None)"
+    test = f"(({first}.__class__ is not Tensor and {first}.__class__ not in SUBS) or {first}._ag is None)"
     if operands == "any":
         test = f"not any_tracked(({', '.join(p.name for p in params)},))"
     elif operands == "two":
         if len(params) < 2 or params[1].kind is not P.POSITIONAL_OR_KEYWORD:
             return None
         second = params[1].name
-        test += f" and ({second}.__class__ is not Tensor or {second}._ag is None)"
+        test += f" and (({second}.__class__ is not Tensor and {second}.__class__ not in SUBS) or {second}._ag is None)"
     call = ", ".join(positional + [f"{k}={k}" for k in keywords])
     kwargs = "{" + ", ".join(f"{k!r}: {k}" for k in keywords) + "}"
     plain = " and ".join(f"{k} is _default_{k}" for k in keywords if f"_default_{k}" in scope)
@@ -567,7 +580,7 @@ def track_inplace(fwd: Callable, name: str, reported: str | None = None) -> Call
             return listened(reported, "write", _inplace_op, every, kwargs, operands_of("two", every, kwargs))
         if not STATE["used"]:
             return fwd(self, *args, **kwargs)
-        if not GRAD_MODE.get() and counted and self.__class__ is Tensor:
+        if not GRAD_MODE.get() and counted and (self.__class__ is Tensor or self.__class__ in SUBCLASSES):
             # under no_grad (an optimizer's step): the plain write, counted in the version (as
             # autograd's in-place handler does with grad mode off, without its call)
             out = fwd(self, *args, **kwargs)
@@ -626,7 +639,6 @@ def guard(fwd: Callable, name: str, op: Any = None, operands: str = "self") -> C
     """A Tensor method without a rule: given a tensor that requires grad (grad mode on), a float
     result with no history raises instead of silently cutting the gradient. With an ``op`` (its
     registry entry), it is also the op's reporting entry (see :func:`track`)."""
-    Tensor = _CLASS["Tensor"]
 
     @functools.wraps(fwd)
     def _guard(self: Any, *args: Any, **kwargs: Any) -> Any:
@@ -634,7 +646,7 @@ def guard(fwd: Callable, name: str, op: Any = None, operands: str = "self") -> C
             every = (self, *args)
             return listened(name, op, _guard, every, kwargs, operands_of(operands, every, kwargs))
         out = fwd(self, *args, **kwargs)
-        if (self.__class__ is Tensor and self._ag is not None and out.__class__ is Tensor and out._ag is None
+        if (is_tensor(self) and self._ag is not None and is_tensor(out) and out._ag is None
                 and out is not self and (out._dtype.is_floating_point or out._dtype.is_complex)
                 and requires_grad(self) and GRAD_MODE.get() and not INSIDE.get()):
             raise no_rule(name, self, f"x.detach().{name}(...)")
@@ -669,7 +681,6 @@ def guard_function(fwd: Callable, name: str, detached: str | None = None, op: An
 
 def _cut(out: Any) -> bool:
     """Whether ``out`` (a tensor or a tuple of them) holds float results none of which has a history."""
-    Tensor = _CLASS["Tensor"]
     outs = out if isinstance(out, (tuple, list)) else (out,)
-    floats = [o for o in outs if o.__class__ is Tensor and (o._dtype.is_floating_point or o._dtype.is_complex)]
+    floats = [o for o in outs if is_tensor(o) and (o._dtype.is_floating_point or o._dtype.is_complex)]
     return bool(floats) and all(o._ag is None for o in floats)

@@ -366,7 +366,7 @@ def not_differentiable(result: Any, name: str, inputs: tuple) -> Any:
     False
     """
     Tensor = _CLASS["Tensor"]
-    if not GRAD_MODE.get() or not any(t.__class__ is Tensor and t._ag is not None for t in inputs):
+    if not GRAD_MODE.get() or not any(isinstance(t, Tensor) and t._ag is not None for t in inputs):
         return result
 
     def refuse(*_: Any) -> tuple:

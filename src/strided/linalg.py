@@ -3,9 +3,9 @@
 Only names live here: each op is declared in its family module (under PyTorch's native name,
 ``linalg_inv``, where torch's bare name would mean another function) and re-exported under
 torch.linalg's: :mod:`strided.ops.linalg.norms` (``vector_norm``, ``matrix_norm``, ``norm``),
-:mod:`strided.ops.linalg.inverses` (``inv``, ``inv_ex``, ``solve``, ``det``, ``slogdet``,
+:mod:`strided.ops.linalg.inverses` (``inv``, ``inv_ex``, ``solve``, ``solve_ex``, ``det``, ``slogdet``,
 ``pinv``, ``matrix_rank``, ``lstsq``, ``matrix_power``), :mod:`strided.ops.linalg.factorizations`
-(``svd``, ``svdvals``, ``qr``, ``eigh``, ``eigvalsh``, ``cholesky``) and
+(``svd``, ``svdvals``, ``qr``, ``eigh``, ``eigvalsh``, ``cholesky``, ``cholesky_ex``) and
 :mod:`strided.ops.linalg.products` (``cross``, ``vecdot``). A LAPACK failure on the values (a
 singular matrix to invert) raises :class:`LinAlgError`, a RuntimeError, as torch's does.
 
@@ -19,6 +19,7 @@ from typing import TYPE_CHECKING, Any
 
 from .errors import LinAlgError
 from .ops.linalg.factorizations import linalg_cholesky as cholesky
+from .ops.linalg.factorizations import linalg_cholesky_ex as cholesky_ex
 from .ops.linalg.factorizations import linalg_eigh as eigh
 from .ops.linalg.factorizations import linalg_eigvalsh as eigvalsh
 from .ops.linalg.factorizations import linalg_qr as qr
@@ -30,11 +31,12 @@ from .ops.linalg.inverses import linalg_lstsq as lstsq
 from .ops.linalg.inverses import linalg_pinv as pinv
 from .ops.linalg.inverses import linalg_slogdet as slogdet
 from .ops.linalg.inverses import linalg_solve as solve
+from .ops.linalg.inverses import linalg_solve_ex as solve_ex
 from .ops.linalg.norms import matrix_norm, vector_norm
 from .ops.linalg.products import linalg_cross as cross
 
-__all__ = ["LinAlgError", "cholesky", "cross", "det", "eigh", "eigvalsh", "inv", "lstsq", "matrix_norm", "pinv", "qr",
-           "slogdet", "solve", "svd", "svdvals", "vector_norm"]  # (and the _LATE names, below)
+__all__ = ["LinAlgError", "cholesky", "cholesky_ex", "cross", "det", "eigh", "eigvalsh", "inv", "lstsq", "matrix_norm", "pinv", "qr",
+           "slogdet", "solve", "solve_ex", "svd", "svdvals", "vector_norm"]  # (and the _LATE names, below)
 
 # The ops without a backward rule get their reporting entries when ``import strided`` finishes
 # (:func:`strided.gradients.finish` puts them in their family modules); these names read them

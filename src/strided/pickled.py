@@ -64,7 +64,7 @@ def checked_state(state: Any, tensor_type: type) -> dict[str, Any]:
     # (a base whose own state is still being read, in a reference cycle, has no storage yet: its
     # fields are checked when they are set)
     base_storage = getattr(base, "_storage", None)
-    if base is not None and (type(base) is not tensor_type or getattr(base, "_base", None) is not None
+    if base is not None and (not isinstance(base, tensor_type) or getattr(base, "_base", None) is not None
                              or (base_storage is not None
                                  and storage_root(base_storage) is not storage_root(storage))):
         raise StridedRuntimeError(join_lines(
@@ -112,7 +112,7 @@ def deep_copied(t: Any, memo: dict) -> Any:
     memo[id(t)] = new
     fields = {"_storage": copy.deepcopy(t._storage, memo), "_layout": t._layout, "_dtype": t._dtype,
               "_base": _base_copied(t._base, memo), "_ag": None}
-    for name, value in checked_state(fields, type(t)).items():
+    for name, value in checked_state(fields, _tensor_class()).items():
         object.__setattr__(new, name, value)
     if m is not None and m.requires_grad:
         set_requires_grad(new)
@@ -131,9 +131,16 @@ def _base_copied(base: Any, memo: dict) -> Any:
     new = object.__new__(type(base))
     fields = {"_storage": copy.deepcopy(base._storage, memo), "_layout": base._layout, "_dtype": base._dtype,
               "_base": None, "_ag": None}
-    for name, value in checked_state(fields, type(base)).items():
+    for name, value in checked_state(fields, _tensor_class()).items():
         object.__setattr__(new, name, value)
     return new
+
+
+def _tensor_class() -> type:
+    """strided.Tensor (a view's base may be any tensor: a Parameter's views have a plain base)."""
+    from .grad_mode import _CLASS
+
+    return _CLASS["Tensor"]
 
 
 def _check_storage(storage: Any) -> None:

@@ -11,7 +11,8 @@ The format is a ZIP archive (stored, not compressed; the standard library's ``zi
   ``{"t": "dict" | "odict", "items": [[key, value], ...]}`` (keys of any of the scalar kinds or
   tuples of them: an optimizer's state dict has int keys; "odict" is a ``collections.OrderedDict``,
   the kind a module's ``state_dict()`` is, and comes back one), and ``{"t": "tensor", "storage": i, "shape":
-  [...], "strides": [...], "offset": k, "requires_grad": false}``;
+  [...], "strides": [...], "offset": k, "requires_grad": false}`` (with ``"kind": "parameter"`` for an
+  ``nn.Parameter``, which comes back one);
 - ``storages/<i>``: the i-th storage's elements, little-endian, whole.
 
 Each storage is written once, however many tensors view it (as ``torch.save`` does), and on load
@@ -56,6 +57,7 @@ import numpy as np
 from .dtypes import ALL_DTYPES, DType
 from .errors import StridedRuntimeError, StridedTypeError, join_lines
 from .layout import Layout, check_layout
+from .parameter import Parameter
 from .storage import Storage
 from .tensor import Tensor
 
@@ -138,8 +140,11 @@ class _Writer:
             i = self.index[id(storage)] = len(self.storages)
             self.storages.append(storage)
         lay = t._layout
-        return {"t": "tensor", "storage": i, "shape": list(lay.shape), "strides": list(lay.strides),
+        node = {"t": "tensor", "storage": i, "shape": list(lay.shape), "strides": list(lay.strides),
                 "offset": lay.offset, "requires_grad": bool(requires_grad(t))}
+        if type(t) is Parameter:
+            node["kind"] = "parameter"  # (it comes back a Parameter, as torch.load gives one back)
+        return node
 
 
 def _fix_for(obj: Any) -> str:
@@ -317,7 +322,10 @@ class _Reader:
             first, *rest = str(e).split("\n")
             raise _refuse(self.name, f"the tensor at {where} does not fit its storage",
                           first + "".join("\n  " + r.strip() for r in rest)) from None
-        t = object.__new__(Tensor)
+        kind = node.get("kind")
+        if kind is not None and kind != "parameter":  # (the one Tensor subclass a file may name)
+            raise _refuse(self.name, f"the tensor at {where} has an unknown kind {kind!r:.40}")
+        t = object.__new__(Tensor if kind is None else Parameter)
         # (the checked constructor unpickling uses: it re-checks the fields and makes a fresh leaf)
         t.__setstate__({"_storage": storage, "_layout": Layout(shape, strides, offset), "_dtype": dtype,
                         "_ag": Meta(requires_grad=True) if node["requires_grad"] else None})

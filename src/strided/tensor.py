@@ -26,7 +26,7 @@ from .dispatch import OPEN, copy_of, storage_root, view_of
 from .dtypes import DType
 from .errors import StridedRuntimeError, join_lines
 from .formatting import format_tensor
-from .grad_mode import refuse_numpy, use_tensor_class
+from .grad_mode import SUBCLASSES, refuse_numpy, use_tensor_class
 from .kernels import copy_array, numpy_view
 from .layout import Layout
 from .layout.formats import is_channels_last_3d_contiguous
@@ -107,6 +107,18 @@ class Tensor:
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         raise not_built_directly()
+
+    def __init_subclass__(cls, **kwargs: Any) -> None:
+        """A subclass (``nn.Parameter``, a user's ``class MyT(strided.Tensor)``) joins the set the
+        op entries read after their exact-class test, so its instances are recorded, counted and
+        reported as any tensor's (:data:`strided.grad_mode.SUBCLASSES`).
+
+        # Note: strided has no ``__torch_function__``: an op on a subclass instance returns a
+        plain Tensor, as PyTorch's ops do on an ``nn.Parameter`` (whose ``__torch_function__`` is
+        disabled); PyTorch's default would give the subclass back. ``t.as_subclass(cls)`` re-wraps.
+        """
+        super().__init_subclass__(**kwargs)
+        SUBCLASSES.add(cls)
 
     def __getstate__(self) -> dict[str, Any]:
         """The fields pickle keeps (every pickle protocol, as PyTorch's tensors): no history, a

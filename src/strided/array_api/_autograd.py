@@ -58,7 +58,7 @@ def _unary(method: str) -> Callable[..., Any]:
 
 def _binary(method: str) -> Callable[..., Any]:
     def _run(x1: Any, x2: Any, /) -> Any:
-        if x1.__class__ is not Tensor:  # a Python scalar first: weak, it takes the array's dtype
+        if not isinstance(x1, Tensor):  # a Python scalar first: weak, it takes the array's dtype
             from ..creation import tensor
 
             x1 = tensor(x1, dtype=x2._dtype)

@@ -61,7 +61,7 @@ def _roots(tensors: Sequence[Tensor], grads: Sequence[Any] | None, what: str) ->
                     "and which to start from is yours to say",
                     "fix: reduce first (y.sum().backward()), or pass gradient=strided.ones_like(y)"))
             g = _ones_like(t)
-        elif g.__class__ is not Tensor:
+        elif not isinstance(g, Tensor):
             raise StridedRuntimeError("gradient must be a Tensor or None")
         elif g._layout.shape != t._layout.shape:
             raise StridedRuntimeError(
@@ -292,14 +292,14 @@ def backward(tensors: Any, grad_tensors: Any = None, retain_graph: bool | None =
              create_graph: bool = False, inputs: Any = None) -> None:
     """Accumulate into ``.grad`` of the graph's leaves the gradient of ``tensors`` (PyTorch's
     ``torch.autograd.backward``)."""
-    tensors = (tensors,) if tensors.__class__ is Tensor else tuple(tensors)
+    tensors = (tensors,) if isinstance(tensors, Tensor) else tuple(tensors)
     if grad_tensors is not None:
-        grad_tensors = (grad_tensors,) if grad_tensors.__class__ is Tensor else tuple(grad_tensors)
+        grad_tensors = (grad_tensors,) if isinstance(grad_tensors, Tensor) else tuple(grad_tensors)
     if retain_graph is None:
         retain_graph = create_graph
     roots = _roots(tensors, grad_tensors, "tensors")
     if inputs is not None:
-        inputs = (inputs,) if inputs.__class__ is Tensor else tuple(inputs)
+        inputs = (inputs,) if isinstance(inputs, Tensor) else tuple(inputs)
         capture = {edge(t): k for k, t in enumerate(inputs)}
         got = run(roots, retain_graph, create_graph, capture)
         for k, t in enumerate(inputs):
@@ -318,11 +318,11 @@ def grad(outputs: Any, inputs: Any, grad_outputs: Any = None, retain_graph: bool
     >>> strided.autograd.grad((x * x).sum(), x)
     (tensor([2., 4.]),)
     """
-    outputs = (outputs,) if outputs.__class__ is Tensor else tuple(outputs)
-    one = inputs.__class__ is Tensor
+    outputs = (outputs,) if isinstance(outputs, Tensor) else tuple(outputs)
+    one = isinstance(inputs, Tensor)
     inputs = (inputs,) if one else tuple(inputs)
     if grad_outputs is not None:
-        grad_outputs = (grad_outputs,) if grad_outputs.__class__ is Tensor else tuple(grad_outputs)
+        grad_outputs = (grad_outputs,) if isinstance(grad_outputs, Tensor) else tuple(grad_outputs)
     if retain_graph is None:
         retain_graph = create_graph
     for k, t in enumerate(inputs):

@@ -43,13 +43,13 @@ def attach(out: Any, maker: Maker, args: tuple, kwargs: dict) -> Any:
         return out
     if len(spec) == 5:  # several differentiable outputs (split, unbind): output_nr tells them apart
         return _attach_outputs(out, spec)
-    if out.__class__ is Tensor:
+    if isinstance(out, Tensor):
         first = out
         complex_out = out._dtype.is_complex
     else:
         outs = out if isinstance(out, (tuple, list)) else (out,)
         first = outs[0]
-        complex_out = any(o.__class__ is Tensor and o._dtype.is_complex for o in outs)
+        complex_out = any(isinstance(o, Tensor) and o._dtype.is_complex for o in outs)
     node = make_node(spec, 1, first)
     if node is None:
         return out
@@ -62,7 +62,7 @@ def attach(out: Any, maker: Maker, args: tuple, kwargs: dict) -> Any:
     if first._base is not None:  # a view: its history goes stale when its storage is written
         m.view_version = G.version(first)
         source = args[0] if args else None
-        sm = source._ag if source.__class__ is Tensor else None
+        sm = source._ag if isinstance(source, Tensor) else None
         if sm is not None and sm.creation == "multi_output" and source._storage is first._storage:
             m.creation = "multi_output"  # (a view of such an output inherits its refusal, as in PyTorch)
     return out
@@ -73,8 +73,8 @@ def _attach_outputs(out: Any, spec: tuple) -> Any:
     node = make_node(spec, len(out))
     if node is None:
         return out
-    outs = out if isinstance(out, (tuple, list)) and out.__class__ is not Tensor else (out,)
-    if any(o.__class__ is Tensor and o._dtype.is_complex for o in outs) and node._name not in CONJUGATE_CONVENTION:
+    outs = out if isinstance(out, (tuple, list)) and not isinstance(out, Tensor) else (out,)
+    if any(isinstance(o, Tensor) and o._dtype.is_complex for o in outs) and node._name not in CONJUGATE_CONVENTION:
         node.rule = _conjugate_convention(node.rule)
     for nr, piece in enumerate(outs):
         m = piece._ag = Meta(grad_fn=node, output_nr=nr)
@@ -110,7 +110,7 @@ def _conjugate_convention(rule: Callable) -> Callable:
 
 
 def _conj(g: Any) -> Any:
-    return g.conj() if g.__class__ is Tensor and g._dtype.is_complex else g
+    return g.conj() if isinstance(g, Tensor) and g._dtype.is_complex else g
 
 
 def make_node(spec: tuple, n_outputs: int = 1, output: Any = None) -> Node | None:
@@ -122,7 +122,7 @@ def make_node(spec: tuple, n_outputs: int = 1, output: Any = None) -> Node | Non
     ctx = []
     wanted = False
     for i in inputs:  # (one pass: the edges, each input's (shape, dtype), whether any needs a gradient)
-        if i.__class__ is Tensor:
+        if isinstance(i, Tensor):
             m = i._ag
             if m is not None and (m.requires_grad or m.grad_fn is not None):
                 wanted = True

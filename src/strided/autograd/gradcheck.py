@@ -15,7 +15,7 @@ from . import engine
 
 def _outputs(fn: Callable, inputs: tuple) -> tuple[Tensor, ...]:
     out = fn(*inputs)
-    return (out,) if out.__class__ is Tensor else tuple(out)
+    return (out,) if isinstance(out, Tensor) else tuple(out)
 
 
 def gradcheck(fn: Callable[..., Any], inputs: Any, *, eps: float = 1e-6, atol: float = 1e-5, rtol: float = 1e-3,
@@ -34,8 +34,8 @@ def gradcheck(fn: Callable[..., Any], inputs: Any, *, eps: float = 1e-6, atol: f
     >>> strided.autograd.gradcheck(lambda t: (t * t).sum(), (x,))
     True
     """
-    inputs = (inputs,) if inputs.__class__ is Tensor else tuple(inputs)
-    diff = [t for t in inputs if t.__class__ is Tensor and t.requires_grad]
+    inputs = (inputs,) if isinstance(inputs, Tensor) else tuple(inputs)
+    diff = [t for t in inputs if isinstance(t, Tensor) and t.requires_grad]
     outs = _outputs(fn, inputs)
     if fast_mode:
         return _fast(fn, inputs, diff, outs, eps, atol, rtol, raise_exception)
@@ -121,18 +121,18 @@ def gradgradcheck(fn: Callable[..., Any], inputs: Any, grad_outputs: Any = None,
     """
     from ..creation import tensor as _tensor
 
-    inputs = (inputs,) if inputs.__class__ is Tensor else tuple(inputs)
+    inputs = (inputs,) if isinstance(inputs, Tensor) else tuple(inputs)
     n = len(inputs)
     if grad_outputs is None:
         rng = np.random.default_rng(1)
         grad_outputs = tuple(_tensor(rng.uniform(-1, 1, o._layout.shape), dtype=o._dtype, requires_grad=True)
                              for o in _outputs(fn, inputs))
-    grad_outputs = (grad_outputs,) if grad_outputs.__class__ is Tensor else tuple(grad_outputs)
+    grad_outputs = (grad_outputs,) if isinstance(grad_outputs, Tensor) else tuple(grad_outputs)
 
     def first(*args: Any) -> tuple:
         ins, gos = args[:n], args[n:]
         outs = _outputs(fn, ins)
-        diff = [t for t in ins if t.__class__ is Tensor and t.requires_grad]
+        diff = [t for t in ins if isinstance(t, Tensor) and t.requires_grad]
         pairs = [(o, g) for o, g in zip(outs, gos) if o.requires_grad]
         grads = engine.grad([o for o, _ in pairs], diff, [g for _, g in pairs], create_graph=True,
                             allow_unused=True)

@@ -128,7 +128,7 @@ def _no_rule_error(t: Tensor, op: str) -> StridedRuntimeError:
 
 def _operands_require_grad(values: Any) -> bool:
     for v in values:
-        if v.__class__ is Tensor:
+        if isinstance(v, Tensor):
             if v._ag is not None and requires_grad(v):
                 return True
         elif isinstance(v, (tuple, list)) and _operands_require_grad(v):
@@ -160,7 +160,7 @@ def _count(t: Any, name: str, shape: tuple | None) -> None:
     """Count the in-place write ``name`` to ``t`` in its version. As in PyTorch, a resize_ that
     keeps the sizes (new strides included) is not counted, and resize_as_ is counted by the
     resize_ it runs (once, not twice)."""
-    if name == "resize_as_" or (name == "resize_" and t.__class__ is Tensor and t._layout.shape == shape):
+    if name == "resize_as_" or (name == "resize_" and isinstance(t, Tensor) and t._layout.shape == shape):
         return
     G.bump(t, name)
 
@@ -168,9 +168,9 @@ def _count(t: Any, name: str, shape: tuple | None) -> None:
 def _run_inplace(fwd: Callable, name: str, self: Tensor, args: tuple, kwargs: dict) -> Any:
     """The in-place op ``fwd`` (``self.<name>(*args, **kwargs)``) once autograd has been used:
     PyTorch's checks, history rewrite and version counting (the module doc)."""
-    if name in _RESIZES and self.__class__ is Tensor:
+    if name in _RESIZES and isinstance(self, Tensor):
         shape = self._layout.shape
-    if self.__class__ is not Tensor or not GRAD_MODE.get():
+    if not isinstance(self, Tensor) or not GRAD_MODE.get():
         out = fwd(self, *args, **kwargs)
         _count(self, name, shape if name in _RESIZES else None)
         return out
@@ -214,7 +214,7 @@ def _run_inplace(fwd: Callable, name: str, self: Tensor, args: tuple, kwargs: di
 def _as_target_shape(value: Any, shape: tuple) -> Any:
     """The value of ``t[key] = value`` as PyTorch's indexing copies it: leading size-1 dims
     dropped (a view), then expanded to the target's shape (its ExpandBackward0 shows in the graph)."""
-    if value.__class__ is not Tensor or value._layout.shape == shape:
+    if not isinstance(value, Tensor) or value._layout.shape == shape:
         return value
     vs = value._layout.shape
     lead = 0
@@ -239,7 +239,7 @@ def _spec_maker(op: str, target: Tensor) -> Callable[..., tuple[Node | None, Ten
 
     def node(old: Tensor, *a: Any, **k: Any) -> tuple[Node | None, Tensor | None]:
         new = method(old, *a, **k)
-        m = new._ag if new.__class__ is Tensor else None
+        m = new._ag if isinstance(new, Tensor) else None
         fn = None if m is None else m.grad_fn
         if fn is not None and (op in _INPLACE_VIEW_NODES or op == "squeeze_"):
             fn._name = _INPLACE_VIEW_NODES.get(op) or _squeeze_node(a, k)
@@ -428,7 +428,7 @@ def _zeros_for(old: Tensor) -> Callable[[Tensor], Tensor]:
 
 def _copy(old: Tensor, src: Any, *args: Any, **kwargs: Any) -> tuple:
     zeros = _zeros_for(old)
-    if src.__class__ is not Tensor:
+    if not isinstance(src, Tensor):
         return "torch::autograd::CopyBackwards", (old, None), lambda g: (zeros(g), None), ()
     return "torch::autograd::CopyBackwards", (old, src), lambda g: (zeros(g), g), ()
 
@@ -440,7 +440,7 @@ def _zero(old: Tensor) -> tuple:
 
 def _fill(old: Tensor, value: Any) -> tuple:
     zeros = _zeros_for(old)
-    if value.__class__ is Tensor:
+    if isinstance(value, Tensor):
         return "FillBackward3", (old, value), lambda g: (zeros(g), g.sum()), ()
     return "FillBackward2", (old,), lambda g: (zeros(g),), ()
 
@@ -466,7 +466,7 @@ def _floor_divide_out(old: Tensor, a: Any, b: Any) -> tuple:
 
 
 def _masked_fill(old: Tensor, mask: Tensor, value: Any) -> tuple:
-    if value.__class__ is Tensor:
+    if isinstance(value, Tensor):
         return ("MaskedFillBackward1", (old, value),
                 lambda g: (g.masked_fill(mask, 0), g.masked_fill(mask.logical_not(), 0).sum()), (mask,))
     return "MaskedFillBackward0", (old,), lambda g: (g.masked_fill(mask, 0),), (mask,)
@@ -488,7 +488,7 @@ def _index_put(old: Tensor, indices: Any, values: Any, accumulate: bool = False)
 
 def _setitem(old: Tensor, key: Any, value: Any) -> tuple:
     """``t[key] = value`` with an advanced key: PyTorch's index_put_."""
-    value = value if value.__class__ is Tensor else None
+    value = value if isinstance(value, Tensor) else None
     return _index_put(old, key if isinstance(key, tuple) else (key,), value)
 
 

@@ -1,6 +1,6 @@
 """The autograd surface of Tensor: ``requires_grad``, ``grad``, ``grad_fn``, ``is_leaf``,
 ``requires_grad_``, ``retain_grad``, ``retains_grad``, ``register_hook``, ``backward``,
-``detach_``, ``data`` and ``_version`` (installed on Tensor by :func:`install`)."""
+``detach_``, ``data``, ``_version`` and ``as_subclass`` (installed on Tensor by :func:`install`)."""
 
 from __future__ import annotations
 
@@ -8,7 +8,7 @@ import functools
 from collections.abc import Callable
 from typing import Any
 
-from ..errors import StridedRuntimeError, join_lines
+from ..errors import StridedNotImplementedError, StridedRuntimeError, StridedTypeError, join_lines
 from ..grad_mode import RemovableHandle, set_requires_grad
 from ..tensor import Tensor
 from . import engine
@@ -43,7 +43,7 @@ def _get_grad(self: Tensor) -> Tensor | None:
 
 def _set_grad(self: Tensor, value: Tensor | None) -> None:
     if value is not None:
-        if value.__class__ is not Tensor:
+        if not isinstance(value, Tensor):
             raise StridedRuntimeError(f"assigned grad expected to be a Tensor or None but got grad of type "
                                       f"{type(value).__name__}")
         if value._layout.shape != self._layout.shape:
@@ -154,6 +154,36 @@ def _marking_detached(raw: Callable) -> Callable:
     return detach
 
 
+def as_subclass(self: Tensor, cls: type) -> Tensor:
+    """``self``'s memory and layout as an instance of ``cls``, a subclass of Tensor (PyTorch's
+    ``Tensor.as_subclass``): the way to make a ``class MyT(strided.Tensor)`` instance. Writes to
+    either show in the other. Ops on it return plain Tensors (strided has no ``__torch_function__``).
+
+    # Note: PyTorch's result of a tensor that requires grad stays in the graph (AliasBackward0);
+    strided refuses that case (an error, never a result that silently drops the gradient).
+
+    >>> class MyT(strided.Tensor):
+    ...     pass
+    >>> m = strided.ones(2).as_subclass(MyT)
+    >>> type(m).__name__, type(m + 1).__name__
+    ('MyT', 'Tensor')
+    """
+    if not (isinstance(cls, type) and issubclass(cls, Tensor)):
+        raise StridedTypeError("Creating a Tensor subclass from a class that does not inherit from Tensor is not "
+                               "possible. Make sure your class inherits from Tensor.")
+    if self._ag is not None and (G.requires_grad(self) or self._ag.grad_fn is not None):
+        raise StridedNotImplementedError(join_lines(
+            "as_subclass() of a tensor that requires grad is not supported by strided",
+            f"this tensor (shape {self._layout.shape}) is in the autograd graph; PyTorch gives an alias "
+            "with AliasBackward0, which strided does not record",
+            "fix: x.detach().as_subclass(cls), then .requires_grad_() for a new leaf"))
+    src = self.detach()  # (a fresh record-free alias of the same memory, marked detached)
+    t = object.__new__(cls)
+    t._storage, t._layout, t._dtype, t._base, t._ag = src._storage, src._layout, src._dtype, src._base, None
+    DETACHED[id(t)] = t
+    return t
+
+
 def _data(self: Tensor) -> Tensor:
     return self.detach()
 
@@ -184,3 +214,4 @@ def install() -> None:
     Tensor.backward = backward
     Tensor.detach_ = _detaching(Tensor.detach_)
     Tensor.detach = _marking_detached(Tensor.detach)
+    Tensor.as_subclass = as_subclass

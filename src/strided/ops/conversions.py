@@ -293,7 +293,7 @@ def _to_backward(out: Any, x: Tensor, *args: Any, **kwargs: Any) -> Any:
     """A conversion that copied: the gradient cast back to the input's dtype (none when ``to``
     returned ``self``); a complex gradient of a real input gives its real part, silently, as
     PyTorch's ``_to_copy`` backward (``at::real``), not the cast's discarding warning."""
-    if out is x or out.__class__ is not Tensor:
+    if out is x or not isinstance(out, Tensor):
         return None
     dtype = x._dtype
 

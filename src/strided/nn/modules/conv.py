@@ -3,8 +3,8 @@ and a bias, initialized as PyTorch's (kaiming_uniform_(a=sqrt(5)); the bias U(-1
 1/sqrt(fan_in))); ``forward`` calls ``F.conv1d`` / ``F.conv2d(input, weight, bias, stride,
 padding, dilation, groups)``.
 
-# Note: only ``padding_mode='zeros'`` is taken; the other modes ('reflect', 'replicate',
-# 'circular') need an ``F.pad`` mode strided does not have yet, and are refused at construction.
+``padding_mode`` 'reflect', 'replicate' or 'circular' pads the input first with ``F.pad`` in that
+mode (by ``_reversed_padding_repeated_twice``, as PyTorch's), then convolves with padding 0.
 
 >>> import strided.nn as nn
 >>> nn.Conv2d(3, 8, 3, stride=2, padding=1, bias=False)
@@ -15,7 +15,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from ...errors import StridedNotImplementedError, StridedValueError
+from ...errors import StridedValueError
 from ...tensor import Tensor
 from .. import functional as F
 from ._factory import new_parameter
@@ -59,10 +59,6 @@ class _ConvNd(Module):
         valid_modes = {"zeros", "reflect", "replicate", "circular"}
         if padding_mode not in valid_modes:
             raise StridedValueError(f"padding_mode must be one of {valid_modes}, but got padding_mode='{padding_mode}'")
-        if padding_mode != "zeros":
-            raise StridedNotImplementedError(
-                f"padding_mode='{padding_mode}' is not supported by strided's convolutions yet: "
-                "pad the input with strided.nn.functional.pad and use padding=0")
         self.in_channels = in_channels
         self.out_channels = out_channels
         self.kernel_size = _ntuple(kernel_size, n)
@@ -73,6 +69,7 @@ class _ConvNd(Module):
         self.output_padding = (0,) * n
         self.groups = groups
         self.padding_mode = padding_mode
+        self._reversed_padding_repeated_twice = _reversed_padding(padding, self.kernel_size, self.dilation)
         self.weight = new_parameter(out_channels, in_channels // groups, *self.kernel_size, device=device, dtype=dtype)
         if bias:
             self.bias = new_parameter(out_channels, device=device, dtype=dtype)
@@ -99,12 +96,30 @@ class _ConvNd(Module):
         return s
 
 
+def _reversed_padding(padding: Any, kernel_size: tuple, dilation: tuple) -> list[int]:
+    """PyTorch's ``_reversed_padding_repeated_twice``: ``F.pad``'s amounts (last dim first) for
+    ``padding`` (ints, or "same": the total ``dilation * (kernel - 1)``, the extra one on the right;
+    "valid": none)."""
+    n = len(kernel_size)
+    if isinstance(padding, str):
+        out = [0, 0] * n
+        if padding == "same":
+            for d, k, i in zip(dilation, kernel_size, range(n - 1, -1, -1)):
+                total = d * (k - 1)
+                out[2 * i], out[2 * i + 1] = total // 2, total - total // 2
+        return out
+    return [p for p in reversed(padding) for _ in range(2)]
+
+
 class Conv1d(_ConvNd):
     """A 1-D convolution over (N, C_in, L) (or unbatched (C_in, L)) inputs."""
 
     _dims = 1
 
     def forward(self, input: Tensor) -> Tensor:
+        if self.padding_mode != "zeros":
+            return F.conv1d(F.pad(input, self._reversed_padding_repeated_twice, mode=self.padding_mode),
+                            self.weight, self.bias, self.stride, 0, self.dilation, self.groups)
         return F.conv1d(input, self.weight, self.bias, self.stride, self.padding, self.dilation, self.groups)
 
 
@@ -114,4 +129,7 @@ class Conv2d(_ConvNd):
     _dims = 2
 
     def forward(self, input: Tensor) -> Tensor:
+        if self.padding_mode != "zeros":
+            return F.conv2d(F.pad(input, self._reversed_padding_repeated_twice, mode=self.padding_mode),
+                            self.weight, self.bias, self.stride, 0, self.dilation, self.groups)
         return F.conv2d(input, self.weight, self.bias, self.stride, self.padding, self.dilation, self.groups)

@@ -45,7 +45,7 @@ from ...errors import (
 )
 from ...tensor import Tensor
 from .._grad import no_grad
-from .parameter import Parameter, mark, rebind, typename
+from .parameter import Parameter, rebind, typename
 
 __all__ = ["Module", "RemovableHandle"]
 
@@ -253,13 +253,6 @@ class Module:
             del self._modules[name]
         else:
             object.__delattr__(self, name)
-
-    def __setstate__(self, state: dict) -> None:
-        """Unpickling and ``copy.deepcopy``: the parameters come back marked as parameters."""
-        self.__dict__.update(state)
-        for p in self._parameters.values():
-            if p is not None:
-                mark(p)
 
     def __dir__(self) -> list[str]:
         return sorted({*super().__dir__(), *self._parameters, *self._buffers, *self._modules})

@@ -21,6 +21,7 @@ import numpy as np
 from ... import layout as L
 from ...dispatch import adopted
 from ...dtypes import float32, float64
+from ...grad_mode import SUBCLASSES
 from ...kernels.fpstate import quiet_call, quiet_retry
 from ...kernels.memory import numpy_view
 from ...tensor import Tensor
@@ -55,7 +56,7 @@ PLANS = Memo(_plan)
 def fast_plan(t: Any, dim: Any, keepdim: Any) -> Plan | None:
     """The :data:`PLANS` entry for reducing ``t`` over ``dim`` when the fast path applies (a float32
     or float64 Tensor, ``dim`` None or an int, ``keepdim`` a bool, see the module doc), else None."""
-    if t.__class__ is not Tensor or keepdim.__class__ is not bool or not (dim is None or dim.__class__ is int):
+    if (t.__class__ is not Tensor and t.__class__ not in SUBCLASSES) or keepdim.__class__ is not bool or not (dim is None or dim.__class__ is int):
         return None
     d = t._dtype
     if d is not float32 and d is not float64:

@@ -165,7 +165,7 @@ def _fresh_output(
     """
     layouts = []
     for i, x in enumerate(operands):
-        if type(x) is not Tensor:
+        if not isinstance(x, Tensor):
             layouts.append(((), ()))
             continue
         lay = x._layout
@@ -186,7 +186,7 @@ _shape_cache = Memo(lambda pair: B.broadcast_pair(*pair))
 
 def _broadcast(op: str, operands: list[Any], names: tuple[str, ...]) -> tuple[int, ...]:
     """The broadcast shape of the operands (scalars are 0-d), then the loud-broadcasting check."""
-    shapes = [x._layout.shape if type(x) is Tensor else () for x in operands]
+    shapes = [x._layout.shape if isinstance(x, Tensor) else () for x in operands]
     shape = shapes[0]
     for s in shapes[1:]:
         if s != shape:
@@ -209,7 +209,7 @@ def _check_partial_overlap(target: Tensor, inputs: list[Any], op: str) -> None:
     """
     tl = target._layout
     for x in inputs:
-        if type(x) is not Tensor or x is target or not shares_storage(x, target):  # (typed aliases too)
+        if not isinstance(x, Tensor) or x is target or not shares_storage(x, target):  # (typed aliases too)
             continue
         xl = x._layout
         if memory_overlap(target, x) is not L.OverlapStatus.PARTIAL:

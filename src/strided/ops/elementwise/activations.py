@@ -139,7 +139,7 @@ def _run(row: Activation, input: Any, params: tuple, inplace: bool = False) -> T
 def _in_autograd(x: Any) -> bool:
     """Whether an in-place write of ``x`` must go through autograd's in-place rules: grad mode on,
     and ``x`` or the tensor it views has an autograd record."""
-    if not (STATE["used"] and GRAD_MODE.get()) or x.__class__ is not Tensor:
+    if not (STATE["used"] and GRAD_MODE.get()) or not isinstance(x, Tensor):
         return False
     return x._ag is not None or (x._base is not None and x._base._ag is not None)
 

@@ -53,7 +53,7 @@ from ...dtypes import (
     scalar_overflow,
 )
 from ...errors import StridedRuntimeError, StridedTypeError, join_lines
-from ...grad_mode import INSIDE
+from ...grad_mode import INSIDE, SUBCLASSES
 from ...gradients import record, records, seal
 from ...kernels.elementwise import (
     assign,
@@ -154,7 +154,7 @@ _dtype_cache = default_dependent(Memo())  # (op, operand kinds) -> (compute dtyp
 
 def _key(x: Any) -> Any:
     """What promotion depends on: a tensor's dtype and whether it is 0-d, or a scalar's type."""
-    if type(x) is Tensor:
+    if type(x) is Tensor or type(x) in SUBCLASSES:
         return x._dtype if x._layout.shape else (x._dtype,)
     return type(x)
 
@@ -335,8 +335,8 @@ def _binary(op: BinaryOp, a: Any, b: Any, target: Tensor | None = None, alpha: A
         y = _scaled(y, alpha_np, compute)
     compare = op.kind == "compare"
     cast = not (
-        (type(a) is not Tensor or a._dtype is compute)
-        and (type(b) is not Tensor or b._dtype is compute)
+        (not isinstance(a, Tensor) or a._dtype is compute)
+        and (not isinstance(b, Tensor) or b._dtype is compute)
         and (out._dtype is compute or compare)
     )
     binary_into(op.ufunc, x, y, _view(out), compute.numpy, cast, compare)
@@ -366,7 +366,7 @@ def _inplace_flat(op: BinaryOp, self: Tensor, other: Any, alpha: Any) -> bool:
         return False
     n = info[1]
     tb = type(other)
-    if tb is Tensor:
+    if (tb is Tensor or tb in SUBCLASSES):
         lb = other._layout
         if other._dtype is not d or lb.shape != shape or lb.strides != la.strides or (
                 other is not self and shares_storage(other, self)):  # (the overlap checks: the general path)
@@ -621,7 +621,7 @@ def _make_binary(op: BinaryOp) -> tuple[Callable[..., Tensor], ...]:
 
     def reflected(self: Tensor, other: Any) -> Tensor:
         tb = type(other)
-        if (type(self) is Tensor and self._dtype in reflect_fast
+        if ((type(self) is Tensor or type(self) in SUBCLASSES) and self._dtype in reflect_fast
                 and (tb is float or (tb is int and -_EXACT < other < _EXACT))):
             la = self._layout
             plan = _flat_plans[(la.shape, la.strides)]
@@ -654,7 +654,7 @@ def _make_binary(op: BinaryOp) -> tuple[Callable[..., Tensor], ...]:
     def inplace(self: Tensor, other: Any, *, alpha: Any = None) -> Tensor:
         if alpha is not None and op.name not in _ALPHA_OPS:
             return _with_extras(op, self, other, alpha, None)  # (its error for alpha=)
-        if fast_inplace and not OPEN and type(self) is Tensor and _inplace_flat(op, self, other, alpha):
+        if fast_inplace and not OPEN and (type(self) is Tensor or type(self) in SUBCLASSES) and _inplace_flat(op, self, other, alpha):
             return self
         return binary(op, self, other, target=self, alpha=alpha)
 
@@ -704,13 +704,13 @@ def _fast_binary(op: BinaryOp, slow: Callable[[Any, Any], Any], rule: str) -> Ca
         # Their elements pair up along the flat runs of the storages: the ufunc runs on those
         # runs and its fresh 1-D result becomes the output storage (no view objects, no layout
         # planning: the result's Layout is the per-layout plan's shared object).
-        if type(input) is Tensor and alpha is None and out is None:
+        if (type(input) is Tensor or type(input) in SUBCLASSES) and alpha is None and out is None:
             if input._ag is not None and not INSIDE.get():
                 return record(rule, fn, (input, other), {})  # (alpha and out are None here)
             d = input._dtype
             la = input._layout
             tb = type(other)
-            if tb is Tensor:
+            if (tb is Tensor or tb in SUBCLASSES):
                 if other._ag is not None and not INSIDE.get():
                     return record(rule, fn, (input, other), {})
                 if other._dtype is not d or d not in fast:
@@ -761,7 +761,7 @@ def _fast_binary(op: BinaryOp, slow: Callable[[Any, Any], Any], rule: str) -> Ca
             if OPEN:
                 report(name, (input, other), t)
             return t
-        if ((type(input) is Tensor and input._ag is not None) or (type(other) is Tensor and other._ag is not None)) \
+        if ((isinstance(input, Tensor) and input._ag is not None) or (isinstance(other, Tensor) and other._ag is not None)) \
                 and not INSIDE.get():
             return record(rule, fn, (input, other), {"alpha": alpha, "out": out})
         if alpha is None and out is None:
@@ -965,7 +965,7 @@ def _add_backward(out: Tensor, a: Any, b: Any, *, alpha: Any = None, **kwargs: A
 @backward("__sub__", operands="dunder", reflected=("__rsub__",))
 @backward("sub", "subtract", operands="two")
 def _sub_backward(out: Tensor, a: Any, b: Any, *, alpha: Any = None, **kwargs: Any) -> Any:
-    if a.__class__ is not Tensor:  # number - tensor (reflected: __rsub__), PyTorch's rsub
+    if not isinstance(a, Tensor):  # number - tensor (reflected: __rsub__), PyTorch's rsub
         return "RsubBackward1", (b,), lambda g: (-_scale(g, alpha),), ()
     return "SubBackward0", (a, b), lambda g: (g, -_scale(g, alpha)), ()
 
@@ -973,7 +973,7 @@ def _sub_backward(out: Tensor, a: Any, b: Any, *, alpha: Any = None, **kwargs: A
 @backward("__mul__", "__rmul__", operands="dunder")
 @backward("mul", "multiply", operands="two")
 def _mul_backward(out: Tensor, a: Any, b: Any, **kwargs: Any) -> Any:
-    ta, tb = a.__class__ is Tensor, b.__class__ is Tensor
+    ta, tb = isinstance(a, Tensor), isinstance(b, Tensor)
     need_a, need_b = ta and requires_grad(a), tb and requires_grad(b)
 
     def grads(g: Tensor) -> tuple:
@@ -988,7 +988,7 @@ def _mul_backward(out: Tensor, a: Any, b: Any, **kwargs: Any) -> Any:
 def _div_backward(out: Tensor, a: Any, b: Any, *, rounding_mode: Any = None, **kwargs: Any) -> Any:
     if rounding_mode is not None:
         return None
-    ta, tb = a.__class__ is Tensor, b.__class__ is Tensor
+    ta, tb = isinstance(a, Tensor), isinstance(b, Tensor)
     if not ta:  # number / tensor: PyTorch computes reciprocal(b) * number
         return "DivBackward0", (None, b), lambda g: (None, -g * a / (b * b)), (b,)
     need_b = tb and requires_grad(b)
@@ -1014,7 +1014,7 @@ def _floor_divide_backward(out: Tensor, a: Any, b: Any, **kwargs: Any) -> Any:
 @backward("__pow__", operands="dunder", reflected=("__rpow__",))
 @backward("pow", operands="two")
 def _pow_backward(out: Tensor, a: Any, b: Any, **kwargs: Any) -> Any:
-    ta, tb = a.__class__ is Tensor, b.__class__ is Tensor
+    ta, tb = isinstance(a, Tensor), isinstance(b, Tensor)
     if ta and not tb:  # tensor ** number
         if b == 0:
             return "PowBackward0", (a,), lambda g: (g * 0,), ()
@@ -1105,7 +1105,7 @@ __all__ = [
 @backward("remainder", operands="two")
 def remainder_backward(out: Tensor, a: Any, b: Any, **kwargs: Any) -> Any:
     """remainder(a, b) = a - floor(a / b) * b: the gradient of a is g, of b -g * floor(a / b)."""
-    if b.__class__ is not Tensor:
+    if not isinstance(b, Tensor):
         return "RemainderBackward0", (a,), lambda g: (g,), ()
 
     def grads(g: Tensor) -> tuple:

@@ -20,6 +20,7 @@ import numpy as np
 from ...dispatch import OPEN, shares_storage
 from ...dtypes import bool_, float16, float32, float64, scalar_overflow
 from ...errors import StridedRuntimeError, StridedTypeError, join_lines
+from ...grad_mode import SUBCLASSES
 from ...gradients import seal
 from ...kernels.fpstate import QUIET, quiet_reset, quiet_set, quietly
 from ...kernels.fused import fma
@@ -270,7 +271,7 @@ for _names, _fn in _METHODS:
 
 
 def _is_tensor(v: Any) -> bool:
-    return v.__class__ is Tensor
+    return isinstance(v, Tensor)
 
 
 @backward("atan2", "arctan2", operands="two")
@@ -411,7 +412,7 @@ def _addc_flat(divide: bool) -> Callable[..., bool]:
             return False  # (any other spelling of the call: the general path, with its errors)
         tensor1, tensor2 = args
         value = kwargs.get("value", 1)
-        if type(self) is not Tensor or type(tensor1) is not Tensor or type(tensor2) is not Tensor:
+        if (type(self) is not Tensor and type(self) not in SUBCLASSES) or (type(tensor1) is not Tensor and type(tensor1) not in SUBCLASSES) or (type(tensor2) is not Tensor and type(tensor2) not in SUBCLASSES):
             return False
         d = self._dtype
         if d not in _FLAT_DTYPES or tensor1._dtype is not d or tensor2._dtype is not d:

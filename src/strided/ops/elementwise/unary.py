@@ -20,7 +20,7 @@ from ...dispatch import OPEN, adopted, report
 from ...dispatch import result as fresh_result
 from ...dtypes import DType, bool_, float32, float64, real_of
 from ...errors import StridedRuntimeError, StridedTypeError, join_lines
-from ...grad_mode import GRAD_MODE, INSIDE
+from ...grad_mode import GRAD_MODE, INSIDE, SUBCLASSES
 from ...grad_mode import _slow as recorded
 from ...gradients import grad_zeros, record, records, seal
 from ...kernels.elementwise import (
@@ -209,7 +209,7 @@ def _fast_unary(op: UnaryOp) -> Callable[[Any], Tensor]:
 
     @records(name)
     def fn(input: Any, *, out: Any = None) -> Tensor:  # (PyTorch's argument name: strided.exp(input=t))
-        if type(input) is Tensor:
+        if (type(input) is Tensor or type(input) in SUBCLASSES):
             if input._ag is not None and not INSIDE.get():  # its own recording entry: one slot test
                 return record(name, fn, (input,), {"out": out} if out is not None else {})
             if out is not None:
@@ -365,7 +365,7 @@ def _fast_clamp(x: Any, min: Any, max: Any) -> Tensor | None:  # noqa: A002
     (or maximum / minimum for one bound) on the flat run, in the tensor's dtype (the result dtype
     :func:`_clamp` finds for these operands), with the bounds converted as there. None where the
     general path must run."""
-    if x.__class__ is not Tensor or (min is None and max is None):
+    if (x.__class__ is not Tensor and x.__class__ not in SUBCLASSES) or (min is None and max is None):
         return None
     d = x._dtype
     if d is not float32 and d is not float64:
@@ -526,10 +526,10 @@ def _fast_where(condition: Any, input: Any, other: Any) -> Tensor | None:  # noq
     shape and dtype, or one such tensor and a Python number (converted and refused as the general
     path's ``filled`` does): ``np.where`` on the flat runs picks the same elements the general
     path's two copies write (a pure selection). None where the general path must run."""
-    if condition.__class__ is not Tensor or condition._dtype is not bool_:
+    if (condition.__class__ is not Tensor and condition.__class__ not in SUBCLASSES) or condition._dtype is not bool_:
         return None
-    tensor = input if input.__class__ is Tensor else other
-    if tensor.__class__ is not Tensor:
+    tensor = input if isinstance(input, Tensor) else other
+    if (tensor.__class__ is not Tensor and tensor.__class__ not in SUBCLASSES):
         return None
     d = tensor._dtype
     if d is not float32 and d is not float64:
@@ -541,7 +541,7 @@ def _fast_where(condition: Any, input: Any, other: Any) -> Tensor | None:  # noq
         return None
     picked = []
     for v in (input, other):
-        if v.__class__ is Tensor:
+        if isinstance(v, Tensor):
             arr = _run_of(v, shape, info) if v._dtype is d else None
         else:
             arr = _fast_bound(v, d)
@@ -621,7 +621,7 @@ def where_backward(out: Any, *args: Any, **kwargs: Any) -> Any:
     the engine sums over the dims it was broadcast in). Called for ``where(condition, input,
     other)`` and for the method ``input.where(condition, other)``."""
     first = args[0] if args else None
-    method = first.__class__ is Tensor and first._dtype is not bool_  # input.where(condition, other)
+    method = isinstance(first, Tensor) and first._dtype is not bool_  # input.where(condition, other)
     bound = dict(zip(("input", "condition", "other") if method else ("condition", "input", "other"), args))
     bound.update(kwargs)
     condition, input, other = bound["condition"], bound.get("input", _ONE_ARG), bound.get("other", _ONE_ARG)  # noqa: A001
@@ -629,8 +629,8 @@ def where_backward(out: Any, *args: Any, **kwargs: Any) -> Any:
         return None  # where(condition): positions, no gradient
 
     def grad(g: Tensor) -> tuple:
-        return (where(condition, g, 0) if input.__class__ is Tensor else None,
-                where(condition, 0, g) if other.__class__ is Tensor else None)
+        return (where(condition, g, 0) if isinstance(input, Tensor) else None,
+                where(condition, 0, g) if isinstance(other, Tensor) else None)
 
     return "WhereBackward0", (input, other), grad, (condition,)
 
@@ -663,7 +663,7 @@ def clamp_backward(out: Tensor, x: Tensor, min: Any = None, max: Any = None, **k
     bounds: ClampBackward0): the gradient passes where ``min <= x <= max``; a tensor bound gets it
     where it was the value taken (``x < min``, and ``min < max``; ``x > max``, or ``max < min``)."""
     lo, hi = min, max
-    tensors = lo.__class__ is Tensor or hi.__class__ is Tensor
+    tensors = isinstance(lo, Tensor) or isinstance(hi, Tensor)
 
     def grads(g: Tensor) -> tuple:
         inside = None
@@ -675,19 +675,19 @@ def clamp_backward(out: Tensor, x: Tensor, min: Any = None, max: Any = None, **k
         if not tensors:
             return (gx,)
         glo = ghi = None
-        if lo.__class__ is Tensor:
+        if isinstance(lo, Tensor):
             took = x < lo
             if hi is not None:
                 took = took & (lo < hi)
             glo = where(took, g, 0.0)
-        if hi.__class__ is Tensor:
+        if isinstance(hi, Tensor):
             took = x > hi
             if lo is not None:
                 took = took | (hi < lo)
             ghi = where(took, g, 0.0)
         return gx, glo, ghi
 
-    saved = tuple(t for t in (x, lo, hi) if t.__class__ is Tensor)
+    saved = tuple(t for t in (x, lo, hi) if isinstance(t, Tensor))
     if tensors:
         # Note: PyTorch refuses a number and a tensor bound together; strided accepts the mix and
         # records ClampBackward0 (the number bound gets no edge)

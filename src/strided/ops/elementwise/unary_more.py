@@ -26,6 +26,7 @@ from ... import layout as L
 from ...dispatch import adopted, result
 from ...dtypes import DType, bool_, int64
 from ...errors import StridedTypeError, join_lines
+from ...grad_mode import SUBCLASSES
 from ...gradients import not_differentiable, seal
 from ...kernels import check_writable, special
 from ...kernels.fpstate import QUIET, quiet_call, quiet_reset, quiet_retry, quiet_set
@@ -374,7 +375,7 @@ def _make(op: MoreUnary) -> tuple[Callable[..., Tensor], Callable[..., Tensor] |
     rule_bool = op.rule == "bool"
 
     def plain(input: Any, *, out: Any = None) -> Tensor:
-        if fresh is not None and out is None and input.__class__ is Tensor:
+        if fresh is not None and out is None and (input.__class__ is Tensor or input.__class__ in SUBCLASSES):
             d = input._dtype
             if d.numpy in _F32_F64:  # float16 computes in float32 (the slow path's "opmath")
                 lay = input._layout

@@ -53,6 +53,20 @@ class linalg_lstsq(NamedTuple):  # noqa: N801 - named like torch.return_types.li
     singular_values: Tensor
 
 
+class linalg_cholesky_ex(NamedTuple):  # noqa: N801 - named like torch.return_types.linalg_cholesky_ex
+    """``linalg.cholesky_ex``: the factor and LAPACK's info (0: factored; k > 0: minor k is not positive-definite)."""
+
+    L: Tensor  # noqa: N815 - PyTorch's field name
+    info: Tensor
+
+
+class linalg_solve_ex(NamedTuple):  # noqa: N801 - named like torch.return_types.linalg_solve_ex
+    """``linalg.solve_ex``: the solution and LAPACK's info (0: solved; k > 0: U[k-1, k-1] is zero)."""
+
+    result: Tensor
+    info: Tensor
+
+
 class linalg_inv_ex(NamedTuple):  # noqa: N801 - named like torch.return_types.linalg_inv_ex
     """``linalg.inv_ex``: the inverse and LAPACK's info (0: inverted; k > 0: U[k-1, k-1] is zero)."""
 

@@ -16,7 +16,7 @@ from typing import Any
 
 import numpy as np
 
-from ...dtypes import real_of
+from ...dtypes import int32, real_of
 from ...errors import LinAlgError, StridedRuntimeError, StridedTypeError, join_lines
 from ...gradients import seal
 from ...opdef import Kind, declare
@@ -27,7 +27,7 @@ from ..shape.joining import cat
 from . import _batched as LA
 from . import _results as R
 
-__all__ = ["linalg_cholesky", "linalg_eigh", "linalg_eigvalsh", "linalg_qr", "linalg_svd", "linalg_svdvals"]
+__all__ = ["linalg_cholesky", "linalg_cholesky_ex", "linalg_eigh", "linalg_eigvalsh", "linalg_qr", "linalg_svd", "linalg_svdvals"]
 
 
 # ---------------------------------------------------------------- svd, svdvals
@@ -341,34 +341,71 @@ def linalg_cholesky(A: Tensor, *, upper: bool = False) -> Tensor:  # noqa: N803
     >>> strided.linalg.cholesky(strided.tensor([[4.0, 2.0], [2.0, 2.0]])).tolist()
     [[2.0, 0.0], [1.0, 1.0]]
     """
-    op = "linalg.cholesky"
-    A = LA.square(A, op)  # noqa: N806
-    a = A._np()
-    if a.size == 0:
-        low = np.zeros(a.shape, a.dtype)
-    else:
-        try:  # (NumPy's potrf reads the lower triangle only, as PyTorch's)
-            with np.errstate(all="ignore"):
-                low = np.linalg.cholesky(a)
-            # (a NaN pivot: NumPy returns NaN, LAPACK's potrf, as PyTorch calls it, fails there)
-            bad = bool(np.isnan(np.diagonal(low, 0, -2, -1)).any())
-        except np.linalg.LinAlgError:
-            bad = True
-        if bad:
-            sym = np.tril(a) + np.swapaxes(np.tril(a, -1), -1, -2).conj()
-            flat = sym.reshape(-1, *sym.shape[-2:])
-            for i, m in enumerate(flat):
-                info = LA.cholesky_failure(m)
-                if info:
-                    raise LinAlgError(join_lines(
-                        f"{op}: {LA.batch_prefix(A, i)}The factorization could not be completed because the input is "
-                        f"not positive-definite (the leading minor of order {info} is not positive-definite).",
-                        f"A of shape {shape_text(A.shape)}: matrix {i}'s leading {info}x{info} block has a "
-                        "determinant <= 0", "fix: strided.linalg.eigh(A) to see its eigenvalues; add a multiple of "
-                        "the identity to make it positive-definite"))
+    A = LA.square(A, "linalg.cholesky")  # noqa: N806
+    low, _ = _cholesky(A, "linalg.cholesky", raising=True)
+    return _triangle(low, upper, A)
+
+
+def linalg_cholesky_ex(A: Tensor, *, upper: bool = False, check_errors: bool = False) -> Any:  # noqa: N803
+    """``(L, info)`` (PyTorch's named tuple): ``info`` (int32, one per matrix) is 0 where the
+    factorization succeeded, else the order of the first leading minor that is not
+    positive-definite; ``check_errors=True`` raises there instead, as :func:`linalg_cholesky`.
+
+    # Note: PyTorch leaves LAPACK's partial factorization in a failed matrix's L (its docs
+    # call the values unspecified); strided fills that matrix with NaN, so no number of it can
+    # be taken for a factor.
+
+    >>> r = strided.linalg.cholesky_ex(strided.tensor([[1.0, 2.0], [2.0, 1.0]]))
+    >>> r.info.item(), r.L.isnan().all().item()
+    (2, True)
+    """
+    A = LA.square(A, "linalg.cholesky")  # noqa: N806  (PyTorch's shape errors name linalg.cholesky)
+    low, info = _cholesky(A, "linalg.cholesky_ex", raising=check_errors)
+    return R.linalg_cholesky_ex(_triangle(low, upper, A), LA.rowmajor(info, int32))
+
+
+def _triangle(low: np.ndarray, upper: bool, A: Tensor) -> Tensor:  # noqa: N803
     if upper:  # (U = L^H: L's buffer read row-major is U column-major, PyTorch's layout)
         return LA.colmajor(np.swapaxes(low, -1, -2).conj(), A._dtype)
     return LA.colmajor(low, A._dtype)
+
+
+def _cholesky(A: Tensor, op: str, raising: bool) -> tuple[np.ndarray, np.ndarray]:  # noqa: N803
+    """Each matrix's lower factor and LAPACK potrf's ``info`` (batch-shaped int32); a failed
+    matrix raises (``raising``) or is NaN."""
+    a = A._np()
+    info = np.zeros(a.shape[:-2], np.int32)
+    if a.size == 0:
+        return np.zeros(a.shape, a.dtype), info
+    try:  # (NumPy's potrf reads the lower triangle only, as PyTorch's)
+        with np.errstate(all="ignore"):
+            low = np.linalg.cholesky(a)
+        # (a NaN pivot: NumPy returns NaN, LAPACK's potrf, as PyTorch calls it, fails there)
+        bad = bool(np.isnan(np.diagonal(low, 0, -2, -1)).any())
+    except np.linalg.LinAlgError:
+        low, bad = None, True
+    if not bad:
+        return low, info
+    sym = np.tril(a) + np.swapaxes(np.tril(a, -1), -1, -2).conj()
+    flat = sym.reshape(-1, *sym.shape[-2:])
+    out = np.empty_like(flat)
+    flat_info = info.reshape(-1)
+    for i, m in enumerate(flat):
+        k = LA.cholesky_failure(m)
+        if k and raising:
+            raise LinAlgError(join_lines(
+                f"{op}: {LA.batch_prefix(A, i)}The factorization could not be completed because the input is "
+                f"not positive-definite (the leading minor of order {k} is not positive-definite).",
+                f"A of shape {shape_text(A.shape)}: matrix {i}'s leading {k}x{k} block has a "
+                "determinant <= 0", "fix: strided.linalg.eigh(A) to see its eigenvalues; add a multiple of "
+                "the identity to make it positive-definite"))
+        flat_info[i] = k
+        if k:
+            out[i] = np.nan
+        else:
+            with np.errstate(all="ignore"):
+                out[i] = np.linalg.cholesky(m)
+    return out.reshape(a.shape), info
 
 
 @backward("linalg_cholesky")
@@ -391,6 +428,13 @@ def _cholesky_backward(out: Tensor, A: Tensor, *, upper: bool = False) -> Any:  
     return "LinalgCholeskyExBackward0", (A,), grads, (out,)
 
 
+@backward("linalg_cholesky_ex")
+def _cholesky_ex_backward(out: Any, A: Tensor, *, upper: bool = False, **kwargs: Any) -> Any:  # noqa: N803
+    """LinalgCholeskyExBackward0 (L's gradient; ``info`` has none): as :func:`_cholesky_backward`."""
+    return _cholesky_backward(out[0], A, upper=upper)
+
+
 seal(globals())  # (last: this module's ops with a backward rule become their recording entries)
 # the kinds of this module's ops, in the op registry (after the seal: the forwards are the entries)
-declare(Kind.COMPUTE, "linalg_svd linalg_svdvals linalg_qr linalg_eigh linalg_eigvalsh linalg_cholesky")
+declare(Kind.COMPUTE, "linalg_svd linalg_svdvals linalg_qr linalg_eigh linalg_eigvalsh linalg_cholesky "
+        "linalg_cholesky_ex")

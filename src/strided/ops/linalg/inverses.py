@@ -33,7 +33,7 @@ from ..shape.joining import cat
 from . import _batched as LA
 from . import _results as R
 
-__all__ = ["det", "inverse", "logdet", "linalg_det", "linalg_inv", "linalg_inv_ex", "linalg_lstsq", "linalg_matrix_rank",
+__all__ = ["det", "inverse", "logdet", "linalg_det", "linalg_inv", "linalg_inv_ex", "linalg_solve_ex", "linalg_lstsq", "linalg_matrix_rank",
            "linalg_pinv", "linalg_slogdet", "linalg_solve", "matrix_power", "pinverse", "slogdet"]
 
 
@@ -152,6 +152,28 @@ def linalg_solve(A: Tensor, B: Tensor, *, left: bool = True) -> Tensor:  # noqa:
     >>> strided.linalg.solve(strided.tensor([[2.0, 0.0], [0.0, 4.0]]), strided.tensor([2.0, 2.0])).tolist()
     [1.0, 0.5]
     """
+    return _solve(A, B, left, None)[0]
+
+
+def linalg_solve_ex(A: Tensor, B: Tensor, *, left: bool = True, check_errors: bool = False) -> Any:  # noqa: N803
+    """``(result, info)`` (PyTorch's named tuple): :func:`linalg_solve`'s solution and, per
+    matrix of the broadcast batch, LAPACK getrf's ``info`` (int32): 0 where A was solved, k > 0
+    where its LU factorization met a zero pivot at U[k-1, k-1]; ``check_errors=True`` raises there.
+
+    # Note: PyTorch leaves LAPACK's leftovers (inf/NaN) in a singular matrix's solution; strided
+    # fills it with NaN, as its ``inv_ex`` does.
+
+    >>> r = strided.linalg.solve_ex(strided.zeros(2, 2), strided.ones(2))
+    >>> r.info.item(), r.result.isnan().all().item()
+    (1, True)
+    """
+    x, info = _solve(A, B, left, check_errors)
+    return R.linalg_solve_ex(x, LA.rowmajor(info, int32))
+
+
+def _solve(A: Tensor, B: Tensor, left: bool, check_errors: bool | None) -> tuple[Tensor, np.ndarray]:  # noqa: N803
+    """linalg.solve (``check_errors`` None: a singular matrix raises) or solve_ex (NaN where
+    singular, unless ``check_errors``): the solution and the batch-shaped info."""
     op = "linalg.solve"
     A = LA.square(A, op)  # noqa: N806
     tensor_arg(B, op, "B", 2)
@@ -161,23 +183,46 @@ def linalg_solve(A: Tensor, B: Tensor, *, left: bool = True) -> Tensor:  # noqa:
         b = b[..., None]
     if not left:
         a, b = np.swapaxes(a, -1, -2), np.swapaxes(b, -1, -2)
+    a_own = a  # (info is per matrix of A, before broadcasting: PyTorch factors A once)
     batch = np.broadcast_shapes(a.shape[:-2], b.shape[:-2])
     a = np.broadcast_to(a, batch + a.shape[-2:])
     b = np.broadcast_to(b, batch + b.shape[-2:])
+    info = np.zeros(a_own.shape[:-2], np.int32)
     if a.size == 0 or b.size == 0:
         x = np.zeros(b.shape, a.dtype)
     else:
         try:
             x = _nan_where_nan(a, np.linalg.solve(a, b))
         except np.linalg.LinAlgError:
-            raise LinAlgError(join_lines(
-                "torch.linalg.solve: The solver failed because the input matrix is singular.",
-                f"A of shape {shape_text(A.shape)} has a matrix whose LU factorization met a zero pivot",
-                "fix: strided.linalg.lstsq(A, B) for a least-squares solution")) from None
+            if check_errors is None:
+                raise LinAlgError(join_lines(
+                    "torch.linalg.solve: The solver failed because the input matrix is singular.",
+                    f"A of shape {shape_text(A.shape)} has a matrix whose LU factorization met a zero pivot",
+                    "fix: strided.linalg.lstsq(A, B) for a least-squares solution")) from None
+            x = _solve_singular(A, a_own, a, b, info, check_errors)
     if vector:  # (PyTorch lays a batch of vector solutions (..., k, n) out column-major too)
-        return LA.colmajor(x[..., 0], A._dtype)
+        return LA.colmajor(x[..., 0], A._dtype), info
     # (X A = B is solved as A^T X^T = B^T: X^T column-major, so X row-major, as PyTorch's)
-    return LA.colmajor(x, A._dtype).mT if not left else LA.colmajor(x, A._dtype)
+    return (LA.colmajor(x, A._dtype).mT if not left else LA.colmajor(x, A._dtype)), info
+
+
+def _solve_singular(A: Tensor, a_own: np.ndarray, a: np.ndarray, b: np.ndarray, info: np.ndarray,  # noqa: N803
+                    check_errors: bool) -> np.ndarray:
+    """solve_ex where a matrix of A is singular: ``info`` per matrix of A (LAPACK getrf's), the
+    first one raised with ``check_errors``, else its solutions NaN and the others solved."""
+    flat = info.reshape(-1)
+    for i, m in enumerate(a_own.reshape(-1, *a_own.shape[-2:])):
+        flat[i] = k = LA.lu_zero_pivot(m)
+        if k and check_errors:
+            raise LinAlgError(join_lines(
+                f"torch.linalg.solve_ex: {LA.batch_prefix(A, i)}The solver failed because the input matrix is singular.",
+                f"A of shape {shape_text(A.shape)}: matrix {i}'s LU factorization meets a zero pivot at U[{k - 1}, {k - 1}]",
+                "fix: strided.linalg.lstsq(A, B) for a least-squares solution"))
+    bad = np.broadcast_to(info != 0, a.shape[:-2])
+    eye = np.eye(a.shape[-1], dtype=a.dtype)
+    x = _nan_where_nan(a, np.linalg.solve(np.where(bad[..., None, None], eye, a), b))
+    x[bad] = np.nan
+    return x
 
 
 @backward("linalg_solve", operands="two")
@@ -200,6 +245,12 @@ def _solve_backward(out: Tensor, A: Tensor, B: Tensor, *, left: bool = True) -> 
         return (ga, gb)
 
     return "LinalgSolveExBackward0", (A, B), grads, (A, out)
+
+
+@backward("linalg_solve_ex", operands="two")
+def _solve_ex_backward(out: Any, A: Tensor, B: Tensor, *, left: bool = True, **kwargs: Any) -> Any:  # noqa: N803
+    """LinalgSolveExBackward0 (the solution's gradient; ``info`` has none): as :func:`_solve_backward`."""
+    return _solve_backward(out[0], A, B, left=left)
 
 
 # ---------------------------------------------------------------- det, slogdet
@@ -590,5 +641,5 @@ inverse = linalg_inv
 
 seal(globals())  # (last: this module's ops with a backward rule become their recording entries)
 # the kinds of this module's ops, in the op registry (after the seal: the forwards are the entries)
-declare(Kind.COMPUTE, "inverse linalg_inv linalg_inv_ex linalg_solve det linalg_det linalg_slogdet slogdet "
+declare(Kind.COMPUTE, "inverse linalg_inv linalg_inv_ex linalg_solve linalg_solve_ex det linalg_det linalg_slogdet slogdet "
         "linalg_pinv pinverse linalg_matrix_rank linalg_lstsq matrix_power logdet")

@@ -30,6 +30,7 @@ from ... import layout as L
 from ...dispatch import adopted, report, result_array
 from ...dtypes import CPP_NAME, TORCH_NAME, DType, float32, float64
 from ...errors import StridedNotImplementedError, StridedRuntimeError, join_lines
+from ...grad_mode import SUBCLASSES
 from ...gradients import seal
 from ...kernels.fpstate import quiet_call, quiet_retry
 from ...kernels.matmul import dot2d, matmul2d, matmul_into, matmul_new
@@ -306,7 +307,7 @@ def _with_fast_path(slow: Any) -> Callable[..., Tensor]:
         a, b = self, other
         if out is not None:
             return _into(out, slow(a, b), "matmul", (a, b))
-        if type(a) is Tensor and type(b) is Tensor:
+        if (type(a) is Tensor or type(a) in SUBCLASSES) and (type(b) is Tensor or type(b) in SUBCLASSES):
             d = a._dtype
             if b._dtype is d and d in _MM_FAST:
                 la = a._layout
@@ -392,7 +393,7 @@ def _matmul_backward(out: Tensor, a: Any, b: Any) -> Any:
     # nodes (``SqueezeBackward4``, ``UnsafeViewBackward0``, ...); strided records one node
     # (``MmBackward0`` for 1-d @ 2-d, ``BmmBackward0`` for the batched product).
     """
-    if a.__class__ is not Tensor or b.__class__ is not Tensor:
+    if not isinstance(a, Tensor) or not isinstance(b, Tensor):
         return None
     na, nb = len(a._layout.shape), len(b._layout.shape)
     if na == 2 and nb == 2:

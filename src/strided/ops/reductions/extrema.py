@@ -28,6 +28,7 @@ from ...dispatch import adopted, report, result_array
 from ...dtypes import bool_ as bool_dtype
 from ...dtypes import float32, float64, int64
 from ...errors import StridedIndexError, StridedRuntimeError, StridedTypeError, join_lines
+from ...grad_mode import SUBCLASSES
 from ...gradients import seal
 from ...kernels.memory import write
 from ...kernels.reduce import arg_extreme_along, arg_extreme_flat, extreme_all
@@ -153,7 +154,7 @@ def _extreme_rule(name: str) -> Any:
     elementwise ``max(a, b)``."""
 
     def rule(out: Any, x: Tensor, dim: Any = None, keepdim: bool = False) -> Any:
-        if dim.__class__ is Tensor:  # max(a, b): the elementwise maximum
+        if isinstance(dim, Tensor):  # max(a, b): the elementwise maximum
             return extremum_backward("MaximumBackward0" if name == "Max" else "MinimumBackward0", x, dim, out)
         shape = x._layout.shape
         if dim is None:
@@ -186,7 +187,7 @@ def _fast_arg(self: Any, dim: Any, keepdim: Any, largest: bool) -> Tensor | None
     ``dim``) or flattened (None): NumPy's own argmax on the flat run reshaped (the general path's
     :func:`strided.kernels.reduce.arg_extreme_along` and ``arg_extreme_flat`` compute the same, through more views);
     None where that does not apply (the general path runs and raises PyTorch's errors)."""
-    if self.__class__ is not Tensor or not (dim is None or dim.__class__ is int) or keepdim.__class__ is not bool:
+    if (self.__class__ is not Tensor and self.__class__ not in SUBCLASSES) or not (dim is None or dim.__class__ is int) or keepdim.__class__ is not bool:
         return None
     d = self._dtype
     if (d is not float32 and d is not float64) or not _INTP_IS_INT64:

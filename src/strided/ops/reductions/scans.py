@@ -36,7 +36,7 @@ from ...errors import (
     StridedTypeError,
     join_lines,
 )
-from ...grad_mode import is_grad_enabled
+from ...grad_mode import SUBCLASSES, is_grad_enabled
 from ...gradients import linear, seal
 from ...kernels import check_writable
 from ...kernels.fpstate import quietly
@@ -102,7 +102,7 @@ def _fast_scan(ufunc: np.ufunc, self: Any, dim: Any) -> tuple[Tensor, int] | Non
     ``dtype=``: :func:`_scan_array` itself (float32 accumulates in float64), its fresh row-major
     result adopted, without the general path's argument parsing; (result, wrapped dim), or None
     where the general path must run (it raises PyTorch's errors)."""
-    if self.__class__ is not Tensor or dim.__class__ is not int:
+    if (self.__class__ is not Tensor and self.__class__ not in SUBCLASSES) or dim.__class__ is not int:
         return None
     d = self._dtype
     if d is not float32 and d is not float64:
@@ -506,7 +506,7 @@ def diff_backward(out: Tensor, x: Tensor, n: int = 1, dim: int = -1, prepend: An
     # strided records one node under that name.
     """
     d = x.ndim and dim % x.ndim
-    sizes = [p._layout.shape[d] if p.__class__ is Tensor else 0 for p in (prepend, x, append)]
+    sizes = [p._layout.shape[d] if isinstance(p, Tensor) else 0 for p in (prepend, x, append)]
 
     def grads(g: Tensor) -> tuple:
         if n and g._ag is not None and is_grad_enabled():  # create_graph: the same adjoint, recorded

@@ -18,6 +18,7 @@ import numpy as np
 from ...dispatch import adopted, report, result_array
 from ...dtypes import TORCH_NAME, float32, float64
 from ...errors import StridedNotImplementedError, StridedTypeError, join_lines
+from ...grad_mode import SUBCLASSES
 from ...gradients import seal
 from ...kernels.fpstate import QUIET, quiet_reset, quiet_set
 from ...kernels.memory import numpy_view
@@ -36,7 +37,7 @@ def _fast_softmax(self: Any, dim: Any, log: bool) -> Tensor | None:
     :func:`strided.kernels.reduce.softmax_into`'s, step for step in the input's dtype, its last
     step writing into its own work array when that is row-major. None where it does not apply
     (the general path then runs, and raises PyTorch's errors)."""
-    if self.__class__ is not Tensor or dim.__class__ is not int:
+    if (self.__class__ is not Tensor and self.__class__ not in SUBCLASSES) or dim.__class__ is not int:
         return None
     d = self._dtype
     if d is not float32 and d is not float64:

@@ -36,7 +36,7 @@ from ...errors import (
     StridedTypeError,
     join_lines,
 )
-from ...grad_mode import GRAD_MODE, INSIDE, requires_grad
+from ...grad_mode import GRAD_MODE, INSIDE, SUBCLASSES, requires_grad
 from ...gradients import record, records, seal
 from ...kernels.fpstate import quiet_call, quiet_retry
 from ...kernels.memory import outside_storage
@@ -100,12 +100,12 @@ def sum(self: Tensor, dim: SupportsIndex | Sequence[SupportsIndex] | None = None
     >>> x.sum().item(), x.sum(0).tolist(), x.sum(1, keepdim=True).shape
     (15, [3, 5, 7], (2, 1))
     """
-    if type(self) is Tensor and self._ag is not None and not INSIDE.get():  # its own recording entry
+    if (type(self) is Tensor or type(self) in SUBCLASSES) and self._ag is not None and not INSIDE.get():  # its own entry
         return record("sum", sum, (self, dim, keepdim), {} if dtype is None and out is None else
                       {"dtype": dtype, "out": out})
     if out is not None:
         return _into(out, lambda d: _sum_like(np.add, self, dim, keepdim, d, "sum"), dtype, "sum", self)
-    if dim is None and keepdim is False and dtype is None and type(self) is Tensor:
+    if dim is None and keepdim is False and dtype is None and (type(self) is Tensor or type(self) in SUBCLASSES):
         # Fast path: a row-major float32/float64 tensor (summed in its own dtype) is one flat
         # run of its storage; its sum is a 0-d result with the shared () layout.
         d = self._dtype

@@ -531,7 +531,7 @@ def atleast_3d(*tensors: Any) -> Any:
 def atleast_backward(out: Any, *tensors: Any) -> Any:
     """ViewBackward0 (a 0-d input) / UnsqueezeBackward0: the gradient reshaped back (a view).
     Several tensors: each view recorded its own node (``_atleast`` calls the one-tensor form)."""
-    if out.__class__ is not Tensor or len(tensors) != 1 or tensors[0] is out:
+    if not isinstance(out, Tensor) or len(tensors) != 1 or tensors[0] is out:
         return None
     x = tensors[0]
     shape = x._layout.shape

@@ -72,21 +72,20 @@ _OTHER_MODES = ("reflect", "replicate", "circular")
 def pad(input: Tensor, pad: Any, mode: str = "constant", value: float | None = None) -> Tensor:
     """Pad (or, with negative amounts, crop) the last dims: ``pad = (left, right)`` for the last
     dim, then ``(top, bottom)`` for the one before, ...; new elements are ``value`` (0 by
-    default). Always new memory (a copy, recorded with its reason). Only ``mode="constant"``.
+    default). Always new memory (a copy, recorded with its reason). ``mode`` "reflect",
+    "replicate" or "circular" pads the last 1 to 3 dims of a batched or unbatched input with
+    its own elements, as PyTorch's.
 
     >>> pad(strided.ones(2, 3), (1, 2), value=7).shape
     (2, 6)
+    >>> pad(strided.arange(3.0).view(1, 3), (2, 1), mode="reflect").tolist()
+    [[2.0, 1.0, 0.0, 1.0, 2.0, 1.0]]
     """
     tensor_arg(input, "pad")
-    if mode != "constant":
-        if mode in _OTHER_MODES:
-            raise StridedNotImplementedError(
-                join_lines(f"pad(): mode={mode!r} is not supported in strided; only mode=\"constant\" is",
-                           "strided.nn.functional.pad fills the new elements with one value",
-                           "fix: mode=\"constant\" (with value=...)")
-            )
+    if mode != "constant" and mode not in _OTHER_MODES:
         raise StridedNotImplementedError(
-            join_lines(f"Unrecognised padding mode {mode}", "strided supports mode=\"constant\"")
+            join_lines(f"Unrecognised padding mode {mode}",
+                       "the modes are \"constant\", \"reflect\", \"replicate\" and \"circular\"")
         )
     if not isinstance(pad, (tuple, list)):
         raise StridedTypeError(
@@ -113,6 +112,8 @@ def pad(input: Tensor, pad: Any, mode: str = "constant", value: float | None = N
                        f"padding length {len(amounts)} and input of dimension {len(shape)}",
                        f"pad gives a (left, right) pair per dim, last dim first; the input has {len(shape)} dims")
         )
+    if mode != "constant":
+        return _pad_mode(input, amounts, mode, value)
     out_shape = list(shape)
     src: list[slice] = [slice(None)] * len(shape)
     dst: list[slice] = [slice(None)] * len(shape)
@@ -141,6 +142,70 @@ def pad(input: Tensor, pad: Any, mode: str = "constant", value: float | None = N
                   lambda: f"pad: {shape} padded by {tuple(amounts)} into new memory {tuple(out_shape)}")
 
 
+
+
+def _pad_mode(input: Tensor, amounts: list[int], mode: str, value: Any) -> Tensor:
+    """``pad`` with mode "reflect" (mirrored about the edge element, which is not repeated),
+    "replicate" (the edge element repeated) or "circular" (wrapped around), with PyTorch's
+    checks and texts. Each padded dim reads the input at an index array: one gather (a copy
+    recorded as "pad"); an input that requires grad takes recorded ``index_select`` steps, so its
+    gradient (the sum over every place an element was copied to) is PyTorch's."""
+    shape = input._layout.shape
+    ndim, k = len(shape), len(amounts) // 2
+    if value is not None and value != 0:
+        raise StridedRuntimeError(
+            join_lines(f'Padding mode "{mode}" doesn\'t take in value argument',
+                       "only mode=\"constant\" fills the new elements with a value",
+                       f"fix: drop value=, or pad with mode=\"constant\", value={value!r}"))
+    if not 1 <= k <= 3 or ndim not in (k + 1, k + 2):
+        raise StridedNotImplementedError(
+            join_lines(f"Padding size {len(amounts)} is not supported for {ndim}D input tensor.",
+                       f"mode={mode!r} pads the last {k} dim(s) of a {k + 1}D (unbatched) or {k + 2}D "
+                       "(batched) input", "fix: reshape the input to one of those ranks, or use mode=\"constant\""))
+    if mode != "circular" and any(n == 0 for n in shape[1:]):
+        raise StridedRuntimeError(
+            join_lines(f"Expected {k + 1}D or {k + 2}D (batch mode) tensor with possibly 0 batch size and other "
+                       f"non-zero dimensions for input, but got: {list(shape)}",
+                       f"mode={mode!r} reads the elements at the edge: an empty dim has none"))
+    picks = []
+    for i in range(k):
+        dim = ndim - 1 - i
+        n, left, right = shape[dim], amounts[2 * i], amounts[2 * i + 1]
+        if mode == "reflect" and (left >= n or right >= n):
+            raise StridedRuntimeError(
+                join_lines(f"Argument #{2 * k + 2}: Padding size should be less than the corresponding input "
+                           f"dimension, but got: padding ({left}, {right}) at dimension {dim} of input {list(shape)}",
+                           f"a reflection mirrors about the edge element, so dim {dim} (size {n}) gives at most "
+                           f"{n - 1} on each side", "fix: smaller padding, or mode=\"replicate\""))
+        if mode == "circular" and (left > n or right > n):
+            raise StridedRuntimeError(
+                join_lines("Padding value causes wrapping around more than once.",
+                           f"dim {dim} has {n} elements; padding ({left}, {right}) wraps past all of them",
+                           f"fix: padding of at most {n} on each side of dim {dim}"))
+        if mode == "circular":  # (PyTorch wraps the cropped run: a negative amount crops first)
+            kept = np.arange(max(0, -left), n - max(0, -right))
+            m = len(kept)
+            j = kept[np.arange(-max(0, left), m + max(0, right)) % m] if m else kept
+        else:
+            pos = np.arange(-left, n + right)
+            j = np.clip(pos, 0, n - 1) if mode == "replicate" else np.abs(pos)
+            if mode == "reflect":
+                j = np.where(j >= n, 2 * (n - 1) - j, j)
+        picks.append((dim, j.astype(np.int64)))
+    if GRAD_MODE.get() and requires_grad(input):
+        from ...creation import from_numpy
+
+        t = input
+        for dim, j in picks:
+            t = t.index_select(dim, from_numpy(j))
+        return t
+    arr = input._np()
+    for dim, j in picks:
+        arr = np.take(arr, j, axis=dim)
+    out, res = result_array(arr.shape, input._dtype)
+    res[...] = arr
+    return copied("pad", (input,), out,
+                  lambda: f"pad: {shape} padded by {tuple(amounts)} (mode={mode!r}) into new memory {arr.shape}")
 
 
 def _pad_recorded(input: Tensor, src: list, amounts: list, fill: Any) -> Tensor:
