@@ -259,8 +259,12 @@ def addr(input: Tensor, vec1: Tensor, vec2: Tensor, *, beta: Any = 1, alpha: Any
                 f"{name} has shape {shape_text(t.shape)}", f"fix: {name}.flatten()"))
     dtype = result_type(input, a, b)
     shape = (a.shape[0], b.shape[0])
-    return _combine("addr", input, lambda: a.to(dtype).outer(b.to(dtype))._np(), shape, dtype, beta, alpha,
-                        out, (input, a, b), same_dtype="")
+
+    def product() -> np.ndarray:  # (the outer product in the promoted dtype, read in place: no copy reported)
+        x, y = a._np().astype(dtype.numpy, copy=False), b._np().astype(dtype.numpy, copy=False)
+        return np.logical_and.outer(x, y) if dtype.kind == "b" else np.multiply.outer(x, y)
+
+    return _combine("addr", input, product, shape, dtype, beta, alpha, out, (input, a, b), same_dtype="")
 
 
 def _bmm_checks(op_name: str, input: Tensor, b1: Tensor, b2: Tensor) -> None:  # noqa: A002

@@ -108,12 +108,7 @@ def cov(input: Tensor, *, correction: int = 1, fweights: Tensor | None = None,  
     c = centred.mm(other.conj() if other._dtype.is_complex else other)
     if c._dtype.is_complex:
         c = _real_only(c)
-    if not isinstance(norm, Tensor):
-        from ...creation import tensor as _tensor
-        from ...dtypes import int64
-
-        norm = _tensor(norm, dtype=int64)
-    return c.true_divide(norm).squeeze()
+    return c.true_divide(norm).squeeze()  # (a Python int divides as PyTorch's 0-d int64 tensor does)
 
 
 def _real_only(c: Tensor) -> Tensor:
