@@ -29,9 +29,12 @@ from typing import Any
 
 import numpy as np
 
+from ... import layout as L
+from ...dispatch import result as new_result
 from ...dtypes import C10_NAME, TORCH_NAME, DType
 from ...errors import StridedRuntimeError, join_lines
 from ...gradients import seal
+from ...layout.order import elementwise_output_strides
 from ...opdef import Kind
 from ...tensor import Tensor, tensor_arg
 from .._support.out import write_out
@@ -91,9 +94,11 @@ def _ndim(t: Tensor, name: str, want: int, op_name: str) -> None:
 
 
 def _combine(op_name: str, input: Tensor, product: Any, shape: tuple[int, ...], dtype: DType,  # noqa: A002
-             beta: Any, alpha: Any, out: Any, inputs: tuple, same_dtype: str = "matmul") -> Tensor:
-    """``beta * input + alpha * product`` into a fresh contiguous tensor (``product``: a
-    zero-argument function giving the product's array, called only when ``alpha`` reads it)."""
+             beta: Any, alpha: Any, out: Any, inputs: tuple, same_dtype: str = "matmul",
+             strides: tuple[int, ...] | None = None) -> Tensor:
+    """``beta * input + alpha * product`` into a fresh tensor, contiguous or of ``strides``
+    (``product``: a zero-argument function giving the product's array, called only when
+    ``alpha`` reads it)."""
     base = input.expand(shape) if input._layout.shape != shape else input
     beta, alpha = _scalar(beta, "beta", dtype, op_name), _scalar(alpha, "alpha", dtype, op_name)
     blas = op_name != "addr"
@@ -110,7 +115,11 @@ def _combine(op_name: str, input: Tensor, product: Any, shape: tuple[int, ...], 
         else:
             with np.errstate(all="ignore"):
                 term = term + (b if beta == 1 else b * np.asarray(beta, np_dtype))
-    result = LA.rowmajor(np.asarray(term, np_dtype), dtype)
+    if strides is None or strides == L.contiguous_strides(shape):
+        result = LA.rowmajor(np.asarray(term, np_dtype), dtype)
+    else:
+        result = new_result(shape, dtype, strides)
+        result._np()[...] = term
     if out is not None:
         return write_out(out, result, op_name, inputs, same_dtype=same_dtype)
     return result
@@ -264,7 +273,13 @@ def addr(input: Tensor, vec1: Tensor, vec2: Tensor, *, beta: Any = 1, alpha: Any
         x, y = a._np().astype(dtype.numpy, copy=False), b._np().astype(dtype.numpy, copy=False)
         return np.logical_and.outer(x, y) if dtype.kind == "b" else np.multiply.outer(x, y)
 
-    return _combine("addr", input, product, shape, dtype, beta, alpha, out, (input, a, b), same_dtype="")
+    # (PyTorch's addr is a TensorIterator over input, vec1 as a column and vec2: its result keeps
+    # the input's memory order)
+    base = input.expand(shape) if input._layout.shape != shape else input
+    strides = elementwise_output_strides(shape, [(shape, base.stride()), ((shape[0], 1), (a.stride()[0], 1)),
+                                                 ((shape[1],), b.stride())])
+    return _combine("addr", input, product, shape, dtype, beta, alpha, out, (input, a, b), same_dtype="",
+                    strides=strides)
 
 
 def _bmm_checks(op_name: str, input: Tensor, b1: Tensor, b2: Tensor) -> None:  # noqa: A002
