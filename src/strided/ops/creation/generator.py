@@ -263,9 +263,16 @@ def set_rng_state(new_state: Tensor) -> None:
     >>> strided.set_rng_state(strided.zeros(3))
     Traceback (most recent call last):
     ...
-    strided.errors.StridedTypeError: expected a torch.ByteTensor, but got torch.FloatTensor
+    strided.errors.StridedTypeError: RNG state must be a torch.ByteTensor
     ...
     """
+    if isinstance(new_state, Tensor) and new_state.dtype is not uint8:
+        raise StridedTypeError(
+            join_lines(
+                "RNG state must be a torch.ByteTensor",
+                f"got a {new_state.dtype.name} tensor; set_rng_state takes the uint8 tensor get_rng_state() returned",
+            )
+        )
     if not isinstance(new_state, Tensor):
         raise StridedTypeError(
             join_lines(

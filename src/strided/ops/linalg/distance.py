@@ -239,6 +239,9 @@ def dist(input: Tensor, other: Tensor, p: Any = 2) -> Tensor:  # noqa: A002
     b = tensor_arg(other, "dist", "other", 2)
     if isinstance(p, Tensor):
         p = p.item()
+    if isinstance(p, complex):
+        raise StridedRuntimeError(join_lines("linalg.vector_norm: Expected a non-complex scalar as the order of norm.",
+                                             f"dist: p={p!r}", "fix: a real p"))
     diff = a - b
     if not (diff._dtype.is_floating_point or diff._dtype.is_complex):
         raise StridedRuntimeError(join_lines(

@@ -32,7 +32,7 @@ import numpy as np
 from ... import layout as L
 from ...dispatch import result as new_result
 from ...dtypes import C10_NAME, TORCH_NAME, DType
-from ...errors import StridedRuntimeError, join_lines
+from ...errors import StridedIndexError, StridedRuntimeError, join_lines
 from ...gradients import seal
 from ...layout.order import elementwise_output_strides
 from ...opdef import Kind
@@ -99,7 +99,7 @@ def _combine(op_name: str, input: Tensor, product: Any, shape: tuple[int, ...], 
     """``beta * input + alpha * product`` into a fresh tensor, contiguous or of ``strides``
     (``product``: a zero-argument function giving the product's array, called only when
     ``alpha`` reads it)."""
-    base = input.expand(shape) if input._layout.shape != shape else input
+    base = _expanded(op_name, input, shape)
     beta, alpha = _scalar(beta, "beta", dtype, op_name), _scalar(alpha, "alpha", dtype, op_name)
     blas = op_name != "addr"
     np_dtype = dtype.numpy
@@ -123,6 +123,18 @@ def _combine(op_name: str, input: Tensor, product: Any, shape: tuple[int, ...], 
     if out is not None:
         return write_out(out, result, op_name, inputs, same_dtype=same_dtype)
     return result
+
+
+def _expanded(op_name: str, input: Tensor, shape: tuple[int, ...]) -> Tensor:  # noqa: A002
+    """``input`` broadcast to the result's ``shape`` (PyTorch's expand, its errors)."""
+    if input.ndim > len(shape):
+        raise StridedRuntimeError(join_lines(
+            f"expand(torch.{TORCH_NAME[input._dtype.name]}Tensor{{{list(input.shape)}}}, size={list(shape)}): the "
+            f"number of sizes provided ({len(shape)}) must be greater or equal to the number of dimensions in the "
+            f"tensor ({input.ndim})",
+            f"{op_name}: the input of shape {shape_text(input.shape)} must broadcast to the result's {shape_text(shape)}",
+            "fix: drop the extra dims of the input (.squeeze() or .reshape)"))
+    return input.expand(shape) if input._layout.shape != shape else input
 
 
 def _inplace_shape(op_name: str, self: Tensor, shape: tuple[int, ...]) -> None:
@@ -255,7 +267,7 @@ def addr(input: Tensor, vec1: Tensor, vec2: Tensor, *, beta: Any = 1, alpha: Any
          out: Any = None) -> Tensor:
     """``beta * input + alpha * outer(vec1, vec2)``, the three promoted (bool: ``or`` of ``and``s).
 
-    >>> strided.addr(strided.ones(2, 2), strided.tensor([1, 2]), strided.tensor([1, 0]), beta=2).tolist()
+    >>> strided.addr(strided.ones(2, 2, dtype=strided.int64), strided.tensor([1, 2]), strided.tensor([1, 0]), beta=2).tolist()
     [[3, 2], [4, 2]]
     """
     tensor_arg(input, "addr")
@@ -275,22 +287,28 @@ def addr(input: Tensor, vec1: Tensor, vec2: Tensor, *, beta: Any = 1, alpha: Any
 
     # (PyTorch's addr is a TensorIterator over input, vec1 as a column and vec2: its result keeps
     # the input's memory order)
-    base = input.expand(shape) if input._layout.shape != shape else input
+    base = _expanded("addr", input, shape)
     strides = elementwise_output_strides(shape, [(shape, base.stride()), ((shape[0], 1), (a.stride()[0], 1)),
                                                  ((shape[1],), b.stride())])
     return _combine("addr", input, product, shape, dtype, beta, alpha, out, (input, a, b), same_dtype="",
                     strides=strides)
 
 
-def _bmm_checks(op_name: str, input: Tensor, b1: Tensor, b2: Tensor) -> None:  # noqa: A002
+def _bmm_checks(op_name: str, b1: Tensor, b2: Tensor) -> None:
+    """PyTorch's order: it reads batch1's size 1 and batch2's size 2 first (IndexError when a
+    tensor has too few dims), then asks for 3-D tensors."""
+    for t, name, d in ((b1, "batch1", 1), (b2, "batch2", 2)):
+        if t.ndim <= d:
+            n = max(t.ndim, 1)
+            raise StridedIndexError(join_lines(
+                f"Dimension out of range (expected to be in range of [{-n}, {n - 1}], but got {d})",
+                f"{op_name} reads dim {d} of {name}, of shape {shape_text(t.shape)}; it takes 3-D batches "
+                "(batch, n, k) and (batch, k, p)", "fix: .unsqueeze(0) a single matrix"))
     for name, t in (("batch1", b1), ("batch2", b2)):
         if t.ndim != 3:
-            if t.ndim == 2 and name == "batch1" or b1.ndim == 3:
-                raise StridedRuntimeError(join_lines(
-                    f"{name} must be a 3D tensor", f"{op_name}: {name} has shape {shape_text(t.shape)}",
-                    "fix: .unsqueeze(0) a single matrix"))
-            raise StridedRuntimeError(join_lines(f"{name} must be a 3D tensor",
-                                                 f"{op_name}: {name} has shape {shape_text(t.shape)}"))
+            raise StridedRuntimeError(join_lines(
+                f"{name} must be a 3D tensor", f"{op_name}: {name} has shape {shape_text(t.shape)}",
+                "fix: .reshape(-1, n, k) to fold extra batch dims"))
 
 
 def _baddbmm_pre(self: Tensor, batch1: Any, batch2: Any, **kwargs: Any) -> bool:
@@ -312,7 +330,7 @@ def baddbmm(input: Tensor, batch1: Tensor, batch2: Tensor, *, beta: Any = 1, alp
     tensor_arg(input, "baddbmm")
     b1 = tensor_arg(batch1, "baddbmm", "batch1", 2)
     b2 = tensor_arg(batch2, "baddbmm", "batch2", 3)
-    _bmm_checks("baddbmm", input, b1, b2)
+    _bmm_checks("baddbmm", b1, b2)
     batch, n, k = b1.shape
     if b2.shape[0] != batch or b2.shape[1] != k:
         raise StridedRuntimeError(join_lines(
@@ -357,7 +375,7 @@ def addbmm(input: Tensor, batch1: Tensor, batch2: Tensor, *, beta: Any = 1, alph
     tensor_arg(input, "addbmm")
     b1 = tensor_arg(batch1, "addbmm", "batch1", 2)
     b2 = tensor_arg(batch2, "addbmm", "batch2", 3)
-    _bmm_checks("addbmm", input, b1, b2)
+    _bmm_checks("addbmm", b1, b2)
     if b1.shape[0] != b2.shape[0]:
         raise StridedRuntimeError(join_lines(
             f"batch1 and batch2 must have same number of batches, got {b1.shape[0]} and {b2.shape[0]}",

@@ -6,8 +6,7 @@ vector is one variable); ``fweights`` integer counts and ``aweights`` float weig
 observation, non-negative; ``w = fweights * aweights``. The weighted mean is taken off and
 ``(x - mean) @ (w * (x - mean)).T`` divided by ``sum(w) - correction`` (with aweights:
 ``sum(w) - correction * sum(w * aweights) / sum(w)``); a factor <= 0 warns and divides by 0. The
-result is squeezed (a 0-d variance for one variable). A complex result keeps only its real part,
-as PyTorch's does. A composition of recorded ops, so its gradient is theirs.
+result is squeezed (a 0-d variance for one variable). A composition of recorded ops, so its gradient is theirs.
 
 One divergence: for a single observation with exactly one kind of weights, PyTorch zeroes the
 centred input *in place* (writing zeros into the caller's tensor); strided computes the same
@@ -97,7 +96,7 @@ def cov(input: Tensor, *, correction: int = 1, fweights: Tensor | None = None,  
     if bool(norm <= 0):
         warnings.warn("cov(): degrees of freedom is <= 0. Correction should be strictly less than the number of "
                       "observations.", UserWarning, stacklevel=user_site()[1])
-        norm = norm * 0 if isinstance(norm, Tensor) else 0
+        norm = norm.new_zeros(()) if isinstance(norm, Tensor) else 0  # (PyTorch's zero_(): +0, never -0)
     if n == 1 and (fw is None) != (aw is None):
         # (PyTorch's corner case: one observation, one kind of weights: the centred input is 0)
         centred = x.new_zeros(x.shape) if x._dtype.is_floating_point or x._dtype.is_complex else x.new_zeros(x.shape).float()
@@ -106,16 +105,7 @@ def cov(input: Tensor, *, correction: int = 1, fweights: Tensor | None = None,  
     other = centred * w if w is not None else centred
     other = other.t()
     c = centred.mm(other.conj() if other._dtype.is_complex else other)
-    if c._dtype.is_complex:
-        c = _real_only(c)
     return c.true_divide(norm).squeeze()  # (a Python int divides as PyTorch's 0-d int64 tensor does)
-
-
-def _real_only(c: Tensor) -> Tensor:
-    from ..elementwise.complex_ops import complex as _complex
-
-    re = c.real
-    return _complex(re, re.new_zeros(re.shape))
 
 
 declare(Kind.COMPUTE, "cov")
