@@ -42,7 +42,7 @@ from .._support.promotion import result_type
 from .._support.reduce_args import shape_text
 from ..registry import op
 from . import _batched as LA
-from .matmul import _refuse_bool
+from .matmul import _check_mm, _product, _refuse_bool
 
 __all__ = ["addbmm", "addmm", "addmv", "addr", "baddbmm"]
 
@@ -203,11 +203,9 @@ def addmm(input: Tensor, mat1: Tensor, mat2: Tensor, *, beta: Any = 1, alpha: An
     _same_dtypes(input, a, b, "addmm")
     _ndim(a, "mat1", 2, "addmm")
     _ndim(b, "mat2", 2, "addmm")
-    from .matmul import _check_mm
-
     _check_mm(a, b, "addmm")
     shape = (a.shape[0], b.shape[1])
-    return _combine("addmm", input, lambda: a.mm(b)._np(), shape, a._dtype, beta, alpha, out, (input, a, b))
+    return _combine("addmm", input, lambda: _product(a, b, shape)._np(), shape, a._dtype, beta, alpha, out, (input, a, b))
 
 
 def _addmv_pre(self: Tensor, mat: Any, vec: Any, **kwargs: Any) -> bool:
@@ -244,7 +242,7 @@ def addmv(input: Tensor, mat: Tensor, vec: Tensor, *, beta: Any = 1, alpha: Any 
             f"addmv input tensors must have the same dtype, but got {names}",
             "addmv does not promote", f"fix: convert them to one dtype, e.g. .to(strided.{a._dtype.name})"))
     _refuse_bool(a._dtype, "addmv_impl_cpu", "addmv", empty=n == 0 or m == 0)
-    return _combine("addmv", input, lambda: a.mv(v)._np(), (n,), a._dtype, beta, alpha, out, (input, a, v))
+    return _combine("addmv", input, lambda: _product(a, v, (n,))._np(), (n,), a._dtype, beta, alpha, out, (input, a, v))
 
 
 def _addr_pre(self: Tensor, vec1: Any, vec2: Any, **kwargs: Any) -> bool:
@@ -347,7 +345,7 @@ def baddbmm(input: Tensor, batch1: Tensor, batch2: Tensor, *, beta: Any = 1, alp
                                              f"fix: convert them to one dtype, e.g. .to(strided.{b1._dtype.name})"))
     _refuse_bool(b1._dtype, "baddbmm", "baddbmm", empty=False)
     shape = (batch, n, b2.shape[2])
-    return _combine("baddbmm", input, lambda: b1.bmm(b2)._np(), shape, b1._dtype, beta, alpha, out,
+    return _combine("baddbmm", input, lambda: _product(b1, b2, shape)._np(), shape, b1._dtype, beta, alpha, out,
                         (input, b1, b2))
 
 
@@ -389,7 +387,7 @@ def addbmm(input: Tensor, batch1: Tensor, batch2: Tensor, *, beta: Any = 1, alph
     shape = (b1.shape[1], b2.shape[2])
 
     def summed() -> np.ndarray:
-        p = b1.bmm(b2)._np()
+        p = _product(b1, b2, (b1.shape[0], *shape))._np()
         return p.sum(0, dtype=p.dtype) if p.shape[0] else np.zeros(shape, p.dtype)
 
     return _combine("addbmm", input, summed, shape, b1._dtype, beta, alpha, out, (input, b1, b2))
