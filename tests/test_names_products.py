@@ -159,6 +159,19 @@ def test_fused_products_gradients_as_pytorchs(name):
                                                         for x in arrays)).grad_fn.name()
 
 
+def test_fused_products_complex_values_and_gradients_as_pytorchs():
+    """Complex factors and scalars: PyTorch's gradients are the conjugate ones (``conj(alpha)``)."""
+    for name, (shape, (sa, sb), call) in FUSED.items():
+        arrays = [_values(*s) + 1j * _values(*s) for s in (shape, sa, sb)]
+        g = _values(*shape) - 1j * _values(*shape)
+        got = []
+        for m in (st, torch):
+            xs = [m.tensor(x, requires_grad=True) for x in arrays]
+            out = call(m, *xs, beta=0.5 + 1j, alpha=2 - 0.5j)
+            got.append((out, *m.autograd.grad(out, xs, m.tensor(g))))
+        _same(*got, where=name)
+
+
 def test_fused_inplace_and_out():
     for name, (shape, (sa, sb), call) in FUSED.items():
         i, a, b = (_pair(_values(*s)) for s in (shape, sa, sb))

@@ -14,8 +14,8 @@ Contracts (checked against PyTorch, whose texts open the errors):
   truncate a float ``beta``/``alpha`` toward zero (PyTorch's ``Scalar.to<int64_t>()``), while
   ``addr`` refuses it; a complex scalar on a real dtype is refused.
 * gradients: PyTorch's derivatives.yaml (``maybe_multiply(grad, beta)`` for the input, summed to
-  its shape; the product's rule times ``alpha`` for the factors), with recording ops, so they
-  differentiate again.
+  its shape; the product's rule times ``alpha`` for the factors; complex ones conjugated as
+  PyTorch's), with recording ops, so they differentiate again.
 
 >>> strided.addmm(strided.ones(2, 2), strided.eye(2), strided.full((2, 2), 3.0), beta=0.5, alpha=2).tolist()
 [[6.5, 6.5], [6.5, 6.5]]
@@ -149,21 +149,21 @@ def _inplace_shape(op_name: str, self: Tensor, shape: tuple[int, ...]) -> None:
 # ---------------------------------------------------------------- the gradients
 
 
+# The rules are written as the holomorphic derivative (no conj): for a complex result the
+# recording conjugates the incoming and outgoing gradients once (autograd.function's
+# _conjugate_convention), which gives PyTorch's ``grad.mm(mat2.t().conj()) * conj(alpha)``.
+
+
 def _times(t: Any, s: Any) -> Any:
     """PyTorch's maybe_multiply: ``t`` itself when ``s`` is 1."""
     if isinstance(s, Tensor):
         s = s.item()
-    return t if s == 1 else t * (s.conjugate() if isinstance(s, complex) else s)
+    return t if s == 1 else t * s
 
 
 def _h(t: Tensor) -> Tensor:
-    """The conjugate transpose of the last two dims (the transpose for real dtypes)."""
-    t = t.transpose(-2, -1)
-    return t.conj() if t._dtype.is_complex else t
-
-
-def _c(t: Tensor) -> Tensor:
-    return t.conj() if t._dtype.is_complex else t
+    """The transpose of the last two dims."""
+    return t.transpose(-2, -1)
 
 
 def _rule(node: str, factor_grads: Any) -> Any:
@@ -215,7 +215,7 @@ def _addmv_pre(self: Tensor, mat: Any, vec: Any, **kwargs: Any) -> bool:
 
 
 @op("addmv", kind=Kind.COMPUTE, operands="any", inplace="addmv_", inplace_flat=_addmv_pre,
-    rule=_rule("AddmvBackward0", lambda g, a, b: (g.outer(_c(b)), _h(a).mv(g))))
+    rule=_rule("AddmvBackward0", lambda g, a, b: (g.outer(b), _h(a).mv(g))))
 def addmv(input: Tensor, mat: Tensor, vec: Tensor, *, beta: Any = 1, alpha: Any = 1,  # noqa: A002
           out: Any = None) -> Tensor:
     """``beta * input + alpha * (mat @ vec)``: (n, m) @ (m,), ``input`` broadcast to (n,).
@@ -256,7 +256,7 @@ def _addr_pre(self: Tensor, vec1: Any, vec2: Any, **kwargs: Any) -> bool:
 
 
 def _addr_grads(g: Tensor, a: Tensor, b: Tensor) -> tuple:
-    return (g.mv(_c(b).to(g.dtype)).to(a.dtype), g.t().mv(_c(a).to(g.dtype)).to(b.dtype))
+    return (g.mv(b.to(g.dtype)).to(a.dtype), g.t().mv(a.to(g.dtype)).to(b.dtype))
 
 
 @op("addr", kind=Kind.COMPUTE, operands="any", inplace="addr_", inplace_flat=_addr_pre,
