@@ -467,6 +467,25 @@ def test_inference_mode_as_pytorch():
     assert (xs[0] == 3).all()  # (the refused in-place write wrote nothing)
 
 
+def test_inference_mode_is_context_local():
+    """A block belongs to its thread: another thread sees no inference mode and makes normal tensors."""
+    import threading
+
+    seen = {}
+
+    def other():
+        seen["mode"] = st.is_inference_mode_enabled()
+        seen["tensor"] = (st.ones(2) * 2).is_inference()
+        seen["grad"] = st.is_grad_enabled()
+
+    with st.inference_mode():
+        worker = threading.Thread(target=other)
+        worker.start()
+        worker.join()
+        assert st.is_inference_mode_enabled()
+    assert seen == {"mode": False, "tensor": False, "grad": True}
+
+
 # ---------------------------------------------------------------- the generator's state
 
 

@@ -105,7 +105,8 @@ class inference_mode:  # noqa: N801 - PyTorch's name
     Not mirrored: PyTorch's inference tensors skip version counting and view tracking (a speed
     trick); strided marks them by their storage instead, which it learns by listening to the op
     records while a block is open, so ops inside a block pay for the listening (the records),
-    rather than run faster. The mode is context-local (this thread or asyncio task); the set of
+    rather than run faster. Memory no op record reports (``from_numpy`` inside a block, which
+    PyTorch marks) stays normal. The mode is context-local (this thread or asyncio task); the set of
     inference storages is shared by all threads and held weakly.
 
     >>> with strided.inference_mode():
