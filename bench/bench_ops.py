@@ -286,11 +286,35 @@ def _unflatten(cfg: Config) -> Args:
     return (_x(cfg), 1, (2, _cols(cfg) // 2)), {}
 
 
+def _fused(cfg: Config) -> Args:
+    """addmm's (input, mat1, mat2): an (m, m) result of an (m, n) @ (n, m) product."""
+    m, n = cfg.shape
+    return (arr(cfg, (m, m)), arr(cfg), arr(cfg, (n, m))), {"beta": 0.5, "alpha": 2.0}
+
+
+def _fused_batched(cfg: Config, summed: bool) -> Args:
+    m, n = (512, 512) if cfg.large else cfg.shape
+    return (arr(cfg, (m, m) if summed else (4, m, m)), arr(cfg, (4, m, n)), arr(cfg, (4, n, m))), {"beta": 0.5}
+
+
+def _addmv(cfg: Config) -> Args:
+    m, n = cfg.shape
+    return (arr(cfg, (m,)), arr(cfg), arr(cfg, (n,))), {"alpha": 2.0}
+
+
+def _addr(cfg: Config) -> Args:
+    m, n = cfg.shape
+    return (arr(cfg), arr(cfg, (m,)), arr(cfg, (n,))), {"beta": 0.5}
+
+
 # Ops whose arguments the generic tries (one tensor, two) would not find, or find wrongly.
 MAKERS: dict[str, Callable[[Config], Args]] = {
     "clamp": _with(min=0.3, max=0.6), "where": _where,
     "softmax": _with(dim=-1), "log_softmax": _with(dim=-1), "logsumexp": _with(dim=-1),
     "matmul": _mm, "mm": _mm, "bmm": _bmm, "dot": lambda cfg: ((_vec(cfg), _vec(cfg)), {}),
+    "addmm": _fused, "addmv": _addmv, "addr": _addr, "baddbmm": lambda cfg: _fused_batched(cfg, False),
+    "addbmm": lambda cfg: _fused_batched(cfg, True), "vander": lambda cfg: ((_vec(cfg),), {}),
+    "logcumsumexp": _with(1),
     "outer": _outer, "einsum": lambda cfg: (("ij,jk->ik", *_mm(cfg)[0]), {}), "cdist": _cdist,
     "bitwise_and": _ints, "bitwise_or": _ints, "bitwise_xor": _ints, "bitwise_not": _int,
     "bitwise_left_shift": _ints, "bitwise_right_shift": _ints,

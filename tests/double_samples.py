@@ -73,7 +73,7 @@ _REDUCE = {  # op -> the call on a (2, 3) input
     "cumprod": lambda L, F, x: x.cumprod(1), "msort": lambda L, F, x: x.msort(),
     "sort": lambda L, F, x: x.sort(1), "topk": lambda L, F, x: x.topk(2, 1),
     "softmax": lambda L, F, x: x.softmax(1), "log_softmax": lambda L, F, x: x.log_softmax(0),
-    "diff": lambda L, F, x: x.diff(dim=1),
+    "diff": lambda L, F, x: x.diff(dim=1), "logcumsumexp": lambda L, F, x: x.logcumsumexp(1),
 }
 
 _VIEWS = {  # op -> the call on a (2, 3) input
@@ -136,6 +136,11 @@ _TWO = {  # op -> (shapes, call)
     "cdist": (((3, 2), (2, 2)), lambda L, F, a, b: L.cdist(a, b)),
     "lerp": ((M, M, M), lambda L, F, a, b, w: a.lerp(b, w)),
     "addcmul": ((M, M, M), lambda L, F, a, b, c: a.addcmul(b, c, value=0.5)),
+    "addmm": (((3,), (2, 4), (4, 3)), lambda L, F, i, a, b: L.addmm(i, a, b, beta=0.5, alpha=2.0)),
+    "addmv": (((2,), M, (3,)), lambda L, F, i, a, v: L.addmv(i, a, v, beta=2.0, alpha=0.5)),
+    "addr": (((2, 3), (2,), (3,)), lambda L, F, i, a, b: L.addr(i, a, b, beta=0.5, alpha=-1.5)),
+    "baddbmm": (((2, 1, 2), (2, 2, 3), (2, 3, 2)), lambda L, F, i, a, b: L.baddbmm(i, a, b, beta=1.5, alpha=0.5)),
+    "addbmm": (((2, 2), (3, 2, 3), (3, 3, 2)), lambda L, F, i, a, b: L.addbmm(i, a, b, alpha=2.0)),
     "addcdiv": ((M, M, M), lambda L, F, a, b, c: a.addcdiv(b, c.exp(), value=0.5)),
     "where": ((M, M), lambda L, F, a, b: L.where(mask(L, [[True, False, True], [False, True, False]]), a, b)),
     "masked_scatter": ((M, (6,)), lambda L, F, a, s: a.masked_scatter(mask(L, [[True, False, True], [False, True, True]]), s)),

@@ -132,7 +132,8 @@ def test_a_listener_that_raises_leaves_no_listener_open():
 # ---------------------------------------------------------------- the op table
 
 _NOT_OPS = {  # public names that are no op: types, constants, settings, factories, predicates
-    "__version__", "enable_grad", "is_grad_enabled", "no_grad", "set_grad_enabled",
+    "__version__", "enable_grad", "is_grad_enabled", "no_grad", "set_grad_enabled", "inference_mode",
+    "is_inference_mode_enabled", "Size",
     "bool", "bool_", "broadcasting", "BroadcastError", "BroadcastWarning", "channels_last",
     "contiguous_format", "CopyRecord", "DType", "float16", "float32", "float64", "int16", "int32",
     "int64", "int8", "uint8", "Layout", "OverlapWriteError", "preserve_format", "promote_types",
@@ -146,7 +147,7 @@ _NOT_OPS = {  # public names that are no op: types, constants, settings, factori
     # files: strided.save / strided.load (serialization), no op
     "save", "load", "logspace", "eye", "empty_strided",
     # random numbers: the generator and its settings, and the factories that sample new memory
-    "Generator", "default_generator", "initial_seed", "manual_seed", "seed", "rand", "rand_like", "randint",
+    "Generator", "default_generator", "initial_seed", "manual_seed", "seed", "get_rng_state", "set_rng_state", "rand", "rand_like", "randint",
     "randint_like", "randn", "randn_like", "randperm", "normal", "bernoulli", "multinomial",
     # predicates and queries: a Python bool or int, no tensor
     "allclose", "equal", "is_complex", "is_conj", "is_floating_point", "is_nonzero", "is_tensor", "numel",

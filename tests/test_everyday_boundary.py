@@ -58,6 +58,10 @@ _ARGS = {
     "select_copy": (_x, 0, 1), "slice_copy": (_x,), "split_copy": (_x, 2), "split_with_sizes_copy": (_x, [1, 2]),
     "squeeze_copy": (_x,), "t_copy": (_x,), "transpose_copy": (_x, 0, 1), "unbind_copy": (_x,),
     "unfold_copy": (_x, 0, 2, 1), "unsqueeze_copy": (_x, 0), "view_copy": (_x, 12),
+    "dist": (_v, _v), "logcumsumexp": (_x, 0), "addmm": (_v, _x.t(), _x), "addmv": (_i, _i[:, None].expand(2, 3) * 1,
+    st.tensor([1, 2, 3])), "addr": (_x[:2, :2], _i, _i), "baddbmm": (_v[:3], _x[None], _x.t()[None]),
+    "addbmm": (_v[:3], _x[None], _x.t()[None]), "cov": (_x,), "trapezoid": (_x,), "trapz": (_x,),
+    "cumulative_trapezoid": (_x,),
 }
 _ONES5 = st.ones(5)
 # the everyday ops: those of the registry declared in these family modules, by every name that is
@@ -65,7 +69,8 @@ _ONES5 = st.ones(5)
 _EVERYDAY = ("shape.joining", "shape.triangles", "shape.reorder", "shape.sorting", "reductions.scans", "shape.sets",
              "shape.searching", "indexing.advanced", "indexing.gather_scatter", "indexing.index_ops",
              "indexing.masked", "copies", "elementwise.complex_ops", "elementwise.unary_more",
-             "elementwise.binary_more", "reductions.nan_reductions", "linalg.distance", "elementwise.shifts")
+             "elementwise.binary_more", "reductions.nan_reductions", "linalg.distance", "elementwise.shifts",
+             "linalg.fused", "reductions.integration", "reductions.covariance")
 _TABLE = [(sys.modules[op.home], op.kind.value, name) for name, op in OPS.items()
           if op.home.removeprefix("strided.ops.") in _EVERYDAY and hasattr(st, name)]
 

@@ -158,6 +158,11 @@ SAMPLES = {
     "unique": lambda m, a, b, i, k: m.unique(i, return_counts=True),
     "unique_consecutive": lambda m, a, b, i, k: m.unique_consecutive(m.tensor([1, 1, 2, 2, 1])),
     "searchsorted": lambda m, a, b, i, k: m.searchsorted(m.tensor([0.6, 0.9, 1.2]), a),
+    "logcumsumexp": lambda m, a, b, i, k: (m.logcumsumexp(a, 1), a.logcumsumexp(0)),
+    "cov": lambda m, a, b, i, k: (m.cov(a), m.cov(a, correction=0, fweights=i[0], aweights=b[0]), m.cov(a[0])),
+    "trapezoid": lambda m, a, b, i, k: (m.trapezoid(a), m.trapezoid(a, b[0], dim=1), m.trapezoid(i, dx=0.5, dim=0)),
+    "trapz": lambda m, a, b, i, k: m.trapz(a, dim=0),
+    "cumulative_trapezoid": lambda m, a, b, i, k: (m.cumulative_trapezoid(a), m.cumulative_trapezoid(a, b[1])),
     "bucketize": lambda m, a, b, i, k: m.bucketize(a, m.tensor([0.6, 0.9, 1.2])),
     # linear algebra
     "matmul": lambda m, a, b, i, k: m.matmul(a, b.t()), "mm": lambda m, a, b, i, k: m.mm(a.t(), b),
@@ -167,6 +172,14 @@ SAMPLES = {
     "inner": lambda m, a, b, i, k: (m.inner(a, b), m.inner(a[0], b[1]), m.inner(m.tensor(2), a), m.inner(a[None], b)),
     "outer": lambda m, a, b, i, k: m.outer(a[0], b[1]), "einsum": lambda m, a, b, i, k: m.einsum("ij,kj->ik", a, b),
     "cdist": lambda m, a, b, i, k: m.cdist(a, b), "trace": lambda m, a, b, i, k: m.trace(a),
+    "kron": lambda m, a, b, i, k: (m.kron(b, b[:1]), m.kron(i, b[0]), b[:, ::2].kron(b[None]), m.kron(a[0], b)),
+    "addmm": lambda m, a, b, i, k: (m.addmm(b[0, :2], a, b.t(), beta=0.5, alpha=2), m.ones(3, 3).addmm(a.t(), a, beta=0)),
+    "addmv": lambda m, a, b, i, k: (m.addmv(b[0, :2], a, b[1]), m.addmv(b[0, :2], a, b[1], alpha=-1)),
+    "addr": lambda m, a, b, i, k: (m.addr(a, b[0, :2], a[0]), m.addr(i[:, :2], i[0, :2], i[1, :2], beta=2)),
+    "baddbmm": lambda m, a, b, i, k: m.baddbmm(b[:, :2], a[None], b.t()[None], alpha=0.5),
+    "addbmm": lambda m, a, b, i, k: m.addbmm(b[:, :2], m.stack([a, a]), m.stack([b.t(), b.t()]), beta=0.5),
+    "dist": lambda m, a, b, i, k: (m.dist(a, b), m.dist(a, b[0], 1), a.dist(b, float("inf"))),
+    "vander": lambda m, a, b, i, k: (m.vander(a[0]), m.vander(i[0], 2, increasing=True)),
     # queries
     "numel": lambda m, a, b, i, k: m.numel(a), "is_tensor": lambda m, a, b, i, k: (m.is_tensor(a), m.is_tensor([1])),
     "is_floating_point": lambda m, a, b, i, k: (m.is_floating_point(a), m.is_floating_point(i)),
@@ -185,6 +198,12 @@ SAMPLES = {
     "device": lambda m, a, b, i, k: str(m.device("cpu")),
     "Generator": lambda m, a, b, i, k: _seeded(m, lambda: m.rand(3, generator=m.Generator().manual_seed(4))),
     "Tensor": lambda m, a, b, i, k: isinstance(a, m.Tensor),
+    "inference_mode": lambda m, a, b, i, k: _inference(m, a),
+    "is_inference_mode_enabled": lambda m, a, b, i, k: _inference(m, a)[-1],
+    "get_rng_state": lambda m, a, b, i, k: _rng_state(m),
+    "set_rng_state": lambda m, a, b, i, k: _rng_state(m),
+    "Size": lambda m, a, b, i, k: (repr(m.Size([2, 3])).replace("torch.", "strided."), m.Size([2, 3]).numel(),
+                                   m.Size((4,))[:0].numel(), m.zeros(m.Size([2, 1])).shape == (2, 1)),
 }
 for _name in torch_names.COMMON["dtypes"]:
     if _name not in ("finfo", "iinfo"):
@@ -207,6 +226,24 @@ def _printed(m, f, **options):
         return f().replace("torch.", "strided.")
     finally:
         m.set_printoptions(profile="default")
+
+
+def _inference(m, a):
+    """What a tensor made inside ``inference_mode`` is, and that the mode is on only inside it."""
+    with m.inference_mode():
+        y = a * 2
+        inside = m.is_inference_mode_enabled()
+    return y.is_inference(), y.requires_grad, a.is_inference(), m.is_grad_enabled(), inside, \
+        m.is_inference_mode_enabled()
+
+
+def _rng_state(m):
+    """The default generator's state: a uint8 tensor whose restore repeats the draws after it
+    (strided's state is its own 45 bytes, PyTorch's 5056: the sizes are not compared)."""
+    state = m.get_rng_state()
+    first = m.rand(4)
+    m.set_rng_state(state)
+    return str(state.dtype).split(".")[-1], state.ndim, bool((m.rand(4) == first).all())
 
 
 def _grad_of(m, a, mode):

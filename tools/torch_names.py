@@ -55,9 +55,11 @@ COMMON: dict[str, tuple[str, ...]] = {
         "sum", "mean", "prod", "amax", "amin", "max", "min", "argmax", "argmin", "all", "any", "std", "var",
         "var_mean", "std_mean", "logsumexp", "norm", "cumsum", "cumprod", "cummax", "cummin", "nansum",
         "nanmean", "count_nonzero", "diff", "sort", "argsort", "msort", "topk", "unique",
-        "unique_consecutive", "searchsorted", "bucketize",
+        "unique_consecutive", "searchsorted", "bucketize", "logcumsumexp", "cov", "trapezoid", "trapz",
+        "cumulative_trapezoid",
     ),
-    "linear algebra": ("matmul", "mm", "bmm", "mv", "dot", "vdot", "inner", "outer", "einsum", "cdist", "trace"),
+    "linear algebra": ("matmul", "mm", "bmm", "mv", "dot", "vdot", "inner", "outer", "einsum", "cdist", "trace",
+                       "kron", "addmm", "addmv", "addr", "baddbmm", "addbmm", "dist", "vander"),
     "queries": ("numel", "is_tensor", "is_floating_point", "is_complex", "is_nonzero", "result_type",
                 "promote_types"),
     "dtypes": (
@@ -65,7 +67,8 @@ COMMON: dict[str, tuple[str, ...]] = {
         "float16", "float32", "float64", "complex64", "complex128", "cfloat", "cdouble", "finfo", "iinfo",
     ),
     "settings": ("set_default_dtype", "get_default_dtype", "set_printoptions", "no_grad", "enable_grad",
-                 "set_grad_enabled", "is_grad_enabled", "device", "Generator", "Tensor"),
+                 "set_grad_enabled", "is_grad_enabled", "device", "Generator", "Tensor", "inference_mode",
+                 "is_inference_mode_enabled", "get_rng_state", "set_rng_state", "Size"),
 }
 
 # everyday names other branches add (linear algebra, statistics, special functions)
@@ -75,8 +78,7 @@ ELSEWHERE: tuple[str, ...] = ("median", "nanmedian", "quantile", "mode", "bincou
 # everyday names strided does not have yet
 NOT_YET: tuple[str, ...] = (
     "fmax", "fmin", "gcd", "lcm", "heaviside", "xlogy", "logaddexp", "logaddexp2", "sinc", "ldexp", "lgamma",
-    "logcumsumexp", "float_power", "kron", "addmm",
-    "baddbmm", "dist", "cov", "trapezoid", "vander", "bfloat16", "inference_mode", "get_rng_state", "set_rng_state", "Size",
+    "float_power", "bfloat16",
 )
 
 

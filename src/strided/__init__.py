@@ -15,7 +15,14 @@ _gc_was_enabled = _gc.isenabled()
 _gc.disable()
 try:
     from . import array_api, autograd, describe, face_ops, linalg, ops, writes  # noqa: F401  (importing them installs their methods on Tensor; array_api's namespace loads on first use)
-    from .autograd import enable_grad, is_grad_enabled, no_grad, set_grad_enabled
+    from .autograd import (
+        enable_grad,
+        inference_mode,
+        is_grad_enabled,
+        is_inference_mode_enabled,
+        no_grad,
+        set_grad_enabled,
+    )
     from .determinism import are_deterministic_algorithms_enabled, use_deterministic_algorithms
     from .device import device  # (the class, as torch.device; the module stays strided.device's home)
     from .dtype_info import finfo, iinfo
@@ -73,7 +80,15 @@ try:
     from .ops import table as _table  # noqa: F401  (the registry's kinds; the lazy diagnostics imported it before)
     from .ops._support import return_types
     from .ops._support.promotion import promote_types, result_type
-    from .ops.creation.generator import Generator, default_generator, initial_seed, manual_seed, seed
+    from .ops.creation.generator import (
+        Generator,
+        default_generator,
+        get_rng_state,
+        initial_seed,
+        manual_seed,
+        seed,
+        set_rng_state,
+    )
     from .ops.elementwise import activations as _activations  # noqa: F401  (its methods; the lazy nn imported it before)
     from .ops.elementwise.binary_more import allclose, equal
     from .ops.elementwise.complex_ops import is_complex, is_conj
@@ -81,6 +96,7 @@ try:
     from .ops.linalg.einsum import einsum_plan
     from .ops.shape import padding as _padding  # noqa: F401  (the same)
     from .ops.shape.broadcasting import broadcasting
+    from .size import Size
     from .storage import Storage
     from .tensor import Tensor
     from .typed_storage import (
@@ -125,12 +141,13 @@ __all__ = [
     "are_deterministic_algorithms_enabled", "broadcast_shapes", "broadcast_to", "BroadcastError", "broadcasting", "BroadcastWarning", "cdouble", "cfloat",
     "channels_last", "channels_last_3d", "complex128", "complex64", "contiguous_format", "CopyRecord",
     "default_generator", "device", "double", "draw", "DType", "einsum_plan", "enable_grad", "equal", "explain",
-    "finfo", "float", "float16", "float32", "float64", "from_dlpack", "Generator", "get_default_dtype", "half",
+    "finfo", "float", "float16", "float32", "float64", "from_dlpack", "Generator", "get_default_dtype", "get_rng_state",
+    "half", "inference_mode", "is_inference_mode_enabled",
     "iinfo", "initial_seed", "int", "int16", "int32", "int64", "int8", "is_complex", "is_conj",
     "is_floating_point", "is_grad_enabled", "is_nonzero", "is_tensor", "long", "numel", "Layout", "linalg", "load", "manual_seed", "may_share_memory", "nn",
     "no_grad", "optim", "OverlapWriteError", "preserve_format", "promote_types", "ravel", "record_copies", "reshape",
-    "ReshapeRefusal", "result_type", "return_types", "save", "seed", "set_default_dtype", "set_grad_enabled",
-    "set_printoptions", "shares_memory", "short", "Storage", "TypedStorage", "BoolStorage", "ByteStorage", "CharStorage",
+    "ReshapeRefusal", "result_type", "return_types", "save", "seed", "set_default_dtype", "set_grad_enabled", "set_rng_state",
+    "set_printoptions", "shares_memory", "short", "Size", "Storage", "TypedStorage", "BoolStorage", "ByteStorage", "CharStorage",
     "DoubleStorage", "FloatStorage", "HalfStorage", "IntStorage", "LongStorage", "ShortStorage", "use_deterministic_algorithms",
     "StridedBufferError", "StridedError", "StridedIndexError", "StridedNotImplementedError", "StridedRuntimeError",
     "StridedTypeError", "StridedValueError", "Tensor", "uint16", "uint32", "uint64", "uint8", "ViewError", "watch",

@@ -215,9 +215,17 @@ from .ops.indexing.masked import (
 )
 from .ops.linalg.distance import (
     cdist,
+    dist,
 )
 from .ops.linalg.einsum import (
     einsum,
+)
+from .ops.linalg.fused import (
+    addbmm,
+    addmm,
+    addmv,
+    addr,
+    baddbmm,
 )
 from .ops.linalg.inverses import (
     det,
@@ -237,19 +245,29 @@ from .ops.linalg.matmul import (
 from .ops.linalg.products import (
     cross,
     inner,
+    kron,
     mv,
     tensordot,
+    vander,
     vdot,
 )
 from .ops.reductions.counting import (
     bincount,
     histc,
 )
+from .ops.reductions.covariance import (
+    cov,
+)
 from .ops.reductions.extrema import (
     argmax,
     argmin,
     max,
     min,
+)
+from .ops.reductions.integration import (
+    cumulative_trapezoid,
+    trapezoid,
+    trapz,
 )
 from .ops.reductions.nan_reductions import (
     amax,
@@ -274,6 +292,7 @@ from .ops.reductions.scans import (
     cumprod,
     cumsum,
     diff,
+    logcumsumexp,
 )
 from .ops.reductions.softmax import (
     log_softmax,
@@ -374,8 +393,12 @@ __all__ = [
     'acos',
     'acosh',
     'add',
+    'addbmm',
     'addcdiv',
     'addcmul',
+    'addmm',
+    'addmv',
+    'addr',
     'adjoint',
     'alias_copy',
     'all',
@@ -406,6 +429,7 @@ __all__ = [
     'atleast_1d',
     'atleast_2d',
     'atleast_3d',
+    'baddbmm',
     'bernoulli',
     'bincount',
     'bitwise_and',
@@ -438,11 +462,13 @@ __all__ = [
     'cos',
     'cosh',
     'count_nonzero',
+    'cov',
     'cross',
     'cummax',
     'cummin',
     'cumprod',
     'cumsum',
+    'cumulative_trapezoid',
     'deg2rad',
     'det',
     'detach_copy',
@@ -453,6 +479,7 @@ __all__ = [
     'diagonal_copy',
     'diff',
     'digamma',
+    'dist',
     'div',
     'divide',
     'dot',
@@ -511,6 +538,7 @@ __all__ = [
     'isneginf',
     'isposinf',
     'isreal',
+    'kron',
     'kthvalue',
     'le',
     'lerp',
@@ -522,6 +550,7 @@ __all__ = [
     'log1p',
     'log2',
     'log_softmax',
+    'logcumsumexp',
     'logdet',
     'logical_and',
     'logical_not',
@@ -641,6 +670,8 @@ __all__ = [
     'trace',
     'transpose',
     'transpose_copy',
+    'trapezoid',
+    'trapz',
     'tril',
     'tril_indices',
     'triu',
@@ -656,6 +687,7 @@ __all__ = [
     'unravel_index',
     'unsqueeze',
     'unsqueeze_copy',
+    'vander',
     'var',
     'var_mean',
     'vdot',

@@ -69,6 +69,39 @@ INSIDE: ContextVar[bool] = ContextVar("strided_inside_a_recorded_forward", defau
 # Until then in-place ops skip version counting: the one global flag an in-place op pays.
 STATE = {"used": False}
 
+# Inference mode (:class:`strided.inference_mode`): whether it is on in this context, and the
+# storages allocated inside such a block in any thread (held weakly). A tensor over one of them,
+# a view included, is an inference tensor, as PyTorch's views of inference tensors are; a view
+# made inside the block of a tensor made outside it is not. Entering a block sets STATE["used"],
+# so in-place ops take the checked path that refuses writes to inference tensors outside one.
+INFERENCE_MODE: ContextVar[bool] = ContextVar("strided_inference_mode", default=False)
+INFERENCE_STORAGES: weakref.WeakSet = weakref.WeakSet()
+
+
+def is_inference(t: Any) -> bool:
+    """Whether ``t`` is an inference tensor: its memory was allocated inside ``inference_mode``."""
+    return bool(INFERENCE_STORAGES) and storage_root(t._storage) in INFERENCE_STORAGES
+
+
+def refuse_inference(t: Any, what: str) -> None:
+    """PyTorch's errors for an inference tensor used outside inference mode: ``what`` is "saved"
+    (saved for backward by a recorded op), "requires_grad" or "inplace"."""
+    if INFERENCE_MODE.get() or not is_inference(t):
+        return
+    first = {
+        "saved": "Inference tensors cannot be saved for backward. Please do not use Tensors created in inference "
+                 "mode in computation tracked by autograd. To work around this, you can make a clone to get a "
+                 "normal tensor and use it in autograd, or use `torch.no_grad()` instead of "
+                 "`torch.inference_mode()`.",
+        "requires_grad": "Setting requires_grad=True on inference tensor outside InferenceMode is not allowed.",
+        "inplace": "Inplace update to inference tensor outside InferenceMode is not allowed.You can make a clone "
+                   "to get a normal tensor before doing inplace update.See https://github.com/pytorch/rfcs/pull/17 "
+                   "for more details.",
+    }[what]
+    raise StridedRuntimeError(join_lines(
+        first, f"the tensor of shape {tuple(t._layout.shape)} was made inside strided.inference_mode()",
+        "fix: t.clone() outside the block gives a normal tensor; or use strided.no_grad() for the block"))
+
 
 # ---------------------------------------------------------------- the record
 
@@ -169,6 +202,7 @@ def set_requires_grad(t: Any, flag: bool = True) -> Any:
             f"this tensor is {t._dtype.name}: its elements cannot move by an infinitesimal step",
             "fix: convert first: x = x.to(strided.float32).requires_grad_()"))
     if flag:
+        refuse_inference(t, "requires_grad")
         STATE["used"] = True  # (before the record: see STATE)
         meta(t).requires_grad = True
     elif m is not None:
@@ -580,7 +614,10 @@ def track_inplace(fwd: Callable, name: str, reported: str | None = None) -> Call
             return listened(reported, "write", _inplace_op, every, kwargs, operands_of("two", every, kwargs))
         if not STATE["used"]:
             return fwd(self, *args, **kwargs)
-        if not GRAD_MODE.get() and counted and (self.__class__ is Tensor or self.__class__ in SUBCLASSES):
+        plain = self.__class__ is Tensor or self.__class__ in SUBCLASSES
+        if INFERENCE_STORAGES and plain:
+            refuse_inference(self, "inplace")
+        if not GRAD_MODE.get() and counted and plain:
             # under no_grad (an optimizer's step): the plain write, counted in the version (as
             # autograd's in-place handler does with grad mode off, without its call)
             out = fwd(self, *args, **kwargs)

@@ -26,7 +26,14 @@ from .engine import backward, grad
 from .gradcheck import gradcheck, gradgradcheck
 from .graph import AccumulateGrad, Node
 from .graph_picture import graph_svg
-from .mode import enable_grad, is_grad_enabled, no_grad, set_grad_enabled
+from .mode import (
+    enable_grad,
+    inference_mode,
+    is_grad_enabled,
+    is_inference_mode_enabled,
+    no_grad,
+    set_grad_enabled,
+)
 from .show import graph_text
 
 _tensor_api.install()
@@ -35,6 +42,7 @@ _tensor_api.install()
 _set_recorder(_function.attach, _inplace._run_inplace)
 
 __all__ = [
-    "AccumulateGrad", "Node", "backward", "enable_grad", "grad", "gradcheck", "gradgradcheck", "graph_svg", "graph_text", "is_grad_enabled", "no_grad",
+    "AccumulateGrad", "Node", "backward", "enable_grad", "grad", "gradcheck", "gradgradcheck", "graph_svg", "graph_text", "inference_mode", "is_grad_enabled",
+    "is_inference_mode_enabled", "no_grad",
     "set_grad_enabled",
 ]

@@ -21,7 +21,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from ..grad_mode import INSIDE, STATE, any_tracked, track
+from ..grad_mode import INFERENCE_STORAGES, INSIDE, STATE, any_tracked, refuse_inference, track
 from ..tensor import Tensor
 from . import graph as G
 from .graph import Meta, Node, edge
@@ -137,6 +137,10 @@ def make_node(spec: tuple, n_outputs: int = 1, output: Any = None) -> Node | Non
             ctx.append(None)
     if not wanted:
         return None
+    if INFERENCE_STORAGES:
+        for t in saved:
+            if isinstance(t, Tensor):  # (a Parameter too)
+                refuse_inference(t, "saved")
     node = Node(name, backward, tuple(edges), tuple(ctx), saved, n_outputs, output)
     return node
 

@@ -1,4 +1,4 @@
-"""Grad mode: ``no_grad``, ``enable_grad``, ``set_grad_enabled`` (context-local; also decorators).
+"""Grad mode: ``no_grad``, ``enable_grad``, ``set_grad_enabled``, ``inference_mode`` (context-local; also decorators).
 The mode itself is :data:`strided.grad_mode.GRAD_MODE` (below the ops, which read it)."""
 
 from __future__ import annotations
@@ -7,9 +7,10 @@ import functools
 from collections.abc import Callable
 from typing import Any
 
-from ..grad_mode import GRAD_MODE, is_grad_enabled
+from ..dispatch import storage_root
+from ..grad_mode import GRAD_MODE, INFERENCE_MODE, INFERENCE_STORAGES, STATE, is_grad_enabled
 
-__all__ = ["enable_grad", "is_grad_enabled", "no_grad", "set_grad_enabled"]
+__all__ = ["enable_grad", "inference_mode", "is_grad_enabled", "is_inference_mode_enabled", "no_grad", "set_grad_enabled"]
 
 
 class _GradMode:
@@ -84,3 +85,98 @@ class set_grad_enabled(_GradMode):  # noqa: N801
 
     def clone(self) -> set_grad_enabled:
         return self.__class__(self.mode)
+
+
+class inference_mode:  # noqa: N801 - PyTorch's name
+    """``no_grad`` whose new tensors are *inference tensors* (``t.is_inference()``): a context
+    manager and a decorator, as ``torch.inference_mode(mode=True)``.
+
+    How far strided goes (PyTorch 2.13's rules, checked against it):
+
+    - inside the block grad mode is off (nothing records), and every tensor whose memory an op
+      allocates there is an inference tensor, as are its views, wherever they are made; a view
+      made inside the block of a tensor from outside, or a tensor from outside written in place
+      inside it, stays normal;
+    - outside any block an inference tensor cannot be saved for backward by a recorded op, be
+      written in place or be made to require grad: PyTorch's RuntimeErrors; ``clone()`` gives a
+      normal tensor;
+    - ``inference_mode(False)`` makes normal tensors again and turns grad mode on, as PyTorch's.
+
+    Not mirrored: PyTorch's inference tensors skip version counting and view tracking (a speed
+    trick); strided marks them by their storage instead, which it learns by listening to the op
+    records while a block is open, so ops inside a block pay for the listening (the records),
+    rather than run faster. Memory no op record reports (``from_numpy`` inside a block, which
+    PyTorch marks) stays normal. The mode is context-local (this thread or asyncio task); the set of
+    inference storages is shared by all threads and held weakly.
+
+    >>> with strided.inference_mode():
+    ...     y = strided.ones(2) * 2
+    >>> y.is_inference(), y.requires_grad, strided.ones(2).is_inference()
+    (True, False, False)
+    >>> w = strided.ones(2, requires_grad=True)
+    >>> w * y
+    Traceback (most recent call last):
+    ...
+    strided.errors.StridedRuntimeError: Inference tensors cannot be saved for backward. Please do not use Tensors created in inference mode in computation tracked by autograd. To work around this, you can make a clone to get a normal tensor and use it in autograd, or use `torch.no_grad()` instead of `torch.inference_mode()`.
+    ...
+    """
+
+    def __init__(self, mode: bool = True) -> None:
+        self.mode = bool(mode)
+        self._open: list = []
+
+    def __enter__(self) -> None:
+        from ..kernels.listeners import listening
+
+        grad = GRAD_MODE.set(not self.mode)  # (PyTorch: inference_mode(False) turns grad mode on)
+        inference = INFERENCE_MODE.set(self.mode)
+        block = None
+        if self.mode:
+            STATE["used"] = True  # (in-place ops take the checked path from now on: see grad_mode.STATE)
+            block = listening(_mark_new_memory, "strided.inference_mode()")
+            block.__enter__()
+        self._open.append((grad, inference, block))
+
+    def __exit__(self, *exc: Any) -> None:
+        grad, inference, block = self._open.pop()
+        if block is not None:
+            block.__exit__(*exc)
+        INFERENCE_MODE.reset(inference)
+        GRAD_MODE.reset(grad)
+
+    def __call__(self, fn: Callable) -> Callable:
+        mode = self.mode
+
+        @functools.wraps(fn)
+        def run(*args: Any, **kwargs: Any) -> Any:
+            with inference_mode(mode):
+                return fn(*args, **kwargs)
+
+        return run
+
+    def clone(self) -> inference_mode:
+        return self.__class__(self.mode)
+
+
+def _mark_new_memory(record: Any) -> None:
+    """The listener of an open ``inference_mode`` block: the storages of the tensors an op made
+    (not a view, not a write into an existing tensor: a result sharing no input's storage) become
+    inference storages, while this context is in inference mode."""
+    if record.kind == "view" or not INFERENCE_MODE.get():
+        return
+    out = record.output
+    inputs = {id(storage_root(i._storage)) for i in record.inputs if hasattr(i, "_storage")}
+    for t in out if isinstance(out, (tuple, list)) else (out,):
+        storage = getattr(t, "_storage", None)
+        if storage is not None and id(storage_root(storage)) not in inputs:
+            INFERENCE_STORAGES.add(storage_root(storage))
+
+
+def is_inference_mode_enabled() -> bool:
+    """Whether this context is inside an ``inference_mode()`` block (``torch.is_inference_mode_enabled``).
+
+    >>> with strided.inference_mode():
+    ...     strided.is_inference_mode_enabled()
+    True
+    """
+    return INFERENCE_MODE.get()

@@ -1,6 +1,6 @@
 """The autograd surface of Tensor: ``requires_grad``, ``grad``, ``grad_fn``, ``is_leaf``,
 ``requires_grad_``, ``retain_grad``, ``retains_grad``, ``register_hook``, ``backward``,
-``detach_``, ``data``, ``_version`` and ``as_subclass`` (installed on Tensor by :func:`install`)."""
+``detach_``, ``data``, ``_version``, ``as_subclass`` and ``is_inference`` (installed on Tensor by :func:`install`)."""
 
 from __future__ import annotations
 
@@ -10,6 +10,7 @@ from typing import Any
 
 from ..errors import StridedNotImplementedError, StridedRuntimeError, StridedTypeError, join_lines
 from ..grad_mode import RemovableHandle, set_requires_grad
+from ..grad_mode import is_inference as _is_inference
 from ..tensor import Tensor
 from . import engine
 from . import graph as G
@@ -198,6 +199,18 @@ def _version(self: Tensor) -> int:
     return G.version(self)
 
 
+def is_inference(self: Tensor) -> bool:
+    """Whether this is an inference tensor: made inside ``strided.inference_mode()`` (or a view
+    of one). See :class:`strided.inference_mode` for what that refuses outside the block.
+
+    >>> with strided.inference_mode():
+    ...     t = strided.zeros(2)
+    >>> t.is_inference(), t[:1].is_inference(), t.clone().is_inference()
+    (True, True, False)
+    """
+    return _is_inference(self)
+
+
 def install() -> None:
     """Put the autograd surface on Tensor."""
     Tensor.requires_grad = property(_get_requires_grad, _set_requires_grad,
@@ -209,6 +222,7 @@ def install() -> None:
     Tensor.data = property(_data, _set_data, doc="This tensor detached from the graph (same memory).")
     Tensor._version = property(_version, doc="In-place writes to this tensor's storage so far.")
     Tensor.requires_grad_ = requires_grad_
+    Tensor.is_inference = is_inference
     Tensor.retain_grad = retain_grad
     Tensor.register_hook = register_hook
     Tensor.backward = backward

@@ -18,6 +18,16 @@ from . import conversions, copies, inplace_views, like_self  # noqa: F401
 from .creation import legacy, random  # noqa: F401
 from .elementwise import binary, binary_more, complex_ops, shifts, special, unary_more  # noqa: F401
 from .indexing import advanced, gather_scatter, index_ops, masked  # noqa: F401
-from .linalg import distance, factorizations, inverses, matmul, norms, products  # noqa: F401
-from .reductions import counting, extrema, nan_reductions, order_stats, scans, softmax, sums  # noqa: F401
+from .linalg import distance, factorizations, fused, inverses, matmul, norms, products  # noqa: F401
+from .reductions import (  # noqa: F401
+    counting,
+    covariance,
+    extrema,
+    integration,
+    nan_reductions,
+    order_stats,
+    scans,
+    softmax,
+    sums,
+)
 from .shape import joining, reorder, searching, sets, sorting, triangles  # noqa: F401

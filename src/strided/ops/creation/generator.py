@@ -27,7 +27,8 @@ from ...dtypes import TORCH_NAME, uint8
 from ...errors import StridedOverflowError, StridedRuntimeError, StridedTypeError, join_lines
 from ...tensor import Tensor
 
-__all__ = ["DEFAULT_SEED", "Generator", "default_generator", "initial_seed", "manual_seed", "resolve", "seed"]
+__all__ = ["DEFAULT_SEED", "Generator", "default_generator", "get_rng_state", "initial_seed", "manual_seed", "resolve",
+           "seed", "set_rng_state"]
 
 T = TypeVar("T")
 
@@ -169,6 +170,15 @@ class Generator:
                     "strided's PCG64 generator",
                 )
             )
+        if not raw[24] & 1 or raw[40] > 1:
+            raise StridedRuntimeError(
+                join_lines(
+                    "Invalid generator state: not a state get_state() returned",
+                    "the PCG64 increment must be odd and the buffered-draw flag 0 or 1; these 45 bytes are "
+                    f"neither (increment's low byte {raw[24]}, flag {raw[40]})",
+                    "fix: pass a tensor from strided.get_rng_state() / Generator.get_state(), unchanged",
+                )
+            )
         bit_state = {
             "bit_generator": "PCG64",
             "state": {"state": int.from_bytes(raw[8:24], "little"), "inc": int.from_bytes(raw[24:40], "little")},
@@ -233,3 +243,41 @@ def initial_seed() -> int:
     7
     """
     return default_generator.initial_seed()
+
+
+def get_rng_state() -> Tensor:
+    """The default generator's state as a ``uint8`` tensor (45 bytes: strided's PCG64 state, not
+    PyTorch's 5056-byte one); :func:`set_rng_state` of it repeats the draws that followed.
+
+    >>> state = strided.get_rng_state(); a = strided.rand(2)
+    >>> strided.set_rng_state(state); bool((strided.rand(2) == a).all())
+    True
+    """
+    return default_generator.get_state()
+
+
+def set_rng_state(new_state: Tensor) -> None:
+    """Restore the default generator to ``new_state`` (a tensor :func:`get_rng_state` returned).
+    A tensor of another dtype or size, or bytes that are no PCG64 state, raise and change nothing.
+
+    >>> strided.set_rng_state(strided.zeros(3))
+    Traceback (most recent call last):
+    ...
+    strided.errors.StridedTypeError: RNG state must be a torch.ByteTensor
+    ...
+    """
+    if isinstance(new_state, Tensor) and new_state.dtype is not uint8:
+        raise StridedTypeError(
+            join_lines(
+                "RNG state must be a torch.ByteTensor",
+                f"got a {new_state.dtype.name} tensor; set_rng_state takes the uint8 tensor get_rng_state() returned",
+            )
+        )
+    if not isinstance(new_state, Tensor):
+        raise StridedTypeError(
+            join_lines(
+                f"expected a torch.ByteTensor, but got {type(new_state).__name__}",
+                "set_rng_state takes the uint8 tensor get_rng_state() returned",
+            )
+        )
+    default_generator.set_state(new_state)

@@ -31,7 +31,7 @@ from .._support import gradtools
 from .._support.operands import _not_implemented
 from .._support.promotion import TORCH_NAMES
 from .._support.reduce_args import shape_text
-from ..registry import backward
+from ..registry import backward, method
 from ..shape.broadcasting import broadcast_pair
 
 CHUNK_BYTES = 4 * 2**20  # the most a block of differences may take (the rest is the output)
@@ -226,6 +226,32 @@ def cdist_backward(out: Tensor, x1: Tensor, x2: Tensor, p: float = 2.0, compute_
     return "CdistBackward0", (x1, x2), grads, (x1, x2, out)
 
 
+@method("dist")
+def dist(input: Tensor, other: Tensor, p: Any = 2) -> Tensor:  # noqa: A002
+    """The p-norm of ``input - other`` (broadcast, promoted): ``torch.dist``, as PyTorch computes it
+    (``norm(input - other, p)``), so its gradient is the norm's (0 where the two are equal, p=2).
+    Floating or complex inputs only (a complex difference gives a real norm).
+
+    >>> strided.dist(strided.tensor([3.0, 0.0]), strided.tensor([0.0, 4.0])).item()
+    5.0
+    """
+    a = tensor_arg(input, "dist")
+    b = tensor_arg(other, "dist", "other", 2)
+    if isinstance(p, Tensor):
+        p = p.item()
+    if isinstance(p, complex):
+        raise StridedRuntimeError(join_lines("linalg.vector_norm: Expected a non-complex scalar as the order of norm.",
+                                             f"dist: p={p!r}", "fix: a real p"))
+    diff = a - b
+    if not (diff._dtype.is_floating_point or diff._dtype.is_complex):
+        raise StridedRuntimeError(join_lines(
+            f"norm(): input dtype should be either floating point or complex. Got {TORCH_NAMES[diff._dtype]} instead.",
+            f"dist: input - other is {diff._dtype.name}", "fix: convert first, e.g. input.to(strided.float32)"))
+    from .norms import vector_norm
+
+    return vector_norm(diff, p)
+
+
 seal(globals())  # (last: this module's ops with a backward rule become their recording entries)
 # the kinds of this module's ops, in the op registry (after the seal: the forwards are the entries)
-declare(Kind.COMPUTE, "cdist")
+declare(Kind.COMPUTE, "cdist dist")

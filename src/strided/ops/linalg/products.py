@@ -37,7 +37,7 @@ from .._support.reduce_args import shape_text
 from ..registry import backward, method
 from . import _batched as LA
 
-__all__ = ["cross", "inner", "linalg_cross", "linalg_vecdot", "mv", "tensordot", "vdot"]
+__all__ = ["cross", "inner", "kron", "linalg_cross", "linalg_vecdot", "mv", "tensordot", "vander", "vdot"]
 
 
 def linalg_cross(input: Tensor, other: Tensor, *, dim: int = -1) -> Tensor:  # noqa: A002
@@ -263,6 +263,68 @@ def vdot(input: Tensor, other: Tensor) -> Tensor:  # noqa: A002
     return (a.conj() if a._dtype.is_complex else a).dot(b)
 
 
+@method("kron")
+def kron(input: Tensor, other: Tensor, *, out: Any = None) -> Tensor:  # noqa: A002
+    """The Kronecker product (``torch.kron``): the one with fewer dims gets leading size-1 dims,
+    then ``result[i*q + k] = input[i] * other[k]`` in every dim (shape ``a_d * b_d``), the two
+    promoted; a fresh contiguous tensor. A composition of a broadcast ``mul`` and reshapes, so its
+    gradient is theirs. (PyTorch 2.13 refuses some non-contiguous inputs with a view error; strided
+    reads them.)
+
+    >>> strided.kron(strided.tensor([[1, 2]]), strided.tensor([[1], [10]])).tolist()
+    [[1, 2], [10, 20]]
+    """
+    a = tensor_arg(input, "kron")
+    b = tensor_arg(other, "kron", "other", 2)
+    n = max(a.ndim, b.ndim)
+    sa = (1,) * (n - a.ndim) + tuple(a.shape)
+    sb = (1,) * (n - b.ndim) + tuple(b.shape)
+    # input's dims at even positions, other's at odd ones: the product interleaves them
+    pa = [s for d in sa for s in (d, 1)]
+    pb = [s for d in sb for s in (1, d)]
+    result = (a.reshape(pa) * b.reshape(pb)).reshape([x * y for x, y in zip(sa, sb)])
+    if out is not None:
+        from .._support.out import write_out
+
+        return write_out(out, result, "kron", (a, b))
+    return result
+
+
+def vander(x: Tensor, N: int | None = None, increasing: bool = False) -> Tensor:  # noqa: N803
+    """The Vandermonde matrix of the 1-D ``x`` (``torch.vander``): column j is ``x ** (N-1-j)``
+    (``x ** j`` with ``increasing``), ``N`` columns (default ``len(x)``); integer and bool inputs
+    give int64, as PyTorch's running product promotes them. A composition (running product of
+    ``x`` repeated, a column of ones), so its gradient is cumprod's.
+
+    >>> strided.vander(strided.tensor([1, 2, 3]), 3).tolist()
+    [[1, 1, 1], [4, 2, 1], [9, 3, 1]]
+    """
+    t = tensor_arg(x, "vander", "x")
+    if t.ndim != 1:
+        raise StridedRuntimeError(join_lines("x must be a one-dimensional tensor.",
+                                             f"vander: x has shape {shape_text(t.shape)}", "fix: x.flatten()"))
+    n = t.shape[0] if N is None else int(N)
+    if n < 0:
+        raise StridedRuntimeError(join_lines("N must be non-negative.", f"vander: N={n} columns"))
+    from ...dtypes import int64
+    from .._support.promotion import promote_types
+
+    dtype = promote_types(t._dtype, int64)
+    ones = t.new_ones((t.shape[0], min(n, 1)), dtype=dtype)
+    if n > 1:
+        powers = t.to(dtype).unsqueeze(1).expand(t.shape[0], n - 1).cumprod(1)
+        result = _cat((ones, powers))
+    else:
+        result = ones.contiguous()
+    return result if increasing else result.flip(1)
+
+
+def _cat(parts: tuple) -> Tensor:
+    from ..shape.joining import cat
+
+    return cat(list(parts), 1)
+
+
 seal(globals())  # (last: this module's ops with a backward rule become their recording entries)
 # the kinds of this module's ops, in the op registry (after the seal: the forwards are the entries)
-declare(Kind.COMPUTE, "cross linalg_cross linalg_vecdot tensordot mv inner vdot")
+declare(Kind.COMPUTE, "cross linalg_cross linalg_vecdot tensordot mv inner vdot kron vander")

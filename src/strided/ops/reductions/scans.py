@@ -27,7 +27,7 @@ import numpy as np
 from ... import layout as L
 from ...args import int_arg, is_dim_int, type_name
 from ...dispatch import adopted, copied, report, result, result_array
-from ...dtypes import CPP_NAME, DType, float16, float32, float64, int64, to_dtype
+from ...dtypes import CPP_NAME, TORCH_NAME, DType, float16, float32, float64, int64, to_dtype
 from ...dtypes import bool_ as bool_dtype
 from ...errors import (
     StridedIndexError,
@@ -528,6 +528,66 @@ def diff_backward(out: Tensor, x: Tensor, n: int = 1, dim: int = -1, prepend: An
     return name, inputs, (lambda g: grads(g) if len(inputs) == 3 else grads(g)[1:2]), ()
 
 
+@method("logcumsumexp")
+def logcumsumexp(self: Tensor, dim: int, *, out: Any = None) -> Tensor:
+    """``log(cumsum(exp(self), dim))`` without overflow: each running result is
+    ``logaddexp(previous, x)`` (NumPy's ``logaddexp.accumulate``; float16 computed in float32);
+    floating inputs only, as PyTorch's CPU kernel (complex is not implemented here). The result
+    is contiguous; ``out=`` must have the input's dtype.
+
+    >>> strided.tensor([0.0, 0.0, 0.0]).logcumsumexp(0)
+    tensor([0.0000, 0.6931, 1.0986])
+    """
+    x = tensor_arg(self, "logcumsumexp")
+    if not x._dtype.is_floating_point:
+        from .._support.operands import _not_implemented
+
+        raise _not_implemented("logcumsumexp_out_cpu", x._dtype, (x,),
+                               "fix: convert first, e.g. x.to(strided.float32)")
+    d = one_dim(x, dim, "logcumsumexp")
+    work = np.float32 if x._dtype is float16 else x._dtype.numpy
+    a = x._np().astype(work, copy=False)
+    with np.errstate(all="ignore"):
+        r = np.logaddexp.accumulate(a, axis=d) if a.ndim and a.size else a.copy()
+    res = report("logcumsumexp", (x,), tensor_from_array(r, x._layout.shape, x._dtype))
+    if out is not None:
+        from .._support.out import check_out, write_out
+
+        o = check_out(out, "logcumsumexp")
+        if o._dtype is not x._dtype:
+            raise StridedRuntimeError(join_lines(
+                f"expected scalar_type {TORCH_NAME[x._dtype.name]} but found {TORCH_NAME[o._dtype.name]}",
+                f"logcumsumexp computes {x._dtype.name}; out= is {o._dtype.name}",
+                f"fix: out= a {x._dtype.name} tensor"))
+        return write_out(o, res, "logcumsumexp", (x,))
+    return res
+
+
+@backward("logcumsumexp")
+def logcumsumexp_backward(out: Tensor, x: Tensor, dim: int, **kwargs: Any) -> Any:
+    """PyTorch's logcumsumexp_backward (FunctionsManual.cpp): the gradient split by sign into
+    log-magnitudes, each a reversed logcumsumexp of ``log|g| - result`` plus ``x``, exponentiated:
+    ``exp(rev_lcse(log g+ - r) + x) - exp(rev_lcse(log g- - r) + x)``; recording ops, so it
+    differentiates again."""
+    d = _scan_dim(x, dim)
+
+    def grads(g: Tensor) -> tuple:
+        if g.ndim == 0 or g.numel() == 0:
+            return (g,)
+        lowest = float(np.finfo(g._dtype.numpy).min)
+        log_abs = g.abs().log()
+        pos = log_abs.where(g > 0, lowest)
+        neg = log_abs.where(g < 0, lowest)
+
+        def reversed_lcse(v: Tensor) -> Tensor:
+            return v.flip(d).logcumsumexp(d).flip(d)
+
+        return ((reversed_lcse(pos - out) + x).exp() - (reversed_lcse(neg - out) + x).exp(),)
+
+    return "LogcumsumexpBackward0", (x,), grads, (x, out)
+
+
 seal(globals())  # (last: this module's ops with a backward rule become their recording entries)
 # the kinds of this module's ops, in the op registry (after the seal: the forwards are the entries)
 declare(Kind.COPY, "cumsum cumprod cummax cummin diff")
+declare(Kind.COMPUTE, "logcumsumexp")

@@ -1,0 +1,396 @@
+"""A product plus a scaled input: ``addmm``, ``addmv``, ``addr``, ``baddbmm``, ``addbmm``
+(PyTorch 2.13), each ``beta * input + alpha * product`` with the in-place ``<name>_`` and ``out=``.
+
+Contracts (checked against PyTorch, whose texts open the errors):
+
+* ``addmm(input, mat1, mat2)``: ``mm(mat1, mat2)``; ``addmv(input, mat, vec)``: ``mv``;
+  ``baddbmm(input, batch1, batch2)``: ``bmm``; ``addbmm(input, batch1, batch2)``: ``bmm`` summed
+  over the batch; ``addr(input, vec1, vec2)``: ``outer``. ``input`` broadcasts to the product's
+  shape (``expand``'s rules and errors); the in-place form needs ``self`` of that shape exactly.
+* dtypes: the four BLAS ops take one dtype for all three tensors (bool refused: no kernel);
+  ``addr`` promotes them as ``outer`` and ``+`` do, bool included (``or`` of ``and``s).
+* ``beta == 0`` ignores ``input`` (NaN and inf in it do not reach the result) and, for the BLAS
+  ops, ``alpha == 0`` ignores the product, as BLAS does. For integer dtypes the BLAS ops
+  truncate a float ``beta``/``alpha`` toward zero (PyTorch's ``Scalar.to<int64_t>()``), while
+  ``addr`` refuses it; a complex scalar on a real dtype is refused.
+* gradients: PyTorch's derivatives.yaml (``maybe_multiply(grad, beta)`` for the input, summed to
+  its shape; the product's rule times ``alpha`` for the factors; complex ones conjugated as
+  PyTorch's), with recording ops, so they differentiate again.
+
+>>> strided.addmm(strided.ones(2, 2), strided.eye(2), strided.full((2, 2), 3.0), beta=0.5, alpha=2).tolist()
+[[6.5, 6.5], [6.5, 6.5]]
+>>> strided.addr(strided.zeros(2, 2), strided.tensor([1.0, 2.0]), strided.tensor([3.0, 4.0])).tolist()
+[[3.0, 4.0], [6.0, 8.0]]
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from ... import layout as L
+from ...dispatch import result as new_result
+from ...dtypes import C10_NAME, TORCH_NAME, DType
+from ...errors import StridedIndexError, StridedRuntimeError, join_lines
+from ...gradients import seal
+from ...layout.order import elementwise_output_strides
+from ...opdef import Kind
+from ...tensor import Tensor, tensor_arg
+from .._support.out import write_out
+from .._support.promotion import result_type
+from .._support.reduce_args import shape_text
+from ..registry import op
+from . import _batched as LA
+from .matmul import _check_mm, _product, _refuse_bool
+
+__all__ = ["addbmm", "addmm", "addmv", "addr", "baddbmm"]
+
+
+def _scalar(value: Any, name: str, dtype: DType, op_name: str) -> Any:
+    """``beta``/``alpha`` as the kernel reads it for ``dtype`` (see the module doc)."""
+    if isinstance(value, Tensor):
+        value = value.item()
+    if isinstance(value, complex) and not dtype.is_complex:
+        if op_name == "addr" and not dtype.is_floating_point:
+            raise _integral_scalar(name, value, dtype)
+        c_name = "float" if dtype.name == "float16" else C10_NAME[dtype.name]
+        raise StridedRuntimeError(join_lines(
+            f"value cannot be converted to type {c_name} without overflow",
+            f"{op_name}: {name}={value!r} is complex but the tensors are {dtype.name}",
+            f"fix: a real {name}, or complex tensors"))
+    if not (dtype.is_floating_point or dtype.is_complex) and isinstance(value, float):
+        if op_name == "addr":
+            raise _integral_scalar(name, value, dtype)
+        return int(value)  # (PyTorch's Scalar.to<int64_t>(): toward zero)
+    if dtype.kind == "b":
+        return bool(value)
+    return value
+
+
+def _integral_scalar(name: str, value: Any, dtype: DType) -> StridedRuntimeError:
+    return StridedRuntimeError(join_lines(
+        f"For integral input tensors, argument {name} must not be a floating point number.",
+        f"addr: {name}={value!r} with {dtype.name} tensors", f"fix: an integer {name}, or float tensors"))
+
+
+def _same_dtypes(input: Tensor, m1: Tensor, m2: Tensor, op_name: str) -> None:  # noqa: A002
+    """addmm's order: self against mat2, then mat1 against mat2."""
+    for first, second, names in ((input, m2, "self and mat2"), (m1, m2, "mat1 and mat2")):
+        if first._dtype is not second._dtype:
+            raise StridedRuntimeError(join_lines(
+                f"{names} must have the same dtype, but got {TORCH_NAME[first._dtype.name]} and "
+                f"{TORCH_NAME[second._dtype.name]}",
+                f"{op_name} does not promote: input {input._dtype.name}, factors {m1._dtype.name} and "
+                f"{m2._dtype.name}", f"fix: convert them to one dtype, e.g. .to(strided.{m2._dtype.name})"))
+
+
+def _ndim(t: Tensor, name: str, want: int, op_name: str) -> None:
+    if t.ndim != want:
+        raise StridedRuntimeError(join_lines(
+            f"{name} must be a {'matrix' if want == 2 else '3D tensor'}"
+            + (f", got {t.ndim}-D tensor" if want == 2 else ""),
+            f"{op_name}: {name} has shape {shape_text(t.shape)}"))
+
+
+def _combine(op_name: str, input: Tensor, product: Any, shape: tuple[int, ...], dtype: DType,  # noqa: A002
+             beta: Any, alpha: Any, out: Any, inputs: tuple, same_dtype: str = "matmul",
+             strides: tuple[int, ...] | None = None) -> Tensor:
+    """``beta * input + alpha * product`` into a fresh tensor, contiguous or of ``strides``
+    (``product``: a zero-argument function giving the product's array, called only when
+    ``alpha`` reads it)."""
+    base = _expanded(op_name, input, shape)
+    beta, alpha = _scalar(beta, "beta", dtype, op_name), _scalar(alpha, "alpha", dtype, op_name)
+    blas = op_name != "addr"
+    np_dtype = dtype.numpy
+    if blas and alpha == 0:
+        term = np.zeros(shape, np_dtype)
+    else:
+        p = product()
+        term = p if alpha == 1 else (p & alpha if dtype.kind == "b" else p * np.asarray(alpha, np_dtype))
+    if beta != 0:
+        b = base._np().astype(np_dtype, copy=False)
+        if dtype.kind == "b":
+            term = term | (b & beta)
+        else:
+            with np.errstate(all="ignore"):
+                term = term + (b if beta == 1 else b * np.asarray(beta, np_dtype))
+    if strides is None or strides == L.contiguous_strides(shape):
+        result = LA.rowmajor(np.asarray(term, np_dtype), dtype)
+    else:
+        result = new_result(shape, dtype, strides)
+        result._np()[...] = term
+    if out is not None:
+        return write_out(out, result, op_name, inputs, same_dtype=same_dtype)
+    return result
+
+
+def _expanded(op_name: str, input: Tensor, shape: tuple[int, ...]) -> Tensor:  # noqa: A002
+    """``input`` broadcast to the result's ``shape`` (PyTorch's expand, its errors)."""
+    if input.ndim > len(shape):
+        raise StridedRuntimeError(join_lines(
+            f"expand(torch.{TORCH_NAME[input._dtype.name]}Tensor{{{list(input.shape)}}}, size={list(shape)}): the "
+            f"number of sizes provided ({len(shape)}) must be greater or equal to the number of dimensions in the "
+            f"tensor ({input.ndim})",
+            f"{op_name}: the input of shape {shape_text(input.shape)} must broadcast to the result's {shape_text(shape)}",
+            "fix: drop the extra dims of the input (.squeeze() or .reshape)"))
+    return input.expand(shape) if input._layout.shape != shape else input
+
+
+def _inplace_shape(op_name: str, self: Tensor, shape: tuple[int, ...]) -> None:
+    if self._layout.shape != shape:
+        raise StridedRuntimeError(join_lines(
+            f"Bad in-place call: input tensor size {list(self._layout.shape)} and output tensor size "
+            f"{list(shape)} should match",
+            f"{op_name} writes the product's shape {shape_text(shape)} into self, of shape {shape_text(self.shape)}",
+            f"fix: the out-of-place form, {op_name.rstrip('_')}(...), broadcasts the input"))
+
+
+# ---------------------------------------------------------------- the gradients
+
+
+# The rules are written as the holomorphic derivative (no conj): for a complex result the
+# recording conjugates the incoming and outgoing gradients once (autograd.function's
+# _conjugate_convention), which gives PyTorch's ``grad.mm(mat2.t().conj()) * conj(alpha)``.
+
+
+def _times(t: Any, s: Any) -> Any:
+    """PyTorch's maybe_multiply: ``t`` itself when ``s`` is 1."""
+    if isinstance(s, Tensor):
+        s = s.item()
+    return t if s == 1 else t * s
+
+
+def _h(t: Tensor) -> Tensor:
+    """The transpose of the last two dims."""
+    return t.transpose(-2, -1)
+
+
+def _rule(node: str, factor_grads: Any) -> Any:
+    def rule(out: Tensor, input: Any, a: Tensor, b: Tensor, *, beta: Any = 1, alpha: Any = 1,  # noqa: A002
+             **kwargs: Any) -> Any:
+        def grads(g: Tensor) -> tuple:
+            ga, gb = factor_grads(g, a, b)
+            return (_times(g, beta), _times(ga, alpha), _times(gb, alpha))
+
+        return node, (input, a, b), grads, (a, b)
+
+    return rule
+
+
+# ---------------------------------------------------------------- the ops
+
+
+def _addmm_pre(self: Tensor, mat1: Any, mat2: Any, **kwargs: Any) -> bool:
+    if isinstance(mat1, Tensor) and isinstance(mat2, Tensor) and mat1.ndim == 2 and mat2.ndim == 2:
+        _inplace_shape("addmm_", self, (mat1.shape[0], mat2.shape[1]))
+    return False
+
+
+@op("addmm", kind=Kind.COMPUTE, operands="any", inplace="addmm_", inplace_flat=_addmm_pre,
+    rule=_rule("AddmmBackward0", lambda g, a, b: (g.mm(_h(b)), _h(a).mm(g))))
+def addmm(input: Tensor, mat1: Tensor, mat2: Tensor, *, beta: Any = 1, alpha: Any = 1,  # noqa: A002
+          out: Any = None) -> Tensor:
+    """``beta * input + alpha * (mat1 @ mat2)``: (n, k) @ (k, p), ``input`` broadcast to (n, p);
+    ``beta=0`` ignores ``input`` (NaN in it included).
+
+    >>> strided.addmm(strided.full((2, 2), float("nan")), strided.eye(2), strided.eye(2), beta=0).tolist()
+    [[1.0, 0.0], [0.0, 1.0]]
+    """
+    tensor_arg(input, "addmm")
+    a = tensor_arg(mat1, "addmm", "mat1", 2)
+    b = tensor_arg(mat2, "addmm", "mat2", 3)
+    _same_dtypes(input, a, b, "addmm")
+    _ndim(a, "mat1", 2, "addmm")
+    _ndim(b, "mat2", 2, "addmm")
+    _check_mm(a, b, "addmm")
+    shape = (a.shape[0], b.shape[1])
+    return _combine("addmm", input, lambda: _product(a, b, shape)._np(), shape, a._dtype, beta, alpha, out, (input, a, b))
+
+
+def _addmv_pre(self: Tensor, mat: Any, vec: Any, **kwargs: Any) -> bool:
+    if isinstance(mat, Tensor) and mat.ndim == 2:
+        _inplace_shape("addmv_", self, (mat.shape[0],))
+    return False
+
+
+@op("addmv", kind=Kind.COMPUTE, operands="any", inplace="addmv_", inplace_flat=_addmv_pre,
+    rule=_rule("AddmvBackward0", lambda g, a, b: (g.outer(b), _h(a).mv(g))))
+def addmv(input: Tensor, mat: Tensor, vec: Tensor, *, beta: Any = 1, alpha: Any = 1,  # noqa: A002
+          out: Any = None) -> Tensor:
+    """``beta * input + alpha * (mat @ vec)``: (n, m) @ (m,), ``input`` broadcast to (n,).
+
+    >>> strided.addmv(strided.ones(2), strided.eye(2), strided.tensor([2.0, 3.0]), alpha=2).tolist()
+    [5.0, 7.0]
+    """
+    tensor_arg(input, "addmv")
+    a = tensor_arg(mat, "addmv", "mat", 2)
+    v = tensor_arg(vec, "addmv", "vec", 3)
+    if a.ndim != 2 or v.ndim != 1 or input.ndim > 1:
+        raise StridedRuntimeError(join_lines(
+            f"vector + matrix @ vector expected, got {input.ndim}, {a.ndim}, {v.ndim}",
+            f"addmv: input {shape_text(input.shape)}, mat {shape_text(a.shape)}, vec {shape_text(v.shape)}",
+            "fix: strided.matmul for other shapes"))
+    n, m = a.shape
+    if v.shape[0] != m or (input.ndim == 1 and input.shape[0] not in (1, n)):
+        raise StridedRuntimeError(join_lines(
+            f"size mismatch, got input ({input.shape[0] if input.ndim else 1}), mat ({n}x{m}), vec ({v.shape[0]})",
+            "addmv needs mat (n, m), vec (m,) and input (n,) or broadcastable to it"))
+    if not (input._dtype is a._dtype is v._dtype):
+        names = ", ".join(TORCH_NAME[t._dtype.name] for t in (input, a)) + f", and {TORCH_NAME[v._dtype.name]}"
+        raise StridedRuntimeError(join_lines(
+            f"addmv input tensors must have the same dtype, but got {names}",
+            "addmv does not promote", f"fix: convert them to one dtype, e.g. .to(strided.{a._dtype.name})"))
+    _refuse_bool(a._dtype, "addmv_impl_cpu", "addmv", empty=n == 0 or m == 0)
+    return _combine("addmv", input, lambda: _product(a, v, (n,))._np(), (n,), a._dtype, beta, alpha, out, (input, a, v))
+
+
+def _addr_pre(self: Tensor, vec1: Any, vec2: Any, **kwargs: Any) -> bool:
+    if isinstance(vec1, Tensor) and isinstance(vec2, Tensor) and vec1.ndim == 1 and vec2.ndim == 1:
+        if self._layout.shape != (vec1.shape[0], vec2.shape[0]):
+            raise StridedRuntimeError(join_lines(
+                f"size mismatch, input: {list(self.shape)}, v1: {list(vec1.shape)}, v2: {list(vec2.shape)}",
+                f"addr_ writes the outer product's shape ({vec1.shape[0]}, {vec2.shape[0]}) into self",
+                "fix: the out-of-place addr(...), which broadcasts the input"))
+    return False
+
+
+def _addr_grads(g: Tensor, a: Tensor, b: Tensor) -> tuple:
+    return (g.mv(b.to(g.dtype)).to(a.dtype), g.t().mv(a.to(g.dtype)).to(b.dtype))
+
+
+@op("addr", kind=Kind.COMPUTE, operands="any", inplace="addr_", inplace_flat=_addr_pre,
+    rule=_rule("AddrBackward0", _addr_grads))
+def addr(input: Tensor, vec1: Tensor, vec2: Tensor, *, beta: Any = 1, alpha: Any = 1,  # noqa: A002
+         out: Any = None) -> Tensor:
+    """``beta * input + alpha * outer(vec1, vec2)``, the three promoted (bool: ``or`` of ``and``s).
+
+    >>> strided.addr(strided.ones(2, 2, dtype=strided.int64), strided.tensor([1, 2]), strided.tensor([1, 0]), beta=2).tolist()
+    [[3, 2], [4, 2]]
+    """
+    tensor_arg(input, "addr")
+    a = tensor_arg(vec1, "addr", "vec1", 2)
+    b = tensor_arg(vec2, "addr", "vec2", 3)
+    for name, t in (("vec1", a), ("vec2", b)):
+        if t.ndim != 1:
+            raise StridedRuntimeError(join_lines(
+                f"addr: Expected 1-D argument {name}, but got {t.ndim}-D",
+                f"{name} has shape {shape_text(t.shape)}", f"fix: {name}.flatten()"))
+    dtype = result_type(input, a, b)
+    shape = (a.shape[0], b.shape[0])
+
+    def product() -> np.ndarray:  # (the outer product in the promoted dtype, read in place: no copy reported)
+        x, y = a._np().astype(dtype.numpy, copy=False), b._np().astype(dtype.numpy, copy=False)
+        return np.logical_and.outer(x, y) if dtype.kind == "b" else np.multiply.outer(x, y)
+
+    # (PyTorch's addr is a TensorIterator over input, vec1 as a column and vec2: its result keeps
+    # the input's memory order)
+    base = _expanded("addr", input, shape)
+    strides = elementwise_output_strides(shape, [(shape, base.stride()), ((shape[0], 1), (a.stride()[0], 1)),
+                                                 ((shape[1],), b.stride())])
+    return _combine("addr", input, product, shape, dtype, beta, alpha, out, (input, a, b), same_dtype="",
+                    strides=strides)
+
+
+def _bmm_checks(op_name: str, b1: Tensor, b2: Tensor) -> None:
+    """PyTorch's order: it reads batch1's size 1 and batch2's size 2 first (IndexError when a
+    tensor has too few dims), then asks for 3-D tensors."""
+    for t, name, d in ((b1, "batch1", 1), (b2, "batch2", 2)):
+        if t.ndim <= d:
+            n = max(t.ndim, 1)
+            raise StridedIndexError(join_lines(
+                f"Dimension out of range (expected to be in range of [{-n}, {n - 1}], but got {d})",
+                f"{op_name} reads dim {d} of {name}, of shape {shape_text(t.shape)}; it takes 3-D batches "
+                "(batch, n, k) and (batch, k, p)", "fix: .unsqueeze(0) a single matrix"))
+    for name, t in (("batch1", b1), ("batch2", b2)):
+        if t.ndim != 3:
+            raise StridedRuntimeError(join_lines(
+                f"{name} must be a 3D tensor", f"{op_name}: {name} has shape {shape_text(t.shape)}",
+                "fix: .reshape(-1, n, k) to fold extra batch dims"))
+
+
+def _baddbmm_pre(self: Tensor, batch1: Any, batch2: Any, **kwargs: Any) -> bool:
+    if isinstance(batch1, Tensor) and isinstance(batch2, Tensor) and batch1.ndim == 3 and batch2.ndim == 3:
+        _inplace_shape("baddbmm_", self, (batch1.shape[0], batch1.shape[1], batch2.shape[2]))
+    return False
+
+
+@op("baddbmm", kind=Kind.COMPUTE, operands="any", inplace="baddbmm_", inplace_flat=_baddbmm_pre,
+    rule=_rule("BaddbmmBackward0", lambda g, a, b: (g.bmm(_h(b)), _h(a).bmm(g))))
+def baddbmm(input: Tensor, batch1: Tensor, batch2: Tensor, *, beta: Any = 1, alpha: Any = 1,  # noqa: A002
+            out: Any = None) -> Tensor:
+    """``beta * input + alpha * bmm(batch1, batch2)``: (B, n, k) @ (B, k, p), ``input`` broadcast
+    to (B, n, p).
+
+    >>> strided.baddbmm(strided.zeros(1, 2), strided.ones(3, 1, 4), strided.ones(3, 4, 2)).shape
+    (3, 1, 2)
+    """
+    tensor_arg(input, "baddbmm")
+    b1 = tensor_arg(batch1, "baddbmm", "batch1", 2)
+    b2 = tensor_arg(batch2, "baddbmm", "batch2", 3)
+    _bmm_checks("baddbmm", b1, b2)
+    batch, n, k = b1.shape
+    if b2.shape[0] != batch or b2.shape[1] != k:
+        raise StridedRuntimeError(join_lines(
+            f"Expected size for first two dimensions of batch2 tensor to be: [{batch}, {k}] but got: "
+            f"[{b2.shape[0]}, {b2.shape[1]}].",
+            f"batch1 has shape {shape_text(b1.shape)}, batch2 {shape_text(b2.shape)}: baddbmm does not broadcast"))
+    if not (input._dtype is b1._dtype is b2._dtype):
+        if b1._dtype is b2._dtype:
+            first = (f"Input dtypes must be the same, got: input {C10_NAME[input._dtype.name]}, batch1: "
+                     f"{C10_NAME[b1._dtype.name]}, batch2: {C10_NAME[b2._dtype.name]}")
+        else:
+            first = f"expected scalar type {TORCH_NAME[b1._dtype.name]} but found {TORCH_NAME[b2._dtype.name]}"
+        raise StridedRuntimeError(join_lines(first, "baddbmm does not promote",
+                                             f"fix: convert them to one dtype, e.g. .to(strided.{b1._dtype.name})"))
+    _refuse_bool(b1._dtype, "baddbmm", "baddbmm", empty=False)
+    shape = (batch, n, b2.shape[2])
+    return _combine("baddbmm", input, lambda: _product(b1, b2, shape)._np(), shape, b1._dtype, beta, alpha, out,
+                        (input, b1, b2))
+
+
+def _addbmm_pre(self: Tensor, batch1: Any, batch2: Any, **kwargs: Any) -> bool:
+    if isinstance(batch1, Tensor) and isinstance(batch2, Tensor) and batch1.ndim == 3 and batch2.ndim == 3:
+        _inplace_shape("addbmm_", self, (batch1.shape[1], batch2.shape[2]))
+    return False
+
+
+def _addbmm_grads(g: Tensor, a: Tensor, b: Tensor) -> tuple:
+    ge = g.unsqueeze(0).expand(a.shape[0], a.shape[1], b.shape[2])
+    return (ge.bmm(_h(b)), _h(a).bmm(ge))
+
+
+@op("addbmm", kind=Kind.COMPUTE, operands="any", inplace="addbmm_", inplace_flat=_addbmm_pre,
+    rule=_rule("AddbmmBackward0", _addbmm_grads))
+def addbmm(input: Tensor, batch1: Tensor, batch2: Tensor, *, beta: Any = 1, alpha: Any = 1,  # noqa: A002
+           out: Any = None) -> Tensor:
+    """``beta * input + alpha * bmm(batch1, batch2).sum(0)``: the products of a batch summed,
+    ``input`` broadcast to (n, p).
+
+    >>> strided.addbmm(strided.zeros(2), strided.ones(3, 2, 4), strided.ones(3, 4, 2)).tolist()
+    [[12.0, 12.0], [12.0, 12.0]]
+    """
+    tensor_arg(input, "addbmm")
+    b1 = tensor_arg(batch1, "addbmm", "batch1", 2)
+    b2 = tensor_arg(batch2, "addbmm", "batch2", 3)
+    _bmm_checks("addbmm", b1, b2)
+    if b1.shape[0] != b2.shape[0]:
+        raise StridedRuntimeError(join_lines(
+            f"batch1 and batch2 must have same number of batches, got {b1.shape[0]} and {b2.shape[0]}",
+            f"batch1 has shape {shape_text(b1.shape)}, batch2 {shape_text(b2.shape)}: addbmm does not broadcast"))
+    if b1.shape[2] != b2.shape[1]:
+        raise StridedRuntimeError(join_lines(
+            f"Incompatible matrix sizes for bmm ({b1.shape[1]}x{b1.shape[2]} and {b2.shape[1]}x{b2.shape[2]})",
+            f"batch1 has shape {shape_text(b1.shape)}, batch2 {shape_text(b2.shape)}"))
+    _same_dtypes(input, b1, b2, "addbmm")
+    _refuse_bool(b1._dtype, "addmm_impl_cpu_", "addbmm", empty=False)
+    shape = (b1.shape[1], b2.shape[2])
+
+    def summed() -> np.ndarray:
+        p = _product(b1, b2, (b1.shape[0], *shape))._np()
+        return p.sum(0, dtype=p.dtype) if p.shape[0] else np.zeros(shape, p.dtype)
+
+    return _combine("addbmm", input, summed, shape, b1._dtype, beta, alpha, out, (input, b1, b2))
+
+
+seal(globals())  # (last: this module's ops with a backward rule become their recording entries)

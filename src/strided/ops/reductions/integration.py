@@ -1,0 +1,138 @@
+"""The trapezoid rule along one dim: ``trapezoid`` (and its older name ``trapz``) and
+``cumulative_trapezoid``, as PyTorch 2.13 computes them (aten/native/Integration.cpp).
+
+* ``trapezoid(y, x=None, *, dx=None, dim=-1)``: with sample points ``x`` (1-D, one per sample
+  of ``y`` along ``dim``; or of ``y``'s rank, broadcast after the differences are taken, as
+  NumPy does) the sum of ``(y[i] + y[i+1]) * (x[i+1] - x[i]) / 2``; with a real spacing ``dx``
+  (default 1) ``(sum(y) - (y[0] + y[-1]) / 2) * dx``. Zero samples give zeros of ``y``'s dtype;
+  otherwise integers give floats (the division), bool is refused.
+* ``cumulative_trapezoid``: the running sums of the same terms (``n - 1`` of them along ``dim``).
+
+Both are compositions of recorded ops (slices, sums, products), so their gradients are those ops'.
+
+>>> strided.trapezoid(strided.tensor([1.0, 2.0, 3.0])).item()
+4.0
+>>> strided.cumulative_trapezoid(strided.tensor([1.0, 2.0, 3.0]), strided.tensor([0.0, 1.0, 3.0])).tolist()
+[1.5, 6.5]
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from ...errors import StridedIndexError, StridedRuntimeError, StridedTypeError, join_lines
+from ...opdef import Kind, declare
+from ...tensor import Tensor, tensor_arg
+from .._support.along import one_dim
+from .._support.reduce_args import shape_text
+
+__all__ = ["cumulative_trapezoid", "trapezoid", "trapz"]
+
+
+def _dim(y: Tensor, dim: Any, op: str) -> int:
+    if y.ndim == 0:
+        raise StridedIndexError(join_lines(
+            f"Dimension specified as {dim} but tensor has no dimensions",
+            f"{op} integrates along a dim; y is 0-d", "fix: y.reshape(-1)"))
+    return one_dim(y, dim, op)
+
+
+def _spacing(op: str, y: Tensor, x: Any, dx: Any, d: int) -> Any:
+    """The spacing: a real number, or the differences of ``x`` shaped to broadcast against the
+    pairs of ``y`` along ``d`` (PyTorch's view of ``x``)."""
+    if x is not None and not isinstance(x, Tensor) or x is not None and dx is not None:
+        got = ", ".join(["Tensor", type(x).__name__ if not isinstance(x, Tensor) else "Tensor"]
+                        + ([f"dx={type(dx).__name__}"] if dx is not None else []))
+        raise StridedTypeError(join_lines(
+            f"{op}() received an invalid combination of arguments - got ({got}), but expected one of:",
+            " * (Tensor y, Tensor x, *, int dim = -1)\n * (Tensor y, *, Number dx = 1, int dim = -1)",
+            "fix: the sample points as a tensor x, or a spacing as dx=, not both"))
+    if x is None:
+        if dx is None:
+            return 1.0
+        if isinstance(dx, Tensor):
+            dx = dx.item()
+        if isinstance(dx, (bool, complex)):
+            raise StridedRuntimeError(join_lines(
+                f"{op}: Currently, we only support dx as a real number.", f"got dx={dx!r}", "fix: a float dx"))
+        return float(dx)
+    if y._dtype.kind == "b" or x._dtype.kind == "b":
+        raise StridedRuntimeError(join_lines(
+            f"{op}: received a bool input for `x` or `y`, but bool is not supported",
+            f"y is {y._dtype.name}, x {x._dtype.name}", "fix: convert first, e.g. y.to(strided.float32)"))
+    if x.ndim == 1:
+        if x.shape[0] != y.shape[d]:
+            raise StridedRuntimeError(join_lines(
+                f"{op}: There must be one `x` value for each sample point",
+                f"x has {x.shape[0]} points, y {y.shape[d]} samples along dim {d} (shape {shape_text(y.shape)})",
+                "fix: one x per sample"))
+        shape = [1] * y.ndim
+        shape[d] = x.shape[0]
+        x = x.reshape(shape)
+    elif x.ndim < y.ndim:
+        x = x.reshape((1,) * (y.ndim - x.ndim) + tuple(x.shape))
+    n = x.shape[d]
+    return x.narrow(d, 1, n - 1) - x.narrow(d, 0, n - 1)
+
+
+def _pairs(y: Tensor, d: int) -> Tensor:
+    n = y.shape[d]
+    return y.narrow(d, 0, n - 1) + y.narrow(d, 1, n - 1)
+
+
+def trapezoid(y: Tensor, x: Tensor | None = None, *, dx: Any = None, dim: int = -1) -> Tensor:
+    """The trapezoid rule along ``dim`` (module doc): ``y`` sampled at ``x`` or at spacing ``dx``.
+
+    >>> strided.trapezoid(strided.tensor([[0.0, 1.0, 2.0]]), dx=2.0).tolist()
+    [4.0]
+    """
+    op = "trapezoid"
+    y = tensor_arg(y, op, "y")
+    d = _dim(y, dim, op)
+    if y.shape[d] == 0:
+        return y.new_zeros(tuple(s for i, s in enumerate(y.shape) if i != d))
+    if x is None and y._dtype.kind == "b":
+        raise StridedRuntimeError(join_lines(
+            f"{op}: received a bool input for `y`, but bool is not supported",
+            "fix: convert first, e.g. y.to(strided.float32)"))
+    step = _spacing(op, y, x, dx, d)
+    if isinstance(step, Tensor):
+        return (_pairs(y, d) * step).sum(d) / 2.0
+    return (y.sum(d) - (y.select(d, 0) + y.select(d, -1)) * 0.5) * step
+
+
+def trapz(y: Tensor, x: Tensor | None = None, *, dx: Any = None, dim: int = -1) -> Tensor:
+    """PyTorch's older name of :func:`trapezoid`.
+
+    >>> strided.trapz(strided.tensor([1.0, 1.0])).item()
+    1.0
+    """
+    return trapezoid(y, x, dx=dx, dim=dim)
+
+
+def cumulative_trapezoid(y: Tensor, x: Tensor | None = None, *, dx: Any = None, dim: int = -1) -> Tensor:
+    """The running trapezoid rule along ``dim``: ``n - 1`` partial integrals for ``n`` samples.
+
+    >>> strided.cumulative_trapezoid(strided.tensor([1.0, 1.0, 1.0]), dx=0.5).tolist()
+    [0.5, 1.0]
+    """
+    op = "cumulative_trapezoid"
+    y = tensor_arg(y, op, "y")
+    d = _dim(y, dim, op)
+    if x is None and y._dtype.kind == "b":
+        raise StridedRuntimeError(join_lines(
+            f"{op}: received a bool input for `y`, but bool is not supported",
+            "fix: convert first, e.g. y.to(strided.float32)"))
+    step = _spacing(op, y, x, dx, d)
+    if y.shape[d] == 0:  # (PyTorch's slice [0:-1] of an empty dim is empty too)
+        pairs = y.narrow(d, 0, 0) + y.narrow(d, 0, 0)
+    else:
+        pairs = _pairs(y, d)
+    if isinstance(step, Tensor):
+        return (pairs * step).cumsum(d) / 2.0
+    return (step / 2.0 * pairs).cumsum(d)
+
+
+declare(Kind.COMPUTE, "trapezoid trapz")
+# (its result is cumsum's running sums, which the registry counts as a copy: ``cumsum``'s kind)
+declare(Kind.COPY, "cumulative_trapezoid")
