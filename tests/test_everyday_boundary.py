@@ -58,6 +58,8 @@ _ARGS = {
     "select_copy": (_x, 0, 1), "slice_copy": (_x,), "split_copy": (_x, 2), "split_with_sizes_copy": (_x, [1, 2]),
     "squeeze_copy": (_x,), "t_copy": (_x,), "transpose_copy": (_x, 0, 1), "unbind_copy": (_x,),
     "unfold_copy": (_x, 0, 2, 1), "unsqueeze_copy": (_x, 0), "view_copy": (_x, 12),
+    "fmax": (_v, _v), "fmin": (_v, _v), "gcd": (_i, _i), "lcm": (_i, _i), "heaviside": (_v, _v), "xlogy": (_v, _v),
+    "logaddexp": (_v, _v), "logaddexp2": (_v, _v), "ldexp": (_v, _v), "float_power": (_v, 2.0),
 }
 _ONES5 = st.ones(5)
 # the everyday ops: those of the registry declared in these family modules, by every name that is
@@ -65,7 +67,7 @@ _ONES5 = st.ones(5)
 _EVERYDAY = ("shape.joining", "shape.triangles", "shape.reorder", "shape.sorting", "reductions.scans", "shape.sets",
              "shape.searching", "indexing.advanced", "indexing.gather_scatter", "indexing.index_ops",
              "indexing.masked", "copies", "elementwise.complex_ops", "elementwise.unary_more",
-             "elementwise.binary_more", "reductions.nan_reductions", "linalg.distance", "elementwise.shifts")
+             "elementwise.binary_more", "elementwise.binary_math", "reductions.nan_reductions", "linalg.distance", "elementwise.shifts")
 _TABLE = [(sys.modules[op.home], op.kind.value, name) for name, op in OPS.items()
           if op.home.removeprefix("strided.ops.") in _EVERYDAY and hasattr(st, name)]
 

@@ -296,17 +296,19 @@ _LOG_PI = 1.14472988584940017414
 
 
 def _lgamma_large(z: np.ndarray) -> np.ndarray:
-    """log gamma of ``z >= 1``: moved up to >= 15 by the recurrence (``lgamma(z) = lgamma(z + n)
-    - log(z (z+1) ... (z+n-1))``, the product kept as one number: at most 15 factors below 16),
+    """log gamma of ``z >= 1``: moved up past 15 by the recurrence (``lgamma(z) = lgamma(z + 15)
+    - log(z (z+1) ... (z+14))`` for ``z < 15``, the product kept as one number: below 30**15),
     then Stirling's series, whose next term is below 1e-19 there."""
-    y = z.copy()
+    low = z < 15.0
+    y = z
     prod = np.ones_like(z)
-    for _ in range(15):
-        low = y < 15.0
-        if not low.any():
-            break
-        prod[low] *= y[low]
-        y[low] += 1.0
+    if low.any():  # (a fixed 15 steps for every element below 15: no per-step masks)
+        w = np.where(low, z, 1.0)
+        step = low.astype(np.float64)
+        for _ in range(15):
+            prod *= w
+            w += step
+        y = np.where(low, z + 15.0, z)
     inv2 = 1.0 / (y * y)
     series = np.zeros_like(y)
     for c in reversed(_STIRLING):

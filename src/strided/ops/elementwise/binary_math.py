@@ -37,17 +37,26 @@ from typing import Any
 
 import numpy as np
 
-from ...dtypes import DType, complex128, float64
+from ...dispatch import result
+from ...dtypes import DType, bool_, complex128, float64
 from ...errors import StridedRuntimeError, StridedTypeError, join_lines
 from ...gradients import seal
+from ...kernels.elementwise import binary_into
 from ...kernels.fpstate import QUIET, quiet_reset, quiet_set
 from ...opdef import Kind, declare
 from ...tensor import Tensor
-from .._support.operands import _check_inplace
+from .._support.operands import (
+    _broadcast,
+    _check_inplace,
+    _check_partial_overlap,
+    _fresh_output,
+    _kernel_arg,
+    _view,
+)
 from .._support.out import write_out
 from .._support.promotion import TORCH_NAMES, operand_class
 from ..registry import backward, method
-from .binary import _ALL, _FLOATS, POW, BinaryOp, _make_binary, binary
+from .binary import _ALL, _FLOATS, BinaryOp, _make_binary, binary
 
 
 class UfuncLike:
@@ -84,7 +93,8 @@ def _in(x: Any, dtype: np.dtype) -> np.ndarray:
 def _euclid(a: np.ndarray, b: np.ndarray) -> np.ndarray:
     """PyTorch's ``calc_gcd``: ``|a|``, ``|b|`` in their dtype (``|INT_MIN|`` wraps to itself), then
     ``while a: a, b = b % a, a`` with C's truncating remainder, elementwise (the loop runs as many
-    rounds as the slowest element needs: under 100 for int64)."""
+    rounds as the slowest element needs: under 100 for int64). Only the elements with a wrapped
+    operand take it (:func:`_gcd_int`)."""
     a = np.abs(a).astype(np.int64)
     b = np.abs(b).astype(np.int64)
     live = a != 0
@@ -96,25 +106,33 @@ def _euclid(a: np.ndarray, b: np.ndarray) -> np.ndarray:
     return b
 
 
+def _gcd_int(a: np.ndarray, b: np.ndarray, dtype: np.dtype) -> np.ndarray:
+    """``gcd`` of broadcast integer arrays as PyTorch computes it, in int64: NumPy's ``gcd``
+    (the same numbers wherever ``|a|`` and ``|b|`` fit the dtype), and PyTorch's Euclid for the
+    elements where one is the dtype's minimum (its absolute value wraps)."""
+    g = np.gcd(a, b).astype(np.int64)
+    if dtype.kind == "i":
+        low = np.iinfo(dtype).min
+        wrapped = (a == low) | (b == low)
+        if wrapped.any():
+            g[wrapped] = _euclid(a[wrapped], b[wrapped])
+    return g
+
+
 def _gcd(x: Any, y: Any, dtype: np.dtype) -> np.ndarray:
     a, b = np.broadcast_arrays(_in(x, dtype), _in(y, dtype))
-    return _euclid(a, b).astype(dtype)
+    return _gcd_int(a, b, dtype).astype(dtype)
 
 
 def _lcm(x: Any, y: Any, dtype: np.dtype) -> np.ndarray:
     a, b = np.broadcast_arrays(_in(x, dtype), _in(y, dtype))
-    g = _euclid(a, b)
-    a64, b64 = a.astype(np.int64), b.astype(np.int64)
-    # (PyTorch: g == 0 ? 0 : abs(a / g * b), in C's int arithmetic: it wraps, then casts)
-    res = np.abs(np.floor_divide(a64, np.where(g == 0, 1, g)) * b64) if dtype.kind == "u" else \
-        np.abs(_cdiv(a64, np.where(g == 0, 1, g)) * b64)
-    return np.where(g == 0, 0, res).astype(dtype)
-
-
-def _cdiv(a: np.ndarray, b: np.ndarray) -> np.ndarray:
-    """C's truncating integer division (exact here: ``b`` divides ``a``)."""
-    q = np.floor_divide(a, b)
-    return q + ((q * b != a) & ((a < 0) != (b < 0)))
+    g = _gcd_int(a, b, dtype)
+    # (PyTorch: g == 0 ? 0 : abs(a / g * b) in C's int arithmetic: int32 for the dtypes up to
+    # 32 bits, int64 beyond, wrapping, then cast to the dtype; g divides a, so NumPy's floor
+    # division is C's truncating one here)
+    wide = np.int64 if dtype.itemsize > 4 else np.int32
+    product = (np.floor_divide(a.astype(np.int64), np.where(g == 0, 1, g)) * b.astype(np.int64)).astype(wide)
+    return np.where(g == 0, 0, np.abs(product)).astype(dtype)
 
 
 def _heaviside(x: Any, y: Any, dtype: np.dtype) -> np.ndarray:
@@ -152,8 +170,11 @@ def _fmin(x: Any, y: Any, dtype: np.dtype) -> np.ndarray:
 
 FMAX = BinaryOp("fmax", UfuncLike("fmax", _fmax), kind="minmax", fast=_ALL)
 FMIN = BinaryOp("fmin", UfuncLike("fmin", _fmin), kind="minmax", fast=_ALL)
-GCD = BinaryOp("gcd", UfuncLike("gcd", _gcd), kernel="gcd_cpu", tensor_other=True, int_only=True, late_checks=True)
-LCM = BinaryOp("lcm", UfuncLike("lcm", _lcm), kernel="lcm_cpu", tensor_other=True, int_only=True, late_checks=True)
+_INTEGERS = frozenset(d for d in _ALL if not d.is_floating_point and d is not bool_)
+GCD = BinaryOp("gcd", UfuncLike("gcd", _gcd), kernel="gcd_cpu", fast=_INTEGERS, tensor_other=True, int_only=True,
+               late_checks=True)
+LCM = BinaryOp("lcm", UfuncLike("lcm", _lcm), kernel="lcm_cpu", fast=_INTEGERS, tensor_other=True, int_only=True,
+               late_checks=True)
 HEAVISIDE = BinaryOp("heaviside", UfuncLike("heaviside", _heaviside), tensor_other=True)
 XLOGY = BinaryOp("xlogy", UfuncLike("xlogy", _xlogy), kind="div")
 LOGADDEXP = BinaryOp("logaddexp", np.logaddexp, kernel="logaddexp_cpu", fast=_FLOATS, tensor_other=True,
@@ -288,6 +309,26 @@ def _to(x: Any, d: DType) -> Any:
     return complex(x) if d is complex128 else x
 
 
+def _float_power(base: Any, exponent: Any, d: DType, target: Tensor | None) -> Tensor:
+    """``pow`` of both operands read as ``d`` (float64 or complex128) into a fresh output laid out
+    as PyTorch's ``pow(base.to(d), exponent.to(d))`` (a number operand: as its pow with a number),
+    or into ``target`` after the in-place checks. NumPy casts while it reads: no converted copy."""
+    name = "float_power" if target is None else "float_power_"
+    shape = _broadcast(name, [base, exponent], ("a", "b"))
+    if target is not None:
+        _check_inplace(target, name, d, shape)
+        _check_partial_overlap(target, [exponent], name)
+        out = target
+    elif not isinstance(exponent, Tensor):
+        out = _fresh_output(shape, d, [base], d)  # (PyTorch runs pow(tensor, number) as a unary op)
+    elif not isinstance(base, Tensor):
+        out = result(shape, d)  # (pow(number, tensor): PyTorch's output is contiguous)
+    else:
+        out = _fresh_output(shape, d, [base, exponent], d)
+    binary_into(np.power, _kernel_arg(base, d), _kernel_arg(exponent, d), _view(out), d.numpy, True, False)
+    return out
+
+
 def float_power(input: Any, exponent: Any, *, out: Any = None) -> Tensor:
     """``input ** exponent`` computed in float64 (complex128 when either is complex), whatever the
     inputs' dtypes: PyTorch's ``pow(input.to(float64), exponent.to(float64))``.
@@ -302,10 +343,10 @@ def float_power(input: Any, exponent: Any, *, out: Any = None) -> Tensor:
             f"requires dtype {TORCH_NAMES[d]}",
             f"float_power always computes {d.name}",
             f"fix: out=strided.empty(..., dtype=strided.{d.name}), or use strided.pow for the inputs' dtype"))
-    result = binary(POW, _to(input, d), _to(exponent, d))
+    res = _float_power(input, exponent, d, None)
     if out is not None:
-        return write_out(out, result, "float_power", (input, exponent))
-    return result
+        return write_out(out, res, "float_power", (input, exponent))
+    return res
 
 
 def float_power_(self: Tensor, exponent: Any) -> Tensor:
@@ -322,16 +363,7 @@ def float_power_(self: Tensor, exponent: Any) -> Tensor:
             f"requires dtype {TORCH_NAMES[d]}",
             f"float_power_ writes a {d.name} result into this {self._dtype.name} tensor",
             f"fix: x = x.to(strided.{d.name}) first, or y = strided.float_power(x, e) out of place"))
-    result = binary(POW, self, _to(exponent, d))
-    _check_inplace(self, "float_power_", result._dtype, result._layout.shape)
-    return _pow_into(self, result)
-
-
-def _pow_into(self: Tensor, result: Tensor) -> Tensor:
-    from ...kernels.memory import write
-
-    write(self._storage, self._layout, result._np())
-    return self
+    return _float_power(self, exponent, d, self)
 
 
 for _names, _fn in ((("fmax",), fmax), (("fmin",), fmin), (("gcd",), gcd), (("gcd_",), gcd_), (("lcm",), lcm),

@@ -662,8 +662,9 @@ def _sinc_grad(g: Tensor, x: Tensor, y: Tensor) -> Tensor:
     is 0 (written as PyTorch writes it, so its own derivative there is PyTorch's NaN)."""
     xpi = x * float(np.pi)
     sq = x * x * float(np.pi)
-    slope = (xpi * xpi.cos() - xpi.sin()) / sq
-    return (g * (slope.conj() if x._dtype.is_complex else slope)).masked_fill(sq == 0, 0)
+    # (sinc is holomorphic: written without PyTorch's .conj(), as the other holomorphic rules here,
+    # the engine's convention for complex inputs)
+    return (g * ((xpi * xpi.cos() - xpi.sin()) / sq)).masked_fill(sq == 0, 0)
 
 
 def _zero_grad(g: Tensor, x: Tensor, y: Tensor) -> Tensor:
