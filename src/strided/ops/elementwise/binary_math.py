@@ -19,9 +19,10 @@ each one adds (PyTorch 2.13, read off its results):
   default float; either operand may be a number.
 - ``logaddexp``/``logaddexp2``: ``log(e**a + e**b)`` (base 2), float tensors (an integer one
   promotes with a float one; two integer tensors are refused).
-- ``ldexp(x, e)``: ``x * 2**e`` in the float promotion of the two; an integer exponent scales
-  exactly (``ldexp(0.0, 1000)`` is 0, ``ldexp(1e-30, 200)`` finite in float32), a float one
-  multiplies by ``exp2(e)`` in the dtype (``ldexp(0.0, 1000.0)`` is NaN), as PyTorch's kernel.
+- ``ldexp(x, e)``: ``x * 2**e`` in the float promotion of the two; a float ``x`` with an integer
+  exponent scales exactly (``ldexp(0.0, 1000)`` is 0, ``ldexp(1e-30, 200)`` finite in float32),
+  otherwise ``x`` is multiplied by ``2**e`` taken in ``e``'s float dtype (``ldexp(0.0, 1000.0)``
+  and ``ldexp(0, 128)`` of integers are NaN), as PyTorch's ``mul(x, pow(2, e))``.
 - ``float_power(x, e)``: ``pow`` of both converted to float64 (complex128 when either is
   complex); its in-place form needs a float64 (complex128) ``self``.
 
@@ -51,10 +52,11 @@ from .._support.operands import (
     _check_partial_overlap,
     _fresh_output,
     _kernel_arg,
+    _not_implemented,
     _view,
 )
 from .._support.out import write_out
-from .._support.promotion import TORCH_NAMES, operand_class
+from .._support.promotion import TORCH_NAMES, can_cast, operand_class, result_type, to_float
 from ..registry import backward, method
 from .binary import _ALL, _FLOATS, BinaryOp, _make_binary, binary
 
@@ -149,11 +151,15 @@ def _xlogy(x: Any, y: Any, dtype: np.dtype) -> np.ndarray:
 def _ldexp(x: Any, y: Any, dtype: np.dtype) -> np.ndarray:
     xs = _in(x, dtype)
     e = np.asarray(y)
-    if e.dtype.kind in "biu" and dtype.kind == "f":
-        # an integer exponent scales exactly (C's ldexp): no 2**e that could overflow first
+    if e.dtype.kind in "biu" and np.asarray(x).dtype.kind == "f" and dtype.kind == "f":
+        # a float input with an integer exponent scales exactly (C's ldexp): no 2**e that could
+        # overflow first (an integer input goes through 2**e in the default float, as PyTorch's)
         bound = np.iinfo(np.int32).max // 2
         return np.ldexp(xs, np.clip(e, -bound, bound).astype(np.int32))
-    return xs * np.exp2(_in(e, dtype))
+    # (PyTorch's mul(x, pow(2, e)): the power in e's own float dtype, the default float for an
+    # integer e, then the product in the result dtype)
+    pdt = e.dtype if e.dtype.kind in "fc" else dtype
+    return xs * np.power(pdt.type(2), _in(e, pdt)).astype(dtype)
 
 
 def _fmax(x: Any, y: Any, dtype: np.dtype) -> np.ndarray:
@@ -250,29 +256,43 @@ def heaviside_(self: Tensor, values: Any) -> Tensor:
 # ---------------------------------------------------------------- ldexp: its own out= refusal
 
 
-def _ldexp_out_check(result_dtype: DType, out: Tensor) -> None:
-    """PyTorch's ldexp refuses an ``out`` (or in-place ``self``) of another dtype than its result
-    with its own text; for another float dtype its kernel stops at an internal assert."""
-    if out._dtype is not result_dtype:
-        # Note: PyTorch 2.13 raises this text for an integer out; a float out of another dtype
-        # stops its kernel at an internal assert: strided refuses both with the one text.
-        raise StridedRuntimeError(join_lines(
-            f"ldexp can't be cast to the desired output type {TORCH_NAMES[out._dtype]}",
-            f"ldexp computes {result_dtype.name} here, and out is {out._dtype.name}",
-            f"fix: an out of dtype strided.{result_dtype.name}, or drop out= and convert the result"))
+def _exact_path(input: Any, other: Any) -> bool:
+    """PyTorch's ldexp kernel for a float input and an integer exponent (C's ``ldexp``); a bool
+    exponent is refused there."""
+    if not (isinstance(input, Tensor) and isinstance(other, Tensor) and input._dtype.is_floating_point):
+        return False
+    if other._dtype is bool_:
+        raise _not_implemented("ldexp_cpu_exp", bool_, (input, other), "fix: other.to(strided.int32), or "
+                               "strided.where(other, 2 * input, input)")
+    return not (other._dtype.is_floating_point or other._dtype.is_complex)
+
+
+def _ldexp_cast_check(result_dtype: DType, target: Tensor, exact: bool) -> None:
+    """PyTorch's ldexp refuses, with its own text, a target (``out``, or ``self`` in place) its
+    result cannot be cast to; on its exact path a target of any other dtype."""
+    if target._dtype is result_dtype or (not exact and can_cast(result_dtype, target._dtype)):
+        return
+    # Note: on the exact path (a float input, an integer exponent) PyTorch 2.13 stops at an
+    # internal assert for an out of another float dtype: strided refuses it with this text too.
+    raise StridedRuntimeError(join_lines(
+        f"ldexp can't be cast to the desired output type {TORCH_NAMES[target._dtype]}",
+        f"ldexp computes {result_dtype.name} here, and the tensor written is {target._dtype.name}",
+        f"fix: a tensor of dtype strided.{result_dtype.name}, or drop out= and convert the result"))
 
 
 def ldexp(input: Any, other: Any, *, out: Any = None) -> Tensor:
     """``input * 2**other``, broadcast, in the float promotion of the two (integers give the
-    default float). An integer exponent scales exactly, without forming ``2**other``.
+    default float). A float input with an integer exponent scales exactly, without forming
+    ``2**other``.
 
     >>> strided.ldexp(strided.tensor([1.0, 3.0]), strided.tensor([3, -1])).tolist()
     [8.0, 1.5]
     """
+    exact = _exact_path(input, other)
     if out is not None:
         result = binary(LDEXP, input, other)
         if isinstance(out, Tensor):
-            _ldexp_out_check(result._dtype, out)
+            _ldexp_cast_check(result._dtype, out, exact)
         return write_out(out, result, "ldexp", (input, other))
     return _ldexp_op(input, other)
 
@@ -283,10 +303,9 @@ def ldexp_(self: Tensor, other: Any) -> Tensor:
     >>> strided.tensor([1.0, 3.0]).ldexp_(strided.tensor([2, 1])).tolist()
     [4.0, 6.0]
     """
+    exact = _exact_path(self, other)
     if isinstance(self, Tensor) and isinstance(other, Tensor):
-        from .._support.promotion import result_type, to_float
-
-        _ldexp_out_check(to_float(result_type(self, other)), self)
+        _ldexp_cast_check(to_float(result_type(self, other)), self, exact)
     return _ldexp_inplace(self, other)
 
 
