@@ -236,6 +236,18 @@ def test_out_and_methods_as_torch(op):
               f"{op} out={other}", loose=True)
 
 
+def test_complex_logaddexp_as_torch():
+    """PyTorch's complex kernel at every pair of special values (NaN parts, infinite real parts of
+    either sign, zeros), in both complex dtypes."""
+    parts = [0.0, 1.5, -2.0, INF, -INF, NAN]
+    zs = [complex(a, b) for a in parts for b in (0.0, -2.5, INF, NAN)]
+    x = np.array([p for p in zs for _ in zs])
+    y = np.array([q for _ in zs for q in zs])
+    for dtype in ("complex64", "complex128"):
+        _both(lambda L, dtype=dtype: L.logaddexp(L.tensor(x).to(getattr(L, dtype)), L.tensor(y).to(getattr(L, dtype))),
+              False, f"logaddexp {dtype}", loose=True)
+
+
 def test_number_operands_as_torch():
     """xlogy and float_power take a number on either side; the other ops take tensors only."""
     x = np.array([0.0, 0.5, 2.0, NAN])
@@ -261,6 +273,8 @@ _ERRORS = {
     "gcd int/float": lambda L: L.gcd(L.tensor([1]), L.tensor([2.0])),
     "gcd bool": lambda L: L.gcd(L.tensor([True]), L.tensor([True])),
     "gcd_ int/float": lambda L: L.tensor([4]).gcd_(L.tensor([2.0])),
+    "gcd float out int": lambda L: L.gcd(L.tensor([4.0]), L.tensor([2.0]), out=L.empty(1, dtype=L.int64)),
+    "lcm bool out": lambda L: L.lcm(L.tensor([True]), L.tensor([True]), out=L.empty(1, dtype=L.bool)),
     "lcm uint16": lambda L: L.lcm(L.tensor([4], dtype=L.uint16), L.tensor([2], dtype=L.uint16)),
     "lcm complex": lambda L: L.lcm(L.tensor([1j]), L.tensor([1j])),
     "fmax complex": lambda L: L.fmax(L.tensor([1j]), L.tensor([1j])),

@@ -84,7 +84,7 @@ from .._support.operands import (
     _trusted,
     _view,
 )
-from .._support.out import write_out
+from .._support.out import check_cast, write_out
 from .._support.promotion import operand_class, result_type_of_classes, to_float
 from .._support.support import check as _check_support
 from ..registry import backward, method, requires_grad
@@ -118,6 +118,7 @@ class BinaryOp:
     tensor_other: bool = False  # both operands must be tensors (PyTorch's signature: atan2, hypot, logical_and)
     float_only: bool = False  # integer and bool operands are refused (NotImplementedError naming ``kernel``)
     int_only: bool = False  # float and bool operands are refused (gcd, lcm: NotImplementedError naming ``kernel``)
+    complex_ok: bool = False  # with ``float_only``: complex operands are taken too (logaddexp)
     late_checks: bool = False  # the kernel's dtype refusals come after the broadcast check (PyTorch's order)
     symbol: str = ""  # its Python operator ("+", "==", "&"), where it has one
 
@@ -349,12 +350,12 @@ def _binary(op: BinaryOp, a: Any, b: Any, target: Tensor | None = None, alpha: A
 
 def _late_checks(op: BinaryOp, compute: DType, a: Any, b: Any) -> None:
     """The dtype refusals of an op's kernel, made after the broadcast (and in-place cast) checks
-    as PyTorch makes them: bool for every such op, integers for ``float_only`` (hypot), floats
-    for ``int_only`` (gcd, lcm)."""
+    as PyTorch makes them: bool for every such op, integers for ``float_only`` (hypot; complex
+    too unless ``complex_ok``), floats for ``int_only`` (gcd, lcm)."""
     if op.int_only and (compute.is_floating_point or compute is bool_):
         raise _not_implemented(op.kernel, compute, (a, b), "it takes integer tensors; fix: convert them first, "
                                "e.g. x.to(strided.int64)")
-    if compute is bool_ or (op.float_only and not compute.is_floating_point):
+    if compute is bool_ or (op.float_only and not (compute.is_floating_point or (op.complex_ok and compute.is_complex))):
         raise _not_implemented(op.kernel, compute, (a, b), "fix: convert to float first, e.g. x.to(strided.float32)")
 
 
@@ -515,6 +516,9 @@ def _with_extras(op: BinaryOp, a: Any, b: Any, alpha: Any, out: Any) -> Any:
         return binary(op, a, b, alpha=alpha)
     if op is FLOOR_DIVIDE:
         return _floor_divide_out(a, b, out)
+    if op.late_checks and isinstance(out, Tensor) and isinstance(a, Tensor) and isinstance(b, Tensor):
+        # (PyTorch: an out its result cannot be cast to is refused before the kernel's dtype refusal)
+        check_cast(_binary_dtypes(op, a, b)[1], out, op.name)
     return write_out(out, _binary(op, a, b, None, alpha), op.name, (a, b))
 
 

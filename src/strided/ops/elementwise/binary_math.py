@@ -18,7 +18,8 @@ each one adds (PyTorch 2.13, read off its results):
 - ``xlogy(x, y)``: ``x * log(y)``, 0 where ``x`` is 0 unless ``y`` is NaN; integers give the
   default float; either operand may be a number.
 - ``logaddexp``/``logaddexp2``: ``log(e**a + e**b)`` (base 2), float tensors (an integer one
-  promotes with a float one; two integer tensors are refused).
+  promotes with a float one; two integer tensors are refused); ``logaddexp`` takes complex
+  tensors too (PyTorch's complex kernel: by real part, NaN in both parts if any part is NaN).
 - ``ldexp(x, e)``: ``x * 2**e`` in the float promotion of the two; a float ``x`` with an integer
   exponent scales exactly (``ldexp(0.0, 1000)`` is 0, ``ldexp(1e-30, 200)`` finite in float32),
   otherwise ``x`` is multiplied by ``2**e`` taken in ``e``'s float dtype (``ldexp(0.0, 1000.0)``
@@ -183,8 +184,29 @@ LCM = BinaryOp("lcm", UfuncLike("lcm", _lcm), kernel="lcm_cpu", fast=_INTEGERS, 
                late_checks=True)
 HEAVISIDE = BinaryOp("heaviside", UfuncLike("heaviside", _heaviside), tensor_other=True)
 XLOGY = BinaryOp("xlogy", UfuncLike("xlogy", _xlogy), kind="div")
-LOGADDEXP = BinaryOp("logaddexp", np.logaddexp, kernel="logaddexp_cpu", fast=_FLOATS, tensor_other=True,
-                     float_only=True, late_checks=True)
+def _logaddexp(x: Any, y: Any, dtype: np.dtype) -> np.ndarray:
+    xs, ys = _in(x, dtype), _in(y, dtype)
+    if dtype.kind != "c":
+        return np.logaddexp(xs, ys)
+    return _logaddexp_complex(*np.broadcast_arrays(xs, ys))
+
+
+def _logaddexp_complex(x: np.ndarray, y: np.ndarray) -> np.ndarray:
+    """PyTorch's complex ``_log_add_exp_helper``: NaN (both parts) if either has a NaN part; the
+    operands ordered by real part (``lo``, ``hi``); both real parts -inf: ``lo``; both +inf:
+    ``log(exp(lo) + exp(hi))``; else ``log1p(exp(lo - hi)) + hi``."""
+    swap = x.real < y.real
+    lo, hi = np.where(swap, x, y), np.where(swap, y, x)
+    out = np.log1p(np.exp(lo - hi)) + hi
+    both_inf = ~np.isfinite(lo.real) & (lo.real == hi.real)
+    out = np.where(both_inf & (lo.real < 0), lo, out)
+    out = np.where(both_inf & (lo.real > 0), np.log(np.exp(lo) + np.exp(hi)), out)
+    nan = np.isnan(x.real) | np.isnan(x.imag) | np.isnan(y.real) | np.isnan(y.imag)
+    return np.where(nan, x.dtype.type(complex(np.nan, np.nan)), out)
+
+
+LOGADDEXP = BinaryOp("logaddexp", UfuncLike("logaddexp", _logaddexp), kernel="logaddexp_cpu", fast=_FLOATS,
+                     tensor_other=True, float_only=True, complex_ok=True, late_checks=True)
 LOGADDEXP2 = BinaryOp("logaddexp2", np.logaddexp2, kernel="logaddexp2_cpu", fast=_FLOATS, tensor_other=True,
                       float_only=True, late_checks=True)
 LDEXP = BinaryOp("ldexp", UfuncLike("ldexp", _ldexp), kind="div", tensor_other=True)
