@@ -3,7 +3,7 @@
 ``float_power``.
 
 Each is compared with torch on the same inputs: values (exact where torch's kernel is exact:
-fmax/fmin/gcd/lcm/heaviside/ldexp; float32 tolerance for the transcendental ones), dtypes, shapes
+fmax/fmin/gcd/lcm/heaviside, ldexp with integer exponents; float32 tolerance otherwise), dtypes, shapes
 and strides, on transposed, sliced, expanded and zero-size inputs; the edge values each op has a
 rule for (NaN, infinities, -0.0, integers, poles); in-place and ``out=`` forms; error classes and
 first lines; first derivatives and second ones (``gradgradcheck`` and torch's values).
@@ -22,7 +22,7 @@ import strided as st
 NAN, INF = float("nan"), float("inf")
 BINARY = ("fmax", "fmin", "gcd", "lcm", "heaviside", "xlogy", "logaddexp", "logaddexp2", "ldexp", "float_power")
 UNARY = ("sinc", "lgamma")
-EXACT = {"fmax", "fmin", "gcd", "lcm", "heaviside", "ldexp"}
+EXACT = {"fmax", "fmin", "gcd", "lcm", "heaviside"}  # (ldexp: exact for integer exponents, tested apart)
 INTEGER_ONLY = {"gcd", "lcm"}
 SAME_DTYPE = {"heaviside"}  # (heaviside refuses two dtypes)
 FLOAT_ONLY = {"logaddexp", "logaddexp2"}  # (two integer tensors are refused)
@@ -246,6 +246,14 @@ def test_complex_logaddexp_as_torch():
     for dtype in ("complex64", "complex128"):
         _both(lambda L, dtype=dtype: L.logaddexp(L.tensor(x).to(getattr(L, dtype)), L.tensor(y).to(getattr(L, dtype))),
               False, f"logaddexp {dtype}", loose=True)
+
+
+def test_ldexp_of_wide_unsigned_by_an_integer_as_torch():
+    """uint16/32/64 by an integer exponent: PyTorch promotes with pow(2, e)'s default float, not
+    the two integer dtypes (which it refuses to promote together)."""
+    for dtype in ("uint16", "uint32", "uint64"):
+        _both(lambda L, dtype=dtype: L.ldexp(L.tensor([1, 3, 0]).to(getattr(L, dtype)), L.tensor([2, -1, 200])),
+              True, f"ldexp {dtype}")
 
 
 def test_number_operands_as_torch():

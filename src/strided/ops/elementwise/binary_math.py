@@ -302,6 +302,16 @@ def _ldexp_cast_check(result_dtype: DType, target: Tensor, exact: bool) -> None:
         f"fix: a tensor of dtype strided.{result_dtype.name}, or drop out= and convert the result"))
 
 
+def _wide_unsigned_base(input: Any, other: Any) -> Any:
+    """``other`` as PyTorch's ``pow(2, other)`` reads it when ``input`` is uint16/32/64 and
+    ``other`` an integer tensor: in the default float (PyTorch promotes that, not the two
+    integer dtypes, which it refuses to promote together), a converted copy."""
+    if (isinstance(input, Tensor) and isinstance(other, Tensor) and input._dtype.kind == "u"
+            and input._dtype.itemsize > 1 and not (other._dtype.is_floating_point or other._dtype.is_complex)):
+        return other.to(to_float(other._dtype))
+    return other
+
+
 def ldexp(input: Any, other: Any, *, out: Any = None) -> Tensor:
     """``input * 2**other``, broadcast, in the float promotion of the two (integers give the
     default float). A float input with an integer exponent scales exactly, without forming
@@ -311,6 +321,7 @@ def ldexp(input: Any, other: Any, *, out: Any = None) -> Tensor:
     [8.0, 1.5]
     """
     exact = _exact_path(input, other)
+    other = _wide_unsigned_base(input, other)
     if out is not None:
         result = binary(LDEXP, input, other)
         if isinstance(out, Tensor):
@@ -326,6 +337,7 @@ def ldexp_(self: Tensor, other: Any) -> Tensor:
     [4.0, 6.0]
     """
     exact = _exact_path(self, other)
+    other = _wide_unsigned_base(self, other)
     if isinstance(self, Tensor) and isinstance(other, Tensor):
         _ldexp_cast_check(to_float(result_type(self, other)), self, exact)
     return _ldexp_inplace(self, other)
