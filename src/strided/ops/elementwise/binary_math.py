@@ -175,15 +175,6 @@ def _fmin(x: Any, y: Any, dtype: np.dtype) -> np.ndarray:
     return np.where((xs <= ys) | (ys != ys), xs, ys)
 
 
-FMAX = BinaryOp("fmax", UfuncLike("fmax", _fmax), kind="minmax", fast=_ALL)
-FMIN = BinaryOp("fmin", UfuncLike("fmin", _fmin), kind="minmax", fast=_ALL)
-_INTEGERS = frozenset(d for d in _ALL if not d.is_floating_point and d is not bool_)
-GCD = BinaryOp("gcd", UfuncLike("gcd", _gcd), kernel="gcd_cpu", fast=_INTEGERS, tensor_other=True, int_only=True,
-               late_checks=True)
-LCM = BinaryOp("lcm", UfuncLike("lcm", _lcm), kernel="lcm_cpu", fast=_INTEGERS, tensor_other=True, int_only=True,
-               late_checks=True)
-HEAVISIDE = BinaryOp("heaviside", UfuncLike("heaviside", _heaviside), tensor_other=True)
-XLOGY = BinaryOp("xlogy", UfuncLike("xlogy", _xlogy), kind="div")
 def _logaddexp(x: Any, y: Any, dtype: np.dtype) -> np.ndarray:
     xs, ys = _in(x, dtype), _in(y, dtype)
     if dtype.kind != "c":
@@ -205,6 +196,15 @@ def _logaddexp_complex(x: np.ndarray, y: np.ndarray) -> np.ndarray:
     return np.where(nan, x.dtype.type(complex(np.nan, np.nan)), out)
 
 
+FMAX = BinaryOp("fmax", UfuncLike("fmax", _fmax), kind="minmax", fast=_ALL)
+FMIN = BinaryOp("fmin", UfuncLike("fmin", _fmin), kind="minmax", fast=_ALL)
+_INTEGERS = frozenset(d for d in _ALL if not d.is_floating_point and d is not bool_)
+GCD = BinaryOp("gcd", UfuncLike("gcd", _gcd), kernel="gcd_cpu", fast=_INTEGERS, tensor_other=True, int_only=True,
+               late_checks=True)
+LCM = BinaryOp("lcm", UfuncLike("lcm", _lcm), kernel="lcm_cpu", fast=_INTEGERS, tensor_other=True, int_only=True,
+               late_checks=True)
+HEAVISIDE = BinaryOp("heaviside", UfuncLike("heaviside", _heaviside), tensor_other=True)
+XLOGY = BinaryOp("xlogy", UfuncLike("xlogy", _xlogy), kind="div")
 LOGADDEXP = BinaryOp("logaddexp", UfuncLike("logaddexp", _logaddexp), kernel="logaddexp_cpu", fast=_FLOATS,
                      tensor_other=True, float_only=True, complex_ok=True, late_checks=True)
 LOGADDEXP2 = BinaryOp("logaddexp2", np.logaddexp2, kernel="logaddexp2_cpu", fast=_FLOATS, tensor_other=True,
