@@ -203,13 +203,13 @@ GCD = BinaryOp("gcd", UfuncLike("gcd", _gcd), kernel="gcd_cpu", fast=_INTEGERS, 
                late_checks=True)
 LCM = BinaryOp("lcm", UfuncLike("lcm", _lcm), kernel="lcm_cpu", fast=_INTEGERS, tensor_other=True, int_only=True,
                late_checks=True)
-HEAVISIDE = BinaryOp("heaviside", UfuncLike("heaviside", _heaviside), tensor_other=True)
-XLOGY = BinaryOp("xlogy", UfuncLike("xlogy", _xlogy), kind="div")
+HEAVISIDE = BinaryOp("heaviside", UfuncLike("heaviside", _heaviside), fast=_ALL, tensor_other=True)
+XLOGY = BinaryOp("xlogy", UfuncLike("xlogy", _xlogy), kind="div", fast=_FLOATS)
 LOGADDEXP = BinaryOp("logaddexp", UfuncLike("logaddexp", _logaddexp), kernel="logaddexp_cpu", fast=_FLOATS,
                      tensor_other=True, float_only=True, complex_ok=True, late_checks=True)
 LOGADDEXP2 = BinaryOp("logaddexp2", np.logaddexp2, kernel="logaddexp2_cpu", fast=_FLOATS, tensor_other=True,
                       float_only=True, late_checks=True)
-LDEXP = BinaryOp("ldexp", UfuncLike("ldexp", _ldexp), kind="div", tensor_other=True)
+LDEXP = BinaryOp("ldexp", UfuncLike("ldexp", _ldexp), kind="div", fast=_FLOATS, tensor_other=True)
 
 fmax, _, _, _ = _make_binary(FMAX)
 fmin, _, _, _ = _make_binary(FMIN)
