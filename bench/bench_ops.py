@@ -317,7 +317,7 @@ MAKERS: dict[str, Callable[[Config], Args]] = {
     "logcumsumexp": _with(1),
     "outer": _outer, "einsum": lambda cfg: (("ij,jk->ik", *_mm(cfg)[0]), {}), "cdist": _cdist,
     "bitwise_and": _ints, "bitwise_or": _ints, "bitwise_xor": _ints, "bitwise_not": _int,
-    "bitwise_left_shift": _ints, "bitwise_right_shift": _ints,
+    "bitwise_left_shift": _ints, "bitwise_right_shift": _ints, "gcd": _ints, "lcm": _ints,
     "lerp": _with2(0.5), "addcmul": _three, "addcdiv": _three,
     "gather": _gather, "take": _take, "take_along_dim": _take_along, "index_select": _index_select,
     "index_add": _index_add, "index_copy": _index_add, "index_fill": _index_fill, "index_put": _index_put,

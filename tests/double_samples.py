@@ -51,11 +51,14 @@ _UNARY = {  # op -> domain, for the elementwise ops that take only self
     "round": "any", "rsqrt": "pos", "sgn": "any", "sigmoid": "any", "sign": "any", "sin": "any", "sinh": "any",
     "sqrt": "pos", "square": "any", "tan": "unit", "tanh": "any", "trunc": "any", "nan_to_num": "any",
     "angle": "any", "conj": "any", "conj_physical": "any", "contiguous": "any",
+    "sinc": "any", "lgamma": "any",
 }
 
 _BINARY = {  # op -> domain, for the elementwise methods of two same-shape tensors
     "add": "any", "sub": "any", "mul": "any", "div": "pos", "pow": "pos", "remainder": "pos", "fmod": "pos",
     "atan2": "any", "copysign": "any", "hypot": "any", "maximum": "any", "minimum": "any",
+    "fmax": "any", "fmin": "any", "xlogy": "pos", "logaddexp": "any", "logaddexp2": "any", "ldexp": "any",
+    "float_power": "pos",
 }
 
 _REDUCE = {  # op -> the call on a (2, 3) input

@@ -50,7 +50,7 @@ _NO_SECOND = {"cdist"}
 _SECOND_NOT_YET = {"digamma": "polygamma", "i0": "special_i1"}
 # The ops PyTorch records with a node that refuses the first backward already (their "rule" is the
 # refusal): no second derivative to sample; test_first_order_refusals_as_torch pins the refusal.
-_NO_FIRST = {"floor_divide": lambda L, a, b: a // b}
+_NO_FIRST = {"floor_divide": lambda L, a, b: a // b, "heaviside": lambda L, a, b: L.heaviside(a, b)}
 
 
 def _values(sample: Sample, k: int, shape: tuple) -> np.ndarray:

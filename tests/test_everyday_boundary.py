@@ -62,6 +62,8 @@ _ARGS = {
     st.tensor([1, 2, 3])), "addr": (_x[:2, :2], _i, _i), "baddbmm": (_v[:3], _x[None], _x.t()[None]),
     "addbmm": (_v[:3], _x[None], _x.t()[None]), "cov": (_x,), "trapezoid": (_x,), "trapz": (_x,),
     "cumulative_trapezoid": (_x,),
+    "fmax": (_v, _v), "fmin": (_v, _v), "gcd": (_i, _i), "lcm": (_i, _i), "heaviside": (_v, _v), "xlogy": (_v, _v),
+    "logaddexp": (_v, _v), "logaddexp2": (_v, _v), "ldexp": (_v, _v), "float_power": (_v, 2.0),
 }
 _ONES5 = st.ones(5)
 # the everyday ops: those of the registry declared in these family modules, by every name that is
@@ -69,8 +71,8 @@ _ONES5 = st.ones(5)
 _EVERYDAY = ("shape.joining", "shape.triangles", "shape.reorder", "shape.sorting", "reductions.scans", "shape.sets",
              "shape.searching", "indexing.advanced", "indexing.gather_scatter", "indexing.index_ops",
              "indexing.masked", "copies", "elementwise.complex_ops", "elementwise.unary_more",
-             "elementwise.binary_more", "reductions.nan_reductions", "linalg.distance", "elementwise.shifts",
-             "linalg.fused", "reductions.integration", "reductions.covariance")
+             "elementwise.binary_more", "elementwise.binary_math", "reductions.nan_reductions", "linalg.distance",
+             "elementwise.shifts", "linalg.fused", "reductions.integration", "reductions.covariance")
 _TABLE = [(sys.modules[op.home], op.kind.value, name) for name, op in OPS.items()
           if op.home.removeprefix("strided.ops.") in _EVERYDAY and hasattr(st, name)]
 

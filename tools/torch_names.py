@@ -49,7 +49,8 @@ COMMON: dict[str, tuple[str, ...]] = {
         "allclose", "equal", "eq", "ne", "not_equal", "lt", "less", "le", "less_equal", "gt", "greater", "ge",
         "greater_equal", "logical_and", "logical_or", "logical_not", "logical_xor", "bitwise_and",
         "bitwise_or", "bitwise_xor", "bitwise_not", "real", "imag", "conj", "complex", "polar",
-        "view_as_real", "view_as_complex", "softmax", "log_softmax",
+        "view_as_real", "view_as_complex", "softmax", "log_softmax", "fmax", "fmin", "gcd", "lcm", "heaviside",
+        "xlogy", "logaddexp", "logaddexp2", "sinc", "ldexp", "lgamma", "float_power",
     ),
     "reductions": (
         "sum", "mean", "prod", "amax", "amin", "max", "min", "argmax", "argmin", "all", "any", "std", "var",
@@ -77,8 +78,7 @@ ELSEWHERE: tuple[str, ...] = ("median", "nanmedian", "quantile", "mode", "bincou
 
 # everyday names strided does not have yet
 NOT_YET: tuple[str, ...] = (
-    "fmax", "fmin", "gcd", "lcm", "heaviside", "xlogy", "logaddexp", "logaddexp2", "sinc", "ldexp", "lgamma",
-    "float_power", "bfloat16",
+    "bfloat16",
 )
 
 

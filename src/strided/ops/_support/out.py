@@ -34,7 +34,7 @@ from typing import Any
 from ... import layout as L
 from ...callsite import user_site
 from ...dispatch import OPEN, memory_overlap, report, shares_storage
-from ...dtypes import CPP_NAME
+from ...dtypes import CPP_NAME, DType
 from ...errors import StridedRuntimeError, StridedTypeError, join_lines
 from ...grad_mode import bump_if_used, refuse_out
 from ...kernels import check_writable
@@ -57,6 +57,31 @@ def check_out(out: Any, op: str) -> Tensor:
     return out
 
 
+def check_cast(result: DType, out: Tensor, op: str) -> None:
+    """PyTorch's refusal of an ``out`` its result dtype cannot be cast to (a float result into an
+    integer ``out``); :func:`write_out` makes it, and the ops whose kernel refuses a dtype after
+    TensorIterator's checks make it before computing (``gcd(float, float, out=int)`` is this
+    error in PyTorch, not the kernel's).
+
+    >>> check_cast(strided.float32, strided.empty(1, dtype=strided.int64), "add")
+    Traceback (most recent call last):
+    ...
+    strided.errors.StridedRuntimeError: result type Float can't be cast to the desired output type Long
+    ...
+    """
+    if not can_cast(result, out._dtype):
+        raise StridedRuntimeError(
+            join_lines(
+                f"result type {TORCH_NAMES[result]} can't be cast to the desired output type "
+                f"{TORCH_NAMES[out._dtype]}",
+                f"{op} computes {result.name} but out= is a {out._dtype.name} tensor of shape "
+                f"{out.shape}",
+                f"fix: pass an out tensor of dtype strided.{result.name} (or one it casts to "
+                "safely), or drop out= and convert the result",
+            )
+        )
+
+
 def write_out(out: Any, result: Tensor, op: str, inputs: tuple = (), same_dtype: str = "", bump: bool = True) -> Tensor:
     """Write the fresh ``result`` of ``op(*inputs)`` into ``out`` with PyTorch's ``out=`` rules
     (module docstring) and return ``out``.
@@ -75,17 +100,7 @@ def write_out(out: Any, result: Tensor, op: str, inputs: tuple = (), same_dtype:
     name = f"{op}(out=...)"
     if same_dtype and result._dtype is not out._dtype:
         raise _dtype_mismatch(result, out, op, same_dtype)
-    if not can_cast(result._dtype, out._dtype):
-        raise StridedRuntimeError(
-            join_lines(
-                f"result type {TORCH_NAMES[result._dtype]} can't be cast to the desired output type "
-                f"{TORCH_NAMES[out._dtype]}",
-                f"{op} computes {result._dtype.name} but out= is a {out._dtype.name} tensor of shape "
-                f"{out.shape}",
-                f"fix: pass an out tensor of dtype strided.{result._dtype.name} (or one it casts to "
-                "safely), or drop out= and convert the result",
-            )
-        )
+    check_cast(result._dtype, out, op)
     _check_overlap(out, inputs, op)
     shape = result._layout.shape
     if out._layout.shape != shape:

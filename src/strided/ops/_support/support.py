@@ -56,6 +56,8 @@ UNSIGNED: dict[str, str] = {
     "logical_not": "logical_not_cpu", "logical_and": "logical_and_cpu", "logical_or": "logical_or_cpu",
     "logical_xor": "logical_xor_cpu", "sgn": "sign_cpu", "square": "pow", "fmod": "fmod_cpu",
     "amax": "max_values_cpu", "amin": "min_values_cpu", "aminmax": "aminmax_cpu",
+    "fmax": "maximum_cpu", "fmin": "minimum_cpu", "gcd": "gcd_cpu", "lcm": "lcm_cpu", "heaviside": "heaviside_cpu",
+    "logaddexp": "logaddexp_cpu", "logaddexp2": "logaddexp2_cpu",
 }
 
 _CLAMP = "clamp is not supported for complex types"
@@ -70,6 +72,8 @@ COMPLEX: dict[str, tuple[type[StridedError], str]] = {
     "bitwise_not": (StridedNotImplementedError, '"bitwise_not_cpu" not implemented for \'{T}\''),
     "maximum": (StridedRuntimeError, "maximum not implemented for complex tensors."),
     "minimum": (StridedRuntimeError, "minimum not implemented for complex tensors."),
+    "fmax": (StridedRuntimeError, "fmax not implemented for complex tensors."),
+    "fmin": (StridedRuntimeError, "fmin not implemented for complex tensors."),
     "max": (StridedNotImplementedError, '"max_all" not implemented for \'{T}\''),
     "min": (StridedNotImplementedError, '"min_all" not implemented for \'{T}\''),
     "max.dim": (StridedRuntimeError, "max(): does not support complex input"),
@@ -86,7 +90,8 @@ COMPLEX: dict[str, tuple[type[StridedError], str]] = {
     # the everyday ops (issue 12)
     **{op: (StridedNotImplementedError, f'"{kernel}" not implemented for \'{{T}}\'') for op, kernel in (
         ("round", "round_vml_cpu"), ("erf", "erf_vml_cpu"), ("erfc", "erfc_vml_cpu"), ("erfinv", "erfinv_vml_cpu"),
-        ("digamma", "digamma"), ("i0", "i0_vml_cpu"), ("logit", "logit_cpu"),
+        ("digamma", "digamma"), ("i0", "i0_vml_cpu"), ("logit", "logit_cpu"), ("lgamma", "lgamma_vml_cpu"),
+        ("gcd", "gcd_cpu"), ("lcm", "lcm_cpu"), ("xlogy", "xlogy_cpu"), ("logaddexp2", "logaddexp2_cpu"),
         ("atan2", "atan2_cpu"), ("arctan2", "atan2_cpu"), ("copysign", "copysign_cpu"), ("fmod", "fmod_cpu"), ("kthvalue", "kthvalue_cpu"),
         ("cummax", "cummax_cpu"), ("cummin", "cummin_cpu"), ("unique", "unique"), ("unique.dim", "unique_dim"),
         ("searchsorted", "searchsorted_out_cpu"), ("bucketize", "searchsorted_out_cpu"),

@@ -84,7 +84,7 @@ from .._support.operands import (
     _trusted,
     _view,
 )
-from .._support.out import write_out
+from .._support.out import check_cast, write_out
 from .._support.promotion import operand_class, result_type_of_classes, to_float
 from .._support.support import check as _check_support
 from ..registry import backward, method, requires_grad
@@ -117,6 +117,8 @@ class BinaryOp:
     reflect_as_forward: bool = False
     tensor_other: bool = False  # both operands must be tensors (PyTorch's signature: atan2, hypot, logical_and)
     float_only: bool = False  # integer and bool operands are refused (NotImplementedError naming ``kernel``)
+    int_only: bool = False  # float and bool operands are refused (gcd, lcm: NotImplementedError naming ``kernel``)
+    complex_ok: bool = False  # with ``float_only``: complex operands are taken too (logaddexp)
     late_checks: bool = False  # the kernel's dtype refusals come after the broadcast check (PyTorch's order)
     symbol: str = ""  # its Python operator ("+", "==", "&"), where it has one
 
@@ -267,10 +269,11 @@ def _binary(op: BinaryOp, a: Any, b: Any, target: Tensor | None = None, alpha: A
         raise _tensor_args_error(op.name, a, b)
     if op.kind == "minmax" and not (isinstance(a, Tensor) and isinstance(b, Tensor)):
         number = b if isinstance(a, Tensor) else a
-        bound = "min" if op.name == "maximum" else "max"
+        which = "'other' (position 2)" if isinstance(a, Tensor) else "'input' (position 1)"
+        bound = "min" if op.name in ("maximum", "fmax") else "max"
         raise StridedTypeError(
             join_lines(
-                f"{op.name}(): argument 'other' (position 2) must be Tensor, not "
+                f"{op.name}(): argument {which} must be Tensor, not "
                 f"{type(number).__name__}",
                 f"{op.name} takes two tensors, got the number {number!r}; use x.clamp({bound}={number!r}), "
                 f"or wrap it: strided.{op.name}(x, strided.tensor({number!r}))",
@@ -286,8 +289,8 @@ def _binary(op: BinaryOp, a: Any, b: Any, target: Tensor | None = None, alpha: A
         compute, result = _binary_dtypes(op, a, b)
     alpha_np = None if alpha is None else _alpha_scalar(alpha, result, compute, name)
     shape = _broadcast(name, [a, b], ("a", "b"))
-    if op.late_checks and (compute is bool_ or (op.float_only and not compute.is_floating_point)):
-        raise _not_implemented(op.kernel, compute, (a, b), "fix: convert to float first, e.g. x.to(strided.float32)")
+    if op.late_checks and target is None:
+        _late_checks(op, compute, a, b)
     if op is DIV and target is None and not isinstance(a, Tensor):
         return _scalar_over_tensor(a, b, compute)
     if op.kind == "pow" and not isinstance(b, Tensor) and not _pow_shortcut(a, b):
@@ -302,6 +305,8 @@ def _binary(op: BinaryOp, a: Any, b: Any, target: Tensor | None = None, alpha: A
             out = _fresh_output(shape, result, [a, b], compute)
     else:
         _check_inplace(target, name, result, shape)
+        if op.late_checks:  # (PyTorch: the kernel's dtype refusal after TensorIterator's cast check)
+            _late_checks(op, compute, a, b)
         _check_partial_overlap(target, [b], name)
         out = target
     if op.int_zero_check:
@@ -341,6 +346,17 @@ def _binary(op: BinaryOp, a: Any, b: Any, target: Tensor | None = None, alpha: A
     )
     binary_into(op.ufunc, x, y, _view(out), compute.numpy, cast, compare)
     return out
+
+
+def _late_checks(op: BinaryOp, compute: DType, a: Any, b: Any) -> None:
+    """The dtype refusals of an op's kernel, made after the broadcast (and in-place cast) checks
+    as PyTorch makes them: bool for every such op, integers for ``float_only`` (hypot; complex
+    too unless ``complex_ok``), floats for ``int_only`` (gcd, lcm)."""
+    if op.int_only and (compute.is_floating_point or compute is bool_):
+        raise _not_implemented(op.kernel, compute, (a, b), "it takes integer tensors; fix: convert them first, "
+                               "e.g. x.to(strided.int64)")
+    if compute is bool_ or (op.float_only and not (compute.is_floating_point or (op.complex_ok and compute.is_complex))):
+        raise _not_implemented(op.kernel, compute, (a, b), "fix: convert to float first, e.g. x.to(strided.float32)")
 
 
 # In-place ops with a flat fast path (an optimizer's m.mul_(b1).add_(g, alpha=1 - b1)), for the
@@ -500,6 +516,9 @@ def _with_extras(op: BinaryOp, a: Any, b: Any, alpha: Any, out: Any) -> Any:
         return binary(op, a, b, alpha=alpha)
     if op is FLOOR_DIVIDE:
         return _floor_divide_out(a, b, out)
+    if op.late_checks and isinstance(out, Tensor) and isinstance(a, Tensor) and isinstance(b, Tensor):
+        # (PyTorch: an out its result cannot be cast to is refused before the kernel's dtype refusal)
+        check_cast(_binary_dtypes(op, a, b)[1], out, op.name)
     return write_out(out, _binary(op, a, b, None, alpha), op.name, (a, b))
 
 
@@ -661,7 +680,7 @@ def _make_binary(op: BinaryOp) -> tuple[Callable[..., Tensor], ...]:
     fn.__name__ = fn.__qualname__ = op.name
     fn.__doc__ = (f"Elementwise ``{op.name}`` of tensors and/or Python scalars, with broadcasting "
                   "and PyTorch's dtype promotion; the output keeps the inputs' dim order.\n\n"
-                  f"    >>> x = strided.ones(2, 3{', dtype=strided.int64' if op.name.startswith('bitwise') else ''}).t()\n"
+                  f"    >>> x = strided.ones(2, 3{', dtype=strided.int64' if op.name.startswith('bitwise') or op.int_only else ''}).t()\n"
                   f"    >>> x.{op.name}(x).stride(), x.{op.name}(x[:1]).shape  # x's strides: (1, 3); x[:1] broadcasts\n"
                   "    ((1, 3), (3, 2))\n")
     dunder.__name__ = f"__{op.name}__"

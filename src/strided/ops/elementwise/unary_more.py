@@ -1,6 +1,6 @@
 """More unary elementwise ops, table-driven: tests (``isnan``, ``isinf``, ...), rounding (``floor``,
 ``ceil``, ``round(decimals=)``, ``trunc``/``fix``, ``frac``), signs (``sign``, ``sgn``, ``signbit``),
-exponentials and logarithms, ``erf``/``erfc``/``erfinv``, the trig/hyperbolic families,
+exponentials and logarithms, ``erf``/``erfc``/``erfinv``, ``digamma``, ``lgamma``, ``sinc``, the trig/hyperbolic families,
 ``logical_not`` and ``nan_to_num`` — with their in-place ``_`` forms where PyTorch has them.
 
 Every op is one :class:`MoreUnary` row (its dtype rule, the dtypes it refuses, its kernel) run by
@@ -211,6 +211,14 @@ def _logit_kernel(x: np.ndarray, out: np.ndarray, compute: np.dtype, d: DType, e
     np.copyto(out, np.log(z / (compute.type(1) - z)), casting="unsafe")
 
 
+def _sinc(x: np.ndarray, out: np.ndarray, compute: np.dtype, d: DType) -> None:
+    """PyTorch's sinc kernel: 1 at 0, else ``sin(pi x) / (pi x)`` in the compute dtype (pi rounded
+    to it: float32's ``sinc(1.0)`` is -2.78e-08, not 0)."""
+    xs = np.asarray(x, dtype=compute)
+    product = xs * np.finfo(compute).dtype.type(np.pi)
+    np.copyto(out, np.where(xs == 0, compute.type(1), np.sin(product) / product), casting="unsafe")
+
+
 def _float(name: str, kernel: Kernel, *aliases: str) -> MoreUnary:
     return MoreUnary(name, kernel, "float", aliases=aliases)
 
@@ -243,6 +251,8 @@ TABLE: tuple[MoreUnary, ...] = (
     _float("erfc", _special(special.erfc)),
     _float("erfinv", _special(special.erfinv)),
     _float("digamma", _special(special.digamma)),
+    _float("lgamma", _special(special.lgamma)),
+    _float("sinc", _sinc),
     MoreUnary("i0", _special(special.i0), "float", kernel_name="i0_vml_cpu"),
     MoreUnary("logit", _logit_kernel, "float", kernel_name="logit_cpu"),
     _float("tan", _ufunc(np.tan)),
@@ -589,6 +599,10 @@ erfinv = FUNCTIONS["erfinv"]
 erfinv_ = FUNCTIONS["erfinv_"]
 digamma = FUNCTIONS["digamma"]
 digamma_ = FUNCTIONS["digamma_"]
+lgamma = FUNCTIONS["lgamma"]
+lgamma_ = FUNCTIONS["lgamma_"]
+sinc = FUNCTIONS["sinc"]
+sinc_ = FUNCTIONS["sinc_"]
 i0 = FUNCTIONS["i0"]
 i0_ = FUNCTIONS["i0_"]
 tan = FUNCTIONS["tan"]
@@ -644,6 +658,16 @@ def _raw_special(fn: Callable[[np.ndarray], np.ndarray], x: Tensor, name: str) -
     return not_differentiable(gradtools.from_numpy_result(values, x._dtype), name, (x,))
 
 
+def _sinc_grad(g: Tensor, x: Tensor, y: Tensor) -> Tensor:
+    """PyTorch's sinc_backward: ``g (pi x cos(pi x) - sin(pi x)) / (pi x**2)``, 0 where ``pi x**2``
+    is 0 (written as PyTorch writes it, so its own derivative there is PyTorch's NaN)."""
+    xpi = x * float(np.pi)
+    sq = x * x * float(np.pi)
+    # (sinc is holomorphic: written without PyTorch's .conj(), as the other holomorphic rules here,
+    # the engine's convention for complex inputs)
+    return (g * ((xpi * xpi.cos() - xpi.sin()) / sq)).masked_fill(sq == 0, 0)
+
+
 def _zero_grad(g: Tensor, x: Tensor, y: Tensor) -> Tensor:
     return gradtools.zeros(x._layout.shape, g._dtype)
 
@@ -683,6 +707,8 @@ _GRADS: dict[str, tuple[str, Callable[[Tensor, Tensor, Tensor], Tensor], str]] =
     "erf": ("ErfBackward0", lambda g, x, y: g * ((-(x * x)).exp() * _TWO_OVER_SQRT_PI), "x"),
     "erfc": ("ErfcBackward0", lambda g, x, y: g * ((-(x * x)).exp() * -_TWO_OVER_SQRT_PI), "x"),
     "erfinv": ("ErfinvBackward0", lambda g, x, y: g * ((y * y).exp() * _HALF_SQRT_PI), "y"),
+    "lgamma": ("LgammaBackward0", lambda g, x, y: g * x.digamma(), "x"),
+    "sinc": ("SincBackward0", _sinc_grad, "x"),
     "digamma": ("DigammaBackward0", lambda g, x, y: g * _raw_special(special.trigamma, x, "polygamma"), "x"),
     "i0": ("I0Backward0", lambda g, x, y: g * _raw_special(special.i1, x, "special_i1"), "x"),
     "sign": ("SignBackward0", _zero_grad, ""),
@@ -738,5 +764,5 @@ def logit_backward(out: Tensor, x: Any, eps: Any = None, **kwargs: Any) -> Any:
 seal(globals())  # (last: this module's ops with a backward rule become their recording entries)
 # the kinds of this module's ops, in the op registry (after the seal: the forwards are the entries)
 declare(Kind.COMPUTE, "isnan isinf isfinite isposinf isneginf signbit logical_not floor ceil trunc fix frac sign sgn square "
-                      "log1p expm1 log2 log10 exp2 rsqrt reciprocal erf erfc erfinv digamma i0 logit tan asin arcsin acos arccos atan arctan "
+                      "log1p expm1 log2 log10 exp2 rsqrt reciprocal erf erfc erfinv digamma lgamma sinc i0 logit tan asin arcsin acos arccos atan arctan "
                       "sinh cosh asinh arcsinh acosh arccosh atanh arctanh deg2rad rad2deg round nan_to_num")

@@ -1,0 +1,557 @@
+"""Binary math ops as rows of the one binary table (:class:`strided.ops.elementwise.binary.BinaryOp`):
+``fmax``/``fmin`` (NaN-ignoring extremes), ``gcd``/``lcm``, ``heaviside``, ``xlogy``,
+``logaddexp``/``logaddexp2``, ``ldexp``, and ``float_power`` (``pow`` in float64/complex128).
+
+Each row runs through :func:`strided.ops.elementwise.binary.binary`, so it broadcasts, promotes,
+checks its in-place target and ``out=`` and lays out its result exactly as ``+`` does. The rules
+each one adds (PyTorch 2.13, read off its results):
+
+- ``fmax``/``fmin``: the promoted dtype (bool included), the non-NaN operand wins, a tie keeps
+  the first (``fmax(-0.0, 0.0)`` is ``-0.0``, NumPy's fmax gives ``0.0``); tensors only; complex
+  refused. No in-place form.
+- ``gcd``/``lcm``: integers only (``"gcd_cpu" not implemented for 'Float'``), PyTorch's Euclid on
+  ``|a|``, ``|b|`` in the dtype (so ``gcd(-128, 6)`` of int8 is -2, as the wrapped ``|-128|``
+  gives), ``lcm = |a / gcd * b|`` (0 when both are 0), wrapping as C does.
+- ``heaviside(input, values)``: one dtype for both (and ``out``): "heaviside is not yet
+  implemented for tensors with different dtypes"; ``values`` where input is 0 (-0.0 too), else
+  ``input > 0`` (NaN gives 0).
+- ``xlogy(x, y)``: ``x * log(y)``, 0 where ``x`` is 0 unless ``y`` is NaN; integers give the
+  default float; either operand may be a number.
+- ``logaddexp``/``logaddexp2``: ``log(e**a + e**b)`` (base 2), float tensors (an integer one
+  promotes with a float one; two integer tensors are refused); ``logaddexp`` takes complex
+  tensors too (PyTorch's complex kernel: by real part, NaN in both parts if any part is NaN).
+- ``ldexp(x, e)``: ``x * 2**e`` in the float promotion of the two; a float ``x`` with an integer
+  exponent scales exactly (``ldexp(0.0, 1000)`` is 0, ``ldexp(1e-30, 200)`` finite in float32),
+  otherwise ``x`` is multiplied by ``2**e`` taken in ``e``'s float dtype (``ldexp(0.0, 1000.0)``
+  and ``ldexp(0, 128)`` of integers are NaN), as PyTorch's ``mul(x, pow(2, e))``.
+- ``float_power(x, e)``: ``pow`` of both converted to float64 (complex128 when either is
+  complex); its in-place form needs a float64 (complex128) ``self``.
+
+Backward rules are PyTorch's (tools/autograd/derivatives.yaml), written with strided's own ops so
+that their second derivatives are taken by the same engine.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable
+from typing import Any
+
+import numpy as np
+
+from ...dispatch import result
+from ...dtypes import DType, bool_, complex128, float64
+from ...errors import StridedRuntimeError, StridedTypeError, join_lines
+from ...gradients import seal
+from ...kernels.elementwise import binary_into
+from ...kernels.fpstate import QUIET, quiet_reset, quiet_set
+from ...opdef import Kind, declare
+from ...tensor import Tensor
+from .._support.operands import (
+    _broadcast,
+    _check_inplace,
+    _check_partial_overlap,
+    _fresh_output,
+    _kernel_arg,
+    _not_implemented,
+    _view,
+)
+from .._support.out import write_out
+from .._support.promotion import TORCH_NAMES, can_cast, operand_class, result_type, to_float
+from ..registry import backward, method
+from .binary import _ALL, _FLOATS, BinaryOp, _make_binary, binary
+
+
+class UfuncLike:
+    """A binary kernel NumPy has no ufunc for, called as the binary path calls a ufunc:
+    ``k(x, y)`` or ``k(x, y, out=..., dtype=..., casting="unsafe")`` (``dtype``: the compute dtype
+    the operands are read in). ``compute(x, y, dtype)`` returns a fresh array; ``x`` and ``y`` come
+    as they are stored (``ldexp`` asks whether its exponent is an integer)."""
+
+    def __init__(self, name: str, compute: Callable[[Any, Any, np.dtype], np.ndarray]) -> None:
+        self.__name__ = name
+        self._compute = compute
+
+    def __call__(self, x: Any, y: Any, out: np.ndarray | None = None, dtype: Any = None, casting: str = "unsafe",
+                 signature: Any = None) -> Any:
+        dtype = np.dtype(dtype) if dtype is not None else np.result_type(x, y)
+        token = quiet_set(QUIET)
+        try:
+            res = self._compute(x, y, dtype)
+        finally:
+            quiet_reset(token)
+        if out is None:
+            return np.asarray(res, dtype=dtype)
+        np.copyto(out, res, casting="unsafe")
+        return out
+
+    def __repr__(self) -> str:
+        return f"<kernel {self.__name__}>"
+
+
+def _in(x: Any, dtype: np.dtype) -> np.ndarray:
+    return np.asarray(x).astype(dtype, copy=False)
+
+
+def _euclid(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    """PyTorch's ``calc_gcd``: ``|a|``, ``|b|`` in their dtype (``|INT_MIN|`` wraps to itself), then
+    ``while a: a, b = b % a, a`` with C's truncating remainder, elementwise (the loop runs as many
+    rounds as the slowest element needs: under 100 for int64). Only the elements with a wrapped
+    operand take it (:func:`_gcd_int`)."""
+    a = np.abs(a).astype(np.int64)
+    b = np.abs(b).astype(np.int64)
+    live = a != 0
+    while live.any():
+        prev = a[live]
+        a[live] = np.fmod(b[live], prev)
+        b[live] = prev
+        live = a != 0
+    return b
+
+
+def _gcd_int(a: np.ndarray, b: np.ndarray, dtype: np.dtype) -> np.ndarray:
+    """``gcd`` of broadcast integer arrays as PyTorch computes it, in int64: NumPy's ``gcd``
+    (the same numbers wherever ``|a|`` and ``|b|`` fit the dtype), and PyTorch's Euclid for the
+    elements where one is the dtype's minimum (its absolute value wraps)."""
+    g = np.gcd(a, b).astype(np.int64)
+    if dtype.kind == "i":
+        low = np.iinfo(dtype).min
+        wrapped = (a == low) | (b == low)
+        if wrapped.any():
+            g[wrapped] = _euclid(a[wrapped], b[wrapped])
+    return g
+
+
+def _gcd(x: Any, y: Any, dtype: np.dtype) -> np.ndarray:
+    a, b = np.broadcast_arrays(_in(x, dtype), _in(y, dtype))
+    return _gcd_int(a, b, dtype).astype(dtype)
+
+
+def _lcm(x: Any, y: Any, dtype: np.dtype) -> np.ndarray:
+    a, b = np.broadcast_arrays(_in(x, dtype), _in(y, dtype))
+    g = _gcd_int(a, b, dtype)
+    # (PyTorch: g == 0 ? 0 : abs(a / g * b) in C's int arithmetic: int32 for the dtypes up to
+    # 32 bits, int64 beyond, wrapping, then cast to the dtype; g divides a, so NumPy's floor
+    # division is C's truncating one here)
+    wide = np.int64 if dtype.itemsize > 4 else np.int32
+    product = (np.floor_divide(a.astype(np.int64), np.where(g == 0, 1, g)) * b.astype(np.int64)).astype(wide)
+    return np.where(g == 0, 0, np.abs(product)).astype(dtype)
+
+
+def _heaviside(x: Any, y: Any, dtype: np.dtype) -> np.ndarray:
+    xs = _in(x, dtype)
+    return np.where(xs == 0, _in(y, dtype), (xs > 0).astype(dtype))
+
+
+def _xlogy(x: Any, y: Any, dtype: np.dtype) -> np.ndarray:
+    xs, ys = _in(x, dtype), _in(y, dtype)
+    # (PyTorch's kernel: NaN if y is NaN, else 0 if x is 0, else x * log(y))
+    return np.where(np.isnan(ys), ys, np.where(xs == 0, dtype.type(0), xs * np.log(ys)))
+
+
+def _ldexp(x: Any, y: Any, dtype: np.dtype) -> np.ndarray:
+    xs = _in(x, dtype)
+    e = np.asarray(y)
+    if e.dtype.kind in "biu" and np.asarray(x).dtype.kind == "f" and dtype.kind == "f":
+        # a float input with an integer exponent scales exactly (C's ldexp): no 2**e that could
+        # overflow first (an integer input goes through 2**e in the default float, as PyTorch's)
+        bound = np.iinfo(np.int32).max // 2
+        return np.ldexp(xs, np.clip(e, -bound, bound).astype(np.int32))
+    # (PyTorch's mul(x, pow(2, e)): the power in e's own float dtype, the default float for an
+    # integer e, then the product in the result dtype)
+    pdt = e.dtype if e.dtype.kind in "fc" else dtype
+    return xs * np.power(pdt.type(2), _in(e, pdt)).astype(dtype)
+
+
+def _fmax(x: Any, y: Any, dtype: np.dtype) -> np.ndarray:
+    xs, ys = _in(x, dtype), _in(y, dtype)
+    # (PyTorch's kernel: a tie keeps the first operand, so fmax(-0.0, 0.0) is -0.0; NumPy's fmax
+    # gives the second)
+    return np.where((xs >= ys) | (ys != ys), xs, ys)
+
+
+def _fmin(x: Any, y: Any, dtype: np.dtype) -> np.ndarray:
+    xs, ys = _in(x, dtype), _in(y, dtype)
+    return np.where((xs <= ys) | (ys != ys), xs, ys)
+
+
+def _logaddexp(x: Any, y: Any, dtype: np.dtype) -> np.ndarray:
+    xs, ys = _in(x, dtype), _in(y, dtype)
+    if dtype.kind != "c":
+        return np.logaddexp(xs, ys)
+    return _logaddexp_complex(*np.broadcast_arrays(xs, ys))
+
+
+def _logaddexp_complex(x: np.ndarray, y: np.ndarray) -> np.ndarray:
+    """PyTorch's complex ``_log_add_exp_helper``: NaN (both parts) if either has a NaN part; the
+    operands ordered by real part (``lo``, ``hi``); both real parts -inf: ``lo``; both +inf:
+    ``log(exp(lo) + exp(hi))``; else ``log1p(exp(lo - hi)) + hi``."""
+    swap = x.real < y.real
+    lo, hi = np.where(swap, x, y), np.where(swap, y, x)
+    out = np.log1p(np.exp(lo - hi)) + hi
+    both_inf = ~np.isfinite(lo.real) & (lo.real == hi.real)
+    out = np.where(both_inf & (lo.real < 0), lo, out)
+    out = np.where(both_inf & (lo.real > 0), np.log(np.exp(lo) + np.exp(hi)), out)
+    nan = np.isnan(x.real) | np.isnan(x.imag) | np.isnan(y.real) | np.isnan(y.imag)
+    return np.where(nan, x.dtype.type(complex(np.nan, np.nan)), out)
+
+
+FMAX = BinaryOp("fmax", UfuncLike("fmax", _fmax), kind="minmax", fast=_ALL)
+FMIN = BinaryOp("fmin", UfuncLike("fmin", _fmin), kind="minmax", fast=_ALL)
+_INTEGERS = frozenset(d for d in _ALL if not d.is_floating_point and d is not bool_)
+GCD = BinaryOp("gcd", UfuncLike("gcd", _gcd), kernel="gcd_cpu", fast=_INTEGERS, tensor_other=True, int_only=True,
+               late_checks=True)
+LCM = BinaryOp("lcm", UfuncLike("lcm", _lcm), kernel="lcm_cpu", fast=_INTEGERS, tensor_other=True, int_only=True,
+               late_checks=True)
+HEAVISIDE = BinaryOp("heaviside", UfuncLike("heaviside", _heaviside), fast=_ALL, tensor_other=True)
+XLOGY = BinaryOp("xlogy", UfuncLike("xlogy", _xlogy), kind="div", fast=_FLOATS)
+LOGADDEXP = BinaryOp("logaddexp", UfuncLike("logaddexp", _logaddexp), kernel="logaddexp_cpu", fast=_FLOATS,
+                     tensor_other=True, float_only=True, complex_ok=True, late_checks=True)
+LOGADDEXP2 = BinaryOp("logaddexp2", np.logaddexp2, kernel="logaddexp2_cpu", fast=_FLOATS, tensor_other=True,
+                      float_only=True, late_checks=True)
+LDEXP = BinaryOp("ldexp", UfuncLike("ldexp", _ldexp), kind="div", fast=_FLOATS, tensor_other=True)
+
+fmax, _, _, _ = _make_binary(FMAX)
+fmin, _, _, _ = _make_binary(FMIN)
+gcd, _, _, gcd_ = _make_binary(GCD)
+lcm, _, _, lcm_ = _make_binary(LCM)
+xlogy, _, _, xlogy_ = _make_binary(XLOGY)
+logaddexp, _, _, _ = _make_binary(LOGADDEXP)
+logaddexp2, _, _, _ = _make_binary(LOGADDEXP2)
+_heaviside_op, _, _, _heaviside_inplace = _make_binary(HEAVISIDE)
+_ldexp_op, _, _, _ldexp_inplace = _make_binary(LDEXP)
+
+
+# ---------------------------------------------------------------- heaviside: one dtype for all
+
+
+def _heaviside_checks(input: Any, values: Any, out: Any, name: str) -> None:
+    """PyTorch's heaviside checks, before anything else: tensors, no complex (input, values or
+    out), then one dtype for the three."""
+    for arg, what, pos in ((input, "input", 1), (values, "values", 2)):
+        if not isinstance(arg, Tensor):
+            raise StridedTypeError(join_lines(
+                f"{name}(): argument '{what}' (position {pos}) must be Tensor, not {type(arg).__name__}",
+                f"heaviside takes two tensors of one dtype; wrap the number: strided.tensor({arg!r:.40}, "
+                "dtype=input.dtype)"))
+    dtypes = [input._dtype, values._dtype] + ([out._dtype] if isinstance(out, Tensor) else [])
+    if any(d.is_complex for d in dtypes):
+        raise StridedRuntimeError(join_lines(
+            "heaviside is not yet implemented for complex tensors.",
+            f"the dtypes are {', '.join(d.name for d in dtypes)}; heaviside steps on the real line",
+            "fix: apply it to x.real (a view)"))
+    if len(set(dtypes)) > 1:
+        raise StridedRuntimeError(join_lines(
+            "heaviside is not yet implemented for tensors with different dtypes.",
+            f"input is {input._dtype.name}, values {values._dtype.name}"
+            + (f", out {out._dtype.name}" if isinstance(out, Tensor) else "") + "; heaviside does not promote",
+            f"fix: convert them to one dtype, e.g. values.to({_dtype_name(input._dtype)})"))
+
+
+def _dtype_name(d: DType) -> str:
+    return f"strided.{d.name}"
+
+
+def heaviside(input: Any, values: Any, *, out: Any = None) -> Tensor:
+    """The Heaviside step: ``values`` where ``input`` is 0, 1 where it is positive, 0 where it is
+    negative (or NaN); ``input`` and ``values`` (and ``out``) of one dtype, broadcast.
+
+    >>> strided.heaviside(strided.tensor([-1.5, 0.0, 2.0]), strided.tensor([0.5])).tolist()
+    [0.0, 0.5, 1.0]
+    """
+    _heaviside_checks(input, values, out, "heaviside")
+    if out is not None:
+        return write_out(out, binary(HEAVISIDE, input, values), "heaviside", (input, values))
+    return _heaviside_op(input, values)
+
+
+def heaviside_(self: Tensor, values: Any) -> Tensor:
+    """In-place :func:`heaviside`.
+
+    >>> strided.tensor([-1.0, 0.0, 3.0]).heaviside_(strided.tensor([7.0])).tolist()
+    [0.0, 7.0, 1.0]
+    """
+    _heaviside_checks(self, values, None, "heaviside_")
+    return _heaviside_inplace(self, values)
+
+
+# ---------------------------------------------------------------- ldexp: its own out= refusal
+
+
+def _exact_path(input: Any, other: Any) -> bool:
+    """PyTorch's ldexp kernel for a float input and an integer exponent (C's ``ldexp``); a bool
+    exponent is refused there."""
+    if not (isinstance(input, Tensor) and isinstance(other, Tensor) and input._dtype.is_floating_point):
+        return False
+    if other._dtype is bool_:
+        raise _not_implemented("ldexp_cpu_exp", bool_, (input, other), "fix: other.to(strided.int32), or "
+                               "strided.where(other, 2 * input, input)")
+    return not (other._dtype.is_floating_point or other._dtype.is_complex)
+
+
+def _ldexp_cast_check(result_dtype: DType, target: Tensor, exact: bool) -> None:
+    """PyTorch's ldexp refuses, with its own text, a target (``out``, or ``self`` in place) its
+    result cannot be cast to; on its exact path a target of any other dtype."""
+    if target._dtype is result_dtype or (not exact and can_cast(result_dtype, target._dtype)):
+        return
+    # Note: on the exact path (a float input, an integer exponent) PyTorch 2.13 stops at an
+    # internal assert for an out of another float dtype: strided refuses it with this text too.
+    raise StridedRuntimeError(join_lines(
+        f"ldexp can't be cast to the desired output type {TORCH_NAMES[target._dtype]}",
+        f"ldexp computes {result_dtype.name} here, and the tensor written is {target._dtype.name}",
+        f"fix: a tensor of dtype strided.{result_dtype.name}, or drop out= and convert the result"))
+
+
+def _wide_unsigned_base(input: Any, other: Any) -> Any:
+    """``other`` as PyTorch's ``pow(2, other)`` reads it when ``input`` is uint16/32/64 and
+    ``other`` an integer tensor: in the default float (PyTorch promotes that, not the two
+    integer dtypes, which it refuses to promote together), a converted copy."""
+    if (isinstance(input, Tensor) and isinstance(other, Tensor) and input._dtype.kind == "u"
+            and input._dtype.itemsize > 1 and not (other._dtype.is_floating_point or other._dtype.is_complex)):
+        return other.to(to_float(other._dtype))
+    return other
+
+
+def ldexp(input: Any, other: Any, *, out: Any = None) -> Tensor:
+    """``input * 2**other``, broadcast, in the float promotion of the two (integers give the
+    default float). A float input with an integer exponent scales exactly, without forming
+    ``2**other``.
+
+    >>> strided.ldexp(strided.tensor([1.0, 3.0]), strided.tensor([3, -1])).tolist()
+    [8.0, 1.5]
+    """
+    exact = _exact_path(input, other)
+    other = _wide_unsigned_base(input, other)
+    if out is not None:
+        result = binary(LDEXP, input, other)
+        if isinstance(out, Tensor):
+            _ldexp_cast_check(result._dtype, out, exact)
+        return write_out(out, result, "ldexp", (input, other))
+    return _ldexp_op(input, other)
+
+
+def ldexp_(self: Tensor, other: Any) -> Tensor:
+    """In-place :func:`ldexp` (``self`` must hold the result's dtype).
+
+    >>> strided.tensor([1.0, 3.0]).ldexp_(strided.tensor([2, 1])).tolist()
+    [4.0, 6.0]
+    """
+    exact = _exact_path(self, other)
+    other = _wide_unsigned_base(self, other)
+    if isinstance(self, Tensor) and isinstance(other, Tensor):
+        _ldexp_cast_check(to_float(result_type(self, other)), self, exact)
+    return _ldexp_inplace(self, other)
+
+
+# ---------------------------------------------------------------- float_power: pow in float64
+
+
+def _float_power_dtype(base: Any, exponent: Any, name: str) -> DType:
+    if not isinstance(base, Tensor) and not isinstance(exponent, Tensor):
+        raise StridedTypeError(join_lines(
+            f"{name}(): argument 'input' (position 1) must be Tensor, not {type(base).__name__}",
+            "one operand of float_power must be a tensor; wrap the number: strided.tensor(...)"))
+    complex_ = any((x._dtype.is_complex if isinstance(x, Tensor) else operand_class(x)[1].is_complex)
+                   for x in (base, exponent))
+    return complex128 if complex_ else float64
+
+
+def _to(x: Any, d: DType) -> Any:
+    if isinstance(x, Tensor):
+        return x if x._dtype is d else x.to(d)
+    return complex(x) if d is complex128 else x
+
+
+def _float_power(base: Any, exponent: Any, d: DType, target: Tensor | None) -> Tensor:
+    """``pow`` of both operands read as ``d`` (float64 or complex128) into a fresh output laid out
+    as PyTorch's ``pow(base.to(d), exponent.to(d))`` (a number operand: as its pow with a number),
+    or into ``target`` after the in-place checks. NumPy casts while it reads: no converted copy."""
+    name = "float_power" if target is None else "float_power_"
+    shape = _broadcast(name, [base, exponent], ("a", "b"))
+    if target is not None:
+        _check_inplace(target, name, d, shape)
+        _check_partial_overlap(target, [exponent], name)
+        out = target
+    elif not isinstance(exponent, Tensor):
+        out = _fresh_output(shape, d, [base], d)  # (PyTorch runs pow(tensor, number) as a unary op)
+    elif not isinstance(base, Tensor):
+        out = result(shape, d)  # (pow(number, tensor): PyTorch's output is contiguous)
+    else:
+        out = _fresh_output(shape, d, [base, exponent], d)
+    binary_into(np.power, _kernel_arg(base, d), _kernel_arg(exponent, d), _view(out), d.numpy, True, False)
+    return out
+
+
+def float_power(input: Any, exponent: Any, *, out: Any = None) -> Tensor:
+    """``input ** exponent`` computed in float64 (complex128 when either is complex), whatever the
+    inputs' dtypes: PyTorch's ``pow(input.to(float64), exponent.to(float64))``.
+
+    >>> strided.float_power(strided.tensor([2, 3]), 2).tolist(), strided.float_power(strided.tensor([2]), 2).dtype
+    ([4.0, 9.0], strided.float64)
+    """
+    d = _float_power_dtype(input, exponent, "float_power")
+    if out is not None and isinstance(out, Tensor) and out._dtype is not d:
+        raise StridedRuntimeError(join_lines(
+            f"the output given to float_power has dtype {TORCH_NAMES[out._dtype]} but the operation's result "
+            f"requires dtype {TORCH_NAMES[d]}",
+            f"float_power always computes {d.name}",
+            f"fix: out=strided.empty(..., dtype=strided.{d.name}), or use strided.pow for the inputs' dtype"))
+    res = _float_power(input, exponent, d, None)
+    if out is not None:
+        return write_out(out, res, "float_power", (input, exponent))
+    return res
+
+
+def float_power_(self: Tensor, exponent: Any) -> Tensor:
+    """In-place :func:`float_power`: ``self`` must already be float64 (complex128 for a complex
+    exponent).
+
+    >>> strided.tensor([2.0], dtype=strided.float64).float_power_(3).tolist()
+    [8.0]
+    """
+    d = _float_power_dtype(self, exponent, "float_power_")
+    if isinstance(self, Tensor) and self._dtype is not d:
+        raise StridedRuntimeError(join_lines(
+            f"the base given to float_power_ has dtype {TORCH_NAMES[self._dtype]} but the operation's result "
+            f"requires dtype {TORCH_NAMES[d]}",
+            f"float_power_ writes a {d.name} result into this {self._dtype.name} tensor",
+            f"fix: x = x.to(strided.{d.name}) first, or y = strided.float_power(x, e) out of place"))
+    return _float_power(self, exponent, d, self)
+
+
+for _names, _fn in ((("fmax",), fmax), (("fmin",), fmin), (("gcd",), gcd), (("gcd_",), gcd_), (("lcm",), lcm),
+                    (("lcm_",), lcm_), (("heaviside",), heaviside), (("heaviside_",), heaviside_),
+                    (("xlogy",), xlogy), (("xlogy_",), xlogy_), (("logaddexp",), logaddexp),
+                    (("logaddexp2",), logaddexp2), (("ldexp",), ldexp), (("ldexp_",), ldexp_),
+                    (("float_power",), float_power), (("float_power_",), float_power_)):
+    method(*_names)(_fn)
+
+
+# ---------------------------------------------------------------- backward rules (derivatives.yaml)
+
+
+def _is_tensor(v: Any) -> bool:
+    return v.__class__ is Tensor
+
+
+def _extreme_rule(node: str, wins: Callable[[Tensor, Tensor], Tensor]) -> Callable[..., Any]:
+    """fmax / fmin: ``self`` gets the gradient where it was chosen (it wins the comparison, ties
+    included, or ``other`` is NaN), ``other`` everywhere else."""
+
+    def rule(out: Tensor, a: Tensor, b: Tensor, **kwargs: Any) -> Any:
+        def grads(g: Tensor) -> tuple:
+            chosen = wins(a, b).logical_or(b.isnan())
+            return g.masked_fill(chosen.logical_not(), 0), g.masked_fill(chosen, 0)
+
+        return node, (a, b), grads, (a, b)
+
+    return rule
+
+
+backward("fmax", operands="two")(_extreme_rule("FmaxBackward0", lambda a, b: a >= b))
+backward("fmin", operands="two")(_extreme_rule("FminBackward0", lambda a, b: a <= b))
+
+
+@backward("heaviside", operands="two")
+def heaviside_backward(out: Tensor, a: Any, b: Any, **kwargs: Any) -> Any:
+    """PyTorch has no derivative for heaviside: its result takes a ``NotImplemented`` node whose
+    backward raises, rather than silently carrying no gradient."""
+
+    def refuse(g: Tensor) -> tuple:
+        raise StridedRuntimeError(join_lines(
+            "derivative for aten::heaviside is not implemented",
+            "heaviside is a step: its derivative is 0 almost everywhere and undefined at 0",
+            "fix: compute it under strided.no_grad(), or use a smooth step such as strided.sigmoid(k * x)"))
+
+    return "NotImplemented", (a, b), refuse, ()
+
+
+@backward("xlogy", operands="two")
+def xlogy_backward(out: Tensor, a: Any, b: Any, **kwargs: Any) -> Any:
+    """d/dx = log(y) (0 where x == 0 and y <= 0: PyTorch's choice at the non-differentiable
+    points), d/dy = x / y; a number operand gets none (PyTorch's Scalar overloads)."""
+    if not _is_tensor(a):  # xlogy.Scalar_Self
+        return "XlogyBackward1", (b,), lambda g: (g * a / b,), (b,)
+    if not _is_tensor(b):  # xlogy.Scalar_Other
+        def grad_scalar(g: Tensor) -> tuple:
+            gx = xlogy(g, b)
+            return (gx if float(b.real if isinstance(b, complex) else b) > 0 else gx.masked_fill(a == 0, 0),)
+
+        return "XlogyBackward2", (a,), grad_scalar, (a,)
+
+    def grads(g: Tensor) -> tuple:
+        return xlogy(g, b).masked_fill((a == 0) & (b <= 0), 0), g * a / b
+
+    return "XlogyBackward0", (a, b), grads, (a, b)
+
+
+@backward("logaddexp", operands="two")
+def logaddexp_backward(out: Tensor, a: Tensor, b: Tensor, **kwargs: Any) -> Any:
+    """g / (1 + e**(b - a)) and g / (1 + e**(a - b))."""
+
+    def grads(g: Tensor) -> tuple:
+        return g / ((b - a).exp() + 1), g / ((a - b).exp() + 1)
+
+    return "LogaddexpBackward0", (a, b), grads, (a, b)
+
+
+@backward("logaddexp2", operands="two")
+def logaddexp2_backward(out: Tensor, a: Tensor, b: Tensor, **kwargs: Any) -> Any:
+    """g / (1 + 2**(b - a)) and g / (1 + 2**(a - b))."""
+
+    def grads(g: Tensor) -> tuple:
+        return g / (2 ** (b - a) + 1), g / (2 ** (a - b) + 1)
+
+    return "Logaddexp2Backward0", (a, b), grads, (a, b)
+
+
+_LN2 = math.log(2.0)
+
+
+@backward("ldexp", operands="two")
+def ldexp_backward(out: Tensor, a: Tensor, b: Tensor, **kwargs: Any) -> Any:
+    """d/dx = 2**e, d/de = x * ln 2 * 2**e."""
+
+    def grads(g: Tensor) -> tuple:
+        scale = 2 ** b
+        return g * scale, g * a * _LN2 * scale
+
+    return "LdexpBackward0", (a, b), grads, (a, b)
+
+
+@backward("float_power", operands="two")
+def float_power_backward(out: Tensor, a: Any, b: Any, **kwargs: Any) -> Any:
+    """PyTorch's float_power is ``pow`` of the operands converted to float64 (complex128): pow's
+    gradients, taken in that dtype (and converted back to each input's dtype by the engine, as
+    the conversions' ToCopyBackward0 nodes do)."""
+    d = out._dtype
+    ta, tb = _is_tensor(a), _is_tensor(b)
+
+    def grads(g: Tensor) -> tuple:
+        x, y = _to(a, d), _to(b, d)
+        ga = gb = None
+        if ta:
+            if tb:
+                ga = (g * y * x ** (y - 1)).masked_fill(y == 0, 0)
+            else:
+                ga = g * 0 if y == 0 else g * y * x ** (y - 1)
+        if tb:
+            if ta:
+                nonneg = (y.real >= 0) & (y.imag == 0) if d.is_complex else y >= 0
+                gb = g * (out * x.log()).masked_fill((x == 0) & nonneg, 0)
+            else:
+                log_x = complex(np.log(complex(x))) if d.is_complex else (
+                    math.log(x) if x > 0 else float("nan") if x < 0 else float("-inf"))
+                gb = g * out * log_x
+                if x == 0:
+                    gb = g * (out * log_x).masked_fill(y >= 0, 0)
+        return tuple(v for v, keep in ((ga, ta), (gb, tb)) if keep)
+
+    node = "PowBackward1" if ta and tb else "PowBackward0" if ta else "PowBackward2"
+    inputs = tuple(v for v in (a, b) if _is_tensor(v))
+    return node, inputs, grads, (*inputs, out)
+
+
+seal(globals())  # (last: this module's ops with a backward rule become their recording entries)
+# the kinds of this module's ops, in the op registry (after the seal: the forwards are the entries)
+declare(Kind.COMPUTE, "heaviside ldexp float_power", specs=(FMAX, FMIN, GCD, LCM, XLOGY, LOGADDEXP, LOGADDEXP2))
