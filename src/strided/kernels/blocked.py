@@ -43,6 +43,8 @@ from typing import Any
 
 import numpy as np
 
+from . import native
+
 # The destination's elements per source step in one strip (see the module doc): 64 to 256
 # measured alike on 32 MB float32 and float64 transposes (16 or 32: the inner loop is too short
 # and NumPy's per-loop cost shows, 1.5-2x slower; 512: the lines no longer stay in L1, 2x slower).
@@ -60,20 +62,32 @@ _copyto = np.copyto
 
 
 def copy_into(dest: np.ndarray, source: Any, min_bytes: int | None = None) -> None:
-    """``np.copyto(dest, source, casting="unsafe")``, in strips when the memory orders disagree.
+    """``np.copyto(dest, source, casting="unsafe")``, blocked when the memory orders disagree.
 
     ``source``: a NumPy array broadcastable to ``dest.shape``, or a scalar; it must not overlap
-    ``dest``. ``min_bytes`` (default :data:`MIN_BYTES`): the fewest bytes of ``dest``, and of the
-    source's distinct elements, that are copied in strips.
+    ``dest``. ``min_bytes``: the fewest bytes of ``dest``, and of the source's distinct elements,
+    that are copied blocked (default: :data:`MIN_BYTES` for the NumPy strips,
+    :data:`strided.kernels.native.MIN_BYTES` for the compiled kernel, which takes same-dtype
+    copies only and wins from smaller sizes).
     """
     limit = MIN_BYTES if min_bytes is None else min_bytes
-    if dest.nbytes >= limit and dest.size and type(source) is np.ndarray and source.ndim:
-        plan = _strips(dest, source, limit)
-        if plan is not None:
-            d, s, chunks = plan
-            for key in _keys(d.shape, chunks):
-                _copyto(d[key], s[key], casting="unsafe")
-            return
+    if dest.size and type(source) is np.ndarray and source.ndim:
+        fast = native.takes(dest, source)
+        if fast:
+            limit = min(limit, native.MIN_BYTES if min_bytes is None else min_bytes)
+        if dest.nbytes >= limit:
+            plan = _plan(dest, source, limit)
+            if plan is not None:
+                source, order, groups, b = plan
+                if fast:
+                    native.copy(dest, source, groups)
+                    return
+                views = _strip_views(dest, source, order, groups, b)
+                if views is not None:
+                    d, s, chunks = views
+                    for key in _keys(d.shape, chunks):
+                        _copyto(d[key], s[key], casting="unsafe")
+                    return
     _copyto(dest, source, casting="unsafe")
 
 
@@ -81,8 +95,18 @@ def _strips(dest: np.ndarray, source: np.ndarray, limit: int
             ) -> tuple[np.ndarray, np.ndarray, list[int]] | None:
     """Views of ``dest`` and ``source`` over their coalesced dims in the destination's memory order
     (outermost first), and the chunk length of each dim for the strips; None where one call is
-    best: the two run along the same dim, the source along none, or the source's own elements
-    (a broadcast one repeats them) take less than ``limit`` bytes and stay in cache anyway."""
+    best (:func:`_plan`)."""
+    plan = _plan(dest, source, limit)
+    return None if plan is None else _strip_views(dest, *plan)
+
+
+def _plan(dest: np.ndarray, source: np.ndarray, limit: int
+          ) -> tuple[np.ndarray, list[int], list[tuple[int, int, int]], int] | None:
+    """(``source`` broadcast to ``dest.shape``, the dims in the destination's memory order, their
+    coalesced groups (size, dest stride, source stride), the group the source runs along); None
+    where one call is best: the two run along the same dim, the source along none, the
+    destination may write one location twice, or the source's own elements (a broadcast one
+    repeats them) take less than ``limit`` bytes and stay in cache anyway."""
     if source.shape != dest.shape:
         if source.ndim > dest.ndim:
             return None  # (leading 1s, which np.copyto drops and broadcast_to refuses)
@@ -102,10 +126,17 @@ def _strips(dest: np.ndarray, source: np.ndarray, limit: int
     b = _innermost(shape, tuple(s for _, _, s in groups))
     if b is None or b == len(shape) - 1 or not _disjoint(groups, dest.itemsize):
         return None
+    return source, order, groups, b
+
+
+def _strip_views(dest: np.ndarray, source: np.ndarray, order: list[int], groups: list[tuple[int, int, int]],
+                 b: int) -> tuple[np.ndarray, np.ndarray, list[int]] | None:
+    """The views and chunk lengths of the NumPy strips for a :func:`_plan` (None: one plain call)."""
+    shape = tuple(n for n, _, _ in groups)
     try:  # (splitting into merged dims never copies: copy=False makes NumPy refuse rather than copy)
         d_view = dest.transpose(order).reshape(shape, copy=False)
         s_view = source.transpose(order).reshape(shape, copy=False)
-    except ValueError:  # pragma: no cover - the merge rule below is NumPy's own; kept as a guard
+    except ValueError:  # pragma: no cover - the merge rule is NumPy's own; kept as a guard
         return None
     # Dims inside the source's contiguous dim (in the destination's order) are cut, from the
     # innermost out, until a strip holds STRIP elements; the others stay whole.
