@@ -27,6 +27,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as hs
 
 import strided
+from copy_layouts import dest_views
 from strided.kernels import blocked, native
 
 _KERNEL = native.kernel()
@@ -62,23 +63,6 @@ def _source(draw: hs.DrawFn, shape: tuple[int, ...], dtype: np.dtype) -> np.ndar
     return np.broadcast_to(view, shape) if any(expanded) else view
 
 
-@hs.composite
-def _dest(draw: hs.DrawFn, shape: tuple[int, ...], dtype: np.dtype) -> tuple[np.ndarray, Any]:
-    """(a zeroed buffer, a function giving the same writable view with ``shape`` of it or of its
-    copy): dense in a random order or stepped (maybe backwards), three elements in."""
-    ndim = len(shape)
-    perm = draw(hs.permutations(range(ndim)))
-    steps = [draw(hs.sampled_from([1, 1, 2, -1])) for _ in range(ndim)]
-    big = [shape[d] * abs(steps[d]) for d in range(ndim)]
-    buffer = np.zeros(int(np.prod(big)) + 3, dtype)
-
-    def view(buf: np.ndarray) -> np.ndarray:
-        dense = buf[3:].reshape([big[d] for d in perm]).transpose(np.argsort(perm))
-        return dense[tuple(slice(None, None, s) for s in steps) + (Ellipsis,)]
-
-    return buffer, view
-
-
 def _both_paths(dest_of: Any, buffer: np.ndarray, source: np.ndarray) -> tuple[bytes, bytes, bytes]:
     """The buffer's bytes after one np.copyto, after the NumPy path and after the kernel."""
     outs = []
@@ -104,7 +88,7 @@ if _KERNEL is not None:  # (see the module docstring: without the kernel there i
     def test_the_kernel_leaves_the_bytes_numpy_leaves(shape: tuple[int, ...], dtype: Any, data: hs.DataObject) -> None:
         dt = np.dtype(dtype)
         source = data.draw(_source(shape, dt))
-        buffer, view = data.draw(_dest(shape, dt))
+        buffer, view = data.draw(dest_views(shape, dt))
         plain, stripped, compiled = _both_paths(view, buffer, source)
         assert compiled == plain
         assert stripped == plain
