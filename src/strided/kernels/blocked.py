@@ -71,11 +71,15 @@ def copy_into(dest: np.ndarray, source: Any, min_bytes: int | None = None) -> No
     copies only and wins from smaller sizes).
     """
     limit = MIN_BYTES if min_bytes is None else min_bytes
-    if dest.size and type(source) is np.ndarray and source.ndim:
+    fast_limit = native.MIN_BYTES if min_bytes is None else min_bytes
+    nbytes = dest.nbytes
+    # (the size first: small copies, most of them, pay no more than this test)
+    if nbytes >= (limit if limit < fast_limit else fast_limit) and dest.size and type(source) is np.ndarray \
+            and source.ndim:
         fast = native.takes(dest, source)
-        if fast:
-            limit = min(limit, native.MIN_BYTES if min_bytes is None else min_bytes)
-        if dest.nbytes >= limit:
+        if fast and fast_limit < limit:
+            limit = fast_limit
+        if nbytes >= limit:
             plan = _plan(dest, source, limit)
             if plan is not None:
                 source, order, groups, b = plan
