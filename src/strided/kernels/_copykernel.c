@@ -13,8 +13,8 @@
  * Why this walk: when the source runs along another dim (b) than the destination (the last,
  * a), a plain loop reads one source element per cache line and the line is gone before the
  * walk returns for its neighbour. Here the (b, a) plane is cut into TILE_B x TILE_A tiles: a
- * tile reads TILE_A source lines that stay in L1 while the destination is written in order, so every
- * line of both is moved from memory once. On x86-64, when both sides are unit-strided in their
+ * tile reads TILE_A source line runs that stay in cache while the destination is written in
+ * order, so every line of both is moved from memory once. On x86-64, when both sides are unit-strided in their
  * own dim, the tile is cut into SSE2 register transposes (8x8 for 1- and 2-byte elements, 4x4
  * for 4, 2x2 for 8; SSE2 is part of x86-64's baseline, so no run-time CPU check is needed);
  * 16-byte elements, other strides and other machines get the plain loop (the compiler's).
@@ -209,7 +209,9 @@ static void copy_line(int itemsize, char *d, const char *s, Py_ssize_t n, Py_ssi
 }
 
 /* The whole copy: an odometer over the outer dims (every dim but a = ndim-1 and, when the
- * source runs along another dim, b), one plane or line per step. */
+ * source runs along another dim, b), one plane or line per step. (Tried: walking the dims
+ * between b and a inside bands of b, so that the destination's rows stream; 1.2-1.6x slower on
+ * 3-d permutes, with TILE_B destination rows written at once.) */
 static void copy_nd(int itemsize, char *d, const char *s, int ndim, const Py_ssize_t *shape,
                     const Py_ssize_t *dst, const Py_ssize_t *sst)
 {

@@ -16,15 +16,20 @@ bytes' worth of steps: every source line is read from memory once. Measured (thr
 on 32-64 MB transposes and 3-d permutes, against a memcpy of the same bytes into existing memory:
 float32 3-4x (NumPy's own copy 10-13x, PyTorch 5-7x), float64 2-2.5x (NumPy 4-6x), complex128
 about 1.6x. Elements of 1 and 2 bytes stay slow (int8 about 10x, float16 6x, from 20x and 10x):
-there NumPy's per-element cost, not the cache, sets the time. A plain C loop blocked in 32 x 32
-tiles measured 2.9x on the float32 transpose, so a compiled kernel would need SIMD transposes to
-gain much, which is why there is none. The values, the destination's layout and the casting are
-exactly ``np.copyto``'s: only the order in which elements are visited changes.
+there NumPy's per-element cost, not the cache, sets the time. The values, the destination's
+layout and the casting are exactly ``np.copyto``'s: only the order in which elements are visited
+changes.
+
+Where it is built, a compiled kernel (:mod:`.native`: C tiles with SSE2 register transposes)
+takes the copies with no cast instead, from :data:`strided.kernels.native.MIN_BYTES` (256 KB):
+measured on a loaded 2-core machine, copy_ of a 32 MB transpose into existing memory, int8
+3.4-3.9x a memcpy (strips 8-9x), int16 2.9-3x (5.7-6.4x), float32 2.3x (2.7-2.8x), float64 2.1-2.4x
+(2.2-2.4x), complex128 2x (2.1x). The strips remain for casts and for machines without a compiler.
 
 The dims are first coalesced (dims that are adjacent in both arrays' memory orders merge), so a
 3-d permute that moves one dim behind two others is the 2-d transpose it really is. Below
-:data:`MIN_BYTES`, or when both arrays already run along the same dim, one plain ``np.copyto``
-is as fast and is what runs.
+:data:`MIN_BYTES` (or the kernel's threshold), or when both arrays already run along the same
+dim, one plain ``np.copyto`` is as fast and is what runs.
 
 The caller guarantees that ``source`` does not overlap ``dest`` (several calls: a later one would
 read what an earlier one wrote; NumPy buffers an overlapping source only within one call).
