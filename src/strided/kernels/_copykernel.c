@@ -15,8 +15,8 @@
  * walk returns for its neighbour. Here the (b, a) plane is cut into TILE_B x TILE_A tiles: a
  * tile reads TILE_A source line runs that stay in cache while the destination is written in
  * order, so every line of both is moved from memory once. On x86-64, when both sides are unit-strided in their
- * own dim, the tile is cut into SSE2 register transposes (8x8 for 1- and 2-byte elements, 4x4
- * for 4, 2x2 for 8; SSE2 is part of x86-64's baseline, so no run-time CPU check is needed);
+ * own dim, the tile is cut into SSE2 register transposes (16x16 for 1-byte elements, 8x8 for 2,
+ * 4x4 for 4, 2x2 for 8; SSE2 is part of x86-64's baseline, so no run-time CPU check is needed);
  * 16-byte elements, other strides and other machines get the plain loop (the compiler's).
  *
  * The GIL is released around the copy: the caller holds the arrays.
@@ -77,25 +77,16 @@ DEFINE_PLANE(plane16, u128)
 /* BK x BK register transposes: source rows (the destination's columns) at sp + k * ssa, each BK
  * elements contiguous; destination rows at dp + k * dsb, each BK elements contiguous. */
 static inline void block1(char *dp, Py_ssize_t dsb, const char *sp, Py_ssize_t ssa)
-{   /* 8 x 8 bytes: 8-byte loads and stores */
-    __m128i a0 = _mm_loadl_epi64((const __m128i *)sp), a1 = _mm_loadl_epi64((const __m128i *)(sp + ssa));
-    __m128i a2 = _mm_loadl_epi64((const __m128i *)(sp + 2 * ssa)), a3 = _mm_loadl_epi64((const __m128i *)(sp + 3 * ssa));
-    __m128i a4 = _mm_loadl_epi64((const __m128i *)(sp + 4 * ssa)), a5 = _mm_loadl_epi64((const __m128i *)(sp + 5 * ssa));
-    __m128i a6 = _mm_loadl_epi64((const __m128i *)(sp + 6 * ssa)), a7 = _mm_loadl_epi64((const __m128i *)(sp + 7 * ssa));
-    __m128i b0 = _mm_unpacklo_epi8(a0, a1), b1 = _mm_unpacklo_epi8(a2, a3);
-    __m128i b2 = _mm_unpacklo_epi8(a4, a5), b3 = _mm_unpacklo_epi8(a6, a7);
-    __m128i c0 = _mm_unpacklo_epi16(b0, b1), c1 = _mm_unpackhi_epi16(b0, b1);
-    __m128i c2 = _mm_unpacklo_epi16(b2, b3), c3 = _mm_unpackhi_epi16(b2, b3);
-    __m128i d0 = _mm_unpacklo_epi32(c0, c2), d1 = _mm_unpackhi_epi32(c0, c2);
-    __m128i d2 = _mm_unpacklo_epi32(c1, c3), d3 = _mm_unpackhi_epi32(c1, c3);
-    _mm_storel_epi64((__m128i *)dp, d0);
-    _mm_storel_epi64((__m128i *)(dp + dsb), _mm_unpackhi_epi64(d0, d0));
-    _mm_storel_epi64((__m128i *)(dp + 2 * dsb), d1);
-    _mm_storel_epi64((__m128i *)(dp + 3 * dsb), _mm_unpackhi_epi64(d1, d1));
-    _mm_storel_epi64((__m128i *)(dp + 4 * dsb), d2);
-    _mm_storel_epi64((__m128i *)(dp + 5 * dsb), _mm_unpackhi_epi64(d2, d2));
-    _mm_storel_epi64((__m128i *)(dp + 6 * dsb), d3);
-    _mm_storel_epi64((__m128i *)(dp + 7 * dsb), _mm_unpackhi_epi64(d3, d3));
+{   /* 16 x 16 bytes: four rounds of interleaving register k with register k + 8 (bytes, then
+     * pairs, quads, halves) transpose 16 rows loaded in bit-reversed order (checked on labels). */
+    static const int rev[16] = {0, 8, 4, 12, 2, 10, 6, 14, 1, 9, 5, 13, 3, 11, 7, 15};
+    __m128i r[16], t[16];
+    for (int k = 0; k < 16; k++) r[k] = _mm_loadu_si128((const __m128i *)(sp + rev[k] * ssa));
+    for (int k = 0; k < 8; k++) { t[2 * k] = _mm_unpacklo_epi8(r[k], r[k + 8]); t[2 * k + 1] = _mm_unpackhi_epi8(r[k], r[k + 8]); }
+    for (int k = 0; k < 8; k++) { r[2 * k] = _mm_unpacklo_epi16(t[k], t[k + 8]); r[2 * k + 1] = _mm_unpackhi_epi16(t[k], t[k + 8]); }
+    for (int k = 0; k < 8; k++) { t[2 * k] = _mm_unpacklo_epi32(r[k], r[k + 8]); t[2 * k + 1] = _mm_unpackhi_epi32(r[k], r[k + 8]); }
+    for (int k = 0; k < 8; k++) { r[2 * k] = _mm_unpacklo_epi64(t[k], t[k + 8]); r[2 * k + 1] = _mm_unpackhi_epi64(t[k], t[k + 8]); }
+    for (int k = 0; k < 16; k++) _mm_storeu_si128((__m128i *)(dp + k * dsb), r[k]);
 }
 
 static inline void block2(char *dp, Py_ssize_t dsb, const char *sp, Py_ssize_t ssa)
@@ -166,7 +157,7 @@ static inline void block8(char *dp, Py_ssize_t dsb, const char *sp, Py_ssize_t s
         }                                                                                         \
     }
 
-DEFINE_SSE_PLANE(plane1_sse, 1, 8, block1, plane1_line)
+DEFINE_SSE_PLANE(plane1_sse, 1, 16, block1, plane1_line)
 DEFINE_SSE_PLANE(plane2_sse, 2, 8, block2, plane2_line)
 DEFINE_SSE_PLANE(plane4_sse, 4, 4, block4, plane4_line)
 DEFINE_SSE_PLANE(plane8_sse, 8, 2, block8, plane8_line)

@@ -11,7 +11,7 @@ runs both paths over random layouts and compares the bytes).
 Why a compiled kernel: NumPy's strips cost a Python-level ``np.copyto`` per strip and NumPy's
 per-element loop inside it: 2.7-2.8x a memcpy of the same bytes for a 32 MB float32 transpose
 copied into existing memory, 6-9x for 1- and 2-byte elements. The C kernel (64 x 256 tiles cut
-into SSE2 register transposes: 8x8 for 1 and 2 bytes, 4x4 for 4, 2x2 for 8) moves each cache
+into SSE2 register transposes: 16x16 for 1 byte, 8x8 for 2, 4x4 for 4, 2x2 for 8) moves each cache
 line once: 2.3x for float32, 2.9-3.9x for int16 and int8, float64 and complex128 2-2.4x (where
 the strips were already near the memory's limit, the same); from 256 KB it also beats NumPy's
 single call (bench/bench_copies.py prints both paths; measured on a loaded 2-core machine,
