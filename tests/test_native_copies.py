@@ -197,3 +197,27 @@ if _KERNEL is not None:  # (see the module docstring: without the kernel there i
         out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True,
                              env={**os.environ, "STRIDED_NATIVE": "0"}).stdout.split()
         assert out == ["False", "False", "False", "2563.0", "True", "True", "2563.0"]
+
+    @pytest.mark.parametrize("dtype", ["bool", "int8", "float16", "float32", "float64", "complex64", "complex128"])
+    def test_the_kernel_agrees_with_pytorch(dtype: str, monkeypatch: pytest.MonkeyPatch) -> None:
+        """contiguous(), a permuted clone and copy_ through the kernel give PyTorch's values,
+        shapes and strides, on a transpose, a 3-d permute with a step (PyTorch has no backward ones) and an expanded
+        source (odd sizes: the register blocks' edges)."""
+        import torch
+
+        monkeypatch.setattr(native, "MIN_BYTES", 0)
+        base = (np.random.default_rng(1).standard_normal((6, 19, 21)) * 40).astype(dtype)
+        t_base, s_base = torch.from_numpy(base), strided.from_numpy(base)
+        views = [lambda b: b[0].t(), lambda b: b.permute(2, 0, 1)[:, ::2], lambda b: b[:1].expand(3, 19, 21).transpose(0, 2)]
+        calls = []
+        real = native.copy
+        monkeypatch.setattr(native, "copy", lambda *a: calls.append(1) or real(*a))
+        for view in views:
+            t, s = view(t_base), view(s_base)
+            for tr, sr in ((t.contiguous(), s.contiguous()),
+                           (t.clone(memory_format=torch.contiguous_format),
+                            s.clone(memory_format=strided.contiguous_format)),
+                           (torch.zeros(t.shape, dtype=t.dtype).copy_(t), strided.zeros(*s.shape, dtype=s.dtype).copy_(s))):
+                assert tuple(sr.shape) == tuple(tr.shape) and sr.stride() == tr.stride()
+                assert sr.numpy().tobytes() == tr.numpy().tobytes()
+        assert len(calls) == 9
