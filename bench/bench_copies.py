@@ -9,21 +9,29 @@ How to read it
 --------------
 Each row is one copy whose source and destination memory orders differ (a transpose or a
 permute made contiguous, a strided source, ``copy_`` into existing memory, an elementwise op whose
-input runs against its output), timed in strided, NumPy (``np.ascontiguousarray`` / ``np.copyto``
-/ the ufunc) and PyTorch (one thread), round-robin with two references: ``memcpy``, a
+input runs against its output), timed in strided (with its compiled copy kernel,
+``strided.kernels.native``, when built, and again on its pure-NumPy path, ``native.disabled()``:
+column ``np-path``), NumPy (``np.ascontiguousarray`` / ``np.copyto`` / the ufunc) and PyTorch
+(one thread), round-robin with two references: ``memcpy``, a
 ``np.copyto`` between two contiguous arrays of the same bytes (existing memory), and
 ``alloc+memcpy``, ``flat.copy()`` (new memory, as ``contiguous()`` must allocate: the first touch of
 fresh pages costs 0.5-0.8 of a memcpy on its own). Times are the least thread CPU time over the
 repeats, in ms (CPU time: on a shared machine wall time mostly measures the other processes).
 
-Columns: the four times, then strided/memcpy, numpy/memcpy, torch/memcpy, strided/(alloc+memcpy)
-and strided/(the faster of NumPy and PyTorch). Target (issue 23): strided/memcpy <= 3 for copies
+Columns: the five times, then strided/memcpy, strided's NumPy path/memcpy, numpy/memcpy,
+torch/memcpy, strided/(alloc+memcpy) and strided/(the faster of NumPy and PyTorch). Target (issue 23): strided/memcpy <= 3 for copies
 of >= 32 MB, marked ``pass``/``FAIL``; rows into new memory are also judged against
 alloc+memcpy in the last mark. ``first`` is strided's first call (before any warm-up), to show
 there is no warm-up cost beyond the page faults every fresh copy pays.
 
-The small section times 2-D transposes from 64 KB to 4 MB: there the single plain call is kept
-(below ``strided.kernels.blocked.MIN_BYTES``), so strided/numpy should stay about 1.
+The small section times 2-D transposes from 64 KB to 4 MB: the compiled kernel runs from
+``strided.kernels.native.MIN_BYTES`` (256 KB), the NumPy strips from
+``strided.kernels.blocked.MIN_BYTES`` (2 MB); below, the single plain call is kept, so
+strided/numpy should stay about 1 there.
+
+The last section is the first call in a fresh process: ``import strided`` and the first 32 MB
+transpose made contiguous (CPU time of the process), with the kernel and with ``STRIDED_NATIVE=0``,
+and the load of the compiled module alone (its import, wall time).
 
 Nothing here is a test: timings vary with the machine and its load; tests never assert them.
 """
@@ -31,6 +39,8 @@ Nothing here is a test: timings vary with the machine and its load; tests never 
 from __future__ import annotations
 
 import argparse
+import os
+import subprocess
 import sys
 import time
 from collections.abc import Callable
@@ -40,6 +50,7 @@ import torch
 
 import strided
 from harness import print_header
+from strided.kernels import native
 
 torch.set_num_threads(1)
 
@@ -130,40 +141,90 @@ def measure(stmts: list[Callable[[], object]], number: int, repeat: int) -> list
     return best
 
 
+def _numpy_path(f: Callable[[], object]) -> Callable[[], object]:
+    """``f`` on strided's pure-NumPy path (the compiled kernel switched off)."""
+    def run() -> object:
+        with native.disabled():
+            return f()
+    return run
+
+
 def table(cases: list[Case], repeat: int, big: bool) -> list[str]:
     fails: list[str] = []
-    head = (f"{'case':60s} {'memcpy':>7s} {'a+memcpy':>8s} {'strided':>7s} {'first':>7s} {'numpy':>7s} "
-            f"{'torch':>7s} | {'s/mcpy':>6s} {'np/mcpy':>7s} {'th/mcpy':>7s} {'s/a+mc':>6s} {'s/peer':>6s}")
+    head = (f"{'case':60s} {'memcpy':>7s} {'a+memcpy':>8s} {'strided':>7s} {'first':>7s} {'np-path':>7s} "
+            f"{'numpy':>7s} {'torch':>7s} | {'s/mcpy':>6s} {'npp/mc':>6s} {'np/mcpy':>7s} {'th/mcpy':>7s} "
+            f"{'s/a+mc':>6s} {'s/peer':>6s}")
     print(head)
     print("-" * len(head))
     for name, nbytes, s, n, t in cases:
         src = np.ones(nbytes // 8)
         dst = np.empty_like(src)
         first = first_call(s)
-        mc, amc, st, nt, tt = (measure(
-            [lambda dst=dst, src=src: np.copyto(dst, src), src.copy, s, n, t], 1 if big else 20, repeat))
+        mc, amc, st, fb, nt, tt = (measure(
+            [lambda dst=dst, src=src: np.copyto(dst, src), src.copy, s, _numpy_path(s), n, t],
+            1 if big else 20, repeat))
         r = st / mc
         mark = ""
         if big:
             mark = "pass" if r <= TARGET else "FAIL"
             if mark == "FAIL":
                 fails.append(name)
-        print(f"{name:60s} {mc * 1e3:7.2f} {amc * 1e3:8.2f} {st * 1e3:7.2f} {first * 1e3:7.2f} {nt * 1e3:7.2f} "
-              f"{tt * 1e3:7.2f} | {r:6.2f} {nt / mc:7.2f} {tt / mc:7.2f} {st / amc:6.2f} {st / min(nt, tt):6.2f}"
-              f" {mark}")
+        print(f"{name:60s} {mc * 1e3:7.2f} {amc * 1e3:8.2f} {st * 1e3:7.2f} {first * 1e3:7.2f} {fb * 1e3:7.2f} "
+              f"{nt * 1e3:7.2f} {tt * 1e3:7.2f} | {r:6.2f} {fb / mc:6.2f} {nt / mc:7.2f} {tt / mc:7.2f} "
+              f"{st / amc:6.2f} {st / min(nt, tt):6.2f} {mark}")
     return fails
+
+
+_FIRST = """
+import sys, time
+t0 = time.process_time()
+import strided
+t1 = time.process_time()
+x = strided.from_numpy(__import__("numpy").ones((4096, 2048), "float32"))
+t2 = time.process_time()
+x.t().contiguous()
+t3 = time.process_time()
+from strided.kernels import native
+print(t1 - t0, t3 - t2, native.active(), "strided.kernels._copykernel" in sys.modules)
+"""
+_LOAD = """
+import time, strided
+w = time.perf_counter()
+import strided.kernels._copykernel
+print(time.perf_counter() - w)
+"""
+
+
+def first_calls() -> None:
+    """``import strided`` and the first 32 MB transpose in fresh processes (kernel on and off, the
+    least of three), and the compiled module's own load."""
+    def child(code: str, flag: str) -> list[str]:
+        return subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True,
+                              env={**os.environ, "STRIDED_NATIVE": flag}).stdout.split()
+
+    print(f"{'process':30s} {'import':>8s} {'1st copy':>8s}  kernel used")
+    for label, flag in (("compiled kernel", "1"), ("STRIDED_NATIVE=0 (NumPy path)", "0")):
+        runs = [child(_FIRST, flag) for _ in range(3)]
+        print(f"{label:30s} {min(float(r[0]) for r in runs) * 1e3:6.1f}ms "
+              f"{min(float(r[1]) for r in runs) * 1e3:6.1f}ms  {runs[0][2]} (loaded: {runs[0][3]})")
+    if native.kernel() is not None:
+        load = min(float(child(_LOAD, "1")[0]) for _ in range(3))
+        print(f"loading strided.kernels._copykernel (dlopen + module init, wall): {load * 1e3:.2f}ms")
 
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--quick", action="store_true", help="fewer repeats, 32 MB only")
     args = parser.parse_args(argv)
-    print_header("strided, NumPy, PyTorch (1 thread); times in ms")
+    print_header("strided, NumPy, PyTorch (1 thread); times in ms; compiled copy kernel: "
+                 + ("built" if native.kernel() is not None else "NOT built (NumPy path only)"))
     repeat = 3 if args.quick else 7
     print("\n1. Large copies between layouts (target: strided/memcpy <= 3)\n")
     fails = table(big_cases((32,) if args.quick else (32, 64)), repeat, big=True)
-    print("\n2. Small and medium transposes (the plain call is kept below MIN_BYTES)\n")
+    print("\n2. Small and medium transposes (the compiled kernel from 256 KB, the NumPy strips from 2 MB)\n")
     table(small_cases(), repeat, big=False)
+    print("\n3. The first call in a fresh process (CPU time; the .so's load in wall time)\n")
+    first_calls()
     print(f"\n{len(fails)} large case(s) above {TARGET}x memcpy" + (": " + "; ".join(fails) if fails else ""))
     return 0
 

@@ -8,14 +8,13 @@ elements (``STRIP``), so that small random layouts straddle strip edges in every
 
 from __future__ import annotations
 
-from typing import Any
-
 import numpy as np
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as hs
 
 import strided
+from copy_layouts import dest_views
 from strided.kernels import blocked, tiles
 
 DTYPES = [np.bool_, np.int8, np.int16, np.float16, np.float32, np.int32, np.float64, np.int64,
@@ -48,23 +47,6 @@ def _source(draw: hs.DrawFn, shape: tuple[int, ...], dtype: np.dtype) -> np.ndar
     return np.broadcast_to(view, shape) if any(expanded) else view
 
 
-@hs.composite
-def _dest(draw: hs.DrawFn, shape: tuple[int, ...], dtype: np.dtype) -> tuple[np.ndarray, Any]:
-    """(buffer, a function giving the same writable view with ``shape`` of it or of its copy):
-    dense in a random order, or stepped."""
-    ndim = len(shape)
-    perm = draw(hs.permutations(range(ndim)))
-    steps = [draw(hs.sampled_from([1, 1, 1, 2, -1])) for _ in range(ndim)]
-    big = [shape[d] * abs(steps[d]) for d in range(ndim)]
-    buffer = np.zeros(int(np.prod(big)) + 3, dtype)
-
-    def view(buf: np.ndarray) -> np.ndarray:
-        dense = buf[3:].reshape([big[d] for d in perm]).transpose(np.argsort(perm))
-        return dense[tuple(slice(None, None, s) for s in steps) + (Ellipsis,)]
-
-    return buffer, view
-
-
 @settings(max_examples=300, deadline=None)
 @given(shape=hs.lists(hs.sampled_from([0, 1, 2, 3, 4, 5, 7, 9]), min_size=0, max_size=4).map(tuple),
        dtypes=hs.tuples(hs.sampled_from(DTYPES), hs.sampled_from(DTYPES)), data=hs.data())
@@ -73,7 +55,7 @@ def test_blocked_copy_equals_numpy_copyto(shape: tuple[int, ...], dtypes: tuple,
     source = data.draw(_source(shape, src_dtype))
     if dest_dtype.kind not in "cb" and src_dtype.kind == "c":
         source = source.real  # (the kernels' caller takes the real part, with PyTorch's warning)
-    buffer, view = data.draw(_dest(shape, dest_dtype))
+    buffer, view = data.draw(dest_views(shape, dest_dtype))
     expected_buffer = buffer.copy()
     dest, twin = view(buffer), view(expected_buffer)
     with np.errstate(all="ignore"):
@@ -168,7 +150,7 @@ def test_a_ufunc_through_the_output_equals_one_plain_call(shape: tuple[int, ...]
     dt = np.dtype(dtype)
     x = data.draw(_source(shape, dt))
     y = data.draw(_source(shape, dt))
-    buffer, view = data.draw(_dest(shape, dt))
+    buffer, view = data.draw(dest_views(shape, dt))
     out, twin = view(buffer), view(buffer.copy())
     if data.draw(hs.booleans()):  # x in the output's order (the case that goes through the output)
         rng = np.random.default_rng(data.draw(hs.integers(0, 2**31)))

@@ -16,15 +16,20 @@ bytes' worth of steps: every source line is read from memory once. Measured (thr
 on 32-64 MB transposes and 3-d permutes, against a memcpy of the same bytes into existing memory:
 float32 3-4x (NumPy's own copy 10-13x, PyTorch 5-7x), float64 2-2.5x (NumPy 4-6x), complex128
 about 1.6x. Elements of 1 and 2 bytes stay slow (int8 about 10x, float16 6x, from 20x and 10x):
-there NumPy's per-element cost, not the cache, sets the time. A plain C loop blocked in 32 x 32
-tiles measured 2.9x on the float32 transpose, so a compiled kernel would need SIMD transposes to
-gain much, which is why there is none. The values, the destination's layout and the casting are
-exactly ``np.copyto``'s: only the order in which elements are visited changes.
+there NumPy's per-element cost, not the cache, sets the time. The values, the destination's
+layout and the casting are exactly ``np.copyto``'s: only the order in which elements are visited
+changes.
+
+Where it is built, a compiled kernel (:mod:`.native`: C tiles with SSE2 register transposes)
+takes the copies with no cast instead, from :data:`strided.kernels.native.MIN_BYTES` (256 KB):
+measured on a loaded 2-core machine, copy_ of a 32 MB transpose into existing memory, int8
+3.4-3.9x a memcpy (strips 8-9x), int16 2.9-3x (5.7-6.4x), float32 2.3x (2.7-2.8x), float64 2.1-2.4x
+(2.2-2.4x), complex128 2x (2.1x). The strips remain for casts and for machines without a compiler.
 
 The dims are first coalesced (dims that are adjacent in both arrays' memory orders merge), so a
 3-d permute that moves one dim behind two others is the 2-d transpose it really is. Below
-:data:`MIN_BYTES`, or when both arrays already run along the same dim, one plain ``np.copyto``
-is as fast and is what runs.
+:data:`MIN_BYTES` (or the kernel's threshold), or when both arrays already run along the same
+dim, one plain ``np.copyto`` is as fast and is what runs.
 
 The caller guarantees that ``source`` does not overlap ``dest`` (several calls: a later one would
 read what an earlier one wrote; NumPy buffers an overlapping source only within one call).
@@ -43,6 +48,8 @@ from typing import Any
 
 import numpy as np
 
+from . import native
+
 # The destination's elements per source step in one strip (see the module doc): 64 to 256
 # measured alike on 32 MB float32 and float64 transposes (16 or 32: the inner loop is too short
 # and NumPy's per-loop cost shows, 1.5-2x slower; 512: the lines no longer stay in L1, 2x slower).
@@ -60,20 +67,36 @@ _copyto = np.copyto
 
 
 def copy_into(dest: np.ndarray, source: Any, min_bytes: int | None = None) -> None:
-    """``np.copyto(dest, source, casting="unsafe")``, in strips when the memory orders disagree.
+    """``np.copyto(dest, source, casting="unsafe")``, blocked when the memory orders disagree.
 
     ``source``: a NumPy array broadcastable to ``dest.shape``, or a scalar; it must not overlap
-    ``dest``. ``min_bytes`` (default :data:`MIN_BYTES`): the fewest bytes of ``dest``, and of the
-    source's distinct elements, that are copied in strips.
+    ``dest``. ``min_bytes``: the fewest bytes of ``dest``, and of the source's distinct elements,
+    that are copied blocked (default: :data:`MIN_BYTES` for the NumPy strips,
+    :data:`strided.kernels.native.MIN_BYTES` for the compiled kernel, which takes same-dtype
+    copies only and wins from smaller sizes).
     """
     limit = MIN_BYTES if min_bytes is None else min_bytes
-    if dest.nbytes >= limit and dest.size and type(source) is np.ndarray and source.ndim:
-        plan = _strips(dest, source, limit)
-        if plan is not None:
-            d, s, chunks = plan
-            for key in _keys(d.shape, chunks):
-                _copyto(d[key], s[key], casting="unsafe")
-            return
+    fast_limit = native.MIN_BYTES if min_bytes is None else min_bytes
+    nbytes = dest.nbytes
+    # (the size first: small copies, most of them, pay no more than this test)
+    if nbytes >= (limit if limit < fast_limit else fast_limit) and dest.size and type(source) is np.ndarray \
+            and source.ndim:
+        fast = native.takes(dest, source)
+        if fast and fast_limit < limit:
+            limit = fast_limit
+        if nbytes >= limit:
+            plan = _plan(dest, source, limit)
+            if plan is not None:
+                source, order, groups, b = plan
+                if fast:
+                    native.copy(dest, source, groups)
+                    return
+                views = _strip_views(dest, source, order, groups, b)
+                if views is not None:
+                    d, s, chunks = views
+                    for key in _keys(d.shape, chunks):
+                        _copyto(d[key], s[key], casting="unsafe")
+                    return
     _copyto(dest, source, casting="unsafe")
 
 
@@ -81,8 +104,18 @@ def _strips(dest: np.ndarray, source: np.ndarray, limit: int
             ) -> tuple[np.ndarray, np.ndarray, list[int]] | None:
     """Views of ``dest`` and ``source`` over their coalesced dims in the destination's memory order
     (outermost first), and the chunk length of each dim for the strips; None where one call is
-    best: the two run along the same dim, the source along none, or the source's own elements
-    (a broadcast one repeats them) take less than ``limit`` bytes and stay in cache anyway."""
+    best (:func:`_plan`)."""
+    plan = _plan(dest, source, limit)
+    return None if plan is None else _strip_views(dest, *plan)
+
+
+def _plan(dest: np.ndarray, source: np.ndarray, limit: int
+          ) -> tuple[np.ndarray, list[int], list[tuple[int, int, int]], int] | None:
+    """(``source`` broadcast to ``dest.shape``, the dims in the destination's memory order, their
+    coalesced groups (size, dest stride, source stride), the group the source runs along); None
+    where one call is best: the two run along the same dim, the source along none, the
+    destination may write one location twice, or the source's own elements (a broadcast one
+    repeats them) take less than ``limit`` bytes and stay in cache anyway."""
     if source.shape != dest.shape:
         if source.ndim > dest.ndim:
             return None  # (leading 1s, which np.copyto drops and broadcast_to refuses)
@@ -102,10 +135,17 @@ def _strips(dest: np.ndarray, source: np.ndarray, limit: int
     b = _innermost(shape, tuple(s for _, _, s in groups))
     if b is None or b == len(shape) - 1 or not _disjoint(groups, dest.itemsize):
         return None
+    return source, order, groups, b
+
+
+def _strip_views(dest: np.ndarray, source: np.ndarray, order: list[int], groups: list[tuple[int, int, int]],
+                 b: int) -> tuple[np.ndarray, np.ndarray, list[int]] | None:
+    """The views and chunk lengths of the NumPy strips for a :func:`_plan` (None: one plain call)."""
+    shape = tuple(n for n, _, _ in groups)
     try:  # (splitting into merged dims never copies: copy=False makes NumPy refuse rather than copy)
         d_view = dest.transpose(order).reshape(shape, copy=False)
         s_view = source.transpose(order).reshape(shape, copy=False)
-    except ValueError:  # pragma: no cover - the merge rule below is NumPy's own; kept as a guard
+    except ValueError:  # pragma: no cover - the merge rule is NumPy's own; kept as a guard
         return None
     # Dims inside the source's contiguous dim (in the destination's order) are cut, from the
     # innermost out, until a strip holds STRIP elements; the others stay whole.

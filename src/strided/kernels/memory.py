@@ -36,7 +36,7 @@ from ..layout import (
 )
 from ..messages import overlapping_write
 from ..storage import Storage, allocate
-from . import blocked
+from . import blocked, native
 from .blocked import copy_into
 from .fpstate import quiet
 from .listeners import OPEN, Listening, OpRecord, _listeners, emit, listening
@@ -344,8 +344,9 @@ def write(storage: Storage, layout: Layout, value: np.ndarray | object) -> None:
         value = copy_array(value, "write: the source overlaps the 1-d destination (read before writing)")
     with quiet():
         value = _real_for(dest, value)
-        if dest.nbytes >= blocked.MIN_BYTES and not (isinstance(value, np.ndarray)
-                                                     and np.may_share_memory(dest, value)):
+        # (from the smaller of the two blocked copies' thresholds: the compiled kernel's, the strips')
+        least = min(blocked.MIN_BYTES, native.MIN_BYTES)
+        if dest.nbytes >= least and not (isinstance(value, np.ndarray) and np.may_share_memory(dest, value)):
             copy_into(dest, value)  # in strips when the memory orders disagree
         else:
             # (an overlapping source takes the one call, where NumPy reads it before writing)

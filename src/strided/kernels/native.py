@@ -1,0 +1,141 @@
+"""The compiled copy kernel (``strided.kernels._copykernel``), loaded on first use, and its switch.
+
+:func:`strided.kernels.blocked.copy_into` hands a copy between two memory orders of at least
+:data:`MIN_BYTES` to :func:`copy` when :func:`takes` says the kernel takes it; otherwise (no
+compiled kernel, the switch off, a cast, an element size or alignment the kernel does not take)
+the NumPy strips run as before, from their own larger threshold. The
+kernel moves bytes only: it runs when source and destination have the same dtype, so the
+result is the bytes ``np.copyto`` leaves, element for element (tests/test_native_copies.py
+runs both paths over random layouts and compares the bytes).
+
+Why a compiled kernel: NumPy's strips cost a Python-level ``np.copyto`` per strip and NumPy's
+per-element loop inside it: 2.7-2.8x a memcpy of the same bytes for a 32 MB float32 transpose
+copied into existing memory, 6-9x for 1- and 2-byte elements. The C kernel (64 x 256 tiles cut
+into SSE2 register transposes: 16x16 for 1 byte, 8x8 for 2, 4x4 for 4, 2x2 for 8) moves each cache
+line once: 2.3x for float32, 2.9-3.9x for int16 and int8, float64 and complex128 2-2.4x (where
+the strips were already near the memory's limit, the same); from 256 KB it also beats NumPy's
+single call (bench/bench_copies.py prints both paths; measured on a loaded 2-core machine,
+thread CPU time). A ``contiguous()`` pays the first touch of its new pages on top (0.5-1
+memcpy), which no copy kernel avoids. Why a CPython extension built
+by setuptools (setup.py, ``optional=True``) rather than a ctypes library or a JIT: it needs
+only the C compiler and Python headers that ``pip install -e .`` already finds, no run-time
+dependency (Numba's install is hundreds of MB and its first call compiles for a second), the
+call parses six plain arguments (no ctypes marshalling, about 1 us) and releases the GIL.
+Without a compiler the build skips the extension and everything here answers False.
+
+The switch: ``STRIDED_NATIVE=0`` in the environment (read at the first large copy) turns the
+kernel off for the process; :func:`disabled` turns it off in one block of one thread or task
+(a context variable: other threads keep their own setting).
+
+>>> import numpy as np
+>>> with disabled():
+...     takes(np.empty((3, 2)), np.arange(6.0).reshape(2, 3).T)
+False
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterator
+from contextlib import contextmanager
+from contextvars import ContextVar
+from types import ModuleType
+from typing import Any
+
+import numpy as np
+
+# Element sizes the kernel copies (bool, ints, float16/32/64, complex64/128, datetimes); kinds
+# whose bytes are not the whole value (objects: references; strings, records) never go there.
+_SIZES = frozenset({1, 2, 4, 8, 16})
+_KINDS = frozenset("biufcmM")
+
+# Below this many bytes the plain np.copyto is as fast (measured on 2-d transposes, thread CPU
+# time: float32 and float64 at 64 KB 16-28 us against 13-16 us plain, at 256 KB 40 us against
+# 58-104 us; int8 wins from 64 KB). The NumPy strips only win from 2 MB (blocked.MIN_BYTES).
+MIN_BYTES = 1 << 18
+
+_enabled: ContextVar[bool] = ContextVar("strided_native_copies", default=True)
+_kernel: ModuleType | None = None
+_loaded = False
+
+
+def kernel() -> ModuleType | None:
+    """The compiled module, imported on the first call (None: not built, or ``STRIDED_NATIVE=0``).
+
+    >>> kernel() is None or hasattr(kernel(), "copy")
+    True
+    """
+    global _kernel, _loaded
+    if not _loaded:
+        if os.environ.get("STRIDED_NATIVE", "1") != "0":
+            try:
+                from . import _copykernel  # type: ignore[attr-defined]
+            except ImportError:  # built without a C compiler: the NumPy path
+                _copykernel = None
+            _kernel = _copykernel
+        _loaded = True  # (two threads racing here both import the same module: harmless)
+    return _kernel
+
+
+def active() -> bool:
+    """Whether a large copy in this context would use the compiled kernel.
+
+    >>> with disabled():
+    ...     active()
+    False
+    """
+    return _enabled.get() and kernel() is not None
+
+
+@contextmanager
+def disabled() -> Iterator[None]:
+    """Copies in this block (this thread or task only) take the NumPy path.
+
+    >>> with disabled():
+    ...     active()
+    False
+    """
+    token = _enabled.set(False)
+    try:
+        yield
+    finally:
+        _enabled.reset(token)
+
+
+def takes(dest: np.ndarray, source: np.ndarray) -> bool:
+    """Whether :func:`copy` would copy ``source`` into ``dest``: the kernel is built and on in this
+    context, the two have one dtype whose bytes are its whole value (no cast, no objects), of 1,
+    2, 4, 8 or 16 bytes, and both arrays are aligned (the destination writable)."""
+    dtype = dest.dtype
+    return (source.dtype == dtype and dtype.kind in _KINDS and dtype.itemsize in _SIZES
+            and dtype.char != "g"  # (long double: 16 bytes of which 6 are padding)
+            and dest.flags.writeable and dest.flags.aligned and source.flags.aligned
+            and _enabled.get() and kernel() is not None)
+
+
+def copy(dest: np.ndarray, source: np.ndarray, groups: list[tuple[int, int, int]]) -> None:
+    """Copy ``source`` (already broadcast to ``dest.shape``) into ``dest`` with the compiled
+    kernel; the caller has checked :func:`takes`.
+
+    ``groups``: (size, dest stride, source stride) in bytes, the coalesced dims in the
+    destination's memory order (:func:`strided.kernels.blocked._coalesced`). The caller
+    guarantees that the destination's elements are distinct and that the two do not overlap.
+
+    >>> dest, src = np.empty((3, 2)), np.arange(6.0).reshape(2, 3)
+    >>> if takes(dest, src.T):
+    ...     copy(dest, src.T, [(3, 16, 8), (2, 8, 24)])
+    ... else:
+    ...     dest[...] = src.T
+    >>> dest.tolist()
+    [[0.0, 3.0], [1.0, 4.0], [2.0, 5.0]]
+    """
+    k = _kernel
+    assert k is not None, "native.copy without native.takes"
+    k.copy(_address(dest), _address(source), dest.itemsize, [n for n, _, _ in groups],
+           [d for _, d, _ in groups], [s for _, _, s in groups])
+
+
+def _address(a: np.ndarray) -> int:
+    """The address of ``a``'s element [0, ..., 0] (its offset included)."""
+    data: Any = a.__array_interface__["data"]
+    return int(data[0])

@@ -1,0 +1,223 @@
+"""The compiled copy kernel (kernels/native.py, kernels/_copykernel.c) against the NumPy path.
+
+Every copy the kernel takes must leave exactly the bytes one ``np.copyto`` leaves (the whole
+destination buffer, the bytes around the view included) and the bytes the NumPy strips leave
+(``native.disabled()``), over random layouts: transposed, permuted, stepped (backwards too),
+expanded sources, 0-d and zero-size, every element size (1, 2, 4, 8, 16 bytes), complex. The
+copy ops that use it report the same values, strides and ledger records either way.
+
+The kernel is built by ``pip install -e .`` where a C compiler is found (setup.py). Where it is
+not built (no compiler), the comparisons of the two paths would compare the NumPy path with
+itself, so they are not collected (``_KERNEL`` below); ``test_the_kernel_is_built`` then fails
+if a compiler is present or ``STRIDED_REQUIRE_NATIVE=1`` (set by ``.ci/run``).
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+import sys
+import threading
+from typing import Any
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as hs
+
+import strided
+from copy_layouts import dest_views
+from strided.kernels import blocked, native
+
+_KERNEL = native.kernel()
+
+DTYPES = [np.bool_, np.int8, np.uint8, np.int16, np.float16, np.float32, np.int32, np.float64, np.int64,
+          np.complex64, np.complex128, np.dtype("datetime64[ns]")]
+
+
+def test_the_kernel_is_built() -> None:
+    """Built wherever a C compiler is (pip compiled it), and required in CI."""
+    if os.environ.get("STRIDED_REQUIRE_NATIVE") == "1" or shutil.which("cc") or shutil.which("gcc"):
+        assert _KERNEL is not None, "strided.kernels._copykernel is not built: run `pip install -e .` again"
+
+
+@hs.composite
+def _source(draw: hs.DrawFn, shape: tuple[int, ...], dtype: np.dtype) -> np.ndarray:
+    """A view with ``shape`` of random bytes (NaN payloads and all): permuted, stepped (maybe
+    backwards), expanded (stride 0), with an offset."""
+    ndim = len(shape)
+    perm = draw(hs.permutations(range(ndim)))
+    steps = [draw(hs.sampled_from([1, 1, 2, -1, -3])) for _ in range(ndim)]
+    expanded = [shape[d] > 1 and draw(hs.integers(0, 4)) == 0 for d in range(ndim)]
+    base_shape = [1 if expanded[d] else shape[d] * abs(steps[d]) for d in range(ndim)]
+    rng = np.random.default_rng(draw(hs.integers(0, 2**31)))
+    numel = int(np.prod(base_shape)) + 1
+    raw = rng.integers(0, 256, numel * dtype.itemsize, dtype=np.uint8)
+    if dtype.kind == "b":
+        raw = raw & 1  # (bool: 0 or 1 bytes, the only ones NumPy makes)
+    flat = raw.view(dtype)[1:]  # (an offset: the view starts one element in)
+    base = flat.reshape([base_shape[d] for d in perm]).transpose(np.argsort(perm))
+    view = base[tuple(slice(None) if expanded[d] else slice(None, None, s) for d, s in enumerate(steps))
+                + (Ellipsis,)]  # (...: a 0-d view, not a scalar)
+    return np.broadcast_to(view, shape) if any(expanded) else view
+
+
+def _both_paths(dest_of: Any, buffer: np.ndarray, source: np.ndarray) -> tuple[bytes, bytes, bytes]:
+    """The buffer's bytes after one np.copyto, after the NumPy path and after the kernel."""
+    outs = []
+    for how in ("copyto", "numpy", "native"):
+        buf = buffer.copy()
+        dest = dest_of(buf)
+        if how == "copyto":
+            np.copyto(dest, source, casting="unsafe")
+        elif how == "numpy":
+            with native.disabled():
+                blocked.copy_into(dest, source, min_bytes=0)
+        else:
+            blocked.copy_into(dest, source, min_bytes=0)
+        outs.append(buf.tobytes())
+    return outs[0], outs[1], outs[2]
+
+
+if _KERNEL is not None:  # (see the module docstring: without the kernel there is one path)
+
+    @settings(max_examples=60, deadline=None)
+    @given(shape=hs.lists(hs.sampled_from([0, 1, 2, 3, 5, 8, 9, 17]), min_size=0, max_size=4).map(tuple),
+           dtype=hs.sampled_from(DTYPES), data=hs.data())
+    def test_the_kernel_leaves_the_bytes_numpy_leaves(shape: tuple[int, ...], dtype: Any, data: hs.DataObject) -> None:
+        dt = np.dtype(dtype)
+        source = data.draw(_source(shape, dt))
+        buffer, view = data.draw(dest_views(shape, dt))
+        plain, stripped, compiled = _both_paths(view, buffer, source)
+        assert compiled == plain
+        assert stripped == plain
+
+    def test_the_kernel_runs_where_the_orders_disagree(monkeypatch: pytest.MonkeyPatch) -> None:
+        """A transpose, a 3-d permute, an expanded source and every element size go through it
+        (the SSE blocks and their edges: sizes not a multiple of 8); a cast, a misaligned
+        source or the switch off do not."""
+        calls = []
+        real = native.copy
+        monkeypatch.setattr(native, "copy", lambda *a: calls.append(a[2]) or real(*a))
+        for dt in ("i1", "i2", "f4", "f8", "c16"):
+            a = np.arange(37 * 45).astype(dt).reshape(37, 45)
+            dest = np.empty((45, 37), dt)
+            blocked.copy_into(dest, a.T, min_bytes=0)
+            assert (dest == a.T).all() and calls[-1] == [(45, 37 * a.itemsize, a.itemsize),
+                                                        (37, a.itemsize, 45 * a.itemsize)]
+        b = np.arange(3 * 4 * 5.0).reshape(3, 4, 5)
+        dest3 = np.empty((5, 3, 4))
+        blocked.copy_into(dest3, b.transpose(2, 0, 1), min_bytes=0)
+        assert (dest3 == b.transpose(2, 0, 1)).all() and calls[-1] == [(5, 96, 8), (12, 8, 40)]  # (3, 4) merged
+        expanded = np.broadcast_to(np.arange(35.0).reshape(5, 1, 7), (5, 3, 7)).T  # (7, 3, 5), strides (8, 0, 56)
+        dest_e = np.empty((7, 3, 5))
+        blocked.copy_into(dest_e, expanded, min_bytes=0)
+        assert (dest_e == expanded).all() and calls[-1] == [(7, 120, 8), (3, 40, 0), (5, 8, 56)]
+        n = len(calls)
+        blocked.copy_into(np.empty((45, 37), "f8"), np.zeros((37, 45), "f4").T, min_bytes=0)  # a cast
+        odd = np.zeros(37 * 45 * 8 + 1, np.uint8)[1:].view("f8").reshape(37, 45)  # misaligned
+        blocked.copy_into(np.empty((45, 37)), odd.T, min_bytes=0)
+        with native.disabled():
+            blocked.copy_into(np.empty((45, 37)), a.T.real, min_bytes=0)
+        assert len(calls) == n
+        with pytest.raises(ValueError, match="could not broadcast"):  # np.copyto's own error, as before
+            blocked.copy_into(np.empty((45, 37)), np.zeros((37, 45)), min_bytes=0)
+
+    def _ops(x: strided.Tensor) -> list:
+        target = strided.zeros(*x.shape, dtype=x.dtype)
+        return [x.contiguous(), x.clone(memory_format=strided.contiguous_format), x.clone(),
+                target.copy_(x), x.to(strided.complex128), x.reshape(-1), x.permute(tuple(range(x.dim()))[::-1]) + 1]
+
+    @pytest.mark.parametrize("make", [
+        lambda: strided.arange(7 * 9 * 5, dtype=strided.float32).reshape(7, 9, 5).permute(2, 0, 1),
+        lambda: strided.arange(7 * 9 * 5, dtype=strided.int16).reshape(7, 9, 5).permute(1, 2, 0)[:, ::-2],
+        lambda: strided.arange(11 * 6, dtype=strided.complex128).reshape(11, 6).t(),
+        lambda: strided.arange(11.0).reshape(11, 1).expand(11, 6).t(),
+        lambda: strided.zeros(0, 6).t(),
+        lambda: strided.tensor(3.5),
+    ])
+    def test_copy_ops_give_the_same_with_and_without_the_kernel(make, monkeypatch: pytest.MonkeyPatch) -> None:
+        """contiguous, clone, copy_, to, reshape and an add against its output's order: the same
+        values (bytes), strides, dtypes and ledger records with the kernel as without."""
+        monkeypatch.setattr(native, "MIN_BYTES", 0)
+        monkeypatch.setattr(blocked, "MIN_BYTES", 0)
+
+        def run() -> tuple[list, list]:
+            x = make()
+            with strided.record_copies() as copies:
+                outs = _ops(x)
+            return ([(o.numpy().tobytes(), o.shape, o.stride(), o.dtype) for o in outs],
+                    [(c.nbytes, c.reason, c.shape, c.dtype) for c in copies])
+
+        compiled = run()
+        with native.disabled():
+            stripped = run()
+        assert compiled == stripped
+        assert compiled[0][0][0] == np.ascontiguousarray(make().numpy()).tobytes()
+
+    def test_the_switch_is_per_thread() -> None:
+        """native.disabled() in one thread leaves another thread's copies on the kernel."""
+        seen: list[bool] = []
+        with native.disabled():
+            t = threading.Thread(target=lambda: seen.append(native.active()))
+            t.start()
+            t.join()
+            assert not native.active()
+        assert seen == [True] and native.active()
+
+    def test_the_kernel_checks_its_arguments() -> None:
+        """The compiled call refuses what it cannot copy, in words (the Python side never sends it)."""
+        a, d = np.zeros(4), np.zeros(4)
+        addr = a.__array_interface__["data"][0], d.__array_interface__["data"][0]
+        with pytest.raises(ValueError, match="itemsize must be 1, 2, 4, 8 or 16, not 3"):
+            _KERNEL.copy(addr[1], addr[0], 3, [4], [8], [8])
+        with pytest.raises(ValueError, match="dst_strides has 2 entries, the shape 1"):
+            _KERNEL.copy(addr[1], addr[0], 8, [4], [8, 8], [8])
+        with pytest.raises(ValueError, match="at most 64 dims"):
+            _KERNEL.copy(addr[1], addr[0], 8, [1] * 65, [8] * 65, [8] * 65)
+        _KERNEL.copy(addr[1], addr[0], 8, [0, 4], [0, 8], [0, 8])  # zero-size: nothing touched
+
+    def test_loaded_lazily_and_switched_off_by_the_environment() -> None:
+        """``import strided`` does not load the kernel; with STRIDED_NATIVE=0 (read at the first
+        large copy) it is never loaded and the copies take the NumPy path; without, the first large
+        copy loads it. (One fresh process: the second part forgets the first load decision.)"""
+        code = ("import os, sys, strided\n"
+                "from strided.kernels import native\n"
+                "name = 'strided.kernels._copykernel'\n"
+                "seen = [name in sys.modules]\n"
+                "def copy():\n"
+                "    x = strided.arange(1 << 18, dtype=strided.float32).reshape(512, 512).t().contiguous()\n"
+                "    seen.extend([name in sys.modules, native.active(), x[3, 5].item()])\n"
+                "copy()\n"
+                "os.environ['STRIDED_NATIVE'] = '1'\n"
+                "native._loaded = False\n"
+                "copy()\n"
+                "print(*seen)\n")
+        out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True,
+                             env={**os.environ, "STRIDED_NATIVE": "0"}).stdout.split()
+        assert out == ["False", "False", "False", "2563.0", "True", "True", "2563.0"]
+
+    @pytest.mark.parametrize("dtype", ["bool", "int8", "float16", "float32", "float64", "complex64", "complex128"])
+    def test_the_kernel_agrees_with_pytorch(dtype: str, monkeypatch: pytest.MonkeyPatch) -> None:
+        """contiguous(), a permuted clone and copy_ through the kernel give PyTorch's values,
+        shapes and strides, on a transpose, a 3-d permute with a step (PyTorch has no backward ones) and an expanded
+        source (odd sizes: the register blocks' edges)."""
+        import torch
+
+        monkeypatch.setattr(native, "MIN_BYTES", 0)
+        base = (np.random.default_rng(1).standard_normal((6, 19, 21)) * 40).astype(dtype)
+        t_base, s_base = torch.from_numpy(base), strided.from_numpy(base)
+        views = [lambda b: b[0].t(), lambda b: b.permute(2, 0, 1)[:, ::2], lambda b: b[:1].expand(3, 19, 21).transpose(0, 2)]
+        calls = []
+        real = native.copy
+        monkeypatch.setattr(native, "copy", lambda *a: calls.append(1) or real(*a))
+        for view in views:
+            t, s = view(t_base), view(s_base)
+            for tr, sr in ((t.contiguous(), s.contiguous()),
+                           (t.clone(memory_format=torch.contiguous_format),
+                            s.clone(memory_format=strided.contiguous_format)),
+                           (torch.zeros(t.shape, dtype=t.dtype).copy_(t), strided.zeros(*s.shape, dtype=s.dtype).copy_(s))):
+                assert tuple(sr.shape) == tuple(tr.shape) and sr.stride() == tr.stride()
+                assert sr.numpy().tobytes() == tr.numpy().tobytes()
+        assert len(calls) == 9
