@@ -63,6 +63,8 @@ from ..layout import plans as P
 from ..layout.dtype_view import view_dtype_layout
 from ..layout.plans import Copy
 from ..messages import copy_why, error, mt_error, t_error, transpose_deprecated, unbind_0d_error, view_refused
+from ..numpy_keywords import NO
+from ..numpy_keywords import call as numpy_call
 from ..opdef import Kind, declare
 from ..tensor import ADVANCED_INDEXING, Tensor, tensor_arg
 from .registry import method
@@ -337,12 +339,14 @@ def flatten(self: Tensor, start_dim: int = 0, end_dim: int = -1) -> Tensor:
 
 
 @records("unflatten")
-def unflatten(self: Tensor, dim: int, sizes: Sequence[int]) -> Tensor:
+def unflatten(self: Tensor, dim: int = NO, sizes: Sequence[int] = NO, *, axis: int = NO) -> Tensor:
     """Split one dim into ``sizes`` (one -1 may be inferred); always a view.
 
     >>> strided.zeros(2, 12).unflatten(1, (3, -1)).shape
     (2, 3, 4)
     """
+    if axis is not NO or dim is NO or sizes is NO:  # NumPy's axis= (strided.numpy_keywords), or missing
+        return numpy_call(unflatten, "unflatten", {"self": self, "dim": dim, "sizes": sizes}, {"axis": axis}, {})
     if self._ag is not None and not INSIDE.get():  # its own recording entry (autograd's slow path)
         return record("unflatten", unflatten, (self, dim, sizes), {})
     lay = self._layout
@@ -592,12 +596,14 @@ def _expand_backward(out: Tensor, x: Tensor, *args: Any, **kwargs: Any) -> Any:
 
 
 @records("unsqueeze")
-def unsqueeze(self: Tensor, dim: int) -> Tensor:
+def unsqueeze(self: Tensor, dim: int = NO, *, axis: int = NO) -> Tensor:
     """A size-1 dim inserted at ``dim``: a view.
 
     >>> strided.zeros(2, 3).unsqueeze(1).shape
     (2, 1, 3)
     """
+    if axis is not NO or dim is NO:  # NumPy's axis= (strided.numpy_keywords), or missing
+        return numpy_call(unsqueeze, "unsqueeze", {"self": self, "dim": dim}, {"axis": axis}, {})
     if self._ag is not None and not INSIDE.get():  # its own recording entry (autograd's slow path)
         return record("unsqueeze", unsqueeze, (self, dim), {})
     lay = self._layout
@@ -612,13 +618,16 @@ backward("unsqueeze")(_reshaped_back("UnsqueezeBackward0"))
 
 
 @records("squeeze")
-def squeeze(self: Tensor, dim: int | Sequence[int] | None = None) -> Tensor:
+def squeeze(self: Tensor, dim: int | Sequence[int] | None = None, *, axis: int | Sequence[int] | None = NO
+            ) -> Tensor:
     """Size-1 dims removed (all of them, or those named by ``dim``): a view.
 
     >>> x = strided.zeros(2, 1, 3, 1)
     >>> x.squeeze().shape, x.squeeze(1).shape
     ((2, 3), (2, 3, 1))
     """
+    if axis is not NO:  # NumPy's axis= (strided.numpy_keywords)
+        return numpy_call(squeeze, "squeeze", {"self": self, "dim": dim}, {"axis": axis}, {"dim": None})
     if self._ag is not None and not INSIDE.get():  # its own recording entry (autograd's slow path)
         return record("squeeze", squeeze, (self, dim), {})
     lay = self._layout
@@ -644,12 +653,15 @@ backward("squeeze")(_reshaped_back(_squeeze_node))
 
 
 @records("narrow")
-def narrow(self: Tensor, dim: int, start: int, length: int) -> Tensor:
+def narrow(self: Tensor, dim: int = NO, start: int = NO, length: int = NO, *, axis: int = NO) -> Tensor:
     """``length`` elements of ``dim`` from ``start``: a view.
 
     >>> strided.arange(10).narrow(0, 2, 3).tolist()
     [2, 3, 4]
     """
+    if axis is not NO or dim is NO or start is NO or length is NO:  # NumPy's axis= (numpy_keywords), or missing
+        return numpy_call(narrow, "narrow", {"self": self, "dim": dim, "start": start, "length": length},
+                          {"axis": axis}, {})
     if self._ag is not None and not INSIDE.get():  # its own recording entry (autograd's slow path)
         return record("narrow", narrow, (self, dim, start, length), {})
     lay = self._layout
@@ -668,12 +680,14 @@ backward("narrow")(_scattered_back("SliceBackward0", "narrow"))
 
 
 @records("select")
-def select(self: Tensor, dim: int, index: int) -> Tensor:
+def select(self: Tensor, dim: int = NO, index: int = NO, *, axis: int = NO) -> Tensor:
     """Element ``index`` of ``dim``, that dim removed: a view (``t[:, i]`` for dim 1).
 
     >>> strided.arange(6).view(2, 3).select(1, 2).tolist()
     [2, 5]
     """
+    if axis is not NO or dim is NO or index is NO:  # NumPy's axis= (strided.numpy_keywords), or missing
+        return numpy_call(select, "select", {"self": self, "dim": dim, "index": index}, {"axis": axis}, {})
     if self._ag is not None and not INSIDE.get():  # its own recording entry (autograd's slow path)
         return record("select", select, (self, dim, index), {})
     lay = self._layout
