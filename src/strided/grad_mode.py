@@ -445,6 +445,14 @@ def _numpy_of(fwd: Callable, key: str | None) -> Numpy | None:
     return (getattr(fwd, "__name__", key), names, frozenset(aliases)) if aliases else None
 
 
+def _refused_keyword(numpy: Numpy, error: TypeError, kwargs: dict) -> bool:
+    """Whether ``error``, caught by an entry around its call into the forward, is Python's refusal
+    of a NumPy keyword the forward does not take: raised by the call itself (no frame of the
+    forward in its traceback: the forward never ran), with such a keyword among ``kwargs``."""
+    tb = error.__traceback__
+    return tb is not None and tb.tb_next is None and not numpy[2].isdisjoint(kwargs)
+
+
 def _numpy_kwargs(numpy: Numpy, args: tuple, kwargs: dict) -> dict:
     """A ``**kwargs`` entry's keywords with NumPy's renamed (the entry is called again with
     them: a plain call never comes here; ``args`` includes ``self``)."""
@@ -702,12 +710,17 @@ def guard(fwd: Callable, name: str, op: Any = None, operands: str = "self", key:
 
     @functools.wraps(fwd)
     def _guard(self: Any, *args: Any, **kwargs: Any) -> Any:
-        if kwargs and numpy is not None and not numpy[2].isdisjoint(kwargs):
-            return _guard(self, *args, **_numpy_kwargs(numpy, (self, *args), kwargs))
         if OPEN and op is not None and reporting():
+            if kwargs and numpy is not None and not numpy[2].isdisjoint(kwargs):  # (the record: dim=, not axis=)
+                return _guard(self, *args, **_numpy_kwargs(numpy, (self, *args), kwargs))
             every = (self, *args)
             return listened(name, op, _guard, every, kwargs, operands_of(operands, every, kwargs))
-        out = fwd(self, *args, **kwargs)
+        try:
+            out = fwd(self, *args, **kwargs)
+        except TypeError as e:  # (no cost until raised: NumPy's keywords are renamed only once Python refused one)
+            if numpy is None or not _refused_keyword(numpy, e, kwargs):
+                raise
+            return _guard(self, *args, **_numpy_kwargs(numpy, (self, *args), kwargs))
         if (self.__class__ is Tensor and self._ag is not None and out.__class__ is Tensor and out._ag is None
                 and out is not self and (out._dtype.is_floating_point or out._dtype.is_complex)
                 and requires_grad(self) and GRAD_MODE.get() and not INSIDE.get()):
@@ -729,13 +742,18 @@ def guard_function(fwd: Callable, name: str, detached: str | None = None, op: An
 
     @functools.wraps(fwd)
     def _guard(*args: Any, **kwargs: Any) -> Any:
-        if kwargs and numpy is not None and not numpy[2].isdisjoint(kwargs):
-            return _guard(*args, **_numpy_kwargs(numpy, args, kwargs))
         if OPEN and op is not None and reporting():
+            if kwargs and numpy is not None and not numpy[2].isdisjoint(kwargs):  # (the record: dim=, not axis=)
+                return _guard(*args, **_numpy_kwargs(numpy, args, kwargs))
             return listened(name, op, _guard, args, kwargs, operands_of("any", args, kwargs))
-        if not any_tracked(args) and not any_tracked(kwargs.values()):
-            return fwd(*args, **kwargs)
-        out = fwd(*args, **kwargs)
+        try:
+            if not any_tracked(args) and not any_tracked(kwargs.values()):
+                return fwd(*args, **kwargs)
+            out = fwd(*args, **kwargs)
+        except TypeError as e:  # (no cost until raised: NumPy's keywords are renamed only once Python refused one)
+            if numpy is None or not _refused_keyword(numpy, e, kwargs):
+                raise
+            return _guard(*args, **_numpy_kwargs(numpy, args, kwargs))
         if GRAD_MODE.get() and not INSIDE.get() and _cut(out):
             t = _requiring((args, tuple(kwargs.values())))
             if t is not None:

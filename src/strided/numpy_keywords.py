@@ -40,7 +40,7 @@ from typing import Any
 from .errors import StridedTypeError
 from .numpy_refused import REFUSED
 
-__all__ = ["ALIASES", "NO", "accepts", "aliases_of", "call", "missing", "renamed", "resolve", "unexpected"]
+__all__ = ["ALIASES", "NO", "accepts", "aliases_of", "call", "missing", "renamed", "require", "resolve", "unexpected"]
 
 # NumPy's spelling -> the op's own parameter (PyTorch's numpy_compatibility_arg_names, the
 # dim/keepdim part: strided's first parameters are named ``self`` or ``input`` unevenly, so the
@@ -117,15 +117,24 @@ def missing(fname: str, names: list[str]) -> StridedTypeError:
     return StridedTypeError(f"{fname}() missing {len(names)} required positional {plural}: {listed}")
 
 
+def require(fname: str, bound: dict[str, Any]) -> None:
+    """Python's error for the required parameters of ``bound`` left at :data:`NO` (a hand-written
+    entry asks in its slow path: :data:`NO` is no int, so a plain call never gets here).
+
+    >>> require("select", {"dim": 0, "index": 1})
+    """
+    absent = [k for k, v in bound.items() if v is NO]
+    if absent:
+        raise missing(fname, absent)
+
+
 def call(entry: Callable[..., Any], fname: str, bound: dict[str, Any], given: dict[str, Any],
          defaults: dict[str, Any]) -> Any:
     """The slow path of an entry that takes NumPy's keywords, for a call that used one or left a
     required parameter (default :data:`NO`) out: ``entry`` called again with the op's own
     keywords (:func:`resolve`), or Python's error for what is still missing."""
     kwargs = resolve(fname, bound, given, defaults)
-    absent = [k for k, v in kwargs.items() if v is NO]
-    if absent:
-        raise missing(fname, absent)
+    require(fname, kwargs)
     return entry(**kwargs)
 
 

@@ -63,7 +63,7 @@ from ..layout import plans as P
 from ..layout.dtype_view import view_dtype_layout
 from ..layout.plans import Copy
 from ..messages import copy_why, error, mt_error, t_error, transpose_deprecated, unbind_0d_error, view_refused
-from ..numpy_keywords import NO
+from ..numpy_keywords import NO, require
 from ..numpy_keywords import call as numpy_call
 from ..opdef import Kind, declare
 from ..tensor import ADVANCED_INDEXING, Tensor, tensor_arg
@@ -345,7 +345,7 @@ def unflatten(self: Tensor, dim: int = NO, sizes: Sequence[int] = NO, *, axis: i
     >>> strided.zeros(2, 12).unflatten(1, (3, -1)).shape
     (2, 3, 4)
     """
-    if axis is not NO or dim is NO or sizes is NO:  # NumPy's axis= (strided.numpy_keywords), or missing
+    if axis is not NO:  # NumPy's axis= (strided.numpy_keywords)
         return numpy_call(unflatten, "unflatten", {"self": self, "dim": dim, "sizes": sizes}, {"axis": axis}, {})
     if self._ag is not None and not INSIDE.get():  # its own recording entry (autograd's slow path)
         return record("unflatten", unflatten, (self, dim, sizes), {})
@@ -358,6 +358,7 @@ def unflatten(self: Tensor, dim: int = NO, sizes: Sequence[int] = NO, *, axis: i
             key = (lay.shape, lay.strides, lay.offset, dim, sizes)
             plan = memo.UNFLATTEN.get(key)
             return self._view(plan) if plan is not None else _carry(self, memo.decide(memo.UNFLATTEN, key))
+    require("unflatten", {"dim": dim, "sizes": sizes})  # (one left out: its default, NO, is no int)
     # PyTorch's parser checks both types first (the dim's, then the sizes'), then the sizes, then the dim
     dim = int_arg(dim, "unflatten", "dim", 1)
     return _carry(self, P.unflatten(lay, dim, unflatten_sizes(sizes, dim, lay.shape)))
@@ -602,7 +603,7 @@ def unsqueeze(self: Tensor, dim: int = NO, *, axis: int = NO) -> Tensor:
     >>> strided.zeros(2, 3).unsqueeze(1).shape
     (2, 1, 3)
     """
-    if axis is not NO or dim is NO:  # NumPy's axis= (strided.numpy_keywords), or missing
+    if axis is not NO:  # NumPy's axis= (strided.numpy_keywords)
         return numpy_call(unsqueeze, "unsqueeze", {"self": self, "dim": dim}, {"axis": axis}, {})
     if self._ag is not None and not INSIDE.get():  # its own recording entry (autograd's slow path)
         return record("unsqueeze", unsqueeze, (self, dim), {})
@@ -611,6 +612,7 @@ def unsqueeze(self: Tensor, dim: int = NO, *, axis: int = NO) -> Tensor:
         key = (lay.shape, lay.strides, lay.offset, dim)
         plan = memo.UNSQUEEZE.get(key)
         return self._view(plan) if plan is not None else _carry(self, memo.decide(memo.UNSQUEEZE, key))
+    require("unsqueeze", {"dim": dim})  # (left out: its default, NO, is no int)
     return _carry(self, L.unsqueeze_layout(lay, dim))  # (the decider reads other dim kinds)
 
 
@@ -659,7 +661,7 @@ def narrow(self: Tensor, dim: int = NO, start: int = NO, length: int = NO, *, ax
     >>> strided.arange(10).narrow(0, 2, 3).tolist()
     [2, 3, 4]
     """
-    if axis is not NO or dim is NO or start is NO or length is NO:  # NumPy's axis= (numpy_keywords), or missing
+    if axis is not NO:  # NumPy's axis= (strided.numpy_keywords)
         return numpy_call(narrow, "narrow", {"self": self, "dim": dim, "start": start, "length": length},
                           {"axis": axis}, {})
     if self._ag is not None and not INSIDE.get():  # its own recording entry (autograd's slow path)
@@ -669,6 +671,7 @@ def narrow(self: Tensor, dim: int = NO, start: int = NO, length: int = NO, *, ax
         key = (lay.shape, lay.strides, lay.offset, dim, start, length)
         plan = memo.NARROW.get(key)
         return self._view(plan) if plan is not None else _carry(self, memo.decide(memo.NARROW, key))
+    require("narrow", {"dim": dim, "start": start, "length": length})  # (one left out: NO is no int)
     if isinstance(start, Tensor):  # narrow's Tensor overload: 0-d integral only (PyTorch)
         start = narrow_tensor_start(start)
     start = int_arg(start, "narrow", "start", 2, size=True)
@@ -686,7 +689,7 @@ def select(self: Tensor, dim: int = NO, index: int = NO, *, axis: int = NO) -> T
     >>> strided.arange(6).view(2, 3).select(1, 2).tolist()
     [2, 5]
     """
-    if axis is not NO or dim is NO or index is NO:  # NumPy's axis= (strided.numpy_keywords), or missing
+    if axis is not NO:  # NumPy's axis= (strided.numpy_keywords)
         return numpy_call(select, "select", {"self": self, "dim": dim, "index": index}, {"axis": axis}, {})
     if self._ag is not None and not INSIDE.get():  # its own recording entry (autograd's slow path)
         return record("select", select, (self, dim, index), {})
@@ -695,6 +698,7 @@ def select(self: Tensor, dim: int = NO, index: int = NO, *, axis: int = NO) -> T
         key = (lay.shape, lay.strides, lay.offset, dim, index)
         plan = memo.SELECT.get(key)
         return self._view(plan) if plan is not None else _carry(self, memo.decide(memo.SELECT, key))
+    require("select", {"dim": dim, "index": index})  # (one left out: its default, NO, is no int)
     index = int_arg(index, "select", "index", 2, size=True)
     return _carry(self, L.select_layout(lay, dim, index))
 
