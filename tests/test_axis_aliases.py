@@ -54,6 +54,8 @@ def _value(name: str, lib, x, op: str):
             return lib.tensor([0, 2])
         if name == "source":
             return lib.ones(2, 2, 4, dtype=x.dtype)
+        if name == "reduce":  # (index_reduce's reductions: no "sum")
+            return "prod"
     if op == "select" and name == "index":
         return 0
     idx = lib.tensor([[[0, 1, 0, 1]] * 3] * 2)
@@ -64,7 +66,7 @@ def _value(name: str, lib, x, op: str):
         "reduce": "sum", "repeats": 2, "start": 0, "length": 2, "n": 1, "p": 2, "other": x + 1,
         "indices_or_sections": 2, "ord": 2, "input": x, "self": x, "x": x,
     }
-    return table[name]
+    return table.get(name, x)  # (a parameter the table lacks: the tensor; where torch refuses it, the sweep names the op)
 
 
 def _fix(prefix: str, name: str, lib, x):
@@ -193,9 +195,9 @@ def test_every_op_with_dim_takes_axis_where_torch_does(transposed: bool) -> None
                 assert _text(s_err) == _text(t_err), (prefix + name, _text(s_err), _text(t_err))
             else:  # (an op with overloads: torch lists them all; strided names the extra keyword)
                 assert _text(s_err).endswith("got an unexpected keyword argument 'axis'"), _text(s_err)
-    # the sweep compared (nearly) every spelling: the recipe fits all but a named few
-    assert compared >= 0.9 * len(SPELLINGS), " ".join(sorted(no_oracle))
-    assert accepted > 80 and refused >= 10, (accepted, refused)
+    # the sweep compared every spelling (a new op whose arguments the recipe cannot make is named here)
+    assert compared == len(SPELLINGS) > 130, " ".join(sorted(no_oracle))
+    assert accepted >= 120 and refused >= 10, (accepted, refused)
 
 
 def test_the_alias_given_positionally_twice_is_torchs_error() -> None:
