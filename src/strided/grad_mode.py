@@ -16,7 +16,9 @@ the layer above.
   takes the slow path, which runs the forward and hands the result to the recorder that
   :mod:`strided.autograd` registers at import (:func:`set_recorder`; the rule maker and the
   graph live up there). In-place entries test one global flag (:data:`STATE`: has any tensor
-  ever required grad?) before paying for version counting.
+  ever required grad?) before paying for version counting. Every entry takes NumPy's
+  ``axis=``/``keepdims=`` where PyTorch's op does (:mod:`strided.numpy_keywords`), renamed before
+  the forward, the recorder and the listeners see the call.
 
 :mod:`strided.gradients` (the registry of rules) applies these entries to each op as the module
 that defines the op finishes defining it (``seal``): nothing is patched after ``import strided``.
