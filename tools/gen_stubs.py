@@ -219,6 +219,15 @@ class _Renderer:
         scope = getattr(fn, "__globals__", {})
         parts: list[str] = []
         params = list(sig.parameters.values())
+        # NumPy's keywords (axis= beside dim=, keepdims= beside keepdim=): taken at run time where
+        # PyTorch takes them, but not in the stub, as torch's own stubs (_VariableFunctions.pyi)
+        # do not list them; a parameter that defaults to "not given" (NO, so that axis= can stand
+        # for it) is a required one
+        from strided.numpy_keywords import ALIASES, NO
+
+        names = {p.name for p in params}
+        params = [p.replace(default=p.empty) if p.default is NO else p for p in params
+                  if not (p.name in ALIASES and ALIASES[p.name] in names)]
         seen_kw_marker = False
         for i, p in enumerate(params):
             if method and i == 0:

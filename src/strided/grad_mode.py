@@ -16,7 +16,9 @@ the layer above.
   takes the slow path, which runs the forward and hands the result to the recorder that
   :mod:`strided.autograd` registers at import (:func:`set_recorder`; the rule maker and the
   graph live up there). In-place entries test one global flag (:data:`STATE`: has any tensor
-  ever required grad?) before paying for version counting.
+  ever required grad?) before paying for version counting. Every entry takes NumPy's
+  ``axis=``/``keepdims=`` where PyTorch's op does (:mod:`strided.numpy_keywords`), renamed before
+  the forward, the recorder and the listeners see the call.
 
 :mod:`strided.gradients` (the registry of rules) applies these entries to each op as the module
 that defines the op finishes defining it (``seal``): nothing is patched after ``import strided``.
@@ -44,6 +46,8 @@ from .callsite import PACKAGE_DIR
 from .dispatch import storage_root
 from .errors import StridedNotImplementedError, StridedRuntimeError, join_lines
 from .kernels.listeners import OPEN, listened, reporting
+from .numpy_keywords import ALIASES, NO, accepts, aliases_of, renamed
+from .numpy_keywords import call as _numpy_call
 from .storage import REBUILT_HOOKS
 
 __all__ = [
@@ -403,8 +407,8 @@ def any_tracked(values: Any) -> bool:
     return False
 
 
-def track(fwd: Callable, maker: Maker, operands: str = "self", name: str | None = None, op: Any = "compute"
-          ) -> Callable:
+def track(fwd: Callable, maker: Maker, operands: str = "self", name: str | None = None, op: Any = "compute",
+          key: str | None = None) -> Callable:
     """The entry of ``fwd``: ``fwd`` itself for tensors outside autograd, ``maker``'s node
     attached to the result when an input has an autograd record; with a ``name``, it also
     reports the op to the listeners open in this context (:func:`.kernels.listeners.listened`:
@@ -416,9 +420,13 @@ def track(fwd: Callable, maker: Maker, operands: str = "self", name: str | None 
     (the second argument may be one too: add, mul, matmul, ...), "dunder" (exactly
     ``(self, other)``: the operators, whose entry takes no ``*args``), "any" (tensors anywhere,
     inside lists and tuples too: ``cat``, ``stack``, ``einsum``).
+
+    ``key``: the op's spelling, whose NumPy keywords (``axis=``, ``keepdims=``) the entry takes
+    where PyTorch's does (:mod:`strided.numpy_keywords`; see :func:`_exact`).
     """
     Tensor, SUBS = _CLASS["Tensor"], SUBCLASSES
-    exact = _exact(fwd, maker, operands, name, op) if operands in ("self", "two", "any") else None
+    exact = _exact(fwd, maker, operands, name, op, key) if operands in ("self", "two", "any") else None
+    numpy = _numpy_of(fwd, key)
     if exact is not None:
         _tracked = exact
     elif operands == "dunder":
@@ -433,6 +441,8 @@ def track(fwd: Callable, maker: Maker, operands: str = "self", name: str | None 
     elif operands == "any":
         @functools.wraps(fwd)
         def _tracked(*args: Any, **kwargs: Any) -> Any:
+            if kwargs and numpy is not None and not numpy[2].isdisjoint(kwargs):
+                return _tracked(*args, **_numpy_kwargs(numpy, args, kwargs))
             if OPEN and name is not None and reporting():
                 return listened(name, op, _tracked, args, kwargs, operands_of("any", args, kwargs))
             if not any_tracked(args) and not any_tracked(kwargs.values()):
@@ -441,6 +451,8 @@ def track(fwd: Callable, maker: Maker, operands: str = "self", name: str | None 
     elif operands == "two":
         @functools.wraps(fwd)
         def _tracked(self: Any, other: Any, *args: Any, **kwargs: Any) -> Any:
+            if kwargs and numpy is not None and not numpy[2].isdisjoint(kwargs):
+                return _tracked(self, other, *args, **_numpy_kwargs(numpy, (self, other, *args), kwargs))
             if OPEN and name is not None and reporting():
                 every = (self, other, *args)
                 return listened(name, op, _tracked, every, kwargs, operands_of("two", every, kwargs))
@@ -451,6 +463,8 @@ def track(fwd: Callable, maker: Maker, operands: str = "self", name: str | None 
     else:
         @functools.wraps(fwd)
         def _tracked(self: Any, *args: Any, **kwargs: Any) -> Any:
+            if kwargs and numpy is not None and not numpy[2].isdisjoint(kwargs):
+                return _tracked(self, *args, **_numpy_kwargs(numpy, (self, *args), kwargs))
             if OPEN and name is not None and reporting():
                 every = (self, *args)
                 return listened(name, op, _tracked, every, kwargs, operands_of("self", every, kwargs))
@@ -459,6 +473,39 @@ def track(fwd: Callable, maker: Maker, operands: str = "self", name: str | None 
             return _slow(fwd, maker, (self, *args), kwargs)
     _tracked.__wrapped_maker__ = maker  # type: ignore[attr-defined]
     return _tracked
+
+
+# ---------------------------------------------------------------- NumPy's keywords (axis=, keepdims=)
+
+Numpy = tuple[str, tuple[str, ...], frozenset[str]]
+
+
+def _numpy_of(fwd: Callable, key: str | None) -> Numpy | None:
+    """What a ``**kwargs`` entry of ``fwd`` needs to take NumPy's keywords where the op spelt
+    ``key`` takes them (:mod:`strided.numpy_keywords`): (the op's name for errors, the forward's
+    parameter names, the aliases it takes); None where it takes none."""
+    if key is None or not accepts(key):
+        return None
+    params = _parameters(fwd)
+    if params is None:
+        return None
+    names = tuple(p.name for p in params)
+    aliases = aliases_of(names)
+    return (getattr(fwd, "__name__", key), names, frozenset(aliases)) if aliases else None
+
+
+def _refused_keyword(numpy: Numpy, error: TypeError, kwargs: dict) -> bool:
+    """Whether ``error``, caught by an entry around its call into the forward, is Python's refusal
+    of a NumPy keyword the forward does not take: raised by the call itself (no frame of the
+    forward in its traceback: the forward never ran), with such a keyword among ``kwargs``."""
+    tb = error.__traceback__
+    return tb is not None and tb.tb_next is None and not numpy[2].isdisjoint(kwargs)
+
+
+def _numpy_kwargs(numpy: Numpy, args: tuple, kwargs: dict) -> dict:
+    """A ``**kwargs`` entry's keywords with NumPy's renamed (the entry is called again with
+    them: a plain call never comes here; ``args`` includes ``self``)."""
+    return renamed(numpy[0], numpy[1], args, kwargs)
 
 
 _NUMBERS = (int, float, complex)
@@ -492,13 +539,20 @@ def operands_of(operands: str, args: tuple, kwargs: dict) -> tuple:
 _GENERATED = os.path.join(os.path.dirname(__file__), "<generated entry>")
 
 
-def _exact(fwd: Callable, maker: Maker, operands: str = "self", name: str | None = None, op: Any = "compute"
-           ) -> Callable | None:
+def _exact(fwd: Callable, maker: Maker, operands: str = "self", name: str | None = None, op: Any = "compute",
+           key: str | None = None) -> Callable | None:
     """An entry with ``fwd``'s own parameter list (``t(self)``, ``transpose(self, dim0, dim1)``,
     ``sum(self, dim=None, keepdim=False, *, dtype=None, ...)``, ``cat(tensors, dim=0, *, out=None)``;
     not for a ``**kwargs`` forward, nor a ``*args`` one with "any" operands), so a call builds no
     ``**kwargs`` dict: about 50 ns instead of 200. ``operands``: which parameters the test reads
-    ("self": the first, "two": the first two, "any": all of them, lists and tuples searched)."""
+    ("self": the first, "two": the first two, "any": all of them, lists and tuples searched).
+
+    ``key``: the op's spelling for :func:`strided.numpy_keywords.accepts` (``"Tensor.sum"``,
+    ``"sum"``, ``"F.normalize"``); where it takes NumPy's keywords, the signature gains
+    ``axis=``/``keepdims=`` (keyword-only, default "not given") and the required parameters
+    from ``dim`` on default to "not given" too (``gather(input, axis=0, index=i)``); one
+    identity test per such parameter sends a call that used them to
+    :func:`strided.numpy_keywords.call`, which renames them and calls the entry again."""
     params = _parameters(fwd)
     if params is None:
         return None
@@ -512,9 +566,17 @@ def _exact(fwd: Callable, maker: Maker, operands: str = "self", name: str | None
                              "_slow": _slow,
                              "any_tracked": any_tracked, "OPEN": OPEN, "reporting": reporting, "listened": listened,
                              "operands_of": operands_of, "name": name, "op": op, "operands": operands}
-    heads, positional, keywords = [], [], []
-    for p in params:
+    numpy: tuple[str, ...] = ()
+    if key is not None and accepts(key) and not any(p.kind is P.VAR_POSITIONAL for p in params):
+        numpy = aliases_of(p.name for p in params)
+    first_aliased = min((i for i, p in enumerate(params) if p.name in {ALIASES[a] for a in numpy}), default=None)
+    heads, positional, keywords, missing = [], [], [], []
+    for i, p in enumerate(params):
         head = p.name
+        if first_aliased is not None and i >= first_aliased and p.kind is P.POSITIONAL_OR_KEYWORD and (
+                p.default is P.empty):
+            head += "=NO"  # (given by its NumPy name, or missing: _numpy_call tells)
+            missing.append(p.name)
         if p.kind is P.VAR_POSITIONAL:
             head = f"*{p.name}"
             positional.append(f"*{p.name}")
@@ -528,6 +590,12 @@ def _exact(fwd: Callable, maker: Maker, operands: str = "self", name: str | None
             scope[f"_default_{p.name}"] = p.default
             head += f"=_default_{p.name}"
         heads.append(head)
+    if numpy:
+        if not any(h.startswith("*") for h in heads):
+            heads.append("*")
+        heads.extend(f"{a}=NO" for a in numpy)
+        scope.update(NO=NO, _numpy_call=_numpy_call, _fname=fwd.__name__,
+                     _defaults={p.name: p.default for p in params if p.default is not P.empty})
     first = params[0].name
     test = f"(({first}.__class__ is not Tensor and {first}.__class__ not in SUBS) or {first}._ag is None)"
     if operands == "any":
@@ -544,7 +612,15 @@ def _exact(fwd: Callable, maker: Maker, operands: str = "self", name: str | None
     listen = (f"    if OPEN and reporting():\n"
               f"        return listened(name, op, _tracked, ({', '.join(positional)},), {kwargs}, "
               f"operands_of(operands, ({', '.join(positional)},), {kwargs}))\n") if name is not None else ""
+    aliased = ""
+    if numpy:
+        unset = " or ".join([f"{a} is not NO" for a in numpy] + [f"{m} is NO" for m in missing])
+        bound = "{" + ", ".join(f"{p.name!r}: {p.name}" for p in params) + "}"
+        given = "{" + ", ".join(f"{a!r}: {a}" for a in numpy) + "}"
+        aliased = (f"    if {unset}:\n"
+                   f"        return _numpy_call(_tracked, _fname, {bound}, {given}, _defaults)\n")
     source = (f"def _tracked({', '.join(heads)}):\n"
+              f"{aliased}"
               f"{listen}"
               f"    if {test}:\n"
               f"{fast}"
@@ -598,17 +674,21 @@ def _parameters(fwd: Callable) -> list[_Param] | None:
     return out
 
 
-def track_inplace(fwd: Callable, name: str, reported: str | None = None) -> Callable:
+def track_inplace(fwd: Callable, name: str, reported: str | None = None, key: str | None = None) -> Callable:
     """The entry of an in-place method writing ``self``: the plain write until any tensor has
     required grad (one global flag), then autograd's checks, history rewrite and version counting.
     With a ``reported`` name, listeners get one record of the write under it (a "compute" op
-    whose output is ``self``: ``a += b`` reports ``add_``, ``t[i] = v`` ``setitem``)."""
+    whose output is ``self``: ``a += b`` reports ``add_``, ``t[i] = v`` ``setitem``). With a
+    ``key`` (``"Tensor.cumsum_"``), it takes NumPy's keywords where PyTorch's method does."""
 
     Tensor = _CLASS["Tensor"]
     counted = name not in ("resize_", "resize_as_")  # (a resize counts itself only when it resizes)
+    numpy = _numpy_of(fwd, key)
 
     @functools.wraps(fwd)
     def _inplace_op(self: Any, *args: Any, **kwargs: Any) -> Any:
+        if kwargs and numpy is not None and not numpy[2].isdisjoint(kwargs):
+            return _inplace_op(self, *args, **_numpy_kwargs(numpy, (self, *args), kwargs))
         if OPEN and reported is not None and reporting():
             every = (self, *args)
             return listened(reported, "write", _inplace_op, every, kwargs, operands_of("two", every, kwargs))
@@ -672,17 +752,26 @@ def no_rule(name: str, t: Any, detached: str) -> StridedNotImplementedError:
         f"outside the graph: {detached} or under strided.no_grad()"))
 
 
-def guard(fwd: Callable, name: str, op: Any = None, operands: str = "self") -> Callable:
+def guard(fwd: Callable, name: str, op: Any = None, operands: str = "self", key: str | None = None) -> Callable:
     """A Tensor method without a rule: given a tensor that requires grad (grad mode on), a float
     result with no history raises instead of silently cutting the gradient. With an ``op`` (its
-    registry entry), it is also the op's reporting entry (see :func:`track`)."""
+    registry entry), it is also the op's reporting entry (see :func:`track`); with a ``key``
+    (``"Tensor.argmax"``), it takes NumPy's keywords where PyTorch's method does."""
+    numpy = _numpy_of(fwd, key)
 
     @functools.wraps(fwd)
     def _guard(self: Any, *args: Any, **kwargs: Any) -> Any:
         if OPEN and op is not None and reporting():
+            if kwargs and numpy is not None and not numpy[2].isdisjoint(kwargs):  # (the record: dim=, not axis=)
+                return _guard(self, *args, **_numpy_kwargs(numpy, (self, *args), kwargs))
             every = (self, *args)
             return listened(name, op, _guard, every, kwargs, operands_of(operands, every, kwargs))
-        out = fwd(self, *args, **kwargs)
+        try:
+            out = fwd(self, *args, **kwargs)
+        except TypeError as e:  # (no cost until raised: NumPy's keywords are renamed only once Python refused one)
+            if numpy is None or not _refused_keyword(numpy, e, kwargs):
+                raise
+            return _guard(self, *args, **_numpy_kwargs(numpy, (self, *args), kwargs))
         if (is_tensor(self) and self._ag is not None and is_tensor(out) and out._ag is None
                 and out is not self and (out._dtype.is_floating_point or out._dtype.is_complex)
                 and requires_grad(self) and GRAD_MODE.get() and not INSIDE.get()):
@@ -693,19 +782,29 @@ def guard(fwd: Callable, name: str, op: Any = None, operands: str = "self") -> C
     return _guard
 
 
-def guard_function(fwd: Callable, name: str, detached: str | None = None, op: Any = None) -> Callable:
+def guard_function(fwd: Callable, name: str, detached: str | None = None, op: Any = None, key: str | None = None
+                   ) -> Callable:
     """A module function without a rule (``strided.sort``, ``xp.sort``): given a tensor that
     requires grad (grad mode on), float results none of which has a history raise. With an
-    ``op`` (its registry entry), it is also the op's reporting entry."""
+    ``op`` (its registry entry), it is also the op's reporting entry; with a ``key``
+    (``"argmax"``), it takes NumPy's keywords where PyTorch's function does."""
     hint = detached or f"strided.{name}(x.detach(), ...)"
+    numpy = _numpy_of(fwd, key)
 
     @functools.wraps(fwd)
     def _guard(*args: Any, **kwargs: Any) -> Any:
         if OPEN and op is not None and reporting():
+            if kwargs and numpy is not None and not numpy[2].isdisjoint(kwargs):  # (the record: dim=, not axis=)
+                return _guard(*args, **_numpy_kwargs(numpy, args, kwargs))
             return listened(name, op, _guard, args, kwargs, operands_of("any", args, kwargs))
-        if not any_tracked(args) and not any_tracked(kwargs.values()):
-            return fwd(*args, **kwargs)
-        out = fwd(*args, **kwargs)
+        try:
+            if not any_tracked(args) and not any_tracked(kwargs.values()):
+                return fwd(*args, **kwargs)
+            out = fwd(*args, **kwargs)
+        except TypeError as e:  # (no cost until raised: NumPy's keywords are renamed only once Python refused one)
+            if numpy is None or not _refused_keyword(numpy, e, kwargs):
+                raise
+            return _guard(*args, **_numpy_kwargs(numpy, args, kwargs))
         if GRAD_MODE.get() and not INSIDE.get() and _cut(out):
             t = _requiring((args, tuple(kwargs.values())))
             if t is not None:

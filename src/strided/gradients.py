@@ -61,6 +61,7 @@ from .grad_mode import (
     track,
     track_inplace,
 )
+from .numpy_keywords import ALIASES, accepts, aliases_of
 from .opdef import _UNSEALED, BACKWARD, OPDEFS, backward
 
 __all__ = ["BACKWARD", "backward", "finish", "flat_indices", "installs_as", "linear", "not_differentiable", "record",
@@ -147,6 +148,7 @@ def seal(namespace: dict[str, Any], functional: bool = False, by_name: bool = Tr
         if own is not None:  # its own entry (records()): the rule it records must be this name's
             if BACKWARD.get(own, (None,))[0] is not maker:
                 raise RuntimeError(f"strided: Tensor.{name} records the rule of {own!r}, which is not {name!r}'s")
+            _check_numpy_keywords(member, name)
             member.__wrapped_maker__ = maker
             continue
         if isinstance(member, property):
@@ -158,7 +160,8 @@ def seal(namespace: dict[str, Any], functional: bool = False, by_name: bool = Tr
             continue
         if not callable(member) or isinstance(member, (type, staticmethod, classmethod)):
             continue
-        new = track(member, maker, "self" if operands == "property" else operands, _reported(name, op), op)
+        new = track(member, maker, "self" if operands == "property" else operands, _reported(name, op), op,
+                    f"Tensor.{name}")
         _ENTRIES.setdefault(member, new)  # (the op's own name first: an alias sharing the forward reports it)
         setattr(Tensor, name, new)
     for attr, value in list(namespace.items()):
@@ -178,13 +181,27 @@ def seal(namespace: dict[str, Any], functional: bool = False, by_name: bool = Tr
         op = OPDEFS[key]
         if functional:
             new = track(below_autograd(value), maker, "any" if operands in ("property", "dunder") else operands,
-                        attr, op)
+                        attr, op, key)
         else:
             new = track(value, maker, "self" if operands in ("property", "dunder") else operands,
-                        _reported(attr, op), op)
+                        _reported(attr, op), op, key)
         _ENTRIES[value] = new
         namespace[attr] = new
     _UNSEALED.discard(namespace.get("__name__", "?"))
+
+
+def _check_numpy_keywords(entry: Any, name: str) -> None:
+    """A hand-written entry (:func:`records`) is called without a wrapper, so it takes NumPy's
+    keywords itself (``axis=NO`` beside ``dim``, then :func:`strided.numpy_keywords.call`):
+    one that lacks them where PyTorch's op takes them fails the import, not the user's call."""
+    from .grad_mode import _parameters
+
+    params = _parameters(entry) or []
+    lacking = aliases_of(p.name for p in params)
+    if lacking and accepts(f"Tensor.{name}"):
+        raise RuntimeError(f"strided: Tensor.{name} is its own entry and takes "
+                           f"{', '.join(ALIASES[a] for a in lacking)}= but not {', '.join(lacking)}= "
+                           "(see strided.numpy_keywords)")
 
 
 def _reported(name: str, op: Any) -> str:
@@ -239,7 +256,7 @@ def finish(face: dict[str, Any]) -> None:
             continue
         if (name.endswith("_") and not name.startswith("_")) or name == "__setitem__" or (
                 name.startswith("__i") and name.endswith("__") and name[3:-2] in _IOPS):
-            setattr(Tensor, name, track_inplace(member, name, _write_name(name)))
+            setattr(Tensor, name, track_inplace(member, name, _write_name(name), f"Tensor.{name}"))
     for name, member in list(vars(Tensor).items()):
         if (name.startswith("_") or name in BACKWARD or name in _NO_GRAD_RESULTS or name.endswith("_")
                 or not callable(member) or isinstance(member, (property, type, staticmethod, classmethod))
@@ -249,7 +266,7 @@ def finish(face: dict[str, Any]) -> None:
         spec = getattr(op, "spec", None)
         setattr(Tensor, name, guard(member, name, op if op is not None and op.kind is not None else None,
                                     "two" if spec is not None and hasattr(spec, "ufunc") and spec.__class__.__name__
-                                    == "BinaryOp" else "self"))
+                                    == "BinaryOp" else "self", f"Tensor.{name}"))
     for attr, value in list(face.items()):
         if (attr.startswith("_") or attr.endswith("_") or not isinstance(value, types.FunctionType)
                 or _is_entry(value) or getattr(value, "__guards__", None) is not None):
@@ -257,7 +274,8 @@ def finish(face: dict[str, Any]) -> None:
         where = value.__module__ or ""
         if where.startswith(_FACE_MODULES) and not where.startswith(_FACE_EXEMPT):
             op = OPDEFS.get(attr)
-            face[attr] = guard_function(value, attr, op=op if op is not None and op.kind is not None else None)
+            face[attr] = guard_function(value, attr, op=op if op is not None and op.kind is not None else None,
+                                        key=attr)
     _home_entries(face)
     Tensor.__doc__ = f"{Tensor.__doc__.rstrip()}\n\n{textwrap.indent(installed_methods(Tensor), '    ')}\n"
 
@@ -282,7 +300,7 @@ def _home_entries(face: dict[str, Any]) -> None:
             if getattr(entry, "__wrapped__", None) is not value:
                 method = Tensor.__dict__.get(name)
                 entry = method if name.endswith("_") and getattr(method, "__inplace_of__", None) is value \
-                    else guard_function(value, name, op=op)
+                    else guard_function(value, name, op=op, key=name)
             space[name] = entry
             if face.get(name) is value:
                 face[name] = entry

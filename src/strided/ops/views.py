@@ -63,6 +63,8 @@ from ..layout import plans as P
 from ..layout.dtype_view import view_dtype_layout
 from ..layout.plans import Copy
 from ..messages import copy_why, error, mt_error, t_error, transpose_deprecated, unbind_0d_error, view_refused
+from ..numpy_keywords import NO, require
+from ..numpy_keywords import call as numpy_call
 from ..opdef import Kind, declare
 from ..tensor import ADVANCED_INDEXING, Tensor, tensor_arg
 from .registry import method
@@ -337,12 +339,14 @@ def flatten(self: Tensor, start_dim: int = 0, end_dim: int = -1) -> Tensor:
 
 
 @records("unflatten")
-def unflatten(self: Tensor, dim: int, sizes: Sequence[int]) -> Tensor:
+def unflatten(self: Tensor, dim: int = NO, sizes: Sequence[int] = NO, *, axis: int = NO) -> Tensor:
     """Split one dim into ``sizes`` (one -1 may be inferred); always a view.
 
     >>> strided.zeros(2, 12).unflatten(1, (3, -1)).shape
     (2, 3, 4)
     """
+    if axis is not NO:  # NumPy's axis= (strided.numpy_keywords)
+        return numpy_call(unflatten, "unflatten", {"self": self, "dim": dim, "sizes": sizes}, {"axis": axis}, {})
     if self._ag is not None and not INSIDE.get():  # its own recording entry (autograd's slow path)
         return record("unflatten", unflatten, (self, dim, sizes), {})
     lay = self._layout
@@ -354,6 +358,7 @@ def unflatten(self: Tensor, dim: int, sizes: Sequence[int]) -> Tensor:
             key = (lay.shape, lay.strides, lay.offset, dim, sizes)
             plan = memo.UNFLATTEN.get(key)
             return self._view(plan) if plan is not None else _carry(self, memo.decide(memo.UNFLATTEN, key))
+    require("unflatten", {"dim": dim, "sizes": sizes})  # (one left out: its default, NO, is no int)
     # PyTorch's parser checks both types first (the dim's, then the sizes'), then the sizes, then the dim
     dim = int_arg(dim, "unflatten", "dim", 1)
     return _carry(self, P.unflatten(lay, dim, unflatten_sizes(sizes, dim, lay.shape)))
@@ -592,12 +597,14 @@ def _expand_backward(out: Tensor, x: Tensor, *args: Any, **kwargs: Any) -> Any:
 
 
 @records("unsqueeze")
-def unsqueeze(self: Tensor, dim: int) -> Tensor:
+def unsqueeze(self: Tensor, dim: int = NO, *, axis: int = NO) -> Tensor:
     """A size-1 dim inserted at ``dim``: a view.
 
     >>> strided.zeros(2, 3).unsqueeze(1).shape
     (2, 1, 3)
     """
+    if axis is not NO:  # NumPy's axis= (strided.numpy_keywords)
+        return numpy_call(unsqueeze, "unsqueeze", {"self": self, "dim": dim}, {"axis": axis}, {})
     if self._ag is not None and not INSIDE.get():  # its own recording entry (autograd's slow path)
         return record("unsqueeze", unsqueeze, (self, dim), {})
     lay = self._layout
@@ -605,6 +612,7 @@ def unsqueeze(self: Tensor, dim: int) -> Tensor:
         key = (lay.shape, lay.strides, lay.offset, dim)
         plan = memo.UNSQUEEZE.get(key)
         return self._view(plan) if plan is not None else _carry(self, memo.decide(memo.UNSQUEEZE, key))
+    require("unsqueeze", {"dim": dim})  # (left out: its default, NO, is no int)
     return _carry(self, L.unsqueeze_layout(lay, dim))  # (the decider reads other dim kinds)
 
 
@@ -612,13 +620,16 @@ backward("unsqueeze")(_reshaped_back("UnsqueezeBackward0"))
 
 
 @records("squeeze")
-def squeeze(self: Tensor, dim: int | Sequence[int] | None = None) -> Tensor:
+def squeeze(self: Tensor, dim: int | Sequence[int] | None = None, *, axis: int | Sequence[int] | None = NO
+            ) -> Tensor:
     """Size-1 dims removed (all of them, or those named by ``dim``): a view.
 
     >>> x = strided.zeros(2, 1, 3, 1)
     >>> x.squeeze().shape, x.squeeze(1).shape
     ((2, 3), (2, 3, 1))
     """
+    if axis is not NO:  # NumPy's axis= (strided.numpy_keywords)
+        return numpy_call(squeeze, "squeeze", {"self": self, "dim": dim}, {"axis": axis}, {"dim": None})
     if self._ag is not None and not INSIDE.get():  # its own recording entry (autograd's slow path)
         return record("squeeze", squeeze, (self, dim), {})
     lay = self._layout
@@ -644,12 +655,15 @@ backward("squeeze")(_reshaped_back(_squeeze_node))
 
 
 @records("narrow")
-def narrow(self: Tensor, dim: int, start: int, length: int) -> Tensor:
+def narrow(self: Tensor, dim: int = NO, start: int = NO, length: int = NO, *, axis: int = NO) -> Tensor:
     """``length`` elements of ``dim`` from ``start``: a view.
 
     >>> strided.arange(10).narrow(0, 2, 3).tolist()
     [2, 3, 4]
     """
+    if axis is not NO:  # NumPy's axis= (strided.numpy_keywords)
+        return numpy_call(narrow, "narrow", {"self": self, "dim": dim, "start": start, "length": length},
+                          {"axis": axis}, {})
     if self._ag is not None and not INSIDE.get():  # its own recording entry (autograd's slow path)
         return record("narrow", narrow, (self, dim, start, length), {})
     lay = self._layout
@@ -657,6 +671,7 @@ def narrow(self: Tensor, dim: int, start: int, length: int) -> Tensor:
         key = (lay.shape, lay.strides, lay.offset, dim, start, length)
         plan = memo.NARROW.get(key)
         return self._view(plan) if plan is not None else _carry(self, memo.decide(memo.NARROW, key))
+    require("narrow", {"dim": dim, "start": start, "length": length})  # (one left out: NO is no int)
     if isinstance(start, Tensor):  # narrow's Tensor overload: 0-d integral only (PyTorch)
         start = narrow_tensor_start(start)
     start = int_arg(start, "narrow", "start", 2, size=True)
@@ -668,12 +683,14 @@ backward("narrow")(_scattered_back("SliceBackward0", "narrow"))
 
 
 @records("select")
-def select(self: Tensor, dim: int, index: int) -> Tensor:
+def select(self: Tensor, dim: int = NO, index: int = NO, *, axis: int = NO) -> Tensor:
     """Element ``index`` of ``dim``, that dim removed: a view (``t[:, i]`` for dim 1).
 
     >>> strided.arange(6).view(2, 3).select(1, 2).tolist()
     [2, 5]
     """
+    if axis is not NO:  # NumPy's axis= (strided.numpy_keywords)
+        return numpy_call(select, "select", {"self": self, "dim": dim, "index": index}, {"axis": axis}, {})
     if self._ag is not None and not INSIDE.get():  # its own recording entry (autograd's slow path)
         return record("select", select, (self, dim, index), {})
     lay = self._layout
@@ -681,6 +698,7 @@ def select(self: Tensor, dim: int, index: int) -> Tensor:
         key = (lay.shape, lay.strides, lay.offset, dim, index)
         plan = memo.SELECT.get(key)
         return self._view(plan) if plan is not None else _carry(self, memo.decide(memo.SELECT, key))
+    require("select", {"dim": dim, "index": index})  # (one left out: its default, NO, is no int)
     index = int_arg(index, "select", "index", 2, size=True)
     return _carry(self, L.select_layout(lay, dim, index))
 

@@ -41,6 +41,8 @@ from ...gradients import record, records, seal
 from ...kernels.fpstate import quiet_call, quiet_retry
 from ...kernels.memory import outside_storage
 from ...kernels.reduce import logical_reduce_into, mean_into, reduce_into, variance_into
+from ...numpy_keywords import NO
+from ...numpy_keywords import call as numpy_call
 from ...opdef import Kind, declare
 from ...tensor import Tensor, tensor_arg
 from .._support import gradtools as _gt
@@ -90,7 +92,7 @@ def _sum_like(ufunc: np.ufunc, self: Tensor, dim: Any, keepdim: bool, dtype: Any
 @method("sum")
 @records("sum")
 def sum(self: Tensor, dim: SupportsIndex | Sequence[SupportsIndex] | None = None, keepdim: bool = False, *,  # noqa: A001
-        dtype: Any = None, out: Any = None) -> Tensor:
+        dtype: Any = None, out: Any = None, axis: Any = NO, keepdims: Any = NO) -> Tensor:
     """Sum over ``dim`` (None: all dims). bool/int inputs give int64 unless ``dtype`` is given.
 
     ``dtype`` converts each element before adding (as PyTorch does). An empty
@@ -100,6 +102,9 @@ def sum(self: Tensor, dim: SupportsIndex | Sequence[SupportsIndex] | None = None
     >>> x.sum().item(), x.sum(0).tolist(), x.sum(1, keepdim=True).shape
     (15, [3, 5, 7], (2, 1))
     """
+    if axis is not NO or keepdims is not NO:  # NumPy's axis=, keepdims= (strided.numpy_keywords)
+        return numpy_call(sum, "sum", {"self": self, "dim": dim, "keepdim": keepdim, "dtype": dtype, "out": out},
+                          {"axis": axis, "keepdims": keepdims}, {"dim": None, "keepdim": False})
     if (type(self) is Tensor or type(self) in SUBCLASSES) and self._ag is not None and not INSIDE.get():  # its own entry
         return record("sum", sum, (self, dim, keepdim), {} if dtype is None and out is None else
                       {"dtype": dtype, "out": out})
