@@ -431,7 +431,7 @@ for _names, _fn in ((("fmax",), fmax), (("fmin",), fmin), (("gcd",), gcd), (("gc
 
 
 def _is_tensor(v: Any) -> bool:
-    return v.__class__ is Tensor
+    return isinstance(v, Tensor)  # (a Parameter too)
 
 
 def _extreme_rule(node: str, wins: Callable[[Tensor, Tensor], Tensor]) -> Callable[..., Any]:
