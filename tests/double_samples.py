@@ -141,6 +141,7 @@ _TWO = {  # op -> (shapes, call)
     "masked_scatter": ((M, (6,)), lambda L, F, a, s: a.masked_scatter(mask(L, [[True, False, True], [False, True, True]]), s)),
     "index_add": ((M, (2, 2)), lambda L, F, a, s: a.index_add(1, i64(L, [2, 2]), s, alpha=2.0)),
     "index_copy": ((M, (2, 2)), lambda L, F, a, s: a.index_copy(1, i64(L, [2, 0]), s)),
+    "index_reduce": ((M, (2, 2)), lambda L, F, a, s: a.index_reduce(1, i64(L, [2, 2]), s, "prod")),
     "index_put": ((M, (2,)), lambda L, F, a, s: a.index_put((i64(L, [1, 0]), i64(L, [2, 2])), s, accumulate=True)),
     "scatter": ((M, (2, 2)), lambda L, F, a, s: a.scatter(1, i64(L, [[2, 0], [1, 0]]), s)),
     "scatter_add": ((M, M), lambda L, F, a, s: a.scatter_add(1, i64(L, [[2, 2, 0], [1, 0, 1]]), s)),
@@ -242,6 +243,10 @@ def _samples() -> list[Sample]:
             Sample("prod", (M,), lambda L, F, x: x.prod(), label="all"),
             Sample("max", (M,), lambda L, F, x: x.max(), label="all"),
             Sample("sum", (M,), lambda L, F, x: x.sum(), label="all"),
+            Sample("index_reduce", (M, (2, 2)), lambda L, F, a, s: a.index_reduce(
+                1, i64(L, [0, 2]), s, "mean", include_self=False), label="mean"),
+            Sample("index_reduce", (M, (2, 2)), lambda L, F, a, s: a.index_reduce(
+                1, i64(L, [2, 2]), s, "amax"), label="amax"),
             Sample("detach_copy", (M,), lambda L, F, x: L.detach_copy(x),
                    diverges="PyTorch 2.13 gives detach_copy's result a NotImplemented node; strided's is "
                             "detached, as detach()'s (strided.ops.copies)")]
