@@ -127,6 +127,10 @@ _VIEWS = {  # op -> the call on a (2, 3) input
 
 _TWO = {  # op -> (shapes, call)
     "digamma": (((M),), lambda L, F, x: x.digamma()), "i0": (((M),), lambda L, F, x: x.i0()),
+    "polygamma": (((M),), lambda L, F, x: L.polygamma(2, x)),
+    "special_i1": (((M),), lambda L, F, x: L.special.i1(x)),
+    "special_i0e": (((M),), lambda L, F, x: L.special.i0e(x)),
+    "special_i1e": (((M),), lambda L, F, x: L.special.i1e(x)),
     "logit": (((M),), lambda L, F, x: x.sigmoid().logit()),  # (inside (0, 1), where logit is smooth)
     "__rsub__": (((M),), lambda L, F, x: 2.0 - x), "__rtruediv__": (((M),), lambda L, F, x: 2.0 / x),
     "__rpow__": (((M),), lambda L, F, x: 1.5 ** x), "__rmatmul__": (((3, 2), (2, 3)), lambda L, F, x, y: x.__rmatmul__(y)),
@@ -243,6 +247,7 @@ def _samples() -> list[Sample]:
             Sample("prod", (M,), lambda L, F, x: x.prod(), label="all"),
             Sample("max", (M,), lambda L, F, x: x.max(), label="all"),
             Sample("sum", (M,), lambda L, F, x: x.sum(), label="all"),
+            Sample("polygamma", (M,), lambda L, F, x: x.polygamma(1), label="method"),
             Sample("index_reduce", (M, (2, 2)), lambda L, F, a, s: a.index_reduce(
                 1, i64(L, [0, 2]), s, "mean", include_self=False), label="mean"),
             Sample("index_reduce", (M, (2, 2)), lambda L, F, a, s: a.index_reduce(

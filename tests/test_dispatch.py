@@ -187,8 +187,10 @@ def test_every_table_entry_exists_and_is_the_registrys_op():
         # (a Tensor method, a strided function, or a function of the namespace the op lives in:
         # F.gelu, linalg.vector_norm, linalg.inv of the op linalg_inv (PyTorch's native name);
         # advanced indexing's getitem is behind Tensor.__getitem__)
+        # (special_i1 of strided.special.i1 likewise)
         homes = (st.Tensor, st, st.nn.functional, st.linalg)
         assert (any(hasattr(h, name) for h in homes) or hasattr(st.linalg, name.removeprefix("linalg_"))
+                or hasattr(st.special, name.removeprefix("special_"))
                 or entry.home == "strided.ops.indexing.advanced"), name
     with_rules = {e.name for e in OPS.values() if e.backward is not None}
     assert {"add", "mul", "exp", "sum", "matmul", "permute", "view", "cat", "softmax"} <= with_rules

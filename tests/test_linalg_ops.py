@@ -401,8 +401,9 @@ def test_complex_forward_and_refused_gradient() -> None:
     np.testing.assert_allclose(st.linalg.inv(s).numpy(), torch.linalg.inv(t).numpy(), rtol=1e-10)
     np.testing.assert_allclose(st.linalg.det(s).numpy(), torch.linalg.det(t).numpy(), rtol=1e-10)
     s.requires_grad_()
+    # (inv's complex gradient is PyTorch's since issue 25: test_linalg_complex_grad.py; pinv's is not yet)
     with pytest.raises(NotImplementedError, match="real"):
-        st.linalg.inv(s).abs().sum().backward()
+        st.linalg.pinv(s).abs().sum().backward()
 
 
 _A, _B = arr(2, 4, 3), arr(2, 4)

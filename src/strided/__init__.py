@@ -140,6 +140,7 @@ __all__ += face_ops.__all__
 
 if _typing.TYPE_CHECKING:  # (the lazy names below, for type checkers and linters)
     from . import nn, optim
+    from . import special as special
     from . import testing as testing
     from ._version import __version__
     from .diagnose.explain import explain
@@ -159,6 +160,7 @@ _LAZY: dict[str, tuple[str, str | None]] = {
     "save": ("strided.serialization", "save"),  # (zipfile and json: loaded on first save or load)
     "load": ("strided.serialization", "load"),
     "testing": ("strided.testing", None),  # (assert_close, as torch.testing)
+    "special": ("strided.special", None),  # (torch.special's polygamma, i1, i0e, i1e, ...)
     "diagnose": ("strided.diagnose", None),  # (the package, as an eager import of its modules left it)
     "_version": ("strided._version", None),
     "explain": ("strided.diagnose.explain", "explain"),

@@ -16,7 +16,7 @@ from . import views  # noqa: F401 - first: the view ops declare rules (transpose
 # isort: on
 from . import conversions, copies, inplace_views, like_self  # noqa: F401
 from .creation import legacy, random  # noqa: F401
-from .elementwise import binary, binary_more, complex_ops, shifts, special, unary_more  # noqa: F401
+from .elementwise import binary, binary_more, complex_ops, shifts, special, special_fns, unary_more  # noqa: F401
 from .indexing import advanced, gather_scatter, index_ops, masked  # noqa: F401
 from .linalg import distance, factorizations, inverses, matmul, norms, products  # noqa: F401
 from .reductions import counting, extrema, nan_reductions, order_stats, scans, softmax, sums  # noqa: F401

@@ -21,7 +21,7 @@ import numpy as np
 
 from ...dtypes import int32, real_of
 from ...errors import LinAlgError, StridedRuntimeError, StridedTypeError, join_lines
-from ...gradients import seal
+from ...gradients import grad_zeros, seal
 from ...opdef import Kind, declare
 from ...tensor import Tensor, tensor_arg
 from .._support.gradtools import needs_grad
@@ -103,8 +103,9 @@ def linalg_inv_ex(A: Tensor, *, check_errors: bool = False) -> Any:  # noqa: N80
 
 @backward("inverse", "linalg_inv")
 def _inv_backward(out: Tensor, A: Tensor) -> Any:  # noqa: N803
-    """LinalgInvExBackward0: ``-A^{-T} g A^{-T}``, from the saved inverse."""
-    LA.no_complex_grad(A, "linalg.inv")
+    """LinalgInvExBackward0: ``-A^{-T} g A^{-T}``, from the saved inverse (the holomorphic
+    derivative: for a complex A, :mod:`strided.autograd.function`'s conjugate convention turns
+    it into PyTorch's ``-A^{-H} g A^{-H}``)."""
     # (out.mT taken when the gradient comes: by then ``out`` has its node, so a create_graph
     # backward differentiates through it)
     return "LinalgInvExBackward0", (A,), lambda g: (-(out.mT.matmul(g).matmul(out.mT)),), (out,)
@@ -113,7 +114,6 @@ def _inv_backward(out: Tensor, A: Tensor) -> Any:  # noqa: N803
 @backward("linalg_inv_ex")
 def _inv_ex_backward(out: Any, A: Tensor, **kwargs: Any) -> Any:  # noqa: N803
     """LinalgInvExBackward0 (the inverse's gradient; ``info`` has none): as :func:`_inv_backward`."""
-    LA.no_complex_grad(A, "linalg.inv_ex")
     inverse = out[0]
     return "LinalgInvExBackward0", (A,), lambda g: (-(inverse.mT.matmul(g).matmul(inverse.mT)),), (inverse,)
 
@@ -183,8 +183,8 @@ def linalg_solve(A: Tensor, B: Tensor, *, left: bool = True) -> Tensor:  # noqa:
 @backward("linalg_solve", operands="two")
 def _solve_backward(out: Tensor, A: Tensor, B: Tensor, *, left: bool = True) -> Any:  # noqa: N803
     """LinalgSolveExBackward0: ``gB = solve(A^T, g)``, ``gA = -gB X^T`` (left; ``X A = B``:
-    ``gB = solve(A, g^T)^T``, ``gA = -X^T gB``); a vector B's outer product."""
-    LA.no_complex_grad(A, "linalg.solve")
+    ``gB = solve(A, g^T)^T``, ``gA = -X^T gB``); a vector B's outer product. Holomorphic: the
+    conjugate convention makes the transposes PyTorch's conjugate transposes for complex A."""
     vector = B.ndim == 1 or (B.ndim == A.ndim - 1 and B._layout.shape == A._layout.shape[:-1])
     need_a = needs_grad(A)
 
@@ -221,8 +221,10 @@ def linalg_det(A: Tensor) -> Tensor:  # noqa: N803
 
 def _det_grad(g: Tensor, A: Tensor, det: Tensor) -> Tensor:  # noqa: N803
     """PyTorch's linalg_det_backward: ``g det A^{-T}`` where every matrix is invertible; else (a
-    singular matrix in the batch) through the SVD, ``U diag(g alpha prod_{j != i} s_j) Vh`` with
-    ``alpha = det(U) det(Vh)``, the derivative that stays defined at singular matrices."""
+    singular matrix in the batch) through the SVD, ``conj(U diag(conj(g) alpha prod_{j != i} s_j)
+    Vh)`` with ``alpha = det(U) det(Vh)``, the derivative that stays defined at singular matrices.
+    The holomorphic derivative (conjugate convention: :mod:`strided.autograd.function`); the
+    SVD branch conjugates around itself, its factors being PyTorch's for ``A``, not ``conj(A)``."""
     n = A._layout.shape[-1]
     if n == 0:
         return A * 0
@@ -237,6 +239,8 @@ def _det_grad(g: Tensor, A: Tensor, det: Tensor) -> Tensor:  # noqa: N803
     U, S, Vh = linalg_svd(A, full_matrices=False)  # noqa: N806
     alpha = linalg_det(U) * linalg_det(Vh)
     others = _prod_others(S)
+    if A._dtype.is_complex:
+        return (U * (others * (g.conj() * alpha).unsqueeze(-1)).unsqueeze(-2)).matmul(Vh).conj()
     return (U * (others * (g * alpha).unsqueeze(-1)).unsqueeze(-2)).matmul(Vh)
 
 
@@ -253,7 +257,6 @@ def _prod_others(S: Tensor) -> Tensor:  # noqa: N803
 @backward("det", "linalg_det")
 def _det_backward(out: Tensor, A: Tensor) -> Any:  # noqa: N803
     """LinalgDetBackward0 (see :func:`_det_grad`)."""
-    LA.no_complex_grad(A, "linalg.det")
     return "LinalgDetBackward0", (A,), lambda g: (_det_grad(g, A, out),), (A, out)
 
 
@@ -303,13 +306,21 @@ def logdet(input: Tensor) -> Tensor:  # noqa: A002
 
 
 def _slogdet_rule(out: Any, A: Tensor) -> Any:  # noqa: N803
-    """LinalgSlogdetBackward0: the sign has no gradient; ``g_logabsdet A^{-T}``."""
-    LA.no_complex_grad(A, "linalg.slogdet")
+    """LinalgSlogdetBackward0: ``h A^{-H}`` with ``h = g_logabsdet``; a real sign (+-1) has no
+    gradient, a complex one (``det / |det|``, the phase) adds ``-i Im(conj(g_sign) sign)`` to
+    ``h`` (PyTorch's values). Written, as the other rules, as the holomorphic derivative
+    (``conj(h) A^{-T}`` of the conjugated incoming gradients): the node has a complex output, so
+    :mod:`strided.autograd.function`'s conjugate convention applies to it."""
+    sign = out[0]
 
     def grads(g_sign: Any, g_logabs: Any) -> tuple:
-        if g_logabs is None:
+        phase = g_sign is not None and A._dtype.is_complex
+        if g_logabs is None and not phase:
             return (None,)
-        return (g_logabs.unsqueeze(-1).unsqueeze(-1) * linalg_inv(A).mT,)
+        h = g_logabs if g_logabs is not None else grad_zeros(sign._layout.shape, real_of(A._dtype))
+        if phase:  # (g_sign arrives conjugated: the rule is written in the holomorphic convention)
+            h = h + (g_sign * sign).imag * 1j
+        return (h.unsqueeze(-1).unsqueeze(-1) * linalg_inv(A).mT,)
 
     return "LinalgSlogdetBackward0", (A,), grads, (A,), True
 
