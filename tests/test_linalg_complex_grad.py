@@ -1,8 +1,9 @@
 """Complex gradients of strided.linalg (issue 25) against PyTorch 2.13: complex64 and complex128
 inputs, contiguous and transposed, batched; holomorphic ops (inv, solve, det, matrix_power) and
 the ones whose formulas take conjugates themselves (slogdet's phase, cholesky, eigh/eigvalsh,
-svd/svdvals, norms); PyTorch's gauge refusal for a loss that depends on the phase of the
-eigen/singular vectors; the clear refusal of the ops not done yet (qr, pinv, lstsq)."""
+svd/svdvals, qr, pinv, lstsq, vector and matrix norms, whose complex forward is new too);
+PyTorch's gauge refusal for a loss that depends on the
+phase of the eigen/singular vectors."""
 
 from __future__ import annotations
 
@@ -51,8 +52,16 @@ CASES = {  # name -> (call(L, dtype, *inputs), input shapes)
     "svd_tall": (_usv, [(3, 2)]),
     "svd_wide": (_usv, [(2, 3)]),
     "svd_full_abs": (lambda L, d, a: tuple(t.abs() for t in L.linalg.svd(a)), [(3, 2)]),
+    "qr_tall": (lambda L, d, a: tuple(L.linalg.qr(a)), [(3, 2)]),
+    "qr_wide": (lambda L, d, a: tuple(t.abs() for t in L.linalg.qr(a)), [(2, 3)]),
+    "pinv": (lambda L, d, a: L.linalg.pinv(a), [(2, 3)]),
+    "lstsq": (lambda L, d, a, b: L.linalg.lstsq(a, b).solution, [(3, 2), (3, 2)]),
+    "lstsq_vector": (lambda L, d, a, b: L.linalg.lstsq(a, b).solution, [(3, 2), (3,)]),
     "vector_norm": (lambda L, d, a: L.linalg.vector_norm(a, 3, dim=1), [(2, 3)]),
     "norm": (lambda L, d, a: L.linalg.norm(a), [(3, 3)]),
+    "norm_nuc": (lambda L, d, a: L.linalg.norm(a, "nuc"), [(3, 3)]),
+    **{f"matrix_norm_{o}": (lambda L, d, a, o=o: L.linalg.matrix_norm(a, o), [(2, 3, 3)])
+       for o in ("fro", "nuc", 2, -2, 1, -1, float("inf"), -float("inf"))},
 }
 
 
@@ -99,7 +108,7 @@ def test_complex_gradients_as_torch(name, dtype):
     for transposed in (False, True):
         want = _grads(torch, name, arrays, dtype, transposed)
         got = _grads(st, name, arrays, dtype, transposed)
-        for g, w in zip(got, want):
+        for g, w in zip(got, want):  # (dtype and shape too: a real norm of a complex input)
             assert g.dtype == w.dtype and g.shape == w.shape
             np.testing.assert_allclose(g, w, rtol=TOL[dtype], atol=TOL[dtype], err_msg=f"{name} {transposed}")
 
@@ -131,13 +140,15 @@ def test_phase_dependent_losses_refused_as_torch(call):
     assert str(got.value).splitlines()[0] == str(want.value).splitlines()[0]
 
 
-@pytest.mark.parametrize("name, call", [
-    ("linalg.qr", lambda a: st.linalg.qr(a).R.abs().sum()),
-    ("linalg.pinv", lambda a: st.linalg.pinv(a).abs().sum()),
-    ("linalg.lstsq", lambda a: st.linalg.lstsq(a, a).solution.abs().sum()),
-])
-def test_not_yet_differentiable_ones_refuse_clearly(name, call):
-    """qr, pinv and lstsq keep refusing a complex input's gradient (their real formulas only)."""
-    a = st.tensor(_inputs([(3, 3)], "complex128", False)[0], requires_grad=True)
-    with pytest.raises(NotImplementedError, match=f"{name}: strided computes the gradient for real"):
-        call(a).backward()
+@pytest.mark.parametrize("dtype", ["complex64", "complex128"])
+def test_complex_matrix_norm_values_and_dtype_as_torch(dtype):
+    """matrix_norm of a complex batch: real values of the real dtype, every order; dtype= must be
+    complex for a complex input (PyTorch's error)."""
+    a = _inputs([(2, 3, 3)], dtype)[0]
+    for o in ("fro", "nuc", 2, -2, 1, -1, float("inf"), -float("inf")):
+        want = torch.linalg.matrix_norm(torch.tensor(a), o)
+        got = st.linalg.matrix_norm(st.tensor(a), o)
+        assert str(got.dtype).split(".")[-1] == str(want.dtype).split(".")[-1]
+        np.testing.assert_allclose(got.numpy(), want.numpy(), rtol=TOL[dtype])
+    with pytest.raises(RuntimeError, match="dtype should be complex for complex inputs"):
+        st.linalg.matrix_norm(st.tensor(a), dtype=st.float64)

@@ -151,7 +151,7 @@ def _svd_backward(out: Any, A: Tensor, full_matrices: bool = True, **kwargs: Any
             gVh = None if gVh is None else gVh[..., :k, :]  # noqa: N806
         return (_svd_grad(gU, gS, gVh, u, S, vh),)
 
-    return "LinalgSvdBackward0", (A,), _pytorch_convention(A, grads), (U, S, Vh), True
+    return "LinalgSvdBackward0", (A,), LA.pytorch_convention(A, grads), (U, S, Vh), True
 
 
 @backward("linalg_svdvals")
@@ -207,30 +207,34 @@ def linalg_qr(A: Tensor, mode: str = "reduced") -> Any:  # noqa: N803
 
 
 def _qr_grad_tall(gQ: Any, gR: Any, Q: Tensor, Rm: Tensor) -> Tensor:  # noqa: N803
-    """PyTorch's linalg_qr_backward for m >= n (reduced): ``gA = [gQ + Q syminvadj(triu(M))] R^{-T}``
-    with ``M = gR R^T - Q^T gQ`` and ``syminvadj(T) = T + T^T`` less T's diagonal once."""
+    """PyTorch's linalg_qr_backward for m >= n (reduced), in its convention for complex gradients:
+    ``gA = [gQ + Q syminvadj(triu(M))] R^{-H}`` with ``M = gR R^H - Q^H gQ`` and ``syminvadj(T) =
+    T + T^H`` with the real part of its diagonal halved (``^H`` is ``^T`` for real factors)."""
     M = None  # noqa: N806
     if gR is not None:
-        M = gR.matmul(Rm.mT)  # noqa: N806
+        M = gR.matmul(Rm.mH)  # noqa: N806
     if gQ is not None:
-        qgq = Q.mT.matmul(gQ)
+        qgq = Q.mH.matmul(gQ)
         M = -qgq if M is None else M - qgq  # noqa: N806
     up = M.triu()  # type: ignore[union-attr]
-    sym = up + up.mT - up * _eye(up._layout.shape[-1], up)
+    if up._dtype.is_complex:
+        sym = up + up.mH
+        sym = sym - 0.5 * sym.diagonal(0, -2, -1).real.diag_embed()
+    else:
+        sym = up + up.mT - up * _eye(up._layout.shape[-1], up)
     ga = Q.matmul(sym)
     if gQ is not None:
         ga = ga + gQ
     from .inverses import linalg_solve
 
-    # X R^T = ga  <=>  R X^T = ga^T
-    return linalg_solve(Rm, ga.mT).mT
+    # X R^H = ga  <=>  R X^H = ga^H
+    return linalg_solve(Rm, ga.mH).mH
 
 
 @backward("linalg_qr")
 def _qr_backward(out: Any, A: Tensor, mode: str = "reduced") -> Any:  # noqa: N803
-    """LinalgQrBackward0: PyTorch's linalg_qr_backward (real inputs; mode 'r' refused as PyTorch
-    refuses it: R alone does not determine the derivative)."""
-    LA.no_complex_grad(A, "linalg.qr")
+    """LinalgQrBackward0: PyTorch's linalg_qr_backward (mode 'r' refused as PyTorch refuses it: R
+    alone does not determine the derivative), in its convention for complex gradients."""
     Q, Rm = out  # noqa: N806
     m, n = A._layout.shape[-2:]
 
@@ -253,14 +257,14 @@ def _qr_backward(out: Any, A: Tensor, mode: str = "reduced") -> Any:  # noqa: N8
         gV = None if gR is None else gR[..., :, m:]  # noqa: N806
         gq = gQ
         if gV is not None:
-            gq = Y.matmul(gV.mT) if gq is None else gq + Y.matmul(gV.mT)
+            gq = Y.matmul(gV.mH) if gq is None else gq + Y.matmul(gV.mH)
         gx = _qr_grad_tall(gq, gU, Q, U) if (gq is not None or gU is not None) else None
         gy = Q.matmul(gV) if gV is not None else A[..., :, m:] * 0
         if gx is None:
             gx = A[..., :, :m] * 0
         return (cat([gx, gy], -1),)
 
-    return "LinalgQrBackward0", (A,), grads, (A, Q, Rm), True
+    return "LinalgQrBackward0", (A,), LA.pytorch_convention(A, grads), (A, Q, Rm), True
 
 
 # ---------------------------------------------------------------- eigh, eigvalsh
@@ -347,25 +351,11 @@ def _eigh_grad(gL: Any, gV: Any, L: Tensor, V: Tensor) -> Tensor:  # noqa: N803
     return V.matmul(inner.matmul(V.mH))
 
 
-def _pytorch_convention(A: Tensor, grad: Any) -> Any:  # noqa: N803
-    """A rule written in PyTorch's convention for complex gradients (its formulas take conj
-    themselves), for a node with a complex output, whose rule :mod:`strided.autograd.function`
-    treats as the holomorphic derivative (``conj(rule(conj(g)))``): ``grad`` conjugated in and
-    out, so the engine's conjugations cancel. A real A: ``grad`` itself."""
-    if not A._dtype.is_complex:
-        return grad
-
-    def conjugated(*gs: Any) -> tuple:
-        return tuple(None if t is None else t.conj() for t in grad(*(None if g is None else g.conj() for g in gs)))
-
-    return conjugated
-
-
 @backward("linalg_eigh")
 def _eigh_backward(out: Any, A: Tensor, UPLO: str = "L") -> Any:  # noqa: N803
     """LinalgEighBackward0 (:func:`_eigh_grad`)."""
     L, V = out  # noqa: N806
-    grads = _pytorch_convention(A, lambda gL, gV: (_eigh_grad(gL, gV, L, V),))
+    grads = LA.pytorch_convention(A, lambda gL, gV: (_eigh_grad(gL, gV, L, V),))
     return "LinalgEighBackward0", (A,), grads, (L, V), True
 
 
@@ -427,7 +417,7 @@ def _cholesky_backward(out: Tensor, A: Tensor, *, upper: bool = False) -> Any:  
     """LinalgCholeskyExBackward0, PyTorch's cholesky_backward: ``gA = L^{-H} phi L^{-1}`` with
     ``P = tril(L^H gL)`` and ``phi = (P + tril(P, -1)^H + Re diag(P)) / 2`` (the Hermitian part of
     ``tril(P)`` with its diagonal halved; ``^H`` is ``^T`` for a real A), in PyTorch's convention
-    for complex gradients (:func:`_pytorch_convention`)."""
+    for complex gradients (:func:`._batched.pytorch_convention`)."""
 
     def grads(g: Tensor) -> tuple:
         from .inverses import linalg_solve
@@ -442,7 +432,7 @@ def _cholesky_backward(out: Tensor, A: Tensor, *, upper: bool = False) -> Any:  
         left = linalg_solve(L.mH, phi)
         return (linalg_solve(L.mH, left.mH).mH,)
 
-    return "LinalgCholeskyExBackward0", (A,), _pytorch_convention(A, grads), (out,)
+    return "LinalgCholeskyExBackward0", (A,), LA.pytorch_convention(A, grads), (out,)
 
 
 seal(globals())  # (last: this module's ops with a backward rule become their recording entries)

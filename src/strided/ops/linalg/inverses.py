@@ -396,26 +396,27 @@ def linalg_pinv(A: Tensor, rcond: Any = None, hermitian: bool = False, *, atol: 
 
 
 def _pinv_grad(grad: Tensor, pinv: Tensor, A: Tensor) -> Tensor:  # noqa: N803
-    """PyTorch's pinv_backward (real): the derivative of the pseudo-inverse, with the products
-    taken in the order that keeps the matrices smallest."""
+    """PyTorch's pinv_backward, in its convention for complex gradients (``^H`` is ``^T`` for a
+    real A): the derivative of the pseudo-inverse, with the products taken in the order that
+    keeps the matrices smallest."""
     m, n = A._layout.shape[-2:]
-    pinv_h, grad_h = pinv.mT, grad.mT
+    pinv_h, grad_h = pinv.mH, grad.mH
     if m <= n:
         K = grad_h.matmul(pinv)  # noqa: N806
         k_pinv_h = K.matmul(pinv_h)
-        return (-(pinv.matmul(K)).mT + k_pinv_h - A.matmul(pinv).matmul(k_pinv_h)
+        return (-(pinv.matmul(K)).mH + k_pinv_h - A.matmul(pinv).matmul(k_pinv_h)
                 + pinv_h.matmul(pinv).matmul(grad_h - K.matmul(A)))
     K = pinv.matmul(grad_h)  # noqa: N806
     pinv_h_k = pinv_h.matmul(K)
-    return (-(K.matmul(pinv)).mT + (grad_h - A.matmul(K)).matmul(pinv).matmul(pinv_h)
+    return (-(K.matmul(pinv)).mH + (grad_h - A.matmul(K)).matmul(pinv).matmul(pinv_h)
             + pinv_h_k - pinv_h_k.matmul(pinv).matmul(A))
 
 
 @backward("linalg_pinv")
 def _pinv_backward(out: Tensor, A: Tensor, *args: Any, **kwargs: Any) -> Any:  # noqa: N803
     """LinalgPinvBackward0: :func:`_pinv_grad`."""
-    LA.no_complex_grad(A, "linalg.pinv")
-    return "LinalgPinvBackward0", (A,), lambda g: (_pinv_grad(g, out, A),), (A, out)
+    grads = LA.pytorch_convention(A, lambda g: (_pinv_grad(g, out, A),))
+    return "LinalgPinvBackward0", (A,), grads, (A, out)
 
 
 @method("pinverse")
@@ -535,21 +536,21 @@ def linalg_lstsq(A: Tensor, B: Tensor, rcond: float | None = None, *, driver: st
 @backward("linalg_lstsq", operands="two")
 def _lstsq_backward(out: Any, A: Tensor, B: Tensor, *args: Any, **kwargs: Any) -> Any:  # noqa: N803
     """LinalgLstsqBackward0 (the solution's gradient): ``X = pinv(A) B``, so ``gA`` is
-    pinv_backward of ``gX B^T`` and ``gB = pinv(A)^T gX``."""
-    LA.no_complex_grad(A, "linalg.lstsq")
+    pinv_backward of ``gX B^H`` and ``gB = pinv(A)^H gX`` (PyTorch's convention for complex
+    gradients; ``^H`` is ``^T`` for real inputs)."""
     vector = B.ndim == A.ndim - 1
 
     def grads(g: Tensor) -> tuple:
         pinv = linalg_pinv(A)
         gm = g.unsqueeze(-1) if vector else g
         bm = B.unsqueeze(-1) if vector else B
-        ga = _pinv_grad(gm.matmul(bm.mT), pinv, A) if needs_grad(A) else None
-        gb = pinv.mT.matmul(gm) if needs_grad(B) else None
+        ga = _pinv_grad(gm.matmul(bm.mH), pinv, A) if needs_grad(A) else None
+        gb = pinv.mH.matmul(gm) if needs_grad(B) else None
         if gb is not None and vector:
             gb = gb.squeeze(-1)
         return (ga, gb)
 
-    return "LinalgLstsqBackward0", (A, B), grads, (A, B)
+    return "LinalgLstsqBackward0", (A, B), LA.pytorch_convention(A, grads), (A, B)
 
 
 # ---------------------------------------------------------------- matrix_power

@@ -137,7 +137,9 @@ def matrix_norm(A: Tensor, ord: Any = "fro", dim: Any = (-2, -1), keepdim: bool 
     4.0
     """
     op = "linalg.matrix_norm"
-    given = _input_dtype(A, dtype, op)
+    given = _input_dtype(A, dtype, op, complex_ok=True)
+    if given is not None:
+        _check_norm_dtype(A, given, op)
     if A.ndim < 2:
         raise StridedRuntimeError(
             join_lines(
@@ -175,18 +177,18 @@ def matrix_norm(A: Tensor, ord: Any = "fro", dim: Any = (-2, -1), keepdim: bool 
                 f"A has shape {shape_text(shape)}",
             )
         )
-    rt = given or A._dtype
+    rt = real_of(given or A._dtype)  # (the norm of a complex matrix is real: complex64 -> float32)
     result, res_np = result_array(reduced_shape(shape, dims, keepdim), rt)
-    acc = _acc(rt)
+    acc = _acc(given or A._dtype)  # (a complex matrix is read as complex)
     with _Quiet():
         a = np.moveaxis(A._np().astype(acc, copy=False), dims, (-2, -1))
         if a.size == 0:
-            r = np.zeros(a.shape[:-2], dtype=acc)
+            r = np.zeros(a.shape[:-2], dtype=res_np.dtype)
         elif ord in ("nuc", 2, -2):
             # the SVD refuses NaN/inf: those matrices get NaN, the others their norm
             finite = np.isfinite(a)
             r = np.linalg.norm(np.where(finite, a, acc.type(0)), ord=ord, axis=(-2, -1))
-            r = np.where(finite.all(axis=(-2, -1)), r, acc.type(np.nan))
+            r = np.where(finite.all(axis=(-2, -1)), r, res_np.dtype.type(np.nan))
         else:
             r = np.linalg.norm(a, ord=ord, axis=(-2, -1))
         if keepdim:
