@@ -248,6 +248,10 @@ def _samples() -> list[Sample]:
             Sample("max", (M,), lambda L, F, x: x.max(), label="all"),
             Sample("sum", (M,), lambda L, F, x: x.sum(), label="all"),
             Sample("polygamma", (M,), lambda L, F, x: x.polygamma(1), label="method"),
+            Sample("matrix_norm", (M,), lambda L, F, x: L.linalg.matrix_norm(x, "nuc"), label="nuc",
+                   layouts=("contiguous", "permuted", "sliced")),
+            Sample("matrix_norm", (M,), lambda L, F, x: L.linalg.matrix_norm(x, 2), label="2",
+                   layouts=("contiguous", "permuted", "sliced")),
             Sample("index_reduce", (M, (2, 2)), lambda L, F, a, s: a.index_reduce(
                 1, i64(L, [0, 2]), s, "mean", include_self=False), label="mean"),
             Sample("index_reduce", (M, (2, 2)), lambda L, F, a, s: a.index_reduce(

@@ -152,3 +152,26 @@ def test_complex_matrix_norm_values_and_dtype_as_torch(dtype):
         np.testing.assert_allclose(got.numpy(), want.numpy(), rtol=TOL[dtype])
     with pytest.raises(RuntimeError, match="dtype should be complex for complex inputs"):
         st.linalg.matrix_norm(st.tensor(a), dtype=st.float64)
+
+
+SECOND = ["inv", "solve", "det", "slogdet", "cholesky", "eigh", "svd_tall", "qr_tall", "pinv", "matrix_norm_nuc"]
+
+
+@pytest.mark.parametrize("name", SECOND)
+def test_complex_second_derivatives_as_torch(name):
+    """The first derivative, taken with create_graph, differentiated again (of a real function
+    of it, |g|^2 weighted) equals PyTorch's: the rules are differentiable for complex inputs too."""
+    call, shapes = CASES[name]
+    arrays = _inputs(shapes, "complex128")
+    res = []
+    for L in (torch, st):
+        xs = [L.tensor(a, requires_grad=True) for a in arrays]
+        outs = call(L, L.complex128, *xs)
+        outs = outs if isinstance(outs, tuple) else (outs,)
+        rng = np.random.default_rng(3)
+        loss = sum((o * L.tensor(rng.standard_normal(tuple(o.shape)), dtype=o.dtype)).real.sum() for o in outs)
+        first = L.autograd.grad(loss, xs, create_graph=True)
+        second = L.autograd.grad(sum((g * g.conj()).real.sum() for g in first), xs)
+        res.append([g.resolve_conj().detach().numpy() if L is torch else g.numpy() for g in second])
+    for got, want in zip(res[1], res[0]):
+        np.testing.assert_allclose(got, want, rtol=1e-8, atol=1e-10)

@@ -221,14 +221,16 @@ def _matrix_norm_grad(g: Tensor, A: Tensor, out: Tensor, ord: Any, dims: tuple[i
     both = tuple(sorted(dims))
     gk = gradtools.keep(g, shape, both, keepdim)
     if ord in ("nuc", 2, -2, 2.0, -2.0):
-        a = np.moveaxis(A._np(), dims, (-2, -1))
-        u, _, vt = np.linalg.svd(a, full_matrices=False)
+        from .factorizations import linalg_svd
+
+        # (the SVD taken with strided's recorded op: a create_graph backward differentiates it)
+        U, _, Vh = linalg_svd(A.movedim(dims, (-2, -1)), full_matrices=False)  # noqa: N806
         if ord == "nuc":
-            uv = u @ vt
+            uv = U.matmul(Vh)
         else:
             k = 0 if ord > 0 else -1
-            uv = u[..., :, k:k + 1 or None] @ vt[..., k:k + 1 or None, :]
-        return gk * gradtools.from_numpy_result(np.ascontiguousarray(np.moveaxis(uv, (-2, -1), dims)), A._dtype)
+            uv = U[..., :, k:k + 1 or None].matmul(Vh[..., k:k + 1 or None, :])
+        return gk * uv.movedim((-2, -1), dims)
     summed, extreme = (dims[0], dims[1]) if abs(ord) == 1 else (dims[1], dims[0])
     sums = A.abs().sum(summed, keepdim=True)
     mask = sums == gradtools.keep(out, shape, both, keepdim)
@@ -242,8 +244,9 @@ def matrix_norm_backward(out: Tensor, A: Tensor, ord: Any = "fro", dim: Any = (-
     LinalgVectorNormBackward0); the other orders as PyTorch's composites end: Amax/AminBackward0
     (+-1, +-inf, +-2: a max or min of sums or of singular values), SumBackward1 ("nuc").
 
-    # Note: the singular-value orders take NumPy's SVD in the backward pass; PyTorch's node
-    # before the last one (LinalgSvdBackward0, LinalgVectorNormBackward0) is not recorded.
+    # Note: the singular-value orders take the SVD in the backward pass (recorded, so the
+    # gradient is differentiable again); PyTorch's node before the last one
+    # (LinalgSvdBackward0, LinalgVectorNormBackward0) is not recorded.
     """
     if ord == "fro":
         return norm_rule(out, A, 2.0, dim, keepdim, "linalg.matrix_norm")
