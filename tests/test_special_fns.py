@@ -124,3 +124,17 @@ def test_gradcheck(name):
     fn = FUNCS[name]
     assert st.autograd.gradcheck(lambda t: fn(st, t), (x,))
     assert st.autograd.gradgradcheck(lambda t: fn(st, t), (x,))
+
+
+def test_inplace_polygamma_records_as_torch():
+    """``polygamma_`` on a non-leaf: PyTorch's node (PolygammaBackward1) and both derivatives."""
+    res = []
+    for m in (torch, st):
+        x = m.tensor([0.7, 1.5, -2.5], dtype=m.float64, requires_grad=True)
+        y = (x * 1).polygamma_(2)
+        (g,) = m.autograd.grad(y.sum(), x, create_graph=True)
+        (h,) = m.autograd.grad(g.sum(), x)
+        res.append((y.grad_fn.name(), g.detach().numpy(), h.numpy()))
+    assert res[1][0] == res[0][0] == "PolygammaBackward1"
+    for got, want in zip(res[1][1:], res[0][1:]):
+        np.testing.assert_allclose(got, want, rtol=1e-12)
