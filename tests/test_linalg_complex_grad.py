@@ -42,6 +42,7 @@ CASES = {  # name -> (call(L, dtype, *inputs), input shapes)
     "det_singular": (lambda L, d, a: L.linalg.det(L.cat([a, a[:1]], 0)), [(2, 3)]),
     "slogdet": (lambda L, d, a: tuple(L.linalg.slogdet(a + _eye3(L, d))), [(3, 3)]),
     "slogdet_sign": (lambda L, d, a: L.linalg.slogdet(a + _eye3(L, d)).sign, [(3, 3)]),
+    "logdet": (lambda L, d, a: L.logdet(a + _eye3(L, d)), [(3, 3)]),  # (complex: log(sign) + logabsdet)
     "matrix_power": (lambda L, d, a: L.linalg.matrix_power(a + _eye3(L, d), -2), [(3, 3)]),
     "cholesky": (lambda L, d, a: L.linalg.cholesky(a @ a.mH + _eye3(L, d)), [(2, 3, 3)]),
     "cholesky_upper": (lambda L, d, a: L.linalg.cholesky(a @ a.mH + _eye3(L, d), upper=True), [(3, 3)]),

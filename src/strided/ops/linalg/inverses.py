@@ -296,12 +296,15 @@ def slogdet(A: Tensor) -> Any:  # noqa: N803
 def logdet(input: Tensor) -> Tensor:  # noqa: A002
     """``strided.logdet`` / ``Tensor.logdet``: the log of each square matrix's determinant (-inf for
     a singular one, NaN for a negative determinant), PyTorch's composite ``where(sign == -1, nan,
-    logabsdet)`` of :func:`linalg_slogdet`, whose graph it records.
+    logabsdet)`` of :func:`linalg_slogdet`, whose graph it records; for a complex matrix the
+    complex log, ``log(sign) + logabsdet``, as PyTorch's.
 
     >>> round(strided.logdet(strided.eye(2) * 2).item(), 4)
     1.3863
     """
     sign, logabs = linalg_slogdet(input)
+    if sign._dtype.is_complex:  # (PyTorch's complex composite: log(sign) + logabsdet, a complex log)
+        return sign.log() + logabs
     return where(sign == -1, float("nan"), logabs)
 
 
