@@ -142,7 +142,7 @@ _NOT_OPS = {  # public names that are no op: types, constants, settings, factori
     "arange", "as_tensor", "asarray", "from_dlpack", "StridedBufferError", "empty", "empty_like", "from_numpy", "full", "full_like", "ones",
     "ones_like", "tensor", "zeros", "zeros_like", "broadcast_shapes",
     "complex64", "complex128", "cfloat", "cdouble", "uint16", "uint32", "uint64", "channels_last_3d",
-    "device", "nn", "optim", "linalg", "linspace",
+    "device", "nn", "optim", "linalg", "special", "linspace",
     # files: strided.save / strided.load (serialization), no op
     "save", "load", "logspace", "eye", "empty_strided",
     # random numbers: the generator and its settings, and the factories that sample new memory

@@ -130,7 +130,7 @@ __all__ = [
     "is_floating_point", "is_grad_enabled", "is_nonzero", "is_tensor", "long", "numel", "Layout", "linalg", "load", "manual_seed", "may_share_memory", "nn",
     "no_grad", "optim", "OverlapWriteError", "preserve_format", "promote_types", "ravel", "record_copies", "reshape",
     "ReshapeRefusal", "result_type", "return_types", "save", "seed", "set_default_dtype", "set_grad_enabled",
-    "set_printoptions", "shares_memory", "short", "Storage", "TypedStorage", "BoolStorage", "ByteStorage", "CharStorage",
+    "set_printoptions", "shares_memory", "short", "special", "Storage", "TypedStorage", "BoolStorage", "ByteStorage", "CharStorage",
     "DoubleStorage", "FloatStorage", "HalfStorage", "IntStorage", "LongStorage", "ShortStorage", "use_deterministic_algorithms",
     "StridedBufferError", "StridedError", "StridedIndexError", "StridedNotImplementedError", "StridedRuntimeError",
     "StridedTypeError", "StridedValueError", "Tensor", "uint16", "uint32", "uint64", "uint8", "ViewError", "watch",
