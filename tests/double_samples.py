@@ -130,6 +130,10 @@ _VIEWS = {  # op -> the call on a (2, 3) input
 
 _TWO = {  # op -> (shapes, call)
     "digamma": (((M),), lambda L, F, x: x.digamma()), "i0": (((M),), lambda L, F, x: x.i0()),
+    "polygamma": (((M),), lambda L, F, x: L.polygamma(2, x)),
+    "special_i1": (((M),), lambda L, F, x: L.special.i1(x)),
+    "special_i0e": (((M),), lambda L, F, x: L.special.i0e(x)),
+    "special_i1e": (((M),), lambda L, F, x: L.special.i1e(x)),
     "logit": (((M),), lambda L, F, x: x.sigmoid().logit()),  # (inside (0, 1), where logit is smooth)
     "__rsub__": (((M),), lambda L, F, x: 2.0 - x), "__rtruediv__": (((M),), lambda L, F, x: 2.0 / x),
     "__rpow__": (((M),), lambda L, F, x: 1.5 ** x), "__rmatmul__": (((3, 2), (2, 3)), lambda L, F, x, y: x.__rmatmul__(y)),
@@ -149,6 +153,7 @@ _TWO = {  # op -> (shapes, call)
     "masked_scatter": ((M, (6,)), lambda L, F, a, s: a.masked_scatter(mask(L, [[True, False, True], [False, True, True]]), s)),
     "index_add": ((M, (2, 2)), lambda L, F, a, s: a.index_add(1, i64(L, [2, 2]), s, alpha=2.0)),
     "index_copy": ((M, (2, 2)), lambda L, F, a, s: a.index_copy(1, i64(L, [2, 0]), s)),
+    "index_reduce": ((M, (2, 2)), lambda L, F, a, s: a.index_reduce(1, i64(L, [2, 2]), s, "prod")),
     "index_put": ((M, (2,)), lambda L, F, a, s: a.index_put((i64(L, [1, 0]), i64(L, [2, 2])), s, accumulate=True)),
     "scatter": ((M, (2, 2)), lambda L, F, a, s: a.scatter(1, i64(L, [[2, 0], [1, 0]]), s)),
     "scatter_add": ((M, M), lambda L, F, a, s: a.scatter_add(1, i64(L, [[2, 2, 0], [1, 0, 1]]), s)),
@@ -252,6 +257,15 @@ def _samples() -> list[Sample]:
             Sample("prod", (M,), lambda L, F, x: x.prod(), label="all"),
             Sample("max", (M,), lambda L, F, x: x.max(), label="all"),
             Sample("sum", (M,), lambda L, F, x: x.sum(), label="all"),
+            Sample("polygamma", (M,), lambda L, F, x: x.polygamma(1), label="method"),
+            Sample("matrix_norm", (M,), lambda L, F, x: L.linalg.matrix_norm(x, "nuc"), label="nuc",
+                   layouts=("contiguous", "permuted", "sliced")),
+            Sample("matrix_norm", (M,), lambda L, F, x: L.linalg.matrix_norm(x, 2), label="2",
+                   layouts=("contiguous", "permuted", "sliced")),
+            Sample("index_reduce", (M, (2, 2)), lambda L, F, a, s: a.index_reduce(
+                1, i64(L, [0, 2]), s, "mean", include_self=False), label="mean"),
+            Sample("index_reduce", (M, (2, 2)), lambda L, F, a, s: a.index_reduce(
+                1, i64(L, [2, 2]), s, "amax"), label="amax"),
             Sample("detach_copy", (M,), lambda L, F, x: L.detach_copy(x),
                    diverges="PyTorch 2.13 gives detach_copy's result a NotImplemented node; strided's is "
                             "detached, as detach()'s (strided.ops.copies)")]

@@ -43,11 +43,6 @@ _CHANGES = {
 
 # The ops PyTorch refuses to differentiate twice (test_second_derivatives_as_torch pins the refusal).
 _NO_SECOND = {"cdist"}
-# The ops whose second derivative strided refuses where PyTorch has one (its first derivative is a
-# special function strided computes without a rule of its own: trigamma for digamma, i1 for i0):
-# a clear NotImplementedError naming the derivative, never a silently missing term
-# (test_second_derivatives_not_yet_refused pins it). Listed in issue 26's note.
-_SECOND_NOT_YET = {"digamma": "polygamma", "i0": "special_i1"}
 # The ops PyTorch records with a node that refuses the first backward already (their "rule" is the
 # refusal): no second derivative to sample; test_first_order_refusals_as_torch pins the refusal.
 _NO_FIRST = {"floor_divide": lambda L, a, b: a // b, "heaviside": lambda L, a, b: L.heaviside(a, b)}
@@ -130,7 +125,7 @@ def _cases(checkable: bool = False):
     nor a documented divergence)."""
     cases = []
     for sample in SAMPLES:
-        if (checkable and (sample.op in _NO_SECOND or sample.diverges)) or sample.op in _SECOND_NOT_YET:
+        if (checkable and (sample.op in _NO_SECOND or sample.diverges)):
             continue
         for layout in sample.layouts:
             if layout != "contiguous" and not any(_CHANGES[layout](s) for s in sample.shapes):
@@ -312,17 +307,3 @@ def test_a_complex_gradient_of_a_real_input_gives_its_real_part_silently():
     with warnings.catch_warnings():
         warnings.simplefilter("error")
         assert grad(st) == grad(torch) == [3.0, 3.0]
-
-
-@pytest.mark.parametrize("op", sorted(_SECOND_NOT_YET))
-def test_second_derivatives_not_yet_refused(op):
-    """digamma's and i0's first derivatives equal PyTorch's; their second ones raise a clear
-    NotImplementedError naming the missing derivative (PyTorch computes polygamma(2, x) and i1')."""
-    sample = next(s for s in SAMPLES if s.op == op)
-    x = st.tensor(_values(sample, 0, (2, 3)).tolist(), dtype=st.float64, requires_grad=True)
-    t = torch.tensor(x.detach().tolist(), dtype=torch.float64, requires_grad=True)
-    (g,) = st.autograd.grad(sample.call(st, SF, x).sum(), x, create_graph=True)
-    (h,) = torch.autograd.grad(sample.call(torch, TF, t).sum(), t, create_graph=True)
-    np.testing.assert_allclose(np.asarray(g.detach().tolist()), h.detach().numpy(), rtol=1e-12)
-    with pytest.raises(NotImplementedError, match=_SECOND_NOT_YET[op]):
-        st.autograd.grad(g.sum(), x)

@@ -486,7 +486,8 @@ def _twin_result(f, args, method):
     a = tuple(o if v == "o" else v for v in args)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        y = getattr(x, f)(*a) if method else f(x, *a)
+        # (torch.polygamma(n, input): the function takes the order first, the method x.polygamma(n))
+        y = getattr(x, f)(*a) if method else f(*a, x) if f is st.polygamma else f(x, *a)
     y = y[0] if isinstance(y, (tuple, list)) else y
     name = None if y.grad_fn is None else y.grad_fn.name()
     if name is not None:

@@ -143,7 +143,7 @@ _NOT_OPS = {  # public names that are no op: types, constants, settings, factori
     "arange", "as_tensor", "asarray", "from_dlpack", "StridedBufferError", "empty", "empty_like", "from_numpy", "full", "full_like", "ones",
     "ones_like", "tensor", "zeros", "zeros_like", "broadcast_shapes",
     "complex64", "complex128", "cfloat", "cdouble", "uint16", "uint32", "uint64", "channels_last_3d",
-    "device", "nn", "optim", "linalg", "linspace",
+    "device", "nn", "optim", "linalg", "special", "linspace",
     # files: strided.save / strided.load (serialization), no op
     "save", "load", "logspace", "eye", "empty_strided",
     # random numbers: the generator and its settings, and the factories that sample new memory
@@ -188,8 +188,10 @@ def test_every_table_entry_exists_and_is_the_registrys_op():
         # (a Tensor method, a strided function, or a function of the namespace the op lives in:
         # F.gelu, linalg.vector_norm, linalg.inv of the op linalg_inv (PyTorch's native name);
         # advanced indexing's getitem is behind Tensor.__getitem__)
+        # (special_i1 of strided.special.i1 likewise)
         homes = (st.Tensor, st, st.nn.functional, st.linalg)
         assert (any(hasattr(h, name) for h in homes) or hasattr(st.linalg, name.removeprefix("linalg_"))
+                or hasattr(st.special, name.removeprefix("special_"))
                 or entry.home == "strided.ops.indexing.advanced"), name
     with_rules = {e.name for e in OPS.values() if e.backward is not None}
     assert {"add", "mul", "exp", "sum", "matmul", "permute", "view", "cat", "softmax"} <= with_rules

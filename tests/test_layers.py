@@ -32,7 +32,7 @@ LAYERS: list[tuple[str, tuple[str, ...]]] = [
     ("tensor", ("tensor", "creation", "pickled", "parameter")),  # parameter: nn.Parameter, a Tensor subclass
     ("interop", ("interop",)),  # DLPack, as_tensor/asarray: wraps memory with creation
     ("above tensor", ("writes", "numpy_api", "serialization")),
-    ("ops", ("ops", "nn", "linalg")),
+    ("ops", ("ops", "nn", "linalg", "special")),
     ("autograd", ("autograd",)),
     ("optim", ("optim",)),  # torch.optim's optimizers and schedulers: in-place updates under no_grad
     ("diagnostics", ("describe", "diagnose", "testing")),  # testing: assert_close, a reader of results

@@ -62,10 +62,12 @@ def test_every_registry_op_with_a_torch_function_is_on_the_face():
 def test_every_registry_op_is_reachable_by_one_of_its_spellings():
     """No registry op is a name only: each is a Tensor method, a face function, or a function of
     ``strided.linalg`` (``linalg_<name>`` ops: PyTorch's native names of ``torch.linalg.<name>``) /
+    ``strided.special`` (``special_<name>`` ops, likewise) /
     ``strided.nn.functional`` (``F.<name>`` ops)."""
     for op in {id(op): op for op in OPDEFS.values()}.values():
         spots = [getattr(st.Tensor, n, None) for n in op.names] + [getattr(st, n, None) for n in op.names]
         spots += [getattr(st.linalg, n.removeprefix("linalg_"), None) for n in op.names]
+        spots += [getattr(st.special, n.removeprefix("special_"), None) for n in op.names]
         spots += [getattr(st.nn.functional, n.removeprefix("F."), None) for n in op.names]
         if op.name == "getitem":  # (advanced indexing: t[index_tensor] reaches it through __getitem__)
             spots.append(st.Tensor.__getitem__)

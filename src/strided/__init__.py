@@ -147,7 +147,7 @@ __all__ = [
     "is_floating_point", "is_grad_enabled", "is_nonzero", "is_tensor", "long", "numel", "Layout", "linalg", "load", "manual_seed", "may_share_memory", "nn",
     "no_grad", "optim", "OverlapWriteError", "preserve_format", "promote_types", "ravel", "record_copies", "reshape",
     "ReshapeRefusal", "result_type", "return_types", "save", "seed", "set_default_dtype", "set_grad_enabled", "set_rng_state",
-    "set_printoptions", "shares_memory", "short", "Size", "Storage", "TypedStorage", "BoolStorage", "ByteStorage", "CharStorage",
+    "set_printoptions", "shares_memory", "short", "Size", "special", "Storage", "TypedStorage", "BoolStorage", "ByteStorage", "CharStorage",
     "DoubleStorage", "FloatStorage", "HalfStorage", "IntStorage", "LongStorage", "ShortStorage", "use_deterministic_algorithms",
     "StridedBufferError", "StridedError", "StridedIndexError", "StridedNotImplementedError", "StridedRuntimeError",
     "StridedTypeError", "StridedValueError", "Tensor", "uint16", "uint32", "uint64", "uint8", "ViewError", "watch",
@@ -157,6 +157,7 @@ __all__ += face_ops.__all__
 
 if _typing.TYPE_CHECKING:  # (the lazy names below, for type checkers and linters)
     from . import nn, optim
+    from . import special as special
     from . import testing as testing
     from ._version import __version__
     from .diagnose.explain import explain
@@ -176,6 +177,7 @@ _LAZY: dict[str, tuple[str, str | None]] = {
     "save": ("strided.serialization", "save"),  # (zipfile and json: loaded on first save or load)
     "load": ("strided.serialization", "load"),
     "testing": ("strided.testing", None),  # (assert_close, as torch.testing)
+    "special": ("strided.special", None),  # (torch.special's polygamma, i1, i0e, i1e, ...)
     "diagnose": ("strided.diagnose", None),  # (the package, as an eager import of its modules left it)
     "_version": ("strided._version", None),
     "explain": ("strided.diagnose.explain", "explain"),

@@ -129,6 +129,9 @@ from .ops.elementwise.shifts import (
     bitwise_right_shift,
     positive,
 )
+from .ops.elementwise.special_fns import (
+    polygamma,
+)
 from .ops.elementwise.unary import (
     abs,
     absolute,
@@ -626,6 +629,7 @@ __all__ = [
     'permute_copy',
     'pinverse',
     'polar',
+    'polygamma',
     'positive',
     'pow',
     'prod',

@@ -374,11 +374,13 @@ def linear(name: str, g: Any, apply: Callable[[Any], Any], adjoint: Callable[[An
     return _slow(apply, lambda out, g: (name, (g,), lambda gg: (adjoint(gg),), ()), (g,), {})
 
 
-def not_differentiable(result: Any, name: str, inputs: tuple) -> Any:
+def not_differentiable(result: Any, name: str, inputs: tuple, message: str | None = None) -> Any:
     """``result`` (a gradient computed with raw kernels from ``inputs``) as PyTorch gives a
     backward without a derivative formula: under ``create_graph`` (grad mode on, an input in the
     graph) it gets a node that raises PyTorch's ``NotImplementedError`` ("the derivative for
     '<name>' is not implemented.") when differentiated, instead of a silently missing term.
+    ``message``: a RuntimeError of that text instead (PyTorch's ``DelayedError`` node: a formula
+    that holds for the first derivative but not for the second, as index_reduce's prod).
 
     >>> not_differentiable(strided.ones(2), "_cdist_backward", ()).requires_grad
     False
@@ -388,6 +390,8 @@ def not_differentiable(result: Any, name: str, inputs: tuple) -> Any:
         return result
 
     def refuse(*_: Any) -> tuple:
+        if message is not None:
+            raise StridedRuntimeError(message)
         raise StridedNotImplementedError(f"the derivative for '{name}' is not implemented.")
 
     return _slow(lambda *_: result, lambda out, *args: ("NotImplemented", args, refuse, ()), tuple(inputs), {})

@@ -65,7 +65,9 @@ _NO_OLD_VALUES = {"add_", "sub_", "subtract_", "__iadd__", "__isub__", "neg_", "
 # the out-of-place views' (TBackward1, not TBackward0).
 _INPLACE_VIEW_NODES = {"t_": "TBackward1", "transpose_": "TransposeBackward1", "swapaxes_": "TransposeBackward1",
                        "swapdims_": "TransposeBackward1", "unsqueeze_": "UnsqueezeBackward1",
-                       "as_strided_": "AsStridedBackward1"}
+                       "as_strided_": "AsStridedBackward1",
+                       # (not a view: derivatives.yaml gives polygamma_ its own entry, so its own node name)
+                       "polygamma_": "PolygammaBackward1"}
 
 
 # ---------------------------------------------------------------- the errors

@@ -15,6 +15,8 @@ float64 array; the ops layer casts to the result dtype.
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
 
 _A = (3.16112374387056560e00, 1.13864154151050156e02, 3.77485237685302021e02,
@@ -347,3 +349,123 @@ def lgamma(x: np.ndarray) -> np.ndarray:
         out = np.where(pole | np.isinf(x), np.inf, out)
         out = np.where(np.isnan(x), np.nan, out)
     return out
+
+
+# ---------------------------------------------------------------- Hurwitz zeta, polygamma, i0e, i1e
+
+# Cephes' Euler-Maclaurin coefficients (2k)! / B_2k, as PyTorch's zeta (ATen/native/Math.h)
+_ZETA_A = (12.0, -720.0, 30240.0, -1209600.0, 47900160.0, -1.8924375803183791606e9, 7.47242496e10,
+           -2.950130727918164224e12, 1.1646782814350067249e14, -4.5979787224074726105e15,
+           1.8152105401943546773e17, -7.1661652561756670113e18)
+_MACHEP = 1.11022302462515654042e-16
+
+
+def zeta(s: float, q: np.ndarray) -> np.ndarray:
+    """The Hurwitz zeta function ``sum_k (k + q)**-s`` for one order ``s`` >= 1, elementwise in
+    float64, step for step as PyTorch's ``zeta`` (Cephes): up to nine terms (more while the term
+    index is below 9) summed directly, then the Euler-Maclaurin tail; +inf at ``s == 1`` and at
+    the poles ``q = 0, -1, -2, ...`` (and -inf), NaN for a non-integer ``s`` at negative ``q``.
+
+    >>> round(float(zeta(2.0, np.array([1.0]))[0]), 12)  # pi**2 / 6
+    1.644934066848
+    """
+    q = np.asarray(q, dtype=np.float64)
+    if s == 1.0:
+        return np.full_like(q, np.inf)
+    if s < 1.0:
+        return np.full_like(q, np.nan)
+    with np.errstate(all="ignore"):
+        pole = (q <= 0) & (q == np.floor(q))  # (Cephes returns before summing: -inf never loops)
+        undefined = (q <= 0) & ~pole & (s != np.floor(s))
+        total = np.power(q, -s)
+        done = pole | undefined | np.isnan(q)
+        a = q.copy()
+        b = np.zeros_like(q)
+        i = 0
+        # the direct sum: each element stops at its own term (Cephes' early return)
+        while True:
+            going = ~done & ((i < 9) | (a <= 9.0))
+            if not going.any():
+                break
+            i += 1
+            a = np.where(going, a + 1.0, a)
+            b = np.where(going, np.power(a, -s), b)
+            total = np.where(going, total + b, total)
+            done |= going & (-_MACHEP * total < b) & (b < _MACHEP * total)
+        w = a
+        tail = ~done
+        total = np.where(tail, total + b * w / (s - 1.0) - 0.5 * b, total)
+        fact = np.ones_like(q)
+        k = 0.0
+        for coef in _ZETA_A:
+            fact = fact * (s + k)
+            b = b / w
+            t = fact * b / coef
+            total = np.where(tail, total + t, total)
+            tail &= ~(np.abs(t / total) < _MACHEP)
+            k += 1.0
+            fact = fact * (s + k)
+            b = b / w
+            k += 1.0
+        total = np.where(pole, np.inf, np.where(undefined | np.isnan(q), np.nan, total))
+    return total
+
+
+def polygamma(n: int, x: np.ndarray) -> np.ndarray:
+    """The ``n``-th derivative of digamma, elementwise in float64, as PyTorch's kernel: digamma
+    for ``n == 0``, trigamma for 1, else ``(-1)**(n+1) n! zeta(n + 1, x)`` (:func:`zeta`), so its
+    values at the poles (+-inf) and at +inf (NaN for n >= 2) are PyTorch's.
+
+    >>> round(float(polygamma(2, np.array([1.0]))[0]), 10)  # -2 zeta(3)
+    -2.4041138063
+    """
+    if n == 0:
+        return digamma(x)
+    if n == 1:
+        return trigamma(x)
+    x = np.asarray(x, dtype=np.float64)
+    with np.errstate(all="ignore"):
+        return (1.0 if n % 2 else -1.0) * math.exp(math.lgamma(n + 1.0)) * zeta(n + 1.0, x)
+
+
+def _bessel_i_scaled(x: np.ndarray, order: int) -> np.ndarray:
+    """``exp(-|x|) I_order(x)`` for order 0 or 1, odd in x for order 1: the power series (times
+    ``exp(-|x|)``) up to |x| = 30, the asymptotic expansion ``(1 - (4 nu**2 - 1)/(8x) + ...) /
+    sqrt(2 pi |x|)`` beyond (no overflow: the exponentials cancel); 0 at +-inf, NaN at NaN."""
+    x = np.asarray(x, dtype=np.float64)
+    a = np.abs(np.where(np.isfinite(x), x, 0.0))
+    with np.errstate(all="ignore"):
+        small = a <= 30.0
+        out = np.empty_like(a)
+        plain = i0(a[small]) if order == 0 else i1(a[small])
+        out[small] = plain * np.exp(-a[small])
+        big = a[~small]
+        mu = 4.0 * order * order
+        series = np.ones_like(big)
+        step = np.ones_like(big)
+        for k in range(1, 30):
+            step = step * -(mu - (2 * k - 1) ** 2) / (8.0 * k * big)
+            series += step
+        out[~small] = series / np.sqrt(2 * np.pi * big)
+        if order == 1:
+            out = np.where(x < 0, -out, out)
+    out = np.where(np.isinf(x), 0.0 if order == 0 else np.copysign(0.0, x), out)
+    return np.where(np.isnan(x), np.nan, out)
+
+
+def i0e(x: np.ndarray) -> np.ndarray:
+    """``exp(-|x|) i0(x)``, the exponentially scaled i0 (finite for every x; 0 at +-inf).
+
+    >>> round(float(i0e(np.array([1.0]))[0]), 12)
+    0.465759607594
+    """
+    return _bessel_i_scaled(x, 0)
+
+
+def i1e(x: np.ndarray) -> np.ndarray:
+    """``exp(-|x|) i1(x)``, the exponentially scaled i1 (odd; +-0 at +-inf).
+
+    >>> round(float(i1e(np.array([1.0]))[0]), 12)
+    0.20791041535
+    """
+    return _bessel_i_scaled(x, 1)

@@ -16,7 +16,16 @@ from . import views  # noqa: F401 - first: the view ops declare rules (transpose
 # isort: on
 from . import conversions, copies, inplace_views, like_self  # noqa: F401
 from .creation import legacy, random  # noqa: F401
-from .elementwise import binary, binary_math, binary_more, complex_ops, shifts, special, unary_more  # noqa: F401
+from .elementwise import (  # noqa: F401
+    binary,
+    binary_math,
+    binary_more,
+    complex_ops,
+    shifts,
+    special,
+    special_fns,
+    unary_more,
+)
 from .indexing import advanced, gather_scatter, index_ops, masked  # noqa: F401
 from .linalg import distance, factorizations, fused, inverses, matmul, norms, products  # noqa: F401
 from .reductions import (  # noqa: F401

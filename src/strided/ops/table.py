@@ -21,7 +21,17 @@ from collections.abc import Iterator, Mapping
 
 from ..opdef import BACKWARD, OPDEFS, OpDef
 from . import conversions, copies, views  # noqa: F401  (the family modules: importing them declares their ops)
-from .elementwise import activations, binary, binary_more, complex_ops, shifts, special, unary, unary_more  # noqa: F401
+from .elementwise import (  # noqa: F401
+    activations,
+    binary,
+    binary_more,
+    complex_ops,
+    shifts,
+    special,
+    special_fns,
+    unary,
+    unary_more,
+)
 from .indexing import advanced, gather_scatter, index_ops, masked  # noqa: F401
 from .linalg import distance, einsum, matmul  # noqa: F401
 from .reductions import extrema, nan_reductions, scans, softmax, sums  # noqa: F401

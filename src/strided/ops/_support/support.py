@@ -92,6 +92,8 @@ COMPLEX: dict[str, tuple[type[StridedError], str]] = {
         ("round", "round_vml_cpu"), ("erf", "erf_vml_cpu"), ("erfc", "erfc_vml_cpu"), ("erfinv", "erfinv_vml_cpu"),
         ("digamma", "digamma"), ("i0", "i0_vml_cpu"), ("logit", "logit_cpu"), ("lgamma", "lgamma_vml_cpu"),
         ("gcd", "gcd_cpu"), ("lcm", "lcm_cpu"), ("xlogy", "xlogy_cpu"), ("logaddexp2", "logaddexp2_cpu"),
+        ("trigamma", "trigamma"), ("polygamma", "polygamma"), ("special_i1", "i1_cpu"),
+        ("special_i0e", "i0e_cpu"), ("special_i1e", "i1e_cpu"),
         ("atan2", "atan2_cpu"), ("arctan2", "atan2_cpu"), ("copysign", "copysign_cpu"), ("fmod", "fmod_cpu"), ("kthvalue", "kthvalue_cpu"),
         ("cummax", "cummax_cpu"), ("cummin", "cummin_cpu"), ("unique", "unique"), ("unique.dim", "unique_dim"),
         ("searchsorted", "searchsorted_out_cpu"), ("bucketize", "searchsorted_out_cpu"),

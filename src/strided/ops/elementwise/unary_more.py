@@ -27,7 +27,7 @@ from ...dispatch import adopted, result
 from ...dtypes import DType, bool_, int64
 from ...errors import StridedTypeError, join_lines
 from ...grad_mode import SUBCLASSES
-from ...gradients import not_differentiable, seal
+from ...gradients import seal
 from ...kernels import check_writable, special
 from ...kernels.fpstate import QUIET, quiet_call, quiet_reset, quiet_retry, quiet_set
 from ...opdef import Kind, declare
@@ -650,12 +650,12 @@ _TWO_OVER_SQRT_PI = float(2.0 / np.sqrt(np.pi))
 _HALF_SQRT_PI = float(0.5 * np.sqrt(np.pi))
 
 
-def _raw_special(fn: Callable[[np.ndarray], np.ndarray], x: Tensor, name: str) -> Tensor:
-    """``fn(x)`` (a float64 kernel of :mod:`strided.kernels.special`) as a tensor of ``x``'s dtype,
-    for a derivative strided has no op for (trigamma, i1): differentiating it again raises
-    PyTorch's "the derivative for '<name>' is not implemented." rather than dropping the term."""
-    values = fn(x.detach()._np().astype(np.float64))
-    return not_differentiable(gradtools.from_numpy_result(values, x._dtype), name, (x,))
+def _special_fns() -> Any:
+    """:mod:`strided.ops.elementwise.special_fns`, whose ops (polygamma, special_i1) are digamma's
+    and i0's derivatives; imported when a gradient is first taken (it builds on this module)."""
+    from . import special_fns
+
+    return special_fns
 
 
 def _sinc_grad(g: Tensor, x: Tensor, y: Tensor) -> Tensor:
@@ -709,8 +709,8 @@ _GRADS: dict[str, tuple[str, Callable[[Tensor, Tensor, Tensor], Tensor], str]] =
     "erfinv": ("ErfinvBackward0", lambda g, x, y: g * ((y * y).exp() * _HALF_SQRT_PI), "y"),
     "lgamma": ("LgammaBackward0", lambda g, x, y: g * x.digamma(), "x"),
     "sinc": ("SincBackward0", _sinc_grad, "x"),
-    "digamma": ("DigammaBackward0", lambda g, x, y: g * _raw_special(special.trigamma, x, "polygamma"), "x"),
-    "i0": ("I0Backward0", lambda g, x, y: g * _raw_special(special.i1, x, "special_i1"), "x"),
+    "digamma": ("DigammaBackward0", lambda g, x, y: g * _special_fns().polygamma(1, x), "x"),
+    "i0": ("I0Backward0", lambda g, x, y: g * _special_fns().special_i1(x), "x"),
     "sign": ("SignBackward0", _zero_grad, ""),
     "sgn": ("SgnBackward0", lambda g, x, y: _sgn_grad(g, x, y), "x"),
     "trunc": ("TruncBackward0", _zero_grad, ""),

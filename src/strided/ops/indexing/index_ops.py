@@ -10,6 +10,7 @@ before anything is written, so a failed call leaves the target untouched.
 from __future__ import annotations
 
 import warnings
+from contextvars import ContextVar
 from typing import Any
 
 import numpy as np
@@ -20,7 +21,7 @@ from ...callsite import user_site
 from ...dispatch import OPEN, adopted, copied, result
 from ...dtypes import bool_, int64
 from ...errors import StridedIndexError, StridedRuntimeError, StridedTypeError, StridedValueError, join_lines
-from ...gradients import grad_zeros, linear, seal
+from ...gradients import grad_zeros, linear, not_differentiable, seal
 from ...layout import Layout
 from ...opdef import Kind, declare
 from ...tensor import Tensor
@@ -445,6 +446,9 @@ def index_copy_backward(out: Tensor, input: Tensor, dim: int, index: Tensor, sou
 
 _REDUCES = ("prod", "mean", "amax", "amin")
 _BETA = "index_reduce() is in beta and the API may change at any time."
+# Set while index_reduce's backward runs index_reduce itself: the beta warning is the user's
+# call's, not the gradient's (context-local, so another thread's call still warns).
+_QUIET: ContextVar[bool] = ContextVar("index_reduce_quiet", default=False)
 
 
 def _index_reduce(self: Any, dim: Any, index: Any, source: Any, reduce: Any, include_self: Any,
@@ -463,7 +467,8 @@ def _index_reduce(self: Any, dim: Any, index: Any, source: Any, reduce: Any, inc
             f"{op}(): argument 'include_self' must be bool, not {type(include_self).__name__}",
             "include_self=False reduces over the source slices only, True (the default) also over self's",
         ))
-    warnings.warn(_BETA, UserWarning, stacklevel=user_site()[1])
+    if not _QUIET.get():
+        warnings.warn(_BETA, UserWarning, stacklevel=user_site()[1])
     if reduce not in _REDUCES:
         raise StridedRuntimeError(join_lines(
             f"index_reduce(): Expected reduce to be one of prod, mean, amax or amin but got {reduce}.",
@@ -539,6 +544,70 @@ def index_reduce(input: Tensor, dim: int, index: Tensor, source: Tensor, reduce:
                  include_self: bool = True) -> Tensor:
     """Out-of-place :func:`index_reduce_`: a new contiguous tensor."""
     return _index_reduce(input, dim, index, source, reduce, include_self, False)
+
+
+_PROD_DOUBLE = ("index_reduce(): Double backward is unsupported for source when >1 zeros in source are "
+                "scattered to the same position in self")
+
+
+@backward("index_reduce", operands="any")
+def index_reduce_backward(out: Tensor, input: Tensor, dim: int, index: Tensor, source: Tensor,  # noqa: A002
+                          reduce: str, *, include_self: bool = True) -> Any:
+    """IndexReduceBackward0, PyTorch's index_reduce_backward (FunctionsManual.cpp), formula for
+    formula:
+
+    - ``prod``: ``self`` gets ``g * r' / self'`` with zeros of ``self`` replaced by 1 (``self'``)
+      and ``r'`` the reduction recomputed from ``self'``; a source element gets ``g * r / src``,
+      or, when it is the only zero reduced into its slice, ``g`` times the reduction with that
+      zero replaced by 1. Where two or more zeros meet, the source's gradient is 0 and, under
+      ``create_graph``, differentiating it raises PyTorch's RuntimeError;
+    - ``mean``: ``g / N`` for both, ``N`` the count reduced into each slice (self included);
+    - ``amax`` / ``amin``: ``g`` shared evenly among the elements equal to the result (self's
+      and the sources'), as PyTorch distributes ties.
+
+    Without ``include_self`` the indexed slices of ``self`` get 0 (after the formula: a tie
+    with ``self``'s value still takes its share from the sources, as in PyTorch).
+    """
+    d = wrap_dim(dim, input.ndim)
+
+    def reduce_again(target: Tensor, src: Tensor) -> Tensor:
+        token = _QUIET.set(True)
+        try:
+            return index_reduce(target, d, index, src, reduce, include_self=include_self)
+        finally:
+            _QUIET.reset(token)
+
+    def grad(g: Tensor) -> tuple:
+        if reduce == "prod":
+            masked_self = input.masked_fill(input == 0, 1)
+            g_self = g * reduce_again(masked_self, source) / masked_self
+            src_zero = source == 0
+            n_zeros = index_add(grad_zeros(input.shape, input._dtype), d, index,
+                                src_zero.to(input._dtype)).index_select(d, index)
+            single_zero = src_zero & (n_zeros == 1)
+            masked_src_result = reduce_again(input, source.masked_fill(single_zero, 1))
+            g_src = (g * masked_src_result).index_select(d, index).where(
+                single_zero, (g * out).index_select(d, index) / source.masked_fill(src_zero, 1))
+            if bool((n_zeros > 1).any()):
+                g_src = not_differentiable(g_src, "index_reduce", (g, input, source), message=_PROD_DOUBLE)
+        elif reduce == "mean":
+            n = index_add(grad_zeros(input.shape, g._dtype) + (1 if include_self else 0), d, index,
+                          grad_zeros(source.shape, g._dtype) + 1)
+            n = n.masked_fill(n == 0, 1)
+            g_self = g / n
+            g_src = g.index_select(d, index) / n.index_select(d, index)
+        else:  # amax, amin
+            value = out.index_select(d, index)
+            self_is_result = (input == out).to(input._dtype)
+            source_is_result = (source == value).to(input._dtype)
+            shared = g / index_add(self_is_result, d, index, source_is_result)
+            g_self = self_is_result * shared
+            g_src = source_is_result * shared.index_select(d, index)
+        if not include_self:
+            g_self = index_fill(g_self, d, index, 0)
+        return g_self, g_src
+
+    return "IndexReduceBackward0", (input, source), grad, (input, source, index, out)
 
 
 # ---------------------------------------------------------------- unravel_index

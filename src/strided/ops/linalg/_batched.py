@@ -20,14 +20,14 @@ import numpy as np
 
 from ...dispatch import result
 from ...dtypes import DType, int64
-from ...errors import LinAlgError, StridedNotImplementedError, StridedRuntimeError, join_lines
+from ...errors import LinAlgError, StridedRuntimeError, join_lines
 from ...tensor import Tensor, tensor_arg
 from .._support.gradtools import from_numpy_result
 from .._support.promotion import TORCH_NAMES
 from .._support.reduce_args import shape_text
 
 __all__ = ["at_least_2d", "cholesky_failure", "colmajor", "float_input", "lu_zero_pivot", "matrices",
-           "no_complex_grad", "rowmajor", "square", "batch_prefix"]
+           "pytorch_convention", "rowmajor", "square", "batch_prefix"]
 
 
 def float_input(A: Any, op: str, name: str = "A") -> Tensor:  # noqa: N803
@@ -165,13 +165,18 @@ def singular_inverse(A: Tensor, a: np.ndarray, op: str) -> LinAlgError:  # noqa:
         "fix: strided.linalg.pinv(A) for the pseudo-inverse, or strided.linalg.lstsq(A, B) to solve in least squares"))
 
 
-def no_complex_grad(A: Tensor, op: str) -> None:  # noqa: N803
-    """Refuse the gradient of a linalg op for complex inputs (strided's rules are the real formulas)."""
-    if A._dtype.is_complex:
-        raise StridedNotImplementedError(join_lines(
-            f"{op}: strided computes the gradient for real (float32/float64) inputs only",
-            f"the input of shape {shape_text(A.shape)} is {A._dtype.name}; its forward is supported, its backward not",
-            "fix: differentiate a real formulation, or compute this op with .detach()"))
+def pytorch_convention(A: Tensor, grad: Any) -> Any:  # noqa: N803
+    """A rule written in PyTorch's convention for complex gradients (its formulas take conj
+    themselves), for a node with a complex output, whose rule :mod:`strided.autograd.function`
+    treats as the holomorphic derivative (``conj(rule(conj(g)))``): ``grad`` conjugated in and
+    out, so the engine's conjugations cancel. A real A: ``grad`` itself."""
+    if not A._dtype.is_complex:
+        return grad
+
+    def conjugated(*gs: Any) -> tuple:
+        return tuple(None if t is None else t.conj() for t in grad(*(None if g is None else g.conj() for g in gs)))
+
+    return conjugated
 
 
 def finite_for_svd(A: Tensor) -> np.ndarray:  # noqa: N803

@@ -73,38 +73,61 @@ def linalg_svdvals(A: Tensor, *, driver: Any = None) -> Tensor:  # noqa: N803
 
 
 def _skew(X: Tensor) -> Tensor:  # noqa: N802, N803
-    return X - X.mT
+    return X - X.mH
+
+
+_SVD_GAUGE = ("svd_backward: The singular vectors in the complex case are specified up to multiplication by "
+              "e^{i phi}. The specified loss function depends on this phase term, making it ill-defined.")
 
 
 def _svd_grad(gU: Any, gS: Any, gVh: Any, U: Tensor, S: Tensor, Vh: Tensor) -> Tensor:  # noqa: N803
-    """PyTorch's svd_backward (real inputs) for the reduced factors: ``U [(skew(U^T gU) S +
-    S skew(Vh gVh^T)) / E + diag(gS)] Vh`` with ``E_ij = S_j^2 - S_i^2``, plus the terms of the
-    directions outside U's (m > n) or V's (m < n) span."""
+    """PyTorch's svd_backward for the reduced factors, in its convention for complex gradients:
+    ``U [(skew(U^H gU) S + S skew(Vh gVh^H)) / E + diag(gS)] Vh`` with ``E_ij = S_j^2 - S_i^2``,
+    plus the terms of the directions outside U's (m > n) or V's (m < n) span (``^H`` is ``^T``
+    for real factors). Complex factors: a pair (u_i, v_i) is fixed only up to one phase, so a
+    loss that depends on it (``Im diag(U^H gU) != -Im diag(V^H gV)``) is refused with PyTorch's
+    RuntimeError; else ``diag(U^H gU - h.c.) / (2 S)`` joins the diagonal."""
     m, n = U._layout.shape[-2], Vh._layout.shape[-1]
     if gU is None and gVh is None:
         return (U * gS.unsqueeze(-2)).matmul(Vh)
+    cx = U._dtype.is_complex
+    uhgu = _skew(U.mH.matmul(gU)) if gU is not None else None
+    vhgv = _skew(Vh.matmul(gVh.mH)) if gVh is not None else None
+    if cx:
+        im_u = uhgu.diagonal(0, -2, -1).imag if uhgu is not None else S * 0
+        im_v = vhgv.diagonal(0, -2, -1).imag if vhgv is not None else S * 0
+        # (PyTorch's allclose(im_u, -im_v, rtol=1e-2, atol=1e-2))
+        if not bool(((im_u + im_v).abs() <= 1e-2 + 1e-2 * im_v.abs()).all()):
+            raise StridedRuntimeError(join_lines(
+                _SVD_GAUGE,
+                "each pair of singular vectors may be multiplied by any e^{i phi} and stays one; this loss "
+                "changes when it is, so it has no gradient",
+                "fix: make the loss depend on the vectors only through phase-free quantities "
+                "(|U|, U diag(S) Vh, U U^H)"))
     S2 = S * S  # noqa: N806
     E = S2.unsqueeze(-2) - S2.unsqueeze(-1)  # noqa: N806
     k = S._layout.shape[-1]
     eye = _eye(k, S)
     E = E + eye  # (the diagonal: any non-zero; the numerators are 0 there)  # noqa: N806
     if gU is not None and gVh is not None:
-        inner = (_skew(U.mT.matmul(gU)) * S.unsqueeze(-2) + S.unsqueeze(-1) * _skew(Vh.matmul(gVh.mT))) / E
+        inner = (uhgu * S.unsqueeze(-2) + S.unsqueeze(-1) * vhgv) / E
     elif gU is not None:
-        inner = (_skew(U.mT.matmul(gU)) / E) * S.unsqueeze(-2)
+        inner = (uhgu / E) * S.unsqueeze(-2)
     else:
-        inner = S.unsqueeze(-1) * (_skew(Vh.matmul(gVh.mT)) / E)
+        inner = S.unsqueeze(-1) * (vhgv / E)
     if gS is not None:
         inner = inner + gS.unsqueeze(-1) * eye
+    if cx and uhgu is not None:
+        inner = inner + (uhgu.diagonal(0, -2, -1) / (2 * S)).diag_embed()
     if m > n and gU is not None:
         ga = U.matmul(inner)
         gu_sinv = gU / S.unsqueeze(-2)
-        ga = ga + gu_sinv - U.matmul(U.mT.matmul(gu_sinv))
+        ga = ga + gu_sinv - U.matmul(U.mH.matmul(gu_sinv))
         return ga.matmul(Vh)
     if m < n and gVh is not None:
         ga = inner.matmul(Vh)
         sinv_gvh = gVh / S.unsqueeze(-1)
-        ga = ga + sinv_gvh - sinv_gvh.matmul(Vh.mT).matmul(Vh)
+        ga = ga + sinv_gvh - sinv_gvh.matmul(Vh.mH).matmul(Vh)
         return U.matmul(ga)
     return U.matmul(inner.matmul(Vh)) if m >= n else U.matmul(inner).matmul(Vh)
 
@@ -117,7 +140,6 @@ def _eye(k: int, like: Tensor) -> Tensor:
 def _svd_backward(out: Any, A: Tensor, full_matrices: bool = True, **kwargs: Any) -> Any:  # noqa: N803
     """LinalgSvdBackward0: with ``full_matrices`` the factors and their gradients are narrowed to
     the first k = min(m, n) columns of U / rows of Vh first (the others do not depend on A)."""
-    LA.no_complex_grad(A, "linalg.svd")
     U, S, Vh = out  # noqa: N806
     k = S._layout.shape[-1]
 
@@ -129,13 +151,13 @@ def _svd_backward(out: Any, A: Tensor, full_matrices: bool = True, **kwargs: Any
             gVh = None if gVh is None else gVh[..., :k, :]  # noqa: N806
         return (_svd_grad(gU, gS, gVh, u, S, vh),)
 
-    return "LinalgSvdBackward0", (A,), grads, (U, S, Vh), True
+    return "LinalgSvdBackward0", (A,), LA.pytorch_convention(A, grads), (U, S, Vh), True
 
 
 @backward("linalg_svdvals")
 def _svdvals_backward(out: Tensor, A: Tensor, **kwargs: Any) -> Any:  # noqa: N803
-    """LinalgSvdBackward0 (PyTorch computes the vectors when A requires grad): ``U diag(gS) Vh``."""
-    LA.no_complex_grad(A, "linalg.svdvals")
+    """LinalgSvdBackward0 (PyTorch computes the vectors when A requires grad): ``U diag(gS) Vh``,
+    complex A included (the singular values are real: no conjugate convention applies)."""
 
     def grads(g: Tensor) -> tuple:
         # (the vectors computed from A when the gradient comes: recorded, so a create_graph
@@ -185,30 +207,34 @@ def linalg_qr(A: Tensor, mode: str = "reduced") -> Any:  # noqa: N803
 
 
 def _qr_grad_tall(gQ: Any, gR: Any, Q: Tensor, Rm: Tensor) -> Tensor:  # noqa: N803
-    """PyTorch's linalg_qr_backward for m >= n (reduced): ``gA = [gQ + Q syminvadj(triu(M))] R^{-T}``
-    with ``M = gR R^T - Q^T gQ`` and ``syminvadj(T) = T + T^T`` less T's diagonal once."""
+    """PyTorch's linalg_qr_backward for m >= n (reduced), in its convention for complex gradients:
+    ``gA = [gQ + Q syminvadj(triu(M))] R^{-H}`` with ``M = gR R^H - Q^H gQ`` and ``syminvadj(T) =
+    T + T^H`` with the real part of its diagonal halved (``^H`` is ``^T`` for real factors)."""
     M = None  # noqa: N806
     if gR is not None:
-        M = gR.matmul(Rm.mT)  # noqa: N806
+        M = gR.matmul(Rm.mH)  # noqa: N806
     if gQ is not None:
-        qgq = Q.mT.matmul(gQ)
+        qgq = Q.mH.matmul(gQ)
         M = -qgq if M is None else M - qgq  # noqa: N806
     up = M.triu()  # type: ignore[union-attr]
-    sym = up + up.mT - up * _eye(up._layout.shape[-1], up)
+    if up._dtype.is_complex:
+        sym = up + up.mH
+        sym = sym - 0.5 * sym.diagonal(0, -2, -1).real.diag_embed()
+    else:
+        sym = up + up.mT - up * _eye(up._layout.shape[-1], up)
     ga = Q.matmul(sym)
     if gQ is not None:
         ga = ga + gQ
     from .inverses import linalg_solve
 
-    # X R^T = ga  <=>  R X^T = ga^T
-    return linalg_solve(Rm, ga.mT).mT
+    # X R^H = ga  <=>  R X^H = ga^H
+    return linalg_solve(Rm, ga.mH).mH
 
 
 @backward("linalg_qr")
 def _qr_backward(out: Any, A: Tensor, mode: str = "reduced") -> Any:  # noqa: N803
-    """LinalgQrBackward0: PyTorch's linalg_qr_backward (real inputs; mode 'r' refused as PyTorch
-    refuses it: R alone does not determine the derivative)."""
-    LA.no_complex_grad(A, "linalg.qr")
+    """LinalgQrBackward0: PyTorch's linalg_qr_backward (mode 'r' refused as PyTorch refuses it: R
+    alone does not determine the derivative), in its convention for complex gradients."""
     Q, Rm = out  # noqa: N806
     m, n = A._layout.shape[-2:]
 
@@ -231,14 +257,14 @@ def _qr_backward(out: Any, A: Tensor, mode: str = "reduced") -> Any:  # noqa: N8
         gV = None if gR is None else gR[..., :, m:]  # noqa: N806
         gq = gQ
         if gV is not None:
-            gq = Y.matmul(gV.mT) if gq is None else gq + Y.matmul(gV.mT)
+            gq = Y.matmul(gV.mH) if gq is None else gq + Y.matmul(gV.mH)
         gx = _qr_grad_tall(gq, gU, Q, U) if (gq is not None or gU is not None) else None
         gy = Q.matmul(gV) if gV is not None else A[..., :, m:] * 0
         if gx is None:
             gx = A[..., :, :m] * 0
         return (cat([gx, gy], -1),)
 
-    return "LinalgQrBackward0", (A,), grads, (A, Q, Rm), True
+    return "LinalgQrBackward0", (A,), LA.pytorch_convention(A, grads), (A, Q, Rm), True
 
 
 # ---------------------------------------------------------------- eigh, eigvalsh
@@ -294,34 +320,49 @@ def linalg_eigvalsh(A: Tensor, UPLO: str = "L") -> Tensor:  # noqa: N803
     return LA.rowmajor(w, real_of(A._dtype))
 
 
+_EIGH_GAUGE = ("linalg_eigh_backward: The eigenvectors in the complex case are specified up to multiplication "
+               "by e^{i phi}. The specified loss function depends on this quantity, so it is ill-defined.")
+
+
 def _eigh_grad(gL: Any, gV: Any, L: Tensor, V: Tensor) -> Tensor:  # noqa: N803
-    """PyTorch's linalg_eig_backward for a symmetric input: ``V (skew(V^T gV) / 2 / E + diag(gL)) V^T``,
-    ``E_ij = L_j - L_i`` (1 on the diagonal)."""
+    """PyTorch's linalg_eig_backward for a Hermitian (real: symmetric) input, in PyTorch's
+    convention for complex gradients: ``V (skew(V^H gV) / 2 / E + diag(gL)) V^H``, ``E_ij = L_j -
+    L_i`` (1 on the diagonal). A complex V is fixed only up to a phase per column: a loss that
+    depends on the phases (``Im diag(V^H gV)`` not ~0) is refused with PyTorch's RuntimeError."""
     if gV is None:
-        return (V * gL.unsqueeze(-2)).matmul(V.mT)
-    vgv = V.mT.matmul(gV)
-    vgv = 0.5 * (vgv - vgv.mT)
+        return (V * gL.unsqueeze(-2)).matmul(V.mH)
+    vgv = V.mH.matmul(gV)
+    if V._dtype.is_complex:
+        phase = vgv.diagonal(0, -2, -1).imag
+        if not bool(phase.abs().le(1e-2).all()):  # (PyTorch's allclose(Im diag, 0, rtol=atol=1e-2))
+            raise StridedRuntimeError(join_lines(
+                _EIGH_GAUGE,
+                "each eigenvector may be multiplied by any e^{i phi} and stays one; this loss changes when "
+                "it is, so it has no gradient",
+                "fix: make the loss depend on the eigenvectors only through phase-free quantities "
+                "(|V|, V V^H, the eigenvalues)"))
+    vgv = 0.5 * (vgv - vgv.mH)
     n = L._layout.shape[-1]
     eye = _eye(n, L)
     E = L.unsqueeze(-2) - L.unsqueeze(-1) + eye  # noqa: N806
     inner = vgv / E
     if gL is not None:
         inner = inner * (1 - eye) + gL.unsqueeze(-1) * eye
-    return V.matmul(inner.matmul(V.mT))
+    return V.matmul(inner.matmul(V.mH))
 
 
 @backward("linalg_eigh")
 def _eigh_backward(out: Any, A: Tensor, UPLO: str = "L") -> Any:  # noqa: N803
-    """LinalgEighBackward0."""
-    LA.no_complex_grad(A, "linalg.eigh")
+    """LinalgEighBackward0 (:func:`_eigh_grad`)."""
     L, V = out  # noqa: N806
-    return "LinalgEighBackward0", (A,), lambda gL, gV: (_eigh_grad(gL, gV, L, V),), (L, V), True
+    grads = LA.pytorch_convention(A, lambda gL, gV: (_eigh_grad(gL, gV, L, V),))
+    return "LinalgEighBackward0", (A,), grads, (L, V), True
 
 
 @backward("linalg_eigvalsh")
 def _eigvalsh_backward(out: Tensor, A: Tensor, UPLO: str = "L") -> Any:  # noqa: N803
-    """LinalgEighBackward0 (PyTorch computes the vectors when A requires grad): ``V diag(gL) V^T``."""
-    LA.no_complex_grad(A, "linalg.eigvalsh")
+    """LinalgEighBackward0 (PyTorch computes the vectors when A requires grad): ``V diag(gL) V^H``
+    (the eigenvalues are real: no conjugate convention applies)."""
 
     def grads(g: Tensor) -> tuple:
         L, V = linalg_eigh(A, UPLO)  # noqa: N806 - (recorded: see _svdvals_backward)
@@ -410,22 +451,25 @@ def _cholesky(A: Tensor, op: str, raising: bool) -> tuple[np.ndarray, np.ndarray
 
 @backward("linalg_cholesky")
 def _cholesky_backward(out: Tensor, A: Tensor, *, upper: bool = False) -> Any:  # noqa: N803
-    """LinalgCholeskyExBackward0, PyTorch's cholesky_backward: ``gA = L^{-T} phi L^{-1}`` with
-    ``P = tril(L^T gL)`` and ``phi = (P + tril(P, -1)^T) / 2``."""
-    LA.no_complex_grad(A, "linalg.cholesky")
+    """LinalgCholeskyExBackward0, PyTorch's cholesky_backward: ``gA = L^{-H} phi L^{-1}`` with
+    ``P = tril(L^H gL)`` and ``phi = (P + tril(P, -1)^H + Re diag(P)) / 2`` (the Hermitian part of
+    ``tril(P)`` with its diagonal halved; ``^H`` is ``^T`` for a real A), in PyTorch's convention
+    for complex gradients (:func:`._batched.pytorch_convention`)."""
 
     def grads(g: Tensor) -> tuple:
         from .inverses import linalg_solve
 
-        L = out.mT if upper else out  # noqa: N806 - (taken now: ``out`` has its node, see _inv_backward)
-        gl = g.mT if upper else g
-        p = L.mT.matmul(gl).tril()
-        phi = 0.5 * (p + p.tril(-1).mT)
-        # L^{-T} phi L^{-1}: PyTorch's two triangular solves (here general ones)
-        left = linalg_solve(L.mT, phi)
-        return (linalg_solve(L.mT, left.mT).mT,)
+        L = out.mH if upper else out  # noqa: N806 - (taken now: ``out`` has its node, see _inv_backward)
+        gl = g.mH if upper else g
+        p = L.mH.matmul(gl).tril()
+        phi = 0.5 * (p + p.tril(-1).mH)
+        if A._dtype.is_complex:  # (PyTorch symmetrizes the result: the diagonal keeps its real part)
+            phi = phi - 0.5j * (p.diagonal(0, -2, -1).imag.diag_embed())
+        # L^{-H} phi L^{-1}: PyTorch's two triangular solves (here general ones)
+        left = linalg_solve(L.mH, phi)
+        return (linalg_solve(L.mH, left.mH).mH,)
 
-    return "LinalgCholeskyExBackward0", (A,), grads, (out,)
+    return "LinalgCholeskyExBackward0", (A,), LA.pytorch_convention(A, grads), (out,)
 
 
 @backward("linalg_cholesky_ex")

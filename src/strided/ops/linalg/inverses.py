@@ -21,7 +21,7 @@ import numpy as np
 
 from ...dtypes import int32, real_of
 from ...errors import LinAlgError, StridedRuntimeError, StridedTypeError, join_lines
-from ...gradients import seal
+from ...gradients import grad_zeros, seal
 from ...opdef import Kind, declare
 from ...tensor import Tensor, tensor_arg
 from .._support.gradtools import needs_grad
@@ -103,8 +103,9 @@ def linalg_inv_ex(A: Tensor, *, check_errors: bool = False) -> Any:  # noqa: N80
 
 @backward("inverse", "linalg_inv")
 def _inv_backward(out: Tensor, A: Tensor) -> Any:  # noqa: N803
-    """LinalgInvExBackward0: ``-A^{-T} g A^{-T}``, from the saved inverse."""
-    LA.no_complex_grad(A, "linalg.inv")
+    """LinalgInvExBackward0: ``-A^{-T} g A^{-T}``, from the saved inverse (the holomorphic
+    derivative: for a complex A, :mod:`strided.autograd.function`'s conjugate convention turns
+    it into PyTorch's ``-A^{-H} g A^{-H}``)."""
     # (out.mT taken when the gradient comes: by then ``out`` has its node, so a create_graph
     # backward differentiates through it)
     return "LinalgInvExBackward0", (A,), lambda g: (-(out.mT.matmul(g).matmul(out.mT)),), (out,)
@@ -113,7 +114,6 @@ def _inv_backward(out: Tensor, A: Tensor) -> Any:  # noqa: N803
 @backward("linalg_inv_ex")
 def _inv_ex_backward(out: Any, A: Tensor, **kwargs: Any) -> Any:  # noqa: N803
     """LinalgInvExBackward0 (the inverse's gradient; ``info`` has none): as :func:`_inv_backward`."""
-    LA.no_complex_grad(A, "linalg.inv_ex")
     inverse = out[0]
     return "LinalgInvExBackward0", (A,), lambda g: (-(inverse.mT.matmul(g).matmul(inverse.mT)),), (inverse,)
 
@@ -228,8 +228,8 @@ def _solve_singular(A: Tensor, a_own: np.ndarray, a: np.ndarray, b: np.ndarray, 
 @backward("linalg_solve", operands="two")
 def _solve_backward(out: Tensor, A: Tensor, B: Tensor, *, left: bool = True) -> Any:  # noqa: N803
     """LinalgSolveExBackward0: ``gB = solve(A^T, g)``, ``gA = -gB X^T`` (left; ``X A = B``:
-    ``gB = solve(A, g^T)^T``, ``gA = -X^T gB``); a vector B's outer product."""
-    LA.no_complex_grad(A, "linalg.solve")
+    ``gB = solve(A, g^T)^T``, ``gA = -X^T gB``); a vector B's outer product. Holomorphic: the
+    conjugate convention makes the transposes PyTorch's conjugate transposes for complex A."""
     vector = B.ndim == 1 or (B.ndim == A.ndim - 1 and B._layout.shape == A._layout.shape[:-1])
     need_a = needs_grad(A)
 
@@ -272,8 +272,10 @@ def linalg_det(A: Tensor) -> Tensor:  # noqa: N803
 
 def _det_grad(g: Tensor, A: Tensor, det: Tensor) -> Tensor:  # noqa: N803
     """PyTorch's linalg_det_backward: ``g det A^{-T}`` where every matrix is invertible; else (a
-    singular matrix in the batch) through the SVD, ``U diag(g alpha prod_{j != i} s_j) Vh`` with
-    ``alpha = det(U) det(Vh)``, the derivative that stays defined at singular matrices."""
+    singular matrix in the batch) through the SVD, ``conj(U diag(conj(g) alpha prod_{j != i} s_j)
+    Vh)`` with ``alpha = det(U) det(Vh)``, the derivative that stays defined at singular matrices.
+    The holomorphic derivative (conjugate convention: :mod:`strided.autograd.function`); the
+    SVD branch conjugates around itself, its factors being PyTorch's for ``A``, not ``conj(A)``."""
     n = A._layout.shape[-1]
     if n == 0:
         return A * 0
@@ -288,6 +290,8 @@ def _det_grad(g: Tensor, A: Tensor, det: Tensor) -> Tensor:  # noqa: N803
     U, S, Vh = linalg_svd(A, full_matrices=False)  # noqa: N806
     alpha = linalg_det(U) * linalg_det(Vh)
     others = _prod_others(S)
+    if A._dtype.is_complex:
+        return (U * (others * (g.conj() * alpha).unsqueeze(-1)).unsqueeze(-2)).matmul(Vh).conj()
     return (U * (others * (g * alpha).unsqueeze(-1)).unsqueeze(-2)).matmul(Vh)
 
 
@@ -304,7 +308,6 @@ def _prod_others(S: Tensor) -> Tensor:  # noqa: N803
 @backward("det", "linalg_det")
 def _det_backward(out: Tensor, A: Tensor) -> Any:  # noqa: N803
     """LinalgDetBackward0 (see :func:`_det_grad`)."""
-    LA.no_complex_grad(A, "linalg.det")
     return "LinalgDetBackward0", (A,), lambda g: (_det_grad(g, A, out),), (A, out)
 
 
@@ -344,23 +347,34 @@ def slogdet(A: Tensor) -> Any:  # noqa: N803
 def logdet(input: Tensor) -> Tensor:  # noqa: A002
     """``strided.logdet`` / ``Tensor.logdet``: the log of each square matrix's determinant (-inf for
     a singular one, NaN for a negative determinant), PyTorch's composite ``where(sign == -1, nan,
-    logabsdet)`` of :func:`linalg_slogdet`, whose graph it records.
+    logabsdet)`` of :func:`linalg_slogdet`, whose graph it records; for a complex matrix the
+    complex log, ``log(sign) + logabsdet``, as PyTorch's.
 
     >>> round(strided.logdet(strided.eye(2) * 2).item(), 4)
     1.3863
     """
     sign, logabs = linalg_slogdet(input)
+    if sign._dtype.is_complex:  # (PyTorch's complex composite: log(sign) + logabsdet, a complex log)
+        return sign.log() + logabs
     return where(sign == -1, float("nan"), logabs)
 
 
 def _slogdet_rule(out: Any, A: Tensor) -> Any:  # noqa: N803
-    """LinalgSlogdetBackward0: the sign has no gradient; ``g_logabsdet A^{-T}``."""
-    LA.no_complex_grad(A, "linalg.slogdet")
+    """LinalgSlogdetBackward0: ``h A^{-H}`` with ``h = g_logabsdet``; a real sign (+-1) has no
+    gradient, a complex one (``det / |det|``, the phase) adds ``-i Im(conj(g_sign) sign)`` to
+    ``h`` (PyTorch's values). Written, as the other rules, as the holomorphic derivative
+    (``conj(h) A^{-T}`` of the conjugated incoming gradients): the node has a complex output, so
+    :mod:`strided.autograd.function`'s conjugate convention applies to it."""
+    sign = out[0]
 
     def grads(g_sign: Any, g_logabs: Any) -> tuple:
-        if g_logabs is None:
+        phase = g_sign is not None and A._dtype.is_complex
+        if g_logabs is None and not phase:
             return (None,)
-        return (g_logabs.unsqueeze(-1).unsqueeze(-1) * linalg_inv(A).mT,)
+        h = g_logabs if g_logabs is not None else grad_zeros(sign._layout.shape, real_of(A._dtype))
+        if phase:  # (g_sign arrives conjugated: the rule is written in the holomorphic convention)
+            h = h + (g_sign * sign).imag * 1j
+        return (h.unsqueeze(-1).unsqueeze(-1) * linalg_inv(A).mT,)
 
     return "LinalgSlogdetBackward0", (A,), grads, (A,), True
 
@@ -436,26 +450,27 @@ def linalg_pinv(A: Tensor, rcond: Any = None, hermitian: bool = False, *, atol: 
 
 
 def _pinv_grad(grad: Tensor, pinv: Tensor, A: Tensor) -> Tensor:  # noqa: N803
-    """PyTorch's pinv_backward (real): the derivative of the pseudo-inverse, with the products
-    taken in the order that keeps the matrices smallest."""
+    """PyTorch's pinv_backward, in its convention for complex gradients (``^H`` is ``^T`` for a
+    real A): the derivative of the pseudo-inverse, with the products taken in the order that
+    keeps the matrices smallest."""
     m, n = A._layout.shape[-2:]
-    pinv_h, grad_h = pinv.mT, grad.mT
+    pinv_h, grad_h = pinv.mH, grad.mH
     if m <= n:
         K = grad_h.matmul(pinv)  # noqa: N806
         k_pinv_h = K.matmul(pinv_h)
-        return (-(pinv.matmul(K)).mT + k_pinv_h - A.matmul(pinv).matmul(k_pinv_h)
+        return (-(pinv.matmul(K)).mH + k_pinv_h - A.matmul(pinv).matmul(k_pinv_h)
                 + pinv_h.matmul(pinv).matmul(grad_h - K.matmul(A)))
     K = pinv.matmul(grad_h)  # noqa: N806
     pinv_h_k = pinv_h.matmul(K)
-    return (-(K.matmul(pinv)).mT + (grad_h - A.matmul(K)).matmul(pinv).matmul(pinv_h)
+    return (-(K.matmul(pinv)).mH + (grad_h - A.matmul(K)).matmul(pinv).matmul(pinv_h)
             + pinv_h_k - pinv_h_k.matmul(pinv).matmul(A))
 
 
 @backward("linalg_pinv")
 def _pinv_backward(out: Tensor, A: Tensor, *args: Any, **kwargs: Any) -> Any:  # noqa: N803
     """LinalgPinvBackward0: :func:`_pinv_grad`."""
-    LA.no_complex_grad(A, "linalg.pinv")
-    return "LinalgPinvBackward0", (A,), lambda g: (_pinv_grad(g, out, A),), (A, out)
+    grads = LA.pytorch_convention(A, lambda g: (_pinv_grad(g, out, A),))
+    return "LinalgPinvBackward0", (A,), grads, (A, out)
 
 
 @method("pinverse")
@@ -575,21 +590,21 @@ def linalg_lstsq(A: Tensor, B: Tensor, rcond: float | None = None, *, driver: st
 @backward("linalg_lstsq", operands="two")
 def _lstsq_backward(out: Any, A: Tensor, B: Tensor, *args: Any, **kwargs: Any) -> Any:  # noqa: N803
     """LinalgLstsqBackward0 (the solution's gradient): ``X = pinv(A) B``, so ``gA`` is
-    pinv_backward of ``gX B^T`` and ``gB = pinv(A)^T gX``."""
-    LA.no_complex_grad(A, "linalg.lstsq")
+    pinv_backward of ``gX B^H`` and ``gB = pinv(A)^H gX`` (PyTorch's convention for complex
+    gradients; ``^H`` is ``^T`` for real inputs)."""
     vector = B.ndim == A.ndim - 1
 
     def grads(g: Tensor) -> tuple:
         pinv = linalg_pinv(A)
         gm = g.unsqueeze(-1) if vector else g
         bm = B.unsqueeze(-1) if vector else B
-        ga = _pinv_grad(gm.matmul(bm.mT), pinv, A) if needs_grad(A) else None
-        gb = pinv.mT.matmul(gm) if needs_grad(B) else None
+        ga = _pinv_grad(gm.matmul(bm.mH), pinv, A) if needs_grad(A) else None
+        gb = pinv.mH.matmul(gm) if needs_grad(B) else None
         if gb is not None and vector:
             gb = gb.squeeze(-1)
         return (ga, gb)
 
-    return "LinalgLstsqBackward0", (A, B), grads, (A, B)
+    return "LinalgLstsqBackward0", (A, B), LA.pytorch_convention(A, grads), (A, B)
 
 
 # ---------------------------------------------------------------- matrix_power

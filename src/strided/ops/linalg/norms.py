@@ -137,7 +137,9 @@ def matrix_norm(A: Tensor, ord: Any = "fro", dim: Any = (-2, -1), keepdim: bool 
     4.0
     """
     op = "linalg.matrix_norm"
-    given = _input_dtype(A, dtype, op)
+    given = _input_dtype(A, dtype, op, complex_ok=True)
+    if given is not None:
+        _check_norm_dtype(A, given, op)
     if A.ndim < 2:
         raise StridedRuntimeError(
             join_lines(
@@ -175,18 +177,18 @@ def matrix_norm(A: Tensor, ord: Any = "fro", dim: Any = (-2, -1), keepdim: bool 
                 f"A has shape {shape_text(shape)}",
             )
         )
-    rt = given or A._dtype
+    rt = real_of(given or A._dtype)  # (the norm of a complex matrix is real: complex64 -> float32)
     result, res_np = result_array(reduced_shape(shape, dims, keepdim), rt)
-    acc = _acc(rt)
+    acc = _acc(given or A._dtype)  # (a complex matrix is read as complex)
     with _Quiet():
         a = np.moveaxis(A._np().astype(acc, copy=False), dims, (-2, -1))
         if a.size == 0:
-            r = np.zeros(a.shape[:-2], dtype=acc)
+            r = np.zeros(a.shape[:-2], dtype=res_np.dtype)
         elif ord in ("nuc", 2, -2):
             # the SVD refuses NaN/inf: those matrices get NaN, the others their norm
             finite = np.isfinite(a)
             r = np.linalg.norm(np.where(finite, a, acc.type(0)), ord=ord, axis=(-2, -1))
-            r = np.where(finite.all(axis=(-2, -1)), r, acc.type(np.nan))
+            r = np.where(finite.all(axis=(-2, -1)), r, res_np.dtype.type(np.nan))
         else:
             r = np.linalg.norm(a, ord=ord, axis=(-2, -1))
         if keepdim:
@@ -219,14 +221,16 @@ def _matrix_norm_grad(g: Tensor, A: Tensor, out: Tensor, ord: Any, dims: tuple[i
     both = tuple(sorted(dims))
     gk = gradtools.keep(g, shape, both, keepdim)
     if ord in ("nuc", 2, -2, 2.0, -2.0):
-        a = np.moveaxis(A._np(), dims, (-2, -1))
-        u, _, vt = np.linalg.svd(a, full_matrices=False)
+        from .factorizations import linalg_svd
+
+        # (the SVD taken with strided's recorded op: a create_graph backward differentiates it)
+        U, _, Vh = linalg_svd(A.movedim(dims, (-2, -1)), full_matrices=False)  # noqa: N806
         if ord == "nuc":
-            uv = u @ vt
+            uv = U.matmul(Vh)
         else:
             k = 0 if ord > 0 else -1
-            uv = u[..., :, k:k + 1 or None] @ vt[..., k:k + 1 or None, :]
-        return gk * gradtools.from_numpy_result(np.ascontiguousarray(np.moveaxis(uv, (-2, -1), dims)), A._dtype)
+            uv = U[..., :, k:k + 1 or None].matmul(Vh[..., k:k + 1 or None, :])
+        return gk * uv.movedim((-2, -1), dims)
     summed, extreme = (dims[0], dims[1]) if abs(ord) == 1 else (dims[1], dims[0])
     sums = A.abs().sum(summed, keepdim=True)
     mask = sums == gradtools.keep(out, shape, both, keepdim)
@@ -240,8 +244,9 @@ def matrix_norm_backward(out: Tensor, A: Tensor, ord: Any = "fro", dim: Any = (-
     LinalgVectorNormBackward0); the other orders as PyTorch's composites end: Amax/AminBackward0
     (+-1, +-inf, +-2: a max or min of sums or of singular values), SumBackward1 ("nuc").
 
-    # Note: the singular-value orders take NumPy's SVD in the backward pass; PyTorch's node
-    # before the last one (LinalgSvdBackward0, LinalgVectorNormBackward0) is not recorded.
+    # Note: the singular-value orders take the SVD in the backward pass (recorded, so the
+    # gradient is differentiable again); PyTorch's node before the last one
+    # (LinalgSvdBackward0, LinalgVectorNormBackward0) is not recorded.
     """
     if ord == "fro":
         return norm_rule(out, A, 2.0, dim, keepdim, "linalg.matrix_norm")

@@ -1,0 +1,180 @@
+"""The derivatives of digamma and i0 as ops of their own, so that every order of their gradients
+exists (PyTorch's derivatives.yaml): ``polygamma(n, x)`` (``torch.polygamma``, ``Tensor.polygamma``,
+``Tensor.polygamma_``) and the modified Bessel functions ``special_i1``, ``special_i0e``,
+``special_i1e`` (PyTorch's native names; ``torch.special.i1`` ... in PyTorch, which strided has no
+namespace for yet), each with its backward rule:
+
+- ``polygamma(n, x)' = polygamma(n + 1, x)`` (digamma's is ``polygamma(1, x)``);
+- ``i0' = i1``; ``i1' = i0 - i1 / x`` (0.5 where |x| <= eps, PyTorch's i1_backward);
+- ``i0e' = i1e - sgn(x) i0e``; ``i1e' = i0e - i1e (sgn(x) + 1 / x)`` (0.5 near 0).
+
+The values are :mod:`strided.kernels.special`'s, PyTorch's to float64 rounding (polygamma for
+n >= 2 through the Hurwitz zeta, step for step as PyTorch's Cephes port). The elementwise
+machinery (dtype rule, output layout, ``out=``, in-place checks) is
+:func:`strided.ops.elementwise.unary_more.run_unary`'s.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from ...errors import StridedRuntimeError, StridedTypeError, join_lines
+from ...gradients import seal
+from ...kernels import special
+from ...opdef import Kind, declare
+from ...tensor import Tensor
+from .._support import support
+from ..registry import backward, method
+from .unary_more import MoreUnary, run_unary
+from .unary_more import i0 as _i0
+
+
+def _kernel(fn: Any) -> Any:
+    def run(x: np.ndarray, out: np.ndarray, compute: np.dtype, d: Any, *args: Any) -> None:
+        np.copyto(out, fn(np.asarray(x, dtype=np.float64), *args), casting="unsafe")
+
+    return run
+
+
+def _polygamma_kernel(x: np.ndarray, out: np.ndarray, compute: np.dtype, d: Any, n: int) -> None:
+    np.copyto(out, special.polygamma(n, np.asarray(x, dtype=np.float64)), casting="unsafe")
+
+
+_POLYGAMMA = MoreUnary("polygamma", _polygamma_kernel, "float")
+_I1 = MoreUnary("special_i1", _kernel(special.i1), "float", inplace=False)
+_I0E = MoreUnary("special_i0e", _kernel(special.i0e), "float", inplace=False)
+_I1E = MoreUnary("special_i1e", _kernel(special.i1e), "float", inplace=False)
+
+
+def _order(n: Any, name: str, position: int) -> int:
+    """``n`` checked as PyTorch's parser and kernel check it: an int (not a bool), >= 0."""
+    if isinstance(n, bool) or not isinstance(n, (int, np.integer)):
+        raise StridedTypeError(join_lines(
+            f"{name}(): argument 'n' (position {position}) must be int, not {type(n).__name__}",
+            "n is the order of the derivative of digamma: 0, 1, 2, ...",
+        ))
+    if n < 0:
+        raise StridedRuntimeError(join_lines(
+            "polygamma(n, x) does not support negative n.",
+            f"n = {n}: polygamma is the n-th derivative of digamma, defined for n >= 0",
+            "fix: pass n >= 0 (n = 0 is digamma)",
+        ))
+    return int(n)
+
+
+def _check_dtype(x: Any, n: int) -> None:
+    """PyTorch's refusal names the kernel the order selects: digamma, trigamma or polygamma."""
+    if isinstance(x, Tensor):
+        support.check("digamma" if n == 0 else "trigamma" if n == 1 else "polygamma", x._dtype, (x,))
+
+
+def polygamma(n: int, input: Tensor, *, out: Tensor | None = None) -> Tensor:  # noqa: A002
+    """The ``n``-th derivative of digamma, elementwise (``torch.polygamma``): digamma for n = 0,
+    trigamma for 1, ``(-1)**(n+1) n! zeta(n + 1, x)`` beyond; +-inf at the poles 0, -1, -2, ...
+    Integer and bool input give float32.
+
+    >>> round(strided.polygamma(1, strided.tensor([1.0], dtype=strided.float64)).item(), 8)  # pi**2 / 6
+    1.64493407
+    """
+    n = _order(n, "polygamma", 1)
+    _check_dtype(input, n)
+    return run_unary(_POLYGAMMA, input, args=(n,), out=out)
+
+
+@method("polygamma")
+def _polygamma_method(self: Tensor, n: int) -> Tensor:
+    """``self.polygamma(n)``: :func:`polygamma` ``(n, self)``."""
+    n = _order(n, "polygamma", 1)
+    _check_dtype(self, n)
+    return run_unary(_POLYGAMMA, self, args=(n,))
+
+
+@method("polygamma_")
+def _polygamma_inplace(self: Tensor, n: int) -> Tensor:
+    """In place, ``self`` becomes ``polygamma(n, self)`` (a float tensor: an integer one cannot
+    hold the result, as PyTorch refuses)."""
+    n = _order(n, "polygamma_", 1)
+    _check_dtype(self, n)
+    return run_unary(_POLYGAMMA, self, target=self, args=(n,))
+
+
+def special_i1(input: Tensor, *, out: Tensor | None = None) -> Tensor:  # noqa: A002
+    """The modified Bessel function of the first kind, order 1 (``torch.special.i1``), odd in x.
+
+    >>> round(special_i1(strided.tensor([1.0], dtype=strided.float64)).item(), 12)
+    0.565159103992
+    """
+    return run_unary(_I1, input, out=out)
+
+
+def special_i0e(input: Tensor, *, out: Tensor | None = None) -> Tensor:  # noqa: A002
+    """``exp(-|x|) i0(x)`` (``torch.special.i0e``): finite where i0 overflows.
+
+    >>> round(special_i0e(strided.tensor([1000.0], dtype=strided.float64)).item(), 8)
+    0.01261724
+    """
+    return run_unary(_I0E, input, out=out)
+
+
+def special_i1e(input: Tensor, *, out: Tensor | None = None) -> Tensor:  # noqa: A002
+    """``exp(-|x|) i1(x)`` (``torch.special.i1e``).
+
+    >>> round(special_i1e(strided.tensor([1.0], dtype=strided.float64)).item(), 10)
+    0.2079104153
+    """
+    return run_unary(_I1E, input, out=out)
+
+
+# ---------------------------------------------------------------- backward rules
+
+
+@backward("polygamma", operands="any")
+def polygamma_backward(out: Tensor, a: Any, b: Any, **kwargs: Any) -> Any:
+    """PolygammaBackward0: ``g * polygamma(n + 1, x)``. The function is ``polygamma(n, x)``, the
+    method ``x.polygamma(n)``: the tensor is whichever argument is one."""
+    x, n = (a, b) if isinstance(a, Tensor) else (b, a)
+    return "PolygammaBackward0", (x,), lambda g: (g * polygamma(n + 1, x),), (x,)
+
+
+def _tiny_safe(x: Tensor) -> tuple[Tensor, Tensor]:
+    """(|x| > eps, x with the tiny ones replaced by eps): PyTorch's i1_backward / i1e_backward
+    guard, where ``1 / x`` would give NaN at 0 (the true derivative there is 0.5)."""
+    eps = float(np.finfo(x._dtype.numpy).eps)
+    big = x.abs() > eps
+    return big, x.where(big, eps)
+
+
+@backward("special_i1")
+def special_i1_backward(out: Tensor, x: Tensor, **kwargs: Any) -> Any:
+    """SpecialI1Backward0 (PyTorch's i1_backward): ``g * (i0(x) - i1(x) / x)``, 0.5 at |x| <= eps."""
+
+    def grad(g: Tensor) -> tuple:
+        big, safe = _tiny_safe(x)
+        return (g * (_i0(safe) - out * safe.reciprocal()).where(big, 0.5),)
+
+    return "SpecialI1Backward0", (x,), grad, (x, out)
+
+
+@backward("special_i0e")
+def special_i0e_backward(out: Tensor, x: Tensor, **kwargs: Any) -> Any:
+    """SpecialI0EBackward0: ``g * (i1e(x) - sgn(x) i0e(x))``."""
+    return "SpecialI0EBackward0", (x,), lambda g: (g * (special_i1e(x) - x.sgn() * out),), (x, out)
+
+
+@backward("special_i1e")
+def special_i1e_backward(out: Tensor, x: Tensor, **kwargs: Any) -> Any:
+    """SpecialI1EBackward0 (PyTorch's i1e_backward): ``g * (i0e(x) - i1e(x) (sgn(x) + 1 / x))``,
+    0.5 at |x| <= eps."""
+
+    def grad(g: Tensor) -> tuple:
+        big, safe = _tiny_safe(x)
+        return (g * (special_i0e(safe) - out * (safe.sgn() + safe.reciprocal())).where(big, 0.5),)
+
+    return "SpecialI1EBackward0", (x,), grad, (x, out)
+
+
+seal(globals())  # (last: this module's ops with a backward rule become their recording entries)
+# the kinds of this module's ops, in the op registry (after the seal: the forwards are the entries)
+declare(Kind.COMPUTE, "polygamma special_i1 special_i0e special_i1e")
