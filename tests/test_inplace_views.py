@@ -366,3 +366,18 @@ def test_inplace_on_view_as_complex_of_a_real_result_differentiable_twice_as_tor
 
     for a, b in zip(run(st), run(torch)):
         np.testing.assert_allclose(a, b, rtol=1e-12)
+
+
+@pytest.mark.filterwarnings("ignore::UserWarning")  # storage() warns in both libraries: TypedStorage is deprecated
+def test_set_takes_a_typed_storage_as_torch_does():
+    # Tensor.storage()'s TypedStorage is a storage to set_ (PyTorch's own view tests re-stride a
+    # tensor over x.storage()), with a list stride; a dtype mismatch is PyTorch's error.
+    tx, sx = torch.arange(80.0).view(1, 16, 5), st.arange(80.0).view(1, 16, 5)
+    tx.set_(tx.storage(), 2, (1, 4, 5), [20, 5, 1])
+    sx.set_(sx.storage(), 2, (1, 4, 5), [20, 5, 1])
+    _same(sx, tx)
+    assert sx.is_contiguous() and sx.base is None
+    same_error(lambda: torch.zeros(3, dtype=torch.int64).set_(torch.arange(4.0).storage()),
+               lambda: st.zeros(3, dtype=st.int64).set_(st.arange(4.0).storage()))
+    same_error(lambda: torch.zeros(3).set_(torch.arange(4.0).view(torch.int32).storage(), 0, (2,)),
+               lambda: st.zeros(3).set_(st.arange(4.0).view(st.int32).storage(), 0, (2,)))
