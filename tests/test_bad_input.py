@@ -691,3 +691,11 @@ def test_pinned_sweep_finds() -> None:
 
 def test_case_count() -> None:
     assert len(CASES) > 5000
+
+
+def test_storage_of_a_sequence_names_the_legacy_storage_instead_of_crashing() -> None:
+    # torch.Storage(data) is PyTorch's FloatStorage; strided.Storage is the raw buffer and took
+    # only a NumPy array, failing with AttributeError ('list' has no 'ndim') on anything else.
+    with pytest.raises(st.StridedTypeError, match=r"Storage\(\): expected a 1-D contiguous NumPy array, got list"):
+        st.Storage([1.0, 2.0])
+    assert st.FloatStorage([1.0, 2.0]).tolist() == torch.Storage([1.0, 2.0]).tolist() == [1.0, 2.0]

@@ -366,3 +366,50 @@ def test_inplace_on_view_as_complex_of_a_real_result_differentiable_twice_as_tor
 
     for a, b in zip(run(st), run(torch)):
         np.testing.assert_allclose(a, b, rtol=1e-12)
+
+
+@pytest.mark.filterwarnings("ignore::UserWarning")  # storage() warns in both libraries: TypedStorage is deprecated
+def test_set_takes_a_typed_storage_as_torch_does():
+    # Tensor.storage()'s TypedStorage is a storage to set_ (PyTorch's own view tests re-stride a
+    # tensor over x.storage()), with a list stride; a dtype mismatch is PyTorch's error.
+    tx, sx = torch.arange(80.0).view(1, 16, 5), st.arange(80.0).view(1, 16, 5)
+    tx.set_(tx.storage(), 2, (1, 4, 5), [20, 5, 1])
+    sx.set_(sx.storage(), 2, (1, 4, 5), [20, 5, 1])
+    _same(sx, tx)
+    assert sx.is_contiguous() and sx.base is None
+    same_error(lambda: torch.zeros(3, dtype=torch.int64).set_(torch.arange(4.0).storage()),
+               lambda: st.zeros(3, dtype=st.int64).set_(st.arange(4.0).storage()))
+    same_error(lambda: torch.zeros(3).set_(torch.arange(4.0).view(torch.int32).storage(), 0, (2,)),
+               lambda: st.zeros(3).set_(st.arange(4.0).view(st.int32).storage(), 0, (2,)))
+
+
+@pytest.mark.parametrize("call", [
+    lambda m, a, o: m.split_copy(a, 2, out=o), lambda m, a, o: m.split_copy(a, 2, dim=0, out=o),
+    lambda m, a, o: m.split_with_sizes_copy(a, [1, 3], out=o), lambda m, a, o: m.unbind_copy(a.view(2, 2), out=o),
+])
+@pytest.mark.filterwarnings("ignore::UserWarning")  # both libraries warn when a non-empty out is resized
+def test_copy_forms_with_several_results_write_a_tuple_of_outs_as_torch(call):
+    # PyTorch: one out per piece, the result None; split_copy writes out.copy_(piece) (broadcast and
+    # cast, never resized), split_with_sizes_copy and unbind_copy resize each out and want its dtype.
+    ta, sa = torch.arange(4.0), st.arange(4.0)
+    pieces = call(torch, ta, None)
+    for make in (lambda m, p: m.zeros(tuple(p.shape)),                      # exact
+                 lambda m, p: m.zeros(*p.shape, 3).transpose(0, -1),          # a strided out, broadcast or resized
+                 lambda m, p: m.zeros(5),                                     # wrong size
+                 lambda m, p: m.zeros(tuple(p.shape), dtype=m.float64)):      # cast, or refused
+        touts = [make(torch, p) for p in pieces]
+        souts = [make(st, p) for p in pieces]
+        try:
+            assert call(torch, ta, touts) is None
+        except RuntimeError:
+            before = [o.tolist() for o in souts]
+            same_error(lambda make=make: call(torch, ta, [make(torch, p) for p in pieces]),
+                       lambda souts=souts: call(st, sa, souts))
+            assert [o.tolist() for o in souts] == before  # refused before any write
+            continue
+        assert call(st, sa, tuple(souts)) is None
+        for so, to in zip(souts, touts):
+            _same(so, to)
+    for bad in (lambda m: [m.zeros(2)], lambda m: [m.zeros(2)] * (len(pieces) + 1), lambda m: m.zeros(2),
+                lambda m: [m.zeros(2), 3]):
+        same_error(lambda bad=bad: call(torch, ta, bad(torch)), lambda bad=bad: call(st, sa, bad(st)))

@@ -155,6 +155,21 @@ def test_continuous_distributions_have_their_moments():
     assert z_ok(v.mean(), 1, 3)
 
 
+def test_complex_rand_and_randn_draw_each_part_as_torch_does():
+    # PyTorch: rand's parts are each uniform on [0, 1); randn's each normal with variance 1/2
+    # (the complex number has variance 1). Five standard errors of N draws.
+    manual_seed(3)
+    for dtype, part in ((st.complex64, np.float32), (st.complex128, np.float64)):
+        u = R.rand(N, dtype=dtype).numpy()
+        n = R.randn_like(st.zeros(N, dtype=dtype)).numpy()
+        assert u.dtype == dtype.numpy and u.real.dtype == part
+        for parts in (u.real, u.imag):
+            assert parts.min() >= 0 and parts.max() < 1 and abs(parts.mean() - 0.5) < 5 * (1 / 12 / N) ** 0.5
+        for parts in (n.real, n.imag):
+            assert abs(parts.mean()) < 5 * (0.5 / N) ** 0.5 and abs(parts.var() - 0.5) < 5 * 0.5 * (2 / N) ** 0.5
+        assert abs(np.corrcoef(n.real, n.imag)[0, 1]) < 5 / N**0.5
+
+
 def test_discrete_distributions_have_their_moments():
     manual_seed(5)
     k = R.randint(-2, 3, (N,)).numpy()
@@ -265,6 +280,11 @@ def _pairs():
             lambda: m.randn_like(tz(2, dtype="int64")), lambda: m.randn_like(tz(2, 3)[:, ::2]),
             lambda: m.randint_like(tz(2), 5), lambda: m.randint_like(tz(4, 2).t(), 3, 5),
             lambda: m.randint_like(tz(2, dtype="uint8"), 300),
+            # complex: real and imaginary parts drawn, as PyTorch's rand/randn draw them
+            lambda: m.rand(2, 3, dtype=d.complex64), lambda: m.randn(2, dtype=d.complex128),
+            lambda: m.randn(0, 2, dtype=d.cfloat), lambda: m.randn((), dtype=d.cdouble),
+            lambda: m.rand_like(tz(3, 2, dtype="complex64").t()),
+            lambda: m.randn_like(tz(2, 3, dtype="complex128")[:, ::2]),
         ]
 
     return list(zip(calls("t"), calls("s")))

@@ -124,3 +124,19 @@ def test_resize_of_a_reinterpreted_storage_is_refused_with_the_reason():
     with pytest.raises(RuntimeError, match="not resizable"):
         v.resize_(100)
     assert x.shape == (4,) and v.shape == (4,)
+
+
+@pytest.mark.parametrize("dst", ["float32", "float16", "float64", "complex64", "int32"])
+@pytest.mark.parametrize("leaf", [True, False])
+def test_view_dtype_is_outside_autograd_as_in_torch(dst, leaf):
+    # PyTorch 2.13: view(dtype) never requires grad, same dtype or not (no gradient flows through
+    # reinterpreted bits); a torch.dtype argument is read by name, positional or keyword.
+    t, s = torch.ones(2, 4, requires_grad=True), st.ones(2, 4, requires_grad=True)
+    if not leaf:
+        t, s = t * 2, s * 2
+    for tv, sv in ((t.view(getattr(torch, dst)), s.view(sdt(dst))),
+                   (t.view(dtype=getattr(torch, dst)), s.view(getattr(torch, dst)))):
+        assert sv.requires_grad is tv.requires_grad is False
+        assert (sv.shape, sv.stride(), sv.dtype.name) == (tuple(tv.shape), tv.stride(), dst)
+        assert np.array_equal(np.asarray(sv), tv.numpy())
+    assert s.view(4, 2).requires_grad  # a shape view stays recorded

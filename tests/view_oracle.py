@@ -90,6 +90,7 @@ class Chain:
         s_shares = sr.untyped_storage() is s.untyped_storage()
         if t.untyped_storage().nbytes() and tr.untyped_storage().nbytes():  # empty storages all sit at 0
             assert t_shares == s_shares, f"{msg}: shares storage: torch {t_shares}, strided {s_shares}"
+        assert sr._is_view() == tr._is_view(), f"{msg}: _is_view() differs (torch {tr._is_view()})"
         if tr._base is None:
             assert sr.base is None, f"{msg}: torch result owns its memory, strided is a view"
             assert not sr.is_view()

@@ -12,7 +12,7 @@ from typing import Any
 
 import numpy as np
 
-from .errors import StridedRuntimeError, join_lines
+from .errors import StridedRuntimeError, StridedTypeError, join_lines
 
 
 def allocate(n: int, dtype: np.dtype, shape: tuple[int, ...] | None = None) -> np.ndarray:
@@ -66,6 +66,13 @@ class Storage:
     __slots__ = ("array", "_pinned", "__weakref__")
 
     def __init__(self, array: np.ndarray, resizable: bool = True) -> None:
+        if not isinstance(array, np.ndarray):
+            # torch.Storage(data) is PyTorch's legacy FloatStorage; strided's Storage is the raw buffer
+            raise StridedTypeError(join_lines(
+                f"Storage(): expected a 1-D contiguous NumPy array, got {type(array).__name__}",
+                "strided.Storage is the flat buffer under tensors (PyTorch's UntypedStorage); PyTorch's "
+                "torch.Storage(data) is its legacy FloatStorage",
+                "fix: strided.FloatStorage(data), or strided.TypedStorage(data, dtype=...)"))
         if array.ndim != 1 or not array.flags.c_contiguous:
             raise StridedRuntimeError("Storage needs a 1-D contiguous NumPy array")
         self.array = array

@@ -364,6 +364,8 @@ class Tensor:
         """
         return self._base is not None
 
+    _is_view = is_view  # PyTorch's (private) spelling, which its own view tests and tools call
+
     def is_floating_point(self) -> bool:
         """Whether the dtype is a floating-point one.
 

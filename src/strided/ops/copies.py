@@ -26,7 +26,7 @@ from collections.abc import Callable, Sequence
 from typing import Any
 
 from .. import layout as L
-from ..args import memory_format_error
+from ..args import memory_format_error, type_name
 from ..dispatch import OPEN, copied, copy_of, materialize
 from ..dtypes import to_dtype
 from ..errors import StridedIndexError, StridedRuntimeError, StridedTypeError, join_lines
@@ -178,17 +178,58 @@ def copy_form(name: str, view: View, view_name: str) -> Callable[..., Any]:
     return run
 
 
-def _into_out(out: Any, made: Any, name: str, input: Tensor) -> Tensor:
+# PyTorch's names of the out= overloads of the copy forms that give several tensors (its count error names them)
+_MULTI_OUT_NAMES = {"split_copy": "split_copy_Tensor_out()", "split_with_sizes_copy": "split_with_sizes_copy_out",
+                    "unbind_copy": "unbind_copy_int_out"}
+
+
+def _into_out(out: Any, made: Any, name: str, input: Tensor) -> Tensor | None:
     """``made`` written into ``out=`` with PyTorch's rules for the copy forms: the dtype must be the
     input's exactly; a resized ``out`` is contiguous. The forms that give several tensors take
-    a tuple of outs in PyTorch; strided refuses ``out=`` there."""
+    a tuple (or list) of outs, one per piece, and return None, as PyTorch does: ``split_copy``
+    writes each as ``out[i].copy_(piece)`` (broadcast and cast, never resized); the others
+    (``split_with_sizes_copy``, ``unbind_copy``) as a one-result out= (resized, same dtype)."""
     if isinstance(made, tuple):
-        raise StridedTypeError(join_lines(
-            f"{name}(): argument 'out' must be tuple of Tensors, not {type(out).__name__}",
-            f"strided's {name} takes no out=: it returns {len(made)} new tensors; copy them where "
-            "they should go with dest.copy_(piece)",
-        ))
+        return _into_outs(out, made, name, input)
     return write_out(out, made, name, (input,), same_dtype="matmul")
+
+
+def _into_outs(out: Any, made: tuple, name: str, input: Tensor) -> None:
+    if not isinstance(out, (tuple, list)):
+        raise StridedTypeError(join_lines(
+            f"{name}(): argument 'out' must be tuple of Tensors, not {_kind(out)}",
+            f"{name} gives {len(made)} tensors: pass out= as a tuple of {len(made)} tensors"))
+    for i, o in enumerate(out):
+        if not isinstance(o, Tensor):
+            position = 2 if name == "unbind_copy" else 3  # out='s place in PyTorch's signature (self, ..., out)
+            raise StridedTypeError(f"expected Tensor as element {i} in argument {position}, but got {_kind(o)}")
+    if len(out) != len(made):
+        raise StridedRuntimeError(join_lines(
+            f"{_MULTI_OUT_NAMES.get(name, name)} expected an out= argument of size {len(made)}, got size {len(out)}",
+            f"{name} gives {len(made)} tensors here, one out= tensor each"))
+    copying = name == "split_copy"
+    # Every out checked before the first write (PyTorch writes the earlier outs before it refuses a later one)
+    for o, piece in zip(out, made):
+        if copying and not _broadcasts_to(piece._layout.shape, o._layout.shape):
+            o.copy_(piece)  # raises copy_'s own error: the piece does not broadcast to this out
+        if not copying and o._dtype is not piece._dtype:
+            write_out(o, piece, name, (input,), same_dtype="matmul")  # raises the out= dtype error
+    for o, piece in zip(out, made):
+        if copying:
+            o.copy_(piece)
+        else:
+            write_out(o, piece, name, (input,), same_dtype="matmul")
+    return None
+
+
+def _kind(x: Any) -> str:
+    """A value's type as PyTorch's argument errors name it (a strided tensor is "Tensor")."""
+    return "Tensor" if isinstance(x, Tensor) else type_name(x)
+
+
+def _broadcasts_to(src: tuple[int, ...], dst: tuple[int, ...]) -> bool:
+    """Whether ``copy_`` can write a ``src``-shaped tensor into a ``dst``-shaped one."""
+    return len(src) <= len(dst) and all(a == b or a == 1 for a, b in zip(reversed(src), reversed(dst)))
 
 
 # PyTorch 2.13's node names where they are not the view's name + "_copy"

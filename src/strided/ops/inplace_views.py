@@ -21,7 +21,7 @@ from typing import Any
 from .. import layout as L
 from ..args import int_arg, type_name
 from ..dispatch import OPEN, result, view_of
-from ..dtypes import CPP_NAME
+from ..dtypes import CPP_NAME, TORCH_NAME
 from ..errors import StridedRuntimeError, StridedTypeError, join_lines
 from ..gradients import seal
 from ..kernels import grow_storage
@@ -32,6 +32,7 @@ from ..memory_format import DENSE_FORMATS, preserve_format
 from ..messages import error
 from ..storage import Storage
 from ..tensor import Tensor, tensor_arg
+from ..typed_storage import TypedStorage
 from .registry import method
 
 
@@ -178,7 +179,8 @@ def set_(self: Tensor, source: Tensor | Storage | None = None, storage_offset: i
 
     - ``set_()``: a new empty storage, shape (0,);
     - ``set_(tensor)``: ``tensor``'s storage, shape, strides and offset;
-    - ``set_(storage)``: the whole :class:`Storage` as a 1-d tensor;
+    - ``set_(storage)``: the whole :class:`Storage` (or a ``TypedStorage`` of the same dtype, as
+      ``Tensor.storage()`` gives) as a 1-d tensor;
     - ``set_(source, storage_offset, size, stride=None)``: that layout (contiguous strides by
       default) over ``source``'s storage (a tensor ``source`` must be contiguous, as PyTorch asks).
 
@@ -194,6 +196,15 @@ def set_(self: Tensor, source: Tensor | Storage | None = None, storage_offset: i
         if size is not None or storage_offset != 0:
             raise _set_error(source, storage_offset, size, stride)
         return _set_layout(self, result((0,), self._dtype)._storage, Layout._trusted((0,), (1,), 0), None)
+    if isinstance(source, TypedStorage):  # Tensor.storage()'s; PyTorch's set_ takes it as the storage
+        if source.dtype is not self._dtype:
+            raise StridedRuntimeError(join_lines(
+                f"Expected a Storage of type {CPP_NAME.get(self._dtype.name, self._dtype.name)} or an "
+                f"UntypedStorage, but got type {TORCH_NAME[source.dtype.name]} for argument 1 'storage'",
+                f"this tensor holds {self._dtype.name}, the storage {source.dtype.name}: set_ shares memory, "
+                "so the element types must be equal",
+                f"fix: set_ a storage of {self._dtype.name} elements, or convert this tensor first"))
+        source = source.untyped()
     if isinstance(source, Tensor):
         _check_dtype(self, source._dtype.name, source._dtype.numpy)
         if size is None:

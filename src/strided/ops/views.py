@@ -233,11 +233,13 @@ def view(self: Tensor, *shape: Any, dtype: Any = None) -> Tensor:
     >>> x.shape, x.stride(), x.view(2, 6).stride()
     ((3, 4), (4, 1), (6, 1))
     """
+    if dtype is not None or (len(shape) == 1 and _is_dtype(shape[0])):
+        # Not recorded: PyTorch 2.13's view(dtype) is outside autograd (its result never requires
+        # grad, whatever the dtypes), and a gradient through reinterpreted bits has no meaning.
+        return _view_dtype(self, shape, dtype)
     if self._ag is not None and not INSIDE.get():  # its own recording entry (autograd's slow path)
-        return record("view", view, (self, *shape), {"dtype": dtype} if dtype is not None else {})
-    if not shape or dtype is not None:
-        if dtype is not None:
-            return _view_dtype(self, shape, dtype)
+        return record("view", view, (self, *shape), {})
+    if not shape:
         raise missing("view", "size")
     lay = self._layout
     given = shape  # (parse_sizes unwraps it once: view(((4, 6),)) is refused, as PyTorch does)
@@ -245,8 +247,6 @@ def view(self: Tensor, *shape: Any, dtype: Any = None) -> Tensor:
         shape = shape[0]
     for n in shape:
         if n.__class__ is not int:
-            if given[0].__class__ is DType:  # view(dtype): off the memo's path (a dtype is no size)
-                return _view_dtype(self, given, None)
             return _carry(self, P.view(lay, parse_sizes(given, "view")))
     key = (lay.shape, lay.strides, lay.offset, shape)
     plan = memo.VIEW.get(key)
@@ -872,6 +872,11 @@ def _index_node(args: tuple) -> str:
 
 
 backward("__getitem__")(_scattered_back(_index_node, "__getitem__"))
+
+
+def _is_dtype(x: Any) -> bool:
+    """Whether ``view``'s one argument is a dtype (strided's, or a torch.dtype read by name)."""
+    return x.__class__ is DType or (x.__class__.__name__ == "dtype" and x.__class__.__module__ == "torch")
 
 
 def _view_dtype(self: Tensor, shape: tuple, dtype: Any) -> Tensor:

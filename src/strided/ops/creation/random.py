@@ -82,6 +82,22 @@ def _float_only(dtype: DType, kernel: str, op: str) -> None:
         raise _not_implemented(kernel, dtype, op, f"fix: ask for a float dtype, e.g. dtype=strided.{default_float().name}")
 
 
+def _float_or_complex(dtype: DType, kernel: str, op: str) -> None:
+    """rand/randn (and their ``_like`` forms) also draw complex numbers, as PyTorch's do."""
+    if not dtype.is_complex:
+        _float_only(dtype, kernel, op)
+
+
+def _complex_parts(g: np.random.Generator, shape: Shape, dtype: DType, normal: bool) -> np.ndarray:
+    """A complex ``dtype`` sample of ``shape``: real and imaginary parts drawn independently, as
+    PyTorch draws them: each uniform on [0, 1) (rand) or normal with variance 1/2 (randn, so the
+    complex number has variance 1)."""
+    part = np.dtype(np.float64) if dtype.itemsize == 16 else np.dtype(np.float32)
+    pairs = g.standard_normal((*shape, 2), dtype=part) * part.type(math.sqrt(0.5)) if normal \
+        else g.random((*shape, 2), dtype=part)
+    return pairs.view(dtype.numpy).reshape(shape)
+
+
 def _compute(dtype: DType) -> np.dtype:
     """The NumPy dtype a float sampler draws in: float16 is drawn in float32 and rounded once."""
     return np.dtype(np.float64) if dtype.itemsize == 8 else np.dtype(np.float32)
@@ -166,8 +182,10 @@ def _rand(sizes: Any, size: Any, generator: Any, dtype: Any, device: Any) -> Ten
     parse_device(device, "rand")
     shape = _sizes(sizes if size is None else (sizes_or_size(sizes, size, "rand"),), "rand")
     dt = default_float() if dtype is None else to_dtype(dtype)
-    _float_only(dt, "check_uniform_bounds", "rand")
+    _float_or_complex(dt, "check_uniform_bounds", "rand")
     g = resolve(generator, "rand")
+    if dt.is_complex:
+        return _fresh(shape, dt, g.draw(lambda n: _complex_parts(n, shape, dt, normal=False)), "rand")
     if dt is float16:
         return _fresh(shape, dt, g.draw(lambda n: _uniform(n, shape, dt)), "rand")
     t, arr = result_array(shape, dt)
@@ -196,8 +214,10 @@ def _randn(sizes: Any, size: Any, generator: Any, dtype: Any, device: Any) -> Te
     parse_device(device, "randn")
     shape = _sizes(sizes if size is None else (sizes_or_size(sizes, size, "randn"),), "randn")
     dt = default_float() if dtype is None else to_dtype(dtype)
-    _float_only(dt, "normal_kernel_cpu", "randn")
+    _float_or_complex(dt, "normal_kernel_cpu", "randn")
     g = resolve(generator, "randn")
+    if dt.is_complex:
+        return _fresh(shape, dt, g.draw(lambda n: _complex_parts(n, shape, dt, normal=True)), "randn")
     if dt is float16:
         return _fresh(shape, dt, g.draw(lambda n: n.standard_normal(shape, dtype=np.float32)), "randn")
     t, arr = result_array(shape, dt)
@@ -546,9 +566,10 @@ def rand_like(input: Any, *, dtype: Any = None, memory_format: MemoryFormat = pr
     tensor_arg(input, "rand_like")
     parse_device(device, "rand_like")
     dt = input._dtype if dtype is None else to_dtype(dtype)
-    _float_only(dt, "check_uniform_bounds", "rand_like")
+    _float_or_complex(dt, "check_uniform_bounds", "rand_like")
     shape = input._layout.shape
-    values = resolve(generator, "rand_like").draw(lambda g: _uniform(g, shape, dt))
+    values = resolve(generator, "rand_like").draw(
+        lambda g: _complex_parts(g, shape, dt, normal=False) if dt.is_complex else _uniform(g, shape, dt))
     t = _fresh(shape, dt, values, "rand_like", (input,), like_strides(input, memory_format))
     return leaf(t, requires_grad)
 
@@ -563,9 +584,11 @@ def randn_like(input: Any, *, dtype: Any = None, memory_format: MemoryFormat = p
     tensor_arg(input, "randn_like")
     parse_device(device, "randn_like")
     dt = input._dtype if dtype is None else to_dtype(dtype)
-    _float_only(dt, "normal_kernel_cpu", "randn_like")
+    _float_or_complex(dt, "normal_kernel_cpu", "randn_like")
     shape = input._layout.shape
-    values = resolve(generator, "randn_like").draw(lambda g: g.standard_normal(shape, dtype=_compute(dt)))
+    values = resolve(generator, "randn_like").draw(
+        lambda g: _complex_parts(g, shape, dt, normal=True) if dt.is_complex
+        else g.standard_normal(shape, dtype=_compute(dt)))
     t = _fresh(shape, dt, values, "randn_like", (input,), like_strides(input, memory_format))
     return leaf(t, requires_grad)
 
