@@ -267,8 +267,10 @@ def test_elementwise_accepts_every_listed_name() -> None:
     x = torch.zeros(2, 1, dtype=torch.int64)
     for op in ELEMENTWISE_OPS:
         r = explain(x, op, (3,))
-        if op == "hypot":  # PyTorch has no integer hypot: predicted as its NotImplementedError
-            assert r.error == "NotImplementedError: \"hypot_cpu\" not implemented for 'Long'"
+        if op in ("hypot", "logaddexp", "logaddexp2"):  # float-only kernels in PyTorch: predicted as its error
+            assert r.error == f"NotImplementedError: \"{op}_cpu\" not implemented for 'Long'"
+            with pytest.raises(NotImplementedError, match=f"{op}_cpu"):  # (torch agrees)
+                getattr(torch, op)(x, torch.tensor(3))
             r = explain(x.double(), op, (3,))
         assert r.outcome == "compute" and r.shape == (2, 3) and r.broadcast.bilateral
 

@@ -322,11 +322,14 @@ def test_special_functions_gradients(name):
     assert fn(S, xs).grad_fn.name() == fn(torch, xt).grad_fn.name()
 
 
-def test_digamma_double_backward_is_refused_not_dropped():
-    x = S.tensor([0.5, 2.0], dtype=S.float64, requires_grad=True)
+def test_digamma_double_backward_is_torchs_polygamma():
+    x = S.tensor([0.5, 2.0, -1.5], dtype=S.float64, requires_grad=True)
     (g,) = S.autograd.grad(x.digamma().sum(), x, create_graph=True)
-    with pytest.raises(NotImplementedError, match="the derivative for 'polygamma' is not implemented"):
-        g.sum().backward()
+    (gg,) = S.autograd.grad(g.sum(), x)
+    tx = torch.tensor([0.5, 2.0, -1.5], dtype=torch.float64, requires_grad=True)
+    (tg,) = torch.autograd.grad(tx.digamma().sum(), tx, create_graph=True)
+    (tgg,) = torch.autograd.grad(tg.sum(), tx)
+    np.testing.assert_allclose(gg.numpy(), tgg.numpy(), rtol=1e-12)
 
 
 # ---------------------------------------------------------------- nonzero / diag / *_copy with out=
