@@ -1,0 +1,107 @@
+"""Red-team findings on issue 25's landing (nn.Parameter as a Tensor subclass, F.pad's modes and
+Conv padding_mode, linalg.cholesky_ex / solve_ex), each against PyTorch side by side.
+
+Each test here failed before its fix: a wrong shape or value where PyTorch raises, PyTorch's
+error text with other numbers, a layout PyTorch keeps and strided dropped.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+import torch
+import torch.nn.functional as TF
+
+import strided as st
+import strided.nn.functional as F
+
+
+def _outcome(call):
+    """(class name without strided's prefix, first line of the text) of the error, or the result."""
+    try:
+        return call()
+    except Exception as e:  # noqa: BLE001 (the class is the compared thing)
+        return (type(e).__name__.removeprefix("Strided"), str(e).splitlines()[0])
+
+
+def _same_pad(shape, pad, mode, make=lambda t, lib: t, grad=False):
+    a = np.arange(float(np.prod(shape))).reshape(shape) if 0 not in shape else np.zeros(shape)
+    ls, lt = st.tensor(a, requires_grad=grad), torch.tensor(a, requires_grad=grad)
+    s, t = make(ls, st), make(lt, torch)
+    so, to = _outcome(lambda: F.pad(s, pad, mode=mode)), _outcome(lambda: TF.pad(t, pad, mode=mode))
+    if isinstance(to, tuple) or isinstance(so, tuple):
+        assert so == to, (shape, pad, mode)
+        return None
+    assert so.shape == tuple(to.shape) and so.stride() == to.stride(), (shape, pad, mode, so.stride(), to.stride())
+    np.testing.assert_array_equal(so.detach().numpy(), to.detach().numpy())
+    if grad and so.numel():
+        w = np.random.default_rng(0).standard_normal(so.shape)
+        (gs,) = st.autograd.grad((so * st.tensor(w)).sum(), ls)
+        (gt,) = torch.autograd.grad((to * torch.tensor(w)).sum(), lt)
+        np.testing.assert_allclose(gs.numpy(), gt.numpy(), rtol=1e-12, atol=1e-12)
+    return so, to
+
+
+# ---------------------------------------------------------------- F.pad's modes
+
+
+@pytest.mark.parametrize("mode", ["reflect", "replicate"])
+def test_a_crop_past_the_input_is_pytorchs_too_small_error_never_an_empty_result(mode):
+    # (red team) F.pad(x, (-1, -1), mode="reflect") of a size-1 dim returned a (2, 0) tensor
+    # where PyTorch raises: a crop larger than the dim gave an empty result of the wrong shape
+    for shape, pad in [((2, 1), (-1, -1)), ((2, 2), (-1, -1)), ((1, 2, 3), (-2, -2, -2, -1)),
+                       ((1, 2, 3, 4), (-3, -3, -2, -2, -2, -2)), ((1, 2, 2), (0, 0, -2, -1))]:
+        so = _outcome(lambda shape=shape, pad=pad: F.pad(st.ones(shape), pad, mode=mode))
+        to = _outcome(lambda shape=shape, pad=pad: TF.pad(torch.ones(shape), pad, mode=mode))
+        assert isinstance(so, tuple) and so[0] == to[0] == "RuntimeError"
+        if "too small" in to[1]:  # (the last case: PyTorch's own text is an allocation failure)
+            assert so == to
+    # a crop to exactly zero of one of two or three padded dims is an empty result in PyTorch
+    _same_pad((1, 2, 2), (-1, -1, 0, 0), mode)
+    _same_pad((1, 2, 2, 2), (-1, -1, 0, 0, 0, 0), mode)
+
+
+def test_reflect_names_pytorchs_argument_number_of_the_side_too_large():
+    # (red team) the texts said "Argument #6" / "#8" where PyTorch says #4 (W), #6 (H), #8 (D)
+    for shape, pad in [((1, 2, 5), (5, 0, 1, 1)), ((1, 3, 4), (0, 0, 3, 3)), ((1, 2, 3, 4), (0, 0, 0, 0, 2, 2)),
+                       ((1, 2, 3, 4), (4, 4, 0, 0, 0, 0)), ((2, 3, 4), (1, 4))]:
+        _same_pad(shape, pad, "reflect")
+
+
+@pytest.mark.parametrize("mode", ["reflect", "replicate"])
+def test_an_unbatched_input_with_an_empty_first_dim_is_refused_as_pytorch(mode):
+    # (red team) only the batch dim may be empty; strided padded a (0, 2, 5) input as if batched
+    for shape, pad in [((0, 3), (1, 1)), ((0, 2, 5), (1, 1, 1, 1)), ((0, 2, 3, 4), (1,) * 6), ((0, 2, 5), (1, 1))]:
+        _same_pad(shape, pad, mode)
+
+
+@pytest.mark.parametrize("mode", ["reflect", "replicate"])
+def test_bool_input_is_pytorchs_not_implemented_error(mode):
+    so = _outcome(lambda: F.pad(st.ones(1, 3, dtype=st.bool), (1, 1), mode=mode))
+    to = _outcome(lambda: TF.pad(torch.ones(1, 3, dtype=torch.bool), (1, 1), mode=mode))
+    assert so == to
+    assert F.pad(st.tensor([[True, False]]), (1, 1), mode="circular").tolist() == [[False, True, False, True]]
+
+
+def test_circular_refuses_a_wrap_past_what_a_crop_keeps():
+    # (red team) PyTorch's kernel copies the wrap from its own output: past what the crop on the
+    # other side keeps, it raises, or returns uninitialized memory ((2, 3, 4) below) or a
+    # gradient that is not its values' (2-d); strided returned a wrong shape or wrapped twice.
+    for shape, pad in [((1, 2, 5), (-1, 2, -1, 2)), ((2, 3, 4), (-3, 1, -3, 1)), ((2, 4), (-2, 4))]:
+        with pytest.raises(RuntimeError, match="wrapping around more than once"):
+            F.pad(st.ones(shape), pad, mode="circular")
+    # a wrap that fits what is kept, a crop that leaves nothing, and a negative size are PyTorch's
+    for shape, pad in [((2, 4), (-1, 3)), ((2, 4), (3, -1)), ((1, 2, 5), (-3, 1, -3, 1)), ((2, 1), (-1, -1)),
+                       ((2, 3, 0), (-1, -1)), ((2, 3, 4), (0, 0, -1, 2))]:
+        _same_pad(shape, pad, "circular", grad=True)
+
+
+@pytest.mark.parametrize("mode", ["reflect", "replicate", "circular"])
+def test_a_channels_last_input_keeps_its_format_as_pytorch(mode):
+    # (red team) reflect and replicate gave row-major results of channels_last inputs
+    cl = lambda t, lib: t.contiguous(memory_format=lib.channels_last)  # noqa: E731
+    cl3 = lambda t, lib: t.contiguous(memory_format=lib.channels_last_3d)  # noqa: E731
+    for shape, pad, make in [((2, 3, 4, 5), (1, 2, 2, 1), cl), ((2, 3, 4, 5), (1, 1, 1, 1, 1, 1), cl),
+                             ((2, 2, 3, 4, 3), (1, 1, 2, 1, 1, 2), cl3), ((2, 3, 4, 5), (-1, 2, 1, -1), cl)]:
+        for grad in (False, True):
+            _same_pad(shape, pad, mode, make, grad)
