@@ -105,3 +105,50 @@ def test_a_channels_last_input_keeps_its_format_as_pytorch(mode):
                              ((2, 2, 3, 4, 3), (1, 1, 2, 1, 1, 2), cl3), ((2, 3, 4, 5), (-1, 2, 1, -1), cl)]:
         for grad in (False, True):
             _same_pad(shape, pad, mode, make, grad)
+
+
+# ---------------------------------------------------------------- cholesky_ex, solve_ex, inv_ex
+
+# a singular matrix whose exact zero pivot is a matter of rounding: LAPACK (NumPy's) meets one,
+# strided's own elimination, which names the pivot, rounds past it
+_S3 = np.array([[1.0, 2.0, 3.0], [4.0, 5.0, 6.0], [7.0, 8.0, 9.0]])
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+def test_a_semidefinite_matrix_lapack_refuses_gets_an_info_never_numpys_error(dtype):
+    # (red team) cholesky_ex of this float32 matrix raised NumPy's "Matrix is not positive
+    # definite" (its own loop found every minor positive, then called LAPACK again)
+    a = (_S3 @ _S3.T).astype(dtype)
+    r, tr = st.linalg.cholesky_ex(st.tensor(a)), torch.linalg.cholesky_ex(torch.tensor(a))
+    assert r.info.item() == tr.info.item() == 3 and r.info.dtype is st.int32
+    assert r.L.isnan().all().item()  # (strided's NaN for a failed matrix, see cholesky_ex's note)
+    assert _outcome(lambda: st.linalg.cholesky(st.tensor(a))) == (
+        "LinAlgError", str(_outcome(lambda: torch.linalg.cholesky(torch.tensor(a)))[1]))
+    batch = np.stack([a, np.eye(3, dtype=dtype)])
+    r = st.linalg.cholesky_ex(st.tensor(batch), upper=True)
+    assert r.info.tolist() == [3, 0] and r.L[1].tolist() == np.eye(3).tolist()
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+def test_solve_ex_and_inv_ex_take_lapacks_verdict_and_name_a_real_pivot(dtype):
+    # (red team) solve_ex and inv_ex raised NumPy's "Singular matrix" where LAPACK found a zero
+    # pivot its own elimination did not; inv's error named "diagonal element 1" (a made-up pivot)
+    a = st.tensor(_S3.astype(dtype))
+    singular = np.linalg.matrix_rank(_S3) < 3 and _lapack_singular(_S3.astype(dtype))
+    r = st.linalg.solve_ex(a, st.ones(3, 2, dtype=a.dtype))
+    k = r.info.item()
+    assert (k != 0) == singular and r.result.isnan().all().item() == singular
+    assert st.linalg.inv_ex(a).info.item() == k and st.linalg.inv_ex(a[None].expand(2, 3, 3)).info.tolist() == [k, k]
+    if singular:
+        with pytest.raises(st.linalg.LinAlgError, match=f"The diagonal element {k} is zero"):
+            st.linalg.inv(a)
+        with pytest.raises(st.linalg.LinAlgError, match="torch.linalg.solve_ex: The solver failed"):
+            st.linalg.solve_ex(a, st.ones(3, dtype=a.dtype), check_errors=True)
+
+
+def _lapack_singular(m):
+    try:
+        np.linalg.inv(m)
+    except np.linalg.LinAlgError:
+        return True
+    return False
