@@ -7,12 +7,16 @@ error text with other numbers, a layout PyTorch keeps and strided dropped.
 
 from __future__ import annotations
 
+import copy
+import pickle
+
 import numpy as np
 import pytest
 import torch
 import torch.nn.functional as TF
 
 import strided as st
+import strided.nn as nn
 import strided.nn.functional as F
 
 
@@ -40,6 +44,59 @@ def _same_pad(shape, pad, mode, make=lambda t, lib: t, grad=False):
         (gt,) = torch.autograd.grad((to * torch.tensor(w)).sum(), lt)
         np.testing.assert_allclose(gs.numpy(), gt.numpy(), rtol=1e-12, atol=1e-12)
     return so, to
+
+
+# ---------------------------------------------------------------- Parameters and subclasses
+
+
+class MyT(st.Tensor):
+    pass
+
+
+class TMyT(torch.Tensor):
+    pass
+
+
+def _target(lib, kind):
+    if kind == "parameter":
+        return (nn.Parameter if lib is st else torch.nn.Parameter)(lib.zeros(2, 3), requires_grad=False)
+    return lib.zeros(2, 3).as_subclass(MyT if lib is st else TMyT)
+
+
+_VIEW_WRITES = {"view add_": lambda q, x: q[1].add_(x[0] * 2), "t copy_": lambda q, x: q.t().copy_(x.t()),
+                "view of a view": lambda q, x: q[:, 1:][0].mul_(0).add_(x[1, :2])}
+
+
+@pytest.mark.parametrize("kind", ["parameter", "subclass"])
+@pytest.mark.parametrize("write", list(_VIEW_WRITES))
+def test_a_write_through_a_view_of_a_parameter_gives_it_the_history_as_pytorch(kind, write):
+    # (red team) a Parameter (and an as_subclass instance) was a view of the tensor it was made
+    # from, so a write through p[1] of a value that requires grad gave that hidden tensor the
+    # history: p stayed without grad_fn and x's gradient was silently lost
+    got = []
+    for lib in (st, torch):
+        source = lib.zeros(2, 3)
+        q = _target(lib, kind) if kind == "subclass" else (nn.Parameter if lib is st else torch.nn.Parameter)(
+            source, requires_grad=False)
+        x = lib.tensor(np.arange(1.0, 7.0).reshape(2, 3), requires_grad=True)
+        _VIEW_WRITES[write](q, x)
+        assert q.requires_grad and q.grad_fn is not None and not source.requires_grad
+        (q * q).sum().backward()
+        got.append((x.grad.tolist(), q.detach().tolist(), source.tolist()))
+    assert got[0] == got[1]
+
+
+def test_pickle_and_deepcopy_of_views_of_a_parameter_keep_their_values():
+    p = nn.Parameter(st.arange(6.0).view(2, 3))
+    assert not p.is_view() and p[1].base is p  # (PyTorch's p._base is None)
+    with st.no_grad():
+        views = {"v": p.detach()[1], "p": p, "w": p.t()[0]}
+        for got in (copy.deepcopy(views), pickle.loads(pickle.dumps(views))):
+            assert type(got["p"]) is nn.Parameter and got["p"].requires_grad
+            assert got["v"].tolist() == [3.0, 4.0, 5.0] and got["w"].tolist() == [0.0, 3.0]
+            assert st.shares_memory(got["v"], got["w"])  # (one storage copied once)
+        again = pickle.loads(pickle.dumps(p.data))
+        assert type(again) is st.Tensor and again.tolist() == p.tolist()
 
 
 # ---------------------------------------------------------------- F.pad's modes
