@@ -86,6 +86,27 @@ def test_a_write_through_a_view_of_a_parameter_gives_it_the_history_as_pytorch(k
     assert got[0] == got[1]
 
 
+def test_a_subclass_whose_parent_overrides_init_subclass_is_still_recorded():
+    # (red team) class B(A) where A.__init_subclass__ skips super(): B was never registered, and
+    # b.exp(), b.sum(), cat([b]) ... of a b that requires grad returned results without history
+    class A(st.Tensor):
+        def __init_subclass__(cls, **kwargs):
+            pass
+
+    class B(A):
+        pass
+
+    b = st.tensor([1.0, 2.0]).as_subclass(B).requires_grad_()
+    for f in (lambda t: t.exp(), lambda t: t.sum(), lambda t: (st if isinstance(t, st.Tensor) else torch).cat([t, t]),
+              lambda t: t.softmax(0),
+              lambda t: t.clamp(0, 1.5), lambda t: t.cumsum(0)):
+        b.grad = None
+        f(b).sum().backward()
+        tb = torch.tensor([1.0, 2.0], requires_grad=True)
+        f(tb).sum().backward()
+        assert b.grad.tolist() == pytest.approx(tb.grad.tolist())
+
+
 def test_pickle_and_deepcopy_of_views_of_a_parameter_keep_their_values():
     p = nn.Parameter(st.arange(6.0).view(2, 3))
     assert not p.is_view() and p[1].base is p  # (PyTorch's p._base is None)
