@@ -230,3 +230,16 @@ def _lapack_singular(m):
     except np.linalg.LinAlgError:
         return True
     return False
+
+
+def test_a_reflect_conv2d_of_a_channels_last_input_keeps_pytorchs_output_layout():
+    # (red team) the padded input was row-major, so the convolution's result was too
+    torch.manual_seed(0)
+    tm = torch.nn.Conv2d(3, 4, 3, padding=1, padding_mode="reflect")
+    m = nn.Conv2d(3, 4, 3, padding=1, padding_mode="reflect")
+    m.load_state_dict({k: st.tensor(v.detach().numpy()) for k, v in tm.state_dict().items()})
+    a = np.random.default_rng(0).standard_normal((2, 3, 5, 6)).astype(np.float32)
+    y = m(st.tensor(a).contiguous(memory_format=st.channels_last))
+    ty = tm(torch.tensor(a).contiguous(memory_format=torch.channels_last))
+    assert y.stride() == ty.stride()
+    np.testing.assert_allclose(y.detach().numpy(), ty.detach().numpy(), rtol=1e-5, atol=1e-5)
