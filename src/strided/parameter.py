@@ -73,7 +73,9 @@ class Parameter(Tensor):
 
     def __reduce_ex__(self, proto: Any) -> tuple:
         """Pickle as PyTorch: the data (a plain Tensor, pickled as one) and ``requires_grad``."""
-        return (_rebuild_parameter, (self.data, self.requires_grad))
+        # (the data as a plain root alias: ``self.data`` is a view of ``self``, and pickling it
+        # would pickle ``self`` again)
+        return (_rebuild_parameter, (self.detach().as_subclass(Tensor), self.requires_grad))
 
 
 def _rebuild_parameter(data: Tensor, requires_grad: bool) -> Parameter:

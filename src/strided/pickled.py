@@ -122,13 +122,15 @@ def deep_copied(t: Any, memo: dict) -> Any:
 
 def _base_copied(base: Any, memo: dict) -> Any:
     """The deep copy of a view's base: the base's own deep copy, except for a base with a history
-    (a ``detach()``-ed result's base is the result): its memory only, as PyTorch, which copies a
-    detached tensor (a leaf) and refuses only the result itself."""
+    (a ``detach()``-ed result's base is the result) or of a subclass (a view of an
+    ``nn.Parameter``, whose own deep copy clones into new memory): its memory only, as PyTorch,
+    which copies a view's storage and never its base."""
     import copy
 
-    if base is None or id(base) in memo or base._ag is None or base._ag.grad_fn is None:
+    if base is None or (base.__class__ is _tensor_class() and (
+            id(base) in memo or base._ag is None or base._ag.grad_fn is None)):
         return copy.deepcopy(base, memo)
-    new = object.__new__(type(base))
+    new = object.__new__(_tensor_class())
     fields = {"_storage": copy.deepcopy(base._storage, memo), "_layout": base._layout, "_dtype": base._dtype,
               "_base": None, "_ag": None}
     for name, value in checked_state(fields, _tensor_class()).items():
@@ -137,7 +139,7 @@ def _base_copied(base: Any, memo: dict) -> Any:
 
 
 def _tensor_class() -> type:
-    """strided.Tensor (a view's base may be any tensor: a Parameter's views have a plain base)."""
+    """strided.Tensor (a view's base may be any tensor: a Parameter is the base of its views)."""
     from .grad_mode import _CLASS
 
     return _CLASS["Tensor"]

@@ -9,7 +9,7 @@ from collections.abc import Callable
 from typing import Any
 
 from ..errors import StridedNotImplementedError, StridedRuntimeError, StridedTypeError, join_lines
-from ..grad_mode import RemovableHandle, set_requires_grad
+from ..grad_mode import SUBCLASSES, RemovableHandle, set_requires_grad
 from ..grad_mode import is_inference as _is_inference
 from ..tensor import Tensor
 from . import engine
@@ -178,10 +178,16 @@ def as_subclass(self: Tensor, cls: type) -> Tensor:
             f"this tensor (shape {self._layout.shape}) is in the autograd graph; PyTorch gives an alias "
             "with AliasBackward0, which strided does not record",
             "fix: x.detach().as_subclass(cls), then .requires_grad_() for a new leaf"))
-    src = self.detach()  # (a fresh record-free alias of the same memory, marked detached)
+    if cls is not Tensor:
+        # (Tensor.__init_subclass__ registered it, unless a class between overrides that hook
+        # without calling super(): the op entries would then take its instances for non-tensors
+        # and drop them from the graph)
+        SUBCLASSES.add(cls)
     t = object.__new__(cls)
-    t._storage, t._layout, t._dtype, t._base, t._ag = src._storage, src._layout, src._dtype, src._base, None
-    DETACHED[id(t)] = t
+    # its own base (a root over the shared storage, as PyTorch's ``p._base`` is None): views of it
+    # are its views for autograd, so a write through ``p[0]`` of a value that requires grad
+    # gives ``p`` the history, never the tensor it was made from
+    t._storage, t._layout, t._dtype, t._base, t._ag = self._storage, self._layout, self._dtype, None, None
     return t
 
 

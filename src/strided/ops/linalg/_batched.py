@@ -26,7 +26,7 @@ from .._support.gradtools import from_numpy_result
 from .._support.promotion import TORCH_NAMES
 from .._support.reduce_args import shape_text
 
-__all__ = ["at_least_2d", "cholesky_failure", "colmajor", "float_input", "lu_zero_pivot", "matrices",
+__all__ = ["at_least_2d", "cholesky_failure", "colmajor", "float_input", "getrf_info", "lu_zero_pivot", "matrices",
            "pytorch_convention", "rowmajor", "square", "batch_prefix"]
 
 
@@ -108,38 +108,73 @@ def batch_prefix(A: Tensor, index: int) -> str:
     return f"(Batch element {index}): " if A.ndim > 2 else ""
 
 
-def lu_zero_pivot(a: np.ndarray) -> int:
+def lu_zero_pivot(a: np.ndarray, refused: bool = False) -> int:
     """The 1-based index of the first zero on U's diagonal in the LU factorization with partial
     pivoting of the square matrix ``a`` (LAPACK getrf's ``info``); 0 when there is none. An
     unblocked elimination: it is run only on a matrix LAPACK already found singular, to name the
-    element as PyTorch's error does."""
+    element as PyTorch's error does; with ``refused`` (LAPACK refused this very matrix), where its
+    rounding meets no exact zero, the index of its smallest pivot, never 0.
+
+    >>> lu_zero_pivot(np.array([[1.0, 2.0], [2.0, 4.0]]))
+    2
+    """
     u = np.array(a, dtype=a.dtype, copy=True)
     n = u.shape[0]
     first = 0
+    smallest, at = np.inf, 1
     for k in range(n):
         p = k + int(np.argmax(np.abs(u[k:, k])))
         if u[p, k] == 0:
             first = first or k + 1
             continue
+        if abs(u[p, k]) < smallest:
+            smallest, at = abs(u[p, k]), k + 1
         if p != k:
             u[[k, p]] = u[[p, k]]
         u[k + 1:, k] /= u[k, k]
         u[k + 1:, k + 1:] -= np.outer(u[k + 1:, k], u[k, k + 1:])
-    return first
+    return first or (at if refused else 0)
+
+
+def getrf_info(a: np.ndarray) -> int:
+    """LAPACK getrf's ``info`` of the square matrix ``a``: LAPACK (NumPy's, as PyTorch's) decides
+    whether a pivot is exactly zero, :func:`lu_zero_pivot` names which (its own elimination may
+    round differently: a matrix one calls singular and the other not would otherwise give an
+    info of 0 for a matrix that failed, or a crash).
+
+    >>> getrf_info(np.array([[1.0, 2.0, 3.0], [4.0, 5.0, 6.0], [7.0, 8.0, 9.0]])) in (0, 3)
+    True
+    """
+    try:
+        np.linalg.solve(a, np.ones(a.shape[-1:] + (1,), a.dtype))
+    except np.linalg.LinAlgError:
+        return lu_zero_pivot(a, refused=True)
+    return 0
 
 
 def cholesky_failure(a: np.ndarray) -> int:
     """The order of the first leading minor of the symmetric matrix ``a`` (its lower triangle read)
-    that is not positive-definite (LAPACK potrf's ``info``), 0 when every one is."""
+    that is not positive-definite (LAPACK potrf's ``info``), for a matrix LAPACK's potrf refused.
+    An unblocked elimination: where its rounding lets every pivot pass (a singular semi-definite
+    matrix, whose last pivot is a rounding error's size), the order of its smallest pivot
+    relative to its diagonal element, never 0.
+
+    >>> cholesky_failure(np.array([[1.0, 2.0], [2.0, 1.0]]))
+    2
+    """
     n = a.shape[0]
     low = np.zeros_like(a)
+    smallest, at = np.inf, 1
     for k in range(n):
         d = a[k, k] - np.dot(low[k, :k], np.conj(low[k, :k]))
         if not np.real(d) > 0:
             return k + 1
+        ratio = np.real(d) / abs(np.real(a[k, k]))
+        if ratio < smallest:
+            smallest, at = ratio, k + 1
         low[k, k] = np.sqrt(d)
         low[k + 1:, k] = (a[k + 1:, k] - low[k + 1:, :k] @ np.conj(low[k, :k])) / low[k, k]
-    return 0
+    return at
 
 
 def first_singular(a: np.ndarray) -> tuple[int, int]:
@@ -147,7 +182,7 @@ def first_singular(a: np.ndarray) -> tuple[int, int]:
     zero pivot; (-1, 0) when none has."""
     flat = a.reshape(-1, *a.shape[-2:])
     for i, m in enumerate(flat):
-        info = lu_zero_pivot(m)
+        info = getrf_info(m)
         if info:
             return i, info
     return -1, 0

@@ -432,7 +432,12 @@ def _cholesky(A: Tensor, op: str, raising: bool) -> tuple[np.ndarray, np.ndarray
     out = np.empty_like(flat)
     flat_info = info.reshape(-1)
     for i, m in enumerate(flat):
-        k = LA.cholesky_failure(m)
+        try:  # (LAPACK decides which matrix fails, as in PyTorch; the loop below only names the minor)
+            with np.errstate(all="ignore"):
+                out[i] = np.linalg.cholesky(m)
+            k = LA.cholesky_failure(m) if np.isnan(np.diagonal(out[i])).any() else 0
+        except np.linalg.LinAlgError:
+            k = LA.cholesky_failure(m)
         if k and raising:
             raise LinAlgError(join_lines(
                 f"{op}: {LA.batch_prefix(A, i)}The factorization could not be completed because the input is "
@@ -443,9 +448,6 @@ def _cholesky(A: Tensor, op: str, raising: bool) -> tuple[np.ndarray, np.ndarray
         flat_info[i] = k
         if k:
             out[i] = np.nan
-        else:
-            with np.errstate(all="ignore"):
-                out[i] = np.linalg.cholesky(m)
     return out.reshape(a.shape), info
 
 

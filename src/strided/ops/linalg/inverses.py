@@ -94,7 +94,7 @@ def linalg_inv_ex(A: Tensor, *, check_errors: bool = False) -> Any:  # noqa: N80
         inv = np.empty_like(flat)
         info = np.zeros(len(flat), np.int32)
         for i, m in enumerate(flat):
-            info[i] = LA.lu_zero_pivot(m)
+            info[i] = LA.getrf_info(m)
             with np.errstate(all="ignore"):
                 inv[i] = np.linalg.inv(m) if not info[i] else np.full_like(m, np.nan)
         inv, info = inv.reshape(a.shape), info.reshape(batch)
@@ -212,7 +212,7 @@ def _solve_singular(A: Tensor, a_own: np.ndarray, a: np.ndarray, b: np.ndarray, 
     first one raised with ``check_errors``, else its solutions NaN and the others solved."""
     flat = info.reshape(-1)
     for i, m in enumerate(a_own.reshape(-1, *a_own.shape[-2:])):
-        flat[i] = k = LA.lu_zero_pivot(m)
+        flat[i] = k = LA.getrf_info(m)
         if k and check_errors:
             raise LinAlgError(join_lines(
                 f"torch.linalg.solve_ex: {LA.batch_prefix(A, i)}The solver failed because the input matrix is singular.",

@@ -15,10 +15,12 @@ from typing import Any
 import numpy as np
 
 from ...args import int_arg
-from ...dispatch import copied, report, result_array
+from ...dispatch import copied, report, result, result_array
 from ...dtypes import bool_, int64
 from ...errors import StridedNotImplementedError, StridedRuntimeError, StridedTypeError, join_lines
 from ...grad_mode import GRAD_MODE, requires_grad
+from ...layout.formats import format_strides, suggest_format
+from ...memory_format import MemoryFormat
 from ...tensor import Tensor, tensor_arg
 
 __all__ = ["one_hot", "pad"]
@@ -162,26 +164,25 @@ def _pad_mode(input: Tensor, amounts: list[int], mode: str, value: Any) -> Tenso
             join_lines(f"Padding size {len(amounts)} is not supported for {ndim}D input tensor.",
                        f"mode={mode!r} pads the last {k} dim(s) of a {k + 1}D (unbatched) or {k + 2}D "
                        "(batched) input", "fix: reshape the input to one of those ranks, or use mode=\"constant\""))
-    if mode != "circular" and any(n == 0 for n in shape[1:]):
+    lead = ndim - k - 1  # (1: a batch dim, which alone may be empty; 0: an unbatched input)
+    if mode != "circular" and any(n == 0 for n in shape[lead:]):
         raise StridedRuntimeError(
             join_lines(f"Expected {k + 1}D or {k + 2}D (batch mode) tensor with possibly 0 batch size and other "
                        f"non-zero dimensions for input, but got: {list(shape)}",
                        f"mode={mode!r} reads the elements at the edge: an empty dim has none"))
+    if mode == "circular":
+        _check_circular(shape, amounts, k)
+    else:
+        _check_edge_modes(shape, amounts, k, mode)
+        if input._dtype is bool_:  # (PyTorch's kernels have no bool instance; circular is copies)
+            kernel = f"{'reflection' if mode == 'reflect' else 'replication'}_pad{k}d"
+            raise StridedNotImplementedError(
+                join_lines(f"\"{kernel}\" not implemented for 'Bool'",
+                           "fix: pad t.to(strided.uint8) and compare the result with 0, or use mode=\"circular\""))
     picks = []
     for i in range(k):
         dim = ndim - 1 - i
         n, left, right = shape[dim], amounts[2 * i], amounts[2 * i + 1]
-        if mode == "reflect" and (left >= n or right >= n):
-            raise StridedRuntimeError(
-                join_lines(f"Argument #{2 * k + 2}: Padding size should be less than the corresponding input "
-                           f"dimension, but got: padding ({left}, {right}) at dimension {dim} of input {list(shape)}",
-                           f"a reflection mirrors about the edge element, so dim {dim} (size {n}) gives at most "
-                           f"{n - 1} on each side", "fix: smaller padding, or mode=\"replicate\""))
-        if mode == "circular" and (left > n or right > n):
-            raise StridedRuntimeError(
-                join_lines("Padding value causes wrapping around more than once.",
-                           f"dim {dim} has {n} elements; padding ({left}, {right}) wraps past all of them",
-                           f"fix: padding of at most {n} on each side of dim {dim}"))
         if mode == "circular":  # (PyTorch wraps the cropped run: a negative amount crops first)
             kept = np.arange(max(0, -left), n - max(0, -right))
             m = len(kept)
@@ -192,20 +193,90 @@ def _pad_mode(input: Tensor, amounts: list[int], mode: str, value: Any) -> Tenso
             if mode == "reflect":
                 j = np.where(j >= n, 2 * (n - 1) - j, j)
         picks.append((dim, j.astype(np.int64)))
+    # reflect and replicate keep a channels-last input's format (PyTorch's kernels allocate by
+    # the input's suggest_memory_format); circular writes a new_empty, row-major
+    fmt = "contiguous_format" if mode == "circular" else suggest_format(shape, input._layout.strides)
     if GRAD_MODE.get() and requires_grad(input):
         from ...creation import from_numpy
 
         t = input
         for dim, j in picks:
             t = t.index_select(dim, from_numpy(j))
+        if fmt != "contiguous_format":
+            t = t.contiguous(memory_format=MemoryFormat(fmt))
         return t
     arr = input._np()
     for dim, j in picks:
         arr = np.take(arr, j, axis=dim)
-    out, res = result_array(arr.shape, input._dtype)
-    res[...] = arr
+    out = result(arr.shape, input._dtype, None if fmt == "contiguous_format" else format_strides(arr.shape, fmt))
+    out._np()[...] = arr
     return copied("pad", (input,), out,
                   lambda: f"pad: {shape} padded by {tuple(amounts)} (mode={mode!r}) into new memory {arr.shape}")
+
+def _check_edge_modes(shape: tuple, amounts: list[int], k: int, mode: str) -> None:
+    """PyTorch's checks of a "reflect" or "replicate" pad, in its order and texts: each reflected
+    side less than its dim (last dim first, PyTorch's argument numbers), then the output size
+    (its kernels' test: the last dim's at least 1, for 2-3 padded dims any one of them)."""
+    ndim = len(shape)
+    sizes, outs = [], []
+    for i in range(k):
+        dim = ndim - 1 - i
+        n, left, right = shape[dim], amounts[2 * i], amounts[2 * i + 1]
+        if mode == "reflect" and (left >= n or right >= n):
+            raise StridedRuntimeError(
+                join_lines(f"Argument #{4 + 2 * i}: Padding size should be less than the corresponding input "
+                           f"dimension, but got: padding ({left}, {right}) at dimension {dim} of input {list(shape)}",
+                           f"a reflection mirrors about the edge element, so dim {dim} (size {n}) gives at most "
+                           f"{n - 1} on each side", "fix: smaller padding, or mode=\"replicate\""))
+        sizes.append(n)
+        outs.append(n + left + right)
+    if (outs[0] if k == 1 else max(outs)) < 1:  # (PyTorch's kernels' own test)
+        names = "WHD"[:k]
+        given = f"W: {sizes[0]}"
+        if k == 2:  # (PyTorch's texts, the replicate one's stray space too)
+            given = f"H: {sizes[1]}, {given}" + (" " if mode == "replicate" else "")
+        elif k == 3:
+            given = f"D: {sizes[2]} H: {sizes[1]}, {given}"
+        got = " ".join(f"{names[i]}: {outs[i]}" for i in reversed(range(k)))
+        raise StridedRuntimeError(
+            join_lines(f"input ({given}) is too small. Calculated output {got}",
+                       f"the negative padding {tuple(amounts)} crops more than the input's last {k} dim(s) hold",
+                       "fix: crop less (a negative amount removes that many elements)"))
+    if min(outs) < 0:
+        out_shape = list(shape[:ndim - k]) + outs[::-1]
+        raise StridedRuntimeError(
+            join_lines(f"Trying to create tensor with negative dimension {min(outs)}: {out_shape}",
+                       f"the negative padding {tuple(amounts)} crops more than the input {list(shape)} holds",
+                       "fix: crop less (a negative amount removes that many elements)"))
+
+
+def _check_circular(shape: tuple, amounts: list[int], k: int) -> None:
+    """PyTorch's checks of a "circular" pad, in its order (first padded dim first) and texts: at
+    most one wrap per side, no negative size; and where one side crops, the other side's wrap must
+    fit in what is kept (PyTorch's kernel would read its own unwritten output there: an error or
+    undefined values, so strided refuses it)."""
+    ndim = len(shape)
+    for i in reversed(range(k)):
+        dim = ndim - 1 - i
+        n, left, right = shape[dim], amounts[2 * i], amounts[2 * i + 1]
+        if left > n or right > n:
+            raise StridedRuntimeError(
+                join_lines("Padding value causes wrapping around more than once.",
+                           f"dim {dim} has {n} elements; padding ({left}, {right}) wraps past all of them",
+                           f"fix: padding of at most {n} on each side of dim {dim}"))
+        if n + left + right < 0:
+            raise StridedRuntimeError(
+                join_lines("Negative padding value is resulting in an empty dimension",
+                           f"dim {dim} has {n} elements; padding ({left}, {right}) leaves {n + left + right}",
+                           "fix: crop less (a negative amount removes that many elements)"))
+        kept = max(0, n - max(0, -left) - max(0, -right))
+        if max(left, right) > kept and n + left + right > 0:  # (an empty result has no values to get wrong)
+            raise StridedRuntimeError(
+                join_lines("Padding value causes wrapping around more than once.",
+                           f"dim {dim} keeps {kept} of its {n} elements after the crop of padding ({left}, {right}); "
+                           f"a wrap of {max(left, right)} would pass all of them (PyTorch reads its own unwritten "
+                           "output there: an error or undefined values)",
+                           f"fix: padding of at most {kept} on the side opposite the crop"))
 
 
 def _pad_recorded(input: Tensor, src: list, amounts: list, fill: Any) -> Tensor:
