@@ -243,3 +243,18 @@ def test_a_reflect_conv2d_of_a_channels_last_input_keeps_pytorchs_output_layout(
     ty = tm(torch.tensor(a).contiguous(memory_format=torch.channels_last))
     assert y.stride() == ty.stride()
     np.testing.assert_allclose(y.detach().numpy(), ty.detach().numpy(), rtol=1e-5, atol=1e-5)
+
+
+def test_a_write_through_a_view_of_a_detached_tensor_gives_the_detached_tensor_the_history():
+    """(left open by the red team, fixed by the lead) detach() was recorded as a view of its
+    source, so ``q[1].add_(x[0])`` rewrote the source's history and ``x.grad`` stayed None."""
+    def run(lib):
+        x = lib.ones(2, 3, requires_grad=True)
+        r = lib.zeros(2, 3)
+        q = r.detach()
+        q[1].add_(x[0] * 2)
+        assert q.grad_fn is not None and not r.requires_grad and r.grad_fn is None and q._base is None
+        q.sum().backward()
+        return x.grad.tolist(), r.tolist(), q._is_view()
+
+    assert run(st) == run(torch)

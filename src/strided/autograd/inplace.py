@@ -29,7 +29,6 @@ advanced key it is PyTorch's ``index_put_`` (``IndexPutBackward0``).
 
 from __future__ import annotations
 
-import weakref
 from collections.abc import Callable
 from typing import Any
 
@@ -44,11 +43,6 @@ from . import graph as G
 from .engine import fit
 from .function import make_node
 from .graph import GRAD_MODE, Meta, Node, edge, requires_grad
-
-# Tensors made by detach(): they share their source's storage (strided marks them views of it)
-# but, as in PyTorch, are no views for autograd: an in-place op on one never rewrites the source.
-# (keyed by id: a WeakSet would compare tensors with ==, which is elementwise)
-DETACHED: weakref.WeakValueDictionary = weakref.WeakValueDictionary()
 
 # The in-place operators and the out-of-place ops whose rules give their history.
 _DUNDERS = {"__iadd__": "add", "__isub__": "sub", "__imul__": "mul", "__itruediv__": "div", "__ipow__": "pow",
@@ -143,11 +137,11 @@ def autograd_base(t: Tensor) -> Tensor | None:
 
     A view is one for autograd when its history was recorded as a view of its base's, or when
     neither it nor its base takes part in autograd yet (an in-place write of a tensor that
-    requires grad into it gives the base a history). A detached tensor, or a view made before
+    requires grad into it gives the base a history). A view made before
     its base required grad, is no view for autograd: its writes stay its own, as in PyTorch.
     """
     base = t._base
-    if base is None or DETACHED.get(id(t)) is t:
+    if base is None:  # (a root; detach() makes one: its writes stay its own)
         return None
     m = t._ag
     if m is not None:

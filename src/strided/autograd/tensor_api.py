@@ -14,7 +14,6 @@ from ..grad_mode import is_inference as _is_inference
 from ..tensor import Tensor
 from . import engine
 from . import graph as G
-from .inplace import DETACHED
 
 
 def _get_requires_grad(self: Tensor) -> bool:
@@ -145,16 +144,6 @@ def _detaching(raw: Callable) -> Callable:
     return detach_
 
 
-def _marking_detached(raw: Callable) -> Callable:
-    @functools.wraps(raw)
-    def detach(self: Tensor) -> Tensor:
-        out = raw(self)
-        DETACHED[id(out)] = out  # shares the storage, but no view for autograd (in-place ops on it stay its own)
-        return out
-
-    return detach
-
-
 def as_subclass(self: Tensor, cls: type) -> Tensor:
     """``self``'s memory and layout as an instance of ``cls``, a subclass of Tensor (PyTorch's
     ``Tensor.as_subclass``): the way to make a ``class MyT(strided.Tensor)`` instance. Writes to
@@ -233,5 +222,4 @@ def install() -> None:
     Tensor.register_hook = register_hook
     Tensor.backward = backward
     Tensor.detach_ = _detaching(Tensor.detach_)
-    Tensor.detach = _marking_detached(Tensor.detach)
     Tensor.as_subclass = as_subclass

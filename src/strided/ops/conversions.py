@@ -310,17 +310,20 @@ def _to_backward(out: Any, x: Tensor, *args: Any, **kwargs: Any) -> Any:
 
 @method("detach")
 def detach(self: Tensor) -> Tensor:
-    """A new tensor over the same storage and layout (reported as a view); autograd comes later.
+    """A new tensor over the same storage and layout, its own root (``_base`` None, as PyTorch's).
 
-    # Note: PyTorch's detach() is not marked a view (its ``_base`` is None); strided records it
-    as a view of this tensor's root, since it shares the storage (``is_view()`` says so).
+    The op is reported as a view (no byte moves) and the two share memory, but the result is no
+    view of ``self``: views of it are its views, so an in-place write through ``y[0]`` of a
+    value that requires grad gives ``y`` the history, never ``self`` (PyTorch's behaviour).
 
     >>> x = strided.zeros(2)
     >>> y = x.detach()
-    >>> y is x, strided.shares_memory(x, y)
-    (False, True)
+    >>> y is x, strided.shares_memory(x, y), y._base is None
+    (False, True, True)
     """
-    return self._view(self._layout)
+    t = self._view(self._layout)
+    t._base = None
+    return t
 
 
 @method("detach_")
