@@ -58,7 +58,7 @@ typedef struct { uint64_t lo, hi; } u128;
                     char *dp = d + i * dsb + j0 * dsa;                                            \
                     const char *sp = s + i * ssb + j0 * ssa;                                      \
                     for (Py_ssize_t j = j0; j < j1; j++, dp += dsa, sp += ssa)                    \
-                        *(T *)dp = *(const T *)sp;                                                \
+                        memcpy(dp, sp, sizeof(T));                                                \
                 }                                                                                 \
             }                                                                                     \
         }                                                                                         \
@@ -66,7 +66,7 @@ typedef struct { uint64_t lo, hi; } u128;
     static void NAME##_line(char *d, const char *s, Py_ssize_t n, Py_ssize_t ds, Py_ssize_t ss)   \
     {                                                                                             \
         for (Py_ssize_t j = 0; j < n; j++, d += ds, s += ss)                                      \
-            *(T *)d = *(const T *)s;                                                              \
+            memcpy(d, s, sizeof(T));                                                              \
     }
 
 DEFINE_PLANE(plane1, uint8_t)

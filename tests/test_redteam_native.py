@@ -1,0 +1,88 @@
+"""Red-team checks of the compiled copy kernel (kernels/_copykernel.c, kernels/native.py).
+
+Each test here failed on the kernel as it first landed and pins the fix:
+
+- ``complex64`` is 8 bytes with a 4-byte alignment, so NumPy calls an array at an address 4 past
+  a multiple of 8 aligned and :func:`strided.kernels.native.takes` sends it to the kernel, whose
+  element loops read and wrote it as ``uint64_t``: undefined behaviour in C (a compiler may
+  use instructions that require the alignment). Caught by building the kernel with UBSan; the
+  loops now move each element with a fixed-size ``memcpy`` (the same single move on x86-64).
+
+The sanitizer build needs a C compiler, Python's headers and the compiler's UBSan runtime:
+where one is missing the test is not collected (it could not run; the kernel itself is then
+not built either, see tests/test_native_copies.py).
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+import sys
+import sysconfig
+from pathlib import Path
+
+import pytest
+
+_SOURCE = Path(__file__).resolve().parents[1] / "src" / "strided" / "kernels" / "_copykernel.c"
+_CC = shutil.which("gcc") or shutil.which("cc")
+_INCLUDE = sysconfig.get_paths()["include"]
+_CAN_BUILD = _CC is not None and _SOURCE.exists() and (Path(_INCLUDE) / "Python.h").exists()
+
+# Run in a fresh process against the UBSan build: misaligned complex64 layouts through every
+# element loop of the kernel (the SSE plane with its edge lines, the plain plane, one line), each
+# compared with np.copyto over the whole destination buffer.
+_PROBE = r"""
+import importlib.util, sys
+import numpy as np
+spec = importlib.util.spec_from_file_location("_copykernel", sys.argv[1])
+k = importlib.util.module_from_spec(spec)
+spec.loader.exec_module(k)
+
+def at4(n):  # n complex64 at an address 4 past a multiple of 8 (NumPy: aligned)
+    raw = np.zeros(8 * n + 16, np.uint8)
+    off = (8 - raw.ctypes.data % 8) % 8 + 4
+    a = raw[off:off + 8 * n].view(np.complex64)
+    assert a.ctypes.data % 8 == 4 and a.flags.aligned
+    a[...] = np.arange(n) * (1 + 2j)
+    return raw, a
+
+def addr(a):
+    return a.__array_interface__["data"][0]
+
+checked = 0
+for rows, cols, step in ((9, 7, 1), (5, 3, 2), (1, 11, 1)):
+    _, src = at4(rows * cols * step)
+    s = src[::step].reshape(rows, cols).T  # (cols, rows), read across
+    draw, d = at4(cols * rows)
+    d = d.reshape(cols, rows)
+    want = draw.copy()
+    np.copyto(want[addr(d) - addr(draw):].view(np.uint8)[:d.nbytes].view(np.complex64).reshape(cols, rows), s)
+    shape, dst, sst = [cols, rows], list(d.strides), list(s.strides)
+    if rows == 1:  # one line along the destination
+        shape, dst, sst = [cols], [d.strides[0]], [s.strides[0]]
+    k.copy(addr(d), addr(s), 8, shape, dst, sst)
+    assert draw.tobytes() == want.tobytes(), (rows, cols, step)
+    checked += 1
+print("checked", checked)
+"""
+
+
+@pytest.fixture(scope="module")
+def ubsan_kernel(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The kernel built with UBSan, every report fatal (not the installed build)."""
+    out = tmp_path_factory.mktemp("ubsan") / f"_copykernel{sysconfig.get_config_var('EXT_SUFFIX')}"
+    assert _CC is not None
+    subprocess.run([_CC, "-shared", "-fPIC", "-O1", "-std=c99", "-fsanitize=undefined",
+                    "-fno-sanitize-recover=all", f"-I{_INCLUDE}", str(_SOURCE), "-o", str(out)],
+                   check=True, capture_output=True)
+    return out
+
+
+if _CAN_BUILD:  # (see the module docstring)
+
+    def test_misaligned_complex64_is_copied_without_undefined_behaviour(ubsan_kernel: Path) -> None:
+        run = subprocess.run([sys.executable, "-c", _PROBE, str(ubsan_kernel)], capture_output=True, text=True,
+                             env={**os.environ, "UBSAN_OPTIONS": "print_stacktrace=0"})
+        assert "runtime error" not in run.stderr, run.stderr[-2000:]
+        assert run.returncode == 0 and run.stdout.split() == ["checked", "3"], run.stderr[-2000:]
