@@ -7,6 +7,9 @@ Each test here failed on the kernel as it first landed and pins the fix:
   element loops read and wrote it as ``uint64_t``: undefined behaviour in C (a compiler may
   use instructions that require the alignment). Caught by building the kernel with UBSan; the
   loops now move each element with a fixed-size ``memcpy`` (the same single move on x86-64).
+- the compiled entry point's argument errors: a non-sequence said only ``TypeError: src_strides``;
+  a sequence whose ``len()`` disagrees with its items was reported with the wrong count; a
+  negative size after a zero one was accepted (the zero returned first).
 
 The sanitizer build needs a C compiler, Python's headers and the compiler's UBSan runtime:
 where one is missing the test is not collected (it could not run; the kernel itself is then
@@ -22,7 +25,10 @@ import sys
 import sysconfig
 from pathlib import Path
 
+import numpy as np
 import pytest
+
+from strided.kernels import native
 
 _SOURCE = Path(__file__).resolve().parents[1] / "src" / "strided" / "kernels" / "_copykernel.c"
 _CC = shutil.which("gcc") or shutil.which("cc")
@@ -86,3 +92,33 @@ if _CAN_BUILD:  # (see the module docstring)
                              env={**os.environ, "UBSAN_OPTIONS": "print_stacktrace=0"})
         assert "runtime error" not in run.stderr, run.stderr[-2000:]
         assert run.returncode == 0 and run.stdout.split() == ["checked", "3"], run.stderr[-2000:]
+
+
+if native.kernel() is not None:  # (without the built kernel there is no entry point to call)
+
+    class _Liar:
+        """A sequence whose len() (2) disagrees with its items (5)."""
+
+        def __len__(self) -> int:
+            return 2
+
+        def __getitem__(self, i: int) -> int:
+            if i < 5:
+                return 8
+            raise IndexError(i)
+
+    @pytest.mark.parametrize("args, error, text", [
+        (([4], [8], None), TypeError, "copy: src_strides must be a sequence of ints, not NoneType"),
+        ((7, [8], [8]), TypeError, "copy: shape must be a sequence of ints, not int"),
+        (([4], [8.0], [8]), TypeError, r"copy: dst_strides\[0\] must be an int, not float"),
+        (([_Liar()[0]], _Liar(), [8]), ValueError, "copy: dst_strides has 5 entries, the shape 1"),
+        (([0, -1], [8, 8], [8, 8]), ValueError, "copy: negative dim size -1 at dim 1"),
+        (([-2, 0], [8, 8], [8, 8]), ValueError, "copy: negative dim size -2 at dim 0"),
+    ])
+    def test_the_entry_point_says_what_is_wrong(args: tuple, error: type, text: str) -> None:
+        a, d = np.arange(4.0), np.zeros(4)
+        kernel = native.kernel()
+        assert kernel is not None
+        with pytest.raises(error, match=f"^{text}$"):
+            kernel.copy(d.ctypes.data, a.ctypes.data, 8, *args)
+        assert not d.any()  # nothing written

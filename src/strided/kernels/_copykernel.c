@@ -239,15 +239,29 @@ static void copy_nd(int itemsize, char *d, const char *s, int ndim, const Py_ssi
 static int read_dims(PyObject *seq, Py_ssize_t *out, Py_ssize_t ndim, const char *what)
 {
     PyObject *fast = PySequence_Fast(seq, what);
-    if (fast == NULL) return -1;
-    if (PySequence_Fast_GET_SIZE(fast) != ndim) {
+    if (fast == NULL) {
+        if (PyErr_ExceptionMatches(PyExc_TypeError)) {  /* (PySequence_Fast's text is `what` alone) */
+            PyErr_Clear();
+            PyErr_Format(PyExc_TypeError, "copy: %s must be a sequence of ints, not %.100s", what,
+                         Py_TYPE(seq)->tp_name);
+        }
+        return -1;
+    }
+    Py_ssize_t n = PySequence_Fast_GET_SIZE(fast);
+    if (n != ndim) {
         Py_DECREF(fast);
-        PyErr_Format(PyExc_ValueError, "copy: %s has %zd entries, the shape %zd", what,
-                     PySequence_Size(seq), ndim);
+        PyErr_Format(PyExc_ValueError, "copy: %s has %zd entries, the shape %zd", what, n, ndim);
         return -1;
     }
     for (Py_ssize_t k = 0; k < ndim; k++) {
-        out[k] = PyLong_AsSsize_t(PySequence_Fast_GET_ITEM(fast, k));
+        PyObject *item = PySequence_Fast_GET_ITEM(fast, k);
+        if (!PyLong_Check(item)) {
+            PyErr_Format(PyExc_TypeError, "copy: %s[%zd] must be an int, not %.100s", what, k,
+                         Py_TYPE(item)->tp_name);
+            Py_DECREF(fast);
+            return -1;
+        }
+        out[k] = PyLong_AsSsize_t(item);
         if (out[k] == -1 && PyErr_Occurred()) { Py_DECREF(fast); return -1; }
     }
     Py_DECREF(fast);
@@ -267,7 +281,14 @@ static PyObject *py_copy(PyObject *self, PyObject *args)
         return NULL;
     }
     Py_ssize_t ndim = PySequence_Size(pshape);
-    if (ndim < 0) return NULL;
+    if (ndim < 0) {
+        if (PyErr_ExceptionMatches(PyExc_TypeError)) {
+            PyErr_Clear();
+            PyErr_Format(PyExc_TypeError, "copy: shape must be a sequence of ints, not %.100s",
+                         Py_TYPE(pshape)->tp_name);
+        }
+        return NULL;
+    }
     if (ndim > MAX_DIMS) {
         PyErr_Format(PyExc_ValueError, "copy: at most %d dims, not %zd", MAX_DIMS, ndim);
         return NULL;
@@ -276,13 +297,13 @@ static PyObject *py_copy(PyObject *self, PyObject *args)
     if (read_dims(pshape, shape, ndim, "shape") || read_dims(pdst, dst, ndim, "dst_strides")
         || read_dims(psst, sst, ndim, "src_strides"))
         return NULL;
-    for (Py_ssize_t k = 0; k < ndim; k++) {
+    for (Py_ssize_t k = 0; k < ndim; k++)  /* (every size checked before a zero one returns) */
         if (shape[k] < 0) {
-            PyErr_SetString(PyExc_ValueError, "copy: negative dim size");
+            PyErr_Format(PyExc_ValueError, "copy: negative dim size %zd at dim %zd", shape[k], k);
             return NULL;
         }
+    for (Py_ssize_t k = 0; k < ndim; k++)
         if (shape[k] == 0) Py_RETURN_NONE;
-    }
     char *d = (char *)(uintptr_t)daddr;
     const char *s = (const char *)(uintptr_t)saddr;
     Py_BEGIN_ALLOW_THREADS
