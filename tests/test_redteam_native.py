@@ -9,7 +9,8 @@ Each test here failed on the kernel as it first landed and pins the fix:
   loops now move each element with a fixed-size ``memcpy`` (the same single move on x86-64).
 - the compiled entry point's argument errors: a non-sequence said only ``TypeError: src_strides``;
   a sequence whose ``len()`` disagrees with its items was reported with the wrong count; a
-  negative size after a zero one was accepted (the zero returned first).
+  negative size after a zero one was accepted (the zero returned first); a negative address
+  was read as one near 2**64 and 0 as NULL, without a word (the copy then crashes).
 
 The sanitizer build needs a C compiler, Python's headers and the compiler's UBSan runtime:
 where one is missing the test is not collected (it could not run; the kernel itself is then
@@ -20,6 +21,7 @@ from __future__ import annotations
 
 import os
 import shutil
+import struct
 import subprocess
 import sys
 import sysconfig
@@ -122,3 +124,20 @@ if native.kernel() is not None:  # (without the built kernel there is no entry p
         with pytest.raises(error, match=f"^{text}$"):
             kernel.copy(d.ctypes.data, a.ctypes.data, 8, *args)
         assert not d.any()  # nothing written
+
+    @pytest.mark.parametrize("address, error, text", [
+        (-8, ValueError, r"copy: an address must be an int from 1 to 2\*\*{bits} - 1, not -8"),
+        (0, ValueError, r"copy: an address must be an int from 1 to 2\*\*{bits} - 1, not 0"),
+        (2**64, ValueError, r"copy: an address must be an int from 1 to 2\*\*{bits} - 1, not 18446744073709551616"),
+        (1.5, TypeError, "copy: an address must be an int, not float"),
+    ])
+    def test_the_entry_point_refuses_an_impossible_address(address: object, error: type, text: str) -> None:
+        """(A zero-size copy: the kernel as it landed returned before touching the address.)"""
+        kernel = native.kernel()
+        assert kernel is not None
+        text = text.replace("{bits}", str(8 * struct.calcsize("P")))
+        ok = np.zeros(1).ctypes.data
+        with pytest.raises(error, match=f"^{text}$"):
+            kernel.copy(address, ok, 8, [0], [8], [8])
+        with pytest.raises(error, match=f"^{text}$"):
+            kernel.copy(ok, address, 8, [0], [8], [8])

@@ -5,7 +5,8 @@
  *   Copies every element of an N-d layout (shape; strides in BYTES, any sign) from the source
  *   memory to the destination memory, bytes as they are (no casting: the caller checks that the
  *   two dtypes are equal). itemsize: 1, 2, 4, 8 or 16. The caller (strided.kernels.native)
- *   guarantees that both layouts lie inside live, aligned buffers it holds references to, that
+ *   guarantees that both layouts lie inside live buffers it holds references to (any alignment:
+ *   elements move by fixed-size memcpy and unaligned SSE2 loads and stores), that
  *   the destination's elements are distinct and that the two do not overlap; the dims are
  *   given coalesced, in the destination's memory order (outermost first), so that the last dim
  *   is the one the destination runs along.
@@ -268,13 +269,32 @@ static int read_dims(PyObject *seq, Py_ssize_t *out, Py_ssize_t ndim, const char
     return 0;
 }
 
+/* An O& converter: a positive int (an address from NumPy's __array_interface__). "K" would take
+ * -1 as 2**64 - 1 and 0 as NULL without a word, and the copy would then crash. */
+static int to_address(PyObject *o, void *out)
+{
+    if (!PyLong_Check(o)) {
+        PyErr_Format(PyExc_TypeError, "copy: an address must be an int, not %.100s", Py_TYPE(o)->tp_name);
+        return 0;
+    }
+    unsigned long long v = PyLong_AsUnsignedLongLong(o);
+    if ((v == (unsigned long long)-1 && PyErr_Occurred()) || v == 0 || v > UINTPTR_MAX) {
+        PyErr_Clear();
+        PyErr_Format(PyExc_ValueError, "copy: an address must be an int from 1 to 2**%d - 1, not %R",
+                     (int)(8 * sizeof(void *)), o);
+        return 0;
+    }
+    *(uintptr_t *)out = (uintptr_t)v;
+    return 1;
+}
+
 static PyObject *py_copy(PyObject *self, PyObject *args)
 {
     (void)self;
-    unsigned long long daddr, saddr;
+    uintptr_t daddr, saddr;
     int itemsize;
     PyObject *pshape, *pdst, *psst;
-    if (!PyArg_ParseTuple(args, "KKiOOO:copy", &daddr, &saddr, &itemsize, &pshape, &pdst, &psst))
+    if (!PyArg_ParseTuple(args, "O&O&iOOO:copy", to_address, &daddr, to_address, &saddr, &itemsize, &pshape, &pdst, &psst))
         return NULL;
     if (itemsize != 1 && itemsize != 2 && itemsize != 4 && itemsize != 8 && itemsize != 16) {
         PyErr_Format(PyExc_ValueError, "copy: itemsize must be 1, 2, 4, 8 or 16, not %d", itemsize);
@@ -304,8 +324,8 @@ static PyObject *py_copy(PyObject *self, PyObject *args)
         }
     for (Py_ssize_t k = 0; k < ndim; k++)
         if (shape[k] == 0) Py_RETURN_NONE;
-    char *d = (char *)(uintptr_t)daddr;
-    const char *s = (const char *)(uintptr_t)saddr;
+    char *d = (char *)daddr;
+    const char *s = (const char *)saddr;
     Py_BEGIN_ALLOW_THREADS
     if (ndim == 0)
         memcpy(d, s, (size_t)itemsize);
