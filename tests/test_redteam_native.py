@@ -12,7 +12,7 @@ Each test here failed on the kernel as it first landed and pins the fix:
   negative size after a zero one was accepted (the zero returned first); a negative address
   was read as one near 2**64 and 0 as NULL, without a word (the copy then crashes).
 
-The sanitizer build needs a C compiler, Python's headers and the compiler's UBSan runtime:
+The sanitizer build needs a C compiler, Python's headers and the compiler's UBSan runtime (GCC's libubsan):
 where one is missing the test is not collected (it could not run; the kernel itself is then
 not built either, see tests/test_native_copies.py).
 """
@@ -35,7 +35,17 @@ from strided.kernels import native
 _SOURCE = Path(__file__).resolve().parents[1] / "src" / "strided" / "kernels" / "_copykernel.c"
 _CC = shutil.which("gcc") or shutil.which("cc")
 _INCLUDE = sysconfig.get_paths()["include"]
-_CAN_BUILD = _CC is not None and _SOURCE.exists() and (Path(_INCLUDE) / "Python.h").exists()
+
+
+def _has_ubsan(cc: str | None) -> bool:
+    """Whether ``cc`` ships UBSan's runtime (GCC's libubsan; clang may lack its compiler-rt)."""
+    if cc is None:
+        return False
+    found = subprocess.run([cc, "-print-file-name=libubsan.so"], capture_output=True, text=True).stdout.strip()
+    return os.path.isabs(found) and os.path.exists(found)
+
+
+_CAN_BUILD = _SOURCE.exists() and (Path(_INCLUDE) / "Python.h").exists() and _has_ubsan(_CC)
 
 # Run in a fresh process against the UBSan build: misaligned complex64 layouts through every
 # element loop of the kernel (the SSE plane with its edge lines, the plain plane, one line), each
