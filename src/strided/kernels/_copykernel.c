@@ -5,7 +5,8 @@
  *   Copies every element of an N-d layout (shape; strides in BYTES, any sign) from the source
  *   memory to the destination memory, bytes as they are (no casting: the caller checks that the
  *   two dtypes are equal). itemsize: 1, 2, 4, 8 or 16. The caller (strided.kernels.native)
- *   guarantees that both layouts lie inside live, aligned buffers it holds references to, that
+ *   guarantees that both layouts lie inside live buffers it holds references to (any alignment:
+ *   elements move by fixed-size memcpy and unaligned SSE2 loads and stores), that
  *   the destination's elements are distinct and that the two do not overlap; the dims are
  *   given coalesced, in the destination's memory order (outermost first), so that the last dim
  *   is the one the destination runs along.
@@ -58,7 +59,7 @@ typedef struct { uint64_t lo, hi; } u128;
                     char *dp = d + i * dsb + j0 * dsa;                                            \
                     const char *sp = s + i * ssb + j0 * ssa;                                      \
                     for (Py_ssize_t j = j0; j < j1; j++, dp += dsa, sp += ssa)                    \
-                        *(T *)dp = *(const T *)sp;                                                \
+                        memcpy(dp, sp, sizeof(T));                                                \
                 }                                                                                 \
             }                                                                                     \
         }                                                                                         \
@@ -66,7 +67,7 @@ typedef struct { uint64_t lo, hi; } u128;
     static void NAME##_line(char *d, const char *s, Py_ssize_t n, Py_ssize_t ds, Py_ssize_t ss)   \
     {                                                                                             \
         for (Py_ssize_t j = 0; j < n; j++, d += ds, s += ss)                                      \
-            *(T *)d = *(const T *)s;                                                              \
+            memcpy(d, s, sizeof(T));                                                              \
     }
 
 DEFINE_PLANE(plane1, uint8_t)
@@ -239,35 +240,75 @@ static void copy_nd(int itemsize, char *d, const char *s, int ndim, const Py_ssi
 static int read_dims(PyObject *seq, Py_ssize_t *out, Py_ssize_t ndim, const char *what)
 {
     PyObject *fast = PySequence_Fast(seq, what);
-    if (fast == NULL) return -1;
-    if (PySequence_Fast_GET_SIZE(fast) != ndim) {
+    if (fast == NULL) {
+        if (PyErr_ExceptionMatches(PyExc_TypeError)) {  /* (PySequence_Fast's text is `what` alone) */
+            PyErr_Clear();
+            PyErr_Format(PyExc_TypeError, "copy: %s must be a sequence of ints, not %.100s", what,
+                         Py_TYPE(seq)->tp_name);
+        }
+        return -1;
+    }
+    Py_ssize_t n = PySequence_Fast_GET_SIZE(fast);
+    if (n != ndim) {
         Py_DECREF(fast);
-        PyErr_Format(PyExc_ValueError, "copy: %s has %zd entries, the shape %zd", what,
-                     PySequence_Size(seq), ndim);
+        PyErr_Format(PyExc_ValueError, "copy: %s has %zd entries, the shape %zd", what, n, ndim);
         return -1;
     }
     for (Py_ssize_t k = 0; k < ndim; k++) {
-        out[k] = PyLong_AsSsize_t(PySequence_Fast_GET_ITEM(fast, k));
+        PyObject *item = PySequence_Fast_GET_ITEM(fast, k);
+        if (!PyLong_Check(item)) {
+            PyErr_Format(PyExc_TypeError, "copy: %s[%zd] must be an int, not %.100s", what, k,
+                         Py_TYPE(item)->tp_name);
+            Py_DECREF(fast);
+            return -1;
+        }
+        out[k] = PyLong_AsSsize_t(item);
         if (out[k] == -1 && PyErr_Occurred()) { Py_DECREF(fast); return -1; }
     }
     Py_DECREF(fast);
     return 0;
 }
 
+/* An O& converter: a positive int (an address from NumPy's __array_interface__). "K" would take
+ * -1 as 2**64 - 1 and 0 as NULL without a word, and the copy would then crash. */
+static int to_address(PyObject *o, void *out)
+{
+    if (!PyLong_Check(o)) {
+        PyErr_Format(PyExc_TypeError, "copy: an address must be an int, not %.100s", Py_TYPE(o)->tp_name);
+        return 0;
+    }
+    unsigned long long v = PyLong_AsUnsignedLongLong(o);
+    if ((v == (unsigned long long)-1 && PyErr_Occurred()) || v == 0 || v > UINTPTR_MAX) {
+        PyErr_Clear();
+        PyErr_Format(PyExc_ValueError, "copy: an address must be an int from 1 to 2**%d - 1, not %R",
+                     (int)(8 * sizeof(void *)), o);
+        return 0;
+    }
+    *(uintptr_t *)out = (uintptr_t)v;
+    return 1;
+}
+
 static PyObject *py_copy(PyObject *self, PyObject *args)
 {
     (void)self;
-    unsigned long long daddr, saddr;
+    uintptr_t daddr, saddr;
     int itemsize;
     PyObject *pshape, *pdst, *psst;
-    if (!PyArg_ParseTuple(args, "KKiOOO:copy", &daddr, &saddr, &itemsize, &pshape, &pdst, &psst))
+    if (!PyArg_ParseTuple(args, "O&O&iOOO:copy", to_address, &daddr, to_address, &saddr, &itemsize, &pshape, &pdst, &psst))
         return NULL;
     if (itemsize != 1 && itemsize != 2 && itemsize != 4 && itemsize != 8 && itemsize != 16) {
         PyErr_Format(PyExc_ValueError, "copy: itemsize must be 1, 2, 4, 8 or 16, not %d", itemsize);
         return NULL;
     }
     Py_ssize_t ndim = PySequence_Size(pshape);
-    if (ndim < 0) return NULL;
+    if (ndim < 0) {
+        if (PyErr_ExceptionMatches(PyExc_TypeError)) {
+            PyErr_Clear();
+            PyErr_Format(PyExc_TypeError, "copy: shape must be a sequence of ints, not %.100s",
+                         Py_TYPE(pshape)->tp_name);
+        }
+        return NULL;
+    }
     if (ndim > MAX_DIMS) {
         PyErr_Format(PyExc_ValueError, "copy: at most %d dims, not %zd", MAX_DIMS, ndim);
         return NULL;
@@ -276,15 +317,15 @@ static PyObject *py_copy(PyObject *self, PyObject *args)
     if (read_dims(pshape, shape, ndim, "shape") || read_dims(pdst, dst, ndim, "dst_strides")
         || read_dims(psst, sst, ndim, "src_strides"))
         return NULL;
-    for (Py_ssize_t k = 0; k < ndim; k++) {
+    for (Py_ssize_t k = 0; k < ndim; k++)  /* (every size checked before a zero one returns) */
         if (shape[k] < 0) {
-            PyErr_SetString(PyExc_ValueError, "copy: negative dim size");
+            PyErr_Format(PyExc_ValueError, "copy: negative dim size %zd at dim %zd", shape[k], k);
             return NULL;
         }
+    for (Py_ssize_t k = 0; k < ndim; k++)
         if (shape[k] == 0) Py_RETURN_NONE;
-    }
-    char *d = (char *)(uintptr_t)daddr;
-    const char *s = (const char *)(uintptr_t)saddr;
+    char *d = (char *)daddr;
+    const char *s = (const char *)saddr;
     Py_BEGIN_ALLOW_THREADS
     if (ndim == 0)
         memcpy(d, s, (size_t)itemsize);
