@@ -89,6 +89,17 @@ try:
         seed,
         set_rng_state,
     )
+    from .ops.creation.legacy import (
+        BoolTensor,
+        ByteTensor,
+        CharTensor,
+        DoubleTensor,
+        FloatTensor,
+        HalfTensor,
+        IntTensor,
+        LongTensor,
+        ShortTensor,
+    )
     from .ops.elementwise import activations as _activations  # noqa: F401  (its methods; the lazy nn imported it before)
     from .ops.elementwise.binary_more import allclose, equal
     from .ops.elementwise.complex_ops import is_complex, is_conj
@@ -149,6 +160,8 @@ __all__ = [
     "ReshapeRefusal", "result_type", "return_types", "save", "seed", "set_default_dtype", "set_grad_enabled", "set_rng_state",
     "set_printoptions", "shares_memory", "short", "Size", "special", "Storage", "TypedStorage", "BoolStorage", "ByteStorage", "CharStorage",
     "DoubleStorage", "FloatStorage", "HalfStorage", "IntStorage", "LongStorage", "ShortStorage", "use_deterministic_algorithms",
+    "BoolTensor", "ByteTensor", "CharTensor", "DoubleTensor", "FloatTensor", "HalfTensor", "IntTensor", "LongTensor",
+    "ShortTensor",
     "StridedBufferError", "StridedError", "StridedIndexError", "StridedNotImplementedError", "StridedRuntimeError",
     "StridedTypeError", "StridedValueError", "Tensor", "uint16", "uint32", "uint64", "uint8", "ViewError", "watch",
     "watch_torch",
