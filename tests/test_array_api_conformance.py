@@ -89,6 +89,8 @@ def test_namespace_functions_promote_unsigned_mixes_by_the_standard(d1, d2):
         (xp.where(xp.asarray([True, False, True]), s1, s2), np.where([True, False, True], n1, n2)),
         (xp.pow(s1, s2), np.power(n1, n2)),
         (xp.greater_equal(s2, 0), np.greater_equal(n2, 0)),
+        (xp.diff(s2[::-1]), np.diff(n2[::-1])),
+        (xp.stack([s1, s2], axis=1), np.stack([n1, n2], axis=1)),
     ]
     for got, want in checks:
         assert got.dtype.numpy == want.dtype
@@ -115,3 +117,12 @@ def test_one_to_the_power_of_a_wide_unsigned_tensor(dt):
         assert strided.pow(base, x).tolist() == torch.pow(base, tx).tolist()
     for base in (2, True):
         assert _refusal(lambda b=base: b ** x) == _refusal(lambda b=base: b ** tx)
+
+
+def test_a_mask_with_a_zero_size_dim_is_refused_as_torch_refuses_it():
+    """array-api-tests accepts a bool mask whose dim is 0 over a nonzero dim (NumPy selects
+    nothing); the Tensor's indexing keeps torch's IndexError and its text."""
+    for shape, mask in (((1,), (0,)), ((2, 3), (2, 0))):
+        got = _refusal(lambda s=shape, m=mask: strided.zeros(*s)[strided.ones(*m, dtype=strided.bool)])
+        want = _refusal(lambda s=shape, m=mask: torch.zeros(*s)[torch.ones(*m, dtype=torch.bool)])
+        assert got == want and got[0] is IndexError
