@@ -281,8 +281,9 @@ def _binary(op: BinaryOp, a: Any, b: Any, target: Tensor | None = None, alpha: A
         )
     if op.kind == "pow" and _pow_shortcut(a, b):
         # PyTorch skips the kernel's dtype checks here (ADD's dtypes; MUL's for uint16/32/64, which
-        # have a mul kernel and no add: uint16 ** 1 is a copy in PyTorch 2.13, uint16 ** 0 ones)
-        compute, result = _binary_dtypes(MUL if _wide_unsigned(a) else ADD, a, b)
+        # have a mul kernel and no add: uint16 ** 1 is a copy in PyTorch 2.13, uint16 ** 0 ones,
+        # and 1 ** uint16 ones as well)
+        compute, result = _binary_dtypes(MUL if _wide_unsigned(a) or _wide_unsigned(b) else ADD, a, b)
     elif op.kind == "pow" and _wide_unsigned(a) and type(b) is int and b < 0:
         _pow_exponent(b, a._dtype, name)  # raises: PyTorch refuses the power before the missing kernel
     else:
