@@ -126,3 +126,29 @@ def test_a_mask_with_a_zero_size_dim_is_refused_as_torch_refuses_it():
         got = _refusal(lambda s=shape, m=mask: strided.zeros(*s)[strided.ones(*m, dtype=strided.bool)])
         want = _refusal(lambda s=shape, m=mask: torch.zeros(*s)[torch.ones(*m, dtype=torch.bool)])
         assert got == want and got[0] is IndexError
+
+
+def test_remainder_zero_takes_the_dividends_sign_as_torchs_and_the_standards_in_the_namespace():
+    """(found by the suite's run) NumPy gives a zero remainder the divisor's sign, PyTorch the
+    dividend's (fmod's): ``3.0 % -1.0`` is 0.0 in torch. The Tensor op is PyTorch's; the
+    namespace's ``remainder`` keeps the standard's (Python's, NumPy's) rule."""
+    a = [3.0, -3.0, 3.0, -3.0, 0.0, -0.0, 5.5, float("inf"), 2.0, -2.0, 7.25, -4.0]
+    b = [-1.0, 1.0, 1.0, -1.0, -2.0, 2.0, 0.0, 2.0, float("inf"), float("inf"), -2.0, 0.5]
+
+    def same(t, s):
+        t, s = np.asarray(t.tolist()), np.asarray(s.tolist())
+        numbers = ~np.isnan(t)  # (a NaN's sign bit is no part of its value)
+        assert np.array_equal(np.signbit(t[numbers]), np.signbit(s[numbers])) and np.allclose(t, s, equal_nan=True)
+
+    for dt in ("float32", "float64", "float16"):
+        ta, tb = torch.tensor(a, dtype=getattr(torch, dt)), torch.tensor(b, dtype=getattr(torch, dt))
+        sa, sb = strided.tensor(a, dtype=getattr(strided, dt)), strided.tensor(b, dtype=getattr(strided, dt))
+        same(torch.remainder(ta, tb), strided.remainder(sa, sb))
+        same(ta[::2] % -1.0, sa[::2] % -1.0)
+        same(-2.0 % tb, -2.0 % sb)
+        x = sa.clone()
+        x %= -1.0
+        same(ta % -1.0, x)
+    same(torch.tensor([3, -3]) % torch.tensor(-1.0), strided.tensor([3, -3]) % strided.tensor(-1.0))
+    r = xp.remainder(xp.asarray([3.0, -3.0]), xp.asarray([-1.0, 1.0]))
+    assert np.signbit(np.asarray(r.tolist())).tolist() == [True, False]  # the standard: the divisor's sign

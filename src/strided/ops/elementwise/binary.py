@@ -134,7 +134,36 @@ MUL = BinaryOp("mul", np.multiply, fast=_ALL, opmath_scalar=True, reflect_as_for
 DIV = BinaryOp("div", np.true_divide, kind="div", fast=_FLOATS, opmath_scalar=True, symbol="/")
 FLOOR_DIVIDE = BinaryOp("floor_divide", np.floor_divide, kernel="div_floor_cpu", int_zero_check=True, fast=_FLOATS,
                         opmath_scalar=True, symbol="//")
-REMAINDER = BinaryOp("remainder", np.remainder, kernel="remainder_cpu", int_zero_check=True, fast=_FLOATS, symbol="%")
+
+
+class _TorchRemainder:
+    """``np.remainder`` with PyTorch's sign of a zero result: PyTorch computes ``fmod(a, b)`` and
+    adds ``b`` where the signs disagree, so a zero remainder keeps the dividend's sign
+    (``remainder(3.0, -1.0)`` is ``0.0``); NumPy gives it the divisor's (``-0.0``). Nonzero
+    results are the same in both (NumPy's npy_divmod is that formula but for the zero). Called as
+    the kernels call a ufunc: ``k(a, b, out=..., dtype=..., casting=...)``."""
+
+    __name__ = "remainder"
+
+    def __call__(self, a: Any, b: Any, out: Any = None, **kwargs: Any) -> Any:
+        if out is not None and type(a) is np.ndarray and np.may_share_memory(a, out):
+            a = a.copy()  # (the sign is read after the call: an operand the output overwrites is kept)
+        r = np.remainder(a, b, out=out, **kwargs) if out is not None else np.remainder(a, b, **kwargs)
+        if r.dtype.kind != "f":
+            return r
+        if type(r) is not np.ndarray:  # a NumPy scalar (0-d operands, no out)
+            return r.dtype.type(np.copysign(r, a)) if r == 0 else r
+        zero = r == 0
+        if zero.any():
+            np.copyto(r, np.copysign(r, a), where=zero, casting="unsafe")
+        return r
+
+    def __repr__(self) -> str:
+        return "<kernel remainder (PyTorch's sign of zero)>"
+
+
+REMAINDER = BinaryOp("remainder", _TorchRemainder(), kernel="remainder_cpu", int_zero_check=True, fast=_FLOATS,
+                     symbol="%")
 POW = BinaryOp("pow", np.power, kind="pow", kernel="pow", fast=_FLOATS, symbol="**")
 BITWISE_AND = BinaryOp("bitwise_and", np.bitwise_and, kind="bitwise", kernel="bitwise_and_cpu", fast=_INTS,
                        symbol="&")
