@@ -28,6 +28,7 @@ try:
     from .dtype_info import finfo, iinfo
     from .dtypes import (
         DType,
+        bfloat16,
         bool_,
         cdouble,
         cfloat,
@@ -138,7 +139,7 @@ short = int16
 # (face_ops).
 __all__ = [
     "__version__", "allclose", "as_tensor", "asarray", "ascontiguousarray", "asfortranarray", "bool", "bool_",
-    "are_deterministic_algorithms_enabled", "broadcast_shapes", "broadcast_to", "BroadcastError", "broadcasting", "BroadcastWarning", "cdouble", "cfloat",
+    "are_deterministic_algorithms_enabled", "broadcast_shapes", "broadcast_to", "BroadcastError", "broadcasting", "BroadcastWarning", "bfloat16", "cdouble", "cfloat",
     "channels_last", "channels_last_3d", "complex128", "complex64", "contiguous_format", "CopyRecord",
     "default_generator", "device", "double", "draw", "DType", "einsum_plan", "enable_grad", "equal", "explain",
     "finfo", "float", "float16", "float32", "float64", "from_dlpack", "Generator", "get_default_dtype", "get_rng_state",

@@ -15,11 +15,13 @@ from .dtypes import (
     DEFAULT_INT,
     SUPPORTED,
     DType,
+    bfloat16,
     bool_,
     check_int64,
     default_complex,
     default_float,
     from_numpy_dtype,
+    np_kind,
     scalar_dtype,
     scalar_overflow,
     to_dtype,
@@ -50,7 +52,7 @@ install(Tensor)
 
 def _infer_dtype(array: np.ndarray, from_python: bool) -> DType:
     """PyTorch's defaults for Python data: floats -> float32, ints -> int64."""
-    kind = array.dtype.kind
+    kind = np_kind(array.dtype)
     if kind == "b":
         return bool_
     if from_python:
@@ -100,6 +102,16 @@ def tensor(data: Any, dtype: Any = None, *, device: Any = None, requires_grad: b
     return leaf(t, requires_grad)
 
 
+def _torch_bfloat16(data: Any) -> np.ndarray | None:
+    """A torch bfloat16 tensor's values as a bfloat16 array (its int16 bits viewed; torch's own
+    ``__array__`` refuses bfloat16), or None for anything else."""
+    if str(getattr(data, "dtype", "")) != "torch.bfloat16" or type(data).__module__.split(".")[0] != "torch":
+        return None
+    import torch  # (already imported: data is a torch tensor)
+
+    return data.detach().cpu().view(torch.int16).numpy().view(bfloat16.numpy)
+
+
 def _tensor(data: Any, dtype: Any, device: Any) -> Tensor:
     parse_device(device, "tensor")
     if isinstance(data, Tensor):
@@ -108,7 +120,9 @@ def _tensor(data: Any, dtype: Any, device: Any) -> Tensor:
     elif isinstance(data, (np.ndarray, np.generic)) or (
         hasattr(data, "__array__") and not isinstance(data, (list, tuple))
     ):
-        source = np.asarray(data)  # arrays, NumPy scalars (and torch tensors) keep their dtype
+        source = _torch_bfloat16(data)
+        if source is None:
+            source = np.asarray(data)  # arrays, NumPy scalars (and torch tensors) keep their dtype
         from_python = False
     else:
         try:
@@ -120,7 +134,7 @@ def _tensor(data: Any, dtype: Any, device: Any) -> Tensor:
             source = _uint64_source(data, source)  # PyTorch reads the ints as uint64 here
         if source.dtype == object and _is_big_int_mix(source, floats_wanted):
             source = source.astype(np.float64)  # PyTorch reads them all as floats
-        if source.dtype == object or source.dtype.kind in "USV":
+        if source.dtype == object or np_kind(source.dtype) in "USV":
             items = list(np.ravel(source)) if source.size else []
             kinds = sorted({type(x).__name__ for x in items})
             for x in items:
