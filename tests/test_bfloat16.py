@@ -281,3 +281,18 @@ def test_save_load_round_trip():
     buf.seek(0)
     back = st.load(buf)["w"]
     _same(torch.from_numpy(A32).bfloat16().T, back)
+
+
+def test_module_bfloat16_and_a_linear_forward():
+    w = (RNG.standard_normal((5, 32)) / 4).astype(np.float32)
+    tl, sl = torch.nn.Linear(32, 5), st.nn.Linear(32, 5)
+    with torch.no_grad():
+        tl.weight.copy_(torch.from_numpy(w))
+        tl.bias.zero_()
+    with st.no_grad():
+        sl.weight.copy_(st.from_numpy(w))
+        sl.bias.zero_()
+    tl, sl = tl.bfloat16(), sl.bfloat16()
+    assert sl.weight.dtype is st.bfloat16 and sl.bias.dtype is st.bfloat16
+    t, s = _pair(A32)
+    _same(tl(t).detach(), sl(s).detach(), exact=False)
