@@ -296,3 +296,18 @@ def test_module_bfloat16_and_a_linear_forward():
     assert sl.weight.dtype is st.bfloat16 and sl.bias.dtype is st.bfloat16
     t, s = _pair(A32)
     _same(tl(t).detach(), sl(s).detach(), exact=False)
+
+
+def test_bfloat16_as_the_default_dtype():
+    rows = []
+    for m in (torch, st):
+        m.set_default_dtype(m.bfloat16)
+        try:
+            got = [str(x.dtype).split(".")[-1] for x in (m.tensor([1.5]), m.zeros(1), m.arange(3) / 2,
+                                                         m.ones(2, dtype=m.int64) * 2.5, m.ones(2) * 1j)]
+            with pytest.raises(RuntimeError) as info:
+                m.tensor([1j])
+            rows.append((got, str(info.value).splitlines()[0]))
+        finally:
+            m.set_default_dtype(m.float32)
+    assert rows[0] == rows[1]

@@ -61,6 +61,11 @@ def _infer_dtype(array: np.ndarray, from_python: bool) -> DType:
         if kind == "f":
             return default_float()
         if kind == "c":
+            if default_float() is bfloat16:  # (PyTorch has no complex type of bfloat16)
+                raise StridedRuntimeError(join_lines(
+                    "invalid default scalar type for complex",
+                    "the default dtype is bfloat16 (set_default_dtype), which has no complex counterpart",
+                    "fix: pass dtype=strided.complex64, or set_default_dtype(strided.float32) first"))
             return default_complex()  # PyTorch: the complex dtype of the default float
     found = from_numpy_dtype(_native(array.dtype))
     if found is None:
