@@ -311,3 +311,11 @@ def test_bfloat16_as_the_default_dtype():
         finally:
             m.set_default_dtype(m.float32)
     assert rows[0] == rows[1]
+
+
+def test_assert_close_takes_torchs_bfloat16_tolerance():
+    for m in (torch, st):
+        a = m.tensor([1.0, 2.0], dtype=m.bfloat16)
+        m.testing.assert_close(a, m.tensor([1.0078125, 2.0], dtype=m.bfloat16))  # one ulp: within rtol 0.016
+        with pytest.raises(AssertionError):
+            m.testing.assert_close(a, m.tensor([1.03125, 2.0], dtype=m.bfloat16))

@@ -26,14 +26,25 @@ from typing import Any
 
 import numpy as np
 
-from .dtypes import DType, complex64, complex128, default_float, float16, float32, float64, int64, np_kind
+from .dtypes import (
+    DType,
+    bfloat16,
+    complex64,
+    complex128,
+    default_float,
+    float16,
+    float32,
+    float64,
+    int64,
+    np_kind,
+)
 from .tensor import Tensor
 
 __all__ = ["assert_close"]
 
 # PyTorch's _DTYPE_PRECISIONS: (rtol, atol); every other dtype compares exactly
 _PRECISIONS: dict[DType, tuple[float, float]] = {
-    float16: (0.001, 1e-5), float32: (1.3e-6, 1e-5), float64: (1e-7, 1e-7),
+    float16: (0.001, 1e-5), bfloat16: (0.016, 1e-5), float32: (1.3e-6, 1e-5), float64: (1e-7, 1e-7),
     complex64: (1.3e-6, 1e-5), complex128: (1e-7, 1e-7),
 }
 _NUMBER_DTYPES = {int: int64, float: float64, complex: complex128}  # (PyTorch's NumberPair)
