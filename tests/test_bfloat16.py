@@ -171,7 +171,8 @@ def test_conversions_round_once_as_torch():
     _same(torch.view_as_real(t.to(torch.complex64)), st.view_as_real(s.to(st.complex64)))
     _same(torch.full((3,), 1.37, dtype=torch.bfloat16), st.full((3,), 1.37, dtype=st.bfloat16))
     _same(torch.arange(0, 3, 0.37, dtype=torch.bfloat16), st.arange(0, 3, 0.37, dtype=st.bfloat16))
-    _same(torch.linspace(0, 3, 11, dtype=torch.bfloat16), st.linspace(0, 3, 11, dtype=st.bfloat16))
+    for args in ((0, 3, 11), (-1, 1, 100), (-3, 1000, 50)):  # (each step rounded to bfloat16, as c10::BFloat16)
+        _same(torch.linspace(*args, dtype=torch.bfloat16), st.linspace(*args, dtype=st.bfloat16))
 
 
 # ---------------------------------------------------------------- matmul and reductions

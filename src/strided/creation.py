@@ -751,8 +751,8 @@ def _linspace_values(start: Any, end: Any, steps: int, dtype: DType) -> np.ndarr
     """PyTorch's CPU linspace kernel, for ``steps >= 2``."""
     # Note: float64 steps use a long-double multiply-add, exact for up to about 2**11 steps; past
     # that a value may differ from PyTorch's fused one in the last bit.
-    if dtype.name == "float16":  # c10::Half arithmetic: each operation rounded to half, no fusion
-        h = np.float16
+    if dtype.name in ("float16", "bfloat16"):  # c10::Half/BFloat16 arithmetic: each operation rounded, no fusion
+        h = dtype.numpy.type
         s, e = h(start), h(end)
         step = (e - s) / h(steps - 1)
         i = np.arange(steps)
