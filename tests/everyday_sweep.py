@@ -25,6 +25,29 @@ BUILTINS = (IndexError, NotImplementedError, TypeError, ValueError, RuntimeError
 LAYOUTS = ("contig", "noncontig", "expanded", "0d", "empty")
 
 
+def np_dtype(dtype: str) -> np.dtype:
+    """The NumPy dtype of a dtype name: bfloat16 is ml_dtypes' (NumPy has none)."""
+    if dtype == "bfloat16":
+        import ml_dtypes
+
+        return np.dtype(ml_dtypes.bfloat16)
+    return np.dtype(dtype)
+
+
+def from_numpy(m: Any, a: np.ndarray) -> Any:
+    """``m.from_numpy(a)``; torch takes a bfloat16 array as its bits (torch.from_numpy refuses ml_dtypes')."""
+    if m is torch and a.dtype.name == "bfloat16":
+        return torch.from_numpy(a.view(np.int16)).view(torch.bfloat16)
+    return m.from_numpy(a)
+
+
+def to_numpy(t: Any) -> np.ndarray:
+    """A torch tensor's values as a NumPy array (bfloat16 as an ml_dtypes array, bit for bit)."""
+    if t.dtype == torch.bfloat16:
+        return t.view(torch.int16).numpy().view(np_dtype("bfloat16"))
+    return t.numpy()
+
+
 def values(dtype: str, n: int, seed: int = 0) -> np.ndarray:
     """``n`` values of ``dtype``: small ints (0..5 unsigned, -5..5 signed), bools, floats with
     one NaN-free spread (x3), complex with both parts drawn (a fresh array each call)."""
@@ -34,6 +57,8 @@ def values(dtype: str, n: int, seed: int = 0) -> np.ndarray:
 @functools.cache
 def _values(dtype: str, n: int, seed: int) -> np.ndarray:
     rng = np.random.default_rng(seed)
+    if dtype == "bfloat16":  # (bfloat16's kind is NumPy's 'V'; drawn as float32, rounded once)
+        return (rng.standard_normal(n) * 2).astype(np.float32).astype(np_dtype(dtype))
     kind = np.dtype(dtype).kind
     if kind == "b":
         return rng.integers(0, 2, n).astype(np.bool_)
@@ -56,7 +81,7 @@ def build(m: Any, dtype: str, layout: str, seed: int = 0) -> Any:
         base = values(dtype, 4 * 6, seed).reshape(4, 6)
     else:
         base = values(dtype, 12, seed).reshape(3, 4)
-    t = m.from_numpy(base.copy())
+    t = from_numpy(m, base.copy())
     if layout == "expanded":
         return t.expand(3, 4)
     if layout == "noncontig":
@@ -73,13 +98,13 @@ class Aux:
         self.shape = tuple(x.shape)
 
     def t(self, data: Any, dtype: str = "int64") -> Any:
-        return self.m.from_numpy(np.array(data, dtype=dtype))
+        return from_numpy(self.m, np.array(data, dtype=np_dtype(dtype)))
 
     def same(self, seed: int = 1, dtype: str | None = None) -> Any:
         """Another tensor of x's shape (contiguous) and dtype (or ``dtype``)."""
         name = dtype or str(self.x.dtype).removeprefix("torch.").removeprefix("strided.")
         n = math.prod(self.shape)
-        return self.m.from_numpy(values(name, n, seed).reshape(self.shape))
+        return from_numpy(self.m, values(name, n, seed).reshape(self.shape))
 
     def index(self) -> Any:
         """Indices in range along dim 0 of x, of x's shape (gather/scatter)."""
@@ -93,7 +118,7 @@ class Aux:
 
     def sorted_seq(self) -> Any:
         name = str(self.x.dtype).removeprefix("torch.").removeprefix("strided.")
-        return self.m.from_numpy(np.sort(values(name, 5, 3)))
+        return from_numpy(self.m, np.sort(values(name, 5, 3)))
 
     def dtype(self, name: str) -> Any:
         return getattr(self.m, name)
@@ -308,9 +333,11 @@ def _compare_values(tr: Any, sr: Any) -> str | None:
             return f"[{i}] dtype {s.dtype.name}, torch {tn}"
         if tuple(s.shape) != tuple(t.shape):
             return f"[{i}] shape {tuple(s.shape)}, torch {tuple(t.shape)}"
-        tv = t.resolve_conj().resolve_neg().numpy()
+        tv = to_numpy(t.resolve_conj().resolve_neg())
         sv = s.numpy()
         rtol = 2e-2 if tv.dtype == np.float16 else 1e-4
+        if tv.dtype.name == "bfloat16":  # compared as float32, to bfloat16's precision (8 bits)
+            tv, sv, rtol = tv.astype(np.float32), sv.astype(np.float32), 1e-2
         if tv.dtype.kind in "fc":
             if sv.shape == tv.shape and np.allclose(sv, tv, rtol=rtol, atol=rtol, equal_nan=True):
                 continue

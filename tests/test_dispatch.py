@@ -133,10 +133,10 @@ def test_a_listener_that_raises_leaves_no_listener_open():
 
 _NOT_OPS = {  # public names that are no op: types, constants, settings, factories, predicates
     "__version__", "enable_grad", "is_grad_enabled", "no_grad", "set_grad_enabled", "inference_mode",
-    "is_inference_mode_enabled", "Size", "BoolTensor", "ByteTensor", "CharTensor", "DoubleTensor", "FloatTensor",
+    "is_inference_mode_enabled", "Size", "BFloat16Tensor", "BoolTensor", "ByteTensor", "CharTensor", "DoubleTensor", "FloatTensor",
     "HalfTensor", "IntTensor", "LongTensor", "ShortTensor",
     "bool", "bool_", "broadcasting", "BroadcastError", "BroadcastWarning", "channels_last",
-    "contiguous_format", "CopyRecord", "DType", "float16", "float32", "float64", "int16", "int32",
+    "contiguous_format", "CopyRecord", "DType", "float16", "bfloat16", "float32", "float64", "int16", "int32",
     "int64", "int8", "uint8", "Layout", "OverlapWriteError", "preserve_format", "promote_types",
     "record_copies", "ReshapeRefusal", "result_type", "return_types", "shares_memory",
     "may_share_memory", "Storage", "StridedError", "StridedIndexError", "StridedNotImplementedError",

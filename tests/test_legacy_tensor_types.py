@@ -9,7 +9,7 @@ import torch
 
 import strided as st
 
-TYPES = ["FloatTensor", "DoubleTensor", "HalfTensor", "ByteTensor", "CharTensor", "ShortTensor", "IntTensor",
+TYPES = ["FloatTensor", "DoubleTensor", "HalfTensor", "BFloat16Tensor", "ByteTensor", "CharTensor", "ShortTensor", "IntTensor",
          "LongTensor", "BoolTensor"]
 
 
@@ -29,7 +29,7 @@ def test_construction_matches_torch(name):
 @pytest.mark.parametrize("name", TYPES)
 def test_isinstance_tests_the_dtype(name):
     S, T = getattr(st, name), getattr(torch, name)
-    for dtype in ["float32", "float64", "int64", "uint8", "bool", "int32"]:
+    for dtype in ["float32", "float64", "int64", "uint8", "bool", "int32", "bfloat16"]:
         assert isinstance(st.zeros(2, dtype=getattr(st, dtype)), S) == isinstance(
             torch.zeros(2, dtype=getattr(torch, dtype)), T)
     assert not isinstance([1], S) and type(S([1])) is st.Tensor

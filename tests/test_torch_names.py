@@ -213,7 +213,7 @@ SAMPLES = {
 for _name in torch_names.COMMON["dtypes"]:
     if _name not in ("finfo", "iinfo"):
         SAMPLES[_name] = (lambda n: lambda m, a, b, i, k: str(getattr(m, n)).split(".")[-1])(_name)
-SAMPLES["finfo"] = lambda m, a, b, i, k: [repr(m.finfo(d)) for d in (m.float16, m.float32, m.float64, m.complex64)]
+SAMPLES["finfo"] = lambda m, a, b, i, k: [repr(m.finfo(d)) for d in (m.float16, m.float32, m.float64, m.complex64, m.bfloat16)]
 SAMPLES["iinfo"] = lambda m, a, b, i, k: [repr(m.iinfo(d)) for d in (m.uint8, m.int8, m.int16, m.int32, m.int64)]
 
 

@@ -66,6 +66,7 @@ COMMON: dict[str, tuple[str, ...]] = {
     "dtypes": (
         "float", "double", "half", "long", "int", "short", "bool", "uint8", "int8", "int16", "int32", "int64",
         "float16", "float32", "float64", "complex64", "complex128", "cfloat", "cdouble", "finfo", "iinfo",
+        "bfloat16",
     ),
     "settings": ("set_default_dtype", "get_default_dtype", "set_printoptions", "no_grad", "enable_grad",
                  "set_grad_enabled", "is_grad_enabled", "device", "Generator", "Tensor", "inference_mode",
@@ -77,9 +78,7 @@ ELSEWHERE: tuple[str, ...] = ("median", "nanmedian", "quantile", "mode", "bincou
                               "logdet", "svd", "tensordot", "cross", "digamma", "i0", "logit")
 
 # everyday names strided does not have yet
-NOT_YET: tuple[str, ...] = (
-    "bfloat16",
-)
+NOT_YET: tuple[str, ...] = ()
 
 
 def common_names() -> list[str]:

@@ -28,6 +28,7 @@ try:
     from .dtype_info import finfo, iinfo
     from .dtypes import (
         DType,
+        bfloat16,
         bool_,
         cdouble,
         cfloat,
@@ -90,6 +91,7 @@ try:
         set_rng_state,
     )
     from .ops.creation.legacy import (
+        BFloat16Tensor,
         BoolTensor,
         ByteTensor,
         CharTensor,
@@ -149,7 +151,7 @@ short = int16
 # (face_ops).
 __all__ = [
     "__version__", "allclose", "as_tensor", "asarray", "ascontiguousarray", "asfortranarray", "bool", "bool_",
-    "are_deterministic_algorithms_enabled", "broadcast_shapes", "broadcast_to", "BroadcastError", "broadcasting", "BroadcastWarning", "cdouble", "cfloat",
+    "are_deterministic_algorithms_enabled", "broadcast_shapes", "broadcast_to", "BroadcastError", "broadcasting", "BroadcastWarning", "bfloat16", "cdouble", "cfloat",
     "channels_last", "channels_last_3d", "complex128", "complex64", "contiguous_format", "CopyRecord",
     "default_generator", "device", "double", "draw", "DType", "einsum_plan", "enable_grad", "equal", "explain",
     "finfo", "float", "float16", "float32", "float64", "from_dlpack", "Generator", "get_default_dtype", "get_rng_state",
@@ -160,7 +162,7 @@ __all__ = [
     "ReshapeRefusal", "result_type", "return_types", "save", "seed", "set_default_dtype", "set_grad_enabled", "set_rng_state",
     "set_printoptions", "shares_memory", "short", "Size", "special", "Storage", "TypedStorage", "BoolStorage", "ByteStorage", "CharStorage",
     "DoubleStorage", "FloatStorage", "HalfStorage", "IntStorage", "LongStorage", "ShortStorage", "use_deterministic_algorithms",
-    "BoolTensor", "ByteTensor", "CharTensor", "DoubleTensor", "FloatTensor", "HalfTensor", "IntTensor", "LongTensor",
+    "BFloat16Tensor", "BoolTensor", "ByteTensor", "CharTensor", "DoubleTensor", "FloatTensor", "HalfTensor", "IntTensor", "LongTensor",
     "ShortTensor",
     "StridedBufferError", "StridedError", "StridedIndexError", "StridedNotImplementedError", "StridedRuntimeError",
     "StridedTypeError", "StridedValueError", "Tensor", "uint16", "uint32", "uint64", "uint8", "ViewError", "watch",

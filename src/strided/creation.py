@@ -15,11 +15,13 @@ from .dtypes import (
     DEFAULT_INT,
     SUPPORTED,
     DType,
+    bfloat16,
     bool_,
     check_int64,
     default_complex,
     default_float,
     from_numpy_dtype,
+    np_kind,
     scalar_dtype,
     scalar_overflow,
     to_dtype,
@@ -50,7 +52,7 @@ install(Tensor)
 
 def _infer_dtype(array: np.ndarray, from_python: bool) -> DType:
     """PyTorch's defaults for Python data: floats -> float32, ints -> int64."""
-    kind = array.dtype.kind
+    kind = np_kind(array.dtype)
     if kind == "b":
         return bool_
     if from_python:
@@ -59,6 +61,11 @@ def _infer_dtype(array: np.ndarray, from_python: bool) -> DType:
         if kind == "f":
             return default_float()
         if kind == "c":
+            if default_float() is bfloat16:  # (PyTorch has no complex type of bfloat16)
+                raise StridedRuntimeError(join_lines(
+                    "invalid default scalar type for complex",
+                    "the default dtype is bfloat16 (set_default_dtype), which has no complex counterpart",
+                    "fix: pass dtype=strided.complex64, or set_default_dtype(strided.float32) first"))
             return default_complex()  # PyTorch: the complex dtype of the default float
     found = from_numpy_dtype(_native(array.dtype))
     if found is None:
@@ -100,6 +107,16 @@ def tensor(data: Any, dtype: Any = None, *, device: Any = None, requires_grad: b
     return leaf(t, requires_grad)
 
 
+def _torch_bfloat16(data: Any) -> np.ndarray | None:
+    """A torch bfloat16 tensor's values as a bfloat16 array (its int16 bits viewed; torch's own
+    ``__array__`` refuses bfloat16), or None for anything else."""
+    if str(getattr(data, "dtype", "")) != "torch.bfloat16" or type(data).__module__.split(".")[0] != "torch":
+        return None
+    import torch  # (already imported: data is a torch tensor)
+
+    return data.detach().cpu().view(torch.int16).numpy().view(bfloat16.numpy)
+
+
 def _tensor(data: Any, dtype: Any, device: Any) -> Tensor:
     parse_device(device, "tensor")
     if isinstance(data, Tensor):
@@ -108,7 +125,9 @@ def _tensor(data: Any, dtype: Any, device: Any) -> Tensor:
     elif isinstance(data, (np.ndarray, np.generic)) or (
         hasattr(data, "__array__") and not isinstance(data, (list, tuple))
     ):
-        source = np.asarray(data)  # arrays, NumPy scalars (and torch tensors) keep their dtype
+        source = _torch_bfloat16(data)
+        if source is None:
+            source = np.asarray(data)  # arrays, NumPy scalars (and torch tensors) keep their dtype
         from_python = False
     else:
         try:
@@ -120,7 +139,7 @@ def _tensor(data: Any, dtype: Any, device: Any) -> Tensor:
             source = _uint64_source(data, source)  # PyTorch reads the ints as uint64 here
         if source.dtype == object and _is_big_int_mix(source, floats_wanted):
             source = source.astype(np.float64)  # PyTorch reads them all as floats
-        if source.dtype == object or source.dtype.kind in "USV":
+        if source.dtype == object or np_kind(source.dtype) in "USV":
             items = list(np.ravel(source)) if source.size else []
             kinds = sorted({type(x).__name__ for x in items})
             for x in items:
@@ -732,8 +751,8 @@ def _linspace_values(start: Any, end: Any, steps: int, dtype: DType) -> np.ndarr
     """PyTorch's CPU linspace kernel, for ``steps >= 2``."""
     # Note: float64 steps use a long-double multiply-add, exact for up to about 2**11 steps; past
     # that a value may differ from PyTorch's fused one in the last bit.
-    if dtype.name == "float16":  # c10::Half arithmetic: each operation rounded to half, no fusion
-        h = np.float16
+    if dtype.name in ("float16", "bfloat16"):  # c10::Half/BFloat16 arithmetic: each operation rounded, no fusion
+        h = dtype.numpy.type
         s, e = h(start), h(end)
         step = (e - s) / h(steps - 1)
         i = np.arange(steps)

@@ -19,7 +19,7 @@ from typing import Any
 
 import numpy as np
 
-from .dtypes import DType, bool_, default_float, real_of
+from .dtypes import DType, bool_, default_float, np_finfo, real_of
 from .errors import StridedTypeError
 
 __all__ = ["finfo", "iinfo"]
@@ -85,7 +85,7 @@ class finfo(_Info):  # noqa: N801 - torch.finfo's name
                 f"  {d!r} is an integer dtype: strided.iinfo({d!r}) gives its limits"
             )
         d = real_of(d) if d.is_complex else d
-        info = np.finfo(d.numpy)
+        info = np_finfo(d.numpy)
         put = object.__setattr__
         put(self, "bits", int(info.bits))
         for name in ("eps", "max", "min", "tiny", "smallest_normal"):

@@ -58,11 +58,64 @@ float64 = DType("float64")
 complex64 = DType("complex64")
 complex128 = DType("complex128")
 
+
+class _LazyDType(DType):
+    """A dtype whose NumPy dtype comes from an optional extension module, imported on first use
+    (bfloat16: ``ml_dtypes``), so ``import strided`` does not import it."""
+
+    __slots__ = ("_numpy",)
+
+    def __init__(self, name: str, kind: str, itemsize: int) -> None:
+        self.name = name
+        self._numpy = None
+        self.itemsize = itemsize
+        self.kind = kind
+        self.is_floating_point = kind == "f"
+        self.is_complex = False
+        self.is_signed = True
+
+    @property  # type: ignore[override]
+    def numpy(self) -> np.dtype:
+        if self._numpy is None:
+            import ml_dtypes
+
+            self._numpy = np.dtype(getattr(ml_dtypes, self.name))
+        return self._numpy
+
+
+bfloat16 = _LazyDType("bfloat16", "f", 2)
+
+
+# The 2-byte floats, whose CPU kernels in PyTorch compute in float32 and round once ("opmath",
+# ``at::opmath_type``); sums and products of them accumulate in float32 too.
+REDUCED_FLOATS: tuple[DType, ...] = (float16, bfloat16)
+
+
+def np_kind(np_dtype: np.dtype) -> str:
+    """NumPy's kind letter of ``np_dtype``, with bfloat16 (ml_dtypes', kind 'V' to NumPy) as 'f'.
+
+    >>> np_kind(strided.bfloat16.numpy), np_kind(np.dtype(np.int8))
+    ('f', 'i')
+    """
+    kind = np_dtype.kind
+    return "f" if kind == "V" and np_dtype.name == "bfloat16" else kind
+
+
+def np_finfo(np_dtype: Any) -> Any:
+    """``np.finfo`` of a NumPy float or complex dtype, bfloat16 included (``ml_dtypes.finfo``:
+    NumPy's own refuses the extension dtype)."""
+    d = np.dtype(np_dtype)
+    if d.name == "bfloat16":
+        import ml_dtypes
+
+        return ml_dtypes.finfo(d)
+    return np.finfo(d)
+
 cfloat = complex64  # PyTorch's aliases
 cdouble = complex128
 
 ALL_DTYPES: tuple[DType, ...] = (bool_, uint8, int8, int16, int32, int64, float16, float32, float64,
-                                 uint16, uint32, uint64, complex64, complex128)
+                                 uint16, uint32, uint64, complex64, complex128, bfloat16)
 # The dtypes most ops compute on (the nine strided started with); PyTorch 2.13 gives the
 # unsigned uint16/32/64 only creation, copies, comparisons and a few more (ops.unsigned).
 CORE_DTYPES: tuple[DType, ...] = ALL_DTYPES[:9]
@@ -71,7 +124,7 @@ COMPLEX: tuple[DType, ...] = (complex64, complex128)
 _BY_NAME = {d.name: d for d in ALL_DTYPES}
 _BY_NAME.update({"half": float16, "float": float32, "double": float64, "long": int64,
                  "int": int32, "short": int16, "cfloat": complex64, "cdouble": complex128})
-_BY_NUMPY = {d.numpy: d for d in ALL_DTYPES}
+_BY_NUMPY = {d.numpy: d for d in ALL_DTYPES if d is not bfloat16}
 
 DEFAULT_FLOAT = float32  # the default float strided starts with (see default_float: the one in force)
 DEFAULT_INT = int64
@@ -178,8 +231,8 @@ def to_dtype(value: object) -> DType:
             np_dtype = np.dtype(value)  # type: ignore[call-overload]
         except (TypeError, ValueError):
             np_dtype = None
-        if np_dtype is not None and np_dtype.isnative and np_dtype in _BY_NUMPY:
-            return _BY_NUMPY[np_dtype]
+        if np_dtype is not None and np_dtype.isnative and from_numpy_dtype(np_dtype) is not None:
+            return from_numpy_dtype(np_dtype)
         if value is float:
             return DEFAULT_FLOAT
         if value is int:
@@ -194,7 +247,12 @@ def to_dtype(value: object) -> DType:
 
 def from_numpy_dtype(np_dtype: np.dtype) -> DType | None:
     """The DType of a native-byte-order NumPy dtype, or None if unsupported."""
-    return _BY_NUMPY.get(np_dtype) if np_dtype.isnative else None
+    if not np_dtype.isnative:
+        return None
+    found = _BY_NUMPY.get(np_dtype)
+    if found is None and np_dtype.name == "bfloat16" and np_dtype == bfloat16.numpy:
+        return bfloat16
+    return found
 
 
 # The one table of the names PyTorch's messages give each dtype, keyed by dtype name. Each
@@ -220,6 +278,7 @@ _NAMES = {  # name: (TORCH_NAME, C10_NAME, CPP_NAME)
     "uint64": ("UInt64", "uint64_t", "long unsigned int"),
     "complex64": ("ComplexFloat", "c10::complex<float>", "c10::complex<float>"),
     "complex128": ("ComplexDouble", "c10::complex<double>", "c10::complex<double>"),
+    "bfloat16": ("BFloat16", "c10::BFloat16", "c10::BFloat16"),
 }
 TORCH_NAME = {name: row[0] for name, row in _NAMES.items()}
 C10_NAME = {name: row[1] for name, row in _NAMES.items()}
@@ -263,7 +322,7 @@ def scalar_overflow(value: object, dtype: DType, c_name: bool = True) -> str | N
         bad = any(bool(np.isfinite(p)) and abs(p) > big for p in (z.real, z.imag))
     elif dtype.kind == "f":
         f = float(value)  # type: ignore[arg-type]
-        bad = bool(np.isfinite(f)) and abs(f) > float(np.finfo(dtype.numpy).max)
+        bad = bool(np.isfinite(f)) and abs(f) > float(np_finfo(dtype.numpy).max)
     else:
         info = np.iinfo(dtype.numpy)
         if isinstance(value, (int, np.integer)):

@@ -25,7 +25,7 @@ from typing import Any
 
 import numpy as np
 
-from .dtypes import TORCH_NAME, DType, bool_, check_int64, float16, scalar_overflow
+from .dtypes import TORCH_NAME, DType, bool_, check_int64, float16, np_finfo, scalar_overflow
 from .errors import StridedOverflowError, StridedRuntimeError, join_lines
 from .kernels.fpstate import quiet
 
@@ -144,7 +144,7 @@ def _overflow_error(message: str, value: Number, dtype: DType, op: str, what: st
         if dtype.kind == "u":
             span += f" (Python ints down to -{int(info.max)} are accepted and wrap around)"
     else:
-        span = f"{dtype.name} holds finite values up to {float(np.finfo(dtype.numpy).max):.6g}"
+        span = f"{dtype.name} holds finite values up to {float(np_finfo(dtype.numpy).max):.6g}"
     return StridedRuntimeError(
         join_lines(
             message,

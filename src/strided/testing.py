@@ -26,14 +26,25 @@ from typing import Any
 
 import numpy as np
 
-from .dtypes import DType, complex64, complex128, default_float, float16, float32, float64, int64
+from .dtypes import (
+    DType,
+    bfloat16,
+    complex64,
+    complex128,
+    default_float,
+    float16,
+    float32,
+    float64,
+    int64,
+    np_kind,
+)
 from .tensor import Tensor
 
 __all__ = ["assert_close"]
 
 # PyTorch's _DTYPE_PRECISIONS: (rtol, atol); every other dtype compares exactly
 _PRECISIONS: dict[DType, tuple[float, float]] = {
-    float16: (0.001, 1e-5), float32: (1.3e-6, 1e-5), float64: (1e-7, 1e-7),
+    float16: (0.001, 1e-5), bfloat16: (0.016, 1e-5), float32: (1.3e-6, 1e-5), float64: (1e-7, 1e-7),
     complex64: (1.3e-6, 1e-5), complex128: (1e-7, 1e-7),
 }
 _NUMBER_DTYPES = {int: int64, float: float64, complex: complex128}  # (PyTorch's NumberPair)
@@ -218,14 +229,14 @@ def _tensor_message(a: np.ndarray, e: np.ndarray, matches: np.ndarray, dtype: DT
         diff = np.abs(a - e)
         diff[matches.reshape(-1)] = 0
         rel = diff / np.abs(e)
-    if rel.dtype.kind == "f" and not (dtype.is_floating_point or dtype.is_complex):
+    if np_kind(rel.dtype) == "f" and not (dtype.is_floating_point or dtype.is_complex):
         rel = rel.astype(default_float().numpy)  # (PyTorch's int64 / int64 is a default-float division)
     rel[matches.reshape(-1)] = 0
     shape = matches.shape
 
     def greatest(values: np.ndarray) -> tuple[Any, tuple[int, ...]]:
         # torch.max's value and first index, NaN being the greatest (as torch.max propagates it)
-        nan = np.isnan(values) if values.dtype.kind == "f" else np.zeros(values.shape, bool)
+        nan = np.isnan(values) if np_kind(values.dtype) == "f" else np.zeros(values.shape, bool)
         i = int(np.argmax(nan)) if nan.any() else int(np.argmax(values))
         return values[i].item(), tuple(int(j) for j in np.unravel_index(i, shape)) if shape else ()
 

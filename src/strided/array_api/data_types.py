@@ -32,6 +32,7 @@ from ..dtypes import (
     int16,
     int32,
     int64,
+    np_finfo,
     to_dtype,
     uint8,
     uint16,
@@ -199,7 +200,7 @@ def finfo(type: Any, /) -> finfo_object:  # noqa: A002 - the standard's name
     d = _dtype_of(type)
     if d.kind not in "fc":
         raise StridedValueError(f"finfo(): {d.name} is not a floating-point dtype; use iinfo() for integers")
-    info = np.finfo(d.numpy)
+    info = np_finfo(d.numpy)
     real = float32 if d in (float32, complex64) else float64
     return finfo_object(int(info.bits), float(info.eps), float(info.max), float(info.min),
                         float(info.smallest_normal), real)

@@ -26,13 +26,14 @@ import numpy as np
 from ..creation import borrow_array
 from ..device import parse_device
 from ..dispatch import copy_of
-from ..dtypes import SUPPORTED
+from ..dtypes import SUPPORTED, bfloat16
 from ..errors import StridedBufferError, StridedRuntimeError, StridedTypeError, join_lines
 from ..grad_mode import refuse_dlpack
 from ..gradients import installs_as
 from ..kernels import copy_array
 from ..layout import plans as P
 from ..tensor import Tensor
+from .dlpack_codes import KDL_BFLOAT, KDL_INT, Retyped, retype
 
 KDL_CPU = 1
 # DLPack device types whose memory the CPU reads directly (NumPy's from_dlpack takes them too):
@@ -92,7 +93,7 @@ def dlpack_export(
     if copy:
         # Note: the copy is strided's (in the ledger), so the capsule's IS_COPIED flag is not set.
         arr = copy_array(arr, "__dlpack__(copy=True): the DLPack consumer asked for a copy")
-        return arr.__dlpack__(max_version=max_version)
+        return _export(arr, max_version)
     backwards = _backward_dims(self)
     if backwards:
         raise _negative_strides_error(self, backwards)
@@ -110,9 +111,18 @@ def dlpack_export(
         # the flag, and NumPy honours it).
         arr = copy_array(arr, "__dlpack__: a read-only tensor, exported as a writable copy (a DLPack consumer "
                               "may ignore the read-only flag: PyTorch 2.13 does)")
-        return arr.__dlpack__(max_version=max_version)
-    capsule = arr.__dlpack__(max_version=max_version)
+        return _export(arr, max_version)
+    capsule = _export(arr, max_version)
     self._storage.mark_exported("Tensor.__dlpack__ (DLPack: torch.from_dlpack, torch.as_tensor, np.from_dlpack, ...)")
+    return capsule
+
+
+def _export(arr: np.ndarray, max_version: Any) -> Any:
+    """NumPy's capsule of ``arr``; a bfloat16 array goes as its int16 view, retyped (see dlpack_codes)."""
+    if arr.dtype.name != "bfloat16":
+        return arr.__dlpack__(max_version=max_version)
+    capsule = arr.view(np.int16).__dlpack__(max_version=max_version)
+    retype(capsule, KDL_INT, KDL_BFLOAT, 16)
     return capsule
 
 
@@ -125,7 +135,7 @@ def from_dlpack(x: Any, *, device: Any = None, copy: bool | None = None) -> Tens
     ``device``: None or the CPU. ``copy``: True makes a new copy (in the copy ledger); None and
     False share. A strided tensor gives a view of itself.
 
-    Raises TypeError for a dtype strided cannot hold (a torch bfloat16) and BufferError for a
+    Raises TypeError for a dtype strided cannot hold (a torch complex32) and BufferError for a
     device the CPU cannot read (CUDA memory): convert or move it first on its side.
 
     >>> import torch
@@ -158,9 +168,22 @@ def from_dlpack(x: Any, *, device: Any = None, copy: bool | None = None) -> Tens
     except RuntimeError as err:
         if "dtype" not in str(err).lower():
             raise
-        raise _dtype_error(x, err) from err
+        array = _from_bfloat16(x)
+        if array is None:
+            raise _dtype_error(x, err) from err
     t = borrow_array(array, "from_dlpack")
     return _copied(t, "from_dlpack(copy=True): asked for a copy of the producer's memory") if copy else t
+
+
+def _from_bfloat16(x: Any) -> np.ndarray | None:
+    """``x``'s memory as a bfloat16 array when its capsule is bfloat16 (read as int16, then
+    viewed: see dlpack_codes), else None."""
+    producer = Retyped(x)
+    try:
+        array = np.from_dlpack(producer)
+    except RuntimeError:  # (another dtype NumPy lacks: complex32, float8, ...)
+        return None
+    return array.view(bfloat16.numpy) if producer.was_bfloat16 else None
 
 
 def _copied(t: Tensor, reason: str) -> Tensor:
@@ -255,12 +278,11 @@ def _check_host(device: Any, x: Any) -> None:
 def _dtype_error(x: Any, err: BaseException) -> StridedTypeError:
     dtype = getattr(x, "dtype", None)
     name = str(dtype) if dtype is not None else "its dtype"
-    exact = " (exact: every bfloat16 is a float32)" if "bfloat16" in name else ""
     return StridedTypeError(
         join_lines(
             f"can't convert a DLPack tensor of dtype {name}. The only supported types are: {SUPPORTED}",
             f"strided keeps its elements in NumPy arrays, and NumPy has no such dtype (NumPy said: {err})",
-            f"fix: convert it on its side first, e.g. x.float() for a torch tensor{exact}, then "
+            "fix: convert it on its side first, e.g. x.float() for a torch tensor, then "
             "strided.from_dlpack(x.float())",
         )
     )

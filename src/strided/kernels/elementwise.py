@@ -51,6 +51,15 @@ def binary_broadcast_rowmajor(ufunc: np.ufunc, x: np.ndarray, y: np.ndarray) -> 
 # ---------------------------------------------------------------- general kernels
 
 
+def _cast_to(compute: np.dtype) -> dict[str, Any]:
+    """The keywords of a binary ufunc call computing in ``compute`` from inputs of any dtype.
+    (NumPy 2 finds no cast for ``dtype=`` with an extension dtype's loop, ml_dtypes' bfloat16:
+    its full signature does.)"""
+    if compute.name == "bfloat16":
+        return {"signature": (compute, compute, compute), "casting": "unsafe"}
+    return {"dtype": compute, "casting": "unsafe"}
+
+
 def binary_into(ufunc: np.ufunc, x: Any, y: Any, out: np.ndarray, compute: np.dtype,
                 cast: bool, compare: bool) -> None:
     """``out[...] = ufunc(x, y)`` computed in ``compute``.
@@ -69,14 +78,14 @@ def binary_into(ufunc: np.ufunc, x: Any, y: Any, out: np.ndarray, compute: np.dt
             elif compare:
                 kwargs = {"signature": (compute, compute, np.bool_), "casting": "unsafe"}
             else:
-                kwargs = {"dtype": compute, "casting": "unsafe"}
+                kwargs = _cast_to(compute)
             ufunc_into(ufunc, (x, y), out, kwargs)
         elif not cast:
             ufunc(x, y, out=out)
         elif compare:
             ufunc(x, y, out=out, signature=(compute, compute, np.bool_), casting="unsafe")
         else:
-            ufunc(x, y, out=out, dtype=compute, casting="unsafe")
+            ufunc(x, y, out=out, **_cast_to(compute))
     finally:
         quiet_reset(token)
 
@@ -134,8 +143,9 @@ def clamp_into(x: np.ndarray, lo: Any, hi: Any, out: np.ndarray, compute: np.dty
             ufunc_into(np.minimum, (x, hi), out, {"dtype": compute, "casting": "unsafe"})
         elif hi is None:
             ufunc_into(np.maximum, (x, lo), out, {"dtype": compute, "casting": "unsafe"})
-        else:
-            ufunc_into(_clip, (x, lo, hi), out, {"dtype": compute, "casting": "unsafe"})
+        else:  # (NumPy's clip has no bfloat16 loop: compared in float32, which holds every bfloat16)
+            wide = np.dtype(np.float32) if compute.name == "bfloat16" else compute
+            ufunc_into(_clip, (x, lo, hi), out, {"dtype": wide, "casting": "unsafe"})
     finally:
         quiet_reset(token)
 
@@ -169,7 +179,7 @@ def ufunc_kernel(ufunc: np.ufunc) -> UnaryKernel:
 
 def sigmoid_kernel(x: np.ndarray, out: np.ndarray, compute: np.dtype) -> None:
     """1 / (1 + exp(-x)), in float32 at least (float16 would underflow exp(-x) early)."""
-    work_dtype = np.dtype(np.float32) if compute == np.float16 else compute
+    work_dtype = np.dtype(np.float32) if compute.name in ("float16", "bfloat16") else compute
     work = out if out.dtype == work_dtype else np.empty(out.shape, work_dtype)
     if np.may_share_memory(x, work):  # in place: avoid NumPy 2.4's np.negative(x, out=x) bug
         np.multiply(x, work_dtype.type(-1), out=work, dtype=work_dtype, casting="unsafe")

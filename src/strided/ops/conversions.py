@@ -18,6 +18,7 @@ from ..args import memory_format_error, type_name
 from ..device import CPU, TORCH_DEVICE_TYPES, device, is_device, parse_device
 from ..dispatch import materialize
 from ..dtypes import CORE_DTYPES, TORCH_NAME, DType, to_dtype
+from ..dtypes import bfloat16 as bfloat16_dtype
 from ..errors import StridedRuntimeError, StridedTypeError, StridedValueError, join_lines
 from ..gradients import seal
 from ..layout import plans as P
@@ -91,25 +92,8 @@ for _dt in CORE_DTYPES:
     method(_name)(_shorthand(_name, _dt))
 
 
-@method("bfloat16")
-def bfloat16(self: Tensor, memory_format: MemoryFormat = preserve_format) -> Tensor:
-    """Refused: NumPy has no bfloat16, so strided has none (float16 and float32 exist).
-
-    >>> strided.zeros(2).bfloat16()
-    Traceback (most recent call last):
-    ...
-    strided.errors.StridedTypeError: bfloat16 is not supported: strided stores elements in NumPy arrays, and NumPy has no bfloat16
-    ...
-    """
-    # Note: PyTorch converts; strided cannot hold bfloat16 elements at all.
-    raise StridedTypeError(
-        join_lines(
-            "bfloat16 is not supported: strided stores elements in NumPy arrays, and NumPy has no bfloat16",
-            f"this tensor is {self._dtype.name} of shape {self._layout.shape}",
-            "fix: use .half() (float16, the same size as bfloat16, less range) or .float() (float32, "
-            "the range of bfloat16 and more precision)",
-        )
-    )
+# bfloat16() as well (a dtype PyTorch added beside the nine; NumPy's through ml_dtypes)
+method("bfloat16")(_shorthand("bfloat16", bfloat16_dtype))
 
 
 # ---------------------------------------------------------------- type()

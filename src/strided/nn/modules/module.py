@@ -420,6 +420,11 @@ class Module:
 
         return self._cast_floats(float16)
 
+    def bfloat16(self) -> Module:
+        from ...dtypes import bfloat16
+
+        return self._cast_floats(bfloat16)
+
     def cpu(self) -> Module:
         return self
 

@@ -28,6 +28,7 @@ from ...dtypes import (
     TORCH_NAME,
     UNSIGNED_WIDE,
     DType,
+    bfloat16,
     bool_,
     complex64,
     complex128,
@@ -65,7 +66,7 @@ _TABLE = (
 _PROMOTE: dict[tuple[DType, DType], DType] = {
     (a, b): _TABLE[i][j] for i, a in enumerate(_ORDER) for j, b in enumerate(_ORDER)
 }
-_COMPLEX_OF = {float16: complex64, float32: complex64, float64: complex128,
+_COMPLEX_OF = {float16: complex64, bfloat16: complex64, float32: complex64, float64: complex128,
                complex64: complex64, complex128: complex128}  # (no complex32: see _complex_of)
 
 
@@ -82,9 +83,17 @@ for _c in (complex64, complex128):
     for _d in (*_ORDER, complex64, complex128):
         _w = complex128 if complex128 in (_c, _d) or _d is float64 else complex64
         _PROMOTE[(_c, _d)] = _PROMOTE[(_d, _c)] = _w
+# bfloat16 (not in PyTorch's 9-dtype lattice above: a row of its own): with bool or an integer it
+# stays bfloat16, with float16 (neither holds the other) float32, with a wider float that float.
+_PROMOTE[(bfloat16, bfloat16)] = bfloat16
+for _d in _ORDER:
+    _PROMOTE[(bfloat16, _d)] = _PROMOTE[(_d, bfloat16)] = (
+        _d if _d in (float32, float64) else float32 if _d is float16 else bfloat16)
+for _c in (complex64, complex128):
+    _PROMOTE[(bfloat16, _c)] = _PROMOTE[(_c, bfloat16)] = _c
 for _u in UNSIGNED_WIDE:
     _PROMOTE[(_u, _u)] = _u
-    for _f in (float16, float32, float64):
+    for _f in (float16, float32, float64, bfloat16):
         _PROMOTE[(_u, _f)] = _PROMOTE[(_f, _u)] = _f
 # every pair but a wide unsigned with one of the 10 others that are not floating (both orders,
 # the 6 pairs of two wide unsigned counted once)

@@ -94,6 +94,7 @@ def _tensor_type(name: str, dtype: DType) -> _TensorType:
 FloatTensor = _tensor_type("FloatTensor", D.float32)
 DoubleTensor = _tensor_type("DoubleTensor", D.float64)
 HalfTensor = _tensor_type("HalfTensor", D.float16)
+BFloat16Tensor = _tensor_type("BFloat16Tensor", D.bfloat16)
 ByteTensor = _tensor_type("ByteTensor", D.uint8)
 CharTensor = _tensor_type("CharTensor", D.int8)
 ShortTensor = _tensor_type("ShortTensor", D.int16)

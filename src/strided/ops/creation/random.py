@@ -32,12 +32,14 @@ from ...dtypes import (
     C10_NAME,
     CPP_NAME,
     DEFAULT_INT,
+    REDUCED_FLOATS,
     TORCH_NAME,
     DType,
     bool_,
     default_float,
     float16,
     int64,
+    np_finfo,
     to_dtype,
 )
 from ...errors import StridedNotImplementedError, StridedRuntimeError, StridedTypeError, join_lines
@@ -105,8 +107,9 @@ def _compute(dtype: DType) -> np.dtype:
 
 def _uniform(g: np.random.Generator, shape: Shape, dtype: DType) -> np.ndarray:
     """Uniform on [0, 1) in ``dtype``'s precision (never 1.0 after rounding to ``dtype``)."""
-    if dtype is float16:  # multiples of 2**-11: exact in float16, so rounding cannot give 1.0
-        return g.integers(0, 2**11, size=shape).astype(np.float32) * np.float32(2.0**-11)
+    if dtype in REDUCED_FLOATS:  # multiples of 2**-11 (float16), 2**-8 (bfloat16): exact, so rounding cannot give 1.0
+        bits = 11 if dtype is float16 else 8
+        return g.integers(0, 2**bits, size=shape).astype(np.float32) * np.float32(2.0**-bits)
     return g.random(shape, dtype=_compute(dtype))
 
 
@@ -186,7 +189,7 @@ def _rand(sizes: Any, size: Any, generator: Any, dtype: Any, device: Any) -> Ten
     g = resolve(generator, "rand")
     if dt.is_complex:
         return _fresh(shape, dt, g.draw(lambda n: _complex_parts(n, shape, dt, normal=False)), "rand")
-    if dt is float16:
+    if dt in REDUCED_FLOATS:
         return _fresh(shape, dt, g.draw(lambda n: _uniform(n, shape, dt)), "rand")
     t, arr = result_array(shape, dt)
     g.draw(lambda n: n.random(dtype=arr.dtype, out=arr))  # straight into the result's memory
@@ -218,7 +221,7 @@ def _randn(sizes: Any, size: Any, generator: Any, dtype: Any, device: Any) -> Te
     g = resolve(generator, "randn")
     if dt.is_complex:
         return _fresh(shape, dt, g.draw(lambda n: _complex_parts(n, shape, dt, normal=True)), "randn")
-    if dt is float16:
+    if dt in REDUCED_FLOATS:
         return _fresh(shape, dt, g.draw(lambda n: n.standard_normal(shape, dtype=np.float32)), "randn")
     t, arr = result_array(shape, dt)
     g.draw(lambda n: n.standard_normal(dtype=arr.dtype, out=arr))  # straight into the result's memory
@@ -232,7 +235,7 @@ def _int_bounds(dtype: DType) -> tuple[int, int]:
     if dtype is bool_:
         return 0, 1
     if dtype.is_floating_point:
-        digits = np.finfo(dtype.numpy).nmant + 1
+        digits = np_finfo(dtype.numpy).nmant + 1
         return -(2**digits), 2**digits
     info = np.iinfo(dtype.numpy)
     return int(info.min), int(info.max)
@@ -633,7 +636,7 @@ def uniform_(self: Tensor, from_: float = 0.0, to: float = 1.0, *, generator: An
     dt = self._dtype
     _float_only(dt, "check_uniform_bounds", "uniform_")
     low, high = _float(from_, "uniform_", "from", 1), _float(to, "uniform_", "to", 2)
-    limit = float(np.finfo(dt.numpy).max)
+    limit = float(np_finfo(dt.numpy).max)
     for name, value in (("from", low), ("to", high)):
         if not -limit <= value <= limit:
             raise StridedRuntimeError(

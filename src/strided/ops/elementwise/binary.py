@@ -43,10 +43,11 @@ from ...dispatch import OPEN, adopted, report, shares_storage
 from ...dispatch import result as fresh_result
 from ...dtypes import (
     CORE_DTYPES,
+    REDUCED_FLOATS,
     DType,
+    bfloat16,
     bool_,
     default_dependent,
-    float16,
     float32,
     float64,
     int64,
@@ -350,14 +351,19 @@ def _binary(op: BinaryOp, a: Any, b: Any, target: Tensor | None = None, alpha: A
         if compute.kind not in "fc":
             _int_pow(a, b, compute, out)
             return out
-    if op.opmath_scalar and compute is float16 and _is_scalar_operand(b):
-        # PyTorch's CPU mul/div of a float16 tensor by a scalar (a Python number or an operand
+        if compute is bfloat16 and not isinstance(b, Tensor) and float(b) in (3.0, -2.0):
+            # PyTorch's bfloat16 x ** 3 and x ** -2 square in bfloat16 (rounded), then multiply or
+            # divide (rounded again): not one rounding of the float32 power (float16's is that)
+            quietly(_bfloat16_pow, _view(a), float(b), _view(out))
+            return out
+    if op.opmath_scalar and compute in REDUCED_FLOATS and _is_scalar_operand(b):
+        # PyTorch's CPU mul/div of a float16 (bfloat16) tensor by a scalar (a Python number or an operand
         # whose elements are all one value) computes in float32 ("opmath") and rounds once. Only
         # the second operand is read exactly: the first (a 0-d float32 tensor, or the number of
         # ``1e5 // t``) is converted to float16 first, as TensorIterator converts every input.
-        x = _kernel_arg(a, float16)  # (a number: rounded to float16 by _np_scalar)
-        if isinstance(a, Tensor) and a._dtype is not float16:
-            x = quiet_call(np.asarray(x).astype, np.float16)
+        x = _kernel_arg(a, compute)  # (a number: rounded to float16 by _np_scalar)
+        if isinstance(a, Tensor) and a._dtype is not compute:
+            x = quiet_call(np.asarray(x).astype, compute.numpy)
         compute = float32
         y = _kernel_arg(b, compute)
     else:
@@ -366,6 +372,15 @@ def _binary(op: BinaryOp, a: Any, b: Any, target: Tensor | None = None, alpha: A
         _check_alpha_range(alpha, result, name)
         if compute in _FUSED_DTYPES:
             quietly(_fused_alpha, op, x, y, alpha_np, _view(out))
+            return out
+        if compute is bfloat16:
+            # PyTorch's vectorized bfloat16 kernel: alpha rounded to bfloat16, x + alpha * y in
+            # float32, rounded once. (# Note: its scalar loop over the last len % vector-width
+            # elements rounds alpha * y to bfloat16 first; that tail depends on the CPU's vector
+            # width, so strided follows the vector rule everywhere.)
+            f32 = np.float32
+            scaled = np.multiply(y, f32(alpha_np if op is ADD else -alpha_np), dtype=f32)
+            binary_into(np.add, x, scaled, _view(out), np.dtype(f32), True, False)
             return out
         y = _scaled(y, alpha_np, compute)
     compare = op.kind == "compare"
@@ -602,7 +617,7 @@ def _scalar_over_tensor(a: bool | int | float, b: Tensor, compute: DType) -> Ten
         strides = L.preserve_format_strides(shape, strides)
     first = L.elementwise_output_strides(shape, [(shape, strides)])
     out = fresh_result(shape, compute, L.elementwise_output_strides(shape, [(shape, first), ((), ())]))
-    mul_dtype = float32 if compute is float16 else compute  # PyTorch's float16 "opmath" for scalars
+    mul_dtype = float32 if compute in REDUCED_FLOATS else compute  # PyTorch's float16 "opmath" for scalars
     scalar_over_into(_np_scalar(a, mul_dtype), _view(b), _view(out), compute.numpy, mul_dtype.numpy)
     return out
 
@@ -632,9 +647,18 @@ def _pow_exponent(b: bool | int | float, compute: DType, op: str) -> Any:
         if b >= 2**63:
             checked(b, int64, op, "the exponent")
         return checked(b, compute, op, "the exponent")
-    if compute is float16:
-        return checked(b, float16, op, "the exponent")
+    if compute in REDUCED_FLOATS:
+        return checked(b, compute, op, "the exponent")
     return b
+
+
+def _bfloat16_pow(x: np.ndarray, exponent: float, out: np.ndarray) -> None:
+    """``out = x ** 3`` or ``x ** -2`` as PyTorch's bfloat16 kernel: the square rounded to bfloat16."""
+    square = np.multiply(x.astype(out.dtype, copy=False), x, dtype=out.dtype)
+    if exponent == 3.0:
+        np.multiply(square, x, out=out, signature=(out.dtype,) * 3, casting="unsafe")
+    else:
+        np.divide(out.dtype.type(1), square, out=out, signature=(out.dtype,) * 3, casting="unsafe")
 
 
 def _int_pow(a: Any, b: Any, compute: DType, out: Tensor) -> None:
@@ -738,7 +762,7 @@ def _fast_binary(op: BinaryOp, slow: Callable[[Any, Any], Any], rule: str) -> Ca
     # dtype, as PyTorch's wrapped number does); torch.maximum(t, 2) is a TypeError.
     # pow is left out: PyTorch lays out t ** number as a unary op (its output strides differ
     # from a binary op's for size-1 dims with odd strides), which the general path follows.
-    fast_scalar = frozenset(d for d in fast if d.is_floating_point and d is not float16) \
+    fast_scalar = frozenset(d for d in fast if d.is_floating_point and d not in REDUCED_FLOATS) \
         if op.kind != "minmax" and op.name != "pow" and not op.tensor_other else frozenset()
     result_dtype = bool_ if op.kind == "compare" else None  # None: the operands' dtype
 

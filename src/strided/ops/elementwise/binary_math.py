@@ -40,7 +40,7 @@ from typing import Any
 import numpy as np
 
 from ...dispatch import result
-from ...dtypes import DType, bool_, complex128, float64
+from ...dtypes import DType, bool_, complex128, float64, np_kind
 from ...errors import StridedRuntimeError, StridedTypeError, join_lines
 from ...gradients import seal
 from ...kernels.elementwise import binary_into
@@ -152,14 +152,14 @@ def _xlogy(x: Any, y: Any, dtype: np.dtype) -> np.ndarray:
 def _ldexp(x: Any, y: Any, dtype: np.dtype) -> np.ndarray:
     xs = _in(x, dtype)
     e = np.asarray(y)
-    if e.dtype.kind in "biu" and np.asarray(x).dtype.kind == "f" and dtype.kind == "f":
+    if e.dtype.kind in "biu" and np_kind(np.asarray(x).dtype) == "f" and np_kind(dtype) == "f":
         # a float input with an integer exponent scales exactly (C's ldexp): no 2**e that could
         # overflow first (an integer input goes through 2**e in the default float, as PyTorch's)
         bound = np.iinfo(np.int32).max // 2
         return np.ldexp(xs, np.clip(e, -bound, bound).astype(np.int32))
     # (PyTorch's mul(x, pow(2, e)): the power in e's own float dtype, the default float for an
     # integer e, then the product in the result dtype)
-    pdt = e.dtype if e.dtype.kind in "fc" else dtype
+    pdt = e.dtype if np_kind(e.dtype) in "fc" else dtype
     return xs * np.power(pdt.type(2), _in(e, pdt)).astype(dtype)
 
 

@@ -18,7 +18,7 @@ from typing import Any
 import numpy as np
 
 from ...dispatch import OPEN, shares_storage
-from ...dtypes import bool_, float16, float32, float64, scalar_overflow
+from ...dtypes import REDUCED_FLOATS, bool_, float32, float64, np_finfo, scalar_overflow
 from ...errors import StridedRuntimeError, StridedTypeError, join_lines
 from ...grad_mode import SUBCLASSES
 from ...gradients import seal
@@ -118,7 +118,7 @@ def _lerp(input: Any, end: Any, weight: Any, target: Tensor | None) -> Tensor:
         _check_inplace(target, name, d, shape)
         _check_partial_overlap(target, [end, weight], name)
         out = target
-    compute = np.dtype(np.float32) if d.numpy == np.float16 else d.numpy
+    compute = np.dtype(np.float32) if d in REDUCED_FLOATS else d.numpy
     w = _view(weight) if isinstance(weight, Tensor) else compute.type(float(weight))
     token = quiet_set(QUIET)
     try:
@@ -214,7 +214,7 @@ def isclose(input: Any, other: Any, rtol: float = 1e-05, atol: float = 1e-08, eq
             # (complex: the distances are real, |x - y| <= atol + rtol * |y|, in the real dtype)
             inexact = d.is_floating_point or d.is_complex
             compute = d.numpy if inexact else np.dtype(np.float64)
-            real = np.finfo(compute).dtype.type
+            real = np_finfo(compute).dtype.type
             xf = x.astype(compute, copy=False)
             yf = y.astype(compute, copy=False)
             close = np.equal(xf, yf)
@@ -368,11 +368,11 @@ def _addc(name: str, input: Any, tensor1: Any, tensor2: Any, value: Any, out: An
             "fix: tensor1.to(strided.float32) (a true division), or input + value * (tensor1 / tensor2).trunc()"))
     d = result_type(result_type(input, tensor1), tensor2)
     message = None if isinstance(value, complex) else scalar_overflow(  # (PyTorch's value in the op's math type)
-        value, float32 if d is float16 else d)
+        value, float32 if d in REDUCED_FLOATS else d)
     if message is not None:
         raise StridedRuntimeError(join_lines(
             message,
-            f"value={value!r} is outside the range of {(float32 if d is float16 else d).name}, the dtype {name} "
+            f"value={value!r} is outside the range of {(float32 if d in REDUCED_FLOATS else d).name}, the dtype {name} "
             "computes in",
             "fix: a smaller value, or tensors of a wider dtype (input.to(strided.float64))"))
     if not (d.is_floating_point or d.is_complex) and d is not bool_:

@@ -26,7 +26,7 @@ from ... import layout as L
 from ...args import is_number
 from ...dispatch import copied, reinterpreted, report
 from ...dispatch import result as fresh_result
-from ...dtypes import TORCH_NAME, DType, bool_, complex_of, float16, real_of
+from ...dtypes import TORCH_NAME, DType, bfloat16, bool_, complex_of, float16, real_of
 from ...errors import StridedRuntimeError, StridedTypeError, join_lines
 from ...gradients import installs_as
 from ...layout import Layout
@@ -333,7 +333,8 @@ def _pair(a: Any, b: Any, op: str, names: tuple[str, str]) -> tuple[DType, tuple
                 f"{op}(): argument '{name}' (position {pos}) must be Tensor, not {type(x).__name__}",
                 f"fix: strided.{op}(x, strided.full_like(x, {x!r:.20})) for a constant {name}"))
     da, db = a._dtype, b._dtype
-    if not (da.is_floating_point and db.is_floating_point):
+    if not (da.is_floating_point and db.is_floating_point) or da is bfloat16 or db is bfloat16:
+        # (PyTorch's complex/polar take Half, Float and Double: no complex type of bfloat16)
         raise StridedRuntimeError(join_lines(
             f"Expected both inputs to be Half, Float or Double tensors but got {TORCH_NAME[da.name]} and "
             f"{TORCH_NAME[db.name]}",

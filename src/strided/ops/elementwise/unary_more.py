@@ -24,7 +24,7 @@ import numpy as np
 
 from ... import layout as L
 from ...dispatch import adopted, result
-from ...dtypes import DType, bool_, int64
+from ...dtypes import DType, bool_, int64, np_finfo
 from ...errors import StridedTypeError, join_lines
 from ...grad_mode import SUBCLASSES
 from ...gradients import seal
@@ -125,6 +125,8 @@ def _round(x: np.ndarray, out: np.ndarray, compute: np.dtype, d: DType, decimals
     if not decimals:
         np.rint(x, out=out, dtype=compute, casting="unsafe")
         return
+    if compute.name == "bfloat16":  # PyTorch's bfloat16 kernel scales and rounds in float32, rounds once
+        compute = np.dtype(np.float32)
     p = compute.type(10.0 ** abs(decimals))
     scaled = np.multiply(x, p, dtype=compute) if decimals > 0 else np.divide(x, p, dtype=compute)
     scaled = np.rint(scaled)  # (not out=scaled: a 0-d input gives a NumPy scalar, which has no buffer)
@@ -188,7 +190,7 @@ def _nan_to_num(x: np.ndarray, out: np.ndarray, compute: np.dtype, d: DType,
     # a complex number's real and imaginary parts are replaced each on its own (PyTorch, NumPy)
     parts = (values.real, values.imag) if d.is_complex else (values,) if d.is_floating_point else ()
     for part in parts:
-        info = np.finfo(part.dtype)
+        info = np_finfo(part.dtype)
         kind = part.dtype.type
         np.copyto(part, kind(nan), where=np.isnan(part), casting="unsafe")
         np.copyto(part, kind(info.max if posinf is None else posinf), where=np.isposinf(part), casting="unsafe")
@@ -215,7 +217,7 @@ def _sinc(x: np.ndarray, out: np.ndarray, compute: np.dtype, d: DType) -> None:
     """PyTorch's sinc kernel: 1 at 0, else ``sin(pi x) / (pi x)`` in the compute dtype (pi rounded
     to it: float32's ``sinc(1.0)`` is -2.78e-08, not 0)."""
     xs = np.asarray(x, dtype=compute)
-    product = xs * np.finfo(compute).dtype.type(np.pi)
+    product = xs * np_finfo(compute).dtype.type(np.pi)
     np.copyto(out, np.where(xs == 0, compute.type(1), np.sin(product) / product), casting="unsafe")
 
 
@@ -368,7 +370,7 @@ def _run(op: MoreUnary, x: Any, target: Tensor | None, args: tuple) -> Tensor:
     # float16 computes in float32 and rounds once (PyTorch's "opmath"); the special functions
     # compute in float64 (their kernels are float64)
     compute = rt.numpy
-    if op.rule == "float" and compute == np.float16:
+    if op.rule == "float" and compute.name in ("float16", "bfloat16"):
         compute = np.dtype(np.float32)
     if op.rule == "bool":
         compute = d.numpy

@@ -22,7 +22,7 @@ import numpy as np
 
 from ... import layout as L
 from ...dispatch import OPEN, adopted, copied, result
-from ...dtypes import DType
+from ...dtypes import DType, np_kind
 from ...errors import StridedIndexError, StridedRuntimeError, StridedTypeError, join_lines
 from ...gradients import grad_zeros, linear, seal
 from ...layout import Layout
@@ -448,7 +448,7 @@ def _scatter_reduce_into(self: Tensor, d: int, idx: np.ndarray, vals: np.ndarray
             ident: Any = 0
         elif reduce == "prod":
             ident = 1
-        elif dt.kind == "f":
+        elif np_kind(dt) == "f":
             ident = -np.inf if reduce == "amax" else np.inf
         elif dt.kind == "b":
             ident = reduce == "amin"
@@ -461,7 +461,7 @@ def _scatter_reduce_into(self: Tensor, d: int, idx: np.ndarray, vals: np.ndarray
         uniq, counts = np.unique(lin, return_counts=True)
         np.add.at(arr, lin, flat)
         counts = counts + 1 if include_self else counts
-        if dt.kind in "fc":
+        if np_kind(dt) in "fc":
             arr[uniq] = arr[uniq] / counts.astype(dt)
         else:
             arr[uniq] = np.floor_divide(arr[uniq], counts).astype(dt)

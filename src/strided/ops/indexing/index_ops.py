@@ -19,7 +19,7 @@ from ... import layout as L
 from ...args import is_index_scalar
 from ...callsite import user_site
 from ...dispatch import OPEN, adopted, copied, result
-from ...dtypes import bool_, int64
+from ...dtypes import bool_, int64, np_finfo, np_kind
 from ...errors import StridedIndexError, StridedRuntimeError, StridedTypeError, StridedValueError, join_lines
 from ...gradients import grad_zeros, linear, not_differentiable, seal
 from ...layout import Layout
@@ -509,8 +509,8 @@ def _reduce_into(tgt: np.ndarray, d: int, idx: np.ndarray, vals: np.ndarray, red
         elif reduce == "mean":
             tgt[hit_key] = 0
         else:  # the identity of amax / amin: the dtype's lowest / highest value
-            info = np.finfo(tgt.dtype) if tgt.dtype.kind in "fc" else np.iinfo(tgt.dtype) if tgt.dtype.kind in "iu" else None
-            low, high = (-np.inf, np.inf) if tgt.dtype.kind == "f" else (False, True) if info is None else (info.min, info.max)
+            info = np_finfo(tgt.dtype) if np_kind(tgt.dtype) in "fc" else np.iinfo(tgt.dtype) if tgt.dtype.kind in "iu" else None
+            low, high = (-np.inf, np.inf) if np_kind(tgt.dtype) == "f" else (False, True) if info is None else (info.min, info.max)
             tgt[hit_key] = low if reduce == "amax" else high
     ufunc = {"prod": np.multiply, "mean": np.add, "amax": np.maximum, "amin": np.minimum}[reduce]
     ufunc.at(tgt, key, vals)

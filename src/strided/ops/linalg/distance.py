@@ -57,9 +57,10 @@ def _check(x1: Tensor, x2: Tensor, p: Any, compute_mode: str) -> None:
                     f"fix: convert first, e.g. {name.lower()}.to(strided.float32)",
                 )
             )
-    if (x1._dtype.name == "float16" or x2._dtype.name == "float16") and x1.numel() and x2.numel():
-        # (PyTorch's float16 refusal is in its kernel, which an empty input does not reach)
-        raise _not_implemented("cdist", x1._dtype if x1._dtype.name == "float16" else x2._dtype)
+    half = ("float16", "bfloat16")
+    if (x1._dtype.name in half or x2._dtype.name in half) and x1.numel() and x2.numel():
+        # (PyTorch's float16/bfloat16 refusal is in its kernel, which an empty input does not reach)
+        raise _not_implemented("cdist", x1._dtype if x1._dtype.name in half else x2._dtype)
     if x1._dtype is not x2._dtype:
         raise StridedRuntimeError(
             join_lines(

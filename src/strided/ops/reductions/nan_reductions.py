@@ -17,7 +17,7 @@ import numpy as np
 from ... import layout as L
 from ...args import check_keepdim
 from ...dispatch import result_array
-from ...dtypes import DType, default_float, float16, int64
+from ...dtypes import REDUCED_FLOATS, DType, default_float, int64
 from ...errors import StridedIndexError, StridedRuntimeError, StridedTypeError, join_lines
 from ...gradients import seal
 from ...kernels.fpstate import QUIET, quiet_reset, quiet_set
@@ -56,7 +56,7 @@ def _finish(result: Tensor, out: Any, op: str, inputs: tuple, same_dtype: str = 
 
 
 def _acc(d: DType) -> np.dtype:
-    return np.dtype(np.float32) if d is float16 else d.numpy
+    return np.dtype(np.float32) if d in REDUCED_FLOATS else d.numpy
 
 
 class _Quiet:

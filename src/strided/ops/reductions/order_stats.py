@@ -23,7 +23,7 @@ from typing import Any
 import numpy as np
 
 from ...dtypes import bool_ as bool_dtype
-from ...dtypes import int64
+from ...dtypes import int64, np_kind
 from ...errors import StridedIndexError, StridedNotImplementedError, StridedRuntimeError, join_lines
 from ...gradients import seal
 from ...opdef import Kind, declare
@@ -53,7 +53,7 @@ def _nonempty_dim(x: Tensor, d: int, op: str) -> None:
 def _middle(rows: np.ndarray, skip_nan: bool) -> tuple[np.ndarray, np.ndarray]:
     """(values, indices) of the lower median of each row of ``rows`` (..., n), n > 0."""
     n = rows.shape[-1]
-    floating = rows.dtype.kind in "fc"
+    floating = np_kind(rows.dtype) in "fc"
     nan = np.isnan(rows) if floating else np.zeros(rows.shape, bool)
     if skip_nan:
         count = n - nan.sum(-1)

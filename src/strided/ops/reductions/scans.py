@@ -27,7 +27,20 @@ import numpy as np
 from ... import layout as L
 from ...args import int_arg, is_dim_int, type_name
 from ...dispatch import adopted, copied, report, result, result_array
-from ...dtypes import CPP_NAME, TORCH_NAME, DType, float16, float32, float64, int64, to_dtype
+from ...dtypes import (
+    CPP_NAME,
+    REDUCED_FLOATS,
+    TORCH_NAME,
+    DType,
+    bfloat16,
+    float16,
+    float32,
+    float64,
+    int64,
+    np_finfo,
+    np_kind,
+    to_dtype,
+)
 from ...dtypes import bool_ as bool_dtype
 from ...errors import (
     StridedIndexError,
@@ -51,7 +64,8 @@ from .._support.reduce_args import shape_text
 from ..registry import backward, method
 
 # PyTorch's CPU scan accumulates in at::acc_type: double for float, float for half
-_ACCUMULATOR = {float32: np.dtype(np.float64), float16: np.dtype(np.float32), float64: np.dtype(np.float64)}
+_ACCUMULATOR = {float32: np.dtype(np.float64), float16: np.dtype(np.float32), bfloat16: np.dtype(np.float32),
+                float64: np.dtype(np.float64)}
 
 
 def _scan_dtype(self: Tensor, dtype: Any, op: str) -> DType:
@@ -84,7 +98,7 @@ def _scan_array(ufunc: np.ufunc, self: Tensor, d: int, out_dtype: DType) -> np.n
         # (NumPy's astype would drop the imaginary part with its own ComplexWarning)
         warnings.warn("Casting complex values to real discards the imaginary part", UserWarning, stacklevel=5)
         x = x.real
-    if x.dtype != out_dtype.numpy and (x.dtype.kind == "f" or out_dtype.is_floating_point):
+    if x.dtype != out_dtype.numpy and (np_kind(x.dtype) == "f" or out_dtype.is_floating_point):
         x = x.astype(out_dtype.numpy)  # dtype=: each element is converted first, as PyTorch does
     if x.dtype == acc:
         arr = ufunc.accumulate(x, axis=d)
@@ -234,7 +248,7 @@ def _cum_extreme(self: Tensor, dim: Any, op: str) -> Any:
     # PyTorch's kernel moves the index on every element that equals the running extreme (>=, <=)
     # and on every NaN; so the index is the last position (so far) where x equals the value.
     hit = x == values
-    if x.dtype.kind == "f":
+    if np_kind(x.dtype) == "f":
         hit |= np.isnan(x) & np.isnan(values)
     n = x.shape[d]
     pos = np.arange(n, dtype=np.int64).reshape((n,) + (1,) * (x.ndim - 1 - d))
@@ -545,7 +559,7 @@ def logcumsumexp(self: Tensor, dim: int, *, out: Any = None) -> Tensor:
         raise _not_implemented("logcumsumexp_out_cpu", x._dtype, (x,),
                                "fix: convert first, e.g. x.to(strided.float32)")
     d = one_dim(x, dim, "logcumsumexp")
-    work = np.float32 if x._dtype is float16 else x._dtype.numpy
+    work = np.float32 if x._dtype in REDUCED_FLOATS else x._dtype.numpy
     a = x._np().astype(work, copy=False)
     with np.errstate(all="ignore"):
         r = np.logaddexp.accumulate(a, axis=d) if a.ndim and a.size else a.copy()
@@ -574,7 +588,7 @@ def logcumsumexp_backward(out: Tensor, x: Tensor, dim: int, **kwargs: Any) -> An
     def grads(g: Tensor) -> tuple:
         if g.ndim == 0 or g.numel() == 0:
             return (g,)
-        lowest = float(np.finfo(g._dtype.numpy).min)
+        lowest = float(np_finfo(g._dtype.numpy).min)
         log_abs = g.abs().log()
         pos = log_abs.where(g > 0, lowest)
         neg = log_abs.where(g < 0, lowest)

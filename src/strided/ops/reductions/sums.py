@@ -27,7 +27,7 @@ from ...args import check_keepdim
 from ...callsite import user_site
 from ...creation import eye
 from ...dispatch import OPEN, adopted, report, result_array
-from ...dtypes import TORCH_NAME, DType, float16, float32, float64, int64, real_of, uint8
+from ...dtypes import REDUCED_FLOATS, TORCH_NAME, DType, float32, float64, int64, real_of, uint8
 from ...dtypes import bool_ as bool_dtype
 from ...errors import (
     StridedNotImplementedError,
@@ -63,7 +63,7 @@ from ..registry import backward, method, op
 
 def _accumulator(out_dtype: DType) -> np.dtype:
     """The NumPy dtype sums and products run in: float16 accumulates in float32 (as PyTorch does)."""
-    return np.dtype(np.float32) if out_dtype is float16 else out_dtype.numpy
+    return np.dtype(np.float32) if out_dtype in REDUCED_FLOATS else out_dtype.numpy
 
 
 def _integral_to_int64(t: Tensor, dtype: DType | None) -> DType:

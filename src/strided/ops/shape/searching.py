@@ -29,7 +29,7 @@ import numpy as np
 from ... import layout as L
 from ...args import is_number, type_name
 from ...dispatch import copied
-from ...dtypes import TORCH_NAME, int32, int64
+from ...dtypes import TORCH_NAME, int32, int64, np_kind
 from ...errors import StridedRuntimeError, StridedTypeError, join_lines
 from ...opdef import Kind, declare
 from ...tensor import Tensor
@@ -133,7 +133,7 @@ def _torch_bisect(rows: np.ndarray, vals: np.ndarray, right: bool) -> np.ndarray
 
 def _has_nan(rows: np.ndarray) -> bool:
     """Whether a sorted sequence holds NaN: sorted, it is last in its row (one read per row)."""
-    return rows.dtype.kind in "fc" and bool(np.isnan(rows[..., -1]).any())
+    return np_kind(rows.dtype) in "fc" and bool(np.isnan(rows[..., -1]).any())
 
 
 def searchsorted(sorted_sequence: Tensor, input: Any, *, out_int32: bool = False,  # noqa: A002

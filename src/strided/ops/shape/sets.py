@@ -26,7 +26,7 @@ import numpy as np
 from ... import layout as L
 from ...args import no_dims
 from ...dispatch import adopted, copied
-from ...dtypes import bool_, int64
+from ...dtypes import bool_, int64, np_kind
 from ...errors import StridedRuntimeError, StridedTypeError, join_lines
 from ...layout import Layout
 from ...opdef import Kind, declare
@@ -78,7 +78,7 @@ def _flat(self: Tensor, sort: bool, want_inverse: bool, want_counts: bool) -> tu
             s = flat
         elif want_inverse:
             # stable for floats: each NaN is its own entry, numbered in the order the NaNs appear
-            order = np.argsort(flat, kind="stable" if flat.dtype.kind == "f" else None)
+            order = np.argsort(flat, kind="stable" if np_kind(flat.dtype) == "f" else None)
             s = flat[order]
         else:
             s = np.sort(flat)

@@ -24,7 +24,7 @@ from ... import layout as L
 from ...args import int_arg
 from ...dispatch import copied
 from ...dtypes import bool_ as bool_dtype
-from ...dtypes import int64
+from ...dtypes import int64, np_kind
 from ...errors import StridedIndexError, StridedNotImplementedError, StridedRuntimeError, join_lines
 from ...gradients import seal
 from ...layout.order import preserve_format_strides
@@ -240,7 +240,7 @@ def topk(self: Tensor, k: int, dim: int = -1, largest: bool = True, sorted: bool
         cand = None
         part = x[..., :k]
     else:
-        cand = _top_by_threshold(x, k, largest) if x.dtype.kind == "f" else None
+        cand = _top_by_threshold(x, k, largest) if np_kind(x.dtype) == "f" else None
         if cand is None:
             cand = _top_by_argpartition(x, k, largest)
         part = np.take_along_axis(x, cand, axis=-1)
