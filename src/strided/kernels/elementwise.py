@@ -81,6 +81,37 @@ def binary_into(ufunc: np.ufunc, x: Any, y: Any, out: np.ndarray, compute: np.dt
         quiet_reset(token)
 
 
+class _TensorPower:
+    """``np.power`` for a *tensor* exponent, as C's ``pow`` (PyTorch's kernel) computes it.
+
+    NumPy's float32/float64 power loop takes ``sqrt`` when the exponent repeats along the inner
+    loop and is 0.5 (a 0-d or broadcast exponent); ``sqrt(-inf)`` is NaN and ``sqrt(-0.0)``
+    -0.0, where ``pow`` gives inf and 0.0. Those elements are set after the call. (A *Python*
+    exponent 0.5 is PyTorch's ``sqrt`` too: callers pass ``np.power`` itself then.)
+    """
+
+    __name__ = "power"
+
+    def __call__(self, x: Any, y: Any, out: np.ndarray | None = None, **kwargs: Any) -> Any:
+        res = np.power(x, y, out=out, **kwargs)
+        ys = np.asarray(y)
+        if ys.dtype.kind != "f" or np.result_type(res).kind != "f" or (
+                ys.ndim and ys.shape == np.shape(res) and 0 not in ys.strides):
+            return res  # (the sqrt loop needs a repeated exponent: a 0-d one, or a zero stride)
+        xs = np.asarray(x)
+        hit = (ys == 0.5) & ((xs == -np.inf) | (xs == 0))
+        if not hit.any():
+            return res
+        fixed = np.where(xs == 0, 0.0, np.inf)
+        if isinstance(res, np.ndarray) and res.ndim:
+            np.copyto(res, fixed, where=hit, casting="unsafe")
+            return res
+        return np.asarray(np.where(hit, fixed, res), dtype=np.result_type(res))[()]  # (a 0-d result)
+
+
+tensor_power = _TensorPower()
+
+
 def assign(out: np.ndarray, source: Any) -> None:
     """``out[...] = source`` (broadcast, unsafe cast); ``source`` must not overlap ``out``
     (use :func:`strided.kernels.write` for a source that may)."""

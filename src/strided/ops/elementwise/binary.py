@@ -60,6 +60,7 @@ from ...kernels.elementwise import (
     binary_into,
     int_pow_into,
     scalar_over_into,
+    tensor_power,
 )
 from ...kernels.fpstate import quiet_call, quiet_retry, quietly
 from ...kernels.fused import fma
@@ -344,7 +345,8 @@ def _binary(op: BinaryOp, a: Any, b: Any, target: Tensor | None = None, alpha: A
         and (not isinstance(b, Tensor) or b._dtype is compute)
         and (out._dtype is compute or compare)
     )
-    binary_into(op.ufunc, x, y, _view(out), compute.numpy, cast, compare)
+    ufunc = tensor_power if op.kind == "pow" and isinstance(b, Tensor) else op.ufunc
+    binary_into(ufunc, x, y, _view(out), compute.numpy, cast, compare)
     return out
 
 
@@ -700,7 +702,7 @@ _F32_SAFE = 3.4e38  # numbers inside (-_F32_SAFE, _F32_SAFE) convert to float32 
 def _fast_binary(op: BinaryOp, slow: Callable[[Any, Any], Any], rule: str) -> Callable[[Any, Any], Any]:
     """``op`` with the small-op fast paths in front of ``slow`` (the general path); it is its own
     recording entry under the backward rule ``rule`` (one slot test per tensor operand)."""
-    ufunc = op.ufunc
+    ufunc = tensor_power if op.kind == "pow" else op.ufunc  # (the fast paths take two tensors)
     fast = op.fast
     name = op.name
     # dtypes for which ``op(t, number)`` takes the fast path: a float tensor (not float16, whose

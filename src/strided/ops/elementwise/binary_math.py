@@ -43,7 +43,7 @@ from ...dispatch import result
 from ...dtypes import DType, bool_, complex128, float64
 from ...errors import StridedRuntimeError, StridedTypeError, join_lines
 from ...gradients import seal
-from ...kernels.elementwise import binary_into
+from ...kernels.elementwise import binary_into, tensor_power
 from ...kernels.fpstate import QUIET, quiet_reset, quiet_set
 from ...opdef import Kind, declare
 from ...tensor import Tensor
@@ -378,7 +378,8 @@ def _float_power(base: Any, exponent: Any, d: DType, target: Tensor | None) -> T
         out = result(shape, d)  # (pow(number, tensor): PyTorch's output is contiguous)
     else:
         out = _fresh_output(shape, d, [base, exponent], d)
-    binary_into(np.power, _kernel_arg(base, d), _kernel_arg(exponent, d), _view(out), d.numpy, True, False)
+    power = tensor_power if isinstance(exponent, Tensor) else np.power  # (a Python 0.5 is PyTorch's sqrt)
+    binary_into(power, _kernel_arg(base, d), _kernel_arg(exponent, d), _view(out), d.numpy, True, False)
     return out
 
 
