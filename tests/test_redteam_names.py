@@ -37,3 +37,53 @@ def test_power_with_a_broadcast_half_exponent_tensor_is_cs_pow(fn: str, exp_shap
         _same(tr, sr)
     # a Python 0.5 is PyTorch's sqrt (NaN at -inf): unchanged
     _same(getattr(torch, fn)(tb[0], 0.5), getattr(strided, fn)(sb[0], 0.5))
+
+
+def _modes(m) -> tuple:
+    return m.is_grad_enabled(), m.is_inference_mode_enabled()
+
+
+@pytest.mark.parametrize("make", ["no_grad()", "enable_grad()", "inference_mode()", "inference_mode(False)",
+                                  "set_grad_enabled(False)"])
+def test_a_decorated_generator_runs_each_step_in_the_mode(make: str) -> None:
+    # PyTorch wraps a generator function's every step (send, throw, close); entering the block
+    # once around the call left it before the first step ran (the generator saw the caller's mode)
+    seen = {}
+    for m in (torch, strided):
+        outer = m.no_grad() if "enable" in make or "False)" in make else m.enable_grad()
+        with outer:
+            before = _modes(m)
+
+            def gen(m=m) -> object:  # noqa: ANN001
+                got = [_modes(m)]
+                try:
+                    yield got[-1]
+                except ValueError:
+                    got.append(_modes(m))
+                    yield got[-1]
+                got.append(_modes(m))
+                return got
+
+            decorated = eval(f"m.{make}", {"m": m})(gen)
+            with outer:  # (set_grad_enabled's call sets the mode itself, as PyTorch's)
+                g = decorated()
+                steps = [next(g), _modes(m), g.throw(ValueError()), _modes(m)]
+                with pytest.raises(StopIteration) as stop:
+                    next(g)
+                steps.append(stop.value.value)
+        seen[m.__name__] = (before, steps)
+    assert seen["strided"] == seen["torch"]
+
+
+@pytest.mark.parametrize("name", ["no_grad", "enable_grad", "inference_mode"])
+def test_the_modes_decorate_without_the_call(name: str) -> None:
+    # PyTorch: @torch.no_grad, @torch.enable_grad and @torch.inference_mode work bare
+    seen = {}
+    for m in (torch, strided):
+        @getattr(m, name)
+        def f(x: int, *, y: int = 0, m=m) -> tuple:  # noqa: ANN001
+            return x + y, _modes(m)
+
+        with m.no_grad() if name == "enable_grad" else m.enable_grad():
+            seen[m.__name__] = (f(1, y=2), f.__name__, _modes(m))
+    assert seen["strided"] == seen["torch"]

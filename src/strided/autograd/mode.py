@@ -4,6 +4,8 @@ The mode itself is :data:`strided.grad_mode.GRAD_MODE` (below the ops, which rea
 from __future__ import annotations
 
 import functools
+import inspect
+import sys
 from collections.abc import Callable
 from typing import Any
 
@@ -11,6 +13,37 @@ from ..dispatch import storage_root
 from ..grad_mode import GRAD_MODE, INFERENCE_MODE, INFERENCE_STORAGES, STATE, is_grad_enabled
 
 __all__ = ["enable_grad", "inference_mode", "is_grad_enabled", "is_inference_mode_enabled", "no_grad", "set_grad_enabled"]
+
+
+def _generator_in(ctx_factory: Callable[[], Any], fn: Callable) -> Callable:
+    """``fn``, a generator function, with each of its steps run inside ``ctx_factory()`` (a fresh
+    context manager per step), and the caller's mode back at every ``yield``: PyTorch's
+    ``_wrap_generator``. (Entering the block once around ``fn(...)`` would leave it before the
+    generator's first step runs.)"""
+
+    @functools.wraps(fn)
+    def generator_context(*args: Any, **kwargs: Any) -> Any:
+        gen = fn(*args, **kwargs)
+        try:
+            with ctx_factory():
+                response = gen.send(None)
+            while True:
+                try:
+                    request = yield response
+                except GeneratorExit:
+                    with ctx_factory():
+                        gen.close()
+                    raise
+                except BaseException:
+                    with ctx_factory():
+                        response = gen.throw(*sys.exc_info())
+                else:
+                    with ctx_factory():
+                        response = gen.send(request)
+        except StopIteration as e:
+            return e.value
+
+    return generator_context
 
 
 class _GradMode:
@@ -30,6 +63,8 @@ class _GradMode:
 
     def __call__(self, fn: Callable) -> Callable:
         mode = self.mode
+        if inspect.isgeneratorfunction(fn):
+            return _generator_in(self.clone, fn)
 
         @functools.wraps(fn)
         def run(*args: Any, **kwargs: Any) -> Any:
@@ -61,11 +96,18 @@ class no_grad(_GradMode):  # noqa: N801 - PyTorch's name
 
     mode = False
 
+    def __new__(cls, orig_func: Callable | None = None) -> Any:
+        # PyTorch: ``@no_grad`` without the call decorates ``orig_func`` itself
+        return super().__new__(cls) if orig_func is None else cls()(orig_func)
+
 
 class enable_grad(_GradMode):  # noqa: N801
     """Turns recording back on inside a ``no_grad`` block."""
 
     mode = True
+
+    def __new__(cls, orig_func: Callable | None = None) -> Any:
+        return super().__new__(cls) if orig_func is None else cls()(orig_func)
 
 
 class set_grad_enabled(_GradMode):  # noqa: N801
@@ -121,6 +163,10 @@ class inference_mode:  # noqa: N801 - PyTorch's name
     ...
     """
 
+    def __new__(cls, mode: Any = True) -> Any:
+        # PyTorch: ``@inference_mode`` without the call decorates the function given as ``mode``
+        return super().__new__(cls) if isinstance(mode, bool) else cls()(mode)
+
     def __init__(self, mode: bool = True) -> None:
         self.mode = bool(mode)
         self._open: list = []
@@ -146,6 +192,8 @@ class inference_mode:  # noqa: N801 - PyTorch's name
 
     def __call__(self, fn: Callable) -> Callable:
         mode = self.mode
+        if inspect.isgeneratorfunction(fn):
+            return _generator_in(self.clone, fn)
 
         @functools.wraps(fn)
         def run(*args: Any, **kwargs: Any) -> Any:
