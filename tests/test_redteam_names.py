@@ -87,3 +87,15 @@ def test_the_modes_decorate_without_the_call(name: str) -> None:
         with m.no_grad() if name == "enable_grad" else m.enable_grad():
             seen[m.__name__] = (f(1, y=2), f.__name__, _modes(m))
     assert seen["strided"] == seen["torch"]
+
+
+@pytest.mark.parametrize("name", ["gcd_", "lcm_", "ldexp_", "heaviside_", "atan2_", "hypot_"])
+def test_an_inplace_method_given_a_number_names_itself_and_counts_after_self(name: str) -> None:
+    dtype = "int64" if name in ("gcd_", "lcm_") else "float32"
+    texts = []
+    for m in (torch, strided):
+        x = m.ones(3, dtype=getattr(m, dtype))
+        with pytest.raises(TypeError) as err:
+            getattr(x, name)(2)
+        texts.append(str(err.value).splitlines()[0])
+    assert texts[1] == texts[0]

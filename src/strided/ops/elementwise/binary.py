@@ -267,7 +267,7 @@ def _binary(op: BinaryOp, a: Any, b: Any, target: Tensor | None = None, alpha: A
             f"  both operands are numbers ({a!r}, {b!r}); make one a tensor: strided.tensor({a!r})"
         )
     if op.tensor_other and not (isinstance(a, Tensor) and isinstance(b, Tensor)):
-        raise _tensor_args_error(op.name, a, b)
+        raise _tensor_args_error(op.name, a, b, inplace=target is not None)
     if op.kind == "minmax" and not (isinstance(a, Tensor) and isinstance(b, Tensor)):
         number = b if isinstance(a, Tensor) else a
         which = "'other' (position 2)" if isinstance(a, Tensor) else "'input' (position 1)"
@@ -427,12 +427,16 @@ def _fused_alpha(op: BinaryOp, x: Any, y: Any, alpha: Any, dest: np.ndarray) -> 
     np.copyto(dest, fma(y, -alpha if op is SUB else alpha, x), casting="unsafe")
 
 
-def _tensor_args_error(name: str, a: Any, b: Any) -> StridedTypeError:
-    """PyTorch's parser error for a number where the signature takes a tensor (atan2, hypot, ...)."""
+def _tensor_args_error(name: str, a: Any, b: Any, inplace: bool = False) -> StridedTypeError:
+    """PyTorch's parser error for a number where the signature takes a tensor (atan2, hypot, ...);
+    an in-place method's (``x.gcd_(2)``) names itself and counts after ``self``."""
     pos, which, value = (2, "other", b) if isinstance(a, Tensor) else (1, "input", a)
+    if inplace:
+        pos -= 1
     return StridedTypeError(
         join_lines(
-            f"{name}(): argument '{which}' (position {pos}) must be Tensor, not {type(value).__name__}",
+            f"{name}{'_' if inplace else ''}(): argument '{which}' (position {pos}) must be Tensor, not "
+            f"{type(value).__name__}",
             f"{name} takes two tensors, got the number {value!r}; wrap it: "
             f"strided.{name}(x, strided.tensor({value!r}))",
         )

@@ -228,7 +228,8 @@ _ldexp_op, _, _, _ldexp_inplace = _make_binary(LDEXP)
 def _heaviside_checks(input: Any, values: Any, out: Any, name: str) -> None:
     """PyTorch's heaviside checks, before anything else: tensors, no complex (input, values or
     out), then one dtype for the three."""
-    for arg, what, pos in ((input, "input", 1), (values, "values", 2)):
+    first = 1 if name == "heaviside" else 0  # (the method x.heaviside_(v) counts after self)
+    for arg, what, pos in ((input, "input", first), (values, "values", first + 1)):
         if not isinstance(arg, Tensor):
             raise StridedTypeError(join_lines(
                 f"{name}(): argument '{what}' (position {pos}) must be Tensor, not {type(arg).__name__}",
