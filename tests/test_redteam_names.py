@@ -99,3 +99,19 @@ def test_an_inplace_method_given_a_number_names_itself_and_counts_after_self(nam
             getattr(x, name)(2)
         texts.append(str(err.value).splitlines()[0])
     assert texts[1] == texts[0]
+
+
+@pytest.mark.parametrize("dtype", ["int64", "float32", "complex64", "bool"])
+@pytest.mark.parametrize(("beta", "alpha"), [(True, 1), (1, True), (False, 2), (2, False)])
+def test_addr_refuses_a_bool_beta_or_alpha_for_a_result_that_is_not_bool(dtype: str, beta: object,
+                                                                       alpha: object) -> None:
+    # (it computed, reading True as 1: PyTorch refuses it)
+    got = []
+    for m in (torch, strided):
+        d = getattr(m, dtype)
+        args = (m.ones(2, 3, dtype=d), m.ones(2, dtype=d), m.ones(3, dtype=d))
+        try:
+            got.append(m.addr(*args, beta=beta, alpha=alpha).tolist())
+        except RuntimeError as e:
+            got.append(str(e).splitlines()[0])
+    assert got[1] == got[0]

@@ -51,6 +51,11 @@ def _scalar(value: Any, name: str, dtype: DType, op_name: str) -> Any:
     """``beta``/``alpha`` as the kernel reads it for ``dtype`` (see the module doc)."""
     if isinstance(value, Tensor):
         value = value.item()
+    if op_name == "addr" and isinstance(value, bool) and dtype.kind != "b":
+        raise StridedRuntimeError(join_lines(
+            f"Boolean {name} only supported for Boolean results.",
+            f"addr: {name}={value!r} with {dtype.name} tensors (a bool is no number to addr)",
+            f"fix: {name}={int(value)}"))
     if isinstance(value, complex) and not dtype.is_complex:
         if op_name == "addr" and not dtype.is_floating_point:
             raise _integral_scalar(name, value, dtype)
