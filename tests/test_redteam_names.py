@@ -115,3 +115,37 @@ def test_addr_refuses_a_bool_beta_or_alpha_for_a_result_that_is_not_bool(dtype: 
         except RuntimeError as e:
             got.append(str(e).splitlines()[0])
     assert got[1] == got[0]
+
+
+@pytest.mark.parametrize("name", ["no_grad", "enable_grad", "inference_mode"])
+def test_one_mode_object_entered_by_two_threads_at_once(name: str) -> None:
+    # a module-level NO_GRAD = no_grad() used by worker threads: each thread's block is its own
+    # (PyTorch's guards are thread-local); one shared token list made both exits raise ValueError
+    import threading
+
+    ctx = getattr(strided, name)()
+    a_in, b_in, a_out = threading.Event(), threading.Event(), threading.Event()
+    seen: dict = {}
+
+    def worker(who: str, first: threading.Event, then: threading.Event, done: threading.Event | None) -> None:
+        try:
+            if who == "B":
+                a_in.wait(5)
+            with ctx:
+                inside = _modes(strided)
+                first.set()
+                then.wait(5)
+            seen[who] = (inside, _modes(strided))
+        except Exception as e:  # (reported by the assertion below)
+            seen[who] = repr(e)
+        if done is not None:
+            done.set()
+
+    threads = [threading.Thread(target=worker, args=("A", a_in, b_in, a_out)),
+               threading.Thread(target=worker, args=("B", b_in, a_out, None))]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join(10)
+    inside = (name != "no_grad", name == "inference_mode") if name != "inference_mode" else (False, True)
+    assert seen == {"A": (inside, (True, False)), "B": (inside, (True, False))}

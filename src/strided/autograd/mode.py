@@ -6,6 +6,7 @@ from __future__ import annotations
 import functools
 import inspect
 import sys
+import threading
 from collections.abc import Callable
 from typing import Any
 
@@ -46,6 +47,29 @@ def _generator_in(ctx_factory: Callable[[], Any], fn: Callable) -> Callable:
     return generator_context
 
 
+class _Stacks:
+    """The blocks a context-manager object has open, one stack per thread: an object shared by
+    threads (a module-level ``NO_GRAD = no_grad()`` entered by workers) keeps each thread's
+    entries apart, as PyTorch's thread-local guards do (one shared list popped another thread's
+    token: ValueError)."""
+
+    __slots__ = ("_by_thread",)
+
+    def __init__(self) -> None:
+        self._by_thread: dict[int, list] = {}
+
+    def push(self, item: Any) -> None:
+        self._by_thread.setdefault(threading.get_ident(), []).append(item)
+
+    def pop(self) -> Any:
+        ident = threading.get_ident()
+        stack = self._by_thread[ident]
+        item = stack.pop()
+        if not stack:
+            del self._by_thread[ident]  # (only this thread touches its own key)
+        return item
+
+
 class _GradMode:
     """Sets grad mode to ``self.mode`` inside a ``with`` block or a decorated function; the
     setting belongs to this thread or asyncio task (a ContextVar), as PyTorch's is thread-local."""
@@ -53,10 +77,10 @@ class _GradMode:
     mode = True
 
     def __init__(self) -> None:
-        self._tokens: list = []
+        self._tokens = _Stacks()
 
     def __enter__(self) -> None:
-        self._tokens.append(GRAD_MODE.set(self.mode))
+        self._tokens.push(GRAD_MODE.set(self.mode))
 
     def __exit__(self, *exc: Any) -> None:
         GRAD_MODE.reset(self._tokens.pop())
@@ -119,7 +143,7 @@ class set_grad_enabled(_GradMode):  # noqa: N801
         self._now = GRAD_MODE.set(self.mode)  # PyTorch: the call itself sets it
 
     def __enter__(self) -> None:
-        self._tokens.append(None)
+        self._tokens.push(None)
 
     def __exit__(self, *exc: Any) -> None:
         self._tokens.pop()
@@ -169,7 +193,7 @@ class inference_mode:  # noqa: N801 - PyTorch's name
 
     def __init__(self, mode: bool = True) -> None:
         self.mode = bool(mode)
-        self._open: list = []
+        self._open = _Stacks()
 
     def __enter__(self) -> None:
         from ..kernels.listeners import listening
@@ -181,7 +205,7 @@ class inference_mode:  # noqa: N801 - PyTorch's name
             STATE["used"] = True  # (in-place ops take the checked path from now on: see grad_mode.STATE)
             block = listening(_mark_new_memory, "strided.inference_mode()")
             block.__enter__()
-        self._open.append((grad, inference, block))
+        self._open.push((grad, inference, block))
 
     def __exit__(self, *exc: Any) -> None:
         grad, inference, block = self._open.pop()
