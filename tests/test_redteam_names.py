@@ -149,3 +149,21 @@ def test_one_mode_object_entered_by_two_threads_at_once(name: str) -> None:
         t.join(10)
     inside = (name != "no_grad", name == "inference_mode") if name != "inference_mode" else (False, True)
     assert seen == {"A": (inside, (True, False)), "B": (inside, (True, False))}
+
+
+@pytest.mark.parametrize("dtype", ["float16", "float32", "float64", "complex64"])
+def test_a_running_sum_of_negative_zeros_is_positive_zero(dtype: str) -> None:
+    # PyTorch's running sum starts from +0.0; NumPy's cumsum kept a leading -0.0 (and so did
+    # cumulative_trapezoid over equal x: 0 * negative y)
+    def signs(t: object) -> list:
+        return [math.copysign(1, complex(v).real) for v in t.flatten().tolist()]
+
+    got = []
+    for m in (torch, strided):
+        d = getattr(m, dtype)
+        x = m.tensor([[-0.0, -0.0, -1.0], [-0.0, 2.0, -0.0]], dtype=d)
+        runs = [x.cumsum(1), x.t().cumsum(0), x.clone().cumsum_(1), x.cumsum(1, dtype=m.complex128 if x.is_complex() else m.float64)]
+        if not x.is_complex():
+            runs.append(m.cumulative_trapezoid(m.tensor([-1.0, -2.0, -3.0], dtype=d), m.zeros(3, dtype=d)))
+        got.append([(signs(r), r.tolist()) for r in runs])
+    assert got[1] == got[0]

@@ -92,6 +92,12 @@ def _scan_array(ufunc: np.ufunc, self: Tensor, d: int, out_dtype: DType) -> np.n
         arr = x.astype(acc, order="C")  # fresh: the scan runs in place in it
         if arr.size:
             ufunc.accumulate(arr, axis=d, out=arr)
+    if ufunc is np.add and arr.dtype.kind in "fc" and arr.size:
+        # PyTorch's running sum starts from +0.0, so a run of -0.0 sums to +0.0; NumPy's starts
+        # from the first element (-0.0 kept). Only a leading run can be -0.0: one slice tells.
+        lead = arr.take(0, axis=d)
+        if np.signbit(lead.real).any() or np.signbit(lead.imag).any():
+            np.add(arr, 0.0, out=arr)
     if arr.dtype != out_dtype.numpy:
         arr = arr.astype(out_dtype.numpy)
     return arr
