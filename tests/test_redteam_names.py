@@ -167,3 +167,26 @@ def test_a_running_sum_of_negative_zeros_is_positive_zero(dtype: str) -> None:
             runs.append(m.cumulative_trapezoid(m.tensor([-1.0, -2.0, -3.0], dtype=d), m.zeros(3, dtype=d)))
         got.append([(signs(r), r.tolist()) for r in runs])
     assert got[1] == got[0]
+
+
+@pytest.mark.parametrize("call", ["add(m.ones(3), 1, out=x)", "xlogy(m.ones(3), 2.0, out=x)",
+                                  "matmul(m.ones(3, 3), m.ones(3), out=x)",
+                                  "logaddexp(m.ones(3), m.ones(3), out=x)"])
+def test_out_into_an_inference_tensor_outside_the_block_is_refused(call: str) -> None:
+    # an out= write is an in-place update: PyTorch refuses it outside inference mode (it was
+    # written). (PyTorch 2.13 raises after its kernel wrote out; strided refuses before writing.)
+    got = []
+    for m in (torch, strided):
+        with m.inference_mode():
+            x = m.zeros(3)
+        with pytest.raises(RuntimeError) as err:
+            eval(f"m.{call}", {"m": m, "x": x})
+        got.append(str(err.value).splitlines()[0])
+        with m.inference_mode():  # (inside a block it is allowed)
+            eval(f"m.{call}", {"m": m, "x": x})
+    assert got[1] == got[0]
+    with strided.inference_mode():
+        x = strided.zeros(3)
+    with pytest.raises(RuntimeError):
+        eval(f"m.{call}", {"m": strided, "x": x})
+    assert x.tolist() == [0.0, 0.0, 0.0]
