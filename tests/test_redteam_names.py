@@ -190,3 +190,21 @@ def test_out_into_an_inference_tensor_outside_the_block_is_refused(call: str) ->
     with pytest.raises(RuntimeError):
         eval(f"m.{call}", {"m": strided, "x": x})
     assert x.tolist() == [0.0, 0.0, 0.0]
+
+
+@pytest.mark.parametrize("x_dtype", ["int16", "uint8", "bool", "uint16", "float32", "float16"])
+@pytest.mark.parametrize("e_dtype", ["uint16", "uint32", "uint64"])
+def test_ldexp_with_a_wide_unsigned_exponent(x_dtype: str, e_dtype: str) -> None:
+    # integer input: PyTorch's mul(x, pow(2.0, e)) in the default float (strided refused the
+    # integer promotion); float input: PyTorch's exact kernel has no uint16/32/64 loop (strided
+    # computed)
+    got = []
+    for m in (torch, strided):
+        x = m.tensor([1, 0, 3], dtype=getattr(m, x_dtype))
+        e = m.tensor([2, 1, 40], dtype=getattr(m, e_dtype))
+        try:
+            y = m.ldexp(x, e)
+            got.append((str(y.dtype).split(".")[1], y.tolist()))
+        except NotImplementedError as err:
+            got.append(str(err).splitlines()[0])
+    assert got[1] == got[0]

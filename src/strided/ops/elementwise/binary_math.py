@@ -287,7 +287,13 @@ def _exact_path(input: Any, other: Any) -> bool:
     if other._dtype is bool_:
         raise _not_implemented("ldexp_cpu_exp", bool_, (input, other), "fix: other.to(strided.int32), or "
                                "strided.where(other, 2 * input, input)")
+    if _wide_unsigned(other):  # (PyTorch's exact kernel has no uint16/32/64 loop either)
+        raise _not_implemented("ldexp_cpu_exp", other._dtype, (input, other), "fix: other.to(strided.int64)")
     return not (other._dtype.is_floating_point or other._dtype.is_complex)
+
+
+def _wide_unsigned(t: Any) -> bool:
+    return isinstance(t, Tensor) and t._dtype.kind == "u" and t._dtype.itemsize > 1
 
 
 def _ldexp_cast_check(result_dtype: DType, target: Tensor, exact: bool) -> None:
@@ -304,11 +310,11 @@ def _ldexp_cast_check(result_dtype: DType, target: Tensor, exact: bool) -> None:
 
 
 def _wide_unsigned_base(input: Any, other: Any) -> Any:
-    """``other`` as PyTorch's ``pow(2, other)`` reads it when ``input`` is uint16/32/64 and
-    ``other`` an integer tensor: in the default float (PyTorch promotes that, not the two
-    integer dtypes, which it refuses to promote together), a converted copy."""
-    if (isinstance(input, Tensor) and isinstance(other, Tensor) and input._dtype.kind == "u"
-            and input._dtype.itemsize > 1 and not (other._dtype.is_floating_point or other._dtype.is_complex)):
+    """``other`` as PyTorch's ``pow(2.0, other)`` reads it when ``input`` and ``other`` are
+    integer (or bool) tensors and one is uint16/32/64: in the default float (PyTorch promotes
+    that, not the two integer dtypes, which it refuses to promote together), a converted copy."""
+    if (isinstance(input, Tensor) and isinstance(other, Tensor) and (_wide_unsigned(input) or _wide_unsigned(other))
+            and not any(t._dtype.is_floating_point or t._dtype.is_complex for t in (input, other))):
         return other.to(to_float(other._dtype))
     return other
 
