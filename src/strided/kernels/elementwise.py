@@ -94,19 +94,37 @@ class _TensorPower:
 
     def __call__(self, x: Any, y: Any, out: np.ndarray | None = None, **kwargs: Any) -> Any:
         res = np.power(x, y, out=out, **kwargs)
-        ys = np.asarray(y)
-        if ys.dtype.kind != "f" or np.result_type(res).kind != "f" or (
-                ys.ndim and ys.shape == np.shape(res) and 0 not in ys.strides):
+        ys = y if type(y) is np.ndarray else np.asarray(y)
+        if ys.dtype.kind != "f" or res.dtype.kind != "f":
+            return res
+        if ys.ndim == 0:
+            if ys.item() != 0.5:
+                return res
+            everywhere = True
+        elif ys.shape == res.shape and 0 not in ys.strides:
             return res  # (the sqrt loop needs a repeated exponent: a 0-d one, or a zero stride)
+        else:
+            # the exponent's distinct elements (each zero-stride dim read once)
+            halves = ys[tuple(slice(0, 1) if st == 0 else slice(None) for st in ys.strides)] == 0.5
+            if not halves.any():
+                return res
+            everywhere = bool(halves.all())
+        if not isinstance(res, np.ndarray) or not res.ndim:
+            xs = np.asarray(x)
+            return np.asarray(np.where((xs == 0) | (xs == -np.inf), np.abs(xs), res), dtype=res.dtype)[()]
         xs = np.asarray(x)
+        if everywhere:
+            # sqrt's only wrong results: -0.0 (adding +0.0 makes it +0.0 and changes nothing else)
+            # and NaN from -inf (NaN is rare: looked for once)
+            np.add(res, 0.0, out=res)
+            nan = np.isnan(res)
+            if nan.any():
+                np.copyto(res, np.inf, where=nan & (xs == -np.inf))
+            return res
         hit = (ys == 0.5) & ((xs == -np.inf) | (xs == 0))
-        if not hit.any():
-            return res
-        fixed = np.where(xs == 0, 0.0, np.inf)
-        if isinstance(res, np.ndarray) and res.ndim:
-            np.copyto(res, fixed, where=hit, casting="unsafe")
-            return res
-        return np.asarray(np.where(hit, fixed, res), dtype=np.result_type(res))[()]  # (a 0-d result)
+        if hit.any():
+            np.copyto(res, np.abs(xs), where=hit, casting="unsafe")  # (|-inf| is inf, |-0.0| is 0.0)
+        return res
 
 
 tensor_power = _TensorPower()

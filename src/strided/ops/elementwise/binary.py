@@ -706,7 +706,8 @@ _F32_SAFE = 3.4e38  # numbers inside (-_F32_SAFE, _F32_SAFE) convert to float32 
 def _fast_binary(op: BinaryOp, slow: Callable[[Any, Any], Any], rule: str) -> Callable[[Any, Any], Any]:
     """``op`` with the small-op fast paths in front of ``slow`` (the general path); it is its own
     recording entry under the backward rule ``rule`` (one slot test per tensor operand)."""
-    ufunc = tensor_power if op.kind == "pow" else op.ufunc  # (the fast paths take two tensors)
+    ufunc = op.ufunc  # (pow's same-shape runs have no repeated exponent: NumPy's pow itself)
+    broadcast_ufunc = tensor_power if op.kind == "pow" else ufunc  # (two tensors, one broadcast)
     fast = op.fast
     name = op.name
     # dtypes for which ``op(t, number)`` takes the fast path: a float tensor (not float16, whose
@@ -827,9 +828,9 @@ def _fast_binary(op: BinaryOp, slow: Callable[[Any, Any], Any], rule: str) -> Ca
         if plan[5] is not None:
             y = y.reshape(plan[5])
         try:  # binary_broadcast_rowmajor, inlined (a call is a tenth of this op)
-            res = quiet_call(ufunc, x, y)
+            res = quiet_call(broadcast_ufunc, x, y)
         except RuntimeError as e:
-            res = quiet_retry(e, ufunc, x, y)
+            res = quiet_retry(e, broadcast_ufunc, x, y)
         t = adopted(res.ravel(), plan[6], result_dtype or a._dtype)  # (NumPy's result is C-contiguous)
         if OPEN:
             report(name, (a, b), t)
