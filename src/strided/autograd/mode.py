@@ -4,6 +4,9 @@ The mode itself is :data:`strided.grad_mode.GRAD_MODE` (below the ops, which rea
 from __future__ import annotations
 
 import functools
+import inspect
+import sys
+import threading
 from collections.abc import Callable
 from typing import Any
 
@@ -13,6 +16,60 @@ from ..grad_mode import GRAD_MODE, INFERENCE_MODE, INFERENCE_STORAGES, STATE, is
 __all__ = ["enable_grad", "inference_mode", "is_grad_enabled", "is_inference_mode_enabled", "no_grad", "set_grad_enabled"]
 
 
+def _generator_in(ctx_factory: Callable[[], Any], fn: Callable) -> Callable:
+    """``fn``, a generator function, with each of its steps run inside ``ctx_factory()`` (a fresh
+    context manager per step), and the caller's mode back at every ``yield``: PyTorch's
+    ``_wrap_generator``. (Entering the block once around ``fn(...)`` would leave it before the
+    generator's first step runs.)"""
+
+    @functools.wraps(fn)
+    def generator_context(*args: Any, **kwargs: Any) -> Any:
+        gen = fn(*args, **kwargs)
+        try:
+            with ctx_factory():
+                response = gen.send(None)
+            while True:
+                try:
+                    request = yield response
+                except GeneratorExit:
+                    with ctx_factory():
+                        gen.close()
+                    raise
+                except BaseException:
+                    with ctx_factory():
+                        response = gen.throw(*sys.exc_info())
+                else:
+                    with ctx_factory():
+                        response = gen.send(request)
+        except StopIteration as e:
+            return e.value
+
+    return generator_context
+
+
+class _Stacks:
+    """The blocks a context-manager object has open, one stack per thread: an object shared by
+    threads (a module-level ``NO_GRAD = no_grad()`` entered by workers) keeps each thread's
+    entries apart, as PyTorch's thread-local guards do (one shared list popped another thread's
+    token: ValueError)."""
+
+    __slots__ = ("_by_thread",)
+
+    def __init__(self) -> None:
+        self._by_thread: dict[int, list] = {}
+
+    def push(self, item: Any) -> None:
+        self._by_thread.setdefault(threading.get_ident(), []).append(item)
+
+    def pop(self) -> Any:
+        ident = threading.get_ident()
+        stack = self._by_thread[ident]
+        item = stack.pop()
+        if not stack:
+            del self._by_thread[ident]  # (only this thread touches its own key)
+        return item
+
+
 class _GradMode:
     """Sets grad mode to ``self.mode`` inside a ``with`` block or a decorated function; the
     setting belongs to this thread or asyncio task (a ContextVar), as PyTorch's is thread-local."""
@@ -20,16 +77,18 @@ class _GradMode:
     mode = True
 
     def __init__(self) -> None:
-        self._tokens: list = []
+        self._tokens = _Stacks()
 
     def __enter__(self) -> None:
-        self._tokens.append(GRAD_MODE.set(self.mode))
+        self._tokens.push(GRAD_MODE.set(self.mode))
 
     def __exit__(self, *exc: Any) -> None:
         GRAD_MODE.reset(self._tokens.pop())
 
     def __call__(self, fn: Callable) -> Callable:
         mode = self.mode
+        if inspect.isgeneratorfunction(fn):
+            return _generator_in(self.clone, fn)
 
         @functools.wraps(fn)
         def run(*args: Any, **kwargs: Any) -> Any:
@@ -61,11 +120,18 @@ class no_grad(_GradMode):  # noqa: N801 - PyTorch's name
 
     mode = False
 
+    def __new__(cls, orig_func: Callable | None = None) -> Any:
+        # PyTorch: ``@no_grad`` without the call decorates ``orig_func`` itself
+        return super().__new__(cls) if orig_func is None else cls()(orig_func)
+
 
 class enable_grad(_GradMode):  # noqa: N801
     """Turns recording back on inside a ``no_grad`` block."""
 
     mode = True
+
+    def __new__(cls, orig_func: Callable | None = None) -> Any:
+        return super().__new__(cls) if orig_func is None else cls()(orig_func)
 
 
 class set_grad_enabled(_GradMode):  # noqa: N801
@@ -77,7 +143,7 @@ class set_grad_enabled(_GradMode):  # noqa: N801
         self._now = GRAD_MODE.set(self.mode)  # PyTorch: the call itself sets it
 
     def __enter__(self) -> None:
-        self._tokens.append(None)
+        self._tokens.push(None)
 
     def __exit__(self, *exc: Any) -> None:
         self._tokens.pop()
@@ -121,9 +187,13 @@ class inference_mode:  # noqa: N801 - PyTorch's name
     ...
     """
 
+    def __new__(cls, mode: Any = True) -> Any:
+        # PyTorch: ``@inference_mode`` without the call decorates the function given as ``mode``
+        return super().__new__(cls) if isinstance(mode, bool) else cls()(mode)
+
     def __init__(self, mode: bool = True) -> None:
         self.mode = bool(mode)
-        self._open: list = []
+        self._open = _Stacks()
 
     def __enter__(self) -> None:
         from ..kernels.listeners import listening
@@ -135,7 +205,7 @@ class inference_mode:  # noqa: N801 - PyTorch's name
             STATE["used"] = True  # (in-place ops take the checked path from now on: see grad_mode.STATE)
             block = listening(_mark_new_memory, "strided.inference_mode()")
             block.__enter__()
-        self._open.append((grad, inference, block))
+        self._open.push((grad, inference, block))
 
     def __exit__(self, *exc: Any) -> None:
         grad, inference, block = self._open.pop()
@@ -146,6 +216,8 @@ class inference_mode:  # noqa: N801 - PyTorch's name
 
     def __call__(self, fn: Callable) -> Callable:
         mode = self.mode
+        if inspect.isgeneratorfunction(fn):
+            return _generator_in(self.clone, fn)
 
         @functools.wraps(fn)
         def run(*args: Any, **kwargs: Any) -> Any:

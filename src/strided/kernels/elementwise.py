@@ -90,6 +90,55 @@ def binary_into(ufunc: np.ufunc, x: Any, y: Any, out: np.ndarray, compute: np.dt
         quiet_reset(token)
 
 
+class _TensorPower:
+    """``np.power`` for a *tensor* exponent, as C's ``pow`` (PyTorch's kernel) computes it.
+
+    NumPy's float32/float64 power loop takes ``sqrt`` when the exponent repeats along the inner
+    loop and is 0.5 (a 0-d or broadcast exponent); ``sqrt(-inf)`` is NaN and ``sqrt(-0.0)``
+    -0.0, where ``pow`` gives inf and 0.0. Those elements are set after the call. (A *Python*
+    exponent 0.5 is PyTorch's ``sqrt`` too: callers pass ``np.power`` itself then.)
+    """
+
+    __name__ = "power"
+
+    def __call__(self, x: Any, y: Any, out: np.ndarray | None = None, **kwargs: Any) -> Any:
+        res = np.power(x, y, out=out, **kwargs)
+        ys = y if type(y) is np.ndarray else np.asarray(y)
+        if ys.dtype.kind != "f" or res.dtype.kind != "f":
+            return res
+        if ys.ndim == 0:
+            if ys.item() != 0.5:
+                return res
+            everywhere = True
+        elif ys.shape == res.shape and 0 not in ys.strides:
+            return res  # (the sqrt loop needs a repeated exponent: a 0-d one, or a zero stride)
+        else:
+            # the exponent's distinct elements (each zero-stride dim read once)
+            halves = ys[tuple(slice(0, 1) if st == 0 else slice(None) for st in ys.strides)] == 0.5
+            if not halves.any():
+                return res
+            everywhere = bool(halves.all())
+        if not isinstance(res, np.ndarray) or not res.ndim:
+            xs = np.asarray(x)
+            return np.asarray(np.where((xs == 0) | (xs == -np.inf), np.abs(xs), res), dtype=res.dtype)[()]
+        xs = np.asarray(x)
+        if everywhere:
+            # sqrt's only wrong results: -0.0 (adding +0.0 makes it +0.0 and changes nothing else)
+            # and NaN from -inf (NaN is rare: looked for once)
+            np.add(res, 0.0, out=res)
+            nan = np.isnan(res)
+            if nan.any():
+                np.copyto(res, np.inf, where=nan & (xs == -np.inf))
+            return res
+        hit = (ys == 0.5) & ((xs == -np.inf) | (xs == 0))
+        if hit.any():
+            np.copyto(res, np.abs(xs), where=hit, casting="unsafe")  # (|-inf| is inf, |-0.0| is 0.0)
+        return res
+
+
+tensor_power = _TensorPower()
+
+
 def assign(out: np.ndarray, source: Any) -> None:
     """``out[...] = source`` (broadcast, unsafe cast); ``source`` must not overlap ``out``
     (use :func:`strided.kernels.write` for a source that may)."""

@@ -61,6 +61,7 @@ from ...kernels.elementwise import (
     binary_into,
     int_pow_into,
     scalar_over_into,
+    tensor_power,
 )
 from ...kernels.fpstate import quiet_call, quiet_retry, quietly
 from ...kernels.fused import fma
@@ -296,7 +297,7 @@ def _binary(op: BinaryOp, a: Any, b: Any, target: Tensor | None = None, alpha: A
             f"  both operands are numbers ({a!r}, {b!r}); make one a tensor: strided.tensor({a!r})"
         )
     if op.tensor_other and not (isinstance(a, Tensor) and isinstance(b, Tensor)):
-        raise _tensor_args_error(op.name, a, b)
+        raise _tensor_args_error(op.name, a, b, inplace=target is not None)
     if op.kind == "minmax" and not (isinstance(a, Tensor) and isinstance(b, Tensor)):
         number = b if isinstance(a, Tensor) else a
         which = "'other' (position 2)" if isinstance(a, Tensor) else "'input' (position 1)"
@@ -389,7 +390,8 @@ def _binary(op: BinaryOp, a: Any, b: Any, target: Tensor | None = None, alpha: A
         and (not isinstance(b, Tensor) or b._dtype is compute)
         and (out._dtype is compute or compare)
     )
-    binary_into(op.ufunc, x, y, _view(out), compute.numpy, cast, compare)
+    ufunc = tensor_power if op.kind == "pow" and isinstance(b, Tensor) else op.ufunc
+    binary_into(ufunc, x, y, _view(out), compute.numpy, cast, compare)
     return out
 
 
@@ -470,12 +472,16 @@ def _fused_alpha(op: BinaryOp, x: Any, y: Any, alpha: Any, dest: np.ndarray) -> 
     np.copyto(dest, fma(y, -alpha if op is SUB else alpha, x), casting="unsafe")
 
 
-def _tensor_args_error(name: str, a: Any, b: Any) -> StridedTypeError:
-    """PyTorch's parser error for a number where the signature takes a tensor (atan2, hypot, ...)."""
+def _tensor_args_error(name: str, a: Any, b: Any, inplace: bool = False) -> StridedTypeError:
+    """PyTorch's parser error for a number where the signature takes a tensor (atan2, hypot, ...);
+    an in-place method's (``x.gcd_(2)``) names itself and counts after ``self``."""
     pos, which, value = (2, "other", b) if isinstance(a, Tensor) else (1, "input", a)
+    if inplace:
+        pos -= 1
     return StridedTypeError(
         join_lines(
-            f"{name}(): argument '{which}' (position {pos}) must be Tensor, not {type(value).__name__}",
+            f"{name}{'_' if inplace else ''}(): argument '{which}' (position {pos}) must be Tensor, not "
+            f"{type(value).__name__}",
             f"{name} takes two tensors, got the number {value!r}; wrap it: "
             f"strided.{name}(x, strided.tensor({value!r}))",
         )
@@ -754,7 +760,8 @@ _F32_SAFE = 3.4e38  # numbers inside (-_F32_SAFE, _F32_SAFE) convert to float32 
 def _fast_binary(op: BinaryOp, slow: Callable[[Any, Any], Any], rule: str) -> Callable[[Any, Any], Any]:
     """``op`` with the small-op fast paths in front of ``slow`` (the general path); it is its own
     recording entry under the backward rule ``rule`` (one slot test per tensor operand)."""
-    ufunc = op.ufunc
+    ufunc = op.ufunc  # (pow's same-shape runs have no repeated exponent: NumPy's pow itself)
+    broadcast_ufunc = tensor_power if op.kind == "pow" else ufunc  # (two tensors, one broadcast)
     fast = op.fast
     name = op.name
     # dtypes for which ``op(t, number)`` takes the fast path: a float tensor (not float16, whose
@@ -875,9 +882,9 @@ def _fast_binary(op: BinaryOp, slow: Callable[[Any, Any], Any], rule: str) -> Ca
         if plan[5] is not None:
             y = y.reshape(plan[5])
         try:  # binary_broadcast_rowmajor, inlined (a call is a tenth of this op)
-            res = quiet_call(ufunc, x, y)
+            res = quiet_call(broadcast_ufunc, x, y)
         except RuntimeError as e:
-            res = quiet_retry(e, ufunc, x, y)
+            res = quiet_retry(e, broadcast_ufunc, x, y)
         t = adopted(res.ravel(), plan[6], result_dtype or a._dtype)  # (NumPy's result is C-contiguous)
         if OPEN:
             report(name, (a, b), t)

@@ -43,7 +43,7 @@ from ...dispatch import result
 from ...dtypes import DType, bool_, complex128, float64, np_kind
 from ...errors import StridedRuntimeError, StridedTypeError, join_lines
 from ...gradients import seal
-from ...kernels.elementwise import binary_into
+from ...kernels.elementwise import binary_into, tensor_power
 from ...kernels.fpstate import QUIET, quiet_reset, quiet_set
 from ...opdef import Kind, declare
 from ...tensor import Tensor
@@ -228,7 +228,8 @@ _ldexp_op, _, _, _ldexp_inplace = _make_binary(LDEXP)
 def _heaviside_checks(input: Any, values: Any, out: Any, name: str) -> None:
     """PyTorch's heaviside checks, before anything else: tensors, no complex (input, values or
     out), then one dtype for the three."""
-    for arg, what, pos in ((input, "input", 1), (values, "values", 2)):
+    first = 1 if name == "heaviside" else 0  # (the method x.heaviside_(v) counts after self)
+    for arg, what, pos in ((input, "input", first), (values, "values", first + 1)):
         if not isinstance(arg, Tensor):
             raise StridedTypeError(join_lines(
                 f"{name}(): argument '{what}' (position {pos}) must be Tensor, not {type(arg).__name__}",
@@ -286,7 +287,13 @@ def _exact_path(input: Any, other: Any) -> bool:
     if other._dtype is bool_:
         raise _not_implemented("ldexp_cpu_exp", bool_, (input, other), "fix: other.to(strided.int32), or "
                                "strided.where(other, 2 * input, input)")
+    if _wide_unsigned(other):  # (PyTorch's exact kernel has no uint16/32/64 loop either)
+        raise _not_implemented("ldexp_cpu_exp", other._dtype, (input, other), "fix: other.to(strided.int64)")
     return not (other._dtype.is_floating_point or other._dtype.is_complex)
+
+
+def _wide_unsigned(t: Any) -> bool:
+    return isinstance(t, Tensor) and t._dtype.kind == "u" and t._dtype.itemsize > 1
 
 
 def _ldexp_cast_check(result_dtype: DType, target: Tensor, exact: bool) -> None:
@@ -303,11 +310,11 @@ def _ldexp_cast_check(result_dtype: DType, target: Tensor, exact: bool) -> None:
 
 
 def _wide_unsigned_base(input: Any, other: Any) -> Any:
-    """``other`` as PyTorch's ``pow(2, other)`` reads it when ``input`` is uint16/32/64 and
-    ``other`` an integer tensor: in the default float (PyTorch promotes that, not the two
-    integer dtypes, which it refuses to promote together), a converted copy."""
-    if (isinstance(input, Tensor) and isinstance(other, Tensor) and input._dtype.kind == "u"
-            and input._dtype.itemsize > 1 and not (other._dtype.is_floating_point or other._dtype.is_complex)):
+    """``other`` as PyTorch's ``pow(2.0, other)`` reads it when ``input`` and ``other`` are
+    integer (or bool) tensors and one is uint16/32/64: in the default float (PyTorch promotes
+    that, not the two integer dtypes, which it refuses to promote together), a converted copy."""
+    if (isinstance(input, Tensor) and isinstance(other, Tensor) and (_wide_unsigned(input) or _wide_unsigned(other))
+            and not any(t._dtype.is_floating_point or t._dtype.is_complex for t in (input, other))):
         return other.to(to_float(other._dtype))
     return other
 
@@ -378,7 +385,8 @@ def _float_power(base: Any, exponent: Any, d: DType, target: Tensor | None) -> T
         out = result(shape, d)  # (pow(number, tensor): PyTorch's output is contiguous)
     else:
         out = _fresh_output(shape, d, [base, exponent], d)
-    binary_into(np.power, _kernel_arg(base, d), _kernel_arg(exponent, d), _view(out), d.numpy, True, False)
+    power = tensor_power if isinstance(exponent, Tensor) else np.power  # (a Python 0.5 is PyTorch's sqrt)
+    binary_into(power, _kernel_arg(base, d), _kernel_arg(exponent, d), _view(out), d.numpy, True, False)
     return out
 
 

@@ -37,6 +37,7 @@ from ...gradients import seal
 from ...layout.order import elementwise_output_strides
 from ...opdef import Kind
 from ...tensor import Tensor, tensor_arg
+from .._support.operands import _not_implemented
 from .._support.out import write_out
 from .._support.promotion import result_type
 from .._support.reduce_args import shape_text
@@ -51,6 +52,11 @@ def _scalar(value: Any, name: str, dtype: DType, op_name: str) -> Any:
     """``beta``/``alpha`` as the kernel reads it for ``dtype`` (see the module doc)."""
     if isinstance(value, Tensor):
         value = value.item()
+    if op_name == "addr" and isinstance(value, bool) and dtype.kind != "b":
+        raise StridedRuntimeError(join_lines(
+            f"Boolean {name} only supported for Boolean results.",
+            f"addr: {name}={value!r} with {dtype.name} tensors (a bool is no number to addr)",
+            f"fix: {name}={int(value)}"))
     if isinstance(value, complex) and not dtype.is_complex:
         if op_name == "addr" and not dtype.is_floating_point:
             raise _integral_scalar(name, value, dtype)
@@ -101,6 +107,9 @@ def _combine(op_name: str, input: Tensor, product: Any, shape: tuple[int, ...], 
     ``alpha`` reads it)."""
     base = _expanded(op_name, input, shape)
     beta, alpha = _scalar(beta, "beta", dtype, op_name), _scalar(alpha, "alpha", dtype, op_name)
+    if op_name == "addr" and dtype.kind == "u" and dtype.itemsize > 1:
+        # (PyTorch's addr kernel has no uint16/32/64 loop; it checks beta and alpha first)
+        raise _not_implemented("addr_cpu", dtype, inputs, "fix: convert them to int64 first")
     blas = op_name != "addr"
     np_dtype = dtype.numpy
     if blas and alpha == 0:

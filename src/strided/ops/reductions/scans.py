@@ -19,6 +19,7 @@ Every result is new memory, reported with :func:`strided.dispatch.copied`.
 
 from __future__ import annotations
 
+import math
 import warnings
 from typing import Any
 
@@ -106,6 +107,18 @@ def _scan_array(ufunc: np.ufunc, self: Tensor, d: int, out_dtype: DType) -> np.n
         arr = x.astype(acc, order="C")  # fresh: the scan runs in place in it
         if arr.size:
             ufunc.accumulate(arr, axis=d, out=arr)
+    if ufunc is np.add and arr.dtype.kind in "fc" and arr.size:
+        # PyTorch's running sum starts from +0.0, so a run of -0.0 sums to +0.0; NumPy's starts
+        # from the first element (-0.0 kept). Only a leading run can be -0.0: one slice tells.
+        if arr.ndim == 1:  # (one element: read in Python, a ufunc on a scalar costs microseconds)
+            v = complex(arr[0])
+            negative_zero = any(p == 0 and math.copysign(1.0, p) < 0 for p in (v.real, v.imag))
+        else:
+            lead = arr[(slice(None),) * d + (0,)]  # (a view)
+            parts = (lead,) if arr.dtype.kind == "f" else (lead.real, lead.imag)
+            negative_zero = any(bool(((p == 0) & np.signbit(p)).any()) for p in parts)
+        if negative_zero:
+            np.add(arr, 0.0, out=arr)  # (+0.0 changes only -0.0)
     if arr.dtype != out_dtype.numpy:
         arr = arr.astype(out_dtype.numpy)
     return arr
