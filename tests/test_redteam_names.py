@@ -50,8 +50,10 @@ def test_a_decorated_generator_runs_each_step_in_the_mode(make: str) -> None:
     # once around the call left it before the first step ran (the generator saw the caller's mode)
     seen = {}
     for m in (torch, strided):
-        outer = m.no_grad() if "enable" in make or "False)" in make else m.enable_grad()
-        with outer:
+        def outside(m=m):  # noqa: ANN001, ANN202 - a fresh mode object each time: PyTorch's keep
+            return m.no_grad() if "enable" in make or "False)" in make else m.enable_grad()  # one prev each
+
+        with outside():
             before = _modes(m)
 
             def gen(m=m) -> object:  # noqa: ANN001
@@ -65,7 +67,7 @@ def test_a_decorated_generator_runs_each_step_in_the_mode(make: str) -> None:
                 return got
 
             decorated = eval(f"m.{make}", {"m": m})(gen)
-            with outer:  # (set_grad_enabled's call sets the mode itself, as PyTorch's)
+            with outside():  # (set_grad_enabled's call sets the mode itself, as PyTorch's)
                 g = decorated()
                 steps = [next(g), _modes(m), g.throw(ValueError()), _modes(m)]
                 with pytest.raises(StopIteration) as stop:
