@@ -303,9 +303,9 @@ def test_bool_scalars_masks_and_lists() -> None:
         tkey = key
         if isinstance(key, tuple):
             tkey = tuple(torch.tensor(True) if isinstance(k, st.Tensor) else k for k in key)
-        elif isinstance(key, list):
-            tkey = torch.tensor(key)  # a whole-key list is one index tensor (torch still reads nested lists as a tuple)
-        assert x[key].tolist() == tx[tkey].tolist(), key
+        with warnings.catch_warnings():  # (a nested list is a tuple of indices in both, with a deprecation warning)
+            warnings.simplefilter("ignore")
+            assert x[key].tolist() == tx[tkey].tolist(), key
     assert x[x > 5].tolist() == [6, 7, 8, 9, 10, 11]
 
 
@@ -501,3 +501,47 @@ def test_setitem_reports_a_write() -> None:
     with st.dispatch.listen(seen.append):
         x[[1, 2]] = 3.0
     assert [(r.name, r.kind) for r in seen] == [("setitem", "compute")] and seen[0].output is x
+
+
+@pytest.mark.parametrize("key", [
+    [[0, 0], [0, 1]], [(0, 0), (0, 1)], [[0, 1], (1, 0)], [slice(None), [0]], [0, [1]], [None, [0]], [Ellipsis, 0],
+    [slice(None), 0], "tensors", "0-d", [0, 1], [True, False, True],
+])
+def test_a_short_list_holding_sequences_is_a_tuple_of_indices_as_in_pytorch_2_13(key) -> None:
+    """PyTorch 2.13 still reads a list key shorter than 32 that holds a sequence, tensor, slice, None
+    or ... as a tuple of indices (with a deprecation warning); strided read it as one index tensor,
+    a silently different result (found by PyTorch's own test_indexing.py)."""
+    x, tx = st.arange(6.0).reshape(3, 2), torch.arange(6.0).reshape(3, 2)
+    if key == "tensors":
+        skey, tkey = [st.tensor([0, 1]), st.tensor([1, 0])], [torch.tensor([0, 1]), torch.tensor([1, 0])]
+    elif key == "0-d":
+        skey, tkey = [st.tensor(0), 1], [torch.tensor(0), 1]
+    else:
+        skey = tkey = key
+    with warnings.catch_warnings(record=True) as got:
+        warnings.simplefilter("always")
+        with warnings.catch_warnings(record=True) as tgot:
+            warnings.simplefilter("always")
+            expected = tx[tkey]
+        result = x[skey]
+    assert result.shape == tuple(expected.shape) and result.tolist() == expected.tolist()
+    warned = any("non-tuple sequence" in str(w.message) for w in tgot)
+    assert warned == any("non-tuple sequence" in str(w.message) for w in got)
+    y, ty = x.clone().requires_grad_(), tx.clone().requires_grad_()
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        z, tz = y.clone(), ty.clone()
+        z[skey] = -1.0
+        tz[tkey] = -1.0
+        assert z.tolist() == tz.tolist()
+        (z * y).sum().backward()
+        (tz * ty).sum().backward()
+    assert y.grad.tolist() == ty.grad.tolist()
+
+
+def test_a_list_of_32_or_more_is_one_index_even_holding_a_sequence() -> None:
+    key = [0, 1] * 16 + [[0]]  # (PyTorch's heuristic stops at 32 items: one ragged index, a TypeError)
+    with pytest.raises(TypeError, match="cannot be interpreted as an integer"):
+        torch.arange(6.0).reshape(3, 2)[key]
+    with pytest.raises(TypeError, match="cannot be interpreted as an integer"):
+        st.arange(6.0).reshape(3, 2)[key]

@@ -24,11 +24,13 @@ Pure: no tensors are built and no data is read; a tensor argument is read throug
 from __future__ import annotations
 
 import numbers
+import warnings
 from collections.abc import Sequence
 from typing import Any, Literal
 
 import numpy as np
 
+from .callsite import user_site
 from .errors import (
     StridedIndexError,
     StridedOverflowError,
@@ -66,6 +68,35 @@ _INT64 = 2**63
 Rule = Literal["int", "size", "index"]
 
 # ---------------------------------------------------------------- the one int reader
+
+
+# PyTorch 2.13's reading of a list key (torch/csrc/autograd/python_variable_indexing.cpp,
+# treatSequenceAsTuple, NumPy's old heuristic): a list shorter than 32 holding a sequence, a
+# tensor, a slice, None or ... is a TUPLE of indices, with this deprecation warning; any other list
+# is one index tensor. (PyTorch announces the change for a later release; 2.13 still does this.)
+_SEQUENCE_KEY_WARNING = (
+    "Using a non-tuple sequence for multidimensional indexing is deprecated and will be changed in pytorch 2.9; "
+    "use x[tuple(seq)] instead of x[seq]. In pytorch 2.9 this will be interpreted as tensor index, "
+    "x[torch.tensor(seq)], which will result either in an error or a different result")
+
+
+def index_key(key: Any) -> Any:
+    """``t[key]``'s key as PyTorch 2.13 reads it: a short list holding a sequence, tensor, slice,
+    None or ``...`` becomes the tuple of its items (with PyTorch's deprecation warning); any other
+    key is returned as it is.
+
+    >>> import warnings; warnings.simplefilter("ignore")
+    >>> index_key([[0, 1], [1, 0]]), index_key([0, 1]), index_key((0, 1))
+    (([0, 1], [1, 0]), [0, 1], (0, 1))
+    """
+    if key.__class__ is not list or len(key) >= 32:
+        return key
+    for item in key:
+        if (item is None or item is Ellipsis or isinstance(item, (list, tuple, slice, range, str, bytes, np.ndarray))
+                or _is_tensor_like(item)):
+            warnings.warn(_SEQUENCE_KEY_WARNING, UserWarning, stacklevel=user_site(2)[1])
+            return tuple(key)
+    return key
 
 
 def _is_tensor_like(value: object) -> bool:

@@ -22,7 +22,7 @@ from typing import Any
 import numpy as np
 
 from . import layout as L
-from .args import is_number, parse_sizes, type_name
+from .args import index_key, is_number, parse_sizes, type_name
 from .creation import array_source, dense_format_strides, tensor
 from .dispatch import OPEN, created, memory_overlap, shares_storage
 from .dtypes import DType
@@ -183,8 +183,11 @@ def setitem(self: Tensor, key: Any, value: Any) -> None:
 
     An advanced key (index tensors, lists, arrays, masks) writes through
     :mod:`strided.ops.indexing.advanced`, with this module's checks (``check_writable``, the
-    ``SETITEM`` rule, :func:`_as_source`), all before the write.
+    ``SETITEM`` rule, :func:`_as_source`), all before the write. A short list holding sequences,
+    tensors, slices, None or ... is a tuple of indices (PyTorch 2.13: ``args.index_key``).
     """
+    if key.__class__ is list:
+        key = index_key(key)
     try:
         view = index_layout(self._layout, key)
     except AdvancedIndex:

@@ -33,6 +33,7 @@ from collections.abc import Callable
 from typing import Any
 
 from .. import layout as L
+from ..args import index_key
 from ..dispatch import copy_of
 from ..errors import StridedRuntimeError, join_lines
 from ..gradients import BACKWARD, restrided
@@ -170,6 +171,8 @@ def _run_inplace(fwd: Callable, name: str, self: Tensor, args: tuple, kwargs: di
         out = fwd(self, *args, **kwargs)
         _count(self, name, shape if name in _RESIZES else None)
         return out
+    if name == "__setitem__" and args and args[0].__class__ is list:
+        args = (index_key(args[0]), *args[1:])  # (PyTorch's reading of a list key, before the record sees it)
     if self._ag is not None and self._ag.creation is not None:
         _refuse_view_creation(self, args, kwargs)
     base = autograd_base(self)

@@ -33,6 +33,7 @@ from ..args import (
     check_piece_count,
     chunk_count,
     dims_arg,
+    index_key,
     int_arg,
     missing,
     parse_sizes,
@@ -841,7 +842,10 @@ def _as_strided_backward(out: Tensor, x: Tensor, *args: Any, **kwargs: Any) -> A
 def __getitem__(self: Tensor, key: Any) -> Tensor:
     """``t[key]``: basic indexing always plans a View (plans.index); its layout is index_layout's.
     An advanced key (index_layout meets a tensor, list, array or bool) is a copy, made by
-    strided.ops.indexing.advanced: the try costs the basic path nothing."""
+    strided.ops.indexing.advanced: the try costs the basic path nothing. A short list holding
+    sequences, tensors, slices, None or ... is a tuple of indices (PyTorch 2.13: ``args.index_key``)."""
+    if key.__class__ is list:
+        key = index_key(key)
     if self._ag is not None and not INSIDE.get():  # its own recording entry (autograd's slow path)
         return record("__getitem__", __getitem__, (self, key), {})
     try:
@@ -876,7 +880,7 @@ backward("__getitem__")(_scattered_back(_index_node, "__getitem__"))
 
 def _is_dtype(x: Any) -> bool:
     """Whether ``view``'s one argument is a dtype (strided's, or a torch.dtype read by name)."""
-    return x.__class__ is DType or (x.__class__.__name__ == "dtype" and x.__class__.__module__ == "torch")
+    return isinstance(x, DType) or (x.__class__.__name__ == "dtype" and x.__class__.__module__ == "torch")
 
 
 def _view_dtype(self: Tensor, shape: tuple, dtype: Any) -> Tensor:

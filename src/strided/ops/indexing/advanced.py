@@ -196,9 +196,9 @@ def plan_index(layout: Layout, key: Any) -> IndexPlan:
     # Note: PyTorch reads a plain int as a BASIC index (a select applied first), NumPy as an
     # advanced one: ``x[0, :, [0, 1]]`` on a (2, 3, 4, 5) tensor is (3, 2, 5) in PyTorch and here,
     # (2, 3, 5) in NumPy (whose int and list are two advanced indices, separated by a slice).
-    # Note: a list as the whole key (``t[[0, 1]]``, ``t[[[0, 1], [1, 2]]]``) is one index tensor,
-    # as NumPy reads it and as PyTorch announces (it still reads a short list holding lists,
-    # slices, None or tensors as a tuple of indices, with a deprecation warning).
+    # Note: a list as the whole key (``t[[0, 1]]``) is one index tensor; a short list holding
+    # lists, tuples, arrays, tensors, slices, None or ... (``t[[[0, 1], [1, 2]]]``) is a tuple of
+    # indices with PyTorch 2.13's deprecation warning (``args.index_key``, applied by the entries).
     # Note: a mask counts all its dims when ``...`` is expanded, as in NumPy and as PyTorch does for
     # a bool tensor; PyTorch 2.13 counts a mask given as a list or a NumPy array as one dim there
     # (``x[..., mask2d.tolist()]`` on a 3-d x fails).
