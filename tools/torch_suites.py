@@ -95,7 +95,16 @@ DELIBERATE = (
      "strided.broadcast_to is numpy.broadcast_to (NumPy's ValueError and text; Tensor.broadcast_to is PyTorch's)"),
     (r"test_conj_imag_view|test_conj_neg_view_numpy_error|has conjugate bit set|has negative bit set",
      "conj() copies: strided has no conjugate or negative bit"),
-    (r"^test_view_copy_cpu$", "detach() is a view of its root in strided (base set; PyTorch's _base is None)"),
+)
+# Deliberate differences that need both the test and its error to match (a broader pattern would
+# hide a new failure of the same test): (test id pattern, error text pattern, reason).
+DELIBERATE_IN_TEST = (
+    (r"^test_index_cpu$", r"ValueError not raised by <lambda>",
+     "negative slice steps (strided allows them, as NumPy): reference[1:9:-1] is an empty view, not PyTorch's "
+     "ValueError; the rest of the test passes without that line"),
+    (r"^test_tolist_cpu$", r"Storage\(\): expected a 1-D contiguous NumPy array",
+     "strided.Storage is strided's raw buffer; PyTorch's torch.Storage([...]) is its legacy FloatStorage, "
+     "which strided has as strided.FloatStorage"),
 )
 
 
@@ -400,6 +409,9 @@ def classify(test_id: str, outcome: str, text: str) -> tuple[str, str]:
             return "N/A", reason
     for pattern, reason in DELIBERATE:
         if re.search(pattern, test_id) or re.search(pattern, text):
+            return "DIFF", reason
+    for id_pattern, text_pattern, reason in DELIBERATE_IN_TEST:
+        if re.search(id_pattern, test_id) and re.search(text_pattern, text):
             return "DIFF", reason
     return ("FAIL" if outcome == "fail" else "ERROR"), ""
 
