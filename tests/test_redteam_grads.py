@@ -1,0 +1,40 @@
+"""Red-team findings on index_reduce, the special functions and the complex linalg gradients,
+each checked against PyTorch 2.13 (texts and values)."""
+
+from __future__ import annotations
+
+import pytest
+import torch
+
+import strided as st
+
+pytestmark = pytest.mark.filterwarnings("ignore:index_reduce\\(\\) is in beta")
+
+
+def _outcome(lib, call):
+    try:
+        return call(lib).tolist()
+    except Exception as e:  # noqa: BLE001 -- the error is the outcome compared
+        return (RuntimeError if isinstance(e, RuntimeError) else type(e), str(e).splitlines()[0])
+
+
+@pytest.mark.parametrize("op", ["index_add", "index_reduce"])
+@pytest.mark.parametrize(("self_shape", "source_shape", "n"), [
+    ((), (1,), 1), ((1,), (), 1), ((), (), 1), ((2, 3), (5,), 5), ((2, 3), (5,), 4), ((3,), (2, 2), 1),
+    ((3, 2), (3, 1), 1),
+])
+def test_index_source_shape_checks_as_torch(op, self_shape, source_shape, n):
+    """A 0-d self took a (1,) source (and a (1,) self a 0-d one) where PyTorch refuses the rank
+    mismatch; a dim missing from the source is PyTorch's out-of-bounds error."""
+    def call(lib):
+        x = lib.zeros(self_shape, dtype=lib.float64)
+        s = lib.ones(source_shape, dtype=lib.float64)
+        i = lib.zeros(n, dtype=lib.int64)
+        return x.index_add(0, i, s) if op == "index_add" else x.index_reduce(0, i, s, "amax")
+    def call1(lib):
+        x = lib.zeros(self_shape, dtype=lib.float64)
+        s = lib.ones(source_shape, dtype=lib.float64)
+        i = lib.zeros(n, dtype=lib.int64)
+        return x.index_add(-1, i, s) if op == "index_add" else x.index_reduce(-1, i, s, "amax")
+    for c in (call, call1):
+        assert _outcome(st, c) == _outcome(torch, c)
