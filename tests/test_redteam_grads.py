@@ -51,3 +51,16 @@ def test_digamma_near_a_negative_pole_as_torch():
     assert st.polygamma(0, s).detach().numpy() == pytest.approx(want, rel=1e-13)
     (g,) = st.autograd.grad(st.lgamma(s).sum(), s)
     assert g.numpy() == pytest.approx(want, rel=1e-13)
+
+
+@pytest.mark.parametrize("dtype", ["float64", "complex128"])
+def test_matrix_power_zero_is_in_the_graph_as_torch(dtype):
+    """matrix_power(A, 0) of an A that requires grad refused ("not differentiable yet"); PyTorch
+    gives A.clone(contiguous).copy_(eye): CopyBackwards, a zero gradient, row-major strides."""
+    outs = []
+    for lib in (torch, st):
+        x = lib.tensor([[[1.0, float("nan")], [2.0, 3.0]]], dtype=getattr(lib, dtype), requires_grad=True)
+        y = lib.linalg.matrix_power(x.expand(2, 2, 2).mT, 0)
+        (g,) = lib.autograd.grad(y.abs().sum(), x)
+        outs.append((y.requires_grad, y.stride(), y.tolist(), g.tolist()))
+    assert outs[0] == outs[1]
