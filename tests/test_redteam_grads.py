@@ -64,3 +64,21 @@ def test_matrix_power_zero_is_in_the_graph_as_torch(dtype):
         (g,) = lib.autograd.grad(y.abs().sum(), x)
         outs.append((y.requires_grad, y.stride(), y.tolist(), g.tolist()))
     assert outs[0] == outs[1]
+
+
+def _error(lib, call):
+    try:
+        call(lib)
+    except TypeError as e:
+        return str(e).splitlines()[0]
+    raise AssertionError("no TypeError")
+
+
+def test_polygamma_arguments_as_torch():
+    """n may be a 0-d integer tensor (PyTorch's int parser takes it); a non-tensor x is argument 2."""
+    want = torch.polygamma(torch.tensor(2), torch.tensor([1.5], dtype=torch.float64))
+    got = st.polygamma(st.tensor(2), st.tensor([1.5], dtype=st.float64))
+    assert got.tolist() == pytest.approx(want.tolist(), rel=1e-14)
+    assert _error(st, lambda L: L.polygamma(1, 2.0)) == _error(torch, lambda L: L.polygamma(1, 2.0))
+    for n in (st.tensor(True), st.tensor([1]), 1.0):
+        assert "argument 'n' (position 1) must be int" in _error(st, lambda L, n=n: L.polygamma(n, L.ones(1)))
