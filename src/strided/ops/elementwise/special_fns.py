@@ -20,6 +20,7 @@ from typing import Any
 
 import numpy as np
 
+from ...args import is_dim_int
 from ...errors import StridedRuntimeError, StridedTypeError, join_lines
 from ...gradients import seal
 from ...kernels import special
@@ -49,8 +50,9 @@ _I1E = MoreUnary("special_i1e", _kernel(special.i1e), "float", inplace=False)
 
 
 def _order(n: Any, name: str, position: int) -> int:
-    """``n`` checked as PyTorch's parser and kernel check it: an int (not a bool), >= 0."""
-    if isinstance(n, bool) or not isinstance(n, (int, np.integer)):
+    """``n`` checked as PyTorch's parser and kernel check it: an int, a NumPy integer or a 0-d
+    integer tensor (not a bool), >= 0."""
+    if not is_dim_int(n):
         raise StridedTypeError(join_lines(
             f"{name}(): argument 'n' (position {position}) must be int, not {type(n).__name__}",
             "n is the order of the derivative of digamma: 0, 1, 2, ...",
@@ -79,6 +81,11 @@ def polygamma(n: int, input: Tensor, *, out: Tensor | None = None) -> Tensor:  #
     1.64493407
     """
     n = _order(n, "polygamma", 1)
+    if not isinstance(input, Tensor):  # (PyTorch's parser: x is the second argument here)
+        raise StridedTypeError(join_lines(
+            f"polygamma(): argument 'input' (position 2) must be Tensor, not {type(input).__name__}",
+            "fix: pass a tensor: strided.polygamma(n, strided.tensor(x))",
+        ))
     _check_dtype(input, n)
     return run_unary(_POLYGAMMA, input, args=(n,), out=out)
 

@@ -219,25 +219,38 @@ def index_fill_backward(out: Tensor, input: Tensor, dim: int, index: Tensor, val
 
 
 def _check_source(self: Tensor, d: int, n_index: int, source: Tensor, op: str) -> None:
-    """``source`` has ``self``'s shape except ``n_index`` along ``d`` (PyTorch's index_add_ texts)."""
-    s_shape, t_shape = source.shape or (1,), self.shape or (1,)
-    if source.ndim and self.ndim and len(s_shape) == len(t_shape) and n_index != s_shape[d]:
+    """``source`` has ``self``'s shape except ``n_index`` along ``d``, checked in PyTorch's order and
+    texts (index_func_meta_impl): the dim exists in ``source``, one source slice per index, then
+    the other sizes -- all sizes when either tensor is 0-d (a 0-d ``self`` takes a 0-d source only,
+    not a ``(1,)`` one, as PyTorch)."""
+    if d and d >= source.ndim:
+        raise StridedRuntimeError(join_lines(
+            f"{op}(): Indexing dim {d} is out of bounds of the source tensor with dim {source.ndim}",
+            f"the source has shape {source.shape}: it needs a dim {d} holding one slice per index",
+            "fix: give the source self's number of dims",
+        ))
+    n_source = source.shape[d] if source.ndim else 1
+    if n_index != n_source:
         raise StridedRuntimeError(
             join_lines(
-                f"{op}(): Number of indices ({n_index}) should be equal to source.size(dim): ({s_shape[d]}), "
+                f"{op}(): Number of indices ({n_index}) should be equal to source.size(dim): ({n_source}), "
                 f"for dim: {d}",
                 f"the source has shape {source.shape}: one slice along dim {d} per index",
                 f"fix: give as many indices as source.size({d}), or narrow the source",
             )
         )
-    expect = list(t_shape)
-    expect[d] = n_index
-    if list(s_shape) != expect:
+    t_rest, s_rest = list(self.shape), list(source.shape)
+    if self.ndim and source.ndim:
+        del t_rest[d], s_rest[d]
+    if t_rest != s_rest:
+        expect = list(self.shape or (1,))
+        expect[d] = n_index
         raise StridedRuntimeError(
             join_lines(
                 "source tensor shape must match self tensor shape, excluding the specified dimension. "
                 f"Got self.shape = {list(self.shape)} source.shape = {list(source.shape)}",
-                f"{op} along dim {d} with {n_index} indices needs a source of shape {tuple(expect)}",
+                f"{op} along dim {d} with {n_index} indices needs a source of shape "
+                f"{tuple(expect) if self.ndim else ()}",
                 "fix: reshape the source to that shape (source.reshape(...)), or unsqueeze the dim it lacks",
             )
         )

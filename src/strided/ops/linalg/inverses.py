@@ -22,6 +22,7 @@ import numpy as np
 from ...dtypes import int32, real_of
 from ...errors import LinAlgError, StridedRuntimeError, StridedTypeError, join_lines
 from ...gradients import grad_zeros, seal
+from ...memory_format import contiguous_format
 from ...opdef import Kind, declare
 from ...tensor import Tensor, tensor_arg
 from .._support.gradtools import needs_grad
@@ -632,7 +633,9 @@ def matrix_power(A: Tensor, n: int) -> Tensor:  # noqa: N803
     n = int(n)
     if n == 0:
         eye = np.broadcast_to(np.eye(k, dtype=A._dtype.numpy), A._layout.shape)
-        return LA.rowmajor(np.array(eye), A._dtype)
+        eye = LA.rowmajor(np.array(eye), A._dtype)
+        # PyTorch's A.clone().copy_(eye): in the graph (CopyBackwards), its gradient zero
+        return A.clone(memory_format=contiguous_format).copy_(eye) if A.requires_grad else eye
     if n < 0:
         A = linalg_inv(A)  # noqa: N806
         n = -n
