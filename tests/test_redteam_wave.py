@@ -58,3 +58,35 @@ def test_remainder_zero_sign_bfloat16_tiled() -> None:
     ta, tb = torch.tensor(a).to(torch.bfloat16).t(), torch.tensor(b).to(torch.bfloat16).t()
     sa, sb = st.tensor(a.tolist()).to(st.bfloat16).t(), st.tensor(b.tolist()).to(st.bfloat16).t()
     assert _bits(sa % sb) == _bits(ta % tb)
+
+
+_COPY_FORMS = [
+    ("slice_copy", (), {"axis": 1, "start": 1}), ("squeeze_copy", (), {"axis": 0}),
+    ("unbind_copy", (), {"axis": 2}), ("unsqueeze_copy", (), {"axis": -1}),
+    ("select_copy", (), {"axis": 1, "index": 2}), ("narrow_copy", (), {"axis": 2, "start": 1, "length": 2}),
+    ("split_copy", (2,), {"axis": 1}), ("split_with_sizes_copy", ([1, 3],), {"axis": 2}),
+]
+
+
+@pytest.mark.parametrize(("name", "args", "kwargs"), _COPY_FORMS, ids=[c[0] for c in _COPY_FORMS])
+def test_copy_forms_take_axis_with_gradients(name: str, args: tuple, kwargs: dict) -> None:
+    """Finding: the ``*_copy`` forms (C++ ops in PyTorch, which take ``axis=``) refused it with
+    a private name (``_slice() got an unexpected keyword argument 'axis'``), and their backward
+    rule, which calls the view again with the call's keywords, refused it too."""
+    t = torch.arange(12.0, dtype=torch.float64).view(1, 3, 4).requires_grad_()
+    s = st.arange(12.0, dtype=st.float64).view(1, 3, 4).requires_grad_()
+    r, q = getattr(torch, name)(t, *args, **kwargs), getattr(st, name)(s, *args, **kwargs)
+    r, q = (r[-1], q[-1]) if isinstance(r, (tuple, list)) else (r, q)
+    assert q.tolist() == r.tolist() and q.stride() == r.stride()
+    (r * r).sum().backward()
+    (q * q).sum().backward()
+    assert s.grad.tolist() == t.grad.tolist()
+    assert q.grad_fn.name() == r.grad_fn.name()
+
+
+def test_copy_form_axis_and_dim_both_given() -> None:
+    """Both spellings of one parameter: a TypeError naming the op (PyTorch's class)."""
+    with pytest.raises(TypeError, match=r"^slice_copy\(\) got an unexpected keyword argument 'axis'"):
+        st.slice_copy(st.ones(2, 3), 1, axis=1)
+    with pytest.raises(TypeError):
+        torch.slice_copy(torch.ones(2, 3), 1, axis=1)
