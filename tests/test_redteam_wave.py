@@ -90,3 +90,16 @@ def test_copy_form_axis_and_dim_both_given() -> None:
         st.slice_copy(st.ones(2, 3), 1, axis=1)
     with pytest.raises(TypeError):
         torch.slice_copy(torch.ones(2, 3), 1, axis=1)
+
+
+@pytest.mark.parametrize("name", ["LongTensor", "IntTensor", "ByteTensor", "BoolTensor", "HalfTensor",
+                                  "BFloat16Tensor", "FloatTensor", "DoubleTensor"])
+def test_type_takes_a_legacy_tensor_class(name: str) -> None:
+    """Finding: ``x.type(strided.LongTensor)`` (PyTorch's ``x.type(torch.LongTensor)``, the
+    legacy spelling of a conversion) was refused as an unsupported dtype."""
+    t, s = torch.tensor([1.5, -2.0, 0.0]), st.tensor([1.5, -2.0, 0.0])
+    r, q = t.type(getattr(torch, name)), s.type(getattr(st, name))
+    assert str(q.dtype).split(".")[-1] == str(r.dtype).split(".")[-1]
+    assert q.float().tolist() == r.float().tolist()
+    assert (q is s) == (r is t)
+    assert isinstance(q, getattr(st, name)) and q.type() == r.type()
