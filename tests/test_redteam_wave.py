@@ -103,3 +103,39 @@ def test_type_takes_a_legacy_tensor_class(name: str) -> None:
     assert q.float().tolist() == r.float().tolist()
     assert (q is s) == (r is t)
     assert isinstance(q, getattr(st, name)) and q.type() == r.type()
+
+
+_BOTH_SPELLINGS = [
+    ("mean", lambda m, x: m.mean(x, None, axis=1)),
+    ("std", lambda m, x: x.std(dim=None, axis=1)),
+    ("amax", lambda m, x: m.amax(x, (), axis=0)),
+    ("cat", lambda m, x: m.cat([x, x], dim=0, axis=1)),
+    ("logsumexp", lambda m, x: m.logsumexp(x, 0, keepdim=False, keepdims=True)),
+    ("argmax", lambda m, x: x.argmax(None, axis=0)),
+]
+
+
+@pytest.mark.parametrize(("name", "call"), _BOTH_SPELLINGS, ids=[c[0] for c in _BOTH_SPELLINGS])
+def test_alias_beside_its_parameter_at_the_default_is_refused(name: str, call) -> None:
+    """Finding: an exact entry took ``axis=`` whenever ``dim`` held its default, so ``dim=0``
+    written out beside ``axis=1`` (``cat([x, x], dim=0, axis=1)``) silently joined along dim 1;
+    PyTorch refuses every call that names a parameter twice."""
+    t, s = torch.arange(6.0).view(2, 3), st.arange(6.0).view(2, 3)
+    with pytest.raises(TypeError):
+        call(torch, t)
+    with pytest.raises(TypeError, match=rf"^{name}\(\) got an unexpected keyword argument '(axis|keepdims)'"):
+        call(st, s)
+
+
+def test_alias_alone_still_fills_the_other_defaults() -> None:
+    """The aliases alone, and no alias at all, keep their results (and gradients)."""
+    t = torch.arange(6.0, dtype=torch.float64).view(2, 3).requires_grad_()
+    s = st.arange(6.0, dtype=st.float64).view(2, 3).requires_grad_()
+    for f in (lambda m, x: m.amax(x, axis=1), lambda m, x: m.logsumexp(x, axis=0, keepdims=True),
+              lambda m, x: m.cat([x, x], axis=1), lambda m, x: m.mean(x), lambda m, x: x.std(1, keepdims=True)):
+        r, q = f(torch, t), f(st, s)
+        np.testing.assert_allclose(np.asarray(q.tolist()), r.detach().numpy(), rtol=1e-12)
+        assert q.shape == tuple(r.shape)
+        gt, = torch.autograd.grad(r.sum(), t)
+        gs, = st.autograd.grad(q.sum(), s)
+        np.testing.assert_allclose(np.asarray(gs.tolist()), gt.numpy(), rtol=1e-12)
