@@ -571,6 +571,8 @@ def _exact(fwd: Callable, maker: Maker, operands: str = "self", name: str | None
         numpy = aliases_of(p.name for p in params)
     first_aliased = min((i for i, p in enumerate(params) if p.name in {ALIASES[a] for a in numpy}), default=None)
     heads, positional, keywords, missing = [], [], [], []
+    canonical = {ALIASES[a] for a in numpy}
+    unset_dims: list[str] = []  # the aliased parameters with defaults (dim, keepdim): NO when left out
     for i, p in enumerate(params):
         head = p.name
         if first_aliased is not None and i >= first_aliased and p.kind is P.POSITIONAL_OR_KEYWORD and (
@@ -588,14 +590,20 @@ def _exact(fwd: Callable, maker: Maker, operands: str = "self", name: str | None
             positional.append(p.name)
         if p.default is not P.empty:
             scope[f"_default_{p.name}"] = p.default
-            head += f"=_default_{p.name}"
+            if p.name in canonical:  # (left out: NO, so that dim=0 written out beside axis= is PyTorch's error)
+                head += "=NO"
+                unset_dims.append(p.name)
+            else:
+                head += f"=_default_{p.name}"
         heads.append(head)
     if numpy:
         if not any(h.startswith("*") for h in heads):
             heads.append("*")
         heads.extend(f"{a}=NO" for a in numpy)
         scope.update(NO=NO, _numpy_call=_numpy_call, _fname=fwd.__name__,
-                     _defaults={p.name: p.default for p in params if p.default is not P.empty})
+                     _defaults={p.name: p.default for p in params
+                                if p.default is not P.empty and p.name not in canonical},
+                     _unset={n: scope[f"_default_{n}"] for n in unset_dims})
     first = params[0].name
     test = f"(({first}.__class__ is not Tensor and {first}.__class__ not in SUBS) or {first}._ag is None)"
     if operands == "any":
@@ -618,7 +626,8 @@ def _exact(fwd: Callable, maker: Maker, operands: str = "self", name: str | None
         bound = "{" + ", ".join(f"{p.name!r}: {p.name}" for p in params) + "}"
         given = "{" + ", ".join(f"{a!r}: {a}" for a in numpy) + "}"
         aliased = (f"    if {unset}:\n"
-                   f"        return _numpy_call(_tracked, _fname, {bound}, {given}, _defaults)\n")
+                   f"        return _numpy_call(_tracked, _fname, {bound}, {given}, _defaults, _unset)\n"
+                   + "".join(f"    if {n} is NO:\n        {n} = _default_{n}\n" for n in unset_dims))
     source = (f"def _tracked({', '.join(heads)}):\n"
               f"{aliased}"
               f"{listen}"

@@ -88,7 +88,9 @@ def resolve(fname: str, bound: dict[str, Any], given: dict[str, Any], defaults: 
     :data:`NO` where a required one was not given), ``given`` (alias -> value, :data:`NO` where
     absent), ``defaults`` (the parameters' defaults). An alias takes its parameter's place when
     the parameter was left at its default; otherwise the call named it twice (PyTorch's error).
-    (An entry cannot tell ``dim=None`` written out from ``dim`` left out: both take ``axis``.)
+    (A generated exact entry defaults ``dim``/``keepdim`` to :data:`NO`, so one written out at
+    its default is told from one left out; a hand-written entry passing the real default cannot
+    tell them apart: ``x.sum(dim=None, axis=0)`` takes ``axis``.)
 
     >>> resolve("sum", {"self": 1, "dim": None}, {"axis": 0}, {"dim": None})
     {'self': 1, 'dim': 0}
@@ -129,11 +131,17 @@ def require(fname: str, bound: dict[str, Any]) -> None:
 
 
 def call(entry: Callable[..., Any], fname: str, bound: dict[str, Any], given: dict[str, Any],
-         defaults: dict[str, Any]) -> Any:
+         defaults: dict[str, Any], unset: dict[str, Any] | None = None) -> Any:
     """The slow path of an entry that takes NumPy's keywords, for a call that used one or left a
     required parameter (default :data:`NO`) out: ``entry`` called again with the op's own
-    keywords (:func:`resolve`), or Python's error for what is still missing."""
+    keywords (:func:`resolve`), or Python's error for what is still missing. ``unset``: the
+    parameters whose entry defaults them to :data:`NO` (so that one written out at its default
+    beside its alias is told from one left out) -> their real defaults, filled in after."""
     kwargs = resolve(fname, bound, given, defaults)
+    if unset:
+        for k, v in unset.items():
+            if kwargs[k] is NO:
+                kwargs[k] = v
     require(fname, kwargs)
     return entry(**kwargs)
 

@@ -120,6 +120,8 @@ def type_(self: Tensor, dtype: Any = None, non_blocking: bool = False, **kwargs:
                        "non_blocking is True or False (it changes nothing on the CPU)"))
     if dtype is None:
         return _TYPE_NAME.get(self._dtype.name, f"torch.{self._dtype.name}")
+    if isinstance(dtype, type) and isinstance(getattr(dtype, "dtype", None), DType):
+        dtype = dtype.dtype  # a legacy tensor class (strided.LongTensor), as PyTorch's type(torch.LongTensor)
     if isinstance(dtype, str):
         name = _BY_TYPE_NAME.get(dtype)
         if name is None:

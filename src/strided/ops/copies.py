@@ -22,6 +22,7 @@ already had to copy (``view_copy`` of a layout ``view`` cannot express) is not c
 
 from __future__ import annotations
 
+import inspect
 from collections.abc import Callable, Sequence
 from typing import Any
 
@@ -35,6 +36,7 @@ from ..kernels.listeners import silenced
 from ..layout import plans as P
 from ..memory_format import MemoryFormat, contiguous_format, is_dense_format, preserve_format
 from ..messages import error
+from ..numpy_keywords import aliases_of, renamed
 from ..opdef import Kind, declare
 from ..refusals import NotContiguous
 from ..tensor import Tensor, tensor_arg
@@ -147,6 +149,23 @@ def ravel(self: Tensor) -> Tensor:
 View = Callable[..., Any]  # (tensor, *args, **kwargs) -> a Tensor view, or a tuple of them
 
 
+def _taking_axis(name: str, view: View) -> View:
+    """``view`` taking NumPy's ``axis=`` for its ``dim=`` (:mod:`strided.numpy_keywords`), as
+    PyTorch's copy forms (C++ ops) do: the forward and the backward rule both call it with the
+    call's keywords, so both must rename (the entry around ``run`` sees no ``dim`` parameter)."""
+    params = tuple(inspect.signature(view).parameters)
+    aliases = frozenset(aliases_of(params))
+    if not aliases:
+        return view
+
+    def taking(input: Tensor, *args: Any, **kwargs: Any) -> Any:  # noqa: A002
+        if kwargs and not aliases.isdisjoint(kwargs):
+            kwargs = renamed(name, params, (input, *args), kwargs)
+        return view(input, *args, **kwargs)
+
+    return taking
+
+
 def copy_form(name: str, view: View, view_name: str) -> Callable[..., Any]:
     """The function ``name(input, *args, **kwargs)``: ``view(input, *args, **kwargs)`` copied
     into new contiguous memory (each piece, for views that give a tuple), reported as one copy
@@ -154,6 +173,7 @@ def copy_form(name: str, view: View, view_name: str) -> Callable[..., Any]:
     memory".
     """
     reason = f"{name}: the elements {view_name}() views, copied into new contiguous memory"
+    view = _taking_axis(name, view)
 
     def run(input: Tensor, *args: Any, out: Any = None, **kwargs: Any) -> Any:
         tensor_arg(input, name)
