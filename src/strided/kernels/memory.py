@@ -251,10 +251,16 @@ def _copy_values(dest: np.ndarray, source: np.ndarray) -> None:
 
 def _real_for(dest: np.ndarray, source: Any) -> Any:
     """A complex ``source`` written into a real (not bool) ``dest``: its real parts, with PyTorch's
-    warning (NumPy would warn with its own ComplexWarning); anything else as it is."""
+    warning (NumPy would warn with its own ComplexWarning); a bfloat16 one into an integer
+    ``dest``: as float32 (see below); anything else as it is."""
     if isinstance(source, (np.ndarray, np.generic)) and source.dtype.kind == "c" and dest.dtype.kind not in "cb":
         warnings.warn("Casting complex values to real discards the imaginary part", UserWarning, stacklevel=4)
         return source.real
+    if dest.dtype.kind in "iu" and getattr(source, "dtype", None) is not None and source.dtype.name == "bfloat16":
+        # ml_dtypes' bfloat16 -> int cast gives 0 for NaN, inf and any value out of the target's
+        # range (300 -> int8 is 0); PyTorch converts through float (x86: INT_MIN for NaN/inf, then
+        # wraps to the narrow type), as NumPy's float32 -> int does: go through float32, exact.
+        return source.astype(np.float32)
     return source
 
 

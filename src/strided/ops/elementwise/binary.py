@@ -51,6 +51,7 @@ from ...dtypes import (
     float32,
     float64,
     int64,
+    np_kind,
     scalar_overflow,
 )
 from ...errors import StridedRuntimeError, StridedTypeError, join_lines
@@ -151,7 +152,7 @@ class _TorchRemainder:
         if out is not None and type(a) is np.ndarray and np.may_share_memory(a, out):
             a = a.copy()  # (the sign is read after the call: an operand the output overwrites is kept)
         r = np.remainder(a, b, out=out, **kwargs) if out is not None else np.remainder(a, b, **kwargs)
-        if r.dtype.kind != "f":
+        if np_kind(r.dtype) != "f":  # (np_kind: bfloat16 is kind 'V' to NumPy, and needs the mend too)
             return r
         if type(r) is not np.ndarray:  # a NumPy scalar (0-d operands, no out)
             return r.dtype.type(np.copysign(r, a)) if r == 0 else r

@@ -1,0 +1,53 @@
+"""Red-team checks of bfloat16 against PyTorch 2.13: bit patterns (int16 views) of casts and
+kernels where strided once differed silently, and view(bfloat16) itself."""
+
+import numpy as np
+import pytest
+
+import strided as S
+
+torch = pytest.importorskip("torch")
+
+# edge bit patterns: zeros, subnormals, min normal, inf, max, 1 and its neighbours, NaN
+_BITS = np.array([0, 1, 0x7F, 0x80, 0x8001, 0x7F80, 0xFF80, 0x7F7F, 0x3F80, 0x3F81, 0xBF80, 0x8000],
+                 dtype=np.uint16).view(np.int16)
+
+
+def _pair() -> tuple:
+    return torch.from_numpy(_BITS.copy()).view(torch.bfloat16), S.tensor(_BITS.copy()).view(S.bfloat16)
+
+
+def _bits(t: object) -> list:
+    return t.view(torch.int16).tolist() if isinstance(t, torch.Tensor) else t.view(S.int16).tolist()
+
+
+def test_view_dtype_accepts_bfloat16():
+    # bfloat16 is a DType subclass: view(strided.bfloat16) was read as a size and refused
+    tt, st = _pair()
+    assert st.dtype is S.bfloat16 and _bits(st) == _bits(tt)
+    assert st.view(S.float16).view(S.int16).tolist() == tt.view(torch.float16).view(torch.int16).tolist()
+    f = np.array([1.5, -2.0], np.float32)
+    assert _bits(S.tensor(f).view(S.bfloat16)) == _bits(torch.from_numpy(f).view(torch.bfloat16))
+    assert S.tensor(f).view(dtype=S.bfloat16).shape == (4,)
+
+
+@pytest.mark.parametrize("name", ["int8", "uint8", "int16", "int32", "int64"])
+def test_cast_to_int_out_of_range_matches_torch(name):
+    # ml_dtypes' own bfloat16 -> int cast gave 0 for NaN, inf and out-of-range values
+    data = np.array([1e10, -1e10, 300.0, -129.0, 1e30, np.nan, np.inf, -np.inf, -1.0, 2.5], np.float32)
+    want = torch.from_numpy(data).bfloat16().to(getattr(torch, name))
+    got = S.tensor(data).bfloat16().to(getattr(S, name))
+    assert got.tolist() == want.tolist()
+    into = S.zeros(10, dtype=getattr(S, name))
+    into.copy_(S.tensor(data).bfloat16()[None].expand(2, 10)[1])  # the in-place path, a strided source
+    assert into.tolist() == want.tolist()
+
+
+def test_remainder_zero_keeps_dividend_sign():
+    # PyTorch's remainder gives a zero result the dividend's sign; the mend skipped bfloat16
+    tt, st = _pair()
+    finite = [i for i, b in enumerate(_BITS.view(np.uint16)) if b & 0x7F80 != 0x7F80]
+    tt, st = tt[finite], st[finite]
+    assert _bits(st.remainder(st.flip(0))) == _bits(tt.remainder(tt.flip(0)))
+    assert _bits(st.remainder(-2.0)) == _bits(tt.remainder(-2.0))
+    assert _bits(st % 1) == _bits(tt % 1)
