@@ -63,3 +63,17 @@ def test_logsumexp_rounds_each_step_as_torch(dt):
     s = S.tensor(x).to(getattr(S, dt))
     for dim in (0, 1):
         assert _bits(s.logsumexp(dim).view(S.int16)) == t.logsumexp(dim).view(torch.int16).tolist()
+
+
+@pytest.mark.parametrize("exponent", [0.5, -0.5])
+def test_pow_half_is_sqrt_and_rsqrt_as_torch(exponent):
+    # PyTorch's bfloat16 x ** 0.5 and x ** -0.5 are its sqrt and rsqrt kernels: -0.0 ** 0.5 is
+    # -0.0 and (-inf) ** 0.5 NaN there, where C's pow gives 0.0 and inf
+    v = np.array([-0.0, 0.0, -np.inf, np.inf, 4.0, 0.25, 1.0, -4.0], np.float32)
+    t, s = torch.from_numpy(v).bfloat16(), S.tensor(v).bfloat16()
+    want = t.pow(exponent).float().numpy()
+    got = np.asarray(s.pow(exponent).float().numpy())
+    np.testing.assert_array_equal(got, want)
+    assert (np.signbit(got) == np.signbit(want))[~np.isnan(want)].all()
+    s.pow_(exponent)
+    np.testing.assert_array_equal(np.asarray(s.float().numpy()), want)
