@@ -77,3 +77,33 @@ def test_pow_half_is_sqrt_and_rsqrt_as_torch(exponent):
     assert (np.signbit(got) == np.signbit(want))[~np.isnan(want)].all()
     s.pow_(exponent)
     np.testing.assert_array_equal(np.asarray(s.float().numpy()), want)
+
+
+# just above, at and just past the float32 -> bfloat16 tie: PyTorch rounds a double to float32
+# first, so 1 + 2**-8 + 2**-30 becomes the tie 1 + 2**-8 and rounds to even (1.0)
+_DOUBLES = [1 + 2**-8 + 2**-52, 1 + 2**-8 + 2**-30, 1 + 3 * 2**-8 - 2**-40, -(1 + 2**-8 + 2**-30), 3.3961e38]
+
+
+def test_double_to_bfloat16_rounds_through_float32():
+    want = torch.tensor(_DOUBLES, dtype=torch.float64).bfloat16()
+    assert _bits(S.tensor(_DOUBLES, dtype=S.float64).bfloat16()) == _bits(want)
+    with pytest.warns(UserWarning, match="discards the imaginary part"):
+        assert _bits(S.tensor(_DOUBLES, dtype=S.complex128).to(S.bfloat16)) == _bits(want)
+    assert _bits(S.tensor(_DOUBLES, dtype=S.bfloat16)) == _bits(want)  # Python floats
+    assert _bits(S.tensor(np.array(_DOUBLES), dtype=S.bfloat16)) == _bits(want)
+    into = S.zeros(5, dtype=S.bfloat16)
+    into.copy_(S.tensor(_DOUBLES, dtype=S.float64))
+    assert _bits(into) == _bits(want)
+
+
+def test_python_scalar_to_bfloat16_rounds_through_float32():
+    v = _DOUBLES[1]
+    zt, zs = torch.zeros(3, dtype=torch.bfloat16), S.zeros(3, dtype=S.bfloat16)
+    assert _bits(S.full((3,), v, dtype=S.bfloat16)) == _bits(torch.full((3,), v, dtype=torch.bfloat16))
+    assert _bits(zs + v) == _bits(zt + v)
+    assert _bits(zs.clone().fill_(v)) == _bits(zt.clone().fill_(v))
+    s2 = zs.clone()
+    s2[1] = v
+    t2 = zt.clone()
+    t2[1] = v
+    assert _bits(s2) == _bits(t2)
