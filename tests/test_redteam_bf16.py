@@ -107,3 +107,13 @@ def test_python_scalar_to_bfloat16_rounds_through_float32():
     t2 = zt.clone()
     t2[1] = v
     assert _bits(s2) == _bits(t2)
+
+
+def test_double_to_float16_rounds_through_float32_too():
+    # the same two roundings for float16 (c10::Half is made from a float)
+    v = [1 + 2**-11 + 2**-30, 1 + 2**-11 + 2**-52, 1 + 3 * 2**-11 - 2**-40, -(1 + 2**-11 + 2**-30)]
+    want = torch.tensor(v, dtype=torch.float64).half().view(torch.int16).tolist()
+    assert S.tensor(v, dtype=S.float64).half().view(S.int16).tolist() == want
+    assert S.tensor(v, dtype=S.float16).view(S.int16).tolist() == want
+    got = (S.zeros(4, dtype=S.float16) + v[0]).view(S.int16).tolist()
+    assert got == (torch.zeros(4, dtype=torch.float16) + v[0]).view(torch.int16).tolist()
