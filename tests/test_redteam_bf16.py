@@ -117,3 +117,18 @@ def test_double_to_float16_rounds_through_float32_too():
     assert S.tensor(v, dtype=S.float16).view(S.int16).tolist() == want
     got = (S.zeros(4, dtype=S.float16) + v[0]).view(S.int16).tolist()
     assert got == (torch.zeros(4, dtype=torch.float16) + v[0]).view(torch.int16).tolist()
+
+
+def test_complex_uniform_and_normal_in_place_as_torch():
+    # PyTorch fills complex tensors: uniform_ each part on [from, to), normal_ each part with
+    # std / sqrt(2) and the mean added to both parts (strided refused both)
+    u = np.asarray(S.empty(4000, dtype=S.complex64).uniform_(2, 3).numpy())
+    assert u.dtype == np.complex64
+    assert (u.real >= 2).all() and (u.real < 3).all() and (u.imag >= 2).all() and (u.imag < 3).all()
+    assert abs(u.real.mean() - 2.5) < 0.05 and abs(u.imag.mean() - 2.5) < 0.05
+    n = np.asarray(S.empty(4000, dtype=S.complex128).normal_(1.0, 2.0).numpy())
+    assert abs(n.real.mean() - 1) < 0.15 and abs(n.imag.mean() - 1) < 0.15
+    assert abs(n.real.std() - 2**0.5) < 0.1 and abs(n.imag.std() - 2**0.5) < 0.1
+    for lib, err in ((torch, RuntimeError), (S, S.errors.StridedRuntimeError)):
+        with pytest.raises(err, match="to is out of bounds for float$|to is out of bounds for float\\n"):
+            lib.empty(2, dtype=lib.complex64).uniform_(0, 1e39)
