@@ -132,3 +132,14 @@ def test_complex_uniform_and_normal_in_place_as_torch():
     for lib, err in ((torch, RuntimeError), (S, S.errors.StridedRuntimeError)):
         with pytest.raises(err, match="to is out of bounds for float$|to is out of bounds for float\\n"):
             lib.empty(2, dtype=lib.complex64).uniform_(0, 1e39)
+
+
+@pytest.mark.parametrize("dt", ["float32", "float64", "float16", "bfloat16"])
+def test_relu_keeps_negative_zero_as_torch(dt):
+    # PyTorch's relu (clamp_min(x, 0)) keeps -0.0; NumPy's maximum gave +0.0 for some dtypes
+    v = [-0.0, 0.0, -1.0, 2.0, -0.0, 3.0]
+    t, s = torch.tensor(v).to(getattr(torch, dt)), S.tensor(v).to(getattr(S, dt))
+    want = np.signbit(t.relu().float().numpy())
+    assert (np.signbit(np.asarray(s.relu().float().numpy())) == want).all()  # the fast path
+    assert (np.signbit(np.asarray(s.view(2, 3).t().relu().t().float().numpy()).ravel()) == want).all()
+    assert (np.signbit(np.asarray(s.clone().relu_().float().numpy())) == want).all()
