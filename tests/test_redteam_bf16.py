@@ -143,3 +143,13 @@ def test_relu_keeps_negative_zero_as_torch(dt):
     assert (np.signbit(np.asarray(s.relu().float().numpy())) == want).all()  # the fast path
     assert (np.signbit(np.asarray(s.view(2, 3).t().relu().t().float().numpy()).ravel()) == want).all()
     assert (np.signbit(np.asarray(s.clone().relu_().float().numpy())) == want).all()
+
+
+@pytest.mark.parametrize("dt", ["float16", "bfloat16"])
+def test_nanmean_is_rounded_nansum_over_count(dt):
+    # PyTorch's nanmean is nansum(x) / count: the sum rounds to the 2-byte dtype before dividing
+    x = (np.random.RandomState(1).randn(6, 40) * 3).astype(np.float32)
+    x[0, 0] = x[2, 5] = np.nan
+    t, s = torch.from_numpy(x).to(getattr(torch, dt)), S.tensor(x).to(getattr(S, dt))
+    for dim in (0, 1):
+        assert s.nanmean(dim).view(S.int16).tolist() == t.nanmean(dim).view(torch.int16).tolist()

@@ -256,6 +256,8 @@ def nanmean(input: Tensor, dim: Any = None, keepdim: bool = False, *, dtype: Any
         nan = np.isnan(x)
         total = np.add.reduce(np.where(nan, x.dtype.type(0), x), axis=axes, dtype=_acc(rt), keepdims=keepdim)
         count = np.add.reduce(~nan, axis=axes, dtype=np.int64, keepdims=keepdim)
+        if rt in REDUCED_FLOATS:  # PyTorch: nansum(x) (rounded to the 2-byte dtype), then / count
+            total = total.astype(rt.numpy).astype(_acc(rt))
         np.copyto(res_np, total / count.astype(_acc(rt)), casting="unsafe")
     return _finish(result, out, "nanmean", (input,))
 
