@@ -35,7 +35,7 @@ from .dtypes import DType, from_numpy_dtype
 from .errors import StridedRuntimeError, StridedTypeError, join_lines
 from .kernels.fpstate import QUIET, quiet_reset, quiet_set
 from .kernels.listeners import OPEN, Listener, Listening, OpRecord, emit, listeners, listening
-from .kernels.memory import adopt, copy_to_new, new_storage, numpy_view
+from .kernels.memory import adopt, copy_to_new, new_storage, numpy_view, reduced_cast_source
 from .layout import Layout
 from .storage import Storage
 
@@ -236,7 +236,7 @@ def copy_array_of(array: np.ndarray, reason: str, dtype: DType, owned: bool = Fa
     if owned and array.flags.c_contiguous:
         token = quiet_set(QUIET)  # casts wrap or saturate silently, as in the copy
         try:
-            storage = adopt(array.astype(dtype.numpy, copy=False).reshape(-1))
+            storage = adopt(reduced_cast_source(dtype.numpy, array).astype(dtype.numpy, copy=False).reshape(-1))
         except MemoryError:  # (the copy below raises PyTorch's error)
             pass
         finally:

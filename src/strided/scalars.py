@@ -110,6 +110,8 @@ def wrapped(value: Number, dtype: DType) -> Any:
                 value -= 1 << bits
         return np_type(value)
     with quiet():  # 1e5 -> float16 overflows to inf silently, as in PyTorch
+        if dtype.itemsize == 2:  # PyTorch rounds to float32 first (c10::Half(float), c10::BFloat16(float))
+            return np_type(np.float32(float(value)))
         return np_type(float(value))
 
 

@@ -242,8 +242,20 @@ def sigmoid_kernel(x: np.ndarray, out: np.ndarray, compute: np.dtype) -> None:
 
 
 def relu_kernel(x: np.ndarray, out: np.ndarray, compute: np.dtype) -> None:
-    """max(x, 0)."""
+    """max(x, 0), as PyTorch's clamp_min(x, 0): NaN stays NaN and -0.0 stays -0.0 (NumPy's
+    maximum of -0.0 and 0.0 may give either zero, depending on the dtype's loop)."""
+    if np.may_share_memory(x, out):
+        x = x.copy()  # (the zeros are read after the write)
     np.maximum(x, compute.type(0), out=out, dtype=compute, casting="unsafe")
+    if compute.kind != "i":  # (ints have no -0)
+        np.copyto(out, x, where=x == 0, casting="unsafe")
+
+
+def relu_array(x: np.ndarray) -> np.ndarray:
+    """``relu_kernel`` into a new array of ``x``'s (float) dtype: relu's fast path."""
+    out = np.maximum(x, x.dtype.type(0))
+    np.copyto(out, x, where=x == 0)
+    return out
 
 
 def neg_kernel(x: np.ndarray, out: np.ndarray, compute: np.dtype) -> None:

@@ -251,10 +251,37 @@ def _copy_values(dest: np.ndarray, source: np.ndarray) -> None:
 
 def _real_for(dest: np.ndarray, source: Any) -> Any:
     """A complex ``source`` written into a real (not bool) ``dest``: its real parts, with PyTorch's
-    warning (NumPy would warn with its own ComplexWarning); anything else as it is."""
+    warning (NumPy would warn with its own ComplexWarning); then through
+    :func:`reduced_cast_source`."""
     if isinstance(source, (np.ndarray, np.generic)) and source.dtype.kind == "c" and dest.dtype.kind not in "cb":
         warnings.warn("Casting complex values to real discards the imaginary part", UserWarning, stacklevel=4)
-        return source.real
+        source = source.real
+    return reduced_cast_source(dest.dtype, source)
+
+
+def reduced_cast_source(dest: np.dtype, source: Any) -> Any:
+    """``source`` as PyTorch converts it to a 2-byte float or from bfloat16 (a NumPy array or
+    scalar; anything else as it is). PyTorch goes through float32, where NumPy and ml_dtypes
+    round once:
+
+    - float64 -> float16 or bfloat16: PyTorch rounds to float32 first, then to the 2-byte float
+      (c10::Half and c10::BFloat16 are made from a float: 1 + 2**-8 + 2**-30 is bfloat16 1.0
+      there, 1.0078125 rounded once);
+    - bfloat16 -> int: ml_dtypes gives 0 for NaN, inf and any value out of the target's range
+      (300 -> int8 is 0); PyTorch converts from float (x86: INT_MIN for NaN/inf, then wraps to
+      the narrow type), as NumPy's float32 -> int does. bfloat16 -> float32 is exact.
+
+    >>> import ml_dtypes
+    >>> float(reduced_cast_source(np.dtype(ml_dtypes.bfloat16), np.array(1 + 2**-8 + 2**-30)))
+    1.00390625
+    """
+    dtype = getattr(source, "dtype", None)
+    if dtype is None:
+        return source
+    if dest.name in ("bfloat16", "float16") and dtype.kind in "fc" and dtype.itemsize > 4 + 4 * (dtype.kind == "c"):
+        return source.astype(np.float32 if dtype.kind == "f" else np.complex64)
+    if dest.kind in "iu" and dtype.name == "bfloat16":
+        return source.astype(np.float32)
     return source
 
 

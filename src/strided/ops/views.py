@@ -880,6 +880,7 @@ backward("__getitem__")(_scattered_back(_index_node, "__getitem__"))
 
 def _is_dtype(x: Any) -> bool:
     """Whether ``view``'s one argument is a dtype (strided's, or a torch.dtype read by name)."""
+    # isinstance, not a class check: bfloat16 is a DType subclass (its NumPy dtype loads lazily)
     return isinstance(x, DType) or (x.__class__.__name__ == "dtype" and x.__class__.__module__ == "torch")
 
 

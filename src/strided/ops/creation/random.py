@@ -40,6 +40,7 @@ from ...dtypes import (
     float16,
     int64,
     np_finfo,
+    real_of,
     to_dtype,
 )
 from ...errors import StridedNotImplementedError, StridedRuntimeError, StridedTypeError, join_lines
@@ -90,13 +91,17 @@ def _float_or_complex(dtype: DType, kernel: str, op: str) -> None:
         _float_only(dtype, kernel, op)
 
 
-def _complex_parts(g: np.random.Generator, shape: Shape, dtype: DType, normal: bool) -> np.ndarray:
+def _complex_parts(g: np.random.Generator, shape: Shape, dtype: DType, normal: bool,
+                   scale: float = 1.0, shift: float = 0.0) -> np.ndarray:
     """A complex ``dtype`` sample of ``shape``: real and imaginary parts drawn independently, as
     PyTorch draws them: each uniform on [0, 1) (rand) or normal with variance 1/2 (randn, so the
-    complex number has variance 1)."""
+    complex number has variance 1); then each part times ``scale`` plus ``shift`` (uniform_'s
+    range, normal_'s std and mean: PyTorch adds a real mean to both parts)."""
     part = np.dtype(np.float64) if dtype.itemsize == 16 else np.dtype(np.float32)
     pairs = g.standard_normal((*shape, 2), dtype=part) * part.type(math.sqrt(0.5)) if normal \
         else g.random((*shape, 2), dtype=part)
+    if scale != 1.0 or shift != 0.0:
+        pairs = (pairs * scale + shift).astype(part)
     return pairs.view(dtype.numpy).reshape(shape)
 
 
@@ -634,13 +639,13 @@ def uniform_(self: Tensor, from_: float = 0.0, to: float = 1.0, *, generator: An
     _no_extra(kw, "uniform_")
     self = _target(self, "uniform_")
     dt = self._dtype
-    _float_only(dt, "check_uniform_bounds", "uniform_")
+    _float_or_complex(dt, "check_uniform_bounds", "uniform_")
     low, high = _float(from_, "uniform_", "from", 1), _float(to, "uniform_", "to", 2)
     limit = float(np_finfo(dt.numpy).max)
     for name, value in (("from", low), ("to", high)):
         if not -limit <= value <= limit:
             raise StridedRuntimeError(
-                join_lines(f"{name} is out of bounds for {CPP_NAME[dt.name]}",
+                join_lines(f"{name} is out of bounds for {CPP_NAME[real_of(dt).name]}",  # (complex: its parts' type)
                            f"{name}={_g(value)} is beyond the largest {dt.name} ({_g(limit)})",
                            "fix: a finite range inside the dtype, or a wider dtype")
             )
@@ -650,6 +655,9 @@ def uniform_(self: Tensor, from_: float = 0.0, to: float = 1.0, *, generator: An
                        f"fix: uniform_({_g(high)}, {_g(low)})")
         )
     span = high - low
+    if dt.is_complex:  # PyTorch: the real and imaginary parts each uniform on [from, to)
+        return _into(self, "uniform_", generator,
+                     lambda g, shape: _complex_parts(g, shape, dt, normal=False, scale=span, shift=low))
     return _into(self, "uniform_", generator, lambda g, shape: _uniform(g, shape, dt) * span + low)
 
 
@@ -663,9 +671,13 @@ def normal_(self: Tensor, mean: float = 0.0, std: float = 1.0, *, generator: Any
     (True, True)
     """
     self = _target(self, "normal_")
-    _float_only(self._dtype, "normal_kernel_cpu", "normal_")
-    m, s, c = _float(mean, "normal_", "mean", 1), _float(std, "normal_", "std", 2), _compute(self._dtype)
+    dt = self._dtype
+    _float_or_complex(dt, "normal_kernel_cpu", "normal_")
+    m, s, c = _float(mean, "normal_", "mean", 1), _float(std, "normal_", "std", 2), _compute(dt)
     _check_std(s)
+    if dt.is_complex:  # PyTorch: each part normal with std / sqrt(2) (as randn), ``mean`` added to both
+        return _into(self, "normal_", generator,
+                     lambda g, shape: _complex_parts(g, shape, dt, normal=True, scale=s, shift=m))
     return _into(self, "normal_", generator, lambda g, shape: g.standard_normal(shape, dtype=c) * s + m)
 
 

@@ -353,9 +353,10 @@ def _binary(op: BinaryOp, a: Any, b: Any, target: Tensor | None = None, alpha: A
         if compute.kind not in "fc":
             _int_pow(a, b, compute, out)
             return out
-        if compute is bfloat16 and not isinstance(b, Tensor) and float(b) in (3.0, -2.0):
+        if compute is bfloat16 and not isinstance(b, Tensor) and float(b) in (3.0, -2.0, 0.5, -0.5):
             # PyTorch's bfloat16 x ** 3 and x ** -2 square in bfloat16 (rounded), then multiply or
-            # divide (rounded again): not one rounding of the float32 power (float16's is that)
+            # divide (rounded again): not one rounding of the float32 power (float16's is that);
+            # x ** 0.5 and x ** -0.5 are its sqrt and rsqrt kernels (-0.0 ** 0.5 is -0.0, not pow's 0.0)
             quietly(_bfloat16_pow, _view(a), float(b), _view(out))
             return out
     if op.opmath_scalar and compute in REDUCED_FLOATS and _is_scalar_operand(b):
@@ -660,7 +661,12 @@ def _pow_exponent(b: bool | int | float, compute: DType, op: str) -> Any:
 
 
 def _bfloat16_pow(x: np.ndarray, exponent: float, out: np.ndarray) -> None:
-    """``out = x ** 3`` or ``x ** -2`` as PyTorch's bfloat16 kernel: the square rounded to bfloat16."""
+    """``out = x ** 3`` or ``x ** -2`` as PyTorch's bfloat16 kernel: the square rounded to bfloat16;
+    ``x ** 0.5`` and ``x ** -0.5`` as its sqrt and rsqrt (``1 / sqrt(x)``) in float32, rounded once."""
+    if exponent in (0.5, -0.5):
+        root = np.sqrt(x.astype(np.float32))
+        np.copyto(out, root if exponent == 0.5 else np.divide(np.float32(1), root), casting="unsafe")
+        return
     square = np.multiply(x.astype(out.dtype, copy=False), x, dtype=out.dtype)
     if exponent == 3.0:
         np.multiply(square, x, out=out, signature=(out.dtype,) * 3, casting="unsafe")

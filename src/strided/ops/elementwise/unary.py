@@ -28,6 +28,7 @@ from ...kernels.elementwise import (
     _clip,
     clamp_into,
     neg_kernel,
+    relu_array,
     relu_kernel,
     sigmoid_kernel,
     ufunc_kernel,
@@ -201,11 +202,10 @@ def _fast_unary(op: UnaryOp) -> Callable[[Any], Tensor]:
     contiguous input is contiguous)."""
     ufunc = op.ufunc
     name = op.name
-    # relu is max(x, 0) (relu_kernel): np.maximum with the weak scalar 0, which takes the
-    # tensor's float dtype, as relu_kernel's compute-dtype zero does (the same values: NaN kept)
-    zero = 0 if op is RELU else None
-    if zero is not None:
-        ufunc = np.maximum
+    # relu is max(x, 0) with -0.0 kept (relu_kernel; relu_array on a fresh array)
+    zero = None
+    if op is RELU:
+        ufunc = relu_array
 
     @records(name)
     def fn(input: Any, *, out: Any = None) -> Tensor:  # (PyTorch's argument name: strided.exp(input=t))

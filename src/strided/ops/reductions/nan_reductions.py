@@ -256,6 +256,8 @@ def nanmean(input: Tensor, dim: Any = None, keepdim: bool = False, *, dtype: Any
         nan = np.isnan(x)
         total = np.add.reduce(np.where(nan, x.dtype.type(0), x), axis=axes, dtype=_acc(rt), keepdims=keepdim)
         count = np.add.reduce(~nan, axis=axes, dtype=np.int64, keepdims=keepdim)
+        if rt in REDUCED_FLOATS:  # PyTorch: nansum(x) (rounded to the 2-byte dtype), then / count
+            total = total.astype(rt.numpy).astype(_acc(rt))
         np.copyto(res_np, total / count.astype(_acc(rt)), casting="unsafe")
     return _finish(result, out, "nanmean", (input,))
 
@@ -295,8 +297,16 @@ def logsumexp(input: Tensor, dim: Any = (), keepdim: bool = False, *, out: Any =
             # (complex: PyTorch takes the max of the real parts out, so the log keeps its branch)
             m = np.maximum.reduce(x.real if d.is_complex else x, axis=axes, keepdims=True)
             m = np.where(np.isinf(m), acc.type(0), m)  # -inf rows: exp(-inf - 0) = 0, log 0 = -inf
-            s = np.add.reduce(np.exp(x - m), axis=axes, keepdims=True)
-            r = np.log(s) + m
+            if d in REDUCED_FLOATS:
+                # PyTorch's logsumexp is composite (amax, sub, exp_, sum, log_, add_): each step
+                # rounds to the 2-byte dtype, so its result differs by an ulp from one float32 pass
+                def rnd(v: np.ndarray) -> np.ndarray:
+                    return v.astype(d.numpy).astype(acc)
+                s = rnd(np.add.reduce(rnd(np.exp(rnd(x - m))), axis=axes, keepdims=True))
+                r = rnd(np.log(s)) + m
+            else:
+                s = np.add.reduce(np.exp(x - m), axis=axes, keepdims=True)
+                r = np.log(s) + m
             np.copyto(res_np, r if keepdim else r.reshape(res_np.shape), casting="unsafe")
     return _finish(result, out, "logsumexp", (input,))
 
