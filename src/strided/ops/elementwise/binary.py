@@ -151,7 +151,7 @@ class _TorchRemainder:
     def __call__(self, a: Any, b: Any, out: Any = None, **kwargs: Any) -> Any:
         if out is not None and type(a) is np.ndarray and np.may_share_memory(a, out):
             a = a.copy()  # (the sign is read after the call: an operand the output overwrites is kept)
-        r = np.remainder(a, b, out=out, **kwargs) if out is not None else np.remainder(a, b, **kwargs)
+        r = np.remainder(a, b, out=out, **kwargs)
         if np_kind(r.dtype) != "f":  # (bfloat16 is kind 'V' to NumPy: np_kind reads it as a float)
             return r
         if type(r) is not np.ndarray:  # a NumPy scalar (0-d operands, no out)
