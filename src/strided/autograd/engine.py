@@ -80,17 +80,14 @@ def _roots(tensors: Sequence[Tensor], grads: Sequence[Any] | None, what: str) ->
 def _topology(starts: list[Node]) -> dict[Node, int]:
     """Node -> the number of edges into it from nodes reachable from ``starts``."""
     deps: dict[Node, int] = {}
-    seen = set()
+    seen = set(starts)
     stack = list(starts)
-    while stack:
-        node = stack.pop()
-        if node in seen:
-            continue
-        seen.add(node)
-        for nxt, _ in node.next_functions:
+    while stack:  # (each node is queued once: marked seen when queued)
+        for nxt, _ in stack.pop().next_functions:
             if nxt is not None:
                 deps[nxt] = deps.get(nxt, 0) + 1
                 if nxt not in seen:
+                    seen.add(nxt)
                     stack.append(nxt)
     return deps
 
@@ -146,6 +143,12 @@ def run(roots: list[tuple], retain_graph: bool, create_graph: bool,
     done: list[Node] = []  # released after the pass: CopySlices applies its op's node, which a
     # saved result's history (exp_ on a view, under create_graph) can reach directly as well
     token = GRAD_MODE.set(create_graph)
+    # Without create_graph the rules' ops on saved tensors of the graph record nothing (grad mode
+    # is off): INSIDE sends them straight to their forwards, past the recording entries' slow path.
+    # It is set once for the whole pass (not per node); the hooks, which run user code, run with
+    # the caller's value back (_outside). With create_graph the rules' ops record: INSIDE stays as it is.
+    outer = INSIDE.get()
+    inside = None if create_graph else INSIDE.set(True)
     try:
         while ready:
             node = ready.pop()
@@ -155,14 +158,14 @@ def run(roots: list[tuple], retain_graph: bool, create_graph: bool,
                 # as in PyTorch)
                 for nr, hook in sorted(node.pre_hooks, key=lambda e: getattr(e[1], "retains_grad", False)):
                     if grads[nr] is not None and not (capture is not None and hook is _retain_marker(hook)):
-                        new = hook(grads[nr])
+                        new = _outside(outer, inside, hook, grads[nr])
                         if new is not None:
                             grads[nr] = new
             if node.__class__ is AccumulateGrad:
                 if grads[0] is not None:
                     leaf = node.variable
                     if leaf is not None and leaf._ag.hooks:
-                        grads[0] = _run_hooks(leaf._ag.hooks, grads[0])
+                        grads[0] = _outside(outer, inside, _run_hooks, leaf._ag.hooks, grads[0])
                 if capture is not None:
                     _capture(node, grads, capture, captured)
                 else:
@@ -172,17 +175,9 @@ def run(roots: list[tuple], retain_graph: bool, create_graph: bool,
                 _capture(node, grads, capture, captured)
                 if not node.next_functions:
                     continue
-            if create_graph:
-                outs = node.apply(grads)
-            else:
-                # (the rule's ops on saved tensors of the graph record nothing with grad mode off:
-                # INSIDE sends them straight to their forwards, past the recording entries' slow
-                # path; hooks, which run user code, stay outside it)
-                inside = INSIDE.set(True)
-                try:
-                    outs = node.apply(grads)
-                finally:
-                    INSIDE.reset(inside)
+            # (Node.apply, inlined for a node with nothing to check: no saved tensor, not freed)
+            outs = (node.rule(*grads) if not node.saved and not node.own_outputs and not node.freed
+                    else node.apply(grads))
             if not retain_graph:
                 done.append(node)
             shapes = node.ctx if node.ctx is not None else ()
@@ -218,8 +213,22 @@ def run(roots: list[tuple], retain_graph: bool, create_graph: bool,
         for node in done:
             node.release()
     finally:
+        if inside is not None:
+            INSIDE.reset(inside)
         GRAD_MODE.reset(token)
     return captured
+
+
+def _outside(outer: bool, inside: Any, fn: Any, *args: Any) -> Any:
+    """``fn(*args)`` (a hook: user code) with INSIDE at the caller's value ``outer``, when the
+    pass set it (``inside``: its token, None under create_graph)."""
+    if inside is None:
+        return fn(*args)
+    token = INSIDE.set(outer)
+    try:
+        return fn(*args)
+    finally:
+        INSIDE.reset(token)
 
 
 def _capture(node: Node, grads: list, capture: dict, captured: dict) -> None:

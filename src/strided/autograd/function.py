@@ -38,12 +38,14 @@ def attach(out: Any, maker: Maker, args: tuple, kwargs: dict) -> Any:
         if kwargs.get("out") is not None:
             return out  # (unreachable with grad mode on: out= with an input that requires grad raises first)
         kwargs = {k: v for k, v in kwargs.items() if v is not None and k != "out"}
-    spec = maker(out, *args, **kwargs)
+        spec = maker(out, *args, **kwargs)
+    else:
+        spec = maker(out, *args)  # (most calls: no empty ``**{}`` to unpack)
     if spec is None:
         return out
     if len(spec) == 5:  # several differentiable outputs (split, unbind): output_nr tells them apart
         return _attach_outputs(out, spec)
-    if isinstance(out, Tensor):
+    if out.__class__ is Tensor or isinstance(out, Tensor):
         first = out
         complex_out = out._dtype.is_complex
     else:
@@ -137,7 +139,7 @@ def make_node(spec: tuple, n_outputs: int = 1, output: Any = None) -> Node | Non
             ctx.append(None)
     if not wanted:
         return None
-    if INFERENCE_STORAGES:
+    if INFERENCE_STORAGES.data:  # (the WeakSet's own set: a C-level test, where its __len__ is Python code)
         for t in saved:
             if isinstance(t, Tensor):  # (a Parameter too)
                 refuse_inference(t, "saved")

@@ -1066,7 +1066,11 @@ def _mul_backward(out: Tensor, a: Any, b: Any, **kwargs: Any) -> Any:
     def grads(g: Tensor) -> tuple:
         return (g * b if need_a else None, g * a if need_b else None)
 
-    saved = tuple(t for t, keep in ((a, ta and need_b), (b, tb and need_a)) if keep)
+    # (a saves b when a needs a gradient, and the other way round; spelt out: this runs per recorded mul)
+    if need_a:
+        saved = (a, b) if need_b else (b,) if tb else ()
+    else:
+        saved = (a,) if need_b and ta else ()
     return "MulBackward0", (a, b), grads, saved
 
 
