@@ -119,7 +119,16 @@ def make_node(spec: tuple, n_outputs: int = 1, output: Any = None) -> Node | Non
     """The Node a rule's ``(name, inputs, backward, saved)`` describes; None when no input
     requires grad (nothing to record). ``output``: the op's one differentiable output, when the
     rule may have saved it (the modified-tensor error names a saved output as the node's own)."""
-    name, inputs, backward, saved = spec[:4]
+    name, inputs, backward, saved = spec[0], spec[1], spec[2], spec[3]
+    if inputs.__class__ is tuple and len(inputs) == 1:  # (most ops: unary, reductions, views; no lists built)
+        i = inputs[0]
+        m = i._ag if i.__class__ is Tensor or isinstance(i, Tensor) else None
+        if m is None or not (m.requires_grad or m.grad_fn is not None):
+            return None
+        e = (m.grad_fn, m.output_nr) if m.grad_fn is not None and m.view_version is None else edge(i)
+        if INFERENCE_STORAGES.data:
+            _refuse_saved(saved)
+        return Node(name, backward, (e,), ((i._layout.shape, i._dtype),), saved, n_outputs, output)
     edges = []
     ctx = []
     wanted = False
@@ -140,11 +149,15 @@ def make_node(spec: tuple, n_outputs: int = 1, output: Any = None) -> Node | Non
     if not wanted:
         return None
     if INFERENCE_STORAGES.data:  # (the WeakSet's own set: a C-level test, where its __len__ is Python code)
-        for t in saved:
-            if isinstance(t, Tensor):  # (a Parameter too)
-                refuse_inference(t, "saved")
-    node = Node(name, backward, tuple(edges), tuple(ctx), saved, n_outputs, output)
-    return node
+        _refuse_saved(saved)
+    return Node(name, backward, tuple(edges), tuple(ctx), saved, n_outputs, output)
+
+
+def _refuse_saved(saved: tuple) -> None:
+    """PyTorch's refusal to save an inference tensor for backward, for each of ``saved``."""
+    for t in saved:
+        if isinstance(t, Tensor):  # (a Parameter too)
+            refuse_inference(t, "saved")
 
 
 _NO_EDGE = (None, 0)

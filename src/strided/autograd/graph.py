@@ -154,11 +154,17 @@ class Node:
         # (tensor, its version now, whether it is this node's own output: ``output``, which the
         # recorder passes when the op has one differentiable output)
         if saved:
-            kept = []
-            for t in saved:  # (version(t), inlined: this runs for every recorded op)
-                rec = _VDATA.get(_ref(storage_root(t._storage)))
-                kept.append((t, 0 if rec is None else rec[0], t is output))
-            self.saved = tuple(kept)
+            if _VDATA:
+                kept = []
+                for t in saved:  # (version(t), inlined: this runs for every recorded op)
+                    rec = _VDATA.get(_ref(storage_root(t._storage)))
+                    kept.append((t, 0 if rec is None else rec[0], t is output))
+                self.saved = tuple(kept)
+            elif len(saved) == 1:  # (no storage written in place yet: every version is 0)
+                t = saved[0]
+                self.saved = ((t, 0, t is output),)
+            else:
+                self.saved = tuple([(t, 0, t is output) for t in saved])
         else:
             self.saved = ()
         self.freed = False
