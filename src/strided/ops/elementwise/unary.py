@@ -269,8 +269,10 @@ def _unary_rule(name: str, grad: Callable[[Tensor, Tensor, Tensor], Tensor], sav
     """A unary rule: ``grad(g, x, out)``; ``saves`` names what it reads ("x", "out", "")."""
 
     def rule(out: Tensor, x: Tensor, *args: Any, **kwargs: Any) -> Any:
-        saved = (x,) if saves == "x" else (out,) if saves == "out" else ()
-        return name, (x,), lambda g: (grad(g, x, out),), saved
+        if saves == "out":
+            return name, (x,), lambda g: (grad(g, x, out),), (out,)
+        # (a rule of x alone does not hold the output: nothing for the recorder to swap for an alias)
+        return name, (x,), lambda g: (grad(g, x, None),), (x,) if saves == "x" else ()
 
     return rule
 
