@@ -15,6 +15,9 @@ bookkeeping): the floor an autograd on NumPy's kernels could reach. PyTorch runs
 
 Rows and targets (issue 13; issue 23 set every row's target to strided/torch <= 1.0):
 
+- reference rows without a target (issue 23): recording one op (``w * b``), and a 10-node
+  graph's forward, then forward + backward: the pieces of the chain's per-op cost;
+
 - a chain of 100 elementwise ops (multiply, add, tanh, sin in turn) on a (16, 16) float32
   tensor that requires grad, then ``.sum().backward()``: a measure of the per-op cost of
   recording a node and running its rule: strided/torch <= 1.0;
@@ -301,7 +304,34 @@ def module_adam_rows() -> list[Row]:
                 lambda: _numpy_adam_loop(pn, sn, x, y), lambda: _module_loop(tm, tl, to, tx, ty), "torch", 1.0, number=2)]
 
 
+# ---------------------------------------------------------------- the pieces of the chain (issue 23)
+
+
+def micro_rows() -> list[Row]:
+    """Reference rows (no target): the pieces the chain's per-op cost is made of. ``w * b`` with
+    ``w`` requiring grad records one MulBackward0 node (its AccumulateGrad is made again each call,
+    as in PyTorch: the leaf holds it weakly); the 10-node graph is ``((w * 1.01) * ... ).sum()``,
+    built once per call, then its backward alone is the difference of the two rows below it."""
+    rng = np.random.default_rng(0)
+    a, c = rng.standard_normal((16, 16)).astype(np.float32), rng.standard_normal((16, 16)).astype(np.float32)
+    sw, sb = strided.from_numpy(a.copy()).requires_grad_(), strided.from_numpy(c.copy())
+    tw, tb = torch.from_numpy(a.copy()).requires_grad_(), torch.from_numpy(c.copy())
+
+    def graph10(w):
+        y = w
+        for _ in range(9):
+            y = y * 1.01
+        return y.sum()
+
+    return [Row("record one op: w * b (16,16)", lambda: sw * sb, lambda: a * c, lambda: tw * tb, "-", number=200),
+            Row("10-node graph, forward", lambda: graph10(sw), lambda: (a * 1.01**9).sum(), lambda: graph10(tw), "-",
+                number=50),
+            Row("10-node graph, forward + backward", lambda: graph10(sw).backward(), lambda: (a * 1.01**9).sum(),
+                lambda: graph10(tw).backward(), "-", number=50)]
+
+
 SECTIONS = [
+    Section("Recording and backward, the pieces (reference, no target)", micro_rows, 15),
     Section("Elementwise chain: 100 ops forward + backward (per step)", chain_rows, 15),
     Section("MLP training step, float32 (forward, backward, SGD update)", mlp_rows, 15),
     Section(f"MLP trained with Adam, float32 ({ADAM_STEPS} steps per call)", adam_rows, 15),
