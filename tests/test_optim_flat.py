@@ -175,3 +175,34 @@ def test_adam_falls_back_where_the_flat_path_does_not_apply() -> None:
                                                     "exp_avg_sq": strided.zeros(3)}, False)
     opt.step()
     assert state["step"].item() == 1.0
+
+
+def test_zero_and_copy_fast_paths_write_what_torch_writes() -> None:
+    strided.ones(1, requires_grad=True).sum().backward()  # (versions are counted once autograd is used)
+    rng = np.random.default_rng(5)
+    a, b = _data(rng, "float32", (4, 5)), _data(rng, "float32", (4, 5))
+    for dtype in ("float32", "float64", "int64", "bool", "complex64"):
+        x, t = strided.tensor(a).to(getattr(strided, dtype)), torch.tensor(a).to(getattr(torch, dtype))
+        row = x[1:3]  # (a row-major view at an offset: only its elements are written)
+        before = x._version
+        assert row.zero_() is row
+        t[1:3].zero_()
+        np.testing.assert_array_equal(x.numpy(), t.numpy())
+        assert x._version == before + 1
+        src, tsrc = strided.tensor(b).to(getattr(strided, dtype)), torch.tensor(b).to(getattr(torch, dtype))
+        assert x.copy_(src) is x
+        t.copy_(tsrc)
+        np.testing.assert_array_equal(x.numpy(), t.numpy())
+        assert x._version == before + 2
+    x, t = strided.tensor(a), torch.tensor(a)
+    with pytest.raises(RuntimeError) as ours:  # (a source partly overlapping the target: the general path)
+        x[:3].copy_(x[1:])
+    with pytest.raises(RuntimeError) as theirs:
+        t[:3].copy_(t[1:])
+    assert str(theirs.value).splitlines()[0] in str(ours.value)
+    frozen = np.zeros(3, np.float32)
+    frozen.flags.writeable = False
+    with pytest.raises(RuntimeError, match="read-only"):
+        strided.from_numpy(frozen).zero_()
+    with pytest.raises(RuntimeError, match="read-only"):
+        strided.from_numpy(frozen).copy_(strided.ones(3))
