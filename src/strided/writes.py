@@ -120,6 +120,14 @@ def copy_(self: Tensor, src: Any) -> Tensor:
     """
     if src is self:
         return self
+    if src.__class__ is Tensor and src._dtype is self._dtype and not OPEN:
+        dest, source = _flat_run(self), _flat_run(src)
+        if (dest is not None and source is not None and src._layout.shape == self._layout.shape
+                and dest.flags.writeable and not shares_storage(src, self)):
+            # (an optimizer's copy_ of a tensor of its shape and dtype: the general path's checks
+            # all pass and its write copies the same elements in the same order, exactly)
+            np.copyto(dest, source)
+            return self
     if not isinstance(src, Tensor) and not is_number(src):
         raise StridedTypeError(
             f"copy_(): argument 'other' (position 1) must be Tensor, not {type_name(src)}\n"
@@ -170,8 +178,26 @@ def zero_(self: Tensor) -> Tensor:
     >>> strided.ones(2).zero_().tolist()
     [0.0, 0.0]
     """
+    run = _flat_run(self)
+    if run is not None and run.flags.writeable:  # (row-major: no overlapping elements to refuse)
+        run.fill(0)
+        return self
     _write(self, 0, ZERO)
     return self
+
+
+def _flat_run(t: Tensor) -> np.ndarray | None:
+    """The elements of a row-major ``t`` as one run of its storage (no copy), else None."""
+    lay = t._layout
+    if lay.strides != L.contiguous_strides(lay.shape):
+        return None
+    n = L.product(lay.shape)
+    arr = t._storage.array
+    if lay.offset or len(arr) != n:
+        arr = arr[lay.offset : lay.offset + n]
+        if len(arr) != n:
+            return None
+    return arr
 
 
 @installs_as("__setitem__")

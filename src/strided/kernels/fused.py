@@ -62,6 +62,28 @@ def fma(a: Any, b: Any, c: Any) -> np.ndarray:
 
 _HALF_DOWN, _DOWN, _UP = 2.0**-32, 2.0**-64, 2.0**64
 
+_F32, _F64 = np.dtype(np.float32), np.dtype(np.float64)
+
+
+def fma_into(a: Any, b: np.ndarray, c: np.ndarray, out: np.ndarray) -> None:
+    """``out[...] = a * b + c`` rounded once: :func:`fma`'s result written into ``out``, for the
+    optimizers' flat runs (``b``, ``c``, ``out``: 1-D arrays of one float32 or float64 dtype and
+    length; ``a`` a NumPy scalar of that dtype or such an array). float32 takes :func:`fma`'s
+    steps without its checks and copies (the float64 product and sum, then one cast into
+    ``out``: the same roundings, so the same bits); float64 is :func:`fma` itself. Call it with
+    NumPy's warnings off (an overflowing float32 sum warns in the cast, as in :func:`fma`).
+
+    >>> out = np.empty(1, np.float32)
+    >>> fma_into(np.float32(0.1), np.array([3.0], np.float32), np.array([-0.3], np.float32), out)
+    >>> float(out[0])
+    -7.450580596923828e-09
+    """
+    if c.dtype is _F32 or c.dtype == _F32:
+        wide = np.multiply(a, b, dtype=np.float64)
+        np.add(wide, c, out=out, casting="unsafe")  # (the float64 sum, cast once into out)
+    else:
+        np.copyto(out, fma(a, b, c), casting="unsafe")
+
 
 def _fma64(a: np.ndarray, b: np.ndarray, c: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """Dekker's product and Knuth's sum: (the fused ``a * b + c``, the plain one)."""

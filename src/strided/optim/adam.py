@@ -28,12 +28,21 @@ from __future__ import annotations
 
 from typing import Any
 
+import numpy as np
+
 from ..creation import tensor, zeros_like
+from ..dispatch import storage_root
 from ..dtypes import float32
 from ..errors import StridedValueError
+from ..grad_mode import INFERENCE_STORAGES, SUBCLASSES, bump_if_used
+from ..kernels.adam_step import adam_update, ready
+from ..kernels.fpstate import quiet
+from ..kernels.listeners import OPEN
 from ..memory_format import preserve_format
+from ..ops._support.operands import _cinfo, flat_run
 from ..ops.elementwise.binary import maximum
 from ..ops.elementwise.complex_ops import view_as_real
+from ..tensor import Tensor
 from .optimizer import Optimizer, Params, check_number, check_single_tensor
 
 __all__ = ["Adam"]
@@ -85,14 +94,22 @@ class Adam(Optimizer):
         lr, (beta1, beta2), eps = group["lr"], group["betas"], group["eps"]
         weight_decay, amsgrad, maximize = group["weight_decay"], group["amsgrad"], group["maximize"]
         decoupled = group["decoupled_weight_decay"]
-        for param in self._params_with_grad(group):
-            state = self.state[param]
+        states = self.state
+        flat = not OPEN and not INFERENCE_STORAGES  # (listeners get the ops, one by one; inference: its refusals)
+        for param in group["params"]:
+            grad = param.grad
+            if grad is None:
+                continue
+            state = states[param]
             if len(state) == 0:
                 state["step"] = tensor(0.0, dtype=float32)
                 state["exp_avg"] = zeros_like(param, memory_format=preserve_format)
                 state["exp_avg_sq"] = zeros_like(param, memory_format=preserve_format)
                 if amsgrad:
                     state["max_exp_avg_sq"] = zeros_like(param, memory_format=preserve_format)
+            if flat and _flat_update(param, grad, state, amsgrad, lr=lr, beta1=beta1, beta2=beta2, eps=eps,
+                                     weight_decay=weight_decay, decoupled=decoupled, maximize=maximize):
+                continue
             grad = param.grad if not maximize else -param.grad
             exp_avg, exp_avg_sq, step_t = state["exp_avg"], state["exp_avg_sq"], state["step"]
             step_t.add_(1)
@@ -119,3 +136,44 @@ class Adam(Optimizer):
             else:
                 denom = (exp_avg_sq.sqrt() / bias_correction2_sqrt).add_(eps)
             param.addcdiv_(exp_avg, denom, value=-step_size)
+
+
+def _flat_update(param: Any, grad: Any, state: dict[str, Any], amsgrad: bool, **hyper: Any) -> bool:
+    """The update of :meth:`Adam._update_group` in one kernel call (:func:`strided.kernels.adam_step.adam_update`:
+    the same ufuncs on the same elements, so the same bits) when ``param``, its gradient and its
+    state are row-major runs of one float32/float64 dtype and shape sharing no memory, and
+    ``step`` is a float32 scalar of its own; the in-place writes are counted in the version
+    counters as the ops count them. False (nothing written) for any other parameter: the ops."""
+    step_t = state["step"]
+    exp_avg, exp_avg_sq = state["exp_avg"], state["exp_avg_sq"]
+    max_sq = state.get("max_exp_avg_sq") if amsgrad else None
+    tensors = (grad, param, exp_avg, exp_avg_sq) if max_sq is None else (grad, param, exp_avg, exp_avg_sq, max_sq)
+    shape = param._layout.shape
+    info = _cinfo[shape]
+    runs = []
+    for t in tensors:
+        if (t.__class__ is not Tensor and t.__class__ not in SUBCLASSES) or t._layout.shape != shape:
+            return False
+        runs.append(flat_run(t, info))
+    if not ready(runs) or step_t.__class__ is not Tensor or step_t._dtype is not float32 or amsgrad and max_sq is None:
+        return False
+    step = flat_run(step_t, _cinfo[step_t._layout.shape])
+    if step is None or len(step) != 1 or not step.flags.writeable:
+        return False
+    storages = {id(storage_root(t._storage)) for t in (*tensors, step_t)}
+    if len(storages) != len(tensors) + 1:
+        return False  # (two of them read one buffer: the ops judge the overlap)
+    with quiet():
+        np.add(step, np.float32(1), out=step)  # step_t.add_(1)
+        adam_update(runs[1], runs[0], runs[2], runs[3], None if max_sq is None else runs[4],
+                    step=float(step[0]), **hyper)
+    bump_if_used(step_t, "add_")
+    if hyper["weight_decay"] != 0 and hyper["decoupled"]:
+        bump_if_used(param, "mul_")
+    bump_if_used(exp_avg, "lerp_")
+    bump_if_used(exp_avg_sq, "mul_")
+    bump_if_used(exp_avg_sq, "addcmul_")
+    if max_sq is not None:
+        bump_if_used(max_sq, "copy_")
+    bump_if_used(param, "addcdiv_")
+    return True

@@ -65,7 +65,7 @@ from ...kernels.elementwise import (
     tensor_power,
 )
 from ...kernels.fpstate import quiet_call, quiet_retry, quietly
-from ...kernels.fused import fma
+from ...kernels.fused import fma, fma_into
 from ...kernels.memory import outside_storage
 from ...kernels.reduce import all_nonzero
 from ...opdef import OPDEFS, Kind, declare
@@ -455,9 +455,17 @@ def _inplace_flat(op: BinaryOp, self: Tensor, other: Any, alpha: Any) -> bool:
         if len(x) != n:
             return False
     if alpha is not None:
-        alpha_np = _alpha_scalar(alpha, d, d, op.name + "_")
-        _check_alpha_range(alpha, d, op.name + "_")
-        quietly(_fused_alpha, op, x, y, alpha_np, x)
+        if type(alpha) is float and -65504.0 <= alpha <= 65504.0:
+            # (a float alpha every float dtype holds: _alpha_scalar's checks pass and its
+            # conversion, scalars.wrapped, is the dtype's constructor; _check_alpha_range passes)
+            alpha_np = d.numpy.type(alpha)
+        else:
+            alpha_np = _alpha_scalar(alpha, d, d, op.name + "_")
+            _check_alpha_range(alpha, d, op.name + "_")
+        if type(y) is np.ndarray:  # (an optimizer's m.add_(g, alpha=1 - b1): _fused_alpha's roundings)
+            quietly(fma_into, -alpha_np if op is SUB else alpha_np, y, x, x)
+        else:
+            quietly(_fused_alpha, op, x, y, alpha_np, x)
         return True
     binary_into(op.ufunc, x, y, x, d.numpy, False, False)
     return True

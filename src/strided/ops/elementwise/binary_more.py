@@ -17,13 +17,13 @@ from typing import Any
 
 import numpy as np
 
-from ...dispatch import OPEN, shares_storage
+from ...dispatch import OPEN, adopted, shares_storage
 from ...dtypes import REDUCED_FLOATS, bool_, float32, float64, np_finfo, scalar_overflow
 from ...errors import StridedRuntimeError, StridedTypeError, join_lines
 from ...grad_mode import SUBCLASSES
 from ...gradients import seal
 from ...kernels.fpstate import QUIET, quiet_reset, quiet_set, quietly
-from ...kernels.fused import fma
+from ...kernels.fused import fma, fma_into
 from ...opdef import Kind, declare
 from ...tensor import Tensor
 from .._support import gradtools
@@ -34,6 +34,7 @@ from .._support.operands import (
     _cinfo,
     _fresh_output,
     _view,
+    flat_run,
 )
 from .._support.out import write_out
 from .._support.promotion import TORCH_NAMES, result_type
@@ -140,12 +141,51 @@ def _lerp(input: Any, end: Any, weight: Any, target: Tensor | None) -> Tensor:
     return out
 
 
+def _lerp_flat(input: Any, end: Any, weight: Any, target: Tensor | None) -> Tensor | None:
+    """:func:`_lerp` on flat runs (an optimizer's ``exp_avg.lerp_(grad, 1 - beta1)``): for
+    ``input`` and ``end`` of one float32/float64 dtype and shape, both row-major, a Python float
+    ``weight``, and in place (``target``, which is ``input``) an ``end`` sharing none of its memory
+    and a writable target, :func:`_lerp`'s checks all pass and its computation runs on the same
+    elements (so the same bits); the result is row-major, as the general path makes it. None
+    for any other call (nothing written): the general path."""
+    if (type(input) is not Tensor and type(input) not in SUBCLASSES) or (
+            type(end) is not Tensor and type(end) not in SUBCLASSES) or type(weight) is not float:
+        return None
+    d = input._dtype
+    if d not in _FLAT_DTYPES or end._dtype is not d:
+        return None
+    la, lb = input._layout, end._layout
+    info = _cinfo[la.shape]
+    if lb.shape != la.shape or (target is not None and end is not input and shares_storage(end, input)):
+        return None
+    a, b = flat_run(input, info), flat_run(end, info)
+    if a is None or b is None or (target is not None and not a.flags.writeable):
+        return None
+    compute = d.numpy
+    w = compute.type(weight)
+    out = a if target is not None else np.empty(info[1], compute)
+    token = quiet_set(QUIET)
+    try:  # PyTorch's kernel: fmadd(w, diff, a) or fmadd(w - 1, diff, end), rounded once
+        diff = np.subtract(b, a)
+        if abs(w) < 0.5:
+            fma_into(w, diff, a, out)
+        else:
+            fma_into(w - compute.type(1), diff, b, out)
+    finally:
+        quiet_reset(token)
+    return target if target is not None else adopted(out, info[2], d)
+
+
 def lerp(input: Any, end: Any, weight: Any) -> Tensor:
     """Linear interpolation ``input + weight * (end - input)``, broadcast; float tensors of one dtype.
 
     >>> strided.lerp(strided.tensor([0.0, 10.0]), strided.tensor([10.0, 20.0]), 0.5).tolist()
     [5.0, 15.0]
     """
+    if not OPEN:
+        fast = _lerp_flat(input, end, weight, None)
+        if fast is not None:
+            return fast
     return _lerp(input, end, weight, None)
 
 
@@ -156,6 +196,10 @@ def lerp_(self: Tensor, end: Any, weight: Any) -> Tensor:
     >>> x.lerp_(strided.tensor([10.0, 20.0]), 0.5).tolist()
     [5.0, 15.0]
     """
+    if not OPEN:
+        fast = _lerp_flat(self, end, weight, self)
+        if fast is not None:
+            return fast
     return _lerp(self, end, weight, self)
 
 
@@ -351,6 +395,10 @@ def _addc_rule(node: str, divide: bool) -> Callable[..., Any]:
 
 
 def _addc(name: str, input: Any, tensor1: Any, tensor2: Any, value: Any, out: Any, divide: bool) -> Tensor:
+    if out is None and not OPEN:
+        fresh = _addc_fresh(input, tensor1, tensor2, value, divide)
+        if fresh is not None:
+            return fresh
     for arg, what, pos in ((input, "input", 1), (tensor1, "tensor1", 2), (tensor2, "tensor2", 3)):
         if not isinstance(arg, Tensor):
             raise StridedTypeError(join_lines(
@@ -396,6 +444,43 @@ _F32_MAX = float(np.finfo(np.float32).max)
 _EXACT = 2**53  # (an int below it converts to a float exactly: binary's fast paths take it as it is)
 
 
+def _addc_runs(input: Any, tensor1: Any, tensor2: Any, value: Any, inplace: bool) -> list | None:
+    """The flat runs of ``input``, ``tensor1``, ``tensor2`` when the fast paths of addcmul/addcdiv
+    apply (see :func:`_addc_flat`): three tensors of one float32/float64 dtype and shape, all
+    row-major, a Python float (or an int below 2**53) ``value`` that the dtype holds; in place, no
+    operand but ``input`` itself shares ``input``'s memory and ``input`` is writable. None for any
+    other call (the general path, with its checks and errors)."""
+    if (type(input) is not Tensor and type(input) not in SUBCLASSES) or (
+            type(tensor1) is not Tensor and type(tensor1) not in SUBCLASSES) or (
+            type(tensor2) is not Tensor and type(tensor2) not in SUBCLASSES):
+        return None
+    d = input._dtype
+    if d not in _FLAT_DTYPES or tensor1._dtype is not d or tensor2._dtype is not d:
+        return None
+    tv = type(value)
+    if not (tv is float or (tv is int and -_EXACT < value < _EXACT)):
+        return None
+    if d is float32 and tv is float and _F32_MAX < abs(value) < math.inf:
+        return None  # (beyond float32: the general path refuses it, as PyTorch does)
+    la = input._layout
+    info = _cinfo[la.shape]
+    runs = []
+    for t in (input, tensor1, tensor2):
+        lay = t._layout
+        if lay.shape != la.shape or lay.strides != info[0] or (
+                inplace and t is not input and shares_storage(t, input)):
+            return None  # (an operand sharing self's memory: the general path judges the overlap)
+        arr = t._storage.array
+        if lay.offset or len(arr) != info[1]:
+            arr = arr[lay.offset : lay.offset + info[1]]
+            if len(arr) != info[1]:
+                return None
+        runs.append(arr)
+    if inplace and not runs[0].flags.writeable:
+        return None
+    return runs
+
+
 def _addc_flat(divide: bool) -> Callable[..., bool]:
     """The fast path of ``addcmul_`` / ``addcdiv_`` (an Adam step's): for a row-major float32 or
     float64 target and two operands of its dtype and layout, and a Python float (or an int below
@@ -410,47 +495,36 @@ def _addc_flat(divide: bool) -> Callable[..., bool]:
     def flat(self: Any, *args: Any, **kwargs: Any) -> bool:
         if OPEN or len(args) != 2 or (kwargs and (len(kwargs) > 1 or "value" not in kwargs)):
             return False  # (any other spelling of the call: the general path, with its errors)
-        tensor1, tensor2 = args
-        value = kwargs.get("value", 1)
-        if (type(self) is not Tensor and type(self) not in SUBCLASSES) or (type(tensor1) is not Tensor and type(tensor1) not in SUBCLASSES) or (type(tensor2) is not Tensor and type(tensor2) not in SUBCLASSES):
+        runs = _addc_runs(self, args[0], args[1], kwargs.get("value", 1), True)
+        if runs is None:
             return False
-        d = self._dtype
-        if d not in _FLAT_DTYPES or tensor1._dtype is not d or tensor2._dtype is not d:
-            return False
-        tv = type(value)
-        if not (tv is float or (tv is int and -_EXACT < value < _EXACT)):
-            return False
-        if d is float32 and tv is float and _F32_MAX < abs(value) < math.inf:
-            return False  # (beyond float32: the general path refuses it, as PyTorch does)
-        la = self._layout
-        info = _cinfo[la.shape]
-        runs = []
-        for t in (self, tensor1, tensor2):
-            lay = t._layout
-            if lay.shape != la.shape or lay.strides != info[0] or (t is not self and shares_storage(t, self)):
-                return False  # (an operand sharing self's memory: the general path judges the overlap)
-            arr = t._storage.array
-            if lay.offset or len(arr) != info[1]:
-                arr = arr[lay.offset : lay.offset + info[1]]
-                if len(arr) != info[1]:
-                    return False
-            runs.append(arr)
         x, y1, y2 = runs
-        if not x.flags.writeable:
-            return False
-        quietly(_addc_kernel, x, y1, y2, value, ufunc)  # (one quiet context for the three ufuncs)
+        quietly(_addc_kernel, x, y1, y2, kwargs.get("value", 1), ufunc, x)  # (one quiet context for the ufuncs)
         return True
 
     return flat
 
 
-def _addc_kernel(x: np.ndarray, y1: np.ndarray, y2: np.ndarray, value: Any, ufunc: np.ufunc) -> None:
-    """``x += ufunc(y1 * value, y2)`` (``y1`` itself when ``value`` is 1), the product whole first."""
+def _addc_kernel(x: np.ndarray, y1: np.ndarray, y2: np.ndarray, value: Any, ufunc: np.ufunc, out: np.ndarray) -> None:
+    """``out[...] = x + ufunc(y1 * value, y2)`` (``y1`` itself when ``value`` is 1), the product
+    whole first; ``out`` may be ``x``."""
     scaled = np.multiply(y1, value) if value != 1 else y1
     if ufunc is np.multiply:  # (PyTorch's addcmul kernel: fmadd(value * t1, t2, input), rounded once)
-        np.copyto(x, fma(scaled, y2, x))
+        fma_into(scaled, y2, x, out)
     else:
-        np.add(x, ufunc(scaled, y2), out=x)
+        np.add(x, ufunc(scaled, y2), out=out)
+
+
+def _addc_fresh(input: Any, tensor1: Any, tensor2: Any, value: Any, divide: bool) -> Tensor | None:
+    """Out-of-place addcmul/addcdiv on :func:`_addc_runs`' flat runs: the general path's ufuncs
+    on the same elements, the row-major result it gives; None where that path must run."""
+    runs = _addc_runs(input, tensor1, tensor2, value, False)
+    if runs is None:
+        return None
+    x, y1, y2 = runs
+    res = np.empty(len(x), x.dtype)
+    quietly(_addc_kernel, x, y1, y2, value, np.true_divide if divide else np.multiply, res)
+    return adopted(res, _cinfo[input._layout.shape][2], input._dtype)
 
 
 @op("addcmul", kind=Kind.COMPUTE, rule=_addc_rule("AddcmulBackward0", False), operands="any", inplace="addcmul_",

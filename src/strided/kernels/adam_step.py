@@ -1,0 +1,77 @@
+"""One Adam/AdamW update on flat runs: the ufuncs of ``optim.Adam``'s op-by-op step, in its order.
+
+:class:`strided.optim.Adam` updates each parameter with nine tensor ops (``lerp_``, ``mul_``,
+``addcmul_``, ``sqrt``, ``/``, ``add_``, ``addcdiv_``, ...). When a parameter, its gradient and
+its state are flat runs of one float32/float64 dtype (the optimizer checks that), each of those
+ops' fast paths is one or two ufunc calls on the runs; :func:`adam_update` makes those same
+calls with the same operands (so the same bits) without the ops' per-call checks. The caller
+counts the in-place writes in the version counters.
+
+Call it with NumPy's warnings off (an overflowing update gives inf silently, as in PyTorch).
+
+>>> p, g = np.array([1.0], np.float32), np.array([2.0], np.float32)
+>>> m, v = np.zeros(1, np.float32), np.zeros(1, np.float32)
+>>> adam_update(p, g, m, v, None, step=1.0, lr=0.1, beta1=0.9, beta2=0.999, eps=1e-8,
+...             weight_decay=0.0, decoupled=False, maximize=False)
+>>> float(p[0])
+0.9000000357627869
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from .fused import fma, fma_into
+
+
+def adam_update(p: np.ndarray, g: np.ndarray, m: np.ndarray, v: np.ndarray, vmax: np.ndarray | None, *,
+                step: float, lr: float, beta1: float, beta2: float, eps: float, weight_decay: float,
+                decoupled: bool, maximize: bool) -> None:
+    """``p``, ``m``, ``v`` (and ``vmax``: amsgrad's running max) updated in place for the ``step``-th
+    step (already counted), as the op-by-op update in :mod:`strided.optim.adam` computes them:
+    ``g`` is read only. All arrays: 1-D, one length, one float32/float64 dtype, no two sharing memory."""
+    t = p.dtype.type
+    if maximize:
+        g = np.negative(g)  # (-param.grad)
+    if weight_decay != 0:
+        if decoupled:
+            np.multiply(p, t(1 - lr * weight_decay), out=p)  # param.mul_(1 - lr * wd)
+        else:
+            g = fma(p, t(float(weight_decay)), g)  # grad.add(param, alpha=wd): one rounding
+    w = t(1 - beta1)  # exp_avg.lerp_(grad, 1 - beta1), from the nearer end
+    diff = np.subtract(g, m)
+    if abs(w) < 0.5:
+        fma_into(w, diff, m, m)
+    else:
+        fma_into(w - t(1), diff, g, m)
+    np.multiply(v, t(beta2), out=v)  # exp_avg_sq.mul_(beta2).addcmul_(grad, grad, value=1 - beta2)
+    value = 1 - beta2
+    fma_into(np.multiply(g, value) if value != 1 else g, g, v, v)
+    bias_correction1 = 1 - beta1**step
+    bias_correction2 = 1 - beta2**step
+    step_size = lr / bias_correction1
+    bias_correction2_sqrt = bias_correction2**0.5
+    if vmax is not None:
+        np.maximum(vmax, v, out=vmax)  # max_sq.copy_(maximum(max_sq, exp_avg_sq))
+        v = vmax
+    denom = np.true_divide(np.sqrt(v), bias_correction2_sqrt)  # (sqrt / bias_correction2_sqrt).add_(eps)
+    np.add(denom, t(eps), out=denom)
+    value = -step_size  # param.addcdiv_(exp_avg, denom, value=-step_size)
+    np.add(p, np.true_divide(np.multiply(m, value) if value != 1 else m, denom), out=p)
+
+
+def ready(arrays: Any) -> bool:
+    """Whether these flat runs may be handed to :func:`adam_update`: none is None, all writable
+    but the first (the gradient), one dtype (float32 or float64) and one length."""
+    first = arrays[0]
+    if first is None or first.dtype not in _DTYPES:
+        return False
+    for a in arrays[1:]:
+        if a is None or a.dtype != first.dtype or len(a) != len(first) or not a.flags.writeable:
+            return False
+    return True
+
+
+_DTYPES = (np.dtype(np.float32), np.dtype(np.float64))
