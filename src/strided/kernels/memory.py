@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import functools
 import warnings
+from collections import defaultdict
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
@@ -59,10 +60,30 @@ def numpy_view(storage: Storage, layout: Layout) -> np.ndarray:
         off = 0  # an empty layout addresses nothing; its offset may sit past the buffer's end
     elif not arr.size and 0 not in shape:
         raise outside_storage(arr, layout)  # (NumPy checks no bounds on a 0-byte buffer)
+    # (byte strides remembered per itemsize and element strides: a loop of small ops asks for the
+    # same few layouts again and again, and building the tuple costs a third of this function)
+    known = _BYTE_STRIDES[isz]
+    strides = layout.strides
+    byte_strides = known.get(strides)
+    if byte_strides is None:
+        byte_strides = _remember_byte_strides(known, strides, isz)
     try:
-        return _ndarray(shape, arr.dtype, arr, off, tuple([s * isz for s in layout.strides]))
+        return _ndarray(shape, arr.dtype, arr, off, byte_strides)
     except ValueError:  # try costs nothing when nothing is raised
         return _numpy_view_refused(arr, layout, off)
+
+
+# itemsize -> {element strides: byte strides}; each dict is bounded (cleared when full), and a
+# race between threads at worst computes the same tuple twice (dict operations are atomic)
+_BYTE_STRIDES: defaultdict[int, dict[tuple[int, ...], tuple[int, ...]]] = defaultdict(dict)
+_BYTE_STRIDES_MAX = 4096
+
+
+def _remember_byte_strides(known: dict, strides: tuple[int, ...], isz: int) -> tuple[int, ...]:
+    if len(known) >= _BYTE_STRIDES_MAX:
+        known.clear()
+    byte_strides = known[strides] = tuple([s * isz for s in strides])
+    return byte_strides
 
 
 def _numpy_view_refused(arr: np.ndarray, layout: Layout, off: int) -> np.ndarray:
@@ -186,7 +207,10 @@ def new_storage(numel: int, dtype: np.dtype, shape: tuple[int, ...] | None = Non
     ``shape`` only feeds the error message (PyTorch's RuntimeError when the memory
     cannot be had). Nothing is copied, so the copy ledger is not told.
     """
-    return Storage(allocate(numel, dtype, shape))
+    storage = _new_object(Storage)  # (np.empty's array is 1-D, contiguous and ours: Storage's checks hold)
+    storage.array = allocate(numel, dtype, shape)
+    storage._pinned = None  # resizable: strided owns the new buffer
+    return storage
 
 
 _new_object = object.__new__

@@ -89,6 +89,10 @@ def _flip_dims(dims: Any, ndim: int) -> tuple[int, ...]:
 # ---------------------------------------------------------------- flip
 
 
+_ALL = slice(None)
+_REVERSED = slice(None, None, -1)
+
+
 def _flipped(t: Tensor, dims: tuple[int, ...], op: str) -> Tensor:
     """``t`` with ``dims`` reversed, in new memory laid out as ``empty_like(t)`` (preserve_format)."""
     lay = t._layout
@@ -97,7 +101,10 @@ def _flipped(t: Tensor, dims: tuple[int, ...], op: str) -> Tensor:
     # strided flips every dtype, whatever the layout (flip, fliplr, flipud, rot90).
     out = result(lay.shape, t._dtype, L.preserve_format_strides(lay.shape, lay.strides))
     if out.numel():
-        np.copyto(out._np(), np.flip(t._np(), dims) if dims and lay.shape else t._np())
+        src = t._np()
+        if dims and lay.shape:  # (a reversing slice per dim: np.flip's axis normalising costs more)
+            src = src[tuple([_REVERSED if d in dims else _ALL for d in range(len(lay.shape))])]
+        np.copyto(out._np(), src)
     return copied(op, (t,), out, lambda: f"{op}: dims {list(dims)} reversed into new memory "
                   "(PyTorch's flip copies; t[::-1] is a view)")
 
