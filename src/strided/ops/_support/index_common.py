@@ -15,6 +15,7 @@ writes any strided layout in place.
 
 from __future__ import annotations
 
+import functools
 from typing import Any
 
 import numpy as np
@@ -245,6 +246,19 @@ def storage_index(idx: np.ndarray, strides: tuple[int, ...], dim: int, offset: i
 BLOCK = 1 << 15
 
 
+# An index of at most this many elements has its grid of other-dim positions cached: the cache
+# holds at most 64 such read-only grids (2 MB of int64).
+_SMALL = 1 << 12
+
+
+@functools.lru_cache(maxsize=64)
+def _small_grid(shape: tuple[int, ...], strides: tuple[int, ...], dim: int, offset: int) -> np.ndarray:
+    """:func:`other_dims_grid` over ``shape``, broadcast to it: a contiguous, read-only array."""
+    grid = np.ascontiguousarray(np.broadcast_to(other_dims_grid(shape, strides, dim, offset), shape))
+    grid.setflags(write=False)
+    return grid
+
+
 def storage_blocks(idx: np.ndarray, strides: tuple[int, ...], dim: int, offset: int):  # noqa: ANN201
     """Yield ``(start, stop, base, positions)``: for consecutive row-major runs ``start:stop`` of
     the index's elements, their storage positions (as :func:`storage_index`) less ``base`` (>= 0),
@@ -260,8 +274,17 @@ def storage_blocks(idx: np.ndarray, strides: tuple[int, ...], dim: int, offset: 
     if per == 0:
         return
     step = max(1, BLOCK // per)
-    rows = min(step, n0)
     s = strides[dim]
+    if n0 <= step and idx.size <= _SMALL:  # one small block: its grid is remembered (a loop's
+        grid = _small_grid(idx.shape, strides, dim, offset)  # same call needs the same grid)
+        if s == 1:
+            lin = np.add(idx, grid)
+        else:
+            lin = np.multiply(idx, s)
+            lin += grid
+        yield 0, idx.size, 0, lin.reshape(-1)
+        return
+    rows = min(step, n0)
     s0 = strides[0] if dim != 0 else 0  # how the positions move from one block to the next
     # the positions of the first block's grid (every dim but ``dim``), laid out like the block
     # itself so that the per-block add reads two contiguous arrays

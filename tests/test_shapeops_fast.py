@@ -1,0 +1,78 @@
+"""The small-tensor fast paths of issue 23 give exactly the results of the general paths:
+gather/scatter's one-block positions (cached grids) over offset, transposed and negative-step
+inputs, flip through slices, and the byte strides numpy_view remembers, against PyTorch and NumPy."""
+
+import numpy as np
+import pytest
+import torch
+
+import strided
+
+_RNG = np.random.default_rng(23)
+
+
+def _views(base: np.ndarray):
+    """(name, strided tensor, numpy array) over ``base``: contiguous, offset slice, transposed,
+    negative step (NumPy's, no PyTorch peer), all sharing one storage."""
+    t = strided.from_numpy(base.copy())
+    a = t.numpy()
+    return [
+        ("contiguous", t, a),
+        ("offset", t[1:, 2:], a[1:, 2:]),
+        ("transposed", t.t(), a.T),
+        ("negative", t[::-1], a[::-1]),
+    ]
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+@pytest.mark.parametrize("dim", [0, 1])
+def test_gather_scatter_small_views_match_numpy(dtype, dim):
+    for name, t, a in _views(_RNG.standard_normal((5, 6)).astype(dtype)):
+        n = a.shape[dim]
+        idx = _RNG.integers(0, n, a.shape)
+        got = strided.gather(t, dim, strided.tensor(idx))
+        np.testing.assert_array_equal(got.numpy(), np.take_along_axis(a, idx, dim), err_msg=name)
+        # scatter without repeats along dim: a permutation of each line
+        perm = np.argsort(_RNG.random(a.shape), axis=dim)
+        src = _RNG.standard_normal(a.shape).astype(dtype)
+        want = a.copy()
+        np.put_along_axis(want, perm, src, dim)
+        out = strided.scatter(t, dim, strided.tensor(perm), strided.tensor(src))
+        np.testing.assert_array_equal(out.numpy(), want, err_msg=name)
+        # in place through the view (no repeats: each position gets one value added)
+        want_add = a.copy()
+        np.put_along_axis(want_add, perm, np.take_along_axis(want_add, perm, dim) + src, dim)
+        t.scatter_add_(dim, strided.tensor(perm), strided.tensor(src))
+        np.testing.assert_array_equal(t.numpy(), want_add, err_msg=name)
+
+
+def test_gather_scatter_against_torch_repeated_calls():
+    # the same call twice (the second takes the cached grid) and a transposed index
+    x = _RNG.standard_normal((4, 7)).astype(np.float32)
+    idx = _RNG.integers(0, 4, (7, 4)).T.copy()
+    for _ in range(2):
+        for index in (strided.tensor(idx), strided.tensor(idx.T.copy()).t()):
+            got = strided.gather(strided.tensor(x), 0, index)
+            want = torch.gather(torch.tensor(x), 0, torch.tensor(idx))
+            np.testing.assert_array_equal(got.numpy(), want.numpy())
+            assert got.stride() == tuple(want.stride())
+            got = strided.scatter_add(strided.zeros(4, 7), 0, index, strided.tensor(x))
+            want = torch.zeros(4, 7).scatter_add(0, torch.tensor(idx), torch.tensor(x))
+            np.testing.assert_allclose(got.numpy(), want.numpy(), rtol=1e-6)
+
+
+@pytest.mark.parametrize("dims", [(0,), (1,), (0, 1), (-1, 0), ()])
+def test_flip_matches_torch(dims):
+    x = _RNG.standard_normal((3, 4)).astype(np.float32)
+    for t, tt in ((strided.tensor(x), torch.tensor(x)), (strided.tensor(x).t(), torch.tensor(x).t()),
+                  (strided.tensor(x)[:, 1:], torch.tensor(x)[:, 1:])):
+        got, want = strided.flip(t, dims), torch.flip(tt, dims)
+        np.testing.assert_array_equal(got.numpy(), want.numpy())
+        assert got.stride() == tuple(want.stride())
+
+
+def test_numpy_view_byte_strides_per_itemsize():
+    # one element-stride tuple seen with several itemsizes: each view gets its own byte strides
+    for dt in (strided.int8, strided.float16, strided.float32, strided.float64, strided.complex128):
+        t = strided.zeros(3, 4, dtype=dt).t()
+        assert t.numpy().strides == tuple(s * t.element_size() for s in t.stride())
