@@ -7,6 +7,7 @@ become float32, Python ints int64.
 
 from __future__ import annotations
 
+import functools
 from typing import Any
 
 import numpy as np
@@ -101,9 +102,10 @@ def np_kind(np_dtype: np.dtype) -> str:
     return "f" if kind == "V" and np_dtype.name == "bfloat16" else kind
 
 
+@functools.lru_cache(maxsize=64)
 def np_finfo(np_dtype: Any) -> Any:
     """``np.finfo`` of a NumPy float or complex dtype, bfloat16 included (``ml_dtypes.finfo``:
-    NumPy's own refuses the extension dtype)."""
+    NumPy's own refuses the extension dtype). Cached: the random fills ask on every call."""
     d = np.dtype(np_dtype)
     if d.name == "bfloat16":
         import ml_dtypes

@@ -302,9 +302,12 @@ def reduced_cast_source(dest: np.dtype, source: Any) -> Any:
     dtype = getattr(source, "dtype", None)
     if dtype is None:
         return source
-    if dest.name in ("bfloat16", "float16") and dtype.kind in "fc" and dtype.itemsize > 4 + 4 * (dtype.kind == "c"):
-        return source.astype(np.float32 if dtype.kind == "f" else np.complex64)
-    if dest.kind in "iu" and dtype.name == "bfloat16":
+    # (the cheap tests first: a dtype's .name is a Python property, slow on every write)
+    kind = dtype.kind
+    if (kind in "fc" and dest.itemsize == 2 and dtype.itemsize > 4 + 4 * (kind == "c")
+            and dest.name in ("bfloat16", "float16")):
+        return source.astype(np.float32 if kind == "f" else np.complex64)
+    if kind == "V" and dest.kind in "iu" and dtype.name == "bfloat16":
         return source.astype(np.float32)
     return source
 
