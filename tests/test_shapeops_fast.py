@@ -76,3 +76,29 @@ def test_numpy_view_byte_strides_per_itemsize():
     for dt in (strided.int8, strided.float16, strided.float32, strided.float64, strided.complex128):
         t = strided.zeros(3, 4, dtype=dt).t()
         assert t.numpy().strides == tuple(s * t.element_size() for s in t.stride())
+
+
+@pytest.mark.parametrize("dim", [0, 1, 2, -1])
+def test_stack_matches_torch(dim):
+    x = _RNG.standard_normal((3, 4)).astype(np.float32)
+    y = _RNG.standard_normal((4, 3)).astype(np.float64)
+    cases = [
+        ((strided.tensor(x), strided.tensor(x[::-1].copy())), (torch.tensor(x), torch.tensor(x[::-1].copy()))),
+        ((strided.tensor(x), strided.tensor(y).t()), (torch.tensor(x), torch.tensor(y).t())),  # promoted, transposed
+        ((strided.tensor(y).t()[:, 1:],) * 3, (torch.tensor(y).t()[:, 1:],) * 3),  # sliced, one input thrice
+        ((strided.zeros(3, 0),) * 2, (torch.zeros(3, 0),) * 2),
+    ]
+    for ours, theirs in cases:
+        got, want = strided.stack(ours, dim), torch.stack(theirs, dim)
+        assert got.shape == tuple(want.shape) and got.stride() == tuple(want.stride())
+        assert str(got.dtype).split(".")[-1] == str(want.dtype).split(".")[-1]
+        np.testing.assert_array_equal(got.numpy(), want.numpy())
+
+
+def test_stack_channels_last_matches_torch():
+    x = torch.randn(2, 3, 4, 5).contiguous(memory_format=torch.channels_last)
+    s = strided.tensor(x.contiguous().numpy()).contiguous(memory_format=strided.channels_last)
+    for dim in range(5):
+        got, want = strided.stack([s, s], dim), torch.stack([x, x], dim)
+        assert got.stride() == tuple(want.stride())
+        np.testing.assert_array_equal(got.numpy(), want.numpy())
