@@ -102,3 +102,30 @@ def test_stack_channels_last_matches_torch():
         got, want = strided.stack([s, s], dim), torch.stack([x, x], dim)
         assert got.stride() == tuple(want.stride())
         np.testing.assert_array_equal(got.numpy(), want.numpy())
+
+
+@pytest.mark.parametrize("k", [-5, -1, 0, 2, 9])
+def test_triangles_match_torch_twice(k):
+    # twice: the second call takes the cached (read-only) mask, which must stay unchanged
+    x = _RNG.standard_normal((2, 3, 5)).astype(np.float64)
+    for _ in range(2):
+        for op in ("triu", "tril"):
+            for t, tt in ((strided.tensor(x), torch.tensor(x)),
+                          (strided.tensor(x).transpose(1, 2), torch.tensor(x).transpose(1, 2))):
+                got, want = getattr(strided, op)(t, k), getattr(torch, op)(tt, k)
+                assert got.stride() == tuple(want.stride())
+                np.testing.assert_array_equal(got.numpy(), want.numpy())
+                inplace, want_ = t.clone(), tt.clone()
+                getattr(inplace, op + "_")(k)
+                getattr(want_, op + "_")(k)
+                np.testing.assert_array_equal(inplace.numpy(), want_.numpy())
+
+
+def test_same_dtype_copy_of_int_and_float_matches_torch():
+    # the uncast copy skips the warnings guard: values (NaN, inf, extremes) come through unchanged
+    for dt, tdt, vals in ((strided.float32, torch.float32, [np.nan, np.inf, -0.0, 3.4e38]),
+                          (strided.int64, torch.int64, [-2**63, 2**63 - 1, 0, 5])):
+        t, tt = strided.tensor(vals, dtype=dt), torch.tensor(vals, dtype=tdt)
+        got, want = t.expand(2, 4).t().contiguous(), tt.expand(2, 4).t().contiguous()
+        assert got.stride() == tuple(want.stride())
+        np.testing.assert_array_equal(got.numpy(), want.numpy())

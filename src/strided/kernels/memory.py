@@ -257,9 +257,12 @@ def copy_to_new(
     if numel:
         itemsize = buffer.itemsize
         dest = _ndarray(source.shape, dtype, buffer=buffer, offset=0,
-                        strides=tuple(s * itemsize for s in strides))
-        with quiet():  # casts wrap or saturate silently, as in PyTorch
-            _copy_values(dest, source)
+                        strides=tuple([s * itemsize for s in strides]))
+        if source.__class__ is _ndarray and source.dtype == dtype:
+            copy_into(dest, source)  # (no cast: nothing to warn about, nothing to convert first)
+        else:
+            with quiet():  # casts wrap or saturate silently, as in PyTorch
+                _copy_values(dest, source)
     if OPEN and report and _listeners.get():
         # a copy no tensor holds (a snapshot, a grown storage): the shape and dtype stand in
         reason = reason if reason.__class__ is str else reason()  # rendered only when reported
