@@ -739,11 +739,13 @@ def _ramp(start: Any, end: Any, steps: int, step: Any, wide: Any) -> np.ndarray:
     """PyTorch's two-sided ramp: ``start + step*i`` for the first half, ``end - step*(steps-1-i)``
     for the rest, each computed as one fused multiply-add (as PyTorch's compiled kernels do),
     emulated by computing in the wider type ``wide`` and rounding once."""
-    i = np.arange(steps)
+    # (the counts made in ``wide`` directly: whole numbers below 2**53 are exact there, as the
+    # int64 ones cast to it were)
+    i = np.arange(steps, dtype=wide)
     half = steps // 2
     out = np.empty(steps, wide)
-    out[:half] = wide(start) + wide(step) * i[:half].astype(wide)
-    out[half:] = wide(end) - wide(step) * (steps - 1 - i[half:]).astype(wide)
+    out[:half] = wide(start) + wide(step) * i[:half]
+    out[half:] = wide(end) - wide(step) * (wide(steps - 1) - i[half:])
     return out
 
 
