@@ -129,3 +129,13 @@ def test_same_dtype_copy_of_int_and_float_matches_torch():
         got, want = t.expand(2, 4).t().contiguous(), tt.expand(2, 4).t().contiguous()
         assert got.stride() == tuple(want.stride())
         np.testing.assert_array_equal(got.numpy(), want.numpy())
+
+
+@pytest.mark.parametrize("k", [-1, 0, 1, 2, 3, 5])
+@pytest.mark.parametrize("dims", [(0, 1), (1, 0), (-1, 0), (0, 2)])
+def test_rot90_matches_torch(k, dims):
+    x = _RNG.standard_normal((2, 3, 4)).astype(np.float32)
+    for t, tt in ((strided.tensor(x), torch.tensor(x)), (strided.tensor(x).transpose(0, 2), torch.tensor(x).transpose(0, 2))):
+        got, want = strided.rot90(t, k, dims), torch.rot90(tt, k, dims)
+        assert got.stride() == tuple(want.stride())
+        np.testing.assert_array_equal(got.numpy(), want.numpy())
