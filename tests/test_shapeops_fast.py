@@ -139,3 +139,18 @@ def test_rot90_matches_torch(k, dims):
         got, want = strided.rot90(t, k, dims), torch.rot90(tt, k, dims)
         assert got.stride() == tuple(want.stride())
         np.testing.assert_array_equal(got.numpy(), want.numpy())
+
+
+def test_empty_strided_storage_and_errors_match_torch_twice():
+    # twice: the second call takes the cached extent; a refused layout is refused every time
+    for _ in range(2):
+        for size, stride in (((2, 3), (1, 2)), ((2, 3), (4, 1)), ((3, 0), (5, 1)), ((4, 2), (0, 1))):
+            got, want = strided.empty_strided(size, stride), torch.empty_strided(size, stride)
+            assert got.stride() == tuple(want.stride())
+            assert got.untyped_storage().nbytes() == want.untyped_storage().nbytes()
+        for size, stride in (((2, 3), (-1, 1)), ((2, -3), (1, 1)), ((2**31, 2**31), (2**62, 1))):
+            with pytest.raises(RuntimeError) as ours:
+                strided.empty_strided(size, stride)
+            with pytest.raises(RuntimeError) as theirs:
+                torch.empty_strided(size, stride)
+            assert str(ours.value).splitlines()[0] == str(theirs.value).splitlines()[0]

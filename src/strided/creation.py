@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 import math
 from typing import Any
 
@@ -869,6 +870,14 @@ def eye(n: int, m: int | None = None, *, dtype: Any = None, device: Any = None,
     return leaf(t, requires_grad)
 
 
+@functools.lru_cache(maxsize=256)
+def _strided_extent(shape: tuple[int, ...], strides: tuple[int, ...], itemsize: int) -> int:
+    """The elements a storage needs under the checked layout ``(shape, strides, 0)`` (cached: a
+    loop asks for the same layout again; a refused one raises, and nothing is cached)."""
+    L.check_layout(shape, strides, 0, itemsize=itemsize)
+    return L.storage_extent(Layout._trusted(shape, strides, 0))[1] if L.product(shape) else 0
+
+
 def empty_strided(size: Any, stride: Any, *, dtype: Any = None, device: Any = None,
                   requires_grad: bool = False) -> Tensor:
     """Uninitialized memory laid out with the given ``size`` and ``stride`` (offset 0); the
@@ -898,9 +907,7 @@ def empty_strided(size: Any, stride: Any, *, dtype: Any = None, device: Any = No
             )
     if any(s < 0 for s in shape):
         result(shape, dt)  # raises the negative-size error (PyTorch checks it first)
-    L.check_layout(shape, strides, 0, itemsize=dt.itemsize)
-    extent = L.storage_extent(Layout._trusted(shape, strides, 0))[1] if L.product(shape) else 0
-    t = result((extent,), dt)
+    t = result((_strided_extent(shape, strides, dt.itemsize),), dt)
     t._layout = Layout._trusted(shape, strides, 0)
     if OPEN: created("empty_strided", (), t)  # noqa: E701
     return leaf(t, requires_grad)
