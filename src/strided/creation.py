@@ -594,13 +594,16 @@ def arange(start: Any, end: Any = None, step: Any = 1, dtype: Any = None, *, dev
     parse_device(device, "arange")
     if end is None:
         start, end = 0, start
-    start, end, step = (_arange_number(v, name) for name, v in (("start", start), ("end", end), ("step", step)))
+    # (one call per number, no generators: arange(n) in a loop is a small op)
+    start, end, step = _arange_number(start, "start"), _arange_number(end, "end"), _arange_number(step, "step")
     wanted = to_dtype(dtype) if dtype is not None else None
     if wanted is None or not wanted.is_floating_point:
-        for v in (start, end, step):
-            check_int64(v, "arange")
+        check_int64(start, "arange")
+        check_int64(end, "arange")
+        check_int64(step, "arange")
     # (a float range reads ints beyond int64 as floats, as PyTorch does; it computes in float64)
-    all_int = all(isinstance(v, (int, np.integer)) for v in (start, end, step))
+    all_int = (isinstance(start, (int, np.integer)) and isinstance(end, (int, np.integer))
+               and isinstance(step, (int, np.integer)))
     n = _arange_count(start, end, step, all_int)
     all_int = all_int and all(-(2**63) <= v <= L.INT64_MAX for v in (start, end, step))
     dt = wanted if wanted is not None else (DEFAULT_INT if all_int else default_float())
