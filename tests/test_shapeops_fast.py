@@ -154,3 +154,35 @@ def test_empty_strided_storage_and_errors_match_torch_twice():
             with pytest.raises(RuntimeError) as theirs:
                 torch.empty_strided(size, stride)
             assert str(ours.value).splitlines()[0] == str(theirs.value).splitlines()[0]
+
+
+@pytest.mark.parametrize("reduce", ["sum", "prod", "mean", "amax", "amin"])
+def test_scatter_reduce_views_match_torch(reduce):
+    x = _RNG.standard_normal((4, 6)).astype(np.float64)
+    src = _RNG.standard_normal((4, 6)).astype(np.float64)
+    idx = _RNG.integers(0, 3, (4, 6))  # repeats: every reduction accumulates
+    for include_self in (True, False):
+        for view, tview in ((lambda t: t, lambda t: t), (lambda t: t[1:, 2:], lambda t: t[1:, 2:]),
+                            (lambda t: t.t(), lambda t: t.t())):
+            base, tbase = strided.tensor(x), torch.tensor(x)
+            v, tv = view(base), tview(tbase)
+            i = idx[: v.shape[0], : v.shape[1]]
+            sv = strided.tensor(src[: v.shape[0], : v.shape[1]].copy())
+            tsv = torch.tensor(src[: v.shape[0], : v.shape[1]].copy())
+            got = v.scatter_reduce(1, strided.tensor(i), sv, reduce, include_self=include_self)
+            want = tv.scatter_reduce(1, torch.tensor(i), tsv, reduce, include_self=include_self)
+            np.testing.assert_allclose(got.numpy(), want.numpy(), rtol=1e-12, atol=0)
+            v.scatter_reduce_(1, strided.tensor(i), sv, reduce, include_self=include_self)
+            tv.scatter_reduce_(1, torch.tensor(i), tsv, reduce, include_self=include_self)
+            np.testing.assert_allclose(base.numpy(), tbase.numpy(), rtol=1e-12, atol=0)
+
+
+def test_take_along_dim_views_match_torch():
+    x = _RNG.standard_normal((5, 6)).astype(np.float32)
+    idx = _RNG.integers(-6, 6, (5, 3))  # negative indices count from the end
+    for t, tt in ((strided.tensor(x), torch.tensor(x)), (strided.tensor(x)[1:, 1:], torch.tensor(x)[1:, 1:])):
+        i = idx[: t.shape[0]] % t.shape[1] - t.shape[1] * (idx[: t.shape[0]] < 0)
+        for _ in range(2):
+            got = strided.take_along_dim(t, strided.tensor(i), 1)
+            want = torch.take_along_dim(tt, torch.tensor(i), 1)
+            np.testing.assert_array_equal(got.numpy(), want.numpy())

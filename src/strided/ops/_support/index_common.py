@@ -235,7 +235,10 @@ def storage_index(idx: np.ndarray, strides: tuple[int, ...], dim: int, offset: i
     from 0 over ``idx``'s own shape) in a tensor with ``strides`` and ``offset``: a fresh int64
     array of ``idx``'s shape."""
     lin = idx * strides[dim] if strides[dim] != 1 else idx.astype(np.int64, copy=True)
-    lin += other_dims_grid(idx.shape, strides, dim, offset)
+    if idx.size <= _SMALL:  # (the same grid, remembered: see storage_blocks)
+        lin += _small_grid(idx.shape, strides, dim, offset)
+    else:
+        lin += other_dims_grid(idx.shape, strides, dim, offset)
     return lin
 
 
