@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 import math
 from typing import Any
 
@@ -593,13 +594,16 @@ def arange(start: Any, end: Any = None, step: Any = 1, dtype: Any = None, *, dev
     parse_device(device, "arange")
     if end is None:
         start, end = 0, start
-    start, end, step = (_arange_number(v, name) for name, v in (("start", start), ("end", end), ("step", step)))
+    # (one call per number, no generators: arange(n) in a loop is a small op)
+    start, end, step = _arange_number(start, "start"), _arange_number(end, "end"), _arange_number(step, "step")
     wanted = to_dtype(dtype) if dtype is not None else None
     if wanted is None or not wanted.is_floating_point:
-        for v in (start, end, step):
-            check_int64(v, "arange")
+        check_int64(start, "arange")
+        check_int64(end, "arange")
+        check_int64(step, "arange")
     # (a float range reads ints beyond int64 as floats, as PyTorch does; it computes in float64)
-    all_int = all(isinstance(v, (int, np.integer)) for v in (start, end, step))
+    all_int = (isinstance(start, (int, np.integer)) and isinstance(end, (int, np.integer))
+               and isinstance(step, (int, np.integer)))
     n = _arange_count(start, end, step, all_int)
     all_int = all_int and all(-(2**63) <= v <= L.INT64_MAX for v in (start, end, step))
     dt = wanted if wanted is not None else (DEFAULT_INT if all_int else default_float())
@@ -739,11 +743,13 @@ def _ramp(start: Any, end: Any, steps: int, step: Any, wide: Any) -> np.ndarray:
     """PyTorch's two-sided ramp: ``start + step*i`` for the first half, ``end - step*(steps-1-i)``
     for the rest, each computed as one fused multiply-add (as PyTorch's compiled kernels do),
     emulated by computing in the wider type ``wide`` and rounding once."""
-    i = np.arange(steps)
+    # (the counts made in ``wide`` directly: whole numbers below 2**53 are exact there, as the
+    # int64 ones cast to it were)
+    i = np.arange(steps, dtype=wide)
     half = steps // 2
     out = np.empty(steps, wide)
-    out[:half] = wide(start) + wide(step) * i[:half].astype(wide)
-    out[half:] = wide(end) - wide(step) * (steps - 1 - i[half:]).astype(wide)
+    out[:half] = wide(start) + wide(step) * i[:half]
+    out[half:] = wide(end) - wide(step) * (wide(steps - 1) - i[half:])
     return out
 
 
@@ -867,6 +873,14 @@ def eye(n: int, m: int | None = None, *, dtype: Any = None, device: Any = None,
     return leaf(t, requires_grad)
 
 
+@functools.lru_cache(maxsize=256)
+def _strided_extent(shape: tuple[int, ...], strides: tuple[int, ...], itemsize: int) -> int:
+    """The elements a storage needs under the checked layout ``(shape, strides, 0)`` (cached: a
+    loop asks for the same layout again; a refused one raises, and nothing is cached)."""
+    L.check_layout(shape, strides, 0, itemsize=itemsize)
+    return L.storage_extent(Layout._trusted(shape, strides, 0))[1] if L.product(shape) else 0
+
+
 def empty_strided(size: Any, stride: Any, *, dtype: Any = None, device: Any = None,
                   requires_grad: bool = False) -> Tensor:
     """Uninitialized memory laid out with the given ``size`` and ``stride`` (offset 0); the
@@ -896,9 +910,7 @@ def empty_strided(size: Any, stride: Any, *, dtype: Any = None, device: Any = No
             )
     if any(s < 0 for s in shape):
         result(shape, dt)  # raises the negative-size error (PyTorch checks it first)
-    L.check_layout(shape, strides, 0, itemsize=dt.itemsize)
-    extent = L.storage_extent(Layout._trusted(shape, strides, 0))[1] if L.product(shape) else 0
-    t = result((extent,), dt)
+    t = result((_strided_extent(shape, strides, dt.itemsize),), dt)
     t._layout = Layout._trusted(shape, strides, 0)
     if OPEN: created("empty_strided", (), t)  # noqa: E701
     return leaf(t, requires_grad)

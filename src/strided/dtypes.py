@@ -7,6 +7,8 @@ become float32, Python ints int64.
 
 from __future__ import annotations
 
+import functools
+import math
 from typing import Any
 
 import numpy as np
@@ -101,9 +103,10 @@ def np_kind(np_dtype: np.dtype) -> str:
     return "f" if kind == "V" and np_dtype.name == "bfloat16" else kind
 
 
+@functools.lru_cache(maxsize=64)
 def np_finfo(np_dtype: Any) -> Any:
     """``np.finfo`` of a NumPy float or complex dtype, bfloat16 included (``ml_dtypes.finfo``:
-    NumPy's own refuses the extension dtype)."""
+    NumPy's own refuses the extension dtype). Cached: the random fills ask on every call."""
     d = np.dtype(np_dtype)
     if d.name == "bfloat16":
         import ml_dtypes
@@ -319,10 +322,10 @@ def scalar_overflow(value: object, dtype: DType, c_name: bool = True) -> str | N
     if dtype.kind == "c":
         z = complex(value)  # type: ignore[arg-type]
         big = float(np.finfo(np.float32).max)
-        bad = any(bool(np.isfinite(p)) and abs(p) > big for p in (z.real, z.imag))
+        bad = any(math.isfinite(p) and abs(p) > big for p in (z.real, z.imag))  # (Python floats)
     elif dtype.kind == "f":
         f = float(value)  # type: ignore[arg-type]
-        bad = bool(np.isfinite(f)) and abs(f) > float(np_finfo(dtype.numpy).max)
+        bad = math.isfinite(f) and abs(f) > float(np_finfo(dtype.numpy).max)  # (math's: f is a Python float)
     else:
         info = np.iinfo(dtype.numpy)
         if isinstance(value, (int, np.integer)):
@@ -331,7 +334,7 @@ def scalar_overflow(value: object, dtype: DType, c_name: bool = True) -> str | N
             bad = not (low <= v <= int(info.max))
         else:
             f = float(value)  # type: ignore[arg-type]
-            bad = not np.isfinite(f) or f < float(info.min) or f > float(info.max)
+            bad = not math.isfinite(f) or f < float(info.min) or f > float(info.max)
     if not bad:
         return None
     name = C10_NAME[dtype.name] if c_name else dtype.name

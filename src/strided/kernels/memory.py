@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import functools
 import warnings
+from collections import defaultdict
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
@@ -59,10 +60,30 @@ def numpy_view(storage: Storage, layout: Layout) -> np.ndarray:
         off = 0  # an empty layout addresses nothing; its offset may sit past the buffer's end
     elif not arr.size and 0 not in shape:
         raise outside_storage(arr, layout)  # (NumPy checks no bounds on a 0-byte buffer)
+    # (byte strides remembered per itemsize and element strides: a loop of small ops asks for the
+    # same few layouts again and again, and building the tuple costs a third of this function)
+    known = _BYTE_STRIDES[isz]
+    strides = layout.strides
+    byte_strides = known.get(strides)
+    if byte_strides is None:
+        byte_strides = _remember_byte_strides(known, strides, isz)
     try:
-        return _ndarray(shape, arr.dtype, arr, off, tuple([s * isz for s in layout.strides]))
+        return _ndarray(shape, arr.dtype, arr, off, byte_strides)
     except ValueError:  # try costs nothing when nothing is raised
         return _numpy_view_refused(arr, layout, off)
+
+
+# itemsize -> {element strides: byte strides}; each dict is bounded (cleared when full), and a
+# race between threads at worst computes the same tuple twice (dict operations are atomic)
+_BYTE_STRIDES: defaultdict[int, dict[tuple[int, ...], tuple[int, ...]]] = defaultdict(dict)
+_BYTE_STRIDES_MAX = 4096
+
+
+def _remember_byte_strides(known: dict, strides: tuple[int, ...], isz: int) -> tuple[int, ...]:
+    if len(known) >= _BYTE_STRIDES_MAX:
+        known.clear()
+    byte_strides = known[strides] = tuple([s * isz for s in strides])
+    return byte_strides
 
 
 def _numpy_view_refused(arr: np.ndarray, layout: Layout, off: int) -> np.ndarray:
@@ -186,7 +207,10 @@ def new_storage(numel: int, dtype: np.dtype, shape: tuple[int, ...] | None = Non
     ``shape`` only feeds the error message (PyTorch's RuntimeError when the memory
     cannot be had). Nothing is copied, so the copy ledger is not told.
     """
-    return Storage(allocate(numel, dtype, shape))
+    storage = _new_object(Storage)  # (np.empty's array is 1-D, contiguous and ours: Storage's checks hold)
+    storage.array = allocate(numel, dtype, shape)
+    storage._pinned = None  # resizable: strided owns the new buffer
+    return storage
 
 
 _new_object = object.__new__
@@ -233,9 +257,12 @@ def copy_to_new(
     if numel:
         itemsize = buffer.itemsize
         dest = _ndarray(source.shape, dtype, buffer=buffer, offset=0,
-                        strides=tuple(s * itemsize for s in strides))
-        with quiet():  # casts wrap or saturate silently, as in PyTorch
-            _copy_values(dest, source)
+                        strides=tuple([s * itemsize for s in strides]))
+        if source.__class__ is _ndarray and source.dtype == dtype:
+            copy_into(dest, source)  # (no cast: nothing to warn about, nothing to convert first)
+        else:
+            with quiet():  # casts wrap or saturate silently, as in PyTorch
+                _copy_values(dest, source)
     if OPEN and report and _listeners.get():
         # a copy no tensor holds (a snapshot, a grown storage): the shape and dtype stand in
         reason = reason if reason.__class__ is str else reason()  # rendered only when reported
@@ -278,9 +305,12 @@ def reduced_cast_source(dest: np.dtype, source: Any) -> Any:
     dtype = getattr(source, "dtype", None)
     if dtype is None:
         return source
-    if dest.name in ("bfloat16", "float16") and dtype.kind in "fc" and dtype.itemsize > 4 + 4 * (dtype.kind == "c"):
-        return source.astype(np.float32 if dtype.kind == "f" else np.complex64)
-    if dest.kind in "iu" and dtype.name == "bfloat16":
+    # (the cheap tests first: a dtype's .name is a Python property, slow on every write)
+    kind = dtype.kind
+    if (kind in "fc" and dest.itemsize == 2 and dtype.itemsize > 4 + 4 * (kind == "c")
+            and dest.name in ("bfloat16", "float16")):
+        return source.astype(np.float32 if kind == "f" else np.complex64)
+    if kind == "V" and dest.kind in "iu" and dtype.name == "bfloat16":
         return source.astype(np.float32)
     return source
 

@@ -417,7 +417,7 @@ def internal_overlap(shape: Sequence[int], strides: Sequence[int]) -> InternalOv
     # Note: PyTorch calls other aliasing layouts (an ``unfold`` with overlapping windows, some
     # ``as_strided`` results) "too hard" and lets writes through. Plain writes match it; in-place
     # updates refuse every overlap :func:`overlaps` establishes (kernels.memory.check_writable).
-    if 0 in shape:
+    if 0 in shape or 0 not in strides:  # (no stride 0: no such dim, without walking them)
         return None
     dims = tuple(d for d, (size, stride) in enumerate(zip(shape, strides)) if size > 1 and stride == 0)
     return InternalOverlap(dims) if dims else None

@@ -15,6 +15,7 @@ writes any strided layout in place.
 
 from __future__ import annotations
 
+import functools
 from typing import Any
 
 import numpy as np
@@ -234,7 +235,10 @@ def storage_index(idx: np.ndarray, strides: tuple[int, ...], dim: int, offset: i
     from 0 over ``idx``'s own shape) in a tensor with ``strides`` and ``offset``: a fresh int64
     array of ``idx``'s shape."""
     lin = idx * strides[dim] if strides[dim] != 1 else idx.astype(np.int64, copy=True)
-    lin += other_dims_grid(idx.shape, strides, dim, offset)
+    if idx.size <= _SMALL:  # (the same grid, remembered: see storage_blocks)
+        lin += _small_grid(idx.shape, strides, dim, offset)
+    else:
+        lin += other_dims_grid(idx.shape, strides, dim, offset)
     return lin
 
 
@@ -243,6 +247,19 @@ def storage_index(idx: np.ndarray, strides: tuple[int, ...], dim: int, offset: i
 # at once (np.take / np.put / ufunc.at): the whole position array of a large gather would be
 # written to memory and read back, which costs as much as the gather itself.
 BLOCK = 1 << 15
+
+
+# An index of at most this many elements has its grid of other-dim positions cached: the cache
+# holds at most 64 such read-only grids (2 MB of int64).
+_SMALL = 1 << 12
+
+
+@functools.lru_cache(maxsize=64)
+def _small_grid(shape: tuple[int, ...], strides: tuple[int, ...], dim: int, offset: int) -> np.ndarray:
+    """:func:`other_dims_grid` over ``shape``, broadcast to it: a contiguous, read-only array."""
+    grid = np.ascontiguousarray(np.broadcast_to(other_dims_grid(shape, strides, dim, offset), shape))
+    grid.setflags(write=False)
+    return grid
 
 
 def storage_blocks(idx: np.ndarray, strides: tuple[int, ...], dim: int, offset: int):  # noqa: ANN201
@@ -260,8 +277,17 @@ def storage_blocks(idx: np.ndarray, strides: tuple[int, ...], dim: int, offset: 
     if per == 0:
         return
     step = max(1, BLOCK // per)
-    rows = min(step, n0)
     s = strides[dim]
+    if n0 <= step and idx.size <= _SMALL:  # one small block: its grid is remembered (a loop's
+        grid = _small_grid(idx.shape, strides, dim, offset)  # same call needs the same grid)
+        if s == 1:
+            lin = np.add(idx, grid)
+        else:
+            lin = np.multiply(idx, s)
+            lin += grid
+        yield 0, idx.size, 0, lin.reshape(-1)
+        return
+    rows = min(step, n0)
     s0 = strides[0] if dim != 0 else 0  # how the positions move from one block to the next
     # the positions of the first block's grid (every dim but ``dim``), laid out like the block
     # itself so that the per-block add reads two contiguous arrays

@@ -101,7 +101,9 @@ def _mask_array(mask: Tensor, target: Tensor, shape: tuple[int, ...]) -> np.ndar
     arr = mask._np()
     if shares_memory(mask, target):
         arr = arr.copy()
-    return np.broadcast_to(arr, shape)
+    # (read only by the callers: a mask of the shape already is its own broadcast, and
+    # np.broadcast_to's Python checks cost more than a small fill)
+    return arr if arr.shape == shape else np.broadcast_to(arr, shape)
 
 
 def _fresh_from(self: Tensor, shape: tuple[int, ...]) -> Tensor:

@@ -158,7 +158,7 @@ def _cat_plan(parts: Sequence[Part], dim: Any, op: str) -> tuple[tuple[int, ...]
                     "reshape one (unsqueeze / flatten) so both have the same number of dims",
                 )
             )
-        for k in range(len(first)):
+        for k in range(len(first)) if shape != first else ():  # (equal shapes: nothing to compare)
             if k != d and shape[k] != first[k]:
                 raise StridedRuntimeError(
                     join_lines(
@@ -319,14 +319,19 @@ def _stack(tensors: list[Tensor], dim: Any, op: str = "stack") -> tuple[Tensor, 
         out_shape = tensors[0]._layout.shape[:d] + (n, size) + tensors[0]._layout.shape[d + 1:]
         joined = Layout._trusted(shape, format_strides(shape, fmt), 0)
         out = result(out_shape, dtype, P.view(joined, out_shape)[0].strides)
-    else:
-        parts = [(t, L.unsqueeze(t._layout, ndim)) for t in tensors]
-        shape, _, dtype, fmt = _cat_plan(parts, d, op)
-        out = result(shape, dtype, format_strides(shape, fmt))
+        if 0 not in out_shape:
+            # the result's memory seen as the cat it is: one np.concatenate (np.stack's own
+            # expand_dims of every input costs more than the copy at small sizes)
+            np.concatenate([t._np() for t in tensors], axis=d, out=numpy_view(out._storage, joined),
+                           casting="unsafe")
+        return out, d
+    parts = [(t, L.unsqueeze(t._layout, ndim)) for t in tensors]
+    shape, _, dtype, fmt = _cat_plan(parts, d, op)
+    out = result(shape, dtype, format_strides(shape, fmt))
     if 0 not in out._layout.shape:
         arrays = [t._np() for t in tensors]
         target = out._np()
-        if d == ndim and ndim:
+        if ndim:
             # a new last dim: one strided copy per input into its slice (np.stack's concatenate
             # of the inputs seen with a size-1 last dim walks the same memory, about 15% slower)
             for i, a in enumerate(arrays):

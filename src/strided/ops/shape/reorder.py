@@ -89,6 +89,16 @@ def _flip_dims(dims: Any, ndim: int) -> tuple[int, ...]:
 # ---------------------------------------------------------------- flip
 
 
+_ALL = slice(None)
+_REVERSED = slice(None, None, -1)
+
+
+def _reversed(array: np.ndarray, dims: tuple[int, ...]) -> np.ndarray:
+    """``np.flip(array, dims)`` (``dims`` wrapped, >= 0): a view with a reversing slice per dim
+    (np.flip's axis normalising costs more than a small copy)."""
+    return array[tuple([_REVERSED if d in dims else _ALL for d in range(array.ndim)])]
+
+
 def _flipped(t: Tensor, dims: tuple[int, ...], op: str) -> Tensor:
     """``t`` with ``dims`` reversed, in new memory laid out as ``empty_like(t)`` (preserve_format)."""
     lay = t._layout
@@ -97,7 +107,7 @@ def _flipped(t: Tensor, dims: tuple[int, ...], op: str) -> Tensor:
     # strided flips every dtype, whatever the layout (flip, fliplr, flipud, rot90).
     out = result(lay.shape, t._dtype, L.preserve_format_strides(lay.shape, lay.strides))
     if out.numel():
-        np.copyto(out._np(), np.flip(t._np(), dims) if dims and lay.shape else t._np())
+        np.copyto(out._np(), _reversed(t._np(), dims) if dims and lay.shape else t._np())
     return copied(op, (t,), out, lambda: f"{op}: dims {list(dims)} reversed into new memory "
                   "(PyTorch's flip copies; t[::-1] is a view)")
 
@@ -312,13 +322,13 @@ def rot90(input: Tensor, k: int = 1, dims: Sequence[int] = (0, 1)) -> Tensor:
     if k == 0:
         shape, strides, data = lay.shape, L.contiguous_strides(lay.shape), src
     elif k == 2:
-        shape, strides, data = lay.shape, preserve, np.flip(src, (d0, d1))
+        shape, strides, data = lay.shape, preserve, _reversed(src, (d0, d1))
     else:  # PyTorch: flip(dims[1]).transpose(d0, d1) for k=1, flip(dims[0]).transpose for k=3
         perm = list(range(ndim))
         perm[d0], perm[d1] = d1, d0
         shape = tuple(lay.shape[p] for p in perm)
         strides = tuple(preserve[p] for p in perm)
-        data = np.flip(src, d1 if k == 1 else d0).transpose(perm)
+        data = _reversed(src, (d1,) if k == 1 else (d0,)).transpose(perm)
     out = result(shape, t._dtype, strides)
     if out.numel():
         np.copyto(out._np(), data)

@@ -9,6 +9,7 @@ through the diagonal's own layout (:func:`strided.layout.diagonal`), never eleme
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Sequence
 from typing import Any
 
@@ -41,9 +42,26 @@ __all__ = [
 
 
 def _keep_mask(shape: tuple[int, ...], k: int, lower: bool) -> np.ndarray:
-    """The (rows, cols) bool mask of the elements ``tril`` (``lower``) or ``triu`` keeps."""
+    """The (rows, cols) bool mask of the elements ``tril`` (``lower``) or ``triu`` keeps (read-only:
+    a small one is shared by the calls that ask for it)."""
     n, m = shape[-2], shape[-1]
+    if n * m <= _SMALL_MASK:
+        return _small_mask(n, m, k, lower)
+    return _mask(n, m, k, lower)
+
+
+def _mask(n: int, m: int, k: int, lower: bool) -> np.ndarray:
     return np.tri(n, m, k, dtype=bool) if lower else ~np.tri(n, m, k - 1, dtype=bool)
+
+
+_SMALL_MASK = 1 << 14  # (elements: the cache holds at most 32 masks of 16 KB)
+
+
+@functools.lru_cache(maxsize=32)
+def _small_mask(n: int, m: int, k: int, lower: bool) -> np.ndarray:
+    mask = _mask(n, m, k, lower)
+    mask.setflags(write=False)
+    return mask
 
 
 def _check_matrix(t: Tensor, op: str) -> None:
