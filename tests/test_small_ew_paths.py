@@ -114,3 +114,35 @@ def test_sigmoid_and_bitwise_not_fast_paths_are_the_general_path():
         assert strided.bitwise_not(x).tolist() == torch.bitwise_not(torch.from_numpy(x.numpy().copy())).tolist()
     with pytest.raises(NotImplementedError, match="bitwise_not_cpu"):
         strided.bitwise_not(strided.ones(2))
+
+
+@pytest.mark.parametrize("dtype", [strided.float32, strided.float64])
+def test_logical_and_count_reductions_fast_paths_match_torch(dtype):
+    values = np.array([[0.0, -0.0, 0.0], [1.0, np.nan, 0.0], [2.0, 3.0, -1.0], [0.0, 0.0, 0.0]])
+    base = strided.tensor(values, dtype=dtype)
+    for x in (base, base[1:], base.t(), base.reshape(1, 12)):
+        tx = torch.tensor(x.numpy())
+        for dim in (None, 0, 1, -1, -2):
+            for keepdim in (False, True):
+                for name in ("all", "any"):
+                    ours = getattr(strided, name)(x) if dim is None and not keepdim else \
+                        getattr(strided, name)(x, dim if dim is not None else (0, 1), keepdim=keepdim)
+                    peer = getattr(torch, name)(tx) if dim is None and not keepdim else \
+                        getattr(torch, name)(tx, dim if dim is not None else (0, 1), keepdim=keepdim)
+                    assert ours.dtype == strided.bool and ours.shape == tuple(peer.shape), (name, dim)
+                    assert ours.stride() == peer.stride() and ours.tolist() == peer.tolist(), (name, dim, keepdim)
+            ours, peer = strided.count_nonzero(x, dim), torch.count_nonzero(tx, dim)
+            assert ours.dtype == strided.int64 and ours.shape == tuple(peer.shape) and ours.tolist() == peer.tolist()
+    with pytest.raises(IndexError, match="Dimension out of range"):
+        strided.count_nonzero(base, 2)
+
+
+@pytest.mark.parametrize("dtype", [strided.float32, strided.float64])
+def test_cumsum_leading_negative_zero_run_matches_torch(dtype):
+    values = np.array([[-0.0, -0.0, 1.0], [-0.0, 2.0, -0.0], [3.0, -0.0, np.nan], [0.0, -0.0, -0.0]])
+    x = strided.tensor(values, dtype=dtype)
+    tx = torch.tensor(values, dtype=torch.float32 if dtype is strided.float32 else torch.float64)
+    for dim in (0, 1):
+        ours, peer = strided.cumsum(x, dim).numpy(), torch.cumsum(tx, dim).numpy()
+        np.testing.assert_array_equal(ours, peer)
+        assert np.array_equal(np.signbit(ours), np.signbit(peer)), dim
