@@ -146,3 +146,22 @@ def test_cumsum_leading_negative_zero_run_matches_torch(dtype):
         ours, peer = strided.cumsum(x, dim).numpy(), torch.cumsum(tx, dim).numpy()
         np.testing.assert_array_equal(ours, peer)
         assert np.array_equal(np.signbit(ours), np.signbit(peer)), dim
+
+
+def test_numpy_view_of_row_major_layouts_is_the_strided_view():
+    # numpy_view reshapes a slice of the buffer for a row-major layout, else builds the view from
+    # byte strides; both must address exactly the layout's elements, writably.
+    from strided.kernels.memory import numpy_view
+    from strided.layout import Layout
+
+    storage = strided.arange(24.0)._storage
+    flat = storage.array
+    for shape, strides, offset in [((2, 3), (3, 1), 0), ((2, 3), (3, 1), 5), ((), (), 7), ((24,), (1,), 0),
+                                   ((3, 2), (1, 3), 1), ((2, 1, 3), (3, 3, 1), 2), ((0, 3), (3, 1), 4),
+                                   ((4,), (0,), 3), ((2, 2), (6, 2), 1)]:
+        v = numpy_view(storage, Layout(shape, strides, offset))
+        expected = np.lib.stride_tricks.as_strided(flat[offset:], shape, [s * flat.itemsize for s in strides])
+        assert v.shape == shape and v.flags.writeable and np.shares_memory(v, flat) == (v.size > 0)
+        np.testing.assert_array_equal(v, expected)
+    with pytest.raises(RuntimeError, match="out of bounds"):
+        numpy_view(storage, Layout((5, 5), (5, 1), 0))  # (a row-major layout past the buffer)
