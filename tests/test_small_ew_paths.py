@@ -165,3 +165,15 @@ def test_numpy_view_of_row_major_layouts_is_the_strided_view():
         np.testing.assert_array_equal(v, expected)
     with pytest.raises(RuntimeError, match="out of bounds"):
         numpy_view(storage, Layout((5, 5), (5, 1), 0))  # (a row-major layout past the buffer)
+
+
+def test_result_plans_give_fresh_storages_and_keep_the_negative_size_error():
+    from strided.dispatch import result
+
+    a, b = result((2, 3), strided.float32), result((2, 3), strided.float32)
+    assert a._storage is not b._storage and not np.shares_memory(a._storage.array, b._storage.array)
+    assert a.stride() == (3, 1) and result((2, 3), strided.float64, (1, 2)).stride() == (1, 2)
+    assert a.untyped_storage().resizable() and result([2, 3], strided.int64).stride() == (3, 1)
+    for _ in range(2):  # (an error is never remembered as a plan)
+        with pytest.raises(RuntimeError, match=r"negative dimension -3: \[2, -3\]"):
+            result((2, -3), strided.float32)
