@@ -177,3 +177,22 @@ def test_result_plans_give_fresh_storages_and_keep_the_negative_size_error():
     for _ in range(2):  # (an error is never remembered as a plan)
         with pytest.raises(RuntimeError, match=r"negative dimension -3: \[2, -3\]"):
             result((2, -3), strided.float32)
+
+
+@pytest.mark.parametrize("dtype", [strided.float32, strided.float64])
+def test_clamp_with_tensor_bounds_fast_path_is_the_general_path(dtype):
+    values = np.array([[-2.0, -0.0, 0.0, np.nan], [1.0, 3.0, -np.inf, 0.5]])
+    x = strided.tensor(values, dtype=dtype)
+    lo = strided.tensor([[0.0, 0.0, -0.0, 1.0], [np.nan, 2.0, -1.0, 0.5]], dtype=dtype)
+    hi = strided.tensor([[1.0, -0.0, 0.0, 2.0], [0.0, 2.5, -2.0, 0.25]], dtype=dtype)
+    tx, tlo, thi = (torch.tensor(t.numpy()) for t in (x, lo, hi))
+    for call in (lambda m, a, b, c: m.clamp_min(a, b), lambda m, a, b, c: m.clamp_max(a, c),
+                 lambda m, a, b, c: m.clamp(a, b, c), lambda m, a, b, c: m.clamp(a, min=b),
+                 lambda m, a, b, c: m.clamp(a[1:], b[1:], c[1:])):
+        fast = call(strided, x, lo, hi)
+        slow = call(strided, x.t().contiguous().t(), lo, hi)  # (a column-major input: the general path)
+        peer = call(torch, tx, tlo, thi)
+        np.testing.assert_array_equal(fast.numpy(), slow.numpy())
+        assert np.array_equal(np.signbit(fast.numpy()), np.signbit(slow.numpy()))
+        assert fast.dtype == dtype and fast.stride() == peer.stride()
+        np.testing.assert_array_equal(fast.numpy(), peer.numpy())

@@ -354,13 +354,21 @@ _METHODS: list[tuple[tuple[str, ...], Callable]] = [
 # ---------------------------------------------------------------- clamp and where
 
 
-def _fast_bound(v: Any, d: DType) -> Any:
+def _fast_bound(v: Any, d: DType, shape: tuple[int, ...] = (), info: tuple = ()) -> Any:
     """A Python float (or an int float64 holds exactly) bound as the general path's
-    :func:`strided.scalars.checked` makes it for a float32 / float64 result; None when absent;
-    ``_NO_FAST`` when the general path must decide (another type, a float32 overflow: its error)."""
+    :func:`strided.scalars.checked` makes it for a float32 / float64 result; a tensor bound of
+    dtype ``d``, row-major of ``shape`` (``info``: its ``_cinfo``), as its flat run (nothing to
+    broadcast or convert; the output is row-major, as TensorIterator lays out same-layout
+    operands); None when absent; ``_NO_FAST`` when the general path must decide (another type or
+    layout, a float32 overflow: its error)."""
     if v is None:
         return None
     tv = type(v)
+    if tv is Tensor or tv in SUBCLASSES:
+        if not info or v._dtype is not d or v._layout.shape != shape:
+            return _NO_FAST
+        run = flat_run(v, info)
+        return _NO_FAST if run is None else run
     if tv is float or (tv is int and -_EXACT_INT < v < _EXACT_INT):
         f = float(v)
         if d is float32 and (f > _F32_MAX or f < -_F32_MAX) and f - f == 0.0:  # finite beyond float32: refused there
@@ -384,11 +392,11 @@ def _fast_clamp(x: Any, min: Any, max: Any) -> Tensor | None:  # noqa: A002
     d = x._dtype
     if d is not float32 and d is not float64:
         return None
-    lo, hi = _fast_bound(min, d), _fast_bound(max, d)
-    if lo is _NO_FAST or hi is _NO_FAST:
-        return None
     lay = x._layout
     info = _cinfo[lay.shape]
+    lo, hi = _fast_bound(min, d, lay.shape, info), _fast_bound(max, d, lay.shape, info)
+    if lo is _NO_FAST or hi is _NO_FAST:
+        return None
     arr = flat_run(x, info)
     if arr is None:
         return None
