@@ -196,3 +196,15 @@ def test_clamp_with_tensor_bounds_fast_path_is_the_general_path(dtype):
         assert np.array_equal(np.signbit(fast.numpy()), np.signbit(slow.numpy()))
         assert fast.dtype == dtype and fast.stride() == peer.stride()
         np.testing.assert_array_equal(fast.numpy(), peer.numpy())
+
+
+def test_count_nonzero_full_past_the_small_count_matches_torch():
+    from strided.ops.reductions import nan_reductions as N
+
+    a = np.random.default_rng(1).standard_normal((N._SMALL_COUNT // 40 + 1, 41)).astype(np.float32)
+    a[a < 0.3] = 0
+    a[0, 0] = np.nan
+    for x in (a[:3], a):  # (either side of the threshold: the same count)
+        ours = strided.count_nonzero(strided.tensor(x))
+        assert ours.shape == () and ours.dtype == strided.int64
+        assert ours.item() == torch.count_nonzero(torch.tensor(x)).item()

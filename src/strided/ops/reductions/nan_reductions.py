@@ -314,6 +314,11 @@ def logsumexp(input: Tensor, dim: Any = (), keepdim: bool = False, *, out: Any =
 # ---------------------------------------------------------------- count_nonzero
 
 
+# up to this many elements np.count_nonzero (less call overhead) counts a full reduction; beyond,
+# the comparison and sum are faster on a float tensor (measured on 2**20 float32 elements)
+_SMALL_COUNT = 4096
+
+
 @method("count_nonzero")
 def count_nonzero(input: Tensor, dim: Any = None) -> Tensor:
     """How many elements are not zero over ``dim`` (an int, a tuple, or None: all), as int64.
@@ -324,7 +329,7 @@ def count_nonzero(input: Tensor, dim: Any = None) -> Tensor:
     plan = fast_plan(input, dim, False)
     if plan is not None:  # (float32 / float64, dim None or an int: the plan instead of the parsing)
         x = input._np()
-        if plan[0] is None:  # every element: NumPy's count (an exact integer, as the general path's sum)
+        if plan[0] is None and plan[2] <= _SMALL_COUNT:  # NumPy's count: an exact integer, as the sum below
             res = np.array([np.count_nonzero(x)], np.int64)
         else:
             res = np.add.reduce(x != 0, axis=plan[0], dtype=np.int64).reshape(-1)
