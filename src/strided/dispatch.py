@@ -128,6 +128,40 @@ def result(shape: tuple[int, ...], dtype: DType, strides: tuple[int, ...] | None
     >>> result((2, 3), strided.float32).stride()
     (3, 1)
     """
+    try:
+        plan = _result_plans.get((shape, strides))
+    except TypeError:  # (a list from a caller: the layout is made of tuples)
+        shape, strides = tuple(shape), None if strides is None else tuple(strides)
+        plan = None
+    if plan is None:
+        plan = _result_plan(shape, strides)
+    n, layout = plan
+    try:
+        array = _empty(n, dtype.numpy)
+    except (ValueError, MemoryError, OverflowError):
+        return _make(new_storage(n, dtype.numpy, shape), layout, dtype)  # (its error)
+    storage = _new(Storage)  # kernels.memory.adopt, inlined: np.empty's array is 1-D, contiguous, ours
+    storage.array = array
+    storage._pinned = None
+    t = _new(_Tensor)  # (_make inlined: a call is a tenth of a small op)
+    t._storage = storage
+    t._layout = layout
+    t._dtype = dtype
+    t._base = None
+    t._ag = None
+    return t
+
+
+_empty = np.empty
+
+# (shape, strides or None) -> (element count, the result's Layout at offset 0): Layouts are
+# immutable, so every fresh result of one layout shares the one object. Bounded (cleared when
+# full); an entry is a pure function of its key, so racing threads only repeat work.
+_result_plans: dict[tuple[tuple[int, ...], tuple[int, ...] | None], tuple[int, Layout]] = {}
+
+
+def _result_plan(shape: tuple[int, ...], strides: tuple[int, ...] | None) -> tuple[int, Layout]:
+    """:func:`result`'s plan for a layout, after PyTorch's error for a negative size (never remembered)."""
     for s in shape:
         if s < 0:
             raise StridedRuntimeError(
@@ -137,13 +171,11 @@ def result(shape: tuple[int, ...], dtype: DType, strides: tuple[int, ...] | None
                     "(0 gives an empty tensor)",
                 )
             )
-    t = _new(_Tensor)  # (_make inlined: a call is a tenth of a small op)
-    t._storage = new_storage(_prod(shape), dtype.numpy, shape)
-    t._layout = _trusted(shape, L.contiguous_strides(shape) if strides is None else strides, 0)
-    t._dtype = dtype
-    t._base = None
-    t._ag = None
-    return t
+    plan = (L.product(shape), _trusted(shape, L.contiguous_strides(shape) if strides is None else strides, 0))
+    if len(_result_plans) >= 4096:
+        _result_plans.clear()
+    _result_plans[(shape, strides)] = plan
+    return plan
 
 
 def result_array(shape: tuple[int, ...], dtype: DType) -> tuple[Any, np.ndarray]:

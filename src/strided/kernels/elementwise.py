@@ -50,12 +50,18 @@ def binary_broadcast_rowmajor(ufunc: np.ufunc, x: np.ndarray, y: np.ndarray) -> 
 
 # ---------------------------------------------------------------- general kernels
 
+# On hot paths ``np.dtype.name`` (a Python property, about 1 µs: as much as a ufunc on a small
+# tensor) is read only for a dtype of kind "V", as ml_dtypes' bfloat16 is to NumPy (its dtype is
+# not looked up here: that would import ml_dtypes with strided).
+_F32 = np.dtype(np.float32)
+_F16 = np.dtype(np.float16)
+
 
 def _cast_to(compute: np.dtype) -> dict[str, Any]:
     """The keywords of a binary ufunc call computing in ``compute`` from inputs of any dtype.
     (NumPy 2 finds no cast for ``dtype=`` with an extension dtype's loop, ml_dtypes' bfloat16:
     its full signature does.)"""
-    if compute.name == "bfloat16":
+    if compute.kind == "V" and compute.name == "bfloat16":
         return {"signature": (compute, compute, compute), "casting": "unsafe"}
     return {"dtype": compute, "casting": "unsafe"}
 
@@ -193,7 +199,7 @@ def clamp_into(x: np.ndarray, lo: Any, hi: Any, out: np.ndarray, compute: np.dty
         elif hi is None:
             ufunc_into(np.maximum, (x, lo), out, {"dtype": compute, "casting": "unsafe"})
         else:  # (NumPy's clip has no bfloat16 loop: compared in float32, which holds every bfloat16)
-            wide = np.dtype(np.float32) if compute.name == "bfloat16" else compute
+            wide = _F32 if compute.kind == "V" and compute.name == "bfloat16" else compute
             ufunc_into(_clip, (x, lo, hi), out, {"dtype": wide, "casting": "unsafe"})
     finally:
         quiet_reset(token)
@@ -228,7 +234,8 @@ def ufunc_kernel(ufunc: np.ufunc) -> UnaryKernel:
 
 def sigmoid_kernel(x: np.ndarray, out: np.ndarray, compute: np.dtype) -> None:
     """1 / (1 + exp(-x)), in float32 at least (float16 would underflow exp(-x) early)."""
-    work_dtype = np.dtype(np.float32) if compute.name in ("float16", "bfloat16") else compute
+    half = compute == _F16 or (compute.kind == "V" and compute.name == "bfloat16")
+    work_dtype = _F32 if half else compute
     work = out if out.dtype == work_dtype else np.empty(out.shape, work_dtype)
     if np.may_share_memory(x, work):  # in place: avoid NumPy 2.4's np.negative(x, out=x) bug
         np.multiply(x, work_dtype.type(-1), out=work, dtype=work_dtype, casting="unsafe")

@@ -17,7 +17,6 @@ from __future__ import annotations
 
 import functools
 import warnings
-from collections import defaultdict
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
@@ -53,37 +52,45 @@ def numpy_view(storage: Storage, layout: Layout) -> np.ndarray:
     Never raises NumPy's ValueError: a layout NumPy cannot represent is a StridedRuntimeError.
     """
     arr = storage.array
-    isz = arr.itemsize
     shape = layout.shape
+    isz = arr.itemsize
+    key = (shape, layout.strides, isz)
+    plan = _view_plans.get(key)
+    if plan is None:
+        plan = _view_plan(key)
+    if plan.__class__ is int:  # row-major: a slice of the buffer, reshaped (cheaper than building the view)
+        start = layout.offset
+        flat = arr if start == 0 and arr.shape[0] == plan else arr[start : start + plan]
+        if flat.shape[0] == plan:  # (else past the buffer: the general construction explains it)
+            return flat.reshape(shape)
+        plan = tuple([s * isz for s in layout.strides])
     off = layout.offset * isz
     if off and 0 in shape:
         off = 0  # an empty layout addresses nothing; its offset may sit past the buffer's end
     elif not arr.size and 0 not in shape:
         raise outside_storage(arr, layout)  # (NumPy checks no bounds on a 0-byte buffer)
-    # (byte strides remembered per itemsize and element strides: a loop of small ops asks for the
-    # same few layouts again and again, and building the tuple costs a third of this function)
-    known = _BYTE_STRIDES[isz]
-    strides = layout.strides
-    byte_strides = known.get(strides)
-    if byte_strides is None:
-        byte_strides = _remember_byte_strides(known, strides, isz)
     try:
-        return _ndarray(shape, arr.dtype, arr, off, byte_strides)
+        return _ndarray(shape, arr.dtype, arr, off, plan)
     except ValueError:  # try costs nothing when nothing is raised
         return _numpy_view_refused(arr, layout, off)
 
 
-# itemsize -> {element strides: byte strides}; each dict is bounded (cleared when full), and a
-# race between threads at worst computes the same tuple twice (dict operations are atomic)
-_BYTE_STRIDES: defaultdict[int, dict[tuple[int, ...], tuple[int, ...]]] = defaultdict(dict)
-_BYTE_STRIDES_MAX = 4096
+# (shape, strides, itemsize) -> how :func:`numpy_view` builds the view: the element count (an
+# int) when the strides are the shape's row-major ones and it has elements (a reshaped slice of
+# the buffer), else the strides in bytes (NumPy's constructor). Programs view a few layouts many
+# times; bounded (cleared when full). Threads may race on it harmlessly: an entry is a pure
+# function of its key.
+_view_plans: dict[tuple[tuple[int, ...], tuple[int, ...], int], Any] = {}
 
 
-def _remember_byte_strides(known: dict, strides: tuple[int, ...], isz: int) -> tuple[int, ...]:
-    if len(known) >= _BYTE_STRIDES_MAX:
-        known.clear()
-    byte_strides = known[strides] = tuple([s * isz for s in strides])
-    return byte_strides
+def _view_plan(key: tuple[tuple[int, ...], tuple[int, ...], int]) -> Any:
+    shape, strides, isz = key
+    n = product(shape)
+    plan = n if n and strides == contiguous_strides(shape) else tuple([s * isz for s in strides])
+    if len(_view_plans) >= 4096:
+        _view_plans.clear()
+    _view_plans[key] = plan
+    return plan
 
 
 def _numpy_view_refused(arr: np.ndarray, layout: Layout, off: int) -> np.ndarray:

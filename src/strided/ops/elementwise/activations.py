@@ -28,15 +28,16 @@ from typing import Any
 
 import numpy as np
 
-from ...dispatch import OPEN, report, result_array
-from ...dtypes import TORCH_NAME, DType, bool_, int8, int16, int32, int64, uint8
+from ...dispatch import OPEN, adopted, report, result_array
+from ...dtypes import TORCH_NAME, DType, bool_, float32, float64, int8, int16, int32, int64, uint8
 from ...errors import StridedNotImplementedError, StridedRuntimeError, StridedValueError, join_lines
-from ...grad_mode import GRAD_MODE, STATE, bump_if_used
+from ...grad_mode import GRAD_MODE, STATE, SUBCLASSES, bump_if_used
 from ...gradients import seal
 from ...kernels import check_writable, write
+from ...kernels.fpstate import QUIET, quiet_call, quiet_reset, quiet_retry, quiet_set
 from ...opdef import Kind, declare
 from ...tensor import Tensor, tensor_arg
-from .._support.operands import _fresh_output
+from .._support.operands import _cinfo, _fresh_output, flat_run
 from ..registry import backward
 from .unary import where
 
@@ -112,6 +113,10 @@ HARDTANH = Activation(
 def _run(row: Activation, input: Any, params: tuple, inplace: bool = False) -> Tensor:
     """``row`` applied to ``input``: a fresh tensor, or (``inplace``) ``input`` written (after
     the checks, before anything is written) and its write counted; reported at the op boundary."""
+    if not inplace:
+        t = _fast(row, input, params)
+        if t is not None:
+            return t
     x = tensor_arg(input, row.name)
     d = x._dtype
     if not d.is_floating_point:
@@ -122,8 +127,11 @@ def _run(row: Activation, input: Any, params: tuple, inplace: bool = False) -> T
     if inplace:
         check_writable(x._storage, x._layout, name, updates=True)
     compute = np.dtype(np.int64) if d in _INT_C_NAMES else compute_dtype(d)  # (hardtanh of integers)
-    with np.errstate(all="ignore"):
+    token = quiet_set(QUIET)  # (np.errstate costs more than the forward on a small tensor)
+    try:
         values = row.forward(x._np().astype(compute, copy=False), *params)
+    finally:
+        quiet_reset(token)
     if inplace:
         write(x._storage, x._layout, values)
         bump_if_used(x, name)  # (a saved tensor it changed must fail at backward)
@@ -134,6 +142,33 @@ def _run(row: Activation, input: Any, params: tuple, inplace: bool = False) -> T
     if OPEN:
         report(name, (x,), out)
     return out
+
+
+def _fast(row: Activation, x: Any, params: tuple) -> Tensor | None:
+    """The small-op fast path of :func:`_run` for a fresh result: a row-major float32 / float64
+    tensor, whose forward runs on the flat run of its storage (the same NumPy calls, in the
+    same dtype, as the general path, on the same elements in the same order) and whose fresh
+    1-D result becomes the output's storage (PyTorch's output of a row-major input is
+    row-major). None where the general path must run (another dtype or layout)."""
+    if x.__class__ is not Tensor and x.__class__ not in SUBCLASSES:
+        return None
+    d = x._dtype
+    if d is not float32 and d is not float64:
+        return None
+    info = _cinfo[x._layout.shape]
+    arr = flat_run(x, info)
+    if arr is None:
+        return None
+    try:  # (fpstate.quietly, inlined)
+        values = quiet_call(row.forward, arr, *params)
+    except RuntimeError as e:
+        values = quiet_retry(e, row.forward, arr, *params)
+    if values.dtype != arr.dtype:  # (the general path's copyto casts; never with Python-float params)
+        values = values.astype(arr.dtype)
+    t = adopted(values, info[2], d)
+    if OPEN:
+        report(row.name, (x,), t)
+    return t
 
 
 def _in_autograd(x: Any) -> bool:

@@ -90,6 +90,8 @@ class UfuncLike:
 
 
 def _in(x: Any, dtype: np.dtype) -> np.ndarray:
+    if x.__class__ is np.ndarray and x.dtype == dtype:  # (the fast path's flat runs: nothing to convert)
+        return x
     return np.asarray(x).astype(dtype, copy=False)
 
 

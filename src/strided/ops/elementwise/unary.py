@@ -18,7 +18,7 @@ import numpy as np
 from ... import layout as L
 from ...dispatch import OPEN, adopted, report
 from ...dispatch import result as fresh_result
-from ...dtypes import DType, bool_, float32, float64, real_of
+from ...dtypes import ALL_DTYPES, DType, bool_, float32, float64, int8, int16, int32, int64, real_of, uint8
 from ...errors import StridedRuntimeError, StridedTypeError, join_lines
 from ...grad_mode import GRAD_MODE, INSIDE, SUBCLASSES
 from ...grad_mode import _slow as recorded
@@ -173,15 +173,10 @@ def _complex_abs(x: Tensor, target: Tensor | None) -> Tensor:
 
 
 def _make_unary(op: UnaryOp) -> tuple[Callable[[Any], Tensor], Callable[[Tensor], Tensor]]:
-    def plain(input: Any, *, out: Any = None) -> Tensor:
-        if out is not None:
-            return _unary_out(op, input, out)
-        return unary(op, input)
-
     def inplace(self: Tensor) -> Tensor:
         return unary(op, self, target=self)
 
-    fn = plain if op.ufunc is None and op is not RELU else _fast_unary(op)
+    fn = _fast_unary(op)
     fn.__name__ = fn.__qualname__ = op.name
     fn.__doc__ = (f"Elementwise ``{op.name}`` (PyTorch semantics); a fresh tensor keeping the input's dim order.\n\n"
                   f"    >>> x = strided.ones(2, 3{', dtype=strided.int64' if op.name == 'bitwise_not' else ''}).t()\n"
@@ -206,6 +201,17 @@ def _fast_unary(op: UnaryOp) -> Callable[[Any], Tensor]:
     zero = None
     if op is RELU:
         ufunc = relu_array
+    # The dtypes the fast path takes: a plain ufunc (or relu) runs in any float dtype; an op whose
+    # kernel is several NumPy calls (sigmoid, bitwise_not) runs its kernel into a fresh flat array,
+    # only where the general path computes in the tensor's own dtype (sigmoid: float32/float64, as
+    # float16 works in float32; bitwise_not: the integer dtypes and bool PyTorch has a kernel for).
+    if ufunc is not None:
+        fast_dtypes = frozenset(d for d in ALL_DTYPES if d.is_floating_point)
+    elif op is BITWISE_NOT:
+        fast_dtypes = frozenset((bool_, uint8, int8, int16, int32, int64))
+    else:
+        fast_dtypes = frozenset((float32, float64))
+    compute = op.compute
 
     @records(name)
     def fn(input: Any, *, out: Any = None) -> Tensor:  # (PyTorch's argument name: strided.exp(input=t))
@@ -215,7 +221,7 @@ def _fast_unary(op: UnaryOp) -> Callable[[Any], Tensor]:
             if out is not None:
                 return _unary_out(op, input, out)
             d = input._dtype
-            if d.is_floating_point:
+            if d in fast_dtypes:
                 lay = input._layout
                 info = _cinfo[lay.shape]
                 if lay.strides == info[0]:
@@ -226,10 +232,18 @@ def _fast_unary(op: UnaryOp) -> Callable[[Any], Tensor]:
                         arr = arr[off : off + n]
                         if len(arr) != n:  # (only a tensor unpickled past its storage: never read outside)
                             raise outside_storage(input._storage.array, lay)
-                    try:  # fpstate.quietly, inlined (a call is a tenth of a 1 µs op)
-                        res = quiet_call(ufunc, arr) if zero is None else quiet_call(ufunc, arr, zero)
-                    except RuntimeError as e:
-                        res = quiet_retry(e, ufunc, arr) if zero is None else quiet_retry(e, ufunc, arr, zero)
+                    if ufunc is None:  # (the kernel writes a fresh array: it never overlaps the input)
+                        res = np.empty(n, d.numpy)
+                        token = _quiet_set(_QUIET)
+                        try:
+                            compute(arr, res, d.numpy)
+                        finally:
+                            _quiet_reset(token)
+                    else:
+                        try:  # fpstate.quietly, inlined (a call is a tenth of a 1 µs op)
+                            res = quiet_call(ufunc, arr) if zero is None else quiet_call(ufunc, arr, zero)
+                        except RuntimeError as e:
+                            res = quiet_retry(e, ufunc, arr) if zero is None else quiet_retry(e, ufunc, arr, zero)
                     t = adopted(res, info[2], d)
                     if OPEN:
                         report(name, (input,), t)
@@ -372,13 +386,21 @@ _METHODS: list[tuple[tuple[str, ...], Callable]] = [
 # ---------------------------------------------------------------- clamp and where
 
 
-def _fast_bound(v: Any, d: DType) -> Any:
+def _fast_bound(v: Any, d: DType, shape: tuple[int, ...] = (), info: tuple = ()) -> Any:
     """A Python float (or an int float64 holds exactly) bound as the general path's
-    :func:`strided.scalars.checked` makes it for a float32 / float64 result; None when absent;
-    ``_NO_FAST`` when the general path must decide (another type, a float32 overflow: its error)."""
+    :func:`strided.scalars.checked` makes it for a float32 / float64 result; a tensor bound of
+    dtype ``d``, row-major of ``shape`` (``info``: its ``_cinfo``), as its flat run (nothing to
+    broadcast or convert; the output is row-major, as TensorIterator lays out same-layout
+    operands); None when absent; ``_NO_FAST`` when the general path must decide (another type or
+    layout, a float32 overflow: its error)."""
     if v is None:
         return None
     tv = type(v)
+    if tv is Tensor or tv in SUBCLASSES:
+        if not info or v._dtype is not d or v._layout.shape != shape:
+            return _NO_FAST
+        run = flat_run(v, info)
+        return _NO_FAST if run is None else run
     if tv is float or (tv is int and -_EXACT_INT < v < _EXACT_INT):
         f = float(v)
         if d is float32 and (f > _F32_MAX or f < -_F32_MAX) and f - f == 0.0:  # finite beyond float32: refused there
@@ -402,11 +424,11 @@ def _fast_clamp(x: Any, min: Any, max: Any) -> Tensor | None:  # noqa: A002
     d = x._dtype
     if d is not float32 and d is not float64:
         return None
-    lo, hi = _fast_bound(min, d), _fast_bound(max, d)
-    if lo is _NO_FAST or hi is _NO_FAST:
-        return None
     lay = x._layout
     info = _cinfo[lay.shape]
+    lo, hi = _fast_bound(min, d, lay.shape, info), _fast_bound(max, d, lay.shape, info)
+    if lo is _NO_FAST or hi is _NO_FAST:
+        return None
     arr = flat_run(x, info)
     if arr is None:
         return None

@@ -33,7 +33,7 @@ from ...kernels.fpstate import QUIET, quiet_call, quiet_reset, quiet_retry, quie
 from ...opdef import Kind, declare
 from ...tensor import Tensor
 from .._support import gradtools, support
-from .._support.operands import _check_inplace, _cinfo, _fresh_output, _not_implemented, _view
+from .._support.operands import _check_inplace, _cinfo, _fresh_output, _not_implemented, _view, flat_run
 from .._support.out import write_out
 from .._support.promotion import to_float
 from ..registry import backward, method
@@ -125,7 +125,7 @@ def _round(x: np.ndarray, out: np.ndarray, compute: np.dtype, d: DType, decimals
     if not decimals:
         np.rint(x, out=out, dtype=compute, casting="unsafe")
         return
-    if compute.name == "bfloat16":  # PyTorch's bfloat16 kernel scales and rounds in float32, rounds once
+    if compute.kind == "V" and compute.name == "bfloat16":  # PyTorch's bfloat16 kernel scales and rounds in float32, rounds once
         compute = np.dtype(np.float32)
     p = compute.type(10.0 ** abs(decimals))
     scaled = np.multiply(x, p, dtype=compute) if decimals > 0 else np.divide(x, p, dtype=compute)
@@ -347,6 +347,10 @@ def run_unary(op: MoreUnary, x: Any, target: Tensor | None = None, args: tuple =
 
 
 def _run(op: MoreUnary, x: Any, target: Tensor | None, args: tuple) -> Tensor:
+    if target is None:
+        t = _fast_run(op, x, args)
+        if t is not None:
+            return t
     name = op.name if target is None else op.name + "_"
     if not isinstance(x, Tensor):
         raise not_a_tensor_input(x, name, op.name)
@@ -370,7 +374,7 @@ def _run(op: MoreUnary, x: Any, target: Tensor | None, args: tuple) -> Tensor:
     # float16 computes in float32 and rounds once (PyTorch's "opmath"); the special functions
     # compute in float64 (their kernels are float64)
     compute = rt.numpy
-    if op.rule == "float" and compute.name in ("float16", "bfloat16"):
+    if op.rule == "float" and compute.itemsize == 2:  # (float16 or bfloat16: not .name, a 1 µs property)
         compute = np.dtype(np.float32)
     if op.rule == "bool":
         compute = d.numpy
@@ -380,6 +384,36 @@ def _run(op: MoreUnary, x: Any, target: Tensor | None, args: tuple) -> Tensor:
     finally:
         quiet_reset(token)
     return out
+
+
+def _fast_run(op: MoreUnary, x: Any, args: tuple) -> Tensor | None:
+    """:func:`_run`'s fresh result for a row-major float32 / float64 tensor, without its general
+    set-up: no refusal applies to these dtypes, the compute dtype is the input's, and the output
+    of a row-major input is row-major (TensorIterator's strides, and the composites' and
+    ``empty_like``'s of ``like``); the op's own kernel (the same NumPy calls) writes a fresh flat
+    array that becomes the output's storage. None where the general path must run."""
+    if (x.__class__ is not Tensor and x.__class__ not in SUBCLASSES) or op.name in _SPECIAL:
+        return None
+    d = x._dtype
+    np_d = d.numpy
+    if np_d not in _F32_F64:
+        return None
+    info = _cinfo[x._layout.shape]
+    arr = flat_run(x, info)
+    if arr is None:
+        return None
+    res = np.empty(info[1], _BOOL_NP if op.rule == "bool" else np_d)
+    token = quiet_set(QUIET)
+    try:
+        op.kernel(arr, res, np_d, d, *args)
+    finally:
+        quiet_reset(token)
+    return adopted(res, info[2], bool_ if op.rule == "bool" else d)
+
+
+# the special functions' rows (their float64 kernels dominate; :mod:`strided.kernels.special`)
+_SPECIAL = frozenset(("erf", "erfc", "erfinv", "digamma", "lgamma", "i0"))
+_BOOL_NP = np.dtype(np.bool_)
 
 
 def _make(op: MoreUnary) -> tuple[Callable[..., Tensor], Callable[..., Tensor] | None]:

@@ -16,7 +16,7 @@ import numpy as np
 
 from ... import layout as L
 from ...args import check_keepdim
-from ...dispatch import result_array
+from ...dispatch import adopted, result_array
 from ...dtypes import REDUCED_FLOATS, DType, default_float, int64
 from ...errors import StridedIndexError, StridedRuntimeError, StridedTypeError, join_lines
 from ...gradients import seal
@@ -25,7 +25,7 @@ from ...kernels.listeners import silenced
 from ...opdef import Kind, declare
 from ...tensor import Tensor, tensor_arg
 from .._support import gradtools, support
-from .._support.fast_reduce import fast_reduce
+from .._support.fast_reduce import fast_plan, fast_reduce
 from .._support.out import write_out
 from .._support.promotion import TORCH_NAMES
 from .._support.reduce_args import numpy_axes, optional_dtype, reduced_shape, reduction_dims, shape_text
@@ -314,6 +314,11 @@ def logsumexp(input: Tensor, dim: Any = (), keepdim: bool = False, *, out: Any =
 # ---------------------------------------------------------------- count_nonzero
 
 
+# up to this many elements np.count_nonzero (less call overhead) counts a full reduction; beyond,
+# the comparison and sum are faster on a float tensor (measured on 2**20 float32 elements)
+_SMALL_COUNT = 4096
+
+
 @method("count_nonzero")
 def count_nonzero(input: Tensor, dim: Any = None) -> Tensor:
     """How many elements are not zero over ``dim`` (an int, a tuple, or None: all), as int64.
@@ -321,6 +326,14 @@ def count_nonzero(input: Tensor, dim: Any = None) -> Tensor:
     >>> strided.count_nonzero(strided.tensor([[0, 1], [2, 0]]), dim=0).tolist()
     [1, 1]
     """
+    plan = fast_plan(input, dim, False)
+    if plan is not None:  # (float32 / float64, dim None or an int: the plan instead of the parsing)
+        x = input._np()
+        if plan[0] is None and plan[2] <= _SMALL_COUNT:  # NumPy's count: an exact integer, as the sum below
+            res = np.array([np.count_nonzero(x)], np.int64)
+        else:
+            res = np.add.reduce(x != 0, axis=plan[0], dtype=np.int64).reshape(-1)
+        return adopted(res, plan[1], int64)
     tensor_arg(input, "count_nonzero")
     if dim is None:  # (with a dim PyTorch computes (x != 0).sum(dim), which takes every dtype)
         support.check("count_nonzero", input._dtype, (input,))

@@ -115,8 +115,11 @@ def _scan_array(ufunc: np.ufunc, self: Tensor, d: int, out_dtype: DType) -> np.n
             negative_zero = any(p == 0 and math.copysign(1.0, p) < 0 for p in (v.real, v.imag))
         else:
             lead = arr[(slice(None),) * d + (0,)]  # (a view)
-            parts = (lead,) if arr.dtype.kind == "f" else (lead.real, lead.imag)
-            negative_zero = any(bool(((p == 0) & np.signbit(p)).any()) for p in parts)
+            if arr.dtype.kind == "f":  # (zeros are rare: one comparison tells, then their signs)
+                zero = lead == 0
+                negative_zero = bool(zero.any()) and bool(np.signbit(lead[zero]).any())
+            else:
+                negative_zero = any(bool(((p == 0) & np.signbit(p)).any()) for p in (lead.real, lead.imag))
         if negative_zero:
             np.add(arr, 0.0, out=arr)  # (+0.0 changes only -0.0)
     if arr.dtype != out_dtype.numpy:

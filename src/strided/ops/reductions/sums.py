@@ -429,6 +429,12 @@ def std(self: Tensor, dim: Any = None, unbiased: bool | None = None, keepdim: bo
 
 
 def _logical(ufunc: np.ufunc, self: Tensor, dim: Any, keepdim: bool, op: str) -> Tensor:
+    plan = fast_plan(self, dim, keepdim)
+    if plan is not None:  # the general path's reduction, its argument parsing a memo lookup
+        lay = plan[1]
+        buf = np.empty(L.product(lay.shape), np.bool_)
+        logical_reduce_into(ufunc, self._np(), plan[0], buf.reshape(lay.shape), keepdim)
+        return report(op, (self,), adopted(buf, lay, bool_dtype))
     tensor_arg(self, op)
     keepdim = check_keepdim(keepdim, op)
     # Note: as in PyTorch, an empty dim tuple reduces nothing for all/any (unlike sum).
