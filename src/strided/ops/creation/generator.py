@@ -15,7 +15,6 @@ scheduler). As in PyTorch, a new generator and the default one start from the se
 
 from __future__ import annotations
 
-import secrets
 import threading
 from collections.abc import Callable
 from typing import Any, TypeVar
@@ -110,6 +109,8 @@ class Generator:
         >>> g.seed() == g.initial_seed()
         True
         """
+        import secrets  # (lazily: it loads hmac and OpenSSL's hashlib, ~15 ms of import strided)
+
         value = secrets.randbits(64)
         with self._lock:
             self._set_seed(value)
