@@ -44,6 +44,7 @@ from typing import Any
 
 from .callsite import PACKAGE_DIR
 from .dispatch import storage_root
+from .entry_cache import compiled
 from .errors import StridedNotImplementedError, StridedRuntimeError, join_lines
 from .kernels.listeners import OPEN, listened, reporting
 from .numpy_keywords import ALIASES, NO, accepts, aliases_of, renamed
@@ -635,14 +636,9 @@ def _exact(fwd: Callable, maker: Maker, operands: str = "self", name: str | None
               f"{fast}"
               f"        return fwd({call})\n"
               f"    return _slow(fwd, maker, ({', '.join(positional)},), {kwargs})\n")
-    code = _COMPILED.get(source)
-    if code is None:  # (ops share parameter lists: compiled once each, about half the cost at import)
-        code = _COMPILED[source] = compile(source, _GENERATED, "exec")
-    exec(code, scope)  # noqa: S102 - an entry with the forward's signature
+    # (ops share parameter lists: compiled once each, and kept between processes like a .pyc)
+    exec(compiled(source, _GENERATED), scope)  # noqa: S102 - an entry with the forward's signature
     return functools.wraps(fwd)(scope["_tracked"])
-
-
-_COMPILED: dict[str, Any] = {}  # an entry's source -> its compiled code
 
 
 class _Param:

@@ -47,6 +47,7 @@ from typing import Any, TypeVar
 
 import numpy as np
 
+from . import entry_cache
 from . import layout as L
 from .dispatch import adopted
 from .errors import StridedNotImplementedError, StridedRuntimeError
@@ -62,7 +63,7 @@ from .grad_mode import (
     track_inplace,
 )
 from .numpy_keywords import ALIASES, accepts, aliases_of
-from .opdef import _UNSEALED, BACKWARD, OPDEFS, backward
+from .opdef import _PENDING, _UNSEALED, BACKWARD, OPDEFS, backward
 
 __all__ = ["BACKWARD", "backward", "finish", "flat_indices", "installs_as", "linear", "not_differentiable", "record",
            "records", "requires_grad", "restrided", "scatter_into_view", "scatter_pieces",
@@ -123,7 +124,7 @@ def record(name: str, fwd: Callable[..., Any], args: tuple, kwargs: dict) -> Any
         INSIDE.reset(token)
 
 
-def seal(namespace: dict[str, Any], functional: bool = False, by_name: bool = True) -> None:
+def seal(namespace: dict[str, Any], functional: bool = False, by_name: bool = True, every: bool = False) -> None:
     """Make the ops with a rule recording entries: every Tensor method whose name has a rule, and
     the functions of ``namespace`` (the calling module's ``globals()``) that are such a method or
     whose name has a rule. Called once at the end of each module that defines ops or registers
@@ -133,23 +134,35 @@ def seal(namespace: dict[str, Any], functional: bool = False, by_name: bool = Tr
     as ``"F.<name>"`` and run their forwards with grad mode off (:func:`.grad_mode.below_autograd`).
     ``by_name=False``: only the functions that *are* a forward with an entry are replaced (the
     face: ``strided.reshape`` is NumPy's reshape, no spelling of ``Tensor.reshape``).
+    ``every``: look at every spelling with a rule, not only those no seal has made an entry yet
+    (the face's seal, last: a method replaced after its module sealed is sealed again).
     """
     from .grad_mode import below_autograd
 
     Tensor = _CLASS["Tensor"]
-    for name, op in list(OPDEFS.items()):  # (the registry itself, not the BACKWARD view: 28 seals)
+    if every:
+        _PENDING.update(OPDEFS)
+    # (in the registry's order, as a scan of all of it would meet them: an alias sharing its op's
+    # forward finds the op's own entry made first)
+    for name in [n for n in OPDEFS if n in _PENDING]:
+        op = OPDEFS[name]
         if op.backward is None or name not in op.operands:
+            _PENDING.discard(name)
+            continue
+        member = Tensor.__dict__.get(name)
+        if member is None:
+            continue  # (its method is installed later: a later seal makes it the entry)
+        if _is_entry(member):
+            _PENDING.discard(name)
             continue
         maker, operands = op.rule_for(name)
-        member = Tensor.__dict__.get(name)
-        if member is None or _is_entry(member):
-            continue
         own = getattr(member, "__records__", None)
         if own is not None:  # its own entry (records()): the rule it records must be this name's
             if BACKWARD.get(own, (None,))[0] is not maker:
                 raise RuntimeError(f"strided: Tensor.{name} records the rule of {own!r}, which is not {name!r}'s")
             _check_numpy_keywords(member, name)
             member.__wrapped_maker__ = maker
+            _PENDING.discard(name)
             continue
         if isinstance(member, property):
             if member.fget is None or _is_entry(member.fget):
@@ -164,6 +177,7 @@ def seal(namespace: dict[str, Any], functional: bool = False, by_name: bool = Tr
                     f"Tensor.{name}")
         _ENTRIES.setdefault(member, new)  # (the op's own name first: an alias sharing the forward reports it)
         setattr(Tensor, name, new)
+        _PENDING.discard(name)
     for attr, value in list(namespace.items()):
         if attr.startswith("__") or not callable(value) or isinstance(value, type) or _is_entry(value):
             continue
@@ -249,7 +263,7 @@ def finish(face: dict[str, Any]) -> None:
     if _UNSEALED:
         raise RuntimeError(f"strided: {sorted(_UNSEALED)} registered backward rules but never called "
                            "gradients.seal(globals()): their ops would record nothing")
-    seal(face, by_name=False)
+    seal(face, by_name=False, every=True)
     Tensor = _CLASS["Tensor"]
     for name, member in list(vars(Tensor).items()):
         if name in _NOT_INPLACE or getattr(member, "__inplace_of__", None) is not None:
@@ -278,6 +292,7 @@ def finish(face: dict[str, Any]) -> None:
                                         key=attr)
     _home_entries(face)
     Tensor.__doc__ = f"{Tensor.__doc__.rstrip()}\n\n{textwrap.indent(installed_methods(Tensor), '    ')}\n"
+    entry_cache.save()  # (the entries compiled for this import, for the next one)
 
 
 def _home_entries(face: dict[str, Any]) -> None:
@@ -343,8 +358,30 @@ def installed_methods(cls: type) -> str:
     lines = []
     for module, names in sorted(by_module.items()):
         listed = ", ".join(f"``{n}``" for n in sorted(names))
-        lines.append("\n  ".join(textwrap.wrap(f"- :mod:`{module}`: {listed}.", 96)))
+        lines.append("\n  ".join(_wrap(f"- :mod:`{module}`: {listed}.", 96)))
     return "\n".join(lines)
+
+
+def _wrap(text: str, width: int) -> list[str]:
+    """``textwrap.wrap(text, width)`` for a line of words joined by single spaces: filled
+    greedily (textwrap's regular expressions were most of the cost of this docstring at import);
+    textwrap itself where its rules differ (a word with a hyphen, or longer than ``width``).
+
+    >>> _wrap("- a bb ccc", 6) == textwrap.wrap("- a bb ccc", 6)
+    True
+    """
+    words = text.split(" ")
+    if any(len(w) > width or "-" in w[1:] or not w for w in words):
+        return textwrap.wrap(text, width)
+    lines, line = [], words[0]
+    for word in words[1:]:
+        if len(line) + 1 + len(word) <= width:
+            line += " " + word
+        else:
+            lines.append(line)
+            line = word
+    lines.append(line)
+    return lines
 
 
 def grad_zeros(shape: tuple[int, ...], dtype: Any) -> Any:

@@ -13,7 +13,6 @@ from __future__ import annotations
 import weakref
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
-from functools import partial
 from typing import Any
 
 from ..ops.shape.broadcasting import stretched_dims
@@ -134,6 +133,12 @@ class Step:
         return " ".join(marks)
 
 
+class _KeyedRef(weakref.ref):
+    """A weak reference to a counted buffer's owner that knows the owner's key (its ``id``)."""
+
+    __slots__ = ("key",)
+
+
 class MemoryTally:
     """All memory allocated while watching, and the peak of what was alive at once.
 
@@ -158,18 +163,33 @@ class MemoryTally:
         # id(owner) -> [the weak reference whose callback un-counts it, its bytes now] (kept
         # alive here: a weakref.ref with a callback is 10x cheaper to make than a weakref.finalize)
         self._seen: dict[int, list] = {}
+        # (one bound method for every reference, which carries its owner's key itself: half the
+        # cost of a functools.partial per buffer, on watch_torch's path for every new tensor)
+        self._on_collected = self._collected
 
     def allocated(self, owner: Any, nbytes: int) -> bool:
         """Count ``owner``'s ``nbytes`` as new and alive until ``owner`` is collected; False
         (nothing counted) if ``owner`` was counted already or cannot be weakly referenced."""
         key = id(owner)
-        if key in self._seen:
+        seen = self._seen
+        if key in seen:
             return False
         try:
-            self._seen[key] = [weakref.ref(owner, partial(self._freed, key)), nbytes]
+            ref = _KeyedRef(owner, self._on_collected)
         except TypeError:
             return False
-        self._grow(nbytes)
+        ref.key = key
+        seen[key] = [ref, nbytes]
+        # (_grow, inlined: this runs once per new buffer)
+        self.allocated_bytes += nbytes
+        alive = self.alive_bytes = self.alive_bytes + nbytes
+        clock = self.clock
+        if alive > self.peak_bytes:
+            self.peak_bytes = alive
+            if clock is not None:
+                self.peak_step = clock()
+        if clock is not None:
+            self.timeline.append((clock(), alive))
         return True
 
     def resized(self, owner: Any, nbytes: int) -> None:
@@ -216,11 +236,14 @@ class MemoryTally:
         self.alive_bytes -= nbytes
         self._tick()
 
-    def _freed(self, key: int, ref: weakref.ref | None = None) -> None:
-        entry = self._seen.pop(key, None)
+    def _collected(self, ref: _KeyedRef) -> None:
+        """The callback of an owner's reference (its owner is being collected: its id is not
+        reused before this runs): its bytes stop counting as alive."""
+        entry = self._seen.pop(ref.key, None)
         if entry is not None:
-            self.alive_bytes -= entry[1]
-            self._tick()
+            alive = self.alive_bytes = self.alive_bytes - entry[1]
+            if self.clock is not None:
+                self.timeline.append((self.clock(), alive))
 
 
 class Flow:

@@ -15,7 +15,6 @@ scheduler). As in PyTorch, a new generator and the default one start from the se
 
 from __future__ import annotations
 
-import secrets
 import threading
 from collections.abc import Callable
 from typing import Any, TypeVar
@@ -65,7 +64,10 @@ class Generator:
     # Note: PyTorch's CPU state is a 5056-byte Mersenne Twister state; the two do not mix.
     """
 
-    __slots__ = ("_np", "_seed", "_lock", "device")
+    # (``_numpy``: NumPy's generator, made on the first draw or state read: ``numpy.random`` is
+    # not loaded by ``import numpy``, and loading it for the default generator was ~12 ms of
+    # ``import strided``; None until then, its stream is PCG64(_seed) from the start)
+    __slots__ = ("_numpy", "_seed", "_lock", "device")
 
     def __init__(self, device: Any = "cpu") -> None:
         if str(device) != "cpu":
@@ -94,7 +96,15 @@ class Generator:
 
     def _set_seed(self, value: int) -> None:
         self._seed = value
-        self._np = np.random.Generator(np.random.PCG64(value))
+        self._numpy = None
+
+    @property
+    def _np(self) -> np.random.Generator:
+        """NumPy's generator of this stream (callers hold the lock), made on first use."""
+        numpy = self._numpy
+        if numpy is None:
+            numpy = self._numpy = np.random.Generator(np.random.PCG64(self._seed))
+        return numpy
 
     def manual_seed(self, seed: Any) -> Generator:
         """Restart the stream from ``seed`` (an int in [-2**63, 2**64)); returns this generator."""
@@ -110,6 +120,8 @@ class Generator:
         >>> g.seed() == g.initial_seed()
         True
         """
+        import secrets  # (lazily: it loads hmac and OpenSSL's hashlib, ~15 ms of import strided)
+
         value = secrets.randbits(64)
         with self._lock:
             self._set_seed(value)
@@ -188,7 +200,7 @@ class Generator:
         with self._lock:
             bits = np.random.PCG64()
             bits.state = bit_state
-            self._np = np.random.Generator(bits)
+            self._numpy = np.random.Generator(bits)
             self._seed = int.from_bytes(raw[:8], "little")
         return self
 

@@ -1,0 +1,91 @@
+"""The compiled code of the generated op entries, kept between processes like a ``.pyc``.
+
+``import strided`` generates one recording entry per op with the op's own parameter list
+(:func:`strided.grad_mode._exact`) and compiled ~150 of them every time (a tenth of the
+import). :func:`compiled` returns the code of an entry's source: from this process's table,
+else from the cache file (``__pycache__/generated_entries.<tag>.marshal`` beside the package,
+read once), else compiled now. The key is the entry's whole source text, so editing a source
+file can never bring back stale code: a changed parameter list is a new key, compiled afresh.
+The file also records the interpreter's bytecode magic, the entries' file name (frames of an
+entry must name the package's directory: a moved checkout makes a new file) and the
+optimization level; any mismatch or unreadable file is ignored (then compiled as before).
+
+:func:`save` (called once at the end of ``import strided``) writes the sources this process
+used, when one of them was compiled here, atomically (a temporary file, then ``os.replace``:
+concurrent imports never read half a file); not when bytecode writing is off
+(``PYTHONDONTWRITEBYTECODE``, ``sys.dont_write_bytecode``) or the directory is read-only.
+Threads: the table is a dict filled under the GIL; two threads compiling the same source
+store equal code.
+
+>>> code = compiled("def f(x):\\n    return x\\n", "<doctest entry>")
+>>> code.co_filename, compiled("def f(x):\\n    return x\\n", "<doctest entry>") is code
+('<doctest entry>', True)
+"""
+
+from __future__ import annotations
+
+import marshal
+import os
+import sys
+from importlib._bootstrap_external import MAGIC_NUMBER, cache_from_source  # (loaded with Python itself)
+from types import CodeType
+
+__all__ = ["compiled", "save"]
+
+_FORMAT = 1
+_PATH = cache_from_source(os.path.join(os.path.dirname(os.path.abspath(__file__)), "generated_entries.py"))
+_PATH = _PATH[: -len(".pyc")] + ".marshal"
+
+_loaded: dict[tuple[str, str], CodeType] | None = None  # the file's table (read on first use)
+_used: dict[tuple[str, str], CodeType] = {}  # (source, filename) -> code, this process's
+_state = {"compiled": False}  # whether a source was compiled here (the file is then rewritten)
+
+
+def _header() -> tuple:
+    return (_FORMAT, MAGIC_NUMBER, sys.flags.optimize)
+
+
+def _load() -> dict[tuple[str, str], CodeType]:
+    try:
+        with open(_PATH, "rb") as f:
+            header, table = marshal.load(f)
+    except (OSError, EOFError, ValueError, TypeError):
+        return {}
+    return table if header == _header() and isinstance(table, dict) else {}
+
+
+def compiled(source: str, filename: str) -> CodeType:
+    """The code of ``compile(source, filename, "exec")``, compiled once per source ever (see the
+    module doc)."""
+    global _loaded
+    key = (source, filename)
+    code = _used.get(key)
+    if code is not None:
+        return code
+    if _loaded is None:
+        _loaded = _load()
+    code = _loaded.get(key)
+    if code is None:
+        code = compile(source, filename, "exec", dont_inherit=True)
+        _state["compiled"] = True
+    _used[key] = code
+    return code
+
+
+def save() -> None:
+    """Write the sources used so far to the cache file when one was compiled in this process
+    (see the module doc); never raises for an unwritable place."""
+    if not _state["compiled"] or sys.dont_write_bytecode:
+        return
+    _state["compiled"] = False
+    temporary = f"{_PATH}.{os.getpid()}.tmp"
+    try:
+        os.makedirs(os.path.dirname(_PATH), exist_ok=True)
+        with open(temporary, "wb") as f:
+            marshal.dump((_header(), dict(_used)), f)
+        os.replace(temporary, _PATH)
+    except OSError:
+        try:
+            os.remove(temporary)
+        except OSError:
+            pass

@@ -1,0 +1,108 @@
+"""Start-up: the cache of the generated op entries' code (``strided.entry_cache``): what it
+returns is what ``compile`` gives, what a later process loads is what this one wrote, and a
+stale, foreign or broken file is never used; an import that finds every entry in the cache
+compiles none, and loads neither numpy.random nor secrets (the random streams are made lazily)."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+
+import pytest
+
+from strided import entry_cache
+
+SOURCE = "def _tracked(self, dim=_default_dim):\n    return (self, dim)\n"
+
+
+@pytest.fixture
+def cache(tmp_path, monkeypatch):
+    """entry_cache on a file of its own, with an empty table (as a fresh process has)."""
+    path = str(tmp_path / "__pycache__" / "generated_entries.test.marshal")
+    monkeypatch.setattr(entry_cache, "_PATH", path)
+    monkeypatch.setattr(entry_cache, "_loaded", None)
+    monkeypatch.setattr(entry_cache, "_used", {})
+    monkeypatch.setattr(entry_cache, "_state", {"compiled": False})
+    monkeypatch.setattr(sys, "dont_write_bytecode", False)
+    return path
+
+
+def _fresh_process(monkeypatch) -> None:
+    monkeypatch.setattr(entry_cache, "_loaded", None)
+    monkeypatch.setattr(entry_cache, "_used", {})
+    monkeypatch.setattr(entry_cache, "_state", {"compiled": False})
+
+
+def _run(code, **scope):
+    exec(code, scope)  # noqa: S102
+    return scope["_tracked"]
+
+
+def test_the_code_is_compiled_once_and_kept_for_the_next_process(cache, monkeypatch) -> None:
+    code = entry_cache.compiled(SOURCE, "<entry>")
+    assert code.co_filename == "<entry>" and entry_cache._state["compiled"]
+    assert entry_cache.compiled(SOURCE, "<entry>") is code  # (once per process)
+    assert _run(code, _default_dim=3)(1) == (1, 3)
+    entry_cache.save()
+    assert os.path.exists(cache) and not entry_cache._state["compiled"]
+
+    _fresh_process(monkeypatch)
+    loaded = entry_cache.compiled(SOURCE, "<entry>")
+    assert not entry_cache._state["compiled"]  # read from the file, not compiled
+    assert loaded.co_code == code.co_code and loaded.co_consts == code.co_consts
+    assert _run(loaded, _default_dim=5)(2) == (2, 5)
+    # another source (an edited parameter list) or another file name is never served stale code
+    other = entry_cache.compiled(SOURCE.replace("dim", "axis"), "<entry>")
+    assert _run(other, _default_axis=1).__code__.co_varnames == ("self", "axis") and entry_cache._state["compiled"]
+    assert entry_cache.compiled(SOURCE, "<moved>").co_filename == "<moved>"
+
+
+@pytest.mark.parametrize("content", [b"", b"not marshal", None])
+def test_a_broken_or_foreign_file_is_ignored(cache, monkeypatch, content) -> None:
+    os.makedirs(os.path.dirname(cache))
+    if content is None:  # a file of another interpreter (its bytecode magic differs)
+        import marshal
+
+        code = compile(SOURCE, "<entry>", "exec")
+        content = marshal.dumps(((1, b"\x00\x00\r\n", 0), {(SOURCE, "<entry>"): code}))
+    with open(cache, "wb") as f:
+        f.write(content)
+    assert entry_cache.compiled(SOURCE, "<entry>").co_filename == "<entry>"
+    assert entry_cache._state["compiled"]
+
+
+def test_nothing_is_written_without_bytecode_writing_or_a_writable_place(cache, monkeypatch, tmp_path) -> None:
+    entry_cache.compiled(SOURCE, "<entry>")
+    monkeypatch.setattr(sys, "dont_write_bytecode", True)
+    entry_cache.save()
+    assert not os.path.exists(cache)
+    monkeypatch.setattr(sys, "dont_write_bytecode", False)
+    blocked = tmp_path / "a file"
+    blocked.write_text("")
+    monkeypatch.setattr(entry_cache, "_PATH", str(blocked / "sub" / "cache.marshal"))
+    entry_cache.save()  # (no error: an unwritable place is left alone)
+
+
+def test_an_import_that_finds_the_cache_compiles_no_entry() -> None:
+    env = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}
+    probe = ("import sys, strided, strided.entry_cache as e; "
+             "print(e._state['compiled'], len(e._used), e._loaded is not None and len(e._loaded) >= len(e._used), "
+             "'numpy.random' in sys.modules or 'secrets' in sys.modules)")
+    subprocess.run([sys.executable, "-c", "import strided"], env=env, check=True)
+    out = subprocess.run([sys.executable, "-c", probe], env=env, check=True, capture_output=True, text=True).stdout
+    compiled, used, served, random_loaded = out.split()
+    assert compiled == "False" and int(used) > 50 and served == "True"
+    # (nor does it load numpy.random, nor secrets: the default generator's stream is made on first use)
+    assert random_loaded == "False"
+
+
+def test_the_lazily_made_default_stream_is_pcg64_of_the_seed() -> None:
+    import numpy as np
+
+    import strided
+
+    g = strided.Generator()
+    expected = np.random.Generator(np.random.PCG64(67280421310721)).random(3)
+    assert g.draw(lambda n: n.random(3)).tolist() == expected.tolist()
+    assert strided.Generator().get_state().tolist() == g.__class__().get_state().tolist()
