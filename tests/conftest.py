@@ -137,7 +137,7 @@ def artifacts() -> Path:
 # changes: every test still runs, once.
 SLOW_FIRST = (
     "tests/test_dtensor_explain.py::test_predictions_equal_real_dtensor_runs",  # (2 gloo processes, 1,000 cases)
-    "tests/test_tour.py::test_module_does_not_pause",  # (the whole tour in a subprocess, torch's import included)
+    "tests/test_tour.py::test_module_runs_in_chinese_without_torch",  # (the whole tour in a subprocess)
     "tests/test_tour_terminal.py::",  # (the tour in a pseudo-terminal, four times)
     "tests/test_dtensor_cli.py::",  # (strided watch --nproc 2)
     "tests/test_explain_torch.py::",
