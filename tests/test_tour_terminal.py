@@ -1,5 +1,7 @@
 """``strided tour`` and ``strided show`` in a real terminal: a pseudo-terminal of 80 and of 120
-columns, the command run as a user runs it, its output read back as the terminal got it.
+columns, each command run through ``strided.cli.main.main(argv)`` (what ``python -m strided.cli.main``
+runs) in one child process whose terminal is resized before each, its output read back as the
+terminal got it.
 
 What must hold: no line is wider than the terminal (in display columns: a CJK character takes
 two), and every picture of every step is there (when panels do not fit side by side they stack,
