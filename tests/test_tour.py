@@ -444,15 +444,20 @@ def _python(*args: str, stdin=subprocess.DEVNULL) -> subprocess.CompletedProcess
                           stdin=stdin, env=env, timeout=120)
 
 
-def test_module_runs_in_chinese_without_torch():
+def test_module_runs_in_chinese_without_torch_and_does_not_pause_when_stdin_is_not_a_terminal():
     """PyTorch is optional: without it (here made unimportable) step 9 says what it skips and
-    the tour goes on to the end."""
-    probe = ("import sys; sys.modules['torch'] = None; from strided.cli.tour import main; "
-             "code = main(['--lang', 'zh', '--no-pause']); sys.exit(code)")
-    r = _python("-c", probe)
+    the tour goes on to the end. The same one subprocess runs the module's ``-m`` entry (runpy's
+    ``run_module(..., alter_sys=True)`` is what ``python -m`` calls) with stdin /dev/null, not a
+    terminal and no ``--no-pause``: it never pauses. (One subprocess, not two: each costs a Python
+    start, and one with torch importable costs torch's import too; step 9 with torch is checked in
+    process by test_attention_in_torch_shows_matmuls_hidden_clones.)"""
+    probe = ("import runpy, sys; sys.modules['torch'] = None; sys.argv = ['tour', '--lang', 'zh']; "
+             "runpy.run_module('strided.cli.tour', run_name='__main__', alter_sys=True)")
+    r = _python("-c", probe)  # stdin is /dev/null: not a terminal
     assert r.returncode == 0, r.stderr
     assert heading("zh", 1) in r.stdout and heading("zh", len(NAMES)) in r.stdout
     assert "没有安装 PyTorch" in r.stdout and "watch_torch() as tw" not in r.stdout
+    assert text("prompt", "zh") not in r.stdout
 
 
 def test_attention_in_torch_shows_matmuls_hidden_clones():
@@ -474,13 +479,6 @@ def test_attention_in_torch_shows_matmuls_hidden_clones():
     flat = " ".join(step9.split())
     assert (f"copies {len(w.copies)} times, {w.bytes_copied:,} bytes in all. Only 1 of those copies is the "
             f"contiguous() you asked for; the other 3 ({sum(c.nbytes for c in hidden):,} bytes)") in flat
-
-
-def test_module_does_not_pause_when_stdin_is_not_a_terminal():
-    r = _python("-m", "strided.cli.tour")  # stdin is /dev/null: not a terminal
-    assert r.returncode == 0, r.stderr
-    assert heading("en", len(NAMES)) in r.stdout
-    assert text("prompt", "en") not in r.stdout
 
 
 def test_module_usage_errors(capsys):
