@@ -79,8 +79,24 @@ def _ufunc(uf: np.ufunc) -> Kernel:
 def _special(fn: Callable[[np.ndarray], np.ndarray]) -> Kernel:
     """A :mod:`strided.kernels.special` function (float64 in, fresh float64 out) as a kernel."""
 
+    name = fn.__name__
+
     def run(x: np.ndarray, out: np.ndarray, compute: np.dtype, d: DType) -> None:
-        np.copyto(out, fn(x), casting="unsafe")
+        if not special.into(name, x, out):  # (the compiled kernel writes out directly)
+            np.copyto(out, fn(x), casting="unsafe")
+
+    return run
+
+
+def _special_fresh(fn: Callable[[np.ndarray], np.ndarray]) -> Callable[[np.ndarray], np.ndarray]:
+    """The small-op fast path's form of a special function: a fresh array of the input's dtype
+    (float32 rounded once from float64, as the kernel above)."""
+    kernel = _special(fn)
+
+    def run(x: np.ndarray) -> np.ndarray:
+        out = np.empty(x.shape, x.dtype)
+        kernel(x, out, x.dtype, None)
+        return out
 
     return run
 
@@ -280,8 +296,9 @@ def _one(compute: np.dtype) -> Any:
 # kernel on floats as a function of the flat input returning a fresh array of the result dtype:
 # the same ufuncs, in the same dtype (the compute dtype of these is the input's), as the rows'
 # kernels above (a change there must be made here too; test_small_op_paths compares both paths).
-# Left out: the special functions (their float64 kernels dominate), the composites laid out
-# otherwise (``like``), and the ops with more arguments (round, nan_to_num).
+# The special functions compute in float64 and round once, as their rows (the same kernel).
+# Left out: the composites laid out otherwise (``like``), and the ops with more arguments
+# (round, nan_to_num).
 _FRESH: dict[str, Callable[[np.ndarray], np.ndarray]] = {
     "isnan": np.isnan, "signbit": np.signbit, "logical_not": np.logical_not,
     "floor": np.floor, "ceil": np.ceil, "trunc": np.trunc,
@@ -294,6 +311,7 @@ _FRESH: dict[str, Callable[[np.ndarray], np.ndarray]] = {
     "reciprocal": lambda x: np.divide(_one(x.dtype), x),
     "tan": np.tan, "asin": np.arcsin, "acos": np.arccos, "atan": np.arctan, "sinh": np.sinh,
     "cosh": np.cosh, "asinh": np.arcsinh, "acosh": np.arccosh, "atanh": np.arctanh,
+    **{name: _special_fresh(getattr(special, name)) for name in ("erf", "erfc", "erfinv", "digamma", "lgamma", "i0")},
 }
 _F32_F64 = (np.dtype(np.float32), np.dtype(np.float64))
 
