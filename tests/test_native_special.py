@@ -189,3 +189,22 @@ def test_the_ops_match_pytorch_with_and_without_the_kernel(dtype: torch.dtype, f
             np.testing.assert_allclose(strided.polygamma(n, x).numpy(), torch.polygamma(n, _base(dtype)).numpy(),
                                        rtol=tol["rtol"] * 10, atol=tol["atol"], err_msg=f"polygamma {n}")
 
+
+
+if _KERNEL is not None:
+
+    def test_the_switch_reaches_every_path(monkeypatch: pytest.MonkeyPatch) -> None:
+        """``native.disabled()`` turns the kernel off on the small-op fast path (row-major input)
+        and on the general path (a transposed input, ``out=``) alike."""
+        calls: list[int] = []
+        real = _KERNEL.erf
+        monkeypatch.setattr(_KERNEL, "erf", lambda *a: calls.append(1) or real(*a))
+        x = strided.tensor([[0.25, 1.0, -2.0]], dtype=strided.float32)
+        uses = [lambda: strided.erf(x), lambda: strided.erf(x.t()), lambda: strided.erf(x, out=strided.empty(1, 3))]
+        with native.disabled():
+            for use in uses:
+                use()
+        assert calls == []
+        for use in uses:
+            use()
+        assert len(calls) == 3

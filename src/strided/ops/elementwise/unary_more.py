@@ -29,7 +29,7 @@ from ...errors import StridedTypeError, join_lines
 from ...grad_mode import SUBCLASSES
 from ...gradients import seal
 from ...kernels import check_writable, special
-from ...kernels.fpstate import QUIET, quiet_call, quiet_reset, quiet_retry, quiet_set
+from ...kernels.fpstate import QUIET, quiet_call, quiet_reset, quiet_retry, quiet_set, quietly
 from ...opdef import Kind, declare
 from ...tensor import Tensor
 from .._support import gradtools, support
@@ -90,12 +90,16 @@ def _special(fn: Callable[[np.ndarray], np.ndarray]) -> Kernel:
 
 def _special_fresh(fn: Callable[[np.ndarray], np.ndarray]) -> Callable[[np.ndarray], np.ndarray]:
     """The small-op fast path's form of a special function: a fresh array of the input's dtype
-    (float32 rounded once from float64, as the kernel above)."""
-    kernel = _special(fn)
+    (float32 rounded once from float64, as the kernel above). Called directly, not through
+    ``quiet_call`` (whose fresh Context would hide :func:`strided.kernels.native.disabled`): the
+    compiled kernel raises no floating-point warnings, and the NumPy formulas run quietly."""
+    name = fn.__name__
+    formulas = getattr(fn, "__wrapped__", fn)  # (the NumPy formulas themselves: no second check)
 
     def run(x: np.ndarray) -> np.ndarray:
         out = np.empty(x.shape, x.dtype)
-        kernel(x, out, x.dtype, None)
+        if not special.into(name, x, out):
+            np.copyto(out, quietly(formulas, x), casting="unsafe")
         return out
 
     return run
@@ -311,8 +315,11 @@ _FRESH: dict[str, Callable[[np.ndarray], np.ndarray]] = {
     "reciprocal": lambda x: np.divide(_one(x.dtype), x),
     "tan": np.tan, "asin": np.arcsin, "acos": np.arccos, "atan": np.arctan, "sinh": np.sinh,
     "cosh": np.cosh, "asinh": np.arcsinh, "acosh": np.arccosh, "atanh": np.arctanh,
-    **{name: _special_fresh(getattr(special, name)) for name in ("erf", "erfc", "erfinv", "digamma", "lgamma", "i0")},
 }
+# the special functions: called without quiet_call (see _special_fresh)
+_FRESH_DIRECT = {name: _special_fresh(getattr(special, name))
+                 for name in ("erf", "erfc", "erfinv", "digamma", "lgamma", "i0")}
+_FRESH.update(_FRESH_DIRECT)
 _F32_F64 = (np.dtype(np.float32), np.dtype(np.float64))
 
 
@@ -402,6 +409,7 @@ def _run(op: MoreUnary, x: Any, target: Tensor | None, args: tuple) -> Tensor:
 
 def _make(op: MoreUnary) -> tuple[Callable[..., Tensor], Callable[..., Tensor] | None]:
     fresh = _FRESH.get(op.canonical or op.name)
+    direct = (op.canonical or op.name) in _FRESH_DIRECT
     rule_bool = op.rule == "bool"
 
     def plain(input: Any, *, out: Any = None) -> Tensor:
@@ -417,10 +425,13 @@ def _make(op: MoreUnary) -> tuple[Callable[..., Tensor], Callable[..., Tensor] |
                         arr = arr[lay.offset : lay.offset + n]
                         if len(arr) != n:  # (a tensor unpickled past its storage: the slow path refuses it)
                             return run_unary(op, input)
-                    try:  # fpstate.quietly, inlined
-                        res = quiet_call(fresh, arr)
-                    except RuntimeError as e:
-                        res = quiet_retry(e, fresh, arr)
+                    if direct:
+                        res = fresh(arr)
+                    else:
+                        try:  # fpstate.quietly, inlined
+                            res = quiet_call(fresh, arr)
+                        except RuntimeError as e:
+                            res = quiet_retry(e, fresh, arr)
                     return adopted(res, info[2], bool_ if rule_bool else d)
         return run_unary(op, input, out=out)
 
