@@ -1,9 +1,10 @@
-"""The one compiled part of strided: ``strided.kernels._copykernel``, a cache-blocked strided copy in plain C.
+"""The compiled parts of strided, plain C: ``strided.kernels._copykernel``, a cache-blocked strided
+copy, and ``strided.kernels._specialkernel``, the special functions (erf, lgamma, ...) in one pass.
 
 Everything else is in pyproject.toml. The extension is ``optional``: ``pip install -e .`` on a
 machine without a C compiler (or without Python's headers) prints setuptools' warning and
-installs strided without it, and the copies then take the pure-NumPy path
-(:mod:`strided.kernels.native` decides, at the first large copy).
+installs strided without them, and the copies and special functions then take the pure-NumPy
+path (:mod:`strided.kernels.native` decides, at first use).
 """
 
 from setuptools import Extension, setup
@@ -15,4 +16,13 @@ setup(ext_modules=[Extension(
     # -O3 for the tile loops; no -march: the build may be copied to another x86-64 machine, and
     # the SSE2 transposes it uses are in every one.
     extra_compile_args=["-O3", "-std=c99", "-Wall"],
+), Extension(
+    "strided.kernels._specialkernel",
+    ["src/strided/kernels/_specialkernel.c"],
+    optional=True,
+    # IEEE arithmetic as NumPy's: no contraction into fused multiply-adds, no -ffast-math (which
+    # would reassociate and call vector exp/log), no -march (no FMA instructions to contract into);
+    # -O3 runs i1's blocked series two lanes at a time (SSE2: the same roundings per lane)
+    extra_compile_args=["-O3", "-std=c99", "-Wall", "-ffp-contract=off", "-fno-fast-math"],
+    libraries=["m"],
 )])

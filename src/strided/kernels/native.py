@@ -1,4 +1,6 @@
-"""The compiled copy kernel (``strided.kernels._copykernel``), loaded on first use, and its switch.
+"""The compiled kernels, loaded on first use, and their switch: the copy kernel
+(``strided.kernels._copykernel``, below) and the special functions
+(``strided.kernels._specialkernel``, :func:`special`, used by :mod:`strided.kernels.special`).
 
 :func:`strided.kernels.blocked.copy_into` hands a copy between two memory orders of at least
 :data:`MIN_BYTES` to :func:`copy` when :func:`takes` says the kernel takes it; otherwise (no
@@ -23,8 +25,8 @@ dependency (Numba's install is hundreds of MB and its first call compiles for a 
 call parses six plain arguments (no ctypes marshalling, about 1 us) and releases the GIL.
 Without a compiler the build skips the extension and everything here answers False.
 
-The switch: ``STRIDED_NATIVE=0`` in the environment (read at the first large copy) turns the
-kernel off for the process; :func:`disabled` turns it off in one block of one thread or task
+The switch: ``STRIDED_NATIVE=0`` in the environment (read at a kernel's first use) turns both
+kernels off for the process; :func:`disabled` turns them off in one block of one thread or task
 (a context variable: other threads keep their own setting).
 
 >>> import numpy as np
@@ -75,6 +77,30 @@ def kernel() -> ModuleType | None:
             _kernel = _copykernel
         _loaded = True  # (two threads racing here both import the same module: harmless)
     return _kernel
+
+
+_special: ModuleType | None = None
+_special_loaded = False
+
+
+def special() -> ModuleType | None:
+    """The compiled special functions, imported on the first call; None when not built, with
+    ``STRIDED_NATIVE=0``, or inside :func:`disabled` (this context only).
+
+    >>> with disabled():
+    ...     special() is None
+    True
+    """
+    global _special, _special_loaded
+    if not _special_loaded:
+        if os.environ.get("STRIDED_NATIVE", "1") != "0":
+            try:
+                from . import _specialkernel  # type: ignore[attr-defined]
+            except ImportError:  # built without a C compiler: the NumPy formulas
+                _specialkernel = None
+            _special = _specialkernel
+        _special_loaded = True  # (a race imports the same module twice: harmless)
+    return _special if _enabled.get() else None
 
 
 def active() -> bool:

@@ -11,13 +11,73 @@ float64, no SciPy).
 
 Each function takes a float64 array (or anything NumPy converts to one) and returns a fresh
 float64 array; the ops layer casts to the result dtype.
+
+Compiled twins: each function marked ``@_compiled`` (and polygamma's ``zeta`` for n >= 2) has a
+C version of the same formulas in ``strided.kernels._specialkernel`` (same name), one pass
+over the elements; it is used whenever it is built and on (:func:`strided.kernels.native.special`;
+``native.disabled()`` or ``STRIDED_NATIVE=0`` gives the NumPy formulas below). The two agree to
+the last bit except where NumPy's own SIMD exp/log/tan/pow round differently from the C
+library's (a few ulps, more where the formula cancels: see _specialkernel.c and
+tests/test_native_special.py). :func:`into` writes straight into an output array (the ops
+layer's fast entry: no float64 temporary, one rounding to float32 in C).
 """
 
 from __future__ import annotations
 
+import functools
 import math
+from collections.abc import Callable
 
 import numpy as np
+
+from . import native
+
+_Fn = Callable[[np.ndarray], np.ndarray]
+_FLOATS = (np.dtype(np.float32), np.dtype(np.float64))
+
+
+def _takes(x: np.ndarray, out: np.ndarray) -> bool:
+    """Whether the compiled kernel reads ``x`` and writes ``out`` as they are: float32/float64,
+    one shape, both row-major or both column-major (the kernel walks memory in order)."""
+    return (x.dtype in _FLOATS and out.dtype in _FLOATS and x.shape == out.shape
+            and ((x.flags.c_contiguous and out.flags.c_contiguous)
+                 or (x.flags.f_contiguous and out.flags.f_contiguous)))
+
+
+def into(name: str, x: np.ndarray, out: np.ndarray) -> bool:
+    """Write the special function ``name`` of ``x`` into ``out`` (float32 or float64) with the
+    compiled kernel, computing in float64 and rounding once; False (nothing written) where the
+    kernel is not built, is off, or does not take these arrays: the caller then takes the NumPy
+    formulas.
+
+    >>> out = np.empty(2)
+    >>> into("erf", np.array([0.0, 1.0]), out) in (True, False)
+    True
+    """
+    k = native.special()
+    if k is None or not _takes(x, out):
+        return False
+    getattr(k, name)(x, out)
+    return True
+
+
+def _compiled(fn: _Fn) -> _Fn:
+    """``fn`` (a NumPy formula) run by its compiled twin of the same name when that is on."""
+    name = fn.__name__
+
+    @functools.wraps(fn)
+    def run(x: np.ndarray) -> np.ndarray:
+        k = native.special()
+        if k is None:
+            return fn(x)
+        x = np.asarray(x, dtype=np.float64)
+        if not (x.flags.c_contiguous or x.flags.f_contiguous):
+            x = np.ascontiguousarray(x)
+        out = np.empty_like(x)
+        getattr(k, name)(x, out)
+        return out
+
+    return run
 
 _A = (3.16112374387056560e00, 1.13864154151050156e02, 3.77485237685302021e02,
       3.20937758913846947e03, 1.85777706184603153e-1)
@@ -81,6 +141,7 @@ def _erfc_positive(y: np.ndarray) -> np.ndarray:
         return np.exp(-ys * ys) * np.exp(-delta) * scaled
 
 
+@_compiled
 def erf(x: np.ndarray) -> np.ndarray:
     """The error function, elementwise, in float64.
 
@@ -99,6 +160,7 @@ def erf(x: np.ndarray) -> np.ndarray:
     return out
 
 
+@_compiled
 def erfc(x: np.ndarray) -> np.ndarray:
     """The complementary error function ``1 - erf(x)``, elementwise in float64, accurate in the tail.
 
@@ -137,6 +199,7 @@ def _giles(y: np.ndarray) -> np.ndarray:
     return np.where(central, p, q) * y
 
 
+@_compiled
 def erfinv(y: np.ndarray) -> np.ndarray:
     """The inverse error function on [-1, 1] (+-inf at +-1, NaN outside), elementwise in float64.
 
@@ -191,6 +254,7 @@ def _shifted(x: np.ndarray, power: int) -> tuple[np.ndarray, np.ndarray]:
     return y, acc
 
 
+@_compiled
 def digamma(x: np.ndarray) -> np.ndarray:
     """The digamma function (the derivative of log gamma), elementwise in float64, with PyTorch's
     values at the poles: -inf at +0, +inf at -0, NaN at the negative integers and at -inf.
@@ -221,6 +285,7 @@ def digamma(x: np.ndarray) -> np.ndarray:
     return out
 
 
+@_compiled
 def trigamma(x: np.ndarray) -> np.ndarray:
     """The trigamma function (digamma's derivative, ``polygamma(1, x)``), elementwise in float64,
     computed as PyTorch's ``calc_trigamma`` (ATen/native/Math.h) computes it, so that digamma's
@@ -246,6 +311,7 @@ def trigamma(x: np.ndarray) -> np.ndarray:
         return np.where(low, -result, result)
 
 
+@_compiled
 def i0(x: np.ndarray) -> np.ndarray:
     """The modified Bessel function of the first kind, order 0 (NumPy's Cephes Chebyshev
     expansion), NaN at +-inf as PyTorch's.
@@ -259,6 +325,7 @@ def i0(x: np.ndarray) -> np.ndarray:
     return np.where(np.isinf(x), np.nan, out)
 
 
+@_compiled
 def i1(x: np.ndarray) -> np.ndarray:
     """The modified Bessel function of the first kind, order 1 (``i0``'s derivative), NaN at
     +-inf as PyTorch's: its power series ``sum (x/2)**(2k+1) / (k! (k+1)!)`` (positive terms,
@@ -326,6 +393,7 @@ def _abs_sinpi(x: np.ndarray) -> np.ndarray:
     return np.abs(np.sin(np.pi * (x - np.round(x))))
 
 
+@_compiled
 def lgamma(x: np.ndarray) -> np.ndarray:
     """log |gamma(x)|, elementwise in float64, with PyTorch's values: +inf at 0 (either sign),
     at the negative integers and at +-inf; NaN at NaN; exactly 0 at 1 and 2.
@@ -426,8 +494,30 @@ def polygamma(n: int, x: np.ndarray) -> np.ndarray:
     if n == 1:
         return trigamma(x)
     x = np.asarray(x, dtype=np.float64)
+    scale = (1.0 if n % 2 else -1.0) * math.exp(math.lgamma(n + 1.0))
+    k = native.special()
+    if k is not None:
+        out = np.empty(x.shape)
+        k.zeta_scaled(np.ascontiguousarray(x), out, n + 1.0, scale)  # (0-d: read as 1-d, one element)
+        return out
     with np.errstate(all="ignore"):
-        return (1.0 if n % 2 else -1.0) * math.exp(math.lgamma(n + 1.0)) * zeta(n + 1.0, x)
+        return scale * zeta(n + 1.0, x)
+
+
+def polygamma_into(n: int, x: np.ndarray, out: np.ndarray) -> bool:
+    """:func:`polygamma` written into ``out`` by the compiled kernel, as :func:`into`.
+
+    >>> out = np.empty(1)
+    >>> polygamma_into(2, np.array([1.0]), out) in (True, False)
+    True
+    """
+    if n < 2:
+        return into("trigamma" if n else "digamma", x, out)
+    k = native.special()
+    if k is None or not _takes(x, out):
+        return False
+    k.zeta_scaled(x, out, n + 1.0, (1.0 if n % 2 else -1.0) * math.exp(math.lgamma(n + 1.0)))
+    return True
 
 
 def _bessel_i_scaled(x: np.ndarray, order: int) -> np.ndarray:
@@ -455,6 +545,7 @@ def _bessel_i_scaled(x: np.ndarray, order: int) -> np.ndarray:
     return np.where(np.isnan(x), np.nan, out)
 
 
+@_compiled
 def i0e(x: np.ndarray) -> np.ndarray:
     """``exp(-|x|) i0(x)``, the exponentially scaled i0 (finite for every x; 0 at +-inf).
 
@@ -464,6 +555,7 @@ def i0e(x: np.ndarray) -> np.ndarray:
     return _bessel_i_scaled(x, 0)
 
 
+@_compiled
 def i1e(x: np.ndarray) -> np.ndarray:
     """``exp(-|x|) i1(x)``, the exponentially scaled i1 (odd; +-0 at +-inf).
 

@@ -33,14 +33,18 @@ from .unary_more import i0 as _i0
 
 
 def _kernel(fn: Any) -> Any:
+    name = fn.__name__
+
     def run(x: np.ndarray, out: np.ndarray, compute: np.dtype, d: Any, *args: Any) -> None:
-        np.copyto(out, fn(np.asarray(x, dtype=np.float64), *args), casting="unsafe")
+        if not special.into(name, x, out):  # (the compiled kernel writes out directly)
+            np.copyto(out, fn(np.asarray(x, dtype=np.float64), *args), casting="unsafe")
 
     return run
 
 
 def _polygamma_kernel(x: np.ndarray, out: np.ndarray, compute: np.dtype, d: Any, n: int) -> None:
-    np.copyto(out, special.polygamma(n, np.asarray(x, dtype=np.float64)), casting="unsafe")
+    if not special.polygamma_into(n, x, out):
+        np.copyto(out, special.polygamma(n, np.asarray(x, dtype=np.float64)), casting="unsafe")
 
 
 _POLYGAMMA = MoreUnary("polygamma", _polygamma_kernel, "float")

@@ -28,8 +28,8 @@ from ...dtypes import DType, bool_, int64, np_finfo
 from ...errors import StridedTypeError, join_lines
 from ...grad_mode import SUBCLASSES
 from ...gradients import seal
-from ...kernels import check_writable, special
-from ...kernels.fpstate import QUIET, quiet_call, quiet_reset, quiet_retry, quiet_set
+from ...kernels import check_writable, native, special
+from ...kernels.fpstate import QUIET, quiet_call, quiet_reset, quiet_retry, quiet_set, quietly
 from ...opdef import Kind, declare
 from ...tensor import Tensor
 from .._support import gradtools, support
@@ -79,8 +79,31 @@ def _ufunc(uf: np.ufunc) -> Kernel:
 def _special(fn: Callable[[np.ndarray], np.ndarray]) -> Kernel:
     """A :mod:`strided.kernels.special` function (float64 in, fresh float64 out) as a kernel."""
 
+    name = fn.__name__
+
     def run(x: np.ndarray, out: np.ndarray, compute: np.dtype, d: DType) -> None:
-        np.copyto(out, fn(x), casting="unsafe")
+        if not special.into(name, x, out):  # (the compiled kernel writes out directly)
+            np.copyto(out, fn(x), casting="unsafe")
+
+    return run
+
+
+def _special_fresh(fn: Callable[[np.ndarray], np.ndarray]) -> Callable[[np.ndarray], np.ndarray]:
+    """The small-op fast path's form of a special function: a fresh array of the input's dtype
+    (float32 rounded once from float64, as the kernel above). Called directly, not through
+    ``quiet_call`` (whose fresh Context would hide :func:`strided.kernels.native.disabled`): the
+    compiled kernel raises no floating-point warnings, and the NumPy formulas run quietly."""
+    name = fn.__name__
+    formulas = getattr(fn, "__wrapped__", fn)  # (the NumPy formulas themselves: no second check)
+
+    def run(x: np.ndarray) -> np.ndarray:  # (x: flat, contiguous float32/float64: no checks)
+        out = np.empty(x.shape, x.dtype)
+        k = native.special()
+        if k is not None:
+            getattr(k, name)(x, out)
+        else:
+            np.copyto(out, quietly(formulas, x), casting="unsafe")
+        return out
 
     return run
 
@@ -280,8 +303,9 @@ def _one(compute: np.dtype) -> Any:
 # kernel on floats as a function of the flat input returning a fresh array of the result dtype:
 # the same ufuncs, in the same dtype (the compute dtype of these is the input's), as the rows'
 # kernels above (a change there must be made here too; test_small_op_paths compares both paths).
-# Left out: the special functions (their float64 kernels dominate), the composites laid out
-# otherwise (``like``), and the ops with more arguments (round, nan_to_num).
+# The special functions compute in float64 and round once, as their rows (the same kernel).
+# Left out: the composites laid out otherwise (``like``), and the ops with more arguments
+# (round, nan_to_num).
 _FRESH: dict[str, Callable[[np.ndarray], np.ndarray]] = {
     "isnan": np.isnan, "signbit": np.signbit, "logical_not": np.logical_not,
     "floor": np.floor, "ceil": np.ceil, "trunc": np.trunc,
@@ -295,6 +319,10 @@ _FRESH: dict[str, Callable[[np.ndarray], np.ndarray]] = {
     "tan": np.tan, "asin": np.arcsin, "acos": np.arccos, "atan": np.arctan, "sinh": np.sinh,
     "cosh": np.cosh, "asinh": np.arcsinh, "acosh": np.arccosh, "atanh": np.arctanh,
 }
+# the special functions: called without quiet_call (see _special_fresh)
+_FRESH_DIRECT = {name: _special_fresh(getattr(special, name))
+                 for name in ("erf", "erfc", "erfinv", "digamma", "lgamma", "i0")}
+_FRESH.update(_FRESH_DIRECT)
 _F32_F64 = (np.dtype(np.float32), np.dtype(np.float64))
 
 
@@ -418,6 +446,7 @@ _BOOL_NP = np.dtype(np.bool_)
 
 def _make(op: MoreUnary) -> tuple[Callable[..., Tensor], Callable[..., Tensor] | None]:
     fresh = _FRESH.get(op.canonical or op.name)
+    direct = (op.canonical or op.name) in _FRESH_DIRECT
     rule_bool = op.rule == "bool"
 
     def plain(input: Any, *, out: Any = None) -> Tensor:
@@ -433,10 +462,13 @@ def _make(op: MoreUnary) -> tuple[Callable[..., Tensor], Callable[..., Tensor] |
                         arr = arr[lay.offset : lay.offset + n]
                         if len(arr) != n:  # (a tensor unpickled past its storage: the slow path refuses it)
                             return run_unary(op, input)
-                    try:  # fpstate.quietly, inlined
-                        res = quiet_call(fresh, arr)
-                    except RuntimeError as e:
-                        res = quiet_retry(e, fresh, arr)
+                    if direct:
+                        res = fresh(arr)
+                    else:
+                        try:  # fpstate.quietly, inlined
+                            res = quiet_call(fresh, arr)
+                        except RuntimeError as e:
+                            res = quiet_retry(e, fresh, arr)
                     return adopted(res, info[2], bool_ if rule_bool else d)
         return run_unary(op, input, out=out)
 
