@@ -221,3 +221,41 @@ if _KERNEL is not None:  # (see the module docstring: without the kernel there i
                 assert tuple(sr.shape) == tuple(tr.shape) and sr.stride() == tr.stride()
                 assert sr.numpy().tobytes() == tr.numpy().tobytes()
         assert len(calls) == 9
+
+    @pytest.mark.parametrize("dtype", ["int8", "float16", "float32", "float64"])
+    def test_the_runs_through_two_dims_leave_the_bytes_numpy_leaves(dtype: str) -> None:
+        """(2, 1, 0) permutes, whose destination's short last dim runs on through the dim outside
+        it while the source runs along the destination's outermost (the kernel's two-dim plane,
+        RUN2 in _copykernel.c): the bytes np.copyto leaves, with blocks' edges (b not a multiple
+        of the register block, several tiles along the run), a stepped and a backwards source,
+        and a source whose middle dim is expanded; PyTorch's values and strides for the
+        contiguous() of the plain permute."""
+        import torch
+
+        dt = np.dtype(dtype)
+        last = 64 // dt.itemsize  # (64 bytes: under RUN2, a multiple of the register block)
+        rng = np.random.default_rng(7)
+        base = rng.integers(0, 256, 21 * 40 * 3 * last * dt.itemsize, dtype=np.uint8).view(dt)
+        base = base.reshape(last, 40, 21 * 3)
+        sources = [base[:, :, :21].transpose(2, 1, 0),  # (21, 40, last): b = 21, n1 = 40
+                   base[:, :, ::3].transpose(2, 1, 0),  # stepped along b
+                   base[::-1, ::-1, 5:26].transpose(2, 1, 0),  # backwards along the run's two dims
+                   np.broadcast_to(base[:, :1, :21], (last, 40, 21)).transpose(2, 1, 0)]  # expanded n1
+        for source in sources:
+            plain, stripped, compiled = _both_paths(lambda buf, shape=source.shape: buf.reshape(shape),
+                                                    np.zeros(source.size, dt), source)
+            assert compiled == plain and stripped == plain
+        cube = base[:, :, :21].copy()  # a (2, 1, 0) permute made contiguous, against PyTorch
+        t = torch.from_numpy(cube.view(np.int8) if dt.itemsize == 1 else cube).permute(2, 1, 0).contiguous()
+        s = strided.from_numpy(cube).permute(2, 1, 0)
+        with native.disabled():
+            off = s.contiguous()
+        on = strided.from_numpy(cube).permute(2, 1, 0)
+        old = native.MIN_BYTES
+        native.MIN_BYTES = 0
+        try:
+            on = on.contiguous()
+        finally:
+            native.MIN_BYTES = old
+        assert on.stride() == off.stride() == t.stride()
+        assert on.numpy().tobytes() == off.numpy().tobytes() == t.numpy().tobytes()
