@@ -22,7 +22,10 @@ runs on through the dim outside it, while the source runs along the destination'
 memcpy), which no copy kernel avoids (touching each new page first, in address order, was
 slower: 3.8-3.9x against 3.2-3.5x for a 32 MB float32 transpose; register transposes of 8 x 8
 with AVX2, tiles of 16 to 256 by 64 to 1024, software prefetch of the next rows and a staging
-buffer per tile measured no faster or slower, the last 1.3-1.7x). Why a CPython extension built
+buffer per tile measured no faster or slower, the last 1.3-1.7x; bands of source rows
+outermost were faster into existing memory for ``permute(2, 0, 1)``, 2.0-2.2x against 2.5-2.7x,
+but slower into new memory for 2-d transposes, 3.9x against 3.1-3.2x: a new page was first
+touched, zeroed, and left the cache before the rest of it was written). Why a CPython extension built
 by setuptools (setup.py, ``optional=True``) rather than a ctypes library or a JIT: it needs
 only the C compiler and Python headers that ``pip install -e .`` already finds, no run-time
 dependency (Numba's install is hundreds of MB and its first call compiles for a second), the
