@@ -133,6 +133,8 @@ if _KERNEL is not None:  # (see the module docstring: without the kernel there i
         lambda: strided.arange(7 * 9 * 5, dtype=strided.float32).reshape(7, 9, 5).permute(2, 0, 1),
         lambda: strided.arange(7 * 9 * 5, dtype=strided.int16).reshape(7, 9, 5).permute(1, 2, 0)[:, ::-2],
         lambda: strided.arange(11 * 6, dtype=strided.complex128).reshape(11, 6).t(),
+        lambda: strided.arange(16 * 9 * 5, dtype=strided.float32).reshape(16, 9, 5).permute(2, 1, 0),  # RUN2
+        lambda: strided.arange(8 * 9 * 7, dtype=strided.float64).reshape(8, 9, 7).permute(2, 1, 0)[::-1],
         lambda: strided.arange(11.0).reshape(11, 1).expand(11, 6).t(),
         lambda: strided.zeros(0, 6).t(),
         lambda: strided.tensor(3.5),
@@ -221,3 +223,63 @@ if _KERNEL is not None:  # (see the module docstring: without the kernel there i
                 assert tuple(sr.shape) == tuple(tr.shape) and sr.stride() == tr.stride()
                 assert sr.numpy().tobytes() == tr.numpy().tobytes()
         assert len(calls) == 9
+
+    @settings(max_examples=25, deadline=None)
+    @given(dtype=hs.sampled_from([np.int8, np.float16, np.float32, np.float64, np.complex64]),
+           nb=hs.integers(1, 19), n1=hs.integers(1, 40), blocks=hs.integers(1, 3), data=hs.data())
+    def test_runs_through_two_dims_hypothesis(dtype: Any, nb: int, n1: int, blocks: int, data: hs.DataObject) -> None:
+        """Random (2, 1, 0)-like layouts around the kernel's two-dim plane (RUN2 in
+        _copykernel.c: the destination's last dim a multiple of the register block and under
+        512 bytes, the source unit-strided along the destination's outermost dim): stepped,
+        backwards and expanded sources, random destination views; np.copyto's bytes."""
+        dt = np.dtype(dtype)
+        n2 = blocks * max(1, 16 // dt.itemsize)
+        source = data.draw(_source((nb, n1, n2), dt))
+        if data.draw(hs.booleans()):  # the plain case: the source's unit stride along dim 0
+            raw = np.random.default_rng(nb * n1).integers(0, 256, nb * n1 * n2 * dt.itemsize, dtype=np.uint8)
+            source = raw.view(dt).reshape(n2, n1, nb).transpose(2, 1, 0)
+        if data.draw(hs.booleans()):  # (a row-major destination, three elements in: the plane's case)
+            buffer = np.zeros(nb * n1 * n2 + 3, dt)
+            plain, stripped, compiled = _both_paths(lambda buf: buf[3:].reshape(nb, n1, n2), buffer, source)
+        else:
+            buffer, view = data.draw(dest_views((nb, n1, n2), dt))
+            plain, stripped, compiled = _both_paths(view, buffer, source)
+        assert compiled == plain and stripped == plain
+
+    @pytest.mark.parametrize("dtype", ["int8", "float16", "float32", "float64"])
+    def test_the_runs_through_two_dims_leave_the_bytes_numpy_leaves(dtype: str) -> None:
+        """(2, 1, 0) permutes, whose destination's short last dim runs on through the dim outside
+        it while the source runs along the destination's outermost (the kernel's two-dim plane,
+        RUN2 in _copykernel.c): the bytes np.copyto leaves, with blocks' edges (b not a multiple
+        of the register block, several tiles along the run), a stepped and a backwards source,
+        and a source whose middle dim is expanded; PyTorch's values and strides for the
+        contiguous() of the plain permute."""
+        import torch
+
+        dt = np.dtype(dtype)
+        last = 64 // dt.itemsize  # (64 bytes: under RUN2, a multiple of the register block)
+        rng = np.random.default_rng(7)
+        base = rng.integers(0, 256, 21 * 40 * 3 * last * dt.itemsize, dtype=np.uint8).view(dt)
+        base = base.reshape(last, 40, 21 * 3)
+        sources = [base[:, :, :21].transpose(2, 1, 0),  # (21, 40, last): b = 21, n1 = 40
+                   base[:, :, ::3].transpose(2, 1, 0),  # stepped along b
+                   base[::-1, ::-1, 5:26].transpose(2, 1, 0),  # backwards along the run's two dims
+                   np.broadcast_to(base[:, :1, :21], (last, 40, 21)).transpose(2, 1, 0)]  # expanded n1
+        for source in sources:
+            plain, stripped, compiled = _both_paths(lambda buf, shape=source.shape: buf.reshape(shape),
+                                                    np.zeros(source.size, dt), source)
+            assert compiled == plain and stripped == plain
+        cube = base[:, :, :21].copy()  # a (2, 1, 0) permute made contiguous, against PyTorch
+        t = torch.from_numpy(cube.view(np.int8) if dt.itemsize == 1 else cube).permute(2, 1, 0).contiguous()
+        s = strided.from_numpy(cube).permute(2, 1, 0)
+        with native.disabled():
+            off = s.contiguous()
+        on = strided.from_numpy(cube).permute(2, 1, 0)
+        old = native.MIN_BYTES
+        native.MIN_BYTES = 0
+        try:
+            on = on.contiguous()
+        finally:
+            native.MIN_BYTES = old
+        assert on.stride() == off.stride() == t.stride()
+        assert on.numpy().tobytes() == off.numpy().tobytes() == t.numpy().tobytes()
