@@ -18,7 +18,21 @@ import numpy as np
 from ... import layout as L
 from ...dispatch import OPEN, adopted, report
 from ...dispatch import result as fresh_result
-from ...dtypes import ALL_DTYPES, DType, bool_, float32, float64, int8, int16, int32, int64, real_of, uint8
+from ...dtypes import (
+    ALL_DTYPES,
+    REDUCED_FLOATS,
+    DType,
+    bfloat16,
+    bool_,
+    float32,
+    float64,
+    int8,
+    int16,
+    int32,
+    int64,
+    real_of,
+    uint8,
+)
 from ...errors import StridedRuntimeError, StridedTypeError, join_lines
 from ...grad_mode import GRAD_MODE, INSIDE, SUBCLASSES
 from ...grad_mode import _slow as recorded
@@ -300,7 +314,7 @@ backward("sqrt")(_unary_rule("SqrtBackward0", lambda g, x, y: g / (2 * y), "out"
 backward("sin")(_unary_rule("SinBackward0", lambda g, x, y: g * x.cos(), "x"))
 backward("cos")(_unary_rule("CosBackward0", lambda g, x, y: -g * x.sin(), "x"))
 backward("tanh")(_unary_rule("TanhBackward0", lambda g, x, y: _tanh_grad(g, y), "out"))
-backward("sigmoid")(_unary_rule("SigmoidBackward0", lambda g, x, y: g * (y * (1 - y)), "out"))
+backward("sigmoid")(_unary_rule("SigmoidBackward0", lambda g, x, y: _sigmoid_grad(g, y), "out"))
 
 
 _FUSED = frozenset((float32, float64))  # (the dtypes whose mul and sub run NumPy's ufunc as they are)
@@ -330,7 +344,30 @@ def _tanh_grad(g: Tensor, y: Tensor) -> Tensor:
             except RuntimeError as e:
                 res = quiet_retry(e, _tanh_grad_run, ga, ya)
             return adopted(res, info[2], d)
+    if d in REDUCED_FLOATS and y._dtype is d:
+        # (PyTorch's tanh_backward kernel for float16/bfloat16 computes in float32 and rounds once;
+        # the three 2-byte ops would round three times: a different gradient in most elements)
+        gf, yf = g.float(), y.float()
+        return (gf * (1 - yf * yf)).to(d)
     return g * (1 - y * y)
+
+
+def _sigmoid_grad(g: Tensor, y: Tensor) -> Tensor:
+    """sigmoid's gradient (``y``: sigmoid's result) in the order of PyTorch's sigmoid_backward
+    kernel, so the same bits: ``g * (1 - y) * y`` for real float32/float64 (``g * (y * (1 - y))``
+    rounds differently; float16 too, in 2-byte ops, as PyTorch's kernel for it), ``g * ((1 - y) * y)``
+    for complex, and for bfloat16 the real formula in float32 rounded once.
+
+    >>> x = strided.tensor([0.0, 1.0], requires_grad=True); x.sigmoid().sum().backward(); x.grad
+    tensor([0.2500, 0.1966])
+    """
+    d = g._dtype
+    if d.is_complex:
+        return g * ((1 - y) * y)
+    if d is bfloat16 and y._dtype is d:
+        yf = y.float()
+        return (g.float() * (1 - yf) * yf).to(d)
+    return g * (1 - y) * y
 
 
 def _threshold_backward(grad_output: Tensor, result: Tensor) -> Tensor:
