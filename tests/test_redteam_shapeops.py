@@ -1,0 +1,45 @@
+"""Red-team findings on the shapeops fast paths (issue 23), each against PyTorch.
+
+int32/int64 -> bfloat16: PyTorch converts through float32 (c10::BFloat16 is made from a float),
+so an int beyond 2**24 rounds twice; ml_dtypes rounds once. The central cast (to, copy_) missed it
+before this branch; cat and stack write with np.concatenate/np.copyto, outside the central cast,
+so they need the same care."""
+
+import pytest
+import torch
+
+import strided
+
+# 2**24 + 2**16 + 1: float32 rounds it to 2**24 + 2**16 (a bfloat16 tie, to even: 2**24);
+# rounded once it is 2**24 + 2**17. Its neighbours and a negative one for good measure.
+_INTS = [0, 1, -3, 300, 2**24 + 1, 2**24 + 2**16 + 1, -(2**24 + 2**16 + 1), 2**31 - 1, 2**40 + 2**32 + 1]
+
+
+def _bf16_values(t) -> list[float]:
+    return t.to(strided.float32).tolist() if isinstance(t, strided.Tensor) else t.float().tolist()
+
+
+@pytest.mark.parametrize("int_dtype", ["int32", "int64"])
+def test_int_to_bfloat16_rounds_through_float32(int_dtype):
+    vals = [v for v in _INTS if int_dtype == "int64" or -(2**31) <= v < 2**31]
+    s = strided.tensor(vals, dtype=getattr(strided, int_dtype))
+    t = torch.tensor(vals, dtype=getattr(torch, int_dtype))
+    bs, bt = strided.ones(len(vals), dtype=strided.bfloat16), torch.ones(len(vals), dtype=torch.bfloat16)
+    want = _bf16_values(t.to(torch.bfloat16))
+    assert want[5] == 2.0**24  # (the double rounding this test is about)
+    assert _bf16_values(s.to(strided.bfloat16)) == want
+    dest = strided.empty(len(vals), dtype=strided.bfloat16)
+    assert _bf16_values(dest.copy_(s)) == want
+    # cat (np.concatenate into the result), stack along an inner dim (the cat it is) and along a
+    # new last dim (one copy per input), a transposed input and a single part
+    assert _bf16_values(strided.cat([s, bs])) == _bf16_values(torch.cat([t, bt]))
+    for d in (0, 1, -1):
+        assert _bf16_values(strided.stack([s, bs], d)) == _bf16_values(torch.stack([t, bt], d))
+    s2, t2 = s.reshape(1, -1).expand(2, -1).t(), t.reshape(1, -1).expand(2, -1).t()
+    b2, bt2 = bs.reshape(-1, 1).expand(-1, 2), bt.reshape(-1, 1).expand(-1, 2)
+    for d in (0, 1, 2):
+        got = strided.stack([s2, b2], d)
+        want2 = torch.stack([t2, bt2], d)
+        assert _bf16_values(got) == _bf16_values(want2)
+        assert got.stride() == want2.stride()
+    assert _bf16_values(strided.cat([s2, b2], 1)) == _bf16_values(torch.cat([t2, bt2], 1))
