@@ -43,3 +43,27 @@ def test_int_to_bfloat16_rounds_through_float32(int_dtype):
         assert _bf16_values(got) == _bf16_values(want2)
         assert got.stride() == want2.stride()
     assert _bf16_values(strided.cat([s2, b2], 1)) == _bf16_values(torch.cat([t2, bt2], 1))
+
+
+@pytest.mark.parametrize("op", ["add", "mul", "maximum", "eq", "add_"])
+def test_binary_ops_round_int_and_float64_operands_through_float32(op):
+    # an int64 tensor with a bfloat16 one (bfloat16 result), and a 0-d float64 tensor with a
+    # float16/bfloat16 one (the 2-byte result): PyTorch converts the operand through float32
+    # (the float64 ones sit on the 2-byte float's tie after that: 1 + 2**-11 for float16)
+    cases = [("int64", [2**24 + 2**16 + 1, -(2**24 + 2**16 + 1), 3], "bfloat16"),
+             ("float64", 1 + 2**-11 + 2**-40, "float16"),
+             ("float64", 1 + 2**-8 + 2**-40, "bfloat16")]
+    for a_dtype, a_vals, b_dtype in cases:
+        got = want = None
+        for lib in (strided, torch):
+            a = lib.tensor(a_vals, dtype=getattr(lib, a_dtype))
+            b = lib.ones(3, dtype=getattr(lib, b_dtype))
+            if op == "add_":
+                r = (b * 0).add_(a)
+            elif op == "mul":
+                r = a * b[:1]  # (a one-element operand: PyTorch's float32 "opmath" scalar path)
+            else:
+                r = getattr(lib, op)(a, b)
+            vals = (r.to(strided.float64) if lib is strided else r.double()).tolist()
+            got, want = (vals, want) if lib is strided else (got, vals)
+        assert got == want, (a_dtype, b_dtype)

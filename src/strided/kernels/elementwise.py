@@ -29,6 +29,7 @@ from typing import Any
 import numpy as np
 
 from .fpstate import QUIET, quiet_call, quiet_reset, quiet_retry, quiet_set
+from .memory import reduced_cast_source
 from .tiles import MIN_NUMEL, ufunc_into
 
 # NumPy's clip ufunc (``np.clip`` is a Python wrapper around it that costs ~3x more per call):
@@ -70,6 +71,10 @@ def binary_into(ufunc: np.ufunc, x: Any, y: Any, out: np.ndarray, compute: np.dt
     A large ``out`` whose memory order disagrees with an input's is walked in tiles
     (:func:`strided.kernels.tiles.ufunc_into`).
     """
+    if cast and compute.itemsize == 2:
+        # (PyTorch makes a 2-byte float from a float: an int32/int64 or float64 operand rounds
+        # through float32 first; NumPy's cast inside the ufunc rounds once)
+        x, y = reduced_cast_source(compute, x), reduced_cast_source(compute, y)
     token = quiet_set(QUIET)
     try:
         if out.size >= MIN_NUMEL:
