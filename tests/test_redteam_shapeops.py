@@ -45,7 +45,7 @@ def test_int_to_bfloat16_rounds_through_float32(int_dtype):
     assert _bf16_values(strided.cat([s2, b2], 1)) == _bf16_values(torch.cat([t2, bt2], 1))
 
 
-@pytest.mark.parametrize("op", ["add", "mul", "maximum", "eq", "add_"])
+@pytest.mark.parametrize("op", ["add", "mul", "maximum", "eq", "add_", "where"])
 def test_binary_ops_round_int_and_float64_operands_through_float32(op):
     # an int64 tensor with a bfloat16 one (bfloat16 result), and a 0-d float64 tensor with a
     # float16/bfloat16 one (the 2-byte result): PyTorch converts the operand through float32
@@ -60,6 +60,8 @@ def test_binary_ops_round_int_and_float64_operands_through_float32(op):
             b = lib.ones(3, dtype=getattr(lib, b_dtype))
             if op == "add_":
                 r = (b * 0).add_(a)
+            elif op == "where":
+                r = lib.where(lib.tensor([True, False, True]), a, b)
             elif op == "mul":
                 r = a * b[:1]  # (a one-element operand: PyTorch's float32 "opmath" scalar path)
             else:

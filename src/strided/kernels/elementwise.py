@@ -207,6 +207,8 @@ def clamp_into(x: np.ndarray, lo: Any, hi: Any, out: np.ndarray, compute: np.dty
 def where_into(condition: np.ndarray, a: Any, b: Any, out: np.ndarray) -> None:
     """``out = a where condition else b`` in two passes, so ``out`` must not overlap
     ``condition`` or ``a`` (``where`` has no in-place form: ``out`` is always fresh)."""
+    if out.dtype.itemsize == 2:  # (PyTorch's conversion to a 2-byte float: see binary_into)
+        a, b = reduced_cast_source(out.dtype, a), reduced_cast_source(out.dtype, b)
     token = quiet_set(QUIET)
     try:
         np.copyto(out, b, casting="unsafe")
