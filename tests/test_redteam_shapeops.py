@@ -69,3 +69,39 @@ def test_binary_ops_round_int_and_float64_operands_through_float32(op):
             vals = (r.to(strided.float64) if lib is strided else r.double()).tolist()
             got, want = (vals, want) if lib is strided else (got, vals)
         assert got == want, (a_dtype, b_dtype)
+
+
+def _outcome(fn):
+    try:
+        return fn().tolist()
+    except Exception as e:  # noqa: BLE001 (the class and first line are compared)
+        return type(e), str(e).splitlines()[0]
+
+
+@pytest.mark.parametrize("op", ["masked_fill", "index_fill", "scatter"])
+def test_fill_values_are_checked_as_pytorch_checks_them(op):
+    # a 0-d tensor value is read with .item() (PyTorch): the number's overflow checks apply, so
+    # an out-of-range or complex value is refused instead of wrapped or cut; a Python int beyond
+    # int64/uint64 is PyTorch's OverflowError
+    cases = [("int8", "int64", 300), ("float16", "float64", 1e6), ("float32", "complex64", 1 + 1j),
+             ("int64", "complex64", 1 + 1j), ("float32", "complex64", 2 + 0j), ("int8", "float32", -3.75),
+             ("float32", None, 2**64), ("float32", None, -(2**63) - 1), ("float32", None, 2**64 - 1)]
+    for target, vdtype, v in cases:
+        if op == "scatter" and vdtype is not None:
+            continue  # (scatter's tensor argument is src, not a value)
+        results = []
+        for lib in (strided, torch):
+            value = v if vdtype is None else lib.tensor(v, dtype=getattr(lib, vdtype))
+            x = lib.zeros(3, dtype=getattr(lib, target))
+            if op == "masked_fill":
+                fn = lambda: x.masked_fill(lib.tensor([True, False, True]), value)  # noqa: E731,B023
+            elif op == "index_fill":
+                fn = lambda: x.index_fill(0, lib.tensor([0, 2]), value)  # noqa: E731,B023
+            else:
+                fn = lambda: x.scatter(0, lib.tensor([0, 2]), value)  # noqa: E731,B023
+            results.append(_outcome(fn))
+        got, want = results
+        if isinstance(want, tuple):  # (strided's error classes derive from PyTorch's builtin ones)
+            assert isinstance(got, tuple) and issubclass(got[0], want[0]) and got[1] == want[1], (got, want)
+        else:
+            assert got == want, (target, vdtype, v)
