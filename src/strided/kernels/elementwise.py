@@ -29,6 +29,7 @@ from typing import Any
 import numpy as np
 
 from .fpstate import QUIET, quiet_call, quiet_reset, quiet_retry, quiet_set
+from .memory import reduced_cast_source
 from .tiles import MIN_NUMEL, ufunc_into
 
 # NumPy's clip ufunc (``np.clip`` is a Python wrapper around it that costs ~3x more per call):
@@ -76,6 +77,10 @@ def binary_into(ufunc: np.ufunc, x: Any, y: Any, out: np.ndarray, compute: np.dt
     A large ``out`` whose memory order disagrees with an input's is walked in tiles
     (:func:`strided.kernels.tiles.ufunc_into`).
     """
+    if cast and compute.itemsize == 2:
+        # (PyTorch makes a 2-byte float from a float: an int32/int64 or float64 operand rounds
+        # through float32 first; NumPy's cast inside the ufunc rounds once)
+        x, y = reduced_cast_source(compute, x), reduced_cast_source(compute, y)
     token = quiet_set(QUIET)
     try:
         if out.size >= MIN_NUMEL:
@@ -208,6 +213,8 @@ def clamp_into(x: np.ndarray, lo: Any, hi: Any, out: np.ndarray, compute: np.dty
 def where_into(condition: np.ndarray, a: Any, b: Any, out: np.ndarray) -> None:
     """``out = a where condition else b`` in two passes, so ``out`` must not overlap
     ``condition`` or ``a`` (``where`` has no in-place form: ``out`` is always fresh)."""
+    if out.dtype.itemsize == 2:  # (PyTorch's conversion to a 2-byte float: see binary_into)
+        a, b = reduced_cast_source(out.dtype, a), reduced_cast_source(out.dtype, b)
     token = quiet_set(QUIET)
     try:
         np.copyto(out, b, casting="unsafe")

@@ -301,6 +301,9 @@ def reduced_cast_source(dest: np.dtype, source: Any) -> Any:
     - float64 -> float16 or bfloat16: PyTorch rounds to float32 first, then to the 2-byte float
       (c10::Half and c10::BFloat16 are made from a float: 1 + 2**-8 + 2**-30 is bfloat16 1.0
       there, 1.0078125 rounded once);
+    - int32 or int64 -> bfloat16: PyTorch rounds to float32 first (2**24 + 2**16 + 1 is
+      bfloat16 2**24 there, 2**24 + 2**17 rounded once); int -> float16 needs no care (every int
+      float16 holds is exact in float32, the others are inf either way);
     - bfloat16 -> int: ml_dtypes gives 0 for NaN, inf and any value out of the target's range
       (300 -> int8 is 0); PyTorch converts from float (x86: INT_MIN for NaN/inf, then wraps to
       the narrow type), as NumPy's float32 -> int does. bfloat16 -> float32 is exact.
@@ -319,6 +322,8 @@ def reduced_cast_source(dest: np.dtype, source: Any) -> Any:
         return source.astype(np.float32 if kind == "f" else np.complex64)
     if kind == "V" and dest.kind in "iu" and dtype.name == "bfloat16":
         return source.astype(np.float32)
+    if kind in "iu" and dtype.itemsize >= 4 and dest.itemsize == 2 and dest.name == "bfloat16":
+        return source.astype(np.float32)  # (int32/int64 beyond 2**24 round twice in PyTorch)
     return source
 
 

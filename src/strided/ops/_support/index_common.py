@@ -27,7 +27,7 @@ from ...dtypes import TORCH_NAME, DType, int32, int64
 from ...errors import StridedRuntimeError, StridedTypeError, join_lines
 from ...kernels import check_writable
 from ...messages import partial_overlap
-from ...scalars import filled
+from ...scalars import filled, parse_int
 from ...tensor import Tensor
 
 
@@ -190,7 +190,9 @@ def check_same_dtype(target: Tensor, source: Tensor, op: str, first: str) -> Non
 
 def fill_value(value: Any, target_dtype: DType, op: str, numel: int) -> Any:
     """The value a fill-like op (``masked_fill_``, ``index_fill_``, ``scatter_(value=)``) writes:
-    a Python number after PyTorch's overflow check, or a 0-d tensor's value cast to the dtype."""
+    a Python number after PyTorch's overflow check; a 0-d tensor is read as its number first
+    (PyTorch calls ``value.item()``: the same checks, so 1+1j is refused for a float target, not
+    cut to 1.0, and 1e6 for float16)."""
     if isinstance(value, Tensor):
         if value.ndim != 0:
             raise StridedRuntimeError(
@@ -201,7 +203,7 @@ def fill_value(value: Any, target_dtype: DType, op: str, numel: int) -> Any:
                     "fix: pass a number or a 0-d tensor (value.item() or value[0])",
                 )
             )
-        return value._np()[()].astype(target_dtype.numpy)
+        value = value._np()[()].item()
     if isinstance(value, np.generic):
         value = value.item()
     if not is_number(value):
@@ -212,6 +214,8 @@ def fill_value(value: Any, target_dtype: DType, op: str, numel: int) -> Any:
                 f"got {value!r:.60}; pass a number or a 0-d tensor",
             )
         )
+    if value.__class__ is int:
+        value = parse_int(value, op)  # (PyTorch reads an int Scalar as int64, or uint64 from 2**63)
     if target_dtype.kind in "iu" and isinstance(value, float) and np.isfinite(value):
         value = int(value)  # PyTorch truncates a float written into an integer tensor
     return filled(value, target_dtype, op, max(numel, 2))

@@ -66,7 +66,7 @@ from ...kernels.elementwise import (
 )
 from ...kernels.fpstate import quiet_call, quiet_retry, quietly
 from ...kernels.fused import fma, fma_into
-from ...kernels.memory import outside_storage
+from ...kernels.memory import outside_storage, reduced_cast_source
 from ...kernels.reduce import all_nonzero
 from ...opdef import OPDEFS, Kind, declare
 from ...scalars import UInt64Scalar, checked
@@ -366,7 +366,7 @@ def _binary(op: BinaryOp, a: Any, b: Any, target: Tensor | None = None, alpha: A
         # ``1e5 // t``) is converted to float16 first, as TensorIterator converts every input.
         x = _kernel_arg(a, compute)  # (a number: rounded to float16 by _np_scalar)
         if isinstance(a, Tensor) and a._dtype is not compute:
-            x = quiet_call(np.asarray(x).astype, compute.numpy)
+            x = quiet_call(np.asarray(reduced_cast_source(compute.numpy, x)).astype, compute.numpy)
         compute = float32
         y = _kernel_arg(b, compute)
     else:

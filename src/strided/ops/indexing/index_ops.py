@@ -155,6 +155,8 @@ def _index_fill(self: Tensor, dim: Any, index: Any, value: Any, inplace: bool) -
     idx = check_bounds(index_array(index).reshape(-1), size, d, op, StridedIndexError,
                        "index {index} is out of bounds for dimension {dim} with size {size}", negative_ok=True)
     support.check("index_fill", self._dtype, (self,))  # (uint16/32/64: PyTorch has no kernel)
+    if isinstance(value, Tensor) and value.ndim == 0:
+        value = value._np()[()].item()  # (PyTorch reads a 0-d value with .item(): the number's checks)
     if isinstance(value, complex) and not self._dtype.is_complex:  # (PyTorch's own check, before the range check)
         raise StridedRuntimeError(
             join_lines("index_fill_(): Converting complex Scalar to non-complex type is not supported",

@@ -23,6 +23,7 @@ from ...dtypes import DType
 from ...errors import StridedRuntimeError, StridedTypeError, StridedValueError, join_lines
 from ...gradients import grad_zeros, scatter_pieces, seal
 from ...kernels import numpy_view
+from ...kernels.memory import reduced_cast_source
 from ...layout import Layout
 from ...layout import plans as P
 from ...layout.formats import format_strides, suggest_format
@@ -173,6 +174,15 @@ def _cat_plan(parts: Sequence[Part], dim: Any, op: str) -> tuple[tuple[int, ...]
     return out_shape, d, dtype, fmt
 
 
+def _as_written(arrays: list[np.ndarray], dest: np.dtype) -> list[np.ndarray]:
+    """``arrays`` as PyTorch converts them to ``dest`` (an int32/int64 joined into bfloat16 goes
+    through float32 first: :func:`strided.kernels.memory.reduced_cast_source`); most often the
+    list itself, untouched."""
+    if all(a.dtype == dest for a in arrays):
+        return arrays
+    return [reduced_cast_source(dest, a) for a in arrays]
+
+
 def _join(parts: Sequence[Part], d: int, shape: tuple[int, ...], dtype: DType, fmt: str) -> Tensor:
     """A fresh ``dtype`` tensor of ``shape`` (strides of ``fmt``) holding ``parts`` joined along dim
     ``d``: ``np.concatenate`` reads each input in place and writes into the result's memory."""
@@ -181,7 +191,7 @@ def _join(parts: Sequence[Part], d: int, shape: tuple[int, ...], dtype: DType, f
     else:
         out = result(shape, dtype, format_strides(shape, fmt))
         target = out._np()
-    arrays = [numpy_view(t._storage, lay) for t, lay in parts if not _skipped(lay)]
+    arrays = _as_written([numpy_view(t._storage, lay) for t, lay in parts if not _skipped(lay)], dtype.numpy)
     if arrays and 0 not in shape:
         if len(arrays) == 1:
             np.copyto(target, arrays[0], casting="unsafe")
@@ -322,14 +332,15 @@ def _stack(tensors: list[Tensor], dim: Any, op: str = "stack") -> tuple[Tensor, 
         if 0 not in out_shape:
             # the result's memory seen as the cat it is: one np.concatenate (np.stack's own
             # expand_dims of every input costs more than the copy at small sizes)
-            np.concatenate([t._np() for t in tensors], axis=d, out=numpy_view(out._storage, joined),
+            np.concatenate(_as_written([t._np() for t in tensors], dtype.numpy), axis=d,
+                           out=numpy_view(out._storage, joined),
                            casting="unsafe")
         return out, d
     parts = [(t, L.unsqueeze(t._layout, ndim)) for t in tensors]
     shape, _, dtype, fmt = _cat_plan(parts, d, op)
     out = result(shape, dtype, format_strides(shape, fmt))
     if 0 not in out._layout.shape:
-        arrays = [t._np() for t in tensors]
+        arrays = _as_written([t._np() for t in tensors], dtype.numpy)
         target = out._np()
         if ndim:
             # a new last dim: one strided copy per input into its slice (np.stack's concatenate
