@@ -120,3 +120,25 @@ def test_float64_fused_ops_round_once_on_product_ties_like_torch() -> None:
         want = torch.addcmul(torch.from_numpy(x), torch.from_numpy(y), torch.full((64,), alpha, dtype=torch.float64))
         _same_bits(strided.addcmul(strided.tensor(x), strided.tensor(y), strided.full((64,), alpha, dtype=strided.float64)),
                    want)
+
+
+@pytest.mark.parametrize("dt", ["float32", "float16", "bfloat16", "complex64"])
+def test_lerp_refuses_a_weight_its_math_type_cannot_hold_like_torch(dt: str) -> None:
+    # (was: a RuntimeWarning and -inf everywhere, on the fast path and the general one alike)
+    sd, td = getattr(strided, dt), getattr(torch, dt)
+    for w in (1e39, -3.5e38):
+        for spelling in ("lerp", "lerp_", "transposed"):
+            a, b = strided.ones(2, 2, dtype=sd), strided.zeros(2, 2, dtype=sd)
+            ta, tb = torch.ones(2, 2, dtype=td), torch.zeros(2, 2, dtype=td)
+            with pytest.raises(RuntimeError) as want:
+                torch.lerp(ta, tb, w) if spelling != "lerp_" else ta.lerp_(tb, w)
+            with pytest.raises(RuntimeError) as got:
+                if spelling == "lerp_":
+                    a.lerp_(b, w)
+                else:
+                    strided.lerp(a.t() if spelling == "transposed" else a, b, w)
+            assert str(got.value).splitlines()[0] == str(want.value).splitlines()[0]
+            assert a.tolist() == [[1.0, 1.0], [1.0, 1.0]]  # (nothing written)
+    inf = strided.lerp(strided.ones(2, dtype=sd), strided.zeros(2, dtype=sd), float("inf"))  # (inf is no overflow)
+    want_inf = torch.lerp(torch.ones(2, dtype=td), torch.zeros(2, dtype=td), float("inf"))
+    assert inf.dtype is sd and str(inf.tolist()) == str(want_inf.tolist())  # (str: nan parts compare)
