@@ -142,3 +142,23 @@ def test_lerp_refuses_a_weight_its_math_type_cannot_hold_like_torch(dt: str) -> 
     inf = strided.lerp(strided.ones(2, dtype=sd), strided.zeros(2, dtype=sd), float("inf"))  # (inf is no overflow)
     want_inf = torch.lerp(torch.ones(2, dtype=td), torch.zeros(2, dtype=td), float("inf"))
     assert inf.dtype is sd and str(inf.tolist()) == str(want_inf.tolist())  # (str: nan parts compare)
+
+
+def test_adam_switched_to_amsgrad_after_steps_raises_torchs_key_error_before_any_write() -> None:
+    # (was: an AssertionError after the step was counted and the averages moved)
+    def run(lib: object) -> tuple:
+        is_torch = lib is torch
+        lib_optim = torch.optim if is_torch else optim
+        p, q = lib.ones(3, requires_grad=True), lib.ones(2, requires_grad=True)  # type: ignore[attr-defined]
+        opt = lib_optim.Adam([p, q], lr=0.1, **({"foreach": False} if is_torch else {}))
+        p.grad, q.grad = lib.full((3,), 0.5), lib.full((2,), -2.0)  # type: ignore[attr-defined]
+        opt.step()
+        before = [t.detach().clone() for t in (p, q, opt.state[p]["exp_avg"], opt.state[q]["exp_avg_sq"])]
+        opt.param_groups[0]["amsgrad"] = True
+        with pytest.raises(KeyError) as err:
+            opt.step()
+        after = [p, q, opt.state[p]["exp_avg"], opt.state[q]["exp_avg_sq"]]
+        assert all(a.detach().tolist() == b.tolist() for a, b in zip(after, before))
+        return str(err.value), opt.state[p]["step"].item(), opt.state[q]["step"].item()
+
+    assert run(strided) == run(torch) == ("'max_exp_avg_sq'", 1.0, 1.0)
