@@ -162,3 +162,20 @@ def test_adam_switched_to_amsgrad_after_steps_raises_torchs_key_error_before_any
         return str(err.value), opt.state[p]["step"].item(), opt.state[q]["step"].item()
 
     assert run(strided) == run(torch) == ("'max_exp_avg_sq'", 1.0, 1.0)
+
+
+@pytest.mark.parametrize("w", [10**20, -(2**63) - 1])
+def test_lerp_refuses_an_int_weight_pytorchs_parser_refuses(w: int) -> None:
+    # (was: the weight rounded to a float and used: a silently made-up number)
+    with pytest.raises(OverflowError) as want:
+        torch.lerp(torch.ones(2, dtype=torch.float64), torch.zeros(2, dtype=torch.float64), w)
+    x = strided.ones(2, dtype=strided.float64)
+    for call in (lambda: strided.lerp(x, strided.zeros(2, dtype=strided.float64), w),
+                 lambda: x.lerp_(strided.zeros(2, dtype=strided.float64), w)):
+        with pytest.raises(OverflowError) as got:
+            call()
+        assert str(got.value).splitlines()[0] == str(want.value)
+    assert x.tolist() == [1.0, 1.0]
+    big = 2**64 - 1  # (the parser's last uint64: taken)
+    assert strided.lerp(x, strided.zeros(2, dtype=strided.float64), big).tolist() == torch.lerp(
+        torch.ones(2, dtype=torch.float64), torch.zeros(2, dtype=torch.float64), big).tolist()

@@ -25,6 +25,7 @@ from ...gradients import seal
 from ...kernels.fpstate import QUIET, quiet_reset, quiet_set, quietly
 from ...kernels.fused import fma, fma_into
 from ...opdef import Kind, declare
+from ...scalars import parse_int
 from ...tensor import Tensor
 from .._support import gradtools
 from .._support.operands import (
@@ -88,6 +89,8 @@ def _lerp(input: Any, end: Any, weight: Any, target: Tensor | None) -> Tensor:
                     f"wrap it: strided.tensor({arg!r:.40})",
                 )
             )
+    if type(weight) is int:  # (PyTorch's parser: an int weight beyond [-2**63, 2**64) is its OverflowError)
+        parse_int(weight, name)
     d = input._dtype
     if not (d.is_floating_point or d.is_complex):  # (PyTorch's lerp kernels take complex too)
         from .._support.operands import _not_implemented
