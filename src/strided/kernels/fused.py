@@ -105,9 +105,11 @@ def _fma64(a: np.ndarray, b: np.ndarray, c: np.ndarray) -> tuple[np.ndarray, np.
     t = (p - (s - bb)) + (c - bb)
     # t + e rounded to odd (Boldo and Melquiond), so the last rounding is the only one: a plain
     # t + e could round onto a tie that s + (t + e) then breaks the wrong way (1.5 * 3.5e38 + 1.5)
-    v = t + e
+    v = np.asarray(t + e)
     bv = v - t
     r = (t - (v - bv)) + (e - bv)  # (v + r == t + e exactly)
-    even = (np.asarray(v).view(np.int64) & 1) == 0
-    v = np.where((r != 0) & even, np.nextafter(v, np.copysign(np.inf, r)), v)
+    inexact = np.asarray(r != 0)
+    inexact &= (v.view(np.int64) & 1) == 0  # (an even v: to odd, the neighbour toward t + e)
+    if inexact.any():
+        v = np.nextafter(v, np.copysign(np.inf, r), out=v.copy() if v.ndim == 0 else v, where=inexact)
     return s + v, s
