@@ -9,7 +9,9 @@ two drift apart by hundreds of ulps where updates cancel).
   rounding differs from a true fma only when the float64 sum lies within 2**-29 ulp of a float32
   tie.
 - float64: Dekker's error-free product and Knuth's two-sum (``p + e == a * b``, ``s + t == p + c``
-  exactly), then ``s + (t + e)``: the correctly rounded fma but for rare double-rounding ties.
+  exactly), then ``s + (t + e)``: the correctly rounded fma but for rare double-rounding ties
+  (a ``c`` below an ulp of the product's error) and where the error terms turn subnormal
+  (results below about 2**-960 may be an ulp off).
 - any other dtype: the plain ``a * b + c`` (integers are exact; complex kernels do not fuse).
 
 >>> one_rounding = fma(np.float32(0.1), np.float32(3.0), np.float32(-0.3))
@@ -49,15 +51,23 @@ def fma(a: Any, b: Any, c: Any) -> np.ndarray:
         return np.asarray(a * b + c)
     with np.errstate(over="ignore", invalid="ignore"):
         out, plain = _fma64(a, b, c)
-        # Dekker's split overflows above 2**996: where the fused result is not finite but the plain
-        # one is, the same sum over a and b scaled by 2**-32 each and c by 2**-64 (exact: powers of
-        # two, unless a factor turns subnormal), scaled back.
-        redo = ~np.isfinite(out) & np.isfinite(plain)
+        bad = ~np.isfinite(out)
+        if not bad.any():
+            return np.asarray(out)  # (0-d operands: an array, as np.where gives)
+        # The exact product of finite a and b is finite (only its rounding overflows), so where c
+        # is infinite the fused sum is c (the plain one may say inf - inf = nan), and where all
+        # three are finite but Dekker's split overflowed (above 2**996) or the rounded product
+        # did, the same sum over a and b scaled by 2**-32 each and c by 2**-64 (exact: powers of
+        # two, unless a factor turns subnormal), scaled back. A zero product (0 * 1e308) needs no
+        # redo: the plain sum is exact, and the scaled c could underflow to 0.
+        finite_ab = np.isfinite(a) & np.isfinite(b)
+        finite_c = np.isfinite(c)
+        redo = bad & finite_ab & finite_c & (np.multiply(a, b) != 0)
         if redo.any():
             scaled, _ = _fma64(a * _HALF_DOWN, b * _HALF_DOWN, c * _DOWN)
             out = np.where(redo, scaled * _UP, out)
-    # (an infinite or nan product or sum makes the error terms nan: the plain result is the answer)
-    return np.where(np.isfinite(out), out, plain)
+        # (an infinite or nan operand makes the error terms nan: the plain result is the answer)
+        return np.where(np.isfinite(out), out, np.where(finite_ab & ~finite_c, c, plain))
 
 
 _HALF_DOWN, _DOWN, _UP = 2.0**-32, 2.0**-64, 2.0**64
@@ -94,4 +104,8 @@ def _fma64(a: np.ndarray, b: np.ndarray, c: np.ndarray) -> tuple[np.ndarray, np.
     s = p + c
     bb = s - p
     t = (p - (s - bb)) + (c - bb)
+    # Note: t + e rounds once more; where c is below an ulp of e and the product a tie
+    # (1.5 * 3.5e38 + 1.5) that rounding can land on the tie, and s + (t + e) breaks it the wrong
+    # way (an ulp off PyTorch's hardware fma). Rounding t + e to odd (Boldo and Melquiond) fixes
+    # it but made this function about 1.7x slower; left for a measured decision.
     return s + (t + e), s

@@ -33,7 +33,7 @@ import numpy as np
 from ..creation import tensor, zeros_like
 from ..dispatch import storage_root
 from ..dtypes import float32
-from ..errors import StridedValueError
+from ..errors import StridedKeyError, StridedValueError
 from ..grad_mode import INFERENCE_STORAGES, SUBCLASSES, bump_if_used
 from ..kernels.adam_step import adam_update, ready
 from ..kernels.fpstate import quiet
@@ -95,6 +95,8 @@ class Adam(Optimizer):
         weight_decay, amsgrad, maximize = group["weight_decay"], group["amsgrad"], group["maximize"]
         decoupled = group["decoupled_weight_decay"]
         states = self.state
+        if amsgrad:
+            _check_amsgrad_state(group, states)
         flat = not OPEN and not INFERENCE_STORAGES  # (listeners get the ops, one by one; inference: its refusals)
         for param in group["params"]:
             grad = param.grad
@@ -136,6 +138,17 @@ class Adam(Optimizer):
             else:
                 denom = (exp_avg_sq.sqrt() / bias_correction2_sqrt).add_(eps)
             param.addcdiv_(exp_avg, denom, value=-step_size)
+
+
+def _check_amsgrad_state(group: dict[str, Any], states: Any) -> None:
+    """PyTorch's KeyError for a group switched to ``amsgrad`` after its first steps (a state with
+    no ``max_exp_avg_sq``), raised as PyTorch's ``_init_group`` raises it: before the group's
+    first write (the update would otherwise count the step and move the averages first)."""
+    for param in group["params"]:
+        if param.grad is not None:
+            state = states.get(param)
+            if state and "max_exp_avg_sq" not in state:
+                raise StridedKeyError("max_exp_avg_sq")
 
 
 def _flat_update(param: Any, grad: Any, state: dict[str, Any], amsgrad: bool, **hyper: Any) -> bool:

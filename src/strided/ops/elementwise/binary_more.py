@@ -25,6 +25,7 @@ from ...gradients import seal
 from ...kernels.fpstate import QUIET, quiet_reset, quiet_set, quietly
 from ...kernels.fused import fma, fma_into
 from ...opdef import Kind, declare
+from ...scalars import parse_int
 from ...tensor import Tensor
 from .._support import gradtools
 from .._support.operands import (
@@ -88,6 +89,8 @@ def _lerp(input: Any, end: Any, weight: Any, target: Tensor | None) -> Tensor:
                     f"wrap it: strided.tensor({arg!r:.40})",
                 )
             )
+    if type(weight) is int:  # (PyTorch's parser: an int weight beyond [-2**63, 2**64) is its OverflowError)
+        parse_int(weight, name)
     d = input._dtype
     if not (d.is_floating_point or d.is_complex):  # (PyTorch's lerp kernels take complex too)
         from .._support.operands import _not_implemented
@@ -120,6 +123,14 @@ def _lerp(input: Any, end: Any, weight: Any, target: Tensor | None) -> Tensor:
         _check_partial_overlap(target, [end, weight], name)
         out = target
     compute = np.dtype(np.float32) if d in REDUCED_FLOATS else d.numpy
+    if not isinstance(weight, Tensor):
+        math_type = float32 if d in REDUCED_FLOATS else d
+        message = scalar_overflow(weight, math_type)  # (PyTorch's weight.to<opmath_t>() in the kernel)
+        if message is not None:
+            raise StridedRuntimeError(join_lines(
+                message,
+                f"weight={weight!r} is outside the range of {math_type.name}, the dtype {name} computes in",
+                "fix: a smaller weight, or tensors of a wider dtype (input.to(strided.float64))"))
     w = _view(weight) if isinstance(weight, Tensor) else compute.type(float(weight))
     token = quiet_set(QUIET)
     try:
@@ -152,8 +163,8 @@ def _lerp_flat(input: Any, end: Any, weight: Any, target: Tensor | None) -> Tens
             type(end) is not Tensor and type(end) not in SUBCLASSES) or type(weight) is not float:
         return None
     d = input._dtype
-    if d not in _FLAT_DTYPES or end._dtype is not d:
-        return None
+    if d not in _FLAT_DTYPES or end._dtype is not d or (d is float32 and _F32_MAX < abs(weight) < math.inf):
+        return None  # (a weight beyond float32: the general path refuses it, as PyTorch does)
     la, lb = input._layout, end._layout
     info = _cinfo[la.shape]
     if lb.shape != la.shape or (target is not None and end is not input and shares_storage(end, input)):
