@@ -119,6 +119,12 @@ def _lerp(input: Any, end: Any, weight: Any, target: Tensor | None) -> Tensor:
         _check_inplace(target, name, d, shape)
         _check_partial_overlap(target, [end, weight], name)
         out = target
+    if not isinstance(weight, Tensor):  # (PyTorch's kernel converts a number weight to its opmath type)
+        line = scalar_overflow(weight, float32 if d in REDUCED_FLOATS else d)
+        if line is not None:
+            raise StridedRuntimeError(join_lines(
+                line, f"lerp's weight {weight} is beyond the range of the {d.name} it computes in",
+                "fix: a weight inside that range, or float64 tensors"))
     compute = np.dtype(np.float32) if d in REDUCED_FLOATS else d.numpy
     w = _view(weight) if isinstance(weight, Tensor) else compute.type(float(weight))
     token = quiet_set(QUIET)
@@ -154,6 +160,8 @@ def _lerp_flat(input: Any, end: Any, weight: Any, target: Tensor | None) -> Tens
     d = input._dtype
     if d not in _FLAT_DTYPES or end._dtype is not d:
         return None
+    if d is float32 and _F32_MAX < abs(weight) < math.inf:
+        return None  # (beyond float32: the general path refuses it, as PyTorch does)
     la, lb = input._layout, end._layout
     info = _cinfo[la.shape]
     if lb.shape != la.shape or (target is not None and end is not input and shares_storage(end, input)):

@@ -1,0 +1,103 @@
+"""Red-team checks of the small-op fast paths (issue 23's merge of ``smallew``) against PyTorch:
+a number parameter the kernel cannot hold is PyTorch's RuntimeError on the fast path and on the
+general one (never a silent inf), no NumPy warning leaks, and the fast paths' caches refuse what
+the general construction refuses."""
+
+from __future__ import annotations
+
+import warnings
+
+import numpy as np
+import pytest
+import torch
+import torch.nn.functional as TF
+
+import strided
+import strided.nn.functional as F
+from strided.dispatch import result
+
+_DTYPES = ("float16", "bfloat16", "float32", "float64")
+
+
+def _outcome(fn):
+    """(the values' text, None) or (None, (exception class name without 'Strided', first line))."""
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # a NumPy RuntimeWarning leaking out fails the comparison
+        try:
+            r = fn()
+        except Exception as e:  # noqa: BLE001 - the class and text are what is compared
+            return None, (type(e).__name__.replace("Strided", ""), str(e).splitlines()[0])
+    return str(r.tolist()), None  # (text: NaN equals NaN; Python floats and complexes print alike)
+
+
+_ACTIVATIONS = [
+    ("leaky_relu", (1e10,)), ("leaky_relu", (1e39,)), ("leaky_relu", (float("inf"),)),
+    ("elu", (1e39,)), ("elu", (1e10,)), ("softplus", (1e39,)), ("softplus", (1.0, 1e39)),
+    ("hardtanh", (-1e39, 1e39)), ("hardtanh", (-1e10, 1e10)), ("hardtanh", (-float("inf"), 3.0)),
+]
+
+
+@pytest.mark.parametrize("dtype", _DTYPES)
+def test_activation_parameter_overflow_as_pytorch(dtype: str) -> None:
+    """A finite parameter beyond what the kernel converts it to (float for float16 / bfloat16 /
+    float32, the input's dtype for hardtanh's bounds) is PyTorch's RuntimeError, fresh (fast path:
+    row-major; general: transposed) and in place; a float64 input holds anything."""
+    x = np.array([[-1.0, 0.5], [2.0, -3.0]])
+    for name, params in _ACTIVATIONS:
+        forms = ["fresh", "transposed"] + (["inplace"] if name != "softplus" else [])
+        for form in forms:
+            def call(m, t, name=name, params=params, form=form):
+                if form == "inplace":
+                    return getattr(m, name)(t.clone(), *params, inplace=True)
+                return getattr(m, name)(t.t() if form == "transposed" else t, *params)
+
+            got = _outcome(lambda call=call: call(F, strided.tensor(x, dtype=getattr(strided, dtype))))
+            want = _outcome(lambda call=call: call(TF, torch.tensor(x, dtype=getattr(torch, dtype))))
+            assert got == want, (name, params, dtype, form)
+
+
+def test_elu_of_integers_names_pytorchs_kernel() -> None:
+    with pytest.raises(NotImplementedError, match="\"elu_cpu\" not implemented for 'Long'"):
+        F.elu(strided.tensor([1, 2]))
+    with pytest.raises(NotImplementedError, match="\"elu_cpu\" not implemented for 'Long'"):
+        TF.elu(torch.tensor([1, 2]))
+
+
+@pytest.mark.parametrize("dtype", [*_DTYPES, "complex64"])
+def test_lerp_weight_overflow_as_pytorch(dtype: str) -> None:
+    """lerp's number weight is converted to the opmath type (float for float16 / bfloat16 /
+    float32, complex<float> for complex64): beyond it, PyTorch's error, never an inf weight
+    (with NumPy's overflow warning) on the fast path (row-major), the general one or lerp_."""
+    for w in (1e10, 1e39, float("inf"), -2.5e38):
+        for form in ("fresh", "transposed", "inplace"):
+            def call(m, form=form, w=w):
+                a = m.zeros(2, 2, dtype=getattr(m, dtype))
+                b = m.tensor([[0.0, 1.0], [2.0, 3.0]], dtype=getattr(m, dtype))
+                if form == "inplace":
+                    return a.lerp_(b, w)
+                return m.lerp(a.t() if form == "transposed" else a, b, w)
+
+            assert _outcome(lambda: call(strided)) == _outcome(lambda: call(torch)), (dtype, w, form)
+
+
+def test_planned_view_past_a_smaller_storage_is_refused() -> None:
+    """numpy_view's row-major plan is keyed by (shape, strides, itemsize) only: the same layout
+    over a shorter storage (or a storage shrunk by resize_) must be PyTorch's error, not a
+    shorter or wrong view."""
+    big = strided.arange(10, dtype=strided.float32)
+    assert big.as_strided((2, 3), (3, 1), 1).tolist() == [[1.0, 2.0, 3.0], [4.0, 5.0, 6.0]]
+    small = strided.arange(4, dtype=strided.float32)
+    with pytest.raises(RuntimeError, match="setStorage: sizes \\[2, 3\\], strides \\[3, 1\\]"):
+        small.as_strided((2, 3), (3, 1), 1)
+    with pytest.raises(RuntimeError, match="setStorage: sizes \\[2, 3\\], strides \\[3, 1\\]"):
+        torch.arange(4, dtype=torch.float32).as_strided((2, 3), (3, 1), 1)
+
+
+def test_result_negative_size_refused_every_time() -> None:
+    """dispatch.result's per-layout plan never remembers a refused layout; a list shape plans
+    as its tuple (strides a tuple too)."""
+    for _ in range(2):
+        with pytest.raises(RuntimeError, match="negative dimension -1"):
+            result((2, -1), strided.float32)
+    t = result([2, 3], strided.float32, [1, 2])
+    assert t.shape == (2, 3) and t.stride() == (1, 2) and type(t.stride()) is tuple
