@@ -101,3 +101,23 @@ def test_result_negative_size_refused_every_time() -> None:
             result((2, -1), strided.float32)
     t = result([2, 3], strided.float32, [1, 2])
     assert t.shape == (2, 3) and t.stride() == (1, 2) and type(t.stride()) is tuple
+
+
+@pytest.mark.parametrize("dtype", [*_DTYPES, "int64"])
+def test_round_decimals_and_logit_eps_as_pytorch(dtype: str) -> None:
+    """round(decimals=) of float16 scales in float32 as PyTorch's opmath kernel (was NaN from
+    10**5 overflowing float16); 10**decimals beyond float64 gives PyTorch's NaN, not Python's
+    OverflowError; logit's eps beyond the result's dtype is PyTorch's error, not an inf clamp
+    (fast path: row-major float32/float64; general: transposed, the other dtypes, in place)."""
+    rows = [[0.25, 0.0, 1.23456, 70000.0], [1.005, 2.675, 0.125, 1250.0]]
+    cases = [("round", {"decimals": k}) for k in (5, 2, -2, 39, -39, 400, -400)]
+    cases += [("logit", {"eps": e}) for e in (1e10, 1e39, float("inf"))]
+    for name, kw in cases:
+        for form in ("fresh", "transposed", "inplace"):
+            def call(m, name=name, kw=kw, form=form):
+                x = m.tensor(rows).to(getattr(m, dtype))
+                if form == "inplace":
+                    return getattr(x, name + "_")(**kw)
+                return getattr(m, name)(x.t() if form == "transposed" else x, **kw)
+
+            assert _outcome(lambda call=call: call(strided)) == _outcome(lambda call=call: call(torch)), (name, kw, form)
