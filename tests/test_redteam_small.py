@@ -121,3 +121,30 @@ def test_round_decimals_and_logit_eps_as_pytorch(dtype: str) -> None:
                 return getattr(m, name)(x.t() if form == "transposed" else x, **kw)
 
             assert _outcome(lambda call=call: call(strided)) == _outcome(lambda call=call: call(torch)), (name, kw, form)
+
+
+def test_float64_fused_multiply_add_keeps_the_sign_of_an_exact_zero() -> None:
+    """The float64 fma (add/sub with alpha, lerp, addcmul) returned +0.0 for -0.0 * w + -0.0 and
+    the like (its error terms are +0.0); an exact zero takes the plain sum's IEEE sign, as
+    PyTorch's hardware fmadd does."""
+    zeros = [0.0, -0.0]
+    x = np.array([a for a in zeros for _ in range(2)])
+    y = np.array(zeros * 2)
+    sx, sy = strided.tensor(x, dtype=strided.float64), strided.tensor(y, dtype=strided.float64)
+    tx, ty = torch.tensor(x, dtype=torch.float64), torch.tensor(y, dtype=torch.float64)
+    for fn in (lambda m, a, b: a.clone().add_(b, alpha=-1), lambda m, a, b: a.clone().sub_(b, alpha=0.5),
+               lambda m, a, b: m.add(a, b, alpha=2), lambda m, a, b: m.sub(a, b, alpha=3),
+               lambda m, a, b: m.lerp(a, b, 0.25), lambda m, a, b: m.lerp(a, b, 0.75), lambda m, a, b: a.clone().lerp_(b, 2.0),
+               lambda m, a, b: m.addcmul(a, b, b, value=-1.0), lambda m, a, b: a.clone().addcmul_(b, b, value=0.5)):
+        got, want = fn(strided, sx, sy).numpy(), fn(torch, tx, ty).numpy()
+        np.testing.assert_array_equal(got, want)
+        assert np.array_equal(np.signbit(got), np.signbit(want)), (got, want)
+
+
+def test_bfloat16_add_with_alpha_leaks_no_numpy_warning() -> None:
+    x = np.array([1.0, -2.0, 3.0e38])
+    for alpha in (float("nan"), 65504.0):
+        got = _outcome(lambda alpha=alpha: strided.add(strided.tensor(x).to(strided.bfloat16),
+                                                       strided.tensor(x).to(strided.bfloat16), alpha=alpha))
+        want = _outcome(lambda alpha=alpha: torch.add(torch.tensor(x).bfloat16(), torch.tensor(x).bfloat16(), alpha=alpha))
+        assert got == want, alpha

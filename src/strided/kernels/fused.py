@@ -56,8 +56,9 @@ def fma(a: Any, b: Any, c: Any) -> np.ndarray:
         if redo.any():
             scaled, _ = _fma64(a * _HALF_DOWN, b * _HALF_DOWN, c * _DOWN)
             out = np.where(redo, scaled * _UP, out)
-    # (an infinite or nan product or sum makes the error terms nan: the plain result is the answer)
-    return np.where(np.isfinite(out), out, plain)
+    # (an infinite or nan product or sum makes the error terms nan: the plain result is the answer;
+    # so is an exact zero, whose sign the error terms' +0.0 would lose: -0.0 * 1 + -0.0 is -0.0)
+    return np.where(np.isfinite(out) & ((out != 0) | (plain != 0)), out, plain)
 
 
 _HALF_DOWN, _DOWN, _UP = 2.0**-32, 2.0**-64, 2.0**64

@@ -382,7 +382,7 @@ def _binary(op: BinaryOp, a: Any, b: Any, target: Tensor | None = None, alpha: A
             # elements rounds alpha * y to bfloat16 first; that tail depends on the CPU's vector
             # width, so strided follows the vector rule everywhere.)
             f32 = np.float32
-            scaled = np.multiply(y, f32(alpha_np if op is ADD else -alpha_np), dtype=f32)
+            scaled = quietly(np.multiply, y, f32(alpha_np if op is ADD else -alpha_np), dtype=f32)
             binary_into(np.add, x, scaled, _view(out), np.dtype(f32), True, False)
             return out
         y = _scaled(y, alpha_np, compute)
