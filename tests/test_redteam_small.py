@@ -148,3 +148,20 @@ def test_bfloat16_add_with_alpha_leaks_no_numpy_warning() -> None:
                                                        strided.tensor(x).to(strided.bfloat16), alpha=alpha))
         want = _outcome(lambda alpha=alpha: torch.add(torch.tensor(x).bfloat16(), torch.tensor(x).bfloat16(), alpha=alpha))
         assert got == want, alpha
+
+
+def test_float16_add_sub_alpha_is_one_fused_rounding_as_pytorch() -> None:
+    """float16 add/sub with alpha= rounded alpha * y to float16 before the sum (up to half the
+    elements an ulp off); PyTorch's vectorized kernel rounds alpha (and a 0-d operand) to float16
+    and fmadds in float32. 128 elements: whole vectors (its scalar tail loop, whose length depends
+    on the CPU's vector width, rounds otherwise, as bfloat16's note in binary.py says)."""
+    rng = np.random.default_rng(1)
+    x = (rng.standard_normal(128) * 10).astype(np.float16)
+    y = rng.standard_normal(128).astype(np.float16)
+    for alpha in (0.1, 3.0, -7, 65504.0):
+        for fn in (lambda m, a, b, alpha=alpha: m.add(a, b, alpha=alpha), lambda m, a, b, alpha=alpha: m.sub(a, b, alpha=alpha),
+                   lambda m, a, b, alpha=alpha: a.clone().add_(b, alpha=alpha), lambda m, a, b, alpha=alpha: m.add(a, 1.37, alpha=alpha),
+                   lambda m, a, b, alpha=alpha: m.add(a, m.tensor(1.37), alpha=alpha)):
+            got = fn(strided, strided.tensor(x), strided.tensor(y)).numpy()
+            want = fn(torch, torch.tensor(x), torch.tensor(y)).numpy()
+            np.testing.assert_array_equal(got, want, err_msg=str(alpha))
