@@ -53,7 +53,7 @@ def fma(a: Any, b: Any, c: Any) -> np.ndarray:
         out, plain = _fma64(a, b, c)
         bad = ~np.isfinite(out)
         if not bad.any():
-            return np.asarray(out)  # (0-d operands: an array, as np.where gives)
+            return _signed_zeros(out, plain)
         # The exact product of finite a and b is finite (only its rounding overflows), so where c
         # is infinite the fused sum is c (the plain one may say inf - inf = nan), and where all
         # three are finite but Dekker's split overflowed (above 2**996) or the rounded product
@@ -67,7 +67,16 @@ def fma(a: Any, b: Any, c: Any) -> np.ndarray:
             scaled, _ = _fma64(a * _HALF_DOWN, b * _HALF_DOWN, c * _DOWN)
             out = np.where(redo, scaled * _UP, out)
         # (an infinite or nan operand makes the error terms nan: the plain result is the answer)
-        return np.where(np.isfinite(out), out, np.where(finite_ab & ~finite_c, c, plain))
+        return _signed_zeros(np.where(np.isfinite(out), out, np.where(finite_ab & ~finite_c, c, plain)), plain)
+
+
+def _signed_zeros(out: np.ndarray, plain: np.ndarray) -> np.ndarray:
+    """``out`` with its exact zeros signed as the plain ``a * b + c`` signs them: the error terms'
+    +0.0 would lose the sign (-0.0 * 1 + -0.0 is -0.0); one comparison when there is no zero."""
+    zero = out == 0
+    if not zero.any():
+        return np.asarray(out)  # (0-d operands: an array, as np.where gives)
+    return np.where(zero & (plain == 0), plain, out)
 
 
 _HALF_DOWN, _DOWN, _UP = 2.0**-32, 2.0**-64, 2.0**64

@@ -29,7 +29,19 @@ from typing import Any
 import numpy as np
 
 from ...dispatch import OPEN, adopted, report, result_array
-from ...dtypes import TORCH_NAME, DType, bool_, float32, float64, int8, int16, int32, int64, uint8
+from ...dtypes import (
+    TORCH_NAME,
+    DType,
+    bool_,
+    float32,
+    float64,
+    int8,
+    int16,
+    int32,
+    int64,
+    scalar_overflow,
+    uint8,
+)
 from ...errors import StridedNotImplementedError, StridedRuntimeError, StridedValueError, join_lines
 from ...grad_mode import GRAD_MODE, STATE, SUBCLASSES, bump_if_used
 from ...gradients import seal
@@ -93,7 +105,7 @@ SOFTPLUS = Activation(
     lambda g, x, b, t: where(x * b > t, g, g * (x * b).sigmoid()),
     lambda x, g, b, t: np.where(x * b > t, g, g / (1 + np.exp(-x * b))))
 ELU = Activation(
-    "elu", "elu", "EluBackward0",
+    "elu", "elu_cpu", "EluBackward0",
     lambda x, a: np.where(x > 0, x, a * np.expm1(x)),
     lambda g, x, a: where(x > 0, g, g * (x.exp() * a)),
     lambda x, g, a: np.where(x > 0, g, g * a * np.exp(x)))
@@ -126,6 +138,8 @@ def _run(row: Activation, input: Any, params: tuple, inplace: bool = False) -> T
     name = row.name + "_" if inplace else row.name
     if inplace:
         check_writable(x._storage, x._layout, name, updates=True)
+    if d.is_floating_point:
+        _check_params(row, d, params)
     compute = np.dtype(np.int64) if d in _INT_C_NAMES else compute_dtype(d)  # (hardtanh of integers)
     token = quiet_set(QUIET)  # (np.errstate costs more than the forward on a small tensor)
     try:
@@ -138,7 +152,11 @@ def _run(row: Activation, input: Any, params: tuple, inplace: bool = False) -> T
         out = x
     else:
         out = _fresh_output(x._layout.shape, d, [x], d)
-        np.copyto(out._np(), values, casting="unsafe")
+        token = quiet_set(QUIET)  # (float16's cast of a float32 beyond its range: inf, quietly, as PyTorch)
+        try:
+            np.copyto(out._np(), values, casting="unsafe")
+        finally:
+            quiet_reset(token)
     if OPEN:
         report(name, (x,), out)
     return out
@@ -159,6 +177,8 @@ def _fast(row: Activation, x: Any, params: tuple) -> Tensor | None:
     arr = flat_run(x, info)
     if arr is None:
         return None
+    if d is float32:  # (float64 holds every Python float: nothing to refuse)
+        _check_params(row, d, params)
     try:  # (fpstate.quietly, inlined)
         values = quiet_call(row.forward, arr, *params)
     except RuntimeError as e:
@@ -169,6 +189,20 @@ def _fast(row: Activation, x: Any, params: tuple) -> Tensor | None:
     if OPEN:
         report(row.name, (x,), t)
     return t
+
+
+def _check_params(row: Activation, d: DType, params: tuple) -> None:
+    """PyTorch's refusal of a parameter its kernel cannot hold for a float input of dtype ``d``:
+    hardtanh converts its bounds to ``d`` itself (c10::Half's error for float16), the others their
+    parameters to the compute type (float for float16 / bfloat16 / float32); a finite value beyond
+    that range is a RuntimeError, never a silent inf (``inf`` itself passes)."""
+    target = d if row is HARDTANH else d if d is float64 else float32
+    for v in params:
+        line = scalar_overflow(v, target)
+        if line is not None:
+            raise StridedRuntimeError(join_lines(
+                line, f"{row.name}'s parameter {v} does not fit the {target.name} its kernel computes with",
+                f"fix: a parameter inside {target.name}'s range, or a float64 input"))
 
 
 def _in_autograd(x: Any) -> bool:

@@ -48,6 +48,7 @@ from ...dtypes import (
     bfloat16,
     bool_,
     default_dependent,
+    float16,
     float32,
     float64,
     int64,
@@ -374,6 +375,10 @@ def _binary(op: BinaryOp, a: Any, b: Any, target: Tensor | None = None, alpha: A
     if alpha_np is not None:
         _check_alpha_range(alpha, result, name)
         if compute in _FUSED_DTYPES:
+            # (each operand in the compute dtype first, as TensorIterator converts a 0-d operand of
+            # another dtype: fma would otherwise compute in the wider one)
+            cd = compute.numpy
+            x, y = (v if v.dtype == cd else quiet_call(v.astype, cd) for v in (np.asarray(x), np.asarray(y)))
             quietly(_fused_alpha, op, x, y, alpha_np, _view(out))
             return out
         if compute is bfloat16:
@@ -382,7 +387,7 @@ def _binary(op: BinaryOp, a: Any, b: Any, target: Tensor | None = None, alpha: A
             # elements rounds alpha * y to bfloat16 first; that tail depends on the CPU's vector
             # width, so strided follows the vector rule everywhere.)
             f32 = np.float32
-            scaled = np.multiply(y, f32(alpha_np if op is ADD else -alpha_np), dtype=f32)
+            scaled = quietly(np.multiply, y, f32(alpha_np if op is ADD else -alpha_np), dtype=f32)
             binary_into(np.add, x, scaled, _view(out), np.dtype(f32), True, False)
             return out
         y = _scaled(y, alpha_np, compute)
@@ -474,7 +479,10 @@ def _inplace_flat(op: BinaryOp, self: Tensor, other: Any, alpha: Any) -> bool:
 # The dtypes whose add/sub with alpha= round once, as PyTorch's CPU kernel computes them
 # (``vec::fmadd(b, alpha, a)``; sub is add with -alpha): float16's kernel computes in float32 and
 # is left to the general path's two roundings here.
-_FUSED_DTYPES = (float32, float64)
+# the compute dtypes whose add/sub with alpha= is one fused multiply-add: float16's as PyTorch's
+# vectorized kernel, alpha rounded to float16 and fmadd in float32 (opmath) then float16
+# (:func:`strided.kernels.fused.fma` computes float16 that way)
+_FUSED_DTYPES = (float32, float64, float16)
 
 
 def _fused_alpha(op: BinaryOp, x: Any, y: Any, alpha: Any, dest: np.ndarray) -> None:

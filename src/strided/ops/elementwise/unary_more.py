@@ -24,8 +24,8 @@ import numpy as np
 
 from ... import layout as L
 from ...dispatch import adopted, result
-from ...dtypes import DType, bool_, int64, np_finfo
-from ...errors import StridedTypeError, join_lines
+from ...dtypes import DType, bool_, from_numpy_dtype, int64, np_finfo, scalar_overflow
+from ...errors import StridedRuntimeError, StridedTypeError, join_lines
 from ...grad_mode import SUBCLASSES
 from ...gradients import seal
 from ...kernels import check_writable, native, special
@@ -148,9 +148,10 @@ def _round(x: np.ndarray, out: np.ndarray, compute: np.dtype, d: DType, decimals
     if not decimals:
         np.rint(x, out=out, dtype=compute, casting="unsafe")
         return
-    if compute.kind == "V" and compute.name == "bfloat16":  # PyTorch's bfloat16 kernel scales and rounds in float32, rounds once
-        compute = np.dtype(np.float32)
-    p = compute.type(10.0 ** abs(decimals))
+    if compute.itemsize == 2:  # PyTorch's float16 / bfloat16 kernel scales and rounds in float32 (opmath), rounds once
+        compute = _F32
+    # (10**decimals beyond float64 is inf, as C's pow gives it: the results are NaN, not Python's OverflowError)
+    p = compute.type(10.0 ** abs(decimals) if abs(decimals) <= 308 else np.inf)
     scaled = np.multiply(x, p, dtype=compute) if decimals > 0 else np.divide(x, p, dtype=compute)
     scaled = np.rint(scaled)  # (not out=scaled: a 0-d input gives a NumPy scalar, which has no buffer)
     if decimals > 0:
@@ -230,6 +231,12 @@ def _logit_kernel(x: np.ndarray, out: np.ndarray, compute: np.dtype, d: DType, e
     ``[eps, 1 - eps]`` when ``eps`` is given (NaN stays NaN)."""
     z = np.asarray(x, dtype=compute)
     if eps is not None:
+        # PyTorch converts eps to the result's dtype first: beyond it, its error (never an inf clamp)
+        line = scalar_overflow(eps, from_numpy_dtype(out.dtype) or d)
+        if line is not None:
+            raise StridedRuntimeError(join_lines(
+                line, f"logit's eps {eps} is beyond the range of its {out.dtype} result",
+                "fix: an eps inside [0, 0.5], e.g. x.logit(eps=1e-6)"))
         lo = compute.type(eps)
         hi = compute.type(1) - lo
         z = np.where(z < lo, lo, np.where(z > hi, hi, z))
@@ -324,6 +331,7 @@ _FRESH_DIRECT = {name: _special_fresh(getattr(special, name))
                  for name in ("erf", "erfc", "erfinv", "digamma", "lgamma", "i0")}
 _FRESH.update(_FRESH_DIRECT)
 _F32_F64 = (np.dtype(np.float32), np.dtype(np.float64))
+_F32 = _F32_F64[0]
 
 
 def _result_dtype(op: MoreUnary, d: DType) -> DType:
