@@ -404,6 +404,17 @@ static int get_buffers(PyObject *const *args, Py_buffer *src, Py_buffer *dst, co
     }
     const char *sf = src->format, *df = dst->format;
     int ok_s = (sf[0] == 'd' || sf[0] == 'f') && sf[1] == 0, ok_d = (df[0] == 'd' || df[0] == 'f') && df[1] == 0;
+    /* one memory order for both: a row-major src into a column-major dst of the same shape would
+     * be walked in step and silently transposed (the ops layer checks too; this guards a direct call) */
+    int same_order = (PyBuffer_IsContiguous(src, 'C') && PyBuffer_IsContiguous(dst, 'C'))
+                     || (PyBuffer_IsContiguous(src, 'F') && PyBuffer_IsContiguous(dst, 'F'));
+    if (ok_s && ok_d && !same_order) {
+        PyErr_Format(PyExc_ValueError, "%s: src and dst must be laid out in one memory order (both "
+                     "row-major or both column-major)", name);
+        PyBuffer_Release(src);
+        PyBuffer_Release(dst);
+        return -1;
+    }
     if (!ok_s || !ok_d || src->len / src->itemsize != dst->len / dst->itemsize) {
         PyErr_Format(PyExc_ValueError, "%s: src and dst must be contiguous float64 or float32 buffers of "
                      "one length (formats %s and %s, %zd and %zd elements)", name, sf, df,

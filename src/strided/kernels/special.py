@@ -38,8 +38,11 @@ _FLOATS = (np.dtype(np.float32), np.dtype(np.float64))
 
 def _takes(x: np.ndarray, out: np.ndarray) -> bool:
     """Whether the compiled kernel reads ``x`` and writes ``out`` as they are: float32/float64,
-    one shape, both row-major or both column-major (the kernel walks memory in order)."""
+    one shape, both row-major or both column-major (the kernel walks memory in order), both
+    aligned (an unaligned array, e.g. from_numpy of a buffer at an odd byte offset, exports
+    format "=d", which the kernel refuses: the NumPy formulas take it)."""
     return (x.dtype in _FLOATS and out.dtype in _FLOATS and x.shape == out.shape
+            and x.flags.aligned and out.flags.aligned
             and ((x.flags.c_contiguous and out.flags.c_contiguous)
                  or (x.flags.f_contiguous and out.flags.f_contiguous)))
 
@@ -71,8 +74,8 @@ def _compiled(fn: _Fn) -> _Fn:
         if k is None:
             return fn(x)
         x = np.asarray(x, dtype=np.float64)
-        if not (x.flags.c_contiguous or x.flags.f_contiguous):
-            x = np.ascontiguousarray(x)
+        if not ((x.flags.c_contiguous or x.flags.f_contiguous) and x.flags.aligned):
+            x = np.array(x, order="C")  # (a fresh array is aligned: the kernel refuses unaligned ones)
         out = np.empty_like(x)
         getattr(k, name)(x, out)
         return out
@@ -498,7 +501,8 @@ def polygamma(n: int, x: np.ndarray) -> np.ndarray:
     k = native.special()
     if k is not None:
         out = np.empty(x.shape)
-        k.zeta_scaled(np.ascontiguousarray(x), out, n + 1.0, scale)  # (0-d: read as 1-d, one element)
+        src = np.ascontiguousarray(x) if x.flags.aligned else np.array(x, order="C")  # (aligned: as _compiled)
+        k.zeta_scaled(src, out, n + 1.0, scale)  # (0-d: read as 1-d, one element)
         return out
     with np.errstate(all="ignore"):
         return scale * zeta(n + 1.0, x)
