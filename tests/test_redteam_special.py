@@ -76,3 +76,19 @@ if _KERNEL is not None:  # (the kernel's own entry points; see the module docstr
     def test_direct_call_refuses_unaligned_buffers() -> None:
         with pytest.raises(ValueError, match="formats =d"):
             _KERNEL.lgamma(_unaligned(_X), np.empty(_X.size))
+
+
+def test_polygamma_far_negative_in_the_numpy_formulas() -> None:
+    """The NumPy zeta stepped its direct sum one whole-array pass per step: polygamma(2, -2e5-0.3)
+    took ~25 s, PyTorch's large value -4988429.2 many minutes (the kernel and PyTorch: well under
+    a second). The far steps now run in chunks, in the same order of operations as the loop."""
+    x = np.array([[-2e5 - 0.3, -64.75, 1.5], [-1000.7, -70.0, np.nan]])
+    for n in (2, 3):
+        with native.disabled():
+            got = strided.polygamma(n, strided.from_numpy(x)).numpy()
+            zero_d = strided.polygamma(n, strided.tensor(-100.5, dtype=strided.float64)).item()
+        want = torch.polygamma(n, torch.from_numpy(x)).numpy()
+        np.testing.assert_allclose(got, want, rtol=1e-12, atol=0)
+        assert zero_d == pytest.approx(torch.polygamma(n, torch.tensor(-100.5, dtype=torch.float64)).item(), rel=1e-12)
+        if _KERNEL is not None:  # (the loop's own order of operations: as the kernel, bit for bit)
+            assert np.array_equal(got, strided.polygamma(n, strided.from_numpy(x)).numpy(), equal_nan=True)

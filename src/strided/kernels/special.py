@@ -433,6 +433,33 @@ _ZETA_A = (12.0, -720.0, 30240.0, -1209600.0, 47900160.0, -1.8924375803183791606
 _MACHEP = 1.11022302462515654042e-16
 
 
+_FAR = -64.0  # (the direct sum below steps one at a time: a q under this is stepped in chunks first)
+_CHUNK = 1 << 16
+
+
+def _far_head(s: float, q: np.ndarray, done: np.ndarray, a: np.ndarray, b: np.ndarray,
+              total: np.ndarray, ahead: np.ndarray) -> None:
+    """The first terms of :func:`zeta`'s direct sum for each element with ``q < _FAR`` (not done),
+    in place: ``a``, ``b``, ``total`` and ``ahead`` (the steps taken) as the one-step loop leaves
+    them once ``a`` reaches ``_FAR``, operation for operation (``q + k`` is exact below 0, where
+    ``a + 1.0`` adds no rounding; ``np.add.accumulate`` sums in order; the early return cannot fire
+    while every term has one sign and grows). Without it the NumPy loop ran one whole-array pass
+    per step: polygamma(2, -4988429.2) (a value from PyTorch's large-value tests) took many minutes;
+    the compiled kernel, like PyTorch's, steps one element at a time and takes a fraction of a second.
+    """
+    for flat in np.flatnonzero(~done & (q < _FAR)):
+        idx = np.unravel_index(flat, q.shape)
+        qi, tot, k = float(q[idx]), float(total[idx]), 0
+        steps = int(math.floor(_FAR - qi))  # (a = q + steps stays below _FAR + 1 <= 0)
+        while k < steps:
+            ks = np.arange(k + 1, min(k + _CHUNK, steps) + 1, dtype=np.float64)
+            terms = np.power(qi + ks, -s)
+            sums = np.add.accumulate(np.concatenate(([tot], terms)))
+            tot, k = float(sums[-1]), int(ks[-1])
+            b[idx] = terms[-1]
+        a[idx], total[idx], ahead[idx] = qi + k, tot, k
+
+
 def zeta(s: float, q: np.ndarray) -> np.ndarray:
     """The Hurwitz zeta function ``sum_k (k + q)**-s`` for one order ``s`` >= 1, elementwise in
     float64, step for step as PyTorch's ``zeta`` (Cephes): up to nine terms (more while the term
@@ -450,14 +477,16 @@ def zeta(s: float, q: np.ndarray) -> np.ndarray:
     with np.errstate(all="ignore"):
         pole = (q <= 0) & (q == np.floor(q))  # (Cephes returns before summing: -inf never loops)
         undefined = (q <= 0) & ~pole & (s != np.floor(s))
-        total = np.power(q, -s)
+        total = np.asarray(np.power(q, -s))  # (an array even for 0-d q: _far_head writes into it)
         done = pole | undefined | np.isnan(q)
         a = q.copy()
         b = np.zeros_like(q)
+        ahead = np.zeros(q.shape, np.int64)  # (steps an element took in _far_head)
+        _far_head(s, q, done, a, b, total, ahead)
         i = 0
         # the direct sum: each element stops at its own term (Cephes' early return)
         while True:
-            going = ~done & ((i < 9) | (a <= 9.0))
+            going = ~done & ((i + ahead < 9) | (a <= 9.0))
             if not going.any():
                 break
             i += 1
