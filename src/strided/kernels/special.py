@@ -433,7 +433,9 @@ _ZETA_A = (12.0, -720.0, 30240.0, -1209600.0, 47900160.0, -1.8924375803183791606
 _MACHEP = 1.11022302462515654042e-16
 
 
-_FAR = -64.0  # (the direct sum below steps one at a time: a q under this is stepped in chunks first)
+# (the direct sum below steps all elements together, one whole-array pass per step: a q under _FAR
+# is stepped alone, in chunks, first; above it, the shared passes cost less than a loop per element)
+_FAR = -4096.0
 _CHUNK = 1 << 16
 
 
