@@ -363,13 +363,17 @@ static const double ZETA_A[12] = {12.0, -720.0, 30240.0, -1209600.0, 47900160.0,
 #define MACHEP 1.11022302462515654042e-16
 
 static double zeta(double s, double q)
-{   /* s > 1 */
+{   /* s > 1. The direct sum steps a = q, q + 1, ... up to 9 one term at a time, as Cephes and
+     * PyTorch do: a far-negative non-integer q takes -q steps (polygamma(2, -4988429.2), a value
+     * of PyTorch's large-value tests: 0.3 s; -1e10 + 0.5: minutes; up to -2**52: ~4.5e15 steps,
+     * effectively a hang, with the GIL released, as in PyTorch). Kept: a faster (reflected) sum
+     * would round differently from PyTorch where PyTorch answers. */
     if (isnan(q)) return q;
     int pole = q <= 0 && q == floor(q);
     if (pole) return INFINITY;
     if (q <= 0 && s != floor(s)) return NAN;
     double total = pow(q, -s), a = q, b = 0.0;
-    int i = 0;
+    long long i = 0;  /* (an int overflowed after 2**31 steps, q < -2.1e9: undefined behaviour) */
     while (i < 9 || a <= 9.0) {
         i++;
         a = a + 1.0;
@@ -404,6 +408,17 @@ static int get_buffers(PyObject *const *args, Py_buffer *src, Py_buffer *dst, co
     }
     const char *sf = src->format, *df = dst->format;
     int ok_s = (sf[0] == 'd' || sf[0] == 'f') && sf[1] == 0, ok_d = (df[0] == 'd' || df[0] == 'f') && df[1] == 0;
+    /* one memory order for both: a row-major src into a column-major dst of the same shape would
+     * be walked in step and silently transposed (the ops layer checks too; this guards a direct call) */
+    int same_order = (PyBuffer_IsContiguous(src, 'C') && PyBuffer_IsContiguous(dst, 'C'))
+                     || (PyBuffer_IsContiguous(src, 'F') && PyBuffer_IsContiguous(dst, 'F'));
+    if (ok_s && ok_d && !same_order) {
+        PyErr_Format(PyExc_ValueError, "%s: src and dst must be laid out in one memory order (both "
+                     "row-major or both column-major)", name);
+        PyBuffer_Release(src);
+        PyBuffer_Release(dst);
+        return -1;
+    }
     if (!ok_s || !ok_d || src->len / src->itemsize != dst->len / dst->itemsize) {
         PyErr_Format(PyExc_ValueError, "%s: src and dst must be contiguous float64 or float32 buffers of "
                      "one length (formats %s and %s, %zd and %zd elements)", name, sf, df,

@@ -38,8 +38,11 @@ _FLOATS = (np.dtype(np.float32), np.dtype(np.float64))
 
 def _takes(x: np.ndarray, out: np.ndarray) -> bool:
     """Whether the compiled kernel reads ``x`` and writes ``out`` as they are: float32/float64,
-    one shape, both row-major or both column-major (the kernel walks memory in order)."""
+    one shape, both row-major or both column-major (the kernel walks memory in order), both
+    aligned (an unaligned array, e.g. from_numpy of a buffer at an odd byte offset, exports
+    format "=d", which the kernel refuses: the NumPy formulas take it)."""
     return (x.dtype in _FLOATS and out.dtype in _FLOATS and x.shape == out.shape
+            and x.flags.aligned and out.flags.aligned
             and ((x.flags.c_contiguous and out.flags.c_contiguous)
                  or (x.flags.f_contiguous and out.flags.f_contiguous)))
 
@@ -71,8 +74,8 @@ def _compiled(fn: _Fn) -> _Fn:
         if k is None:
             return fn(x)
         x = np.asarray(x, dtype=np.float64)
-        if not (x.flags.c_contiguous or x.flags.f_contiguous):
-            x = np.ascontiguousarray(x)
+        if not ((x.flags.c_contiguous or x.flags.f_contiguous) and x.flags.aligned):
+            x = np.array(x, order="C")  # (a fresh array is aligned: the kernel refuses unaligned ones)
         out = np.empty_like(x)
         getattr(k, name)(x, out)
         return out
@@ -430,6 +433,35 @@ _ZETA_A = (12.0, -720.0, 30240.0, -1209600.0, 47900160.0, -1.8924375803183791606
 _MACHEP = 1.11022302462515654042e-16
 
 
+# (the direct sum below steps all elements together, one whole-array pass per step: a q under _FAR
+# is stepped alone, in chunks, first; above it, the shared passes cost less than a loop per element)
+_FAR = -4096.0
+_CHUNK = 1 << 16
+
+
+def _far_head(s: float, q: np.ndarray, done: np.ndarray, a: np.ndarray, b: np.ndarray,
+              total: np.ndarray, ahead: np.ndarray) -> None:
+    """The first terms of :func:`zeta`'s direct sum for each element with ``q < _FAR`` (not done),
+    in place: ``a``, ``b``, ``total`` and ``ahead`` (the steps taken) as the one-step loop leaves
+    them once ``a`` reaches ``_FAR``, operation for operation (``q + k`` is exact below 0, where
+    ``a + 1.0`` adds no rounding; ``np.add.accumulate`` sums in order; the early return cannot fire
+    while every term has one sign and grows). Without it the NumPy loop ran one whole-array pass
+    per step: polygamma(2, -4988429.2) (a value from PyTorch's large-value tests) took many minutes;
+    the compiled kernel, like PyTorch's, steps one element at a time and takes a fraction of a second.
+    """
+    for flat in np.flatnonzero(~done & (q < _FAR)):
+        idx = np.unravel_index(flat, q.shape)
+        qi, tot, k = float(q[idx]), float(total[idx]), 0
+        steps = int(math.floor(_FAR - qi))  # (a = q + steps stays below _FAR + 1 <= 0)
+        while k < steps:
+            ks = np.arange(k + 1, min(k + _CHUNK, steps) + 1, dtype=np.float64)
+            terms = np.power(qi + ks, -s)
+            sums = np.add.accumulate(np.concatenate(([tot], terms)))
+            tot, k = float(sums[-1]), int(ks[-1])
+            b[idx] = terms[-1]
+        a[idx], total[idx], ahead[idx] = qi + k, tot, k
+
+
 def zeta(s: float, q: np.ndarray) -> np.ndarray:
     """The Hurwitz zeta function ``sum_k (k + q)**-s`` for one order ``s`` >= 1, elementwise in
     float64, step for step as PyTorch's ``zeta`` (Cephes): up to nine terms (more while the term
@@ -447,14 +479,16 @@ def zeta(s: float, q: np.ndarray) -> np.ndarray:
     with np.errstate(all="ignore"):
         pole = (q <= 0) & (q == np.floor(q))  # (Cephes returns before summing: -inf never loops)
         undefined = (q <= 0) & ~pole & (s != np.floor(s))
-        total = np.power(q, -s)
+        total = np.asarray(np.power(q, -s))  # (an array even for 0-d q: _far_head writes into it)
         done = pole | undefined | np.isnan(q)
         a = q.copy()
         b = np.zeros_like(q)
+        ahead = np.zeros(q.shape, np.int64)  # (steps an element took in _far_head)
+        _far_head(s, q, done, a, b, total, ahead)
         i = 0
         # the direct sum: each element stops at its own term (Cephes' early return)
         while True:
-            going = ~done & ((i < 9) | (a <= 9.0))
+            going = ~done & ((i + ahead < 9) | (a <= 9.0))
             if not going.any():
                 break
             i += 1
@@ -498,7 +532,8 @@ def polygamma(n: int, x: np.ndarray) -> np.ndarray:
     k = native.special()
     if k is not None:
         out = np.empty(x.shape)
-        k.zeta_scaled(np.ascontiguousarray(x), out, n + 1.0, scale)  # (0-d: read as 1-d, one element)
+        src = np.ascontiguousarray(x) if x.flags.aligned else np.array(x, order="C")  # (aligned: as _compiled)
+        k.zeta_scaled(src, out, n + 1.0, scale)  # (0-d: read as 1-d, one element)
         return out
     with np.errstate(all="ignore"):
         return scale * zeta(n + 1.0, x)

@@ -99,7 +99,7 @@ def _special_fresh(fn: Callable[[np.ndarray], np.ndarray]) -> Callable[[np.ndarr
     def run(x: np.ndarray) -> np.ndarray:  # (x: flat, contiguous float32/float64: no checks)
         out = np.empty(x.shape, x.dtype)
         k = native.special()
-        if k is not None:
+        if k is not None and x.flags.aligned:  # (unaligned: a from_numpy view; the kernel refuses it)
             getattr(k, name)(x, out)
         else:
             np.copyto(out, quietly(formulas, x), casting="unsafe")
