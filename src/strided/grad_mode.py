@@ -250,20 +250,28 @@ def mark_rebuilt(storage: Any) -> None:
 REBUILT_HOOKS.append(mark_rebuilt)
 
 
-def bump(t: Any, op: str | None = None) -> None:
+def bump(t: Any, op: str | None = None, skip: int = 1) -> None:
     """Count one in-place write to ``t``'s storage (``op``: its name, remembered with the user's
-    line, the first frame outside strided above this one, for the modified-saved-tensor error)."""
+    line, the first frame outside strided above this one, for the modified-saved-tensor error).
+    The walk for the user's frame starts at ``sys._getframe(skip)``: the frames below it are
+    strided's for sure (the caller's fixed chain, ``_count`` <- ``_run_inplace`` <- its caller:
+    ``skip=4``), so it need not look at them.
+
+    The write's site is kept as the frame's code object and instruction offset: its file and line
+    are worked out only if the error is raised (:func:`last_write`). Each frame the walk looks at
+    costs a frame object and a string test, and ``f_lineno`` a line-table search: together most of
+    a small in-place op, paid on every write of an optimizer's step though the error is rare.
+    """
     root = storage_root(t._storage)
     rec = _VDATA.get(_ref(root))
     if rec is None:
         rec = _VERSIONS[root] = [0, None]
     rec[0] += 1
     if op is not None:
-        # (the frame's code and line, formatted only if the error is raised: last_write)
-        frame = sys._getframe(1)
+        frame = sys._getframe(skip)
         while frame is not None and frame.f_code.co_filename.startswith(PACKAGE_DIR):
             frame = frame.f_back
-        rec[1] = (op, frame.f_code.co_filename, frame.f_lineno) if frame is not None else (op, "<unknown>", None)
+        rec[1] = (op, frame.f_code, frame.f_lasti) if frame is not None else (op, None, None)
 
 
 def bump_if_used(t: Any, op: str) -> None:
@@ -278,8 +286,24 @@ def last_write(t: Any) -> tuple[str, str] | None:
     rec = _VDATA.get(_ref(storage_root(t._storage)))
     if rec is None or rec[1] is None:
         return None
-    op, file, line = rec[1]
-    return (op, file if line is None else f"{file}:{line}")
+    op, code, at = rec[1]
+    if code is None:
+        return (op, "<unknown>")
+    line = line_at(code, at)
+    return (op, code.co_filename if line is None else f"{code.co_filename}:{line}")
+
+
+def line_at(code: Any, at: int) -> int | None:
+    """The source line of the instruction at byte offset ``at`` (a frame's ``f_lasti``) in
+    ``code``: the frame's ``f_lineno`` when it ran that instruction.
+
+    >>> frame = sys._getframe(); line_at(frame.f_code, frame.f_lasti) == frame.f_lineno
+    True
+    """
+    for start, end, line in code.co_lines():
+        if start <= at < end:
+            return line
+    return None
 
 
 # ---------------------------------------------------------------- PyTorch's refusals
@@ -706,7 +730,7 @@ def track_inplace(fwd: Callable, name: str, reported: str | None = None, key: st
             # under no_grad (an optimizer's step): the plain write, counted in the version (as
             # autograd's in-place handler does with grad mode off, without its call)
             out = fwd(self, *args, **kwargs)
-            bump(self, name)
+            bump(self, name, 2)  # (this frame and bump's: the caller's is the first that may be the user's)
             return out
         return _RECORDER["inplace"](fwd, name, self, args, kwargs)
 
@@ -802,6 +826,8 @@ def guard_function(fwd: Callable, name: str, detached: str | None = None, op: An
             if kwargs and numpy is not None and not numpy[2].isdisjoint(kwargs):  # (the record: dim=, not axis=)
                 return _guard(*args, **_numpy_kwargs(numpy, args, kwargs))
             return listened(name, op, _guard, args, kwargs, operands_of("any", args, kwargs))
+        if not kwargs and not any_tracked(args):  # (the common call: no keyword to rename, nothing to guard)
+            return fwd(*args)
         try:
             if not any_tracked(args) and not any_tracked(kwargs.values()):
                 return fwd(*args, **kwargs)

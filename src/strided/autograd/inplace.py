@@ -159,7 +159,7 @@ def _count(t: Any, name: str, shape: tuple | None) -> None:
     resize_ it runs (once, not twice)."""
     if name == "resize_as_" or (name == "resize_" and isinstance(t, Tensor) and t._layout.shape == shape):
         return
-    G.bump(t, name)
+    G.bump(t, name, 4)  # (_count <- _run_inplace <- its caller, strided's: the next frame may be the user's)
 
 
 def _run_inplace(fwd: Callable, name: str, self: Tensor, args: tuple, kwargs: dict) -> Any:
@@ -278,7 +278,7 @@ def _rewrite(self: Tensor, raw: Tensor, fwd: Callable, name: str, spec: Callable
     old = _old_values(self, name, history)
     node, new = spec(old, *op_args, **kwargs)
     out = fwd(raw, *args, **kwargs)  # the write itself, with all its checks (it may still refuse)
-    G.bump(self, name)
+    G.bump(self, name, 4)  # (_rewrite <- _run_inplace <- its caller, strided's)
     if node is not None:
         _saved_as_target(node, new, self)
         retains = m is not None and m.retains_grad
@@ -311,7 +311,7 @@ def _rewrite_view(view: Tensor, base: Tensor, raw: Tensor, fwd: Callable, name: 
     old = _old_values(view, name, history)
     fn, new = spec(old, *op_args, **kwargs)
     out = fwd(raw, *args, **kwargs)
-    G.bump(view, name)
+    G.bump(view, name, 4)  # (_rewrite_view <- _run_inplace <- its caller, strided's)
     if fn is None:
         return out
     _saved_as_target(fn, new, view)
