@@ -919,5 +919,5 @@ def empty_strided(size: Any, stride: Any, *, dtype: Any = None, device: Any = No
 # the kinds of this module's ops, in the op registry: new memory from no tensor's elements (a
 # ``*_like`` reads only its argument's layout and dtype), and from_numpy's wrap of the array's memory
 declare(Kind.ALLOC, "tensor empty zeros ones full empty_like zeros_like ones_like full_like arange linspace "
-                    "logspace eye empty_strided")
+                    "logspace eye empty_strided", layout_only="empty_like zeros_like ones_like full_like")
 declare(Kind.VIEW, "from_numpy")

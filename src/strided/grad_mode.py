@@ -787,6 +787,7 @@ def guard(fwd: Callable, name: str, op: Any = None, operands: str = "self", key:
     registry entry), it is also the op's reporting entry (see :func:`track`); with a ``key``
     (``"Tensor.argmax"``), it takes NumPy's keywords where PyTorch's method does."""
     numpy = _numpy_of(fwd, key)
+    cuts = op is None or not op.layout_only  # (a layout-only op's plain result cuts no gradient)
 
     @functools.wraps(fwd)
     def _guard(self: Any, *args: Any, **kwargs: Any) -> Any:
@@ -801,7 +802,7 @@ def guard(fwd: Callable, name: str, op: Any = None, operands: str = "self", key:
             if numpy is None or not _refused_keyword(numpy, e, kwargs):
                 raise
             return _guard(self, *args, **_numpy_kwargs(numpy, (self, *args), kwargs))
-        if (is_tensor(self) and self._ag is not None and is_tensor(out) and out._ag is None
+        if (cuts and is_tensor(self) and self._ag is not None and is_tensor(out) and out._ag is None
                 and out is not self and (out._dtype.is_floating_point or out._dtype.is_complex)
                 and requires_grad(self) and GRAD_MODE.get() and not INSIDE.get()):
             raise no_rule(name, self, f"x.detach().{name}(...)")
@@ -819,6 +820,7 @@ def guard_function(fwd: Callable, name: str, detached: str | None = None, op: An
     (``"argmax"``), it takes NumPy's keywords where PyTorch's function does."""
     hint = detached or f"strided.{name}(x.detach(), ...)"
     numpy = _numpy_of(fwd, key)
+    cuts = op is None or not op.layout_only  # (a layout-only op's plain result cuts no gradient)
 
     @functools.wraps(fwd)
     def _guard(*args: Any, **kwargs: Any) -> Any:
@@ -836,7 +838,7 @@ def guard_function(fwd: Callable, name: str, detached: str | None = None, op: An
             if numpy is None or not _refused_keyword(numpy, e, kwargs):
                 raise
             return _guard(*args, **_numpy_kwargs(numpy, args, kwargs))
-        if GRAD_MODE.get() and not INSIDE.get() and _cut(out):
+        if cuts and GRAD_MODE.get() and not INSIDE.get() and _cut(out):
             t = _requiring((args, tuple(kwargs.values())))
             if t is not None:
                 raise no_rule(name, t, hint)

@@ -81,6 +81,10 @@ class OpDef:
     module: str = ""
     home: str = ""
     explained: tuple[str, ...] = ()
+    # True for an op whose result reads only its tensor arguments' shapes and dtypes, never their
+    # values (``zeros_like``): no gradient can flow through it, so given a tensor that requires
+    # grad its result is a plain tensor, as PyTorch's, instead of the guard's "not differentiable"
+    layout_only: bool = False
     _swapped: Callable[..., Any] | None = field(default=None, repr=False)
 
     def rule_for(self, name: str) -> tuple[Callable[..., Any], str]:
@@ -186,7 +190,8 @@ def define(name: str, kind: Kind, forward: Callable[..., Any], spec: Any = None,
     return op
 
 
-def declare(kind: Kind, names: str = "", *, specs: Iterable[Any] = (), explain: str = "") -> None:
+def declare(kind: Kind, names: str = "", *, specs: Iterable[Any] = (), explain: str = "",
+            layout_only: str = "") -> None:
     """Give the ops spelt in ``names`` (space-separated) and those of ``specs`` (elementwise
     descriptors, ``BinaryOp``/``UnaryOp``, named by their ``name``) their kind, in the registry:
     the one place an op's kind is written, at the end of its family module, after
@@ -203,6 +208,7 @@ def declare(kind: Kind, names: str = "", *, specs: Iterable[Any] = (), explain: 
     """
     namespace = sys._getframe(1).f_globals
     module = namespace["__name__"]
+    # layout_only: the spellings among them whose results read no tensor's values (see OpDef)
     for spec in specs:
         define(spec.name, kind, namespace[spec.name], spec, module)
     for name in names.split():
@@ -217,6 +223,11 @@ def declare(kind: Kind, names: str = "", *, specs: Iterable[Any] = (), explain: 
         if op.kind is not kind:
             raise ValueError(f"explain={name!r}: not an op of this declaration ({kind.value})")
         op.explained = (*op.explained, name)
+    for name in layout_only.split():
+        op = OPDEFS[name]
+        if op.kind is not kind:
+            raise ValueError(f"layout_only={name!r}: not an op of this declaration ({kind.value})")
+        op.layout_only = True
 
 
 class _Rules(Mapping):

@@ -194,5 +194,5 @@ def is_nonzero(input: Tensor) -> bool:  # noqa: A002 - torch's argument name
     return bool(input.reshape(()).item())
 
 
-declare(Kind.ALLOC, "new_zeros new_ones new_empty new_full new_tensor")
+declare(Kind.ALLOC, "new_zeros new_ones new_empty new_full new_tensor", layout_only="new_zeros new_ones new_empty new_full")
 declare(Kind.COPY, "type_as")

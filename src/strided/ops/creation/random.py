@@ -604,8 +604,9 @@ def randn_like(input: Any, *, dtype: Any = None, memory_format: MemoryFormat = p
 
 def randint_like(input: Any, low: Any = None, high: Any = None, *, dtype: Any = None,
                  memory_format: MemoryFormat = preserve_format, generator: Any = None,
-                 device: Any = None) -> Tensor:
-    """``randint`` shaped like ``input``: ``randint_like(t, high)`` or ``randint_like(t, low, high)``.
+                 device: Any = None, requires_grad: bool = False) -> Tensor:
+    """``randint`` shaped like ``input``: ``randint_like(t, high)`` or ``randint_like(t, low, high)``
+    (``requires_grad=True``: a leaf, for a float or complex dtype only, as PyTorch's).
 
     >>> y = strided.randint_like(strided.zeros(100, dtype=strided.int64), 3)
     >>> y.shape, bool(((y >= 0) & (y < 3)).all())
@@ -623,7 +624,7 @@ def randint_like(input: Any, low: Any = None, high: Any = None, *, dtype: Any = 
     _check_range(low_i, high_i, dt, "randint_like")
     shape = input._layout.shape
     values = resolve(generator, "randint_like").draw(lambda g: _integers(low_i, high_i - 1)(g, shape))
-    return _fresh(shape, dt, values, "randint_like", (input,), like_strides(input, memory_format))
+    return leaf(_fresh(shape, dt, values, "randint_like", (input,), like_strides(input, memory_format)), requires_grad)
 
 
 # ---------------------------------------------------------------- in-place samplers
@@ -822,5 +823,7 @@ def _no_extra(kw: dict, op: str) -> None:
 
 # the kinds of this module's ops, in the op registry: the samplers allocate their result; the
 # in-place ones write their target
-declare(Kind.ALLOC, "rand randn randint randperm normal bernoulli multinomial rand_like randn_like randint_like")
+# (bernoulli and normal read their tensors' values: PyTorch records them, with zero gradients; not layout_only)
+declare(Kind.ALLOC, "rand randn randint randperm normal bernoulli multinomial rand_like randn_like randint_like",
+        layout_only="rand_like randn_like randint_like")
 declare(Kind.WRITE, "uniform_ normal_ random_ bernoulli_ exponential_ geometric_ log_normal_ cauchy_")
