@@ -106,3 +106,13 @@ def test_a_link_planted_at_the_temporary_name_is_not_followed(cache, tmp_path) -
     entry_cache.compiled(SOURCE, NAME)
     entry_cache.save()
     assert victim.read_bytes() == b"keep" and not os.path.exists(cache)
+
+
+def test_python_OO_imports_and_records() -> None:
+    # (before: import strided failed under -OO: Tensor.__doc__ is None when docstrings are stripped)
+    import subprocess
+
+    probe = ("import strided; x = strided.tensor([1., 2.], requires_grad=True); (x * x).sum().backward(); "
+             "print(x.grad.tolist(), strided.Tensor.__doc__)")
+    out = subprocess.run([sys.executable, "-OO", "-c", probe], check=True, capture_output=True, text=True).stdout
+    assert out.split() == ["[2.0,", "4.0]", "None"]
