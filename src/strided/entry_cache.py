@@ -8,12 +8,23 @@ read once), else compiled now. The key is the entry's whole source text, so edit
 file can never bring back stale code: a changed parameter list is a new key, compiled afresh.
 The file also records the interpreter's bytecode magic, the entries' file name (frames of an
 entry must name the package's directory: a moved checkout makes a new file) and the
-optimization level; any mismatch or unreadable file is ignored (then compiled as before).
+optimization level, and a CRC-32 of the rest: a truncated or damaged file is ignored before
+``marshal`` reads it (``marshal.loads`` of damaged bytes can raise ``SystemError`` or ask for
+gigabytes); any mismatch, unreadable file or entry that is not a code object of its key's file
+name is ignored (then compiled as before).
+
+Trust: the file is trusted as Python trusts a ``.pyc`` beside the package. Whoever can write to
+that ``__pycache__`` can make ``import strided`` run code of their choosing (so can they with a
+``.pyc``); ``marshal`` is not safe against hostile bytes. The checksum catches accidents, not
+attacks: keep an install's directory writable only by its owner, or set ``PYTHONDONTWRITEBYTECODE``
+and a read-only install (then the file is neither written nor, when absent, read).
 
 :func:`save` (called once at the end of ``import strided``) writes the sources this process
 used, when one of them was compiled here, atomically (a temporary file, then ``os.replace``:
 concurrent imports never read half a file); not when bytecode writing is off
-(``PYTHONDONTWRITEBYTECODE``, ``sys.dont_write_bytecode``) or the directory is read-only.
+(``PYTHONDONTWRITEBYTECODE``, ``sys.dont_write_bytecode``) or the directory is read-only. The
+temporary file is created exclusively (``O_EXCL``, as ``importlib`` writes a ``.pyc``): a link
+planted under its name is never followed.
 Threads: the table is a dict filled under the GIL; two threads compiling the same source
 store equal code.
 
@@ -27,12 +38,13 @@ from __future__ import annotations
 import marshal
 import os
 import sys
+import zlib
 from importlib._bootstrap_external import MAGIC_NUMBER, cache_from_source  # (loaded with Python itself)
 from types import CodeType
 
 __all__ = ["compiled", "save"]
 
-_FORMAT = 1
+_FORMAT = 2
 _PATH = cache_from_source(os.path.join(os.path.dirname(os.path.abspath(__file__)), "generated_entries.py"))
 _PATH = _PATH[: -len(".pyc")] + ".marshal"
 
@@ -48,10 +60,20 @@ def _header() -> tuple:
 def _load() -> dict[tuple[str, str], CodeType]:
     try:
         with open(_PATH, "rb") as f:
-            header, table = marshal.load(f)
-    except (OSError, EOFError, ValueError, TypeError):
+            data = f.read()
+    except OSError:
         return {}
-    return table if header == _header() and isinstance(table, dict) else {}
+    payload, check = data[:-4], data[-4:]
+    if len(data) < 4 or zlib.crc32(payload).to_bytes(4, "little") != check:
+        return {}
+    try:
+        header, table = marshal.loads(payload)
+    except Exception:  # noqa: BLE001 - any unreadable file is ignored (SystemError, MemoryError, ...)
+        return {}
+    if header != _header() or not isinstance(table, dict):
+        return {}
+    return {key: code for key, code in table.items()
+            if type(key) is tuple and len(key) == 2 and type(code) is CodeType and code.co_filename == key[1]}
 
 
 def compiled(source: str, filename: str) -> CodeType:
@@ -79,10 +101,16 @@ def save() -> None:
         return
     _state["compiled"] = False
     temporary = f"{_PATH}.{os.getpid()}.tmp"
+    data = marshal.dumps((_header(), dict(_used)))
+    data += zlib.crc32(data).to_bytes(4, "little")
     try:
         os.makedirs(os.path.dirname(_PATH), exist_ok=True)
-        with open(temporary, "wb") as f:
-            marshal.dump((_header(), dict(_used)), f)
+        fd = os.open(temporary, os.O_CREAT | os.O_EXCL | os.O_WRONLY | getattr(os, "O_BINARY", 0), 0o666)
+    except OSError:
+        return  # (read-only, or a file of that name exists: not ours to remove)
+    try:
+        with open(fd, "wb") as f:
+            f.write(data)
         os.replace(temporary, _PATH)
     except OSError:
         try:

@@ -291,7 +291,8 @@ def finish(face: dict[str, Any]) -> None:
             face[attr] = guard_function(value, attr, op=op if op is not None and op.kind is not None else None,
                                         key=attr)
     _home_entries(face)
-    Tensor.__doc__ = f"{Tensor.__doc__.rstrip()}\n\n{textwrap.indent(installed_methods(Tensor), '    ')}\n"
+    if Tensor.__doc__ is not None:  # (None under python -OO: docstrings stripped, no list to add)
+        Tensor.__doc__ = f"{Tensor.__doc__.rstrip()}\n\n{textwrap.indent(installed_methods(Tensor), '    ')}\n"
     entry_cache.save()  # (the entries compiled for this import, for the next one)
 
 
