@@ -284,7 +284,7 @@ def kthvalue(self: Tensor, k: int, dim: int = -1, keepdim: bool = False) -> Any:
     pos = np.argpartition(x, k - 1, axis=-1)[..., k - 1:k]
     # the moved order (dim d last, size 1) is the row-major order of the result, keepdim or not
     out_shape = reduced_shape(shape, (d,), keepdim) if shape else ()
-    values = tensor_from_array(np.take_along_axis(x, pos, axis=-1), out_shape, self._dtype)
+    values = tensor_from_array(take_last(x, pos), out_shape, self._dtype)
     indices = tensor_from_array(pos, out_shape, int64)
     return copied("kthvalue", (self,), return_types.kthvalue(values, indices), lambda: (
         f"kthvalue: the {k}-th smallest along dim {d} of a {shape_text(shape)} tensor, into new memory "
