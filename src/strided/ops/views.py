@@ -724,8 +724,15 @@ def _pieces(t: Tensor, d: int, sizes: Sequence[int]) -> tuple[Tensor, ...]:
     """Consecutive narrow views of ``sizes`` along dim ``d``."""
     out = []
     start = 0
+    lay = t._layout
+    shape, strides, offset = lay.shape, lay.strides, lay.offset
+    head, tail, stride = shape[:d], shape[d + 1:], strides[d]
+    trusted = L.Layout._trusted
     for s in sizes:  # (the sizes are the user's, read by split_sizes: not memo keys)
-        out.append(_carry(t, L.narrow_layout(t._layout, d, start, s)))
+        if s > 0:  # (narrow_layout's result, built directly: the sizes fit the dim, every piece a view)
+            out.append(t._view(trusted(head + (s,) + tail, strides, offset + start * stride)))
+        else:  # (an empty piece: narrow's offset rule for it)
+            out.append(_carry(t, L.narrow_layout(lay, d, start, s)))
         start += s
     return tuple(out)
 

@@ -63,6 +63,28 @@ def moved_last(t: Tensor, d: int) -> np.ndarray:
     return x if d == x.ndim - 1 else np.moveaxis(x, d, -1)
 
 
+# row-index columns (``arange(rows)[:, None]``, read-only) of :func:`take_last`, by row count
+_ROWS: dict[int, np.ndarray] = {}
+
+
+def take_last(x: np.ndarray, idx: np.ndarray) -> np.ndarray:
+    """``np.take_along_axis(x, idx, axis=-1)`` for in-range integer ``idx`` of ``x``'s rank (a
+    fresh C-contiguous array of ``idx``'s shape, the same elements), without take_along_axis's
+    per-call index building for 1-d and 2-d ``x`` (the small-size cost of topk and its kin).
+    """
+    if x.ndim == 1:
+        return x[idx]
+    if x.ndim == 2 and idx.shape[0] == x.shape[0] and x.shape[0] <= 4096:
+        rows = _ROWS.get(x.shape[0])
+        if rows is None:
+            rows = np.arange(x.shape[0], dtype=np.intp)[:, None]
+            rows.setflags(write=False)
+            if len(_ROWS) < 256:  # (bounded; dict writes are atomic under the GIL)
+                _ROWS[x.shape[0]] = rows
+        return x[rows, idx]
+    return np.take_along_axis(x, idx, axis=-1)
+
+
 def take_moved(t: Tensor, d: int, idx: np.ndarray) -> np.ndarray:
     """``np.take_along_axis(moved_last(t, d), idx, axis=-1)`` for int64 ``idx`` already within
     ``[0, size)``: a fresh C-contiguous array of ``idx``'s shape.

@@ -453,6 +453,8 @@ def _put(t: Tensor, plan: IndexPlan, value: Any, accumulate: bool, op: str, stri
 def _fitted_shape(vshape: tuple[int, ...], shape: tuple[int, ...], op: str, strip: bool) -> tuple[int, ...]:
     """The value's shape as the write broadcasts it to ``shape`` (the indexed one), or PyTorch's
     error; ``strip``: ``t[idx] = v`` drops the value's leading size-1 dims, as PyTorch's setitem does."""
+    if vshape == shape:  # (the common case: the value already has the indexed shape)
+        return vshape
     given = vshape
     if strip:
         while len(vshape) > len(shape) and vshape[0] == 1:

@@ -70,11 +70,43 @@ def linalg_cross(input: Tensor, other: Tensor, *, dim: int = -1) -> Tensor:  # n
             f"{op}: inputs dimension {dim} must have length 3. Got {sa} and {sb}",
             f"input has shape {shape_text(input.shape)}, other {shape_text(other.shape)}: dim {d} holds the vectors",
             "fix: name the dim of size 3 with dim="))
-    a = np.broadcast_to(input._np(), shape)  # type: ignore[arg-type]
-    b = np.broadcast_to(other._np(), shape)  # type: ignore[arg-type]
+    a, b = input._np(), other._np()
+    if a.shape != shape:
+        a = np.broadcast_to(a, shape)  # type: ignore[arg-type]
+    if b.shape != shape:
+        b = np.broadcast_to(b, shape)  # type: ignore[arg-type]
+    if a.size and a.dtype.kind != "b":
+        return LA.rowmajor(_cross3(a, b, d), input._dtype)
     with np.errstate(all="ignore"):
         c = np.cross(a, b, axis=d) if a.size else np.zeros(shape, a.dtype)  # type: ignore[arg-type]
     return LA.rowmajor(np.asarray(c, a.dtype), input._dtype)
+
+
+def _cross3(a: np.ndarray, b: np.ndarray, d: int) -> np.ndarray:
+    """``np.cross(a, b, axis=d)`` of same-shape, same-dtype numeric ``a`` and ``b`` (size 3 along
+    ``d``), bit for bit: NumPy's own products and differences in its order, written straight into
+    a row-major result (np.cross's axis handling and its transposing copy cost more than the
+    arithmetic at small sizes)."""
+    out = np.empty(a.shape, a.dtype)
+    last = a.ndim - 1
+    if d != last:
+        a, b, c = np.moveaxis(a, d, -1), np.moveaxis(b, d, -1), np.moveaxis(out, d, -1)
+    else:
+        c = out
+    a0, a1, a2 = a[..., 0], a[..., 1], a[..., 2]
+    b0, b1, b2 = b[..., 0], b[..., 1], b[..., 2]
+    tmp = np.empty(a0.shape, a.dtype)
+    with np.errstate(all="ignore"):
+        np.multiply(a1, b2, out=c[..., 0])
+        np.multiply(a2, b1, out=tmp)
+        np.subtract(c[..., 0], tmp, out=c[..., 0])
+        np.multiply(a2, b0, out=c[..., 1])
+        np.multiply(a0, b2, out=tmp)
+        np.subtract(c[..., 1], tmp, out=c[..., 1])
+        np.multiply(a0, b1, out=c[..., 2])
+        np.multiply(a1, b0, out=tmp)
+        np.subtract(c[..., 2], tmp, out=c[..., 2])
+    return out
 
 
 @backward("cross", "linalg_cross", operands="two")

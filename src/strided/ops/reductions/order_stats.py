@@ -29,7 +29,7 @@ from ...gradients import seal
 from ...opdef import Kind, declare
 from ...tensor import Tensor, tensor_arg
 from .._support import gradtools, return_types
-from .._support.along import flag, moved_last, one_dim, tensor_from_array
+from .._support.along import flag, moved_last, one_dim, take_last, tensor_from_array
 from .._support.reduce_args import reduced_shape, shape_text
 from ..registry import backward, method
 
@@ -61,11 +61,11 @@ def _middle(rows: np.ndarray, skip_nan: bool) -> tuple[np.ndarray, np.ndarray]:
     else:
         k = np.full(rows.shape[:-1], (n - 1) // 2)
     order = np.argsort(rows, axis=-1, kind="stable") if rows.ndim else np.zeros(1, np.int64)
-    idx = np.take_along_axis(order, k[..., None], -1)[..., 0]
+    idx = take_last(order, k[..., None])[..., 0]
     if not skip_nan and floating:  # a NaN in the row: the first NaN
         any_nan = nan.any(-1)
         idx = np.where(any_nan, np.argmax(nan, -1), idx)
-    values = np.take_along_axis(rows, idx[..., None], -1)[..., 0]
+    values = take_last(rows, idx[..., None])[..., 0]
     return values, idx.astype(np.int64)
 
 
@@ -259,7 +259,7 @@ def mode(input: Tensor, dim: int = -1, keepdim: bool = False) -> Any:  # noqa: A
         vals, idx = np.zeros(rows.shape[:-1], rows.dtype), np.zeros(rows.shape[:-1], np.int64)
     else:
         order = np.argsort(rows, axis=-1, kind="stable")
-        s = np.take_along_axis(rows, order, -1)
+        s = take_last(rows, order)
         # run lengths in the sorted rows: the length of the run ending at each position
         new = np.ones(s.shape, bool)
         new[..., 1:] = s[..., 1:] != s[..., :-1]
@@ -270,8 +270,8 @@ def mode(input: Tensor, dim: int = -1, keepdim: bool = False) -> Any:  # noqa: A
         # it equals the longest is the end of the longest run of the smallest value, and (the sort
         # being stable) that value's last occurrence in the row
         last = np.argmax(length == length.max(-1, keepdims=True), -1)
-        idx = np.take_along_axis(order, last[..., None], -1)[..., 0].astype(np.int64)
-        vals = np.take_along_axis(rows, idx[..., None], -1)[..., 0]
+        idx = take_last(order, last[..., None])[..., 0].astype(np.int64)
+        vals = take_last(rows, idx[..., None])[..., 0]
     return return_types.mode(tensor_from_array(vals, out_shape, input._dtype), tensor_from_array(idx, out_shape, int64))
 
 

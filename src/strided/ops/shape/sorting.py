@@ -36,6 +36,7 @@ from .._support.along import (
     moved_last,
     one_dim,
     take_in_place,
+    take_last,
     take_moved,
     tensor_from_array,
     tensor_from_moved,
@@ -243,11 +244,11 @@ def topk(self: Tensor, k: int, dim: int = -1, largest: bool = True, sorted: bool
         cand = _top_by_threshold(x, k, largest) if np_kind(x.dtype) == "f" else None
         if cand is None:
             cand = _top_by_argpartition(x, k, largest)
-        part = np.take_along_axis(x, cand, axis=-1)
+        part = take_last(x, cand)
     order = argsort_last(part, largest, False)
-    idx = order if cand is None else np.take_along_axis(cand, order, axis=-1)
+    idx = order if cand is None else take_last(cand, order)
     out_shape = shape[:d] + (k,) + shape[d + 1:] if shape else ()
-    values = tensor_from_moved(np.take_along_axis(part, order, axis=-1), out_shape, d, self._dtype)
+    values = tensor_from_moved(take_last(part, order), out_shape, d, self._dtype)
     indices = tensor_from_moved(np.ascontiguousarray(idx, dtype=np.int64), out_shape, d, int64)
     return copied("topk", (self,), return_types.topk(values, indices), lambda: (
         f"topk: the {k} {'largest' if largest else 'smallest'} of each run of {n} along dim {d} of a "
@@ -283,7 +284,7 @@ def kthvalue(self: Tensor, k: int, dim: int = -1, keepdim: bool = False) -> Any:
     pos = np.argpartition(x, k - 1, axis=-1)[..., k - 1:k]
     # the moved order (dim d last, size 1) is the row-major order of the result, keepdim or not
     out_shape = reduced_shape(shape, (d,), keepdim) if shape else ()
-    values = tensor_from_array(np.take_along_axis(x, pos, axis=-1), out_shape, self._dtype)
+    values = tensor_from_array(take_last(x, pos), out_shape, self._dtype)
     indices = tensor_from_array(pos, out_shape, int64)
     return copied("kthvalue", (self,), return_types.kthvalue(values, indices), lambda: (
         f"kthvalue: the {k}-th smallest along dim {d} of a {shape_text(shape)} tensor, into new memory "

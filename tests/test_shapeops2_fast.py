@@ -1,0 +1,68 @@
+"""The small-size fast paths of shapeops2 give exactly what the general paths gave.
+
+take_last (topk, median, mode) against np.take_along_axis; the direct 3-vector cross against
+np.cross, bit for bit; split/chunk pieces against narrow (shape, strides, offset) and PyTorch.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+import torch
+
+import strided as st
+from strided.ops._support.along import take_last
+from strided.ops.linalg.products import _cross3
+
+
+@pytest.mark.parametrize("shape", [(7,), (5, 9), (1, 4), (3, 2, 6)])
+def test_take_last_is_take_along_axis(shape: tuple) -> None:
+    r = np.random.RandomState(0)
+    x = r.rand(*shape).astype(np.float32)
+    for view in (x, np.swapaxes(x, 0, -1) if x.ndim > 1 else x[::-1]):
+        idx = r.randint(-view.shape[-1], view.shape[-1], view.shape[:-1] + (4,))
+        got = take_last(view, idx)
+        want = np.take_along_axis(view, idx, axis=-1)
+        assert got.shape == want.shape and got.flags.c_contiguous
+        np.testing.assert_array_equal(got, want)
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64, np.int64, np.int8, np.complex128])
+@pytest.mark.parametrize("shape,d", [((16, 3), 1), ((3, 5), 0), ((2, 3, 4), 1)])
+def test_cross3_is_np_cross_bitwise(dtype: type, shape: tuple, d: int) -> None:
+    r = np.random.RandomState(1)
+    a = (r.randn(*shape) * 1e3).astype(dtype)
+    b = (r.randn(*shape) * 1e3).astype(dtype)
+    with np.errstate(all="ignore"):
+        want = np.cross(a, b, axis=d)
+        got = _cross3(a, b, d)
+    assert got.dtype == want.dtype and got.flags.c_contiguous
+    assert got.tobytes() == np.ascontiguousarray(want).tobytes()
+
+
+def test_cross_matches_torch_on_views() -> None:
+    r = np.random.RandomState(2)
+    x = r.randn(3, 16).astype(np.float32)
+    y = r.randn(3, 1).astype(np.float32)
+    got = st.linalg.cross(st.tensor(x).t(), st.tensor(y).t(), dim=1)
+    want = torch.linalg.cross(torch.tensor(x).t(), torch.tensor(y).t(), dim=1)
+    assert got.shape == tuple(want.shape) and got.stride() == want.stride()
+    np.testing.assert_allclose(got.numpy(), want.numpy(), rtol=1e-6, atol=1e-6)
+
+
+@pytest.mark.parametrize("sizes", [4, 5, [0, 10], [3, 0, 7], [10]])
+def test_split_pieces_match_torch(sizes: object) -> None:
+    s = st.arange(60.0).reshape(6, 10).t()[:, 1:]  # (10, 5), strides (1, 10), offset 10
+    t = torch.arange(60.0).reshape(6, 10).t()[:, 1:]
+    for got, want in zip(s.split(sizes), t.split(sizes), strict=True):
+        assert (got.shape, got.stride(), got.storage_offset()) == (
+            tuple(want.shape), want.stride(), want.storage_offset())
+        assert got.tolist() == want.tolist()
+
+
+def test_topk_ties_and_nan_as_before() -> None:
+    x = st.tensor([[1.0, 3.0, 3.0, float("nan"), 0.0], [2.0, 2.0, 2.0, 2.0, 1.0]])
+    v, i = x.topk(2)
+    assert i.tolist() == [[3, 1], [1, 3]] and v.tolist()[1] == [2.0, 2.0]  # (the tie order of main before)
+    v, i = x.topk(2, largest=False)
+    assert i.tolist() == [[4, 0], [4, 0]]
