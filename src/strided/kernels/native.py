@@ -46,6 +46,7 @@ False
 
 from __future__ import annotations
 
+import importlib
 import os
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -78,14 +79,20 @@ def kernel() -> ModuleType | None:
     """
     global _kernel, _loaded
     if not _loaded:
-        if os.environ.get("STRIDED_NATIVE", "1") != "0":
-            try:
-                from . import _copykernel  # type: ignore[attr-defined]
-            except ImportError:  # built without a C compiler: the NumPy path
-                _copykernel = None
-            _kernel = _copykernel
+        _kernel = _compiled("_copykernel")  # (None: the NumPy path)
         _loaded = True  # (two threads racing here both import the same module: harmless)
     return _kernel
+
+
+def _compiled(name: str) -> ModuleType | None:
+    """The compiled module ``strided.kernels.<name>``; None with ``STRIDED_NATIVE=0`` or when the
+    install built it not (no C compiler: the NumPy path or formulas)."""
+    if os.environ.get("STRIDED_NATIVE", "1") == "0":
+        return None
+    try:
+        return importlib.import_module(f"{__package__}.{name}")
+    except ImportError:
+        return None
 
 
 _special: ModuleType | None = None
@@ -102,12 +109,7 @@ def special() -> ModuleType | None:
     """
     global _special, _special_loaded
     if not _special_loaded:
-        if os.environ.get("STRIDED_NATIVE", "1") != "0":
-            try:
-                from . import _specialkernel  # type: ignore[attr-defined]
-            except ImportError:  # built without a C compiler: the NumPy formulas
-                _specialkernel = None
-            _special = _specialkernel
+        _special = _compiled("_specialkernel")  # (None: the NumPy formulas)
         _special_loaded = True  # (a race imports the same module twice: harmless)
     return _special if _enabled.get() else None
 
