@@ -105,3 +105,15 @@ def test_fill_values_are_checked_as_pytorch_checks_them(op):
             assert isinstance(got, tuple) and issubclass(got[0], want[0]) and got[1] == want[1], (got, want)
         else:
             assert got == want, (target, vdtype, v)
+
+
+@pytest.mark.parametrize("shape", [(2, 3), (0, 3)])
+def test_cross_of_bool_tensors_is_pytorchs_not_implemented_error(shape):
+    # (it raised NumPy's "boolean subtract is not supported" TypeError from inside np.cross)
+    a, ta = strided.ones(*shape, dtype=strided.bool), torch.ones(*shape, dtype=torch.bool)
+    with pytest.raises(NotImplementedError) as theirs:
+        torch.linalg.cross(ta, ta)
+    for call in (lambda: strided.linalg.cross(a, a), lambda: strided.cross(a, a, dim=1)):
+        with pytest.raises(NotImplementedError) as ours:
+            call()
+        assert str(ours.value).splitlines()[0] == str(theirs.value)

@@ -32,6 +32,7 @@ from ...messages import broadcast_mismatch
 from ...opdef import Kind, declare
 from ...tensor import Tensor, tensor_arg
 from .._support.along import one_dim
+from .._support.operands import _not_implemented
 from .._support.promotion import TORCH_NAMES
 from .._support.reduce_args import shape_text
 from ..registry import backward, method
@@ -70,16 +71,15 @@ def linalg_cross(input: Tensor, other: Tensor, *, dim: int = -1) -> Tensor:  # n
             f"{op}: inputs dimension {dim} must have length 3. Got {sa} and {sb}",
             f"input has shape {shape_text(input.shape)}, other {shape_text(other.shape)}: dim {d} holds the vectors",
             "fix: name the dim of size 3 with dim="))
+    if input._dtype.numpy.kind == "b":  # (PyTorch's kernel has no bool loop, even for empty inputs)
+        raise _not_implemented("cross", input._dtype, (input, other), "fix: input.to(strided.int64) (and other)")
     a, b = input._np(), other._np()
     if a.shape != shape:
         a = np.broadcast_to(a, shape)  # type: ignore[arg-type]
     if b.shape != shape:
         b = np.broadcast_to(b, shape)  # type: ignore[arg-type]
-    if a.size and a.dtype.kind != "b":
-        return LA.rowmajor(_cross3(a, b, d), input._dtype)
-    with np.errstate(all="ignore"):
-        c = np.cross(a, b, axis=d) if a.size else np.zeros(shape, a.dtype)  # type: ignore[arg-type]
-    return LA.rowmajor(np.asarray(c, a.dtype), input._dtype)
+    c = _cross3(a, b, d) if a.size else np.zeros(shape, a.dtype)  # type: ignore[arg-type]
+    return LA.rowmajor(c, input._dtype)
 
 
 def _cross3(a: np.ndarray, b: np.ndarray, d: int) -> np.ndarray:
