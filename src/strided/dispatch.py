@@ -140,16 +140,7 @@ def result(shape: tuple[int, ...], dtype: DType, strides: tuple[int, ...] | None
         array = _empty(n, dtype.numpy)
     except (ValueError, MemoryError, OverflowError):
         return _make(new_storage(n, dtype.numpy, shape), layout, dtype)  # (its error)
-    storage = _new(Storage)  # kernels.memory.adopt, inlined: np.empty's array is 1-D, contiguous, ours
-    storage.array = array
-    storage._pinned = None
-    t = _new(_Tensor)  # (_make inlined: a call is a tenth of a small op)
-    t._storage = storage
-    t._layout = layout
-    t._dtype = dtype
-    t._base = None
-    t._ag = None
-    return t
+    return adopted(array, layout, dtype)  # (np.empty's array is 1-D, contiguous, ours)
 
 
 _empty = np.empty

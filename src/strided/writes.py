@@ -35,6 +35,7 @@ from .errors import (
 from .gradients import installs_as
 from .indexing import AdvancedIndex, index_layout
 from .kernels import check_writable, grow_storage, write
+from .kernels.memory import flat_run
 from .layout import Layout
 from .messages import partial_overlap
 from .scalars import filled, parse_int, parse_setitem_int, wrapped
@@ -188,16 +189,8 @@ def zero_(self: Tensor) -> Tensor:
 
 def _flat_run(t: Tensor) -> np.ndarray | None:
     """The elements of a row-major ``t`` as one run of its storage (no copy), else None."""
-    lay = t._layout
-    if lay.strides != L.contiguous_strides(lay.shape):
-        return None
-    n = L.product(lay.shape)
-    arr = t._storage.array
-    if lay.offset or len(arr) != n:
-        arr = arr[lay.offset : lay.offset + n]
-        if len(arr) != n:
-            return None
-    return arr
+    shape = t._layout.shape
+    return flat_run(t, (L.contiguous_strides(shape), L.product(shape)))
 
 
 @installs_as("__setitem__")

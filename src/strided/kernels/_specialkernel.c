@@ -447,19 +447,32 @@ static int get_buffers(PyObject *const *args, Py_buffer *src, Py_buffer *dst, co
         }                                                                                          \
     } while (0)
 
-#define RUN(EXPR)                                                                                  \
+/* STMT over the n elements, without the GIL from MIN_RELEASE elements on; then both buffers released */
+#define RELEASING(STMT)                                                                            \
     do {                                                                                           \
         Py_ssize_t n = src.len / src.itemsize;                                                     \
         if (n >= MIN_RELEASE) {                                                                    \
             Py_BEGIN_ALLOW_THREADS                                                                 \
-            LOOP(EXPR);                                                                            \
+            STMT;                                                                                  \
             Py_END_ALLOW_THREADS                                                                   \
         } else {                                                                                   \
-            LOOP(EXPR);                                                                            \
+            STMT;                                                                                  \
         }                                                                                          \
         PyBuffer_Release(&src);                                                                    \
         PyBuffer_Release(&dst);                                                                    \
     } while (0)
+
+#define RUN(EXPR) RELEASING(LOOP(EXPR))
+
+/* NAME(src, dst)'s two arguments, as buffers (-1 with the error set) */
+static int two_buffers(PyObject *const *args, Py_ssize_t nargs, Py_buffer *src, Py_buffer *dst, const char *name)
+{
+    if (nargs != 2) {
+        PyErr_Format(PyExc_TypeError, "%s(src, dst) takes 2 arguments, not %zd", name, nargs);
+        return -1;
+    }
+    return get_buffers(args, src, dst, name);
+}
 
 typedef void (*block_fn)(const double *, double *, int);
 
@@ -483,21 +496,8 @@ static void run_blocks(Py_buffer *src, Py_buffer *dst, Py_ssize_t n, block_fn f)
     {                                                                                              \
         (void)self;                                                                                \
         Py_buffer src, dst;                                                                        \
-        if (nargs != 2) {                                                                          \
-            PyErr_Format(PyExc_TypeError, #NAME "(src, dst) takes 2 arguments, not %zd", nargs);  \
-            return NULL;                                                                           \
-        }                                                                                          \
-        if (get_buffers(args, &src, &dst, #NAME) < 0) return NULL;                                 \
-        Py_ssize_t n = src.len / src.itemsize;                                                     \
-        if (n >= MIN_RELEASE) {                                                                    \
-            Py_BEGIN_ALLOW_THREADS                                                                 \
-            run_blocks(&src, &dst, n, NAME##_block);                                               \
-            Py_END_ALLOW_THREADS                                                                   \
-        } else {                                                                                   \
-            run_blocks(&src, &dst, n, NAME##_block);                                               \
-        }                                                                                          \
-        PyBuffer_Release(&src);                                                                    \
-        PyBuffer_Release(&dst);                                                                    \
+        if (two_buffers(args, nargs, &src, &dst, #NAME) < 0) return NULL;                          \
+        RELEASING(run_blocks(&src, &dst, n, NAME##_block));                                        \
         Py_RETURN_NONE;                                                                            \
     }
 
@@ -509,11 +509,7 @@ BLOCKED(i1e)
     {                                                                                              \
         (void)self;                                                                                \
         Py_buffer src, dst;                                                                        \
-        if (nargs != 2) {                                                                          \
-            PyErr_Format(PyExc_TypeError, #NAME "(src, dst) takes 2 arguments, not %zd", nargs);   \
-            return NULL;                                                                           \
-        }                                                                                          \
-        if (get_buffers(args, &src, &dst, #NAME) < 0) return NULL;                                 \
+        if (two_buffers(args, nargs, &src, &dst, #NAME) < 0) return NULL;                          \
         RUN(k_##NAME(x));                                                                          \
         Py_RETURN_NONE;                                                                            \
     }

@@ -23,7 +23,7 @@ from typing import Any
 
 import numpy as np
 
-from .fused import fma, fma_into
+from .fused import fma, fma_into, lerp_into
 
 
 def adam_update(p: np.ndarray, g: np.ndarray, m: np.ndarray, v: np.ndarray, vmax: np.ndarray | None, *,
@@ -40,12 +40,7 @@ def adam_update(p: np.ndarray, g: np.ndarray, m: np.ndarray, v: np.ndarray, vmax
             np.multiply(p, t(1 - lr * weight_decay), out=p)  # param.mul_(1 - lr * wd)
         else:
             g = fma(p, t(float(weight_decay)), g)  # grad.add(param, alpha=wd): one rounding
-    w = t(1 - beta1)  # exp_avg.lerp_(grad, 1 - beta1), from the nearer end
-    diff = np.subtract(g, m)
-    if abs(w) < 0.5:
-        fma_into(w, diff, m, m)
-    else:
-        fma_into(w - t(1), diff, g, m)
+    lerp_into(m, g, t(1 - beta1), m)  # exp_avg.lerp_(grad, 1 - beta1)
     np.multiply(v, t(beta2), out=v)  # exp_avg_sq.mul_(beta2).addcmul_(grad, grad, value=1 - beta2)
     value = 1 - beta2
     fma_into(np.multiply(g, value) if value != 1 else g, g, v, v)

@@ -104,6 +104,24 @@ def fma_into(a: Any, b: np.ndarray, c: np.ndarray, out: np.ndarray) -> None:
         np.copyto(out, fma(a, b, c), casting="unsafe")
 
 
+def lerp_into(a: np.ndarray, b: np.ndarray, w: Any, out: np.ndarray) -> None:
+    """``out[...] = lerp(a, b, w)`` as PyTorch's kernel computes it, from the nearer end:
+    ``fmadd(w, b - a, a)`` for ``|w| < 0.5``, else ``fmadd(w - 1, b - a, b)``, each rounded once
+    (:func:`fma_into`; ``out`` may be ``a``). ``a``, ``b``, ``out``: flat runs of one float32 or
+    float64 dtype and length; ``w``: a NumPy scalar of that dtype. Call it with NumPy's warnings off.
+
+    >>> out = np.empty(2, np.float64)
+    >>> lerp_into(np.array([0.0, 10.0]), np.array([10.0, 20.0]), np.float64(0.75), out)
+    >>> out.tolist()
+    [7.5, 17.5]
+    """
+    diff = np.subtract(b, a)
+    if abs(w) < 0.5:
+        fma_into(w, diff, a, out)
+    else:
+        fma_into(w - w.dtype.type(1), diff, b, out)
+
+
 def _fma64(a: np.ndarray, b: np.ndarray, c: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """Dekker's product and Knuth's sum: (the fused ``a * b + c``, the plain one)."""
     p = a * b

@@ -142,6 +142,23 @@ def outside_storage(array: np.ndarray, layout: Layout) -> StridedRuntimeError:
     )
 
 
+def flat_run(t: Any, info: tuple) -> Any:
+    """The flat run of tensor ``t``'s storage (a NumPy array of ``info[1]`` elements, no copy) when
+    ``t`` is row-major (``info``: its shape's row-major strides and element count, as
+    ``ops._support.operands._cinfo`` keeps them), else None; None too for a tensor unpickled past
+    its storage (the general paths refuse it with their error)."""
+    lay = t._layout
+    if lay.strides != info[0]:
+        return None
+    n = info[1]
+    arr = t._storage.array
+    if lay.offset or len(arr) != n:
+        arr = arr[lay.offset : lay.offset + n]
+        if len(arr) != n:
+            return None
+    return arr
+
+
 def tensor_view(t: Any) -> np.ndarray:
     """:func:`numpy_view` of a tensor's storage and layout."""
     return numpy_view(t._storage, t._layout)

@@ -22,6 +22,7 @@ from ...dispatch import memory_overlap, result, shares_storage
 from ...dtypes import DType, bool_, from_numpy_dtype
 from ...errors import StridedNotImplementedError, StridedRuntimeError, StridedTypeError, join_lines
 from ...kernels import check_writable
+from ...kernels.memory import flat_run  # noqa: F401  (the fast paths' import of it, beside _cinfo)
 from ...kernels.memory import tensor_view as _view  # zero-copy NumPy view a ufunc reads or writes
 from ...layout import Layout
 from ...messages import partial_overlap
@@ -131,22 +132,6 @@ def _kernel_arg(x: Any, dtype: DType) -> Any:
 # Layouts are immutable, so every fresh row-major result of one shape shares the one object.
 _cinfo = Memo(lambda shape: (L.contiguous_strides(shape), L.product(shape),
                              _trusted(shape, L.contiguous_strides(shape), 0)))
-
-
-def flat_run(t: Any, info: tuple) -> Any:
-    """The flat run of ``t``'s storage (a NumPy array of ``info[1]`` elements, no copy) when ``t``
-    is row-major (``info``: ``_cinfo[t``'s shape``]``), else None; None too for a tensor unpickled
-    past its storage (the general path refuses it with its error)."""
-    lay = t._layout
-    if lay.strides != info[0]:
-        return None
-    n = info[1]
-    arr = t._storage.array
-    if lay.offset or len(arr) != n:
-        arr = arr[lay.offset : lay.offset + n]
-        if len(arr) != n:
-            return None
-    return arr
 
 
 def _fresh_output(

@@ -23,7 +23,7 @@ from ...errors import StridedRuntimeError, StridedTypeError, join_lines
 from ...grad_mode import SUBCLASSES
 from ...gradients import seal
 from ...kernels.fpstate import QUIET, quiet_reset, quiet_set, quietly
-from ...kernels.fused import fma, fma_into
+from ...kernels.fused import fma, fma_into, lerp_into
 from ...opdef import Kind, declare
 from ...scalars import parse_int
 from ...tensor import Tensor
@@ -173,15 +173,10 @@ def _lerp_flat(input: Any, end: Any, weight: Any, target: Tensor | None) -> Tens
     if a is None or b is None or (target is not None and not a.flags.writeable):
         return None
     compute = d.numpy
-    w = compute.type(weight)
     out = a if target is not None else np.empty(info[1], compute)
     token = quiet_set(QUIET)
-    try:  # PyTorch's kernel: fmadd(w, diff, a) or fmadd(w - 1, diff, end), rounded once
-        diff = np.subtract(b, a)
-        if abs(w) < 0.5:
-            fma_into(w, diff, a, out)
-        else:
-            fma_into(w - compute.type(1), diff, b, out)
+    try:
+        lerp_into(a, b, compute.type(weight), out)
     finally:
         quiet_reset(token)
     return target if target is not None else adopted(out, info[2], d)
