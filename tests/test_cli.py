@@ -583,6 +583,17 @@ def test_help_on_every_command(capsys, argv):
     assert out.startswith("usage: strided" + (f" {argv[0]}" if argv else ""))
 
 
+@pytest.mark.parametrize("flag", ["--help", "-h"])
+def test_top_level_help_built_without_the_commands_arguments_is_the_same(capsys, flag):
+    # `strided --help` builds the parser without the commands' own arguments (a start-up cost):
+    # what it prints must be exactly what the full parser prints.
+    from strided.cli.main import build_parser
+
+    code, out, err = run(capsys, flag)
+    assert code == 0 and err == ""
+    assert out == build_parser().format_help() == build_parser(arguments=False).format_help()
+
+
 @pytest.mark.parametrize("argv, says", [
     ([], "usage: strided"),
     (["frobnicate"], "invalid choice: 'frobnicate'"),

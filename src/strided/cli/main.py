@@ -27,8 +27,12 @@ EXPR_HELP = (
 )
 
 
-def build_parser() -> argparse.ArgumentParser:
-    """The argument parser of the ``strided`` command (one subparser per command)."""
+def build_parser(arguments: bool = True) -> argparse.ArgumentParser:
+    """The argument parser of the ``strided`` command (one subparser per command).
+
+    ``arguments=False`` leaves out the commands' own arguments: ``strided --help`` lists only the
+    commands with their one-line help, so it builds just that (half of argparse's cost there).
+    """
     parser = argparse.ArgumentParser(
         prog="strided",
         description="strided: see where every element of a tensor lives, and which operations copy.",
@@ -37,35 +41,40 @@ def build_parser() -> argparse.ArgumentParser:
     )
     parser.add_argument("--version", action="store_true", help="print strided's version and exit")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
-
     tour = sub.add_parser("tour", help="a walk through the memory model, one step per screen",
                           description="A walk through strided's memory model: shapes, strides, views, copies, "
                                       "broadcasting. Enter goes on, q quits.")
-    tour.add_argument("--lang", choices=("en", "zh"), default="en", help="the language (default: en)")
-    tour.add_argument("--no-pause", action="store_true",
-                      help="print every step without waiting (also the case when stdin is not a terminal)")
-
     show = sub.add_parser("show", help="draw every step of an expression; mark views and copies",
                           description="Run EXPR step by step and draw each result, marking each step view or "
                                       "copy (with bytes). A step that fails is explained; the chain stops there "
                                       "(exit 0).")
-    show.add_argument("expr", metavar="EXPR", help=EXPR_HELP)
-    show.add_argument("--svg", metavar="FILE", help="also write every step's picture to FILE, one SVG document")
-    show.add_argument("--html", metavar="FILE",
-                      help="also write the steps (pictures, badges, explanations, NumPy/PyTorch) to FILE, "
-                           "one self-contained HTML file")
-
     explain = sub.add_parser("explain", help="explain the last step of an expression: view, copy or error, and why",
                              description="Explain the last step of EXPR (or the step that fails): view, copy or "
                                          "error, why, and the cheap fixes. Exit 0 when explained, failing or not.")
-    explain.add_argument("expr", metavar="EXPR", help=EXPR_HELP)
-    explain.add_argument("--svg", metavar="FILE", help="write the before/after picture to FILE (SVG)")
-
     watch = sub.add_parser("watch", help="run a Python script under strided.watch and print its shape flow",
                            description="Run SCRIPT (as python SCRIPT ARGS would) under strided.watch, and under "
                                        "strided.watch_torch when PyTorch is installed and the script imports "
                                        "torch; print the steps, copies and broadcasts. Exit 1 if the script "
                                        "raises (what was recorded is still printed).")
+    playground = sub.add_parser("playground", help="a local web page: expressions pictured, the tour, watch",
+                                description="Serve the playground on 127.0.0.1 (loopback only): type an "
+                                            "expression and see every step pictured, views and copies marked, "
+                                            "what NumPy and PyTorch would do, the tour, and a watch view for "
+                                            "short programs. Prints the URL, which carries a random token: "
+                                            "only whoever has it can use the page. Ctrl-C stops it.")
+    if not arguments:
+        return parser
+
+    tour.add_argument("--lang", choices=("en", "zh"), default="en", help="the language (default: en)")
+    tour.add_argument("--no-pause", action="store_true",
+                      help="print every step without waiting (also the case when stdin is not a terminal)")
+    show.add_argument("expr", metavar="EXPR", help=EXPR_HELP)
+    show.add_argument("--svg", metavar="FILE", help="also write every step's picture to FILE, one SVG document")
+    show.add_argument("--html", metavar="FILE",
+                      help="also write the steps (pictures, badges, explanations, NumPy/PyTorch) to FILE, "
+                           "one self-contained HTML file")
+    explain.add_argument("expr", metavar="EXPR", help=EXPR_HELP)
+    explain.add_argument("--svg", metavar="FILE", help="write the before/after picture to FILE (SVG)")
     torch = watch.add_mutually_exclusive_group()
     torch.add_argument("--torch", dest="torch", action="store_true", default=None,
                        help="also run under watch_torch, whatever the script imports")
@@ -78,13 +87,6 @@ def build_parser() -> argparse.ArgumentParser:
                             "MASTER_PORT set), and print the collectives merged over the ranks")
     watch.add_argument("script", metavar="SCRIPT", help="the Python script to run")
     watch.add_argument("args", nargs=argparse.REMAINDER, metavar="ARGS", help="the script's own arguments")
-
-    playground = sub.add_parser("playground", help="a local web page: expressions pictured, the tour, watch",
-                                description="Serve the playground on 127.0.0.1 (loopback only): type an "
-                                            "expression and see every step pictured, views and copies marked, "
-                                            "what NumPy and PyTorch would do, the tour, and a watch view for "
-                                            "short programs. Prints the URL, which carries a random token: "
-                                            "only whoever has it can use the page. Ctrl-C stops it.")
     playground.add_argument("--port", type=int, default=0, metavar="N",
                             help="the port to listen on (default: a free one)")
     playground.add_argument("--no-browser", action="store_true", help="print the URL but do not open a browser")
@@ -101,7 +103,7 @@ def main(argv: list[str] | None = None) -> int:
     if list(args) == ["--version"]:  # (answered before argparse: its first use costs ~10 ms of gettext look-ups)
         print(f"strided {_version()}")
         return 0
-    parser = build_parser()
+    parser = build_parser(arguments=list(args) not in (["-h"], ["--help"]))
     try:
         ns = parser.parse_args(args)
     except SystemExit as exc:  # --help (0) or a usage error (2): argparse has printed it
