@@ -1,0 +1,102 @@
+"""The reductions' and scans' small-size fast paths give exactly what the general paths give.
+
+Each fast path is switched off with monkeypatch (its function answering None) and the two results
+compared bit for bit (values incl. -0.0 and NaN, dtype, shape, strides, offset); PyTorch is the
+oracle for the values where its kernels round the same way. Layouts: row-major, offset > 0
+slices, transposed (the general path), size-1 and zero-size dims.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+import pytest
+import torch
+
+import strided as st
+from strided.ops.reductions import scans
+
+DTYPES = [np.float32, np.float64, np.int64]
+
+
+def _layouts(shape: tuple[int, ...], dtype: Any) -> list[tuple[Any, Any]]:
+    """(strided, torch) pairs of one array: row-major, an offset>0 row-major slice, a transpose."""
+    r = np.random.RandomState(sum(shape) + len(shape))
+    big = (r.randn(2, *shape) * 10).astype(dtype)
+    if big.dtype.kind == "f" and big.size:
+        big.flat[:: 5] = -0.0
+        big.flat[3 :: 11] = np.nan
+    pairs = [(st.tensor(big[0]), torch.tensor(big[0])), (st.tensor(big)[1], torch.tensor(big)[1])]
+    if len(shape) >= 2:
+        pairs.append((st.tensor(big[0]).transpose(0, -1), torch.tensor(big[0]).transpose(0, -1)))
+    return pairs
+
+
+def _same(a: Any, b: Any) -> None:
+    """Bit-identical strided results (shape, strides, offset, dtype, bytes)."""
+    assert (a.shape, a.stride(), a.storage_offset(), a.dtype) == (b.shape, b.stride(), b.storage_offset(), b.dtype)
+    assert a.numpy().tobytes() == b.numpy().tobytes()
+
+
+def _as_torch(a: Any, t: Any, exact: bool = True) -> None:
+    assert a.shape == tuple(t.shape)
+    if t.numel():  # (an empty result's strides: see diff's docstring Note, PyTorch returns its input)
+        assert a.stride() == t.stride()
+    assert str(a.dtype).split(".")[-1] == str(t.dtype).split(".")[-1]
+    if exact:
+        assert a.numpy().tobytes() == t.numpy().tobytes()
+    else:
+        np.testing.assert_allclose(a.numpy(), t.numpy(), rtol=1e-6, atol=1e-6, equal_nan=True)
+
+
+SHAPES = [(3, 4), (1, 5), (4, 1), (6,), (2, 3, 4), (0, 3)]
+
+
+@pytest.mark.parametrize("dtype", DTYPES)
+def test_diff_fast_is_general_and_torch(dtype: Any, monkeypatch: pytest.MonkeyPatch) -> None:
+    for shape in SHAPES:
+        for s, t in _layouts(shape, dtype):
+            for dim in range(-s.ndim, s.ndim):
+                fast = st.diff(s, dim=dim)
+                _as_torch(fast, torch.diff(t, dim=dim))
+                with monkeypatch.context() as m:
+                    m.setattr(scans, "_fast_diff", lambda *a: None)
+                    _same(fast, st.diff(s, dim=dim))
+
+
+@pytest.mark.parametrize("op", ["cumsum", "cumprod"])
+@pytest.mark.parametrize("dtype", DTYPES)
+def test_scans_fast_is_general_and_torch(op: str, dtype: Any, monkeypatch: pytest.MonkeyPatch) -> None:
+    for shape in SHAPES:
+        for s, t in _layouts(shape, dtype):
+            for dim in range(-s.ndim, s.ndim):
+                fast = getattr(st, op)(s, dim)
+                _as_torch(fast, getattr(torch, op)(t, dim))  # (float32 accumulates in float64 in both)
+                with monkeypatch.context() as m:
+                    m.setattr(scans, "_fast_scan", lambda *a: None)
+                    _same(fast, getattr(st, op)(s, dim))
+
+
+def test_cumsum_negative_zero_run_and_large() -> None:
+    """A leading run of -0.0 sums to +0.0 (PyTorch starts from +0.0), small and past the
+    small-array threshold, float32 (fused into the rounding) and float64 (in place)."""
+    for n in (3, scans._SMALL_SCAN + 5):
+        for dtype in (torch.float32, torch.float64):
+            t = torch.full((2, n), -0.0, dtype=dtype)
+            t[1, n // 2] = 1.5
+            got = st.tensor(t.numpy()).cumsum(1)
+            assert got.numpy().tobytes() == t.cumsum(1).numpy().tobytes()
+
+
+def test_diff_errors_and_grad_unchanged() -> None:
+    with pytest.raises(IndexError, match=r"Dimension out of range \(expected to be in range of \[-2, 1\], but got 2\)"):
+        st.diff(st.ones(2, 3), dim=2)
+    with pytest.raises(RuntimeError, match="diff expects input to be at least one-dimensional"):
+        st.diff(st.tensor(1.0))
+    x = st.tensor([[1.0, 4.0, 9.0], [2.0, 3.0, 5.0]], requires_grad=True)
+    tx = torch.tensor([[1.0, 4.0, 9.0], [2.0, 3.0, 5.0]], requires_grad=True)
+    w = np.array([[1.0, -2.0], [3.0, 0.5]], np.float32)
+    (st.diff(x) * st.tensor(w)).sum().backward()
+    (torch.diff(tx) * torch.tensor(w)).sum().backward()
+    assert x.grad.numpy().tobytes() == tx.grad.numpy().tobytes()
