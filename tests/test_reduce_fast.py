@@ -15,9 +15,11 @@ import pytest
 import torch
 
 import strided as st
-from strided.ops.reductions import scans
+from strided.ops.reductions import scans, sums
 
 DTYPES = [np.float32, np.float64, np.int64]
+# (shapes with one element per result: both libraries warn about the degrees of freedom)
+pytestmark = pytest.mark.filterwarnings("ignore:.*degrees of freedom")
 
 
 def _layouts(shape: tuple[int, ...], dtype: Any) -> list[tuple[Any, Any]]:
@@ -100,3 +102,45 @@ def test_diff_errors_and_grad_unchanged() -> None:
     (st.diff(x) * st.tensor(w)).sum().backward()
     (torch.diff(tx) * torch.tensor(w)).sum().backward()
     assert x.grad.numpy().tobytes() == tx.grad.numpy().tobytes()
+
+
+def _moments_general(x: Any, dim: Any, keepdim: bool, root: bool) -> tuple[Any, Any]:
+    """The general path's two calls, which var_mean/std_mean ran before their fused pass."""
+    return (st.std if root else st.var)(x, dim, keepdim=keepdim), st.mean(x, dim, keepdim=keepdim)
+
+
+@pytest.mark.parametrize("root", [False, True])
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+def test_var_mean_fused_is_var_and_mean(root: bool, dtype: Any, monkeypatch: pytest.MonkeyPatch) -> None:
+    fused_op, torch_op = (st.std_mean, torch.std_mean) if root else (st.var_mean, torch.var_mean)
+    for shape in [(3, 4), (1, 5), (2, 3, 4)]:
+        for s, t in _layouts(shape, dtype):
+            for dim in [None, *range(-s.ndim, s.ndim)]:
+                for keepdim in (False, True):
+                    got = fused_op(s, dim, keepdim=keepdim)
+                    for a, b in zip(got, _moments_general(s, dim, keepdim, root), strict=True):
+                        _same(a, b)
+                    for a, b in zip(got, torch_op(t, dim, keepdim=keepdim), strict=True):
+                        _as_torch(a, b, exact=False)
+                    with monkeypatch.context() as m:  # the single var/std against its general path
+                        m.setattr(sums, "_fast_variance", lambda *a, **k: None)
+                        _same(got[0], (st.std if root else st.var)(s, dim, keepdim=keepdim))
+
+
+def test_var_mean_records_and_is_watched_as_before(monkeypatch: pytest.MonkeyPatch) -> None:
+    x = st.tensor([[1.0, 2.0, 4.0], [3.0, -1.0, 0.5]], requires_grad=True)
+    tx = torch.tensor([[1.0, 2.0, 4.0], [3.0, -1.0, 0.5]], requires_grad=True)
+    v, m = st.std_mean(x, 1)
+    tv, tm = torch.std_mean(tx, 1)
+    (v * 2 + m).sum().backward()
+    (tv * 2 + tm).sum().backward()
+    np.testing.assert_allclose(x.grad.numpy(), tx.grad.numpy(), rtol=1e-6)
+    seen = []
+    for fast in (True, False):
+        with monkeypatch.context() as m:
+            if not fast:
+                m.setattr(sums, "_fast_moments", lambda *a: None)
+            with st.watch() as w:
+                st.var_mean(st.ones(3, 4), 1)
+        seen.append([(s.name, s.kind, s.output, s.bytes_allocated) for s in w.steps])
+    assert seen[0] == seen[1] and seen[0][-1][0] == "var_mean"
