@@ -15,6 +15,7 @@ import pytest
 import torch
 
 import strided as st
+import strided.ops.reductions.nan_reductions  # noqa: F401  (the modules whose fast paths are switched off)
 from strided.ops.reductions import scans, sums
 
 DTYPES = [np.float32, np.float64, np.int64]
@@ -144,3 +145,27 @@ def test_var_mean_records_and_is_watched_as_before(monkeypatch: pytest.MonkeyPat
                 st.var_mean(st.ones(3, 4), 1)
         seen.append([(s.name, s.kind, s.output, s.bytes_allocated) for s in w.steps])
     assert seen[0] == seen[1] and seen[0][-1][0] == "var_mean"
+
+
+# (op, the module and name of its fast path, switched off to run the general path)
+REDUCERS = [("prod", "sums", "fast_reduce"), ("nansum", "nan_reductions", "_fast_nan"),
+            ("nanmean", "nan_reductions", "_fast_nan")]
+
+
+@pytest.mark.parametrize("op,module,fast", REDUCERS)
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+def test_reductions_fast_is_general_and_torch(op: str, module: str, fast: str, dtype: Any,
+                                              monkeypatch: pytest.MonkeyPatch) -> None:
+    for shape in [(3, 4), (1, 5), (2, 3, 4), (0, 3)]:
+        for s, t in _layouts(shape, dtype):
+            for dim in [None, *range(-s.ndim, s.ndim)]:
+                for keepdim in (False, True):
+                    if dim is None and keepdim and op == "prod":
+                        continue  # (prod's dim is one int or None; PyTorch has no keepdim over every dim)
+                    args = () if dim is None else (dim,)
+                    got = getattr(st, op)(s, *args, keepdim=keepdim)
+                    want = getattr(torch, op)(t, *args, keepdim=keepdim) if args or op != "prod" else torch.prod(t)
+                    _as_torch(got, want, exact=False)
+                    with monkeypatch.context() as m:
+                        m.setattr(getattr(st.ops.reductions, module), fast, lambda *a, **k: None)
+                        _same(got, getattr(st, op)(s, *args, keepdim=keepdim))

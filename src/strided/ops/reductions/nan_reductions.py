@@ -209,6 +209,30 @@ def _float_only(t: Tensor, op: str, style: str = "nanmean", complex_ok: bool = F
         )
 
 
+def _fast_nan(x: Any, dim: Any, keepdim: Any, mean: bool) -> Tensor | None:
+    """nansum (``mean``: nanmean) of a float32 / float64 tensor over every dim or one int dim, no
+    ``dtype=``/``out=``: the general path's NumPy calls on the same view, their fresh result
+    adopted, the parsing a memo lookup (:func:`strided.ops._support.fast_reduce.fast_plan`);
+    None where the general path must run (its errors)."""
+    plan = fast_plan(x, dim, keepdim)
+    if plan is None:
+        return None
+    axis = plan[0]
+    a = x._np()
+    token = quiet_set(QUIET)
+    try:
+        nan = np.isnan(a)
+        total = _add_reduce(np.where(nan, a.dtype.type(0), a), axis, None, None, True)
+        if mean:
+            total = total / _add_reduce(~nan, axis, np.int64, None, True).astype(a.dtype)
+    finally:
+        quiet_reset(token)
+    return adopted(total.reshape(-1), plan[1], x._dtype)
+
+
+_add_reduce = np.add.reduce  # (array, axis, dtype, out, keepdims): positional
+
+
 @method("nansum")
 def nansum(input: Tensor, dim: Any = None, keepdim: bool = False, *, dtype: Any = None,
            out: Any = None) -> Tensor:
@@ -217,6 +241,10 @@ def nansum(input: Tensor, dim: Any = None, keepdim: bool = False, *, dtype: Any 
     >>> strided.nansum(strided.tensor([1.0, float("nan"), 2.0])).item()
     3.0
     """
+    if dtype is None and out is None:
+        fast = _fast_nan(input, dim, keepdim, mean=False)
+        if fast is not None:
+            return fast
     tensor_arg(input, "nansum")
     support.check("nansum", input._dtype, (input,))
     keepdim = check_keepdim(keepdim, "nansum")
@@ -242,6 +270,10 @@ def nanmean(input: Tensor, dim: Any = None, keepdim: bool = False, *, dtype: Any
     >>> strided.nanmean(strided.tensor([1.0, float("nan"), 3.0])).item()
     2.0
     """
+    if dtype is None and out is None:
+        fast = _fast_nan(input, dim, keepdim, mean=True)
+        if fast is not None:
+            return fast
     tensor_arg(input, "nanmean")
     support.check("nanmean", input._dtype, (input,))  # (complex: PyTorch's nansum refuses it)
     _float_only(input, "nanmean")

@@ -144,6 +144,7 @@ def sum(self: Tensor, dim: SupportsIndex | Sequence[SupportsIndex] | None = None
 
 _SCALAR = _cinfo[()][2]  # the 0-d layout every full sum shares
 _add_reduce = np.add.reduce  # (array, axis, dtype, out, keepdims): positional, cheaper than keywords
+_multiply_reduce = np.multiply.reduce
 
 
 def reduced_dims(dim: Any, ndim: int) -> tuple[int, ...]:
@@ -177,6 +178,10 @@ def prod(self: Tensor, dim: int | None = None, keepdim: bool = False, *, dtype: 
     if out is not None:
         return _into(out, lambda d: _sum_like(np.multiply, self, dim, keepdim, d, "prod", allow_tuple=False),
                      dtype, "prod", self)
+    if dtype is None:  # (the general path's reduction, its parsing a memo lookup: see fast_reduce)
+        t = fast_reduce(_multiply_reduce, self, dim, keepdim)
+        if t is not None:
+            return report("prod", (self,), t)
     return _sum_like(np.multiply, self, dim, keepdim, dtype, "prod", allow_tuple=False)
 
 
