@@ -169,3 +169,42 @@ def test_reductions_fast_is_general_and_torch(op: str, module: str, fast: str, d
                     with monkeypatch.context() as m:
                         m.setattr(getattr(st.ops.reductions, module), fast, lambda *a, **k: None)
                         _same(got, getattr(st, op)(s, *args, keepdim=keepdim))
+
+
+NORMS = {
+    "vector_norm": (lambda s, d, k: st.linalg.vector_norm(s, 2, d, k), lambda t, d, k: torch.linalg.vector_norm(t, 2, d, k)),
+    "norm": (lambda s, d, k: st.norm(s, dim=d, keepdim=k), lambda t, d, k: torch.norm(t, dim=d, keepdim=k)),
+    "dist": (lambda s, d, k: st.dist(s, s.flip(0) if s.ndim else s),
+             lambda t, d, k: torch.dist(t, t.flip(0) if t.ndim else t)),
+}
+
+
+@pytest.mark.parametrize("name", sorted(NORMS))
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+def test_euclidean_norms_fast_is_general_and_torch(name: str, dtype: Any, monkeypatch: pytest.MonkeyPatch) -> None:
+    from strided.ops.linalg import norms
+
+    ours, theirs = NORMS[name]
+    for shape in [(3, 4), (1, 5), (2, 3, 4), (0, 3)]:
+        for s, t in _layouts(shape, dtype):
+            for dim in [None, *range(-s.ndim, s.ndim)] if name != "dist" else [None]:
+                for keepdim in (False, True):
+                    got = ours(s, dim, keepdim)
+                    _as_torch(got, theirs(t, dim, keepdim), exact=False)
+                    with monkeypatch.context() as m:
+                        m.setattr(norms, "fast_euclidean", lambda *a: None)
+                        _same(got, ours(s, dim, keepdim))
+
+
+def test_norms_fast_grads_and_nan_sign() -> None:
+    w = np.array([[3.0, -4.0, 0.5], [1.0, 2.0, -2.0]], np.float32)
+    for name, (ours, theirs) in NORMS.items():
+        x = st.tensor(w, requires_grad=True)
+        tx = torch.tensor(w, requires_grad=True)
+        dim = None if name == "dist" else 1
+        ours(x, dim, False).sum().backward()
+        theirs(tx, dim, False).sum().backward()
+        np.testing.assert_allclose(x.grad.numpy(), tx.grad.numpy(), rtol=1e-6)
+    neg_nan = np.array([-np.nan, 1.0], np.float32)  # (|x| first: the square of -NaN stays -NaN)
+    assert np.signbit(np.float32(st.linalg.vector_norm(st.tensor(neg_nan)).item())) == np.signbit(
+        np.sqrt(np.add.reduce(np.abs(neg_nan) ** 2)))
