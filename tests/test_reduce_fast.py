@@ -208,3 +208,31 @@ def test_norms_fast_grads_and_nan_sign() -> None:
     neg_nan = np.array([-np.nan, 1.0], np.float32)  # (|x| first: the square of -NaN stays -NaN)
     assert np.signbit(np.float32(st.linalg.vector_norm(st.tensor(neg_nan)).item())) == np.signbit(
         np.sqrt(np.add.reduce(np.abs(neg_nan) ** 2)))
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+def test_trapezoid_fused_is_the_composition(dtype: Any, monkeypatch: pytest.MonkeyPatch) -> None:
+    from strided.ops.reductions import integration
+
+    for shape in [(3, 4), (5,), (2, 3, 5), (1, 2)]:
+        for s, t in _layouts(shape, dtype):
+            for dx in (None, 0.1, 3, 1.0):
+                kw = {} if dx is None else {"dx": dx}
+                for dim in range(-s.ndim, s.ndim):
+                    got = st.trapezoid(s, dim=dim, **kw), st.cumulative_trapezoid(s, dim=dim, **kw)
+                    want = torch.trapezoid(t, dim=dim, **kw), torch.cumulative_trapezoid(t, dim=dim, **kw)
+                    for a, b in zip(got, want, strict=True):
+                        _as_torch(a, b, exact=False)
+                    with monkeypatch.context() as m:
+                        m.setattr(integration, "_fast_operand", lambda *a: None)
+                        slow = st.trapezoid(s, dim=dim, **kw), st.cumulative_trapezoid(s, dim=dim, **kw)
+                    for a, b in zip(got, slow, strict=True):
+                        _same(a, b)
+
+
+def test_trapezoid_grad_as_torch() -> None:
+    w = np.array([[1.0, 3.0, 2.0], [0.5, -1.0, 4.0]], np.float32)
+    x, tx = st.tensor(w, requires_grad=True), torch.tensor(w, requires_grad=True)
+    (st.trapezoid(x, dx=0.5).sum() + st.cumulative_trapezoid(x, dim=0).sum()).backward()
+    (torch.trapezoid(tx, dx=0.5).sum() + torch.cumulative_trapezoid(tx, dim=0).sum()).backward()
+    assert x.grad.numpy().tobytes() == tx.grad.numpy().tobytes()

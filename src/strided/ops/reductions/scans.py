@@ -97,14 +97,25 @@ def _scan_array(ufunc: np.ufunc, self: Tensor, d: int, out_dtype: DType) -> np.n
     2-3x slower along a leading dim.
     """
     x = self._np()
-    if x.ndim == 0:
-        x = x.reshape(1)
-    acc = _ACCUMULATOR.get(out_dtype, out_dtype.numpy)
     if x.dtype.kind == "c" and out_dtype.kind != "c":
         # complex scanned as a real dtype= : each element converted first (its real part), as PyTorch
         # (NumPy's astype would drop the imaginary part with its own ComplexWarning)
         warnings.warn("Casting complex values to real discards the imaginary part", UserWarning, stacklevel=5)
         x = x.real
+    return scan_values(ufunc, x, d, out_dtype)
+
+
+def scan_values(ufunc: np.ufunc, x: np.ndarray, d: int, out_dtype: DType) -> np.ndarray:
+    """:func:`_scan_array` of a NumPy array ``x`` (read in place): the running ``ufunc`` along
+    ``d`` as PyTorch's scan computes it, a fresh C-contiguous array of ``out_dtype``. The caller
+    silences NumPy's warnings.
+
+    >>> scan_values(np.add, np.array([-0.0, 1.5], np.float32), 0, strided.float32).tolist()
+    [0.0, 1.5]
+    """
+    if x.ndim == 0:
+        x = x.reshape(1)
+    acc = _ACCUMULATOR.get(out_dtype, out_dtype.numpy)
     if x.dtype != out_dtype.numpy and (np_kind(x.dtype) == "f" or out_dtype.is_floating_point):
         x = x.astype(out_dtype.numpy)  # dtype=: each element is converted first, as PyTorch does
     if x.dtype == acc:
