@@ -236,3 +236,25 @@ def test_trapezoid_grad_as_torch() -> None:
     (st.trapezoid(x, dx=0.5).sum() + st.cumulative_trapezoid(x, dim=0).sum()).backward()
     (torch.trapezoid(tx, dx=0.5).sum() + torch.cumulative_trapezoid(tx, dim=0).sum()).backward()
     assert x.grad.numpy().tobytes() == tx.grad.numpy().tobytes()
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+def test_logsumexp_and_logcumsumexp_fast_are_general(dtype: Any, monkeypatch: pytest.MonkeyPatch) -> None:
+    from strided.ops.reductions import nan_reductions
+
+    inf_rows = np.array([[-np.inf, -np.inf, -np.inf], [np.inf, 1.0, 2.0], [1e30, 1e30, -1e30]], dtype)
+    cases = [*(p for shape in [(3, 4), (1, 5), (2, 3, 4), (0, 3)] for p in _layouts(shape, dtype)),
+             (st.tensor(inf_rows), torch.tensor(inf_rows))]
+    for s, t in cases:
+        for dim in range(-s.ndim, s.ndim):
+            for keepdim in (False, True):
+                got = st.logsumexp(s, dim, keepdim=keepdim)
+                _as_torch(got, torch.logsumexp(t, dim, keepdim=keepdim), exact=False)
+                with monkeypatch.context() as m:
+                    m.setattr(nan_reductions, "_fast_logsumexp", lambda *a: None)
+                    _same(got, st.logsumexp(s, dim, keepdim=keepdim))
+            got = st.logcumsumexp(s, dim)
+            _as_torch(got, torch.logcumsumexp(t, dim), exact=False)
+            with monkeypatch.context() as m:
+                m.setattr(scans, "_fast_logcumsumexp", lambda *a: None)
+                _same(got, st.logcumsumexp(s, dim))

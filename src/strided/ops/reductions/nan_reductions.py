@@ -297,6 +297,29 @@ def nanmean(input: Tensor, dim: Any = None, keepdim: bool = False, *, dtype: Any
 # ---------------------------------------------------------------- logsumexp
 
 
+def _fast_logsumexp(x: Any, dim: int, keepdim: Any) -> Tensor | None:
+    """logsumexp of a float32 / float64 tensor over one int dim: the general path's NumPy calls
+    on the same view (the steps after the max written in place into the one work array), their
+    fresh result adopted, the parsing a memo lookup; None where the general path must run."""
+    plan = fast_plan(x, dim, keepdim)
+    if plan is None:
+        return None
+    axis = plan[0]
+    a = x._np()
+    token = quiet_set(QUIET)
+    try:
+        m = np.maximum.reduce(a, axis, None, None, True)
+        m = np.where(np.isinf(m), a.dtype.type(0), m)  # -inf rows: exp(-inf - 0) = 0, log 0 = -inf
+        work = np.subtract(a, m)
+        np.exp(work, out=work)
+        total = _add_reduce(work, axis, None, None, True)
+        np.log(total, out=total)
+        np.add(total, m, out=total)
+    finally:
+        quiet_reset(token)
+    return adopted(total.reshape(-1), plan[1], x._dtype)
+
+
 @method("logsumexp")
 def logsumexp(input: Tensor, dim: Any = (), keepdim: bool = False, *, out: Any = None) -> Tensor:
     """``log(sum(exp(x)))`` over ``dim``, computed stably: the max is taken out first, so large
@@ -306,6 +329,10 @@ def logsumexp(input: Tensor, dim: Any = (), keepdim: bool = False, *, out: Any =
     >>> round(strided.logsumexp(strided.tensor([1000.0, 1000.0]), 0).item(), 4)  # 1000 + log(2), in float32
     1000.6932
     """
+    if out is None and dim.__class__ is int:
+        fast = _fast_logsumexp(input, dim, keepdim)
+        if fast is not None:
+            return fast
     tensor_arg(input, "logsumexp")
     if dim is None:  # (PyTorch's logsumexp has no "every dim" None, unlike amax or nansum)
         raise StridedTypeError(

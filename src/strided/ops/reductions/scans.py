@@ -624,6 +624,30 @@ def diff_backward(out: Tensor, x: Tensor, n: int = 1, dim: int = -1, prepend: An
     return name, inputs, (lambda g: grads(g) if len(inputs) == 3 else grads(g)[1:2]), ()
 
 
+def _fast_logcumsumexp(self: Any, dim: Any) -> Tensor | None:
+    """:func:`logcumsumexp` of a row-major float32 / float64 tensor with elements along an int
+    ``dim``: the general path's one ``np.logaddexp.accumulate`` on the same view, its fresh
+    C-contiguous result adopted; None where the general path must run (its errors)."""
+    if (self.__class__ is not Tensor and self.__class__ not in SUBCLASSES) or dim.__class__ is not int:
+        return None
+    d = self._dtype
+    if d is not float32 and d is not float64:
+        return None
+    shape = self._layout.shape
+    ndim = len(shape)
+    info = _cinfo[shape]
+    if not ndim or not -ndim <= dim < ndim or not info[1]:
+        return None
+    flat = flat_run(self, info)
+    if flat is None:
+        return None
+    try:  # fpstate.quietly, inlined
+        res = quiet_call(np.logaddexp.accumulate, flat.reshape(shape), dim % ndim)
+    except RuntimeError as e:
+        res = quiet_retry(e, np.logaddexp.accumulate, flat.reshape(shape), dim % ndim)
+    return adopted(res.reshape(-1), info[2], d)
+
+
 @method("logcumsumexp")
 def logcumsumexp(self: Tensor, dim: int, *, out: Any = None) -> Tensor:
     """``log(cumsum(exp(self), dim))`` without overflow: each running result is
@@ -634,6 +658,10 @@ def logcumsumexp(self: Tensor, dim: int, *, out: Any = None) -> Tensor:
     >>> strided.tensor([0.0, 0.0, 0.0]).logcumsumexp(0)
     tensor([0.0000, 0.6931, 1.0986])
     """
+    if out is None:
+        fast = _fast_logcumsumexp(self, dim)
+        if fast is not None:
+            return report("logcumsumexp", (self,), fast)
     x = tensor_arg(self, "logcumsumexp")
     if not x._dtype.is_floating_point:
         from .._support.operands import _not_implemented
