@@ -120,8 +120,6 @@ def scan_values(ufunc: np.ufunc, x: np.ndarray, d: int, out_dtype: DType) -> np.
         x = x.astype(out_dtype.numpy)  # dtype=: each element is converted first, as PyTorch does
     if x.dtype == acc:
         arr = ufunc.accumulate(x, axis=d)
-    elif x.size <= _SMALL_SCAN:  # (converting in NumPy's buffers: one call fewer, the same sums)
-        arr = ufunc.accumulate(x, axis=d, dtype=acc)
     else:
         arr = x.astype(acc, order="C")  # fresh: the scan runs in place in it
         if arr.size:
