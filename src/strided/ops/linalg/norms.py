@@ -27,7 +27,7 @@ from .._support.fast_reduce import fast_plan
 from .._support.reduce_args import numpy_axes, optional_dtype, reduced_shape, reduction_dims, shape_text
 from ..reductions.nan_reductions import _acc, _float_only, _Quiet
 
-__all__ = ["fast_euclidean", "linalg_norm", "matrix_norm", "vector_norm"]
+__all__ = ["linalg_norm", "matrix_norm", "vector_norm"]
 
 
 def _input_dtype(x: Any, dtype: Any, op: str, complex_ok: bool = False) -> DType | None:

@@ -25,7 +25,7 @@ from ...kernels.listeners import silenced
 from ...opdef import Kind, declare
 from ...tensor import Tensor, tensor_arg
 from .._support import gradtools, support
-from .._support.fast_reduce import fast_plan, fast_reduce
+from .._support.fast_reduce import fast_operand, fast_plan, fast_reduce
 from .._support.out import write_out
 from .._support.promotion import TORCH_NAMES
 from .._support.reduce_args import numpy_axes, optional_dtype, reduced_shape, reduction_dims, shape_text
@@ -159,9 +159,13 @@ def aminmax(input: Tensor, *, dim: int | None = None, keepdim: bool = False) -> 
     >>> strided.aminmax(strided.tensor([3, 1, 2]))
     aminmax(min=tensor(1), max=tensor(3))
     """
-    lo = fast_reduce(_min_reduce, input, dim, keepdim)  # (the reductions' fast path, as amin's and amax's)
-    if lo is not None:
-        return AminmaxResult(lo, fast_reduce(_max_reduce, input, dim, keepdim))
+    got = fast_operand(input, dim, keepdim)  # (the reductions' fast path, as amin's and amax's: one view, one plan)
+    if got is not None:
+        x, plan = got
+        d = input._dtype
+        # (maximum/minimum raise no floating-point warning: NaN propagates quietly)
+        return AminmaxResult(adopted(_min_reduce(x, plan[0], None, None, True).reshape(-1), plan[1], d),
+                             adopted(_max_reduce(x, plan[0], None, None, True).reshape(-1), plan[1], d))
     tensor_arg(input, "aminmax")
     if dim is not None and isinstance(dim, (tuple, list)):
         reduction_dims(input, dim, "aminmax", allow_tuple=False)  # (its TypeError)
