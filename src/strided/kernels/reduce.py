@@ -58,17 +58,32 @@ def variance_into(x: np.ndarray, axes: tuple[int, ...], acc: np.dtype, n: int, d
     row-major order of the kept dims.
     """
     with quiet():
-        centre = np.add.reduce(x, axis=axes, dtype=acc, keepdims=True)
-        centre /= n
-        deviation = np.subtract(x, centre, dtype=acc)  # a fresh array: the kernel's work, not a copy
-        if deviation.dtype.kind == "c":  # |z - mean|^2, real (PyTorch's complex var)
-            deviation = np.abs(deviation)
-        np.multiply(deviation, deviation, out=deviation)
-        squares = np.add.reduce(deviation, axis=axes, keepdims=True)
-        squares /= denominator
-        if root:
-            np.sqrt(squares, out=squares)
+        squares, _ = variance_parts(x, axes, acc, n, denominator, root)
         np.copyto(out, squares.reshape(out.shape), casting="unsafe")
+
+
+def variance_parts(x: np.ndarray, axes: tuple[int, ...] | int | None, acc: np.dtype, n: int,
+                   denominator: float, root: bool) -> tuple[np.ndarray, np.ndarray]:
+    """:func:`variance_into`'s computation, its two fresh C-contiguous arrays returned (reduced dims
+    kept with size 1): (the variance or its square root, in ``acc`` rounded as ``x`` where ``x`` is
+    real and ``acc`` its dtype; the mean, ``sum / n``, the bits :func:`mean_into` gives). The
+    caller silences NumPy's warnings.
+
+    >>> v, m = variance_parts(np.array([1.0, 2.0, 4.0]), 0, np.dtype(np.float64), 3, 2.0, False)
+    >>> v.tolist(), m.tolist()
+    ([2.333333333333333], [2.3333333333333335])
+    """
+    centre = np.add.reduce(x, axis=axes, dtype=acc, keepdims=True)
+    centre /= n
+    deviation = np.subtract(x, centre, dtype=acc)  # a fresh array: the kernel's work, not a copy
+    if deviation.dtype.kind == "c":  # |z - mean|^2, real (PyTorch's complex var)
+        deviation = np.abs(deviation)
+    np.multiply(deviation, deviation, out=deviation)
+    squares = np.add.reduce(deviation, axis=axes, keepdims=True)
+    squares /= denominator
+    if root:
+        np.sqrt(squares, out=squares)
+    return squares, centre
 
 
 def softmax_into(x: np.ndarray, axes: tuple[int, ...], compute: np.dtype, out: np.ndarray, log: bool) -> None:

@@ -65,27 +65,35 @@ def fast_plan(t: Any, dim: Any, keepdim: Any) -> Plan | None:
     return PLANS[(lay.shape, lay.strides, dim, keepdim)]
 
 
+def fast_operand(t: Any, dim: Any, keepdim: Any) -> tuple[np.ndarray, Plan] | None:
+    """(the NumPy array a fast reduction of ``t`` over ``dim`` reads, its :data:`PLANS` entry), or
+    None when the fast path does not apply (see the module doc). Over every element, a row-major
+    tensor is read as its flat run (NumPy coalesces the dims alike: the same sums)."""
+    plan = fast_plan(t, dim, keepdim)
+    if plan is None:
+        return None
+    lay = t._layout
+    if plan[0] is None:
+        info = _cinfo[lay.shape]
+        if lay.strides == info[0]:
+            x = t._storage.array[lay.offset : lay.offset + info[1]]
+            if len(x) != info[1]:  # (a tensor unpickled past its storage: the general path refuses it)
+                return None
+            return x, plan
+    return numpy_view(t._storage, lay), plan
+
+
 def fast_reduce(reduce: Callable[..., np.ndarray], t: Any, dim: Any, keepdim: Any, mean: bool = False
                 ) -> Tensor | None:
     """``reduce`` (a ufunc's ``reduce``: ``np.add.reduce``, ``np.maximum.reduce``) of ``t`` over
     ``dim`` (None: every dim; an int), as the general path computes it, or None when the fast
     path does not apply (see the module doc). ``mean``: the sums divided by the count, as
     :func:`strided.kernels.reduce.mean_into` divides them. The caller reports the result."""
-    plan = fast_plan(t, dim, keepdim)
-    if plan is None:
+    got = fast_operand(t, dim, keepdim)
+    if got is None:
         return None
-    d = t._dtype
-    lay = t._layout
+    x, plan = got
     axis = plan[0]
-    x = None
-    if axis is None:  # every element: a row-major tensor's flat run (NumPy coalesces the dims alike)
-        info = _cinfo[lay.shape]
-        if lay.strides == info[0]:
-            x = t._storage.array[lay.offset : lay.offset + info[1]]
-            if len(x) != info[1]:  # (a tensor unpickled past its storage: the general path refuses it)
-                return None
-    if x is None:
-        x = numpy_view(t._storage, lay)
     try:  # fpstate.quietly, inlined: overflow gives inf silently, as in PyTorch
         res = quiet_call(reduce, x, axis, None, None, True)  # (keepdims: always an array)
         if mean:
@@ -94,4 +102,4 @@ def fast_reduce(reduce: Callable[..., np.ndarray], t: Any, dim: Any, keepdim: An
         res = quiet_retry(e, reduce, x, axis, None, None, True)
         if mean:
             res = quiet_retry(e, np.divide, res, plan[2], res)
-    return adopted(res.reshape(-1), plan[1], d)  # (row-major order: a copy only if NumPy laid it out otherwise)
+    return adopted(res.reshape(-1), plan[1], t._dtype)  # (row-major order: a copy only if NumPy laid it out otherwise)

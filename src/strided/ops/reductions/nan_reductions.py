@@ -25,7 +25,7 @@ from ...kernels.listeners import silenced
 from ...opdef import Kind, declare
 from ...tensor import Tensor, tensor_arg
 from .._support import gradtools, support
-from .._support.fast_reduce import fast_plan, fast_reduce
+from .._support.fast_reduce import fast_operand, fast_plan, fast_reduce
 from .._support.out import write_out
 from .._support.promotion import TORCH_NAMES
 from .._support.reduce_args import numpy_axes, optional_dtype, reduced_shape, reduction_dims, shape_text
@@ -159,9 +159,13 @@ def aminmax(input: Tensor, *, dim: int | None = None, keepdim: bool = False) -> 
     >>> strided.aminmax(strided.tensor([3, 1, 2]))
     aminmax(min=tensor(1), max=tensor(3))
     """
-    lo = fast_reduce(_min_reduce, input, dim, keepdim)  # (the reductions' fast path, as amin's and amax's)
-    if lo is not None:
-        return AminmaxResult(lo, fast_reduce(_max_reduce, input, dim, keepdim))
+    got = fast_operand(input, dim, keepdim)  # (the reductions' fast path, as amin's and amax's: one view, one plan)
+    if got is not None:
+        x, plan = got
+        d = input._dtype
+        # (maximum/minimum raise no floating-point warning: NaN propagates quietly)
+        return AminmaxResult(adopted(_min_reduce(x, plan[0], None, None, True).reshape(-1), plan[1], d),
+                             adopted(_max_reduce(x, plan[0], None, None, True).reshape(-1), plan[1], d))
     tensor_arg(input, "aminmax")
     if dim is not None and isinstance(dim, (tuple, list)):
         reduction_dims(input, dim, "aminmax", allow_tuple=False)  # (its TypeError)
@@ -209,6 +213,30 @@ def _float_only(t: Tensor, op: str, style: str = "nanmean", complex_ok: bool = F
         )
 
 
+def _fast_nan(x: Any, dim: Any, keepdim: Any, mean: bool) -> Tensor | None:
+    """nansum (``mean``: nanmean) of a float32 / float64 tensor over every dim or one int dim, no
+    ``dtype=``/``out=``: the general path's NumPy calls on the same view, their fresh result
+    adopted, the parsing a memo lookup (:func:`strided.ops._support.fast_reduce.fast_plan`);
+    None where the general path must run (its errors)."""
+    plan = fast_plan(x, dim, keepdim)
+    if plan is None:
+        return None
+    axis = plan[0]
+    a = x._np()
+    token = quiet_set(QUIET)
+    try:
+        nan = np.isnan(a)
+        total = _add_reduce(np.where(nan, a.dtype.type(0), a), axis, None, None, True)
+        if mean:
+            total = total / _add_reduce(~nan, axis, np.int64, None, True).astype(a.dtype)
+    finally:
+        quiet_reset(token)
+    return adopted(total.reshape(-1), plan[1], x._dtype)
+
+
+_add_reduce = np.add.reduce  # (array, axis, dtype, out, keepdims): positional
+
+
 @method("nansum")
 def nansum(input: Tensor, dim: Any = None, keepdim: bool = False, *, dtype: Any = None,
            out: Any = None) -> Tensor:
@@ -217,6 +245,10 @@ def nansum(input: Tensor, dim: Any = None, keepdim: bool = False, *, dtype: Any 
     >>> strided.nansum(strided.tensor([1.0, float("nan"), 2.0])).item()
     3.0
     """
+    if dtype is None and out is None:
+        fast = _fast_nan(input, dim, keepdim, mean=False)
+        if fast is not None:
+            return fast
     tensor_arg(input, "nansum")
     support.check("nansum", input._dtype, (input,))
     keepdim = check_keepdim(keepdim, "nansum")
@@ -242,6 +274,10 @@ def nanmean(input: Tensor, dim: Any = None, keepdim: bool = False, *, dtype: Any
     >>> strided.nanmean(strided.tensor([1.0, float("nan"), 3.0])).item()
     2.0
     """
+    if dtype is None and out is None:
+        fast = _fast_nan(input, dim, keepdim, mean=True)
+        if fast is not None:
+            return fast
     tensor_arg(input, "nanmean")
     support.check("nanmean", input._dtype, (input,))  # (complex: PyTorch's nansum refuses it)
     _float_only(input, "nanmean")
@@ -265,6 +301,29 @@ def nanmean(input: Tensor, dim: Any = None, keepdim: bool = False, *, dtype: Any
 # ---------------------------------------------------------------- logsumexp
 
 
+def _fast_logsumexp(x: Any, dim: int, keepdim: Any) -> Tensor | None:
+    """logsumexp of a float32 / float64 tensor over one int dim: the general path's NumPy calls
+    on the same view (the steps after the max written in place into the one work array), their
+    fresh result adopted, the parsing a memo lookup; None where the general path must run."""
+    plan = fast_plan(x, dim, keepdim)
+    if plan is None:
+        return None
+    axis = plan[0]
+    a = x._np()
+    token = quiet_set(QUIET)
+    try:
+        m = np.maximum.reduce(a, axis, None, None, True)
+        m = np.where(np.isinf(m), a.dtype.type(0), m)  # -inf rows: exp(-inf - 0) = 0, log 0 = -inf
+        work = np.subtract(a, m)
+        np.exp(work, out=work)
+        total = _add_reduce(work, axis, None, None, True)
+        np.log(total, out=total)
+        np.add(total, m, out=total)
+    finally:
+        quiet_reset(token)
+    return adopted(total.reshape(-1), plan[1], x._dtype)
+
+
 @method("logsumexp")
 def logsumexp(input: Tensor, dim: Any = (), keepdim: bool = False, *, out: Any = None) -> Tensor:
     """``log(sum(exp(x)))`` over ``dim``, computed stably: the max is taken out first, so large
@@ -274,6 +333,10 @@ def logsumexp(input: Tensor, dim: Any = (), keepdim: bool = False, *, out: Any =
     >>> round(strided.logsumexp(strided.tensor([1000.0, 1000.0]), 0).item(), 4)  # 1000 + log(2), in float32
     1000.6932
     """
+    if out is None and dim.__class__ is int:
+        fast = _fast_logsumexp(input, dim, keepdim)
+        if fast is not None:
+            return fast
     tensor_arg(input, "logsumexp")
     if dim is None:  # (PyTorch's logsumexp has no "every dim" None, unlike amax or nansum)
         raise StridedTypeError(
@@ -358,6 +421,12 @@ def norm(input: Tensor, p: Any = "fro", dim: Any = None, keepdim: bool = False, 
     >>> strided.norm(strided.tensor([3.0, 4.0])).item()
     5.0
     """
+    if dtype is None and out is None and ((p.__class__ is str and p == "fro") or (p.__class__ in (int, float) and p == 2)):
+        from ..linalg.norms import fast_euclidean
+
+        fast = fast_euclidean(input, dim, keepdim)
+        if fast is not None:
+            return fast
     tensor_arg(input, "norm")
     with silenced():  # (the linalg norm it runs is a step of this op: reported once, as "norm")
         res = _norm(input, p, dim, keepdim, dtype)

@@ -53,7 +53,8 @@ from ...errors import (
 from ...grad_mode import SUBCLASSES, is_grad_enabled
 from ...gradients import linear, seal
 from ...kernels import check_writable
-from ...kernels.fpstate import quietly
+from ...kernels.fpstate import quiet_call, quiet_retry, quietly
+from ...kernels.memory import flat_run
 from ...layout.order import elementwise_output_strides, preserve_format_strides
 from ...opdef import Kind, declare
 from ...tensor import Tensor, tensor_arg
@@ -83,6 +84,11 @@ def _scan_dtype(self: Tensor, dtype: Any, op: str) -> DType:
     return self._dtype if self._dtype.is_floating_point or self._dtype.is_complex else int64
 
 
+# up to this many elements a running sum's -0.0 is fixed by adding +0.0 everywhere, beyond by
+# finding the leading -0.0 first (a full extra pass costs more than the search)
+_SMALL_SCAN = 4096
+
+
 def _scan_array(ufunc: np.ufunc, self: Tensor, d: int, out_dtype: DType) -> np.ndarray:
     """The running ``ufunc`` along ``d`` as a fresh C-contiguous array of ``out_dtype``.
 
@@ -91,14 +97,25 @@ def _scan_array(ufunc: np.ufunc, self: Tensor, d: int, out_dtype: DType) -> np.n
     2-3x slower along a leading dim.
     """
     x = self._np()
-    if x.ndim == 0:
-        x = x.reshape(1)
-    acc = _ACCUMULATOR.get(out_dtype, out_dtype.numpy)
     if x.dtype.kind == "c" and out_dtype.kind != "c":
         # complex scanned as a real dtype= : each element converted first (its real part), as PyTorch
         # (NumPy's astype would drop the imaginary part with its own ComplexWarning)
         warnings.warn("Casting complex values to real discards the imaginary part", UserWarning, stacklevel=5)
         x = x.real
+    return scan_values(ufunc, x, d, out_dtype)
+
+
+def scan_values(ufunc: np.ufunc, x: np.ndarray, d: int, out_dtype: DType) -> np.ndarray:
+    """:func:`_scan_array` of a NumPy array ``x`` (read in place): the running ``ufunc`` along
+    ``d`` as PyTorch's scan computes it, a fresh C-contiguous array of ``out_dtype``. The caller
+    silences NumPy's warnings.
+
+    >>> scan_values(np.add, np.array([-0.0, 1.5], np.float32), 0, strided.float32).tolist()
+    [0.0, 1.5]
+    """
+    if x.ndim == 0:
+        x = x.reshape(1)
+    acc = _ACCUMULATOR.get(out_dtype, out_dtype.numpy)
     if x.dtype != out_dtype.numpy and (np_kind(x.dtype) == "f" or out_dtype.is_floating_point):
         x = x.astype(out_dtype.numpy)  # dtype=: each element is converted first, as PyTorch does
     if x.dtype == acc:
@@ -109,7 +126,14 @@ def _scan_array(ufunc: np.ufunc, self: Tensor, d: int, out_dtype: DType) -> np.n
             ufunc.accumulate(arr, axis=d, out=arr)
     if ufunc is np.add and arr.dtype.kind in "fc" and arr.size:
         # PyTorch's running sum starts from +0.0, so a run of -0.0 sums to +0.0; NumPy's starts
-        # from the first element (-0.0 kept). Only a leading run can be -0.0: one slice tells.
+        # from the first element (-0.0 kept). Adding +0.0 changes only -0.0 (and quiets a signaling
+        # NaN, as PyTorch's 0 + x does): fused into the rounding to the result's dtype where there
+        # is one, or on a small array (one ufunc call is cheaper than the two that find a -0.0).
+        if arr.dtype != out_dtype.numpy and out_dtype.numpy.kind in "fc":
+            return np.add(arr, 0.0, out=np.empty(arr.shape, out_dtype.numpy), casting="unsafe")
+        if arr.size <= _SMALL_SCAN:
+            return np.add(arr, 0.0, out=arr)
+        # Only a leading run can be -0.0: one slice tells.
         if arr.ndim == 1:  # (one element: read in Python, a ufunc on a scalar costs microseconds)
             v = complex(arr[0])
             negative_zero = any(p == 0 and math.copysign(1.0, p) < 0 for p in (v.real, v.imag))
@@ -337,6 +361,40 @@ def _joined_part(self: Tensor, other: Any, d: int, name: str) -> Tensor | None:
     return other
 
 
+_FAST_DIFF = (float32, float64, int64)
+
+
+def _fast_diff(self: Any, dim: Any) -> Tensor | None:
+    """The first forward difference of a row-major float32 / float64 / int64 tensor along an int
+    ``dim`` (at least 2 entries there) with no prepend/append: one ``np.subtract`` of the two
+    narrowed views of its flat run, NumPy's fresh C-contiguous result adopted (row-major, the
+    strides the general path gives a row-major input), without the general path's parsing and
+    stride planning. None where it does not apply (the general path runs and raises)."""
+    if (self.__class__ is not Tensor and self.__class__ not in SUBCLASSES) or dim.__class__ is not int:
+        return None
+    d = self._dtype
+    if d not in _FAST_DIFF:
+        return None
+    shape = self._layout.shape
+    ndim = len(shape)
+    if not -ndim <= dim < ndim:  # (0-d too: ndim 0 admits no dim)
+        return None
+    axis = dim % ndim
+    if shape[axis] < 2:
+        return None
+    flat = flat_run(self, _cinfo[shape])
+    if flat is None:
+        return None
+    x = flat.reshape(shape)
+    hi = (slice(None),) * axis + (slice(1, None),)
+    lo = (slice(None),) * axis + (slice(0, -1),)
+    try:  # fpstate.quietly, inlined: inf - inf is NaN, silently
+        res = quiet_call(np.subtract, x[hi], x[lo])
+    except RuntimeError as e:
+        res = quiet_retry(e, np.subtract, x[hi], x[lo])
+    return adopted(res.reshape(-1), _cinfo[res.shape][2], d)
+
+
 @method("diff")
 def diff(self: Tensor, n: int = 1, dim: int = -1, prepend: Tensor | None = None,
          append: Tensor | None = None) -> Tensor:
@@ -349,6 +407,12 @@ def diff(self: Tensor, n: int = 1, dim: int = -1, prepend: Tensor | None = None,
     >>> strided.tensor([1, 4, 9, 16]).diff()
     tensor([3, 5, 7])
     """
+    if n == 1 and prepend is None and append is None:
+        fast = _fast_diff(self, dim)
+        if fast is not None:
+            return copied("diff", (self,), fast, lambda: (
+                f"diff: the forward difference along dim {dim % self.ndim} of a {shape_text(self.shape)} "
+                "tensor, into new memory"))
     tensor_arg(self, "diff")
     n = int_arg(n, "diff", "n", 2)
     if self.ndim == 0:
@@ -558,6 +622,30 @@ def diff_backward(out: Tensor, x: Tensor, n: int = 1, dim: int = -1, prepend: An
     return name, inputs, (lambda g: grads(g) if len(inputs) == 3 else grads(g)[1:2]), ()
 
 
+def _fast_logcumsumexp(self: Any, dim: Any) -> Tensor | None:
+    """:func:`logcumsumexp` of a row-major float32 / float64 tensor with elements along an int
+    ``dim``: the general path's one ``np.logaddexp.accumulate`` on the same view, its fresh
+    C-contiguous result adopted; None where the general path must run (its errors)."""
+    if (self.__class__ is not Tensor and self.__class__ not in SUBCLASSES) or dim.__class__ is not int:
+        return None
+    d = self._dtype
+    if d is not float32 and d is not float64:
+        return None
+    shape = self._layout.shape
+    ndim = len(shape)
+    info = _cinfo[shape]
+    if not ndim or not -ndim <= dim < ndim or not info[1]:
+        return None
+    flat = flat_run(self, info)
+    if flat is None:
+        return None
+    try:  # fpstate.quietly, inlined
+        res = quiet_call(np.logaddexp.accumulate, flat.reshape(shape), dim % ndim)
+    except RuntimeError as e:
+        res = quiet_retry(e, np.logaddexp.accumulate, flat.reshape(shape), dim % ndim)
+    return adopted(res.reshape(-1), info[2], d)
+
+
 @method("logcumsumexp")
 def logcumsumexp(self: Tensor, dim: int, *, out: Any = None) -> Tensor:
     """``log(cumsum(exp(self), dim))`` without overflow: each running result is
@@ -568,6 +656,10 @@ def logcumsumexp(self: Tensor, dim: int, *, out: Any = None) -> Tensor:
     >>> strided.tensor([0.0, 0.0, 0.0]).logcumsumexp(0)
     tensor([0.0000, 0.6931, 1.0986])
     """
+    if out is None:
+        fast = _fast_logcumsumexp(self, dim)
+        if fast is not None:
+            return report("logcumsumexp", (self,), fast)
     x = tensor_arg(self, "logcumsumexp")
     if not x._dtype.is_floating_point:
         from .._support.operands import _not_implemented

@@ -38,9 +38,9 @@ from ...errors import (
 )
 from ...grad_mode import GRAD_MODE, INSIDE, SUBCLASSES, requires_grad
 from ...gradients import record, records, seal
-from ...kernels.fpstate import quiet_call, quiet_retry
+from ...kernels.fpstate import QUIET, quiet_call, quiet_reset, quiet_retry, quiet_set
 from ...kernels.memory import outside_storage
-from ...kernels.reduce import logical_reduce_into, mean_into, reduce_into, variance_into
+from ...kernels.reduce import logical_reduce_into, mean_into, reduce_into, variance_into, variance_parts
 from ...numpy_keywords import NO
 from ...numpy_keywords import call as numpy_call
 from ...opdef import Kind, declare
@@ -144,6 +144,7 @@ def sum(self: Tensor, dim: SupportsIndex | Sequence[SupportsIndex] | None = None
 
 _SCALAR = _cinfo[()][2]  # the 0-d layout every full sum shares
 _add_reduce = np.add.reduce  # (array, axis, dtype, out, keepdims): positional, cheaper than keywords
+_multiply_reduce = np.multiply.reduce
 
 
 def reduced_dims(dim: Any, ndim: int) -> tuple[int, ...]:
@@ -177,6 +178,10 @@ def prod(self: Tensor, dim: int | None = None, keepdim: bool = False, *, dtype: 
     if out is not None:
         return _into(out, lambda d: _sum_like(np.multiply, self, dim, keepdim, d, "prod", allow_tuple=False),
                      dtype, "prod", self)
+    if dtype is None:  # (the general path's reduction, its parsing a memo lookup: see fast_reduce)
+        t = fast_reduce(_multiply_reduce, self, dim, keepdim)
+        if t is not None:
+            return report("prod", (self,), t)
     return _sum_like(np.multiply, self, dim, keepdim, dtype, "prod", allow_tuple=False)
 
 
@@ -263,19 +268,29 @@ def _mean_backward(out: Tensor, x: Tensor, dim: Any = None, keepdim: bool = Fals
     return "MeanBackward1", (x,), lambda g: (unreduce(g, shape, dims, keepdim) / n,), ()
 
 
-def _fast_variance(self: Any, dim: Any, keepdim: Any, op: str, root: bool) -> Tensor | None:
+def _fast_variance(self: Any, dim: Any, keepdim: Any, op: str, root: bool, with_mean: bool = False
+                   ) -> Any:
     """var / std with the default correction (1) of a float32 / float64 tensor over every dim or
-    one int dim, more than one element per result: :func:`strided.kernels.reduce.variance_into`
-    itself, with the plan from :func:`strided.ops._support.fast_reduce.fast_plan` instead of the
-    argument parsing; None where the general path must run (its errors, its warning)."""
+    one int dim, more than one element per result: :func:`strided.kernels.reduce.variance_parts`
+    itself (the general path's computation), its fresh result adopted, with the plan from
+    :func:`strided.ops._support.fast_reduce.fast_plan` instead of the argument parsing; None where
+    the general path must run (its errors, its warning). ``with_mean`` (``var_mean``/``std_mean``,
+    the caller sure nothing records or listens): also the mean, the same pass's first sum."""
     plan = fast_plan(self, dim, keepdim)
     if plan is None or plan[2] < 2:
         return None
     lay = plan[1]
-    buf = np.empty(L.product(lay.shape), self._dtype.numpy)
     n = plan[2]
-    variance_into(self._np(), plan[0], self._dtype.numpy, n, np.float64(n - 1.0), buf.reshape(lay.shape), root)
-    return report(op, (self,), adopted(buf, lay, self._dtype))
+    d = self._dtype
+    token = quiet_set(QUIET)
+    try:
+        squares, centre = variance_parts(self._np(), plan[0], d.numpy, n, np.float64(n - 1.0), root)
+    finally:
+        quiet_reset(token)
+    t = adopted(squares.reshape(-1), lay, d)
+    if with_mean:
+        return t, adopted(centre.reshape(-1), lay, d)
+    return report(op, (self,), t)
 
 
 def _variance(self: Tensor, dim: Any, unbiased: Any, keepdim: bool, correction: Any, op: str,
@@ -455,6 +470,10 @@ def var_mean(input: Tensor, dim: Any = None, unbiased: bool | None = None, keepd
     >>> v.item(), m.item()
     (1.0, 2.0)
     """
+    if unbiased is None and correction is None:
+        fast = _fast_moments(input, dim, keepdim, False)
+        if fast is not None:
+            return fast
     v = var(input, dim, unbiased, keepdim, correction=correction)
     return v, mean(input, _mean_dims(dim), keepdim)
 
@@ -467,8 +486,21 @@ def std_mean(input: Tensor, dim: Any = None, unbiased: bool | None = None, keepd
     >>> s.tolist(), m.tolist()
     ([1.4142135381698608], [2.0])
     """
+    if unbiased is None and correction is None:
+        fast = _fast_moments(input, dim, keepdim, True)
+        if fast is not None:
+            return fast
     s = std(input, dim, unbiased, keepdim, correction=correction)
     return s, mean(input, _mean_dims(dim), keepdim)
+
+
+def _fast_moments(x: Any, dim: Any, keepdim: Any, root: bool) -> tuple[Tensor, Tensor] | None:
+    """``var_mean``/``std_mean`` in one pass where nothing records (no autograd record on ``x``)
+    or listens (no watch: the general path reports the two ops it runs): the variance's own mean
+    is ``mean``'s result bit for bit (the same sum of the same view, divided by the same count)."""
+    if OPEN or getattr(x, "_ag", None) is not None:  # (fast_plan checks the rest: a bool dim is unbiased)
+        return None
+    return _fast_variance(x, dim, keepdim, "std" if root else "var", root, with_mean=True)
 
 
 def _mean_dims(dim: Any) -> Any:
