@@ -46,14 +46,16 @@ from ...dtypes import (
 from ...errors import StridedNotImplementedError, StridedRuntimeError, StridedTypeError, join_lines
 from ...grad_mode import leaf
 from ...kernels import check_writable, write
+from ...kernels.fpstate import quietly
 from ...layout import Layout
 from ...layout import expand as expand_layout
 from ...memory_format import MemoryFormat, preserve_format
 from ...opdef import Kind, declare
 from ...tensor import Tensor, tensor_arg
+from .._support.operands import _cinfo, flat_run
 from ..registry import method
 from ..shape.broadcasting import broadcast_pair
-from .generator import resolve
+from .generator import default_generator, resolve
 
 __all__ = [
     "bernoulli", "bernoulli_", "cauchy_", "exponential_", "geometric_", "log_normal_", "multinomial", "normal",
@@ -156,7 +158,29 @@ def _fresh(shape: Shape, dtype: DType, values: np.ndarray | None, name: str, inp
 
 def _into(target: Tensor, op: str, generator: Any, sample: Callable[[np.random.Generator, Shape], Any]) -> Tensor:
     """Draw ``sample(numpy_generator, target.shape)`` and write it into ``target`` (every check done
-    by the caller and here, before the draw): the in-place samplers' one write."""
+    by the caller and here, before the draw): the in-place samplers' one write.
+
+    A writable row-major target of a dtype NumPy casts to as PyTorch does (not float16/bfloat16,
+    whose casts :func:`write` corrects) takes the flat path: the values are copied straight into
+    its run of the storage. The draw is the same and so are the values written (``write`` ends in
+    the same ``copyto`` cast, or in a blocked copy of the same values for large targets)."""
+    lay = target._layout
+    shape = lay.shape
+    if target._dtype not in REDUCED_FLOATS:
+        info = _cinfo[shape]
+        flat = flat_run(target, info)
+        if flat is not None and flat.flags.writeable:
+            g = default_generator if generator is None else resolve(generator, op)
+            with g._lock:
+                values = sample(g._np, shape)
+            dest = flat.reshape(shape)
+            if values.dtype == dest.dtype:  # (no cast: nothing to warn about)
+                np.copyto(dest, values)
+            else:  # (a cast that overflows, log_normal_'s float64 into float32, is quiet as write's)
+                quietly(np.copyto, dest, values, casting="unsafe")
+            if OPEN:
+                report(op, (), target)
+            return target
     check_writable(target._storage, target._layout, op)
     g = resolve(generator, op)
     shape = target._layout.shape
@@ -448,6 +472,8 @@ def _check_p_tensor(p: Tensor) -> None:
 
 def _float(value: Any, op: str, name: str, pos: int) -> float:
     """A sampler's number argument as a float, or PyTorch's TypeError naming what it accepts."""
+    if value.__class__ is float:  # (the common call, before the general checks)
+        return value
     if is_number(value) and not isinstance(value, complex):
         return float(value)
     if isinstance(value, Tensor) and value.numel() == 1 and not value._dtype.is_complex:
@@ -643,6 +669,10 @@ def uniform_(self: Tensor, from_: float = 0.0, to: float = 1.0, *, generator: An
     dt = self._dtype
     _float_or_complex(dt, "check_uniform_bounds", "uniform_")
     low, high = _float(from_, "uniform_", "from", 1), _float(to, "uniform_", "to", 2)
+    if low == 0.0 and high == 1.0 and not dt.is_complex:
+        # [0, 1): ``_uniform(...) * 1.0 + 0.0`` is ``_uniform(...)`` exactly (no -0.0 among its
+        # values), so the sample is the draw itself, with nothing to check
+        return _into(self, "uniform_", generator, lambda g, shape: _uniform(g, shape, dt))
     limit = float(np_finfo(dt.numpy).max)
     for name, value in (("from", low), ("to", high)):
         if not -limit <= value <= limit:

@@ -26,6 +26,8 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
+import numpy as np
+
 from ... import layout as L
 from ...dispatch import adopted, report, result_array
 from ...dtypes import CPP_NAME, TORCH_NAME, DType, float32, float64
@@ -297,51 +299,59 @@ _mm_plans = Memo(_mm_plan)  # (a's shape, b's shape) -> the fast path's plan or 
 _MM_FAST = frozenset({float32, float64})
 
 
+def fast_product(a: Any, b: Any) -> tuple[np.ndarray, Layout] | None:
+    """The small-op fast path's product: for two row-major 2-D float32 (or float64) tensors of
+    one dtype with a non-empty contraction and result, NumPy's fresh row-major ``a @ b`` computed
+    from the flat runs of their storages, with the result's shared row-major layout (from the
+    per-shape plan cache); None when a precondition fails (the caller takes its general path).
+    Bit-identical to :func:`_product`'s result (see ``kernels.matmul.dot2d``)."""
+    if (type(a) is Tensor or type(a) in SUBCLASSES) and (type(b) is Tensor or type(b) in SUBCLASSES):
+        d = a._dtype
+        if b._dtype is d and d in _MM_FAST:
+            la = a._layout
+            lb = b._layout
+            sa = la.shape
+            sb = lb.shape
+            plan = _mm_plans[(sa, sb)]
+            if plan is not None and la.strides == plan[0] and lb.strides == plan[2]:
+                x = a._storage.array
+                o = la.offset
+                n = plan[1]
+                if o or len(x) != n:
+                    x = x[o : o + n]
+                    if len(x) != n:  # (only a tensor unpickled past its storage: never read outside)
+                        raise outside_storage(a._storage.array, la)
+                y = b._storage.array
+                o = lb.offset
+                n = plan[3]
+                if o or len(y) != n:
+                    y = y[o : o + n]
+                    if len(y) != n:
+                        raise outside_storage(b._storage.array, lb)
+                x = x.reshape(sa)
+                y = y.reshape(sb)
+                product = plan[5]
+                try:  # (fpstate.quietly, inlined: a call is a tenth of a 1 µs op)
+                    res = quiet_call(product, x, y)
+                except RuntimeError as e:
+                    res = quiet_retry(e, product, x, y)
+                except MemoryError:
+                    return None  # the general path raises PyTorch's out-of-memory error
+                return res, plan[4]
+    return None
+
+
 def _with_fast_path(slow: Any) -> Callable[..., Tensor]:
-    """``slow`` (``matmul`` or the ``@`` operator) with the small-op fast path in front: two
-    row-major 2-D float32 (or float64) matrices of one dtype with a non-empty contraction and
-    result are multiplied from the flat runs of their storages, and NumPy's fresh row-major
-    result becomes the output (its layout from the per-shape plan cache)."""
+    """``slow`` (``matmul`` or the ``@`` operator) with the small-op fast path
+    (:func:`fast_product`) in front: NumPy's fresh row-major result becomes the output."""
 
     def fn(self: Any, other: Any, *, out: Any = None) -> Tensor:  # (the names of PyTorch's: a.matmul(other=b))
-        a, b = self, other
         if out is not None:
-            return _into(out, slow(a, b), "matmul", (a, b))
-        if (type(a) is Tensor or type(a) in SUBCLASSES) and (type(b) is Tensor or type(b) in SUBCLASSES):
-            d = a._dtype
-            if b._dtype is d and d in _MM_FAST:
-                la = a._layout
-                lb = b._layout
-                sa = la.shape
-                sb = lb.shape
-                plan = _mm_plans[(sa, sb)]
-                if plan is not None and la.strides == plan[0] and lb.strides == plan[2]:
-                    x = a._storage.array
-                    o = la.offset
-                    n = plan[1]
-                    if o or len(x) != n:
-                        x = x[o : o + n]
-                        if len(x) != n:  # (only a tensor unpickled past its storage: never read outside)
-                            raise outside_storage(a._storage.array, la)
-                    y = b._storage.array
-                    o = lb.offset
-                    n = plan[3]
-                    if o or len(y) != n:
-                        y = y[o : o + n]
-                        if len(y) != n:
-                            raise outside_storage(b._storage.array, lb)
-                    x = x.reshape(sa)
-                    y = y.reshape(sb)
-                    product = plan[5]
-                    try:  # (fpstate.quietly, inlined: a call is a tenth of a 1 µs op)
-                        res = quiet_call(product, x, y)
-                    except RuntimeError as e:
-                        res = quiet_retry(e, product, x, y)
-                    except MemoryError:
-                        return slow(a, b)  # the general path raises PyTorch's out-of-memory error
-                    t = adopted(res.ravel(), plan[4], d)
-                    return t
-        return slow(a, b)
+            return _into(out, slow(self, other), "matmul", (self, other))
+        fast = fast_product(self, other)
+        if fast is not None:
+            return adopted(fast[0].ravel(), fast[1], self._dtype)
+        return slow(self, other)
 
     fn.__name__ = slow.__name__
     fn.__qualname__ = "matmul"  # (Python's argument errors name it: "matmul() missing ...")
@@ -453,6 +463,9 @@ def mm(self: Tensor, mat2: Tensor, *, out: Any = None) -> Tensor:
                 )
             )
     _check_mm(a, b, "mm")
+    fast = fast_product(a, b) if out is None else None
+    if fast is not None:  # (the same product as _product's, recorded the same)
+        return report("mm", (a, b), adopted(fast[0].ravel(), fast[1], a._dtype))
     result = report("mm", (a, b), _product(a, b, (a.shape[0], b.shape[1])))
     return result if out is None else _into(out, result, "mm", (a, b))
 

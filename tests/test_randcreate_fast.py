@@ -1,0 +1,235 @@
+"""The small-op fast paths of the random fills, creation ops and small BLAS (issue 23): each one
+against its general path (forced by turning the fast path's precondition off) bit for bit, with
+the same random stream after it, and against PyTorch."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+import torch
+
+import strided
+from strided.ops.creation import random as R
+from strided.ops.linalg import fused as F
+from strided.ops.linalg import matmul as M
+
+RNG = np.random.default_rng(23)
+
+
+def _bits(t: strided.Tensor) -> tuple:
+    """Everything a fast path must reproduce: dtype, layout, and the exact bytes of the elements."""
+    arr = t.numpy()
+    return t.dtype, t.shape, t.stride(), t.storage_offset(), arr.tobytes()
+
+
+def _targets(dtype: strided.dtypes.DType) -> list[strided.Tensor]:
+    """Row-major targets (fast path): plain, offset > 0, size-1 dims, 0-d, zero-size; and a
+    transposed one (general path either way)."""
+    base = strided.zeros(40, dtype=dtype)
+    return [strided.zeros(3, 4, dtype=dtype), base[5:17].view(3, 4), strided.zeros(1, 4, 1, dtype=dtype),
+            strided.zeros((), dtype=dtype), strided.zeros(0, 3, dtype=dtype), strided.zeros(4, 3, dtype=dtype).t()]
+
+
+SAMPLERS = [
+    ("uniform_", (), (strided.float32, strided.float64)),
+    ("uniform_", (-2.0, 3.0), (strided.float32, strided.float64)),
+    ("normal_", (1.0, 2.0), (strided.float32, strided.float64)),
+    ("random_", (), (strided.float32, strided.int64, strided.int32)),
+    ("random_", (3, 9), (strided.float64, strided.int64)),
+    ("bernoulli_", (0.3,), (strided.float32, strided.int64)),
+    ("exponential_", (2.0,), (strided.float32, strided.float64)),
+    ("geometric_", (0.4,), (strided.float32, strided.int64)),
+    ("log_normal_", (40.0, 2.0), (strided.float32,)),  # (overflows float32: the cast is quiet on both paths)
+    ("cauchy_", (0.5, 2.0), (strided.float64,)),
+]
+
+
+def _fill_all(name: str, args: tuple, dtype: strided.dtypes.DType, seed: int) -> list[tuple]:
+    strided.manual_seed(seed)
+    out = []
+    for t in _targets(dtype):
+        returned = getattr(t, name)(*args)
+        assert returned is t
+        out.append(_bits(t))
+    out.append(_bits(strided.rand(5)))  # the stream after the fills
+    return out
+
+
+@pytest.mark.parametrize("name, args, dtypes", SAMPLERS)
+def test_inplace_samplers_fast_path_is_the_general_path(name, args, dtypes, monkeypatch):
+    """Same seed: the same elements, bit for bit, and the same stream afterwards, fast or general."""
+    import warnings
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # (neither path warns, log_normal_'s overflowing cast included)
+        for dtype in dtypes:
+            taken, run = [], R.flat_run
+
+            def counted(t, info, taken=taken, run=run):
+                flat = run(t, info)
+                taken.append(flat is not None)
+                return flat
+
+            with monkeypatch.context() as m:  # (the fast path is taken: the row-major targets' runs are written)
+                m.setattr(R, "flat_run", counted)
+                fast = _fill_all(name, args, dtype, 7)
+            assert sum(taken) == 5
+            with monkeypatch.context() as m:
+                m.setattr(R, "flat_run", lambda t, info: None)
+                general = _fill_all(name, args, dtype, 7)
+            assert fast == general, (name, args, dtype)
+
+
+def test_inplace_sampler_fast_path_keeps_checks_and_errors():
+    """A read-only target, a bad generator and bad arguments raise as before and write nothing."""
+    arr = np.zeros((2, 3), np.float32)
+    arr.flags.writeable = False
+    with pytest.raises(RuntimeError, match="read-only"):
+        strided.from_numpy(arr).uniform_()
+    t = strided.zeros(2, 3)
+    with pytest.raises(TypeError, match="argument 'generator' must be torch.Generator"):
+        t.uniform_(generator=3)
+    with pytest.raises(RuntimeError, match=r"from=2 > to=1"):
+        t.uniform_(2.0, 1.0)
+    assert not t.numpy().any()
+    with pytest.raises(RuntimeError, match="expects to return a"):
+        torch.zeros(2, 3).uniform_(2.0, 1.0)
+    g = strided.Generator().manual_seed(3)
+    a = strided.zeros(2, 3).uniform_(generator=g)
+    b = strided.zeros(2, 3).uniform_(generator=strided.Generator().manual_seed(3))
+    assert a.numpy().tobytes() == b.numpy().tobytes()
+    assert ((a.numpy() >= 0) & (a.numpy() < 1)).all()
+
+
+def test_inplace_sampler_of_a_view_writes_its_base():
+    base = strided.zeros(4, 4)
+    base[1].uniform_(5.0, 6.0)
+    values = base.numpy()
+    assert (values[1] >= 5).all() and not values[[0, 2, 3]].any()
+
+
+# ---------------------------------------------------------------- the small BLAS
+
+
+def _values(shape, dtype, special=False):
+    v = RNG.standard_normal(shape).astype(dtype)
+    if special and v.size >= 3:
+        v.reshape(-1)[:3] = [np.inf, np.nan, -0.0]
+    return v
+
+
+def _calls():
+    """(op, input shape, factor shapes) for addmm, addmv, addr, baddbmm."""
+    return [("addmm", (4, 5), ((4, 3), (3, 5))), ("addmm", (1, 5), ((1, 3), (3, 5))),
+            ("addmm", (4, 2), ((4, 1), (1, 2))), ("addmv", (4,), ((4, 3), (3,))), ("addmv", (1,), ((1, 1), (1,))),
+            ("addr", (4, 5), ((4,), (5,))), ("addr", (2, 2), ((2,), (2,))),
+            ("baddbmm", (2, 4, 5), ((2, 4, 3), (2, 3, 5))), ("baddbmm", (1, 1, 1), ((1, 1, 1), (1, 1, 1)))]
+
+
+def _general(monkeypatch):
+    m = monkeypatch.context()
+    ctx = m.__enter__()
+    ctx.setattr(F, "fast_product", lambda a, b: None)
+    ctx.setattr(F, "_rowmajor", lambda t, shape: None)
+    return m
+
+
+def _offset(arr: np.ndarray, lib) -> object:
+    """The same values at storage offset 3 (a slice of a bigger 1-D tensor, viewed to the shape)."""
+    flat = np.concatenate([np.zeros(3, arr.dtype), arr.reshape(-1)])
+    t = lib.tensor(flat) if lib is torch else strided.tensor(flat)
+    return t[3:].view(arr.shape)
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+@pytest.mark.parametrize("special", [False, True])
+def test_blas_fast_paths_are_the_general_path_and_torchs(dtype, special, monkeypatch):
+    taken = []
+    plus = F._plus_input
+    monkeypatch.setattr(F, "_plus_input", lambda *a: taken.append(1) or plus(*a))  # (the fast paths ran)
+    for name, ishape, (s1, s2) in _calls():
+        iv, av, bv = _values(ishape, dtype, special), _values(s1, dtype, special), _values(s2, dtype)
+        for offset in (False, True):
+            make = (lambda v, lib: _offset(v, lib)) if offset else (lambda v, lib: lib.tensor(v))
+            ours = getattr(strided, name)(make(iv, strided), make(av, strided), make(bv, strided))
+            m = _general(monkeypatch)
+            try:
+                general = getattr(strided, name)(make(iv, strided), make(av, strided), make(bv, strided))
+            finally:
+                m.__exit__(None, None, None)
+            assert _bits(ours) == _bits(general), (name, ishape, offset)
+            theirs = getattr(torch, name)(make(iv, torch), make(av, torch), make(bv, torch))
+            assert ours.shape == tuple(theirs.shape) and ours.stride() == theirs.stride()
+            tol = 1e-5 if dtype == np.float32 else 1e-12
+            np.testing.assert_allclose(ours.numpy(), theirs.numpy(), rtol=tol, atol=tol)
+    assert len(taken) == 2 * len(_calls())  # (every call, plain and at an offset)
+
+
+def test_blas_fast_paths_leave_other_calls_to_the_general_path():
+    """Non-unit beta/alpha, broadcast inputs, out=, transposed factors and mixed dtypes: the
+    general path's values and errors, as PyTorch's."""
+    a, b = RNG.standard_normal((3, 2)), RNG.standard_normal((2, 3))
+    i = RNG.standard_normal((3,))
+    for kw in ({"beta": 0.5}, {"alpha": 2}, {"beta": True}, {}):
+        ours = strided.addmm(strided.tensor(i), strided.tensor(a), strided.tensor(b).t().contiguous().t(), **kw)
+        theirs = torch.addmm(torch.tensor(i), torch.tensor(a), torch.tensor(b), **kw)
+        np.testing.assert_allclose(ours.numpy(), theirs.numpy(), rtol=1e-12)
+    out = strided.empty(3, 3, dtype=strided.float64)
+    assert strided.addmm(strided.tensor(np.ones((3, 3))), strided.tensor(a), strided.tensor(b), out=out) is out
+    with pytest.raises(RuntimeError) as ours:
+        strided.addmm(strided.ones(3, 3), strided.tensor(a), strided.tensor(b))
+    with pytest.raises(RuntimeError) as theirs:
+        torch.addmm(torch.ones(3, 3), torch.tensor(a), torch.tensor(b))
+    assert str(ours.value).splitlines()[0] == str(theirs.value)
+    with pytest.raises(RuntimeError) as ours:
+        strided.addmm(strided.ones(2, 2), strided.ones(2, 3), strided.ones(2, 2))
+    with pytest.raises(RuntimeError) as theirs:
+        torch.addmm(torch.ones(2, 2), torch.ones(2, 3), torch.ones(2, 2))
+    assert str(ours.value).splitlines()[0] == str(theirs.value)
+
+
+def test_blas_fast_paths_record_gradients_as_torch():
+    av, bv, iv = RNG.standard_normal((3, 4)), RNG.standard_normal((4, 2)), RNG.standard_normal((3, 2))
+    grads = []
+    for lib in (strided, torch):
+        i, a, b = (lib.tensor(v, requires_grad=True) for v in (iv, av, bv))
+        lib.addmm(i, a, b).sum().backward()
+        v1, v2 = lib.tensor(av[:, 0], requires_grad=True), lib.tensor(bv[:, 0], requires_grad=True)
+        j = lib.tensor(np.repeat(iv[:, :1], 4, axis=1), requires_grad=True)
+        lib.addr(j, v1, v2).pow(2).sum().backward()
+        grads.append([t.grad.numpy() for t in (i, a, b, j, v1, v2)])
+    for ours, theirs in zip(*grads):
+        np.testing.assert_allclose(ours, theirs, rtol=1e-12)
+
+
+def test_blas_fast_paths_report_as_the_general_path(monkeypatch):
+    a, b, i = strided.ones(2, 3), strided.ones(3, 2), strided.ones(2, 2)
+
+    def names():
+        with strided.watch() as w:
+            strided.addmm(i, a, b)
+            strided.mm(a, b)
+            strided.addr(i, strided.ones(2), strided.ones(2))
+        return [s.name for s in w.steps]
+
+    fast = names()
+    m = _general(monkeypatch)
+    try:
+        monkeypatch.setattr(M, "fast_product", lambda a, b: None)
+        general = names()
+    finally:
+        m.__exit__(None, None, None)
+    assert fast == general and fast[:2] == ["addmm", "mm"]
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+def test_mm_fast_path_is_the_general_path(dtype, monkeypatch):
+    for sa, sb in (((3, 4), (4, 5)), ((1, 4), (4, 3)), ((3, 1), (1, 3))):
+        av, bv = _values(sa, dtype, True), _values(sb, dtype, True)
+        fast = strided.mm(_offset(av, strided), strided.tensor(bv))
+        monkeypatch.setattr(M, "fast_product", lambda a, b: None)
+        general = strided.mm(_offset(av, strided), strided.tensor(bv))
+        monkeypatch.undo()
+        assert _bits(fast) == _bits(general)
+        theirs = torch.mm(torch.tensor(av), torch.tensor(bv))
+        np.testing.assert_allclose(fast.numpy(), theirs.numpy(), rtol=1e-5)
