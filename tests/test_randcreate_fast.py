@@ -233,3 +233,49 @@ def test_mm_fast_path_is_the_general_path(dtype, monkeypatch):
         assert _bits(fast) == _bits(general)
         theirs = torch.mm(torch.tensor(av), torch.tensor(bv))
         np.testing.assert_allclose(fast.numpy(), theirs.numpy(), rtol=1e-5)
+
+
+# ---------------------------------------------------------------- linspace / logspace memo
+
+
+SPACES = [("linspace", (0.0, 1.0, 12), {}), ("linspace", (-0.0, 1.0, 5), {}), ("linspace", (0, 1, 5), {}),
+          ("linspace", (True, 3, 4), {"dtype": "int64"}), ("linspace", (-3.5, 7.25, 9), {"dtype": "float64"}),
+          ("logspace", (0.0, 1.0, 256), {}), ("logspace", (-2, 3, 7), {"base": 2.0, "dtype": "float64"}),
+          ("logspace", (0.0, 5.0, 6), {"dtype": "int32"})]
+
+
+def test_space_memo_gives_the_computed_values_and_torchs():
+    from strided import creation as C
+
+    for name, args, kw in SPACES:
+        C._SPACE_VALUES.clear()
+        dt = {k: getattr(strided, v) for k, v in kw.items() if k == "dtype"}
+        rest = {k: v for k, v in kw.items() if k != "dtype"}
+        first = getattr(strided, name)(*args, **rest, **dt)  # (computed, then kept)
+        again = getattr(strided, name)(*args, **rest, **dt)  # (from the memo)
+        assert _bits(first) == _bits(again), (name, args)
+        assert not np.shares_memory(first.numpy(), again.numpy())
+        again.add_(1)  # (a fresh, writable result: the memo is only copied from)
+        assert _bits(getattr(strided, name)(*args, **rest, **dt)) == _bits(first)
+        theirs = getattr(torch, name)(*args, **rest, **{k: getattr(torch, v) for k, v in kw.items() if k == "dtype"})
+        assert first.numpy().tobytes() == theirs.numpy().tobytes(), (name, args)
+    # the sign of a zero bound is part of the key
+    f32 = strided.float32
+    assert C._space_key("linspace", 0.0, 1, 3, 0, f32) != C._space_key("linspace", -0.0, 1, 3, 0, f32)
+    assert C._space_key("linspace", 1, 2, 3, 0, f32) != C._space_key("linspace", True, 2, 3, 0, f32)
+    for lo, hi in ((0.0, -0.0), (-0.0, -0.0), (-0.0, 0.0)):
+        for _ in range(2):
+            assert strided.linspace(lo, hi, 3).numpy().tobytes() == torch.linspace(lo, hi, 3).numpy().tobytes()
+    assert len(C._SPACE_VALUES) <= C._SPACE_LIMIT
+
+
+def test_space_memo_keeps_errors_and_bounds():
+    from strided import creation as C
+
+    for _ in range(2):  # (an overflowing bound raises every time: nothing was kept for it)
+        with pytest.raises(RuntimeError, match="overflow"):
+            strided.linspace(0, 300, 3, dtype=strided.uint8)
+    n = len(C._SPACE_VALUES)
+    strided.linspace(0.0, 1.0, C._SPACE_STEPS + 1)
+    strided.linspace(float("nan"), 1.0, 3)
+    assert len(C._SPACE_VALUES) == n  # (long ramps and NaN bounds are not kept)
