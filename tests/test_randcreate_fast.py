@@ -279,3 +279,35 @@ def test_space_memo_keeps_errors_and_bounds():
     strided.linspace(0.0, 1.0, C._SPACE_STEPS + 1)
     strided.linspace(float("nan"), 1.0, 3)
     assert len(C._SPACE_VALUES) == n  # (long ramps and NaN bounds are not kept)
+
+
+# ---------------------------------------------------------------- norms
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+def test_norm_fast_paths_are_the_general_path_and_torchs(dtype, monkeypatch):
+    from strided.ops.linalg import norms as N
+
+    cases = [(3, 4), (1, 5), (2, 3, 4), (1, 1)]
+    for shape in cases:
+        v = _values(shape, dtype, special=shape == (2, 3, 4))
+        huge = v.copy()
+        huge.reshape(-1)[-1] = 1e30 if dtype == np.float32 else 1e300  # (its square overflows, quietly)
+        for fn in ("matrix_norm", "vector_norm"):
+            for values in (v, huge):
+                fast = getattr(strided.linalg, fn)(_offset(values, strided))
+                with monkeypatch.context() as m:
+                    m.setattr(N, "flat_run", lambda t, info: None)
+                    general = getattr(strided.linalg, fn)(_offset(values, strided))
+                assert _bits(fast) == _bits(general), (fn, shape)
+            # (not the huge values: PyTorch scales them and gets 1e30 where both our paths get inf)
+            theirs = getattr(torch.linalg, fn)(torch.tensor(v))
+            np.testing.assert_allclose(fast.numpy() if values is v else getattr(strided.linalg, fn)(
+                strided.tensor(v)).numpy(), theirs.numpy(), rtol=1e-6)
+    x = strided.tensor(_values((3, 4), dtype), requires_grad=True)
+    xt = torch.tensor(x.detach().numpy(), requires_grad=True)
+    strided.linalg.matrix_norm(x).backward()
+    torch.linalg.matrix_norm(xt).backward()
+    np.testing.assert_allclose(x.grad.numpy(), xt.grad.numpy(), rtol=1e-6)
+    with pytest.raises(RuntimeError, match="at least 2 dimensions"):
+        strided.linalg.matrix_norm(strided.ones(3))

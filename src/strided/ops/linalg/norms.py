@@ -16,12 +16,14 @@ from typing import Any
 
 import numpy as np
 
-from ...dispatch import result_array
-from ...dtypes import DType, real_of
+from ...dispatch import result, result_array
+from ...dtypes import DType, float32, float64, real_of
 from ...errors import StridedRuntimeError, StridedTypeError, join_lines
 from ...gradients import seal
+from ...kernels.fpstate import quietly
 from ...opdef import Kind, declare
 from ...tensor import Tensor, tensor_arg
+from .._support.operands import _cinfo, flat_run
 from .._support.reduce_args import numpy_axes, optional_dtype, reduced_shape, reduction_dims, shape_text
 from ..reductions.nan_reductions import _acc, _float_only, _Quiet
 
@@ -74,6 +76,29 @@ def _ord_value(ord: Any, op: str) -> float:
     return float(ord)
 
 
+_FAST = frozenset({float32, float64})
+
+
+def _two_norm(a: np.ndarray) -> Any:
+    """vector_norm's ord=2, dim=None computation below, on a float32/float64 array."""
+    a = np.abs(a)
+    return np.sqrt(np.add.reduce(a * a, axis=None, keepdims=False))
+
+
+def _frobenius(a: np.ndarray) -> Any:
+    """matrix_norm's "fro" over the last two axes as ``np.linalg.norm`` computes it (NumPy's own
+    expression, ``sqrt(add.reduce((x.conj() * x).real, axis))``: for real floats ``x.conj()`` is
+    ``x``), for a non-empty float32/float64 array."""
+    return np.sqrt(np.add.reduce(a * a, axis=(-2, -1)))
+
+
+def _into_new(shape: tuple[int, ...], dtype: DType, values: Any) -> Tensor:
+    """A fresh contiguous ``dtype`` tensor of ``shape`` holding ``values`` (of that dtype)."""
+    out = result(shape, dtype)
+    out._storage.array[...] = values if shape == () else values.reshape(-1)
+    return out
+
+
 def vector_norm(x: Tensor, ord: Any = 2, dim: Any = None, keepdim: bool = False, *, dtype: Any = None) -> Tensor:
     """The ``ord``-norm of ``x`` over ``dim`` (None: every element, as one vector).
 
@@ -84,6 +109,11 @@ def vector_norm(x: Tensor, ord: Any = 2, dim: Any = None, keepdim: bool = False,
     >>> strided.linalg.vector_norm(strided.tensor([3.0, -4.0])).item()
     5.0
     """
+    if ((ord.__class__ is int or ord.__class__ is float) and ord == 2 and dim is None and keepdim is False and dtype is None
+            and x.__class__ is Tensor and x._dtype in _FAST):
+        flat = flat_run(x, _cinfo[x._layout.shape])
+        if flat is not None:  # the common call: the 2-norm of every element of a row-major float tensor
+            return _into_new((), x._dtype, quietly(_two_norm, flat.reshape(x._layout.shape)))
     op = "linalg.vector_norm"
     given = _input_dtype(x, dtype, op, complex_ok=True)
     if given is not None:
@@ -136,6 +166,13 @@ def matrix_norm(A: Tensor, ord: Any = "fro", dim: Any = (-2, -1), keepdim: bool 
     >>> strided.linalg.matrix_norm(strided.tensor([[3.0, 0.0], [0.0, 4.0]]), ord=2).item()
     4.0
     """
+    if (ord.__class__ is str and ord == "fro" and keepdim is False and dtype is None and A.__class__ is Tensor and A._dtype in _FAST
+            and dim.__class__ is tuple and dim == (-2, -1)):
+        shape = A._layout.shape
+        if len(shape) >= 2 and shape[-1] and shape[-2]:
+            flat = flat_run(A, _cinfo[shape])
+            if flat is not None:  # the common call: Frobenius norms of row-major float matrices
+                return _into_new(shape[:-2], A._dtype, quietly(_frobenius, flat.reshape(shape)))
     op = "linalg.matrix_norm"
     given = _input_dtype(A, dtype, op, complex_ok=True)
     if given is not None:
