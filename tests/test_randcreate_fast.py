@@ -311,3 +311,67 @@ def test_norm_fast_paths_are_the_general_path_and_torchs(dtype, monkeypatch):
     np.testing.assert_allclose(x.grad.numpy(), xt.grad.numpy(), rtol=1e-6)
     with pytest.raises(RuntimeError, match="at least 2 dimensions"):
         strided.linalg.matrix_norm(strided.ones(3))
+
+
+# ---------------------------------------------------------------- creation
+
+
+def _likes(seed: int) -> list[tuple]:
+    strided.manual_seed(seed)
+    out = []
+    for dtype in (strided.float32, strided.float64, strided.float16, strided.int64):
+        for t in _targets(dtype):
+            if dtype.is_floating_point:
+                out += [_bits(strided.rand_like(t)), _bits(strided.randn_like(t))]
+            out.append(_bits(strided.randint_like(t, 3, 9)))
+    out.append(_bits(strided.rand(4)))  # (the stream after them)
+    return out
+
+
+def test_like_samplers_fast_paths_are_the_general_path(monkeypatch):
+    fast = _likes(11)
+    monkeypatch.setattr(R, "_draws_in_place", lambda *a: False)
+    monkeypatch.setattr(R, "_like_strides", lambda t, dtype, fmt: R.like_strides(t, fmt))
+    assert fast == _likes(11)
+    with pytest.raises(RuntimeError) as ours:  # (errors unchanged: checked before any draw)
+        strided.rand_like(strided.zeros(2, dtype=strided.int64))
+    with pytest.raises(RuntimeError) as theirs:
+        torch.rand_like(torch.zeros(2, dtype=torch.int64))
+    assert str(ours.value).splitlines()[0] == str(theirs.value)
+
+
+def test_like_factories_and_arange_match_torch_layouts():
+    import torch as T
+
+    for make in (lambda lib: lib.zeros(3, 4), lambda lib: lib.zeros(4, 3).t(), lambda lib: lib.zeros(1, 4, 1),
+                 lambda lib: lib.zeros(2, 3, 4).permute(2, 0, 1), lambda lib: lib.zeros(0, 3), lambda lib: lib.zeros(40)[3:15]):
+        ours, theirs = make(strided), make(T)
+        for name, args in (("empty_like", ()), ("zeros_like", ()), ("ones_like", ()), ("full_like", (2.5,)),
+                           ("rand_like", ()), ("randn_like", ()), ("randint_like", (5,))):
+            o, t = getattr(strided, name)(ours, *args), getattr(T, name)(theirs, *args)
+            assert (o.shape, o.stride(), o.storage_offset()) == (tuple(t.shape), t.stride(), t.storage_offset()), name
+            if name in ("zeros_like", "ones_like", "full_like"):
+                assert o.numpy().tobytes() == t.numpy().tobytes()
+    for n in (0, 1, 12, 1000):
+        fast, general = strided.arange(n), strided.arange(n, dtype=strided.int64)
+        assert _bits(fast) == _bits(general) and fast.numpy().tobytes() == T.arange(n).numpy().tobytes()
+        assert fast.stride() == T.arange(n).stride()
+    with pytest.raises(RuntimeError, match="upper bound and lower bound inconsistent with step sign"):
+        strided.arange(-1)
+    with pytest.raises(RuntimeError) as ours:
+        strided.arange(3, requires_grad=True)
+    with pytest.raises(RuntimeError) as theirs:
+        T.arange(3, requires_grad=True)
+    # (as before the fast path: leaf()'s text is requires_grad_()'s, "only ...", where torch.arange capitalizes)
+    assert str(ours.value).splitlines()[0].lower() == str(theirs.value).lower()
+
+
+def test_new_tensor_copies_once_and_warns_as_torch():
+    x = strided.tensor([[1.0, 2.0], [3.0, 4.0]], requires_grad=True)
+    with pytest.warns(UserWarning, match="To copy construct from a tensor"):
+        y = x.t().new_tensor(x.t())
+    assert y.tolist() == [[1.0, 3.0], [2.0, 4.0]] and y.stride() == (2, 1) and not y.requires_grad
+    assert not np.shares_memory(y.numpy(), x.detach().numpy())
+    with pytest.warns(UserWarning):
+        z = x.new_tensor(x, dtype=strided.float64, requires_grad=True)
+    assert z.dtype == strided.float64 and z.requires_grad and z.grad_fn is None

@@ -11,7 +11,7 @@ import numpy as np
 from . import layout as L
 from .args import int_arg, memory_format_error, parse_sizes, scalar_value, sizes_or_size
 from .device import parse_device
-from .dispatch import OPEN, borrowed, copy_array_of, created, install, result, result_array
+from .dispatch import OPEN, adopted, borrowed, copy_array_of, created, install, result, result_array
 from .dtypes import (
     DEFAULT_INT,
     SUPPORTED,
@@ -524,9 +524,13 @@ def like_strides(other: Tensor, memory_format: MemoryFormat) -> tuple[int, ...]:
 def _like(other: Tensor, dtype: Any, memory_format: MemoryFormat, op: str = "empty_like",
           device: Any = None) -> Tensor:
     tensor_arg(other, op, "input")
-    parse_device(device, op)
-    dt = other.dtype if dtype is None else to_dtype(dtype)
-    return result(other.shape, dt, like_strides(other, memory_format))
+    if device is not None:
+        parse_device(device, op)
+    dt = other._dtype if dtype is None else to_dtype(dtype)
+    lay = other._layout
+    if memory_format is preserve_format and lay.strides == L.contiguous_strides(lay.shape):
+        return result(lay.shape, dt)  # (a row-major input's dense order is row-major: no clone plan)
+    return result(lay.shape, dt, like_strides(other, memory_format))
 
 
 def empty_like(other: Tensor, dtype: Any = None, memory_format: MemoryFormat = preserve_format, *,
@@ -591,6 +595,13 @@ def arange(start: Any, end: Any = None, step: Any = 1, dtype: Any = None, *, dev
     >>> strided.arange(4).tolist(), strided.arange(1, 2, 0.25).tolist()
     ([0, 1, 2, 3], [1.0, 1.25, 1.5, 1.75])
     """
+    if (end is None and start.__class__ is int and step.__class__ is int and step == 1 and dtype is None
+            and device is None and 0 <= start <= 1 << 16):
+        # the common small call, arange(n): NumPy's int64 range, the values start + i * step make
+        # (larger ones take the general path, whose allocation fails with PyTorch's error)
+        t = adopted(np.arange(start, dtype=np.int64), _cinfo_1d(start), DEFAULT_INT)
+        if OPEN: created("arange", (), t)  # noqa: E701
+        return leaf(t, requires_grad)
     parse_device(device, "arange")
     if end is None:
         start, end = 0, start
@@ -616,6 +627,12 @@ def arange(start: Any, end: Any = None, step: Any = 1, dtype: Any = None, *, dev
     arange_into(t._storage.array, start, step, all_int)
     if OPEN: created("arange", (), t)  # noqa: E701
     return leaf(t, requires_grad)
+
+
+@functools.lru_cache(maxsize=256)
+def _cinfo_1d(n: int) -> Layout:
+    """The shared row-major layout of a fresh 1-d result of ``n`` elements (Layouts are immutable)."""
+    return Layout._trusted((n,), (1,), 0)
 
 
 def _arange_number(value: Any, name: str) -> int | float | np.integer | np.floating:

@@ -38,6 +38,8 @@ from ...dtypes import (
     bool_,
     default_float,
     float16,
+    float32,
+    float64,
     int64,
     np_finfo,
     real_of,
@@ -47,7 +49,7 @@ from ...errors import StridedNotImplementedError, StridedRuntimeError, StridedTy
 from ...grad_mode import leaf
 from ...kernels import check_writable, write
 from ...kernels.fpstate import quietly
-from ...layout import Layout
+from ...layout import Layout, contiguous_strides
 from ...layout import expand as expand_layout
 from ...memory_format import MemoryFormat, preserve_format
 from ...opdef import Kind, declare
@@ -154,6 +156,27 @@ def _fresh(shape: Shape, dtype: DType, values: np.ndarray | None, name: str, inp
     if OPEN:
         created(name, inputs, t)
     return t
+
+
+def _like_strides(input: Tensor, dtype: DType, memory_format: MemoryFormat) -> Shape | None:  # noqa: A002
+    """The ``*_like`` samplers' result strides: None (contiguous, filled by ``_fresh``'s one
+    ``copyto``) for a row-major input kept in its format, as :func:`like_strides` would give it,
+    unless ``dtype`` is float16/bfloat16, whose casts ``write`` corrects."""
+    lay = input._layout
+    if memory_format is preserve_format and dtype not in REDUCED_FLOATS and \
+            lay.strides == contiguous_strides(lay.shape):
+        return None
+    return like_strides(input, memory_format)
+
+
+def _draws_in_place(input: Tensor, dtype: DType, memory_format: MemoryFormat) -> bool:  # noqa: A002
+    """Whether ``rand_like``/``randn_like`` may draw straight into a fresh contiguous result: a
+    float32/float64 ``dtype`` (drawn in itself, as ``_uniform`` and ``_compute`` draw it) and a
+    result that is contiguous (a row-major input kept in its format). NumPy fills ``out=`` in the
+    order it fills a new array: the same numbers, the same stream."""
+    lay = input._layout
+    return (dtype is float32 or dtype is float64) and memory_format is preserve_format and \
+        lay.strides == contiguous_strides(lay.shape)
 
 
 def _into(target: Tensor, op: str, generator: Any, sample: Callable[[np.random.Generator, Shape], Any]) -> Tensor:
@@ -603,9 +626,15 @@ def rand_like(input: Any, *, dtype: Any = None, memory_format: MemoryFormat = pr
     dt = input._dtype if dtype is None else to_dtype(dtype)
     _float_or_complex(dt, "check_uniform_bounds", "rand_like")
     shape = input._layout.shape
+    if _draws_in_place(input, dt, memory_format):  # (the draw rand makes, straight into the result)
+        t, arr = result_array(shape, dt)
+        resolve(generator, "rand_like").draw(lambda g: g.random(dtype=arr.dtype, out=arr))
+        if OPEN:
+            created("rand_like", (input,), t)
+        return leaf(t, requires_grad)
     values = resolve(generator, "rand_like").draw(
         lambda g: _complex_parts(g, shape, dt, normal=False) if dt.is_complex else _uniform(g, shape, dt))
-    t = _fresh(shape, dt, values, "rand_like", (input,), like_strides(input, memory_format))
+    t = _fresh(shape, dt, values, "rand_like", (input,), _like_strides(input, dt, memory_format))
     return leaf(t, requires_grad)
 
 
@@ -621,10 +650,16 @@ def randn_like(input: Any, *, dtype: Any = None, memory_format: MemoryFormat = p
     dt = input._dtype if dtype is None else to_dtype(dtype)
     _float_or_complex(dt, "normal_kernel_cpu", "randn_like")
     shape = input._layout.shape
+    if _draws_in_place(input, dt, memory_format):  # (the draw randn makes, straight into the result)
+        t, arr = result_array(shape, dt)
+        resolve(generator, "randn_like").draw(lambda g: g.standard_normal(dtype=arr.dtype, out=arr))
+        if OPEN:
+            created("randn_like", (input,), t)
+        return leaf(t, requires_grad)
     values = resolve(generator, "randn_like").draw(
         lambda g: _complex_parts(g, shape, dt, normal=True) if dt.is_complex
         else g.standard_normal(shape, dtype=_compute(dt)))
-    t = _fresh(shape, dt, values, "randn_like", (input,), like_strides(input, memory_format))
+    t = _fresh(shape, dt, values, "randn_like", (input,), _like_strides(input, dt, memory_format))
     return leaf(t, requires_grad)
 
 
@@ -650,7 +685,7 @@ def randint_like(input: Any, low: Any = None, high: Any = None, *, dtype: Any = 
     _check_range(low_i, high_i, dt, "randint_like")
     shape = input._layout.shape
     values = resolve(generator, "randint_like").draw(lambda g: _integers(low_i, high_i - 1)(g, shape))
-    return leaf(_fresh(shape, dt, values, "randint_like", (input,), like_strides(input, memory_format)), requires_grad)
+    return leaf(_fresh(shape, dt, values, "randint_like", (input,), _like_strides(input, dt, memory_format)), requires_grad)
 
 
 # ---------------------------------------------------------------- in-place samplers
