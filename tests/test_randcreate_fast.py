@@ -131,6 +131,7 @@ def _general(monkeypatch):
     ctx = m.__enter__()
     ctx.setattr(F, "fast_product", lambda a, b: None)
     ctx.setattr(F, "_rowmajor", lambda t, shape: None)
+    ctx.setattr(F, "fast_bmm", lambda a, b: None)
     return m
 
 
@@ -375,3 +376,35 @@ def test_new_tensor_copies_once_and_warns_as_torch():
     with pytest.warns(UserWarning):
         z = x.new_tensor(x, dtype=strided.float64, requires_grad=True)
     assert z.dtype == strided.float64 and z.requires_grad and z.grad_fn is None
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+def test_bmm_and_dot_fast_paths_are_the_general_path(dtype, monkeypatch):
+    pairs = [(_values(sa, dtype, True), _values(sb, dtype, True))
+             for sa, sb in (((2, 3, 4), (2, 4, 5)), ((1, 1, 3), (1, 3, 1)), ((3, 2, 2), (3, 2, 2)))]
+    vectors = [(_values((n,), dtype, n > 3), _values((n,), dtype)) for n in (1, 5, 64)]
+
+    def run():
+        out = []
+        for av, bv in pairs:
+            ours = strided.bmm(_offset(av, strided), strided.tensor(bv))
+            theirs = torch.bmm(torch.tensor(av), torch.tensor(bv))
+            np.testing.assert_allclose(ours.numpy(), theirs.numpy(), rtol=1e-5)
+            assert ours.stride() == theirs.stride()
+            out.append(_bits(ours))
+        for av, bv in vectors:
+            ours = strided.dot(_offset(av, strided), strided.tensor(bv))
+            theirs = torch.dot(torch.tensor(av), torch.tensor(bv))
+            np.testing.assert_allclose(ours.numpy(), theirs.numpy(), rtol=1e-5)
+            out.append(_bits(ours))
+        with pytest.raises(RuntimeError) as ours:
+            strided.dot(strided.ones(3), strided.ones(3, dtype=strided.float64))
+        with pytest.raises(RuntimeError) as theirs:
+            torch.dot(torch.ones(3), torch.ones(3, dtype=torch.float64))
+        assert str(ours.value).splitlines()[0] == str(theirs.value)
+        return out
+
+    fast = run()
+    monkeypatch.setattr(M, "fast_bmm", lambda a, b: None)
+    monkeypatch.setattr(M, "_rowmajor_float", lambda t, shape, dtype: None)
+    assert fast == run()

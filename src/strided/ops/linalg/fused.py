@@ -45,7 +45,7 @@ from .._support.promotion import result_type
 from .._support.reduce_args import shape_text
 from ..registry import op
 from . import _batched as LA
-from .matmul import _check_mm, _product, _refuse_bool, fast_product
+from .matmul import _check_mm, _product, _refuse_bool, fast_bmm, fast_product
 
 _FAST = frozenset({float32, float64})
 
@@ -390,14 +390,11 @@ def baddbmm(input: Tensor, batch1: Tensor, batch2: Tensor, *, beta: Any = 1, alp
     (3, 1, 2)
     """
     if out is None and _unit(beta) and _unit(alpha) and batch1.__class__ is Tensor and batch2.__class__ is Tensor:
-        s1, s2 = batch1._layout.shape, batch2._layout.shape
-        if len(s1) == 3 and len(s2) == 3 and s1[0] == s2[0] and s1[2] == s2[1] and all(s1) and s2[2]:
-            x = _rowmajor(batch1, s1)
-            y = _rowmajor(batch2, s2) if x is not None and batch2._dtype is batch1._dtype else None
-            if y is not None:  # (np.matmul as _product calls it, on the same views)
-                t = _plus_input(quietly(np.matmul, x, y), _cinfo[(*s1[:2], s2[2])][2], input, batch1._dtype)
-                if t is not None:
-                    return t
+        fast = fast_bmm(batch1, batch2)
+        if fast is not None:
+            t = _plus_input(fast[0], fast[1], input, batch1._dtype)
+            if t is not None:
+                return t
     tensor_arg(input, "baddbmm")
     b1 = tensor_arg(batch1, "baddbmm", "batch1", 2)
     b2 = tensor_arg(batch2, "baddbmm", "batch2", 3)
