@@ -408,3 +408,25 @@ def test_bmm_and_dot_fast_paths_are_the_general_path(dtype, monkeypatch):
     monkeypatch.setattr(M, "fast_bmm", lambda a, b: None)
     monkeypatch.setattr(M, "_rowmajor_float", lambda t, shape, dtype: None)
     assert fast == run()
+
+
+def test_factories_adopt_their_draw_and_keep_the_stream():
+    """randint/randperm/normal's results are NumPy's fresh draws of the seeded PCG64 stream,
+    as before (the draw itself becomes the result's memory)."""
+    strided.manual_seed(5)
+    a = strided.randint(0, 10, (3, 4))
+    b = strided.randperm(7)
+    c = strided.normal(1.0, 2.0, (2, 3), dtype=strided.float64)
+    d = strided.randint(3, (0, 2))
+    e = strided.randint(0, 5, (4,), dtype=strided.int32)  # (another dtype: copied, cast)
+    g = np.random.Generator(np.random.PCG64(5))
+    assert a.numpy().tobytes() == g.integers(0, 9, size=(3, 4), dtype=np.int64, endpoint=True).tobytes()
+    assert b.numpy().tobytes() == g.permutation(7).tobytes()
+    assert c.numpy().tobytes() == (g.standard_normal((2, 3), dtype=np.float64) * 2.0 + 1.0).tobytes()
+    g.integers(0, 2, size=(0, 2), dtype=np.int64, endpoint=True)
+    assert e.numpy().tobytes() == g.integers(0, 4, size=(4,), dtype=np.int64, endpoint=True).astype(np.int32).tobytes()
+    for t, shape in ((a, (3, 4)), (b, (7,)), (c, (2, 3)), (d, (0, 2)), (e, (4,))):
+        assert t.shape == shape and t.is_contiguous() and t.storage_offset() == 0
+        assert t.untyped_storage().nbytes() == t.numel() * t.element_size()
+    a.add_(1)  # (its own writable memory)
+    assert a.numpy().min() >= 1

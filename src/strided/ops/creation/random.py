@@ -27,7 +27,7 @@ import numpy as np
 from ...args import int_arg, is_number, parse_sizes, sizes_or_size
 from ...creation import like_strides
 from ...device import parse_device
-from ...dispatch import OPEN, created, report, result, result_array
+from ...dispatch import OPEN, adopted, created, report, result, result_array
 from ...dtypes import (
     C10_NAME,
     CPP_NAME,
@@ -145,7 +145,11 @@ def _nonnegative(shape: Shape) -> Shape:
 def _fresh(shape: Shape, dtype: DType, values: np.ndarray | None, name: str, inputs: tuple = (),
            strides: Shape | None = None) -> Tensor:
     """A new ``dtype`` tensor of ``shape`` holding ``values`` (cast once), reported as an allocation."""
-    if strides is None:
+    if strides is None and values is not None and values.__class__ is np.ndarray and values.dtype == dtype.numpy \
+            and values.shape == shape and values.flags.owndata and values.flags.c_contiguous:
+        # (the samplers' values are a fresh array NumPy just drew or computed: already the result)
+        t = adopted(values.reshape(-1), _cinfo[shape][2], dtype)
+    elif strides is None:
         t, arr = result_array(shape, dtype)
         if values is not None:
             np.copyto(arr, values, casting="unsafe")
