@@ -430,3 +430,24 @@ def test_factories_adopt_their_draw_and_keep_the_stream():
         assert t.untyped_storage().nbytes() == t.numel() * t.element_size()
     a.add_(1)  # (its own writable memory)
     assert a.numpy().min() >= 1
+
+
+def test_full_float_values_as_torch():
+    """The float fill values that skip the checks convert as PyTorch's fill does (bytes equal);
+    the ones past float32's range keep the general path's error."""
+    f32max = float(np.finfo(np.float32).max)
+    for v in (2.0, -0.0, float("nan"), float("inf"), -float("inf"), f32max, -f32max, 1e-46, 3.0000001, 1e-40):
+        for dt in ("float32", "float64"):
+            ours = strided.full((2, 3), v, dtype=getattr(strided, dt))
+            theirs = torch.full((2, 3), v, dtype=getattr(torch, dt))
+            assert ours.numpy().tobytes() == theirs.numpy().tobytes(), (v, dt)
+            like = strided.full_like(strided.zeros(3, 2, dtype=getattr(strided, dt)).t(), v)
+            assert like.numpy().tobytes() == torch.full_like(torch.zeros(3, 2, dtype=getattr(torch, dt)).t(), v
+                                                             ).numpy().tobytes()
+            assert like.stride() == (1, 2)
+    for v in (1e39, -1e300):
+        with pytest.raises(RuntimeError) as ours:
+            strided.full((2,), v)
+        with pytest.raises(RuntimeError) as theirs:
+            torch.full((2,), v)
+        assert str(ours.value).splitlines()[0] == str(theirs.value).splitlines()[0]

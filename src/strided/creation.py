@@ -21,6 +21,8 @@ from .dtypes import (
     check_int64,
     default_complex,
     default_float,
+    float32,
+    float64,
     from_numpy_dtype,
     np_kind,
     scalar_dtype,
@@ -462,7 +464,8 @@ def full(size: Any, fill_value: Any, dtype: Any = None, *, device: Any = None,
     >>> strided.full((2, 2), 7).tolist(), strided.full((1,), 0.5).dtype
     ([[7, 7], [7, 7]], strided.float32)
     """
-    parse_device(device, "full")
+    if device is not None:
+        parse_device(device, "full")
     shape = parse_sizes((size,) if not isinstance(size, (tuple, list)) else (tuple(size),), "full")
     fill_value = scalar_value(fill_value)
     dt = _scalar_dtype(fill_value) if dtype is None else to_dtype(dtype)
@@ -499,8 +502,13 @@ _EMPTY_PRESERVE = ("unsupported memory format Preserve",
                    "strided.contiguous_format, strided.channels_last or strided.channels_last_3d")
 
 
+_FLOAT32_MAX = float(np.finfo(np.float32).max)
+
+
 def _fill_scalar(value: bool | int | float, dtype: DType, op: str, numel: int) -> Any:
     """A fill value checked as PyTorch's fill_ checks it (:func:`strided.scalars.filled`)."""
+    if value.__class__ is float and (dtype is float64 or (dtype is float32 and -_FLOAT32_MAX <= value <= _FLOAT32_MAX)):
+        return dtype.numpy.type(value)  # (the common call: a float that fits, converted as filled() converts it)
     if isinstance(value, int) and not isinstance(value, bool):
         value = parse_int(value, op)
     return filled(value, dtype, op, numel)
