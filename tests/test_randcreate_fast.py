@@ -451,3 +451,28 @@ def test_full_float_values_as_torch():
         with pytest.raises(RuntimeError) as theirs:
             torch.full((2,), v)
         assert str(ours.value).splitlines()[0] == str(theirs.value).splitlines()[0]
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+def test_polar_and_complex_fast_paths_are_the_general_path(dtype, monkeypatch):
+    from strided.ops.elementwise import complex_ops as CO
+
+    pairs = [(_values(s, dtype, True), _values(s, dtype, True)) for s in ((3, 4), (1,), (), (0, 2))]
+
+    def run():
+        out = []
+        for a, b in pairs:
+            for name in ("polar", "complex"):
+                ours = getattr(strided, name)(_offset(a, strided) if a.ndim else strided.tensor(a), strided.tensor(b))
+                theirs = getattr(torch, name)(torch.tensor(a), torch.tensor(b))
+                assert ours.stride() == theirs.stride() and ours.dtype.name == str(theirs.dtype).split(".")[1]
+                if name == "complex":
+                    assert ours.numpy().tobytes() == theirs.numpy().tobytes()
+                else:
+                    np.testing.assert_allclose(ours.numpy(), theirs.numpy(), rtol=1e-5, atol=1e-6)
+                out.append(_bits(ours))
+        return out
+
+    fast = run()
+    monkeypatch.setattr(CO, "_rowmajor_parts", lambda a, b: None)
+    assert fast == run()
