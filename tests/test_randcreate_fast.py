@@ -476,3 +476,41 @@ def test_polar_and_complex_fast_paths_are_the_general_path(dtype, monkeypatch):
     fast = run()
     monkeypatch.setattr(CO, "_rowmajor_parts", lambda a, b: None)
     assert fast == run()
+
+
+def test_to_fast_path_is_the_general_path_and_torchs(monkeypatch):
+    import warnings
+
+    from strided.ops import conversions as CV
+
+    names = ("float32", "float64", "int32", "int64")
+    sources = {"float32": np.array([1.5, -2.5, 0.0, -0.0, 3e9, -7.9, 1e-40, 2.0**31], np.float32),
+               "float64": np.array([1.5, -2.5, 1e-320, -0.0, 3e9, -7.9, 1.0 + 2**-40, 2.0**63], np.float64),
+               "int32": np.array([0, -1, 2**31 - 1, -(2**31), 16777217, 7, -7, 3], np.int32),
+               "int64": np.array([0, -1, 2**53 + 1, -(2**63), 2**62, 7, -7, 3], np.int64)}
+
+    def run():
+        out = []
+        with warnings.catch_warnings():
+            warnings.simplefilter("error")  # (neither path warns about the overflowing casts)
+            for src, values in sources.items():
+                for view in (lambda t: t[1:7].view(2, 3), lambda t: t[3], lambda t: t[:0]):
+                    x = view(strided.tensor(values))
+                    for dst in names:
+                        y = x.to(getattr(strided, dst))
+                        out.append(_bits(y))
+                        if dst != src and not (src.startswith("float") and dst.startswith("int")):
+                            # (float -> int of out-of-range values is undefined in C++: not compared)
+                            t = view(torch.tensor(values)).to(getattr(torch, dst))
+                            assert y.numpy().tobytes() == t.numpy().tobytes() and y.stride() == t.stride()
+        return out
+
+    fast = run()
+    monkeypatch.setattr(CV, "flat_run", lambda t, info: None)
+    assert fast == run()
+    x = strided.tensor([1.0, 2.0], requires_grad=True)
+    x.to(strided.float64).pow(2).sum().backward()
+    assert x.grad.tolist() == [2.0, 4.0] and x.grad.dtype == strided.float32
+    with strided.watch() as w:  # (a watched call reports its copy: the general path)
+        strided.ones(3).to(strided.float64)
+    assert [(s.name, s.kind) for s in w.steps] == [("ones", "alloc"), ("to", "copy")]
