@@ -514,3 +514,36 @@ def test_to_fast_path_is_the_general_path_and_torchs(monkeypatch):
     with strided.watch() as w:  # (a watched call reports its copy: the general path)
         strided.ones(3).to(strided.float64)
     assert [(s.name, s.kind) for s in w.steps] == [("ones", "alloc"), ("to", "copy")]
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+def test_cdist_fast_path_is_the_general_path_and_torchs(dtype, monkeypatch):
+    from strided.ops.linalg import distance as D
+
+    pairs = [(_values((3, 4), dtype, True), _values((5, 4), dtype)), (_values((1, 1), dtype), _values((1, 1), dtype)),
+             (_values((25, 3), dtype), _values((2, 3), dtype))]
+
+    def run():
+        out = []
+        for a, b in pairs:
+            ours = strided.cdist(_offset(a, strided), strided.tensor(b))
+            theirs = torch.cdist(torch.tensor(a), torch.tensor(b))
+            np.testing.assert_allclose(ours.numpy(), theirs.numpy(), rtol=1e-5, atol=1e-6)
+            assert ours.stride() == theirs.stride()
+            out.append(_bits(ours))
+        return out
+
+    fast = run()
+    monkeypatch.setattr(D, "_small_euclidean", lambda a, b: None)
+    assert fast == run()
+    monkeypatch.undo()
+    a, b = _values((3, 2), dtype), _values((4, 2), dtype)
+    xs, xt = strided.tensor(a, requires_grad=True), torch.tensor(a, requires_grad=True)
+    strided.cdist(xs, strided.tensor(b)).sum().backward()
+    torch.cdist(xt, torch.tensor(b)).sum().backward()
+    np.testing.assert_allclose(xs.grad.numpy(), xt.grad.numpy(), rtol=1e-5)
+    with pytest.raises(RuntimeError) as ours:
+        strided.cdist(strided.ones(2, 3), strided.ones(2, 4))
+    with pytest.raises(RuntimeError) as theirs:
+        torch.cdist(torch.ones(2, 3), torch.ones(2, 4))
+    assert str(ours.value).splitlines()[0] == str(theirs.value)
