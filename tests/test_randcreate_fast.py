@@ -547,3 +547,29 @@ def test_cdist_fast_path_is_the_general_path_and_torchs(dtype, monkeypatch):
     with pytest.raises(RuntimeError) as theirs:
         torch.cdist(torch.ones(2, 3), torch.ones(2, 4))
     assert str(ours.value).splitlines()[0] == str(theirs.value)
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+def test_solve_of_two_matrices_is_the_batched_solve_and_torchs(dtype):
+    a = (RNG.standard_normal((4, 4)) + 4 * np.eye(4)).astype(dtype)
+    b = RNG.standard_normal((4, 3)).astype(dtype)
+    nan = a.copy()
+    nan[1, 2] = np.nan
+    singular = np.ones((4, 4), dtype)
+    for m in (a, nan):
+        for left in (True, False):
+            rhs = b if left else b.T.copy()
+            two = strided.linalg.solve(strided.tensor(m), strided.tensor(rhs), left=left)
+            batched = strided.linalg.solve(strided.tensor(m[None]), strided.tensor(rhs[None]), left=left)[0]
+            assert two.numpy().tobytes() == batched.numpy().tobytes() and two.stride() == batched.stride()
+            theirs = torch.linalg.solve(torch.tensor(m), torch.tensor(rhs), left=left)
+            assert two.stride() == theirs.stride()
+            np.testing.assert_allclose(two.numpy(), theirs.numpy(), rtol=1e-4)
+    x, info = strided.linalg.solve_ex(strided.tensor(singular), strided.tensor(b))
+    xt, infot = torch.linalg.solve_ex(torch.tensor(singular), torch.tensor(b))
+    assert info.item() == infot.item() and np.isnan(x.numpy()).all()
+    with pytest.raises(RuntimeError) as ours:
+        strided.linalg.solve(strided.tensor(singular), strided.tensor(b))
+    with pytest.raises(RuntimeError) as theirs:
+        torch.linalg.solve(torch.tensor(singular), torch.tensor(b))
+    assert str(ours.value).splitlines()[0] == str(theirs.value)
