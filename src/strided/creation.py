@@ -11,7 +11,7 @@ import numpy as np
 from . import layout as L
 from .args import int_arg, memory_format_error, parse_sizes, scalar_value, sizes_or_size
 from .device import parse_device
-from .dispatch import OPEN, borrowed, copy_array_of, created, install, result, result_array
+from .dispatch import OPEN, adopted, borrowed, copy_array_of, created, install, result, result_array
 from .dtypes import (
     DEFAULT_INT,
     SUPPORTED,
@@ -21,6 +21,8 @@ from .dtypes import (
     check_int64,
     default_complex,
     default_float,
+    float32,
+    float64,
     from_numpy_dtype,
     np_kind,
     scalar_dtype,
@@ -462,7 +464,8 @@ def full(size: Any, fill_value: Any, dtype: Any = None, *, device: Any = None,
     >>> strided.full((2, 2), 7).tolist(), strided.full((1,), 0.5).dtype
     ([[7, 7], [7, 7]], strided.float32)
     """
-    parse_device(device, "full")
+    if device is not None:
+        parse_device(device, "full")
     shape = parse_sizes((size,) if not isinstance(size, (tuple, list)) else (tuple(size),), "full")
     fill_value = scalar_value(fill_value)
     dt = _scalar_dtype(fill_value) if dtype is None else to_dtype(dtype)
@@ -499,8 +502,13 @@ _EMPTY_PRESERVE = ("unsupported memory format Preserve",
                    "strided.contiguous_format, strided.channels_last or strided.channels_last_3d")
 
 
+_FLOAT32_MAX = float(np.finfo(np.float32).max)
+
+
 def _fill_scalar(value: bool | int | float, dtype: DType, op: str, numel: int) -> Any:
     """A fill value checked as PyTorch's fill_ checks it (:func:`strided.scalars.filled`)."""
+    if value.__class__ is float and (dtype is float64 or (dtype is float32 and -_FLOAT32_MAX <= value <= _FLOAT32_MAX)):
+        return dtype.numpy.type(value)  # (the common call: a float that fits, converted as filled() converts it)
     if isinstance(value, int) and not isinstance(value, bool):
         value = parse_int(value, op)
     return filled(value, dtype, op, numel)
@@ -524,9 +532,13 @@ def like_strides(other: Tensor, memory_format: MemoryFormat) -> tuple[int, ...]:
 def _like(other: Tensor, dtype: Any, memory_format: MemoryFormat, op: str = "empty_like",
           device: Any = None) -> Tensor:
     tensor_arg(other, op, "input")
-    parse_device(device, op)
-    dt = other.dtype if dtype is None else to_dtype(dtype)
-    return result(other.shape, dt, like_strides(other, memory_format))
+    if device is not None:
+        parse_device(device, op)
+    dt = other._dtype if dtype is None else to_dtype(dtype)
+    lay = other._layout
+    if memory_format is preserve_format and lay.strides == L.contiguous_strides(lay.shape):
+        return result(lay.shape, dt)  # (a row-major input's dense order is row-major: no clone plan)
+    return result(lay.shape, dt, like_strides(other, memory_format))
 
 
 def empty_like(other: Tensor, dtype: Any = None, memory_format: MemoryFormat = preserve_format, *,
@@ -591,6 +603,13 @@ def arange(start: Any, end: Any = None, step: Any = 1, dtype: Any = None, *, dev
     >>> strided.arange(4).tolist(), strided.arange(1, 2, 0.25).tolist()
     ([0, 1, 2, 3], [1.0, 1.25, 1.5, 1.75])
     """
+    if (end is None and start.__class__ is int and step.__class__ is int and step == 1 and dtype is None
+            and device is None and 0 <= start <= 1 << 16):
+        # the common small call, arange(n): NumPy's int64 range, the values start + i * step make
+        # (larger ones take the general path, whose allocation fails with PyTorch's error)
+        t = adopted(np.arange(start, dtype=np.int64), _cinfo_1d(start), DEFAULT_INT)
+        if OPEN: created("arange", (), t)  # noqa: E701
+        return leaf(t, requires_grad)
     parse_device(device, "arange")
     if end is None:
         start, end = 0, start
@@ -616,6 +635,12 @@ def arange(start: Any, end: Any = None, step: Any = 1, dtype: Any = None, *, dev
     arange_into(t._storage.array, start, step, all_int)
     if OPEN: created("arange", (), t)  # noqa: E701
     return leaf(t, requires_grad)
+
+
+@functools.lru_cache(maxsize=256)
+def _cinfo_1d(n: int) -> Layout:
+    """The shared row-major layout of a fresh 1-d result of ``n`` elements (Layouts are immutable)."""
+    return Layout._trusted((n,), (1,), 0)
 
 
 def _arange_number(value: Any, name: str) -> int | float | np.integer | np.floating:
@@ -683,6 +708,8 @@ def _arange_count(start: Any, end: Any, step: Any, all_int: bool) -> int:
 
 def _space_bound(value: Any, name: str, op: str) -> Any:
     """``start``/``end`` of ``linspace``/``logspace``: a real number (bool as 0/1) or a 0-d tensor's value."""
+    if value.__class__ is float or value.__class__ is int:  # (the common call)
+        return value
     if isinstance(value, Tensor):
         return value.item()
     if not isinstance(value, (bool, int, float, np.integer, np.floating, np.bool_)):
@@ -697,9 +724,10 @@ def _space_bound(value: Any, name: str, op: str) -> Any:
 
 def _space_args(start: Any, end: Any, steps: Any, dtype: Any, device: Any, op: str) -> tuple[Any, Any, int, DType]:
     """The checked arguments of ``linspace``/``logspace``, in PyTorch's order of checks."""
-    parse_device(device, op)
+    if device is not None:
+        parse_device(device, op)
     dims = [(name, v.ndim) for name, v in (("start", start), ("end", end)) if isinstance(v, Tensor)]
-    if any(n for _, n in dims):
+    if dims and any(n for _, n in dims):
         got = " and ".join(f"{name} with {n} dimension(s)" for name, n in dims)
         raise StridedRuntimeError(
             join_lines(
@@ -776,6 +804,39 @@ def _linspace_values(start: Any, end: Any, steps: int, dtype: DType) -> np.ndarr
     return np.trunc(ramp).astype(dtype.numpy)
 
 
+# (op, start, end, steps, base, dtype) -> the read-only values linspace/logspace computed: the same
+# call in a loop (a position encoding's frequencies, a plot's grid) copies them instead of
+# recomputing (logspace's long-double powers cost ~0.5 µs an element). The values are a pure
+# function of the key, whose numbers carry their type and sign (0.0 and -0.0, 1 and True differ);
+# NaN bounds are never found again, so they are not kept. Bounded: short ramps only, and no new
+# entries past _SPACE_LIMIT. (A dict: its get and set are atomic under the GIL, so threads at
+# worst compute a ramp twice.)
+_SPACE_VALUES: dict[tuple, np.ndarray] = {}
+_SPACE_LIMIT = 256
+_SPACE_STEPS = 4096
+
+
+def _space_key(op: str, start: Any, end: Any, steps: int, base: Any, dtype: DType) -> tuple | None:
+    """The memo key of a linspace/logspace call, or None when its bounds are not finite numbers."""
+    key = [op, steps, dtype]
+    for v in (start, end, base):
+        if not (v.__class__ is float or v.__class__ is int or v.__class__ is bool) or not math.isfinite(v):
+            return None
+        key += (v.__class__, v, math.copysign(1.0, v))
+    return tuple(key)
+
+
+def _space_values(key: tuple | None, compute: Any) -> np.ndarray:
+    """``compute()``'s values, from the memo when ``key`` was computed before (see _SPACE_VALUES)."""
+    values = None if key is None else _SPACE_VALUES.get(key)
+    if values is None:
+        values = compute()
+        if key is not None and len(_SPACE_VALUES) < _SPACE_LIMIT and values.size <= _SPACE_STEPS:
+            values.flags.writeable = False  # (shared by every later call: only ever copied from)
+            _SPACE_VALUES[key] = values
+    return values
+
+
 def linspace(start: Any, end: Any, steps: int, *, dtype: Any = None, device: Any = None,
              requires_grad: bool = False) -> Tensor:
     """``steps`` evenly spaced values from ``start`` to ``end`` (both included), float32 unless
@@ -785,12 +846,13 @@ def linspace(start: Any, end: Any, steps: int, *, dtype: Any = None, device: Any
     [0.0, 0.25, 0.5, 0.75, 1.0]
     """
     start, end, steps, dt = _space_args(start, end, steps, dtype, device, "linspace")
-    t, arr = result_array((steps,), dt)
+    t = result((steps,), dt)
+    arr = t._storage.array  # (the fresh 1-D buffer itself)
     if steps == 1:  # PyTorch fills with start (fill_'s rule), reading no end
         arr[...] = _fill_scalar(start, dt, "linspace", 1)
     elif steps > 1:
-        s, e = _as_element(start, dt, "linspace"), _as_element(end, dt, "linspace")
-        arr[...] = _linspace_values(s, e, steps, dt)
+        arr[...] = _space_values(_space_key("linspace", start, end, steps, 0, dt), lambda: _linspace_values(
+            _as_element(start, dt, "linspace"), _as_element(end, dt, "linspace"), steps, dt))
     if OPEN: created("linspace", (), t)  # noqa: E701
     return leaf(t, requires_grad)
 
@@ -809,34 +871,38 @@ def logspace(start: Any, end: Any, steps: int, base: float = 10.0, *, dtype: Any
         raise StridedTypeError(
             join_lines(f"logspace(): argument 'base' must be float, not {type(base).__name__}",
                        f"got base={base!r:.60}; pass a Python number, e.g. base=2.0"))
-    t, arr = result_array((steps,), dt)
+    t = result((steps,), dt)
+    arr = t._storage.array  # (the fresh 1-D buffer itself)
     if steps == 1:  # PyTorch fills with base ** start (fill_'s rule)
         with np.errstate(all="ignore"):
             power = np.power(np.longdouble(base), np.longdouble(start)).astype(np.float64)  # (glibc's pow)
             arr[...] = _fill_scalar(float(power), dt, "logspace", 1)
     elif steps > 1:
-        s, e = _as_element(start, dt, "logspace"), _as_element(end, dt, "logspace")
-        # PyTorch's CPU kernel: start and end read as dtype elements, their difference taken in
-        # dtype, the step and the exponents start + step*i (two-sided, each operation rounded:
-        # this loop is not fused) in double, then the power in double (glibc's pow, matched by a
-        # long-double power rounded to double: NumPy's SIMD float64 power differs in the last
-        # bit), rounded to dtype (truncated for integer dtypes, with a float32 base).
-        with np.errstate(all="ignore"):
-            span = np.float64(e - s) if dt.is_floating_point else np.float64(int(e) - int(s))
-            step = span / np.float64(steps - 1)
-            i = np.arange(steps, dtype=np.float64)
-            half = steps // 2
-            exps = np.empty(steps)
-            exps[:half] = np.float64(s) + step * i[:half]
-            exps[half:] = np.float64(e) - step * (steps - 1 - i[half:])
-            b = np.float64(np.float32(base)) if dt.kind in "iu" else np.float64(base)
-            powers = np.power(np.longdouble(b), exps.astype(np.longdouble)).astype(np.float64)
-            if dt.kind in "iu":
-                arr[...] = _c_cast(powers, dt)
-            else:
-                arr[...] = powers.astype(dt.numpy)
+        arr[...] = _space_values(_space_key("logspace", start, end, steps, base, dt),
+                                 lambda: _logspace_values(start, end, steps, base, dt))
     if OPEN: created("logspace", (), t)  # noqa: E701
     return leaf(t, requires_grad)
+
+
+def _logspace_values(start: Any, end: Any, steps: int, base: Any, dt: DType) -> np.ndarray:
+    """PyTorch's CPU logspace kernel, for ``steps >= 2``."""
+    s, e = _as_element(start, dt, "logspace"), _as_element(end, dt, "logspace")
+    # PyTorch's CPU kernel: start and end read as dtype elements, their difference taken in
+    # dtype, the step and the exponents start + step*i (two-sided, each operation rounded:
+    # this loop is not fused) in double, then the power in double (glibc's pow, matched by a
+    # long-double power rounded to double: NumPy's SIMD float64 power differs in the last
+    # bit), rounded to dtype (truncated for integer dtypes, with a float32 base).
+    with np.errstate(all="ignore"):
+        span = np.float64(e - s) if dt.is_floating_point else np.float64(int(e) - int(s))
+        step = span / np.float64(steps - 1)
+        i = np.arange(steps, dtype=np.float64)
+        half = steps // 2
+        exps = np.empty(steps)
+        exps[:half] = np.float64(s) + step * i[:half]
+        exps[half:] = np.float64(e) - step * (steps - 1 - i[half:])
+        b = np.float64(np.float32(base)) if dt.kind in "iu" else np.float64(base)
+        powers = np.power(np.longdouble(b), exps.astype(np.longdouble)).astype(np.float64)
+        return _c_cast(powers, dt) if dt.kind in "iu" else powers.astype(dt.numpy)
 
 
 def _c_cast(values: np.ndarray, dtype: DType) -> np.ndarray:

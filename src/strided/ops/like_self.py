@@ -125,7 +125,7 @@ def new_tensor(self: Tensor, data: Any, *, dtype: Any = None, device: Any = None
             "sourceTensor.detach().clone().requires_grad_(True), rather than tensor.new_tensor(sourceTensor).",
             UserWarning, stacklevel=2,
         )
-        data = data.detach().clone()
+        data = data.detach()  # (tensor() copies its elements into new memory: no clone first)
     return creation.tensor(data, dtype=_own_dtype(self, dtype), device=device, requires_grad=requires_grad)
 
 

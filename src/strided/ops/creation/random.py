@@ -27,7 +27,7 @@ import numpy as np
 from ...args import int_arg, is_number, parse_sizes, sizes_or_size
 from ...creation import like_strides
 from ...device import parse_device
-from ...dispatch import OPEN, created, report, result, result_array
+from ...dispatch import OPEN, adopted, created, report, result, result_array
 from ...dtypes import (
     C10_NAME,
     CPP_NAME,
@@ -38,6 +38,8 @@ from ...dtypes import (
     bool_,
     default_float,
     float16,
+    float32,
+    float64,
     int64,
     np_finfo,
     real_of,
@@ -46,14 +48,16 @@ from ...dtypes import (
 from ...errors import StridedNotImplementedError, StridedRuntimeError, StridedTypeError, join_lines
 from ...grad_mode import leaf
 from ...kernels import check_writable, write
-from ...layout import Layout
+from ...kernels.fpstate import quietly
+from ...layout import Layout, contiguous_strides
 from ...layout import expand as expand_layout
 from ...memory_format import MemoryFormat, preserve_format
 from ...opdef import Kind, declare
 from ...tensor import Tensor, tensor_arg
+from .._support.operands import _cinfo, flat_run
 from ..registry import method
 from ..shape.broadcasting import broadcast_pair
-from .generator import resolve
+from .generator import default_generator, resolve
 
 __all__ = [
     "bernoulli", "bernoulli_", "cauchy_", "exponential_", "geometric_", "log_normal_", "multinomial", "normal",
@@ -141,7 +145,11 @@ def _nonnegative(shape: Shape) -> Shape:
 def _fresh(shape: Shape, dtype: DType, values: np.ndarray | None, name: str, inputs: tuple = (),
            strides: Shape | None = None) -> Tensor:
     """A new ``dtype`` tensor of ``shape`` holding ``values`` (cast once), reported as an allocation."""
-    if strides is None:
+    if strides is None and values is not None and values.__class__ is np.ndarray and values.dtype == dtype.numpy \
+            and values.shape == shape and values.flags.owndata and values.flags.c_contiguous:
+        # (the samplers' values are a fresh array NumPy just drew or computed: already the result)
+        t = adopted(values.reshape(-1), _cinfo[shape][2], dtype)
+    elif strides is None:
         t, arr = result_array(shape, dtype)
         if values is not None:
             np.copyto(arr, values, casting="unsafe")
@@ -154,9 +162,52 @@ def _fresh(shape: Shape, dtype: DType, values: np.ndarray | None, name: str, inp
     return t
 
 
+def _like_strides(input: Tensor, dtype: DType, memory_format: MemoryFormat) -> Shape | None:  # noqa: A002
+    """The ``*_like`` samplers' result strides: None (contiguous, filled by ``_fresh``'s one
+    ``copyto``) for a row-major input kept in its format, as :func:`like_strides` would give it,
+    unless ``dtype`` is float16/bfloat16, whose casts ``write`` corrects."""
+    lay = input._layout
+    if memory_format is preserve_format and dtype not in REDUCED_FLOATS and \
+            lay.strides == contiguous_strides(lay.shape):
+        return None
+    return like_strides(input, memory_format)
+
+
+def _draws_in_place(input: Tensor, dtype: DType, memory_format: MemoryFormat) -> bool:  # noqa: A002
+    """Whether ``rand_like``/``randn_like`` may draw straight into a fresh contiguous result: a
+    float32/float64 ``dtype`` (drawn in itself, as ``_uniform`` and ``_compute`` draw it) and a
+    result that is contiguous (a row-major input kept in its format). NumPy fills ``out=`` in the
+    order it fills a new array: the same numbers, the same stream."""
+    lay = input._layout
+    return (dtype is float32 or dtype is float64) and memory_format is preserve_format and \
+        lay.strides == contiguous_strides(lay.shape)
+
+
 def _into(target: Tensor, op: str, generator: Any, sample: Callable[[np.random.Generator, Shape], Any]) -> Tensor:
     """Draw ``sample(numpy_generator, target.shape)`` and write it into ``target`` (every check done
-    by the caller and here, before the draw): the in-place samplers' one write."""
+    by the caller and here, before the draw): the in-place samplers' one write.
+
+    A writable row-major target of a dtype NumPy casts to as PyTorch does (not float16/bfloat16,
+    whose casts :func:`write` corrects) takes the flat path: the values are copied straight into
+    its run of the storage. The draw is the same and so are the values written (``write`` ends in
+    the same ``copyto`` cast, or in a blocked copy of the same values for large targets)."""
+    lay = target._layout
+    shape = lay.shape
+    if target._dtype not in REDUCED_FLOATS:
+        info = _cinfo[shape]
+        flat = flat_run(target, info)
+        if flat is not None and flat.flags.writeable:
+            g = default_generator if generator is None else resolve(generator, op)
+            with g._lock:
+                values = sample(g._np, shape)
+            dest = flat.reshape(shape)
+            if values.dtype == dest.dtype:  # (no cast: nothing to warn about)
+                np.copyto(dest, values)
+            else:  # (a cast that overflows, log_normal_'s float64 into float32, is quiet as write's)
+                quietly(np.copyto, dest, values, casting="unsafe")
+            if OPEN:
+                report(op, (), target)
+            return target
     check_writable(target._storage, target._layout, op)
     g = resolve(generator, op)
     shape = target._layout.shape
@@ -448,6 +499,8 @@ def _check_p_tensor(p: Tensor) -> None:
 
 def _float(value: Any, op: str, name: str, pos: int) -> float:
     """A sampler's number argument as a float, or PyTorch's TypeError naming what it accepts."""
+    if value.__class__ is float:  # (the common call, before the general checks)
+        return value
     if is_number(value) and not isinstance(value, complex):
         return float(value)
     if isinstance(value, Tensor) and value.numel() == 1 and not value._dtype.is_complex:
@@ -577,9 +630,15 @@ def rand_like(input: Any, *, dtype: Any = None, memory_format: MemoryFormat = pr
     dt = input._dtype if dtype is None else to_dtype(dtype)
     _float_or_complex(dt, "check_uniform_bounds", "rand_like")
     shape = input._layout.shape
+    if _draws_in_place(input, dt, memory_format):  # (the draw rand makes, straight into the result)
+        t, arr = result_array(shape, dt)
+        resolve(generator, "rand_like").draw(lambda g: g.random(dtype=arr.dtype, out=arr))
+        if OPEN:
+            created("rand_like", (input,), t)
+        return leaf(t, requires_grad)
     values = resolve(generator, "rand_like").draw(
         lambda g: _complex_parts(g, shape, dt, normal=False) if dt.is_complex else _uniform(g, shape, dt))
-    t = _fresh(shape, dt, values, "rand_like", (input,), like_strides(input, memory_format))
+    t = _fresh(shape, dt, values, "rand_like", (input,), _like_strides(input, dt, memory_format))
     return leaf(t, requires_grad)
 
 
@@ -595,10 +654,16 @@ def randn_like(input: Any, *, dtype: Any = None, memory_format: MemoryFormat = p
     dt = input._dtype if dtype is None else to_dtype(dtype)
     _float_or_complex(dt, "normal_kernel_cpu", "randn_like")
     shape = input._layout.shape
+    if _draws_in_place(input, dt, memory_format):  # (the draw randn makes, straight into the result)
+        t, arr = result_array(shape, dt)
+        resolve(generator, "randn_like").draw(lambda g: g.standard_normal(dtype=arr.dtype, out=arr))
+        if OPEN:
+            created("randn_like", (input,), t)
+        return leaf(t, requires_grad)
     values = resolve(generator, "randn_like").draw(
         lambda g: _complex_parts(g, shape, dt, normal=True) if dt.is_complex
         else g.standard_normal(shape, dtype=_compute(dt)))
-    t = _fresh(shape, dt, values, "randn_like", (input,), like_strides(input, memory_format))
+    t = _fresh(shape, dt, values, "randn_like", (input,), _like_strides(input, dt, memory_format))
     return leaf(t, requires_grad)
 
 
@@ -624,7 +689,7 @@ def randint_like(input: Any, low: Any = None, high: Any = None, *, dtype: Any = 
     _check_range(low_i, high_i, dt, "randint_like")
     shape = input._layout.shape
     values = resolve(generator, "randint_like").draw(lambda g: _integers(low_i, high_i - 1)(g, shape))
-    return leaf(_fresh(shape, dt, values, "randint_like", (input,), like_strides(input, memory_format)), requires_grad)
+    return leaf(_fresh(shape, dt, values, "randint_like", (input,), _like_strides(input, dt, memory_format)), requires_grad)
 
 
 # ---------------------------------------------------------------- in-place samplers
@@ -643,6 +708,10 @@ def uniform_(self: Tensor, from_: float = 0.0, to: float = 1.0, *, generator: An
     dt = self._dtype
     _float_or_complex(dt, "check_uniform_bounds", "uniform_")
     low, high = _float(from_, "uniform_", "from", 1), _float(to, "uniform_", "to", 2)
+    if low == 0.0 and high == 1.0 and not dt.is_complex:
+        # [0, 1): ``_uniform(...) * 1.0 + 0.0`` is ``_uniform(...)`` exactly (no -0.0 among its
+        # values), so the sample is the draw itself, with nothing to check
+        return _into(self, "uniform_", generator, lambda g, shape: _uniform(g, shape, dt))
     limit = float(np_finfo(dt.numpy).max)
     for name, value in (("from", low), ("to", high)):
         if not -limit <= value <= limit:

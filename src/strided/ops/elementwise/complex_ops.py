@@ -26,16 +26,17 @@ from ... import layout as L
 from ...args import is_number
 from ...dispatch import copied, reinterpreted, report
 from ...dispatch import result as fresh_result
-from ...dtypes import TORCH_NAME, DType, bfloat16, bool_, complex_of, float16, real_of
+from ...dtypes import TORCH_NAME, DType, bfloat16, bool_, complex_of, float16, float32, float64, real_of
 from ...errors import StridedRuntimeError, StridedTypeError, join_lines
 from ...gradients import installs_as
+from ...kernels.fpstate import quietly
 from ...layout import Layout
 from ...layout.dtype_view import as_complex_layout, as_real_layout, part_layout
 from ...opdef import Kind, declare
 from ...tensor import Tensor, tensor_arg
 from .._support import support
 from .._support.memo import Memo
-from .._support.operands import _broadcast, _fresh_output, _view
+from .._support.operands import _broadcast, _cinfo, _fresh_output, _view, flat_run
 from .._support.promotion import to_float
 
 __all__ = [
@@ -354,12 +355,40 @@ def _pair(a: Any, b: Any, op: str, names: tuple[str, str]) -> tuple[DType, tuple
     return target, _broadcast(op, [a, b], names)
 
 
+def _rowmajor_parts(a: Any, b: Any) -> tuple[np.ndarray, np.ndarray, np.ndarray, Tensor] | None:
+    """The fast path of ``polar``/``complex``: two row-major float32 (or float64) tensors of one
+    shape and dtype give their elements as arrays, the fresh contiguous complex result (the
+    layout ``_fresh_output`` gives such operands) and the NumPy array over it; else None."""
+    if a.__class__ is not Tensor or b.__class__ is not Tensor:
+        return None
+    d = a._dtype
+    shape = a._layout.shape
+    if b._dtype is not d or (d is not float32 and d is not float64) or b._layout.shape != shape:
+        return None
+    info = _cinfo[shape]
+    x, y = flat_run(a, info), flat_run(b, info)
+    if x is None or y is None:
+        return None
+    out = fresh_result(shape, complex_of(d))
+    return x.reshape(shape), y.reshape(shape), out._storage.array.reshape(shape), out
+
+
+def _polar_into(r: np.ndarray, t: np.ndarray, o: np.ndarray) -> None:
+    """``polar``'s kernel: the real and imaginary parts of ``o`` from magnitudes and angles."""
+    np.multiply(r, np.cos(t), out=o.real)
+    np.multiply(r, np.sin(t), out=o.imag)
+
+
 def polar(abs: Tensor, angle: Tensor) -> Tensor:  # noqa: A002 - PyTorch's argument names
     """``abs * (cos(angle) + i sin(angle))`` elementwise (broadcast), complex of the inputs' float dtype.
 
     >>> strided.polar(strided.tensor([2.0]), strided.tensor([0.0]))
     tensor([2.+0.j])
     """
+    fast = _rowmajor_parts(abs, angle)
+    if fast is not None:  # (the general path's kernel, on the flat runs)
+        quietly(_polar_into, fast[0], fast[1], fast[2])
+        return report("polar", (abs, angle), fast[3])
     if isinstance(abs, Tensor):  # (float16: PyTorch has no polar kernel; strided has no complex32)
         support.check("polar", abs._dtype, (abs, angle))
     target, shape = _pair(abs, angle, "polar", ("abs", "angle"))
@@ -367,8 +396,7 @@ def polar(abs: Tensor, angle: Tensor) -> Tensor:  # noqa: A002 - PyTorch's argum
     o = _view(out)
     r, t = _view(abs), _view(angle)
     with np.errstate(all="ignore"):
-        np.multiply(r, np.cos(t), out=o.real)
-        np.multiply(r, np.sin(t), out=o.imag)
+        _polar_into(r, t, o)
     return report("polar", (abs, angle), out)
 
 
@@ -378,6 +406,11 @@ def complex(real: Tensor, imag: Tensor) -> Tensor:  # noqa: A001 - strided.compl
     >>> strided.complex(strided.tensor([1.0]), strided.tensor([2.0]))
     tensor([1.+2.j])
     """
+    fast = _rowmajor_parts(real, imag)
+    if fast is not None:  # (the general path's two copies, from the flat runs)
+        np.copyto(fast[2].real, fast[0])
+        np.copyto(fast[2].imag, fast[1])
+        return report("complex", (real, imag), fast[3])
     target, shape = _pair(real, imag, "complex", ("real", "imag"))
     out = _fresh_output(shape, target, [real, imag], real._dtype)
     o = _view(out)

@@ -30,20 +30,24 @@ from typing import Any
 import numpy as np
 
 from ... import layout as L
+from ...dispatch import adopted
 from ...dispatch import result as new_result
-from ...dtypes import C10_NAME, TORCH_NAME, DType
+from ...dtypes import C10_NAME, TORCH_NAME, DType, float32, float64
 from ...errors import StridedIndexError, StridedRuntimeError, join_lines
 from ...gradients import seal
+from ...kernels.fpstate import quietly
 from ...layout.order import elementwise_output_strides
 from ...opdef import Kind
 from ...tensor import Tensor, tensor_arg
-from .._support.operands import _not_implemented
+from .._support.operands import _cinfo, _not_implemented, flat_run
 from .._support.out import write_out
 from .._support.promotion import result_type
 from .._support.reduce_args import shape_text
 from ..registry import op
 from . import _batched as LA
-from .matmul import _check_mm, _product, _refuse_bool
+from .matmul import _check_mm, _product, _refuse_bool, fast_bmm, fast_product
+
+_FAST = frozenset({float32, float64})
 
 __all__ = ["addbmm", "addmm", "addmv", "addr", "baddbmm"]
 
@@ -134,6 +138,31 @@ def _combine(op_name: str, input: Tensor, product: Any, shape: tuple[int, ...], 
     return result
 
 
+def _unit(value: Any) -> bool:
+    """Whether ``beta``/``alpha`` is the number 1 (an int or float: not a bool, a tensor, complex)."""
+    return (value.__class__ is int or value.__class__ is float) and value == 1
+
+
+def _plus_input(product: np.ndarray, layout: Any, input: Any, dtype: DType) -> Tensor | None:  # noqa: A002
+    """The fast paths' ``beta=1, alpha=1`` sum: ``product`` (a fresh row-major array NumPy just
+    computed, of ``dtype``) plus ``input`` added into it in place, as the tensor over it; None when
+    ``input`` is not a tensor of ``dtype`` and of the result's shape (the general path decides).
+    The same sum, in the same order, as :func:`_combine`'s ``term + input`` (IEEE addition
+    rounds once either way; no intermediate array)."""
+    if input.__class__ is not Tensor or input._dtype is not dtype or input._layout.shape != layout.shape:
+        return None
+    quietly(np.add, product, input._np(), out=product)  # (_combine's errstate, at a tenth of its cost)
+    return adopted(product.reshape(-1), layout, dtype)
+
+
+def _rowmajor(t: Any, shape: tuple[int, ...]) -> np.ndarray | None:
+    """A float32/float64 tensor's row-major elements as a NumPy array of ``shape`` (no copy), else None."""
+    if t.__class__ is not Tensor or t._dtype not in _FAST or t._layout.shape != shape:
+        return None
+    flat = flat_run(t, _cinfo[shape])
+    return None if flat is None else flat.reshape(shape)
+
+
 def _expanded(op_name: str, input: Tensor, shape: tuple[int, ...]) -> Tensor:  # noqa: A002
     """``input`` broadcast to the result's ``shape`` (PyTorch's expand, its errors)."""
     if input.ndim > len(shape):
@@ -206,6 +235,12 @@ def addmm(input: Tensor, mat1: Tensor, mat2: Tensor, *, beta: Any = 1, alpha: An
     >>> strided.addmm(strided.full((2, 2), float("nan")), strided.eye(2), strided.eye(2), beta=0).tolist()
     [[1.0, 0.0], [0.0, 1.0]]
     """
+    if out is None and _unit(beta) and _unit(alpha):  # the common call: one product, one add in place
+        fast = fast_product(mat1, mat2)
+        if fast is not None:
+            t = _plus_input(fast[0], fast[1], input, mat1._dtype)
+            if t is not None:
+                return t
     tensor_arg(input, "addmm")
     a = tensor_arg(mat1, "addmm", "mat1", 2)
     b = tensor_arg(mat2, "addmm", "mat2", 3)
@@ -232,6 +267,16 @@ def addmv(input: Tensor, mat: Tensor, vec: Tensor, *, beta: Any = 1, alpha: Any 
     >>> strided.addmv(strided.ones(2), strided.eye(2), strided.tensor([2.0, 3.0]), alpha=2).tolist()
     [5.0, 7.0]
     """
+    if out is None and _unit(beta) and _unit(alpha) and mat.__class__ is Tensor and vec.__class__ is Tensor:
+        shape = mat._layout.shape
+        if len(shape) == 2 and shape[0] and shape[1]:  # (an empty product: the general path's zeros)
+            x = _rowmajor(mat, shape)
+            v = _rowmajor(vec, shape[1:]) if x is not None and vec._dtype is mat._dtype else None
+            if v is not None:  # (np.matmul as _product calls it, on the same views)
+                layout = _cinfo[shape[:1]][2]
+                t = _plus_input(quietly(np.matmul, x, v), layout, input, mat._dtype)
+                if t is not None:
+                    return t
     tensor_arg(input, "addmv")
     a = tensor_arg(mat, "addmv", "mat", 2)
     v = tensor_arg(vec, "addmv", "vec", 3)
@@ -277,6 +322,16 @@ def addr(input: Tensor, vec1: Tensor, vec2: Tensor, *, beta: Any = 1, alpha: Any
     >>> strided.addr(strided.ones(2, 2, dtype=strided.int64), strided.tensor([1, 2]), strided.tensor([1, 0]), beta=2).tolist()
     [[3, 2], [4, 2]]
     """
+    if out is None and _unit(beta) and _unit(alpha) and vec1.__class__ is Tensor and vec2.__class__ is Tensor:
+        shape = vec1._layout.shape + vec2._layout.shape
+        # (a row-major input of two dims of at least 2 fixes the result's memory order: row-major)
+        if len(shape) == 2 and shape[0] > 1 and shape[1] > 1 and _rowmajor(input, shape) is not None:
+            x = _rowmajor(vec1, shape[:1])
+            y = _rowmajor(vec2, shape[1:]) if x is not None and vec2._dtype is vec1._dtype else None
+            if y is not None:
+                t = _plus_input(np.multiply.outer(x, y), _cinfo[shape][2], input, vec1._dtype)
+                if t is not None:
+                    return t
     tensor_arg(input, "addr")
     a = tensor_arg(vec1, "addr", "vec1", 2)
     b = tensor_arg(vec2, "addr", "vec2", 3)
@@ -334,6 +389,12 @@ def baddbmm(input: Tensor, batch1: Tensor, batch2: Tensor, *, beta: Any = 1, alp
     >>> strided.baddbmm(strided.zeros(1, 2), strided.ones(3, 1, 4), strided.ones(3, 4, 2)).shape
     (3, 1, 2)
     """
+    if out is None and _unit(beta) and _unit(alpha) and batch1.__class__ is Tensor and batch2.__class__ is Tensor:
+        fast = fast_bmm(batch1, batch2)
+        if fast is not None:
+            t = _plus_input(fast[0], fast[1], input, batch1._dtype)
+            if t is not None:
+                return t
     tensor_arg(input, "baddbmm")
     b1 = tensor_arg(batch1, "baddbmm", "batch1", 2)
     b2 = tensor_arg(batch2, "baddbmm", "batch2", 3)

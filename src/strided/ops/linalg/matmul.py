@@ -26,13 +26,15 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
+import numpy as np
+
 from ... import layout as L
 from ...dispatch import adopted, report, result_array
 from ...dtypes import CPP_NAME, TORCH_NAME, DType, float32, float64
 from ...errors import StridedNotImplementedError, StridedRuntimeError, join_lines
 from ...grad_mode import SUBCLASSES
 from ...gradients import seal
-from ...kernels.fpstate import quiet_call, quiet_retry
+from ...kernels.fpstate import quiet_call, quiet_retry, quietly
 from ...kernels.matmul import dot2d, matmul2d, matmul_into, matmul_new
 from ...kernels.memory import outside_storage
 from ...layout import Layout
@@ -40,7 +42,7 @@ from ...layout.contraction import should_fold
 from ...opdef import Kind, declare
 from ...tensor import Tensor, tensor_arg
 from .._support.memo import Memo
-from .._support.operands import _cinfo
+from .._support.operands import _cinfo, flat_run
 from .._support.out import write_out
 from .._support.reduce_args import shape_text
 from ..elementwise.binary import mul
@@ -297,51 +299,85 @@ _mm_plans = Memo(_mm_plan)  # (a's shape, b's shape) -> the fast path's plan or 
 _MM_FAST = frozenset({float32, float64})
 
 
+def fast_product(a: Any, b: Any) -> tuple[np.ndarray, Layout] | None:
+    """The small-op fast path's product: for two row-major 2-D float32 (or float64) tensors of
+    one dtype with a non-empty contraction and result, NumPy's fresh row-major ``a @ b`` computed
+    from the flat runs of their storages, with the result's shared row-major layout (from the
+    per-shape plan cache); None when a precondition fails (the caller takes its general path).
+    Bit-identical to :func:`_product`'s result (see ``kernels.matmul.dot2d``)."""
+    if (type(a) is Tensor or type(a) in SUBCLASSES) and (type(b) is Tensor or type(b) in SUBCLASSES):
+        d = a._dtype
+        if b._dtype is d and d in _MM_FAST:
+            la = a._layout
+            lb = b._layout
+            sa = la.shape
+            sb = lb.shape
+            plan = _mm_plans[(sa, sb)]
+            if plan is not None and la.strides == plan[0] and lb.strides == plan[2]:
+                x = a._storage.array
+                o = la.offset
+                n = plan[1]
+                if o or len(x) != n:
+                    x = x[o : o + n]
+                    if len(x) != n:  # (only a tensor unpickled past its storage: never read outside)
+                        raise outside_storage(a._storage.array, la)
+                y = b._storage.array
+                o = lb.offset
+                n = plan[3]
+                if o or len(y) != n:
+                    y = y[o : o + n]
+                    if len(y) != n:
+                        raise outside_storage(b._storage.array, lb)
+                x = x.reshape(sa)
+                y = y.reshape(sb)
+                product = plan[5]
+                try:  # (fpstate.quietly, inlined: a call is a tenth of a 1 µs op)
+                    res = quiet_call(product, x, y)
+                except RuntimeError as e:
+                    res = quiet_retry(e, product, x, y)
+                except MemoryError:
+                    return None  # the general path raises PyTorch's out-of-memory error
+                return res, plan[4]
+    return None
+
+
+def _rowmajor_float(t: Any, shape: tuple[int, ...], dtype: DType) -> np.ndarray | None:
+    """A plain float32/float64 tensor's row-major elements as a NumPy array of ``shape`` (no copy),
+    when ``t`` has that shape and ``dtype``; else None."""
+    if t.__class__ is not Tensor or t._dtype is not dtype or dtype not in _MM_FAST or t._layout.shape != shape:
+        return None
+    flat = flat_run(t, _cinfo[shape])
+    return None if flat is None else flat.reshape(shape)
+
+
+def fast_bmm(a: Any, b: Any) -> tuple[np.ndarray, Layout] | None:
+    """The small-op fast path of ``bmm`` (and ``baddbmm``): for row-major 3-D float32/float64
+    tensors of one dtype, (B, n, k) and (B, k, p), none of the sizes 0, NumPy's fresh row-major
+    ``np.matmul`` of their flat runs (the call :func:`_product` makes on the same views) and the
+    result's shared layout; None when a precondition fails."""
+    if a.__class__ is not Tensor or b.__class__ is not Tensor:
+        return None
+    sa, sb = a._layout.shape, b._layout.shape
+    if len(sa) != 3 or len(sb) != 3 or sa[0] != sb[0] or sa[2] != sb[1] or not (all(sa) and sb[2]):
+        return None
+    x = _rowmajor_float(a, sa, a._dtype)
+    y = _rowmajor_float(b, sb, a._dtype) if x is not None else None
+    if y is None:
+        return None
+    return quietly(np.matmul, x, y), _cinfo[(*sa[:2], sb[2])][2]
+
+
 def _with_fast_path(slow: Any) -> Callable[..., Tensor]:
-    """``slow`` (``matmul`` or the ``@`` operator) with the small-op fast path in front: two
-    row-major 2-D float32 (or float64) matrices of one dtype with a non-empty contraction and
-    result are multiplied from the flat runs of their storages, and NumPy's fresh row-major
-    result becomes the output (its layout from the per-shape plan cache)."""
+    """``slow`` (``matmul`` or the ``@`` operator) with the small-op fast path
+    (:func:`fast_product`) in front: NumPy's fresh row-major result becomes the output."""
 
     def fn(self: Any, other: Any, *, out: Any = None) -> Tensor:  # (the names of PyTorch's: a.matmul(other=b))
-        a, b = self, other
         if out is not None:
-            return _into(out, slow(a, b), "matmul", (a, b))
-        if (type(a) is Tensor or type(a) in SUBCLASSES) and (type(b) is Tensor or type(b) in SUBCLASSES):
-            d = a._dtype
-            if b._dtype is d and d in _MM_FAST:
-                la = a._layout
-                lb = b._layout
-                sa = la.shape
-                sb = lb.shape
-                plan = _mm_plans[(sa, sb)]
-                if plan is not None and la.strides == plan[0] and lb.strides == plan[2]:
-                    x = a._storage.array
-                    o = la.offset
-                    n = plan[1]
-                    if o or len(x) != n:
-                        x = x[o : o + n]
-                        if len(x) != n:  # (only a tensor unpickled past its storage: never read outside)
-                            raise outside_storage(a._storage.array, la)
-                    y = b._storage.array
-                    o = lb.offset
-                    n = plan[3]
-                    if o or len(y) != n:
-                        y = y[o : o + n]
-                        if len(y) != n:
-                            raise outside_storage(b._storage.array, lb)
-                    x = x.reshape(sa)
-                    y = y.reshape(sb)
-                    product = plan[5]
-                    try:  # (fpstate.quietly, inlined: a call is a tenth of a 1 µs op)
-                        res = quiet_call(product, x, y)
-                    except RuntimeError as e:
-                        res = quiet_retry(e, product, x, y)
-                    except MemoryError:
-                        return slow(a, b)  # the general path raises PyTorch's out-of-memory error
-                    t = adopted(res.ravel(), plan[4], d)
-                    return t
-        return slow(a, b)
+            return _into(out, slow(self, other), "matmul", (self, other))
+        fast = fast_product(self, other)
+        if fast is not None:
+            return adopted(fast[0].ravel(), fast[1], self._dtype)
+        return slow(self, other)
 
     fn.__name__ = slow.__name__
     fn.__qualname__ = "matmul"  # (Python's argument errors name it: "matmul() missing ...")
@@ -453,6 +489,9 @@ def mm(self: Tensor, mat2: Tensor, *, out: Any = None) -> Tensor:
                 )
             )
     _check_mm(a, b, "mm")
+    fast = fast_product(a, b) if out is None else None
+    if fast is not None:  # (the same product as _product's, recorded the same)
+        return report("mm", (a, b), adopted(fast[0].ravel(), fast[1], a._dtype))
     result = report("mm", (a, b), _product(a, b, (a.shape[0], b.shape[1])))
     return result if out is None else _into(out, result, "mm", (a, b))
 
@@ -474,6 +513,9 @@ def bmm(self: Tensor, mat2: Tensor, *, out: Any = None) -> Tensor:
     >>> strided.bmm(strided.ones(5, 2, 3), strided.ones(5, 3, 4)).shape
     (5, 2, 4)
     """
+    fast = fast_bmm(self, mat2) if out is None else None
+    if fast is not None:  # (the same product as _product's, recorded the same)
+        return report("bmm", (self, mat2), adopted(fast[0].reshape(-1), fast[1], self._dtype))
     a = tensor_arg(self, "bmm")
     b = tensor_arg(mat2, "bmm", "mat2", 2)
     for name, t in (("batch1", a), ("batch2", b)):
@@ -518,6 +560,12 @@ def dot(self: Tensor, other: Tensor) -> Tensor:
     >>> strided.dot(strided.tensor([1, 2, 3]), strided.tensor([4, 5, 6])).item()
     32
     """
+    if self.__class__ is Tensor and len(self._layout.shape) == 1 and self._layout.shape[0]:
+        x = _rowmajor_float(self, self._layout.shape, self._dtype)
+        y = _rowmajor_float(other, self._layout.shape, self._dtype) if x is not None else None
+        if y is not None:  # two row-major float vectors: the np.matmul _product calls, on the same views
+            value = quietly(np.matmul, x, y)
+            return report("dot", (self, other), adopted(value.reshape(-1), _cinfo[()][2], self._dtype))
     a = tensor_arg(self, "dot")
     b = tensor_arg(other, "dot", "tensor", 2)
     if a.ndim != 1 or b.ndim != 1:

@@ -16,14 +16,15 @@ from typing import Any
 
 import numpy as np
 
-from ...dispatch import adopted, result_array
-from ...dtypes import DType, real_of
+from ...dispatch import adopted, result, result_array
+from ...dtypes import DType, float32, float64, real_of
 from ...errors import StridedRuntimeError, StridedTypeError, join_lines
 from ...gradients import seal
-from ...kernels.fpstate import QUIET, quiet_reset, quiet_set
+from ...kernels.fpstate import QUIET, quiet_reset, quiet_set, quietly
 from ...opdef import Kind, declare
 from ...tensor import Tensor, tensor_arg
 from .._support.fast_reduce import fast_plan
+from .._support.operands import _cinfo, flat_run
 from .._support.reduce_args import numpy_axes, optional_dtype, reduced_shape, reduction_dims, shape_text
 from ..reductions.nan_reductions import _acc, _float_only, _Quiet
 
@@ -104,6 +105,22 @@ def fast_euclidean(x: Any, dim: Any, keepdim: Any) -> Tensor | None:
 
 _add_reduce = np.add.reduce  # (array, axis, dtype, out, keepdims): positional
 
+_FAST = frozenset({float32, float64})
+
+
+def _frobenius(a: np.ndarray) -> Any:
+    """matrix_norm's "fro" over the last two axes as ``np.linalg.norm`` computes it (NumPy's own
+    expression, ``sqrt(add.reduce((x.conj() * x).real, axis))``: for real floats ``x.conj()`` is
+    ``x``), for a non-empty float32/float64 array."""
+    return np.sqrt(np.add.reduce(a * a, axis=(-2, -1)))
+
+
+def _into_new(shape: tuple[int, ...], dtype: DType, values: Any) -> Tensor:
+    """A fresh contiguous ``dtype`` tensor of ``shape`` holding ``values`` (of that dtype)."""
+    out = result(shape, dtype)
+    out._storage.array[...] = values if shape == () else values.reshape(-1)
+    return out
+
 
 def vector_norm(x: Tensor, ord: Any = 2, dim: Any = None, keepdim: bool = False, *, dtype: Any = None) -> Tensor:
     """The ``ord``-norm of ``x`` over ``dim`` (None: every element, as one vector).
@@ -171,6 +188,13 @@ def matrix_norm(A: Tensor, ord: Any = "fro", dim: Any = (-2, -1), keepdim: bool 
     >>> strided.linalg.matrix_norm(strided.tensor([[3.0, 0.0], [0.0, 4.0]]), ord=2).item()
     4.0
     """
+    if (ord.__class__ is str and ord == "fro" and keepdim is False and dtype is None and A.__class__ is Tensor and A._dtype in _FAST
+            and dim.__class__ is tuple and dim == (-2, -1)):
+        shape = A._layout.shape
+        if len(shape) >= 2 and shape[-1] and shape[-2]:
+            flat = flat_run(A, _cinfo[shape])
+            if flat is not None:  # the common call: Frobenius norms of row-major float matrices
+                return _into_new(shape[:-2], A._dtype, quietly(_frobenius, flat.reshape(shape)))
     op = "linalg.matrix_norm"
     given = _input_dtype(A, dtype, op, complex_ok=True)
     if given is not None:
