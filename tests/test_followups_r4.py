@@ -79,3 +79,29 @@ def test_requires_grad_setter_and_overloaded_factories() -> None:
 ])
 def test_arange_integer_dtype_float_numbers(args, dtype) -> None:
     agree(lambda m: m.arange(*args, dtype=getattr(m, dtype)))
+
+
+# ---------------------------------------------------------------- c. index_* with indices out of range
+
+@pytest.mark.parametrize("call", [
+    lambda m: m.zeros(3).index_add(0, m.tensor([0, -1]), m.ones(2)),
+    lambda m: m.zeros(3).index_select(0, m.tensor([0, 3])),
+    lambda m: m.zeros(2, 3).index_select(1, m.tensor([0, 5])),  # (PyTorch's dim-1 path: RuntimeError)
+    lambda m: m.zeros(3, 2).t().index_select(-1, m.tensor([-1], dtype=m.int32)),
+    lambda m: m.zeros(2, 3, 4).index_select(2, m.tensor([4])),
+    lambda m: m.zeros(2, 3).index_add(1, m.tensor([0, 5]), m.ones(2, 2)),
+    lambda m: m.zeros(3).index_copy(0, m.tensor([0, -1]), m.ones(2)),
+    lambda m: m.zeros(3).index_fill(0, m.tensor([0, -1]), 5.0),  # (negative indices wrap here)
+    lambda m: m.zeros(3).index_fill(0, m.tensor([1, -4]), 5.0),
+])
+def test_index_ops_out_of_range(call) -> None:
+    agree(call)
+
+
+def test_index_ops_refuse_before_writing() -> None:
+    """PyTorch writes the in-range slices before it meets the bad index; strided writes nothing."""
+    for op, args in (("index_add_", (st.ones(2),)), ("index_copy_", (st.ones(2),)), ("index_fill_", (5.0,))):
+        t = st.zeros(3)
+        with pytest.raises(IndexError):
+            getattr(t, op)(0, st.tensor([1, 3]), *args)
+        assert t.tolist() == [0.0, 0.0, 0.0]
