@@ -105,3 +105,51 @@ def test_index_ops_refuse_before_writing() -> None:
         with pytest.raises(IndexError):
             getattr(t, op)(0, st.tensor([1, 3]), *args)
         assert t.tolist() == [0.0, 0.0, 0.0]
+
+
+# ---------------------------------------------------------------- d. out= of the joins
+
+def _joined_into(m, op, out, *args):
+    """``op(..., out=out)``'s value, the out's shape and strides, and whether it returned ``out``."""
+    r = getattr(m, op)(*args, out=out)
+    return r.tolist(), str(r.dtype).split(".")[-1], tuple(r.shape), tuple(r.stride()), r is out
+
+
+@pytest.mark.parametrize("call", [
+    lambda m: _joined_into(m, "cat", m.empty(5), [m.ones(2), m.zeros(3)]),
+    lambda m: _joined_into(m, "cat", m.empty(0), [m.ones(2), m.zeros(3)]),
+    lambda m: _joined_into(m, "cat", m.empty(3, 3).t(), [m.ones(2, 3), m.zeros(1, 3)]),  # (written through)
+    lambda m: _joined_into(m, "cat", m.empty(5, dtype=m.float64), [m.ones(2), m.zeros(3)]),
+    lambda m: _joined_into(m, "cat", m.empty(2, dtype=m.float64),  # (int64 cast straight to float64)
+                           [m.tensor([2**53 + 1]), m.zeros(1)]),
+    lambda m: _joined_into(m, "cat", m.empty(5, dtype=m.int64), [m.ones(2), m.zeros(3)]),
+    lambda m: _joined_into(m, "stack", m.empty(2, 2), [m.ones(2), m.zeros(2)], 1),
+    lambda m: _joined_into(m, "stack", m.empty(2, 2, dtype=m.int32), [m.ones(2), m.zeros(2)]),
+    lambda m: _joined_into(m, "hstack", m.empty(0), [m.ones(2), m.zeros(3)]),
+    lambda m: _joined_into(m, "vstack", m.empty(0, dtype=m.float64), [m.ones(2), m.zeros(2)]),
+    lambda m: _joined_into(m, "cat", m.ones(5, requires_grad=True), [m.ones(2), m.zeros(3)]),
+])
+def test_join_out(call) -> None:
+    assert _result(call, st) == _result(call, torch)
+
+
+def _result(call, m):
+    try:
+        return call(m)
+    except (TypeError, RuntimeError) as e:
+        return ("TypeError" if isinstance(e, TypeError) else "RuntimeError"), str(e).splitlines()[0]
+
+
+@pytest.mark.parametrize("alias", [False, True])
+def test_join_out_resizes_with_warning_and_refuses_aliases(alias) -> None:
+    for m in (st, torch):
+        a = m.ones(5)
+        if alias:  # (even an out that is exactly an input: the join would read what it wrote)
+            with pytest.raises(RuntimeError, match="refer to a single memory location"):
+                m.cat([a[:2], m.zeros(3)], out=a)
+            assert a.tolist() == [1.0] * 5
+            continue
+        o = m.empty(2, 3)
+        with pytest.warns(UserWarning, match=r"resized since it had shape \[2, 3\]"):
+            m.cat([a[:2], m.zeros(3)], out=o)
+        assert (tuple(o.shape), tuple(o.stride()), o.tolist()) == ((5,), (1,), [1.0, 1.0, 0.0, 0.0, 0.0])
