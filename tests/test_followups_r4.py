@@ -153,3 +153,56 @@ def test_join_out_resizes_with_warning_and_refuses_aliases(alias) -> None:
         with pytest.warns(UserWarning, match=r"resized since it had shape \[2, 3\]"):
             m.cat([a[:2], m.zeros(3)], out=o)
         assert (tuple(o.shape), tuple(o.stride()), o.tolist()) == ((5,), (1,), [1.0, 1.0, 0.0, 0.0, 0.0])
+
+
+# ---------------------------------------------------------------- e. div's rounding modes
+
+_FLOATS = [-7.5, -0.0, 0.0, 3.0, -3.0, np.inf, -np.inf, np.nan, 1e-310, -1e308, 2.5, 1e300, 0.1, -0.1]
+_GRIDS = {"int64": [-7, -6, -1, 1, 6, 7, 2**62, -(2**62), 2**63 - 1], "int8": [-127, -7, -1, 1, 7, 127],
+          "uint8": [1, 7, 128, 255], "float16": _FLOATS, "float32": _FLOATS, "float64": _FLOATS}
+
+
+def _bits(r) -> tuple:
+    a = np.array(r.tolist(), dtype=np.float64 if r.dtype.is_floating_point else np.int64)
+    return a.view(np.int64).tolist() if a.dtype.kind == "f" and not np.isnan(a).any() else \
+        [("nan" if x != x else float(x).hex() if a.dtype.kind == "f" else int(x)) for x in a.tolist()]
+
+
+@pytest.mark.parametrize("mode", ["floor", "trunc"])
+@pytest.mark.parametrize("dtype", sorted(_GRIDS))
+def test_div_rounding_modes_bit_for_bit(dtype, mode) -> None:
+    vals = _GRIDS[dtype]
+    a = [x for x in vals for _ in vals]
+    b = [y for _ in vals for y in vals]
+    results = []
+    for m in (st, torch):
+        x, y = m.tensor(a, dtype=getattr(m, dtype)), m.tensor(b, dtype=getattr(m, dtype))
+        r, r_scalar = m.div(x, y, rounding_mode=mode), x.t().div(vals[1], rounding_mode=mode)
+        results.append((_bits(r), str(r.dtype).split(".")[-1], _bits(r_scalar), str(r_scalar.dtype).split(".")[-1]))
+    assert results[0] == results[1]
+
+
+@pytest.mark.parametrize("call", [
+    lambda m: m.div(m.tensor([5]), 0, rounding_mode="trunc"),
+    lambda m: m.div(m.tensor([5, 1], dtype=m.uint8), m.tensor([1, 0], dtype=m.uint8), rounding_mode="floor"),
+    lambda m: m.div(m.tensor([True]), m.tensor([True]), rounding_mode="trunc"),
+    lambda m: m.div(m.tensor([1 + 1j]), 2, rounding_mode="trunc"),
+    lambda m: m.div(m.tensor([1.0]), 2, rounding_mode="round"),
+    lambda m: m.tensor([1.0]).add(2, rounding_mode="floor"),
+    lambda m: m.div(m.tensor([7, -7]), m.tensor([2.5, 2.5]), rounding_mode="trunc"),
+    lambda m: m.div(5, m.tensor([2, -2]), rounding_mode="floor"),
+    lambda m: m.tensor([7, -7]).div_(2, rounding_mode="trunc"),
+    lambda m: m.tensor([7, -7]).div_(2.5, rounding_mode="floor"),
+    lambda m: m.div(m.tensor([7, -7]), 2, rounding_mode="trunc", out=m.empty(2)),
+])
+def test_div_rounding_mode_errors_and_forms(call) -> None:
+    agree(call)
+
+
+def test_div_rounding_mode_gradient_is_zero() -> None:
+    for m in (st, torch):
+        a = m.tensor([7.0, -7.0], requires_grad=True)
+        b = m.tensor([2.0, 2.0], requires_grad=True)
+        r = a.div(b, rounding_mode="floor") + a.div(2, rounding_mode="trunc")
+        r.sum().backward()
+        assert (r.tolist(), a.grad.tolist(), b.grad.tolist()) == ([6.0, -7.0], [0.0, 0.0], [0.0, 0.0])
