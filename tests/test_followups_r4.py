@@ -206,3 +206,37 @@ def test_div_rounding_mode_gradient_is_zero() -> None:
         r = a.div(b, rounding_mode="floor") + a.div(2, rounding_mode="trunc")
         r.sum().backward()
         assert (r.tolist(), a.grad.tolist(), b.grad.tolist()) == ([6.0, -7.0], [0.0, 0.0], [0.0, 0.0])
+
+
+# ---------------------------------------------------------------- f. clamp of -0.0 and NaN
+
+_EDGES = [-0.0, 0.0, -1.0, 1.0, float("nan"), float("-inf"), float("inf"), -1e-45, 5e-324]
+
+
+def _hex(r) -> list:
+    return [float(v).hex() if v == v else "nan" for v in r.float().tolist()] if r.dtype.is_floating_point \
+        else r.tolist()
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float64", "float16", "bfloat16"])
+@pytest.mark.parametrize("call", [
+    lambda m, x: m.clamp(x, min=0), lambda m, x: m.clamp(x, min=-0.0), lambda m, x: m.clamp(x, max=0),
+    lambda m, x: m.clamp(x, max=-0.0), lambda m, x: x.clamp_min(0), lambda m, x: x.clamp_max(-0.0),
+    lambda m, x: m.clamp(x, 0, 0), lambda m, x: m.clamp(x, -0.0, 0.0), lambda m, x: m.clamp(x, 1, 0),
+    lambda m, x: m.clamp(x, 0, -1), lambda m, x: m.clamp(x, min=float("nan")), lambda m, x: m.clip(x, 0),
+    lambda m, x: x.clone().clamp_(0), lambda m, x: x.t().clamp_(max=0), lambda m, x: m.relu(x),
+])
+def test_clamp_keeps_tied_zeros_and_nan(dtype, call) -> None:
+    got = []
+    for m in (st, torch):
+        x = m.tensor(_EDGES * 12, dtype=getattr(m, dtype))  # (108 elements: PyTorch's SIMD lanes and its tail)
+        got.append(_hex(call(m, x)))
+    assert got[0] == got[1]
+
+
+@pytest.mark.parametrize("dtype", ["int64", "int32", "uint8"])
+def test_clamp_integers(dtype) -> None:
+    for call in (lambda m, x: m.clamp(x, min=0), lambda m, x: m.clamp(x, min=-0.0), lambda m, x: m.clamp(x, max=0.5),
+                 lambda m, x: x.clamp_min(-1.5), lambda m, x: m.relu(x)):
+        agree(lambda m, call=call: call(m, m.tensor([0, 1, 2, 200] if dtype == "uint8" else [-3, -1, 0, 2],
+                                                    dtype=getattr(m, dtype))))
