@@ -234,14 +234,12 @@ def tied_zeros(x: Any, lo: Any, hi: Any, shape: tuple[int, ...]) -> tuple[np.nda
     """
     if _array(lo) or _array(hi) or not (lo == 0 or hi == 0):  # (None == 0 is False)
         return None
-    keep = x == 0
-    if lo is not None:
-        keep = keep & np.less_equal(lo, 0)
-    if hi is not None:
-        keep = keep & np.greater_equal(hi, 0)
-    keep = np.broadcast_to(keep, shape)
+    if not ((lo is None or lo <= 0) and (hi is None or hi >= 0)):  # (a bound moves every zero)
+        return None
+    keep = x == 0  # (the one pass: a bool array, then its any())
     if not keep.any():
         return None
+    keep = np.broadcast_to(keep, shape)
     return keep, np.broadcast_to(x, shape)[keep]
 
 
