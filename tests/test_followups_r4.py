@@ -240,3 +240,48 @@ def test_clamp_integers(dtype) -> None:
                  lambda m, x: x.clamp_min(-1.5), lambda m, x: m.relu(x)):
         agree(lambda m, call=call: call(m, m.tensor([0, 1, 2, 200] if dtype == "uint8" else [-3, -1, 0, 2],
                                                     dtype=getattr(m, dtype))))
+
+
+# ---------------------------------------------------------------- g. out=(values, indices)
+
+_X = [[3.0, 1.0, 2.0], [0.0, 5.0, 4.0]]
+
+
+def _pair_out(call, m):
+    """The values, dtypes and strides ``call`` leaves in its out tensors, and whether it returned them."""
+    try:
+        vals, idx = (m.empty(0), m.empty(0, dtype=m.int64)) if call[1] is None else call[1](m)
+        r = call[0](m, m.tensor(_X), (vals, idx))
+        return [(o.tolist(), str(o.dtype).split(".")[-1], tuple(o.stride())) for o in (vals, idx)], \
+            r[0] is vals and r[1] is idx
+    except (TypeError, RuntimeError) as e:
+        return ("TypeError" if isinstance(e, TypeError) else "RuntimeError"), str(e).splitlines()[0]
+
+
+@pytest.mark.parametrize("call", [
+    (lambda m, x, o: m.max(x, 1, out=o), None),
+    (lambda m, x, o: m.min(x, dim=0, keepdim=True, out=o), None),
+    (lambda m, x, o: m.median(x, 1, out=o), None),
+    (lambda m, x, o: m.nanmedian(x, 1, out=o), None),
+    (lambda m, x, o: m.mode(x, 1, out=o), None),
+    (lambda m, x, o: m.kthvalue(x, 2, 1, out=o), None),
+    (lambda m, x, o: m.sort(x, 1, out=o), lambda m: (m.empty(3, 2).t(), m.empty(3, 2, dtype=m.int64).t())),
+    (lambda m, x, o: m.topk(x, 2, 1, out=o), lambda m: (m.empty(5), m.empty(2, 2, dtype=m.int64))),
+    (lambda m, x, o: m.max(x, 1, out=o), lambda m: (m.empty(2), m.empty(2, dtype=m.int32))),
+    (lambda m, x, o: m.max(x, 1, out=o), lambda m: (m.empty(2, dtype=m.float64), m.empty(2, dtype=m.int64))),
+    (lambda m, x, o: m.max(x, 1, out=list(o) + [o[0]]), None),
+    (lambda m, x, o: m.sort(x.requires_grad_(), 1, out=o), None),
+])
+@pytest.mark.filterwarnings("ignore:An output with one or more elements was resized")
+def test_values_indices_out(call) -> None:
+    assert _pair_out(call, st) == _pair_out(call, torch)
+
+
+def test_values_indices_out_refusals_write_nothing() -> None:
+    v, i = st.full((2,), 7.0), st.full((2,), 7, dtype=st.int32)
+    with pytest.raises(RuntimeError, match="Expected out tensor to have dtype long int, but got int instead"):
+        st.max(st.tensor(_X), 1, out=(v, i))
+    assert (v.tolist(), i.tolist()) == ([7.0, 7.0], [7, 7])
+    with pytest.raises(TypeError, match="must be tuple of Tensors"):
+        st.max(st.tensor(_X), 1, out=v)
+    assert st.max(st.tensor(_X), out=st.empty(0, dtype=st.float64)).tolist() == 5.0  # (all elements: one tensor)
