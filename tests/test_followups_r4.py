@@ -285,3 +285,39 @@ def test_values_indices_out_refusals_write_nothing() -> None:
     with pytest.raises(TypeError, match="must be tuple of Tensors"):
         st.max(st.tensor(_X), 1, out=v)
     assert st.max(st.tensor(_X), out=st.empty(0, dtype=st.float64)).tolist() == 5.0  # (all elements: one tensor)
+
+
+# ---------------------------------------------------------------- erfinv against torch (MKL's vdErfInv)
+
+def _ulps(a: np.ndarray, b: np.ndarray) -> int:
+    """Largest distance in units of the last place between finite ``a`` and ``b`` (same dtype)."""
+    i = np.int64 if a.dtype == np.float64 else np.int32
+    ia, ib = a.view(i).astype(np.int64), b.view(i).astype(np.int64)
+    lo = np.iinfo(i).min
+    ia, ib = np.where(ia < 0, lo - ia, ia), np.where(ib < 0, lo - ib, ib)
+    fin = np.isfinite(a) & np.isfinite(b)
+    return int(np.abs(ia - ib)[fin].max())
+
+
+@pytest.mark.parametrize("dtype,limit", [("float64", 4), ("float32", 1)])
+def test_erfinv_against_torch(dtype, limit) -> None:
+    """PyTorch 2.13's x86 CPU wheels compute erfinv with MKL (vdErfInv/vsErfInv, VML_HA), not
+    ATen's calc_erfinv (rational start + two Newton steps: 1e-4 relative off near +-1, where
+    erf(x) - y cancels); strided stays within a few ulps of it in both of its paths."""
+    from strided.kernels import native
+
+    rng = np.random.default_rng(23)
+    eps = np.finfo(dtype).eps
+    edges = [1, -1, 0, -0.0, np.nan, 1.5, -2, np.inf, -np.inf, 1e-300, -5e-324, 1 - eps, -(1 - eps), 1 - eps / 2, 0.7]
+    tail = 1 - 10.0 ** -rng.uniform(0, 15, 300)
+    y = np.concatenate([edges, rng.uniform(-1, 1, 600), tail, -tail, 10.0 ** -rng.uniform(0, 300, 200)]).astype(dtype)
+    ref = torch.erfinv(torch.from_numpy(y)).numpy()
+    compiled = st.erfinv(st.from_numpy(y)).numpy()
+    with native.disabled():
+        formulas = st.erfinv(st.from_numpy(y)).numpy()
+    for got in (compiled, formulas):
+        assert np.array_equal(np.isnan(got), np.isnan(ref))
+        num = ~np.isnan(ref)  # (a NaN's sign bit is no value: MKL's -nan for y < -1 is left out)
+        assert np.array_equal(np.signbit(got[num]), np.signbit(ref[num]))  # (-0.0 -> -0.0, -1 -> -inf)
+        assert np.array_equal(got[np.isinf(ref)], ref[np.isinf(ref)])
+        assert _ulps(got, ref) <= limit
