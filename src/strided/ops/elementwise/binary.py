@@ -181,18 +181,24 @@ class _TruncDivide:
 
     def __call__(self, a: Any, b: Any, out: Any = None, dtype: Any = None, **kwargs: Any) -> Any:
         kind = np.dtype(dtype).kind if dtype is not None else np.result_type(a, b).kind
-        if kind not in "iu":
-            q = np.true_divide(a, b, out=out, dtype=dtype, **kwargs)
-            return np.trunc(q, out=q) if type(q) is np.ndarray else q.dtype.type(np.trunc(q))
+        if kind not in "iu":  # (truncated in the compute dtype, then cast: float16 out of float32 opmath)
+            q = np.true_divide(a, b, dtype=dtype)
+            q = np.trunc(q, out=q) if type(q) is np.ndarray else q.dtype.type(np.trunc(q))
+        else:
+            q = self._c_division(a, b, dtype, kind)
+        if out is None:
+            return q
+        np.copyto(out, q, casting="unsafe")
+        return out
+
+    @staticmethod
+    def _c_division(a: Any, b: Any, dtype: Any, kind: str) -> Any:
         with np.errstate(all="ignore"):  # (INT_MIN // -1 wraps)
             q = np.floor_divide(a, b, dtype=dtype)
             if kind == "i":  # floor to trunc: one up where the division was inexact and the signs differ
                 inexact = np.not_equal(np.multiply(q, b, dtype=dtype), np.asarray(a).astype(q.dtype, copy=False))
                 q = q + (inexact & (np.less(a, 0) != np.less(b, 0))).astype(q.dtype)
-        if out is None:
-            return q
-        np.copyto(out, q, casting="unsafe")
-        return out
+        return q
 
     def __repr__(self) -> str:
         return "<kernel div_trunc (C division toward zero)>"
