@@ -271,6 +271,10 @@ def _pair_out(call, m):
     (lambda m, x, o: m.max(x, 1, out=o), lambda m: (m.empty(2, dtype=m.float64), m.empty(2, dtype=m.int64))),
     (lambda m, x, o: m.max(x, 1, out=list(o) + [o[0]]), None),
     (lambda m, x, o: m.sort(x.requires_grad_(), 1, out=o), None),
+    (lambda m, x, o: m.cummax(x, 1, out=o), None),
+    (lambda m, x, o: m.cummin(x, 0, out=o), lambda m: (m.empty(2, 3), m.empty(2, 3, dtype=m.int32))),
+    (lambda m, x, o: m.aminmax(x, dim=1, out=o), lambda m: (m.empty(2), m.empty(2))),
+    (lambda m, x, o: m.aminmax(x, out=o), lambda m: (m.empty(0), m.empty(0, dtype=m.float64))),
 ])
 @pytest.mark.filterwarnings("ignore:An output with one or more elements was resized")
 def test_values_indices_out(call) -> None:

@@ -169,7 +169,7 @@ def _dtype_mismatch(result: Tensor, out: Tensor, op: str, style: str) -> Strided
     )
 
 
-def write_pair_out(out: Any, compute: Callable[[], Any], op: str, inputs: tuple) -> Any:
+def write_pair_out(out: Any, compute: Callable[[], Any], op: str, inputs: tuple, style: str = "matmul") -> Any:
     """``op(..., out=(values, indices))`` of the ops that return a (values, indices) pair (max/min
     along a dim, median, mode, kthvalue, sort, topk, ...): PyTorch's rules, checked before
     anything is written. ``out`` is a tuple (or list) of two tensors (TypeError otherwise, in
@@ -177,7 +177,9 @@ def write_pair_out(out: Any, compute: Callable[[], Any], op: str, inputs: tuple)
     ``values`` must have the input's dtype and ``indices`` int64 exactly (RuntimeError "Expected
     out tensor to have dtype float, but got double instead"); each is resized as by
     :func:`write_out` (with PyTorch's warning when it had elements) and written through its own
-    strides. Returns the op's named tuple holding the two ``out`` tensors.
+    strides. Returns the op's named tuple holding the two ``out`` tensors. ``style="scalar_type"``:
+    the dtype refusal in the words of PyTorch's cummax/cummin ("expected scalar_type Long but
+    found Int").
 
     >>> x = strided.tensor([[3.0, 1.0], [0.0, 5.0]])
     >>> v, i = strided.empty(2), strided.empty(2, dtype=strided.int64)
@@ -202,6 +204,11 @@ def write_pair_out(out: Any, compute: Callable[[], Any], op: str, inputs: tuple)
     made = compute()
     for o, r in zip(out, made):
         if r._dtype is not o._dtype:
+            if style == "scalar_type":
+                raise StridedRuntimeError(join_lines(
+                    f"expected scalar_type {TORCH_NAMES[r._dtype]} but found {TORCH_NAMES[o._dtype]}",
+                    f"{op} writes {r._dtype.name} here and does not convert; this out tensor is {o._dtype.name}",
+                    "fix: pass out tensors of the input's dtype (values) and strided.int64 (indices)"))
             raise _dtype_mismatch(r, o, op, "matmul")
     for o, r in zip(out, made):  # (both checked first: a refused out= leaves both untouched)
         write_out(o, r, op, ())
