@@ -43,6 +43,7 @@ def agree(fn) -> None:
     lambda m: m.zeros(2).requires_grad_(1),
     lambda m: m.zeros(2).requires_grad_(None),
     lambda m: m.zeros(2, requires_grad=None),
+    lambda m: m.nn.Parameter(m.zeros(2), requires_grad=1),
 ])
 def test_requires_grad_flag(call) -> None:
     agree(call)
