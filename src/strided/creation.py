@@ -24,6 +24,7 @@ from .dtypes import (
     float32,
     float64,
     from_numpy_dtype,
+    int64,
     np_kind,
     scalar_dtype,
     scalar_overflow,
@@ -107,7 +108,7 @@ def tensor(data: Any, dtype: Any = None, *, device: Any = None, requires_grad: b
     (strided.int64, strided.float32, (2, 2))
     """
     t = _tensor(data, dtype, device)
-    return leaf(t, requires_grad)
+    return leaf(t, requires_grad, "tensor")
 
 
 def _torch_bfloat16(data: Any) -> np.ndarray | None:
@@ -413,7 +414,7 @@ def empty(*sizes: Any, size: Any = None, dtype: Any = None, device: Any = None,
     shape, dt = _sizes_and_dtype(sizes, dtype, "empty", size=size)
     t = result(shape, dt, None if memory_format is contiguous_format else dense_format_strides(shape, memory_format, "empty", _EMPTY_PRESERVE))
     if OPEN: created("empty", (), t)  # noqa: E701 - one cheap check when nobody listens
-    return leaf(t, requires_grad)
+    return leaf(t, requires_grad, "empty")
 
 
 def zeros(*sizes: Any, size: Any = None, dtype: Any = None, device: Any = None, requires_grad: bool = False) -> Tensor:
@@ -427,7 +428,7 @@ def zeros(*sizes: Any, size: Any = None, dtype: Any = None, device: Any = None, 
     t = result(shape, dt)
     fill(t._storage.array, 0)
     if OPEN: created("zeros", (), t)  # noqa: E701
-    return leaf(t, requires_grad)
+    return leaf(t, requires_grad, "zeros")
 
 
 def ones(*sizes: Any, size: Any = None, dtype: Any = None, device: Any = None, requires_grad: bool = False) -> Tensor:
@@ -441,7 +442,7 @@ def ones(*sizes: Any, size: Any = None, dtype: Any = None, device: Any = None, r
     t = result(shape, dt)
     fill(t._storage.array, 1)
     if OPEN: created("ones", (), t)  # noqa: E701
-    return leaf(t, requires_grad)
+    return leaf(t, requires_grad, "ones")
 
 
 def _scalar_dtype(value: Any) -> DType:
@@ -473,7 +474,7 @@ def full(size: Any, fill_value: Any, dtype: Any = None, *, device: Any = None,
     t = result(shape, dt)
     fill(t._storage.array, value)
     if OPEN: created("full", (), t)  # noqa: E701
-    return leaf(t, requires_grad)
+    return leaf(t, requires_grad, "full")
 
 
 def dense_format_strides(shape: tuple[int, ...], memory_format: Any, op: str,
@@ -550,7 +551,7 @@ def empty_like(other: Tensor, dtype: Any = None, memory_format: MemoryFormat = p
     """
     t = _like(other, dtype, memory_format, "empty_like", device)
     if OPEN: created("empty_like", (other,), t)  # noqa: E701
-    return leaf(t, requires_grad)
+    return leaf(t, requires_grad, "empty_like")
 
 
 def zeros_like(other: Tensor, dtype: Any = None, memory_format: MemoryFormat = preserve_format, *,
@@ -563,7 +564,7 @@ def zeros_like(other: Tensor, dtype: Any = None, memory_format: MemoryFormat = p
     t = _like(other, dtype, memory_format, "zeros_like", device)
     fill(t._storage.array, 0)
     if OPEN: created("zeros_like", (other,), t)  # noqa: E701
-    return leaf(t, requires_grad)
+    return leaf(t, requires_grad, "zeros_like")
 
 
 def ones_like(other: Tensor, dtype: Any = None, memory_format: MemoryFormat = preserve_format, *,
@@ -576,7 +577,7 @@ def ones_like(other: Tensor, dtype: Any = None, memory_format: MemoryFormat = pr
     t = _like(other, dtype, memory_format, "ones_like", device)
     fill(t._storage.array, 1)
     if OPEN: created("ones_like", (other,), t)  # noqa: E701
-    return leaf(t, requires_grad)
+    return leaf(t, requires_grad, "ones_like")
 
 
 def full_like(other: Tensor, fill_value: Any, dtype: Any = None, memory_format: MemoryFormat = preserve_format, *,
@@ -589,7 +590,7 @@ def full_like(other: Tensor, fill_value: Any, dtype: Any = None, memory_format: 
     t = _like(other, dtype, memory_format, "full_like", device)
     fill(t._storage.array, _fill_scalar(scalar_value(fill_value, "full_like"), t.dtype, "full_like", t.numel()))
     if OPEN: created("full_like", (other,), t)  # noqa: E701
-    return leaf(t, requires_grad)
+    return leaf(t, requires_grad, "full_like")
 
 
 def arange(start: Any, end: Any = None, step: Any = 1, dtype: Any = None, *, device: Any = None,
@@ -609,7 +610,7 @@ def arange(start: Any, end: Any = None, step: Any = 1, dtype: Any = None, *, dev
         # (larger ones take the general path, whose allocation fails with PyTorch's error)
         t = adopted(np.arange(start, dtype=np.int64), _cinfo_1d(start), DEFAULT_INT)
         if OPEN: created("arange", (), t)  # noqa: E701
-        return leaf(t, requires_grad)
+        return leaf(t, requires_grad, "arange")
     parse_device(device, "arange")
     if end is None:
         start, end = 0, start
@@ -623,7 +624,11 @@ def arange(start: Any, end: Any = None, step: Any = 1, dtype: Any = None, *, dev
     # (a float range reads ints beyond int64 as floats, as PyTorch does; it computes in float64)
     all_int = (isinstance(start, (int, np.integer)) and isinstance(end, (int, np.integer))
                and isinstance(step, (int, np.integer)))
-    n = _arange_count(start, end, step, all_int)
+    if wanted is not None and not all_int and _is_integral(wanted):
+        n, start, step = _arange_truncated(start, end, step, wanted is int64)
+        all_int = True
+    else:
+        n = _arange_count(start, end, step, all_int)
     all_int = all_int and all(-(2**63) <= v <= L.INT64_MAX for v in (start, end, step))
     dt = wanted if wanted is not None else (DEFAULT_INT if all_int else default_float())
     if dt is bool_:
@@ -634,7 +639,7 @@ def arange(start: Any, end: Any = None, step: Any = 1, dtype: Any = None, *, dev
     t = result((n,), dt)
     arange_into(t._storage.array, start, step, all_int)
     if OPEN: created("arange", (), t)  # noqa: E701
-    return leaf(t, requires_grad)
+    return leaf(t, requires_grad, "arange")
 
 
 @functools.lru_cache(maxsize=256)
@@ -659,8 +664,53 @@ def _arange_number(value: Any, name: str) -> int | float | np.integer | np.float
     return value
 
 
-def _arange_count(start: Any, end: Any, step: Any, all_int: bool) -> int:
-    """The element count of ``arange(start, end, step)``, checked in PyTorch's order and words."""
+def _is_integral(dt: DType) -> bool:
+    return not (dt.is_floating_point or dt.is_complex or dt is bool_)
+
+
+def _to_int64(value: float) -> int:
+    """A float bound or step read as int64 as PyTorch's ``Scalar::to<int64_t>`` reads it: truncated
+    toward zero; RuntimeError beyond int64's range (2**63 itself converts, to x86's answer)."""
+    if not -(2.0**63) <= value <= 2.0**63:
+        raise StridedRuntimeError(join_lines(
+            "value cannot be converted to type int64_t without overflow",
+            f"arange into an integer dtype reads start and step (and, for int64, end) as int64: "
+            f"{value!r} is beyond its range; make the range in float64, or use smaller numbers"))
+    return int(value) if value < 2.0**63 else -(2**63)
+
+
+def _arange_truncated(start: Any, end: Any, step: Any, is_int64: bool) -> tuple[int, int, int]:
+    """``arange`` into an integer dtype with a float among its numbers, as PyTorch 2.13 computes it:
+    the element count is ``ceil((end - start) / step)`` in float64, except for int64, where start,
+    end and step are first truncated to int64 (a step truncated to 0 is a ValueError) and the count
+    is ``(end - start + step - sign(step)) / step`` in integers (C's division); the values are
+    ``start + i * step`` with start and step truncated to int64, cast (wrapping) to the dtype.
+    Returns (count, start, step), the last two as ints.
+
+    >>> _arange_truncated(0.9, 3.9, 1.9, True), _arange_truncated(0.9, 3.9, 1.9, False)
+    ((3, 0, 1), (2, 0, 1))
+    """
+    count = _arange_count(start, end, step, False, counted=not is_int64)
+    if is_int64:
+        xs, xe, xt = _to_int64(float(start)), _to_int64(float(end)), _to_int64(float(step))
+        if xt == 0:
+            raise StridedValueError(join_lines(
+                "step must be nonzero",
+                f"an int64 range truncates its numbers first: step={step} becomes 0; "
+                "give an integer step (at least 1 in size), or make the range in a float dtype"))
+        sgn = (xt > 0) - (xt < 0)
+        span = xe - xs + xt - sgn
+        count = (abs(span) // abs(xt)) * (1 if (span >= 0) == (xt > 0) else -1)  # (C: toward zero)
+        if not 0 <= count <= L.INT64_MAX:
+            raise StridedRuntimeError(join_lines(
+                "invalid size, possible overflow?",
+                f"arange({start}, {end}, {step}) read as int64 ({xs}, {xe}, {xt}) holds {count} elements"))
+    return count, _to_int64(float(start)), _to_int64(float(step))
+
+
+def _arange_count(start: Any, end: Any, step: Any, all_int: bool, counted: bool = True) -> int:
+    """The element count of ``arange(start, end, step)``, checked in PyTorch's order and words
+    (``counted=False``: the checks of the bounds only, and 0)."""
     if not (step > 0 or step < 0):  # 0, -0.0 and NaN
         raise StridedRuntimeError(
             join_lines("step must be nonzero", f"arange was given step={step}; give a nonzero step")
@@ -684,6 +734,8 @@ def _arange_count(start: Any, end: Any, step: Any, all_int: bool) -> int:
             )
         )
     count: float
+    if not counted:
+        return 0
     if all_int:  # exact: ceil((end - start) / step) in integers
         count = -((int(start) - int(end)) // int(step))
     else:  # in float64, as PyTorch; a tiny step or a huge span gives inf, inf/inf gives NaN
@@ -854,7 +906,7 @@ def linspace(start: Any, end: Any, steps: int, *, dtype: Any = None, device: Any
         arr[...] = _space_values(_space_key("linspace", start, end, steps, 0, dt), lambda: _linspace_values(
             _as_element(start, dt, "linspace"), _as_element(end, dt, "linspace"), steps, dt))
     if OPEN: created("linspace", (), t)  # noqa: E701
-    return leaf(t, requires_grad)
+    return leaf(t, requires_grad, "linspace")
 
 
 def logspace(start: Any, end: Any, steps: int, base: float = 10.0, *, dtype: Any = None,
@@ -881,7 +933,7 @@ def logspace(start: Any, end: Any, steps: int, base: float = 10.0, *, dtype: Any
         arr[...] = _space_values(_space_key("logspace", start, end, steps, base, dt),
                                  lambda: _logspace_values(start, end, steps, base, dt))
     if OPEN: created("logspace", (), t)  # noqa: E701
-    return leaf(t, requires_grad)
+    return leaf(t, requires_grad, "logspace")
 
 
 def _logspace_values(start: Any, end: Any, steps: int, base: Any, dt: DType) -> np.ndarray:
@@ -936,7 +988,7 @@ def eye(n: int, m: int | None = None, *, dtype: Any = None, device: Any = None,
     arr.fill(0)
     arr.reshape(-1)[:: m + 1][: min(n, m)] = 1
     if OPEN: created("eye", (), t)  # noqa: E701
-    return leaf(t, requires_grad)
+    return leaf(t, requires_grad, "eye")
 
 
 @functools.lru_cache(maxsize=256)
@@ -979,7 +1031,7 @@ def empty_strided(size: Any, stride: Any, *, dtype: Any = None, device: Any = No
     t = result((_strided_extent(shape, strides, dt.itemsize),), dt)
     t._layout = Layout._trusted(shape, strides, 0)
     if OPEN: created("empty_strided", (), t)  # noqa: E701
-    return leaf(t, requires_grad)
+    return leaf(t, requires_grad, "empty_strided")
 
 
 # the kinds of this module's ops, in the op registry: new memory from no tensor's elements (a

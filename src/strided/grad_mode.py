@@ -42,10 +42,11 @@ from collections.abc import Callable
 from contextvars import ContextVar
 from typing import Any
 
+from .args import type_name
 from .callsite import PACKAGE_DIR
 from .dispatch import storage_root
 from .entry_cache import compiled
-from .errors import StridedNotImplementedError, StridedRuntimeError, join_lines
+from .errors import StridedNotImplementedError, StridedRuntimeError, StridedTypeError, join_lines
 from .kernels.listeners import OPEN, listened, reporting
 from .numpy_keywords import ALIASES, NO, accepts, aliases_of, renamed
 from .numpy_keywords import call as _numpy_call
@@ -53,7 +54,7 @@ from .storage import REBUILT_HOOKS
 
 __all__ = [
     "GRAD_MODE", "INSIDE", "STATE", "Meta", "RemovableHandle", "bump", "grad_enabled_at_call", "guard", "guard_function",
-    "is_grad_enabled", "last_write", "leaf", "needs_grad",
+    "check_flag", "is_grad_enabled", "last_write", "leaf", "needs_grad",
     "meta", "refuse_dlpack", "refuse_numpy", "refuse_out", "requires_grad", "set_recorder",
     "set_requires_grad", "track", "track_inplace", "version",
 ]
@@ -215,10 +216,25 @@ def set_requires_grad(t: Any, flag: bool = True) -> Any:
     return t
 
 
-def leaf(t: Any, requires_grad: bool) -> Any:
-    """A factory's result ``t``, made a leaf that requires grad when ``requires_grad`` is true
-    (the one tail of every ``requires_grad=`` factory)."""
-    return set_requires_grad(t) if requires_grad else t
+def check_flag(requires_grad: Any, op: str) -> bool:
+    """A factory's ``requires_grad=`` as PyTorch's parser takes it: a Python bool, or None (False);
+    anything else (1, a NumPy bool, a tensor) is PyTorch's TypeError, not a truth value.
+
+    >>> check_flag(None, "zeros")
+    False
+    """
+    if requires_grad is None or isinstance(requires_grad, bool):
+        return bool(requires_grad)
+    raise StridedTypeError(join_lines(
+        f"{op}(): argument 'requires_grad' must be bool, not {type_name(requires_grad)}",
+        f"got requires_grad={requires_grad!r:.40}; fix: pass True or False (bool(x) if it is a flag)"))
+
+
+def leaf(t: Any, requires_grad: Any, op: str) -> Any:
+    """A factory's result ``t``, made a leaf that requires grad when ``requires_grad`` is True
+    (the one tail of every ``requires_grad=`` factory; ``op`` names the factory in the
+    TypeError for a flag that is not a bool: :func:`check_flag`)."""
+    return set_requires_grad(t) if check_flag(requires_grad, op) else t
 
 
 # ---------------------------------------------------------------- version counters

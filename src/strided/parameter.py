@@ -49,6 +49,10 @@ class Parameter(Tensor):
         if not isinstance(data, Tensor):
             raise StridedTypeError(f"Parameter() expects a Tensor as data, but got {type_name(data)}: "
                                    "build it with strided.tensor(...) first")
+        if not isinstance(requires_grad, bool):  # (PyTorch's parser, under the name of the call it makes)
+            raise StridedTypeError(
+                f"_make_subclass(): argument 'require_grad' (position 3) must be bool, not {type_name(requires_grad)}\n"
+                "  Parameter(data, requires_grad=...) takes True or False")
         p = data.detach().as_subclass(cls)
         if requires_grad:
             p.requires_grad_(True)  # (PyTorch's error for an integer tensor)

@@ -8,6 +8,7 @@ import functools
 from collections.abc import Callable
 from typing import Any
 
+from ..args import type_name
 from ..errors import StridedNotImplementedError, StridedRuntimeError, StridedTypeError, join_lines
 from ..grad_mode import SUBCLASSES, RemovableHandle, set_requires_grad
 from ..grad_mode import is_inference as _is_inference
@@ -25,11 +26,19 @@ def requires_grad_(self: Tensor, requires_grad: bool = True) -> Tensor:
 
     >>> w = strided.zeros(3).requires_grad_()
     """
+    if not isinstance(requires_grad, bool):  # (PyTorch's parser: 1, None or a NumPy bool is no flag)
+        raise StridedTypeError(join_lines(
+            f"requires_grad_(): argument 'requires_grad' (position 1) must be bool, not {type_name(requires_grad)}",
+            f"got {requires_grad!r:.40}; fix: t.requires_grad_(True) or t.requires_grad_(False)"))
     return set_requires_grad(self, requires_grad)  # (the checks live below the ops: strided.grad_mode)
 
 
 def _set_requires_grad(self: Tensor, value: bool) -> None:
-    requires_grad_(self, bool(value))
+    if not isinstance(value, bool):  # (PyTorch's setter: a RuntimeError, not a truth value)
+        raise StridedRuntimeError(join_lines(
+            "requires_grad must be a bool",
+            f"got {value!r:.40} ({type_name(value)}); fix: t.requires_grad = True (or False)"))
+    requires_grad_(self, value)
 
 
 def _get_grad(self: Tensor) -> Tensor | None:

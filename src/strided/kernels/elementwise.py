@@ -197,6 +197,7 @@ def clamp_into(x: np.ndarray, lo: Any, hi: Any, out: np.ndarray, compute: np.dty
     (maximum into ``out``, then minimum of ``out`` and ``hi``) would read such a ``hi`` after
     the first pass wrote it.
     """
+    saved = tied_zeros(x, lo, hi, out.shape) if compute.kind not in "biu" else None
     token = quiet_set(QUIET)
     try:
         if lo is None:
@@ -206,8 +207,46 @@ def clamp_into(x: np.ndarray, lo: Any, hi: Any, out: np.ndarray, compute: np.dty
         else:  # (NumPy's clip has no bfloat16 loop: compared in float32, which holds every bfloat16)
             wide = _F32 if compute.kind == "V" and compute.name == "bfloat16" else compute
             ufunc_into(_clip, (x, lo, hi), out, {"dtype": wide, "casting": "unsafe"})
+        keep_tied_zeros(saved, out)
     finally:
         quiet_reset(token)
+
+
+def _array(bound: Any) -> bool:
+    return isinstance(bound, np.ndarray) and bound.ndim > 0
+
+
+def tied_zeros(x: Any, lo: Any, hi: Any, shape: tuple[int, ...]) -> tuple[np.ndarray, np.ndarray] | None:
+    """Where PyTorch's clamp keeps a zero of ``x`` that NumPy may replace, and those zeros: (mask
+    of the result's ``shape``, ``x``'s values there), or None. PyTorch's clamp keeps ``x`` where
+    it ties a bound (``x < lo ? lo : x``, then ``> hi``); only zeros tie with other bits (-0.0
+    against 0.0), and NumPy's maximum/minimum/clip hand back either zero depending on the loop
+    (SIMD: the second operand's). Read before the clamp writes (``clamp_`` overwrites ``x``);
+    :func:`keep_tied_zeros` writes them back. Costs a pass only when a bound is 0
+    (``clamp(x, -1, 1)`` pays nothing); a NaN bound is no tie.
+
+    Number bounds only: with a tensor bound PyTorch's own answer depends on where the element
+    falls (its SIMD lanes return the bound's zero, its scalar tail ``x``'s: 4 of 100 elements
+    keep -0.0 in ``clamp(full((100,), -0.0), min=zeros(100))``), so NumPy's is left as it is.
+
+    >>> tied_zeros(np.array([-0.0, 1.0]), 0.0, None, (2,))
+    (array([ True, False]), array([-0.]))
+    """
+    if _array(lo) or _array(hi) or not (lo == 0 or hi == 0):  # (None == 0 is False)
+        return None
+    if not ((lo is None or lo <= 0) and (hi is None or hi >= 0)):  # (a bound moves every zero)
+        return None
+    keep = x == 0  # (the one pass: a bool array, then its any())
+    if not keep.any():
+        return None
+    keep = np.broadcast_to(keep, shape)
+    return keep, np.broadcast_to(x, shape)[keep]
+
+
+def keep_tied_zeros(saved: tuple[np.ndarray, np.ndarray] | None, out: np.ndarray) -> None:
+    """Write back the zeros :func:`tied_zeros` saved (nothing when it found none)."""
+    if saved is not None:
+        out[saved[0]] = saved[1]
 
 
 def where_into(condition: np.ndarray, a: Any, b: Any, out: np.ndarray) -> None:

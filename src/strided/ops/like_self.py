@@ -21,6 +21,7 @@ from typing import Any
 from .. import creation
 from ..args import type_name
 from ..errors import StridedRuntimeError, StridedTypeError
+from ..grad_mode import check_flag
 from ..kernels.listeners import OPEN, listened, reporting
 from ..opdef import OPDEFS, Kind, declare
 from ..tensor import Tensor
@@ -66,6 +67,7 @@ def new_zeros(self: Tensor, *sizes: Any, size: Any = None, dtype: Any = None, de
     >>> strided.ones(1, dtype=strided.int32).new_zeros(2).tolist()
     [0, 0]
     """
+    requires_grad = check_flag(requires_grad, "new_zeros")  # (named as this method, not the factory it calls)
     return creation.zeros(*_sizes(sizes, size, 'new_zeros'), dtype=_own_dtype(self, dtype), device=device, requires_grad=requires_grad)
 
 
@@ -78,6 +80,7 @@ def new_ones(self: Tensor, *sizes: Any, size: Any = None, dtype: Any = None, dev
     >>> strided.zeros(1, dtype=strided.float64).new_ones((1, 2)).dtype
     strided.float64
     """
+    requires_grad = check_flag(requires_grad, "new_ones")  # (named as this method, not the factory it calls)
     return creation.ones(*_sizes(sizes, size, 'new_ones'), dtype=_own_dtype(self, dtype), device=device, requires_grad=requires_grad)
 
 
@@ -90,6 +93,7 @@ def new_empty(self: Tensor, *sizes: Any, size: Any = None, dtype: Any = None, de
     >>> strided.zeros(1).new_empty(2, 3).stride()
     (3, 1)
     """
+    requires_grad = check_flag(requires_grad, "new_empty")  # (named as this method, not the factory it calls)
     return creation.empty(*_sizes(sizes, size, 'new_empty'), dtype=_own_dtype(self, dtype), device=device, requires_grad=requires_grad)
 
 
@@ -103,6 +107,7 @@ def new_full(self: Tensor, size: Any, fill_value: Any, *, dtype: Any = None, dev
     >>> strided.zeros(1).new_full((2,), 3).tolist()
     [3.0, 3.0]
     """
+    requires_grad = check_flag(requires_grad, "new_full")  # (named as this method, not the factory it calls)
     if not isinstance(size, (tuple, list)):
         raise StridedTypeError(
             f"new_full(): argument 'size' (position 1) must be tuple of ints, not {type_name(size)}\n"
@@ -119,6 +124,7 @@ def new_tensor(self: Tensor, data: Any, *, dtype: Any = None, device: Any = None
     >>> strided.zeros(1, dtype=strided.float64).new_tensor([1, 2])
     tensor([1., 2.], dtype=strided.float64)
     """
+    requires_grad = check_flag(requires_grad, "new_tensor")  # (named as this method, not the factory it calls)
     if isinstance(data, Tensor):
         warnings.warn(
             "To copy construct from a tensor, it is recommended to use sourceTensor.detach().clone() or "

@@ -29,6 +29,7 @@ All checks run before anything is written, so a refused ``out`` is left untouche
 from __future__ import annotations
 
 import warnings
+from collections.abc import Callable
 from typing import Any
 
 from ... import layout as L
@@ -166,3 +167,49 @@ def _dtype_mismatch(result: Tensor, out: Tensor, op: str, style: str) -> Strided
             f"fix: pass out=strided.empty(0, dtype=strided.{r.name}), or drop out= and convert the result",
         )
     )
+
+
+def write_pair_out(out: Any, compute: Callable[[], Any], op: str, inputs: tuple, style: str = "matmul") -> Any:
+    """``op(..., out=(values, indices))`` of the ops that return a (values, indices) pair (max/min
+    along a dim, median, mode, kthvalue, sort, topk, ...): PyTorch's rules, checked before
+    anything is written. ``out`` is a tuple (or list) of two tensors (TypeError otherwise, in
+    PyTorch's words); autograd's refusal; ``compute()`` (the op without out=) makes the pair;
+    ``values`` must have the input's dtype and ``indices`` int64 exactly (RuntimeError "Expected
+    out tensor to have dtype float, but got double instead"); each is resized as by
+    :func:`write_out` (with PyTorch's warning when it had elements) and written through its own
+    strides. Returns the op's named tuple holding the two ``out`` tensors. ``style="scalar_type"``:
+    the dtype refusal in the words of PyTorch's cummax/cummin ("expected scalar_type Long but
+    found Int").
+
+    >>> x = strided.tensor([[3.0, 1.0], [0.0, 5.0]])
+    >>> v, i = strided.empty(2), strided.empty(2, dtype=strided.int64)
+    >>> r = strided.max(x, 1, out=(v, i)); r.values is v, v.tolist(), i.tolist()
+    (True, [3.0, 5.0], [0, 1])
+    """
+    if not isinstance(out, (tuple, list)):
+        raise StridedTypeError(join_lines(
+            f"{op}(): argument 'out' must be tuple of Tensors, not {type(out).__name__}",
+            f"{op} along a dim returns (values, indices): out= takes one tensor for each",
+            f"fix: {op}(..., out=(values, indices)) with values of the input's dtype and int64 indices"))
+    if len(out) != 2:
+        raise StridedTypeError(join_lines(
+            f"expected tuple of 2 elements but got {len(out)}",
+            f"{op}(..., out=...) takes (values, indices); got {len(out)} tensors"))
+    for i, o in enumerate(out):
+        if not isinstance(o, Tensor):
+            raise StridedTypeError(join_lines(
+                f"expected Tensor as element {i} in argument 'out', but got {type(o).__name__}",
+                f"fix: {op}(..., out=(values, indices)) with two tensors"))
+    refuse_out(op, out[0], (out[1], *inputs))
+    made = compute()
+    for o, r in zip(out, made):
+        if r._dtype is not o._dtype:
+            if style == "scalar_type":
+                raise StridedRuntimeError(join_lines(
+                    f"expected scalar_type {TORCH_NAMES[r._dtype]} but found {TORCH_NAMES[o._dtype]}",
+                    f"{op} writes {r._dtype.name} here and does not convert; this out tensor is {o._dtype.name}",
+                    "fix: pass out tensors of the input's dtype (values) and strided.int64 (indices)"))
+            raise _dtype_mismatch(r, o, op, "matmul")
+    for o, r in zip(out, made):  # (both checked first: a refused out= leaves both untouched)
+        write_out(o, r, op, ())
+    return type(made)(*out)

@@ -28,7 +28,8 @@ from .promotion import TORCH_NAMES
 
 # op -> PyTorch's kernel name in '"<kernel>" not implemented for 'UInt16'' (NotImplementedError)
 UNSIGNED: dict[str, str] = {
-    "add": "add_stub", "sub": "add_stub", "floor_divide": "div_floor_cpu", "remainder": "remainder_cpu",
+    "add": "add_stub", "sub": "add_stub", "floor_divide": "div_floor_cpu", "div_trunc": "div_trunc_cpu",
+    "remainder": "remainder_cpu",
     "pow": "pow", "lt": "lt_cpu", "le": "le_cpu", "gt": "gt_cpu", "ge": "ge_cpu", "neg": "neg_cpu",
     "abs": "abs_cpu", "bitwise_not": "bitwise_not_cpu", "sign": "sign_cpu", "clamp": "clamp_scalar_cpu",
     "clamp_min": "clamp_min_scalar_cpu", "clamp_max": "clamp_max_scalar_cpu", "clamp.tensor": "clamp_cpu",
@@ -65,6 +66,7 @@ _CLAMP = "clamp is not supported for complex types"
 COMPLEX: dict[str, tuple[type[StridedError], str]] = {
     **{op: (StridedNotImplementedError, f'"{op}_cpu" not implemented for \'{{T}}\'') for op in ("lt", "le", "gt", "ge")},
     "floor_divide": (StridedNotImplementedError, '"div_floor_cpu" not implemented for \'{T}\''),
+    "div_trunc": (StridedNotImplementedError, '"div_trunc_cpu" not implemented for \'{T}\''),
     "remainder": (StridedNotImplementedError, '"remainder_cpu" not implemented for \'{T}\''),
     **{op: (StridedNotImplementedError, f'"{op}_cpu" not implemented for \'{{T}}\'')
        for op in ("bitwise_and", "bitwise_or", "bitwise_xor")},

@@ -46,7 +46,7 @@ from ...dtypes import (
     to_dtype,
 )
 from ...errors import StridedNotImplementedError, StridedRuntimeError, StridedTypeError, join_lines
-from ...grad_mode import leaf
+from ...grad_mode import check_flag, leaf
 from ...kernels import check_writable, write
 from ...kernels.fpstate import quietly
 from ...layout import Layout, contiguous_strides
@@ -234,8 +234,9 @@ def rand(*sizes: Any, size: Any = None, generator: Any = None, dtype: Any = None
 
     # Note: PyTorch's distribution, NumPy's PCG64 stream: not torch.rand's numbers for the same seed.
     """
+    requires_grad = check_flag(requires_grad, "rand")  # (before a draw: no RNG step on a bad flag)
     t = _rand(sizes, size, generator, dtype, device)
-    return leaf(t, requires_grad)
+    return leaf(t, requires_grad, "rand")
 
 
 def _rand(sizes: Any, size: Any, generator: Any, dtype: Any, device: Any) -> Tensor:
@@ -266,8 +267,9 @@ def randn(*sizes: Any, size: Any = None, generator: Any = None, dtype: Any = Non
     >>> x.shape, abs(x.mean().item()) < 0.05, abs(x.std().item() - 1) < 0.05
     ((10000,), True, True)
     """
+    requires_grad = check_flag(requires_grad, "randn")  # (before a draw: no RNG step on a bad flag)
     t = _randn(sizes, size, generator, dtype, device)
-    return leaf(t, requires_grad)
+    return leaf(t, requires_grad, "randn")
 
 
 def _randn(sizes: Any, size: Any, generator: Any, dtype: Any, device: Any) -> Tensor:
@@ -625,6 +627,7 @@ def rand_like(input: Any, *, dtype: Any = None, memory_format: MemoryFormat = pr
     >>> strided.rand_like(strided.zeros(2, 3, dtype=strided.float64)).dtype
     strided.float64
     """
+    requires_grad = check_flag(requires_grad, "rand_like")  # (before a draw: no RNG step on a bad flag)
     tensor_arg(input, "rand_like")
     parse_device(device, "rand_like")
     dt = input._dtype if dtype is None else to_dtype(dtype)
@@ -635,11 +638,11 @@ def rand_like(input: Any, *, dtype: Any = None, memory_format: MemoryFormat = pr
         resolve(generator, "rand_like").draw(lambda g: g.random(dtype=arr.dtype, out=arr))
         if OPEN:
             created("rand_like", (input,), t)
-        return leaf(t, requires_grad)
+        return leaf(t, requires_grad, "rand_like")
     values = resolve(generator, "rand_like").draw(
         lambda g: _complex_parts(g, shape, dt, normal=False) if dt.is_complex else _uniform(g, shape, dt))
     t = _fresh(shape, dt, values, "rand_like", (input,), _like_strides(input, dt, memory_format))
-    return leaf(t, requires_grad)
+    return leaf(t, requires_grad, "rand_like")
 
 
 def randn_like(input: Any, *, dtype: Any = None, memory_format: MemoryFormat = preserve_format,
@@ -649,6 +652,7 @@ def randn_like(input: Any, *, dtype: Any = None, memory_format: MemoryFormat = p
     >>> strided.randn_like(strided.zeros(2, 3)).shape
     (2, 3)
     """
+    requires_grad = check_flag(requires_grad, "randn_like")  # (before a draw: no RNG step on a bad flag)
     tensor_arg(input, "randn_like")
     parse_device(device, "randn_like")
     dt = input._dtype if dtype is None else to_dtype(dtype)
@@ -659,12 +663,12 @@ def randn_like(input: Any, *, dtype: Any = None, memory_format: MemoryFormat = p
         resolve(generator, "randn_like").draw(lambda g: g.standard_normal(dtype=arr.dtype, out=arr))
         if OPEN:
             created("randn_like", (input,), t)
-        return leaf(t, requires_grad)
+        return leaf(t, requires_grad, "randn_like")
     values = resolve(generator, "randn_like").draw(
         lambda g: _complex_parts(g, shape, dt, normal=True) if dt.is_complex
         else g.standard_normal(shape, dtype=_compute(dt)))
     t = _fresh(shape, dt, values, "randn_like", (input,), _like_strides(input, dt, memory_format))
-    return leaf(t, requires_grad)
+    return leaf(t, requires_grad, "randn_like")
 
 
 def randint_like(input: Any, low: Any = None, high: Any = None, *, dtype: Any = None,
@@ -677,6 +681,7 @@ def randint_like(input: Any, low: Any = None, high: Any = None, *, dtype: Any = 
     >>> y.shape, bool(((y >= 0) & (y < 3)).all())
     ((100,), True)
     """
+    requires_grad = check_flag(requires_grad, "randint_like")  # (before a draw: no RNG step on a bad flag)
     tensor_arg(input, "randint_like")
     parse_device(device, "randint_like")
     if high is None:
@@ -689,7 +694,7 @@ def randint_like(input: Any, low: Any = None, high: Any = None, *, dtype: Any = 
     _check_range(low_i, high_i, dt, "randint_like")
     shape = input._layout.shape
     values = resolve(generator, "randint_like").draw(lambda g: _integers(low_i, high_i - 1)(g, shape))
-    return leaf(_fresh(shape, dt, values, "randint_like", (input,), _like_strides(input, dt, memory_format)), requires_grad)
+    return leaf(_fresh(shape, dt, values, "randint_like", (input,), _like_strides(input, dt, memory_format)), requires_grad, "randint_like")
 
 
 # ---------------------------------------------------------------- in-place samplers

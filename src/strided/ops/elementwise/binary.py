@@ -57,7 +57,7 @@ from ...dtypes import (
 )
 from ...errors import StridedRuntimeError, StridedTypeError, join_lines
 from ...grad_mode import INSIDE, SUBCLASSES
-from ...gradients import record, records, seal
+from ...gradients import grad_zeros, record, records, seal
 from ...kernels.elementwise import (
     assign,
     binary_into,
@@ -168,6 +168,45 @@ class _TorchRemainder:
 
 REMAINDER = BinaryOp("remainder", _TorchRemainder(), kernel="remainder_cpu", int_zero_check=True, fast=_FLOATS,
                      symbol="%")
+
+
+class _TruncDivide:
+    """PyTorch's ``div(a, b, rounding_mode="trunc")`` kernel as a ufunc-like callable: floats
+    ``trunc(a / b)`` (the quotient rounded once in the compute dtype, then truncated, as PyTorch's
+    ``std::trunc(a / b)``: -0.0 where it truncates a negative quotient to zero); integers C's
+    division, toward zero (the caller has refused a zero divisor; the most negative value over -1
+    wraps, where PyTorch's CPU kernel dies of SIGFPE)."""
+
+    __name__ = "div_trunc"
+
+    def __call__(self, a: Any, b: Any, out: Any = None, dtype: Any = None, **kwargs: Any) -> Any:
+        kind = np.dtype(dtype).kind if dtype is not None else np.result_type(a, b).kind
+        if kind not in "iu":  # (truncated in the compute dtype, then cast: float16 out of float32 opmath)
+            q = np.true_divide(a, b, dtype=dtype)
+            q = np.trunc(q, out=q) if type(q) is np.ndarray else q.dtype.type(np.trunc(q))
+        else:
+            q = self._c_division(a, b, dtype, kind)
+        if out is None:
+            return q
+        np.copyto(out, q, casting="unsafe")
+        return out
+
+    @staticmethod
+    def _c_division(a: Any, b: Any, dtype: Any, kind: str) -> Any:
+        with np.errstate(all="ignore"):  # (INT_MIN // -1 wraps)
+            q = np.floor_divide(a, b, dtype=dtype)
+            if kind == "i":  # floor to trunc: one up where the division was inexact and the signs differ
+                inexact = np.not_equal(np.multiply(q, b, dtype=dtype), np.asarray(a).astype(q.dtype, copy=False))
+                q = q + (inexact & (np.less(a, 0) != np.less(b, 0))).astype(q.dtype)
+        return q
+
+    def __repr__(self) -> str:
+        return "<kernel div_trunc (C division toward zero)>"
+
+
+TRUNC_DIVIDE = BinaryOp("div_trunc", _TruncDivide(), kernel="div_trunc_cpu", int_zero_check=True, opmath_scalar=True)
+# div's rounding modes: floor is floor_divide's kernel (PyTorch's floor_divide is div(..., "floor"))
+_ROUNDED = {"floor": FLOOR_DIVIDE, "trunc": TRUNC_DIVIDE}
 POW = BinaryOp("pow", np.power, kind="pow", kernel="pow", fast=_FLOATS, symbol="**")
 BITWISE_AND = BinaryOp("bitwise_and", np.bitwise_and, kind="bitwise", kernel="bitwise_and_cpu", fast=_INTS,
                        symbol="&")
@@ -572,8 +611,28 @@ def _scaled(y: Any, alpha: Any, compute: DType) -> Any:
 _ALPHA_OPS = ("add", "sub")
 
 
-def _with_extras(op: BinaryOp, a: Any, b: Any, alpha: Any, out: Any) -> Any:
-    """``op(a, b, alpha=..., out=...)``: the general path, then :func:`strided.ops._support.out.write_out`."""
+def _rounding(op: BinaryOp, rounding_mode: Any) -> BinaryOp:
+    """The kernel of ``div(..., rounding_mode=...)`` (floor_divide's or :class:`_TruncDivide`), with
+    PyTorch's errors for another mode or another op.
+
+    >>> _rounding(DIV, "trunc").name
+    'div_trunc'
+    """
+    if op is not DIV:
+        raise StridedTypeError(join_lines(
+            f"{op.name}() got an unexpected keyword argument 'rounding_mode'",
+            "only div (divide, true_divide) takes rounding_mode=: x.div(y, rounding_mode='floor')"))
+    found = _ROUNDED.get(rounding_mode) if isinstance(rounding_mode, str) else None
+    if found is None:
+        raise StridedRuntimeError(join_lines(
+            f"div expected rounding_mode to be one of None, 'trunc', or 'floor' but found '{rounding_mode}'",
+            "fix: rounding_mode='trunc' (toward zero), 'floor' (toward -inf) or None (true division)"))
+    return found
+
+
+def _with_extras(op: BinaryOp, a: Any, b: Any, alpha: Any, out: Any, name: str = "") -> Any:
+    """``op(a, b, alpha=..., out=...)``: the general path, then :func:`strided.ops._support.out.write_out`
+    (``name``: the op out= is reported as, when not ``op``'s own: div's rounding modes)."""
     if alpha is not None and op.name not in _ALPHA_OPS:
         raise StridedTypeError(
             join_lines(
@@ -583,12 +642,12 @@ def _with_extras(op: BinaryOp, a: Any, b: Any, alpha: Any, out: Any) -> Any:
         )
     if out is None:
         return binary(op, a, b, alpha=alpha)
-    if op is FLOOR_DIVIDE:
+    if op is FLOOR_DIVIDE and not name:
         return _floor_divide_out(a, b, out)
     if op.late_checks and isinstance(out, Tensor) and isinstance(a, Tensor) and isinstance(b, Tensor):
         # (PyTorch: an out its result cannot be cast to is refused before the kernel's dtype refusal)
         check_cast(_binary_dtypes(op, a, b)[1], out, op.name)
-    return write_out(out, _binary(op, a, b, None, alpha), op.name, (a, b))
+    return write_out(out, _binary(op, a, b, None, alpha), name or op.name, (a, b))
 
 
 def _floor_divide_out(a: Any, b: Any, out: Any) -> Any:
@@ -753,7 +812,9 @@ def _make_binary(op: BinaryOp) -> tuple[Callable[..., Tensor], ...]:
 
     fast_inplace = op.name in _FAST_INPLACE
 
-    def inplace(self: Tensor, other: Any, *, alpha: Any = None) -> Tensor:
+    def inplace(self: Tensor, other: Any, *, alpha: Any = None, rounding_mode: Any = None) -> Tensor:
+        if rounding_mode is not None:
+            return binary(_rounding(op, rounding_mode), self, other, target=self)
         if alpha is not None and op.name not in _ALPHA_OPS:
             return _with_extras(op, self, other, alpha, None)  # (its error for alpha=)
         if fast_inplace and not OPEN and (type(self) is Tensor or type(self) in SUBCLASSES) and _inplace_flat(op, self, other, alpha):
@@ -797,7 +858,7 @@ def _fast_binary(op: BinaryOp, slow: Callable[[Any, Any], Any], rule: str) -> Ca
     result_dtype = bool_ if op.kind == "compare" else None  # None: the operands' dtype
 
     @records(rule)
-    def fn(input: Any, other: Any, *, alpha: Any = None, out: Any = None) -> Tensor:  # (a.sub(other=b))
+    def fn(input: Any, other: Any, *, alpha: Any = None, out: Any = None, rounding_mode: Any = None) -> Tensor:  # (a.sub(other=b))
         # The autograd test is one slot read per tensor operand, folded into the fast path's own
         # type tests (the op is its own recording entry: no wrapper call). A tensor in autograd is
         # recorded: strided.gradients.record runs fn again with INSIDE set, which then takes the
@@ -807,7 +868,7 @@ def _fast_binary(op: BinaryOp, slow: Callable[[Any, Any], Any], rule: str) -> Ca
         # Their elements pair up along the flat runs of the storages: the ufunc runs on those
         # runs and its fresh 1-D result becomes the output storage (no view objects, no layout
         # planning: the result's Layout is the per-layout plan's shared object).
-        if (type(input) is Tensor or type(input) in SUBCLASSES) and alpha is None and out is None:
+        if (type(input) is Tensor or type(input) in SUBCLASSES) and alpha is None and out is None and rounding_mode is None:
             if input._ag is not None and not INSIDE.get():
                 return record(rule, fn, (input, other), {})  # (alpha and out are None here)
             d = input._dtype
@@ -864,6 +925,12 @@ def _fast_binary(op: BinaryOp, slow: Callable[[Any, Any], Any], rule: str) -> Ca
             if OPEN:
                 report(name, (input, other), t)
             return t
+        if rounding_mode is not None:
+            op_ = _rounding(op, rounding_mode)  # (its errors before autograd's record, as PyTorch's parser)
+            if ((isinstance(input, Tensor) and input._ag is not None) or (isinstance(other, Tensor) and other._ag is not None)) \
+                    and not INSIDE.get():
+                return record(rule, fn, (input, other), {"out": out, "rounding_mode": rounding_mode})
+            return binary(op_, input, other) if out is None else _with_extras(op_, input, other, None, out, "div")
         if ((isinstance(input, Tensor) and input._ag is not None) or (isinstance(other, Tensor) and other._ag is not None)) \
                 and not INSIDE.get():
             return record(rule, fn, (input, other), {"alpha": alpha, "out": out})
@@ -1093,8 +1160,10 @@ def _mul_backward(out: Tensor, a: Any, b: Any, **kwargs: Any) -> Any:
 @backward("__truediv__", operands="dunder", reflected=("__rtruediv__",))
 @backward("div", "divide", "true_divide", operands="two")
 def _div_backward(out: Tensor, a: Any, b: Any, *, rounding_mode: Any = None, **kwargs: Any) -> Any:
-    if rounding_mode is not None:
-        return None
+    if rounding_mode is not None:  # a piecewise-constant quotient: PyTorch's DivBackward2, zero gradients
+        ta, tb = isinstance(a, Tensor), isinstance(b, Tensor)
+        return ("DivBackward2", (a if ta else None, b if tb else None),
+                lambda g: (grad_zeros(a.shape, g._dtype) if ta else None, grad_zeros(b.shape, g._dtype) if tb else None), ())
     ta, tb = isinstance(a, Tensor), isinstance(b, Tensor)
     if not ta:  # number / tensor: PyTorch computes reciprocal(b) * number
         return "DivBackward0", (None, b), lambda g: (None, -g * a / (b * b)), (b,)

@@ -41,10 +41,12 @@ from ...kernels.elementwise import (
     UnaryKernel,
     _clip,
     clamp_into,
+    keep_tied_zeros,
     neg_kernel,
     relu_array,
     relu_kernel,
     sigmoid_kernel,
+    tied_zeros,
     ufunc_kernel,
     where_into,
 )
@@ -477,6 +479,7 @@ def _fast_clamp(x: Any, min: Any, max: Any) -> Tensor | None:  # noqa: A002
             res = np.maximum(arr, lo)
         else:
             res = _clip(arr, lo, hi)
+        keep_tied_zeros(tied_zeros(arr, lo, hi, arr.shape), res)  # (-0.0 clamped at 0 stays -0.0, as in PyTorch)
     finally:
         _quiet_reset(token)
     return adopted(res, info[2], d)

@@ -106,8 +106,11 @@ def index_select(input: Tensor, dim: int, index: Tensor) -> Tensor:  # noqa: A00
                 "fix: select from a non-empty dim, or pass an empty index",
             )
         )
-    # Note: PyTorch's CPU kernel raises IndexError along dim 0 but RuntimeError ("INDICES element is
-    # out of DATA bounds") along the other dims of a 2-d or larger input; strided raises IndexError.
+    # PyTorch's CPU kernel has a path of its own for dim 1 of a 2-d or larger input (its result is
+    # contiguous): a RuntimeError in other words there, IndexError along every other dim
+    if d == 1 and input.ndim > 1:
+        check_bounds(idx, size, d, "index_select", StridedRuntimeError,
+                     "INDICES element is out of DATA bounds, id={index} axis_dim={size}")
     check_bounds(idx, size, d, "index_select", StridedIndexError, "index out of range in self")
     if L.is_contiguous(input._layout.shape, input._layout.strides):
         picked = np.take(src, idx, axis=d)

@@ -38,6 +38,7 @@ from .._support import return_types
 from .._support.fast_reduce import PLANS, fast_reduce
 from .._support.memo import Memo
 from .._support.operands import _cinfo, flat_run
+from .._support.out import write_out, write_pair_out
 from .._support.reduce_args import reduced_shape, reduction_dims, shape_text
 from .._support.support import check as _check_support
 from ..elementwise.binary import extremum_backward
@@ -127,24 +128,32 @@ def _extreme(self: Tensor, dim: Any, keepdim: bool, op: str) -> Any:
 
 
 @method("max")
-def max(self: Tensor, dim: Any = None, keepdim: bool = False) -> Any:  # noqa: A001
+def max(self: Tensor, dim: Any = None, keepdim: bool = False, *, out: Any = None) -> Any:  # noqa: A001
     """The largest element (0-d), or ``(values, indices)`` along ``dim``, or ``maximum(self, other)``.
 
     >>> x = strided.tensor([[1, 5], [7, 2]])
     >>> x.max().item(), x.max(dim=1).values.tolist(), x.max(dim=1).indices.tolist()
     (7, [5, 7], [1, 0])
     """
+    if out is not None:  # (along a dim: a (values, indices) pair; otherwise one tensor)
+        if isinstance(dim, int) and not isinstance(dim, bool):
+            return write_pair_out(out, lambda: _extreme(self, dim, keepdim, "max"), "max", (self,))
+        return write_out(out, _extreme(self, dim, keepdim, "max"), "max", (self,) if dim is None else (self, dim))
     return _extreme(self, dim, keepdim, "max")
 
 
 @method("min")
-def min(self: Tensor, dim: Any = None, keepdim: bool = False) -> Any:  # noqa: A001
+def min(self: Tensor, dim: Any = None, keepdim: bool = False, *, out: Any = None) -> Any:  # noqa: A001
     """The smallest element (0-d), or ``(values, indices)`` along ``dim``, or ``minimum(self, other)``.
 
     >>> x = strided.tensor([[1, 5], [7, 2]])
     >>> x.min().item(), x.min(dim=0).values.tolist()
     (1, [1, 2])
     """
+    if out is not None:  # (along a dim: a (values, indices) pair; otherwise one tensor)
+        if isinstance(dim, int) and not isinstance(dim, bool):
+            return write_pair_out(out, lambda: _extreme(self, dim, keepdim, "min"), "min", (self,))
+        return write_out(out, _extreme(self, dim, keepdim, "min"), "min", (self,) if dim is None else (self, dim))
     return _extreme(self, dim, keepdim, "min")
 
 

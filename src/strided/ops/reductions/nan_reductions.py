@@ -26,7 +26,7 @@ from ...opdef import Kind, declare
 from ...tensor import Tensor, tensor_arg
 from .._support import gradtools, support
 from .._support.fast_reduce import fast_operand, fast_plan, fast_reduce
-from .._support.out import write_out
+from .._support.out import write_out, write_pair_out
 from .._support.promotion import TORCH_NAMES
 from .._support.reduce_args import numpy_axes, optional_dtype, reduced_shape, reduction_dims, shape_text
 from ..registry import backward, method
@@ -153,12 +153,14 @@ _max_reduce, _min_reduce = np.maximum.reduce, np.minimum.reduce
 
 
 @method("aminmax")
-def aminmax(input: Tensor, *, dim: int | None = None, keepdim: bool = False) -> AminmaxResult:
+def aminmax(input: Tensor, *, dim: int | None = None, keepdim: bool = False, out: Any = None) -> AminmaxResult:
     """``(min, max)`` over one ``dim`` (None: every element), as a named tuple.
 
     >>> strided.aminmax(strided.tensor([3, 1, 2]))
     aminmax(min=tensor(1), max=tensor(3))
     """
+    if out is not None:
+        return write_pair_out(out, lambda: aminmax(input, dim=dim, keepdim=keepdim), "aminmax", (input,))
     got = fast_operand(input, dim, keepdim)  # (the reductions' fast path, as amin's and amax's: one view, one plan)
     if got is not None:
         x, plan = got

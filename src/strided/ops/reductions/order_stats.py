@@ -24,12 +24,19 @@ import numpy as np
 
 from ...dtypes import bool_ as bool_dtype
 from ...dtypes import int64, np_kind
-from ...errors import StridedIndexError, StridedNotImplementedError, StridedRuntimeError, join_lines
+from ...errors import (
+    StridedIndexError,
+    StridedNotImplementedError,
+    StridedRuntimeError,
+    StridedTypeError,
+    join_lines,
+)
 from ...gradients import seal
 from ...opdef import Kind, declare
 from ...tensor import Tensor, tensor_arg
 from .._support import gradtools, return_types
 from .._support.along import flag, moved_last, one_dim, take_last, tensor_from_array
+from .._support.out import write_pair_out
 from .._support.reduce_args import reduced_shape, shape_text
 from ..registry import backward, method
 
@@ -93,24 +100,39 @@ def _median(x: Tensor, dim: Any, keepdim: bool, op: str, skip_nan: bool) -> Any:
     return kind(tensor_from_array(values, out_shape, x._dtype), tensor_from_array(idx, out_shape, int64))
 
 
+def _order_out(out: Any, compute: Any, op: str, input: Tensor, dim: Any) -> Any:  # noqa: A002
+    """median/nanmedian with out=: the (values, indices) pair along ``dim``; PyTorch has no out= for
+    the median of all elements (its parser then asks for ``dim``)."""
+    if dim is None:
+        raise StridedTypeError(join_lines(
+            f'{op}() missing 1 required positional arguments: "dim"',
+            f"out= takes {op} along a dim, as (values, indices): {op}(x, dim, out=(values, indices)); "
+            f"the {op} of all elements has no out= (y = x.{op}(), then y_out.copy_(y))"))
+    return write_pair_out(out, compute, op, (input,))
+
+
 @method("median")
-def median(input: Tensor, dim: Any = None, keepdim: bool = False) -> Any:  # noqa: A002
+def median(input: Tensor, dim: Any = None, keepdim: bool = False, *, out: Any = None) -> Any:  # noqa: A002
     """The lower median of all elements (a 0-d tensor), or with ``dim`` the ``(values, indices)``
     of each row's; NaN in a row makes it NaN.
 
     >>> strided.tensor([[1.0, 5.0, 2.0, 4.0]]).median(1)
     median(values=tensor([2.]), indices=tensor([2]))
     """
+    if out is not None:
+        return _order_out(out, lambda: median(input, dim, keepdim), "median", input, dim)
     return _median(input, dim, keepdim, "median", False)
 
 
 @method("nanmedian")
-def nanmedian(input: Tensor, dim: Any = None, keepdim: bool = False) -> Any:  # noqa: A002
+def nanmedian(input: Tensor, dim: Any = None, keepdim: bool = False, *, out: Any = None) -> Any:  # noqa: A002
     """:func:`median` with NaN skipped (a row of NaN only gives NaN).
 
     >>> strided.tensor([1.0, float("nan"), 3.0, 2.0]).nanmedian().item()
     2.0
     """
+    if out is not None:
+        return _order_out(out, lambda: nanmedian(input, dim, keepdim), "nanmedian", input, dim)
     return _median(input, dim, keepdim, "nanmedian", True)
 
 
@@ -239,13 +261,15 @@ def nanquantile(input: Tensor, q: Any, dim: Any = None, keepdim: bool = False, *
 
 
 @method("mode")
-def mode(input: Tensor, dim: int = -1, keepdim: bool = False) -> Any:  # noqa: A002
+def mode(input: Tensor, dim: int = -1, keepdim: bool = False, *, out: Any = None) -> Any:  # noqa: A002
     """``(values, indices)``: the most frequent value along ``dim`` (the smallest of equally
     frequent ones) and the index of its last occurrence.
 
     >>> strided.tensor([[1, 2, 2, 1, 3]]).mode(1)
     mode(values=tensor([1]), indices=tensor([3]))
     """
+    if out is not None:
+        return write_pair_out(out, lambda: mode(input, dim, keepdim), "mode", (input,))
     op = "mode"
     tensor_arg(input, op)
     d = one_dim(input, dim, op)

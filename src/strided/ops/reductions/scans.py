@@ -61,6 +61,7 @@ from ...tensor import Tensor, tensor_arg
 from .._support import gradtools, return_types, support
 from .._support.along import one_dim, tensor_from_array
 from .._support.operands import _cinfo
+from .._support.out import write_pair_out
 from .._support.promotion import promote_types
 from .._support.reduce_args import shape_text
 from ..registry import backward, method
@@ -303,7 +304,7 @@ def _cum_extreme(self: Tensor, dim: Any, op: str) -> Any:
 
 
 @method("cummax")
-def cummax(self: Tensor, dim: int) -> Any:
+def cummax(self: Tensor, dim: int, *, out: Any = None) -> Any:
     """Running maximum along ``dim``: ``return_types.cummax(values, indices)``.
 
     On ties the index is the last occurrence; a NaN sticks (value NaN, index of the latest NaN).
@@ -311,17 +312,21 @@ def cummax(self: Tensor, dim: int) -> Any:
     >>> strided.tensor([1., 3., 2., 3.]).cummax(0).indices
     tensor([0, 1, 1, 3])
     """
+    if out is not None:
+        return write_pair_out(out, lambda: cummax(self, dim), "cummax", (self,), style="scalar_type")
     return _cum_extreme(self, dim, "cummax")
 
 
 @method("cummin")
-def cummin(self: Tensor, dim: int) -> Any:
+def cummin(self: Tensor, dim: int, *, out: Any = None) -> Any:
     """Running minimum along ``dim``: ``return_types.cummin(values, indices)`` (ties: last occurrence).
 
     >>> r = strided.tensor([3, 1, 2, 0]).cummin(0)
     >>> r.values.tolist(), r.indices.tolist()
     ([3, 1, 1, 0], [0, 1, 1, 3])
     """
+    if out is not None:
+        return write_pair_out(out, lambda: cummin(self, dim), "cummin", (self,), style="scalar_type")
     return _cum_extreme(self, dim, "cummin")
 
 

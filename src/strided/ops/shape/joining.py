@@ -18,9 +18,10 @@ from typing import Any
 import numpy as np
 
 from ... import layout as L
-from ...dispatch import copied, result, result_array
+from ...dispatch import copied, memory_overlap, result, result_array, shares_storage
 from ...dtypes import DType
 from ...errors import StridedRuntimeError, StridedTypeError, StridedValueError, join_lines
+from ...grad_mode import refuse_out
 from ...gradients import grad_zeros, scatter_pieces, seal
 from ...kernels import numpy_view
 from ...kernels.memory import reduced_cast_source
@@ -29,7 +30,8 @@ from ...layout import plans as P
 from ...layout.formats import format_strides, suggest_format
 from ...opdef import Kind, declare
 from ...tensor import Tensor, tensor_arg
-from .._support.promotion import promote_types
+from .._support.out import check_out, write_out
+from .._support.promotion import TORCH_NAMES, can_cast, promote_types
 from ..registry import backward, method
 from .broadcasting import broadcast_all
 
@@ -211,10 +213,46 @@ def _parts(tensors: Sequence[Tensor]) -> list[Part]:
     return [(t, t._layout) for t in tensors]
 
 
+def _join_out(out: Any, name: str, tensors: Any, join: Any) -> Tensor:
+    """``name(tensors, ..., out=out)``: ``join(tensors)`` (the op without out=) written into ``out``
+    with PyTorch's rules for its joins: autograd's refusal first; a dtype the promoted inputs
+    cannot be cast to is a TypeError (the text names torch.cat, as PyTorch's stack and hstack do
+    too); an ``out`` that shares any memory with an input (even all of it) is refused; a
+    wrong-shaped ``out`` is resized, with PyTorch's warning when it had elements (write_out).
+    The inputs are cast straight to ``out``'s dtype (an int64 through a float32 result would round).
+    Everything is checked before anything is written.
+
+    >>> o = strided.empty(3)
+    >>> strided.cat([strided.ones(1), strided.zeros(2)], out=o) is o, o.tolist()
+    (True, [1.0, 0.0, 0.0])
+    """
+    out = check_out(out, name)
+    tensors = tensor_list(tensors, name)
+    refuse_out(name, out, tuple(tensors))
+    for t in tensors:  # (before the join: a refused out= costs no copy)
+        if shares_storage(t, out) and memory_overlap(out, t) in (L.OverlapStatus.FULL, L.OverlapStatus.PARTIAL):
+            raise StridedRuntimeError(join_lines(
+                "unsupported operation: some elements of the input tensor and the written-to tensor refer to a "
+                "single memory location. Please clone() the tensor before performing the operation.",
+                f"{name}(out=...): out (shape {out.shape}) shares memory with an input (shape {t.shape}); the "
+                "join would read what it has already written",
+                f"fix: pass a fresh out tensor, or clone the input: {name}([x.clone(), ...], out=x)"))
+    made = join(tensors)
+    if not can_cast(made._dtype, out._dtype):
+        raise StridedTypeError(join_lines(
+            f"torch.cat(): input types can't be cast to the desired output type {TORCH_NAMES[out._dtype]}",
+            f"{name} of these inputs is {made._dtype.name}, out= is {out._dtype.name} (no float into an "
+            "integer tensor, nothing but bool into bool)",
+            f"fix: out=strided.empty(0, dtype=strided.{made._dtype.name}), or convert the inputs first"))
+    if made._dtype is not out._dtype:
+        made = join([t.to(out._dtype) for t in tensors])
+    return write_out(out, made, name, tuple(tensors))
+
+
 # ---------------------------------------------------------------- cat and stack
 
 
-def cat(tensors: Sequence[Tensor], dim: int = 0) -> Tensor:
+def cat(tensors: Sequence[Tensor], dim: int = 0, *, out: Tensor | None = None) -> Tensor:
     """Join ``tensors`` along an existing dim into new memory (PyTorch's ``torch.cat``).
 
     The dtype is the promotion of all inputs; a 1-D tensor of size 0 is skipped whatever the
@@ -223,6 +261,8 @@ def cat(tensors: Sequence[Tensor], dim: int = 0) -> Tensor:
     >>> strided.cat([strided.zeros(2, 3), strided.ones(2, 1)], dim=1).shape
     (2, 4)
     """
+    if out is not None:
+        return _join_out(out, "cat", tensors, lambda ts: _cat(ts, dim, "cat"))
     return _cat(tensors, dim, "cat")
 
 
@@ -241,21 +281,25 @@ def _cat(tensors: Sequence[Tensor], dim: Any, name: str) -> Tensor:
     return _joined(name, tensors, _join(parts, d, shape, dtype, fmt), d)
 
 
-def concat(tensors: Sequence[Tensor], dim: int = 0) -> Tensor:
+def concat(tensors: Sequence[Tensor], dim: int = 0, *, out: Tensor | None = None) -> Tensor:
     """``cat`` under PyTorch's alias name (reported as ``concat``).
 
     >>> strided.concat([strided.zeros(1, 2), strided.ones(2, 2)]).shape
     (3, 2)
     """
+    if out is not None:
+        return _join_out(out, "concat", tensors, lambda ts: _cat(ts, dim, "concat"))
     return _cat(tensors, dim, "concat")
 
 
-def concatenate(tensors: Sequence[Tensor], dim: int = 0) -> Tensor:
+def concatenate(tensors: Sequence[Tensor], dim: int = 0, *, out: Tensor | None = None) -> Tensor:
     """``cat`` under NumPy's name (reported as ``concatenate``).
 
     >>> strided.concatenate([strided.zeros(2, 1), strided.ones(2, 2)], 1).tolist()
     [[0.0, 1.0, 1.0], [0.0, 1.0, 1.0]]
     """
+    if out is not None:
+        return _join_out(out, "concatenate", tensors, lambda ts: _cat(ts, dim, "concatenate"))
     return _cat(tensors, dim, "concatenate")
 
 
@@ -352,12 +396,14 @@ def _stack(tensors: list[Tensor], dim: Any, op: str = "stack") -> tuple[Tensor, 
     return out, d
 
 
-def stack(tensors: Sequence[Tensor], dim: int = 0) -> Tensor:
+def stack(tensors: Sequence[Tensor], dim: int = 0, *, out: Tensor | None = None) -> Tensor:
     """Join equal-shaped ``tensors`` along a new dim ``dim`` into new memory (``torch.stack``).
 
     >>> strided.stack([strided.zeros(2, 3), strided.ones(2, 3)], dim=1).shape
     (2, 2, 3)
     """
+    if out is not None:
+        return _join_out(out, "stack", tensors, lambda ts: stack(ts, dim))
     tensors = tensor_list(tensors, "stack")
     out, d = _stack(tensors, dim)
     return _joined("stack", tensors, out, d, "stacked")
@@ -422,48 +468,58 @@ def _unskipped(joined: Sequence[Layout], out: Tensor) -> list[Layout | None]:
     return [None if _skipped(lay) else lay for lay in joined]
 
 
-def hstack(tensors: Sequence[Tensor]) -> Tensor:
+def hstack(tensors: Sequence[Tensor], *, out: Tensor | None = None) -> Tensor:
     """Join along dim 1 (dim 0 for 1-D inputs), 0-d inputs read as 1-D (``torch.hstack``).
 
     >>> strided.hstack([strided.tensor([1, 2]), strided.tensor([3])]).tolist()
     [1, 2, 3]
     """
+    if out is not None:
+        return _join_out(out, "hstack", tensors, hstack)
     return _stack_family("hstack", tensors, 1, lambda parts: 0 if len(parts[0][1].shape) == 1 else 1)
 
 
-def vstack(tensors: Sequence[Tensor]) -> Tensor:
+def vstack(tensors: Sequence[Tensor], *, out: Tensor | None = None) -> Tensor:
     """Join along dim 0, inputs read as at least 2-D (1-D ``(n,)`` as ``(1, n)``) (``torch.vstack``).
 
     >>> strided.vstack([strided.tensor([1, 2]), strided.tensor([[3, 4], [5, 6]])]).tolist()
     [[1, 2], [3, 4], [5, 6]]
     """
+    if out is not None:
+        return _join_out(out, "vstack", tensors, vstack)
     return _stack_family("vstack", tensors, 2, lambda parts: 0)
 
 
-def row_stack(tensors: Sequence[Tensor]) -> Tensor:
+def row_stack(tensors: Sequence[Tensor], *, out: Tensor | None = None) -> Tensor:
     """``vstack`` under its alias name (reported as ``row_stack``).
 
     >>> strided.row_stack([strided.tensor([1, 2]), strided.tensor([3, 4])]).tolist()
     [[1, 2], [3, 4]]
     """
+    if out is not None:
+        return _join_out(out, "row_stack", tensors, row_stack)
     return _stack_family("row_stack", tensors, 2, lambda parts: 0)
 
 
-def dstack(tensors: Sequence[Tensor]) -> Tensor:
+def dstack(tensors: Sequence[Tensor], *, out: Tensor | None = None) -> Tensor:
     """Join along dim 2, inputs read as at least 3-D (``torch.dstack``).
 
     >>> strided.dstack([strided.zeros(2, 3), strided.ones(2, 3)]).shape
     (2, 3, 2)
     """
+    if out is not None:
+        return _join_out(out, "dstack", tensors, dstack)
     return _stack_family("dstack", tensors, 3, lambda parts: 2)
 
 
-def column_stack(tensors: Sequence[Tensor]) -> Tensor:
+def column_stack(tensors: Sequence[Tensor], *, out: Tensor | None = None) -> Tensor:
     """Join along dim 1, 0-d and 1-D inputs read as columns ``(n, 1)`` (``torch.column_stack``).
 
     >>> strided.column_stack([strided.zeros(3), strided.ones(3, 2)]).shape
     (3, 3)
     """
+    if out is not None:
+        return _join_out(out, "column_stack", tensors, column_stack)
     tensors = tensor_list(tensors, "column_stack")
     _nonempty(tensors, "column_stack")
     parts = []

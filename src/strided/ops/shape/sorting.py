@@ -41,6 +41,7 @@ from .._support.along import (
     tensor_from_array,
     tensor_from_moved,
 )
+from .._support.out import write_pair_out
 from .._support.reduce_args import reduced_shape, shape_text
 from ..registry import backward, method
 
@@ -75,7 +76,7 @@ def _sort_reason(self: Tensor, d: int, what: str) -> str:
 
 
 @method("sort")
-def sort(self: Tensor, dim: int = -1, descending: bool = False, *, stable: bool | None = False) -> Any:
+def sort(self: Tensor, dim: int = -1, descending: bool = False, *, stable: bool | None = False, out: Any = None) -> Any:
     """The elements along ``dim`` in order: ``return_types.sort(values, indices)``, NaN largest.
 
     ``stable=True`` keeps ties in their original order (PyTorch's indices exactly); otherwise
@@ -84,6 +85,8 @@ def sort(self: Tensor, dim: int = -1, descending: bool = False, *, stable: bool 
     >>> strided.tensor([3., float("nan"), 1.]).sort(descending=True)
     sort(values=tensor([nan, 3., 1.]), indices=tensor([1, 0, 2]))
     """
+    if out is not None:
+        return write_pair_out(out, lambda: sort(self, dim, descending, stable=stable), "sort", (self,))
     d, x, idx = _sort_parts(self, dim, descending, stable, "sort")
     shape = self._layout.shape
     strides = preserve_format_strides(shape, self._layout.strides)
@@ -213,7 +216,8 @@ def _top_by_threshold(x: np.ndarray, k: int, largest: bool) -> np.ndarray | None
 
 
 @method("topk")
-def topk(self: Tensor, k: int, dim: int = -1, largest: bool = True, sorted: bool = True) -> Any:  # noqa: A002
+def topk(self: Tensor, k: int, dim: int = -1, largest: bool = True, sorted: bool = True, *,  # noqa: A002
+         out: Any = None) -> Any:
     """The ``k`` largest (or smallest) elements along ``dim``: ``return_types.topk(values, indices)``.
 
     NaN counts as the largest value. Results are contiguous, with ``dim`` of size ``k``.
@@ -224,6 +228,8 @@ def topk(self: Tensor, k: int, dim: int = -1, largest: bool = True, sorted: bool
     >>> strided.tensor([1., 5., 3.]).topk(2)
     topk(values=tensor([5., 3.]), indices=tensor([1, 2]))
     """
+    if out is not None:
+        return write_pair_out(out, lambda: topk(self, k, dim, largest, sorted), "topk", (self,))
     tensor_arg(self, "topk")
     d = one_dim(self, dim, "topk")
     k = _k(self, k, d, "topk", 0)
@@ -256,7 +262,7 @@ def topk(self: Tensor, k: int, dim: int = -1, largest: bool = True, sorted: bool
 
 
 @method("kthvalue")
-def kthvalue(self: Tensor, k: int, dim: int = -1, keepdim: bool = False) -> Any:
+def kthvalue(self: Tensor, k: int, dim: int = -1, keepdim: bool = False, *, out: Any = None) -> Any:
     """The ``k``-th smallest element (1-based) along ``dim``: ``return_types.kthvalue(values, indices)``.
 
     NaN counts as the largest value. Where the k-th value occurs more than once the index is one
@@ -265,6 +271,8 @@ def kthvalue(self: Tensor, k: int, dim: int = -1, keepdim: bool = False) -> Any:
     >>> strided.tensor([4., 1., 3.]).kthvalue(2)
     kthvalue(values=tensor(3.), indices=tensor(2))
     """
+    if out is not None:
+        return write_pair_out(out, lambda: kthvalue(self, k, dim, keepdim), "kthvalue", (self,))
     tensor_arg(self, "kthvalue")
     d = one_dim(self, dim, "kthvalue")
     keepdim = flag(keepdim, "kthvalue", "keepdim")
