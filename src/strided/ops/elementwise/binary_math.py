@@ -74,14 +74,21 @@ class UfuncLike:
 
     def __call__(self, x: Any, y: Any, out: np.ndarray | None = None, dtype: Any = None, casting: str = "unsafe",
                  signature: Any = None) -> Any:
-        dtype = np.dtype(dtype) if dtype is not None else np.result_type(x, y)
+        if dtype is None and out is None and x.__class__ is np.ndarray and y.__class__ is np.ndarray:
+            dtype = x.dtype
+            if y.dtype != dtype:  # (the fast paths' case is two arrays of one dtype: no promotion)
+                dtype = np.result_type(x, y)
+        elif dtype is not None:
+            dtype = np.dtype(dtype)
+        else:
+            dtype = np.result_type(x, y)
         token = quiet_set(QUIET)
         try:
             res = self._compute(x, y, dtype)
         finally:
             quiet_reset(token)
         if out is None:
-            return np.asarray(res, dtype=dtype)
+            return res if res.__class__ is np.ndarray and res.dtype == dtype else np.asarray(res, dtype=dtype)
         np.copyto(out, res, casting="unsafe")
         return out
 
@@ -124,13 +131,39 @@ def _gcd_int(a: np.ndarray, b: np.ndarray, dtype: np.dtype) -> np.ndarray:
     return g
 
 
+_LOWEST: dict[np.dtype, int] = {}  # signed integer dtype -> its minimum (np.iinfo costs microseconds)
+
+
+def _wraps(a: np.ndarray, b: np.ndarray, dtype: np.dtype) -> bool:
+    """Whether ``a`` or ``b`` holds the signed ``dtype``'s minimum, whose ``|x|`` wraps in PyTorch's
+    Euclid (where NumPy's ``gcd``/``lcm``, computing ``|x|`` unsigned, give other numbers)."""
+    if dtype.kind != "i":
+        return False
+    low = _LOWEST.get(dtype)
+    if low is None:
+        low = _LOWEST[dtype] = int(np.iinfo(dtype).min)
+    m = np.minimum(a, b)  # (two NumPy calls: ``low in a`` converts ``low`` for each test)
+    return m.size != 0 and np.minimum.reduce(m, axis=None) == low
+
+
 def _gcd(x: Any, y: Any, dtype: np.dtype) -> np.ndarray:
-    a, b = np.broadcast_arrays(_in(x, dtype), _in(y, dtype))
+    a, b = _in(x, dtype), _in(y, dtype)
+    if not _wraps(a, b, dtype):  # NumPy's gcd in the dtype: PyTorch's numbers (no |x| wraps)
+        return np.gcd(a, b)
+    a, b = np.broadcast_arrays(a, b)
     return _gcd_int(a, b, dtype).astype(dtype)
 
 
 def _lcm(x: Any, y: Any, dtype: np.dtype) -> np.ndarray:
-    a, b = np.broadcast_arrays(_in(x, dtype), _in(y, dtype))
+    a, b = _in(x, dtype), _in(y, dtype)
+    if not _wraps(a, b, dtype):
+        # NumPy's lcm is ``|a| / g * |b|`` wrapped to the dtype (g the true gcd). PyTorch's is
+        # ``|a / g * b|`` in C ints: exact for dtypes up to 16 bits (then wrapped to the dtype: the
+        # same bits), wrapping for 32 and 64 bits before its ``abs`` (``abs`` of the wrapped
+        # ``±|a| / g * |b|`` is ``abs`` of NumPy's number, ``abs`` of the minimum being itself).
+        m = np.lcm(a, b)
+        return m if dtype.itemsize <= 2 or dtype.kind == "u" else np.abs(m, out=m)
+    a, b = np.broadcast_arrays(a, b)
     g = _gcd_int(a, b, dtype)
     # (PyTorch: g == 0 ? 0 : abs(a / g * b) in C's int arithmetic: int32 for the dtypes up to
     # 32 bits, int64 beyond, wrapping, then cast to the dtype; g divides a, so NumPy's floor
@@ -142,7 +175,8 @@ def _lcm(x: Any, y: Any, dtype: np.dtype) -> np.ndarray:
 
 def _heaviside(x: Any, y: Any, dtype: np.dtype) -> np.ndarray:
     xs = _in(x, dtype)
-    return np.where(xs == 0, _in(y, dtype), (xs > 0).astype(dtype))
+    # (np.where of the dtype's values and the bools ``xs > 0`` is of the dtype: no astype)
+    return np.where(xs == 0, _in(y, dtype), xs > 0)
 
 
 def _xlogy(x: Any, y: Any, dtype: np.dtype) -> np.ndarray:
@@ -168,13 +202,14 @@ def _ldexp(x: Any, y: Any, dtype: np.dtype) -> np.ndarray:
 def _fmax(x: Any, y: Any, dtype: np.dtype) -> np.ndarray:
     xs, ys = _in(x, dtype), _in(y, dtype)
     # (PyTorch's kernel: a tie keeps the first operand, so fmax(-0.0, 0.0) is -0.0; NumPy's fmax
-    # gives the second)
-    return np.where((xs >= ys) | (ys != ys), xs, ys)
+    # gives the second). Where x >= y fails, NumPy's fmax is PyTorch's: y, or x where y is NaN
+    # (three NumPy calls; ``where((x >= y) | (y != y), x, y)`` is four)
+    return np.where(xs >= ys, xs, np.fmax(xs, ys))
 
 
 def _fmin(x: Any, y: Any, dtype: np.dtype) -> np.ndarray:
     xs, ys = _in(x, dtype), _in(y, dtype)
-    return np.where((xs <= ys) | (ys != ys), xs, ys)
+    return np.where(xs <= ys, xs, np.fmin(xs, ys))
 
 
 def _logaddexp(x: Any, y: Any, dtype: np.dtype) -> np.ndarray:

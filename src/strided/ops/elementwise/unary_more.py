@@ -109,11 +109,11 @@ def _special_fresh(fn: Callable[[np.ndarray], np.ndarray]) -> Callable[[np.ndarr
 
 
 def _isposinf(x: np.ndarray, out: np.ndarray) -> None:
-    np.logical_and(np.isinf(x), x > 0, out=out)
+    np.equal(x, np.inf, out=out)  # (only +inf equals +inf: one NumPy call, not isinf & x > 0)
 
 
 def _isneginf(x: np.ndarray, out: np.ndarray) -> None:
-    np.logical_and(np.isinf(x), x < 0, out=out)
+    np.equal(x, -np.inf, out=out)
 
 
 def _float_test(uf: Callable[..., Any], integral: bool) -> Kernel:
@@ -170,9 +170,9 @@ def _sign(x: np.ndarray, out: np.ndarray, compute: np.dtype, d: DType) -> None:
     if d is bool_:
         np.copyto(out, x, casting="unsafe")
     elif d.is_complex:  # sgn: z / |z|, 0 at 0 (PyTorch's: an infinite part gives NaN, NumPy's sign does not)
-        with np.errstate(all="ignore"):
-            size = np.abs(x)  # (computed before out is written: x may be out, in place)
-            np.divide(x, size, out=out, dtype=compute, casting="unsafe")
+        # (no errstate: every caller runs the kernels with NumPy's warnings off, fpstate.QUIET)
+        size = np.abs(x)  # (computed before out is written: x may be out, in place)
+        np.divide(x, size, out=out, dtype=compute, casting="unsafe")
         np.copyto(out, 0, where=size == 0)
     elif not d.is_floating_point:
         np.sign(x, out=out, dtype=compute, casting="unsafe")
@@ -210,6 +210,9 @@ def _nan_to_num(x: np.ndarray, out: np.ndarray, compute: np.dtype, d: DType,
                 nan: float = 0.0, posinf: float | None = None, neginf: float | None = None) -> None:
     """NaN -> ``nan``, +inf -> ``posinf`` (default: the dtype's largest), -inf -> ``neginf``
     (default: its lowest); integers and bool are copied unchanged."""
+    if d.is_floating_point and np.isfinite(x).all():  # (the common case: nothing to replace, 3 NumPy calls)
+        np.copyto(out, x, casting="unsafe")
+        return
     values = np.array(x, dtype=compute, copy=True)  # (a copy: x may be out itself, in place)
     # a complex number's real and imaginary parts are replaced each on its own (PyTorch, NumPy)
     parts = (values.real, values.imag) if d.is_complex else (values,) if d.is_floating_point else ()
@@ -246,9 +249,12 @@ def _logit_kernel(x: np.ndarray, out: np.ndarray, compute: np.dtype, d: DType, e
 def _sinc(x: np.ndarray, out: np.ndarray, compute: np.dtype, d: DType) -> None:
     """PyTorch's sinc kernel: 1 at 0, else ``sin(pi x) / (pi x)`` in the compute dtype (pi rounded
     to it: float32's ``sinc(1.0)`` is -2.78e-08, not 0)."""
-    xs = np.asarray(x, dtype=compute)
-    product = xs * np_finfo(compute).dtype.type(np.pi)
+    xs = x if x.dtype == compute else np.asarray(x, dtype=compute)
+    product = xs * _PI[compute] if compute in _PI else xs * np_finfo(compute).dtype.type(np.pi)
     np.copyto(out, np.where(xs == 0, compute.type(1), np.sin(product) / product), casting="unsafe")
+
+
+_PI = {np.dtype(t): t(np.pi) for t in (np.float32, np.float64)}  # (pi rounded to the compute dtype)
 
 
 def _float(name: str, kernel: Kernel, *aliases: str) -> MoreUnary:
@@ -432,7 +438,7 @@ def _fast_run(op: MoreUnary, x: Any, args: tuple) -> Tensor | None:
         return None
     d = x._dtype
     np_d = d.numpy
-    if np_d not in _F32_F64:
+    if np_d not in _F32_F64 and not (np_d in _COMPLEX and op.name == "sgn"):  # (sgn: complex kernels too)
         return None
     info = _cinfo[x._layout.shape]
     arr = flat_run(x, info)
@@ -450,6 +456,7 @@ def _fast_run(op: MoreUnary, x: Any, args: tuple) -> Tensor | None:
 # the special functions' rows (their float64 kernels dominate; :mod:`strided.kernels.special`)
 _SPECIAL = frozenset(("erf", "erfc", "erfinv", "digamma", "lgamma", "i0"))
 _BOOL_NP = np.dtype(np.bool_)
+_COMPLEX = (np.dtype(np.complex64), np.dtype(np.complex128))
 
 
 def _make(op: MoreUnary) -> tuple[Callable[..., Tensor], Callable[..., Tensor] | None]:
