@@ -285,3 +285,19 @@ def test_zero_size_and_0d_and_offset_inputs():
     same_as_torch(st.fmin(s, s.flip(0)), torch.fmin(t, t.flip(0)))
     i = np.arange(-6, 6, dtype=np.int32)
     same_as_torch(st.lcm(st.from_numpy(i)[1:], st.from_numpy(i)[:-1]), torch.lcm(torch.from_numpy(i)[1:], torch.from_numpy(i)[:-1]))
+
+
+@pytest.mark.parametrize("dtype", ["float16", "bfloat16", "float32", "float64"])
+def test_relu_fast_array_is_the_kernels_bits(dtype):
+    from strided.kernels.elementwise import relu_array, relu_kernel
+
+    x = st.tensor(SPECIAL, dtype=getattr(st, dtype)).numpy() if dtype != "bfloat16" else \
+        st.tensor(SPECIAL, dtype=st.bfloat16)._storage.array
+    out = np.empty_like(x)
+    with np.errstate(all="ignore"):
+        relu_kernel(x, out, x.dtype)
+    fast = relu_array(x)
+    assert fast.dtype == out.dtype
+    same_bits(fast.astype(np.float32), out.astype(np.float32))
+    t = torch.relu(torch.tensor(SPECIAL, dtype=getattr(torch, dtype)))
+    same_bits(st.relu(st.tensor(SPECIAL, dtype=getattr(st, dtype))).float().numpy(), t.float().numpy())
