@@ -301,3 +301,38 @@ def test_relu_fast_array_is_the_kernels_bits(dtype):
     same_bits(fast.astype(np.float32), out.astype(np.float32))
     t = torch.relu(torch.tensor(SPECIAL, dtype=getattr(torch, dtype)))
     same_bits(st.relu(st.tensor(SPECIAL, dtype=getattr(st, dtype))).float().numpy(), t.float().numpy())
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float64", "int32"])
+def test_float_power_fast_path_is_the_general_path(dtype):
+    if dtype == "int32":
+        x, y = np.array([[0, 1, -2, 3, 7]], dtype), np.array([[0, 5, 3, 2, 1]], dtype)
+    else:
+        x, y = specials(dtype).reshape(1, -1), np.resize(np.array([0.5, 2.0, -1.5, 3.0, 0.0, np.nan], dtype), (1, 17))
+    fast = st.float_power(st.from_numpy(x), st.from_numpy(y))
+    same_as_torch(fast, torch.float_power(torch.from_numpy(x), torch.from_numpy(y)))
+    general = st.float_power(st.from_numpy(np.ascontiguousarray(x.T)).t(), st.from_numpy(np.ascontiguousarray(y.T)).t())
+    same_bits(general.contiguous().numpy(), fast.numpy())
+    # a broadcast exponent and a number exponent: the general path (pow's last place may differ)
+    half = y[:, :1] * 0 + 1 if dtype == "int32" else y[:, :1] * 0 + 0.5
+    s_half = st.float_power(st.from_numpy(x), st.from_numpy(half))
+    t_half = torch.float_power(torch.from_numpy(x), torch.from_numpy(half))
+    assert s_half.stride() == t_half.stride()
+    np.testing.assert_allclose(s_half.numpy(), t_half.numpy(), rtol=1e-15, equal_nan=True)
+    same_as_torch(st.float_power(st.from_numpy(x), 2), torch.float_power(torch.from_numpy(x), 2))
+    xs = st.tensor(x.astype("float64"), requires_grad=True)
+    xt = torch.tensor(x.astype("float64"), requires_grad=True)
+    st.float_power(xs, st.from_numpy(y)).nansum().backward()
+    torch.float_power(xt, torch.from_numpy(y)).nansum().backward()
+    np.testing.assert_allclose(xs.grad.numpy(), xt.grad.numpy(), rtol=1e-12, equal_nan=True)
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+def test_sinc_fresh_is_the_kernel(dtype):
+    a = np.concatenate([specials(dtype), np.linspace(-3, 3, 13, dtype=dtype)])
+    out = np.empty_like(a)
+    with np.errstate(all="ignore"):
+        U._sinc(a, out, a.dtype, getattr(st, dtype))
+        same_bits(U._sinc_fresh(a), out)
+    same_bits(st.sinc(st.from_numpy(a)).numpy(), out)
+    same_bits(st.sinc(st.from_numpy(np.stack([a, a]).T).t()[0]).numpy(), out)  # (strided row: general path)

@@ -39,22 +39,25 @@ from typing import Any
 
 import numpy as np
 
-from ...dispatch import result
+from ...dispatch import OPEN, adopted, result
 from ...dtypes import DType, bool_, complex128, float64, np_kind
 from ...errors import StridedRuntimeError, StridedTypeError, join_lines
+from ...grad_mode import SUBCLASSES
 from ...gradients import seal
 from ...kernels.elementwise import binary_into, tensor_power
-from ...kernels.fpstate import QUIET, quiet_reset, quiet_set
+from ...kernels.fpstate import QUIET, quiet_call, quiet_reset, quiet_retry, quiet_set
 from ...opdef import Kind, declare
 from ...tensor import Tensor
 from .._support.operands import (
     _broadcast,
     _check_inplace,
     _check_partial_overlap,
+    _cinfo,
     _fresh_output,
     _kernel_arg,
     _not_implemented,
     _view,
+    flat_run,
 )
 from .._support.out import write_out
 from .._support.promotion import TORCH_NAMES, can_cast, operand_class, result_type, to_float
@@ -430,6 +433,31 @@ def _float_power(base: Any, exponent: Any, d: DType, target: Tensor | None) -> T
     return out
 
 
+def _float_power_flat(base: Any, exponent: Any) -> Tensor | None:
+    """:func:`_float_power`'s result for two real tensors of one shape, both row-major: NumPy's
+    pow of their flat runs read as float64 (the general path's ufunc and cast: a same-shape
+    exponent never takes the sqrt loop), in a fresh row-major float64 tensor (TensorIterator's
+    layout for row-major operands). None where the general path must run."""
+    if (base.__class__ is not Tensor and base.__class__ not in SUBCLASSES) or (
+            exponent.__class__ is not Tensor and exponent.__class__ not in SUBCLASSES):
+        return None
+    shape = base._layout.shape
+    if exponent._layout.shape != shape:
+        return None
+    info = _cinfo[shape]
+    x, y = flat_run(base, info), flat_run(exponent, info)
+    if x is None or y is None:
+        return None
+    try:  # (fpstate.quietly, inlined)
+        res = quiet_call(np.power, x, y, dtype=_F64)
+    except RuntimeError as e:
+        res = quiet_retry(e, np.power, x, y, dtype=_F64)
+    return adopted(res, info[2], float64)
+
+
+_F64 = np.dtype(np.float64)
+
+
 def float_power(input: Any, exponent: Any, *, out: Any = None) -> Tensor:
     """``input ** exponent`` computed in float64 (complex128 when either is complex), whatever the
     inputs' dtypes: PyTorch's ``pow(input.to(float64), exponent.to(float64))``.
@@ -438,6 +466,10 @@ def float_power(input: Any, exponent: Any, *, out: Any = None) -> Tensor:
     ([4.0, 9.0], strided.float64)
     """
     d = _float_power_dtype(input, exponent, "float_power")
+    if out is None and d is float64 and not OPEN:
+        fresh = _float_power_flat(input, exponent)
+        if fresh is not None:
+            return fresh
     if out is not None and isinstance(out, Tensor) and out._dtype is not d:
         raise StridedRuntimeError(join_lines(
             f"the output given to float_power has dtype {TORCH_NAMES[out._dtype]} but the operation's result "

@@ -257,6 +257,17 @@ def _sinc(x: np.ndarray, out: np.ndarray, compute: np.dtype, d: DType) -> None:
 _PI = {np.dtype(t): t(np.pi) for t in (np.float32, np.float64)}  # (pi rounded to the compute dtype)
 
 
+def _sinc_fresh(x: np.ndarray) -> np.ndarray:
+    """:func:`_sinc` of a flat float32 / float64 run into a fresh array: the same ufuncs on the
+    same elements (the quotient written over the sine, the ones put where ``x`` is 0), without
+    the kernel's output buffer and copy."""
+    product = x * _PI[x.dtype]
+    q = np.sin(product)
+    np.divide(q, product, out=q)
+    np.copyto(q, 1, where=x == 0)
+    return q
+
+
 def _float(name: str, kernel: Kernel, *aliases: str) -> MoreUnary:
     return MoreUnary(name, kernel, "float", aliases=aliases)
 
@@ -329,7 +340,7 @@ _FRESH: dict[str, Callable[[np.ndarray], np.ndarray]] = {
     "log1p": np.log1p, "expm1": np.expm1, "log2": np.log2, "log10": np.log10, "exp2": np.exp2,
     "rsqrt": lambda x: np.divide(_one(x.dtype), np.sqrt(x)),
     "reciprocal": lambda x: np.divide(_one(x.dtype), x),
-    "tan": np.tan, "asin": np.arcsin, "acos": np.arccos, "atan": np.arctan, "sinh": np.sinh,
+    "sinc": _sinc_fresh, "tan": np.tan, "asin": np.arcsin, "acos": np.arccos, "atan": np.arctan, "sinh": np.sinh,
     "cosh": np.cosh, "asinh": np.arcsinh, "acosh": np.arccosh, "atanh": np.arctanh,
 }
 # the special functions: called without quiet_call (see _special_fresh)
