@@ -22,7 +22,8 @@ SPECIAL = [0.0, -0.0, 1.0, -1.0, 0.5, -2.5, 25.0, -25.0, 1e-30, -1e-30, 1e-45, -
 
 
 def specials(dtype: str) -> np.ndarray:
-    return np.array(SPECIAL, dtype=dtype)
+    with np.errstate(over="ignore"):  # (float16: 3e38 is inf)
+        return np.array(SPECIAL, dtype=dtype)
 
 
 def same_bits(a: np.ndarray, b: np.ndarray) -> None:
@@ -336,3 +337,16 @@ def test_sinc_fresh_is_the_kernel(dtype):
         same_bits(U._sinc_fresh(a), out)
     same_bits(st.sinc(st.from_numpy(a)).numpy(), out)
     same_bits(st.sinc(st.from_numpy(np.stack([a, a]).T).t()[0]).numpy(), out)  # (strided row: general path)
+
+
+@pytest.mark.parametrize("dtype", ["float16", "float32", "float64"])
+def test_logit_rsqrt_reciprocal_fast_and_general(dtype):
+    a = np.concatenate([specials(dtype), np.array([0.25, 0.75, 1e-3], dtype)])
+    for name, kw in (("logit", {}), ("logit", {"eps": 0.1}), ("rsqrt", {}), ("reciprocal", {})):
+        fast = getattr(st, name)(st.from_numpy(a), **kw)
+        general = getattr(st, name)(st.from_numpy(np.stack([a, a]).T).t()[0], **kw)  # (a strided row)
+        same_bits(general.numpy(), fast.numpy())
+        t = getattr(torch, name)(torch.from_numpy(a), **kw)
+        assert fast.dtype == getattr(st, str(t.dtype).split(".")[-1]) and fast.stride() == t.stride()
+        np.testing.assert_allclose(fast.numpy().astype("float64"), t.numpy().astype("float64"),
+                                   rtol=2e-3 if dtype == "float16" else 1e-6, equal_nan=True)

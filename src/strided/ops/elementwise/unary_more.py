@@ -243,7 +243,8 @@ def _logit_kernel(x: np.ndarray, out: np.ndarray, compute: np.dtype, d: DType, e
         lo = compute.type(eps)
         hi = compute.type(1) - lo
         z = np.where(z < lo, lo, np.where(z > hi, hi, z))
-    np.copyto(out, np.log(z / (compute.type(1) - z)), casting="unsafe")
+    # (the log written straight into out, cast there as copyto casts it: one NumPy call fewer)
+    np.log(z / (compute.type(1) - z), out=out, casting="unsafe")
 
 
 def _sinc(x: np.ndarray, out: np.ndarray, compute: np.dtype, d: DType) -> None:
@@ -319,8 +320,13 @@ TABLE: tuple[MoreUnary, ...] = (
 OPS = {op.name: op for op in TABLE}
 
 
-def _one(compute: np.dtype) -> Any:
-    return compute.type(1)
+_ONES = {np.dtype(t): t(1) for t in (np.float32, np.float64)}  # (the fast path's dtypes: made once)
+
+
+def _rsqrt_fresh(x: np.ndarray) -> np.ndarray:
+    """:func:`_rsqrt` of a flat float32 / float64 run: the quotient written over the root."""
+    r = np.sqrt(x)
+    return np.divide(_ONES[x.dtype], r, out=r)
 
 
 # The small-op fast path (:func:`_make`): for a row-major float32 / float64 input, each op's
@@ -338,8 +344,8 @@ _FRESH: dict[str, Callable[[np.ndarray], np.ndarray]] = {
     "sgn": lambda x: np.subtract(x > 0, x < 0, dtype=x.dtype),
     "square": lambda x: np.multiply(x, x),
     "log1p": np.log1p, "expm1": np.expm1, "log2": np.log2, "log10": np.log10, "exp2": np.exp2,
-    "rsqrt": lambda x: np.divide(_one(x.dtype), np.sqrt(x)),
-    "reciprocal": lambda x: np.divide(_one(x.dtype), x),
+    "rsqrt": lambda x: _rsqrt_fresh(x),
+    "reciprocal": lambda x: np.divide(_ONES[x.dtype], x),
     "sinc": _sinc_fresh, "tan": np.tan, "asin": np.arcsin, "acos": np.arccos, "atan": np.arctan, "sinh": np.sinh,
     "cosh": np.cosh, "asinh": np.arcsinh, "acosh": np.arccosh, "atanh": np.arctanh,
 }
