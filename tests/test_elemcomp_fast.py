@@ -350,3 +350,27 @@ def test_logit_rsqrt_reciprocal_fast_and_general(dtype):
         assert fast.dtype == getattr(st, str(t.dtype).split(".")[-1]) and fast.stride() == t.stride()
         np.testing.assert_allclose(fast.numpy().astype("float64"), t.numpy().astype("float64"),
                                    rtol=2e-3 if dtype == "float16" else 1e-6, equal_nan=True)
+
+
+def test_watch_sees_the_same_steps_on_fast_and_general_paths():
+    a = np.linspace(-2, 2, 12, dtype=np.float32).reshape(3, 4)
+    i = np.arange(-6, 6, dtype=np.int32).reshape(3, 4)
+    z = (a + 1j * a[::-1]).astype(np.complex64)
+    calls = [
+        lambda m, x, n, c: m.lcm(n, n), lambda m, x, n, c: m.fmax(x, x), lambda m, x, n, c: m.heaviside(x, x),
+        lambda m, x, n, c: m.nan_to_num(x), lambda m, x, n, c: m.isposinf(x), lambda m, x, n, c: m.sgn(c),
+        lambda m, x, n, c: m.conj(c), lambda m, x, n, c: m.angle(c), lambda m, x, n, c: m.isreal(x),
+        lambda m, x, n, c: m.float_power(x, x), lambda m, x, n, c: m.sinc(x), lambda m, x, n, c: m.clamp(x, 0.0, 1.0),
+        lambda m, x, n, c: F.softplus(x), lambda m, x, n, c: F.leaky_relu(x), lambda m, x, n, c: m.rsqrt(x),
+    ]
+
+    def steps(arr, ints, cplx, call):
+        with st.watch() as w:
+            call(st, arr, ints, cplx)
+        return [(s.name, s.kind) for s in w.steps]
+
+    for call in calls:
+        fast = steps(st.from_numpy(a), st.from_numpy(i), st.from_numpy(z), call)
+        general = steps(st.from_numpy(np.ascontiguousarray(a.T)).t(), st.from_numpy(np.ascontiguousarray(i.T)).t(),
+                        st.from_numpy(np.ascontiguousarray(z.T)).t(), call)
+        assert fast == general and fast
