@@ -118,7 +118,7 @@ def _pairs(dtype: str) -> tuple[np.ndarray, np.ndarray]:
     return np.repeat(v, len(v)), np.tile(v, len(v))
 
 
-@pytest.mark.parametrize("dtype", ["float32", "float64", "int64", "int8", "bool"])
+@pytest.mark.parametrize("dtype", ["float16", "float32", "float64", "int64", "int8", "bool"])
 def test_fmax_fmin_heaviside_kernels_keep_the_old_bits(dtype):
     x, y = _pairs(dtype)
     same_bits(BM._fmax(x, y, x.dtype), _old_fmax(x, y))

@@ -178,8 +178,14 @@ def _lcm(x: Any, y: Any, dtype: np.dtype) -> np.ndarray:
 
 def _heaviside(x: Any, y: Any, dtype: np.dtype) -> np.ndarray:
     xs = _in(x, dtype)
-    # (np.where of the dtype's values and the bools ``xs > 0`` is of the dtype: no astype)
-    return np.where(xs == 0, _in(y, dtype), xs > 0)
+    if dtype in _HEAVISIDE_FLOATS:
+        # NumPy's heaviside is PyTorch's but for a NaN input (NumPy: NaN, PyTorch: 0); fmax(x, -1)
+        # makes a NaN -1 and keeps the sign of every other x (and x itself from -1 up, -0.0 too)
+        return np.heaviside(np.fmax(xs, -1), _in(y, dtype))
+    return np.where(xs == 0, _in(y, dtype), (xs > 0).astype(dtype))
+
+
+_HEAVISIDE_FLOATS = frozenset(np.dtype(t) for t in (np.float16, np.float32, np.float64))  # (NumPy's loops)
 
 
 def _xlogy(x: Any, y: Any, dtype: np.dtype) -> np.ndarray:

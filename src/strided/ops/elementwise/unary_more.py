@@ -338,6 +338,7 @@ def _rsqrt_fresh(x: np.ndarray) -> np.ndarray:
 # (round, nan_to_num).
 _FRESH: dict[str, Callable[[np.ndarray], np.ndarray]] = {
     "isnan": np.isnan, "signbit": np.signbit, "logical_not": np.logical_not,
+    "isposinf": lambda x: np.equal(x, np.inf), "isneginf": lambda x: np.equal(x, -np.inf),
     "floor": np.floor, "ceil": np.ceil, "trunc": np.trunc,
     "frac": lambda x: np.subtract(x, np.trunc(x)),
     "sign": lambda x: np.subtract(x > 0, x < 0, dtype=x.dtype),
