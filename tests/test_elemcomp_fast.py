@@ -374,3 +374,13 @@ def test_watch_sees_the_same_steps_on_fast_and_general_paths():
         general = steps(st.from_numpy(np.ascontiguousarray(a.T)).t(), st.from_numpy(np.ascontiguousarray(i.T)).t(),
                         st.from_numpy(np.ascontiguousarray(z.T)).t(), call)
         assert fast == general and fast
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+def test_sign_fresh_is_the_kernels_bits(dtype):
+    a = specials(dtype)
+    out = np.empty_like(a)
+    U._sign(a, out, a.dtype, getattr(st, dtype))
+    same_bits(U._sign_fresh(a), out)
+    for name in ("sign", "sgn"):
+        same_as_torch(getattr(st, name)(st.from_numpy(a)), getattr(torch, name)(torch.from_numpy(a)))
