@@ -384,3 +384,21 @@ def test_sign_fresh_is_the_kernels_bits(dtype):
     same_bits(U._sign_fresh(a), out)
     for name in ("sign", "sgn"):
         same_as_torch(getattr(st, name)(st.from_numpy(a)), getattr(torch, name)(torch.from_numpy(a)))
+
+
+@pytest.mark.parametrize("dtype", ["int8", "uint8", "int32", "int64"])
+def test_shifts_match_torch_and_refusals_stay(dtype):
+    info = np.iinfo(dtype)
+    a = np.array([0, 1, -1 if info.min else 3, info.max, info.min, 5], dtype)
+    b = np.array([0, 1, 3, 7, 9, 70], dtype) if info.min == 0 else np.array([0, 1, 3, 7, 9, -1], dtype)
+    b = np.abs(b) if dtype != "uint8" else b
+    for name in ("bitwise_left_shift", "bitwise_right_shift"):
+        same_as_torch(getattr(st, name)(st.from_numpy(a), st.from_numpy(b)), getattr(torch, name)(torch.from_numpy(a), torch.from_numpy(b)))
+    with pytest.raises(NotImplementedError, match='"lshift_cpu" not implemented for \'Float\''):
+        st.bitwise_left_shift(st.ones(2), st.ones(2))
+    with pytest.raises(NotImplementedError, match="not implemented for 'UInt16'"):
+        st.bitwise_left_shift(st.ones(2, dtype=st.uint16), st.ones(2, dtype=st.uint16))
+    x = st.from_numpy(a)
+    assert st.positive(x) is x
+    with pytest.raises(RuntimeError, match="on a bool tensor is not supported"):
+        st.positive(st.ones(2, dtype=st.bool))
