@@ -402,3 +402,25 @@ def test_shifts_match_torch_and_refusals_stay(dtype):
     assert st.positive(x) is x
     with pytest.raises(RuntimeError, match="on a bool tensor is not supported"):
         st.positive(st.ones(2, dtype=st.bool))
+
+
+@pytest.mark.parametrize("dtype", ["int8", "int32", "int64"])
+def test_gcd_lcm_0d_out_and_inplace(dtype):
+    sd, td = getattr(st, dtype), getattr(torch, dtype)
+    for name in ("gcd", "lcm"):
+        out_s, out_t = st.tensor(0, dtype=sd), torch.tensor(0, dtype=td)
+        getattr(st, name)(st.tensor(6, dtype=sd), st.tensor(-4, dtype=sd), out=out_s)
+        getattr(torch, name)(torch.tensor(6, dtype=td), torch.tensor(-4, dtype=td), out=out_t)
+        same_as_torch(out_s, out_t)
+        x_s, x_t = st.tensor([[6, -9]], dtype=sd).t(), torch.tensor([[6, -9]], dtype=td).t()  # (in place, strided)
+        getattr(x_s, name + "_")(st.tensor(-4, dtype=sd))
+        getattr(x_t, name + "_")(torch.tensor(-4, dtype=td))
+        same_as_torch(x_s, x_t)
+
+
+def test_logit_of_float16_computes_in_float32_and_rounds_once():
+    a = np.linspace(0.01, 0.99, 40).astype(np.float16)
+    z = a.astype(np.float32)
+    with np.errstate(all="ignore"):
+        expected = np.log(z / (np.float32(1) - z)).astype(np.float16)
+    same_bits(st.logit(st.from_numpy(a)).numpy(), expected)

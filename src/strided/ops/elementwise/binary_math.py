@@ -165,7 +165,9 @@ def _lcm(x: Any, y: Any, dtype: np.dtype) -> np.ndarray:
         # same bits), wrapping for 32 and 64 bits before its ``abs`` (``abs`` of the wrapped
         # ``±|a| / g * |b|`` is ``abs`` of NumPy's number, ``abs`` of the minimum being itself).
         m = np.lcm(a, b)
-        return m if dtype.itemsize <= 2 or dtype.kind == "u" else np.abs(m, out=m)
+        if dtype.itemsize <= 2 or dtype.kind == "u":
+            return m
+        return np.abs(m, out=m) if m.__class__ is np.ndarray else np.abs(m)  # (0-d operands: a NumPy scalar)
     a, b = np.broadcast_arrays(a, b)
     g = _gcd_int(a, b, dtype)
     # (PyTorch: g == 0 ? 0 : abs(a / g * b) in C's int arithmetic: int32 for the dtypes up to

@@ -244,7 +244,7 @@ def _logit_kernel(x: np.ndarray, out: np.ndarray, compute: np.dtype, d: DType, e
         hi = compute.type(1) - lo
         z = np.where(z < lo, lo, np.where(z > hi, hi, z))
     # (the log written straight into out, cast there as copyto casts it: one NumPy call fewer)
-    np.log(z / (compute.type(1) - z), out=out, casting="unsafe")
+    np.log(z / (compute.type(1) - z), out=out, dtype=compute, casting="unsafe")
 
 
 def _sinc(x: np.ndarray, out: np.ndarray, compute: np.dtype, d: DType) -> None:
