@@ -424,3 +424,18 @@ def test_logit_of_float16_computes_in_float32_and_rounds_once():
     with np.errstate(all="ignore"):
         expected = np.log(z / (np.float32(1) - z)).astype(np.float16)
     same_bits(st.logit(st.from_numpy(a)).numpy(), expected)
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+def test_xlogy_kernel_keeps_the_old_bits(dtype):
+    x, y = _pairs(dtype)
+    d = x.dtype
+    with np.errstate(all="ignore"):
+        old = np.where(np.isnan(y), y, np.where(x == 0, d.type(0), x * np.log(y)))
+        same_bits(BM._xlogy(x, y, d), old)
+        same_bits(BM._xlogy(x[x != 0], y[x != 0], d), old[x != 0])  # (no zero: the short way)
+        same_bits(np.asarray(BM._xlogy(x[:1].reshape(()), y[:1].reshape(()), d)), old[0])  # (0-d)
+        same_bits(BM._xlogy(x[:17].reshape(17, 1), y[:17], d),
+                  np.where(np.isnan(y[:17]), y[:17], np.where(x[:17, None] == 0, d.type(0), x[:17, None] * np.log(y[:17]))))
+    same_as_torch(st.xlogy(st.from_numpy(x), 2.0), torch.xlogy(torch.from_numpy(x), 2.0))
+    same_as_torch(st.xlogy(0.0, st.from_numpy(y)), torch.xlogy(0.0, torch.from_numpy(y)))
