@@ -46,6 +46,7 @@ from ...errors import StridedNotImplementedError, StridedRuntimeError, StridedVa
 from ...grad_mode import GRAD_MODE, STATE, SUBCLASSES, bump_if_used
 from ...gradients import seal
 from ...kernels import check_writable, write
+from ...kernels.elementwise import _clip
 from ...kernels.fpstate import QUIET, quiet_call, quiet_reset, quiet_retry, quiet_set
 from ...opdef import Kind, declare
 from ...tensor import Tensor, tensor_arg
@@ -99,25 +100,50 @@ def _silu_fused(x: np.ndarray, g: np.ndarray) -> np.ndarray:
 
 SILU = Activation("silu", "silu_cpu", "SiluBackward0", lambda x: x / (1 + np.exp(-x)), _silu_grad, _silu_fused)
 # (PyTorch's softplus_backward: z / (z + 1) with z = exp(beta x) is sigmoid(beta x), without z's overflow)
+
+
+def _softplus(x: np.ndarray, b: float, t: float) -> np.ndarray:
+    """``where(x b > t, x, log1p(exp(x b)) / b)``; for ``b == 1`` without the product and the
+    quotient (``x * 1.0`` and ``y / 1.0`` are ``x`` and ``y`` bit for bit: 3 NumPy calls fewer)."""
+    if b == 1.0:
+        return np.where(x > t, x, np.log1p(np.exp(x)))
+    xb = x * b
+    return np.where(xb > t, x, np.log1p(np.exp(xb)) / b)
+
+
+def _elu(x: np.ndarray, a: float) -> np.ndarray:
+    """``where(x > 0, x, a expm1(x))`` (``a == 1``: no product, the same bits)."""
+    return np.where(x > 0, x, np.expm1(x) if a == 1.0 else a * np.expm1(x))
+
+
+def _leaky_relu(x: np.ndarray, k: float) -> np.ndarray:
+    """``where(x > 0, x, x k)``; for ``0 < k <= 1`` the same bits as ``maximum(x, x k)`` (one
+    NumPy call fewer): ``x k`` lies between 0 and ``x`` (rounding keeps it there), is ``x``'s
+    zero itself for a signed zero, and NaN stays NaN (``k = 0`` is left out: ``inf * 0`` is NaN)."""
+    if 0.0 < k <= 1.0:
+        return np.maximum(x, x * k)
+    return np.where(x > 0, x, x * k)
+
+
 SOFTPLUS = Activation(
     "softplus", "softplus_cpu", "SoftplusBackward0",
-    lambda x, b, t: np.where(x * b > t, x, np.log1p(np.exp(x * b)) / b),
+    _softplus,
     lambda g, x, b, t: where(x * b > t, g, g * (x * b).sigmoid()),
     lambda x, g, b, t: np.where(x * b > t, g, g / (1 + np.exp(-x * b))))
 ELU = Activation(
     "elu", "elu_cpu", "EluBackward0",
-    lambda x, a: np.where(x > 0, x, a * np.expm1(x)),
+    _elu,
     lambda g, x, a: where(x > 0, g, g * (x.exp() * a)),
     lambda x, g, a: np.where(x > 0, g, g * a * np.exp(x)))
 LEAKY_RELU = Activation(
     "leaky_relu", "leaky_relu_cpu", "LeakyReluBackward0",
-    lambda x, k: np.where(x > 0, x, x * k),
+    _leaky_relu,
     lambda g, x, k: where(x > 0, g, g * k),
     lambda x, g, k: np.where(x > 0, g, g * k))
 # (PyTorch: no gradient at or beyond the bounds)
 HARDTANH = Activation(
     "hardtanh", "hardtanh_cpu", "HardtanhBackward0",
-    lambda x, lo, hi: np.clip(x, lo, hi),
+    lambda x, lo, hi: _clip(x, lo, hi),  # (np.clip's ufunc, without its Python wrapper)
     lambda g, x, lo, hi: where((x <= lo) | (x >= hi), 0.0, g),
     lambda x, g, lo, hi: np.where((x <= lo) | (x >= hi), 0, g))
 
@@ -191,6 +217,9 @@ def _fast(row: Activation, x: Any, params: tuple) -> Tensor | None:
     return t
 
 
+_F32_MAX = float(np.finfo(np.float32).max)
+
+
 def _check_params(row: Activation, d: DType, params: tuple) -> None:
     """PyTorch's refusal of a parameter its kernel cannot hold for a float input of dtype ``d``:
     hardtanh converts its bounds to ``d`` itself (c10::Half's error for float16), the others their
@@ -198,6 +227,8 @@ def _check_params(row: Activation, d: DType, params: tuple) -> None:
     that range is a RuntimeError, never a silent inf (``inf`` itself passes)."""
     target = d if row is HARDTANH else d if d is float64 else float32
     for v in params:
+        if target is float32 and -_F32_MAX <= v <= _F32_MAX:  # (the common case, without the full check)
+            continue
         line = scalar_overflow(v, target)
         if line is not None:
             raise StridedRuntimeError(join_lines(

@@ -39,22 +39,25 @@ from typing import Any
 
 import numpy as np
 
-from ...dispatch import result
+from ...dispatch import OPEN, adopted, result
 from ...dtypes import DType, bool_, complex128, float64, np_kind
 from ...errors import StridedRuntimeError, StridedTypeError, join_lines
+from ...grad_mode import SUBCLASSES
 from ...gradients import seal
 from ...kernels.elementwise import binary_into, tensor_power
-from ...kernels.fpstate import QUIET, quiet_reset, quiet_set
+from ...kernels.fpstate import QUIET, quiet_call, quiet_reset, quiet_retry, quiet_set
 from ...opdef import Kind, declare
 from ...tensor import Tensor
 from .._support.operands import (
     _broadcast,
     _check_inplace,
     _check_partial_overlap,
+    _cinfo,
     _fresh_output,
     _kernel_arg,
     _not_implemented,
     _view,
+    flat_run,
 )
 from .._support.out import write_out
 from .._support.promotion import TORCH_NAMES, can_cast, operand_class, result_type, to_float
@@ -74,14 +77,21 @@ class UfuncLike:
 
     def __call__(self, x: Any, y: Any, out: np.ndarray | None = None, dtype: Any = None, casting: str = "unsafe",
                  signature: Any = None) -> Any:
-        dtype = np.dtype(dtype) if dtype is not None else np.result_type(x, y)
+        if dtype is None and out is None and x.__class__ is np.ndarray and y.__class__ is np.ndarray:
+            dtype = x.dtype
+            if y.dtype != dtype:  # (the fast paths' case is two arrays of one dtype: no promotion)
+                dtype = np.result_type(x, y)
+        elif dtype is not None:
+            dtype = np.dtype(dtype)
+        else:
+            dtype = np.result_type(x, y)
         token = quiet_set(QUIET)
         try:
             res = self._compute(x, y, dtype)
         finally:
             quiet_reset(token)
         if out is None:
-            return np.asarray(res, dtype=dtype)
+            return res if res.__class__ is np.ndarray and res.dtype == dtype else np.asarray(res, dtype=dtype)
         np.copyto(out, res, casting="unsafe")
         return out
 
@@ -124,13 +134,41 @@ def _gcd_int(a: np.ndarray, b: np.ndarray, dtype: np.dtype) -> np.ndarray:
     return g
 
 
+_LOWEST: dict[np.dtype, int] = {}  # signed integer dtype -> its minimum (np.iinfo costs microseconds)
+
+
+def _wraps(a: np.ndarray, b: np.ndarray, dtype: np.dtype) -> bool:
+    """Whether ``a`` or ``b`` holds the signed ``dtype``'s minimum, whose ``|x|`` wraps in PyTorch's
+    Euclid (where NumPy's ``gcd``/``lcm``, computing ``|x|`` unsigned, give other numbers)."""
+    if dtype.kind != "i":
+        return False
+    low = _LOWEST.get(dtype)
+    if low is None:
+        low = _LOWEST[dtype] = int(np.iinfo(dtype).min)
+    m = np.minimum(a, b)  # (two NumPy calls: ``low in a`` converts ``low`` for each test)
+    return m.size != 0 and np.minimum.reduce(m, axis=None) == low
+
+
 def _gcd(x: Any, y: Any, dtype: np.dtype) -> np.ndarray:
-    a, b = np.broadcast_arrays(_in(x, dtype), _in(y, dtype))
+    a, b = _in(x, dtype), _in(y, dtype)
+    if not _wraps(a, b, dtype):  # NumPy's gcd in the dtype: PyTorch's numbers (no |x| wraps)
+        return np.gcd(a, b)
+    a, b = np.broadcast_arrays(a, b)
     return _gcd_int(a, b, dtype).astype(dtype)
 
 
 def _lcm(x: Any, y: Any, dtype: np.dtype) -> np.ndarray:
-    a, b = np.broadcast_arrays(_in(x, dtype), _in(y, dtype))
+    a, b = _in(x, dtype), _in(y, dtype)
+    if not _wraps(a, b, dtype):
+        # NumPy's lcm is ``|a| / g * |b|`` wrapped to the dtype (g the true gcd). PyTorch's is
+        # ``|a / g * b|`` in C ints: exact for dtypes up to 16 bits (then wrapped to the dtype: the
+        # same bits), wrapping for 32 and 64 bits before its ``abs`` (``abs`` of the wrapped
+        # ``±|a| / g * |b|`` is ``abs`` of NumPy's number, ``abs`` of the minimum being itself).
+        m = np.lcm(a, b)
+        if dtype.itemsize <= 2 or dtype.kind == "u":
+            return m
+        return np.abs(m, out=m) if m.__class__ is np.ndarray else np.abs(m)  # (0-d operands: a NumPy scalar)
+    a, b = np.broadcast_arrays(a, b)
     g = _gcd_int(a, b, dtype)
     # (PyTorch: g == 0 ? 0 : abs(a / g * b) in C's int arithmetic: int32 for the dtypes up to
     # 32 bits, int64 beyond, wrapping, then cast to the dtype; g divides a, so NumPy's floor
@@ -142,13 +180,25 @@ def _lcm(x: Any, y: Any, dtype: np.dtype) -> np.ndarray:
 
 def _heaviside(x: Any, y: Any, dtype: np.dtype) -> np.ndarray:
     xs = _in(x, dtype)
+    if dtype in _HEAVISIDE_FLOATS:
+        # NumPy's heaviside is PyTorch's but for a NaN input (NumPy: NaN, PyTorch: 0); fmax(x, -1)
+        # makes a NaN -1 and keeps the sign of every other x (and x itself from -1 up, -0.0 too)
+        return np.heaviside(np.fmax(xs, -1), _in(y, dtype))
     return np.where(xs == 0, _in(y, dtype), (xs > 0).astype(dtype))
+
+
+_HEAVISIDE_FLOATS = frozenset(np.dtype(t) for t in (np.float16, np.float32, np.float64))  # (NumPy's loops)
 
 
 def _xlogy(x: Any, y: Any, dtype: np.dtype) -> np.ndarray:
     xs, ys = _in(x, dtype), _in(y, dtype)
-    # (PyTorch's kernel: NaN if y is NaN, else 0 if x is 0, else x * log(y))
-    return np.where(np.isnan(ys), ys, np.where(xs == 0, dtype.type(0), xs * np.log(ys)))
+    # (PyTorch's kernel: NaN if y is NaN, else 0 if x is 0, else x * log(y). x * log(y) is NaN
+    # already where y is, so only an x of 0 needs a second look: 4 NumPy calls when none is)
+    r = xs * np.log(ys)
+    zero = xs == 0
+    if zero.any():
+        r = np.where(zero & (ys == ys), dtype.type(0), r)
+    return r
 
 
 def _ldexp(x: Any, y: Any, dtype: np.dtype) -> np.ndarray:
@@ -168,13 +218,14 @@ def _ldexp(x: Any, y: Any, dtype: np.dtype) -> np.ndarray:
 def _fmax(x: Any, y: Any, dtype: np.dtype) -> np.ndarray:
     xs, ys = _in(x, dtype), _in(y, dtype)
     # (PyTorch's kernel: a tie keeps the first operand, so fmax(-0.0, 0.0) is -0.0; NumPy's fmax
-    # gives the second)
-    return np.where((xs >= ys) | (ys != ys), xs, ys)
+    # gives the second). Where x >= y fails, NumPy's fmax is PyTorch's: y, or x where y is NaN
+    # (three NumPy calls; ``where((x >= y) | (y != y), x, y)`` is four)
+    return np.where(xs >= ys, xs, np.fmax(xs, ys))
 
 
 def _fmin(x: Any, y: Any, dtype: np.dtype) -> np.ndarray:
     xs, ys = _in(x, dtype), _in(y, dtype)
-    return np.where((xs <= ys) | (ys != ys), xs, ys)
+    return np.where(xs <= ys, xs, np.fmin(xs, ys))
 
 
 def _logaddexp(x: Any, y: Any, dtype: np.dtype) -> np.ndarray:
@@ -230,6 +281,9 @@ _ldexp_op, _, _, _ldexp_inplace = _make_binary(LDEXP)
 def _heaviside_checks(input: Any, values: Any, out: Any, name: str) -> None:
     """PyTorch's heaviside checks, before anything else: tensors, no complex (input, values or
     out), then one dtype for the three."""
+    if out is None and isinstance(input, Tensor) and isinstance(values, Tensor) and input._dtype is values._dtype \
+            and not input._dtype.is_complex:
+        return  # (the common call: nothing to refuse)
     first = 1 if name == "heaviside" else 0  # (the method x.heaviside_(v) counts after self)
     for arg, what, pos in ((input, "input", first), (values, "values", first + 1)):
         if not isinstance(arg, Tensor):
@@ -392,6 +446,31 @@ def _float_power(base: Any, exponent: Any, d: DType, target: Tensor | None) -> T
     return out
 
 
+def _float_power_flat(base: Any, exponent: Any) -> Tensor | None:
+    """:func:`_float_power`'s result for two real tensors of one shape, both row-major: NumPy's
+    pow of their flat runs read as float64 (the general path's ufunc and cast: a same-shape
+    exponent never takes the sqrt loop), in a fresh row-major float64 tensor (TensorIterator's
+    layout for row-major operands). None where the general path must run."""
+    if (base.__class__ is not Tensor and base.__class__ not in SUBCLASSES) or (
+            exponent.__class__ is not Tensor and exponent.__class__ not in SUBCLASSES):
+        return None
+    shape = base._layout.shape
+    if exponent._layout.shape != shape:
+        return None
+    info = _cinfo[shape]
+    x, y = flat_run(base, info), flat_run(exponent, info)
+    if x is None or y is None:
+        return None
+    try:  # (fpstate.quietly, inlined)
+        res = quiet_call(np.power, x, y, dtype=_F64)
+    except RuntimeError as e:
+        res = quiet_retry(e, np.power, x, y, dtype=_F64)
+    return adopted(res, info[2], float64)
+
+
+_F64 = np.dtype(np.float64)
+
+
 def float_power(input: Any, exponent: Any, *, out: Any = None) -> Tensor:
     """``input ** exponent`` computed in float64 (complex128 when either is complex), whatever the
     inputs' dtypes: PyTorch's ``pow(input.to(float64), exponent.to(float64))``.
@@ -400,6 +479,10 @@ def float_power(input: Any, exponent: Any, *, out: Any = None) -> Tensor:
     ([4.0, 9.0], strided.float64)
     """
     d = _float_power_dtype(input, exponent, "float_power")
+    if out is None and d is float64 and not OPEN:
+        fresh = _float_power_flat(input, exponent)
+        if fresh is not None:
+            return fresh
     if out is not None and isinstance(out, Tensor) and out._dtype is not d:
         raise StridedRuntimeError(join_lines(
             f"the output given to float_power has dtype {TORCH_NAMES[out._dtype]} but the operation's result "

@@ -24,12 +24,12 @@ import numpy as np
 
 from ... import layout as L
 from ...args import is_number
-from ...dispatch import copied, reinterpreted, report
+from ...dispatch import OPEN, adopted, copied, reinterpreted, report
 from ...dispatch import result as fresh_result
 from ...dtypes import TORCH_NAME, DType, bfloat16, bool_, complex_of, float16, float32, float64, real_of
 from ...errors import StridedRuntimeError, StridedTypeError, join_lines
 from ...gradients import installs_as
-from ...kernels.fpstate import quietly
+from ...kernels.fpstate import QUIET, quiet_reset, quiet_set, quietly
 from ...layout import Layout
 from ...layout.dtype_view import as_complex_layout, as_real_layout, part_layout
 from ...opdef import Kind, declare
@@ -168,6 +168,10 @@ def isreal(input: Tensor) -> Tensor:  # noqa: A002 - torch's argument name
     """
     x = tensor_arg(input, "isreal")
     if not x._dtype.is_complex:
+        if not OPEN:  # (a row-major input: ones_like's result without its set-up; listeners see ones_like's)
+            info = _cinfo[x._layout.shape]
+            if x._layout.strides == info[0]:
+                return adopted(np.ones(info[1], np.bool_), info[2], bool_)
         from ...creation import ones_like  # (the factories import the ops' layer: imported on use)
 
         return ones_like(x, dtype=bool_)
@@ -190,6 +194,11 @@ def conj_physical(input: Tensor) -> Tensor:
 
 
 def _conjugated(input: Tensor, name: str) -> Tensor:
+    if not OPEN:  # (a row-major input, nobody listening: the conjugates of its flat run are the result)
+        info = _cinfo[input._layout.shape]
+        arr = flat_run(input, info)
+        if arr is not None:
+            return adopted(np.conjugate(arr), info[2], input._dtype)
     lay = input._layout  # laid out as PyTorch's (a dense input's strides kept, size-1 dims included)
     out = fresh_result(lay.shape, input._dtype, L.preserve_format_strides(lay.shape, lay.strides))
     np.conjugate(_view(input), out=_view(out))
@@ -311,6 +320,16 @@ def angle(input: Tensor) -> Tensor:
     shape = input._layout.shape
     # PyTorch: a real input runs through TensorIterator (its strides); a complex one into a resized
     # empty output (row-major)
+    if d.is_complex:  # (a row-major input: atan2 of its flat run's parts, np.angle's own call)
+        info = _cinfo[shape]
+        arr = flat_run(input, info)
+        if arr is not None:
+            token = quiet_set(QUIET)
+            try:
+                values = np.arctan2(arr.imag, arr.real)
+            finally:
+                quiet_reset(token)
+            return report("angle", (input,), adopted(values, info[2], out_dtype))
     out = fresh_result(shape, out_dtype) if d.is_complex else _fresh_output(shape, out_dtype, [input], d)
     with np.errstate(all="ignore"):
         x = _view(input)

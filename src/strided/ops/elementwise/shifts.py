@@ -17,7 +17,7 @@ from typing import Any
 
 import numpy as np
 
-from ...dtypes import UNSIGNED_WIDE
+from ...dtypes import UNSIGNED_WIDE, bool_
 from ...errors import StridedNotImplementedError, StridedRuntimeError, join_lines
 from ...opdef import Kind, declare
 from ...tensor import Tensor, tensor_arg
@@ -38,7 +38,10 @@ def _refusing(op: BinaryOp, fn: Callable[..., Any], reflected: bool = False) -> 
 
     def checked(a: Any, b: Any, **kw: Any) -> Any:
         if isinstance(b, (Tensor, bool, int, float)) and (isinstance(a, Tensor) or isinstance(b, Tensor)):
-            rt = result_type(b, a) if reflected else result_type(a, b)
+            if isinstance(a, Tensor) and isinstance(b, Tensor) and a._dtype is b._dtype:
+                rt = a._dtype  # (two tensors of one dtype: the promotion is that dtype, without its tables)
+            else:
+                rt = result_type(b, a) if reflected else result_type(a, b)
             if rt.kind not in "iu" or rt in UNSIGNED_WIDE:
                 raise StridedNotImplementedError(
                     join_lines(f'"{op.kernel}" not implemented for \'{TORCH_NAMES[rt]}\'',
@@ -80,6 +83,8 @@ def positive(input: Tensor) -> Tensor:  # noqa: A002 - PyTorch's name
     >>> strided.positive(t) is t
     True
     """
+    if input.__class__ is Tensor and input._dtype is not bool_:
+        return input  # (the common call, without the argument check's and dtype property's calls)
     tensor_arg(input, "positive")
     if input.dtype.kind == "b":
         raise StridedRuntimeError(

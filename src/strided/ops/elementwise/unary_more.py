@@ -109,11 +109,11 @@ def _special_fresh(fn: Callable[[np.ndarray], np.ndarray]) -> Callable[[np.ndarr
 
 
 def _isposinf(x: np.ndarray, out: np.ndarray) -> None:
-    np.logical_and(np.isinf(x), x > 0, out=out)
+    np.equal(x, np.inf, out=out)  # (only +inf equals +inf: one NumPy call, not isinf & x > 0)
 
 
 def _isneginf(x: np.ndarray, out: np.ndarray) -> None:
-    np.logical_and(np.isinf(x), x < 0, out=out)
+    np.equal(x, -np.inf, out=out)
 
 
 def _float_test(uf: Callable[..., Any], integral: bool) -> Kernel:
@@ -170,9 +170,9 @@ def _sign(x: np.ndarray, out: np.ndarray, compute: np.dtype, d: DType) -> None:
     if d is bool_:
         np.copyto(out, x, casting="unsafe")
     elif d.is_complex:  # sgn: z / |z|, 0 at 0 (PyTorch's: an infinite part gives NaN, NumPy's sign does not)
-        with np.errstate(all="ignore"):
-            size = np.abs(x)  # (computed before out is written: x may be out, in place)
-            np.divide(x, size, out=out, dtype=compute, casting="unsafe")
+        # (no errstate: every caller runs the kernels with NumPy's warnings off, fpstate.QUIET)
+        size = np.abs(x)  # (computed before out is written: x may be out, in place)
+        np.divide(x, size, out=out, dtype=compute, casting="unsafe")
         np.copyto(out, 0, where=size == 0)
     elif not d.is_floating_point:
         np.sign(x, out=out, dtype=compute, casting="unsafe")
@@ -210,6 +210,9 @@ def _nan_to_num(x: np.ndarray, out: np.ndarray, compute: np.dtype, d: DType,
                 nan: float = 0.0, posinf: float | None = None, neginf: float | None = None) -> None:
     """NaN -> ``nan``, +inf -> ``posinf`` (default: the dtype's largest), -inf -> ``neginf``
     (default: its lowest); integers and bool are copied unchanged."""
+    if d.is_floating_point and np.isfinite(x).all():  # (the common case: nothing to replace, 3 NumPy calls)
+        np.copyto(out, x, casting="unsafe")
+        return
     values = np.array(x, dtype=compute, copy=True)  # (a copy: x may be out itself, in place)
     # a complex number's real and imaginary parts are replaced each on its own (PyTorch, NumPy)
     parts = (values.real, values.imag) if d.is_complex else (values,) if d.is_floating_point else ()
@@ -240,15 +243,30 @@ def _logit_kernel(x: np.ndarray, out: np.ndarray, compute: np.dtype, d: DType, e
         lo = compute.type(eps)
         hi = compute.type(1) - lo
         z = np.where(z < lo, lo, np.where(z > hi, hi, z))
-    np.copyto(out, np.log(z / (compute.type(1) - z)), casting="unsafe")
+    # (the log written straight into out, cast there as copyto casts it: one NumPy call fewer)
+    np.log(z / (compute.type(1) - z), out=out, dtype=compute, casting="unsafe")
 
 
 def _sinc(x: np.ndarray, out: np.ndarray, compute: np.dtype, d: DType) -> None:
     """PyTorch's sinc kernel: 1 at 0, else ``sin(pi x) / (pi x)`` in the compute dtype (pi rounded
     to it: float32's ``sinc(1.0)`` is -2.78e-08, not 0)."""
-    xs = np.asarray(x, dtype=compute)
-    product = xs * np_finfo(compute).dtype.type(np.pi)
+    xs = x if x.dtype == compute else np.asarray(x, dtype=compute)
+    product = xs * _PI[compute] if compute in _PI else xs * np_finfo(compute).dtype.type(np.pi)
     np.copyto(out, np.where(xs == 0, compute.type(1), np.sin(product) / product), casting="unsafe")
+
+
+_PI = {np.dtype(t): t(np.pi) for t in (np.float32, np.float64)}  # (pi rounded to the compute dtype)
+
+
+def _sinc_fresh(x: np.ndarray) -> np.ndarray:
+    """:func:`_sinc` of a flat float32 / float64 run into a fresh array: the same ufuncs on the
+    same elements (the quotient written over the sine, the ones put where ``x`` is 0), without
+    the kernel's output buffer and copy."""
+    product = x * _PI[x.dtype]
+    q = np.sin(product)
+    np.divide(q, product, out=q)
+    np.copyto(q, _ONES[x.dtype], where=x == 0)
+    return q
 
 
 def _float(name: str, kernel: Kernel, *aliases: str) -> MoreUnary:
@@ -302,8 +320,25 @@ TABLE: tuple[MoreUnary, ...] = (
 OPS = {op.name: op for op in TABLE}
 
 
-def _one(compute: np.dtype) -> Any:
-    return compute.type(1)
+_ONES = {np.dtype(t): t(1) for t in (np.float32, np.float64)}  # (the fast path's dtypes: made once)
+
+
+def _sign_fresh(x: np.ndarray) -> np.ndarray:
+    """:func:`_sign` of a flat float32 / float64 run: NumPy's sign (+0.0 for either zero, as
+    ``(x > 0) - (x < 0)``) with its NaN made 0. The same bits as the kernel's subtraction of two
+    bool arrays, which casts them in a buffered loop (half again as slow on small runs)."""
+    r = np.sign(x)
+    np.copyto(r, _ZEROS[x.dtype], where=r != r)
+    return r
+
+
+_ZEROS = {np.dtype(t): t(0) for t in (np.float32, np.float64)}
+
+
+def _rsqrt_fresh(x: np.ndarray) -> np.ndarray:
+    """:func:`_rsqrt` of a flat float32 / float64 run: the quotient written over the root."""
+    r = np.sqrt(x)
+    return np.divide(_ONES[x.dtype], r, out=r)
 
 
 # The small-op fast path (:func:`_make`): for a row-major float32 / float64 input, each op's
@@ -315,15 +350,16 @@ def _one(compute: np.dtype) -> Any:
 # (round, nan_to_num).
 _FRESH: dict[str, Callable[[np.ndarray], np.ndarray]] = {
     "isnan": np.isnan, "signbit": np.signbit, "logical_not": np.logical_not,
+    "isposinf": lambda x: np.equal(x, np.inf), "isneginf": lambda x: np.equal(x, -np.inf),
     "floor": np.floor, "ceil": np.ceil, "trunc": np.trunc,
     "frac": lambda x: np.subtract(x, np.trunc(x)),
-    "sign": lambda x: np.subtract(x > 0, x < 0, dtype=x.dtype),
-    "sgn": lambda x: np.subtract(x > 0, x < 0, dtype=x.dtype),
+    "sign": lambda x: _sign_fresh(x),
+    "sgn": lambda x: _sign_fresh(x),
     "square": lambda x: np.multiply(x, x),
     "log1p": np.log1p, "expm1": np.expm1, "log2": np.log2, "log10": np.log10, "exp2": np.exp2,
-    "rsqrt": lambda x: np.divide(_one(x.dtype), np.sqrt(x)),
-    "reciprocal": lambda x: np.divide(_one(x.dtype), x),
-    "tan": np.tan, "asin": np.arcsin, "acos": np.arccos, "atan": np.arctan, "sinh": np.sinh,
+    "rsqrt": lambda x: _rsqrt_fresh(x),
+    "reciprocal": lambda x: np.divide(_ONES[x.dtype], x),
+    "sinc": _sinc_fresh, "tan": np.tan, "asin": np.arcsin, "acos": np.arccos, "atan": np.arctan, "sinh": np.sinh,
     "cosh": np.cosh, "asinh": np.arcsinh, "acosh": np.arccosh, "atanh": np.arctanh,
 }
 # the special functions: called without quiet_call (see _special_fresh)
@@ -432,7 +468,7 @@ def _fast_run(op: MoreUnary, x: Any, args: tuple) -> Tensor | None:
         return None
     d = x._dtype
     np_d = d.numpy
-    if np_d not in _F32_F64:
+    if np_d not in _F32_F64 and not (np_d in _COMPLEX and op.name == "sgn"):  # (sgn: complex kernels too)
         return None
     info = _cinfo[x._layout.shape]
     arr = flat_run(x, info)
@@ -450,6 +486,7 @@ def _fast_run(op: MoreUnary, x: Any, args: tuple) -> Tensor | None:
 # the special functions' rows (their float64 kernels dominate; :mod:`strided.kernels.special`)
 _SPECIAL = frozenset(("erf", "erfc", "erfinv", "digamma", "lgamma", "i0"))
 _BOOL_NP = np.dtype(np.bool_)
+_COMPLEX = (np.dtype(np.complex64), np.dtype(np.complex128))
 
 
 def _make(op: MoreUnary) -> tuple[Callable[..., Tensor], Callable[..., Tensor] | None]:
