@@ -32,6 +32,7 @@ from ...tensor import Tensor, tensor_arg
 from .._support.promotion import promote_types
 from ..registry import backward, method
 from .broadcasting import broadcast_all
+from .fast_join import atleast_shape, flat_join, wrap
 
 __all__ = [
     "atleast_1d", "atleast_2d", "atleast_3d", "broadcast_tensors", "cat", "column_stack", "concat",
@@ -228,6 +229,11 @@ def cat(tensors: Sequence[Tensor], dim: int = 0) -> Tensor:
 
 def _cat(tensors: Sequence[Tensor], dim: Any, name: str) -> Tensor:
     """``cat``, reported as ``name`` (its aliases report their own names)."""
+    if tensors.__class__ in (list, tuple) and tensors and isinstance(tensors[0], Tensor):  # the fast path
+        shapes = [t._layout.shape if isinstance(t, Tensor) else () for t in tensors]
+        d = wrap(dim, len(shapes[0]))
+        if d is not None and (out := flat_join(tensors, shapes, d)) is not None:
+            return out
     tensors = tensor_list(tensors, "cat")
     if not tensors:
         # Note: PyTorch's first line names torch.cat; it is kept so a search finds the same answers.
@@ -358,6 +364,15 @@ def stack(tensors: Sequence[Tensor], dim: int = 0) -> Tensor:
     >>> strided.stack([strided.zeros(2, 3), strided.ones(2, 3)], dim=1).shape
     (2, 2, 3)
     """
+    if tensors.__class__ in (list, tuple) and tensors and isinstance(tensors[0], Tensor):  # the fast path
+        shape = tensors[0]._layout.shape
+        d = wrap(dim, len(shape) + 1)
+        if d is not None and len(shape) <= 2:  # (the joined shape, with the new dim, is at most 3-d)
+            joined = shape[:d] + (1,) + shape[d:]
+            if all(isinstance(t, Tensor) and t._layout.shape == shape for t in tensors):
+                out = flat_join(tensors, [joined] * len(tensors), d)
+                if out is not None:
+                    return out
     tensors = tensor_list(tensors, "stack")
     out, d = _stack(tensors, dim)
     return _joined("stack", tensors, out, d, "stacked")
@@ -393,10 +408,15 @@ def _atleast_layout(lay: Layout, n: int) -> Layout:
 
 
 def _stack_family(name: str, tensors: Any, ndim: int, pick_dim: Any) -> Tensor:
+    if tensors.__class__ in (list, tuple) and tensors and isinstance(tensors[0], Tensor):  # the fast path
+        shapes = [atleast_shape(t._layout.shape, ndim) if isinstance(t, Tensor) else () for t in tensors]
+        out = flat_join(tensors, shapes, pick_dim(shapes[0]))
+        if out is not None:
+            return out
     tensors = tensor_list(tensors, name)
     _nonempty(tensors, name)
     parts = [(t, _atleast_layout(t._layout, ndim)) for t in tensors]
-    d = pick_dim(parts)
+    d = pick_dim(parts[0][1].shape)
     shape, d, dtype, fmt = _cat_plan(parts, d, name)
     return _joined(name, tensors, _join(parts, d, shape, dtype, fmt), d)
 
@@ -408,7 +428,7 @@ def _family_rule(name: str, ndim: int, pick_dim: Any) -> Any:
     def rule(out: Tensor, tensors: Sequence[Tensor]) -> Any:
         tensors = list(tensors)
         joined = [_atleast_layout(t._layout, ndim) for t in tensors]
-        d = pick_dim([(t, lay) for t, lay in zip(tensors, joined)])
+        d = pick_dim(joined[0].shape)
         return _join_rule("CatBackward0", tensors, _unskipped(joined, out), d)
 
     rule.__name__ = f"{name}_backward"
@@ -428,7 +448,7 @@ def hstack(tensors: Sequence[Tensor]) -> Tensor:
     >>> strided.hstack([strided.tensor([1, 2]), strided.tensor([3])]).tolist()
     [1, 2, 3]
     """
-    return _stack_family("hstack", tensors, 1, lambda parts: 0 if len(parts[0][1].shape) == 1 else 1)
+    return _stack_family("hstack", tensors, 1, lambda shape: 0 if len(shape) == 1 else 1)
 
 
 def vstack(tensors: Sequence[Tensor]) -> Tensor:
@@ -437,7 +457,7 @@ def vstack(tensors: Sequence[Tensor]) -> Tensor:
     >>> strided.vstack([strided.tensor([1, 2]), strided.tensor([[3, 4], [5, 6]])]).tolist()
     [[1, 2], [3, 4], [5, 6]]
     """
-    return _stack_family("vstack", tensors, 2, lambda parts: 0)
+    return _stack_family("vstack", tensors, 2, lambda shape: 0)
 
 
 def row_stack(tensors: Sequence[Tensor]) -> Tensor:
@@ -446,7 +466,7 @@ def row_stack(tensors: Sequence[Tensor]) -> Tensor:
     >>> strided.row_stack([strided.tensor([1, 2]), strided.tensor([3, 4])]).tolist()
     [[1, 2], [3, 4]]
     """
-    return _stack_family("row_stack", tensors, 2, lambda parts: 0)
+    return _stack_family("row_stack", tensors, 2, lambda shape: 0)
 
 
 def dstack(tensors: Sequence[Tensor]) -> Tensor:
@@ -455,7 +475,12 @@ def dstack(tensors: Sequence[Tensor]) -> Tensor:
     >>> strided.dstack([strided.zeros(2, 3), strided.ones(2, 3)]).shape
     (2, 3, 2)
     """
-    return _stack_family("dstack", tensors, 3, lambda parts: 2)
+    return _stack_family("dstack", tensors, 3, lambda shape: 2)
+
+
+def _column_shape(shape: tuple[int, ...]) -> tuple[int, ...]:
+    """The shape ``column_stack`` reads a tensor of ``shape`` as: 0-d and 1-D ones as a column."""
+    return shape if len(shape) > 1 else (L.product(shape), 1)
 
 
 def column_stack(tensors: Sequence[Tensor]) -> Tensor:
@@ -464,6 +489,11 @@ def column_stack(tensors: Sequence[Tensor]) -> Tensor:
     >>> strided.column_stack([strided.zeros(3), strided.ones(3, 2)]).shape
     (3, 3)
     """
+    if tensors.__class__ in (list, tuple) and tensors and isinstance(tensors[0], Tensor):  # the fast path
+        shapes = [_column_shape(t._layout.shape) if isinstance(t, Tensor) else () for t in tensors]
+        out = flat_join(tensors, shapes, 1)
+        if out is not None:
+            return out
     tensors = tensor_list(tensors, "column_stack")
     _nonempty(tensors, "column_stack")
     parts = []
@@ -478,10 +508,10 @@ def column_stack(tensors: Sequence[Tensor]) -> Tensor:
     return _joined("column_stack", tensors, _join(parts, d, shape, dtype, fmt), d)
 
 
-_family_rule("hstack", 1, lambda parts: 0 if len(parts[0][1].shape) == 1 else 1)
-_family_rule("vstack", 2, lambda parts: 0)
-_family_rule("row_stack", 2, lambda parts: 0)
-_family_rule("dstack", 3, lambda parts: 2)
+_family_rule("hstack", 1, lambda shape: 0 if len(shape) == 1 else 1)
+_family_rule("vstack", 2, lambda shape: 0)
+_family_rule("row_stack", 2, lambda shape: 0)
+_family_rule("dstack", 3, lambda shape: 2)
 
 
 @backward("column_stack", operands="any")

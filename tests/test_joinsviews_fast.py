@@ -1,0 +1,146 @@
+"""The joins' and views' fast paths give exactly what the general paths give, and what PyTorch gives.
+
+Each case runs twice: as called (fast path where it applies) and with the fast path switched off
+(monkeypatched to answer None / the general function); the two results must agree bit for bit in
+values (NaN payloads and -0.0 included), dtype, shape, strides, storage offset and view-vs-copy.
+PyTorch then checks the same calls' shapes, strides, offsets and values.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+import torch
+
+import strided as st
+from strided.ops.shape import joining
+
+DTYPES = [np.float32, np.float64, np.int64]
+
+
+def _data(shape: tuple, dtype: type, seed: int) -> np.ndarray:
+    r = np.random.RandomState(seed)
+    a = (r.randn(*shape) * 10).astype(dtype)
+    if a.size and np.issubdtype(dtype, np.floating):
+        flat = a.reshape(-1)
+        flat[0] = -0.0
+        flat[-1] = np.nan
+    return a
+
+
+def _layouts(shape: tuple, dtype: type, seed: int) -> list:
+    """Tensors of ``shape``: contiguous, at an offset in a bigger storage, and transposed twice
+    (row-major strides, a non-row-major route)."""
+    a = _data(shape, dtype, seed)
+    base = st.tensor(a)
+    padded = st.tensor(np.concatenate([_data((3,), dtype, seed + 1), a.reshape(-1)]))[3:].reshape(shape)
+    out = [base, padded]
+    if len(shape) >= 2:
+        out.append(st.tensor(np.ascontiguousarray(np.swapaxes(a, 0, 1))).transpose(0, 1))
+    return out
+
+
+def _same(got: st.Tensor, want: st.Tensor) -> None:
+    assert (got.shape, got.stride(), got.storage_offset(), got.dtype) == (
+        want.shape, want.stride(), want.storage_offset(), want.dtype)
+    assert got.numpy().tobytes() == want.numpy().tobytes()
+
+
+def _general(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(joining, "flat_join", lambda *a: None)
+
+
+JOINS = {
+    "cat0": lambda ts: st.cat(ts), "cat1": lambda ts: st.cat(ts, dim=-1), "stack0": lambda ts: st.stack(ts),
+    "stack1": lambda ts: st.stack(ts, 1), "stack_last": lambda ts: st.stack(ts, -1), "hstack": st.hstack,
+    "vstack": st.vstack, "row_stack": st.row_stack, "dstack": st.dstack, "column_stack": st.column_stack,
+}
+TORCH_JOINS = {
+    "cat0": lambda ts: torch.cat(ts), "cat1": lambda ts: torch.cat(ts, dim=-1), "stack0": lambda ts: torch.stack(ts),
+    "stack1": lambda ts: torch.stack(ts, 1), "stack_last": lambda ts: torch.stack(ts, -1), "hstack": torch.hstack,
+    "vstack": torch.vstack, "row_stack": torch.vstack, "dstack": torch.dstack, "column_stack": torch.column_stack,
+}
+
+
+@pytest.mark.parametrize("op", sorted(JOINS))
+@pytest.mark.parametrize("shape", [(3, 4), (1, 5), (4, 1), (6,), (2, 1, 3), (0, 3), (2, 0)])
+def test_joins_fast_is_general_and_torch(op: str, shape: tuple, monkeypatch: pytest.MonkeyPatch) -> None:
+    if len(shape) == 1 and op in ("cat1",):
+        shape = (2, 3)
+    for dtype in DTYPES:
+        for i, a in enumerate(_layouts(shape, dtype, 1)):
+            for b in _layouts(shape, dtype, 7)[i:i + 2]:
+                got = JOINS[op]([a, b, a])
+                with monkeypatch.context() as m:
+                    _general(m)
+                    want = JOINS[op]([a, b, a])
+                _same(got, want)
+                assert not np.shares_memory(got._storage.array, a._storage.array)
+                t = TORCH_JOINS[op]([torch.from_numpy(a.numpy()), torch.from_numpy(b.numpy()),
+                                     torch.from_numpy(a.numpy())])
+                assert (got.shape, got.stride()) == (tuple(t.shape), t.stride())
+                assert got.numpy().tobytes() == t.numpy().tobytes()
+
+
+@pytest.mark.parametrize("op", ["cat0", "cat1", "hstack", "vstack", "dstack", "column_stack"])
+def test_joins_of_other_sizes(op: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    a = st.arange(6.0).reshape(2, 3)
+    b = (st.arange(9.0).reshape(3, 3) if op in ("cat0", "vstack") else
+         st.arange(12.0).reshape(2, 3, 2) if op == "dstack" else st.arange(8.0).reshape(2, 4))
+    got = JOINS[op]([a, b])
+    with monkeypatch.context() as m:
+        _general(m)
+        _same(got, JOINS[op]([a, b]))
+    t = TORCH_JOINS[op]([torch.from_numpy(a.numpy()), torch.from_numpy(b.numpy())])
+    assert got.tolist() == t.tolist() and got.stride() == t.stride()
+
+
+@pytest.mark.parametrize("op", ["hstack", "vstack", "dstack", "column_stack", "stack0"])
+def test_joins_of_low_rank_inputs(op: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    for a, b in [(st.tensor(1.5), st.tensor(-0.0)), (st.arange(3.0), st.arange(3.0, 6.0))]:
+        got = JOINS[op]([a, b])
+        with monkeypatch.context() as m:
+            _general(m)
+            _same(got, JOINS[op]([a, b]))
+        t = TORCH_JOINS[op]([torch.from_numpy(a.numpy()), torch.from_numpy(b.numpy())])
+        assert got.tolist() == t.tolist() and got.stride() == t.stride()
+
+
+def test_join_errors_unchanged(monkeypatch: pytest.MonkeyPatch) -> None:
+    calls = [lambda: st.cat([st.ones(2, 3), st.ones(3, 2)]), lambda: st.cat([st.ones(2, 3)], dim=2),
+             lambda: st.stack([st.ones(2), st.ones(3)]), lambda: st.stack([st.ones(2)], dim=5),
+             lambda: st.cat([st.ones(2), 3]), lambda: st.vstack([st.ones(2), st.ones(3)]),
+             lambda: st.cat([st.tensor(1.0), st.tensor(2.0)])]
+    for call in calls:
+        with pytest.raises(Exception) as fast:
+            call()
+        with monkeypatch.context() as m:
+            _general(m)
+            with pytest.raises(Exception) as general:
+                call()
+        assert (type(fast.value), str(fast.value)) == (type(general.value), str(general.value))
+
+
+def test_join_mixed_dtypes_and_4d_take_the_general_path() -> None:
+    got = st.cat([st.ones(2, dtype=st.int64), st.ones(2, dtype=st.float32)])
+    assert got.dtype == st.float32 and got.tolist() == [1.0] * 4
+    x = st.ones(2, 3, 4, 5).to(memory_format=st.channels_last)
+    t = torch.ones(2, 3, 4, 5).to(memory_format=torch.channels_last)
+    assert st.cat([x, x]).stride() == torch.cat([t, t]).stride()
+
+
+def test_join_is_recorded_and_watched() -> None:
+    a = st.ones(2, 3, requires_grad=True)
+    b = st.arange(6.0).reshape(2, 3)
+    (st.cat([a, b], 1) * st.arange(12.0).reshape(2, 6)).sum().backward()
+    ta = torch.ones(2, 3, requires_grad=True)
+    (torch.cat([ta, torch.arange(6.0).reshape(2, 3)], 1) * torch.arange(12.0).reshape(2, 6)).sum().backward()
+    assert a.grad.tolist() == ta.grad.tolist()
+    with st.record_copies() as copies:
+        st.stack([b, b])
+        st.cat([b, b])
+        st.vstack([b, b])
+    assert [c.reason for c in copies] == [
+        "stack: 2 tensors stacked along dim 0 into new memory", "cat: 2 tensors joined along dim 0 into new memory",
+        "vstack: 2 tensors joined along dim 0 into new memory"]
+    assert [c.nbytes for c in copies] == [48, 48, 48]
