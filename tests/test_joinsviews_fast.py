@@ -8,6 +8,8 @@ PyTorch then checks the same calls' shapes, strides, offsets and values.
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 import numpy as np
 import pytest
 import torch
@@ -144,3 +146,73 @@ def test_join_is_recorded_and_watched() -> None:
         "stack: 2 tensors stacked along dim 0 into new memory", "cat: 2 tensors joined along dim 0 into new memory",
         "vstack: 2 tensors joined along dim 0 into new memory"]
     assert [c.nbytes for c in copies] == [48, 48, 48]
+
+
+def _outcome(source: st.Tensor, call: Callable, *args: object) -> object:
+    """(shape, strides, offset, values, shares memory with ``source``) of a call's result, or its
+    error's (class, text)."""
+    try:
+        y = call(*args)
+    except Exception as e:  # noqa: BLE001 - the class and text are what is compared
+        return type(e), str(e)
+    return y.shape, y.stride(), y.storage_offset(), y.tolist(), st.shares_memory(y, source)
+
+
+x_base = st.arange(24.0)
+
+
+AS_STRIDED = [((2, 3), (3, 1), None), ((2, 2), (1, 2), 1), ((3,), (0,), 5), ((0, 4), (4, 1), 30), ((2, 2), (12, 1), 11),
+              ((2, 2), (12, 1), 13), ((2,), (-1,), 3), ((True, 2), (1, 1), 0), ((2.0,), (1,), 0), ([2, 2], [2, 1], 0)]
+
+
+def test_as_strided_remembered_is_fresh_and_torch() -> None:
+    t = torch.arange(24.0)
+    for size, stride, offset in AS_STRIDED:
+        base = x_base[2:]  # (offset 2: storage_offset=None keeps it)
+        tbase = t[2:]
+        st.layout.memo.AS_STRIDED.clear()
+        fresh = _outcome(base, base.as_strided, size, stride, offset)
+        hit = _outcome(base, base.as_strided, size, stride, offset)
+        assert hit == fresh
+        for same in [(tuple(int(v) for v in size), tuple(stride))]:  # the plain spelling remembered first
+            _outcome(base, base.as_strided, *same, offset)
+            assert _outcome(base, base.as_strided, size, stride, offset) == fresh, (size, stride, offset)
+        try:
+            want = tbase.as_strided(size, stride, offset)
+        except Exception as e:  # noqa: BLE001
+            assert isinstance(fresh, tuple) and fresh[0] is not tuple and issubclass(fresh[0], type(e))
+            continue
+        assert fresh[:4] == (tuple(want.shape), want.stride(), want.storage_offset(), want.tolist())
+
+
+def test_as_strided_checks_each_storage_size() -> None:
+    small, big = st.arange(4.0), st.arange(8.0)
+    assert big.as_strided((2, 2), (4, 1)).tolist() == [[0.0, 1.0], [4.0, 5.0]]
+    with pytest.raises(RuntimeError, match="out of bounds"):
+        small.as_strided((2, 2), (4, 1))
+
+
+RESHAPES = [(-1,), (2, -1), (4, 3, 2), 24, -1, (2, 2, 6), (5, -1), (-1, -1), (True, -1), (2.0, 12), (24,), (-2, 12)]
+
+
+@pytest.mark.parametrize("make", [lambda: st.arange(24.0), lambda: st.arange(24.0).reshape(4, 6).t(),
+                                  lambda: st.arange(30.0)[3:27].reshape(2, 3, 4)[:, ::1, :]])
+def test_numpy_reshape_remembered_is_fresh_and_numpy(make: object) -> None:
+    for shape in RESHAPES:
+        st.layout.memo.NUMPY_RESHAPE.clear()
+        x = make()  # type: ignore[operator]
+        fresh = _outcome(x, st.reshape, x, shape)
+        plain = tuple(int(v) for v in shape) if isinstance(shape, tuple) else shape
+        _outcome(x, st.reshape, x, plain)
+        assert _outcome(x, st.reshape, x, shape) == fresh, shape
+        a = x.numpy()
+        try:
+            want = np.reshape(a, shape)
+        except (ValueError, TypeError):
+            assert isinstance(fresh[0], type) and issubclass(fresh[0], (ValueError, TypeError, RuntimeError)), shape
+            continue
+        assert fresh[0] == want.shape and fresh[3] == want.tolist()
+        assert fresh[4] == np.shares_memory(want, a), shape
+        with st.record_copies() as copies:
+            st.reshape(x, shape)
+        assert len(copies) == (0 if fresh[4] else 1)

@@ -827,9 +827,10 @@ def as_strided(self: Tensor, size: Sequence[int], stride: Sequence[int], storage
     """
     offset = self._layout.offset if storage_offset is None else storage_offset
     shape, strides, offset = L.normalize_layout_args(size, stride, offset)
-    plan = P.as_strided(shape, strides, offset, storage_size=self._storage.size(),
-                        itemsize=self._dtype.itemsize)
-    return _carry(self, plan)
+    # (remembered on the parsed layout and the storage's size: the storage bound is part of the answer)
+    key = (shape, strides, offset, self._storage.array.shape[0], self._dtype.itemsize)
+    plan = memo.AS_STRIDED.get(key)
+    return self._view(plan) if plan is not None else _carry(self, memo.decide(memo.AS_STRIDED, key))
 
 
 @backward("as_strided")
