@@ -216,3 +216,72 @@ def test_numpy_reshape_remembered_is_fresh_and_numpy(make: object) -> None:
         with st.record_copies() as copies:
             st.reshape(x, shape)
         assert len(copies) == (0 if fresh[4] else 1)
+
+
+COPY_CALLS = [("alias_copy", ()), ("detach_copy", ()), ("t_copy", ()), ("transpose_copy", (0, -1)),
+              ("permute_copy", ((-1, 0),)), ("unsqueeze_copy", (1,)), ("squeeze_copy", ()), ("select_copy", (0, -1)),
+              ("narrow_copy", (0, 0, 1)), ("expand_copy", ((2, -1, -1),)), ("diagonal_copy", ()),
+              ("slice_copy", (-1, 0, 3, 2)), ("unfold_copy", (0, 1, 1)), ("view_copy", ((-1,),)),
+              ("split_copy", (1,)), ("unbind_copy", (1,)), ("as_strided_copy", ((1, 1), (1, 1)))]
+
+
+def _pieces(out: object) -> list:
+    return list(out) if isinstance(out, tuple) else [out]
+
+
+@pytest.mark.parametrize("name,args", COPY_CALLS, ids=[c[0] for c in COPY_CALLS])
+def test_copy_forms_fast_is_general_and_torch(name: str, args: tuple, monkeypatch: pytest.MonkeyPatch) -> None:
+    from strided.ops import copies
+
+    for dtype in DTYPES:
+        for shape in [(3, 4), (1, 5), (2, 0)]:
+            for x in _layouts(shape, dtype, 3):
+                try:
+                    got = getattr(st, name)(x, *args)
+                except RuntimeError as e:  # (as_strided_copy of an empty storage): the same error both ways
+                    with monkeypatch.context() as m, pytest.raises(RuntimeError) as general:
+                        m.setattr(copies, "_SMALL_BYTES", -1)
+                        getattr(st, name)(x, *args)
+                    assert str(general.value) == str(e) and shape == (2, 0)
+                    continue
+                with monkeypatch.context() as m:
+                    m.setattr(copies, "_SMALL_BYTES", -1)  # (the general copy path)
+                    want = getattr(st, name)(x, *args)
+                for g, w in zip(_pieces(got), _pieces(want), strict=True):
+                    _same(g, w)
+                    assert not st.shares_memory(g, x) and g._base is None
+                t = getattr(torch, name)(torch.from_numpy(x.numpy()), *args)
+                for g, w in zip(_pieces(got), _pieces(t), strict=True):
+                    assert (g.shape, g.stride()) == (tuple(w.shape), w.stride())
+                    assert g.numpy().tobytes() == w.numpy().tobytes()
+
+
+def test_copy_forms_watched_and_recorded() -> None:
+    x = st.arange(12.0).reshape(3, 4)
+    with st.record_copies() as copies:
+        st.t_copy(x)
+        st.unbind_copy(x)
+    assert [(c.reason, c.nbytes) for c in copies] == [
+        ("t_copy: the elements t() views, copied into new contiguous memory", 48)] + [
+        ("unbind_copy: the elements unbind() views, copied into new contiguous memory", 16)] * 3
+    a = st.arange(12.0, requires_grad=True)
+    (st.view_copy(a, (3, 4)).t() * st.arange(12.0).reshape(4, 3)).sum().backward()
+    ta = torch.arange(12.0, requires_grad=True)
+    (torch.view_copy(ta, (3, 4)).t() * torch.arange(12.0).reshape(4, 3)).sum().backward()
+    assert a.grad.tolist() == ta.grad.tolist()
+
+
+@pytest.mark.parametrize("dims", [(1, 0), (0, 1), (-1, 0), (0, 0), (0, 2), (), (1,), (True, 0)])
+def test_permute_of_one_tuple_is_permute_of_ints(dims: tuple) -> None:
+    x, t = st.arange(12.0).reshape(3, 4)[:, 1:], torch.arange(12.0).reshape(3, 4)[:, 1:]
+    st.layout.memo.PERMUTE.clear()
+    spread, one = _outcome(x, x.permute, *dims), _outcome(x, x.permute, dims)
+    assert one == _outcome(x, x.permute, dims)  # (remembered)
+    if isinstance(spread, tuple) and isinstance(spread[0], tuple):
+        assert one == spread
+        w = t.permute(dims)
+        assert one[:4] == (tuple(w.shape), w.stride(), w.storage_offset(), w.tolist())
+    else:
+        with pytest.raises(Exception) as e:
+            t.permute(dims)
+        assert isinstance(one[0], type) and issubclass(one[0], type(e.value)), (one, e.value)

@@ -381,9 +381,12 @@ def permute(self: Tensor, *dims: Any) -> Tensor:
     if self._ag is not None and not INSIDE.get():  # its own recording entry (autograd's slow path)
         return record("permute", permute, (self, *dims), {})
     lay = self._layout
+    given = dims
+    if len(dims) == 1 and dims[0].__class__ is tuple and dims[0]:  # permute((1, 0)): the same memo key
+        dims = dims[0]
     for d in dims:
         if d.__class__ is not int:
-            return _carry(self, L.permute_layout(lay, dims_arg(dims)))
+            return _carry(self, L.permute_layout(lay, dims_arg(given)))
     if not dims:
         raise missing("permute", "dims")
     key = (lay.shape, lay.strides, lay.offset, dims)
