@@ -285,3 +285,37 @@ def test_permute_of_one_tuple_is_permute_of_ints(dims: tuple) -> None:
         with pytest.raises(Exception) as e:
             t.permute(dims)
         assert isinstance(one[0], type) and issubclass(one[0], type(e.value)), (one, e.value)
+
+
+@pytest.mark.parametrize("op", ["tril", "triu"])
+def test_triangles_fast_is_general_and_torch(op: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    from strided.ops.shape import triangles
+
+    for dtype in DTYPES + [np.float16, np.bool_]:
+        for shape in [(3, 4), (4, 1), (2, 3, 5), (0, 3)]:
+            for x in _layouts(shape, dtype, 5):
+                for k in (0, 1, -2):
+                    got = getattr(st, op)(x, k)
+                    with monkeypatch.context() as m:
+                        m.setattr(triangles, "_fast_triangle", lambda *a: None)
+                        _same(got, getattr(st, op)(x, k))
+                    assert not st.shares_memory(got, x)
+                    t = getattr(torch, op)(torch.from_numpy(x.numpy()), k)
+                    assert got.stride() == t.stride() and got.numpy().tobytes() == t.numpy().tobytes()
+    for bad in (st.ones(3), st.ones(2, 2, dtype=st.uint16)):
+        with pytest.raises(Exception) as fast:
+            getattr(st, op)(bad)
+        with monkeypatch.context() as m, pytest.raises(Exception) as general:
+            m.setattr(triangles, "_fast_triangle", lambda *a: None)
+            getattr(st, op)(bad)
+        assert (type(fast.value), str(fast.value)) == (type(general.value), str(general.value))
+    with pytest.raises(OverflowError):
+        getattr(st, op)(st.ones(2, 2), 1 << 63)
+    a = st.ones(3, 3, requires_grad=True)
+    getattr(st, op)(a * 2, 1).sum().backward()
+    ta = torch.ones(3, 3, requires_grad=True)
+    getattr(torch, op)(ta * 2, 1).sum().backward()
+    assert a.grad.tolist() == ta.grad.tolist()
+    with st.record_copies() as copies:
+        getattr(st, op)(st.ones(2, 2))
+    assert [c.nbytes for c in copies] == [16]

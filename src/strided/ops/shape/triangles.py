@@ -17,16 +17,31 @@ import numpy as np
 
 from ... import layout as L
 from ...args import int_arg
-from ...dispatch import copied, result_array
-from ...dtypes import TORCH_NAME, DType, default_float, int32, int64, to_dtype
+from ...dispatch import OPEN, adopted, copied, result_array
+from ...dtypes import (
+    TORCH_NAME,
+    DType,
+    bool_,
+    default_float,
+    float16,
+    float32,
+    float64,
+    int8,
+    int16,
+    int32,
+    int64,
+    to_dtype,
+    uint8,
+)
 from ...errors import StridedNotImplementedError, StridedRuntimeError, join_lines
 from ...gradients import grad_zeros, linear, seal
 from ...kernels import numpy_view
-from ...kernels.memory import check_writable
+from ...kernels.memory import check_writable, flat_run
 from ...layout import plans as P
 from ...opdef import Kind, declare
 from ...tensor import Tensor, tensor_arg
 from .._support import support
+from .._support.operands import _cinfo
 from .._support.out import write_out
 from .._support.promotion import TORCH_NAMES, can_cast, promote_types
 from ..registry import backward, method
@@ -75,7 +90,41 @@ def _check_matrix(t: Tensor, op: str) -> None:
         )
 
 
+# The dtypes of tril/triu's fast path: each op's supported ones among NumPy's plain types, with the
+# zero np.where writes outside the triangle (the general path's ``target[...] = 0``), a 0-d array (np.where
+# takes it faster than a NumPy scalar: measured 1.7 against 2.5 µs on a (3, 4) float32).
+_ZEROS = {
+    lower: {d: np.zeros((), d.numpy) for d in (bool_, uint8, int8, int16, int32, int64, float16, float32, float64)
+            if not support.refused("tril" if lower else "triu", d)}
+    for lower in (True, False)
+}
+
+
+def _fast_triangle(input: Any, diagonal: Any, lower: bool) -> Tensor | None:
+    """``tril``/``triu`` of a non-empty row-major tensor, nobody listening: one ``np.where`` of the
+    flat run (seen in its shape), the kept-elements mask and the dtype's zero, its fresh
+    row-major result adopted (the general path's values, bit for bit); else None."""
+    if OPEN or input.__class__ is not Tensor or diagonal.__class__ is not int or not -_INT64 <= diagonal < _INT64:
+        return None
+    zero = _ZEROS[lower].get(input._dtype)
+    shape = input._layout.shape
+    if zero is None or len(shape) < 2:
+        return None
+    info = _cinfo[shape]
+    run = flat_run(input, info) if info[1] else None
+    if run is None:
+        return None
+    res = np.where(_keep_mask(shape, diagonal, lower), run.reshape(shape), zero)
+    return adopted(res.reshape(-1), info[2], input._dtype)
+
+
+_INT64 = 1 << 63
+
+
 def _triangle(input: Tensor, diagonal: Any, lower: bool) -> Tensor:
+    fast = _fast_triangle(input, diagonal, lower)
+    if fast is not None:
+        return fast
     op = "tril" if lower else "triu"
     t = tensor_arg(input, op)
     k = int_arg(diagonal, op, "diagonal", 2)
