@@ -319,3 +319,55 @@ def test_triangles_fast_is_general_and_torch(op: str, monkeypatch: pytest.Monkey
     with st.record_copies() as copies:
         getattr(st, op)(st.ones(2, 2))
     assert [c.nbytes for c in copies] == [16]
+
+
+REORDERS = [("flip", lambda m, x: m.flip(x, (0,))), ("flip", lambda m, x: m.flip(x, (-1, 0))),
+            ("flip", lambda m, x: m.flip(x, (1,))), ("fliplr", lambda m, x: m.fliplr(x)),
+            ("flipud", lambda m, x: m.flipud(x)), ("roll", lambda m, x: m.roll(x, 1, 0)),
+            ("roll", lambda m, x: m.roll(x, -7, -1)), ("roll", lambda m, x: m.roll(x, 5)),
+            ("roll", lambda m, x: m.roll(x, (1, 2), (0, 1))), ("rot90", lambda m, x: m.rot90(x)),
+            ("rot90", lambda m, x: m.rot90(x, 2)), ("rot90", lambda m, x: m.rot90(x, -1, (1, 0))),
+            ("rot90", lambda m, x: m.rot90(x, 4)), ("rot90", lambda m, x: m.rot90(x, 3, (-1, 0)))]
+
+
+@pytest.mark.parametrize("i", range(len(REORDERS)), ids=[f"{n}{i}" for i, (n, _) in enumerate(REORDERS)])
+def test_reorders_fast_is_general_and_torch(i: int, monkeypatch: pytest.MonkeyPatch) -> None:
+    from strided.ops.shape import reorder
+
+    _, call = REORDERS[i]
+    for dtype in DTYPES:
+        for shape in [(3, 4), (1, 5), (2, 3, 2), (2, 0)]:
+            for x in _layouts(shape, dtype, 9):
+                got = call(st, x)
+                with monkeypatch.context() as m:
+                    m.setattr(reorder, "_shaped_run", lambda t: None)
+                    _same(got, call(st, x))
+                assert not st.shares_memory(got, x)
+                t = call(torch, torch.from_numpy(x.numpy()))
+                assert (got.shape, got.stride()) == (tuple(t.shape), t.stride())
+                np.testing.assert_array_equal(got.numpy(), t.numpy())
+
+
+def test_reorder_errors_unchanged(monkeypatch: pytest.MonkeyPatch) -> None:
+    from strided.ops.shape import reorder
+
+    x = st.ones(2, 3)
+    calls = [lambda: st.flip(x, (0, 0)), lambda: st.flip(x, 2), lambda: st.roll(x, 1, 2), lambda: st.rot90(x, 1, (0, 0)),
+             lambda: st.rot90(x, 1, (0, 2)), lambda: st.fliplr(st.ones(3)), lambda: st.rot90(x, True),
+             lambda: st.flip(x, (True,)), lambda: st.roll(x, (1, 2), 0)]
+    for call in calls:
+        with pytest.raises(Exception) as fast:
+            call()
+        with monkeypatch.context() as m, pytest.raises(Exception) as general:
+            m.setattr(reorder, "_shaped_run", lambda t: None)
+            call()
+        assert (type(fast.value), str(fast.value)) == (type(general.value), str(general.value))
+    a = st.arange(6.0, requires_grad=True)
+    (st.roll(a.reshape(2, 3), 1, 1).flip(0) * st.arange(6.0).reshape(2, 3)).sum().backward()
+    ta = torch.arange(6.0, requires_grad=True)
+    (torch.roll(ta.reshape(2, 3), 1, 1).flip(0) * torch.arange(6.0).reshape(2, 3)).sum().backward()
+    assert a.grad.tolist() == ta.grad.tolist()
+    with st.record_copies() as copies:
+        st.rot90(x)
+        st.roll(x, 1)
+    assert [c.nbytes for c in copies] == [24, 24]
