@@ -371,3 +371,26 @@ def test_reorder_errors_unchanged(monkeypatch: pytest.MonkeyPatch) -> None:
         st.rot90(x)
         st.roll(x, 1)
     assert [c.nbytes for c in copies] == [24, 24]
+
+
+DIAGS = [("diag", lambda m, x: m.diag(x)), ("diag", lambda m, x: m.diag(x, 1)), ("diag", lambda m, x: m.diag(x, -2)),
+         ("diag_embed", lambda m, x: m.diag_embed(x)), ("diag_embed", lambda m, x: m.diag_embed(x, -1, 0, 2)),
+         ("diagflat", lambda m, x: m.diagflat(x, 1)), ("block_diag", lambda m, x: m.block_diag(x, x[:1]))]
+
+
+@pytest.mark.parametrize("i", range(len(DIAGS)), ids=[f"{n}{i}" for i, (n, _) in enumerate(DIAGS)])
+def test_diagonals_fast_is_general_and_torch(i: int, monkeypatch: pytest.MonkeyPatch) -> None:
+    from strided.ops.shape import triangles
+
+    _, call = DIAGS[i]
+    for dtype in DTYPES:
+        for shape in [(3, 4), (5, 2), (1, 1), (0, 3)]:
+            for x in _layouts(shape, dtype, 11):
+                got = call(st, x)
+                with monkeypatch.context() as m:
+                    m.setattr(triangles, "OPEN", [True])  # (the fast paths' "someone listens": the general path)
+                    _same(got, call(st, x))
+                assert not st.shares_memory(got, x)
+                t = call(torch, torch.from_numpy(x.numpy()))
+                assert (got.shape, got.stride()) == (tuple(t.shape), t.stride())
+                assert got.numpy().tobytes() == t.numpy().tobytes()

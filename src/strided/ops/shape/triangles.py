@@ -37,6 +37,7 @@ from ...errors import StridedNotImplementedError, StridedRuntimeError, join_line
 from ...gradients import grad_zeros, linear, seal
 from ...kernels import numpy_view
 from ...kernels.memory import check_writable, flat_run
+from ...layout import Layout, memo
 from ...layout import plans as P
 from ...opdef import Kind, declare
 from ...tensor import Tensor, tensor_arg
@@ -253,14 +254,25 @@ def triu_(self: Tensor, diagonal: int = 0) -> Tensor:
 
 
 def _zeros(shape: tuple[int, ...], dtype: DType) -> tuple[Tensor, np.ndarray]:
-    out, target = result_array(shape, dtype)
-    target[...] = 0
-    return out, target
+    """A new row-major tensor of zeros and the NumPy array of its memory in ``shape``: NumPy's
+    zeroed allocation adopted (cheaper than an empty result filled with 0; the same bytes)."""
+    info = _cinfo[shape]
+    try:
+        flat = np.zeros(info[1], dtype.numpy)
+    except (ValueError, MemoryError, OverflowError):  # (the allocator's error, PyTorch's text)
+        out, target = result_array(shape, dtype)
+        target[...] = 0
+        return out, target
+    return adopted(flat, info[2], dtype), flat.reshape(shape)
 
 
 def _write_diagonal(out: Tensor, values: np.ndarray, offset: int, dim1: int, dim2: int) -> None:
     """Write ``values`` into ``out``'s diagonal through the diagonal's layout (no element loop)."""
-    lay = L.diagonal(out._layout, offset, dim1, dim2)
+    full = out._layout
+    key = (full.shape, full.strides, full.offset, offset, dim1, dim2)
+    lay = memo.DIAGONAL.get(key) or memo.decide(memo.DIAGONAL, key)
+    if lay.__class__ is not Layout:  # (not a plain view: the layout layer's own answer or error)
+        lay = L.diagonal(full, offset, dim1, dim2)
     if L.product(lay.shape):
         np.copyto(numpy_view(out._storage, lay), values)
 
@@ -302,7 +314,12 @@ def diag(input: Tensor, diagonal: int = 0, *, out: Any = None) -> Tensor:
                        f"the tensor has shape {t._layout.shape}; for the diagonals of a batch of matrices "
                        "use t.diagonal(0, -2, -1) (a view), or t.reshape(-1) first for diagflat")
         )
-    lay = L.diagonal(t._layout, k, 0, 1)
+    src = t._layout
+    key = (src.shape, src.strides, src.offset, k, 0, 1)
+    lay = memo.DIAGONAL.get(key) or memo.decide(memo.DIAGONAL, key)
+    if not OPEN and lay.__class__ is Layout and lay.shape[0]:  # the diagonal's copy, adopted
+        return adopted(numpy_view(t._storage, lay).copy(), _cinfo[lay.shape][2], t._dtype)
+    lay = L.diagonal(src, k, 0, 1)
     out, target = result_array(lay.shape, t._dtype)
     if out.numel():
         np.copyto(target, numpy_view(t._storage, lay))
