@@ -394,3 +394,28 @@ def test_diagonals_fast_is_general_and_torch(i: int, monkeypatch: pytest.MonkeyP
                 t = call(torch, torch.from_numpy(x.numpy()))
                 assert (got.shape, got.stride()) == (tuple(t.shape), t.stride())
                 assert got.numpy().tobytes() == t.numpy().tobytes()
+
+
+SPLITS = [("tensor_split", (3,)), ("tensor_split", ([1, -1, 7],)), ("tensor_split", ([3, 1], 1)),
+          ("tensor_split", (4, -1)), ("hsplit", (2,)), ("hsplit", ([0, 1],)), ("vsplit", ([2, 2, 5],)),
+          ("dsplit", (1,))]
+
+
+@pytest.mark.parametrize("name,args", SPLITS)
+def test_split_views_match_slices_and_torch(name: str, args: tuple) -> None:
+    from strided import layout as L
+
+    base = st.arange(120.0).reshape(6, 20)[1:, 2:].t()[:, 1:]  # (18, 4), strides (1, 20), offset 42
+    tbase = torch.arange(120.0).reshape(6, 20)[1:, 2:].t()[:, 1:]
+    if name == "dsplit":
+        base, tbase = base.reshape(3, 6, 4)[:, ::2], tbase.reshape(3, 6, 4)[:, ::2]
+    got = getattr(st, name)(base, *args)
+    want = getattr(torch, name)(tbase, *args)
+    d = {"vsplit": 0, "hsplit": 1, "dsplit": 2}.get(name, args[1] % base.dim() if len(args) > 1 else 0)
+    for g, w in zip(got, want, strict=True):
+        assert (g.shape, g.stride(), g.storage_offset()) == (tuple(w.shape), w.stride(), w.storage_offset())
+        assert g.tolist() == w.tolist() and g._base is base._base
+        n = g.shape[d]
+        if n:
+            start = (g.storage_offset() - base.storage_offset()) // base.stride(d)
+            assert g._layout == L.slice_dim(base._layout, d, start, start + n, 1)

@@ -614,8 +614,15 @@ def broadcast_tensors_backward(out: tuple, *tensors: Tensor) -> Any:
 
 
 def _slice_views(t: Tensor, d: int, bounds: Sequence[tuple[int, int]]) -> tuple[Tensor, ...]:
+    """The views ``t`` sliced ``start:stop`` along ``d`` for each of ``bounds`` (clamped to the dim:
+    :func:`_split_bounds`). A non-empty piece's layout is built directly (``slice_dim``'s result for
+    step 1: same strides, the offset moved to ``start``); an empty one takes ``slice_dim``'s offset rule."""
     lay = t._layout
-    return tuple(t._view(L.slice_dim(lay, d, start, stop, 1)) for start, stop in bounds)
+    shape, strides, offset = lay.shape, lay.strides, lay.offset
+    head, tail, stride = shape[:d], shape[d + 1:], strides[d]
+    trusted = Layout._trusted
+    return tuple(t._view(trusted(head + (stop - start,) + tail, strides, offset + start * stride)) if stop > start
+                 else t._view(L.slice_dim(lay, d, start, stop, 1)) for start, stop in bounds)
 
 
 def _split_arg_error(op: str, value: Any, prefix: str = "") -> StridedTypeError:
