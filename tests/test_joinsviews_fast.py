@@ -419,3 +419,26 @@ def test_split_views_match_slices_and_torch(name: str, args: tuple) -> None:
         if n:
             start = (g.storage_offset() - base.storage_offset()) // base.stride(d)
             assert g._layout == L.slice_dim(base._layout, d, start, start + n, 1)
+
+
+def test_broadcast_and_meshgrid_layouts_match_torch() -> None:
+    a, ta = st.arange(12.0)[1::3], torch.arange(12.0)[1::3]  # (4,), stride 3, offset 1
+    b, tb = st.arange(6.0).reshape(2, 3)[:, :1], torch.arange(6.0).reshape(2, 3)[:, :1]  # (2, 1)
+    cases = [((a, b), (ta, tb)), ((b, b), (tb, tb)), ((a[:1], st.tensor(2.0)), (ta[:1], torch.tensor(2.0))),
+             ((a[:0], b), (ta[:0], tb))]
+    for ours, theirs in cases:
+        for _ in range(2):  # (the second call reads the expand memo)
+            got = st.broadcast_tensors(*ours)
+            want = torch.broadcast_tensors(*theirs)
+            assert [(g.shape, g.stride(), g.storage_offset()) for g in got] == [
+                (tuple(w.shape), w.stride(), w.storage_offset()) for w in want]
+    with pytest.raises(RuntimeError, match="must match the size"):
+        st.broadcast_tensors(a, st.ones(3))
+    grids = [((a, a[:2]), (ta, ta[:2])), ((a, a[:1], a[:3]), (ta, ta[:1], ta[:3])), ((a, st.tensor(1.0)), (ta, torch.tensor(1.0))),
+             ((a[:0], a), (ta[:0], ta))]
+    for ours, theirs in grids:
+        for indexing in ("ij", "xy"):
+            got = st.meshgrid(*ours, indexing=indexing)
+            want = torch.meshgrid(*theirs, indexing=indexing)
+            assert [(g.shape, g.stride(), g.storage_offset(), g.tolist()) for g in got] == [
+                (tuple(w.shape), w.stride(), w.storage_offset(), w.tolist()) for w in want]

@@ -24,7 +24,7 @@ from ...errors import StridedRuntimeError, StridedTypeError, StridedValueError, 
 from ...gradients import grad_zeros, scatter_pieces, seal
 from ...kernels import numpy_view
 from ...kernels.memory import reduced_cast_source
-from ...layout import Layout
+from ...layout import Layout, memo
 from ...layout import plans as P
 from ...layout.formats import format_strides, suggest_format
 from ...opdef import Kind, declare
@@ -594,7 +594,14 @@ def broadcast_tensors(*tensors: Tensor) -> tuple[Tensor, ...]:
     if not tensors:
         return ()
     shape = broadcast_all([t._layout.shape for t in tensors])
-    return tuple(t._view(L.expand(t._layout, shape)) for t in tensors)
+    return tuple(t._view(_expanded(t._layout, shape)) for t in tensors)
+
+
+def _expanded(lay: Layout, shape: tuple[int, ...]) -> Layout:
+    """``L.expand(lay, shape)``, remembered (layout.memo.EXPAND; shape is broadcast_all's plain ints)."""
+    key = (lay.shape, lay.strides, lay.offset, shape)
+    got = memo.EXPAND.get(key) or memo.decide(memo.EXPAND, key)
+    return got if got.__class__ is Layout else L.expand(lay, shape)  # (else expand's error)
 
 
 @backward("broadcast_tensors", operands="any")

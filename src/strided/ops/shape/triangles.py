@@ -515,7 +515,12 @@ def meshgrid(*tensors: Tensor, indexing: str | None = None) -> tuple[Tensor, ...
         ts[0], ts[1] = ts[1], ts[0]
     sizes = tuple(L.product(t._layout.shape) for t in ts)
     grids = []
+    plain = min(sizes) > 1  # (no size-1 axis: a 1-D input's grid is its stride on its axis, 0 on the others)
     for i, t in enumerate(ts):
+        lay = t._layout
+        if plain and len(lay.shape) == 1:
+            grids.append(t._view(Layout._trusted(sizes, (0,) * i + lay.strides + (0,) * (len(ts) - i - 1), lay.offset)))
+            continue
         view_shape = tuple(sizes[i] if j == i else 1 for j in range(len(ts)))
         viewed = P.view(t._layout, view_shape)[0]
         grids.append(t._view(L.expand(viewed, sizes)))
