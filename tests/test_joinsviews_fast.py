@@ -442,3 +442,32 @@ def test_broadcast_and_meshgrid_layouts_match_torch() -> None:
             want = torch.meshgrid(*theirs, indexing=indexing)
             assert [(g.shape, g.stride(), g.storage_offset(), g.tolist()) for g in got] == [
                 (tuple(w.shape), w.stride(), w.storage_offset(), w.tolist()) for w in want]
+
+
+@pytest.mark.parametrize("args", [(2,), (1,), (3, 0), (2, -1), (2, (0,)), (0,), (2, 5), (2.0,), (True,)])
+def test_repeat_interleave_fast_is_general_and_torch(args: tuple, monkeypatch: pytest.MonkeyPatch) -> None:
+    from strided.ops.shape import reorder
+
+    def general(x: st.Tensor) -> st.Tensor:
+        with monkeypatch.context() as m:
+            m.setattr(reorder, "_shaped_run", lambda t: None)
+            return st.repeat_interleave(x, *args)
+
+    for dtype in DTYPES:
+        for shape in [(3, 4), (1, 2, 3), (5,)]:
+            for x in _layouts(shape, dtype, 13):
+                try:
+                    got = st.repeat_interleave(x, *args)
+                except Exception as e:  # noqa: BLE001 - the same error both ways, and PyTorch's class
+                    with pytest.raises(type(e)) as g:
+                        general(x)
+                    assert str(g.value) == str(e)
+                    with pytest.raises(Exception) as t:
+                        torch.repeat_interleave(torch.from_numpy(x.numpy()), *args)
+                    assert isinstance(e, type(t.value)), (args, e, t.value)
+                    continue
+                _same(got, general(x))
+                assert not st.shares_memory(got, x)
+                t = torch.repeat_interleave(torch.from_numpy(x.numpy()), *args)
+                assert (got.shape, got.stride()) == (tuple(t.shape), t.stride())
+                assert got.numpy().tobytes() == t.numpy().tobytes()

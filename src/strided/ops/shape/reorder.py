@@ -607,6 +607,26 @@ def _counts(repeats: Any, size: int, d: int | None) -> np.ndarray | int:
     return int(repeats)
 
 
+def _fast_repeat_interleave(t: Any, repeats: int, dim: Any) -> Tensor | None:
+    """``repeat_interleave(t, repeats, dim)`` for a positive int count on the fast path: one
+    ``np.repeat`` of the flat run (seen in its shape along a plain int ``dim``), its fresh row-major
+    result adopted; else None."""
+    seen = _shaped_run(t)
+    if seen is None:
+        return None
+    array, info = seen
+    if dim is None:
+        flat = np.repeat(array.reshape(-1), repeats)
+        return adopted(flat, _cinfo[flat.shape][2], t._dtype)
+    wrapped = _plain_dims(dim, array.ndim) if dim.__class__ is int else None
+    if wrapped is None:
+        return None
+    d = wrapped[0]
+    shape = info[2].shape
+    out_shape = shape[:d] + (shape[d] * repeats,) + shape[d + 1:]
+    return adopted(np.repeat(array, repeats, axis=d).reshape(-1), _cinfo[out_shape][2], t._dtype)
+
+
 _COUNTS_ONLY: Any = object()  # (repeat_interleave(counts): no repeats given, as PyTorch's second form)
 
 
@@ -620,6 +640,10 @@ def repeat_interleave(input: Tensor, repeats: Any = _COUNTS_ONLY, dim: int | Non
     >>> strided.repeat_interleave(strided.tensor([1, 2]), 2).tolist()
     [1, 1, 2, 2]
     """
+    if repeats.__class__ is int and repeats > 0 and output_size is None:
+        fast = _fast_repeat_interleave(input, repeats, dim)
+        if fast is not None:
+            return fast
     t = tensor_arg(input, "repeat_interleave")
     if repeats is None:  # (None is no count: PyTorch refuses it too, rather than reading the other form)
         raise StridedTypeError(
