@@ -30,7 +30,7 @@ from .errors import (
 )
 from .grad_mode import INSIDE
 from .gradients import record
-from .layout import plans
+from .layout import Layout, memo, plans
 from .layout.plans import Copy, View
 from .messages import copy_why, error
 from .tensor import Tensor
@@ -93,6 +93,18 @@ def reshape(t: Tensor, shape: Any, order: str = "C", copy: bool | None = None) -
         # in C order its values are Tensor.reshape's: it records that op's node (ViewBackward0),
         # as torch.reshape does; other orders have no rule, and the face's guard refuses them
         return record("reshape", lambda t, shape: reshape(t, shape, "C", copy), (t, shape), {})
+    if order == "C" and copy is None:  # the common call: its view remembered (layout.memo) on the parsed sizes
+        sizes = (shape,) if shape.__class__ is int else shape
+        if sizes.__class__ is tuple:
+            lay = t._layout
+            key = (lay.shape, lay.strides, lay.offset, sizes, t._dtype.itemsize)
+            for n in sizes:  # (plain ints only: True and 2.0 would find the key of 1 and 2)
+                if n.__class__ is not int:
+                    break
+            else:
+                found = memo.NUMPY_RESHAPE.get(key)
+                if found is not None:
+                    return t._view(found)
     order = _check_order(order, "CFA", "reshape")
     if copy is not None:  # NumPy's copy converter: None, or anything bool() takes except a string
         if isinstance(copy, str):
@@ -101,7 +113,13 @@ def reshape(t: Tensor, shape: Any, order: str = "C", copy: bool | None = None) -
             )
         copy = bool(copy)
     new_shape = parse_sizes((shape,) if not isinstance(shape, (tuple, list)) else (tuple(shape),), "reshape")
-    plan = plans.numpy_reshape(t._layout, new_shape, order, copy, itemsize=t._dtype.itemsize)
+    if order == "C" and copy is None:
+        lay = t._layout
+        plan = memo.decide(memo.NUMPY_RESHAPE, (lay.shape, lay.strides, lay.offset, new_shape, t._dtype.itemsize))
+        if plan.__class__ is Layout:
+            return t._view(plan)
+    else:
+        plan = plans.numpy_reshape(t._layout, new_shape, order, copy, itemsize=t._dtype.itemsize)
     return _execute(t, plan, f"reshape(order={order!r})" if copy is not True else "reshape(copy=True)")
 
 

@@ -156,6 +156,12 @@ def normalize_layout_args(shape: object, strides: object, offset: object) -> tup
 
     Only the kinds are checked here; the values are :func:`check_layout`'s job.
     """
+    if shape.__class__ is tuple and strides.__class__ is tuple and offset.__class__ is int:
+        for v in shape + strides:  # type: ignore[operator]  (the common case: plain ints, one loop)
+            if v.__class__ is not int:
+                break
+        else:
+            return shape, strides, offset  # type: ignore[return-value]
     for what, seq in (("size", shape), ("stride", strides)):
         if not isinstance(seq, (tuple, list)):
             raise StridedTypeError(

@@ -84,6 +84,11 @@ NARROW = memo_of(M.narrow_layout)  # (dim, start, length)
 SELECT = memo_of(M.select_layout)  # (dim, index)
 DIAGONAL = memo_of(M.diagonal_layout)  # (offset, dim1, dim2)
 UNFOLD = memo_of(M.unfold_layout)  # (dimension, size, step)
+# NumPy's reshape in C order without copy= (strided.reshape's common call): (sizes, itemsize)
+NUMPY_RESHAPE = memo_of(lambda lay, sizes, itemsize: P.numpy_reshape(lay, sizes, "C", None, itemsize=itemsize))
+# as_strided: the key's layout is the one asked for, checked against (storage_size, itemsize)
+AS_STRIDED = memo_of(lambda lay, storage_size, itemsize: P.as_strided(
+    lay.shape, lay.strides, lay.offset, storage_size=storage_size, itemsize=itemsize))
 MEMOS = (VIEW, RESHAPE, FLATTEN, UNFLATTEN, PERMUTE, TRANSPOSE, MOVEDIM, EXPAND, SQUEEZE, UNSQUEEZE, NARROW,
-         SELECT, DIAGONAL, UNFOLD)
+         SELECT, DIAGONAL, UNFOLD, NUMPY_RESHAPE, AS_STRIDED)
 """Every memo of this module (a test clears them to compare a miss with a hit)."""

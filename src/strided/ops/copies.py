@@ -28,11 +28,12 @@ from typing import Any
 
 from .. import layout as L
 from ..args import memory_format_error, type_name
-from ..dispatch import OPEN, copied, copy_of, materialize
+from ..dispatch import OPEN, DataFree, adopted, copied, copy_of, materialize
 from ..dtypes import to_dtype
 from ..errors import StridedIndexError, StridedRuntimeError, StridedTypeError, join_lines
 from ..gradients import seal
 from ..kernels.listeners import silenced
+from ..kernels.memory import numpy_view
 from ..layout import plans as P
 from ..memory_format import MemoryFormat, contiguous_format, is_dense_format, preserve_format
 from ..messages import error
@@ -40,6 +41,7 @@ from ..numpy_keywords import aliases_of, renamed
 from ..opdef import Kind, declare
 from ..refusals import NotContiguous
 from ..tensor import Tensor, tensor_arg
+from ._support.operands import _cinfo
 from ._support.out import write_out
 from .registry import backward, method
 
@@ -288,11 +290,21 @@ def _fresh(input: Tensor, made: Any) -> Any:
     return _fresh_one(input, made)
 
 
+# The most bytes the small-copy path takes: far below where the copy path's blocked (cache-tiled)
+# copies start (strided.kernels.blocked), so it only saves that path's planning.
+_SMALL_BYTES = 1 << 16
+
+
 def _fresh_one(input: Tensor, piece: Tensor) -> Tensor:
-    if piece._storage is not input._storage and piece._base is None \
-            and L.is_contiguous(piece._layout.shape, piece._layout.strides):
+    lay = piece._layout
+    if piece._storage is not input._storage and piece._base is None and L.is_contiguous(lay.shape, lay.strides):
         return piece  # the view op already copied (view_copy of a layout view cannot express)
-    return copy_of(piece, L.contiguous_strides(piece._layout.shape), "copy form")
+    if not OPEN and piece._storage.__class__ is not DataFree:
+        # small: one ndarray.flatten (a fresh row-major copy, the same bytes) adopted as the result
+        info = _cinfo[lay.shape]
+        if info[1] * piece._dtype.itemsize <= _SMALL_BYTES:
+            return adopted(numpy_view(piece._storage, lay).flatten(), info[2], piece._dtype)
+    return copy_of(piece, L.contiguous_strides(lay.shape), "copy form")
 
 
 # ---------------------------------------------------------------- the views, with PyTorch's signatures

@@ -381,9 +381,12 @@ def permute(self: Tensor, *dims: Any) -> Tensor:
     if self._ag is not None and not INSIDE.get():  # its own recording entry (autograd's slow path)
         return record("permute", permute, (self, *dims), {})
     lay = self._layout
+    given = dims
+    if len(dims) == 1 and dims[0].__class__ is tuple and dims[0]:  # permute((1, 0)): the same memo key
+        dims = dims[0]
     for d in dims:
         if d.__class__ is not int:
-            return _carry(self, L.permute_layout(lay, dims_arg(dims)))
+            return _carry(self, L.permute_layout(lay, dims_arg(given)))
     if not dims:
         raise missing("permute", "dims")
     key = (lay.shape, lay.strides, lay.offset, dims)
@@ -827,9 +830,10 @@ def as_strided(self: Tensor, size: Sequence[int], stride: Sequence[int], storage
     """
     offset = self._layout.offset if storage_offset is None else storage_offset
     shape, strides, offset = L.normalize_layout_args(size, stride, offset)
-    plan = P.as_strided(shape, strides, offset, storage_size=self._storage.size(),
-                        itemsize=self._dtype.itemsize)
-    return _carry(self, plan)
+    # (remembered on the parsed layout and the storage's size: the storage bound is part of the answer)
+    key = (shape, strides, offset, self._storage.array.shape[0], self._dtype.itemsize)
+    plan = memo.AS_STRIDED.get(key)
+    return self._view(plan) if plan is not None else _carry(self, memo.decide(memo.AS_STRIDED, key))
 
 
 @backward("as_strided")

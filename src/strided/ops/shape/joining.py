@@ -25,7 +25,7 @@ from ...grad_mode import refuse_out
 from ...gradients import grad_zeros, scatter_pieces, seal
 from ...kernels import numpy_view
 from ...kernels.memory import reduced_cast_source
-from ...layout import Layout
+from ...layout import Layout, memo
 from ...layout import plans as P
 from ...layout.formats import format_strides, suggest_format
 from ...opdef import Kind, declare
@@ -34,6 +34,7 @@ from .._support.out import check_out, write_out
 from .._support.promotion import TORCH_NAMES, can_cast, promote_types
 from ..registry import backward, method
 from .broadcasting import broadcast_all
+from .fast_join import atleast_shape, flat_join, wrap
 
 __all__ = [
     "atleast_1d", "atleast_2d", "atleast_3d", "broadcast_tensors", "cat", "column_stack", "concat",
@@ -268,6 +269,11 @@ def cat(tensors: Sequence[Tensor], dim: int = 0, *, out: Tensor | None = None) -
 
 def _cat(tensors: Sequence[Tensor], dim: Any, name: str) -> Tensor:
     """``cat``, reported as ``name`` (its aliases report their own names)."""
+    if tensors.__class__ in (list, tuple) and tensors and isinstance(tensors[0], Tensor):  # the fast path
+        shapes = [t._layout.shape if isinstance(t, Tensor) else () for t in tensors]
+        d = wrap(dim, len(shapes[0]))
+        if d is not None and (out := flat_join(tensors, shapes, d)) is not None:
+            return out
     tensors = tensor_list(tensors, "cat")
     if not tensors:
         # Note: PyTorch's first line names torch.cat; it is kept so a search finds the same answers.
@@ -404,6 +410,15 @@ def stack(tensors: Sequence[Tensor], dim: int = 0, *, out: Tensor | None = None)
     """
     if out is not None:
         return _join_out(out, "stack", tensors, lambda ts: stack(ts, dim))
+    if tensors.__class__ in (list, tuple) and tensors and isinstance(tensors[0], Tensor):  # the fast path
+        shape = tensors[0]._layout.shape
+        d = wrap(dim, len(shape) + 1)
+        if d is not None and len(shape) <= 2:  # (the joined shape, with the new dim, is at most 3-d)
+            joined = shape[:d] + (1,) + shape[d:]
+            if all(isinstance(t, Tensor) and t._layout.shape == shape for t in tensors):
+                out = flat_join(tensors, [joined] * len(tensors), d)
+                if out is not None:
+                    return out
     tensors = tensor_list(tensors, "stack")
     out, d = _stack(tensors, dim)
     return _joined("stack", tensors, out, d, "stacked")
@@ -439,10 +454,15 @@ def _atleast_layout(lay: Layout, n: int) -> Layout:
 
 
 def _stack_family(name: str, tensors: Any, ndim: int, pick_dim: Any) -> Tensor:
+    if tensors.__class__ in (list, tuple) and tensors and isinstance(tensors[0], Tensor):  # the fast path
+        shapes = [atleast_shape(t._layout.shape, ndim) if isinstance(t, Tensor) else () for t in tensors]
+        out = flat_join(tensors, shapes, pick_dim(shapes[0]))
+        if out is not None:
+            return out
     tensors = tensor_list(tensors, name)
     _nonempty(tensors, name)
     parts = [(t, _atleast_layout(t._layout, ndim)) for t in tensors]
-    d = pick_dim(parts)
+    d = pick_dim(parts[0][1].shape)
     shape, d, dtype, fmt = _cat_plan(parts, d, name)
     return _joined(name, tensors, _join(parts, d, shape, dtype, fmt), d)
 
@@ -454,7 +474,7 @@ def _family_rule(name: str, ndim: int, pick_dim: Any) -> Any:
     def rule(out: Tensor, tensors: Sequence[Tensor]) -> Any:
         tensors = list(tensors)
         joined = [_atleast_layout(t._layout, ndim) for t in tensors]
-        d = pick_dim([(t, lay) for t, lay in zip(tensors, joined)])
+        d = pick_dim(joined[0].shape)
         return _join_rule("CatBackward0", tensors, _unskipped(joined, out), d)
 
     rule.__name__ = f"{name}_backward"
@@ -476,7 +496,7 @@ def hstack(tensors: Sequence[Tensor], *, out: Tensor | None = None) -> Tensor:
     """
     if out is not None:
         return _join_out(out, "hstack", tensors, hstack)
-    return _stack_family("hstack", tensors, 1, lambda parts: 0 if len(parts[0][1].shape) == 1 else 1)
+    return _stack_family("hstack", tensors, 1, lambda shape: 0 if len(shape) == 1 else 1)
 
 
 def vstack(tensors: Sequence[Tensor], *, out: Tensor | None = None) -> Tensor:
@@ -487,7 +507,7 @@ def vstack(tensors: Sequence[Tensor], *, out: Tensor | None = None) -> Tensor:
     """
     if out is not None:
         return _join_out(out, "vstack", tensors, vstack)
-    return _stack_family("vstack", tensors, 2, lambda parts: 0)
+    return _stack_family("vstack", tensors, 2, lambda shape: 0)
 
 
 def row_stack(tensors: Sequence[Tensor], *, out: Tensor | None = None) -> Tensor:
@@ -498,7 +518,7 @@ def row_stack(tensors: Sequence[Tensor], *, out: Tensor | None = None) -> Tensor
     """
     if out is not None:
         return _join_out(out, "row_stack", tensors, row_stack)
-    return _stack_family("row_stack", tensors, 2, lambda parts: 0)
+    return _stack_family("row_stack", tensors, 2, lambda shape: 0)
 
 
 def dstack(tensors: Sequence[Tensor], *, out: Tensor | None = None) -> Tensor:
@@ -509,7 +529,12 @@ def dstack(tensors: Sequence[Tensor], *, out: Tensor | None = None) -> Tensor:
     """
     if out is not None:
         return _join_out(out, "dstack", tensors, dstack)
-    return _stack_family("dstack", tensors, 3, lambda parts: 2)
+    return _stack_family("dstack", tensors, 3, lambda shape: 2)
+
+
+def _column_shape(shape: tuple[int, ...]) -> tuple[int, ...]:
+    """The shape ``column_stack`` reads a tensor of ``shape`` as: 0-d and 1-D ones as a column."""
+    return shape if len(shape) > 1 else (L.product(shape), 1)
 
 
 def column_stack(tensors: Sequence[Tensor], *, out: Tensor | None = None) -> Tensor:
@@ -520,6 +545,11 @@ def column_stack(tensors: Sequence[Tensor], *, out: Tensor | None = None) -> Ten
     """
     if out is not None:
         return _join_out(out, "column_stack", tensors, column_stack)
+    if tensors.__class__ in (list, tuple) and tensors and isinstance(tensors[0], Tensor):  # the fast path
+        shapes = [_column_shape(t._layout.shape) if isinstance(t, Tensor) else () for t in tensors]
+        out = flat_join(tensors, shapes, 1)
+        if out is not None:
+            return out
     tensors = tensor_list(tensors, "column_stack")
     _nonempty(tensors, "column_stack")
     parts = []
@@ -534,10 +564,10 @@ def column_stack(tensors: Sequence[Tensor], *, out: Tensor | None = None) -> Ten
     return _joined("column_stack", tensors, _join(parts, d, shape, dtype, fmt), d)
 
 
-_family_rule("hstack", 1, lambda parts: 0 if len(parts[0][1].shape) == 1 else 1)
-_family_rule("vstack", 2, lambda parts: 0)
-_family_rule("row_stack", 2, lambda parts: 0)
-_family_rule("dstack", 3, lambda parts: 2)
+_family_rule("hstack", 1, lambda shape: 0 if len(shape) == 1 else 1)
+_family_rule("vstack", 2, lambda shape: 0)
+_family_rule("row_stack", 2, lambda shape: 0)
+_family_rule("dstack", 3, lambda shape: 2)
 
 
 @backward("column_stack", operands="any")
@@ -620,7 +650,14 @@ def broadcast_tensors(*tensors: Tensor) -> tuple[Tensor, ...]:
     if not tensors:
         return ()
     shape = broadcast_all([t._layout.shape for t in tensors])
-    return tuple(t._view(L.expand(t._layout, shape)) for t in tensors)
+    return tuple(t._view(_expanded(t._layout, shape)) for t in tensors)
+
+
+def _expanded(lay: Layout, shape: tuple[int, ...]) -> Layout:
+    """``L.expand(lay, shape)``, remembered (layout.memo.EXPAND; shape is broadcast_all's plain ints)."""
+    key = (lay.shape, lay.strides, lay.offset, shape)
+    got = memo.EXPAND.get(key) or memo.decide(memo.EXPAND, key)
+    return got if got.__class__ is Layout else L.expand(lay, shape)  # (else expand's error)
 
 
 @backward("broadcast_tensors", operands="any")
@@ -640,8 +677,15 @@ def broadcast_tensors_backward(out: tuple, *tensors: Tensor) -> Any:
 
 
 def _slice_views(t: Tensor, d: int, bounds: Sequence[tuple[int, int]]) -> tuple[Tensor, ...]:
+    """The views ``t`` sliced ``start:stop`` along ``d`` for each of ``bounds`` (clamped to the dim:
+    :func:`_split_bounds`). A non-empty piece's layout is built directly (``slice_dim``'s result for
+    step 1: same strides, the offset moved to ``start``); an empty one takes ``slice_dim``'s offset rule."""
     lay = t._layout
-    return tuple(t._view(L.slice_dim(lay, d, start, stop, 1)) for start, stop in bounds)
+    shape, strides, offset = lay.shape, lay.strides, lay.offset
+    head, tail, stride = shape[:d], shape[d + 1:], strides[d]
+    trusted = Layout._trusted
+    return tuple(t._view(trusted(head + (stop - start,) + tail, strides, offset + start * stride)) if stop > start
+                 else t._view(L.slice_dim(lay, d, start, stop, 1)) for start, stop in bounds)
 
 
 def _split_arg_error(op: str, value: Any, prefix: str = "") -> StridedTypeError:

@@ -21,7 +21,7 @@ from typing import Any
 import numpy as np
 
 from ... import layout as L
-from ...dispatch import copied, result, result_array
+from ...dispatch import OPEN, adopted, copied, result, result_array
 from ...dtypes import int64
 from ...errors import (
     StridedIndexError,
@@ -31,9 +31,11 @@ from ...errors import (
     join_lines,
 )
 from ...gradients import grad_zeros, seal
+from ...kernels.memory import flat_run
 from ...layout import plans as P
 from ...opdef import Kind, declare
 from ...tensor import Tensor, tensor_arg
+from .._support.operands import _cinfo
 from .._support.promotion import TORCH_NAMES
 from ..registry import backward, method
 from .joining import dim_int
@@ -99,6 +101,98 @@ def _reversed(array: np.ndarray, dims: tuple[int, ...]) -> np.ndarray:
     return array[tuple([_REVERSED if d in dims else _ALL for d in range(array.ndim)])]
 
 
+# ---------------------------------------------------------------- the fast paths
+# flip, fliplr, flipud, rot90 and roll of a non-empty row-major tensor, nobody listening: the flat run
+# seen in its shape, reversed or split by slicing (views), copied by one NumPy call into a fresh
+# row-major array that becomes the result's storage. The general paths' values bit for bit (they
+# copy the same elements), and their layouts: a row-major input's preserve_format strides are row-major.
+
+
+def _shaped_run(t: Any) -> tuple[np.ndarray, tuple] | None:
+    """A non-empty row-major tensor's flat run seen in its shape, with ``_cinfo``'s entry of the
+    shape; None when a fast path may not run (someone listens, another layout, no elements)."""
+    if OPEN or t.__class__ is not Tensor:
+        return None
+    shape = t._layout.shape
+    info = _cinfo[shape]
+    run = flat_run(t, info) if info[1] and shape else None
+    return None if run is None else (run.reshape(shape), info)
+
+
+def _plain_dims(dims: Any, ndim: int) -> tuple[int, ...] | None:
+    """``dims`` (an int or a tuple of ints) wrapped into ``range(ndim)`` when each is a plain int
+    there and none repeats; else None (the general path parses it and raises its errors)."""
+    given = (dims,) if dims.__class__ is int else dims
+    if given.__class__ is not tuple:
+        return None
+    out = []
+    for d in given:
+        if d.__class__ is not int or not -ndim <= d < ndim:
+            return None
+        d %= ndim
+        if d in out:
+            return None
+        out.append(d)
+    return tuple(out)
+
+
+def _fast_flip(t: Any, dims: Any) -> Tensor | None:
+    """``flip(t, dims)`` on the fast path, or None."""
+    seen = _shaped_run(t)
+    if seen is None:
+        return None
+    wrapped = _plain_dims(dims, len(seen[1][2].shape))
+    if wrapped is None:
+        return None
+    return adopted(_reversed(seen[0], wrapped).flatten(), seen[1][2], t._dtype)
+
+
+def _fast_roll(t: Any, shifts: Any, dims: Any) -> Tensor | None:
+    """``roll(t, shifts, dims)`` for one int shift along one dim, or flattened (``dims`` None), on
+    the fast path: the two parts of the rolled dim joined in swapped order by one ``np.concatenate``
+    (in memory: ``outer`` rows, each the rolled dim's tail then its head); else None."""
+    seen = _shaped_run(t)
+    if seen is None or shifts.__class__ is not int:
+        return None
+    array, info = seen
+    shape = info[2].shape
+    if dims is None:
+        outer, n, inner = 1, info[1], 1
+    else:
+        wrapped = _plain_dims(dims, len(shape))
+        if wrapped is None or len(wrapped) != 1:
+            return None
+        d = wrapped[0]
+        outer, n, inner = L.product(shape[:d]), shape[d], L.product(shape[d + 1:])
+    cut = (n - shifts % n) * inner  # (Python's % of a negative shift is the forward one)
+    rows = array.reshape(outer, n * inner)
+    flat = np.concatenate((rows[:, cut:], rows[:, :cut]), axis=1).reshape(-1)
+    return adopted(flat, info[2], t._dtype)
+
+
+def _fast_rot90(t: Any, k: Any, dims: Any) -> Tensor | None:
+    """``rot90(t, k, dims)`` on the fast path: the input flipped (k = 1: along ``dims[1]``, 2: both,
+    3: ``dims[0]``) copied row-major, then laid out transposed in ``dims`` for odd ``k`` (PyTorch's
+    flip().transpose()); else None."""
+    seen = _shaped_run(t)
+    if seen is None or k.__class__ is not int:
+        return None
+    array, info = seen
+    ndim = array.ndim
+    wrapped = _plain_dims(dims, ndim) if ndim >= 2 else None
+    if wrapped is None or len(wrapped) != 2:
+        return None
+    d0, d1 = wrapped
+    k %= 4
+    flat = _reversed(array, ((), (d1,), (d0, d1), (d0,))[k]).flatten()
+    lay = info[2]
+    if k in (1, 3):
+        perm = list(range(ndim))
+        perm[d0], perm[d1] = d1, d0
+        lay = L.Layout._trusted(tuple(lay.shape[p] for p in perm), tuple(lay.strides[p] for p in perm), 0)
+    return adopted(flat, lay, t._dtype)
+
+
 def _flipped(t: Tensor, dims: tuple[int, ...], op: str) -> Tensor:
     """``t`` with ``dims`` reversed, in new memory laid out as ``empty_like(t)`` (preserve_format)."""
     lay = t._layout
@@ -121,6 +215,9 @@ def flip(input: Tensor, dims: int | Sequence[int]) -> Tensor:
     >>> strided.flip(strided.arange(3), 0).tolist()
     [2, 1, 0]
     """
+    fast = _fast_flip(input, dims)
+    if fast is not None:
+        return fast
     t = tensor_arg(input, "flip")
     return _flipped(t, _flip_dims(dims, len(t._layout.shape)), "flip")
 
@@ -142,6 +239,9 @@ def fliplr(input: Tensor) -> Tensor:
     >>> strided.fliplr(strided.arange(4).view(2, 2)).tolist()
     [[1, 0], [3, 2]]
     """
+    fast = _fast_flip(input, 1) if input.__class__ is Tensor and len(input._layout.shape) >= 2 else None
+    if fast is not None:
+        return fast
     t = tensor_arg(input, "fliplr")
     if len(t._layout.shape) < 2:
         raise StridedRuntimeError(
@@ -158,6 +258,9 @@ def flipud(input: Tensor) -> Tensor:
     >>> strided.flipud(strided.arange(4).view(2, 2)).tolist()
     [[2, 3], [0, 1]]
     """
+    fast = _fast_flip(input, 0)
+    if fast is not None:
+        return fast
     t = tensor_arg(input, "flipud")
     if not t._layout.shape:
         raise StridedRuntimeError(
@@ -224,6 +327,9 @@ def roll(input: Tensor, shifts: int | Sequence[int], dims: int | Sequence[int] |
     >>> strided.roll(strided.arange(4), 1).tolist()
     [3, 0, 1, 2]
     """
+    fast = _fast_roll(input, shifts, dims)
+    if fast is not None:
+        return fast
     t = tensor_arg(input, "roll")
     lay = t._layout
     shift = _int_seq(shifts, "roll", "shifts", 1)
@@ -291,6 +397,9 @@ def rot90(input: Tensor, k: int = 1, dims: Sequence[int] = (0, 1)) -> Tensor:
     >>> strided.rot90(strided.arange(4).reshape(2, 2)).tolist()
     [[1, 3], [0, 2]]
     """
+    fast = _fast_rot90(input, k, dims)
+    if fast is not None:
+        return fast
     t = tensor_arg(input, "rot90")
     if isinstance(k, bool) or not isinstance(k, (int, np.integer)):
         raise StridedTypeError(
@@ -498,6 +607,26 @@ def _counts(repeats: Any, size: int, d: int | None) -> np.ndarray | int:
     return int(repeats)
 
 
+def _fast_repeat_interleave(t: Any, repeats: int, dim: Any) -> Tensor | None:
+    """``repeat_interleave(t, repeats, dim)`` for a positive int count on the fast path: one
+    ``np.repeat`` of the flat run (seen in its shape along a plain int ``dim``), its fresh row-major
+    result adopted; else None."""
+    seen = _shaped_run(t)
+    if seen is None:
+        return None
+    array, info = seen
+    if dim is None:
+        flat = np.repeat(array.reshape(-1), repeats)
+        return adopted(flat, _cinfo[flat.shape][2], t._dtype)
+    wrapped = _plain_dims(dim, array.ndim) if dim.__class__ is int else None
+    if wrapped is None:
+        return None
+    d = wrapped[0]
+    shape = info[2].shape
+    out_shape = shape[:d] + (shape[d] * repeats,) + shape[d + 1:]
+    return adopted(np.repeat(array, repeats, axis=d).reshape(-1), _cinfo[out_shape][2], t._dtype)
+
+
 _COUNTS_ONLY: Any = object()  # (repeat_interleave(counts): no repeats given, as PyTorch's second form)
 
 
@@ -511,6 +640,10 @@ def repeat_interleave(input: Tensor, repeats: Any = _COUNTS_ONLY, dim: int | Non
     >>> strided.repeat_interleave(strided.tensor([1, 2]), 2).tolist()
     [1, 1, 2, 2]
     """
+    if repeats.__class__ is int and repeats > 0 and output_size is None:
+        fast = _fast_repeat_interleave(input, repeats, dim)
+        if fast is not None:
+            return fast
     t = tensor_arg(input, "repeat_interleave")
     if repeats is None:  # (None is no count: PyTorch refuses it too, rather than reading the other form)
         raise StridedTypeError(

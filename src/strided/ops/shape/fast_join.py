@@ -1,0 +1,104 @@
+"""The joins' fast path: row-major inputs of one dtype joined by one ``np.concatenate`` of their
+flat runs, whose fresh 1-D result becomes the output's storage.
+
+``cat``, ``stack`` and the ``*stack`` family (:mod:`strided.ops.shape.joining`) try
+:func:`flat_join` first; it answers None whenever its cheap preconditions do not hold and the
+general path (planner, promotion, memory format, error texts, the copy ledger's report) runs
+instead. Where it answers, the result is the general path's bit for bit: same values (a byte copy),
+dtype, shape, row-major strides and offset 0, in new memory.
+
+Why row-major suffices: a row-major tensor of shape ``(a0, ..., a(n-1))`` is its flat run read
+in that order, so joining row-major pieces along dim ``d`` is, in memory, ``outer`` rows
+(``outer = a0 * ... * a(d-1)``) each the concatenation of every piece's row of
+``a(d) * ... * a(n-1)`` elements: one 2-D ``np.concatenate`` along axis 1 (1-D when ``outer`` is 1).
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+from typing import Any
+
+import numpy as np
+
+from ...dispatch import OPEN, adopted
+from ...kernels.memory import flat_run
+from ...tensor import Tensor
+from .._support.operands import _cinfo
+
+__all__ = ["atleast_shape", "flat_join", "wrap"]
+
+_concatenate = np.concatenate
+_prod = math.prod
+
+
+def wrap(dim: Any, n: int) -> int | None:
+    """``dim`` wrapped into ``range(n)`` when it is a plain int there (negative from the end), else
+    None: the general path parses it and raises its errors."""
+    if dim.__class__ is not int:
+        return None
+    if 0 <= dim < n:
+        return dim
+    if -n <= dim < 0:
+        return dim + n
+    return None
+
+
+def atleast_shape(shape: tuple[int, ...], n: int) -> tuple[int, ...]:
+    """The shape ``atleast_{n}d`` gives ``shape`` (``joining._atleast_layout``'s steps: 0-d to
+    ``(1,) * n``; ``(k,)`` to ``(1, k)`` and ``(1, k, 1)``; ``(m, k)`` to ``(m, k, 1)``).
+
+    >>> atleast_shape((4,), 3), atleast_shape((2, 3), 2), atleast_shape((), 1)
+    ((1, 4, 1), (2, 3), (1,))
+    """
+    nd = len(shape)
+    if nd >= n:
+        return shape
+    if nd == 0:
+        return (1,) * n
+    if nd == 1:
+        shape = (1,) + shape
+    return shape if n == 2 else shape + (1,)
+
+
+def flat_join(tensors: Sequence[Any], shapes: Sequence[tuple[int, ...]], d: int) -> Tensor | None:
+    """``tensors`` read as ``shapes`` (each a reshape of its tensor's own shape with the same
+    elements) joined along dim ``d``, or None when the general path must run: nobody listens, every
+    input is a non-empty row-major Tensor of the first's dtype, the shapes have one rank of 1 to 3
+    (4-d and 5-d joins may come out channels_last) and agree except in ``d``.
+
+    >>> a, b = strided.arange(6.).reshape(2, 3), strided.ones(2, 1)
+    >>> flat_join([a, b], [a.shape, b.shape], 1).tolist()
+    [[0.0, 1.0, 2.0, 1.0], [3.0, 4.0, 5.0, 1.0]]
+    >>> flat_join([a, a.t()], [a.shape, (3, 2)], 0) is None  # (a transposed input: general path)
+    True
+    """
+    if OPEN:  # (a listener gets the general path's report)
+        return None
+    first = shapes[0]
+    nd = len(first)
+    if not 0 < nd <= 3:
+        return None
+    dtype = tensors[0]._dtype
+    head, tail = first[:d], first[d + 1:]
+    total = 0
+    runs = []
+    for t, shape in zip(tensors, shapes):
+        if not isinstance(t, Tensor) or t._dtype is not dtype:
+            return None
+        info = _cinfo[t._layout.shape]
+        if not info[1]:  # (empty: PyTorch's legacy skip of a (0,) input, and nothing to copy)
+            return None
+        run = flat_run(t, info)
+        if run is None:
+            return None
+        if shape is not first and shape != first and (len(shape) != nd or shape[:d] != head or shape[d + 1:] != tail):
+            return None
+        total += shape[d]
+        runs.append(run)
+    outer = _prod(head)
+    if outer == 1:
+        flat = _concatenate(runs)
+    else:  # (reshape(-1) of the C-ordered result is a view of its buffer)
+        flat = _concatenate([r.reshape(outer, -1) for r in runs], axis=1).reshape(-1)
+    return adopted(flat, _cinfo[head + (total,) + tail][2], dtype)
