@@ -214,3 +214,39 @@ def test_take_fast_equals_checked_and_torch() -> None:
                 with pytest.raises(IndexError) as terr:
                     t.take(torch.tensor([0, bad]))
                 assert str(err.value).splitlines()[0] == str(terr.value).splitlines()[0]
+
+
+def _sort_inputs() -> list[tuple[st.Tensor, torch.Tensor]]:
+    r = np.random.RandomState(4)
+    out = []
+    for dt in (np.float32, np.float64, np.int64):
+        x = r.randint(0, 4, (5, 6)).astype(dt)  # (ties)
+        if dt is not np.int64:
+            x[1, 2] = x[3, 0] = np.nan
+            x[2, 1], x[2, 4] = -0.0, 0.0
+        s, t = st.tensor(x), torch.tensor(x)
+        out += [(s, t), (s[1:], t[1:]), (s[:, 1:], t[:, 1:]), (s.t(), t.t()), (s[2:3], t[2:3]), (s[:0], t[:0]),
+                (s[0], t[0]), (st.tensor(x[0, 0]), torch.tensor(x[0, 0]))]
+    return out
+
+
+def test_sort_row_major_equals_general_and_torch(monkeypatch: pytest.MonkeyPatch) -> None:
+    from strided.ops.shape import sorting
+
+    for s, t in _sort_inputs():
+        for descending in (False, True):
+            got = s.sort(-1, descending, stable=True)
+            with monkeypatch.context() as m:
+                m.setattr(sorting, "_sorted_row_major", lambda *a: None)
+                slow = s.sort(-1, descending, stable=True)
+                slow_unstable = s.sort(-1, descending)
+            assert _bits(got.values) == _bits(slow.values) and _bits(got.indices) == _bits(slow.indices)
+            fast_unstable = s.sort(-1, descending)
+            assert _bits(fast_unstable.values) == _bits(slow_unstable.values)
+            assert _bits(fast_unstable.indices) == _bits(slow_unstable.indices)
+            want = t.sort(dim=-1, descending=descending, stable=True)
+            assert got.indices.tolist() == want.indices.tolist()
+            assert np.array_equal(got.values.numpy(), want.values.numpy(), equal_nan=True)
+            assert got.values.stride() == want.values.stride() and got.indices.stride() == want.indices.stride()
+            # the sign of each zero, and NaN first (descending) or last: PyTorch's
+            assert np.array_equal(np.signbit(got.values.numpy()), np.signbit(want.values.numpy()))
