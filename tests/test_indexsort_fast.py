@@ -250,3 +250,14 @@ def test_sort_row_major_equals_general_and_torch(monkeypatch: pytest.MonkeyPatch
             assert got.values.stride() == want.values.stride() and got.indices.stride() == want.indices.stride()
             # the sign of each zero, and NaN first (descending) or last: PyTorch's
             assert np.array_equal(np.signbit(got.values.numpy()), np.signbit(want.values.numpy()))
+
+
+def test_cummax_cummin_against_torch() -> None:
+    # ties (the index of the last equal element), NaN (sticks; the index of the latest NaN), -0.0
+    for s, t in _sort_inputs():
+        for dim in range(max(s.ndim, 1)):
+            for op in ("cummax", "cummin"):
+                got, want = getattr(s, op)(dim), getattr(t, op)(dim)
+                assert got.indices.tolist() == want.indices.tolist(), (op, dim)
+                assert np.array_equal(got.values.numpy(), want.values.numpy(), equal_nan=True)
+                assert got.values.dtype is s.dtype and got.indices.dtype is st.int64
