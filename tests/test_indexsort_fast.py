@@ -261,3 +261,16 @@ def test_cummax_cummin_against_torch() -> None:
                 assert got.indices.tolist() == want.indices.tolist(), (op, dim)
                 assert np.array_equal(got.values.numpy(), want.values.numpy(), equal_nan=True)
                 assert got.values.dtype is s.dtype and got.indices.dtype is st.int64
+
+
+def test_masked_select_same_shape_and_broadcast_against_torch() -> None:
+    r = np.random.RandomState(5)
+    x = r.rand(4, 5).astype(np.float32)
+    m = r.rand(4, 5) > 0.5
+    s, t = st.tensor(x), torch.tensor(x)
+    cases = [(s, t, m), (s.t(), t.t(), m.T.copy()), (s[1:], t[1:], m[1:]), (s, t, m[0]), (s[:, :1], t[:, :1], m),
+             (st.tensor(2.0), torch.tensor(2.0), np.array(True)), (s[:0], t[:0], m[:0])]
+    for sx, tx, mask in cases:
+        got = sx.masked_select(st.tensor(mask))
+        want = tx.masked_select(torch.tensor(mask))
+        assert got.tolist() == want.tolist() and tuple(got.shape) == tuple(want.shape) and got.dtype is sx.dtype
