@@ -274,3 +274,18 @@ def test_masked_select_same_shape_and_broadcast_against_torch() -> None:
         got = sx.masked_select(st.tensor(mask))
         want = tx.masked_select(torch.tensor(mask))
         assert got.tolist() == want.tolist() and tuple(got.shape) == tuple(want.shape) and got.dtype is sx.dtype
+
+
+def test_fast_paths_still_record_torch_gradients() -> None:
+    x = np.array([[3.0, -0.0, 1.0, 2.0], [0.5, 4.0, 4.0, -1.0], [2.0, 2.0, 0.0, 7.0]])
+    idx, mask = [2, 0, 2], x > 1.0
+    s, t = st.tensor(x, requires_grad=True), torch.tensor(x, requires_grad=True)
+    for f in (lambda a, m: a[m.tensor([2, 0, 2])].sum() + a[m.tensor(mask)].sum(),
+              lambda a, m: a.index_put((m.tensor(idx),), m.ones(3, 4, dtype=a.dtype) * 2, accumulate=True).pow(2).sum(),
+              lambda a, m: a.median() + a.nanmedian() * 3,
+              lambda a, m: (a.sort(dim=-1, stable=True).values * m.arange(4.0, dtype=a.dtype)).sum(),
+              lambda a, m: (a.cummax(1).values * m.arange(4.0, dtype=a.dtype)).sum(),
+              lambda a, m: a.take(m.tensor([-1, 0, 5])).sum() + a.masked_select(m.tensor(mask)).sum()):
+        (gs,) = st.autograd.grad(f(s, st), s)
+        (gt,) = torch.autograd.grad(f(t, torch), t)
+        np.testing.assert_allclose(gs.numpy(), gt.numpy())
