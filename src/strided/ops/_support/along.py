@@ -24,7 +24,7 @@ from .reduce_args import shape_text
 
 def one_dim(t: Tensor, dim: Any, op: str) -> int:
     """``dim`` wrapped against ``t``'s rank (a 0-d tensor takes 0 and -1), PyTorch's errors plus the op."""
-    if not is_dim_int(dim):
+    if type(dim) is not int and not is_dim_int(dim):  # (a plain int: no kind test needed)
         raise StridedTypeError(
             join_lines(
                 f"{op}(): argument 'dim' must be int, not {type(dim).__name__}",
@@ -131,10 +131,13 @@ def tensor_from_moved(
     When ``arr``'s own memory order already is ``strides``, its buffer becomes the result's storage
     (nothing copied); otherwise it is written once into a fresh result.
     """
-    if strides is None:
-        strides = L.contiguous_strides(shape)
     if arr.dtype != dtype.numpy:
         arr = arr.astype(dtype.numpy)
+    if strides is None:
+        strides = L.contiguous_strides(shape)
+        if shape and d == len(shape) - 1 and arr.size and arr.flags.c_contiguous:
+            # (the common case: the moved order is the result's own, nothing to compare)
+            return adopted(arr.reshape(-1), L.Layout._trusted(shape, strides, 0), dtype)
     if not shape:  # 0-d: arr is (1,)
         return adopted(np.ascontiguousarray(arr).reshape(1), L.Layout._trusted((), (), 0), dtype)
     back = np.moveaxis(arr, -1, d) if d != len(shape) - 1 else arr

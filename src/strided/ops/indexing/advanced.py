@@ -206,6 +206,9 @@ def plan_index(layout: Layout, key: Any) -> IndexPlan:
     >>> plan_index(Layout((2, 3, 4, 5), (60, 20, 5, 1), 0), (0, slice(None), [0, 1])).shape
     (3, 2, 5)
     """
+    plan = _plan_one(layout, key)
+    if plan is not None:
+        return plan
     items = key if type(key) is tuple else (key,)
     kinds: list[tuple[str, Any]] = []
     consumed = 0
@@ -261,6 +264,31 @@ def plan_index(layout: Layout, key: Any) -> IndexPlan:
     view = index_layout(layout, tuple(basic))
     origins_t = tuple(origins) + tuple(range(orig, orig + len(view.shape) - len(origins)))
     return _finish(view, tuple(entries), origins_t)
+
+
+def _plan_one(layout: Layout, key: Any) -> IndexPlan | None:
+    """The plan of the two common keys, made directly: one int64/int32 index tensor with dims
+    (``t[idx]``, ``index_put_((idx,), v)``), or one bool mask tensor of ``t``'s own shape
+    (``t[t > 0]``). The same plan :func:`plan_index`'s general walk makes (the view is the whole
+    tensor, full slices change nothing), without the walk; None for any other key (and where the
+    general walk raises: an empty dim 0 indexed by a non-empty index, a 0-d tensor)."""
+    item = key[0] if type(key) is tuple and len(key) == 1 else key
+    if not isinstance(item, Tensor) or not layout.shape:
+        return None
+    dtype = item._dtype
+    shape = layout.shape
+    if dtype is int64 or dtype is int32:
+        arr = item._np()
+        if arr.ndim == 0 or (shape[0] == 0 and 0 not in arr.shape):
+            return None  # (a 0-d int tensor is a basic index; an empty dim's error is the walk's)
+        return IndexPlan(layout, (Entry(0, 1, arr, "int", 0),), tuple(range(len(shape))), (arr,),
+                         arr.shape + shape[1:], arr.shape)
+    if dtype is bool_ and item._layout.shape == shape:
+        arr = item._np()
+        count = (int(np.count_nonzero(arr)),)
+        return IndexPlan(layout, (Entry(0, len(shape), arr, "mask", 0),), tuple(range(len(shape))), (arr,),
+                         count, count)
+    return None
 
 
 def _finish(view: Layout, entries: tuple[Entry, ...], origins: tuple[int | None, ...]) -> IndexPlan:

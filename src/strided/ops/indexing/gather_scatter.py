@@ -319,12 +319,23 @@ def take(input: Tensor, index: Tensor) -> Tensor:  # noqa: A002
             join_lines("take(): tried to take from an empty tensor",
                        f"the input has shape {input.shape} (no elements) and the index {index.shape}",
                        "fix: take from a non-empty tensor, or pass an empty index"))
-    idx = check_bounds(index_array(index), n, 0, "take", StridedIndexError,
-                       "out of range: tried to access index {index} on a tensor of {size} elements.",
-                       negative_ok=True)
+    idx = index_array(index)
+    lay = input._layout
+    values = None
+    if idx.size and L.is_contiguous(lay.shape, lay.strides):
+        # one NumPy call on the input's elements: np.take wraps negative positions and refuses
+        # out-of-range ones itself (then the check below raises PyTorch's error)
+        try:
+            values = input._storage.array[lay.offset:lay.offset + n].take(idx)
+        except IndexError:
+            values = None
+    if values is None:
+        idx = check_bounds(idx, n, 0, "take", StridedIndexError,
+                           "out of range: tried to access index {index} on a tensor of {size} elements.",
+                           negative_ok=True)
     if idx.size:
         support.check("take", input._dtype, (input, index))
-    out = _fresh(index.shape, _take_flat(input, idx), input._dtype)
+    out = _fresh(index.shape, _take_flat(input, idx) if values is None else values, input._dtype)
     if OPEN:
         copied("take", (input, index), out, lambda: f"take: {out.numel()} elements picked into new memory")
     return out

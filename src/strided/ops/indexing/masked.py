@@ -101,8 +101,12 @@ def _mask_array(mask: Tensor, target: Tensor, shape: tuple[int, ...]) -> np.ndar
     arr = mask._np()
     if shares_memory(mask, target):
         arr = arr.copy()
-    # (read only by the callers: a mask of the shape already is its own broadcast, and
-    # np.broadcast_to's Python checks cost more than a small fill)
+    return _broadcast(arr, shape)
+
+
+def _broadcast(arr: np.ndarray, shape: tuple[int, ...]) -> np.ndarray:
+    """``np.broadcast_to(arr, shape)`` for reading: ``arr`` itself when it has the shape already
+    (np.broadcast_to's Python checks cost more than a small fill or selection)."""
     return arr if arr.shape == shape else np.broadcast_to(arr, shape)
 
 
@@ -200,7 +204,7 @@ def masked_select(input: Tensor, mask: Tensor) -> Tensor:  # noqa: A002
     shape = _shape_with(input, mask, "masked_select", False)
     if L.product(shape):
         support.check("masked_select", input._dtype, (input,))
-    picked = np.broadcast_to(input._np(), shape)[np.broadcast_to(mask._np(), shape)]
+    picked = _broadcast(input._np(), shape)[_broadcast(mask._np(), shape)]
     out = adopted(picked.reshape(-1), _trusted((picked.size,), (1,), 0), input._dtype)
     if OPEN:
         copied("masked_select", (input, mask), out,

@@ -76,6 +76,22 @@ def _middle(rows: np.ndarray, skip_nan: bool) -> tuple[np.ndarray, np.ndarray]:
     return values, idx.astype(np.int64)
 
 
+def _flat_middle(flat: np.ndarray, skip_nan: bool) -> np.generic:
+    """The value :func:`_middle` gives for a non-empty 1-d real ``flat``, from the values alone.
+
+    A stable sort of the values puts the elements in the stable argsort's order (the same bits:
+    which of -0.0 and 0.0 comes first, which NaN), NaN last in their own order: the lower median
+    is at ``(n - 1) // 2`` (``nanmedian``: of the non-NaN count, the position of the first NaN),
+    and a row with NaN (``median``) gives its first NaN, the first of the sorted NaN.
+    """
+    s = np.sort(flat, kind="stable")
+    n = s.size
+    if np_kind(s.dtype) != "f" or not np.isnan(s[-1]):
+        return s[(n - 1) // 2]
+    first_nan = int(np.isnan(s).argmax())
+    return s[max(first_nan - 1, 0) // 2] if skip_nan else s[first_nan]
+
+
 def _median(x: Tensor, dim: Any, keepdim: bool, op: str, skip_nan: bool) -> Any:
     tensor_arg(x, op)
     _no_bool(x, op)
@@ -85,7 +101,7 @@ def _median(x: Tensor, dim: Any, keepdim: bool, op: str, skip_nan: bool) -> Any:
         if flat.size == 0:
             return tensor_from_array(np.array(np.nan, flat.dtype), (), x._dtype) if x._dtype.is_floating_point \
                 else tensor_from_array(np.zeros((), flat.dtype), (), x._dtype)
-        values, _ = _middle(flat, skip_nan)
+        values = _flat_middle(flat, skip_nan) if np_kind(flat.dtype) in "biuf" else _middle(flat, skip_nan)[0]
         return tensor_from_array(np.asarray(values), (), x._dtype)
     d = one_dim(x, dim, op)
     keepdim = flag(keepdim, op, "keepdim")
@@ -282,20 +298,21 @@ def mode(input: Tensor, dim: int = -1, keepdim: bool = False, *, out: Any = None
     if rows.size == 0:
         vals, idx = np.zeros(rows.shape[:-1], rows.dtype), np.zeros(rows.shape[:-1], np.int64)
     else:
-        order = np.argsort(rows, axis=-1, kind="stable")
+        order = rows.argsort(axis=-1, kind="stable")
         s = take_last(rows, order)
-        # run lengths in the sorted rows: the length of the run ending at each position
-        new = np.ones(s.shape, bool)
-        new[..., 1:] = s[..., 1:] != s[..., :-1]
+        # run lengths in the sorted rows: the length (less one) of the run ending at each position
+        new = np.empty(s.shape, bool)
+        new[..., 0] = True
+        np.not_equal(s[..., 1:], s[..., :-1], out=new[..., 1:])
         pos = np.arange(n)
-        start = np.maximum.accumulate(np.where(new, pos, 0), axis=-1)
-        length = pos - start + 1
-        # the run length reaches its total at the run's last position: the first position where
-        # it equals the longest is the end of the longest run of the smallest value, and (the sort
-        # being stable) that value's last occurrence in the row
-        last = np.argmax(length == length.max(-1, keepdims=True), -1)
-        idx = take_last(order, last[..., None])[..., 0].astype(np.int64)
-        vals = take_last(rows, idx[..., None])[..., 0]
+        length = pos - np.maximum.accumulate(pos * new, axis=-1)
+        # the run length reaches its total at the run's last position: the first position of the
+        # longest (argmax: the first maximum) is the end of the longest run of the smallest value,
+        # and (the sort being stable) that value's last occurrence in the row; the value is read
+        # from the sorted rows there (the same element)
+        last = length.argmax(-1)[..., None]
+        idx = take_last(order, last)[..., 0].astype(np.int64, copy=False)
+        vals = take_last(s, last)[..., 0]
     return return_types.mode(tensor_from_array(vals, out_shape, input._dtype), tensor_from_array(idx, out_shape, int64))
 
 

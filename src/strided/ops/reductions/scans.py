@@ -290,10 +290,10 @@ def _cum_extreme(self: Tensor, dim: Any, op: str) -> Any:
     # and on every NaN; so the index is the last position (so far) where x equals the value.
     hit = x == values
     if np_kind(x.dtype) == "f":
-        hit |= np.isnan(x) & np.isnan(values)
+        hit |= np.isnan(x)  # (a NaN of x is a NaN of values too: it propagates)
     n = x.shape[d]
     pos = np.arange(n, dtype=np.int64).reshape((n,) + (1,) * (x.ndim - 1 - d))
-    indices = np.maximum.accumulate(np.where(hit, pos, 0), axis=d)
+    indices = np.maximum.accumulate(hit * pos, axis=d)
     shape = self._layout.shape
     v = tensor_from_array(values, shape, self._dtype)
     i = tensor_from_array(indices, shape, int64)

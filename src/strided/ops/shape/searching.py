@@ -168,24 +168,25 @@ def _search(seq: Any, values: Any, out_int32: Any, right: Any, side: Any, sorter
     right = _check_side(side, flag(right, op, "right"))
     narrow = flag(out_int32, op, "out_int32")
     rows = _sorted_rows(seq, sorter)
+    sdim = len(seq._layout.shape)
     vals = np.asarray(values) if scalar else values._np()
-    vshape = () if scalar else values.shape
-    if len(vshape) == 0 and seq.ndim != 1:
+    vshape = () if scalar else values._layout.shape
+    if len(vshape) == 0 and sdim != 1:
         raise StridedRuntimeError(
             join_lines(
                 "torch.searchsorted(): input value can be a scalar only when boundaries tensor dimension is 1, "
-                f"but we got boundaries tensor dim({seq.ndim}) and input value's dim(0) numel(1)",
+                f"but we got boundaries tensor dim({sdim}) and input value's dim(0) numel(1)",
                 f"the sequence has shape {shape_text(seq.shape)}; one value can only be searched in a 1-d "
                 "sequence: give values the sequence's leading dims, e.g. values of shape "
-                f"{shape_text(seq.shape[:-1] + (1,)) if seq.ndim else '(1,)'}",
+                f"{shape_text(seq.shape[:-1] + (1,)) if sdim else '(1,)'}",
             )
         )
-    if seq.ndim == 0:
+    if sdim == 0:
         raise StridedRuntimeError(
             join_lines("torch.searchsorted(): boundaries tensor should have positive dimension, but got 0 dimension",
                        "the sorted sequence is a 0-d tensor; make it 1-d: seq.reshape(1)")
         )
-    if seq.ndim != 1 and seq.shape[:-1] != vshape[:-1]:
+    if sdim != 1 and seq.shape[:-1] != vshape[:-1]:
         raise StridedRuntimeError(
             join_lines(
                 "torch.searchsorted(): boundaries tensor should be 1 dimension or the first N-1 dimensions of "
@@ -201,8 +202,8 @@ def _search(seq: Any, values: Any, out_int32: Any, right: Any, side: Any, sorter
     if vals.size and rows.shape[-1] and _has_nan(rows):  # (PyTorch's bisection: see the module docstring)
         lead = L.product(seq.shape[:-1])
         found = _torch_bisect(rows.reshape(lead, -1), vals.reshape(lead, -1), right).reshape(vshape)
-    elif seq.ndim == 1:
-        found = np.searchsorted(rows, vals, side_name)
+    elif sdim == 1:
+        found = rows.searchsorted(vals, side_name)
     elif vals.size == 0 or rows.shape[-1] == 0:
         found = np.zeros(vshape, np.int64)
     else:
@@ -213,7 +214,7 @@ def _search(seq: Any, values: Any, out_int32: Any, right: Any, side: Any, sorter
     inputs = (seq,) if scalar else (seq, values)
     return copied(op, inputs, out, lambda: (
         f"{op}: insertion points of {'one value' if scalar else shape_text(vshape) + ' values'} in "
-        f"{'a ' + shape_text(seq.shape) + ' sorted sequence' if seq.ndim == 1 else 'sorted rows ' + shape_text(seq.shape)}, "
+        f"{'a ' + shape_text(seq.shape) + ' sorted sequence' if sdim == 1 else 'sorted rows ' + shape_text(seq.shape)}, "
         f"into new {dtype.name} memory"))
 
 

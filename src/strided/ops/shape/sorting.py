@@ -75,6 +75,17 @@ def _sort_reason(self: Tensor, d: int, what: str) -> str:
             "(values, and int64 indices of where each came from)")
 
 
+def _sorted_row_major(self: Tensor, x: np.ndarray, d: int, idx: np.ndarray,
+                      strides: tuple[int, ...]) -> tuple[Tensor, Tensor] | None:
+    """sort's (values, indices) in the common case, rows along the last dim and row-major results
+    (None otherwise): both arrays are fresh and C-contiguous in the result's order already, the
+    values read at ``idx`` by one fancy index (the same elements :func:`take_moved` reads)."""
+    shape = self._layout.shape
+    if d != len(shape) - 1 or not idx.size or strides != L.contiguous_strides(shape):
+        return None
+    return tensor_from_array(take_last(x, idx), shape, self._dtype), tensor_from_array(idx, shape, int64)
+
+
 @method("sort")
 def sort(self: Tensor, dim: int = -1, descending: bool = False, *, stable: bool | None = False, out: Any = None) -> Any:
     """The elements along ``dim`` in order: ``return_types.sort(values, indices)``, NaN largest.
@@ -90,6 +101,9 @@ def sort(self: Tensor, dim: int = -1, descending: bool = False, *, stable: bool 
     d, x, idx = _sort_parts(self, dim, descending, stable, "sort")
     shape = self._layout.shape
     strides = preserve_format_strides(shape, self._layout.strides)
+    fast = _sorted_row_major(self, x, d, idx, strides)
+    if fast is not None:
+        return copied("sort", (self,), return_types.sort(*fast), lambda: _sort_reason(self, d, "sort"))
     indices = tensor_from_moved(idx, shape, d, int64, strides)
     if d < len(shape) - 1 and strides == L.contiguous_strides(shape):
         # the indices were written back in place (a transposing copy); the values are read at
