@@ -740,7 +740,7 @@ def track_inplace(fwd: Callable, name: str, reported: str | None = None, key: st
         if not STATE["used"]:
             return fwd(self, *args, **kwargs)
         plain = self.__class__ is Tensor or self.__class__ in SUBCLASSES
-        if INFERENCE_STORAGES and plain:
+        if INFERENCE_STORAGES.data and plain:  # (the WeakSet's own set: its __len__ is Python code)
             refuse_inference(self, "inplace")
         if not GRAD_MODE.get() and counted and plain:
             # under no_grad (an optimizer's step): the plain write, counted in the version (as

@@ -2,6 +2,7 @@
  *
  * NAME(src, dst) -> None           for NAME in erf, erfc, erfinv, digamma, trigamma, lgamma, i0, i1, i0e, i1e
  * zeta_scaled(src, dst, s, scale)  scale * zeta(s, src) for one order s > 1 (polygamma's n >= 2)
+ * fma32(a, b, c, out) -> bool      out = a * b + c rounded once, float32 (strided.kernels.fused.fma_into)
  *
  *   src, dst: contiguous buffers (C or Fortran order, the same for both: the caller checks) of
  *   float64 ("d") or float32 ("f") elements, of equal length; they may be the same memory. Each
@@ -542,6 +543,69 @@ static PyObject *py_zeta_scaled(PyObject *self, PyObject *const *args, Py_ssize_
     Py_RETURN_NONE;
 }
 
+/* fma32(a, b, c, out): out[i] = (float)((double)a_i * (double)b[i] + (double)c[i]) for C-contiguous
+ * float32 buffers b, c, out of one length, a_i a Python float (the same for every i) or a[i] of such a
+ * buffer. The float64 product of two float32 numbers is exact, the sum rounds once to float64 and the
+ * store once to float32: NumPy's np.add(np.multiply(a, b, dtype=np.float64), c, out=out,
+ * casting="unsafe") element for element (strided.kernels.fused.fma_into's float32 path), in one pass
+ * without the float64 temporary. An input may be out itself (read before the store, element by
+ * element); one that overlaps out otherwise returns False with nothing written (the caller's NumPy
+ * path buffers such overlaps); True once written. */
+static PyObject *py_fma32(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
+{
+    (void)self;
+    if (nargs != 4) {
+        PyErr_Format(PyExc_TypeError, "fma32(a, b, c, out) takes 4 arguments, not %zd", nargs);
+        return NULL;
+    }
+    Py_buffer buf[4];
+    int first = PyFloat_Check(args[0]) ? 1 : 0, got = first;
+    double a = first ? PyFloat_AS_DOUBLE(args[0]) : 0.0;
+    PyObject *answer = NULL;
+    for (int k = first; k < 4; k++) {
+        if (PyObject_GetBuffer(args[k], &buf[k], PyBUF_C_CONTIGUOUS | PyBUF_FORMAT | (k == 3 ? PyBUF_WRITABLE : 0)) < 0)
+            goto done;
+        got = k + 1;
+        if (strcmp(buf[k].format, "f") != 0 || buf[k].itemsize != 4 || buf[k].len != buf[first].len) {
+            PyErr_Format(PyExc_ValueError, "fma32: a (unless a float), b, c and out must be C-contiguous float32 "
+                         "buffers of one length (argument %d: format %s, %zd bytes)", k, buf[k].format, buf[k].len);
+            goto done;
+        }
+    }
+    {
+        char *o = buf[3].buf;
+        Py_ssize_t len = buf[3].len, n = len / 4;
+        for (int k = first; k < 3; k++) {
+            char *p = buf[k].buf;
+            if (p != o && p < o + len && o < p + len) {
+                answer = Py_False;
+                goto done;
+            }
+        }
+        const float *av = first ? NULL : buf[0].buf, *bv = buf[1].buf, *cv = buf[2].buf;
+        float *ov = buf[3].buf;
+#define FMA32_LOOP                                                                                 \
+        if (av == NULL) {                                                                          \
+            for (Py_ssize_t i = 0; i < n; i++) ov[i] = (float)(a * (double)bv[i] + (double)cv[i]);  \
+        } else {                                                                                   \
+            for (Py_ssize_t i = 0; i < n; i++)                                                     \
+                ov[i] = (float)((double)av[i] * (double)bv[i] + (double)cv[i]);                    \
+        }
+        if (n >= MIN_RELEASE) {
+            Py_BEGIN_ALLOW_THREADS
+            FMA32_LOOP
+            Py_END_ALLOW_THREADS
+        } else {
+            FMA32_LOOP
+        }
+        answer = Py_True;
+    }
+done:
+    for (int k = first; k < got; k++) PyBuffer_Release(&buf[k]);
+    Py_XINCREF(answer);
+    return answer;
+}
+
 #define ENTRY(NAME) {#NAME, (PyCFunction)(void (*)(void))py_##NAME, METH_FASTCALL, #NAME "(src, dst): elementwise, as strided.kernels.special." #NAME}
 
 static PyMethodDef methods[] = {
@@ -549,6 +613,8 @@ static PyMethodDef methods[] = {
     ENTRY(i0), ENTRY(i1), ENTRY(i0e), ENTRY(i1e),
     {"zeta_scaled", (PyCFunction)(void (*)(void))py_zeta_scaled, METH_FASTCALL,
      "zeta_scaled(src, dst, s, scale): scale * zeta(s, src) elementwise, s > 1"},
+    {"fma32", (PyCFunction)(void (*)(void))py_fma32, METH_FASTCALL,
+     "fma32(a, b, c, out) -> bool: out = a * b + c rounded once, float32 (False: an overlap, nothing written)"},
     {NULL, NULL, 0, NULL},
 };
 

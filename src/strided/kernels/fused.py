@@ -26,6 +26,8 @@ from typing import Any
 
 import numpy as np
 
+from . import native
+
 _SPLIT = 134217729.0  # 2**27 + 1: Dekker's splitter for float64
 
 
@@ -92,12 +94,24 @@ def fma_into(a: Any, b: np.ndarray, c: np.ndarray, out: np.ndarray) -> None:
     ``out``: the same roundings, so the same bits); float64 is :func:`fma` itself. Call it with
     NumPy's warnings off (an overflowing float32 sum warns in the cast, as in :func:`fma`).
 
+    float32 runs go to the compiled ``fma32`` when it is built and on (:func:`.native.special`):
+    the same float64 product, sum and cast per element in one pass, without the float64
+    temporary (bit for bit NumPy's steps; ``tests/test_native_fma.py`` compares them). It
+    declines an input that overlaps ``out`` other than element for element; NumPy takes those.
+
     >>> out = np.empty(1, np.float32)
     >>> fma_into(np.float32(0.1), np.array([3.0], np.float32), np.array([-0.3], np.float32), out)
     >>> float(out[0])
     -7.450580596923828e-09
     """
     if c.dtype is _F32 or c.dtype == _F32:
+        k = native.special()
+        if k is not None and (a.__class__ is not np.ndarray or (a.dtype == _F32 and a.shape == b.shape)):
+            try:
+                if k.fma32(a if a.__class__ is np.ndarray else float(a), b, c, out):
+                    return
+            except (ValueError, BufferError):  # (not flat float32 runs after all: NumPy's steps take them)
+                pass
         wide = np.multiply(a, b, dtype=np.float64)
         np.add(wide, c, out=out, casting="unsafe")  # (the float64 sum, cast once into out)
     else:

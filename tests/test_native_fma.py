@@ -1,0 +1,136 @@
+"""The compiled float32 fused multiply-add (``fma32`` in kernels/_specialkernel.c) against the
+NumPy steps it replaces in :func:`strided.kernels.fused.fma_into` (the float64 product, the
+float64 sum, one cast), bit for bit: NaN, infinities, signed zeros, subnormals, float32 overflow,
+a scalar or an array multiplier, ``out`` aliasing an input; an input partly overlapping ``out``
+is declined (nothing written) and NumPy's steps run. Then the ops on that path (``add_`` with
+``alpha``, ``addcmul_``, ``lerp_``, ``optim.Adam``'s step) with the kernel on and forced off.
+
+Where the kernel is not built the comparisons would compare NumPy's steps with themselves, so
+they are not collected; tests/test_native_special.py's ``test_the_kernel_is_built`` fails then
+wherever a compiler is.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+import torch
+
+import strided
+from strided.kernels import native
+from strided.kernels.fused import fma_into
+
+_KERNEL = native.special()
+
+_F32 = np.finfo(np.float32)
+_EDGES = np.array([0.0, -0.0, 1.0, -1.0, np.inf, -np.inf, np.nan, _F32.max, -_F32.max, _F32.tiny,
+                   _F32.smallest_subnormal, -_F32.smallest_subnormal, 3e38, 1e-38, 0.1, 1.5], np.float32)
+
+
+def _numpy_steps(a: object, b: np.ndarray, c: np.ndarray) -> np.ndarray:
+    """What fma_into's NumPy path writes (the reference)."""
+    out = np.empty_like(c)
+    with np.errstate(all="ignore"), native.disabled():
+        fma_into(a, b, c, out)
+    return out
+
+
+def _operands(rng: np.random.Generator, n: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    with np.errstate(over="ignore"):  # (some overflow to infinity: edges too)
+        b = (rng.standard_normal(n) * rng.choice([1e-40, 1e-3, 1.0, 1e20, 3e38], n)).astype(np.float32)
+        c = (rng.standard_normal(n) * rng.choice([1e-40, 1e-3, 1.0, 1e20, 3e38], n)).astype(np.float32)
+    a = (rng.standard_normal(n) * 2).astype(np.float32)
+    grid_b, grid_c = np.meshgrid(_EDGES, _EDGES)
+    return (np.concatenate([a, np.resize(_EDGES[::-1], grid_b.size)]), np.concatenate([b, grid_b.ravel()]),
+            np.concatenate([c, grid_c.ravel()]))
+
+
+def _same_bits(got: np.ndarray, ref: np.ndarray) -> None:
+    assert got.dtype == ref.dtype == np.float32
+    assert got.tobytes() == ref.tobytes(), np.flatnonzero(got.view(np.int32) != ref.view(np.int32))[:10]
+
+
+if _KERNEL is not None:  # (see the module docstring)
+
+    @pytest.mark.parametrize("scalar", [np.float32(0.1), np.float32(-3.0), np.float32(0.0), np.float32(-0.0),
+                                        np.float32(np.inf), np.float32(np.nan), np.float32(1e-40), 0.1, 2.0**70])
+    def test_a_scalar_multiplier_gives_numpys_bits(scalar: object) -> None:
+        _, b, c = _operands(np.random.default_rng(1), 300)
+        out = np.empty_like(c)
+        with np.errstate(all="ignore"):
+            fma_into(scalar, b, c, out)
+        _same_bits(out, _numpy_steps(scalar, b, c))
+
+    def test_an_array_multiplier_and_outputs_aliasing_inputs_give_numpys_bits() -> None:
+        a, b, c = _operands(np.random.default_rng(2), 9000)  # (past the size that releases the GIL)
+        ref = _numpy_steps(a, b, c)
+        out = np.empty_like(c)
+        fma_into(a, b, c, out)
+        _same_bits(out, ref)
+        for into in ("a", "b", "c"):  # out is one of the inputs itself: read before written, element by element
+            ops = {"a": a.copy(), "b": b.copy(), "c": c.copy()}
+            fma_into(ops["a"], ops["b"], ops["c"], ops[into])
+            _same_bits(ops[into], ref)
+
+    def test_a_partial_overlap_is_declined_and_numpy_computes_it() -> None:
+        rng = np.random.default_rng(3)
+        buf = rng.standard_normal(11).astype(np.float32)
+        b = rng.standard_normal(10).astype(np.float32)
+        before = buf.copy()
+        assert _KERNEL.fma32(0.5, b, buf[1:], buf[:10]) is False  # c one element past out: NumPy's buffering
+        assert buf.tobytes() == before.tobytes()  # (nothing written)
+        ref = _numpy_steps(np.float32(0.5), b, buf[1:].copy())
+        fma_into(np.float32(0.5), b, buf[1:], buf[:10])
+        _same_bits(buf[:10], ref)
+
+    def test_the_kernel_refuses_what_is_not_flat_float32() -> None:
+        f32, f64 = np.ones(4, np.float32), np.ones(4)
+        with pytest.raises(ValueError, match="float32"):
+            _KERNEL.fma32(1.0, f64, f32, f32)
+        with pytest.raises(ValueError, match="one length"):
+            _KERNEL.fma32(1.0, f32, np.ones(3, np.float32), f32)
+        with pytest.raises((BufferError, ValueError), match="contiguous"):  # (NumPy's own refusal)
+            _KERNEL.fma32(1.0, np.ones(8, np.float32)[::2], f32, f32)
+        with pytest.raises(TypeError, match="4 arguments"):
+            _KERNEL.fma32(1.0, f32, f32)
+        read_only = np.ones(4, np.float32)
+        read_only.flags.writeable = False
+        with pytest.raises((BufferError, ValueError), match="read-only|writable"):
+            _KERNEL.fma32(1.0, f32, f32, read_only)
+        # fma_into itself falls back to NumPy's steps for such operands (a 0-d multiplier array)
+        out = np.empty(4, np.float32)
+        fma_into(np.array(np.float32(0.1)), f32, f32, out)
+        _same_bits(out, _numpy_steps(np.float32(0.1), f32, f32))
+
+    def _optimizer_ops(native_on: bool, dtype: strided.dtype) -> list[bytes]:
+        """Adam-by-hand's fused ops and one optim.Adam step on the flat fast paths, kernel on or off."""
+        rng = np.random.default_rng(4)
+        g = strided.tensor(rng.standard_normal((5, 7)).astype(np.float32)).to(dtype)
+        m = strided.tensor(rng.standard_normal((5, 7)).astype(np.float32)).to(dtype)
+        v = strided.tensor(rng.random((5, 7)).astype(np.float32)).to(dtype)
+        w = strided.tensor(rng.standard_normal((5, 7)).astype(np.float32)).to(dtype).requires_grad_()
+        ctx = native.disabled() if not native_on else strided.no_grad()
+        with ctx, strided.no_grad():
+            m.mul_(0.9).add_(g, alpha=0.1)
+            v.mul_(0.999).addcmul_(g, g, value=0.001)
+            w.addcdiv_(m, v.sqrt().add_(1e-8), value=-0.01)
+            m.lerp_(g, 0.1)
+            m.sub_(g, alpha=3.0)
+            w.grad = g.clone()
+            opt = strided.optim.Adam([w], lr=0.01)
+            opt.step()
+        return [t.detach().numpy().tobytes() for t in (m, v, w)]
+
+    @pytest.mark.parametrize("dtype", [strided.float32, strided.float64])
+    def test_the_optimizer_ops_give_the_same_bits_with_the_kernel_off(dtype: strided.dtype) -> None:
+        assert _optimizer_ops(True, dtype) == _optimizer_ops(False, dtype)
+
+    def test_addcmul_and_add_alpha_still_round_once_as_pytorch() -> None:
+        rng = np.random.default_rng(5)
+        x, y, z = (rng.standard_normal(4096).astype(np.float32) for _ in range(3))
+        sx, tx = strided.tensor(x), torch.tensor(x)
+        sx.addcmul_(strided.tensor(y), strided.tensor(z), value=0.3)
+        tx.addcmul_(torch.tensor(y), torch.tensor(z), value=0.3)
+        sx.add_(strided.tensor(y), alpha=0.7)
+        tx.add_(torch.tensor(y), alpha=0.7)
+        np.testing.assert_array_equal(sx.numpy(), tx.numpy())
