@@ -206,7 +206,6 @@ def pytest_collection_finish(session: pytest.Session) -> None:
     """Move everything alive after collection (torch, NumPy, the test modules, ~600,000 objects
     with 20,000 items) out of the cyclic GC's reach with :func:`gc.freeze`: it all lives to the end
     of the session anyway, and otherwise every full collection (the GC's own, and the explicit
-    ``gc.collect()`` that tests such as test_autograd_r3's ``no_gc`` fixture make, per case) walks it
-    again, ~0.3 s each. Objects the tests make are collected as before."""
+    ``gc.collect()`` a few tests make) walks it again, ~0.3 s each. Objects the tests make are collected as before."""
     gc.collect()
     gc.freeze()
