@@ -229,7 +229,8 @@ def _join_out(out: Any, name: str, tensors: Any, join: Any) -> Tensor:
     """
     out = check_out(out, name)
     tensors = tensor_list(tensors, name)
-    refuse_out(name, out, tuple(tensors))
+    # (PyTorch's joins but stack run as cat and its refusal names cat(), concat's and hstack's too)
+    refuse_out(name, out, tuple(tensors), "stack" if name == "stack" else "cat")
     for t in tensors:  # (before the join: a refused out= costs no copy)
         if shares_storage(t, out) and memory_overlap(out, t) in (L.OverlapStatus.FULL, L.OverlapStatus.PARTIAL):
             raise StridedRuntimeError(join_lines(
