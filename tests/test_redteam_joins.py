@@ -57,6 +57,22 @@ def test_join_out_refusal_names_torch_op(name):
     assert sline == tline
 
 
+@pytest.mark.parametrize("k", [-(2**63), -(2**63) + 1, 2**63 - 1])
+def test_tril_triu_extreme_diagonal(k):
+    """Finding: a diagonal near -2**63 (in PyTorch's int64 range) reached np.tri's arange and
+    raised NumPy's OverflowError; PyTorch keeps all (triu) or nothing (tril). Fast path (row-major),
+    general path (transposed) and in place."""
+    t = torch.arange(12.0).reshape(3, 4)
+    s = _s(t)
+    for op in ("tril", "triu"):
+        _same(getattr(torch, op)(t, k), getattr(strided, op)(s, k))
+        _same(getattr(torch, op)(t.t(), k), getattr(strided, op)(s.t(), k))
+        r, out = t.clone(), s.clone()
+        getattr(r, op + "_")(k)
+        getattr(out, op + "_")(k)
+        _same(r, out)
+
+
 # ---------------------------------------------------------------- attacks the fast paths survive
 
 
