@@ -187,3 +187,26 @@ def test_broadcast_and_meshgrid_layouts_and_writes():
     tcls, tline = _first_line(lambda: torch.meshgrid(a, torch.arange(2.0), indexing="ij")[0].add_(1))
     scls, sline = _first_line(lambda: grid.add_(1))
     assert issubclass(scls, tcls) and sline == tline
+
+
+class _Foo:
+    """A Python class: PyTorch names it bare (``Foo``) in its argument errors."""
+
+
+@pytest.mark.parametrize("name", JOINS)
+def test_join_argument_errors_match_torch(name):
+    """Findings: concat/concatenate named cat() in the argument TypeError; element type names
+    were bare where PyTorch qualifies C types (numpy.ndarray); row_stack([]) is PyTorch's vstack."""
+    t, s = torch.ones(2, 3), strided.ones(2, 3)
+    cases = [
+        (lambda: getattr(torch, name)(t), lambda: getattr(strided, name)(s)),
+        (lambda: getattr(torch, name)(x for x in [t]), lambda: getattr(strided, name)(x for x in [s])),
+        (lambda: getattr(torch, name)([t, np.ones((2, 3))]), lambda: getattr(strided, name)([s, np.ones((2, 3))])),
+        (lambda: getattr(torch, name)([t, _Foo()]), lambda: getattr(strided, name)([s, _Foo()])),
+        (lambda: getattr(torch, name)([]), lambda: getattr(strided, name)([])),
+    ]
+    for tf, sf in cases:
+        tcls, tline = _first_line(tf)
+        scls, sline = _first_line(sf)
+        assert issubclass(scls, tcls)
+        assert sline == tline
