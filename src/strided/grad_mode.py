@@ -351,15 +351,17 @@ def refuse_dlpack(t: Any) -> None:
             "fix: np.from_dlpack(t.detach()) (the same memory, outside the graph)"))
 
 
-def refuse_out(op: str, out: Any, inputs: tuple) -> None:
+def refuse_out(op: str, out: Any, inputs: tuple, reported: str | None = None) -> None:
     """PyTorch's refusal of ``op(..., out=out)`` when grad mode is on and an input or ``out``
-    requires grad: an ``out=`` write records no node (its gradient would be silently lost)."""
+    requires grad: an ``out=`` write records no node (its gradient would be silently lost).
+    ``reported``: the name PyTorch's first line gives when it is not ``op``'s own (``hstack``
+    and the other joins built on ``cat`` report ``cat()``)."""
     if not GRAD_MODE.get():
         return
     t = _requiring((out, *inputs))
     if t is not None:
         raise StridedRuntimeError(join_lines(
-            f"{op}(): functions with out=... arguments don't support automatic differentiation, but one of "
+            f"{reported or op}(): functions with out=... arguments don't support automatic differentiation, but one of "
             "the arguments requires grad.",
             f"{'out' if t is out else 'an input'} (shape {t._layout.shape}) requires grad, and a write into "
             "out= records no step of the graph",

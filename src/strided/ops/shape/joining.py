@@ -63,7 +63,7 @@ def tensor_list(tensors: Any, op: str, name: str = "tensors") -> list[Tensor]:
     if not isinstance(tensors, (list, tuple)):
         raise StridedTypeError(
             join_lines(
-                f"{op}(): argument '{name}' (position 1) must be tuple of Tensors, not {type(tensors).__name__}",
+                f"{op}(): argument '{name}' (position 1) must be tuple of Tensors, not {_tp_name(tensors)}",
                 f"{op} takes a list or tuple of tensors: strided.{op}([a, b])"
                 + ("; to split one tensor into its rows first, use list(t) or t.unbind(0)"
                    if isinstance(tensors, Tensor) else ""),
@@ -73,12 +73,24 @@ def tensor_list(tensors: Any, op: str, name: str = "tensors") -> list[Tensor]:
         if not isinstance(t, Tensor):
             raise StridedTypeError(
                 join_lines(
-                    f"expected Tensor as element {i} in argument 0, but got {type(t).__name__}",
+                    f"expected Tensor as element {i} in argument 0, but got {_tp_name(t)}",
                     f"element {i} of the list given to {op} is {t!r:.60}; "
                     "make it a tensor first: strided.tensor(value)",
                 )
             )
     return list(tensors)
+
+
+def _tp_name(value: Any) -> str:
+    """The type's name as PyTorch's argument errors print it (CPython's ``tp_name``): ``list`` and
+    a Python class's bare name (``Foo``, ``Tensor``), module-qualified for other C types
+    (``numpy.ndarray``)."""
+    if isinstance(value, Tensor):
+        return "Tensor"
+    cls = type(value)
+    if cls.__module__ == "builtins" or cls.__flags__ & (1 << 9):  # (Py_TPFLAGS_HEAPTYPE: a class statement's)
+        return cls.__name__
+    return f"{cls.__module__}.{cls.__name__}"
 
 
 def dim_int(dim: Any, op: str) -> int:
@@ -97,7 +109,8 @@ def _nonempty(tensors: list[Tensor], op: str) -> None:
     if not tensors:
         raise StridedRuntimeError(
             join_lines(
-                f"{op} expects a non-empty TensorList",
+                # (PyTorch's row_stack is vstack and reports its name)
+                f"{'vstack' if op == 'row_stack' else op} expects a non-empty TensorList",
                 f"{op} was given no tensors; pass at least one: strided.{op}([a, b])",
             )
         )
@@ -229,7 +242,8 @@ def _join_out(out: Any, name: str, tensors: Any, join: Any) -> Tensor:
     """
     out = check_out(out, name)
     tensors = tensor_list(tensors, name)
-    refuse_out(name, out, tuple(tensors))
+    # (PyTorch's joins but stack run as cat and its refusal names cat(), concat's and hstack's too)
+    refuse_out(name, out, tuple(tensors), "stack" if name == "stack" else "cat")
     for t in tensors:  # (before the join: a refused out= costs no copy)
         if shares_storage(t, out) and memory_overlap(out, t) in (L.OverlapStatus.FULL, L.OverlapStatus.PARTIAL):
             raise StridedRuntimeError(join_lines(
@@ -274,7 +288,7 @@ def _cat(tensors: Sequence[Tensor], dim: Any, name: str) -> Tensor:
         d = wrap(dim, len(shapes[0]))
         if d is not None and (out := flat_join(tensors, shapes, d)) is not None:
             return out
-    tensors = tensor_list(tensors, "cat")
+    tensors = tensor_list(tensors, name)  # (concat and concatenate name themselves in the type errors)
     if not tensors:
         # Note: PyTorch's first line names torch.cat; it is kept so a search finds the same answers.
         raise StridedValueError(

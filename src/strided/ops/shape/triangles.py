@@ -61,6 +61,9 @@ def _keep_mask(shape: tuple[int, ...], k: int, lower: bool) -> np.ndarray:
     """The (rows, cols) bool mask of the elements ``tril`` (``lower``) or ``triu`` keeps (read-only:
     a small one is shared by the calls that ask for it)."""
     n, m = shape[-2], shape[-1]
+    # A diagonal beyond the matrix keeps all or nothing, as -n and m do: clamped there, np.tri's
+    # aranges never see an int64 overflow (diagonal=-2**63 raised NumPy's OverflowError).
+    k = min(max(k, -n), m)
     if n * m <= _SMALL_MASK:
         return _small_mask(n, m, k, lower)
     return _mask(n, m, k, lower)
