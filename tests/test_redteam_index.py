@@ -7,6 +7,7 @@
 
 from __future__ import annotations
 
+import numpy as np
 import pytest
 import torch
 
@@ -51,3 +52,40 @@ def test_isin_refuses_complex_as_pytorch_does() -> None:
         with pytest.raises(st.StridedRuntimeError) as got:
             st.isin(sa, sb)
         assert str(want.value) == str(got.value).splitlines()[0]
+
+
+def test_topk_picks_and_orders_ties_as_pytorch() -> None:
+    # PyTorch's CPU topk: libstdc++'s nth_element (k * 64 > n) or partial_sort (k * 64 <= n) of
+    # (value, position) pairs, unstable; strided used to give the first positions ([4, 0] here)
+    x, t = st.tensor([2.0, 2.0, 2.0, 2.0, 1.0]), torch.tensor([2.0, 2.0, 2.0, 2.0, 1.0])
+    assert x.topk(2, largest=False).indices.tolist() == t.topk(2, largest=False).indices.tolist() == [4, 2]
+    r = np.random.default_rng(0)
+    for i in range(60):
+        n = int(r.integers(2, 200))
+        k = int(r.integers(1, 4)) if i % 2 else int(r.integers(1, n + 1))  # (both of PyTorch's paths)
+        a = r.integers(0, 3, (2, n)).astype(np.float64)
+        if i % 3 == 0:
+            a[r.random(a.shape) < 0.2] = np.nan
+        a[:, 0] = -0.0 if i % 4 == 0 else a[:, 0]
+        largest = bool(i % 2)
+        dt = ("float32", "float64", "int64", "float16")[i % 4]
+        if dt == "int64":
+            a = np.nan_to_num(a)
+        s, w = st.tensor(a).to(getattr(st, dt)), torch.tensor(a).to(getattr(torch, dt))
+        if i % 5 == 0:
+            s, w = s.t(), w.t()
+        d = 0 if i % 5 == 0 else 1
+        got, want = s.topk(k, d, largest), w.topk(k, d, largest)
+        assert got.indices.tolist() == want.indices.tolist(), (a.tolist(), k, largest)
+        gv, wv = got.values.double().numpy(), want.values.double().numpy()
+        np.testing.assert_array_equal(gv, wv)  # (NaN meets NaN; -0.0 and 0.0 told apart below)
+        assert np.array_equal(np.signbit(gv[~np.isnan(gv)]), np.signbit(wv[~np.isnan(wv)]))
+        assert got.values.stride() == want.values.stride()
+
+
+def test_topk_tie_gradient_reaches_pytorchs_positions() -> None:
+    rows = [[1.0, 2.0, 2.0, 0.0, 0.0], [2.0, 2.0, 2.0, 1.0, 1.0]]
+    xs, xt = st.tensor(rows, requires_grad=True), torch.tensor(rows, requires_grad=True)
+    (xs.topk(2, largest=False).values * st.tensor([1.0, 2.0])).sum().backward()
+    (xt.topk(2, largest=False).values * torch.tensor([1.0, 2.0])).sum().backward()
+    assert xs.grad.tolist() == xt.grad.tolist()
