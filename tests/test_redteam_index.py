@@ -89,3 +89,39 @@ def test_topk_tie_gradient_reaches_pytorchs_positions() -> None:
     (xs.topk(2, largest=False).values * st.tensor([1.0, 2.0])).sum().backward()
     (xt.topk(2, largest=False).values * torch.tensor([1.0, 2.0])).sum().backward()
     assert xs.grad.tolist() == xt.grad.tolist()
+
+
+def test_mode_index_and_nan_as_pytorch() -> None:
+    # PyTorch's CPU mode: std::sort of (value, position) pairs by value (an insertion sort, stable,
+    # only up to 16 elements), then the last pair of the first longest run of == values; NaN compare
+    # false both ways, so [nan, nan, 1] keeps its order and its mode is the first NaN
+    nan = float("nan")
+    for row, want in (([nan, nan, 1.0], (nan, 0)), ([1.0, nan, nan, 1.0], (1.0, 0))):
+        v, i = st.tensor(row).mode()
+        t = torch.tensor(row).mode()
+        assert (i.item(), t.indices.item()) == (want[1], want[1])
+        assert np.array_equal(np.array([v.item(), t.values.item()]), np.array([want[0]] * 2), equal_nan=True)
+    r = np.random.default_rng(1)
+    for i in range(16):
+        shape = (2, int(r.integers(10, 60)))
+        a = r.integers(0, 4, shape).astype(np.float64)
+        if i % 3 == 0:
+            a[r.random(shape) < 0.2] = np.nan
+        dt = ("float32", "int64", "float64", "uint8")[i % 4]
+        if dt in ("int64", "uint8"):
+            a = np.nan_to_num(a)
+        s, t = st.tensor(a).to(getattr(st, dt)), torch.tensor(a).to(getattr(torch, dt))
+        d = i % 2
+        if d == 0:
+            s, t = s.t(), t.t()
+        got, want = s.mode(d), t.mode(d)
+        assert got.indices.tolist() == want.indices.tolist()
+        np.testing.assert_array_equal(got.values.double().numpy(), want.values.double().numpy())
+
+
+def test_mode_gradient_reaches_pytorchs_position() -> None:
+    a = np.random.default_rng(3).integers(0, 3, (2, 40)).astype(np.float64)
+    xs, xt = st.tensor(a, requires_grad=True), torch.tensor(a, requires_grad=True)
+    (xs.mode(1).values * st.tensor([1.0, 2.0])).sum().backward()
+    (xt.mode(1).values * torch.tensor([1.0, 2.0])).sum().backward()
+    assert xs.grad.tolist() == xt.grad.tolist()

@@ -1,4 +1,4 @@
-"""PyTorch's CPU top-k, step for step: libstdc++'s selection and sort over (value, index) pairs.
+r"""PyTorch's CPU top-k and mode, step for step: libstdc++'s selection and sort over (value, index) pairs.
 
 PyTorch's ``topk`` kernel (``aten/src/ATen/native/TopKImpl.h``) fills a queue with each row's
 (value, position) pairs and compares values only (NaN largest): ``std::partial_sort`` of the first
@@ -7,7 +7,10 @@ k when ``k * 64 <= n``, else ``std::nth_element`` at ``k - 1`` followed (``sorte
 and 0.0, several NaN) which positions come back, and in which order, is what libstdc++'s
 introselect / heap select / introsort leave there. :func:`top_k_row` runs the same algorithms
 (GCC's ``bits/stl_algo.h`` and ``bits/stl_heap.h``) in Python; a row without equal values has one
-answer, which NumPy finds faster, so callers use this only for rows with ties.
+answer, which NumPy finds faster, so callers use this only for rows with ties. PyTorch's ``mode``
+kernel likewise ``std::sort``\ s the pairs by ``<`` on values (NaN compares false both ways, so
+NaN stay where the sort leaves them) and takes the last pair of the first longest run of ``==``
+values: :func:`mode_row`.
 
 >>> top_k_row([2.0, 2.0, 2.0, 2.0, 1.0], 2, largest=False)
 [4, 2]
@@ -190,3 +193,26 @@ def top_k_row(row: Sequence[Any], k: int, largest: bool, sorted: bool = True) ->
         if sorted:
             _sort(q, 0, k - 1, comp)
     return [j for _, j in q[:k]]
+
+
+def _less(x: Pair, y: Pair) -> bool:
+    return x[0] < y[0]
+
+
+def mode_row(row: Sequence[Any]) -> int:
+    """The position PyTorch's CPU ``mode`` returns for one non-empty row (Python numbers); its
+    value is the row's element there.
+
+    >>> mode_row([1.0, float("nan"), float("nan"), 1.0])  # (NaN stay put: 1.0 at 0 ends its run)
+    0
+    """
+    q: list[Pair] = [(v, j) for j, v in enumerate(row)]
+    _sort(q, 0, len(q), _less)
+    best, length, pos = 0, 0, 0
+    for i in range(len(q)):
+        length += 1
+        if i == len(q) - 1 or q[i][0] != q[i + 1][0]:
+            if length > best:
+                best, pos = length, q[i][1]
+            length = 0
+    return pos
