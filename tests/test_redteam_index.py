@@ -125,3 +125,22 @@ def test_mode_gradient_reaches_pytorchs_position() -> None:
     (xs.mode(1).values * st.tensor([1.0, 2.0])).sum().backward()
     (xt.mode(1).values * torch.tensor([1.0, 2.0])).sum().backward()
     assert xs.grad.tolist() == xt.grad.tolist()
+
+
+def test_median_of_all_elements_has_pytorchs_bits() -> None:
+    # PyTorch: std::nth_element on the values (which of -0.0 and 0.0 lands in the middle), and its
+    # own quiet NaN for median() of elements with a NaN (not the input's NaN)
+    r = np.random.default_rng(2)
+    for i in range(40):
+        a = r.integers(-1, 2, int(r.integers(2, 60))).astype(np.float64)
+        a[a == 0] *= np.where(r.random(int((a == 0).sum())) < 0.5, -1.0, 1.0)
+        if i % 3 == 0:
+            a[r.random(a.size) < 0.2] = np.nan
+        dt = ("float32", "float64")[i % 2]
+        for f in ("median", "nanmedian"):
+            got = getattr(st, f)(st.tensor(a).to(getattr(st, dt))).numpy()
+            want = getattr(torch, f)(torch.tensor(a).to(getattr(torch, dt))).numpy()
+            assert got.tobytes() == want.tobytes(), (f, dt, a.tolist())
+    x = np.array([1.0, 2.0], np.float32)
+    x.view(np.uint32)[1] = 0xFFC00001  # (a negative NaN with a payload)
+    assert st.median(st.tensor(x)).numpy().tobytes() == torch.median(torch.from_numpy(x)).numpy().tobytes()

@@ -10,7 +10,9 @@ introselect / heap select / introsort leave there. :func:`top_k_row` runs the sa
 answer, which NumPy finds faster, so callers use this only for rows with ties. PyTorch's ``mode``
 kernel likewise ``std::sort``\ s the pairs by ``<`` on values (NaN compares false both ways, so
 NaN stay where the sort leaves them) and takes the last pair of the first longest run of ``==``
-values: :func:`mode_row`.
+values: :func:`mode_row`. Its ``median`` / ``nanmedian`` of all elements run ``std::nth_element``
+on the values (``nanmedian`` with NaN largest), which decides which of -0.0 and 0.0 is the
+median: :func:`median_position`.
 
 >>> top_k_row([2.0, 2.0, 2.0, 2.0, 1.0], 2, largest=False)
 [4, 2]
@@ -216,3 +218,20 @@ def mode_row(row: Sequence[Any]) -> int:
                 best, pos = length, q[i][1]
             length = 0
     return pos
+
+
+def median_position(flat: Sequence[Any], skip_nan: bool) -> int | None:
+    """The position of the element PyTorch's CPU ``median()`` (``nanmedian()``: ``skip_nan``) of
+    all elements returns, for ``flat`` (Python numbers, row-major); None where it returns a NaN
+    of its own (``median`` of elements with a NaN: its quiet NaN).
+
+    >>> median_position([0.0, -0.0, -0.0, 0.0], False)  # (introselect leaves the 0.0 at 3 in place 1)
+    3
+    """
+    q: list[Pair] = [(v, j) for j, v in enumerate(flat)]
+    nans = sum(1 for v, _ in q if v != v)
+    if nans and not skip_nan:
+        return None
+    nth = max(len(q) - nans - 1, 0) // 2  # (all NaN: C++'s -1 / 2 is 0, a NaN)
+    _nth_element(q, nth, _smaller if skip_nan else _less)
+    return q[nth][1]

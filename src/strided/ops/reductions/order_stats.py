@@ -38,7 +38,7 @@ from .._support import gradtools, return_types
 from .._support.along import flag, moved_last, one_dim, take_last, tensor_from_array
 from .._support.out import write_pair_out
 from .._support.reduce_args import reduced_shape, shape_text
-from .._support.stl_select import mode_row
+from .._support.stl_select import median_position, mode_row
 from ..registry import backward, method
 
 __all__ = ["median", "mode", "nanmedian", "nanquantile", "quantile"]
@@ -93,6 +93,21 @@ def _flat_middle(flat: np.ndarray, skip_nan: bool) -> np.generic:
     return s[max(first_nan - 1, 0) // 2] if skip_nan else s[first_nan]
 
 
+def _pytorch_median_bits(flat: np.ndarray, value: Any, skip_nan: bool) -> Any:
+    """The median of all elements (``value``, from the stable sort) with the bits PyTorch's CPU
+    kernel gives: ``median`` of elements with a NaN is its own quiet NaN (not the input's NaN),
+    and where the median is a zero and both -0.0 and 0.0 occur, the one its ``std::nth_element``
+    leaves in the middle (:func:`~.._support.stl_select.median_position`; for up to 4096 elements)."""
+    if value != value:
+        return value if skip_nan else np.array(np.nan, flat.dtype)[()]
+    if value == 0 and flat.size <= _SORT_STEPS_MAX:
+        signs = np.signbit(flat[flat == 0])
+        if signs.any() and not signs.all():
+            pos = median_position(flat.tolist(), skip_nan)
+            return value if pos is None else flat[pos]
+    return value
+
+
 def _median(x: Tensor, dim: Any, keepdim: bool, op: str, skip_nan: bool) -> Any:
     tensor_arg(x, op)
     _no_bool(x, op)
@@ -103,6 +118,8 @@ def _median(x: Tensor, dim: Any, keepdim: bool, op: str, skip_nan: bool) -> Any:
             return tensor_from_array(np.array(np.nan, flat.dtype), (), x._dtype) if x._dtype.is_floating_point \
                 else tensor_from_array(np.zeros((), flat.dtype), (), x._dtype)
         values = _flat_middle(flat, skip_nan) if np_kind(flat.dtype) in "biuf" else _middle(flat, skip_nan)[0]
+        if np_kind(flat.dtype) == "f":
+            values = _pytorch_median_bits(flat, values, skip_nan)
         return tensor_from_array(np.asarray(values), (), x._dtype)
     d = one_dim(x, dim, op)
     keepdim = flag(keepdim, op, "keepdim")
