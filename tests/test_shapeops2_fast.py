@@ -60,9 +60,10 @@ def test_split_pieces_match_torch(sizes: object) -> None:
         assert got.tolist() == want.tolist()
 
 
-def test_topk_ties_and_nan_as_before() -> None:
-    x = st.tensor([[1.0, 3.0, 3.0, float("nan"), 0.0], [2.0, 2.0, 2.0, 2.0, 1.0]])
+def test_topk_ties_and_nan_as_pytorch() -> None:
+    rows = [[1.0, 3.0, 3.0, float("nan"), 0.0], [2.0, 2.0, 2.0, 2.0, 1.0]]
+    x, t = st.tensor(rows), torch.tensor(rows)
     v, i = x.topk(2)
-    assert i.tolist() == [[3, 1], [1, 3]] and v.tolist()[1] == [2.0, 2.0]  # (the tie order of main before)
-    v, i = x.topk(2, largest=False)
-    assert i.tolist() == [[4, 0], [4, 0]]
+    assert i.tolist() == t.topk(2).indices.tolist() == [[3, 1], [1, 3]] and v.tolist()[1] == [2.0, 2.0]
+    v, i = x.topk(2, largest=False)  # (PyTorch's introselect: [4, 2], not the first 2 at 0)
+    assert i.tolist() == t.topk(2, largest=False).indices.tolist() == [[4, 0], [4, 2]]

@@ -26,13 +26,14 @@ import numpy as np
 from ... import layout as L
 from ...args import no_dims
 from ...dispatch import adopted, copied
-from ...dtypes import bool_, int64, np_kind
+from ...dtypes import TORCH_NAME, bool_, int64, np_kind
 from ...errors import StridedRuntimeError, StridedTypeError, join_lines
 from ...layout import Layout
 from ...opdef import Kind, declare
 from ...tensor import Tensor, tensor_arg
 from .._support import support
 from .._support.along import flag, one_dim, tensor_from_array
+from .._support.promotion import result_type
 from .._support.reduce_args import shape_text
 from ..registry import method
 
@@ -204,6 +205,11 @@ def _isin_args(elements: Any, test_elements: Any) -> None:
            for v in (elements, test_elements)):
         raise StridedRuntimeError(join_lines("Unsupported input type encountered for isin(): Bool",
                                              "isin compares numbers; fix: convert a bool tensor with .long()"))
+    for v in (elements, test_elements):
+        if isinstance(v, Tensor) and v._dtype.is_complex:  # (PyTorch's kernel refuses complex)
+            name = TORCH_NAME[v._dtype.name]
+            raise StridedRuntimeError(join_lines(f"Unsupported input type encountered for isin(): {name}",
+                                                 "isin compares real numbers; fix: compare .real and .imag apart"))
 
 
 def isin(elements: Any, test_elements: Any, *, assume_unique: bool = False, invert: bool = False) -> Tensor:
@@ -214,14 +220,23 @@ def isin(elements: Any, test_elements: Any, *, assume_unique: bool = False, inve
     [False, True, False]
     """
     _isin_args(elements, test_elements)
-    a = elements._np() if isinstance(elements, Tensor) else np.asarray(elements)
-    b = test_elements._np() if isinstance(test_elements, Tensor) else np.asarray(test_elements)
+    # PyTorch compares in the operands' result type (a float32 tensor meets 0.1 as float32(0.1), an
+    # int64 tensor meets a float32 one in float32; a number out of an int dtype's range wraps)
+    common = result_type(elements, test_elements).numpy
+    a = _isin_array(elements, common)
+    b = _isin_array(test_elements, common)
     shape = tuple(a.shape)
     if 0 < a.size <= _SORTED_LOOKUP_MAX and 0 < b.size and a.dtype == b.dtype and a.dtype.kind in "iuf":
         found = _isin_sorted(a, b, bool(invert))
     else:
         found = np.isin(a, b, assume_unique=bool(assume_unique), invert=bool(invert)) if a.size else np.zeros(shape, bool)
     return tensor_from_array(np.asarray(found), shape, bool_)
+
+
+def _isin_array(v: Any, dtype: np.dtype) -> np.ndarray:
+    """An operand of isin as an array of the comparison dtype (wrapping, as PyTorch's cast does)."""
+    arr = v._np() if isinstance(v, Tensor) else np.asarray(v)
+    return arr if arr.dtype == dtype else arr.astype(dtype)
 
 
 # up to this many elements, isin looks each one up in the sorted test elements (below); measured

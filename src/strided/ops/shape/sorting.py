@@ -43,6 +43,7 @@ from .._support.along import (
 )
 from .._support.out import write_pair_out
 from .._support.reduce_args import reduced_shape, shape_text
+from .._support.stl_select import top_k_row
 from ..registry import backward, method
 
 
@@ -229,6 +230,33 @@ def _top_by_threshold(x: np.ndarray, k: int, largest: bool) -> np.ndarray | None
     return (flat[keep] % n).reshape(lead + (k,))
 
 
+# up to this many elements, topk orders ties as PyTorch does (below); a row with ties costs
+# about 2 us per element in Python (8 ms for 4096 int64 elements of 10 values, against 0.2 ms),
+# so beyond it ties stay in NumPy's order
+_TIES_MAX = 1 << 12
+
+
+def _pytorch_ties(x: np.ndarray, idx: np.ndarray, k: int, largest: bool) -> np.ndarray | None:
+    """``idx`` (the top ``k`` positions of each row of ``x``, in order) with the rows that hold equal
+    values (ties, -0.0 and 0.0, two NaN) redone as PyTorch's CPU kernel picks and orders them
+    (:func:`~.._support.stl_select.top_k_row`, sorted); None when no row changes or ``x`` is large.
+    A row of distinct values has one answer, which ``idx`` already is."""
+    n = x.shape[-1]
+    if not 0 < k or n < 2 or x.size > _TIES_MAX:
+        return None
+    s = np.sort(x, axis=-1)  # (NaN last)
+    tie = (s[..., 1:] == s[..., :-1]).any(-1)
+    if np_kind(x.dtype) == "f":
+        tie |= np.isnan(s[..., -2])
+    if not tie.any():
+        return None
+    rows = x.reshape(-1, n)
+    out = np.array(idx, np.int64).reshape(-1, k)
+    for r in np.flatnonzero(tie.reshape(-1)):
+        out[r] = top_k_row(rows[r].tolist(), k, largest)
+    return out.reshape(idx.shape)
+
+
 @method("topk")
 def topk(self: Tensor, k: int, dim: int = -1, largest: bool = True, sorted: bool = True, *,  # noqa: A002
          out: Any = None) -> Any:
@@ -236,8 +264,11 @@ def topk(self: Tensor, k: int, dim: int = -1, largest: bool = True, sorted: bool
 
     NaN counts as the largest value. Results are contiguous, with ``dim`` of size ``k``.
     # Note: strided always returns them in order (largest first, or smallest first), also with
-    # ``sorted=False`` where PyTorch's order is unspecified; among ties the order is unspecified
-    # as in PyTorch (strided: the order of NumPy's partition), the values are exact.
+    # ``sorted=False`` where PyTorch's order is unspecified. Among equal values (ties, -0.0 and
+    # 0.0, NaN) PyTorch's CPU kernel picks and orders positions by libstdc++'s unstable
+    # nth_element / partial_sort / sort; strided runs the same steps (``stl_select``) on the rows
+    # with equal values of a tensor up to 4096 elements (PyTorch's indices exactly, and so its
+    # gradients); beyond that size, ties come in NumPy's partition's order. The values are exact.
 
     >>> strided.tensor([1., 5., 3.]).topk(2)
     topk(values=tensor([5., 3.]), indices=tensor([1, 2]))
@@ -267,8 +298,11 @@ def topk(self: Tensor, k: int, dim: int = -1, largest: bool = True, sorted: bool
         part = take_last(x, cand)
     order = argsort_last(part, largest, False)
     idx = order if cand is None else take_last(cand, order)
+    tied = _pytorch_ties(x, idx, k, largest) if shape else None
     out_shape = shape[:d] + (k,) + shape[d + 1:] if shape else ()
-    values = tensor_from_moved(take_last(part, order), out_shape, d, self._dtype)
+    values = tensor_from_moved(take_last(part, order) if tied is None else take_last(x, tied), out_shape, d,
+                               self._dtype)
+    idx = idx if tied is None else tied
     indices = tensor_from_moved(np.ascontiguousarray(idx, dtype=np.int64), out_shape, d, int64)
     return copied("topk", (self,), return_types.topk(values, indices), lambda: (
         f"topk: the {k} {'largest' if largest else 'smallest'} of each run of {n} along dim {d} of a "
