@@ -83,7 +83,8 @@ def check_cast(result: DType, out: Tensor, op: str) -> None:
         )
 
 
-def write_out(out: Any, result: Tensor, op: str, inputs: tuple = (), same_dtype: str = "", bump: bool = True) -> Tensor:
+def write_out(out: Any, result: Tensor, op: str, inputs: tuple = (), same_dtype: str = "", bump: bool = True,
+              resize_first: bool = False) -> Tensor:
     """Write the fresh ``result`` of ``op(*inputs)`` into ``out`` with PyTorch's ``out=`` rules
     (module docstring) and return ``out``.
 
@@ -91,6 +92,9 @@ def write_out(out: Any, result: Tensor, op: str, inputs: tuple = (), same_dtype:
     message: "matmul" (matmul, mm, bmm: "Expected out tensor to have dtype float, but got double
     instead") or "input" (amax/amin: "Expected the dtype for input and out to match").
     ``bump=False``: the caller counts the write itself (an out= write recorded as an in-place op).
+    ``resize_first``: the ops PyTorch resizes ``out`` for before its overlap checks (the joins and
+    the (values, indices) ops, not TensorIterator's): an expanded ``out`` of another shape is
+    resized to fresh dense strides and written, where an elementwise op refuses it.
 
     >>> x = strided.tensor([1.0, 2.0]); o = strided.empty(2)
     >>> write_out(o, x + 1, "add", (x, 1)) is o
@@ -108,7 +112,7 @@ def write_out(out: Any, result: Tensor, op: str, inputs: tuple = (), same_dtype:
     shape = result._layout.shape
     if out._layout.shape != shape:
         numel = L.product(out._layout.shape)
-        check_writable(out._storage, out._layout, name, updates=False)
+        check_writable(out._storage, out._layout, name, aliasing_ok=resize_first, updates=False)
         if numel:
             warnings.warn(
                 f"An output with one or more elements was resized since it had shape "
@@ -149,6 +153,23 @@ def _check_overlap(out: Tensor, inputs: tuple, op: str) -> None:
                 f"fix: pass a fresh out tensor, or a copy of the input: {op}(x.clone(), ..., out=out)",
             )
 
+
+
+def resized_layout(out: Tensor, result: Tensor) -> L.Layout:
+    """The layout :func:`write_out` gives ``out`` for ``result``: its own when the shapes match,
+    else ``result``'s strides (row-major where those are not dense) at ``out``'s offset.
+
+    >>> resized_layout(strided.empty(0), strided.ones(2, 3).t()).strides  # (the result's own)
+    (1, 3)
+    """
+    lay = out._layout
+    shape = result._layout.shape
+    if lay.shape == shape:
+        return lay
+    strides = result._layout.strides
+    if not L.is_non_overlapping_and_dense(shape, strides):
+        strides = L.contiguous_strides(shape)
+    return L.Layout(shape, strides, lay.offset)
 
 
 def _dtype_mismatch(result: Tensor, out: Tensor, op: str, style: str) -> StridedRuntimeError:
@@ -211,5 +232,8 @@ def write_pair_out(out: Any, compute: Callable[[], Any], op: str, inputs: tuple,
                     "fix: pass out tensors of the input's dtype (values) and strided.int64 (indices)"))
             raise _dtype_mismatch(r, o, op, "matmul")
     for o, r in zip(out, made):  # (both checked first: a refused out= leaves both untouched)
-        write_out(o, r, op, ())
+        check_writable(o._storage, o._layout, f"{op}(out=...)", aliasing_ok=o._layout.shape != r._layout.shape,
+                       updates=o._layout.shape == r._layout.shape)
+    for o, r in zip(out, made):
+        write_out(o, r, op, (), resize_first=True)
     return type(made)(*out)
