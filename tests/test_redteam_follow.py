@@ -151,3 +151,25 @@ def test_refused_pair_out_leaves_both_tensors_untouched():
         torch.max(torch.tensor([[3.0, 1.0], [0.0, 5.0]]), 1,
                   out=(torch.full((2,), 7.0), torch.zeros((1,), dtype=torch.int64).expand(2)))
     assert values.tolist() == [7.0, 7.0]
+
+
+PAIR_TEXTS = {
+    "median": lambda L, x, **k: L.median(x, 1, **k),
+    "nanmedian": lambda L, x, **k: L.nanmedian(x, 1, **k),
+    "kthvalue": lambda L, x, **k: L.kthvalue(x, 1, 1, **k),
+    "mode": lambda L, x, **k: L.mode(x, 1, **k),
+}
+
+
+@pytest.mark.parametrize("name", PAIR_TEXTS)
+@pytest.mark.parametrize("dtypes", [("float64", "int64"), ("float32", "int32"), ("float64", "int32"), ("bfloat16", "int64")])
+def test_pair_out_dtype_refusals_in_each_ops_own_words(name, dtypes):
+    def call(L):
+        x = L.tensor([[3, 1], [0, 5]], dtype=L.int8 if dtypes[0] == "bfloat16" else L.float32)
+        PAIR_TEXTS[name](L, x, out=(L.empty(0, dtype=getattr(L, dtypes[0])), L.empty(0, dtype=getattr(L, dtypes[1]))))
+
+    same_error(lambda: call(torch), lambda: call(st))
+
+
+def test_nanmedian_of_an_empty_dim_in_pytorchs_words():
+    same_error(lambda: torch.nanmedian(torch.empty(3, 0), 1), lambda: st.nanmedian(st.empty(3, 0), 1))

@@ -190,6 +190,29 @@ def _dtype_mismatch(result: Tensor, out: Tensor, op: str, style: str) -> Strided
     )
 
 
+def _legacy(name: str) -> str:
+    """PyTorch's legacy type name of a CPU dtype (``Float``: torch.FloatTensor), as its
+    ``checkArgs`` errors print it (bfloat16 has none: CPUBFloat16Type)."""
+    return "CPUBFloat16Type" if name == "BFloat16" else f"torch.{name}Tensor"
+
+
+# The first lines of the pair ops' out= dtype refusals that are not matmul's ("Expected out tensor
+# to have dtype float, but got double instead"), by style: (values' text, indices' text), each
+# of (the result's torch name, out's torch name).
+_PAIR_TEXTS: dict[str, tuple[Callable[[str, str], str], Callable[[str, str], str]]] = {
+    "scalar_type": (lambda r, o: f"expected scalar_type {r} but found {o}",) * 2,  # cummax, cummin
+    "median": (  # median, nanmedian (both "while checking arguments for median")
+        lambda r, o: (f"Expected tensor for 'values' to have the same type as tensor for argument #2 'self'; "
+                      f"but type {_legacy(o)} does not equal {_legacy(r)} (while checking arguments for median)"),
+        lambda r, o: (f"Expected tensor for argument #1 'indices' to have scalar type {r}; but got {_legacy(o)} "
+                      "instead (while checking arguments for median)")),
+    "kthvalue": (lambda r, o: "output values must be of same type as input",
+                 lambda r, o: "output indices must be of scalar type Long"),
+    "mode": (lambda r, o: f"expected scalar type '{r}' but got '{o}' for values output",
+             lambda r, o: f"expected scalar type '{r}' but got '{o}' for indices output"),
+}
+
+
 def write_pair_out(out: Any, compute: Callable[[], Any], op: str, inputs: tuple, style: str = "matmul") -> Any:
     """``op(..., out=(values, indices))`` of the ops that return a (values, indices) pair (max/min
     along a dim, median, mode, kthvalue, sort, topk, ...): PyTorch's rules, checked before
@@ -200,7 +223,7 @@ def write_pair_out(out: Any, compute: Callable[[], Any], op: str, inputs: tuple,
     :func:`write_out` (with PyTorch's warning when it had elements) and written through its own
     strides. Returns the op's named tuple holding the two ``out`` tensors. ``style="scalar_type"``:
     the dtype refusal in the words of PyTorch's cummax/cummin ("expected scalar_type Long but
-    found Int").
+    found Int"); ``"median"``, ``"kthvalue"``, ``"mode"``: those ops' own words (:data:`_PAIR_TEXTS`).
 
     >>> x = strided.tensor([[3.0, 1.0], [0.0, 5.0]])
     >>> v, i = strided.empty(2), strided.empty(2, dtype=strided.int64)
@@ -223,11 +246,13 @@ def write_pair_out(out: Any, compute: Callable[[], Any], op: str, inputs: tuple,
                 f"fix: {op}(..., out=(values, indices)) with two tensors"))
     refuse_out(op, out[0], (out[1], *inputs))
     made = compute()
-    for o, r in zip(out, made):
+    order = (1, 0) if style == "median" else (0, 1)  # (PyTorch's median checks the indices first)
+    for k in order:
+        o, r = out[k], made[k]
         if r._dtype is not o._dtype:
-            if style == "scalar_type":
+            if style in _PAIR_TEXTS:
                 raise StridedRuntimeError(join_lines(
-                    f"expected scalar_type {TORCH_NAMES[r._dtype]} but found {TORCH_NAMES[o._dtype]}",
+                    _PAIR_TEXTS[style][k](TORCH_NAMES[r._dtype], TORCH_NAMES[o._dtype]),
                     f"{op} writes {r._dtype.name} here and does not convert; this out tensor is {o._dtype.name}",
                     "fix: pass out tensors of the input's dtype (values) and strided.int64 (indices)"))
             raise _dtype_mismatch(r, o, op, "matmul")
