@@ -32,7 +32,7 @@ def test_div_of_a_number_by_a_tensor_divides_once(dtype):
     values = [3, 7, 1, 0] if dtype != "bool" else [True, False, True, True]
     t = torch.tensor(values, dtype=getattr(torch, dtype))
     s = st.tensor(values, dtype=getattr(st, dtype))
-    for number in (2.5, -3, True, 0.1):
+    for number in (2.5, -3, True, 0.1, np.float32(2.5), np.int64(3)):
         _bits(st.div(number, s), torch.div(number, t))
         _bits(st.true_divide(number, s), torch.true_divide(number, t))
         _bits(number / s, number / t)  # (the reflected dunder stays reciprocal(t) * number)
@@ -173,3 +173,11 @@ def test_pair_out_dtype_refusals_in_each_ops_own_words(name, dtypes):
 
 def test_nanmedian_of_an_empty_dim_in_pytorchs_words():
     same_error(lambda: torch.nanmedian(torch.empty(3, 0), 1), lambda: st.nanmedian(st.empty(3, 0), 1))
+
+
+def test_numpy_scalar_over_a_tensor_is_pytorchs_reflected_division():
+    # NumPy 2 names true_divide "divide": np scalar / tensor ran NumPy's division (float64 for an
+    # np.int64 over a float32 tensor, one rounding) instead of strided's __rtruediv__
+    t, s = torch.tensor([3.0, 7.0, 1.0]), st.tensor([3.0, 7.0, 1.0])
+    for number in (np.float32(2.5), np.int64(3), np.float64(0.1)):
+        _bits(number / s, number / t)

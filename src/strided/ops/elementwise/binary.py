@@ -718,8 +718,8 @@ def _wrapped_number(a: bool | int | float, b: Tensor) -> Any:
     and the kernel divides (``a / b``, one rounding); only the reflected ``number / t`` is
     ``reciprocal(t) * number`` (two roundings: 2.5 / 3.0 differs by an ulp in float32). The
     0-d tensor takes the compute dtype, so promotion and the value's rounding stay the number's.
-    An int outside int64 stays a number (its errors are the general path's)."""
-    if type(a) is int and not -(2**63) <= a < 2**63:
+    An int outside int64 (parsed by _operand) stays a number: the general path's rules and errors."""
+    if type(a) not in (bool, int, float):  # (an int outside int64: a UInt64Scalar, or a refused one)
         return a
     compute = _binary_dtypes(DIV, a, b)[0]
     t, arr = result_array((), compute)
@@ -947,8 +947,9 @@ def _fast_binary(op: BinaryOp, slow: Callable[[Any, Any], Any], rule: str) -> Ca
             if OPEN:
                 report(name, (input, other), t)
             return t
-        if op is DIV and rounding_mode is None and type(input) in (bool, int, float) and isinstance(other, Tensor):
-            input = _wrapped_number(input, other)
+        if op is DIV and rounding_mode is None and isinstance(input, (bool, int, float, np.bool_, np.integer, np.floating)) \
+                and isinstance(other, Tensor):
+            input = _wrapped_number(_operand(input, "div"), other)  # (a NumPy scalar: its value)
         if rounding_mode is not None:
             op_ = _rounding(op, rounding_mode)  # (its errors before autograd's record, as PyTorch's parser)
             if ((isinstance(input, Tensor) and input._ag is not None) or (isinstance(other, Tensor) and other._ag is not None)) \
