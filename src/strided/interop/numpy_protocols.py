@@ -71,6 +71,7 @@ _trusted = Layout._trusted
 # The ufuncs NumPy's operators call, and the strided method that ``ndarray <op> tensor`` runs.
 _REFLECTED = {
     "add": "__radd__", "subtract": "__rsub__", "multiply": "__rmul__", "true_divide": "__rtruediv__",
+    "divide": "__rtruediv__",  # (NumPy 2's np.true_divide is np.divide: its __name__ is "divide")
     "floor_divide": "__rfloordiv__", "remainder": "__rmod__", "power": "__rpow__",
     "bitwise_and": "__rand__", "bitwise_or": "__ror__", "bitwise_xor": "__rxor__",
     "left_shift": "__rlshift__", "right_shift": "__rrshift__", "divmod": "__rdivmod__",

@@ -83,7 +83,8 @@ def check_cast(result: DType, out: Tensor, op: str) -> None:
         )
 
 
-def write_out(out: Any, result: Tensor, op: str, inputs: tuple = (), same_dtype: str = "", bump: bool = True) -> Tensor:
+def write_out(out: Any, result: Tensor, op: str, inputs: tuple = (), same_dtype: str = "", bump: bool = True,
+              resize_first: bool = False) -> Tensor:
     """Write the fresh ``result`` of ``op(*inputs)`` into ``out`` with PyTorch's ``out=`` rules
     (module docstring) and return ``out``.
 
@@ -91,6 +92,9 @@ def write_out(out: Any, result: Tensor, op: str, inputs: tuple = (), same_dtype:
     message: "matmul" (matmul, mm, bmm: "Expected out tensor to have dtype float, but got double
     instead") or "input" (amax/amin: "Expected the dtype for input and out to match").
     ``bump=False``: the caller counts the write itself (an out= write recorded as an in-place op).
+    ``resize_first``: the ops PyTorch resizes ``out`` for before its overlap checks (the joins and
+    the (values, indices) ops, not TensorIterator's): an expanded ``out`` of another shape is
+    resized to fresh dense strides and written, where an elementwise op refuses it.
 
     >>> x = strided.tensor([1.0, 2.0]); o = strided.empty(2)
     >>> write_out(o, x + 1, "add", (x, 1)) is o
@@ -108,7 +112,7 @@ def write_out(out: Any, result: Tensor, op: str, inputs: tuple = (), same_dtype:
     shape = result._layout.shape
     if out._layout.shape != shape:
         numel = L.product(out._layout.shape)
-        check_writable(out._storage, out._layout, name, updates=False)
+        check_writable(out._storage, out._layout, name, aliasing_ok=resize_first, updates=False)
         if numel:
             warnings.warn(
                 f"An output with one or more elements was resized since it had shape "
@@ -151,6 +155,23 @@ def _check_overlap(out: Tensor, inputs: tuple, op: str) -> None:
 
 
 
+def resized_layout(out: Tensor, result: Tensor) -> L.Layout:
+    """The layout :func:`write_out` gives ``out`` for ``result``: its own when the shapes match,
+    else ``result``'s strides (row-major where those are not dense) at ``out``'s offset.
+
+    >>> resized_layout(strided.empty(0), strided.ones(2, 3).t()).strides  # (the result's own)
+    (1, 3)
+    """
+    lay = out._layout
+    shape = result._layout.shape
+    if lay.shape == shape:
+        return lay
+    strides = result._layout.strides
+    if not L.is_non_overlapping_and_dense(shape, strides):
+        strides = L.contiguous_strides(shape)
+    return L.Layout(shape, strides, lay.offset)
+
+
 def _dtype_mismatch(result: Tensor, out: Tensor, op: str, style: str) -> StridedRuntimeError:
     r, o = result._dtype, out._dtype
     first = (
@@ -169,6 +190,29 @@ def _dtype_mismatch(result: Tensor, out: Tensor, op: str, style: str) -> Strided
     )
 
 
+def _legacy(name: str) -> str:
+    """PyTorch's legacy type name of a CPU dtype (``Float``: torch.FloatTensor), as its
+    ``checkArgs`` errors print it (bfloat16 has none: CPUBFloat16Type)."""
+    return "CPUBFloat16Type" if name == "BFloat16" else f"torch.{name}Tensor"
+
+
+# The first lines of the pair ops' out= dtype refusals that are not matmul's ("Expected out tensor
+# to have dtype float, but got double instead"), by style: (values' text, indices' text), each
+# of (the result's torch name, out's torch name).
+_PAIR_TEXTS: dict[str, tuple[Callable[[str, str], str], Callable[[str, str], str]]] = {
+    "scalar_type": (lambda r, o: f"expected scalar_type {r} but found {o}",) * 2,  # cummax, cummin
+    "median": (  # median, nanmedian (both "while checking arguments for median")
+        lambda r, o: (f"Expected tensor for 'values' to have the same type as tensor for argument #2 'self'; "
+                      f"but type {_legacy(o)} does not equal {_legacy(r)} (while checking arguments for median)"),
+        lambda r, o: (f"Expected tensor for argument #1 'indices' to have scalar type {r}; but got {_legacy(o)} "
+                      "instead (while checking arguments for median)")),
+    "kthvalue": (lambda r, o: "output values must be of same type as input",
+                 lambda r, o: "output indices must be of scalar type Long"),
+    "mode": (lambda r, o: f"expected scalar type '{r}' but got '{o}' for values output",
+             lambda r, o: f"expected scalar type '{r}' but got '{o}' for indices output"),
+}
+
+
 def write_pair_out(out: Any, compute: Callable[[], Any], op: str, inputs: tuple, style: str = "matmul") -> Any:
     """``op(..., out=(values, indices))`` of the ops that return a (values, indices) pair (max/min
     along a dim, median, mode, kthvalue, sort, topk, ...): PyTorch's rules, checked before
@@ -179,7 +223,7 @@ def write_pair_out(out: Any, compute: Callable[[], Any], op: str, inputs: tuple,
     :func:`write_out` (with PyTorch's warning when it had elements) and written through its own
     strides. Returns the op's named tuple holding the two ``out`` tensors. ``style="scalar_type"``:
     the dtype refusal in the words of PyTorch's cummax/cummin ("expected scalar_type Long but
-    found Int").
+    found Int"); ``"median"``, ``"kthvalue"``, ``"mode"``: those ops' own words (:data:`_PAIR_TEXTS`).
 
     >>> x = strided.tensor([[3.0, 1.0], [0.0, 5.0]])
     >>> v, i = strided.empty(2), strided.empty(2, dtype=strided.int64)
@@ -202,14 +246,19 @@ def write_pair_out(out: Any, compute: Callable[[], Any], op: str, inputs: tuple,
                 f"fix: {op}(..., out=(values, indices)) with two tensors"))
     refuse_out(op, out[0], (out[1], *inputs))
     made = compute()
-    for o, r in zip(out, made):
+    order = (1, 0) if style == "median" else (0, 1)  # (PyTorch's median checks the indices first)
+    for k in order:
+        o, r = out[k], made[k]
         if r._dtype is not o._dtype:
-            if style == "scalar_type":
+            if style in _PAIR_TEXTS:
                 raise StridedRuntimeError(join_lines(
-                    f"expected scalar_type {TORCH_NAMES[r._dtype]} but found {TORCH_NAMES[o._dtype]}",
+                    _PAIR_TEXTS[style][k](TORCH_NAMES[r._dtype], TORCH_NAMES[o._dtype]),
                     f"{op} writes {r._dtype.name} here and does not convert; this out tensor is {o._dtype.name}",
                     "fix: pass out tensors of the input's dtype (values) and strided.int64 (indices)"))
             raise _dtype_mismatch(r, o, op, "matmul")
     for o, r in zip(out, made):  # (both checked first: a refused out= leaves both untouched)
-        write_out(o, r, op, ())
+        check_writable(o._storage, o._layout, f"{op}(out=...)", aliasing_ok=o._layout.shape != r._layout.shape,
+                       updates=o._layout.shape == r._layout.shape)
+    for o, r in zip(out, made):
+        write_out(o, r, op, (), resize_first=True)
     return type(made)(*out)

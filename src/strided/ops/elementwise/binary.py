@@ -39,7 +39,7 @@ from typing import Any
 import numpy as np
 
 from ... import layout as L
-from ...dispatch import OPEN, adopted, report, shares_storage
+from ...dispatch import OPEN, adopted, report, result_array, shares_storage
 from ...dispatch import result as fresh_result
 from ...dtypes import (
     CORE_DTYPES,
@@ -181,6 +181,10 @@ class _TruncDivide:
 
     def __call__(self, a: Any, b: Any, out: Any = None, dtype: Any = None, **kwargs: Any) -> Any:
         kind = np.dtype(dtype).kind if dtype is not None else np.result_type(a, b).kind
+        if dtype is not None:  # (the operands cast into the compute dtype first, as the ufuncs' casting=:
+            # a uint8 tensor over a 0-d int8 one computes in uint8)
+            a = np.asarray(a).astype(dtype, copy=False)
+            b = np.asarray(b).astype(dtype, copy=False)
         if kind not in "iu":  # (truncated in the compute dtype, then cast: float16 out of float32 opmath)
             q = np.true_divide(a, b, dtype=dtype)
             q = np.trunc(q, out=q) if type(q) is np.ndarray else q.dtype.type(np.trunc(q))
@@ -622,7 +626,11 @@ def _rounding(op: BinaryOp, rounding_mode: Any) -> BinaryOp:
         raise StridedTypeError(join_lines(
             f"{op.name}() got an unexpected keyword argument 'rounding_mode'",
             "only div (divide, true_divide) takes rounding_mode=: x.div(y, rounding_mode='floor')"))
-    found = _ROUNDED.get(rounding_mode) if isinstance(rounding_mode, str) else None
+    if not isinstance(rounding_mode, str):  # (PyTorch's parser: a TypeError, before the kernel's check)
+        raise StridedTypeError(join_lines(
+            f"div(): argument 'rounding_mode' must be str or None, not {type(rounding_mode).__name__}",
+            "fix: rounding_mode='trunc' (toward zero), 'floor' (toward -inf) or None (true division)"))
+    found = _ROUNDED.get(rounding_mode)
     if found is None:
         raise StridedRuntimeError(join_lines(
             f"div expected rounding_mode to be one of None, 'trunc', or 'floor' but found '{rounding_mode}'",
@@ -703,6 +711,20 @@ def _scalar_over_tensor(a: bool | int | float, b: Tensor, compute: DType) -> Ten
     mul_dtype = float32 if compute in REDUCED_FLOATS else compute  # PyTorch's float16 "opmath" for scalars
     scalar_over_into(_np_scalar(a, mul_dtype), _view(b), _view(out), compute.numpy, mul_dtype.numpy)
     return out
+
+
+def _wrapped_number(a: bool | int | float, b: Tensor) -> Any:
+    """``torch.div(number, t)``'s first operand: PyTorch's parser wraps the number into a 0-d tensor
+    and the kernel divides (``a / b``, one rounding); only the reflected ``number / t`` is
+    ``reciprocal(t) * number`` (two roundings: 2.5 / 3.0 differs by an ulp in float32). The
+    0-d tensor takes the compute dtype, so promotion and the value's rounding stay the number's.
+    An int outside int64 (parsed by _operand) stays a number: the general path's rules and errors."""
+    if type(a) not in (bool, int, float):  # (an int outside int64: a UInt64Scalar, or a refused one)
+        return a
+    compute = _binary_dtypes(DIV, a, b)[0]
+    t, arr = result_array((), compute)
+    arr[()] = _np_scalar(a, compute)
+    return t
 
 
 def _is_scalar_operand(x: Any) -> bool:
@@ -925,6 +947,9 @@ def _fast_binary(op: BinaryOp, slow: Callable[[Any, Any], Any], rule: str) -> Ca
             if OPEN:
                 report(name, (input, other), t)
             return t
+        if op is DIV and rounding_mode is None and isinstance(input, (bool, int, float, np.bool_, np.integer, np.floating)) \
+                and isinstance(other, Tensor):
+            input = _wrapped_number(_operand(input, "div"), other)  # (a NumPy scalar: its value)
         if rounding_mode is not None:
             op_ = _rounding(op, rounding_mode)  # (its errors before autograd's record, as PyTorch's parser)
             if ((isinstance(input, Tensor) and input._ag is not None) or (isinstance(other, Tensor) and other._ag is not None)) \

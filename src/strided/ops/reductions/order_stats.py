@@ -54,7 +54,7 @@ def _nonempty_dim(x: Tensor, d: int, op: str) -> None:
     shape = x._layout.shape
     if shape and shape[d] == 0 and x.numel() == 0 and all(s for i, s in enumerate(shape) if i != d):
         raise StridedIndexError(join_lines(
-            f"{op}(): Expected reduction dim {d} to have non-zero size.",
+            f"{'median' if op == 'nanmedian' else op}(): Expected reduction dim {d} to have non-zero size.",  # (PyTorch's nanmedian says median)
             f"the tensor has shape {shape_text(shape)}: dim {d} is empty, so it has no {op}"))
 
 
@@ -142,7 +142,7 @@ def _order_out(out: Any, compute: Any, op: str, input: Tensor, dim: Any) -> Any:
             f'{op}() missing 1 required positional arguments: "dim"',
             f"out= takes {op} along a dim, as (values, indices): {op}(x, dim, out=(values, indices)); "
             f"the {op} of all elements has no out= (y = x.{op}(), then y_out.copy_(y))"))
-    return write_pair_out(out, compute, op, (input,))
+    return write_pair_out(out, compute, op, (input,), style="median")
 
 
 @method("median")
@@ -306,7 +306,7 @@ def mode(input: Tensor, dim: int = -1, keepdim: bool = False, *, out: Any = None
     mode(values=tensor([1]), indices=tensor([3]))
     """
     if out is not None:
-        return write_pair_out(out, lambda: mode(input, dim, keepdim), "mode", (input,))
+        return write_pair_out(out, lambda: mode(input, dim, keepdim), "mode", (input,), style="mode")
     op = "mode"
     tensor_arg(input, op)
     d = one_dim(input, dim, op)

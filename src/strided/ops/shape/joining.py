@@ -30,7 +30,7 @@ from ...layout import plans as P
 from ...layout.formats import format_strides, suggest_format
 from ...opdef import Kind, declare
 from ...tensor import Tensor, tensor_arg
-from .._support.out import check_out, write_out
+from .._support.out import check_out, resized_layout, write_out
 from .._support.promotion import TORCH_NAMES, can_cast, promote_types
 from ..registry import backward, method
 from .broadcasting import broadcast_all
@@ -244,15 +244,18 @@ def _join_out(out: Any, name: str, tensors: Any, join: Any) -> Tensor:
     tensors = tensor_list(tensors, name)
     # (PyTorch's joins but stack run as cat and its refusal names cat(), concat's and hstack's too)
     refuse_out(name, out, tuple(tensors), "stack" if name == "stack" else "cat")
-    for t in tensors:  # (before the join: a refused out= costs no copy)
-        if shares_storage(t, out) and memory_overlap(out, t) in (L.OverlapStatus.FULL, L.OverlapStatus.PARTIAL):
+    made = join(tensors)
+    # (PyTorch resizes out before it looks for overlaps: an empty view of an input's memory that
+    # the join's result would cover is refused, an expanded out of another shape is written)
+    lay = resized_layout(out, made)
+    for t in tensors:
+        if shares_storage(t, out) and memory_overlap(t, out, lay) in (L.OverlapStatus.FULL, L.OverlapStatus.PARTIAL):
             raise StridedRuntimeError(join_lines(
                 "unsupported operation: some elements of the input tensor and the written-to tensor refer to a "
                 "single memory location. Please clone() the tensor before performing the operation.",
                 f"{name}(out=...): out (shape {out.shape}) shares memory with an input (shape {t.shape}); the "
                 "join would read what it has already written",
                 f"fix: pass a fresh out tensor, or clone the input: {name}([x.clone(), ...], out=x)"))
-    made = join(tensors)
     if not can_cast(made._dtype, out._dtype):
         raise StridedTypeError(join_lines(
             f"torch.cat(): input types can't be cast to the desired output type {TORCH_NAMES[out._dtype]}",
@@ -261,7 +264,7 @@ def _join_out(out: Any, name: str, tensors: Any, join: Any) -> Tensor:
             f"fix: out=strided.empty(0, dtype=strided.{made._dtype.name}), or convert the inputs first"))
     if made._dtype is not out._dtype:
         made = join([t.to(out._dtype) for t in tensors])
-    return write_out(out, made, name, tuple(tensors))
+    return write_out(out, made, name, tuple(tensors), resize_first=True)
 
 
 # ---------------------------------------------------------------- cat and stack

@@ -320,7 +320,7 @@ def kthvalue(self: Tensor, k: int, dim: int = -1, keepdim: bool = False, *, out:
     kthvalue(values=tensor(3.), indices=tensor(2))
     """
     if out is not None:
-        return write_pair_out(out, lambda: kthvalue(self, k, dim, keepdim), "kthvalue", (self,))
+        return write_pair_out(out, lambda: kthvalue(self, k, dim, keepdim), "kthvalue", (self,), style="kthvalue")
     tensor_arg(self, "kthvalue")
     d = one_dim(self, dim, "kthvalue")
     keepdim = flag(keepdim, "kthvalue", "keepdim")
