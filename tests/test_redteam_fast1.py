@@ -1,0 +1,73 @@
+"""Red team of the reduce / randcreate fast paths against torch 2.13: findings, one test each.
+
+The norms of one element: where every reduced dim has size 1, PyTorch's vector norm is |x| for
+every ord but 0 (no square to overflow or underflow: ``vector_norm(tensor([1e30]))`` is 1e30 in
+float32), and so are ``norm``, ``dist``, ``linalg.norm`` and ``matrix_norm('fro')`` of 1x1
+matrices, with the gradients that result implies (sgn(x) for ord 2)."""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pytest
+import torch
+
+import strided as st
+
+ORDS = [2, 2.0, 1, 3, 0.5, -1, -2, math.inf, -math.inf, 0]
+
+
+def _same(a: torch.Tensor, b: st.Tensor) -> None:
+    assert tuple(a.shape) == tuple(b.shape)
+    assert str(a.dtype).removeprefix("torch.") == b.dtype.name
+    np.testing.assert_array_equal(a.detach().numpy(), b.detach().numpy())
+
+
+@pytest.mark.parametrize("ordv", ORDS)
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+def test_vector_norm_of_one_element_is_abs(ordv: float, dtype: str) -> None:
+    big = 1e30 if dtype == "float32" else 1e300
+    data = np.array([[big], [-1.0 / big], [-0.0], [np.nan], [-np.inf], [3.0]], dtype=dtype)
+    for dim, keepdim in [(1, False), ((1,), True), (None, False)]:
+        a = data[:1] if dim is None else data
+        t = torch.from_numpy(a).requires_grad_()
+        s = st.tensor(a, requires_grad=True)
+        want = torch.linalg.vector_norm(t, ordv, dim=dim, keepdim=keepdim)
+        got = st.linalg.vector_norm(s, ordv, dim=dim, keepdim=keepdim)
+        _same(want, got)
+        _same(t.norm(ordv, dim=dim, keepdim=keepdim), s.norm(ordv, dim=dim, keepdim=keepdim))
+        if ordv == 0:
+            continue
+        want.sum().backward()
+        got.sum().backward()
+        np.testing.assert_allclose(t.grad.numpy(), s.grad.numpy(), rtol=1e-6, atol=0)
+
+
+def test_euclidean_fast_paths_of_one_element() -> None:
+    t = torch.tensor([[1e30, -1e-30]], dtype=torch.float32).t()  # (a transposed view)
+    s = st.tensor([[1e30, -1e-30]]).t()
+    _same(torch.linalg.vector_norm(t, dim=1), st.linalg.vector_norm(s, dim=1))
+    _same(torch.norm(t, dim=1, keepdim=True), st.norm(s, dim=1, keepdim=True))
+    _same(torch.linalg.vector_norm(t[:1]), st.linalg.vector_norm(s[:1]))
+    _same(torch.dist(t[:1], torch.zeros(1, 1)), st.dist(s[:1], st.zeros(1, 1)))
+    _same(torch.linalg.norm(t[:1]), st.linalg.norm(s[:1]))
+    x = torch.tensor([-1e30]).requires_grad_()
+    y = st.tensor([-1e30], requires_grad=True)
+    torch.dist(x, torch.zeros(1)).backward()
+    st.dist(y, st.zeros(1)).backward()
+    assert y.grad.tolist() == x.grad.tolist() == [-1.0]
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float64", "complex64"])
+def test_frobenius_of_1x1_matrices(dtype: str) -> None:
+    a = np.array([[[1e30]], [[-2.0]], [[0.0]]], dtype=dtype) * (1 + 1j if dtype == "complex64" else 1)
+    for view in (a, a.transpose(0, 2, 1)[1:]):
+        _same(torch.linalg.matrix_norm(torch.from_numpy(view)), st.linalg.matrix_norm(st.tensor(view)))
+        _same(torch.linalg.matrix_norm(torch.from_numpy(view), keepdim=True),
+              st.linalg.matrix_norm(st.tensor(view), keepdim=True))
+    t = torch.from_numpy(a.real.copy()).requires_grad_()
+    s = st.tensor(a.real.copy(), requires_grad=True)
+    torch.linalg.matrix_norm(t).sum().backward()
+    st.linalg.matrix_norm(s).sum().backward()
+    assert s.grad.tolist() == t.grad.tolist()
