@@ -71,3 +71,17 @@ def test_frobenius_of_1x1_matrices(dtype: str) -> None:
     torch.linalg.matrix_norm(t).sum().backward()
     st.linalg.matrix_norm(s).sum().backward()
     assert s.grad.tolist() == t.grad.tolist()
+
+
+@pytest.mark.parametrize("dtype", ["complex64", "complex128"])
+def test_linspace_of_a_complex_dtype(dtype: str) -> None:
+    """A complex dtype's linspace is its real dtype's ramp (imaginary parts 0), not 0 + the end
+    (it read each bound as a float after a complex cast); cached and uncached alike."""
+    rng = np.random.default_rng(3)
+    cases = [(0.0, 1.0, 5), (-0.0, 1.0, 5), (True, 3, 4), (1, 0.0, 3), (0.1, 2.7, 33), (-0.0, -0.0, 2), (2.5, 1, 1)]
+    cases += [(float(a), float(b), int(n)) for a, b, n in zip(rng.normal(size=20) * 100, rng.normal(size=20),
+                                                              rng.integers(2, 40, 20), strict=True)]
+    for start, end, steps in cases:
+        for _ in range(2):
+            want = torch.linspace(start, end, steps, dtype=getattr(torch, dtype))
+            _same(want, st.linspace(start, end, steps, dtype=getattr(st, dtype)))
