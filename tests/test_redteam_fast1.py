@@ -21,7 +21,10 @@ ORDS = [2, 2.0, 1, 3, 0.5, -1, -2, math.inf, -math.inf, 0]
 def _same(a: torch.Tensor, b: st.Tensor) -> None:
     assert tuple(a.shape) == tuple(b.shape)
     assert str(a.dtype).removeprefix("torch.") == b.dtype.name
-    np.testing.assert_array_equal(a.detach().numpy(), b.detach().numpy())
+    x, y = a.detach().numpy(), b.detach().numpy()
+    np.testing.assert_array_equal(x, y)
+    if x.dtype.kind == "f":  # (the signs of zeros too)
+        np.testing.assert_array_equal(np.signbit(x) | np.isnan(x), np.signbit(y) | np.isnan(y))
 
 
 @pytest.mark.parametrize("ordv", ORDS)
@@ -85,3 +88,14 @@ def test_linspace_of_a_complex_dtype(dtype: str) -> None:
         for _ in range(2):
             want = torch.linspace(start, end, steps, dtype=getattr(torch, dtype))
             _same(want, st.linspace(start, end, steps, dtype=getattr(st, dtype)))
+
+
+def test_logcumsumexp_of_negative_zero() -> None:
+    """PyTorch's first running value is logaddexp(-inf, x) = x + 0.0: -0.0 becomes +0.0 (a 0-d
+    input is copied and keeps it), on the fast path (row-major) and the general one (views)."""
+    for dtype in ("float32", "float64", "float16"):
+        a = np.array([[-0.0, -0.0, -np.inf], [-0.0, -np.inf, -0.0]], dtype=dtype)
+        for dim in (0, 1, -1):
+            for view in (a, a.T.copy().T, a[:, 1:]):
+                _same(torch.from_numpy(view).logcumsumexp(dim), st.tensor(view).logcumsumexp(dim))
+        _same(torch.tensor(-0.0).logcumsumexp(0), st.tensor(-0.0).logcumsumexp(0))
