@@ -99,3 +99,29 @@ def test_logcumsumexp_of_negative_zero() -> None:
             for view in (a, a.T.copy().T, a[:, 1:]):
                 _same(torch.from_numpy(view).logcumsumexp(dim), st.tensor(view).logcumsumexp(dim))
         _same(torch.tensor(-0.0).logcumsumexp(0), st.tensor(-0.0).logcumsumexp(0))
+
+
+def _outcome(f: object) -> str:
+    try:
+        f()  # type: ignore[operator]
+    except Exception as e:  # noqa: BLE001 - (the class and first line compared with torch's)
+        return f"{type(e).__name__.removeprefix('Strided')}: {str(e).splitlines()[0]}"
+    return "ok"
+
+
+@pytest.mark.parametrize("dtype", ["complex64", "complex128", "bool", "float16", "int32"])
+def test_samplers_without_a_kernel_for_the_dtype(dtype: str) -> None:
+    """bernoulli_ on complex and geometric_ on bool or complex: PyTorch's NotImplementedError (they
+    filled the tensor), after the p check, and nothing for an empty tensor; a refusal writes nothing."""
+    td, sd = getattr(torch, dtype), getattr(st, dtype)
+    calls = [("bernoulli_", (0.5,)), ("bernoulli_", (1.5,)), ("geometric_", (0.5,)), ("geometric_", (2.0,))]
+    for name, args in calls:
+        for n in (3, 0):
+            want = _outcome(lambda: getattr(torch.zeros(n, dtype=td), name)(*args))  # noqa: B023
+            target = st.zeros(n, dtype=sd)
+            assert _outcome(lambda: getattr(target, name)(*args)) == want  # noqa: B023
+            if want != "ok":
+                assert not target.numpy().any()
+    p = torch.full((3,), 0.5)
+    assert _outcome(lambda: st.zeros(3, dtype=sd).bernoulli_(st.full((3,), 0.5))) == \
+        _outcome(lambda: torch.zeros(3, dtype=td).bernoulli_(p))
