@@ -125,3 +125,15 @@ def test_samplers_without_a_kernel_for_the_dtype(dtype: str) -> None:
     p = torch.full((3,), 0.5)
     assert _outcome(lambda: st.zeros(3, dtype=sd).bernoulli_(st.full((3,), 0.5))) == \
         _outcome(lambda: torch.zeros(3, dtype=td).bernoulli_(p))
+
+
+def test_complex_vector_norm_converts_to_dtype_first() -> None:
+    """dtype=complex128 on a complex64 input: |z| taken in complex128 (finite past float32's range),
+    as PyTorch, not in complex64 (inf). (|z| itself may differ from torch's in the last bit.)"""
+    a = (np.full((2, 3), 3e38, np.float32) * (1 + 1j)).astype(np.complex64)
+    for view in (a, a[:, :1]):
+        for ordv in (2, 1, 3, math.inf, 0):
+            want = torch.linalg.vector_norm(torch.from_numpy(view), ordv, dim=1, dtype=torch.complex128)
+            got = st.linalg.vector_norm(st.tensor(view), ordv, dim=1, dtype=st.complex128)
+            assert got.dtype is st.float64 and bool(np.isfinite(got.numpy()).all())
+            np.testing.assert_allclose(got.numpy(), want.numpy(), rtol=1e-15)

@@ -160,7 +160,9 @@ def vector_norm(x: Tensor, ord: Any = 2, dim: Any = None, keepdim: bool = False,
     axes = numpy_axes(dims, len(shape))
     acc = _acc(rt)
     with _Quiet():
-        a = np.abs(x._np() if x._dtype.is_complex else x._np().astype(acc, copy=False)).astype(acc, copy=False)
+        # (a complex input converts to dtype= first, as PyTorch: |z| of complex128 does not overflow)
+        a = np.abs(x._np().astype((given or x._dtype).numpy, copy=False) if x._dtype.is_complex
+                   else x._np().astype(acc, copy=False)).astype(acc, copy=False)
         if count == 1 and p != 0:  # one element per norm: PyTorch returns |x|, for every ord but 0
             r = a.reshape(res_np.shape)  # (the reduced dims all have size 1: the same order)
         elif p == 2:
