@@ -26,6 +26,7 @@ from .dtypes import (
     from_numpy_dtype,
     int64,
     np_kind,
+    real_of,
     scalar_dtype,
     scalar_overflow,
     to_dtype,
@@ -847,6 +848,8 @@ def _linspace_values(start: Any, end: Any, steps: int, dtype: DType) -> np.ndarr
         out[:half] = s + step * i[:half].astype(h)
         out[half:] = e - step * (steps - 1 - i[half:]).astype(h)
         return out
+    if dtype.is_complex:  # (real bounds, the only ones taken: PyTorch's values are its real dtype's ramp)
+        return _linspace_values(np.real(start), np.real(end), steps, real_of(dtype)).astype(dtype.numpy)
     if dtype.is_floating_point:
         s, e = dtype.numpy.type(start), dtype.numpy.type(end)
         return _ramp(s, e, steps, (e - s) / dtype.numpy.type(steps - 1), _wide_for(dtype)).astype(dtype.numpy)

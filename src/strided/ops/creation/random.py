@@ -85,6 +85,16 @@ def _not_implemented(kernel: str, dtype: DType, op: str, fix: str) -> StridedNot
     )
 
 
+def _no_kernel(target: Tensor, kernel: str, op: str, refused: bool) -> None:
+    """PyTorch's NotImplementedError for a sampler whose CPU kernel lacks ``target``'s dtype
+    (``refused``), after its argument checks; an empty target runs no kernel and is not refused."""
+    if refused and target.numel():
+        raise StridedNotImplementedError(
+            join_lines(f'"{kernel}" not implemented for \'{TORCH_NAME[target._dtype.name]}\'',
+                       f"{op} has no kernel for a {target._dtype.name} tensor",
+                       "fix: sample into a real float or integer tensor, then convert"))
+
+
 def _float_only(dtype: DType, kernel: str, op: str) -> None:
     if not dtype.is_floating_point:
         raise _not_implemented(kernel, dtype, op, f"fix: ask for a float dtype, e.g. dtype=strided.{default_float().name}")
@@ -805,9 +815,11 @@ def bernoulli_(self: Tensor, p: Any = 0.5, *, generator: Any = None) -> Tensor:
     if isinstance(p, Tensor):
         expand_layout(Layout._trusted(p.shape, (0,) * p.ndim, 0), shape)  # PyTorch's expand error
         _check_p_tensor(p)
+        _no_kernel(self, "bernoulli_tensor_cpu_self_", "bernoulli_", self._dtype.is_complex)
         probs = p._np()
         return _into(self, "bernoulli_", generator, lambda g, s: g.random(s) < probs)
     value = _check_p_number(p)
+    _no_kernel(self, "bernoulli_scalar_cpu_", "bernoulli_", self._dtype.is_complex)
     return _into(self, "bernoulli_", generator, lambda g, s: g.random(s) < value)
 
 
@@ -859,6 +871,7 @@ def geometric_(self: Tensor, p: float, *, generator: Any = None) -> Tensor:
             join_lines(f"geometric_ expects p to be in (0, 1), but got p={_g(value)}",
                        "p is the success probability of each trial")
         )
+    _no_kernel(self, "geometric_cpu", "geometric_", self._dtype.is_complex or self._dtype is bool_)
     return _into(self, "geometric_", generator, lambda g, s: g.geometric(value, s))
 
 

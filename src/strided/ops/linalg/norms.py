@@ -94,10 +94,11 @@ def fast_euclidean(x: Any, dim: Any, keepdim: Any) -> Tensor | None:
         return None
     token = quiet_set(QUIET)
     try:
-        a = np.abs(x._np())
-        np.multiply(a, a, out=a)
-        r = _add_reduce(a, plan[0], None, None, True)
-        np.sqrt(r, out=r)
+        r = a = np.abs(x._np())
+        if plan[2] != 1:  # (one element per norm: PyTorch returns |x|, with no square to overflow)
+            np.multiply(a, a, out=a)
+            r = _add_reduce(a, plan[0], None, None, True)
+            np.sqrt(r, out=r)
     finally:
         quiet_reset(token)
     return adopted(r.reshape(-1), plan[1], x._dtype)
@@ -112,6 +113,8 @@ def _frobenius(a: np.ndarray) -> Any:
     """matrix_norm's "fro" over the last two axes as ``np.linalg.norm`` computes it (NumPy's own
     expression, ``sqrt(add.reduce((x.conj() * x).real, axis))``: for real floats ``x.conj()`` is
     ``x``), for a non-empty float32/float64 array."""
+    if a.shape[-1] == 1 and a.shape[-2] == 1:  # 1x1 matrices: PyTorch's vector norm of one element, |a|
+        return np.abs(a[..., 0, 0])
     return np.sqrt(np.add.reduce(a * a, axis=(-2, -1)))
 
 
@@ -157,8 +160,12 @@ def vector_norm(x: Tensor, ord: Any = 2, dim: Any = None, keepdim: bool = False,
     axes = numpy_axes(dims, len(shape))
     acc = _acc(rt)
     with _Quiet():
-        a = np.abs(x._np() if x._dtype.is_complex else x._np().astype(acc, copy=False)).astype(acc, copy=False)
-        if p == 2:
+        # (a complex input converts to dtype= first, as PyTorch: |z| of complex128 does not overflow)
+        a = np.abs(x._np().astype((given or x._dtype).numpy, copy=False) if x._dtype.is_complex
+                   else x._np().astype(acc, copy=False)).astype(acc, copy=False)
+        if count == 1 and p != 0:  # one element per norm: PyTorch returns |x|, for every ord but 0
+            r = a.reshape(res_np.shape)  # (the reduced dims all have size 1: the same order)
+        elif p == 2:
             r = np.sqrt(np.add.reduce(a * a, axis=axes, keepdims=keepdim))
         elif p == 1:
             r = np.add.reduce(a, axis=axes, keepdims=keepdim)
@@ -248,6 +255,8 @@ def matrix_norm(A: Tensor, ord: Any = "fro", dim: Any = (-2, -1), keepdim: bool 
             finite = np.isfinite(a)
             r = np.linalg.norm(np.where(finite, a, acc.type(0)), ord=ord, axis=(-2, -1))
             r = np.where(finite.all(axis=(-2, -1)), r, res_np.dtype.type(np.nan))
+        elif ord == "fro" and a.shape[-2:] == (1, 1):  # PyTorch's vector norm of one element: |a|
+            r = np.abs(a[..., 0, 0])
         else:
             r = np.linalg.norm(a, ord=ord, axis=(-2, -1))
         if keepdim:

@@ -648,7 +648,16 @@ def _fast_logcumsumexp(self: Any, dim: Any) -> Tensor | None:
         res = quiet_call(np.logaddexp.accumulate, flat.reshape(shape), dim % ndim)
     except RuntimeError as e:
         res = quiet_retry(e, np.logaddexp.accumulate, flat.reshape(shape), dim % ndim)
+    _first_plus_zero(res, dim % ndim)
     return adopted(res.reshape(-1), info[2], d)
+
+
+def _first_plus_zero(r: np.ndarray, axis: int) -> None:
+    """``r``'s first slice along ``axis`` plus 0.0, in place: PyTorch's first running value is
+    ``logaddexp(-inf, x)`` = ``x + log1p(0)``, so a -0.0 there is +0.0 (NumPy's accumulate copies
+    ``x``); every other value is unchanged."""
+    first = r[(slice(None),) * axis + (slice(0, 1),)]
+    np.add(first, r.dtype.type(0), out=first)
 
 
 @method("logcumsumexp")
@@ -676,6 +685,8 @@ def logcumsumexp(self: Tensor, dim: int, *, out: Any = None) -> Tensor:
     a = x._np().astype(work, copy=False)
     with np.errstate(all="ignore"):
         r = np.logaddexp.accumulate(a, axis=d) if a.ndim and a.size else a.copy()
+        if a.ndim and a.size:
+            _first_plus_zero(r, d)
     res = report("logcumsumexp", (x,), tensor_from_array(r, x._layout.shape, x._dtype))
     if out is not None:
         from .._support.out import check_out, write_out
