@@ -1,0 +1,33 @@
+"""Red-team findings on the shorter elementwise kernels (branch elemcomp): each case is one a
+differential check against PyTorch 2.13 found giving a different number."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+import torch
+import torch.nn.functional as TF
+
+import strided as st
+import strided.nn.functional as F
+
+
+def _same_bits(s: st.Tensor, t: torch.Tensor) -> None:
+    a, b = s.numpy(), t.numpy()
+    assert a.dtype == b.dtype and a.shape == b.shape
+    np.testing.assert_array_equal(np.isnan(a), np.isnan(b))
+    keep = ~np.isnan(a)
+    np.testing.assert_array_equal(a[keep], b[keep])
+    np.testing.assert_array_equal(np.signbit(a[keep]), np.signbit(b[keep]))
+
+
+@pytest.mark.parametrize("k", [5e-324, 1e-46])
+@pytest.mark.parametrize("inplace", [False, True])
+def test_leaky_relu_slope_that_is_zero_in_float32_keeps_inf(k, inplace):
+    # k > 0 as a Python float but 0 in float32: maximum(x, x*k) would make inf * 0 = NaN
+    x = np.array([np.inf, -np.inf, -1.0, -0.0, 0.0, 2.0, np.nan], dtype=np.float32)
+    s, t = st.from_numpy(x.copy()), torch.from_numpy(x.copy())
+    rs = F.leaky_relu(s[1:], k, inplace=inplace)
+    rt = TF.leaky_relu(t[1:], k, inplace=inplace)
+    _same_bits(rs, rt)
+    _same_bits(s, t)
