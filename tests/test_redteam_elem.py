@@ -25,7 +25,7 @@ def _same_bits(s: st.Tensor, t: torch.Tensor) -> None:
 @pytest.mark.parametrize("inplace", [False, True])
 def test_leaky_relu_slope_that_is_zero_in_float32_keeps_inf(k, inplace):
     # k > 0 as a Python float but 0 in float32: maximum(x, x*k) would make inf * 0 = NaN
-    x = np.array([np.inf, -np.inf, -1.0, -0.0, 0.0, 2.0, np.nan], dtype=np.float32)
+    x = np.array([1.0, np.inf, -np.inf, -1.0, -0.0, 0.0, 2.0, np.nan], dtype=np.float32)
     s, t = st.from_numpy(x.copy()), torch.from_numpy(x.copy())
     rs = F.leaky_relu(s[1:], k, inplace=inplace)
     rt = TF.leaky_relu(t[1:], k, inplace=inplace)
