@@ -31,3 +31,17 @@ def test_leaky_relu_slope_that_is_zero_in_float32_keeps_inf(k, inplace):
     rt = TF.leaky_relu(t[1:], k, inplace=inplace)
     _same_bits(rs, rt)
     _same_bits(s, t)
+
+
+@pytest.mark.parametrize("dtype", ["float16", "bfloat16"])
+@pytest.mark.parametrize("eps", [None, 1e-4, 0.3, 0.49])
+def test_logit_of_half_types_rounds_each_step_as_pytorch(dtype, eps):
+    # PyTorch keeps eps, 1 - eps, 1 - z and the quotient in float16/bfloat16 (float16's 1 - 1e-4 is
+    # 1.0, so logit(1.0, eps=1e-4) is inf); one float32 computation rounded once differed in ~1/3
+    x = np.concatenate([[0.0, 1e-4, 0.3, 0.7, 0.9999, 1.0, np.nan, -1.0, 2.0],
+                        np.random.default_rng(0).random(60)]).astype(np.float32)
+    s = st.from_numpy(x).to(getattr(st, dtype))
+    t = torch.from_numpy(x).to(getattr(torch, dtype))
+    np.testing.assert_array_equal(st.logit(s, eps).float().numpy(), torch.logit(t, eps).float().numpy())
+    np.testing.assert_array_equal(st.logit(s[1::2], eps).float().numpy(),
+                                  torch.logit(t[1::2], eps).float().numpy())

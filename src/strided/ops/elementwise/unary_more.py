@@ -231,8 +231,12 @@ _NOT_FLOAT = frozenset({"bool", "int"})
 
 def _logit_kernel(x: np.ndarray, out: np.ndarray, compute: np.dtype, d: DType, eps: float | None = None) -> None:
     """PyTorch's logit kernel: ``log(z / (1 - z))`` in the compute dtype, ``z`` = x clamped to
-    ``[eps, 1 - eps]`` when ``eps`` is given (NaN stays NaN)."""
-    z = np.asarray(x, dtype=compute)
+    ``[eps, 1 - eps]`` when ``eps`` is given (NaN stays NaN). A float16/bfloat16 input keeps every
+    step in its own dtype, as PyTorch does: its bounds ``eps`` and ``1 - eps`` rounded to it (float16's
+    ``1 - 1e-4`` is 1.0, so its logit(1.0) is inf), then ``1 - z``, the quotient and the log."""
+    n = x.dtype
+    narrow = n != compute and n.kind not in "biuc" and n.itemsize < compute.itemsize
+    z = x if narrow else np.asarray(x, dtype=compute)
     if eps is not None:
         # PyTorch converts eps to the result's dtype first: beyond it, its error (never an inf clamp)
         line = scalar_overflow(eps, from_numpy_dtype(out.dtype) or d)
@@ -241,8 +245,15 @@ def _logit_kernel(x: np.ndarray, out: np.ndarray, compute: np.dtype, d: DType, e
                 line, f"logit's eps {eps} is beyond the range of its {out.dtype} result",
                 "fix: an eps inside [0, 0.5], e.g. x.logit(eps=1e-6)"))
         lo = compute.type(eps)
-        hi = compute.type(1) - lo
+        if narrow:
+            lo = n.type(lo)
+        hi = compute.type(1) - compute.type(lo)
+        if narrow:
+            hi = n.type(hi)
         z = np.where(z < lo, lo, np.where(z > hi, hi, z))
+    if narrow:  # (each step rounded to float16/bfloat16, as PyTorch's Vectorized<Half> rounds them)
+        np.copyto(out, np.log(z / (n.type(1) - z)), casting="unsafe")
+        return
     # (the log written straight into out, cast there as copyto casts it: one NumPy call fewer)
     np.log(z / (compute.type(1) - z), out=out, dtype=compute, casting="unsafe")
 
