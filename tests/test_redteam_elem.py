@@ -45,3 +45,26 @@ def test_logit_of_half_types_rounds_each_step_as_pytorch(dtype, eps):
     np.testing.assert_array_equal(st.logit(s, eps).float().numpy(), torch.logit(t, eps).float().numpy())
     np.testing.assert_array_equal(st.logit(s[1::2], eps).float().numpy(),
                                   torch.logit(t[1::2], eps).float().numpy())
+
+
+@pytest.mark.parametrize("layout", ["contiguous", "transposed"])
+def test_nan_to_num_keeps_a_negative_zero_nan(layout):
+    # (nan=-0.0 was read as `nan or 0.0`, i.e. +0.0)
+    a = np.array([[np.nan, 1.0], [np.inf, np.nan]], dtype=np.float32)
+    s, t = st.from_numpy(a.copy()), torch.from_numpy(a.copy())
+    if layout == "transposed":
+        s, t = s.t(), t.t()
+    _same_bits(st.nan_to_num(s, nan=-0.0, posinf=-0.0), torch.nan_to_num(t, nan=-0.0, posinf=-0.0))
+    _same_bits(s.clone().nan_to_num_(nan=-0.0), t.clone().nan_to_num_(nan=-0.0))
+
+
+@pytest.mark.parametrize("dtype,out_dtype", [("float16", "float64"), ("float32", "float64"), ("int16", "float32")])
+def test_nan_to_num_out_of_another_dtype_is_pytorchs_error(dtype, out_dtype):
+    t, o = torch.zeros(3, dtype=getattr(torch, dtype)), torch.full((3,), 7.0, dtype=getattr(torch, out_dtype))
+    with pytest.raises(RuntimeError) as expected:
+        torch.nan_to_num(t, out=o)
+    s, so = st.zeros(3, dtype=getattr(st, dtype)), st.full((3,), 7.0, dtype=getattr(st, out_dtype))
+    with pytest.raises(RuntimeError) as got:
+        st.nan_to_num(s, out=so)
+    assert str(got.value).splitlines()[0] == str(expected.value)
+    assert so.tolist() == [7.0, 7.0, 7.0]  # (nothing written)

@@ -35,7 +35,7 @@ from ...tensor import Tensor
 from .._support import gradtools, support
 from .._support.operands import _check_inplace, _cinfo, _fresh_output, _not_implemented, _view, flat_run
 from .._support.out import write_out
-from .._support.promotion import to_float
+from .._support.promotion import TORCH_NAMES, to_float
 from ..registry import backward, method
 from .unary import not_a_tensor_input
 
@@ -620,9 +620,22 @@ def nan_to_num(input: Any, nan: float = 0.0, posinf: float | None = None,
     >>> strided.nan_to_num(strided.tensor([float("nan"), float("inf")]), posinf=9.0).tolist()
     [0.0, 9.0]
     """
-    args = (_finite_arg(nan, "nan", "nan_to_num") or 0.0, _finite_arg(posinf, "posinf", "nan_to_num"),
+    args = (_nan_arg(nan, "nan_to_num"), _finite_arg(posinf, "posinf", "nan_to_num"),
             _finite_arg(neginf, "neginf", "nan_to_num"))
+    if isinstance(out, Tensor) and isinstance(input, Tensor) and out._dtype is not input._dtype:
+        # (PyTorch's nan_to_num_out checks the dtypes before anything else: no cast into out)
+        raise StridedRuntimeError(join_lines(
+            f"nan_to_num: dtype of out: {TORCH_NAMES[out._dtype]} should be same as input: "
+            f"{TORCH_NAMES[input._dtype]}",
+            f"out= is {out._dtype.name} but the input is {input._dtype.name}; nan_to_num never casts "
+            f"into out: pass an out of dtype strided.{input._dtype.name}, or convert after"))
     return run_unary(OPS["nan_to_num"], input, args=args, out=out)
+
+
+def _nan_arg(nan: Any, op: str) -> float:
+    """``nan=`` as a float, 0.0 for None (its -0.0 kept: ``x or 0.0`` would make it 0.0)."""
+    value = _finite_arg(nan, "nan", op)
+    return 0.0 if value is None else value
 
 
 def nan_to_num_(self: Tensor, nan: float = 0.0, posinf: float | None = None,
@@ -632,7 +645,7 @@ def nan_to_num_(self: Tensor, nan: float = 0.0, posinf: float | None = None,
     >>> strided.tensor([float("nan"), 1.0]).nan_to_num_(nan=-1.0).tolist()
     [-1.0, 1.0]
     """
-    args = (_finite_arg(nan, "nan", "nan_to_num_") or 0.0, _finite_arg(posinf, "posinf", "nan_to_num_"),
+    args = (_nan_arg(nan, "nan_to_num_"), _finite_arg(posinf, "posinf", "nan_to_num_"),
             _finite_arg(neginf, "neginf", "nan_to_num_"))
     if isinstance(self, Tensor) and not (self._dtype.is_floating_point or self._dtype.is_complex):
         # PyTorch's nan_to_num_ of an integer or bool tensor is self.copy_(self), which returns at
