@@ -119,8 +119,9 @@ def _elu(x: np.ndarray, a: float) -> np.ndarray:
 def _leaky_relu(x: np.ndarray, k: float) -> np.ndarray:
     """``where(x > 0, x, x k)``; for ``0 < k <= 1`` the same bits as ``maximum(x, x k)`` (one
     NumPy call fewer): ``x k`` lies between 0 and ``x`` (rounding keeps it there), is ``x``'s
-    zero itself for a signed zero, and NaN stays NaN (``k = 0`` is left out: ``inf * 0`` is NaN)."""
-    if 0.0 < k <= 1.0:
+    zero itself for a signed zero, and NaN stays NaN (``k = 0`` is left out: ``inf * 0`` is NaN;
+    so is a ``k`` that is 0 only in ``x``'s dtype, e.g. ``5e-324`` for float32)."""
+    if 0.0 < k <= 1.0 and x.dtype.type(k) != 0:
         return np.maximum(x, x * k)
     return np.where(x > 0, x, x * k)
 

@@ -35,7 +35,7 @@ from ...tensor import Tensor
 from .._support import gradtools, support
 from .._support.operands import _check_inplace, _cinfo, _fresh_output, _not_implemented, _view, flat_run
 from .._support.out import write_out
-from .._support.promotion import to_float
+from .._support.promotion import TORCH_NAMES, to_float
 from ..registry import backward, method
 from .unary import not_a_tensor_input
 
@@ -231,8 +231,12 @@ _NOT_FLOAT = frozenset({"bool", "int"})
 
 def _logit_kernel(x: np.ndarray, out: np.ndarray, compute: np.dtype, d: DType, eps: float | None = None) -> None:
     """PyTorch's logit kernel: ``log(z / (1 - z))`` in the compute dtype, ``z`` = x clamped to
-    ``[eps, 1 - eps]`` when ``eps`` is given (NaN stays NaN)."""
-    z = np.asarray(x, dtype=compute)
+    ``[eps, 1 - eps]`` when ``eps`` is given (NaN stays NaN). A float16/bfloat16 input keeps every
+    step in its own dtype, as PyTorch does: its bounds ``eps`` and ``1 - eps`` rounded to it (float16's
+    ``1 - 1e-4`` is 1.0, so its logit(1.0) is inf), then ``1 - z``, the quotient and the log."""
+    n = x.dtype
+    narrow = n != compute and n.kind not in "biuc" and n.itemsize < compute.itemsize
+    z = x if narrow else np.asarray(x, dtype=compute)
     if eps is not None:
         # PyTorch converts eps to the result's dtype first: beyond it, its error (never an inf clamp)
         line = scalar_overflow(eps, from_numpy_dtype(out.dtype) or d)
@@ -241,8 +245,15 @@ def _logit_kernel(x: np.ndarray, out: np.ndarray, compute: np.dtype, d: DType, e
                 line, f"logit's eps {eps} is beyond the range of its {out.dtype} result",
                 "fix: an eps inside [0, 0.5], e.g. x.logit(eps=1e-6)"))
         lo = compute.type(eps)
-        hi = compute.type(1) - lo
+        if narrow:
+            lo = n.type(lo)
+        hi = compute.type(1) - compute.type(lo)
+        if narrow:
+            hi = n.type(hi)
         z = np.where(z < lo, lo, np.where(z > hi, hi, z))
+    if narrow:  # (each step rounded to float16/bfloat16, as PyTorch's Vectorized<Half> rounds them)
+        np.copyto(out, np.log(z / (n.type(1) - z)), casting="unsafe")
+        return
     # (the log written straight into out, cast there as copyto casts it: one NumPy call fewer)
     np.log(z / (compute.type(1) - z), out=out, dtype=compute, casting="unsafe")
 
@@ -609,9 +620,22 @@ def nan_to_num(input: Any, nan: float = 0.0, posinf: float | None = None,
     >>> strided.nan_to_num(strided.tensor([float("nan"), float("inf")]), posinf=9.0).tolist()
     [0.0, 9.0]
     """
-    args = (_finite_arg(nan, "nan", "nan_to_num") or 0.0, _finite_arg(posinf, "posinf", "nan_to_num"),
+    args = (_nan_arg(nan, "nan_to_num"), _finite_arg(posinf, "posinf", "nan_to_num"),
             _finite_arg(neginf, "neginf", "nan_to_num"))
+    if isinstance(out, Tensor) and isinstance(input, Tensor) and out._dtype is not input._dtype:
+        # (PyTorch's nan_to_num_out checks the dtypes before anything else: no cast into out)
+        raise StridedRuntimeError(join_lines(
+            f"nan_to_num: dtype of out: {TORCH_NAMES[out._dtype]} should be same as input: "
+            f"{TORCH_NAMES[input._dtype]}",
+            f"out= is {out._dtype.name} but the input is {input._dtype.name}; nan_to_num never casts "
+            f"into out: pass an out of dtype strided.{input._dtype.name}, or convert after"))
     return run_unary(OPS["nan_to_num"], input, args=args, out=out)
+
+
+def _nan_arg(nan: Any, op: str) -> float:
+    """``nan=`` as a float, 0.0 for None (its -0.0 kept: ``x or 0.0`` would make it 0.0)."""
+    value = _finite_arg(nan, "nan", op)
+    return 0.0 if value is None else value
 
 
 def nan_to_num_(self: Tensor, nan: float = 0.0, posinf: float | None = None,
@@ -621,7 +645,7 @@ def nan_to_num_(self: Tensor, nan: float = 0.0, posinf: float | None = None,
     >>> strided.tensor([float("nan"), 1.0]).nan_to_num_(nan=-1.0).tolist()
     [-1.0, 1.0]
     """
-    args = (_finite_arg(nan, "nan", "nan_to_num_") or 0.0, _finite_arg(posinf, "posinf", "nan_to_num_"),
+    args = (_nan_arg(nan, "nan_to_num_"), _finite_arg(posinf, "posinf", "nan_to_num_"),
             _finite_arg(neginf, "neginf", "nan_to_num_"))
     if isinstance(self, Tensor) and not (self._dtype.is_floating_point or self._dtype.is_complex):
         # PyTorch's nan_to_num_ of an integer or bool tensor is self.copy_(self), which returns at
