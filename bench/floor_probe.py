@@ -22,6 +22,7 @@ import strided
 
 x = strided.arange(12, dtype=strided.float32).reshape(3, 4)
 y = strided.ones(3, 4, dtype=strided.float32)
+xt = x.t()
 
 PROBES = {
     "noop": lambda: None,  # (the harness: loop, lambda call and the control calls around it)
@@ -32,6 +33,11 @@ PROBES = {
     "reshape": lambda: x.reshape(4, 3),
     "slice": lambda: x[1:],
     "mul_": lambda: y.mul_(1),
+    "cumsum": lambda: x.cumsum(1),  # (general paths: their operands through Tensor._np)
+    "where": lambda: strided.where(x > 3, x, y),
+    "tcumsum": lambda: xt.cumsum(1),  # (a column-major operand: numpy_view's strided case)
+    "_np": lambda: x._np(),  # (the kernels' input view: row-major, then strided)
+    "_np_t": lambda: xt._np(),
 }
 
 
@@ -47,7 +53,9 @@ def main() -> None:
         n = int(sys.argv[2])
         control = ["callgrind_control", str(os.getpid())]
         subprocess.run([*control, "-i", "on"], check=True, capture_output=True)
-        for name, f in PROBES.items():
+        names = sys.argv[3].split(",") if len(sys.argv) > 3 else list(PROBES)
+        for name in names:
+            f = PROBES[name]
             for _ in range(50):  # (warm: plans and memos learnt)
                 f()
             subprocess.run([*control, "-z"], check=True, capture_output=True)

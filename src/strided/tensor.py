@@ -28,7 +28,6 @@ from .errors import StridedRuntimeError, join_lines
 from .formatting import format_tensor
 from .grad_mode import SUBCLASSES, refuse_numpy, use_tensor_class
 from .kernels import copy_array, numpy_view
-from .kernels.memory import _view_plans
 from .layout import Layout
 from .layout.formats import is_channels_last_3d_contiguous
 from .memory_format import (
@@ -153,19 +152,8 @@ class Tensor:
         return t
 
     def _np(self) -> np.ndarray:
-        """Zero-copy NumPy view of this tensor (kernels' input): :func:`numpy_view`'s array."""
-        # numpy_view's row-major case, inlined (the call is a tenth of a small op): a slice of the
-        # buffer, reshaped, when its plan is known; any other case (a new layout, strides NumPy's
-        # constructor takes, a layout past the buffer) is numpy_view's.
-        lay = self._layout
-        arr = self._storage.array
-        n = _view_plans.get((lay.shape, lay.strides, arr.itemsize))
-        if n.__class__ is int:
-            start = lay.offset
-            flat = arr if start == 0 and arr.shape[0] == n else arr[start : start + n]
-            if flat.shape[0] == n:
-                return flat.reshape(lay.shape)
-        return numpy_view(self._storage, lay)
+        """Zero-copy NumPy view of this tensor (kernels' input)."""
+        return numpy_view(self._storage, self._layout)
 
     def _copy(self, strides: tuple[int, ...], reason: str, dtype: DType | None = None) -> Tensor:
         """Materialize into new storage with dense ``strides`` (through the one copy kernel)."""
