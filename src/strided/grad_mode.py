@@ -739,8 +739,8 @@ def track_inplace(fwd: Callable, name: str, reported: str | None = None, key: st
         if OPEN and reported is not None and reporting():
             every = (self, *args)
             return listened(reported, "write", _inplace_op, every, kwargs, operands_of("two", every, kwargs))
-        if not STATE["used"]:
-            return fwd(self, *args, **kwargs)
+        if not STATE["used"]:  # (no ** when there are no keywords: an optimizer's m.mul_(b1))
+            return fwd(self, *args, **kwargs) if kwargs else fwd(self, *args)
         plain = self.__class__ is Tensor or self.__class__ in SUBCLASSES
         if INFERENCE_STORAGES.data and plain:  # (the WeakSet's own set: its __len__ is Python code)
             refuse_inference(self, "inplace")
