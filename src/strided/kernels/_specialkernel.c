@@ -183,21 +183,28 @@ static void erfinv_block(const double *y, double *out, int m)
 {
     /* lanes sorted by branch: [0, n0) a < 0.5 | [n0, n1) w < 5 | [n1, n2) w < 16 | [n2, n) beyond */
     double a[BLOCK], v[BLOCK], t[BLOCK], x[BLOCK], f[BLOCK], d[BLOCK];
-    int idx[BLOCK], kind[BLOCK], count[4] = {0, 0, 0, 0};
-    for (int j = 0; j < m; j++) {
+    int idx[BLOCK], kind[BLOCK], count[5] = {0, 0, 0, 0, 0};
+    for (int j = 0; j < m; j++) {  /* (branch-free: the kinds come in random order) */
         double aj = fabs(y[j]), vj = (1.0 - aj) * (1.0 + aj);
-        kind[j] = !(aj < 1.0) ? -1 : aj < 0.5 ? 0 : vj > EXP_M5 ? 1 : vj > EXP_M16 ? 2 : 3;
-        if (kind[j] >= 0) count[kind[j]]++;
-        else out[j] = y[j] == 1.0 ? INFINITY : y[j] == -1.0 ? -INFINITY : NAN;  /* (and NaN for NaN) */
+        int inside = aj < 1.0;  /* (not NaN) */
+        kind[j] = inside ? (aj >= 0.5) + (vj <= EXP_M5) + (vj <= EXP_M16) : 4;
+        count[1] += inside & (aj >= 0.5);
+        count[2] += inside & (vj <= EXP_M5);
+        count[3] += inside & (vj <= EXP_M16);
+        count[4] += !inside;
     }
-    int start[4] = {0, count[0], count[0] + count[1], count[0] + count[1] + count[2]};
-    int n0 = start[1], n1 = start[2], n2 = start[3], n = n2 + count[3];
+    /* (a < 0.5 gives v > 0.75: the three tests are nested, so count[k] counts kind >= k) */
+    int n = m - count[4], n0 = n - count[1], n1 = n - count[2], n2 = n - count[3];
+    int start[5] = {0, n0, n1, n2, n};
     for (int j = 0; j < m; j++) {
-        if (kind[j] < 0) continue;
         int i = start[kind[j]]++;
         idx[i] = j;
         a[i] = fabs(y[j]);
         v[i] = (1.0 - a[i]) * (1.0 + a[i]);
+    }
+    for (int i = n; i < m; i++) {
+        double yj = y[idx[i]];
+        out[idx[i]] = yj == 1.0 ? INFINITY : yj == -1.0 ? -INFINITY : NAN;  /* (and NaN for NaN) */
     }
     for (int i = 0; i < n; i++) {
         double w = -erfinv_log(v[i]);
