@@ -1,6 +1,6 @@
 /* strided.kernels._specialkernel: the special functions of strided.kernels.special, one element at a time.
  *
- * NAME(src, dst) -> None           for NAME in erf, erfc, erfinv, digamma, trigamma, lgamma, i0, i1, i0e, i1e
+ * NAME(src, dst) -> None           for NAME in erf, erfc, erfinv, erfinv_float32, digamma, trigamma, lgamma, i0, i1, i0e, i1e
  * zeta_scaled(src, dst, s, scale)  scale * zeta(s, src) for one order s > 1 (polygamma's n >= 2)
  * fma32(a, b, c, out) -> bool      out = a * b + c rounded once, float32 (strided.kernels.fused.fma_into)
  *
@@ -228,6 +228,58 @@ static void erfinv_block(const double *y, double *out, int m)
     for (int i = 0; i < n; i++) {
         double s = f[i] / (TWO_OVER_SQRTPI * d[i]);
         out[idx[i]] = copysign(x[i] - s / (1.0 + x[i] * s), y[idx[i]]);
+    }
+}
+
+/* float32's erfinv: Giles' double-precision polynomials alone (relative error ~1e-15, the short
+ * log's 1e-10 in w moves x by < 2e-11 relative), rounded once to float32: within 1 ulp of the
+ * correctly rounded value, no Halley step (bench/bench_erfinv.py --exhaustive checks every
+ * float32 in [0, 1)). */
+static const double GILES_W[23] = { /* w < 6.25, in w - 3.125 */
+    -3.6444120640178196996e-21, -1.685059138182016589e-19, 1.2858480715256400167e-18, 1.115787767802518096e-17,
+    -1.333171662854620906e-16, 2.0972767875968561637e-17, 6.6376381343583238325e-15, -4.0545662729752068639e-14,
+    -8.1519341976054721522e-14, 2.6335093153082322977e-12, -1.2975133253453532498e-11, -5.4154120542946279317e-11,
+    1.051212273321532285e-09, -4.1126339803469836976e-09, -2.9070369957882005086e-08, 4.2347877827932403518e-07,
+    -1.3654692000834678645e-06, -1.3882523362786468719e-05, 0.0001867342080340571352, -0.00074070253416626697512,
+    -0.0060336708714301490533, 0.24015818242558961693, 1.6536545626831027356};
+static const double GILES_MID[19] = { /* w < 16, in sqrt(w) - 3.25 */
+    2.2137376921775787049e-09, 9.0756561938885390979e-08, -2.7517406297064545428e-07, 1.8239629214389227755e-08,
+    1.5027403968909827627e-06, -4.013867526981545969e-06, 2.9234449089955446044e-06, 1.2475304481671778723e-05,
+    -4.7318229009055733981e-05, 6.8284851459573175448e-05, 2.4031110387097893999e-05, -0.0003550375203628474796,
+    0.00095328937973738049703, -0.0016882755560235047313, 0.0024914420961078508066, -0.0037512085075692412107,
+    0.005370914553590063617, 1.0052589676941592334, 3.0838856104922207635};
+#define EXP_M625 1.9304541362277093e-03
+
+static void erfinv_float32_block(const double *y, double *out, int m)
+{   /* lanes sorted by branch: [0, n1) w < 6.25 | [n1, n2) w < 16 | [n2, n) beyond | [n, m) edges */
+    double a[BLOCK], t[BLOCK], x[BLOCK];
+    int idx[BLOCK], kind[BLOCK], count[4] = {0, 0, 0, 0};
+    for (int j = 0; j < m; j++) {
+        double aj = fabs(y[j]), vj = (1.0 - aj) * (1.0 + aj);
+        int inside = aj < 1.0;
+        kind[j] = inside ? (vj <= EXP_M625) + (vj <= EXP_M16) : 3;
+        count[1] += inside & (vj <= EXP_M625);
+        count[2] += inside & (vj <= EXP_M16);
+        count[3] += !inside;
+    }
+    int n = m - count[3], n1 = n - count[1], n2 = n - count[2];
+    int start[4] = {0, n1, n2, n};
+    for (int j = 0; j < m; j++) {
+        int i = start[kind[j]]++;
+        idx[i] = j;
+        a[i] = fabs(y[j]);
+    }
+    for (int i = 0; i < n; i++) {
+        double w = -erfinv_log((1.0 - a[i]) * (1.0 + a[i]));
+        t[i] = i < n1 ? w - 3.125 : sqrt(w) - (i < n2 ? 3.25 : 5.0);
+    }
+    horner_lanes(GILES_W, 23, t, x, 0, n1);
+    horner_lanes(GILES_MID, 19, t, x, n1, n2);
+    horner_lanes(GILES_FAR, 17, t, x, n2, n);
+    for (int i = 0; i < n; i++) out[idx[i]] = copysign(a[i] * x[i], y[idx[i]]);
+    for (int i = n; i < m; i++) {
+        double yj = y[idx[i]];
+        out[idx[i]] = yj == 1.0 ? INFINITY : yj == -1.0 ? -INFINITY : NAN;
     }
 }
 
@@ -585,7 +637,17 @@ static void run_blocks(Py_buffer *src, Py_buffer *dst, Py_ssize_t n, block_fn f)
         Py_RETURN_NONE;                                                                            \
     }
 
-BLOCKED(erfinv)
+static PyObject *py_erfinv(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
+{   /* a float32 destination takes erfinv_float32_block (no Halley step: see there) */
+    (void)self;
+    Py_buffer src, dst;
+    if (two_buffers(args, nargs, &src, &dst, "erfinv") < 0) return NULL;
+    block_fn f = dst.itemsize == 4 ? erfinv_float32_block : erfinv_block;
+    RELEASING(run_blocks(&src, &dst, n, f));
+    Py_RETURN_NONE;
+}
+
+BLOCKED(erfinv_float32)
 BLOCKED(i1)
 BLOCKED(i1e)
 
@@ -692,7 +754,7 @@ done:
 #define ENTRY(NAME) {#NAME, (PyCFunction)(void (*)(void))py_##NAME, METH_FASTCALL, #NAME "(src, dst): elementwise, as strided.kernels.special." #NAME}
 
 static PyMethodDef methods[] = {
-    ENTRY(erf), ENTRY(erfc), ENTRY(erfinv), ENTRY(digamma), ENTRY(trigamma), ENTRY(lgamma),
+    ENTRY(erf), ENTRY(erfc), ENTRY(erfinv), ENTRY(erfinv_float32), ENTRY(digamma), ENTRY(trigamma), ENTRY(lgamma),
     ENTRY(i0), ENTRY(i1), ENTRY(i0e), ENTRY(i1e),
     {"zeta_scaled", (PyCFunction)(void (*)(void))py_zeta_scaled, METH_FASTCALL,
      "zeta_scaled(src, dst, s, scale): scale * zeta(s, src) elementwise, s > 1"},

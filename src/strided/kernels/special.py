@@ -279,6 +279,60 @@ def erfinv(y: np.ndarray) -> np.ndarray:
     return out
 
 
+# Giles' double-precision polynomials for w < 6.25 (in w - 3.125) and w < 16 (in sqrt(w) - 3.25)
+_GILES_W = (-3.6444120640178196996e-21, -1.685059138182016589e-19, 1.2858480715256400167e-18,
+            1.115787767802518096e-17, -1.333171662854620906e-16, 2.0972767875968561637e-17,
+            6.6376381343583238325e-15, -4.0545662729752068639e-14, -8.1519341976054721522e-14,
+            2.6335093153082322977e-12, -1.2975133253453532498e-11, -5.4154120542946279317e-11,
+            1.051212273321532285e-09, -4.1126339803469836976e-09, -2.9070369957882005086e-08,
+            4.2347877827932403518e-07, -1.3654692000834678645e-06, -1.3882523362786468719e-05,
+            0.0001867342080340571352, -0.00074070253416626697512, -0.0060336708714301490533,
+            0.24015818242558961693, 1.6536545626831027356)
+_GILES_W_MID = (2.2137376921775787049e-09, 9.0756561938885390979e-08, -2.7517406297064545428e-07,
+                1.8239629214389227755e-08, 1.5027403968909827627e-06, -4.013867526981545969e-06,
+                2.9234449089955446044e-06, 1.2475304481671778723e-05, -4.7318229009055733981e-05,
+                6.8284851459573175448e-05, 2.4031110387097893999e-05, -0.0003550375203628474796,
+                0.00095328937973738049703, -0.0016882755560235047313, 0.0024914420961078508066,
+                -0.0037512085075692412107, 0.005370914553590063617, 1.0052589676941592334,
+                3.0838856104922207635)
+_EXP_M625 = 1.9304541362277093e-03
+
+
+@_compiled
+def erfinv_float32(y: np.ndarray) -> np.ndarray:
+    """erfinv for a float32 result: float64 values that round (once) to within 1 ulp of float32's
+    correctly rounded erfinv, cheaper than :func:`erfinv`: Giles' double-precision polynomials
+    alone (relative error ~1e-15; the short log's error moves x by < 2e-11 relative), no Halley
+    step. The ops layer calls it for float32 results (:data:`FLOAT32`).
+
+    >>> float(np.float32(erfinv_float32(np.array([0.5], np.float32))[0]))
+    0.4769362807273865
+    """
+    y = np.asarray(y, dtype=np.float64)
+    a = np.abs(y)
+    inside = a < 1.0
+    ai = a[inside]
+    v = (1.0 - ai) * (1.0 + ai)
+    first = v > _EXP_M625
+    mid = ~first & (v > _EXP_M16)
+    far = ~first & ~mid
+    w = -_short_log(v)
+    x = np.empty_like(ai)
+    x[first] = _horner(_GILES_W, w[first] - 3.125)
+    x[mid] = _horner(_GILES_W_MID, np.sqrt(w[mid]) - 3.25)
+    x[far] = _horner(_GILES_FAR, np.sqrt(w[far]) - 5.0)
+    out = np.full_like(y, np.nan)
+    out[inside] = np.copysign(ai * x, y[inside])
+    out[y == 1.0] = np.inf
+    out[y == -1.0] = -np.inf
+    return out
+
+
+# the functions with a cheaper form for a float32 result (the compiled kernel of the plain name
+# takes that form itself when its destination is float32)
+FLOAT32: dict[str, _Fn] = {"erfinv": erfinv_float32}
+
+
 # ---------------------------------------------------------------- digamma, trigamma, i0, i1
 
 # Bernoulli terms of the asymptotic series of digamma (B_2k / 2k) and trigamma (B_2k), both
