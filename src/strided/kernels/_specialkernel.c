@@ -145,6 +145,7 @@ static const double GILES_FAR[17] = { /* beyond, in sqrt(w) - 5 */
 /* exp(t) = sum t^k / k!, k <= 8 */
 static const double EXP_TAYLOR[9] = {1.0 / 40320, 1.0 / 5040, 1.0 / 720, 1.0 / 120, 1.0 / 24, 1.0 / 6, 0.5, 1.0, 1.0};
 #define LN2 0.6931471805599453094
+#define HALF_SQRTPI 0.88622692545275801365
 #define SQRT_HALF 0.70710678118654752440
 
 /* log(v) for a normal v > 0, to ~1e-10 absolute: v = f 2^e with f in [sqrt(1/2), sqrt(2)) (frexp,
@@ -182,7 +183,7 @@ static void horner_lanes(const double *c, int n, const double *t, double *p, int
 static void erfinv_block(const double *y, double *out, int m)
 {
     /* lanes sorted by branch: [0, n0) a < 0.5 | [n0, n1) w < 5 | [n1, n2) w < 16 | [n2, n) beyond */
-    double a[BLOCK], v[BLOCK], t[BLOCK], x[BLOCK], f[BLOCK], d[BLOCK];
+    double a[BLOCK], v[BLOCK], t[BLOCK], x[BLOCK], f[BLOCK], g[BLOCK];
     int idx[BLOCK], kind[BLOCK], count[5] = {0, 0, 0, 0, 0};
     for (int j = 0; j < m; j++) {  /* (branch-free: the kinds come in random order) */
         double aj = fabs(y[j]), vj = (1.0 - aj) * (1.0 + aj);
@@ -214,20 +215,20 @@ static void erfinv_block(const double *y, double *out, int m)
     horner_lanes(GILES_SINGLE[1], 9, t, x, n1, n2);
     horner_lanes(GILES_FAR, 17, t, x, n2, n);
     for (int i = 0; i < n; i++) x[i] = a[i] * x[i];
-    for (int i = 0; i < n0; i++) {  /* f = f(x), d = exp(-x^2) */
+    for (int i = 0; i < n0; i++) {  /* f = f(x), g = 1 / f'(x) = sqrt(pi)/2 exp(x^2) */
         double e = EXP_TAYLOR[0], u = x[i] * x[i];
         for (int k = 1; k < 9; k++) e = EXP_TAYLOR[k] + e * u;
         f[i] = (x[i] <= THRESH ? erf_small(x[i]) : 1.0 - erfc_positive(x[i])) - a[i];
-        d[i] = 1.0 / e;
+        g[i] = HALF_SQRTPI * e;
     }
     for (int i = n0; i < n; i++) {  /* (erfc's f is -erf's: so is f') */
         double e = exp(-x[i] * x[i]);
         f[i] = (1.0 - a[i]) - e * scaled_tail(x[i]);
-        d[i] = e;
+        g[i] = 1.0 / (TWO_OVER_SQRTPI * e);
     }
-    for (int i = 0; i < n; i++) {
-        double s = f[i] / (TWO_OVER_SQRTPI * d[i]);
-        out[idx[i]] = copysign(x[i] - s / (1.0 + x[i] * s), y[idx[i]]);
+    for (int i = 0; i < n; i++) {  /* s / (1 + x s) = s - x s^2 + O((x s)^2 s): |x s| < 1e-6 */
+        double s = f[i] * g[i];
+        out[idx[i]] = copysign(x[i] - (s - x[i] * s * s), y[idx[i]]);
     }
 }
 

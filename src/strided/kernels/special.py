@@ -201,6 +201,7 @@ _EXP_TAYLOR = (1 / 40320, 1 / 5040, 1 / 720, 1 / 120, 1 / 24, 1 / 6, 0.5, 1.0, 1
 _EXP_M5 = 6.737946999085467e-03
 _EXP_M16 = 1.1253517471925912e-07
 _LN2 = 0.6931471805599453094
+_HALF_SQRTPI = 0.88622692545275801365
 _SQRT_HALF = 0.70710678118654752440
 
 
@@ -238,20 +239,20 @@ def _erfinv_inside(a: np.ndarray) -> np.ndarray:
     x[far] = _horner(_GILES_FAR, np.sqrt(w[far]) - 5.0)
     x = a * x
     f = np.empty_like(a)  # the residual f(x), f = erf(x) - a or its negative (1 - a) - erfc(x)
-    d = np.empty_like(a)  # and exp(-x*x): f' = 2/sqrt(pi) d, with the same sign as f's
+    g = np.empty_like(a)  # and 1 / f'(x) = sqrt(pi)/2 exp(x*x), with the same sign as f's
     xc, ac = x[central], a[central]
     small = xc <= _THRESH
     fc = np.empty_like(xc)
     fc[small] = _small(xc[small])
     fc[~small] = 1.0 - _erfc_positive(xc[~small])
     f[central] = fc - ac
-    d[central] = 1.0 / _horner(_EXP_TAYLOR, xc * xc)
+    g[central] = _HALF_SQRTPI * _horner(_EXP_TAYLOR, xc * xc)
     xt, at = x[~central], a[~central]
     e = np.exp(-xt * xt)
     f[~central] = (1.0 - at) - e * _scaled_tail(xt)
-    d[~central] = e
-    s = f / (_TWO_OVER_SQRTPI * d)
-    return x - s / (1.0 + x * s)
+    g[~central] = 1.0 / (_TWO_OVER_SQRTPI * e)
+    s = f * g
+    return x - (s - x * s * s)  # (s / (1 + x s) to O((x s)^2 s): |x s| < 1e-6)
 
 
 @_compiled
