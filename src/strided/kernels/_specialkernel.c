@@ -1,6 +1,6 @@
 /* strided.kernels._specialkernel: the special functions of strided.kernels.special, one element at a time.
  *
- * NAME(src, dst) -> None           for NAME in erf, erfc, erfinv, digamma, trigamma, lgamma, i0, i1, i0e, i1e
+ * NAME(src, dst) -> None           for NAME in erf, erfc, erfinv, erfinv_float32, digamma, trigamma, lgamma, i0, i1, i0e, i1e
  * zeta_scaled(src, dst, s, scale)  scale * zeta(s, src) for one order s > 1 (polygamma's n >= 2)
  * fma32(a, b, c, out) -> bool      out = a * b + c rounded once, float32 (strided.kernels.fused.fma_into)
  *
@@ -24,9 +24,11 @@
 #define PY_SSIZE_T_CLEAN
 #include <Python.h>
 #include <math.h>
+#include <stdint.h>
 #include <string.h>
 
 #define MIN_RELEASE 8192
+#define BLOCK 64 /* elements per pass of a blocked kernel (erfinv, i1, i1e) */
 #define PI 3.141592653589793
 
 /* ------------------------------------------------------------------ erf, erfc (Cody) */
@@ -102,49 +104,184 @@ static double k_erfc(double x)
     return x < 0 ? 2.0 - tail : tail;
 }
 
-/* ------------------------------------------------------------------ erfinv (Giles + Newton) */
+/* ------------------------------------------------------------------ erfinv (Giles + one Halley step)
+ *
+ * Start: M. Giles, "Approximating the erfinv function", GPU Computing Gems Jade Edition (2011),
+ * ch. 10 (coefficients from its published code). With a = |y| and w = -log((1 - a)(1 + a)),
+ * erfinv(a) ~ a * p(w - 2.5) for w < 5 and a * p(sqrt(w) - 3) for w < 16 (its single-precision
+ * pair, relative error < 1.3e-7), and a * p(sqrt(w) - 5) beyond (its double-precision far branch,
+ * ~1e-14: the single pair stops at float32's 1 - 2^-24). The start needs no more than that, so
+ * w comes from a short log (erfinv_log: ~1e-10 absolute), not the C library's.
+ *
+ * Then one Halley step (cubic: 1.3e-7 -> ~1e-20, below float64's rounding): on erf(x) - a for
+ * a < 0.5, on erfc(x) - (1 - a) from 0.5 on, where 1 - a is exact (Sterbenz) and erfc keeps its
+ * relative accuracy while erf(x) - a would cancel. With f' = +-2/sqrt(pi) exp(-x^2) and
+ * f'' = -2x f', the step is s / (1 + x s), s = f / f'. Cody's erf (erf_small: no exp below
+ * 0.46875); exp(x^2) only scales the tiny step there, so its Taylor polynomial to t^8 (relative
+ * error < 5e-12 for t = x^2 < 0.23) is plenty. Above, erfc(x) = exp(-x^2) scaled_tail(x), whose
+ * exp(-x^2) is also the derivative; the rounding of x * x (1e-16 of x^2 <= 36) moves x by that
+ * over 2x^2, relative, so Cody's split of exp(-x^2) is not needed.
+ *
+ * The elements go through in blocks of BLOCK, each stage a loop over the block: the Horner chains
+ * and divisions of independent elements then overlap (one element at a time waits on each in
+ * turn). The start's three polynomials are padded with leading zeros to one length
+ * (0 + 0 * t = 0 exactly: the same roundings as the short Horner). */
 
-static double giles(double y)
+static const double GILES_SINGLE[2][9] = {{ /* w < 5, in w - 2.5 */
+    2.81022636e-08, 3.43273939e-07, -3.5233877e-06, -4.39150654e-06, 0.00021858087, -0.00125372503,
+    -0.00417768164, 0.246640727, 1.50140941}, { /* w < 16, in sqrt(w) - 3 */
+    -0.000200214257, 0.000100950558, 0.00134934322, -0.00367342844, 0.00573950773, -0.0076224613,
+    0.00943887047, 1.00167406, 2.83297682}};
+static const double GILES_FAR[17] = { /* beyond, in sqrt(w) - 5 */
+    -2.7109920616438573243e-11, -2.5556418169965252055e-10, 1.5076572693500548083e-09, -3.7894654401267369937e-09,
+    7.6157012080783393804e-09, -1.4960026627149240478e-08, 2.9147953450901080826e-08, -6.7711997758452339498e-08,
+    2.2900482228026654717e-07, -9.9298272942317002539e-07, 4.5260625972231537039e-06, -1.9681778105531670567e-05,
+    7.5995277030017761139e-05, -0.00021503011930044477347, -0.00013871931833623122026, 1.0103004648645343977,
+    4.8499064014085844221};
+/* the branch points w = 5 and w = 16 as (1 - a)(1 + a) = exp(-w): the branches are told apart
+ * before the log (either polynomial is good to 1.3e-7 at a rounding's distance from them) */
+#define EXP_M5 6.737946999085467e-03
+#define EXP_M16 1.1253517471925912e-07
+/* exp(t) = sum t^k / k!, k <= 8 */
+static const double EXP_TAYLOR[9] = {1.0 / 40320, 1.0 / 5040, 1.0 / 720, 1.0 / 120, 1.0 / 24, 1.0 / 6, 0.5, 1.0, 1.0};
+#define LN2 0.6931471805599453094
+#define HALF_SQRTPI 0.88622692545275801365
+#define SQRT_HALF 0.70710678118654752440
+
+/* log(v) for a normal v > 0, to ~1e-10 absolute: v = f 2^e with f in [sqrt(1/2), sqrt(2)) (frexp,
+ * exact), log f = 2 atanh(s) = 2 (s + s^3/3 + ... + s^11/11), s = (f - 1) / (f + 1), |s| < 0.172 */
+static double erfinv_log(double v)
 {
-    double w = -log((1.0 - y) * (1.0 + y));
-    double r;
-    if (w < 5.0) {
-        static const double c[8] = {3.43273939e-07, -3.5233877e-06, -4.39150654e-06, 0.00021858087,
-                                    -0.00125372503, -0.00417768164, 0.246640727, 1.50140941};
-        double wc = w - 2.5, p = 2.81022636e-08;
-        for (int i = 0; i < 8; i++) p = c[i] + p * wc;
-        r = p;
-    } else {
-        static const double c[8] = {0.000100950558, 0.00134934322, -0.00367342844, 0.00573950773,
-                                    -0.0076224613, 0.00943887047, 1.00167406, 2.83297682};
-        double wt = sqrt(w) - 3.0, q = -0.000200214257;
-        for (int i = 0; i < 8; i++) q = c[i] + q * wt;
-        r = q;
+    uint64_t bits;
+    memcpy(&bits, &v, 8);
+    int e = (int)(bits >> 52) - 1022;  /* frexp's exponent, inline: v is normal and positive */
+    bits = (bits & 0x000fffffffffffffULL) | 0x3fe0000000000000ULL;
+    double f;
+    memcpy(&f, &bits, 8);
+    if (f < SQRT_HALF) {
+        f = 2.0 * f;
+        e = e - 1;
     }
-    return r * y;
+    double s = (f - 1.0) / (f + 1.0), z = s * s;
+    double p = 1.0 / 11;
+    p = 1.0 / 9 + p * z;
+    p = 1.0 / 7 + p * z;
+    p = 1.0 / 5 + p * z;
+    p = 1.0 / 3 + p * z;
+    p = 1.0 + p * z;
+    return e * LN2 + 2.0 * s * p;
 }
 
-static double k_erfinv(double y)
+/* p[j] = x[j] * (c[0] t[j]^(n-1) + ... + c[n-1]) for j in [lo, hi): Horner, lanes innermost */
+static void horner_lanes(const double *c, int n, const double *t, double *p, int lo, int hi)
 {
-    if (!(fabs(y) < 1.0)) {
-        if (y == 1.0) return INFINITY;
-        if (y == -1.0) return -INFINITY;
-        return NAN;
+    for (int j = lo; j < hi; j++) p[j] = c[0];
+    for (int k = 1; k < n; k++)
+        for (int j = lo; j < hi; j++) p[j] = c[k] + p[j] * t[j];
+}
+
+static void erfinv_block(const double *y, double *out, int m)
+{
+    /* lanes sorted by branch: [0, n0) a < 0.5 | [n0, n1) w < 5 | [n1, n2) w < 16 | [n2, n) beyond */
+    double a[BLOCK], v[BLOCK], t[BLOCK], x[BLOCK], f[BLOCK], g[BLOCK];
+    int idx[BLOCK], kind[BLOCK], count[5] = {0, 0, 0, 0, 0};
+    for (int j = 0; j < m; j++) {  /* (branch-free: the kinds come in random order) */
+        double aj = fabs(y[j]), vj = (1.0 - aj) * (1.0 + aj);
+        int inside = aj < 1.0;  /* (not NaN) */
+        kind[j] = inside ? (aj >= 0.5) + (vj <= EXP_M5) + (vj <= EXP_M16) : 4;
+        count[1] += inside & (aj >= 0.5);
+        count[2] += inside & (vj <= EXP_M5);
+        count[3] += inside & (vj <= EXP_M16);
+        count[4] += !inside;
     }
-    double a = fabs(y), x = fabs(giles(y));
-    if (!(a > 0.5)) {
-        for (int i = 0; i < 2; i++) {  /* Halley on erf(x) - a */
-            double step = (k_erf(x) - a) / (TWO_OVER_SQRTPI * exp(-x * x));
-            x = x - step / (1.0 + x * step);
-        }
-    } else {  /* Newton on log(erfc(x)) - log(1 - a) */
-        double target = log(1.0 - a);
-        for (int i = 0; i < 4; i++) {
-            double e = k_erfc(x);
-            x = x + (log(e) - target) * e / (TWO_OVER_SQRTPI * exp(-x * x));
-        }
+    /* (a < 0.5 gives v > 0.75: the three tests are nested, so count[k] counts kind >= k) */
+    int n = m - count[4], n0 = n - count[1], n1 = n - count[2], n2 = n - count[3];
+    int start[5] = {0, n0, n1, n2, n};
+    for (int j = 0; j < m; j++) {
+        int i = start[kind[j]]++;
+        idx[i] = j;
+        a[i] = fabs(y[j]);
+        v[i] = (1.0 - a[i]) * (1.0 + a[i]);
     }
-    return copysign(x, y);
+    for (int i = n; i < m; i++) {
+        double yj = y[idx[i]];
+        out[idx[i]] = yj == 1.0 ? INFINITY : yj == -1.0 ? -INFINITY : NAN;  /* (and NaN for NaN) */
+    }
+    for (int i = 0; i < n; i++) {
+        double w = -erfinv_log(v[i]);
+        t[i] = i < n1 ? w - 2.5 : sqrt(w) - (i < n2 ? 3.0 : 5.0);
+    }
+    horner_lanes(GILES_SINGLE[0], 9, t, x, 0, n1);
+    horner_lanes(GILES_SINGLE[1], 9, t, x, n1, n2);
+    horner_lanes(GILES_FAR, 17, t, x, n2, n);
+    for (int i = 0; i < n; i++) x[i] = a[i] * x[i];
+    for (int i = 0; i < n0; i++) {  /* f = f(x), g = 1 / f'(x) = sqrt(pi)/2 exp(x^2) */
+        double e = EXP_TAYLOR[0], u = x[i] * x[i];
+        for (int k = 1; k < 9; k++) e = EXP_TAYLOR[k] + e * u;
+        f[i] = (x[i] <= THRESH ? erf_small(x[i]) : 1.0 - erfc_positive(x[i])) - a[i];
+        g[i] = HALF_SQRTPI * e;
+    }
+    for (int i = n0; i < n; i++) {  /* (erfc's f is -erf's: so is f') */
+        double e = exp(-x[i] * x[i]);
+        f[i] = (1.0 - a[i]) - e * scaled_tail(x[i]);
+        g[i] = 1.0 / (TWO_OVER_SQRTPI * e);
+    }
+    for (int i = 0; i < n; i++) {  /* s / (1 + x s) = s - x s^2 + O((x s)^2 s): |x s| < 1e-6 */
+        double s = f[i] * g[i];
+        out[idx[i]] = copysign(x[i] - (s - x[i] * s * s), y[idx[i]]);
+    }
+}
+
+/* float32's erfinv: Giles' double-precision polynomials alone (relative error ~1e-15, the short
+ * log's 1e-10 in w moves x by < 2e-11 relative), rounded once to float32: within 1 ulp of the
+ * correctly rounded value, no Halley step (bench/bench_erfinv.py --exhaustive checks every
+ * float32 in [0, 1)). */
+static const double GILES_W[23] = { /* w < 6.25, in w - 3.125 */
+    -3.6444120640178196996e-21, -1.685059138182016589e-19, 1.2858480715256400167e-18, 1.115787767802518096e-17,
+    -1.333171662854620906e-16, 2.0972767875968561637e-17, 6.6376381343583238325e-15, -4.0545662729752068639e-14,
+    -8.1519341976054721522e-14, 2.6335093153082322977e-12, -1.2975133253453532498e-11, -5.4154120542946279317e-11,
+    1.051212273321532285e-09, -4.1126339803469836976e-09, -2.9070369957882005086e-08, 4.2347877827932403518e-07,
+    -1.3654692000834678645e-06, -1.3882523362786468719e-05, 0.0001867342080340571352, -0.00074070253416626697512,
+    -0.0060336708714301490533, 0.24015818242558961693, 1.6536545626831027356};
+static const double GILES_MID[19] = { /* w < 16, in sqrt(w) - 3.25 */
+    2.2137376921775787049e-09, 9.0756561938885390979e-08, -2.7517406297064545428e-07, 1.8239629214389227755e-08,
+    1.5027403968909827627e-06, -4.013867526981545969e-06, 2.9234449089955446044e-06, 1.2475304481671778723e-05,
+    -4.7318229009055733981e-05, 6.8284851459573175448e-05, 2.4031110387097893999e-05, -0.0003550375203628474796,
+    0.00095328937973738049703, -0.0016882755560235047313, 0.0024914420961078508066, -0.0037512085075692412107,
+    0.005370914553590063617, 1.0052589676941592334, 3.0838856104922207635};
+#define EXP_M625 1.9304541362277093e-03
+
+static void erfinv_float32_block(const double *y, double *out, int m)
+{   /* lanes sorted by branch: [0, n1) w < 6.25 | [n1, n2) w < 16 | [n2, n) beyond | [n, m) edges */
+    double a[BLOCK], t[BLOCK], x[BLOCK];
+    int idx[BLOCK], kind[BLOCK], count[4] = {0, 0, 0, 0};
+    for (int j = 0; j < m; j++) {
+        double aj = fabs(y[j]), vj = (1.0 - aj) * (1.0 + aj);
+        int inside = aj < 1.0;
+        kind[j] = inside ? (vj <= EXP_M625) + (vj <= EXP_M16) : 3;
+        count[1] += inside & (vj <= EXP_M625);
+        count[2] += inside & (vj <= EXP_M16);
+        count[3] += !inside;
+    }
+    int n = m - count[3], n1 = n - count[1], n2 = n - count[2];
+    int start[4] = {0, n1, n2, n};
+    for (int j = 0; j < m; j++) {
+        int i = start[kind[j]]++;
+        idx[i] = j;
+        a[i] = fabs(y[j]);
+    }
+    for (int i = 0; i < n; i++) {
+        double w = -erfinv_log((1.0 - a[i]) * (1.0 + a[i]));
+        t[i] = i < n1 ? w - 3.125 : sqrt(w) - (i < n2 ? 3.25 : 5.0);
+    }
+    horner_lanes(GILES_W, 23, t, x, 0, n1);
+    horner_lanes(GILES_MID, 19, t, x, n1, n2);
+    horner_lanes(GILES_FAR, 17, t, x, n2, n);
+    for (int i = 0; i < n; i++) out[idx[i]] = copysign(a[i] * x[i], y[idx[i]]);
+    for (int i = n; i < m; i++) {
+        double yj = y[idx[i]];
+        out[idx[i]] = yj == 1.0 ? INFINITY : yj == -1.0 ? -INFINITY : NAN;
+    }
 }
 
 /* ------------------------------------------------------------------ digamma, trigamma */
@@ -314,7 +451,6 @@ static double k_i0e(double x) { return scaled_bessel(x, 0); }
 /* i1's power series (79 divisions an element) over BLOCK elements at once: the same operations
  * in the same order for each element, laid out so that the compiler runs the lanes side by side
  * (vector divisions; one element's scalar loop was slower than NumPy's vectorized passes). */
-#define BLOCK 64
 
 static void i1_series_block(const double *a, double *total, int m)
 {
@@ -502,6 +638,17 @@ static void run_blocks(Py_buffer *src, Py_buffer *dst, Py_ssize_t n, block_fn f)
         Py_RETURN_NONE;                                                                            \
     }
 
+static PyObject *py_erfinv(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
+{   /* a float32 destination takes erfinv_float32_block (no Halley step: see there) */
+    (void)self;
+    Py_buffer src, dst;
+    if (two_buffers(args, nargs, &src, &dst, "erfinv") < 0) return NULL;
+    block_fn f = dst.itemsize == 4 ? erfinv_float32_block : erfinv_block;
+    RELEASING(run_blocks(&src, &dst, n, f));
+    Py_RETURN_NONE;
+}
+
+BLOCKED(erfinv_float32)
 BLOCKED(i1)
 BLOCKED(i1e)
 
@@ -517,7 +664,6 @@ BLOCKED(i1e)
 
 UNARY(erf)
 UNARY(erfc)
-UNARY(erfinv)
 UNARY(digamma)
 UNARY(trigamma)
 UNARY(lgamma)
@@ -609,7 +755,7 @@ done:
 #define ENTRY(NAME) {#NAME, (PyCFunction)(void (*)(void))py_##NAME, METH_FASTCALL, #NAME "(src, dst): elementwise, as strided.kernels.special." #NAME}
 
 static PyMethodDef methods[] = {
-    ENTRY(erf), ENTRY(erfc), ENTRY(erfinv), ENTRY(digamma), ENTRY(trigamma), ENTRY(lgamma),
+    ENTRY(erf), ENTRY(erfc), ENTRY(erfinv), ENTRY(erfinv_float32), ENTRY(digamma), ENTRY(trigamma), ENTRY(lgamma),
     ENTRY(i0), ENTRY(i1), ENTRY(i0e), ENTRY(i1e),
     {"zeta_scaled", (PyCFunction)(void (*)(void))py_zeta_scaled, METH_FASTCALL,
      "zeta_scaled(src, dst, s, scale): scale * zeta(s, src) elementwise, s > 1"},

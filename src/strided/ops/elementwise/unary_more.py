@@ -81,9 +81,11 @@ def _special(fn: Callable[[np.ndarray], np.ndarray]) -> Kernel:
 
     name = fn.__name__
 
+    fn32 = special.FLOAT32.get(name, fn)  # (a cheaper form for a float32 result, if any)
+
     def run(x: np.ndarray, out: np.ndarray, compute: np.dtype, d: DType) -> None:
         if not special.into(name, x, out):  # (the compiled kernel writes out directly)
-            np.copyto(out, fn(x), casting="unsafe")
+            np.copyto(out, (fn32 if out.dtype == _F32 else fn)(x), casting="unsafe")
 
     return run
 
@@ -95,6 +97,8 @@ def _special_fresh(fn: Callable[[np.ndarray], np.ndarray]) -> Callable[[np.ndarr
     compiled kernel raises no floating-point warnings, and the NumPy formulas run quietly."""
     name = fn.__name__
     formulas = getattr(fn, "__wrapped__", fn)  # (the NumPy formulas themselves: no second check)
+    fn32 = special.FLOAT32.get(name, fn)
+    formulas32 = getattr(fn32, "__wrapped__", fn32)
 
     def run(x: np.ndarray) -> np.ndarray:  # (x: flat, contiguous float32/float64: no checks)
         out = np.empty(x.shape, x.dtype)
@@ -102,7 +106,7 @@ def _special_fresh(fn: Callable[[np.ndarray], np.ndarray]) -> Callable[[np.ndarr
         if k is not None and x.flags.aligned:  # (unaligned: a from_numpy view; the kernel refuses it)
             getattr(k, name)(x, out)
         else:
-            np.copyto(out, quietly(formulas, x), casting="unsafe")
+            np.copyto(out, quietly(formulas32 if x.dtype == _F32 else formulas, x), casting="unsafe")
         return out
 
     return run
