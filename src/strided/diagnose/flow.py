@@ -184,12 +184,15 @@ class MemoryTally:
         self.allocated_bytes += nbytes
         alive = self.alive_bytes = self.alive_bytes + nbytes
         clock = self.clock
+        if clock is None:
+            if alive > self.peak_bytes:
+                self.peak_bytes = alive
+            return True
+        now = clock()  # (read once: the clock does not move inside this call)
         if alive > self.peak_bytes:
             self.peak_bytes = alive
-            if clock is not None:
-                self.peak_step = clock()
-        if clock is not None:
-            self.timeline.append((clock(), alive))
+            self.peak_step = now
+        self.timeline.append((now, alive))
         return True
 
     def resized(self, owner: Any, nbytes: int) -> None:
@@ -242,8 +245,9 @@ class MemoryTally:
         entry = self._seen.pop(ref.key, None)
         if entry is not None:
             alive = self.alive_bytes = self.alive_bytes - entry[1]
-            if self.clock is not None:
-                self.timeline.append((self.clock(), alive))
+            clock = self.clock
+            if clock is not None:
+                self.timeline.append((clock(), alive))
 
 
 class Flow:
