@@ -90,6 +90,9 @@ def test_arange_integer_dtype_float_numbers(args, dtype) -> None:
     lambda m: m.zeros(2, 3).index_select(1, m.tensor([0, 5])),  # (PyTorch's dim-1 path: RuntimeError)
     lambda m: m.zeros(3, 2).t().index_select(-1, m.tensor([-1], dtype=m.int32)),
     lambda m: m.zeros(2, 3, 4).index_select(2, m.tensor([4])),
+    lambda m: m.zeros(1, 0).index_select(0, m.tensor([1])),  # (an empty input: RuntimeError on any dim)
+    lambda m: m.zeros(2, 0, 3).index_select(2, m.tensor([3])),
+    lambda m: m.zeros(2, 0, 3).index_select(1, m.tensor([0])),  # (an empty dim: "should be positive")
     lambda m: m.zeros(2, 3).index_add(1, m.tensor([0, 5]), m.ones(2, 2)),
     lambda m: m.zeros(3).index_copy(0, m.tensor([0, -1]), m.ones(2)),
     lambda m: m.zeros(3).index_fill(0, m.tensor([0, -1]), 5.0),  # (negative indices wrap here)

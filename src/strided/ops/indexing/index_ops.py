@@ -107,8 +107,9 @@ def index_select(input: Tensor, dim: int, index: Tensor) -> Tensor:  # noqa: A00
             )
         )
     # PyTorch's CPU kernel has a path of its own for dim 1 of a 2-d or larger input (its result is
-    # contiguous): a RuntimeError in other words there, IndexError along every other dim
-    if d == 1 and input.ndim > 1:
+    # contiguous), and one for an empty 2-d or larger input along any dim: a RuntimeError in other
+    # words there, IndexError along every other dim
+    if input.ndim > 1 and (d == 1 or input.numel() == 0):
         check_bounds(idx, size, d, "index_select", StridedRuntimeError,
                      "INDICES element is out of DATA bounds, id={index} axis_dim={size}")
     check_bounds(idx, size, d, "index_select", StridedIndexError, "index out of range in self")
