@@ -30,7 +30,7 @@ EXPR_HELP = (
 def build_parser(arguments: bool = True) -> argparse.ArgumentParser:
     """The argument parser of the ``strided`` command (one subparser per command).
 
-    ``arguments=False`` leaves out the commands' own arguments: ``strided --help`` lists only the
+    ``arguments=False`` leaves out the commands' own arguments (and their -h): ``strided --help`` lists only the
     commands with their one-line help, so it builds just that (half of argparse's cost there).
     """
     parser = argparse.ArgumentParser(
@@ -41,22 +41,22 @@ def build_parser(arguments: bool = True) -> argparse.ArgumentParser:
     )
     parser.add_argument("--version", action="store_true", help="print strided's version and exit")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
-    tour = sub.add_parser("tour", help="a walk through the memory model, one step per screen",
+    tour = sub.add_parser("tour", add_help=arguments, help="a walk through the memory model, one step per screen",
                           description="A walk through strided's memory model: shapes, strides, views, copies, "
                                       "broadcasting. Enter goes on, q quits.")
-    show = sub.add_parser("show", help="draw every step of an expression; mark views and copies",
+    show = sub.add_parser("show", add_help=arguments, help="draw every step of an expression; mark views and copies",
                           description="Run EXPR step by step and draw each result, marking each step view or "
                                       "copy (with bytes). A step that fails is explained; the chain stops there "
                                       "(exit 0).")
-    explain = sub.add_parser("explain", help="explain the last step of an expression: view, copy or error, and why",
+    explain = sub.add_parser("explain", add_help=arguments, help="explain the last step of an expression: view, copy or error, and why",
                              description="Explain the last step of EXPR (or the step that fails): view, copy or "
                                          "error, why, and the cheap fixes. Exit 0 when explained, failing or not.")
-    watch = sub.add_parser("watch", help="run a Python script under strided.watch and print its shape flow",
+    watch = sub.add_parser("watch", add_help=arguments, help="run a Python script under strided.watch and print its shape flow",
                            description="Run SCRIPT (as python SCRIPT ARGS would) under strided.watch, and under "
                                        "strided.watch_torch when PyTorch is installed and the script imports "
                                        "torch; print the steps, copies and broadcasts. Exit 1 if the script "
                                        "raises (what was recorded is still printed).")
-    playground = sub.add_parser("playground", help="a local web page: expressions pictured, the tour, watch",
+    playground = sub.add_parser("playground", add_help=arguments, help="a local web page: expressions pictured, the tour, watch",
                                 description="Serve the playground on 127.0.0.1 (loopback only): type an "
                                             "expression and see every step pictured, views and copies marked, "
                                             "what NumPy and PyTorch would do, the tour, and a watch view for "
