@@ -7,7 +7,8 @@ float64, no SciPy).
   relative accuracy. Max error is at float64 rounding level.
 - ``erfinv``: M. Giles' polynomials ("Approximating the erfinv function", 2011) as a start (1.3e-7
   relative), then one Halley step on ``erf`` (``erfc`` from 0.5 on, where ``1 - |y|`` is exact),
-  which cubes the error: float64 rounding level, within 3 ulp of the true value.
+  which cubes the error: float64 rounding level, within 5 ulp of the true value (4 or 5 only
+  near |y| = 0.5, where the step's residual, Cody's erf or erfc, is itself ~2 ulp off).
 
 Each function takes a float64 array (or anything NumPy converts to one) and returns a fresh
 float64 array; the ops layer casts to the result dtype.
