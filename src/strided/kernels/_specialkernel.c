@@ -3,6 +3,7 @@
  * NAME(src, dst) -> None           for NAME in erf, erfc, erfinv, erfinv_float32, digamma, trigamma, lgamma, i0, i1, i0e, i1e
  * zeta_scaled(src, dst, s, scale)  scale * zeta(s, src) for one order s > 1 (polygamma's n >= 2)
  * fma32(a, b, c, out) -> bool      out = a * b + c rounded once, float32 (strided.kernels.fused.fma_into)
+ * fma64(a, b, c, out) -> bool      out = fma(a, b, c), float64: C99's correctly rounded fma (the same)
  *
  *   src, dst: contiguous buffers (C or Fortran order, the same for both: the caller checks) of
  *   float64 ("d") or float32 ("f") elements, of equal length; they may be the same memory. Each
@@ -696,12 +697,18 @@ static PyObject *py_zeta_scaled(PyObject *self, PyObject *const *args, Py_ssize_
  * casting="unsafe") element for element (strided.kernels.fused.fma_into's float32 path), in one pass
  * without the float64 temporary. An input may be out itself (read before the store, element by
  * element); one that overlaps out otherwise returns False with nothing written (the caller's NumPy
- * path buffers such overlaps); True once written. */
-static PyObject *py_fma32(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
+ * path buffers such overlaps); True once written.
+ *
+ * fma64(a, b, c, out): the same contract for float64 buffers ("d"), out[i] = fma(a_i, b[i], c[i]),
+ * C99's fma: the exact a_i * b[i] + c[i] rounded once, what an FMA instruction (and so PyTorch's
+ * vec::fmadd) gives, subnormal products and overflow included (fma_into's float64 path; its NumPy
+ * emulation can be an ulp off where the error terms turn subnormal). -ffp-contract=off does not
+ * touch an explicit fma call: glibc computes it exactly with or without FMA hardware. */
+static PyObject *fma_run(PyObject *const *args, Py_ssize_t nargs, const char *name, const char *format,
+                         Py_ssize_t itemsize)
 {
-    (void)self;
     if (nargs != 4) {
-        PyErr_Format(PyExc_TypeError, "fma32(a, b, c, out) takes 4 arguments, not %zd", nargs);
+        PyErr_Format(PyExc_TypeError, "%s(a, b, c, out) takes 4 arguments, not %zd", name, nargs);
         return NULL;
     }
     Py_buffer buf[4];
@@ -712,15 +719,16 @@ static PyObject *py_fma32(PyObject *self, PyObject *const *args, Py_ssize_t narg
         if (PyObject_GetBuffer(args[k], &buf[k], PyBUF_C_CONTIGUOUS | PyBUF_FORMAT | (k == 3 ? PyBUF_WRITABLE : 0)) < 0)
             goto done;
         got = k + 1;
-        if (strcmp(buf[k].format, "f") != 0 || buf[k].itemsize != 4 || buf[k].len != buf[first].len) {
-            PyErr_Format(PyExc_ValueError, "fma32: a (unless a float), b, c and out must be C-contiguous float32 "
-                         "buffers of one length (argument %d: format %s, %zd bytes)", k, buf[k].format, buf[k].len);
+        if (strcmp(buf[k].format, format) != 0 || buf[k].itemsize != itemsize || buf[k].len != buf[first].len) {
+            PyErr_Format(PyExc_ValueError, "%s: a (unless a float), b, c and out must be C-contiguous %s "
+                         "buffers of one length (argument %d: format %s, %zd bytes)", name,
+                         itemsize == 4 ? "float32" : "float64", k, buf[k].format, buf[k].len);
             goto done;
         }
     }
     {
         char *o = buf[3].buf;
-        Py_ssize_t len = buf[3].len, n = len / 4;
+        Py_ssize_t len = buf[3].len, n = len / itemsize;
         for (int k = first; k < 3; k++) {
             char *p = buf[k].buf;
             if (p != o && p < o + len && o < p + len) {
@@ -728,28 +736,50 @@ static PyObject *py_fma32(PyObject *self, PyObject *const *args, Py_ssize_t narg
                 goto done;
             }
         }
-        const float *av = first ? NULL : buf[0].buf, *bv = buf[1].buf, *cv = buf[2].buf;
-        float *ov = buf[3].buf;
-#define FMA32_LOOP                                                                                 \
-        if (av == NULL) {                                                                          \
-            for (Py_ssize_t i = 0; i < n; i++) ov[i] = (float)(a * (double)bv[i] + (double)cv[i]);  \
+#define FMA_LOOP(T, EXPR_SCALAR, EXPR_ARRAY)                                                       \
+        {                                                                                          \
+            const T *av = first ? NULL : buf[0].buf, *bv = buf[1].buf, *cv = buf[2].buf;           \
+            T *ov = buf[3].buf;                                                                    \
+            if (av == NULL) {                                                                      \
+                for (Py_ssize_t i = 0; i < n; i++) ov[i] = EXPR_SCALAR;                            \
+            } else {                                                                               \
+                for (Py_ssize_t i = 0; i < n; i++) ov[i] = EXPR_ARRAY;                             \
+            }                                                                                      \
+        }
+#define FMA_BOTH                                                                                   \
+        if (itemsize == 4) {                                                                       \
+            FMA_LOOP(float, (float)(a * (double)bv[i] + (double)cv[i]),                            \
+                     (float)((double)av[i] * (double)bv[i] + (double)cv[i]))                       \
         } else {                                                                                   \
-            for (Py_ssize_t i = 0; i < n; i++)                                                     \
-                ov[i] = (float)((double)av[i] * (double)bv[i] + (double)cv[i]);                    \
+            FMA_LOOP(double, fma(a, bv[i], cv[i]), fma(av[i], bv[i], cv[i]))                       \
         }
         if (n >= MIN_RELEASE) {
             Py_BEGIN_ALLOW_THREADS
-            FMA32_LOOP
+            FMA_BOTH
             Py_END_ALLOW_THREADS
         } else {
-            FMA32_LOOP
+            FMA_BOTH
         }
+#undef FMA_BOTH
+#undef FMA_LOOP
         answer = Py_True;
     }
 done:
     for (int k = first; k < got; k++) PyBuffer_Release(&buf[k]);
     Py_XINCREF(answer);
     return answer;
+}
+
+static PyObject *py_fma32(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
+{
+    (void)self;
+    return fma_run(args, nargs, "fma32", "f", 4);
+}
+
+static PyObject *py_fma64(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
+{
+    (void)self;
+    return fma_run(args, nargs, "fma64", "d", 8);
 }
 
 #define ENTRY(NAME) {#NAME, (PyCFunction)(void (*)(void))py_##NAME, METH_FASTCALL, #NAME "(src, dst): elementwise, as strided.kernels.special." #NAME}
@@ -761,6 +791,8 @@ static PyMethodDef methods[] = {
      "zeta_scaled(src, dst, s, scale): scale * zeta(s, src) elementwise, s > 1"},
     {"fma32", (PyCFunction)(void (*)(void))py_fma32, METH_FASTCALL,
      "fma32(a, b, c, out) -> bool: out = a * b + c rounded once, float32 (False: an overlap, nothing written)"},
+    {"fma64", (PyCFunction)(void (*)(void))py_fma64, METH_FASTCALL,
+     "fma64(a, b, c, out) -> bool: out = fma(a, b, c), float64 (False: an overlap, nothing written)"},
     {NULL, NULL, 0, NULL},
 };
 

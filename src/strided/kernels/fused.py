@@ -8,7 +8,8 @@ two drift apart by hundreds of ulps where updates cancel).
   exact in float64; the sum is rounded to float64, then to float32 (then float16); that double
   rounding differs from a true fma only when the float64 sum lies within 2**-29 ulp of a float32
   tie.
-- float64: Dekker's error-free product and Knuth's two-sum (``p + e == a * b``, ``s + t == p + c``
+- float64: the compiled ``fma64`` (C99's ``fma``, exact) where :func:`.native.special` is on;
+  else (``STRIDED_NATIVE=0``, no compiler) Dekker's error-free product and Knuth's two-sum (``p + e == a * b``, ``s + t == p + c``
   exactly), then ``s + (t + e)``: the correctly rounded fma but for rare double-rounding ties
   (a ``c`` below an ulp of the product's error) and where the error terms turn subnormal
   (results below about 2**-960 may be an ulp off).
@@ -51,6 +52,13 @@ def fma(a: Any, b: Any, c: Any) -> np.ndarray:
         return wide.astype(np.float32).astype(dt, copy=False)
     if dt != np.float64:
         return np.asarray(a * b + c)
+    k = native.special()
+    if k is not None:  # (the compiled fma64, exact: operands broadcast into contiguous runs first)
+        shape = np.broadcast_shapes(a.shape, b.shape, c.shape)
+        out = np.empty(shape, np.float64)
+        runs = [np.ascontiguousarray(np.broadcast_to(x, shape), dtype=np.float64) for x in (a, b, c)]
+        k.fma64(float(a) if a.ndim == 0 else runs[0], runs[1], runs[2], out)  # (out is new: no overlap)
+        return out
     with np.errstate(over="ignore", invalid="ignore"):
         out, plain = _fma64(a, b, c)
         bad = ~np.isfinite(out)
@@ -96,22 +104,31 @@ def fma_into(a: Any, b: np.ndarray, c: np.ndarray, out: np.ndarray) -> None:
 
     float32 runs go to the compiled ``fma32`` when it is built and on (:func:`.native.special`):
     the same float64 product, sum and cast per element in one pass, without the float64
-    temporary (bit for bit NumPy's steps; ``tests/test_native_fma.py`` compares them). It
-    declines an input that overlaps ``out`` other than element for element; NumPy takes those.
+    temporary (bit for bit NumPy's steps; ``tests/test_native_fma.py`` compares them). float64
+    runs go to the compiled ``fma64``: C99's ``fma``, the exact ``a * b + c`` rounded once, as
+    PyTorch's ``vec::fmadd`` (bit for bit; ``tests/test_native_fma64.py``). There the NumPy
+    emulation (``STRIDED_NATIVE=0``, or no compiler) differs only where :func:`fma` is inexact:
+    a subnormal product or error term (results below about 2**-960, an ulp or two off) and the
+    rare double-rounding ties. Both kernels decline an input that overlaps ``out`` other than
+    element for element; NumPy takes those.
 
     >>> out = np.empty(1, np.float32)
     >>> fma_into(np.float32(0.1), np.array([3.0], np.float32), np.array([-0.3], np.float32), out)
     >>> float(out[0])
     -7.450580596923828e-09
     """
-    if c.dtype is _F32 or c.dtype == _F32:
+    f32 = c.dtype is _F32 or c.dtype == _F32
+    if f32 or c.dtype is _F64 or c.dtype == _F64:
         k = native.special()
-        if k is not None and (a.__class__ is not np.ndarray or (a.dtype == _F32 and a.shape == b.shape)):
+        dt = _F32 if f32 else _F64
+        if k is not None and (a.__class__ is not np.ndarray or (a.dtype == dt and a.shape == b.shape)):
             try:
-                if k.fma32(a if a.__class__ is np.ndarray else float(a), b, c, out):
+                run = k.fma32 if f32 else k.fma64
+                if run(a if a.__class__ is np.ndarray else float(a), b, c, out):
                     return
-            except (ValueError, BufferError):  # (not flat float32 runs after all: NumPy's steps take them)
+            except (ValueError, BufferError):  # (not flat runs of that dtype after all: NumPy's steps take them)
                 pass
+    if f32:
         wide = np.multiply(a, b, dtype=np.float64)
         np.add(wide, c, out=out, casting="unsafe")  # (the float64 sum, cast once into out)
     else:
