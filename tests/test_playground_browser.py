@@ -333,7 +333,8 @@ def test_a_bad_expression_gets_an_inline_error_and_the_page_stays_usable(page: A
         box.clear()
         box.send_keys(bad, Keys.ENTER)
         error = page.find_element("id", "error")
-        _wait(page, lambda d, error=error: error.is_displayed() and error.text.strip())
+        # (wait for this expression's error: the previous one is still shown until the answer comes)
+        _wait(page, lambda d, error=error, says=says: error.is_displayed() and says in error.text)
         text = error.text
         assert says in text, text
         assert "\n" not in text.strip(), text  # one line
