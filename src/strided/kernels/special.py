@@ -226,19 +226,28 @@ def _short_log(v: np.ndarray) -> np.ndarray:
     return e * _LN2 + 2.0 * s * p
 
 
+def _giles(v: np.ndarray, first: np.ndarray, poly: tuple, shift: float, mid_poly: tuple,
+           mid_shift: float) -> np.ndarray:
+    """Giles' polynomial start of erfinv(a)/a from ``v = (1 - a)(1 + a)``, in three branches of
+    ``w = -log v``: ``poly`` at ``w - shift`` where ``first``, ``mid_poly`` at ``sqrt(w) - mid_shift``
+    for ``v > e**-16``, the far branch beyond (the float64 and float32 forms differ only in the
+    first two branches' polynomials and where the first ends)."""
+    mid = ~first & (v > _EXP_M16)
+    far = ~first & ~mid
+    w = -_short_log(v)
+    x = np.empty_like(v)
+    x[first] = _horner(poly, w[first] - shift)
+    x[mid] = _horner(mid_poly, np.sqrt(w[mid]) - mid_shift)
+    x[far] = _horner(_GILES_FAR, np.sqrt(w[far]) - 5.0)
+    return x
+
+
 def _erfinv_inside(a: np.ndarray) -> np.ndarray:
     """erfinv(a) for 0 <= a < 1: Giles' start, then one Halley step (see erfinv)."""
     v = (1.0 - a) * (1.0 + a)
     central = a < 0.5
     first = central | (v > _EXP_M5)
-    mid = ~first & (v > _EXP_M16)
-    far = ~first & ~mid
-    w = -_short_log(v)
-    x = np.empty_like(a)
-    x[first] = _horner(_GILES_CENTRAL, w[first] - 2.5)
-    x[mid] = _horner(_GILES_MID, np.sqrt(w[mid]) - 3.0)
-    x[far] = _horner(_GILES_FAR, np.sqrt(w[far]) - 5.0)
-    x = a * x
+    x = a * _giles(v, first, _GILES_CENTRAL, 2.5, _GILES_MID, 3.0)
     f = np.empty_like(a)  # the residual f(x), f = erf(x) - a or its negative (1 - a) - erfc(x)
     g = np.empty_like(a)  # and 1 / f'(x) = sqrt(pi)/2 exp(x*x), with the same sign as f's
     xc, ac = x[central], a[central]
@@ -315,14 +324,7 @@ def erfinv_float32(y: np.ndarray) -> np.ndarray:
     inside = a < 1.0
     ai = a[inside]
     v = (1.0 - ai) * (1.0 + ai)
-    first = v > _EXP_M625
-    mid = ~first & (v > _EXP_M16)
-    far = ~first & ~mid
-    w = -_short_log(v)
-    x = np.empty_like(ai)
-    x[first] = _horner(_GILES_W, w[first] - 3.125)
-    x[mid] = _horner(_GILES_W_MID, np.sqrt(w[mid]) - 3.25)
-    x[far] = _horner(_GILES_FAR, np.sqrt(w[far]) - 5.0)
+    x = _giles(v, v > _EXP_M625, _GILES_W, 3.125, _GILES_W_MID, 3.25)
     out = np.full_like(y, np.nan)
     out[inside] = np.copysign(ai * x, y[inside])
     out[y == 1.0] = np.inf
