@@ -23,7 +23,7 @@ from ...gradients import seal
 from ...kernels.fpstate import QUIET, quiet_reset, quiet_set, quietly
 from ...opdef import Kind, declare
 from ...tensor import Tensor, tensor_arg
-from .._support.fast_reduce import fast_plan
+from .._support.fast_reduce import fast_operand
 from .._support.operands import _cinfo, flat_run
 from .._support.reduce_args import numpy_axes, optional_dtype, reduced_shape, reduction_dims, shape_text
 from ..reductions.nan_reductions import _acc, _float_only, _Quiet
@@ -89,12 +89,13 @@ def fast_euclidean(x: Any, dim: Any, keepdim: Any) -> Tensor | None:
     >>> fast_euclidean(strided.tensor([[3.0, 4.0]]), 1, False).tolist()
     [5.0]
     """
-    plan = fast_plan(x, dim, keepdim)
-    if plan is None:
+    got = fast_operand(x, dim, keepdim)
+    if got is None:
         return None
+    a, plan = got
     token = quiet_set(QUIET)
     try:
-        r = a = np.abs(x._np())
+        r = a = np.abs(a)
         if plan[2] != 1:  # (one element per norm: PyTorch returns |x|, with no square to overflow)
             np.multiply(a, a, out=a)
             r = _add_reduce(a, plan[0], None, None, True)

@@ -220,11 +220,11 @@ def _fast_nan(x: Any, dim: Any, keepdim: Any, mean: bool) -> Tensor | None:
     ``dtype=``/``out=``: the general path's NumPy calls on the same view, their fresh result
     adopted, the parsing a memo lookup (:func:`strided.ops._support.fast_reduce.fast_plan`);
     None where the general path must run (its errors)."""
-    plan = fast_plan(x, dim, keepdim)
-    if plan is None:
+    got = fast_operand(x, dim, keepdim)
+    if got is None:
         return None
+    a, plan = got
     axis = plan[0]
-    a = x._np()
     token = quiet_set(QUIET)
     try:
         nan = np.isnan(a)
@@ -307,11 +307,11 @@ def _fast_logsumexp(x: Any, dim: int, keepdim: Any) -> Tensor | None:
     """logsumexp of a float32 / float64 tensor over one int dim: the general path's NumPy calls
     on the same view (the steps after the max written in place into the one work array), their
     fresh result adopted, the parsing a memo lookup; None where the general path must run."""
-    plan = fast_plan(x, dim, keepdim)
-    if plan is None:
+    got = fast_operand(x, dim, keepdim)
+    if got is None:
         return None
+    a, plan = got
     axis = plan[0]
-    a = x._np()
     token = quiet_set(QUIET)
     try:
         m = np.maximum.reduce(a, axis, None, None, True)
