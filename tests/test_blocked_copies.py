@@ -173,7 +173,11 @@ def test_which_calls_go_through_the_output() -> None:
     out = np.empty((5, 6), order="F")  # x = n.T's order
     assert tiles._through_out(np.add, (n.T, m), out, {})
     np.testing.assert_array_equal(out, n.T + m)
-    assert not tiles._through_out(np.add, (n.T, m), out, {"dtype": np.float64, "casting": "unsafe"})  # a cast
+    # a cast into the output's own dtype, the input against the output already of it: taken
+    # (tests/test_copies_blocked.py); a cast into another dtype: not
+    assert tiles._through_out(np.add, (n.T.astype(np.float32), m), out, {"dtype": np.float64, "casting": "unsafe"})
+    np.testing.assert_array_equal(out, n.T + m)
+    assert not tiles._through_out(np.add, (n.T, m), out, {"dtype": np.float32, "casting": "unsafe"})
     assert not tiles._through_out(np.add, (n.T, m.astype(np.float32)), out, {})  # another dtype
     inplace = n.T.copy(order="F")
     assert not tiles._through_out(np.add, (inplace, m), inplace, {})  # out is x: y's copy would overwrite it

@@ -53,19 +53,19 @@ _may_share = np.may_share_memory
 # tiles or through the output; the others (complex multiply and divide, the transcendental
 # ufuncs: their SIMD loops differ from the strided loop in the last bit — complex64 multiply,
 # found by tests/test_blocked_copies.py) take the one plain call, bits as NumPy gives them.
-_EXACT = frozenset({np.add, np.subtract, np.multiply, np.true_divide, np.maximum, np.minimum, np.fmax, np.fmin,
+EXACT = frozenset({np.add, np.subtract, np.multiply, np.true_divide, np.maximum, np.minimum, np.fmax, np.fmin,
                     np.equal, np.not_equal, np.less, np.less_equal, np.greater, np.greater_equal, np.logical_and,
                     np.logical_or, np.logical_xor, np.bitwise_and, np.bitwise_or, np.bitwise_xor, np.copysign})
 
 
 def ufunc_into(ufunc: np.ufunc, inputs: tuple[Any, ...], out: np.ndarray, kwargs: dict[str, Any]) -> None:
     """``ufunc(*inputs, out=out, **kwargs)``, walked in tiles when the memory orders disagree
-    (for the :data:`_EXACT` ufuncs on real, integer and bool dtypes; one plain call otherwise).
+    (for the :data:`EXACT` ufuncs on real, integer and bool dtypes; one plain call otherwise).
 
     ``inputs`` are NumPy arrays that broadcast to ``out.shape`` or NumPy/Python scalars.
     The caller silences floating-point warnings.
     """
-    if out.size >= MIN_NUMEL and ufunc in _EXACT and out.dtype.kind in "biuf":
+    if out.size >= MIN_NUMEL and ufunc in EXACT and out.dtype.kind in "biuf":
         pair = _conflict(inputs, out)
         if pair is not None:
             if not _through_out(ufunc, inputs, out, kwargs):
@@ -84,10 +84,23 @@ def _through_out(ufunc: np.ufunc, inputs: tuple[Any, ...], out: np.ndarray, kwar
     and each band computed from it, 4.7-5.4x (the copy's cost is its reads across the rows, not
     its writes); the ufunc fused into the compiled copy, tile by tile in cache, 3.7-4.2x (within
     the noise). The values are exact: the copy has the input's dtype, so the ufunc runs the same
-    loop on the same bits. False (nothing done) otherwise: a
-    cast (``kwargs``), another dtype, a second input against the output's order, or any other
-    input that shares memory with ``out`` (the copy would overwrite it before it is read)."""
-    if kwargs:
+    loop on the same bits.
+
+    A cast is taken when it is one into the output's own dtype (``kwargs`` exactly
+    ``{"dtype": out.dtype, "casting": "unsafe"}``, what :func:`strided.kernels.binary_into` passes
+    when an input's dtype differs from the compute dtype the output holds) and the input against
+    the output already has that dtype: its copy is exact and the ufunc sees the same input dtypes,
+    so it picks the same loop and casts the other inputs as before. (32 MB float32 ``x.t() + y``
+    with a float64 ``y``: 16x a 32 MB memcpy, from 20x in the tiled walk, whose buffered casts
+    over 4-d tile views cost most.) An input against the output that needs the cast is not
+    copied with it: the ufunc's loop for the new input dtypes could differ (NumPy resolves
+    ``dtype=`` from the inputs' dtypes).
+
+    False (nothing done) otherwise: another cast (a comparison's signature, another output
+    dtype), inputs of another dtype without a cast, a complex input, a second input against the
+    output's order, or any other input that shares memory with ``out`` (the copy would
+    overwrite it before it is read)."""
+    if kwargs and not _cast_into_out(kwargs, out.dtype):
         return False
     a = _innermost(out.shape, out.strides, out.ndim)
     ndim = out.ndim
@@ -95,20 +108,28 @@ def _through_out(ufunc: np.ufunc, inputs: tuple[Any, ...], out: np.ndarray, kwar
     for k, x in enumerate(inputs):
         if type(x) is not np.ndarray or not x.ndim:
             continue
-        if x.dtype != out.dtype:
-            return False
         d = _innermost(x.shape, x.strides, ndim)
         if d is not None and d != a:
-            if against is not None:
-                return False  # two inputs against the output: the tiled walk serves both
+            if against is not None or x.dtype != out.dtype:
+                return False  # two inputs against the output (the tiled walk serves both), or a cast
             against = k
+        elif x.dtype != out.dtype and not (kwargs and x.dtype.kind in "biuf"):
+            return False
         elif _may_share(x, out):
             return False  # (out itself, or a view of it: the copy would overwrite it)
     if against is None:
         return False
     copy_into(out, inputs[against])
-    ufunc(*inputs[:against], out, *inputs[against + 1:], out=out)
+    ufunc(*inputs[:against], out, *inputs[against + 1:], out=out, **kwargs)
     return True
+
+
+def _cast_into_out(kwargs: dict[str, Any], dtype: np.dtype) -> bool:
+    """Whether ``kwargs`` only ask the ufunc to compute in ``dtype`` (the output's), casting its
+    inputs to it: ``{"dtype": dtype, "casting": "unsafe"}``."""
+    compute = kwargs.get("dtype")
+    return len(kwargs) == 2 and kwargs.get("casting") == "unsafe" and compute is not None \
+        and np.dtype(compute) == dtype
 
 
 def _innermost(shape: tuple[int, ...], strides: tuple[int, ...], ndim: int) -> int | None:

@@ -56,7 +56,7 @@ from ...dtypes import (
     scalar_overflow,
 )
 from ...errors import StridedRuntimeError, StridedTypeError, join_lines
-from ...grad_mode import INSIDE, SUBCLASSES
+from ...grad_mode import INSIDE, SUBCLASSES, bump_if_used
 from ...gradients import grad_zeros, record, records, seal
 from ...kernels.elementwise import (
     assign,
@@ -69,6 +69,7 @@ from ...kernels.fpstate import quiet_call, quiet_retry, quietly
 from ...kernels.fused import fma, fma_into
 from ...kernels.memory import outside_storage, reduced_cast_source
 from ...kernels.reduce import all_nonzero
+from ...kernels.tiles import EXACT
 from ...opdef import OPDEFS, Kind, declare
 from ...scalars import UInt64Scalar, checked
 from ...tensor import Tensor
@@ -88,7 +89,7 @@ from .._support.operands import (
     _trusted,
     _view,
 )
-from .._support.out import check_cast, write_out
+from .._support.out import check_cast, into_out, write_out
 from .._support.promotion import operand_class, result_type_of_classes, to_float
 from .._support.support import check as _check_support
 from ..registry import backward, method, requires_grad
@@ -652,10 +653,34 @@ def _with_extras(op: BinaryOp, a: Any, b: Any, alpha: Any, out: Any, name: str =
         return binary(op, a, b, alpha=alpha)
     if op is FLOOR_DIVIDE and not name:
         return _floor_divide_out(a, b, out)
+    if alpha is None and not name and _into_out(op, a, b, out):
+        _binary(op, a, b, out)  # (the in-place form's walk, into out: no fresh result, no write)
+        bump_if_used(out, f"{op.name}(out=...)")
+        return out
     if op.late_checks and isinstance(out, Tensor) and isinstance(a, Tensor) and isinstance(b, Tensor):
         # (PyTorch: an out its result cannot be cast to is refused before the kernel's dtype refusal)
         check_cast(_binary_dtypes(op, a, b)[1], out, op.name)
     return write_out(out, _binary(op, a, b, None, alpha), name or op.name, (a, b))
+
+
+def _into_out(op: BinaryOp, a: Any, b: Any, out: Any) -> bool:
+    """Whether ``op(a, b, out=out)`` may compute straight into ``out``
+    (:func:`strided.ops._support.out.into_out`): two tensors of one shape (no broadcasting, whose
+    warnings the general path gives) and a ufunc whose values do not depend on NumPy's walk
+    (:data:`strided.kernels.tiles.EXACT`: add, sub, mul, div, comparisons, ...), so computing in
+    ``out``'s layout gives the fresh result's bits."""
+    if type(a) is not Tensor or type(b) is not Tensor or op.ufunc not in EXACT or op.kind == "pow":
+        return False
+    shape = a._layout.shape
+    if b._layout.shape != shape or not isinstance(out, Tensor) or out._layout.shape != shape:
+        return False
+    try:  # (a refusal is the general path's to raise, in its order and with its names)
+        compute, result = _binary_dtypes(op, a, b)
+        if op.late_checks:
+            _late_checks(op, compute, a, b)
+    except (StridedRuntimeError, StridedTypeError):
+        return False
+    return into_out(out, shape, result, (a, b))
 
 
 def _floor_divide_out(a: Any, b: Any, out: Any) -> Any:
