@@ -268,3 +268,63 @@ def test_autograd_version_counter_is_bumped_as_before(direct) -> None:
 
     got, general = direct(make)
     assert got == general and got[0][0] is not type(None)
+
+
+# ---------------------------------------------------------------- unary out=: sqrt and abs
+
+
+@pytest.mark.parametrize("ufunc", [np.sqrt, np.absolute, np.exp, np.negative])
+@pytest.mark.parametrize("dtype", ["float32", "float64", "int32"])
+def test_unary_into_leaves_one_plain_calls_bytes(ufunc: np.ufunc, dtype: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Through the output for sqrt and |x| (exp and negative: the one plain call), any layout."""
+    monkeypatch.setattr(tiles, "MIN_NUMEL", 0)
+    if dtype == "int32" and ufunc in (np.sqrt, np.exp):
+        ufunc = np.invert  # (their int results are floats: an int32 output cannot hold them)
+    rng = np.random.default_rng(zlib.crc32(f"{ufunc.__name__} {dtype}".encode()))
+    for shape in ((7, 9), (3, 5, 4), (1, 6), (0, 3)):
+        x = _against(rng, shape, dtype)
+        for out_of in (lambda b, s=shape: b[2:].reshape(s), lambda b, s=shape: b[2:].reshape(s[::-1]).T):
+            buffer = np.full(int(np.prod(shape)) + 2, 7, dtype)
+            expected_buffer = buffer.copy()
+            with np.errstate(all="ignore"):
+                ufunc(x, out=out_of(expected_buffer))
+                tiles.unary_into(ufunc, x, out_of(buffer))
+            assert buffer.tobytes() == expected_buffer.tobytes(), shape
+
+
+@pytest.mark.parametrize("op", [st.sqrt, st.abs, st.exp, st.neg], ids=lambda f: f.__name__)
+@pytest.mark.parametrize("dtype", ["float32", "float64", "int64"])
+def test_unary_out_computed_directly_equals_the_general_path(op, dtype: str, direct) -> None:
+    rng = np.random.default_rng(zlib.crc32(f"{op.__name__} {dtype}".encode()))
+    result_dtype = st.float32 if dtype == "int64" and op in (st.sqrt, st.exp) else getattr(st, dtype)
+    for shape, perm in (((6, 10), (1, 0)), ((4, 5, 6), (2, 0, 1)), ((0, 4), (1, 0))):
+        xs = _data(rng, tuple(shape[p] for p in perm), dtype)
+        axes = np.argsort(perm).tolist()
+
+        def make(xs=xs, axes=axes, shape=shape):
+            o = st.zeros(int(np.prod(shape)) + 3, dtype=result_dtype)[3:].view(*shape)
+            assert op(st.from_numpy(xs).permute(*axes), out=o) is o
+            return _snapshot(o)
+
+        got, general = direct(make)
+        assert got == general, (op.__name__, dtype, shape)
+        # PyTorch's values (NaN for NaN: the sign of sqrt's NaN of a negative is NumPy's on both
+        # paths; a float32 tolerance: PyTorch's vectorized float32 sqrt and exp are 1 ulp off at
+        # times, NumPy's sqrt is correctly rounded)
+        want = getattr(torch, op.__name__)(torch.from_numpy(xs).permute(*axes))
+        mine = np.frombuffer(got[0], want.numpy().dtype)[3:].reshape(shape)
+        np.testing.assert_allclose(mine, want.numpy(), rtol=3e-7 if result_dtype is st.float32 else 1e-15)
+
+
+def test_only_sqrt_and_abs_skip_the_write(monkeypatch: pytest.MonkeyPatch) -> None:
+    from strided.ops.elementwise import unary as unary_mod
+
+    monkeypatch.setattr(out_mod, "INTO_OUT_NUMEL", 0)
+    calls: list[str] = []
+    real = unary_mod.write_out
+    monkeypatch.setattr(unary_mod, "write_out", lambda *a, **k: calls.append(a[2]) or real(*a, **k))
+    x = st.rand(5, 8)
+    for op in (st.sqrt, st.abs, st.exp, st.neg, st.sin):
+        op(x.t(), out=st.empty(8, 5))
+    st.sqrt(x.t().to(st.float16), out=st.empty(8, 5, dtype=st.float16))  # (float16: the general path)
+    assert calls == ["exp", "neg", "sin", "sqrt"]

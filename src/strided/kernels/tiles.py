@@ -74,6 +74,36 @@ def ufunc_into(ufunc: np.ufunc, inputs: tuple[Any, ...], out: np.ndarray, kwargs
     ufunc(*inputs, out=out, **kwargs)
 
 
+# The unary ufuncs whose every element is one correctly rounded operation or exact (sqrt, |x|),
+# so NumPy's contiguous and strided loops give the same bits: only these go through the output
+# (:func:`unary_into`). (np.negative is not here: NumPy 2.4's in-place negative misreads some
+# strides, see strided.kernels.elementwise.neg_kernel; exp, log, sin, ...: their SIMD loops are
+# NumPy's build's to choose, and may differ from the strided loop in the last bit.)
+EXACT_UNARY = frozenset({np.sqrt, np.absolute})
+
+
+def unary_into(ufunc: np.ufunc, x: np.ndarray, out: np.ndarray) -> None:
+    """``ufunc(x, out=out)``; when ``x`` runs against ``out``'s memory order (an :data:`EXACT_UNARY`
+    ufunc, one dtype, at least :data:`MIN_NUMEL` elements, no shared memory), ``x`` is first copied
+    into ``out`` by the blocked copy (:func:`strided.kernels.blocked.copy_into`) and the ufunc
+    then runs in place, walked in ``out``'s order: ``sqrt(x.t(), out=o)`` of a 32 MB float32 x,
+    about 3.3x a memcpy against 5.5x for NumPy's one call walking ``x`` across its rows. The caller
+    silences floating-point warnings.
+
+    >>> m = np.arange(6.0).reshape(2, 3)
+    >>> out = np.empty((3, 2))
+    >>> unary_into(np.sqrt, m.T, out)
+    >>> bool((out == np.sqrt(m.T)).all())
+    True
+    """
+    if (out.size >= MIN_NUMEL and ufunc in EXACT_UNARY and x.dtype == out.dtype and x.ndim == out.ndim
+            and _conflict((x,), out) is not None and not _may_share(x, out)):
+        copy_into(out, x)
+        ufunc(out, out=out)
+        return
+    ufunc(x, out=out)
+
+
 def _through_out(ufunc: np.ufunc, inputs: tuple[Any, ...], out: np.ndarray, kwargs: dict[str, Any]) -> bool:
     """Compute through the output when one input alone runs against it and nothing is cast: copy
     that input into ``out`` (a blocked copy, :func:`strided.kernels.blocked.copy_into`), then one

@@ -34,7 +34,7 @@ from ...dtypes import (
     uint8,
 )
 from ...errors import StridedRuntimeError, StridedTypeError, join_lines
-from ...grad_mode import GRAD_MODE, INSIDE, SUBCLASSES
+from ...grad_mode import GRAD_MODE, INSIDE, SUBCLASSES, bump_if_used
 from ...grad_mode import _slow as recorded
 from ...gradients import grad_zeros, record, records, seal
 from ...kernels.elementwise import (
@@ -55,6 +55,7 @@ from ...kernels.fpstate import quiet_call, quiet_retry
 from ...kernels.fpstate import quiet_reset as _quiet_reset
 from ...kernels.fpstate import quiet_set as _quiet_set
 from ...kernels.memory import outside_storage
+from ...kernels.tiles import EXACT_UNARY, unary_into
 from ...opdef import Kind, declare
 from ...scalars import UInt64Scalar, checked, filled
 from ...tensor import Tensor
@@ -71,7 +72,7 @@ from .._support.operands import (
     _view,
     flat_run,
 )
-from .._support.out import write_out
+from .._support.out import into_out, write_out
 from .._support.promotion import TORCH_NAMES, operand_class, result_type_of_classes, to_float
 from .._support.support import check as _check_support
 from ..registry import backward, method
@@ -272,9 +273,24 @@ def _fast_unary(op: UnaryOp) -> Callable[[Any], Tensor]:
 
 
 def _unary_out(op: UnaryOp, x: Any, out: Any) -> Tensor:
-    """``op(x, out=out)``: :func:`_unary`, then :func:`strided.ops._support.out.write_out`."""
-
+    """``op(x, out=out)``: :func:`_unary`, then :func:`strided.ops._support.out.write_out`; or, for a
+    large float32/float64 ``sqrt`` or ``abs`` whose checks all pass (:func:`strided.ops._support.out.into_out`),
+    straight into ``out`` (:func:`strided.kernels.tiles.unary_into`: the same bits, without the fresh
+    result and its transposing write when ``x`` runs against ``out``)."""
+    if (op.ufunc in EXACT_UNARY and type(x) is Tensor and x._dtype in _INTO_OUT_DTYPES
+            and into_out(out, x._layout.shape, x._dtype, (x,))):
+        token = _quiet_set(_QUIET)
+        try:
+            unary_into(op.ufunc, _view(x), _view(out))
+        finally:
+            _quiet_reset(token)
+        bump_if_used(out, f"{op.name}(out=...)")
+        return out
     return write_out(out, _unary(op, x), op.name, (x,))
+
+
+# (float16 and bfloat16 keep the general path: NumPy's loops for them compute through float32)
+_INTO_OUT_DTYPES = frozenset((float32, float64))
 
 
 neg, neg_ = _make_unary(NEG)
