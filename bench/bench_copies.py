@@ -102,6 +102,18 @@ def big_cases(sizes: tuple[int, ...]) -> list[Case]:
                   lambda: np.add(a.T, b), lambda: t.permute(1, 0) + tb))
     cases.append(("float32 32MB x.t().exp() (layout kept)", n * 4, lambda: s.t().exp(),
                   lambda: np.exp(a.T), lambda: t.t().exp()))
+    # out= of another order than an input: computed into out itself (strided.ops._support.out.into_out)
+    so, ao, to = strided.empty(n // 4096, 4096), np.empty((n // 4096, 4096), "float32"), torch.empty(n // 4096, 4096)
+    cases.append(("float32 32MB add(x.t(), y, out=o) (existing memory)", n * 4,
+                  lambda: strided.add(s.t(), sb, out=so), lambda: np.add(a.T, b, out=ao),
+                  lambda: torch.add(t.t(), tb, out=to)))
+    cases.append(("float32 32MB sqrt(x.t(), out=o) (existing memory)", n * 4,
+                  lambda: strided.sqrt(s.t(), out=so), lambda: np.sqrt(a.T, out=ao),
+                  lambda: torch.sqrt(t.t(), out=to)))
+    b64 = b.astype("float64")
+    sb64, tb64 = strided.from_numpy(b64), torch.from_numpy(b64)
+    cases.append(("float64 64MB x.t() + y (x float32: a cast)", n * 8, lambda: s.t() + sb64,
+                  lambda: np.add(a.T, b64), lambda: t.t() + tb64))
     return cases
 
 

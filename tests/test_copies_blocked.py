@@ -328,3 +328,22 @@ def test_only_sqrt_and_abs_skip_the_write(monkeypatch: pytest.MonkeyPatch) -> No
         op(x.t(), out=st.empty(8, 5))
     st.sqrt(x.t().to(st.float16), out=st.empty(8, 5, dtype=st.float16))  # (float16: the general path)
     assert calls == ["exp", "neg", "sin", "sqrt"]
+
+
+@pytest.mark.parametrize("op", [st.maximum, st.minimum, st.fmax, st.fmin], ids=lambda f: f.__name__)
+def test_signed_zero_ties_are_the_general_paths(op, direct) -> None:
+    """max/min of 0.0 and -0.0 may return either zero depending on NumPy's loop (SIMD or scalar
+    tail): the direct out= path (another layout, so other tails) must pick the same ones."""
+    rng = np.random.default_rng(7)
+    for shape in ((7, 9), (5, 13), (33, 17)):
+        for dtype in ("float32", "float64"):
+            xs = np.where(rng.random(shape[::-1]) < 0.5, -0.0, 0.0).astype(dtype)
+            ys = np.where(rng.random(shape) < 0.5, -0.0, 0.0).astype(dtype)
+
+            def make(xs=xs, ys=ys, shape=shape, dtype=dtype):
+                o = st.empty(*shape, dtype=getattr(st, dtype))
+                op(st.from_numpy(xs).t(), st.from_numpy(ys), out=o)
+                return _snapshot(o)
+
+            got, general = direct(make)
+            assert got == general, (shape, dtype)

@@ -11,9 +11,11 @@ mixes in cache-sized blocks instead. Here the tiles are made without a Python lo
 other operand's), and ``order="C"`` tells the ufunc to walk exactly that order. Sizes that are
 not a multiple of the tile leave at most three edge regions, each one more call of the same kind.
 
-When only one input runs against the output and nothing is cast, a faster way is taken first
-(:func:`_through_out`): that input is copied into the output's own memory by a blocked copy
-(:mod:`.blocked`), and one plain call then finds every operand in the output's order.
+When only one input runs against the output and nothing is cast (or only into the output's
+dtype, that input already of it), a faster way is taken first (:func:`_through_out`): that input
+is copied into the output's own memory by a blocked copy (:mod:`.blocked`), and one plain call
+then finds every operand in the output's order. :func:`unary_into` does the same for ``sqrt`` and
+``abs`` into an ``out=`` of another order.
 
 Only the walk changes: the output keeps its layout, values are the ufunc's own (bit for bit), and
 no new memory is used, so the copy ledger sees nothing. Several calls read an input after earlier
