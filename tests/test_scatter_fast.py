@@ -1,0 +1,177 @@
+"""The small-call fast paths of gather / take_along_dim / scatter / scatter_add / scatter_reduce
+(``ops.indexing.fast_along``) give bit for bit what the general paths give (the fast path
+monkeypatched off), and PyTorch's answers: float32/float64/int32/int64, offset slices, size-1
+dims, indices smaller than the input, duplicate positions (accumulated in the same order),
+-0.0 and NaN values, every reduction with and without include_self; inputs the fast path does
+not take (transposed, zero-size, 0-d, negative or out-of-range indices) give the general path's
+results and errors; gradients still reach the inputs as in PyTorch.
+"""
+
+from __future__ import annotations
+
+from functools import partial
+
+import numpy as np
+import pytest
+import torch
+
+import strided as st
+from strided.ops.indexing import gather_scatter
+
+# (NaN among amax/amin values: NumPy's ufunc.at warns on both paths, a known leak noted for the lead)
+pytestmark = pytest.mark.filterwarnings("ignore:invalid value encountered:RuntimeWarning")
+
+DTYPES = (st.float32, st.float64, st.int32, st.int64)
+
+
+def _bits(t: st.Tensor) -> tuple:
+    """Everything a fast path must reproduce: dtype, shape, strides, offset and the bytes."""
+    return (t.dtype, tuple(t.shape), t.stride(), t.storage_offset(), t.numpy().tobytes())
+
+
+def _general(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(gather_scatter, "along_positions", lambda *a: None)
+
+
+def _values(dt: st.DType) -> st.Tensor:
+    """A 5 x 4 tensor of ``dt`` with -0.0 and NaN among the floats (offsets are slices of it)."""
+    v = np.arange(20, dtype=np.float64).reshape(5, 4) - 7
+    if dt.is_floating_point:
+        v[0, 1], v[2, 2], v[3, 0] = -0.0, np.nan, 0.25
+    return st.tensor(v).to(dt)
+
+
+def _cases(dt: st.DType) -> list[tuple[st.Tensor, int, st.Tensor]]:
+    """(input, dim, index): taken by the fast path (row-major, offset, size-1, smaller index,
+    duplicates) and not (transposed, zero-size, 0-d, int32 index, an index wider than the input)."""
+    x = _values(dt)
+    i3 = st.tensor([[0, 0, 1], [2, 1, 1], [3, 3, 0]])
+    return [
+        (x, 1, st.tensor([[0, 3, 3, 1]] * 5)),
+        (x, -2, st.tensor([[4, 0, 4, 4], [1, 1, 0, 2]])),
+        (x[1:], 0, i3),                      # offset 4, index smaller in both dims
+        (x[2:3], 1, st.tensor([[3, 3, 0]])),  # a size-1 dim
+        (x.t(), 1, i3),                      # (general: transposed)
+        (x[:, :0], 1, st.zeros(5, 0, dtype=st.int64)),
+        (x[1, 2].clone(), 0, st.tensor(0)),
+        (x, 1, i3.to(st.int32)),
+        (st.tensor([1.0, 2.0]).to(dt), 0, st.tensor([1, 1, 0, 1])),  # 1-D, index longer along dim
+    ]
+
+
+def _both(monkeypatch: pytest.MonkeyPatch, call) -> tuple:  # noqa: ANN001
+    """The outcomes of ``call()`` (bits, or error class and text) with and without the fast path."""
+    fast = _outcome(call)
+    with monkeypatch.context() as m:
+        _general(m)
+        slow = _outcome(call)
+    return fast, slow
+
+
+def _outcome(call) -> object:  # noqa: ANN001
+    try:
+        return _bits(call())
+    except Exception as err:  # noqa: BLE001 (the same error class and text on both paths)
+        return type(err), str(err)
+
+
+@pytest.mark.parametrize("dt", DTYPES, ids=lambda d: d.name)
+def test_gather_and_take_along_dim_equal_general_and_torch(monkeypatch: pytest.MonkeyPatch, dt: st.DType) -> None:
+    for k, (x, dim, index) in enumerate(_cases(dt)):
+        taken = gather_scatter.along_positions(x, dim, index) is not None
+        assert taken == (k < 4 or k == 8)  # (the cases the fast path takes, as _cases lists them)
+        fast, slow = _both(monkeypatch, partial(st.gather, x, dim, index))
+        assert fast == slow
+        if not isinstance(fast[0], type):
+            want = torch.gather(torch.from_numpy(x.numpy()), dim, torch.from_numpy(index.numpy()))
+            got = st.gather(x, dim, index)
+            assert got.numpy().tobytes() == want.numpy().tobytes() and got.stride() == want.stride()
+        fast, slow = _both(monkeypatch, partial(st.take_along_dim, x, index, dim))
+        assert fast == slow
+    # not taken: a broadcast index, negative indices (counted from the end), out of range (the error)
+    x = _values(dt)
+    for index in (st.tensor([[1, 0, 3, 3]]), st.tensor([[-1, 0, -4, 2]] * 5), st.tensor([[4, 0, 0, 0]] * 5)):
+        fast, slow = _both(monkeypatch, partial(st.take_along_dim, x, index, 1))
+        assert fast == slow
+    with pytest.raises(RuntimeError, match="index 4 is out of bounds for dimension 1 with size 4"):
+        st.gather(x, 1, st.tensor([[0, 4]]))
+    with pytest.raises(RuntimeError, match="index -1 is out of bounds for dimension 1 with size 4"):
+        st.gather(x, 1, st.tensor([[0, -1]]))
+
+
+def _scatters(x: st.Tensor, dim: int, index: st.Tensor, src: st.Tensor) -> list:
+    """scatter, scatter_add and every scatter_reduce of these operands, as calls."""
+    return [partial(st.scatter, x, dim, index, src), partial(st.scatter_add, x, dim, index, src)] + [
+        partial(st.scatter_reduce, x, dim, index, src, r, include_self=s)
+        for r in ("sum", "prod", "mean", "amax", "amin") for s in (True, False)]
+
+
+@pytest.mark.parametrize("dt", DTYPES, ids=lambda d: d.name)
+def test_scatters_equal_general(monkeypatch: pytest.MonkeyPatch, dt: st.DType) -> None:
+    for x, dim, index in _cases(dt):
+        # src of the index's shape (taken), and one larger in every dim (general), with -0.0 and NaN
+        shape = tuple(index.shape)
+        big = np.resize(_values(st.float64).numpy()[::-1] * 3, tuple(n + 1 for n in shape))
+        for src in (st.tensor(big[tuple(slice(0, n) for n in shape)].copy()).to(dt), st.tensor(big).to(dt)):
+            for call in _scatters(x, dim, index, src):
+                fast, slow = _both(monkeypatch, call)
+                assert fast == slow
+    # errors: out of range / negative (nothing written), a src of another dtype, a wider index
+    x = _values(dt)
+    bad = [(st.tensor([[0, 4]]), x[:1, :2]), (st.tensor([[-1, 0]]), x[:1, :2]),
+           (st.tensor([[0, 1]]), x[:1, :2].to(st.float16)), (st.tensor([[0, 1]] * 6), (x * 1)[:1].expand(6, 4)[:, :2])]
+    for index, src in bad:
+        for call in _scatters(x, 1, index, src):
+            fast, slow = _both(monkeypatch, call)
+            assert fast == slow and isinstance(fast[0], type)
+
+
+def test_scatters_match_torch() -> None:
+    rng = np.random.default_rng(3)
+    for dt in (st.float32, st.float64, st.int64):
+        x = st.tensor(rng.integers(-4, 5, (4, 5))).to(dt)
+        src = st.tensor(rng.integers(-4, 5, (4, 5))).to(dt)
+        for dim in (0, 1):
+            index = st.tensor(rng.integers(0, 4, (3, 4)))
+            unique = st.tensor(np.argsort(rng.random((3, 4)), axis=dim) if dim == 1 else
+                               np.stack([rng.permutation(4)[:3] for _ in range(4)], axis=1))
+            tx, ts = torch.from_numpy(x.numpy()), torch.from_numpy(src[:3, :4].contiguous().numpy())
+            s3 = src[:3, :4].contiguous()
+            pairs = [(st.scatter(x, dim, unique, s3), torch.scatter(tx, dim, torch.from_numpy(unique.numpy()), ts)),
+                     (st.scatter_add(x, dim, index, s3), torch.scatter_add(tx, dim, torch.from_numpy(index.numpy()), ts))]
+            for reduce in ("sum", "prod", "mean", "amax", "amin"):
+                for inc in (True, False):
+                    pairs.append((st.scatter_reduce(x, dim, index, s3, reduce, include_self=inc),
+                                  torch.scatter_reduce(tx, dim, torch.from_numpy(index.numpy()), ts, reduce,
+                                                       include_self=inc)))
+            for got, want in pairs:
+                assert got.dtype.name == str(want.dtype).removeprefix("torch.")
+                assert got.stride() == want.stride()
+                np.testing.assert_allclose(got.numpy(), want.numpy(), rtol=1e-6)
+
+
+def test_fast_paths_record_gradients_as_torch() -> None:
+    x = st.tensor([[1.0, -2.0, 3.0], [4.0, 5.0, -6.0]], requires_grad=True)
+    src = st.tensor([[0.5, 1.5, 2.5], [3.5, 4.5, 5.5]], requires_grad=True)
+    index = st.tensor([[2, 0, 0], [1, 1, 2]])
+    tx = torch.tensor(x.detach().numpy(), requires_grad=True)
+    ts = torch.tensor(src.detach().numpy(), requires_grad=True)
+    ti = torch.from_numpy(index.numpy())
+    w = np.arange(6.0).reshape(2, 3) + 1
+    outs = [st.gather(x, 1, index), st.take_along_dim(x, index, 1), st.scatter(x, 1, index, src),
+            st.scatter_add(x, 1, index, src), st.scatter_reduce(x, 1, index, src, "amax", include_self=False)]
+    wants = [torch.gather(tx, 1, ti), torch.take_along_dim(tx, ti, 1), torch.scatter(tx, 1, ti, ts),
+             torch.scatter_add(tx, 1, ti, ts), torch.scatter_reduce(tx, 1, ti, ts, "amax", include_self=False)]
+    (sum(((o * st.tensor(w)).sum() for o in outs), st.tensor(0.0))).backward()
+    sum((o * torch.from_numpy(w)).sum() for o in wants).backward()
+    np.testing.assert_allclose(x.grad.numpy(), tx.grad.numpy(), rtol=1e-6)
+    np.testing.assert_allclose(src.grad.numpy(), ts.grad.numpy(), rtol=1e-6)
+
+
+def test_watched_calls_take_the_general_path() -> None:
+    x, index, full = st.arange(6.0).reshape(2, 3), st.tensor([[2, 0], [1, 1]]), st.tensor([[2, 0, 1], [1, 1, 0]])
+    with st.record_copies() as copies:
+        st.gather(x, 1, index)
+        st.take_along_dim(x, full, 1)
+    assert [c.reason for c in copies] == ["gather: 4 elements picked along dim 1 into new memory",
+                                          "take_along_dim: 6 elements picked into new memory"]
