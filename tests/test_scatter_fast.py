@@ -175,3 +175,39 @@ def test_watched_calls_take_the_general_path() -> None:
         st.take_along_dim(x, full, 1)
     assert [c.reason for c in copies] == ["gather: 4 elements picked along dim 1 into new memory",
                                           "take_along_dim: 6 elements picked into new memory"]
+
+
+def _topk_rows(dt: st.DType) -> list[st.Tensor]:
+    """Rows with and without ties in and out of the top k + 1, -0.0 / 0.0, one and two NaN."""
+    rows = [[3.0, 1.0, 4.0, 1.5, 9.0, 2.5], [2.0, 2.0, 7.0, 1.0, 0.5, 8.0], [5.0, 6.0, 6.0, 6.0, 1.0, 0.0],
+            [-0.0, 0.0, 1.0, -1.0, 3.0, 2.0], [1.0, np.nan, 0.0, 2.0, -1.0, 5.0], [np.nan, 1.0, np.nan, 0.0, 2.0, 3.0]]
+    if not dt.is_floating_point:
+        rows = [[0 if v != v else int(v * 2) for v in r] for r in rows]
+    x = st.tensor(rows).to(dt)
+    return [x, x[1:], x[2:3], x[:, 1:], x.t().contiguous().t(), x[0], st.tensor(rows[0] * 3).to(dt).reshape(3, 2, 3)]
+
+
+@pytest.mark.parametrize("dt", DTYPES, ids=lambda d: d.name)
+def test_topk_fast_equals_general_and_torch(monkeypatch: pytest.MonkeyPatch, dt: st.DType) -> None:
+    from strided.ops.shape import sorting
+
+    taken = 0
+    for x in _topk_rows(dt):
+        for k in range(0, x.shape[-1] + 1):
+            for largest in (True, False):
+                call = partial(st.topk, x, k, -1, largest)
+                taken += sorting._fast_topk(x, k, -1, largest) is not None
+                fast = _outcome(lambda: call().values), _outcome(lambda: call().indices)  # noqa: B023
+                with monkeypatch.context() as m:
+                    m.setattr(sorting, "_fast_topk", lambda *a: None)
+                    slow = _outcome(lambda: call().values), _outcome(lambda: call().indices)  # noqa: B023
+                assert fast == slow
+                want = torch.from_numpy(x.numpy()).topk(k, -1, largest)
+                assert call().indices.tolist() == want.indices.tolist()
+    assert taken >= 10  # (the fast path is exercised: rows without ties in the window)
+    x = _topk_rows(dt)[0].requires_grad_(dt.is_floating_point) if dt.is_floating_point else None
+    if x is not None:  # gradients reach the picked positions as in PyTorch
+        tx = torch.tensor(x.detach().numpy(), requires_grad=True)
+        (x.topk(2).values * st.tensor([1.0, 2.0]).to(dt)).sum().backward()
+        (tx.topk(2).values * torch.tensor([1.0, 2.0], dtype=tx.dtype)).sum().backward()
+        assert x.grad.tolist() == tx.grad.tolist()
