@@ -246,9 +246,11 @@ def _pytorch_ties(x: np.ndarray, idx: np.ndarray, k: int, largest: bool) -> np.n
     if not 0 < k or n < 2 or x.size > _TIES_MAX:
         return None
     s = np.sort(x, axis=-1)  # (NaN last)
-    tie = (s[..., 1:] == s[..., :-1]).any(-1)
-    if np_kind(x.dtype) == "f":
-        tie |= np.isnan(s[..., -2])
+    # only the k picked and the next one decide: a row strictly increasing there has one answer
+    # (equal values, -0.0 and 0.0, or a NaN there: PyTorch's steps, which also give the one answer
+    # for a lone NaN)
+    w = s[..., max(n - k - 1, 0):] if largest else s[..., : k + 1]
+    tie = ~np.greater(w[..., 1:], w[..., :-1]).all(-1)
     if not tie.any():
         return None
     rows = x.reshape(-1, n)
