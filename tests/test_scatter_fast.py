@@ -211,3 +211,52 @@ def test_topk_fast_equals_general_and_torch(monkeypatch: pytest.MonkeyPatch, dt:
         (x.topk(2).values * st.tensor([1.0, 2.0]).to(dt)).sum().backward()
         (tx.topk(2).values * torch.tensor([1.0, 2.0], dtype=tx.dtype)).sum().backward()
         assert x.grad.tolist() == tx.grad.tolist()
+
+
+def _slice_cases(dt: st.DType) -> list[tuple[st.Tensor, int, st.Tensor]]:
+    """(input, dim, vector index): taken (row-major, offset, 1-D, duplicates, any dim) and not
+    (transposed, negative / out-of-range / int32 / 2-D / empty index, an empty dim)."""
+    x = _values(dt)
+    return [(x, 0, st.tensor([4, 0, 4, 2])), (x, 1, st.tensor([3, 3, 0])), (x, -1, st.tensor([1])),
+            (x[1:], 0, st.tensor([0, 3, 0])), (x[2], 0, st.tensor([2, 2, 1, 0, 3])),
+            (x.reshape(5, 2, 2), 1, st.tensor([1, 0, 1])),
+            (x.t(), 0, st.tensor([1, 2])), (x, 0, st.tensor([-1, 0])), (x, 1, st.tensor([0, 4])),
+            (x, 0, st.tensor([1, 0], dtype=st.int32)), (x, 0, st.tensor([[1, 0]])), (x, 0, st.tensor([], dtype=st.int64)),
+            (x[:, :0], 1, st.tensor([0]))]
+
+
+def _index_calls(x: st.Tensor, dim: int, index: st.Tensor) -> list:
+    shape = list(x.shape)
+    if shape:
+        shape[dim] = max(index.numel(), 0)
+    src = st.tensor(np.resize(np.arange(40.0)[::-1] - 9.5, tuple(shape))).to(x.dtype)
+    return [partial(st.index_select, x, dim, index), partial(st.index_add, x, dim, index, src),
+            partial(st.index_copy, x, dim, index, src), partial(st.index_fill, x, dim, index, -2.5),
+            partial(st.index_fill, x, dim, index, 7), partial(st.index_add, x, dim, index, src, alpha=2),
+            partial(st.index_add, x, dim, index, src.to(st.float16))]
+
+
+@pytest.mark.parametrize("dt", DTYPES, ids=lambda d: d.name)
+def test_index_ops_equal_general_and_torch(monkeypatch: pytest.MonkeyPatch, dt: st.DType) -> None:
+    from strided.ops.indexing import index_ops
+
+    taken = 0
+    for x, dim, index in _slice_cases(dt):
+        taken += index_ops.along_slices(x, dim, index) is not None
+        for call in _index_calls(x, dim, index):
+            fast = _outcome(call)
+            with monkeypatch.context() as m:
+                m.setattr(index_ops, "along_slices", lambda *a: None)
+                slow = _outcome(call)
+            assert fast == slow
+            if isinstance(fast[0], type) or x.dtype is not call.args[0].dtype or call.func is st.index_copy:
+                continue  # (index_copy with a repeated index: PyTorch's result is unspecified)
+            targs = [torch.from_numpy(a.numpy()) if isinstance(a, st.Tensor) else a for a in call.args]
+            want = getattr(torch, call.func.__name__)(*targs, **call.keywords)
+            got = call()
+            assert got.stride() == want.stride() and got.numpy().tobytes() == want.numpy().tobytes()
+    assert taken == 6
+    # index_copy against PyTorch with distinct indices
+    x, src = _values(dt), st.tensor(np.arange(8.0).reshape(2, 4)).to(dt)
+    want = torch.index_copy(torch.from_numpy(x.numpy()), 0, torch.tensor([3, 1]), torch.from_numpy(src.numpy()))
+    assert st.index_copy(x, 0, st.tensor([3, 1]), src).numpy().tobytes() == want.numpy().tobytes()

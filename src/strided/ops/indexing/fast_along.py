@@ -92,3 +92,49 @@ def source_run(src: Any, self: Any, index: Any) -> np.ndarray | None:
     if src._layout.shape != shape:
         return None
     return flat_run(src, _cinfo[shape])
+
+
+def along_slices(self: Any, dim: Any, index: Any) -> tuple[np.ndarray, np.ndarray, int, tuple[int, int, int]] | None:
+    """``(flat, idx, d, (outer, size, inner))`` for a call on the slices of the row-major tensor
+    ``self`` at positions ``index`` (a row-major 1-D int64 tensor of 1 to ``_SMALL`` values, every
+    one in ``[0, size)``) along ``dim`` (``index_select``, ``index_add``, ``index_copy``,
+    ``index_fill``): ``flat`` is ``self``'s flat run, which reads as ``(outer, size, inner)`` with
+    dim ``d`` in the middle; ``idx`` the index's values (no copy). None when a precondition fails.
+
+    >>> x = strided.arange(6.0).reshape(2, 3)
+    >>> flat, idx, d, three = along_slices(x, 1, strided.tensor([2, 0]))
+    >>> flat.reshape(three).take(idx, axis=1).tolist(), d
+    ([[[2.0], [0.0]], [[5.0], [3.0]]], 1)
+    """
+    if type(self) is not Tensor or type(index) is not Tensor or index._dtype is not int64 or type(dim) is not int:
+        return None
+    shape = self._layout.shape
+    ishape = index._layout.shape
+    nd = len(shape)
+    if nd == 0 or len(ishape) != 1 or not 0 < ishape[0] <= _SMALL or self._dtype not in FAST_DTYPES:
+        return None
+    d = dim + nd if dim < 0 else dim
+    if not 0 <= d < nd:
+        return None
+    info = _cinfo[shape]
+    idx = flat_run(index, _cinfo[ishape])
+    flat = flat_run(self, info)
+    if idx is None or flat is None:
+        return None
+    size = shape[d]
+    if int(_umax(idx.view(np.uint64))) >= size:
+        return None
+    inner = info[0][d]
+    return flat, idx, d, (info[1] // (size * inner) if size else 0, size, inner)
+
+
+def slice_source(source: Any, self: Any, d: int, n: int) -> np.ndarray | None:
+    """The flat run of ``index_add``/``index_copy``'s ``source`` when it is a row-major tensor of
+    ``self``'s dtype and exactly ``self``'s shape with ``n`` along ``d``, else None."""
+    if type(source) is not Tensor or source._dtype is not self._dtype:
+        return None
+    shape = self._layout.shape
+    want = shape[:d] + (n,) + shape[d + 1:]
+    if source._layout.shape != want:
+        return None
+    return flat_run(source, _cinfo[want])
