@@ -222,7 +222,7 @@ def _slice_cases(dt: st.DType) -> list[tuple[st.Tensor, int, st.Tensor]]:
             (x.reshape(5, 2, 2), 1, st.tensor([1, 0, 1])),
             (x.t(), 0, st.tensor([1, 2])), (x, 0, st.tensor([-1, 0])), (x, 1, st.tensor([0, 4])),
             (x, 0, st.tensor([1, 0], dtype=st.int32)), (x, 0, st.tensor([[1, 0]])), (x, 0, st.tensor([], dtype=st.int64)),
-            (x[:, :0], 1, st.tensor([0]))]
+            (x[:, :0], 1, st.tensor([0])), (x[:, :0], 0, st.tensor([0, 0]))]
 
 
 def _index_calls(x: st.Tensor, dim: int, index: st.Tensor) -> list:
@@ -260,3 +260,48 @@ def test_index_ops_equal_general_and_torch(monkeypatch: pytest.MonkeyPatch, dt: 
     x, src = _values(dt), st.tensor(np.arange(8.0).reshape(2, 4)).to(dt)
     want = torch.index_copy(torch.from_numpy(x.numpy()), 0, torch.tensor([3, 1]), torch.from_numpy(src.numpy()))
     assert st.index_copy(x, 0, st.tensor([3, 1]), src).numpy().tobytes() == want.numpy().tobytes()
+
+
+@pytest.mark.parametrize("dt", DTYPES, ids=lambda d: d.name)
+def test_index_put_equal_general_and_torch(monkeypatch: pytest.MonkeyPatch, dt: st.DType) -> None:
+    from strided.ops.indexing import advanced
+
+    taken = 0
+    for x, _, index in _slice_cases(dt):
+        shape = (index.numel(),) + tuple(x.shape[1:])
+        vals = st.tensor(np.resize(np.arange(40.0)[::-1] - 9.5, shape)).to(dt)
+        for accumulate in (False, True):
+            taken += advanced._fast_index_put(x, (index,), vals, accumulate, False) is not None
+            calls = [partial(st.index_put, x, (index,), vals, accumulate),
+                     lambda: x.clone().index_put_([index], vals, accumulate),  # noqa: B023
+                     partial(st.index_put, x, (index,), vals[:1], accumulate)]  # (broadcast: general)
+            for call in calls:
+                fast = _outcome(call)
+                with monkeypatch.context() as m:
+                    m.setattr(advanced, "along_slices", lambda *a: None)
+                    slow = _outcome(call)
+                assert fast == slow
+            plain = _outcome(calls[0])
+            if not isinstance(plain[0], type) and (accumulate or index.numel() == len(set(index.reshape(-1).tolist()))):
+                want = torch.index_put(torch.from_numpy(x.numpy()), (torch.from_numpy(index.numpy()),),
+                                       torch.from_numpy(vals.numpy()), accumulate)
+                assert st.index_put(x, (index,), vals, accumulate).numpy().tobytes() == want.numpy().tobytes()
+    assert taken == 14  # (7 of the cases, along dim 0, with and without accumulate)
+    # in place: values in the target's own memory, a read-only target, autograd's checks
+    x = _values(dt)
+    for call in (lambda: x.index_put_((st.tensor([1, 0]),), x[2:4]),
+                 lambda: st.from_numpy(np.zeros((3, 4), x.dtype.numpy)).index_put_((st.tensor([0]),), x[:1])):
+        fast = _outcome(call)
+        with monkeypatch.context() as m:
+            m.setattr(advanced, "along_slices", lambda *a: None)
+            slow = _outcome(call)
+        assert fast == slow
+    if dt.is_floating_point:
+        leaf = st.ones(3, 2, dtype=dt, requires_grad=True)
+        with pytest.raises(RuntimeError, match="a leaf Variable that requires grad is being used in an in-place"):
+            leaf.index_put_((st.tensor([0]),), st.ones(1, 2, dtype=dt))
+        y = leaf * 2
+        z = y * y
+        y.index_put_((st.tensor([0]),), st.ones(1, 2, dtype=dt))
+        with pytest.raises(RuntimeError, match="modified by an inplace operation"):
+            z.sum().backward()

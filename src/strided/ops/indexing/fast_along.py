@@ -117,6 +117,8 @@ def along_slices(self: Any, dim: Any, index: Any) -> tuple[np.ndarray, np.ndarra
     if not 0 <= d < nd:
         return None
     info = _cinfo[shape]
+    if not info[1]:  # (an empty tensor: the general path, whose checks differ by case)
+        return None
     idx = flat_run(index, _cinfo[ishape])
     flat = flat_run(self, info)
     if idx is None or flat is None:
@@ -125,7 +127,7 @@ def along_slices(self: Any, dim: Any, index: Any) -> tuple[np.ndarray, np.ndarra
     if int(_umax(idx.view(np.uint64))) >= size:
         return None
     inner = info[0][d]
-    return flat, idx, d, (info[1] // (size * inner) if size else 0, size, inner)
+    return flat, idx, d, (info[1] // (size * inner), size, inner)
 
 
 def slice_source(source: Any, self: Any, d: int, n: int) -> np.ndarray | None:
