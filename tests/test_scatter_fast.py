@@ -305,3 +305,34 @@ def test_index_put_equal_general_and_torch(monkeypatch: pytest.MonkeyPatch, dt: 
         y.index_put_((st.tensor([0]),), st.ones(1, 2, dtype=dt))
         with pytest.raises(RuntimeError, match="modified by an inplace operation"):
             z.sum().backward()
+
+
+@pytest.mark.parametrize("dt", DTYPES, ids=lambda d: d.name)
+def test_masked_fill_and_scatter_equal_general_and_torch(monkeypatch: pytest.MonkeyPatch, dt: st.DType) -> None:
+    from strided.ops.indexing import masked
+
+    x = _values(dt)
+    m = st.tensor((np.arange(20).reshape(5, 4) * 7) % 3 == 0)
+    src = st.tensor(np.arange(20.0)[::-1] - 4.5).to(dt)
+    cases = [(x, m), (x[1:], m[1:]), (x[2], m[3]), (x.t(), m.t()), (x, m[0]), (x, m.to(st.uint8)), (x[:0], m[:0]),
+             (x, st.zeros(5, 4, dtype=st.bool))]
+    taken = 0
+    for t, mask in cases:
+        taken += masked._fast_masked(t, mask) is not None
+        calls = [partial(st.masked_fill, t, mask, -2.5), partial(st.masked_fill, t, mask, 3),
+                 partial(st.masked_fill, t, mask, 1e300), partial(st.masked_scatter, t, mask, src),
+                 partial(st.masked_scatter, t, mask, src[:2]), partial(st.masked_scatter, t, mask, src.to(st.float16)),
+                 partial(st.masked_scatter, t, mask, src.reshape(4, 5).t())]
+        for call in calls:
+            fast = _outcome(call)
+            with monkeypatch.context() as mp:
+                mp.setattr(masked, "_fast_masked", lambda *a: None)
+                slow = _outcome(call)
+            assert fast == slow
+            if isinstance(fast[0], type):
+                continue
+            targs = [torch.from_numpy(a.numpy()) if isinstance(a, st.Tensor) else a for a in call.args]
+            want = getattr(torch, call.func.__name__)(*targs)
+            got = call()
+            assert got.stride() == want.stride() and got.numpy().tobytes() == want.numpy().tobytes()
+    assert taken == 4
