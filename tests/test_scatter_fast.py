@@ -336,3 +336,31 @@ def test_masked_fill_and_scatter_equal_general_and_torch(monkeypatch: pytest.Mon
             got = call()
             assert got.stride() == want.stride() and got.numpy().tobytes() == want.numpy().tobytes()
     assert taken == 4
+
+
+@pytest.mark.parametrize("dt", DTYPES, ids=lambda d: d.name)
+def test_mode_fast_equals_general_and_torch(monkeypatch: pytest.MonkeyPatch, dt: st.DType) -> None:
+    from strided.ops.reductions import order_stats
+
+    rng = np.random.default_rng(5)
+    base = st.tensor(rng.integers(-2, 3, (6, 16)).astype(np.float64)).to(dt)
+    cases = [base, base[1:, :5], base[2], base[:, :1], base.t(), base[:3].reshape(3, 4, 4), base[:, :0]]
+    if dt.is_floating_point:
+        nan = base.clone()
+        nan[1, 3] = float("nan")
+        cases += [nan, st.tensor([[-0.0, 0.0, 1.0, 0.0], [2.0, -0.0, -0.0, 0.0]]).to(dt)]
+    taken = 0
+    for x in cases:
+        for keepdim in (False, True):
+            taken += order_stats._fast_mode(x, -1, keepdim) is not None
+            fast = [_outcome(lambda: x.mode(-1, keepdim)[i]) for i in (0, 1)]  # noqa: B023
+            with monkeypatch.context() as m:
+                m.setattr(order_stats, "_fast_mode", lambda *a: None)
+                slow = [_outcome(lambda: x.mode(-1, keepdim)[i]) for i in (0, 1)]  # noqa: B023
+            assert fast == slow
+            if not isinstance(fast[0][0], type):
+                want = torch.from_numpy(x.numpy()).mode(-1, keepdim)
+                got = x.mode(-1, keepdim)
+                assert got.indices.tolist() == want.indices.tolist()
+                assert got.values.numpy().tobytes() == want.values.numpy().tobytes()
+    assert taken == (8 if dt.is_floating_point else 6)
