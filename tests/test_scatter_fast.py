@@ -364,3 +364,28 @@ def test_mode_fast_equals_general_and_torch(monkeypatch: pytest.MonkeyPatch, dt:
                 assert got.indices.tolist() == want.indices.tolist()
                 assert got.values.numpy().tobytes() == want.values.numpy().tobytes()
     assert taken == (8 if dt.is_floating_point else 6)
+
+
+@pytest.mark.parametrize("dt", DTYPES, ids=lambda d: d.name)
+def test_cummax_cummin_fast_equal_general_and_torch(monkeypatch: pytest.MonkeyPatch, dt: st.DType) -> None:
+    from strided.ops.reductions import scans
+
+    x = _values(dt)
+    x = x * (x.abs() < 5) if not dt.is_floating_point else x.masked_fill(x.abs() > 6, float("nan"))
+    cases = [x, x[1:], x[2], x.t(), x.reshape(2, 5, 2), x[:, :0], x[0, 0].clone()]
+    taken = 0
+    for t in cases:
+        for dim in range(-t.ndim, max(t.ndim, 1)):
+            for op in ("cummax", "cummin"):
+                taken += scans._fast_cum_extreme(t, dim, op) is not None
+                call = partial(getattr(st, op), t, dim)
+                fast = [_outcome(lambda: call()[i]) for i in (0, 1)]  # noqa: B023
+                with monkeypatch.context() as m:
+                    m.setattr(scans, "_fast_cum_extreme", lambda *a: None)
+                    slow = [_outcome(lambda: call()[i]) for i in (0, 1)]  # noqa: B023
+                assert fast == slow
+                want = getattr(torch, op)(torch.from_numpy(t.numpy()), dim)
+                got = call()
+                assert got.indices.tolist() == want.indices.tolist()
+                assert got.values.numpy().tobytes() == want.values.numpy().tobytes()
+    assert taken == 32  # (every dim of the row-major, offset, 1-D and 3-D cases)
