@@ -19,7 +19,9 @@ import strided as st
 from strided.ops.indexing import gather_scatter
 
 # (NaN among amax/amin values: NumPy's ufunc.at warns on both paths, a known leak noted for the lead)
-pytestmark = pytest.mark.filterwarnings("ignore:invalid value encountered:RuntimeWarning")
+# (and PyTorch's own note on the non-contiguous searchsorted operands the tests give it)
+pytestmark = [pytest.mark.filterwarnings("ignore:invalid value encountered:RuntimeWarning"),
+              pytest.mark.filterwarnings("ignore:torch.searchsorted:UserWarning")]
 
 DTYPES = (st.float32, st.float64, st.int32, st.int64)
 
@@ -389,3 +391,33 @@ def test_cummax_cummin_fast_equal_general_and_torch(monkeypatch: pytest.MonkeyPa
                 assert got.indices.tolist() == want.indices.tolist()
                 assert got.values.numpy().tobytes() == want.values.numpy().tobytes()
     assert taken == 32  # (every dim of the row-major, offset, 1-D and 3-D cases)
+
+
+@pytest.mark.parametrize("dt", DTYPES, ids=lambda d: d.name)
+def test_msort_and_searches_fast_equal_general_and_torch(monkeypatch: pytest.MonkeyPatch, dt: st.DType) -> None:
+    from strided.ops.shape import searching, sorting
+
+    x = _values(dt)
+    if dt.is_floating_point:
+        x[4] = st.tensor([0.0, -0.0, float("nan"), 0.0]).to(dt)
+        x[1] = st.tensor([-0.0, 0.0, -0.0, -0.0]).to(dt)
+    seq = st.tensor([-5.0, -1.0, 0.0, 0.0, 2.0, 7.5, 11.0]).to(dt)
+    nan_seq = st.tensor([-1.0, 0.0, float("nan")]).to(dt) if dt.is_floating_point else seq[2:]
+    calls = []
+    for t in (x, x[1:], x[3], x.t(), x[:0], x[0, 1].clone()):
+        calls.append((sorting, "OPEN", partial(st.msort, t), torch.msort, (t,)))
+        for s in (seq, seq[1:], seq[::2], nan_seq):
+            for right in (False, True):
+                calls.append((searching, "_fast_search", partial(st.searchsorted, s, t, right=right),
+                              partial(torch.searchsorted, right=right), (s, t)))
+                calls.append((searching, "_fast_search", partial(st.bucketize, t, s, right=right),
+                              partial(torch.bucketize, right=right), (t, s)))
+    for module, name, call, twin, args in calls:
+        fast = _outcome(call)
+        with monkeypatch.context() as m:
+            m.setattr(module, name, [True] if name == "OPEN" else (lambda *a: None))  # (msort's: a watched call)
+            slow = _outcome(call)
+        assert fast == slow
+        want = twin(*(torch.from_numpy(a.numpy()) for a in args))
+        got = call()
+        assert got.stride() == want.stride() and got.numpy().tobytes() == want.numpy().tobytes()

@@ -138,6 +138,11 @@ def msort(self: Tensor) -> Tensor:
     >>> strided.msort(strided.tensor([[3, 1], [2, 4]])).tolist()
     [[2, 1], [3, 4]]
     """
+    if not OPEN and type(self) is Tensor and self._dtype in _FAST_DTYPES and self._layout.shape:
+        info = _cinfo[self._layout.shape]  # (a row-major tensor: np.sort along axis 0 of its flat run)
+        flat = flat_run(self, info) if info[1] else None
+        if flat is not None:
+            return adopted(np.sort(flat.reshape(self._layout.shape), axis=0).reshape(-1), info[2], self._dtype)
     tensor_arg(self, "msort")
     d = one_dim(self, 0, "msort")
     support.check("msort", self._dtype, (self,))
@@ -260,7 +265,8 @@ def _pytorch_ties(x: np.ndarray, idx: np.ndarray, k: int, largest: bool) -> np.n
     return out.reshape(idx.shape)
 
 
-_TOPK_FAST = frozenset((float32, float64, int32, int64))
+# the dtypes of the small-call fast paths (topk, msort): PyTorch has kernels for all of them
+_FAST_DTYPES = frozenset((float32, float64, int32, int64))
 _all = np.logical_and.reduce  # (the ufunc itself: ndarray.all's Python wrapper costs as much again)
 
 
@@ -275,7 +281,7 @@ def _fast_topk(self: Any, k: Any, dim: Any, largest: Any) -> Any:
     lay = self._layout
     shape = lay.shape
     nd = len(shape)
-    if not nd or dim not in (-1, nd - 1) or self._dtype not in _TOPK_FAST:
+    if not nd or dim not in (-1, nd - 1) or self._dtype not in _FAST_DTYPES:
         return None
     n = shape[-1]
     info = _cinfo[shape]
