@@ -421,3 +421,33 @@ def test_msort_and_searches_fast_equal_general_and_torch(monkeypatch: pytest.Mon
         want = twin(*(torch.from_numpy(a.numpy()) for a in args))
         got = call()
         assert got.stride() == want.stride() and got.numpy().tobytes() == want.numpy().tobytes()
+
+
+@pytest.mark.parametrize("dt", DTYPES, ids=lambda d: d.name)
+def test_take_and_isin_fast_equal_general_and_torch(monkeypatch: pytest.MonkeyPatch, dt: st.DType) -> None:
+    from strided.ops.shape import sets
+
+    x = _values(dt)
+    if dt.is_floating_point:
+        x[4] = st.tensor([0.0, -0.0, float("nan"), 2.0]).to(dt)
+    tests = st.tensor([-0.0, 2.0, float("nan"), 5.0, -7.0] if dt.is_floating_point else [0, 2, 5, -7]).to(dt)
+    idx = st.tensor([[0, 19, -1], [-20, 7, 7]])
+    calls = []
+    for t in (x, x[1:], x[3], x.t(), x[:0], x[0, 1].clone()):
+        for i in (idx, idx.t(), idx[:, :0], st.tensor([20]), st.tensor([-21]), st.tensor(0), idx.to(st.int32)):
+            calls.append((partial(st.take, t, i), torch.take, (t, i)))
+        for other in (tests, tests[::2], t, tests[:0], tests.to(st.int64 if dt.is_floating_point else st.float32)):
+            for invert in (False, True):
+                calls.append((partial(st.isin, t, other, invert=invert), partial(torch.isin, invert=invert), (t, other)))
+    for call, twin, args in calls:
+        fast = _outcome(call)
+        with monkeypatch.context() as m:
+            m.setattr(gather_scatter, "FAST_DTYPES", frozenset())
+            m.setattr(sets, "_ISIN_FAST", frozenset())
+            slow = _outcome(call)
+        assert fast == slow
+        if isinstance(fast[0], type):
+            continue
+        want = twin(*(torch.from_numpy(a.numpy()) for a in args))
+        got = call()
+        assert got.stride() == want.stride() and got.numpy().tobytes() == want.numpy().tobytes()

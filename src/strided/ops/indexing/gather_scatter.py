@@ -45,10 +45,10 @@ from .._support.index_common import (
     tensor_of,
     wrap_dim,
 )
-from .._support.operands import _cinfo
+from .._support.operands import _cinfo, flat_run
 from ..elementwise.unary import where as _where
 from ..registry import backward, method
-from .fast_along import along_positions, source_run
+from .fast_along import FAST_DTYPES, along_positions, source_run
 
 _trusted = Layout._trusted
 
@@ -318,8 +318,17 @@ def take(input: Tensor, index: Tensor) -> Tensor:  # noqa: A002
     >>> strided.tensor([[4, 3], [5, 7]]).take(strided.tensor([0, 3, -1])).tolist()
     [4, 7, 7]
     """
-    from ...errors import StridedIndexError
-
+    if not OPEN and type(input) is Tensor and type(index) is Tensor and index._dtype is LONG[0]:
+        # row-major operands: one np.take of the flat runs (it wraps negative positions; one out
+        # of range raises, and the checked path below gives PyTorch's error)
+        iinfo = _cinfo[index._layout.shape]
+        flat = flat_run(input, _cinfo[input._layout.shape]) if input._dtype in FAST_DTYPES and iinfo[1] else None
+        idx = flat_run(index, iinfo) if flat is not None and flat.size else None
+        if idx is not None:
+            try:
+                return adopted(flat.take(idx), iinfo[2], input._dtype)
+            except IndexError:
+                pass
     input = tensor_of(input, "take", "input", 1)  # noqa: A001
     index = tensor_of(index, "take", "index", 2)
     check_index_dtype(index, "take", LONG,
