@@ -61,6 +61,7 @@ from ...opdef import Kind, declare
 from ...tensor import Tensor, tensor_arg
 from .._support import gradtools, return_types, support
 from .._support.along import one_dim, tensor_from_array
+from .._support.memo import Memo
 from .._support.operands import _cinfo
 from .._support.out import write_pair_out
 from .._support.promotion import promote_types
@@ -302,9 +303,21 @@ def _running_extreme(x: np.ndarray, d: int, op: str) -> tuple[np.ndarray, np.nda
     hit = x == values
     if np_kind(x.dtype) == "f":
         hit |= np.isnan(x)  # (a NaN of x is a NaN of values too: it propagates)
-    n = x.shape[d]
-    pos = np.arange(n, dtype=np.int64).reshape((n,) + (1,) * (x.ndim - 1 - d))
+    key = (x.shape[d], x.ndim - 1 - d)
+    pos = _POSITIONS[key] if key[0] <= 4096 else _positions(key)
     return values, np.maximum.accumulate(hit * pos, axis=d)
+
+
+def _positions(key: tuple[int, int]) -> np.ndarray:
+    n, after = key
+    pos = np.arange(n, dtype=np.int64).reshape((n,) + (1,) * after)
+    pos.setflags(write=False)
+    return pos
+
+
+# (size along the dim, dims after it) -> the positions along it, read-only, broadcastable: at
+# most 256 arrays of at most 4096 int64 (8 MB); a full Memo computes them per call
+_POSITIONS = Memo(_positions, limit=256)
 
 
 def _cum_extreme(self: Tensor, dim: Any, op: str) -> Any:
