@@ -414,3 +414,41 @@ def test_take_and_isin_fast_equal_general_and_torch(monkeypatch: pytest.MonkeyPa
         want = twin(*(torch.from_numpy(a.numpy()) for a in args))
         got = call()
         assert got.stride() == want.stride() and got.numpy().tobytes() == want.numpy().tobytes()
+
+
+def test_watch_sees_the_same_steps_with_and_without_the_fast_paths(monkeypatch: pytest.MonkeyPatch) -> None:
+    from strided import watch
+    from strided.ops.indexing import advanced, index_ops, masked
+    from strided.ops.reductions import order_stats, scans
+    from strided.ops.shape import searching, sets, sorting
+
+    x, src = st.arange(12.0).reshape(3, 4), st.arange(12.0).reshape(3, 4) * 2 + 1
+    i2, i1, m = st.tensor([[3, 0, 1, 1]] * 3), st.tensor([2, 0, 2]), x > 4
+    seq = st.tensor([0.0, 2.5, 7.0])
+    calls = [lambda: st.gather(x, 1, i2), lambda: st.take_along_dim(x, i2, 1), lambda: st.take(x, i1),
+             lambda: st.scatter(x, 1, i2, src), lambda: st.scatter_add(x, 1, i2, src),
+             lambda: st.scatter_reduce(x, 1, i2, src, "amax"), lambda: st.index_select(x, 0, i1),
+             lambda: st.index_add(x, 0, i1, src), lambda: st.index_copy(x, 0, st.tensor([2, 0, 1]), src),
+             lambda: st.index_fill(x, 1, i1, -1.0), lambda: st.index_put(x, (i1,), src),
+             lambda: x.clone().index_put_((i1,), src, True), lambda: st.masked_fill(x, m, 0.5),
+             lambda: st.masked_scatter(x, m, src), lambda: st.searchsorted(seq, x), lambda: st.bucketize(x, seq),
+             lambda: st.isin(x, seq), lambda: st.cummax(x, 1), lambda: st.mode(x, 1), lambda: st.topk(x, 2),
+             lambda: st.msort(x)]
+    off = [_GENERAL, (index_ops, "along_slices", None), (advanced, "along_slices", None),
+           (masked, "_fast_masked", None), (order_stats, "_fast_mode", None), (scans, "_fast_cum_extreme", None),
+           (searching, "_fast_search", None), (sorting, "_fast_topk", None), (sorting, "_FAST_DTYPES", frozenset()),
+           (gather_scatter, "FAST_DTYPES", frozenset()), (sets, "_ISIN_FAST", frozenset())]
+
+    def steps() -> list:
+        with watch() as w:
+            for call in calls:
+                call()
+        return [(s.name, s.kind, tuple(i.shape for i in s.inputs), s.output.shape if s.output else None,
+                 s.output.strides if s.output else None, s.bytes_copied, s.bytes_allocated) for s in w.steps]
+
+    fast = steps()
+    with monkeypatch.context() as mp:
+        for module, name, value in off:
+            mp.setattr(module, name, (lambda *a: None) if value is None else value)
+        assert steps() == fast
+    assert len(fast) >= len(calls)
