@@ -44,14 +44,16 @@ from ...errors import StridedError, StridedIndexError, StridedRuntimeError, Stri
 from ...gradients import grad_zeros, installs_as, linear, seal
 from ...indexing import index_layout, invalid_index
 from ...kernels import check_writable, numpy_view
-from ...kernels.listeners import silenced
+from ...kernels.listeners import OPEN, silenced
 from ...layout import Layout
 from ...messages import partial_overlap
 from ...opdef import Kind, declare
 from ...tensor import ADVANCED_INDEXING, Tensor, tensor_arg
 from ...writes import SETITEM, _as_source
+from .._support.operands import _cinfo
 from .._support.promotion import TORCH_NAMES
 from ..registry import backward
+from .fast_along import along_slices, slice_source
 
 __all__ = ["IndexPlan", "getitem", "index_put", "index_put_", "plan_index", "setitem"]
 
@@ -606,6 +608,36 @@ def _index_tensors(indices: Any, op: str) -> tuple:
     return tuple(indices)
 
 
+def _fast_index_put(self: Any, indices: Any, values: Any, accumulate: Any, inplace: bool) -> Any:
+    """``index_put_`` (``inplace``: ``self``, written) or ``index_put`` (a fresh copy) with one
+    row-major 1-D int64 index, all in range (:func:`along_slices` along dim 0), and ``values`` a
+    row-major tensor of ``self``'s dtype and exactly the indexed shape, in memory of its own: the
+    general path's one NumPy write (``arr[idx] = values`` / ``np.add.at``) on the flat run read as
+    ``(size, rest)``. None when a precondition fails or the call is watched."""
+    if OPEN or indices.__class__ not in (tuple, list) or len(indices) != 1 or accumulate.__class__ is not bool:
+        return None
+    fast = along_slices(self, 0, indices[0])
+    if fast is None:
+        return None
+    flat, idx, _, three = fast
+    vals = slice_source(values, self, 0, idx.size)
+    if vals is None:
+        return None
+    if inplace:
+        if not flat.flags.writeable or np.may_share_memory(flat, vals) or np.may_share_memory(flat, idx):
+            return None  # (the general path refuses, or reads those first)
+        out = flat
+    else:
+        out = flat.copy()
+    rows = out.reshape(three[1], three[2])
+    vals = vals.reshape(idx.size, three[2])
+    if accumulate:
+        np.add.at(rows, idx, vals)
+    else:
+        rows[idx] = vals
+    return self if inplace else adopted(out, _cinfo[self._layout.shape][2], self._dtype)
+
+
 @installs_as("index_put_")
 def index_put_(self: Tensor, indices: Sequence[Tensor], values: Tensor, accumulate: bool = False) -> Tensor:
     """Write ``values`` at ``self[indices]`` in place (``accumulate=True``: add, summing repeated
@@ -619,6 +651,8 @@ def index_put_(self: Tensor, indices: Sequence[Tensor], values: Tensor, accumula
     >>> x.index_put_((strided.tensor([0, 0, 2]),), strided.tensor(1.0), accumulate=True).tolist()
     [2.0, 0.0, 1.0]
     """
+    if _fast_index_put(self, indices, values, accumulate, True) is not None:
+        return self
     tensor_arg(self, "index_put_")
     key = _index_tensors(indices, "index_put_")
     if not isinstance(values, Tensor):
@@ -641,6 +675,9 @@ def index_put(self: Tensor, indices: Sequence[Tensor], values: Tensor, accumulat
     >>> strided.zeros(3).index_put((strided.tensor([1]),), strided.tensor(7.0)).tolist()
     [0.0, 7.0, 0.0]
     """
+    out = _fast_index_put(self, indices, values, accumulate, False)
+    if out is not None:
+        return out
     tensor_arg(self, "index_put")
     _index_tensors(indices, "index_put")
     out = self.clone()

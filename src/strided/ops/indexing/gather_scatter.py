@@ -45,8 +45,10 @@ from .._support.index_common import (
     tensor_of,
     wrap_dim,
 )
+from .._support.operands import _cinfo, flat_run
 from ..elementwise.unary import where as _where
 from ..registry import backward, method
+from .fast_along import FAST_DTYPES, along_positions, source_run
 
 _trusted = Layout._trusted
 
@@ -115,6 +117,10 @@ def gather(input: Tensor, dim: int, index: Tensor, *, sparse_grad: bool = False)
     >>> x.gather(1, strided.tensor([[0, 0], [1, 0]])).tolist()
     [[1, 1], [4, 3]]
     """
+    if not OPEN:  # (a watched call takes the general path: it reports the copy)
+        fast = along_positions(input, dim, index)
+        if fast is not None:
+            return adopted(fast[0].take(fast[1]), _cinfo[index._layout.shape][2], input._dtype)
     input = tensor_of(input, "gather", "input", 1)  # noqa: A001
     index = tensor_of(index, "gather", "index", 3)
     check_index_dtype(index, "gather", INT_OR_LONG, "gather(): Expected dtype int32/int64 for index")
@@ -174,6 +180,11 @@ def take_along_dim(input: Tensor, indices: Tensor, dim: int | None = None) -> Te
     >>> x.take_along_dim(strided.tensor([[0, 2, 1]]), 1).tolist()   # (indices as argsort gives them)
     [[10, 20, 30]]
     """
+    fast = None if dim is None or OPEN else along_positions(input, dim, indices)
+    if fast is not None:  # (a gather when nothing broadcasts: the input's sizes in every other dim)
+        d, shape, ishape = fast[2], input._layout.shape, indices._layout.shape
+        if shape[:d] + shape[d + 1:] == ishape[:d] + ishape[d + 1:]:
+            return adopted(fast[0].take(fast[1]), _cinfo[ishape][2], input._dtype)
     input = tensor_of(input, "take_along_dim", "input", 1)  # noqa: A001
     indices = tensor_of(indices, "take_along_dim", "indices", 2)
     check_index_dtype(indices, "take_along_dim", LONG,
@@ -307,8 +318,17 @@ def take(input: Tensor, index: Tensor) -> Tensor:  # noqa: A002
     >>> strided.tensor([[4, 3], [5, 7]]).take(strided.tensor([0, 3, -1])).tolist()
     [4, 7, 7]
     """
-    from ...errors import StridedIndexError
-
+    if not OPEN and type(input) is Tensor and type(index) is Tensor and index._dtype is LONG[0]:
+        # row-major operands: one np.take of the flat runs (it wraps negative positions; one out
+        # of range raises, and the checked path below gives PyTorch's error)
+        iinfo = _cinfo[index._layout.shape]
+        flat = flat_run(input, _cinfo[input._layout.shape]) if input._dtype in FAST_DTYPES and iinfo[1] else None
+        idx = flat_run(index, iinfo) if flat is not None and flat.size else None
+        if idx is not None:
+            try:
+                return adopted(flat.take(idx), iinfo[2], input._dtype)
+            except IndexError:
+                pass
     input = tensor_of(input, "take", "input", 1)  # noqa: A001
     index = tensor_of(index, "take", "index", 2)
     check_index_dtype(index, "take", LONG,
@@ -452,7 +472,12 @@ def _scatter_reduce_into(self: Tensor, d: int, idx: np.ndarray, vals: np.ndarray
         return
     _, strides = _as_1d(self)
     lin = storage_index(idx, strides, d, self._layout.offset).reshape(-1)
-    arr = self._storage.array
+    _reduce_at(self._storage.array, lin, np.ravel(vals), reduce, include_self)
+
+
+def _reduce_at(arr: np.ndarray, lin: np.ndarray, flat: np.ndarray, reduce: str, include_self: bool) -> None:
+    """:func:`_scatter_reduce_into`'s work on the storage array ``arr``: ``flat``'s values reduced
+    into the storage positions ``lin`` (1-D, checked, one per value, in the index's row-major order)."""
     dt = arr.dtype
     if not include_self:
         if reduce in ("sum", "mean"):
@@ -467,7 +492,6 @@ def _scatter_reduce_into(self: Tensor, d: int, idx: np.ndarray, vals: np.ndarray
             info = np.iinfo(dt)
             ident = info.min if reduce == "amax" else info.max
         arr[lin] = ident
-    flat = np.ravel(vals)
     if reduce == "mean":
         uniq, counts = np.unique(lin, return_counts=True)
         np.add.at(arr, lin, flat)
@@ -486,6 +510,27 @@ def _out_of_place(self: Tensor) -> Tensor:
     out = result(self._layout.shape, self._dtype)
     np.copyto(out._np(), self._np())
     return out
+
+
+def _fast_scatter(self: Any, dim: Any, index: Any, src: Any, reduce: str | None, include_self: bool = True,
+                  ) -> Tensor | None:
+    """The out-of-place scatter (``reduce=None``), scatter_add (``"add"``) or scatter_reduce of
+    row-major operands whose index is all in range (:func:`along_positions`) and whose ``src`` has
+    exactly the index's shape: the copy of ``self`` and one NumPy write on its flat array, the
+    general path's calls on the same positions in the same order. None when a precondition fails."""
+    fast = along_positions(self, dim, index)
+    if fast is None:
+        return None
+    vals = source_run(src, self, index)
+    if vals is None:
+        return None
+    flat, pos, _ = fast
+    arr = flat.copy()  # (the general path's result() + copyto: the same fresh contiguous bytes)
+    if reduce is None:
+        arr.put(pos, vals, mode="clip")
+    else:
+        _reduce_at(arr, pos, vals, reduce, include_self)
+    return adopted(arr, _cinfo[self._layout.shape][2], self._dtype)
 
 
 def _scatter_target(self: Tensor, dim: Any, index: Any, src: Any, op: str, inplace: bool,
@@ -522,6 +567,10 @@ def _check_reduce_legacy(reduce: Any, op: str) -> None:
 
 
 def _scatter(self: Tensor, dim: Any, index: Any, src: Any, value: Any, reduce: Any, inplace: bool) -> Tensor:
+    if not inplace and reduce is None and value is None:
+        out = _fast_scatter(self, dim, index, src, None)
+        if out is not None:
+            return out
     op = "scatter_" if inplace else "scatter"
     self = tensor_of(self, op, "input", 1)
     if src is None and value is None:
@@ -575,6 +624,10 @@ def scatter(input: Tensor, dim: int, index: Tensor, src: Any = None, *, value: A
 
 
 def _scatter_add(self: Tensor, dim: Any, index: Any, src: Any, inplace: bool) -> Tensor:
+    if not inplace:
+        out = _fast_scatter(self, dim, index, src, "add")
+        if out is not None:
+            return out
     op = "scatter_add_" if inplace else "scatter_add"
     self = tensor_of(self, op, "input", 1)
     src = tensor_of(src, op, "src", 4)
@@ -607,6 +660,10 @@ def scatter_add(input: Tensor, dim: int, index: Tensor, src: Tensor) -> Tensor: 
 
 def _scatter_reduce(self: Tensor, dim: Any, index: Any, src: Any, reduce: Any, include_self: bool,
                     inplace: bool) -> Tensor:
+    if not inplace and reduce.__class__ is str and reduce in _REDUCE and include_self.__class__ is bool:
+        out = _fast_scatter(self, dim, index, src, reduce, include_self)
+        if out is not None:
+            return out
     op = "scatter_reduce_" if inplace else "scatter_reduce"
     self = tensor_of(self, op, "input", 1)
     src = tensor_of(src, op, "src", 4)

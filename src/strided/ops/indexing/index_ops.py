@@ -41,7 +41,9 @@ from .._support.index_common import (
     tensor_of,
     wrap_dim,
 )
+from .._support.operands import _cinfo
 from ..registry import backward, method
+from .fast_along import along_slices, slice_source
 from .gather_scatter import _out_of_place
 
 _trusted = Layout._trusted
@@ -81,6 +83,13 @@ def index_select(input: Tensor, dim: int, index: Tensor) -> Tensor:  # noqa: A00
     >>> x.index_select(1, strided.tensor([2, 0, 2])).tolist()
     [[2, 0, 2], [5, 3, 5]]
     """
+    if not OPEN:  # (a watched call takes the general path: it reports the copy)
+        fast = along_slices(input, dim, index)
+        if fast is not None:
+            flat, idx, d, three = fast
+            shape = input._layout.shape
+            picked = flat.reshape(three).take(idx, axis=1)  # (the general path's np.take, in 3 dims)
+            return adopted(picked.reshape(-1), _cinfo[shape[:d] + (idx.size,) + shape[d + 1:]][2], input._dtype)
     input = tensor_of(input, "index_select", "input", 1)  # noqa: A001
     index = tensor_of(index, "index_select", "index", 3)
     check_index_dtype(index, "index_select", INT_OR_LONG, "index_select(): Expected dtype int32 or int64 for index")
@@ -145,6 +154,14 @@ def index_select_backward(out: Tensor, input: Tensor, dim: int, index: Tensor) -
 
 
 def _index_fill(self: Tensor, dim: Any, index: Any, value: Any, inplace: bool) -> Tensor:
+    if not inplace and value.__class__ in (float, int):
+        fast = along_slices(self, dim, index)
+        if fast is not None:
+            flat, idx, d, three = fast
+            v = fill_value(value, self._dtype, "index_fill_", idx.size)  # (its range check)
+            out = flat.copy()
+            out.reshape(three)[:, idx] = v
+            return adopted(out, _cinfo[self._layout.shape][2], self._dtype)
     op = "index_fill_" if inplace else "index_fill"
     self = tensor_of(self, op, "input", 1)
     index = tensor_of(index, op, "index", 3)
@@ -285,7 +302,33 @@ def _write_plan(self: Tensor, d: int, n_index: int, index: Tensor, source: Tenso
     return target, tgt, _source_values(source, target, tuple(shape))
 
 
+def _fast_index_write(self: Any, dim: Any, index: Any, source: Any, add: bool) -> Tensor | None:
+    """Out-of-place ``index_add`` (``add``, alpha 1) or ``index_copy`` of row-major operands whose
+    index is all in range (:func:`along_slices`) and whose source has the expected shape: a copy
+    of ``self`` and the general path's one NumPy write, on the three-dim reading of the flat
+    arrays (each element gets its writes in the index's order, as there). None otherwise."""
+    fast = along_slices(self, dim, index)
+    if fast is None:
+        return None
+    flat, idx, d, three = fast
+    vals = slice_source(source, self, d, idx.size)
+    if vals is None:
+        return None
+    out = flat.copy()
+    key = (slice(None), idx)
+    vals = vals.reshape(three[0], idx.size, three[2])
+    if add:
+        np.add.at(out.reshape(three), key, vals)
+    else:
+        out.reshape(three)[key] = vals
+    return adopted(out, _cinfo[self._layout.shape][2], self._dtype)
+
+
 def _index_add(self: Tensor, dim: Any, index: Any, source: Any, alpha: Any, inplace: bool) -> Tensor:
+    if not inplace and alpha.__class__ is int and alpha == 1:
+        out = _fast_index_write(self, dim, index, source, True)
+        if out is not None:
+            return out
     op = "index_add_" if inplace else "index_add"
     self = tensor_of(self, op, "input", 1)
     index = tensor_of(index, op, "index", 3)
@@ -370,6 +413,10 @@ def index_add_backward(out: Tensor, input: Tensor, dim: int, index: Tensor, sour
 
 
 def _index_copy(self: Tensor, dim: Any, index: Any, source: Any, inplace: bool) -> Tensor:
+    if not inplace:
+        out = _fast_index_write(self, dim, index, source, False)
+        if out is not None:
+            return out
     op = "index_copy_" if inplace else "index_copy"
     self = tensor_of(self, op, "input", 1)
     index = tensor_of(index, op, "index", 3)

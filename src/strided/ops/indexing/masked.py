@@ -26,9 +26,11 @@ from ...opdef import Kind, declare
 from ...tensor import Tensor
 from .._support import support
 from .._support.index_common import check_target, fill_value, overlap, scalar_name, shares_memory, tensor_of
+from .._support.operands import _cinfo, flat_run
 from .._support.out import write_out
 from .._support.promotion import TORCH_NAMES
 from ..registry import backward, method
+from .fast_along import FAST_DTYPES
 
 _trusted = Layout._trusted
 
@@ -117,10 +119,33 @@ def _fresh_from(self: Tensor, shape: tuple[int, ...]) -> Tensor:
     return out
 
 
+def _fast_masked(self: Any, mask: Any) -> tuple[np.ndarray, np.ndarray] | None:
+    """``(flat, mask)``: the flat runs of a row-major ``self`` (float32/float64/int32/int64) and of
+    a row-major bool ``mask`` of exactly its shape, non-empty, for the out-of-place masked_fill /
+    masked_scatter (whose result is then a copy of ``self`` written at the mask: no broadcast,
+    no sharing with the fresh result). None when a precondition fails."""
+    if type(self) is not Tensor or type(mask) is not Tensor or mask._dtype is not bool_ or self._dtype not in FAST_DTYPES:
+        return None
+    shape = self._layout.shape
+    if mask._layout.shape != shape:
+        return None
+    info = _cinfo[shape]
+    if not info[1]:
+        return None
+    flat = flat_run(self, info)
+    m = flat_run(mask, info)
+    return None if flat is None or m is None else (flat, m)
+
+
 # ---------------------------------------------------------------- masked_fill
 
 
 def _masked_fill(self: Any, mask: Any, value: Any, inplace: bool) -> Tensor:
+    fast = None if inplace or value.__class__ not in (float, int) else _fast_masked(self, mask)
+    if fast is not None:
+        out = fast[0].copy()
+        np.putmask(out, fast[1], fill_value(value, self._dtype, "masked_fill_", out.size))
+        return adopted(out, _cinfo[self._layout.shape][2], self._dtype)
     op = "masked_fill_" if inplace else "masked_fill"
     self = tensor_of(self, op, "input", 1)
     mask = tensor_of(mask, op, "mask", 2)
@@ -229,6 +254,16 @@ def masked_select_backward(out: Tensor, input: Tensor, mask: Tensor) -> Any:  # 
 
 
 def _masked_scatter(self: Any, mask: Any, source: Any, inplace: bool) -> Tensor:
+    fast = None if inplace or type(source) is not Tensor else _fast_masked(self, mask)
+    if fast is not None and source._dtype is self._dtype:
+        flat, m = fast
+        count = int(np.count_nonzero(m))
+        src = flat_run(source, _cinfo[source._layout.shape])
+        if src is not None and count <= src.size:  # (else the general path's error)
+            out = flat.copy()
+            if count:
+                out[m] = src[:count]
+            return adopted(out, _cinfo[self._layout.shape][2], self._dtype)
     op = "masked_scatter_" if inplace else "masked_scatter"
     self = tensor_of(self, op, "input", 1)
     mask = tensor_of(mask, op, "mask", 2)

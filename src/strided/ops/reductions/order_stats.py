@@ -22,8 +22,9 @@ from typing import Any
 
 import numpy as np
 
+from ...dispatch import adopted
 from ...dtypes import bool_ as bool_dtype
-from ...dtypes import int64, np_kind
+from ...dtypes import float32, float64, int32, int64, np_kind
 from ...errors import (
     StridedIndexError,
     StridedNotImplementedError,
@@ -36,6 +37,7 @@ from ...opdef import Kind, declare
 from ...tensor import Tensor, tensor_arg
 from .._support import gradtools, return_types
 from .._support.along import flag, moved_last, one_dim, take_last, tensor_from_array
+from .._support.operands import _cinfo, flat_run
 from .._support.out import write_pair_out
 from .._support.reduce_args import reduced_shape, shape_text
 from .._support.stl_select import median_position, mode_row
@@ -305,6 +307,10 @@ def mode(input: Tensor, dim: int = -1, keepdim: bool = False, *, out: Any = None
     >>> strided.tensor([[1, 2, 2, 1, 3]]).mode(1)
     mode(values=tensor([1]), indices=tensor([3]))
     """
+    if out is None:
+        fast = _fast_mode(input, dim, keepdim)
+        if fast is not None:
+            return fast
     if out is not None:
         return write_pair_out(out, lambda: mode(input, dim, keepdim), "mode", (input,), style="mode")
     op = "mode"
@@ -319,24 +325,61 @@ def mode(input: Tensor, dim: int = -1, keepdim: bool = False, *, out: Any = None
     if rows.size == 0:
         vals, idx = np.zeros(rows.shape[:-1], rows.dtype), np.zeros(rows.shape[:-1], np.int64)
     else:
-        order = rows.argsort(axis=-1, kind="stable")
-        s = take_last(rows, order)
-        # run lengths in the sorted rows: the length (less one) of the run ending at each position
-        new = np.empty(s.shape, bool)
-        new[..., 0] = True
-        np.not_equal(s[..., 1:], s[..., :-1], out=new[..., 1:])
-        pos = np.arange(n)
-        length = pos - np.maximum.accumulate(pos * new, axis=-1)
-        # the run length reaches its total at the run's last position: the first position of the
-        # longest (argmax: the first maximum) is the end of the longest run of the smallest value,
-        # and (the sort being stable) that value's last occurrence in the row; the value is read
-        # from the sorted rows there (the same element)
-        last = length.argmax(-1)[..., None]
-        idx = take_last(order, last)[..., 0].astype(np.int64, copy=False)
-        vals = take_last(s, last)[..., 0]
+        vals, idx = _mode_rows(rows)
         if (n > 16 or np_kind(rows.dtype) == "f") and rows.size <= _SORT_STEPS_MAX:
             vals, idx = _pytorch_mode(rows, vals, idx)
     return return_types.mode(tensor_from_array(vals, out_shape, input._dtype), tensor_from_array(idx, out_shape, int64))
+
+
+def _mode_rows(rows: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """``(values, int64 indices)`` of each row's mode (along the last axis of the non-empty
+    ``rows``): the smallest of the most frequent values and its last occurrence (a stable sort's
+    answer, which is PyTorch's for rows of up to 16 elements without NaN)."""
+    n = rows.shape[-1]
+    order = rows.argsort(axis=-1, kind="stable")
+    s = take_last(rows, order)
+    # run lengths in the sorted rows: the length (less one) of the run ending at each position
+    new = np.empty(s.shape, bool)
+    new[..., 0] = True
+    np.not_equal(s[..., 1:], s[..., :-1], out=new[..., 1:])
+    pos = np.arange(n)
+    length = pos - np.maximum.accumulate(pos * new, axis=-1)
+    # the run length reaches its total at the run's last position: the first position of the
+    # longest (argmax: the first maximum) is the end of the longest run of the smallest value,
+    # and (the sort being stable) that value's last occurrence in the row; the value is read
+    # from the sorted rows there (the same element)
+    last = length.argmax(-1)[..., None]
+    return take_last(s, last)[..., 0], take_last(order, last)[..., 0].astype(np.int64, copy=False)
+
+
+_MODE_FAST = frozenset((float32, float64, int32, int64))
+
+
+def _fast_mode(input: Any, dim: Any, keepdim: Any) -> Any:
+    """mode along the last dim of a small row-major float32/float64/int32/int64 tensor with rows of
+    2 to 16 elements and no NaN (PyTorch's insertion sort is then the stable sort): the flat run
+    read as rows, :func:`_mode_rows`, and the two results adopted. None otherwise."""
+    if type(input) is not Tensor or type(dim) is not int or keepdim.__class__ is not bool:
+        return None
+    shape = input._layout.shape
+    nd = len(shape)
+    if not nd or dim not in (-1, nd - 1) or input._dtype not in _MODE_FAST or not 1 < shape[-1] <= 16:
+        return None
+    info = _cinfo[shape]
+    if not 0 < info[1] <= _SORT_STEPS_MAX:
+        return None
+    flat = flat_run(input, info)
+    if flat is None:
+        return None
+    rows = flat.reshape(-1, shape[-1])
+    if input._dtype.kind == "f" and np.isnan(_max_reduce(rows, axis=None)):  # (NaN propagates: one pass)
+        return None
+    vals, idx = _mode_rows(rows)
+    layout = _cinfo[shape[:-1] + (1,) if keepdim else shape[:-1]][2]
+    return return_types.mode(adopted(vals, layout, input._dtype), adopted(idx, layout, int64))
+
+
+_max_reduce = np.maximum.reduce
 
 
 # up to this many elements, mode runs PyTorch's own sort (below): about 2 us per element in

@@ -27,7 +27,7 @@ import numpy as np
 
 from ... import layout as L
 from ...args import int_arg, is_dim_int, type_name
-from ...dispatch import adopted, copied, report, result, result_array
+from ...dispatch import OPEN, adopted, copied, report, result, result_array
 from ...dtypes import (
     CPP_NAME,
     REDUCED_FLOATS,
@@ -37,6 +37,7 @@ from ...dtypes import (
     float16,
     float32,
     float64,
+    int32,
     int64,
     np_finfo,
     np_kind,
@@ -60,6 +61,7 @@ from ...opdef import Kind, declare
 from ...tensor import Tensor, tensor_arg
 from .._support import gradtools, return_types, support
 from .._support.along import one_dim, tensor_from_array
+from .._support.memo import Memo
 from .._support.operands import _cinfo
 from .._support.out import write_pair_out
 from .._support.promotion import promote_types
@@ -269,7 +271,59 @@ def cumprod_(self: Tensor, dim: int, *, dtype: Any = None) -> Tensor:
 # ---------------------------------------------------------------- running extremes
 
 
+_EXTREME_FAST = frozenset((float32, float64, int32, int64))
+
+
+def _fast_cum_extreme(self: Any, dim: Any, op: str) -> Any:
+    """cummax/cummin of a non-empty row-major float32/float64/int32/int64 tensor along an int dim,
+    nobody watching: :func:`_running_extreme` on the flat run read in the tensor's shape, the two
+    fresh results adopted. None when a precondition fails."""
+    if OPEN or type(self) is not Tensor or type(dim) is not int or self._dtype not in _EXTREME_FAST:
+        return None
+    shape = self._layout.shape
+    nd = len(shape)
+    if not -nd <= dim < nd:
+        return None
+    info = _cinfo[shape]
+    flat = flat_run(self, info) if info[1] else None
+    if flat is None:
+        return None
+    values, indices = _running_extreme(flat.reshape(shape), dim + nd if dim < 0 else dim, op)
+    pair = return_types.cummax if op == "cummax" else return_types.cummin
+    return pair(adopted(values.reshape(-1), info[2], self._dtype), adopted(indices.reshape(-1), info[2], int64))
+
+
+def _running_extreme(x: np.ndarray, d: int, op: str) -> tuple[np.ndarray, np.ndarray]:
+    """The running maximum (cummax) or minimum (cummin) of ``x`` along axis ``d`` and its int64
+    indices, as PyTorch's kernel gives them (fresh arrays, C-contiguous when ``x`` is)."""
+    ufunc = np.maximum if op == "cummax" else np.minimum
+    values = ufunc.accumulate(x, axis=d)  # NaN propagates: once met, it stays
+    # PyTorch's kernel moves the index on every element that equals the running extreme (>=, <=)
+    # and on every NaN; so the index is the last position (so far) where x equals the value.
+    hit = x == values
+    if np_kind(x.dtype) == "f":
+        hit |= np.isnan(x)  # (a NaN of x is a NaN of values too: it propagates)
+    key = (x.shape[d], x.ndim - 1 - d)
+    pos = _POSITIONS[key] if key[0] <= 4096 else _positions(key)
+    return values, np.maximum.accumulate(hit * pos, axis=d)
+
+
+def _positions(key: tuple[int, int]) -> np.ndarray:
+    n, after = key
+    pos = np.arange(n, dtype=np.int64).reshape((n,) + (1,) * after)
+    pos.setflags(write=False)
+    return pos
+
+
+# (size along the dim, dims after it) -> the positions along it, read-only, broadcastable: at
+# most 256 arrays of at most 4096 int64 (8 MB); a full Memo computes them per call
+_POSITIONS = Memo(_positions, limit=256)
+
+
 def _cum_extreme(self: Tensor, dim: Any, op: str) -> Any:
+    fast = _fast_cum_extreme(self, dim, op)
+    if fast is not None:
+        return fast
     tensor_arg(self, op)
     if self.ndim == 0 and is_dim_int(dim) and dim not in (0, -1):
         raise StridedIndexError(
@@ -284,16 +338,7 @@ def _cum_extreme(self: Tensor, dim: Any, op: str) -> Any:
     x = self._np()
     if x.ndim == 0:
         x = x.reshape(1)
-    ufunc = np.maximum if op == "cummax" else np.minimum
-    values = ufunc.accumulate(x, axis=d)  # NaN propagates: once met, it stays
-    # PyTorch's kernel moves the index on every element that equals the running extreme (>=, <=)
-    # and on every NaN; so the index is the last position (so far) where x equals the value.
-    hit = x == values
-    if np_kind(x.dtype) == "f":
-        hit |= np.isnan(x)  # (a NaN of x is a NaN of values too: it propagates)
-    n = x.shape[d]
-    pos = np.arange(n, dtype=np.int64).reshape((n,) + (1,) * (x.ndim - 1 - d))
-    indices = np.maximum.accumulate(hit * pos, axis=d)
+    values, indices = _running_extreme(x, d, op)
     shape = self._layout.shape
     v = tensor_from_array(values, shape, self._dtype)
     i = tensor_from_array(indices, shape, int64)

@@ -28,13 +28,14 @@ import numpy as np
 
 from ... import layout as L
 from ...args import is_number, type_name
-from ...dispatch import copied
-from ...dtypes import TORCH_NAME, int32, int64, np_kind
+from ...dispatch import OPEN, adopted, copied
+from ...dtypes import TORCH_NAME, float32, float64, int32, int64, np_kind
 from ...errors import StridedRuntimeError, StridedTypeError, join_lines
 from ...opdef import Kind, declare
 from ...tensor import Tensor
 from .._support import support
 from .._support.along import flag, tensor_from_array
+from .._support.operands import _cinfo, flat_run
 from .._support.promotion import promote_types
 from .._support.reduce_args import shape_text
 
@@ -152,7 +153,30 @@ def _inputs(seq: Tensor, values: Any) -> tuple[Any, ...]:
     return (seq, values) if isinstance(values, Tensor) else (seq,)
 
 
+_SEARCH_FAST = frozenset((float32, float64, int32, int64))
+
+
+def _fast_search(seq: Any, values: Any, out_int32: Any, right: Any, side: Any, sorter: Any) -> Tensor | None:
+    """searchsorted / bucketize of a non-empty row-major values tensor in a non-empty row-major
+    1-D sequence of the same float32/float64/int32/int64 dtype without NaN (then NumPy's search is
+    PyTorch's), int64 out, no side/sorter, nobody watching: one ``searchsorted`` on the flat runs,
+    adopted. None when a precondition fails."""
+    if (OPEN or sorter is not None or side is not None or out_int32 is not False or right.__class__ is not bool
+            or type(seq) is not Tensor or type(values) is not Tensor or seq._dtype is not values._dtype
+            or seq._dtype not in _SEARCH_FAST or len(seq._layout.shape) != 1):
+        return None
+    info = _cinfo[values._layout.shape]
+    rows = flat_run(seq, _cinfo[seq._layout.shape])
+    vals = flat_run(values, info) if info[1] else None
+    if rows is None or vals is None or not len(rows) or rows[-1] != rows[-1]:  # (sorted: a NaN is last)
+        return None
+    return adopted(rows.searchsorted(vals, "right" if right else "left"), info[2], int64)
+
+
 def _search(seq: Any, values: Any, out_int32: Any, right: Any, side: Any, sorter: Any, op: str) -> Tensor:
+    fast = _fast_search(seq, values, out_int32, right, side, sorter)
+    if fast is not None:
+        return fast
     if not isinstance(seq, Tensor):
         name = "sorted_sequence" if op == "searchsorted" else "boundaries"
         raise StridedTypeError(

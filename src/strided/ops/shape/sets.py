@@ -26,13 +26,14 @@ import numpy as np
 from ... import layout as L
 from ...args import no_dims
 from ...dispatch import adopted, copied
-from ...dtypes import TORCH_NAME, bool_, int64, np_kind
+from ...dtypes import TORCH_NAME, bool_, float32, float64, int32, int64, np_kind
 from ...errors import StridedRuntimeError, StridedTypeError, join_lines
 from ...layout import Layout
 from ...opdef import Kind, declare
 from ...tensor import Tensor, tensor_arg
 from .._support import support
 from .._support.along import flag, one_dim, tensor_from_array
+from .._support.operands import _cinfo, flat_run
 from .._support.promotion import result_type
 from .._support.reduce_args import shape_text
 from ..registry import method
@@ -219,6 +220,14 @@ def isin(elements: Any, test_elements: Any, *, assume_unique: bool = False, inve
     >>> strided.isin(strided.tensor([1, 2, 3]), strided.tensor([2, 5])).tolist()
     [False, True, False]
     """
+    if (type(elements) is Tensor and type(test_elements) is Tensor and elements._dtype is test_elements._dtype
+            and elements._dtype in _ISIN_FAST and invert.__class__ is bool):
+        # (row-major operands of one dtype: the sorted lookup on their flat runs, nothing converted)
+        info = _cinfo[elements._layout.shape]
+        a = flat_run(elements, info) if 0 < info[1] <= _SORTED_LOOKUP_MAX else None
+        b = flat_run(test_elements, _cinfo[test_elements._layout.shape]) if a is not None else None
+        if b is not None and b.size:
+            return adopted(_isin_sorted(a, b, invert), info[2], bool_)
     _isin_args(elements, test_elements)
     # PyTorch compares in the operands' result type (a float32 tensor meets 0.1 as float32(0.1), an
     # int64 tensor meets a float32 one in float32; a number out of an int dtype's range wraps)
@@ -243,6 +252,7 @@ def _isin_array(v: Any, dtype: np.dtype) -> np.ndarray:
 # 4x faster than np.isin at 12 and 256 elements, equal at 1024 (np.isin's integer table and its
 # merge sort win beyond)
 _SORTED_LOOKUP_MAX = 1024
+_ISIN_FAST = frozenset((float32, float64, int32, int64))
 
 
 def _isin_sorted(a: np.ndarray, b: np.ndarray, invert: bool) -> np.ndarray:

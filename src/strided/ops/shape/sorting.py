@@ -22,9 +22,9 @@ import numpy as np
 
 from ... import layout as L
 from ...args import int_arg
-from ...dispatch import copied
+from ...dispatch import OPEN, adopted, copied
 from ...dtypes import bool_ as bool_dtype
-from ...dtypes import int64, np_kind
+from ...dtypes import float32, float64, int32, int64, np_kind
 from ...errors import StridedIndexError, StridedNotImplementedError, StridedRuntimeError, join_lines
 from ...gradients import seal
 from ...layout.order import preserve_format_strides
@@ -41,6 +41,7 @@ from .._support.along import (
     tensor_from_array,
     tensor_from_moved,
 )
+from .._support.operands import _cinfo, flat_run
 from .._support.out import write_pair_out
 from .._support.reduce_args import reduced_shape, shape_text
 from .._support.stl_select import top_k_row
@@ -137,6 +138,11 @@ def msort(self: Tensor) -> Tensor:
     >>> strided.msort(strided.tensor([[3, 1], [2, 4]])).tolist()
     [[2, 1], [3, 4]]
     """
+    if not OPEN and type(self) is Tensor and self._dtype in _FAST_DTYPES and self._layout.shape:
+        info = _cinfo[self._layout.shape]  # (a row-major tensor: np.sort along axis 0 of its flat run)
+        flat = flat_run(self, info) if info[1] else None
+        if flat is not None:
+            return adopted(np.sort(flat.reshape(self._layout.shape), axis=0).reshape(-1), info[2], self._dtype)
     tensor_arg(self, "msort")
     d = one_dim(self, 0, "msort")
     support.check("msort", self._dtype, (self,))
@@ -245,9 +251,11 @@ def _pytorch_ties(x: np.ndarray, idx: np.ndarray, k: int, largest: bool) -> np.n
     if not 0 < k or n < 2 or x.size > _TIES_MAX:
         return None
     s = np.sort(x, axis=-1)  # (NaN last)
-    tie = (s[..., 1:] == s[..., :-1]).any(-1)
-    if np_kind(x.dtype) == "f":
-        tie |= np.isnan(s[..., -2])
+    # only the k picked and the next one decide: a row strictly increasing there has one answer
+    # (equal values, -0.0 and 0.0, or a NaN there: PyTorch's steps, which also give the one answer
+    # for a lone NaN)
+    w = s[..., max(n - k - 1, 0):] if largest else s[..., : k + 1]
+    tie = ~np.greater(w[..., 1:], w[..., :-1]).all(-1)
     if not tie.any():
         return None
     rows = x.reshape(-1, n)
@@ -255,6 +263,49 @@ def _pytorch_ties(x: np.ndarray, idx: np.ndarray, k: int, largest: bool) -> np.n
     for r in np.flatnonzero(tie.reshape(-1)):
         out[r] = top_k_row(rows[r].tolist(), k, largest)
     return out.reshape(idx.shape)
+
+
+# the dtypes of the small-call fast paths (topk, msort): PyTorch has kernels for all of them
+_FAST_DTYPES = frozenset((float32, float64, int32, int64))
+_all = np.logical_and.reduce  # (the ufunc itself: ndarray.all's Python wrapper costs as much again)
+
+
+def _fast_topk(self: Any, k: Any, dim: Any, largest: Any) -> Any:
+    """topk along the last dim of a small row-major float32/float64/int32/int64 tensor whose rows
+    have no equal values among their top ``k + 1`` (then which positions are picked, and their
+    order, is the one answer, which PyTorch's kernel gives too): one argsort of the rows and one
+    take of their sorted values. None when a precondition fails, a row has such a tie (the
+    general path then runs PyTorch's selection steps) or the call is watched."""
+    if OPEN or type(self) is not Tensor or type(k) is not int or type(dim) is not int or largest.__class__ is not bool:
+        return None
+    lay = self._layout
+    shape = lay.shape
+    nd = len(shape)
+    if not nd or dim not in (-1, nd - 1) or self._dtype not in _FAST_DTYPES:
+        return None
+    n = shape[-1]
+    info = _cinfo[shape]
+    if not 0 < k < n or info[1] > _TIES_MAX:
+        return None
+    flat = flat_run(self, info)
+    if flat is None:
+        return None
+    x = flat.reshape(info[1] // n, n)
+    order = x.argsort(axis=-1)  # (NaN last)
+    s = x.copy()
+    s.sort(axis=-1)  # (the same order: the values picked are distinct)
+    # the window that decides: the k picked and the next one (beside them on the sorted row)
+    w = s[:, n - k - 1:] if largest else s[:, : k + 1]
+    # strictly increasing there: no equal values (-0.0 == 0.0 too) and no NaN (NaN > x is False:
+    # a row with a NaN in the window is left to the general path, tied or not)
+    if not _all(np.greater(w[:, 1:], w[:, :-1]), axis=None):
+        return None
+    if largest:
+        order, s = order[:, :n - k - 1:-1], s[:, :n - k - 1:-1]
+    else:
+        order, s = order[:, :k], s[:, :k]
+    layout = _cinfo[shape[:-1] + (k,)][2]
+    return return_types.topk(adopted(s.flatten(), layout, self._dtype), adopted(order.flatten(), layout, int64))
 
 
 @method("topk")
@@ -273,6 +324,10 @@ def topk(self: Tensor, k: int, dim: int = -1, largest: bool = True, sorted: bool
     >>> strided.tensor([1., 5., 3.]).topk(2)
     topk(values=tensor([5., 3.]), indices=tensor([1, 2]))
     """
+    if out is None and sorted.__class__ is bool:
+        fast = _fast_topk(self, k, dim, largest)
+        if fast is not None:
+            return fast
     if out is not None:
         return write_pair_out(out, lambda: topk(self, k, dim, largest, sorted), "topk", (self,))
     tensor_arg(self, "topk")
