@@ -92,6 +92,24 @@ def test_a_numpy_scalar_on_the_left_of_a_comparison_computes_in_the_tensors_dtyp
         assert (np.float64(16777216.5) != t).tolist() == [False]
 
 
+@pytest.mark.parametrize("sc", [np.True_, np.float32(2.5), np.float64(1.5), np.int8(3), np.complex128(1 + 2j)])
+def test_numpy_scalars_as_fill_values_alpha_and_setitem(sc: Any) -> None:
+    """full/fill_/alpha= read a NumPy scalar as their Scalar argument (full((2,), np.True_) is
+    float32); ``t[i] = v`` takes NumPy ints, float64 and complex128 only (PyTorch's TypeError
+    "can't assign a numpy.float32 to a torch.LongTensor" for the rest)."""
+    calls: list[Callable[[Any], Any]] = [
+        lambda m: m.full((2,), sc), lambda m: m.zeros(2, dtype=m.int64).fill_(sc),
+        lambda m: m.add(m.tensor([1.0, 2.0]), m.tensor([1.0, 1.0]), alpha=sc),
+        lambda m: (lambda t: (t.__setitem__(0, sc), t)[1])(m.zeros(2, dtype=m.int64)),
+        lambda m: (lambda t: (t.__setitem__(0, sc), t)[1])(m.zeros(2)),
+        lambda m: (lambda t: (t.__setitem__(0, sc), t)[1])(m.zeros(2, dtype=m.complex64)),
+    ]
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        for call in calls:
+            same(lambda: call(torch), lambda: call(strided))
+
+
 # ---------------------------------------------------------------- b. kthvalue's index among ties
 
 

@@ -70,7 +70,7 @@ from ...kernels.fused import fma, fma_into
 from ...kernels.memory import outside_storage, reduced_cast_source
 from ...kernels.reduce import all_nonzero
 from ...opdef import OPDEFS, Kind, declare
-from ...scalars import UInt64Scalar, checked
+from ...scalars import UInt64Scalar, checked, numpy_scalar
 from ...tensor import Tensor
 from .._support.memo import Memo
 from .._support.operands import (
@@ -552,7 +552,7 @@ def _tensor_args_error(name: str, a: Any, b: Any, inplace: bool = False) -> Stri
 def _alpha_scalar(alpha: Any, result: DType, compute: DType, name: str) -> Any:
     """``alpha=`` checked as PyTorch's ``alpha_check``, as a NumPy scalar of the compute dtype."""
     if isinstance(alpha, np.generic) and alpha.dtype.kind in "biufc":
-        alpha = alpha.item()
+        alpha = numpy_scalar(alpha)  # (PyTorch's reading: np.True_ is 1.0, np.complex64 its real part)
     if not isinstance(alpha, (bool, int, float, complex)):
         raise StridedTypeError(
             join_lines(
@@ -589,7 +589,7 @@ def _check_alpha_range(alpha: Any, result: DType, name: str) -> None:
     """PyTorch's conversion of ``alpha`` (checked by :func:`_alpha_scalar`) to the result's dtype,
     which refuses a value outside its range (after the in-place checks, as in PyTorch)."""
     if isinstance(alpha, np.generic):
-        alpha = alpha.item()
+        alpha = numpy_scalar(alpha)
     if result.is_complex:  # (a complex64/128 holds any alpha whose parts its float part holds)
         parts = (alpha.real, alpha.imag) if isinstance(alpha, complex) else (alpha,)
         if result.name == "complex128" or all(
