@@ -35,7 +35,7 @@ _ARGS = {
     "cat": (_xx,), "concat": (_xx,), "concatenate": (_xx,), "stack": (_xx,), "hstack": (_xx,),
     "vstack": (_xx,), "row_stack": (_xx,), "dstack": (_xx,), "column_stack": (_xx,),
     "meshgrid": (_v, _v), "tril_indices": (3, 4), "triu_indices": (4, 3, 1), "isreal": (_c,), "tril": (_x,), "triu": (_x,), "diag": (_v,), "diag_embed": (_v,), "diagflat": (_v,),
-    "block_diag": (_x, _x), "cartesian_prod": (_v, _v), "flip": (_x, 0), "fliplr": (_x,), "flipud": (_x,),
+    "block_diag": (_x, _x), "cartesian_prod": (_v, _v), "flip": (_x, (0,)), "fliplr": (_x,), "flipud": (_x,),
     "roll": (_x, 1), "rot90": (_x,), "tile": (_x, (2,)), "repeat_interleave": (_x, 2),
     "sort": (_x,), "argsort": (_x,), "msort": (_x,), "topk": (_x, 2), "kthvalue": (_x, 2),
     "cumsum": (_x, 0), "cumprod": (_x, 0), "cummax": (_x, 0), "cummin": (_x, 0), "diff": (_x,),

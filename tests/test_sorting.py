@@ -48,7 +48,7 @@ def test_sort_and_argsort(spec: Any, dtype: str, data: Any, descending: bool, st
     else:
         assert sr.indices.stride() == tr.indices.stride()
         gathers_values(arr, d, sr.values.numpy(), sr.indices.numpy())
-    ai = argsort(s, dim, descending, stable=stable)
+    ai = argsort(s, dim=dim, descending=descending, stable=stable)
     if stable:
         assert_matches(ai, t.argsort(dim=dim, descending=descending, stable=True))
     else:

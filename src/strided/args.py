@@ -535,7 +535,9 @@ def scalar_value(value: Any, op: str = "full") -> Any:
     1.5
     """
     if isinstance(value, np.generic) and value.dtype.kind in "biufc":
-        value = value.item()
+        from .scalars import numpy_scalar  # (scalars sits beside args in the ground layer)
+
+        value = numpy_scalar(value)  # (PyTorch's reading: full((2,), np.True_) is float32)
     if isinstance(value, (bool, int, float, complex)):
         return value
     raise StridedTypeError(

@@ -15,6 +15,7 @@ from .dispatch import OPEN, adopted, borrowed, copy_array_of, created, install, 
 from .dtypes import (
     DEFAULT_INT,
     SUPPORTED,
+    TORCH_NAME,
     DType,
     bfloat16,
     bool_,
@@ -594,7 +595,7 @@ def full_like(other: Tensor, fill_value: Any, dtype: Any = None, memory_format: 
     return leaf(t, requires_grad, "full_like")
 
 
-def arange(start: Any, end: Any = None, step: Any = 1, dtype: Any = None, *, device: Any = None,
+def arange(start: Any, end: Any = None, step: Any = 1, dtype: Any = None, *, out: Any = None, device: Any = None,
            requires_grad: bool = False) -> Tensor:
     """``arange(end)`` or ``arange(start, end, step)``: int64 for int arguments, float32 otherwise.
 
@@ -604,7 +605,11 @@ def arange(start: Any, end: Any = None, step: Any = 1, dtype: Any = None, *, dev
 
     >>> strided.arange(4).tolist(), strided.arange(1, 2, 0.25).tolist()
     ([0, 1, 2, 3], [1.0, 1.25, 1.5, 1.75])
+
+    ``out=``: the range is made in ``out``'s dtype and written into it (see :func:`_arange_out`).
     """
+    if out is not None:
+        return _arange_out(start, end, step, dtype, out, device, requires_grad)
     if (end is None and start.__class__ is int and step.__class__ is int and step == 1 and dtype is None
             and device is None and 0 <= start <= 1 << 16):
         # the common small call, arange(n): NumPy's int64 range, the values start + i * step make
@@ -632,15 +637,58 @@ def arange(start: Any, end: Any = None, step: Any = 1, dtype: Any = None, *, dev
         n = _arange_count(start, end, step, all_int)
     all_int = all_int and all(-(2**63) <= v <= L.INT64_MAX for v in (start, end, step))
     dt = wanted if wanted is not None else (DEFAULT_INT if all_int else default_float())
-    if dt is bool_:
+    if dt is bool_ or dt.is_complex:
         raise StridedNotImplementedError(
-            join_lines("\"arange_cpu\" not implemented for 'Bool'",
-                       "fix: make the range in an integer dtype, then compare: strided.arange(n) != 0")
+            join_lines(f"\"arange_cpu\" not implemented for '{TORCH_NAME[dt.name]}'",
+                       "fix: make the range in an integer dtype, then compare: strided.arange(n) != 0" if dt is bool_
+                       else "fix: make the range real, then convert: strided.arange(n).to(strided.complex64)")
         )
     t = result((n,), dt)
     arange_into(t._storage.array, start, step, all_int)
     if OPEN: created("arange", (), t)  # noqa: E701
     return leaf(t, requires_grad, "arange")
+
+
+def _arange_out(start: Any, end: Any, step: Any, dtype: Any, out: Any, device: Any, requires_grad: bool) -> Tensor:
+    """``arange(..., out=out)`` as PyTorch's ``arange_out``: the range in ``out``'s dtype (a
+    different ``dtype=`` is a RuntimeError), written in row-major order through ``out``'s own
+    layout when ``out`` has as many elements as the range (its shape and strides kept); else,
+    with PyTorch's UserWarning, ``out`` is resized to ``(n,)`` first (``resize_``: contiguous,
+    the storage grown if needed). Nothing is written when a check fails.
+
+    >>> o = strided.zeros(2, 2); strided.arange(4, out=o) is o, o.tolist()
+    (True, [[0.0, 1.0], [2.0, 3.0]])
+    """
+    import warnings
+
+    from .callsite import user_site
+    from .grad_mode import bump_if_used, refuse_out
+    from .kernels.memory import check_writable, write
+    from .writes import resize_
+
+    if not isinstance(out, Tensor):
+        raise StridedTypeError(join_lines(
+            f"arange(): argument 'out' must be Tensor, not {type(out).__name__}",
+            "pass a tensor to write into, e.g. out=strided.empty(0)"))
+    if dtype is not None and to_dtype(dtype) is not out._dtype:
+        raise StridedRuntimeError(join_lines(
+            f"dtype {TORCH_NAME[to_dtype(dtype).name]} does not match dtype of out parameter ({TORCH_NAME[out._dtype.name]})",
+            f"out is {out._dtype.name}: drop dtype= (the range takes out's dtype) or pass a {to_dtype(dtype).name} out"))
+    refuse_out("aten::arange", out, ())
+    made = arange(start, end, step, out._dtype, device=device, requires_grad=requires_grad)
+    n = made._layout.shape[0]
+    numel = L.product(out._layout.shape)
+    if numel != n:
+        check_writable(out._storage, out._layout, "arange(out=...)", aliasing_ok=True, updates=False)
+        warnings.warn(
+            f"The number of elements in the out tensor of shape {list(out._layout.shape)} is {numel} which does not "
+            f"match the computed number of elements {n}. Note that this may occur as a result of rounding error. "
+            f"The out tensor will be resized to a tensor of shape ({n},).", UserWarning, stacklevel=user_site()[1])
+        resize_(out, n)
+    check_writable(out._storage, out._layout, "arange(out=...)", updates=True)
+    write(out._storage, out._layout, made._np().reshape(out._layout.shape))
+    bump_if_used(out, "arange(out=...)")
+    return out
 
 
 @functools.lru_cache(maxsize=256)
@@ -651,10 +699,13 @@ def _cinfo_1d(n: int) -> Layout:
 
 def _arange_number(value: Any, name: str) -> int | float | np.integer | np.floating:
     """One bound or step of ``arange``: a real number, or the value of a 0-d tensor (as PyTorch)."""
-    if isinstance(value, Tensor) and value.ndim == 0 and value.dtype is not bool_:
-        return value.item()
-    # Note: PyTorch reads True/False as 1/0 here; strided refuses bools wherever a count goes.
-    if isinstance(value, bool) or not isinstance(value, (int, float, np.integer, np.floating)):
+    if isinstance(value, Tensor) and value.ndim == 0:
+        value = value.item()  # (a bool one too: PyTorch reads arange(torch.tensor(True)) as arange(1))
+    if isinstance(value, bool):
+        return int(value)  # PyTorch: arange(True) is arange(1), int64
+    if isinstance(value, np.bool_):
+        return float(value)  # PyTorch's parser reads a NumPy bool as a float: arange(np.True_) is float32
+    if not isinstance(value, (int, float, np.integer, np.floating)):
         raise StridedTypeError(
             join_lines(
                 f"arange(): {name} must be a number, but got {type(value).__name__}",

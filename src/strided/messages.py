@@ -651,8 +651,8 @@ def _layout_refusal(r: Any) -> StridedError:
     if r.rule == "length":
         return StridedRuntimeError(
             join_lines(
-                f"mismatch in length of strides and shape: shape {shape} has "
-                f"{len(shape)} dims, strides {strides} has {len(strides)}",
+                "mismatch in length of strides and shape",
+                f"shape {shape} has {len(shape)} dims, strides {strides} has {len(strides)}",
                 "give one stride per size, e.g. as_strided(size, stride) with "
                 "len(size) == len(stride)",
             )
@@ -716,6 +716,11 @@ def _layout_refusal(r: Any) -> StridedError:
                 f"the last element would sit at index {r.high} of a storage of {r.storage_size} elements",
             )
         )
+    if r.rule == "size_overflow":
+        bad = next(i for i, n in enumerate(shape) if n < 0)
+        return StridedRuntimeError(join_lines(
+            f"Storage size calculation overflowed with sizes={list(shape)} and strides={list(strides)}",
+            f"size[{bad}] is {shape[bad]}; every size must be 0 or more"))
     # "negative_stride"
     return StridedRuntimeError(
         f"as_strided: Negative strides are not supported at the moment, got strides: {list(strides)}\n"

@@ -195,7 +195,9 @@ class LayoutRefusal(_Frozen):
     - ``"reach"``: the negative strides walk back to storage index ``low`` < 0;
     - ``"bytes"``: the highest element ``high`` puts the byte extent past int64;
     - ``"storage"``: the highest element ``high`` lies past a storage of ``storage_size``;
-    - ``"negative_stride"``: ``as_strided`` was given a negative stride (PyTorch refuses them).
+    - ``"negative_stride"``: ``as_strided`` was given a negative stride (PyTorch refuses them);
+    - ``"size_overflow"``: ``as_strided`` was given a negative size (and no zero one): PyTorch's
+      storage-size computation refuses it first.
     """
 
     rule: str

@@ -25,7 +25,7 @@ from . import layout as L
 from .args import index_key, is_number, parse_sizes, type_name
 from .creation import array_source, dense_format_strides, tensor
 from .dispatch import OPEN, created, memory_overlap, shares_storage
-from .dtypes import DType
+from .dtypes import TORCH_NAME, DType
 from .errors import (
     StridedError,
     StridedRuntimeError,
@@ -38,7 +38,7 @@ from .kernels import check_writable, grow_storage, write
 from .kernels.memory import flat_run
 from .layout import Layout
 from .messages import partial_overlap
-from .scalars import filled, parse_int, parse_setitem_int, wrapped
+from .scalars import filled, numpy_scalar, parse_int, parse_setitem_int, wrapped
 from .tensor import ADVANCED_INDEXING, Tensor
 
 # ---------------------------------------------------------------- how each write reads its value
@@ -63,6 +63,24 @@ def _filled_number(value: Any, dtype: DType, op: str, numel: int) -> Any:
     if isinstance(value, int) and not isinstance(value, bool):
         value = parse_int(value, op)
     return filled(value, dtype, op, numel)
+
+
+def _numpy_number(value: np.generic, dest: Tensor, rule: WriteRule) -> Any:
+    """A NumPy scalar written by ``rule`` as PyTorch takes it: ``fill_``/``copy_`` read it as their
+    ``Scalar`` argument (:func:`strided.scalars.numpy_scalar`); ``t[i] = v`` takes only NumPy
+    integers and the NumPy types that subclass Python's float (float64) and complex
+    (complex128): the rest is PyTorch's TypeError "can't assign a numpy.float32 to a
+    torch.LongTensor"."""
+    if rule is not SETITEM:
+        return numpy_scalar(value)
+    if isinstance(value, np.integer):
+        return int(value)
+    if isinstance(value, (float, complex)):
+        return value.item()
+    name = f"numpy.{type(value).__name__}"
+    raise StridedTypeError(join_lines(
+        f"can't assign a {name} to a torch.{TORCH_NAME[dest._dtype.name]}Tensor",
+        f"PyTorch takes NumPy ints, float64 and complex128 here; fix: t[...] = {type(value).__name__}_value.item()"))
 
 
 @dataclass(frozen=True)
@@ -293,7 +311,7 @@ def _write(dest: Tensor, value: Any, rule: WriteRule) -> None:
                                   L.storage_extent(value._layout), rule.fix)
     elif is_number(value):
         if isinstance(value, np.generic):
-            value = value.item()
+            value = _numpy_number(value, dest, rule)
         write(dest._storage, lay, rule.number(value, dest._dtype, op, L.product(lay.shape)))
         return
     source = _as_source(value)

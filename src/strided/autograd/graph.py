@@ -359,7 +359,7 @@ def modified_error(node: Node, t: Any, saved: int, now: int, is_output: bool = F
     made = f"the output of {node._name}" if is_output else f"an input of {node._name}"
     return StridedRuntimeError(join_lines(
         "one of the variables needed for gradient computation has been modified by an inplace operation: "
-        f"[torch.{_tensor_type(kind)} [{shape}]]{what} is at version {now}; expected version "
+        f"[{_tensor_type(kind)} [{shape}]]{what} is at version {now}; expected version "
         f"{saved} instead. Hint: enable anomaly detection to find the operation that failed to compute "
         "its gradient, with torch.autograd.set_detect_anomaly(True, check_nan=False).",
         f"{node._name} saved this tensor ({made}, shape {t._layout.shape}) for its backward; then "
@@ -375,10 +375,14 @@ def _short(name: str) -> str:
 
 
 def _tensor_type(kind: str) -> str:
+    """PyTorch's legacy type name in this message: ``torch.FloatTensor``; complex tensors, which
+    have no legacy tensor type, print as ``CPUComplexFloatType``."""
+    if kind.startswith("Complex"):
+        return {"Complexfloat": "CPUComplexFloatType", "Complexdouble": "CPUComplexDoubleType"}.get(kind, f"CPU{kind}Type")
     names = {"Float64": "DoubleTensor", "Float32": "FloatTensor", "Float16": "HalfTensor",
              "Bfloat16": "BFloat16Tensor", "Int64": "LongTensor", "Int32": "IntTensor",
              "Int16": "ShortTensor", "Int8": "CharTensor", "Uint8": "ByteTensor", "Bool": "BoolTensor"}
-    return names.get(kind, kind + "Tensor")
+    return "torch." + names.get(kind, kind + "Tensor")
 
 
 class AccumulateGrad(Node):

@@ -10,7 +10,7 @@ from typing import Any
 
 from ..args import type_name
 from ..errors import StridedNotImplementedError, StridedRuntimeError, StridedTypeError, join_lines
-from ..grad_mode import SUBCLASSES, RemovableHandle, set_requires_grad
+from ..grad_mode import STATE, SUBCLASSES, RemovableHandle, set_requires_grad
 from ..grad_mode import is_inference as _is_inference
 from ..tensor import Tensor
 from . import engine
@@ -200,6 +200,12 @@ def _set_data(self: Tensor, value: Tensor) -> None:
 
 
 def _version(self: Tensor) -> int:
+    # Until autograd is first used (grad_mode.STATE["used"]) in-place ops skip the counters: no
+    # saved tensor can exist yet, so no gradient depends on them. A program that reads versions
+    # itself would see 0 for those writes; the first read switches counting on, so every write
+    # after it counts (``v = t._version; t.add_(1); t._version == v + 1``), as in PyTorch.
+    if not STATE["used"]:
+        STATE["used"] = True
     return G.version(self)
 
 

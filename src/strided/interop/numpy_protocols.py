@@ -62,6 +62,7 @@ from .. import dispatch
 from ..grad_mode import bump_if_used, refuse_numpy
 from ..kernels.memory import check_writable
 from ..layout import Layout
+from ..scalars import numpy_scalar
 from ..tensor import Tensor
 from .arrays import as_tensor
 from .numpy_results import Results, adopt, label
@@ -95,6 +96,24 @@ MOVING = frozenset({
 # Functions that answer about the array, not with one: NumPy's answer, as it gives it.
 QUERIES = frozenset({"shape", "ndim", "size"})
 HANDLED = COMPUTING | MOVING | QUERIES
+
+
+_COMPARISONS = frozenset({"less", "less_equal", "greater", "greater_equal", "equal", "not_equal"})
+
+
+def _scalar_of_comparison(name: str, x: Any) -> Any:
+    """The left operand of ``x <cmp> tensor`` as PyTorch would have received it.
+
+    NumPy hands a scalar on the left of a comparison (``np.float64(0.5) < t``) to
+    ``__array_ufunc__`` as a 0-d array, though it hands ``np.float64(0.5) + t`` over as the
+    scalar. PyTorch (no ``__array_ufunc__``) gets the scalar itself and reads it as a Python
+    number (:func:`strided.scalars.numpy_scalar`), so the comparison computes in the tensor's
+    dtype (float32 for an int tensor), not in float64. PyTorch refuses every ndarray operand, so
+    reading a user's own 0-d array the same way contradicts no answer of PyTorch's.
+    """
+    if name in _COMPARISONS and isinstance(x, np.ndarray) and x.ndim == 0 and x.dtype.kind in "biufc":
+        return numpy_scalar(x[()])
+    return x
 
 
 def _is_foreign(x: Any) -> bool:
@@ -138,7 +157,7 @@ def array_ufunc(self: Tensor, ufunc: np.ufunc, method: str, *inputs: Any, **kwar
             and isinstance(inputs[0], (np.ndarray, np.generic)) and isinstance(inputs[1], Tensor)):
         reflected = getattr(inputs[1], _REFLECTED[name], None)
         if reflected is not None:
-            return reflected(inputs[0])  # ndarray <op> tensor: strided's operator (see the Note)
+            return reflected(_scalar_of_comparison(name, inputs[0]))  # ndarray <op> tensor (see the Note)
     if (method == "__call__" and not kwargs and name == "matmul"
             and all(isinstance(x, (Tensor, np.ndarray)) for x in inputs)):
         # tensor @ ndarray / ndarray @ tensor: Tensor's @ takes only tensors, so Python asks the

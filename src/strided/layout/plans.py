@@ -334,6 +334,10 @@ def as_strided(
     Layout invariant broken, e.g. ``rule="storage"`` for an element past the storage's end)."""
     if any(s < 0 for s in stride if s.__class__ is int):
         return LayoutRefusal("negative_stride", size, stride, offset)
+    if len(size) == len(stride) and 0 not in size and any(s < 0 for s in size if s.__class__ is int):
+        # (PyTorch computes the storage the view needs before it looks at the sizes; an empty
+        # view needs none, and then the negative size is refused below as "negative dimension")
+        return LayoutRefusal("size_overflow", size, stride, offset)
     refusal = layout_refusal(size, stride, offset, storage_size, itemsize)
     if refusal is not None:
         return refusal

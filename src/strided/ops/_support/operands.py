@@ -26,7 +26,7 @@ from ...kernels.memory import flat_run  # noqa: F401  (the fast paths' import of
 from ...kernels.memory import tensor_view as _view  # zero-copy NumPy view a ufunc reads or writes
 from ...layout import Layout
 from ...messages import partial_overlap
-from ...scalars import UInt64Scalar, parse_int, uint64_promotion_error, wrapped
+from ...scalars import UInt64Scalar, numpy_scalar, parse_int, uint64_promotion_error, wrapped
 from ...tensor import Tensor
 from ..shape import broadcasting as B
 from .memo import Memo
@@ -45,13 +45,14 @@ def _operand(x: Any, op: str) -> Any:
     ``2**63`` on (so the op's uncached dtype path checks PyTorch's uint64 promotion rule).
 
     # Note: NumPy scalars (``np.float32(2)``) count as Python scalars (their value, not their
-    # dtype, as NumPy 2 treats Python scalars), and a NumPy array is wrapped zero-copy
+    # dtype), read as PyTorch's parser reads them (:func:`strided.scalars.numpy_scalar`:
+    # ``np.True_`` is the float 1.0, not a bool), and a NumPy array is wrapped zero-copy
     # (``strided.from_numpy``) so ``ndarray + tensor`` gives a strided tensor.
     """
     if type(x) is Tensor or isinstance(x, Tensor):
         return x
     if isinstance(x, np.generic) and x.dtype.kind in "biufc":
-        x = x.item()
+        x = numpy_scalar(x)
     if isinstance(x, (bool, int, float, complex)):
         if type(x) is int and not -(2**63) <= x < 2**63:
             return parse_int(x, op)

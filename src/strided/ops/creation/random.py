@@ -100,6 +100,13 @@ def _float_only(dtype: DType, kernel: str, op: str) -> None:
         raise _not_implemented(kernel, dtype, op, f"fix: ask for a float dtype, e.g. dtype=strided.{default_float().name}")
 
 
+def _empty_skip(dtype: DType, shape: Shape) -> bool:
+    """Whether a normal draw of ``shape`` skips its kernel, and so its dtype check: PyTorch runs
+    ``normal_kernel_cpu`` only on elements, so ``randn(0, dtype=torch.int64)``,
+    ``randn_like(empty int tensor)`` and ``empty(0, dtype=int).normal_()`` give empty tensors."""
+    return not (dtype.is_floating_point or dtype.is_complex) and 0 in shape
+
+
 def _float_or_complex(dtype: DType, kernel: str, op: str) -> None:
     """rand/randn (and their ``_like`` forms) also draw complex numbers, as PyTorch's do."""
     if not dtype.is_complex:
@@ -286,6 +293,8 @@ def _randn(sizes: Any, size: Any, generator: Any, dtype: Any, device: Any) -> Te
     parse_device(device, "randn")
     shape = _sizes(sizes if size is None else (sizes_or_size(sizes, size, "randn"),), "randn")
     dt = default_float() if dtype is None else to_dtype(dtype)
+    if _empty_skip(dt, shape):
+        return _fresh(shape, dt, np.empty(shape, dt.numpy), "randn")
     _float_or_complex(dt, "normal_kernel_cpu", "randn")
     g = resolve(generator, "randn")
     if dt.is_complex:
@@ -457,6 +466,8 @@ def normal(mean: Any, std: Any = 1.0, size: Any = None, *, generator: Any = None
             )
         shape = _nonnegative(parse_sizes((size,), "normal"))
         dt = default_float() if dtype is None else to_dtype(dtype)
+        if _empty_skip(dt, shape):
+            return _fresh(shape, dt, np.empty(shape, dt.numpy), "normal")
         _float_only(dt, "normal_kernel_cpu", "normal")
         _check_std(std)
         m, s = float(mean), float(std)
@@ -476,11 +487,13 @@ def normal(mean: Any, std: Any = 1.0, size: Any = None, *, generator: Any = None
         if not isinstance(x, Tensor) and not is_number(x):
             raise StridedTypeError(f"normal(): argument '{name}' must be Tensor or float, not {type(x).__name__}")
     dt = mean._dtype if mean_t else std._dtype
-    _float_only(dt, "normal_kernel_cpu", "normal")
     if mean_t and std_t:
         shape = broadcast_pair(mean.shape, std.shape)
     else:
         shape = mean.shape if mean_t else std.shape
+    if _empty_skip(dt, shape):
+        return _fresh(shape, dt, np.empty(shape, dt.numpy), "normal", tuple(x for x in (mean, std) if isinstance(x, Tensor)))
+    _float_only(dt, "normal_kernel_cpu", "normal")
     _check_std(std)
     m = mean._np() if mean_t else float(mean)
     s = std._np() if std_t else float(std)
@@ -666,8 +679,11 @@ def randn_like(input: Any, *, dtype: Any = None, memory_format: MemoryFormat = p
     tensor_arg(input, "randn_like")
     parse_device(device, "randn_like")
     dt = input._dtype if dtype is None else to_dtype(dtype)
-    _float_or_complex(dt, "normal_kernel_cpu", "randn_like")
     shape = input._layout.shape
+    if _empty_skip(dt, shape):
+        t = _fresh(shape, dt, np.empty(shape, dt.numpy), "randn_like", (input,), _like_strides(input, dt, memory_format))
+        return leaf(t, requires_grad, "randn_like")
+    _float_or_complex(dt, "normal_kernel_cpu", "randn_like")
     if _draws_in_place(input, dt, memory_format):  # (the draw randn makes, straight into the result)
         t, arr = result_array(shape, dt)
         resolve(generator, "randn_like").draw(lambda g: g.standard_normal(dtype=arr.dtype, out=arr))
@@ -758,6 +774,8 @@ def normal_(self: Tensor, mean: float = 0.0, std: float = 1.0, *, generator: Any
     """
     self = _target(self, "normal_")
     dt = self._dtype
+    if _empty_skip(dt, self._layout.shape):
+        return self
     _float_or_complex(dt, "normal_kernel_cpu", "normal_")
     m, s, c = _float(mean, "normal_", "mean", 1), _float(std, "normal_", "std", 2), _compute(dt)
     _check_std(s)

@@ -71,7 +71,7 @@ from ...kernels.memory import outside_storage, reduced_cast_source
 from ...kernels.reduce import all_nonzero
 from ...kernels.tiles import EXACT
 from ...opdef import OPDEFS, Kind, declare
-from ...scalars import UInt64Scalar, checked
+from ...scalars import UInt64Scalar, checked, numpy_scalar
 from ...tensor import Tensor
 from .._support.memo import Memo
 from .._support.operands import (
@@ -553,7 +553,7 @@ def _tensor_args_error(name: str, a: Any, b: Any, inplace: bool = False) -> Stri
 def _alpha_scalar(alpha: Any, result: DType, compute: DType, name: str) -> Any:
     """``alpha=`` checked as PyTorch's ``alpha_check``, as a NumPy scalar of the compute dtype."""
     if isinstance(alpha, np.generic) and alpha.dtype.kind in "biufc":
-        alpha = alpha.item()
+        alpha = numpy_scalar(alpha)  # (PyTorch's reading: np.True_ is 1.0, np.complex64 its real part)
     if not isinstance(alpha, (bool, int, float, complex)):
         raise StridedTypeError(
             join_lines(
@@ -590,7 +590,7 @@ def _check_alpha_range(alpha: Any, result: DType, name: str) -> None:
     """PyTorch's conversion of ``alpha`` (checked by :func:`_alpha_scalar`) to the result's dtype,
     which refuses a value outside its range (after the in-place checks, as in PyTorch)."""
     if isinstance(alpha, np.generic):
-        alpha = alpha.item()
+        alpha = numpy_scalar(alpha)
     if result.is_complex:  # (a complex64/128 holds any alpha whose parts its float part holds)
         parts = (alpha.real, alpha.imag) if isinstance(alpha, complex) else (alpha,)
         if result.name == "complex128" or all(
@@ -1112,7 +1112,42 @@ not_equal, less, less_equal, greater, greater_equal = ne, lt, le, gt, ge
 maximum, _, _, _ = _make_binary(MAXIMUM)
 minimum, _, _, _ = _make_binary(MINIMUM)
 
-true_divide = divide = div
+divide = div
+
+
+def _true_divide_refusal(op: str, other: Any, kwargs: dict) -> StridedTypeError:
+    """PyTorch's parser refusing any keyword of the method ``true_divide``/``true_divide_``
+    (``rounding_mode=`` included, even None): only ``div`` rounds."""
+    got = ", ".join([type(other).__name__.replace("ndarray", "numpy.ndarray")]
+                    + [f"{k}={type(v).__name__}" for k, v in kwargs.items()])
+    return StridedTypeError(join_lines(
+        f"{op}() received an invalid combination of arguments - got ({got}), but expected one of:",
+        " * (Tensor other)", " * (Number other)",
+        "true_divide is division without rounding; fix: x.div(y, rounding_mode='floor') (or 'trunc')"))
+
+
+def true_divide(input: Any, other: Any, *, out: Any = None) -> Tensor:
+    """``input / other`` (PyTorch's ``true_divide``: :func:`div` without ``rounding_mode``, which it
+    refuses as PyTorch does: a TypeError naming the unexpected keyword).
+
+    >>> strided.true_divide(strided.tensor([3, 4]), 2)
+    tensor([1.5000, 2.0000])
+    """
+    return div(input, other, out=out)
+
+
+def _true_divide_method(self: Tensor, other: Any, **kwargs: Any) -> Tensor:
+    if kwargs:
+        raise _true_divide_refusal("true_divide", other, kwargs)
+    return div(self, other)
+
+
+def _true_divide_inplace(self: Tensor, other: Any, **kwargs: Any) -> Tensor:
+    if kwargs:
+        raise _true_divide_refusal("true_divide_", other, kwargs)
+    return div_(self, other)
+
+
 subtract = sub
 multiply = mul
 
@@ -1123,8 +1158,9 @@ _METHODS: list[tuple[tuple[str, ...], Callable]] = [
     (("sub_", "subtract_"), sub_), (("__isub__",), _inplace_dunder(sub_)),
     (("mul", "multiply"), mul), (("__mul__",), _mul_d), (("__rmul__",), _rmul),
     (("mul_", "multiply_"), mul_), (("__imul__",), _inplace_dunder(mul_)),
-    (("div", "divide", "true_divide"), div), (("__truediv__",), _div_d), (("__rtruediv__",), _rdiv),
-    (("div_", "divide_", "true_divide_"), div_), (("__itruediv__",), _inplace_dunder(div_)),
+    (("div", "divide"), div), (("__truediv__",), _div_d), (("__rtruediv__",), _rdiv),
+    (("true_divide",), _true_divide_method), (("true_divide_",), _true_divide_inplace),
+    (("div_", "divide_"), div_), (("__itruediv__",), _inplace_dunder(div_)),
     (("floor_divide",), floor_divide), (("__floordiv__",), _floor_divide_d),
     (("__rfloordiv__",), _rfloordiv), (("floor_divide_",), floor_divide_),
     (("__ifloordiv__",), _inplace_dunder(floor_divide_)),

@@ -219,13 +219,24 @@ def _fmax(x: Any, y: Any, dtype: np.dtype) -> np.ndarray:
     xs, ys = _in(x, dtype), _in(y, dtype)
     # (PyTorch's kernel: a tie keeps the first operand, so fmax(-0.0, 0.0) is -0.0; NumPy's fmax
     # gives the second). Where x >= y fails, NumPy's fmax is PyTorch's: y, or x where y is NaN
-    # (three NumPy calls; ``where((x >= y) | (y != y), x, y)`` is four)
-    return np.where(xs >= ys, xs, np.fmax(xs, ys))
+    # (three NumPy calls) -- except where both are NaN: see _nan_payloads.
+    return _nan_payloads(np.where(xs >= ys, xs, np.fmax(xs, ys)), xs, ys)
 
 
 def _fmin(x: Any, y: Any, dtype: np.dtype) -> np.ndarray:
     xs, ys = _in(x, dtype), _in(y, dtype)
-    return np.where(xs <= ys, xs, np.fmin(xs, ys))
+    return _nan_payloads(np.where(xs <= ys, xs, np.fmin(xs, ys)), xs, ys)
+
+
+def _nan_payloads(res: np.ndarray, xs: Any, ys: Any) -> np.ndarray:
+    """Where both operands of fmax/fmin are NaN, PyTorch's kernel returns the second one, bit for
+    bit (its sign and payload; on every vector width), where NumPy's picks either. Only float
+    results with a NaN in them pay the fix-up."""
+    if res.dtype.kind == "f" and np.isnan(res).any():
+        both = np.isnan(xs) & np.isnan(ys)
+        if both.any():
+            res = np.where(both, ys, res)
+    return res
 
 
 def _logaddexp(x: Any, y: Any, dtype: np.dtype) -> np.ndarray:

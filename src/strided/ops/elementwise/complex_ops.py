@@ -505,6 +505,24 @@ def _angle_backward(out: Tensor, x: Tensor) -> Any:
     return "AngleBackward0", (x,), grads, (x,)
 
 
+# (Both rules are written as the other complex-result rules are, the holomorphic derivative
+# ``g * dz/dx`` with the real part taken for a real input; autograd.function conjugates them into
+# PyTorch's convention, which gives its formulas: real(g) and imag(g) for complex, and
+# polar_backward's real(conj(g) * sgn(z)) and real(conj(g) * z * 1j).)
+@backward("complex")
+def _complex_backward(out: Tensor, real: Tensor, imag: Tensor) -> Any:
+    """ComplexBackward0: ``z = real + 1j * imag``, so ``dz/dreal = 1``, ``dz/dimag = 1j`` (the
+    engine sums the gradients to broadcast inputs)."""
+    return "ComplexBackward0", (real, imag), lambda g: (g.real, (g * 1j).real), ()
+
+
+@backward("polar")
+def _polar_backward(out: Tensor, abs: Tensor, angle: Tensor) -> Any:  # noqa: A002 - PyTorch's names
+    """PolarBackward0 from the result ``z = abs * exp(1j * angle)``: ``dz/dabs = sgn(z)`` (PyTorch's
+    choice at abs = 0: 0), ``dz/dangle = 1j * z``."""
+    return "PolarBackward0", (abs, angle), lambda g: ((g * out.sgn()).real, (g * (out * 1j)).real), (out,)
+
+
 def _conj_rule(name: str) -> Any:
     def rule(out: Tensor, x: Tensor) -> Any:
         if out is x:  # a real tensor's conj is the tensor itself: no node

@@ -32,7 +32,7 @@ import numpy as np
 from ... import layout as L
 from ...dispatch import adopted
 from ...dispatch import result as new_result
-from ...dtypes import C10_NAME, TORCH_NAME, DType, float32, float64
+from ...dtypes import C10_NAME, REDUCED_FLOATS, TORCH_NAME, DType, float32, float64
 from ...errors import StridedIndexError, StridedRuntimeError, join_lines
 from ...gradients import seal
 from ...kernels.fpstate import quietly
@@ -116,18 +116,24 @@ def _combine(op_name: str, input: Tensor, product: Any, shape: tuple[int, ...], 
         raise _not_implemented("addr_cpu", dtype, inputs, "fix: convert them to int64 first")
     blas = op_name != "addr"
     np_dtype = dtype.numpy
-    if blas and alpha == 0:
-        term = np.zeros(shape, np_dtype)
-    else:
+    term: Any = None
+    # alpha == 0 skips the product as BLAS does (float32/float64, integers), but PyTorch's own
+    # float16/bfloat16 kernel multiplies it by 0 (an inf or NaN in it gives NaN)
+    if not (blas and alpha == 0) or dtype in REDUCED_FLOATS:
         p = product()
-        term = p if alpha == 1 else (p & alpha if dtype.kind == "b" else p * np.asarray(alpha, np_dtype))
+        with np.errstate(all="ignore"):  # (0 * inf: NaN, as in PyTorch, silently)
+            term = p if alpha == 1 else (p & alpha if dtype.kind == "b" else p * np.asarray(alpha, np_dtype))
     if beta != 0:
         b = base._np().astype(np_dtype, copy=False)
         if dtype.kind == "b":
-            term = term | (b & beta)
+            term = (b & beta) if term is None else term | (b & beta)
         else:
             with np.errstate(all="ignore"):
-                term = term + (b if beta == 1 else b * np.asarray(beta, np_dtype))
+                scaled = b * np.asarray(beta, np_dtype)  # (a fresh array, even for beta == 1)
+                # no product: BLAS's C = beta * C exactly (-0.0 stays -0.0; adding a zero would not)
+                term = scaled if term is None else term + scaled
+    elif term is None:
+        term = np.zeros(shape, np_dtype)
     if strides is None or strides == L.contiguous_strides(shape):
         result = LA.rowmajor(np.asarray(term, np_dtype), dtype)
     else:

@@ -21,8 +21,9 @@ from typing import Any
 import numpy as np
 
 from ... import layout as L
+from ...args import type_name
 from ...dispatch import OPEN, adopted, copied, result, result_array
-from ...dtypes import int64
+from ...dtypes import bool_, int64
 from ...errors import (
     StridedIndexError,
     StridedNotImplementedError,
@@ -51,6 +52,9 @@ def _int_seq(value: Any, op: str, name: str, pos: int) -> tuple[int, ...]:
     items = value if isinstance(value, (list, tuple)) else (value,)
     out = []
     for v in items:
+        if isinstance(v, Tensor) and v.numel() == 1 and not v._dtype.is_floating_point \
+                and not v._dtype.is_complex and v._dtype is not bool_:
+            v = v.item()  # (PyTorch reads a one-element integer tensor as an int here: roll(t, torch.tensor(1)))
         if isinstance(v, bool) or not isinstance(v, (int, np.integer)):
             raise StridedTypeError(
                 join_lines(
@@ -212,9 +216,13 @@ def flip(input: Tensor, dims: int | Sequence[int]) -> Tensor:
     # Note: PyTorch copies (NumPy's np.flip is a negative-stride view); strided follows PyTorch.
     # For the view, index with a negative step: t[::-1] (dim 0), t[:, ::-1] (dim 1).
 
-    >>> strided.flip(strided.arange(3), 0).tolist()
+    >>> strided.flip(strided.arange(3), (0,)).tolist()
     [2, 1, 0]
     """
+    if not isinstance(dims, (list, tuple)):  # (the method takes t.flip(0); the function a sequence only)
+        raise StridedTypeError(join_lines(
+            f"flip(): argument 'dims' (position 2) must be tuple of ints, not {type_name(dims)}",
+            f"got dims={dims!r:.60}; pass a tuple: strided.flip(t, (0,)) (or the method, t.flip(0))"))
     fast = _fast_flip(input, dims)
     if fast is not None:
         return fast
@@ -229,7 +237,8 @@ def _flip_method(self: Tensor, *dims: Any) -> Tensor:
     >>> strided.arange(4).view(2, 2).flip(0).tolist(), strided.arange(3).flip(0).tolist()
     ([[2, 3], [0, 1]], [2, 1, 0])
     """
-    return flip(self, _varargs(dims, "flip", "dims"))
+    dims = _varargs(dims, "flip", "dims")
+    return flip(self, dims if isinstance(dims, (list, tuple)) else (dims,))
 
 
 @method("fliplr")

@@ -25,7 +25,13 @@ from ...args import int_arg
 from ...dispatch import OPEN, adopted, copied
 from ...dtypes import bool_ as bool_dtype
 from ...dtypes import float32, float64, int32, int64, np_kind
-from ...errors import StridedIndexError, StridedNotImplementedError, StridedRuntimeError, join_lines
+from ...errors import (
+    StridedIndexError,
+    StridedNotImplementedError,
+    StridedRuntimeError,
+    StridedTypeError,
+    join_lines,
+)
 from ...gradients import seal
 from ...layout.order import preserve_format_strides
 from ...opdef import Kind, declare
@@ -43,6 +49,7 @@ from .._support.along import (
 )
 from .._support.operands import _cinfo, flat_run
 from .._support.out import write_pair_out
+from .._support.quick_select import quick_select_position
 from .._support.reduce_args import reduced_shape, shape_text
 from .._support.stl_select import top_k_row
 from ..registry import backward, method
@@ -88,8 +95,31 @@ def _sorted_row_major(self: Tensor, x: np.ndarray, d: int, idx: np.ndarray,
     return tensor_from_array(take_last(x, idx), shape, self._dtype), tensor_from_array(idx, shape, int64)
 
 
+_OVERLOADS = (" * (*, bool stable, int dim = -1, bool descending = False)",
+              " * (int dim = -1, bool descending = False)")
+
+
+def _no_bool_dim(op: str, dim: Any, descending: Any, stable: Any) -> None:
+    """PyTorch's parser refusing a bool ``dim`` (``t.sort(True)``: no overload takes it) with its
+    TypeError, before the generic "must be int" of :func:`one_dim`.
+
+    # Note: PyTorch's two signatures are ``(dim=-1, descending=False)`` and
+    # ``(*, stable, dim=-1, descending=False)``, so it also refuses ``t.sort(0, stable=True)``;
+    # strided takes that call (dim 0, stable), the meaning it has in the second signature: the
+    # registry's NumPy keywords (``t.sort(axis=0)``) need the plain parameter list.
+    """
+    if isinstance(dim, bool):
+        given = ["bool"] + (["bool" if isinstance(descending, bool) else type(descending).__name__]
+                            if descending is not False else [])
+        raise StridedTypeError(join_lines(
+            f"{op}() received an invalid combination of arguments - got ({', '.join(given)}"
+            f"{', stable=bool' if stable is not None else ''}), but expected one of:",
+            *_OVERLOADS,
+            f"a bool is no dim; fix: {op}(dim=0, descending=True)"))
+
+
 @method("sort")
-def sort(self: Tensor, dim: int = -1, descending: bool = False, *, stable: bool | None = False, out: Any = None) -> Any:
+def sort(self: Tensor, dim: int = -1, descending: bool = False, *, stable: bool | None = None, out: Any = None) -> Any:
     """The elements along ``dim`` in order: ``return_types.sort(values, indices)``, NaN largest.
 
     ``stable=True`` keeps ties in their original order (PyTorch's indices exactly); otherwise
@@ -98,9 +128,11 @@ def sort(self: Tensor, dim: int = -1, descending: bool = False, *, stable: bool 
     >>> strided.tensor([3., float("nan"), 1.]).sort(descending=True)
     sort(values=tensor([nan, 3., 1.]), indices=tensor([1, 0, 2]))
     """
+    _no_bool_dim("sort", dim, descending, stable)
     if out is not None:
-        return write_pair_out(out, lambda: sort(self, dim, descending, stable=stable), "sort", (self,))
-    d, x, idx = _sort_parts(self, dim, descending, stable, "sort")
+        return write_pair_out(out, lambda: sort(self, dim=dim, descending=descending, stable=stable), "sort",
+                              (self,))
+    d, x, idx = _sort_parts(self, dim, descending, False if stable is None else stable, "sort")
     shape = self._layout.shape
     strides = preserve_format_strides(shape, self._layout.strides)
     fast = _sorted_row_major(self, x, d, idx, strides)
@@ -118,13 +150,14 @@ def sort(self: Tensor, dim: int = -1, descending: bool = False, *, stable: bool 
 
 
 @method("argsort")
-def argsort(self: Tensor, dim: int = -1, descending: bool = False, stable: bool | None = False) -> Tensor:
+def argsort(self: Tensor, dim: int = -1, descending: bool = False, *, stable: bool | None = None) -> Tensor:
     """The int64 indices that sort ``self`` along ``dim`` (``sort(...).indices``).
 
     >>> strided.tensor([3, 1, 2]).argsort().tolist(), strided.tensor([3, 1, 2]).argsort(descending=True).tolist()
     ([1, 2, 0], [0, 2, 1])
     """
-    d, x, idx = _sort_parts(self, dim, descending, stable, "argsort")
+    _no_bool_dim("argsort", dim, descending, stable)
+    d, x, idx = _sort_parts(self, dim, descending, False if stable is None else stable, "argsort")
     shape = self._layout.shape
     out = tensor_from_moved(idx, shape, d, int64, preserve_format_strides(shape, self._layout.strides))
     return copied("argsort", (self,), out,
@@ -368,8 +401,10 @@ def topk(self: Tensor, k: int, dim: int = -1, largest: bool = True, sorted: bool
 def kthvalue(self: Tensor, k: int, dim: int = -1, keepdim: bool = False, *, out: Any = None) -> Any:
     """The ``k``-th smallest element (1-based) along ``dim``: ``return_types.kthvalue(values, indices)``.
 
-    NaN counts as the largest value. Where the k-th value occurs more than once the index is one
-    of its places (unspecified in PyTorch; strided: the one NumPy's partition leaves at k).
+    NaN counts as the largest value. Where the k-th value occurs more than once the index is the
+    place PyTorch's CPU quickselect returns (:mod:`strided.ops._support.quick_select`; rows of up
+    to :data:`TIE_ELEMENTS` tied elements in all, beyond that one of the places, as PyTorch
+    documents it: unspecified).
 
     >>> strided.tensor([4., 1., 3.]).kthvalue(2)
     kthvalue(values=tensor(3.), indices=tensor(2))
@@ -393,13 +428,41 @@ def kthvalue(self: Tensor, k: int, dim: int = -1, keepdim: bool = False, *, out:
         support.check("kthvalue", self._dtype, (self,))
     x = moved_last(self, d)
     pos = np.argpartition(x, k - 1, axis=-1)[..., k - 1:k]
+    kth = take_last(x, pos)
+    tied = _tie_positions(x, kth, pos, k)
+    if tied is not pos:  # (-0.0 and 0.0 tie: the value is read again at PyTorch's place)
+        pos, kth = tied, take_last(x, tied)
     # the moved order (dim d last, size 1) is the row-major order of the result, keepdim or not
     out_shape = reduced_shape(shape, (d,), keepdim) if shape else ()
-    values = tensor_from_array(take_last(x, pos), out_shape, self._dtype)
+    values = tensor_from_array(kth, out_shape, self._dtype)
     indices = tensor_from_array(pos, out_shape, int64)
     return copied("kthvalue", (self,), return_types.kthvalue(values, indices), lambda: (
         f"kthvalue: the {k}-th smallest along dim {d} of a {shape_text(shape)} tensor, into new memory "
         "(values, and int64 indices)"))
+
+
+# Rows with ties at their k-th value whose tied elements together are at most this many take
+# PyTorch's quickselect in Python (a few microseconds per element); beyond, NumPy's choice.
+TIE_ELEMENTS = 1 << 18
+
+
+def _tie_positions(x: np.ndarray, kth: np.ndarray, pos: np.ndarray, k: int) -> np.ndarray:
+    """``pos`` (NumPy's argpartition places, shape ``(..., 1)``) with each row whose k-th value
+    occurs more than once (``==``, NaN equal to NaN) given PyTorch's place instead."""
+    n = x.shape[-1] if x.ndim else 1
+    if n < 2 or not x.size:
+        return pos
+    same = x == kth
+    if x.dtype.kind == "f":
+        same |= np.isnan(x) & np.isnan(kth)
+    tied = np.count_nonzero(same, axis=-1) > 1
+    if not tied.any() or int(np.count_nonzero(tied)) * n > TIE_ELEMENTS:
+        return pos
+    rows = x.reshape(-1, n)
+    fixed = pos.reshape(-1).copy()
+    for r in np.flatnonzero(tied.reshape(-1)):
+        fixed[r] = quick_select_position(rows[r].tolist(), k - 1)
+    return fixed.reshape(pos.shape)
 
 
 # ---------------------------------------------------------------- backward rules
