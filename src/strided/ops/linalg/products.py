@@ -26,17 +26,20 @@ import numpy as np
 
 from ... import layout as L
 from ...callsite import user_site
+from ...dispatch import adopted
+from ...dtypes import float32, float64
 from ...errors import StridedRuntimeError, StridedTypeError, join_lines
 from ...gradients import seal
+from ...kernels.fpstate import quietly
 from ...messages import broadcast_mismatch
 from ...opdef import Kind, declare
 from ...tensor import Tensor, tensor_arg
 from .._support.along import one_dim
-from .._support.operands import _not_implemented
+from .._support.memo import Memo
+from .._support.operands import _cinfo, _not_implemented, flat_run
 from .._support.promotion import TORCH_NAMES
 from .._support.reduce_args import shape_text
 from ..registry import backward, method
-from . import _batched as LA
 
 __all__ = ["cross", "inner", "kron", "linalg_cross", "linalg_vecdot", "mv", "tensordot", "vander", "vdot"]
 
@@ -79,34 +82,32 @@ def linalg_cross(input: Tensor, other: Tensor, *, dim: int = -1) -> Tensor:  # n
     if b.shape != shape:
         b = np.broadcast_to(b, shape)  # type: ignore[arg-type]
     c = _cross3(a, b, d) if a.size else np.zeros(shape, a.dtype)  # type: ignore[arg-type]
-    return LA.rowmajor(c, input._dtype)
+    return adopted(c.reshape(-1), _cinfo[shape][2], input._dtype)  # (c: fresh, row-major)
+
+
+# along the cross product's dim: a's components [a1 a2 a0 | a2 a0 a1] against b's [b2 b0 b1 | b1 b2 b0]
+_CROSS_A = np.array([1, 2, 0, 2, 0, 1])
+_CROSS_B = np.array([2, 0, 1, 1, 2, 0])
 
 
 def _cross3(a: np.ndarray, b: np.ndarray, d: int) -> np.ndarray:
     """``np.cross(a, b, axis=d)`` of same-shape, same-dtype numeric ``a`` and ``b`` (size 3 along
-    ``d``), bit for bit: NumPy's own products and differences in its order, written straight into
-    a row-major result (np.cross's axis handling and its transposing copy cost more than the
-    arithmetic at small sizes)."""
-    out = np.empty(a.shape, a.dtype)
-    last = a.ndim - 1
-    if d != last:
-        a, b, c = np.moveaxis(a, d, -1), np.moveaxis(b, d, -1), np.moveaxis(out, d, -1)
-    else:
-        c = out
-    a0, a1, a2 = a[..., 0], a[..., 1], a[..., 2]
-    b0, b1, b2 = b[..., 0], b[..., 1], b[..., 2]
-    tmp = np.empty(a0.shape, a.dtype)
-    with np.errstate(all="ignore"):
-        np.multiply(a1, b2, out=c[..., 0])
-        np.multiply(a2, b1, out=tmp)
-        np.subtract(c[..., 0], tmp, out=c[..., 0])
-        np.multiply(a2, b0, out=c[..., 1])
-        np.multiply(a0, b2, out=tmp)
-        np.subtract(c[..., 1], tmp, out=c[..., 1])
-        np.multiply(a0, b1, out=c[..., 2])
-        np.multiply(a1, b0, out=tmp)
-        np.subtract(c[..., 2], tmp, out=c[..., 2])
-    return out
+    ``d``), bit for bit, as a fresh row-major array: NumPy's own products and differences
+    (``c0 = a1*b2 - a2*b1``, ``c1 = a2*b0 - a0*b2``, ``c2 = a0*b1 - a1*b0``), all three components
+    at once: one gather of each operand along ``d`` (``[a1 a2 a0 a2 a0 a1]``, ``[b2 b0 b1 b1 b2 b0]``),
+    one product of the six, one difference of its halves (four NumPy calls instead of np.cross's
+    axis handling and nine ufuncs of a third each)."""
+    head = (slice(None),) * d
+    c = quietly(_halves_difference, a[(*head, _CROSS_A)], b[(*head, _CROSS_B)], head)
+    # (the halves' strides are in row-major order, so NumPy's "K" order gives a row-major c;
+    # size-1 dims leave it free to choose others)
+    return c if c.flags.c_contiguous else np.ascontiguousarray(c)
+
+
+def _halves_difference(x: np.ndarray, y: np.ndarray, head: tuple) -> np.ndarray:
+    """``x * y``'s first three components along the dim after ``head`` minus its last three."""
+    products = np.multiply(x, y)
+    return np.subtract(products[(*head, slice(0, 3))], products[(*head, slice(3, 6))])
 
 
 @backward("cross", "linalg_cross", operands="two")
@@ -306,6 +307,10 @@ def kron(input: Tensor, other: Tensor, *, out: Any = None) -> Tensor:  # noqa: A
     >>> strided.kron(strided.tensor([[1, 2]]), strided.tensor([[1], [10]])).tolist()
     [[1, 2], [10, 20]]
     """
+    if out is None and input.__class__ is Tensor and other.__class__ is Tensor:
+        fast = _fast_kron(input, other)
+        if fast is not None:
+            return fast
     a = tensor_arg(input, "kron")
     b = tensor_arg(other, "kron", "other", 2)
     n = max(a.ndim, b.ndim)
@@ -320,6 +325,44 @@ def kron(input: Tensor, other: Tensor, *, out: Any = None) -> Tensor:  # noqa: A
 
         return write_out(out, result, "kron", (a, b))
     return result
+
+
+def _kron_plan(shapes: tuple[tuple[int, ...], tuple[int, ...]]) -> tuple:
+    """For two shapes of one length: the interleaved operand shapes (input's dims at even
+    positions, other's at odd ones), the product's shape and the result's row-major layout."""
+    sa, sb = shapes
+    pa = tuple(s for d in sa for s in (d, 1))
+    pb = tuple(s for d in sb for s in (1, d))
+    shape = tuple(x * y for x, y in zip(sa, sb, strict=True))
+    return pa, pb, tuple(s for pair in zip(sa, sb, strict=True) for s in pair), _cinfo[shape][2]
+
+
+_kron_plans = Memo(_kron_plan)
+
+
+def _fast_kron(a: Tensor, b: Tensor) -> Tensor | None:
+    """kron's small-op fast path: two row-major float32/float64 tensors of one dtype and one
+    number of dims (at least 1), no size 0, neither recorded by autograd: one NumPy multiply of
+    the interleaved views (the general path's broadcast ``mul``, whose values are IEEE products,
+    operands in the same order) into the fresh row-major result the general path's reshape
+    views; None when a precondition fails (the general path runs)."""
+    d = a._dtype
+    if b._dtype is not d or (d is not float32 and d is not float64) or a._ag is not None or b._ag is not None:
+        return None
+    sa, sb = a._layout.shape, b._layout.shape
+    if len(sa) != len(sb) or not sa:
+        return None
+    ia, ib = _cinfo[sa], _cinfo[sb]
+    if not (ia[1] and ib[1]):
+        return None
+    x = flat_run(a, ia)
+    y = flat_run(b, ib) if x is not None else None
+    if y is None:
+        return None
+    pa, pb, full, layout = _kron_plans[(sa, sb)]
+    res = np.empty(full, x.dtype)
+    quietly(np.multiply, x.reshape(pa), y.reshape(pb), out=res)
+    return adopted(res.reshape(-1), layout, d)
 
 
 def vander(x: Tensor, N: int | None = None, increasing: bool = False) -> Tensor:  # noqa: N803

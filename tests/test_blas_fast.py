@@ -1,0 +1,229 @@
+"""The small BLAS/linalg fast paths of issue 23 (addmm, addmv, addr, baddbmm with any number
+``beta``/``alpha``; cross; kron) and the random draws' trimmed argument work: each fast path
+against its general path (forced by monkeypatching the fast path off) bit for bit, against
+PyTorch (values, layouts, gradients, errors), and the seeded random streams unchanged."""
+
+from __future__ import annotations
+
+import warnings
+
+import numpy as np
+import pytest
+import torch
+
+import strided
+from strided.ops.linalg import fused as F
+from strided.ops.linalg import products as P
+
+RNG = np.random.default_rng(236)
+
+
+def _bits(t: strided.Tensor) -> tuple:
+    """Everything a fast path must reproduce: dtype, layout, and the exact bytes of the elements."""
+    return t.dtype, t.shape, t.stride(), t.storage_offset(), t.numpy().tobytes()
+
+
+def _values(shape, dtype, special=False):
+    v = (RNG.standard_normal(shape) * 3).astype(dtype)
+    if special and v.size >= 4:
+        v.reshape(-1)[:4] = [np.inf, np.nan, -0.0, 1e38]  # (1e38: overflows float32 once scaled)
+    return v
+
+
+def _at_offset(arr: np.ndarray, lib) -> object:
+    """The same values at storage offset 3 (a slice of a bigger 1-D tensor, viewed to the shape)."""
+    flat = np.concatenate([np.zeros(3, arr.dtype), arr.reshape(-1)])
+    return lib.tensor(flat)[3:].view(arr.shape) if lib is torch else strided.tensor(flat)[3:].view(arr.shape)
+
+
+# ---------------------------------------------------------------- addmm, addmv, addr, baddbmm
+
+CALLS = [("addmm", (4, 5), (4, 3), (3, 5)), ("addmm", (1, 1), (1, 2), (2, 1)),
+         ("addmv", (4,), (4, 3), (3,)), ("addmv", (1,), (1, 1), (1,)),
+         ("addr", (4, 5), (4,), (5,)), ("addr", (2, 2), (2,), (2,)),
+         ("baddbmm", (2, 4, 5), (2, 4, 3), (2, 3, 5)), ("baddbmm", (1, 1, 1), (1, 1, 1), (1, 1, 1))]
+SCALARS = [(0.5, 2.0), (0, 2.0), (2, 1), (1, -0.5), (-1.5, 3), (0.0, 1.0), (1, 1), (0.1, 0.3)]
+
+
+def _general(monkeypatch):
+    m = monkeypatch.context()
+    ctx = m.__enter__()
+    ctx.setattr(F, "_plus_input", lambda *a: None)
+    return m
+
+
+def _call(lib, name, shapes_values, make, beta, alpha):
+    return getattr(lib, name)(*(make(v, lib) for v in shapes_values), beta=beta, alpha=alpha)
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+def test_fused_fast_paths_take_any_number_beta_alpha_bit_for_bit(dtype, monkeypatch):
+    """Any int/float beta and alpha: the fast path's bits are the general path's (inf, NaN, -0.0
+    and an overflow included; beta=0 ignores NaN in the input), and close to PyTorch's."""
+    taken = []
+    plus = F._plus_input
+    monkeypatch.setattr(F, "_plus_input", lambda *a: taken.append(1) or plus(*a))
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # (neither path warns about an overflow: PyTorch's inf)
+        for name, *shapes in CALLS:
+            vals = [_values(s, dtype, special=True) for s in shapes]
+            for beta, alpha in SCALARS:
+                for make in (lambda v, lib: lib.tensor(v), _at_offset):
+                    ours = _call(strided, name, vals, make, beta, alpha)
+                    m = _general(monkeypatch)
+                    try:
+                        general = _call(strided, name, vals, make, beta, alpha)
+                    finally:
+                        m.__exit__(None, None, None)
+                    assert _bits(ours) == _bits(general), (name, beta, alpha)
+                theirs = _call(torch, name, vals, lambda v, lib: lib.tensor(v), beta, alpha)
+                assert ours.shape == tuple(theirs.shape) and ours.stride() == theirs.stride()
+                tol = 1e-4 if dtype == np.float32 else 1e-12
+                np.testing.assert_allclose(ours.numpy(), theirs.numpy(), rtol=tol, atol=tol)
+    assert len(taken) == len(CALLS) * len(SCALARS) * 2
+
+
+def test_fused_beta_zero_and_alpha_zero_as_torch():
+    """beta=0: NaN/inf in the input never reach the result; alpha=0 (BLAS ops): the product is
+    ignored (general path), addr multiplies it (inf * 0 = NaN) as PyTorch does."""
+    nan_in = np.full((2, 2), np.nan, np.float32)
+    a, b = np.array([[np.inf, 1], [2, 3]], np.float32), np.eye(2, dtype=np.float32)
+    ours = strided.addmm(strided.tensor(nan_in), strided.tensor(a), strided.tensor(b), beta=0, alpha=2.0)
+    theirs = torch.addmm(torch.tensor(nan_in), torch.tensor(a), torch.tensor(b), beta=0, alpha=2.0)
+    assert ours.numpy().tobytes() == theirs.numpy().tobytes()
+    ours = strided.addmm(strided.tensor(b), strided.tensor(a), strided.tensor(b), beta=0.5, alpha=0)
+    theirs = torch.addmm(torch.tensor(b), torch.tensor(a), torch.tensor(b), beta=0.5, alpha=0)
+    assert ours.numpy().tobytes() == theirs.numpy().tobytes()
+    v = np.array([np.inf, 1.0], np.float32)
+    ours = strided.addr(strided.tensor(b), strided.tensor(v), strided.tensor(v), beta=0.5, alpha=0)
+    theirs = torch.addr(torch.tensor(b), torch.tensor(v), torch.tensor(v), beta=0.5, alpha=0)
+    np.testing.assert_array_equal(ours.numpy(), theirs.numpy())
+
+
+def test_fused_integer_and_odd_scalars_stay_on_the_general_path_as_torch():
+    """Integer tensors truncate float beta/alpha (BLAS ops) as PyTorch; a bool or a 0-d tensor
+    beta, or out=, takes the general path with PyTorch's values."""
+    i, a, b = (RNG.integers(-5, 5, s) for s in ((3, 3), (3, 2), (2, 3)))
+    ours = strided.addmm(strided.tensor(i), strided.tensor(a), strided.tensor(b), beta=2.7, alpha=-1.5)
+    theirs = torch.addmm(torch.tensor(i), torch.tensor(a), torch.tensor(b), beta=2.7, alpha=-1.5)
+    assert ours.tolist() == theirs.tolist() and ours.dtype == strided.int64
+    f = [RNG.standard_normal(s).astype(np.float32) for s in ((3, 3), (3, 2), (2, 3))]
+    for kw in ({"beta": True}, {"alpha": torch.tensor(2.0)}):
+        skw = {k: (strided.tensor(v.item()) if isinstance(v, torch.Tensor) else v) for k, v in kw.items()}
+        ours = strided.addmm(*(strided.tensor(v) for v in f), **skw)
+        theirs = torch.addmm(*(torch.tensor(v) for v in f), **kw)
+        np.testing.assert_allclose(ours.numpy(), theirs.numpy(), rtol=1e-5, atol=1e-6)
+    out = strided.empty(3, 3)
+    assert strided.addmm(*(strided.tensor(v) for v in f), beta=0.5, alpha=2.0, out=out) is out
+    np.testing.assert_allclose(out.numpy(), torch.addmm(*(torch.tensor(v) for v in f), beta=0.5, alpha=2.0).numpy(),
+                               rtol=1e-5, atol=1e-6)
+    with pytest.raises(RuntimeError) as ours:
+        strided.addmm(strided.ones(3, 3), strided.ones(3, 2), strided.ones(3, 3), beta=0.5, alpha=2.0)
+    with pytest.raises(RuntimeError) as theirs:
+        torch.addmm(torch.ones(3, 3), torch.ones(3, 2), torch.ones(3, 3), beta=0.5, alpha=2.0)
+    assert str(ours.value).splitlines()[0] == str(theirs.value)
+
+
+def test_fused_fast_paths_record_gradients_as_torch():
+    grads = []
+    vals = [RNG.standard_normal(s) for s in ((3, 2), (3, 4), (4, 2), (3,), (2,), (2, 3, 2), (2, 3, 4), (2, 4, 2))]
+    for lib in (strided, torch):
+        ts = [lib.tensor(v, requires_grad=True) for v in vals]
+        i, a, b, v1, v2, bi, b1, b2 = ts
+        (lib.addmm(i, a, b, beta=0.5, alpha=2.0).pow(2).sum() + lib.addr(i, v1, v2, beta=-1.0, alpha=0.25).sum()
+         + lib.addmv(v1, a, b[:, 0], beta=3, alpha=0.5).sum()
+         + lib.baddbmm(bi, b1, b2, beta=0.5, alpha=-2.0).pow(2).sum()).backward()
+        grads.append([t.grad.numpy() for t in ts])
+    for ours, theirs in zip(*grads, strict=True):
+        np.testing.assert_allclose(ours, theirs, rtol=1e-12)
+
+
+# ---------------------------------------------------------------- cross
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64, np.int64, np.complex64])
+def test_cross_is_numpys_cross_bit_for_bit(dtype):
+    """The one-expression cross is np.cross's products and differences: same bits, any dim,
+    broadcast operands, row-major result."""
+    for shape, other, dim in (((3, 4), (3, 4), 0), ((4, 3), (1, 3), 1), ((2, 3, 5), (2, 3, 5), 1),
+                              ((3,), (3,), 0), ((1, 3, 1), (2, 3, 4), 1), ((2, 2, 3), (2, 2, 3), -1)):
+        special = dtype != np.int64
+        a, b = _values(shape, np.float64, special).astype(dtype), _values(other, np.float64).astype(dtype)
+        ours = strided.linalg.cross(strided.tensor(a), strided.tensor(b), dim=dim)
+        with np.errstate(all="ignore"):
+            want = np.cross(*np.broadcast_arrays(a, b), axis=dim)
+        assert ours.numpy().tobytes() == np.ascontiguousarray(want).tobytes()
+        assert ours.is_contiguous() and ours.dtype == strided.tensor(a).dtype
+        if dtype != np.complex64:
+            # (PyTorch's kernel rounds a1*b2 - a2*b1 as fma(a1, b2, -(a2*b1)): 1 ulp apart at times)
+            theirs = torch.linalg.cross(torch.tensor(a), torch.tensor(b), dim=dim)
+            np.testing.assert_allclose(ours.numpy(), theirs.numpy(), rtol=1e-6 if dtype == np.float32 else 1e-15,
+                                       atol=0 if dtype == np.int64 else 1e-5)
+            assert ours.stride() == theirs.stride()
+
+
+def test_cross_transposed_zero_size_gradients_and_errors_as_torch():
+    a, b = RNG.standard_normal((4, 3)), RNG.standard_normal((4, 3))
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # (torch.cross without dim: deprecated in both)
+        ours = strided.cross(strided.tensor(a).t(), strided.tensor(b).t())
+        theirs = torch.cross(torch.tensor(a).t(), torch.tensor(b).t())
+    np.testing.assert_allclose(ours.numpy(), theirs.numpy(), rtol=1e-14)
+    assert ours.stride() == theirs.stride()
+    z = strided.linalg.cross(strided.zeros(0, 3), strided.zeros(0, 3))
+    assert z.shape == (0, 3) and z.stride() == torch.linalg.cross(torch.zeros(0, 3), torch.zeros(0, 3)).stride()
+    grads = []
+    for lib in (strided, torch):
+        x, y = lib.tensor(a, requires_grad=True), lib.tensor(b[:1], requires_grad=True)
+        lib.linalg.cross(x, y, dim=1).pow(2).sum().backward()
+        grads.append((x.grad.numpy(), y.grad.numpy()))
+    for ours_g, theirs_g in zip(*grads, strict=True):
+        np.testing.assert_allclose(ours_g, theirs_g, rtol=1e-12)
+    with pytest.raises(RuntimeError) as ours_e:
+        strided.linalg.cross(strided.ones(2, 4), strided.ones(2, 4))
+    with pytest.raises(RuntimeError) as theirs_e:
+        torch.linalg.cross(torch.ones(2, 4), torch.ones(2, 4))
+    assert str(ours_e.value).splitlines()[0] == str(theirs_e.value)
+
+
+# ---------------------------------------------------------------- kron
+
+
+def _kron_pairs(dtype):
+    """(input, other) tensor makers: row-major (fast), offset > 0, size-1 dims, 1-D, 3-D; a
+    transposed one, mixed ranks and zero-size (general path)."""
+    v = lambda *s: _values(s, dtype, special=dtype != np.int64)  # noqa: E731
+    return [(v(3, 4), v(3, 4), False), (v(2, 1), v(1, 3), False), (v(5), v(2), False),
+            (v(2, 1, 3), v(1, 2, 2), False), (v(3, 4), v(2, 2), True), (v(2, 3), v(3), False),
+            (v(0, 3), v(2, 2), False)]
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64, np.int64])
+def test_kron_fast_path_is_the_general_path_and_torchs(dtype, monkeypatch):
+    for x, y, transposed in _kron_pairs(dtype):
+        for make in (lambda v, lib: lib.tensor(v), _at_offset):
+            def both(lib, make=make, x=x, y=y, transposed=transposed):
+                a = make(x, lib)
+                return lib.kron(a.t().contiguous().t() if transposed else a, make(y, lib))
+
+            ours = both(strided)
+            with monkeypatch.context() as m:
+                m.setattr(P, "_fast_kron", lambda a, b: None)
+                general = both(strided)
+            assert _bits(ours) == _bits(general), (x.shape, y.shape)
+            # (PyTorch 2.13's kron refuses some transposed inputs with a view error: its values
+            # are those of the contiguous copy)
+            theirs = both(torch, transposed=False)
+            assert ours.shape == tuple(theirs.shape) and ours.stride() == theirs.stride()
+            np.testing.assert_array_equal(ours.numpy(), theirs.numpy())
+
+
+def test_kron_fast_path_leaves_autograd_to_the_composition():
+    a, b = RNG.standard_normal((2, 3)), RNG.standard_normal((3, 2))
+    grads = []
+    for lib in (strided, torch):
+        x, y = lib.tensor(a, requires_grad=True), lib.tensor(b, requires_grad=True)
+        lib.kron(x, y).pow(2).sum().backward()
+        grads.append((x.grad.numpy(), y.grad.numpy()))
+    for ours, theirs in zip(*grads, strict=True):
+        np.testing.assert_allclose(ours, theirs, rtol=1e-12)
