@@ -227,3 +227,101 @@ def test_kron_fast_path_leaves_autograd_to_the_composition():
         grads.append((x.grad.numpy(), y.grad.numpy()))
     for ours, theirs in zip(*grads, strict=True):
         np.testing.assert_allclose(ours, theirs, rtol=1e-12)
+
+
+# ---------------------------------------------------------------- the random draws' argument work
+
+from strided.ops.creation import random as R  # noqa: E402
+
+
+def _seeded(fn, seed=11):
+    strided.manual_seed(seed)
+    out = fn()
+    return _bits(out), _bits(strided.rand(4))  # (the result, and the stream after it)
+
+
+def test_randint_fast_path_is_the_general_path_with_the_same_stream(monkeypatch):
+    calls = [lambda: strided.randint(0, 10, (3, 4)), lambda: strided.randint(-5, 5, (2, 0, 3)),
+             lambda: strided.randint(-2**63, 2**63 - 1, (5,)), lambda: strided.randint(3, 4, ()),
+             lambda: strided.randint(0, 2**40, (1, 1))]
+    taken = []
+    plain = R._plain_randint
+    monkeypatch.setattr(R, "_plain_randint", lambda *a: taken.append(1) or plain(*a))
+    fast = [_seeded(c) for c in calls]
+    assert all(f[0][0] == strided.int64 for f in fast) and len(taken) == len(calls)
+    monkeypatch.setattr(R, "_plain_randint", lambda *a: None)
+    assert [_seeded(c) for c in calls] == fast
+    g1, g2 = strided.Generator().manual_seed(5), strided.Generator().manual_seed(5)
+    a = strided.randint(0, 7, (6,), generator=g1)
+    monkeypatch.setattr(R, "_plain_randint", plain)
+    assert _bits(strided.randint(0, 7, (6,), generator=g2)) == _bits(a)
+
+
+def test_randint_fast_path_leaves_bad_calls_to_the_general_path(monkeypatch):
+    """An empty range, a bound out of int64, a negative size, a float bound and a bool size:
+    the general path's error (class and text, with or without the fast path; PyTorch's class),
+    raised before anything is drawn."""
+    strided.manual_seed(3)
+    before = strided.get_rng_state().numpy().tobytes()
+    for args in ((5, 5, (2,)), (0, 2**63 + 1, (2,)), (0, 10, (2, -1)), (0.5, 10, (2,)), (0, 10, (True,))):
+        with pytest.raises(Exception) as theirs:
+            torch.randint(*args)
+        with pytest.raises(type(theirs.value)) as ours:
+            strided.randint(*args)
+        with monkeypatch.context() as m:
+            m.setattr(R, "_plain_randint", lambda *a: None)
+            with pytest.raises(type(ours.value)) as general:
+                strided.randint(*args)
+        assert str(ours.value) == str(general.value), args
+    assert strided.get_rng_state().numpy().tobytes() == before
+
+
+def test_int_bounds_memo_gives_the_computed_bounds_and_random_streams_unchanged():
+    for dt in (strided.bool, strided.uint8, strided.int8, strided.int16, strided.int32, strided.int64,
+               strided.float16, strided.bfloat16, strided.float32, strided.float64):
+        assert R._int_bounds(dt) == R._int_bounds_of(dt) == R._int_bounds(dt)
+    # random_ on each dtype: the integers [0, top] of the generator's NumPy stream, as before
+    for dt, np_dt, top in ((strided.float32, np.float32, 2**24), (strided.int32, np.int32, 2**31 - 1),
+                           (strided.int64, np.int64, 2**63 - 1), (strided.bool, np.bool_, 1)):
+        got = strided.zeros(3, 4, dtype=dt).random_(generator=strided.Generator().manual_seed(9)).numpy()
+        want = strided.Generator().manual_seed(9)._np.integers(0, top, size=(3, 4), dtype=np.int64, endpoint=True)
+        np.testing.assert_array_equal(got, want.astype(np_dt))
+    with pytest.warns(UserWarning, match="out of bounds"):
+        strided.zeros(2).random_(0, 2**25)
+    with pytest.raises(RuntimeError, match="to - 1 is out of bounds for int"):
+        strided.zeros(2, dtype=strided.int32).random_(0, 2**32)
+
+
+def test_bernoulli_probability_check_as_torch():
+    for bad in ([0.5, np.nan], [0.5, 1.5], [-0.1, 0.2]):
+        with pytest.raises(RuntimeError) as ours:
+            strided.bernoulli(strided.tensor(bad))
+        with pytest.raises(RuntimeError) as theirs:
+            torch.bernoulli(torch.tensor(bad))
+        assert str(ours.value).splitlines()[0] == str(theirs.value)
+    strided.manual_seed(4)
+    a = strided.bernoulli(strided.tensor([0.0, 1.0, 0.5, 0.25]))
+    strided.manual_seed(4)
+    probs = np.array([0.0, 1.0, 0.5, 0.25], np.float32)
+    assert a.numpy()[:2].tolist() == [0.0, 1.0] and strided.bernoulli(strided.tensor(probs)).tolist() == a.tolist()
+    assert strided.bernoulli(strided.zeros(0)).shape == (0,)
+
+
+def test_fast_paths_report_as_the_general_paths(monkeypatch):
+    """watch() sees one step per call, the same with the fast paths off."""
+    a, b, i, c = strided.ones(2, 3), strided.ones(3, 2), strided.ones(2, 2), strided.ones(3, 2)
+
+    def steps():
+        with strided.watch() as w:
+            strided.addmm(i, a, b, beta=0.5, alpha=2.0)
+            strided.kron(a, b)
+            strided.linalg.cross(c, c, dim=0)
+            strided.randint(0, 3, (2, 2))
+        return [(s.name, s.kind, s.inputs, s.output, s.bytes_allocated) for s in w.steps]
+
+    fast = steps()
+    assert [s[0] for s in fast] == ["addmm", "kron", "linalg_cross", "randint"]
+    monkeypatch.setattr(F, "_plus_input", lambda *a: None)
+    monkeypatch.setattr(P, "_fast_kron", lambda a, b: None)
+    monkeypatch.setattr(R, "_plain_randint", lambda *a: None)
+    assert steps() == fast

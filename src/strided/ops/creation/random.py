@@ -301,6 +301,16 @@ def _randn(sizes: Any, size: Any, generator: Any, dtype: Any, device: Any) -> Te
 
 def _int_bounds(dtype: DType) -> tuple[int, int]:
     """The inclusive range random_ draws integers from for ``dtype`` (floats: the exact integers)."""
+    bounds = _INT_BOUNDS.get(dtype)
+    if bounds is None:  # (finfo/iinfo cost a microsecond a call: each dtype's range is worked out once)
+        bounds = _INT_BOUNDS[dtype] = _int_bounds_of(dtype)
+    return bounds
+
+
+_INT_BOUNDS: dict[DType, tuple[int, int]] = {}  # (keyed by the dtypes, immutable singletons: a few entries)
+
+
+def _int_bounds_of(dtype: DType) -> tuple[int, int]:
     if dtype is bool_:
         return 0, 1
     if dtype.is_floating_point:
@@ -322,6 +332,8 @@ def _check_range(low: int, high: int | None, dtype: DType, op: str = "random_") 
             )
         )
     lo, hi = _int_bounds(dtype)
+    if lo <= low <= hi and (high is None or lo <= high - 1 <= hi):  # (the common call: in range)
+        return
     name = CPP_NAME[dtype.name]
     for what, value in (("from", low), ("to - 1", None if high is None else high - 1)):
         if value is None or lo <= value <= hi:
@@ -355,6 +367,12 @@ def randint(*args: Any, low: Any = None, high: Any = None, size: Any = None, gen
     >>> strided.randint(3, 10, (2, 2)).dtype
     strided.int64
     """
+    if len(args) == 3 and low is None and high is None and size is None and dtype is None and device is None:
+        shape = _plain_randint(*args)
+        if shape is not None:  # (the general path's draw and result, its argument work skipped)
+            low_i, high_i = args[0], args[1] - 1
+            values = resolve(generator, "randint").draw(lambda g: _integers(low_i, high_i)(g, shape))
+            return _fresh(shape, DEFAULT_INT, values, "randint")
     parse_device(device, "randint")
     rest = list(args)
     if size is None:
@@ -389,6 +407,23 @@ def randint(*args: Any, low: Any = None, high: Any = None, size: Any = None, gen
     _check_range(low_i, high_i, dt, "randint")
     values = resolve(generator, "randint").draw(lambda g: _integers(low_i, high_i - 1)(g, shape))
     return _fresh(shape, dt, values, "randint")
+
+
+def _plain_randint(low: Any, high: Any, size: Any) -> Shape | None:
+    """The sizes of the common ``randint(low, high, (sizes))`` call, when every argument is what
+    the general path's checks accept unchanged (Python ints, ``low < high`` within int64, a tuple
+    of non-negative int sizes within int64); None otherwise (the general path decides)."""
+    if low.__class__ is not int or high.__class__ is not int or size.__class__ is not tuple:
+        return None
+    if not -_INT64_TOP - 1 <= low < high <= _INT64_TOP + 1:
+        return None
+    for s in size:
+        if s.__class__ is not int or not 0 <= s <= _INT64_TOP:
+            return None
+    return size
+
+
+_INT64_TOP = 2**63 - 1
 
 
 def randperm(n: Any, *, generator: Any = None, dtype: Any = None, device: Any = None) -> Tensor:
@@ -503,9 +538,13 @@ def _p_tensor_error(p: Tensor) -> StridedRuntimeError:
     )
 
 
-def _check_p_tensor(p: Tensor) -> None:
-    arr = p._np()
-    if arr.size and not ((arr >= 0) & (arr <= 1)).all():
+def _check_p_tensor(p: Tensor, arr: np.ndarray | None = None) -> None:
+    """PyTorch's error unless every probability of ``p`` (its elements ``arr``, when the caller
+    has them) lies in [0, 1]."""
+    if arr is None:
+        arr = p._np()
+    # (two reductions, not three ufuncs and an all(): a NaN makes min or max NaN, which fails too)
+    if arr.size and not (arr.min() >= 0 and arr.max() <= 1):
         raise _p_tensor_error(p)
 
 
@@ -547,8 +586,8 @@ def bernoulli(input: Any, p: Any = None, *, generator: Any = None) -> Tensor:
         if not dt.is_floating_point:
             raise _not_implemented("bernoulli_tensor_cpu_p_", dt, "bernoulli",
                                    "fix: give float probabilities: strided.bernoulli(probs.float())")
-        _check_p_tensor(input)
         probs = input._np()
+        _check_p_tensor(input, probs)
         values = resolve(generator, "bernoulli").draw(lambda g: _uniform(g, shape, dt) < probs)
     else:
         value = _check_p_number(p)
