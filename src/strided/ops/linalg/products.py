@@ -26,7 +26,7 @@ import numpy as np
 
 from ... import layout as L
 from ...callsite import user_site
-from ...dispatch import adopted
+from ...dispatch import OPEN, adopted
 from ...dtypes import float32, float64
 from ...errors import StridedRuntimeError, StridedTypeError, join_lines
 from ...gradients import seal
@@ -374,6 +374,9 @@ def vander(x: Tensor, N: int | None = None, increasing: bool = False) -> Tensor:
     >>> strided.vander(strided.tensor([1, 2, 3]), 3).tolist()
     [[1, 1, 1], [4, 2, 1], [9, 3, 1]]
     """
+    fast = _fast_vander(x, N, increasing)
+    if fast is not None:
+        return fast
     t = tensor_arg(x, "vander", "x")
     if t.ndim != 1:
         raise StridedRuntimeError(join_lines("x must be a one-dimensional tensor.",
@@ -392,6 +395,36 @@ def vander(x: Tensor, N: int | None = None, increasing: bool = False) -> Tensor:
     else:
         result = ones.contiguous()
     return result if increasing else result.flip(1)
+
+
+def _fast_vander(x: Any, N: Any, increasing: Any) -> Tensor | None:  # noqa: N803
+    """vander's small-op fast path: a row-major, non-empty 1-D float32/float64 ``x`` outside
+    autograd and listeners, and ``N`` (an int) of at least 2 columns: the general path's running product (the
+    same :func:`scan_values` call on the same broadcast view, so the same bits) and its column of
+    ones written straight into one fresh row-major result, in the order ``flip`` would leave
+    them, instead of ones, expand, cumprod, cat and flip; None when a precondition fails."""
+    d = getattr(x, "_dtype", None)
+    if x.__class__ is not Tensor or (d is not float32 and d is not float64) or x._ag is not None or OPEN:
+        return None  # (a watched call takes the general path: its listeners see the steps inside)
+    shape = x._layout.shape
+    n = shape[0] if len(shape) == 1 and N is None else N
+    if len(shape) != 1 or not shape[0] or n.__class__ is not int or n < 2:
+        return None
+    v = flat_run(x, _cinfo[shape])
+    if v is None:
+        return None
+    from ..reductions.scans import scan_values
+
+    rows = shape[0]
+    powers = quietly(scan_values, np.multiply, np.broadcast_to(v[:, None], (rows, n - 1)), 1, d)
+    out = np.empty((rows, n), v.dtype)
+    if increasing:
+        out[:, 0] = 1
+        out[:, 1:] = powers
+    else:
+        out[:, -1] = 1
+        out[:, :-1] = powers[:, ::-1]
+    return adopted(out.reshape(-1), _cinfo[(rows, n)][2], d)
 
 
 def _cat(parts: tuple) -> Tensor:
