@@ -355,3 +355,35 @@ def test_vander_fast_path_is_the_general_path_and_torchs(dtype, monkeypatch):
     x = strided.tensor(xv, requires_grad=True)
     strided.vander(x, 4).pow(2).sum().backward()
     np.testing.assert_allclose(x.grad.numpy(), sum(2 * j * xv ** (2 * j - 1) for j in range(1, 4)), rtol=1e-12)
+
+
+# ---------------------------------------------------------------- lstsq
+
+
+def _lstsq_reference(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    """The solution as the general path computed it before its trims (conj of real factors,
+    broadcast_to of same-batch operands): the bits the trimmed path must keep."""
+    batch = np.broadcast_shapes(a.shape[:-2], b.shape[:-2])
+    a, b = np.broadcast_to(a, batch + a.shape[-2:]), np.broadcast_to(b, batch + b.shape[-2:])
+    with np.errstate(all="ignore"):
+        u, s, vh = np.linalg.svd(a, full_matrices=False)
+        keep = s > (float(np.finfo(a.dtype).eps) * max(a.shape[-2:])) * s[..., :1]
+        sinv = np.where(keep, 1 / np.where(keep, s, 1), 0).astype(s.dtype)
+        return np.conj(np.swapaxes(vh, -1, -2)) @ (sinv[..., None] * (np.conj(np.swapaxes(u, -1, -2)) @ b))
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64, np.complex128])
+def test_lstsq_trimmed_path_keeps_its_bits_and_torchs_values(dtype):
+    for sa, sb in (((3, 4), (3, 4)), ((5, 2), (5, 3)), ((2, 4, 3), (2, 4, 2)), ((2, 4, 3), (1, 4, 2)),
+                   ((1, 3, 3), (2, 3, 1))):
+        a = RNG.standard_normal(sa).astype(dtype)
+        b = RNG.standard_normal(sb).astype(dtype)
+        if dtype == np.complex128:
+            a = a + 1j * RNG.standard_normal(sa)
+        ours = strided.linalg.lstsq(strided.tensor(a), strided.tensor(b)).solution
+        want = _lstsq_reference(a, b)
+        assert ours.numpy().tobytes() == np.ascontiguousarray(want[..., :a.shape[-1], :]).tobytes(), (sa, sb)
+        theirs = torch.linalg.lstsq(torch.tensor(a), torch.tensor(b)).solution
+        assert ours.shape == tuple(theirs.shape) and ours.stride() == theirs.stride()
+        tol = 1e-3 if dtype == np.float32 else 1e-9
+        np.testing.assert_allclose(ours.numpy(), theirs.numpy(), rtol=tol, atol=tol)

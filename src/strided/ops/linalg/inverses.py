@@ -555,8 +555,10 @@ def linalg_lstsq(A: Tensor, B: Tensor, rcond: float | None = None, *, driver: st
             f"{op}: input.size(-2) should match other.size(-2)",
             f"A has shape {shape_text(A.shape)} ({m} equations), B {shape_text(B.shape)}",
             "fix: B's rows are the right-hand sides of A's rows"))
-    batch = np.broadcast_shapes(a.shape[:-2], b.shape[:-2])
-    a, b = np.broadcast_to(a, batch + a.shape[-2:]), np.broadcast_to(b, batch + b.shape[-2:])
+    batch = a.shape[:-2]
+    if b.shape[:-2] != batch:  # (a single system, or batches of one shape: nothing to broadcast)
+        batch = np.broadcast_shapes(batch, b.shape[:-2])
+        a, b = np.broadcast_to(a, batch + a.shape[-2:]), np.broadcast_to(b, batch + b.shape[-2:])
     k = b.shape[-1]
     rows = max(m, n)
     buffer = np.zeros(batch + (rows, k), a.dtype)
@@ -565,10 +567,10 @@ def linalg_lstsq(A: Tensor, B: Tensor, rcond: float | None = None, *, driver: st
     if a.size and b.size:
         with np.errstate(all="ignore"):
             u, s, vh = np.linalg.svd(a, full_matrices=False)
-            cut = (float(np.finfo(a.dtype).eps) * rows if rcond is None else rcond) * s[..., :1]
+            cut = (_eps(a.dtype) * rows if rcond is None else rcond) * s[..., :1]
             keep = s > cut
             sinv = np.where(keep, 1 / np.where(keep, s, 1), 0).astype(s.dtype)
-            x = np.conj(np.swapaxes(vh, -1, -2)) @ (sinv[..., None] * (np.conj(np.swapaxes(u, -1, -2)) @ b))
+            x = _adjoint(vh) @ (sinv[..., None] * (_adjoint(u) @ b))
             rank = keep.sum(-1)
             buffer[..., :n, :] = x
     full = bool(np.all(rank == min(m, n)))
@@ -587,6 +589,23 @@ def linalg_lstsq(A: Tensor, B: Tensor, rcond: float | None = None, *, driver: st
         LA.rowmajor(residuals, rt),
         LA.int64_result(rank if driver != "gels" else np.zeros((0,), np.int64)),
         LA.rowmajor(s.astype(real) if driver in ("gelsd", "gelss") else np.zeros((0,), real), rt))
+
+
+def _adjoint(x: np.ndarray) -> np.ndarray:
+    """The conjugate transpose of the last two dims (a view for a real ``x``: its conjugate is itself)."""
+    t = np.swapaxes(x, -1, -2)
+    return np.conj(t) if x.dtype.kind == "c" else t
+
+
+_EPS: dict[np.dtype, float] = {}  # (a few float dtypes: finfo costs a microsecond a call)
+
+
+def _eps(dtype: np.dtype) -> float:
+    """``float(np.finfo(dtype).eps)``, worked out once per dtype."""
+    eps = _EPS.get(dtype)
+    if eps is None:
+        eps = _EPS[dtype] = float(np.finfo(dtype).eps)
+    return eps
 
 
 @backward("linalg_lstsq", operands="two")
