@@ -387,3 +387,31 @@ def test_lstsq_trimmed_path_keeps_its_bits_and_torchs_values(dtype):
         assert ours.shape == tuple(theirs.shape) and ours.stride() == theirs.stride()
         tol = 1e-3 if dtype == np.float32 else 1e-9
         np.testing.assert_allclose(ours.numpy(), theirs.numpy(), rtol=tol, atol=tol)
+
+
+# ---------------------------------------------------------------- trace
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+def test_trace_fast_path_is_the_diagonal_sum_and_torchs(dtype):
+    """trace's bits are those of the diagonal view's sum (its general path), also transposed, at
+    an offset, with NaN/inf, empty, and long enough for NumPy's pairwise summation."""
+    for shape, transposed, offset in (((3, 4), False, False), ((16, 16), False, True), ((4, 3), True, False),
+                                      ((1, 5), False, True), ((0, 3), False, False), ((300, 300), False, False)):
+        v = _values(shape, dtype, special=shape == (3, 4))
+        make = _at_offset if offset else (lambda v, lib: lib.tensor(v))
+
+        def matrix(lib, make=make, v=v, transposed=transposed):
+            return make(v.T.copy(), lib).t() if transposed else make(v, lib)
+
+        ours = matrix(strided).trace()
+        assert _bits(ours) == _bits(matrix(strided).diagonal().sum()), shape
+        theirs = matrix(torch).trace()
+        assert ours.shape == tuple(theirs.shape) and ours.dtype == strided.tensor(v).dtype
+        np.testing.assert_allclose(ours.numpy(), theirs.numpy(), rtol=1e-5 if dtype == np.float32 else 1e-12)
+    grads = []
+    for lib in (strided, torch):
+        x = lib.tensor(RNG.standard_normal((3, 4)), requires_grad=True)
+        (x.trace() * 2).backward()
+        grads.append(x.grad.numpy())
+    np.testing.assert_array_equal(grads[0], grads[1])
