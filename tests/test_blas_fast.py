@@ -415,3 +415,39 @@ def test_trace_fast_path_is_the_diagonal_sum_and_torchs(dtype):
         (x.trace() * 2).backward()
         grads.append(x.grad.numpy())
     np.testing.assert_array_equal(grads[0], grads[1])
+
+
+# ---------------------------------------------------------------- inner
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+def test_inner_fast_path_is_the_general_path_and_torchs(dtype, monkeypatch):
+    for sa, sb, offset in (((3, 4), (3, 4), False), ((2, 3, 4), (5, 4), True), ((4,), (4,), False),
+                           ((4,), (2, 4), True), ((1, 1), (1, 1), False), ((16, 16), (16, 16), True),
+                           ((0, 4), (3, 4), False)):
+        v, w = _values(sa, dtype, special=True), _values(sb, dtype, special=True)
+        make = _at_offset if offset else (lambda v, lib: lib.tensor(v))
+        ours = strided.inner(make(v, strided), make(w, strided))
+        with monkeypatch.context() as m:
+            m.setattr(P, "_fast_inner", lambda x, y: None)
+            general = strided.inner(make(v, strided), make(w, strided))
+        assert _bits(ours) == _bits(general), (sa, sb)
+        theirs = torch.inner(make(v, torch), make(w, torch))
+        assert ours.shape == tuple(theirs.shape) and ours.stride() == theirs.stride()
+        tol = 1e-5 if dtype == np.float32 else 1e-12
+        np.testing.assert_allclose(ours.numpy(), theirs.numpy(), rtol=tol, atol=tol)
+    t = strided.tensor(_values((3, 4), dtype)).t()  # (transposed: the general path's values)
+    np.testing.assert_allclose(strided.inner(t, t).numpy(), torch.inner(torch.tensor(t.numpy()),
+                               torch.tensor(t.numpy())).numpy(), rtol=1e-5)
+    with pytest.raises(RuntimeError) as ours_e:
+        strided.inner(strided.ones(2, 3), strided.ones(2, 4))
+    with pytest.raises(RuntimeError) as theirs_e:
+        torch.inner(torch.ones(2, 3), torch.ones(2, 4))
+    assert str(ours_e.value).splitlines()[0] == str(theirs_e.value)
+    grads, xv, yv = [], RNG.standard_normal((2, 3)), RNG.standard_normal((4, 3))
+    for lib in (strided, torch):
+        x, y = lib.tensor(xv, requires_grad=True), lib.tensor(yv, requires_grad=True)
+        lib.inner(x, y).pow(2).sum().backward()
+        grads.append((x.grad.numpy(), y.grad.numpy()))
+    for ours_g, theirs_g in zip(*grads, strict=True):
+        np.testing.assert_allclose(ours_g, theirs_g, rtol=1e-12)

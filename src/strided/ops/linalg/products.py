@@ -31,6 +31,7 @@ from ...dtypes import float32, float64
 from ...errors import StridedRuntimeError, StridedTypeError, join_lines
 from ...gradients import seal
 from ...kernels.fpstate import quietly
+from ...kernels.matmul import matmul_new
 from ...messages import broadcast_mismatch
 from ...opdef import Kind, declare
 from ...tensor import Tensor, tensor_arg
@@ -259,6 +260,10 @@ def inner(input: Tensor, other: Tensor, *, out: Any = None) -> Tensor:  # noqa: 
     >>> strided.inner(strided.ones(2, 3), strided.ones(4, 3)).shape
     (2, 4)
     """
+    if out is None:
+        fast = _fast_inner(input, other)
+        if fast is not None:
+            return fast
     a = tensor_arg(input, "inner")
     b = tensor_arg(other, "inner", "other", 2)
     if a.ndim == 0 or b.ndim == 0:
@@ -281,6 +286,32 @@ def inner(input: Tensor, other: Tensor, *, out: Any = None) -> Tensor:  # noqa: 
 
         return write_out(out, result, "inner", (a, b))
     return result
+
+
+def _fast_inner(x: Any, y: Any) -> Tensor | None:
+    """inner's small-op fast path: two row-major float32/float64 tensors of one dtype and at
+    least one dim, non-empty, of one last size, outside autograd and listeners: the general
+    path's matrix product -- the same :func:`matmul_new` call ``matmul`` makes on the row-major
+    (-1, k) view and the transposed view of the other -- adopted in the result's shape, without
+    the reshape, transpose and matmul tensors; None when a precondition fails."""
+    d = getattr(x, "_dtype", None)
+    if x.__class__ is not Tensor or y.__class__ is not Tensor or y._dtype is not d or OPEN or (
+            d is not float32 and d is not float64) or x._ag is not None or y._ag is not None:
+        return None
+    sa, sb = x._layout.shape, y._layout.shape
+    if not sa or not sb or sa[-1] != sb[-1]:
+        return None
+    ia, ib = _cinfo[sa], _cinfo[sb]
+    k = sa[-1]
+    if not (ia[1] and ib[1]):
+        return None
+    u = flat_run(x, ia)
+    v = flat_run(y, ib) if u is not None else None
+    if v is None:
+        return None
+    rows, cols = ia[1] // k, ib[1] // k
+    flat = matmul_new(u.reshape(rows, k), v.reshape(cols, k).T, (rows, cols))
+    return None if flat is None else adopted(flat, _cinfo[sa[:-1] + sb[:-1]][2], d)
 
 
 @method("vdot")
