@@ -41,7 +41,8 @@ def _at_offset(arr: np.ndarray, lib) -> object:
 CALLS = [("addmm", (4, 5), (4, 3), (3, 5)), ("addmm", (1, 1), (1, 2), (2, 1)),
          ("addmv", (4,), (4, 3), (3,)), ("addmv", (1,), (1, 1), (1,)),
          ("addr", (4, 5), (4,), (5,)), ("addr", (2, 2), (2,), (2,)),
-         ("baddbmm", (2, 4, 5), (2, 4, 3), (2, 3, 5)), ("baddbmm", (1, 1, 1), (1, 1, 1), (1, 1, 1))]
+         ("baddbmm", (2, 4, 5), (2, 4, 3), (2, 3, 5)), ("baddbmm", (1, 1, 1), (1, 1, 1), (1, 1, 1)),
+         ("addbmm", (4, 5), (3, 4, 2), (3, 2, 5)), ("addbmm", (1, 1), (1, 1, 1), (1, 1, 1))]
 SCALARS = [(0.5, 2.0), (0, 2.0), (2, 1), (1, -0.5), (-1.5, 3), (0.0, 1.0), (1, 1), (0.1, 0.3)]
 
 
@@ -132,7 +133,8 @@ def test_fused_fast_paths_record_gradients_as_torch():
         i, a, b, v1, v2, bi, b1, b2 = ts
         (lib.addmm(i, a, b, beta=0.5, alpha=2.0).pow(2).sum() + lib.addr(i, v1, v2, beta=-1.0, alpha=0.25).sum()
          + lib.addmv(v1, a, b[:, 0], beta=3, alpha=0.5).sum()
-         + lib.baddbmm(bi, b1, b2, beta=0.5, alpha=-2.0).pow(2).sum()).backward()
+         + lib.baddbmm(bi, b1, b2, beta=0.5, alpha=-2.0).pow(2).sum()
+         + lib.addbmm(bi[0], b1, b2, beta=2, alpha=0.5).pow(2).sum()).backward()
         grads.append([t.grad.numpy() for t in ts])
     for ours, theirs in zip(*grads, strict=True):
         np.testing.assert_allclose(ours, theirs, rtol=1e-12)

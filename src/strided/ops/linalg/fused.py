@@ -463,6 +463,13 @@ def addbmm(input: Tensor, batch1: Tensor, batch2: Tensor, *, beta: Any = 1, alph
     >>> strided.addbmm(strided.zeros(2), strided.ones(3, 2, 4), strided.ones(3, 4, 2)).tolist()
     [[12.0, 12.0], [12.0, 12.0]]
     """
+    if out is None and _number(beta) and _number(alpha) and alpha != 0:
+        fast = fast_bmm(batch1, batch2)
+        if fast is not None:  # (the general path's sum over the batch, on the same product)
+            p = fast[0]
+            t = _plus_input(p.sum(0, dtype=p.dtype), _cinfo[p.shape[1:]][2], input, batch1._dtype, beta, alpha)
+            if t is not None:
+                return t
     tensor_arg(input, "addbmm")
     b1 = tensor_arg(batch1, "addbmm", "batch1", 2)
     b2 = tensor_arg(batch2, "addbmm", "batch2", 3)
