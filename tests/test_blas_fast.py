@@ -453,3 +453,28 @@ def test_inner_fast_path_is_the_general_path_and_torchs(dtype, monkeypatch):
         grads.append((x.grad.numpy(), y.grad.numpy()))
     for ours_g, theirs_g in zip(*grads, strict=True):
         np.testing.assert_allclose(ours_g, theirs_g, rtol=1e-12)
+
+
+# ---------------------------------------------------------------- LAPACK-strided results
+
+
+def test_colmajor_adopts_the_transposed_copy_with_lapacks_strides():
+    """LA.colmajor's adopted copy: the elements bit for bit and the strides of the zero-filled
+    result it replaced (each matrix column-major, the batch row-major), as PyTorch's factors."""
+    from strided.ops.linalg import _batched as LA
+
+    for shape in ((3, 4), (4, 3), (2, 3, 4), (2, 1, 3, 2), (1, 1), (5, 1), (0, 3)):
+        for dtype in (np.float32, np.complex128):
+            arr = RNG.standard_normal(shape).astype(dtype)
+            if arr.size:
+                arr.reshape(-1)[0] = np.nan
+            t = LA.colmajor(arr, strided.tensor(arr).dtype)
+            m, n = shape[-2:]
+            assert t.stride() == (*(m * n * int(np.prod(shape[i + 1:-2])) for i in range(len(shape) - 2)),
+                                  1, max(m, 1))
+            assert t.numpy().tobytes() == arr.tobytes() and t.storage_offset() == 0
+    a = RNG.standard_normal((4, 3)).astype(np.float32)
+    q, r = strided.linalg.qr(strided.tensor(a))
+    tq, tr = torch.linalg.qr(torch.tensor(a))
+    assert (q.stride(), r.stride()) == (tq.stride(), tr.stride())
+    np.testing.assert_allclose(np.abs(q.numpy()), np.abs(tq.numpy()), rtol=1e-4, atol=1e-5)
