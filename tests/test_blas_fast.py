@@ -278,6 +278,35 @@ def test_randint_fast_path_leaves_bad_calls_to_the_general_path(monkeypatch):
     assert strided.get_rng_state().numpy().tobytes() == before
 
 
+def test_randint_like_fast_path_is_the_general_path_with_the_same_stream(monkeypatch):
+    """randint_like(t, high): the same draw, dtype, strides and stream after it as the general
+    path (forced by taking float32 out of the fast path's dtypes), for row-major, transposed,
+    offset, zero-size and 0-d inputs; a float32 bound past 2**24 warns as before."""
+    base = strided.zeros(30)
+    inputs = [strided.zeros(3, 4), strided.zeros(4, 3).t(), base[5:17].view(3, 4), strided.zeros(0, 2),
+              strided.zeros(()), strided.zeros(2, 3, dtype=strided.int32)]
+
+    def draws():
+        return [_seeded(lambda t=t: strided.randint_like(t, 7)) for t in inputs]
+
+    fast = draws()
+    monkeypatch.setattr(R, "_PLAIN_INT_LIKE", frozenset())
+    assert draws() == fast
+    for t, (bits, _) in zip(inputs, fast, strict=True):
+        theirs = torch.randint_like(torch.zeros(t.shape, dtype=getattr(torch, t.dtype.name)).as_strided(
+            t.shape, t.stride()), 7)
+        assert bits[:3] == (t.dtype, tuple(theirs.shape), theirs.stride())
+    monkeypatch.undo()
+    with pytest.warns(UserWarning, match="out of bounds") as record:
+        strided.randint_like(strided.zeros(2), 2**25)
+    assert record[0].filename == __file__
+    with pytest.raises(RuntimeError) as ours:
+        strided.randint_like(strided.zeros(2, dtype=strided.int8), 300)
+    with pytest.raises(RuntimeError) as theirs:
+        torch.randint_like(torch.zeros(2, dtype=torch.int8), 300)
+    assert str(ours.value).splitlines()[0] == str(theirs.value)
+
+
 def test_int_bounds_memo_gives_the_computed_bounds_and_random_streams_unchanged():
     for dt in (strided.bool, strided.uint8, strided.int8, strided.int16, strided.int32, strided.int64,
                strided.float16, strided.bfloat16, strided.float32, strided.float64):

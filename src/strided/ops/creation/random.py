@@ -40,10 +40,14 @@ from ...dtypes import (
     float16,
     float32,
     float64,
+    int8,
+    int16,
+    int32,
     int64,
     np_finfo,
     real_of,
     to_dtype,
+    uint8,
 )
 from ...errors import StridedNotImplementedError, StridedRuntimeError, StridedTypeError, join_lines
 from ...grad_mode import check_flag, leaf
@@ -730,6 +734,16 @@ def randint_like(input: Any, low: Any = None, high: Any = None, *, dtype: Any = 
     >>> y.shape, bool(((y >= 0) & (y < 3)).all())
     ((100,), True)
     """
+    if high is None and low.__class__ is int and low > 0 and dtype is None and device is None and (
+            requires_grad is False and memory_format is preserve_format and input.__class__ is Tensor and
+            input._dtype in _PLAIN_INT_LIKE):
+        # the common randint_like(t, high): the general path's checks that can fail and its draw,
+        # without its argument parsing (a flag, a device and a dtype left out need none)
+        dt = input._dtype
+        _check_range(0, low, dt, "randint_like")  # (from here: its warning's stacklevel is the general path's)
+        shape = input._layout.shape
+        values = resolve(generator, "randint_like").draw(lambda g: _integers(0, low - 1)(g, shape))
+        return _fresh(shape, dt, values, "randint_like", (input,), _like_strides(input, dt, memory_format))
     requires_grad = check_flag(requires_grad, "randint_like")  # (before a draw: no RNG step on a bad flag)
     tensor_arg(input, "randint_like")
     parse_device(device, "randint_like")
@@ -744,6 +758,10 @@ def randint_like(input: Any, low: Any = None, high: Any = None, *, dtype: Any = 
     shape = input._layout.shape
     values = resolve(generator, "randint_like").draw(lambda g: _integers(low_i, high_i - 1)(g, shape))
     return leaf(_fresh(shape, dt, values, "randint_like", (input,), _like_strides(input, dt, memory_format)), requires_grad, "randint_like")
+
+
+# the dtypes randint_like's fast path takes (real, NumPy-cast as PyTorch casts: _fresh's one copyto)
+_PLAIN_INT_LIKE = frozenset({float32, float64, int64, int32, int16, int8, uint8})
 
 
 # ---------------------------------------------------------------- in-place samplers
