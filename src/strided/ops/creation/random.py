@@ -197,14 +197,19 @@ def _draws_in_place(input: Tensor, dtype: DType, memory_format: MemoryFormat) ->
         lay.strides == contiguous_strides(lay.shape)
 
 
-def _into(target: Tensor, op: str, generator: Any, sample: Callable[[np.random.Generator, Shape], Any]) -> Tensor:
+def _into(target: Tensor, op: str, generator: Any, sample: Callable[[np.random.Generator, Shape], Any],
+          fill: Callable[[np.random.Generator, np.ndarray], Any] | None = None) -> Tensor:
     """Draw ``sample(numpy_generator, target.shape)`` and write it into ``target`` (every check done
     by the caller and here, before the draw): the in-place samplers' one write.
 
     A writable row-major target of a dtype NumPy casts to as PyTorch does (not float16/bfloat16,
     whose casts :func:`write` corrects) takes the flat path: the values are copied straight into
     its run of the storage. The draw is the same and so are the values written (``write`` ends in
-    the same ``copyto`` cast, or in a blocked copy of the same values for large targets)."""
+    the same ``copyto`` cast, or in a blocked copy of the same values for large targets).
+
+    ``fill`` (given only for a float32/float64 target, which the sample is drawn in): the same
+    draw and arithmetic written straight into the flat path's row-major run (``out=``: NumPy fills
+    it in the order it fills a new array), no sample array and no copy."""
     lay = target._layout
     shape = lay.shape
     if target._dtype not in REDUCED_FLOATS:
@@ -212,9 +217,15 @@ def _into(target: Tensor, op: str, generator: Any, sample: Callable[[np.random.G
         flat = flat_run(target, info)
         if flat is not None and flat.flags.writeable:
             g = default_generator if generator is None else resolve(generator, op)
+            dest = flat.reshape(shape)
+            if fill is not None:
+                with g._lock:
+                    fill(g._np, dest)
+                if OPEN:
+                    report(op, (), target)
+                return target
             with g._lock:
                 values = sample(g._np, shape)
-            dest = flat.reshape(shape)
             if values.dtype == dest.dtype:  # (no cast: nothing to warn about)
                 np.copyto(dest, values)
             else:  # (a cast that overflows, log_normal_'s float64 into float32, is quiet as write's)
@@ -783,7 +794,8 @@ def uniform_(self: Tensor, from_: float = 0.0, to: float = 1.0, *, generator: An
     if low == 0.0 and high == 1.0 and not dt.is_complex:
         # [0, 1): ``_uniform(...) * 1.0 + 0.0`` is ``_uniform(...)`` exactly (no -0.0 among its
         # values), so the sample is the draw itself, with nothing to check
-        return _into(self, "uniform_", generator, lambda g, shape: _uniform(g, shape, dt))
+        return _into(self, "uniform_", generator, lambda g, shape: _uniform(g, shape, dt),
+                     _fill_uniform if dt is float32 or dt is float64 else None)
     limit = float(np_finfo(dt.numpy).max)
     for name, value in (("from", low), ("to", high)):
         if not -limit <= value <= limit:
@@ -804,6 +816,11 @@ def uniform_(self: Tensor, from_: float = 0.0, to: float = 1.0, *, generator: An
     return _into(self, "uniform_", generator, lambda g, shape: _uniform(g, shape, dt) * span + low)
 
 
+def _fill_uniform(g: np.random.Generator, out: np.ndarray) -> None:
+    """uniform_(0, 1)'s draw (:func:`_uniform` of a float32/float64 target) straight into ``out``."""
+    g.random(dtype=out.dtype, out=out)
+
+
 @method("normal_")
 def normal_(self: Tensor, mean: float = 0.0, std: float = 1.0, *, generator: Any = None) -> Tensor:
     """Fill with normal samples of ``mean`` and ``std``.
@@ -821,7 +838,13 @@ def normal_(self: Tensor, mean: float = 0.0, std: float = 1.0, *, generator: Any
     if dt.is_complex:  # PyTorch: each part normal with std / sqrt(2) (as randn), ``mean`` added to both
         return _into(self, "normal_", generator,
                      lambda g, shape: _complex_parts(g, shape, dt, normal=True, scale=s, shift=m))
-    return _into(self, "normal_", generator, lambda g, shape: g.standard_normal(shape, dtype=c) * s + m)
+    fill = None
+    if dt is float32 or dt is float64:  # (the sample's draw, product and sum, each written in place)
+        def fill(g: np.random.Generator, out: np.ndarray) -> None:
+            g.standard_normal(dtype=out.dtype, out=out)
+            np.multiply(out, s, out=out)
+            np.add(out, m, out=out)
+    return _into(self, "normal_", generator, lambda g, shape: g.standard_normal(shape, dtype=c) * s + m, fill)
 
 
 _MISSING: Any = object()
