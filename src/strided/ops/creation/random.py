@@ -934,7 +934,12 @@ def exponential_(self: Tensor, lambd: float = 1.0, *, generator: Any = None) -> 
     _continuous(self._dtype, "Exponential")
     rate = _positive("exponential_", "lambda", lambd)
     c = _compute(self._dtype)
-    return _into(self, "exponential_", generator, lambda g, s: g.standard_exponential(s, dtype=c) / rate)
+    fill = None
+    if self._dtype is float32 or self._dtype is float64:  # (the draw and the quotient, written in place)
+        def fill(g: np.random.Generator, out: np.ndarray) -> None:
+            g.standard_exponential(dtype=out.dtype, out=out)
+            np.divide(out, rate, out=out)
+    return _into(self, "exponential_", generator, lambda g, s: g.standard_exponential(s, dtype=c) / rate, fill)
 
 
 @method("geometric_")
