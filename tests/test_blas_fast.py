@@ -308,8 +308,9 @@ def test_randint_like_fast_path_is_the_general_path_with_the_same_stream(monkeyp
 
 
 def test_int_bounds_memo_gives_the_computed_bounds_and_random_streams_unchanged():
+    # (bfloat16 left out: its finfo costs a second on first use, the same code as float16's)
     for dt in (strided.bool, strided.uint8, strided.int8, strided.int16, strided.int32, strided.int64,
-               strided.float16, strided.bfloat16, strided.float32, strided.float64):
+               strided.float16, strided.float32, strided.float64):
         assert R._int_bounds(dt) == R._int_bounds_of(dt) == R._int_bounds(dt)
     # random_ on each dtype: the integers [0, top] of the generator's NumPy stream, as before
     for dt, np_dt, top in ((strided.float32, np.float32, 2**24), (strided.int32, np.int32, 2**31 - 1),
