@@ -40,10 +40,14 @@ from ...dtypes import (
     float16,
     float32,
     float64,
+    int8,
+    int16,
+    int32,
     int64,
     np_finfo,
     real_of,
     to_dtype,
+    uint8,
 )
 from ...errors import StridedNotImplementedError, StridedRuntimeError, StridedTypeError, join_lines
 from ...grad_mode import check_flag, leaf
@@ -200,14 +204,19 @@ def _draws_in_place(input: Tensor, dtype: DType, memory_format: MemoryFormat) ->
         lay.strides == contiguous_strides(lay.shape)
 
 
-def _into(target: Tensor, op: str, generator: Any, sample: Callable[[np.random.Generator, Shape], Any]) -> Tensor:
+def _into(target: Tensor, op: str, generator: Any, sample: Callable[[np.random.Generator, Shape], Any],
+          fill: Callable[[np.random.Generator, np.ndarray], Any] | None = None) -> Tensor:
     """Draw ``sample(numpy_generator, target.shape)`` and write it into ``target`` (every check done
     by the caller and here, before the draw): the in-place samplers' one write.
 
     A writable row-major target of a dtype NumPy casts to as PyTorch does (not float16/bfloat16,
     whose casts :func:`write` corrects) takes the flat path: the values are copied straight into
     its run of the storage. The draw is the same and so are the values written (``write`` ends in
-    the same ``copyto`` cast, or in a blocked copy of the same values for large targets)."""
+    the same ``copyto`` cast, or in a blocked copy of the same values for large targets).
+
+    ``fill`` (given only for a float32/float64 target, which the sample is drawn in): the same
+    draw and arithmetic written straight into the flat path's row-major run (``out=``: NumPy fills
+    it in the order it fills a new array), no sample array and no copy."""
     lay = target._layout
     shape = lay.shape
     if target._dtype not in REDUCED_FLOATS:
@@ -215,9 +224,15 @@ def _into(target: Tensor, op: str, generator: Any, sample: Callable[[np.random.G
         flat = flat_run(target, info)
         if flat is not None and flat.flags.writeable:
             g = default_generator if generator is None else resolve(generator, op)
+            dest = flat.reshape(shape)
+            if fill is not None:
+                with g._lock:
+                    fill(g._np, dest)
+                if OPEN:
+                    report(op, (), target)
+                return target
             with g._lock:
                 values = sample(g._np, shape)
-            dest = flat.reshape(shape)
             if values.dtype == dest.dtype:  # (no cast: nothing to warn about)
                 np.copyto(dest, values)
             else:  # (a cast that overflows, log_normal_'s float64 into float32, is quiet as write's)
@@ -310,6 +325,16 @@ def _randn(sizes: Any, size: Any, generator: Any, dtype: Any, device: Any) -> Te
 
 def _int_bounds(dtype: DType) -> tuple[int, int]:
     """The inclusive range random_ draws integers from for ``dtype`` (floats: the exact integers)."""
+    bounds = _INT_BOUNDS.get(dtype)
+    if bounds is None:  # (finfo/iinfo cost a microsecond a call: each dtype's range is worked out once)
+        bounds = _INT_BOUNDS[dtype] = _int_bounds_of(dtype)
+    return bounds
+
+
+_INT_BOUNDS: dict[DType, tuple[int, int]] = {}  # (keyed by the dtypes, immutable singletons: a few entries)
+
+
+def _int_bounds_of(dtype: DType) -> tuple[int, int]:
     if dtype is bool_:
         return 0, 1
     if dtype.is_floating_point:
@@ -331,6 +356,8 @@ def _check_range(low: int, high: int | None, dtype: DType, op: str = "random_") 
             )
         )
     lo, hi = _int_bounds(dtype)
+    if lo <= low <= hi and (high is None or lo <= high - 1 <= hi):  # (the common call: in range)
+        return
     name = CPP_NAME[dtype.name]
     for what, value in (("from", low), ("to - 1", None if high is None else high - 1)):
         if value is None or lo <= value <= hi:
@@ -364,6 +391,12 @@ def randint(*args: Any, low: Any = None, high: Any = None, size: Any = None, gen
     >>> strided.randint(3, 10, (2, 2)).dtype
     strided.int64
     """
+    if len(args) == 3 and low is None and high is None and size is None and dtype is None and device is None:
+        shape = _plain_randint(*args)
+        if shape is not None:  # (the general path's draw and result, its argument work skipped)
+            low_i, high_i = args[0], args[1] - 1
+            values = resolve(generator, "randint").draw(lambda g: _integers(low_i, high_i)(g, shape))
+            return _fresh(shape, DEFAULT_INT, values, "randint")
     parse_device(device, "randint")
     rest = list(args)
     if size is None:
@@ -398,6 +431,23 @@ def randint(*args: Any, low: Any = None, high: Any = None, size: Any = None, gen
     _check_range(low_i, high_i, dt, "randint")
     values = resolve(generator, "randint").draw(lambda g: _integers(low_i, high_i - 1)(g, shape))
     return _fresh(shape, dt, values, "randint")
+
+
+def _plain_randint(low: Any, high: Any, size: Any) -> Shape | None:
+    """The sizes of the common ``randint(low, high, (sizes))`` call, when every argument is what
+    the general path's checks accept unchanged (Python ints, ``low < high`` within int64, a tuple
+    of non-negative int sizes within int64); None otherwise (the general path decides)."""
+    if low.__class__ is not int or high.__class__ is not int or size.__class__ is not tuple:
+        return None
+    if not -_INT64_TOP - 1 <= low < high <= _INT64_TOP + 1:
+        return None
+    for s in size:
+        if s.__class__ is not int or not 0 <= s <= _INT64_TOP:
+            return None
+    return size
+
+
+_INT64_TOP = 2**63 - 1
 
 
 def randperm(n: Any, *, generator: Any = None, dtype: Any = None, device: Any = None) -> Tensor:
@@ -516,9 +566,13 @@ def _p_tensor_error(p: Tensor) -> StridedRuntimeError:
     )
 
 
-def _check_p_tensor(p: Tensor) -> None:
-    arr = p._np()
-    if arr.size and not ((arr >= 0) & (arr <= 1)).all():
+def _check_p_tensor(p: Tensor, arr: np.ndarray | None = None) -> None:
+    """PyTorch's error unless every probability of ``p`` (its elements ``arr``, when the caller
+    has them) lies in [0, 1]."""
+    if arr is None:
+        arr = p._np()
+    # (two reductions, not three ufuncs and an all(): a NaN makes min or max NaN, which fails too)
+    if arr.size and not (arr.min() >= 0 and arr.max() <= 1):
         raise _p_tensor_error(p)
 
 
@@ -560,8 +614,8 @@ def bernoulli(input: Any, p: Any = None, *, generator: Any = None) -> Tensor:
         if not dt.is_floating_point:
             raise _not_implemented("bernoulli_tensor_cpu_p_", dt, "bernoulli",
                                    "fix: give float probabilities: strided.bernoulli(probs.float())")
-        _check_p_tensor(input)
         probs = input._np()
+        _check_p_tensor(input, probs)
         values = resolve(generator, "bernoulli").draw(lambda g: _uniform(g, shape, dt) < probs)
     else:
         value = _check_p_number(p)
@@ -707,6 +761,16 @@ def randint_like(input: Any, low: Any = None, high: Any = None, *, dtype: Any = 
     >>> y.shape, bool(((y >= 0) & (y < 3)).all())
     ((100,), True)
     """
+    if high is None and low.__class__ is int and low > 0 and dtype is None and device is None and (
+            requires_grad is False and memory_format is preserve_format and input.__class__ is Tensor and
+            input._dtype in _PLAIN_INT_LIKE):
+        # the common randint_like(t, high): the general path's checks that can fail and its draw,
+        # without its argument parsing (a flag, a device and a dtype left out need none)
+        dt = input._dtype
+        _check_range(0, low, dt, "randint_like")  # (from here: its warning's stacklevel is the general path's)
+        shape = input._layout.shape
+        values = resolve(generator, "randint_like").draw(lambda g: _integers(0, low - 1)(g, shape))
+        return _fresh(shape, dt, values, "randint_like", (input,), _like_strides(input, dt, memory_format))
     requires_grad = check_flag(requires_grad, "randint_like")  # (before a draw: no RNG step on a bad flag)
     tensor_arg(input, "randint_like")
     parse_device(device, "randint_like")
@@ -721,6 +785,10 @@ def randint_like(input: Any, low: Any = None, high: Any = None, *, dtype: Any = 
     shape = input._layout.shape
     values = resolve(generator, "randint_like").draw(lambda g: _integers(low_i, high_i - 1)(g, shape))
     return leaf(_fresh(shape, dt, values, "randint_like", (input,), _like_strides(input, dt, memory_format)), requires_grad, "randint_like")
+
+
+# the dtypes randint_like's fast path takes (real, NumPy-cast as PyTorch casts: _fresh's one copyto)
+_PLAIN_INT_LIKE = frozenset({float32, float64, int64, int32, int16, int8, uint8})
 
 
 # ---------------------------------------------------------------- in-place samplers
@@ -742,7 +810,8 @@ def uniform_(self: Tensor, from_: float = 0.0, to: float = 1.0, *, generator: An
     if low == 0.0 and high == 1.0 and not dt.is_complex:
         # [0, 1): ``_uniform(...) * 1.0 + 0.0`` is ``_uniform(...)`` exactly (no -0.0 among its
         # values), so the sample is the draw itself, with nothing to check
-        return _into(self, "uniform_", generator, lambda g, shape: _uniform(g, shape, dt))
+        return _into(self, "uniform_", generator, lambda g, shape: _uniform(g, shape, dt),
+                     _fill_uniform if dt is float32 or dt is float64 else None)
     limit = float(np_finfo(dt.numpy).max)
     for name, value in (("from", low), ("to", high)):
         if not -limit <= value <= limit:
@@ -761,6 +830,11 @@ def uniform_(self: Tensor, from_: float = 0.0, to: float = 1.0, *, generator: An
         return _into(self, "uniform_", generator,
                      lambda g, shape: _complex_parts(g, shape, dt, normal=False, scale=span, shift=low))
     return _into(self, "uniform_", generator, lambda g, shape: _uniform(g, shape, dt) * span + low)
+
+
+def _fill_uniform(g: np.random.Generator, out: np.ndarray) -> None:
+    """uniform_(0, 1)'s draw (:func:`_uniform` of a float32/float64 target) straight into ``out``."""
+    g.random(dtype=out.dtype, out=out)
 
 
 @method("normal_")
@@ -782,7 +856,13 @@ def normal_(self: Tensor, mean: float = 0.0, std: float = 1.0, *, generator: Any
     if dt.is_complex:  # PyTorch: each part normal with std / sqrt(2) (as randn), ``mean`` added to both
         return _into(self, "normal_", generator,
                      lambda g, shape: _complex_parts(g, shape, dt, normal=True, scale=s, shift=m))
-    return _into(self, "normal_", generator, lambda g, shape: g.standard_normal(shape, dtype=c) * s + m)
+    fill = None
+    if dt is float32 or dt is float64:  # (the sample's draw, product and sum, each written in place)
+        def fill(g: np.random.Generator, out: np.ndarray) -> None:
+            g.standard_normal(dtype=out.dtype, out=out)
+            np.multiply(out, s, out=out)
+            np.add(out, m, out=out)
+    return _into(self, "normal_", generator, lambda g, shape: g.standard_normal(shape, dtype=c) * s + m, fill)
 
 
 _MISSING: Any = object()
@@ -872,7 +952,12 @@ def exponential_(self: Tensor, lambd: float = 1.0, *, generator: Any = None) -> 
     _continuous(self._dtype, "Exponential")
     rate = _positive("exponential_", "lambda", lambd)
     c = _compute(self._dtype)
-    return _into(self, "exponential_", generator, lambda g, s: g.standard_exponential(s, dtype=c) / rate)
+    fill = None
+    if self._dtype is float32 or self._dtype is float64:  # (the draw and the quotient, written in place)
+        def fill(g: np.random.Generator, out: np.ndarray) -> None:
+            g.standard_exponential(dtype=out.dtype, out=out)
+            np.divide(out, rate, out=out)
+    return _into(self, "exponential_", generator, lambda g, s: g.standard_exponential(s, dtype=c) / rate, fill)
 
 
 @method("geometric_")

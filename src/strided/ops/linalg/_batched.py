@@ -18,9 +18,10 @@ from typing import Any
 
 import numpy as np
 
-from ...dispatch import result
+from ...dispatch import adopted, result
 from ...dtypes import DType, int64
 from ...errors import LinAlgError, StridedRuntimeError, join_lines
+from ...layout import Layout
 from ...tensor import Tensor, tensor_arg
 from .._support.gradtools import from_numpy_result
 from .._support.promotion import TORCH_NAMES
@@ -87,6 +88,11 @@ def colmajor(arr: np.ndarray, dtype: DType) -> Tensor:
     for size in reversed(shape[:-2]):
         strides.insert(0, max(step, 1))
         step *= size
+    if arr.size and arr.dtype == dtype.numpy:
+        # (the matrices' transposes, copied row-major, are those bytes: one NumPy copy adopted,
+        # no zeroed result to fill; the same elements, bit for bit)
+        flat = np.swapaxes(arr, -1, -2).copy()
+        return adopted(flat.reshape(-1), Layout._trusted(shape, tuple(strides), 0), dtype)
     out = result(shape, dtype, tuple(strides))
     out._np()[...] = arr
     return out

@@ -121,8 +121,8 @@ def _combine(op_name: str, input: Tensor, product: Any, shape: tuple[int, ...], 
     # float16/bfloat16 kernel multiplies it by 0 (an inf or NaN in it gives NaN)
     if not (blas and alpha == 0) or dtype in REDUCED_FLOATS:
         p = product()
-        with np.errstate(all="ignore"):  # (0 * inf: NaN, as in PyTorch, silently)
-            term = p if alpha == 1 else (p & alpha if dtype.kind == "b" else p * np.asarray(alpha, np_dtype))
+        # (quiet as the sum below: an overflow to inf is the value, as in PyTorch, not a NumPy warning)
+        term = p if alpha == 1 else (p & alpha if dtype.kind == "b" else quietly(np.multiply, p, np.asarray(alpha, np_dtype)))
     if beta != 0:
         b = base._np().astype(np_dtype, copy=False)
         if dtype.kind == "b":
@@ -144,21 +144,40 @@ def _combine(op_name: str, input: Tensor, product: Any, shape: tuple[int, ...], 
     return result
 
 
-def _unit(value: Any) -> bool:
-    """Whether ``beta``/``alpha`` is the number 1 (an int or float: not a bool, a tensor, complex)."""
-    return (value.__class__ is int or value.__class__ is float) and value == 1
+def _number(value: Any) -> bool:
+    """Whether ``beta``/``alpha`` is a plain Python int or float (not a bool, a tensor, complex):
+    the scalars the fast paths take, which :func:`_scalar` passes unchanged for float dtypes."""
+    return value.__class__ is int or value.__class__ is float
 
 
-def _plus_input(product: np.ndarray, layout: Any, input: Any, dtype: DType) -> Tensor | None:  # noqa: A002
-    """The fast paths' ``beta=1, alpha=1`` sum: ``product`` (a fresh row-major array NumPy just
-    computed, of ``dtype``) plus ``input`` added into it in place, as the tensor over it; None when
-    ``input`` is not a tensor of ``dtype`` and of the result's shape (the general path decides).
-    The same sum, in the same order, as :func:`_combine`'s ``term + input`` (IEEE addition
-    rounds once either way; no intermediate array)."""
+def _plus_input(product: np.ndarray, layout: Any, input: Any, dtype: DType,  # noqa: A002
+                beta: Any = 1, alpha: Any = 1) -> Tensor | None:
+    """The fast paths' ``beta * input + alpha * product``: ``product`` (a fresh row-major array
+    NumPy just computed, of the float ``dtype``) scaled and summed in place, as the tensor over
+    it; None when ``input`` is not a tensor of ``dtype`` and of the result's shape (the general
+    path decides). ``beta``/``alpha``: Python numbers (:func:`_number`); the BLAS callers leave
+    ``alpha == 0`` to the general path (its zeros, the product unread).
+
+    The same operations, on the same operands in the same order, as :func:`_combine`:
+    ``p * alpha`` (unless 1), then ``+ input * beta`` (``+ input`` for 1, nothing for 0: NaN in
+    ``input`` ignored), each rounded once, so the bits are the general path's; no intermediate
+    array but ``input * beta``."""
     if input.__class__ is not Tensor or input._dtype is not dtype or input._layout.shape != layout.shape:
         return None
-    quietly(np.add, product, input._np(), out=product)  # (_combine's errstate, at a tenth of its cost)
+    np_dtype = product.dtype  # (the general path's scalars: np.asarray(alpha, np_dtype))
+    # (one quiet call for the two or three ufuncs: _combine's errstate, at a tenth of its cost)
+    quietly(_scale_add, product, None if alpha == 1 else np.asarray(alpha, np_dtype),
+            None if beta == 0 else input._np(), None if beta == 0 or beta == 1 else np.asarray(beta, np_dtype))
     return adopted(product.reshape(-1), layout, dtype)
+
+
+def _scale_add(product: np.ndarray, alpha: np.ndarray | None, base: np.ndarray | None,
+               beta: np.ndarray | None) -> None:
+    """``product = product * alpha + base * beta`` in place, skipping a None factor (1) or term."""
+    if alpha is not None:
+        np.multiply(product, alpha, out=product)
+    if base is not None:
+        np.add(product, base if beta is None else np.multiply(base, beta), out=product)
 
 
 def _rowmajor(t: Any, shape: tuple[int, ...]) -> np.ndarray | None:
@@ -241,10 +260,10 @@ def addmm(input: Tensor, mat1: Tensor, mat2: Tensor, *, beta: Any = 1, alpha: An
     >>> strided.addmm(strided.full((2, 2), float("nan")), strided.eye(2), strided.eye(2), beta=0).tolist()
     [[1.0, 0.0], [0.0, 1.0]]
     """
-    if out is None and _unit(beta) and _unit(alpha):  # the common call: one product, one add in place
+    if out is None and _number(beta) and _number(alpha) and alpha != 0:  # one product, scaled in place
         fast = fast_product(mat1, mat2)
         if fast is not None:
-            t = _plus_input(fast[0], fast[1], input, mat1._dtype)
+            t = _plus_input(fast[0], fast[1], input, mat1._dtype, beta, alpha)
             if t is not None:
                 return t
     tensor_arg(input, "addmm")
@@ -273,14 +292,15 @@ def addmv(input: Tensor, mat: Tensor, vec: Tensor, *, beta: Any = 1, alpha: Any 
     >>> strided.addmv(strided.ones(2), strided.eye(2), strided.tensor([2.0, 3.0]), alpha=2).tolist()
     [5.0, 7.0]
     """
-    if out is None and _unit(beta) and _unit(alpha) and mat.__class__ is Tensor and vec.__class__ is Tensor:
+    if out is None and _number(beta) and _number(alpha) and alpha != 0 and mat.__class__ is Tensor and (
+            vec.__class__ is Tensor):
         shape = mat._layout.shape
         if len(shape) == 2 and shape[0] and shape[1]:  # (an empty product: the general path's zeros)
             x = _rowmajor(mat, shape)
             v = _rowmajor(vec, shape[1:]) if x is not None and vec._dtype is mat._dtype else None
             if v is not None:  # (np.matmul as _product calls it, on the same views)
                 layout = _cinfo[shape[:1]][2]
-                t = _plus_input(quietly(np.matmul, x, v), layout, input, mat._dtype)
+                t = _plus_input(quietly(np.matmul, x, v), layout, input, mat._dtype, beta, alpha)
                 if t is not None:
                     return t
     tensor_arg(input, "addmv")
@@ -328,14 +348,15 @@ def addr(input: Tensor, vec1: Tensor, vec2: Tensor, *, beta: Any = 1, alpha: Any
     >>> strided.addr(strided.ones(2, 2, dtype=strided.int64), strided.tensor([1, 2]), strided.tensor([1, 0]), beta=2).tolist()
     [[3, 2], [4, 2]]
     """
-    if out is None and _unit(beta) and _unit(alpha) and vec1.__class__ is Tensor and vec2.__class__ is Tensor:
+    if out is None and _number(beta) and _number(alpha) and vec1.__class__ is Tensor and vec2.__class__ is Tensor:
         shape = vec1._layout.shape + vec2._layout.shape
         # (a row-major input of two dims of at least 2 fixes the result's memory order: row-major)
         if len(shape) == 2 and shape[0] > 1 and shape[1] > 1 and _rowmajor(input, shape) is not None:
             x = _rowmajor(vec1, shape[:1])
             y = _rowmajor(vec2, shape[1:]) if x is not None and vec2._dtype is vec1._dtype else None
             if y is not None:
-                t = _plus_input(np.multiply.outer(x, y), _cinfo[shape][2], input, vec1._dtype)
+                # (addr is no BLAS op: alpha == 0 multiplies, inf * 0 is NaN, as in the general path)
+                t = _plus_input(quietly(np.multiply.outer, x, y), _cinfo[shape][2], input, vec1._dtype, beta, alpha)
                 if t is not None:
                     return t
     tensor_arg(input, "addr")
@@ -351,7 +372,7 @@ def addr(input: Tensor, vec1: Tensor, vec2: Tensor, *, beta: Any = 1, alpha: Any
 
     def product() -> np.ndarray:  # (the outer product in the promoted dtype, read in place: no copy reported)
         x, y = a._np().astype(dtype.numpy, copy=False), b._np().astype(dtype.numpy, copy=False)
-        return np.logical_and.outer(x, y) if dtype.kind == "b" else np.multiply.outer(x, y)
+        return np.logical_and.outer(x, y) if dtype.kind == "b" else quietly(np.multiply.outer, x, y)
 
     # (PyTorch's addr is a TensorIterator over input, vec1 as a column and vec2: its result keeps
     # the input's memory order)
@@ -395,10 +416,11 @@ def baddbmm(input: Tensor, batch1: Tensor, batch2: Tensor, *, beta: Any = 1, alp
     >>> strided.baddbmm(strided.zeros(1, 2), strided.ones(3, 1, 4), strided.ones(3, 4, 2)).shape
     (3, 1, 2)
     """
-    if out is None and _unit(beta) and _unit(alpha) and batch1.__class__ is Tensor and batch2.__class__ is Tensor:
+    if out is None and _number(beta) and _number(alpha) and alpha != 0 and batch1.__class__ is Tensor and (
+            batch2.__class__ is Tensor):
         fast = fast_bmm(batch1, batch2)
         if fast is not None:
-            t = _plus_input(fast[0], fast[1], input, batch1._dtype)
+            t = _plus_input(fast[0], fast[1], input, batch1._dtype, beta, alpha)
             if t is not None:
                 return t
     tensor_arg(input, "baddbmm")
@@ -446,6 +468,13 @@ def addbmm(input: Tensor, batch1: Tensor, batch2: Tensor, *, beta: Any = 1, alph
     >>> strided.addbmm(strided.zeros(2), strided.ones(3, 2, 4), strided.ones(3, 4, 2)).tolist()
     [[12.0, 12.0], [12.0, 12.0]]
     """
+    if out is None and _number(beta) and _number(alpha) and alpha != 0:
+        fast = fast_bmm(batch1, batch2)
+        if fast is not None:  # (the general path's sum over the batch, on the same product)
+            p = fast[0]
+            t = _plus_input(p.sum(0, dtype=p.dtype), _cinfo[p.shape[1:]][2], input, batch1._dtype, beta, alpha)
+            if t is not None:
+                return t
     tensor_arg(input, "addbmm")
     b1 = tensor_arg(batch1, "addbmm", "batch1", 2)
     b2 = tensor_arg(batch2, "addbmm", "batch2", 3)

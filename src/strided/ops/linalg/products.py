@@ -26,17 +26,21 @@ import numpy as np
 
 from ... import layout as L
 from ...callsite import user_site
+from ...dispatch import OPEN, adopted
+from ...dtypes import float32, float64
 from ...errors import StridedRuntimeError, StridedTypeError, join_lines
 from ...gradients import seal
+from ...kernels.fpstate import quietly
+from ...kernels.matmul import matmul_new
 from ...messages import broadcast_mismatch
 from ...opdef import Kind, declare
 from ...tensor import Tensor, tensor_arg
 from .._support.along import one_dim
-from .._support.operands import _not_implemented
+from .._support.memo import Memo
+from .._support.operands import _cinfo, _not_implemented, flat_run
 from .._support.promotion import TORCH_NAMES
 from .._support.reduce_args import shape_text
 from ..registry import backward, method
-from . import _batched as LA
 
 __all__ = ["cross", "inner", "kron", "linalg_cross", "linalg_vecdot", "mv", "tensordot", "vander", "vdot"]
 
@@ -79,34 +83,32 @@ def linalg_cross(input: Tensor, other: Tensor, *, dim: int = -1) -> Tensor:  # n
     if b.shape != shape:
         b = np.broadcast_to(b, shape)  # type: ignore[arg-type]
     c = _cross3(a, b, d) if a.size else np.zeros(shape, a.dtype)  # type: ignore[arg-type]
-    return LA.rowmajor(c, input._dtype)
+    return adopted(c.reshape(-1), _cinfo[shape][2], input._dtype)  # (c: fresh, row-major)
+
+
+# along the cross product's dim: a's components [a1 a2 a0 | a2 a0 a1] against b's [b2 b0 b1 | b1 b2 b0]
+_CROSS_A = np.array([1, 2, 0, 2, 0, 1])
+_CROSS_B = np.array([2, 0, 1, 1, 2, 0])
 
 
 def _cross3(a: np.ndarray, b: np.ndarray, d: int) -> np.ndarray:
     """``np.cross(a, b, axis=d)`` of same-shape, same-dtype numeric ``a`` and ``b`` (size 3 along
-    ``d``), bit for bit: NumPy's own products and differences in its order, written straight into
-    a row-major result (np.cross's axis handling and its transposing copy cost more than the
-    arithmetic at small sizes)."""
-    out = np.empty(a.shape, a.dtype)
-    last = a.ndim - 1
-    if d != last:
-        a, b, c = np.moveaxis(a, d, -1), np.moveaxis(b, d, -1), np.moveaxis(out, d, -1)
-    else:
-        c = out
-    a0, a1, a2 = a[..., 0], a[..., 1], a[..., 2]
-    b0, b1, b2 = b[..., 0], b[..., 1], b[..., 2]
-    tmp = np.empty(a0.shape, a.dtype)
-    with np.errstate(all="ignore"):
-        np.multiply(a1, b2, out=c[..., 0])
-        np.multiply(a2, b1, out=tmp)
-        np.subtract(c[..., 0], tmp, out=c[..., 0])
-        np.multiply(a2, b0, out=c[..., 1])
-        np.multiply(a0, b2, out=tmp)
-        np.subtract(c[..., 1], tmp, out=c[..., 1])
-        np.multiply(a0, b1, out=c[..., 2])
-        np.multiply(a1, b0, out=tmp)
-        np.subtract(c[..., 2], tmp, out=c[..., 2])
-    return out
+    ``d``), bit for bit, as a fresh row-major array: NumPy's own products and differences
+    (``c0 = a1*b2 - a2*b1``, ``c1 = a2*b0 - a0*b2``, ``c2 = a0*b1 - a1*b0``), all three components
+    at once: one gather of each operand along ``d`` (``[a1 a2 a0 a2 a0 a1]``, ``[b2 b0 b1 b1 b2 b0]``),
+    one product of the six, one difference of its halves (four NumPy calls instead of np.cross's
+    axis handling and nine ufuncs of a third each)."""
+    head = (slice(None),) * d
+    c = quietly(_halves_difference, a[(*head, _CROSS_A)], b[(*head, _CROSS_B)], head)
+    # (the halves' strides are in row-major order, so NumPy's "K" order gives a row-major c;
+    # size-1 dims leave it free to choose others)
+    return c if c.flags.c_contiguous else np.ascontiguousarray(c)
+
+
+def _halves_difference(x: np.ndarray, y: np.ndarray, head: tuple) -> np.ndarray:
+    """``x * y``'s first three components along the dim after ``head`` minus its last three."""
+    products = np.multiply(x, y)
+    return np.subtract(products[(*head, slice(0, 3))], products[(*head, slice(3, 6))])
 
 
 @backward("cross", "linalg_cross", operands="two")
@@ -258,6 +260,10 @@ def inner(input: Tensor, other: Tensor, *, out: Any = None) -> Tensor:  # noqa: 
     >>> strided.inner(strided.ones(2, 3), strided.ones(4, 3)).shape
     (2, 4)
     """
+    if out is None:
+        fast = _fast_inner(input, other)
+        if fast is not None:
+            return fast
     a = tensor_arg(input, "inner")
     b = tensor_arg(other, "inner", "other", 2)
     if a.ndim == 0 or b.ndim == 0:
@@ -280,6 +286,32 @@ def inner(input: Tensor, other: Tensor, *, out: Any = None) -> Tensor:  # noqa: 
 
         return write_out(out, result, "inner", (a, b))
     return result
+
+
+def _fast_inner(x: Any, y: Any) -> Tensor | None:
+    """inner's small-op fast path: two row-major float32/float64 tensors of one dtype and at
+    least one dim, non-empty, of one last size, outside autograd and listeners: the general
+    path's matrix product -- the same :func:`matmul_new` call ``matmul`` makes on the row-major
+    (-1, k) view and the transposed view of the other -- adopted in the result's shape, without
+    the reshape, transpose and matmul tensors; None when a precondition fails."""
+    d = getattr(x, "_dtype", None)
+    if x.__class__ is not Tensor or y.__class__ is not Tensor or y._dtype is not d or OPEN or (
+            d is not float32 and d is not float64) or x._ag is not None or y._ag is not None:
+        return None
+    sa, sb = x._layout.shape, y._layout.shape
+    if not sa or not sb or sa[-1] != sb[-1]:
+        return None
+    ia, ib = _cinfo[sa], _cinfo[sb]
+    k = sa[-1]
+    if not (ia[1] and ib[1]):
+        return None
+    u = flat_run(x, ia)
+    v = flat_run(y, ib) if u is not None else None
+    if v is None:
+        return None
+    rows, cols = ia[1] // k, ib[1] // k
+    flat = matmul_new(u.reshape(rows, k), v.reshape(cols, k).T, (rows, cols))
+    return None if flat is None else adopted(flat, _cinfo[sa[:-1] + sb[:-1]][2], d)
 
 
 @method("vdot")
@@ -306,6 +338,10 @@ def kron(input: Tensor, other: Tensor, *, out: Any = None) -> Tensor:  # noqa: A
     >>> strided.kron(strided.tensor([[1, 2]]), strided.tensor([[1], [10]])).tolist()
     [[1, 2], [10, 20]]
     """
+    if out is None and input.__class__ is Tensor and other.__class__ is Tensor:
+        fast = _fast_kron(input, other)
+        if fast is not None:
+            return fast
     a = tensor_arg(input, "kron")
     b = tensor_arg(other, "kron", "other", 2)
     n = max(a.ndim, b.ndim)
@@ -322,6 +358,44 @@ def kron(input: Tensor, other: Tensor, *, out: Any = None) -> Tensor:  # noqa: A
     return result
 
 
+def _kron_plan(shapes: tuple[tuple[int, ...], tuple[int, ...]]) -> tuple:
+    """For two shapes of one length: the interleaved operand shapes (input's dims at even
+    positions, other's at odd ones), the product's shape and the result's row-major layout."""
+    sa, sb = shapes
+    pa = tuple(s for d in sa for s in (d, 1))
+    pb = tuple(s for d in sb for s in (1, d))
+    shape = tuple(x * y for x, y in zip(sa, sb, strict=True))
+    return pa, pb, tuple(s for pair in zip(sa, sb, strict=True) for s in pair), _cinfo[shape][2]
+
+
+_kron_plans = Memo(_kron_plan)
+
+
+def _fast_kron(a: Tensor, b: Tensor) -> Tensor | None:
+    """kron's small-op fast path: two row-major float32/float64 tensors of one dtype and one
+    number of dims (at least 1), no size 0, neither recorded by autograd: one NumPy multiply of
+    the interleaved views (the general path's broadcast ``mul``, whose values are IEEE products,
+    operands in the same order) into the fresh row-major result the general path's reshape
+    views; None when a precondition fails (the general path runs)."""
+    d = a._dtype
+    if b._dtype is not d or (d is not float32 and d is not float64) or a._ag is not None or b._ag is not None:
+        return None
+    sa, sb = a._layout.shape, b._layout.shape
+    if len(sa) != len(sb) or not sa:
+        return None
+    ia, ib = _cinfo[sa], _cinfo[sb]
+    if not (ia[1] and ib[1]):
+        return None
+    x = flat_run(a, ia)
+    y = flat_run(b, ib) if x is not None else None
+    if y is None:
+        return None
+    pa, pb, full, layout = _kron_plans[(sa, sb)]
+    res = np.empty(full, x.dtype)
+    quietly(np.multiply, x.reshape(pa), y.reshape(pb), out=res)
+    return adopted(res.reshape(-1), layout, d)
+
+
 def vander(x: Tensor, N: int | None = None, increasing: bool = False) -> Tensor:  # noqa: N803
     """The Vandermonde matrix of the 1-D ``x`` (``torch.vander``): column j is ``x ** (N-1-j)``
     (``x ** j`` with ``increasing``), ``N`` columns (default ``len(x)``); integer and bool inputs
@@ -331,6 +405,9 @@ def vander(x: Tensor, N: int | None = None, increasing: bool = False) -> Tensor:
     >>> strided.vander(strided.tensor([1, 2, 3]), 3).tolist()
     [[1, 1, 1], [4, 2, 1], [9, 3, 1]]
     """
+    fast = _fast_vander(x, N, increasing)
+    if fast is not None:
+        return fast
     t = tensor_arg(x, "vander", "x")
     if t.ndim != 1:
         raise StridedRuntimeError(join_lines("x must be a one-dimensional tensor.",
@@ -349,6 +426,36 @@ def vander(x: Tensor, N: int | None = None, increasing: bool = False) -> Tensor:
     else:
         result = ones.contiguous()
     return result if increasing else result.flip(1)
+
+
+def _fast_vander(x: Any, N: Any, increasing: Any) -> Tensor | None:  # noqa: N803
+    """vander's small-op fast path: a row-major, non-empty 1-D float32/float64 ``x`` outside
+    autograd and listeners, and ``N`` (an int) of at least 2 columns: the general path's running product (the
+    same :func:`scan_values` call on the same broadcast view, so the same bits) and its column of
+    ones written straight into one fresh row-major result, in the order ``flip`` would leave
+    them, instead of ones, expand, cumprod, cat and flip; None when a precondition fails."""
+    d = getattr(x, "_dtype", None)
+    if x.__class__ is not Tensor or (d is not float32 and d is not float64) or x._ag is not None or OPEN:
+        return None  # (a watched call takes the general path: its listeners see the steps inside)
+    shape = x._layout.shape
+    n = shape[0] if len(shape) == 1 and N is None else N
+    if len(shape) != 1 or not shape[0] or n.__class__ is not int or n < 2:
+        return None
+    v = flat_run(x, _cinfo[shape])
+    if v is None:
+        return None
+    from ..reductions.scans import scan_values
+
+    rows = shape[0]
+    powers = quietly(scan_values, np.multiply, np.broadcast_to(v[:, None], (rows, n - 1)), 1, d)
+    out = np.empty((rows, n), v.dtype)
+    if increasing:
+        out[:, 0] = 1
+        out[:, 1:] = powers
+    else:
+        out[:, -1] = 1
+        out[:, :-1] = powers[:, ::-1]
+    return adopted(out.reshape(-1), _cinfo[(rows, n)][2], d)
 
 
 def _cat(parts: tuple) -> Tensor:

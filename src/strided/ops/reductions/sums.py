@@ -38,8 +38,8 @@ from ...errors import (
 )
 from ...grad_mode import GRAD_MODE, INSIDE, SUBCLASSES, requires_grad
 from ...gradients import record, records, seal
-from ...kernels.fpstate import QUIET, quiet_call, quiet_reset, quiet_retry, quiet_set
-from ...kernels.memory import outside_storage
+from ...kernels.fpstate import QUIET, quiet_call, quiet_reset, quiet_retry, quiet_set, quietly
+from ...kernels.memory import numpy_view, outside_storage
 from ...kernels.reduce import logical_reduce_into, mean_into, reduce_into, variance_into, variance_parts
 from ...numpy_keywords import NO
 from ...numpy_keywords import call as numpy_call
@@ -665,6 +665,12 @@ def trace(self: Tensor) -> Tensor:
     if x._dtype is bool_dtype:
         raise StridedNotImplementedError(join_lines(
             "\"trace\" not implemented for 'Bool'", "fix: x.to(strided.int64).trace()"))
+    d = x._dtype
+    if (d is float32 or d is float64) and shape[0] and shape[1]:
+        # the fast path sum takes for the diagonal view (fast_reduce: np.add.reduce of the same
+        # in-place NumPy view, adopted as the 0-d result), without the view tensor and sum's entry
+        diag = numpy_view(x._storage, x._layout).diagonal()
+        return adopted(quietly(np.add.reduce, diag, None, None, None, True).reshape(-1), _cinfo[()][2], d)
     return x.diagonal().sum()
 
 seal(globals())  # (last: this module's ops with a backward rule become their recording entries)
