@@ -281,3 +281,27 @@ def test_out_aliasing_an_input_through_another_storage(both) -> None:
         got, general = both(make)
         want = arr.T + arr if op is st.add else np.sqrt(arr.T)
         assert got == general == want.tobytes()
+
+
+def test_an_out_against_every_input_takes_the_general_path(monkeypatch: pytest.MonkeyPatch) -> None:
+    """When every input runs against ``out`` (both row-major, ``out`` column-major) the direct
+    walk is against every operand (2-4x slower than a fresh result plus one blocked write, see
+    kernels/tiles.py ``against_every_input``): the general path writes; with one input along
+    ``out``, the direct path computes into it. PyTorch's values both ways."""
+    from strided.ops.elementwise import binary as binary_mod
+
+    monkeypatch.setattr(out_mod, "INTO_OUT_NUMEL", 0)
+    calls: list[str] = []
+    real = binary_mod.write_out
+    monkeypatch.setattr(binary_mod, "write_out", lambda *a, **k: calls.append(a[2]) or real(*a, **k))
+    rng = np.random.default_rng(8)
+    xs, ys = _values(rng, (6, 10)).astype(np.float32), _values(rng, (6, 10)).astype(np.float32)
+    x, y = st.from_numpy(xs), st.from_numpy(ys)
+    cases = [(st.add, y, "against"), (st.lt, y[:1].expand(6, 10), "against"), (st.mul, x.t().contiguous().t(), "along")]
+    for op, other, how in cases:
+        calls.clear()
+        o = st.zeros(10, 6, dtype=op(x, other).dtype).t()
+        op(x, other, out=o)
+        assert calls == ([op.__name__] if how == "against" else []), (op.__name__, how)
+        want = getattr(torch, op.__name__)(torch.from_numpy(xs), torch.from_numpy(np.ascontiguousarray(other.numpy())))
+        np.testing.assert_array_equal(o.numpy(), want.numpy())
