@@ -110,6 +110,10 @@ def big_cases(sizes: tuple[int, ...]) -> list[Case]:
     cases.append(("float32 32MB sqrt(x.t(), out=o) (existing memory)", n * 4,
                   lambda: strided.sqrt(s.t(), out=so), lambda: np.sqrt(a.T, out=ao),
                   lambda: torch.sqrt(t.t(), out=to)))
+    # out= against both inputs: the general path (a fresh result in their order, one blocked write)
+    cases.append(("float32 32MB add(x.t(), y.t(), out=o) (out against both)", n * 4,
+                  lambda: strided.add(s.t(), s.t(), out=so), lambda: np.add(a.T, a.T, out=ao),
+                  lambda: torch.add(t.t(), t.t(), out=to)))
     b64 = b.astype("float64")
     sb64, tb64 = strided.from_numpy(b64), torch.from_numpy(b64)
     cases.append(("float64 64MB x.t() + y (x float32: a cast)", n * 8, lambda: s.t() + sb64,

@@ -69,7 +69,7 @@ from ...kernels.fpstate import quiet_call, quiet_retry, quietly
 from ...kernels.fused import fma, fma_into
 from ...kernels.memory import outside_storage, reduced_cast_source
 from ...kernels.reduce import all_nonzero
-from ...kernels.tiles import EXACT
+from ...kernels.tiles import EXACT, against_every_input
 from ...opdef import OPDEFS, Kind, declare
 from ...scalars import UInt64Scalar, checked, numpy_scalar
 from ...tensor import Tensor
@@ -674,6 +674,8 @@ def _into_out(op: BinaryOp, a: Any, b: Any, out: Any) -> bool:
     shape = a._layout.shape
     if b._layout.shape != shape or not isinstance(out, Tensor) or out._layout.shape != shape:
         return False
+    if against_every_input(shape, out._layout.strides, (a._layout.strides, b._layout.strides)):
+        return False  # (the fresh result in the inputs' order and one blocked write are faster)
     try:  # (a refusal is the general path's to raise, in its order and with its names)
         compute, result = _binary_dtypes(op, a, b)
         if op.late_checks:
