@@ -416,6 +416,16 @@ def _binary(op: BinaryOp, a: Any, b: Any, target: Tensor | None = None, alpha: A
         y = _kernel_arg(b, compute)
     else:
         x, y = _kernel_arg(a, compute), _kernel_arg(b, compute)  # (_np_scalar silences its own overflow)
+    ufunc = tensor_power if op.kind == "pow" and isinstance(b, Tensor) else op.ufunc
+    if compute.is_complex and (op is ADD or op is SUB):
+        # PyTorch's complex add/sub is x + alpha * y with a complex product, alpha = 1 included
+        # (sub: alpha negated as a number, c10::Scalar's minus): an inf or NaN part of y makes
+        # the other part NaN ((1+0j) * (-inf+1j) is -inf+nanj) and zeros' signs follow the product
+        if alpha_np is not None:
+            _check_alpha_range(alpha, result, name)
+        scale = 1 if alpha is None else (numpy_scalar(alpha) if isinstance(alpha, np.generic) else alpha)
+        y = _scaled(y, compute.numpy.type(-scale if op is SUB else scale), compute)
+        alpha_np, ufunc = None, np.add
     if alpha_np is not None:
         _check_alpha_range(alpha, result, name)
         if compute in _FUSED_DTYPES:
@@ -441,7 +451,6 @@ def _binary(op: BinaryOp, a: Any, b: Any, target: Tensor | None = None, alpha: A
         and (not isinstance(b, Tensor) or b._dtype is compute)
         and (out._dtype is compute or compare)
     )
-    ufunc = tensor_power if op.kind == "pow" and isinstance(b, Tensor) else op.ufunc
     binary_into(ufunc, x, y, _view(out), compute.numpy, cast, compare)
     return out
 
@@ -855,7 +864,9 @@ def _make_binary(op: BinaryOp) -> tuple[Callable[..., Tensor], ...]:
                 return t
         if not isinstance(other, _KNOWN):
             return NotImplemented
-        if op.reflect_as_forward:
+        if op.reflect_as_forward or (op is ADD and (self._dtype.is_complex or isinstance(other, (complex, np.complexfloating)))):
+            # (PyTorch's ``number + t`` is ``t.add(number)``: for complex results ``t + 1 * number``,
+            # whose complex product differs from ``number + 1 * t`` at inf and NaN parts)
             return binary(op, self, other)
         return binary(op, other, self)
 
