@@ -4,6 +4,7 @@
  * zeta_scaled(src, dst, s, scale)  scale * zeta(s, src) for one order s > 1 (polygamma's n >= 2)
  * fma32(a, b, c, out) -> bool      out = a * b + c rounded once, float32 (strided.kernels.fused.fma_into)
  * fma64(a, b, c, out) -> bool      out = fma(a, b, c), float64: C99's correctly rounded fma (the same)
+ * softmax_rows(x, out, n, log)      softmax (log: log_softmax) of each row of n elements (see there)
  *
  *   src, dst: contiguous buffers (C or Fortran order, the same for both: the caller checks) of
  *   float64 ("d") or float32 ("f") elements, of equal length; they may be the same memory. Each
@@ -782,6 +783,119 @@ static PyObject *py_fma64(PyObject *self, PyObject *const *args, Py_ssize_t narg
     return fma_run(args, nargs, "fma64", "d", 8);
 }
 
+
+/* softmax_rows(x, out, n, log) -> bool: softmax (log true: log_softmax) of each row of n elements of
+ * x into out; x and out are C-contiguous buffers of one format ("f": float32 or "d": float64) and one
+ * length, a multiple of n >= 1. PyTorch's CPU kernel along a contiguous last dim
+ * (_vec_softmax_lastdim, _vec_log_softmax_lastdim) step for step, in the input's type:
+ *   m = the row's maximum (a NaN anywhere gives NaN);
+ *   softmax:     e_i = exp(x_i - m), s = the sum of the e_i, out_i = e_i * (1 / s);
+ *   log_softmax: s = the sum of exp(x_i - m), out_i = (x_i - m) - log(s).
+ * The sums are ATen's reduce_all: `lanes` running sums over the row (one vector of the widest
+ * instruction set PyTorch's CPU dispatch picks on this machine: 64 bytes with AVX-512 F/BW/DQ/VL,
+ * else 32 bytes), a shorter tail added into the first lanes, the lanes then added pairwise (lane j +
+ * lane j+w for w = lanes/2, ..., 1); a row shorter than `lanes` is summed left to right. exp and log are the C
+ * library's (expf/logf for float32), within an ulp of PyTorch's SLEEF ones. Every row of an all -inf
+ * (or +inf) input is NaN, as in PyTorch (-inf - -inf). A buffer overlapping the other answers False
+ * with nothing written (the caller's NumPy path runs then); True once written. This is the only
+ * computation of these rows where it is built (strided.kernels.reduce.softmax_into): the NumPy
+ * formula (STRIDED_NATIVE=0) is a few ulps away, not bit-identical. */
+static int vector_bytes(void)
+{   /* ATen's CPU capability: AVX512 where the CPU has F, BW, DQ and VL, else AVX2 or DEFAULT (32 bytes) */
+#if defined(__GNUC__) && (defined(__x86_64__) || defined(__i386__))
+    __builtin_cpu_init();
+    if (__builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512bw") && __builtin_cpu_supports("avx512dq")
+        && __builtin_cpu_supports("avx512vl"))
+        return 64;
+#endif
+    return 32;
+}
+
+#define SOFTMAX_ROWS(T, EXP, LOG)                                                                  \
+    const Py_ssize_t LANES = vbytes / (Py_ssize_t)sizeof(T);                                       \
+    for (Py_ssize_t r = 0; r < rows; r++) {                                                        \
+        const T *xr = (const T *)xb + r * n;                                                      \
+        T *o = (T *)ob + r * n;                                                                    \
+        T m = xr[0];                                                                               \
+        for (Py_ssize_t i = 1; i < n; i++)                                                         \
+            if (xr[i] > m || xr[i] != xr[i]) m = m != m ? m : xr[i];                               \
+        for (Py_ssize_t i = 0; i < n; i++) o[i] = EXP((T)(xr[i] - m));                            \
+        T s;                                                                                       \
+        if (n < LANES) {                                                                           \
+            s = o[0];                                                                              \
+            for (Py_ssize_t i = 1; i < n; i++) s = s + o[i];                                       \
+        } else {                                                                                   \
+            T acc[16];                                                                             \
+            Py_ssize_t d = LANES;                                                                  \
+            for (Py_ssize_t j = 0; j < LANES; j++) acc[j] = o[j];                                  \
+            for (; d + LANES <= n; d += LANES)                                                     \
+                for (Py_ssize_t j = 0; j < LANES; j++) acc[j] = acc[j] + o[d + j];                 \
+            for (Py_ssize_t j = 0; d + j < n; j++) acc[j] = acc[j] + o[d + j];                     \
+            for (Py_ssize_t w = LANES / 2; w >= 1; w /= 2)                                         \
+                for (Py_ssize_t j = 0; j < w; j++) acc[j] = acc[j] + acc[j + w];                   \
+            s = acc[0];                                                                            \
+        }                                                                                          \
+        if (log_) {                                                                                \
+            T l = LOG(s);                                                                          \
+            for (Py_ssize_t i = 0; i < n; i++) o[i] = (T)(xr[i] - m) - l;                          \
+        } else {                                                                                   \
+            T inv = (T)1 / s;                                                                      \
+            for (Py_ssize_t i = 0; i < n; i++) o[i] = o[i] * inv;                                  \
+        }                                                                                          \
+    }
+
+static PyObject *py_softmax_rows(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
+{
+    (void)self;
+    if (nargs != 4) {
+        PyErr_Format(PyExc_TypeError, "softmax_rows(x, out, n, log) takes 4 arguments, not %zd", nargs);
+        return NULL;
+    }
+    Py_ssize_t n = PyLong_AsSsize_t(args[2]);
+    int log_ = PyObject_IsTrue(args[3]);
+    if ((n == -1 || log_ < 0) && PyErr_Occurred()) return NULL;
+    Py_buffer x, out;
+    if (PyObject_GetBuffer(args[0], &x, PyBUF_C_CONTIGUOUS | PyBUF_FORMAT) < 0) return NULL;
+    if (PyObject_GetBuffer(args[1], &out, PyBUF_C_CONTIGUOUS | PyBUF_FORMAT | PyBUF_WRITABLE) < 0) {
+        PyBuffer_Release(&x);
+        return NULL;
+    }
+    PyObject *answer = NULL;
+    int f32 = strcmp(x.format, "f") == 0 && x.itemsize == 4, f64 = strcmp(x.format, "d") == 0 && x.itemsize == 8;
+    if (!(f32 || f64) || strcmp(out.format, x.format) != 0 || out.len != x.len || n < 1
+        || (x.len / x.itemsize) % n != 0) {
+        PyErr_Format(PyExc_ValueError, "softmax_rows: x and out must be C-contiguous float32 or float64 buffers "
+                     "of one format and length, a multiple of n >= 1 (formats %s and %s, %zd and %zd bytes, n %zd)",
+                     x.format, out.format, x.len, out.len, n);
+        goto done;
+    }
+    {
+        const char *xb = x.buf;
+        char *ob = out.buf;
+        if (x.len && xb < ob + out.len && ob < xb + x.len) {
+            answer = Py_False;
+            goto done;
+        }
+        static int vbytes = 0;
+        if (!vbytes) vbytes = vector_bytes();  /* (a race computes the same value twice: harmless) */
+        Py_ssize_t total = x.len / x.itemsize, rows = total / n;
+        if (total >= MIN_RELEASE) {
+            Py_BEGIN_ALLOW_THREADS
+            if (f32) { SOFTMAX_ROWS(float, expf, logf) } else { SOFTMAX_ROWS(double, exp, log) }
+            Py_END_ALLOW_THREADS
+        } else {
+            if (f32) { SOFTMAX_ROWS(float, expf, logf) } else { SOFTMAX_ROWS(double, exp, log) }
+        }
+        answer = Py_True;
+    }
+done:
+    PyBuffer_Release(&x);
+    PyBuffer_Release(&out);
+    Py_XINCREF(answer);
+    return answer;
+}
+#undef SOFTMAX_ROWS
+
 #define ENTRY(NAME) {#NAME, (PyCFunction)(void (*)(void))py_##NAME, METH_FASTCALL, #NAME "(src, dst): elementwise, as strided.kernels.special." #NAME}
 
 static PyMethodDef methods[] = {
@@ -793,6 +907,8 @@ static PyMethodDef methods[] = {
      "fma32(a, b, c, out) -> bool: out = a * b + c rounded once, float32 (False: an overlap, nothing written)"},
     {"fma64", (PyCFunction)(void (*)(void))py_fma64, METH_FASTCALL,
      "fma64(a, b, c, out) -> bool: out = fma(a, b, c), float64 (False: an overlap, nothing written)"},
+    {"softmax_rows", (PyCFunction)(void (*)(void))py_softmax_rows, METH_FASTCALL,
+     "softmax_rows(x, out, n, log) -> bool: (log_)softmax of each row of n elements (False: an overlap)"},
     {NULL, NULL, 0, NULL},
 };
 

@@ -1,0 +1,151 @@
+"""softmax / log_softmax's compiled rows and the fast paths of issue 23's softmax / scan rows.
+
+Rows along a C-contiguous last dim of float32 / float64 are ``_specialkernel.softmax_rows``'
+(PyTorch's order of operations) on the fast path and the general path alike: the two agree bit
+for bit, with the kernel and under ``native.disabled()`` (the NumPy formula), and both are
+within float tolerance of PyTorch (-inf rows, all -inf rows, NaN and +inf included). Gradients,
+watch records and errors are those of the general path. Where the kernel is not built the two
+kernel tests would compare the NumPy formula with itself, so they are not collected
+(tests/test_native_special.py's ``test_the_kernel_is_built`` fails then wherever a compiler is).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+import pytest
+import torch
+
+import strided as st
+from strided.kernels import native
+from strided.kernels.reduce import softmax_rows
+from strided.ops.reductions import softmax as softmax_module
+
+NATIVE = native.special() is not None
+OPS = ["softmax", "log_softmax"]
+
+
+def _same(a: Any, b: Any) -> None:
+    """Bit-identical strided results (shape, strides, offset, dtype, bytes)."""
+    assert (a.shape, a.stride(), a.storage_offset(), a.dtype) == (b.shape, b.stride(), b.storage_offset(), b.dtype)
+    assert a.numpy().tobytes() == b.numpy().tobytes()
+
+
+def _close(a: Any, t: torch.Tensor) -> None:
+    """Same shape, strides, dtype as PyTorch's; values within float tolerance, NaN where NaN."""
+    assert a.shape == tuple(t.shape) and a.stride() == t.stride()
+    assert str(a.dtype).split(".")[-1] == str(t.dtype).split(".")[-1]
+    tol = 2e-6 if t.dtype == torch.float32 else 1e-14
+    np.testing.assert_allclose(a.numpy(), t.numpy(), rtol=tol, atol=tol, equal_nan=True)
+
+
+def _inputs(dtype: Any) -> list[tuple[Any, Any]]:
+    """(strided, torch) pairs: row-major, an offset>0 row-major slice, size-1 and zero-size dims,
+    0-d, a transpose, a sliced (non-contiguous) view, an expanded one; specials in the rows."""
+    r = np.random.RandomState(7)
+    big = (r.randn(2, 5, 6) * 20).astype(dtype)
+    big[0, 1, 2] = np.inf
+    big[0, 2, :] = -np.inf  # (an all -inf row: NaN, as PyTorch)
+    big[0, 3, ::2] = -np.inf
+    big[1, 4, 4] = np.nan
+    big[1, 0, 0] = -0.0
+    s, t = st.tensor(big), torch.tensor(big)
+    views = [
+        lambda x: x[0], lambda x: x[1], lambda x: x[1, 1:], lambda x: x[0, :, :1], lambda x: x[0, :1],
+        lambda x: x[:, :0], lambda x: x[1, 2, 3], lambda x: x[0].t(), lambda x: x[0, :, ::2],
+        lambda x: x[1, 0].expand(3, 6), lambda x: x[1, 1], lambda x: x,
+    ]
+    return [(v(s), v(t)) for v in views]
+
+
+@pytest.mark.parametrize("op", OPS)
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+def test_fast_is_general_and_torch(op: str, dtype: Any, monkeypatch: pytest.MonkeyPatch) -> None:
+    for use_native in (True, False):
+        with native.disabled() if not use_native else _nothing():
+            for s, t in _inputs(dtype):
+                for dim in range(-max(s.ndim, 1), max(s.ndim, 1)):
+                    fast = getattr(st, op)(s, dim)
+                    _close(fast, getattr(torch, op)(t, dim))
+                    with monkeypatch.context() as m:
+                        m.setattr(softmax_module, "_fast_softmax", lambda *a: None)
+                        _same(fast, getattr(st, op)(s, dim))
+
+
+class _nothing:
+    def __enter__(self) -> None:
+        return None
+
+    def __exit__(self, *exc: Any) -> None:
+        return None
+
+
+if NATIVE:  # (see the module docstring)
+
+    @pytest.mark.parametrize("dtype", [np.float32, np.float64])
+    def test_rows_of_every_length_against_torch_and_numpy(dtype: Any) -> None:
+        """Row lengths around the vector widths (the lane sums' tails) and one long row; the
+        kernel within tolerance of PyTorch and of the NumPy formula it replaces."""
+        r = np.random.RandomState(3)
+        for n in [*range(1, 18), 31, 32, 33, 65, 8193]:
+            x = (r.randn(3 if n < 100 else 1, n) * 8).astype(dtype)
+            if n > 2:
+                x[0, n // 2] = -np.inf
+            for op in OPS:
+                got = getattr(st, op)(st.tensor(x), -1)
+                _close(got, getattr(torch, op)(torch.tensor(x), -1))
+                with native.disabled():
+                    numpy_formula = getattr(st, op)(st.tensor(x), -1)
+                _close(got, torch.tensor(numpy_formula.numpy()))
+
+
+    def test_kernel_refuses_bad_buffers_and_overlap() -> None:
+        k = native.special()
+        x = np.arange(6.0)
+        with pytest.raises(ValueError, match="multiple of n"):
+            k.softmax_rows(x, np.empty(6), 4, False)
+        with pytest.raises(ValueError, match="one format"):
+            k.softmax_rows(x, np.empty(6, np.float32), 3, False)
+        with pytest.raises(ValueError, match="float32 or float64"):
+            k.softmax_rows(np.arange(6), np.empty(6, np.int64), 3, False)
+        with pytest.raises(ValueError, match="n >= 1"):
+            k.softmax_rows(np.empty(0), np.empty(0), 0, False)
+        with pytest.raises(TypeError, match="4 arguments"):
+            k.softmax_rows(x, x)
+        with pytest.raises(ValueError, match="not C-contiguous"):
+            k.softmax_rows(x[::2], np.empty(3), 3, False)
+        before = x.copy()
+        assert k.softmax_rows(x, x, 3, True) is False  # (an overlap: nothing written)
+        np.testing.assert_array_equal(x, before)
+        out = np.empty((2, 3))
+        assert softmax_rows(x.reshape(2, 3), out, False)
+        np.testing.assert_allclose(out.sum(1), [1.0, 1.0])
+        assert not softmax_rows(x.reshape(3, 2).T, np.empty((2, 3)), False)  # (not C-contiguous: the caller computes)
+
+
+@pytest.mark.parametrize("op", OPS)
+def test_grad_watch_and_errors_unchanged(op: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    w = np.array([[1.5, -2.0, 0.5], [3.0, 0.25, -1.0]], np.float32)
+    x = st.nn.Parameter(st.tensor(w))
+    tx = torch.nn.Parameter(torch.tensor(w))
+    g = np.arange(1.0, 7.0, dtype=np.float32).reshape(2, 3)
+    (getattr(st, op)(x, -1) * st.tensor(g)).sum().backward()
+    (getattr(torch, op)(tx, -1) * torch.tensor(g)).sum().backward()
+    np.testing.assert_allclose(x.grad.numpy(), tx.grad.numpy(), rtol=1e-5, atol=1e-6)
+    seen = []
+    for fast in (True, False):
+        with monkeypatch.context() as m:
+            if not fast:
+                m.setattr(softmax_module, "_fast_softmax", lambda *a: None)
+            with st.watch() as wt:
+                out = getattr(st, op)(st.tensor(w), 1)
+        seen.append(([(s.name, s.kind, s.output, s.bytes_allocated, s.bytes_copied, s.reason) for s in wt.steps],
+                     out.numpy().tobytes()))
+    assert seen[0] == seen[1] and seen[0][0]
+    for bad in (2, -3):
+        with pytest.raises(IndexError) as ours:
+            getattr(st, op)(st.tensor(w), bad)
+        with pytest.raises(IndexError) as theirs:
+            getattr(torch, op)(torch.tensor(w), bad)
+        assert str(ours.value).splitlines()[0] == str(theirs.value).splitlines()[0]
