@@ -20,6 +20,7 @@ import torch
 import strided as st
 from strided.kernels import native
 from strided.kernels.reduce import softmax_rows
+from strided.ops.reductions import scans
 from strided.ops.reductions import softmax as softmax_module
 
 NATIVE = native.special() is not None
@@ -88,7 +89,7 @@ if NATIVE:  # (see the module docstring)
         """Row lengths around the vector widths (the lane sums' tails) and one long row; the
         kernel within tolerance of PyTorch and of the NumPy formula it replaces."""
         r = np.random.RandomState(3)
-        for n in [*range(1, 18), 31, 32, 33, 65, 8193]:
+        for n in [1, 2, 3, 4, 5, 7, 8, 9, 15, 16, 17, 31, 33, 65, 8193]:
             x = (r.randn(3 if n < 100 else 1, n) * 8).astype(dtype)
             if n > 2:
                 x[0, n // 2] = -np.inf
@@ -149,3 +150,82 @@ def test_grad_watch_and_errors_unchanged(op: str, monkeypatch: pytest.MonkeyPatc
         with pytest.raises(IndexError) as theirs:
             getattr(torch, op)(torch.tensor(w), bad)
         assert str(ours.value).splitlines()[0] == str(theirs.value).splitlines()[0]
+
+
+# ---------------------------------------------------------------- cumsum / cumprod: the compiled scan
+
+
+def _scan_inputs(dtype: Any) -> list[Any]:
+    """Row-major tensors (the compiled scan's domain) and a few it declines: size-1 and zero-size
+    dims, 0-d, an offset>0 slice, leading -0.0 runs, inf/NaN, the _SMALL_SCAN boundary."""
+    r = np.random.RandomState(5)
+    big = (r.randn(2, 4, 5) * 3).astype(dtype)
+    big[0, 0, :3] = -0.0
+    big[0, :2, 0] = -0.0
+    big[1, 2, 1] = np.inf
+    big[1, 3, 2] = np.nan
+    big[0, 3, 3] = 0.0
+    x = st.tensor(big)
+    n = scans._SMALL_SCAN
+    edge = st.tensor(r.randn(n + 1).astype(dtype))
+    return [x, x[1], x[1, 1:], x[0, :, :1], x[:, :0], x[1, 2, 3], x[0].t(), x[0, :, ::2], x[1, 0].expand(3, 5),
+            edge[:n], edge, edge[1:].reshape(8, n // 8)]
+
+
+@pytest.mark.parametrize("op", ["cumsum", "cumprod"])
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+def test_scan_fast_is_general_with_and_without_the_kernel(op: str, dtype: Any, monkeypatch: pytest.MonkeyPatch
+                                                           ) -> None:
+    for s in _scan_inputs(dtype):
+        for dim in range(-max(s.ndim, 1), max(s.ndim, 1)):
+            fast = getattr(st, op)(s, dim)
+            with native.disabled():
+                _same(fast, getattr(st, op)(s, dim))  # (the NumPy scan: the same bits)
+            with monkeypatch.context() as m:
+                m.setattr(scans, "_fast_scan", lambda *a: None)
+                _same(fast, getattr(st, op)(s, dim))
+            if s.numel() <= 64:
+                t = torch.tensor(s.numpy())
+                assert fast.numpy().tobytes() == getattr(torch, op)(t, dim).numpy().tobytes()
+
+
+if NATIVE:  # (see the module docstring)
+
+    def test_scan_kernel_refuses_bad_buffers_overlap_and_large() -> None:
+        k = native.special()
+        x = np.arange(1.0, 7.0)
+        with pytest.raises(ValueError, match="multiple of n"):
+            k.scan(x, np.empty(6), 4, 1, False)
+        with pytest.raises(ValueError, match="one format"):
+            k.scan(x, np.empty(6, np.float32), 3, 1, False)
+        with pytest.raises(ValueError, match="inner >= 1"):
+            k.scan(x, np.empty(6), 3, 0, False)
+        with pytest.raises(TypeError, match="5 arguments"):
+            k.scan(x, x, 3)
+        before = x.copy()
+        assert k.scan(x, x, 3, 1, True) is False  # (an overlap: nothing written)
+        np.testing.assert_array_equal(x, before)
+        assert k.scan(np.ones(4097), np.empty(4097), 4097, 1, False) is False  # (past SCAN_MAX)
+        out = np.empty(6)
+        assert k.scan(x, out, 2, 3, True) is True  # (along a leading dim: columns 1*4, 2*5, 3*6)
+        np.testing.assert_array_equal(out, [1.0, 2.0, 3.0, 4.0, 10.0, 18.0])
+
+
+def test_scan_grad_and_watch_unchanged(monkeypatch: pytest.MonkeyPatch) -> None:
+    w = np.array([[1.5, -2.0, 0.5], [3.0, 0.25, -1.0]], np.float32)
+    for op in ("cumsum", "cumprod"):
+        x = st.nn.Parameter(st.tensor(w))
+        tx = torch.nn.Parameter(torch.tensor(w))
+        (getattr(st, op)(x, 1) * st.tensor(w)).sum().backward()
+        (getattr(torch, op)(tx, 1) * torch.tensor(w)).sum().backward()
+        np.testing.assert_allclose(x.grad.numpy(), tx.grad.numpy(), rtol=1e-5, atol=1e-6)
+        seen = []
+        for fast in (True, False):
+            with monkeypatch.context() as m:
+                if not fast:
+                    m.setattr(scans, "_fast_scan", lambda *a: None)
+                with st.watch() as wt:
+                    out = getattr(st, op)(st.tensor(w), 0)
+            seen.append(([(s.name, s.kind, s.bytes_allocated, s.bytes_copied, s.reason) for s in wt.steps],
+                         out.numpy().tobytes()))
+        assert seen[0] == seen[1] and seen[0][0]

@@ -5,6 +5,7 @@
  * fma32(a, b, c, out) -> bool      out = a * b + c rounded once, float32 (strided.kernels.fused.fma_into)
  * fma64(a, b, c, out) -> bool      out = fma(a, b, c), float64: C99's correctly rounded fma (the same)
  * softmax_rows(x, out, n, log)      softmax (log: log_softmax) of each row of n elements (see there)
+ * scan(x, out, n, inner, prod)      cumsum (prod: cumprod) along a dim of n elements (see there)
  *
  *   src, dst: contiguous buffers (C or Fortran order, the same for both: the caller checks) of
  *   float64 ("d") or float32 ("f") elements, of equal length; they may be the same memory. Each
@@ -896,6 +897,81 @@ done:
 }
 #undef SOFTMAX_ROWS
 
+
+/* scan(x, out, n, inner, prod) -> bool: the running sum (prod true: product) of x along a dim of n
+ * elements whose elements lie `inner` apart (x read as (outer, n, inner), C order) into out; x and out
+ * are C-contiguous buffers of one format ("f" or "d") and one length, a multiple of n * inner, at most
+ * SCAN_MAX elements. strided.ops.reductions.scans.scan_values' NumPy computation operation for
+ * operation, so the bits are the same: the running value is a double (float32 accumulates in float64,
+ * as PyTorch), r_0 = x_0 and r_k = r_{k-1} + x_k (or * x_k), NumPy's accumulate; each stored once
+ * rounded to out's type, a sum as r_k + 0.0 (PyTorch's running sum starts from +0.0: a leading run
+ * of -0.0 gives +0.0), a product as r_k. False (nothing written) where the buffers overlap or are
+ * longer than SCAN_MAX (the caller's NumPy path runs then). */
+#define SCAN_MAX 4096
+#define SCAN_LOOP(T)                                                                               \
+    for (Py_ssize_t o = 0; o < outer; o++) {                                                       \
+        const T *xo = (const T *)xb + o * n * inner;                                               \
+        T *oo = (T *)ob + o * n * inner;                                                           \
+        for (Py_ssize_t j = 0; j < inner; j++) run[j] = (double)xo[j];                             \
+        for (Py_ssize_t k = 0;; k++) {                                                             \
+            if (prod)                                                                              \
+                for (Py_ssize_t j = 0; j < inner; j++) oo[k * inner + j] = (T)run[j];              \
+            else                                                                                   \
+                for (Py_ssize_t j = 0; j < inner; j++) oo[k * inner + j] = (T)(run[j] + 0.0);      \
+            if (k + 1 == n) break;                                                                 \
+            const T *xk = xo + (k + 1) * inner;                                                    \
+            if (prod)                                                                              \
+                for (Py_ssize_t j = 0; j < inner; j++) run[j] = run[j] * (double)xk[j];            \
+            else                                                                                   \
+                for (Py_ssize_t j = 0; j < inner; j++) run[j] = run[j] + (double)xk[j];            \
+        }                                                                                          \
+    }
+
+static PyObject *py_scan(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
+{
+    (void)self;
+    if (nargs != 5) {
+        PyErr_Format(PyExc_TypeError, "scan(x, out, n, inner, prod) takes 5 arguments, not %zd", nargs);
+        return NULL;
+    }
+    Py_ssize_t n = PyLong_AsSsize_t(args[2]), inner = PyLong_AsSsize_t(args[3]);
+    int prod = PyObject_IsTrue(args[4]);
+    if ((n == -1 || inner == -1 || prod < 0) && PyErr_Occurred()) return NULL;
+    Py_buffer x, out;
+    if (PyObject_GetBuffer(args[0], &x, PyBUF_C_CONTIGUOUS | PyBUF_FORMAT) < 0) return NULL;
+    if (PyObject_GetBuffer(args[1], &out, PyBUF_C_CONTIGUOUS | PyBUF_FORMAT | PyBUF_WRITABLE) < 0) {
+        PyBuffer_Release(&x);
+        return NULL;
+    }
+    PyObject *answer = NULL;
+    int f32 = strcmp(x.format, "f") == 0 && x.itemsize == 4, f64 = strcmp(x.format, "d") == 0 && x.itemsize == 8;
+    if (!(f32 || f64) || strcmp(out.format, x.format) != 0 || out.len != x.len || n < 1 || inner < 1
+        || n > PY_SSIZE_T_MAX / inner || (x.len / x.itemsize) % (n * inner) != 0) {
+        PyErr_Format(PyExc_ValueError, "scan: x and out must be C-contiguous float32 or float64 buffers of one "
+                     "format and length, a multiple of n * inner >= 1 (formats %s and %s, %zd and %zd bytes, "
+                     "n %zd, inner %zd)", x.format, out.format, x.len, out.len, n, inner);
+        goto done;
+    }
+    {
+        const char *xb = x.buf;
+        char *ob = out.buf;
+        Py_ssize_t total = x.len / x.itemsize, outer = total / (n * inner);
+        if (total > SCAN_MAX || (x.len && xb < ob + out.len && ob < xb + x.len)) {
+            answer = Py_False;
+            goto done;
+        }
+        double run[SCAN_MAX];
+        if (f32) { SCAN_LOOP(float) } else { SCAN_LOOP(double) }
+        answer = Py_True;
+    }
+done:
+    PyBuffer_Release(&x);
+    PyBuffer_Release(&out);
+    Py_XINCREF(answer);
+    return answer;
+}
+#undef SCAN_LOOP
+
 #define ENTRY(NAME) {#NAME, (PyCFunction)(void (*)(void))py_##NAME, METH_FASTCALL, #NAME "(src, dst): elementwise, as strided.kernels.special." #NAME}
 
 static PyMethodDef methods[] = {
@@ -909,6 +985,8 @@ static PyMethodDef methods[] = {
      "fma64(a, b, c, out) -> bool: out = fma(a, b, c), float64 (False: an overlap, nothing written)"},
     {"softmax_rows", (PyCFunction)(void (*)(void))py_softmax_rows, METH_FASTCALL,
      "softmax_rows(x, out, n, log) -> bool: (log_)softmax of each row of n elements (False: an overlap)"},
+    {"scan", (PyCFunction)(void (*)(void))py_scan, METH_FASTCALL,
+     "scan(x, out, n, inner, prod) -> bool: cumsum (cumprod) along a dim, as NumPy computes it (False: not run)"},
     {NULL, NULL, 0, NULL},
 };
 
