@@ -20,7 +20,7 @@ import torch
 import strided as st
 from strided.kernels import native
 from strided.kernels.reduce import softmax_rows
-from strided.ops.reductions import scans
+from strided.ops.reductions import scans, sums
 from strided.ops.reductions import softmax as softmax_module
 
 NATIVE = native.special() is not None
@@ -229,3 +229,63 @@ def test_scan_grad_and_watch_unchanged(monkeypatch: pytest.MonkeyPatch) -> None:
             seen.append(([(s.name, s.kind, s.bytes_allocated, s.bytes_copied, s.reason) for s in wt.steps],
                          out.numpy().tobytes()))
         assert seen[0] == seen[1] and seen[0][0]
+
+
+# ---------------------------------------------------------------- var / std (/ _mean): the compiled rows
+
+
+def _variance_inputs(dtype: Any) -> list[Any]:
+    """Row-major rows (the kernel's domain: every element or the last dim) and what it declines:
+    a transpose, dim 0, one element per row, zero-size, 0-d, past VAR_MAX; specials inside."""
+    r = np.random.RandomState(9)
+    big = (r.randn(2, 4, 5) * 3 + 40).astype(dtype)
+    big[0, 0, 0] = -0.0
+    big[1, 2, 1] = np.inf
+    big[1, 3, 2] = np.nan
+    x = st.tensor(big)
+    edge = st.tensor(r.randn(sums._VAR_MAX + 1).astype(dtype))
+    return [x, x[1], x[1, 1:], x[0, :, :1], x[:, :0], x[1, 2, 3], x[0].t(), x[0, :, ::2], x[1, 0],
+            edge[: sums._VAR_MAX].reshape(2, -1), edge, edge[1:199].reshape(3, 66)]
+
+
+@pytest.mark.filterwarnings("ignore:.*degrees of freedom")
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+def test_variance_fast_is_general_with_and_without_the_kernel(dtype: Any, monkeypatch: pytest.MonkeyPatch) -> None:
+    for s in _variance_inputs(dtype):
+        for dim in [None, *range(-max(s.ndim, 1), max(s.ndim, 1))]:
+            for keepdim in (False, True):
+                for op in ("var", "std", "var_mean", "std_mean"):
+                    fast = getattr(st, op)(s, dim, keepdim=keepdim)
+                    with native.disabled():
+                        numpy_path = getattr(st, op)(s, dim, keepdim=keepdim)
+                    with monkeypatch.context() as m:
+                        m.setattr(sums, "_fast_variance", lambda *a, **k: None)
+                        general = getattr(st, op)(s, dim, keepdim=keepdim)
+                    for a, b, c in zip(*((r,) if op in ("var", "std") else r for r in (fast, numpy_path, general))):
+                        _same(a, b)
+                        _same(a, c)
+        t = torch.tensor(s.numpy())
+        if s.numel() > 1 and s.ndim:
+            _close(st.std(s, -1), torch.std(t, -1))  # (PyTorch's Welford: equal within rounding)
+
+
+if NATIVE:  # (see the module docstring)
+
+    def test_variance_kernel_refuses_bad_buffers_overlap_and_large() -> None:
+        k = native.special()
+        x = np.arange(6.0)
+        v, m = np.empty(2), np.empty(2)
+        with pytest.raises(ValueError, match="one element per row"):
+            k.variance_rows(x, np.empty(3), np.empty(3), 3, 2.0, False)
+        with pytest.raises(ValueError, match="one format"):
+            k.variance_rows(x, np.empty(2, np.float32), m, 3, 2.0, False)
+        with pytest.raises(ValueError, match="n >= 1"):
+            k.variance_rows(x, v, m, 0, 2.0, False)
+        with pytest.raises(TypeError, match="6 arguments"):
+            k.variance_rows(x, v, m)
+        assert k.variance_rows(x, x[:2], m, 3, 2.0, False) is False  # (an overlap: nothing written)
+        np.testing.assert_array_equal(x, np.arange(6.0))
+        assert k.variance_rows(np.ones(8193), v[:1], m[:1], 8193, 8192.0, False) is False  # (past VAR_MAX)
+        assert k.variance_rows(x, v, m, 3, 2.0, True) is True
+        np.testing.assert_array_equal(v, [1.0, 1.0])
+        np.testing.assert_array_equal(m, [1.0, 4.0])

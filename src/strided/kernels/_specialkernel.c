@@ -6,6 +6,7 @@
  * fma64(a, b, c, out) -> bool      out = fma(a, b, c), float64: C99's correctly rounded fma (the same)
  * softmax_rows(x, out, n, log)      softmax (log: log_softmax) of each row of n elements (see there)
  * scan(x, out, n, inner, prod)      cumsum (prod: cumprod) along a dim of n elements (see there)
+ * variance_rows(x, var, mean, n, denominator, root)   var (root: std) and mean of rows (see there)
  *
  *   src, dst: contiguous buffers (C or Fortran order, the same for both: the caller checks) of
  *   float64 ("d") or float32 ("f") elements, of equal length; they may be the same memory. Each
@@ -972,6 +973,128 @@ done:
 }
 #undef SCAN_LOOP
 
+
+/* variance_rows(x, var, mean, n, denominator, root) -> bool: the variance (root true: its square
+ * root) and the mean of each row of n >= 1 elements of x, into var and mean (one element per row);
+ * x, var and mean C-contiguous buffers of one format ("f" or "d"), x's length a multiple of n, at
+ * most VAR_MAX elements; denominator a float (n - correction). strided.kernels.reduce.variance_parts'
+ * NumPy computation operation for operation, in x's type, so the bits are the same:
+ *   s = 0 + pairwise(x)                 np.add.reduce over a contiguous row: NumPy's pairwise_sum
+ *                                       (below 8 elements left to right from 0; up to 128 eight
+ *                                       running sums, added ((0+1)+(2+3))+((4+5)+(6+7)), then the
+ *                                       tail; longer rows split at n/2 rounded down to a multiple of
+ *                                       8), added to the reduction's identity 0
+ *   c = s / n                           (centre /= n: a Python int, so in x's type)
+ *   q = 0 + pairwise((x_i - c) * (x_i - c))
+ *   v = q / denominator                 (np.float64: in double, float32 rounded once)
+ *   root: v = sqrt(v)
+ * False (nothing written) where x is longer than VAR_MAX or a result overlaps x or the other. */
+#define VAR_MAX 8192
+#define PAIRWISE(NAME, T)                                                                          \
+    static T NAME(const T *a, Py_ssize_t n, int sq, T c)                                           \
+    {                                                                                              \
+        if (n < 8) {                                                                               \
+            T res = 0;                                                                             \
+            for (Py_ssize_t i = 0; i < n; i++) {                                                   \
+                T d = a[i] - c;                                                                    \
+                res = res + (sq ? d * d : a[i]);                                                   \
+            }                                                                                      \
+            return res;                                                                            \
+        }                                                                                          \
+        if (n <= 128) {                                                                            \
+            T r[8], res;                                                                           \
+            Py_ssize_t i;                                                                          \
+            for (int j = 0; j < 8; j++) {                                                          \
+                T d = a[j] - c;                                                                    \
+                r[j] = sq ? d * d : a[j];                                                          \
+            }                                                                                      \
+            for (i = 8; i < n - (n % 8); i += 8)                                                   \
+                for (int j = 0; j < 8; j++) {                                                      \
+                    T d = a[i + j] - c;                                                            \
+                    r[j] = r[j] + (sq ? d * d : a[i + j]);                                         \
+                }                                                                                  \
+            res = ((r[0] + r[1]) + (r[2] + r[3])) + ((r[4] + r[5]) + (r[6] + r[7]));               \
+            for (; i < n; i++) {                                                                   \
+                T d = a[i] - c;                                                                    \
+                res = res + (sq ? d * d : a[i]);                                                   \
+            }                                                                                      \
+            return res;                                                                            \
+        }                                                                                          \
+        Py_ssize_t n2 = n / 2;                                                                     \
+        n2 -= n2 % 8;                                                                              \
+        return NAME(a, n2, sq, c) + NAME(a + n2, n - n2, sq, c);                                   \
+    }
+
+PAIRWISE(pairwise_f, float)
+PAIRWISE(pairwise_d, double)
+#undef PAIRWISE
+
+#define VARIANCE_LOOP(T, PW, SQRT, DIVIDE)                                                         \
+    for (Py_ssize_t r = 0; r < rows; r++) {                                                        \
+        const T *row = (const T *)xb + r * n;                                                      \
+        T c = ((T)0 + PW(row, n, 0, 0)) / (T)n;                                                    \
+        T q = (T)0 + PW(row, n, 1, c);                                                             \
+        T v = DIVIDE;                                                                              \
+        ((T *)vb)[r] = root ? SQRT(v) : v;                                                         \
+        ((T *)mb)[r] = c;                                                                          \
+    }
+
+static int overlaps(const Py_buffer *a, const Py_buffer *b)
+{
+    const char *p = a->buf, *q = b->buf;
+    return a->len && b->len && p < q + b->len && q < p + a->len;
+}
+
+static PyObject *py_variance_rows(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
+{
+    (void)self;
+    if (nargs != 6) {
+        PyErr_Format(PyExc_TypeError, "variance_rows(x, var, mean, n, denominator, root) takes 6 arguments, not %zd",
+                     nargs);
+        return NULL;
+    }
+    Py_ssize_t n = PyLong_AsSsize_t(args[3]);
+    double denominator = PyFloat_AsDouble(args[4]);
+    int root = PyObject_IsTrue(args[5]);
+    if (((n == -1 || denominator == -1.0) && PyErr_Occurred()) || root < 0) return NULL;
+    Py_buffer buf[3];
+    int got = 0;
+    PyObject *answer = NULL;
+    for (; got < 3; got++)
+        if (PyObject_GetBuffer(args[got], &buf[got], PyBUF_C_CONTIGUOUS | PyBUF_FORMAT | (got ? PyBUF_WRITABLE : 0)) < 0)
+            goto done;
+    {
+        Py_buffer *x = &buf[0], *var = &buf[1], *mean = &buf[2];
+        int f32 = strcmp(x->format, "f") == 0 && x->itemsize == 4, f64 = strcmp(x->format, "d") == 0 && x->itemsize == 8;
+        Py_ssize_t total = x->len / (x->itemsize ? x->itemsize : 1), rows = n >= 1 ? total / n : 0;
+        if (!(f32 || f64) || strcmp(var->format, x->format) != 0 || strcmp(mean->format, x->format) != 0 || n < 1
+            || total % n != 0 || var->len != rows * x->itemsize || mean->len != var->len) {
+            PyErr_Format(PyExc_ValueError, "variance_rows: x, var and mean must be C-contiguous float32 or float64 "
+                         "buffers of one format, x's length a multiple of n >= 1, var and mean one element per row "
+                         "(formats %s, %s, %s; %zd, %zd, %zd bytes; n %zd)", x->format, var->format, mean->format,
+                         x->len, var->len, mean->len, n);
+            goto done;
+        }
+        if (total > VAR_MAX || overlaps(x, var) || overlaps(x, mean) || overlaps(var, mean)) {
+            answer = Py_False;
+            goto done;
+        }
+        const char *xb = x->buf;
+        char *vb = var->buf, *mb = mean->buf;
+        if (f32) {
+            VARIANCE_LOOP(float, pairwise_f, sqrtf, (float)((double)q / denominator))
+        } else {
+            VARIANCE_LOOP(double, pairwise_d, sqrt, q / denominator)
+        }
+        answer = Py_True;
+    }
+done:
+    for (int k = 0; k < got; k++) PyBuffer_Release(&buf[k]);
+    Py_XINCREF(answer);
+    return answer;
+}
+#undef VARIANCE_LOOP
+
 #define ENTRY(NAME) {#NAME, (PyCFunction)(void (*)(void))py_##NAME, METH_FASTCALL, #NAME "(src, dst): elementwise, as strided.kernels.special." #NAME}
 
 static PyMethodDef methods[] = {
@@ -987,6 +1110,9 @@ static PyMethodDef methods[] = {
      "softmax_rows(x, out, n, log) -> bool: (log_)softmax of each row of n elements (False: an overlap)"},
     {"scan", (PyCFunction)(void (*)(void))py_scan, METH_FASTCALL,
      "scan(x, out, n, inner, prod) -> bool: cumsum (cumprod) along a dim, as NumPy computes it (False: not run)"},
+    {"variance_rows", (PyCFunction)(void (*)(void))py_variance_rows, METH_FASTCALL,
+     "variance_rows(x, var, mean, n, denominator, root) -> bool: var (std) and mean of each row, as NumPy "
+     "computes them (False: not run)"},
     {NULL, NULL, 0, NULL},
 };
 
