@@ -289,3 +289,59 @@ if NATIVE:  # (see the module docstring)
         assert k.variance_rows(x, v, m, 3, 2.0, True) is True
         np.testing.assert_array_equal(v, [1.0, 1.0])
         np.testing.assert_array_equal(m, [1.0, 4.0])
+
+
+# ---------------------------------------------------------------- remainder: the compiled formula
+
+_SPECIALS = [0.0, -0.0, 1.0, -1.0, np.inf, -np.inf, np.nan, 3.0, -3.0, 1e-40, -1e-310, 1e30, 0.3, -0.7, 2.5]
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+def test_remainder_kernel_is_numpy_path_and_torch(dtype: Any) -> None:
+    """Every pair of special values and random magnitudes: the same bits with and without the
+    kernel, and PyTorch's but for NaN's sign bit (the same formula: fmod is exact); tensor-tensor, tensor-float,
+    offset>0, transposed (general path), broadcast operands."""
+    r = np.random.RandomState(4)
+    # (subnormal divisors: PyTorch's vectorized kernel (SLEEF's fmod) gives NaN where its scalar one,
+    # NumPy's and this kernel give the exact fmod; they are compared with the NumPy path only)
+    grid = np.array(_SPECIALS, dtype)
+    a, b = (v.ravel() for v in np.meshgrid(grid, grid[~((np.abs(grid) > 0) & (np.abs(grid) < 1e-30))]))
+    ra = (r.randn(300) * 10.0 ** r.uniform(-5, 5, 300)).astype(dtype)
+    rb = (r.randn(300) * 10.0 ** r.uniform(-5, 5, 300)).astype(dtype)
+    pairs = [(a, b), (ra, rb), (ra.reshape(20, 15), rb.reshape(20, 15).T.copy().T), (ra[:15], rb[:15].reshape(1, 15))]
+    for x, y in pairs:
+        sx, sy = st.tensor(x), st.tensor(y)
+        tx, ty = torch.tensor(x), torch.tensor(y)
+        cases = [(sx, sy, tx, ty), (sx, 0.3, tx, 0.3), (sx, -2.5, tx, -2.5)]
+        if sx.shape == sy.shape:
+            cases.append((sx[1:], sy[1:], tx[1:], ty[1:]))
+        for first, second, tfirst, tsecond in cases:
+            got = st.remainder(first, second)
+            tiny = st.tensor(np.array([1e-40, -1e-310, 1e-30], dtype))  # (subnormal divisors)
+            with_tiny = st.remainder(first.reshape(-1)[:3], tiny)
+            with native.disabled():
+                _same(got, st.remainder(first, second))
+                _same(with_tiny, st.remainder(first.reshape(-1)[:3], tiny))
+            want = torch.remainder(tfirst, tsecond)
+            assert got.shape == tuple(want.shape) and got.stride() == want.stride()
+            g, w = got.numpy(), want.numpy()
+            nan = np.isnan(w)  # (a NaN's sign bit is not a value: NumPy's fmod and PyTorch's differ there)
+            assert (np.isnan(g) == nan).all() and g[~nan].tobytes() == w[~nan].tobytes()
+
+
+if NATIVE:  # (see the module docstring)
+
+    def test_remainder_kernel_refuses_bad_buffers_and_overlap() -> None:
+        k = native.special()
+        x = np.arange(1.0, 7.0)
+        with pytest.raises(ValueError, match="one format and length"):
+            k.remainder(x, np.ones(5), np.empty(6))
+        with pytest.raises(ValueError, match="float32 or float64"):
+            k.remainder(np.arange(6), 2.0, np.empty(6, np.int64))
+        with pytest.raises(TypeError, match="3 arguments"):
+            k.remainder(x, x)
+        assert k.remainder(x, 4.0, x) is False  # (an overlap: nothing written)
+        np.testing.assert_array_equal(x, np.arange(1.0, 7.0))
+        out = np.empty(6)
+        assert k.remainder(x, -4.0, out) is True
+        np.testing.assert_array_equal(out, [-3.0, -2.0, -1.0, -0.0, -3.0, -2.0])
