@@ -345,33 +345,3 @@ if NATIVE:  # (see the module docstring)
         out = np.empty(6)
         assert k.remainder(x, -4.0, out) is True
         np.testing.assert_array_equal(out, [-3.0, -2.0, -1.0, -0.0, -3.0, -2.0])
-
-
-# ---------------------------------------------------------------- relu: the compiled max(x, 0)
-
-
-@pytest.mark.parametrize("dtype", [np.float32, np.float64])
-def test_relu_kernel_is_numpy_path_general_path_and_torch(dtype: Any) -> None:
-    it = np.uint32 if dtype == np.float32 else np.uint64
-    x = np.array([-1.0, -0.0, 0.0, 2.0, np.nan, -np.nan, np.inf, -np.inf, 1e-40, -1e-310] * 3, dtype)
-    x.view(it)[10] |= 5  # (NaN payloads, a signaling NaN: copied as they are)
-    x.view(it)[11] = 0x7F800001 if dtype == np.float32 else 0x7FF0000000000001
-    base = st.tensor(x)
-    for s in (base, base[1:], base.reshape(3, 10)[:, 1:], base.reshape(3, 10).t(), base[:0], base[3]):
-        got = st.relu(s)
-        with native.disabled():
-            _same(got, st.relu(s))
-        general = st.empty(s.shape, dtype=s.dtype)
-        assert st.relu(s, out=general) is general
-        assert got.numpy().tobytes() == general.numpy().tobytes()
-        want = torch.relu(torch.tensor(s.numpy())).numpy()
-        g = got.numpy()
-        nan = np.isnan(want)
-        assert (np.isnan(g) == nan).all() and g[~nan].tobytes() == want[~nan].tobytes()
-    if NATIVE:
-        k = native.special()
-        with pytest.raises(ValueError, match="one format and length"):
-            k.relu(x, np.empty(3, dtype))
-        with pytest.raises(TypeError, match="2 arguments"):
-            k.relu(x)
-        assert k.relu(x, x) is False  # (an overlap: nothing written)
