@@ -911,6 +911,21 @@ done:
  * longer than SCAN_MAX (the caller's NumPy path runs then). */
 #define SCAN_MAX 4096
 #define SCAN_LOOP(T)                                                                               \
+    if (inner == 1) { /* (the common last dim: one running value, no scratch row) */               \
+        const T *xv = (const T *)xb;                                                               \
+        T *ov = (T *)ob;                                                                           \
+        for (Py_ssize_t o = 0; o < outer * n; o += n) {                                            \
+            double r = (double)xv[o];                                                              \
+            ov[o] = prod ? (T)r : (T)(r + 0.0);                                                    \
+            if (prod)                                                                              \
+                for (Py_ssize_t k = 1; k < n; k++) ov[o + k] = (T)(r = r * (double)xv[o + k]);     \
+            else                                                                                   \
+                for (Py_ssize_t k = 1; k < n; k++) {                                               \
+                    r = r + (double)xv[o + k];                                                     \
+                    ov[o + k] = (T)(r + 0.0);                                                      \
+                }                                                                                  \
+        }                                                                                          \
+    } else                                                                                         \
     for (Py_ssize_t o = 0; o < outer; o++) {                                                       \
         const T *xo = (const T *)xb + o * n * inner;                                               \
         T *oo = (T *)ob + o * n * inner;                                                           \
