@@ -7,7 +7,6 @@
  * softmax_rows(x, out, n, log)      softmax (log: log_softmax) of each row of n elements (see there)
  * scan(x, out, n, inner, prod)      cumsum (prod: cumprod) along a dim of n elements (see there)
  * variance_rows(x, var, mean, n, denominator, root)   var (root: std) and mean of rows (see there)
- * remainder(a, b, out) -> bool     PyTorch's float remainder, fmod(a, b) moved to b's sign (see there)
  *
  *   src, dst: contiguous buffers (C or Fortran order, the same for both: the caller checks) of
  *   float64 ("d") or float32 ("f") elements, of equal length; they may be the same memory. Each
@@ -1111,77 +1110,6 @@ done:
 }
 #undef VARIANCE_LOOP
 
-
-/* remainder(a, b, out) -> bool: out = PyTorch's float remainder of a by b, elementwise: m = fmod(a, b)
- * (exact: no rounding, whatever the C library), then m + b where m is nonzero and its sign differs
- * from b's (one rounding); a zero keeps fmod's sign (a's), a zero divisor gives fmod's NaN. a and out
- * are C-contiguous buffers of one format ("f" or "d") and length; b is such a buffer or a Python float
- * (rounded to a's type first, as NumPy's weak scalar). The bits of strided's NumPy path
- * (np.remainder, npy_divmod's formula, with the zeros given a's sign). False (nothing written)
- * where out overlaps an input. */
-#define REMAINDER_LOOP(T, FMOD)                                                                    \
-    {                                                                                              \
-        const T *av = a.buf, *bv = scalar ? NULL : b.buf;                                          \
-        T *ov = out.buf, bs = (T)bscalar;                                                          \
-        for (Py_ssize_t i = 0; i < n; i++) {                                                       \
-            T y = bv ? bv[i] : bs;                                                                 \
-            T m = FMOD(av[i], y);                                                                  \
-            if (m != 0 && ((y < 0) != (m < 0))) m = m + y;                                        \
-            ov[i] = m;                                                                             \
-        }                                                                                          \
-    }
-
-static PyObject *py_remainder(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
-{
-    (void)self;
-    if (nargs != 3) {
-        PyErr_Format(PyExc_TypeError, "remainder(a, b, out) takes 3 arguments, not %zd", nargs);
-        return NULL;
-    }
-    int scalar = PyFloat_Check(args[1]);
-    double bscalar = scalar ? PyFloat_AS_DOUBLE(args[1]) : 0.0;
-    Py_buffer a, b, out;
-    PyObject *answer = NULL;
-    int got_b = 0, got_out = 0;
-    if (PyObject_GetBuffer(args[0], &a, PyBUF_C_CONTIGUOUS | PyBUF_FORMAT) < 0) return NULL;
-    if (!scalar) {
-        if (PyObject_GetBuffer(args[1], &b, PyBUF_C_CONTIGUOUS | PyBUF_FORMAT) < 0) goto done;
-        got_b = 1;
-    }
-    if (PyObject_GetBuffer(args[2], &out, PyBUF_C_CONTIGUOUS | PyBUF_FORMAT | PyBUF_WRITABLE) < 0) goto done;
-    got_out = 1;
-    int f32 = strcmp(a.format, "f") == 0 && a.itemsize == 4, f64 = strcmp(a.format, "d") == 0 && a.itemsize == 8;
-    if (!(f32 || f64) || strcmp(out.format, a.format) != 0 || out.len != a.len
-        || (got_b && (strcmp(b.format, a.format) != 0 || b.len != a.len))) {
-        PyErr_Format(PyExc_ValueError, "remainder: a, out (and b unless a float) must be C-contiguous float32 or "
-                     "float64 buffers of one format and length (formats %s and %s, %zd and %zd bytes)",
-                     a.format, out.format, a.len, out.len);
-        goto done;
-    }
-    if (overlaps(&out, &a) || (got_b && overlaps(&out, &b))) {
-        answer = Py_False;
-        goto done;
-    }
-    {
-        Py_ssize_t n = a.len / a.itemsize;
-        if (n >= MIN_RELEASE) {
-            Py_BEGIN_ALLOW_THREADS
-            if (f32) REMAINDER_LOOP(float, fmodf) else REMAINDER_LOOP(double, fmod)
-            Py_END_ALLOW_THREADS
-        } else {
-            if (f32) REMAINDER_LOOP(float, fmodf) else REMAINDER_LOOP(double, fmod)
-        }
-        answer = Py_True;
-    }
-done:
-    PyBuffer_Release(&a);
-    if (got_b) PyBuffer_Release(&b);
-    if (got_out) PyBuffer_Release(&out);
-    Py_XINCREF(answer);
-    return answer;
-}
-#undef REMAINDER_LOOP
-
 #define ENTRY(NAME) {#NAME, (PyCFunction)(void (*)(void))py_##NAME, METH_FASTCALL, #NAME "(src, dst): elementwise, as strided.kernels.special." #NAME}
 
 static PyMethodDef methods[] = {
@@ -1200,8 +1128,6 @@ static PyMethodDef methods[] = {
     {"variance_rows", (PyCFunction)(void (*)(void))py_variance_rows, METH_FASTCALL,
      "variance_rows(x, var, mean, n, denominator, root) -> bool: var (std) and mean of each row, as NumPy "
      "computes them (False: not run)"},
-    {"remainder", (PyCFunction)(void (*)(void))py_remainder, METH_FASTCALL,
-     "remainder(a, b, out) -> bool: PyTorch's float remainder, b a buffer or a float (False: an overlap)"},
     {NULL, NULL, 0, NULL},
 };
 

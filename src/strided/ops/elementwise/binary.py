@@ -68,7 +68,6 @@ from ...kernels.elementwise import (
 from ...kernels.fpstate import quiet_call, quiet_retry, quietly
 from ...kernels.fused import fma, fma_into
 from ...kernels.memory import outside_storage, reduced_cast_source
-from ...kernels.native import special
 from ...kernels.reduce import all_nonzero
 from ...opdef import OPDEFS, Kind, declare
 from ...scalars import UInt64Scalar, checked
@@ -151,15 +150,6 @@ class _TorchRemainder:
     __name__ = "remainder"
 
     def __call__(self, a: Any, b: Any, out: Any = None, **kwargs: Any) -> Any:
-        if out is None and not kwargs and type(a) is np.ndarray and a.dtype.char in "fd":
-            # the small-op fast path's call (flat runs of one dtype, or a run and a Python float):
-            # the compiled kernel computes PyTorch's formula, the same bits as below in one pass
-            k = special()
-            if k is not None and a.flags.c_contiguous and (b.__class__ is float or (
-                    type(b) is np.ndarray and b.dtype == a.dtype and b.shape == a.shape and b.flags.c_contiguous)):
-                r = np.empty(a.shape, a.dtype)
-                if k.remainder(a, b, r):  # (always: a fresh r overlaps nothing)
-                    return r
         if out is not None and type(a) is np.ndarray and np.may_share_memory(a, out):
             a = a.copy()  # (the sign is read after the call: an operand the output overwrites is kept)
         r = np.remainder(a, b, out=out, **kwargs)
