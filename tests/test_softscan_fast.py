@@ -19,6 +19,7 @@ import torch
 
 import strided as st
 from strided.kernels import native
+from strided.kernels.elementwise import relu_array
 from strided.kernels.reduce import softmax_rows
 from strided.ops.reductions import scans, sums
 from strided.ops.reductions import softmax as softmax_module
@@ -293,3 +294,43 @@ if NATIVE:  # (see the module docstring)
         assert k.variance_rows(x, v, m, 3, 2.0, True) is True
         np.testing.assert_array_equal(v, [1.0, 1.0])
         np.testing.assert_array_equal(m, [1.0, 4.0])
+
+
+# ---------------------------------------------------------------- relu: the compiled max(x, 0)
+
+
+def _relu_numpy(x: np.ndarray) -> np.ndarray:
+    """relu_array's NumPy formula (what runs without the kernel); a 0-d x as a 0-d array."""
+    out = np.array(np.maximum(x, x.dtype.type(0)))
+    np.copyto(out, x, where=x == 0)
+    return out
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+def test_relu_kernel_is_numpy_formula_general_path_and_torch(dtype: Any) -> None:
+    """(native.disabled() cannot switch this kernel off from outside: the fast path runs it in
+    fpstate's shared quiet Context, where the ContextVar is unset; the NumPy formula is called
+    directly instead.)"""
+    it = np.uint32 if dtype == np.float32 else np.uint64
+    x = np.array([-1.0, -0.0, 0.0, 2.0, np.nan, -np.nan, np.inf, -np.inf, 1e-40, -1e-310] * 3, dtype)
+    x.view(it)[10] |= 5  # (NaN payloads, a signaling NaN: copied as they are)
+    x.view(it)[11] = 0x7F800001 if dtype == np.float32 else 0x7FF0000000000001
+    assert relu_array(x).tobytes() == _relu_numpy(x).tobytes()
+    base = st.tensor(x)
+    for s in (base, base[1:], base.reshape(3, 10)[:, 1:], base.reshape(3, 10).t(), base[:0], base[3]):
+        got = st.relu(s)
+        assert got.numpy().tobytes() == _relu_numpy(s.numpy()).tobytes()
+        general = st.empty(s.shape, dtype=s.dtype)
+        assert st.relu(s, out=general) is general  # (the out= general path: relu_kernel)
+        assert got.numpy().tobytes() == general.numpy().tobytes()
+        want = torch.relu(torch.tensor(s.numpy())).numpy()
+        g = got.numpy()
+        nan = np.isnan(want)
+        assert (np.isnan(g) == nan).all() and g[~nan].tobytes() == want[~nan].tobytes()
+    if NATIVE:
+        k = native.special()
+        with pytest.raises(ValueError, match="one format and length"):
+            k.relu(x, np.empty(3, dtype))
+        with pytest.raises(TypeError, match="2 arguments"):
+            k.relu(x)
+        assert k.relu(x, x) is False  # (an overlap: nothing written)

@@ -7,6 +7,7 @@
  * softmax_rows(x, out, n, log)      softmax (log: log_softmax) of each row of n elements (see there)
  * scan(x, out, n, inner, prod)      cumsum (prod: cumprod) along a dim of n elements (see there)
  * variance_rows(x, var, mean, n, denominator, root)   var (root: std) and mean of rows (see there)
+ * relu(x, out) -> bool             max(x, 0) with -0.0 and NaN kept (see there)
  *
  *   src, dst: contiguous buffers (C or Fortran order, the same for both: the caller checks) of
  *   float64 ("d") or float32 ("f") elements, of equal length; they may be the same memory. Each
@@ -1110,6 +1111,51 @@ done:
 }
 #undef VARIANCE_LOOP
 
+
+/* relu(x, out) -> bool: out = 0 where x < 0, else x itself (its bits: -0.0 and every NaN, signaling
+ * or not, copied as they are), for C-contiguous buffers of one format ("f" or "d") and length.
+ * strided.kernels.elementwise.relu_array's bits (NumPy's maximum(x, 0), which returns a NaN operand
+ * unchanged, with the zeros copied back from x). False (nothing written) where out overlaps x. */
+static PyObject *py_relu(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
+{
+    (void)self;
+    Py_buffer src, dst;
+    if (nargs != 2) {
+        PyErr_Format(PyExc_TypeError, "relu(x, out) takes 2 arguments, not %zd", nargs);
+        return NULL;
+    }
+    if (PyObject_GetBuffer(args[0], &src, PyBUF_C_CONTIGUOUS | PyBUF_FORMAT) < 0) return NULL;
+    if (PyObject_GetBuffer(args[1], &dst, PyBUF_C_CONTIGUOUS | PyBUF_FORMAT | PyBUF_WRITABLE) < 0) {
+        PyBuffer_Release(&src);
+        return NULL;
+    }
+    PyObject *answer = NULL;
+    int f32 = strcmp(src.format, "f") == 0 && src.itemsize == 4, f64 = strcmp(src.format, "d") == 0 && src.itemsize == 8;
+    if (!(f32 || f64) || strcmp(dst.format, src.format) != 0 || dst.len != src.len) {
+        PyErr_Format(PyExc_ValueError, "relu: x and out must be C-contiguous float32 or float64 buffers of one "
+                     "format and length (formats %s and %s, %zd and %zd bytes)", src.format, dst.format, src.len,
+                     dst.len);
+    } else if (overlaps(&src, &dst)) {
+        answer = Py_False;
+    } else {
+        Py_ssize_t n = src.len / src.itemsize;
+        if (f32) {
+            const float *x = src.buf;
+            float *o = dst.buf;
+            for (Py_ssize_t i = 0; i < n; i++) o[i] = x[i] < 0 ? 0.0f : x[i];
+        } else {
+            const double *x = src.buf;
+            double *o = dst.buf;
+            for (Py_ssize_t i = 0; i < n; i++) o[i] = x[i] < 0 ? 0.0 : x[i];
+        }
+        answer = Py_True;
+    }
+    PyBuffer_Release(&src);
+    PyBuffer_Release(&dst);
+    Py_XINCREF(answer);
+    return answer;
+}
+
 #define ENTRY(NAME) {#NAME, (PyCFunction)(void (*)(void))py_##NAME, METH_FASTCALL, #NAME "(src, dst): elementwise, as strided.kernels.special." #NAME}
 
 static PyMethodDef methods[] = {
@@ -1128,6 +1174,8 @@ static PyMethodDef methods[] = {
     {"variance_rows", (PyCFunction)(void (*)(void))py_variance_rows, METH_FASTCALL,
      "variance_rows(x, var, mean, n, denominator, root) -> bool: var (std) and mean of each row, as NumPy "
      "computes them (False: not run)"},
+    {"relu", (PyCFunction)(void (*)(void))py_relu, METH_FASTCALL,
+     "relu(x, out) -> bool: max(x, 0) keeping -0.0 and NaN bits (False: an overlap)"},
     {NULL, NULL, 0, NULL},
 };
 
