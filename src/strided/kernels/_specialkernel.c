@@ -4,6 +4,10 @@
  * zeta_scaled(src, dst, s, scale)  scale * zeta(s, src) for one order s > 1 (polygamma's n >= 2)
  * fma32(a, b, c, out) -> bool      out = a * b + c rounded once, float32 (strided.kernels.fused.fma_into)
  * fma64(a, b, c, out) -> bool      out = fma(a, b, c), float64: C99's correctly rounded fma (the same)
+ * softmax_rows(x, out, n, log)      softmax (log: log_softmax) of each row of n elements (see there)
+ * scan(x, out, n, inner, prod)      cumsum (prod: cumprod) along a dim of n elements (see there)
+ * variance_rows(x, var, mean, n, denominator, root)   var (root: std) and mean of rows (see there)
+ * relu(x, out) -> bool             max(x, 0) with -0.0 and NaN kept (see there)
  *
  *   src, dst: contiguous buffers (C or Fortran order, the same for both: the caller checks) of
  *   float64 ("d") or float32 ("f") elements, of equal length; they may be the same memory. Each
@@ -782,6 +786,376 @@ static PyObject *py_fma64(PyObject *self, PyObject *const *args, Py_ssize_t narg
     return fma_run(args, nargs, "fma64", "d", 8);
 }
 
+
+/* softmax_rows(x, out, n, log) -> bool: softmax (log true: log_softmax) of each row of n elements of
+ * x into out; x and out are C-contiguous buffers of one format ("f": float32 or "d": float64) and one
+ * length, a multiple of n >= 1. PyTorch's CPU kernel along a contiguous last dim
+ * (_vec_softmax_lastdim, _vec_log_softmax_lastdim) step for step, in the input's type:
+ *   m = the row's maximum (a NaN anywhere gives NaN);
+ *   softmax:     e_i = exp(x_i - m), s = the sum of the e_i, out_i = e_i * (1 / s);
+ *   log_softmax: s = the sum of exp(x_i - m), out_i = (x_i - m) - log(s).
+ * The sums are ATen's reduce_all: `lanes` running sums over the row (one vector of the widest
+ * instruction set PyTorch's CPU dispatch picks on this machine: 64 bytes with AVX-512 F/BW/DQ/VL,
+ * else 32 bytes), a shorter tail added into the first lanes, the lanes then added pairwise (lane j +
+ * lane j+w for w = lanes/2, ..., 1); a row shorter than `lanes` is summed left to right. exp and log are the C
+ * library's (expf/logf for float32), within an ulp of PyTorch's SLEEF ones. Every row of an all -inf
+ * (or +inf) input is NaN, as in PyTorch (-inf - -inf). A buffer overlapping the other answers False
+ * with nothing written (the caller's NumPy path runs then); True once written. This is the only
+ * computation of these rows where it is built (strided.kernels.reduce.softmax_into): the NumPy
+ * formula (STRIDED_NATIVE=0) is a few ulps away, not bit-identical. */
+static int vector_bytes(void)
+{   /* ATen's CPU capability: AVX512 where the CPU has F, BW, DQ and VL, else AVX2 or DEFAULT (32 bytes) */
+#if defined(__GNUC__) && (defined(__x86_64__) || defined(__i386__))
+    __builtin_cpu_init();
+    if (__builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512bw") && __builtin_cpu_supports("avx512dq")
+        && __builtin_cpu_supports("avx512vl"))
+        return 64;
+#endif
+    return 32;
+}
+
+#define SOFTMAX_ROWS(T, EXP, LOG)                                                                  \
+    const Py_ssize_t LANES = vbytes / (Py_ssize_t)sizeof(T);                                       \
+    for (Py_ssize_t r = 0; r < rows; r++) {                                                        \
+        const T *xr = (const T *)xb + r * n;                                                      \
+        T *o = (T *)ob + r * n;                                                                    \
+        T m = xr[0];                                                                               \
+        for (Py_ssize_t i = 1; i < n; i++)                                                         \
+            if (xr[i] > m || xr[i] != xr[i]) m = m != m ? m : xr[i];                               \
+        for (Py_ssize_t i = 0; i < n; i++) o[i] = EXP((T)(xr[i] - m));                            \
+        T s;                                                                                       \
+        if (n < LANES) {                                                                           \
+            s = o[0];                                                                              \
+            for (Py_ssize_t i = 1; i < n; i++) s = s + o[i];                                       \
+        } else {                                                                                   \
+            T acc[16];                                                                             \
+            Py_ssize_t d = LANES;                                                                  \
+            for (Py_ssize_t j = 0; j < LANES; j++) acc[j] = o[j];                                  \
+            for (; d + LANES <= n; d += LANES)                                                     \
+                for (Py_ssize_t j = 0; j < LANES; j++) acc[j] = acc[j] + o[d + j];                 \
+            for (Py_ssize_t j = 0; d + j < n; j++) acc[j] = acc[j] + o[d + j];                     \
+            for (Py_ssize_t w = LANES / 2; w >= 1; w /= 2)                                         \
+                for (Py_ssize_t j = 0; j < w; j++) acc[j] = acc[j] + acc[j + w];                   \
+            s = acc[0];                                                                            \
+        }                                                                                          \
+        if (log_) {                                                                                \
+            T l = LOG(s);                                                                          \
+            for (Py_ssize_t i = 0; i < n; i++) o[i] = (T)(xr[i] - m) - l;                          \
+        } else {                                                                                   \
+            T inv = (T)1 / s;                                                                      \
+            for (Py_ssize_t i = 0; i < n; i++) o[i] = o[i] * inv;                                  \
+        }                                                                                          \
+    }
+
+static PyObject *py_softmax_rows(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
+{
+    (void)self;
+    if (nargs != 4) {
+        PyErr_Format(PyExc_TypeError, "softmax_rows(x, out, n, log) takes 4 arguments, not %zd", nargs);
+        return NULL;
+    }
+    Py_ssize_t n = PyLong_AsSsize_t(args[2]);
+    int log_ = PyObject_IsTrue(args[3]);
+    if ((n == -1 || log_ < 0) && PyErr_Occurred()) return NULL;
+    Py_buffer x, out;
+    if (PyObject_GetBuffer(args[0], &x, PyBUF_C_CONTIGUOUS | PyBUF_FORMAT) < 0) return NULL;
+    if (PyObject_GetBuffer(args[1], &out, PyBUF_C_CONTIGUOUS | PyBUF_FORMAT | PyBUF_WRITABLE) < 0) {
+        PyBuffer_Release(&x);
+        return NULL;
+    }
+    PyObject *answer = NULL;
+    int f32 = strcmp(x.format, "f") == 0 && x.itemsize == 4, f64 = strcmp(x.format, "d") == 0 && x.itemsize == 8;
+    if (!(f32 || f64) || strcmp(out.format, x.format) != 0 || out.len != x.len || n < 1
+        || (x.len / x.itemsize) % n != 0) {
+        PyErr_Format(PyExc_ValueError, "softmax_rows: x and out must be C-contiguous float32 or float64 buffers "
+                     "of one format and length, a multiple of n >= 1 (formats %s and %s, %zd and %zd bytes, n %zd)",
+                     x.format, out.format, x.len, out.len, n);
+        goto done;
+    }
+    {
+        const char *xb = x.buf;
+        char *ob = out.buf;
+        if (x.len && xb < ob + out.len && ob < xb + x.len) {
+            answer = Py_False;
+            goto done;
+        }
+        static int vbytes = 0;
+        if (!vbytes) vbytes = vector_bytes();  /* (a race computes the same value twice: harmless) */
+        Py_ssize_t total = x.len / x.itemsize, rows = total / n;
+        if (total >= MIN_RELEASE) {
+            Py_BEGIN_ALLOW_THREADS
+            if (f32) { SOFTMAX_ROWS(float, expf, logf) } else { SOFTMAX_ROWS(double, exp, log) }
+            Py_END_ALLOW_THREADS
+        } else {
+            if (f32) { SOFTMAX_ROWS(float, expf, logf) } else { SOFTMAX_ROWS(double, exp, log) }
+        }
+        answer = Py_True;
+    }
+done:
+    PyBuffer_Release(&x);
+    PyBuffer_Release(&out);
+    Py_XINCREF(answer);
+    return answer;
+}
+#undef SOFTMAX_ROWS
+
+
+/* scan(x, out, n, inner, prod) -> bool: the running sum (prod true: product) of x along a dim of n
+ * elements whose elements lie `inner` apart (x read as (outer, n, inner), C order) into out; x and out
+ * are C-contiguous buffers of one format ("f" or "d") and one length, a multiple of n * inner, at most
+ * SCAN_MAX elements. strided.ops.reductions.scans.scan_values' NumPy computation operation for
+ * operation, so the bits are the same: the running value is a double (float32 accumulates in float64,
+ * as PyTorch), r_0 = x_0 and r_k = r_{k-1} + x_k (or * x_k), NumPy's accumulate; each stored once
+ * rounded to out's type, a sum as r_k + 0.0 (PyTorch's running sum starts from +0.0: a leading run
+ * of -0.0 gives +0.0), a product as r_k. False (nothing written) where the buffers overlap or are
+ * longer than SCAN_MAX (the caller's NumPy path runs then). */
+#define SCAN_MAX 4096
+#define SCAN_LOOP(T)                                                                               \
+    if (inner == 1) { /* (the common last dim: one running value, no scratch row) */               \
+        const T *xv = (const T *)xb;                                                               \
+        T *ov = (T *)ob;                                                                           \
+        for (Py_ssize_t o = 0; o < outer * n; o += n) {                                            \
+            double r = (double)xv[o];                                                              \
+            ov[o] = prod ? (T)r : (T)(r + 0.0);                                                    \
+            if (prod)                                                                              \
+                for (Py_ssize_t k = 1; k < n; k++) ov[o + k] = (T)(r = r * (double)xv[o + k]);     \
+            else                                                                                   \
+                for (Py_ssize_t k = 1; k < n; k++) {                                               \
+                    r = r + (double)xv[o + k];                                                     \
+                    ov[o + k] = (T)(r + 0.0);                                                      \
+                }                                                                                  \
+        }                                                                                          \
+    } else                                                                                         \
+    for (Py_ssize_t o = 0; o < outer; o++) {                                                       \
+        const T *xo = (const T *)xb + o * n * inner;                                               \
+        T *oo = (T *)ob + o * n * inner;                                                           \
+        for (Py_ssize_t j = 0; j < inner; j++) run[j] = (double)xo[j];                             \
+        for (Py_ssize_t k = 0;; k++) {                                                             \
+            if (prod)                                                                              \
+                for (Py_ssize_t j = 0; j < inner; j++) oo[k * inner + j] = (T)run[j];              \
+            else                                                                                   \
+                for (Py_ssize_t j = 0; j < inner; j++) oo[k * inner + j] = (T)(run[j] + 0.0);      \
+            if (k + 1 == n) break;                                                                 \
+            const T *xk = xo + (k + 1) * inner;                                                    \
+            if (prod)                                                                              \
+                for (Py_ssize_t j = 0; j < inner; j++) run[j] = run[j] * (double)xk[j];            \
+            else                                                                                   \
+                for (Py_ssize_t j = 0; j < inner; j++) run[j] = run[j] + (double)xk[j];            \
+        }                                                                                          \
+    }
+
+static PyObject *py_scan(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
+{
+    (void)self;
+    if (nargs != 5) {
+        PyErr_Format(PyExc_TypeError, "scan(x, out, n, inner, prod) takes 5 arguments, not %zd", nargs);
+        return NULL;
+    }
+    Py_ssize_t n = PyLong_AsSsize_t(args[2]), inner = PyLong_AsSsize_t(args[3]);
+    int prod = PyObject_IsTrue(args[4]);
+    if ((n == -1 || inner == -1 || prod < 0) && PyErr_Occurred()) return NULL;
+    Py_buffer x, out;
+    if (PyObject_GetBuffer(args[0], &x, PyBUF_C_CONTIGUOUS | PyBUF_FORMAT) < 0) return NULL;
+    if (PyObject_GetBuffer(args[1], &out, PyBUF_C_CONTIGUOUS | PyBUF_FORMAT | PyBUF_WRITABLE) < 0) {
+        PyBuffer_Release(&x);
+        return NULL;
+    }
+    PyObject *answer = NULL;
+    int f32 = strcmp(x.format, "f") == 0 && x.itemsize == 4, f64 = strcmp(x.format, "d") == 0 && x.itemsize == 8;
+    if (!(f32 || f64) || strcmp(out.format, x.format) != 0 || out.len != x.len || n < 1 || inner < 1
+        || n > PY_SSIZE_T_MAX / inner || (x.len / x.itemsize) % (n * inner) != 0) {
+        PyErr_Format(PyExc_ValueError, "scan: x and out must be C-contiguous float32 or float64 buffers of one "
+                     "format and length, a multiple of n * inner >= 1 (formats %s and %s, %zd and %zd bytes, "
+                     "n %zd, inner %zd)", x.format, out.format, x.len, out.len, n, inner);
+        goto done;
+    }
+    {
+        const char *xb = x.buf;
+        char *ob = out.buf;
+        Py_ssize_t total = x.len / x.itemsize, outer = total / (n * inner);
+        if (total > SCAN_MAX || (x.len && xb < ob + out.len && ob < xb + x.len)) {
+            answer = Py_False;
+            goto done;
+        }
+        double run[SCAN_MAX];
+        if (f32) { SCAN_LOOP(float) } else { SCAN_LOOP(double) }
+        answer = Py_True;
+    }
+done:
+    PyBuffer_Release(&x);
+    PyBuffer_Release(&out);
+    Py_XINCREF(answer);
+    return answer;
+}
+#undef SCAN_LOOP
+
+
+/* variance_rows(x, var, mean, n, denominator, root) -> bool: the variance (root true: its square
+ * root) and the mean of each row of n >= 1 elements of x, into var and mean (one element per row);
+ * x, var and mean C-contiguous buffers of one format ("f" or "d"), x's length a multiple of n, at
+ * most VAR_MAX elements; denominator a float (n - correction). strided.kernels.reduce.variance_parts'
+ * NumPy computation operation for operation, in x's type, so the bits are the same:
+ *   s = 0 + pairwise(x)                 np.add.reduce over a contiguous row: NumPy's pairwise_sum
+ *                                       (below 8 elements left to right from 0; up to 128 eight
+ *                                       running sums, added ((0+1)+(2+3))+((4+5)+(6+7)), then the
+ *                                       tail; longer rows split at n/2 rounded down to a multiple of
+ *                                       8), added to the reduction's identity 0
+ *   c = s / n                           (centre /= n: a Python int, so in x's type)
+ *   q = 0 + pairwise((x_i - c) * (x_i - c))
+ *   v = q / denominator                 (np.float64: in double, float32 rounded once)
+ *   root: v = sqrt(v)
+ * False (nothing written) where x is longer than VAR_MAX or a result overlaps x or the other. */
+#define VAR_MAX 8192
+#define PAIRWISE(NAME, T)                                                                          \
+    static T NAME(const T *a, Py_ssize_t n, int sq, T c)                                           \
+    {                                                                                              \
+        if (n < 8) {                                                                               \
+            T res = 0;                                                                             \
+            for (Py_ssize_t i = 0; i < n; i++) {                                                   \
+                T d = a[i] - c;                                                                    \
+                res = res + (sq ? d * d : a[i]);                                                   \
+            }                                                                                      \
+            return res;                                                                            \
+        }                                                                                          \
+        if (n <= 128) {                                                                            \
+            T r[8], res;                                                                           \
+            Py_ssize_t i;                                                                          \
+            for (int j = 0; j < 8; j++) {                                                          \
+                T d = a[j] - c;                                                                    \
+                r[j] = sq ? d * d : a[j];                                                          \
+            }                                                                                      \
+            for (i = 8; i < n - (n % 8); i += 8)                                                   \
+                for (int j = 0; j < 8; j++) {                                                      \
+                    T d = a[i + j] - c;                                                            \
+                    r[j] = r[j] + (sq ? d * d : a[i + j]);                                         \
+                }                                                                                  \
+            res = ((r[0] + r[1]) + (r[2] + r[3])) + ((r[4] + r[5]) + (r[6] + r[7]));               \
+            for (; i < n; i++) {                                                                   \
+                T d = a[i] - c;                                                                    \
+                res = res + (sq ? d * d : a[i]);                                                   \
+            }                                                                                      \
+            return res;                                                                            \
+        }                                                                                          \
+        Py_ssize_t n2 = n / 2;                                                                     \
+        n2 -= n2 % 8;                                                                              \
+        return NAME(a, n2, sq, c) + NAME(a + n2, n - n2, sq, c);                                   \
+    }
+
+PAIRWISE(pairwise_f, float)
+PAIRWISE(pairwise_d, double)
+#undef PAIRWISE
+
+#define VARIANCE_LOOP(T, PW, SQRT, DIVIDE)                                                         \
+    for (Py_ssize_t r = 0; r < rows; r++) {                                                        \
+        const T *row = (const T *)xb + r * n;                                                      \
+        T c = ((T)0 + PW(row, n, 0, 0)) / (T)n;                                                    \
+        T q = (T)0 + PW(row, n, 1, c);                                                             \
+        T v = DIVIDE;                                                                              \
+        ((T *)vb)[r] = root ? SQRT(v) : v;                                                         \
+        ((T *)mb)[r] = c;                                                                          \
+    }
+
+static int overlaps(const Py_buffer *a, const Py_buffer *b)
+{
+    const char *p = a->buf, *q = b->buf;
+    return a->len && b->len && p < q + b->len && q < p + a->len;
+}
+
+static PyObject *py_variance_rows(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
+{
+    (void)self;
+    if (nargs != 6) {
+        PyErr_Format(PyExc_TypeError, "variance_rows(x, var, mean, n, denominator, root) takes 6 arguments, not %zd",
+                     nargs);
+        return NULL;
+    }
+    Py_ssize_t n = PyLong_AsSsize_t(args[3]);
+    double denominator = PyFloat_AsDouble(args[4]);
+    int root = PyObject_IsTrue(args[5]);
+    if (((n == -1 || denominator == -1.0) && PyErr_Occurred()) || root < 0) return NULL;
+    Py_buffer buf[3];
+    int got = 0;
+    PyObject *answer = NULL;
+    for (; got < 3; got++)
+        if (PyObject_GetBuffer(args[got], &buf[got], PyBUF_C_CONTIGUOUS | PyBUF_FORMAT | (got ? PyBUF_WRITABLE : 0)) < 0)
+            goto done;
+    {
+        Py_buffer *x = &buf[0], *var = &buf[1], *mean = &buf[2];
+        int f32 = strcmp(x->format, "f") == 0 && x->itemsize == 4, f64 = strcmp(x->format, "d") == 0 && x->itemsize == 8;
+        Py_ssize_t total = x->len / (x->itemsize ? x->itemsize : 1), rows = n >= 1 ? total / n : 0;
+        if (!(f32 || f64) || strcmp(var->format, x->format) != 0 || strcmp(mean->format, x->format) != 0 || n < 1
+            || total % n != 0 || var->len != rows * x->itemsize || mean->len != var->len) {
+            PyErr_Format(PyExc_ValueError, "variance_rows: x, var and mean must be C-contiguous float32 or float64 "
+                         "buffers of one format, x's length a multiple of n >= 1, var and mean one element per row "
+                         "(formats %s, %s, %s; %zd, %zd, %zd bytes; n %zd)", x->format, var->format, mean->format,
+                         x->len, var->len, mean->len, n);
+            goto done;
+        }
+        if (total > VAR_MAX || overlaps(x, var) || overlaps(x, mean) || overlaps(var, mean)) {
+            answer = Py_False;
+            goto done;
+        }
+        const char *xb = x->buf;
+        char *vb = var->buf, *mb = mean->buf;
+        if (f32) {
+            VARIANCE_LOOP(float, pairwise_f, sqrtf, (float)((double)q / denominator))
+        } else {
+            VARIANCE_LOOP(double, pairwise_d, sqrt, q / denominator)
+        }
+        answer = Py_True;
+    }
+done:
+    for (int k = 0; k < got; k++) PyBuffer_Release(&buf[k]);
+    Py_XINCREF(answer);
+    return answer;
+}
+#undef VARIANCE_LOOP
+
+
+/* relu(x, out) -> bool: out = 0 where x < 0, else x itself (its bits: -0.0 and every NaN, signaling
+ * or not, copied as they are), for C-contiguous buffers of one format ("f" or "d") and length.
+ * strided.kernels.elementwise.relu_array's bits (NumPy's maximum(x, 0), which returns a NaN operand
+ * unchanged, with the zeros copied back from x). False (nothing written) where out overlaps x. */
+static PyObject *py_relu(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
+{
+    (void)self;
+    Py_buffer src, dst;
+    if (nargs != 2) {
+        PyErr_Format(PyExc_TypeError, "relu(x, out) takes 2 arguments, not %zd", nargs);
+        return NULL;
+    }
+    if (PyObject_GetBuffer(args[0], &src, PyBUF_C_CONTIGUOUS | PyBUF_FORMAT) < 0) return NULL;
+    if (PyObject_GetBuffer(args[1], &dst, PyBUF_C_CONTIGUOUS | PyBUF_FORMAT | PyBUF_WRITABLE) < 0) {
+        PyBuffer_Release(&src);
+        return NULL;
+    }
+    PyObject *answer = NULL;
+    int f32 = strcmp(src.format, "f") == 0 && src.itemsize == 4, f64 = strcmp(src.format, "d") == 0 && src.itemsize == 8;
+    if (!(f32 || f64) || strcmp(dst.format, src.format) != 0 || dst.len != src.len) {
+        PyErr_Format(PyExc_ValueError, "relu: x and out must be C-contiguous float32 or float64 buffers of one "
+                     "format and length (formats %s and %s, %zd and %zd bytes)", src.format, dst.format, src.len,
+                     dst.len);
+    } else if (overlaps(&src, &dst)) {
+        answer = Py_False;
+    } else {
+        Py_ssize_t n = src.len / src.itemsize;
+        if (f32) {
+            const float *x = src.buf;
+            float *o = dst.buf;
+            for (Py_ssize_t i = 0; i < n; i++) o[i] = x[i] < 0 ? 0.0f : x[i];
+        } else {
+            const double *x = src.buf;
+            double *o = dst.buf;
+            for (Py_ssize_t i = 0; i < n; i++) o[i] = x[i] < 0 ? 0.0 : x[i];
+        }
+        answer = Py_True;
+    }
+    PyBuffer_Release(&src);
+    PyBuffer_Release(&dst);
+    Py_XINCREF(answer);
+    return answer;
+}
+
 #define ENTRY(NAME) {#NAME, (PyCFunction)(void (*)(void))py_##NAME, METH_FASTCALL, #NAME "(src, dst): elementwise, as strided.kernels.special." #NAME}
 
 static PyMethodDef methods[] = {
@@ -793,6 +1167,15 @@ static PyMethodDef methods[] = {
      "fma32(a, b, c, out) -> bool: out = a * b + c rounded once, float32 (False: an overlap, nothing written)"},
     {"fma64", (PyCFunction)(void (*)(void))py_fma64, METH_FASTCALL,
      "fma64(a, b, c, out) -> bool: out = fma(a, b, c), float64 (False: an overlap, nothing written)"},
+    {"softmax_rows", (PyCFunction)(void (*)(void))py_softmax_rows, METH_FASTCALL,
+     "softmax_rows(x, out, n, log) -> bool: (log_)softmax of each row of n elements (False: an overlap)"},
+    {"scan", (PyCFunction)(void (*)(void))py_scan, METH_FASTCALL,
+     "scan(x, out, n, inner, prod) -> bool: cumsum (cumprod) along a dim, as NumPy computes it (False: not run)"},
+    {"variance_rows", (PyCFunction)(void (*)(void))py_variance_rows, METH_FASTCALL,
+     "variance_rows(x, var, mean, n, denominator, root) -> bool: var (std) and mean of each row, as NumPy "
+     "computes them (False: not run)"},
+    {"relu", (PyCFunction)(void (*)(void))py_relu, METH_FASTCALL,
+     "relu(x, out) -> bool: max(x, 0) keeping -0.0 and NaN bits (False: an overlap)"},
     {NULL, NULL, 0, NULL},
 };
 

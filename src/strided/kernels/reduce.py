@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from . import native
 from .fpstate import quiet
 from .memory import copy_array
 
@@ -90,7 +91,17 @@ def softmax_into(x: np.ndarray, axes: tuple[int, ...], compute: np.dtype, out: n
     """``softmax`` (or ``log_softmax``) of ``x`` along ``axes`` into ``out`` (same shape), in ``compute``.
 
     Stable form: the slice maximum is subtracted first. ``x`` must have at least one dim.
+    Rows along a C-contiguous last dim of float32 / float64, computed in their own dtype, are the
+    compiled kernel's where it is built (:func:`softmax_rows`: PyTorch's order of operations);
+    everything else (and everything under ``STRIDED_NATIVE=0``) is the NumPy formula below.
+
+    >>> out = np.empty(2)
+    >>> softmax_into(np.array([0.0, 0.0]), (0,), np.dtype(np.float64), out, False)
+    >>> out.tolist()
+    [0.5, 0.5]
     """
+    if axes == (x.ndim - 1,) and x.dtype == compute == out.dtype and softmax_rows(x, out, log):
+        return
     with quiet():
         top = np.maximum.reduce(x, axis=axes, keepdims=True)
         shifted = np.subtract(x, top, dtype=compute)  # the kernel's fresh work array
@@ -101,6 +112,23 @@ def softmax_into(x: np.ndarray, axes: tuple[int, ...], compute: np.dtype, out: n
             np.exp(shifted, out=shifted)
             total = np.add.reduce(shifted, axis=axes, keepdims=True)
             np.divide(shifted, total, out=out, casting="unsafe")
+
+
+def softmax_rows(x: np.ndarray, out: np.ndarray, log: bool) -> bool:
+    """Whether the compiled kernel wrote the (log_)softmax of ``x``'s rows (along its last dim) into
+    ``out``: only for C-contiguous float32 / float64 ``x`` and ``out`` of one dtype and shape, with
+    at least one element, not overlapping, where the kernel is built and enabled
+    (:func:`strided.kernels.native.special`). False: nothing written, the caller computes.
+
+    >>> out = np.empty((1, 2), np.float32)
+    >>> softmax_rows(np.zeros((1, 2), np.float32), out, False) in (True, False)
+    True
+    """
+    k = native.special()
+    if (k is None or not x.size or x.dtype.char not in "fd" or out.dtype != x.dtype or out.shape != x.shape
+            or not x.flags.c_contiguous or not out.flags.c_contiguous):
+        return False
+    return k.softmax_rows(x, out, x.shape[-1], log)
 
 
 def extreme_all(x: np.ndarray, out: np.ndarray, largest: bool) -> None:

@@ -56,6 +56,7 @@ from ...gradients import linear, seal
 from ...kernels import check_writable
 from ...kernels.fpstate import quiet_call, quiet_retry, quietly
 from ...kernels.memory import flat_run
+from ...kernels.native import special
 from ...layout.order import elementwise_output_strides, preserve_format_strides
 from ...opdef import Kind, declare
 from ...tensor import Tensor, tensor_arg
@@ -158,7 +159,9 @@ def _fast_scan(ufunc: np.ufunc, self: Any, dim: Any) -> tuple[Tensor, int] | Non
     """The running ``ufunc`` of a row-major float32 / float64 tensor along an int ``dim`` with no
     ``dtype=``: :func:`_scan_array` itself (float32 accumulates in float64), its fresh row-major
     result adopted, without the general path's argument parsing; (result, wrapped dim), or None
-    where the general path must run (it raises PyTorch's errors)."""
+    where the general path must run (it raises PyTorch's errors). Up to ``_SMALL_SCAN`` elements
+    it is the compiled ``scan`` of ``_specialkernel.c`` where that is built: the same operations
+    in the same order (no library function), so the same bits in one call."""
     if (self.__class__ is not Tensor and self.__class__ not in SUBCLASSES) or dim.__class__ is not int:
         return None
     d = self._dtype
@@ -171,6 +174,14 @@ def _fast_scan(ufunc: np.ufunc, self: Any, dim: Any) -> tuple[Tensor, int] | Non
     if not ndim or not -ndim <= dim < ndim or lay.strides != info[0] or not info[1]:
         return None
     axis = dim % ndim
+    if info[1] <= _SMALL_SCAN:  # the compiled scan: scan_values' operations, bit for bit, in one call
+        k = special()
+        if k is not None:
+            x = self._storage.array[lay.offset : lay.offset + info[1]]
+            if len(x) == info[1]:  # (a tensor unpickled past its storage: the general path refuses it)
+                out = np.empty(info[1], d.numpy)
+                k.scan(x, out, shape[axis], info[0][axis], ufunc is np.multiply)  # (True: fresh, small)
+                return adopted(out, info[2], d), axis
     res = quietly(_scan_array, ufunc, self, axis, d)  # (row-major in, C-contiguous out)
     return adopted(res.reshape(-1), info[2], d), axis
 

@@ -22,6 +22,7 @@ from ...grad_mode import SUBCLASSES
 from ...gradients import seal
 from ...kernels.fpstate import QUIET, quiet_reset, quiet_set
 from ...kernels.memory import numpy_view
+from ...kernels.native import special
 from ...kernels.reduce import softmax_into
 from ...opdef import Kind, declare
 from ...tensor import Tensor, tensor_arg
@@ -35,7 +36,8 @@ def _fast_softmax(self: Any, dim: Any, log: bool) -> Tensor | None:
     """The fast path of a float32 / float64 tensor along an int ``dim`` with no ``dtype=``: the
     plan is a memo lookup (:data:`strided.ops._support.fast_reduce.PLANS`) and the computation is
     :func:`strided.kernels.reduce.softmax_into`'s, step for step in the input's dtype, its last
-    step writing into its own work array when that is row-major. None where it does not apply
+    step writing into its own work array when that is row-major; rows along a row-major last dim
+    are :func:`strided.kernels.reduce.softmax_rows`'s compiled kernel, as there. None where it does not apply
     (the general path then runs, and raises PyTorch's errors)."""
     if (self.__class__ is not Tensor and self.__class__ not in SUBCLASSES) or dim.__class__ is not int:
         return None
@@ -43,8 +45,18 @@ def _fast_softmax(self: Any, dim: Any, log: bool) -> Tensor | None:
     if d is not float32 and d is not float64:
         return None
     lay = self._layout
-    plan = PLANS[(lay.shape, lay.strides, dim, True)]
-    if plan is None or not lay.shape:
+    shape = lay.shape
+    if shape and (dim == -1 or dim == len(shape) - 1):  # the compiled rows of a row-major tensor, as softmax_into
+        info = _cinfo[shape]
+        k = special()
+        if k is not None and lay.strides == info[0] and info[1]:
+            x = self._storage.array[lay.offset : lay.offset + info[1]]
+            if len(x) == info[1]:  # (a tensor unpickled past its storage: the general path refuses it)
+                out = np.empty(info[1], d.numpy)
+                k.softmax_rows(x, out, shape[-1], log)  # (True: a fresh out overlaps nothing)
+                return adopted(out, info[2], d)
+    plan = PLANS[(shape, lay.strides, dim, True)]
+    if plan is None or not shape:
         return None
     axis = plan[0]
     x = numpy_view(self._storage, lay)

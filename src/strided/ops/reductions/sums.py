@@ -40,6 +40,7 @@ from ...grad_mode import GRAD_MODE, INSIDE, SUBCLASSES, requires_grad
 from ...gradients import record, records, seal
 from ...kernels.fpstate import QUIET, quiet_call, quiet_reset, quiet_retry, quiet_set, quietly
 from ...kernels.memory import numpy_view, outside_storage
+from ...kernels.native import special
 from ...kernels.reduce import logical_reduce_into, mean_into, reduce_into, variance_into, variance_parts
 from ...numpy_keywords import NO
 from ...numpy_keywords import call as numpy_call
@@ -268,6 +269,10 @@ def _mean_backward(out: Tensor, x: Tensor, dim: Any = None, keepdim: bool = Fals
     return "MeanBackward1", (x,), lambda g: (unreduce(g, shape, dims, keepdim) / n,), ()
 
 
+# the compiled variance's limit (VAR_MAX in _specialkernel.c): beyond, NumPy's calls cost less than the data
+_VAR_MAX = 8192
+
+
 def _fast_variance(self: Any, dim: Any, keepdim: Any, op: str, root: bool, with_mean: bool = False
                    ) -> Any:
     """var / std with the default correction (1) of a float32 / float64 tensor over every dim or
@@ -275,13 +280,32 @@ def _fast_variance(self: Any, dim: Any, keepdim: Any, op: str, root: bool, with_
     itself (the general path's computation), its fresh result adopted, with the plan from
     :func:`strided.ops._support.fast_reduce.fast_plan` instead of the argument parsing; None where
     the general path must run (its errors, its warning). ``with_mean`` (``var_mean``/``std_mean``,
-    the caller sure nothing records or listens): also the mean, the same pass's first sum."""
+    the caller sure nothing records or listens): also the mean, the same pass's first sum. Rows
+    along a row-major last dim (or every element) of at most ``_VAR_MAX`` elements are the compiled
+    ``variance_rows`` (_specialkernel.c), variance_parts' NumPy operations in NumPy's order
+    (its pairwise sums): the same bits in one call."""
     plan = fast_plan(self, dim, keepdim)
     if plan is None or plan[2] < 2:
         return None
     lay = plan[1]
     n = plan[2]
     d = self._dtype
+    axis = plan[0]
+    src = self._layout
+    shape = src.shape
+    if axis is None or axis == len(shape) - 1:  # contiguous rows: the compiled kernel, variance_parts' bits
+        info = _cinfo[shape]
+        k = special() if info[1] <= _VAR_MAX and src.strides == info[0] else None
+        if k is not None:
+            x = self._storage.array[src.offset : src.offset + info[1]]
+            if len(x) == info[1]:  # (a tensor unpickled past its storage: the general path refuses it)
+                rows = info[1] // n
+                v, m = np.empty(rows, d.numpy), np.empty(rows, d.numpy)
+                k.variance_rows(x, v, m, n, n - 1.0, root)  # (True: fresh results, a small x)
+                t = adopted(v, lay, d)
+                if with_mean:
+                    return t, adopted(m, lay, d)
+                return report(op, (self,), t)
     token = quiet_set(QUIET)
     try:
         squares, centre = variance_parts(self._np(), plan[0], d.numpy, n, np.float64(n - 1.0), root)
