@@ -162,3 +162,40 @@ def test_watched_calls_report_the_same_records():
     names = [s.name for s in w.steps]
     assert names == ["mul", "add", "tanh"], names
     assert y.grad_fn.name() == "TanhBackward0"
+
+
+def test_reads_result_is_conservative():
+    """attach skips the closure walk only for a maker whose code never reads its result; a
+    maker that reads it, closes over it, introspects its frame, or takes ``*args`` is walked."""
+    import gc
+    import sys
+
+    from strided.autograd.function import _reads_result
+
+    def plain(out, a):
+        return "NegBackward0", (a,), lambda g: (-g,), ()
+
+    def closes(out, a):
+        return "ExpBackward0", (a,), lambda g: (g * out,), ()
+
+    def saves(out, a):
+        return "ExpBackward0", (a,), lambda g: (g,), (out,)
+
+    def frames(out, a):
+        return sys._getframe().f_locals["out"]
+
+    assert not _reads_result(plain)
+    assert _reads_result(closes) and _reads_result(saves) and _reads_result(frames)
+    assert _reads_result(lambda *args: args) and _reads_result(len)
+    # a result that is also an argument (an op handing back its input) is walked: no cycle
+    was = gc.isenabled()
+    gc.disable()
+    try:
+        x = strided.ones(3, requires_grad=True)
+        y = x * 2.0
+        probe = __import__("weakref").ref(y)
+        del y
+        assert probe() is None  # (mul's maker does not read its result: nothing kept it)
+    finally:
+        if was:
+            gc.enable()
