@@ -59,7 +59,18 @@ def attach(out: Any, maker: Maker, args: tuple, kwargs: dict) -> Any:
         node.rule = _conjugate_convention(node.rule)
     if not first._dtype.is_floating_point and not first._dtype.is_complex:
         return out  # an integer or bool result carries no gradient
-    G.release_output(node, first)  # (no cycle first -> node -> first: see graph.unowned)
+    # (no cycle first -> node -> first: see graph.unowned; a maker that never reads its result
+    # cannot have put it in the rule or the saved tensors, unless the result is an argument too)
+    walk = _reads_result(maker)
+    if not walk:
+        for a in args:  # (a loop, not any(generator): this runs for every recorded op)
+            if a is first:
+                walk = True
+                break
+        else:
+            walk = bool(kwargs) and any(v is first for v in kwargs.values())
+    if walk:
+        G.release_output(node, first)
     m = first._ag = Meta(False, node)
     if first._base is not None:  # a view: its history goes stale when its storage is written
         m.view_version = G.version(first)
@@ -68,6 +79,45 @@ def attach(out: Any, maker: Maker, args: tuple, kwargs: dict) -> Any:
         if sm is not None and sm.creation == "multi_output" and source._storage is first._storage:
             m.creation = "multi_output"  # (a view of such an output inherits its refusal, as in PyTorch)
     return out
+
+
+# maker's code object -> whether that code reads its first parameter (the op's result): decided
+# once per code object (the makers are defined at import: a bounded set), by its bytecode.
+_READS_RESULT: dict[Any, bool] = {}
+_INTROSPECTION = frozenset({"locals", "vars", "eval", "exec", "_getframe"})
+
+
+def _reads_result(maker: Maker) -> bool:
+    """Whether ``maker`` may hand its first argument (the op's result) to the rule it makes or
+    to its saved tensors: True unless its code provably never reads that parameter (then
+    :func:`attach` need not walk the rule's closure for it). Anything but a plain function with
+    a first positional parameter, or one whose code names a frame-introspection builtin, is
+    assumed to read it.
+
+    >>> def maker(out, a): return "NegBackward0", (a,), lambda g: (-g,), ()
+    >>> _reads_result(maker), _reads_result(lambda out, a: (out, a))
+    (False, True)
+    """
+    code = getattr(maker, "__code__", None)
+    known = _READS_RESULT.get(code)
+    if known is None:
+        known = _READS_RESULT[code] = _code_reads_first(code)
+    return known
+
+
+def _code_reads_first(code: Any) -> bool:
+    import dis
+
+    if code is None or code.co_argcount == 0 or not _INTROSPECTION.isdisjoint(code.co_names):
+        return True
+    first = code.co_varnames[0]
+    if first in code.co_cellvars:  # (a closure made inside reads it)
+        return True
+    for ins in dis.get_instructions(code):
+        value = ins.argval
+        if value == first or (isinstance(value, tuple) and first in value):
+            return True
+    return False
 
 
 def _attach_outputs(out: Any, spec: tuple) -> Any:

@@ -48,11 +48,11 @@ def edge(t: Any) -> tuple[Node | None, int]:
             regenerate_view(t)
         return (m.grad_fn, m.output_nr)
     if m.requires_grad:
-        if m.acc is None or m.acc() is None:
+        acc = m.acc() if m.acc is not None else None  # (one call of the weak reference)
+        if acc is None:
             acc = AccumulateGrad(t)
             m.acc = weakref.ref(acc)
-            return (acc, 0)
-        return (m.acc(), 0)
+        return (acc, 0)
     return (None, 0)
 
 

@@ -57,7 +57,7 @@ from ...dtypes import (
 )
 from ...errors import StridedRuntimeError, StridedTypeError, join_lines
 from ...grad_mode import INSIDE, SUBCLASSES, bump_if_used
-from ...gradients import grad_zeros, record, records, seal
+from ...gradients import grad_zeros, record, recorded, records, seal
 from ...kernels.elementwise import (
     assign,
     binary_into,
@@ -921,31 +921,43 @@ def _fast_binary(op: BinaryOp, slow: Callable[[Any, Any], Any], rule: str) -> Ca
     def fn(input: Any, other: Any, *, alpha: Any = None, out: Any = None, rounding_mode: Any = None) -> Tensor:  # (a.sub(other=b))
         # The autograd test is one slot read per tensor operand, folded into the fast path's own
         # type tests (the op is its own recording entry: no wrapper call). A tensor in autograd is
-        # recorded: strided.gradients.record runs fn again with INSIDE set, which then takes the
-        # same paths as a plain call (so does a call inside another op's recorded forward).
+        # recorded: its fast path's result is given its node (strided.gradients.recorded); any other
+        # path goes to strided.gradients.record, which runs fn again with INSIDE set, which then
+        # takes the same paths as a plain call (so does a call inside another op's recorded forward).
         # Fast path: two tensors of one dtype and one dense layout (row-major or permuted, when
         # PyTorch's output takes exactly those strides), or such a tensor and a Python float.
         # Their elements pair up along the flat runs of the storages: the ufunc runs on those
         # runs and its fresh 1-D result becomes the output storage (no view objects, no layout
         # planning: the result's Layout is the per-layout plan's shared object).
         if (type(input) is Tensor or type(input) in SUBCLASSES) and alpha is None and out is None and rounding_mode is None:
+            # tracked: an operand in autograd, outside another op's recorded forward. The fast
+            # path below is pure NumPy and makes fresh memory: its result is recorded as it is
+            # (gradients.recorded), without record() running fn again; every fallthrough to the
+            # general path, and a watched call, takes record() instead.
+            tracked = False
             if input._ag is not None and not INSIDE.get():
-                return record(rule, fn, (input, other), {})  # (alpha and out are None here)
+                if OPEN:
+                    return record(rule, fn, (input, other), {})  # (alpha and out are None here)
+                tracked = True
             d = input._dtype
             la = input._layout
             tb = type(other)
             if (tb is Tensor or tb in SUBCLASSES):
-                if other._ag is not None and not INSIDE.get():
-                    return record(rule, fn, (input, other), {})
+                if other._ag is not None and not tracked and not INSIDE.get():
+                    if OPEN:
+                        return record(rule, fn, (input, other), {})
+                    tracked = True
                 if other._dtype is not d or d not in fast:
-                    return slow(input, other)
+                    return record(rule, fn, (input, other), {}) if tracked else slow(input, other)
                 lb = other._layout
                 shape = la.shape
                 if lb.shape != shape:
+                    if tracked:
+                        return record(rule, fn, (input, other), {})
                     return broadcast_rowmajor(input, other, la, lb)
                 strides = la.strides
                 if lb.strides != strides:
-                    return slow(input, other)
+                    return record(rule, fn, (input, other), {}) if tracked else slow(input, other)
                 info = _cinfo[shape]
                 if strides == info[0]:  # row-major: the output is too
                     lay = info[2]
@@ -954,7 +966,7 @@ def _fast_binary(op: BinaryOp, slow: Callable[[Any, Any], Any], rule: str) -> Ca
                     plan = _flat_plans[(shape, strides)]
                     lay = plan[1]
                     if lay is None:
-                        return slow(input, other)
+                        return record(rule, fn, (input, other), {}) if tracked else slow(input, other)
                     n = plan[0]
                 y = other._storage.array
                 o = lb.offset
@@ -966,11 +978,11 @@ def _fast_binary(op: BinaryOp, slow: Callable[[Any, Any], Any], rule: str) -> Ca
                 plan = _flat_plans[(la.shape, la.strides)]
                 lay = plan[2]
                 if lay is None:
-                    return slow(input, other)
+                    return record(rule, fn, (input, other), {}) if tracked else slow(input, other)
                 n = plan[0]
                 y = other
             else:
-                return slow(input, other)
+                return record(rule, fn, (input, other), {}) if tracked else slow(input, other)
             x = input._storage.array
             o = la.offset
             if o or len(x) != n:
@@ -984,7 +996,7 @@ def _fast_binary(op: BinaryOp, slow: Callable[[Any, Any], Any], rule: str) -> Ca
             t = adopted(res, lay, result_dtype or d)
             if OPEN:
                 report(name, (input, other), t)
-            return t
+            return recorded(rule, t, (input, other)) if tracked else t
         if op is DIV and rounding_mode is None and isinstance(input, (bool, int, float, np.bool_, np.integer, np.floating)) \
                 and isinstance(other, Tensor):
             input = _wrapped_number(_operand(input, "div"), other)  # (a NumPy scalar: its value)

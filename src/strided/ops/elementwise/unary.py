@@ -37,6 +37,7 @@ from ...errors import StridedRuntimeError, StridedTypeError, join_lines
 from ...grad_mode import GRAD_MODE, INSIDE, SUBCLASSES, bump_if_used
 from ...grad_mode import _slow as recorded
 from ...gradients import grad_zeros, record, records, seal
+from ...gradients import recorded as recorded_fast
 from ...kernels.elementwise import (
     UnaryKernel,
     _clip,
@@ -233,8 +234,14 @@ def _fast_unary(op: UnaryOp) -> Callable[[Any], Tensor]:
     @records(name)
     def fn(input: Any, *, out: Any = None) -> Tensor:  # (PyTorch's argument name: strided.exp(input=t))
         if (type(input) is Tensor or type(input) in SUBCLASSES):
+            # tracked (in autograd, outside another op's recorded forward, unwatched, no out=): the
+            # fast path below is pure NumPy into fresh memory, so its result is recorded as it is
+            # (gradients.recorded) without record() running fn again; any other path takes record().
+            tracked = False
             if input._ag is not None and not INSIDE.get():  # its own recording entry: one slot test
-                return record(name, fn, (input,), {"out": out} if out is not None else {})
+                if out is not None or OPEN:
+                    return record(name, fn, (input,), {"out": out} if out is not None else {})
+                tracked = True
             if out is not None:
                 return _unary_out(op, input, out)
             d = input._dtype
@@ -264,7 +271,9 @@ def _fast_unary(op: UnaryOp) -> Callable[[Any], Tensor]:
                     t = adopted(res, info[2], d)
                     if OPEN:
                         report(name, (input,), t)
-                    return t
+                    return recorded_fast(name, t, (input,)) if tracked else t
+            if tracked:
+                return record(name, fn, (input,), {})
         if out is not None:
             return _unary_out(op, input, out)
         return unary(op, input)
