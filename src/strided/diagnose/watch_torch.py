@@ -394,7 +394,7 @@ def _recorders(watch: TorchWatch) -> tuple[Any, Any]:
     call and ``on_op(func, args, out)`` for each aten op run.
 
     They run once per call and per op, so they are closures over what they touch (no attribute
-    lookups), read only metadata (sizes are ``torch.Size`` tuples, kept as they are) and leave
+    lookups), read only metadata (each distinct shape or strides tuple kept once) and leave
     every word of the report — steps, reasons, dim mappings, the backward ops' lines — to
     :meth:`TorchWatch._step`, run when ``w.steps`` is read.
     """
@@ -411,6 +411,9 @@ def _recorders(watch: TorchWatch) -> tuple[Any, Any]:
     collectives = watch._collectives
     dtensor_op = watch._dtensor_op
     seen = tally._seen  # (checked inline first: most outputs' storages are counted already)
+    tuples: dict[tuple, tuple] = {}  # every shape and strides tuple recorded, each kept once
+    keep = tuples.setdefault
+    lines: dict[tuple, str] = {}  # (code, f_lasti) -> 'file:line' (see _code_in_backward)
     cpu = torch.device("cpu")
     current_node = torch._C._current_autograd_node
     peek = torch._C._autograd._get_sequence_nr
@@ -480,7 +483,16 @@ def _recorders(watch: TorchWatch) -> tuple[Any, Any]:
                             allocated += nbytes
             metas = []
             for t in (*ins, *outs):  # (one loop: the same three reads for inputs and outputs)
-                metas += (tuple(t.shape), t.stride(), t.dtype)
+                # (each shape and strides tuple kept once per watch: a repeated one — most are —
+                # costs a dict lookup instead of a tuple that lives as long as the watch; fewer
+                # new long-lived objects, fewer garbage collections of the watched program)
+                shape = t.shape
+                kept = tuples.get(shape)  # (a torch.Size equals, and hashes as, its tuple)
+                if kept is None:
+                    kept = tuple(shape)
+                    tuples[kept] = kept
+                strides = t.stride()
+                metas += (kept, keep(strides, strides), t.dtype)
         except (RuntimeError, NotImplementedError):
             # a tensor with no storage or no strides (sparse, ...): each read guarded
             kind, copied, allocated, metas = careful(info, ins, outs)
@@ -495,7 +507,7 @@ def _recorders(watch: TorchWatch) -> tuple[Any, Any]:
             # (the user's line too: a backward op run by the user's own Python code — a tensor
             # hook, a custom autograd.Function's backward — points there)
             append((key, call, node._sequence_nr(), type(node).__name__, kind, copied, allocated,
-                    _code_in_backward(getframe(2), engine), peek(), len(ins), *metas))
+                    _code_in_backward(getframe(2), engine, lines), peek(), len(ins), *metas))
 
     def careful(info: Any, ins: list, outs: Any) -> tuple[str, int, int, list]:
         """``on_op``'s reads for tensors that lack some of what a strided tensor has: no storage
@@ -651,12 +663,14 @@ def _is_library(filename: str) -> bool:
     return known
 
 
-def _code_in_backward(frame: Any, engine: Any) -> str:
+def _code_in_backward(frame: Any, engine: Any, lines: dict[tuple, str]) -> str:
     """``file:line`` of the user's code that runs a backward op (a tensor hook, a custom
     ``autograd.Function``'s backward), or "" for an op the autograd engine runs itself: the first
     frame outside torch, strided and the stdlib met before the frame ``engine`` that entered the
     engine (without ``engine``, the first such frame: the ``.backward()`` line, which the watch
-    tells apart from a hook's because it is the backward call's own line)."""
+    tells apart from a hook's because it is the backward call's own line). ``lines`` caches the
+    text per code object and instruction offset (it runs for every backward op, nearly always
+    ending at the same ``.backward()`` line; working out a line number scans the code's table)."""
     known = _LIBRARY
     while frame is not None:
         code = frame.f_code
@@ -666,7 +680,11 @@ def _code_in_backward(frame: Any, engine: Any) -> str:
         if library is None:
             library = _is_library(code.co_filename)
         if not library:
-            return f"{code.co_filename}:{frame.f_lineno}"
+            key = (code, frame.f_lasti)
+            where = lines.get(key)
+            if where is None:
+                where = lines[key] = f"{code.co_filename}:{frame.f_lineno}"
+            return where
         frame = frame.f_back
     return ""
 
@@ -704,6 +722,29 @@ def _mode_classes(torch: Any) -> tuple[Any, Any]:
         def __torch_function__(self, func: Any, types: Any, args: tuple = (), kwargs: Any = None) -> Any:
             return self.on_call(func, args, kwargs or {})
 
+    def dispatch(self: Any, func: Any, types: Any, args: tuple = (), kwargs: Any = None) -> Any:
+        # (``types`` holds only tensor subclasses with a dispatch of their own: empty for plain
+        # tensors, so the DTensor checks cost one test per op)
+        if types and self.on_dtensor is not None:
+            if self.dtensor is None and _DTENSOR_MODULE in sys.modules:
+                self.dtensor = dtensor_type()  # (the script imported DTensor inside the block)
+            if self.dtensor is not None and self.dtensor in types:
+                # DTensor runs it (as under CommDebugMode): its redistribution's collectives and
+                # the local op come back here on plain tensors, each recorded as a step of its own
+                self.on_dtensor(func, args, kwargs or {})
+                return NotImplemented
+        if not kwargs:
+            out = func(*args)
+            self.on_op(func, args, out)
+            return out
+        out = func(*args, **kwargs)
+        # keyword-only tensors are inputs too (an attention mask, ...); ``out=`` is the result
+        tensors = [v for k, v in kwargs.items() if k != "out" and isinstance(v, torch.Tensor)]
+        self.on_op(func, (*args, *tensors) if tensors else args, out)
+        return out
+
+    dynamo_kept_out = _keep_dynamo_out(dispatch)
+
     class _DispatchMode(TorchDispatchMode):
         def __init__(self, on_op: Any, dtensor: type | None = None, on_dtensor: Any = None) -> None:
             super().__init__()
@@ -711,23 +752,34 @@ def _mode_classes(torch: Any) -> tuple[Any, Any]:
             self.dtensor = dtensor
             self.on_dtensor = on_dtensor
 
-        def __torch_dispatch__(self, func: Any, types: Any, args: tuple = (), kwargs: Any = None) -> Any:
-            if self.dtensor is None and self.on_dtensor is not None and _DTENSOR_MODULE in sys.modules:
-                self.dtensor = dtensor_type()  # (the script imported DTensor inside the block)
-            if self.dtensor is not None and self.dtensor in types:
-                # DTensor runs it (as under CommDebugMode): its redistribution's collectives and the
-                # local op come back here on plain tensors, each recorded as a step of its own
-                self.on_dtensor(func, args, kwargs or {})
-                return NotImplemented
-            if not kwargs:
-                out = func(*args)
-                self.on_op(func, args, out)
-                return out
-            out = func(*args, **kwargs)
-            # keyword-only tensors are inputs too (an attention mask, ...); ``out=`` is the result
-            tensors = [v for k, v in kwargs.items() if k != "out" and isinstance(v, torch.Tensor)]
-            self.on_op(func, (*args, *tensors) if tensors else args, out)
-            return out
+        __torch_dispatch__ = dispatch
+
+        if dynamo_kept_out:
+            @classmethod
+            def _should_skip_dynamo(cls) -> bool:
+                return False  # (Dynamo is kept out by _keep_dynamo_out, at no cost per op)
 
     _MODES.append((_FunctionMode, _DispatchMode))
     return _MODES[0]
+
+
+def _keep_dynamo_out(handler: Any) -> bool:
+    """Keep Dynamo (``torch.compile``) out of a dispatch mode's ``handler`` and all it calls, as
+    PyTorch's own wrapper does, without the wrapper's cost per op; False where this torch has no
+    way to (then the caller keeps the wrapper).
+
+    PyTorch wraps every ``TorchDispatchMode``'s ``__torch_dispatch__``, when the class is made,
+    in ``torch._dynamo.disable``: a compiled region that runs an aten op under the mode must
+    neither compile the handler's frame nor inline it into a graph. That wrapper is two Python
+    frames and half a dozen Python calls on every op (about 1 us, a tenth of the watch's own
+    work per op), and its first call imports ``torch._dynamo`` (seconds). The same two promises,
+    made once: the handler's code is marked for Dynamo's frame hook as skipped, it and every
+    frame it calls (what the wrapper's ``set_eval_frame(None)`` does for each call), and the
+    function carries the flag Dynamo's tracer reads to refuse inlining it (the wrapper's)."""
+    try:
+        from torch._C._dynamo.eval_frame import _FrameAction, _FrameExecStrategy, set_code_exec_strategy
+    except ImportError:  # pragma: no cover - a torch build without Dynamo
+        return False
+    set_code_exec_strategy(handler.__code__, _FrameExecStrategy(_FrameAction.SKIP, _FrameAction.SKIP))
+    handler._torchdynamo_disable = True
+    return True
