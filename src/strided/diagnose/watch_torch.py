@@ -27,9 +27,12 @@ ops the autograd engine runs — is recorded through PyTorch's own dispatch hook
   user's own Python code (a tensor hook, a custom ``autograd.Function``'s backward) at that code.
 
 Cost: the recorders do the least they can while the block runs — read each op's shapes, strides,
-dtypes and storages, the user's line, the autograd counter — into flat tuples the garbage
-collector soon stops tracking; steps, reasons, dim mappings and backward lines are worked out
-when ``w.steps`` is first read. ``bench/bench_watch_torch.py`` measures it.
+dtypes and storages, the user's line, the autograd counter — into one flat list (each distinct
+shape or strides tuple kept once: recording an op leaves no new object for the garbage collector
+to walk); steps, reasons, dim mappings and backward lines are worked out when ``w.steps`` is
+first read. The dispatch mode keeps Dynamo out of its handler once, when its class is made, not
+through the wrapper torch puts around every mode's handler (see ``_keep_dynamo_out``).
+``bench/bench_watch_torch.py`` measures it.
 
 Threads: torch keeps its modes per thread, so a block sees only the ops of the thread it runs in
 (module hooks, which are global, are filtered to that thread too). Like any torch mode it sees
@@ -142,9 +145,9 @@ _NAME, _WHERE, _MODULE, _TARGET = range(4)
 class _Record:
     """One aten op as it ran, kept raw; :class:`Step` rows are built from it when asked for.
 
-    The raw tuple the recorder appends is flat and holds only ints, strings, dtypes and tuples
-    of ints (so that the garbage collector stops tracking it at its first pass and never walks
-    the records again): the op's key in the :data:`~.torch_ops._CACHE`, the index of the user's
+    The raw fields the recorder keeps (in :class:`_Records`) are only ints, strings, dtypes and
+    tuples of ints (so that the garbage collector stops tracking them at its first pass and never
+    walks the records again): the op's key in the :data:`~.torch_ops._CACHE`, the index of the user's
     call (-1: none), the autograd node's number and class name (a backward op), kind, bytes
     copied and allocated, the user's line found on the stack (for ops outside any call and for
     backward ops), ``peek`` (the autograd sequence counter after the op: a node the op made has
@@ -176,6 +179,29 @@ class _Record:
         return self.call[_NAME] if self.call is not None else ""
 
 
+class _Records:
+    """The raw records, each a run of fields in one flat list (see :class:`_Record` for them).
+
+    Flat, so that recording an op makes no new object that outlives it (its fields are ints,
+    strings, dtypes and tuples kept once per watch): a tuple per op would be one more object for
+    the garbage collector's young generation, i.e. more collections of the watched program.
+    ``records[i]`` is record ``i``'s fields as a tuple; ``len(records)`` the number of records."""
+
+    __slots__ = ("fields", "starts")
+
+    def __init__(self) -> None:
+        self.fields: list[Any] = []
+        self.starts: list[int] = []  # where each record's fields start
+
+    def __len__(self) -> int:
+        return len(self.starts)
+
+    def __getitem__(self, index: int) -> tuple:
+        starts = self.starts
+        end = starts[index + 1] if index + 1 < len(starts) else len(self.fields)
+        return tuple(self.fields[starts[index]:end])
+
+
 class TorchWatch(Flow):
     """The flow of PyTorch ops seen inside one ``with watch_torch()`` block (see :func:`watch_torch`).
 
@@ -190,8 +216,8 @@ class TorchWatch(Flow):
     def __init__(self) -> None:
         self._torch = _require_torch()
         super().__init__()
-        self._records: list[tuple] = []  # raw, see _Record for the fields
-        self.memory = MemoryTally(self._records.__len__)  # (its clock: the op being recorded now)
+        self._records = _Records()  # raw, see _Record for the fields
+        self.memory = MemoryTally(self._records.starts.__len__)  # (its clock: the op being recorded now)
         self._calls: list[tuple[str, str, str]] = []  # the user's calls: (name, where, module)
         self._targets: dict[int, tuple[int, ...]] = {}  # call index -> result shape of a reshape call
         self._reshapes: dict[int, tuple] = {}  # record index -> (source shape, result shape) of a user's reshape
@@ -400,8 +426,10 @@ def _recorders(watch: TorchWatch) -> tuple[Any, Any]:
     """
     torch = watch._torch
     tensor = torch.Tensor
-    records = watch._records
-    append = records.append
+    records = watch._records.starts  # (its length: the number of records, the index of the next)
+    new_record = records.append
+    fields = watch._records.fields
+    extend = fields.extend
     calls = watch._calls
     targets = watch._targets
     reshapes = watch._reshapes
@@ -500,13 +528,14 @@ def _recorders(watch: TorchWatch) -> tuple[Any, Any]:
             collectives[len(records)] = collective_record(func.namespace, info.name, args, out, dtensor_op[0])
         node = current_node()
         call = context[0]
+        new_record(len(fields))
         if node is None:
-            append((key, call, -1, "", kind, copied, allocated, _user_where(getframe(2)) if call < 0 else "",
+            extend((key, call, -1, "", kind, copied, allocated, _user_where(getframe(2)) if call < 0 else "",
                     peek(), len(ins), *metas))
         else:
             # (the user's line too: a backward op run by the user's own Python code — a tensor
             # hook, a custom autograd.Function's backward — points there)
-            append((key, call, node._sequence_nr(), type(node).__name__, kind, copied, allocated,
+            extend((key, call, node._sequence_nr(), type(node).__name__, kind, copied, allocated,
                     _code_in_backward(getframe(2), engine, lines), peek(), len(ins), *metas))
 
     def careful(info: Any, ins: list, outs: Any) -> tuple[str, int, int, list]:
