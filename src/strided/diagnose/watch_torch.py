@@ -442,6 +442,7 @@ def _recorders(watch: TorchWatch) -> tuple[Any, Any]:
     tuples: dict[tuple, tuple] = {}  # every shape and strides tuple recorded, each kept once
     keep = tuples.setdefault
     lines: dict[tuple, str] = {}  # (code, f_lasti) -> 'file:line' (see _code_in_backward)
+    node_names: dict[type, str] = {}  # autograd node class -> its name
     cpu = torch.device("cpu")
     current_node = torch._C._current_autograd_node
     peek = torch._C._autograd._get_sequence_nr
@@ -456,7 +457,7 @@ def _recorders(watch: TorchWatch) -> tuple[Any, Any]:
         if name in SILENT_CALLS:
             return func(*args, **kwargs)
         call = len(calls)
-        calls.append((name, _user_where(getframe(2)), stack[-1] if stack else ""))
+        calls.append((name, _user_where(getframe(2), lines), stack[-1] if stack else ""))
         previous = context[0]
         context[0] = call
         first = len(records)
@@ -530,12 +531,16 @@ def _recorders(watch: TorchWatch) -> tuple[Any, Any]:
         call = context[0]
         new_record(len(fields))
         if node is None:
-            extend((key, call, -1, "", kind, copied, allocated, _user_where(getframe(2)) if call < 0 else "",
+            extend((key, call, -1, "", kind, copied, allocated, _user_where(getframe(2), lines) if call < 0 else "",
                     peek(), len(ins), *metas))
         else:
             # (the user's line too: a backward op run by the user's own Python code — a tensor
             # hook, a custom autograd.Function's backward — points there)
-            extend((key, call, node._sequence_nr(), type(node).__name__, kind, copied, allocated,
+            cls = type(node)
+            name = node_names.get(cls)
+            if name is None:  # (a node class's __name__ is a new string at each read)
+                name = node_names[cls] = cls.__name__
+            extend((key, call, node._sequence_nr(), name, kind, copied, allocated,
                     _code_in_backward(getframe(2), engine, lines), peek(), len(ins), *metas))
 
     def careful(info: Any, ins: list, outs: Any) -> tuple[str, int, int, list]:
@@ -697,9 +702,8 @@ def _code_in_backward(frame: Any, engine: Any, lines: dict[tuple, str]) -> str:
     ``autograd.Function``'s backward), or "" for an op the autograd engine runs itself: the first
     frame outside torch, strided and the stdlib met before the frame ``engine`` that entered the
     engine (without ``engine``, the first such frame: the ``.backward()`` line, which the watch
-    tells apart from a hook's because it is the backward call's own line). ``lines`` caches the
-    text per code object and instruction offset (it runs for every backward op, nearly always
-    ending at the same ``.backward()`` line; working out a line number scans the code's table)."""
+    tells apart from a hook's because it is the backward call's own line); ``lines``: see
+    :func:`_line_text`."""
     known = _LIBRARY
     while frame is not None:
         code = frame.f_code
@@ -709,25 +713,33 @@ def _code_in_backward(frame: Any, engine: Any, lines: dict[tuple, str]) -> str:
         if library is None:
             library = _is_library(code.co_filename)
         if not library:
-            key = (code, frame.f_lasti)
-            where = lines.get(key)
-            if where is None:
-                where = lines[key] = f"{code.co_filename}:{frame.f_lineno}"
-            return where
+            return _line_text(frame, code, lines)
         frame = frame.f_back
     return ""
 
 
-def _user_where(frame: Any) -> str:
-    """``file:line`` of the first frame from ``frame`` outwards outside torch, strided and the stdlib."""
+def _line_text(frame: Any, code: Any, lines: dict[tuple, str]) -> str:
+    """``file:line`` of ``frame`` (running ``code``), cached in ``lines`` per code object and
+    instruction offset: the same few lines recur for every op, and working out a line number
+    scans the code's line table."""
+    key = (code, frame.f_lasti)
+    where = lines.get(key)
+    if where is None:
+        where = lines[key] = f"{code.co_filename}:{frame.f_lineno}"
+    return where
+
+
+def _user_where(frame: Any, lines: dict[tuple, str]) -> str:
+    """``file:line`` of the first frame from ``frame`` outwards outside torch, strided and the
+    stdlib; ``lines``: see :func:`_line_text`."""
     known = _LIBRARY  # (looked up inline: one call per frame was most of this walk's cost)
     while frame is not None:
-        filename = frame.f_code.co_filename
-        library = known.get(filename)
+        code = frame.f_code
+        library = known.get(code.co_filename)
         if library is None:
-            library = _is_library(filename)
+            library = _is_library(code.co_filename)
         if not library:
-            return f"{filename}:{frame.f_lineno}"
+            return _line_text(frame, code, lines)
         frame = frame.f_back
     return "<unknown>"
 
