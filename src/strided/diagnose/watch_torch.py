@@ -426,6 +426,7 @@ def _recorders(watch: TorchWatch) -> tuple[Any, Any]:
     """
     torch = watch._torch
     tensor = torch.Tensor
+    is_tensor = tensor.__instancecheck__  # (isinstance(x, torch.Tensor) as a C function)
     records = watch._records.starts  # (its length: the number of records, the index of the next)
     new_record = records.append
     fields = watch._records.fields
@@ -485,7 +486,7 @@ def _recorders(watch: TorchWatch) -> tuple[Any, Any]:
                 elif type(a) is list or type(a) is tuple:
                     ins.extend([x for x in a if isinstance(x, tensor)])
         else:
-            ins = [a for a in args if isinstance(a, tensor)]
+            ins = [*filter(is_tensor, args)]  # (no comprehension frame: 0.25 us less per op)
         outs = (out,) if isinstance(out, tensor) else _tensors(out, tensor)
         try:
             kind = info.kind
