@@ -137,8 +137,9 @@ def watch_torch() -> TorchWatch:
     return TorchWatch()
 
 
-# A user's Python call as the watch keeps it: (name, where, module); a record refers to it by its
-# index in ``TorchWatch._calls``, and a reshape call's result shape is in ``TorchWatch._targets``.
+# A user's Python call as the watch keeps it: name, where, module (three fields in turn in the flat
+# ``TorchWatch._calls``: no object per call); a record refers to it by its number, and a reshape
+# call's result shape is in ``TorchWatch._targets``.
 _NAME, _WHERE, _MODULE, _TARGET = range(4)
 
 
@@ -164,7 +165,7 @@ class _Record:
         self.info = _CACHE[key]
         metas = tuple(tensors[i:i + 3] for i in range(0, len(tensors), 3))
         self.inputs, self.outputs = metas[:n_in], metas[n_in:]  # ((shape, strides, dtype), ...)
-        self.call = (*watch._calls[call], watch._targets.get(call)) if call >= 0 else None
+        self.call = (*watch._calls[3 * call:3 * call + 3], watch._targets.get(call)) if call >= 0 else None
         self.node_seq = node_seq
         self.node_name = node_name
         self.kind = kind
@@ -218,7 +219,7 @@ class TorchWatch(Flow):
         super().__init__()
         self._records = _Records()  # raw, see _Record for the fields
         self.memory = MemoryTally(self._records.starts.__len__)  # (its clock: the op being recorded now)
-        self._calls: list[tuple[str, str, str]] = []  # the user's calls: (name, where, module)
+        self._calls: list[str] = []  # the user's calls, flat: name, where, module of each in turn
         self._targets: dict[int, tuple[int, ...]] = {}  # call index -> result shape of a reshape call
         self._reshapes: dict[int, tuple] = {}  # record index -> (source shape, result shape) of a user's reshape
         self._first_at_peek: dict[int, int] = {}  # autograd counter value -> first record that saw it
@@ -457,8 +458,8 @@ def _recorders(watch: TorchWatch) -> tuple[Any, Any]:
         name = getattr(func, "__name__", "")
         if name in SILENT_CALLS:
             return func(*args, **kwargs)
-        call = len(calls)
-        calls.append((name, _user_where(getframe(2), lines), stack[-1] if stack else ""))
+        call = len(calls) // 3
+        calls.extend((name, _user_where(getframe(2), lines), stack[-1] if stack else ""))
         previous = context[0]
         context[0] = call
         first = len(records)
