@@ -19,7 +19,10 @@ the minimum over repeats of one call, measured round-robin; the ops recorded per
 (function + dispatch) doing nothing but passing each call on; ``+ hooks`` adds the two global
 ``nn.Module`` forward hooks the watch uses for module paths, doing nothing (with any global hook
 registered, every module call takes PyTorch's slower hooked path). The watch's own work is the
-gap between that and ``watched``.
+gap between that and ``watched``. (These bare modes keep the wrapper PyTorch puts around every
+dispatch mode's handler to keep Dynamo out, about 1 us per op; the watch's mode does without it —
+see ``_keep_dynamo_out`` in ``strided.diagnose.watch_torch`` — so the gap can be smaller than the
+watch's work.)
 PyTorch runs with one thread so that the numbers do not depend on the machine's core count.
 """
 

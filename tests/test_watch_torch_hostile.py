@@ -322,16 +322,19 @@ def test_zero_size_and_zero_d_tensors() -> None:
 
 
 def test_a_compiled_function_inside_the_block_runs_and_is_recorded() -> None:
-    # torch wraps a mode's __torch_dispatch__ so that Dynamo never traces it: the watch keeps
-    # that wrapper (without it, compiling inside a block fails on the watch's own reads)
+    # Dynamo must never trace the watch's dispatch handler (torch keeps it out of every mode's
+    # with a wrapper; the watch does the same without the wrapper's cost per op): tracing it
+    # would warn, break the graph on the watch's own reads, or fail
     def f(x: torch.Tensor) -> torch.Tensor:
         return x.t().reshape(-1) * 2
 
     compiled = torch.compile(f, backend="eager")
     x = torch.ones(4, 3)
-    with watch_torch() as w:
-        y = compiled(x)
-        line = here(-1)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        with watch_torch() as w:
+            y = compiled(x)
+            line = here(-1)
     assert torch.equal(y, f(x))
     [copy] = w.copies
     assert (copy.name, copy.nbytes, copy.asked) == ("clone", 48, False)

@@ -27,9 +27,12 @@ ops the autograd engine runs — is recorded through PyTorch's own dispatch hook
   user's own Python code (a tensor hook, a custom ``autograd.Function``'s backward) at that code.
 
 Cost: the recorders do the least they can while the block runs — read each op's shapes, strides,
-dtypes and storages, the user's line, the autograd counter — into flat tuples the garbage
-collector soon stops tracking; steps, reasons, dim mappings and backward lines are worked out
-when ``w.steps`` is first read. ``bench/bench_watch_torch.py`` measures it.
+dtypes and storages, the user's line, the autograd counter — into one flat list (each distinct
+shape or strides tuple kept once: recording an op leaves no new object for the garbage collector
+to walk); steps, reasons, dim mappings and backward lines are worked out when ``w.steps`` is
+first read. The dispatch mode keeps Dynamo out of its handler once, when its class is made, not
+through the wrapper torch puts around every mode's handler (see ``_keep_dynamo_out``).
+``bench/bench_watch_torch.py`` measures it.
 
 Threads: torch keeps its modes per thread, so a block sees only the ops of the thread it runs in
 (module hooks, which are global, are filtered to that thread too). Like any torch mode it sees
@@ -134,17 +137,18 @@ def watch_torch() -> TorchWatch:
     return TorchWatch()
 
 
-# A user's Python call as the watch keeps it: (name, where, module); a record refers to it by its
-# index in ``TorchWatch._calls``, and a reshape call's result shape is in ``TorchWatch._targets``.
+# A user's Python call as the watch keeps it: name, where, module (three fields in turn in the flat
+# ``TorchWatch._calls``: no object per call); a record refers to it by its number, and a reshape
+# call's result shape is in ``TorchWatch._targets``.
 _NAME, _WHERE, _MODULE, _TARGET = range(4)
 
 
 class _Record:
     """One aten op as it ran, kept raw; :class:`Step` rows are built from it when asked for.
 
-    The raw tuple the recorder appends is flat and holds only ints, strings, dtypes and tuples
-    of ints (so that the garbage collector stops tracking it at its first pass and never walks
-    the records again): the op's key in the :data:`~.torch_ops._CACHE`, the index of the user's
+    The raw fields the recorder keeps (in :class:`_Records`) are only ints, strings, dtypes and
+    tuples of ints (so that the garbage collector stops tracking them at its first pass and never
+    walks the records again): the op's key in the :data:`~.torch_ops._CACHE`, the index of the user's
     call (-1: none), the autograd node's number and class name (a backward op), kind, bytes
     copied and allocated, the user's line found on the stack (for ops outside any call and for
     backward ops), ``peek`` (the autograd sequence counter after the op: a node the op made has
@@ -161,7 +165,7 @@ class _Record:
         self.info = _CACHE[key]
         metas = tuple(tensors[i:i + 3] for i in range(0, len(tensors), 3))
         self.inputs, self.outputs = metas[:n_in], metas[n_in:]  # ((shape, strides, dtype), ...)
-        self.call = (*watch._calls[call], watch._targets.get(call)) if call >= 0 else None
+        self.call = (*watch._calls[3 * call:3 * call + 3], watch._targets.get(call)) if call >= 0 else None
         self.node_seq = node_seq
         self.node_name = node_name
         self.kind = kind
@@ -174,6 +178,29 @@ class _Record:
     @property
     def call_name(self) -> str:
         return self.call[_NAME] if self.call is not None else ""
+
+
+class _Records:
+    """The raw records, each a run of fields in one flat list (see :class:`_Record` for them).
+
+    Flat, so that recording an op makes no new object that outlives it (its fields are ints,
+    strings, dtypes and tuples kept once per watch): a tuple per op would be one more object for
+    the garbage collector's young generation, i.e. more collections of the watched program.
+    ``records[i]`` is record ``i``'s fields as a tuple; ``len(records)`` the number of records."""
+
+    __slots__ = ("fields", "starts")
+
+    def __init__(self) -> None:
+        self.fields: list[Any] = []
+        self.starts: list[int] = []  # where each record's fields start
+
+    def __len__(self) -> int:
+        return len(self.starts)
+
+    def __getitem__(self, index: int) -> tuple:
+        starts = self.starts
+        end = starts[index + 1] if index + 1 < len(starts) else len(self.fields)
+        return tuple(self.fields[starts[index]:end])
 
 
 class TorchWatch(Flow):
@@ -190,9 +217,9 @@ class TorchWatch(Flow):
     def __init__(self) -> None:
         self._torch = _require_torch()
         super().__init__()
-        self._records: list[tuple] = []  # raw, see _Record for the fields
-        self.memory = MemoryTally(self._records.__len__)  # (its clock: the op being recorded now)
-        self._calls: list[tuple[str, str, str]] = []  # the user's calls: (name, where, module)
+        self._records = _Records()  # raw, see _Record for the fields
+        self.memory = MemoryTally(self._records.starts.__len__)  # (its clock: the op being recorded now)
+        self._calls: list[str] = []  # the user's calls, flat: name, where, module of each in turn
         self._targets: dict[int, tuple[int, ...]] = {}  # call index -> result shape of a reshape call
         self._reshapes: dict[int, tuple] = {}  # record index -> (source shape, result shape) of a user's reshape
         self._first_at_peek: dict[int, int] = {}  # autograd counter value -> first record that saw it
@@ -394,14 +421,17 @@ def _recorders(watch: TorchWatch) -> tuple[Any, Any]:
     call and ``on_op(func, args, out)`` for each aten op run.
 
     They run once per call and per op, so they are closures over what they touch (no attribute
-    lookups), read only metadata (sizes are ``torch.Size`` tuples, kept as they are) and leave
+    lookups), read only metadata (each distinct shape or strides tuple kept once) and leave
     every word of the report — steps, reasons, dim mappings, the backward ops' lines — to
     :meth:`TorchWatch._step`, run when ``w.steps`` is read.
     """
     torch = watch._torch
     tensor = torch.Tensor
-    records = watch._records
-    append = records.append
+    is_tensor = tensor.__instancecheck__  # (isinstance(x, torch.Tensor) as a C function)
+    records = watch._records.starts  # (its length: the number of records, the index of the next)
+    new_record = records.append
+    fields = watch._records.fields
+    extend = fields.extend
     calls = watch._calls
     targets = watch._targets
     reshapes = watch._reshapes
@@ -411,6 +441,10 @@ def _recorders(watch: TorchWatch) -> tuple[Any, Any]:
     collectives = watch._collectives
     dtensor_op = watch._dtensor_op
     seen = tally._seen  # (checked inline first: most outputs' storages are counted already)
+    tuples: dict[tuple, tuple] = {}  # every shape and strides tuple recorded, each kept once
+    keep = tuples.setdefault
+    lines: dict[tuple, str] = {}  # (code, f_lasti) -> 'file:line' (see _code_in_backward)
+    node_names: dict[type, str] = {}  # autograd node class -> its name
     cpu = torch.device("cpu")
     current_node = torch._C._current_autograd_node
     peek = torch._C._autograd._get_sequence_nr
@@ -424,8 +458,8 @@ def _recorders(watch: TorchWatch) -> tuple[Any, Any]:
         name = getattr(func, "__name__", "")
         if name in SILENT_CALLS:
             return func(*args, **kwargs)
-        call = len(calls)
-        calls.append((name, _user_where(getframe(2)), stack[-1] if stack else ""))
+        call = len(calls) // 3
+        calls.extend((name, _user_where(getframe(2), lines), stack[-1] if stack else ""))
         previous = context[0]
         context[0] = call
         first = len(records)
@@ -453,7 +487,7 @@ def _recorders(watch: TorchWatch) -> tuple[Any, Any]:
                 elif type(a) is list or type(a) is tuple:
                     ins.extend([x for x in a if isinstance(x, tensor)])
         else:
-            ins = [a for a in args if isinstance(a, tensor)]
+            ins = [*filter(is_tensor, args)]  # (no comprehension frame: 0.25 us less per op)
         outs = (out,) if isinstance(out, tensor) else _tensors(out, tensor)
         try:
             kind = info.kind
@@ -480,7 +514,16 @@ def _recorders(watch: TorchWatch) -> tuple[Any, Any]:
                             allocated += nbytes
             metas = []
             for t in (*ins, *outs):  # (one loop: the same three reads for inputs and outputs)
-                metas += (tuple(t.shape), t.stride(), t.dtype)
+                # (each shape and strides tuple kept once per watch: a repeated one — most are —
+                # costs a dict lookup instead of a tuple that lives as long as the watch; fewer
+                # new long-lived objects, fewer garbage collections of the watched program)
+                shape = t.shape
+                kept = tuples.get(shape)  # (a torch.Size equals, and hashes as, its tuple)
+                if kept is None:
+                    kept = tuple(shape)
+                    tuples[kept] = kept
+                strides = t.stride()
+                metas += (kept, keep(strides, strides), t.dtype)
         except (RuntimeError, NotImplementedError):
             # a tensor with no storage or no strides (sparse, ...): each read guarded
             kind, copied, allocated, metas = careful(info, ins, outs)
@@ -488,14 +531,19 @@ def _recorders(watch: TorchWatch) -> tuple[Any, Any]:
             collectives[len(records)] = collective_record(func.namespace, info.name, args, out, dtensor_op[0])
         node = current_node()
         call = context[0]
+        new_record(len(fields))
         if node is None:
-            append((key, call, -1, "", kind, copied, allocated, _user_where(getframe(2)) if call < 0 else "",
+            extend((key, call, -1, "", kind, copied, allocated, _user_where(getframe(2), lines) if call < 0 else "",
                     peek(), len(ins), *metas))
         else:
             # (the user's line too: a backward op run by the user's own Python code — a tensor
             # hook, a custom autograd.Function's backward — points there)
-            append((key, call, node._sequence_nr(), type(node).__name__, kind, copied, allocated,
-                    _code_in_backward(getframe(2), engine), peek(), len(ins), *metas))
+            cls = type(node)
+            name = node_names.get(cls)
+            if name is None:  # (a node class's __name__ is a new string at each read)
+                name = node_names[cls] = cls.__name__
+            extend((key, call, node._sequence_nr(), name, kind, copied, allocated,
+                    _code_in_backward(getframe(2), engine, lines), peek(), len(ins), *metas))
 
     def careful(info: Any, ins: list, outs: Any) -> tuple[str, int, int, list]:
         """``on_op``'s reads for tensors that lack some of what a strided tensor has: no storage
@@ -651,12 +699,13 @@ def _is_library(filename: str) -> bool:
     return known
 
 
-def _code_in_backward(frame: Any, engine: Any) -> str:
+def _code_in_backward(frame: Any, engine: Any, lines: dict[tuple, str]) -> str:
     """``file:line`` of the user's code that runs a backward op (a tensor hook, a custom
     ``autograd.Function``'s backward), or "" for an op the autograd engine runs itself: the first
     frame outside torch, strided and the stdlib met before the frame ``engine`` that entered the
     engine (without ``engine``, the first such frame: the ``.backward()`` line, which the watch
-    tells apart from a hook's because it is the backward call's own line)."""
+    tells apart from a hook's because it is the backward call's own line); ``lines``: see
+    :func:`_line_text`."""
     known = _LIBRARY
     while frame is not None:
         code = frame.f_code
@@ -666,21 +715,33 @@ def _code_in_backward(frame: Any, engine: Any) -> str:
         if library is None:
             library = _is_library(code.co_filename)
         if not library:
-            return f"{code.co_filename}:{frame.f_lineno}"
+            return _line_text(frame, code, lines)
         frame = frame.f_back
     return ""
 
 
-def _user_where(frame: Any) -> str:
-    """``file:line`` of the first frame from ``frame`` outwards outside torch, strided and the stdlib."""
+def _line_text(frame: Any, code: Any, lines: dict[tuple, str]) -> str:
+    """``file:line`` of ``frame`` (running ``code``), cached in ``lines`` per code object and
+    instruction offset: the same few lines recur for every op, and working out a line number
+    scans the code's line table."""
+    key = (code, frame.f_lasti)
+    where = lines.get(key)
+    if where is None:
+        where = lines[key] = f"{code.co_filename}:{frame.f_lineno}"
+    return where
+
+
+def _user_where(frame: Any, lines: dict[tuple, str]) -> str:
+    """``file:line`` of the first frame from ``frame`` outwards outside torch, strided and the
+    stdlib; ``lines``: see :func:`_line_text`."""
     known = _LIBRARY  # (looked up inline: one call per frame was most of this walk's cost)
     while frame is not None:
-        filename = frame.f_code.co_filename
-        library = known.get(filename)
+        code = frame.f_code
+        library = known.get(code.co_filename)
         if library is None:
-            library = _is_library(filename)
+            library = _is_library(code.co_filename)
         if not library:
-            return f"{filename}:{frame.f_lineno}"
+            return _line_text(frame, code, lines)
         frame = frame.f_back
     return "<unknown>"
 
@@ -704,6 +765,29 @@ def _mode_classes(torch: Any) -> tuple[Any, Any]:
         def __torch_function__(self, func: Any, types: Any, args: tuple = (), kwargs: Any = None) -> Any:
             return self.on_call(func, args, kwargs or {})
 
+    def dispatch(self: Any, func: Any, types: Any, args: tuple = (), kwargs: Any = None) -> Any:
+        # (``types`` holds only tensor subclasses with a dispatch of their own: empty for plain
+        # tensors, so the DTensor checks cost one test per op)
+        if types and self.on_dtensor is not None:
+            if self.dtensor is None and _DTENSOR_MODULE in sys.modules:
+                self.dtensor = dtensor_type()  # (the script imported DTensor inside the block)
+            if self.dtensor is not None and self.dtensor in types:
+                # DTensor runs it (as under CommDebugMode): its redistribution's collectives and
+                # the local op come back here on plain tensors, each recorded as a step of its own
+                self.on_dtensor(func, args, kwargs or {})
+                return NotImplemented
+        if not kwargs:
+            out = func(*args)
+            self.on_op(func, args, out)
+            return out
+        out = func(*args, **kwargs)
+        # keyword-only tensors are inputs too (an attention mask, ...); ``out=`` is the result
+        tensors = [v for k, v in kwargs.items() if k != "out" and isinstance(v, torch.Tensor)]
+        self.on_op(func, (*args, *tensors) if tensors else args, out)
+        return out
+
+    dynamo_kept_out = _keep_dynamo_out(dispatch)
+
     class _DispatchMode(TorchDispatchMode):
         def __init__(self, on_op: Any, dtensor: type | None = None, on_dtensor: Any = None) -> None:
             super().__init__()
@@ -711,23 +795,34 @@ def _mode_classes(torch: Any) -> tuple[Any, Any]:
             self.dtensor = dtensor
             self.on_dtensor = on_dtensor
 
-        def __torch_dispatch__(self, func: Any, types: Any, args: tuple = (), kwargs: Any = None) -> Any:
-            if self.dtensor is None and self.on_dtensor is not None and _DTENSOR_MODULE in sys.modules:
-                self.dtensor = dtensor_type()  # (the script imported DTensor inside the block)
-            if self.dtensor is not None and self.dtensor in types:
-                # DTensor runs it (as under CommDebugMode): its redistribution's collectives and the
-                # local op come back here on plain tensors, each recorded as a step of its own
-                self.on_dtensor(func, args, kwargs or {})
-                return NotImplemented
-            if not kwargs:
-                out = func(*args)
-                self.on_op(func, args, out)
-                return out
-            out = func(*args, **kwargs)
-            # keyword-only tensors are inputs too (an attention mask, ...); ``out=`` is the result
-            tensors = [v for k, v in kwargs.items() if k != "out" and isinstance(v, torch.Tensor)]
-            self.on_op(func, (*args, *tensors) if tensors else args, out)
-            return out
+        __torch_dispatch__ = dispatch
+
+        if dynamo_kept_out:
+            @classmethod
+            def _should_skip_dynamo(cls) -> bool:
+                return False  # (Dynamo is kept out by _keep_dynamo_out, at no cost per op)
 
     _MODES.append((_FunctionMode, _DispatchMode))
     return _MODES[0]
+
+
+def _keep_dynamo_out(handler: Any) -> bool:
+    """Keep Dynamo (``torch.compile``) out of a dispatch mode's ``handler`` and all it calls, as
+    PyTorch's own wrapper does, without the wrapper's cost per op; False where this torch has no
+    way to (then the caller keeps the wrapper).
+
+    PyTorch wraps every ``TorchDispatchMode``'s ``__torch_dispatch__``, when the class is made,
+    in ``torch._dynamo.disable``: a compiled region that runs an aten op under the mode must
+    neither compile the handler's frame nor inline it into a graph. That wrapper is two Python
+    frames and half a dozen Python calls on every op (about 1 us, a tenth of the watch's own
+    work per op), and its first call imports ``torch._dynamo`` (seconds). The same two promises,
+    made once: the handler's code is marked for Dynamo's frame hook as skipped, it and every
+    frame it calls (what the wrapper's ``set_eval_frame(None)`` does for each call), and the
+    function carries the flag Dynamo's tracer reads to refuse inlining it (the wrapper's)."""
+    try:
+        from torch._C._dynamo.eval_frame import _FrameAction, _FrameExecStrategy, set_code_exec_strategy
+    except ImportError:  # pragma: no cover - a torch build without Dynamo
+        return False
+    set_code_exec_strategy(handler.__code__, _FrameExecStrategy(_FrameAction.SKIP, _FrameAction.SKIP))
+    handler._torchdynamo_disable = True
+    return True
