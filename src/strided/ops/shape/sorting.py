@@ -49,7 +49,6 @@ from .._support.along import (
 )
 from .._support.operands import _cinfo, flat_run
 from .._support.out import write_pair_out
-from .._support.quick_select import quick_select_position
 from .._support.reduce_args import reduced_shape, shape_text
 from .._support.stl_select import top_k_row
 from ..registry import backward, method
@@ -458,6 +457,8 @@ def _tie_positions(x: np.ndarray, kth: np.ndarray, pos: np.ndarray, k: int) -> n
     tied = np.count_nonzero(same, axis=-1) > 1
     if not tied.any() or int(np.count_nonzero(tied)) * n > TIE_ELEMENTS:
         return pos
+    from .._support.quick_select import quick_select_position  # (only rows with ties: not at import)
+
     rows = x.reshape(-1, n)
     fixed = pos.reshape(-1).copy()
     for r in np.flatnonzero(tied.reshape(-1)):
