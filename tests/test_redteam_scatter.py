@@ -1,0 +1,100 @@
+"""Red-team findings on the scatter6 small-call fast paths and the general paths beside them,
+each checked against PyTorch 2.13:
+
+* searchsorted / bucketize in a sequence that is not sorted: PyTorch's bisection gives one answer
+  per value; NumPy's search (both paths used it) gives another, which depends on the values
+  searched before it (it reuses the previous bounds): silently different numbers.
+* index_add with alpha != 1 and an index out of range: PyTorch's slice loop (IndexError "index
+  out of range in self"), not its scatter_add path (RuntimeError "index 4 is out of bounds ...").
+* index_add with an index of another dtype: PyTorch's text names the dtype ("but got: Byte").
+"""
+
+from __future__ import annotations
+
+from functools import partial
+
+import numpy as np
+import pytest
+import torch
+
+import strided as st
+
+pytestmark = pytest.mark.filterwarnings("ignore:torch.searchsorted:UserWarning")
+
+_UNSORTED = [  # (sequence, values): values repeat and go up and down, so NumPy reuses its bounds
+    ([0, 1, -9], [-9, 0, 0]),
+    ([5, 1, 4, 2, 3], [3, 0, 6, 2, 2, 5, 1]),
+    ([2.0, -0.0, 7.5, 0.0, 1.0, 3.0], [0.0, -0.0, 2.0, 8.0, 1.0, 0.5]),
+    ([9, 8, 7, 6, 5, 4, 3], [6, 9, 3, 5]),
+]
+
+
+def _search_both(seq: list, vals: list, dt: st.DType, **kw: object) -> tuple[list, list]:
+    tdt = getattr(torch, dt.name)
+    got = st.searchsorted(st.tensor(seq).to(dt), st.tensor(vals).to(dt), **kw)
+    want = torch.searchsorted(torch.tensor(seq).to(tdt), torch.tensor(vals).to(tdt), **kw)
+    assert got.dtype.name == str(want.dtype).removeprefix("torch.")
+    return got.tolist(), want.tolist()
+
+
+@pytest.mark.parametrize("dt", [st.float32, st.float64, st.int32, st.int64], ids=lambda d: d.name)
+def test_searchsorted_unsorted_sequence_is_pytorchs_bisection(dt: st.DType) -> None:
+    for seq, vals in _UNSORTED:
+        for right in (False, True):
+            got, want = _search_both(seq, vals, dt, right=right)  # (row-major: the fast path's operands)
+            assert got == want, (seq, vals, right)
+            got, want = _search_both(seq, vals, dt, right=right, out_int32=True)  # (the general path)
+            assert got == want, (seq, vals, right)
+            tdt = getattr(torch, dt.name)
+            b = st.bucketize(st.tensor(vals).to(dt), st.tensor(seq).to(dt), right=right)
+            assert b.tolist() == torch.bucketize(torch.tensor(vals).to(tdt), torch.tensor(seq).to(tdt),
+                                                 right=right).tolist()
+
+
+def test_searchsorted_unsorted_batched_transposed_and_through_a_sorter() -> None:
+    seq, vals = _UNSORTED[1]
+    rows, vrows = np.array([seq, seq[::-1]], np.float64), np.array([vals, vals[::-1]], np.float64)
+    for right in (False, True):
+        got = st.searchsorted(st.tensor(rows), st.tensor(vrows), right=right)  # (one search per row)
+        assert got.tolist() == torch.searchsorted(torch.tensor(rows), torch.tensor(vrows), right=right).tolist()
+        got = st.searchsorted(st.tensor(rows[0]), st.tensor(vrows).t(), right=right)  # (non-contiguous values)
+        want = torch.searchsorted(torch.tensor(rows[0]), torch.tensor(vrows).t(), right=right)
+        assert got.tolist() == want.tolist()
+    # a sorter that does not sort the sequence: read through it, bisected as PyTorch does
+    sorter = [1, 0, 2, 4, 3]
+    got = st.searchsorted(st.tensor(seq), st.tensor(vals), sorter=st.tensor(sorter))
+    assert got.tolist() == torch.searchsorted(torch.tensor(seq), torch.tensor(vals),
+                                              sorter=torch.tensor(sorter)).tolist()
+
+
+def test_searchsorted_sorted_sequences_are_unchanged() -> None:
+    seq, vals = [1.0, 2.0, 2.0, 3.0, float("nan")], [2.0, float("nan"), -0.0, 3.0, 9.0]
+    for right in (False, True):
+        got, want = _search_both(seq, vals, st.float64, right=right)
+        assert got == want
+        got, want = _search_both(seq[:-1], vals[:1] + vals[2:], st.int64, right=right)
+        assert got == want
+
+
+def _raised(call) -> tuple[type, str]:  # noqa: ANN001
+    with pytest.raises(Exception) as info:  # noqa: PT011 (the class is compared below)
+        call()
+    return info.type, str(info.value).split("\n")[0]
+
+
+@pytest.mark.parametrize("alpha", [1, 1.0, 2, True])
+def test_index_add_out_of_range_error_follows_pytorchs_path_for_alpha(alpha: object) -> None:
+    for d, i, shape in ((1, 4, (3, 1)), (0, 3, (1, 4)), (1, -1, (3, 1))):
+        x, tx = st.zeros(3, 4), torch.zeros(3, 4)
+        cls, text = _raised(partial(x.index_add, d, st.tensor([i]), st.ones(*shape), alpha=alpha))
+        tcls, ttext = _raised(partial(tx.index_add, d, torch.tensor([i]), torch.ones(*shape), alpha=alpha))
+        assert issubclass(cls, tcls) and text == ttext, (d, i, alpha)
+        assert x.tolist() == [[0.0] * 4] * 3  # (no partial write)
+
+
+@pytest.mark.parametrize("name", ["uint8", "bool", "int16"])
+def test_index_add_index_dtype_error_names_the_dtype(name: str) -> None:
+    cls, text = _raised(lambda: st.zeros(3, 4).index_add(1, st.tensor([0]).to(getattr(st, name)), st.ones(3, 1)))
+    tcls, ttext = _raised(lambda: torch.zeros(3, 4).index_add(1, torch.tensor([0]).to(getattr(torch, name)),
+                                                              torch.ones(3, 1)))
+    assert issubclass(cls, tcls) and text == ttext
