@@ -335,7 +335,8 @@ def _index_add(self: Tensor, dim: Any, index: Any, source: Any, alpha: Any, inpl
     source = tensor_of(source, op, "source", 4)
     if inplace:
         check_target(self, op, updates=True)
-    check_index_dtype(index, op, INT_OR_LONG, "index_add_(): Expected dtype int32/int64 for index")
+    check_index_dtype(index, op, INT_OR_LONG, "index_add_(): Expected dtype int32/int64 for index but got: "
+                      f"{scalar_name(index._dtype)}")
     if index.ndim > 1:
         raise StridedIndexError(
             join_lines(
@@ -357,16 +358,16 @@ def _index_add(self: Tensor, dim: Any, index: Any, source: Any, alpha: Any, inpl
     _check_source(self, d, idx.size, source, "index_add_")
     size = (self.shape or (1,))[d]
     # PyTorch's CPU kernel takes one of two paths, which word this differently: along the first
-    # or last dim of a 2-d+ target a scatter_add (RuntimeError "index 9 is out of bounds ..."),
-    # else a loop over slices (IndexError "index out of range in self"), any dtype.
-    scatter_path = self.ndim > 1 and d in (0, self.ndim - 1)
+    # or last dim of a 2-d+ target with alpha 1 a scatter_add (RuntimeError "index 9 is out of
+    # bounds ..."), else a loop over slices (IndexError "index out of range in self"), any dtype.
+    scatter_path = self.ndim > 1 and d in (0, self.ndim - 1) and alpha == 1 and alpha.__class__ is not bool
     if scatter_path:
         check_bounds(idx, size, d, op, StridedRuntimeError,
                      "index {index} is out of bounds for dimension {dim} with size {size}")
     else:
         check_bounds(idx, size, d, op, StridedIndexError, "index out of range in self")
     if idx.size:  # (uint16/32/64: PyTorch's kernel differs by path, and none takes them)
-        support.check("index_add.vector" if self.ndim <= 1 else "index_add" if scatter_path and alpha == 1
+        support.check("index_add.vector" if self.ndim <= 1 else "index_add" if d in (0, self.ndim - 1) and alpha == 1
                       else "index_add.alpha", self._dtype, (self, source))
     a = fill_value(alpha, self._dtype, op, 2) if alpha != 1 else None
     target, tgt, vals = _write_plan(self, d, idx.size, index, source, op, inplace)
