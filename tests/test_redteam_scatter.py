@@ -98,3 +98,25 @@ def test_index_add_index_dtype_error_names_the_dtype(name: str) -> None:
     tcls, ttext = _raised(lambda: torch.zeros(3, 4).index_add(1, torch.tensor([0]).to(getattr(torch, name)),
                                                               torch.ones(3, 1)))
     assert issubclass(cls, tcls) and text == ttext
+
+
+def test_searchsorted_compares_in_the_operands_result_type() -> None:
+    # an int64 sequence meets float32 values in float32 (16777217 is 16777216 there), a number
+    # and a 0-d tensor rank below the sequence, and an int8 sequence meets an int number as int8
+    seq = [16777216, 16777217, 16777218]
+    for sdt in ("int32", "int64"):
+        for vals in ([16777217.0, 16777216.0], 16777217.0, 2**40, -129):
+            for vdt in ("float32", "float64", "int64") + (() if isinstance(vals, list) else (None,)):
+                for right in (False, True):
+                    s, t = st.tensor(seq).to(getattr(st, sdt)), torch.tensor(seq).to(getattr(torch, sdt))
+                    if vdt is None:
+                        sv, tv = vals, vals
+                    else:
+                        sv, tv = st.tensor(vals).to(getattr(st, vdt)), torch.tensor(vals).to(getattr(torch, vdt))
+                    got = st.searchsorted(s, sv, right=right).tolist()
+                    assert got == torch.searchsorted(t, tv, right=right).tolist(), (sdt, vals, vdt, right)
+    small = [-3, 0, 1, 2, 100]
+    for num in (1.5, 300, -1):
+        for sdt in ("int8", "uint8", "bool"):
+            got = st.searchsorted(st.tensor(small).to(getattr(st, sdt)), num)
+            assert got.item() == torch.searchsorted(torch.tensor(small).to(getattr(torch, sdt)), num).item()

@@ -38,7 +38,7 @@ from ...tensor import Tensor
 from .._support import support
 from .._support.along import flag, tensor_from_array
 from .._support.operands import _cinfo, flat_run
-from .._support.promotion import promote_types
+from .._support.promotion import promote_types, result_type
 from .._support.reduce_args import shape_text
 
 
@@ -236,7 +236,15 @@ def _search(seq: Any, values: Any, out_int32: Any, right: Any, side: Any, sorter
             )
         )
     if vals.size:  # (bool, complex, uint16/32/64: PyTorch has no kernel; empty values pass)
-        support.check(op, seq._dtype if scalar else promote_types(seq._dtype, values._dtype), _inputs(seq, values))
+        # (a number's kernel is its result type's: a bool sequence meets 1.5 in float32)
+        support.check(op, result_type(seq, values) if scalar else promote_types(seq._dtype, values._dtype),
+                      _inputs(seq, values))
+    if vals.size and rows.size:
+        # PyTorch compares in the operands' result type (a 0-d tensor or a number ranks lower): an
+        # int64 sequence meets float32 values in float32, where 16777217 is 16777216
+        common = result_type(seq, values).numpy
+        rows = rows if rows.dtype == common else rows.astype(common)
+        vals = vals if vals.dtype == common else vals.astype(common)
     side_name = "right" if right else "left"
     if vals.size and rows.shape[-1] and _needs_bisect(rows):  # (PyTorch's bisection: see the module docstring)
         lead = L.product(seq.shape[:-1])
