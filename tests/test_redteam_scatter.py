@@ -120,3 +120,24 @@ def test_searchsorted_compares_in_the_operands_result_type() -> None:
         for sdt in ("int8", "uint8", "bool"):
             got = st.searchsorted(st.tensor(small).to(getattr(st, sdt)), num)
             assert got.item() == torch.searchsorted(torch.tensor(small).to(getattr(torch, sdt)), num).item()
+
+
+@pytest.mark.filterwarnings("error::RuntimeWarning")  # (NaN propagates without NumPy's warning)
+def test_scatter_reduce_amax_amin_keep_the_first_signed_zero_as_pytorch() -> None:
+    # PyTorch's kernel keeps the running value on a tie (std::max(acc, x)): a zero result has the
+    # sign of the first zero met (self's when included), where NumPy's maximum.at took a later one
+    rng = np.random.default_rng(9)
+    for trial in range(24):
+        x = rng.choice([0.0, -0.0, -1.0, 1.0, np.nan], size=(3, 4), p=[0.35, 0.35, 0.1, 0.1, 0.1])
+        idx = rng.integers(0, 4, size=(3, 5))
+        src = rng.choice([0.0, -0.0, -1.0, 1.0, np.nan], size=(3, 5), p=[0.35, 0.35, 0.1, 0.1, 0.1])
+        red, inc = ("amax", "amin")[trial % 2], bool(trial // 2 % 2)
+        dt = (st.float32, st.float64)[trial // 4 % 2]
+        tdt = getattr(torch, dt.name)
+        want = torch.scatter_reduce(torch.tensor(x).to(tdt), 1, torch.tensor(idx), torch.tensor(src).to(tdt), red,
+                                    include_self=inc).numpy()
+        xs, si, ss = st.tensor(x).to(dt), st.tensor(idx), st.tensor(src).to(dt)
+        for got in (st.scatter_reduce(xs, 1, si, ss, red, include_self=inc),  # (the fast path)
+                    st.scatter_reduce(xs.t().contiguous().t(), 1, si, ss, red, include_self=inc),  # (general)
+                    xs.clone().scatter_reduce_(1, si, ss, red, include_self=inc)):
+            assert got.numpy().tobytes() == want.tobytes(), (x, idx, src, red, inc)
