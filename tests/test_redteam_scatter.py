@@ -141,3 +141,20 @@ def test_scatter_reduce_amax_amin_keep_the_first_signed_zero_as_pytorch() -> Non
                     st.scatter_reduce(xs.t().contiguous().t(), 1, si, ss, red, include_self=inc),  # (general)
                     xs.clone().scatter_reduce_(1, si, ss, red, include_self=inc)):
             assert got.numpy().tobytes() == want.tobytes(), (x, idx, src, red, inc)
+
+
+@pytest.mark.filterwarnings("error::RuntimeWarning")
+@pytest.mark.filterwarnings("ignore:index_reduce:UserWarning")
+def test_index_reduce_amax_amin_keep_the_first_signed_zero_as_pytorch() -> None:
+    # (along the last dim, and 1-d: PyTorch's scalar steps; along dim 0 of a tensor whose slices
+    # fill its SIMD vectors, its vectorized minimum/maximum decides the sign, machine by machine)
+    rng = np.random.default_rng(19)
+    for trial in range(24):
+        shape, d = ((3, 4), 1) if trial % 3 else ((5,), 0)
+        x = rng.choice([0.0, -0.0, -1.0, 1.0, np.nan], size=shape, p=[0.35, 0.35, 0.1, 0.1, 0.1])
+        idx = rng.integers(0, shape[d], size=5)
+        src = rng.choice([0.0, -0.0, -1.0, 1.0, np.nan], size=shape[:d] + (5,), p=[0.35, 0.35, 0.1, 0.1, 0.1])
+        red, inc = ("amax", "amin")[trial % 2], bool(trial // 2 % 2)
+        want = torch.tensor(x).index_reduce(d, torch.tensor(idx), torch.tensor(src), red, include_self=inc)
+        got = st.tensor(x).index_reduce(d, st.tensor(idx), st.tensor(src), red, include_self=inc)
+        assert got.numpy().tobytes() == want.numpy().tobytes(), (x, idx, src, red, inc)

@@ -580,6 +580,16 @@ def _reduce_into(tgt: np.ndarray, d: int, idx: np.ndarray, vals: np.ndarray, red
             low, high = (-np.inf, np.inf) if np_kind(tgt.dtype) == "f" else (False, True) if info is None else (info.min, info.max)
             tgt[hit_key] = low if reduce == "amax" else high
     ufunc = {"prod": np.multiply, "mean": np.add, "amax": np.maximum, "amin": np.minimum}[reduce]
+    if reduce in ("amax", "amin") and np_kind(tgt.dtype) == "f":
+        zeros = _first_zeros(tgt, d, idx, vals, include_self)
+        with np.errstate(invalid="ignore"):  # (a NaN propagates, as in PyTorch: no warning)
+            ufunc.at(tgt, key, vals)
+        if zeros is not None:  # (a zero extreme: the first zero's sign, see _first_zeros)
+            pos, first = zeros
+            moved = np.moveaxis(tgt, d, 0)
+            tied = moved[pos] == 0
+            moved[tuple(p[tied] for p in pos)] = first[tied]
+        return
     ufunc.at(tgt, key, vals)
     if reduce == "mean":
         counts = np.bincount(idx, minlength=tgt.shape[d])[hit] + (1 if include_self else 0)
@@ -590,6 +600,29 @@ def _reduce_into(tgt: np.ndarray, d: int, idx: np.ndarray, vals: np.ndarray, red
             tgt[hit_key] = np.floor_divide(tgt[hit_key], counts)
         else:
             tgt[hit_key] = tgt[hit_key] / counts
+
+
+def _first_zeros(tgt: np.ndarray, d: int, idx: np.ndarray, vals: np.ndarray, include_self: bool) -> tuple | None:
+    """For index_reduce's amax/amin of floats: ``(positions, zeros)``, the positions (in ``tgt``
+    with ``d`` moved first) that a zero of ``vals`` reaches and the signed zero PyTorch leaves
+    there if the extreme comes out zero: its kernel keeps the running value on a tie, so the
+    first zero met (``tgt``'s own, when included). None when ``vals`` holds no zero."""
+    m = idx.size
+    v = np.moveaxis(vals, d, 0).reshape(m, -1)
+    hit = (v == 0).reshape(-1)
+    if not hit.any():
+        return None
+    rest = v.shape[1]
+    keys = (idx[:, None] * rest + np.arange(rest)).reshape(-1)
+    at, first = np.unique(keys[hit], return_index=True)  # (in (index, element) order: the first)
+    zeros = v.reshape(-1)[hit][first]
+    moved = np.moveaxis(tgt, d, 0)
+    j, r = np.divmod(at, rest)
+    pos = (j,) + np.unravel_index(r, moved.shape[1:]) if moved.ndim > 1 else (j,)
+    if include_self:
+        own = moved[pos]
+        zeros = np.where(own == 0, own, zeros)
+    return pos, zeros
 
 
 @method("index_reduce_")
