@@ -501,33 +501,29 @@ def _reduce_at(arr: np.ndarray, lin: np.ndarray, flat: np.ndarray, reduce: str, 
         else:
             arr[uniq] = np.floor_divide(arr[uniq], counts).astype(dt)
         return
-    if reduce in ("amax", "amin") and np_kind(dt) == "f":
-        zeros = _zero_ties(arr, lin, flat, include_self)
-        with np.errstate(invalid="ignore"):  # (a NaN propagates, as in PyTorch: no warning)
-            _ACCUMULATE[reduce].at(arr, lin, flat)
-        if zeros is not None:
-            at, first = zeros
-            tied = arr[at] == 0
-            arr[at[tied]] = first[tied]
+    if reduce in ("amax", "amin") and np_kind(dt) == "f" and _any(np.equal(flat, 0)):
+        _zero_ties(arr, lin, flat, reduce, include_self)
         return
     _ACCUMULATE[reduce].at(arr, lin, flat)
 
 
-def _zero_ties(arr: np.ndarray, lin: np.ndarray, flat: np.ndarray, include_self: bool) -> tuple | None:
-    """For amax/amin of floats: ``(positions, zeros)``, each position that a zero of ``flat`` reaches
-    and the signed zero PyTorch leaves there if the extreme comes out zero. Its kernel keeps the
-    running value on a tie (``std::max(acc, x)``), so a zero result has the sign of the first zero
-    met: ``self``'s (when included and zero), else the first zero of ``flat`` written there.
-    NumPy's maximum/minimum can take the later one (``0.0`` vs ``-0.0``). None: no zero in ``flat``."""
-    hit = flat == 0
-    if not hit.any():
-        return None
-    at, first = np.unique(lin[hit], return_index=True)  # (the first zero written at each position)
-    zeros = flat[hit][first]
+_any = np.logical_or.reduce  # (the ufunc itself: ndarray.any's Python wrapper costs as much again)
+
+
+def _zero_ties(arr: np.ndarray, lin: np.ndarray, flat: np.ndarray, reduce: str, include_self: bool) -> None:
+    """amax/amin of floats with a zero among ``flat``: the reduction, and each position whose
+    extreme comes out zero gets the sign PyTorch leaves. Its kernel keeps the running value on a
+    tie (``std::max(acc, x)``), so the first zero met: ``self``'s (when included and zero), else
+    the first zero of ``flat`` written there; NumPy's maximum/minimum can take a later one."""
+    hit = np.equal(flat, 0)
+    at, zeros = lin[hit], flat[hit]
     if include_self:
         own = arr[at]
         zeros = np.where(own == 0, own, zeros)
-    return at, zeros
+    _ACCUMULATE[reduce].at(arr, lin, flat)
+    tied = arr[at] == 0
+    # (written last to first: at a repeated position the first zero is the last write, and stays)
+    arr.put(at[tied][::-1], zeros[tied][::-1])
 
 
 def _out_of_place(self: Tensor) -> Tensor:

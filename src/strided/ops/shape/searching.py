@@ -146,10 +146,11 @@ def _needs_bisect(rows: np.ndarray) -> bool:
     bounds); PyTorch's bisection (:func:`_torch_bisect`) is reproduced there instead. One pass."""
     if _has_nan(rows):
         return True
-    return not bool(_all(np.greater_equal(rows[..., 1:], rows[..., :-1]), axis=None))
+    return not bool(_all(_ge(rows[..., 1:], rows[..., :-1]), axis=None))
 
 
 _all = np.logical_and.reduce  # (the ufunc itself: ndarray.all's Python wrapper costs as much again)
+_ge = np.greater_equal
 
 
 def searchsorted(sorted_sequence: Tensor, input: Any, *, out_int32: bool = False,  # noqa: A002
@@ -183,7 +184,10 @@ def _fast_search(seq: Any, values: Any, out_int32: Any, right: Any, side: Any, s
     info = _cinfo[values._layout.shape]
     rows = flat_run(seq, _cinfo[seq._layout.shape])
     vals = flat_run(values, info) if info[1] else None
-    if rows is None or vals is None or not len(rows) or _needs_bisect(rows):  # (NaN or unsorted)
+    if rows is None or vals is None or not len(rows):
+        return None
+    # NaN or not sorted: PyTorch's bisection, on the general path (x >= NaN is False: one pass)
+    if not _all(_ge(rows[1:], rows[:-1])) if len(rows) > 1 else rows[0] != rows[0]:
         return None
     return adopted(rows.searchsorted(vals, "right" if right else "left"), info[2], int64)
 
