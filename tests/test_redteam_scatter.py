@@ -158,3 +158,23 @@ def test_index_reduce_amax_amin_keep_the_first_signed_zero_as_pytorch() -> None:
         want = torch.tensor(x).index_reduce(d, torch.tensor(idx), torch.tensor(src), red, include_self=inc)
         got = st.tensor(x).index_reduce(d, st.tensor(idx), st.tensor(src), red, include_self=inc)
         assert got.numpy().tobytes() == want.numpy().tobytes(), (x, idx, src, red, inc)
+
+
+def test_index_fill_checks_the_value_before_the_index_bounds_as_pytorch() -> None:
+    # PyTorch's kernel converts the value first, then meets an index out of range
+    for dt in ("float32", "int32", "bool", "complex64"):
+        for idx in ([5], [-6], [0]):
+            for value in (3e9, 1e40, 1 + 2j, 2.5):
+                x, tx = st.zeros(2, 5).to(getattr(st, dt)), torch.zeros(2, 5).to(getattr(torch, dt))
+                got = _outcome(partial(x.index_fill, 1, st.tensor(idx), value))
+                want = _outcome(partial(tx.index_fill, 1, torch.tensor(idx), value))
+                assert got == want, (dt, idx, value)
+
+
+def _outcome(call) -> tuple:  # noqa: ANN001
+    try:
+        out = call()
+    except Exception as err:  # noqa: BLE001 (the class family and first line are compared)
+        family = next(c for c in (IndexError, TypeError, ValueError, RuntimeError) if isinstance(err, c))
+        return family.__name__, str(err).split("\n")[0]
+    return "ok", out.tolist()

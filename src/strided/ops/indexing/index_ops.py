@@ -173,8 +173,7 @@ def _index_fill(self: Tensor, dim: Any, index: Any, value: Any, inplace: bool) -
     _vector_index(index, op, StridedRuntimeError, "Index has to be a vector/scalar")
     d = wrap_dim(dim, self.ndim)
     size = (self.shape or (1,))[d]
-    idx = check_bounds(index_array(index).reshape(-1), size, d, op, StridedIndexError,
-                       "index {index} is out of bounds for dimension {dim} with size {size}", negative_ok=True)
+    idx = index_array(index).reshape(-1)  # (bounds checked below, after the value: PyTorch's order)
     support.check("index_fill", self._dtype, (self,))  # (uint16/32/64: PyTorch has no kernel)
     if isinstance(value, Tensor) and value.ndim == 0:
         value = value._np()[()].item()  # (PyTorch reads a 0-d value with .item(): the number's checks)
@@ -184,6 +183,8 @@ def _index_fill(self: Tensor, dim: Any, index: Any, value: Any, inplace: bool) -
                        f"the tensor holds {self._dtype.name}; the value {value!r} has an imaginary part",
                        "fix: fill with value.real, or convert the tensor: t.to(strided.complex64)"))
     v = fill_value(value, self._dtype, "index_fill_", idx.size)
+    idx = check_bounds(idx, size, d, op, StridedIndexError,
+                       "index {index} is out of bounds for dimension {dim} with size {size}", negative_ok=True)
     if inplace:
         check_no_overlap(self, index, op, "index")
         target = self
