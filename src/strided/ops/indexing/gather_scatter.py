@@ -501,7 +501,31 @@ def _reduce_at(arr: np.ndarray, lin: np.ndarray, flat: np.ndarray, reduce: str, 
         else:
             arr[uniq] = np.floor_divide(arr[uniq], counts).astype(dt)
         return
+    if reduce in ("amax", "amin") and np_kind(dt) == "f":
+        hit = np.equal(flat, 0)
+        if _any(hit):
+            _zero_ties(arr, lin, flat, hit, reduce, include_self)
+            return
     _ACCUMULATE[reduce].at(arr, lin, flat)
+
+
+_any = np.logical_or.reduce  # (the ufunc itself: ndarray.any's Python wrapper costs as much again)
+
+
+def _zero_ties(arr: np.ndarray, lin: np.ndarray, flat: np.ndarray, hit: np.ndarray, reduce: str,
+               include_self: bool) -> None:
+    """amax/amin of floats with a zero among ``flat`` (where ``hit``): the reduction, and each position whose
+    extreme comes out zero gets the sign PyTorch leaves. Its kernel keeps the running value on a
+    tie (``std::max(acc, x)``), so the first zero met: ``self``'s (when included and zero), else
+    the first zero of ``flat`` written there; NumPy's maximum/minimum can take a later one."""
+    at, zeros = lin[hit], flat[hit]
+    if include_self:
+        own = arr[at]
+        zeros = np.where(own == 0, own, zeros)
+    _ACCUMULATE[reduce].at(arr, lin, flat)
+    tied = arr[at] == 0
+    # (written last to first: at a repeated position the first zero is the last write, and stays)
+    arr.put(at[tied][::-1], zeros[tied][::-1])
 
 
 def _out_of_place(self: Tensor) -> Tensor:

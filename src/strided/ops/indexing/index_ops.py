@@ -173,8 +173,7 @@ def _index_fill(self: Tensor, dim: Any, index: Any, value: Any, inplace: bool) -
     _vector_index(index, op, StridedRuntimeError, "Index has to be a vector/scalar")
     d = wrap_dim(dim, self.ndim)
     size = (self.shape or (1,))[d]
-    idx = check_bounds(index_array(index).reshape(-1), size, d, op, StridedIndexError,
-                       "index {index} is out of bounds for dimension {dim} with size {size}", negative_ok=True)
+    idx = index_array(index).reshape(-1)  # (bounds checked below, after the value: PyTorch's order)
     support.check("index_fill", self._dtype, (self,))  # (uint16/32/64: PyTorch has no kernel)
     if isinstance(value, Tensor) and value.ndim == 0:
         value = value._np()[()].item()  # (PyTorch reads a 0-d value with .item(): the number's checks)
@@ -184,6 +183,8 @@ def _index_fill(self: Tensor, dim: Any, index: Any, value: Any, inplace: bool) -
                        f"the tensor holds {self._dtype.name}; the value {value!r} has an imaginary part",
                        "fix: fill with value.real, or convert the tensor: t.to(strided.complex64)"))
     v = fill_value(value, self._dtype, "index_fill_", idx.size)
+    idx = check_bounds(idx, size, d, op, StridedIndexError,
+                       "index {index} is out of bounds for dimension {dim} with size {size}", negative_ok=True)
     if inplace:
         check_no_overlap(self, index, op, "index")
         target = self
@@ -335,7 +336,8 @@ def _index_add(self: Tensor, dim: Any, index: Any, source: Any, alpha: Any, inpl
     source = tensor_of(source, op, "source", 4)
     if inplace:
         check_target(self, op, updates=True)
-    check_index_dtype(index, op, INT_OR_LONG, "index_add_(): Expected dtype int32/int64 for index")
+    check_index_dtype(index, op, INT_OR_LONG, "index_add_(): Expected dtype int32/int64 for index but got: "
+                      f"{scalar_name(index._dtype)}")
     if index.ndim > 1:
         raise StridedIndexError(
             join_lines(
@@ -357,16 +359,16 @@ def _index_add(self: Tensor, dim: Any, index: Any, source: Any, alpha: Any, inpl
     _check_source(self, d, idx.size, source, "index_add_")
     size = (self.shape or (1,))[d]
     # PyTorch's CPU kernel takes one of two paths, which word this differently: along the first
-    # or last dim of a 2-d+ target a scatter_add (RuntimeError "index 9 is out of bounds ..."),
-    # else a loop over slices (IndexError "index out of range in self"), any dtype.
-    scatter_path = self.ndim > 1 and d in (0, self.ndim - 1)
+    # or last dim of a 2-d+ target with alpha 1 a scatter_add (RuntimeError "index 9 is out of
+    # bounds ..."), else a loop over slices (IndexError "index out of range in self"), any dtype.
+    scatter_path = self.ndim > 1 and d in (0, self.ndim - 1) and alpha == 1 and alpha.__class__ is not bool
     if scatter_path:
         check_bounds(idx, size, d, op, StridedRuntimeError,
                      "index {index} is out of bounds for dimension {dim} with size {size}")
     else:
         check_bounds(idx, size, d, op, StridedIndexError, "index out of range in self")
     if idx.size:  # (uint16/32/64: PyTorch's kernel differs by path, and none takes them)
-        support.check("index_add.vector" if self.ndim <= 1 else "index_add" if scatter_path and alpha == 1
+        support.check("index_add.vector" if self.ndim <= 1 else "index_add" if d in (0, self.ndim - 1) and alpha == 1
                       else "index_add.alpha", self._dtype, (self, source))
     a = fill_value(alpha, self._dtype, op, 2) if alpha != 1 else None
     target, tgt, vals = _write_plan(self, d, idx.size, index, source, op, inplace)
@@ -579,6 +581,16 @@ def _reduce_into(tgt: np.ndarray, d: int, idx: np.ndarray, vals: np.ndarray, red
             low, high = (-np.inf, np.inf) if np_kind(tgt.dtype) == "f" else (False, True) if info is None else (info.min, info.max)
             tgt[hit_key] = low if reduce == "amax" else high
     ufunc = {"prod": np.multiply, "mean": np.add, "amax": np.maximum, "amin": np.minimum}[reduce]
+    if reduce in ("amax", "amin") and np_kind(tgt.dtype) == "f":
+        zeros = _first_zeros(tgt, d, idx, vals, include_self)
+        with np.errstate(invalid="ignore"):  # (a NaN propagates, as in PyTorch: no warning)
+            ufunc.at(tgt, key, vals)
+        if zeros is not None:  # (a zero extreme: the first zero's sign, see _first_zeros)
+            pos, first = zeros
+            moved = np.moveaxis(tgt, d, 0)
+            tied = moved[pos] == 0
+            moved[tuple(p[tied] for p in pos)] = first[tied]
+        return
     ufunc.at(tgt, key, vals)
     if reduce == "mean":
         counts = np.bincount(idx, minlength=tgt.shape[d])[hit] + (1 if include_self else 0)
@@ -589,6 +601,29 @@ def _reduce_into(tgt: np.ndarray, d: int, idx: np.ndarray, vals: np.ndarray, red
             tgt[hit_key] = np.floor_divide(tgt[hit_key], counts)
         else:
             tgt[hit_key] = tgt[hit_key] / counts
+
+
+def _first_zeros(tgt: np.ndarray, d: int, idx: np.ndarray, vals: np.ndarray, include_self: bool) -> tuple | None:
+    """For index_reduce's amax/amin of floats: ``(positions, zeros)``, the positions (in ``tgt``
+    with ``d`` moved first) that a zero of ``vals`` reaches and the signed zero PyTorch leaves
+    there if the extreme comes out zero: its kernel keeps the running value on a tie, so the
+    first zero met (``tgt``'s own, when included). None when ``vals`` holds no zero."""
+    m = idx.size
+    v = np.moveaxis(vals, d, 0).reshape(m, -1)
+    hit = (v == 0).reshape(-1)
+    if not hit.any():
+        return None
+    rest = v.shape[1]
+    keys = (idx[:, None] * rest + np.arange(rest)).reshape(-1)
+    at, first = np.unique(keys[hit], return_index=True)  # (in (index, element) order: the first)
+    zeros = v.reshape(-1)[hit][first]
+    moved = np.moveaxis(tgt, d, 0)
+    j, r = np.divmod(at, rest)
+    pos = (j,) + np.unravel_index(r, moved.shape[1:]) if moved.ndim > 1 else (j,)
+    if include_self:
+        own = moved[pos]
+        zeros = np.where(own == 0, own, zeros)
+    return pos, zeros
 
 
 @method("index_reduce_")

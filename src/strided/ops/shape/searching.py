@@ -13,7 +13,9 @@
 * A NaN value goes after every number, as in PyTorch. A sequence holding NaN (sorted last, as
   ``sort`` puts it) is searched by PyTorch's own bisection (:func:`_torch_bisect`), so a NaN value
   goes after its NaNs too (``searchsorted([1, 2, nan], nan)`` is 3 on either side, where NumPy's
-  search, which orders NaN equal to NaN, says 2 on the left).
+  search, which orders NaN equal to NaN, says 2 on the left). So is a sequence that is not sorted
+  (where PyTorch's documented contract is broken, its bisection still gives one answer per value;
+  NumPy's search would give another, depending on the values searched before).
 
 A batched search is one vectorized NumPy search, not a loop over rows: every element is replaced by
 its rank among all the sequences' values (an exact, order-keeping integer), and row ``b``'s ranks are
@@ -36,7 +38,7 @@ from ...tensor import Tensor
 from .._support import support
 from .._support.along import flag, tensor_from_array
 from .._support.operands import _cinfo, flat_run
-from .._support.promotion import promote_types
+from .._support.promotion import promote_types, result_type
 from .._support.reduce_args import shape_text
 
 
@@ -137,6 +139,20 @@ def _has_nan(rows: np.ndarray) -> bool:
     return np_kind(rows.dtype) in "fc" and bool(np.isnan(rows[..., -1]).any())
 
 
+def _needs_bisect(rows: np.ndarray) -> bool:
+    """Whether NumPy's search may differ from PyTorch's bisection on ``rows`` (non-empty last dim):
+    a NaN, or a row that is not non-decreasing. On an unsorted row both answers are artifacts of
+    the search, and NumPy's also depends on the values searched before (it reuses the previous
+    bounds); PyTorch's bisection (:func:`_torch_bisect`) is reproduced there instead. One pass."""
+    if _has_nan(rows):
+        return True
+    return not bool(_all(_ge(rows[..., 1:], rows[..., :-1]), axis=None))
+
+
+_all = np.logical_and.reduce  # (the ufunc itself: ndarray.all's Python wrapper costs as much again)
+_ge = np.greater_equal
+
+
 def searchsorted(sorted_sequence: Tensor, input: Any, *, out_int32: bool = False,  # noqa: A002
                  right: bool = False, side: str | None = None, sorter: Tensor | None = None) -> Tensor:
     """Indices where the values ``input`` (a tensor or one number; PyTorch's docs call it ``values``,
@@ -158,8 +174,8 @@ _SEARCH_FAST = frozenset((float32, float64, int32, int64))
 
 def _fast_search(seq: Any, values: Any, out_int32: Any, right: Any, side: Any, sorter: Any) -> Tensor | None:
     """searchsorted / bucketize of a non-empty row-major values tensor in a non-empty row-major
-    1-D sequence of the same float32/float64/int32/int64 dtype without NaN (then NumPy's search is
-    PyTorch's), int64 out, no side/sorter, nobody watching: one ``searchsorted`` on the flat runs,
+    1-D non-decreasing sequence of the same float32/float64/int32/int64 dtype without NaN (then
+    NumPy's search is PyTorch's), int64 out, no side/sorter, nobody watching: one ``searchsorted`` on the flat runs,
     adopted. None when a precondition fails."""
     if (OPEN or sorter is not None or side is not None or out_int32 is not False or right.__class__ is not bool
             or type(seq) is not Tensor or type(values) is not Tensor or seq._dtype is not values._dtype
@@ -168,7 +184,10 @@ def _fast_search(seq: Any, values: Any, out_int32: Any, right: Any, side: Any, s
     info = _cinfo[values._layout.shape]
     rows = flat_run(seq, _cinfo[seq._layout.shape])
     vals = flat_run(values, info) if info[1] else None
-    if rows is None or vals is None or not len(rows) or rows[-1] != rows[-1]:  # (sorted: a NaN is last)
+    if rows is None or vals is None or not len(rows):
+        return None
+    # NaN or not sorted: PyTorch's bisection, on the general path (x >= NaN is False: one pass)
+    if not _all(_ge(rows[1:], rows[:-1])) if len(rows) > 1 else rows[0] != rows[0]:
         return None
     return adopted(rows.searchsorted(vals, "right" if right else "left"), info[2], int64)
 
@@ -221,9 +240,17 @@ def _search(seq: Any, values: Any, out_int32: Any, right: Any, side: Any, sorter
             )
         )
     if vals.size:  # (bool, complex, uint16/32/64: PyTorch has no kernel; empty values pass)
-        support.check(op, seq._dtype if scalar else promote_types(seq._dtype, values._dtype), _inputs(seq, values))
+        # (a number's kernel is its result type's: a bool sequence meets 1.5 in float32)
+        support.check(op, result_type(seq, values) if scalar else promote_types(seq._dtype, values._dtype),
+                      _inputs(seq, values))
+    if vals.size and rows.size:
+        # PyTorch compares in the operands' result type (a 0-d tensor or a number ranks lower): an
+        # int64 sequence meets float32 values in float32, where 16777217 is 16777216
+        common = result_type(seq, values).numpy
+        rows = rows if rows.dtype == common else rows.astype(common)
+        vals = vals if vals.dtype == common else vals.astype(common)
     side_name = "right" if right else "left"
-    if vals.size and rows.shape[-1] and _has_nan(rows):  # (PyTorch's bisection: see the module docstring)
+    if vals.size and rows.shape[-1] and _needs_bisect(rows):  # (PyTorch's bisection: see the module docstring)
         lead = L.product(seq.shape[:-1])
         found = _torch_bisect(rows.reshape(lead, -1), vals.reshape(lead, -1), right).reshape(vshape)
     elif sdim == 1:
