@@ -56,6 +56,7 @@ def _scalar(value: Any, name: str, dtype: DType, op_name: str) -> Any:
     """``beta``/``alpha`` as the kernel reads it for ``dtype`` (see the module doc)."""
     if isinstance(value, Tensor):
         value = value.item()
+    _check_range(value, name, dtype, op_name)
     if op_name == "addr" and isinstance(value, bool) and dtype.kind != "b":
         raise StridedRuntimeError(join_lines(
             f"Boolean {name} only supported for Boolean results.",
@@ -73,9 +74,47 @@ def _scalar(value: Any, name: str, dtype: DType, op_name: str) -> Any:
         if op_name == "addr":
             raise _integral_scalar(name, value, dtype)
         return int(value)  # (PyTorch's Scalar.to<int64_t>(): toward zero)
+    if dtype.kind == "u" and value.__class__ is int and value < 0:  # (two's complement, as PyTorch's cast)
+        return value + (1 << 8 * dtype.itemsize)
     if dtype.kind == "b":
         return bool(value)
     return value
+
+
+# the largest finite value PyTorch converts beta/alpha to without its overflow error: the BLAS
+# ops read float16/bfloat16 scalars as float (their opmath type), addr as the dtype itself
+_FLOAT_MAX = {"float32": float(np.finfo(np.float32).max), "float16": 65504.0, "bfloat16": 3.3895313892515355e38}
+
+
+def _check_range(value: Any, name: str, dtype: DType, op_name: str) -> None:
+    """PyTorch's errors for a ``beta``/``alpha`` it cannot hold: a Python int outside
+    [-2**63, 2**64) (its argument parser's OverflowError), a finite float beyond the scalar
+    type's range (float32's for the BLAS ops' float16/bfloat16), a number outside a signed
+    integer dtype's range (NaN and inf included): never an inf or a wrapped value."""
+    if isinstance(value, int) and not -2**63 <= value < 2**64:
+        raise OverflowError(join_lines(
+            "int too big to convert" if value > 0 else "can't convert negative int to unsigned",
+            f"{op_name}: {name}={value} is outside int64/uint64", f"fix: a float, e.g. {name}=float({name})"))
+    if isinstance(value, complex) or isinstance(value, bool):
+        return
+    name = dtype.name
+    if name in _FLOAT_MAX:
+        kind = name if op_name == "addr" else "float32"
+        limit = _FLOAT_MAX[kind]
+        if abs(value) <= limit or value != value or abs(value) == float("inf"):
+            return
+    elif dtype.kind in "iu" and not (op_name == "addr" and isinstance(value, float)):  # (addr refuses floats first)
+        info = np.iinfo(dtype.numpy)
+        # (c10's overflows(): an int may wrap into an unsigned type from as far below 0 as its max)
+        low = -info.max if dtype.kind == "u" and isinstance(value, int) else info.min
+        if value == value and low <= value <= info.max:
+            return
+        kind = name
+    else:
+        return
+    raise StridedRuntimeError(join_lines(
+        f"value cannot be converted to type {C10_NAME[kind]} without overflow",
+        f"{op_name}: {name}={value!r} is beyond {kind}'s range", f"fix: a smaller {name}, or a wider dtype"))
 
 
 def _integral_scalar(name: str, value: Any, dtype: DType) -> StridedRuntimeError:
@@ -105,24 +144,27 @@ def _ndim(t: Tensor, name: str, want: int, op_name: str) -> None:
 
 def _combine(op_name: str, input: Tensor, product: Any, shape: tuple[int, ...], dtype: DType,  # noqa: A002
              beta: Any, alpha: Any, out: Any, inputs: tuple, same_dtype: str = "matmul",
-             strides: tuple[int, ...] | None = None) -> Tensor:
+             strides: tuple[int, ...] | None = None, *, empty: bool = False, kernel: bool = False) -> Tensor:
     """``beta * input + alpha * product`` into a fresh tensor, contiguous or of ``strides``
     (``product``: a zero-argument function giving the product's array, called only when
-    ``alpha`` reads it)."""
+    ``alpha`` reads it). ``empty``: the contraction (or addbmm's batch) has size 0, so PyTorch
+    never reads ``alpha`` (``beta * input``, or zeros: an inf or NaN alpha gives no NaN).
+    ``kernel``: PyTorch's own loop computes it (small baddbmm), which multiplies the product by
+    ``alpha`` even at 0 (an inf in it gives NaN), where BLAS skips the product."""
     base = _expanded(op_name, input, shape)
     beta, alpha = _scalar(beta, "beta", dtype, op_name), _scalar(alpha, "alpha", dtype, op_name)
     if op_name == "addr" and dtype.kind == "u" and dtype.itemsize > 1:
         # (PyTorch's addr kernel has no uint16/32/64 loop; it checks beta and alpha first)
         raise _not_implemented("addr_cpu", dtype, inputs, "fix: convert them to int64 first")
-    blas = op_name != "addr"
+    blas = op_name != "addr" and not kernel
     np_dtype = dtype.numpy
     term: Any = None
     # alpha == 0 skips the product as BLAS does (float32/float64, integers), but PyTorch's own
     # float16/bfloat16 kernel multiplies it by 0 (an inf or NaN in it gives NaN)
-    if not (blas and alpha == 0) or dtype in REDUCED_FLOATS:
+    if not empty and (not (blas and alpha == 0) or dtype in REDUCED_FLOATS):
         p = product()
         # (quiet as the sum below: an overflow to inf is the value, as in PyTorch, not a NumPy warning)
-        term = p if alpha == 1 else (p & alpha if dtype.kind == "b" else quietly(np.multiply, p, np.asarray(alpha, np_dtype)))
+        term = p if alpha == 1 else (p & alpha if dtype.kind == "b" else quietly(_scaled, p, alpha, np_dtype))
     if beta != 0:
         b = base._np().astype(np_dtype, copy=False)
         if dtype.kind == "b":
@@ -144,6 +186,12 @@ def _combine(op_name: str, input: Tensor, product: Any, shape: tuple[int, ...], 
     return result
 
 
+def _scaled(p: np.ndarray, alpha: Any, np_dtype: np.dtype) -> np.ndarray:
+    """``p * alpha`` with ``alpha`` cast to ``np_dtype`` (called quietly: float16's cast of 70000 is
+    inf, as the product PyTorch rounds, not a NumPy warning)."""
+    return np.multiply(p, np.asarray(alpha, np_dtype))
+
+
 def _number(value: Any) -> bool:
     """Whether ``beta``/``alpha`` is a plain Python int or float (not a bool, a tensor, complex):
     the scalars the fast paths take, which :func:`_scalar` passes unchanged for float dtypes."""
@@ -162,13 +210,17 @@ def _plus_input(product: np.ndarray, layout: Any, input: Any, dtype: DType,  # n
     ``p * alpha`` (unless 1), then ``+ input * beta`` (``+ input`` for 1, nothing for 0: NaN in
     ``input`` ignored), each rounded once, so the bits are the general path's; no intermediate
     array but ``input * beta``."""
-    if input.__class__ is not Tensor or input._dtype is not dtype or input._layout.shape != layout.shape:
-        return None
+    if input.__class__ is not Tensor or input._dtype is not dtype or input._layout.shape != layout.shape or not (
+            -_PLAIN <= beta <= _PLAIN and -_PLAIN <= alpha <= _PLAIN):
+        return None  # (a huge or non-finite beta/alpha: the general path's range checks)
     np_dtype = product.dtype  # (the general path's scalars: np.asarray(alpha, np_dtype))
     # (one quiet call for the two or three ufuncs: _combine's errstate, at a tenth of its cost)
     quietly(_scale_add, product, None if alpha == 1 else np.asarray(alpha, np_dtype),
             None if beta == 0 else input._np(), None if beta == 0 or beta == 1 else np.asarray(beta, np_dtype))
     return adopted(product.reshape(-1), layout, dtype)
+
+
+_PLAIN = 2**63  # (beta/alpha within it: an int PyTorch's parser takes, a float float32 holds)
 
 
 def _scale_add(product: np.ndarray, alpha: np.ndarray | None, base: np.ndarray | None,
@@ -274,7 +326,8 @@ def addmm(input: Tensor, mat1: Tensor, mat2: Tensor, *, beta: Any = 1, alpha: An
     _ndim(b, "mat2", 2, "addmm")
     _check_mm(a, b, "addmm")
     shape = (a.shape[0], b.shape[1])
-    return _combine("addmm", input, lambda: _product(a, b, shape)._np(), shape, a._dtype, beta, alpha, out, (input, a, b))
+    return _combine("addmm", input, lambda: _product(a, b, shape)._np(), shape, a._dtype, beta, alpha, out, (input, a, b),
+                    empty=not a.shape[1])
 
 
 def _addmv_pre(self: Tensor, mat: Any, vec: Any, **kwargs: Any) -> bool:
@@ -322,7 +375,8 @@ def addmv(input: Tensor, mat: Tensor, vec: Tensor, *, beta: Any = 1, alpha: Any 
             f"addmv input tensors must have the same dtype, but got {names}",
             "addmv does not promote", f"fix: convert them to one dtype, e.g. .to(strided.{a._dtype.name})"))
     _refuse_bool(a._dtype, "addmv_impl_cpu", "addmv", empty=n == 0 or m == 0)
-    return _combine("addmv", input, lambda: _product(a, v, (n,))._np(), (n,), a._dtype, beta, alpha, out, (input, a, v))
+    return _combine("addmv", input, lambda: _product(a, v, (n,))._np(), (n,), a._dtype, beta, alpha, out, (input, a, v),
+                    empty=not a.shape[1])
 
 
 def _addr_pre(self: Tensor, vec1: Any, vec2: Any, **kwargs: Any) -> bool:
@@ -443,8 +497,9 @@ def baddbmm(input: Tensor, batch1: Tensor, batch2: Tensor, *, beta: Any = 1, alp
                                              f"fix: convert them to one dtype, e.g. .to(strided.{b1._dtype.name})"))
     _refuse_bool(b1._dtype, "baddbmm", "baddbmm", empty=False)
     shape = (batch, n, b2.shape[2])
+    # (PyTorch's baddbmm runs its own loop below 400 multiply-adds a matrix, BLAS from there)
     return _combine("baddbmm", input, lambda: _product(b1, b2, shape)._np(), shape, b1._dtype, beta, alpha, out,
-                        (input, b1, b2))
+                    (input, b1, b2), empty=not k, kernel=k * n * shape[2] < 400)
 
 
 def _addbmm_pre(self: Tensor, batch1: Any, batch2: Any, **kwargs: Any) -> bool:
@@ -495,7 +550,8 @@ def addbmm(input: Tensor, batch1: Tensor, batch2: Tensor, *, beta: Any = 1, alph
         p = _product(b1, b2, (b1.shape[0], *shape))._np()
         return p.sum(0, dtype=p.dtype) if p.shape[0] else np.zeros(shape, p.dtype)
 
-    return _combine("addbmm", input, summed, shape, b1._dtype, beta, alpha, out, (input, b1, b2))
+    return _combine("addbmm", input, summed, shape, b1._dtype, beta, alpha, out, (input, b1, b2),
+                    empty=not (b1.shape[0] and b1.shape[2]))
 
 
 seal(globals())  # (last: this module's ops with a backward rule become their recording entries)

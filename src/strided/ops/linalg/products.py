@@ -19,6 +19,7 @@ product and a sum), so their gradients are those ops' own; ``cross`` has PyTorch
 
 from __future__ import annotations
 
+import math
 import warnings
 from typing import Any
 
@@ -92,17 +93,55 @@ _CROSS_B = np.array([2, 0, 1, 1, 2, 0])
 
 
 def _cross3(a: np.ndarray, b: np.ndarray, d: int) -> np.ndarray:
-    """``np.cross(a, b, axis=d)`` of same-shape, same-dtype numeric ``a`` and ``b`` (size 3 along
-    ``d``), bit for bit, as a fresh row-major array: NumPy's own products and differences
+    """The cross product along ``d`` of same-shape, same-dtype numeric ``a`` and ``b`` (size 3 along
+    ``d``) as a fresh row-major array, bit for bit PyTorch's: for float32/float64 its CPU kernel's
+    ``fma(a1, b2, -(a2*b1))`` per component (:func:`_fused_halves`), for other dtypes
+    ``np.cross(a, b, axis=d)``'s bits (PyTorch's there): NumPy's own products and differences
     (``c0 = a1*b2 - a2*b1``, ``c1 = a2*b0 - a0*b2``, ``c2 = a0*b1 - a1*b0``), all three components
     at once: one gather of each operand along ``d`` (``[a1 a2 a0 a2 a0 a1]``, ``[b2 b0 b1 b1 b2 b0]``),
     one product of the six, one difference of its halves (four NumPy calls instead of np.cross's
     axis handling and nine ufuncs of a third each)."""
     head = (slice(None),) * d
-    c = quietly(_halves_difference, a[(*head, _CROSS_A)], b[(*head, _CROSS_B)], head)
+    fused = _fused_halves if a.dtype == np.float32 or a.dtype == np.float64 else _halves_difference
+    c = quietly(fused, a[(*head, _CROSS_A)], b[(*head, _CROSS_B)], head)
     # (the halves' strides are in row-major order, so NumPy's "K" order gives a row-major c;
     # size-1 dims leave it free to choose others)
     return c if c.flags.c_contiguous else np.ascontiguousarray(c)
+
+
+def _fused_halves(x: np.ndarray, y: np.ndarray, head: tuple) -> np.ndarray:
+    """float32/float64 ``x`` and ``y``: ``fma(x1, y1, -(x2 * y2))`` of their first (1) and last (2)
+    three components along the dim after ``head`` -- PyTorch's cross kernel, whose
+    ``a1*b2 - a2*b1`` the compiler fuses: the first product exact, the second rounded, one final
+    rounding (np.cross rounds both products: 1 ulp off in about a quarter of float32 elements)."""
+    first, last = (*head, slice(0, 3)), (*head, slice(3, 6))
+    minus = np.negative(np.multiply(x[last], y[last]))
+    if x.dtype == np.float64:
+        from ...kernels.fused import fma  # (the compiled fma64, exact; its NumPy fallback otherwise)
+
+        return fma(x[first], y[first], minus)
+    return _fma32(x[first], y[first], minus)
+
+
+def _fma32(a: np.ndarray, b: np.ndarray, c: np.ndarray) -> np.ndarray:
+    """``a * b + c`` of float32 arrays rounded once to float32 (a correctly rounded fma), in
+    NumPy: ``a * b`` and ``+ c`` in float64 (the product exact: 48 bits), the sum's rounding error
+    by TwoSum; that sum's cast to float32 is the answer unless it landed exactly on a tie between
+    two float32s while the exact sum is off it, then the error's sign picks the side (a float64
+    sum alone rounds twice: 2**24 + 1 + 2**-40 would give 2**24, the fma 2**24 + 2)."""
+    p = np.multiply(a, b, dtype=np.float64)
+    q = c.astype(np.float64)
+    s = p + q
+    t = s - p
+    err = (p - (s - t)) + (q - t)
+    r = s.astype(np.float32)
+    r64 = r.astype(np.float64)
+    # (r's neighbour on s's side; past float32's max the rounding boundary is 2**128)
+    fin = np.where(np.isinf(r64), np.copysign(2.0**128, r64), r64)
+    other = np.nextafter(r, np.where(s > fin, np.float32(np.inf), np.float32(-np.inf)))
+    o64 = other.astype(np.float64)
+    tie = ((fin + o64) * 0.5 == s) & (err != 0) & (np.sign(err) == np.sign(o64 - fin))
+    return np.where(tie, other, r) if tie.any() else r
 
 
 def _halves_difference(x: np.ndarray, y: np.ndarray, head: tuple) -> np.ndarray:
@@ -278,9 +317,14 @@ def inner(input: Tensor, other: Tensor, *, out: Any = None) -> Tensor:  # noqa: 
             raise StridedRuntimeError(join_lines(
                 "both inputs should have same dtype",
                 f"input is {a._dtype.name}, other {b._dtype.name}; fix: convert one, e.g. other.to(input.dtype)"))
+        if a.ndim == 1 and b.ndim == 1 and a._dtype.kind == "b":  # (PyTorch's inner of two vectors is dot)
+            raise _not_implemented("dot", a._dtype, (a, b), "fix: input.to(strided.int64) (and other)")
         k = a.shape[-1]
         # PyTorch's tensordot over the last dims: a matrix product of the two flattened to (-1, k)
-        result = a.reshape(-1, k).matmul(b.reshape(-1, k).t()).reshape((*a.shape[:-1], *b.shape[:-1]))
+        # (the row counts spelled out: -1 is ambiguous for an empty contraction, k == 0, where
+        # PyTorch's result is zeros of the outer shape)
+        rows, cols = math.prod(a.shape[:-1]), math.prod(b.shape[:-1])
+        result = a.reshape(rows, k).matmul(b.reshape(cols, k).t()).reshape((*a.shape[:-1], *b.shape[:-1]))
     if out is not None:
         from .._support.out import write_out
 

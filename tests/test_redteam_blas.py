@@ -1,0 +1,175 @@
+"""Red-team findings on the blas6 merge (addmm family beta/alpha, cross, inner), each against
+PyTorch 2.13: the numbers it gives (bits where it has them) and the errors it raises."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+import torch
+
+import strided
+
+RNG = np.random.default_rng(2026)
+INF, NAN = float("inf"), float("nan")
+
+
+def _same(ours: strided.Tensor, theirs: torch.Tensor) -> None:
+    """Same dtype, shape, strides and values (NaN where PyTorch has NaN, zeros' signs included)."""
+    assert str(ours.dtype).split(".")[-1] == str(theirs.dtype).split(".")[-1]
+    assert ours.shape == tuple(theirs.shape) and ours.stride() == theirs.stride()
+    np.testing.assert_array_equal(ours.numpy(), theirs.numpy(), strict=True)
+    assert (np.signbit(ours.numpy()) == np.signbit(theirs.numpy()))[~np.isnan(theirs.numpy())].all()
+
+
+def _both(fn):
+    return fn(strided), fn(torch)
+
+
+# ---------------------------------------------------------------- addmm family: alpha == 0, empty k
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+@pytest.mark.parametrize(("m", "k", "n"), [(7, 8, 7), (7, 8, 8), (19, 1, 21), (20, 1, 20)])
+def test_baddbmm_alpha_zero_small_multiplies_the_product_as_torchs_kernel(dtype, m, k, n):
+    """Below 400 multiply-adds a matrix PyTorch's baddbmm runs its own loop, alpha * acc even
+    for alpha == 0 (an inf in the product gives NaN, a negative one -0.0); from 400 on BLAS skips
+    the product. We gave BLAS's answer for both."""
+    def call(lib, beta):
+        a = lib.ones(2, m, k, dtype=getattr(lib, dtype))
+        a[0, 0, 0] = INF
+        return lib.baddbmm(lib.zeros(2, m, n, dtype=a.dtype), a, -lib.ones(2, k, n, dtype=a.dtype),
+                           beta=beta, alpha=0)
+    for beta in (0, 1, 2.5):
+        _same(*_both(lambda lib, b=beta: call(lib, b)))
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float64", "float16"])
+def test_empty_contraction_never_reads_alpha(dtype):
+    """k == 0 (or addbmm's batch of 0): PyTorch returns beta * input (zeros for beta == 0) and
+    never multiplies the empty product by alpha: an inf or NaN alpha gave NaN here."""
+    calls = [lambda lib, d, be, al: lib.addmm(lib.full((2, 3), 1.5, dtype=d), lib.ones(2, 0, dtype=d),
+                                              lib.ones(0, 3, dtype=d), beta=be, alpha=al),
+             lambda lib, d, be, al: lib.addmv(lib.full((3,), 1.5, dtype=d), lib.ones(3, 0, dtype=d),
+                                              lib.ones(0, dtype=d), beta=be, alpha=al),
+             lambda lib, d, be, al: lib.baddbmm(lib.full((1, 2, 3), 1.5, dtype=d), lib.ones(1, 2, 0, dtype=d),
+                                                lib.ones(1, 0, 3, dtype=d), beta=be, alpha=al),
+             lambda lib, d, be, al: lib.addbmm(lib.full((2, 3), 1.5, dtype=d), lib.ones(2, 2, 0, dtype=d),
+                                               lib.ones(2, 0, 3, dtype=d), beta=be, alpha=al),
+             lambda lib, d, be, al: lib.addbmm(lib.full((2, 3), 1.5, dtype=d), lib.ones(0, 2, 4, dtype=d),
+                                               lib.ones(0, 4, 3, dtype=d), beta=be, alpha=al)]
+    for call in calls:
+        for beta, alpha in ((1, INF), (0, NAN), (2, NAN), (0, -INF)):
+            _same(*_both(lambda lib, c=call, b=beta, a=alpha: c(lib, getattr(lib, dtype), b, a)))
+
+
+# ---------------------------------------------------------------- addmm family: beta/alpha PyTorch cannot hold
+
+
+def _outcome(fn):
+    try:
+        r = fn()
+    except Exception as e:  # noqa: BLE001 (the class and first line are what we compare)
+        return type(e).__name__.replace("Strided", ""), str(e).splitlines()[0]
+    return "ok", r.float().numpy().tolist()
+
+
+@pytest.mark.parametrize("op", ["addmm", "addr", "baddbmm"])
+def test_out_of_range_beta_alpha_are_torchs_errors_not_inf(op):
+    """A float32 beta of 1e39 was inf (a warning at most); PyTorch refuses it (the BLAS ops read
+    float16/bfloat16 scalars as float, addr as the dtype itself), and refuses ints beyond
+    int64/uint64 for every dtype, and numbers beyond a signed integer dtype; uint8 wraps -1..-255."""
+    def call(lib, dtype, **kw):
+        d = getattr(lib, dtype)
+        if op == "addr":
+            return lib.addr(lib.ones(2, 2, dtype=d), lib.ones(2, dtype=d), lib.ones(2, dtype=d), **kw)
+        if op == "baddbmm":
+            return lib.baddbmm(lib.ones(1, 2, 2, dtype=d), lib.ones(1, 2, 2, dtype=d), lib.ones(1, 2, 2, dtype=d), **kw)
+        return lib.addmm(lib.ones(2, 2, dtype=d), lib.ones(2, 2, dtype=d), lib.ones(2, 2, dtype=d), **kw)
+
+    cases = {"float32": (1e39, -1e300, 3.5e38, 2**70, -2**63 - 1, 2**64 - 1, INF, 1e38),
+             "float64": (2**64, -2**63 - 1, 1e300),
+             "float16": (70000, 65504.5, 1e39, 2**64),
+             "bfloat16": (3.39e38, 1e39, 3.38e38),
+             "int32": (2**31, -2**31, 3e9, 2.5, NAN, 2**70),
+             "int8": (128, -128, 127.9, -0.9),
+             "uint8": (-1, -255, -256, 255, 256, -0.9, 127.9)}
+    for dtype, values in cases.items():
+        for value in values:
+            for name in ("beta", "alpha"):
+                ours = _outcome(lambda d=dtype, kw={name: value}: call(strided, d, **kw))
+                theirs = _outcome(lambda d=dtype, kw={name: value}: call(torch, d, **kw))
+                assert ours == theirs, (dtype, name, value)
+
+
+def test_fast_path_leaves_huge_scalars_to_the_checks():
+    """The float32 fast path (row-major, out=None) must not turn 1e39 into inf either."""
+    a = strided.ones(2, 2)
+    with pytest.raises(RuntimeError, match="value cannot be converted to type float without overflow"):
+        strided.addmm(a, a, a, alpha=1e39)
+    with pytest.raises(OverflowError, match="int too big to convert"):
+        strided.addmm(a.double(), a.double(), a.double(), beta=2**70)
+    np.testing.assert_array_equal(strided.addmm(a, a, a, alpha=-1e38).numpy(),
+                                  torch.addmm(*(torch.ones(2, 2),) * 3, alpha=-1e38).numpy())
+
+
+# ---------------------------------------------------------------- inner
+
+
+@pytest.mark.parametrize(("sa", "sb"), [((3, 0), (2, 0)), ((0,), (0,)), ((2, 1, 0), (0,)), ((0, 0), (4, 0))])
+def test_inner_of_an_empty_contraction_is_zeros(sa, sb):
+    """k == 0: PyTorch's zeros of the outer shape (our reshape(-1, 0) raised)."""
+    for dtype in ("float32", "int64"):
+        _same(*_both(lambda lib, d=dtype: lib.inner(lib.ones(*sa, dtype=getattr(lib, d)),
+                                                     lib.ones(*sb, dtype=getattr(lib, d)))))
+    _same(*_both(lambda lib: lib.inner(lib.ones(3, 5).t()[:, :0], lib.ones(2, 0))))
+
+
+def test_inner_of_bool_vectors_is_dots_error():
+    for n in (0, 4):
+        for lib, cls in ((strided, NotImplementedError), (torch, NotImplementedError)):
+            with pytest.raises(cls, match="\"dot\" not implemented for 'Bool'"):
+                lib.inner(lib.ones(n, dtype=lib.bool), lib.ones(n, dtype=lib.bool))
+
+
+# ---------------------------------------------------------------- cross: PyTorch's fused bits
+
+
+def _wide(n: int, dtype) -> np.ndarray:
+    """Random values across the whole range: normal, huge, tiny, subnormal, short (cancelling)."""
+    fi = np.finfo(dtype)
+    kind = RNG.integers(0, 4, n)
+    v = RNG.standard_normal(n) * np.exp(RNG.uniform(-3, 3, n))
+    wide = np.ldexp(RNG.uniform(0.5, 1, n) * RNG.choice([-1.0, 1.0], n),
+                    RNG.integers(fi.minexp - fi.nmant, fi.maxexp, n))
+    v = np.where(kind == 0, wide, np.where(kind == 1, np.round(v * 8) / 8, v))
+    return v.astype(dtype)
+
+
+@pytest.mark.parametrize(("dtype", "bits"), [(np.float32, np.uint32), (np.float64, np.uint64)])
+def test_cross_is_torchs_fused_kernel_bit_for_bit_on_100k_vectors(dtype, bits):
+    """PyTorch's CPU cross is fma(a1, b2, -(a2*b1)) per component; np.cross rounds both products
+    (about a quarter of float32 elements 1 ulp off). 100k vectors of all magnitudes (subnormal
+    results and overflow to inf among them), a quarter nearly parallel (cancellation), and for
+    float32 the double-rounding trap of a float64 sum: 97 * 172961 = 2**24 + 1 exactly, a tie
+    between two float32s, plus or minus 2**-40 (fma: 2**24 + 2 or 2**24; a float64 sum: 2**24).
+    Operands transposed too (dim=0); NaN-free inputs, so the bits compare exactly."""
+    n = 100_000
+    a, b = _wide(3 * n, dtype).reshape(n, 3), _wide(3 * n, dtype).reshape(n, 3)
+    q = n // 4
+    b[:q] = a[:q] * dtype(1.5)
+    b[:q, 0] = np.nextafter(b[:q, 0], dtype(np.inf))
+    if dtype is np.float32:
+        k = 1000
+        a[-k:], b[-k:] = [0, 97, 0], [0, 0, 172961]
+        a[-k:, 2] = np.float32(2.0**-20) * RNG.choice([-1, 1], k).astype(np.float32)
+        b[-k:, 1] = np.float32(2.0**-20)
+    for make, dim in ((lambda x, lib: lib.tensor(x), -1),
+                      (lambda x, lib: lib.tensor(np.ascontiguousarray(x.T)), 0)):
+        ours = strided.linalg.cross(make(a, strided), make(b, strided), dim=dim).numpy()
+        theirs = torch.linalg.cross(make(a, torch), make(b, torch), dim=dim).numpy()
+        assert not np.isnan(theirs).any()
+        assert (ours.view(bits) == theirs.view(bits)).all()
+    tiny = np.abs(theirs)
+    assert np.isinf(theirs).any() and ((tiny > 0) & (tiny < np.finfo(dtype).tiny)).any()
+    if dtype is np.float32:
+        assert set(theirs[0, -1000:].tolist()) == {2.0**24, 2.0**24 + 2}
