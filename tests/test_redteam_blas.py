@@ -173,3 +173,20 @@ def test_cross_is_torchs_fused_kernel_bit_for_bit_on_100k_vectors(dtype, bits):
     assert np.isinf(theirs).any() and ((tiny > 0) & (tiny < np.finfo(dtype).tiny)).any()
     if dtype is np.float32:
         assert set(theirs[0, -1000:].tolist()) == {2.0**24, 2.0**24 + 2}
+
+
+# ---------------------------------------------------------------- vander's arguments
+
+
+@pytest.mark.parametrize(("n", "increasing"), [(3.5, False), (2.0, True), (True, False), (np.True_, False),
+                                               (2, 1), (2, None), (2, np.True_)])
+def test_vander_argument_types_are_torchs_type_errors(n, increasing):
+    """int(3.5) gave a silently narrower matrix and increasing=1 passed: PyTorch's parser refuses
+    both (a float or bool N, a non-bool increasing), on the fast path's float input too."""
+    for dtype in ("float32", "int64"):
+        with pytest.raises(TypeError) as theirs:
+            torch.vander(torch.ones(3, dtype=getattr(torch, dtype)), n, increasing)
+        with pytest.raises(TypeError) as ours:
+            strided.vander(strided.ones(3, dtype=getattr(strided, dtype)), n, increasing)
+        assert str(ours.value).splitlines()[0] == str(theirs.value)
+    _same(*_both(lambda lib: lib.vander(lib.tensor([1.0, 2.0, 3.0]), np.int64(2), True)))

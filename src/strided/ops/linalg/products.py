@@ -449,6 +449,8 @@ def vander(x: Tensor, N: int | None = None, increasing: bool = False) -> Tensor:
     >>> strided.vander(strided.tensor([1, 2, 3]), 3).tolist()
     [[1, 1, 1], [4, 2, 1], [9, 3, 1]]
     """
+    if (N is not None and N.__class__ is not int) or increasing.__class__ is not bool:
+        _vander_args(N, increasing)
     fast = _fast_vander(x, N, increasing)
     if fast is not None:
         return fast
@@ -470,6 +472,22 @@ def vander(x: Tensor, N: int | None = None, increasing: bool = False) -> Tensor:
     else:
         result = ones.contiguous()
     return result if increasing else result.flip(1)
+
+
+def _vander_args(N: Any, increasing: Any) -> None:  # noqa: N803
+    """PyTorch's argument parser: ``N`` an int (or None, or what has ``__index__``; a bool or
+    float is no int, where ``int(3.5)`` would give a silently narrower matrix), ``increasing`` a
+    Python bool (not even NumPy's)."""
+    from ...args import type_name
+
+    if N is not None and (isinstance(N, (bool, np.bool_)) or not hasattr(type(N), "__index__")):
+        raise StridedTypeError(join_lines(
+            f"vander(): argument 'N' (position 2) must be int, not {type_name(N)}",
+            f"vander: N={N!r} columns", "fix: an int N"))
+    if increasing.__class__ is not bool:
+        raise StridedTypeError(join_lines(
+            f"vander(): argument 'increasing' (position 3) must be bool, not {type_name(increasing)}",
+            f"vander: increasing={increasing!r}", "fix: increasing=True or False"))
 
 
 def _fast_vander(x: Any, N: Any, increasing: Any) -> Tensor | None:  # noqa: N803
