@@ -190,3 +190,40 @@ def test_vander_argument_types_are_torchs_type_errors(n, increasing):
             strided.vander(strided.ones(3, dtype=getattr(strided, dtype)), n, increasing)
         assert str(ours.value).splitlines()[0] == str(theirs.value)
     _same(*_both(lambda lib: lib.vander(lib.tensor([1.0, 2.0, 3.0]), np.int64(2), True)))
+
+
+# ---------------------------------------------------------------- trace
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float64", "float16", "bfloat16", "complex64", "complex128", "int8",
+                                   "int32"])
+def test_trace_is_torchs_running_sum_bit_for_bit(dtype):
+    """PyTorch's trace_cpu adds the diagonal in order in its accumulator type (double for
+    float32, float for float16/bfloat16) and rounds once; the diagonal's pairwise sum (ours, before
+    and after blas6's fast path) differed in the last bits of most float32 and float64 traces.
+    Square, wide, tall, transposed, empty; a diagonal of -0.0 is +0.0 (the sum starts at 0)."""
+    def bits(t):
+        return (t.float() if t.dtype in (torch.bfloat16, strided.bfloat16) else t).numpy().tobytes()
+
+    for n, m in ((1, 1), (7, 7), (300, 300), (40, 13), (13, 40), (0, 3), (3, 0)):
+        v = RNG.standard_normal((n, m)) * RNG.uniform(0.1, 1e3, (n, m))
+        if dtype.startswith("complex"):
+            v = v + 1j * RNG.standard_normal((n, m))
+        theirs = torch.tensor(v).to(getattr(torch, dtype))
+        ours = strided.tensor((theirs.float() if dtype == "bfloat16" else theirs).numpy()).to(getattr(strided, dtype))
+        for o, t in ((ours, theirs), (ours.t(), theirs.t())):
+            r, w = strided.trace(o), torch.trace(t)
+            assert str(r.dtype).split(".")[-1] == str(w.dtype).split(".")[-1] and bits(r) == bits(w), (n, m)
+    if not dtype.startswith("int"):
+        z = np.diag(np.full(3, -0.0))
+        r, w = strided.tensor(z).to(getattr(strided, dtype)).trace(), torch.tensor(z).to(getattr(torch, dtype)).trace()
+        assert bits(r) == bits(w)
+
+
+def test_trace_of_bool_names_the_dtype_before_the_dims():
+    for shape in ((3,), (2, 2), (2, 2, 2)):
+        with pytest.raises(NotImplementedError) as theirs:
+            torch.trace(torch.ones(shape, dtype=torch.bool))
+        with pytest.raises(NotImplementedError) as ours:
+            strided.trace(strided.ones(shape, dtype=strided.bool))
+        assert str(ours.value).splitlines()[0] == str(theirs.value)
