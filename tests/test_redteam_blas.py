@@ -227,3 +227,29 @@ def test_trace_of_bool_names_the_dtype_before_the_dims():
         with pytest.raises(NotImplementedError) as ours:
             strided.trace(strided.ones(shape, dtype=strided.bool))
         assert str(ours.value).splitlines()[0] == str(theirs.value)
+
+
+# ---------------------------------------------------------------- lstsq's shapes
+
+
+@pytest.mark.parametrize(("sa", "sb"), [((1, 4, 3), (5, 4, 2)), ((1, 1, 4, 3), (2, 3, 4, 2)), ((5, 4, 3), (1, 4, 2)),
+                                        ((2, 4, 3), (2, 4)), ((4, 3), (4,)), ((1, 4, 3), (5, 4)),
+                                        ((4, 3), (2, 4, 1)), ((2, 4, 3), (3, 2, 4, 1)), ((2, 4, 3), (4,))])
+def test_lstsq_vector_case_dims_and_broadcast_rank_as_torch(sa, sb):
+    """PyTorch's rank and singular values keep A's batch shape when B's batch broadcasts it (we
+    gave the broadcast shape); B is a vector batch only when it is A.shape[:-1] (a (5, 4) B
+    against a (1, 4, 3) A is matrices: its error, not a (5, 3) solution); B of more dims than A
+    is its dim error (we solved it)."""
+    a, b = RNG.standard_normal(sa), RNG.standard_normal(sb)
+    for driver in ("gelsd", "gelsy"):
+        try:
+            theirs = torch.linalg.lstsq(torch.tensor(a), torch.tensor(b), driver=driver)
+        except RuntimeError as e:
+            with pytest.raises(RuntimeError) as ours:
+                strided.linalg.lstsq(strided.tensor(a), strided.tensor(b), driver=driver)
+            assert str(ours.value).splitlines()[0] == str(e).splitlines()[0]
+            continue
+        ours = strided.linalg.lstsq(strided.tensor(a), strided.tensor(b), driver=driver)
+        for o, t in zip(ours, theirs, strict=True):
+            assert o.shape == tuple(t.shape) and o.stride() == t.stride() and str(o.dtype)[8:] == str(t.dtype)[6:]
+            np.testing.assert_allclose(o.numpy(), t.numpy(), rtol=1e-9, atol=1e-12)
