@@ -253,3 +253,24 @@ def test_lstsq_vector_case_dims_and_broadcast_rank_as_torch(sa, sb):
         for o, t in zip(ours, theirs, strict=True):
             assert o.shape == tuple(t.shape) and o.stride() == t.stride() and str(o.dtype)[8:] == str(t.dtype)[6:]
             np.testing.assert_allclose(o.numpy(), t.numpy(), rtol=1e-9, atol=1e-12)
+
+
+# ---------------------------------------------------------------- random: the trimmed argument work
+
+
+@pytest.mark.parametrize("call", [lambda lib: lib.randint(-2**63, 2**63, (3,)), lambda lib: lib.randint(0, 2**63, (2,)),
+                                  lambda lib: lib.randint_like(lib.zeros(2), 2**63),
+                                  lambda lib: lib.randint_like(lib.zeros(2, dtype=lib.int64), 2**63),
+                                  lambda lib: lib.randint_like(lib.zeros(2, dtype=lib.float64), 2**64)])
+def test_randint_high_beyond_int64_is_the_parsers_error_and_draws_nothing(call):
+    """high = 2**63 does not fit PyTorch's int64 argument: its ValueError. The plain-argument fast
+    paths let it through (randint drew from [-2**63, 2**63); randint_like on float32 warned and
+    drew, on int64 drew), skipping the general path's parse."""
+    with pytest.raises(ValueError, match="Overflow when unpacking long long"):
+        call(torch)
+    strided.manual_seed(11)
+    with pytest.raises(ValueError, match="Overflow when unpacking long long"):
+        call(strided)
+    after = strided.rand(2)
+    strided.manual_seed(11)
+    assert strided.rand(2).tolist() == after.tolist()  # (no draw before the error)
