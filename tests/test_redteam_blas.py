@@ -3,6 +3,8 @@ PyTorch 2.13: the numbers it gives (bits where it has them) and the errors it ra
 
 from __future__ import annotations
 
+import warnings
+
 import numpy as np
 import pytest
 import torch
@@ -281,3 +283,28 @@ def test_randint_high_beyond_int64_is_the_parsers_error_and_draws_nothing(call):
     after = strided.rand(2)
     strided.manual_seed(11)
     assert strided.rand(2).tolist() == after.tolist()  # (no draw before the error)
+
+
+# ---------------------------------------------------------------- float16/bfloat16: PyTorch's opmath
+
+
+@pytest.mark.parametrize("dtype", ["float16", "bfloat16"])
+def test_reduced_float_addmm_baddbmm_round_once_from_float32(dtype):
+    """PyTorch computes ``alpha * acc + beta * input`` in float32 and rounds once; we rounded the
+    product to float16 first and scaled and summed in float16 (a third to a half of the elements
+    1 ulp or more off). Bits now, for sizes where the float32 sums agree (the accumulation order
+    of a 9-term dot rarely matters to a float16 rounding: these draws have no such tie)."""
+    rng = np.random.default_rng(7)
+    calls = [("addmm", ((9, 7), (9, 9), (9, 7))), ("addmm", ((7,), (9, 9), (9, 7))),
+             ("baddbmm", ((2, 4, 5), (2, 4, 3), (2, 3, 5))), ("baddbmm", ((2, 9, 9), (2, 9, 9), (2, 9, 9)))]
+    for name, shapes in calls:
+        vals = [torch.tensor(rng.standard_normal(s) * 3).to(getattr(torch, dtype)) for s in shapes]
+        for beta, alpha in ((1, 1), (0.5, 0.3), (0, -1.7), (2, 0)):
+            theirs = getattr(torch, name)(*vals, beta=beta, alpha=alpha)
+            ours = getattr(strided, name)(*(strided.tensor(v.float().numpy()).to(getattr(strided, dtype)) for v in vals),
+                                          beta=beta, alpha=alpha)
+            assert ours.float().numpy().tobytes() == theirs.float().numpy().tobytes(), (name, beta, alpha)
+    one = strided.ones(2, 2, dtype=strided.float16)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # (70000 * 2 overflows float16 in the one rounding: inf, quietly)
+        assert strided.addmm(one, one, one, alpha=70000).float().tolist() == [[INF, INF]] * 2

@@ -12,7 +12,11 @@ Contracts (checked against PyTorch, whose texts open the errors):
 * ``beta == 0`` ignores ``input`` (NaN and inf in it do not reach the result) and, for the BLAS
   ops, ``alpha == 0`` ignores the product, as BLAS does. For integer dtypes the BLAS ops
   truncate a float ``beta``/``alpha`` toward zero (PyTorch's ``Scalar.to<int64_t>()``), while
-  ``addr`` refuses it; a complex scalar on a real dtype is refused.
+  ``addr`` refuses it; a complex scalar on a real dtype is refused. A ``beta``/``alpha`` the
+  scalar type cannot hold is PyTorch's error (float32's range for float32/float16/bfloat16 BLAS
+  ops, an int beyond int64/uint64), never an inf. An empty contraction never reads ``alpha``.
+* float16/bfloat16 (addmm, addmv, baddbmm): ``alpha * acc + beta * input`` in float32, rounded
+  once, as PyTorch's opmath (addmm and baddbmm bit for bit; addmv closer, not exact).
 * gradients: PyTorch's derivatives.yaml (``maybe_multiply(grad, beta)`` for the input, summed to
   its shape; the product's rule times ``alpha`` for the factors; complex ones conjugated as
   PyTorch's), with recording ops, so they differentiate again.
@@ -144,25 +148,31 @@ def _ndim(t: Tensor, name: str, want: int, op_name: str) -> None:
 
 def _combine(op_name: str, input: Tensor, product: Any, shape: tuple[int, ...], dtype: DType,  # noqa: A002
              beta: Any, alpha: Any, out: Any, inputs: tuple, same_dtype: str = "matmul",
-             strides: tuple[int, ...] | None = None, *, empty: bool = False, kernel: bool = False) -> Tensor:
+             strides: tuple[int, ...] | None = None, *, empty: bool = False, kernel: bool = False,
+             wide: Any = None) -> Tensor:
     """``beta * input + alpha * product`` into a fresh tensor, contiguous or of ``strides``
     (``product``: a zero-argument function giving the product's array, called only when
     ``alpha`` reads it). ``empty``: the contraction (or addbmm's batch) has size 0, so PyTorch
     never reads ``alpha`` (``beta * input``, or zeros: an inf or NaN alpha gives no NaN).
     ``kernel``: PyTorch's own loop computes it (small baddbmm), which multiplies the product by
-    ``alpha`` even at 0 (an inf in it gives NaN), where BLAS skips the product."""
+    ``alpha`` even at 0 (an inf in it gives NaN), where BLAS skips the product. ``wide``: for
+    float16/bfloat16, a zero-argument function giving the product in float32, unrounded: PyTorch
+    computes ``alpha * acc + beta * input`` in float32 (its opmath) and rounds once to the dtype,
+    where a product rounded to float16 first, then scaled and summed in float16, rounds three
+    times (a third to a half of the elements 1 ulp or more off)."""
     base = _expanded(op_name, input, shape)
     beta, alpha = _scalar(beta, "beta", dtype, op_name), _scalar(alpha, "alpha", dtype, op_name)
     if op_name == "addr" and dtype.kind == "u" and dtype.itemsize > 1:
         # (PyTorch's addr kernel has no uint16/32/64 loop; it checks beta and alpha first)
         raise _not_implemented("addr_cpu", dtype, inputs, "fix: convert them to int64 first")
     blas = op_name != "addr" and not kernel
-    np_dtype = dtype.numpy
+    opmath = wide is not None and dtype in REDUCED_FLOATS
+    np_dtype = np.dtype(np.float32) if opmath else dtype.numpy  # (the dtype the arithmetic runs in)
     term: Any = None
     # alpha == 0 skips the product as BLAS does (float32/float64, integers), but PyTorch's own
     # float16/bfloat16 kernel multiplies it by 0 (an inf or NaN in it gives NaN)
     if not empty and (not (blas and alpha == 0) or dtype in REDUCED_FLOATS):
-        p = product()
+        p = quietly(wide) if opmath else product()
         # (quiet as the sum below: an overflow to inf is the value, as in PyTorch, not a NumPy warning)
         term = p if alpha == 1 else (p & alpha if dtype.kind == "b" else quietly(_scaled, p, alpha, np_dtype))
     if beta != 0:
@@ -177,10 +187,11 @@ def _combine(op_name: str, input: Tensor, product: Any, shape: tuple[int, ...], 
     elif term is None:
         term = np.zeros(shape, np_dtype)
     if strides is None or strides == L.contiguous_strides(shape):
-        result = LA.rowmajor(np.asarray(term, np_dtype), dtype)
+        # (opmath's one rounding to float16 may overflow to inf: PyTorch's value, quietly)
+        result = LA.rowmajor(quietly(np.asarray(term, np_dtype).astype, dtype.numpy, copy=False), dtype)
     else:
         result = new_result(shape, dtype, strides)
-        result._np()[...] = term
+        quietly(np.copyto, result._np(), term, casting="unsafe")  # (an assignment's cast)
     if out is not None:
         return write_out(out, result, op_name, inputs, same_dtype=same_dtype)
     return result
@@ -190,6 +201,12 @@ def _scaled(p: np.ndarray, alpha: Any, np_dtype: np.dtype) -> np.ndarray:
     """``p * alpha`` with ``alpha`` cast to ``np_dtype`` (called quietly: float16's cast of 70000 is
     inf, as the product PyTorch rounds, not a NumPy warning)."""
     return np.multiply(p, np.asarray(alpha, np_dtype))
+
+
+def _wide_product(a: Tensor, b: Tensor) -> np.ndarray:
+    """The matrix product of float16/bfloat16 ``a`` and ``b`` in float32, unrounded (exact
+    widening of the operands; PyTorch's opmath accumulation)."""
+    return np.matmul(a._np().astype(np.float32), b._np().astype(np.float32))
 
 
 def _number(value: Any) -> bool:
@@ -327,7 +344,7 @@ def addmm(input: Tensor, mat1: Tensor, mat2: Tensor, *, beta: Any = 1, alpha: An
     _check_mm(a, b, "addmm")
     shape = (a.shape[0], b.shape[1])
     return _combine("addmm", input, lambda: _product(a, b, shape)._np(), shape, a._dtype, beta, alpha, out, (input, a, b),
-                    empty=not a.shape[1])
+                    empty=not a.shape[1], wide=lambda: _wide_product(a, b))
 
 
 def _addmv_pre(self: Tensor, mat: Any, vec: Any, **kwargs: Any) -> bool:
@@ -376,7 +393,7 @@ def addmv(input: Tensor, mat: Tensor, vec: Tensor, *, beta: Any = 1, alpha: Any 
             "addmv does not promote", f"fix: convert them to one dtype, e.g. .to(strided.{a._dtype.name})"))
     _refuse_bool(a._dtype, "addmv_impl_cpu", "addmv", empty=n == 0 or m == 0)
     return _combine("addmv", input, lambda: _product(a, v, (n,))._np(), (n,), a._dtype, beta, alpha, out, (input, a, v),
-                    empty=not a.shape[1])
+                    empty=not a.shape[1], wide=lambda: _wide_product(a, v))
 
 
 def _addr_pre(self: Tensor, vec1: Any, vec2: Any, **kwargs: Any) -> bool:
@@ -499,7 +516,7 @@ def baddbmm(input: Tensor, batch1: Tensor, batch2: Tensor, *, beta: Any = 1, alp
     shape = (batch, n, b2.shape[2])
     # (PyTorch's baddbmm runs its own loop below 400 multiply-adds a matrix, BLAS from there)
     return _combine("baddbmm", input, lambda: _product(b1, b2, shape)._np(), shape, b1._dtype, beta, alpha, out,
-                    (input, b1, b2), empty=not k, kernel=k * n * shape[2] < 400)
+                    (input, b1, b2), empty=not k, kernel=k * n * shape[2] < 400, wide=lambda: _wide_product(b1, b2))
 
 
 def _addbmm_pre(self: Tensor, batch1: Any, batch2: Any, **kwargs: Any) -> bool:
