@@ -73,7 +73,7 @@ def _outcome(fn):
         r = fn()
     except Exception as e:  # noqa: BLE001 (the class and first line are what we compare)
         return type(e).__name__.replace("Strided", ""), str(e).splitlines()[0]
-    return "ok", r.float().numpy().tolist()
+    return "ok", (r.numpy() if r.is_complex() else r.float().numpy()).tolist()
 
 
 @pytest.mark.parametrize("op", ["addmm", "addr", "baddbmm"])
@@ -95,7 +95,9 @@ def test_out_of_range_beta_alpha_are_torchs_errors_not_inf(op):
              "bfloat16": (3.39e38, 1e39, 3.38e38),
              "int32": (2**31, -2**31, 3e9, 2.5, NAN, 2**70),
              "int8": (128, -128, 127.9, -0.9),
-             "uint8": (-1, -255, -256, 255, 256, -0.9, 127.9)}
+             "uint8": (-1, -255, -256, 255, 256, -0.9, 127.9),
+             "complex64": (1e39, complex(1, 1e39), complex(-1e39, 0), 3e38),
+             "complex128": (1e300, complex(1, 1e300), 2**70)}
     for dtype, values in cases.items():
         for value in values:
             for name in ("beta", "alpha"):

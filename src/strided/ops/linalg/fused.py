@@ -99,10 +99,18 @@ def _check_range(value: Any, name: str, dtype: DType, op_name: str) -> None:
         raise OverflowError(join_lines(
             "int too big to convert" if value > 0 else "can't convert negative int to unsigned",
             f"{op_name}: {name}={value} is outside int64/uint64", f"fix: a float, e.g. {name}=float({name})"))
-    if isinstance(value, complex) or isinstance(value, bool):
+    if isinstance(value, bool):
         return
     name = dtype.name
-    if name in _FLOAT_MAX:
+    if name == "complex64":  # (c10::complex<float>: each part within float32's range)
+        limit = _FLOAT_MAX["float32"]
+        parts = (value.real, value.imag) if isinstance(value, complex) else (value,)
+        if all(abs(x) <= limit or x != x or abs(x) == float("inf") for x in parts):
+            return
+        kind = name
+    elif isinstance(value, complex):
+        return  # (a complex scalar on real tensors: _scalar's own error)
+    elif name in _FLOAT_MAX:
         kind = name if op_name == "addr" else "float32"
         limit = _FLOAT_MAX[kind]
         if abs(value) <= limit or value != value or abs(value) == float("inf"):
