@@ -157,7 +157,7 @@ def _ndim(t: Tensor, name: str, want: int, op_name: str) -> None:
 def _combine(op_name: str, input: Tensor, product: Any, shape: tuple[int, ...], dtype: DType,  # noqa: A002
              beta: Any, alpha: Any, out: Any, inputs: tuple, same_dtype: str = "matmul",
              strides: tuple[int, ...] | None = None, *, empty: bool = False, kernel: bool = False,
-             wide: Any = None) -> Tensor:
+             wide: Any = None, rest: Any = None) -> Tensor:
     """``beta * input + alpha * product`` into a fresh tensor, contiguous or of ``strides``
     (``product``: a zero-argument function giving the product's array, called only when
     ``alpha`` reads it). ``empty``: the contraction (or addbmm's batch) has size 0, so PyTorch
@@ -167,7 +167,9 @@ def _combine(op_name: str, input: Tensor, product: Any, shape: tuple[int, ...], 
     float16/bfloat16, a zero-argument function giving the product in float32, unrounded: PyTorch
     computes ``alpha * acc + beta * input`` in float32 (its opmath) and rounds once to the dtype,
     where a product rounded to float16 first, then scaled and summed in float16, rounds three
-    times (a third to a half of the elements 1 ulp or more off)."""
+    times (a third to a half of the elements 1 ulp or more off). ``rest``: addbmm's further
+    batches, ``rest(opmath)`` giving their products (float32 ones for ``opmath``): PyTorch's
+    addbmm is one addmm per batch, ``result = alpha * P_b + result`` each rounded in turn."""
     base = _expanded(op_name, input, shape)
     beta, alpha = _scalar(beta, "beta", dtype, op_name), _scalar(alpha, "alpha", dtype, op_name)
     if op_name == "addr" and dtype.kind == "u" and dtype.itemsize > 1:
@@ -179,7 +181,8 @@ def _combine(op_name: str, input: Tensor, product: Any, shape: tuple[int, ...], 
     term: Any = None
     # alpha == 0 skips the product as BLAS does (float32/float64, integers), but PyTorch's own
     # float16/bfloat16 kernel multiplies it by 0 (an inf or NaN in it gives NaN)
-    if not empty and (not (blas and alpha == 0) or dtype in REDUCED_FLOATS):
+    reads = not empty and (not (blas and alpha == 0) or dtype in REDUCED_FLOATS)
+    if reads:
         p = quietly(wide) if opmath else product()
         # (quiet as the sum below: an overflow to inf is the value, as in PyTorch, not a NumPy warning)
         term = p if alpha == 1 else (p & alpha if dtype.kind == "b" else quietly(_scaled, p, alpha, np_dtype))
@@ -194,6 +197,8 @@ def _combine(op_name: str, input: Tensor, product: Any, shape: tuple[int, ...], 
                 term = scaled if term is None else term + scaled
     elif term is None:
         term = np.zeros(shape, np_dtype)
+    if rest is not None and reads:
+        term = quietly(_accumulate, term, rest(opmath), alpha, np_dtype, dtype.numpy if opmath else None)
     if strides is None or strides == L.contiguous_strides(shape):
         # (opmath's one rounding to float16 may overflow to inf: PyTorch's value, quietly)
         result = LA.rowmajor(quietly(np.asarray(term, np_dtype).astype, dtype.numpy, copy=False), dtype)
@@ -209,6 +214,17 @@ def _scaled(p: np.ndarray, alpha: Any, np_dtype: np.dtype) -> np.ndarray:
     """``p * alpha`` with ``alpha`` cast to ``np_dtype`` (called quietly: float16's cast of 70000 is
     inf, as the product PyTorch rounds, not a NumPy warning)."""
     return np.multiply(p, np.asarray(alpha, np_dtype))
+
+
+def _accumulate(term: np.ndarray, products: Any, alpha: Any, np_dtype: np.dtype, rounded: Any) -> np.ndarray:
+    """addbmm after its first batch: ``term = alpha * P + term`` for each further product ``P``,
+    each step rounded (to ``rounded`` first, float16/bfloat16, when the steps run in float32)."""
+    scale = None if alpha == 1 else np.asarray(alpha, np_dtype)
+    for p in products:
+        if rounded is not None:
+            term = term.astype(rounded).astype(np_dtype)
+        term = (p if scale is None else p * scale) + term
+    return term
 
 
 def _wide_product(a: Tensor, b: Tensor) -> np.ndarray:
@@ -246,6 +262,13 @@ def _plus_input(product: np.ndarray, layout: Any, input: Any, dtype: DType,  # n
 
 
 _PLAIN = 2**63  # (beta/alpha within it: an int PyTorch's parser takes, a float float32 holds)
+
+
+def _accumulate_into(acc: np.ndarray, products: np.ndarray, alpha: Any) -> None:
+    """:func:`_accumulate` in place, for the float32/float64 fast path."""
+    scale = None if alpha == 1 else np.asarray(alpha, acc.dtype)
+    for p in products:
+        np.add(acc, p if scale is None else np.multiply(p, scale), out=acc)
 
 
 def _scale_add(product: np.ndarray, alpha: np.ndarray | None, base: np.ndarray | None,
@@ -550,9 +573,12 @@ def addbmm(input: Tensor, batch1: Tensor, batch2: Tensor, *, beta: Any = 1, alph
     """
     if out is None and _number(beta) and _number(alpha) and alpha != 0:
         fast = fast_bmm(batch1, batch2)
-        if fast is not None:  # (the general path's sum over the batch, on the same product)
+        if fast is not None:  # (the general path's batch by batch sums, on the same products)
             p = fast[0]
-            t = _plus_input(p.sum(0, dtype=p.dtype), _cinfo[p.shape[1:]][2], input, batch1._dtype, beta, alpha)
+            t = _plus_input(p[0].copy(), _cinfo[p.shape[1:]][2], input, batch1._dtype, beta, alpha)
+            if t is not None and p.shape[0] > 1:
+                acc = t._storage.array.reshape(p.shape[1:])  # (t's own fresh array: summed in place)
+                quietly(_accumulate_into, acc, p[1:], alpha)
             if t is not None:
                 return t
     tensor_arg(input, "addbmm")
@@ -571,12 +597,18 @@ def addbmm(input: Tensor, batch1: Tensor, batch2: Tensor, *, beta: Any = 1, alph
     _refuse_bool(b1._dtype, "addmm_impl_cpu_", "addbmm", empty=False)
     shape = (b1.shape[1], b2.shape[2])
 
-    def summed() -> np.ndarray:
-        p = _product(b1, b2, (b1.shape[0], *shape))._np()
-        return p.sum(0, dtype=p.dtype) if p.shape[0] else np.zeros(shape, p.dtype)
+    # PyTorch's addbmm: one addmm per batch (beta for the first, 1 after), each result rounded
+    products: dict[bool, np.ndarray] = {}
 
-    return _combine("addbmm", input, summed, shape, b1._dtype, beta, alpha, out, (input, b1, b2),
-                    empty=not (b1.shape[0] and b1.shape[2]))
+    def batches(opmath: bool) -> np.ndarray:
+        if opmath not in products:
+            products[opmath] = (_wide_product(b1, b2) if opmath else
+                                _product(b1, b2, (b1.shape[0], *shape))._np())
+        return products[opmath]
+
+    return _combine("addbmm", input, lambda: batches(False)[0], shape, b1._dtype, beta, alpha, out, (input, b1, b2),
+                    empty=not (b1.shape[0] and b1.shape[2]), wide=lambda: batches(True)[0],
+                    rest=lambda opmath: batches(opmath)[1:])
 
 
 seal(globals())  # (last: this module's ops with a backward rule become their recording entries)
