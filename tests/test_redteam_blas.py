@@ -324,7 +324,7 @@ def test_addbmm_adds_batch_by_batch_as_torch(dtype):
     rng = np.random.default_rng(3)
     c, a, b = rng.standard_normal((6, 7)) * 3, rng.standard_normal((4, 6, 5)) * 3, rng.standard_normal((4, 5, 7)) * 3
     theirs_in = [torch.tensor(x).to(getattr(torch, dtype)) for x in (c, a, b)]
-    ours_in = [strided.tensor(x.float().numpy()).to(getattr(strided, dtype)) for x in theirs_in]
+    ours_in = [strided.tensor(x.double().numpy()).to(getattr(strided, dtype)) for x in theirs_in]
     transposed = ours_in[1].transpose(1, 2).contiguous().transpose(1, 2)
     for beta, alpha in ((1, 1), (0.5, 0.3), (0, 2)):
         want = torch.addbmm(*theirs_in, beta=beta, alpha=alpha).float().numpy().tobytes()
