@@ -331,3 +331,22 @@ def test_addbmm_adds_batch_by_batch_as_torch(dtype):
         for x in (ours_in[1], transposed):
             got = strided.addbmm(ours_in[0], x, ours_in[2], beta=beta, alpha=alpha)
             assert got.float().numpy().tobytes() == want, (beta, alpha)
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float64", "float16"])
+def test_small_baddbmm_is_torchs_running_sum_bit_for_bit(dtype):
+    """Below 400 multiply-adds a matrix PyTorch's baddbmm adds ``x[k] * y[k]`` in order (each
+    product and sum rounded; float32 for float16), not BLAS's blocked sum: NumPy's matmul gave
+    other last bits in a quarter to a half of the elements. Fast (row-major) and general
+    (transposed operand) paths; (1, 399, 1) is still the loop, (2, 9, 9, 9) too."""
+    rng = np.random.default_rng(5)
+    for bs, n, k, p in ((2, 4, 3, 5), (3, 5, 7, 6), (1, 1, 399, 1), (2, 9, 9, 4)):
+        theirs_in = [torch.tensor(rng.standard_normal(s)).to(getattr(torch, dtype))
+                     for s in ((bs, n, p), (bs, n, k), (bs, k, p))]
+        ours_in = [strided.tensor(x.double().numpy()).to(getattr(strided, dtype)) for x in theirs_in]
+        transposed = ours_in[1].transpose(1, 2).contiguous().transpose(1, 2)
+        for beta, alpha in ((1, 1), (0.5, 0.3), (0, 1)):
+            want = torch.baddbmm(*theirs_in, beta=beta, alpha=alpha).float().numpy().tobytes()
+            for x in (ours_in[1], transposed):
+                got = strided.baddbmm(ours_in[0], x, ours_in[2], beta=beta, alpha=alpha)
+                assert got.float().numpy().tobytes() == want, ((bs, n, k, p), beta, alpha)

@@ -17,6 +17,8 @@ Contracts (checked against PyTorch, whose texts open the errors):
   ops, an int beyond int64/uint64), never an inf. An empty contraction never reads ``alpha``.
 * float16/bfloat16 (addmm, addmv, baddbmm): ``alpha * acc + beta * input`` in float32, rounded
   once, as PyTorch's opmath (addmm and baddbmm bit for bit; addmv closer, not exact).
+* PyTorch's own loops where it has them: baddbmm below 400 multiply-adds a matrix is its running
+  sum over the contraction (not BLAS's); addbmm is one addmm per batch, rounded each time.
 * gradients: PyTorch's derivatives.yaml (``maybe_multiply(grad, beta)`` for the input, summed to
   its shape; the product's rule times ``alpha`` for the factors; complex ones conjugated as
   PyTorch's), with recording ops, so they differentiate again.
@@ -49,7 +51,7 @@ from .._support.promotion import result_type
 from .._support.reduce_args import shape_text
 from ..registry import op
 from . import _batched as LA
-from .matmul import _check_mm, _product, _refuse_bool, fast_bmm, fast_product
+from .matmul import _check_mm, _product, _refuse_bool, _rowmajor_float, fast_bmm, fast_product
 
 _FAST = frozenset({float32, float64})
 
@@ -520,7 +522,7 @@ def baddbmm(input: Tensor, batch1: Tensor, batch2: Tensor, *, beta: Any = 1, alp
     """
     if out is None and _number(beta) and _number(alpha) and alpha != 0 and batch1.__class__ is Tensor and (
             batch2.__class__ is Tensor):
-        fast = fast_bmm(batch1, batch2)
+        fast = _fast_baddbmm_product(batch1, batch2)
         if fast is not None:
             t = _plus_input(fast[0], fast[1], input, batch1._dtype, beta, alpha)
             if t is not None:
@@ -546,8 +548,39 @@ def baddbmm(input: Tensor, batch1: Tensor, batch2: Tensor, *, beta: Any = 1, alp
     _refuse_bool(b1._dtype, "baddbmm", "baddbmm", empty=False)
     shape = (batch, n, b2.shape[2])
     # (PyTorch's baddbmm runs its own loop below 400 multiply-adds a matrix, BLAS from there)
-    return _combine("baddbmm", input, lambda: _product(b1, b2, shape)._np(), shape, b1._dtype, beta, alpha, out,
-                    (input, b1, b2), empty=not k, kernel=k * n * shape[2] < 400, wide=lambda: _wide_product(b1, b2))
+    kernel = k * n * shape[2] < 400
+    if kernel and b1._dtype.is_floating_point:  # (its running sums' bits; other dtypes' sums are exact)
+        product, wide = lambda: quietly(_kernel_bmm, b1._np(), b2._np(), b1._dtype.numpy), lambda: _kernel_bmm(
+            b1._np(), b2._np(), np.dtype(np.float32))
+    else:
+        product, wide = lambda: _product(b1, b2, shape)._np(), lambda: _wide_product(b1, b2)
+    return _combine("baddbmm", input, product, shape, b1._dtype, beta, alpha, out,
+                    (input, b1, b2), empty=not k, kernel=kernel, wide=wide)
+
+
+def _kernel_bmm(x: np.ndarray, y: np.ndarray, dtype: np.dtype) -> np.ndarray:
+    """PyTorch's small baddbmm loop (below 400 multiply-adds a matrix): ``acc = 0; acc += x[k] *
+    y[k]`` in order over the contraction, each product and sum rounded in ``dtype`` (its opmath:
+    float32 for float16/bfloat16), as a fresh row-major (B, n, p) array. The cumulative sum is
+    that running sum; the final + 0 is its start (all -0.0 products give +0.0)."""
+    prods = np.multiply(x[:, :, :, None], y[:, None, :, :], dtype=dtype)  # (B, n, k, p)
+    return np.ascontiguousarray(np.cumsum(prods, axis=2, dtype=dtype)[:, :, -1, :] + dtype.type(0))
+
+
+def _fast_baddbmm_product(a: Any, b: Any) -> tuple[np.ndarray, Any] | None:
+    """baddbmm's fast-path product: :func:`fast_bmm`'s, but PyTorch's own loop's running sums
+    (:func:`_kernel_bmm`) below its 400 multiply-adds a matrix."""
+    if a.__class__ is Tensor and b.__class__ is Tensor:
+        sa, sb = a._layout.shape, b._layout.shape
+        if len(sa) == 3 and len(sb) == 3 and sa[1] * sa[2] * sb[-1] < 400:
+            if sa[0] != sb[0] or sa[2] != sb[1] or not (all(sa) and sb[2]):
+                return None
+            x = _rowmajor_float(a, sa, a._dtype)
+            y = _rowmajor_float(b, sb, a._dtype) if x is not None else None
+            if y is None:
+                return None
+            return quietly(_kernel_bmm, x, y, x.dtype), _cinfo[(*sa[:2], sb[2])][2]
+    return fast_bmm(a, b)
 
 
 def _addbmm_pre(self: Tensor, batch1: Any, batch2: Any, **kwargs: Any) -> bool:
