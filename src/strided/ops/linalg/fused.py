@@ -558,13 +558,23 @@ def baddbmm(input: Tensor, batch1: Tensor, batch2: Tensor, *, beta: Any = 1, alp
                     (input, b1, b2), empty=not k, kernel=kernel, wide=wide)
 
 
-def _kernel_bmm(x: np.ndarray, y: np.ndarray, dtype: np.dtype) -> np.ndarray:
+def _kernel_bmm(x: np.ndarray, y: np.ndarray, dtype: np.dtype | None) -> np.ndarray:
     """PyTorch's small baddbmm loop (below 400 multiply-adds a matrix): ``acc = 0; acc += x[k] *
     y[k]`` in order over the contraction, each product and sum rounded in ``dtype`` (its opmath:
     float32 for float16/bfloat16), as a fresh row-major (B, n, p) array. The cumulative sum is
     that running sum; the final + 0 is its start (all -0.0 products give +0.0)."""
-    prods = np.multiply(x[:, :, :, None], y[:, None, :, :], dtype=dtype)  # (B, n, k, p)
-    return np.ascontiguousarray(np.cumsum(prods, axis=2, dtype=dtype)[:, :, -1, :] + dtype.type(0))
+    k = x.shape[2]
+    if x.dtype == dtype:  # (no dtype= to resolve: a microsecond or two a call)
+        dtype = None
+    zero = (x.dtype if dtype is None else dtype).type(0)
+    if k > 8:  # (one product array and its cumulative sum: fewer NumPy calls than k steps)
+        prods = np.multiply(x[:, :, :, None], y[:, None, :, :], dtype=dtype)  # (B, n, k, p)
+        return np.ascontiguousarray(np.cumsum(prods, axis=2, dtype=dtype)[:, :, -1, :] + zero)
+    acc = np.multiply(x[:, :, 0, None], y[:, 0, None, :], dtype=dtype)
+    np.add(acc, zero, out=acc)  # (0 + p0: -0.0 becomes +0.0 as in PyTorch's loop)
+    for i in range(1, k):
+        np.add(acc, np.multiply(x[:, :, i, None], y[:, i, None, :], dtype=dtype), out=acc)
+    return acc
 
 
 def _fast_baddbmm_product(a: Any, b: Any) -> tuple[np.ndarray, Any] | None:
