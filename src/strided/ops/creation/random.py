@@ -439,7 +439,7 @@ def _plain_randint(low: Any, high: Any, size: Any) -> Shape | None:
     of non-negative int sizes within int64); None otherwise (the general path decides)."""
     if low.__class__ is not int or high.__class__ is not int or size.__class__ is not tuple:
         return None
-    if not -_INT64_TOP - 1 <= low < high <= _INT64_TOP + 1:
+    if not -_INT64_TOP - 1 <= low < high <= _INT64_TOP:  # (2**63: the parser's overflow error)
         return None
     for s in size:
         if s.__class__ is not int or not 0 <= s <= _INT64_TOP:
@@ -761,7 +761,7 @@ def randint_like(input: Any, low: Any = None, high: Any = None, *, dtype: Any = 
     >>> y.shape, bool(((y >= 0) & (y < 3)).all())
     ((100,), True)
     """
-    if high is None and low.__class__ is int and low > 0 and dtype is None and device is None and (
+    if high is None and low.__class__ is int and 0 < low <= _INT64_TOP and dtype is None and device is None and (
             requires_grad is False and memory_format is preserve_format and input.__class__ is Tensor and
             input._dtype in _PLAIN_INT_LIKE):
         # the common randint_like(t, high): the general path's checks that can fail and its draw,

@@ -12,7 +12,13 @@ Contracts (checked against PyTorch, whose texts open the errors):
 * ``beta == 0`` ignores ``input`` (NaN and inf in it do not reach the result) and, for the BLAS
   ops, ``alpha == 0`` ignores the product, as BLAS does. For integer dtypes the BLAS ops
   truncate a float ``beta``/``alpha`` toward zero (PyTorch's ``Scalar.to<int64_t>()``), while
-  ``addr`` refuses it; a complex scalar on a real dtype is refused.
+  ``addr`` refuses it; a complex scalar on a real dtype is refused. A ``beta``/``alpha`` the
+  scalar type cannot hold is PyTorch's error (float32's range for float32/float16/bfloat16 BLAS
+  ops, an int beyond int64/uint64), never an inf. An empty contraction never reads ``alpha``.
+* float16/bfloat16 (addmm, addmv, baddbmm): ``alpha * acc + beta * input`` in float32, rounded
+  once, as PyTorch's opmath (addmm and baddbmm bit for bit; addmv closer, not exact).
+* PyTorch's own loops where it has them: baddbmm below 400 multiply-adds a matrix is its running
+  sum over the contraction (not BLAS's); addbmm is one addmm per batch, rounded each time.
 * gradients: PyTorch's derivatives.yaml (``maybe_multiply(grad, beta)`` for the input, summed to
   its shape; the product's rule times ``alpha`` for the factors; complex ones conjugated as
   PyTorch's), with recording ops, so they differentiate again.
@@ -56,6 +62,7 @@ def _scalar(value: Any, name: str, dtype: DType, op_name: str) -> Any:
     """``beta``/``alpha`` as the kernel reads it for ``dtype`` (see the module doc)."""
     if isinstance(value, Tensor):
         value = value.item()
+    _check_range(value, name, dtype, op_name)
     if op_name == "addr" and isinstance(value, bool) and dtype.kind != "b":
         raise StridedRuntimeError(join_lines(
             f"Boolean {name} only supported for Boolean results.",
@@ -73,9 +80,55 @@ def _scalar(value: Any, name: str, dtype: DType, op_name: str) -> Any:
         if op_name == "addr":
             raise _integral_scalar(name, value, dtype)
         return int(value)  # (PyTorch's Scalar.to<int64_t>(): toward zero)
+    if dtype.kind == "u" and value.__class__ is int and value < 0:  # (two's complement, as PyTorch's cast)
+        return value + (1 << 8 * dtype.itemsize)
     if dtype.kind == "b":
         return bool(value)
     return value
+
+
+# the largest finite value PyTorch converts beta/alpha to without its overflow error: the BLAS
+# ops read float16/bfloat16 scalars as float (their opmath type), addr as the dtype itself
+_FLOAT_MAX = {"float32": float(np.finfo(np.float32).max), "float16": 65504.0, "bfloat16": 3.3895313892515355e38}
+
+
+def _check_range(value: Any, name: str, dtype: DType, op_name: str) -> None:
+    """PyTorch's errors for a ``beta``/``alpha`` it cannot hold: a Python int outside
+    [-2**63, 2**64) (its argument parser's OverflowError), a finite float beyond the scalar
+    type's range (float32's for the BLAS ops' float16/bfloat16), a number outside a signed
+    integer dtype's range (NaN and inf included): never an inf or a wrapped value."""
+    if isinstance(value, int) and not -2**63 <= value < 2**64:
+        raise OverflowError(join_lines(
+            "int too big to convert" if value > 0 else "can't convert negative int to unsigned",
+            f"{op_name}: {name}={value} is outside int64/uint64", f"fix: a float, e.g. {name}=float({name})"))
+    if isinstance(value, bool):
+        return
+    name = dtype.name
+    if name == "complex64":  # (c10::complex<float>: each part within float32's range)
+        limit = _FLOAT_MAX["float32"]
+        parts = (value.real, value.imag) if isinstance(value, complex) else (value,)
+        if all(abs(x) <= limit or x != x or abs(x) == float("inf") for x in parts):
+            return
+        kind = name
+    elif isinstance(value, complex):
+        return  # (a complex scalar on real tensors: _scalar's own error)
+    elif name in _FLOAT_MAX:
+        kind = name if op_name == "addr" else "float32"
+        limit = _FLOAT_MAX[kind]
+        if abs(value) <= limit or value != value or abs(value) == float("inf"):
+            return
+    elif dtype.kind in "iu" and not (op_name == "addr" and isinstance(value, float)):  # (addr refuses floats first)
+        info = np.iinfo(dtype.numpy)
+        # (c10's overflows(): an int may wrap into an unsigned type from as far below 0 as its max)
+        low = -info.max if dtype.kind == "u" and isinstance(value, int) else info.min
+        if value == value and low <= value <= info.max:
+            return
+        kind = name
+    else:
+        return
+    raise StridedRuntimeError(join_lines(
+        f"value cannot be converted to type {C10_NAME[kind]} without overflow",
+        f"{op_name}: {name}={value!r} is beyond {kind}'s range", f"fix: a smaller {name}, or a wider dtype"))
 
 
 def _integral_scalar(name: str, value: Any, dtype: DType) -> StridedRuntimeError:
@@ -105,24 +158,36 @@ def _ndim(t: Tensor, name: str, want: int, op_name: str) -> None:
 
 def _combine(op_name: str, input: Tensor, product: Any, shape: tuple[int, ...], dtype: DType,  # noqa: A002
              beta: Any, alpha: Any, out: Any, inputs: tuple, same_dtype: str = "matmul",
-             strides: tuple[int, ...] | None = None) -> Tensor:
+             strides: tuple[int, ...] | None = None, *, empty: bool = False, kernel: bool = False,
+             wide: Any = None, rest: Any = None) -> Tensor:
     """``beta * input + alpha * product`` into a fresh tensor, contiguous or of ``strides``
     (``product``: a zero-argument function giving the product's array, called only when
-    ``alpha`` reads it)."""
+    ``alpha`` reads it). ``empty``: the contraction (or addbmm's batch) has size 0, so PyTorch
+    never reads ``alpha`` (``beta * input``, or zeros: an inf or NaN alpha gives no NaN).
+    ``kernel``: PyTorch's own loop computes it (small baddbmm), which multiplies the product by
+    ``alpha`` even at 0 (an inf in it gives NaN), where BLAS skips the product. ``wide``: for
+    float16/bfloat16, a zero-argument function giving the product in float32, unrounded: PyTorch
+    computes ``alpha * acc + beta * input`` in float32 (its opmath) and rounds once to the dtype,
+    where a product rounded to float16 first, then scaled and summed in float16, rounds three
+    times (a third to a half of the elements 1 ulp or more off). ``rest``: addbmm's further
+    batches, ``rest(opmath)`` giving their products (float32 ones for ``opmath``): PyTorch's
+    addbmm is one addmm per batch, ``result = alpha * P_b + result`` each rounded in turn."""
     base = _expanded(op_name, input, shape)
     beta, alpha = _scalar(beta, "beta", dtype, op_name), _scalar(alpha, "alpha", dtype, op_name)
     if op_name == "addr" and dtype.kind == "u" and dtype.itemsize > 1:
         # (PyTorch's addr kernel has no uint16/32/64 loop; it checks beta and alpha first)
         raise _not_implemented("addr_cpu", dtype, inputs, "fix: convert them to int64 first")
-    blas = op_name != "addr"
-    np_dtype = dtype.numpy
+    blas = op_name != "addr" and not kernel
+    opmath = wide is not None and dtype in REDUCED_FLOATS
+    np_dtype = np.dtype(np.float32) if opmath else dtype.numpy  # (the dtype the arithmetic runs in)
     term: Any = None
     # alpha == 0 skips the product as BLAS does (float32/float64, integers), but PyTorch's own
     # float16/bfloat16 kernel multiplies it by 0 (an inf or NaN in it gives NaN)
-    if not (blas and alpha == 0) or dtype in REDUCED_FLOATS:
-        p = product()
+    reads = not empty and (not (blas and alpha == 0) or dtype in REDUCED_FLOATS)
+    if reads:
+        p = quietly(wide) if opmath else product()
         # (quiet as the sum below: an overflow to inf is the value, as in PyTorch, not a NumPy warning)
-        term = p if alpha == 1 else (p & alpha if dtype.kind == "b" else quietly(np.multiply, p, np.asarray(alpha, np_dtype)))
+        term = p if alpha == 1 else (p & alpha if dtype.kind == "b" else quietly(_scaled, p, alpha, np_dtype))
     if beta != 0:
         b = base._np().astype(np_dtype, copy=False)
         if dtype.kind == "b":
@@ -134,14 +199,40 @@ def _combine(op_name: str, input: Tensor, product: Any, shape: tuple[int, ...], 
                 term = scaled if term is None else term + scaled
     elif term is None:
         term = np.zeros(shape, np_dtype)
+    if rest is not None and reads:
+        term = quietly(_accumulate, term, rest(opmath), alpha, np_dtype, dtype.numpy if opmath else None)
     if strides is None or strides == L.contiguous_strides(shape):
-        result = LA.rowmajor(np.asarray(term, np_dtype), dtype)
+        # (opmath's one rounding to float16 may overflow to inf: PyTorch's value, quietly)
+        result = LA.rowmajor(quietly(np.asarray(term, np_dtype).astype, dtype.numpy, copy=False), dtype)
     else:
         result = new_result(shape, dtype, strides)
-        result._np()[...] = term
+        quietly(np.copyto, result._np(), term, casting="unsafe")  # (an assignment's cast)
     if out is not None:
         return write_out(out, result, op_name, inputs, same_dtype=same_dtype)
     return result
+
+
+def _scaled(p: np.ndarray, alpha: Any, np_dtype: np.dtype) -> np.ndarray:
+    """``p * alpha`` with ``alpha`` cast to ``np_dtype`` (called quietly: float16's cast of 70000 is
+    inf, as the product PyTorch rounds, not a NumPy warning)."""
+    return np.multiply(p, np.asarray(alpha, np_dtype))
+
+
+def _accumulate(term: np.ndarray, products: Any, alpha: Any, np_dtype: np.dtype, rounded: Any) -> np.ndarray:
+    """addbmm after its first batch: ``term = alpha * P + term`` for each further product ``P``,
+    each step rounded (to ``rounded`` first, float16/bfloat16, when the steps run in float32)."""
+    scale = None if alpha == 1 else np.asarray(alpha, np_dtype)
+    for p in products:
+        if rounded is not None:
+            term = term.astype(rounded).astype(np_dtype)
+        term = (p if scale is None else p * scale) + term
+    return term
+
+
+def _wide_product(a: Tensor, b: Tensor) -> np.ndarray:
+    """The matrix product of float16/bfloat16 ``a`` and ``b`` in float32, unrounded (exact
+    widening of the operands; PyTorch's opmath accumulation)."""
+    return np.matmul(a._np().astype(np.float32), b._np().astype(np.float32))
 
 
 def _number(value: Any) -> bool:
@@ -162,13 +253,24 @@ def _plus_input(product: np.ndarray, layout: Any, input: Any, dtype: DType,  # n
     ``p * alpha`` (unless 1), then ``+ input * beta`` (``+ input`` for 1, nothing for 0: NaN in
     ``input`` ignored), each rounded once, so the bits are the general path's; no intermediate
     array but ``input * beta``."""
-    if input.__class__ is not Tensor or input._dtype is not dtype or input._layout.shape != layout.shape:
-        return None
+    if input.__class__ is not Tensor or input._dtype is not dtype or input._layout.shape != layout.shape or not (
+            -_PLAIN <= beta <= _PLAIN and -_PLAIN <= alpha <= _PLAIN):
+        return None  # (a huge or non-finite beta/alpha: the general path's range checks)
     np_dtype = product.dtype  # (the general path's scalars: np.asarray(alpha, np_dtype))
     # (one quiet call for the two or three ufuncs: _combine's errstate, at a tenth of its cost)
     quietly(_scale_add, product, None if alpha == 1 else np.asarray(alpha, np_dtype),
             None if beta == 0 else input._np(), None if beta == 0 or beta == 1 else np.asarray(beta, np_dtype))
     return adopted(product.reshape(-1), layout, dtype)
+
+
+_PLAIN = 2**63  # (beta/alpha within it: an int PyTorch's parser takes, a float float32 holds)
+
+
+def _accumulate_into(acc: np.ndarray, products: np.ndarray, alpha: Any) -> None:
+    """:func:`_accumulate` in place, for the float32/float64 fast path."""
+    scale = None if alpha == 1 else np.asarray(alpha, acc.dtype)
+    for p in products:
+        np.add(acc, p if scale is None else np.multiply(p, scale), out=acc)
 
 
 def _scale_add(product: np.ndarray, alpha: np.ndarray | None, base: np.ndarray | None,
@@ -274,7 +376,8 @@ def addmm(input: Tensor, mat1: Tensor, mat2: Tensor, *, beta: Any = 1, alpha: An
     _ndim(b, "mat2", 2, "addmm")
     _check_mm(a, b, "addmm")
     shape = (a.shape[0], b.shape[1])
-    return _combine("addmm", input, lambda: _product(a, b, shape)._np(), shape, a._dtype, beta, alpha, out, (input, a, b))
+    return _combine("addmm", input, lambda: _product(a, b, shape)._np(), shape, a._dtype, beta, alpha, out, (input, a, b),
+                    empty=not a.shape[1], wide=lambda: _wide_product(a, b))
 
 
 def _addmv_pre(self: Tensor, mat: Any, vec: Any, **kwargs: Any) -> bool:
@@ -322,7 +425,8 @@ def addmv(input: Tensor, mat: Tensor, vec: Tensor, *, beta: Any = 1, alpha: Any 
             f"addmv input tensors must have the same dtype, but got {names}",
             "addmv does not promote", f"fix: convert them to one dtype, e.g. .to(strided.{a._dtype.name})"))
     _refuse_bool(a._dtype, "addmv_impl_cpu", "addmv", empty=n == 0 or m == 0)
-    return _combine("addmv", input, lambda: _product(a, v, (n,))._np(), (n,), a._dtype, beta, alpha, out, (input, a, v))
+    return _combine("addmv", input, lambda: _product(a, v, (n,))._np(), (n,), a._dtype, beta, alpha, out, (input, a, v),
+                    empty=not a.shape[1], wide=lambda: _wide_product(a, v))
 
 
 def _addr_pre(self: Tensor, vec1: Any, vec2: Any, **kwargs: Any) -> bool:
@@ -418,7 +522,7 @@ def baddbmm(input: Tensor, batch1: Tensor, batch2: Tensor, *, beta: Any = 1, alp
     """
     if out is None and _number(beta) and _number(alpha) and alpha != 0 and batch1.__class__ is Tensor and (
             batch2.__class__ is Tensor):
-        fast = fast_bmm(batch1, batch2)
+        fast = _fast_baddbmm_product(batch1, batch2)
         if fast is not None:
             t = _plus_input(fast[0], fast[1], input, batch1._dtype, beta, alpha)
             if t is not None:
@@ -443,8 +547,50 @@ def baddbmm(input: Tensor, batch1: Tensor, batch2: Tensor, *, beta: Any = 1, alp
                                              f"fix: convert them to one dtype, e.g. .to(strided.{b1._dtype.name})"))
     _refuse_bool(b1._dtype, "baddbmm", "baddbmm", empty=False)
     shape = (batch, n, b2.shape[2])
-    return _combine("baddbmm", input, lambda: _product(b1, b2, shape)._np(), shape, b1._dtype, beta, alpha, out,
-                        (input, b1, b2))
+    # (PyTorch's baddbmm runs its own loop below 400 multiply-adds a matrix, BLAS from there)
+    kernel = k * n * shape[2] < 400
+    if kernel and b1._dtype.is_floating_point:  # (its running sums' bits; other dtypes' sums are exact)
+        product, wide = lambda: quietly(_kernel_bmm, b1._np(), b2._np(), b1._dtype.numpy), lambda: _kernel_bmm(
+            b1._np(), b2._np(), np.dtype(np.float32))
+    else:
+        product, wide = lambda: _product(b1, b2, shape)._np(), lambda: _wide_product(b1, b2)
+    return _combine("baddbmm", input, product, shape, b1._dtype, beta, alpha, out,
+                    (input, b1, b2), empty=not k, kernel=kernel, wide=wide)
+
+
+def _kernel_bmm(x: np.ndarray, y: np.ndarray, dtype: np.dtype | None) -> np.ndarray:
+    """PyTorch's small baddbmm loop (below 400 multiply-adds a matrix): ``acc = 0; acc += x[k] *
+    y[k]`` in order over the contraction, each product and sum rounded in ``dtype`` (its opmath:
+    float32 for float16/bfloat16), as a fresh row-major (B, n, p) array. The cumulative sum is
+    that running sum; the final + 0 is its start (all -0.0 products give +0.0)."""
+    k = x.shape[2]
+    if x.dtype == dtype:  # (no dtype= to resolve: a microsecond or two a call)
+        dtype = None
+    zero = (x.dtype if dtype is None else dtype).type(0)
+    if k > 8:  # (one product array and its cumulative sum: fewer NumPy calls than k steps)
+        prods = np.multiply(x[:, :, :, None], y[:, None, :, :], dtype=dtype)  # (B, n, k, p)
+        return np.ascontiguousarray(np.cumsum(prods, axis=2, dtype=dtype)[:, :, -1, :] + zero)
+    acc = np.multiply(x[:, :, 0, None], y[:, 0, None, :], dtype=dtype)
+    np.add(acc, zero, out=acc)  # (0 + p0: -0.0 becomes +0.0 as in PyTorch's loop)
+    for i in range(1, k):
+        np.add(acc, np.multiply(x[:, :, i, None], y[:, i, None, :], dtype=dtype), out=acc)
+    return acc
+
+
+def _fast_baddbmm_product(a: Any, b: Any) -> tuple[np.ndarray, Any] | None:
+    """baddbmm's fast-path product: :func:`fast_bmm`'s, but PyTorch's own loop's running sums
+    (:func:`_kernel_bmm`) below its 400 multiply-adds a matrix."""
+    if a.__class__ is Tensor and b.__class__ is Tensor:
+        sa, sb = a._layout.shape, b._layout.shape
+        if len(sa) == 3 and len(sb) == 3 and sa[1] * sa[2] * sb[-1] < 400:
+            if sa[0] != sb[0] or sa[2] != sb[1] or not (all(sa) and sb[2]):
+                return None
+            x = _rowmajor(a, sa)  # (the module's seam, as addmv's: a test forces the general path)
+            y = _rowmajor(b, sb) if x is not None and b._dtype is a._dtype else None
+            if y is None:
+                return None
+            return quietly(_kernel_bmm, x, y, x.dtype), _cinfo[(*sa[:2], sb[2])][2]
+    return fast_bmm(a, b)
 
 
 def _addbmm_pre(self: Tensor, batch1: Any, batch2: Any, **kwargs: Any) -> bool:
@@ -470,9 +616,12 @@ def addbmm(input: Tensor, batch1: Tensor, batch2: Tensor, *, beta: Any = 1, alph
     """
     if out is None and _number(beta) and _number(alpha) and alpha != 0:
         fast = fast_bmm(batch1, batch2)
-        if fast is not None:  # (the general path's sum over the batch, on the same product)
+        if fast is not None:  # (the general path's batch by batch sums, on the same products)
             p = fast[0]
-            t = _plus_input(p.sum(0, dtype=p.dtype), _cinfo[p.shape[1:]][2], input, batch1._dtype, beta, alpha)
+            t = _plus_input(p[0].copy(), _cinfo[p.shape[1:]][2], input, batch1._dtype, beta, alpha)
+            if t is not None and p.shape[0] > 1:
+                acc = t._storage.array.reshape(p.shape[1:])  # (t's own fresh array: summed in place)
+                quietly(_accumulate_into, acc, p[1:], alpha)
             if t is not None:
                 return t
     tensor_arg(input, "addbmm")
@@ -491,11 +640,18 @@ def addbmm(input: Tensor, batch1: Tensor, batch2: Tensor, *, beta: Any = 1, alph
     _refuse_bool(b1._dtype, "addmm_impl_cpu_", "addbmm", empty=False)
     shape = (b1.shape[1], b2.shape[2])
 
-    def summed() -> np.ndarray:
-        p = _product(b1, b2, (b1.shape[0], *shape))._np()
-        return p.sum(0, dtype=p.dtype) if p.shape[0] else np.zeros(shape, p.dtype)
+    # PyTorch's addbmm: one addmm per batch (beta for the first, 1 after), each result rounded
+    products: dict[bool, np.ndarray] = {}
 
-    return _combine("addbmm", input, summed, shape, b1._dtype, beta, alpha, out, (input, b1, b2))
+    def batches(opmath: bool) -> np.ndarray:
+        if opmath not in products:
+            products[opmath] = (_wide_product(b1, b2) if opmath else
+                                _product(b1, b2, (b1.shape[0], *shape))._np())
+        return products[opmath]
+
+    return _combine("addbmm", input, lambda: batches(False)[0], shape, b1._dtype, beta, alpha, out, (input, b1, b2),
+                    empty=not (b1.shape[0] and b1.shape[2]), wide=lambda: batches(True)[0],
+                    rest=lambda opmath: batches(opmath)[1:])
 
 
 seal(globals())  # (last: this module's ops with a backward rule become their recording entries)

@@ -546,7 +546,13 @@ def linalg_lstsq(A: Tensor, B: Tensor, rcond: float | None = None, *, driver: st
             f"{op}: Expected input and other to have the same dtype, but got input's dtype "
             f"{TORCH_NAMES[A._dtype]} and other's dtype {TORCH_NAMES[B._dtype]}",
             f"A is {A._dtype.name}, B {B._dtype.name}", f"fix: B.to(strided.{A._dtype.name})"))
-    vector = B.ndim == A.ndim - 1
+    if not (A.ndim >= B.ndim and A.ndim - B.ndim <= 1):
+        raise StridedRuntimeError(join_lines(
+            f"{op}: input.dim() must be greater or equal to other.dim() and (input.dim() - other.dim()) <= 1",
+            f"A has shape {shape_text(A.shape)}, B {shape_text(B.shape)}",
+            "fix: B of A's dims (a batch of matrices), or of A.shape[:-1] (a batch of vectors)"))
+    # (PyTorch's vector case: B of one dim, or exactly A's shape but its last; else B is matrices)
+    vector = B.ndim == 1 or (B.ndim == A.ndim - 1 and B.shape == A.shape[:-1])
     a, b = LA.finite_for_svd(A), B._np()
     if vector:
         b = b[..., None]
@@ -581,6 +587,9 @@ def linalg_lstsq(A: Tensor, B: Tensor, rcond: float | None = None, *, driver: st
         with quiet():  # (np.errstate(all="ignore") at a tenth of its cost)
             r = a @ buffer[..., :n, :] - b
         residuals = np.sum(np.abs(r) ** 2, axis=-2).astype(real)  # (a vector B's too: (..., 1), as PyTorch's)
+    if batch != A.shape[:-2]:  # (PyTorch's rank and singular values keep A's own batch shape)
+        own = tuple(slice(0, 1) if size == 1 else slice(None) for size in A.shape[:-2])
+        rank, s = rank[own], s[own]
     rt = real_of(A._dtype)
     solution = LA.colmajor(buffer, A._dtype)[..., :n, :]
     if vector:

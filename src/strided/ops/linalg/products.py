@@ -19,6 +19,7 @@ product and a sum), so their gradients are those ops' own; ``cross`` has PyTorch
 
 from __future__ import annotations
 
+import math
 import warnings
 from typing import Any
 
@@ -92,17 +93,71 @@ _CROSS_B = np.array([2, 0, 1, 1, 2, 0])
 
 
 def _cross3(a: np.ndarray, b: np.ndarray, d: int) -> np.ndarray:
-    """``np.cross(a, b, axis=d)`` of same-shape, same-dtype numeric ``a`` and ``b`` (size 3 along
-    ``d``), bit for bit, as a fresh row-major array: NumPy's own products and differences
+    """The cross product along ``d`` of same-shape, same-dtype numeric ``a`` and ``b`` (size 3 along
+    ``d``) as a fresh row-major array, bit for bit PyTorch's: for float32/float64 its CPU kernel's
+    ``fma(a1, b2, -(a2*b1))`` per component (:func:`_fused_halves`), for other dtypes
+    ``np.cross(a, b, axis=d)``'s bits (PyTorch's there): NumPy's own products and differences
     (``c0 = a1*b2 - a2*b1``, ``c1 = a2*b0 - a0*b2``, ``c2 = a0*b1 - a1*b0``), all three components
     at once: one gather of each operand along ``d`` (``[a1 a2 a0 a2 a0 a1]``, ``[b2 b0 b1 b1 b2 b0]``),
     one product of the six, one difference of its halves (four NumPy calls instead of np.cross's
     axis handling and nine ufuncs of a third each)."""
     head = (slice(None),) * d
-    c = quietly(_halves_difference, a[(*head, _CROSS_A)], b[(*head, _CROSS_B)], head)
+    fused = _fused_halves if a.dtype == np.float32 or a.dtype == np.float64 else _halves_difference
+    c = quietly(fused, a[(*head, _CROSS_A)], b[(*head, _CROSS_B)], head)
     # (the halves' strides are in row-major order, so NumPy's "K" order gives a row-major c;
     # size-1 dims leave it free to choose others)
     return c if c.flags.c_contiguous else np.ascontiguousarray(c)
+
+
+def _fused_halves(x: np.ndarray, y: np.ndarray, head: tuple) -> np.ndarray:
+    """float32/float64 ``x`` and ``y``: ``fma(x1, y1, -(x2 * y2))`` of their first (1) and last (2)
+    three components along the dim after ``head`` -- PyTorch's cross kernel, whose
+    ``a1*b2 - a2*b1`` the compiler fuses: the first product exact, the second rounded, one final
+    rounding (np.cross rounds both products: 1 ulp off in about a quarter of float32 elements)."""
+    first, last = (*head, slice(0, 3)), (*head, slice(3, 6))
+    minus = np.negative(np.multiply(x[last], y[last]))
+    if x.dtype == np.float64:
+        from ...kernels.fused import fma  # (the compiled fma64, exact; its NumPy fallback otherwise)
+
+        return fma(x[first], y[first], minus)
+    return _fma32(x[first], y[first], minus)
+
+
+def _fma32(a: np.ndarray, b: np.ndarray, c: np.ndarray) -> np.ndarray:
+    """``a * b + c`` of float32 arrays rounded once to float32 (a correctly rounded fma), in
+    NumPy: ``a * b + c`` in float64 (the product exact: 48 bits) cast to float32. That rounds
+    twice, which is wrong only where the float64 sum lands exactly on a tie between two float32s
+    while the exact sum is off it (2**24 + 1 + 2**-40: the fma gives 2**24 + 2, the casts 2**24):
+    those few sums (bits below float32's precision exactly one half, or float32-subnormal ones)
+    are redone by :func:`_fma32_ties`."""
+    s = np.multiply(a, b, dtype=np.float64)
+    np.add(s, c, out=s)  # (c's float32 values cast in the ufunc's buffers: exact)
+    r = s.astype(np.float32)
+    # (a normal float32's tie: the 29 bits float64 has beyond it are 1 and 28 zeros; near and
+    # below float32's smallest normal, where fewer bits count, every sum is redone)
+    suspect = np.bitwise_and(s.view(np.uint64), 0x1FFFFFFF) == 0x10000000
+    suspect |= np.abs(r) <= np.float32(2.0**-126)
+    if suspect.any():
+        at = np.nonzero(suspect)
+        p = np.multiply(a[at], b[at], dtype=np.float64)
+        r[at] = _fma32_ties(p, c[at].astype(np.float64), s[at])
+    return r
+
+
+def _fma32_ties(p: np.ndarray, q: np.ndarray, s: np.ndarray) -> np.ndarray:
+    """float32's rounding of the exact ``p + q`` (float64s; ``s`` their float64 sum): the sum's
+    rounding error by TwoSum, and where ``s`` is a tie between two float32s, the error's sign
+    picks the side (no error: the cast's tie to even)."""
+    t = s - p
+    err = (p - (s - t)) + (q - t)
+    r = s.astype(np.float32)
+    r64 = r.astype(np.float64)
+    # (r's neighbour on s's side; past float32's max the rounding boundary is 2**128)
+    fin = np.where(np.isinf(r64), np.copysign(2.0**128, r64), r64)
+    other = np.nextafter(r, np.where(s > fin, np.float32(np.inf), np.float32(-np.inf)))
+    o64 = other.astype(np.float64)
+    tie = ((fin + o64) * 0.5 == s) & (err != 0) & (np.sign(err) == np.sign(o64 - fin))
+    return np.where(tie, other, r)
 
 
 def _halves_difference(x: np.ndarray, y: np.ndarray, head: tuple) -> np.ndarray:
@@ -278,9 +333,14 @@ def inner(input: Tensor, other: Tensor, *, out: Any = None) -> Tensor:  # noqa: 
             raise StridedRuntimeError(join_lines(
                 "both inputs should have same dtype",
                 f"input is {a._dtype.name}, other {b._dtype.name}; fix: convert one, e.g. other.to(input.dtype)"))
+        if a.ndim == 1 and b.ndim == 1 and a._dtype.kind == "b":  # (PyTorch's inner of two vectors is dot)
+            raise _not_implemented("dot", a._dtype, (a, b), "fix: input.to(strided.int64) (and other)")
         k = a.shape[-1]
         # PyTorch's tensordot over the last dims: a matrix product of the two flattened to (-1, k)
-        result = a.reshape(-1, k).matmul(b.reshape(-1, k).t()).reshape((*a.shape[:-1], *b.shape[:-1]))
+        # (the row counts spelled out: -1 is ambiguous for an empty contraction, k == 0, where
+        # PyTorch's result is zeros of the outer shape)
+        rows, cols = math.prod(a.shape[:-1]), math.prod(b.shape[:-1])
+        result = a.reshape(rows, k).matmul(b.reshape(cols, k).t()).reshape((*a.shape[:-1], *b.shape[:-1]))
     if out is not None:
         from .._support.out import write_out
 
@@ -405,6 +465,8 @@ def vander(x: Tensor, N: int | None = None, increasing: bool = False) -> Tensor:
     >>> strided.vander(strided.tensor([1, 2, 3]), 3).tolist()
     [[1, 1, 1], [4, 2, 1], [9, 3, 1]]
     """
+    if (N is not None and N.__class__ is not int) or increasing.__class__ is not bool:
+        _vander_args(N, increasing)
     fast = _fast_vander(x, N, increasing)
     if fast is not None:
         return fast
@@ -426,6 +488,22 @@ def vander(x: Tensor, N: int | None = None, increasing: bool = False) -> Tensor:
     else:
         result = ones.contiguous()
     return result if increasing else result.flip(1)
+
+
+def _vander_args(N: Any, increasing: Any) -> None:  # noqa: N803
+    """PyTorch's argument parser: ``N`` an int (or None, or what has ``__index__``; a bool or
+    float is no int, where ``int(3.5)`` would give a silently narrower matrix), ``increasing`` a
+    Python bool (not even NumPy's)."""
+    from ...args import type_name
+
+    if N is not None and (isinstance(N, (bool, np.bool_)) or not hasattr(type(N), "__index__")):
+        raise StridedTypeError(join_lines(
+            f"vander(): argument 'N' (position 2) must be int, not {type_name(N)}",
+            f"vander: N={N!r} columns", "fix: an int N"))
+    if increasing.__class__ is not bool:
+        raise StridedTypeError(join_lines(
+            f"vander(): argument 'increasing' (position 3) must be bool, not {type_name(increasing)}",
+            f"vander: increasing={increasing!r}", "fix: increasing=True or False"))
 
 
 def _fast_vander(x: Any, N: Any, increasing: Any) -> Tensor | None:  # noqa: N803

@@ -681,21 +681,30 @@ def trace(self: Tensor) -> Tensor:
     """
     x = tensor_arg(self, "trace")
     shape = x._layout.shape
+    if x._dtype is bool_dtype:  # (PyTorch's dtype dispatch comes before its dim check)
+        raise StridedNotImplementedError(join_lines(
+            "\"trace\" not implemented for 'Bool'", "fix: x.to(strided.int64).trace()"))
     if len(shape) != 2:
         raise StridedRuntimeError(join_lines(
             f"trace: expected a matrix, but got tensor with dim {len(shape)}",
             f"the tensor's shape is {shape}: trace sums the main diagonal of a 2-d tensor",
             "fix: x.diagonal(dim1=-2, dim2=-1).sum(-1) for a batch of matrices"))
-    if x._dtype is bool_dtype:
-        raise StridedNotImplementedError(join_lines(
-            "\"trace\" not implemented for 'Bool'", "fix: x.to(strided.int64).trace()"))
     d = x._dtype
-    if (d is float32 or d is float64) and shape[0] and shape[1]:
-        # the fast path sum takes for the diagonal view (fast_reduce: np.add.reduce of the same
-        # in-place NumPy view, adopted as the 0-d result), without the view tensor and sum's entry
+    acc = _TRACE_ACC.get(d.name)
+    if acc is not None:
+        # PyTorch's trace_cpu: ``sum = 0; sum += diag[i]`` in order, in acc_type (double for
+        # float32: rounded once at the end), not sum's pairwise float32 reduction (whose last
+        # bits differ in most float32 and float64 traces); cumsum is that running sum, and the
+        # + 0.0 is the sum's start (a diagonal of -0.0 gives +0.0)
         diag = numpy_view(x._storage, x._layout).diagonal()
-        return adopted(quietly(np.add.reduce, diag, None, None, None, True).reshape(-1), _cinfo[()][2], d)
+        total = np.cumsum(diag, dtype=acc)[-1:] + acc(0) if diag.size else np.zeros(1, acc)
+        return adopted(quietly(total.astype, d.numpy), _cinfo[()][2], d)
     return x.diagonal().sum()
+
+
+# trace's accumulator per dtype (PyTorch's at::acc_type on CPU); integers: sum's int64
+_TRACE_ACC = {"float16": np.float32, "bfloat16": np.float32, "float32": np.float64, "float64": np.float64,
+              "complex64": np.complex128, "complex128": np.complex128}
 
 seal(globals())  # (last: this module's ops with a backward rule become their recording entries)
 # the kinds of this module's ops, in the op registry (after the seal: the forwards are the entries)
