@@ -50,3 +50,24 @@ def test_backward_hooks_of_twin_code_keep_each_file() -> None:
     assert sorted(set(hooked)) == ["/twin/hook_a.py:2", "/twin/hook_b.py:2"]
     assert hooked.count("/twin/hook_a.py:2") == hooked.count("/twin/hook_b.py:2")
     assert torch.equal(x.grad, torch.full((3, 4), 2.0)) and torch.equal(y.grad, torch.full((3, 4), 3.0))
+
+
+
+def test_symbolic_shapes_inside_the_block_run() -> None:
+    # fake tensors with symbolic sizes (what make_fx's symbolic tracing and torch.export run on)
+    # have SymInt sizes, which have no hash: keeping each shape once per watch must not make the
+    # user's program raise
+    from torch._subclasses.fake_tensor import FakeTensorMode
+    from torch.fx.experimental.symbolic_shapes import DimDynamic, ShapeEnv, StatelessSymbolicContext
+
+    fake = FakeTensorMode(shape_env=ShapeEnv())
+    dynamic = StatelessSymbolicContext(dynamic_sizes=[DimDynamic.DYNAMIC] * 2)
+    a = fake.from_tensor(torch.ones(3, 4), symbolic_context=dynamic)
+    with watch_torch() as w, fake:
+        b = a.t().contiguous()
+    assert b.shape == (a.shape[1], a.shape[0]) and b.stride() == (a.shape[0], 1)
+    steps = [s for s in w.steps if s.name != "device"]  # (the fake kernels' device queries)
+    assert [s.name for s in steps] == ["t", "clone"]
+    shapes = [t.shape for s in steps for t in (*s.inputs, s.output)]
+    assert shapes == [tuple(a.shape), tuple(b.shape), tuple(b.shape), tuple(b.shape)]
+    assert not any(type(d) is int for shape in shapes for d in shape)  # the symbols, as read

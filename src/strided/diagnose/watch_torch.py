@@ -518,12 +518,18 @@ def _recorders(watch: TorchWatch) -> tuple[Any, Any]:
                 # costs a dict lookup instead of a tuple that lives as long as the watch; fewer
                 # new long-lived objects, fewer garbage collections of the watched program)
                 shape = t.shape
-                kept = tuples.get(shape)  # (a torch.Size equals, and hashes as, its tuple)
-                if kept is None:
-                    kept = tuple(shape)
-                    tuples[kept] = kept
                 strides = t.stride()
-                metas += (kept, keep(strides, strides), t.dtype)
+                try:
+                    kept = tuples.get(shape)  # (a torch.Size equals, and hashes as, its tuple)
+                    if kept is None:
+                        kept = tuple(shape)
+                        tuples[kept] = kept
+                    strides = keep(strides, strides)
+                except TypeError:
+                    # a symbolic size or stride (a SymInt: a fake tensor traced by make_fx or
+                    # torch.export) has no hash: kept as read, not once per watch
+                    kept = tuple(shape)
+                metas += (kept, strides, t.dtype)
         except (RuntimeError, NotImplementedError):
             # a tensor with no storage or no strides (sparse, ...): each read guarded
             kind, copied, allocated, metas = careful(info, ins, outs)
