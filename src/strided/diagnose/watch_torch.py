@@ -443,7 +443,7 @@ def _recorders(watch: TorchWatch) -> tuple[Any, Any]:
     seen = tally._seen  # (checked inline first: most outputs' storages are counted already)
     tuples: dict[tuple, tuple] = {}  # every shape and strides tuple recorded, each kept once
     keep = tuples.setdefault
-    lines: dict[tuple, str] = {}  # (code, f_lasti) -> 'file:line' (see _code_in_backward)
+    lines: dict[tuple, str] = {}  # (code, f_lasti, file) -> 'file:line' (see _code_in_backward)
     node_names: dict[type, str] = {}  # autograd node class -> its name
     cpu = torch.device("cpu")
     current_node = torch._C._current_autograd_node
@@ -518,12 +518,18 @@ def _recorders(watch: TorchWatch) -> tuple[Any, Any]:
                 # costs a dict lookup instead of a tuple that lives as long as the watch; fewer
                 # new long-lived objects, fewer garbage collections of the watched program)
                 shape = t.shape
-                kept = tuples.get(shape)  # (a torch.Size equals, and hashes as, its tuple)
-                if kept is None:
-                    kept = tuple(shape)
-                    tuples[kept] = kept
                 strides = t.stride()
-                metas += (kept, keep(strides, strides), t.dtype)
+                try:
+                    kept = tuples.get(shape)  # (a torch.Size equals, and hashes as, its tuple)
+                    if kept is None:
+                        kept = tuple(shape)
+                        tuples[kept] = kept
+                    strides = keep(strides, strides)
+                except TypeError:
+                    # a symbolic size or stride (a SymInt: a fake tensor traced by make_fx or
+                    # torch.export) has no hash: kept as read, not once per watch
+                    kept = tuple(shape)
+                metas += (kept, strides, t.dtype)
         except (RuntimeError, NotImplementedError):
             # a tensor with no storage or no strides (sparse, ...): each read guarded
             kind, copied, allocated, metas = careful(info, ins, outs)
@@ -723,8 +729,10 @@ def _code_in_backward(frame: Any, engine: Any, lines: dict[tuple, str]) -> str:
 def _line_text(frame: Any, code: Any, lines: dict[tuple, str]) -> str:
     """``file:line`` of ``frame`` (running ``code``), cached in ``lines`` per code object and
     instruction offset: the same few lines recur for every op, and working out a line number
-    scans the code's line table."""
-    key = (code, frame.f_lasti)
+    scans the code's line table. The file is part of the key: code objects compare equal, and
+    hash alike, when all but their file matches (the same function in two files, at the same
+    line), and the cache would give the first one's file to the other."""
+    key = (code, frame.f_lasti, code.co_filename)
     where = lines.get(key)
     if where is None:
         where = lines[key] = f"{code.co_filename}:{frame.f_lineno}"
