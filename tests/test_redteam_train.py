@@ -19,6 +19,7 @@ next_functions, and the modified-by-an-inplace-operation error, over operand com
 from __future__ import annotations
 
 import inspect
+import operator
 import weakref
 
 import numpy as np
@@ -26,7 +27,10 @@ import pytest
 import torch
 
 import strided as st
+import strided.gradients as gradients
 from strided.autograd.function import _reads_result, attach
+from strided.ops.elementwise import binary as binary_mod
+from strided.ops.elementwise import unary as unary_mod
 from test_autograd_r3 import no_gc  # noqa: F401, F811 (the fixture: the cyclic GC off)
 
 
@@ -184,3 +188,50 @@ def test_double_backward_through_the_fast_paths_as_torch():
     (g, gg), (tg, tgg) = grads(st), grads(torch)
     np.testing.assert_allclose(g, tg, rtol=1e-13)
     np.testing.assert_allclose(gg, tgg, rtol=1e-13)
+
+
+# ---------------------------------------------------------------- every fast path: new == old, bit for bit
+
+UNARY_FAST = ["abs", "cos", "exp", "log", "neg", "relu", "sigmoid", "sin", "sqrt", "tanh"]
+DUNDERS = [operator.add, operator.sub, operator.mul, operator.truediv, operator.pow, operator.mod,
+           operator.lt, operator.eq]  # (floordiv: its backward raises, both paths)
+
+
+def _old_recording(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The fast paths' results recorded as before the merge: record() runs the op again, inside."""
+    def rerun(name: str, t: object, args: tuple) -> object:
+        return gradients.record(name, lambda *a: getattr(st, name)(*a), args, {})
+
+    monkeypatch.setattr(binary_mod, "recorded", rerun)
+    monkeypatch.setattr(unary_mod, "recorded_fast", rerun)
+
+
+def _bits(f) -> tuple:
+    """f's result, graph, gradients and second derivatives (float64 leaves), as bytes and names."""
+    x = st.tensor([0.3, 0.7, 0.45], dtype=st.float64, requires_grad=True)
+    y = st.tensor([0.6, 0.2, 0.9], dtype=st.float64, requires_grad=True)
+    out = f(x, y)
+    if not out.requires_grad:
+        return (out.numpy().tobytes(),)
+    fn = out.grad_fn
+    grads = st.autograd.grad(out.sum(), [x, y], create_graph=True, allow_unused=True)
+    second = [st.autograd.grad(g.sum(), [x, y], allow_unused=True) if g is not None and g.requires_grad else None
+              for g in grads]
+    as_bytes = lambda t: None if t is None else t.detach().numpy().tobytes()  # noqa: E731
+    return (out.detach().numpy().tobytes(), fn.name(), [(n and n.name(), k) for n, k in fn.next_functions],
+            [as_bytes(g) for g in grads], [None if s is None else [as_bytes(q) for q in s] for s in second])
+
+
+FAST_CASES = ([(name, (lambda n: lambda x, y: getattr(st, n)(x))(name)) for name in UNARY_FAST]
+              + [(d.__name__, (lambda op: lambda x, y: op(x, y))(d)) for d in DUNDERS]
+              + [(d.__name__ + " number", (lambda op: lambda x, y: op(x, 0.7))(d)) for d in DUNDERS]
+              + [("number " + d.__name__, (lambda op: lambda x, y: op(0.7, x))(d)) for d in DUNDERS])
+
+
+def test_every_fast_path_records_as_the_old_path(monkeypatch):
+    new = [_bits(f) for _, f in FAST_CASES]
+    with monkeypatch.context() as m:
+        _old_recording(m)
+        old = [_bits(f) for _, f in FAST_CASES]
+    for (name, _), n, o in zip(FAST_CASES, new, old, strict=True):
+        assert n == o, name
