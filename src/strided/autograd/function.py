@@ -19,6 +19,7 @@ In-place methods (``add_``, ``copy_``, ``__setitem__``, ...) go to :func:`.inpla
 from __future__ import annotations
 
 from collections.abc import Callable
+from types import FunctionType
 from typing import Any
 
 from ..grad_mode import INFERENCE_STORAGES, INSIDE, STATE, any_tracked, refuse_inference, track
@@ -61,7 +62,8 @@ def attach(out: Any, maker: Maker, args: tuple, kwargs: dict) -> Any:
         return out  # an integer or bool result carries no gradient
     # (no cycle first -> node -> first: see graph.unowned; a maker that never reads its result
     # cannot have put it in the rule or the saved tensors, unless the result is an argument too)
-    walk = _reads_result(maker)
+    flags = _maker_flags(maker)
+    walk = flags & _READS
     if not walk:
         for a in args:  # (a loop, not any(generator): this runs for every recorded op)
             if a is first:
@@ -71,6 +73,8 @@ def attach(out: Any, maker: Maker, args: tuple, kwargs: dict) -> Any:
             walk = bool(kwargs) and any(v is first for v in kwargs.values())
     if walk:
         G.release_output(node, first)
+        if flags & _DEFAULTS:  # (a rule may hold it in a default argument: rare, walked apart)
+            G.release_defaults(node, first)
     m = first._ag = Meta(False, node)
     if first._base is not None:  # a view: its history goes stale when its storage is written
         m.view_version = G.version(first)
@@ -81,34 +85,46 @@ def attach(out: Any, maker: Maker, args: tuple, kwargs: dict) -> Any:
     return out
 
 
-# maker's code object -> whether that code reads its first parameter (the op's result): decided
-# once per code object (the makers are defined at import: a bounded set), by its bytecode.
-_READS_RESULT: dict[Any, bool] = {}
-_INTROSPECTION = frozenset({"locals", "vars", "eval", "exec", "_getframe"})
+# maker's code object -> its flags: _READS when that code reads its first parameter (the op's
+# result), _DEFAULTS when it (or a function it defines) makes functions with default arguments.
+# Decided once per code object (the makers are defined at import: a bounded set), by its bytecode.
+_READS, _DEFAULTS = 1, 2
+_MAKER_FLAGS: dict[Any, int] = {}
+# (the names through which code reaches its own frame's locals: builtins, sys, inspect, traceback)
+_INTROSPECTION = frozenset({"locals", "vars", "eval", "exec", "_getframe", "currentframe", "stack", "trace",
+                            "getouterframes", "getinnerframes", "f_locals", "f_back", "tb_frame", "exc_info",
+                            "__traceback__", "walk_stack", "walk_tb"})
 
 
 def _reads_result(maker: Maker) -> bool:
     """Whether ``maker`` may hand its first argument (the op's result) to the rule it makes or
     to its saved tensors: True unless its code provably never reads that parameter (then
     :func:`attach` need not walk the rule's closure for it). Anything but a plain function with
-    a first positional parameter, or one whose code names a frame-introspection builtin, is
-    assumed to read it.
+    a first positional parameter (a bound method's first is ``self``), or one whose code names a
+    frame-introspection builtin or attribute, is assumed to read it.
 
     >>> def maker(out, a): return "NegBackward0", (a,), lambda g: (-g,), ()
     >>> _reads_result(maker), _reads_result(lambda out, a: (out, a))
     (False, True)
     """
-    code = getattr(maker, "__code__", None)
-    known = _READS_RESULT.get(code)
+    return bool(_maker_flags(maker) & _READS)
+
+
+def _maker_flags(maker: Maker) -> int:
+    if maker.__class__ is not FunctionType:
+        return _READS | _DEFAULTS  # (a bound method's code starts with self: its result is its second parameter)
+    code = maker.__code__
+    known = _MAKER_FLAGS.get(code)
     if known is None:
-        known = _READS_RESULT[code] = _code_reads_first(code)
+        known = _MAKER_FLAGS[code] = (_READS if _code_reads_first(code) else 0) | (
+            _DEFAULTS if _makes_defaults(code) else 0)
     return known
 
 
 def _code_reads_first(code: Any) -> bool:
     import dis
 
-    if code is None or code.co_argcount == 0 or not _INTROSPECTION.isdisjoint(code.co_names):
+    if code.co_argcount == 0 or not _INTROSPECTION.isdisjoint(code.co_names):
         return True
     first = code.co_varnames[0]
     if first in code.co_cellvars:  # (a closure made inside reads it)
@@ -118,6 +134,17 @@ def _code_reads_first(code: Any) -> bool:
         if value == first or (isinstance(value, tuple) and first in value):
             return True
     return False
+
+
+def _makes_defaults(code: Any) -> bool:
+    """Whether ``code``, or a function or lambda defined in it, makes a function with default
+    arguments (MAKE_FUNCTION with its defaults or keyword-defaults flag)."""
+    import dis
+
+    for ins in dis.get_instructions(code):
+        if ins.opname in ("MAKE_FUNCTION", "SET_FUNCTION_ATTRIBUTE") and ins.arg & 0x03:  # (3.13: the latter)
+            return True
+    return any(_makes_defaults(c) for c in code.co_consts if hasattr(c, "co_code"))
 
 
 def _attach_outputs(out: Any, spec: tuple) -> Any:

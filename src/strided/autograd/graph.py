@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import weakref
 from collections.abc import Callable
+from types import FunctionType
 from typing import Any
 
 import numpy as np
@@ -323,6 +324,41 @@ def release_output(node: Node, out: Any) -> None:
                 break
     if alias is not None:
         node.own_outputs = ((alias, 0),)
+
+
+def release_defaults(node: Node, out: Any) -> None:
+    """:func:`release_output`'s swap in the default arguments of the functions of ``node``'s rule
+    (``lambda g, o=out: ...`` holds ``out`` in ``__defaults__``, not in a cell), walking the rule
+    and the functions its closures and defaults hold. Run after :func:`release_output`, only for a
+    rule maker whose code makes functions with defaults (decided once per code object)."""
+    alias = node.own_outputs[0][0] if node.own_outputs else None
+    stack, seen = [node.rule], set()
+    while stack:
+        fn = stack.pop()
+        if id(fn) in seen or fn.__class__ is not FunctionType:
+            continue
+        seen.add(id(fn))
+        stack += [v for v in _held(fn) if v.__class__ is FunctionType]
+        if fn.__defaults__ and any(v is out for v in fn.__defaults__):
+            alias = alias if alias is not None else unowned(out)
+            fn.__defaults__ = tuple(alias if v is out else v for v in fn.__defaults__)
+        if fn.__kwdefaults__ and any(v is out for v in fn.__kwdefaults__.values()):
+            alias = alias if alias is not None else unowned(out)
+            fn.__kwdefaults__ = {k: alias if v is out else v for k, v in fn.__kwdefaults__.items()}
+    if alias is not None and not node.own_outputs:
+        node.own_outputs = ((alias, 0),)
+
+
+def _held(fn: Any) -> list:
+    """What the function ``fn`` holds: its closure cells' values (an empty cell skipped) and its
+    default arguments."""
+    held = []
+    for cell in fn.__closure__ or ():
+        try:
+            held.append(cell.cell_contents)
+        except ValueError:  # (an empty cell)
+            continue
+    return held + list(fn.__defaults__ or ()) + list((fn.__kwdefaults__ or {}).values())
 
 
 def _swapped(value: Any, swap: dict, aliases: dict) -> Any:
