@@ -178,7 +178,9 @@ def _fast_scan(ufunc: np.ufunc, self: Any, dim: Any) -> tuple[Tensor, int] | Non
         k = special()
         if k is not None:
             x = self._storage.array[lay.offset : lay.offset + info[1]]
-            if len(x) == info[1]:  # (a tensor unpickled past its storage: the general path refuses it)
+            # (a tensor unpickled past its storage: the general path refuses it; an unaligned from_numpy
+            # view: the kernel refuses its buffer, the NumPy path computes it)
+            if len(x) == info[1] and x.flags.aligned:
                 out = np.empty(info[1], d.numpy)
                 k.scan(x, out, shape[axis], info[0][axis], ufunc is np.multiply)  # (True: fresh, small)
                 return adopted(out, info[2], d), axis

@@ -298,7 +298,9 @@ def _fast_variance(self: Any, dim: Any, keepdim: Any, op: str, root: bool, with_
         k = special() if info[1] <= _VAR_MAX and src.strides == info[0] else None
         if k is not None:
             x = self._storage.array[src.offset : src.offset + info[1]]
-            if len(x) == info[1]:  # (a tensor unpickled past its storage: the general path refuses it)
+            # (a tensor unpickled past its storage: the general path refuses it; an unaligned from_numpy
+            # view: the kernel refuses its buffer, variance_parts computes it)
+            if len(x) == info[1] and x.flags.aligned:
                 rows = info[1] // n
                 v, m = np.empty(rows, d.numpy), np.empty(rows, d.numpy)
                 k.variance_rows(x, v, m, n, n - 1.0, root)  # (True: fresh results, a small x)
