@@ -89,3 +89,17 @@ if native.special() is not None:  # (without the built kernel there is nothing t
             for run in runs:
                 run()
         assert calls == []
+
+    def test_a_kernel_refusal_past_its_limit_falls_back(monkeypatch: pytest.MonkeyPatch) -> None:
+        """The fast paths' limits (_SMALL_SCAN, _VAR_MAX) mirror the kernel's (SCAN_MAX, VAR_MAX);
+        were one raised alone, the kernel answers False with nothing written: the NumPy path must
+        then run, not the unwritten np.empty be returned."""
+        from strided.ops.reductions import scans, sums
+
+        monkeypatch.setattr(scans, "_SMALL_SCAN", 1 << 20)
+        monkeypatch.setattr(sums, "_VAR_MAX", 1 << 20)
+        x = strided.from_numpy(np.linspace(-3.0, 5.0, 9000).reshape(3, 3000))
+        with native.disabled():
+            want = [x.cumsum(-1), x.var(), x.std(-1)]
+        for got, w in zip([x.cumsum(-1), x.var(), x.std(-1)], want):
+            assert got.numpy().tobytes() == w.numpy().tobytes()
