@@ -103,3 +103,24 @@ if native.special() is not None:  # (without the built kernel there is nothing t
             want = [x.cumsum(-1), x.var(), x.std(-1)]
         for got, w in zip([x.cumsum(-1), x.var(), x.std(-1)], want):
             assert got.numpy().tobytes() == w.numpy().tobytes()
+
+    def test_disabled_reaches_the_fused_multiply_add_under_the_quiet_context(monkeypatch: pytest.MonkeyPatch
+                                                                              ) -> None:
+        """add/sub with alpha= and addcmul ran fma's kernel inside fpstate.quietly's shared Context,
+        where native.disabled() was not seen (now fpstate.quietly_here, in the caller's context)."""
+        calls: list[str] = []
+        monkeypatch.setattr(native, "_special", _Spy(native.special(), calls))
+        for dtype in (strided.float32, strided.float64):
+            a = strided.tensor([[0.1, 0.2], [0.3, 0.7]], dtype=dtype)
+            runs = [lambda: strided.add(a, a, alpha=2.0), lambda: a.clone().add_(a, alpha=0.3),
+                    lambda: a.clone().sub_(a.numpy(), alpha=0.3), lambda: strided.addcmul(a, a, a, value=0.5),
+                    lambda: a.clone().addcmul_(a, a), lambda: strided.addcmul(a.t(), a, a.t(), value=0.5)]
+            calls.clear()
+            enabled = [run() for run in runs]
+            assert calls  # (the spy sees the kernel when it is on)
+            calls.clear()
+            with native.disabled():
+                off = [run() for run in runs]
+            assert calls == []
+            for x, y in zip(enabled, off):  # (the NumPy emulation: the same bits)
+                assert x.numpy().tobytes() == y.numpy().tobytes()
