@@ -104,6 +104,12 @@ if native.special() is not None:  # (without the built kernel there is nothing t
         for got, w in zip([x.cumsum(-1), x.var(), x.std(-1)], want):
             assert got.numpy().tobytes() == w.numpy().tobytes()
 
+    def _fused_runs(a: Any) -> list[Any]:
+        """add/sub with alpha= (fresh, in place, a NumPy operand) and addcmul (fresh, in place, transposed)."""
+        return [strided.add(a, a, alpha=2.0), a.clone().add_(a, alpha=0.3), a.clone().sub_(a.numpy(), alpha=0.3),
+                strided.addcmul(a, a, a, value=0.5), a.clone().addcmul_(a, a),
+                strided.addcmul(a.t(), a, a.t(), value=0.5)]
+
     def test_disabled_reaches_the_fused_multiply_add_under_the_quiet_context(monkeypatch: pytest.MonkeyPatch
                                                                               ) -> None:
         """add/sub with alpha= and addcmul ran fma's kernel inside fpstate.quietly's shared Context,
@@ -112,15 +118,12 @@ if native.special() is not None:  # (without the built kernel there is nothing t
         monkeypatch.setattr(native, "_special", _Spy(native.special(), calls))
         for dtype in (strided.float32, strided.float64):
             a = strided.tensor([[0.1, 0.2], [0.3, 0.7]], dtype=dtype)
-            runs = [lambda: strided.add(a, a, alpha=2.0), lambda: a.clone().add_(a, alpha=0.3),
-                    lambda: a.clone().sub_(a.numpy(), alpha=0.3), lambda: strided.addcmul(a, a, a, value=0.5),
-                    lambda: a.clone().addcmul_(a, a), lambda: strided.addcmul(a.t(), a, a.t(), value=0.5)]
             calls.clear()
-            enabled = [run() for run in runs]
+            enabled = _fused_runs(a)
             assert calls  # (the spy sees the kernel when it is on)
             calls.clear()
             with native.disabled():
-                off = [run() for run in runs]
+                off = _fused_runs(a)
             assert calls == []
             for x, y in zip(enabled, off):  # (the NumPy emulation: the same bits)
                 assert x.numpy().tobytes() == y.numpy().tobytes()
