@@ -308,9 +308,8 @@ def _relu_numpy(x: np.ndarray) -> np.ndarray:
 
 @pytest.mark.parametrize("dtype", [np.float32, np.float64])
 def test_relu_kernel_is_numpy_formula_general_path_and_torch(dtype: Any) -> None:
-    """(native.disabled() cannot switch this kernel off from outside: the fast path runs it in
-    fpstate's shared quiet Context, where the ContextVar is unset; the NumPy formula is called
-    directly instead.)"""
+    """(The NumPy formula is also called directly; native.disabled() reaches the fast path's kernel
+    too since relu_array runs outside fpstate's shared quiet Context: tests/test_redteam_soft.py.)"""
     it = np.uint32 if dtype == np.float32 else np.uint64
     x = np.array([-1.0, -0.0, 0.0, 2.0, np.nan, -np.nan, np.inf, -np.inf, 1e-40, -1e-310] * 3, dtype)
     x.view(it)[10] |= 5  # (NaN payloads, a signaling NaN: copied as they are)

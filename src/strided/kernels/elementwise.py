@@ -315,7 +315,7 @@ def relu_array(x: np.ndarray) -> np.ndarray:
     """
     if x.dtype.char in "fd":
         k = native.special()
-        if k is not None and x.flags.c_contiguous:
+        if k is not None and x.flags.c_contiguous and x.flags.aligned:  # (unaligned: a from_numpy view)
             out = np.empty(x.shape, x.dtype)
             if k.relu(x, out):  # (always: a fresh out overlaps nothing)
                 return out

@@ -79,6 +79,23 @@ def quiet_retry(e: RuntimeError, fn: Callable[..., Any], *args: Any, **kwargs: A
         quiet_reset(token)
 
 
+def quietly_here(fn: Callable[..., Any], *args: Any, **kwargs: Any) -> Any:
+    """``fn(*args, **kwargs)`` with NumPy's floating-point warnings off, the error state set and
+    reset in the caller's own context (~0.15 µs, against :func:`quietly`'s ~0.02 µs). For an
+    ``fn`` that reads a context variable of the caller's, such as the compiled kernels' switch
+    :func:`strided.kernels.native.disabled`: :func:`quietly`'s shared context would show ``fn``
+    that variable's default instead.
+
+    >>> quietly_here(np.divide, np.float32(1), np.float32(0))  # no RuntimeWarning
+    np.float32(inf)
+    """
+    token = quiet_set(QUIET)
+    try:
+        return fn(*args, **kwargs)
+    finally:
+        quiet_reset(token)
+
+
 class quiet:  # noqa: N801 - used like a function: ``with quiet():``
     """Context manager: NumPy's floating-point warnings off inside the block."""
 

@@ -116,7 +116,7 @@ def softmax_into(x: np.ndarray, axes: tuple[int, ...], compute: np.dtype, out: n
 
 def softmax_rows(x: np.ndarray, out: np.ndarray, log: bool) -> bool:
     """Whether the compiled kernel wrote the (log_)softmax of ``x``'s rows (along its last dim) into
-    ``out``: only for C-contiguous float32 / float64 ``x`` and ``out`` of one dtype and shape, with
+    ``out``: only for C-contiguous, aligned float32 / float64 ``x`` and ``out`` of one dtype and shape, with
     at least one element, not overlapping, where the kernel is built and enabled
     (:func:`strided.kernels.native.special`). False: nothing written, the caller computes.
 
@@ -126,7 +126,8 @@ def softmax_rows(x: np.ndarray, out: np.ndarray, log: bool) -> bool:
     """
     k = native.special()
     if (k is None or not x.size or x.dtype.char not in "fd" or out.dtype != x.dtype or out.shape != x.shape
-            or not x.flags.c_contiguous or not out.flags.c_contiguous):
+            or not x.flags.c_contiguous or not out.flags.c_contiguous
+            or not x.flags.aligned or not out.flags.aligned):  # (unaligned: the kernel refuses the buffer)
         return False
     return k.softmax_rows(x, out, x.shape[-1], log)
 

@@ -65,7 +65,7 @@ from ...kernels.elementwise import (
     scalar_over_into,
     tensor_power,
 )
-from ...kernels.fpstate import quiet_call, quiet_retry, quietly
+from ...kernels.fpstate import quiet_call, quiet_retry, quietly, quietly_here
 from ...kernels.fused import fma, fma_into
 from ...kernels.memory import outside_storage, reduced_cast_source
 from ...kernels.reduce import all_nonzero
@@ -433,7 +433,7 @@ def _binary(op: BinaryOp, a: Any, b: Any, target: Tensor | None = None, alpha: A
             # another dtype: fma would otherwise compute in the wider one)
             cd = compute.numpy
             x, y = (v if v.dtype == cd else quiet_call(v.astype, cd) for v in (np.asarray(x), np.asarray(y)))
-            quietly(_fused_alpha, op, x, y, alpha_np, _view(out))
+            quietly_here(_fused_alpha, op, x, y, alpha_np, _view(out))  # (fma's kernel: native.disabled() seen)
             return out
         if compute is bfloat16:
             # PyTorch's vectorized bfloat16 kernel: alpha rounded to bfloat16, x + alpha * y in
@@ -521,9 +521,9 @@ def _inplace_flat(op: BinaryOp, self: Tensor, other: Any, alpha: Any) -> bool:
             alpha_np = _alpha_scalar(alpha, d, d, op.name + "_")
             _check_alpha_range(alpha, d, op.name + "_")
         if type(y) is np.ndarray:  # (an optimizer's m.add_(g, alpha=1 - b1): _fused_alpha's roundings)
-            quietly(fma_into, -alpha_np if op is SUB else alpha_np, y, x, x)
+            quietly_here(fma_into, -alpha_np if op is SUB else alpha_np, y, x, x)  # (native.disabled() seen)
         else:
-            quietly(_fused_alpha, op, x, y, alpha_np, x)
+            quietly_here(_fused_alpha, op, x, y, alpha_np, x)
         return True
     binary_into(op.ufunc, x, y, x, d.numpy, False, False)
     return True

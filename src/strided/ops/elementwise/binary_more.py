@@ -22,7 +22,7 @@ from ...dtypes import REDUCED_FLOATS, bool_, float32, float64, np_finfo, scalar_
 from ...errors import StridedRuntimeError, StridedTypeError, join_lines
 from ...grad_mode import SUBCLASSES
 from ...gradients import seal
-from ...kernels.fpstate import QUIET, quiet_reset, quiet_set, quietly
+from ...kernels.fpstate import QUIET, quiet_reset, quiet_set, quietly, quietly_here
 from ...kernels.fused import fma, fma_into, lerp_into
 from ...opdef import Kind, declare
 from ...scalars import parse_int
@@ -438,7 +438,7 @@ def _addc(name: str, input: Any, tensor1: Any, tensor2: Any, value: Any, out: An
     if not divide and d in _FLAT_DTYPES:
         # (PyTorch's addcmul kernel: fmadd(value * t1, t2, input), rounded once; the layout is
         # the one the ops above gave, the values are rewritten in place in that fresh result)
-        quietly(np.copyto, _view(result), quietly(fma, _view(scaled), _view(c), _view(a)), casting="unsafe")
+        quietly(np.copyto, _view(result), quietly_here(fma, _view(scaled), _view(c), _view(a)), casting="unsafe")
     if out is not None:
 
         return write_out(out, result, name, (input, tensor1, tensor2))
@@ -505,7 +505,8 @@ def _addc_flat(divide: bool) -> Callable[..., bool]:
         if runs is None:
             return False
         x, y1, y2 = runs
-        quietly(_addc_kernel, x, y1, y2, kwargs.get("value", 1), ufunc, x)  # (one quiet context for the ufuncs)
+        # (one quiet block for the ufuncs, in this context: fma_into's kernel sees native.disabled())
+        quietly_here(_addc_kernel, x, y1, y2, kwargs.get("value", 1), ufunc, x)
         return True
 
     return flat
@@ -529,7 +530,7 @@ def _addc_fresh(input: Any, tensor1: Any, tensor2: Any, value: Any, divide: bool
         return None
     x, y1, y2 = runs
     res = np.empty(len(x), x.dtype)
-    quietly(_addc_kernel, x, y1, y2, value, np.true_divide if divide else np.multiply, res)
+    quietly_here(_addc_kernel, x, y1, y2, value, np.true_divide if divide else np.multiply, res)
     return adopted(res, _cinfo[input._layout.shape][2], input._dtype)
 
 

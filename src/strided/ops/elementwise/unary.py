@@ -263,6 +263,8 @@ def _fast_unary(op: UnaryOp) -> Callable[[Any], Tensor]:
                             compute(arr, res, d.numpy)
                         finally:
                             _quiet_reset(token)
+                    elif ufunc is relu_array:  # called here, not in quiet_call's shared Context, which
+                        res = relu_array(arr)  # would hide native.disabled(); relu warns of nothing
                     else:
                         try:  # fpstate.quietly, inlined (a call is a tenth of a 1 µs op)
                             res = quiet_call(ufunc, arr) if zero is None else quiet_call(ufunc, arr, zero)

@@ -178,10 +178,13 @@ def _fast_scan(ufunc: np.ufunc, self: Any, dim: Any) -> tuple[Tensor, int] | Non
         k = special()
         if k is not None:
             x = self._storage.array[lay.offset : lay.offset + info[1]]
-            if len(x) == info[1]:  # (a tensor unpickled past its storage: the general path refuses it)
+            # (a tensor unpickled past its storage: the general path refuses it; an unaligned from_numpy
+            # view: the kernel refuses its buffer, the NumPy path computes it)
+            if len(x) == info[1] and x.flags.aligned:
                 out = np.empty(info[1], d.numpy)
-                k.scan(x, out, shape[axis], info[0][axis], ufunc is np.multiply)  # (True: fresh, small)
-                return adopted(out, info[2], d), axis
+                # (False, nothing written, only past the kernel's SCAN_MAX: should _SMALL_SCAN grow)
+                if k.scan(x, out, shape[axis], info[0][axis], ufunc is np.multiply):
+                    return adopted(out, info[2], d), axis
     res = quietly(_scan_array, ufunc, self, axis, d)  # (row-major in, C-contiguous out)
     return adopted(res.reshape(-1), info[2], d), axis
 

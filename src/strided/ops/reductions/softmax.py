@@ -51,7 +51,9 @@ def _fast_softmax(self: Any, dim: Any, log: bool) -> Tensor | None:
         k = special()
         if k is not None and lay.strides == info[0] and info[1]:
             x = self._storage.array[lay.offset : lay.offset + info[1]]
-            if len(x) == info[1]:  # (a tensor unpickled past its storage: the general path refuses it)
+            # (a tensor unpickled past its storage: the general path refuses it; an unaligned from_numpy
+            # view: the kernel refuses its buffer, the NumPy formula computes it)
+            if len(x) == info[1] and x.flags.aligned:
                 out = np.empty(info[1], d.numpy)
                 k.softmax_rows(x, out, shape[-1], log)  # (True: a fresh out overlaps nothing)
                 return adopted(out, info[2], d)

@@ -298,14 +298,17 @@ def _fast_variance(self: Any, dim: Any, keepdim: Any, op: str, root: bool, with_
         k = special() if info[1] <= _VAR_MAX and src.strides == info[0] else None
         if k is not None:
             x = self._storage.array[src.offset : src.offset + info[1]]
-            if len(x) == info[1]:  # (a tensor unpickled past its storage: the general path refuses it)
+            # (a tensor unpickled past its storage: the general path refuses it; an unaligned from_numpy
+            # view: the kernel refuses its buffer, variance_parts computes it)
+            if len(x) == info[1] and x.flags.aligned:
                 rows = info[1] // n
                 v, m = np.empty(rows, d.numpy), np.empty(rows, d.numpy)
-                k.variance_rows(x, v, m, n, n - 1.0, root)  # (True: fresh results, a small x)
-                t = adopted(v, lay, d)
-                if with_mean:
-                    return t, adopted(m, lay, d)
-                return report(op, (self,), t)
+                # (False, nothing written, only past the kernel's VAR_MAX: should _VAR_MAX grow)
+                if k.variance_rows(x, v, m, n, n - 1.0, root):
+                    t = adopted(v, lay, d)
+                    if with_mean:
+                        return t, adopted(m, lay, d)
+                    return report(op, (self,), t)
     token = quiet_set(QUIET)
     try:
         squares, centre = variance_parts(self._np(), plan[0], d.numpy, n, np.float64(n - 1.0), root)
