@@ -12,7 +12,6 @@ import torch
 
 import strided as st
 from strided.ops._support.along import take_last
-from strided.ops.linalg.products import _cross3
 
 
 @pytest.mark.parametrize("shape", [(7,), (5, 9), (1, 4), (3, 2, 6)])
@@ -25,19 +24,6 @@ def test_take_last_is_take_along_axis(shape: tuple) -> None:
         want = np.take_along_axis(view, idx, axis=-1)
         assert got.shape == want.shape and got.flags.c_contiguous
         np.testing.assert_array_equal(got, want)
-
-
-@pytest.mark.parametrize("dtype", [np.float32, np.float64, np.int64, np.int8, np.complex128])
-@pytest.mark.parametrize("shape,d", [((16, 3), 1), ((3, 5), 0), ((2, 3, 4), 1)])
-def test_cross3_is_np_cross_bitwise(dtype: type, shape: tuple, d: int) -> None:
-    r = np.random.RandomState(1)
-    a = (r.randn(*shape) * 1e3).astype(dtype)
-    b = (r.randn(*shape) * 1e3).astype(dtype)
-    with np.errstate(all="ignore"):
-        want = np.cross(a, b, axis=d)
-        got = _cross3(a, b, d)
-    assert got.dtype == want.dtype and got.flags.c_contiguous
-    assert got.tobytes() == np.ascontiguousarray(want).tobytes()
 
 
 def test_cross_matches_torch_on_views() -> None:
