@@ -535,7 +535,6 @@ def scalar_value(value: Any, op: str = "full") -> Any:
     1.5
     """
     if isinstance(value, np.generic) and value.dtype.kind in "biufc":
-        from .scalars import numpy_scalar  # (scalars sits beside args in the ground layer)
 
         value = numpy_scalar(value)  # (PyTorch's reading: full((2,), np.True_) is float32)
     if isinstance(value, (bool, int, float, complex)):
@@ -560,3 +559,22 @@ def check_keepdim(keepdim: Any, op: str) -> bool:
             )
         )
     return bool(keepdim)
+
+
+def numpy_scalar(value: np.generic) -> bool | int | float | complex:
+    """A NumPy scalar as PyTorch's argument parser reads it into a ``Scalar``.
+
+    PyTorch does not look at a NumPy scalar's dtype: a NumPy integer becomes a Python int, a
+    ``np.complex128`` (a ``complex`` subclass) a complex, and everything else goes through
+    ``float()`` -- ``np.bool_`` too (so ``int_tensor + np.True_`` is float32, where
+    ``+ True`` stays integer), and ``np.complex64`` (not a ``complex`` subclass) loses its
+    imaginary part, with NumPy's ComplexWarning, exactly as in PyTorch.
+
+    >>> numpy_scalar(np.True_), numpy_scalar(np.int8(3)), numpy_scalar(np.float32(2.5))
+    (1.0, 3, 2.5)
+    """
+    if isinstance(value, np.integer):
+        return int(value)
+    if isinstance(value, complex):
+        return complex(value)
+    return float(value)

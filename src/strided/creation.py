@@ -664,7 +664,6 @@ def _arange_out(start: Any, end: Any, step: Any, dtype: Any, out: Any, device: A
     from .callsite import user_site
     from .grad_mode import bump_if_used, refuse_out
     from .kernels.memory import check_writable, write
-    from .writes import resize_
 
     if not isinstance(out, Tensor):
         raise StridedTypeError(join_lines(
@@ -684,7 +683,7 @@ def _arange_out(start: Any, end: Any, step: Any, dtype: Any, out: Any, device: A
             f"The number of elements in the out tensor of shape {list(out._layout.shape)} is {numel} which does not "
             f"match the computed number of elements {n}. Note that this may occur as a result of rounding error. "
             f"The out tensor will be resized to a tensor of shape ({n},).", UserWarning, stacklevel=user_site()[1])
-        resize_(out, n)
+        out.resize_(n)  # (the Tensor method: writes sits above this layer)
     check_writable(out._storage, out._layout, "arange(out=...)", updates=True)
     write(out._storage, out._layout, made._np().reshape(out._layout.shape))
     bump_if_used(out, "arange(out=...)")

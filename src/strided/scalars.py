@@ -25,6 +25,7 @@ from typing import Any
 
 import numpy as np
 
+from .args import numpy_scalar  # noqa: F401 (re-exported: callers import it from here)
 from .dtypes import TORCH_NAME, DType, bool_, check_int64, float16, np_finfo, scalar_overflow
 from .errors import StridedOverflowError, StridedRuntimeError, join_lines
 from .kernels.fpstate import quiet
@@ -43,25 +44,6 @@ class UInt64Scalar(int):
     """
 
     __slots__ = ()
-
-
-def numpy_scalar(value: np.generic) -> bool | int | float | complex:
-    """A NumPy scalar as PyTorch's argument parser reads it into a ``Scalar``.
-
-    PyTorch does not look at a NumPy scalar's dtype: a NumPy integer becomes a Python int, a
-    ``np.complex128`` (a ``complex`` subclass) a complex, and everything else goes through
-    ``float()`` -- ``np.bool_`` too (so ``int_tensor + np.True_`` is float32, where
-    ``+ True`` stays integer), and ``np.complex64`` (not a ``complex`` subclass) loses its
-    imaginary part, with NumPy's ComplexWarning, exactly as in PyTorch.
-
-    >>> numpy_scalar(np.True_), numpy_scalar(np.int8(3)), numpy_scalar(np.float32(2.5))
-    (1.0, 3, 2.5)
-    """
-    if isinstance(value, np.integer):
-        return int(value)
-    if isinstance(value, complex):
-        return complex(value)
-    return float(value)
 
 
 def parse_int(value: int, op: str) -> int:
