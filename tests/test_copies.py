@@ -676,7 +676,7 @@ def test_setitem_writes_through_views_like_torch(spec, data):
 
 @pytest.mark.parametrize(
     "value",
-    [[1, 2, 3], [[1, 2, 3]], (4, 5, 6), np.array([7, 8, 9]), np.array([[1.5], [2.5]]), np.float32(2.0), [True]],
+    [[1, 2, 3], [[1, 2, 3]], (4, 5, 6), np.array([7, 8, 9]), np.array([[1.5], [2.5]]), np.float64(2.0), [True]],
     ids=repr,
 )
 def test_setitem_sequences_and_arrays(value):
