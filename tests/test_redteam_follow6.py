@@ -128,3 +128,24 @@ def test_inference_tensor_version_refused():
         with pytest.raises(RuntimeError, match="^Inference tensors do not track version counter."):
             t._version  # noqa: B018 (the read is the test)
         assert lib.zeros(2)._version == 0  # (a normal tensor's counter reads)
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float64", "int64"])
+@pytest.mark.parametrize("number", [1 - 2j, -0.5j, np.complex64(1 + 2j), np.complex128(1 + 2j), 2.5])
+def test_complex_number_over_real_tensor(number, dtype):
+    """``number / t`` is PyTorch's ``reciprocal(t) * number``, the reciprocal real (1/0 is inf, so
+    (1-2j)/0 is inf-infj, not NaN); ``div(number, t)`` one division of the wrapped number."""
+    vals = [0, 2, 3] if dtype == "int64" else [0.0, 2.0, float("inf"), -0.0, 3.0]
+
+    def t(lib):
+        return lib.tensor([vals, vals], dtype=getattr(lib, dtype)).t()  # (transposed: strides compared too)
+
+    def outcome(r):
+        return (str(r.dtype).split(".")[-1], tuple(r.stride()),
+                [[tuple((repr(p), bool(np.signbit(p))) for p in (c.real, c.imag)) for c in map(complex, row)]
+                 for row in r.tolist()])  # (repr: NaN equals NaN, and -0.0 shows its sign)
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        assert outcome(number / t(strided)) == outcome(number / t(torch))
+        assert outcome(strided.div(number, t(strided))) == outcome(torch.div(number, t(torch)))

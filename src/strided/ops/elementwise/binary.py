@@ -48,6 +48,7 @@ from ...dtypes import (
     bfloat16,
     bool_,
     default_dependent,
+    default_float,
     float16,
     float32,
     float64,
@@ -734,7 +735,12 @@ def _scalar_over_tensor(a: bool | int | float, b: Tensor, compute: DType) -> Ten
     first = L.elementwise_output_strides(shape, [(shape, strides)])
     out = fresh_result(shape, compute, L.elementwise_output_strides(shape, [(shape, first), ((), ())]))
     mul_dtype = float32 if compute in REDUCED_FLOATS else compute  # PyTorch's float16 "opmath" for scalars
-    scalar_over_into(_np_scalar(a, mul_dtype), _view(b), _view(out), compute.numpy, mul_dtype.numpy)
+    recip = compute
+    if compute.is_complex and not b._dtype.is_complex:
+        # (PyTorch's reciprocal of a real tensor is real, b's float dtype or the default float:
+        # 1/0 is inf, and inf * (1-2j) is inf-infj where a complex reciprocal of 0j gives NaNs)
+        recip = b._dtype if b._dtype.is_floating_point else default_float()
+    scalar_over_into(_np_scalar(a, mul_dtype), _view(b), _view(out), recip.numpy, mul_dtype.numpy)
     return out
 
 
@@ -744,7 +750,7 @@ def _wrapped_number(a: bool | int | float, b: Tensor) -> Any:
     ``reciprocal(t) * number`` (two roundings: 2.5 / 3.0 differs by an ulp in float32). The
     0-d tensor takes the compute dtype, so promotion and the value's rounding stay the number's.
     An int outside int64 (parsed by _operand) stays a number: the general path's rules and errors."""
-    if type(a) not in (bool, int, float):  # (an int outside int64: a UInt64Scalar, or a refused one)
+    if type(a) not in (bool, int, float, complex):  # (an int outside int64: a UInt64Scalar, or a refused one)
         return a
     compute = _binary_dtypes(DIV, a, b)[0]
     t, arr = result_array((), compute)
@@ -972,7 +978,7 @@ def _fast_binary(op: BinaryOp, slow: Callable[[Any, Any], Any], rule: str) -> Ca
             if OPEN:
                 report(name, (input, other), t)
             return t
-        if op is DIV and rounding_mode is None and isinstance(input, (bool, int, float, np.bool_, np.integer, np.floating)) \
+        if op is DIV and rounding_mode is None and isinstance(input, (bool, int, float, complex, np.bool_, np.number)) \
                 and isinstance(other, Tensor):
             input = _wrapped_number(_operand(input, "div"), other)  # (a NumPy scalar: its value)
         if rounding_mode is not None:
