@@ -405,6 +405,10 @@ def _binary(op: BinaryOp, a: Any, b: Any, target: Tensor | None = None, alpha: A
             # x ** 0.5 and x ** -0.5 are its sqrt and rsqrt kernels (-0.0 ** 0.5 is -0.0, not pow's 0.0)
             quietly(_bfloat16_pow, _view(a), float(b), _view(out))
             return out
+        if (compute is float32 or compute is float64) and not isinstance(b, (Tensor, complex)) \
+                and float(b) in (3.0, -2.0, 0.5, -0.5):
+            quietly(_float_pow, _view(a), float(b), _view(out), compute.numpy)
+            return out
     if op.opmath_scalar and compute in REDUCED_FLOATS and _is_scalar_operand(b):
         # PyTorch's CPU mul/div of a float16 (bfloat16) tensor by a scalar (a Python number or an operand
         # whose elements are all one value) computes in float32 ("opmath") and rounds once. Only
@@ -800,6 +804,24 @@ def _bfloat16_pow(x: np.ndarray, exponent: float, out: np.ndarray) -> None:
         np.multiply(square, x, out=out, signature=(out.dtype,) * 3, casting="unsafe")
     else:
         np.divide(out.dtype.type(1), square, out=out, signature=(out.dtype,) * 3, casting="unsafe")
+
+
+def _float_pow(x: np.ndarray, exponent: float, out: np.ndarray, dtype: np.dtype) -> None:
+    """``out = x ** exponent`` for a float32/float64 ``x`` and exponent 3, -2, 0.5 or -0.5 as
+    PyTorch's CPU kernel computes them: ``x * x * x``, ``1 / (x * x)``, its sqrt and rsqrt
+    (``1 / sqrt(x)``) kernels, each step rounded, not one rounding of ``pow`` (NumPy's power
+    differs by an ulp on about a third of the elements; ``-0.0 ** 0.5`` is -0.0, ``** -0.5`` -inf)."""
+    x = x.astype(dtype, copy=False)
+    if exponent == 0.5:
+        np.sqrt(x, out=out)
+    elif exponent == -0.5:
+        np.divide(dtype.type(1), np.sqrt(x), out=out)
+    else:
+        square = np.multiply(x, x)
+        if exponent == 3.0:
+            np.multiply(square, x, out=out)
+        else:
+            np.divide(dtype.type(1), square, out=out)
 
 
 def _int_pow(a: Any, b: Any, compute: DType, out: Tensor) -> None:
