@@ -129,6 +129,8 @@ _VIEWS = {  # op -> the call on a (2, 3) input
 }
 
 _TWO = {  # op -> (shapes, call)
+    "polar": ((M, M), lambda L, F, a, b: (L.polar(a * a + 0.5, b) ** 2).imag),  # (abs > 0: PyTorch's rule uses sgn(result))
+    "complex": ((M, M), lambda L, F, a, b: (L.complex(a, b) ** 3).real),
     "digamma": (((M),), lambda L, F, x: x.digamma()), "i0": (((M),), lambda L, F, x: x.i0()),
     "polygamma": (((M),), lambda L, F, x: L.polygamma(2, x)),
     "special_i1": (((M),), lambda L, F, x: L.special.i1(x)),
