@@ -129,6 +129,8 @@ _VIEWS = {  # op -> the call on a (2, 3) input
 }
 
 _TWO = {  # op -> (shapes, call)
+    "polar": ((M, M), lambda L, F, a, b: (L.polar(a * a + 0.5, b) ** 2).imag),  # (abs > 0: PyTorch's rule uses sgn(result))
+    "complex": ((M, M), lambda L, F, a, b: (L.complex(a, b) ** 3).real),
     "digamma": (((M),), lambda L, F, x: x.digamma()), "i0": (((M),), lambda L, F, x: x.i0()),
     "polygamma": (((M),), lambda L, F, x: L.polygamma(2, x)),
     "special_i1": (((M),), lambda L, F, x: L.special.i1(x)),
@@ -141,8 +143,6 @@ _TWO = {  # op -> (shapes, call)
     "matmul": (((2, 3), (3,)), lambda L, F, a, b: a.matmul(b)), "mm": (((2, 3), (3, 2)), lambda L, F, a, b: a.mm(b)),
     "einsum": (((2, 3), (3, 2)), lambda L, F, a, b: L.einsum("ij,jk->ik", a, b)),
     "cdist": (((3, 2), (2, 2)), lambda L, F, a, b: L.cdist(a, b)),
-    "polar": ((M, M), lambda L, F, a, b: L.view_as_real(L.polar(a.exp(), b) ** 2)),
-    "complex": ((M, M), lambda L, F, a, b: L.view_as_real(L.complex(a, b) ** 2)),
     "lerp": ((M, M, M), lambda L, F, a, b, w: a.lerp(b, w)),
     "addcmul": ((M, M, M), lambda L, F, a, b, c: a.addcmul(b, c, value=0.5)),
     "addmm": (((3,), (2, 4), (4, 3)), lambda L, F, i, a, b: L.addmm(i, a, b, beta=0.5, alpha=2.0)),

@@ -679,10 +679,13 @@ def _arange_out(start: Any, end: Any, step: Any, dtype: Any, out: Any, device: A
     numel = L.product(out._layout.shape)
     if numel != n:
         check_writable(out._storage, out._layout, "arange(out=...)", aliasing_ok=True, updates=False)
-        warnings.warn(
-            f"The number of elements in the out tensor of shape {list(out._layout.shape)} is {numel} which does not "
-            f"match the computed number of elements {n}. Note that this may occur as a result of rounding error. "
-            f"The out tensor will be resized to a tensor of shape ({n},).", UserWarning, stacklevel=user_site()[1])
+        if numel:  # (PyTorch warns only when an out with elements is resized: an empty one is a plain buffer)
+            warnings.warn(
+                f"The number of elements in the out tensor of shape {list(out._layout.shape)} is {numel} which does "
+                f"not match the computed number of elements {n}. Note that this may occur as a result of rounding "
+                f"error. "
+                f"The out tensor will be resized to a tensor of shape ({n},).", UserWarning,
+                stacklevel=user_site()[1])
         out.resize_(n)  # (the Tensor method: writes sits above this layer)
     check_writable(out._storage, out._layout, "arange(out=...)", updates=True)
     write(out._storage, out._layout, made._np().reshape(out._layout.shape))

@@ -204,6 +204,10 @@ def _version(self: Tensor) -> int:
     # saved tensor can exist yet, so no gradient depends on them. A program that reads versions
     # itself would see 0 for those writes; the first read switches counting on, so every write
     # after it counts (``v = t._version; t.add_(1); t._version == v + 1``), as in PyTorch.
+    if _is_inference(self):  # (PyTorch: an inference tensor has no version counter to read)
+        raise StridedRuntimeError(join_lines(
+            "Inference tensors do not track version counter.",
+            "this tensor was made under strided.inference_mode(); fix: make it outside, or read t.clone() made outside"))
     if not STATE["used"]:
         STATE["used"] = True
     return G.version(self)

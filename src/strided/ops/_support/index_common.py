@@ -27,7 +27,7 @@ from ...dtypes import TORCH_NAME, DType, int32, int64
 from ...errors import StridedRuntimeError, StridedTypeError, join_lines
 from ...kernels import check_writable
 from ...messages import partial_overlap
-from ...scalars import filled, parse_int
+from ...scalars import filled, numpy_scalar, parse_int
 from ...tensor import Tensor
 
 
@@ -204,8 +204,8 @@ def fill_value(value: Any, target_dtype: DType, op: str, numel: int) -> Any:
                 )
             )
         value = value._np()[()].item()
-    if isinstance(value, np.generic):
-        value = value.item()
+    if isinstance(value, np.generic) and value.dtype.kind in "biufc":
+        value = numpy_scalar(value)  # (PyTorch's Scalar: np.complex64 is its real part, np.True_ 1.0)
     if not is_number(value):
         raise StridedTypeError(
             join_lines(

@@ -48,6 +48,7 @@ from ...dtypes import (
     bfloat16,
     bool_,
     default_dependent,
+    default_float,
     float16,
     float32,
     float64,
@@ -404,6 +405,10 @@ def _binary(op: BinaryOp, a: Any, b: Any, target: Tensor | None = None, alpha: A
             # x ** 0.5 and x ** -0.5 are its sqrt and rsqrt kernels (-0.0 ** 0.5 is -0.0, not pow's 0.0)
             quietly(_bfloat16_pow, _view(a), float(b), _view(out))
             return out
+        if (compute is float32 or compute is float64) and not isinstance(b, (Tensor, complex)) \
+                and float(b) in (3.0, -2.0, 0.5, -0.5):
+            quietly(_float_pow, _view(a), float(b), _view(out), compute.numpy)
+            return out
     if op.opmath_scalar and compute in REDUCED_FLOATS and _is_scalar_operand(b):
         # PyTorch's CPU mul/div of a float16 (bfloat16) tensor by a scalar (a Python number or an operand
         # whose elements are all one value) computes in float32 ("opmath") and rounds once. Only
@@ -745,7 +750,12 @@ def _scalar_over_tensor(a: bool | int | float, b: Tensor, compute: DType) -> Ten
     first = L.elementwise_output_strides(shape, [(shape, strides)])
     out = fresh_result(shape, compute, L.elementwise_output_strides(shape, [(shape, first), ((), ())]))
     mul_dtype = float32 if compute in REDUCED_FLOATS else compute  # PyTorch's float16 "opmath" for scalars
-    scalar_over_into(_np_scalar(a, mul_dtype), _view(b), _view(out), compute.numpy, mul_dtype.numpy)
+    recip = compute
+    if compute.is_complex and not b._dtype.is_complex:
+        # (PyTorch's reciprocal of a real tensor is real, b's float dtype or the default float:
+        # 1/0 is inf, and inf * (1-2j) is inf-infj where a complex reciprocal of 0j gives NaNs)
+        recip = b._dtype if b._dtype.is_floating_point else default_float()
+    scalar_over_into(_np_scalar(a, mul_dtype), _view(b), _view(out), recip.numpy, mul_dtype.numpy)
     return out
 
 
@@ -755,7 +765,7 @@ def _wrapped_number(a: bool | int | float, b: Tensor) -> Any:
     ``reciprocal(t) * number`` (two roundings: 2.5 / 3.0 differs by an ulp in float32). The
     0-d tensor takes the compute dtype, so promotion and the value's rounding stay the number's.
     An int outside int64 (parsed by _operand) stays a number: the general path's rules and errors."""
-    if type(a) not in (bool, int, float):  # (an int outside int64: a UInt64Scalar, or a refused one)
+    if type(a) not in (bool, int, float, complex):  # (an int outside int64: a UInt64Scalar, or a refused one)
         return a
     compute = _binary_dtypes(DIV, a, b)[0]
     t, arr = result_array((), compute)
@@ -805,6 +815,24 @@ def _bfloat16_pow(x: np.ndarray, exponent: float, out: np.ndarray) -> None:
         np.multiply(square, x, out=out, signature=(out.dtype,) * 3, casting="unsafe")
     else:
         np.divide(out.dtype.type(1), square, out=out, signature=(out.dtype,) * 3, casting="unsafe")
+
+
+def _float_pow(x: np.ndarray, exponent: float, out: np.ndarray, dtype: np.dtype) -> None:
+    """``out = x ** exponent`` for a float32/float64 ``x`` and exponent 3, -2, 0.5 or -0.5 as
+    PyTorch's CPU kernel computes them: ``x * x * x``, ``1 / (x * x)``, its sqrt and rsqrt
+    (``1 / sqrt(x)``) kernels, each step rounded, not one rounding of ``pow`` (NumPy's power
+    differs by an ulp on about a third of the elements; ``-0.0 ** 0.5`` is -0.0, ``** -0.5`` -inf)."""
+    x = x.astype(dtype, copy=False)
+    if exponent == 0.5:
+        np.sqrt(x, out=out)
+    elif exponent == -0.5:
+        np.divide(dtype.type(1), np.sqrt(x), out=out)
+    else:
+        square = np.multiply(x, x)
+        if exponent == 3.0:
+            np.multiply(square, x, out=out)
+        else:
+            np.divide(dtype.type(1), square, out=out)
 
 
 def _int_pow(a: Any, b: Any, compute: DType, out: Tensor) -> None:
@@ -997,7 +1025,7 @@ def _fast_binary(op: BinaryOp, slow: Callable[[Any, Any], Any], rule: str) -> Ca
             if OPEN:
                 report(name, (input, other), t)
             return recorded(rule, t, (input, other)) if tracked else t
-        if op is DIV and rounding_mode is None and isinstance(input, (bool, int, float, np.bool_, np.integer, np.floating)) \
+        if op is DIV and rounding_mode is None and isinstance(input, (bool, int, float, complex, np.bool_, np.number)) \
                 and isinstance(other, Tensor):
             input = _wrapped_number(_operand(input, "div"), other)  # (a NumPy scalar: its value)
         if rounding_mode is not None:

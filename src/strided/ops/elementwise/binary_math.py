@@ -235,8 +235,17 @@ def _nan_payloads(res: np.ndarray, xs: Any, ys: Any) -> np.ndarray:
     if res.dtype.kind == "f" and np.isnan(res).any():
         both = np.isnan(xs) & np.isnan(ys)
         if both.any():
-            res = np.where(both, ys, res)
+            # (quieted, as the kernel's float arithmetic returns it: a signalling NaN gains its
+            # quiet bit, the top bit of the mantissa, and keeps its sign and payload)
+            res = np.where(both, _quieted(np.asarray(ys, res.dtype)), res)
     return res
+
+
+def _quieted(nans: np.ndarray) -> np.ndarray:
+    """``nans`` with each NaN's quiet bit set (other values unchanged)."""
+    bits = np.dtype(f"u{nans.dtype.itemsize}")
+    quiet = bits.type(1 << (np.finfo(nans.dtype).nmant - 1))
+    return np.where(np.isnan(nans), (nans.view(bits) | quiet).view(nans.dtype), nans)
 
 
 def _logaddexp(x: Any, y: Any, dtype: np.dtype) -> np.ndarray:

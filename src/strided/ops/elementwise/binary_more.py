@@ -25,7 +25,7 @@ from ...gradients import seal
 from ...kernels.fpstate import QUIET, quiet_reset, quiet_set, quietly, quietly_here
 from ...kernels.fused import fma, fma_into, lerp_into
 from ...opdef import Kind, declare
-from ...scalars import parse_int
+from ...scalars import numpy_scalar, parse_int
 from ...tensor import Tensor
 from .._support import gradtools
 from .._support.operands import (
@@ -114,6 +114,8 @@ def _lerp(input: Any, end: Any, weight: Any, target: Tensor | None) -> Tensor:
                 "weight is a number (0.5: the midpoint) or a tensor of input's dtype",
             )
         )
+    if isinstance(weight, np.generic) and weight.dtype.kind in "biufc" and not isinstance(weight, complex):
+        weight = numpy_scalar(weight)  # (PyTorch's Scalar: np.complex64 is its real part; complex128 checked below)
     operands = [input, end, weight]
     shape = _broadcast(name, operands, ("input", "end", "weight"))
     if target is None:
@@ -421,14 +423,19 @@ def _addc(name: str, input: Any, tensor1: Any, tensor2: Any, value: Any, out: An
             f"tensor1 is {tensor1._dtype.name} and tensor2 {tensor2._dtype.name}",
             "fix: tensor1.to(strided.float32) (a true division), or input + value * (tensor1 / tensor2).trunc()"))
     d = result_type(result_type(input, tensor1), tensor2)
-    message = None if isinstance(value, complex) else scalar_overflow(  # (PyTorch's value in the op's math type)
-        value, float32 if d in REDUCED_FLOATS else d)
+    if isinstance(value, np.generic) and value.dtype.kind in "biufc":
+        value = numpy_scalar(value)  # (PyTorch's Scalar: np.complex64 is its real part, np.True_ 1.0)
+    # (PyTorch's value.to<math type>(): a complex value with an imaginary part is refused for a real
+    # dtype, 1+0j is read as 1.0; the value never joins the type promotion)
+    message = scalar_overflow(value, float32 if d in REDUCED_FLOATS else d)
     if message is not None:
         raise StridedRuntimeError(join_lines(
             message,
             f"value={value!r} is outside the range of {(float32 if d in REDUCED_FLOATS else d).name}, the dtype {name} "
             "computes in",
             "fix: a smaller value, or tensors of a wider dtype (input.to(strided.float64))"))
+    if isinstance(value, complex) and not d.is_complex:
+        value = value.real
     if not (d.is_floating_point or d.is_complex) and d is not bool_:
         value = int(value)  # (PyTorch converts value to the integer dtype: 1.5 counts as 1)
     # computed in the common dtype, in PyTorch's order: input + (value * t1) * t2

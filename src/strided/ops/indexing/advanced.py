@@ -49,7 +49,7 @@ from ...layout import Layout
 from ...messages import partial_overlap
 from ...opdef import Kind, declare
 from ...tensor import ADVANCED_INDEXING, Tensor, tensor_arg
-from ...writes import SETITEM, _as_source
+from ...writes import SETITEM, _as_source, _numpy_number
 from .._support.operands import _cinfo
 from .._support.promotion import TORCH_NAMES
 from ..registry import backward
@@ -441,8 +441,8 @@ def _source(t: Tensor, plan: IndexPlan, value: Any, op: str) -> Any:
                                       "fix: copy the value first: t[idx] = value.clone()")
         return value._np()
     if is_number(value):
-        if isinstance(value, np.generic):
-            value = value.item()
+        if isinstance(value, np.generic):  # (t[mask] = np.float32(x): PyTorch's TypeError, as t[0] = ...)
+            value = _numpy_number(value, t, SETITEM) if op == "setitem" else value.item()
         return np.asarray(SETITEM.number(value, t._dtype, op, 1))
     return _as_source(value)
 
