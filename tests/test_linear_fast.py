@@ -83,3 +83,19 @@ def test_watched_call_records_the_same(monkeypatch):
     assert fast  # (the watched call was seen)
     monkeypatch.setattr(layers, "_FAST_LINEAR", False)
     assert records() == fast
+
+
+def test_module_call_without_and_with_hooks():
+    lin = strided.nn.Linear(4, 3)
+    x = strided.ones(2, 4)
+    plain = lin(x)
+    seen = []
+    h1 = lin.register_forward_pre_hook(lambda m, a: seen.append("pre"))
+    h2 = lin.register_forward_hook(lambda m, a, r: r * 2)
+    doubled = lin(x)
+    assert seen == ["pre"]
+    assert doubled.detach().numpy().tobytes() == (plain * 2).detach().numpy().tobytes()
+    h1.remove()
+    h2.remove()
+    assert lin(x).detach().numpy().tobytes() == plain.detach().numpy().tobytes()
+    assert seen == ["pre"]
