@@ -546,7 +546,10 @@ class Module:
         return _add_hook(self._forward_hooks, self._forward_hooks_with_kwargs, hook, prepend, with_kwargs)
 
     def __call__(self, *args: Any, **kwargs: Any) -> Any:
-        for hook_id, hook in list(self._forward_pre_hooks.items()):
+        # (the hook dicts are tested first: a module without hooks, the common case in a training
+        # loop, skips building the snapshot lists; a hook added inside forward still runs after)
+        pre = self._forward_pre_hooks
+        for hook_id, hook in list(pre.items()) if pre else ():
             if hook_id in self._forward_pre_hooks_with_kwargs:
                 changed = hook(self, args, kwargs)
                 if changed is not None:
@@ -559,7 +562,10 @@ class Module:
                 if changed is not None:
                     args = changed if isinstance(changed, tuple) else (changed,)
         result = self.forward(*args, **kwargs)
-        for hook_id, hook in list(self._forward_hooks.items()):
+        post = self._forward_hooks
+        if not post:
+            return result
+        for hook_id, hook in list(post.items()):
             if hook_id in self._forward_hooks_with_kwargs:
                 changed = hook(self, args, kwargs, result)
             else:
