@@ -662,7 +662,7 @@ def _arange_out(start: Any, end: Any, step: Any, dtype: Any, out: Any, device: A
     import warnings
 
     from .callsite import user_site
-    from .grad_mode import bump_if_used, refuse_out
+    from .grad_mode import bump_if_used, note_out_target, refuse_out
     from .kernels.memory import check_writable, write
 
     if not isinstance(out, Tensor):
@@ -688,6 +688,7 @@ def _arange_out(start: Any, end: Any, step: Any, dtype: Any, out: Any, device: A
                 stacklevel=user_site()[1])
         out.resize_(n)  # (the Tensor method: writes sits above this layer)
     check_writable(out._storage, out._layout, "arange(out=...)", updates=True)
+    note_out_target(out)
     write(out._storage, out._layout, made._np().reshape(out._layout.shape))
     bump_if_used(out, "arange(out=...)")
     return out

@@ -82,6 +82,16 @@ STATE = {"used": False}
 # so in-place ops take the checked path that refuses writes to inference tensors outside one.
 INFERENCE_MODE: ContextVar[bool] = ContextVar("strided_inference_mode", default=False)
 INFERENCE_STORAGES: weakref.WeakSet = weakref.WeakSet()
+# storages an out= write reached inside an inference block: memory that existed before the op, so
+# the block's listener must not take it for new memory (PyTorch: a normal out stays normal)
+OUT_TARGETS: weakref.WeakSet = weakref.WeakSet()
+
+
+def note_out_target(out: Any) -> None:
+    """Inside ``inference_mode``: ``out`` (an ``out=`` tensor about to be written) keeps being a
+    normal tensor, as PyTorch's does; the block's listener skips its memory."""
+    if INFERENCE_MODE.get():
+        OUT_TARGETS.add(storage_root(out._storage))
 
 
 def is_inference(t: Any) -> bool:

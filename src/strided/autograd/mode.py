@@ -11,7 +11,7 @@ from collections.abc import Callable
 from typing import Any
 
 from ..dispatch import storage_root
-from ..grad_mode import GRAD_MODE, INFERENCE_MODE, INFERENCE_STORAGES, STATE, is_grad_enabled
+from ..grad_mode import GRAD_MODE, INFERENCE_MODE, INFERENCE_STORAGES, OUT_TARGETS, STATE, is_grad_enabled
 
 __all__ = ["enable_grad", "inference_mode", "is_grad_enabled", "is_inference_mode_enabled", "no_grad", "set_grad_enabled"]
 
@@ -240,7 +240,8 @@ def _mark_new_memory(record: Any) -> None:
     inputs = {id(storage_root(i._storage)) for i in record.inputs if hasattr(i, "_storage")}
     for t in out if isinstance(out, (tuple, list)) else (out,):
         storage = getattr(t, "_storage", None)
-        if storage is not None and id(storage_root(storage)) not in inputs:
+        if storage is not None and id(storage_root(storage)) not in inputs \
+                and storage_root(storage) not in OUT_TARGETS:  # (an out= write: memory made before the op)
             INFERENCE_STORAGES.add(storage_root(storage))
 
 

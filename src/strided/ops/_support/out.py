@@ -40,7 +40,15 @@ from ...callsite import user_site
 from ...dispatch import OPEN, memory_overlap, report, shares_storage
 from ...dtypes import CPP_NAME, DType
 from ...errors import StridedRuntimeError, StridedTypeError, join_lines
-from ...grad_mode import GRAD_MODE, INFERENCE_STORAGES, _requiring, bump_if_used, refuse_inference, refuse_out
+from ...grad_mode import (
+    GRAD_MODE,
+    INFERENCE_STORAGES,
+    _requiring,
+    bump_if_used,
+    note_out_target,
+    refuse_inference,
+    refuse_out,
+)
 from ...kernels import check_writable
 from ...kernels.memory import write
 from ...messages import partial_overlap
@@ -141,6 +149,7 @@ def write_out(out: Any, result: Tensor, op: str, inputs: tuple = (), same_dtype:
     out = check_out(out, op)
     if INFERENCE_STORAGES:  # (an out= write is an in-place update: PyTorch's refusal outside the block)
         refuse_inference(out, "inplace")
+    note_out_target(out)
     refuse_out(op, out, inputs)
     name = f"{op}(out=...)"
     if same_dtype and result._dtype is not out._dtype:
