@@ -637,6 +637,29 @@ def test_the_cli_stays_light():
     assert done.returncode == 0 and done.stdout.strip() == "[]"
 
 
+@pytest.mark.parametrize("argv, code", [(["--version"], 0), (["--help"], 0), (["-h"], 0), ([], 2),
+                                        (["frobnicate"], 2)])
+def test_version_help_and_usage_errors_never_load_the_library(argv, code):
+    # The console script's module is top level (strided_cli) so that these answer without running
+    # strided/__init__.py (the start-up target of issue 23); a command that needs the library loads it.
+    done = _python("-c", "import sys, strided_cli; code = strided_cli.main(sys.argv[1:]); "
+                         "print(code, sorted(m for m in sys.modules if m == 'strided' or m.startswith('strided.')))",
+                   *argv)
+    assert done.stdout.strip().splitlines()[-1] == f"{code} []", (done.stdout, done.stderr)
+
+
+def test_the_console_script_names_the_top_level_module():
+    import tomllib
+
+    project = tomllib.loads((SRC.parent / "pyproject.toml").read_text())
+    assert project["project"]["scripts"]["strided"] == "strided_cli:main"
+    assert "strided_cli" in project["tool"]["setuptools"]["py-modules"]
+    import strided.cli.main as historical
+    import strided_cli
+
+    assert historical.main is strided_cli.main and historical.build_parser is strided_cli.build_parser
+
+
 def test_a_reader_that_goes_away_is_no_error():
     env = dict(os.environ, PYTHONPATH=str(SRC))
     source = "zeros(40, 40)" + ".t()" * 200
