@@ -1158,6 +1158,218 @@ static PyObject *py_relu(PyObject *self, PyObject *const *args, Py_ssize_t nargs
 
 #define ENTRY(NAME) {#NAME, (PyCFunction)(void (*)(void))py_##NAME, METH_FASTCALL, #NAME "(src, dst): elementwise, as strided.kernels.special." #NAME}
 
+/* ---------------------------------------------------------------- PyTorch's CPU sort order
+ *
+ * stl_argsort(x, idx, n, comparator) -> bool: for each row of n elements of x (a C-contiguous
+ * buffer of format "f", "d", "q" or "Q", read only), the permutation PyTorch's CPU kernels leave
+ * after sorting the row's (value, position) pairs with GCC's std::sort (bits/stl_algo.h:
+ * introsort with the median of three moved to the front, heapsort past 2 * floor(log2(n))
+ * levels, runs of 16 left to one final insertion sort), written to idx (C-contiguous int64, as
+ * many elements as x). The comparator reads values only: 0, "ascending" (NaN largest:
+ * aten's KeyValueCompAsc, sort/argsort/msort), 1, "descending" (NaN first: KeyValueCompDesc),
+ * 2, "less" (a plain <, under which NaN is neither less nor greater than anything: the mode
+ * kernel's). std::sort is not stable, so among equal values (ties, -0.0 and 0.0, NaN) the
+ * positions come back in introsort's order, which is the order this reproduces step for step;
+ * strided.ops._support.stl_select is the same algorithm in Python (the fallback).
+ *
+ * The "unguarded" loops of libstdc++ rely on the ordering being a strict weak order to stop at
+ * the range's ends; "less" with NaN is not one, so every loop here also stops at the range's
+ * ends (where GCC's would read outside the row: a difference only where PyTorch's result is
+ * undefined). False (nothing written) where idx overlaps x. */
+
+#define DEFINE_STL_SORT(NAME, T, LT)                                                               \
+    typedef struct { T k; int64_t i; } NAME##_pair;                                                \
+    static inline int NAME##_lt(const NAME##_pair *a, const NAME##_pair *b) { T x = a->k, y = b->k; return LT; } \
+    static void NAME##_swap(NAME##_pair *a, NAME##_pair *b) { NAME##_pair t = *a; *a = *b; *b = t; } \
+    static void NAME##_linear_insert(NAME##_pair *q, Py_ssize_t lo, Py_ssize_t last)               \
+    {   /* __unguarded_linear_insert (bounded at lo) */                                            \
+        NAME##_pair v = q[last];                                                                   \
+        Py_ssize_t next = last - 1;                                                                \
+        while (next >= lo && NAME##_lt(&v, &q[next])) { q[last] = q[next]; last = next; next--; }  \
+        q[last] = v;                                                                               \
+    }                                                                                              \
+    static void NAME##_insertion(NAME##_pair *q, Py_ssize_t first, Py_ssize_t last)                \
+    {   /* __insertion_sort */                                                                     \
+        if (first == last) return;                                                                 \
+        for (Py_ssize_t i = first + 1; i < last; i++) {                                            \
+            if (NAME##_lt(&q[i], &q[first])) {                                                     \
+                NAME##_pair v = q[i];                                                              \
+                memmove(q + first + 1, q + first, (size_t)(i - first) * sizeof(NAME##_pair));      \
+                q[first] = v;                                                                      \
+            } else {                                                                               \
+                NAME##_linear_insert(q, first, i);                                                 \
+            }                                                                                      \
+        }                                                                                          \
+    }                                                                                              \
+    static void NAME##_adjust_heap(NAME##_pair *b, Py_ssize_t hole, Py_ssize_t len, NAME##_pair v) \
+    {   /* __adjust_heap then __push_heap, over the range starting at b */                         \
+        Py_ssize_t top = hole, child = hole;                                                       \
+        while (child < (len - 1) / 2) {                                                            \
+            child = 2 * (child + 1);                                                               \
+            if (NAME##_lt(&b[child], &b[child - 1])) child--;                                      \
+            b[hole] = b[child];                                                                    \
+            hole = child;                                                                          \
+        }                                                                                          \
+        if ((len & 1) == 0 && child == (len - 2) / 2) {                                            \
+            child = 2 * (child + 1);                                                               \
+            b[hole] = b[child - 1];                                                                \
+            hole = child - 1;                                                                      \
+        }                                                                                          \
+        Py_ssize_t parent = (hole - 1) / 2;                                                        \
+        while (hole > top && NAME##_lt(&b[parent], &v)) {                                          \
+            b[hole] = b[parent];                                                                   \
+            hole = parent;                                                                         \
+            parent = (hole - 1) / 2;                                                               \
+        }                                                                                          \
+        b[hole] = v;                                                                               \
+    }                                                                                              \
+    static void NAME##_heapsort(NAME##_pair *b, Py_ssize_t len)                                    \
+    {   /* __partial_sort(first, last, last): __make_heap, then __sort_heap */                     \
+        if (len >= 2)                                                                              \
+            for (Py_ssize_t parent = (len - 2) / 2;; parent--) {                                   \
+                NAME##_adjust_heap(b, parent, len, b[parent]);                                     \
+                if (parent == 0) break;                                                            \
+            }                                                                                      \
+        for (Py_ssize_t end = len; end > 1;) {                                                     \
+            end--;                                                                                 \
+            NAME##_pair v = b[end];                                                                \
+            b[end] = b[0];                                                                         \
+            NAME##_adjust_heap(b, 0, end, v);                                                      \
+        }                                                                                          \
+    }                                                                                              \
+    static Py_ssize_t NAME##_partition_pivot(NAME##_pair *q, Py_ssize_t first, Py_ssize_t last)   \
+    {   /* __unguarded_partition_pivot: __move_median_to_first, then __unguarded_partition */      \
+        Py_ssize_t a = first + 1, m = first + (last - first) / 2, c = last - 1, pick;              \
+        if (NAME##_lt(&q[a], &q[m])) {                                                             \
+            if (NAME##_lt(&q[m], &q[c])) pick = m;                                                 \
+            else if (NAME##_lt(&q[a], &q[c])) pick = c;                                            \
+            else pick = a;                                                                         \
+        } else if (NAME##_lt(&q[a], &q[c])) pick = a;                                              \
+        else if (NAME##_lt(&q[m], &q[c])) pick = c;                                                \
+        else pick = m;                                                                             \
+        NAME##_swap(&q[first], &q[pick]);                                                          \
+        Py_ssize_t f = first + 1, l = last;                                                        \
+        for (;;) {                                                                                 \
+            while (f < last && NAME##_lt(&q[f], &q[first])) f++;                                   \
+            l--;                                                                                   \
+            while (l > first && NAME##_lt(&q[first], &q[l])) l--;                                  \
+            if (!(f < l)) return f;                                                                \
+            NAME##_swap(&q[f], &q[l]);                                                             \
+            f++;                                                                                   \
+        }                                                                                          \
+    }                                                                                              \
+    static void NAME##_introsort(NAME##_pair *q, Py_ssize_t first, Py_ssize_t last, int depth)     \
+    {                                                                                              \
+        while (last - first > 16) {                                                                \
+            if (depth == 0) { NAME##_heapsort(q + first, last - first); return; }                  \
+            depth--;                                                                               \
+            Py_ssize_t cut = NAME##_partition_pivot(q, first, last);                               \
+            NAME##_introsort(q, cut, last, depth);                                                 \
+            last = cut;                                                                            \
+        }                                                                                          \
+    }                                                                                              \
+    static void NAME##_sort(NAME##_pair *q, Py_ssize_t n)                                          \
+    {   /* std::sort */                                                                            \
+        if (n < 2) return;                                                                         \
+        int lg = 0;                                                                                \
+        for (Py_ssize_t m = n; m > 1; m >>= 1) lg++;                                               \
+        NAME##_introsort(q, 0, n, 2 * lg);                                                         \
+        if (n > 16) {                                                                              \
+            NAME##_insertion(q, 0, 16);                                                            \
+            for (Py_ssize_t i = 16; i < n; i++) NAME##_linear_insert(q, 0, i);                     \
+        } else {                                                                                   \
+            NAME##_insertion(q, 0, n);                                                             \
+        }                                                                                          \
+    }                                                                                              \
+    static int NAME##_rows(const T *x, int64_t *idx, Py_ssize_t rows, Py_ssize_t n)                \
+    {   /* 0: out of memory */                                                                     \
+        NAME##_pair *q = PyMem_RawMalloc((size_t)(n ? n : 1) * sizeof(NAME##_pair));               \
+        if (q == NULL) return 0;                                                                   \
+        for (Py_ssize_t r = 0; r < rows; r++, x += n, idx += n) {                                  \
+            for (Py_ssize_t j = 0; j < n; j++) { q[j].k = x[j]; q[j].i = j; }                      \
+            NAME##_sort(q, n);                                                                     \
+            for (Py_ssize_t j = 0; j < n; j++) idx[j] = q[j].i;                                    \
+        }                                                                                          \
+        PyMem_RawFree(q);                                                                          \
+        return 1;                                                                                  \
+    }
+
+DEFINE_STL_SORT(asc_f, float, (!isnan(x) && isnan(y)) || x < y)
+DEFINE_STL_SORT(desc_f, float, (isnan(x) && !isnan(y)) || x > y)
+DEFINE_STL_SORT(less_f, float, x < y)
+DEFINE_STL_SORT(asc_d, double, (!isnan(x) && isnan(y)) || x < y)
+DEFINE_STL_SORT(desc_d, double, (isnan(x) && !isnan(y)) || x > y)
+DEFINE_STL_SORT(less_d, double, x < y)
+DEFINE_STL_SORT(asc_q, int64_t, x < y)
+DEFINE_STL_SORT(desc_q, int64_t, x > y)
+DEFINE_STL_SORT(asc_u, uint64_t, x < y)
+DEFINE_STL_SORT(desc_u, uint64_t, x > y)
+#undef DEFINE_STL_SORT
+
+static PyObject *py_stl_argsort(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
+{
+    (void)self;
+    if (nargs != 4) {
+        PyErr_Format(PyExc_TypeError, "stl_argsort(x, idx, n, comparator) takes 4 arguments, not %zd", nargs);
+        return NULL;
+    }
+    Py_ssize_t n = PyLong_AsSsize_t(args[2]);
+    long comparator = PyLong_AsLong(args[3]);
+    if ((n == -1 || comparator == -1) && PyErr_Occurred()) return NULL;
+    Py_buffer x, idx;
+    if (PyObject_GetBuffer(args[0], &x, PyBUF_C_CONTIGUOUS | PyBUF_FORMAT) < 0) return NULL;
+    if (PyObject_GetBuffer(args[1], &idx, PyBUF_C_CONTIGUOUS | PyBUF_FORMAT | PyBUF_WRITABLE) < 0) {
+        PyBuffer_Release(&x);
+        return NULL;
+    }
+    PyObject *answer = NULL;
+    char kind = x.format[0] == '<' || x.format[0] == '=' || x.format[0] == '@' ? x.format[1] : x.format[0];
+    int known = (kind == 'f' && x.itemsize == 4) || (kind == 'd' && x.itemsize == 8)
+                || ((kind == 'q' || kind == 'l') && x.itemsize == 8) || ((kind == 'Q' || kind == 'L') && x.itemsize == 8);
+    char ikind = idx.format[0] == '<' || idx.format[0] == '=' || idx.format[0] == '@' ? idx.format[1] : idx.format[0];
+    Py_ssize_t count = x.itemsize ? x.len / x.itemsize : 0;
+    if (!known || !((ikind == 'q' || ikind == 'l') && idx.itemsize == 8) || idx.len != count * 8 || n < 1
+        || count % n != 0 || comparator < 0 || comparator > 2 || (comparator == 2 && kind != 'f' && kind != 'd')) {
+        PyErr_Format(PyExc_ValueError, "stl_argsort: x must be a C-contiguous float32, float64, int64 or uint64 "
+                     "buffer and idx an int64 one of as many elements, a multiple of n >= 1; comparator 0, 1 or 2 "
+                     "(2 for floats only) (formats %s and %s, %zd and %zd bytes, n %zd, comparator %ld)",
+                     x.format, idx.format, x.len, idx.len, n, comparator);
+        goto done;
+    }
+    {
+        const char *xb = x.buf;
+        char *ib = idx.buf;
+        if (x.len && xb < ib + idx.len && ib < xb + x.len) {
+            answer = Py_False;
+            goto done;
+        }
+        Py_ssize_t rows = count / n;
+        int ok = 1;
+        Py_BEGIN_ALLOW_THREADS
+        if (kind == 'f')
+            ok = comparator == 0 ? asc_f_rows(x.buf, idx.buf, rows, n) : comparator == 1 ? desc_f_rows(x.buf, idx.buf, rows, n)
+                                                                        : less_f_rows(x.buf, idx.buf, rows, n);
+        else if (kind == 'd')
+            ok = comparator == 0 ? asc_d_rows(x.buf, idx.buf, rows, n) : comparator == 1 ? desc_d_rows(x.buf, idx.buf, rows, n)
+                                                                        : less_d_rows(x.buf, idx.buf, rows, n);
+        else if (kind == 'q' || kind == 'l')
+            ok = comparator == 0 ? asc_q_rows(x.buf, idx.buf, rows, n) : desc_q_rows(x.buf, idx.buf, rows, n);
+        else
+            ok = comparator == 0 ? asc_u_rows(x.buf, idx.buf, rows, n) : desc_u_rows(x.buf, idx.buf, rows, n);
+        Py_END_ALLOW_THREADS
+        if (!ok) {
+            PyErr_NoMemory();
+            goto done;
+        }
+        answer = Py_True;
+    }
+done:
+    PyBuffer_Release(&x);
+    PyBuffer_Release(&idx);
+    Py_XINCREF(answer);
+    return answer;
+}
+
 static PyMethodDef methods[] = {
     ENTRY(erf), ENTRY(erfc), ENTRY(erfinv), ENTRY(erfinv_float32), ENTRY(digamma), ENTRY(trigamma), ENTRY(lgamma),
     ENTRY(i0), ENTRY(i1), ENTRY(i0e), ENTRY(i1e),
@@ -1176,6 +1388,9 @@ static PyMethodDef methods[] = {
      "computes them (False: not run)"},
     {"relu", (PyCFunction)(void (*)(void))py_relu, METH_FASTCALL,
      "relu(x, out) -> bool: max(x, 0) keeping -0.0 and NaN bits (False: an overlap)"},
+    {"stl_argsort", (PyCFunction)(void (*)(void))py_stl_argsort, METH_FASTCALL,
+     "stl_argsort(x, idx, n, comparator) -> bool: per row of n, the positions in PyTorch's CPU sort order "
+     "(GCC's std::sort; comparator 0 ascending, 1 descending, 2 plain <) (False: an overlap)"},
     {NULL, NULL, 0, NULL},
 };
 

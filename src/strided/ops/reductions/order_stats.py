@@ -41,6 +41,7 @@ from .._support.operands import _cinfo, flat_run
 from .._support.out import write_pair_out
 from .._support.reduce_args import reduced_shape, shape_text
 from .._support.stl_select import median_position, mode_row
+from .._support.torch_sort_order import mode_order
 from ..registry import backward, method
 
 __all__ = ["median", "mode", "nanmedian", "nanquantile", "quantile"]
@@ -325,18 +326,23 @@ def mode(input: Tensor, dim: int = -1, keepdim: bool = False, *, out: Any = None
     if rows.size == 0:
         vals, idx = np.zeros(rows.shape[:-1], rows.dtype), np.zeros(rows.shape[:-1], np.int64)
     else:
-        vals, idx = _mode_rows(rows)
-        if (n > 16 or np_kind(rows.dtype) == "f") and rows.size <= _SORT_STEPS_MAX:
+        order = mode_order(rows)  # (PyTorch's std::sort order, compiled; None: not built)
+        vals, idx = _mode_rows(rows, order)
+        if order is None and (n > 16 or np_kind(rows.dtype) == "f") and rows.size <= _SORT_STEPS_MAX:
             vals, idx = _pytorch_mode(rows, vals, idx)
     return return_types.mode(tensor_from_array(vals, out_shape, input._dtype), tensor_from_array(idx, out_shape, int64))
 
 
-def _mode_rows(rows: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+def _mode_rows(rows: np.ndarray, order: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray]:
     """``(values, int64 indices)`` of each row's mode (along the last axis of the non-empty
-    ``rows``): the smallest of the most frequent values and its last occurrence (a stable sort's
-    answer, which is PyTorch's for rows of up to 16 elements without NaN)."""
+    ``rows``) read off the rows sorted in ``order``: the value of the first longest run of equal
+    values and the position of that run's last element. PyTorch's answer with its kernel's order
+    (:func:`.._support.torch_sort_order.mode_order`); the default, a stable sort, gives the
+    smallest of the most frequent values and its last occurrence (PyTorch's for rows of up to 16
+    elements without NaN)."""
     n = rows.shape[-1]
-    order = rows.argsort(axis=-1, kind="stable")
+    if order is None:
+        order = rows.argsort(axis=-1, kind="stable")
     s = take_last(rows, order)
     # run lengths in the sorted rows: the length (less one) of the run ending at each position
     new = np.empty(s.shape, bool)

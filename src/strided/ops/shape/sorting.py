@@ -5,8 +5,9 @@ Contracts shared by every function here:
 * NaN orders as the largest value, as in PyTorch: last in an ascending sort, first in a
   descending one, picked first by ``topk(largest=True)``; ``-0.0`` and ``0.0`` are equal.
 * ``stable=True`` keeps equal elements in their original order, in both directions (PyTorch's
-  indices exactly). Without it the order of ties is unspecified in PyTorch; strided's ascending
-  sort then gives NumPy's quicksort order and the values are exact whatever the ties.
+  indices exactly). Without it PyTorch's CPU kernel leaves ties in the order of GCC's
+  ``std::sort``, and so does strided (:mod:`.._support.torch_sort_order`): the same indices, and
+  the same bits where equal values differ in them (-0.0 and 0.0).
 * Results are always new memory, reported with :func:`strided.dispatch.copied` (the copy ledger
   and ``watch`` show them with a reason). ``sort``/``argsort``/``msort`` give results the strides
   PyTorch's ``empty_like`` would (the input's own when it is dense, else its memory order);
@@ -51,21 +52,15 @@ from .._support.operands import _cinfo, flat_run
 from .._support.out import write_pair_out
 from .._support.reduce_args import reduced_shape, shape_text
 from .._support.stl_select import top_k_row
+from .._support.torch_sort_order import argsort as torch_argsort
+from .._support.torch_sort_order import numpy_argsort, sorted_values
 from ..registry import backward, method
 
 
 def argsort_last(x: np.ndarray, descending: bool, stable: bool) -> np.ndarray:
-    """Indices (int64, fresh, C-contiguous) that sort ``x`` along its last axis, NaN largest.
-
-    Descending order sorts the reversed rows ascending and reverses the answer back: NaN comes
-    first and, with a stable sort, equal elements keep their original order (PyTorch's rule).
-    """
-    kind = "stable" if stable else None
-    if not descending:
-        return np.argsort(x, axis=-1, kind=kind)
-    n = x.shape[-1]
-    idx = np.argsort(x[..., ::-1], axis=-1, kind=kind)[..., ::-1]
-    return np.subtract(n - 1, idx, dtype=np.int64)
+    """Indices (int64, fresh, C-contiguous) that sort ``x`` along its last axis, NaN largest, in
+    PyTorch's order among equal elements too (:func:`.._support.torch_sort_order.argsort`)."""
+    return torch_argsort(x, descending, stable)
 
 
 def _sort_parts(self: Tensor, dim: Any, descending: Any, stable: Any, op: str) -> tuple[int, np.ndarray, np.ndarray]:
@@ -121,8 +116,8 @@ def _no_bool_dim(op: str, dim: Any, descending: Any, stable: Any) -> None:
 def sort(self: Tensor, dim: int = -1, descending: bool = False, *, stable: bool | None = None, out: Any = None) -> Any:
     """The elements along ``dim`` in order: ``return_types.sort(values, indices)``, NaN largest.
 
-    ``stable=True`` keeps ties in their original order (PyTorch's indices exactly); otherwise
-    strided's tie order is NumPy's quicksort's (ascending) and values are exact either way.
+    ``stable=True`` keeps ties in their original order; otherwise ties come in the order of
+    PyTorch's CPU kernel (GCC's ``std::sort``): PyTorch's indices exactly, either way.
 
     >>> strided.tensor([3., float("nan"), 1.]).sort(descending=True)
     sort(values=tensor([nan, 3., 1.]), indices=tensor([1, 0, 2]))
@@ -174,15 +169,15 @@ def msort(self: Tensor) -> Tensor:
         info = _cinfo[self._layout.shape]  # (a row-major tensor: np.sort along axis 0 of its flat run)
         flat = flat_run(self, info) if info[1] else None
         if flat is not None:
-            return adopted(np.sort(flat.reshape(self._layout.shape), axis=0).reshape(-1), info[2], self._dtype)
+            return adopted(sorted_values(flat.reshape(self._layout.shape), axis=0).reshape(-1), info[2], self._dtype)
     tensor_arg(self, "msort")
     d = one_dim(self, 0, "msort")
     support.check("msort", self._dtype, (self,))
     x = moved_last(self, d)
     shape = self._layout.shape
-    # the values alone: np.sort (NaN last, as argsort) is twice as fast as argsort and a gather.
-    # Among equal values (-0.0 and 0.0) the order is a tie order, unspecified as sort's.
-    out = tensor_from_moved(np.sort(x, axis=-1), shape, d, self._dtype,
+    # the values alone: np.sort (NaN last, as argsort) is twice as fast as argsort and a gather;
+    # where equal values differ in bits (-0.0 and 0.0), PyTorch's order of them (sorted_values)
+    out = tensor_from_moved(sorted_values(x), shape, d, self._dtype,
                             preserve_format_strides(shape, self._layout.strides))
     return copied("msort", (self,), out, lambda: f"msort: a {shape_text(shape)} tensor sorted along dim 0 "
                                                   "into new memory")
@@ -383,7 +378,7 @@ def topk(self: Tensor, k: int, dim: int = -1, largest: bool = True, sorted: bool
         if cand is None:
             cand = _top_by_argpartition(x, k, largest)
         part = take_last(x, cand)
-    order = argsort_last(part, largest, False)
+    order = numpy_argsort(part, largest, None)  # (rows with ties: _pytorch_ties below)
     idx = order if cand is None else take_last(cand, order)
     tied = _pytorch_ties(x, idx, k, largest) if shape else None
     out_shape = shape[:d] + (k,) + shape[d + 1:] if shape else ()
