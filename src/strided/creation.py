@@ -42,6 +42,7 @@ from .errors import (
     join_lines,
 )
 from .grad_mode import leaf
+from .kernels import native
 from .kernels.fill import arange_into, fill
 from .layout import Layout
 from .layout.formats import format_strides
@@ -984,7 +985,7 @@ def logspace(start: Any, end: Any, steps: int, base: float = 10.0, *, dtype: Any
     arr = t._storage.array  # (the fresh 1-D buffer itself)
     if steps == 1:  # PyTorch fills with base ** start (fill_'s rule)
         with np.errstate(all="ignore"):
-            power = np.power(np.longdouble(base), np.longdouble(start)).astype(np.float64)  # (glibc's pow)
+            power = _glibc_power(np.float64(base), np.array([float(start)]))[0]
             arr[...] = _fill_scalar(float(power), dt, "logspace", 1)
     elif steps > 1:
         arr[...] = _space_values(_space_key("logspace", start, end, steps, base, dt),
@@ -1010,8 +1011,21 @@ def _logspace_values(start: Any, end: Any, steps: int, base: Any, dt: DType) -> 
         exps[:half] = np.float64(s) + step * i[:half]
         exps[half:] = np.float64(e) - step * (steps - 1 - i[half:])
         b = np.float64(np.float32(base)) if dt.kind in "iu" else np.float64(base)
-        powers = np.power(np.longdouble(b), exps.astype(np.longdouble)).astype(np.float64)
+        powers = _glibc_power(b, exps)
         return _c_cast(powers, dt) if dt.kind in "iu" else powers.astype(dt.numpy)
+
+
+def _glibc_power(base: np.float64, exps: np.ndarray) -> np.ndarray:
+    """``base ** exps`` (float64) as the C library's ``pow`` gives it (PyTorch's kernel calls
+    ``std::pow``): the compiled loop where it is built, else a long-double power rounded to double
+    (glibc's pow is correctly rounded nearly always; about one element in a thousand may then
+    differ in the last bit)."""
+    kernel = native.special()
+    if kernel is not None:
+        out = np.empty_like(exps)
+        if kernel.pow_base(float(base), exps, out):  # (fresh: never an overlap)
+            return out
+    return np.power(np.longdouble(base), exps.astype(np.longdouble)).astype(np.float64)
 
 
 def _c_cast(values: np.ndarray, dtype: DType) -> np.ndarray:

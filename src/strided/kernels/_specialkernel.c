@@ -1370,6 +1370,53 @@ done:
     return answer;
 }
 
+/* pow_base(base, exps, out) -> bool: out[i] = pow(base, exps[i]) with the C library's pow (glibc's,
+ * the one PyTorch's CPU logspace kernel calls through std::pow), for C-contiguous float64 buffers of
+ * one length. NumPy's float64 power is its own SIMD code, which differs from glibc's in the last bit.
+ * False (nothing written) where out overlaps exps. */
+static PyObject *py_pow_base(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
+{
+    (void)self;
+    if (nargs != 3) {
+        PyErr_Format(PyExc_TypeError, "pow_base(base, exps, out) takes 3 arguments, not %zd", nargs);
+        return NULL;
+    }
+    double base = PyFloat_AsDouble(args[0]);
+    if (base == -1.0 && PyErr_Occurred()) return NULL;
+    Py_buffer e, out;
+    if (PyObject_GetBuffer(args[1], &e, PyBUF_C_CONTIGUOUS | PyBUF_FORMAT) < 0) return NULL;
+    if (PyObject_GetBuffer(args[2], &out, PyBUF_C_CONTIGUOUS | PyBUF_FORMAT | PyBUF_WRITABLE) < 0) {
+        PyBuffer_Release(&e);
+        return NULL;
+    }
+    PyObject *answer = NULL;
+    if (strcmp(e.format, "d") != 0 || strcmp(out.format, "d") != 0 || e.len != out.len) {
+        PyErr_Format(PyExc_ValueError, "pow_base: exps and out must be C-contiguous float64 buffers of one length "
+                     "(formats %s and %s, %zd and %zd bytes)", e.format, out.format, e.len, out.len);
+        goto done;
+    }
+    {
+        const char *eb = e.buf;
+        char *ob = out.buf;
+        if (e.len && eb < ob + out.len && ob < eb + e.len && eb != ob) {
+            answer = Py_False;
+            goto done;
+        }
+        const double *x = e.buf;
+        double *o = out.buf;
+        Py_ssize_t n = e.len / 8;
+        Py_BEGIN_ALLOW_THREADS
+        for (Py_ssize_t i = 0; i < n; i++) o[i] = pow(base, x[i]);
+        Py_END_ALLOW_THREADS
+        answer = Py_True;
+    }
+done:
+    PyBuffer_Release(&e);
+    PyBuffer_Release(&out);
+    Py_XINCREF(answer);
+    return answer;
+}
+
 static PyMethodDef methods[] = {
     ENTRY(erf), ENTRY(erfc), ENTRY(erfinv), ENTRY(erfinv_float32), ENTRY(digamma), ENTRY(trigamma), ENTRY(lgamma),
     ENTRY(i0), ENTRY(i1), ENTRY(i0e), ENTRY(i1e),
@@ -1388,6 +1435,8 @@ static PyMethodDef methods[] = {
      "computes them (False: not run)"},
     {"relu", (PyCFunction)(void (*)(void))py_relu, METH_FASTCALL,
      "relu(x, out) -> bool: max(x, 0) keeping -0.0 and NaN bits (False: an overlap)"},
+    {"pow_base", (PyCFunction)(void (*)(void))py_pow_base, METH_FASTCALL,
+     "pow_base(base, exps, out) -> bool: out = pow(base, exps), the C library's pow, float64 (False: an overlap)"},
     {"stl_argsort", (PyCFunction)(void (*)(void))py_stl_argsort, METH_FASTCALL,
      "stl_argsort(x, idx, n, comparator) -> bool: per row of n, the positions in PyTorch's CPU sort order "
      "(GCC's std::sort; comparator 0 ascending, 1 descending, 2 plain <) (False: an overlap)"},
