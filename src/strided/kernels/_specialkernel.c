@@ -1281,6 +1281,47 @@ static PyObject *py_relu(PyObject *self, PyObject *const *args, Py_ssize_t nargs
             NAME##_insertion(q, 0, n);                                                             \
         }                                                                                          \
     }                                                                                              \
+    static inline void NAME##_nth(NAME##_pair *q, Py_ssize_t n, Py_ssize_t nth)                        \
+    {   /* std::nth_element: __introselect, __heap_select past the depth limit */                  \
+        if (nth >= n) return;                                                                      \
+        Py_ssize_t first = 0, last = n;                                                            \
+        int depth = 0;                                                                             \
+        for (Py_ssize_t m = n; m > 1; m >>= 1) depth++;                                            \
+        depth *= 2;                                                                                \
+        while (last - first > 3) {                                                                 \
+            if (depth == 0) {                                                                      \
+                Py_ssize_t len = nth + 1 - first;                                                  \
+                NAME##_pair *b = q + first;                                                        \
+                if (len >= 2)                                                                      \
+                    for (Py_ssize_t parent = (len - 2) / 2;; parent--) {                           \
+                        NAME##_adjust_heap(b, parent, len, b[parent]);                             \
+                        if (parent == 0) break;                                                    \
+                    }                                                                              \
+                for (Py_ssize_t i = nth + 1; i < last; i++)                                        \
+                    if (NAME##_lt(&q[i], &q[first])) {                                             \
+                        NAME##_pair v = q[i];                                                      \
+                        q[i] = q[first];                                                           \
+                        NAME##_adjust_heap(b, 0, len, v);                                          \
+                    }                                                                              \
+                NAME##_swap(&q[first], &q[nth]);                                                   \
+                return;                                                                            \
+            }                                                                                      \
+            depth--;                                                                               \
+            Py_ssize_t cut = NAME##_partition_pivot(q, first, last);                               \
+            if (cut <= nth) first = cut; else last = cut;                                          \
+        }                                                                                          \
+        NAME##_insertion(q, first, last);                                                          \
+    }                                                                                              \
+    static inline int64_t NAME##_select(const T *x, Py_ssize_t n, Py_ssize_t nth)                    \
+    {   /* the position std::nth_element leaves at nth; -2: out of memory */                        \
+        NAME##_pair *q = PyMem_RawMalloc((size_t)(n ? n : 1) * sizeof(NAME##_pair));               \
+        if (q == NULL) return -2;                                                                  \
+        for (Py_ssize_t j = 0; j < n; j++) { q[j].k = x[j]; q[j].i = j; }                          \
+        NAME##_nth(q, n, nth);                                                                     \
+        int64_t at = q[nth].i;                                                                     \
+        PyMem_RawFree(q);                                                                          \
+        return at;                                                                                 \
+    }                                                                                              \
     static int NAME##_rows(const T *x, int64_t *idx, Py_ssize_t rows, Py_ssize_t n)                \
     {   /* 0: out of memory */                                                                     \
         NAME##_pair *q = PyMem_RawMalloc((size_t)(n ? n : 1) * sizeof(NAME##_pair));               \
@@ -1417,6 +1458,49 @@ done:
     return answer;
 }
 
+/* stl_nth(x, nth, comparator) -> int: the position of the element GCC's std::nth_element leaves at
+ * nth after running over x's values in order (x a C-contiguous float32 or float64 buffer, 0 <= nth <
+ * len): PyTorch's median() (comparator 2, a plain <) and nanmedian() (0, NaN largest) of all
+ * elements run it over their clone's memory, and which of -0.0 and 0.0 it leaves there is the sign
+ * of the median. */
+static PyObject *py_stl_nth(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
+{
+    (void)self;
+    if (nargs != 3) {
+        PyErr_Format(PyExc_TypeError, "stl_nth(x, nth, comparator) takes 3 arguments, not %zd", nargs);
+        return NULL;
+    }
+    Py_ssize_t nth = PyLong_AsSsize_t(args[1]);
+    long comparator = PyLong_AsLong(args[2]);
+    if ((nth == -1 || comparator == -1) && PyErr_Occurred()) return NULL;
+    Py_buffer x;
+    if (PyObject_GetBuffer(args[0], &x, PyBUF_C_CONTIGUOUS | PyBUF_FORMAT) < 0) return NULL;
+    PyObject *answer = NULL;
+    int f32 = strcmp(x.format, "f") == 0, f64 = strcmp(x.format, "d") == 0;
+    Py_ssize_t n = x.itemsize ? x.len / x.itemsize : 0;
+    if (!(f32 || f64) || nth < 0 || nth >= n || (comparator != 0 && comparator != 2)) {
+        PyErr_Format(PyExc_ValueError, "stl_nth: x must be a C-contiguous float32 or float64 buffer, 0 <= nth < its "
+                     "length, comparator 0 or 2 (format %s, %zd elements, nth %zd, comparator %ld)",
+                     x.format, n, nth, comparator);
+        goto done;
+    }
+    {
+        int64_t at;
+        Py_BEGIN_ALLOW_THREADS
+        if (f32) at = comparator == 0 ? asc_f_select(x.buf, n, nth) : less_f_select(x.buf, n, nth);
+        else at = comparator == 0 ? asc_d_select(x.buf, n, nth) : less_d_select(x.buf, n, nth);
+        Py_END_ALLOW_THREADS
+        if (at == -2) {
+            PyErr_NoMemory();
+            goto done;
+        }
+        answer = PyLong_FromLongLong(at);
+    }
+done:
+    PyBuffer_Release(&x);
+    return answer;
+}
+
 static PyMethodDef methods[] = {
     ENTRY(erf), ENTRY(erfc), ENTRY(erfinv), ENTRY(erfinv_float32), ENTRY(digamma), ENTRY(trigamma), ENTRY(lgamma),
     ENTRY(i0), ENTRY(i1), ENTRY(i0e), ENTRY(i1e),
@@ -1437,6 +1521,8 @@ static PyMethodDef methods[] = {
      "relu(x, out) -> bool: max(x, 0) keeping -0.0 and NaN bits (False: an overlap)"},
     {"pow_base", (PyCFunction)(void (*)(void))py_pow_base, METH_FASTCALL,
      "pow_base(base, exps, out) -> bool: out = pow(base, exps), the C library's pow, float64 (False: an overlap)"},
+    {"stl_nth", (PyCFunction)(void (*)(void))py_stl_nth, METH_FASTCALL,
+     "stl_nth(x, nth, comparator) -> int: the position std::nth_element leaves at nth (0: NaN largest, 2: plain <)"},
     {"stl_argsort", (PyCFunction)(void (*)(void))py_stl_argsort, METH_FASTCALL,
      "stl_argsort(x, idx, n, comparator) -> bool: per row of n, the positions in PyTorch's CPU sort order "
      "(GCC's std::sort; comparator 0 ascending, 1 descending, 2 plain <) (False: an overlap)"},

@@ -33,6 +33,8 @@ from ...errors import (
     join_lines,
 )
 from ...gradients import seal
+from ...kernels.native import special
+from ...layout.order import preserve_format_strides
 from ...opdef import Kind, declare
 from ...tensor import Tensor, tensor_arg
 from .._support import gradtools, return_types
@@ -81,6 +83,34 @@ def _middle(rows: np.ndarray, skip_nan: bool) -> tuple[np.ndarray, np.ndarray]:
 
 
 def _flat_middle(flat: np.ndarray, skip_nan: bool) -> np.generic:
+    """The value :func:`_middle` gives for a non-empty 1-d real ``flat``: NumPy's partition (a
+    tenth of a sort) finds the value; equal values have equal bits, but for a zero (-0.0 or 0.0)
+    :func:`_stable_middle` tells which, as before. With a NaN, ``median`` gives the first NaN and
+    ``nanmedian`` the lower median of the others (all NaN: the first NaN)."""
+    if np_kind(flat.dtype) == "f":
+        nan = np.isnan(flat)
+        nans = int(np.count_nonzero(nan))
+        if nans and (not skip_nan or nans == flat.size):
+            return flat[int(nan.argmax())]
+        values = flat[~nan] if nans else flat
+        k = (values.size - 1) // 2
+        middle = np.partition(values, k)[k]
+        return _stable_middle(flat, skip_nan) if middle == 0 else middle
+    k = (flat.size - 1) // 2
+    return np.partition(flat, k)[k]
+
+
+def _clone_order(whole: np.ndarray, x: Tensor) -> np.ndarray:
+    """``x``'s elements (``whole``: its NumPy view) in the order PyTorch's median kernel reads them:
+    the memory order of its ``clone()`` (a dense permuted tensor keeps its strides: no copy here),
+    which decides which of -0.0 and 0.0 its ``std::nth_element`` leaves in the middle."""
+    lay = x._layout
+    strides = preserve_format_strides(lay.shape, lay.strides)
+    order = sorted(range(len(strides)), key=lambda d: (-strides[d], d))
+    return np.transpose(whole, order).reshape(-1)
+
+
+def _stable_middle(flat: np.ndarray, skip_nan: bool) -> np.generic:
     """The value :func:`_middle` gives for a non-empty 1-d real ``flat``, from the values alone.
 
     A stable sort of the values puts the elements in the stable argsort's order (the same bits:
@@ -103,12 +133,28 @@ def _pytorch_median_bits(flat: np.ndarray, value: Any, skip_nan: bool) -> Any:
     leaves in the middle (:func:`~.._support.stl_select.median_position`; for up to 4096 elements)."""
     if value != value:
         return value if skip_nan else np.array(np.nan, flat.dtype)[()]
-    if value == 0 and flat.size <= _SORT_STEPS_MAX:
+    if value == 0:
         signs = np.signbit(flat[flat == 0])
         if signs.any() and not signs.all():
-            pos = median_position(flat.tolist(), skip_nan)
+            kernel = special()
+            if kernel is not None:
+                pos = _compiled_median_position(kernel, flat, skip_nan)
+            elif flat.size <= _SORT_STEPS_MAX:
+                pos = median_position(flat.tolist(), skip_nan)
+            else:  # (no kernel: the Python steps would take too long; the stable sort's zero)
+                return value
             return value if pos is None else flat[pos]
     return value
+
+
+def _compiled_median_position(kernel: Any, flat: np.ndarray, skip_nan: bool) -> int | None:
+    """:func:`~.._support.stl_select.median_position`, compiled (``stl_nth``)."""
+    keys = np.ascontiguousarray(flat, dtype=np.float64 if flat.dtype == np.float64 else np.float32)
+    nans = int(np.count_nonzero(np.isnan(keys)))
+    if nans and not skip_nan:
+        return None
+    nth = max(keys.size - nans - 1, 0) // 2
+    return kernel.stl_nth(keys, nth, 0 if skip_nan else 2)
 
 
 def _median(x: Tensor, dim: Any, keepdim: bool, op: str, skip_nan: bool) -> Any:
@@ -116,12 +162,14 @@ def _median(x: Tensor, dim: Any, keepdim: bool, op: str, skip_nan: bool) -> Any:
     _no_bool(x, op)
     shape = x._layout.shape
     if dim is None:
-        flat = x._np().reshape(-1)
-        if flat.size == 0:
-            return tensor_from_array(np.array(np.nan, flat.dtype), (), x._dtype) if x._dtype.is_floating_point \
-                else tensor_from_array(np.zeros((), flat.dtype), (), x._dtype)
-        values = _flat_middle(flat, skip_nan) if np_kind(flat.dtype) in "biuf" else _middle(flat, skip_nan)[0]
-        if np_kind(flat.dtype) == "f":
+        whole = x._np()
+        if whole.size == 0:
+            return tensor_from_array(np.array(np.nan, whole.dtype), (), x._dtype) if x._dtype.is_floating_point \
+                else tensor_from_array(np.zeros((), whole.dtype), (), x._dtype)
+        flat = _clone_order(whole, x)
+        kind = np_kind(flat.dtype)
+        values = _flat_middle(flat, skip_nan) if kind in "biuf" else _middle(flat, skip_nan)[0]
+        if kind == "f":
             values = _pytorch_median_bits(flat, values, skip_nan)
         return tensor_from_array(np.asarray(values), (), x._dtype)
     d = one_dim(x, dim, op)
