@@ -112,8 +112,14 @@ def _scalar_of_comparison(name: str, x: Any) -> Any:
     reading a user's own 0-d array the same way contradicts no answer of PyTorch's.
     """
     if name in _COMPARISONS and isinstance(x, np.ndarray) and x.ndim == 0 and x.dtype.kind in "biufc":
-        return numpy_scalar(x[()])
+        value = x[()]
+        if type(value) is np.uint64 and value > _I64_MAX:
+            return value  # (above int64: the operator refuses it, as PyTorch's parser does)
+        return numpy_scalar(value)
     return x
+
+
+_I64_MAX = np.uint64(2**63 - 1)
 
 
 def _is_foreign(x: Any) -> bool:

@@ -37,6 +37,9 @@ _trusted = Layout._trusted
 # ---------------------------------------------------------------- operands
 
 
+_I64_MAX = np.uint64(2**63 - 1)
+
+
 def _operand(x: Any, op: str) -> Any:
     """A Tensor or a Python bool/int/float; NumPy arrays become zero-copy tensors.
 
@@ -52,6 +55,12 @@ def _operand(x: Any, op: str) -> Any:
     if type(x) is Tensor or isinstance(x, Tensor):
         return x
     if isinstance(x, np.generic) and x.dtype.kind in "biufc":
+        if x.dtype.kind == "u" and x > _I64_MAX:
+            raise StridedTypeError(join_lines(
+                f"{op}(): an integer is required (got a NumPy {x.dtype.name} of {int(x)}, above int64's range)",
+                "PyTorch's parser reads a NumPy integer as an int64 and refuses this one (a Python int "
+                f"would be read as uint64 and wrap); fix: float({int(x)}) for its value as a float, or a "
+                "uint64 tensor: strided.tensor(value, dtype=strided.uint64)"))
         x = numpy_scalar(x)
     if isinstance(x, (bool, int, float, complex)):
         if type(x) is int and not -(2**63) <= x < 2**63:

@@ -849,6 +849,8 @@ def _make_binary(op: BinaryOp) -> tuple[Callable[..., Tensor], ...]:
     def checked(a: Any, b: Any) -> Any:
         if not isinstance(b, _KNOWN):
             return NotImplemented
+        if _beyond_int64(b):
+            return _beyond_int64_operator(op, b)
         return binary(op, a, b)
 
     def plain(input: Any, other: Any) -> Tensor:
@@ -890,7 +892,7 @@ def _make_binary(op: BinaryOp) -> tuple[Callable[..., Tensor], ...]:
                 if OPEN:
                     report(name, (self, other) if op.reflect_as_forward else (other, self), t)
                 return t
-        if not isinstance(other, _KNOWN):
+        if not isinstance(other, _KNOWN) or _beyond_int64(other):
             return NotImplemented
         if op.reflect_as_forward or (op is ADD and (self._dtype.is_complex or isinstance(other, (complex, np.complexfloating)))):
             # (PyTorch's ``number + t`` is ``t.add(number)``: for complex results ``t + 1 * number``,
@@ -922,6 +924,31 @@ def _make_binary(op: BinaryOp) -> tuple[Callable[..., Tensor], ...]:
 
 
 _KNOWN = (Tensor, bool, int, float, complex, np.ndarray, np.generic)
+
+
+def _beyond_int64(x: Any) -> bool:
+    """A NumPy uint64 above int64's range: PyTorch's parser refuses it (it reads a NumPy integer as
+    an int64), so its operators answer NotImplemented and Python (or NumPy's own operator, on the
+    values: no wrap) decides; the op's functions raise (:func:`.._support.operands._operand`)."""
+    return type(x) is np.uint64 and x > _I64_MAX
+
+
+_I64_MAX = np.uint64(2**63 - 1)
+
+
+def _beyond_int64_operator(op: BinaryOp, value: Any) -> Any:
+    """``t OP value`` for a NumPy uint64 above int64's range, as PyTorch answers it: arithmetic
+    returns NotImplemented (NumPy's operator then computes, on the values); ``==``/``!=`` are
+    Python's identity answers (False, True: PyTorch's NotImplemented on both sides); an order
+    comparison is a TypeError (NumPy's fallback would compare a wrapped int64)."""
+    if op.kind != "compare":
+        return NotImplemented
+    if op.name in ("eq", "ne"):
+        return op.name == "ne"
+    raise StridedTypeError(join_lines(
+        f"'{op.symbol}' not supported between instances of 'Tensor' and 'numpy.uint64'",
+        f"{value!r} is above int64's range, which PyTorch's parser refuses for a NumPy integer; "
+        f"fix: compare with float({int(value)}), or with a uint64 tensor"))
 _REFLECT_FAST = (ADD, SUB, MUL)  # the reflected dunders with a fast path (see _make_binary)
 _EXACT = 2**53  # Python ints below this convert to a float exactly
 _INF = float("inf")
