@@ -323,6 +323,8 @@ def scalar_overflow(value: object, dtype: DType, c_name: bool = True) -> str | N
     their range (# Note: PyTorch skips the float16 check when filling a single element); integer types refuse nan, inf and out-of-range values, where an
     unsigned type also accepts Python ints down to ``-max`` (they wrap).
     """
+    if dtype.kind == "b":  # (any number: its truth, a complex one's too)
+        return None
     if isinstance(value, (complex, np.complexfloating)) and dtype.kind != "c":
         if value.imag != 0:  # PyTorch refuses to drop an imaginary part here
             return f"value cannot be converted to type {C10_NAME[dtype.name] if c_name else dtype.name} without overflow"

@@ -99,10 +99,10 @@ def wrapped(value: Number, dtype: DType) -> Any:
     if dtype.kind == "c":
         with quiet():
             return np_type(complex(value))
+    if isinstance(value, bool) or dtype is bool_:
+        return np_type(bool(value))  # (a complex number's truth: either part nonzero, as PyTorch)
     if isinstance(value, complex):
         value = value.real  # (checked callers refused a nonzero imaginary part before)
-    if isinstance(value, bool) or dtype is bool_:
-        return np_type(bool(value))
     if dtype.kind in "iu":
         if isinstance(value, int):
             bits = dtype.itemsize * 8
@@ -135,8 +135,8 @@ def filled(value: Number, dtype: DType, op: str, numel: int, what: str = "the va
     As :func:`checked`, except that PyTorch does not check float16 when it fills a single
     element (a 0-d or one-element ``fill_``, ``where``'s scalars, ``t[i] = x``): 1e5 becomes inf.
     """
-    if dtype is float16 and numel == 1:
-        return wrapped(value, dtype)
+    if dtype is float16 and numel == 1 and not (isinstance(value, (complex, np.complexfloating)) and value.imag):
+        return wrapped(value, dtype)  # (an imaginary part is refused still, as PyTorch)
     return checked(value, dtype, op, what)
 
 
