@@ -28,6 +28,7 @@ from ...opdef import Kind, declare
 from ...tensor import Tensor, tensor_arg
 from .._support.fast_reduce import PLANS
 from .._support.operands import _cinfo
+from .._support.out import write_out
 from .._support.reduce_args import numpy_axes, optional_dtype, reduction_dims
 from ..registry import backward, method
 
@@ -123,12 +124,16 @@ def _softmax(self: Tensor, dim: Any, dtype: Any, op: str, log: bool) -> Tensor:
 
 
 @method("softmax")
-def softmax(self: Tensor, dim: int | None = None, dtype: Any = None) -> Tensor:
-    """exp(x - max) / sum(exp(x - max)) along ``dim``; each slice sums to 1.
+def softmax(self: Tensor, dim: int | None = None, dtype: Any = None, *, out: Any = None) -> Tensor:
+    """exp(x - max) / sum(exp(x - max)) along ``dim``; each slice sums to 1. ``out=`` (torch.softmax's):
+    of the result's dtype exactly, resized as PyTorch's out= rules say.
 
     >>> strided.tensor([[0.0, 0.0], [0.0, 1e9]]).softmax(dim=1).tolist()
     [[0.5, 0.5], [0.0, 1.0]]
     """
+    if out is not None:
+        return write_out(out, _softmax(self, dim, dtype, "softmax", log=False), "softmax", (self,),
+                         same_dtype="matmul")
     return _softmax(self, dim, dtype, "softmax", log=False)
 
 
@@ -147,12 +152,16 @@ def _softmax_backward(out: Tensor, x: Tensor, dim: Any = None, dtype: Any = None
 
 
 @method("log_softmax")
-def log_softmax(self: Tensor, dim: int | None = None, dtype: Any = None) -> Tensor:
-    """(x - max) - log(sum(exp(x - max))) along ``dim``: the log of :func:`softmax`, computed stably.
+def log_softmax(self: Tensor, dim: int | None = None, dtype: Any = None, *, out: Any = None) -> Tensor:
+    """(x - max) - log(sum(exp(x - max))) along ``dim``: the log of :func:`softmax`, computed stably;
+    ``out=`` as softmax's.
 
     >>> strided.tensor([0.0, 0.0]).log_softmax(dim=0).tolist()
     [-0.6931471824645996, -0.6931471824645996]
     """
+    if out is not None:
+        return write_out(out, _softmax(self, dim, dtype, "log_softmax", log=True), "log_softmax", (self,),
+                         same_dtype="matmul")
     return _softmax(self, dim, dtype, "log_softmax", log=True)
 
 
