@@ -335,6 +335,27 @@ def bump(t: Any, op: str | None = None, skip: int = 1) -> None:
         rec[1] = (op, frame.f_code, frame.f_lasti) if frame is not None else (op, None, None)
 
 
+def bump_writes(writes: Any) -> None:
+    """:func:`bump_if_used` for each ``(tensor, op)`` of ``writes``, in order, with the user's
+    line looked up once for all of them (a fused kernel's writes, :func:`strided.optim.adam`'s:
+    one call site, several counted writes; each record ends as :func:`bump` would leave it)."""
+    if not STATE["used"]:
+        return
+    frame = sys._getframe(1)
+    while frame is not None and frame.f_code.co_filename.startswith(PACKAGE_DIR):
+        frame = frame.f_back
+    code, at = (frame.f_code, frame.f_lasti) if frame is not None else (None, None)
+    for t, op in writes:
+        rec = _own_record(t) if _OWN else None
+        if rec is None:
+            root = storage_root(t._storage)
+            rec = _VDATA.get(_ref(root))
+            if rec is None:
+                rec = _VERSIONS[root] = [0, None]
+        rec[0] += 1
+        rec[1] = (op, code, at)
+
+
 def bump_if_used(t: Any, op: str) -> None:
     """:func:`bump`, once autograd has been used (before, no saved tensor can exist): what an
     ``out=`` write and a NumPy write through the protocols pay."""
