@@ -49,7 +49,9 @@ def _observe(x, w, b):
             out._version, out._base is None, node.name() if node is not None else None,
             not any(strided.shares_memory(out, t) for t in (x, w, b) if t is not None))
     if node is not None and out.numel():
-        out.sum().backward()
+        # (a gradient with every value: not the ones of sum's, whose products are exact)
+        gout = strided.tensor(np.random.default_rng(5).standard_normal(out.shape), dtype=out.dtype)
+        out.backward(gout)
         seen += tuple(t.grad.numpy().tobytes() if t is not None and t.grad is not None else None for t in (x, w, b))
     return seen
 
@@ -68,16 +70,20 @@ def _both(monkeypatch, build):
 @given(n=st.integers(0, 5), k=st.integers(0, 5), m=st.integers(0, 5), seed=st.integers(0, 2**16),
        dtype=st.sampled_from(["float32", "float64"]), bias=st.booleans(), special=st.booleans(),
        grad=st.booleans(), xhow=st.sampled_from(["plain", "plain", "transposed", "offset", "step"]),
-       whow=st.sampled_from(["plain", "plain", "transposed", "offset"]), param=st.booleans())
-def test_bit_identical_to_the_general_path(n, k, m, seed, dtype, bias, special, grad, xhow, whow, param):
+       whow=st.sampled_from(["plain", "plain", "transposed", "offset"]), param=st.booleans(), xgrad=st.booleans(),
+       bgrad=st.booleans())
+def test_bit_identical_to_the_general_path(n, k, m, seed, dtype, bias, special, grad, xhow, whow, param, xgrad,
+                                           bgrad):
+    """Forward and first-order gradients (the rule's row-major path: both products and the
+    bias's sum) against the general path, for every combination of which inputs need one."""
     rng = np.random.default_rng(seed)
     xa, wa, ba = _array(rng, (n, k), dtype, special), _array(rng, (m, k), dtype, special), _array(rng, (m,), dtype, special)
     sd = getattr(strided, dtype)
     cls = strided.nn.Parameter if param else None
 
     def build():
-        return (_make(xa, sd, xhow, False), _make(wa, sd, whow, grad, cls),
-                _make(ba, sd, "plain", grad, cls) if bias else None)
+        return (_make(xa, sd, xhow, xgrad), _make(wa, sd, whow, grad, cls),
+                _make(ba, sd, "plain", bgrad, cls) if bias else None)
 
     mp = pytest.MonkeyPatch()
     try:

@@ -33,6 +33,7 @@ from ...grad_mode import GRAD_MODE, SUBCLASSES, requires_grad
 from ...gradients import grad_zeros, seal
 from ...kernels.fpstate import quiet, quietly
 from ...kernels.listeners import OPEN
+from ...kernels.matmul import matmul_new
 from ...kernels.memory import flat_run
 from ...layout import Layout, contiguous_strides
 from ...layout import expand as expand_layout
@@ -200,6 +201,41 @@ def _batched_weight_grad(g: Tensor, x: Tensor) -> Tensor:
     return g.mT.matmul(x).sum(tuple(range(len(g._layout.shape) - 2)))
 
 
+def _linear_grads_rowmajor(g: Tensor, input: Tensor, weight: Tensor, need_x: bool, need_w: bool) -> tuple | None:
+    """The first-order gradients of a matrix input's linear, ``(g @ weight, g.T @ input)`` (None
+    for the one not needed), computed as the rule's ops compute them but without their entries:
+    ``g.matmul(weight)`` is the matmul's fast path (:func:`fast_product` of the two row-major
+    operands, its result adopted as that entry adopts it) and ``g.t().mm(input)`` the mm's general
+    product (NumPy's matmul of the transposed gradient's (m, n) view and the input's (n, k) array,
+    the same shapes and byte strides as that path's views). For ``g``, ``input`` and ``weight``
+    row-major 2-D of one float32/float64 dtype with no dimension of size 0; None otherwise
+    (the rule's ops then run). The caller checks that nothing records or listens."""
+    d = g._dtype
+    if (g.__class__ is not Tensor or (d is not float32 and d is not float64) or input._dtype is not d
+            or weight._dtype is not d):
+        return None
+    gs, xs = g._layout.shape, input._layout.shape
+    if len(gs) != 2 or not (gs[0] and gs[1] and xs[1]):
+        return None
+    gx = gw = None
+    if need_x:
+        fast = fast_product(g, weight)
+        if fast is None:
+            return None
+        gx = adopted(fast[0].ravel(), fast[1], d)
+    if need_w:
+        ga = flat_run(g, _cinfo[gs])
+        xa = flat_run(input, _cinfo[xs])
+        if ga is None or xa is None:
+            return None
+        shape = (gs[1], xs[1])
+        flat = matmul_new(ga.reshape(gs).T, xa.reshape(xs), shape)
+        if flat is None:
+            return None
+        gw = adopted(flat, _cinfo[shape][2], d)
+    return gx, gw
+
+
 @backward("F.linear", operands="any")
 def _linear_backward(out: Tensor, input: Tensor, weight: Tensor, bias: Tensor | None = None) -> Any:
     """``g @ weight`` for the input, ``g.T @ input`` (over every batch dim) for the weight and
@@ -211,11 +247,18 @@ def _linear_backward(out: Tensor, input: Tensor, weight: Tensor, bias: Tensor | 
     """
     nd, wd = len(input._layout.shape), len(weight._layout.shape)
     need_x, need_w = requires_grad(input), requires_grad(weight)
+    # a (out_features,) bias of a matrix input that needs its gradient: summed here (below),
+    # where the engine would sum it down to the bias's shape (the same reduction, over dim 0)
+    sum_bias = nd == 2 and wd == 2 and bias is not None and len(bias._layout.shape) == 1 and requires_grad(bias)
 
     def grad(g: Tensor) -> tuple:
         if wd == 1:  # a (in,) weight: the output lost the feature dim
             gu = g.unsqueeze(-1)
             return (gu * weight if need_x else None, gu * input if need_w else None, g)
+        if nd == 2 and _FAST_LINEAR and g._ag is None and not OPEN and not GRAD_MODE.get():
+            fast = _linear_grads_rowmajor(g, input, weight, need_x, need_w)
+            if fast is not None:
+                return (*fast, g.sum(0) if sum_bias else g)
         gx = g.matmul(weight) if need_x else None
         gw = None
         if need_w:
