@@ -206,3 +206,34 @@ def test_zero_and_copy_fast_paths_write_what_torch_writes() -> None:
         strided.from_numpy(frozen).zero_()
     with pytest.raises(RuntimeError, match="read-only"):
         strided.from_numpy(frozen).copy_(strided.ones(3))
+
+
+@pytest.mark.parametrize("config", [{}, {"amsgrad": True}, {"cls": optim.AdamW, "weight_decay": 0.3}],
+                         ids=["default", "amsgrad", "adamw"])
+def test_flat_update_counts_every_write_and_names_the_users_line(config: dict) -> None:
+    """The fused update's writes (counted together, one user line looked up for all): each state
+    tensor's version and its last write (op, file:line) as the op-by-op update leaves them."""
+    from strided.grad_mode import last_write
+
+    def run(flat: bool) -> list:
+        real = adam_module._flat_update
+        if not flat:  # (no spy around the fused path: a wrapper here would be the user's frame)
+            adam_module._flat_update = lambda *a, **k: False
+        try:
+            kw = dict(config)
+            cls = kw.pop("cls", optim.Adam)
+            w = strided.tensor(np.arange(6.0, dtype=np.float32).reshape(2, 3), requires_grad=True)
+            opt = cls([w], lr=0.1, **kw)
+            for _ in range(3):
+                opt.zero_grad()
+                (w * w).sum().backward()
+                opt.step()  # (the line every write is charged to)
+        finally:
+            adam_module._flat_update = real
+        state = opt.state[w]
+        return [(k, state[k]._version, last_write(state[k])) for k in sorted(state)] + [
+            ("param", w._version, last_write(w))]
+
+    fast, slow = run(True), run(False)
+    assert fast == slow
+    assert all(site is not None and "test_optim_flat.py" in site[1] for _, _, site in fast)

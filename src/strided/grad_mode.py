@@ -260,9 +260,42 @@ _VERSIONS: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
 _VDATA = _VERSIONS.data
 _ref = weakref.ref
 
+# The tensors with a version counter of their own (PyTorch: ``x.data`` shares x's memory but not
+# its counter, so writes through it leave x's ``_version`` alone): id(root tensor) -> (a weak
+# reference to it, its record, as _VERSIONS's). A view of such a tensor (its ``_base`` is the root)
+# and a detach() of it share the root's record. Empty until the first ``.data``: the hot paths
+# test the dict's truth and nothing else.
+_OWN: dict[int, tuple] = {}
+
+
+def own_counter(t: Any, rec: list | None = None) -> None:
+    """Give the root tensor ``t`` a version counter of its own: ``rec`` (another tensor's record,
+    which it then shares: detach) or a fresh one at 0 (``.data``)."""
+    key = id(t)
+
+    def forget(ref: Any, key: int = key) -> None:
+        hit = _OWN.get(key)
+        if hit is not None and hit[0] is ref:
+            del _OWN[key]
+
+    _OWN[key] = (_ref(t, forget), [0, None] if rec is None else rec)
+
+
+def _own_record(t: Any) -> list | None:
+    """The record of ``t``'s own counter (:func:`own_counter`), if its root has one."""
+    root = t if t._base is None else t._base
+    hit = _OWN.get(id(root))
+    if hit is not None and hit[0]() is root:
+        return hit[1]
+    return None
+
 
 def version(t: Any) -> int:
     """``t._version``: in-place writes to ``t``'s storage so far (through any view)."""
+    if _OWN:
+        rec = _own_record(t)
+        if rec is not None:
+            return rec[0]
     rec = _VDATA.get(_ref(storage_root(t._storage)))
     return 0 if rec is None else rec[0]
 
@@ -288,16 +321,39 @@ def bump(t: Any, op: str | None = None, skip: int = 1) -> None:
     costs a frame object and a string test, and ``f_lineno`` a line-table search: together most of
     a small in-place op, paid on every write of an optimizer's step though the error is rare.
     """
-    root = storage_root(t._storage)
-    rec = _VDATA.get(_ref(root))
+    rec = _own_record(t) if _OWN else None
     if rec is None:
-        rec = _VERSIONS[root] = [0, None]
+        root = storage_root(t._storage)
+        rec = _VDATA.get(_ref(root))
+        if rec is None:
+            rec = _VERSIONS[root] = [0, None]
     rec[0] += 1
     if op is not None:
         frame = sys._getframe(skip)
         while frame is not None and frame.f_code.co_filename.startswith(PACKAGE_DIR):
             frame = frame.f_back
         rec[1] = (op, frame.f_code, frame.f_lasti) if frame is not None else (op, None, None)
+
+
+def bump_writes(writes: Any) -> None:
+    """:func:`bump_if_used` for each ``(tensor, op)`` of ``writes``, in order, with the user's
+    line looked up once for all of them (a fused kernel's writes, :func:`strided.optim.adam`'s:
+    one call site, several counted writes; each record ends as :func:`bump` would leave it)."""
+    if not STATE["used"]:
+        return
+    frame = sys._getframe(1)
+    while frame is not None and frame.f_code.co_filename.startswith(PACKAGE_DIR):
+        frame = frame.f_back
+    code, at = (frame.f_code, frame.f_lasti) if frame is not None else (None, None)
+    for t, op in writes:
+        rec = _own_record(t) if _OWN else None
+        if rec is None:
+            root = storage_root(t._storage)
+            rec = _VDATA.get(_ref(root))
+            if rec is None:
+                rec = _VERSIONS[root] = [0, None]
+        rec[0] += 1
+        rec[1] = (op, code, at)
 
 
 def bump_if_used(t: Any, op: str) -> None:
@@ -309,7 +365,9 @@ def bump_if_used(t: Any, op: str) -> None:
 
 def last_write(t: Any) -> tuple[str, str] | None:
     """(op, file:line) of the last in-place write to ``t``'s storage, if one was recorded."""
-    rec = _VDATA.get(_ref(storage_root(t._storage)))
+    rec = _own_record(t) if _OWN else None
+    if rec is None:
+        rec = _VDATA.get(_ref(storage_root(t._storage)))
     if rec is None or rec[1] is None:
         return None
     op, code, at = rec[1]

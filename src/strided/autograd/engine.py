@@ -14,6 +14,7 @@ non-leaf, before its producer runs); ``retain_grad`` is such a hook that keeps t
 
 from __future__ import annotations
 
+import sys
 import warnings
 from collections.abc import Sequence
 from typing import Any
@@ -25,6 +26,7 @@ from ..dispatch import adopted, result
 from ..errors import StridedRuntimeError, join_lines
 from ..grad_mode import INSIDE
 from ..gradients import sum_to
+from ..kernels.listeners import OPEN
 from ..ops._support.operands import _cinfo
 from ..tensor import Tensor
 from . import graph as G
@@ -169,7 +171,7 @@ def run(roots: list[tuple], retain_graph: bool, create_graph: bool,
                 if capture is not None:
                     _capture(node, grads, capture, captured)
                 else:
-                    _accumulate(node, grads[0], create_graph)
+                    _accumulate(node, grads, create_graph)
                 continue
             if capture is not None:
                 _capture(node, grads, capture, captured)
@@ -210,6 +212,9 @@ def run(roots: list[tuple], retain_graph: bool, create_graph: bool,
                     else:
                         _skip(nxt, deps, buffers, ready)
             node.passed = passed
+            # (no reference to this node's gradients outlives its turn: an AccumulateGrad run
+            # next may then find it holds a fresh gradient alone and keep it, _sole_owner)
+            outs = g = None
         for node in done:
             node.release()
     finally:
@@ -255,12 +260,60 @@ def _skip(node: Node, deps: dict, buffers: dict, ready: list) -> None:
                     stack.append(nxt)
 
 
-def _accumulate(node: AccumulateGrad, g: Tensor | None, create_graph: bool) -> None:
+def _accumulate(node: AccumulateGrad, grads: list, create_graph: bool) -> None:
+    """Add ``grads[0]`` into the leaf's ``.grad`` (the engine's buffer list: its slot is emptied,
+    so that a gradient no one else holds can become the leaf's ``.grad`` itself)."""
     leaf = node.variable
+    g = grads[0]
+    grads[0] = None
     if leaf is None or g is None:
         return
     m = leaf._ag  # (its hooks ran in run())
+    # (2: this frame's ``g`` and getrefcount's argument; any other holder keeps the copy)
+    if m.grad is None and not create_graph and _STEAL and sys.getrefcount(g) == 2 and _sole_owner(g, leaf):
+        m.grad = g  # (PyTorch's AccumulateGrad steals such a gradient instead of copying it)
+        return
     m.grad = accumulate_into(m.grad, g, leaf, create_graph)
+
+
+_STEAL = True  # (tests turn it off to compare with the copy)
+
+
+def _sole_owner(g: Tensor, like: Tensor) -> bool:
+    """Whether the fresh gradient ``g``, which the caller found referenced by no one else, may
+    become ``like``'s ``.grad`` as it is instead of a copy (PyTorch's AccumulateGrad steals a new
+    gradient whose only reference is the engine's). The copy would be the same values in the
+    same layout; keeping ``g`` is safe only when no other object can reach its memory:
+
+    - ``g`` is a plain Tensor outside autograd, no view (``_base`` None), of ``like``'s dtype and
+      shape, row-major at offset 0 over exactly its elements, as ``like`` is row-major (the
+      layout the copy would give it);
+    - its Storage is held by ``g`` alone, never lent to NumPy nor borrowed from it (``_pinned``),
+      no listener is active (the copy ledger and watch see the same as with the copy);
+    - its NumPy buffer is held by that Storage alone, and each array it is a view of (NumPy's
+      ``base`` chain, ending at an array that owns its memory) by the view alone: a typed alias
+      or a NumPy view of the buffer holds a reference there.
+    """
+    if g.__class__ is not Tensor or g._ag is not None or g._base is not None or OPEN:
+        return False
+    gl, lay = g._layout, like._layout
+    if g._dtype is not like._dtype or gl.shape != lay.shape or gl.offset:
+        return False
+    info = _cinfo[lay.shape]
+    if gl.strides != info[0] or lay.strides != info[0]:
+        return False
+    st = g._storage
+    if st._pinned is not None or sys.getrefcount(st) != 3:  # (g's slot, ``st``, the argument)
+        return False
+    arr = st.array
+    if arr.shape[0] != info[1] or not arr.flags.writeable or sys.getrefcount(arr) != 3:  # (st's slot, ``arr``, the argument)
+        return False
+    base = arr.base
+    while base is not None:  # (NumPy's fresh result viewed flat: reshape(-1) of a 2-D product)
+        if base.__class__ is not np.ndarray or sys.getrefcount(base) != 3:  # (the view's base, ``base``, the argument)
+            return False
+        base = base.base
+    return True
 
 
 def accumulate_into(old: Tensor | None, g: Tensor, like: Tensor, create_graph: bool) -> Tensor:

@@ -24,7 +24,7 @@ import numpy as np
 
 from ..dispatch import result, storage_root
 from ..errors import StridedRuntimeError, join_lines
-from ..grad_mode import _VDATA, GRAD_MODE, Meta, _ref, bump, last_write, meta, requires_grad, version
+from ..grad_mode import _OWN, _VDATA, GRAD_MODE, Meta, _ref, bump, last_write, meta, requires_grad, version
 
 # Grad mode, the version counters and the tensor record live below the ops (strided.grad_mode),
 # so the ops' entries, the factories and nn.functional need nothing from this layer; re-exported
@@ -155,7 +155,9 @@ class Node:
         # (tensor, its version now, whether it is this node's own output: ``output``, which the
         # recorder passes when the op has one differentiable output)
         if saved:
-            if _VDATA:
+            if _OWN:  # (a .data tensor has a counter of its own: version() knows where)
+                self.saved = tuple([(t, version(t), t is output) for t in saved])
+            elif _VDATA:
                 kept = []
                 for t in saved:  # (version(t), inlined: this runs for every recorded op)
                     rec = _VDATA.get(_ref(storage_root(t._storage)))

@@ -281,6 +281,7 @@ def _rewrite(self: Tensor, raw: Tensor, fwd: Callable, name: str, spec: Callable
     G.bump(self, name, 4)  # (_rewrite <- _run_inplace <- its caller, strided's)
     if node is not None:
         _saved_as_target(node, new, self)
+        _release_target(node, self)
         retains = m is not None and m.retains_grad
         self._ag = Meta(grad_fn=node)
         self._ag.retains_grad = retains
@@ -298,7 +299,56 @@ def _saved_as_target(node: Node, new: Tensor | None, target: Tensor) -> None:
         return
     # (the node's own output is saved as an alias of it, never the tensor: see graph.unowned; an
     # alias of the target, whose history becomes this node, keeps that cycle-free as well)
-    node.saved = tuple((G.unowned(target), G.version(target), True) if o else (t, v, o) for t, v, o in node.saved)
+    node.saved = tuple((_alias_of_target(target), G.version(target), True) if o else (t, v, o)
+                       for t, v, o in node.saved)
+
+
+def _alias_of_target(target: Tensor) -> Tensor:
+    """:func:`.graph.unowned` of ``target`` whose ``_base`` is an unowned alias of the target's
+    base too: after a write through a view the base's history is CopySlices, which holds this
+    node, so an alias holding the base itself would be base -> CopySlices -> node -> alias -> base,
+    a reference cycle. (Only values, layout, dtype and the version counter are read from it.)"""
+    alias = G.unowned(target)
+    if alias._base is not None:
+        alias._base = G.unowned(alias._base)
+    return alias
+
+
+def _release_target(node: Node, target: Tensor) -> None:
+    """Make ``node`` (the in-place op's node, which becomes ``target``'s history or its base's)
+    hold ``target`` only through :func:`_alias_of_target`: an input of the op that is the target
+    itself (``y.mul_(y)``, ``y.add_(y)``), saved or closed over by the rule, would otherwise be the
+    reference cycle target -> history -> node -> target, and a graph dropped without backward
+    would live until the cyclic GC runs (PyTorch's graphs are freed by reference counting).
+
+    The alias has the target's values and version counter, so the version check still refuses a
+    backward through a node that saved the target before writing it, with PyTorch's error."""
+    key = id(target)
+    aliases: dict[int, Any] = {}
+    swap = {key: (target, 0)}
+
+    def alias_for(value: Any) -> Any:
+        if key not in aliases:
+            aliases[key] = _alias_of_target(target)
+        return G._swapped(value, swap, aliases)
+
+    if node.saved and any(t is target for t, _, _ in node.saved):
+        node.saved = tuple((alias_for(t), v, o) for t, v, o in node.saved)
+    stack, seen = ([node.rule] if node.rule is not None else []), set()
+    while stack:
+        fn = stack.pop()
+        if id(fn) in seen:
+            continue
+        seen.add(id(fn))
+        for cell in getattr(fn, "__closure__", None) or ():
+            try:
+                value = cell.cell_contents
+            except ValueError:  # (an empty cell)
+                continue
+            if value is target or (isinstance(value, (tuple, list)) and any(v is target for v in value)):
+                cell.cell_contents = alias_for(value)
+            elif callable(value) and getattr(value, "__closure__", None):
+                stack.append(value)
 
 
 def _rewrite_view(view: Tensor, base: Tensor, raw: Tensor, fwd: Callable, name: str, spec: Callable,
@@ -315,6 +365,7 @@ def _rewrite_view(view: Tensor, base: Tensor, raw: Tensor, fwd: Callable, name: 
     if fn is None:
         return out
     _saved_as_target(fn, new, view)
+    _release_target(fn, view)
     cs = CopySlices(base, view, fn)
     retains = base._ag is not None and base._ag.retains_grad
     base._ag = Meta(grad_fn=cs)

@@ -10,7 +10,7 @@ from typing import Any
 
 from ..args import type_name
 from ..errors import StridedNotImplementedError, StridedRuntimeError, StridedTypeError, join_lines
-from ..grad_mode import STATE, SUBCLASSES, RemovableHandle, set_requires_grad
+from ..grad_mode import STATE, SUBCLASSES, RemovableHandle, own_counter, set_requires_grad
 from ..grad_mode import is_inference as _is_inference
 from ..tensor import Tensor
 from . import engine
@@ -190,7 +190,12 @@ def as_subclass(self: Tensor, cls: type) -> Tensor:
 
 
 def _data(self: Tensor) -> Tensor:
-    return self.detach()
+    """``self.detach()`` with a version counter of its own (PyTorch's ``.data``: in-place writes
+    through it are not counted in ``self._version``, nor ``self``'s in its; its views and
+    detaches share its counter)."""
+    d = self.detach()
+    own_counter(d)
+    return d
 
 
 def _set_data(self: Tensor, value: Tensor) -> None:

@@ -20,6 +20,7 @@ from ..dispatch import OPEN, adopted, materialize
 from ..dtypes import CORE_DTYPES, TORCH_NAME, DType, float32, float64, int32, int64, to_dtype
 from ..dtypes import bfloat16 as bfloat16_dtype
 from ..errors import StridedRuntimeError, StridedTypeError, StridedValueError, join_lines
+from ..grad_mode import _OWN, _own_record, own_counter
 from ..gradients import seal
 from ..kernels.fpstate import quietly
 from ..layout import plans as P
@@ -326,6 +327,10 @@ def detach(self: Tensor) -> Tensor:
     """
     t = self._view(self._layout)
     t._base = None
+    if _OWN:  # (a detach of x.data shares its version counter, as PyTorch's detach shares one)
+        rec = _own_record(self)
+        if rec is not None:
+            own_counter(t, rec)
     return t
 
 

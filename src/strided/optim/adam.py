@@ -34,7 +34,7 @@ from ..creation import tensor, zeros_like
 from ..dispatch import storage_root
 from ..dtypes import float32
 from ..errors import StridedKeyError, StridedValueError
-from ..grad_mode import INFERENCE_STORAGES, SUBCLASSES, bump_if_used
+from ..grad_mode import INFERENCE_STORAGES, SUBCLASSES, bump_writes
 from ..kernels.adam_step import adam_update, ready
 from ..kernels.fpstate import quiet
 from ..kernels.listeners import OPEN
@@ -180,13 +180,12 @@ def _flat_update(param: Any, grad: Any, state: dict[str, Any], amsgrad: bool, **
         np.add(step, np.float32(1), out=step)  # step_t.add_(1)
         adam_update(runs[1], runs[0], runs[2], runs[3], None if max_sq is None else runs[4],
                     step=float(step[0]), **hyper)
-    bump_if_used(step_t, "add_")
+    writes = [(step_t, "add_")]  # (the ops' writes, in their order: one user line looked up for all)
     if hyper["weight_decay"] != 0 and hyper["decoupled"]:
-        bump_if_used(param, "mul_")
-    bump_if_used(exp_avg, "lerp_")
-    bump_if_used(exp_avg_sq, "mul_")
-    bump_if_used(exp_avg_sq, "addcmul_")
+        writes.append((param, "mul_"))
+    writes += [(exp_avg, "lerp_"), (exp_avg_sq, "mul_"), (exp_avg_sq, "addcmul_")]
     if max_sq is not None:
-        bump_if_used(max_sq, "copy_")
-    bump_if_used(param, "addcdiv_")
+        writes.append((max_sq, "copy_"))
+    writes.append((param, "addcdiv_"))
+    bump_writes(writes)
     return True

@@ -29,16 +29,18 @@ from ...errors import (
     StridedValueError,
     join_lines,
 )
-from ...grad_mode import GRAD_MODE, requires_grad
+from ...grad_mode import GRAD_MODE, SUBCLASSES, requires_grad
 from ...gradients import grad_zeros, seal
-from ...kernels.fpstate import quietly
+from ...kernels.fpstate import quiet, quietly
 from ...kernels.listeners import OPEN
+from ...kernels.matmul import matmul_new
+from ...kernels.memory import flat_run
 from ...layout import Layout, contiguous_strides
 from ...layout import expand as expand_layout
 from ...layout.plans import View as _View
 from ...layout.plans import view as _view_plan
 from ...opdef import Kind, declare
-from ...ops._support.operands import _fresh_output
+from ...ops._support.operands import _cinfo, _fresh_output
 from ...ops._support.promotion import result_type
 from ...ops._support.reduce_args import numpy_axes, reduction_dims
 from ...ops.creation.generator import default_generator
@@ -71,6 +73,10 @@ def linear(input: Tensor, weight: Tensor, bias: Tensor | None = None) -> Tensor:
                 f"linear adds the bias in the weight's dtype: the bias of shape {bias.shape} is {bias._dtype.name}, "
                 f"the weight of shape {weight.shape} {weight._dtype.name}",
                 f"fix: bias.to(strided.{weight._dtype.name})"))
+    if _FAST_LINEAR and not OPEN:
+        out = _linear_rowmajor(input, weight, bias)
+        if out is not None:
+            return out
     lx, lw = input._layout, weight._layout
     if (_FAST_LINEAR and not OPEN and len(lx.shape) == 2 and len(lw.shape) == 2
             and input._dtype is weight._dtype and input._dtype in _BIAS_DTYPES and lx.shape[1] == lw.shape[1]):
@@ -99,6 +105,49 @@ def linear(input: Tensor, weight: Tensor, bias: Tensor | None = None) -> Tensor:
 
 
 _FAST_LINEAR = True  # (tests turn it off to compare with the general path)
+
+
+def _linear_rowmajor(input: Tensor, weight: Tensor, bias: Tensor | None) -> Tensor | None:
+    """``input @ weight.T (+ bias)`` straight from the flat runs, when ``input`` (n, k) and
+    ``weight`` (m, k) are row-major 2-D tensors and ``bias`` (if given) a row-major (m,) one, all
+    of one float32/float64 dtype, with n, k, m all non-zero: the very ufunc calls of the general
+    path (NumPy's ``matmul`` of the input's (n, k) array and the transposed weight's (k, m) view,
+    same shapes and byte strides as the general path's views, then ``np.add`` of the bias into
+    the fresh product), so the same bits, without making the transposed weight's Tensor, the
+    views and the layouts. None (nothing computed) when any condition fails: the general path."""
+    if ((input.__class__ is not Tensor and input.__class__ not in SUBCLASSES)
+            or (weight.__class__ is not Tensor and weight.__class__ not in SUBCLASSES)):
+        return None
+    d = input._dtype
+    if weight._dtype is not d or (d is not float32 and d is not float64):
+        return None
+    xs, ws = input._layout.shape, weight._layout.shape
+    if len(xs) != 2 or len(ws) != 2 or xs[1] != ws[1] or not (xs[0] and xs[1] and ws[0]):
+        return None
+    x = flat_run(input, _cinfo[xs])
+    w = flat_run(weight, _cinfo[ws])
+    if x is None or w is None:
+        return None
+    b = None
+    if bias is not None:
+        if ((bias.__class__ is not Tensor and bias.__class__ not in SUBCLASSES) or bias._dtype is not d
+                or bias._layout.shape != (ws[0],)):
+            return None
+        b = flat_run(bias, _cinfo[(ws[0],)])
+        if b is None:
+            return None
+    shape = (xs[0], ws[0])
+    try:
+        with quiet():
+            res = np.matmul(x.reshape(xs), w.reshape(ws).T)
+            if b is not None:
+                np.add(res, b, out=res)
+    except MemoryError:
+        return None  # (the general path raises PyTorch's out-of-memory error)
+    if res.shape != shape or res.dtype != x.dtype or not res.flags.c_contiguous:
+        return None  # (never for NumPy's fresh 2-D product; the general path then does it all again)
+    # (no version count: the result is fresh, as PyTorch's addmm result starts at version 0)
+    return adopted(res.reshape(-1), _cinfo[shape][2], d)
 
 
 def _add_bias(out: Tensor, bias: Tensor) -> bool:
@@ -152,6 +201,41 @@ def _batched_weight_grad(g: Tensor, x: Tensor) -> Tensor:
     return g.mT.matmul(x).sum(tuple(range(len(g._layout.shape) - 2)))
 
 
+def _linear_grads_rowmajor(g: Tensor, input: Tensor, weight: Tensor, need_x: bool, need_w: bool) -> tuple | None:
+    """The first-order gradients of a matrix input's linear, ``(g @ weight, g.T @ input)`` (None
+    for the one not needed), computed as the rule's ops compute them but without their entries:
+    ``g.matmul(weight)`` is the matmul's fast path (:func:`fast_product` of the two row-major
+    operands, its result adopted as that entry adopts it) and ``g.t().mm(input)`` the mm's general
+    product (NumPy's matmul of the transposed gradient's (m, n) view and the input's (n, k) array,
+    the same shapes and byte strides as that path's views). For ``g``, ``input`` and ``weight``
+    row-major 2-D of one float32/float64 dtype with no dimension of size 0; None otherwise
+    (the rule's ops then run). The caller checks that nothing records or listens."""
+    d = g._dtype
+    if (g.__class__ is not Tensor or (d is not float32 and d is not float64) or input._dtype is not d
+            or weight._dtype is not d):
+        return None
+    gs, xs = g._layout.shape, input._layout.shape
+    if len(gs) != 2 or not (gs[0] and gs[1] and xs[1]):
+        return None
+    gx = gw = None
+    if need_x:
+        fast = fast_product(g, weight)
+        if fast is None:
+            return None
+        gx = adopted(fast[0].ravel(), fast[1], d)
+    if need_w:
+        ga = flat_run(g, _cinfo[gs])
+        xa = flat_run(input, _cinfo[xs])
+        if ga is None or xa is None:
+            return None
+        shape = (gs[1], xs[1])
+        flat = matmul_new(ga.reshape(gs).T, xa.reshape(xs), shape)
+        if flat is None:
+            return None
+        gw = adopted(flat, _cinfo[shape][2], d)
+    return gx, gw
+
+
 @backward("F.linear", operands="any")
 def _linear_backward(out: Tensor, input: Tensor, weight: Tensor, bias: Tensor | None = None) -> Any:
     """``g @ weight`` for the input, ``g.T @ input`` (over every batch dim) for the weight and
@@ -163,11 +247,18 @@ def _linear_backward(out: Tensor, input: Tensor, weight: Tensor, bias: Tensor | 
     """
     nd, wd = len(input._layout.shape), len(weight._layout.shape)
     need_x, need_w = requires_grad(input), requires_grad(weight)
+    # a (out_features,) bias of a matrix input that needs its gradient: summed here (below),
+    # where the engine would sum it down to the bias's shape (the same reduction, over dim 0)
+    sum_bias = nd == 2 and wd == 2 and bias is not None and len(bias._layout.shape) == 1 and requires_grad(bias)
 
     def grad(g: Tensor) -> tuple:
         if wd == 1:  # a (in,) weight: the output lost the feature dim
             gu = g.unsqueeze(-1)
             return (gu * weight if need_x else None, gu * input if need_w else None, g)
+        if nd == 2 and _FAST_LINEAR and g._ag is None and not OPEN and not GRAD_MODE.get():
+            fast = _linear_grads_rowmajor(g, input, weight, need_x, need_w)
+            if fast is not None:
+                return (*fast, g.sum(0) if sum_bias else g)
         gx = g.matmul(weight) if need_x else None
         gw = None
         if need_w:
@@ -180,7 +271,10 @@ def _linear_backward(out: Tensor, input: Tensor, weight: Tensor, bias: Tensor | 
         return (gx, gw, g)
 
     saved = tuple(t for t, keep in ((input, need_w), (weight, need_x)) if keep)
-    name = _linear_node(nd, bias is not None, wd, input.is_contiguous())
+    # (the input's contiguity names the node only for a vector or batch input with a bias and a
+    # matrix weight: not asked otherwise, as this runs for every recorded linear)
+    contiguous = input.is_contiguous() if nd != 2 and wd != 1 and bias is not None else True
+    name = _linear_node(nd, bias is not None, wd, contiguous)
     return name, (input, weight, bias), grad, saved
 
 
