@@ -153,7 +153,30 @@ def test_the_kernel_refuses_what_it_cannot_sort():
         kernel.stl_argsort(np.zeros(4, np.int64), idx, 4, 2)  # (the plain < is mode's, for floats)
     with pytest.raises(ValueError, match="a multiple of n"):
         kernel.stl_argsort(np.zeros(4), idx, 3, 0)
+    with pytest.raises(ValueError, match="values, if given, x's format and length"):
+        kernel.stl_argsort(np.zeros(4), idx, 4, 0, np.zeros(4, np.float32))
     x = np.zeros(8)
     assert kernel.stl_argsort(x[:4], x[4:].view(np.int64), 4, 0) is True  # (no overlap)
+    keys = np.zeros(4)
+    assert kernel.stl_argsort(keys, idx, 4, 0, keys) is False  # (values over the keys: nothing written)
     both_ways = np.zeros(4)
     assert kernel.stl_argsort(both_ways, both_ways.view(np.int64), 4, 0) is False  # an overlap: nothing written
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64, np.int32, np.int64])
+@pytest.mark.parametrize("shape", [(1,), (5,), (3, 4), (16, 16), (2, 3, 17)])
+def test_the_small_fast_path_equals_the_general_path_and_pytorch(dtype, shape, monkeypatch):
+    from strided.ops.shape import sorting
+
+    a = tied(np.random.default_rng(7), shape, dtype, 3, 0.2, 0.3)
+    if dtype in FLOATS:  # NaN payloads and signs kept by the kernel's copy of the keys
+        a.reshape(-1).view(np.uint32 if dtype == np.float32 else np.uint64)[::5] |= 1
+    s, t = both(a)
+    fast = [s.sort(), s.sort(descending=True), s.argsort(), s.argsort(descending=True)]
+    monkeypatch.setattr(sorting, "_SORT_FAST_MAX", 0)
+    general = [s.sort(), s.sort(descending=True), s.argsort(), s.argsort(descending=True)]
+    theirs = [t.sort(), t.sort(descending=True), t.argsort(), t.argsort(descending=True)]
+    for f, g, th in zip(fast, general, theirs):
+        for x, y, z in (zip(f, g, th) if isinstance(f, tuple) else [(f, g, th)]):
+            assert x.numpy().tobytes() == y.numpy().tobytes()
+            same_bits(x, z)

@@ -1165,7 +1165,8 @@ static PyObject *py_relu(PyObject *self, PyObject *const *args, Py_ssize_t nargs
  * after sorting the row's (value, position) pairs with GCC's std::sort (bits/stl_algo.h:
  * introsort with the median of three moved to the front, heapsort past 2 * floor(log2(n))
  * levels, runs of 16 left to one final insertion sort), written to idx (C-contiguous int64, as
- * many elements as x). The comparator reads values only: 0, "ascending" (NaN largest:
+ * many elements as x), and the sorted keys to values (optional: x's format and length). The
+ * comparator reads values only: 0, "ascending" (NaN largest:
  * aten's KeyValueCompAsc, sort/argsort/msort), 1, "descending" (NaN first: KeyValueCompDesc),
  * 2, "less" (a plain <, under which NaN is neither less nor greater than anything: the mode
  * kernel's). std::sort is not stable, so among equal values (ties, -0.0 and 0.0, NaN) the
@@ -1322,14 +1323,18 @@ static PyObject *py_relu(PyObject *self, PyObject *const *args, Py_ssize_t nargs
         PyMem_RawFree(q);                                                                          \
         return at;                                                                                 \
     }                                                                                              \
-    static int NAME##_rows(const T *x, int64_t *idx, Py_ssize_t rows, Py_ssize_t n)                \
-    {   /* 0: out of memory */                                                                     \
+    static int NAME##_rows(const T *x, int64_t *idx, Py_ssize_t rows, Py_ssize_t n, T *values)     \
+    {   /* 0: out of memory; values (NULL: not asked) gets the sorted keys */                      \
         NAME##_pair *q = PyMem_RawMalloc((size_t)(n ? n : 1) * sizeof(NAME##_pair));               \
         if (q == NULL) return 0;                                                                   \
         for (Py_ssize_t r = 0; r < rows; r++, x += n, idx += n) {                                  \
             for (Py_ssize_t j = 0; j < n; j++) { q[j].k = x[j]; q[j].i = j; }                      \
             NAME##_sort(q, n);                                                                     \
             for (Py_ssize_t j = 0; j < n; j++) idx[j] = q[j].i;                                    \
+            if (values != NULL) {                                                                  \
+                for (Py_ssize_t j = 0; j < n; j++) values[j] = q[j].k;                             \
+                values += n;                                                                       \
+            }                                                                                      \
         }                                                                                          \
         PyMem_RawFree(q);                                                                          \
         return 1;                                                                                  \
@@ -1350,8 +1355,9 @@ DEFINE_STL_SORT(desc_u, uint64_t, x > y)
 static PyObject *py_stl_argsort(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
 {
     (void)self;
-    if (nargs != 4) {
-        PyErr_Format(PyExc_TypeError, "stl_argsort(x, idx, n, comparator) takes 4 arguments, not %zd", nargs);
+    if (nargs != 4 && nargs != 5) {
+        PyErr_Format(PyExc_TypeError, "stl_argsort(x, idx, n, comparator[, values]) takes 4 or 5 arguments, not %zd",
+                     nargs);
         return NULL;
     }
     Py_ssize_t n = PyLong_AsSsize_t(args[2]);
@@ -1364,17 +1370,28 @@ static PyObject *py_stl_argsort(PyObject *self, PyObject *const *args, Py_ssize_
         return NULL;
     }
     PyObject *answer = NULL;
+    Py_buffer v;
+    int has_values = 0;
+    if (nargs == 5 && args[4] != Py_None) {
+        if (PyObject_GetBuffer(args[4], &v, PyBUF_C_CONTIGUOUS | PyBUF_FORMAT | PyBUF_WRITABLE) < 0) {
+            PyBuffer_Release(&x);
+            PyBuffer_Release(&idx);
+            return NULL;
+        }
+        has_values = 1;
+    }
     char kind = x.format[0] == '<' || x.format[0] == '=' || x.format[0] == '@' ? x.format[1] : x.format[0];
     int known = (kind == 'f' && x.itemsize == 4) || (kind == 'd' && x.itemsize == 8)
                 || ((kind == 'q' || kind == 'l') && x.itemsize == 8) || ((kind == 'Q' || kind == 'L') && x.itemsize == 8);
     char ikind = idx.format[0] == '<' || idx.format[0] == '=' || idx.format[0] == '@' ? idx.format[1] : idx.format[0];
     Py_ssize_t count = x.itemsize ? x.len / x.itemsize : 0;
     if (!known || !((ikind == 'q' || ikind == 'l') && idx.itemsize == 8) || idx.len != count * 8 || n < 1
-        || count % n != 0 || comparator < 0 || comparator > 2 || (comparator == 2 && kind != 'f' && kind != 'd')) {
+        || count % n != 0 || comparator < 0 || comparator > 2 || (comparator == 2 && kind != 'f' && kind != 'd')
+        || (has_values && (strcmp(v.format, x.format) != 0 || v.len != x.len))) {
         PyErr_Format(PyExc_ValueError, "stl_argsort: x must be a C-contiguous float32, float64, int64 or uint64 "
                      "buffer and idx an int64 one of as many elements, a multiple of n >= 1; comparator 0, 1 or 2 "
-                     "(2 for floats only) (formats %s and %s, %zd and %zd bytes, n %zd, comparator %ld)",
-                     x.format, idx.format, x.len, idx.len, n, comparator);
+                     "(2 for floats only); values, if given, x's format and length (formats %s and %s, %zd and "
+                     "%zd bytes, n %zd, comparator %ld)", x.format, idx.format, x.len, idx.len, n, comparator);
         goto done;
     }
     {
@@ -1384,19 +1401,27 @@ static PyObject *py_stl_argsort(PyObject *self, PyObject *const *args, Py_ssize_
             answer = Py_False;
             goto done;
         }
+        if (has_values && x.len) {
+            const char *vb = v.buf;
+            if ((vb < xb + x.len && xb < vb + v.len) || (vb < ib + idx.len && ib < vb + v.len)) {
+                answer = Py_False;
+                goto done;
+            }
+        }
         Py_ssize_t rows = count / n;
         int ok = 1;
         Py_BEGIN_ALLOW_THREADS
+        void *vals = has_values ? v.buf : NULL;
         if (kind == 'f')
-            ok = comparator == 0 ? asc_f_rows(x.buf, idx.buf, rows, n) : comparator == 1 ? desc_f_rows(x.buf, idx.buf, rows, n)
-                                                                        : less_f_rows(x.buf, idx.buf, rows, n);
+            ok = comparator == 0 ? asc_f_rows(x.buf, idx.buf, rows, n, vals)
+                 : comparator == 1 ? desc_f_rows(x.buf, idx.buf, rows, n, vals) : less_f_rows(x.buf, idx.buf, rows, n, vals);
         else if (kind == 'd')
-            ok = comparator == 0 ? asc_d_rows(x.buf, idx.buf, rows, n) : comparator == 1 ? desc_d_rows(x.buf, idx.buf, rows, n)
-                                                                        : less_d_rows(x.buf, idx.buf, rows, n);
+            ok = comparator == 0 ? asc_d_rows(x.buf, idx.buf, rows, n, vals)
+                 : comparator == 1 ? desc_d_rows(x.buf, idx.buf, rows, n, vals) : less_d_rows(x.buf, idx.buf, rows, n, vals);
         else if (kind == 'q' || kind == 'l')
-            ok = comparator == 0 ? asc_q_rows(x.buf, idx.buf, rows, n) : desc_q_rows(x.buf, idx.buf, rows, n);
+            ok = comparator == 0 ? asc_q_rows(x.buf, idx.buf, rows, n, vals) : desc_q_rows(x.buf, idx.buf, rows, n, vals);
         else
-            ok = comparator == 0 ? asc_u_rows(x.buf, idx.buf, rows, n) : desc_u_rows(x.buf, idx.buf, rows, n);
+            ok = comparator == 0 ? asc_u_rows(x.buf, idx.buf, rows, n, vals) : desc_u_rows(x.buf, idx.buf, rows, n, vals);
         Py_END_ALLOW_THREADS
         if (!ok) {
             PyErr_NoMemory();
@@ -1407,6 +1432,7 @@ static PyObject *py_stl_argsort(PyObject *self, PyObject *const *args, Py_ssize_
 done:
     PyBuffer_Release(&x);
     PyBuffer_Release(&idx);
+    if (has_values) PyBuffer_Release(&v);
     Py_XINCREF(answer);
     return answer;
 }
@@ -1525,7 +1551,8 @@ static PyMethodDef methods[] = {
      "stl_nth(x, nth, comparator) -> int: the position std::nth_element leaves at nth (0: NaN largest, 2: plain <)"},
     {"stl_argsort", (PyCFunction)(void (*)(void))py_stl_argsort, METH_FASTCALL,
      "stl_argsort(x, idx, n, comparator) -> bool: per row of n, the positions in PyTorch's CPU sort order "
-     "(GCC's std::sort; comparator 0 ascending, 1 descending, 2 plain <) (False: an overlap)"},
+     "(GCC's std::sort; comparator 0 ascending, 1 descending, 2 plain <); values (optional): the sorted keys "
+     "(False: an overlap)"},
     {NULL, NULL, 0, NULL},
 };
 

@@ -34,6 +34,7 @@ from ...errors import (
     join_lines,
 )
 from ...gradients import seal
+from ...kernels.native import special
 from ...layout.order import preserve_format_strides
 from ...opdef import Kind, declare
 from ...tensor import Tensor, tensor_arg
@@ -112,6 +113,42 @@ def _no_bool_dim(op: str, dim: Any, descending: Any, stable: Any) -> None:
             f"a bool is no dim; fix: {op}(dim=0, descending=True)"))
 
 
+# the small sorts that take the compiled std::sort straight from the flat run (see _fast_sort)
+_SORT_KEYS = {float32: None, float64: None, int64: None, int32: np.dtype(np.int64)}
+_SORT_FAST_MAX = 1 << 12
+
+
+def _fast_sort(self: Any, dim: Any, descending: Any, stable: Any, values: bool = True) -> Any:
+    """sort (``values=False``: argsort) along the last dim of a small row-major float32/float64/
+    int32/int64 tensor, ``stable`` not asked, nobody listening: the compiled ``std::sort`` order
+    (:mod:`.._support.torch_sort_order`) straight from the flat run, as the general path computes
+    it; ``(values or None, int64 indices, their layout)``, or None where the general path runs."""
+    if OPEN or type(self) is not Tensor or type(dim) is not int or descending.__class__ is not bool \
+            or stable is not None and stable is not False:
+        return None
+    keys = _SORT_KEYS.get(self._dtype, 0)
+    shape = self._layout.shape
+    nd = len(shape)
+    if keys == 0 or not nd or dim not in (-1, nd - 1):
+        return None
+    info = _cinfo[shape]
+    n = shape[-1]
+    if not 0 < info[1] <= _SORT_FAST_MAX:
+        return None
+    kernel = special()
+    flat = flat_run(self, info) if kernel is not None else None
+    if flat is None:
+        return None
+    rows = flat.reshape(info[1] // n, n)
+    sorting = rows if keys is None else rows.astype(keys)
+    idx = np.empty(rows.shape, np.int64)
+    out = np.empty(sorting.shape, sorting.dtype) if values else None  # (the kernel writes the sorted keys)
+    kernel.stl_argsort(sorting, idx, n, 1 if descending else 0, out)
+    if out is not None and keys is not None:
+        out = out.astype(rows.dtype)  # (int32 keys sorted as int64: exact back)
+    return (out.reshape(-1) if values else None), idx.reshape(-1), info[2]
+
+
 @method("sort")
 def sort(self: Tensor, dim: int = -1, descending: bool = False, *, stable: bool | None = None, out: Any = None) -> Any:
     """The elements along ``dim`` in order: ``return_types.sort(values, indices)``, NaN largest.
@@ -122,6 +159,11 @@ def sort(self: Tensor, dim: int = -1, descending: bool = False, *, stable: bool 
     >>> strided.tensor([3., float("nan"), 1.]).sort(descending=True)
     sort(values=tensor([nan, 3., 1.]), indices=tensor([1, 0, 2]))
     """
+    if out is None:
+        fast = _fast_sort(self, dim, descending, stable)
+        if fast is not None:
+            values, idx, layout = fast
+            return return_types.sort(adopted(values, layout, self._dtype), adopted(idx, layout, int64))
     _no_bool_dim("sort", dim, descending, stable)
     if out is not None:
         return write_pair_out(out, lambda: sort(self, dim=dim, descending=descending, stable=stable), "sort",
@@ -150,6 +192,9 @@ def argsort(self: Tensor, dim: int = -1, descending: bool = False, *, stable: bo
     >>> strided.tensor([3, 1, 2]).argsort().tolist(), strided.tensor([3, 1, 2]).argsort(descending=True).tolist()
     ([1, 2, 0], [0, 2, 1])
     """
+    fast = _fast_sort(self, dim, descending, stable, values=False)
+    if fast is not None:
+        return adopted(fast[1], fast[2], int64)
     _no_bool_dim("argsort", dim, descending, stable)
     d, x, idx = _sort_parts(self, dim, descending, False if stable is None else stable, "argsort")
     shape = self._layout.shape
