@@ -180,3 +180,16 @@ def test_the_small_fast_path_equals_the_general_path_and_pytorch(dtype, shape, m
         for x, y, z in (zip(f, g, th) if isinstance(f, tuple) else [(f, g, th)]):
             assert x.numpy().tobytes() == y.numpy().tobytes()
             same_bits(x, z)
+
+
+def test_mode_kernel_and_python_steps_agree_on_small_rows_with_nan():
+    from strided.kernels import native
+
+    a = tied(np.random.default_rng(11), (40, 12), np.float32, 3, 0.3, 0.3)
+    s, t = both(a)
+    with native.disabled():
+        python = s.mode(1)
+    compiled = s.mode(1)
+    for x, y, z in zip(compiled, python, t.mode(1)):
+        assert x.numpy().tobytes() == y.numpy().tobytes()
+        same_bits(x, z)

@@ -1323,6 +1323,28 @@ static PyObject *py_relu(PyObject *self, PyObject *const *args, Py_ssize_t nargs
         PyMem_RawFree(q);                                                                          \
         return at;                                                                                 \
     }                                                                                              \
+    static inline int NAME##_mode(const T *x, T *values, int64_t *idx, Py_ssize_t rows, Py_ssize_t n) \
+    {   /* PyTorch's mode kernel per row: the pairs sorted, the last pair of the first longest run  \
+           of == values (NaN != NaN: runs of one); 0: out of memory */                               \
+        NAME##_pair *q = PyMem_RawMalloc((size_t)(n ? n : 1) * sizeof(NAME##_pair));               \
+        if (q == NULL) return 0;                                                                   \
+        for (Py_ssize_t r = 0; r < rows; r++, x += n) {                                            \
+            for (Py_ssize_t j = 0; j < n; j++) { q[j].k = x[j]; q[j].i = j; }                      \
+            NAME##_sort(q, n);                                                                     \
+            Py_ssize_t best = 0, run = 0, at = 0;                                                  \
+            for (Py_ssize_t j = 0; j < n; j++) {                                                   \
+                run++;                                                                             \
+                if (j == n - 1 || q[j].k != q[j + 1].k) {                                          \
+                    if (run > best) { best = run; at = j; }                                        \
+                    run = 0;                                                                       \
+                }                                                                                  \
+            }                                                                                      \
+            values[r] = q[at].k;                                                                   \
+            idx[r] = q[at].i;                                                                      \
+        }                                                                                          \
+        PyMem_RawFree(q);                                                                          \
+        return 1;                                                                                  \
+    }                                                                                              \
     static int NAME##_rows(const T *x, int64_t *idx, Py_ssize_t rows, Py_ssize_t n, T *values)     \
     {   /* 0: out of memory; values (NULL: not asked) gets the sorted keys */                      \
         NAME##_pair *q = PyMem_RawMalloc((size_t)(n ? n : 1) * sizeof(NAME##_pair));               \
@@ -1527,6 +1549,72 @@ done:
     return answer;
 }
 
+/* stl_mode(x, values, idx, n) -> bool: PyTorch's CPU mode of each row of n elements of x (C-contiguous
+ * "f", "d" or "q"): its kernel's std::sort of the row's (value, position) pairs by a plain < (floats;
+ * int64 by <), then the value and position of the last pair of the first longest run of equal values
+ * (NaN, equal to nothing, are runs of one). values (x's format) and idx (int64): one element per row.
+ * False (nothing written) where an output overlaps x. */
+static PyObject *py_stl_mode(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
+{
+    (void)self;
+    if (nargs != 4) {
+        PyErr_Format(PyExc_TypeError, "stl_mode(x, values, idx, n) takes 4 arguments, not %zd", nargs);
+        return NULL;
+    }
+    Py_ssize_t n = PyLong_AsSsize_t(args[3]);
+    if (n == -1 && PyErr_Occurred()) return NULL;
+    Py_buffer x, v, idx;
+    if (PyObject_GetBuffer(args[0], &x, PyBUF_C_CONTIGUOUS | PyBUF_FORMAT) < 0) return NULL;
+    if (PyObject_GetBuffer(args[1], &v, PyBUF_C_CONTIGUOUS | PyBUF_FORMAT | PyBUF_WRITABLE) < 0) {
+        PyBuffer_Release(&x);
+        return NULL;
+    }
+    if (PyObject_GetBuffer(args[2], &idx, PyBUF_C_CONTIGUOUS | PyBUF_FORMAT | PyBUF_WRITABLE) < 0) {
+        PyBuffer_Release(&x);
+        PyBuffer_Release(&v);
+        return NULL;
+    }
+    PyObject *answer = NULL;
+    char kind = x.format[0] == '<' || x.format[0] == '=' || x.format[0] == '@' ? x.format[1] : x.format[0];
+    char ikind = idx.format[0] == '<' || idx.format[0] == '=' || idx.format[0] == '@' ? idx.format[1] : idx.format[0];
+    int known = (kind == 'f' && x.itemsize == 4) || (kind == 'd' && x.itemsize == 8)
+                || ((kind == 'q' || kind == 'l') && x.itemsize == 8);
+    Py_ssize_t count = x.itemsize ? x.len / x.itemsize : 0;
+    Py_ssize_t rows = n > 0 ? count / n : 0;
+    if (!known || n < 1 || count % n != 0 || strcmp(v.format, x.format) != 0 || v.len != rows * x.itemsize
+        || !((ikind == 'q' || ikind == 'l') && idx.itemsize == 8) || idx.len != rows * 8) {
+        PyErr_Format(PyExc_ValueError, "stl_mode: x must be a C-contiguous float32, float64 or int64 buffer of rows of "
+                     "n >= 1, values of x's format and idx of int64 with one element per row (formats %s, %s and %s; "
+                     "%zd, %zd and %zd bytes; n %zd)", x.format, v.format, idx.format, x.len, v.len, idx.len, n);
+        goto done;
+    }
+    {
+        const char *xb = x.buf, *vb = v.buf, *ib = idx.buf;
+        if ((x.len && v.len && vb < xb + x.len && xb < vb + v.len) || (x.len && idx.len && ib < xb + x.len && xb < ib + idx.len)
+            || (v.len && idx.len && vb < ib + idx.len && ib < vb + v.len)) {
+            answer = Py_False;
+            goto done;
+        }
+        int ok;
+        Py_BEGIN_ALLOW_THREADS
+        if (kind == 'f') ok = less_f_mode(x.buf, v.buf, idx.buf, rows, n);
+        else if (kind == 'd') ok = less_d_mode(x.buf, v.buf, idx.buf, rows, n);
+        else ok = asc_q_mode(x.buf, v.buf, idx.buf, rows, n);
+        Py_END_ALLOW_THREADS
+        if (!ok) {
+            PyErr_NoMemory();
+            goto done;
+        }
+        answer = Py_True;
+    }
+done:
+    PyBuffer_Release(&x);
+    PyBuffer_Release(&v);
+    PyBuffer_Release(&idx);
+    Py_XINCREF(answer);
+    return answer;
+}
+
 static PyMethodDef methods[] = {
     ENTRY(erf), ENTRY(erfc), ENTRY(erfinv), ENTRY(erfinv_float32), ENTRY(digamma), ENTRY(trigamma), ENTRY(lgamma),
     ENTRY(i0), ENTRY(i1), ENTRY(i0e), ENTRY(i1e),
@@ -1547,6 +1635,8 @@ static PyMethodDef methods[] = {
      "relu(x, out) -> bool: max(x, 0) keeping -0.0 and NaN bits (False: an overlap)"},
     {"pow_base", (PyCFunction)(void (*)(void))py_pow_base, METH_FASTCALL,
      "pow_base(base, exps, out) -> bool: out = pow(base, exps), the C library's pow, float64 (False: an overlap)"},
+    {"stl_mode", (PyCFunction)(void (*)(void))py_stl_mode, METH_FASTCALL,
+     "stl_mode(x, values, idx, n) -> bool: PyTorch's CPU mode of each row of n (False: an overlap)"},
     {"stl_nth", (PyCFunction)(void (*)(void))py_stl_nth, METH_FASTCALL,
      "stl_nth(x, nth, comparator) -> int: the position std::nth_element leaves at nth (0: NaN largest, 2: plain <)"},
     {"stl_argsort", (PyCFunction)(void (*)(void))py_stl_argsort, METH_FASTCALL,

@@ -29,10 +29,11 @@ from ...dtypes import np_kind
 from ...kernels.native import special
 from .stl_select import _larger, _smaller, _sort
 
-__all__ = ["STEPS_MAX", "argsort", "mode_order", "numpy_argsort", "sorted_values"]
+__all__ = ["STEPS_MAX", "argsort", "numpy_argsort", "sorted_values"]
 
-# Comparators of the compiled kernel: aten's KeyValueCompAsc / KeyValueCompDesc, and mode's plain <.
-_ASCENDING, _DESCENDING, _LESS = 0, 1, 2
+# Comparators of the compiled kernel: aten's KeyValueCompAsc / KeyValueCompDesc (mode's plain <,
+# 2: strided.ops.reductions.order_stats._compiled_mode).
+_ASCENDING, _DESCENDING = 0, 1
 # Up to this many elements the compiled sort runs on every row (about as fast as NumPy's there,
 # and no search for ties); above, NumPy sorts and the kernel redoes the rows with ties.
 _SMALL = 1 << 12
@@ -68,15 +69,6 @@ def sorted_values(x: np.ndarray, axis: int = -1) -> np.ndarray:
         exact = np.take_along_axis(moved, argsort(moved, False, False), axis=-1)
         return np.ascontiguousarray(np.moveaxis(exact, -1, axis))
     return s
-
-
-def mode_order(rows: np.ndarray) -> np.ndarray | None:
-    """The order PyTorch's ``mode`` kernel leaves each row's pairs in (``std::sort`` by ``<``);
-    None where the kernel is not built (the caller then redoes rows in Python)."""
-    kernel = special()
-    if kernel is None:
-        return None
-    return _compiled(kernel, rows, _LESS if np_kind(rows.dtype) == "f" else _ASCENDING)
 
 
 def numpy_argsort(x: np.ndarray, descending: bool, kind: str | None) -> np.ndarray:

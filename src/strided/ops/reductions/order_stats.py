@@ -43,7 +43,6 @@ from .._support.operands import _cinfo, flat_run
 from .._support.out import write_pair_out
 from .._support.reduce_args import reduced_shape, shape_text
 from .._support.stl_select import median_position, mode_row
-from .._support.torch_sort_order import mode_order
 from ..registry import backward, method
 
 __all__ = ["median", "mode", "nanmedian", "nanquantile", "quantile"]
@@ -374,20 +373,42 @@ def mode(input: Tensor, dim: int = -1, keepdim: bool = False, *, out: Any = None
     if rows.size == 0:
         vals, idx = np.zeros(rows.shape[:-1], rows.dtype), np.zeros(rows.shape[:-1], np.int64)
     else:
-        order = mode_order(rows)  # (PyTorch's std::sort order, compiled; None: not built)
-        vals, idx = _mode_rows(rows, order)
-        if order is None and (n > 16 or np_kind(rows.dtype) == "f") and rows.size <= _SORT_STEPS_MAX:
-            vals, idx = _pytorch_mode(rows, vals, idx)
+        compiled = _compiled_mode(rows)  # (PyTorch's kernel step for step; None: not built)
+        if compiled is not None:
+            vals, idx = compiled
+        else:
+            vals, idx = _mode_rows(rows)
+            if (n > 16 or np_kind(rows.dtype) == "f") and rows.size <= _SORT_STEPS_MAX:
+                vals, idx = _pytorch_mode(rows, vals, idx)
     return return_types.mode(tensor_from_array(vals, out_shape, input._dtype), tensor_from_array(idx, out_shape, int64))
+
+
+def _compiled_mode(rows: np.ndarray) -> tuple[np.ndarray, np.ndarray] | None:
+    """``(values, int64 indices)`` of each row's mode (along the last axis of the non-empty
+    ``rows``) by the compiled ``stl_mode``: PyTorch's kernel (``std::sort`` of the (value,
+    position) pairs by ``<``, the last pair of the first longest run) in one pass; None where it
+    is not built (or for uint64, which it does not take)."""
+    kernel = special()
+    if kernel is None or rows.dtype == np.uint64:
+        return None
+    kind = np_kind(rows.dtype)
+    key = rows.dtype if rows.dtype in (np.float32, np.float64, np.int64) else \
+        np.dtype(np.float32) if kind == "f" else np.dtype(np.int64)
+    n = rows.shape[-1]
+    keys = np.ascontiguousarray(rows, dtype=key).reshape(-1, n)
+    vals = np.empty(keys.shape[0], key)
+    idx = np.empty(keys.shape[0], np.int64)
+    kernel.stl_mode(keys, vals, idx, n)  # (fresh outputs: never an overlap)
+    shape = rows.shape[:-1]
+    return vals.astype(rows.dtype, copy=False).reshape(shape), idx.reshape(shape)
 
 
 def _mode_rows(rows: np.ndarray, order: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray]:
     """``(values, int64 indices)`` of each row's mode (along the last axis of the non-empty
     ``rows``) read off the rows sorted in ``order``: the value of the first longest run of equal
-    values and the position of that run's last element. PyTorch's answer with its kernel's order
-    (:func:`.._support.torch_sort_order.mode_order`); the default, a stable sort, gives the
-    smallest of the most frequent values and its last occurrence (PyTorch's for rows of up to 16
-    elements without NaN)."""
+    values and the position of that run's last element. The default order, a stable sort's, gives
+    the smallest of the most frequent values and its last occurrence (PyTorch's for rows of up to
+    16 elements without NaN; :func:`_compiled_mode` is PyTorch's kernel for any row)."""
     n = rows.shape[-1]
     if order is None:
         order = rows.argsort(axis=-1, kind="stable")
@@ -417,8 +438,8 @@ def _fast_mode(input: Any, dim: Any, keepdim: Any) -> Any:
         return None
     shape = input._layout.shape
     nd = len(shape)
-    if not nd or dim not in (-1, nd - 1) or input._dtype not in _MODE_FAST or not 1 < shape[-1] <= 16:
-        return None
+    if not nd or dim not in (-1, nd - 1) or input._dtype not in _MODE_FAST or not 1 < shape[-1] <= 4096:
+        return None  # (rows of more than 16 elements: the compiled kernel only, below)
     info = _cinfo[shape]
     if not 0 < info[1] <= _SORT_STEPS_MAX:
         return None
@@ -426,9 +447,13 @@ def _fast_mode(input: Any, dim: Any, keepdim: Any) -> Any:
     if flat is None:
         return None
     rows = flat.reshape(-1, shape[-1])
-    if input._dtype.kind == "f" and np.isnan(_max_reduce(rows, axis=None)):  # (NaN propagates: one pass)
-        return None
-    vals, idx = _mode_rows(rows)
+    compiled = _compiled_mode(rows)
+    if compiled is not None:
+        vals, idx = compiled
+    elif shape[-1] > 16 or (input._dtype.kind == "f" and np.isnan(_max_reduce(rows, axis=None))):
+        return None  # (NaN propagates through the max: one pass)
+    else:
+        vals, idx = _mode_rows(rows)
     layout = _cinfo[shape[:-1] + (1,) if keepdim else shape[:-1]][2]
     return return_types.mode(adopted(vals, layout, input._dtype), adopted(idx, layout, int64))
 
