@@ -35,6 +35,28 @@ class TensorInfo:
     def __str__(self) -> str:
         return f"{self.shape}"
 
+    def __reduce__(self) -> tuple:
+        # (a symbolic size or stride, a SymInt, does not pickle: it travels as its name)
+        return (TensorInfo, (_named(self.shape), _named(self.strides), self.dtype))
+
+
+class SymbolicDim(str):
+    """A symbolic size or stride (a ``SymInt`` of a fake tensor traced with dynamic shapes) in a
+    pickled report: its name, e.g. ``s0`` or ``2*s0``, which prints as the SymInt did
+    (``(s0, 3)``, no quotes)."""
+
+    __slots__ = ()
+
+    def __repr__(self) -> str:
+        return str.__str__(self)
+
+
+def _named(dims: tuple) -> tuple:
+    """``dims`` with each number that is not an ``int`` (a SymInt) as its :class:`SymbolicDim`."""
+    if all(type(d) is int for d in dims):
+        return dims
+    return tuple(d if type(d) is int else SymbolicDim(d) for d in dims)
+
 
 @dataclass(frozen=True)
 class Broadcast:
@@ -239,6 +261,19 @@ class MemoryTally:
         self.alive_bytes -= nbytes
         self._tick()
 
+    def __getstate__(self) -> dict[str, Any]:
+        """The totals and the timeline, as they are now: a pickled tally is a snapshot (its
+        references to live buffers, and its clock, stay behind; it counts nothing more)."""
+        state = dict(self.__dict__)
+        state["_seen"] = {}
+        state["clock"] = None
+        del state["_on_collected"]
+        return state
+
+    def __setstate__(self, state: dict[str, Any]) -> None:
+        self.__dict__.update(state)
+        self._on_collected = self._collected
+
     def _collected(self, ref: _KeyedRef) -> None:
         """The callback of an owner's reference (its owner is being collected: its id is not
         reused before this runs): its bytes stop counting as alive."""
@@ -270,6 +305,26 @@ class Flow:
     def _now(self) -> int:
         """The index of the step being recorded now (the memory tally's clock)."""
         return len(self.steps)
+
+    def _open(self) -> bool:
+        """Whether the block is recording now (entered, not yet exited)."""
+        return False
+
+    def _live_state(self) -> dict[str, Any]:
+        """The attributes that belong to the recording, not to the report, and what a pickled
+        copy has instead (hooks, modes, frames, weak references: they cannot leave the process)."""
+        return {}
+
+    def __getstate__(self) -> dict[str, Any]:
+        """A finished report pickles: its steps and totals, without the recording machinery (the
+        unpickled copy reports the same, and cannot be entered). An open block cannot: TypeError."""
+        if self._open():
+            raise TypeError(f"cannot pickle a {self.title}() block while it is open (it is still recording): "
+                            f"pickle it after the with block ends")
+        self.steps  # noqa: B018 (a lazily built report is built now, while its raw records are here)
+        state = dict(self.__dict__)
+        state.update(self._live_state())
+        return state
 
     @property
     def copies(self) -> list[CopyEvent]:

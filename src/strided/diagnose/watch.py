@@ -112,6 +112,13 @@ class Watch(Flow):
         self._block.__enter__()
         return self
 
+    def _open(self) -> bool:
+        return self._block is not None and self._block._state == "open"
+
+    def _live_state(self) -> dict[str, Any]:
+        # (a pickled copy counts as exited: entering it again is refused, as for the original)
+        return {"_block": None, "_home": None, "_entered": True}
+
     def __exit__(self, *exc: Any) -> bool:
         if self._block is None:
             raise exit_refused("strided.watch()", "new", 0, "")  # type: ignore[misc]

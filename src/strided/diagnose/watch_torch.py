@@ -316,6 +316,18 @@ class TorchWatch(Flow):
                 "the innermost mode, which is that one",
                 "fix: exit the inner block or mode first (nested with statements do)"))
 
+    def _open(self) -> bool:
+        return self._modes is not None
+
+    def _live_state(self) -> dict[str, Any]:
+        # The raw records (and what resolves them) stay behind: the pickled copy has its steps
+        # built. (The raw records' op keys are ids of this process's aten ops; they can hold
+        # SymInts, which do not pickle.) Entering the copy is refused, as for the original.
+        return {"_torch": None, "_records": _Records(), "_calls": [], "_targets": {}, "_reshapes": {},
+                "_first_at_peek": {}, "_last_write_at_peek": {}, "_collectives": {}, "_dtensor_op": [None],
+                "_context": [-1], "_module_stack": [], "_paths": {}, "_roots": {}, "_keep": [], "_hooks": [],
+                "_modes": None, "_entered": True}
+
     # ------------------------------------------------------------------ modules
 
     def _on_dtensor_op(self, func: Any, args: tuple, kwargs: dict) -> None:
@@ -359,6 +371,8 @@ class TorchWatch(Flow):
 
     def _step(self, index: int, raw: tuple) -> Step:
         r = _Record(self, *raw)
+        if _symbolic(r):
+            return self._symbolic_step(index, r)
         self._first_at_peek.setdefault(r.peek, index)
         if r.kind == "write":
             self._last_write_at_peek[r.peek] = index
@@ -393,6 +407,33 @@ class TorchWatch(Flow):
             step.reason = f"{r.info.name}: a new {output.shape} result of elements chosen from its inputs"
         if r.info.pointwise and len(inputs) >= 2 and output is not None:
             step.broadcast = broadcast_of(r.info.name, [t.shape for t in inputs], output.shape, where, index)
+        return step
+
+    def _symbolic_step(self, index: int, r: _Record) -> Step:
+        """The step of an op with a symbolic size or stride (a ``SymInt``: a fake tensor traced with
+        dynamic shapes by ``torch.compile``, ``make_fx`` or ``torch.export``): its shapes and strides
+        hold the SymInts as read (printed by name, pickled as :class:`~.flow.SymbolicDim`), its
+        bytes are unknown (0), and what needs the
+        numbers — the copy's reason in the tensors' own numbers, a reshape's dim mapping, a
+        broadcast — is left out rather than guessed (reading a SymInt's value would also add a
+        guard to the program being traced)."""
+        self._first_at_peek.setdefault(r.peek, index)
+        if r.kind == "write":
+            self._last_write_at_peek[r.peek] = index
+        where, module = self._where_of(r)
+        name = r.info.name if not r.node_name else f"{r.info.name} [{r.node_name}]"
+        inputs = tuple(TensorInfo(s, st, _dtype_name(d)) for s, st, d in r.inputs)
+        outputs = tuple(TensorInfo(s, st, _dtype_name(d)) for s, st, d in r.outputs)
+        output = outputs[0] if outputs else (inputs[0] if r.kind == "write" and inputs else None)
+        step = Step(index, name, r.kind, inputs, output, where=where, bytes_copied=_known(r.copied),
+                    bytes_allocated=_known(r.allocated), module=module)
+        step.extra["phase"] = "backward" if r.node_name else "forward"
+        if r.call is not None:
+            step.extra["call"] = r.call[_NAME]
+        if r.kind == "copy":
+            step.extra["asked"] = not r.node_name and r.call is not None and _asks_for_copy(r.call[_NAME])
+            step.reason = f"{r.info.name} of a tensor with symbolic sizes or strides"
+        step.category = torch_category(r.info.name, r.kind)
         return step
 
     def _where_of(self, r: _Record) -> tuple[str, str]:
@@ -640,6 +681,19 @@ def _dtype_name(dtype: Any) -> str:
 
 
 # ---------------------------------------------------------------------- helpers
+
+
+def _known(nbytes: Any) -> int:
+    """A byte count, or 0 where it is symbolic (unknown until the program runs)."""
+    return nbytes if type(nbytes) is int else 0
+
+
+def _symbolic(r: _Record) -> bool:
+    """Whether any size or stride of the op's tensors, or its bytes, is symbolic (not an ``int``)."""
+    if type(r.copied) is not int or type(r.allocated) is not int:
+        return True
+    return any(type(d) is not int for meta in (*r.inputs, *r.outputs) for dims in meta[:2] for d in dims)
+
 
 
 def _tensors(out: Any, tensor: type) -> list[Any]:
