@@ -46,6 +46,7 @@ from .kernels import native
 from .kernels.fill import arange_into, arange_values, fill
 from .layout import Layout
 from .layout.formats import format_strides
+from .layout.order import preserve_format_strides
 from .memory_format import MemoryFormat, contiguous_format, is_dense_format, preserve_format
 from .messages import error
 from .opdef import Kind, declare
@@ -518,6 +519,11 @@ def _fill_scalar(value: bool | int | float, dtype: DType, op: str, numel: int) -
     return filled(value, dtype, op, numel)
 
 
+# (shape, strides) -> the dense strides preserve_format gives them (like_strides). Bounded:
+# cleared when full; threads may race on it harmlessly (an entry is a pure function of its key).
+_PRESERVED: dict[tuple[tuple[int, ...], tuple[int, ...]], tuple[int, ...]] = {}
+
+
 def like_strides(other: Tensor, memory_format: MemoryFormat) -> tuple[int, ...]:
     """Dense strides of ``other``'s shape in ``memory_format`` (``empty_like``'s rule: dense
     strides in ``other``'s order for ``preserve_format``).
@@ -525,7 +531,19 @@ def like_strides(other: Tensor, memory_format: MemoryFormat) -> tuple[int, ...]:
     >>> like_strides(strided.zeros(2, 3).t(), strided.preserve_format)
     (1, 3)
     """
-    if memory_format is not preserve_format and not is_dense_format(memory_format):
+    if memory_format is preserve_format:
+        # (the clone plan's strides for preserve_format, which it never refuses, without building
+        # the plan: a pure function of the layout's shape and strides, kept for the next call)
+        lay = other._layout
+        key = (lay.shape, lay.strides)
+        strides = _PRESERVED.get(key)
+        if strides is None:
+            strides = preserve_format_strides(*key)
+            if len(_PRESERVED) >= 1024:
+                _PRESERVED.clear()
+            _PRESERVED[key] = strides
+        return strides
+    if not is_dense_format(memory_format):
         raise memory_format_error(memory_format, "clone")
     plan = L.plans.clone(other._layout, memory_format.name, itemsize=other._dtype.itemsize)
     if plan.__class__ is not L.Copy:
