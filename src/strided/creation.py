@@ -673,7 +673,7 @@ def _arange_result(n: int, start: Any, step: Any, integral: bool, dt: DType) -> 
     ``dt`` array (one buffer fewer and one copy fewer than writing them into a new result)."""
     try:
         values = arange_values(n, start, step, integral)
-    except MemoryError:  # (the result's allocation below refuses it with PyTorch's error)
+    except (ValueError, MemoryError, OverflowError):  # (too big: result() refuses it with PyTorch's error)
         t = result((n,), dt)
         arange_into(t._storage.array, start, step, integral)
         return t
