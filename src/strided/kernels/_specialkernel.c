@@ -8,6 +8,7 @@
  * scan(x, out, n, inner, prod)      cumsum (prod: cumprod) along a dim of n elements (see there)
  * variance_rows(x, var, mean, n, denominator, root)   var (root: std) and mean of rows (see there)
  * relu(x, out) -> bool             max(x, 0) with -0.0 and NaN kept (see there)
+ * running_extreme(x, values, indices, n, inner, is_max)   cummax/cummin along a dim (see there)
  *
  *   src, dst: contiguous buffers (C or Fortran order, the same for both: the caller checks) of
  *   float64 ("d") or float32 ("f") elements, of equal length; they may be the same memory. Each
@@ -1615,6 +1616,113 @@ done:
     return answer;
 }
 
+/* running_extreme(x, values, indices, n, inner, is_max) -> bool: cummax (is_max true) or cummin
+ * along a dim of n elements lying `inner` apart (x read as (outer, n, inner), C order): PyTorch's
+ * cummax_cummin_helper step for step. Per line, out = x_0, idx = 0; for each i in 0..n-1 with
+ * cur = x_i: if (isnan(cur) || (!isnan(out) && cur >= out)) (<= for cummin) then out = cur,
+ * idx = i; values_i = out, indices_i = idx. So the index is the last position (so far) of an
+ * element equal to the running extreme or of a NaN, and a value is that element's bits (the
+ * latest NaN's sign and payload, the latest zero's sign). x and values: C-contiguous buffers of one
+ * format (float32 "f", float64 "d", int32 "i", int64 "l"/"q") and length; indices: int64 of as
+ * many elements; a length that is a multiple of n * inner. The running state of a line is the
+ * previous output element, so there is no scratch. False (nothing written) where a result
+ * overlaps x or the other result. */
+#define EXTREME_LOOP(T, NAN)                                                                       \
+    for (Py_ssize_t o = 0; o < outer; o++) {                                                       \
+        const T *xo = (const T *)xb + o * n * inner;                                               \
+        T *vo = (T *)vb + o * n * inner;                                                           \
+        long long *io = (long long *)ib + o * n * inner;                                           \
+        for (Py_ssize_t j = 0; j < inner; j++) {                                                   \
+            vo[j] = xo[j];                                                                         \
+            io[j] = 0;                                                                             \
+        }                                                                                          \
+        for (Py_ssize_t k = 1; k < n; k++) {                                                       \
+            const T *xk = xo + k * inner, *vp = vo + (k - 1) * inner;                              \
+            T *vk = vo + k * inner;                                                                \
+            const long long *ip = io + (k - 1) * inner;                                            \
+            long long *ik = io + k * inner;                                                        \
+            if (is_max)                                                                            \
+                for (Py_ssize_t j = 0; j < inner; j++) {                                           \
+                    T cur = xk[j], out = vp[j];                                                    \
+                    int take = NAN(cur) || (!NAN(out) && cur >= out);                              \
+                    vk[j] = take ? cur : out;                                                      \
+                    ik[j] = take ? k : ip[j];                                                      \
+                }                                                                                  \
+            else                                                                                   \
+                for (Py_ssize_t j = 0; j < inner; j++) {                                           \
+                    T cur = xk[j], out = vp[j];                                                    \
+                    int take = NAN(cur) || (!NAN(out) && cur <= out);                              \
+                    vk[j] = take ? cur : out;                                                      \
+                    ik[j] = take ? k : ip[j];                                                      \
+                }                                                                                  \
+        }                                                                                          \
+    }
+#define FLOAT_NAN(v) ((v) != (v))
+#define INT_NAN(v) 0
+
+static PyObject *py_running_extreme(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
+{
+    (void)self;
+    if (nargs != 6) {
+        PyErr_Format(PyExc_TypeError, "running_extreme(x, values, indices, n, inner, is_max) takes 6 arguments, "
+                     "not %zd", nargs);
+        return NULL;
+    }
+    Py_ssize_t n = PyLong_AsSsize_t(args[3]), inner = PyLong_AsSsize_t(args[4]);
+    int is_max = PyObject_IsTrue(args[5]);
+    if ((n == -1 || inner == -1 || is_max < 0) && PyErr_Occurred()) return NULL;
+    Py_buffer x, v, ix;
+    if (PyObject_GetBuffer(args[0], &x, PyBUF_C_CONTIGUOUS | PyBUF_FORMAT) < 0) return NULL;
+    if (PyObject_GetBuffer(args[1], &v, PyBUF_C_CONTIGUOUS | PyBUF_FORMAT | PyBUF_WRITABLE) < 0) {
+        PyBuffer_Release(&x);
+        return NULL;
+    }
+    if (PyObject_GetBuffer(args[2], &ix, PyBUF_C_CONTIGUOUS | PyBUF_FORMAT | PyBUF_WRITABLE) < 0) {
+        PyBuffer_Release(&x);
+        PyBuffer_Release(&v);
+        return NULL;
+    }
+    PyObject *answer = NULL;
+    const char *f = x.format;
+    int kind = strcmp(f, "f") == 0 && x.itemsize == 4 ? 1 : strcmp(f, "d") == 0 && x.itemsize == 8 ? 2
+             : strcmp(f, "i") == 0 && x.itemsize == 4 ? 3 : (strcmp(f, "l") == 0 || strcmp(f, "q") == 0) && x.itemsize == 8 ? 4 : 0;
+    int index64 = (strcmp(ix.format, "l") == 0 || strcmp(ix.format, "q") == 0) && ix.itemsize == 8;
+    Py_ssize_t total = x.itemsize ? x.len / x.itemsize : 0;
+    if (!kind || !index64 || strcmp(v.format, x.format) != 0 || v.len != x.len || ix.len / 8 != total || n < 1
+        || inner < 1 || n > PY_SSIZE_T_MAX / inner || total % (n * inner) != 0) {
+        PyErr_Format(PyExc_ValueError, "running_extreme: x and values must be C-contiguous float32, float64, int32 "
+                     "or int64 buffers of one format and length, indices int64 of as many elements, a multiple of "
+                     "n * inner >= 1 (formats %s, %s and %s; n %zd, inner %zd)", x.format, v.format, ix.format, n,
+                     inner);
+        goto done;
+    }
+    if (overlaps(&x, &v) || overlaps(&x, &ix) || overlaps(&v, &ix)) {
+        answer = Py_False;
+        goto done;
+    }
+    {
+        const char *xb = x.buf;
+        char *vb = v.buf, *ib = ix.buf;
+        Py_ssize_t outer = total / (n * inner);
+        Py_BEGIN_ALLOW_THREADS
+        if (kind == 1) { EXTREME_LOOP(float, FLOAT_NAN) }
+        else if (kind == 2) { EXTREME_LOOP(double, FLOAT_NAN) }
+        else if (kind == 3) { EXTREME_LOOP(int, INT_NAN) }
+        else { EXTREME_LOOP(long long, INT_NAN) }
+        Py_END_ALLOW_THREADS
+        answer = Py_True;
+    }
+done:
+    PyBuffer_Release(&x);
+    PyBuffer_Release(&v);
+    PyBuffer_Release(&ix);
+    Py_XINCREF(answer);
+    return answer;
+}
+#undef EXTREME_LOOP
+#undef FLOAT_NAN
+#undef INT_NAN
+
 static PyMethodDef methods[] = {
     ENTRY(erf), ENTRY(erfc), ENTRY(erfinv), ENTRY(erfinv_float32), ENTRY(digamma), ENTRY(trigamma), ENTRY(lgamma),
     ENTRY(i0), ENTRY(i1), ENTRY(i0e), ENTRY(i1e),
@@ -1643,6 +1751,9 @@ static PyMethodDef methods[] = {
      "stl_argsort(x, idx, n, comparator) -> bool: per row of n, the positions in PyTorch's CPU sort order "
      "(GCC's std::sort; comparator 0 ascending, 1 descending, 2 plain <); values (optional): the sorted keys "
      "(False: an overlap)"},
+    {"running_extreme", (PyCFunction)(void (*)(void))py_running_extreme, METH_FASTCALL,
+     "running_extreme(x, values, indices, n, inner, is_max) -> bool: cummax (cummin) along a dim, PyTorch's "
+     "kernel step for step (False: an overlap, nothing written)"},
     {NULL, NULL, 0, NULL},
 };
 

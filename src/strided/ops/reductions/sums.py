@@ -699,11 +699,45 @@ def trace(self: Tensor) -> Tensor:
         # float32: rounded once at the end), not sum's pairwise float32 reduction (whose last
         # bits differ in most float32 and float64 traces); cumsum is that running sum, and the
         # + 0.0 is the sum's start (a diagonal of -0.0 gives +0.0)
-        diag = numpy_view(x._storage, x._layout).diagonal()
+        diag = _diagonal(x)
+        total = _compiled_trace(diag)
+        if total is not None:
+            return adopted(total, _cinfo[()][2], d)
         total = np.cumsum(diag, dtype=acc)[-1:] + acc(0) if diag.size else np.zeros(1, acc)
         return adopted(quietly(total.astype, d.numpy), _cinfo[()][2], d)
     return x.diagonal().sum()
 
+
+def _diagonal(x: Tensor) -> np.ndarray:
+    """The main diagonal of the matrix ``x`` as a NumPy view: a strided slice of the storage's
+    buffer (element i at offset + i * (stride0 + stride1)), or, where that slice would not hold
+    every element (a zero step, a layout past the buffer), numpy_view's checked view's diagonal."""
+    lay = x._layout
+    k = min(lay.shape)
+    step = lay.strides[0] + lay.strides[1]
+    if k and step > 0:
+        diag = x._storage.array[lay.offset: lay.offset + (k - 1) * step + 1: step]
+        if diag.shape[0] == k:
+            return diag
+    return numpy_view(x._storage, lay).diagonal()
+
+
+def _compiled_trace(diag: np.ndarray) -> np.ndarray | None:
+    """trace's sum of a float32/float64 ``diag`` of 1 to 4096 elements by the compiled running
+    sum (``scan``: r_0 = x_0, r_k = r_{k-1} + x_k in double, the last stored as r + 0.0 rounded
+    once to the dtype), as a fresh 1-element array: the cumsum path's operations and rounding,
+    where NumPy's accumulate costs ~9 ns an element (1024: ~13 us -> ~3 us). None otherwise."""
+    k = special()
+    if k is None or not 0 < diag.size <= 4096 or diag.dtype not in _SCAN_TRACE:
+        return None
+    x = np.ascontiguousarray(diag)
+    run = np.empty_like(x)
+    if not k.scan(x, run, x.size, 1, False):
+        return None
+    return run[-1:].copy()
+
+
+_SCAN_TRACE = (np.dtype(np.float32), np.dtype(np.float64))
 
 # trace's accumulator per dtype (PyTorch's at::acc_type on CPU); integers: sum's int64
 _TRACE_ACC = {"float16": np.float32, "bfloat16": np.float32, "float32": np.float64, "float64": np.float64,

@@ -214,6 +214,11 @@ def _join(parts: Sequence[Part], d: int, shape: tuple[int, ...], dtype: DType, f
     return out
 
 
+# From this many bytes of result a join copies part by part through the blocked copy (below the
+# compiled kernel's threshold every part would be one plain np.copyto anyway).
+_PART_COPY_BYTES = native.MIN_BYTES
+
+
 def _concatenate_into(arrays: Sequence[np.ndarray], d: int, target: np.ndarray) -> None:
     """``np.concatenate(arrays, axis=d, out=target, casting="unsafe")``; a large result gets each
     input copied into its slice by :func:`strided.kernels.blocked.copy_into`, blocked where their
@@ -221,7 +226,7 @@ def _concatenate_into(arrays: Sequence[np.ndarray], d: int, target: np.ndarray) 
     blocked copy of a 4 MB transposed input)."""
     if len(arrays) == 1:
         copy_into(target, arrays[0])
-    elif target.nbytes < native.MIN_BYTES:
+    elif target.nbytes < _PART_COPY_BYTES:
         np.concatenate(arrays, axis=d, out=target, casting="unsafe")
     else:
         at = 0
@@ -426,6 +431,7 @@ def _stack(tensors: list[Tensor], dim: Any, op: str = "stack") -> tuple[Tensor, 
         if ndim:
             # a new last dim: one strided copy per input into its slice (np.stack's concatenate
             # of the inputs seen with a size-1 last dim walks the same memory, about 15% slower)
+            # (copy_into: np.copyto, in tiles where the input's memory order is not the result's)
             for i, a in enumerate(arrays):
                 copy_into(target[..., i], a)
         else:
