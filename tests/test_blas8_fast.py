@@ -109,3 +109,45 @@ def test_cross3_kernel_refuses_bad_buffers():
         k.cross3(a, a, np.empty(6, np.float32), 4)
     assert k.cross3(a, a, a, 1) is False  # (out overlaps an input: nothing written)
     assert products._cross3_native(np.zeros((3, 0)), np.zeros((3, 0)), 0) is None
+
+
+@pytest.mark.skipif(native.special() is None, reason="compiled kernels not built")
+@settings(max_examples=150, deadline=None)
+@given(dtype=hs.sampled_from([np.float32, np.float64]), batch=hs.integers(1, 3), n=hs.integers(1, 4),
+       k=hs.integers(1, 12), p=hs.integers(1, 4), beta=hs.sampled_from([0, 1, 0.5, -2.0]),
+       alpha=hs.sampled_from([1, 2.0, -0.5]), transposed=hs.booleans(), data=hs.data())
+def test_small_baddbmm_native_matches_numpy_loop_and_torch(dtype, batch, n, k, p, beta, alpha, transposed, data):
+    with np.errstate(all="ignore"):
+        x = np.array(data.draw(_values(dtype, batch * n * k)), dtype).reshape(batch, n, k)
+        y = np.array(data.draw(_values(dtype, batch * k * p)), dtype).reshape(batch, k, p)
+        c = np.array(data.draw(_values(dtype, batch * n * p)), dtype).reshape(batch, n, p)
+    sx, sy, sc = strided.from_numpy(x.copy()), strided.from_numpy(y.copy()), strided.from_numpy(c.copy())
+    if transposed:  # (a non-row-major batch2: the general path's own call of the loop)
+        sy = strided.from_numpy(np.ascontiguousarray(y.transpose(0, 2, 1)).copy()).transpose(1, 2)
+    fast = strided.baddbmm(sc, sx, sy, beta=beta, alpha=alpha)
+    with native.disabled():
+        slow = strided.baddbmm(sc, sx, sy, beta=beta, alpha=alpha)
+    ref = torch.baddbmm(torch.from_numpy(c.copy()), torch.from_numpy(x.copy()), torch.from_numpy(y.copy()),
+                        beta=beta, alpha=alpha).numpy()
+    assert fast.shape == slow.shape == tuple(ref.shape) and fast.stride() == slow.stride()
+    assert fast.dtype == slow.dtype
+    f = fast.numpy()
+    for other in (slow.numpy(), ref):  # (NaN bits: see the cross test)
+        assert np.array_equal(np.isnan(f), np.isnan(other))
+        keep = ~np.isnan(f)
+        assert _bits(f[keep]) == _bits(other[keep])
+
+
+def test_bmm_loop_kernel_refuses_bad_buffers():
+    k = native.special()
+    if k is None:
+        pytest.skip("compiled kernels not built")
+    x = np.zeros((1, 2, 3), np.float32)
+    y = np.zeros((1, 3, 2), np.float32)
+    with pytest.raises(ValueError):
+        k.bmm_loop(x, y.astype(np.float64), np.empty((1, 2, 2), np.float32), 2, 3, 2)
+    with pytest.raises(ValueError):
+        k.bmm_loop(x, y, np.empty((1, 2, 3), np.float32), 2, 3, 2)
+    assert k.bmm_loop(x, y, np.empty((1, 2, 2), np.float32), 2, 3, 2) is True
+    square = np.zeros((1, 3, 3), np.float32)
+    assert k.bmm_loop(square, square, square, 3, 3, 3) is False  # (out overlaps an input: nothing written)

@@ -4,6 +4,7 @@
  * zeta_scaled(src, dst, s, scale)  scale * zeta(s, src) for one order s > 1 (polygamma's n >= 2)
  * fma32(a, b, c, out) -> bool      out = a * b + c rounded once, float32 (strided.kernels.fused.fma_into)
  * cross3(a, b, out, inner) -> bool  PyTorch's fused cross product, float32/float64 (ops.linalg.products)
+ * bmm_loop(x, y, out, n, k, p) -> bool  PyTorch's small baddbmm loop (ops.linalg.fused)
  * fma64(a, b, c, out) -> bool      out = fma(a, b, c), float64: C99's correctly rounded fma (the same)
  * softmax_rows(x, out, n, log)      softmax (log: log_softmax) of each row of n elements (see there)
  * scan(x, out, n, inner, prod)      cumsum (prod: cumprod) along a dim of n elements (see there)
@@ -874,6 +875,93 @@ done:
 #undef CROSS_LOOP
 
 
+/* bmm_loop(x, y, out, n, k, p) -> bool: PyTorch's small baddbmm loop (below 400 multiply-adds a
+ * matrix) over C-contiguous float32 ("f") or float64 ("d") buffers x (B, n, k), y (B, k, p) and
+ * out (B, n, p): acc = x[0] * y[0] + 0, then acc += x[i] * y[i] in order over the contraction,
+ * each product and each sum rounded in the format (-ffp-contract=off: nothing fused), as the NumPy
+ * twin strided.ops.linalg.fused._kernel_bmm (STRIDED_NATIVE=0) computes it; a NaN's sign and
+ * payload may differ from the twin's (NumPy's SIMD loops pick a NaN operand by array length).
+ * False with nothing written where out overlaps an input; True once written. */
+#define BMM_LOOP(T)                                                                                \
+    {                                                                                              \
+        const T *x = buf[0].buf, *y = buf[1].buf;                                                  \
+        T *z = buf[2].buf;                                                                         \
+        for (Py_ssize_t b = 0; b < batch; b++) {                                                   \
+            const T *xb = x + b * n * k, *yb = y + b * k * p;                                      \
+            T *zb = z + b * n * p;                                                                 \
+            for (Py_ssize_t i = 0; i < n; i++)                                                     \
+                for (Py_ssize_t j = 0; j < p; j++) {                                               \
+                    T acc = xb[i * k] * yb[j];                                                     \
+                    acc = acc + (T)0;                                                              \
+                    for (Py_ssize_t l = 1; l < k; l++) {                                           \
+                        T prod = xb[i * k + l] * yb[l * p + j];                                    \
+                        acc = acc + prod;                                                          \
+                    }                                                                              \
+                    zb[i * p + j] = acc;                                                           \
+                }                                                                                  \
+        }                                                                                          \
+    }
+static PyObject *py_bmm_loop(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
+{
+    (void)self;
+    if (nargs != 6) {
+        PyErr_Format(PyExc_TypeError, "bmm_loop(x, y, out, n, k, p) takes 6 arguments, not %zd", nargs);
+        return NULL;
+    }
+    Py_ssize_t n = PyLong_AsSsize_t(args[3]), k = PyLong_AsSsize_t(args[4]), p = PyLong_AsSsize_t(args[5]);
+    if (PyErr_Occurred())
+        return NULL;
+    Py_buffer buf[3];
+    int got = 0;
+    PyObject *answer = NULL;
+    for (int q = 0; q < 3; q++) {
+        if (PyObject_GetBuffer(args[q], &buf[q], PyBUF_C_CONTIGUOUS | PyBUF_FORMAT | (q == 2 ? PyBUF_WRITABLE : 0)) < 0)
+            goto done;
+        got = q + 1;
+    }
+    Py_ssize_t itemsize = buf[0].itemsize;
+    const char *format = itemsize == 4 ? "f" : "d";
+    for (int q = 0; q < 3; q++) {
+        if ((itemsize != 4 && itemsize != 8) || strcmp(buf[q].format, format) != 0 || buf[q].itemsize != itemsize) {
+            PyErr_Format(PyExc_ValueError, "bmm_loop: x, y and out must be C-contiguous buffers of one format, "
+                         "float32 or float64 (argument %d: format %s)", q, buf[q].format);
+            goto done;
+        }
+    }
+    if (n <= 0 || k <= 0 || p <= 0 || buf[0].len % (n * k * itemsize) != 0) {
+        PyErr_Format(PyExc_ValueError, "bmm_loop: sizes n=%zd k=%zd p=%zd do not fit x", n, k, p);
+        goto done;
+    }
+    Py_ssize_t batch = buf[0].len / (n * k * itemsize);
+    if (buf[1].len != batch * k * p * itemsize || buf[2].len != batch * n * p * itemsize) {
+        PyErr_Format(PyExc_ValueError, "bmm_loop: y or out is not (%zd, %zd, %zd) / (%zd, %zd, %zd)",
+                     batch, k, p, batch, n, p);
+        goto done;
+    }
+    {
+        char *o = buf[2].buf;
+        Py_ssize_t len = buf[2].len;
+        for (int q = 0; q < 2; q++) {
+            char *s = buf[q].buf;
+            if (s < o + len && o < s + buf[q].len) {
+                answer = Py_False;
+                goto done;
+            }
+        }
+    }
+    if (itemsize == 4)
+        BMM_LOOP(float)
+    else
+        BMM_LOOP(double)
+    answer = Py_True;
+done:
+    for (int q = 0; q < got; q++) PyBuffer_Release(&buf[q]);
+    Py_XINCREF(answer);
+    return answer;
+}
+#undef BMM_LOOP
+
+
 /* softmax_rows(x, out, n, log) -> bool: softmax (log true: log_softmax) of each row of n elements of
  * x into out; x and out are C-contiguous buffers of one format ("f": float32 or "d": float64) and one
  * length, a multiple of n >= 1. PyTorch's CPU kernel along a contiguous last dim
@@ -1597,6 +1685,8 @@ static PyMethodDef methods[] = {
      "fma32(a, b, c, out) -> bool: out = a * b + c rounded once, float32 (False: an overlap, nothing written)"},
     {"cross3", (PyCFunction)(void (*)(void))py_cross3, METH_FASTCALL,
      "cross3(a, b, out, inner) -> bool: PyTorch's fused cross product of (outer, 3, inner) float32/float64 buffers"},
+    {"bmm_loop", (PyCFunction)(void (*)(void))py_bmm_loop, METH_FASTCALL,
+     "bmm_loop(x, y, out, n, k, p) -> bool: PyTorch's small baddbmm loop over float32/float64 buffers"},
     {"fma64", (PyCFunction)(void (*)(void))py_fma64, METH_FASTCALL,
      "fma64(a, b, c, out) -> bool: out = fma(a, b, c), float64 (False: an overlap, nothing written)"},
     {"softmax_rows", (PyCFunction)(void (*)(void))py_softmax_rows, METH_FASTCALL,
