@@ -151,3 +151,41 @@ def test_bmm_loop_kernel_refuses_bad_buffers():
     assert k.bmm_loop(x, y, np.empty((1, 2, 2), np.float32), 2, 3, 2) is True
     square = np.zeros((1, 3, 3), np.float32)
     assert k.bmm_loop(square, square, square, 3, 3, 3) is False  # (out overlaps an input: nothing written)
+
+
+def _twin(gen: strided.Generator) -> np.random.Generator:
+    """A NumPy generator in ``gen``'s current state (the same stream from here)."""
+    g = np.random.Generator(np.random.PCG64())
+    g.bit_generator.state = gen._np.bit_generator.state
+    return g
+
+
+@pytest.mark.parametrize("dtype", [strided.float32, strided.float64])
+@pytest.mark.parametrize("shape", [(3, 4), (16, 16), (1,)])
+def test_unit_scale_samplers_keep_the_old_arithmetic_bits(dtype, shape):
+    """normal_(m, 1), exponential_(1) and cauchy_(m, 1) skip their * 1 (/ 1): the same bits as the
+    full arithmetic on the same draws (the seeded stream, unchanged)."""
+    gen = strided.Generator().manual_seed(7)
+    npd = np.dtype(dtype.numpy)
+    for mean in (0.0, -2.5):
+        ref = _twin(gen)
+        got = strided.empty(shape, dtype=dtype).normal_(mean, 1.0, generator=gen).numpy()
+        want = np.empty(shape, npd)
+        ref.standard_normal(dtype=npd, out=want)
+        np.add(np.multiply(want, 1.0, out=want), mean, out=want)
+        assert got.tobytes() == want.tobytes()
+        ref = _twin(gen)
+        got = strided.empty(shape, dtype=dtype).cauchy_(mean, 1.0, generator=gen).numpy()
+        want = (ref.standard_cauchy(shape) * 1.0 + mean).astype(npd)
+        assert got.tobytes() == want.tobytes()
+    ref = _twin(gen)
+    got = strided.empty(shape, dtype=dtype).exponential_(1.0, generator=gen).numpy()
+    want = np.empty(shape, npd)
+    ref.standard_exponential(dtype=npd, out=want)
+    np.divide(want, 1.0, out=want)
+    assert got.tobytes() == want.tobytes()
+    # a -0.0 mean still adds (x + -0.0 and x + 0.0 differ only at x = -0.0, which the add keeps)
+    ref = _twin(gen)
+    got = strided.empty(shape, dtype=dtype).normal_(-0.0, 1.0, generator=gen).numpy()
+    want = ref.standard_normal(shape, dtype=npd) * 1.0 + -0.0
+    assert got.tobytes() == want.astype(npd).tobytes()
