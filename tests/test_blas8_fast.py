@@ -189,3 +189,13 @@ def test_unit_scale_samplers_keep_the_old_arithmetic_bits(dtype, shape):
     got = strided.empty(shape, dtype=dtype).normal_(-0.0, 1.0, generator=gen).numpy()
     want = ref.standard_normal(shape, dtype=npd) * 1.0 + -0.0
     assert got.tobytes() == want.astype(npd).tobytes()
+
+
+def test_trace_overflow_is_quiet_on_both_paths():
+    import warnings
+
+    big = strided.full((70, 70), 1e308, dtype=strided.float64)  # (past the Python loop's 64: NumPy's path)
+    for t in (big, big[:3, :3]):
+        with warnings.catch_warnings():
+            warnings.simplefilter("error")
+            assert t.trace().item() == float("inf")

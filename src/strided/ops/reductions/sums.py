@@ -704,7 +704,8 @@ def trace(self: Tensor) -> Tensor:
         # bits differ in most float32 and float64 traces); cumsum is that running sum, and the
         # + 0.0 is the sum's start (a diagonal of -0.0 gives +0.0)
         diag = numpy_view(x._storage, x._layout).diagonal()
-        total = np.cumsum(diag, dtype=acc)[-1:] + acc(0) if diag.size else np.zeros(1, acc)
+        # (quietly: a sum that overflows to inf warns in NumPy, never in PyTorch)
+        total = quietly(np.cumsum, diag, dtype=acc)[-1:] + acc(0) if diag.size else np.zeros(1, acc)
         return adopted(quietly(total.astype, d.numpy), _cinfo[()][2], d)
     return x.diagonal().sum()
 
