@@ -3,6 +3,8 @@
  * NAME(src, dst) -> None           for NAME in erf, erfc, erfinv, erfinv_float32, digamma, trigamma, lgamma, i0, i1, i0e, i1e
  * zeta_scaled(src, dst, s, scale)  scale * zeta(s, src) for one order s > 1 (polygamma's n >= 2)
  * fma32(a, b, c, out) -> bool      out = a * b + c rounded once, float32 (strided.kernels.fused.fma_into)
+ * cross3(a, b, out, inner) -> bool  PyTorch's fused cross product, float32/float64 (ops.linalg.products)
+ * bmm_loop(x, y, out, n, k, p) -> bool  PyTorch's small baddbmm loop (ops.linalg.fused)
  * fma64(a, b, c, out) -> bool      out = fma(a, b, c), float64: C99's correctly rounded fma (the same)
  * softmax_rows(x, out, n, log)      softmax (log: log_softmax) of each row of n elements (see there)
  * scan(x, out, n, inner, prod)      cumsum (prod: cumprod) along a dim of n elements (see there)
@@ -786,6 +788,179 @@ static PyObject *py_fma64(PyObject *self, PyObject *const *args, Py_ssize_t narg
     (void)self;
     return fma_run(args, nargs, "fma64", "d", 8);
 }
+
+
+/* cross3(a, b, out, inner) -> bool: the cross product of C-contiguous float32 ("f") or float64
+ * ("d") buffers a and b laid out as (outer, 3, inner), into out (the same length and format):
+ * PyTorch's CPU cross kernel, whose a1*b2 - a2*b1 the compiler fuses into one fma:
+ * c0 = fma(a1, b2, -(a2*b1)), c1 = fma(a2, b0, -(a0*b2)), c2 = fma(a0, b1, -(a1*b0)), the
+ * negated product rounded to the format, the fma rounded once (fmaf/fma: C99's correctly rounded
+ * ones; -ffp-contract=off keeps the negated product unfused). The NumPy twin is
+ * strided.ops.linalg.products._cross3 (STRIDED_NATIVE=0): the same values, NaNs at the same places;
+ * a NaN's sign and payload are neither the twin's (NumPy's SIMD loops pick a NaN operand by array
+ * length) nor PyTorch's, as the twin's are not. False with nothing written where out
+ * overlaps an input (the caller's NumPy path runs instead); True once written. */
+#define CROSS_LOOP(T, FMA)                                                                         \
+    {                                                                                              \
+        const T *x = buf[0].buf, *y = buf[1].buf;                                                  \
+        T *z = buf[2].buf;                                                                         \
+        for (Py_ssize_t o = 0; o < outer; o++) {                                                   \
+            const T *x0 = x + o * 3 * inner, *y0 = y + o * 3 * inner;                              \
+            T *z0 = z + o * 3 * inner;                                                             \
+            for (Py_ssize_t j = 0; j < inner; j++) {                                               \
+                T a0 = x0[j], a1 = x0[j + inner], a2 = x0[j + 2 * inner];                          \
+                T b0 = y0[j], b1 = y0[j + inner], b2 = y0[j + 2 * inner];                          \
+                T m0 = -(a2 * b1), m1 = -(a0 * b2), m2 = -(a1 * b0);                               \
+                z0[j] = FMA(a1, b2, m0);                                                           \
+                z0[j + inner] = FMA(a2, b0, m1);                                                   \
+                z0[j + 2 * inner] = FMA(a0, b1, m2);                                               \
+            }                                                                                      \
+        }                                                                                          \
+    }
+static PyObject *py_cross3(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
+{
+    (void)self;
+    if (nargs != 4) {
+        PyErr_Format(PyExc_TypeError, "cross3(a, b, out, inner) takes 4 arguments, not %zd", nargs);
+        return NULL;
+    }
+    Py_ssize_t inner = PyLong_AsSsize_t(args[3]);
+    if (inner == -1 && PyErr_Occurred())
+        return NULL;
+    Py_buffer buf[3];
+    int got = 0;
+    PyObject *answer = NULL;
+    for (int k = 0; k < 3; k++) {
+        if (PyObject_GetBuffer(args[k], &buf[k], PyBUF_C_CONTIGUOUS | PyBUF_FORMAT | (k == 2 ? PyBUF_WRITABLE : 0)) < 0)
+            goto done;
+        got = k + 1;
+    }
+    Py_ssize_t itemsize = buf[0].itemsize;
+    const char *format = itemsize == 4 ? "f" : "d";
+    for (int k = 0; k < 3; k++) {
+        if ((itemsize != 4 && itemsize != 8) || strcmp(buf[k].format, format) != 0 || buf[k].itemsize != itemsize
+            || buf[k].len != buf[0].len) {
+            PyErr_Format(PyExc_ValueError, "cross3: a, b and out must be C-contiguous float32 or float64 "
+                         "buffers of one format and length (argument %d: format %s, %zd bytes)", k,
+                         buf[k].format, buf[k].len);
+            goto done;
+        }
+    }
+    Py_ssize_t n = buf[0].len / itemsize;
+    if (inner <= 0 || n % (3 * inner) != 0) {
+        PyErr_Format(PyExc_ValueError, "cross3: %zd elements are no (outer, 3, %zd) block", n, inner);
+        goto done;
+    }
+    Py_ssize_t outer = n / (3 * inner);
+    {
+        char *o = buf[2].buf;
+        Py_ssize_t len = buf[2].len;
+        for (int k = 0; k < 2; k++) {
+            char *p = buf[k].buf;
+            if (p < o + len && o < p + len) {
+                answer = Py_False;
+                goto done;
+            }
+        }
+    }
+    if (itemsize == 4)
+        CROSS_LOOP(float, fmaf)
+    else
+        CROSS_LOOP(double, fma)
+    answer = Py_True;
+done:
+    for (int k = 0; k < got; k++) PyBuffer_Release(&buf[k]);
+    Py_XINCREF(answer);
+    return answer;
+}
+#undef CROSS_LOOP
+
+
+/* bmm_loop(x, y, out, n, k, p) -> bool: PyTorch's small baddbmm loop (below 400 multiply-adds a
+ * matrix) over C-contiguous float32 ("f") or float64 ("d") buffers x (B, n, k), y (B, k, p) and
+ * out (B, n, p): acc = x[0] * y[0] + 0, then acc += x[i] * y[i] in order over the contraction,
+ * each product and each sum rounded in the format (-ffp-contract=off: nothing fused), as the NumPy
+ * twin strided.ops.linalg.fused._kernel_bmm (STRIDED_NATIVE=0) computes it; a NaN's sign and
+ * payload may differ from the twin's (NumPy's SIMD loops pick a NaN operand by array length).
+ * False with nothing written where out overlaps an input; True once written. */
+#define BMM_LOOP(T)                                                                                \
+    {                                                                                              \
+        const T *x = buf[0].buf, *y = buf[1].buf;                                                  \
+        T *z = buf[2].buf;                                                                         \
+        for (Py_ssize_t b = 0; b < batch; b++) {                                                   \
+            const T *xb = x + b * n * k, *yb = y + b * k * p;                                      \
+            T *zb = z + b * n * p;                                                                 \
+            for (Py_ssize_t i = 0; i < n; i++)                                                     \
+                for (Py_ssize_t j = 0; j < p; j++) {                                               \
+                    T acc = xb[i * k] * yb[j];                                                     \
+                    acc = acc + (T)0;                                                              \
+                    for (Py_ssize_t l = 1; l < k; l++) {                                           \
+                        T prod = xb[i * k + l] * yb[l * p + j];                                    \
+                        acc = acc + prod;                                                          \
+                    }                                                                              \
+                    zb[i * p + j] = acc;                                                           \
+                }                                                                                  \
+        }                                                                                          \
+    }
+static PyObject *py_bmm_loop(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
+{
+    (void)self;
+    if (nargs != 6) {
+        PyErr_Format(PyExc_TypeError, "bmm_loop(x, y, out, n, k, p) takes 6 arguments, not %zd", nargs);
+        return NULL;
+    }
+    Py_ssize_t n = PyLong_AsSsize_t(args[3]), k = PyLong_AsSsize_t(args[4]), p = PyLong_AsSsize_t(args[5]);
+    if (PyErr_Occurred())
+        return NULL;
+    Py_buffer buf[3];
+    int got = 0;
+    PyObject *answer = NULL;
+    for (int q = 0; q < 3; q++) {
+        if (PyObject_GetBuffer(args[q], &buf[q], PyBUF_C_CONTIGUOUS | PyBUF_FORMAT | (q == 2 ? PyBUF_WRITABLE : 0)) < 0)
+            goto done;
+        got = q + 1;
+    }
+    Py_ssize_t itemsize = buf[0].itemsize;
+    const char *format = itemsize == 4 ? "f" : "d";
+    for (int q = 0; q < 3; q++) {
+        if ((itemsize != 4 && itemsize != 8) || strcmp(buf[q].format, format) != 0 || buf[q].itemsize != itemsize) {
+            PyErr_Format(PyExc_ValueError, "bmm_loop: x, y and out must be C-contiguous buffers of one format, "
+                         "float32 or float64 (argument %d: format %s)", q, buf[q].format);
+            goto done;
+        }
+    }
+    if (n <= 0 || k <= 0 || p <= 0 || buf[0].len % (n * k * itemsize) != 0) {
+        PyErr_Format(PyExc_ValueError, "bmm_loop: sizes n=%zd k=%zd p=%zd do not fit x", n, k, p);
+        goto done;
+    }
+    Py_ssize_t batch = buf[0].len / (n * k * itemsize);
+    if (buf[1].len != batch * k * p * itemsize || buf[2].len != batch * n * p * itemsize) {
+        PyErr_Format(PyExc_ValueError, "bmm_loop: y or out is not (%zd, %zd, %zd) / (%zd, %zd, %zd)",
+                     batch, k, p, batch, n, p);
+        goto done;
+    }
+    {
+        char *o = buf[2].buf;
+        Py_ssize_t len = buf[2].len;
+        for (int q = 0; q < 2; q++) {
+            char *s = buf[q].buf;
+            if (s < o + len && o < s + buf[q].len) {
+                answer = Py_False;
+                goto done;
+            }
+        }
+    }
+    if (itemsize == 4)
+        BMM_LOOP(float)
+    else
+        BMM_LOOP(double)
+    answer = Py_True;
+done:
+    for (int q = 0; q < got; q++) PyBuffer_Release(&buf[q]);
+    Py_XINCREF(answer);
+    return answer;
+}
+#undef BMM_LOOP
 
 
 /* softmax_rows(x, out, n, log) -> bool: softmax (log true: log_softmax) of each row of n elements of
@@ -1730,6 +1905,10 @@ static PyMethodDef methods[] = {
      "zeta_scaled(src, dst, s, scale): scale * zeta(s, src) elementwise, s > 1"},
     {"fma32", (PyCFunction)(void (*)(void))py_fma32, METH_FASTCALL,
      "fma32(a, b, c, out) -> bool: out = a * b + c rounded once, float32 (False: an overlap, nothing written)"},
+    {"cross3", (PyCFunction)(void (*)(void))py_cross3, METH_FASTCALL,
+     "cross3(a, b, out, inner) -> bool: PyTorch's fused cross product of (outer, 3, inner) float32/float64 buffers"},
+    {"bmm_loop", (PyCFunction)(void (*)(void))py_bmm_loop, METH_FASTCALL,
+     "bmm_loop(x, y, out, n, k, p) -> bool: PyTorch's small baddbmm loop over float32/float64 buffers"},
     {"fma64", (PyCFunction)(void (*)(void))py_fma64, METH_FASTCALL,
      "fma64(a, b, c, out) -> bool: out = fma(a, b, c), float64 (False: an overlap, nothing written)"},
     {"softmax_rows", (PyCFunction)(void (*)(void))py_softmax_rows, METH_FASTCALL,

@@ -860,7 +860,8 @@ def normal_(self: Tensor, mean: float = 0.0, std: float = 1.0, *, generator: Any
     if dt is float32 or dt is float64:  # (the sample's draw, product and sum, each written in place)
         def fill(g: np.random.Generator, out: np.ndarray) -> None:
             g.standard_normal(dtype=out.dtype, out=out)
-            np.multiply(out, s, out=out)
+            if s != 1.0:  # (x * 1.0 is x, bit for bit; the + m stays: it turns a -0.0 into +0.0)
+                np.multiply(out, s, out=out)
             np.add(out, m, out=out)
     return _into(self, "normal_", generator, lambda g, shape: g.standard_normal(shape, dtype=c) * s + m, fill)
 
@@ -956,7 +957,8 @@ def exponential_(self: Tensor, lambd: float = 1.0, *, generator: Any = None) -> 
     if self._dtype is float32 or self._dtype is float64:  # (the draw and the quotient, written in place)
         def fill(g: np.random.Generator, out: np.ndarray) -> None:
             g.standard_exponential(dtype=out.dtype, out=out)
-            np.divide(out, rate, out=out)
+            if rate != 1.0:  # (x / 1.0 is x, bit for bit)
+                np.divide(out, rate, out=out)
     return _into(self, "exponential_", generator, lambda g, s: g.standard_exponential(s, dtype=c) / rate, fill)
 
 
@@ -1003,6 +1005,8 @@ def cauchy_(self: Tensor, median: float = 0.0, sigma: float = 1.0, *, generator:
     _continuous(self._dtype, "Cauchy", cpp=True)
     m = _float(median, "cauchy_", "median", 1)
     s = _positive("cauchy_", "sigma", sigma, pos=2)
+    if s == 1.0:  # (x * 1.0 is x, bit for bit, inf and NaN too; the + m stays: -0.0 + 0.0 is +0.0)
+        return _into(self, "cauchy_", generator, lambda g, shape: g.standard_cauchy(shape) + m)
     return _into(self, "cauchy_", generator, lambda g, shape: g.standard_cauchy(shape) * s + m)
 
 

@@ -41,6 +41,7 @@ from ...dispatch import result as new_result
 from ...dtypes import C10_NAME, REDUCED_FLOATS, TORCH_NAME, DType, float32, float64
 from ...errors import StridedIndexError, StridedRuntimeError, join_lines
 from ...gradients import seal
+from ...kernels import native
 from ...kernels.fpstate import quietly
 from ...layout.order import elementwise_output_strides
 from ...opdef import Kind
@@ -624,6 +625,9 @@ def _kernel_bmm(x: np.ndarray, y: np.ndarray, dtype: np.dtype | None) -> np.ndar
     k = x.shape[2]
     if x.dtype == dtype:  # (no dtype= to resolve: a microsecond or two a call)
         dtype = None
+        out = _kernel_bmm_native(x, y) if x.dtype == y.dtype else None
+        if out is not None:
+            return out
     zero = (x.dtype if dtype is None else dtype).type(0)
     if k > 8:  # (one product array and its cumulative sum: fewer NumPy calls than k steps)
         prods = np.multiply(x[:, :, :, None], y[:, None, :, :], dtype=dtype)  # (B, n, k, p)
@@ -633,6 +637,23 @@ def _kernel_bmm(x: np.ndarray, y: np.ndarray, dtype: np.dtype | None) -> np.ndar
     for i in range(1, k):
         np.add(acc, np.multiply(x[:, :, i, None], y[:, i, None, :], dtype=dtype), out=acc)
     return acc
+
+
+def _kernel_bmm_native(x: np.ndarray, y: np.ndarray) -> np.ndarray | None:
+    """:func:`_kernel_bmm` of float32/float64 ``x`` and ``y`` (one dtype) by the compiled
+    ``bmm_loop`` (the same products and running sums, in the same order, in one C loop); None
+    where the compiled kernels are off or not built, or for an empty operand (NumPy's path)."""
+    if not (x.dtype == np.float32 or x.dtype == np.float64):
+        return None
+    kern = native.special()
+    batch, n, k = x.shape
+    p = y.shape[2]
+    if kern is None or not (batch and n and k and p):
+        return None
+    out = np.empty((batch, n, p), x.dtype)
+    if not kern.bmm_loop(np.ascontiguousarray(x), np.ascontiguousarray(y), out, n, k, p):
+        return None  # (never: out is new)
+    return out
 
 
 def _fast_baddbmm_product(a: Any, b: Any) -> tuple[np.ndarray, Any] | None:

@@ -477,6 +477,12 @@ def mm(self: Tensor, mat2: Tensor, *, out: Any = None) -> Tensor:
     >>> strided.mm(strided.ones(2, 3), strided.ones(3, 4)).shape
     (2, 4)
     """
+    if out is None:
+        # (first: its plan exists only for two 2-D shapes that multiply, of one float dtype, so
+        # every check below would pass; the same product as _product's, recorded the same)
+        fast = fast_product(self, mat2)
+        if fast is not None:
+            return report("mm", (self, mat2), adopted(fast[0].ravel(), fast[1], self._dtype))
     a = tensor_arg(self, "mm")
     b = tensor_arg(mat2, "mm", "mat2", 2)
     for name, t in (("self", a), ("mat2", b)):
@@ -489,9 +495,6 @@ def mm(self: Tensor, mat2: Tensor, *, out: Any = None) -> Tensor:
                 )
             )
     _check_mm(a, b, "mm")
-    fast = fast_product(a, b) if out is None else None
-    if fast is not None:  # (the same product as _product's, recorded the same)
-        return report("mm", (a, b), adopted(fast[0].ravel(), fast[1], a._dtype))
     result = report("mm", (a, b), _product(a, b, (a.shape[0], b.shape[1])))
     return result if out is None else _into(out, result, "mm", (a, b))
 

@@ -31,6 +31,7 @@ from ...dispatch import OPEN, adopted
 from ...dtypes import float32, float64
 from ...errors import StridedRuntimeError, StridedTypeError, join_lines
 from ...gradients import seal
+from ...kernels import native
 from ...kernels.fpstate import quietly
 from ...kernels.matmul import matmul_new
 from ...messages import broadcast_mismatch
@@ -101,12 +102,36 @@ def _cross3(a: np.ndarray, b: np.ndarray, d: int) -> np.ndarray:
     at once: one gather of each operand along ``d`` (``[a1 a2 a0 a2 a0 a1]``, ``[b2 b0 b1 b1 b2 b0]``),
     one product of the six, one difference of its halves (four NumPy calls instead of np.cross's
     axis handling and nine ufuncs of a third each)."""
+    if a.dtype == b.dtype and (a.dtype == np.float32 or a.dtype == np.float64):
+        c = _cross3_native(a, b, d)
+        if c is not None:
+            return c
     head = (slice(None),) * d
     fused = _fused_halves if a.dtype == np.float32 or a.dtype == np.float64 else _halves_difference
     c = quietly(fused, a[(*head, _CROSS_A)], b[(*head, _CROSS_B)], head)
     # (the halves' strides are in row-major order, so NumPy's "K" order gives a row-major c;
     # size-1 dims leave it free to choose others)
     return c if c.flags.c_contiguous else np.ascontiguousarray(c)
+
+
+def _cross3_native(a: np.ndarray, b: np.ndarray, d: int) -> np.ndarray | None:
+    """:func:`_cross3` of float32/float64 ``a`` and ``b`` by the compiled ``cross3`` (the same
+    fmas as :func:`_fused_halves`, in one pass without the gathers); None where the compiled
+    kernels are off (STRIDED_NATIVE=0, :func:`strided.kernels.native.disabled`) or not built."""
+    k = native.special()
+    if k is None:
+        return None
+    shape = a.shape
+    inner = 1
+    for s in shape[d + 1:]:
+        inner *= s
+    if inner == 0:  # (no elements: the NumPy path's empty result)
+        return None
+    out = np.empty(shape, a.dtype)
+    # (the operands as C-contiguous (outer, 3, inner) blocks: broadcast ones materialized)
+    if not k.cross3(np.ascontiguousarray(a), np.ascontiguousarray(b), out, inner):
+        return None  # (never: out is new)
+    return out
 
 
 def _fused_halves(x: np.ndarray, y: np.ndarray, head: tuple) -> np.ndarray:

@@ -693,6 +693,10 @@ def trace(self: Tensor) -> Tensor:
             f"the tensor's shape is {shape}: trace sums the main diagonal of a 2-d tensor",
             "fix: x.diagonal(dim1=-2, dim2=-1).sum(-1) for a batch of matrices"))
     d = x._dtype
+    if d is float32 or d is float64:
+        total = _trace_in_python(x)
+        if total is not None:
+            return adopted(quiet_call(np.array, (total,), d.numpy), _cinfo[()][2], d)
     acc = _TRACE_ACC.get(d.name)
     if acc is not None:
         # PyTorch's trace_cpu: ``sum = 0; sum += diag[i]`` in order, in acc_type (double for
@@ -703,7 +707,8 @@ def trace(self: Tensor) -> Tensor:
         total = _compiled_trace(diag)
         if total is not None:
             return adopted(total, _cinfo[()][2], d)
-        total = np.cumsum(diag, dtype=acc)[-1:] + acc(0) if diag.size else np.zeros(1, acc)
+        # (quietly: a sum that overflows to inf warns in NumPy, never in PyTorch)
+        total = quietly(np.cumsum, diag, dtype=acc)[-1:] + acc(0) if diag.size else np.zeros(1, acc)
         return adopted(quietly(total.astype, d.numpy), _cinfo[()][2], d)
     return x.diagonal().sum()
 
@@ -738,6 +743,32 @@ def _compiled_trace(diag: np.ndarray) -> np.ndarray | None:
 
 
 _SCAN_TRACE = (np.dtype(np.float32), np.dtype(np.float64))
+
+def _trace_in_python(x: Tensor) -> float | None:
+    """The float32/float64 trace's double sum, in PyTorch's order, as a Python float (None: take
+    the NumPy path). The general path's ``np.cumsum(diag, float64)[-1] + 0.0`` adds ``d0 + d1``,
+    then each next element, then ``+ 0.0``: the same double additions in the same order and
+    operand order (so the same rounding, -0.0 and NaN-payload bits) as this loop over the
+    diagonal read as Python floats (float32 to double is exact, as cumsum's cast). Only for short
+    diagonals (the loop is Python) over a storage the slice reads in bounds."""
+    rows, cols = x._layout.shape
+    n = rows if rows < cols else cols
+    if n == 0 or n > 64:
+        return None
+    s0, s1 = x._layout.strides
+    step = s0 + s1
+    if step <= 0:  # (an expanded 0-stride matrix: NumPy's view reads it)
+        return None
+    off = x._layout.offset
+    vals = x._storage.array[off : off + (n - 1) * step + 1 : step]
+    if len(vals) != n:  # (past the storage: the general path raises its error)
+        return None
+    vals = vals.tolist()
+    total = vals[0]
+    for v in vals[1:]:
+        total += v
+    return total + 0.0
+
 
 # trace's accumulator per dtype (PyTorch's at::acc_type on CPU); integers: sum's int64
 _TRACE_ACC = {"float16": np.float32, "bfloat16": np.float32, "float32": np.float64, "float64": np.float64,
