@@ -8,6 +8,7 @@
  * scan(x, out, n, inner, prod)      cumsum (prod: cumprod) along a dim of n elements (see there)
  * variance_rows(x, var, mean, n, denominator, root)   var (root: std) and mean of rows (see there)
  * relu(x, out) -> bool             max(x, 0) with -0.0 and NaN kept (see there)
+ * extreme(x, y, out, which) -> bool PyTorch's fmax / fmin with its NaN bits (see there)
  *
  *   src, dst: contiguous buffers (C or Fortran order, the same for both: the caller checks) of
  *   float64 ("d") or float32 ("f") elements, of equal length; they may be the same memory. Each
@@ -1156,6 +1157,84 @@ static PyObject *py_relu(PyObject *self, PyObject *const *args, Py_ssize_t nargs
     return answer;
 }
 
+/* extreme(x, y, out, which) -> bool: PyTorch's fmax (which 0) or fmin (which 1) of two C-contiguous
+ * buffers of one format ("f" or "d") and length, into a third: the bits of
+ * strided.ops.elementwise.binary_math._fmax/_fmin, one pass. Two numbers: a tie keeps x
+ * (fmax(-0.0, 0.0) is -0.0). NaNs, as PyTorch's kernel returns them: y quieted where y is NaN and
+ * x is NaN too or y is signalling; x quieted where x is signalling and y a number; a quiet NaN
+ * loses to a number. Quieting sets the top mantissa bit, keeping sign and payload. False (nothing
+ * written) where the three are not native float32 ("f") or float64 ("d") buffers of one format, out
+ * overlaps x or y, or one of them is not C-contiguous or not aligned. */
+#define EXTREME_LOOP(T, UT, QUIET, CMP)                                                        \
+    {                                                                                          \
+        const T *a = xb.buf, *b = yb.buf;                                                      \
+        T *o = ob.buf;                                                                         \
+        for (Py_ssize_t i = 0; i < n; i++) {                                                   \
+            T p = a[i], q = b[i];                                                              \
+            UT pb, qb;                                                                         \
+            if (p CMP q) {                                                                     \
+                o[i] = p;                                                                      \
+                continue;                                                                      \
+            }                                                                                  \
+            memcpy(&pb, &p, sizeof pb);                                                        \
+            memcpy(&qb, &q, sizeof qb);                                                        \
+            if (q != q) {                                                                      \
+                if (p != p || !(qb & QUIET)) qb |= QUIET; /* y, quieted */                     \
+                else qb = pb;                             /* a number beats a quiet NaN */     \
+            } else if (p != p && !(pb & QUIET)) {                                              \
+                qb = pb | QUIET; /* a signalling x beats a number */                           \
+            }                                                                                  \
+            memcpy(&o[i], &qb, sizeof qb);                                                     \
+        }                                                                                      \
+    }
+
+static PyObject *py_extreme(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
+{
+    (void)self;
+    Py_buffer xb, yb, ob;
+    if (nargs != 4) {
+        PyErr_Format(PyExc_TypeError, "extreme(x, y, out, which) takes 4 arguments, not %zd", nargs);
+        return NULL;
+    }
+    long which = PyLong_AsLong(args[3]);
+    if (which == -1 && PyErr_Occurred()) return NULL;
+    if (PyObject_GetBuffer(args[0], &xb, PyBUF_STRIDES | PyBUF_FORMAT) < 0) return NULL;
+    if (PyObject_GetBuffer(args[1], &yb, PyBUF_STRIDES | PyBUF_FORMAT) < 0) {
+        PyBuffer_Release(&xb);
+        return NULL;
+    }
+    if (PyObject_GetBuffer(args[2], &ob, PyBUF_STRIDES | PyBUF_FORMAT | PyBUF_WRITABLE) < 0) {
+        PyBuffer_Release(&xb);
+        PyBuffer_Release(&yb);
+        return NULL;
+    }
+    PyObject *answer = NULL;
+    int f32 = strcmp(xb.format, "f") == 0 && xb.itemsize == 4, f64 = strcmp(xb.format, "d") == 0 && xb.itemsize == 8;
+    if (yb.len != xb.len || ob.len != xb.len || (which != 0 && which != 1)) {
+        PyErr_Format(PyExc_ValueError, "extreme: x, y and out must be buffers of one length, which 0 (fmax) or 1 "
+                     "(fmin) (%zd, %zd and %zd bytes; which %ld)", xb.len, yb.len, ob.len, which);
+    } else if (!(f32 || f64) || strcmp(yb.format, xb.format) != 0 || strcmp(ob.format, xb.format) != 0
+               || overlaps(&xb, &ob) || overlaps(&yb, &ob) || !PyBuffer_IsContiguous(&xb, 'C')
+               || !PyBuffer_IsContiguous(&yb, 'C') || !PyBuffer_IsContiguous(&ob, 'C')
+               || (uintptr_t)xb.buf % xb.itemsize || (uintptr_t)yb.buf % xb.itemsize
+               || (uintptr_t)ob.buf % xb.itemsize) {
+        answer = Py_False;
+    } else {
+        Py_ssize_t n = xb.len / xb.itemsize;
+        if (f32 && which == 0) EXTREME_LOOP(float, uint32_t, 0x00400000u, >=)
+        else if (f32) EXTREME_LOOP(float, uint32_t, 0x00400000u, <=)
+        else if (which == 0) EXTREME_LOOP(double, uint64_t, 0x0008000000000000ull, >=)
+        else EXTREME_LOOP(double, uint64_t, 0x0008000000000000ull, <=)
+        answer = Py_True;
+    }
+    PyBuffer_Release(&xb);
+    PyBuffer_Release(&yb);
+    PyBuffer_Release(&ob);
+    Py_XINCREF(answer);
+    return answer;
+}
+#undef EXTREME_LOOP
+
 #define ENTRY(NAME) {#NAME, (PyCFunction)(void (*)(void))py_##NAME, METH_FASTCALL, #NAME "(src, dst): elementwise, as strided.kernels.special." #NAME}
 
 /* ---------------------------------------------------------------- PyTorch's CPU sort order
@@ -1519,6 +1598,8 @@ static PyMethodDef methods[] = {
      "computes them (False: not run)"},
     {"relu", (PyCFunction)(void (*)(void))py_relu, METH_FASTCALL,
      "relu(x, out) -> bool: max(x, 0) keeping -0.0 and NaN bits (False: an overlap)"},
+    {"extreme", (PyCFunction)(void (*)(void))py_extreme, METH_FASTCALL,
+     "extreme(x, y, out, which) -> bool: PyTorch's fmax (which 0) or fmin (1), NaN bits included (False: an overlap)"},
     {"pow_base", (PyCFunction)(void (*)(void))py_pow_base, METH_FASTCALL,
      "pow_base(base, exps, out) -> bool: out = pow(base, exps), the C library's pow, float64 (False: an overlap)"},
     {"stl_nth", (PyCFunction)(void (*)(void))py_stl_nth, METH_FASTCALL,
