@@ -9,6 +9,7 @@
  * variance_rows(x, var, mean, n, denominator, root)   var (root: std) and mean of rows (see there)
  * relu(x, out) -> bool             max(x, 0) with -0.0 and NaN kept (see there)
  * extreme(x, y, out, which) -> bool PyTorch's fmax / fmin with its NaN bits (see there)
+ * unary_exact(x, out, code, ...)   sign, nan_to_num: exact, one pass (see there)
  *
  *   src, dst: contiguous buffers (C or Fortran order, the same for both: the caller checks) of
  *   float64 ("d") or float32 ("f") elements, of equal length; they may be the same memory. Each
@@ -1235,6 +1236,76 @@ static PyObject *py_extreme(PyObject *self, PyObject *const *args, Py_ssize_t na
 }
 #undef EXTREME_LOOP
 
+/* unary_exact(x, out, code[, nan, posinf, neginf]) -> bool: an exact elementwise op (no rounding
+ * beyond the dtype's own) of a C-contiguous, aligned, native float32 ("f") or float64 ("d") buffer
+ * into another of the same format and length, one pass, the bits of the NumPy kernels of
+ * strided.ops.elementwise.unary_more:
+ *   code 0, sign: 1.0 where x > 0, -1.0 where x < 0, else +0.0 (both zeros and NaN), as
+ *           PyTorch's (0 < x) - (x < 0);
+ *   code 1, nan_to_num: NaN -> nan, +inf -> posinf, -inf -> neginf (three Python floats,
+ *           rounded to the dtype as NumPy's float32(v) rounds them), every other element copied.
+ * False (nothing written) where the buffers are not of that kind or overlap. */
+#define UNARY_EXACT_LOOP(T)                                                                    \
+    {                                                                                          \
+        const T *a = xb.buf;                                                                   \
+        T *o = ob.buf;                                                                         \
+        if (code == 0) {                                                                       \
+            for (Py_ssize_t i = 0; i < n; i++) o[i] = a[i] > 0 ? (T)1 : a[i] < 0 ? (T)-1 : (T)0; \
+        } else {                                                                               \
+            const T vn = (T)p[0], vp = (T)p[1], vm = (T)p[2];                                  \
+            for (Py_ssize_t i = 0; i < n; i++) {                                               \
+                T v = a[i];                                                                    \
+                o[i] = v != v ? vn : v == (T)INFINITY ? vp : v == -(T)INFINITY ? vm : v;       \
+            }                                                                                  \
+        }                                                                                      \
+    }
+
+static PyObject *py_unary_exact(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
+{
+    (void)self;
+    Py_buffer xb, ob;
+    double p[3] = {0.0, 0.0, 0.0};
+    if (nargs != 3 && nargs != 6) {
+        PyErr_Format(PyExc_TypeError, "unary_exact(x, out, code[, nan, posinf, neginf]) takes 3 or 6 arguments, "
+                     "not %zd", nargs);
+        return NULL;
+    }
+    long code = PyLong_AsLong(args[2]);
+    if (code == -1 && PyErr_Occurred()) return NULL;
+    if (code != 0 && code != 1) {
+        PyErr_Format(PyExc_ValueError, "unary_exact: code must be 0 (sign) or 1 (nan_to_num), not %ld", code);
+        return NULL;
+    }
+    if (code == 1 && nargs != 6) {
+        PyErr_SetString(PyExc_TypeError, "unary_exact: nan_to_num (code 1) takes nan, posinf and neginf");
+        return NULL;
+    }
+    for (Py_ssize_t k = 3; k < nargs; k++) {
+        p[k - 3] = PyFloat_AsDouble(args[k]);
+        if (p[k - 3] == -1.0 && PyErr_Occurred()) return NULL;
+    }
+    if (PyObject_GetBuffer(args[0], &xb, PyBUF_STRIDES | PyBUF_FORMAT) < 0) return NULL;
+    if (PyObject_GetBuffer(args[1], &ob, PyBUF_STRIDES | PyBUF_FORMAT | PyBUF_WRITABLE) < 0) {
+        PyBuffer_Release(&xb);
+        return NULL;
+    }
+    PyObject *answer = Py_False;
+    int f32 = strcmp(xb.format, "f") == 0 && xb.itemsize == 4, f64 = strcmp(xb.format, "d") == 0 && xb.itemsize == 8;
+    if ((f32 || f64) && strcmp(ob.format, xb.format) == 0 && ob.len == xb.len && !overlaps(&xb, &ob)
+        && PyBuffer_IsContiguous(&xb, 'C') && PyBuffer_IsContiguous(&ob, 'C')
+        && !((uintptr_t)xb.buf % xb.itemsize) && !((uintptr_t)ob.buf % xb.itemsize)) {
+        Py_ssize_t n = xb.len / xb.itemsize;
+        if (f32) UNARY_EXACT_LOOP(float)
+        else UNARY_EXACT_LOOP(double)
+        answer = Py_True;
+    }
+    PyBuffer_Release(&xb);
+    PyBuffer_Release(&ob);
+    Py_INCREF(answer);
+    return answer;
+}
+#undef UNARY_EXACT_LOOP
+
 #define ENTRY(NAME) {#NAME, (PyCFunction)(void (*)(void))py_##NAME, METH_FASTCALL, #NAME "(src, dst): elementwise, as strided.kernels.special." #NAME}
 
 /* ---------------------------------------------------------------- PyTorch's CPU sort order
@@ -1600,6 +1671,9 @@ static PyMethodDef methods[] = {
      "relu(x, out) -> bool: max(x, 0) keeping -0.0 and NaN bits (False: an overlap)"},
     {"extreme", (PyCFunction)(void (*)(void))py_extreme, METH_FASTCALL,
      "extreme(x, y, out, which) -> bool: PyTorch's fmax (which 0) or fmin (1), NaN bits included (False: an overlap)"},
+    {"unary_exact", (PyCFunction)(void (*)(void))py_unary_exact, METH_FASTCALL,
+     "unary_exact(x, out, code[, nan, posinf, neginf]) -> bool: sign (code 0) or nan_to_num (1), exact "
+     "(False: not contiguous native float32/float64 buffers of one format and length, or an overlap)"},
     {"pow_base", (PyCFunction)(void (*)(void))py_pow_base, METH_FASTCALL,
      "pow_base(base, exps, out) -> bool: out = pow(base, exps), the C library's pow, float64 (False: an overlap)"},
     {"stl_nth", (PyCFunction)(void (*)(void))py_stl_nth, METH_FASTCALL,

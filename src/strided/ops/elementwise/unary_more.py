@@ -180,8 +180,18 @@ def _sign(x: np.ndarray, out: np.ndarray, compute: np.dtype, d: DType) -> None:
         np.copyto(out, 0, where=size == 0)
     elif not d.is_floating_point:
         np.sign(x, out=out, dtype=compute, casting="unsafe")
-    else:
+    elif not _compiled(x, out, 0):
         np.subtract(x > 0, x < 0, out=out, dtype=compute, casting="unsafe")
+
+
+def _compiled(x: np.ndarray, out: np.ndarray, code: int, *params: float) -> bool:
+    """Whether the compiled ``unary_exact`` (sign: code 0; nan_to_num: 1, with its three values)
+    wrote ``out`` from ``x``: only for C-contiguous, aligned, non-overlapping float32/float64
+    arrays of one dtype and size, with the compiled kernels built and on in this context. Its
+    bits are the NumPy kernel's it stands in for (exact ops: tests/test_unary_exact_native.py)."""
+    k = native.special()
+    return k is not None and x.__class__ is np.ndarray and out.__class__ is np.ndarray \
+        and k.unary_exact(x, out, code, *params)
 
 
 def _signbit(x: np.ndarray, out: np.ndarray, compute: np.dtype, d: DType) -> None:
@@ -214,6 +224,10 @@ def _nan_to_num(x: np.ndarray, out: np.ndarray, compute: np.dtype, d: DType,
                 nan: float = 0.0, posinf: float | None = None, neginf: float | None = None) -> None:
     """NaN -> ``nan``, +inf -> ``posinf`` (default: the dtype's largest), -inf -> ``neginf``
     (default: its lowest); integers and bool are copied unchanged."""
+    bounds = _BOUNDS.get(compute)
+    if bounds is not None and d.is_floating_point and _compiled(
+            x, out, 1, nan, bounds[0] if posinf is None else posinf, bounds[1] if neginf is None else neginf):
+        return  # (float32/float64: one pass, the bits of the copies below)
     if d.is_floating_point and np.isfinite(x).all():  # (the common case: nothing to replace, 3 NumPy calls)
         np.copyto(out, x, casting="unsafe")
         return
@@ -229,6 +243,8 @@ def _nan_to_num(x: np.ndarray, out: np.ndarray, compute: np.dtype, d: DType,
     np.copyto(out, values, casting="unsafe")
 
 
+# nan_to_num's default posinf and neginf for the compiled kernel's dtypes, as Python floats
+_BOUNDS = {np.dtype(t): (float(np.finfo(t).max), float(np.finfo(t).min)) for t in (np.float32, np.float64)}
 _BOOL = frozenset({"bool"})
 _NOT_FLOAT = frozenset({"bool", "int"})
 
@@ -339,9 +355,12 @@ _ONES = {np.dtype(t): t(1) for t in (np.float32, np.float64)}  # (the fast path'
 
 
 def _sign_fresh(x: np.ndarray) -> np.ndarray:
-    """:func:`_sign` of a flat float32 / float64 run: NumPy's sign (+0.0 for either zero, as
-    ``(x > 0) - (x < 0)``) with its NaN made 0. The same bits as the kernel's subtraction of two
+    """:func:`_sign` of a flat float32 / float64 run: the compiled ``unary_exact`` where it runs,
+    else NumPy's sign (+0.0 for either zero, as ``(x > 0) - (x < 0)``) with its NaN made 0. The same bits as the kernel's subtraction of two
     bool arrays, which casts them in a buffered loop (half again as slow on small runs)."""
+    r = np.empty(x.shape, x.dtype)
+    if _compiled(x, r, 0):
+        return r
     r = np.sign(x)
     np.copyto(r, _ZEROS[x.dtype], where=r != r)
     return r
@@ -624,8 +643,11 @@ def nan_to_num(input: Any, nan: float = 0.0, posinf: float | None = None,
     >>> strided.nan_to_num(strided.tensor([float("nan"), float("inf")]), posinf=9.0).tolist()
     [0.0, 9.0]
     """
-    args = (_nan_arg(nan, "nan_to_num"), _finite_arg(posinf, "posinf", "nan_to_num"),
-            _finite_arg(neginf, "neginf", "nan_to_num"))
+    if nan.__class__ is float and posinf is None and neginf is None:  # (the defaults: nothing to parse)
+        args = (nan, None, None)
+    else:
+        args = (_nan_arg(nan, "nan_to_num"), _finite_arg(posinf, "posinf", "nan_to_num"),
+                _finite_arg(neginf, "neginf", "nan_to_num"))
     if isinstance(out, Tensor) and isinstance(input, Tensor) and out._dtype is not input._dtype:
         # (PyTorch's nan_to_num_out checks the dtypes before anything else: no cast into out)
         raise StridedRuntimeError(join_lines(
