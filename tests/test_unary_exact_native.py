@@ -1,4 +1,4 @@
-"""sign and nan_to_num through the compiled ``unary_exact`` kernel (strided.kernels._specialkernel):
+"""sign, nan_to_num and F.leaky_relu through the compiled ``unary_exact`` kernel (strided.kernels._specialkernel):
 contiguous float32/float64 runs take one pass of it, on the fast path and in the general path's
 kernel. Each case runs three ways -- compiled, NumPy (``native.disabled()``) and PyTorch -- and
 compares the bits (-0.0, NaN payloads, infinities), dtype, shape and strides."""
@@ -8,10 +8,12 @@ from __future__ import annotations
 import numpy as np
 import pytest
 import torch
+import torch.nn.functional as TF
 from hypothesis import given, settings
 from hypothesis import strategies as hst
 
 import strided as st
+import strided.nn.functional as F
 from strided.kernels import native
 
 pytestmark = pytest.mark.skipif(native.special() is None, reason="the compiled kernels are not built")
@@ -57,6 +59,9 @@ CALLS = [
      lambda m, t: m.nan_to_num(t, nan=-0.0, posinf=7.5, neginf=-1e300)),
     ("nan_to_num int args", lambda m, t: m.nan_to_num(t, 3, 4, -5), lambda m, t: m.nan_to_num(t, 3, 4, -5)),
     ("method", lambda m, t: t.nan_to_num(posinf=1e39), lambda m, t: t.nan_to_num(posinf=1e39)),
+    *[(f"leaky_relu {k}", lambda m, t, k=k: F.leaky_relu(t, k), lambda m, t, k=k: TF.leaky_relu(t, k))
+      for k in (0.01, 0.2, 1.0, 0.0, 2.0, -0.5, 1e-50, 1e-300)],
+    ("leaky_relu default", lambda m, t: F.leaky_relu(t), lambda m, t: TF.leaky_relu(t)),
 ]
 
 
@@ -104,6 +109,26 @@ def test_in_place_and_out():
         _same(o, to)
 
 
+def test_leaky_relu_in_place_float16_and_gradients():
+    x = _specials("float32")
+    for off in (False, True):
+        a, t = st.from_numpy(x.copy()), torch.from_numpy(x.copy())
+        if off:
+            with native.disabled():
+                F.leaky_relu(a, 0.3, inplace=True)
+        else:
+            F.leaky_relu(a, 0.3, inplace=True)
+        TF.leaky_relu_(t, 0.3)
+        _same(a, t)
+    h = np.array([0.0, -0.0, -1.0, 2.0, -60000.0, np.inf, -np.inf, np.nan], np.float16)
+    _same(F.leaky_relu(st.from_numpy(h), 0.1), TF.leaky_relu(torch.from_numpy(h), 0.1))
+    v = np.array([[-2.0, -0.0, 0.0], [3.0, -1e-3, 5.0]])
+    a, t = st.tensor(v, requires_grad=True), torch.tensor(v, requires_grad=True)
+    F.leaky_relu(a, 0.2).pow(2).sum().backward()
+    TF.leaky_relu(t, 0.2).pow(2).sum().backward()
+    np.testing.assert_array_equal(a.grad.numpy(), t.grad.numpy())
+
+
 def test_sign_gradient_and_watch():
     x = np.array([[1.0, -0.0, np.nan], [-2.0, np.inf, 0.5]])
     a = st.tensor(x, requires_grad=True)
@@ -131,9 +156,11 @@ def test_the_kernel_runs_and_refuses_what_it_does_not_take(monkeypatch):
     assert k.unary_exact(x.astype(">f8"), np.empty(8, ">f8"), 0) is False  # not native
     assert k.unary_exact(x.astype(np.float16), np.empty(8, np.float16), 0) is False
     with pytest.raises(ValueError):
-        k.unary_exact(x, np.empty(8), 2)
+        k.unary_exact(x, np.empty(8), 3)
     with pytest.raises(TypeError):
         k.unary_exact(x, np.empty(8), 1)  # nan_to_num without its values
+    with pytest.raises(TypeError):
+        k.unary_exact(x, np.empty(8), 2, 0.1, 0.2)  # leaky_relu takes one
     calls = []
 
     class Spy:
@@ -143,5 +170,5 @@ def test_the_kernel_runs_and_refuses_what_it_does_not_take(monkeypatch):
 
     monkeypatch.setattr(native, "special", lambda: Spy())
     t = st.from_numpy(np.array([1.0, np.nan, -np.inf], np.float32))
-    st.sign(t), st.nan_to_num(t), st.sign(t.reshape(3, 1).expand(3, 2).contiguous())
-    assert calls == [0, 1, 0]
+    st.sign(t), st.nan_to_num(t), st.sign(t.reshape(3, 1).expand(3, 2).contiguous()), F.leaky_relu(t)
+    assert calls == [0, 1, 0, 2]

@@ -9,7 +9,7 @@
  * variance_rows(x, var, mean, n, denominator, root)   var (root: std) and mean of rows (see there)
  * relu(x, out) -> bool             max(x, 0) with -0.0 and NaN kept (see there)
  * extreme(x, y, out, which) -> bool PyTorch's fmax / fmin with its NaN bits (see there)
- * unary_exact(x, out, code, ...)   sign, nan_to_num: exact, one pass (see there)
+ * unary_exact(x, out, code, ...)   sign, nan_to_num, leaky_relu: exact, one pass (see there)
  *
  *   src, dst: contiguous buffers (C or Fortran order, the same for both: the caller checks) of
  *   float64 ("d") or float32 ("f") elements, of equal length; they may be the same memory. Each
@@ -1236,14 +1236,16 @@ static PyObject *py_extreme(PyObject *self, PyObject *const *args, Py_ssize_t na
 }
 #undef EXTREME_LOOP
 
-/* unary_exact(x, out, code[, nan, posinf, neginf]) -> bool: an exact elementwise op (no rounding
+/* unary_exact(x, out, code[, params...]) -> bool: an exact elementwise op (no rounding
  * beyond the dtype's own) of a C-contiguous, aligned, native float32 ("f") or float64 ("d") buffer
  * into another of the same format and length, one pass, the bits of the NumPy kernels of
  * strided.ops.elementwise.unary_more:
  *   code 0, sign: 1.0 where x > 0, -1.0 where x < 0, else +0.0 (both zeros and NaN), as
  *           PyTorch's (0 < x) - (x < 0);
  *   code 1, nan_to_num: NaN -> nan, +inf -> posinf, -inf -> neginf (three Python floats,
- *           rounded to the dtype as NumPy's float32(v) rounds them), every other element copied.
+ *           rounded to the dtype as NumPy's float32(v) rounds them), every other element copied;
+ *   code 2, leaky_relu: x where x > 0, else x * k (k, a Python float, rounded to the dtype first,
+ *           as NumPy's weak scalar; a signalling NaN comes out of the product quieted, as PyTorch's).
  * False (nothing written) where the buffers are not of that kind or overlap. */
 #define UNARY_EXACT_LOOP(T)                                                                    \
     {                                                                                          \
@@ -1251,6 +1253,9 @@ static PyObject *py_extreme(PyObject *self, PyObject *const *args, Py_ssize_t na
         T *o = ob.buf;                                                                         \
         if (code == 0) {                                                                       \
             for (Py_ssize_t i = 0; i < n; i++) o[i] = a[i] > 0 ? (T)1 : a[i] < 0 ? (T)-1 : (T)0; \
+        } else if (code == 2) {                                                                \
+            const T k = (T)p[0];                                                               \
+            for (Py_ssize_t i = 0; i < n; i++) o[i] = a[i] > 0 ? a[i] : a[i] * k;              \
         } else {                                                                               \
             const T vn = (T)p[0], vp = (T)p[1], vm = (T)p[2];                                  \
             for (Py_ssize_t i = 0; i < n; i++) {                                               \
@@ -1265,19 +1270,21 @@ static PyObject *py_unary_exact(PyObject *self, PyObject *const *args, Py_ssize_
     (void)self;
     Py_buffer xb, ob;
     double p[3] = {0.0, 0.0, 0.0};
-    if (nargs != 3 && nargs != 6) {
-        PyErr_Format(PyExc_TypeError, "unary_exact(x, out, code[, nan, posinf, neginf]) takes 3 or 6 arguments, "
-                     "not %zd", nargs);
+    if (nargs < 3) {
+        PyErr_Format(PyExc_TypeError, "unary_exact(x, out, code, *params) takes at least 3 arguments, not %zd", nargs);
         return NULL;
     }
     long code = PyLong_AsLong(args[2]);
     if (code == -1 && PyErr_Occurred()) return NULL;
-    if (code != 0 && code != 1) {
-        PyErr_Format(PyExc_ValueError, "unary_exact: code must be 0 (sign) or 1 (nan_to_num), not %ld", code);
+    if (code < 0 || code > 2) {
+        PyErr_Format(PyExc_ValueError, "unary_exact: code must be 0 (sign), 1 (nan_to_num) or 2 (leaky_relu), not %ld",
+                     code);
         return NULL;
     }
-    if (code == 1 && nargs != 6) {
-        PyErr_SetString(PyExc_TypeError, "unary_exact: nan_to_num (code 1) takes nan, posinf and neginf");
+    static const Py_ssize_t n_params[3] = {0, 3, 1};
+    if (nargs != 3 + n_params[code]) {
+        PyErr_Format(PyExc_TypeError, "unary_exact: code %ld takes %zd parameters after x, out and code, not %zd", code,
+                     n_params[code], nargs - 3);
         return NULL;
     }
     for (Py_ssize_t k = 3; k < nargs; k++) {
@@ -1672,7 +1679,8 @@ static PyMethodDef methods[] = {
     {"extreme", (PyCFunction)(void (*)(void))py_extreme, METH_FASTCALL,
      "extreme(x, y, out, which) -> bool: PyTorch's fmax (which 0) or fmin (1), NaN bits included (False: an overlap)"},
     {"unary_exact", (PyCFunction)(void (*)(void))py_unary_exact, METH_FASTCALL,
-     "unary_exact(x, out, code[, nan, posinf, neginf]) -> bool: sign (code 0) or nan_to_num (1), exact "
+     "unary_exact(x, out, code, *params) -> bool: sign (code 0), nan_to_num (1: nan, posinf, neginf) or leaky_relu "
+     "(2: slope), exact "
      "(False: not contiguous native float32/float64 buffers of one format and length, or an overlap)"},
     {"pow_base", (PyCFunction)(void (*)(void))py_pow_base, METH_FASTCALL,
      "pow_base(base, exps, out) -> bool: out = pow(base, exps), the C library's pow, float64 (False: an overlap)"},

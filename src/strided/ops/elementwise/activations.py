@@ -45,7 +45,7 @@ from ...dtypes import (
 from ...errors import StridedNotImplementedError, StridedRuntimeError, StridedValueError, join_lines
 from ...grad_mode import GRAD_MODE, STATE, SUBCLASSES, bump_if_used
 from ...gradients import seal
-from ...kernels import check_writable, write
+from ...kernels import check_writable, native, write
 from ...kernels.elementwise import _clip
 from ...kernels.fpstate import QUIET, quiet_call, quiet_reset, quiet_retry, quiet_set
 from ...opdef import Kind, declare
@@ -117,12 +117,15 @@ def _elu(x: np.ndarray, a: float) -> np.ndarray:
 
 
 def _leaky_relu(x: np.ndarray, k: float) -> np.ndarray:
-    """``where(x > 0, x, x k)``; for ``0 < k <= 1`` the same bits as ``maximum(x, x k)`` (one
-    NumPy call fewer): ``x k`` lies between 0 and ``x`` (rounding keeps it there), is ``x``'s
-    zero itself for a signed zero, and NaN stays NaN (``k = 0`` is left out: ``inf * 0`` is NaN;
-    so is a ``k`` that is 0 only in ``x``'s dtype, e.g. ``5e-324`` for float32)."""
-    if 0.0 < k <= 1.0 and x.dtype.type(k) != 0:
-        return np.maximum(x, x * k)
+    """``where(x > 0, x, x k)``, as PyTorch's kernel (``k`` rounded to ``x``'s dtype first; a
+    signalling NaN comes out of the product quieted). A contiguous float32 / float64 ``x`` takes
+    one pass of the compiled ``unary_exact`` (the same bits: tests/test_unary_exact_native.py).
+    (``maximum(x, x k)``, one NumPy call fewer, returned a signalling NaN as it is.)"""
+    k_ = native.special()
+    if k_ is not None and x.__class__ is np.ndarray:
+        out = np.empty(x.shape, x.dtype)
+        if k_.unary_exact(x, out, 2, k):
+            return out
     return np.where(x > 0, x, x * k)
 
 
