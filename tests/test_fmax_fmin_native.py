@@ -1,5 +1,5 @@
-"""fmax / fmin through the compiled ``extreme`` kernel (strided.kernels._specialkernel): the fast
-paths' flat runs (two float32/float64 tensors of one dense layout) take one pass of it. Each case
+"""fmax / fmin / heaviside through the compiled ``binary_exact`` kernel (strided.kernels._specialkernel):
+the fast paths' flat runs (two float32/float64 tensors of one dense layout) take one pass of it. Each case
 runs three ways -- the compiled kernel, the NumPy formula (``native.disabled()``) and PyTorch --
 and compares the bits (NaN sign and payload, signalling NaNs, -0.0, infinities), dtype, shape,
 strides; and gradients and watch() records stay those of the general path."""
@@ -58,7 +58,7 @@ def _same(fast, slow, ref) -> None:
 
 
 @pytest.mark.parametrize("dtype", ["float32", "float64"])
-@pytest.mark.parametrize("name", ["fmax", "fmin"])
+@pytest.mark.parametrize("name", ["fmax", "fmin", "heaviside"])
 def test_every_pair_of_special_values_bit_for_bit(name, dtype):
     v = _specials(dtype)
     x, y = np.repeat(v, len(v)), np.tile(v, len(v))
@@ -91,7 +91,7 @@ _FLOATS = hst.one_of(hst.floats(width=32, allow_nan=True, allow_infinity=True), 
 
 
 @settings(max_examples=60, deadline=None)
-@given(hst.sampled_from(["float32", "float64"]), hst.sampled_from(["fmax", "fmin"]),
+@given(hst.sampled_from(["float32", "float64"]), hst.sampled_from(["fmax", "fmin", "heaviside"]),
        hst.lists(hst.tuples(_FLOATS, _FLOATS), min_size=0, max_size=40),
        hst.sampled_from(["rowmajor", "permuted", "offset", "strided", "broadcast"]))
 def test_random_values_and_layouts(dtype, name, pairs, layout):
@@ -129,7 +129,18 @@ def test_misaligned_and_big_endian_operands_take_the_formula():
 def test_zero_size_and_0d():
     for shape in ((0,), (), (2, 0)):
         a = np.full(shape, -0.0, np.float32)
-        _same(*_three_ways("fmax", a, np.zeros(shape, np.float32)))
+        for name in ("fmax", "heaviside"):
+            _same(*_three_ways(name, a, np.full(shape, np.nan, np.float32)))
+
+
+def test_heaviside_in_place_and_mixed_dtypes():
+    v = _specials("float64")
+    x, y = np.repeat(v, len(v)), np.tile(v, len(v))
+    a, t = st.from_numpy(x.copy()), torch.from_numpy(x.copy())
+    a.heaviside_(st.from_numpy(y)), t.heaviside_(torch.from_numpy(y))
+    np.testing.assert_array_equal(_bits(a.numpy()), _bits(t.numpy()))
+    with pytest.raises(RuntimeError, match="different dtypes"):
+        st.heaviside(st.from_numpy(x), st.from_numpy(y.astype(np.float32)))
 
 
 def test_gradients_and_watch_are_the_general_paths():
@@ -169,16 +180,16 @@ def test_gradients_and_watch_are_the_general_paths():
 def test_the_kernel_refuses_what_it_does_not_take():
     k = native.special()
     x = np.arange(8.0)
-    assert k.extreme(x, x, x, 0) is False  # out overlaps an operand
-    assert k.extreme(x[::2], x[1::2], np.empty(4), 0) is False  # not contiguous
+    assert k.binary_exact(x, x, x, 0) is False  # out overlaps an operand
+    assert k.binary_exact(x[::2], x[1::2], np.empty(4), 0) is False  # not contiguous
     raw = np.zeros(8 * 4 + 1, np.uint8)[1:].view(np.float64)  # misaligned
-    assert k.extreme(raw, raw.copy(), np.empty(4), 1) is False
-    assert k.extreme(x, x.view(np.int64), np.empty(8), 0) is False  # formats differ
-    assert k.extreme(x.astype(">f8"), x, np.empty(8), 0) is False  # not native order
+    assert k.binary_exact(raw, raw.copy(), np.empty(4), 1) is False
+    assert k.binary_exact(x, x.view(np.int64), np.empty(8), 0) is False  # formats differ
+    assert k.binary_exact(x.astype(">f8"), x, np.empty(8), 0) is False  # not native order
     with pytest.raises(ValueError):
-        k.extreme(x, x.copy(), np.empty(4), 0)  # lengths differ
+        k.binary_exact(x, x.copy(), np.empty(4), 0)  # lengths differ
     with pytest.raises(ValueError):
-        k.extreme(x, x.copy(), np.empty(8), 2)
+        k.binary_exact(x, x.copy(), np.empty(8), 3)
 
 
 def test_the_fast_path_reaches_the_kernel(monkeypatch):
@@ -187,12 +198,13 @@ def test_the_fast_path_reaches_the_kernel(monkeypatch):
     calls = []
 
     class Spy:
-        def extreme(self, *args):
+        def binary_exact(self, *args):
             calls.append(args[3])
-            return k.extreme(*args)
+            return k.binary_exact(*args)
 
     monkeypatch.setattr(native, "special", lambda: Spy())
     a = st.from_numpy(np.array([[1.0, np.nan], [-0.0, 3.0]], np.float32))
     st.fmax(a, -a)
     st.fmin(a.t(), a.t())
-    assert calls == [0, 1]
+    st.heaviside(a, a)
+    assert calls == [0, 1, 2]

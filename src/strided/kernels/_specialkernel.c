@@ -8,7 +8,7 @@
  * scan(x, out, n, inner, prod)      cumsum (prod: cumprod) along a dim of n elements (see there)
  * variance_rows(x, var, mean, n, denominator, root)   var (root: std) and mean of rows (see there)
  * relu(x, out) -> bool             max(x, 0) with -0.0 and NaN kept (see there)
- * extreme(x, y, out, which) -> bool PyTorch's fmax / fmin with its NaN bits (see there)
+ * binary_exact(x, y, out, code)    PyTorch's fmax / fmin / heaviside with their NaN bits (see there)
  * unary_exact(x, out, code, ...)   sign, nan_to_num, leaky_relu: exact, one pass (see there)
  *
  *   src, dst: contiguous buffers (C or Fortran order, the same for both: the caller checks) of
@@ -1158,9 +1158,11 @@ static PyObject *py_relu(PyObject *self, PyObject *const *args, Py_ssize_t nargs
     return answer;
 }
 
-/* extreme(x, y, out, which) -> bool: PyTorch's fmax (which 0) or fmin (which 1) of two C-contiguous
- * buffers of one format ("f" or "d") and length, into a third: the bits of
- * strided.ops.elementwise.binary_math._fmax/_fmin, one pass. Two numbers: a tie keeps x
+/* binary_exact(x, y, out, code) -> bool: an exact op of two C-contiguous buffers of one format ("f"
+ * or "d") and length, into a third, one pass, PyTorch's bits:
+ * code 2: heaviside, y where x is a zero (either), else 1.0 where x > 0, else +0.0 (NaN too), as
+ * strided.ops.elementwise.binary_math._heaviside;
+ * code 0, 1: fmax, fmin, as strided.ops.elementwise.binary_math._fmax/_fmin. Two numbers: a tie keeps x
  * (fmax(-0.0, 0.0) is -0.0). NaNs, as PyTorch's kernel returns them: y quieted where y is NaN and
  * x is NaN too or y is signalling; x quieted where x is signalling and y a number; a quiet NaN
  * loses to a number. Quieting sets the top mantissa bit, keeping sign and payload. False (nothing
@@ -1189,12 +1191,19 @@ static PyObject *py_relu(PyObject *self, PyObject *const *args, Py_ssize_t nargs
         }                                                                                      \
     }
 
-static PyObject *py_extreme(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
+#define HEAVISIDE_LOOP(T)                                                                      \
+    {                                                                                          \
+        const T *a = xb.buf, *b = yb.buf;                                                      \
+        T *o = ob.buf;                                                                         \
+        for (Py_ssize_t i = 0; i < n; i++) o[i] = a[i] == 0 ? b[i] : a[i] > 0 ? (T)1 : (T)0;   \
+    }
+
+static PyObject *py_binary_exact(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
 {
     (void)self;
     Py_buffer xb, yb, ob;
     if (nargs != 4) {
-        PyErr_Format(PyExc_TypeError, "extreme(x, y, out, which) takes 4 arguments, not %zd", nargs);
+        PyErr_Format(PyExc_TypeError, "binary_exact(x, y, out, code) takes 4 arguments, not %zd", nargs);
         return NULL;
     }
     long which = PyLong_AsLong(args[3]);
@@ -1211,9 +1220,9 @@ static PyObject *py_extreme(PyObject *self, PyObject *const *args, Py_ssize_t na
     }
     PyObject *answer = NULL;
     int f32 = strcmp(xb.format, "f") == 0 && xb.itemsize == 4, f64 = strcmp(xb.format, "d") == 0 && xb.itemsize == 8;
-    if (yb.len != xb.len || ob.len != xb.len || (which != 0 && which != 1)) {
-        PyErr_Format(PyExc_ValueError, "extreme: x, y and out must be buffers of one length, which 0 (fmax) or 1 "
-                     "(fmin) (%zd, %zd and %zd bytes; which %ld)", xb.len, yb.len, ob.len, which);
+    if (yb.len != xb.len || ob.len != xb.len || which < 0 || which > 2) {
+        PyErr_Format(PyExc_ValueError, "binary_exact: x, y and out must be buffers of one length, code 0 (fmax), 1 "
+                     "(fmin) or 2 (heaviside) (%zd, %zd and %zd bytes; code %ld)", xb.len, yb.len, ob.len, which);
     } else if (!(f32 || f64) || strcmp(yb.format, xb.format) != 0 || strcmp(ob.format, xb.format) != 0
                || overlaps(&xb, &ob) || overlaps(&yb, &ob) || !PyBuffer_IsContiguous(&xb, 'C')
                || !PyBuffer_IsContiguous(&yb, 'C') || !PyBuffer_IsContiguous(&ob, 'C')
@@ -1222,7 +1231,9 @@ static PyObject *py_extreme(PyObject *self, PyObject *const *args, Py_ssize_t na
         answer = Py_False;
     } else {
         Py_ssize_t n = xb.len / xb.itemsize;
-        if (f32 && which == 0) EXTREME_LOOP(float, uint32_t, 0x00400000u, >=)
+        if (which == 2 && f32) HEAVISIDE_LOOP(float)
+        else if (which == 2) HEAVISIDE_LOOP(double)
+        else if (f32 && which == 0) EXTREME_LOOP(float, uint32_t, 0x00400000u, >=)
         else if (f32) EXTREME_LOOP(float, uint32_t, 0x00400000u, <=)
         else if (which == 0) EXTREME_LOOP(double, uint64_t, 0x0008000000000000ull, >=)
         else EXTREME_LOOP(double, uint64_t, 0x0008000000000000ull, <=)
@@ -1235,6 +1246,7 @@ static PyObject *py_extreme(PyObject *self, PyObject *const *args, Py_ssize_t na
     return answer;
 }
 #undef EXTREME_LOOP
+#undef HEAVISIDE_LOOP
 
 /* unary_exact(x, out, code[, params...]) -> bool: an exact elementwise op (no rounding
  * beyond the dtype's own) of a C-contiguous, aligned, native float32 ("f") or float64 ("d") buffer
@@ -1676,8 +1688,9 @@ static PyMethodDef methods[] = {
      "computes them (False: not run)"},
     {"relu", (PyCFunction)(void (*)(void))py_relu, METH_FASTCALL,
      "relu(x, out) -> bool: max(x, 0) keeping -0.0 and NaN bits (False: an overlap)"},
-    {"extreme", (PyCFunction)(void (*)(void))py_extreme, METH_FASTCALL,
-     "extreme(x, y, out, which) -> bool: PyTorch's fmax (which 0) or fmin (1), NaN bits included (False: an overlap)"},
+    {"binary_exact", (PyCFunction)(void (*)(void))py_binary_exact, METH_FASTCALL,
+     "binary_exact(x, y, out, code) -> bool: PyTorch's fmax (code 0), fmin (1), heaviside (2), NaN bits included "
+     "(False: not contiguous native float32/float64 buffers of one format, or an overlap)"},
     {"unary_exact", (PyCFunction)(void (*)(void))py_unary_exact, METH_FASTCALL,
      "unary_exact(x, out, code, *params) -> bool: sign (code 0), nan_to_num (1: nan, posinf, neginf) or leaky_relu "
      "(2: slope), exact "

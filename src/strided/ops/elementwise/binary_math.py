@@ -290,40 +290,40 @@ def _logaddexp_complex(x: np.ndarray, y: np.ndarray) -> np.ndarray:
     return np.where(nan, x.dtype.type(complex(np.nan, np.nan)), out)
 
 
-class _Extreme(UfuncLike):
-    """fmax / fmin: :class:`UfuncLike` of the NumPy formula (:func:`_fmax`, :func:`_fmin`), with
-    the fast paths' call -- two arrays of one float32/float64 dtype and shape, no ``out`` or
-    ``dtype`` -- handed to one pass of the compiled ``extreme`` where it is built and on in this
-    context (the same bits, NaN payloads included: tests/test_fmax_fmin_native.py). The kernel
-    answers False (nothing written) for a non-contiguous or misaligned operand, which then takes
-    the formula."""
+class _Compiled(UfuncLike):
+    """:class:`UfuncLike` of a NumPy formula (fmax: :func:`_fmax`, fmin: :func:`_fmin`,
+    heaviside: :func:`_heaviside`), with the fast paths' call -- two arrays of one float32/float64
+    dtype and shape, no ``out`` or ``dtype`` -- handed to one pass of the compiled
+    ``binary_exact`` (``code``) where it is built and on in this context: the same bits, NaN
+    payloads included (tests/test_fmax_fmin_native.py). The kernel answers False (nothing
+    written) for a non-contiguous or misaligned operand, which then takes the formula."""
 
-    def __init__(self, name: str, compute: Callable[[Any, Any, np.dtype], np.ndarray], which: int) -> None:
+    def __init__(self, name: str, compute: Callable[[Any, Any, np.dtype], np.ndarray], code: int) -> None:
         super().__init__(name, compute)
-        self._which = which
+        self._code = code
 
     def __call__(self, x: Any, y: Any, out: np.ndarray | None = None, dtype: Any = None, casting: str = "unsafe",
                  signature: Any = None) -> Any:
         if out is None and dtype is None and x.__class__ is np.ndarray and y.__class__ is np.ndarray:
             d = x.dtype
-            if d in _EXTREME_DTYPES and y.dtype == d and x.shape == y.shape:
+            if d in _COMPILED_DTYPES and y.dtype == d and x.shape == y.shape:
                 k = native.special()
                 if k is not None:
                     res = np.empty(x.shape, d)
-                    if k.extreme(x, y, res, self._which):
+                    if k.binary_exact(x, y, res, self._code):
                         return res
         return super().__call__(x, y, out, dtype, casting, signature)
 
 
-_EXTREME_DTYPES = frozenset((np.dtype(np.float32), np.dtype(np.float64)))
-FMAX = BinaryOp("fmax", _Extreme("fmax", _fmax, 0), kind="minmax", fast=_ALL)
-FMIN = BinaryOp("fmin", _Extreme("fmin", _fmin, 1), kind="minmax", fast=_ALL)
+_COMPILED_DTYPES = frozenset((np.dtype(np.float32), np.dtype(np.float64)))
+FMAX = BinaryOp("fmax", _Compiled("fmax", _fmax, 0), kind="minmax", fast=_ALL)
+FMIN = BinaryOp("fmin", _Compiled("fmin", _fmin, 1), kind="minmax", fast=_ALL)
 _INTEGERS = frozenset(d for d in _ALL if not d.is_floating_point and d is not bool_)
 GCD = BinaryOp("gcd", UfuncLike("gcd", _gcd), kernel="gcd_cpu", fast=_INTEGERS, tensor_other=True, int_only=True,
                late_checks=True)
 LCM = BinaryOp("lcm", UfuncLike("lcm", _lcm), kernel="lcm_cpu", fast=_INTEGERS, tensor_other=True, int_only=True,
                late_checks=True)
-HEAVISIDE = BinaryOp("heaviside", UfuncLike("heaviside", _heaviside), fast=_ALL, tensor_other=True)
+HEAVISIDE = BinaryOp("heaviside", _Compiled("heaviside", _heaviside, 2), fast=_ALL, tensor_other=True)
 XLOGY = BinaryOp("xlogy", UfuncLike("xlogy", _xlogy), kind="div", fast=_FLOATS)
 LOGADDEXP = BinaryOp("logaddexp", UfuncLike("logaddexp", _logaddexp), kernel="logaddexp_cpu", fast=_FLOATS,
                      tensor_other=True, float_only=True, complex_ok=True, late_checks=True)
