@@ -172,3 +172,19 @@ def test_the_kernel_runs_and_refuses_what_it_does_not_take(monkeypatch):
     t = st.from_numpy(np.array([1.0, np.nan, -np.inf], np.float32))
     st.sign(t), st.nan_to_num(t), st.sign(t.reshape(3, 1).expand(3, 2).contiguous()), F.leaky_relu(t)
     assert calls == [0, 1, 0, 2]
+
+
+def test_bfloat16_never_reaches_the_kernel():
+    """bfloat16 arrays have no buffer format: the kernels' callers test the dtype first."""
+    x = st.tensor([1.0, -0.0, -2.0, float("inf"), float("nan")], dtype=st.bfloat16)
+    t = torch.tensor([1.0, -0.0, -2.0, float("inf"), float("nan")], dtype=torch.bfloat16)
+    for call, tcall in ((st.sign, torch.sign), (st.nan_to_num, torch.nan_to_num),
+                        (lambda v: F.leaky_relu(v, 0.1), lambda v: TF.leaky_relu(v, 0.1))):
+        got, ref = call(x), tcall(t)
+        np.testing.assert_array_equal(got.float().numpy().view(np.uint32), ref.float().numpy().view(np.uint32))
+    a = st.tensor([1.0, float("nan"), -0.0], dtype=st.bfloat16)
+    for name in ("fmax", "fmin", "heaviside"):
+        got = getattr(st, name)(a, a.flip(0))
+        ref = getattr(torch, name)(torch.tensor([1.0, float("nan"), -0.0], dtype=torch.bfloat16),
+                                   torch.tensor([-0.0, float("nan"), 1.0], dtype=torch.bfloat16))
+        np.testing.assert_array_equal(got.float().numpy().view(np.uint32), ref.float().numpy().view(np.uint32))

@@ -190,8 +190,8 @@ def _compiled(x: np.ndarray, out: np.ndarray, code: int, *params: float) -> bool
     arrays of one dtype and size, with the compiled kernels built and on in this context. Its
     bits are the NumPy kernel's it stands in for (exact ops: tests/test_unary_exact_native.py)."""
     k = native.special()
-    return k is not None and x.__class__ is np.ndarray and out.__class__ is np.ndarray \
-        and k.unary_exact(x, out, code, *params)
+    return k is not None and x.__class__ is np.ndarray and out.__class__ is np.ndarray and x.dtype in _F32_F64 \
+        and k.unary_exact(x, out, code, *params)  # (the dtype first: bfloat16 has no buffer format)
 
 
 def _signbit(x: np.ndarray, out: np.ndarray, compute: np.dtype, d: DType) -> None:
@@ -293,10 +293,10 @@ def _sinc_fresh(x: np.ndarray) -> np.ndarray:
     """:func:`_sinc` of a flat float32 / float64 run into a fresh array: the same ufuncs on the
     same elements (the quotient written over the sine, the ones put where ``x`` is 0), without
     the kernel's output buffer and copy."""
-    product = x * _PI[x.dtype]
+    product = np.multiply(x, _PI0[x.dtype])
     q = np.sin(product)
     np.divide(q, product, out=q)
-    np.copyto(q, _ONES[x.dtype], where=x == 0)
+    np.copyto(q, _ONE0[x.dtype], where=x == 0)
     return q
 
 
@@ -351,7 +351,20 @@ TABLE: tuple[MoreUnary, ...] = (
 OPS = {op.name: op for op in TABLE}
 
 
-_ONES = {np.dtype(t): t(1) for t in (np.float32, np.float64)}  # (the fast path's dtypes: made once)
+def _constants(value: float) -> dict[np.dtype, np.ndarray]:
+    """``value`` as a read-only 0-d array of each fast-path dtype (float32, float64): an operand
+    of the dtype's own loop, as the NumPy scalar ``dtype.type(value)`` is, with the same bits,
+    but a ufunc converts a 0-d array in half the time (0.35 against 0.7 us per small call)."""
+    out = {}
+    for t in (np.float32, np.float64):
+        a = np.array(value, t)
+        a.flags.writeable = False
+        out[np.dtype(t)] = a
+    return out
+
+
+# the fast paths' constants (_constants)
+_ONE0, _ZERO0, _PI0, _INF0, _NEG_INF0 = (_constants(v) for v in (1.0, 0.0, np.pi, np.inf, -np.inf))
 
 
 def _sign_fresh(x: np.ndarray) -> np.ndarray:
@@ -362,17 +375,14 @@ def _sign_fresh(x: np.ndarray) -> np.ndarray:
     if _compiled(x, r, 0):
         return r
     r = np.sign(x)
-    np.copyto(r, _ZEROS[x.dtype], where=r != r)
+    np.copyto(r, _ZERO0[x.dtype], where=r != r)
     return r
-
-
-_ZEROS = {np.dtype(t): t(0) for t in (np.float32, np.float64)}
 
 
 def _rsqrt_fresh(x: np.ndarray) -> np.ndarray:
     """:func:`_rsqrt` of a flat float32 / float64 run: the quotient written over the root."""
     r = np.sqrt(x)
-    return np.divide(_ONES[x.dtype], r, out=r)
+    return np.divide(_ONE0[x.dtype], r, out=r)
 
 
 # The small-op fast path (:func:`_make`): for a row-major float32 / float64 input, each op's
@@ -384,7 +394,7 @@ def _rsqrt_fresh(x: np.ndarray) -> np.ndarray:
 # (round, nan_to_num).
 _FRESH: dict[str, Callable[[np.ndarray], np.ndarray]] = {
     "isnan": np.isnan, "signbit": np.signbit, "logical_not": np.logical_not,
-    "isposinf": lambda x: np.equal(x, np.inf), "isneginf": lambda x: np.equal(x, -np.inf),
+    "isposinf": lambda x: np.equal(x, _INF0[x.dtype]), "isneginf": lambda x: np.equal(x, _NEG_INF0[x.dtype]),
     "floor": np.floor, "ceil": np.ceil, "trunc": np.trunc,
     "frac": lambda x: np.subtract(x, np.trunc(x)),
     "sign": lambda x: _sign_fresh(x),
@@ -392,7 +402,7 @@ _FRESH: dict[str, Callable[[np.ndarray], np.ndarray]] = {
     "square": lambda x: np.multiply(x, x),
     "log1p": np.log1p, "expm1": np.expm1, "log2": np.log2, "log10": np.log10, "exp2": np.exp2,
     "rsqrt": lambda x: _rsqrt_fresh(x),
-    "reciprocal": lambda x: np.divide(_ONES[x.dtype], x),
+    "reciprocal": lambda x: np.divide(_ONE0[x.dtype], x),
     "sinc": _sinc_fresh, "tan": np.tan, "asin": np.arcsin, "acos": np.arccos, "atan": np.arctan, "sinh": np.sinh,
     "cosh": np.cosh, "asinh": np.arcsinh, "acosh": np.arccosh, "atanh": np.arctanh,
 }
