@@ -1,4 +1,4 @@
-"""The small unary rows whose constants are 0-d arrays (strided.kernels.elementwise.typed0): a
+"""round's fast path (np.rint of the flat run), and the small unary rows whose constants are 0-d arrays (strided.kernels.elementwise.typed0): a
 number becomes one only where the dtype holds it exactly, so each op's bits are those of the
 Python number; the fast path (row-major) and the general path (a strided view) agree bit for bit,
 and with PyTorch (exactly where both compute exactly, to float tolerance where NumPy's and
@@ -19,13 +19,14 @@ import strided as st
 import strided.nn.functional as F
 from strided.kernels.elementwise import typed0
 
-VALUES = [0.0, -0.0, 1.0, -1.0, 0.5, -2.5, 19.9, 20.0, 20.1, 88.0, -88.0, 710.0, -745.0, 1e-45, -1e-45, 3e38, -3e38,
+VALUES = [0.0, -0.0, 1.0, -1.0, 0.5, -2.5, 1.5, -0.5, 2.5000002, -0.49999997, 19.9, 20.0, 20.1, 88.0, -88.0, 710.0, -745.0, 1e-45, -1e-45, 3e38, -3e38,
           np.inf, -np.inf, np.nan]
 
 EXACT = [  # (name, strided call, torch call): computed exactly by both
     ("isposinf", st.isposinf, torch.isposinf), ("isneginf", st.isneginf, torch.isneginf),
     ("reciprocal", st.reciprocal, torch.reciprocal), ("rsqrt", st.rsqrt, torch.rsqrt),
-    ("hardtanh", F.hardtanh, TF.hardtanh),
+    ("hardtanh", F.hardtanh, TF.hardtanh), ("round", st.round, torch.round),
+    ("round decimals=0", lambda t: st.round(t, decimals=0), lambda t: torch.round(t, decimals=0)),
     ("hardtanh 0.1", lambda t: F.hardtanh(t, 0.1, 0.7), lambda t: TF.hardtanh(t, 0.1, 0.7)),
     ("hardtanh -0.0", lambda t: F.hardtanh(t, -0.0, 2.0), lambda t: TF.hardtanh(t, -0.0, 2.0)),
 ]
@@ -84,3 +85,15 @@ def test_typed0_leaves_other_things_alone():
         assert typed0(v, f) is v
     assert typed0(1.0, np.dtype(np.float16)) == 1.0 and typed0(1.0, np.dtype(np.float16)).__class__ is float
     assert np.signbit(typed0(-0.0, f)) and not np.signbit(typed0(0.0, f))
+
+
+def test_round_watch_and_gradient():
+    x = st.tensor([[0.5, 1.5], [-2.5, 3.7]], requires_grad=True)
+    y = st.round(x)
+    y.sum().backward()
+    assert y.tolist() == [[0.0, 2.0], [-2.0, 4.0]] and x.grad.tolist() == [[0.0, 0.0], [0.0, 0.0]]
+    assert y.grad_fn is not None
+    b = st.tensor([0.5, 1.5])
+    with st.watch() as w:
+        st.round(b)
+    assert [s.name for s in w.steps] == ["round"]

@@ -533,6 +533,35 @@ _BOOL_NP = np.dtype(np.bool_)
 _COMPLEX = (np.dtype(np.complex64), np.dtype(np.complex128))
 
 
+def _fresh_fast(fresh: Callable[[np.ndarray], np.ndarray], input: Tensor, direct: bool = False,
+                rule_bool: bool = False) -> Tensor | None:
+    """The small-op fast path (:data:`_FRESH`): ``fresh`` of a row-major float32 / float64
+    tensor's flat run (quietly, unless ``direct``) as the storage of a row-major result (bool
+    for ``rule_bool``); None where the general path must run (another dtype or layout, a tensor
+    unpickled past its storage, which the general path refuses)."""
+    d = input._dtype
+    if d.numpy not in _F32_F64:  # float16 computes in float32 (the slow path's "opmath")
+        return None
+    lay = input._layout
+    info = _cinfo[lay.shape]
+    if lay.strides != info[0]:  # row-major: the output is too (TensorIterator)
+        return None
+    n = info[1]
+    arr = input._storage.array
+    if lay.offset or len(arr) != n:
+        arr = arr[lay.offset : lay.offset + n]
+        if len(arr) != n:
+            return None
+    if direct:
+        res = fresh(arr)
+    else:
+        try:  # fpstate.quietly, inlined
+            res = quiet_call(fresh, arr)
+        except RuntimeError as e:
+            res = quiet_retry(e, fresh, arr)
+    return adopted(res, info[2], bool_ if rule_bool else d)
+
+
 def _make(op: MoreUnary) -> tuple[Callable[..., Tensor], Callable[..., Tensor] | None]:
     fresh = _FRESH.get(op.canonical or op.name)
     direct = (op.canonical or op.name) in _FRESH_DIRECT
@@ -540,25 +569,9 @@ def _make(op: MoreUnary) -> tuple[Callable[..., Tensor], Callable[..., Tensor] |
 
     def plain(input: Any, *, out: Any = None) -> Tensor:
         if fresh is not None and out is None and (input.__class__ is Tensor or input.__class__ in SUBCLASSES):
-            d = input._dtype
-            if d.numpy in _F32_F64:  # float16 computes in float32 (the slow path's "opmath")
-                lay = input._layout
-                info = _cinfo[lay.shape]
-                if lay.strides == info[0]:  # row-major: the output is too (TensorIterator)
-                    n = info[1]
-                    arr = input._storage.array
-                    if lay.offset or len(arr) != n:
-                        arr = arr[lay.offset : lay.offset + n]
-                        if len(arr) != n:  # (a tensor unpickled past its storage: the slow path refuses it)
-                            return run_unary(op, input)
-                    if direct:
-                        res = fresh(arr)
-                    else:
-                        try:  # fpstate.quietly, inlined
-                            res = quiet_call(fresh, arr)
-                        except RuntimeError as e:
-                            res = quiet_retry(e, fresh, arr)
-                    return adopted(res, info[2], bool_ if rule_bool else d)
+            t = _fresh_fast(fresh, input, direct, rule_bool)
+            if t is not None:
+                return t
         return run_unary(op, input, out=out)
 
     def inplace(self: Tensor) -> Tensor:
@@ -617,6 +630,10 @@ def round(input: Any, *, decimals: int = 0, out: Any = None) -> Tensor:  # noqa:
     >>> strided.round(strided.tensor([0.5, 1.5, 1.25], dtype=strided.float64), decimals=1).tolist()
     [0.5, 1.5, 1.2]
     """
+    if not decimals and out is None and (input.__class__ is Tensor or input.__class__ in SUBCLASSES):
+        t = _fresh_fast(np.rint, input)  # (the kernel's rint, as _round runs it for decimals=0)
+        if t is not None:
+            return t
     d = input._dtype if isinstance(input, Tensor) else None
     args = (_decimals(decimals, d, "round"),) if d is not None and decimals else ()
     return run_unary(OPS["round"], input, args=args, out=out)
