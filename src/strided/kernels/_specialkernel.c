@@ -11,6 +11,8 @@
  * variance_rows(x, var, mean, n, denominator, root)   var (root: std) and mean of rows (see there)
  * relu(x, out) -> bool             max(x, 0) with -0.0 and NaN kept (see there)
  * running_extreme(x, values, indices, n, inner, is_max)   cummax/cummin along a dim (see there)
+ * binary_exact(x, y, out, code)    PyTorch's fmax / fmin / heaviside with their NaN bits (see there)
+ * unary_exact(x, out, code, ...)   sign, nan_to_num, leaky_relu: exact, one pass (see there)
  *
  *   src, dst: contiguous buffers (C or Fortran order, the same for both: the caller checks) of
  *   float64 ("d") or float32 ("f") elements, of equal length; they may be the same memory. Each
@@ -1332,6 +1334,173 @@ static PyObject *py_relu(PyObject *self, PyObject *const *args, Py_ssize_t nargs
     return answer;
 }
 
+/* binary_exact(x, y, out, code) -> bool: an exact op of two C-contiguous buffers of one format ("f"
+ * or "d") and length, into a third, one pass, PyTorch's bits:
+ * code 2: heaviside, y where x is a zero (either), else 1.0 where x > 0, else +0.0 (NaN too), as
+ * strided.ops.elementwise.binary_math._heaviside;
+ * code 0, 1: fmax, fmin, as strided.ops.elementwise.binary_math._fmax/_fmin. Two numbers: a tie keeps x
+ * (fmax(-0.0, 0.0) is -0.0). NaNs, as PyTorch's kernel returns them: y quieted where y is NaN and
+ * x is NaN too or y is signalling; x quieted where x is signalling and y a number; a quiet NaN
+ * loses to a number. Quieting sets the top mantissa bit, keeping sign and payload. False (nothing
+ * written) where the three are not native float32 ("f") or float64 ("d") buffers of one format, out
+ * overlaps x or y, or one of them is not C-contiguous or not aligned. */
+#define EXTREME_LOOP(T, UT, QUIET, CMP)                                                        \
+    {                                                                                          \
+        const T *a = xb.buf, *b = yb.buf;                                                      \
+        T *o = ob.buf;                                                                         \
+        for (Py_ssize_t i = 0; i < n; i++) {                                                   \
+            T p = a[i], q = b[i];                                                              \
+            UT pb, qb;                                                                         \
+            if (p CMP q) {                                                                     \
+                o[i] = p;                                                                      \
+                continue;                                                                      \
+            }                                                                                  \
+            memcpy(&pb, &p, sizeof pb);                                                        \
+            memcpy(&qb, &q, sizeof qb);                                                        \
+            if (q != q) {                                                                      \
+                if (p != p || !(qb & QUIET)) qb |= QUIET; /* y, quieted */                     \
+                else qb = pb;                             /* a number beats a quiet NaN */     \
+            } else if (p != p && !(pb & QUIET)) {                                              \
+                qb = pb | QUIET; /* a signalling x beats a number */                           \
+            }                                                                                  \
+            memcpy(&o[i], &qb, sizeof qb);                                                     \
+        }                                                                                      \
+    }
+
+#define HEAVISIDE_LOOP(T)                                                                      \
+    {                                                                                          \
+        const T *a = xb.buf, *b = yb.buf;                                                      \
+        T *o = ob.buf;                                                                         \
+        for (Py_ssize_t i = 0; i < n; i++) o[i] = a[i] == 0 ? b[i] : a[i] > 0 ? (T)1 : (T)0;   \
+    }
+
+static PyObject *py_binary_exact(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
+{
+    (void)self;
+    Py_buffer xb, yb, ob;
+    if (nargs != 4) {
+        PyErr_Format(PyExc_TypeError, "binary_exact(x, y, out, code) takes 4 arguments, not %zd", nargs);
+        return NULL;
+    }
+    long which = PyLong_AsLong(args[3]);
+    if (which == -1 && PyErr_Occurred()) return NULL;
+    if (PyObject_GetBuffer(args[0], &xb, PyBUF_STRIDES | PyBUF_FORMAT) < 0) return NULL;
+    if (PyObject_GetBuffer(args[1], &yb, PyBUF_STRIDES | PyBUF_FORMAT) < 0) {
+        PyBuffer_Release(&xb);
+        return NULL;
+    }
+    if (PyObject_GetBuffer(args[2], &ob, PyBUF_STRIDES | PyBUF_FORMAT | PyBUF_WRITABLE) < 0) {
+        PyBuffer_Release(&xb);
+        PyBuffer_Release(&yb);
+        return NULL;
+    }
+    PyObject *answer = NULL;
+    int f32 = strcmp(xb.format, "f") == 0 && xb.itemsize == 4, f64 = strcmp(xb.format, "d") == 0 && xb.itemsize == 8;
+    if (yb.len != xb.len || ob.len != xb.len || which < 0 || which > 2) {
+        PyErr_Format(PyExc_ValueError, "binary_exact: x, y and out must be buffers of one length, code 0 (fmax), 1 "
+                     "(fmin) or 2 (heaviside) (%zd, %zd and %zd bytes; code %ld)", xb.len, yb.len, ob.len, which);
+    } else if (!(f32 || f64) || strcmp(yb.format, xb.format) != 0 || strcmp(ob.format, xb.format) != 0
+               || overlaps(&xb, &ob) || overlaps(&yb, &ob) || !PyBuffer_IsContiguous(&xb, 'C')
+               || !PyBuffer_IsContiguous(&yb, 'C') || !PyBuffer_IsContiguous(&ob, 'C')
+               || (uintptr_t)xb.buf % xb.itemsize || (uintptr_t)yb.buf % xb.itemsize
+               || (uintptr_t)ob.buf % xb.itemsize) {
+        answer = Py_False;
+    } else {
+        Py_ssize_t n = xb.len / xb.itemsize;
+        if (which == 2 && f32) HEAVISIDE_LOOP(float)
+        else if (which == 2) HEAVISIDE_LOOP(double)
+        else if (f32 && which == 0) EXTREME_LOOP(float, uint32_t, 0x00400000u, >=)
+        else if (f32) EXTREME_LOOP(float, uint32_t, 0x00400000u, <=)
+        else if (which == 0) EXTREME_LOOP(double, uint64_t, 0x0008000000000000ull, >=)
+        else EXTREME_LOOP(double, uint64_t, 0x0008000000000000ull, <=)
+        answer = Py_True;
+    }
+    PyBuffer_Release(&xb);
+    PyBuffer_Release(&yb);
+    PyBuffer_Release(&ob);
+    Py_XINCREF(answer);
+    return answer;
+}
+#undef EXTREME_LOOP
+#undef HEAVISIDE_LOOP
+
+/* unary_exact(x, out, code[, params...]) -> bool: an exact elementwise op (no rounding
+ * beyond the dtype's own) of a C-contiguous, aligned, native float32 ("f") or float64 ("d") buffer
+ * into another of the same format and length, one pass, the bits of the NumPy kernels of
+ * strided.ops.elementwise.unary_more:
+ *   code 0, sign: 1.0 where x > 0, -1.0 where x < 0, else +0.0 (both zeros and NaN), as
+ *           PyTorch's (0 < x) - (x < 0);
+ *   code 1, nan_to_num: NaN -> nan, +inf -> posinf, -inf -> neginf (three Python floats,
+ *           rounded to the dtype as NumPy's float32(v) rounds them), every other element copied;
+ *   code 2, leaky_relu: x where x > 0, else x * k (k, a Python float, rounded to the dtype first,
+ *           as NumPy's weak scalar; a signalling NaN comes out of the product quieted, as PyTorch's).
+ * False (nothing written) where the buffers are not of that kind or overlap. */
+#define UNARY_EXACT_LOOP(T)                                                                    \
+    {                                                                                          \
+        const T *a = xb.buf;                                                                   \
+        T *o = ob.buf;                                                                         \
+        if (code == 0) {                                                                       \
+            for (Py_ssize_t i = 0; i < n; i++) o[i] = a[i] > 0 ? (T)1 : a[i] < 0 ? (T)-1 : (T)0; \
+        } else if (code == 2) {                                                                \
+            const T k = (T)p[0];                                                               \
+            for (Py_ssize_t i = 0; i < n; i++) o[i] = a[i] > 0 ? a[i] : a[i] * k;              \
+        } else {                                                                               \
+            const T vn = (T)p[0], vp = (T)p[1], vm = (T)p[2];                                  \
+            for (Py_ssize_t i = 0; i < n; i++) {                                               \
+                T v = a[i];                                                                    \
+                o[i] = v != v ? vn : v == (T)INFINITY ? vp : v == -(T)INFINITY ? vm : v;       \
+            }                                                                                  \
+        }                                                                                      \
+    }
+
+static PyObject *py_unary_exact(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
+{
+    (void)self;
+    Py_buffer xb, ob;
+    double p[3] = {0.0, 0.0, 0.0};
+    if (nargs < 3) {
+        PyErr_Format(PyExc_TypeError, "unary_exact(x, out, code, *params) takes at least 3 arguments, not %zd", nargs);
+        return NULL;
+    }
+    long code = PyLong_AsLong(args[2]);
+    if (code == -1 && PyErr_Occurred()) return NULL;
+    if (code < 0 || code > 2) {
+        PyErr_Format(PyExc_ValueError, "unary_exact: code must be 0 (sign), 1 (nan_to_num) or 2 (leaky_relu), not %ld",
+                     code);
+        return NULL;
+    }
+    static const Py_ssize_t n_params[3] = {0, 3, 1};
+    if (nargs != 3 + n_params[code]) {
+        PyErr_Format(PyExc_TypeError, "unary_exact: code %ld takes %zd parameters after x, out and code, not %zd", code,
+                     n_params[code], nargs - 3);
+        return NULL;
+    }
+    for (Py_ssize_t k = 3; k < nargs; k++) {
+        p[k - 3] = PyFloat_AsDouble(args[k]);
+        if (p[k - 3] == -1.0 && PyErr_Occurred()) return NULL;
+    }
+    if (PyObject_GetBuffer(args[0], &xb, PyBUF_STRIDES | PyBUF_FORMAT) < 0) return NULL;
+    if (PyObject_GetBuffer(args[1], &ob, PyBUF_STRIDES | PyBUF_FORMAT | PyBUF_WRITABLE) < 0) {
+        PyBuffer_Release(&xb);
+        return NULL;
+    }
+    PyObject *answer = Py_False;
+    int f32 = strcmp(xb.format, "f") == 0 && xb.itemsize == 4, f64 = strcmp(xb.format, "d") == 0 && xb.itemsize == 8;
+    if ((f32 || f64) && strcmp(ob.format, xb.format) == 0 && ob.len == xb.len && !overlaps(&xb, &ob)
+        && PyBuffer_IsContiguous(&xb, 'C') && PyBuffer_IsContiguous(&ob, 'C')
+        && !((uintptr_t)xb.buf % xb.itemsize) && !((uintptr_t)ob.buf % xb.itemsize)) {
+        Py_ssize_t n = xb.len / xb.itemsize;
+        if (f32) UNARY_EXACT_LOOP(float)
+        else UNARY_EXACT_LOOP(double)
+        answer = Py_True;
+    }
+    PyBuffer_Release(&xb);
+    PyBuffer_Release(&ob);
+    Py_INCREF(answer);
+    return answer;
+}
+#undef UNARY_EXACT_LOOP
+
 #define ENTRY(NAME) {#NAME, (PyCFunction)(void (*)(void))py_##NAME, METH_FASTCALL, #NAME "(src, dst): elementwise, as strided.kernels.special." #NAME}
 
 /* ---------------------------------------------------------------- PyTorch's CPU sort order
@@ -1920,6 +2089,13 @@ static PyMethodDef methods[] = {
      "computes them (False: not run)"},
     {"relu", (PyCFunction)(void (*)(void))py_relu, METH_FASTCALL,
      "relu(x, out) -> bool: max(x, 0) keeping -0.0 and NaN bits (False: an overlap)"},
+    {"binary_exact", (PyCFunction)(void (*)(void))py_binary_exact, METH_FASTCALL,
+     "binary_exact(x, y, out, code) -> bool: PyTorch's fmax (code 0), fmin (1), heaviside (2), NaN bits included "
+     "(False: not contiguous native float32/float64 buffers of one format, or an overlap)"},
+    {"unary_exact", (PyCFunction)(void (*)(void))py_unary_exact, METH_FASTCALL,
+     "unary_exact(x, out, code, *params) -> bool: sign (code 0), nan_to_num (1: nan, posinf, neginf) or leaky_relu "
+     "(2: slope), exact "
+     "(False: not contiguous native float32/float64 buffers of one format and length, or an overlap)"},
     {"pow_base", (PyCFunction)(void (*)(void))py_pow_base, METH_FASTCALL,
      "pow_base(base, exps, out) -> bool: out = pow(base, exps), the C library's pow, float64 (False: an overlap)"},
     {"stl_mode", (PyCFunction)(void (*)(void))py_stl_mode, METH_FASTCALL,

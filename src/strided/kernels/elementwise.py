@@ -23,6 +23,7 @@ of dense storages) inline :mod:`strided.kernels.fpstate`'s quiet call in the ops
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable
 from typing import Any
 
@@ -293,6 +294,49 @@ def sigmoid_kernel(x: np.ndarray, out: np.ndarray, compute: np.dtype) -> None:
     np.reciprocal(work, out=work)
     if work is not out:
         np.copyto(out, work, casting="unsafe")
+
+
+def sigmoid_fresh(x: np.ndarray) -> np.ndarray:
+    """:func:`sigmoid_kernel` of a float32 / float64 array into a fresh array: the same four ufuncs
+    in ``x``'s dtype (the bits), without the kernel's overlap test, and with the 1 as a 0-d array
+    of the dtype (a ufunc converts it in half the time of a Python int): sigmoid's fast path."""
+    work = np.negative(x)
+    np.exp(work, out=work)
+    np.add(work, _ONE0[x.dtype], out=work)
+    return np.reciprocal(work, out=work)
+
+
+def typed0(value: Any, dtype: np.dtype) -> Any:
+    """``value`` as a read-only 0-d array of ``dtype`` where ``dtype`` is float32 / float64 and the
+    Python number ``value`` converts to it exactly (the bits of any ufunc it is an operand of
+    are then those of the number itself: NumPy's weak scalar converts to the same value); else
+    ``value`` as it is. Why: a ufunc converts a Python number (a comparison especially) in about
+    twice the time of a 0-d array of the loop's dtype, on a 1 us op. Cached (a few hundred)."""
+    c = value.__class__
+    if c is not float and c is not int:  # (bool, NumPy scalars, tensors: as they are)
+        return value
+    # (the key tells -0.0 from 0.0, which are equal and hash alike, by the sign bit)
+    key = (value, value == 0 and math.copysign(1.0, value) < 0, dtype)
+    a = _TYPED0.get(key)
+    if a is not None:
+        return a
+    if dtype not in _TYPED0_DTYPES or (c is int and not -2**53 < value < 2**53):
+        return value
+    with np.errstate(over="ignore"):  # (1e40 to float32 is inf: not exact, and no warning)
+        exact = float(dtype.type(value)) == value  # (float(): not a float32 compare)
+    if not exact:
+        return value  # (NaN too: it equals nothing, and is left as it is)
+    a = np.array(value, dtype)
+    a.flags.writeable = False
+    if len(_TYPED0) > 256:
+        _TYPED0.clear()
+    _TYPED0[key] = a
+    return a
+
+
+_TYPED0: dict[tuple[Any, bool, np.dtype], np.ndarray] = {}
+_TYPED0_DTYPES = frozenset((np.dtype(np.float32), np.dtype(np.float64)))
+_ONE0 = {d: typed0(1.0, d) for d in _TYPED0_DTYPES}
 
 
 def relu_kernel(x: np.ndarray, out: np.ndarray, compute: np.dtype) -> None:

@@ -45,8 +45,8 @@ from ...dtypes import (
 from ...errors import StridedNotImplementedError, StridedRuntimeError, StridedValueError, join_lines
 from ...grad_mode import GRAD_MODE, STATE, SUBCLASSES, bump_if_used
 from ...gradients import seal
-from ...kernels import check_writable, write
-from ...kernels.elementwise import _clip
+from ...kernels import check_writable, native, write
+from ...kernels.elementwise import _ONE0, _TYPED0_DTYPES, _clip, typed0
 from ...kernels.fpstate import QUIET, quiet_call, quiet_reset, quiet_retry, quiet_set
 from ...opdef import Kind, declare
 from ...tensor import Tensor, tensor_arg
@@ -98,31 +98,47 @@ def _silu_fused(x: np.ndarray, g: np.ndarray) -> np.ndarray:
     return g * s * (1 + x * (1 - s))
 
 
-SILU = Activation("silu", "silu_cpu", "SiluBackward0", lambda x: x / (1 + np.exp(-x)), _silu_grad, _silu_fused)
+def _silu(x: np.ndarray) -> np.ndarray:
+    """``x / (1 + exp(-x))``, the 1 a 0-d array of ``x``'s dtype where it is float32 / float64 (a
+    ufunc converts it in half the time of a Python int; the same bits) and the sum written over
+    the exponential (fresh memory)."""
+    e = np.exp(np.negative(x))
+    one = _ONE0.get(x.dtype)
+    if one is None or e.__class__ is not np.ndarray:  # (a 0-d x gives NumPy scalars: no out=)
+        return x / (1 + e)
+    np.add(one, e, out=e)
+    return np.divide(x, e, out=e)
+
+
+SILU = Activation("silu", "silu_cpu", "SiluBackward0", _silu, _silu_grad, _silu_fused)
 # (PyTorch's softplus_backward: z / (z + 1) with z = exp(beta x) is sigmoid(beta x), without z's overflow)
 
 
 def _softplus(x: np.ndarray, b: float, t: float) -> np.ndarray:
     """``where(x b > t, x, log1p(exp(x b)) / b)``; for ``b == 1`` without the product and the
     quotient (``x * 1.0`` and ``y / 1.0`` are ``x`` and ``y`` bit for bit: 3 NumPy calls fewer)."""
+    t = typed0(t, x.dtype)  # (exact: the same comparison, in half the time)
     if b == 1.0:
-        return np.where(x > t, x, np.log1p(np.exp(x)))
+        return np.where(np.greater(x, t), x, np.log1p(np.exp(x)))
     xb = x * b
-    return np.where(xb > t, x, np.log1p(np.exp(xb)) / b)
+    return np.where(np.greater(xb, t), x, np.log1p(np.exp(xb)) / b)
 
 
 def _elu(x: np.ndarray, a: float) -> np.ndarray:
     """``where(x > 0, x, a expm1(x))`` (``a == 1``: no product, the same bits)."""
-    return np.where(x > 0, x, np.expm1(x) if a == 1.0 else a * np.expm1(x))
+    return np.where(np.greater(x, typed0(0.0, x.dtype)), x, np.expm1(x) if a == 1.0 else a * np.expm1(x))
 
 
 def _leaky_relu(x: np.ndarray, k: float) -> np.ndarray:
-    """``where(x > 0, x, x k)``; for ``0 < k <= 1`` the same bits as ``maximum(x, x k)`` (one
-    NumPy call fewer): ``x k`` lies between 0 and ``x`` (rounding keeps it there), is ``x``'s
-    zero itself for a signed zero, and NaN stays NaN (``k = 0`` is left out: ``inf * 0`` is NaN;
-    so is a ``k`` that is 0 only in ``x``'s dtype, e.g. ``5e-324`` for float32)."""
-    if 0.0 < k <= 1.0 and x.dtype.type(k) != 0:
-        return np.maximum(x, x * k)
+    """``where(x > 0, x, x k)``, as PyTorch's kernel (``k`` rounded to ``x``'s dtype first; a
+    signalling NaN comes out of the product quieted). A contiguous float32 / float64 ``x`` takes
+    one pass of the compiled ``unary_exact`` (the same bits: tests/test_unary_exact_native.py).
+    (``maximum(x, x k)``, one NumPy call fewer, returned a signalling NaN as it is.)"""
+    k_ = native.special()
+    if k_ is not None and x.__class__ is np.ndarray and x.dtype in _TYPED0_DTYPES:  # (bfloat16: no buffer format)
+        out = np.empty(x.shape, x.dtype)
+        if k_.unary_exact(x, out, 2, k):
+            return out
     return np.where(x > 0, x, x * k)
 
 
@@ -144,7 +160,8 @@ LEAKY_RELU = Activation(
 # (PyTorch: no gradient at or beyond the bounds)
 HARDTANH = Activation(
     "hardtanh", "hardtanh_cpu", "HardtanhBackward0",
-    lambda x, lo, hi: _clip(x, lo, hi),  # (np.clip's ufunc, without its Python wrapper)
+    # (np.clip's ufunc, without its Python wrapper; bounds a float32/float64 holds exactly as 0-d arrays)
+    lambda x, lo, hi: _clip(x, typed0(lo, x.dtype), typed0(hi, x.dtype)),
     lambda g, x, lo, hi: where((x <= lo) | (x >= hi), 0.0, g),
     lambda x, g, lo, hi: np.where((x <= lo) | (x >= hi), 0, g))
 

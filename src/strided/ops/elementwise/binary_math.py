@@ -44,6 +44,7 @@ from ...dtypes import DType, bool_, complex128, float64, np_kind
 from ...errors import StridedRuntimeError, StridedTypeError, join_lines
 from ...grad_mode import SUBCLASSES
 from ...gradients import seal
+from ...kernels import native
 from ...kernels.elementwise import binary_into, tensor_power
 from ...kernels.fpstate import QUIET, quiet_call, quiet_reset, quiet_retry, quiet_set
 from ...opdef import Kind, declare
@@ -229,16 +230,36 @@ def _fmin(x: Any, y: Any, dtype: np.dtype) -> np.ndarray:
 
 
 def _nan_payloads(res: np.ndarray, xs: Any, ys: Any) -> np.ndarray:
-    """Where both operands of fmax/fmin are NaN, PyTorch's kernel returns the second one, bit for
-    bit (its sign and payload; on every vector width), where NumPy's picks either. Only float
-    results with a NaN in them pay the fix-up."""
-    if res.dtype.kind == "f" and np.isnan(res).any():
-        both = np.isnan(xs) & np.isnan(ys)
-        if both.any():
-            # (quieted, as the kernel's float arithmetic returns it: a signalling NaN gains its
-            # quiet bit, the top bit of the mantissa, and keeps its sign and payload)
-            res = np.where(both, _quieted(np.asarray(ys, res.dtype)), res)
+    """PyTorch's fmax/fmin NaN bits (read off its results): where ``y`` is NaN and ``x`` is NaN
+    too, or (float32/float64) ``y`` is a signalling NaN, ``y`` quieted; where ``x`` is a
+    signalling NaN and ``y`` a number, ``x`` quieted (a signalling NaN beats a number, a quiet one
+    loses; float16's numbers beat both). NumPy
+    picks either NaN of a pair and lets a number beat a signalling NaN. Quieting sets the top bit
+    of the mantissa, keeping sign and payload. Only float results with a NaN operand pay."""
+    if res.dtype.kind != "f":
+        return res
+    nx, ny = np.isnan(xs), np.isnan(ys)
+    if not (nx.any() or ny.any()):
+        return res
+    xs, ys = np.asarray(xs, res.dtype), np.asarray(ys, res.dtype)
+    if res.dtype.itemsize < 4:  # (float16: PyTorch lets a number beat a signalling NaN, as NumPy)
+        take_y = ny & nx
+        take_x = None
+    else:
+        take_y = ny & (nx | _signalling(ys))
+        take_x = _signalling(xs) & ~ny
+    if take_y.any():
+        res = np.where(take_y, _quieted(ys), res)
+    if take_x is not None and take_x.any():
+        res = np.where(take_x, _quieted(xs), res)
     return res
+
+
+def _signalling(a: np.ndarray) -> np.ndarray:
+    """Where ``a`` (a float array) is a signalling NaN: NaN with the quiet bit clear."""
+    bits = np.dtype(f"u{a.dtype.itemsize}")
+    quiet = bits.type(1 << (np.finfo(a.dtype).nmant - 1))
+    return np.isnan(a) & ((a.view(bits) & quiet) == 0)
 
 
 def _quieted(nans: np.ndarray) -> np.ndarray:
@@ -269,14 +290,40 @@ def _logaddexp_complex(x: np.ndarray, y: np.ndarray) -> np.ndarray:
     return np.where(nan, x.dtype.type(complex(np.nan, np.nan)), out)
 
 
-FMAX = BinaryOp("fmax", UfuncLike("fmax", _fmax), kind="minmax", fast=_ALL)
-FMIN = BinaryOp("fmin", UfuncLike("fmin", _fmin), kind="minmax", fast=_ALL)
+class _Compiled(UfuncLike):
+    """:class:`UfuncLike` of a NumPy formula (fmax: :func:`_fmax`, fmin: :func:`_fmin`,
+    heaviside: :func:`_heaviside`), with the fast paths' call -- two arrays of one float32/float64
+    dtype and shape, no ``out`` or ``dtype`` -- handed to one pass of the compiled
+    ``binary_exact`` (``code``) where it is built and on in this context: the same bits, NaN
+    payloads included (tests/test_fmax_fmin_native.py). The kernel answers False (nothing
+    written) for a non-contiguous or misaligned operand, which then takes the formula."""
+
+    def __init__(self, name: str, compute: Callable[[Any, Any, np.dtype], np.ndarray], code: int) -> None:
+        super().__init__(name, compute)
+        self._code = code
+
+    def __call__(self, x: Any, y: Any, out: np.ndarray | None = None, dtype: Any = None, casting: str = "unsafe",
+                 signature: Any = None) -> Any:
+        if out is None and dtype is None and x.__class__ is np.ndarray and y.__class__ is np.ndarray:
+            d = x.dtype
+            if d in _COMPILED_DTYPES and y.dtype == d and x.shape == y.shape:
+                k = native.special()
+                if k is not None:
+                    res = np.empty(x.shape, d)
+                    if k.binary_exact(x, y, res, self._code):
+                        return res
+        return super().__call__(x, y, out, dtype, casting, signature)
+
+
+_COMPILED_DTYPES = frozenset((np.dtype(np.float32), np.dtype(np.float64)))
+FMAX = BinaryOp("fmax", _Compiled("fmax", _fmax, 0), kind="minmax", fast=_ALL)
+FMIN = BinaryOp("fmin", _Compiled("fmin", _fmin, 1), kind="minmax", fast=_ALL)
 _INTEGERS = frozenset(d for d in _ALL if not d.is_floating_point and d is not bool_)
 GCD = BinaryOp("gcd", UfuncLike("gcd", _gcd), kernel="gcd_cpu", fast=_INTEGERS, tensor_other=True, int_only=True,
                late_checks=True)
 LCM = BinaryOp("lcm", UfuncLike("lcm", _lcm), kernel="lcm_cpu", fast=_INTEGERS, tensor_other=True, int_only=True,
                late_checks=True)
-HEAVISIDE = BinaryOp("heaviside", UfuncLike("heaviside", _heaviside), fast=_ALL, tensor_other=True)
+HEAVISIDE = BinaryOp("heaviside", _Compiled("heaviside", _heaviside, 2), fast=_ALL, tensor_other=True)
 XLOGY = BinaryOp("xlogy", UfuncLike("xlogy", _xlogy), kind="div", fast=_FLOATS)
 LOGADDEXP = BinaryOp("logaddexp", UfuncLike("logaddexp", _logaddexp), kernel="logaddexp_cpu", fast=_FLOATS,
                      tensor_other=True, float_only=True, complex_ok=True, late_checks=True)

@@ -46,6 +46,7 @@ from ...kernels.elementwise import (
     neg_kernel,
     relu_array,
     relu_kernel,
+    sigmoid_fresh,
     sigmoid_kernel,
     tied_zeros,
     ufunc_kernel,
@@ -229,6 +230,8 @@ def _fast_unary(op: UnaryOp) -> Callable[[Any], Tensor]:
         fast_dtypes = frozenset((bool_, uint8, int8, int16, int32, int64))
     else:
         fast_dtypes = frozenset((float32, float64))
+    if op is SIGMOID:  # (its kernel's ufuncs as a function of the flat run: float32/float64 only, as above)
+        ufunc = sigmoid_fresh
     compute = op.compute
 
     @records(name)

@@ -180,8 +180,18 @@ def _sign(x: np.ndarray, out: np.ndarray, compute: np.dtype, d: DType) -> None:
         np.copyto(out, 0, where=size == 0)
     elif not d.is_floating_point:
         np.sign(x, out=out, dtype=compute, casting="unsafe")
-    else:
+    elif not _compiled(x, out, 0):
         np.subtract(x > 0, x < 0, out=out, dtype=compute, casting="unsafe")
+
+
+def _compiled(x: np.ndarray, out: np.ndarray, code: int, *params: float) -> bool:
+    """Whether the compiled ``unary_exact`` (sign: code 0; nan_to_num: 1, with its three values)
+    wrote ``out`` from ``x``: only for C-contiguous, aligned, non-overlapping float32/float64
+    arrays of one dtype and size, with the compiled kernels built and on in this context. Its
+    bits are the NumPy kernel's it stands in for (exact ops: tests/test_unary_exact_native.py)."""
+    k = native.special()
+    return k is not None and x.__class__ is np.ndarray and out.__class__ is np.ndarray and x.dtype in _F32_F64 \
+        and k.unary_exact(x, out, code, *params)  # (the dtype first: bfloat16 has no buffer format)
 
 
 def _signbit(x: np.ndarray, out: np.ndarray, compute: np.dtype, d: DType) -> None:
@@ -214,6 +224,10 @@ def _nan_to_num(x: np.ndarray, out: np.ndarray, compute: np.dtype, d: DType,
                 nan: float = 0.0, posinf: float | None = None, neginf: float | None = None) -> None:
     """NaN -> ``nan``, +inf -> ``posinf`` (default: the dtype's largest), -inf -> ``neginf``
     (default: its lowest); integers and bool are copied unchanged."""
+    bounds = _BOUNDS.get(compute)
+    if bounds is not None and d.is_floating_point and _compiled(
+            x, out, 1, nan, bounds[0] if posinf is None else posinf, bounds[1] if neginf is None else neginf):
+        return  # (float32/float64: one pass, the bits of the copies below)
     if d.is_floating_point and np.isfinite(x).all():  # (the common case: nothing to replace, 3 NumPy calls)
         np.copyto(out, x, casting="unsafe")
         return
@@ -229,6 +243,8 @@ def _nan_to_num(x: np.ndarray, out: np.ndarray, compute: np.dtype, d: DType,
     np.copyto(out, values, casting="unsafe")
 
 
+# nan_to_num's default posinf and neginf for the compiled kernel's dtypes, as Python floats
+_BOUNDS = {np.dtype(t): (float(np.finfo(t).max), float(np.finfo(t).min)) for t in (np.float32, np.float64)}
 _BOOL = frozenset({"bool"})
 _NOT_FLOAT = frozenset({"bool", "int"})
 
@@ -277,10 +293,10 @@ def _sinc_fresh(x: np.ndarray) -> np.ndarray:
     """:func:`_sinc` of a flat float32 / float64 run into a fresh array: the same ufuncs on the
     same elements (the quotient written over the sine, the ones put where ``x`` is 0), without
     the kernel's output buffer and copy."""
-    product = x * _PI[x.dtype]
+    product = np.multiply(x, _PI0[x.dtype])
     q = np.sin(product)
     np.divide(q, product, out=q)
-    np.copyto(q, _ONES[x.dtype], where=x == 0)
+    np.copyto(q, _ONE0[x.dtype], where=x == 0)
     return q
 
 
@@ -335,25 +351,38 @@ TABLE: tuple[MoreUnary, ...] = (
 OPS = {op.name: op for op in TABLE}
 
 
-_ONES = {np.dtype(t): t(1) for t in (np.float32, np.float64)}  # (the fast path's dtypes: made once)
+def _constants(value: float) -> dict[np.dtype, np.ndarray]:
+    """``value`` as a read-only 0-d array of each fast-path dtype (float32, float64): an operand
+    of the dtype's own loop, as the NumPy scalar ``dtype.type(value)`` is, with the same bits,
+    but a ufunc converts a 0-d array in half the time (0.35 against 0.7 us per small call)."""
+    out = {}
+    for t in (np.float32, np.float64):
+        a = np.array(value, t)
+        a.flags.writeable = False
+        out[np.dtype(t)] = a
+    return out
+
+
+# the fast paths' constants (_constants)
+_ONE0, _ZERO0, _PI0, _INF0, _NEG_INF0 = (_constants(v) for v in (1.0, 0.0, np.pi, np.inf, -np.inf))
 
 
 def _sign_fresh(x: np.ndarray) -> np.ndarray:
-    """:func:`_sign` of a flat float32 / float64 run: NumPy's sign (+0.0 for either zero, as
-    ``(x > 0) - (x < 0)``) with its NaN made 0. The same bits as the kernel's subtraction of two
+    """:func:`_sign` of a flat float32 / float64 run: the compiled ``unary_exact`` where it runs,
+    else NumPy's sign (+0.0 for either zero, as ``(x > 0) - (x < 0)``) with its NaN made 0. The same bits as the kernel's subtraction of two
     bool arrays, which casts them in a buffered loop (half again as slow on small runs)."""
+    r = np.empty(x.shape, x.dtype)
+    if _compiled(x, r, 0):
+        return r
     r = np.sign(x)
-    np.copyto(r, _ZEROS[x.dtype], where=r != r)
+    np.copyto(r, _ZERO0[x.dtype], where=r != r)
     return r
-
-
-_ZEROS = {np.dtype(t): t(0) for t in (np.float32, np.float64)}
 
 
 def _rsqrt_fresh(x: np.ndarray) -> np.ndarray:
     """:func:`_rsqrt` of a flat float32 / float64 run: the quotient written over the root."""
     r = np.sqrt(x)
-    return np.divide(_ONES[x.dtype], r, out=r)
+    return np.divide(_ONE0[x.dtype], r, out=r)
 
 
 # The small-op fast path (:func:`_make`): for a row-major float32 / float64 input, each op's
@@ -365,7 +394,7 @@ def _rsqrt_fresh(x: np.ndarray) -> np.ndarray:
 # (round, nan_to_num).
 _FRESH: dict[str, Callable[[np.ndarray], np.ndarray]] = {
     "isnan": np.isnan, "signbit": np.signbit, "logical_not": np.logical_not,
-    "isposinf": lambda x: np.equal(x, np.inf), "isneginf": lambda x: np.equal(x, -np.inf),
+    "isposinf": lambda x: np.equal(x, _INF0[x.dtype]), "isneginf": lambda x: np.equal(x, _NEG_INF0[x.dtype]),
     "floor": np.floor, "ceil": np.ceil, "trunc": np.trunc,
     "frac": lambda x: np.subtract(x, np.trunc(x)),
     "sign": lambda x: _sign_fresh(x),
@@ -373,7 +402,7 @@ _FRESH: dict[str, Callable[[np.ndarray], np.ndarray]] = {
     "square": lambda x: np.multiply(x, x),
     "log1p": np.log1p, "expm1": np.expm1, "log2": np.log2, "log10": np.log10, "exp2": np.exp2,
     "rsqrt": lambda x: _rsqrt_fresh(x),
-    "reciprocal": lambda x: np.divide(_ONES[x.dtype], x),
+    "reciprocal": lambda x: np.divide(_ONE0[x.dtype], x),
     "sinc": _sinc_fresh, "tan": np.tan, "asin": np.arcsin, "acos": np.arccos, "atan": np.arctan, "sinh": np.sinh,
     "cosh": np.cosh, "asinh": np.arcsinh, "acosh": np.arccosh, "atanh": np.arctanh,
 }
@@ -504,6 +533,35 @@ _BOOL_NP = np.dtype(np.bool_)
 _COMPLEX = (np.dtype(np.complex64), np.dtype(np.complex128))
 
 
+def _fresh_fast(fresh: Callable[[np.ndarray], np.ndarray], input: Tensor, direct: bool = False,
+                rule_bool: bool = False) -> Tensor | None:
+    """The small-op fast path (:data:`_FRESH`): ``fresh`` of a row-major float32 / float64
+    tensor's flat run (quietly, unless ``direct``) as the storage of a row-major result (bool
+    for ``rule_bool``); None where the general path must run (another dtype or layout, a tensor
+    unpickled past its storage, which the general path refuses)."""
+    d = input._dtype
+    if d.numpy not in _F32_F64:  # float16 computes in float32 (the slow path's "opmath")
+        return None
+    lay = input._layout
+    info = _cinfo[lay.shape]
+    if lay.strides != info[0]:  # row-major: the output is too (TensorIterator)
+        return None
+    n = info[1]
+    arr = input._storage.array
+    if lay.offset or len(arr) != n:
+        arr = arr[lay.offset : lay.offset + n]
+        if len(arr) != n:
+            return None
+    if direct:
+        res = fresh(arr)
+    else:
+        try:  # fpstate.quietly, inlined
+            res = quiet_call(fresh, arr)
+        except RuntimeError as e:
+            res = quiet_retry(e, fresh, arr)
+    return adopted(res, info[2], bool_ if rule_bool else d)
+
+
 def _make(op: MoreUnary) -> tuple[Callable[..., Tensor], Callable[..., Tensor] | None]:
     fresh = _FRESH.get(op.canonical or op.name)
     direct = (op.canonical or op.name) in _FRESH_DIRECT
@@ -511,25 +569,9 @@ def _make(op: MoreUnary) -> tuple[Callable[..., Tensor], Callable[..., Tensor] |
 
     def plain(input: Any, *, out: Any = None) -> Tensor:
         if fresh is not None and out is None and (input.__class__ is Tensor or input.__class__ in SUBCLASSES):
-            d = input._dtype
-            if d.numpy in _F32_F64:  # float16 computes in float32 (the slow path's "opmath")
-                lay = input._layout
-                info = _cinfo[lay.shape]
-                if lay.strides == info[0]:  # row-major: the output is too (TensorIterator)
-                    n = info[1]
-                    arr = input._storage.array
-                    if lay.offset or len(arr) != n:
-                        arr = arr[lay.offset : lay.offset + n]
-                        if len(arr) != n:  # (a tensor unpickled past its storage: the slow path refuses it)
-                            return run_unary(op, input)
-                    if direct:
-                        res = fresh(arr)
-                    else:
-                        try:  # fpstate.quietly, inlined
-                            res = quiet_call(fresh, arr)
-                        except RuntimeError as e:
-                            res = quiet_retry(e, fresh, arr)
-                    return adopted(res, info[2], bool_ if rule_bool else d)
+            t = _fresh_fast(fresh, input, direct, rule_bool)
+            if t is not None:
+                return t
         return run_unary(op, input, out=out)
 
     def inplace(self: Tensor) -> Tensor:
@@ -588,6 +630,10 @@ def round(input: Any, *, decimals: int = 0, out: Any = None) -> Tensor:  # noqa:
     >>> strided.round(strided.tensor([0.5, 1.5, 1.25], dtype=strided.float64), decimals=1).tolist()
     [0.5, 1.5, 1.2]
     """
+    if not decimals and out is None and (input.__class__ is Tensor or input.__class__ in SUBCLASSES):
+        t = _fresh_fast(np.rint, input)  # (the kernel's rint, as _round runs it for decimals=0)
+        if t is not None:
+            return t
     d = input._dtype if isinstance(input, Tensor) else None
     args = (_decimals(decimals, d, "round"),) if d is not None and decimals else ()
     return run_unary(OPS["round"], input, args=args, out=out)
@@ -624,8 +670,11 @@ def nan_to_num(input: Any, nan: float = 0.0, posinf: float | None = None,
     >>> strided.nan_to_num(strided.tensor([float("nan"), float("inf")]), posinf=9.0).tolist()
     [0.0, 9.0]
     """
-    args = (_nan_arg(nan, "nan_to_num"), _finite_arg(posinf, "posinf", "nan_to_num"),
-            _finite_arg(neginf, "neginf", "nan_to_num"))
+    if nan.__class__ is float and posinf is None and neginf is None:  # (the defaults: nothing to parse)
+        args = (nan, None, None)
+    else:
+        args = (_nan_arg(nan, "nan_to_num"), _finite_arg(posinf, "posinf", "nan_to_num"),
+                _finite_arg(neginf, "neginf", "nan_to_num"))
     if isinstance(out, Tensor) and isinstance(input, Tensor) and out._dtype is not input._dtype:
         # (PyTorch's nan_to_num_out checks the dtypes before anything else: no cast into out)
         raise StridedRuntimeError(join_lines(
