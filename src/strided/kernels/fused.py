@@ -9,10 +9,12 @@ two drift apart by hundreds of ulps where updates cancel).
   rounding differs from a true fma only when the float64 sum lies within 2**-29 ulp of a float32
   tie.
 - float64: the compiled ``fma64`` (C99's ``fma``, exact) where :func:`.native.special` is on;
-  else (``STRIDED_NATIVE=0``, no compiler) Dekker's error-free product and Knuth's two-sum (``p + e == a * b``, ``s + t == p + c``
-  exactly), then ``s + (t + e)``: the correctly rounded fma but for rare double-rounding ties
-  (a ``c`` below an ulp of the product's error) and where the error terms turn subnormal
-  (results below about 2**-960 may be an ulp off).
+  else (``STRIDED_NATIVE=0``, no compiler) Dekker's error-free product and Knuth's two-sum
+  (``p + e == a * b``, ``s + t == p + c`` exactly), then ``s + RO(t + e)`` with ``t + e`` rounded
+  to odd (Boldo and Melquiond): the correctly rounded fma. Where those steps are not exact (a
+  product or result above about 2**996 or below 2**-900: Dekker's split overflows, the error
+  terms turn subnormal) the element is recomputed from the exact rational ``a * b + c``: the
+  same bits as C99's ``fma`` everywhere (``tests/test_fma_fallback.py``).
 - any other dtype: the plain ``a * b + c`` (integers are exact; complex kernels do not fuse).
 
 >>> one_rounding = fma(np.float32(0.1), np.float32(3.0), np.float32(-0.3))
@@ -23,6 +25,8 @@ two drift apart by hundreds of ulps where updates cancel).
 
 from __future__ import annotations
 
+import math
+from fractions import Fraction
 from typing import Any
 
 import numpy as np
@@ -59,25 +63,59 @@ def fma(a: Any, b: Any, c: Any) -> np.ndarray:
         runs = [np.ascontiguousarray(np.broadcast_to(x, shape), dtype=np.float64) for x in (a, b, c)]
         k.fma64(float(a) if a.ndim == 0 else runs[0], runs[1], runs[2], out)  # (out is new: no overlap)
         return out
-    with np.errstate(over="ignore", invalid="ignore"):
-        out, plain = _fma64(a, b, c)
-        bad = ~np.isfinite(out)
-        if not bad.any():
+    with np.errstate(over="ignore", invalid="ignore", under="ignore"):
+        out, plain, product = _fma64(a, b, c)
+        # The error-free steps are exact only away from float64's ends: Dekker's split overflows
+        # above about 2**996, the product's error term turns subnormal below about 2**-969 (and
+        # the round-to-odd sum below then has fewer than 54 bits). Those elements (finite
+        # operands, a nonzero product, a product or result that large or that small) are
+        # recomputed exactly, one by one (:func:`_exact_fma`); they are rare outside tests.
+        finite = np.isfinite(out)
+        tiny = np.abs(plain) < _TINY_SAFE
+        tiny = tiny | (np.abs(product) < _TINY_SAFE)
+        if finite.all() and not tiny.any():  # (the common case: three passes)
             return _signed_zeros(out, plain)
-        # The exact product of finite a and b is finite (only its rounding overflows), so where c
-        # is infinite the fused sum is c (the plain one may say inf - inf = nan), and where all
-        # three are finite but Dekker's split overflowed (above 2**996) or the rounded product
-        # did, the same sum over a and b scaled by 2**-32 each and c by 2**-64 (exact: powers of
-        # two, unless a factor turns subnormal), scaled back. A zero product (0 * 1e308) needs no
-        # redo: the plain sum is exact, and the scaled c could underflow to 0.
         finite_ab = np.isfinite(a) & np.isfinite(b)
         finite_c = np.isfinite(c)
-        redo = bad & finite_ab & finite_c & (np.multiply(a, b) != 0)
+        redo = (~finite | tiny) & finite_ab & finite_c & (a != 0) & (b != 0)
         if redo.any():
-            scaled, _ = _fma64(a * _HALF_DOWN, b * _HALF_DOWN, c * _DOWN)
-            out = np.where(redo, scaled * _UP, out)
-        # (an infinite or nan operand makes the error terms nan: the plain result is the answer)
-        return _signed_zeros(np.where(np.isfinite(out), out, np.where(finite_ab & ~finite_c, c, plain)), plain)
+            out = _exact_where(redo, a, b, c, out)
+            plain = np.where(redo, out, plain)  # (their zeros are signed already: _signed_zeros keeps them)
+        if np.isfinite(out).all():
+            return _signed_zeros(out, plain)
+        # (an infinite or nan operand makes the error terms nan: the plain result is the answer,
+        # but for finite a, b and an infinite c, where the fused sum is c: the plain product may
+        # have overflowed, inf - inf = nan)
+        return _signed_zeros(np.where(np.isfinite(out) | redo, out, np.where(finite_ab & ~finite_c, c, plain)),
+                             plain)
+
+
+_TINY_SAFE = 2.0**-900  # (well above 2**-969, where Dekker's error term can turn subnormal)
+
+
+def _exact_where(redo: np.ndarray, a: np.ndarray, b: np.ndarray, c: np.ndarray, out: np.ndarray) -> np.ndarray:
+    """``out`` with the elements under ``redo`` replaced by :func:`_exact_fma` of theirs."""
+    shape = np.broadcast_shapes(redo.shape, a.shape, b.shape, c.shape, out.shape)
+    out = np.array(np.broadcast_to(out, shape), np.float64)  # (new and contiguous: flat is a view)
+    flat, pick = out.reshape(-1), np.broadcast_to(redo, shape).reshape(-1)
+    ea, eb, ec = (np.broadcast_to(x, shape).reshape(-1)[pick] for x in (a, b, c))
+    flat[pick] = [_exact_fma(float(x), float(y), float(z)) for x, y, z in zip(ea, eb, ec)]
+    return out
+
+
+def _exact_fma(a: float, b: float, c: float) -> float:
+    """``a * b + c`` for finite floats with ``a * b != 0`` exactly, rounded once to nearest-even:
+    the exact rational sum, then Python's int true division (correctly rounded, subnormals
+    and overflow included: CPython's ``long_true_divide``). An exact zero is +0.0 (IEEE's sum of
+    opposite values); a result that underflows to zero keeps the exact value's sign."""
+    v = Fraction(a) * Fraction(b) + Fraction(c)
+    if v == 0:
+        return 0.0
+    try:
+        r = v.numerator / v.denominator
+    except OverflowError:
+        return math.inf if v > 0 else -math.inf
+    return r if r != 0 else (-0.0 if v < 0 else 0.0)
 
 
 def _signed_zeros(out: np.ndarray, plain: np.ndarray) -> np.ndarray:
@@ -88,8 +126,6 @@ def _signed_zeros(out: np.ndarray, plain: np.ndarray) -> np.ndarray:
         return np.asarray(out)  # (0-d operands: an array, as np.where gives)
     return np.where(zero & (plain == 0), plain, out)
 
-
-_HALF_DOWN, _DOWN, _UP = 2.0**-32, 2.0**-64, 2.0**64
 
 _F32, _F64 = np.dtype(np.float32), np.dtype(np.float64)
 
@@ -106,10 +142,8 @@ def fma_into(a: Any, b: np.ndarray, c: np.ndarray, out: np.ndarray) -> None:
     the same float64 product, sum and cast per element in one pass, without the float64
     temporary (bit for bit NumPy's steps; ``tests/test_native_fma.py`` compares them). float64
     runs go to the compiled ``fma64``: C99's ``fma``, the exact ``a * b + c`` rounded once, as
-    PyTorch's ``vec::fmadd`` (bit for bit; ``tests/test_native_fma64.py``). There the NumPy
-    emulation (``STRIDED_NATIVE=0``, or no compiler) differs only where :func:`fma` is inexact:
-    a subnormal product or error term (results below about 2**-960, an ulp or two off) and the
-    rare double-rounding ties. Both kernels decline an input that overlaps ``out`` other than
+    PyTorch's ``vec::fmadd`` (bit for bit; ``tests/test_native_fma64.py``), as is the NumPy
+    emulation (``STRIDED_NATIVE=0``, or no compiler; ``tests/test_fma_fallback.py``). Both kernels decline an input that overlaps ``out`` other than
     element for element; NumPy takes those.
 
     >>> out = np.empty(1, np.float32)
@@ -154,7 +188,8 @@ def lerp_into(a: np.ndarray, b: np.ndarray, w: Any, out: np.ndarray) -> None:
 
 
 def _fma64(a: np.ndarray, b: np.ndarray, c: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """Dekker's product and Knuth's sum: (the fused ``a * b + c``, the plain one)."""
+    """Dekker's product and Knuth's sum: (the fused ``a * b + c``, the plain one, ``a * b``
+    rounded); the fused one exact where :func:`fma` says."""
     p = a * b
     ah, al = _halves(a)
     bh, bl = _halves(b)
@@ -162,8 +197,19 @@ def _fma64(a: np.ndarray, b: np.ndarray, c: np.ndarray) -> tuple[np.ndarray, np.
     s = p + c
     bb = s - p
     t = (p - (s - bb)) + (c - bb)
-    # Note: t + e rounds once more; where c is below an ulp of e and the product a tie
-    # (1.5 * 3.5e38 + 1.5) that rounding can land on the tie, and s + (t + e) breaks it the wrong
-    # way (an ulp off PyTorch's hardware fma). Rounding t + e to odd (Boldo and Melquiond) fixes
-    # it but made this function about 1.7x slower; left for a measured decision.
-    return s + (t + e), s
+    # (t + e rounded to odd, then added: Boldo and Melquiond's exact fma; rounded to nearest,
+    # that sum could land on a tie that s + it then breaks the wrong way: 1.5 * 3.5e38 + 1.5)
+    return s + _sum_to_odd(t, e), s, p
+
+
+def _sum_to_odd(x: np.ndarray, y: np.ndarray) -> np.ndarray:
+    """``x + y`` rounded to odd: exact when representable, else whichever of the two floats
+    around the exact sum has an odd last bit (the nearest-even sum is one of them; adjacent
+    floats' bit patterns differ by one, so the other is one step towards the sum's error)."""
+    s = np.asarray(x + y)
+    bb = s - x
+    err = (x - (s - bb)) + (y - bb)  # (Knuth's two-sum: s + err == x + y exactly)
+    fix = (err != 0) & ((s.view(np.int64) & 1) == 0)
+    if not fix.any():
+        return s
+    return np.where(fix, np.nextafter(s, np.where(err > 0, np.inf, -np.inf)), s)

@@ -33,7 +33,7 @@ from ...dtypes import (
     real_of,
     uint8,
 )
-from ...errors import StridedRuntimeError, StridedTypeError, join_lines
+from ...errors import StridedNotImplementedError, StridedRuntimeError, StridedTypeError, join_lines
 from ...grad_mode import GRAD_MODE, INSIDE, SUBCLASSES, bump_if_used
 from ...grad_mode import _slow as recorded
 from ...gradients import grad_zeros, record, records, seal
@@ -540,6 +540,8 @@ def _clamp(x: Any, min: Any, max: Any, target: Tensor | None) -> Tensor:  # noqa
                 f"pass min=, max= or both, e.g. x.{name}(min=0) or x.{name}(0, 1)",
             )
         )
+    if x._dtype.is_floating_point:
+        min, max = _real_bound(min, x, name), _real_bound(max, x, name)
     lo = _operand(min, name) if min is not None else None
     hi = _operand(max, name) if max is not None else None
     bounds = [v for v in (lo, hi) if v is not None]
@@ -547,6 +549,10 @@ def _clamp(x: Any, min: Any, max: Any, target: Tensor | None) -> Tensor:  # noqa
     if not x._dtype.is_floating_point and any(type(v) is UInt64Scalar for v in bounds):
         _check_uint64_scalars(operands, name)  # (PyTorch promotes only for a non-float input)
     rt = result_type_of_classes(tuple(operand_class(v) for v in operands))
+    if target is not None and not x._dtype.is_floating_point and not any(isinstance(v, Tensor) for v in bounds):
+        # (PyTorch's clamp_ with number bounds refuses a promotion of a non-floating tensor
+        # before it looks at complex bounds: its RuntimeError, not NotImplementedError)
+        _check_inplace(target, name, rt, target._layout.shape)
     _check_support(_clamp_kernel(min, max, bounds), rt, tuple(operands))
     if rt is bool_:
         tensors = [isinstance(v, Tensor) for v in bounds]
@@ -575,6 +581,32 @@ def _clamp(x: Any, min: Any, max: Any, target: Tensor | None) -> Tensor:  # noqa
     hi_arg = _bound_arg(hi, rt, name, "max")
     clamp_into(_view(x), lo_arg, hi_arg, _view(out), rt.numpy)
     return report(name, (x, *bounds), out)
+
+
+def _real_bound(bound: Any, x: Tensor, op: str) -> Any:
+    """A number bound of ``clamp(x, ...)`` for a floating ``x`` as PyTorch reads it: its clamp
+    keeps a floating tensor's dtype and converts each number bound to double, so a complex one
+    with a zero imaginary part is its real part (``x.clamp(1+0j)`` clamps at 1.0) and any other
+    is its conversion error. Other bounds (tensors, real numbers, None) pass unchanged; the
+    one-bound ops ``clamp_min``/``clamp_max`` refuse complex bounds before this."""
+    if not isinstance(bound, (complex, np.complexfloating)):
+        return bound
+    if bound.imag != 0:
+        raise StridedRuntimeError(join_lines(
+            "value cannot be converted to type double without overflow",
+            f"{op}() was given {bound!r} as a bound of a {x._dtype.name} tensor; PyTorch reads a floating "
+            "tensor's clamp bounds as real numbers: pass the real part, or clamp .real and .imag apart"))
+    return float(bound.real)
+
+
+def _no_complex_bound(bound: Any, op: str) -> None:
+    """``clamp_min``/``clamp_max``'s refusal of a complex number bound (PyTorch's
+    NotImplementedError, whatever the input's dtype, even ``1+0j``)."""
+    if isinstance(bound, (complex, np.complexfloating)):
+        raise StridedNotImplementedError(join_lines(
+            "clamp is not supported for complex types",
+            f"{op}() was given the complex bound {bound!r}; pass a real number (clamp(min=) reads "
+            "a floating tensor's complex bound with a zero imaginary part as its real part)"))
 
 
 def _clamp_kernel(min: Any, max: Any, bounds: list) -> str:  # noqa: A002
@@ -613,6 +645,7 @@ def clamp_min(input: Any, min: Any) -> Tensor:  # noqa: A002
     >>> strided.tensor([-2.0, 0.5]).clamp_min(0).tolist()
     [0.0, 0.5]
     """
+    _no_complex_bound(min, "clamp_min")
     return clamp(input, min, None)
 
 
@@ -622,6 +655,7 @@ def clamp_max(input: Any, max: Any) -> Tensor:  # noqa: A002
     >>> strided.clamp_max(strided.tensor([1, 5]), 2.5).tolist()
     [1.0, 2.5]
     """
+    _no_complex_bound(max, "clamp_max")
     return clamp(input, None, max)
 
 
