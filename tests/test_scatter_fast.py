@@ -16,6 +16,7 @@ import pytest
 import torch
 
 import strided as st
+from strided.kernels import native
 from strided.ops.indexing import gather_scatter
 
 # (NaN among amax/amin values: NumPy's ufunc.at warns on both paths, a known leak noted for the lead)
@@ -340,7 +341,8 @@ def test_mode_fast_equals_general_and_torch(monkeypatch: pytest.MonkeyPatch, dt:
                 got = x.mode(-1, keepdim)
                 assert got.indices.tolist() == want.indices.tolist()
                 assert got.values.numpy().tobytes() == want.values.numpy().tobytes()
-    assert taken == (8 if dt.is_floating_point else 6)
+    # (a row with a NaN takes the fast path too where the compiled mode kernel is built)
+    assert taken == (6 + (4 if native.special() is not None else 2) if dt.is_floating_point else 6)
 
 
 @pytest.mark.parametrize("dt", DTYPES, ids=lambda d: d.name)
