@@ -541,7 +541,8 @@ def test_cdist_fast_path_is_the_general_path_and_torchs(dtype, monkeypatch):
     xs, xt = strided.tensor(a, requires_grad=True), torch.tensor(a, requires_grad=True)
     strided.cdist(xs, strided.tensor(b)).sum().backward()
     torch.cdist(xt, torch.tensor(b)).sum().backward()
-    np.testing.assert_allclose(xs.grad.numpy(), xt.grad.numpy(), rtol=1e-5)
+    # (a gradient entry is a sum of terms near 1 that may cancel: the bound is relative to the largest)
+    np.testing.assert_allclose(xs.grad.numpy(), xt.grad.numpy(), rtol=1e-5, atol=1e-5 * float(xt.grad.abs().max()))
     with pytest.raises(RuntimeError) as ours:
         strided.cdist(strided.ones(2, 3), strided.ones(2, 4))
     with pytest.raises(RuntimeError) as theirs:
