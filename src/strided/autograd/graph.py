@@ -24,7 +24,20 @@ import numpy as np
 
 from ..dispatch import result, storage_root
 from ..errors import StridedRuntimeError, join_lines
-from ..grad_mode import _OWN, _VDATA, GRAD_MODE, Meta, _ref, bump, last_write, meta, requires_grad, version
+from ..grad_mode import (
+    _OWN,
+    _VDATA,
+    GRAD_MODE,
+    Meta,
+    _own_record,
+    _ref,
+    bump,
+    last_write,
+    meta,
+    own_counter,
+    requires_grad,
+    version,
+)
 
 # Grad mode, the version counters and the tensor record live below the ops (strided.grad_mode),
 # so the ops' entries, the factories and nn.functional need nothing from this layer; re-exported
@@ -247,6 +260,10 @@ def unowned(t: Any) -> Any:
     a._dtype = t._dtype
     a._base = t._base
     a._ag = None
+    if _OWN and t._base is None:  # (a root with a counter of its own, x.data's: the alias reads it too)
+        rec = _own_record(t)
+        if rec is not None:
+            own_counter(a, rec)
     return a
 
 

@@ -10,7 +10,7 @@ from typing import Any
 
 from ..args import type_name
 from ..errors import StridedNotImplementedError, StridedRuntimeError, StridedTypeError, join_lines
-from ..grad_mode import STATE, SUBCLASSES, RemovableHandle, own_counter, set_requires_grad
+from ..grad_mode import _OWN, STATE, SUBCLASSES, RemovableHandle, _own_record, own_counter, set_requires_grad
 from ..grad_mode import is_inference as _is_inference
 from ..tensor import Tensor
 from . import engine
@@ -186,6 +186,10 @@ def as_subclass(self: Tensor, cls: type) -> Tensor:
     # are its views for autograd, so a write through ``p[0]`` of a value that requires grad
     # gives ``p`` the history, never the tensor it was made from
     t._storage, t._layout, t._dtype, t._base, t._ag = self._storage, self._layout, self._dtype, None, None
+    if _OWN:  # (PyTorch's alias shares the version counter: of x.data's, when self has that one)
+        rec = _own_record(self)
+        if rec is not None:
+            own_counter(t, rec)
     return t
 
 

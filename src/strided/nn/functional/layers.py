@@ -249,7 +249,10 @@ def _linear_backward(out: Tensor, input: Tensor, weight: Tensor, bias: Tensor | 
     need_x, need_w = requires_grad(input), requires_grad(weight)
     # a (out_features,) bias of a matrix input that needs its gradient: summed here (below),
     # where the engine would sum it down to the bias's shape (the same reduction, over dim 0)
-    sum_bias = nd == 2 and wd == 2 and bias is not None and len(bias._layout.shape) == 1 and requires_grad(bias)
+    # (exactly (out_features,): a broadcast (1,) bias is summed by the engine over both dims at once,
+    # which two sums one after the other would round differently)
+    sum_bias = (nd == 2 and wd == 2 and bias is not None and bias._layout.shape == weight._layout.shape[:1]
+                and requires_grad(bias))
 
     def grad(g: Tensor) -> tuple:
         if wd == 1:  # a (in,) weight: the output lost the feature dim
