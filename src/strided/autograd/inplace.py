@@ -431,7 +431,9 @@ class CopySlices(Node):
         # (into/back: the view's values as the op's node sees them and back, view_as_complex and
         # view_as_real where the view is view_as_complex of a real base, else the identity)
         def rule(g: Tensor) -> tuple:
-            if g._ag is not None and GRAD_MODE.get():  # create_graph: the same, with recorded moves
+            if GRAD_MODE.get():  # create_graph: the same, with recorded moves
+                # (also for a g without history: the op's node may give its input's gradient a
+                # history of its own, through a saved result: exp_'s g * result)
                 return recorded(g)
             gb = G.scatter_layout(g, bl, bl, n)  # the base's gradient, in a buffer the size of its storage
             part = gb._view(vl)  # the view's elements in that buffer
