@@ -748,9 +748,10 @@ def _trace_in_python(x: Tensor) -> float | None:
     """The float32/float64 trace's double sum, in PyTorch's order, as a Python float (None: take
     the NumPy path). The general path's ``np.cumsum(diag, float64)[-1] + 0.0`` adds ``d0 + d1``,
     then each next element, then ``+ 0.0``: the same double additions in the same order and
-    operand order (so the same rounding, -0.0 and NaN-payload bits) as this loop over the
-    diagonal read as Python floats (float32 to double is exact, as cumsum's cast). Only for short
-    diagonals (the loop is Python) over a storage the slice reads in bounds."""
+    operand order (so the same rounding and -0.0) as this loop over the diagonal read as Python
+    floats (float32 to double is exact, as cumsum's cast); a NaN sum goes to the NumPy path (its
+    sign and payload are not Python's to choose). Only for short diagonals (the loop is Python)
+    over a storage the slice reads in bounds."""
     rows, cols = x._layout.shape
     n = rows if rows < cols else cols
     if n == 0 or n > 64:
@@ -767,7 +768,11 @@ def _trace_in_python(x: Tensor) -> float | None:
     total = vals[0]
     for v in vals[1:]:
         total += v
-    return total + 0.0
+    total += 0.0
+    # (a NaN sum: which NaN operand Python's float + returns depends on the interpreter's state --
+    # the generic add of a cold call returns the second, the specialized add the first -- so its
+    # sign and payload are left to the NumPy path's, PyTorch's)
+    return total if total == total else None
 
 
 # trace's accumulator per dtype (PyTorch's at::acc_type on CPU); integers: sum's int64
