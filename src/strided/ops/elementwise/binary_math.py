@@ -216,8 +216,22 @@ def _ldexp(x: Any, y: Any, dtype: np.dtype) -> np.ndarray:
     return xs * np.power(pdt.type(2), _in(e, pdt)).astype(dtype)
 
 
+def _widened(x: Any, dtype: np.dtype) -> np.ndarray:
+    """``_in(x, dtype)`` for fmax/fmin, with a float16 operand's signalling NaNs quieted where it
+    is widened: PyTorch converts float16 with the F16C instruction, which quiets them (so a
+    number then beats them), where NumPy's conversion keeps them signalling. (bfloat16 widens by
+    a shift, float32 to float64 by a C cast that quiets already: as PyTorch's.)"""
+    xs = _in(x, dtype)
+    if getattr(x, "dtype", None) == _FLOAT16 and dtype != _FLOAT16:
+        xs = _quieted(np.asarray(xs))
+    return xs
+
+
+_FLOAT16 = np.dtype(np.float16)
+
+
 def _fmax(x: Any, y: Any, dtype: np.dtype) -> np.ndarray:
-    xs, ys = _in(x, dtype), _in(y, dtype)
+    xs, ys = _widened(x, dtype), _widened(y, dtype)
     # (PyTorch's kernel: a tie keeps the first operand, so fmax(-0.0, 0.0) is -0.0; NumPy's fmax
     # gives the second). Where x >= y fails, NumPy's fmax is PyTorch's: y, or x where y is NaN
     # (three NumPy calls) -- except where both are NaN: see _nan_payloads.
@@ -225,7 +239,7 @@ def _fmax(x: Any, y: Any, dtype: np.dtype) -> np.ndarray:
 
 
 def _fmin(x: Any, y: Any, dtype: np.dtype) -> np.ndarray:
-    xs, ys = _in(x, dtype), _in(y, dtype)
+    xs, ys = _widened(x, dtype), _widened(y, dtype)
     return _nan_payloads(np.where(xs <= ys, xs, np.fmin(xs, ys)), xs, ys)
 
 

@@ -1,0 +1,52 @@
+"""Red-team tests for branch elem8 (compiled fmax/fmin/heaviside, sign/nan_to_num/leaky_relu,
+typed0 constants, sigmoid/round fast paths): strided against PyTorch, bit for bit, on inputs
+the branch's fast paths and NaN rules got wrong."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+import torch
+
+import strided as st
+
+torch.set_num_threads(1)
+
+_UINT = {2: np.uint16, 4: np.uint32, 8: np.uint64}
+
+
+def _bits(a: np.ndarray) -> list:
+    a = np.ascontiguousarray(a)
+    return a.view(_UINT[a.dtype.itemsize]).tolist()
+
+
+def _same(s: st.Tensor, t: torch.Tensor) -> None:
+    a = s.numpy()
+    b = t.detach().numpy()
+    assert a.dtype == b.dtype and a.shape == b.shape and s.stride() == t.stride()
+    assert _bits(a) == _bits(b)
+
+
+# float16 signalling NaNs (both signs, payloads) and a quiet one
+_F16_NANS = np.array([0x7C01, 0xFE01, 0x7D55, 0x7E00], np.uint16).view(np.float16)
+
+
+@pytest.mark.parametrize("op", ["fmax", "fmin"])
+@pytest.mark.parametrize("other", ["float32", "float64"])
+@pytest.mark.parametrize("nan_first", [True, False])
+@pytest.mark.parametrize("layout", ["contiguous", "strided", "offset"])
+def test_fmax_fmin_float16_snan_widened_loses_to_number(op, other, nan_first, layout):
+    """PyTorch widens float16 with F16C, which quiets a signalling NaN: the number wins. elem8
+    let the (still signalling, after NumPy's cast) NaN win where it was the second operand."""
+    nans = _F16_NANS
+    nums = np.array([1.0, -2.0, 0.0, -0.0], other)
+
+    def make(lib, a):
+        t = lib.from_numpy(np.repeat(a, 2).copy()) if layout == "strided" else lib.from_numpy(
+            np.concatenate([a[:1], a]) if layout == "offset" else a.copy())
+        return t[::2] if layout == "strided" else (t[1:] if layout == "offset" else t)
+
+    args = (nans, nums) if nan_first else (nums, nans)
+    s = getattr(st, op)(make(st, args[0]), make(st, args[1]))
+    t = getattr(torch, op)(make(torch, args[0]), make(torch, args[1]))
+    _same(s, t)
