@@ -50,3 +50,31 @@ def test_fmax_fmin_float16_snan_widened_loses_to_number(op, other, nan_first, la
     s = getattr(st, op)(make(st, args[0]), make(st, args[1]))
     t = getattr(torch, op)(make(torch, args[0]), make(torch, args[1]))
     _same(s, t)
+
+
+_SNANS = {"float16": [0x7C01, 0xFE01], "float32": [0x7F800001, 0xFF800123, 0x7FA00000],
+          "float64": [0x7FF0000000000001, 0xFFF0000000000123]}
+
+
+@pytest.mark.parametrize("dtype", ["float16", "float32", "float64"])
+@pytest.mark.parametrize("layout", ["contiguous", "strided", "broadcast", "transposed"])
+def test_heaviside_signalling_nan_input_is_zero_on_every_path(dtype, layout):
+    """heaviside(sNaN, v) is 0 in PyTorch. elem8's compiled fast path gives 0, but the general
+    path (np.fmax(x, -1), which lets a signalling NaN through) gave NaN: a non-contiguous or
+    broadcast call disagreed with the contiguous one."""
+    x = np.concatenate([np.array(_SNANS[dtype], _UINT[np.dtype(dtype).itemsize]).view(dtype),
+                        np.array([np.nan, 0.0, -0.0, 2.0, -3.0, np.inf], dtype)])
+    n = len(x)
+    y = np.linspace(-1, 1, n).astype(dtype)
+
+    def run(lib):
+        a, b = lib.from_numpy(x.copy()), lib.from_numpy(y.copy())
+        if layout == "strided":
+            a, b = lib.from_numpy(np.repeat(x, 2))[::2], lib.from_numpy(np.repeat(y, 2))[::2]
+        elif layout == "broadcast":
+            b = b[:1].reshape(()).expand(n)
+        elif layout == "transposed":
+            a, b = a.reshape(1, n).expand(2, n).t(), b.reshape(1, n).expand(2, n).t()
+        return lib.heaviside(a, b)
+
+    _same(run(st), run(torch))

@@ -183,8 +183,12 @@ def _heaviside(x: Any, y: Any, dtype: np.dtype) -> np.ndarray:
     xs = _in(x, dtype)
     if dtype in _HEAVISIDE_FLOATS:
         # NumPy's heaviside is PyTorch's but for a NaN input (NumPy: NaN, PyTorch: 0); fmax(x, -1)
-        # makes a NaN -1 and keeps the sign of every other x (and x itself from -1 up, -0.0 too)
-        return np.heaviside(np.fmax(xs, -1), _in(y, dtype))
+        # makes a NaN -1 and keeps the sign of every other x (and x itself from -1 up, -0.0 too),
+        # but NumPy's fmax may let a signalling NaN through (float32's does): those are made -1 too
+        m = np.fmax(xs, -1)
+        if np.isnan(m).any():
+            m = np.where(np.isnan(m), m.dtype.type(-1), m)
+        return np.heaviside(m, _in(y, dtype))
     return np.where(xs == 0, _in(y, dtype), (xs > 0).astype(dtype))
 
 
