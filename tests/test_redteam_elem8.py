@@ -78,3 +78,25 @@ def test_heaviside_signalling_nan_input_is_zero_on_every_path(dtype, layout):
         return lib.heaviside(a, b)
 
     _same(run(st), run(torch))
+
+
+# (no pair of signed zeros: PyTorch's bfloat16 tie between 0.0 and -0.0 depends on the loop)
+_BF16 = [0x7FC5, 0xFFC3, 0x7F81, 0xFF82, 0x3F80, 0xBF80, 0x8000, 0x7F80]
+
+
+@pytest.mark.parametrize("op", ["fmax", "fmin"])
+@pytest.mark.parametrize("layout", ["contiguous", "strided"])
+def test_fmax_fmin_bfloat16_nan_rules(op, layout):
+    """bfloat16 fmax/fmin as PyTorch (which computes in float32 and rounds back): a signalling
+    NaN beats a number, a quiet one loses, and every NaN result is the canonical 0x7FC0. strided
+    skipped its NaN rules for bfloat16 (ml_dtypes' kind 'V'): the number beat a signalling NaN."""
+    xs, ys = zip(*[(a, b) for a in _BF16 for b in _BF16])
+
+    def run(lib):
+        def make(v):
+            t = lib.tensor(list(v), dtype=lib.int32).to(lib.int16).view(lib.bfloat16)
+            return lib.stack([t, t], 1)[:, 0] if layout == "strided" else t
+        r = getattr(lib, op)(make(xs), make(ys))
+        return [v & 0xFFFF for v in r.contiguous().view(lib.int16).tolist()]
+
+    assert run(st) == run(torch)

@@ -251,15 +251,20 @@ def _nan_payloads(res: np.ndarray, xs: Any, ys: Any) -> np.ndarray:
     """PyTorch's fmax/fmin NaN bits (read off its results): where ``y`` is NaN and ``x`` is NaN
     too, or (float32/float64) ``y`` is a signalling NaN, ``y`` quieted; where ``x`` is a
     signalling NaN and ``y`` a number, ``x`` quieted (a signalling NaN beats a number, a quiet one
-    loses; float16's numbers beat both). NumPy
+    loses; float16's numbers beat both; bfloat16's NaN results are all 0x7FC0). NumPy
     picks either NaN of a pair and lets a number beat a signalling NaN. Quieting sets the top bit
     of the mantissa, keeping sign and payload. Only float results with a NaN operand pay."""
-    if res.dtype.kind != "f":
+    if res.dtype.kind != "f" and res.dtype.name != "bfloat16":
         return res
     nx, ny = np.isnan(xs), np.isnan(ys)
     if not (nx.any() or ny.any()):
         return res
     xs, ys = np.asarray(xs, res.dtype), np.asarray(ys, res.dtype)
+    if res.dtype.name == "bfloat16":  # (PyTorch: in float32, rounded back: every NaN is 0x7FC0)
+        nan = (nx & ny) | _signalling(xs) | _signalling(ys)
+        if nan.any():
+            res = np.where(nan, np.array(0x7FC0, np.uint16).view(res.dtype), res)
+        return res
     if res.dtype.itemsize < 4:  # (float16: PyTorch lets a number beat a signalling NaN, as NumPy)
         take_y = ny & nx
         take_x = None
