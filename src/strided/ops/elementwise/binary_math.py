@@ -183,8 +183,12 @@ def _heaviside(x: Any, y: Any, dtype: np.dtype) -> np.ndarray:
     xs = _in(x, dtype)
     if dtype in _HEAVISIDE_FLOATS:
         # NumPy's heaviside is PyTorch's but for a NaN input (NumPy: NaN, PyTorch: 0); fmax(x, -1)
-        # makes a NaN -1 and keeps the sign of every other x (and x itself from -1 up, -0.0 too)
-        return np.heaviside(np.fmax(xs, -1), _in(y, dtype))
+        # makes a NaN -1 and keeps the sign of every other x (and x itself from -1 up, -0.0 too),
+        # but NumPy's fmax may let a signalling NaN through (float32's does): those are made -1 too
+        m = np.fmax(xs, -1)
+        if np.isnan(m).any():
+            m = np.where(np.isnan(m), m.dtype.type(-1), m)
+        return np.heaviside(m, _in(y, dtype))
     return np.where(xs == 0, _in(y, dtype), (xs > 0).astype(dtype))
 
 
@@ -216,8 +220,22 @@ def _ldexp(x: Any, y: Any, dtype: np.dtype) -> np.ndarray:
     return xs * np.power(pdt.type(2), _in(e, pdt)).astype(dtype)
 
 
+def _widened(x: Any, dtype: np.dtype) -> np.ndarray:
+    """``_in(x, dtype)`` for fmax/fmin, with a float16 operand's signalling NaNs quieted where it
+    is widened: PyTorch converts float16 with the F16C instruction, which quiets them (so a
+    number then beats them), where NumPy's conversion keeps them signalling. (bfloat16 widens by
+    a shift, float32 to float64 by a C cast that quiets already: as PyTorch's.)"""
+    xs = _in(x, dtype)
+    if getattr(x, "dtype", None) == _FLOAT16 and dtype != _FLOAT16:
+        xs = _quieted(np.asarray(xs))
+    return xs
+
+
+_FLOAT16 = np.dtype(np.float16)
+
+
 def _fmax(x: Any, y: Any, dtype: np.dtype) -> np.ndarray:
-    xs, ys = _in(x, dtype), _in(y, dtype)
+    xs, ys = _widened(x, dtype), _widened(y, dtype)
     # (PyTorch's kernel: a tie keeps the first operand, so fmax(-0.0, 0.0) is -0.0; NumPy's fmax
     # gives the second). Where x >= y fails, NumPy's fmax is PyTorch's: y, or x where y is NaN
     # (three NumPy calls) -- except where both are NaN: see _nan_payloads.
@@ -225,7 +243,7 @@ def _fmax(x: Any, y: Any, dtype: np.dtype) -> np.ndarray:
 
 
 def _fmin(x: Any, y: Any, dtype: np.dtype) -> np.ndarray:
-    xs, ys = _in(x, dtype), _in(y, dtype)
+    xs, ys = _widened(x, dtype), _widened(y, dtype)
     return _nan_payloads(np.where(xs <= ys, xs, np.fmin(xs, ys)), xs, ys)
 
 
@@ -233,15 +251,20 @@ def _nan_payloads(res: np.ndarray, xs: Any, ys: Any) -> np.ndarray:
     """PyTorch's fmax/fmin NaN bits (read off its results): where ``y`` is NaN and ``x`` is NaN
     too, or (float32/float64) ``y`` is a signalling NaN, ``y`` quieted; where ``x`` is a
     signalling NaN and ``y`` a number, ``x`` quieted (a signalling NaN beats a number, a quiet one
-    loses; float16's numbers beat both). NumPy
+    loses; float16's numbers beat both; bfloat16's NaN results are all 0x7FC0). NumPy
     picks either NaN of a pair and lets a number beat a signalling NaN. Quieting sets the top bit
     of the mantissa, keeping sign and payload. Only float results with a NaN operand pay."""
-    if res.dtype.kind != "f":
+    if res.dtype.kind != "f" and res.dtype.name != "bfloat16":
         return res
     nx, ny = np.isnan(xs), np.isnan(ys)
     if not (nx.any() or ny.any()):
         return res
     xs, ys = np.asarray(xs, res.dtype), np.asarray(ys, res.dtype)
+    if res.dtype.name == "bfloat16":  # (PyTorch: in float32, rounded back: every NaN is 0x7FC0)
+        nan = (nx & ny) | _signalling(xs) | _signalling(ys)
+        if nan.any():
+            res = np.where(nan, np.array(0x7FC0, np.uint16).view(res.dtype), res)
+        return res
     if res.dtype.itemsize < 4:  # (float16: PyTorch lets a number beat a signalling NaN, as NumPy)
         take_y = ny & nx
         take_x = None
