@@ -556,10 +556,14 @@ def _eigh_differs(s: list, t: list, args: tuple) -> str:
     (ws, vs), (wt, vt) = s, t
     if not _close(ws, wt):
         return _differs(ws, wt) or "eigenvalues differ"
-    if not _close(_phase_fixed(vs)[0], _phase_fixed(vt)[0], atol=1e-4):
-        return "eigenvectors differ beyond their signs"
     rebuild = lambda w, v: (v * w[..., None, :]) @ v.conj().swapaxes(-1, -2)  # noqa: E731
-    return "" if _close(rebuild(ws, vs), rebuild(wt, vt), atol=1e-4) else "V diag(w) V^H differs"
+    if not _close(rebuild(ws, vs), rebuild(wt, vt), atol=1e-4):
+        return "V diag(w) V^H differs"
+    # (eigenvectors of close eigenvalues are any basis of their space, as a random 1024 x 1024
+    # matrix has: compared one by one only where the rebuilt matrix is not already the check)
+    if ws.shape[-1] <= 64 and not _close(_phase_fixed(vs)[0], _phase_fixed(vt)[0], atol=1e-4):
+        return "eigenvectors differ beyond their signs"
+    return ""
 
 
 def _svd_differs(s: list, t: list, args: tuple) -> str:
@@ -571,6 +575,8 @@ def _svd_differs(s: list, t: list, args: tuple) -> str:
     rebuild = lambda u, sv, vh: (u[..., :, :k] * sv[..., None, :]) @ vh[..., :k, :]  # noqa: E731
     if not _close(rebuild(us, ss, vhs), rebuild(ut, st, vht), atol=1e-4):
         return "U diag(S) Vh differs"
+    if k > 64:  # (singular vectors of close singular values are free too: the rebuilt matrix is the check)
+        return ""
     (pus, pvs), (put, pvt) = _phase_fixed(us[..., :, :k], vhs[..., :k, :]), _phase_fixed(ut[..., :, :k], vht[..., :k, :])
     return "" if _close(pus, put, atol=1e-4) and _close(pvs, pvt, atol=1e-4) else "U, Vh differ beyond their signs"
 
@@ -582,7 +588,9 @@ def _lstsq_differs(s: list, t: list, args: tuple) -> str:
     names = ("solution", "residuals", "rank", "singular_values")
     for name, a, b in zip(names, s, t):
         if why := _differs(a, b, values=name == "rank"):
-            return f"{name}: {why}"
+            # (rank of an ill-conditioned matrix: gelsy's pivoted QR estimate against strided's
+            # SVD threshold; a known difference, listed)
+            return f"{name}: {why} (strided {a.tolist()}, torch {b.tolist()})" if name == "rank" else f"{name}: {why}"
     x_s, x_t = s[0], t[0]
     A = np.asarray(args[0], np.float64)  # noqa: N806
     tol = 10 * np.linalg.cond(A) * np.finfo(x_t.dtype).eps * max(1.0, float(np.abs(x_t).max(initial=0)))
