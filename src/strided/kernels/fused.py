@@ -71,7 +71,10 @@ def fma(a: Any, b: Any, c: Any) -> np.ndarray:
         # operands, a nonzero product, a product or result that large or that small) are
         # recomputed exactly, one by one (:func:`_exact_fma`); they are rare outside tests.
         finite = np.isfinite(out)
-        tiny = np.abs(plain) < _TINY_SAFE
+        # (a plain sum of exactly 0 is no reason: p + c == 0 exactly, so t == 0 and the result is
+        # the product's error e, exact where the product is not tiny; counting it sent every
+        # element of add(x, x, alpha=-1) through the rational recomputation, hundreds of times slower)
+        tiny = (np.abs(plain) < _TINY_SAFE) & (plain != 0)
         tiny = tiny | (np.abs(product) < _TINY_SAFE)
         if finite.all() and not tiny.any():  # (the common case: three passes)
             return _signed_zeros(out, plain)

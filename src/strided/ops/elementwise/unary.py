@@ -588,8 +588,11 @@ def _real_bound(bound: Any, x: Tensor, op: str) -> Any:
     keeps a floating tensor's dtype and converts each number bound to double, so a complex one
     with a zero imaginary part is its real part (``x.clamp(1+0j)`` clamps at 1.0) and any other
     is its conversion error. Other bounds (tensors, real numbers, None) pass unchanged; the
-    one-bound ops ``clamp_min``/``clamp_max`` refuse complex bounds before this."""
-    if not isinstance(bound, (complex, np.complexfloating)):
+    one-bound ops ``clamp_min``/``clamp_max`` refuse complex bounds before this. Only a Python
+    ``complex`` (``np.complex128`` included: its subclass) is complex to PyTorch's argument parser;
+    ``np.complex64`` and ``np.clongdouble`` reach it as floats (their real parts, whatever the
+    imaginary one), as :func:`_operand` reads them: they pass unchanged."""
+    if not isinstance(bound, complex):
         return bound
     if bound.imag != 0:
         raise StridedRuntimeError(join_lines(
@@ -601,8 +604,9 @@ def _real_bound(bound: Any, x: Tensor, op: str) -> Any:
 
 def _no_complex_bound(bound: Any, op: str) -> None:
     """``clamp_min``/``clamp_max``'s refusal of a complex number bound (PyTorch's
-    NotImplementedError, whatever the input's dtype, even ``1+0j``)."""
-    if isinstance(bound, (complex, np.complexfloating)):
+    NotImplementedError, whatever the input's dtype, even ``1+0j``); a Python ``complex`` only, as
+    in :func:`_real_bound` (PyTorch clamps at ``np.complex64``'s real part)."""
+    if isinstance(bound, complex):
         raise StridedNotImplementedError(join_lines(
             "clamp is not supported for complex types",
             f"{op}() was given the complex bound {bound!r}; pass a real number (clamp(min=) reads "
