@@ -321,6 +321,8 @@ def bump(t: Any, op: str | None = None, skip: int = 1) -> None:
     costs a frame object and a string test, and ``f_lineno`` a line-table search: together most of
     a small in-place op, paid on every write of an optimizer's step though the error is rare.
     """
+    # (_counter and _user_site, inlined: this runs on every counted write, where two calls are
+    # a quarter of its cost)
     rec = _own_record(t) if _OWN else None
     if rec is None:
         root = storage_root(t._storage)
@@ -335,23 +337,33 @@ def bump(t: Any, op: str | None = None, skip: int = 1) -> None:
         rec[1] = (op, frame.f_code, frame.f_lasti) if frame is not None else (op, None, None)
 
 
+def _counter(t: Any) -> list:
+    """``t``'s version record ``[count, last write]``: its own (``x.data``'s) or its storage's."""
+    rec = _own_record(t) if _OWN else None
+    if rec is None:
+        root = storage_root(t._storage)
+        rec = _VDATA.get(_ref(root))
+        if rec is None:
+            rec = _VERSIONS[root] = [0, None]
+    return rec
+
+
+def _user_site(frame: Any) -> tuple:
+    """(code, instruction offset) of the first frame from ``frame`` outwards outside strided."""
+    while frame is not None and frame.f_code.co_filename.startswith(PACKAGE_DIR):
+        frame = frame.f_back
+    return (frame.f_code, frame.f_lasti) if frame is not None else (None, None)
+
+
 def bump_writes(writes: Any) -> None:
     """:func:`bump_if_used` for each ``(tensor, op)`` of ``writes``, in order, with the user's
     line looked up once for all of them (a fused kernel's writes, :func:`strided.optim.adam`'s:
     one call site, several counted writes; each record ends as :func:`bump` would leave it)."""
     if not STATE["used"]:
         return
-    frame = sys._getframe(1)
-    while frame is not None and frame.f_code.co_filename.startswith(PACKAGE_DIR):
-        frame = frame.f_back
-    code, at = (frame.f_code, frame.f_lasti) if frame is not None else (None, None)
+    code, at = _user_site(sys._getframe(1))
     for t, op in writes:
-        rec = _own_record(t) if _OWN else None
-        if rec is None:
-            root = storage_root(t._storage)
-            rec = _VDATA.get(_ref(root))
-            if rec is None:
-                rec = _VERSIONS[root] = [0, None]
+        rec = _counter(t)
         rec[0] += 1
         rec[1] = (op, code, at)
 

@@ -34,6 +34,17 @@ Number = bool | int | float
 
 INT64_MIN = -(2**63)
 UINT64_END = 2**64  # one past the largest int PyTorch's parser takes (as uint64)
+_I64_MAX = np.uint64(2**63 - 1)
+
+
+def uint64_beyond_int64(x: Any) -> bool:
+    """Whether ``x`` is a NumPy uint64 above int64's range: PyTorch's parser reads a NumPy integer
+    as an int64 and refuses such a one (a Python int there is read as uint64 instead).
+
+    >>> [bool(uint64_beyond_int64(v)) for v in (np.uint64(2**63), np.uint64(7), 2**63)]
+    [True, False, False]
+    """
+    return type(x) is np.uint64 and x > _I64_MAX
 
 
 class UInt64Scalar(int):

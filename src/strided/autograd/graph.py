@@ -276,6 +276,15 @@ def release_outputs(node: Node, outputs: Any) -> None:
     if not swap:
         return
     aliases: dict[int, Any] = {}
+    swap_held(node, swap, aliases)
+    node.own_outputs = tuple((alias, swap[key][1]) for key, alias in aliases.items())
+
+
+def swap_held(node: Node, swap: dict, aliases: dict, make: Callable[[Any], Any] | None = None) -> None:
+    """Replace each tensor of ``swap`` (id -> (tensor, nr)) that ``node`` holds, in its rule's
+    closures (nested closures too) and in its saved tensors, by its alias: ``aliases[id]``, made on
+    first use by ``make`` (default :func:`unowned`). (No nested recursive closure here: one would
+    be a cycle itself, garbage with the GC off.)"""
     if node.rule is not None:
         stack, seen = [node.rule], set()
         while stack:
@@ -288,14 +297,13 @@ def release_outputs(node: Node, outputs: Any) -> None:
                     value = cell.cell_contents
                 except ValueError:  # (an empty cell)
                     continue
-                new = _swapped(value, swap, aliases)
+                new = _swapped(value, swap, aliases, make)
                 if new is not value:
                     cell.cell_contents = new
                 elif callable(value) and getattr(value, "__closure__", None):
                     stack.append(value)
     if node.saved:
-        node.saved = tuple((_swapped(t, swap, aliases), v, o) for t, v, o in node.saved)
-    node.own_outputs = tuple((alias, swap[key][1]) for key, alias in aliases.items())
+        node.saved = tuple((_swapped(t, swap, aliases, make), v, o) for t, v, o in node.saved)
 
 
 _ATOMS = frozenset((int, float, bool, complex, str, type(None)))  # (what a closure cell holds most)
@@ -380,17 +388,17 @@ def _held(fn: Any) -> list:
     return held + list(fn.__defaults__ or ()) + list((fn.__kwdefaults__ or {}).values())
 
 
-def _swapped(value: Any, swap: dict, aliases: dict) -> Any:
+def _swapped(value: Any, swap: dict, aliases: dict, make: Callable[[Any], Any] | None = None) -> Any:
     """``value`` with each output of ``swap`` (id -> (tensor, nr)) in it replaced by its alias
-    (one alias per output, made on first use into ``aliases``)."""
+    (one alias per output, made on first use into ``aliases`` by ``make``, default :func:`unowned`)."""
     hit = swap.get(id(value))
     if hit is not None and hit[0] is value:
         alias = aliases.get(id(value))
         if alias is None:
-            alias = aliases[id(value)] = unowned(value)
+            alias = aliases[id(value)] = (make or unowned)(value)
         return alias
     if isinstance(value, (tuple, list)) and any(id(v) in swap and swap[id(v)][0] is v for v in value):
-        return type(value)(_swapped(v, swap, aliases) for v in value)
+        return type(value)(_swapped(v, swap, aliases, make) for v in value)
     return value
 
 

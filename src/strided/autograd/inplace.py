@@ -323,32 +323,7 @@ def _release_target(node: Node, target: Tensor) -> None:
 
     The alias has the target's values and version counter, so the version check still refuses a
     backward through a node that saved the target before writing it, with PyTorch's error."""
-    key = id(target)
-    aliases: dict[int, Any] = {}
-    swap = {key: (target, 0)}
-
-    def alias_for(value: Any) -> Any:
-        if key not in aliases:
-            aliases[key] = _alias_of_target(target)
-        return G._swapped(value, swap, aliases)
-
-    if node.saved and any(t is target for t, _, _ in node.saved):
-        node.saved = tuple((alias_for(t), v, o) for t, v, o in node.saved)
-    stack, seen = ([node.rule] if node.rule is not None else []), set()
-    while stack:
-        fn = stack.pop()
-        if id(fn) in seen:
-            continue
-        seen.add(id(fn))
-        for cell in getattr(fn, "__closure__", None) or ():
-            try:
-                value = cell.cell_contents
-            except ValueError:  # (an empty cell)
-                continue
-            if value is target or (isinstance(value, (tuple, list)) and any(v is target for v in value)):
-                cell.cell_contents = alias_for(value)
-            elif callable(value) and getattr(value, "__closure__", None):
-                stack.append(value)
+    G.swap_held(node, {id(target): (target, 0)}, {}, _alias_of_target)
 
 
 def _rewrite_view(view: Tensor, base: Tensor, raw: Tensor, fwd: Callable, name: str, spec: Callable,

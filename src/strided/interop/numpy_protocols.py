@@ -62,7 +62,7 @@ from .. import dispatch
 from ..grad_mode import bump_if_used, refuse_numpy
 from ..kernels.memory import check_writable
 from ..layout import Layout
-from ..scalars import numpy_scalar
+from ..scalars import numpy_scalar, uint64_beyond_int64
 from ..tensor import Tensor
 from .arrays import as_tensor
 from .numpy_results import Results, adopt, label
@@ -113,13 +113,11 @@ def _scalar_of_comparison(name: str, x: Any) -> Any:
     """
     if name in _COMPARISONS and isinstance(x, np.ndarray) and x.ndim == 0 and x.dtype.kind in "biufc":
         value = x[()]
-        if type(value) is np.uint64 and value > _I64_MAX:
+        if uint64_beyond_int64(value):
             return value  # (above int64: the operator refuses it, as PyTorch's parser does)
         return numpy_scalar(value)
     return x
 
-
-_I64_MAX = np.uint64(2**63 - 1)
 
 
 def _is_foreign(x: Any) -> bool:

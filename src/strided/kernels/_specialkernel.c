@@ -1239,6 +1239,13 @@ static int overlaps(const Py_buffer *a, const Py_buffer *b)
     return a->len && b->len && p < q + b->len && q < p + a->len;
 }
 
+/* A buffer's struct type letter without its byte-order prefix ("<d" and "d": 'd'). */
+static char format_kind(const Py_buffer *b)
+{
+    const char *f = b->format;
+    return f[0] == '<' || f[0] == '=' || f[0] == '@' ? f[1] : f[0];
+}
+
 static PyObject *py_variance_rows(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
 {
     (void)self;
@@ -1747,10 +1754,10 @@ static PyObject *py_stl_argsort(PyObject *self, PyObject *const *args, Py_ssize_
         }
         has_values = 1;
     }
-    char kind = x.format[0] == '<' || x.format[0] == '=' || x.format[0] == '@' ? x.format[1] : x.format[0];
+    char kind = format_kind(&x);
     int known = (kind == 'f' && x.itemsize == 4) || (kind == 'd' && x.itemsize == 8)
                 || ((kind == 'q' || kind == 'l') && x.itemsize == 8) || ((kind == 'Q' || kind == 'L') && x.itemsize == 8);
-    char ikind = idx.format[0] == '<' || idx.format[0] == '=' || idx.format[0] == '@' ? idx.format[1] : idx.format[0];
+    char ikind = format_kind(&idx);
     Py_ssize_t count = x.itemsize ? x.len / x.itemsize : 0;
     if (!known || !((ikind == 'q' || ikind == 'l') && idx.itemsize == 8) || idx.len != count * 8 || n < 1
         || count % n != 0 || comparator < 0 || comparator > 2 || (comparator == 2 && kind != 'f' && kind != 'd')
@@ -1761,20 +1768,11 @@ static PyObject *py_stl_argsort(PyObject *self, PyObject *const *args, Py_ssize_
                      "%zd bytes, n %zd, comparator %ld)", x.format, idx.format, x.len, idx.len, n, comparator);
         goto done;
     }
+    if (overlaps(&x, &idx) || (has_values && (overlaps(&v, &x) || overlaps(&v, &idx)))) {
+        answer = Py_False;
+        goto done;
+    }
     {
-        const char *xb = x.buf;
-        char *ib = idx.buf;
-        if (x.len && xb < ib + idx.len && ib < xb + x.len) {
-            answer = Py_False;
-            goto done;
-        }
-        if (has_values && x.len) {
-            const char *vb = v.buf;
-            if ((vb < xb + x.len && xb < vb + v.len) || (vb < ib + idx.len && ib < vb + v.len)) {
-                answer = Py_False;
-                goto done;
-            }
-        }
         Py_ssize_t rows = count / n;
         int ok = 1;
         Py_BEGIN_ALLOW_THREADS
@@ -1829,13 +1827,11 @@ static PyObject *py_pow_base(PyObject *self, PyObject *const *args, Py_ssize_t n
                      "(formats %s and %s, %zd and %zd bytes)", e.format, out.format, e.len, out.len);
         goto done;
     }
+    if (overlaps(&e, &out) && e.buf != out.buf) {  /* (in place, element for element: fine) */
+        answer = Py_False;
+        goto done;
+    }
     {
-        const char *eb = e.buf;
-        char *ob = out.buf;
-        if (e.len && eb < ob + out.len && ob < eb + e.len && eb != ob) {
-            answer = Py_False;
-            goto done;
-        }
         const double *x = e.buf;
         double *o = out.buf;
         Py_ssize_t n = e.len / 8;
@@ -1920,8 +1916,8 @@ static PyObject *py_stl_mode(PyObject *self, PyObject *const *args, Py_ssize_t n
         return NULL;
     }
     PyObject *answer = NULL;
-    char kind = x.format[0] == '<' || x.format[0] == '=' || x.format[0] == '@' ? x.format[1] : x.format[0];
-    char ikind = idx.format[0] == '<' || idx.format[0] == '=' || idx.format[0] == '@' ? idx.format[1] : idx.format[0];
+    char kind = format_kind(&x);
+    char ikind = format_kind(&idx);
     int known = (kind == 'f' && x.itemsize == 4) || (kind == 'd' && x.itemsize == 8)
                 || ((kind == 'q' || kind == 'l') && x.itemsize == 8);
     Py_ssize_t count = x.itemsize ? x.len / x.itemsize : 0;
@@ -1933,13 +1929,11 @@ static PyObject *py_stl_mode(PyObject *self, PyObject *const *args, Py_ssize_t n
                      "%zd, %zd and %zd bytes; n %zd)", x.format, v.format, idx.format, x.len, v.len, idx.len, n);
         goto done;
     }
+    if (overlaps(&x, &v) || overlaps(&x, &idx) || overlaps(&v, &idx)) {
+        answer = Py_False;
+        goto done;
+    }
     {
-        const char *xb = x.buf, *vb = v.buf, *ib = idx.buf;
-        if ((x.len && v.len && vb < xb + x.len && xb < vb + v.len) || (x.len && idx.len && ib < xb + x.len && xb < ib + idx.len)
-            || (v.len && idx.len && vb < ib + idx.len && ib < vb + v.len)) {
-            answer = Py_False;
-            goto done;
-        }
         int ok;
         Py_BEGIN_ALLOW_THREADS
         if (kind == 'f') ok = less_f_mode(x.buf, v.buf, idx.buf, rows, n);

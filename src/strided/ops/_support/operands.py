@@ -26,7 +26,14 @@ from ...kernels.memory import flat_run  # noqa: F401  (the fast paths' import of
 from ...kernels.memory import tensor_view as _view  # zero-copy NumPy view a ufunc reads or writes
 from ...layout import Layout
 from ...messages import partial_overlap
-from ...scalars import UInt64Scalar, numpy_scalar, parse_int, uint64_promotion_error, wrapped
+from ...scalars import (
+    UInt64Scalar,
+    numpy_scalar,
+    parse_int,
+    uint64_beyond_int64,
+    uint64_promotion_error,
+    wrapped,
+)
 from ...tensor import Tensor
 from ..shape import broadcasting as B
 from .memo import Memo
@@ -35,9 +42,6 @@ from .promotion import TORCH_NAMES, can_cast, operand_class, promote_types
 _trusted = Layout._trusted
 
 # ---------------------------------------------------------------- operands
-
-
-_I64_MAX = np.uint64(2**63 - 1)
 
 
 def _operand(x: Any, op: str) -> Any:
@@ -55,7 +59,7 @@ def _operand(x: Any, op: str) -> Any:
     if type(x) is Tensor or isinstance(x, Tensor):
         return x
     if isinstance(x, np.generic) and x.dtype.kind in "biufc":
-        if x.dtype.kind == "u" and x > _I64_MAX:
+        if uint64_beyond_int64(x):
             raise StridedTypeError(join_lines(
                 f"{op}(): an integer is required (got a NumPy {x.dtype.name} of {int(x)}, above int64's range)",
                 "PyTorch's parser reads a NumPy integer as an int64 and refuses this one (a Python int "

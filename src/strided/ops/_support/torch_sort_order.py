@@ -29,7 +29,7 @@ from ...dtypes import np_kind
 from ...kernels.native import special
 from .stl_select import _larger, _smaller, _sort
 
-__all__ = ["STEPS_MAX", "argsort", "numpy_argsort", "sorted_values"]
+__all__ = ["STEPS_MAX", "argsort", "numpy_argsort", "sort_keys", "sorted_values"]
 
 # Comparators of the compiled kernel: aten's KeyValueCompAsc / KeyValueCompDesc (mode's plain <,
 # 2: strided.ops.reductions.order_stats._compiled_mode).
@@ -82,7 +82,7 @@ def numpy_argsort(x: np.ndarray, descending: bool, kind: str | None) -> np.ndarr
     return np.subtract(n - 1, idx, dtype=np.int64)
 
 
-def _keys(x: np.ndarray) -> np.ndarray:
+def sort_keys(x: np.ndarray) -> np.ndarray:
     """``x`` as the kernel's keys, 2-d C-contiguous: float32/float64 as they are, float16 and
     bfloat16 as float32 and the integers and bool as int64 (every one exactly, the order and
     the equalities unchanged), uint64 as it is."""
@@ -97,7 +97,7 @@ def _keys(x: np.ndarray) -> np.ndarray:
 
 
 def _compiled(kernel: object, x: np.ndarray, comparator: int) -> np.ndarray:
-    keys = _keys(x)
+    keys = sort_keys(x)
     idx = np.empty(keys.shape, np.int64)
     if keys.size:
         kernel.stl_argsort(keys, idx, keys.shape[1], comparator)  # type: ignore[attr-defined]  # (fresh: no overlap)

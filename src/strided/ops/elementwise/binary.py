@@ -72,7 +72,7 @@ from ...kernels.memory import outside_storage, reduced_cast_source
 from ...kernels.reduce import all_nonzero
 from ...kernels.tiles import EXACT, against_every_input
 from ...opdef import OPDEFS, Kind, declare
-from ...scalars import UInt64Scalar, checked, numpy_scalar
+from ...scalars import UInt64Scalar, checked, numpy_scalar, uint64_beyond_int64
 from ...tensor import Tensor
 from .._support.memo import Memo
 from .._support.operands import (
@@ -849,7 +849,7 @@ def _make_binary(op: BinaryOp) -> tuple[Callable[..., Tensor], ...]:
     def checked(a: Any, b: Any) -> Any:
         if not isinstance(b, _KNOWN):
             return NotImplemented
-        if _beyond_int64(b):
+        if uint64_beyond_int64(b):
             return _beyond_int64_operator(op, b)
         return binary(op, a, b)
 
@@ -892,7 +892,7 @@ def _make_binary(op: BinaryOp) -> tuple[Callable[..., Tensor], ...]:
                 if OPEN:
                     report(name, (self, other) if op.reflect_as_forward else (other, self), t)
                 return t
-        if not isinstance(other, _KNOWN) or _beyond_int64(other):
+        if not isinstance(other, _KNOWN) or uint64_beyond_int64(other):
             return NotImplemented
         if op.reflect_as_forward or (op is ADD and (self._dtype.is_complex or isinstance(other, (complex, np.complexfloating)))):
             # (PyTorch's ``number + t`` is ``t.add(number)``: for complex results ``t + 1 * number``,
@@ -924,16 +924,6 @@ def _make_binary(op: BinaryOp) -> tuple[Callable[..., Tensor], ...]:
 
 
 _KNOWN = (Tensor, bool, int, float, complex, np.ndarray, np.generic)
-
-
-def _beyond_int64(x: Any) -> bool:
-    """A NumPy uint64 above int64's range: PyTorch's parser refuses it (it reads a NumPy integer as
-    an int64), so its operators answer NotImplemented and Python (or NumPy's own operator, on the
-    values: no wrap) decides; the op's functions raise (:func:`.._support.operands._operand`)."""
-    return type(x) is np.uint64 and x > _I64_MAX
-
-
-_I64_MAX = np.uint64(2**63 - 1)
 
 
 def _beyond_int64_operator(op: BinaryOp, value: Any) -> Any:

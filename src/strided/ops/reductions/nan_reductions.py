@@ -227,10 +227,12 @@ def _fast_nan(x: Any, dim: Any, keepdim: Any, mean: bool) -> Tensor | None:
     axis = plan[0]
     token = quiet_set(QUIET)
     try:
-        if a.size and _dense(a):
-            # Without a NaN, the sums of ``a`` are the sums below (NumPy's copy of a dense array
-            # keeps its strides: the same loops, the same bits), at a third of their cost; a NaN
-            # makes its sum NaN (and so does inf - inf: those take the path below).
+        lay = x._layout
+        if a.size and L.is_non_overlapping_and_dense(lay.shape, lay.strides):
+            # Without a NaN, the sums of ``a`` are the sums below (NumPy's copy of a dense array,
+            # positive strides filling its memory, keeps its strides: the same loops, the same
+            # bits), at a third of their cost; a NaN makes its sum NaN (and so does inf - inf:
+            # those take the path below).
             total = _add_reduce(a, axis, None, None, True)
             if not _isnan(total).any():
                 if mean:
@@ -248,20 +250,6 @@ def _fast_nan(x: Any, dim: Any, keepdim: Any, mean: bool) -> Tensor | None:
 _add_reduce = np.add.reduce  # (array, axis, dtype, out, keepdims): positional
 _isnan = np.isnan
 
-
-def _dense(a: np.ndarray) -> bool:
-    """Whether ``a``'s elements fill its memory without gaps, in some order of its dims, with
-    positive strides (so that a copy in its memory order has its very strides)."""
-    if a.flags.c_contiguous:
-        return True
-    expected = a.itemsize
-    for stride, size in sorted(zip(a.strides, a.shape)):
-        if size == 1:
-            continue
-        if stride != expected:
-            return False
-        expected *= size
-    return True
 
 
 @method("nansum")

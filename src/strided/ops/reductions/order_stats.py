@@ -43,6 +43,7 @@ from .._support.operands import _cinfo, flat_run
 from .._support.out import write_pair_out
 from .._support.reduce_args import reduced_shape, shape_text
 from .._support.stl_select import median_position, mode_row
+from .._support.torch_sort_order import sort_keys
 from ..registry import backward, method
 
 __all__ = ["median", "mode", "nanmedian", "nanquantile", "quantile"]
@@ -391,14 +392,10 @@ def _compiled_mode(rows: np.ndarray) -> tuple[np.ndarray, np.ndarray] | None:
     kernel = special()
     if kernel is None or rows.dtype == np.uint64:
         return None
-    kind = np_kind(rows.dtype)
-    key = rows.dtype if rows.dtype in (np.float32, np.float64, np.int64) else \
-        np.dtype(np.float32) if kind == "f" else np.dtype(np.int64)
-    n = rows.shape[-1]
-    keys = np.ascontiguousarray(rows, dtype=key).reshape(-1, n)
-    vals = np.empty(keys.shape[0], key)
+    keys = sort_keys(rows)
+    vals = np.empty(keys.shape[0], keys.dtype)
     idx = np.empty(keys.shape[0], np.int64)
-    kernel.stl_mode(keys, vals, idx, n)  # (fresh outputs: never an overlap)
+    kernel.stl_mode(keys, vals, idx, keys.shape[1])  # (fresh outputs: never an overlap)
     shape = rows.shape[:-1]
     return vals.astype(rows.dtype, copy=False).reshape(shape), idx.reshape(shape)
 
@@ -438,7 +435,7 @@ def _fast_mode(input: Any, dim: Any, keepdim: Any) -> Any:
         return None
     shape = input._layout.shape
     nd = len(shape)
-    if not nd or dim not in (-1, nd - 1) or input._dtype not in _MODE_FAST or not 1 < shape[-1] <= 4096:
+    if not nd or dim not in (-1, nd - 1) or input._dtype not in _MODE_FAST or not 1 < shape[-1] <= _SORT_STEPS_MAX:
         return None  # (rows of more than 16 elements: the compiled kernel only, below)
     info = _cinfo[shape]
     if not 0 < info[1] <= _SORT_STEPS_MAX:
