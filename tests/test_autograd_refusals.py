@@ -88,12 +88,20 @@ def test_dlpack_export_refuses_as_pytorch():
     assert np.from_dlpack(strided.ones(2, requires_grad=True).detach()).tolist() == [1.0, 1.0]
 
 
-def test_ndarray_operator_tensor_still_records():
-    """``ndarray + tensor`` runs strided's reflected operator (PyTorch's semantics): it records."""
+def test_ndarray_operand_of_a_tensor_that_requires_grad_is_refused_as_pytorch():
+    """``tensor * ndarray``: PyTorch hands the ndarray to NumPy, which asks for the tensor's memory
+    (refused: it requires grad); strided says the same, in either order. A tensor made from the
+    array records, as in PyTorch."""
     xs = strided.tensor([1.0, 2.0], dtype=strided.float64, requires_grad=True)
     xt = torch.tensor([1.0, 2.0], dtype=torch.float64, requires_grad=True)
     a = np.array([3.0, 4.0])
-    (a * xs).sum().backward()
+    with pytest.raises(RuntimeError, match="Can't call numpy") as want:
+        xt * a
+    for call in (lambda: xs * a, lambda: a * xs, lambda: xs / a, lambda: a / xs):
+        with pytest.raises(RuntimeError) as got:
+            call()
+        assert str(got.value).splitlines()[0] == str(want.value)
+    (strided.from_numpy(a) * xs).sum().backward()
     (torch.from_numpy(a) * xt).sum().backward()
     assert xs.grad.tolist() == xt.grad.tolist() == [3.0, 4.0]
 

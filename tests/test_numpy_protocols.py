@@ -107,7 +107,9 @@ def test_ufunc_methods_and_matmul():
     _check(r, ra)
 
 
-def test_ndarray_operators_keep_strided_semantics():
+def test_ndarray_operators_compute_as_numpy_and_stay_tensors():
+    """An operator with an ndarray operand is NumPy's computation (PyTorch hands it over), in
+    either order; the result is a tensor (tests/test_ndarray_operators.py compares with PyTorch)."""
     t = st.tensor([1, 2, 3], dtype=st.int32)
     a = np.array([1.5, 2.5, 3.5])
     got = a + t
@@ -116,6 +118,7 @@ def test_ndarray_operators_keep_strided_semantics():
     assert isinstance(a * t, st.Tensor) and isinstance(a < t, st.Tensor)
     np.testing.assert_array_equal((a < t).numpy(), a < np.array([1, 2, 3]))
     np.testing.assert_array_equal((np.arange(3) - t).numpy(), [-1, -1, -1])
+    assert (st.ones(2) * np.array(2.5)).dtype == st.float64  # NumPy's promotion (NEP 50: a 0-d array is typed)
     # NumPy's own semantics where NumPy is called with keywords or the tensor first
     assert np.add(t, np.int64(2)).numpy().dtype == np.add(np.array([1, 2, 3], np.int32), np.int64(2)).dtype
 
@@ -235,17 +238,16 @@ def test_a_result_over_the_callers_ndarray_stays_that_ndarray():
     assert type(got[1]) is np.ndarray
 
 
-def test_matmul_operator_with_an_ndarray_is_strideds():
+def test_matmul_operator_with_an_ndarray_is_numpys():
     a = np.arange(6.0, dtype=np.float32).reshape(3, 2)
     t = st.ones(2, 3)
     for got in (t @ a, np.matmul(t, a), a.T @ t.T):
         assert isinstance(got, st.Tensor) and got.dtype == st.float32
     np.testing.assert_array_equal((t @ a).numpy(), np.ones((2, 3), np.float32) @ a)
-    with pytest.raises(st.errors.StridedError):
-        t @ a.T  # strided's shape check and message, not NumPy's ValueError
-    with pytest.raises(st.errors.StridedError):
-        a @ t.T
-    # with keywords it is NumPy's matmul (its dtype promotion)
+    assert (t @ a.astype(np.float64)).dtype == st.float64  # NumPy's promotion, as PyTorch's t @ a
+    for bad in (lambda: t @ a.T, lambda: a @ t.T):
+        with pytest.raises(st.errors.StridedValueError, match="mismatch in its core dimension"):
+            bad()  # NumPy's ValueError (PyTorch's), as a strided error naming both operands
     assert np.matmul(t, a.astype(np.float64), dtype=np.float64).dtype == st.float64
 
 

@@ -17,16 +17,18 @@ their memory (``t._np()``), and what NumPy returns comes back as strided tensors
 ((2, 3), 'Tensor')
 
 # Note: values and dtypes are NumPy's (type promotion of NEP 50, ``np.mean`` of ints is float64,
-``np.sum`` of int32 is int64), since NumPy computes them: ``np.add(t, 1)`` is NumPy's add. The one
-exception is an operator: ``ndarray + tensor`` makes NumPy call ``np.add(ndarray, tensor)`` (NumPy
-calls ``__array_ufunc__`` from its operators, and a ``NotImplemented`` from the hook raises
-TypeError instead of deferring), so a plain call of an operator's ufunc whose first argument is a
-NumPy array or scalar and whose second is a tensor, with no keywords, runs strided's reflected
-operator (``tensor.__radd__(ndarray)``): PyTorch's semantics, as ``ndarray + tensor`` had when
-Tensor set ``__array_ufunc__ = None``. ``np.add(ndarray, tensor)`` written out takes the same path
-(NumPy gives the hook no way to tell the two apart). Likewise ``tensor @ ndarray`` and ``ndarray @ tensor``
-(which reach NumPy as ``np.matmul``, since Tensor's ``@`` takes only tensors) run strided's matmul
-on the array read zero-copy, as ``tensor + ndarray`` reads it.
+``np.sum`` of int32 is int64), since NumPy computes them: ``np.add(t, 1)`` is NumPy's add. So is an
+arithmetic, bitwise or ``@`` operator with an ndarray operand, as in PyTorch (whose operator hands
+the array to NumPy: :func:`numpy_operator`; ``float32 tensor * np.array(2.5)`` is float64, a bool
+result is uint8), in either order. The exception is a scalar or comparison: ``np.float64(2) + t``
+and ``ndarray < tensor`` make NumPy call ``np.add``/``np.less`` with the tensor second (NumPy calls
+``__array_ufunc__`` from its operators, and a ``NotImplemented`` from the hook raises TypeError
+instead of deferring), so a plain call of an operator's ufunc whose first argument is a NumPy
+scalar (or, for a comparison, an array) and whose second is a tensor, with no keywords, runs
+strided's reflected operator (``tensor.__radd__(scalar)``): PyTorch's reading of a NumPy scalar
+as a number, and a comparison's reading of the array as a tensor (PyTorch raises TypeError for
+``<``). ``np.add(ndarray, tensor)`` written out takes the same path (NumPy gives the hook no way
+to tell the two apart).
 
 # Note: a NumPy function strided does not list in :data:`HANDLED` (``np.sort``, ``np.unique``,
 ``np.linalg.inv``, ``np.real``, ...) falls back to NumPy on zero-copy views of the tensor
@@ -59,12 +61,12 @@ from typing import Any
 import numpy as np
 
 from .. import dispatch
+from ..errors import StridedTypeError, StridedValueError, join_lines
 from ..grad_mode import bump_if_used, refuse_numpy
 from ..kernels.memory import check_writable
 from ..layout import Layout
 from ..scalars import numpy_scalar, uint64_beyond_int64
 from ..tensor import Tensor
-from .arrays import as_tensor
 from .numpy_results import Results, adopt, label
 
 _trusted = Layout._trusted
@@ -120,6 +122,62 @@ def _scalar_of_comparison(name: str, x: Any) -> Any:
 
 
 
+# The ufunc NumPy runs for each operator PyTorch hands to NumPy (``tensor <op> ndarray``, see
+# :func:`numpy_operator`), by strided's op name (remainder is NumPy's, not strided's PyTorch one).
+_NUMPY_OPERATORS = {
+    "add": np.add, "sub": np.subtract, "mul": np.multiply, "div": np.true_divide,
+    "floor_divide": np.floor_divide, "remainder": np.remainder, "pow": np.power,
+    "bitwise_and": np.bitwise_and, "bitwise_or": np.bitwise_or, "bitwise_xor": np.bitwise_xor,
+    "bitwise_left_shift": np.left_shift, "bitwise_right_shift": np.right_shift, "matmul": np.matmul,
+}
+
+
+def numpy_operator(name: str, first: Any, second: Any) -> Any:
+    """``first <op> second`` where one operand is a tensor and the other an ndarray, as PyTorch's
+    operators compute it: NumPy does, with NumPy's promotion and broadcasting (``float32 tensor *
+    np.array(2.5)`` is float64, ``float32 + int64 array`` is float64), on the tensor's memory read
+    zero-copy; the result is a tensor, a bool one turned uint8 (PyTorch's ``__array_wrap__``:
+    ``bool_tensor + bool_array`` is uint8). NumPy's errors are PyTorch's (a broadcast mismatch is
+    NumPy's ValueError). Returns NotImplemented for an op PyTorch does not hand over (comparisons).
+
+    # Note: PyTorch's operator refuses the ndarray (its parser takes tensors and numbers) and
+    returns NotImplemented, so Python asks the ndarray's reflected operator, which NumPy never
+    defers: NumPy converts the tensor with ``__array__`` (refused for a tensor that requires grad,
+    and for bfloat16, which NumPy lacks) and wraps the result back. strided reads
+    ``ndarray <op> tensor`` the same way (PyTorch raises TypeError there; NumPy's answer keeps
+    ``a + t`` and ``t + a`` equal), and ``t /`` is PyTorch's ``reciprocal() *``.
+
+    >>> (strided.ones(2) * np.array(2.5)).dtype
+    strided.float64
+    """
+    ufunc = _NUMPY_OPERATORS.get(name)
+    if ufunc is None:
+        return NotImplemented
+    for x in (first, second):
+        if isinstance(x, Tensor) and x._dtype.name == "bfloat16":
+            raise StridedTypeError(join_lines(
+                "Got unsupported ScalarType BFloat16",
+                f"PyTorch's operators hand an ndarray operand to NumPy, which computes on the tensor as an "
+                f"array, and NumPy has no bfloat16 (tensor shape {x._layout.shape})",
+                "fix: convert one side first: strided.from_numpy(array), or tensor.float()"))
+    tensors: list[Any] = []
+    a, b = _to_np((first, second), tensors)
+    try:
+        with np.errstate(all="ignore"):  # (NumPy's values: 0 for an integer // 0, inf, NaN)
+            res = ufunc(a, b)
+    except (ValueError, TypeError) as e:  # PyTorch's error is NumPy's: its class and first line
+        shapes = " and ".join(str(np.shape(x)) for x in (a, b))
+        cls = StridedValueError if isinstance(e, ValueError) else StridedTypeError
+        raise cls(join_lines(
+            str(e).strip(),
+            f"a tensor and a NumPy array ({a.dtype} {shapes}, {b.dtype}): PyTorch's operator hands the "
+            f"array to NumPy, whose {ufunc.__name__} refuses them",
+            "fix: make the shapes (or dtypes) agree, or convert the array first: strided.from_numpy(array)")) from None
+    if res.dtype == np.bool_:
+        res = res.astype(np.uint8)  # PyTorch's __array_wrap__ (its tensors had no bool once)
+    return Results(tensors, f"np.{ufunc.__name__}", "compute").convert(res, fresh=True)
+
+
 def _is_foreign(x: Any) -> bool:
     """Another library's array that overrides ufuncs (NEP 13: give it its turn)."""
     hook = getattr(type(x), "__array_ufunc__", None)
@@ -165,9 +223,8 @@ def array_ufunc(self: Tensor, ufunc: np.ufunc, method: str, *inputs: Any, **kwar
     if (method == "__call__" and not kwargs and name == "matmul"
             and all(isinstance(x, (Tensor, np.ndarray)) for x in inputs)):
         # tensor @ ndarray / ndarray @ tensor: Tensor's @ takes only tensors, so Python asks the
-        # ndarray's, which calls np.matmul: strided's matmul on the array read zero-copy, as
-        # tensor + ndarray reads it (strided's checks and messages, PyTorch's semantics).
-        return as_tensor(inputs[0]) @ as_tensor(inputs[1])
+        # ndarray's, which calls np.matmul: NumPy's product, as PyTorch's (numpy_operator).
+        return numpy_operator("matmul", inputs[0], inputs[1])
     for o in out:  # strided's checks first (read-only memory, an expanded target): nothing written on error
         if isinstance(o, Tensor):
             check_writable(o._storage, o._layout, f"np.{name}(out=)")

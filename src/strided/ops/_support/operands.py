@@ -54,7 +54,9 @@ def _operand(x: Any, op: str) -> Any:
     # Note: NumPy scalars (``np.float32(2)``) count as Python scalars (their value, not their
     # dtype), read as PyTorch's parser reads them (:func:`strided.scalars.numpy_scalar`:
     # ``np.True_`` is the float 1.0, not a bool), and a NumPy array is wrapped zero-copy
-    # (``strided.from_numpy``) so ``ndarray + tensor`` gives a strided tensor.
+    # (``strided.from_numpy``) for the functions and comparisons (``strided.add(t, array)``,
+    # ``t < array``); an arithmetic operator's array is NumPy's to compute, as in PyTorch
+    # (:func:`strided.interop.numpy_protocols.numpy_operator`).
     """
     if type(x) is Tensor or isinstance(x, Tensor):
         return x

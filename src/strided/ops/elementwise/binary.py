@@ -846,9 +846,13 @@ def _int_pow(a: Any, b: Any, compute: DType, out: Tensor) -> None:
 def _make_binary(op: BinaryOp) -> tuple[Callable[..., Tensor], ...]:
     """(function, forward dunder, reflected dunder, in-place method) for one op."""
 
+    by_numpy = op.kind != "compare" and op.kind != "minmax"  # (the operators PyTorch hands to NumPy)
+
     def checked(a: Any, b: Any) -> Any:
         if not isinstance(b, _KNOWN):
             return NotImplemented
+        if by_numpy and isinstance(b, np.ndarray):
+            return _numpy_operator(name, a, b)
         if uint64_beyond_int64(b):
             return _beyond_int64_operator(op, b)
         return binary(op, a, b)
@@ -894,6 +898,10 @@ def _make_binary(op: BinaryOp) -> tuple[Callable[..., Tensor], ...]:
                 return t
         if not isinstance(other, _KNOWN) or uint64_beyond_int64(other):
             return NotImplemented
+        if by_numpy and isinstance(other, np.ndarray):  # (ndarray <op> tensor: see numpy_operator)
+            if op is DIV:
+                return _numpy_operator("mul", self.reciprocal(), other)  # PyTorch's __rtruediv__
+            return _numpy_operator(name, other, self)
         if op.reflect_as_forward or (op is ADD and (self._dtype.is_complex or isinstance(other, (complex, np.complexfloating)))):
             # (PyTorch's ``number + t`` is ``t.add(number)``: for complex results ``t + 1 * number``,
             # whose complex product differs from ``number + 1 * t`` at inf and NaN parts)
@@ -924,6 +932,14 @@ def _make_binary(op: BinaryOp) -> tuple[Callable[..., Tensor], ...]:
 
 
 _KNOWN = (Tensor, bool, int, float, complex, np.ndarray, np.generic)
+
+
+def _numpy_operator(name: str, first: Any, second: Any) -> Any:
+    """``tensor <op> ndarray`` (either order): NumPy computes, as PyTorch's operators let it
+    (:func:`strided.interop.numpy_protocols.numpy_operator`; imported here, on first use)."""
+    from ...interop.numpy_protocols import numpy_operator
+
+    return numpy_operator(name, first, second)
 
 
 def _beyond_int64_operator(op: BinaryOp, value: Any) -> Any:
