@@ -158,13 +158,29 @@ def assign(out: np.ndarray, source: Any) -> None:
     np.copyto(out, source, casting="unsafe")
 
 
+def reciprocal_into(x: np.ndarray, out: np.ndarray, compute: np.dtype) -> np.ndarray:
+    """``out = 1 / x`` in ``compute``, as PyTorch's reciprocal: a complex one is the division
+    ``1 / z`` (NumPy's ``np.reciprocal`` of a complex number rounds otherwise: the sign of a zero
+    part differs), and ``1 / 0j`` is ``inf + nanj`` with a positive NaN (c10::complex divides by
+    the zero parts, ``1 / |0|`` and ``0 / |0|``; NumPy's division sets the NaN's sign bit).
+    ``out`` may be ``x`` (in place). Returns ``out``."""
+    zero = x == 0 if compute.kind == "c" else None  # (before the division: out may be x)
+    np.divide(compute.type(1), x, out=out, dtype=compute, casting="unsafe")
+    if zero is not None and zero.any():
+        out.imag[np.broadcast_to(zero, out.shape)] = np.nan  # (np.nan: the quiet NaN, sign bit clear)
+    return out
+
+
 def scalar_over_into(a: Any, b: np.ndarray, out: np.ndarray, compute: np.dtype, mul_dtype: np.dtype) -> None:
     """``out = reciprocal(b) * a`` (PyTorch's ``scalar / tensor``): the reciprocal in
     ``compute``, the product in ``mul_dtype`` (float32 for float16: PyTorch's "opmath");
     ``a`` is a NumPy scalar of ``mul_dtype``."""
     token = quiet_set(QUIET)
     try:
-        np.reciprocal(b, out=out, dtype=compute, casting="unsafe")
+        if compute.kind == "c":
+            reciprocal_into(b, out, compute)  # (NumPy's complex reciprocal is not 1 / z: see there)
+        else:
+            np.reciprocal(b, out=out, dtype=compute, casting="unsafe")
         np.multiply(out, a, out=out, dtype=mul_dtype, casting="unsafe")
     finally:
         quiet_reset(token)

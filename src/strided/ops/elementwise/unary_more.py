@@ -29,6 +29,7 @@ from ...errors import StridedRuntimeError, StridedTypeError, join_lines
 from ...grad_mode import SUBCLASSES
 from ...gradients import seal
 from ...kernels import check_writable, native, special
+from ...kernels.elementwise import reciprocal_into
 from ...kernels.fpstate import QUIET, quiet_call, quiet_reset, quiet_retry, quiet_set, quietly
 from ...opdef import Kind, declare
 from ...tensor import Tensor
@@ -209,7 +210,11 @@ def _rsqrt(x: np.ndarray, out: np.ndarray, compute: np.dtype, d: DType) -> None:
 
 
 def _reciprocal(x: np.ndarray, out: np.ndarray, compute: np.dtype, d: DType) -> None:
-    np.divide(compute.type(1), x, out=out, dtype=compute, casting="unsafe")
+    reciprocal_into(x, out, compute)
+
+
+def _reciprocal_fresh(x: np.ndarray) -> np.ndarray:
+    return reciprocal_into(x, np.empty_like(x), x.dtype) if x.dtype.kind == "c" else np.divide(_ONE0[x.dtype], x)
 
 
 def _square(x: np.ndarray, out: np.ndarray, compute: np.dtype, d: DType) -> None:
@@ -402,7 +407,7 @@ _FRESH: dict[str, Callable[[np.ndarray], np.ndarray]] = {
     "square": lambda x: np.multiply(x, x),
     "log1p": np.log1p, "expm1": np.expm1, "log2": np.log2, "log10": np.log10, "exp2": np.exp2,
     "rsqrt": lambda x: _rsqrt_fresh(x),
-    "reciprocal": lambda x: np.divide(_ONE0[x.dtype], x),
+    "reciprocal": _reciprocal_fresh,
     "sinc": _sinc_fresh, "tan": np.tan, "asin": np.arcsin, "acos": np.arccos, "atan": np.arctan, "sinh": np.sinh,
     "cosh": np.cosh, "asinh": np.arcsinh, "acosh": np.arccosh, "atanh": np.arctanh,
 }
