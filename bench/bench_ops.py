@@ -311,6 +311,55 @@ def _addr(cfg: Config) -> Args:
     return (arr(cfg), arr(cfg, (m,)), arr(cfg, (n,))), {"beta": 0.5}
 
 
+def _square(cfg: Config) -> np.ndarray:
+    """An (m, m) float matrix, m the configuration's first dim (a (3, 4) configuration gives 3 x 3)."""
+    m = cfg.shape[0]
+    return arr(cfg, (m, m))
+
+
+def _spd(cfg: Config) -> np.ndarray:
+    """A symmetric positive-definite (m, m) matrix (cholesky's input: its factorization succeeds)."""
+    a = _square(cfg)
+    spd = (a @ a.T + a.shape[0] * np.eye(a.shape[0], dtype=np.float32)).astype(np.float32)
+    return spd.T.copy().T if cfg.permuted else spd  # (symmetric: the permuted one is its column-major copy)
+
+
+def _symmetric(cfg: Config) -> np.ndarray:
+    a = _square(cfg)
+    sym = ((a + a.T) / 2).astype(np.float32)
+    return sym.T.copy().T if cfg.permuted else sym
+
+
+def _cross(cfg: Config) -> Args:
+    k = max(1, cfg.shape[0] * cfg.shape[1] // 3)
+    return (arr(cfg, (k, 3)), arr(cfg, (k, 3))), {"dim": 1}
+
+
+def _index_reduce(cfg: Config) -> Args:
+    m, _ = cfg.shape
+    return (_x(cfg), 0, index(cfg, m, (m,)), arr(cfg), "prod"), {}
+
+
+def _tensordot(cfg: Config) -> Args:
+    m, n = cfg.shape
+    return (arr(cfg), arr(cfg, (n, m))), {"dims": 1}
+
+
+def _new_size(extra: tuple = ()) -> Callable[[Config], Args]:
+    """A maker for ``t.new_*(size, *extra)``: a float tensor and the configuration's shape."""
+    return lambda cfg: ((_x(cfg), cfg.shape, *extra), {})
+
+
+def _index_pair(cfg: Config) -> Args:
+    """tril_indices/triu_indices(row, col): the configuration's shape."""
+    return cfg.shape, {}
+
+
+def _unravel(cfg: Config) -> Args:
+    n = cfg.shape[0] * cfg.shape[1]
+    return (index(cfg, n, (n,)), cfg.shape), {}
+
+
 # Ops whose arguments the generic tries (one tensor, two) would not find, or find wrongly.
 MAKERS: dict[str, Callable[[Config], Args]] = {
     "clamp": _with(min=0.3, max=0.6), "where": _where,
@@ -328,6 +377,22 @@ MAKERS: dict[str, Callable[[Config], Args]] = {
     "index_put_": _index_put, "scatter": _scatter, "scatter_add": _scatter, "scatter_reduce": _scatter_reduce,
     "masked_fill": _masked_fill, "masked_scatter": _masked_scatter, "masked_select": _masked_select,
     "searchsorted": _searchsorted, "bucketize": _bucketize,
+    "bincount": lambda cfg: ((index(cfg, 16, (cfg.shape[0] * cfg.shape[1],)),), {}), "cross": _cross,
+    "det": lambda cfg: ((_square(cfg),), {}), "logdet": lambda cfg: ((_spd(cfg),), {}),
+    "slogdet": lambda cfg: ((_square(cfg),), {}), "linalg_slogdet": lambda cfg: ((_square(cfg),), {}),
+    "inverse": lambda cfg: ((_spd(cfg),), {}), "linalg_inv_ex": lambda cfg: ((_spd(cfg),), {}),
+    "linalg_cholesky": lambda cfg: ((_spd(cfg),), {}), "linalg_cholesky_ex": lambda cfg: ((_spd(cfg),), {}),
+    "linalg_eigh": lambda cfg: ((_symmetric(cfg),), {}), "linalg_eigvalsh": lambda cfg: ((_symmetric(cfg),), {}),
+    "linalg_solve": lambda cfg: ((_spd(cfg), arr(cfg, (cfg.shape[0], 2))), {}),
+    "linalg_solve_ex": lambda cfg: ((_spd(cfg), arr(cfg, (cfg.shape[0], 2))), {}),
+    "matrix_power": lambda cfg: ((_square(cfg), 3), {}),
+    "mv": lambda cfg: ((_x(cfg), arr(cfg, (cfg.shape[1],))), {}),
+    "vdot": lambda cfg: ((_vec(cfg), _vec(cfg)), {}),
+    "index_reduce": _index_reduce, "tensordot": _tensordot,
+    "quantile": _with(0.3, dim=1), "nanquantile": _with(0.3, dim=1),
+    "new_empty": _new_size(), "new_zeros": _new_size(), "new_ones": _new_size(), "new_full": _new_size((2.0,)),
+    "polygamma": lambda cfg: ((1, _x(cfg)), {}),
+    "tril_indices": _index_pair, "triu_indices": _index_pair, "unravel_index": _unravel,
     "cat": _join, "stack": _join, "hstack": _join, "vstack": _join, "row_stack": _join, "dstack": _join,
     "column_stack": _join, "block_diag": _with2(), "cartesian_prod": _cartesian, "meshgrid": _meshgrid,
     "broadcast_tensors": _with2(), "diag_embed": _diag_embed, "diagflat": _diagflat,
@@ -341,18 +406,19 @@ MAKERS: dict[str, Callable[[Config], Args]] = {
     "select": _with(0, 1), "select_copy": _with(0, 1), "slice_copy": _with(0, 0, 2), "split": _with(2),
     "split_copy": _with(2), "split_with_sizes_copy": lambda cfg: ((_x(cfg), [1, cfg.shape[0] - 1]), {}),
     "chunk": _with(2), "unfold": _with(0, 2, 1), "unfold_copy": _with(0, 2, 1), "as_strided": _as_strided,
-    "as_strided_copy": _as_strided, "tensor_split": _with(2), "hsplit": _with(2), "vsplit": _with(2),
+    "as_strided_copy": _as_strided, "tensor_split": _with(2), "hsplit": _with(2), "vsplit": _with([1]),
     "dsplit": _dsplit, "unflatten": _unflatten, "view_as": _with2(), "expand_as": _with2(),
     "to": _with(torch.float64), "real": _complex, "imag": _complex, "view_as_real": _complex,
     "view_as_complex": _pairs, "conj": _complex, "conj_physical": _complex, "resolve_conj": _complex,
     "angle": _complex, "sgn": _complex, "__getitem__": _with(slice(1, None)),
+    "getitem": _with(slice(1, None)),
 }
 
 # The ops whose values no peer can share: random draws (strided's PCG64 streams are not PyTorch's)
 # and uninitialized memory; their rows compare shapes and dtypes only.
 UNSEEDED = {"rand", "randn", "randint", "randperm", "rand_like", "randn_like", "randint_like", "normal",
             "bernoulli", "multinomial", "empty", "empty_like", "empty_strided", "uniform_", "normal_",
-            "geometric_", "exponential_", "cauchy_", "log_normal_", "random_", "bernoulli_", "F.dropout"}
+            "geometric_", "exponential_", "cauchy_", "log_normal_", "random_", "bernoulli_", "F.dropout", "new_empty"}
 
 
 def _n(cfg: Config) -> int:
@@ -415,6 +481,12 @@ def _resolve(lib: Any, name: str, tensor_type: type) -> tuple[Callable[..., Any]
         fn = getattr(lib.linalg, name, None) or getattr(lib.linalg, name.removeprefix("linalg_"), None)
         if callable(fn) and not isinstance(fn, type):
             return fn, False
+    if name.startswith("special_") and callable(getattr(lib.special, name[8:], None)):
+        return getattr(lib.special, name[8:]), False  # (special_i1: torch.special.i1, strided.special.i1)
+    if name == "gelu":  # (gelu is only nn.functional's, in both libraries)
+        return lib.nn.functional.gelu, False
+    if name == "getitem":  # (t[index]: the registry's name for Tensor.__getitem__)
+        name = "__getitem__"
     attr = None
     for klass in tensor_type.__mro__:
         if name in klass.__dict__:
