@@ -17,6 +17,7 @@ import numpy as np
 
 from ... import layout as L
 from ...args import int_arg
+from ...device import parse_device
 from ...dispatch import OPEN, adopted, copied, result_array
 from ...dtypes import (
     TORCH_NAME,
@@ -201,9 +202,8 @@ def triu_indices(row: int, col: int, offset: int = 0, *, dtype: Any = None, devi
 
 
 def _triangle_indices(row: Any, col: Any, offset: Any, dtype: Any, device: Any, op: str) -> Tensor:
-    from ...device import parse_device
-
-    parse_device(device, op)
+    if device is not None:
+        parse_device(device, op)
     row, col, offset = int_arg(row, op, "row", 1), int_arg(col, op, "col", 2), int_arg(offset, op, "offset", 3)
     dt = int64 if dtype is None else to_dtype(dtype)
     if dt not in (int32, int64):  # (PyTorch's kernel is instantiated for these two only)
@@ -214,11 +214,48 @@ def _triangle_indices(row: Any, col: Any, offset: Any, dtype: Any, device: Any, 
         if v < 0:
             raise StridedRuntimeError(join_lines(f"{name} must be non-negative, got{v}",
                                                  f"{op}({row}, {col}) asks for a matrix with a negative size"))
-    rows, cols = np.indices((row, col)).reshape(2, -1)
-    keep = cols <= rows + offset if op == "tril_indices" else cols >= rows + offset
-    t, arr = result_array((2, int(keep.sum())), dt)  # (new memory, filled: an allocation, no copy)
-    arr[0], arr[1] = rows[keep], cols[keep]
+    lower = op == "tril_indices"
+    if row * col <= _MEMO_ELEMENTS:
+        pairs = _small_index_pairs(row, col, offset, lower)
+        t, arr = result_array(pairs.shape, dt)  # (new memory, filled: an allocation, no copy)
+        np.copyto(arr, pairs, casting="unsafe")
+        return t
+    runs = _triangle_runs(row, col, offset, lower)
+    t, arr = result_array((2, int(runs[1].sum())), dt)
+    _fill_index_pairs(runs, arr)
     return t
+
+
+def _triangle_runs(row: int, col: int, offset: int, lower: bool) -> tuple[np.ndarray, np.ndarray]:
+    """(first column, number of columns) of each row of a triangle: each row's columns are one
+    run, ``[0, min(col, r + offset + 1))`` below, ``[max(0, r + offset), col)`` above."""
+    r = np.arange(row, dtype=np.int64)
+    if lower:
+        return np.zeros(row, dtype=np.int64), np.clip(r + (offset + 1), 0, col)
+    start = np.clip(r + offset, 0, col)
+    return start, col - start
+
+
+def _fill_index_pairs(runs: tuple[np.ndarray, np.ndarray], out: np.ndarray) -> np.ndarray:
+    """The (2, N) (row, column) pairs of the runs, row by row, written into ``out`` (no (row, col)
+    mask: the row of each element repeats, its column is its position in its row's run)."""
+    start, counts = runs
+    total = out.shape[1]
+    out[0] = np.repeat(np.arange(len(counts), dtype=np.int64), counts)
+    first = np.cumsum(counts) - counts  # each row's first position
+    np.subtract(np.arange(total, dtype=np.int64), np.repeat(first - start, counts), out=out[1], casting="unsafe")
+    return out
+
+
+_MEMO_ELEMENTS = 4096  # triangles of matrices up to this size are kept, read-only (at most 64 KB each)
+
+
+@functools.lru_cache(maxsize=64)
+def _small_index_pairs(row: int, col: int, offset: int, lower: bool) -> np.ndarray:
+    runs = _triangle_runs(row, col, offset, lower)
+    pairs = _fill_index_pairs(runs, np.empty((2, int(runs[1].sum())), dtype=np.int64))
+    pairs.flags.writeable = False
+    return pairs
 
 
 @backward("tril")
