@@ -2061,6 +2061,104 @@ done:
 #undef FLOAT_NAN
 #undef INT_NAN
 
+/* ------------------------------------------------------------------ PyTorch's Bessel i0, i1, i0e, i1e */
+/* ATen/native/Math.h's calc_i0, calc_i1, calc_i0e, calc_i1e (Cephes' Chebyshev expansions) step for
+ * step, in the tensor's own type: float32 computes in float with PyTorch's float coefficient tables
+ * (i1's are shorter), so the bits are PyTorch's, not a float64 result rounded once. PyTorch's x86
+ * kernels are built for AVX2/AVX-512 with GCC's default contraction, which fuses chbevl's
+ * x * b1 - b2 into one fma (checked against torch: tests/test_torch_bessel.py). */
+
+static const double TI1A_D[29] = {
+    2.77791411276104639959E-18, -2.11142121435816608115E-17, 1.55363195773620046921E-16,
+    -1.10559694773538630805E-15, 7.60068429473540693410E-15, -5.04218550472791168711E-14,
+    3.22379336594557470981E-13, -1.98397439776494371520E-12, 1.17361862988909016308E-11,
+    -6.66348972350202774223E-11, 3.62559028155211703701E-10, -1.88724975172282928790E-9,
+    9.38153738649577178388E-9, -4.44505912879632808065E-8, 2.00329475355213526229E-7,
+    -8.56872026469545474066E-7, 3.47025130813767847674E-6, -1.32731636560394358279E-5,
+    4.78156510755005422638E-5, -1.61760815825896745588E-4, 5.12285956168575772895E-4,
+    -1.51357245063125314899E-3, 4.15642294431288815669E-3, -1.05640848946261981558E-2,
+    2.47264490306265168283E-2, -5.29459812080949914269E-2, 1.02643658689847095384E-1,
+    -1.76416518357834055153E-1, 2.52587186443633654823E-1};
+static const double TI1B_D[25] = {
+    7.51729631084210481353E-18, 4.41434832307170791151E-18, -4.65030536848935832153E-17,
+    -3.20952592199342395980E-17, 2.96262899764595013876E-16, 3.30820231092092828324E-16,
+    -1.88035477551078244854E-15, -3.81440307243700780478E-15, 1.04202769841288027642E-14,
+    4.27244001671195135429E-14, -2.10154184277266431302E-14, -4.08355111109219731823E-13,
+    -7.19855177624590851209E-13, 2.03562854414708950722E-12, 1.41258074366137813316E-11,
+    3.25260358301548823856E-11, -1.89749581235054123450E-11, -5.58974346219658380687E-10,
+    -3.83538038596423702205E-9, -2.63146884688951950684E-8, -2.51223623787020892529E-7,
+    -3.88256480887769039346E-6, -1.10588938762623716291E-4, -9.76109749136146840777E-3,
+    7.78576235018280120474E-1};
+static const float TI1A_F[17] = {
+    9.38153738649577178388E-9f, -4.44505912879632808065E-8f, 2.00329475355213526229E-7f,
+    -8.56872026469545474066E-7f, 3.47025130813767847674E-6f, -1.32731636560394358279E-5f,
+    4.78156510755005422638E-5f, -1.61760815825896745588E-4f, 5.12285956168575772895E-4f,
+    -1.51357245063125314899E-3f, 4.15642294431288815669E-3f, -1.05640848946261981558E-2f,
+    2.47264490306265168283E-2f, -5.29459812080949914269E-2f, 1.02643658689847095384E-1f,
+    -1.76416518357834055153E-1f, 2.52587186443633654823E-1f};
+static const float TI1B_F[7] = {
+    -3.83538038596423702205E-9f, -2.63146884688951950684E-8f, -2.51223623787020892529E-7f,
+    -3.88256480887769039346E-6f, -1.10588938762623716291E-4f, -9.76109749136146840777E-3f,
+    7.78576235018280120474E-1f};
+static float TI0A_F[30], TI0B_F[25]; /* I0A, I0B (above) as float: filled once at import */
+
+/* The kernels (_torch_bessel.h) twice: with the FMA instructions inlined (target "fma", chosen at
+ * run time on a CPU that has them) and with the C library's fma (any x86-64: the same bits, slower). */
+#define TB(NAME) NAME##_plain
+#define TB_TARGET
+#include "_torch_bessel.h"
+#undef TB
+#undef TB_TARGET
+#if defined(__x86_64__) || defined(__i386__)
+#define TB(NAME) NAME##_fma3
+#define TB_TARGET __attribute__((target("fma")))
+#include "_torch_bessel.h"
+#undef TB
+#undef TB_TARGET
+#define HAS_FMA3() __builtin_cpu_supports("fma")
+#else  /* (another architecture: its fma is the C library's, or the compiler's own instruction) */
+#define torch_bessel_d_fma3 torch_bessel_d_plain
+#define torch_bessel_f_fma3 torch_bessel_f_plain
+#define HAS_FMA3() 0
+#endif
+
+static PyObject *py_torch_bessel(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
+{   /* torch_bessel(src, dst, which) -> bool: False (nothing written) unless src and dst are one
+     * format (float32 or float64), one length, one memory order, and do not overlap */
+    (void)self;
+    if (nargs != 3) {
+        PyErr_Format(PyExc_TypeError, "torch_bessel(src, dst, which) takes 3 arguments, not %zd", nargs);
+        return NULL;
+    }
+    int which = (int)PyLong_AsLong(args[2]);
+    if (PyErr_Occurred()) return NULL;
+    if (which < 0 || which > 3) {
+        PyErr_Format(PyExc_ValueError, "torch_bessel: which is 0 (i0), 1 (i1), 2 (i0e) or 3 (i1e), not %d", which);
+        return NULL;
+    }
+    Py_buffer src, dst;
+    if (get_buffers(args, &src, &dst, "torch_bessel") < 0) return NULL;
+    if (src.itemsize != dst.itemsize || overlaps(&src, &dst)) {
+        PyBuffer_Release(&src);
+        PyBuffer_Release(&dst);
+        Py_RETURN_FALSE;
+    }
+    Py_ssize_t n = src.len / src.itemsize;
+    int fma3 = HAS_FMA3();
+    Py_BEGIN_ALLOW_THREADS
+    if (src.itemsize == 8) {
+        if (fma3) torch_bessel_d_fma3(src.buf, dst.buf, n, which);
+        else torch_bessel_d_plain(src.buf, dst.buf, n, which);
+    } else {
+        if (fma3) torch_bessel_f_fma3(src.buf, dst.buf, n, which);
+        else torch_bessel_f_plain(src.buf, dst.buf, n, which);
+    }
+    Py_END_ALLOW_THREADS
+    PyBuffer_Release(&src);
+    PyBuffer_Release(&dst);
+    Py_RETURN_TRUE;
+}
+
 static PyMethodDef methods[] = {
     ENTRY(erf), ENTRY(erfc), ENTRY(erfinv), ENTRY(erfinv_float32), ENTRY(digamma), ENTRY(trigamma), ENTRY(lgamma),
     ENTRY(i0), ENTRY(i1), ENTRY(i0e), ENTRY(i1e),
@@ -2103,6 +2201,9 @@ static PyMethodDef methods[] = {
     {"running_extreme", (PyCFunction)(void (*)(void))py_running_extreme, METH_FASTCALL,
      "running_extreme(x, values, indices, n, inner, is_max) -> bool: cummax (cummin) along a dim, PyTorch's "
      "kernel step for step (False: an overlap, nothing written)"},
+    {"torch_bessel", (PyCFunction)(void (*)(void))py_torch_bessel, METH_FASTCALL,
+     "torch_bessel(src, dst, which) -> bool: PyTorch's i0 (which 0), i1 (1), i0e (2), i1e (3) in the buffers' "
+     "type, float32 or float64 (False: formats differ, or an overlap; nothing written)"},
     {NULL, NULL, 0, NULL},
 };
 
@@ -2111,4 +2212,9 @@ static struct PyModuleDef module = {
     "The special functions of strided.kernels.special, compiled (see strided.kernels.native).", -1, methods,
 };
 
-PyMODINIT_FUNC PyInit__specialkernel(void) { return PyModule_Create(&module); }
+PyMODINIT_FUNC PyInit__specialkernel(void)
+{
+    for (int i = 0; i < 30; i++) TI0A_F[i] = (float)I0A[i];
+    for (int i = 0; i < 25; i++) TI0B_F[i] = (float)I0B[i];
+    return PyModule_Create(&module);
+}

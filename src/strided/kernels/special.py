@@ -59,9 +59,38 @@ def into(name: str, x: np.ndarray, out: np.ndarray) -> bool:
     True
     """
     k = native.special()
-    if k is None or not _takes(x, out):
+    if k is None:
+        return False
+    which = TORCH_BESSEL.get(name)
+    if which is not None:
+        return _torch_bessel_into(k, which, x, out)
+    if not _takes(x, out):
         return False
     getattr(k, name)(x, out)
+    return True
+
+
+# The Bessel functions whose compiled kernel is PyTorch's own (calc_i0/i1/i0e/i1e: Cephes'
+# Chebyshev expansions computed in the tensor's type, fused as PyTorch's AVX2/AVX-512 build fuses
+# them), by the kernel's ``which``; the NumPy formulas below (no compiler) agree to a few ulps.
+TORCH_BESSEL = {"i0": 0, "i1": 1, "i0e": 2, "i1e": 3}
+
+
+def _torch_bessel_into(k: object, which: int, x: np.ndarray, out: np.ndarray) -> bool:
+    """``out`` = PyTorch's Bessel function ``which`` of ``x``: computed in ``out``'s type (float32
+    for float16/bfloat16, as PyTorch upcasts them), through a contiguous copy where ``x`` or
+    ``out`` is not one, and rounded into ``out``."""
+    dt = out.dtype if out.dtype in _FLOATS else np.dtype(np.float32)
+    if x.dtype == dt and out.dtype == dt and _takes(x, out):  # (one memory order: a map, in place too)
+        src, dst = x, out
+    else:
+        src = np.array(x, dtype=dt, order="C")
+        dst = out if out.dtype == dt and _takes(src, out) else np.empty(src.shape, dt)
+    if not k.torch_bessel(src, dst, which):  # (an overlap: x is out, in place)
+        dst = np.empty(src.shape, dt)
+        k.torch_bessel(src, dst, which)
+    if dst is not out:
+        np.copyto(out, dst, casting="unsafe")
     return True
 
 
