@@ -71,6 +71,11 @@ def test_integer_half_inplace_and_out_forms(name):
         t = st.tensor(x)
         t.i0_()  # (in place: the kernel reads and writes one buffer)
         np.testing.assert_array_equal(_bits(np.asarray(t)), _bits(torch.from_numpy(x.copy()).i0_().numpy()))
+        m = x[:480].reshape(16, 30)
+        t, tt = st.tensor(m).t(), torch.from_numpy(m.copy()).t()  # (column-major, in place)
+        t.i0_()
+        tt.i0_()
+        np.testing.assert_array_equal(_bits(np.asarray(t)), _bits(tt.numpy()))
 
 
 @pytest.mark.parametrize("name", NAMES)

@@ -87,7 +87,7 @@ def _torch_bessel_into(k: object, which: int, x: np.ndarray, out: np.ndarray) ->
         src = np.array(x, dtype=dt, order="C")
         dst = out if out.dtype == dt and _takes(src, out) else np.empty(src.shape, dt)
     if not k.torch_bessel(src, dst, which):  # (an overlap: x is out, in place)
-        dst = np.empty(src.shape, dt)
+        dst = np.empty_like(src)  # (src's memory order: the kernel walks both in step)
         k.torch_bessel(src, dst, which)
     if dst is not out:
         np.copyto(out, dst, casting="unsafe")
