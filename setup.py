@@ -24,7 +24,7 @@ setup(ext_modules=[Extension(
     # would reassociate and call vector exp/log), no -march (no FMA instructions to contract into);
     # -O3 runs i1's blocked series two lanes at a time (SSE2: the same roundings per lane). Where
     # PyTorch's own kernels fuse (its Bessel functions), the C code says so with explicit fmas.
-    depends=["src/strided/kernels/_torch_bessel.h"],
+    depends=["src/strided/kernels/_torch_special.h"],
     extra_compile_args=["-O3", "-std=c99", "-Wall", "-ffp-contract=off", "-fno-fast-math"],
     libraries=["m"],
 )])

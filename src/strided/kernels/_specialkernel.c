@@ -2102,23 +2102,37 @@ static const float TI1B_F[7] = {
     7.78576235018280120474E-1f};
 static float TI0A_F[30], TI0B_F[25]; /* I0A, I0B (above) as float: filled once at import */
 
-/* The kernels (_torch_bessel.h) twice: with the FMA instructions inlined (target "fma", chosen at
+/* calc_digamma's constants, in double and in float */
+static const double PSI_10_D = 2.25175258906672110764;
+static const float PSI_10_F = 2.25175258906672110764f;
+static const double DIGAMMA_A_D[7] = {8.33333333333333333333E-2, -2.10927960927960927961E-2,
+                                      7.57575757575757575758E-3, -4.16666666666666666667E-3,
+                                      3.96825396825396825397E-3, -8.33333333333333333333E-3,
+                                      8.33333333333333333333E-2};
+static const float DIGAMMA_A_F[7] = {8.33333333333333333333E-2f, -2.10927960927960927961E-2f,
+                                     7.57575757575757575758E-3f, -4.16666666666666666667E-3f,
+                                     3.96825396825396825397E-3f, -8.33333333333333333333E-3f,
+                                     8.33333333333333333333E-2f};
+
+/* The kernels (_torch_special.h) twice: with the FMA instructions inlined (target "fma", chosen at
  * run time on a CPU that has them) and with the C library's fma (any x86-64: the same bits, slower). */
 #define TB(NAME) NAME##_plain
 #define TB_TARGET
-#include "_torch_bessel.h"
+#include "_torch_special.h"
 #undef TB
 #undef TB_TARGET
 #if defined(__x86_64__) || defined(__i386__)
 #define TB(NAME) NAME##_fma3
 #define TB_TARGET __attribute__((target("fma")))
-#include "_torch_bessel.h"
+#include "_torch_special.h"
 #undef TB
 #undef TB_TARGET
 #define HAS_FMA3() __builtin_cpu_supports("fma")
 #else  /* (another architecture: its fma is the C library's, or the compiler's own instruction) */
 #define torch_bessel_d_fma3 torch_bessel_d_plain
 #define torch_bessel_f_fma3 torch_bessel_f_plain
+#define torch_gamma_d_fma3 torch_gamma_d_plain
+#define torch_gamma_f_fma3 torch_gamma_f_plain
 #define HAS_FMA3() 0
 #endif
 
@@ -2152,6 +2166,44 @@ static PyObject *py_torch_bessel(PyObject *self, PyObject *const *args, Py_ssize
     } else {
         if (fma3) torch_bessel_f_fma3(src.buf, dst.buf, n, which);
         else torch_bessel_f_plain(src.buf, dst.buf, n, which);
+    }
+    Py_END_ALLOW_THREADS
+    PyBuffer_Release(&src);
+    PyBuffer_Release(&dst);
+    Py_RETURN_TRUE;
+}
+
+static PyObject *py_torch_gamma(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
+{   /* torch_gamma(src, dst, which, n) -> bool: PyTorch's digamma (which 0), trigamma (1) or
+     * polygamma of order n >= 2 (2); False (nothing written) as torch_bessel */
+    (void)self;
+    if (nargs != 4) {
+        PyErr_Format(PyExc_TypeError, "torch_gamma(src, dst, which, n) takes 4 arguments, not %zd", nargs);
+        return NULL;
+    }
+    int which = (int)PyLong_AsLong(args[2]), n = (int)PyLong_AsLong(args[3]);
+    if (PyErr_Occurred()) return NULL;
+    if (which < 0 || which > 2 || (which == 2 && n < 2)) {
+        PyErr_Format(PyExc_ValueError, "torch_gamma: which is 0 (digamma), 1 (trigamma) or 2 (polygamma, "
+                     "n >= 2), not %d (n %d)", which, n);
+        return NULL;
+    }
+    Py_buffer src, dst;
+    if (get_buffers(args, &src, &dst, "torch_gamma") < 0) return NULL;
+    if (src.itemsize != dst.itemsize || overlaps(&src, &dst)) {
+        PyBuffer_Release(&src);
+        PyBuffer_Release(&dst);
+        Py_RETURN_FALSE;
+    }
+    Py_ssize_t count = src.len / src.itemsize;
+    int fma3 = HAS_FMA3();
+    Py_BEGIN_ALLOW_THREADS
+    if (src.itemsize == 8) {
+        if (fma3) torch_gamma_d_fma3(src.buf, dst.buf, count, which, n);
+        else torch_gamma_d_plain(src.buf, dst.buf, count, which, n);
+    } else {
+        if (fma3) torch_gamma_f_fma3(src.buf, dst.buf, count, which, n);
+        else torch_gamma_f_plain(src.buf, dst.buf, count, which, n);
     }
     Py_END_ALLOW_THREADS
     PyBuffer_Release(&src);
@@ -2204,6 +2256,9 @@ static PyMethodDef methods[] = {
     {"torch_bessel", (PyCFunction)(void (*)(void))py_torch_bessel, METH_FASTCALL,
      "torch_bessel(src, dst, which) -> bool: PyTorch's i0 (which 0), i1 (1), i0e (2), i1e (3) in the buffers' "
      "type, float32 or float64 (False: formats differ, or an overlap; nothing written)"},
+    {"torch_gamma", (PyCFunction)(void (*)(void))py_torch_gamma, METH_FASTCALL,
+     "torch_gamma(src, dst, which, n) -> bool: PyTorch's digamma (which 0), trigamma (1), polygamma of order "
+     "n >= 2 (2) in the buffers' type (False: formats differ, or an overlap; nothing written)"},
     {NULL, NULL, 0, NULL},
 };
 

@@ -61,34 +61,48 @@ def into(name: str, x: np.ndarray, out: np.ndarray) -> bool:
     k = native.special()
     if k is None:
         return False
-    which = TORCH_BESSEL.get(name)
-    if which is not None:
-        return _torch_bessel_into(k, which, x, out)
+    if name in TORCH_BESSEL or name in TORCH_GAMMA:
+        return _torch_into(lambda src, dst: run_compiled(k, name, src, dst), x, out)
     if not _takes(x, out):
         return False
     getattr(k, name)(x, out)
     return True
 
 
-# The Bessel functions whose compiled kernel is PyTorch's own (calc_i0/i1/i0e/i1e: Cephes'
-# Chebyshev expansions computed in the tensor's type, fused as PyTorch's AVX2/AVX-512 build fuses
-# them), by the kernel's ``which``; the NumPy formulas below (no compiler) agree to a few ulps.
+# The functions whose compiled kernel is PyTorch's own code (ATen's calc_i0/i1/i0e/i1e: Cephes'
+# Chebyshev expansions; calc_digamma, trigamma, zeta) computed in the tensor's type and fused as
+# PyTorch's AVX2/AVX-512 build fuses them, by the kernel's ``which``: their bits are PyTorch's. The
+# NumPy formulas below (no compiler) agree to a few ulps.
 TORCH_BESSEL = {"i0": 0, "i1": 1, "i0e": 2, "i1e": 3}
+TORCH_GAMMA = {"digamma": 0, "trigamma": 1}
 
 
-def _torch_bessel_into(k: object, which: int, x: np.ndarray, out: np.ndarray) -> bool:
-    """``out`` = PyTorch's Bessel function ``which`` of ``x``: computed in ``out``'s type (float32
-    for float16/bfloat16, as PyTorch upcasts them), through a contiguous copy where ``x`` or
-    ``out`` is not one, and rounded into ``out``."""
+def run_compiled(k: object, name: str, x: np.ndarray, out: np.ndarray) -> bool:
+    """The compiled kernel ``name`` of ``x`` into ``out`` (one float type, one memory order, as
+    the entries check); False where PyTorch's kernels refuse the pair (an overlap: nothing written)."""
+    which = TORCH_BESSEL.get(name)
+    if which is not None:
+        return k.torch_bessel(x, out, which)
+    which = TORCH_GAMMA.get(name)
+    if which is not None:
+        return k.torch_gamma(x, out, which, which)
+    getattr(k, name)(x, out)
+    return True
+
+
+def _torch_into(run: Callable[[np.ndarray, np.ndarray], bool], x: np.ndarray, out: np.ndarray) -> bool:
+    """``out`` = one of PyTorch's own kernels (``run(src, dst)``) of ``x``: computed in ``out``'s
+    type (float32 for float16/bfloat16, as PyTorch upcasts them), through a contiguous copy where
+    ``x`` or ``out`` is not one, and rounded into ``out``."""
     dt = out.dtype if out.dtype in _FLOATS else np.dtype(np.float32)
     if x.dtype == dt and out.dtype == dt and _takes(x, out):  # (one memory order: a map, in place too)
         src, dst = x, out
     else:
         src = np.array(x, dtype=dt, order="C")
         dst = out if out.dtype == dt and _takes(src, out) else np.empty(src.shape, dt)
-    if not k.torch_bessel(src, dst, which):  # (an overlap: x is out, in place)
+    if not run(src, dst):  # (an overlap: x is out, in place)
         dst = np.empty_like(src)  # (src's memory order: the kernel walks both in step)
-        k.torch_bessel(src, dst, which)
+        run(src, dst)
     if dst is not out:
         np.copyto(out, dst, casting="unsafe")
     return True
@@ -679,10 +693,9 @@ def polygamma_into(n: int, x: np.ndarray, out: np.ndarray) -> bool:
     if n < 2:
         return into("trigamma" if n else "digamma", x, out)
     k = native.special()
-    if k is None or not _takes(x, out):
+    if k is None:
         return False
-    k.zeta_scaled(x, out, n + 1.0, (1.0 if n % 2 else -1.0) * math.exp(math.lgamma(n + 1.0)))
-    return True
+    return _torch_into(lambda src, dst: k.torch_gamma(src, dst, 2, n), x, out)  # (PyTorch's calc_polygamma)
 
 
 def _bessel_i_scaled(x: np.ndarray, order: int) -> np.ndarray:

@@ -100,16 +100,12 @@ def _special_fresh(fn: Callable[[np.ndarray], np.ndarray]) -> Callable[[np.ndarr
     formulas = getattr(fn, "__wrapped__", fn)  # (the NumPy formulas themselves: no second check)
     fn32 = special.FLOAT32.get(name, fn)
     formulas32 = getattr(fn32, "__wrapped__", fn32)
-    bessel = special.TORCH_BESSEL.get(name)
 
     def run(x: np.ndarray) -> np.ndarray:  # (x: flat, contiguous float32/float64: no checks)
         out = np.empty(x.shape, x.dtype)
         k = native.special()
         if k is not None and x.flags.aligned:  # (unaligned: a from_numpy view; the kernel refuses it)
-            if bessel is None:
-                getattr(k, name)(x, out)
-            else:
-                k.torch_bessel(x, out, bessel)  # (PyTorch's own i0: special.TORCH_BESSEL)
+            special.run_compiled(k, name, x, out)  # (i0, digamma: PyTorch's own code, special.TORCH_*)
         else:
             np.copyto(out, quietly(formulas32 if x.dtype == _F32 else formulas, x), casting="unsafe")
         return out

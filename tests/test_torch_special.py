@@ -1,7 +1,8 @@
-"""i0, special.i1, special.i0e, special.i1e bit for bit as PyTorch: its Cephes Chebyshev
-expansions in the tensor's own type (float32 with its shorter float tables), fused as its
-AVX2/AVX-512 build fuses them (including the first step GCC folds into one fma). Without the
-compiled kernel (STRIDED_NATIVE=0) the NumPy formulas agree to a few ulps."""
+"""PyTorch's own special-function code, bit for bit: i0, special.i1, special.i0e, special.i1e
+(its Cephes Chebyshev expansions in the tensor's own type, float32 with its shorter float tables)
+and digamma, polygamma(1) (trigamma), polygamma(n >= 2) (calc_digamma, trigamma, zeta), fused as
+its AVX2/AVX-512 build fuses them (including the first Chebyshev step GCC folds into one fma).
+Without the compiled kernel (STRIDED_NATIVE=0) the NumPy formulas agree to a few ulps."""
 
 from __future__ import annotations
 
@@ -95,3 +96,41 @@ def test_the_entry_refuses_what_it_cannot_compute():
         k.torch_bessel(x, np.empty(4), 7)
     with pytest.raises(TypeError, match="takes 3 arguments"):
         k.torch_bessel(x)
+
+
+GAMMA_CALLS = {
+    "digamma": lambda lib, t: lib.digamma(t),
+    "polygamma1": lambda lib, t: lib.polygamma(1, t),
+    "polygamma2": lambda lib, t: lib.polygamma(2, t),
+    "polygamma5": lambda lib, t: lib.polygamma(5, t),
+    "digamma_": lambda lib, t: t.digamma_(),
+    "polygamma3_": lambda lib, t: t.polygamma_(3),
+}
+GAMMA_VALUES = np.concatenate([
+    _rng.uniform(-20, 20, 3000), _rng.uniform(0, 3, 1500), _rng.uniform(1, 1e6, 500),
+    np.ldexp(_rng.uniform(-1, 1, 100), _rng.integers(-140, 0, 100)),
+    [0.0, -0.0, np.inf, -np.inf, np.nan, -1.0, -2.0, 1.0, 10.0, 0.5, 1e17, 1e18, -0.5, -1e-30, -2e5 - 0.3]])
+
+
+@pytest.mark.parametrize("call", list(GAMMA_CALLS))
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+@pytest.mark.parametrize("layout", ["contiguous", "transposed", "strided"])
+def test_digamma_polygamma_bits_are_pytorchs(call, dtype, layout):
+    x = np.resize(GAMMA_VALUES.astype(dtype), (50, 103))
+    views = {"contiguous": lambda t: t, "transposed": lambda t: t.t(), "strided": lambda t: t[::2, 1::3]}
+    fn = GAMMA_CALLS[call]
+    ours = fn(st, views[layout](st.tensor(x)))
+    theirs = fn(torch, views[layout](torch.from_numpy(x.copy())))
+    assert ours.stride() == theirs.stride()
+    np.testing.assert_array_equal(_bits(np.asarray(ours)), _bits(theirs.numpy()))
+
+
+@pytest.mark.parametrize("call", ["digamma", "polygamma1", "polygamma2"])
+def test_digamma_polygamma_without_the_kernel_within_a_few_ulps(call):
+    x = GAMMA_VALUES[np.isfinite(GAMMA_VALUES) & (GAMMA_VALUES > -100)]
+    want = GAMMA_CALLS[call](torch, torch.from_numpy(x)).numpy()
+    with native.disabled():
+        got = np.asarray(GAMMA_CALLS[call](st, st.tensor(x)))
+    finite = np.isfinite(want)
+    np.testing.assert_allclose(got[finite], want[finite], rtol=1e-9)
+    np.testing.assert_array_equal(np.isnan(got), np.isnan(want))
