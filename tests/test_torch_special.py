@@ -134,3 +134,22 @@ def test_digamma_polygamma_without_the_kernel_within_a_few_ulps(call):
     finite = np.isfinite(want)
     np.testing.assert_allclose(got[finite], want[finite], rtol=1e-9)
     np.testing.assert_array_equal(np.isnan(got), np.isnan(want))
+
+
+def test_the_c_library_fma_copy_gives_the_same_bits():
+    """A CPU without FMA instructions runs the kernels' other copy (the C library's fma): the same
+    bits (forced here with STRIDED_NATIVE_NO_FMA3, in a fresh process)."""
+    import os
+    import subprocess
+    import sys
+
+    script = (
+        "import numpy as np, strided as st\n"
+        "x = np.random.default_rng(4).uniform(-30, 30, 5000)\n"
+        "for dt in ('float32', 'float64'):\n"
+        "    t = st.tensor(x.astype(dt))\n"
+        "    for r in (st.special.i1(t), st.special.i0e(t), st.i0(t), st.digamma(t), st.polygamma(1, t), st.polygamma(3, t)):\n"
+        "        print(np.asarray(r).tobytes().hex())\n")
+    runs = [subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, check=True,
+                           env={**os.environ, **extra}).stdout for extra in ({}, {"STRIDED_NATIVE_NO_FMA3": "1"})]
+    assert runs[0] == runs[1] and len(runs[0]) > 1000

@@ -34,6 +34,7 @@
 #define PY_SSIZE_T_CLEAN
 #include <Python.h>
 #include <math.h>
+#include <stdlib.h>
 #include <stdint.h>
 #include <string.h>
 
@@ -2127,7 +2128,9 @@ static const float DIGAMMA_A_F[7] = {8.33333333333333333333E-2f, -2.109279609279
 #include "_torch_special.h"
 #undef TB
 #undef TB_TARGET
-#define HAS_FMA3() __builtin_cpu_supports("fma")
+/* (STRIDED_NATIVE_NO_FMA3 set: the C library's fma, as on a CPU without the instructions; the tests
+ * check that copy gives the same bits) */
+#define HAS_FMA3() (__builtin_cpu_supports("fma") && getenv("STRIDED_NATIVE_NO_FMA3") == NULL)
 #else  /* (another architecture: its fma is the C library's, or the compiler's own instruction) */
 #define torch_bessel_d_fma3 torch_bessel_d_plain
 #define torch_bessel_f_fma3 torch_bessel_f_plain
@@ -2136,9 +2139,35 @@ static const float DIGAMMA_A_F[7] = {8.33333333333333333333E-2f, -2.109279609279
 #define HAS_FMA3() 0
 #endif
 
+typedef void (*torch_d_fn)(const double *, double *, Py_ssize_t, int, int);
+typedef void (*torch_f_fn)(const float *, float *, Py_ssize_t, int, int);
+
+/* One of PyTorch's own kernels over src into dst, in their type (the FMA-instruction copy when the
+ * CPU has it): False (nothing written) unless both are one format, one length, one memory order,
+ * and do not overlap */
+static PyObject *run_torch_kernel(PyObject *const *args, const char *name, int which, int n,
+                                  torch_d_fn d_plain, torch_d_fn d_fma3, torch_f_fn f_plain, torch_f_fn f_fma3)
+{
+    Py_buffer src, dst;
+    if (get_buffers(args, &src, &dst, name) < 0) return NULL;
+    if (src.itemsize != dst.itemsize || overlaps(&src, &dst)) {
+        PyBuffer_Release(&src);
+        PyBuffer_Release(&dst);
+        Py_RETURN_FALSE;
+    }
+    Py_ssize_t count = src.len / src.itemsize;
+    int fma3 = HAS_FMA3();
+    Py_BEGIN_ALLOW_THREADS
+    if (src.itemsize == 8) (fma3 ? d_fma3 : d_plain)(src.buf, dst.buf, count, which, n);
+    else (fma3 ? f_fma3 : f_plain)(src.buf, dst.buf, count, which, n);
+    Py_END_ALLOW_THREADS
+    PyBuffer_Release(&src);
+    PyBuffer_Release(&dst);
+    Py_RETURN_TRUE;
+}
+
 static PyObject *py_torch_bessel(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
-{   /* torch_bessel(src, dst, which) -> bool: False (nothing written) unless src and dst are one
-     * format (float32 or float64), one length, one memory order, and do not overlap */
+{   /* torch_bessel(src, dst, which) -> bool: PyTorch's i0 (0), i1 (1), i0e (2), i1e (3) */
     (void)self;
     if (nargs != 3) {
         PyErr_Format(PyExc_TypeError, "torch_bessel(src, dst, which) takes 3 arguments, not %zd", nargs);
@@ -2150,32 +2179,13 @@ static PyObject *py_torch_bessel(PyObject *self, PyObject *const *args, Py_ssize
         PyErr_Format(PyExc_ValueError, "torch_bessel: which is 0 (i0), 1 (i1), 2 (i0e) or 3 (i1e), not %d", which);
         return NULL;
     }
-    Py_buffer src, dst;
-    if (get_buffers(args, &src, &dst, "torch_bessel") < 0) return NULL;
-    if (src.itemsize != dst.itemsize || overlaps(&src, &dst)) {
-        PyBuffer_Release(&src);
-        PyBuffer_Release(&dst);
-        Py_RETURN_FALSE;
-    }
-    Py_ssize_t n = src.len / src.itemsize;
-    int fma3 = HAS_FMA3();
-    Py_BEGIN_ALLOW_THREADS
-    if (src.itemsize == 8) {
-        if (fma3) torch_bessel_d_fma3(src.buf, dst.buf, n, which);
-        else torch_bessel_d_plain(src.buf, dst.buf, n, which);
-    } else {
-        if (fma3) torch_bessel_f_fma3(src.buf, dst.buf, n, which);
-        else torch_bessel_f_plain(src.buf, dst.buf, n, which);
-    }
-    Py_END_ALLOW_THREADS
-    PyBuffer_Release(&src);
-    PyBuffer_Release(&dst);
-    Py_RETURN_TRUE;
+    return run_torch_kernel(args, "torch_bessel", which, 0, torch_bessel_d_plain, torch_bessel_d_fma3,
+                            torch_bessel_f_plain, torch_bessel_f_fma3);
 }
 
 static PyObject *py_torch_gamma(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
-{   /* torch_gamma(src, dst, which, n) -> bool: PyTorch's digamma (which 0), trigamma (1) or
-     * polygamma of order n >= 2 (2); False (nothing written) as torch_bessel */
+{   /* torch_gamma(src, dst, which, n) -> bool: PyTorch's digamma (0), trigamma (1) or polygamma of
+     * order n >= 2 (2) */
     (void)self;
     if (nargs != 4) {
         PyErr_Format(PyExc_TypeError, "torch_gamma(src, dst, which, n) takes 4 arguments, not %zd", nargs);
@@ -2188,27 +2198,8 @@ static PyObject *py_torch_gamma(PyObject *self, PyObject *const *args, Py_ssize_
                      "n >= 2), not %d (n %d)", which, n);
         return NULL;
     }
-    Py_buffer src, dst;
-    if (get_buffers(args, &src, &dst, "torch_gamma") < 0) return NULL;
-    if (src.itemsize != dst.itemsize || overlaps(&src, &dst)) {
-        PyBuffer_Release(&src);
-        PyBuffer_Release(&dst);
-        Py_RETURN_FALSE;
-    }
-    Py_ssize_t count = src.len / src.itemsize;
-    int fma3 = HAS_FMA3();
-    Py_BEGIN_ALLOW_THREADS
-    if (src.itemsize == 8) {
-        if (fma3) torch_gamma_d_fma3(src.buf, dst.buf, count, which, n);
-        else torch_gamma_d_plain(src.buf, dst.buf, count, which, n);
-    } else {
-        if (fma3) torch_gamma_f_fma3(src.buf, dst.buf, count, which, n);
-        else torch_gamma_f_plain(src.buf, dst.buf, count, which, n);
-    }
-    Py_END_ALLOW_THREADS
-    PyBuffer_Release(&src);
-    PyBuffer_Release(&dst);
-    Py_RETURN_TRUE;
+    return run_torch_kernel(args, "torch_gamma", which, n, torch_gamma_d_plain, torch_gamma_d_fma3,
+                            torch_gamma_f_plain, torch_gamma_f_fma3);
 }
 
 static PyMethodDef methods[] = {

@@ -62,14 +62,17 @@ static TB_TARGET float TB(bessel_f)(float v, int which)
     return v < 0.0f ? -out : out;
 }
 
-static TB_TARGET void TB(torch_bessel_d)(const double *in, double *out, Py_ssize_t n, int which)
+/* (the gamma kernels' signature: order unused) */
+static TB_TARGET void TB(torch_bessel_d)(const double *in, double *out, Py_ssize_t count, int which, int order)
 {
-    for (Py_ssize_t i = 0; i < n; i++) out[i] = TB(bessel_d)(in[i], which);
+    (void)order;
+    for (Py_ssize_t i = 0; i < count; i++) out[i] = TB(bessel_d)(in[i], which);
 }
 
-static TB_TARGET void TB(torch_bessel_f)(const float *in, float *out, Py_ssize_t n, int which)
+static TB_TARGET void TB(torch_bessel_f)(const float *in, float *out, Py_ssize_t count, int which, int order)
 {
-    for (Py_ssize_t i = 0; i < n; i++) out[i] = TB(bessel_f)(in[i], which);
+    (void)order;
+    for (Py_ssize_t i = 0; i < count; i++) out[i] = TB(bessel_f)(in[i], which);
 }
 
 /* ------------------------------------------------------------ digamma, trigamma, polygamma (n >= 2) */
