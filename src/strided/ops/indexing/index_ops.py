@@ -332,18 +332,20 @@ def _fast_index_write(self: Any, dim: Any, index: Any, source: Any, add: bool) -
 _SLICE_ADD = 256
 
 
-def _add_at(out: np.ndarray, d: int, idx: np.ndarray, vals: np.ndarray) -> None:
-    """``np.add.at(out, _key(d, idx), vals)``: the slice at ``idx[k]`` along dim ``d`` gets the
-    slice ``k`` of ``vals`` added, the writes in the index's order (each one rounding, as there).
-    ``out`` must not overlap ``vals`` or itself.
+def _add_at(out: np.ndarray, d: int, idx: np.ndarray, vals: np.ndarray, ufunc: np.ufunc = np.add) -> None:
+    """``ufunc.at(out, _key(d, idx), vals)`` (``np.add`` by default; ``np.multiply`` for
+    index_reduce's prod): the slice at ``idx[k]`` along dim ``d`` gets the slice ``k`` of ``vals``
+    added (multiplied), the writes in the index's order (each one rounding, as there). ``out``
+    must not overlap ``vals`` or itself.
 
     From :data:`_SLICE_ADD` elements a slice, for float32/float64/integer values without NaN, one
-    in-place ``np.add`` per index instead: the same sums in the same order. (Two NaN operands: x86
-    keeps one of them, and which one differs between np.add.at and NumPy's SIMD loops; with a
-    NaN-free source no sum has two NaN operands, and one NaN operand is the sum whatever the loop.)"""
+    in-place ``ufunc`` call per index instead: the same sums (products) in the same order. (Two NaN
+    operands: x86 keeps one of them, and which one differs between ufunc.at and NumPy's SIMD loops;
+    with a NaN-free source no step has two NaN operands, and one NaN operand is the result whatever
+    the loop.)"""
     if not vals.size or out.size < _SLICE_ADD * out.shape[d] or out.dtype.char not in "fdbhilqBHILQ" \
             or vals.dtype != out.dtype or (out.dtype.kind == "f" and np.isnan(vals.min())):
-        np.add.at(out, _key(d, idx), vals)
+        ufunc.at(out, _key(d, idx), vals)
         return
     if not vals.flags.c_contiguous and out.flags.c_contiguous:
         # (a transposed source read slice by slice walks a large stride: copied row-major in tiles first)
@@ -353,7 +355,7 @@ def _add_at(out: np.ndarray, d: int, idx: np.ndarray, vals: np.ndarray) -> None:
     lead = (slice(None),) * d
     for k, i in enumerate(idx.tolist()):
         part = out[lead + (i,)]
-        np.add(part, vals[lead + (k,)], out=part)
+        ufunc(part, vals[lead + (k,)], out=part)
 
 
 def _index_add(self: Tensor, dim: Any, index: Any, source: Any, alpha: Any, inplace: bool) -> Tensor:
@@ -615,14 +617,20 @@ def _reduce_into(tgt: np.ndarray, d: int, idx: np.ndarray, vals: np.ndarray, red
     if reduce in ("amax", "amin") and np_kind(tgt.dtype) == "f":
         zeros = _first_zeros(tgt, d, idx, vals, include_self)
         with np.errstate(invalid="ignore"):  # (a NaN propagates, as in PyTorch: no warning)
-            ufunc.at(tgt, key, vals)
+            if tgt.size and np.isnan(tgt.min()):
+                ufunc.at(tgt, key, vals)
+            else:  # (no NaN in the target; _add_at checks the source: a zero's sign is fixed below)
+                _add_at(tgt, d, idx, vals, ufunc)
         if zeros is not None:  # (a zero extreme: the first zero's sign, see _first_zeros)
             pos, first = zeros
             moved = np.moveaxis(tgt, d, 0)
             tied = moved[pos] == 0
             moved[tuple(p[tied] for p in pos)] = first[tied]
         return
-    ufunc.at(tgt, key, vals)
+    if reduce == "amax" or reduce == "amin":
+        ufunc.at(tgt, key, vals)  # (integers: no NaN or signed zero to decide)
+    else:
+        _add_at(tgt, d, idx, vals, ufunc)  # (large slices: one in-place call per index, the same order)
     if reduce == "mean":
         counts = np.bincount(idx, minlength=tgt.shape[d])[hit] + (1 if include_self else 0)
         shape = [1] * tgt.ndim
