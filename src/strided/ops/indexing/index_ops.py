@@ -332,7 +332,7 @@ def _fast_index_write(self: Any, dim: Any, index: Any, source: Any, add: bool) -
 _SLICE_ADD = 256
 
 
-def _add_at(out: np.ndarray, d: int, idx: np.ndarray, vals: np.ndarray, ufunc: np.ufunc = np.add) -> None:
+def _add_at(out: np.ndarray, d: int, idx: np.ndarray, vals: np.ndarray, ufunc: np.ufunc | None = None) -> None:
     """``ufunc.at(out, _key(d, idx), vals)`` (``np.add`` by default; ``np.multiply`` for
     index_reduce's prod): the slice at ``idx[k]`` along dim ``d`` gets the slice ``k`` of ``vals``
     added (multiplied), the writes in the index's order (each one rounding, as there). ``out``
@@ -343,6 +343,8 @@ def _add_at(out: np.ndarray, d: int, idx: np.ndarray, vals: np.ndarray, ufunc: n
     operands: x86 keeps one of them, and which one differs between ufunc.at and NumPy's SIMD loops;
     with a NaN-free source no step has two NaN operands, and one NaN operand is the result whatever
     the loop.)"""
+    if ufunc is None:
+        ufunc = np.add  # (looked up per call: tests watch the module's np)
     if not vals.size or out.size < _SLICE_ADD * out.shape[d] or out.dtype.char not in "fdbhilqBHILQ" \
             or vals.dtype != out.dtype or (out.dtype.kind == "f" and np.isnan(vals.min())):
         ufunc.at(out, _key(d, idx), vals)
