@@ -1,6 +1,6 @@
 """PyTorch's own special-function code, bit for bit: i0, special.i1, special.i0e, special.i1e
-(its Cephes Chebyshev expansions in the tensor's own type, float32 with its shorter float tables)
-and digamma, polygamma(1) (trigamma), polygamma(n >= 2) (calc_digamma, trigamma, zeta), fused as
+(its Cephes Chebyshev expansions in the tensor's own type, float32 with its shorter float tables),
+digamma, polygamma(1) (trigamma) and polygamma(n >= 2) (calc_digamma, trigamma, zeta), fused as
 its AVX2/AVX-512 build fuses them (including the first Chebyshev step GCC folds into one fma).
 Without the compiled kernel (STRIDED_NATIVE=0) the NumPy formulas agree to a few ulps."""
 
@@ -91,11 +91,13 @@ def test_without_the_compiled_kernel_the_formulas_are_within_a_few_ulps(name):
 def test_the_entry_refuses_what_it_cannot_compute():
     k = native.special()
     x = np.ones(4)
-    assert not k.torch_bessel(x, np.empty(4, np.float32), 1)  # (one type for both: nothing written)
-    with pytest.raises(ValueError, match="which is 0"):
-        k.torch_bessel(x, np.empty(4), 7)
-    with pytest.raises(TypeError, match="takes 3 arguments"):
-        k.torch_bessel(x)
+    assert not k.torch_special(x, np.empty(4, np.float32), 1, 0)  # (one type for both: nothing written)
+    with pytest.raises(ValueError, match="which is 0..6"):
+        k.torch_special(x, np.empty(4), 7, 0)
+    with pytest.raises(ValueError, match="polygamma, n >= 2"):
+        k.torch_special(x, np.empty(4), 6, 1)
+    with pytest.raises(TypeError, match="takes 4 arguments"):
+        k.torch_special(x)
 
 
 GAMMA_CALLS = {

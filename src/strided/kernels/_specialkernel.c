@@ -2067,7 +2067,7 @@ done:
  * step, in the tensor's own type: float32 computes in float with PyTorch's float coefficient tables
  * (i1's are shorter), so the bits are PyTorch's, not a float64 result rounded once. PyTorch's x86
  * kernels are built for AVX2/AVX-512 with GCC's default contraction, which fuses chbevl's
- * x * b1 - b2 into one fma (checked against torch: tests/test_torch_bessel.py). */
+ * x * b1 - b2 into one fma (checked against torch: tests/test_torch_special.py). */
 
 static const double TI1A_D[29] = {
     2.77791411276104639959E-18, -2.11142121435816608115E-17, 1.55363195773620046921E-16,
@@ -2132,24 +2132,30 @@ static const float DIGAMMA_A_F[7] = {8.33333333333333333333E-2f, -2.109279609279
  * check that copy gives the same bits) */
 #define HAS_FMA3() (__builtin_cpu_supports("fma") && getenv("STRIDED_NATIVE_NO_FMA3") == NULL)
 #else  /* (another architecture: its fma is the C library's, or the compiler's own instruction) */
-#define torch_bessel_d_fma3 torch_bessel_d_plain
-#define torch_bessel_f_fma3 torch_bessel_f_plain
-#define torch_gamma_d_fma3 torch_gamma_d_plain
-#define torch_gamma_f_fma3 torch_gamma_f_plain
+#define torch_special_d_fma3 torch_special_d_plain
+#define torch_special_f_fma3 torch_special_f_plain
 #define HAS_FMA3() 0
 #endif
 
-typedef void (*torch_d_fn)(const double *, double *, Py_ssize_t, int, int);
-typedef void (*torch_f_fn)(const float *, float *, Py_ssize_t, int, int);
-
-/* One of PyTorch's own kernels over src into dst, in their type (the FMA-instruction copy when the
- * CPU has it): False (nothing written) unless both are one format, one length, one memory order,
- * and do not overlap */
-static PyObject *run_torch_kernel(PyObject *const *args, const char *name, int which, int n,
-                                  torch_d_fn d_plain, torch_d_fn d_fma3, torch_f_fn f_plain, torch_f_fn f_fma3)
-{
+static PyObject *py_torch_special(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
+{   /* torch_special(src, dst, which, n) -> bool: one of PyTorch's own special functions (which: 0 i0,
+     * 1 i1, 2 i0e, 3 i1e, 4 digamma, 5 trigamma, 6 polygamma of order n >= 2) in the
+     * buffers' type; False (nothing written) unless both are one format, one length, one memory
+     * order, and do not overlap */
+    (void)self;
+    if (nargs != 4) {
+        PyErr_Format(PyExc_TypeError, "torch_special(src, dst, which, n) takes 4 arguments, not %zd", nargs);
+        return NULL;
+    }
+    int which = (int)PyLong_AsLong(args[2]), n = (int)PyLong_AsLong(args[3]);
+    if (PyErr_Occurred()) return NULL;
+    if (which < 0 || which > 6 || (which == 6 && n < 2)) {
+        PyErr_Format(PyExc_ValueError, "torch_special: which is 0..6 (6: polygamma, n >= 2), not %d (n %d)",
+                     which, n);
+        return NULL;
+    }
     Py_buffer src, dst;
-    if (get_buffers(args, &src, &dst, name) < 0) return NULL;
+    if (get_buffers(args, &src, &dst, "torch_special") < 0) return NULL;
     if (src.itemsize != dst.itemsize || overlaps(&src, &dst)) {
         PyBuffer_Release(&src);
         PyBuffer_Release(&dst);
@@ -2158,48 +2164,12 @@ static PyObject *run_torch_kernel(PyObject *const *args, const char *name, int w
     Py_ssize_t count = src.len / src.itemsize;
     int fma3 = HAS_FMA3();
     Py_BEGIN_ALLOW_THREADS
-    if (src.itemsize == 8) (fma3 ? d_fma3 : d_plain)(src.buf, dst.buf, count, which, n);
-    else (fma3 ? f_fma3 : f_plain)(src.buf, dst.buf, count, which, n);
+    if (src.itemsize == 8) (fma3 ? torch_special_d_fma3 : torch_special_d_plain)(src.buf, dst.buf, count, which, n);
+    else (fma3 ? torch_special_f_fma3 : torch_special_f_plain)(src.buf, dst.buf, count, which, n);
     Py_END_ALLOW_THREADS
     PyBuffer_Release(&src);
     PyBuffer_Release(&dst);
     Py_RETURN_TRUE;
-}
-
-static PyObject *py_torch_bessel(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
-{   /* torch_bessel(src, dst, which) -> bool: PyTorch's i0 (0), i1 (1), i0e (2), i1e (3) */
-    (void)self;
-    if (nargs != 3) {
-        PyErr_Format(PyExc_TypeError, "torch_bessel(src, dst, which) takes 3 arguments, not %zd", nargs);
-        return NULL;
-    }
-    int which = (int)PyLong_AsLong(args[2]);
-    if (PyErr_Occurred()) return NULL;
-    if (which < 0 || which > 3) {
-        PyErr_Format(PyExc_ValueError, "torch_bessel: which is 0 (i0), 1 (i1), 2 (i0e) or 3 (i1e), not %d", which);
-        return NULL;
-    }
-    return run_torch_kernel(args, "torch_bessel", which, 0, torch_bessel_d_plain, torch_bessel_d_fma3,
-                            torch_bessel_f_plain, torch_bessel_f_fma3);
-}
-
-static PyObject *py_torch_gamma(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
-{   /* torch_gamma(src, dst, which, n) -> bool: PyTorch's digamma (0), trigamma (1) or polygamma of
-     * order n >= 2 (2) */
-    (void)self;
-    if (nargs != 4) {
-        PyErr_Format(PyExc_TypeError, "torch_gamma(src, dst, which, n) takes 4 arguments, not %zd", nargs);
-        return NULL;
-    }
-    int which = (int)PyLong_AsLong(args[2]), n = (int)PyLong_AsLong(args[3]);
-    if (PyErr_Occurred()) return NULL;
-    if (which < 0 || which > 2 || (which == 2 && n < 2)) {
-        PyErr_Format(PyExc_ValueError, "torch_gamma: which is 0 (digamma), 1 (trigamma) or 2 (polygamma, "
-                     "n >= 2), not %d (n %d)", which, n);
-        return NULL;
-    }
-    return run_torch_kernel(args, "torch_gamma", which, n, torch_gamma_d_plain, torch_gamma_d_fma3,
-                            torch_gamma_f_plain, torch_gamma_f_fma3);
 }
 
 static PyMethodDef methods[] = {
@@ -2244,12 +2214,10 @@ static PyMethodDef methods[] = {
     {"running_extreme", (PyCFunction)(void (*)(void))py_running_extreme, METH_FASTCALL,
      "running_extreme(x, values, indices, n, inner, is_max) -> bool: cummax (cummin) along a dim, PyTorch's "
      "kernel step for step (False: an overlap, nothing written)"},
-    {"torch_bessel", (PyCFunction)(void (*)(void))py_torch_bessel, METH_FASTCALL,
-     "torch_bessel(src, dst, which) -> bool: PyTorch's i0 (which 0), i1 (1), i0e (2), i1e (3) in the buffers' "
-     "type, float32 or float64 (False: formats differ, or an overlap; nothing written)"},
-    {"torch_gamma", (PyCFunction)(void (*)(void))py_torch_gamma, METH_FASTCALL,
-     "torch_gamma(src, dst, which, n) -> bool: PyTorch's digamma (which 0), trigamma (1), polygamma of order "
-     "n >= 2 (2) in the buffers' type (False: formats differ, or an overlap; nothing written)"},
+    {"torch_special", (PyCFunction)(void (*)(void))py_torch_special, METH_FASTCALL,
+     "torch_special(src, dst, which, n) -> bool: PyTorch's own i0 (which 0), i1 (1), i0e (2), i1e (3), digamma "
+     "(4), trigamma (5), polygamma of order n >= 2 (6) in the buffers' type (False: formats differ, "
+     "or an overlap; nothing written)"},
     {NULL, NULL, 0, NULL},
 };
 

@@ -1,5 +1,5 @@
-/* PyTorch's i0, i1, i0e, i1e (ATen/native/Math.h: calc_i0, calc_i1, calc_i0e, calc_i1e), included
- * by _specialkernel.c twice: TB(NAME) names this copy's functions, TB_TARGET its target attribute
+/* PyTorch's own special functions (ATen/native/Math.h): i0, i1, i0e, i1e, digamma, trigamma,
+ * polygamma, included by _specialkernel.c twice: TB(NAME) names this copy's functions, TB_TARGET its target attribute
  * (the FMA instructions inlined, or none: the C library's fma). The coefficient tables (I0A, I0B,
  * TI1A_D, TI1B_D, TI1A_F, TI1B_F, TI0A_F, TI0B_F) are the including file's. */
 
@@ -60,19 +60,6 @@ static TB_TARGET float TB(bessel_f)(float v, int which)
         out = which == 1 ? expf(x) * TB(chb_f)(y, TI1B_F, 7) / sqrtf(x) : TB(chb_f)(y, TI1B_F, 7) / sqrtf(x);
     }
     return v < 0.0f ? -out : out;
-}
-
-/* (the gamma kernels' signature: order unused) */
-static TB_TARGET void TB(torch_bessel_d)(const double *in, double *out, Py_ssize_t count, int which, int order)
-{
-    (void)order;
-    for (Py_ssize_t i = 0; i < count; i++) out[i] = TB(bessel_d)(in[i], which);
-}
-
-static TB_TARGET void TB(torch_bessel_f)(const float *in, float *out, Py_ssize_t count, int which, int order)
-{
-    (void)order;
-    for (Py_ssize_t i = 0; i < count; i++) out[i] = TB(bessel_f)(in[i], which);
 }
 
 /* ------------------------------------------------------------ digamma, trigamma, polygamma (n >= 2) */
@@ -238,15 +225,35 @@ static TB_TARGET float TB(polygamma_f)(float x, int n)
     return sign * expf(lgammaf((float)n + 1.0f)) * z;
 }
 
-/* which: 0 digamma, 1 trigamma, 2 polygamma of order n (>= 2) */
-static TB_TARGET void TB(torch_gamma_d)(const double *in, double *out, Py_ssize_t count, int which, int n)
+/* ------------------------------------------------------------ the loops */
+/* which: 0 i0, 1 i1, 2 i0e, 3 i1e, 4 digamma, 5 trigamma, 6 polygamma of order n (>= 2) */
+
+static TB_TARGET double TB(torch_one_d)(double x, int which, int n)
 {
-    for (Py_ssize_t i = 0; i < count; i++)
-        out[i] = which == 0 ? TB(digamma_d)(in[i]) : which == 1 ? TB(trigamma_d)(in[i]) : TB(polygamma_d)(in[i], n);
+    switch (which) {
+    case 4: return TB(digamma_d)(x);
+    case 5: return TB(trigamma_d)(x);
+    case 6: return TB(polygamma_d)(x, n);
+    default: return TB(bessel_d)(x, which);
+    }
 }
 
-static TB_TARGET void TB(torch_gamma_f)(const float *in, float *out, Py_ssize_t count, int which, int n)
+static TB_TARGET float TB(torch_one_f)(float x, int which, int n)
 {
-    for (Py_ssize_t i = 0; i < count; i++)
-        out[i] = which == 0 ? TB(digamma_f)(in[i]) : which == 1 ? TB(trigamma_f)(in[i]) : TB(polygamma_f)(in[i], n);
+    switch (which) {
+    case 4: return TB(digamma_f)(x);
+    case 5: return TB(trigamma_f)(x);
+    case 6: return TB(polygamma_f)(x, n);
+    default: return TB(bessel_f)(x, which);
+    }
+}
+
+static TB_TARGET void TB(torch_special_d)(const double *in, double *out, Py_ssize_t count, int which, int n)
+{
+    for (Py_ssize_t i = 0; i < count; i++) out[i] = TB(torch_one_d)(in[i], which, n);
+}
+
+static TB_TARGET void TB(torch_special_f)(const float *in, float *out, Py_ssize_t count, int which, int n)
+{
+    for (Py_ssize_t i = 0; i < count; i++) out[i] = TB(torch_one_f)(in[i], which, n);
 }

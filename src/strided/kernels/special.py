@@ -61,7 +61,7 @@ def into(name: str, x: np.ndarray, out: np.ndarray) -> bool:
     k = native.special()
     if k is None:
         return False
-    if name in TORCH_BESSEL or name in TORCH_GAMMA:
+    if name in TORCH_KERNELS:
         return _torch_into(lambda src, dst: run_compiled(k, name, src, dst), x, out)
     if not _takes(x, out):
         return False
@@ -73,19 +73,16 @@ def into(name: str, x: np.ndarray, out: np.ndarray) -> bool:
 # Chebyshev expansions; calc_digamma, trigamma, zeta) computed in the tensor's type and fused as
 # PyTorch's AVX2/AVX-512 build fuses them, by the kernel's ``which``: their bits are PyTorch's. The
 # NumPy formulas below (no compiler) agree to a few ulps.
-TORCH_BESSEL = {"i0": 0, "i1": 1, "i0e": 2, "i1e": 3}
-TORCH_GAMMA = {"digamma": 0, "trigamma": 1}
+TORCH_KERNELS = {"i0": 0, "i1": 1, "i0e": 2, "i1e": 3, "digamma": 4, "trigamma": 5}
+_POLYGAMMA = 6  # (the kernel's which for polygamma of order n >= 2)
 
 
 def run_compiled(k: object, name: str, x: np.ndarray, out: np.ndarray) -> bool:
     """The compiled kernel ``name`` of ``x`` into ``out`` (one float type, one memory order, as
     the entries check); False where PyTorch's kernels refuse the pair (an overlap: nothing written)."""
-    which = TORCH_BESSEL.get(name)
+    which = TORCH_KERNELS.get(name)
     if which is not None:
-        return k.torch_bessel(x, out, which)
-    which = TORCH_GAMMA.get(name)
-    if which is not None:
-        return k.torch_gamma(x, out, which, which)
+        return k.torch_special(x, out, which, 0)
     getattr(k, name)(x, out)
     return True
 
@@ -695,7 +692,7 @@ def polygamma_into(n: int, x: np.ndarray, out: np.ndarray) -> bool:
     k = native.special()
     if k is None:
         return False
-    return _torch_into(lambda src, dst: k.torch_gamma(src, dst, 2, n), x, out)  # (PyTorch's calc_polygamma)
+    return _torch_into(lambda src, dst: k.torch_special(src, dst, _POLYGAMMA, n), x, out)  # (calc_polygamma)
 
 
 def _bessel_i_scaled(x: np.ndarray, order: int) -> np.ndarray:
