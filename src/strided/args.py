@@ -539,6 +539,9 @@ def scalar_value(value: Any, op: str = "full") -> Any:
         value = numpy_scalar(value)  # (PyTorch's reading: full((2,), np.True_) is float32)
     if isinstance(value, (bool, int, float, complex)):
         return value
+    layout = getattr(value, "_layout", None)  # (a tensor: this layer does not import the class)
+    if layout is not None and not layout.shape and not value.requires_grad:
+        return value.item()  # (PyTorch's parser: a 0-d tensor without grad is a Number, full((2,), tensor(1)) int64)
     raise StridedTypeError(
         join_lines(
             f"{op}(): argument 'fill_value' must be Number, not {type(value).__name__}",

@@ -111,8 +111,19 @@ def tensor(data: Any, dtype: Any = None, *, device: Any = None, requires_grad: b
     >>> x.dtype, strided.tensor([1.0, 2]).dtype, x.shape
     (strided.int64, strided.float32, (2, 2))
     """
+    if isinstance(data, Tensor):
+        import warnings
+
+        from .callsite import user_site
+
+        warnings.warn(_COPY_CONSTRUCT, UserWarning, stacklevel=user_site()[1])
     t = _tensor(data, dtype, device)
     return leaf(t, requires_grad, "tensor")
+
+
+# PyTorch's warning for tensor(a_tensor) (and t.new_tensor(a_tensor)): the copy loses the history
+_COPY_CONSTRUCT = ("To copy construct from a tensor, it is recommended to use sourceTensor.detach().clone() or "
+                   "sourceTensor.detach().clone().requires_grad_(True), rather than torch.tensor(sourceTensor).")
 
 
 def _torch_bfloat16(data: Any) -> np.ndarray | None:
@@ -123,6 +134,15 @@ def _torch_bfloat16(data: Any) -> np.ndarray | None:
     import torch  # (already imported: data is a torch tensor)
 
     return data.detach().cpu().view(torch.int16).numpy().view(bfloat16.numpy)
+
+
+def _detached(data: Any) -> Any:
+    """``data`` (nested lists and tuples) with each tensor detached: its values, without its history."""
+    if isinstance(data, Tensor):
+        return data.detach()
+    if isinstance(data, (list, tuple)):
+        return [_detached(x) for x in data]
+    return data
 
 
 def _tensor(data: Any, dtype: Any, device: Any) -> Tensor:
@@ -139,7 +159,10 @@ def _tensor(data: Any, dtype: Any, device: Any) -> Tensor:
         from_python = False
     else:
         try:
-            source = np.array(data)
+            try:
+                source = np.array(data)
+            except StridedRuntimeError:  # (a tensor that requires grad among the items: refused to NumPy)
+                source = np.array(_detached(data))  # PyTorch reads its value: tensor([x]) has no history
         except (ValueError, OverflowError) as err:
             raise _nesting_error(data, err) from None
         floats_wanted = dtype is not None and to_dtype(dtype).is_floating_point
@@ -734,8 +757,14 @@ def _cinfo_1d(n: int) -> Layout:
 
 
 def _arange_number(value: Any, name: str) -> int | float | np.integer | np.floating:
-    """One bound or step of ``arange``: a real number, or the value of a 0-d tensor (as PyTorch)."""
+    """One bound or step of ``arange``: a real number, or the value of a 0-d tensor that does not
+    require grad (PyTorch's parser takes no other tensor for a Number)."""
     if isinstance(value, Tensor) and value.ndim == 0:
+        if value.requires_grad:
+            raise StridedTypeError(join_lines(
+                f"arange(): argument '{name}' must be Number, not Tensor",
+                f"{name} is a 0-d tensor that requires grad, which PyTorch's parser does not read as a number; "
+                f"fix: pass {name}.item() (arange's result has no gradient)"))
         value = value.item()  # (a bool one too: PyTorch reads arange(torch.tensor(True)) as arange(1))
     if isinstance(value, bool):
         return int(value)  # PyTorch: arange(True) is arange(1), int64
@@ -1163,5 +1192,6 @@ def empty_strided(size: Any, stride: Any, *, dtype: Any = None, device: Any = No
 # the kinds of this module's ops, in the op registry: new memory from no tensor's elements (a
 # ``*_like`` reads only its argument's layout and dtype), and from_numpy's wrap of the array's memory
 declare(Kind.ALLOC, "tensor empty zeros ones full empty_like zeros_like ones_like full_like arange linspace "
-                    "logspace eye empty_strided", layout_only="empty_like zeros_like ones_like full_like")
+                    "logspace eye empty_strided", layout_only="empty_like zeros_like ones_like full_like",
+        no_history="tensor linspace logspace")
 declare(Kind.VIEW, "from_numpy")

@@ -918,7 +918,11 @@ def guard_function(fwd: Callable, name: str, detached: str | None = None, op: An
     (``"argmax"``), it takes NumPy's keywords where PyTorch's function does."""
     hint = detached or f"strided.{name}(x.detach(), ...)"
     numpy = _numpy_of(fwd, key)
-    cuts = op is None or not op.layout_only  # (a layout-only op's plain result cuts no gradient)
+    # (a layout-only op's plain result cuts no gradient; nor does a no-history factory's:
+    # PyTorch's tensor(t) or linspace(0, t) is new data. Read per call: the flags are declared
+    # after the module's functions are wrapped)
+    def cuts() -> bool:
+        return op is None or not (op.layout_only or op.no_history)
 
     @functools.wraps(fwd)
     def _guard(*args: Any, **kwargs: Any) -> Any:
@@ -936,7 +940,7 @@ def guard_function(fwd: Callable, name: str, detached: str | None = None, op: An
             if numpy is None or not _refused_keyword(numpy, e, kwargs):
                 raise
             return _guard(*args, **_numpy_kwargs(numpy, args, kwargs))
-        if cuts and GRAD_MODE.get() and not INSIDE.get() and _cut(out):
+        if GRAD_MODE.get() and not INSIDE.get() and cuts() and _cut(out):
             t = _requiring((args, tuple(kwargs.values())))
             if t is not None:
                 raise no_rule(name, t, hint)

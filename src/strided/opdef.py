@@ -85,6 +85,9 @@ class OpDef:
     # values (``zeros_like``): no gradient can flow through it, so given a tensor that requires
     # grad its result is a plain tensor, as PyTorch's, instead of the guard's "not differentiable"
     layout_only: bool = False
+    # True for a factory that reads its tensor arguments as data (``tensor(t)``, ``linspace(0, t)``'s
+    # 0-d bounds): PyTorch's result has no history whatever they require, so strided's is plain too
+    no_history: bool = False
     _swapped: Callable[..., Any] | None = field(default=None, repr=False)
 
     def rule_for(self, name: str) -> tuple[Callable[..., Any], str]:
@@ -191,7 +194,7 @@ def define(name: str, kind: Kind, forward: Callable[..., Any], spec: Any = None,
 
 
 def declare(kind: Kind, names: str = "", *, specs: Iterable[Any] = (), explain: str = "",
-            layout_only: str = "") -> None:
+            layout_only: str = "", no_history: str = "") -> None:
     """Give the ops spelt in ``names`` (space-separated) and those of ``specs`` (elementwise
     descriptors, ``BinaryOp``/``UnaryOp``, named by their ``name``) their kind, in the registry:
     the one place an op's kind is written, at the end of its family module, after
@@ -201,6 +204,8 @@ def declare(kind: Kind, names: str = "", *, specs: Iterable[Any] = (), explain: 
     ``<name>`` (``nn.functional``'s ops). A name the module lacks raises at import: a typo
     cannot leave an op without its kind. ``explain``: the spellings among them whose layout
     ``strided.explain`` predicts (one tensor in, one out; read as ``explain``'s op list).
+    ``layout_only`` and ``no_history``: the spellings among them whose results no gradient flows
+    through (see :class:`OpDef`'s fields of those names).
 
     >>> op = OPDEFS["concat"]
     >>> op.name, op.kind.value, op.home
@@ -223,11 +228,12 @@ def declare(kind: Kind, names: str = "", *, specs: Iterable[Any] = (), explain: 
         if op.kind is not kind:
             raise ValueError(f"explain={name!r}: not an op of this declaration ({kind.value})")
         op.explained = (*op.explained, name)
-    for name in layout_only.split():
-        op = OPDEFS[name]
-        if op.kind is not kind:
-            raise ValueError(f"layout_only={name!r}: not an op of this declaration ({kind.value})")
-        op.layout_only = True
+    for flag, spelt in (("layout_only", layout_only), ("no_history", no_history)):
+        for name in spelt.split():
+            op = OPDEFS[name]
+            if op.kind is not kind:
+                raise ValueError(f"{flag}={name!r}: not an op of this declaration ({kind.value})")
+            setattr(op, flag, True)
 
 
 class _Rules(Mapping):
