@@ -428,28 +428,41 @@ def _cholesky(A: Tensor, op: str, raising: bool) -> tuple[np.ndarray, np.ndarray
         low, bad = None, True
     if not bad:
         return low, info
+    if a.ndim == 2:
+        # One matrix: the call above was LAPACK's verdict on it, no second factorization needed;
+        # cholesky_failure reads the lower triangle only, as potrf (no symmetrized copy either).
+        _failed(A, op, raising, 0, a, info.reshape(-1))
+        return np.full_like(a, np.nan), info
     sym = np.tril(a) + np.swapaxes(np.tril(a, -1), -1, -2).conj()
     flat = sym.reshape(-1, *sym.shape[-2:])
     out = np.empty_like(flat)
     flat_info = info.reshape(-1)
     for i, m in enumerate(flat):
-        try:  # (LAPACK decides which matrix fails, as in PyTorch; the loop below only names the minor)
+        try:  # (LAPACK decides which matrix of the batch fails, as in PyTorch)
             with quiet():  # (np.errstate(all="ignore") at a tenth of its cost)
                 out[i] = np.linalg.cholesky(m)
-            k = LA.cholesky_failure(m) if np.isnan(np.diagonal(out[i])).any() else 0
+            failed = bool(np.isnan(np.diagonal(out[i])).any())
         except np.linalg.LinAlgError:
-            k = LA.cholesky_failure(m)
-        if k and raising:
-            raise LinAlgError(join_lines(
-                f"{op}: {LA.batch_prefix(A, i)}The factorization could not be completed because the input is "
-                f"not positive-definite (the leading minor of order {k} is not positive-definite).",
-                f"A of shape {shape_text(A.shape)}: matrix {i}'s leading {k}x{k} block has a "
-                "determinant <= 0", "fix: strided.linalg.eigh(A) to see its eigenvalues; add a multiple of "
-                "the identity to make it positive-definite"))
-        flat_info[i] = k
-        if k:
+            failed = True
+        if failed:
+            _failed(A, op, raising, i, m, flat_info)
             out[i] = np.nan
     return out.reshape(a.shape), info
+
+
+def _failed(A: Tensor, op: str, raising: bool, i: int, m: np.ndarray, flat_info: np.ndarray) -> None:  # noqa: N803
+    """Matrix ``i`` (``m``) of ``A``, which LAPACK's potrf refused: its failing minor's order
+    (:func:`~strided.ops.linalg._batched.cholesky_failure`) stored in ``flat_info[i]``, or
+    PyTorch's error naming it (``raising``)."""
+    k = LA.cholesky_failure(m)
+    if raising:
+        raise LinAlgError(join_lines(
+            f"{op}: {LA.batch_prefix(A, i)}The factorization could not be completed because the input is "
+            f"not positive-definite (the leading minor of order {k} is not positive-definite).",
+            f"A of shape {shape_text(A.shape)}: matrix {i}'s leading {k}x{k} block has a "
+            "determinant <= 0", "fix: strided.linalg.eigh(A) to see its eigenvalues; add a multiple of "
+            "the identity to make it positive-definite"))
+    flat_info[i] = k
 
 
 @backward("linalg_cholesky")

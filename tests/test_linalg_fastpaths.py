@@ -1,0 +1,113 @@
+"""The linalg shortcuts, each against the path it short-cuts and against torch 2.13:
+
+- ``cholesky_ex`` / ``cholesky`` of one matrix that LAPACK refuses: no second factorization and no
+  symmetrized copy (the batch path still does both): the same ``info``, NaN factor and error
+  text as the same matrix as a batch of one, whatever the ignored upper triangle holds;
+- ``colmajor`` (every LAPACK-backed result's layout) from 256 KB: the tiled copy kernel instead
+  of NumPy's transposing copy: the same bytes and strides as ``np.swapaxes(arr, -1, -2).copy()``.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+import torch
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+import strided
+from strided.dtypes import from_numpy_dtype
+from strided.kernels import native
+from strided.ops.linalg import _batched as LA
+
+
+def _bits(t: strided.Tensor) -> bytes:
+    return np.ascontiguousarray(t.numpy()).tobytes()
+
+
+def _chol_or_error(a: np.ndarray, **kw: object) -> tuple:
+    try:
+        L, info = strided.linalg.cholesky_ex(strided.tensor(a), **kw)
+    except Exception as e:  # noqa: BLE001 (the error is the result compared)
+        # (the first line, PyTorch's; the second names the shape, which differs by the batch dim)
+        return type(e), str(e).replace("(Batch element 0): ", "").splitlines()[0]
+    return L.shape, L.stride(), L.dtype, _bits(L), info.shape, info.dtype, info.tolist()
+
+
+_DTYPES = ["float32", "float64", "complex64", "complex128"]
+
+
+@settings(max_examples=60, deadline=None)
+@given(n=st.integers(1, 9), seed=st.integers(0, 2**32 - 1), dtype=st.sampled_from(_DTYPES),
+       shift=st.sampled_from([0.0, 0.5, 2.0, 20.0]), nan=st.booleans(), upper=st.booleans(),
+       check=st.booleans())
+def test_one_matrix_equals_its_batch_of_one(n: int, seed: int, dtype: str, shift: float, nan: bool,
+                                             upper: bool, check: bool) -> None:
+    rng = np.random.default_rng(seed)
+    a = rng.uniform(-1, 1, (n, n)) + shift * np.eye(n)
+    if "complex" in dtype:
+        a = a + 1j * rng.uniform(-1, 1, (n, n))
+    if nan:
+        a[rng.integers(n), rng.integers(n)] = np.nan
+    a = a.astype(dtype)
+    one = _chol_or_error(a, upper=upper, check_errors=check)
+    batch = _chol_or_error(a[None], upper=upper, check_errors=check)
+    if isinstance(one[0], type):
+        assert one == batch
+        return
+    shape, strides, dt, bits, ishape, idt, info = batch
+    assert one == (shape[1:], strides[1:], dt, bits, (), idt, info[0])
+
+
+@pytest.mark.parametrize("seed", range(8))
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+def test_one_failed_matrix_info_equals_torch_and_ignores_upper_triangle(seed: int, dtype: str) -> None:
+    rng = np.random.default_rng(seed)
+    a = rng.uniform(0.1, 0.9, (16, 16)).astype(dtype)  # (the bench's input: not symmetric, fails early)
+    sym = np.tril(a) + np.tril(a, -1).T
+    L, info = strided.linalg.cholesky_ex(strided.tensor(a))
+    assert info.dtype == strided.int32 and info.shape == ()
+    assert info.item() == torch.linalg.cholesky_ex(torch.tensor(a)).info.item() > 0
+    assert L.stride() == (1, 16) and np.isnan(L.numpy()).all()
+    assert _bits(L) == _bits(strided.linalg.cholesky_ex(strided.tensor(sym)).L)
+    assert info.item() == strided.linalg.cholesky_ex(strided.tensor(sym)).info.item()
+    with pytest.raises(strided.linalg.LinAlgError) as ours:
+        strided.linalg.cholesky(strided.tensor(a))
+    with pytest.raises(torch.linalg.LinAlgError) as theirs:
+        torch.linalg.cholesky(torch.tensor(a))
+    assert str(ours.value).splitlines()[0] == str(theirs.value).splitlines()[0]
+
+
+@pytest.mark.parametrize("shape, dtype", [((1024, 1024), "float32"), ((3, 130, 170), "float64"),
+                                          ((2, 256, 128), "complex64"), ((1, 2, 300, 220), "float32")])
+@pytest.mark.parametrize("layout", ["contiguous", "transposed", "sliced"])
+def test_colmajor_kernel_copy_equals_numpy_copy(shape: tuple, dtype: str, layout: str) -> None:
+    rng = np.random.default_rng(0)
+    arr = rng.standard_normal(shape).astype(dtype)
+    if "complex" in dtype:
+        arr = arr + 1j * rng.standard_normal(shape).astype(dtype)
+    if layout == "transposed":
+        arr = np.ascontiguousarray(np.swapaxes(arr, -1, -2)).swapaxes(-1, -2)
+    elif layout == "sliced":
+        arr = np.concatenate([arr, arr], axis=-1)[..., ::2]
+    arr[..., 0, 1] = -0.0
+    arr[..., 1, 0] = np.nan
+    assert arr.nbytes >= native.MIN_BYTES
+    t = LA.colmajor(arr, from_numpy_dtype(arr.dtype))
+    m, n = shape[-2:]
+    expected = np.swapaxes(arr, -1, -2).copy()
+    assert t.shape == shape and t.stride()[-2:] == (1, m)
+    assert np.ascontiguousarray(t.mT.numpy()).tobytes() == expected.tobytes()
+    with native.disabled():  # (the kernel off: copy_into's NumPy strips, the same bytes)
+        t2 = LA.colmajor(arr, from_numpy_dtype(arr.dtype))
+    assert t2.stride() == t.stride() and _bits(t2) == _bits(t)
+
+
+def test_large_inverse_strides_and_values_equal_torch() -> None:
+    rng = np.random.default_rng(1)
+    a = (rng.uniform(-1, 1, (300, 300)) + 30 * np.eye(300)).astype(np.float32)
+    ours = strided.linalg.inv(strided.tensor(a))
+    theirs = torch.linalg.inv(torch.tensor(a))
+    assert ours.stride() == theirs.stride() == (1, 300)
+    np.testing.assert_allclose(ours.numpy(), theirs.numpy(), rtol=1e-5, atol=1e-6)
+    assert _bits(ours) == np.ascontiguousarray(np.linalg.inv(a)).tobytes()
