@@ -111,3 +111,118 @@ def test_large_inverse_strides_and_values_equal_torch() -> None:
     assert ours.stride() == theirs.stride() == (1, 300)
     np.testing.assert_allclose(ours.numpy(), theirs.numpy(), rtol=1e-5, atol=1e-6)
     assert _bits(ours) == np.ascontiguousarray(np.linalg.inv(a)).tobytes()
+
+
+# ---------------------------------------------------------------- kron / outer: the compiled kron2
+
+from strided.ops.linalg import matmul as M  # noqa: E402
+from strided.ops.linalg import products as P  # noqa: E402
+
+_SPECIAL = [0.0, -0.0, 1.0, -1.5, np.inf, -np.inf, 1e-45, 3e38, -7e-39, 2.0**-1074, 1e308, 0.1]
+
+
+def _vals(rng: np.random.Generator, shape: tuple, dtype: str, nan: bool) -> np.ndarray:
+    pool = np.array(_SPECIAL + [np.nan] * nan)
+    v = np.where(rng.random(shape) < 0.5, rng.choice(pool, shape), rng.standard_normal(shape) * 1e3)
+    with np.errstate(over="ignore", under="ignore"):
+        return v.astype(dtype)
+
+
+def _same(x: strided.Tensor, y: strided.Tensor) -> None:
+    assert x.shape == y.shape and x.stride() == y.stride() and x.dtype == y.dtype
+    assert _bits(x) == _bits(y)
+
+
+@settings(max_examples=80, deadline=None)
+@given(m=st.integers(1, 9), n=st.integers(1, 9), p=st.integers(1, 9), q=st.integers(1, 40),
+       vector=st.booleans(), dtype=st.sampled_from(["float32", "float64"]), nan=st.booleans(),
+       seed=st.integers(0, 2**32 - 1))
+def test_kron_kernel_equals_numpy_twin_and_torch(m: int, n: int, p: int, q: int, vector: bool, dtype: str,
+                                                  nan: bool, seed: int) -> None:
+    rng = np.random.default_rng(seed)
+    sa, sb = ((n,), (q,)) if vector else ((m, n), (p, q))
+    x, y = _vals(rng, sa, dtype, nan), _vals(rng, sb, dtype, nan)
+    ours = strided.kron(strided.tensor(x), strided.tensor(y))
+    with native.disabled():  # (the NumPy twin: one broadcast np.multiply)
+        twin = strided.kron(strided.tensor(x), strided.tensor(y))
+    _same(ours, twin)
+    theirs = torch.kron(torch.tensor(x), torch.tensor(y))
+    assert ours.stride() == theirs.stride()
+    np.testing.assert_array_equal(ours.numpy(), theirs.numpy())
+    # (no NaN: every bit, -0.0 and inf * 0's NaN included, is torch's)
+    if not np.isnan(theirs.numpy()).any():
+        assert _bits(ours) == theirs.numpy().tobytes()
+
+
+@settings(max_examples=80, deadline=None)
+@given(m=st.integers(1, 300), q=st.integers(1, 300), dtype=st.sampled_from(["float32", "float64"]),
+       nan=st.booleans(), seed=st.integers(0, 2**32 - 1))
+def test_outer_kernel_equals_general_path_and_torch(m: int, q: int, dtype: str, nan: bool, seed: int) -> None:
+    rng = np.random.default_rng(seed)
+    x, y = _vals(rng, (m,), dtype, nan), _vals(rng, (q,), dtype, nan)
+    ours = strided.outer(strided.tensor(x), strided.tensor(y))
+    a, b = strided.tensor(x), strided.tensor(y)
+    general = strided.mul(a.reshape(m, 1), b)  # (outer's general path, as written there)
+    _same(ours, general)
+    theirs = torch.outer(torch.tensor(x), torch.tensor(y))
+    assert ours.stride() == theirs.stride()
+    np.testing.assert_array_equal(ours.numpy(), theirs.numpy())
+    if not np.isnan(theirs.numpy()).any():
+        assert _bits(ours) == theirs.numpy().tobytes()
+
+
+def test_outer_falls_through_where_a_condition_fails(monkeypatch: pytest.MonkeyPatch) -> None:
+    rng = np.random.default_rng(3)
+    x, y = rng.standard_normal(8).astype("float32"), rng.standard_normal(6).astype("float32")
+    calls: list = []
+    real = P.kron_native
+
+    def spy(*args: object) -> object:
+        calls.append(args[2:])
+        return real(*args)
+
+    monkeypatch.setattr(M, "kron_native", spy)
+    T = strided.tensor  # noqa: N806
+    cases = {
+        "strided slice": (T(np.repeat(x, 2))[::2], T(y)),
+        "offset": (T(np.concatenate([y, x]))[6:], T(y)),
+        "float64 with float32": (T(x.astype("float64")), T(y)),
+        "int64": (T(np.arange(8)), T(np.arange(6))),
+        "2-D": (T(x).reshape(2, 4), T(y)),
+        "empty": (T(x[:0]), T(y)),
+    }
+    for name, (a, b) in cases.items():
+        calls.clear()
+        try:
+            got = strided.outer(a, b)
+        except RuntimeError as e:
+            assert name == "2-D" and "Expected 1-D argument self" in str(e)
+            continue
+        ta, tb = torch.tensor(a.numpy()), torch.tensor(b.numpy())
+        want = torch.outer(ta, tb)
+        assert got.dtype.name == str(want.dtype).split(".")[1] and got.stride() == want.stride(), name
+        np.testing.assert_array_equal(got.numpy(), want.numpy())
+        assert calls == ([(8, 1, 1, 6)] if name == "offset" else []), name
+    # autograd: the composition records it (MulBackward0's gradients, torch's)
+    a, b = strided.tensor(x, requires_grad=True), strided.tensor(y, requires_grad=True)
+    ta, tb = torch.tensor(x, requires_grad=True), torch.tensor(y, requires_grad=True)
+    strided.outer(a, b).pow(2).sum().backward()
+    torch.outer(ta, tb).pow(2).sum().backward()
+    np.testing.assert_allclose(a.grad.numpy(), ta.grad.numpy(), rtol=1e-5)
+    np.testing.assert_allclose(b.grad.numpy(), tb.grad.numpy(), rtol=1e-5)
+
+
+def test_outer_and_kron_report_as_the_general_paths(monkeypatch: pytest.MonkeyPatch) -> None:
+    a, b, c, d = strided.ones(4), strided.ones(3), strided.ones(2, 2), strided.ones(3, 1)
+
+    def steps() -> tuple:
+        with strided.watch() as w:
+            strided.outer(a, b)
+            strided.kron(c, d)
+        return [s.name for s in w.steps], w.table()
+
+    fast = steps()
+    assert fast[0] == ["outer", "kron"]
+    monkeypatch.setattr(M, "_fast_outer", lambda a, b: None)
+    monkeypatch.setattr(P, "_fast_kron", lambda a, b: None)
+    assert steps() == fast
