@@ -226,3 +226,55 @@ def test_outer_and_kron_report_as_the_general_paths(monkeypatch: pytest.MonkeyPa
     monkeypatch.setattr(M, "_fast_outer", lambda a, b: None)
     monkeypatch.setattr(P, "_fast_kron", lambda a, b: None)
     assert steps() == fast
+
+
+# ---------------------------------------------------------------- median / nanmedian of all elements
+
+from strided.ops.reductions import order_stats as O  # noqa: E402
+
+
+@settings(max_examples=150, deadline=None)
+@given(shape=st.sampled_from([(), (1,), (3, 4), (16, 16), (2, 3, 5), (1025,), (7,)]),
+       dtype=st.sampled_from(["float32", "float64"]), nan=st.booleans(), zeros=st.booleans(),
+       layout=st.sampled_from(["contiguous", "transposed", "offset"]), seed=st.integers(0, 2**32 - 1))
+def test_flat_median_equals_general_path_and_torch(shape: tuple, dtype: str, nan: bool, zeros: bool, layout: str,
+                                                    seed: int) -> None:
+    rng = np.random.default_rng(seed)
+    pool = np.array([0.0, -0.0] * (3 * zeros) + [np.inf, -np.inf, 1.0, 1.0, -2.5, 1e-45, 7.0] + [np.nan] * nan)
+    n = int(np.prod(shape))
+    v = np.where(rng.random(shape) < 0.6, rng.choice(pool, shape), rng.integers(-3, 4, shape)).astype(dtype)
+    tv = torch.tensor(v)
+    if layout == "transposed" and len(shape) >= 2:  # (its memory order decides torch's -0.0 or 0.0)
+        base = strided.tensor(np.ascontiguousarray(v.T)).T
+        tv = torch.tensor(np.ascontiguousarray(v.T)).T
+    elif layout == "offset":
+        base = strided.tensor(np.concatenate([v.reshape(-1), v.reshape(-1)]))[n:].reshape(shape)
+    else:
+        base = strided.tensor(v)
+    for name in ("median", "nanmedian"):
+        ours = getattr(strided, name)(base)
+        with pytest.MonkeyPatch.context() as m:
+            m.setattr(O, "_fast_flat_median", lambda x, skip_nan: None)
+            general = getattr(strided, name)(base)
+        _same(ours, general)
+        theirs = getattr(torch, name)(tv)
+        assert ours.shape == tuple(theirs.shape) and ours.dtype.name == str(theirs.dtype).split(".")[1]
+        if not np.isnan(theirs.item()):  # (torch's NaN bits: the general path's rule, tested there)
+            assert _bits(ours) == theirs.numpy().tobytes(), (name, v)
+        else:
+            assert np.isnan(ours.item())
+
+
+def test_flat_median_fast_path_runs_only_where_it_may(monkeypatch: pytest.MonkeyPatch) -> None:
+    hits: list = []
+    real = O._fast_flat_median
+    monkeypatch.setattr(O, "_fast_flat_median", lambda x, s: hits.append(r := real(x, s)) or r)
+    T = strided.tensor  # noqa: N806
+    assert strided.median(T([[3.0, 1.0], [2.0, 5.0]])).item() == 2.0 and hits[-1] is not None
+    for t in (T([0.0, -0.0, 1.0]), T([1.0, np.nan, 2.0]), T([1, 2, 3]), T(np.ones(1025)),
+              T([[3.0, 1.0], [2.0, 5.0]]).T, T([1.0, 2.0], dtype=strided.float16)):
+        strided.median(t)
+        assert hits[-1] is None, t
+    x = T([3.0, 1.0, 2.0], requires_grad=True)
+    strided.median(x).backward()
+    assert x.grad.tolist() == [0.0, 0.0, 1.0]
