@@ -278,3 +278,59 @@ def test_flat_median_fast_path_runs_only_where_it_may(monkeypatch: pytest.Monkey
     x = T([3.0, 1.0, 2.0], requires_grad=True)
     strided.median(x).backward()
     assert x.grad.tolist() == [0.0, 0.0, 1.0]
+
+
+# ---------------------------------------------------------------- qr: NumPy's steps without its wrapper
+
+from strided.ops.linalg import factorizations as FZ  # noqa: E402
+
+
+@settings(max_examples=80, deadline=None)
+@given(m=st.integers(1, 7), n=st.integers(1, 7), batch=st.sampled_from([(), (2,), (2, 1)]),
+       dtype=st.sampled_from(_DTYPES), complete=st.booleans(), special=st.booleans(), seed=st.integers(0, 2**32 - 1))
+def test_qr_steps_equal_numpys_call(m: int, n: int, batch: tuple, dtype: str, complete: bool, special: bool,
+                                    seed: int) -> None:
+    rng = np.random.default_rng(seed)
+    a = rng.standard_normal((*batch, m, n))
+    if "complex" in dtype:
+        a = a + 1j * rng.standard_normal(a.shape)
+    if special:
+        a.reshape(-1)[rng.integers(a.size, size=2)] = [np.nan, np.inf]
+    a = a.astype(dtype)
+    q, r = FZ._numpy_qr(a, complete)
+    with np.errstate(all="ignore"):
+        wq, wr = np.linalg.qr(a, mode="complete" if complete else "reduced")
+    for got, want in ((q, wq), (r, wr)):
+        assert got.dtype == want.dtype and got.shape == want.shape
+        assert got.tobytes() == np.ascontiguousarray(want).tobytes()
+
+
+@pytest.mark.parametrize("mode", ["reduced", "complete", "r"])
+@pytest.mark.parametrize("shape", [(3, 4), (4, 3), (16, 16), (2, 5, 3)])
+def test_qr_equals_its_numpy_fallback_and_torch(mode: str, shape: tuple, monkeypatch: pytest.MonkeyPatch) -> None:
+    a = np.random.default_rng(5).uniform(0.1, 0.9, shape).astype("float32")
+    Q, R = strided.linalg.qr(strided.tensor(a), mode=mode)
+    monkeypatch.setattr(FZ, "_QR_RUN", None)  # (NumPy's own call)
+    Q2, R2 = strided.linalg.qr(strided.tensor(a), mode=mode)
+    _same(Q, Q2)
+    _same(R, R2)
+    tq, tr = torch.linalg.qr(torch.tensor(a), mode=mode)
+    assert Q.shape == tuple(tq.shape) and R.shape == tuple(tr.shape)
+    assert R.stride() == tr.stride() and (mode == "r" or Q.stride() == tq.stride())
+    if mode != "r":  # (Q R rebuilds A; the columns' signs are LAPACK's choice)
+        np.testing.assert_allclose((Q @ R).numpy(), a, rtol=1e-5, atol=1e-6)
+
+
+@pytest.mark.parametrize("signal", [FloatingPointError, RuntimeError])
+def test_qr_falls_back_to_numpys_call_on_its_error_signal(signal: type, monkeypatch: pytest.MonkeyPatch) -> None:
+    a = np.random.default_rng(6).standard_normal((4, 3))
+    calls: list = []
+
+    def refused(*args: object, **kw: object) -> None:
+        calls.append(args[0])
+        raise signal("invalid value encountered")  # (NumPy's invalid flag; a busy context)
+
+    monkeypatch.setattr(FZ, "_QR_RUN", refused)
+    q, r = FZ._numpy_qr(a, False)
+    wq, wr = np.linalg.qr(a)
+    assert calls and q.tobytes() == wq.tobytes() and r.tobytes() == wr.tobytes()

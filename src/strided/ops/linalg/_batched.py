@@ -27,6 +27,7 @@ from ...layout import Layout
 from ...storage import allocate
 from ...tensor import Tensor, tensor_arg
 from .._support.gradtools import from_numpy_result
+from .._support.memo import Memo
 from .._support.promotion import TORCH_NAMES
 from .._support.reduce_args import shape_text
 
@@ -85,25 +86,34 @@ def colmajor(arr: np.ndarray, dtype: DType) -> Tensor:
     shape = arr.shape
     if len(shape) < 2:
         return rowmajor(arr, dtype)
+    layout = _colmajor_layouts[shape]
+    if arr.size and arr.dtype == dtype.numpy:
+        # (the matrices' transposes, copied row-major, are those bytes: one copy adopted, no
+        # zeroed result to fill; the same elements, bit for bit)
+        transposed = arr.swapaxes(-1, -2)
+        if arr.nbytes < native.MIN_BYTES:
+            flat = transposed.copy()
+        else:  # (NumPy's transposing copy: ~10 ms for a 1024 x 1024 float32, the tiled kernel's 0.7)
+            flat = allocate(arr.size, arr.dtype, shape)
+            copy_into(flat.reshape(transposed.shape), transposed)
+        return adopted(flat.reshape(-1), layout, dtype)
+    out = result(shape, dtype, layout.strides)
+    out._np()[...] = arr
+    return out
+
+
+def _colmajor_layout(shape: tuple[int, ...]) -> Layout:
+    """The layout of :func:`colmajor`'s result of ``shape`` (at least 2 dims)."""
     m, n = shape[-2:]
     strides = [1, max(m, 1)]
     step = m * n
     for size in reversed(shape[:-2]):
         strides.insert(0, max(step, 1))
         step *= size
-    if arr.size and arr.dtype == dtype.numpy:
-        # (the matrices' transposes, copied row-major, are those bytes: one copy adopted, no
-        # zeroed result to fill; the same elements, bit for bit)
-        transposed = np.swapaxes(arr, -1, -2)
-        if arr.nbytes < native.MIN_BYTES:
-            flat = transposed.copy()
-        else:  # (NumPy's transposing copy: ~10 ms for a 1024 x 1024 float32, the tiled kernel's 0.7)
-            flat = allocate(arr.size, arr.dtype, shape)
-            copy_into(flat.reshape(transposed.shape), transposed)
-        return adopted(flat.reshape(-1), Layout._trusted(shape, tuple(strides), 0), dtype)
-    out = result(shape, dtype, tuple(strides))
-    out._np()[...] = arr
-    return out
+    return Layout._trusted(shape, tuple(strides), 0)
+
+
+_colmajor_layouts = Memo(_colmajor_layout)
 
 
 def rowmajor(arr: np.ndarray, dtype: DType) -> Tensor:
