@@ -25,9 +25,10 @@ def _bits(t: strided.Tensor) -> bytes:
     return np.ascontiguousarray(t.numpy()).tobytes()
 
 
-def _chol_or_error(a: np.ndarray, **kw: object) -> tuple:
+def _chol_or_error(a: np.ndarray, transposed: bool = False, **kw: object) -> tuple:
+    t = strided.tensor(np.ascontiguousarray(np.swapaxes(a, -1, -2))).mT if transposed else strided.tensor(a)
     try:
-        L, info = strided.linalg.cholesky_ex(strided.tensor(a), **kw)
+        L, info = strided.linalg.cholesky_ex(t, **kw)
     except Exception as e:  # noqa: BLE001 (the error is the result compared)
         # (the first line, PyTorch's; the second names the shape, which differs by the batch dim)
         return type(e), str(e).replace("(Batch element 0): ", "").splitlines()[0]
@@ -37,21 +38,23 @@ def _chol_or_error(a: np.ndarray, **kw: object) -> tuple:
 _DTYPES = ["float32", "float64", "complex64", "complex128"]
 
 
-@settings(max_examples=60, deadline=None)
+@settings(max_examples=150, deadline=None)
 @given(n=st.integers(1, 9), seed=st.integers(0, 2**32 - 1), dtype=st.sampled_from(_DTYPES),
        shift=st.sampled_from([0.0, 0.5, 2.0, 20.0]), nan=st.booleans(), upper=st.booleans(),
-       check=st.booleans())
+       check=st.booleans(), transposed=st.booleans(), zeros=st.booleans())
 def test_one_matrix_equals_its_batch_of_one(n: int, seed: int, dtype: str, shift: float, nan: bool,
-                                             upper: bool, check: bool) -> None:
+                                             upper: bool, check: bool, transposed: bool, zeros: bool) -> None:
     rng = np.random.default_rng(seed)
     a = rng.uniform(-1, 1, (n, n)) + shift * np.eye(n)
     if "complex" in dtype:
         a = a + 1j * rng.uniform(-1, 1, (n, n))
     if nan:
         a[rng.integers(n), rng.integers(n)] = np.nan
+    if zeros:  # (-0.0 below the diagonal: the batch path's symmetrized copy holds +0.0 there)
+        a[rng.random((n, n)) < 0.3] = -0.0
     a = a.astype(dtype)
-    one = _chol_or_error(a, upper=upper, check_errors=check)
-    batch = _chol_or_error(a[None], upper=upper, check_errors=check)
+    one = _chol_or_error(a, transposed, upper=upper, check_errors=check)
+    batch = _chol_or_error(a[None], transposed, upper=upper, check_errors=check)
     if isinstance(one[0], type):
         assert one == batch
         return
@@ -334,3 +337,38 @@ def test_qr_falls_back_to_numpys_call_on_its_error_signal(signal: type, monkeypa
     q, r = FZ._numpy_qr(a, False)
     wq, wr = np.linalg.qr(a)
     assert calls and q.tobytes() == wq.tobytes() and r.tobytes() == wr.tobytes()
+
+
+# ---------------------------------------------------------------- cholesky: NumPy's gufunc without its wrapper
+
+
+@settings(max_examples=60, deadline=None)
+@given(n=st.integers(1, 8), batch=st.sampled_from([(), (3,), (2, 2)]), dtype=st.sampled_from(_DTYPES),
+       seed=st.integers(0, 2**32 - 1))
+def test_cholesky_gufunc_equals_numpys_call_per_matrix(n: int, batch: tuple, dtype: str, seed: int) -> None:
+    rng = np.random.default_rng(seed)
+    a = rng.standard_normal((*batch, n, n))
+    if "complex" in dtype:
+        a = a + 1j * rng.standard_normal(a.shape)
+    a = a @ np.swapaxes(a, -1, -2).conj() + rng.choice([0.0, n], (*batch, 1, 1)) * np.eye(n)
+    a = (a - np.where(rng.random((*batch, 1, 1)) < 0.3, 2 * n, 0) * np.eye(n)).astype(dtype)
+    low = FZ._numpy_cholesky(a)
+    assert low.dtype == a.dtype and low.shape == a.shape
+    for got, m in zip(low.reshape(-1, n, n), a.reshape(-1, n, n), strict=True):
+        try:
+            want = np.linalg.cholesky(m)
+        except np.linalg.LinAlgError:
+            assert np.isnan(got).all()  # (a refused matrix: all NaN, the others untouched)
+            continue
+        assert got.tobytes() == want.tobytes()
+
+
+def test_cholesky_falls_back_to_numpys_call_without_its_gufunc(monkeypatch: pytest.MonkeyPatch) -> None:
+    rng = np.random.default_rng(2)
+    a = rng.uniform(0.1, 0.9, (3, 6, 6)).astype("float32")
+    a[0] = a[0] @ a[0].T + 6 * np.eye(6, dtype="float32")
+    a[2] = a[2] @ a[2].T + 6 * np.eye(6, dtype="float32")
+    fast = _chol_or_error(a)
+    monkeypatch.setattr(FZ, "_CHOLESKY_RUN", None)
+    assert _chol_or_error(a) == fast
+    assert fast[-1] == torch.linalg.cholesky_ex(torch.tensor(a)).info.tolist() and fast[-1][0] == 0

@@ -187,10 +187,10 @@ def cholesky_failure(a: np.ndarray) -> int:
     2
     """
     n = a.shape[0]
-    low = np.zeros_like(a)
+    low = np.zeros_like(a)  # (a's memory order: BLAS's dot and matmul below read it as before)
     smallest, at = np.inf, 1
     # (conj and real are the identity on a real matrix: skipped there, the same numbers)
-    conj, real = (np.conj, np.real) if np.iscomplexobj(a) else (_same, _same)
+    conj, real = (np.conj, np.real) if a.dtype.kind == "c" else (_same, _same)
     for k in range(n):
         row = conj(low[k, :k])
         d = a[k, k] - np.dot(low[k, :k], row)

@@ -238,25 +238,28 @@ def _numpy_qr_call(a: np.ndarray, complete: bool) -> tuple[np.ndarray, np.ndarra
         return tuple(np.linalg.qr(a, mode="complete" if complete else "reduced"))  # type: ignore[return-value]
 
 
-def _qr_runner() -> Any:
-    """``run(gufunc, *args, **kw)`` inside a context whose NumPy error state ignores everything
-    but the invalid flag, which raises FloatingPointError (NumPy's qr turns that flag into its
-    LinAlgError); None where NumPy's private names are not found."""
+def _gufunc_runner(**errstate: str) -> Any:
+    """``run(gufunc, *args, **kw)`` inside a context whose NumPy error state is ``errstate`` (the
+    rest "ignore"), and NumPy's ``_umath_linalg`` module; (None, None) where NumPy's private
+    names are not found (the callers then call NumPy's public functions)."""
     try:
         import contextvars
 
         from numpy._core._ufunc_config import _extobj_contextvar, _make_extobj  # type: ignore[attr-defined]
         from numpy.linalg import _umath_linalg as ul  # type: ignore[attr-defined]
 
-        ul.qr_r_raw, ul.qr_reduced, ul.qr_complete  # noqa: B018 (all three, or the public call)
+        ul.qr_r_raw, ul.qr_reduced, ul.qr_complete, ul.cholesky_lo  # noqa: B018 (all, or the public calls)
         context = contextvars.Context()
-        context.run(_extobj_contextvar.set, _make_extobj(all="ignore", invalid="raise"))
+        context.run(_extobj_contextvar.set, _make_extobj(all="ignore", **errstate))
         return context.run, ul
     except (ImportError, AttributeError, TypeError):  # pragma: no cover - other NumPy versions
         return None, None
 
 
-_QR_RUN, _ul = _qr_runner()
+# qr: NumPy's qr turns the invalid flag into its LinAlgError (raised here: NumPy's call redoes it)
+_QR_RUN, _ul = _gufunc_runner(invalid="raise")
+# cholesky: a refused matrix comes back NaN, which _cholesky looks for (NumPy's call would raise)
+_CHOLESKY_RUN, _ = _gufunc_runner()
 # NumPy's triu mask of an (m, n) matrix: tri(m, n, -1, bool) negated
 _upper_masks = Memo(lambda shape: ~np.tri(*shape, k=-1, dtype=bool))
 
@@ -474,18 +477,20 @@ def _cholesky(A: Tensor, op: str, raising: bool) -> tuple[np.ndarray, np.ndarray
     if a.size == 0:
         return np.zeros(a.shape, a.dtype), info
     try:  # (NumPy's potrf reads the lower triangle only, as PyTorch's)
-        with quiet():  # (np.errstate(all="ignore") at a tenth of its cost)
-            low = np.linalg.cholesky(a)
-        # (a NaN pivot: NumPy returns NaN, LAPACK's potrf, as PyTorch calls it, fails there)
+        low = _numpy_cholesky(a)
+        # (a refused matrix comes back NaN from NumPy's gufunc; a NaN pivot: NumPy returns NaN,
+        # LAPACK's potrf, as PyTorch calls it, fails there)
         bad = bool(np.isnan(np.diagonal(low, 0, -2, -1)).any())
     except np.linalg.LinAlgError:
         low, bad = None, True
     if not bad:
         return low, info
     if a.ndim == 2:
-        # One matrix: the call above was LAPACK's verdict on it, no second factorization needed;
-        # cholesky_failure reads the lower triangle only, as potrf (no symmetrized copy either).
-        _failed(A, op, raising, 0, a, info.reshape(-1))
+        # One matrix: the call above was LAPACK's verdict on it, no second factorization needed.
+        # cholesky_failure reads the lower triangle only, as potrf: no symmetrized copy either,
+        # but the row-major order that copy had (its dot and matmul read the same strides, so
+        # BLAS sums in the same order; the copy's +0.0 for a -0.0 changes no comparison with 0).
+        _failed(A, op, raising, 0, np.ascontiguousarray(a), info.reshape(-1))
         return np.full_like(a, np.nan), info
     sym = np.tril(a) + np.swapaxes(np.tril(a, -1), -1, -2).conj()
     flat = sym.reshape(-1, *sym.shape[-2:])
@@ -502,6 +507,23 @@ def _cholesky(A: Tensor, op: str, raising: bool) -> tuple[np.ndarray, np.ndarray
             _failed(A, op, raising, i, m, flat_info)
             out[i] = np.nan
     return out.reshape(a.shape), info
+
+
+def _numpy_cholesky(a: np.ndarray) -> np.ndarray:
+    """``np.linalg.cholesky(a)`` of a non-empty float or complex batch, bit for bit: its one
+    gufunc call (in float64 or complex128, cast back), where a matrix LAPACK refuses comes back
+    all NaN instead of NumPy's LinAlgError for the whole batch (and its exception's cost, with
+    NumPy's wrapper: about 5 us of a refused 16 x 16 matrix's call). NumPy's call, raising, where
+    its gufunc is not found."""
+    if _CHOLESKY_RUN is None:
+        with quiet():  # (np.errstate(all="ignore") at a tenth of its cost)
+            return np.linalg.cholesky(a)
+    try:
+        low = _CHOLESKY_RUN(_ul.cholesky_lo, a, signature="D->D" if a.dtype.kind == "c" else "d->d")
+    except RuntimeError:  # (the context busy in another thread: NumPy's own call)
+        with quiet():
+            return np.linalg.cholesky(a)
+    return low.astype(a.dtype, copy=False)
 
 
 def _failed(A: Tensor, op: str, raising: bool, i: int, m: np.ndarray, flat_info: np.ndarray) -> None:  # noqa: N803
