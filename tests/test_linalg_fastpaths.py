@@ -372,3 +372,19 @@ def test_cholesky_falls_back_to_numpys_call_without_its_gufunc(monkeypatch: pyte
     monkeypatch.setattr(FZ, "_CHOLESKY_RUN", None)
     assert _chol_or_error(a) == fast
     assert fast[-1] == torch.linalg.cholesky_ex(torch.tensor(a)).info.tolist() and fast[-1][0] == 0
+
+
+@pytest.mark.parametrize("dtype", ["float32", "complex128"])
+def test_rowmajor_copy_equals_ascontiguousarray(dtype: str) -> None:
+    a = np.random.default_rng(4).standard_normal((300, 400)).astype(dtype)
+    for view in (a, a.T, a[::2, ::-1], np.asfortranarray(a)):
+        got = LA.rowmajor_copy(view)
+        assert got.flags.c_contiguous and got.tobytes() == np.ascontiguousarray(view).tobytes()
+    assert LA.rowmajor_copy(a) is a
+
+
+def test_large_permuted_failed_cholesky_equals_its_batch_of_one() -> None:
+    a = np.random.default_rng(8).uniform(0.1, 0.9, (200, 200)).astype("float32")
+    a += np.diag(np.linspace(60, -40, 200, dtype="float32"))  # (fails at a minor well inside)
+    one, batch = _chol_or_error(a, True), _chol_or_error(a[None], True)
+    assert one[-1] == batch[-1][0] == torch.linalg.cholesky_ex(torch.tensor(a)).info.item() > 1

@@ -116,6 +116,16 @@ def _colmajor_layout(shape: tuple[int, ...]) -> Layout:
 _colmajor_layouts = Memo(_colmajor_layout)
 
 
+def rowmajor_copy(arr: np.ndarray) -> np.ndarray:
+    """``np.ascontiguousarray(arr)`` (``arr`` itself when row-major), through the tiled copy
+    kernel from :data:`strided.kernels.native.MIN_BYTES` (NumPy's transposing copy is slow)."""
+    if arr.flags.c_contiguous or arr.nbytes < native.MIN_BYTES:
+        return np.ascontiguousarray(arr)
+    out = allocate(arr.size, arr.dtype, arr.shape).reshape(arr.shape)
+    copy_into(out, arr)
+    return out
+
+
 def rowmajor(arr: np.ndarray, dtype: DType) -> Tensor:
     """A fresh contiguous tensor holding ``arr`` (``arr`` itself when it is a fresh array of ``dtype``)."""
     return from_numpy_result(np.ascontiguousarray(arr), dtype) if np.ndim(arr) else _scalar(arr, dtype)

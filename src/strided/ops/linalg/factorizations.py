@@ -490,7 +490,7 @@ def _cholesky(A: Tensor, op: str, raising: bool) -> tuple[np.ndarray, np.ndarray
         # cholesky_failure reads the lower triangle only, as potrf: no symmetrized copy either,
         # but the row-major order that copy had (its dot and matmul read the same strides, so
         # BLAS sums in the same order; the copy's +0.0 for a -0.0 changes no comparison with 0).
-        _failed(A, op, raising, 0, np.ascontiguousarray(a), info.reshape(-1))
+        _failed(A, op, raising, 0, LA.rowmajor_copy(a), info.reshape(-1))
         return np.full_like(a, np.nan), info
     sym = np.tril(a) + np.swapaxes(np.tril(a, -1), -1, -2).conj()
     flat = sym.reshape(-1, *sym.shape[-2:])
