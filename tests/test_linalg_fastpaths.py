@@ -9,6 +9,8 @@
 
 from __future__ import annotations
 
+import warnings
+
 import numpy as np
 import pytest
 import torch
@@ -388,3 +390,82 @@ def test_large_permuted_failed_cholesky_equals_its_batch_of_one() -> None:
     a += np.diag(np.linspace(60, -40, 200, dtype="float32"))  # (fails at a minor well inside)
     one, batch = _chol_or_error(a, True), _chol_or_error(a[None], True)
     assert one[-1] == batch[-1][0] == torch.linalg.cholesky_ex(torch.tensor(a)).info.item() > 1
+
+
+# ---------------------------------------------------------------- cross: the compiled cross3 without the checks
+
+
+@settings(max_examples=100, deadline=None)
+@given(shape=st.sampled_from([(3,), (3, 4), (4, 3), (2, 3, 5), (3, 3), (1, 3, 1)]), neg=st.booleans(),
+       dtype=st.sampled_from(["float32", "float64"]), face=st.booleans(), seed=st.integers(0, 2**32 - 1))
+def test_cross_fast_path_equals_general_path_and_torch(shape: tuple, neg: bool, dtype: str, face: bool,
+                                                       seed: int) -> None:
+    rng = np.random.default_rng(seed)
+    x, y = _vals(rng, shape, dtype, True), _vals(rng, shape, dtype, True)
+    d = shape.index(3) - (len(shape) if neg else 0)
+
+    def run(lib: object) -> object:
+        a, b = lib.tensor(x), lib.tensor(y)
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            return lib.cross(a, b) if face else lib.linalg.cross(a, b, dim=d)
+
+    ours = run(strided)
+    with pytest.MonkeyPatch.context() as m:
+        m.setattr(P, "_fast_cross", lambda *a: None)
+        general = run(strided)
+    _same(ours, general)
+    theirs = run(torch)
+    assert ours.stride() == theirs.stride()
+    np.testing.assert_array_equal(ours.numpy(), theirs.numpy())
+
+
+def test_cross_falls_through_where_a_condition_fails(monkeypatch: pytest.MonkeyPatch) -> None:
+    hits: list = []
+    real = P._fast_cross
+    monkeypatch.setattr(P, "_fast_cross", lambda *a: hits.append(r := real(*a)) or r)
+    rng = np.random.default_rng(9)
+    x, y = rng.standard_normal((3, 4)), rng.standard_normal((3, 4))
+    S, T = strided.tensor, torch.tensor  # noqa: N806
+    strided.linalg.cross(S(x), S(y), dim=0)
+    assert hits[-1] is not None
+    cases = [((x, y[:, :1]), 0), ((x.astype("float32"), y), 0), ((x.astype("int64"), y.astype("int64")), 0),
+             ((x, y), 1), ((x, y), 2), ((x[:, :0], y[:, :0]), 0)]
+    for (a, b), dim in cases:
+        try:
+            got = strided.linalg.cross(S(a), S(b), dim=dim)
+        except (RuntimeError, IndexError) as e:
+            with pytest.raises((RuntimeError, IndexError)) as t:
+                torch.linalg.cross(T(a), T(b), dim=dim)
+            assert isinstance(e, IndexError) == isinstance(t.value, IndexError)
+            assert str(e).splitlines()[0] == str(t.value).splitlines()[0]
+        else:
+            want = torch.linalg.cross(T(a), T(b), dim=dim)
+            assert got.stride() == want.stride()
+            np.testing.assert_array_equal(got.numpy(), want.numpy())
+        assert hits[-1] is None, (a.shape, b.shape, a.dtype, dim)
+    t = S(x).T.contiguous().T  # (a transposed layout: the general path)
+    strided.linalg.cross(t, S(y), dim=0)
+    assert hits[-1] is None
+    a, b = S(x, requires_grad=True), S(y, requires_grad=True)
+    ta, tb = T(x, requires_grad=True), T(y, requires_grad=True)
+    strided.linalg.cross(a, b, dim=0).pow(2).sum().backward()
+    torch.linalg.cross(ta, tb, dim=0).pow(2).sum().backward()
+    np.testing.assert_allclose(a.grad.numpy(), ta.grad.numpy(), rtol=1e-12)
+    np.testing.assert_allclose(b.grad.numpy(), tb.grad.numpy(), rtol=1e-12)
+
+
+def test_cross_reports_as_the_general_path(monkeypatch: pytest.MonkeyPatch) -> None:
+    a, b = strided.ones(3, 2), strided.ones(3, 2)
+
+    def steps() -> tuple:
+        with strided.watch() as w, warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            strided.cross(a, b)
+            strided.linalg.cross(a, b, dim=0)
+        return [s.name for s in w.steps], w.table()
+
+    fast = steps()
+    assert fast[0] == ["cross", "linalg_cross"]
+    monkeypatch.setattr(P, "_fast_cross", lambda *a: None)
+    assert steps() == fast

@@ -54,6 +54,9 @@ def linalg_cross(input: Tensor, other: Tensor, *, dim: int = -1) -> Tensor:  # n
     >>> strided.linalg.cross(strided.tensor([0.0, 1.0, 0.0]), strided.tensor([0.0, 0.0, 1.0])).tolist()
     [1.0, 0.0, 0.0]
     """
+    fast = _fast_cross(input, other, dim)
+    if fast is not None:
+        return fast
     op = "linalg.cross"
     tensor_arg(input, op)
     tensor_arg(other, op, "other", 2)
@@ -86,6 +89,35 @@ def linalg_cross(input: Tensor, other: Tensor, *, dim: int = -1) -> Tensor:  # n
         b = np.broadcast_to(b, shape)  # type: ignore[arg-type]
     c = _cross3(a, b, d) if a.size else np.zeros(shape, a.dtype)  # type: ignore[arg-type]
     return adopted(c.reshape(-1), _cinfo[shape][2], input._dtype)  # (c: fresh, row-major)
+
+
+def _fast_cross(a: Any, b: Any, dim: Any) -> Tensor | None:
+    """linalg_cross's small-op fast path: two row-major float32/float64 tensors of one dtype and
+    one shape (no broadcasting), an int ``dim`` in range naming a dim of size 3: the compiled
+    ``cross3`` on their flat runs, the kernel the general path's :func:`_cross3_native` calls
+    on the same elements, into the fresh row-major result it makes; None when a precondition
+    fails or the compiled kernels are off (the general path runs, with its checks and errors)."""
+    if a.__class__ is not Tensor or b.__class__ is not Tensor or dim.__class__ is not int:
+        return None
+    d = a._dtype
+    if b._dtype is not d or (d is not float32 and d is not float64):
+        return None
+    shape = a._layout.shape
+    if b._layout.shape != shape or not -len(shape) <= dim < len(shape) or shape[dim] != 3:
+        return None
+    info = _cinfo[shape]
+    if not info[1]:  # (no elements: the general path's empty result)
+        return None
+    x = flat_run(a, info)
+    y = flat_run(b, info) if x is not None else None
+    k = native.special() if y is not None else None
+    if k is None:
+        return None
+    out = np.empty(info[1], x.dtype)
+    inner = info[0][dim]  # (a row-major shape's stride of dim, no size 0: the elements after it)
+    if not k.cross3(x, y, out, inner):
+        return None  # (an overlap: never, out is new)
+    return adopted(out, info[2], d)
 
 
 # along the cross product's dim: a's components [a1 a2 a0 | a2 a0 a1] against b's [b2 b0 b1 | b1 b2 b0]
@@ -217,7 +249,9 @@ def cross(input: Tensor, other: Tensor, dim: int | None = None) -> Tensor:  # no
         warnings.warn("Using torch.cross without specifying the dim arg is deprecated.\nPlease either pass the dim "
                       "explicitly or simply use torch.linalg.cross.\nThe default value of dim will change to agree "
                       "with that of linalg.cross in a future release.", UserWarning, stacklevel=user_site()[1])
-        shape = L.broadcast_pair(input._layout.shape, other._layout.shape)
+        shape = input._layout.shape
+        if other._layout.shape != shape:
+            shape = L.broadcast_pair(shape, other._layout.shape)
         if shape.__class__ is tuple and 3 in shape:  # type: ignore[operator]
             dim = shape.index(3)  # type: ignore[union-attr]
         elif shape.__class__ is tuple:
@@ -227,7 +261,8 @@ def cross(input: Tensor, other: Tensor, dim: int | None = None) -> Tensor:  # no
                 "fix: name the dim of size 3 with dim="))
         else:
             dim = -1
-    return linalg_cross(input, other, dim=dim)
+    fast = _fast_cross(input, other, dim)  # (the entry of linalg_cross and its checks skipped)
+    return fast if fast is not None else linalg_cross(input, other, dim=dim)
 
 
 def linalg_vecdot(x: Tensor, y: Tensor, *, dim: int = -1) -> Tensor:
