@@ -469,3 +469,42 @@ def test_cross_reports_as_the_general_path(monkeypatch: pytest.MonkeyPatch) -> N
     assert fast[0] == ["cross", "linalg_cross"]
     monkeypatch.setattr(P, "_fast_cross", lambda *a: None)
     assert steps() == fast
+
+
+# ---------------------------------------------------------------- inv / solve: NumPy's gufuncs without the wrapper
+
+
+@settings(max_examples=80, deadline=None)
+@given(n=st.integers(1, 7), k=st.integers(1, 4), batch=st.sampled_from([((), ()), ((2,), ()), ((), (3,)), ((2, 1), (3,))]),
+       dtype=st.sampled_from(_DTYPES), singular=st.booleans(), special=st.booleans(), seed=st.integers(0, 2**32 - 1))
+def test_inv_and_solve_gufuncs_equal_numpys_calls(n: int, k: int, batch: tuple, dtype: str, singular: bool,
+                                                   special: bool, seed: int) -> None:
+    rng = np.random.default_rng(seed)
+    a = rng.standard_normal((*batch[0], n, n))
+    b = rng.standard_normal((*batch[1], n, k))
+    if "complex" in dtype:
+        a, b = a + 1j * rng.standard_normal(a.shape), b + 1j * rng.standard_normal(b.shape)
+    if singular:
+        a[..., 0, :] = 0
+    if special:
+        a.reshape(-1)[rng.integers(a.size)] = rng.choice([np.nan, np.inf, -0.0])
+    a, b = a.astype(dtype), b.astype(dtype)
+    for ours, theirs, args in ((LA.numpy_inv, np.linalg.inv, (a,)), (LA.numpy_solve, np.linalg.solve, (a, b))):
+        try:
+            want = theirs(*args)
+        except np.linalg.LinAlgError:
+            with pytest.raises(np.linalg.LinAlgError):
+                ours(*args)
+            continue
+        got = ours(*args)
+        assert got.dtype == want.dtype and got.shape == want.shape and got.tobytes() == want.tobytes()
+
+
+def test_inv_and_solve_fall_back_without_their_gufuncs(monkeypatch: pytest.MonkeyPatch) -> None:
+    a = np.random.default_rng(1).standard_normal((2, 4, 4)).astype("float32")
+    x, y = strided.linalg.inv(strided.tensor(a)), strided.linalg.solve(strided.tensor(a), strided.tensor(a[0]))
+    monkeypatch.setattr(LA, "_SOLVE_RUN", None)
+    _same(x, strided.linalg.inv(strided.tensor(a)))
+    _same(y, strided.linalg.solve(strided.tensor(a), strided.tensor(a[0])))
+    with pytest.raises(strided.linalg.LinAlgError, match="singular"):
+        strided.linalg.inv(strided.zeros(3, 3))

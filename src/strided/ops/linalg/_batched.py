@@ -114,6 +114,61 @@ def _colmajor_layout(shape: tuple[int, ...]) -> Layout:
 
 
 _colmajor_layouts = Memo(_colmajor_layout)
+_SCALAR = Layout._trusted((), (), 0)
+
+
+def gufunc_runner(**errstate: str) -> Any:
+    """``run(gufunc, *args, **kw)`` inside a context whose NumPy error state is ``errstate`` (the
+    rest "ignore"), and NumPy's ``_umath_linalg`` module: what ``np.linalg``'s functions call,
+    without their per-call Python (array checks, an errstate block: 3-9 us of a small matrix's
+    call); (None, None) where NumPy's private names are not found (the callers then call
+    NumPy's public functions). A context is entered by one thread at a time: a call that finds
+    it busy raises RuntimeError, and the callers then make NumPy's public call."""
+    try:
+        import contextvars
+
+        from numpy._core._ufunc_config import _extobj_contextvar, _make_extobj  # type: ignore[attr-defined]
+        from numpy.linalg import _umath_linalg as ul  # type: ignore[attr-defined]
+
+        ul.qr_r_raw, ul.qr_reduced, ul.qr_complete, ul.cholesky_lo, ul.inv, ul.solve  # noqa: B018 (all, or none)
+        context = contextvars.Context()
+        context.run(_extobj_contextvar.set, _make_extobj(all="ignore", **errstate))
+        return context.run, ul
+    except (ImportError, AttributeError, TypeError):  # pragma: no cover - other NumPy versions
+        return None, None
+
+
+# inv and solve: NumPy turns the invalid flag (a singular matrix) into its LinAlgError: raised
+# here as FloatingPointError, NumPy's own call then raises it
+_SOLVE_RUN, _ul = gufunc_runner(invalid="raise")
+
+
+def numpy_inv(a: np.ndarray) -> np.ndarray:
+    """``np.linalg.inv(a)`` of a non-empty float or complex batch of square matrices, bit for bit
+    (its one gufunc call in float64 or complex128, cast back): NumPy's call where the gufunc is
+    not found, the context is busy, or a matrix is singular (it raises its LinAlgError)."""
+    if _SOLVE_RUN is not None:
+        try:
+            x = _SOLVE_RUN(_ul.inv, a, signature="D->D" if a.dtype.kind == "c" else "d->d")
+        except (FloatingPointError, RuntimeError):
+            pass
+        else:
+            return x.astype(a.dtype, copy=False)
+    return np.linalg.inv(a)
+
+
+def numpy_solve(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    """``np.linalg.solve(a, b)`` of non-empty batches of one float or complex dtype, ``b`` of at
+    least 2 dims (a batch of (n, k) matrices, broadcast against ``a``'s), bit for bit: as
+    :func:`numpy_inv`."""
+    if _SOLVE_RUN is not None and a.dtype == b.dtype and b.ndim >= 2:
+        try:
+            x = _SOLVE_RUN(_ul.solve, a, b, signature="DD->D" if a.dtype.kind == "c" else "dd->d")
+        except (FloatingPointError, RuntimeError):
+            pass
+        else:
+            return x.astype(a.dtype, copy=False)
+    return np.linalg.solve(a, b)
 
 
 def rowmajor_copy(arr: np.ndarray) -> np.ndarray:
@@ -132,6 +187,8 @@ def rowmajor(arr: np.ndarray, dtype: DType) -> Tensor:
 
 
 def _scalar(value: Any, dtype: DType) -> Tensor:
+    if value.__class__ is np.ndarray and value.dtype == dtype.numpy:  # (info, a det: its one element adopted)
+        return adopted(value.reshape(1).copy(), _SCALAR, dtype)
     out = result((), dtype)
     out._np()[...] = value
     return out

@@ -238,28 +238,10 @@ def _numpy_qr_call(a: np.ndarray, complete: bool) -> tuple[np.ndarray, np.ndarra
         return tuple(np.linalg.qr(a, mode="complete" if complete else "reduced"))  # type: ignore[return-value]
 
 
-def _gufunc_runner(**errstate: str) -> Any:
-    """``run(gufunc, *args, **kw)`` inside a context whose NumPy error state is ``errstate`` (the
-    rest "ignore"), and NumPy's ``_umath_linalg`` module; (None, None) where NumPy's private
-    names are not found (the callers then call NumPy's public functions)."""
-    try:
-        import contextvars
-
-        from numpy._core._ufunc_config import _extobj_contextvar, _make_extobj  # type: ignore[attr-defined]
-        from numpy.linalg import _umath_linalg as ul  # type: ignore[attr-defined]
-
-        ul.qr_r_raw, ul.qr_reduced, ul.qr_complete, ul.cholesky_lo  # noqa: B018 (all, or the public calls)
-        context = contextvars.Context()
-        context.run(_extobj_contextvar.set, _make_extobj(all="ignore", **errstate))
-        return context.run, ul
-    except (ImportError, AttributeError, TypeError):  # pragma: no cover - other NumPy versions
-        return None, None
-
-
 # qr: NumPy's qr turns the invalid flag into its LinAlgError (raised here: NumPy's call redoes it)
-_QR_RUN, _ul = _gufunc_runner(invalid="raise")
+_QR_RUN, _ul = LA.gufunc_runner(invalid="raise")
 # cholesky: a refused matrix comes back NaN, which _cholesky looks for (NumPy's call would raise)
-_CHOLESKY_RUN, _ = _gufunc_runner()
+_CHOLESKY_RUN, _ = LA.gufunc_runner()
 # NumPy's triu mask of an (m, n) matrix: tri(m, n, -1, bool) negated
 _upper_masks = Memo(lambda shape: ~np.tri(*shape, k=-1, dtype=bool))
 

@@ -47,7 +47,7 @@ def _inverse_array(A: Tensor, op: str) -> np.ndarray:  # noqa: N803
     if a.size == 0:
         return np.empty(a.shape, a.dtype)
     try:  # (NumPy's linalg sets its own floating-point error state: no errstate needed)
-        return _nan_where_nan(a, np.linalg.inv(a))
+        return _nan_where_nan(a, LA.numpy_inv(a))
     except np.linalg.LinAlgError:
         raise LA.singular_inverse(A, a, op) from None
 
@@ -195,7 +195,7 @@ def _solve(A: Tensor, B: Tensor, left: bool, check_errors: bool | None) -> tuple
         x = np.zeros(b.shape, a.dtype)
     else:
         try:
-            x = _nan_where_nan(a, np.linalg.solve(a, b))
+            x = _nan_where_nan(a, LA.numpy_solve(a, b))
         except np.linalg.LinAlgError:
             if check_errors is None:
                 raise LinAlgError(join_lines(
