@@ -508,3 +508,24 @@ def test_inv_and_solve_fall_back_without_their_gufuncs(monkeypatch: pytest.Monke
     _same(y, strided.linalg.solve(strided.tensor(a), strided.tensor(a[0])))
     with pytest.raises(strided.linalg.LinAlgError, match="singular"):
         strided.linalg.inv(strided.zeros(3, 3))
+
+
+@settings(max_examples=60, deadline=None)
+@given(n=st.integers(1, 7), batch=st.sampled_from([(), (3,)]), dtype=st.sampled_from(_DTYPES),
+       uplo=st.sampled_from(["L", "U"]), special=st.booleans(), seed=st.integers(0, 2**32 - 1))
+def test_eigvalsh_gufunc_equals_numpys_call_and_nonfinite_rule(n: int, batch: tuple, dtype: str, uplo: str,
+                                                                special: bool, seed: int) -> None:
+    rng = np.random.default_rng(seed)
+    a = rng.standard_normal((*batch, n, n))
+    if "complex" in dtype:
+        a = a + 1j * rng.standard_normal(a.shape)
+    a = a.astype(dtype)
+    got, want = LA.numpy_eigvalsh(a, uplo), np.linalg.eigvalsh(a, UPLO=uplo)
+    assert got.dtype == want.dtype and got.tobytes() == want.tobytes()
+    if special:
+        a.reshape(-1)[rng.integers(a.size)] = rng.choice([np.nan, np.inf])
+    ours = strided.linalg.eigvalsh(strided.tensor(a), UPLO=uplo)
+    finite = np.isfinite(a).all(axis=(-2, -1))
+    safe = np.where(finite[..., None, None], a, 0)
+    expected = np.where(finite[..., None], np.linalg.eigvalsh(safe, UPLO=uplo), np.nan).astype(want.dtype)
+    assert ours.numpy().tobytes() == expected.tobytes()

@@ -130,7 +130,7 @@ def gufunc_runner(**errstate: str) -> Any:
         from numpy._core._ufunc_config import _extobj_contextvar, _make_extobj  # type: ignore[attr-defined]
         from numpy.linalg import _umath_linalg as ul  # type: ignore[attr-defined]
 
-        ul.qr_r_raw, ul.qr_reduced, ul.qr_complete, ul.cholesky_lo, ul.inv, ul.solve  # noqa: B018 (all, or none)
+        ul.qr_r_raw, ul.qr_reduced, ul.qr_complete, ul.cholesky_lo, ul.inv, ul.solve, ul.eigvalsh_lo, ul.eigvalsh_up  # noqa: B018
         context = contextvars.Context()
         context.run(_extobj_contextvar.set, _make_extobj(all="ignore", **errstate))
         return context.run, ul
@@ -169,6 +169,21 @@ def numpy_solve(a: np.ndarray, b: np.ndarray) -> np.ndarray:
         else:
             return x.astype(a.dtype, copy=False)
     return np.linalg.solve(a, b)
+
+
+def numpy_eigvalsh(a: np.ndarray, UPLO: str) -> np.ndarray:  # noqa: N803
+    """``np.linalg.eigvalsh(a, UPLO)`` of a non-empty float or complex batch, bit for bit (its
+    one gufunc call in float64, the values cast to ``a``'s real dtype): NumPy's call where the
+    gufunc is not found, the context is busy, or LAPACK did not converge (its LinAlgError)."""
+    if _SOLVE_RUN is not None:
+        gufunc = _ul.eigvalsh_lo if UPLO == "L" else _ul.eigvalsh_up
+        try:
+            w = _SOLVE_RUN(gufunc, a, signature="D->d" if a.dtype.kind == "c" else "d->d")
+        except (FloatingPointError, RuntimeError):
+            pass
+        else:
+            return w.astype(np.float32 if a.dtype in (np.float32, np.complex64) else np.float64, copy=False)
+    return np.linalg.eigvalsh(a, UPLO=UPLO)
 
 
 def rowmajor_copy(arr: np.ndarray) -> np.ndarray:

@@ -323,13 +323,14 @@ def _eigh_arrays(A: Tensor, UPLO: str, op: str, vectors: bool) -> tuple[np.ndarr
     real = np.real(a).dtype
     if a.size == 0:
         return np.zeros(a.shape[:-1], real), np.zeros(a.shape, a.dtype)
-    finite = np.isfinite(a).all(axis=(-2, -1))
+    # (all finite, the common case: one reduction without axes, the per-matrix one only else)
+    finite = np.True_ if np.isfinite(a).all() else np.isfinite(a).all(axis=(-2, -1))
     safe = a if finite.all() else np.where(finite[..., None, None], a, 0)
     with quiet():  # (np.errstate(all="ignore") at a tenth of its cost)
         if vectors:
             w, v = np.linalg.eigh(safe, UPLO=UPLO)
         else:
-            w, v = np.linalg.eigvalsh(safe, UPLO=UPLO), None
+            w, v = LA.numpy_eigvalsh(safe, UPLO), None
     if not finite.all():  # (PyTorch's LAPACK call gives NaN for such a matrix)
         w = np.where(finite[..., None], w, np.nan)
         if v is not None:
