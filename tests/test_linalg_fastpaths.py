@@ -529,3 +529,55 @@ def test_eigvalsh_gufunc_equals_numpys_call_and_nonfinite_rule(n: int, batch: tu
     safe = np.where(finite[..., None, None], a, 0)
     expected = np.where(finite[..., None], np.linalg.eigvalsh(safe, UPLO=uplo), np.nan).astype(want.dtype)
     assert ours.numpy().tobytes() == expected.tobytes()
+
+
+# ---------------------------------------------------------------- a permuted float32 batch cast in its own order
+
+
+def _permuted(shape: tuple, dtype: str, kind: str, rng: np.random.Generator) -> np.ndarray:
+    a = rng.standard_normal(shape)
+    if "complex" in dtype:
+        a = a + 1j * rng.standard_normal(shape)
+    a = (a + shape[-1] * np.eye(shape[-1])).astype(dtype)  # (well conditioned: each op succeeds)
+    if kind == "transposed":
+        return np.ascontiguousarray(np.swapaxes(a, -1, -2)).swapaxes(-1, -2)
+    return _interleaved(a)[..., ::2]  # (strided columns)
+
+
+def _interleaved(a: np.ndarray) -> np.ndarray:
+    """(..., n, 2n): ``a``'s columns at the even positions."""
+    big = np.zeros((*a.shape[:-1], 2 * a.shape[-1]), a.dtype)
+    big[..., ::2] = a
+    return big
+
+
+@pytest.mark.parametrize("dtype", ["float32", "complex64", "float64"])
+@pytest.mark.parametrize("kind", ["transposed", "sliced"])
+@pytest.mark.parametrize("shape", [(140, 140), (2, 100, 100)])
+def test_precast_permuted_inputs_give_numpys_bits(dtype: str, kind: str, shape: tuple) -> None:
+    rng = np.random.default_rng(12)
+    a = _permuted(shape, dtype, kind, rng)
+    b = _permuted(shape, dtype, kind, rng)
+    assert not a.flags.c_contiguous and (a.nbytes >= LA.PRECAST_MIN or dtype == "float64")
+    t, u = strided.tensor(np.ascontiguousarray(a)), strided.tensor(np.ascontiguousarray(b))
+    if kind == "transposed":  # (the same values in the permuted layout)
+        t = strided.tensor(np.ascontiguousarray(np.swapaxes(a, -1, -2))).mT
+        u = strided.tensor(np.ascontiguousarray(np.swapaxes(b, -1, -2))).mT
+    else:
+        t = strided.tensor(_interleaved(np.ascontiguousarray(a)))[..., ::2]
+        u = strided.tensor(_interleaved(np.ascontiguousarray(b)))[..., ::2]
+    assert t._np().strides == a.strides
+    h = a @ np.swapaxes(a, -1, -2).conj()
+    th = strided.tensor(np.ascontiguousarray(np.swapaxes(h, -1, -2))).mT
+    with np.errstate(all="ignore"):
+        checks = [
+            (strided.linalg.det(t), np.linalg.det(a)),
+            (strided.linalg.slogdet(t).logabsdet, np.linalg.slogdet(a)[1]),
+            (strided.linalg.inv(t), np.linalg.inv(a)),
+            (strided.linalg.solve(t, u), np.linalg.solve(a, b)),
+            (strided.linalg.eigvalsh(t), np.linalg.eigvalsh(a)),
+            (strided.linalg.cholesky(th), np.linalg.cholesky(h)),
+        ]
+    for ours, want in checks:
+        want = np.asarray(want)
+        assert ours.shape == want.shape and ours.numpy().tobytes() == np.ascontiguousarray(want).tobytes()

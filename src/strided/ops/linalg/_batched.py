@@ -143,13 +143,29 @@ def gufunc_runner(**errstate: str) -> Any:
 _SOLVE_RUN, _ul = gufunc_runner(invalid="raise")
 
 
+# The fewest bytes from which lapack_ready pre-casts (below, NumPy's own cast costs as little)
+PRECAST_MIN = 1 << 16
+
+
+def lapack_ready(a: np.ndarray) -> np.ndarray:
+    """``a`` as NumPy's linalg gufuncs receive it: a float32 or complex64 batch that is not
+    row-major (a permuted one), from :data:`PRECAST_MIN` bytes, cast to float64 or complex128 in its
+    own memory order (an exact cast: the same numbers reach LAPACK, so the same bits come out);
+    anything else unchanged. Why: NumPy's gufunc casts it into a row-major buffer first, a
+    transposing copy, then copies that into LAPACK's column-major matrix: a 1024 x 1024 float32
+    transpose's det took 39 ms that way, 24 ms cast in place (its row-major original 29)."""
+    if a.dtype.char in "fF" and not a.flags.c_contiguous and a.nbytes >= PRECAST_MIN:
+        return a.astype(np.complex128 if a.dtype.kind == "c" else np.float64, order="K")
+    return a
+
+
 def numpy_inv(a: np.ndarray) -> np.ndarray:
     """``np.linalg.inv(a)`` of a non-empty float or complex batch of square matrices, bit for bit
     (its one gufunc call in float64 or complex128, cast back): NumPy's call where the gufunc is
     not found, the context is busy, or a matrix is singular (it raises its LinAlgError)."""
     if _SOLVE_RUN is not None:
         try:
-            x = _SOLVE_RUN(_ul.inv, a, signature="D->D" if a.dtype.kind == "c" else "d->d")
+            x = _SOLVE_RUN(_ul.inv, lapack_ready(a), signature="D->D" if a.dtype.kind == "c" else "d->d")
         except (FloatingPointError, RuntimeError):
             pass
         else:
@@ -163,7 +179,8 @@ def numpy_solve(a: np.ndarray, b: np.ndarray) -> np.ndarray:
     :func:`numpy_inv`."""
     if _SOLVE_RUN is not None and a.dtype == b.dtype and b.ndim >= 2:
         try:
-            x = _SOLVE_RUN(_ul.solve, a, b, signature="DD->D" if a.dtype.kind == "c" else "dd->d")
+            x = _SOLVE_RUN(_ul.solve, lapack_ready(a), lapack_ready(b),
+                           signature="DD->D" if a.dtype.kind == "c" else "dd->d")
         except (FloatingPointError, RuntimeError):
             pass
         else:
@@ -178,7 +195,7 @@ def numpy_eigvalsh(a: np.ndarray, UPLO: str) -> np.ndarray:  # noqa: N803
     if _SOLVE_RUN is not None:
         gufunc = _ul.eigvalsh_lo if UPLO == "L" else _ul.eigvalsh_up
         try:
-            w = _SOLVE_RUN(gufunc, a, signature="D->d" if a.dtype.kind == "c" else "d->d")
+            w = _SOLVE_RUN(gufunc, lapack_ready(a), signature="D->d" if a.dtype.kind == "c" else "d->d")
         except (FloatingPointError, RuntimeError):
             pass
         else:

@@ -502,7 +502,7 @@ def _numpy_cholesky(a: np.ndarray) -> np.ndarray:
         with quiet():  # (np.errstate(all="ignore") at a tenth of its cost)
             return np.linalg.cholesky(a)
     try:
-        low = _CHOLESKY_RUN(_ul.cholesky_lo, a, signature="D->D" if a.dtype.kind == "c" else "d->d")
+        low = _CHOLESKY_RUN(_ul.cholesky_lo, LA.lapack_ready(a), signature="D->D" if a.dtype.kind == "c" else "d->d")
     except RuntimeError:  # (the context busy in another thread: NumPy's own call)
         with quiet():
             return np.linalg.cholesky(a)

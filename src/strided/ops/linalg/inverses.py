@@ -269,7 +269,8 @@ def linalg_det(A: Tensor) -> Tensor:  # noqa: N803
     """
     A = LA.square(A, "linalg.det")  # noqa: N806
     a = A._np()
-    d = np.linalg.det(a) if a.size else np.ones(a.shape[:-2], a.dtype)
+    # (a permuted float32 batch cast in its own order: the same numbers for LAPACK, no transposing copy)
+    d = np.linalg.det(LA.lapack_ready(a)) if a.size else np.ones(a.shape[:-2], a.dtype)
     return LA.rowmajor(np.asarray(d, a.dtype), A._dtype)
 
 
@@ -319,7 +320,7 @@ def _slogdet_arrays(A: Tensor) -> tuple[np.ndarray, np.ndarray]:  # noqa: N803
     if a.size == 0:
         shape = a.shape[:-2]
         return np.ones(shape, a.dtype), np.zeros(shape, np.real(a).dtype)
-    sign, logabs = np.linalg.slogdet(a)
+    sign, logabs = np.linalg.slogdet(LA.lapack_ready(a))  # (as det's)
     return np.asarray(sign, a.dtype), np.asarray(logabs, np.real(a).dtype)
 
 
