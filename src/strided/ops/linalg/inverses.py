@@ -56,7 +56,10 @@ def _nan_where_nan(a: np.ndarray, x: np.ndarray) -> np.ndarray:
     """``x`` (computed from the batch ``a``) with every matrix whose ``a`` holds NaN all NaN:
     PyTorch's inverse and solve give NaN everywhere for such a matrix, where NumPy's LU can leave
     numbers in the rows it finished before meeting the NaN."""
-    bad = np.isnan(a).any(axis=(-2, -1))
+    nan = np.isnan(a)
+    if not nan.any():  # (the common case: one reduction without axes, the per-matrix one only else)
+        return x
+    bad = nan.any(axis=(-2, -1))
     if bad.any():
         x = np.array(x, copy=True)
         x[bad] = np.nan
