@@ -581,3 +581,14 @@ def test_precast_permuted_inputs_give_numpys_bits(dtype: str, kind: str, shape: 
     for ours, want in checks:
         want = np.asarray(want)
         assert ours.shape == want.shape and ours.numpy().tobytes() == np.ascontiguousarray(want).tobytes()
+
+
+def test_inverse_and_solve_of_a_batch_with_a_nan_matrix_equal_torch() -> None:
+    a = np.random.default_rng(13).standard_normal((3, 4, 4)) + 4 * np.eye(4)
+    a[1, 0, 2] = np.nan
+    for ours, theirs in ((strided.linalg.inv(strided.tensor(a)), torch.linalg.inv(torch.tensor(a))),
+                         (strided.linalg.solve(strided.tensor(a), strided.tensor(a[0])),
+                          torch.linalg.solve(torch.tensor(a), torch.tensor(a[0])))):
+        o, t = ours.numpy(), theirs.numpy()
+        assert np.isnan(o[1]).all() and np.isnan(t[1]).all() and not np.isnan(o[[0, 2]]).any()
+        np.testing.assert_allclose(o[[0, 2]], t[[0, 2]], rtol=1e-10)
