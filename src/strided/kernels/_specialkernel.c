@@ -4,6 +4,7 @@
  * zeta_scaled(src, dst, s, scale)  scale * zeta(s, src) for one order s > 1 (polygamma's n >= 2)
  * fma32(a, b, c, out) -> bool      out = a * b + c rounded once, float32 (strided.kernels.fused.fma_into)
  * cross3(a, b, out, inner) -> bool  PyTorch's fused cross product, float32/float64 (ops.linalg.products)
+ * kron2(a, b, out, m, n, p, q) -> bool  kron of two matrices (outer: n = p = 1), float32/float64 (the same)
  * bmm_loop(x, y, out, n, k, p) -> bool  PyTorch's small baddbmm loop (ops.linalg.fused)
  * fma64(a, b, c, out) -> bool      out = fma(a, b, c), float64: C99's correctly rounded fma (the same)
  * softmax_rows(x, out, n, log)      softmax (log: log_softmax) of each row of n elements (see there)
@@ -877,6 +878,102 @@ done:
     return answer;
 }
 #undef CROSS_LOOP
+
+
+/* kron2(a, b, out, m, n, p, q) -> bool: the Kronecker product of the C-contiguous (m, n) matrix a
+ * and (p, q) matrix b, float32 ("f") or float64 ("d"), into the C-contiguous (m*p, n*q) out:
+ * out[i*p + k, j*q + l] = a[i, j] * b[k, l], one IEEE product each, a's element first, as the
+ * NumPy twin (strided.ops.linalg.products: one broadcast np.multiply of the interleaved views,
+ * whose per-row iterator overhead, with inner runs of q elements, is most of its time). outer
+ * is kron2 with n = p = 1. A product of two numbers has one correctly rounded result whatever
+ * the loop or the SIMD width (-0.0's sign, inf * 0's default NaN included); only a NaN operand's
+ * payload could depend on the operand order the compiler picks, so an input holding a NaN, or
+ * an out overlapping an input, returns False with nothing written (the NumPy twin runs). */
+#define KRON_LOOP(T)                                                                               \
+    {                                                                                              \
+        const T *x = buf[0].buf, *y = buf[1].buf;                                                  \
+        T *z = buf[2].buf;                                                                         \
+        for (Py_ssize_t i = 0; i < m * n; i++)                                                     \
+            if (x[i] != x[i])                                                                      \
+                goto done;                                                                         \
+        for (Py_ssize_t i = 0; i < p * q; i++)                                                     \
+            if (y[i] != y[i])                                                                      \
+                goto done;                                                                         \
+        int release = m * n * p * q >= MIN_RELEASE;                                                \
+        PyThreadState *state = release ? PyEval_SaveThread() : NULL;                               \
+        for (Py_ssize_t i = 0; i < m; i++)                                                         \
+            for (Py_ssize_t k = 0; k < p; k++) {                                                   \
+                T *row = z + (i * p + k) * n * q;                                                  \
+                const T *brow = y + k * q, *arow = x + i * n;                                      \
+                for (Py_ssize_t j = 0; j < n; j++) {                                               \
+                    T s = arow[j];                                                                 \
+                    T *dst = row + j * q;                                                          \
+                    for (Py_ssize_t l = 0; l < q; l++)                                             \
+                        dst[l] = s * brow[l];                                                      \
+                }                                                                                  \
+            }                                                                                      \
+        if (release)                                                                               \
+            PyEval_RestoreThread(state);                                                           \
+    }
+static PyObject *py_kron2(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
+{
+    (void)self;
+    if (nargs != 7) {
+        PyErr_Format(PyExc_TypeError, "kron2(a, b, out, m, n, p, q) takes 7 arguments, not %zd", nargs);
+        return NULL;
+    }
+    Py_ssize_t dims[4];
+    for (int k = 0; k < 4; k++) {
+        dims[k] = PyLong_AsSsize_t(args[3 + k]);
+        if (dims[k] == -1 && PyErr_Occurred())
+            return NULL;
+        if (dims[k] <= 0) {
+            PyErr_Format(PyExc_ValueError, "kron2: dims must be positive, got %zd", dims[k]);
+            return NULL;
+        }
+    }
+    Py_ssize_t m = dims[0], n = dims[1], p = dims[2], q = dims[3];
+    Py_buffer buf[3];
+    int got = 0;
+    PyObject *answer = NULL;
+    for (int k = 0; k < 3; k++) {
+        if (PyObject_GetBuffer(args[k], &buf[k], PyBUF_C_CONTIGUOUS | PyBUF_FORMAT | (k == 2 ? PyBUF_WRITABLE : 0)) < 0)
+            goto done;
+        got = k + 1;
+    }
+    Py_ssize_t itemsize = buf[0].itemsize;
+    const char *format = itemsize == 4 ? "f" : "d";
+    Py_ssize_t want[3] = {m * n, p * q, m * n * p * q};
+    for (int k = 0; k < 3; k++) {
+        if ((itemsize != 4 && itemsize != 8) || strcmp(buf[k].format, format) != 0 || buf[k].itemsize != itemsize
+            || buf[k].len != want[k] * itemsize) {
+            PyErr_Format(PyExc_ValueError, "kron2: a (m*n), b (p*q) and out (m*n*p*q) must be C-contiguous float32 "
+                         "or float64 buffers of one format (argument %d: format %s, %zd bytes)", k,
+                         buf[k].format, buf[k].len);
+            goto done;
+        }
+    }
+    answer = Py_False;
+    {
+        char *o = buf[2].buf;
+        Py_ssize_t len = buf[2].len;
+        for (int k = 0; k < 2; k++) {
+            char *b0 = buf[k].buf;
+            if (b0 < o + len && o < b0 + buf[k].len)
+                goto done;
+        }
+    }
+    if (itemsize == 4)
+        KRON_LOOP(float)
+    else
+        KRON_LOOP(double)
+    answer = Py_True;
+done:
+    for (int k = 0; k < got; k++) PyBuffer_Release(&buf[k]);
+    Py_XINCREF(answer);
+    return answer;
+}
+#undef KRON_LOOP
 
 
 /* bmm_loop(x, y, out, n, k, p) -> bool: PyTorch's small baddbmm loop (below 400 multiply-adds a
@@ -2181,6 +2278,8 @@ static PyMethodDef methods[] = {
      "fma32(a, b, c, out) -> bool: out = a * b + c rounded once, float32 (False: an overlap, nothing written)"},
     {"cross3", (PyCFunction)(void (*)(void))py_cross3, METH_FASTCALL,
      "cross3(a, b, out, inner) -> bool: PyTorch's fused cross product of (outer, 3, inner) float32/float64 buffers"},
+    {"kron2", (PyCFunction)(void (*)(void))py_kron2, METH_FASTCALL,
+     "kron2(a, b, out, m, n, p, q) -> bool: the Kronecker product of (m, n) and (p, q) float32/float64 buffers"},
     {"bmm_loop", (PyCFunction)(void (*)(void))py_bmm_loop, METH_FASTCALL,
      "bmm_loop(x, y, out, n, k, p) -> bool: PyTorch's small baddbmm loop over float32/float64 buffers"},
     {"fma64", (PyCFunction)(void (*)(void))py_fma64, METH_FASTCALL,

@@ -21,9 +21,13 @@ import numpy as np
 from ...dispatch import adopted, result
 from ...dtypes import DType, int64
 from ...errors import LinAlgError, StridedRuntimeError, join_lines
+from ...kernels import native
+from ...kernels.blocked import copy_into
 from ...layout import Layout
+from ...storage import allocate
 from ...tensor import Tensor, tensor_arg
 from .._support.gradtools import from_numpy_result
+from .._support.memo import Memo
 from .._support.promotion import TORCH_NAMES
 from .._support.reduce_args import shape_text
 
@@ -82,19 +86,130 @@ def colmajor(arr: np.ndarray, dtype: DType) -> Tensor:
     shape = arr.shape
     if len(shape) < 2:
         return rowmajor(arr, dtype)
+    layout = _colmajor_layouts[shape]
+    if arr.size and arr.dtype == dtype.numpy:
+        # (the matrices' transposes, copied row-major, are those bytes: one copy adopted, no
+        # zeroed result to fill; the same elements, bit for bit)
+        transposed = arr.swapaxes(-1, -2)
+        if arr.nbytes < native.MIN_BYTES:
+            flat = transposed.copy()
+        else:  # (NumPy's transposing copy: ~10 ms for a 1024 x 1024 float32, the tiled kernel's 0.7)
+            flat = allocate(arr.size, arr.dtype, shape)
+            copy_into(flat.reshape(transposed.shape), transposed)
+        return adopted(flat.reshape(-1), layout, dtype)
+    out = result(shape, dtype, layout.strides)
+    out._np()[...] = arr
+    return out
+
+
+def _colmajor_layout(shape: tuple[int, ...]) -> Layout:
+    """The layout of :func:`colmajor`'s result of ``shape`` (at least 2 dims)."""
     m, n = shape[-2:]
     strides = [1, max(m, 1)]
     step = m * n
     for size in reversed(shape[:-2]):
         strides.insert(0, max(step, 1))
         step *= size
-    if arr.size and arr.dtype == dtype.numpy:
-        # (the matrices' transposes, copied row-major, are those bytes: one NumPy copy adopted,
-        # no zeroed result to fill; the same elements, bit for bit)
-        flat = np.swapaxes(arr, -1, -2).copy()
-        return adopted(flat.reshape(-1), Layout._trusted(shape, tuple(strides), 0), dtype)
-    out = result(shape, dtype, tuple(strides))
-    out._np()[...] = arr
+    return Layout._trusted(shape, tuple(strides), 0)
+
+
+_colmajor_layouts = Memo(_colmajor_layout)
+_SCALAR = Layout._trusted((), (), 0)
+
+
+def gufunc_runner(**errstate: str) -> Any:
+    """``run(gufunc, *args, **kw)`` inside a context whose NumPy error state is ``errstate`` (the
+    rest "ignore"), and NumPy's ``_umath_linalg`` module: what ``np.linalg``'s functions call,
+    without their per-call Python (array checks, an errstate block: 3-9 us of a small matrix's
+    call); (None, None) where NumPy's private names are not found (the callers then call
+    NumPy's public functions). A context is entered by one thread at a time: a call that finds
+    it busy raises RuntimeError, and the callers then make NumPy's public call."""
+    try:
+        import contextvars
+
+        from numpy._core._ufunc_config import _extobj_contextvar, _make_extobj  # type: ignore[attr-defined]
+        from numpy.linalg import _umath_linalg as ul  # type: ignore[attr-defined]
+
+        ul.qr_r_raw, ul.qr_reduced, ul.qr_complete, ul.cholesky_lo, ul.inv, ul.solve, ul.eigvalsh_lo, ul.eigvalsh_up  # noqa: B018
+        context = contextvars.Context()
+        context.run(_extobj_contextvar.set, _make_extobj(all="ignore", **errstate))
+        return context.run, ul
+    except (ImportError, AttributeError, TypeError):  # pragma: no cover - other NumPy versions
+        return None, None
+
+
+# inv and solve: NumPy turns the invalid flag (a singular matrix) into its LinAlgError: raised
+# here as FloatingPointError, NumPy's own call then raises it
+_SOLVE_RUN, _ul = gufunc_runner(invalid="raise")
+
+
+# The fewest bytes from which lapack_ready pre-casts (below, NumPy's own cast costs as little)
+PRECAST_MIN = 1 << 16
+
+
+def lapack_ready(a: np.ndarray) -> np.ndarray:
+    """``a`` as NumPy's linalg gufuncs receive it: a float32 or complex64 batch that is not
+    row-major (a permuted one), from :data:`PRECAST_MIN` bytes, cast to float64 or complex128 in its
+    own memory order (an exact cast: the same numbers reach LAPACK, so the same bits come out);
+    anything else unchanged. Why: NumPy's gufunc casts it into a row-major buffer first, a
+    transposing copy, then copies that into LAPACK's column-major matrix: a 1024 x 1024 float32
+    transpose's det took 39 ms that way, 24 ms cast in place (its row-major original 29)."""
+    if a.dtype.char in "fF" and not a.flags.c_contiguous and a.nbytes >= PRECAST_MIN:
+        return a.astype(np.complex128 if a.dtype.kind == "c" else np.float64, order="K")
+    return a
+
+
+def numpy_inv(a: np.ndarray) -> np.ndarray:
+    """``np.linalg.inv(a)`` of a non-empty float or complex batch of square matrices, bit for bit
+    (its one gufunc call in float64 or complex128, cast back): NumPy's call where the gufunc is
+    not found, the context is busy, or a matrix is singular (it raises its LinAlgError)."""
+    if _SOLVE_RUN is not None:
+        try:
+            x = _SOLVE_RUN(_ul.inv, lapack_ready(a), signature="D->D" if a.dtype.kind == "c" else "d->d")
+        except (FloatingPointError, RuntimeError):
+            pass
+        else:
+            return x.astype(a.dtype, copy=False)
+    return np.linalg.inv(a)
+
+
+def numpy_solve(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    """``np.linalg.solve(a, b)`` of non-empty batches of one float or complex dtype, ``b`` of at
+    least 2 dims (a batch of (n, k) matrices, broadcast against ``a``'s), bit for bit: as
+    :func:`numpy_inv`."""
+    if _SOLVE_RUN is not None and a.dtype == b.dtype and b.ndim >= 2:
+        try:
+            x = _SOLVE_RUN(_ul.solve, lapack_ready(a), lapack_ready(b),
+                           signature="DD->D" if a.dtype.kind == "c" else "dd->d")
+        except (FloatingPointError, RuntimeError):
+            pass
+        else:
+            return x.astype(a.dtype, copy=False)
+    return np.linalg.solve(a, b)
+
+
+def numpy_eigvalsh(a: np.ndarray, UPLO: str) -> np.ndarray:  # noqa: N803
+    """``np.linalg.eigvalsh(a, UPLO)`` of a non-empty float or complex batch, bit for bit (its
+    one gufunc call in float64, the values cast to ``a``'s real dtype): NumPy's call where the
+    gufunc is not found, the context is busy, or LAPACK did not converge (its LinAlgError)."""
+    if _SOLVE_RUN is not None:
+        gufunc = _ul.eigvalsh_lo if UPLO == "L" else _ul.eigvalsh_up
+        try:
+            w = _SOLVE_RUN(gufunc, lapack_ready(a), signature="D->d" if a.dtype.kind == "c" else "d->d")
+        except (FloatingPointError, RuntimeError):
+            pass
+        else:
+            return w.astype(np.float32 if a.dtype in (np.float32, np.complex64) else np.float64, copy=False)
+    return np.linalg.eigvalsh(a, UPLO=UPLO)
+
+
+def rowmajor_copy(arr: np.ndarray) -> np.ndarray:
+    """``np.ascontiguousarray(arr)`` (``arr`` itself when row-major), through the tiled copy
+    kernel from :data:`strided.kernels.native.MIN_BYTES` (NumPy's transposing copy is slow)."""
+    if arr.flags.c_contiguous or arr.nbytes < native.MIN_BYTES:
+        return np.ascontiguousarray(arr)
+    out = allocate(arr.size, arr.dtype, arr.shape).reshape(arr.shape)
+    copy_into(out, arr)
     return out
 
 
@@ -104,6 +219,8 @@ def rowmajor(arr: np.ndarray, dtype: DType) -> Tensor:
 
 
 def _scalar(value: Any, dtype: DType) -> Tensor:
+    if value.__class__ is np.ndarray and value.dtype == dtype.numpy:  # (info, a det: its one element adopted)
+        return adopted(value.reshape(1).copy(), _SCALAR, dtype)
     out = result((), dtype)
     out._np()[...] = value
     return out
@@ -169,18 +286,25 @@ def cholesky_failure(a: np.ndarray) -> int:
     2
     """
     n = a.shape[0]
-    low = np.zeros_like(a)
+    low = np.zeros_like(a)  # (a's memory order: BLAS's dot and matmul below read it as before)
     smallest, at = np.inf, 1
+    # (conj and real are the identity on a real matrix: skipped there, the same numbers)
+    conj, real = (np.conj, np.real) if a.dtype.kind == "c" else (_same, _same)
     for k in range(n):
-        d = a[k, k] - np.dot(low[k, :k], np.conj(low[k, :k]))
-        if not np.real(d) > 0:
+        row = conj(low[k, :k])
+        d = a[k, k] - np.dot(low[k, :k], row)
+        if not real(d) > 0:
             return k + 1
-        ratio = np.real(d) / abs(np.real(a[k, k]))
+        ratio = real(d) / abs(real(a[k, k]))
         if ratio < smallest:
             smallest, at = ratio, k + 1
         low[k, k] = np.sqrt(d)
-        low[k + 1:, k] = (a[k + 1:, k] - low[k + 1:, :k] @ np.conj(low[k, :k])) / low[k, k]
+        low[k + 1:, k] = (a[k + 1:, k] - low[k + 1:, :k] @ row) / low[k, k]
     return at
+
+
+def _same(x: Any) -> Any:
+    return x
 
 
 def first_singular(a: np.ndarray) -> tuple[int, int]:

@@ -47,7 +47,7 @@ def _inverse_array(A: Tensor, op: str) -> np.ndarray:  # noqa: N803
     if a.size == 0:
         return np.empty(a.shape, a.dtype)
     try:  # (NumPy's linalg sets its own floating-point error state: no errstate needed)
-        return _nan_where_nan(a, np.linalg.inv(a))
+        return _nan_where_nan(a, LA.numpy_inv(a))
     except np.linalg.LinAlgError:
         raise LA.singular_inverse(A, a, op) from None
 
@@ -56,7 +56,10 @@ def _nan_where_nan(a: np.ndarray, x: np.ndarray) -> np.ndarray:
     """``x`` (computed from the batch ``a``) with every matrix whose ``a`` holds NaN all NaN:
     PyTorch's inverse and solve give NaN everywhere for such a matrix, where NumPy's LU can leave
     numbers in the rows it finished before meeting the NaN."""
-    bad = np.isnan(a).any(axis=(-2, -1))
+    nan = np.isnan(a)
+    if not nan.any():  # (the common case: one reduction without axes, the per-matrix one only else)
+        return x
+    bad = nan.any(axis=(-2, -1))
     if bad.any():
         x = np.array(x, copy=True)
         x[bad] = np.nan
@@ -195,7 +198,7 @@ def _solve(A: Tensor, B: Tensor, left: bool, check_errors: bool | None) -> tuple
         x = np.zeros(b.shape, a.dtype)
     else:
         try:
-            x = _nan_where_nan(a, np.linalg.solve(a, b))
+            x = _nan_where_nan(a, LA.numpy_solve(a, b))
         except np.linalg.LinAlgError:
             if check_errors is None:
                 raise LinAlgError(join_lines(
@@ -269,7 +272,8 @@ def linalg_det(A: Tensor) -> Tensor:  # noqa: N803
     """
     A = LA.square(A, "linalg.det")  # noqa: N806
     a = A._np()
-    d = np.linalg.det(a) if a.size else np.ones(a.shape[:-2], a.dtype)
+    # (a permuted float32 batch cast in its own order: the same numbers for LAPACK, no transposing copy)
+    d = np.linalg.det(LA.lapack_ready(a)) if a.size else np.ones(a.shape[:-2], a.dtype)
     return LA.rowmajor(np.asarray(d, a.dtype), A._dtype)
 
 
@@ -319,7 +323,7 @@ def _slogdet_arrays(A: Tensor) -> tuple[np.ndarray, np.ndarray]:  # noqa: N803
     if a.size == 0:
         shape = a.shape[:-2]
         return np.ones(shape, a.dtype), np.zeros(shape, np.real(a).dtype)
-    sign, logabs = np.linalg.slogdet(a)
+    sign, logabs = np.linalg.slogdet(LA.lapack_ready(a))  # (as det's)
     return np.asarray(sign, a.dtype), np.asarray(logabs, np.real(a).dtype)
 
 

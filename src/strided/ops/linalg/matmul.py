@@ -47,6 +47,7 @@ from .._support.out import write_out
 from .._support.reduce_args import shape_text
 from ..elementwise.binary import mul
 from ..registry import backward, method, requires_grad
+from .products import kron_native
 
 
 def _x(*sizes: int) -> str:
@@ -595,6 +596,9 @@ def outer(self: Tensor, vec2: Tensor) -> Tensor:
     >>> strided.outer(strided.tensor([1, 2]), strided.tensor([1, 10, 100])).tolist()
     [[1, 10, 100], [2, 20, 200]]
     """
+    fast = _fast_outer(self, vec2)
+    if fast is not None:
+        return fast
     a = tensor_arg(self, "outer")
     b = tensor_arg(vec2, "outer", "vec2", 2)
     for name, t in (("self", a), ("vec2", b)):
@@ -607,6 +611,28 @@ def outer(self: Tensor, vec2: Tensor) -> Tensor:
             )
     # PyTorch's definition, so dtype promotion and the result layout are those of ``*``
     return mul(a.reshape(a.shape[0], 1), b)
+
+
+def _fast_outer(a: Any, b: Any) -> Tensor | None:
+    """outer's fast path: two row-major (contiguous) 1-D float32/float64 tensors of one dtype, no
+    size 0, neither recorded by autograd: the compiled Kronecker loop of the (m, 1) and (1, q)
+    matrices (:func:`~strided.ops.linalg.products.kron_native`, the general path's IEEE products,
+    ``a[i]`` first) into the fresh row-major (m, q) result the general path's ``mul`` makes; None
+    when a precondition fails (the general path runs)."""
+    if a.__class__ is not Tensor or b.__class__ is not Tensor:
+        return None
+    d = a._dtype
+    if b._dtype is not d or (d is not float32 and d is not float64) or a._ag is not None or b._ag is not None:
+        return None
+    sa, sb = a._layout.shape, b._layout.shape
+    if len(sa) != 1 or len(sb) != 1 or not sa[0] or not sb[0]:
+        return None
+    x = flat_run(a, _cinfo[sa])
+    y = flat_run(b, _cinfo[sb]) if x is not None else None
+    if y is None:
+        return None
+    res = kron_native(x, y, sa[0], 1, 1, sb[0])
+    return None if res is None else adopted(res, _cinfo[(sa[0], sb[0])][2], d)
 
 
 seal(globals())  # (last: this module's ops with a backward rule become their recording entries)

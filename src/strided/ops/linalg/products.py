@@ -54,6 +54,9 @@ def linalg_cross(input: Tensor, other: Tensor, *, dim: int = -1) -> Tensor:  # n
     >>> strided.linalg.cross(strided.tensor([0.0, 1.0, 0.0]), strided.tensor([0.0, 0.0, 1.0])).tolist()
     [1.0, 0.0, 0.0]
     """
+    fast = _fast_cross(input, other, dim)
+    if fast is not None:
+        return fast
     op = "linalg.cross"
     tensor_arg(input, op)
     tensor_arg(other, op, "other", 2)
@@ -86,6 +89,35 @@ def linalg_cross(input: Tensor, other: Tensor, *, dim: int = -1) -> Tensor:  # n
         b = np.broadcast_to(b, shape)  # type: ignore[arg-type]
     c = _cross3(a, b, d) if a.size else np.zeros(shape, a.dtype)  # type: ignore[arg-type]
     return adopted(c.reshape(-1), _cinfo[shape][2], input._dtype)  # (c: fresh, row-major)
+
+
+def _fast_cross(a: Any, b: Any, dim: Any) -> Tensor | None:
+    """linalg_cross's small-op fast path: two row-major float32/float64 tensors of one dtype and
+    one shape (no broadcasting), an int ``dim`` in range naming a dim of size 3: the compiled
+    ``cross3`` on their flat runs, the kernel the general path's :func:`_cross3_native` calls
+    on the same elements, into the fresh row-major result it makes; None when a precondition
+    fails or the compiled kernels are off (the general path runs, with its checks and errors)."""
+    if a.__class__ is not Tensor or b.__class__ is not Tensor or dim.__class__ is not int:
+        return None
+    d = a._dtype
+    if b._dtype is not d or (d is not float32 and d is not float64):
+        return None
+    shape = a._layout.shape
+    if b._layout.shape != shape or not -len(shape) <= dim < len(shape) or shape[dim] != 3:
+        return None
+    info = _cinfo[shape]
+    if not info[1]:  # (no elements: the general path's empty result)
+        return None
+    x = flat_run(a, info)
+    y = flat_run(b, info) if x is not None else None
+    k = native.special() if y is not None else None
+    if k is None:
+        return None
+    out = np.empty(info[1], x.dtype)
+    inner = info[0][dim]  # (a row-major shape's stride of dim, no size 0: the elements after it)
+    if not k.cross3(x, y, out, inner):
+        return None  # (an overlap: never, out is new)
+    return adopted(out, info[2], d)
 
 
 # along the cross product's dim: a's components [a1 a2 a0 | a2 a0 a1] against b's [b2 b0 b1 | b1 b2 b0]
@@ -217,7 +249,9 @@ def cross(input: Tensor, other: Tensor, dim: int | None = None) -> Tensor:  # no
         warnings.warn("Using torch.cross without specifying the dim arg is deprecated.\nPlease either pass the dim "
                       "explicitly or simply use torch.linalg.cross.\nThe default value of dim will change to agree "
                       "with that of linalg.cross in a future release.", UserWarning, stacklevel=user_site()[1])
-        shape = L.broadcast_pair(input._layout.shape, other._layout.shape)
+        shape = input._layout.shape
+        if other._layout.shape != shape:
+            shape = L.broadcast_pair(shape, other._layout.shape)
         if shape.__class__ is tuple and 3 in shape:  # type: ignore[operator]
             dim = shape.index(3)  # type: ignore[union-attr]
         elif shape.__class__ is tuple:
@@ -227,7 +261,8 @@ def cross(input: Tensor, other: Tensor, dim: int | None = None) -> Tensor:  # no
                 "fix: name the dim of size 3 with dim="))
         else:
             dim = -1
-    return linalg_cross(input, other, dim=dim)
+    fast = _fast_cross(input, other, dim)  # (the entry of linalg_cross and its checks skipped)
+    return fast if fast is not None else linalg_cross(input, other, dim=dim)
 
 
 def linalg_vecdot(x: Tensor, y: Tensor, *, dim: int = -1) -> Tensor:
@@ -476,9 +511,29 @@ def _fast_kron(a: Tensor, b: Tensor) -> Tensor | None:
     if y is None:
         return None
     pa, pb, full, layout = _kron_plans[(sa, sb)]
+    if len(sa) <= 2:  # (matrices and vectors: the compiled loop, where it takes them)
+        m, n = sa if len(sa) == 2 else (1, sa[0])
+        p, q = sb if len(sb) == 2 else (1, sb[0])
+        res = kron_native(x, y, m, n, p, q)
+        if res is not None:
+            return adopted(res, layout, d)
     res = np.empty(full, x.dtype)
     quietly(np.multiply, x.reshape(pa), y.reshape(pb), out=res)
     return adopted(res.reshape(-1), layout, d)
+
+
+def kron_native(x: np.ndarray, y: np.ndarray, m: int, n: int, p: int, q: int) -> np.ndarray | None:
+    """The flat row-major (m*p, n*q) Kronecker product of the flat row-major (m, n) ``x`` and
+    (p, q) ``y`` (one float32 or float64 dtype, no size 0) by the compiled ``kron2``: the same
+    IEEE products as the broadcast ``np.multiply`` it replaces, without NumPy's per-row iterator
+    cost (outer of two 256-vectors: 29 us there). None where it does not run, so the caller's
+    NumPy path does: the kernels off or not built, a non-native byte order, a NaN in either input
+    (a NaN product's payload could depend on the operand order the compiler chose)."""
+    k = native.special()
+    if k is None or not (x.dtype.isnative and y.dtype.isnative) or x.dtype != y.dtype:
+        return None
+    res = np.empty(m * n * p * q, x.dtype)
+    return res if k.kron2(x, y, res, m, n, p, q) else None
 
 
 def vander(x: Tensor, N: int | None = None, increasing: bool = False) -> Tensor:  # noqa: N803

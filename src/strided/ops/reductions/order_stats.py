@@ -157,7 +157,41 @@ def _compiled_median_position(kernel: Any, flat: np.ndarray, skip_nan: bool) -> 
     return kernel.stl_nth(keys, nth, 0 if skip_nan else 2)
 
 
+# The most elements the fast path sorts (beyond, NumPy's partition of the general path wins).
+_FAST_MEDIAN_MAX = 1024
+
+
+def _fast_flat_median(x: Any, skip_nan: bool) -> Tensor | None:
+    """The median of all elements of a row-major float32/float64 ``x`` of 1 to
+    :data:`_FAST_MEDIAN_MAX` elements, by one NumPy sort of its flat run, where no element is NaN
+    and the middle value is not a zero: then every element order gives that value's one bit
+    pattern (the general path's clone order, partition and NaN rules only decide between NaN
+    bits and between -0.0 and 0.0), for median and nanmedian alike (no NaN to skip). None
+    otherwise (the general path runs)."""
+    if x.__class__ is not Tensor:
+        return None
+    d = x._dtype
+    if d is not float32 and d is not float64:
+        return None
+    info = _cinfo[x._layout.shape]
+    if not 0 < info[1] <= _FAST_MEDIAN_MAX:
+        return None
+    flat = flat_run(x, info)
+    if flat is None:
+        return None
+    s = np.sort(flat)
+    k = (info[1] - 1) // 2
+    last, value = s[-1], s[k]
+    if last != last or value == 0:  # (a NaN sorts last; a zero: which sign is the general path's)
+        return None
+    return adopted(s[k:k + 1].copy(), _cinfo[()][2], d)
+
+
 def _median(x: Tensor, dim: Any, keepdim: bool, op: str, skip_nan: bool) -> Any:
+    if dim is None:
+        fast = _fast_flat_median(x, skip_nan)
+        if fast is not None:
+            return fast
     tensor_arg(x, op)
     _no_bool(x, op)
     shape = x._layout.shape
