@@ -225,6 +225,8 @@ def _dtype_mismatch(result: Tensor, out: Tensor, op: str, style: str) -> Strided
         f"Expected out tensor to have dtype {CPP_NAME[r.name]}, but got "
         f"{CPP_NAME[o.name]} instead"
         if style == "matmul"
+        else f"Found dtype {TORCH_NAMES[o]} but expected {TORCH_NAMES[r]}"  # (TensorIterator's all-same-dtype check)
+        if style == "found"
         else f"Expected the dtype for input and out to match, but got {TORCH_NAMES[r]} for input's dtype "
         f"and {TORCH_NAMES[o]} for out's dtype."
     )

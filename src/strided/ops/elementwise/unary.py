@@ -575,12 +575,22 @@ def _clamp(x: Any, min: Any, max: Any, target: Tensor | None) -> Tensor:  # noqa
         _check_inplace(target, name, rt, shape)
         _check_partial_overlap(target, bounds, name)
         out = target
+    if lo is not None and hi is not None and rt.is_floating_point and (_nan_number(lo) or _nan_number(hi)):
+        # PyTorch's clamp with two number bounds, one NaN, fills NaN before it converts them
+        # (float32.clamp(nan, 1e300) is NaN, not the overflow of 1e300)
+        _view(out)[...] = np.nan
+        return report(name, (x, *bounds), out)
     # A Python bound must fit the result dtype: PyTorch refuses uint8.clamp(0, 300) rather
     # than wrap 300 to 44 (checked before anything is written).
     lo_arg = _bound_arg(lo, rt, name, "min")
     hi_arg = _bound_arg(hi, rt, name, "max")
     clamp_into(_view(x), lo_arg, hi_arg, _view(out), rt.numpy)
     return report(name, (x, *bounds), out)
+
+
+def _nan_number(v: Any) -> bool:
+    """Whether ``v`` is a number (not a tensor) that is NaN."""
+    return isinstance(v, (float, np.floating)) and v != v
 
 
 def _real_bound(bound: Any, x: Tensor, op: str) -> Any:
@@ -638,8 +648,9 @@ def clamp(input: Any, min: Any = None, max: Any = None, *, out: Any = None) -> T
     [-1, 0, 3]
     """
     if out is not None:
-
-        return write_out(out, _clamp(input, min, max, None), "clamp", (input, min, max))
+        # (number bounds: PyTorch runs a unary op, whose out= must have the result's dtype exactly)
+        same = "" if isinstance(min, Tensor) or isinstance(max, Tensor) else "found"
+        return write_out(out, _clamp(input, min, max, None), "clamp", (input, min, max), same_dtype=same)
     return _clamp(input, min, max, None)
 
 

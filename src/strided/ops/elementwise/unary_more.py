@@ -635,6 +635,8 @@ def round(input: Any, *, decimals: int = 0, out: Any = None) -> Tensor:  # noqa:
     >>> strided.round(strided.tensor([0.5, 1.5, 1.25], dtype=strided.float64), decimals=1).tolist()
     [0.5, 1.5, 1.2]
     """
+    if decimals.__class__ is not int:
+        _decimals_type(decimals, "round")
     if not decimals and out is None and (input.__class__ is Tensor or input.__class__ in SUBCLASSES):
         t = _fresh_fast(np.rint, input)  # (the kernel's rint, as _round runs it for decimals=0)
         if t is not None:
@@ -650,8 +652,18 @@ def round_(self: Tensor, *, decimals: int = 0) -> Tensor:
     >>> strided.tensor([0.5, 1.5, 2.7]).round_().tolist()
     [0.0, 2.0, 3.0]
     """
+    if decimals.__class__ is not int:
+        _decimals_type(decimals, "round_")
     args = (_decimals(decimals, self._dtype, "round_"),) if decimals else ()
     return run_unary(OPS["round"], self, target=self, args=args)
+
+
+def _decimals_type(decimals: Any, op: str) -> None:
+    """PyTorch's parser on ``decimals=``: an int (a NumPy integer too), not a bool, float or None."""
+    if isinstance(decimals, bool) or not isinstance(decimals, (int, np.integer)):
+        raise StridedTypeError(join_lines(
+            f"{op}(): argument 'decimals' must be int, not {type(decimals).__name__}",
+            f"decimals= counts decimal places; fix: {op}(decimals={int(decimals) if isinstance(decimals, float) and decimals == int(decimals) else 0})"))
 
 
 def _finite_arg(value: Any, name: str, op: str) -> float | None:
