@@ -377,3 +377,40 @@ def neg_kernel(x: np.ndarray, out: np.ndarray, compute: np.dtype) -> None:
         np.multiply(x, minus_one, out=out, dtype=compute, casting="unsafe")
     else:
         np.negative(x, out=out, dtype=compute, casting="unsafe")
+
+
+# ---------------------------------------------------------------- compiled float32 binary loops
+
+
+class CompiledFloat32:
+    """A binary kernel (a NumPy ufunc, or a ufunc-like callable) whose plain call on two float32
+    arrays of one shape -- ``k(x, y)``, no ``out`` and no keywords: the flat-run fast path's call
+    -- runs the compiled ``binary_float`` loop ``code`` (0 fmod, 1 remainder, 2 floor_divide,
+    3 hypot; :mod:`strided.kernels.native`) when it is built and on in this context: one pass,
+    ``fallback``'s bits (NaN payloads included; tests/test_binary_float_native.py). Every other
+    call, and one the loop refuses (a non-contiguous or misaligned operand), is ``fallback``'s.
+
+    >>> k = CompiledFloat32(np.fmod, 0)
+    >>> k(np.array([5.5, -5.5], np.float32), np.array([2.0, 2.0], np.float32)).tolist()
+    [1.5, -1.5]
+    """
+
+    def __init__(self, fallback: Callable[..., Any], code: int) -> None:
+        self.__name__ = fallback.__name__
+        self._fallback = fallback
+        self._code = code
+
+    def __call__(self, x: Any, y: Any, out: Any = None, **kwargs: Any) -> Any:
+        if (out is None and not kwargs and x.__class__ is np.ndarray and y.__class__ is np.ndarray
+                and x.dtype == _F32 and y.dtype == _F32 and x.shape == y.shape):
+            k = native.special()
+            if k is not None:
+                res = np.empty(x.shape, _F32)
+                if k.binary_float(x, y, res, self._code):
+                    return res
+        if out is None:
+            return self._fallback(x, y, **kwargs)
+        return self._fallback(x, y, out=out, **kwargs)
+
+    def __repr__(self) -> str:
+        return f"<kernel {self.__name__} (compiled for float32)>"

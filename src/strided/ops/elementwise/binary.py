@@ -60,6 +60,7 @@ from ...errors import StridedRuntimeError, StridedTypeError, join_lines
 from ...grad_mode import INSIDE, SUBCLASSES, bump_if_used
 from ...gradients import grad_zeros, record, recorded, records, seal
 from ...kernels.elementwise import (
+    CompiledFloat32,
     assign,
     binary_into,
     int_pow_into,
@@ -138,7 +139,7 @@ ADD = BinaryOp("add", np.add, fast=_ALL, symbol="+")
 SUB = BinaryOp("sub", np.subtract, no_bool=True, fast=_NO_BOOL, symbol="-")
 MUL = BinaryOp("mul", np.multiply, fast=_ALL, opmath_scalar=True, reflect_as_forward=True, symbol="*")
 DIV = BinaryOp("div", np.true_divide, kind="div", fast=_FLOATS, opmath_scalar=True, symbol="/")
-FLOOR_DIVIDE = BinaryOp("floor_divide", np.floor_divide, kernel="div_floor_cpu", int_zero_check=True, fast=_FLOATS,
+FLOOR_DIVIDE = BinaryOp("floor_divide", CompiledFloat32(np.floor_divide, 2), kernel="div_floor_cpu", int_zero_check=True, fast=_FLOATS,
                         opmath_scalar=True, symbol="//")
 
 
@@ -168,7 +169,7 @@ class _TorchRemainder:
         return "<kernel remainder (PyTorch's sign of zero)>"
 
 
-REMAINDER = BinaryOp("remainder", _TorchRemainder(), kernel="remainder_cpu", int_zero_check=True, fast=_FLOATS,
+REMAINDER = BinaryOp("remainder", CompiledFloat32(_TorchRemainder(), 1), kernel="remainder_cpu", int_zero_check=True, fast=_FLOATS,
                      symbol="%")
 
 
