@@ -1351,11 +1351,19 @@ static PyObject *py_relu(PyObject *self, PyObject *const *args, Py_ssize_t nargs
  * neither operand is NaN: a tie keeps x, as the exact loop). "no-trapping-math" lets GCC if-convert
  * the selects (they raise no exception the exact loop would not); it changes no value. */
 #define EXTREME_BLOCK 1024
+/* VECTOR_CLONES: GCC compiles the function twice, for plain x86-64 (SSE2) and for AVX2, and picks
+ * one at load time by the CPU (the build stays portable). The same IEEE operations, twice as many
+ * lanes: the same values (no FMA: "avx2" does not enable it, and -ffp-contract=off holds). */
+#if defined(__GNUC__) && !defined(__clang__) && defined(__x86_64__) && defined(__linux__)
+#define VECTOR_CLONES __attribute__((target_clones("avx2", "default"), optimize("no-trapping-math")))
+#else
+#define VECTOR_CLONES
+#endif
 #if defined(__GNUC__) && !defined(__clang__)
 #pragma GCC push_options
 #pragma GCC optimize("no-trapping-math")
 #endif
-static int extreme_pass_float(const float *restrict a, const float *restrict b, float *restrict o, Py_ssize_t m,
+VECTOR_CLONES static int extreme_pass_float(const float *restrict a, const float *restrict b, float *restrict o, Py_ssize_t m,
                               int is_max)
 {
     int32_t nan = 0;
@@ -1374,7 +1382,7 @@ static int extreme_pass_float(const float *restrict a, const float *restrict b, 
     return nan != 0;
 }
 
-static int extreme_pass_double(const double *restrict a, const double *restrict b, double *restrict o,
+VECTOR_CLONES static int extreme_pass_double(const double *restrict a, const double *restrict b, double *restrict o,
                                Py_ssize_t m, int is_max)
 {
     int nan = 0;
@@ -2142,72 +2150,82 @@ done:
 #pragma GCC push_options
 #pragma GCC optimize("no-trapping-math")
 #endif
-/* Whether any element of the block needs the C library's fmodf (see binary_float). */
-static int fmod_needs_libm(const float *restrict a, const float *restrict b, int m)
+/* Whether an element is outside the fast form of fmod (see binary_float): x infinite or NaN; y zero,
+ * subnormal, infinite or NaN; x's exponent more than 25 above y's. */
+static inline uint32_t fmod_needs_libm1(float x, float y)
+{
+    uint32_t ux, uy;
+    memcpy(&ux, &x, 4);
+    memcpy(&uy, &y, 4);
+    ux &= 0x7fffffffu;
+    uy &= 0x7fffffffu;
+    return (ux >= 0x7f800000u) | (uy - 0x00800000u >= 0x7f000000u) | ((int32_t)(ux >> 23) - (int32_t)(uy >> 23) > 25);
+}
+
+/* Whether any element of the block needs the C library's fmodf. */
+VECTOR_CLONES static int fmod_needs_libm(const float *restrict a, const float *restrict b, int m)
 {
     uint32_t bad = 0;
-    for (int i = 0; i < m; i++) {
-        uint32_t ux, uy;
-        memcpy(&ux, a + i, 4);
-        memcpy(&uy, b + i, 4);
-        ux &= 0x7fffffffu;
-        uy &= 0x7fffffffu;
-        /* x infinite or NaN; y zero, subnormal, infinite or NaN; x's exponent more than 25 above y's */
-        bad |= (ux >= 0x7f800000u) | (uy - 0x00800000u >= 0x7f000000u)
-               | ((int32_t)(ux >> 23) - (int32_t)(uy >> 23) > 25);
-    }
+    for (int i = 0; i < m; i++) bad |= fmod_needs_libm1(a[i], b[i]);
     return bad != 0;
 }
 
-/* fmod of the elements the fast form covers (the others get a finite placeholder, redone by the caller) */
+/* fmod's fast form (exact where fmod_needs_libm1 is 0; a finite placeholder elsewhere) */
+static inline float fmod_fast1(float x, float y)
+{
+    double X = fabs((double)x), Y = fabs((double)y);
+    double q = X / Y;
+    double qc = q < 0x1p27 ? q : 0.0; /* (a NaN or huge quotient is not converted to an int) */
+    double r = X - (double)(int32_t)qc * Y;
+    return copysignf((float)r, x);
+}
+
+/* remainder from fmod: + y where fmod is nonzero (NaN too) and its sign is not y's */
+static inline float remainder_from_fmod1(float r, float y)
+{
+    return (r != 0 && ((y < 0) != (r < 0))) ? r + y : r;
+}
+
+/* floor_divide from fmod, for a nonzero y (NumPy's npy_divmodf after its fmod) */
+static inline float floor_divide_from_fmod1(float x, float y, float mod)
+{
+    float div = (x - mod) / y;
+    div = (mod != 0 && ((y < 0) != (mod < 0))) ? div - 1.0f : div;
+    /* floor(div): below 2^23 through an int (truncated, then one down for a negative fraction);
+     * from 2^23 on, and for inf and NaN, div itself (floorf's answers) */
+    int small = fabsf(div) < 0x1p23f;
+    float t = (float)(int32_t)(small ? div : 0.0f);
+    float fl = small ? (t > div ? t - 1.0f : t) : div;
+    fl = (div - fl > 0.5f) ? fl + 1.0f : fl;
+    /* a zero div: 0 with the sign of x / y, the xor of their signs (x / y is NaN only for a NaN
+     * operand or 0 / 0, where div is NaN or y is 0: not here) */
+    uint32_t ux, uy;
+    memcpy(&ux, &x, 4);
+    memcpy(&uy, &y, 4);
+    uint32_t zb = (ux ^ uy) & 0x80000000u;
+    float zero;
+    memcpy(&zero, &zb, 4);
+    return div != 0 ? fl : zero;
+}
+
+/* The three ops over a block in their fast form (the caller redoes the elements fmod_needs_libm1
+ * marks): fmod's vector loop, then remainder's or floor_divide's over its results (two loops run
+ * faster than one fused: measured, floor_divide 2.8 against 3.6 ms for 2^20 elements) */
 static void fmod_fast(const float *restrict a, const float *restrict b, float *restrict o, int m)
 {
-    for (int i = 0; i < m; i++) {
-        double X = fabs((double)a[i]), Y = fabs((double)b[i]);
-        double q = X / Y;
-        double qc = q < 0x1p27 ? q : 0.0; /* (a NaN or huge quotient is not converted to an int) */
-        double r = X - (double)(int32_t)qc * Y;
-        o[i] = copysignf((float)r, a[i]);
-    }
+    for (int i = 0; i < m; i++) o[i] = fmod_fast1(a[i], b[i]);
 }
 
-static void fmod_libm(const float *a, const float *b, float *o, int m)
+static void remainder_fast(const float *restrict a, const float *restrict b, float *restrict o, int m)
 {
-    for (int i = 0; i < m; i++) {
-        uint32_t ux, uy;
-        memcpy(&ux, a + i, 4);
-        memcpy(&uy, b + i, 4);
-        ux &= 0x7fffffffu;
-        uy &= 0x7fffffffu;
-        if ((ux >= 0x7f800000u) | (uy - 0x00800000u >= 0x7f000000u) | ((int32_t)(ux >> 23) - (int32_t)(uy >> 23) > 25))
-            o[i] = fmodf(a[i], b[i]);
-    }
+    fmod_fast(a, b, o, m);
+    for (int i = 0; i < m; i++) o[i] = remainder_from_fmod1(o[i], b[i]);
 }
 
-/* remainder from fmod (o holds fmod(a, b)): + b where fmod is nonzero (NaN too) and its sign is not b's */
-static void remainder_from_fmod(const float *restrict b, float *restrict o, int m)
+static void floor_divide_fast(const float *restrict a, const float *restrict b, float *restrict o, int m)
 {
-    for (int i = 0; i < m; i++) {
-        float r = o[i], y = b[i];
-        o[i] = (r != 0 && ((y < 0) != (r < 0))) ? r + y : r; /* (two NaNs: the caller's) */
-    }
-}
-
-/* floor_divide from fmod (o holds fmod(a, b) on entry; a zero b is the caller's: a / b) */
-static void floor_divide_from_fmod(const float *restrict a, const float *restrict b, float *restrict o, int m)
-{
-    for (int i = 0; i < m; i++) {
-        float x = a[i], y = b[i], mod = o[i];
-        float div = (x - mod) / y;
-        div = (mod != 0 && ((y < 0) != (mod < 0))) ? div - 1.0f : div;
-        /* floor(div): below 2^23 through an int (truncated, then one down for a negative fraction);
-         * from 2^23 on, and for inf and NaN, div itself (floorf's answers) */
-        int small = fabsf(div) < 0x1p23f;
-        float t = (float)(int32_t)(small ? div : 0.0f);
-        float fl = small ? (t > div ? t - 1.0f : t) : div;
-        fl = (div - fl > 0.5f) ? fl + 1.0f : fl;
-        o[i] = div != 0 ? fl : copysignf(0.0f, x / y);
-    }
+    fmod_fast(a, b, o, m);
+    for (int i = 0; i < m; i++) o[i] = floor_divide_from_fmod1(a[i], b[i], o[i]);
 }
 
 static void hypot_block(const float *restrict a, const float *restrict b, float *restrict o, int m)
@@ -2260,6 +2278,16 @@ static float remainder_of_nans(float x, float y)
     return f;
 }
 
+/* One element outside the fast form, as NumPy computes it: the C library's fmodf, then remainder's
+ * or floor_divide's formula (floor_divide by zero: x / y; remainder of two NaNs: remainder_of_nans) */
+static float fmod_family_libm1(float x, float y, long code)
+{
+    float mod = fmodf(x, y);
+    if (code == 0) return mod;
+    if (code == 1) return x != x && y != y ? remainder_of_nans(x, y) : remainder_from_fmod1(mod, y);
+    return y == 0 ? x / y : floor_divide_from_fmod1(x, y, mod);
+}
+
 static void binary_float_run(const float *a, const float *b, float *o, Py_ssize_t n, long code)
 {
     for (Py_ssize_t s = 0; s < n; s += FLOAT_BLOCK) {
@@ -2270,21 +2298,12 @@ static void binary_float_run(const float *a, const float *b, float *o, Py_ssize_
             hypot_block(x, y, out, m);
             continue;
         }
-        int libm = fmod_needs_libm(x, y, m);
-        fmod_fast(x, y, out, m);
-        if (libm) fmod_libm(x, y, out, m);
-        if (code == 1) {
-            remainder_from_fmod(y, out, m);
-            if (libm)
-                for (int i = 0; i < m; i++)
-                    if (x[i] != x[i] && y[i] != y[i]) out[i] = remainder_of_nans(x[i], y[i]);
-        }
-        if (code == 2) {
-            floor_divide_from_fmod(x, y, out, m);
-            if (libm)
-                for (int i = 0; i < m; i++)
-                    if (y[i] == 0) out[i] = x[i] / y[i];
-        }
+        if (code == 0) fmod_fast(x, y, out, m);
+        else if (code == 1) remainder_fast(x, y, out, m);
+        else floor_divide_fast(x, y, out, m);
+        if (fmod_needs_libm(x, y, m))
+            for (int i = 0; i < m; i++)
+                if (fmod_needs_libm1(x[i], y[i])) out[i] = fmod_family_libm1(x[i], y[i], code);
     }
 }
 
