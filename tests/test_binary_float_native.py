@@ -17,11 +17,15 @@ from hypothesis import strategies as hst
 
 import strided as st
 from strided.kernels import native
+from strided.kernels.elementwise import binary_float_fresh
+from strided.ops.elementwise.binary import FLOOR_DIVIDE, REMAINDER
+from strided.ops.elementwise.binary_more import FMOD, HYPOT
 
 pytestmark = pytest.mark.skipif(native.special() is None, reason="the compiled kernels are not built")
 
 OPS = ("fmod", "remainder", "floor_divide", "hypot")
 CODES = {"fmod": 0, "remainder": 1, "floor_divide": 2, "hypot": 3}
+OP_SPECS = {"fmod": FMOD, "remainder": REMAINDER, "floor_divide": FLOOR_DIVIDE, "hypot": HYPOT}
 SPECIAL_BITS = [0x7FC00000, 0xFFC00000, 0x7FC00001, 0xFFC12345, 0x7F800001, 0xFF800002, 0x7FA00000,  # NaNs
                 0x00000001, 0x80000001, 0x007FFFFF, 0x00800000, 0x80800000, 0x7F7FFFFF, 0xFF7FFFFF]  # tiny, huge
 
@@ -136,13 +140,53 @@ def test_uniform_values_equal_torch(name):
     _like_torch(name, fast, x, y)
 
 
-@settings(max_examples=60, deadline=None)
+@settings(max_examples=80, deadline=None)
 @given(hst.lists(hst.tuples(hst.floats(width=32), hst.floats(width=32)), min_size=1, max_size=40),
        hst.sampled_from(OPS))
 def test_hypothesis_pairs(pairs, name):
+    """The loop itself on short runs (the ops take it from native_min elements on): the NumPy
+    path's bits."""
     x = np.array([p[0] for p in pairs], np.float32)
     y = np.array([p[1] for p in pairs], np.float32)
-    _same(*_two_ways(name, x, y))
+    got = binary_float_fresh(x, y, CODES[name])
+    with native.disabled():
+        want = getattr(st, name)(st.from_numpy(x), st.from_numpy(y)).numpy()
+    np.testing.assert_array_equal(_bits(got), _bits(want))
+
+
+@pytest.mark.parametrize("name", OPS)
+def test_which_calls_take_the_loop(name, monkeypatch):
+    """The flat-run fast path of two float32 tensors calls the loop from the op's native_min on
+    (permuted too); float64, a broadcast operand, a number and out= do not."""
+    calls = []
+    compiled = native.special()
+
+    class Spy:
+        def binary_float(self, x, y, out, code):
+            calls.append((x.size, code))
+            return compiled.binary_float(x, y, out, code)
+
+        def __getattr__(self, attr):
+            return getattr(compiled, attr)
+
+    monkeypatch.setattr(native, "special", lambda: Spy())
+    f = getattr(st, name)
+    small = OP_SPECS[name].native_min
+    a = st.from_numpy(np.linspace(1, 9, 512, dtype=np.float32).reshape(16, 32))
+    f(a, a + 1)
+    f(a.t(), (a + 1).t())
+    assert calls == [(512, CODES[name])] * 2
+    calls.clear()
+    short = st.from_numpy(np.linspace(1, 9, max(small - 1, 12), dtype=np.float32))
+    f(short, short + 1)
+    assert calls == ([(12, 1)] if name == "remainder" else [])  # (remainder: from 1 element on)
+    calls.clear()
+    f(a.double(), a.double())
+    f(a, a[:1])
+    f(a, st.from_numpy(np.full((16, 32), 2.0, np.float32)), out=st.empty(16, 32))
+    if name != "hypot":
+        f(a, 2.5)
+    assert calls == []
 
 
 @pytest.mark.parametrize("name", OPS)

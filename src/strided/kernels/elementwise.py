@@ -23,6 +23,7 @@ of dense storages) inline :mod:`strided.kernels.fpstate`'s quiet call in the ops
 
 from __future__ import annotations
 
+import functools
 import math
 from collections.abc import Callable
 from typing import Any
@@ -382,35 +383,45 @@ def neg_kernel(x: np.ndarray, out: np.ndarray, compute: np.dtype) -> None:
 # ---------------------------------------------------------------- compiled float32 binary loops
 
 
-class CompiledFloat32:
-    """A binary kernel (a NumPy ufunc, or a ufunc-like callable) whose plain call on two float32
-    arrays of one shape -- ``k(x, y)``, no ``out`` and no keywords: the flat-run fast path's call
-    -- runs the compiled ``binary_float`` loop ``code`` (0 fmod, 1 remainder, 2 floor_divide,
-    3 hypot; :mod:`strided.kernels.native`) when it is built and on in this context: one pass,
-    ``fallback``'s bits (NaN payloads included; tests/test_binary_float_native.py). Every other
-    call, and one the loop refuses (a non-contiguous or misaligned operand), is ``fallback``'s.
+def binary_float_fresh(x: np.ndarray, y: np.ndarray, code: int) -> np.ndarray | None:
+    """A fresh array of the compiled ``binary_float`` loop ``code`` (0 fmod, 1 remainder,
+    2 floor_divide, 3 hypot: NumPy's bits, strided's remainder's sign of zero; see
+    _specialkernel.c) of two float32 arrays of one shape, or None where the loop is not built or
+    is off in this context (:mod:`strided.kernels.native`) or refuses them (another dtype, a
+    non-contiguous or misaligned operand): the caller then calls its ufunc.
 
-    >>> k = CompiledFloat32(np.fmod, 0)
-    >>> k(np.array([5.5, -5.5], np.float32), np.array([2.0, 2.0], np.float32)).tolist()
-    [1.5, -1.5]
+    >>> r = binary_float_fresh(np.array([5.5, -5.5], np.float32), np.array([2.0, 2.0], np.float32), 0)
+    >>> r is None or r.tolist() == [1.5, -1.5]
+    True
     """
+    k = native.special()
+    if k is None or x.shape != y.shape:
+        return None
+    res = np.empty(x.shape, _F32)
+    return res if k.binary_float(x, y, res, code) else None
 
-    def __init__(self, fallback: Callable[..., Any], code: int) -> None:
-        self.__name__ = fallback.__name__
-        self._fallback = fallback
-        self._code = code
 
-    def __call__(self, x: Any, y: Any, out: Any = None, **kwargs: Any) -> Any:
-        if (out is None and not kwargs and x.__class__ is np.ndarray and y.__class__ is np.ndarray
-                and x.dtype == _F32 and y.dtype == _F32 and x.shape == y.shape):
-            k = native.special()
-            if k is not None:
-                res = np.empty(x.shape, _F32)
-                if k.binary_float(x, y, res, self._code):
-                    return res
-        if out is None:
-            return self._fallback(x, y, **kwargs)
-        return self._fallback(x, y, out=out, **kwargs)
+def float32_loop(code: int) -> Callable[[np.ndarray, np.ndarray], np.ndarray | None]:
+    """``binary_float_fresh(x, y, code)`` as a two-operand kernel (a BinaryOp's ``native``)."""
+    return functools.partial(binary_float_fresh, code=code)
 
-    def __repr__(self) -> str:
-        return f"<kernel {self.__name__} (compiled for float32)>"
+
+def exact_loop(code: int) -> Callable[[np.ndarray, np.ndarray], np.ndarray | None]:
+    """The compiled ``binary_exact`` loop ``code`` (0 fmax, 1 fmin, 2 heaviside: PyTorch's bits,
+    NaN payloads included; see _specialkernel.c) as a two-operand kernel (a BinaryOp's ``native``):
+    a fresh array for two float32 or float64 arrays of one shape and dtype, None where the loop is
+    not built, off in this context, or refuses them (the caller then calls its ufunc).
+
+    >>> r = exact_loop(0)(np.array([-0.0, 1.0]), np.array([0.0, np.nan]))
+    >>> r is None or [str(v) for v in r] == ["-0.0", "1.0"]
+    True
+    """
+    return functools.partial(_exact_fresh, code=code)
+
+
+def _exact_fresh(x: np.ndarray, y: np.ndarray, code: int) -> np.ndarray | None:
+    k = native.special()
+    if k is None or x.shape != y.shape or x.dtype is not y.dtype:
+        return None
+    res = np.empty(x.shape, x.dtype)
+    return res if k.binary_exact(x, y, res, code) else None
