@@ -23,6 +23,7 @@ of dense storages) inline :mod:`strided.kernels.fpstate`'s quiet call in the ops
 
 from __future__ import annotations
 
+import functools
 import math
 from collections.abc import Callable
 from typing import Any
@@ -393,3 +394,50 @@ def neg_kernel(x: np.ndarray, out: np.ndarray, compute: np.dtype) -> None:
         np.multiply(x, minus_one, out=out, dtype=compute, casting="unsafe")
     else:
         np.negative(x, out=out, dtype=compute, casting="unsafe")
+
+
+# ---------------------------------------------------------------- compiled float32 binary loops
+
+
+def binary_float_fresh(x: np.ndarray, y: np.ndarray, code: int) -> np.ndarray | None:
+    """A fresh array of the compiled ``binary_float`` loop ``code`` (0 fmod, 1 remainder,
+    2 floor_divide, 3 hypot: NumPy's bits, strided's remainder's sign of zero; see
+    _specialkernel.c) of two float32 arrays of one shape, or None where the loop is not built or
+    is off in this context (:mod:`strided.kernels.native`) or refuses them (another dtype, a
+    non-contiguous or misaligned operand): the caller then calls its ufunc.
+
+    >>> r = binary_float_fresh(np.array([5.5, -5.5], np.float32), np.array([2.0, 2.0], np.float32), 0)
+    >>> r is None or r.tolist() == [1.5, -1.5]
+    True
+    """
+    k = native.special()
+    if k is None or x.shape != y.shape:
+        return None
+    res = np.empty(x.shape, _F32)
+    return res if k.binary_float(x, y, res, code) else None
+
+
+def float32_loop(code: int) -> Callable[[np.ndarray, np.ndarray], np.ndarray | None]:
+    """``binary_float_fresh(x, y, code)`` as a two-operand kernel (a BinaryOp's ``native``)."""
+    return functools.partial(binary_float_fresh, code=code)
+
+
+def exact_loop(code: int) -> Callable[[np.ndarray, np.ndarray], np.ndarray | None]:
+    """The compiled ``binary_exact`` loop ``code`` (0 fmax, 1 fmin, 2 heaviside: PyTorch's bits,
+    NaN payloads included; see _specialkernel.c) as a two-operand kernel (a BinaryOp's ``native``):
+    a fresh array for two float32 or float64 arrays of one shape and dtype, None where the loop is
+    not built, off in this context, or refuses them (the caller then calls its ufunc).
+
+    >>> r = exact_loop(0)(np.array([-0.0, 1.0]), np.array([0.0, np.nan]))
+    >>> r is None or [str(v) for v in r] == ["-0.0", "1.0"]
+    True
+    """
+    return functools.partial(_exact_fresh, code=code)
+
+
+def _exact_fresh(x: np.ndarray, y: np.ndarray, code: int) -> np.ndarray | None:
+    k = native.special()
+    if k is None or x.shape != y.shape or x.dtype is not y.dtype:
+        return None
+    res = np.empty(x.shape, x.dtype)
+    return res if k.binary_exact(x, y, res, code) else None

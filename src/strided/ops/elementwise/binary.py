@@ -62,6 +62,7 @@ from ...gradients import grad_zeros, record, recorded, records, seal
 from ...kernels.elementwise import (
     assign,
     binary_into,
+    float32_loop,
     int_pow_into,
     scalar_over_into,
     tensor_power,
@@ -127,8 +128,16 @@ class BinaryOp:
     complex_ok: bool = False  # with ``float_only``: complex operands are taken too (logaddexp)
     late_checks: bool = False  # the kernel's dtype refusals come after the broadcast check (PyTorch's order)
     symbol: str = ""  # its Python operator ("+", "==", "&"), where it has one
+    # the flat-run fast path's compiled loop: ``native(x, y)`` -> a fresh array with ``ufunc``'s bits
+    # or None (not built, off in this context, refused: the ufunc then), for two arrays of one shape
+    # and of a dtype in ``native_dtypes``, from ``native_min`` elements on (below, NumPy's own loop
+    # costs less than the compiled call's setup). strided.kernels.elementwise.binary_float_fresh.
+    native: Callable[[np.ndarray, np.ndarray], np.ndarray | None] | None = None
+    native_dtypes: frozenset = frozenset()
+    native_min: int = 0
 
 
+_F32_ONLY = frozenset((float32,))
 _ALL = frozenset(CORE_DTYPES)  # (complex and uint16/32/64 take the checked path: ops.support)
 _FLOATS = frozenset(d for d in _ALL if d.is_floating_point)
 _NO_BOOL = _ALL - {bool_}
@@ -139,7 +148,8 @@ SUB = BinaryOp("sub", np.subtract, no_bool=True, fast=_NO_BOOL, symbol="-")
 MUL = BinaryOp("mul", np.multiply, fast=_ALL, opmath_scalar=True, reflect_as_forward=True, symbol="*")
 DIV = BinaryOp("div", np.true_divide, kind="div", fast=_FLOATS, opmath_scalar=True, symbol="/")
 FLOOR_DIVIDE = BinaryOp("floor_divide", np.floor_divide, kernel="div_floor_cpu", int_zero_check=True, fast=_FLOATS,
-                        opmath_scalar=True, symbol="//")
+                        opmath_scalar=True, symbol="//", native=float32_loop(2), native_dtypes=_F32_ONLY,
+                        native_min=64)
 
 
 class _TorchRemainder:
@@ -169,7 +179,7 @@ class _TorchRemainder:
 
 
 REMAINDER = BinaryOp("remainder", _TorchRemainder(), kernel="remainder_cpu", int_zero_check=True, fast=_FLOATS,
-                     symbol="%")
+                     symbol="%", native=float32_loop(1), native_dtypes=_F32_ONLY)
 
 
 class _TruncDivide:
@@ -977,6 +987,7 @@ def _fast_binary(op: BinaryOp, slow: Callable[[Any, Any], Any], rule: str) -> Ca
     fast_scalar = frozenset(d for d in fast if d.is_floating_point and d not in REDUCED_FLOATS) \
         if op.kind != "minmax" and op.name != "pow" and not op.tensor_other else frozenset()
     result_dtype = bool_ if op.kind == "compare" else None  # None: the operands' dtype
+    native, native_dtypes, native_min = op.native, op.native_dtypes, op.native_min
 
     @records(rule)
     def fn(input: Any, other: Any, *, alpha: Any = None, out: Any = None, rounding_mode: Any = None) -> Tensor:  # (a.sub(other=b))
@@ -1050,10 +1061,14 @@ def _fast_binary(op: BinaryOp, slow: Callable[[Any, Any], Any], rule: str) -> Ca
                 x = x[o : o + n]
                 if len(x) != n:
                     raise outside_storage(input._storage.array, la)
-            try:  # fpstate.quietly, inlined (a call is a tenth of a 1 µs op)
-                res = quiet_call(ufunc, x, y)
-            except RuntimeError as e:
-                res = quiet_retry(e, ufunc, x, y)
+            res = None
+            if native is not None and d in native_dtypes and n >= native_min and y.__class__ is np.ndarray:
+                res = native(x, y)  # (None: not built, off here, or refused)
+            if res is None:
+                try:  # fpstate.quietly, inlined (a call is a tenth of a 1 µs op)
+                    res = quiet_call(ufunc, x, y)
+                except RuntimeError as e:
+                    res = quiet_retry(e, ufunc, x, y)
             t = adopted(res, lay, result_dtype or d)
             if OPEN:
                 report(name, (input, other), t)

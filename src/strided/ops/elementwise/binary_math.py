@@ -40,12 +40,11 @@ from typing import Any
 import numpy as np
 
 from ...dispatch import OPEN, adopted, result
-from ...dtypes import DType, bool_, complex128, float64, np_kind
+from ...dtypes import DType, bool_, complex128, float32, float64, np_kind
 from ...errors import StridedRuntimeError, StridedTypeError, join_lines
 from ...grad_mode import SUBCLASSES
 from ...gradients import seal
-from ...kernels import native
-from ...kernels.elementwise import binary_into, tensor_power
+from ...kernels.elementwise import binary_into, exact_loop, tensor_power
 from ...kernels.fpstate import QUIET, quiet_call, quiet_reset, quiet_retry, quiet_set
 from ...opdef import Kind, declare
 from ...tensor import Tensor
@@ -313,40 +312,21 @@ def _logaddexp_complex(x: np.ndarray, y: np.ndarray) -> np.ndarray:
     return np.where(nan, x.dtype.type(complex(np.nan, np.nan)), out)
 
 
-class _Compiled(UfuncLike):
-    """:class:`UfuncLike` of a NumPy formula (fmax: :func:`_fmax`, fmin: :func:`_fmin`,
-    heaviside: :func:`_heaviside`), with the fast paths' call -- two arrays of one float32/float64
-    dtype and shape, no ``out`` or ``dtype`` -- handed to one pass of the compiled
-    ``binary_exact`` (``code``) where it is built and on in this context: the same bits, NaN
-    payloads included (tests/test_fmax_fmin_native.py). The kernel answers False (nothing
-    written) for a non-contiguous or misaligned operand, which then takes the formula."""
-
-    def __init__(self, name: str, compute: Callable[[Any, Any, np.dtype], np.ndarray], code: int) -> None:
-        super().__init__(name, compute)
-        self._code = code
-
-    def __call__(self, x: Any, y: Any, out: np.ndarray | None = None, dtype: Any = None, casting: str = "unsafe",
-                 signature: Any = None) -> Any:
-        if out is None and dtype is None and x.__class__ is np.ndarray and y.__class__ is np.ndarray:
-            d = x.dtype
-            if d in _COMPILED_DTYPES and y.dtype == d and x.shape == y.shape:
-                k = native.special()
-                if k is not None:
-                    res = np.empty(x.shape, d)
-                    if k.binary_exact(x, y, res, self._code):
-                        return res
-        return super().__call__(x, y, out, dtype, casting, signature)
-
-
-_COMPILED_DTYPES = frozenset((np.dtype(np.float32), np.dtype(np.float64)))
-FMAX = BinaryOp("fmax", _Compiled("fmax", _fmax, 0), kind="minmax", fast=_ALL)
-FMIN = BinaryOp("fmin", _Compiled("fmin", _fmin, 1), kind="minmax", fast=_ALL)
+# fmax, fmin and heaviside of two float32/float64 tensors of one dense layout: one pass of the
+# compiled binary_exact (strided.kernels.elementwise.exact_loop), the formulas' bits, NaN payloads
+# included (tests/test_fmax_fmin_native.py); the formulas otherwise.
+_EXACT_DTYPES = frozenset((float32, float64))
+FMAX = BinaryOp("fmax", UfuncLike("fmax", _fmax), kind="minmax", fast=_ALL, native=exact_loop(0),
+                native_dtypes=_EXACT_DTYPES)
+FMIN = BinaryOp("fmin", UfuncLike("fmin", _fmin), kind="minmax", fast=_ALL, native=exact_loop(1),
+                native_dtypes=_EXACT_DTYPES)
 _INTEGERS = frozenset(d for d in _ALL if not d.is_floating_point and d is not bool_)
 GCD = BinaryOp("gcd", UfuncLike("gcd", _gcd), kernel="gcd_cpu", fast=_INTEGERS, tensor_other=True, int_only=True,
                late_checks=True)
 LCM = BinaryOp("lcm", UfuncLike("lcm", _lcm), kernel="lcm_cpu", fast=_INTEGERS, tensor_other=True, int_only=True,
                late_checks=True)
-HEAVISIDE = BinaryOp("heaviside", _Compiled("heaviside", _heaviside, 2), fast=_ALL, tensor_other=True)
+HEAVISIDE = BinaryOp("heaviside", UfuncLike("heaviside", _heaviside), fast=_ALL, tensor_other=True,
+                     native=exact_loop(2), native_dtypes=_EXACT_DTYPES)
 XLOGY = BinaryOp("xlogy", UfuncLike("xlogy", _xlogy), kind="div", fast=_FLOATS)
 LOGADDEXP = BinaryOp("logaddexp", UfuncLike("logaddexp", _logaddexp), kernel="logaddexp_cpu", fast=_FLOATS,
                      tensor_other=True, float_only=True, complex_ok=True, late_checks=True)

@@ -22,6 +22,7 @@ from ...dtypes import REDUCED_FLOATS, bool_, float32, float64, np_finfo, scalar_
 from ...errors import StridedRuntimeError, StridedTypeError, join_lines
 from ...grad_mode import SUBCLASSES
 from ...gradients import seal
+from ...kernels.elementwise import float32_loop
 from ...kernels.fpstate import QUIET, quiet_reset, quiet_set, quietly, quietly_here
 from ...kernels.fused import fma, fma_into, lerp_into
 from ...opdef import Kind, declare
@@ -40,14 +41,15 @@ from .._support.operands import (
 from .._support.out import write_out
 from .._support.promotion import TORCH_NAMES, result_type
 from ..registry import backward, method, op
-from .binary import _ALL, _FLOATS, BinaryOp, _make_binary, inplace_example
+from .binary import _ALL, _F32_ONLY, _FLOATS, BinaryOp, _make_binary, inplace_example
 
 HYPOT = BinaryOp("hypot", np.hypot, kernel="hypot_cpu", fast=_FLOATS, tensor_other=True, float_only=True,
-                 late_checks=True)
+                 late_checks=True, native=float32_loop(3), native_dtypes=_F32_ONLY, native_min=256)
 ATAN2 = BinaryOp("atan2", np.arctan2, kind="div", fast=_FLOATS, tensor_other=True)
 ARCTAN2 = BinaryOp("arctan2", np.arctan2, kind="div", fast=_FLOATS, tensor_other=True)  # (its own name in messages)
 COPYSIGN = BinaryOp("copysign", np.copysign, kind="div", fast=_FLOATS)
-FMOD = BinaryOp("fmod", np.fmod, kernel="fmod_cpu", int_zero_check=True, fast=_FLOATS, late_checks=True)
+FMOD = BinaryOp("fmod", np.fmod, kernel="fmod_cpu", int_zero_check=True, fast=_FLOATS, late_checks=True,
+                native=float32_loop(0), native_dtypes=_F32_ONLY, native_min=64)
 LOGICAL_AND = BinaryOp("logical_and", np.logical_and, kind="compare", fast=_ALL, tensor_other=True)
 LOGICAL_OR = BinaryOp("logical_or", np.logical_or, kind="compare", fast=_ALL, tensor_other=True)
 LOGICAL_XOR = BinaryOp("logical_xor", np.logical_xor, kind="compare", fast=_ALL, tensor_other=True)
