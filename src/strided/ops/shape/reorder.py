@@ -32,7 +32,7 @@ from ...errors import (
     join_lines,
 )
 from ...gradients import grad_zeros, seal
-from ...kernels.blocked import copy_into
+from ...kernels.blocked import row_major
 from ...kernels.memory import flat_run
 from ...layout import plans as P
 from ...opdef import Kind, declare
@@ -642,19 +642,6 @@ def _fast_repeat_interleave(t: Any, repeats: int, dim: Any) -> Tensor | None:
 _FEW_REPEATS = 8
 _BLOCKED_ELEMENTS = 1 << 12
 
-
-def _row_major(src: np.ndarray) -> np.ndarray:
-    """``src`` itself when C-contiguous, else a row-major copy of it made by the blocked copy
-    (``kernels.blocked.copy_into``: a transposed 2^20-element source in 1 ms, where NumPy's own
-    ``reshape`` copy takes 7): a temporary the kernel reads, not a result (no ledger record, as
-    the ``reshape`` copy it replaces made none)."""
-    if src.flags.c_contiguous or src.size < _BLOCKED_ELEMENTS:
-        return src
-    dense = np.empty(src.shape, src.dtype)
-    copy_into(dense, src)
-    return dense
-
-
 _COUNTS_ONLY: Any = object()  # (repeat_interleave(counts): no repeats given, as PyTorch's second form)
 
 
@@ -713,7 +700,7 @@ def repeat_interleave(input: Tensor, repeats: Any = _COUNTS_ONLY, dim: int | Non
             join_lines("allocated size does not match required size",
                        f"the counts add up to {total} but output_size is {output_size}")
         )
-    src = _row_major(t._np())
+    src = row_major(t._np())  # (NumPy's reshape copy of a transposed source is 5x slower)
     if d is None:
         src = src.reshape(-1)
         shape: tuple[int, ...] = (total,)
