@@ -391,12 +391,45 @@ def _positions(input: Tensor) -> tuple[int, list[np.ndarray]]:
     return (cols[0].size if cols else 0), cols
 
 
+# _unraveled's smallest input: below it np.nonzero's per-dim walk costs no more
+_UNRAVEL_MIN = 1 << 12
+
+
+def _unraveled(arr: np.ndarray) -> np.ndarray:
+    """``np.concatenate(np.nonzero(arr))`` as int64 for a C-contiguous ``arr`` of 2 or more dims:
+    the flat positions (``np.flatnonzero``: one pass, the same non-zero test) split into each
+    dim's index with integer division by the row-major strides, written column after column
+    into one buffer. np.nonzero's own multi-dim walk is 2-4x slower at 2^20 elements."""
+    flat = np.flatnonzero(arr)
+    n = flat.size
+    shape = arr.shape
+    out = np.empty(n * len(shape), np.int64)
+    last = len(shape) - 1
+    rest = flat  # the position within the dims not yet split off (flat is ours: updated in place)
+    stride = arr.size // shape[0]
+    for d in range(last):
+        column = out[d * n:(d + 1) * n]
+        np.floor_divide(rest, stride, out=column)
+        # rest - column * stride, the product held in the next column's place (no temporary);
+        # the last difference is that column itself
+        below = out[(d + 1) * n:(d + 2) * n]
+        np.multiply(column, stride, out=below)
+        np.subtract(rest, below, out=below if d == last - 1 else rest)
+        stride //= shape[d + 1]
+    return out
+
+
 def _nonzero_matrix(input: Tensor, name: str) -> Tensor:
     """The ``(n, ndim)`` int64 matrix of positions, laid out as PyTorch lays it out: column by
     column (strides ``(1, n)``)."""
-    n, cols = _positions(input)
     nd = input.ndim
-    flat = np.concatenate(cols).astype(np.int64, copy=False) if cols else np.zeros(0, np.int64)
+    arr = input._np()
+    if nd >= 2 and arr.size >= _UNRAVEL_MIN and arr.flags.c_contiguous:
+        flat = _unraveled(arr)
+        n = flat.size // nd
+    else:
+        n, cols = _positions(input)
+        flat = np.concatenate(cols).astype(np.int64, copy=False) if cols else np.zeros(0, np.int64)
     out = adopted(np.ascontiguousarray(flat), _trusted((n, nd), (1, n), 0), int64)
     if OPEN:
         copied(name, (input,), out,
