@@ -933,6 +933,37 @@ def _ramp(start: Any, end: Any, steps: int, step: Any, wide: Any) -> np.ndarray:
     return i
 
 
+# _ramp_float32's block: its float64 counts (256 KB) stay in the L2 cache between operations
+_RAMP_CHUNK = 1 << 15
+
+
+def _ramp_float32(start: Any, end: Any, steps: int, step: Any) -> np.ndarray:
+    """:func:`_ramp` in float64 for float32 finite bounds, then rounded to float32: the same
+    float64 operations on the same operands (the counts are whole numbers, exact in float64; each
+    last operation rounds its float64 result to float32 as ``astype`` did), block by block so the
+    float64 temporaries stay in cache and the result is written once (1M steps: six passes over
+    8 MB became one over 4 MB)."""
+    f8 = np.float64
+    out = np.empty(steps, np.float32)
+    base = np.arange(_RAMP_CHUNK, dtype=f8)
+    buf = np.empty(_RAMP_CHUNK, f8)
+    half = steps // 2
+    w_start, w_end, w_step = f8(start), f8(end), f8(step)
+    for c0 in range(0, half, _RAMP_CHUNK):
+        n = min(_RAMP_CHUNK, half - c0)
+        b = buf[:n]
+        np.add(base[:n], f8(c0), out=b)  # i
+        np.multiply(w_step, b, out=b)
+        np.add(w_start, b, out=out[c0:c0 + n], dtype=f8)
+    for c0 in range(half, steps, _RAMP_CHUNK):
+        n = min(_RAMP_CHUNK, steps - c0)
+        b = buf[:n]
+        np.subtract(f8(steps - 1 - c0), base[:n], out=b)  # steps - 1 - i
+        np.multiply(w_step, b, out=b)
+        np.subtract(w_end, b, out=out[c0:c0 + n], dtype=f8)
+    return out
+
+
 def _linspace_values(start: Any, end: Any, steps: int, dtype: DType) -> np.ndarray:
     """PyTorch's CPU linspace kernel, for ``steps >= 2``."""
     # Note: float64 steps use a long-double multiply-add, exact for up to about 2**11 steps; past
@@ -951,7 +982,10 @@ def _linspace_values(start: Any, end: Any, steps: int, dtype: DType) -> np.ndarr
         return _linspace_values(np.real(start), np.real(end), steps, real_of(dtype)).astype(dtype.numpy)
     if dtype.is_floating_point:
         s, e = dtype.numpy.type(start), dtype.numpy.type(end)
-        return _ramp(s, e, steps, (e - s) / dtype.numpy.type(steps - 1), _wide_for(dtype)).astype(dtype.numpy)
+        step = (e - s) / dtype.numpy.type(steps - 1)
+        if dtype.name == "float32" and steps >= _RAMP_CHUNK and math.isfinite(s) and math.isfinite(e):
+            return _ramp_float32(s, e, steps, step)
+        return _ramp(s, e, steps, step, _wide_for(dtype)).astype(dtype.numpy)
     # integer dtypes step in double, then truncate toward zero
     s, e = float(start), float(end)
     ramp = _ramp(s, e, steps, (e - s) / (steps - 1), np.longdouble).astype(np.float64)
