@@ -71,3 +71,27 @@ def test_out_of_range_writes_nothing() -> None:
     with pytest.raises(RuntimeError, match="out of bounds"):
         x.scatter_(1, st.from_numpy(idx), st.from_numpy(_data((300, 260), 7)))
     assert x.numpy().tobytes() == before
+
+
+@pytest.mark.parametrize("reduce", ["sum", "prod"])
+@pytest.mark.parametrize("dt", [np.float32, np.float64, np.int64])
+@pytest.mark.parametrize("dim", [0, 1])
+def test_scatter_reduce_include_self_by_blocks_matches_one_ufunc_at(reduce, dt, dim) -> None:
+    """scatter_reduce sum/prod with include_self go through scatter_add's blocks: the same
+    ufunc.at over the same positions in the same order as one call over all of them."""
+    rng = np.random.default_rng(8)
+    x = (rng.random((300, 260)) * 2 + 0.5).astype(dt) if dt != np.int64 else rng.integers(-3, 4, (300, 260))
+    src = (rng.random((300, 260)) * 2 + 0.5).astype(dt) if dt != np.int64 else rng.integers(-2, 3, (300, 260))
+    idx = rng.integers(0, (300, 260)[dim] // 3, (300, 250))
+    got = st.scatter_reduce(st.from_numpy(x), dim, st.from_numpy(idx), st.from_numpy(src), reduce)
+    grids = np.indices(idx.shape)
+    grids[dim] = idx
+    lin = np.ravel_multi_index(tuple(grids), x.shape).reshape(-1)
+    ref = x.copy()
+    (np.add if reduce == "sum" else np.multiply).at(ref.reshape(-1), lin, src[:, :250].reshape(-1))
+    assert got.numpy().tobytes() == ref.tobytes()
+    want = torch.scatter_reduce(torch.from_numpy(x), dim, torch.from_numpy(idx), torch.from_numpy(src), reduce)
+    if dt == np.int64:
+        assert got.numpy().tobytes() == want.numpy().tobytes()
+    else:
+        np.testing.assert_allclose(got.numpy(), want.numpy(), rtol=1e-5 if dt == np.float32 else 1e-12)

@@ -473,6 +473,11 @@ def _scatter_reduce_into(self: Tensor, d: int, idx: np.ndarray, vals: np.ndarray
     rounding down for integer dtypes, as PyTorch does."""
     if idx.size == 0:
         return
+    if include_self and (reduce == "sum" or reduce == "prod"):
+        # scatter_add's accumulation: the same ufunc.at over the same positions in the same
+        # order, block by block (positions in cache, not one 8 MB array per 2^20 indices)
+        _scatter_into(self, d, idx, vals, reduce)
+        return
     _, strides = _as_1d(self)
     lin = storage_index(idx, strides, d, self._layout.offset).reshape(-1)
     _reduce_at(self._storage.array, lin, np.ravel(vals), reduce, include_self)
