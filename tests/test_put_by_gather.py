@@ -160,3 +160,20 @@ def test_value_sharing_the_target(monkeypatch) -> None:
             t.index_put_((st.from_numpy(idx),), t.clone())
             outs.append(_bits(t))
     assert outs[0] == outs[1]
+
+
+def test_numpy_value_over_the_target_memory(monkeypatch) -> None:
+    x = _target(512, 256, np.float32, 0)
+    idx = _index(512, "dup", 0)
+    outs = []
+    for off in (False, True):
+        with monkeypatch.context() as m:
+            if off:
+                _general(m)
+            t = st.from_numpy(x.copy(order="K"))
+            t[st.from_numpy(idx)] = t.numpy()[::-1]  # a NumPy view of t's own memory
+            outs.append(_bits(t))
+    assert outs[0] == outs[1]
+    tt = torch.from_numpy(x.copy(order="K"))
+    tt[torch.from_numpy(idx)] = tt.clone().flip(0)
+    assert outs[0][4] == tt.numpy().tobytes()

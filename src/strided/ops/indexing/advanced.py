@@ -495,8 +495,8 @@ def _put_by_gather(plan: IndexPlan, arr: np.ndarray, src: np.ndarray, shape: tup
     index keeps the last write, the general path's winner), and the target becomes
     ``where(last >= 0, take(src, last, axis=p), arr)`` over the row-major view with ``p`` moved
     innermost: only selections, so every bit (NaN payloads, -0.0) is the general path's.
-    Conditions: one int entry of int64 values all in ``[0, size)``, ``src`` of ``arr``'s dtype,
-    ``arr`` row-major once ``p`` is moved last, at least ``_GATHER_MIN_ELEMENTS`` elements and an
+    Conditions: one int entry of int64 values all in ``[0, size)``, ``src`` of ``arr``'s dtype and
+    apart from its memory, ``arr`` row-major once ``p`` is moved last, at least ``_GATHER_MIN_ELEMENTS`` elements and an
     index at least a quarter of the dim's size (else the direct write touches less memory)."""
     if len(plan.entries) != 1 or arr.ndim < 2 or src.dtype != arr.dtype:
         return False
@@ -512,6 +512,8 @@ def _put_by_gather(plan: IndexPlan, arr: np.ndarray, src: np.ndarray, shape: tup
     if not target.flags.c_contiguous:
         return False
     if int(np.maximum.reduce(idx.view(np.uint64))) >= size:  # (a negative value reads as a huge one)
+        return False
+    if np.may_share_memory(src, arr):  # (a NumPy value over the target's memory: NumPy's own write)
         return False
     last = np.full(size, -1, np.intp)
     last[idx] = np.arange(idx.size)
