@@ -1177,16 +1177,17 @@ def empty_strided(size: Any, stride: Any, *, dtype: Any = None, device: Any = No
             )
         )
     dt = default_float() if dtype is None else to_dtype(dtype)
-    for k, s in enumerate(strides):
-        if s < 0:
-            raise StridedRuntimeError(
-                join_lines(
-                    f"Storage size calculation overflowed with sizes={list(shape)} and strides={list(strides)}",
-                    f"stride[{k}] is {s}; empty_strided takes strides of 0 or more (flip a copy for "
-                    "reversed order)",
+    if strides and min(strides) < 0:  # (one C call in the common case; the loop names the stride)
+        for k, s in enumerate(strides):
+            if s < 0:
+                raise StridedRuntimeError(
+                    join_lines(
+                        f"Storage size calculation overflowed with sizes={list(shape)} and strides={list(strides)}",
+                        f"stride[{k}] is {s}; empty_strided takes strides of 0 or more (flip a copy for "
+                        "reversed order)",
+                    )
                 )
-            )
-    if any(s < 0 for s in shape):
+    if shape and min(shape) < 0:
         result(shape, dt)  # raises the negative-size error (PyTorch checks it first)
     t = result((_strided_extent(shape, strides, dt.itemsize),), dt)
     t._layout = Layout._trusted(shape, strides, 0)
