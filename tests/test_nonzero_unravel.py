@@ -18,7 +18,7 @@ def _bits(t: st.Tensor) -> tuple:
     return (t.dtype, tuple(t.shape), t.stride(), t.storage_offset(), t.numpy().tobytes())
 
 
-SHAPES = [(64, 100), (97, 3, 31), (5, 1, 40, 23), (1, 5000), (4097, 1)]
+SHAPES = [(64, 100), (97, 3, 31), (5, 1, 40, 23), (1, 5000), (4097, 1), (64, 128), (8, 16, 64), (3, 64, 2, 32)]
 
 
 def _input(shape, dt, density, seed=0):

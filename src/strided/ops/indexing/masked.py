@@ -409,12 +409,17 @@ def _unraveled(arr: np.ndarray) -> np.ndarray:
     stride = arr.size // shape[0]
     for d in range(last):
         column = out[d * n:(d + 1) * n]
-        np.floor_divide(rest, stride, out=column)
-        # rest - column * stride, the product held in the next column's place (no temporary);
-        # the last difference is that column itself
         below = out[(d + 1) * n:(d + 2) * n]
-        np.multiply(column, stride, out=below)
-        np.subtract(rest, below, out=below if d == last - 1 else rest)
+        if stride & (stride - 1) == 0:
+            # a power of two (1024 columns): shift and mask, exact for these non-negative positions
+            np.right_shift(rest, stride.bit_length() - 1, out=column)
+            np.bitwise_and(rest, stride - 1, out=below if d == last - 1 else rest)
+        else:
+            np.floor_divide(rest, stride, out=column)
+            # rest - column * stride, the product held in the next column's place (no temporary);
+            # the last difference is that column itself
+            np.multiply(column, stride, out=below)
+            np.subtract(rest, below, out=below if d == last - 1 else rest)
         stride //= shape[d + 1]
     return out
 
