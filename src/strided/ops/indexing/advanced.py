@@ -521,8 +521,12 @@ def _put_by_gather(plan: IndexPlan, arr: np.ndarray, src: np.ndarray, shape: tup
     written = last >= 0
     if written.all():
         np.take(values, last, axis=-1, out=target, mode="clip")  # (in range: clip changes nothing)
-    else:
-        np.copyto(target, np.where(written, np.take(values, last, axis=-1, mode="clip"), target))
+        return True
+    # rows of about 256 KB at a time (2-D): the gathered rows and the merge stay in cache
+    step = max(1, (1 << 18) // (size * arr.itemsize)) if target.ndim == 2 else len(target)
+    for r in range(0, len(target), step):
+        rows = target[r:r + step]
+        np.copyto(rows, np.where(written, np.take(values[r:r + step], last, axis=-1, mode="clip"), rows))
     return True
 
 
