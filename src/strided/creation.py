@@ -938,28 +938,30 @@ _RAMP_CHUNK = 1 << 15
 
 
 def _ramp_float32(start: Any, end: Any, steps: int, step: Any) -> np.ndarray:
-    """:func:`_ramp` in float64 for float32 finite bounds, then rounded to float32: the same
-    float64 operations on the same operands (the counts are whole numbers, exact in float64; each
-    last operation rounds its float64 result to float32 as ``astype`` did), block by block so the
-    float64 temporaries stay in cache and the result is written once (1M steps: six passes over
-    8 MB became one over 4 MB)."""
+    """:func:`_ramp` in float64 for float32 bounds and a finite step (so finite bounds), at most
+    2**24 steps, then rounded to float32: the same float64 values, each last operation rounding
+    its float64 result to float32 as ``astype`` did, block by block so the float64 temporaries stay
+    in cache and the result is written once (1M steps: six passes over 8 MB became one over 4 MB).
+
+    Each product ``step * i`` is computed as ``step * c0 + step * k`` (``i = c0 + k``, ``k`` within
+    the block, ``step * k`` computed once): a float32 step times a count below 2**24 has at most
+    48 significant bits, so both products and their sum are exact in float64, the very value the
+    whole-array ``step * i`` gave (the same holds for ``step * (steps - 1 - i)``)."""
     f8 = np.float64
     out = np.empty(steps, np.float32)
-    base = np.arange(_RAMP_CHUNK, dtype=f8)
+    w_start, w_end, w_step = f8(start), f8(end), f8(step)
+    step_k = np.multiply(w_step, np.arange(_RAMP_CHUNK, dtype=f8))  # (exact: see above)
     buf = np.empty(_RAMP_CHUNK, f8)
     half = steps // 2
-    w_start, w_end, w_step = f8(start), f8(end), f8(step)
     for c0 in range(0, half, _RAMP_CHUNK):
         n = min(_RAMP_CHUNK, half - c0)
         b = buf[:n]
-        np.add(base[:n], f8(c0), out=b)  # i
-        np.multiply(w_step, b, out=b)
+        np.add(step_k[:n], w_step * f8(c0), out=b)  # step * i, exact
         np.add(w_start, b, out=out[c0:c0 + n], dtype=f8)
     for c0 in range(half, steps, _RAMP_CHUNK):
         n = min(_RAMP_CHUNK, steps - c0)
         b = buf[:n]
-        np.subtract(f8(steps - 1 - c0), base[:n], out=b)  # steps - 1 - i
-        np.multiply(w_step, b, out=b)
+        np.subtract(w_step * f8(steps - 1 - c0), step_k[:n], out=b)  # step * (steps - 1 - i), exact
         np.subtract(w_end, b, out=out[c0:c0 + n], dtype=f8)
     return out
 
@@ -983,7 +985,7 @@ def _linspace_values(start: Any, end: Any, steps: int, dtype: DType) -> np.ndarr
     if dtype.is_floating_point:
         s, e = dtype.numpy.type(start), dtype.numpy.type(end)
         step = (e - s) / dtype.numpy.type(steps - 1)
-        if dtype.name == "float32" and steps >= _RAMP_CHUNK and math.isfinite(s) and math.isfinite(e):
+        if dtype.name == "float32" and _RAMP_CHUNK <= steps <= 1 << 24 and math.isfinite(step):
             return _ramp_float32(s, e, steps, step)
         return _ramp(s, e, steps, step, _wide_for(dtype)).astype(dtype.numpy)
     # integer dtypes step in double, then truncate toward zero
