@@ -14,6 +14,7 @@ their weights) and ``histc`` (a histogram of equal-width bins), PyTorch 2.13's c
 
 from __future__ import annotations
 
+import math
 from typing import Any
 
 import numpy as np
@@ -91,7 +92,7 @@ def histc(input: Tensor, bins: int = 100, min: Any = 0, max: Any = 0) -> Tensor:
     dt = d.numpy
     # a histogram does not depend on the elements' order: read them in memory order (a view of
     # a permuted tensor, where the row-major reshape copied it)
-    x = np.ravel(input._np(), order="K")
+    x = input._np().ravel("K")
     lo, hi = dt.type(min), dt.type(max)
     if lo > hi:
         raise StridedRuntimeError(join_lines("torch.histc: max must be larger than min",
@@ -102,7 +103,7 @@ def histc(input: Tensor, bins: int = 100, min: Any = 0, max: Any = 0) -> Tensor:
         whole = True  # (a NaN makes the range NaN, refused below)
     if lo == hi:
         lo, hi = lo - dt.type(1), hi + dt.type(1)
-    if not (np.isfinite(lo) and np.isfinite(hi)):
+    if not (math.isfinite(lo) and math.isfinite(hi)):  # (numpy floats: math reads them without a ufunc call)
         raise StridedRuntimeError(join_lines(
             f"torch.histc: range of [{_c(lo)}, {_c(hi)}] is not finite",
             "the range came from the data, which holds NaN or inf", "fix: give min= and max= explicitly"))
