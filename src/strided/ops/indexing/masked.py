@@ -434,8 +434,11 @@ def _nonzero_matrix(input: Tensor, name: str) -> Tensor:
         n = flat.size // nd
     else:
         n, cols = _positions(input)
-        flat = np.concatenate(cols).astype(np.int64, copy=False) if cols else np.zeros(0, np.int64)
-    out = adopted(np.ascontiguousarray(flat), _trusted((n, nd), (1, n), 0), int64)
+        # (np.concatenate: a fresh contiguous array that owns its memory, as a storage's must be)
+        flat = np.concatenate(cols) if cols else np.zeros(0, np.int64)
+        if flat.dtype != np.int64:
+            flat = flat.astype(np.int64)
+    out = adopted(flat, _trusted((n, nd), (1, n), 0), int64)
     if OPEN:
         copied(name, (input,), out,
                lambda: f"{name}: the positions of {n} non-zero elements ({n} x {nd} int64) written to new memory")
