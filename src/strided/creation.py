@@ -962,6 +962,39 @@ def _ramp(start: Any, end: Any, steps: int, step: Any, wide: Any) -> np.ndarray:
     return i
 
 
+# _ramp_float32's block: its float64 counts (256 KB) stay in the L2 cache between operations
+_RAMP_CHUNK = 1 << 15
+
+
+def _ramp_float32(start: Any, end: Any, steps: int, step: Any) -> np.ndarray:
+    """:func:`_ramp` in float64 for float32 bounds and a finite step (so finite bounds), at most
+    2**24 steps, then rounded to float32: the same float64 values, each last operation rounding
+    its float64 result to float32 as ``astype`` did, block by block so the float64 temporaries stay
+    in cache and the result is written once (1M steps: six passes over 8 MB became one over 4 MB).
+
+    Each product ``step * i`` is computed as ``step * c0 + step * k`` (``i = c0 + k``, ``k`` within
+    the block, ``step * k`` computed once): a float32 step times a count below 2**24 has at most
+    48 significant bits, so both products and their sum are exact in float64, the very value the
+    whole-array ``step * i`` gave (the same holds for ``step * (steps - 1 - i)``)."""
+    f8 = np.float64
+    out = np.empty(steps, np.float32)
+    w_start, w_end, w_step = f8(start), f8(end), f8(step)
+    step_k = np.multiply(w_step, np.arange(_RAMP_CHUNK, dtype=f8))  # (exact: see above)
+    buf = np.empty(_RAMP_CHUNK, f8)
+    half = steps // 2
+    for c0 in range(0, half, _RAMP_CHUNK):
+        n = min(_RAMP_CHUNK, half - c0)
+        b = buf[:n]
+        np.add(step_k[:n], w_step * f8(c0), out=b)  # step * i, exact
+        np.add(w_start, b, out=out[c0:c0 + n], dtype=f8)
+    for c0 in range(half, steps, _RAMP_CHUNK):
+        n = min(_RAMP_CHUNK, steps - c0)
+        b = buf[:n]
+        np.subtract(w_step * f8(steps - 1 - c0), step_k[:n], out=b)  # step * (steps - 1 - i), exact
+        np.subtract(w_end, b, out=out[c0:c0 + n], dtype=f8)
+    return out
+
+
 def _linspace_values(start: Any, end: Any, steps: int, dtype: DType) -> np.ndarray:
     """PyTorch's CPU linspace kernel, for ``steps >= 2``."""
     # Note: float64 steps use a long-double multiply-add, exact for up to about 2**11 steps; past
@@ -980,7 +1013,10 @@ def _linspace_values(start: Any, end: Any, steps: int, dtype: DType) -> np.ndarr
         return _linspace_values(np.real(start), np.real(end), steps, real_of(dtype)).astype(dtype.numpy)
     if dtype.is_floating_point:
         s, e = dtype.numpy.type(start), dtype.numpy.type(end)
-        return _ramp(s, e, steps, (e - s) / dtype.numpy.type(steps - 1), _wide_for(dtype)).astype(dtype.numpy)
+        step = (e - s) / dtype.numpy.type(steps - 1)
+        if dtype.name == "float32" and _RAMP_CHUNK <= steps <= 1 << 24 and math.isfinite(step):
+            return _ramp_float32(s, e, steps, step)
+        return _ramp(s, e, steps, step, _wide_for(dtype)).astype(dtype.numpy)
     # integer dtypes step in double, then truncate toward zero
     s, e = float(start), float(end)
     ramp = _ramp(s, e, steps, (e - s) / (steps - 1), np.longdouble).astype(np.float64)
@@ -1172,16 +1208,17 @@ def empty_strided(size: Any, stride: Any, *, dtype: Any = None, device: Any = No
             )
         )
     dt = default_float() if dtype is None else to_dtype(dtype)
-    for k, s in enumerate(strides):
-        if s < 0:
-            raise StridedRuntimeError(
-                join_lines(
-                    f"Storage size calculation overflowed with sizes={list(shape)} and strides={list(strides)}",
-                    f"stride[{k}] is {s}; empty_strided takes strides of 0 or more (flip a copy for "
-                    "reversed order)",
+    if strides and min(strides) < 0:  # (one C call in the common case; the loop names the stride)
+        for k, s in enumerate(strides):
+            if s < 0:
+                raise StridedRuntimeError(
+                    join_lines(
+                        f"Storage size calculation overflowed with sizes={list(shape)} and strides={list(strides)}",
+                        f"stride[{k}] is {s}; empty_strided takes strides of 0 or more (flip a copy for "
+                        "reversed order)",
+                    )
                 )
-            )
-    if any(s < 0 for s in shape):
+    if shape and min(shape) < 0:
         result(shape, dt)  # raises the negative-size error (PyTorch checks it first)
     t = result((_strided_extent(shape, strides, dt.itemsize),), dt)
     t._layout = Layout._trusted(shape, strides, 0)

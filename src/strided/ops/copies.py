@@ -61,7 +61,9 @@ def contiguous(self: Tensor, memory_format: MemoryFormat = contiguous_format) ->
     """
     lay = self._layout
     if memory_format is contiguous_format or memory_format is preserve_format:
-        if _is_contiguous(lay.shape, lay.strides):
+        # (row-major strides, remembered per shape, answer the common case without the walk;
+        # the walk also accepts any stride on a size-1 dim)
+        if lay.strides == _cinfo[lay.shape][0] or _is_contiguous(lay.shape, lay.strides):
             # the plan's first answer (a View of the layout itself), asked cheaply; PyTorch
             # returns a contiguous tensor itself for preserve_format too, and refuses only
             # the non-contiguous ones (below)

@@ -354,6 +354,13 @@ def _add_at(out: np.ndarray, d: int, idx: np.ndarray, vals: np.ndarray, ufunc: n
         rows = np.empty(vals.shape, vals.dtype)
         copy_into(rows, vals)
         vals = rows
+    if d == 1 and out.ndim == 3 and out.shape[0] == 1:
+        # (index_add along dim 0, read as (1, size, inner)): plain row indexing, no key tuples
+        rows, sources, add = out[0], vals[0], np.add
+        for k, i in enumerate(idx.tolist()):
+            part = rows[i]
+            add(part, sources[k], out=part)
+        return
     lead = (slice(None),) * d
     for k, i in enumerate(idx.tolist()):
         part = out[lead + (i,)]

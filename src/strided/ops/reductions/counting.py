@@ -14,6 +14,7 @@ their weights) and ``histc`` (a histogram of equal-width bins), PyTorch 2.13's c
 
 from __future__ import annotations
 
+import math
 from typing import Any
 
 import numpy as np
@@ -89,23 +90,31 @@ def histc(input: Tensor, bins: int = 100, min: Any = 0, max: Any = 0) -> Tensor:
         raise StridedRuntimeError(join_lines(f"torch.histogram(): bins must be > 0, but got {bins} for dimension 0",
                                              "bins is the number of equal-width bins"))
     dt = d.numpy
-    x = input._np().reshape(-1)
+    # a histogram does not depend on the elements' order: read them in memory order (a view of
+    # a permuted tensor, where the row-major reshape copied it)
+    x = input._np().ravel("K")
     lo, hi = dt.type(min), dt.type(max)
     if lo > hi:
         raise StridedRuntimeError(join_lines("torch.histc: max must be larger than min",
                                              f"got min={min}, max={max}", "fix: swap them"))
+    whole = False  # whether every element is known to lie in [lo, hi]
     if lo == hi and x.size:
         lo, hi = x.min(), x.max()
+        whole = True  # (a NaN makes the range NaN, refused below)
     if lo == hi:
         lo, hi = lo - dt.type(1), hi + dt.type(1)
-    if not (np.isfinite(lo) and np.isfinite(hi)):
+    if not (math.isfinite(lo) and math.isfinite(hi)):  # (numpy floats: math reads them without a ufunc call)
         raise StridedRuntimeError(join_lines(
             f"torch.histc: range of [{_c(lo)}, {_c(hi)}] is not finite",
             "the range came from the data, which holds NaN or inf", "fix: give min= and max= explicitly"))
     with np.errstate(all="ignore"):
-        inside = x[(x >= lo) & (x <= hi)]
-        pos = ((inside - lo) * dt.type(bins) / (hi - lo)).astype(np.int64)
-    pos = np.minimum(pos, bins - 1)
+        inside = x if whole else x[(x >= lo) & (x <= hi)]
+        # ((inside - lo) * bins / (hi - lo)), the same float operations in place in one temporary
+        scaled = np.subtract(inside, lo)
+        np.multiply(scaled, dt.type(bins), out=scaled)
+        np.divide(scaled, hi - lo, out=scaled)
+        pos = scaled.astype(np.int64)
+    pos = np.minimum(pos, bins - 1, out=pos)
     return tensor_from_array(np.bincount(pos, minlength=bins).astype(dt), (bins,), d)
 
 
