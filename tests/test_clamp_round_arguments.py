@@ -42,7 +42,11 @@ NAN_BOUNDS = {
     "in place": lambda lib: lib.tensor([1.0, 2.0]).clamp_(NAN, 1e300),
     "no NaN: still the overflow": lambda lib: lib.tensor([1.0, 2.0]).clamp(0.0, 1e300),
 }
-ROUND = {name: (lambda d: (lambda lib: lib.tensor([1.25, 2.5]).round(decimals=d)))(d)
+def _round_with(decimals):
+    return lambda lib: lib.tensor([1.25, 2.5]).round(decimals=decimals)
+
+
+ROUND = {name: _round_with(d)
          for name, d in [("0.0", 0.0), ("None", None), ("True", True), ("1.0", 1.0), ("np.int64", np.int64(1)), ("1", 1)]}
 ROUND["round_ 1.0"] = lambda lib: lib.tensor([1.25]).round_(decimals=1.0)
 
