@@ -60,3 +60,23 @@ def test_samplers_that_pytorch_differentiates_still_refuse():
     with pytest.raises(NotImplementedError, match="not differentiable yet"):
         st.bernoulli(st.full((3,), 0.5, requires_grad=True))
     assert st.opdef.OPDEFS["tensor"].no_history and not st.opdef.OPDEFS["bernoulli"].no_history
+
+
+def test_tensor_of_a_tensor_or_array_keeps_its_memory_order_as_pytorch():
+    """tensor(x.t()), tensor(F-ordered array), new_tensor(x.t()): PyTorch's copy keeps the source's
+    memory order (clone's preserve_format); a non-dense source is dense in its dims' order."""
+    import numpy as np
+
+    base = np.arange(120.0).reshape(4, 5, 6)
+    sources = [base.transpose(2, 0, 1), np.asfortranarray(base), base[:, ::2], base.transpose(1, 2, 0)[::2], base[0].T]
+    for a in sources:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            for ours, theirs in [(st.tensor(a), torch.tensor(a)),
+                                 (st.tensor(st.from_numpy(a)), torch.tensor(torch.from_numpy(a))),
+                                 (st.ones(1).new_tensor(st.from_numpy(a)), torch.ones(1).new_tensor(torch.from_numpy(a))),
+                                 (st.tensor(a, dtype=st.float32), torch.tensor(a, dtype=torch.float32))]:
+                assert ours.stride() == theirs.stride() and ours.tolist() == theirs.tolist()
+    with pytest.warns(UserWarning) as caught:
+        st.ones(1).new_tensor(st.ones(2))
+    assert len(caught) == 1  # (new_tensor's own warning, not tensor()'s as well)

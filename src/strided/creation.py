@@ -117,8 +117,12 @@ def tensor(data: Any, dtype: Any = None, *, device: Any = None, requires_grad: b
         from .callsite import user_site
 
         warnings.warn(_COPY_CONSTRUCT, UserWarning, stacklevel=user_site()[1])
-    t = _tensor(data, dtype, device)
-    return leaf(t, requires_grad, "tensor")
+    return copied_tensor(data, dtype, device, requires_grad)
+
+
+def copied_tensor(data: Any, dtype: Any = None, device: Any = None, requires_grad: bool = False) -> Tensor:
+    """:func:`tensor` without its warning for a tensor ``data`` (``t.new_tensor`` warns its own)."""
+    return leaf(_tensor(data, dtype, device), requires_grad, "tensor")
 
 
 # PyTorch's warning for tensor(a_tensor) (and t.new_tensor(a_tensor)): the copy loses the history
@@ -210,7 +214,14 @@ def _tensor(data: Any, dtype: Any, device: Any) -> Tensor:
         )
     # Note: torch.tensor refuses data in non-native byte order (ValueError); tensor() copies
     # anyway, so it converts while it copies, as np.asarray(a, "=f4") would.
-    return copy_array_of(source, "tensor(data)", target, owned=from_python)
+    # An array or tensor keeps its memory order, as PyTorch's copy of it (clone's preserve_format:
+    # tensor(x.t()) is column-major, a non-dense one dense in its dims' order)
+    # (an empty array stays row-major: NumPy 2 gives it zero strides, which PyTorch's copy keeps
+    # and strided's flat-run fast paths would then not take)
+    strides = None
+    if not from_python and source.size and not any(st % source.itemsize for st in source.strides):
+        strides = preserve_format_strides(source.shape, tuple(st // source.itemsize for st in source.strides))
+    return copy_array_of(source, "tensor(data)", target, owned=from_python, strides=strides)
 
 
 def _uint64_source(data: Any, source: np.ndarray) -> np.ndarray:

@@ -254,13 +254,21 @@ def data_free(n: int, dtype: DType) -> DataFree:
     return storage
 
 
-def copy_array_of(array: np.ndarray, reason: str, dtype: DType, owned: bool = False) -> Any:
-    """A NumPy array's elements copied into a new contiguous ``dtype`` tensor (reported as a copy
-    with no tensor input). ``owned``: ``array`` is a fresh C-contiguous array nobody else holds
-    (``tensor()``'s ``np.array`` of the user's lists), so its buffer becomes the storage when it
-    has the dtype already, and its cast (the same unsafe cast the copy makes) otherwise: one
-    pass over the data instead of two. The report is the same either way."""
+def copy_array_of(array: np.ndarray, reason: str, dtype: DType, owned: bool = False,
+                  strides: tuple[int, ...] | None = None) -> Any:
+    """A NumPy array's elements copied into a new ``dtype`` tensor (reported as a copy with no
+    tensor input), contiguous unless ``strides`` (in elements, dense) are given. ``owned``:
+    ``array`` is a fresh C-contiguous array nobody else holds (``tensor()``'s ``np.array`` of the
+    user's lists), so its buffer becomes the storage when it has the dtype already, and its cast
+    (the same unsafe cast the copy makes) otherwise: one pass over the data instead of two. The
+    report is the same either way."""
     shape = tuple(array.shape)
+    if strides is not None and strides != L.contiguous_strides(shape):
+        storage = copy_to_new(array, strides, dtype.numpy, reason, report=False)
+        t = _make(storage, _trusted(shape, tuple(strides), 0), dtype)
+        if OPEN:
+            emit("tensor", "copy", (), t, reason, L.product(shape) * dtype.numpy.itemsize)
+        return t
     storage = None
     if owned and array.flags.c_contiguous:
         token = quiet_set(QUIET)  # casts wrap or saturate silently, as in the copy

@@ -132,7 +132,7 @@ def new_tensor(self: Tensor, data: Any, *, dtype: Any = None, device: Any = None
             UserWarning, stacklevel=2,
         )
         data = data.detach()  # (tensor() copies its elements into new memory: no clone first)
-    return creation.tensor(data, dtype=_own_dtype(self, dtype), device=device, requires_grad=requires_grad)
+    return creation.copied_tensor(data, _own_dtype(self, dtype), device, requires_grad)
 
 
 @method("type_as")
