@@ -61,14 +61,14 @@ def into(name: str, x: np.ndarray, out: np.ndarray) -> bool:
     k = native.special()
     if k is None or not _takes(x, out):
         return False
-    _entry(k, name, x, out)(x, out)
+    compiled_entry(k, name, x, out)(x, out)
     return True
 
 
 _F32 = np.dtype(np.float32)
 
 
-def _entry(k: object, name: str, x: np.ndarray, out: np.ndarray) -> Callable[[np.ndarray, np.ndarray], None]:
+def compiled_entry(k: object, name: str, x: np.ndarray, out: np.ndarray) -> Callable[[np.ndarray, np.ndarray], None]:
     """The compiled entry for ``name`` on these arrays: ``NAME_float32`` where both are float32
     and the module has one (erf, erfc, erfinv: the same bits as ``NAME``, from a vectorized
     loop: see _specialkernel.c), else ``NAME``."""

@@ -129,7 +129,7 @@ def _special_fresh(fn: Callable[[np.ndarray], np.ndarray]) -> Callable[[np.ndarr
         out = np.empty(x.shape, x.dtype)
         k = native.special()
         if k is not None and x.flags.aligned:  # (unaligned: a from_numpy view; the kernel refuses it)
-            getattr(k, name)(x, out)
+            special.compiled_entry(k, name, x, out)(x, out)  # (float32: NAME_float32 where built)
         else:
             np.copyto(out, quietly(formulas32 if x.dtype == _F32 else formulas, x), casting="unsafe")
         return out
