@@ -132,13 +132,20 @@ def _elu(x: np.ndarray, a: float) -> np.ndarray:
 def _leaky_relu(x: np.ndarray, k: float) -> np.ndarray:
     """``where(x > 0, x, x k)``, as PyTorch's kernel (``k`` rounded to ``x``'s dtype first; a
     signalling NaN comes out of the product quieted). A contiguous float32 / float64 ``x`` takes
-    one pass of the compiled ``unary_exact`` (the same bits: tests/test_unary_exact_native.py).
+    one pass of the compiled ``unary_exact`` (the same bits: tests/test_unary_exact_native.py);
+    a column-major one too (a transpose), into a column-major result (np.where's layout for it:
+    K order), both passed transposed, row-major (elementwise: the order of the walk is no matter).
     (``maximum(x, x k)``, one NumPy call fewer, returned a signalling NaN as it is.)"""
     k_ = native.special()
     if k_ is not None and x.__class__ is np.ndarray and x.dtype in _TYPED0_DTYPES:  # (bfloat16: no buffer format)
-        out = np.empty(x.shape, x.dtype)
-        if k_.unary_exact(x, out, 2, k):
-            return out
+        if x.flags.c_contiguous:
+            out = np.empty(x.shape, x.dtype)
+            if k_.unary_exact(x, out, 2, k):
+                return out
+        elif x.flags.f_contiguous:
+            out = np.empty(x.shape, x.dtype, order="F")
+            if k_.unary_exact(x.T, out.T, 2, k):
+                return out
     return np.where(x > 0, x, x * k)
 
 
