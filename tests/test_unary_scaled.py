@@ -99,3 +99,31 @@ def test_frac_writes_trunc_into_out_with_the_same_bits(dtype: type, layout: str)
     want = torch.frac(view(torch.from_numpy(base.copy())))
     assert got.shape == tuple(want.shape) and got.stride() == want.stride()
     np.testing.assert_array_equal(got.numpy(), want.numpy())
+
+
+def test_frac_kernel_takes_only_what_it_can_and_matches_numpy() -> None:
+    from strided.kernels import native
+
+    k = native.special()
+    if k is None:
+        pytest.skip("the compiled kernels are not built")
+    x = _patterns(np.float32)[:4096].reshape(64, 64)
+    with np.errstate(all="ignore"):
+        ref = np.subtract(x, np.trunc(x))
+    for src, out in ((x, np.empty_like(x)), (x.T, np.empty_like(x.T)), (x.copy(), None)):
+        out = src if out is None else out
+        assert k.frac(src, out)
+        np.testing.assert_array_equal(np.ascontiguousarray(out).view(np.uint32),
+                                      np.ascontiguousarray(ref if src.shape == ref.shape and src.strides == x.strides
+                                                           else ref.T).view(np.uint32))
+    flat = x.reshape(-1).copy()
+    assert not k.frac(flat[1:], flat[:-1])  # (a partial overlap)
+    assert not k.frac(x, np.empty(x.shape, np.float64))  # (another format)
+    assert not k.frac(x, np.empty(x.shape, np.float32, order="F"))  # (another order)
+    assert not k.frac(x[:, ::2], np.empty((64, 32), np.float32))  # (not contiguous)
+    assert not k.frac(np.zeros(x.shape, np.float16), np.empty(x.shape, np.float16))
+    s = strided.from_numpy(x)
+    got = strided.frac(s)
+    with native.disabled():
+        off = strided.frac(s)
+    np.testing.assert_array_equal(got.numpy().view(np.uint32), off.numpy().view(np.uint32))

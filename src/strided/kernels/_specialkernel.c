@@ -2301,6 +2301,74 @@ ERF_CLONES static void leaky_relu_double(const double *restrict a, double *restr
     for (Py_ssize_t i = 0; i < n; i++) o[i] = a[i] > 0 ? a[i] : a[i] * k;
 }
 
+/* ---------------------------------------------------------------- frac, one pass
+ *
+ * frac(x, out) -> bool: out = x - trunc(x) over contiguous float32/float64 buffers of one format
+ * and length (row-major both, or column-major both), x and out the same memory or disjoint;
+ * False (nothing written) otherwise. NumPy's np.subtract(x, np.trunc(x)) is two passes and a
+ * temporary (0.6 ms at 2^20 float32, each pass ~0.3 ms of memory traffic); this one pass gives
+ * the same bits: trunc is exact, the subtraction one IEEE rounding with x first (a NaN x keeps
+ * its payload, quieted, as NumPy's SIMD subtraction keeps it; inf - inf is the default NaN of
+ * the same instruction). AVX-512 / AVX2 clones (vround: trunc inline). */
+ERF_CLONES static void frac_float(const float *restrict a, float *restrict o, Py_ssize_t n)
+{
+    for (Py_ssize_t i = 0; i < n; i++) o[i] = a[i] - truncf(a[i]);
+}
+
+ERF_CLONES static void frac_double(const double *restrict a, double *restrict o, Py_ssize_t n)
+{
+    for (Py_ssize_t i = 0; i < n; i++) o[i] = a[i] - trunc(a[i]);
+}
+
+ERF_CLONES static void frac_float_inplace(float *a, Py_ssize_t n)
+{
+    for (Py_ssize_t i = 0; i < n; i++) a[i] = a[i] - truncf(a[i]);
+}
+
+ERF_CLONES static void frac_double_inplace(double *a, Py_ssize_t n)
+{
+    for (Py_ssize_t i = 0; i < n; i++) a[i] = a[i] - trunc(a[i]);
+}
+
+static PyObject *py_frac(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
+{
+    (void)self;
+    Py_buffer xb, ob;
+    if (nargs != 2) {
+        PyErr_Format(PyExc_TypeError, "frac(x, out) takes 2 arguments, not %zd", nargs);
+        return NULL;
+    }
+    if (PyObject_GetBuffer(args[0], &xb, PyBUF_STRIDES | PyBUF_FORMAT) < 0) return NULL;
+    if (PyObject_GetBuffer(args[1], &ob, PyBUF_STRIDES | PyBUF_FORMAT | PyBUF_WRITABLE) < 0) {
+        PyBuffer_Release(&xb);
+        return NULL;
+    }
+    PyObject *answer = Py_False;
+    int f32 = strcmp(xb.format, "f") == 0 && xb.itemsize == 4, f64 = strcmp(xb.format, "d") == 0 && xb.itemsize == 8;
+    int same = xb.buf == ob.buf;
+    int order = (PyBuffer_IsContiguous(&xb, 'C') && PyBuffer_IsContiguous(&ob, 'C'))
+                || (PyBuffer_IsContiguous(&xb, 'F') && PyBuffer_IsContiguous(&ob, 'F'));
+    if ((f32 || f64) && strcmp(ob.format, xb.format) == 0 && ob.len == xb.len && order
+        && (same || !overlaps(&xb, &ob))
+        && !((uintptr_t)xb.buf % xb.itemsize) && !((uintptr_t)ob.buf % xb.itemsize)) {
+        Py_ssize_t n = xb.len / xb.itemsize;
+        Py_BEGIN_ALLOW_THREADS
+        if (same) {
+            if (f32) frac_float_inplace(ob.buf, n);
+            else frac_double_inplace(ob.buf, n);
+        } else {
+            if (f32) frac_float(xb.buf, ob.buf, n);
+            else frac_double(xb.buf, ob.buf, n);
+        }
+        Py_END_ALLOW_THREADS
+        answer = Py_True;
+    }
+    PyBuffer_Release(&xb);
+    PyBuffer_Release(&ob);
+    Py_INCREF(answer);
+    return answer;
+}
+
 static PyMethodDef methods[] = {
     ENTRY(erf), ENTRY(erfc), ENTRY(erfinv), ENTRY(erfinv_float32), ENTRY(digamma), ENTRY(trigamma), ENTRY(lgamma),
     ENTRY(i0), ENTRY(i1), ENTRY(i0e), ENTRY(i1e),
@@ -2344,6 +2412,8 @@ static PyMethodDef methods[] = {
      "running_extreme(x, values, indices, n, inner, is_max) -> bool: cummax (cummin) along a dim, PyTorch's "
      "kernel step for step (False: an overlap, nothing written)"},
     ENTRY(erf_float32), ENTRY(erfc_float32),
+    {"frac", (PyCFunction)(void (*)(void))py_frac, METH_FASTCALL,
+     "frac(x, out) -> bool: out = x - trunc(x), float32/float64, one pass (False: not taken, nothing written)"},
     {NULL, NULL, 0, NULL},
 };
 

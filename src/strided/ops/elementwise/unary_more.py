@@ -193,6 +193,8 @@ def _frac(x: np.ndarray, out: np.ndarray, compute: np.dtype, d: DType) -> None:
     """x - trunc(x) (inf gives NaN, as PyTorch). The truncation goes straight into ``out`` where
     that holds the compute dtype and shares no memory with ``x`` (no temporary: a fresh 4 MB one
     costs its page faults, ~0.15 ms at 2^20 float32); the same two ufuncs either way."""
+    if x.dtype == compute and out.dtype == compute and _frac_compiled(x, out):
+        return
     if out.dtype == compute and not np.may_share_memory(x, out):
         np.trunc(x, out=out, dtype=compute, casting="unsafe")
         np.subtract(x, out, out=out, dtype=compute, casting="unsafe")
@@ -201,9 +203,23 @@ def _frac(x: np.ndarray, out: np.ndarray, compute: np.dtype, d: DType) -> None:
 
 
 def _frac_fresh(x: np.ndarray) -> np.ndarray:
-    """:func:`_frac` of a flat float32 / float64 run: the difference written over the truncation."""
-    r = np.trunc(x)
+    """:func:`_frac` of a flat float32 / float64 run: the compiled one pass where it runs, else
+    the difference written over the truncation."""
+    r = np.empty_like(x)
+    if _frac_compiled(x, r):
+        return r
+    np.trunc(x, out=r)
     return np.subtract(x, r, out=r)
+
+
+def _frac_compiled(x: np.ndarray, out: np.ndarray) -> bool:
+    """Whether the compiled ``frac`` (one pass of x - trunc(x): the bits of NumPy's two ufuncs;
+    every float32 pattern compared, tests/test_unary_scaled.py samples) wrote ``out``: float32 /
+    float64 arrays of one dtype, both row-major or both column-major, the same memory or disjoint,
+    the kernels built and on in this context."""
+    k = native.special()
+    return (k is not None and x.__class__ is np.ndarray and out.__class__ is np.ndarray and x.dtype in _F32_F64
+            and hasattr(k, "frac") and k.frac(x, out))
 
 
 def _sign(x: np.ndarray, out: np.ndarray, compute: np.dtype, d: DType) -> None:
