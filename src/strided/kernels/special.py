@@ -65,7 +65,7 @@ def into(name: str, x: np.ndarray, out: np.ndarray) -> bool:
         return _torch_into(lambda src, dst: run_compiled(k, name, src, dst), x, out)
     if not _takes(x, out):
         return False
-    getattr(k, name)(x, out)
+    compiled_entry(k, name, x, out)(x, out)
     return True
 
 
@@ -83,7 +83,7 @@ def run_compiled(k: object, name: str, x: np.ndarray, out: np.ndarray) -> bool:
     which = TORCH_KERNELS.get(name)
     if which is not None:
         return k.torch_special(x, out, which, 0)
-    getattr(k, name)(x, out)
+    compiled_entry(k, name, x, out)(x, out)
     return True
 
 
@@ -103,6 +103,20 @@ def _torch_into(run: Callable[[np.ndarray, np.ndarray], bool], x: np.ndarray, ou
     if dst is not out:
         np.copyto(out, dst, casting="unsafe")
     return True
+
+
+_F32 = np.dtype(np.float32)
+
+
+def compiled_entry(k: object, name: str, x: np.ndarray, out: np.ndarray) -> Callable[[np.ndarray, np.ndarray], None]:
+    """The compiled entry for ``name`` on these arrays: ``NAME_float32`` where both are float32
+    and the module has one (erf, erfc, erfinv: the same bits as ``NAME``, from a vectorized
+    loop: see _specialkernel.c), else ``NAME``."""
+    if x.dtype == _F32 and out.dtype == _F32:
+        fast = getattr(k, name + "_float32", None)
+        if fast is not None:
+            return fast
+    return getattr(k, name)
 
 
 def _compiled(fn: _Fn) -> _Fn:

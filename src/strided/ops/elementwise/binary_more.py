@@ -143,6 +143,10 @@ def _lerp(input: Any, end: Any, weight: Any, target: Tensor | None) -> Tensor:
         diff = np.subtract(b, a)
         w = np.asarray(w, dtype=compute)
         low = np.abs(w) < 0.5
+        runs = _same_dense_runs(a, b, _view(out)) if w.ndim == 0 and compute.kind == "f" else None
+        if runs is not None:  # (one layout, dense: lerp_into's compiled passes over the runs, the same bits)
+            lerp_into(runs[0], runs[1], w[()], runs[2])
+            return out
         if compute.kind == "f":  # PyTorch's kernel: fmadd(w, diff, a) or fmadd(w - 1, diff, end), rounded once
             if w.ndim == 0:
                 res = fma(w, diff, a) if low else fma(w - compute.type(1), diff, b)
@@ -447,7 +451,11 @@ def _addc(name: str, input: Any, tensor1: Any, tensor2: Any, value: Any, out: An
     if not divide and d in _FLAT_DTYPES:
         # (PyTorch's addcmul kernel: fmadd(value * t1, t2, input), rounded once; the layout is
         # the one the ops above gave, the values are rewritten in place in that fresh result)
-        quietly(np.copyto, _view(result), quietly_here(fma, _view(scaled), _view(c), _view(a)), casting="unsafe")
+        runs = _same_dense_runs(_view(scaled), _view(c), _view(a), _view(result))
+        if runs is not None:  # (one pass of fma_into over the memory-order runs: the same bits)
+            quietly_here(fma_into, *runs)
+        else:
+            quietly(np.copyto, _view(result), quietly_here(fma, _view(scaled), _view(c), _view(a)), casting="unsafe")
     if out is not None:
 
         return write_out(out, result, name, (input, tensor1, tensor2))
@@ -455,6 +463,25 @@ def _addc(name: str, input: Any, tensor1: Any, tensor2: Any, value: Any, out: An
 
 
 _FLAT_DTYPES = (float32, float64)
+
+
+def _same_dense_runs(*arrays: np.ndarray) -> list[np.ndarray] | None:
+    """The arrays as 1-D views in their memory order, where all have one float32/float64 dtype,
+    one shape and one set of strides and are each dense row- or column-major (element i of every
+    run is then the same index of each array: an elementwise kernel may walk the runs); None
+    otherwise. (addcmul's general path: a transposed input's operands and fresh result are all
+    column-major, and fma_into's one compiled pass replaces fma's float64 temporaries.)"""
+    first = arrays[0]
+    if first.dtype not in (np.float32, np.float64) or first.ndim == 0:
+        return None
+    order = "C" if first.flags.c_contiguous else "F" if first.flags.f_contiguous else None
+    if order is None:
+        return None
+    for arr in arrays[1:]:
+        if arr.__class__ is not np.ndarray or arr.dtype != first.dtype or arr.shape != first.shape \
+                or arr.strides != first.strides or not arr.flags[order + "_CONTIGUOUS"]:
+            return None
+    return [arr.reshape(-1, order=order) for arr in arrays]
 _F32_MAX = float(np.finfo(np.float32).max)
 _EXACT = 2**53  # (an int below it converts to a float exactly: binary's fast paths take it as it is)
 
