@@ -1080,47 +1080,81 @@ done:
 
 /* scan(x, out, n, inner, prod) -> bool: the running sum (prod true: product) of x along a dim of n
  * elements whose elements lie `inner` apart (x read as (outer, n, inner), C order) into out; x and out
- * are C-contiguous buffers of one format ("f" or "d") and one length, a multiple of n * inner, at most
- * SCAN_MAX elements. strided.ops.reductions.scans.scan_values' NumPy computation operation for
- * operation, so the bits are the same: the running value is a double (float32 accumulates in float64,
- * as PyTorch), r_0 = x_0 and r_k = r_{k-1} + x_k (or * x_k), NumPy's accumulate; each stored once
- * rounded to out's type, a sum as r_k + 0.0 (PyTorch's running sum starts from +0.0: a leading run
- * of -0.0 gives +0.0), a product as r_k. False (nothing written) where the buffers overlap or are
- * longer than SCAN_MAX (the caller's NumPy path runs then). */
+ * are C-contiguous buffers of one format ("f" or "d") and one length, a multiple of n * inner.
+ * strided.ops.reductions.scans.scan_values' NumPy computation operation for operation, so the bits
+ * are the same: the running value is a double (float32 accumulates in float64, as PyTorch), r_0 = x_0
+ * and r_k = r_{k-1} + x_k (or * x_k), NumPy's accumulate; each stored once rounded to out's type, a
+ * product as r_k, a sum as r_k + 0.0 (PyTorch's running sum starts from +0.0: a leading run of -0.0
+ * gives +0.0). One exception mirrors scan_values: a float64 sum longer than SCAN_MAX elements adds
+ * the 0.0 only where some leading element (k = 0) is -0.0 (NumPy's path searches for one instead of
+ * adding everywhere), so a signaling NaN at k = 0 is then stored as it is, not quieted. (Every other
+ * stored value is unchanged by + 0.0: a later -0.0 needs a leading one, a later NaN is quiet.)
+ * Independent lines run interleaved, SCAN_LANES at a time, each line's operations in its own order.
+ * False (nothing written) where the buffers overlap (the caller's NumPy path runs then). */
 #define SCAN_MAX 4096
-#define SCAN_LOOP(T)                                                                               \
-    if (inner == 1) { /* (the common last dim: one running value, no scratch row) */               \
-        const T *xv = (const T *)xb;                                                               \
-        T *ov = (T *)ob;                                                                           \
-        for (Py_ssize_t o = 0; o < outer * n; o += n) {                                            \
-            double r = (double)xv[o];                                                              \
-            ov[o] = prod ? (T)r : (T)(r + 0.0);                                                    \
-            if (prod)                                                                              \
-                for (Py_ssize_t k = 1; k < n; k++) ov[o + k] = (T)(r = r * (double)xv[o + k]);     \
-            else                                                                                   \
-                for (Py_ssize_t k = 1; k < n; k++) {                                               \
-                    r = r + (double)xv[o + k];                                                     \
-                    ov[o + k] = (T)(r + 0.0);                                                      \
-                }                                                                                  \
+#define SCAN_LANES 8
+#define SCAN_LINES(T, OP, STORE, LEAD, W)                                                          \
+    for (; o + W <= outer; o += W) { /* W lines of n contiguous elements, one chain each */        \
+        const T *xl = (const T *)xb + o * n;                                                       \
+        T *ol = (T *)ob + o * n;                                                                   \
+        double r[W];                                                                               \
+        for (int l = 0; l < W; l++) {                                                              \
+            r[l] = (double)xl[l * n];                                                              \
+            ol[l * n] = LEAD(T, r[l]);                                                             \
         }                                                                                          \
-    } else                                                                                         \
+        for (Py_ssize_t k = 1; k < n; k++)                                                         \
+            for (int l = 0; l < W; l++) {                                                          \
+                r[l] = r[l] OP (double)xl[l * n + k];                                              \
+                ol[l * n + k] = STORE(T, r[l]);                                                    \
+            }                                                                                      \
+    }
+#define SCAN_COLUMNS(T, OP, STORE, LEAD)                                                           \
     for (Py_ssize_t o = 0; o < outer; o++) {                                                       \
         const T *xo = (const T *)xb + o * n * inner;                                               \
         T *oo = (T *)ob + o * n * inner;                                                           \
-        for (Py_ssize_t j = 0; j < inner; j++) run[j] = (double)xo[j];                             \
-        for (Py_ssize_t k = 0;; k++) {                                                             \
-            if (prod)                                                                              \
-                for (Py_ssize_t j = 0; j < inner; j++) oo[k * inner + j] = (T)run[j];              \
-            else                                                                                   \
-                for (Py_ssize_t j = 0; j < inner; j++) oo[k * inner + j] = (T)(run[j] + 0.0);      \
-            if (k + 1 == n) break;                                                                 \
-            const T *xk = xo + (k + 1) * inner;                                                    \
-            if (prod)                                                                              \
-                for (Py_ssize_t j = 0; j < inner; j++) run[j] = run[j] * (double)xk[j];            \
-            else                                                                                   \
-                for (Py_ssize_t j = 0; j < inner; j++) run[j] = run[j] + (double)xk[j];            \
+        for (Py_ssize_t j = 0; j < inner; j++) {                                                   \
+            run[j] = (double)xo[j];                                                                \
+            oo[j] = LEAD(T, run[j]);                                                               \
+        }                                                                                          \
+        for (Py_ssize_t k = 1; k < n; k++) {                                                       \
+            const T *xk = xo + k * inner;                                                          \
+            T *ok = oo + k * inner;                                                                \
+            for (Py_ssize_t j = 0; j < inner; j++) {                                               \
+                run[j] = run[j] OP (double)xk[j];                                                  \
+                ok[j] = STORE(T, run[j]);                                                          \
+            }                                                                                      \
         }                                                                                          \
     }
+#define SCAN_SUM_STORE(T, v) ((T)((v) + 0.0))
+#define SCAN_RAW_STORE(T, v) ((T)(v))
+#define SCAN_SUM_LEAD(T, v) (plus_lead ? (T)((v) + 0.0) : (T)(v))
+#define SCAN_KIND(T, OP, STORE, LEAD)                                                              \
+    if (inner == 1) {                                                                              \
+        Py_ssize_t o = 0;                                                                          \
+        SCAN_LINES(T, OP, STORE, LEAD, SCAN_LANES)                                                 \
+        SCAN_LINES(T, OP, STORE, LEAD, 1)                                                          \
+    } else {                                                                                       \
+        SCAN_COLUMNS(T, OP, STORE, LEAD)                                                           \
+    }
+#define SCAN_LOOP(T)                                                                               \
+    if (prod) {                                                                                    \
+        SCAN_KIND(T, *, SCAN_RAW_STORE, SCAN_RAW_STORE)                                            \
+    } else {                                                                                       \
+        SCAN_KIND(T, +, SCAN_SUM_STORE, SCAN_SUM_LEAD)                                             \
+    }
+
+static int overlaps(const Py_buffer *a, const Py_buffer *b);
+
+/* Whether a leading element (k = 0) of the (outer, n, inner) doubles at xb is -0.0. */
+static int leading_negative_zero(const double *xv, Py_ssize_t outer, Py_ssize_t n, Py_ssize_t inner)
+{
+    for (Py_ssize_t o = 0; o < outer; o++)
+        for (Py_ssize_t j = 0; j < inner; j++) {
+            double v = xv[o * n * inner + j];
+            if (v == 0.0 && signbit(v)) return 1;
+        }
+    return 0;
+}
 
 static PyObject *py_scan(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
 {
@@ -1139,6 +1173,7 @@ static PyObject *py_scan(PyObject *self, PyObject *const *args, Py_ssize_t nargs
         return NULL;
     }
     PyObject *answer = NULL;
+    double *run = NULL;
     int f32 = strcmp(x.format, "f") == 0 && x.itemsize == 4, f64 = strcmp(x.format, "d") == 0 && x.itemsize == 8;
     if (!(f32 || f64) || strcmp(out.format, x.format) != 0 || out.len != x.len || n < 1 || inner < 1
         || n > PY_SSIZE_T_MAX / inner || (x.len / x.itemsize) % (n * inner) != 0) {
@@ -1151,21 +1186,38 @@ static PyObject *py_scan(PyObject *self, PyObject *const *args, Py_ssize_t nargs
         const char *xb = x.buf;
         char *ob = out.buf;
         Py_ssize_t total = x.len / x.itemsize, outer = total / (n * inner);
-        if (total > SCAN_MAX || (x.len && xb < ob + out.len && ob < xb + x.len)) {
+        if (overlaps(&x, &out)) {
             answer = Py_False;
             goto done;
         }
-        double run[SCAN_MAX];
-        if (f32) { SCAN_LOOP(float) } else { SCAN_LOOP(double) }
+        if (inner > 1 && !(run = PyMem_Malloc((size_t)inner * sizeof(double)))) {
+            PyErr_NoMemory();
+            goto done;
+        }
+        int plus_lead = f32 || total <= SCAN_MAX || prod || leading_negative_zero((const double *)xb, outer, n, inner);
+        if (total >= MIN_RELEASE) {
+            Py_BEGIN_ALLOW_THREADS
+            if (f32) { SCAN_LOOP(float) } else { SCAN_LOOP(double) }
+            Py_END_ALLOW_THREADS
+        } else {
+            if (f32) { SCAN_LOOP(float) } else { SCAN_LOOP(double) }
+        }
         answer = Py_True;
     }
 done:
+    PyMem_Free(run);
     PyBuffer_Release(&x);
     PyBuffer_Release(&out);
     Py_XINCREF(answer);
     return answer;
 }
 #undef SCAN_LOOP
+#undef SCAN_KIND
+#undef SCAN_LINES
+#undef SCAN_COLUMNS
+#undef SCAN_SUM_STORE
+#undef SCAN_RAW_STORE
+#undef SCAN_SUM_LEAD
 
 
 /* variance_rows(x, var, mean, n, denominator, root) -> bool: the variance (root true: its square
