@@ -992,14 +992,42 @@ static int vector_bytes(void)
     return 32;
 }
 
+/* The row's maximum as the softmax loop uses it: the first NaN (its bits) where the row has one,
+ * else the largest value. A row without NaN is scanned eight lanes at a time (vectorized; the order
+ * does not matter: a maximum of non-NaN values is one value but for the sign of a zero, and a zero
+ * maximum's sign changes no result: exp(+-0) is 1, and (x - m) - log(s) with s >= 2 there, two
+ * elements being 0); a NaN sends the row to the scalar loop, which keeps its first NaN. */
+#define ROW_MAX_OF(NAME, T)                                                                        \
+    static T NAME(const T *xr, Py_ssize_t n)                                                       \
+    {                                                                                              \
+        int nan = 0;                                                                               \
+        for (Py_ssize_t i = 0; i < n; i++) nan |= xr[i] != xr[i];                                  \
+        T m = xr[0];                                                                               \
+        if (nan || n < 16) {                                                                       \
+            for (Py_ssize_t i = 1; i < n; i++)                                                     \
+                if (xr[i] > m || xr[i] != xr[i]) m = m != m ? m : xr[i];                           \
+            return m;                                                                              \
+        }                                                                                          \
+        T acc[8];                                                                                  \
+        Py_ssize_t i = 8;                                                                          \
+        for (int j = 0; j < 8; j++) acc[j] = xr[j];                                                \
+        for (; i + 8 <= n; i += 8)                                                                 \
+            for (int j = 0; j < 8; j++) acc[j] = xr[i + j] > acc[j] ? xr[i + j] : acc[j];          \
+        for (; i < n; i++) m = xr[i] > m ? xr[i] : m;                                              \
+        for (int j = 0; j < 8; j++) m = acc[j] > m ? acc[j] : m;                                   \
+        return m;                                                                                  \
+    }
+ROW_MAX_OF(row_max_f, float)
+ROW_MAX_OF(row_max_d, double)
+#undef ROW_MAX_OF
+#define ROW_MAX(T, xr, n) (sizeof(T) == 4 ? (T)row_max_f((const float *)(xr), n) : (T)row_max_d((const double *)(xr), n))
+
 #define SOFTMAX_ROWS(T, EXP, LOG)                                                                  \
     const Py_ssize_t LANES = vbytes / (Py_ssize_t)sizeof(T);                                       \
     for (Py_ssize_t r = 0; r < rows; r++) {                                                        \
         const T *xr = (const T *)xb + r * n;                                                      \
         T *o = (T *)ob + r * n;                                                                    \
-        T m = xr[0];                                                                               \
-        for (Py_ssize_t i = 1; i < n; i++)                                                         \
-            if (xr[i] > m || xr[i] != xr[i]) m = m != m ? m : xr[i];                               \
+        T m = ROW_MAX(T, xr, n);                                                                   \
         for (Py_ssize_t i = 0; i < n; i++) o[i] = EXP((T)(xr[i] - m));                            \
         T s;                                                                                       \
         if (n < LANES) {                                                                           \
@@ -2113,6 +2141,143 @@ done:
 #undef FLOAT_NAN
 #undef INT_NAN
 
+
+/* norm2(x, out, n, inner, absolute) -> bool: the Euclidean norm along a dim of n elements whose
+ * elements lie `inner` apart (x read as (outer, n, inner), C order) into out ((outer, inner), C order);
+ * x and out C-contiguous buffers of one format ("f" or "d"). strided.kernels.reduce.euclidean_norms'
+ * NumPy computation operation for operation, in x's type, so the bits are the same:
+ *   a = |x| (absolute; else a = x), a * a  (np.abs, then np.multiply; without: matrix_norm's x * x,
+ *                                        whose NaN keeps its sign)
+ *   inner 1: q = 0 + pairwise(a * a)     np.add.reduce along a contiguous axis: NumPy's pairwise_sum
+ *                                        (see variance_rows' PAIRWISE), on the reduction's identity
+ *   inner > 1: q = (0 + t_0) + t_1 ...   along an outer axis NumPy's reduction adds row after row
+ *                                        (a square is never -0.0: a start from t_0 or from 0 is alike)
+ *   sqrt(q)                             (np.sqrt in place)
+ * False (nothing written) where out overlaps x. */
+#define PAIRWISE_SQ(NAME, T, ABS)                                                                  \
+    static T NAME(const T *a, Py_ssize_t n)                                                        \
+    {                                                                                              \
+        if (n < 8) {                                                                               \
+            T res = 0;                                                                             \
+            for (Py_ssize_t i = 0; i < n; i++) res = res + ABS(a[i]) * ABS(a[i]);                  \
+            return res;                                                                            \
+        }                                                                                          \
+        if (n <= 128) {                                                                            \
+            T r[8], res;                                                                           \
+            Py_ssize_t i;                                                                          \
+            for (int j = 0; j < 8; j++) r[j] = ABS(a[j]) * ABS(a[j]);                              \
+            for (i = 8; i < n - (n % 8); i += 8)                                                   \
+                for (int j = 0; j < 8; j++) r[j] = r[j] + ABS(a[i + j]) * ABS(a[i + j]);           \
+            res = ((r[0] + r[1]) + (r[2] + r[3])) + ((r[4] + r[5]) + (r[6] + r[7]));               \
+            for (; i < n; i++) res = res + ABS(a[i]) * ABS(a[i]);                                  \
+            return res;                                                                            \
+        }                                                                                          \
+        Py_ssize_t n2 = n / 2;                                                                     \
+        n2 -= n2 % 8;                                                                              \
+        return NAME(a, n2) + NAME(a + n2, n - n2);                                                 \
+    }
+#define SAME(v) (v)
+PAIRWISE_SQ(pairwise_sq_f, float, fabsf)
+PAIRWISE_SQ(pairwise_sq_d, double, fabs)
+PAIRWISE_SQ(pairwise_sqs_f, float, SAME)
+PAIRWISE_SQ(pairwise_sqs_d, double, SAME)
+#undef PAIRWISE_SQ
+
+/* |v| for a NaN v, by its bits. GCC folds fabs(x) * fabs(x) into x * x (the same value but for a NaN's
+ * sign), so a negative NaN input leaves a negative NaN in the sums; NumPy's |x| makes every NaN there
+ * positive, and a NaN sum is then always positive (squares are never -inf: no inf - inf), with the
+ * payload of the NaN the same additions propagate. Clearing the sign of a NaN result gives its bits. */
+#define NORM2_POSITIVE_NAN(T, UT, v)                                                               \
+    do {                                                                                           \
+        if ((v) != (v)) {                                                                          \
+            UT bits_;                                                                              \
+            memcpy(&bits_, &(v), sizeof bits_);                                                    \
+            bits_ &= ~((UT)1 << (8 * sizeof(UT) - 1));                                             \
+            memcpy(&(v), &bits_, sizeof bits_);                                                    \
+        }                                                                                          \
+    } while (0)
+#define NORM2_LOOP(T, UT, PW, ABS, SQRT)                                                           \
+    for (Py_ssize_t o = 0; o < outer; o++) {                                                       \
+        const T *xo = (const T *)xb + o * n * inner;                                               \
+        T *oo = (T *)ob + o * inner;                                                               \
+        if (inner == 1) {                                                                          \
+            oo[0] = SQRT((T)0 + PW(xo, n));                                                        \
+            if (absolute) NORM2_POSITIVE_NAN(T, UT, oo[0]);                                        \
+            continue;                                                                              \
+        }                                                                                          \
+        for (Py_ssize_t j = 0; j < inner; j++) oo[j] = (T)0 + ABS(xo[j]) * ABS(xo[j]);             \
+        for (Py_ssize_t k = 1; k < n; k++) {                                                       \
+            const T *xk = xo + k * inner;                                                          \
+            for (Py_ssize_t j = 0; j < inner; j++) oo[j] = oo[j] + ABS(xk[j]) * ABS(xk[j]);        \
+        }                                                                                          \
+        for (Py_ssize_t j = 0; j < inner; j++) {                                                   \
+            oo[j] = SQRT(oo[j]);                                                                   \
+            if (absolute) NORM2_POSITIVE_NAN(T, UT, oo[j]);                                        \
+        }                                                                                          \
+    }
+
+static PyObject *py_norm2(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
+{
+    (void)self;
+    if (nargs != 5) {
+        PyErr_Format(PyExc_TypeError, "norm2(x, out, n, inner, absolute) takes 5 arguments, not %zd", nargs);
+        return NULL;
+    }
+    Py_ssize_t n = PyLong_AsSsize_t(args[2]), inner = PyLong_AsSsize_t(args[3]);
+    int absolute = PyObject_IsTrue(args[4]);
+    if ((n == -1 || inner == -1 || absolute < 0) && PyErr_Occurred()) return NULL;
+    Py_buffer x, out;
+    if (PyObject_GetBuffer(args[0], &x, PyBUF_C_CONTIGUOUS | PyBUF_FORMAT) < 0) return NULL;
+    if (PyObject_GetBuffer(args[1], &out, PyBUF_C_CONTIGUOUS | PyBUF_FORMAT | PyBUF_WRITABLE) < 0) {
+        PyBuffer_Release(&x);
+        return NULL;
+    }
+    PyObject *answer = NULL;
+    char kind = format_kind(&x);
+    if ((kind != 'f' && kind != 'd') || format_kind(&out) != kind || n < 1 || inner < 1
+        || n > PY_SSIZE_T_MAX / inner || (x.len / x.itemsize) % (n * inner) != 0
+        || out.len / out.itemsize != (x.len / x.itemsize) / n) {
+        PyErr_Format(PyExc_ValueError, "norm2: x and out must be C-contiguous float32 or float64 buffers of one "
+                     "format, x a multiple of n * inner >= 1 elements and out x's count / n (formats %s and %s, "
+                     "%zd and %zd bytes, n %zd, inner %zd)", x.format, out.format, x.len, out.len, n, inner);
+        goto done;
+    }
+    if (overlaps(&x, &out)) {
+        answer = Py_False;
+        goto done;
+    }
+    {
+        const char *xb = x.buf;
+        char *ob = out.buf;
+        Py_ssize_t total = x.len / x.itemsize, outer = total / (n * inner);
+#define NORM2_ALL                                                                                  \
+    if (kind == 'f') {                                                                             \
+        if (absolute) { NORM2_LOOP(float, uint32_t, pairwise_sq_f, fabsf, sqrtf) }                           \
+        else { NORM2_LOOP(float, uint32_t, pairwise_sqs_f, SAME, sqrtf) }                                    \
+    } else {                                                                                       \
+        if (absolute) { NORM2_LOOP(double, uint64_t, pairwise_sq_d, fabs, sqrt) }                            \
+        else { NORM2_LOOP(double, uint64_t, pairwise_sqs_d, SAME, sqrt) }                                    \
+    }
+        if (total >= MIN_RELEASE) {
+            Py_BEGIN_ALLOW_THREADS
+            NORM2_ALL
+            Py_END_ALLOW_THREADS
+        } else {
+            NORM2_ALL
+        }
+#undef NORM2_ALL
+        answer = Py_True;
+    }
+done:
+    PyBuffer_Release(&x);
+    PyBuffer_Release(&out);
+    Py_XINCREF(answer);
+    return answer;
+}
+#undef NORM2_LOOP
+#undef NORM2_POSITIVE_NAN
+#undef SAME
+
 static PyMethodDef methods[] = {
     ENTRY(erf), ENTRY(erfc), ENTRY(erfinv), ENTRY(erfinv_float32), ENTRY(digamma), ENTRY(trigamma), ENTRY(lgamma),
     ENTRY(i0), ENTRY(i1), ENTRY(i0e), ENTRY(i1e),
@@ -2155,6 +2320,9 @@ static PyMethodDef methods[] = {
     {"running_extreme", (PyCFunction)(void (*)(void))py_running_extreme, METH_FASTCALL,
      "running_extreme(x, values, indices, n, inner, is_max) -> bool: cummax (cummin) along a dim, PyTorch's "
      "kernel step for step (False: an overlap, nothing written)"},
+    {"norm2", (PyCFunction)(void (*)(void))py_norm2, METH_FASTCALL,
+     "norm2(x, out, n, inner, absolute) -> bool: the Euclidean norms along a dim of n (x as (outer, n, inner)), "
+     "NumPy's |x| (absolute), square, add.reduce and sqrt operation for operation (False: an overlap)"},
     {NULL, NULL, 0, NULL},
 };
 

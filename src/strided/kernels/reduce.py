@@ -132,6 +132,43 @@ def softmax_rows(x: np.ndarray, out: np.ndarray, log: bool) -> bool:
     return k.softmax_rows(x, out, x.shape[-1], log)
 
 
+def euclidean_norms(x: np.ndarray, axis: int | None, absolute: bool = True) -> np.ndarray | None:
+    """``np.sqrt(np.add.reduce(a * a, axis, keepdims=True))`` with ``a = |x|`` (``absolute``; else
+    ``a = x``: matrix_norm's Frobenius expression) as a fresh C-contiguous array, computed by the
+    compiled ``norm2`` in one pass with no work array; None (nothing computed: the caller runs
+    NumPy) without the kernel, for an empty or 0-d ``x``, a dtype other than float32 / float64, an
+    unaligned array, or one whose elements do not tile its memory in some order of its axes.
+
+    The bits are NumPy's: its reduction walks the (dense, fresh) squares in memory order, so the
+    kernel reads ``x`` in memory order too (axes sorted by stride): over every element one
+    pairwise sum of the whole run; along an axis innermost in memory a pairwise sum per line; along
+    another axis the lines added one after another (NumPy's reduction of an outer axis).
+
+    >>> euclidean_norms(np.array([[3.0, -4.0]]), 1).tolist() in ([[5.0]], None)
+    True
+    """
+    k = native.special()
+    if k is None or not x.ndim or not x.size or x.dtype.char not in "fd" or not x.flags.aligned:
+        return None
+    order = sorted(range(x.ndim), key=lambda d: -x.strides[d])  # (memory order: the largest stride first)
+    mem = x.transpose(order)
+    if not mem.flags.c_contiguous:
+        return None
+    if axis is None:
+        out = np.empty((1,) * x.ndim, x.dtype)
+        return out if k.norm2(mem, out, x.size, 1, absolute) else None
+    at = order.index(axis)
+    rest = order[:at] + order[at + 1:]
+    run = np.empty(tuple(x.shape[d] for d in rest), x.dtype)
+    if not k.norm2(mem, run, mem.shape[at], int(np.prod(mem.shape[at + 1:])), absolute):
+        return None
+    if rest != sorted(rest):  # (the other axes lie in another order than the result's: one copy)
+        out = np.empty(tuple(x.shape[d] for d in sorted(rest)), x.dtype)
+        np.copyto(out, run.transpose(np.argsort(rest)))
+        run = out
+    return np.expand_dims(run, axis)
+
+
 def extreme_all(x: np.ndarray, out: np.ndarray, largest: bool) -> None:
     """``out[()] = max(x)`` (or min) over every element; NaN propagates. ``x`` is read in place."""
     (np.maximum if largest else np.minimum).reduce(x, axis=None, out=out)
