@@ -169,6 +169,36 @@ def euclidean_norms(x: np.ndarray, axis: int | None, absolute: bool = True) -> n
     return np.expand_dims(run, axis)
 
 
+def line_products(x: np.ndarray, axis: int) -> np.ndarray | None:
+    """``np.multiply.reduce(x, axis, keepdims=True)`` as a fresh C-contiguous array, by the compiled
+    ``prod_rows`` (lines run interleaved: NumPy's loop is bound by one multiply's latency per element)
+    where ``axis`` is the innermost in memory of a float32 / float64 ``x`` whose elements tile their
+    memory (then NumPy multiplies each line from 1 in order, as the kernel does); None (nothing
+    computed: the caller runs NumPy) otherwise, or without the kernel.
+
+    >>> line_products(np.array([[2.0, 3.0]]), 1).tolist() in ([[6.0]], None)
+    True
+    """
+    k = native.special()
+    if k is None or not x.ndim or not x.size or x.dtype.char not in "fd" or not x.flags.aligned:
+        return None
+    order = sorted(range(x.ndim), key=lambda d: -x.strides[d])  # (memory order: the largest stride first)
+    if order[-1] != axis or x.shape[axis] < 2:
+        return None
+    mem = x.transpose(order)
+    if not mem.flags.c_contiguous:
+        return None
+    rest = order[:-1]
+    run = np.empty(tuple(x.shape[d] for d in rest), x.dtype)
+    if not k.prod_rows(mem, run, x.shape[axis]):
+        return None
+    if rest != sorted(rest):  # (the other axes lie in another order than the result's: one copy)
+        out = np.empty(tuple(x.shape[d] for d in sorted(rest)), x.dtype)
+        np.copyto(out, run.transpose(np.argsort(rest)))
+        run = out
+    return np.expand_dims(run, axis)
+
+
 def extreme_all(x: np.ndarray, out: np.ndarray, largest: bool) -> None:
     """``out[()] = max(x)`` (or min) over every element; NaN propagates. ``x`` is read in place."""
     (np.maximum if largest else np.minimum).reduce(x, axis=None, out=out)
