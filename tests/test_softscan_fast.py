@@ -196,7 +196,7 @@ def test_scan_fast_is_general_with_and_without_the_kernel(op: str, dtype: Any, m
 
 if NATIVE:  # (see the module docstring)
 
-    def test_scan_kernel_refuses_bad_buffers_overlap_and_large() -> None:
+    def test_scan_kernel_refuses_bad_buffers_and_overlap() -> None:
         k = native.special()
         x = np.arange(1.0, 7.0)
         with pytest.raises(ValueError, match="multiple of n"):
@@ -210,7 +210,7 @@ if NATIVE:  # (see the module docstring)
         before = x.copy()
         assert k.scan(x, x, 3, 1, True) is False  # (an overlap: nothing written)
         np.testing.assert_array_equal(x, before)
-        assert k.scan(np.ones(4097), np.empty(4097), 4097, 1, False) is False  # (past SCAN_MAX)
+        assert k.scan(np.ones(4097), np.empty(4097), 4097, 1, False) is True  # (no size limit: test_scan_large)
         out = np.empty(6)
         assert k.scan(x, out, 2, 3, True) is True  # (along a leading dim: columns 1*4, 2*5, 3*6)
         np.testing.assert_array_equal(out, [1.0, 2.0, 3.0, 4.0, 10.0, 18.0])
@@ -333,3 +333,32 @@ def test_relu_kernel_is_numpy_formula_general_path_and_torch(dtype: Any) -> None
         with pytest.raises(TypeError, match="2 arguments"):
             k.relu(x)
         assert k.relu(x, x) is False  # (an overlap: nothing written)
+
+
+if NATIVE:  # (see the module docstring)
+
+    @pytest.mark.parametrize("dtype", [np.float32, np.float64])
+    @pytest.mark.parametrize("log", [False, True])
+    def test_row_maximum_vectorized_rows_zero_sign_and_nan(dtype: Any, log: bool) -> None:
+        """Rows of 16 and more take the vectorized maximum where they hold no NaN: a zero maximum's
+        sign (which -0.0 or +0.0 comes first) changes no bit of the result; a NaN row is all NaN
+        (the scalar loop's first NaN); finite rows with -inf stay within PyTorch's tolerance."""
+        r = np.random.RandomState(11)
+        for n in (15, 16, 17, 31, 64, 100):
+            x = (r.randn(6, n) * 4 - 30).astype(dtype)
+            x[0, 3], x[0, n - 2] = -0.0, 0.0  # (the maximum is a zero of either sign, -0.0 first)
+            x[1, 2], x[1, n - 1] = 0.0, -0.0
+            x[2, n // 2] = np.nan
+            x[3, 0] = np.nan
+            x[4, ::3] = -np.inf
+            got = np.empty_like(x)
+            assert softmax_rows(x, got, log)
+            plus = x.copy()  # (the same rows with +0.0 for each zero: compare the two zero rows)
+            plus[:2][x[:2] == 0] = 0.0
+            want = np.empty_like(x)
+            assert softmax_rows(plus, want, log)
+            assert got[:2].tobytes() == want[:2].tobytes()
+            assert np.isnan(got[2:4]).all()
+            fn = torch.log_softmax if log else torch.softmax
+            np.testing.assert_allclose(got[4:], fn(torch.from_numpy(x[4:]), -1).numpy(),
+                                       rtol=2e-6 if dtype == np.float32 else 1e-14, atol=1e-30)

@@ -1094,15 +1094,81 @@ static int vector_bytes(void)
     return 32;
 }
 
-#define SOFTMAX_ROWS(T, EXP, LOG)                                                                  \
+/* o[i] = expf(x[i] - m) for i < n, glibc's expf bit for bit, eight at a time (defined at the end of
+ * the file: shifted_expf); answers 0 with nothing written where that is not available here. */
+static int shifted_expf(const float *x, float m, float *o, Py_ssize_t n);
+#define SHIFTED_EXPF(xr, m, o, n) (use_shifted_expf && shifted_expf((const float *)(xr), (float)(m), (float *)(o), n))
+#define NO_FAST_EXP(xr, m, o, n) 0
+static int use_shifted_expf;
+static void decide_shifted_expf(void);
+
+/* The row's maximum as the softmax loop uses it: the first NaN (its bits) where the row has one,
+ * else the largest value. A row without NaN is scanned eight lanes at a time (vectorized; the order
+ * does not matter: a maximum of non-NaN values is one value but for the sign of a zero, and a zero
+ * maximum's sign changes no result: exp(+-0) is 1, and (x - m) - log(s) with s >= 2 there, two
+ * elements being 0); a NaN sends the row to the scalar loop, which keeps its first NaN. */
+#define ROW_MAX_OF(NAME, T)                                                                        \
+    static T NAME(const T *xr, Py_ssize_t n)                                                       \
+    {                                                                                              \
+        int nan = 0;                                                                               \
+        for (Py_ssize_t i = 0; i < n; i++) nan |= xr[i] != xr[i];                                  \
+        T m = xr[0];                                                                               \
+        if (nan || n < 16) {                                                                       \
+            for (Py_ssize_t i = 1; i < n; i++)                                                     \
+                if (xr[i] > m || xr[i] != xr[i]) m = m != m ? m : xr[i];                           \
+            return m;                                                                              \
+        }                                                                                          \
+        T acc[8];                                                                                  \
+        Py_ssize_t i = 8;                                                                          \
+        for (int j = 0; j < 8; j++) acc[j] = xr[j];                                                \
+        for (; i + 8 <= n; i += 8)                                                                 \
+            for (int j = 0; j < 8; j++) acc[j] = xr[i + j] > acc[j] ? xr[i + j] : acc[j];          \
+        for (; i < n; i++) m = xr[i] > m ? xr[i] : m;                                              \
+        for (int j = 0; j < 8; j++) m = acc[j] > m ? acc[j] : m;                                   \
+        return m;                                                                                  \
+    }
+ROW_MAX_OF(row_max_f_scalar, float)
+ROW_MAX_OF(row_max_d, double)
+#if defined(__SSE2__)
+#include <emmintrin.h>
+/* row_max_f with SSE: _mm_max_ps(v, acc) is v > acc ? v : acc lane by lane (the loop above, which
+ * GCC does not vectorize); a NaN anywhere sends the row to the scalar loop, as there. */
+static float row_max_f(const float *xr, Py_ssize_t n)
+{
+    if (n < 16) return row_max_f_scalar(xr, n);
+    __m128 a0 = _mm_loadu_ps(xr), a1 = _mm_loadu_ps(xr + 4), nan = _mm_setzero_ps();
+    nan = _mm_or_ps(_mm_cmpunord_ps(a0, a0), _mm_cmpunord_ps(a1, a1));
+    Py_ssize_t i = 8;
+    for (; i + 8 <= n; i += 8) {
+        __m128 v0 = _mm_loadu_ps(xr + i), v1 = _mm_loadu_ps(xr + i + 4);
+        nan = _mm_or_ps(nan, _mm_or_ps(_mm_cmpunord_ps(v0, v0), _mm_cmpunord_ps(v1, v1)));
+        a0 = _mm_max_ps(v0, a0);
+        a1 = _mm_max_ps(v1, a1);
+    }
+    int any_nan = _mm_movemask_ps(nan) != 0;
+    for (Py_ssize_t k = i; k < n; k++) any_nan |= xr[k] != xr[k];
+    if (any_nan) return row_max_f_scalar(xr, n);
+    float acc[8], m = xr[0];
+    _mm_storeu_ps(acc, a0);
+    _mm_storeu_ps(acc + 4, a1);
+    for (; i < n; i++) m = xr[i] > m ? xr[i] : m;
+    for (int j = 0; j < 8; j++) m = acc[j] > m ? acc[j] : m;
+    return m;
+}
+#else
+#define row_max_f row_max_f_scalar
+#endif
+#undef ROW_MAX_OF
+#define ROW_MAX(T, xr, n) (sizeof(T) == 4 ? (T)row_max_f((const float *)(xr), n) : (T)row_max_d((const double *)(xr), n))
+
+#define SOFTMAX_ROWS(T, EXP, LOG, FAST)                                                                \
     const Py_ssize_t LANES = vbytes / (Py_ssize_t)sizeof(T);                                       \
     for (Py_ssize_t r = 0; r < rows; r++) {                                                        \
         const T *xr = (const T *)xb + r * n;                                                      \
         T *o = (T *)ob + r * n;                                                                    \
-        T m = xr[0];                                                                               \
-        for (Py_ssize_t i = 1; i < n; i++)                                                         \
-            if (xr[i] > m || xr[i] != xr[i]) m = m != m ? m : xr[i];                               \
-        for (Py_ssize_t i = 0; i < n; i++) o[i] = EXP((T)(xr[i] - m));                            \
+        T m = ROW_MAX(T, xr, n);                                                                   \
+        if (!FAST(xr, m, o, n))                                                                    \
+            for (Py_ssize_t i = 0; i < n; i++) o[i] = EXP((T)(xr[i] - m));                        \
         T s;                                                                                       \
         if (n < LANES) {                                                                           \
             s = o[0];                                                                              \
@@ -1161,13 +1227,14 @@ static PyObject *py_softmax_rows(PyObject *self, PyObject *const *args, Py_ssize
         }
         static int vbytes = 0;
         if (!vbytes) vbytes = vector_bytes();  /* (a race computes the same value twice: harmless) */
+        decide_shifted_expf();  /* (once: a race decides the same twice, harmlessly) */
         Py_ssize_t total = x.len / x.itemsize, rows = total / n;
         if (total >= MIN_RELEASE) {
             Py_BEGIN_ALLOW_THREADS
-            if (f32) { SOFTMAX_ROWS(float, expf, logf) } else { SOFTMAX_ROWS(double, exp, log) }
+            if (f32) { SOFTMAX_ROWS(float, expf, logf, SHIFTED_EXPF) } else { SOFTMAX_ROWS(double, exp, log, NO_FAST_EXP) }
             Py_END_ALLOW_THREADS
         } else {
-            if (f32) { SOFTMAX_ROWS(float, expf, logf) } else { SOFTMAX_ROWS(double, exp, log) }
+            if (f32) { SOFTMAX_ROWS(float, expf, logf, SHIFTED_EXPF) } else { SOFTMAX_ROWS(double, exp, log, NO_FAST_EXP) }
         }
         answer = Py_True;
     }
@@ -1178,51 +1245,87 @@ done:
     return answer;
 }
 #undef SOFTMAX_ROWS
+#undef SHIFTED_EXPF
+#undef NO_FAST_EXP
 
 
 /* scan(x, out, n, inner, prod) -> bool: the running sum (prod true: product) of x along a dim of n
  * elements whose elements lie `inner` apart (x read as (outer, n, inner), C order) into out; x and out
- * are C-contiguous buffers of one format ("f" or "d") and one length, a multiple of n * inner, at most
- * SCAN_MAX elements. strided.ops.reductions.scans.scan_values' NumPy computation operation for
- * operation, so the bits are the same: the running value is a double (float32 accumulates in float64,
- * as PyTorch), r_0 = x_0 and r_k = r_{k-1} + x_k (or * x_k), NumPy's accumulate; each stored once
- * rounded to out's type, a sum as r_k + 0.0 (PyTorch's running sum starts from +0.0: a leading run
- * of -0.0 gives +0.0), a product as r_k. False (nothing written) where the buffers overlap or are
- * longer than SCAN_MAX (the caller's NumPy path runs then). */
+ * are C-contiguous buffers of one format ("f" or "d") and one length, a multiple of n * inner.
+ * strided.ops.reductions.scans.scan_values' NumPy computation operation for operation, so the bits
+ * are the same: the running value is a double (float32 accumulates in float64, as PyTorch), r_0 = x_0
+ * and r_k = r_{k-1} + x_k (or * x_k), NumPy's accumulate; each stored once rounded to out's type, a
+ * product as r_k, a sum as r_k + 0.0 (PyTorch's running sum starts from +0.0: a leading run of -0.0
+ * gives +0.0). One exception mirrors scan_values: a float64 sum longer than SCAN_MAX elements adds
+ * the 0.0 only where some leading element (k = 0) is -0.0 (NumPy's path searches for one instead of
+ * adding everywhere), so a signaling NaN at k = 0 is then stored as it is, not quieted. (Every other
+ * stored value is unchanged by + 0.0: a later -0.0 needs a leading one, a later NaN is quiet.)
+ * Independent lines run interleaved, SCAN_LANES at a time, each line's operations in its own order.
+ * False (nothing written) where the buffers overlap (the caller's NumPy path runs then). */
 #define SCAN_MAX 4096
-#define SCAN_LOOP(T)                                                                               \
-    if (inner == 1) { /* (the common last dim: one running value, no scratch row) */               \
-        const T *xv = (const T *)xb;                                                               \
-        T *ov = (T *)ob;                                                                           \
-        for (Py_ssize_t o = 0; o < outer * n; o += n) {                                            \
-            double r = (double)xv[o];                                                              \
-            ov[o] = prod ? (T)r : (T)(r + 0.0);                                                    \
-            if (prod)                                                                              \
-                for (Py_ssize_t k = 1; k < n; k++) ov[o + k] = (T)(r = r * (double)xv[o + k]);     \
-            else                                                                                   \
-                for (Py_ssize_t k = 1; k < n; k++) {                                               \
-                    r = r + (double)xv[o + k];                                                     \
-                    ov[o + k] = (T)(r + 0.0);                                                      \
-                }                                                                                  \
+#define SCAN_LANES 8
+#define SCAN_LINES(T, OP, STORE, LEAD, W)                                                          \
+    for (; o + W <= outer; o += W) { /* W lines of n contiguous elements, one chain each */        \
+        const T *xl = (const T *)xb + o * n;                                                       \
+        T *ol = (T *)ob + o * n;                                                                   \
+        double r[W];                                                                               \
+        for (int l = 0; l < W; l++) {                                                              \
+            r[l] = (double)xl[l * n];                                                              \
+            ol[l * n] = LEAD(T, r[l]);                                                             \
         }                                                                                          \
-    } else                                                                                         \
+        for (Py_ssize_t k = 1; k < n; k++)                                                         \
+            for (int l = 0; l < W; l++) {                                                          \
+                r[l] = r[l] OP (double)xl[l * n + k];                                              \
+                ol[l * n + k] = STORE(T, r[l]);                                                    \
+            }                                                                                      \
+    }
+#define SCAN_COLUMNS(T, OP, STORE, LEAD)                                                           \
     for (Py_ssize_t o = 0; o < outer; o++) {                                                       \
         const T *xo = (const T *)xb + o * n * inner;                                               \
         T *oo = (T *)ob + o * n * inner;                                                           \
-        for (Py_ssize_t j = 0; j < inner; j++) run[j] = (double)xo[j];                             \
-        for (Py_ssize_t k = 0;; k++) {                                                             \
-            if (prod)                                                                              \
-                for (Py_ssize_t j = 0; j < inner; j++) oo[k * inner + j] = (T)run[j];              \
-            else                                                                                   \
-                for (Py_ssize_t j = 0; j < inner; j++) oo[k * inner + j] = (T)(run[j] + 0.0);      \
-            if (k + 1 == n) break;                                                                 \
-            const T *xk = xo + (k + 1) * inner;                                                    \
-            if (prod)                                                                              \
-                for (Py_ssize_t j = 0; j < inner; j++) run[j] = run[j] * (double)xk[j];            \
-            else                                                                                   \
-                for (Py_ssize_t j = 0; j < inner; j++) run[j] = run[j] + (double)xk[j];            \
+        for (Py_ssize_t j = 0; j < inner; j++) {                                                   \
+            run[j] = (double)xo[j];                                                                \
+            oo[j] = LEAD(T, run[j]);                                                               \
+        }                                                                                          \
+        for (Py_ssize_t k = 1; k < n; k++) {                                                       \
+            const T *xk = xo + k * inner;                                                          \
+            T *ok = oo + k * inner;                                                                \
+            for (Py_ssize_t j = 0; j < inner; j++) {                                               \
+                run[j] = run[j] OP (double)xk[j];                                                  \
+                ok[j] = STORE(T, run[j]);                                                          \
+            }                                                                                      \
         }                                                                                          \
     }
+#define SCAN_SUM_STORE(T, v) ((T)((v) + 0.0))
+#define SCAN_RAW_STORE(T, v) ((T)(v))
+#define SCAN_SUM_LEAD(T, v) (plus_lead ? (T)((v) + 0.0) : (T)(v))
+#define SCAN_KIND(T, OP, STORE, LEAD)                                                              \
+    if (inner == 1) {                                                                              \
+        Py_ssize_t o = 0;                                                                          \
+        SCAN_LINES(T, OP, STORE, LEAD, SCAN_LANES)                                                 \
+        SCAN_LINES(T, OP, STORE, LEAD, 1)                                                          \
+    } else {                                                                                       \
+        SCAN_COLUMNS(T, OP, STORE, LEAD)                                                           \
+    }
+#define SCAN_LOOP(T)                                                                               \
+    if (prod) {                                                                                    \
+        SCAN_KIND(T, *, SCAN_RAW_STORE, SCAN_RAW_STORE)                                            \
+    } else {                                                                                       \
+        SCAN_KIND(T, +, SCAN_SUM_STORE, SCAN_SUM_LEAD)                                             \
+    }
+
+static int overlaps(const Py_buffer *a, const Py_buffer *b);
+
+/* Whether a leading element (k = 0) of the (outer, n, inner) doubles at xb is -0.0. */
+static int leading_negative_zero(const double *xv, Py_ssize_t outer, Py_ssize_t n, Py_ssize_t inner)
+{
+    for (Py_ssize_t o = 0; o < outer; o++)
+        for (Py_ssize_t j = 0; j < inner; j++) {
+            double v = xv[o * n * inner + j];
+            if (v == 0.0 && signbit(v)) return 1;
+        }
+    return 0;
+}
 
 static PyObject *py_scan(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
 {
@@ -1241,6 +1344,7 @@ static PyObject *py_scan(PyObject *self, PyObject *const *args, Py_ssize_t nargs
         return NULL;
     }
     PyObject *answer = NULL;
+    double *run = NULL;
     int f32 = strcmp(x.format, "f") == 0 && x.itemsize == 4, f64 = strcmp(x.format, "d") == 0 && x.itemsize == 8;
     if (!(f32 || f64) || strcmp(out.format, x.format) != 0 || out.len != x.len || n < 1 || inner < 1
         || n > PY_SSIZE_T_MAX / inner || (x.len / x.itemsize) % (n * inner) != 0) {
@@ -1253,21 +1357,38 @@ static PyObject *py_scan(PyObject *self, PyObject *const *args, Py_ssize_t nargs
         const char *xb = x.buf;
         char *ob = out.buf;
         Py_ssize_t total = x.len / x.itemsize, outer = total / (n * inner);
-        if (total > SCAN_MAX || (x.len && xb < ob + out.len && ob < xb + x.len)) {
+        if (overlaps(&x, &out)) {
             answer = Py_False;
             goto done;
         }
-        double run[SCAN_MAX];
-        if (f32) { SCAN_LOOP(float) } else { SCAN_LOOP(double) }
+        if (inner > 1 && !(run = PyMem_Malloc((size_t)inner * sizeof(double)))) {
+            PyErr_NoMemory();
+            goto done;
+        }
+        int plus_lead = f32 || total <= SCAN_MAX || prod || leading_negative_zero((const double *)xb, outer, n, inner);
+        if (total >= MIN_RELEASE) {
+            Py_BEGIN_ALLOW_THREADS
+            if (f32) { SCAN_LOOP(float) } else { SCAN_LOOP(double) }
+            Py_END_ALLOW_THREADS
+        } else {
+            if (f32) { SCAN_LOOP(float) } else { SCAN_LOOP(double) }
+        }
         answer = Py_True;
     }
 done:
+    PyMem_Free(run);
     PyBuffer_Release(&x);
     PyBuffer_Release(&out);
     Py_XINCREF(answer);
     return answer;
 }
 #undef SCAN_LOOP
+#undef SCAN_KIND
+#undef SCAN_LINES
+#undef SCAN_COLUMNS
+#undef SCAN_SUM_STORE
+#undef SCAN_RAW_STORE
+#undef SCAN_SUM_LEAD
 
 
 /* variance_rows(x, var, mean, n, denominator, root) -> bool: the variance (root true: its square
@@ -2871,6 +2992,357 @@ static PyObject *py_frac(PyObject *self, PyObject *const *args, Py_ssize_t nargs
     return answer;
 }
 
+/* norm2(x, out, n, inner, absolute) -> bool: the Euclidean norm along a dim of n elements whose
+ * elements lie `inner` apart (x read as (outer, n, inner), C order) into out ((outer, inner), C order);
+ * x and out C-contiguous buffers of one format ("f" or "d"). strided.kernels.reduce.euclidean_norms'
+ * NumPy computation operation for operation, in x's type, so the bits are the same:
+ *   a = |x| (absolute; else a = x), a * a  (np.abs, then np.multiply; without: matrix_norm's x * x,
+ *                                        whose NaN keeps its sign)
+ *   inner 1: q = 0 + pairwise(a * a)     np.add.reduce along a contiguous axis: NumPy's pairwise_sum
+ *                                        (see variance_rows' PAIRWISE), on the reduction's identity
+ *   inner > 1: q = (0 + t_0) + t_1 ...   along an outer axis NumPy's reduction adds row after row
+ *                                        (a square is never -0.0: a start from t_0 or from 0 is alike)
+ *   sqrt(q)                             (np.sqrt in place)
+ * False (nothing written) where out overlaps x. */
+#define PAIRWISE_SQ(NAME, T, ABS)                                                                  \
+    static T NAME(const T *a, Py_ssize_t n)                                                        \
+    {                                                                                              \
+        if (n < 8) {                                                                               \
+            T res = 0;                                                                             \
+            for (Py_ssize_t i = 0; i < n; i++) res = res + ABS(a[i]) * ABS(a[i]);                  \
+            return res;                                                                            \
+        }                                                                                          \
+        if (n <= 128) {                                                                            \
+            T r[8], res;                                                                           \
+            Py_ssize_t i;                                                                          \
+            for (int j = 0; j < 8; j++) r[j] = ABS(a[j]) * ABS(a[j]);                              \
+            for (i = 8; i < n - (n % 8); i += 8)                                                   \
+                for (int j = 0; j < 8; j++) r[j] = r[j] + ABS(a[i + j]) * ABS(a[i + j]);           \
+            res = ((r[0] + r[1]) + (r[2] + r[3])) + ((r[4] + r[5]) + (r[6] + r[7]));               \
+            for (; i < n; i++) res = res + ABS(a[i]) * ABS(a[i]);                                  \
+            return res;                                                                            \
+        }                                                                                          \
+        Py_ssize_t n2 = n / 2;                                                                     \
+        n2 -= n2 % 8;                                                                              \
+        return NAME(a, n2) + NAME(a + n2, n - n2);                                                 \
+    }
+#define SAME(v) (v)
+PAIRWISE_SQ(pairwise_sq_f, float, fabsf)
+PAIRWISE_SQ(pairwise_sq_d, double, fabs)
+PAIRWISE_SQ(pairwise_sqs_f, float, SAME)
+PAIRWISE_SQ(pairwise_sqs_d, double, SAME)
+#undef PAIRWISE_SQ
+
+/* |v| for a NaN v, by its bits. GCC folds fabs(x) * fabs(x) into x * x (the same value but for a NaN's
+ * sign), so a negative NaN input leaves a negative NaN in the sums; NumPy's |x| makes every NaN there
+ * positive, and a NaN sum is then always positive (squares are never -inf: no inf - inf), with the
+ * payload of the NaN the same additions propagate. Clearing the sign of a NaN result gives its bits. */
+#define NORM2_POSITIVE_NAN(T, UT, v)                                                               \
+    do {                                                                                           \
+        if ((v) != (v)) {                                                                          \
+            UT bits_;                                                                              \
+            memcpy(&bits_, &(v), sizeof bits_);                                                    \
+            bits_ &= ~((UT)1 << (8 * sizeof(UT) - 1));                                             \
+            memcpy(&(v), &bits_, sizeof bits_);                                                    \
+        }                                                                                          \
+    } while (0)
+#define NORM2_LOOP(T, UT, PW, ABS, SQRT)                                                           \
+    for (Py_ssize_t o = 0; o < outer; o++) {                                                       \
+        const T *xo = (const T *)xb + o * n * inner;                                               \
+        T *oo = (T *)ob + o * inner;                                                               \
+        if (inner == 1) {                                                                          \
+            oo[0] = SQRT((T)0 + PW(xo, n));                                                        \
+            if (absolute) NORM2_POSITIVE_NAN(T, UT, oo[0]);                                        \
+            continue;                                                                              \
+        }                                                                                          \
+        for (Py_ssize_t j = 0; j < inner; j++) oo[j] = (T)0 + ABS(xo[j]) * ABS(xo[j]);             \
+        for (Py_ssize_t k = 1; k < n; k++) {                                                       \
+            const T *xk = xo + k * inner;                                                          \
+            for (Py_ssize_t j = 0; j < inner; j++) oo[j] = oo[j] + ABS(xk[j]) * ABS(xk[j]);        \
+        }                                                                                          \
+        for (Py_ssize_t j = 0; j < inner; j++) {                                                   \
+            oo[j] = SQRT(oo[j]);                                                                   \
+            if (absolute) NORM2_POSITIVE_NAN(T, UT, oo[j]);                                        \
+        }                                                                                          \
+    }
+
+static PyObject *py_norm2(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
+{
+    (void)self;
+    if (nargs != 5) {
+        PyErr_Format(PyExc_TypeError, "norm2(x, out, n, inner, absolute) takes 5 arguments, not %zd", nargs);
+        return NULL;
+    }
+    Py_ssize_t n = PyLong_AsSsize_t(args[2]), inner = PyLong_AsSsize_t(args[3]);
+    int absolute = PyObject_IsTrue(args[4]);
+    if ((n == -1 || inner == -1 || absolute < 0) && PyErr_Occurred()) return NULL;
+    Py_buffer x, out;
+    if (PyObject_GetBuffer(args[0], &x, PyBUF_C_CONTIGUOUS | PyBUF_FORMAT) < 0) return NULL;
+    if (PyObject_GetBuffer(args[1], &out, PyBUF_C_CONTIGUOUS | PyBUF_FORMAT | PyBUF_WRITABLE) < 0) {
+        PyBuffer_Release(&x);
+        return NULL;
+    }
+    PyObject *answer = NULL;
+    char kind = format_kind(&x);
+    if ((kind != 'f' && kind != 'd') || format_kind(&out) != kind || n < 1 || inner < 1
+        || n > PY_SSIZE_T_MAX / inner || (x.len / x.itemsize) % (n * inner) != 0
+        || out.len / out.itemsize != (x.len / x.itemsize) / n) {
+        PyErr_Format(PyExc_ValueError, "norm2: x and out must be C-contiguous float32 or float64 buffers of one "
+                     "format, x a multiple of n * inner >= 1 elements and out x's count / n (formats %s and %s, "
+                     "%zd and %zd bytes, n %zd, inner %zd)", x.format, out.format, x.len, out.len, n, inner);
+        goto done;
+    }
+    if (overlaps(&x, &out)) {
+        answer = Py_False;
+        goto done;
+    }
+    {
+        const char *xb = x.buf;
+        char *ob = out.buf;
+        Py_ssize_t total = x.len / x.itemsize, outer = total / (n * inner);
+#define NORM2_ALL                                                                                  \
+    if (kind == 'f') {                                                                             \
+        if (absolute) { NORM2_LOOP(float, uint32_t, pairwise_sq_f, fabsf, sqrtf) }                           \
+        else { NORM2_LOOP(float, uint32_t, pairwise_sqs_f, SAME, sqrtf) }                                    \
+    } else {                                                                                       \
+        if (absolute) { NORM2_LOOP(double, uint64_t, pairwise_sq_d, fabs, sqrt) }                            \
+        else { NORM2_LOOP(double, uint64_t, pairwise_sqs_d, SAME, sqrt) }                                    \
+    }
+        if (total >= MIN_RELEASE) {
+            Py_BEGIN_ALLOW_THREADS
+            NORM2_ALL
+            Py_END_ALLOW_THREADS
+        } else {
+            NORM2_ALL
+        }
+#undef NORM2_ALL
+        answer = Py_True;
+    }
+done:
+    PyBuffer_Release(&x);
+    PyBuffer_Release(&out);
+    Py_XINCREF(answer);
+    return answer;
+}
+#undef NORM2_LOOP
+#undef NORM2_POSITIVE_NAN
+#undef SAME
+
+
+/* prod_rows(x, out, n) -> bool: the product of each row of n >= 1 elements of x into out (one
+ * element per row); x and out C-contiguous buffers of one format ("f" or "d"). np.multiply.reduce
+ * along a contiguous axis operation for operation, in x's type, so the bits are the same: from the
+ * identity, r = ((1 * x_0) * x_1) * ... (the 1 * x_0 quiets a signaling NaN, as NumPy's), the
+ * running product the left operand (a NaN meeting a NaN keeps the running one). Rows run
+ * interleaved, PROD_LANES at a time (each its own chain: the latency of one multiply per element of
+ * a row is what bounds NumPy's loop). False (nothing written) where out overlaps x. */
+#define PROD_LANES 8
+#define PROD_ROWS(T, W)                                                                            \
+    for (; r + W <= rows; r += W) {                                                                \
+        const T *xr = (const T *)xb + r * n;                                                       \
+        T acc[W];                                                                                  \
+        for (int l = 0; l < W; l++) acc[l] = (T)1;                                                 \
+        for (Py_ssize_t k = 0; k < n; k++)                                                         \
+            for (int l = 0; l < W; l++) acc[l] = acc[l] * xr[l * n + k];                           \
+        for (int l = 0; l < W; l++) ((T *)ob)[r + l] = acc[l];                                     \
+    }
+#define PROD_ALL(T)                                                                                \
+    {                                                                                              \
+        Py_ssize_t r = 0;                                                                          \
+        PROD_ROWS(T, PROD_LANES)                                                                   \
+        PROD_ROWS(T, 1)                                                                            \
+    }
+
+static PyObject *py_prod_rows(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
+{
+    (void)self;
+    if (nargs != 3) {
+        PyErr_Format(PyExc_TypeError, "prod_rows(x, out, n) takes 3 arguments, not %zd", nargs);
+        return NULL;
+    }
+    Py_ssize_t n = PyLong_AsSsize_t(args[2]);
+    if (n == -1 && PyErr_Occurred()) return NULL;
+    Py_buffer x, out;
+    if (PyObject_GetBuffer(args[0], &x, PyBUF_C_CONTIGUOUS | PyBUF_FORMAT) < 0) return NULL;
+    if (PyObject_GetBuffer(args[1], &out, PyBUF_C_CONTIGUOUS | PyBUF_FORMAT | PyBUF_WRITABLE) < 0) {
+        PyBuffer_Release(&x);
+        return NULL;
+    }
+    PyObject *answer = NULL;
+    char kind = format_kind(&x);
+    if ((kind != 'f' && kind != 'd') || format_kind(&out) != kind || n < 1 || (x.len / x.itemsize) % n != 0
+        || out.len / out.itemsize != (x.len / x.itemsize) / n) {
+        PyErr_Format(PyExc_ValueError, "prod_rows: x and out must be C-contiguous float32 or float64 buffers of "
+                     "one format, x a multiple of n >= 1 elements and out one per row (formats %s and %s, %zd "
+                     "and %zd bytes, n %zd)", x.format, out.format, x.len, out.len, n);
+        goto done;
+    }
+    if (overlaps(&x, &out)) {
+        answer = Py_False;
+        goto done;
+    }
+    {
+        const char *xb = x.buf;
+        char *ob = out.buf;
+        Py_ssize_t total = x.len / x.itemsize, rows = total / n;
+        if (total >= MIN_RELEASE) {
+            Py_BEGIN_ALLOW_THREADS
+            if (kind == 'f') PROD_ALL(float) else PROD_ALL(double)
+            Py_END_ALLOW_THREADS
+        } else {
+            if (kind == 'f') PROD_ALL(float) else PROD_ALL(double)
+        }
+        answer = Py_True;
+    }
+done:
+    PyBuffer_Release(&x);
+    PyBuffer_Release(&out);
+    Py_XINCREF(answer);
+    return answer;
+}
+#undef PROD_ROWS
+#undef PROD_ALL
+
+
+/* shifted_expf: glibc's expf (sysdeps/ieee754/flt-32/e_expf.c, the variant its ifunc picks on a CPU
+ * with FMA and AVX2: GCC contracts z + SHIFT and z - kd into fused multiply-adds there) on x[i] - m,
+ * four lanes of doubles at a time. exp(x) = 2^(k/32) * 2^(r/32) with k = round(x * 32 / ln 2):
+ * the 2^(k/32) from a 32-entry table (its bits less k << 47), 2^(r/32) a cubic. Inputs with
+ * |v| >= 88 or NaN (glibc's special cases: overflow, underflow, -inf, NaN) are recomputed by libm's
+ * expf itself. It runs only where the CPU has AVX2 and FMA and a check at the first use finds it
+ * equal to this process's expf on 2^16 spread inputs (otherwise the scalar expf loop runs, as
+ * before): checked equal to glibc 2.3x's expf on all 2^32 floats on an AVX-512 Xeon. */
+#if defined(__GNUC__) && defined(__x86_64__)
+#include <immintrin.h>
+static const uint64_t EXPF_TABLE[32] = {
+    0x3ff0000000000000, 0x3fefd9b0d3158574, 0x3fefb5586cf9890f, 0x3fef9301d0125b51,
+    0x3fef72b83c7d517b, 0x3fef54873168b9aa, 0x3fef387a6e756238, 0x3fef1e9df51fdee1,
+    0x3fef06fe0a31b715, 0x3feef1a7373aa9cb, 0x3feedea64c123422, 0x3feece086061892d,
+    0x3feebfdad5362a27, 0x3feeb42b569d4f82, 0x3feeab07dd485429, 0x3feea47eb03a5585,
+    0x3feea09e667f3bcd, 0x3fee9f75e8ec5f74, 0x3feea11473eb0187, 0x3feea589994cce13,
+    0x3feeace5422aa0db, 0x3feeb737b0cdc5e5, 0x3feec49182a3f090, 0x3feed503b23e255d,
+    0x3feee89f995ad3ad, 0x3feeff76f2fb5e47, 0x3fef199bdd85529c, 0x3fef3720dcef9069,
+    0x3fef5818dcfba487, 0x3fef7c97337b9b5f, 0x3fefa4afa2a490da, 0x3fefd0765b6e4540,
+};
+
+__attribute__((target("avx2,fma"))) static __m128 expf_lanes(__m256d d)
+{
+    const __m256d invln2n = _mm256_set1_pd(0x1.71547652b82fep+0 * 32), shift = _mm256_set1_pd(0x1.8p+52);
+    __m256d kd = _mm256_fmadd_pd(invln2n, d, shift);  /* kd = z + SHIFT, z = InvLn2N * x, fused */
+    __m256i ki = _mm256_castpd_si256(kd);
+    kd = _mm256_sub_pd(kd, shift);
+    __m256d r = _mm256_fmsub_pd(invln2n, d, kd);       /* r = z - kd, fused */
+    __m256i t = _mm256_i64gather_epi64((const long long *)EXPF_TABLE, _mm256_and_si256(ki, _mm256_set1_epi64x(31)), 8);
+    t = _mm256_add_epi64(t, _mm256_slli_epi64(ki, 47));
+    __m256d s = _mm256_castsi256_pd(t);
+    __m256d z = _mm256_fmadd_pd(_mm256_set1_pd(0x1.c6af84b912394p-5 / 32 / 32 / 32), r,
+                                _mm256_set1_pd(0x1.ebfce50fac4f3p-3 / 32 / 32));
+    __m256d r2 = _mm256_mul_pd(r, r);
+    __m256d y = _mm256_fmadd_pd(_mm256_set1_pd(0x1.62e42ff0c52d6p-1 / 32), r, _mm256_set1_pd(1.0));
+    y = _mm256_fmadd_pd(z, r2, y);
+    return _mm256_cvtpd_ps(_mm256_mul_pd(y, s));
+}
+
+__attribute__((target("avx2,fma"))) static void shifted_expf_avx2(const float *x, float m, float *o, Py_ssize_t n)
+{
+    Py_ssize_t i = 0;
+    const __m256 mv = _mm256_set1_ps(m);
+    for (; i + 8 <= n; i += 8) {
+        __m256 v = _mm256_sub_ps(_mm256_loadu_ps(x + i), mv);
+        __m128 lo = expf_lanes(_mm256_cvtps_pd(_mm256_castps256_ps128(v)));
+        __m128 hi = expf_lanes(_mm256_cvtps_pd(_mm256_extractf128_ps(v, 1)));
+        _mm256_storeu_ps(o + i, _mm256_set_m128(hi, lo));
+        __m256i top = _mm256_and_si256(_mm256_srli_epi32(_mm256_castps_si256(v), 20), _mm256_set1_epi32(0x7ff));
+        __m256i special = _mm256_cmpgt_epi32(top, _mm256_set1_epi32(0x42a));  /* |v| >= 88 or NaN */
+        if (!_mm256_testz_si256(special, special))
+            for (int j = 0; j < 8; j++) {
+                float w = x[i + j] - m;
+                uint32_t u;
+                memcpy(&u, &w, sizeof u);
+                if (((u >> 20) & 0x7ff) >= 0x42b) o[i + j] = expf(w);
+            }
+    }
+    for (; i < n; i++) o[i] = expf(x[i] - m);
+}
+
+static int shifted_expf(const float *x, float m, float *o, Py_ssize_t n)
+{
+    shifted_expf_avx2(x, m, o, n);
+    return 1;
+}
+
+static void decide_shifted_expf(void)
+{
+    static int decided = 0;
+    if (decided) return;
+    __builtin_cpu_init();
+    int ok = __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma");
+    if (ok) {  /* 2^16 inputs spread over every sign, exponent and mantissa region, against libm */
+        float in[256], out[256];
+        for (uint32_t b = 0; ok && b < 256; b++) {
+            for (uint32_t j = 0; j < 256; j++) {
+                uint32_t u = (b << 24) | (j << 16) | ((j * 40503u + b * 9973u) & 0xffff);
+                memcpy(&in[j], &u, sizeof u);
+            }
+            shifted_expf_avx2(in, 0.0f, out, 256);
+            for (int j = 0; j < 256; j++) {
+                float e = expf(in[j] - 0.0f);
+                if (memcmp(&e, &out[j], sizeof e) != 0) ok = 0;
+            }
+        }
+    }
+    use_shifted_expf = ok;
+    decided = 1;
+}
+#else
+static int shifted_expf(const float *x, float m, float *o, Py_ssize_t n)
+{
+    (void)x; (void)m; (void)o; (void)n;
+    return 0;
+}
+static void decide_shifted_expf(void) { use_shifted_expf = 0; }
+#endif
+
+
+/* shifted_expf(x, m, out) -> bool: out[i] = expf(x[i] - m) for float32 C-contiguous x and out of one
+ * length by shifted_expf (glibc's expf bit for bit, vectorized); False (nothing written) where that
+ * is not used here (no AVX2/FMA, or its first-use check against libm failed) or the buffers overlap.
+ * (The softmax rows' exponentials, exposed for the tests that compare it with libm's expf.) */
+static PyObject *py_shifted_expf(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
+{
+    (void)self;
+    if (nargs != 3) {
+        PyErr_Format(PyExc_TypeError, "shifted_expf(x, m, out) takes 3 arguments, not %zd", nargs);
+        return NULL;
+    }
+    double m = PyFloat_AsDouble(args[1]);
+    if (m == -1.0 && PyErr_Occurred()) return NULL;
+    Py_buffer x, out;
+    if (PyObject_GetBuffer(args[0], &x, PyBUF_C_CONTIGUOUS | PyBUF_FORMAT) < 0) return NULL;
+    if (PyObject_GetBuffer(args[2], &out, PyBUF_C_CONTIGUOUS | PyBUF_FORMAT | PyBUF_WRITABLE) < 0) {
+        PyBuffer_Release(&x);
+        return NULL;
+    }
+    PyObject *answer = NULL;
+    if (format_kind(&x) != 'f' || format_kind(&out) != 'f' || x.len != out.len) {
+        PyErr_Format(PyExc_ValueError, "shifted_expf: x and out must be C-contiguous float32 buffers of one length "
+                     "(formats %s and %s, %zd and %zd bytes)", x.format, out.format, x.len, out.len);
+        goto done;
+    }
+    decide_shifted_expf();
+    if (!use_shifted_expf || overlaps(&x, &out)) {
+        answer = Py_False;
+        goto done;
+    }
+    shifted_expf(x.buf, (float)m, out.buf, x.len / 4);
+    answer = Py_True;
+done:
+    PyBuffer_Release(&x);
+    PyBuffer_Release(&out);
+    Py_XINCREF(answer);
+    return answer;
+}
+
 static PyMethodDef methods[] = {
     ENTRY(erf), ENTRY(erfc), ENTRY(erfinv), ENTRY(erfinv_float32), ENTRY(digamma), ENTRY(trigamma), ENTRY(lgamma),
     ENTRY(i0), ENTRY(i1), ENTRY(i0e), ENTRY(i1e),
@@ -2925,6 +3397,15 @@ static PyMethodDef methods[] = {
     ENTRY(erf_float32), ENTRY(erfc_float32),
     {"frac", (PyCFunction)(void (*)(void))py_frac, METH_FASTCALL,
      "frac(x, out) -> bool: out = x - trunc(x), float32/float64, one pass (False: not taken, nothing written)"},
+    {"norm2", (PyCFunction)(void (*)(void))py_norm2, METH_FASTCALL,
+     "norm2(x, out, n, inner, absolute) -> bool: the Euclidean norms along a dim of n (x as (outer, n, inner)), "
+     "NumPy's |x| (absolute), square, add.reduce and sqrt operation for operation (False: an overlap)"},
+    {"prod_rows", (PyCFunction)(void (*)(void))py_prod_rows, METH_FASTCALL,
+     "prod_rows(x, out, n) -> bool: the product of each row of n, np.multiply.reduce's operations in its "
+     "order (False: an overlap, nothing written)"},
+    {"shifted_expf", (PyCFunction)(void (*)(void))py_shifted_expf, METH_FASTCALL,
+     "shifted_expf(x, m, out) -> bool: out = expf(x - m), glibc's expf bit for bit, vectorized (False: not "
+     "used on this machine, or an overlap; nothing written)"},
     {NULL, NULL, 0, NULL},
 };
 

@@ -15,6 +15,7 @@ from __future__ import annotations
 import numpy as np
 
 from . import native
+from .blocked import copy_into
 from .fpstate import quiet
 from .memory import copy_array
 
@@ -105,13 +106,18 @@ def softmax_into(x: np.ndarray, axes: tuple[int, ...], compute: np.dtype, out: n
     with quiet():
         top = np.maximum.reduce(x, axis=axes, keepdims=True)
         shifted = np.subtract(x, top, dtype=compute)  # the kernel's fresh work array
+        # (in the work array's own order where out has its dtype but another memory order, then one
+        # blocked copy: NumPy's elementwise loop writing a transposed order costs ~30x a contiguous one)
+        last = shifted if shifted.dtype == out.dtype and shifted.strides != out.strides else out
         if log:
             total = np.add.reduce(np.exp(shifted), axis=axes, keepdims=True)
-            np.subtract(shifted, np.log(total), out=out, casting="unsafe")
+            np.subtract(shifted, np.log(total), out=last, casting="unsafe")
         else:
             np.exp(shifted, out=shifted)
             total = np.add.reduce(shifted, axis=axes, keepdims=True)
-            np.divide(shifted, total, out=out, casting="unsafe")
+            np.divide(shifted, total, out=last, casting="unsafe")
+        if last is not out:
+            copy_into(out, last)
 
 
 def softmax_rows(x: np.ndarray, out: np.ndarray, log: bool) -> bool:
@@ -130,6 +136,73 @@ def softmax_rows(x: np.ndarray, out: np.ndarray, log: bool) -> bool:
             or not x.flags.aligned or not out.flags.aligned):  # (unaligned: the kernel refuses the buffer)
         return False
     return k.softmax_rows(x, out, x.shape[-1], log)
+
+
+def euclidean_norms(x: np.ndarray, axis: int | None, absolute: bool = True) -> np.ndarray | None:
+    """``np.sqrt(np.add.reduce(a * a, axis, keepdims=True))`` with ``a = |x|`` (``absolute``; else
+    ``a = x``: matrix_norm's Frobenius expression) as a fresh C-contiguous array, computed by the
+    compiled ``norm2`` in one pass with no work array; None (nothing computed: the caller runs
+    NumPy) without the kernel, for an empty or 0-d ``x``, a dtype other than float32 / float64, an
+    unaligned array, or one whose elements do not tile its memory in some order of its axes.
+
+    The bits are NumPy's: its reduction walks the (dense, fresh) squares in memory order, so the
+    kernel reads ``x`` in memory order too (axes sorted by stride): over every element one
+    pairwise sum of the whole run; along an axis innermost in memory a pairwise sum per line; along
+    another axis the lines added one after another (NumPy's reduction of an outer axis).
+
+    >>> euclidean_norms(np.array([[3.0, -4.0]]), 1).tolist() in ([[5.0]], None)
+    True
+    """
+    k = native.special()
+    if k is None or not x.ndim or not x.size or x.dtype.char not in "fd" or not x.flags.aligned:
+        return None
+    order = sorted(range(x.ndim), key=lambda d: -x.strides[d])  # (memory order: the largest stride first)
+    mem = x.transpose(order)
+    if not mem.flags.c_contiguous:
+        return None
+    if axis is None:
+        out = np.empty((1,) * x.ndim, x.dtype)
+        return out if k.norm2(mem, out, x.size, 1, absolute) else None
+    at = order.index(axis)
+    rest = order[:at] + order[at + 1:]
+    run = np.empty(tuple(x.shape[d] for d in rest), x.dtype)
+    if not k.norm2(mem, run, mem.shape[at], int(np.prod(mem.shape[at + 1:])), absolute):
+        return None
+    if rest != sorted(rest):  # (the other axes lie in another order than the result's: one copy)
+        out = np.empty(tuple(x.shape[d] for d in sorted(rest)), x.dtype)
+        np.copyto(out, run.transpose(np.argsort(rest)))
+        run = out
+    return np.expand_dims(run, axis)
+
+
+def line_products(x: np.ndarray, axis: int) -> np.ndarray | None:
+    """``np.multiply.reduce(x, axis, keepdims=True)`` as a fresh C-contiguous array, by the compiled
+    ``prod_rows`` (lines run interleaved: NumPy's loop is bound by one multiply's latency per element)
+    where ``axis`` is the innermost in memory of a float32 / float64 ``x`` whose elements tile their
+    memory (then NumPy multiplies each line from 1 in order, as the kernel does); None (nothing
+    computed: the caller runs NumPy) otherwise, or without the kernel.
+
+    >>> line_products(np.array([[2.0, 3.0]]), 1).tolist() in ([[6.0]], None)
+    True
+    """
+    k = native.special()
+    if k is None or not x.ndim or not x.size or x.dtype.char not in "fd" or not x.flags.aligned:
+        return None
+    order = sorted(range(x.ndim), key=lambda d: -x.strides[d])  # (memory order: the largest stride first)
+    if order[-1] != axis or x.shape[axis] < 2:
+        return None
+    mem = x.transpose(order)
+    if not mem.flags.c_contiguous:
+        return None
+    rest = order[:-1]
+    run = np.empty(tuple(x.shape[d] for d in rest), x.dtype)
+    if not k.prod_rows(mem, run, x.shape[axis]):
+        return None
+    if rest != sorted(rest):  # (the other axes lie in another order than the result's: one copy)
+        out = np.empty(tuple(x.shape[d] for d in sorted(rest)), x.dtype)
+        np.copyto(out, run.transpose(np.argsort(rest)))
+        run = out
+    return np.expand_dims(run, axis)
 
 
 def extreme_all(x: np.ndarray, out: np.ndarray, largest: bool) -> None:

@@ -21,6 +21,8 @@ from ...dtypes import DType, float32, float64, real_of
 from ...errors import StridedRuntimeError, StridedTypeError, join_lines
 from ...gradients import seal
 from ...kernels.fpstate import QUIET, quiet_reset, quiet_set, quietly
+from ...kernels.memory import numpy_view
+from ...kernels.reduce import euclidean_norms
 from ...opdef import Kind, declare
 from ...tensor import Tensor, tensor_arg
 from .._support.fast_reduce import fast_operand
@@ -93,6 +95,10 @@ def fast_euclidean(x: Any, dim: Any, keepdim: Any) -> Tensor | None:
     if got is None:
         return None
     a, plan = got
+    if plan[2] != 1:  # (the compiled pass: these NumPy calls' bits, without their two work arrays)
+        r = euclidean_norms(a, plan[0])
+        if r is not None:
+            return adopted(r.reshape(-1), plan[1], x._dtype)
     token = quiet_set(QUIET)
     try:
         r = a = np.abs(a)
@@ -117,6 +123,24 @@ def _frobenius(a: np.ndarray) -> Any:
     if a.shape[-1] == 1 and a.shape[-2] == 1:  # 1x1 matrices: PyTorch's vector norm of one element, |a|
         return np.abs(a[..., 0, 0])
     return np.sqrt(np.add.reduce(a * a, axis=(-2, -1)))
+
+
+def _compiled_frobenius(A: Tensor, shape: tuple[int, ...]) -> np.ndarray | None:  # noqa: N803
+    """:func:`_frobenius` of a float32/float64 ``A`` with non-empty matrices by the compiled
+    :func:`strided.kernels.reduce.euclidean_norms` (no |a|: NumPy's ``x * x``), the norms as an
+    array of ``shape[:-2]``: one matrix in any dense layout (its reduction is over every element,
+    which NumPy walks in memory order), a row-major batch (each matrix one run); None otherwise
+    (1x1 matrices, other layouts, no kernel: the caller's NumPy path)."""
+    if shape[-1] == 1 and shape[-2] == 1:
+        return None
+    if len(shape) == 2:
+        r = euclidean_norms(numpy_view(A._storage, A._layout), None, absolute=False)
+    else:
+        flat = flat_run(A, _cinfo[shape])
+        if flat is None:
+            return None
+        r = euclidean_norms(flat.reshape(-1, shape[-2] * shape[-1]), 1, absolute=False)
+    return None if r is None else r.reshape(shape[:-2])
 
 
 def _into_new(shape: tuple[int, ...], dtype: DType, values: Any) -> Tensor:
@@ -200,6 +224,9 @@ def matrix_norm(A: Tensor, ord: Any = "fro", dim: Any = (-2, -1), keepdim: bool 
             and dim.__class__ is tuple and dim == (-2, -1)):
         shape = A._layout.shape
         if len(shape) >= 2 and shape[-1] and shape[-2]:
+            r = _compiled_frobenius(A, shape)
+            if r is not None:
+                return _into_new(shape[:-2], A._dtype, r)
             flat = flat_run(A, _cinfo[shape])
             if flat is not None:  # the common call: Frobenius norms of row-major float matrices
                 return _into_new(shape[:-2], A._dtype, quietly(_frobenius, flat.reshape(shape)))

@@ -56,7 +56,7 @@ from ...gradients import linear, seal
 from ...kernels import check_writable
 from ...kernels.blocked import copy_into
 from ...kernels.fpstate import quiet_call, quiet_retry, quietly
-from ...kernels.memory import flat_run
+from ...kernels.memory import flat_run, numpy_view
 from ...kernels.native import special
 from ...layout.order import elementwise_output_strides, preserve_format_strides
 from ...opdef import Kind, declare
@@ -160,9 +160,9 @@ def _fast_scan(ufunc: np.ufunc, self: Any, dim: Any) -> tuple[Tensor, int] | Non
     """The running ``ufunc`` of a row-major float32 / float64 tensor along an int ``dim`` with no
     ``dtype=``: :func:`_scan_array` itself (float32 accumulates in float64), its fresh row-major
     result adopted, without the general path's argument parsing; (result, wrapped dim), or None
-    where the general path must run (it raises PyTorch's errors). Up to ``_SMALL_SCAN`` elements
-    it is the compiled ``scan`` of ``_specialkernel.c`` where that is built: the same operations
-    in the same order (no library function), so the same bits in one call."""
+    where the general path must run (it raises PyTorch's errors). It is the compiled ``scan`` of
+    ``_specialkernel.c`` where that is built: the same operations in the same order (no library
+    function), so the same bits in one call (its lines interleaved: 1M float32 ~3.5 ms -> ~0.5 ms)."""
     if (self.__class__ is not Tensor and self.__class__ not in SUBCLASSES) or dim.__class__ is not int:
         return None
     d = self._dtype
@@ -172,22 +172,59 @@ def _fast_scan(ufunc: np.ufunc, self: Any, dim: Any) -> tuple[Tensor, int] | Non
     shape = lay.shape
     ndim = len(shape)
     info = _cinfo[shape]
-    if not ndim or not -ndim <= dim < ndim or lay.strides != info[0] or not info[1]:
+    if not ndim or not -ndim <= dim < ndim or not info[1]:
         return None
     axis = dim % ndim
-    if info[1] <= _SMALL_SCAN:  # the compiled scan: scan_values' operations, bit for bit, in one call
-        k = special()
-        if k is not None:
-            x = self._storage.array[lay.offset : lay.offset + info[1]]
-            # (a tensor unpickled past its storage: the general path refuses it; an unaligned from_numpy
-            # view: the kernel refuses its buffer, the NumPy path computes it)
-            if len(x) == info[1] and x.flags.aligned:
-                out = np.empty(info[1], d.numpy)
-                # (False, nothing written, only past the kernel's SCAN_MAX: should _SMALL_SCAN grow)
-                if k.scan(x, out, shape[axis], info[0][axis], ufunc is np.multiply):
-                    return adopted(out, info[2], d), axis
+    if lay.strides != info[0]:
+        return _permuted_scan(ufunc, self, axis, info)
+    k = special()
+    if k is not None:  # the compiled scan: scan_values' operations, bit for bit, in one call
+        x = self._storage.array[lay.offset : lay.offset + info[1]]
+        # (a tensor unpickled past its storage: the general path refuses it; an unaligned from_numpy
+        # view: the kernel refuses its buffer, the NumPy path computes it)
+        if len(x) == info[1] and x.flags.aligned:
+            out = np.empty(info[1], d.numpy)
+            # (False, nothing written, only where x and out overlap: never for a fresh out)
+            if k.scan(x, out, shape[axis], info[0][axis], ufunc is np.multiply):
+                return adopted(out, info[2], d), axis
     res = quietly(_scan_array, ufunc, self, axis, d)  # (row-major in, C-contiguous out)
     return adopted(res.reshape(-1), info[2], d), axis
+
+
+def _permuted_scan(ufunc: np.ufunc, self: Tensor, axis: int, info: tuple) -> tuple[Tensor, int] | None:
+    """:func:`_fast_scan` of a tensor whose elements tile its memory in another order than row-major
+    (a transpose, a permute of a contiguous tensor): :func:`compiled_scan` of its NumPy view; None
+    (the general path runs) where that declines."""
+    res = compiled_scan(numpy_view(self._storage, self._layout), axis, ufunc is np.multiply)
+    return None if res is None else (adopted(res.reshape(-1), info[2], self._dtype), axis)
+
+
+def compiled_scan(x: np.ndarray, axis: int, prod: bool) -> np.ndarray | None:
+    """:func:`scan_values` of a float32 / float64 array ``x`` into its own dtype (the running sum,
+    or product with ``prod``, along ``axis``) by the compiled ``scan``, as a fresh C-contiguous
+    array; None (nothing computed: the caller runs scan_values) without the kernel, for an empty
+    array or one whose elements do not tile its memory in some order of its axes (gaps, stride 0,
+    negative strides), or an unaligned one. ``x`` is read in memory order (its axes sorted by
+    stride), a row-major array the kernel scans along ``axis``'s place in that order: each line's
+    operations and their order are scan_values' (which scans the lines of a row-major copy), and
+    the set of leading elements, which decides a float64 sum's -0.0 fix-up, is the same set. A
+    result not in row-major order is then copied once, blocked, into one."""
+    k = special()
+    if k is None or not x.ndim or not x.size or x.dtype.char not in "fd" or not x.flags.aligned:
+        return None
+    order = sorted(range(x.ndim), key=lambda d: -x.strides[d])  # (memory order: the largest stride first)
+    mem = x.transpose(order)
+    if not mem.flags.c_contiguous:
+        return None
+    at = order.index(axis)
+    run = np.empty(mem.shape, mem.dtype)
+    if not k.scan(mem, run, mem.shape[at], math.prod(mem.shape[at + 1:]), prod):
+        return None
+    if order == sorted(order):
+        return run
+    out = np.empty(x.shape, mem.dtype)
+    copy_into(out, run.transpose(np.argsort(order)))
+    return out
 
 
 def _scan(ufunc: np.ufunc, self: Tensor, dim: Any, dtype: Any, op: str) -> Tensor:

@@ -41,13 +41,20 @@ from ...gradients import record, records, seal
 from ...kernels.fpstate import QUIET, quiet_call, quiet_reset, quiet_retry, quiet_set, quietly
 from ...kernels.memory import numpy_view, outside_storage
 from ...kernels.native import special
-from ...kernels.reduce import logical_reduce_into, mean_into, reduce_into, variance_into, variance_parts
+from ...kernels.reduce import (
+    line_products,
+    logical_reduce_into,
+    mean_into,
+    reduce_into,
+    variance_into,
+    variance_parts,
+)
 from ...numpy_keywords import NO
 from ...numpy_keywords import call as numpy_call
 from ...opdef import Kind, declare
 from ...tensor import Tensor, tensor_arg
 from .._support import gradtools as _gt
-from .._support.fast_reduce import fast_plan, fast_reduce
+from .._support.fast_reduce import fast_operand, fast_plan, fast_reduce
 from .._support.gradtools import unreduce
 from .._support.operands import _cinfo
 from .._support.out import check_out, write_out
@@ -180,10 +187,28 @@ def prod(self: Tensor, dim: int | None = None, keepdim: bool = False, *, dtype: 
         return _into(out, lambda d: _sum_like(np.multiply, self, dim, keepdim, d, "prod", allow_tuple=False),
                      dtype, "prod", self)
     if dtype is None:  # (the general path's reduction, its parsing a memo lookup: see fast_reduce)
+        t = _compiled_products(self, dim, keepdim)
+        if t is not None:
+            return report("prod", (self,), t)
         t = fast_reduce(_multiply_reduce, self, dim, keepdim)
         if t is not None:
             return report("prod", (self,), t)
     return _sum_like(np.multiply, self, dim, keepdim, dtype, "prod", allow_tuple=False)
+
+
+def _compiled_products(self: Any, dim: Any, keepdim: Any) -> Tensor | None:
+    """prod over one int ``dim`` of a float32 / float64 tensor along the dim innermost in its memory
+    (a row-major tensor's last dim, a transpose's first) by :func:`strided.kernels.reduce.line_products`:
+    NumPy's products bit for bit, the lines interleaved; None where that declines or the fast plan
+    does not apply (a dim None: one product's chain, nothing to interleave)."""
+    if dim is None:
+        return None
+    got = fast_operand(self, dim, keepdim)
+    if got is None:
+        return None
+    a, plan = got
+    r = line_products(a, plan[0])
+    return None if r is None else adopted(r.reshape(-1), plan[1], self._dtype)
 
 
 def _into(out: Any, compute: Any, dtype: Any, op: str, self: Tensor) -> Tensor:
