@@ -1,5 +1,6 @@
 """The compiled parts of strided, plain C: ``strided.kernels._copykernel``, a cache-blocked strided
-copy, and ``strided.kernels._specialkernel``, the special functions (erf, lgamma, ...) in one pass.
+copy, ``strided.kernels._specialkernel``, the special functions (erf, lgamma, ...) in one pass, and
+``strided.kernels._randkernel``, NumPy's bounded-integer draw without its per-call overhead.
 
 Everything else is in pyproject.toml. The extension is ``optional``: ``pip install -e .`` on a
 machine without a C compiler (or without Python's headers) prints setuptools' warning and
@@ -27,4 +28,11 @@ setup(ext_modules=[Extension(
     depends=["src/strided/kernels/_torch_special.h"],
     extra_compile_args=["-O3", "-std=c99", "-Wall", "-ffp-contract=off", "-fno-fast-math"],
     libraries=["m"],
+), Extension(
+    "strided.kernels._randkernel",
+    ["src/strided/kernels/_randkernel.c"],
+    optional=True,
+    # integer arithmetic only (NumPy's bounded-integer draw); __uint128_t needs GCC or clang, which
+    # every platform this builds on has (without it the build skips the module: NumPy's own call)
+    extra_compile_args=["-O3", "-std=gnu99", "-Wall"],
 )])

@@ -1,6 +1,7 @@
 """The compiled kernels, loaded on first use, and their switch: the copy kernel
 (``strided.kernels._copykernel``, below) and the special functions
-(``strided.kernels._specialkernel``, :func:`special`, used by :mod:`strided.kernels.special`).
+(``strided.kernels._specialkernel``, :func:`special`, used by :mod:`strided.kernels.special`) and
+the bounded-integer draw (``strided.kernels._randkernel``, :func:`rand`, used by the random samplers).
 
 :func:`strided.kernels.blocked.copy_into` hands a copy between two memory orders of at least
 :data:`MIN_BYTES` to :func:`copy` when :func:`takes` says the kernel takes it; otherwise (no
@@ -112,6 +113,26 @@ def special() -> ModuleType | None:
         _special = _compiled("_specialkernel")  # (None: the NumPy formulas)
         _special_loaded = True  # (a race imports the same module twice: harmless)
     return _special if _enabled.get() else None
+
+
+_rand: ModuleType | None = None
+_rand_loaded = False
+
+
+def rand() -> ModuleType | None:
+    """The compiled bounded-integer draw (``strided.kernels._randkernel``), imported on the first
+    call; None when not built, with ``STRIDED_NATIVE=0``, or inside :func:`disabled` (this context
+    only): then the samplers call NumPy's ``Generator.integers``, which draws the same numbers.
+
+    >>> with disabled():
+    ...     rand() is None
+    True
+    """
+    global _rand, _rand_loaded
+    if not _rand_loaded:
+        _rand = _compiled("_randkernel")  # (None: NumPy's Generator.integers)
+        _rand_loaded = True  # (a race imports the same module twice: harmless)
+    return _rand if _enabled.get() else None
 
 
 def active() -> bool:

@@ -51,7 +51,7 @@ from ...dtypes import (
 )
 from ...errors import StridedNotImplementedError, StridedRuntimeError, StridedTypeError, join_lines
 from ...grad_mode import check_flag, leaf
-from ...kernels import check_writable, write
+from ...kernels import check_writable, native, write
 from ...kernels.fpstate import quietly
 from ...layout import Layout, contiguous_strides
 from ...layout import expand as expand_layout
@@ -235,6 +235,9 @@ def _into(target: Tensor, op: str, generator: Any, sample: Callable[[np.random.G
                 values = sample(g._np, shape)
             if values.dtype == dest.dtype:  # (no cast: nothing to warn about)
                 np.copyto(dest, values)
+            elif values.dtype.kind in "bi":  # (int64/bool into a float32/float64/int/bool/complex target: no
+                # cast of them sets a floating-point flag, float16's overflow aside, and it never comes here)
+                np.copyto(dest, values, casting="unsafe")
             else:  # (a cast that overflows, log_normal_'s float64 into float32, is quiet as write's)
                 quietly(np.copyto, dest, values, casting="unsafe")
             if OPEN:
@@ -380,7 +383,35 @@ def _check_range(low: int, high: int | None, dtype: DType, op: str = "random_") 
 
 
 def _integers(low: int, high_inclusive: int) -> Callable[[np.random.Generator, Shape], np.ndarray]:
-    return lambda g, shape: g.integers(low, high_inclusive, size=shape, dtype=np.int64, endpoint=True)
+    return lambda g, shape: _draw_integers(g, low, high_inclusive, shape)
+
+
+def _draw_integers(g: np.random.Generator, low: int, top: int, shape: Shape) -> np.ndarray:
+    """``g.integers(low, top, size=shape, dtype=np.int64, endpoint=True)``: a new int64 array of
+    integers uniform on [low, top], the numbers and stream NumPy's call gives.
+
+    With the compiled kernel (built, and on in this context) and bounds NumPy would accept
+    (int64 Python ints, low <= top) the kernel draws them, NumPy's loop without its ~3 us of
+    argument handling; anything else (no kernel, ``native.disabled()``, bounds NumPy refuses:
+    its own error) is NumPy's call itself."""
+    kernel = native.rand()
+    if kernel is None or low.__class__ is not int or top.__class__ is not int or \
+            not -_INT64_TOP - 1 <= low <= top <= _INT64_TOP:
+        return g.integers(low, top, size=shape, dtype=np.int64, endpoint=True)
+    out = np.empty(shape, np.int64)
+    kernel.bounded_int64(g.bit_generator.capsule, out, low, top - low)
+    return out
+
+
+def _integers_into(g: np.random.Generator, low: int, top: int, out: np.ndarray) -> None:
+    """:func:`_draw_integers` of ``out.shape`` written into ``out`` (a C-contiguous int64 array):
+    the kernel draws straight into it; without the kernel, NumPy's array is copied in."""
+    kernel = native.rand()
+    if kernel is None or low.__class__ is not int or top.__class__ is not int or \
+            not -_INT64_TOP - 1 <= low <= top <= _INT64_TOP:
+        np.copyto(out, g.integers(low, top, size=out.shape, dtype=np.int64, endpoint=True))
+    else:
+        kernel.bounded_int64(g.bit_generator.capsule, out, low, top - low)
 
 
 def randint(*args: Any, low: Any = None, high: Any = None, size: Any = None, generator: Any = None,
@@ -899,7 +930,11 @@ def random_(self: Tensor, from_: Any = None, to: Any = _MISSING, *, generator: A
             high = int_arg(to, "random_", "to", 2)
             _check_range(low, high, dt)
             top = high - 1
-    return _into(self, "random_", generator, _integers(low, top))
+    fill = None
+    if dt is int64:  # (the int64 draw written straight into the target's run: no sample array, no copy)
+        def fill(g: np.random.Generator, out: np.ndarray) -> None:
+            _integers_into(g, low, top, out)
+    return _into(self, "random_", generator, _integers(low, top), fill)
 
 
 @method("bernoulli_")

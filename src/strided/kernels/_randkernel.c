@@ -1,0 +1,127 @@
+/* strided.kernels._randkernel: NumPy's bounded-integer draw, without its per-call argument work.
+ *
+ * ``bounded_int64(capsule, out, off, rng)`` fills ``out`` (a writable C-contiguous buffer of
+ * int64) with ``off + X`` where each X is uniform on [0, rng], drawn from the bit generator whose
+ * ``bit_generator.capsule`` is given. It is ``numpy.random.Generator.integers(low, low + rng,
+ * size=n, dtype=np.int64, endpoint=True)`` step for step: the same branches (rng == 0: no draw;
+ * rng < 2**32 - 1: Lemire's method on 32-bit draws; rng == 2**32 - 1: a plain 32-bit draw;
+ * rng == 2**64 - 1: a plain 64-bit draw; otherwise Lemire on 64-bit draws), the same calls into the
+ * bit generator in the same order, so the same numbers and the same stream afterwards
+ * (numpy/random/src/distributions/distributions.c, random_bounded_uint64_fill with
+ * use_masked = false, which is what Generator.integers uses; tests/test_rand_kernel.py compares
+ * the two over the branches' edges and the generator's buffered 32-bit half).
+ *
+ * Why: Generator.integers spends ~3-4 us a call on Python-level checks (np.prod(size),
+ * np.asarray of the bounds) before its C loop; a 12-element draw is ~0.1 us of that loop.
+ * The caller holds strided's lock of the generator (NumPy's own lock is not taken: nothing
+ * else reaches the private numpy Generator strided wraps).
+ */
+#define PY_SSIZE_T_CLEAN
+#include <Python.h>
+#include <stdint.h>
+
+/* numpy/random/bitgen.h: the public interface of a NumPy bit generator's capsule. */
+typedef struct bitgen {
+    void *state;
+    uint64_t (*next_uint64)(void *st);
+    uint32_t (*next_uint32)(void *st);
+    double (*next_double)(void *st);
+    uint64_t (*next_raw)(void *st);
+} bitgen_t;
+
+/* Lemire's method on 32-bit draws, rng < 0xFFFFFFFF (NumPy's buffered_bounded_lemire_uint32). */
+static inline uint32_t lemire32(bitgen_t *b, uint32_t rng)
+{
+    const uint32_t rng_excl = rng + 1;
+    uint64_t m = ((uint64_t)b->next_uint32(b->state)) * rng_excl;
+    uint32_t leftover = (uint32_t)(m & 0xFFFFFFFFUL);
+    if (leftover < rng_excl) {
+        const uint32_t threshold = (UINT32_MAX - rng) % rng_excl;
+        while (leftover < threshold) {
+            m = ((uint64_t)b->next_uint32(b->state)) * rng_excl;
+            leftover = (uint32_t)(m & 0xFFFFFFFFUL);
+        }
+    }
+    return (uint32_t)(m >> 32);
+}
+
+/* Lemire's method on 64-bit draws, 0xFFFFFFFF < rng < 0xFFFFFFFFFFFFFFFF (bounded_lemire_uint64). */
+static inline uint64_t lemire64(bitgen_t *b, uint64_t rng)
+{
+    const uint64_t rng_excl = rng + 1;
+    __uint128_t m = ((__uint128_t)b->next_uint64(b->state)) * rng_excl;
+    uint64_t leftover = (uint64_t)m;
+    if (leftover < rng_excl) {
+        const uint64_t threshold = (UINT64_MAX - rng) % rng_excl;
+        while (leftover < threshold) {
+            m = ((__uint128_t)b->next_uint64(b->state)) * rng_excl;
+            leftover = (uint64_t)m;
+        }
+    }
+    return (uint64_t)(m >> 64);
+}
+
+/* NumPy's random_bounded_uint64_fill(b, off, rng, cnt, use_masked=false, out). */
+static void fill(bitgen_t *b, uint64_t off, uint64_t rng, Py_ssize_t cnt, uint64_t *out)
+{
+    Py_ssize_t i;
+    if (rng == 0) {
+        for (i = 0; i < cnt; i++) out[i] = off;
+    } else if (rng == 0xFFFFFFFFULL) {
+        for (i = 0; i < cnt; i++) out[i] = off + (uint64_t)b->next_uint32(b->state);
+    } else if (rng < 0xFFFFFFFFULL) {
+        for (i = 0; i < cnt; i++) out[i] = off + lemire32(b, (uint32_t)rng);
+    } else if (rng == 0xFFFFFFFFFFFFFFFFULL) {
+        for (i = 0; i < cnt; i++) out[i] = off + b->next_uint64(b->state);
+    } else {
+        for (i = 0; i < cnt; i++) out[i] = off + lemire64(b, rng);
+    }
+}
+
+/* Above this many elements the loop runs without the GIL (below, releasing it costs more). */
+#define NOGIL_COUNT 4096
+
+static PyObject *py_bounded_int64(PyObject *self, PyObject *args)
+{
+    (void)self;
+    PyObject *capsule;
+    Py_buffer view;
+    long long off;
+    unsigned long long rng;
+    if (!PyArg_ParseTuple(args, "Ow*LK:bounded_int64", &capsule, &view, &off, &rng))
+        return NULL;
+    bitgen_t *b = (bitgen_t *)PyCapsule_GetPointer(capsule, "BitGenerator");
+    if (b == NULL) {
+        PyBuffer_Release(&view);
+        return NULL;
+    }
+    if (view.len % 8 != 0 || ((uintptr_t)view.buf) % 8 != 0) {
+        PyBuffer_Release(&view);
+        PyErr_SetString(PyExc_ValueError, "bounded_int64: out must be an aligned buffer of int64");
+        return NULL;
+    }
+    Py_ssize_t cnt = view.len / 8;
+    if (cnt >= NOGIL_COUNT) {
+        Py_BEGIN_ALLOW_THREADS
+        fill(b, (uint64_t)off, (uint64_t)rng, cnt, (uint64_t *)view.buf);
+        Py_END_ALLOW_THREADS
+    } else {
+        fill(b, (uint64_t)off, (uint64_t)rng, cnt, (uint64_t *)view.buf);
+    }
+    PyBuffer_Release(&view);
+    Py_RETURN_NONE;
+}
+
+static PyMethodDef methods[] = {
+    {"bounded_int64", py_bounded_int64, METH_VARARGS,
+     "bounded_int64(capsule, out, off, rng): fill the int64 buffer out with off + uniform integers\n"
+     "on [0, rng] (rng as an unsigned 64-bit number), the draws Generator.integers makes."},
+    {NULL, NULL, 0, NULL},
+};
+
+static struct PyModuleDef module = {
+    PyModuleDef_HEAD_INIT, "strided.kernels._randkernel",
+    "NumPy's bounded-integer draw without its per-call overhead (see strided.kernels.native).", -1, methods,
+};
+
+PyMODINIT_FUNC PyInit__randkernel(void) { return PyModule_Create(&module); }

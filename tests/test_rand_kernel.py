@@ -1,0 +1,67 @@
+"""The compiled bounded-integer draw (strided.kernels._randkernel) against NumPy's
+Generator.integers: the same numbers and the same stream afterwards, over every branch's edges;
+and random_/randint/randint_like give the same values with the kernel on and off."""
+
+import numpy as np
+import pytest
+
+import strided
+from strided.kernels import native
+
+M = 2**64 - 1
+RANGES = [(0, 0), (5, 5), (0, 1), (0, 9), (-3, 7), (0, 2**24), (-(2**24), 2**24), (0, 2**32 - 2), (0, 2**32 - 1),
+          (0, 2**32), (-(2**31), 2**31 - 1), (0, 2**40), (-(2**63), 2**63 - 1), (-(2**63), 0), (0, 2**63 - 1),
+          (-(2**63), -(2**63) + 2**32 - 1), (-(2**63), -(2**63) + 2**32)]
+
+kernel = native.rand()
+needs_kernel = pytest.mark.skipif(kernel is None, reason="the compiled kernel is not built")
+
+
+@needs_kernel
+@pytest.mark.parametrize("low,top", RANGES)
+@pytest.mark.parametrize("n", [0, 1, 12, 1001, 5000])
+@pytest.mark.parametrize("buffered", [False, True])
+def test_kernel_matches_numpy(low: int, top: int, n: int, buffered: bool) -> None:
+    g1, g2 = (np.random.Generator(np.random.PCG64(7)) for _ in range(2))
+    if buffered:  # (three 32-bit draws leave half a 64-bit draw in the PCG64 buffer)
+        for g in (g1, g2):
+            g.integers(0, 10, size=3, dtype=np.int32)
+    expected = g1.integers(low, top, size=n, dtype=np.int64, endpoint=True)
+    got = np.empty(n, np.int64)
+    kernel.bounded_int64(g2.bit_generator.capsule, got, low, (top - low) & M)
+    assert got.tolist() == expected.tolist()
+    assert g1.bit_generator.state == g2.bit_generator.state
+
+
+def _draws() -> list:
+    out = []
+    for seed in (0, 3):
+        strided.manual_seed(seed)
+        gen = strided.Generator().manual_seed(seed + 1)
+        out.append(strided.zeros(3, 4).random_().tolist())
+        out.append(strided.zeros(3, 4, dtype=strided.int64).random_(-5, 5).tolist())
+        out.append(strided.zeros(4, 3, dtype=strided.int64).t().random_(100).tolist())  # (non-contiguous)
+        out.append(strided.zeros(5, dtype=strided.int8).random_().tolist())
+        out.append(strided.zeros(5, dtype=strided.bool).random_().tolist())
+        out.append(strided.zeros(6, dtype=strided.int64).random_(generator=gen).tolist())
+        out.append(strided.randint(0, 10, (3, 4)).tolist())
+        out.append(strided.randint(-(2**40), 2**40, (7,), generator=gen).tolist())
+        out.append(strided.randint_like(strided.zeros(2, 3), 10).tolist())
+        out.append(strided.get_rng_state().tolist())
+    return out
+
+
+def test_samplers_same_values_kernel_on_and_off() -> None:
+    on = _draws()
+    with native.disabled():
+        off = _draws()
+    assert on == off
+
+
+def test_pinned_values() -> None:
+    strided.manual_seed(0)
+    a = strided.randint(0, 10, (6,)).tolist()
+    b = strided.zeros(4, dtype=strided.int64).random_(-3, 3).tolist()
+    g = np.random.Generator(np.random.PCG64(0))
+    assert a == g.integers(0, 9, size=6, dtype=np.int64, endpoint=True).tolist()
+    assert b == g.integers(-3, 2, size=4, dtype=np.int64, endpoint=True).tolist()
