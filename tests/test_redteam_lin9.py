@@ -91,3 +91,32 @@ def test_signaling_nan_inverse_and_solve_are_nan_as_torch(n: int, transposed: bo
     theirs = torch.linalg.inv(tt)
     assert ours.stride() == theirs.stride() and np.isnan(theirs.numpy()).all() and np.isnan(ours.numpy()).all()
     assert np.isnan(torch.linalg.solve(tt, tt[:, :3]).numpy()).all() and np.isnan(solved.numpy()).all()
+
+
+@settings(max_examples=40, deadline=None)
+@given(n=st.integers(1, 6), batch=st.sampled_from([(), (2,), (3, 1)]), dtype=st.sampled_from(["float32", "complex64"]),
+       transposed=st.booleans(), singular=st.booleans(), seed=st.integers(0, 2**16))
+def test_widened_fallback_gives_numpys_own_bits(n: int, batch: tuple, dtype: str, transposed: bool, singular: bool,
+                                                 seed: int) -> None:
+    from strided.ops.linalg import _batched as LA
+
+    rng = np.random.default_rng(seed)
+    a = rng.standard_normal((*batch, n, n)) + (1j * rng.standard_normal((*batch, n, n)) if dtype == "complex64" else 0)
+    if singular:
+        a[..., 0, :] = 0
+    a = a.astype(dtype)
+    if transposed:
+        a = np.ascontiguousarray(np.swapaxes(a, -1, -2)).swapaxes(-1, -2)
+    b = a[..., :2] if n >= 2 else a
+    with pytest.MonkeyPatch.context() as m:
+        m.setattr(LA, "_SOLVE_RUN", None)  # (the fallback: NumPy's public call on the widened numbers)
+        for ours, theirs in ((lambda: LA.numpy_inv(a), lambda: np.linalg.inv(a)),
+                             (lambda: LA.numpy_solve(a, b), lambda: np.linalg.solve(a, b))):
+            try:
+                want = theirs()
+            except np.linalg.LinAlgError:
+                with pytest.raises(np.linalg.LinAlgError):
+                    ours()
+                continue
+            got = ours()
+            assert got.dtype == want.dtype and got.shape == want.shape and got.tobytes() == want.tobytes()
