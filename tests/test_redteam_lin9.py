@@ -120,3 +120,32 @@ def test_widened_fallback_gives_numpys_own_bits(n: int, batch: tuple, dtype: str
                 continue
             got = ours()
             assert got.dtype == want.dtype and got.shape == want.shape and got.tobytes() == want.tobytes()
+
+
+@settings(max_examples=60, deadline=None)
+@given(n=st.integers(2, 6), batch=st.sampled_from([(), (3,)]), dtype=st.sampled_from(["float32", "float64", "complex128"]),
+       uplo=st.sampled_from(["L", "U"]), value=st.sampled_from([np.nan, np.inf, -np.inf]), seed=st.integers(0, 2**16))
+def test_eigh_ignores_a_nonfinite_element_in_the_unread_triangle_as_torch(n: int, batch: tuple, dtype: str, uplo: str,
+                                                                           value: float, seed: int) -> None:
+    rng = np.random.default_rng(seed)
+    a = rng.standard_normal((*batch, n, n))
+    if "complex" in dtype:
+        a = a + 1j * rng.standard_normal(a.shape)
+    a = (a + np.swapaxes(a, -1, -2).conj()).astype(dtype)
+    i, j = sorted(rng.choice(n, 2, replace=False))
+    clean = a.copy()
+    a[..., i, j] = value  # (above the diagonal: LAPACK's UPLO="L" never reads it; "U" does)
+    if uplo == "U":
+        a = np.swapaxes(a, -1, -2).copy()  # (below: "U" never reads it)
+        clean = np.swapaxes(clean, -1, -2).copy()
+    ours = strided.linalg.eigvalsh(strided.tensor(a), UPLO=uplo)
+    theirs = torch.linalg.eigvalsh(torch.tensor(a), UPLO=uplo)
+    assert not np.isnan(theirs.numpy()).any()
+    assert ours.numpy().tobytes() == strided.linalg.eigvalsh(strided.tensor(clean), UPLO=uplo).numpy().tobytes()
+    np.testing.assert_allclose(ours.numpy(), theirs.numpy(), rtol=1e-4, atol=1e-4)
+    w, v = strided.linalg.eigh(strided.tensor(a), UPLO=uplo)
+    assert not np.isnan(w.numpy()).any() and not np.isnan(v.numpy()).any()
+    # a non-finite element in the read triangle: NaN eigenvalues, as torch's
+    bad = a.copy()
+    bad[(..., j, i) if uplo == "L" else (..., i, j)] = value  # (i < j: "L" reads (j, i), "U" reads (i, j))
+    assert np.isnan(strided.linalg.eigvalsh(strided.tensor(bad), UPLO=uplo).numpy()).all()
