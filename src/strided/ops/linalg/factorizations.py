@@ -323,8 +323,13 @@ def _eigh_arrays(A: Tensor, UPLO: str, op: str, vectors: bool) -> tuple[np.ndarr
     real = np.real(a).dtype
     if a.size == 0:
         return np.zeros(a.shape[:-1], real), np.zeros(a.shape, a.dtype)
-    # (all finite, the common case: one reduction without axes, the per-matrix one only else)
-    finite = np.True_ if np.isfinite(a).all() else np.isfinite(a).all(axis=(-2, -1))
+    # (all finite, the common case: one reduction without axes, the per-matrix one only else, of
+    # the UPLO triangle LAPACK reads: a NaN or inf in the other one changes nothing, as in PyTorch)
+    if np.isfinite(a).all():
+        finite = np.True_
+    else:
+        read = np.tril(a) if UPLO == "L" else np.triu(a)
+        finite = np.isfinite(read).all(axis=(-2, -1))
     safe = a if finite.all() else np.where(finite[..., None, None], a, 0)
     with quiet():  # (np.errstate(all="ignore") at a tenth of its cost)
         if vectors:
