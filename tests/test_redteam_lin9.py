@@ -149,3 +149,36 @@ def test_eigh_ignores_a_nonfinite_element_in_the_unread_triangle_as_torch(n: int
     bad = a.copy()
     bad[(..., j, i) if uplo == "L" else (..., i, j)] = value  # (i < j: "L" reads (j, i), "U" reads (i, j))
     assert np.isnan(strided.linalg.eigvalsh(strided.tensor(bad), UPLO=uplo).numpy()).all()
+
+
+@settings(max_examples=60, deadline=None)
+@given(n=st.integers(1, 7), batch=st.sampled_from([(), (2,), (2, 1)]), dtype=st.sampled_from(["float64", "complex128"]),
+       shift=st.sampled_from([0.0, 0.5, 3.0, 10.0]), seed=st.integers(0, 2**16))
+def test_cholesky_upper_reads_the_upper_triangle_as_torch(n: int, batch: tuple, dtype: str, shift: float,
+                                                          seed: int) -> None:
+    """torch.linalg.cholesky(A, upper=True) is LAPACK's potrf with uplo='U': it reads A's upper
+    triangle (A = U^H U); strided read the lower one for both, so a non-Hermitian A (or one whose
+    triangles differ by rounding) got another factor and another info."""
+    rng = np.random.default_rng(seed)
+    a = rng.uniform(-1, 1, (*batch, n, n)) + shift * np.eye(n)
+    if dtype == "complex128":
+        a = a + 1j * rng.uniform(-1, 1, a.shape) * (1 - np.eye(n))  # (a real diagonal, as a Hermitian one)
+    a = a.astype(dtype)  # (not Hermitian: the two triangles disagree)
+    L, info = strided.linalg.cholesky_ex(strided.tensor(a), upper=True)
+    TL, tinfo = torch.linalg.cholesky_ex(torch.tensor(a), upper=True)
+    assert info.numpy().tolist() == tinfo.numpy().tolist()
+    ok = tinfo.numpy() == 0
+    np.testing.assert_allclose(L.numpy()[ok], TL.numpy()[ok], rtol=1e-10, atol=1e-10)
+    assert L.stride() == TL.stride()
+    # the factor of A^H's lower triangle, conjugate-transposed: the same bits
+    lower = strided.linalg.cholesky_ex(strided.tensor(np.swapaxes(a, -1, -2).conj().copy())).L
+    assert np.ascontiguousarray(L.numpy()).tobytes() == np.ascontiguousarray(lower.mH.numpy()).tobytes()
+    if not ok.all():
+        with pytest.raises(strided.linalg.LinAlgError) as ours:
+            strided.linalg.cholesky(strided.tensor(a), upper=True)
+        with pytest.raises(torch.linalg.LinAlgError) as theirs:
+            torch.linalg.cholesky(torch.tensor(a), upper=True)
+        assert str(ours.value).splitlines()[0] == str(theirs.value).splitlines()[0]
+    else:
+        np.testing.assert_allclose(strided.linalg.cholesky(strided.tensor(a), upper=True).numpy(), TL.numpy(),
+                                   rtol=1e-10, atol=1e-10)
