@@ -182,3 +182,22 @@ def test_cholesky_upper_reads_the_upper_triangle_as_torch(n: int, batch: tuple, 
     else:
         np.testing.assert_allclose(strided.linalg.cholesky(strided.tensor(a), upper=True).numpy(), TL.numpy(),
                                    rtol=1e-10, atol=1e-10)
+
+
+@settings(max_examples=60, deadline=None)
+@given(n=st.integers(2, 7), batch=st.sampled_from([(), (3,)]), shift=st.sampled_from([0.0, 0.5, 1.0]),
+       seed=st.integers(0, 2**16))
+def test_cholesky_info_ignores_the_diagonals_imaginary_parts_as_lapack(n: int, batch: tuple, shift: float,
+                                                                       seed: int) -> None:
+    """zpotrf takes the real part of each diagonal element (a Hermitian matrix's diagonal is real):
+    the failing minor strided names must be LAPACK's, as PyTorch's info, whatever the diagonal's
+    imaginary parts hold."""
+    rng = np.random.default_rng(seed)
+    a = rng.uniform(-1, 1, (*batch, n, n)) + 1j * rng.uniform(-1, 1, (*batch, n, n)) + shift * np.eye(n)
+    info = strided.linalg.cholesky_ex(strided.tensor(a)).info
+    tinfo = torch.linalg.cholesky_ex(torch.tensor(a)).info
+    assert info.numpy().tolist() == tinfo.numpy().tolist()
+    real_diagonal = a.copy()
+    idx = np.arange(n)
+    real_diagonal[..., idx, idx] = a[..., idx, idx].real
+    assert info.numpy().tolist() == strided.linalg.cholesky_ex(strided.tensor(real_diagonal)).info.numpy().tolist()
