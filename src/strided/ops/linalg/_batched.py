@@ -313,7 +313,7 @@ def cholesky_failure(a: np.ndarray) -> int:
         ratio = real(d) / abs(real(a[k, k]))
         if ratio < smallest:
             smallest, at = ratio, k + 1
-        low[k, k] = np.sqrt(d)
+        low[k, k] = np.sqrt(real(d))  # (zpotrf: the real part; a diagonal's imaginary part is ignored)
         low[k + 1:, k] = (a[k + 1:, k] - low[k + 1:, :k] @ row) / low[k, k]
     return at
 
