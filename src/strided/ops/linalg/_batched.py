@@ -23,6 +23,7 @@ from ...dtypes import DType, int64
 from ...errors import LinAlgError, StridedRuntimeError, join_lines
 from ...kernels import native
 from ...kernels.blocked import copy_into
+from ...kernels.fpstate import quietly
 from ...layout import Layout
 from ...storage import allocate
 from ...tensor import Tensor, tensor_arg
@@ -155,7 +156,17 @@ def lapack_ready(a: np.ndarray) -> np.ndarray:
     transposing copy, then copies that into LAPACK's column-major matrix: a 1024 x 1024 float32
     transpose's det took 39 ms that way, 24 ms cast in place (its row-major original 29)."""
     if a.dtype.char in "fF" and not a.flags.c_contiguous and a.nbytes >= PRECAST_MIN:
-        return a.astype(np.complex128 if a.dtype.kind == "c" else np.float64, order="K")
+        return widened(a)
+    return a
+
+
+def widened(a: np.ndarray) -> np.ndarray:
+    """A float32/complex64 ``a`` cast to float64/complex128 in its own memory order, NumPy's
+    floating-point flags ignored (the cast of a signaling NaN raises the invalid flag: a
+    RuntimeWarning outside NumPy's linalg, its "singular matrix" inside it; PyTorch sees a NaN);
+    anything else unchanged."""
+    if a.dtype.char in "fF":
+        return quietly(a.astype, np.complex128 if a.dtype.kind == "c" else np.float64, order="K")
     return a
 
 
@@ -170,7 +181,9 @@ def numpy_inv(a: np.ndarray) -> np.ndarray:
             pass
         else:
             return x.astype(a.dtype, copy=False)
-    return np.linalg.inv(a)
+    # (its float64 call on the widened numbers: the same bits, but a signaling NaN's cast is not
+    # taken for a singular matrix, as the pre-cast above does not: one answer for every layout)
+    return np.linalg.inv(widened(a)).astype(a.dtype, copy=False)
 
 
 def numpy_solve(a: np.ndarray, b: np.ndarray) -> np.ndarray:
@@ -185,6 +198,8 @@ def numpy_solve(a: np.ndarray, b: np.ndarray) -> np.ndarray:
             pass
         else:
             return x.astype(a.dtype, copy=False)
+    if a.dtype == b.dtype:  # (as numpy_inv's)
+        return np.linalg.solve(widened(a), widened(b)).astype(a.dtype, copy=False)
     return np.linalg.solve(a, b)
 
 
@@ -298,7 +313,7 @@ def cholesky_failure(a: np.ndarray) -> int:
         ratio = real(d) / abs(real(a[k, k]))
         if ratio < smallest:
             smallest, at = ratio, k + 1
-        low[k, k] = np.sqrt(d)
+        low[k, k] = np.sqrt(real(d))  # (zpotrf: the real part; a diagonal's imaginary part is ignored)
         low[k + 1:, k] = (a[k + 1:, k] - low[k + 1:, :k] @ row) / low[k, k]
     return at
 

@@ -323,8 +323,13 @@ def _eigh_arrays(A: Tensor, UPLO: str, op: str, vectors: bool) -> tuple[np.ndarr
     real = np.real(a).dtype
     if a.size == 0:
         return np.zeros(a.shape[:-1], real), np.zeros(a.shape, a.dtype)
-    # (all finite, the common case: one reduction without axes, the per-matrix one only else)
-    finite = np.True_ if np.isfinite(a).all() else np.isfinite(a).all(axis=(-2, -1))
+    # (all finite, the common case: one reduction without axes, the per-matrix one only else, of
+    # the UPLO triangle LAPACK reads: a NaN or inf in the other one changes nothing, as in PyTorch)
+    if np.isfinite(a).all():
+        finite = np.True_
+    else:
+        read = np.tril(a) if UPLO == "L" else np.triu(a)
+        finite = np.isfinite(read).all(axis=(-2, -1))
     safe = a if finite.all() else np.where(finite[..., None, None], a, 0)
     with quiet():  # (np.errstate(all="ignore") at a tenth of its cost)
         if vectors:
@@ -417,14 +422,15 @@ def _eigvalsh_backward(out: Tensor, A: Tensor, UPLO: str = "L") -> Any:  # noqa:
 
 def linalg_cholesky(A: Tensor, *, upper: bool = False) -> Tensor:  # noqa: N803
     """The lower-triangular L with ``A = L L^T`` of each symmetric positive-definite matrix (its
-    lower triangle read); ``upper=True``: ``U = L^T`` (``A = U^T U``). A matrix that is not
+    lower triangle read); ``upper=True``: the upper-triangular U with ``A = U^T U`` (its upper
+    triangle read, as PyTorch's potrf with uplo='U'). A matrix that is not
     positive-definite raises :class:`strided.linalg.LinAlgError` naming the failing minor.
 
     >>> strided.linalg.cholesky(strided.tensor([[4.0, 2.0], [2.0, 2.0]])).tolist()
     [[2.0, 0.0], [1.0, 1.0]]
     """
     A = LA.square(A, "linalg.cholesky")  # noqa: N806
-    low, _ = _cholesky(A, "linalg.cholesky", raising=True)
+    low, _ = _cholesky(A, "linalg.cholesky", raising=True, upper=upper)
     return _triangle(low, upper, A)
 
 
@@ -442,7 +448,7 @@ def linalg_cholesky_ex(A: Tensor, *, upper: bool = False, check_errors: bool = F
     (2, True)
     """
     A = LA.square(A, "linalg.cholesky")  # noqa: N806  (PyTorch's shape errors name linalg.cholesky)
-    low, info = _cholesky(A, "linalg.cholesky_ex", raising=check_errors)
+    low, info = _cholesky(A, "linalg.cholesky_ex", raising=check_errors, upper=upper)
     return R.linalg_cholesky_ex(_triangle(low, upper, A), LA.rowmajor(info, int32))
 
 
@@ -452,10 +458,16 @@ def _triangle(low: np.ndarray, upper: bool, A: Tensor) -> Tensor:  # noqa: N803
     return LA.colmajor(low, A._dtype)
 
 
-def _cholesky(A: Tensor, op: str, raising: bool) -> tuple[np.ndarray, np.ndarray]:  # noqa: N803
+def _cholesky(A: Tensor, op: str, raising: bool, upper: bool = False) -> tuple[np.ndarray, np.ndarray]:  # noqa: N803
     """Each matrix's lower factor and LAPACK potrf's ``info`` (batch-shaped int32); a failed
-    matrix raises (``raising``) or is NaN."""
+    matrix raises (``raising``) or is NaN. ``upper``: the factor of ``A^H``, whose lower triangle
+    is ``A``'s upper one conjugated (PyTorch's potrf with uplo='U' reads that triangle: its
+    ``U`` is this ``L^H``, its info the same leading minor's order)."""
     a = A._np()
+    if upper:
+        a = np.swapaxes(a, -1, -2)
+        if a.dtype.kind == "c":
+            a = a.conj()
     info = np.zeros(a.shape[:-2], np.int32)
     if a.size == 0:
         return np.zeros(a.shape, a.dtype), info
