@@ -137,9 +137,9 @@ def adopt(value: Any) -> Tensor | None:
         if _ptr(flat) == _ptr(arr) and np.shares_memory(flat, arr):
             strides = tuple(s // arr.itemsize for s in arr.strides)
     if strides is None:
-        arr = np.ascontiguousarray(arr)
+        arr = np.ascontiguousarray(arr)  # (1-D for a 0-d value: its strides are not the shape's)
         flat = arr.reshape(-1)
-        strides = tuple(s // arr.itemsize for s in arr.strides) if arr.size else None
+        strides = tuple(s // arr.itemsize for s in arr.strides) if arr.size and arr.ndim == len(shape) else None
     if not flat.flags.writeable:  # (a NumPy scalar's array, np.imag's zeros) strided writes into its results
         flat = flat.copy()
     return dispatch.adopted(flat, _trusted(shape, strides or contiguous_strides(shape), 0), dtype)
