@@ -405,11 +405,13 @@ def _draw_integers(g: np.random.Generator, low: int, top: int, shape: Shape) -> 
 
 def _integers_into(g: np.random.Generator, low: int, top: int, out: np.ndarray) -> None:
     """:func:`_draw_integers` of ``out.shape`` written into ``out`` (a C-contiguous int64 array):
-    the kernel draws straight into it; without the kernel, NumPy's array is copied in."""
+    the kernel draws straight into an aligned ``out``; otherwise (no kernel, or an unaligned
+    ``out``, a ``from_numpy`` of an offset buffer, which the kernel refuses) the same draw is
+    made into a new array and copied in."""
     kernel = native.rand()
-    if kernel is None or low.__class__ is not int or top.__class__ is not int or \
+    if kernel is None or not out.flags.aligned or low.__class__ is not int or top.__class__ is not int or \
             not -_INT64_TOP - 1 <= low <= top <= _INT64_TOP:
-        np.copyto(out, g.integers(low, top, size=out.shape, dtype=np.int64, endpoint=True))
+        np.copyto(out, _draw_integers(g, low, top, out.shape))
     else:
         kernel.bounded_int64(g.bit_generator.capsule, out, low, top - low)
 
