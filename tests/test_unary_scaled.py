@@ -1,7 +1,7 @@
-"""deg2rad / rad2deg as one np.multiply by NumPy's own factor (ops/elementwise/unary_more.py,
-``_angle``): the bits of np.deg2rad / np.rad2deg (what strided gave before; every float32 was
-compared once, here random bit patterns of every exponent, NaN payloads, zeros, infinities,
-subnormals), for float32 and float64, other dtypes through NumPy's ufunc; PyTorch's values,
+"""deg2rad / rad2deg as one np.multiply by PyTorch's factor (ops/elementwise/unary_more.py,
+``_angle``): PyTorch's bits, x times the double factor rounded to float32 (NumPy's float32
+rad2deg factor differs; deg2rad's agrees), on random bit patterns of every exponent, NaN payloads, zeros, infinities,
+subnormals, for float32 and float64, other dtypes through NumPy's ufunc; PyTorch's values,
 shapes and strides on contiguous, transposed and stepped inputs, in place and ``out=``.
 """
 
@@ -20,6 +20,14 @@ NAMES = ["deg2rad", "rad2deg"]
 _UINT = {np.float32: np.uint32, np.float64: np.uint64}
 
 
+def _ref(name: str, x: np.ndarray) -> np.ndarray:
+    """PyTorch's bits: x times the double factor rounded once to x's dtype (NumPy's float32
+    rad2deg divides in float32: 57.295776, PyTorch 57.29578; deg2rad's factors agree)."""
+    factor = np.pi / 180.0 if name == "deg2rad" else 180.0 / np.pi
+    with np.errstate(all="ignore"):
+        return np.multiply(x, x.dtype.type(factor))
+
+
 def _patterns(dtype: type) -> np.ndarray:
     rng = np.random.default_rng(4)
     u = _UINT[dtype]
@@ -33,11 +41,10 @@ def _patterns(dtype: type) -> np.ndarray:
 
 @pytest.mark.parametrize("name", NAMES)
 @pytest.mark.parametrize("dtype", [np.float32, np.float64])
-def test_the_bits_of_numpys_ufunc(name: str, dtype: type) -> None:
+def test_the_bits_of_pytorchs_factor(name: str, dtype: type) -> None:
     x = _patterns(dtype)
     got = getattr(strided, name)(strided.from_numpy(x)).numpy()
-    with np.errstate(all="ignore"):
-        want = getattr(np, name)(x)
+    want = _ref(name, x)
     assert got.dtype == want.dtype
     np.testing.assert_array_equal(got.view(_UINT[dtype]), want.view(_UINT[dtype]))
 
@@ -56,9 +63,8 @@ def test_every_dtype_as_numpy_and_pytorch(x: np.ndarray, name: str) -> None:
     rtol = {torch.float16: 1e-3, torch.float32: 2e-7, torch.float64: 1e-15}[want.dtype]
     np.testing.assert_allclose(got.numpy().astype(np.float64), want.numpy().astype(np.float64), rtol=rtol,
                                atol=0, equal_nan=True)
-    if x.dtype in (np.float32, np.float64):  # (NumPy's ufunc's bits)
-        with np.errstate(all="ignore"):
-            ref = getattr(np, name)(x)
+    if x.dtype in (np.float32, np.float64):  # (PyTorch's factor's bits)
+        ref = _ref(name, x)
         np.testing.assert_array_equal(got.numpy().view(_UINT[x.dtype.type]), ref.view(_UINT[x.dtype.type]))
 
 
@@ -70,7 +76,7 @@ def test_views_in_place_and_out(name: str, layout: str) -> None:
     s, t = view(strided.from_numpy(base.copy())), view(torch.from_numpy(base.copy()))
     got, want = getattr(strided, name)(s), getattr(torch, name)(t)
     assert got.shape == tuple(want.shape) and got.stride() == want.stride()
-    ref = getattr(np, name)(view(base))
+    ref = _ref(name, view(base))
     np.testing.assert_array_equal(got.numpy(), ref)
     np.testing.assert_allclose(got.numpy(), want.numpy(), rtol=2e-7)
     out = strided.empty(got.shape)

@@ -78,14 +78,14 @@ def _ufunc(uf: np.ufunc) -> Kernel:
 
 
 def _angle(uf: np.ufunc, num: float, den: float) -> Kernel:
-    """np.deg2rad / np.rad2deg as the one multiplication NumPy's loop does for float32 and float64:
-    ``x * (num / den)``, the factor a C constant of the loop's type (float32: ``num`` and ``den``
-    rounded to float32, divided in float32, as ``NPY_PIf / 180.0f``). np.multiply's SIMD loop
-    takes 0.3 ms for 2^20 float32 where NumPy's deg2rad loop takes 1.1 (a scalar call per
-    element); the bits are the same (every float32 was compared, tests/test_unary_scaled.py
-    samples both dtypes). Other compute dtypes (float16: NumPy computes it in float32 and
+    """deg2rad / rad2deg as PyTorch's one multiplication for float32 and float64:
+    ``x * (num / den)``, the double quotient rounded once to the compute type (PyTorch's
+    ``self * M_180_PI``: a double scalar read as float32 opmath; NumPy's float32 loop divides
+    ``180.0f / NPY_PIf`` in float32, 57.295776 where PyTorch has 57.29578: tests/test_redteam_erf9.py;
+    deg2rad's two factors agree). np.multiply's SIMD loop takes 0.3 ms for 2^20 float32 where
+    NumPy's deg2rad loop takes 1.1 (a scalar call per element). Other compute dtypes (float16: NumPy computes it in float32 and
     rounds) keep ``uf``."""
-    factors = {np.dtype(np.float32): np.array(np.float32(num) / np.float32(den)),
+    factors = {np.dtype(np.float32): np.array(np.float32(num / den)),
                np.dtype(np.float64): np.array(np.float64(num) / np.float64(den))}
     for f in factors.values():
         f.flags.writeable = False
