@@ -105,3 +105,16 @@ def test_norms_and_products_match_numpy_with_nans(vals, dt, rows):
         assert _bits(got).tolist() == _bits(np.multiply.reduce(a, axis=axis)).tolist()
     got = st.linalg.matrix_norm(t).numpy()
     assert _bits(got).tolist() == _bits(np.sqrt(np.add.reduce(a * a, axis=(-2, -1)))).tolist()
+
+
+@pytest.mark.parametrize("lead", [-0.0, 0.0])
+def test_large_permuted_float64_sum_leading_zero_sign(lead):
+    # past 4096 elements the float64 sum's +0.0 fix-up depends on a leading -0.0 (in any line)
+    a = np.full((3, 1500), -0.0)
+    a[1, 0] = lead
+    a[2, 700] = 1.0
+    t = st.tensor(np.ascontiguousarray(a.T)).t()
+    got = st.cumsum(t, 1).numpy()
+    np.testing.assert_array_equal(_bits(got), _bits(_scan_ref(a, 1, False)))
+    got = st.cumsum(t, 0).numpy()
+    np.testing.assert_array_equal(_bits(got), _bits(_scan_ref(a, 0, False)))
