@@ -162,12 +162,14 @@ def euclidean_norms(x: np.ndarray, axis: int | None, absolute: bool = True) -> n
         return None
     if axis is None:
         out = np.empty((1,) * x.ndim, x.dtype)
-        return out if k.norm2(mem, out, x.size, 1, absolute) else None
+        # (a NaN norm: NumPy's NaN sign and payload come from which operand its compiled adds keep,
+        # which the kernel's compiler may order otherwise; NumPy computes those)
+        return out if k.norm2(mem, out, x.size, 1, absolute) and not np.isnan(out).any() else None
     at = order.index(axis)
     rest = order[:at] + order[at + 1:]
     run = np.empty(tuple(x.shape[d] for d in rest), x.dtype)
-    if not k.norm2(mem, run, mem.shape[at], int(np.prod(mem.shape[at + 1:])), absolute):
-        return None
+    if not k.norm2(mem, run, mem.shape[at], int(np.prod(mem.shape[at + 1:])), absolute) or np.isnan(run).any():
+        return None  # (a NaN norm: NumPy decides its sign and payload, see above)
     if rest != sorted(rest):  # (the other axes lie in another order than the result's: one copy)
         out = np.empty(tuple(x.shape[d] for d in sorted(rest)), x.dtype)
         np.copyto(out, run.transpose(np.argsort(rest)))
@@ -196,8 +198,8 @@ def line_products(x: np.ndarray, axis: int) -> np.ndarray | None:
         return None
     rest = order[:-1]
     run = np.empty(tuple(x.shape[d] for d in rest), x.dtype)
-    if not k.prod_rows(mem, run, x.shape[axis]):
-        return None
+    if not k.prod_rows(mem, run, x.shape[axis]) or np.isnan(run).any():
+        return None  # (a NaN product: NumPy decides its sign and payload, as for euclidean_norms)
     if rest != sorted(rest):  # (the other axes lie in another order than the result's: one copy)
         out = np.empty(tuple(x.shape[d] for d in sorted(rest)), x.dtype)
         np.copyto(out, run.transpose(np.argsort(rest)))

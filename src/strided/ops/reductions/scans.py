@@ -185,7 +185,7 @@ def _fast_scan(ufunc: np.ufunc, self: Any, dim: Any) -> tuple[Tensor, int] | Non
         if len(x) == info[1] and x.flags.aligned:
             out = np.empty(info[1], d.numpy)
             # (False, nothing written, only where x and out overlap: never for a fresh out)
-            if k.scan(x, out, shape[axis], info[0][axis], ufunc is np.multiply):
+            if k.scan(x, out, shape[axis], info[0][axis], ufunc is np.multiply) and not _nan_ends(out.reshape(shape), axis):
                 return adopted(out, info[2], d), axis
     res = quietly(_scan_array, ufunc, self, axis, d)  # (row-major in, C-contiguous out)
     return adopted(res.reshape(-1), info[2], d), axis
@@ -197,6 +197,17 @@ def _permuted_scan(ufunc: np.ufunc, self: Tensor, axis: int, info: tuple) -> tup
     (the general path runs) where that declines."""
     res = compiled_scan(numpy_view(self._storage, self._layout), axis, ufunc is np.multiply)
     return None if res is None else (adopted(res.reshape(-1), info[2], self._dtype), axis)
+
+
+def _nan_ends(run: np.ndarray, axis: int) -> bool:
+    """Whether a compiled scan's result ``run`` has a NaN line along ``axis`` (a NaN, once in a running
+    sum or product, stays to the line's end): there the NaN kept by NaN + NaN (NaN * NaN) is the one
+    NumPy's compiled loop keeps (the running value), which the kernel's compiler may not keep (it
+    may swap the operands of a commutative add, vectorized), so the caller's NumPy path runs."""
+    if run.ndim == 1:
+        v = run[-1]
+        return bool(v != v)
+    return bool(np.isnan(run.take(-1, axis=axis)).any())
 
 
 def compiled_scan(x: np.ndarray, axis: int, prod: bool) -> np.ndarray | None:
@@ -218,7 +229,7 @@ def compiled_scan(x: np.ndarray, axis: int, prod: bool) -> np.ndarray | None:
         return None
     at = order.index(axis)
     run = np.empty(mem.shape, mem.dtype)
-    if not k.scan(mem, run, mem.shape[at], math.prod(mem.shape[at + 1:]), prod):
+    if not k.scan(mem, run, mem.shape[at], math.prod(mem.shape[at + 1:]), prod) or _nan_ends(run, at):
         return None
     if order == sorted(order):
         return run
