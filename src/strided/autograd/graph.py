@@ -409,9 +409,6 @@ def modified_error(node: Node, t: Any, saved: int, now: int, is_output: bool = F
     As PyTorch, the tensor is named by the node that made it: the saving node itself for its own
     output, else the tensor's current ``grad_fn`` (nothing for a leaf), without ``Backward0``.
     """
-    from ..dtypes import TORCH_NAME
-
-    kind = "".join(w.capitalize() for w in TORCH_NAME[t._dtype.name].removeprefix("torch.").split("_"))
     shape = ", ".join(map(str, t._layout.shape))
     m = t._ag
     maker = node if is_output else m.grad_fn if m is not None else None
@@ -422,7 +419,7 @@ def modified_error(node: Node, t: Any, saved: int, now: int, is_output: bool = F
     made = f"the output of {node._name}" if is_output else f"an input of {node._name}"
     return StridedRuntimeError(join_lines(
         "one of the variables needed for gradient computation has been modified by an inplace operation: "
-        f"[{_tensor_type(kind)} [{shape}]]{what} is at version {now}; expected version "
+        f"[{_tensor_type(t._dtype.name)} [{shape}]]{what} is at version {now}; expected version "
         f"{saved} instead. Hint: enable anomaly detection to find the operation that failed to compute "
         "its gradient, with torch.autograd.set_detect_anomaly(True, check_nan=False).",
         f"{node._name} saved this tensor ({made}, shape {t._layout.shape}) for its backward; then "
@@ -437,15 +434,17 @@ def _short(name: str) -> str:
     return head[: -len("Backward")] if head.endswith("Backward") else name
 
 
-def _tensor_type(kind: str) -> str:
-    """PyTorch's legacy type name in this message: ``torch.FloatTensor``; complex tensors, which
-    have no legacy tensor type, print as ``CPUComplexFloatType``."""
-    if kind.startswith("Complex"):
-        return {"Complexfloat": "CPUComplexFloatType", "Complexdouble": "CPUComplexDoubleType"}.get(kind, f"CPU{kind}Type")
-    names = {"Float64": "DoubleTensor", "Float32": "FloatTensor", "Float16": "HalfTensor",
-             "Bfloat16": "BFloat16Tensor", "Int64": "LongTensor", "Int32": "IntTensor",
-             "Int16": "ShortTensor", "Int8": "CharTensor", "Uint8": "ByteTensor", "Bool": "BoolTensor"}
-    return "torch." + names.get(kind, kind + "Tensor")
+def _tensor_type(dtype: str) -> str:
+    """PyTorch's name of a tensor's type in this message (``TensorBase::toString``): the legacy
+    type for the eight dtypes that have one (``torch.FloatTensor``), else the dispatch key and
+    scalar type (``CPUBoolType``, ``CPUBFloat16Type``, ``CPUComplexFloatType``, ``CPUUInt16Type``)."""
+    legacy = {"float64": "Double", "float32": "Float", "float16": "Half", "int64": "Long", "int32": "Int",
+              "int16": "Short", "int8": "Char", "uint8": "Byte"}
+    if dtype in legacy:
+        return f"torch.{legacy[dtype]}Tensor"
+    scalar = {"bool": "Bool", "bfloat16": "BFloat16", "complex64": "ComplexFloat", "complex128": "ComplexDouble",
+              "complex32": "ComplexHalf", "uint16": "UInt16", "uint32": "UInt32", "uint64": "UInt64"}
+    return f"CPU{scalar.get(dtype, dtype)}Type"
 
 
 class AccumulateGrad(Node):

@@ -500,7 +500,7 @@ def _masked_fill(old: Tensor, mask: Tensor, value: Any) -> tuple:
 
 
 def _index_put(old: Tensor, indices: Any, values: Any, accumulate: bool = False) -> tuple:
-    key = tuple(indices)
+    key = gradtools.frozen_key(tuple(indices))
 
     def grads(g: Tensor) -> tuple:
         if accumulate:
@@ -510,7 +510,7 @@ def _index_put(old: Tensor, indices: Any, values: Any, accumulate: bool = False)
             kept[key] = 0
         return kept, g[key]
 
-    return "IndexPutBackward0", (old, values), grads, ()
+    return "IndexPutBackward0", (old, values), grads, gradtools.key_tensors(key)
 
 
 def _setitem(old: Tensor, key: Any, value: Any) -> tuple:

@@ -23,6 +23,7 @@ lives here, in the ops layer (the autograd layer above is not importable from a 
 from __future__ import annotations
 
 from collections.abc import Callable
+from typing import Any
 
 import numpy as np
 
@@ -149,4 +150,29 @@ def selected_grads(x: Tensor, indices: Tensor, dim: int, keepdim: bool) -> Calla
     return grads
 
 
-__all__ = ["from_numpy_result", "needs_grad", "threshold_grad", "norm_grad", "scale_by_count", "keep", "unreduce", "zeros", "grad_zeros", "selected_grads"]
+def frozen_key(key: Any) -> Any:
+    """An index key with its lists (at any depth) copied, for a backward rule to read later:
+    PyTorch turns a list into an index tensor when it indexes, so a list the caller changes
+    afterwards must not move the gradient.
+
+    >>> k = [0, 2]; f = frozen_key((k,)); k[0] = 1; f
+    ([0, 2],)
+    """
+    if isinstance(key, (list, tuple)):
+        return type(key)(frozen_key(k) for k in key)
+    return key
+
+
+def key_tensors(key: Any) -> tuple[Tensor, ...]:
+    """The tensors of an index key (in its tuples and lists, at any depth): what an indexing
+    rule reads at backward, to be saved with their versions as PyTorch saves its index tensors
+    (one written in place before backward then raises PyTorch's error instead of sending the
+    gradient to the new positions)."""
+    if isinstance(key, Tensor):
+        return (key,)
+    if isinstance(key, (list, tuple)):
+        return tuple(t for k in key for t in key_tensors(k))
+    return ()
+
+
+__all__ = ["frozen_key", "key_tensors", "from_numpy_result", "needs_grad", "threshold_grad", "norm_grad", "scale_by_count", "keep", "unreduce", "zeros", "grad_zeros", "selected_grads"]

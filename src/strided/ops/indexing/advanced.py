@@ -50,6 +50,7 @@ from ...messages import partial_overlap
 from ...opdef import Kind, declare
 from ...tensor import ADVANCED_INDEXING, Tensor, tensor_arg
 from ...writes import SETITEM, _as_source, _numpy_number
+from .._support.gradtools import frozen_key, key_tensors
 from .._support.operands import _cinfo
 from .._support.promotion import TORCH_NAMES
 from ..registry import backward
@@ -743,6 +744,7 @@ def getitem_backward(out: Tensor, t: Tensor, key: Any) -> Any:
     """IndexBackward0: the gradient added into zeros of ``t``'s shape at the positions ``t[key]``
     read, repeated positions summed (PyTorch's ``index_put_(..., accumulate=True)``)."""
     shape = t._layout.shape
+    key = frozen_key(key)
 
     def put(g: Tensor) -> Tensor:
         z = grad_zeros(shape, g._dtype)
@@ -753,7 +755,9 @@ def getitem_backward(out: Tensor, t: Tensor, key: Any) -> Any:
     def grad(g: Tensor) -> tuple:  # (linear in g: its adjoint is the index itself, for create_graph)
         return (linear("IndexPutBackward0", g, put, lambda gg: _getitem(gg, key)),)
 
-    return "IndexBackward0", (t,), grad, ()
+    # (the key's tensors are saved with their versions: one written in place before backward
+    # raises PyTorch's error instead of scattering the gradient to the new positions)
+    return "IndexBackward0", (t,), grad, key_tensors(key)
 
 
 def _getitem(t: Tensor, key: Any) -> Tensor:
@@ -767,7 +771,7 @@ def index_put_backward(out: Tensor, self: Tensor, indices: Sequence[Tensor], val
     """IndexPutBackward0: ``self`` gets the gradient (with zeros where the values were written,
     unless they were added), ``values`` the gradient read at those positions (summed where
     ``values`` was broadcast)."""
-    key = tuple(indices)
+    key = frozen_key(tuple(indices))
 
     def zeroed_raw(g: Tensor) -> Tensor:
         with silenced():
@@ -785,7 +789,7 @@ def index_put_backward(out: Tensor, self: Tensor, indices: Sequence[Tensor], val
         with silenced():
             return gself, getitem(g, key)
 
-    return "IndexPutBackward0", (self, values), grad, ()
+    return "IndexPutBackward0", (self, values), grad, key_tensors(key)
 
 
 ADVANCED_INDEXING["getitem"] = _getitem

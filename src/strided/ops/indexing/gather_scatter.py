@@ -26,6 +26,7 @@ from ...dtypes import DType, np_kind
 from ...errors import StridedIndexError, StridedRuntimeError, StridedTypeError, join_lines
 from ...gradients import grad_zeros, linear, seal
 from ...kernels.blocked import copy_into
+from ...kernels.listeners import silenced
 from ...layout import Layout
 from ...opdef import Kind, declare
 from ...tensor import Tensor
@@ -262,8 +263,15 @@ method("take_along_dim")(take_along_dim)
 def take_along_dim_backward(out: Tensor, input: Tensor, indices: Tensor, dim: int | None = None) -> Any:  # noqa: A002
     """GatherBackward0 (PyTorch's take_along_dim is a gather of the broadcast operands): the
     gradient added back where each element was read, summed over the dims the input was
-    broadcast in (by the engine)."""
+    broadcast in (by the engine).
+
+    With ``dim`` PyTorch's gather reads a broadcast copy of ``indices`` made in the forward: the
+    rule reads a snapshot too (``indices`` written in place afterwards changes nothing, as in
+    PyTorch); the flattened form reads ``indices`` itself, saved with its version."""
     shape = input._layout.shape
+    if dim is not None:
+        with silenced():  # (the rule's own snapshot, not a user's copy)
+            indices = indices.detach().clone()
 
     def grad(g: Tensor) -> tuple:
         if dim is None:  # the flattened form: positions into input's row-major order
@@ -282,7 +290,7 @@ def take_along_dim_backward(out: Tensor, input: Tensor, indices: Tensor, dim: in
 
         return (linear("ScatterAddBackward0", g, added, lambda gg: take_along_dim(gg, indices, d)),)
 
-    return "GatherBackward0", (input,), grad, (indices,)
+    return "GatherBackward0", (input,), grad, (indices,) if dim is None else ()
 
 
 def _added_flat(shape: tuple[int, ...], idx: np.ndarray, g: Tensor) -> Tensor:
