@@ -620,7 +620,11 @@ def _cholesky_ex_differs(s: list, t: list, args: tuple) -> str:
     ok = infot == 0
     if ls.shape != lt.shape or ls.dtype != lt.dtype:
         return _differs(ls, lt, values=False)
-    return "" if _close(ls[ok], lt[ok]) else "L differs where info == 0"
+    # (two float32 Cholesky factorizations of an n x n matrix agree to about n * eps * max|L|, not
+    # to 1e-4 of each small entry: at 1024 x 1024 torch's blocked float32 potrf is off by ~2e-5
+    # where strided's factor, computed in float64 and rounded once, is exact to float32)
+    scale = float(np.abs(lt[ok]).max(initial=0))
+    return "" if _close(ls[ok], lt[ok], atol=1e-5 + 1e-6 * ls.shape[-1] ** 0.5 * scale) else "L differs where info == 0"
 
 
 def _eigh_differs(s: list, t: list, args: tuple) -> str:
