@@ -19,7 +19,7 @@ from typing import Any
 import numpy as np
 
 from ...args import int_arg
-from ...dispatch import adopted, copied, report, result_array
+from ...dispatch import adopted, copied, report, result, result_array
 from ...dtypes import TORCH_NAME, bool_, float32, float64, int64
 from ...errors import (
     StridedIndexError,
@@ -35,7 +35,7 @@ from ...kernels.fpstate import quiet, quietly
 from ...kernels.listeners import OPEN
 from ...kernels.matmul import matmul_new
 from ...kernels.memory import flat_run
-from ...layout import Layout, contiguous_strides
+from ...layout import Layout, contiguous_strides, elementwise_output_strides
 from ...layout import expand as expand_layout
 from ...layout.plans import View as _View
 from ...layout.plans import view as _view_plan
@@ -508,9 +508,23 @@ def normalize(input: Tensor, p: float = 2.0, dim: Any = 1, eps: float = 1e-12, o
     x = input._np().astype(compute, copy=False)
     with np.errstate(all="ignore"):
         values = x / np.maximum(_norms(x, float(p), axes), compute.type(eps))
-    result = _fresh_output(input._layout.shape, d, [input], d)
+    result = _normalized_output(input, axes, d)
     np.copyto(result._np(), values, casting="unsafe")
     return report("normalize", (input,), result)
+
+
+def _normalized_output(input: Tensor, axes: tuple[int, ...] | None, d: Any) -> Tensor:  # noqa: A002
+    """The fresh output of PyTorch's ``input / norm(keepdim=True).clamp_min(eps).expand_as(input)``:
+    TensorIterator's strides for both operands, the norm's (a contiguous keepdim tensor) expanded
+    (stride 0 along a reduced dim of size > 1). With the input alone, a size-1 dim's stride
+    differed from PyTorch's ((3, 1) strided (1, 1) gave (1, 1) in PyTorch, (3, 1) here)."""
+    lay = input._layout
+    shape = lay.shape
+    reduced = set(range(len(shape)) if axes is None else axes)
+    kept = tuple(1 if i in reduced else n for i, n in enumerate(shape))
+    den = tuple(0 if i in reduced and shape[i] != 1 else st for i, st in enumerate(contiguous_strides(kept)))
+    strides = elementwise_output_strides(shape, ((shape, lay.strides), (shape, den)))
+    return result(shape, d, strides)
 
 
 @backward("F.normalize")

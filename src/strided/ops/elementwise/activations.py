@@ -28,7 +28,7 @@ from typing import Any
 
 import numpy as np
 
-from ...dispatch import OPEN, adopted, report, result_array
+from ...dispatch import OPEN, adopted, report, result, result_array
 from ...dtypes import (
     TORCH_NAME,
     DType,
@@ -48,6 +48,7 @@ from ...gradients import seal
 from ...kernels import check_writable, native, write
 from ...kernels.elementwise import _ONE0, _TYPED0_DTYPES, _clip, typed0
 from ...kernels.fpstate import QUIET, quiet_call, quiet_reset, quiet_retry, quiet_set
+from ...layout import preserve_format_strides
 from ...opdef import Kind, declare
 from ...tensor import Tensor, tensor_arg
 from .._support.operands import _cinfo, _fresh_output, flat_run
@@ -202,7 +203,7 @@ def _run(row: Activation, input: Any, params: tuple, inplace: bool = False) -> T
         bump_if_used(x, name)  # (a saved tensor it changed must fail at backward)
         out = x
     else:
-        out = _fresh_output(x._layout.shape, d, [x], d)
+        out = _output(row, x, d)
         whole = _as_output(values, out, d, x)
         if whole is not None:
             out = whole
@@ -218,6 +219,17 @@ def _run(row: Activation, input: Any, params: tuple, inplace: bool = False) -> T
 
 
 _FAST_DTYPES = {float32: np.dtype(np.float32), float64: np.dtype(np.float64)}
+
+
+def _output(row: Activation, x: Tensor, d: DType) -> Tensor:
+    """The fresh output, laid out as PyTorch lays it out: TensorIterator's strides for the input,
+    except hardtanh's, which PyTorch writes into ``empty_like(input)`` (preserve_format: a dense
+    input's strides exactly, a size-1 dim's included: shape (3, 1) with strides (1, 1) gives
+    (1, 1) there, where TensorIterator gives (1, 1)'s row-major (3, 1))."""
+    if row is HARDTANH:
+        lay = x._layout
+        return result(lay.shape, d, preserve_format_strides(lay.shape, lay.strides))
+    return _fresh_output(x._layout.shape, d, [x], d)
 
 
 def _as_output(values: np.ndarray, out: Tensor, d: DType, x: Tensor) -> Tensor | None:
@@ -257,6 +269,8 @@ def _fast(row: Activation, x: Any, params: tuple) -> Tensor | None:
     if d is not float32 and d is not float64:
         return None
     info = _cinfo[x._layout.shape]
+    if row is HARDTANH and x._layout.strides != info[2].strides:
+        return None  # (its output keeps a size-1 dim's stride: the general path's empty_like)
     arr = flat_run(x, info)
     if arr is None:
         return None
