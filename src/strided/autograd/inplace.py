@@ -54,7 +54,8 @@ _DUNDERS = {"__iadd__": "add", "__isub__": "sub", "__imul__": "mul", "__itruediv
 _NO_OLD_VALUES = {"add_", "sub_", "subtract_", "__iadd__", "__isub__", "neg_", "negative_", "zero_", "fill_", "copy_",
                   "masked_fill_", "index_put_", "__setitem__", "t_", "transpose_", "swapaxes_", "swapdims_",
                   "unsqueeze_", "squeeze_", "as_strided_", "uniform_", "normal_", "bernoulli_", "random_",
-                  "exponential_", "geometric_", "cauchy_", "log_normal_"}
+                  "exponential_", "geometric_", "cauchy_", "log_normal_", "eq_", "ne_", "not_equal_", "lt_",
+                  "less_", "le_", "less_equal_", "gt_", "greater_", "ge_", "greater_equal_"}
 
 # The in-place views (a new layout for the same tensor): PyTorch names their nodes apart from
 # the out-of-place views' (TBackward1, not TBackward0).
@@ -519,6 +520,21 @@ def _setitem(old: Tensor, key: Any, value: Any) -> tuple:
     return _index_put(old, key if isinstance(key, tuple) else (key,), value)
 
 
+def _compare(stem: str) -> Callable[..., tuple]:
+    """eq_, lt_, ... in the graph: the tensor takes the comparison's 0/1, which depend on no input
+    differentiably: PyTorch's ``<Stem>Backward0`` (a number other) or ``<Stem>Backward1`` (a tensor
+    other), zero gradients for both."""
+
+    def spec(old: Tensor, other: Any) -> tuple:
+        zeros = _zeros_for(old)
+        if isinstance(other, Tensor):
+            zeros_other = _zeros_for(other)
+            return f"{stem}Backward1", (old, other), lambda g: (zeros(g), zeros_other(g)), ()
+        return f"{stem}Backward0", (old,), lambda g: (zeros(g),), ()
+
+    return spec
+
+
 def _random_fill(name: str) -> Callable[..., tuple]:
     """uniform_, normal_, ...: the new values depend on no input; the old ones get a zero gradient."""
 
@@ -537,4 +553,7 @@ _SPECIAL: dict[str, Callable[..., tuple]] = {
     "cauchy_": _random_fill("CauchyBackward0"), "log_normal_": _random_fill("LogNormalBackward0"),
     "floor_divide_": _floor_divide_, "__ifloordiv__": _floor_divide_,
     "floor_divide.out": _floor_divide_out,
+    "eq_": _compare("Eq"), "ne_": _compare("Ne"), "not_equal_": _compare("Ne"), "lt_": _compare("Lt"),
+    "less_": _compare("Lt"), "le_": _compare("Le"), "less_equal_": _compare("Le"), "gt_": _compare("Gt"),
+    "greater_": _compare("Gt"), "ge_": _compare("Ge"), "greater_equal_": _compare("Ge"),
 }

@@ -232,6 +232,13 @@ def _check_inplace(target: Tensor, op: str, result: DType, shape: tuple[int, ...
                 f"(x = x.to(strided.{result.name}))",
             )
         )
+    check_inplace_shape(target, op, shape)
+    check_writable(target._storage, target._layout, op, updates=True)
+
+
+def check_inplace_shape(target: Tensor, op: str, shape: tuple[int, ...]) -> None:
+    """PyTorch's refusal of an in-place write whose operands broadcast beyond ``target``'s shape
+    (TensorIterator's shape step: before any dtype check or missing kernel)."""
     if shape != target._layout.shape:
         raise StridedRuntimeError(
             join_lines(
@@ -242,7 +249,6 @@ def _check_inplace(target: Tensor, op: str, result: DType, shape: tuple[int, ...
                 "fix: use the out-of-place form, which returns a tensor of the broadcast shape",
             )
         )
-    check_writable(target._storage, target._layout, op, updates=True)
 
 
 def _not_implemented(kernel: str, dtype: DType, operands: tuple = (), hint: str = "") -> StridedNotImplementedError:

@@ -90,6 +90,7 @@ from .._support.operands import (
     _shape_cache,
     _trusted,
     _view,
+    check_inplace_shape,
 )
 from .._support.out import check_cast, into_out, write_out
 from .._support.promotion import operand_class, result_type_of_classes, to_float
@@ -367,6 +368,15 @@ def _binary(op: BinaryOp, a: Any, b: Any, target: Tensor | None = None, alpha: A
                 f"or wrap it: strided.{op.name}(x, strided.tensor({number!r}))",
             )
         )
+    # (TensorIterator's order: the operands' shapes, then an in-place target's, before any dtype
+    # check or missing kernel: a complex or uint16 operand of the wrong shape is a shape error)
+    if op.no_bool or op.kind == "minmax":  # (sub's bool and maximum's complex refusals come before the shapes)
+        kinds = (_dtype_of(a), _dtype_of(b))
+        if (bool_ in kinds) if op.no_bool else any(k is not None and k.is_complex for k in kinds):
+            _binary_dtypes(op, a, b)  # (raises)
+    shape = _broadcast(name, [a, b], ("a", "b"))
+    if target is not None:
+        check_inplace_shape(target, name, shape)
     if op.kind == "pow" and _pow_shortcut(a, b):
         # PyTorch skips the kernel's dtype checks here (ADD's dtypes; MUL's for uint16/32/64, which
         # have a mul kernel and no add: uint16 ** 1 is a copy in PyTorch 2.13, uint16 ** 0 ones,
@@ -377,7 +387,6 @@ def _binary(op: BinaryOp, a: Any, b: Any, target: Tensor | None = None, alpha: A
     else:
         compute, result = _binary_dtypes(op, a, b)
     alpha_np = None if alpha is None else _alpha_scalar(alpha, result, compute, name)
-    shape = _broadcast(name, [a, b], ("a", "b"))
     if op.late_checks and target is None:
         _late_checks(op, compute, a, b)
     if op is DIV and target is None and not isinstance(a, Tensor):
@@ -1281,6 +1290,9 @@ _METHODS: list[tuple[tuple[str, ...], Callable]] = [
     (("le", "less_equal"), le), (("__le__",), _le_d),
     (("gt", "greater"), gt), (("__gt__",), _gt_d),
     (("ge", "greater_equal"), ge), (("__ge__",), _ge_d),
+    # (in place: the comparison's 0/1 cast to the tensor's own dtype, as PyTorch's eq_)
+    (("eq_",), eq_), (("ne_", "not_equal_"), ne_), (("lt_", "less_"), lt_), (("le_", "less_equal_"), le_),
+    (("gt_", "greater_"), gt_), (("ge_", "greater_equal_"), ge_),
     (("maximum",), maximum), (("minimum",), minimum),
 ]
 
