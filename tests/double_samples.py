@@ -129,6 +129,13 @@ _VIEWS = {  # op -> the call on a (2, 3) input
 }
 
 _TWO = {  # op -> (shapes, call)
+    "slice_scatter": ((M, (2, 1)), lambda L, F, a, s: L.slice_scatter(a, s, 1, 1, 2) ** 2),
+    "select_scatter": ((M, (3,)), lambda L, F, a, s: L.select_scatter(a, s, 0, 1) ** 2),
+    "diagonal_scatter": ((M, (2,)), lambda L, F, a, s: a.diagonal_scatter(s, 1) ** 2),
+    # (src's derivatives only: PyTorch 2.13's input gradient of as_strided_scatter is the window's
+    # instead of its complement; test_view_scatters.py checks strided's against finite differences)
+    "as_strided_scatter": (((2,),), lambda L, F, s: L.as_strided_scatter(
+        L.zeros(2, 3, dtype=L.float64), s, (2,), (2,), 1) ** 2),
     "polar": ((M, M), lambda L, F, a, b: (L.polar(a * a + 0.5, b) ** 2).imag),  # (abs > 0: PyTorch's rule uses sgn(result))
     "complex": ((M, M), lambda L, F, a, b: (L.complex(a, b) ** 3).real),
     "digamma": (((M),), lambda L, F, x: x.digamma()), "i0": (((M),), lambda L, F, x: x.i0()),

@@ -56,8 +56,10 @@ def _value(name: str, lib, x, op: str):
             return lib.ones(2, 2, 4, dtype=x.dtype)
         if name == "reduce":  # (index_reduce's reductions: no "sum")
             return "prod"
-    if op == "select" and name == "index":
+    if op in ("select", "select_scatter") and name == "index":
         return 0
+    if op == "select_scatter" and name == "src":  # (the shape of x.select(1, 0))
+        return lib.ones(SHAPE[0], SHAPE[2], dtype=x.dtype)
     idx = lib.tensor([[[0, 1, 0, 1]] * 3] * 2)
     table = {
         "tensors": [x, x],

@@ -355,6 +355,12 @@ from .ops.shape.reorder import (
     rot90,
     tile,
 )
+from .ops.shape.scatters import (
+    as_strided_scatter,
+    diagonal_scatter,
+    select_scatter,
+    slice_scatter,
+)
 from .ops.shape.searching import (
     bucketize,
     searchsorted,
@@ -438,6 +444,7 @@ __all__ = [
     'argwhere',
     'as_strided',
     'as_strided_copy',
+    'as_strided_scatter',
     'asin',
     'asinh',
     'atan',
@@ -494,6 +501,7 @@ __all__ = [
     'diagflat',
     'diagonal',
     'diagonal_copy',
+    'diagonal_scatter',
     'diff',
     'digamma',
     'dist',
@@ -659,6 +667,7 @@ __all__ = [
     'searchsorted',
     'select',
     'select_copy',
+    'select_scatter',
     'sgn',
     'sigmoid',
     'sign',
@@ -667,6 +676,7 @@ __all__ = [
     'sinc',
     'sinh',
     'slice_copy',
+    'slice_scatter',
     'slogdet',
     'softmax',
     'sort',

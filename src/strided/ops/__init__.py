@@ -39,4 +39,4 @@ from .reductions import (  # noqa: F401
     softmax,
     sums,
 )
-from .shape import joining, reorder, searching, sets, sorting, triangles  # noqa: F401
+from .shape import joining, reorder, scatters, searching, sets, sorting, triangles  # noqa: F401

@@ -35,7 +35,7 @@ from .elementwise import (  # noqa: F401
 from .indexing import advanced, gather_scatter, index_ops, masked  # noqa: F401
 from .linalg import distance, einsum, matmul  # noqa: F401
 from .reductions import extrema, nan_reductions, scans, softmax, sums  # noqa: F401
-from .shape import joining, reorder, searching, sets, sorting, triangles  # noqa: F401
+from .shape import joining, reorder, scatters, searching, sets, sorting, triangles  # noqa: F401
 
 OpEntry = OpDef  # (the table's entries are the registry's ops)
 

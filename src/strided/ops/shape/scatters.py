@@ -1,0 +1,228 @@
+"""The functional inverses of the views, with PyTorch's semantics: ``slice_scatter``,
+``select_scatter``, ``diagonal_scatter`` and ``as_strided_scatter`` return a copy of ``input``
+whose slice (row, diagonal, strided window) holds ``src``.
+
+The copy keeps ``input``'s layout exactly, as PyTorch's ``clone_preserve_strides`` does: the
+whole storage under ``input`` is copied (all of it, elements outside ``input``'s view included)
+and the result is viewed with ``input``'s strides and storage offset, so the window of
+``as_strided_scatter`` addresses the same storage positions it would in ``input``. A small view
+of a large storage therefore copies the large storage: the copy ledger reports those bytes. An
+``input`` whose elements overlap (an expanded tensor) cannot keep its strides (the write would
+reach several elements): it is cloned to dense memory instead, as PyTorch does.
+
+``src`` must have the slice's shape exactly (no broadcasting); its dtype is converted as
+``copy_`` converts.
+
+>>> x = strided.zeros(2, 3)
+>>> strided.slice_scatter(x, strided.ones(2, 1), 1, 1, 2).tolist()
+[[0.0, 1.0, 0.0], [0.0, 1.0, 0.0]]
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from typing import Any
+
+import numpy as np
+
+from ... import layout as L
+from ...dispatch import OPEN, adopted
+from ...dtypes import bool_
+from ...errors import StridedRuntimeError, StridedTypeError, join_lines
+from ...grad_mode import requires_grad
+from ...gradients import grad_zeros, seal
+from ...kernels.listeners import emit, listeners, silenced
+from ...layout import Layout
+from ...opdef import Kind, declare
+from ...tensor import Tensor
+from ..registry import backward, method
+
+__all__ = ["as_strided_scatter", "diagonal_scatter", "select_scatter", "slice_scatter"]
+
+
+def _tensor(value: Any, op: str, name: str, position: int) -> Tensor:
+    if not isinstance(value, Tensor):
+        raise StridedTypeError(join_lines(
+            f"{op}(): argument '{name}' (position {position}) must be Tensor, not {type(value).__name__}",
+            f"{op} writes the tensor {name} into a copy of input",
+            f"fix: wrap it: strided.full_like(<the slice>, {value!r})" if name == "src" else
+            f"fix: pass a tensor: strided.tensor({value!r})"))
+    return value
+
+
+def _clone_preserve_strides(t: Tensor) -> Tensor:
+    """A copy of ``t`` with ``t``'s strides and storage offset, over a copy of its whole storage
+    (PyTorch's ``clone_preserve_strides``); a plain ``clone()`` when ``t``'s elements overlap."""
+    lay = t._layout
+    if L.has_internal_overlap(lay.shape, lay.strides):
+        return t.clone()
+    return adopted(t._storage.array.copy(), Layout._trusted(lay.shape, lay.strides, lay.offset), t._dtype)
+
+
+def _scatter(op: str, input: Any, src: Any, window: Callable[[Tensor], Tensor]) -> Tensor:  # noqa: A002
+    """``input``'s copy (:func:`_clone_preserve_strides`) with ``window(copy)`` overwritten by ``src``."""
+    x = _tensor(input, op, "input", 1)
+    s = _tensor(src, op, "src", 2)
+    with silenced():  # (the op's own steps: one copy is reported below)
+        out = _clone_preserve_strides(x)
+        piece = window(out)
+        if piece._layout.shape != s._layout.shape:
+            raise StridedRuntimeError(join_lines(
+                f"expected src to have a size equal to the slice of self. src size = {list(s._layout.shape)}, "
+                f"slice size = {list(piece._layout.shape)}",
+                f"{op} writes src into that slice of a copy of input; no broadcasting",
+                "fix: give src the slice's shape (src.expand(...) or src.reshape(...))"))
+        piece.copy_(s)
+    if OPEN and listeners():
+        kept = out._storage.array.size != out.numel() or out._layout.strides != L.contiguous_strides(out._layout.shape)
+        emit(op, "copy", (x, s), out,
+             f"{op}: a copy of input ({'its whole storage, to keep its strides and offset' if kept else 'dense'})"
+             f" with src written into the slice", out._storage.array.nbytes)
+    return out
+
+
+def _slice(t: Tensor, dim: int, start: int | None, end: int | None, step: int) -> Tensor:
+    if not t._layout.shape:
+        raise _zero_dim("slice")
+    if step <= 0:
+        raise StridedRuntimeError(join_lines("slice step must be positive",
+                                             f"the step is {step}; slice_scatter writes a forward slice",
+                                             "fix: a positive step (flip src instead of stepping backwards)"))
+    d = L.wrap_dim(dim, len(t._layout.shape))
+    key = (slice(None),) * d + (slice(start, end, step),)
+    return t[key]
+
+
+def _zero_dim(view: str) -> Exception:
+    from ...errors import StridedIndexError
+
+    return StridedIndexError(join_lines(f"{view}() cannot be applied to a 0-dim tensor.",
+                                        "a 0-d tensor has no dim to take a slice of",
+                                        "fix: reshape it first: t.reshape(1)"))
+
+
+@method("slice_scatter")
+def slice_scatter(input: Tensor, src: Tensor, dim: int = 0, start: int | None = None, end: int | None = None,  # noqa: A002
+                  step: int = 1) -> Tensor:
+    """A copy of ``input`` with ``input[..., start:end:step, ...]`` (along ``dim``) set to ``src``.
+
+    >>> strided.slice_scatter(strided.zeros(4), strided.ones(2), 0, 0, 4, 2).tolist()
+    [1.0, 0.0, 1.0, 0.0]
+    """
+    return _scatter("slice_scatter", input, src, lambda t: _slice(t, dim, start, end, step))
+
+
+@method("select_scatter")
+def select_scatter(input: Tensor, src: Tensor, dim: int, index: int) -> Tensor:  # noqa: A002
+    """A copy of ``input`` with ``input.select(dim, index)`` set to ``src``.
+
+    >>> strided.select_scatter(strided.zeros(2, 2), strided.ones(2), 0, 1).tolist()
+    [[0.0, 0.0], [1.0, 1.0]]
+    """
+    def window(t: Tensor) -> Tensor:
+        if not t._layout.shape:
+            raise _zero_dim("select")
+        return t.select(dim, index)
+
+    return _scatter("select_scatter", input, src, window)
+
+
+@method("diagonal_scatter")
+def diagonal_scatter(input: Tensor, src: Tensor, offset: int = 0, dim1: int = 0, dim2: int = 1) -> Tensor:  # noqa: A002
+    """A copy of ``input`` with ``input.diagonal(offset, dim1, dim2)`` set to ``src``.
+
+    >>> strided.diagonal_scatter(strided.zeros(2, 2), strided.ones(2)).tolist()
+    [[1.0, 0.0], [0.0, 1.0]]
+    """
+    return _scatter("diagonal_scatter", input, src, lambda t: t.diagonal(offset, dim1, dim2))
+
+
+@method("as_strided_scatter")
+def as_strided_scatter(input: Tensor, src: Tensor, size: Sequence[int], stride: Sequence[int],  # noqa: A002
+                       storage_offset: int | None = None) -> Tensor:
+    """A copy of ``input`` (its strides and offset, over a copy of its whole storage) with the
+    window ``as_strided(size, stride, storage_offset)`` set to ``src``; the offset defaults to
+    ``input``'s, and counts from the storage's start, as ``as_strided``'s does.
+
+    >>> strided.as_strided_scatter(strided.zeros(2, 2), strided.ones(2), (2,), (3,)).tolist()
+    [[1.0, 0.0], [0.0, 1.0]]
+    """
+    return _scatter("as_strided_scatter", input, src, lambda t: t.as_strided(
+        size, stride, t._layout.offset if storage_offset is None else storage_offset))
+
+
+# ---------------------------------------------------------------- gradients
+# The result is input with a slice replaced: input's gradient is the incoming one with that slice
+# zeroed (the same op, scattering zeros), src's the incoming one read at the slice.
+
+
+@backward("slice_scatter", operands="two")
+def slice_scatter_backward(out: Tensor, input: Tensor, src: Tensor, dim: int = 0, start: int | None = None,  # noqa: A002
+                           end: int | None = None, step: int = 1) -> Any:
+    """SliceScatterBackward0."""
+    shape = src._layout.shape
+    return "SliceScatterBackward0", (input, src), lambda g: (
+        slice_scatter(g, grad_zeros(shape, g._dtype), dim, start, end, step),
+        _slice(g, dim, start, end, step)), ()
+
+
+@backward("select_scatter", operands="two")
+def select_scatter_backward(out: Tensor, input: Tensor, src: Tensor, dim: int, index: int) -> Any:  # noqa: A002
+    """SelectScatterBackward0."""
+    shape = src._layout.shape
+    return "SelectScatterBackward0", (input, src), lambda g: (
+        select_scatter(g, grad_zeros(shape, g._dtype), dim, index), g.select(dim, index)), ()
+
+
+@backward("diagonal_scatter", operands="two")
+def diagonal_scatter_backward(out: Tensor, input: Tensor, src: Tensor, offset: int = 0, dim1: int = 0,  # noqa: A002
+                              dim2: int = 1) -> Any:
+    """DiagonalScatterBackward0."""
+    shape = src._layout.shape
+    return "DiagonalScatterBackward0", (input, src), lambda g: (
+        diagonal_scatter(g, grad_zeros(shape, g._dtype), offset, dim1, dim2), g.diagonal(offset, dim1, dim2)), ()
+
+
+@backward("as_strided_scatter", operands="two")
+def as_strided_scatter_backward(out: Tensor, input: Tensor, src: Tensor, size: Sequence[int],  # noqa: A002
+                                stride: Sequence[int], storage_offset: int | None = None) -> Any:
+    """AsStridedScatterBackward0, for a contiguous ``input`` (PyTorch refuses another one when it
+    requires grad).
+
+    # Note: PyTorch 2.13's rule gives ``input`` the gradient read AT the window and zeros elsewhere
+    # (its as_strided_scatter_backward copies the window's gradient into zeros), the complement of
+    # the derivative. strided gives the derivative: the incoming gradient with the window's
+    # elements zeroed; ``src``'s is the gradient read at the window, as PyTorch's.
+    """
+    lay = input._layout
+    if requires_grad(input) and not L.is_contiguous(lay.shape, lay.strides):
+        raise StridedRuntimeError(join_lines(
+            "!self.requires_grad() || self.is_contiguous() INTERNAL ASSERT FAILED: as_strided_scatter is "
+            "currently only supported for contiguous inputs",
+            f"input (shape {lay.shape}, strides {lay.strides}) requires grad and is not contiguous; PyTorch "
+            "differentiates as_strided_scatter only through a contiguous input",
+            "fix: input.contiguous() first"))
+    base, total = lay.offset, L.product(lay.shape)
+    where = lay.offset if storage_offset is None else storage_offset
+    storage_size = out._storage.array.size
+
+    def window_of(g: Tensor) -> Tensor:
+        # g's elements at their storage positions (input's, contiguous from its offset), in a
+        # buffer of the storage's size: the window is read there
+        buf = grad_zeros((storage_size,), g._dtype)
+        buf[base:base + total] = g.reshape(-1)
+        return buf.as_strided(size, stride, where)
+
+    # (which of input's elements the window overwrites: fixed by the layouts alone)
+    hit = np.zeros(storage_size, bool)
+    np.lib.stride_tricks.as_strided(hit[where:], tuple(size), tuple(st * hit.itemsize for st in stride))[...] = True
+    keep = adopted(~hit[base:base + total], Layout._trusted(lay.shape, L.contiguous_strides(lay.shape), 0), bool_)
+
+    def grads(g: Tensor) -> tuple:
+        return g * keep, window_of(g).clone()
+
+    return "AsStridedScatterBackward0", (input, src), grads, ()
+
+
+seal(globals())  # (last: this module's ops with a backward rule become their recording entries)
+declare(Kind.COPY, "slice_scatter select_scatter diagonal_scatter as_strided_scatter")
