@@ -129,6 +129,7 @@ _VIEWS = {  # op -> the call on a (2, 3) input
 }
 
 _TWO = {  # op -> (shapes, call)
+    "split_with_sizes": ((M,), lambda L, F, x: [p * p for p in x.split_with_sizes([1, 2], 1)]),
     "slice_scatter": ((M, (2, 1)), lambda L, F, a, s: L.slice_scatter(a, s, 1, 1, 2) ** 2),
     "select_scatter": ((M, (3,)), lambda L, F, a, s: L.select_scatter(a, s, 0, 1) ** 2),
     "diagonal_scatter": ((M, (2,)), lambda L, F, a, s: a.diagonal_scatter(s, 1) ** 2),

@@ -151,7 +151,7 @@ _NOT_OPS = {  # public names that are no op: types, constants, settings, factori
     "Generator", "default_generator", "initial_seed", "manual_seed", "seed", "get_rng_state", "set_rng_state", "rand", "rand_like", "randint",
     "randint_like", "randn", "randn_like", "randperm", "normal", "bernoulli", "multinomial",
     # predicates and queries: a Python bool or int, no tensor
-    "allclose", "equal", "is_complex", "is_conj", "is_floating_point", "is_nonzero", "is_tensor", "numel",
+    "allclose", "equal", "is_complex", "is_conj", "is_floating_point", "is_nonzero", "is_same_size", "is_signed", "is_tensor", "numel",
     # dtype aliases, dtype limits and the settings of the default dtype and of printing
     "float", "double", "half", "long", "int", "short", "finfo", "iinfo", "get_default_dtype",
     "set_default_dtype", "set_printoptions", "use_deterministic_algorithms", "are_deterministic_algorithms_enabled",

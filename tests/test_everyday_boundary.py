@@ -84,7 +84,7 @@ def _nbytes(out):
 def test_every_more_op_reports_its_own_name_and_kind():
     assert len(_TABLE) > 150 and set(copies.COPY_FORMS) <= {n for _, _, n in _TABLE}
     for module, kind, name in _TABLE:
-        if name in ("resolve_conj", "positive"):
+        if name in ("resolve_conj", "resolve_neg", "positive"):
             continue  # (they return their input itself, as PyTorch's do for a plain tensor: no op reported)
         records = []
         with st.dispatch.listen(records.append), st.record_copies() as ledger, watch() as w:
@@ -101,7 +101,7 @@ def test_every_more_op_reports_its_own_name_and_kind():
 def test_a_tensor_already_of_the_asked_rank_is_returned_as_it_is_no_op_reported():
     records = []
     with st.dispatch.listen(records.append):
-        assert st.atleast_2d(_x) is _x and st.atleast_1d(_x) is _x and st.resolve_conj(_x) is _x
+        assert st.atleast_2d(_x) is _x and st.atleast_1d(_x) is _x and st.resolve_conj(_x) is _x and st.resolve_neg(_x) is _x
     assert records == []  # (PyTorch returns the same object too)
 
 

@@ -105,7 +105,7 @@ try:
     from .ops.elementwise import activations as _activations  # noqa: F401  (its methods; the lazy nn imported it before)
     from .ops.elementwise.binary_more import allclose, equal
     from .ops.elementwise.complex_ops import is_complex, is_conj
-    from .ops.like_self import is_floating_point, is_nonzero, is_tensor, numel
+    from .ops.like_self import is_floating_point, is_nonzero, is_same_size, is_signed, is_tensor, numel
     from .ops.linalg.einsum import einsum_plan
     from .ops.shape import padding as _padding  # noqa: F401  (the same)
     from .ops.shape.broadcasting import broadcasting
@@ -157,7 +157,7 @@ __all__ = [
     "finfo", "float", "float16", "float32", "float64", "from_dlpack", "Generator", "get_default_dtype", "get_rng_state",
     "half", "inference_mode", "is_inference_mode_enabled",
     "iinfo", "initial_seed", "int", "int16", "int32", "int64", "int8", "is_complex", "is_conj",
-    "is_floating_point", "is_grad_enabled", "is_nonzero", "is_tensor", "long", "numel", "Layout", "linalg", "load", "manual_seed", "may_share_memory", "nn",
+    "is_floating_point", "is_grad_enabled", "is_nonzero", "is_same_size", "is_signed", "is_tensor", "long", "numel", "Layout", "linalg", "load", "manual_seed", "may_share_memory", "nn",
     "no_grad", "optim", "OverlapWriteError", "preserve_format", "promote_types", "ravel", "record_copies", "reshape",
     "ReshapeRefusal", "result_type", "return_types", "save", "seed", "set_default_dtype", "set_grad_enabled", "set_rng_state",
     "set_printoptions", "shares_memory", "short", "Size", "special", "Storage", "TypedStorage", "BoolStorage", "ByteStorage", "CharStorage",

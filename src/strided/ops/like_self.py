@@ -27,7 +27,7 @@ from ..opdef import OPDEFS, Kind, declare
 from ..tensor import Tensor
 from .registry import method
 
-__all__ = ["is_floating_point", "is_nonzero", "is_tensor", "numel"]
+__all__ = ["is_floating_point", "is_nonzero", "is_same_size", "is_signed", "is_tensor", "numel"]
 
 
 def _own_dtype(self: Tensor, dtype: Any) -> Any:
@@ -198,6 +198,32 @@ def is_nonzero(input: Tensor) -> bool:  # noqa: A002 - torch's argument name
             "reduce first (x.any(), x.all()) or pick one element (x[0])"
         )
     return bool(input.reshape(()).item())
+
+
+@method("is_signed")
+def is_signed(input: Tensor) -> bool:  # noqa: A002 - torch's argument name
+    """Whether ``input``'s dtype holds negative numbers (``torch.is_signed``): the floats, the
+    complex dtypes and the signed integers; not bool or the unsigned integers.
+
+    >>> strided.is_signed(strided.zeros(1)), strided.zeros(1, dtype=strided.uint8).is_signed()
+    (True, False)
+    """
+    _tensor_only(input, "is_signed")
+    d = input._dtype
+    return d.is_floating_point or d.is_complex or d.numpy.kind == "i"
+
+
+@method("is_same_size")
+def is_same_size(input: Tensor, other: Tensor) -> bool:  # noqa: A002 - torch's argument name
+    """Whether ``input`` and ``other`` have the same shape (``torch.is_same_size``).
+
+    >>> strided.zeros(2, 3).is_same_size(strided.ones(2, 3))
+    True
+    """
+    _tensor_only(input, "is_same_size")
+    if not isinstance(other, Tensor):
+        raise StridedTypeError(f"is_same_size(): argument 'other' (position 1) must be Tensor, not {type_name(other)}")
+    return input._layout.shape == other._layout.shape
 
 
 declare(Kind.ALLOC, "new_zeros new_ones new_empty new_full new_tensor", layout_only="new_zeros new_ones new_empty new_full")

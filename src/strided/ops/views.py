@@ -723,6 +723,22 @@ def split(self: Tensor, split_size: int | Sequence[int], dim: int = 0) -> tuple[
     return _pieces(self, d, split_sizes(split_size, step, d, shape))
 
 
+def split_with_sizes(self: Tensor, split_sizes: Sequence[int], dim: int = 0) -> tuple[Tensor, ...]:
+    """Pieces of the given sizes along ``dim`` (they must add up to its size): views, as
+    ``split`` with a list.
+
+    >>> [p.tolist() for p in strided.arange(5).split_with_sizes([2, 3])]
+    [[0, 1], [2, 3, 4]]
+    """
+    if not isinstance(split_sizes, (list, tuple)):
+        raise StridedTypeError(join_lines(
+            f"split_with_sizes(): argument 'split_sizes' (position 1) must be tuple of ints, not "
+            f"{type(split_sizes).__name__}",
+            "split_with_sizes takes the size of every piece",
+            f"fix: a list of sizes, or split({split_sizes!r}) for pieces of one size"))
+    return split(self, list(split_sizes), dim)
+
+
 def _pieces(t: Tensor, d: int, sizes: Sequence[int]) -> tuple[Tensor, ...]:
     """Consecutive narrow views of ``sizes`` along dim ``d``."""
     out = []
@@ -777,6 +793,7 @@ def unbind(self: Tensor, dim: int = 0) -> tuple[Tensor, ...]:
 
 
 backward("split", "chunk")(_pieces_back("SplitBackward0"))
+backward("split_with_sizes")(_pieces_back("SplitWithSizesBackward0"))
 backward("unbind")(_pieces_back("UnbindBackward0"))
 
 
@@ -929,7 +946,7 @@ _METHODS: tuple[tuple[Callable[..., Any], tuple[str, ...]], ...] = (
     (swapaxes, ("swapaxes",)), (expand, ("expand",)),
     (expand_as, ("expand_as",)), (broadcast_to, ("broadcast_to",)), (unsqueeze, ("unsqueeze",)),
     (squeeze, ("squeeze",)), (narrow, ("narrow",)), (select, ("select",)), (split, ("split",)),
-    (chunk, ("chunk",)), (unbind, ("unbind",)), (diagonal, ("diagonal",)), (unfold, ("unfold",)),
+    (split_with_sizes, ("split_with_sizes",)), (chunk, ("chunk",)), (unbind, ("unbind",)), (diagonal, ("diagonal",)), (unfold, ("unfold",)),
     (as_strided, ("as_strided",)), (__getitem__, ("__getitem__",)),
 )
 for _fn, _names in _METHODS:
@@ -941,6 +958,6 @@ Tensor.mT = property(mT)  # type: ignore[assignment]
 seal(globals())  # (last: this module's ops with a backward rule become their recording entries)
 # the kinds of this module's ops, in the op registry (after the seal: the forwards are the entries)
 declare(Kind.VIEW, "view view_as reshape flatten unflatten permute transpose t T mT movedim expand expand_as unsqueeze "
-                   "squeeze narrow select split chunk unbind diagonal unfold as_strided __getitem__",
+                   "squeeze narrow select split split_with_sizes chunk unbind diagonal unfold as_strided __getitem__",
         explain="view reshape flatten unflatten permute transpose swapaxes swapdims t movedim moveaxis expand "
                 "broadcast_to squeeze unsqueeze narrow select diagonal unfold as_strided")

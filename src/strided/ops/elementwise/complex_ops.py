@@ -256,6 +256,27 @@ def is_conj(input: Tensor) -> bool:
     return False
 
 
+def resolve_neg(input: Tensor) -> Tensor:
+    """``input`` itself: strided never holds a lazy negation (PyTorch's negative bit, set on the
+    imaginary part of a lazily conjugated tensor; strided's ``conj()`` writes the values).
+
+    >>> x = strided.tensor([1j])
+    >>> x.resolve_neg() is x
+    True
+    """
+    return tensor_arg(input, "resolve_neg")
+
+
+def is_neg(input: Tensor) -> bool:
+    """Always False: strided sets no negative bit (see :func:`resolve_neg`).
+
+    >>> strided.tensor([1j]).conj().imag.is_neg()
+    False
+    """
+    tensor_arg(input, "is_neg")
+    return False
+
+
 def _check_matrix(self: Tensor, what: str, batches: bool) -> None:
     nd = len(self._layout.shape)
     if (nd != 2) if not batches else (nd < 2):
@@ -451,6 +472,8 @@ installs_as("conj_physical")(conj_physical)
 installs_as("conj_physical_")(conj_physical_)
 installs_as("resolve_conj")(resolve_conj)
 installs_as("is_conj")(is_conj)
+installs_as("resolve_neg")(resolve_neg)
+installs_as("is_neg")(is_neg)
 installs_as("adjoint")(adjoint)
 installs_as("angle")(angle)
 installs_as("is_complex")(is_complex)
@@ -538,6 +561,6 @@ backward("conj_physical")(_conj_rule("ConjPhysicalBackward0"))
 
 seal(globals())  # (last: this module's ops with a backward rule become their recording entries)
 # the kinds of this module's ops, in the op registry (after the seal: the forwards are the entries)
-declare(Kind.VIEW, "real imag view_as_real view_as_complex resolve_conj adjoint")
+declare(Kind.VIEW, "real imag view_as_real view_as_complex resolve_conj resolve_neg adjoint")
 declare(Kind.COPY, "conj conj_physical")
 declare(Kind.COMPUTE, "angle polar complex isreal")

@@ -806,4 +806,30 @@ _TRACE_ACC = {"float16": np.float32, "bfloat16": np.float32, "float32": np.float
 
 seal(globals())  # (last: this module's ops with a backward rule become their recording entries)
 # the kinds of this module's ops, in the op registry (after the seal: the forwards are the entries)
+@method("sum_to_size")
+def sum_to_size(self: Tensor, *size: Any) -> Tensor:
+    """``self`` summed down to ``size``, a shape ``self`` broadcasts from (PyTorch's
+    ``sum_to_size``: the dims ``size`` lacks, and those where it has 1, are summed; ``self``
+    itself when the shapes are equal). A composite of ``sum`` and ``view``, as PyTorch's.
+
+    >>> strided.ones(2, 3).sum_to_size(1, 3).tolist()
+    [[2.0, 2.0, 2.0]]
+    """
+    target = tuple(size[0]) if len(size) == 1 and isinstance(size[0], (tuple, list)) else tuple(size)
+    shape = self._layout.shape
+    lead = len(shape) - len(target)
+    # (a loop: this module's ``any`` is the reduction)
+    if lead < 0 or [t for t, n in zip(target, shape[lead:]) if t != 1 and t != n]:
+        raise StridedRuntimeError(join_lines(
+            f"size {{{list(target)}}} is not expandable to size {{{list(shape)}}}.",
+            f"sum_to_size sums a tensor of shape {shape} down to a shape it could have been broadcast "
+            "from: each of the target's dims must be 1 or the tensor's, and it may not have more dims",
+            "fix: a target that broadcasts to the tensor's shape"))
+    if target == shape:
+        return self
+    dims = tuple(range(lead)) + tuple(lead + i for i, t in enumerate(target) if t == 1 and shape[lead + i] != 1)
+    out = self.sum(dims, keepdim=True) if dims else self
+    return out.view(target) if lead else out
+
+
 declare(Kind.COMPUTE, "sum prod mean var std all any var_mean std_mean")

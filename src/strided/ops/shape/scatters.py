@@ -66,6 +66,7 @@ def _scatter(op: str, input: Any, src: Any, window: Callable[[Tensor], Tensor]) 
     with silenced():  # (the op's own steps: one copy is reported below)
         out = _clone_preserve_strides(x)
         piece = window(out)
+        _refuse_overlap(op, piece._layout)
         if piece._layout.shape != s._layout.shape:
             raise StridedRuntimeError(join_lines(
                 f"expected src to have a size equal to the slice of self. src size = {list(s._layout.shape)}, "
@@ -79,6 +80,20 @@ def _scatter(op: str, input: Any, src: Any, window: Callable[[Tensor], Tensor]) 
              f"{op}: a copy of input ({'its whole storage, to keep its strides and offset' if kept else 'dense'})"
              f" with src written into the slice", out._storage.array.nbytes)
     return out
+
+
+def _refuse_overlap(op: str, lay: Layout) -> None:
+    """Refuse a slice whose elements share storage positions (an ``as_strided`` window that reaches
+    a position twice; the slice of an input whose own elements overlap, kept by the copy): PyTorch
+    refuses a stride-0 one so and writes any other in its own loop order, so which ``src``
+    element lands on a shared position is undefined."""
+    if L.overlaps(lay.shape, lay.strides) is not False:
+        raise StridedRuntimeError(join_lines(
+            "unsupported operation: more than one element of the written-to tensor refers to a single "
+            "memory location. Please clone() the tensor before performing the operation.",
+            f"{op}'s slice (shape {lay.shape}, strides {lay.strides}) reaches some storage positions more "
+            "than once: which src element would land there is undefined",
+            "fix: a slice whose elements are distinct positions (or input.contiguous() first)"))
 
 
 def _slice(t: Tensor, dim: int, start: int | None, end: int | None, step: int) -> Tensor:
