@@ -122,6 +122,8 @@ _VIEWS = {  # op -> the call on a (2, 3) input
     "masked_fill": lambda L, F, x: x.masked_fill(mask(L, [[True, False, True], [False, True, False]]), 2.0),
     "index_fill": lambda L, F, x: x.index_fill(1, i64(L, [0, 2]), -1.0),
     "clamp": lambda L, F, x: x.clamp(-0.5, 0.6),
+    "clamp_min": lambda L, F, x: x.clamp_min(-0.2) * x,
+    "clamp_max": lambda L, F, x: x.clamp_max(L.full_like(x, 0.3)) * x,
     "real": lambda L, F, x: (x * (1 + 2j)).exp().real,
     "imag": lambda L, F, x: (x * (1 + 2j)).exp().imag,
     "view_as_real": lambda L, F, x: L.view_as_real((x * (1 + 2j)).exp()),

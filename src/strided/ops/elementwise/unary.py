@@ -684,6 +684,28 @@ def clamp_(self: Tensor, min: Any = None, max: Any = None) -> Tensor:  # noqa: A
     return _clamp(self, min, max, self)
 
 
+def clamp_min_(self: Tensor, min: Any) -> Tensor:  # noqa: A002
+    """In-place :func:`clamp_min`.
+
+    >>> x = strided.tensor([-2.0, 0.5])
+    >>> x.clamp_min_(0.0) is x, x.tolist()
+    (True, [0.0, 0.5])
+    """
+    _no_complex_bound(min, "clamp_min_")
+    return _clamp(self, min, None, self)
+
+
+def clamp_max_(self: Tensor, max: Any) -> Tensor:  # noqa: A002
+    """In-place :func:`clamp_max`.
+
+    >>> x = strided.tensor([-2.0, 0.5])
+    >>> x.clamp_max_(0.0) is x, x.tolist()
+    (True, [-2.0, 0.0])
+    """
+    _no_complex_bound(max, "clamp_max_")
+    return _clamp(self, None, max, self)
+
+
 clip = clamp
 
 
@@ -822,7 +844,8 @@ def _where_method(self: Tensor, condition: Any, other: Any) -> Tensor:
 
 _METHODS += [
     (("clamp", "clip"), clamp), (("clamp_", "clip_"), clamp_), (("clamp_min",), clamp_min),
-    (("clamp_max",), clamp_max), (("where",), _where_method),
+    (("clamp_max",), clamp_max), (("clamp_min_",), clamp_min_), (("clamp_max_",), clamp_max_),
+    (("where",), _where_method),
 ]
 
 for _names, _fn in _METHODS:
@@ -869,6 +892,24 @@ def clamp_backward(out: Tensor, x: Tensor, min: Any = None, max: Any = None, **k
         return "ClampBackward0", (x, lo, hi), grads, saved
     return "ClampBackward1", (x,), grads, saved
 
+
+@backward("clamp_min", operands="any")
+def clamp_min_backward(out: Tensor, x: Tensor, min: Any) -> Any:  # noqa: A002
+    """ClampMinBackward0 (a number bound) / ClampMinBackward1 (a tensor bound): clamp's rule,
+    under PyTorch's names."""
+    _, _, grads, saved = clamp_backward(out, x, min, None)
+    if isinstance(min, Tensor):
+        return "ClampMinBackward1", (x, min), lambda g: grads(g)[:2], saved
+    return "ClampMinBackward0", (x,), grads, saved
+
+
+@backward("clamp_max", operands="any")
+def clamp_max_backward(out: Tensor, x: Tensor, max: Any) -> Any:  # noqa: A002
+    """ClampMaxBackward0 / ClampMaxBackward1: clamp's rule, under PyTorch's names."""
+    _, _, grads, saved = clamp_backward(out, x, None, max)
+    if isinstance(max, Tensor):
+        return "ClampMaxBackward1", (x, max), lambda g: (lambda r: (r[0], r[2]))(grads(g)), saved
+    return "ClampMaxBackward0", (x,), grads, saved
 
 
 seal(globals())  # (last: this module's ops with a backward rule become their recording entries)
