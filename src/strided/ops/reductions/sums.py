@@ -49,6 +49,7 @@ from ...kernels.reduce import (
     variance_into,
     variance_parts,
 )
+from ...kernels.sums import add_reduce
 from ...numpy_keywords import NO
 from ...numpy_keywords import call as numpy_call
 from ...opdef import Kind, declare
@@ -151,7 +152,9 @@ def sum(self: Tensor, dim: SupportsIndex | Sequence[SupportsIndex] | None = None
 
 
 _SCALAR = _cinfo[()][2]  # the 0-d layout every full sum shares
-_add_reduce = np.add.reduce  # (array, axis, dtype, out, keepdims): positional, cheaper than keywords
+# np.add.reduce's bits, by the compiled pairwise sum on large float runs (kernels/sums.py); called
+# positionally (array, axis, dtype, out, keepdims): cheaper than keywords
+_add_reduce = add_reduce
 _multiply_reduce = np.multiply.reduce
 
 
