@@ -1,7 +1,7 @@
 """The compiled parts of strided, plain C: ``strided.kernels._copykernel``, a cache-blocked strided
 copy, ``strided.kernels._specialkernel``, the special functions (erf, lgamma, ...) in one pass, and
 ``strided.kernels._randkernel``, NumPy's bounded-integer draw without its per-call overhead, and
-``strided.kernels._sumkernel``, NumPy's pairwise float sum (the same bits) vectorised.
+``strided.kernels._rowkernel``, NumPy's pairwise float sum (the same bits) vectorised.
 
 Everything else is in pyproject.toml. The extension is ``optional``: ``pip install -e .`` on a
 machine without a C compiler (or without Python's headers) prints setuptools' warning and
@@ -37,8 +37,8 @@ setup(ext_modules=[Extension(
     # every platform this builds on has (without it the build skips the module: NumPy's own call)
     extra_compile_args=["-O3", "-std=gnu99", "-Wall"],
 ), Extension(
-    "strided.kernels._sumkernel",
-    ["src/strided/kernels/_sumkernel.c"],
+    "strided.kernels._rowkernel",
+    ["src/strided/kernels/_rowkernel.c"],
     optional=True,
     # NumPy's pairwise float sum with its eight accumulators as one vector: gnu99 for GCC's vector
     # extension and target_clones (an AVX2 clone picked at load time on x86-64); no -ffast-math,

@@ -22,6 +22,7 @@ from ...errors import StridedIndexError, StridedRuntimeError, StridedTypeError, 
 from ...gradients import seal
 from ...kernels.fpstate import QUIET, quiet_reset, quiet_set
 from ...kernels.listeners import silenced
+from ...kernels.rows import max_reduce, min_reduce
 from ...opdef import Kind, declare
 from ...tensor import Tensor, tensor_arg
 from .._support import gradtools, support
@@ -149,7 +150,9 @@ def amin(input: Tensor, dim: Any = (), keepdim: bool = False, *, out: Any = None
     return _finish(_extreme(input, dim, keepdim, "amin", False), out, "amin", (input,), "input")
 
 
-_max_reduce, _min_reduce = np.maximum.reduce, np.minimum.reduce
+# np.maximum/minimum.reduce's bits; the rows of a large 2-d float array by the compiled kernel
+# (kernels/rows.py)
+_max_reduce, _min_reduce = max_reduce, min_reduce
 
 
 @method("aminmax")

@@ -49,7 +49,7 @@ from ...kernels.reduce import (
     variance_into,
     variance_parts,
 )
-from ...kernels.sums import add_reduce
+from ...kernels.rows import add_reduce
 from ...numpy_keywords import NO
 from ...numpy_keywords import call as numpy_call
 from ...opdef import Kind, declare
@@ -152,7 +152,7 @@ def sum(self: Tensor, dim: SupportsIndex | Sequence[SupportsIndex] | None = None
 
 
 _SCALAR = _cinfo[()][2]  # the 0-d layout every full sum shares
-# np.add.reduce's bits, by the compiled pairwise sum on large float runs (kernels/sums.py); called
+# np.add.reduce's bits, by the compiled pairwise sum on large float runs (kernels/rows.py); called
 # positionally (array, axis, dtype, out, keepdims): cheaper than keywords
 _add_reduce = add_reduce
 _multiply_reduce = np.multiply.reduce

@@ -1,11 +1,13 @@
-"""The compiled pairwise sum (kernels/sums.py, kernels/_sumkernel.c) against ``np.add.reduce``.
+"""The compiled row kernels (kernels/rows.py, kernels/_rowkernel.c) against NumPy's reduces.
 
 The kernel must return exactly NumPy's bits: the same type (NumPy's scalar for a full sum), shape
 and bytes, on every path it takes (full sums of C- and Fortran-contiguous arrays, sums over a
 unit-stride dim of 1-d and 2-d arrays, rows stepped backwards), at every run length around
 NumPy's block of 128 and its splits, with values of mixed magnitudes so that any change in the
 order of the additions shows. strided's ``sum`` and ``mean`` give the same bits with the kernel
-and without it (``native.disabled()``), and agree with PyTorch's.
+and without it (``native.disabled()``), and agree with PyTorch's. The row extremes behind
+``amax``/``amin``/``aminmax`` give ``np.maximum.reduce``'s and ``np.minimum.reduce``'s bits,
+signed zeros, infinities and NaN payloads included.
 """
 
 from __future__ import annotations
@@ -21,15 +23,15 @@ from hypothesis import given, settings
 from hypothesis import strategies as hs
 
 import strided
-from strided.kernels import native, sums
+from strided.kernels import native, rows
 
-_KERNEL = sums._sums()
+_KERNEL = rows._kernel_module()
 
 
 def test_the_kernel_is_built() -> None:
     """Built wherever a C compiler is (pip compiled it), and required in CI."""
     if os.environ.get("STRIDED_REQUIRE_NATIVE") == "1" or shutil.which("cc") or shutil.which("gcc"):
-        assert _KERNEL is not None, "strided.kernels._sumkernel is not built: run `pip install -e .` again"
+        assert _KERNEL is not None, "strided.kernels._rowkernel is not built: run `pip install -e .` again"
 
 
 needs_kernel = pytest.mark.skipif(_KERNEL is None, reason="no C compiler here (test_the_kernel_is_built)")
@@ -41,7 +43,7 @@ def _values(rng: np.random.Generator, shape: tuple[int, ...] | int, dtype: type)
 
 
 def _same(x: np.ndarray, axis: object, keepdims: bool) -> None:
-    got = sums.add_reduce(x, axis, None, None, keepdims)
+    got = rows.add_reduce(x, axis, None, None, keepdims)
     want = np.add.reduce(x, axis, None, None, keepdims)
     assert type(got) is type(want)
     assert np.shape(got) == np.shape(want)
@@ -53,7 +55,7 @@ def _same(x: np.ndarray, axis: object, keepdims: bool) -> None:
 @pytest.mark.parametrize("dtype", [np.float32, np.float64])
 def test_full_sums_of_every_length_near_the_threshold_and_large(dtype: type) -> None:
     rng = np.random.default_rng(0)
-    lengths = [*range(sums.MIN_ELEMENTS, sums.MIN_ELEMENTS + 150), 1 << 17, (1 << 17) + 8, 1000003, 3 << 20]
+    lengths = [*range(rows.MIN_ELEMENTS, rows.MIN_ELEMENTS + 150), 1 << 17, (1 << 17) + 8, 1000003, 3 << 20]
     for n in lengths:
         x = _values(rng, n, dtype)
         for axis in (None, 0, -1, (0,)):
@@ -68,8 +70,8 @@ def test_rows_of_every_length_around_the_blocks(dtype: type) -> None:
     and the four layouts whose rows are unit-strided: rows, a transpose's columns, stepped back."""
     rng = np.random.default_rng(1)
     for length in [*range(1, 301), 511, 512, 513, 1024, 4099]:
-        rows = max(2, -(-sums.MIN_ELEMENTS // length))
-        m = _values(rng, (rows, length), dtype)
+        count = max(2, -(-rows.MIN_ELEMENTS // length))
+        m = _values(rng, (count, length), dtype)
         for view, axis in ((m, 1), (m.T, 0), (m[::-1], 1), (m.T[:, ::-1], 0), (m, -1)):
             _same(view, axis, False)
             _same(view, axis, True)
@@ -77,12 +79,12 @@ def test_rows_of_every_length_around_the_blocks(dtype: type) -> None:
 
 @needs_kernel
 @settings(max_examples=60, deadline=None)
-@given(rows=hs.integers(1, 300), length=hs.integers(1, 3000), order=hs.sampled_from("CF"),
+@given(count=hs.integers(1, 300), length=hs.integers(1, 3000), order=hs.sampled_from("CF"),
        float64=hs.booleans(), seed=hs.integers(0, 2**31))
-def test_every_two_d_layout_and_axis_gives_numpys_bits(rows: int, length: int, order: str, float64: bool,
+def test_every_two_d_layout_and_axis_gives_numpys_bits(count: int, length: int, order: str, float64: bool,
                                                        seed: int) -> None:
     dtype = np.float64 if float64 else np.float32
-    m = np.asarray(_values(np.random.default_rng(seed), (rows, length), dtype), order=order)
+    m = np.asarray(_values(np.random.default_rng(seed), (count, length), dtype), order=order)
     for view in (m, m.T, m[::-1, ::-1], m[:, ::2], m[::2]):
         for axis in (None, 0, 1, (0, 1), (1, 0), (-1,)):
             for keepdims in (False, True):
@@ -98,16 +100,16 @@ def test_what_the_kernel_does_not_take_goes_to_numpy_unchanged() -> None:
         for axis in (None, 0, 1, 2, (0, 2), (0, 1, 2)):
             _same(view, axis, False)
     x = _values(rng, 1 << 15, np.float32)
-    assert sums.add_reduce(x, None, np.float64).tobytes() == np.add.reduce(x, None, np.float64).tobytes()
+    assert rows.add_reduce(x, None, np.float64).tobytes() == np.add.reduce(x, None, np.float64).tobytes()
     out = np.empty((), np.float32)
-    assert sums.add_reduce(x, 0, None, out) is out and out.tobytes() == np.add.reduce(x).tobytes()
+    assert rows.add_reduce(x, 0, None, out) is out and out.tobytes() == np.add.reduce(x).tobytes()
     for other in (x.astype(np.float16), x.astype(np.int32), x.astype(np.complex64), x.astype(">f4"),
                   np.frombuffer(b"\0" + x.tobytes(), np.float32, count=x.size - 1, offset=1)):
         with np.errstate(all="ignore"):  # (float16 overflows to inf, in both)
             _same(other, None, False)
     _same(x[:100], None, False)
     with pytest.raises(np.exceptions.AxisError):
-        sums.add_reduce(x, 3)
+        rows.add_reduce(x, 3)
 
 
 @needs_kernel
@@ -120,25 +122,25 @@ def test_the_kernel_is_used_and_can_be_turned_off_per_thread() -> None:
             seen.append(args)
             _KERNEL.rows(*args)
 
-    real = sums._kernel
-    sums._kernel = Spy()
+    real = rows._kernel
+    rows._kernel = Spy()
     try:
-        assert sums.add_reduce(x, None) == 1 << 15 and len(seen) == 1
+        assert rows.add_reduce(x, None) == 1 << 15 and len(seen) == 1
         off = threading.Event()
 
         def other_thread() -> None:
             with native.disabled():
-                sums.add_reduce(x, None)
+                rows.add_reduce(x, None)
                 off.set()
 
         thread = threading.Thread(target=other_thread)
         thread.start()
         thread.join()
         assert off.is_set() and len(seen) == 1  # (that thread's block took NumPy's call)
-        sums.add_reduce(x, None)
+        rows.add_reduce(x, None)
         assert len(seen) == 2  # (and this thread's calls still take the kernel)
     finally:
-        sums._kernel = real
+        rows._kernel = real
 
 
 @needs_kernel
@@ -177,3 +179,79 @@ def test_strided_sum_and_mean_are_the_same_bits_either_way_and_match_torch(dtype
     count = t.numel() // max(want.numel(), 1)
     bound = call(t.abs()) * (count * torch.finfo(want.dtype).eps) + torch.finfo(want.dtype).tiny
     assert bool(((torch.from_numpy(np.array(fast.numpy())) - want).abs() <= bound).all())
+
+
+# ---------------------------------------------------------------- extremes of rows
+
+
+def _with_specials(rng: np.random.Generator, rows: int, length: int, dtype: type) -> np.ndarray:
+    """Rows with zeros of both signs, infinities, NaNs of both signs, rows of only zeros, a row whose
+    largest element is 0.0 beside negatives: every case where the kernel's answer is not the one value
+    the extreme can be, and NumPy's must be taken."""
+    m = rng.standard_normal((rows, length)).astype(dtype)
+    z = rng.random((rows, length))
+    m[z < 0.01] = 0.0
+    m[(z > 0.5) & (z < 0.51)] = -0.0
+    m[(z > 0.6) & (z < 0.601)] = np.inf
+    m[(z > 0.7) & (z < 0.701)] = -np.inf
+    m[:3] = np.where(rng.random((3, length)) < 0.5, -0.0, 0.0)
+    m[3, length // 2] = np.nan
+    m[4, length - 1] = -np.nan
+    m[5] = -np.abs(m[5])
+    m[5, 0] = 0.0
+    return m
+
+
+@needs_kernel
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+def test_row_extremes_are_numpys_bits_zeros_nans_and_infinities_included(dtype: type) -> None:
+    rng = np.random.default_rng(4)
+    for length in [*range(1, 80), 127, 128, 129, 1000, 1024, 4099]:
+        m = _with_specials(rng, max(8, -(-rows.MIN_ELEMENTS // length)), length, dtype)
+        for view, axis in ((m, 1), (m.T, 0), (m[::-1], 1), (m.T[:, ::-1], 0), (m, -1), (m.T, -2)):
+            for keepdims in (False, True):
+                for ours, numpys in ((rows.max_reduce, np.maximum.reduce), (rows.min_reduce, np.minimum.reduce)):
+                    got, want = ours(view, axis, None, None, keepdims), numpys(view, axis, None, None, keepdims)
+                    assert got.shape == want.shape and got.dtype == want.dtype
+                    assert got.tobytes() == want.tobytes(), (length, view.strides, axis, keepdims)
+
+
+@needs_kernel
+def test_many_unsure_rows_take_numpys_one_call_and_other_calls_go_to_numpy() -> None:
+    zeros = np.zeros((64, 512), np.float32)  # (every row's extreme is a zero: NumPy computes them all)
+    assert rows.max_reduce(zeros, 1).tobytes() == np.maximum.reduce(zeros, 1).tobytes()
+    x = np.random.default_rng(5).standard_normal((8, 64, 64)).astype(np.float32)
+    for axis in (None, 0, 2, (0, 1)):  # (3-d, tuples, full: NumPy's call)
+        assert rows.min_reduce(x, axis).tobytes() == np.minimum.reduce(x, axis).tobytes()
+    out = np.empty(64, np.float32)
+    assert rows.max_reduce(x[0], 1, None, out) is out
+
+
+@needs_kernel
+@pytest.mark.parametrize("args, error, text", [
+    ((1, 4, 1, 0, 0, 1, True), ValueError, "count must be >= 0 and length >= 1, not 1 and 0"),
+    ((1, 16, 1, 0, 1, 1, True), ValueError, "itemsize must be 4 (float32) or 8 (float64), not 16"),
+    ((0, 4, 1, 0, 1, 1, True), ValueError, "an address must be an int from 1"),
+])
+def test_extreme_rows_refuses_bad_arguments(args: tuple, error: type, text: str) -> None:
+    with pytest.raises(error, match=text.replace("(", r"\(").replace(")", r"\)")):
+        _KERNEL.extreme_rows(*args)
+
+
+@pytest.mark.parametrize("op", ["amax", "amin", "aminmax"])
+@pytest.mark.parametrize("dim, transposed", [(1, False), (0, True), (-1, False)])
+def test_strided_amax_amin_are_the_same_either_way_and_torchs(op: str, dim: int, transposed: bool) -> None:
+    base = _with_specials(np.random.default_rng(6), 200, 300, np.float32)
+    s, t = strided.tensor(base.tolist()), torch.tensor(base)
+    if transposed:
+        s, t = s.t(), t.t()
+    call = (lambda v: v.aminmax(dim=dim)) if op == "aminmax" else (lambda v: getattr(v, op)(dim))
+    fast = call(s)
+    with native.disabled():
+        plain = call(s)
+    want = call(t)
+    for f, p, w in zip(fast if op == "aminmax" else [fast], plain if op == "aminmax" else [plain],
+                       want if op == "aminmax" else [want]):
+        assert f.numpy().tobytes() == p.numpy().tobytes()
+        assert f.shape == tuple(w.shape) and f.stride() == w.stride()
+        torch.testing.assert_close(torch.from_numpy(np.array(f.numpy())), w, equal_nan=True, rtol=0, atol=0)

@@ -1,11 +1,11 @@
-/* strided.kernels._sumkernel: NumPy's float32/float64 pairwise sum, bit for bit, at the memory's speed.
+/* strided.kernels._rowkernel: NumPy's float32/float64 pairwise sum, bit for bit, at the memory's speed.
  *
  * rows(address, itemsize, count, row_stride, length, out_address) -> None
  *
  *   For each of `count` rows (row i starts at address + i * row_stride, a byte stride of any
  *   sign; its `length` elements are contiguous), writes 0 + pairwise_sum(row) into the i-th
  *   element of the contiguous output. itemsize 4: float32, 8: float64. The caller
- *   (strided.kernels.sums) guarantees that every row lies inside a live, aligned buffer it holds
+ *   (strided.kernels.rows) guarantees that every row lies inside a live, aligned buffer it holds
  *   a reference to, and that the output is a fresh contiguous array of `count` elements.
  *
  * Why: np.add.reduce over a contiguous run calls NumPy's pairwise sum (loops_utils.h.src,
@@ -21,7 +21,7 @@
  * AVX2 copy at import where the CPU has it; other machines run the baseline copy with the
  * compiler's own vectors. (GCC's target_clones was tried: it clones only the function it marks,
  * so the recursion stayed baseline.) No -ffast-math: nothing reassociates.
- * tests/test_native_sums.py compares the bits with np.add.reduce on every run length up to
+ * tests/test_native_rows.py compares the bits with np.add.reduce on every run length up to
  * several thousand and on large ones.
  *
  * The GIL is released around the sums: the caller holds the arrays.
@@ -36,6 +36,7 @@
 #if defined(__x86_64__) && defined(__GNUC__)
 #define HAVE_AVX2_CLONE 1
 #define AVX2 __attribute__((target("avx2")))
+#include <immintrin.h>
 #else
 #define HAVE_AVX2_CLONE 0
 #endif
@@ -109,11 +110,85 @@ typedef double v8d __attribute__((vector_size(64)));
             out[i] = (T)0 + NAME##_pairwise((const T *)(a + i * stride), length);                 \
     }
 
+/* ---- extremes: the largest (or smallest) element of each row */
+
+typedef double v4d __attribute__((vector_size(32)));
+typedef int32_t v8i __attribute__((vector_size(32)));
+typedef int64_t v4l __attribute__((vector_size(32)));
+
+/* `v > m ? v : m` (and `v < m ? v : m`) lane by lane: the max/min instructions' own select (m,
+ * the second operand, where either is NaN or the two are equal). The baseline build spells it
+ * with masks; the AVX2 build calls the instructions (GCC makes a slower blend of the masks). */
+#define DEFINE_SELECT(V, VI, NAME, ATTR)                                                          \
+    ATTR static inline V NAME##_larger(V v, V m) { VI t = (VI)(v > m); return (V)(((VI)v & t) | ((VI)m & ~t)); } \
+    ATTR static inline V NAME##_smaller(V v, V m) { VI t = (VI)(v < m); return (V)(((VI)v & t) | ((VI)m & ~t)); }
+DEFINE_SELECT(v8f, v8i, f32, BASELINE)
+DEFINE_SELECT(v4d, v4l, f64, BASELINE)
+#if HAVE_AVX2_CLONE
+AVX2 static inline v8f f32_avx2_larger(v8f v, v8f m) { return (v8f)_mm256_max_ps((__m256)v, (__m256)m); }
+AVX2 static inline v8f f32_avx2_smaller(v8f v, v8f m) { return (v8f)_mm256_min_ps((__m256)v, (__m256)m); }
+AVX2 static inline v4d f64_avx2_larger(v4d v, v4d m) { return (v4d)_mm256_max_pd((__m256d)v, (__m256d)m); }
+AVX2 static inline v4d f64_avx2_smaller(v4d v, v4d m) { return (v4d)_mm256_min_pd((__m256d)v, (__m256d)m); }
+#endif
+
+/* The extreme of a row of n >= 1 elements (T, with V a 32-byte vector of L lanes, PICK one of the
+ * selects above, CMP its comparison): four running vector extremes (four independent chains),
+ * and four running sums of v - v, which stay 0 until a NaN or an infinity comes; a row whose
+ * sums are not 0 is walked again for a NaN and gives its first NaN. Which zero a row of -0.0 and
+ * 0.0 gives may differ from NumPy's (its SIMD loop's choice): the caller recomputes zero and NaN
+ * results with NumPy, every other result being the one value the row's extreme can be. */
+#define DEFINE_EXTREME(T, V, L, NAME, PICK, CMP, ATTR)                                            \
+    ATTR static T NAME(const T *a, Py_ssize_t n)                                                  \
+    {                                                                                             \
+        Py_ssize_t i = 0;                                                                         \
+        T res = a[0], zs = 0;                                                                     \
+        if (n >= 4 * L) {                                                                         \
+            V m0, m1, m2, m3, v0, v1, v2, v3;                                                     \
+            memcpy(&m0, a, sizeof(V)); memcpy(&m1, a + L, sizeof(V));                             \
+            memcpy(&m2, a + 2 * L, sizeof(V)); memcpy(&m3, a + 3 * L, sizeof(V));                 \
+            V z0 = m0 - m0, z1 = m1 - m1, z2 = m2 - m2, z3 = m3 - m3;                             \
+            for (i = 4 * L; i + 4 * L <= n; i += 4 * L) {                                         \
+                memcpy(&v0, a + i, sizeof(V)); memcpy(&v1, a + i + L, sizeof(V));                 \
+                memcpy(&v2, a + i + 2 * L, sizeof(V)); memcpy(&v3, a + i + 3 * L, sizeof(V));     \
+                m0 = PICK(v0, m0); m1 = PICK(v1, m1); m2 = PICK(v2, m2); m3 = PICK(v3, m3);       \
+                z0 += v0 - v0; z1 += v1 - v1; z2 += v2 - v2; z3 += v3 - v3;                       \
+            }                                                                                     \
+            V m = PICK(PICK(m0, m1), PICK(m2, m3)), z = (z0 + z1) + (z2 + z3);                    \
+            for (int k = 0; k < L; k++) {                                                         \
+                res = m[k] CMP res ? m[k] : res;                                                  \
+                zs += z[k];                                                                       \
+            }                                                                                     \
+        }                                                                                         \
+        for (; i < n; i++) {                                                                      \
+            res = a[i] CMP res ? a[i] : res;                                                      \
+            zs += a[i] - a[i];                                                                    \
+        }                                                                                         \
+        if (zs != 0) /* (a NaN, or an infinity: look for a NaN) */                                \
+            for (i = 0; i < n; i++)                                                               \
+                if (a[i] != a[i]) return a[i];                                                    \
+        return res;                                                                               \
+    }
+
+#define DEFINE_EXTREME_ROWS(T, V, L, NAME, ATTR)                                                  \
+    DEFINE_EXTREME(T, V, L, NAME##_largest, NAME##_larger, >, ATTR)                               \
+    DEFINE_EXTREME(T, V, L, NAME##_smallest, NAME##_smaller, <, ATTR)                             \
+    ATTR static void NAME##_extreme_rows(const char *a, Py_ssize_t count, Py_ssize_t stride,      \
+                                         Py_ssize_t length, T *out, int largest)                  \
+    {                                                                                             \
+        for (Py_ssize_t i = 0; i < count; i++)                                                    \
+            out[i] = largest ? NAME##_largest((const T *)(a + i * stride), length)                \
+                             : NAME##_smallest((const T *)(a + i * stride), length);              \
+    }
+
 DEFINE_PAIRWISE(float, v8f, f32, BASELINE)
 DEFINE_PAIRWISE(double, v8d, f64, BASELINE)
+DEFINE_EXTREME_ROWS(float, v8f, 8, f32, BASELINE)
+DEFINE_EXTREME_ROWS(double, v4d, 4, f64, BASELINE)
 #if HAVE_AVX2_CLONE
 DEFINE_PAIRWISE(float, v8f, f32_avx2, AVX2)
 DEFINE_PAIRWISE(double, v8d, f64_avx2, AVX2)
+DEFINE_EXTREME_ROWS(float, v8f, 8, f32_avx2, AVX2)
+DEFINE_EXTREME_ROWS(double, v4d, 4, f64_avx2, AVX2)
 static int use_avx2; /* set once at import: __builtin_cpu_supports("avx2") */
 #endif
 
@@ -168,7 +243,47 @@ static PyObject *py_rows(PyObject *self, PyObject *args)
     Py_RETURN_NONE;
 }
 
+/* extreme_rows(address, itemsize, count, row_stride, length, out_address, largest): as rows, the
+ * largest (largest=1) or smallest element of each row of length >= 1 (NaN where it holds one). */
+static PyObject *py_extreme_rows(PyObject *self, PyObject *args)
+{
+    (void)self;
+    uintptr_t addr, oaddr;
+    int itemsize, largest;
+    Py_ssize_t count, stride, length;
+    if (!PyArg_ParseTuple(args, "O&innnO&p:extreme_rows", to_address, &addr, &itemsize, &count, &stride,
+                          &length, to_address, &oaddr, &largest))
+        return NULL;
+    if (itemsize != 4 && itemsize != 8) {
+        PyErr_Format(PyExc_ValueError, "extreme_rows: itemsize must be 4 (float32) or 8 (float64), not %d",
+                     itemsize);
+        return NULL;
+    }
+    if (count < 0 || length < 1) {
+        PyErr_Format(PyExc_ValueError, "extreme_rows: count must be >= 0 and length >= 1, not %zd and %zd",
+                     count, length);
+        return NULL;
+    }
+    Py_BEGIN_ALLOW_THREADS
+#if HAVE_AVX2_CLONE
+    if (use_avx2 && itemsize == 4)
+        f32_avx2_extreme_rows((const char *)addr, count, stride, length, (float *)oaddr, largest);
+    else if (use_avx2)
+        f64_avx2_extreme_rows((const char *)addr, count, stride, length, (double *)oaddr, largest);
+    else
+#endif
+    if (itemsize == 4)
+        f32_extreme_rows((const char *)addr, count, stride, length, (float *)oaddr, largest);
+    else
+        f64_extreme_rows((const char *)addr, count, stride, length, (double *)oaddr, largest);
+    Py_END_ALLOW_THREADS
+    Py_RETURN_NONE;
+}
+
 static PyMethodDef methods[] = {
+    {"extreme_rows", py_extreme_rows, METH_VARARGS,
+     "extreme_rows(address, itemsize, count, row_stride, length, out_address, largest): the largest\n"
+     "(or smallest) element of each contiguous row; NaN where a row holds one."},
     {"rows", py_rows, METH_VARARGS,
      "rows(address, itemsize, count, row_stride, length, out_address): NumPy's pairwise sum of\n"
      "each contiguous row (float32: itemsize 4, float64: 8), bit for bit, into a contiguous output."},
@@ -176,11 +291,11 @@ static PyMethodDef methods[] = {
 };
 
 static struct PyModuleDef module = {
-    PyModuleDef_HEAD_INIT, "strided.kernels._sumkernel",
-    "NumPy's pairwise float sum, vectorised (see strided.kernels.sums).", -1, methods,
+    PyModuleDef_HEAD_INIT, "strided.kernels._rowkernel",
+    "NumPy's pairwise float sum and row extremes, vectorised (see strided.kernels.rows).", -1, methods,
 };
 
-PyMODINIT_FUNC PyInit__sumkernel(void)
+PyMODINIT_FUNC PyInit__rowkernel(void)
 {
 #if HAVE_AVX2_CLONE
     __builtin_cpu_init();
