@@ -217,6 +217,23 @@ def test_row_extremes_are_numpys_bits_zeros_nans_and_infinities_included(dtype: 
 
 
 @needs_kernel
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+def test_both_extremes_in_one_pass_are_numpys_bits(dtype: type) -> None:
+    """minmax_reduce (aminmax): rows, and the whole of a C- or F-contiguous array (one row)."""
+    rng = np.random.default_rng(7)
+    for length in [1, 7, 8, 9, 15, 16, 17, 33, 128, 1000, 4099]:
+        m = _with_specials(rng, max(8, -(-rows.MIN_ELEMENTS // length)), length, dtype)
+        clean = rng.standard_normal(m.shape).astype(dtype)
+        for view, axis in ((m, 1), (m.T, 0), (m[::-1], 1), (m, None), (m.T, None), (clean, None),
+                           (clean[6:], None), (np.asfortranarray(clean), None), (clean.ravel(), 0)):
+            lo, hi = rows.minmax_reduce(view, axis)
+            want_lo = np.minimum.reduce(view, axis, None, None, True)
+            want_hi = np.maximum.reduce(view, axis, None, None, True)
+            assert lo.shape == want_lo.shape and hi.shape == want_hi.shape
+            assert lo.tobytes() == want_lo.tobytes() and hi.tobytes() == want_hi.tobytes(), (length, axis)
+
+
+@needs_kernel
 def test_many_unsure_rows_take_numpys_one_call_and_other_calls_go_to_numpy() -> None:
     zeros = np.zeros((64, 512), np.float32)  # (every row's extreme is a zero: NumPy computes them all)
     assert rows.max_reduce(zeros, 1).tobytes() == np.maximum.reduce(zeros, 1).tobytes()
@@ -232,6 +249,7 @@ def test_many_unsure_rows_take_numpys_one_call_and_other_calls_go_to_numpy() -> 
     ((1, 4, 1, 0, 0, 1, True), ValueError, "count must be >= 0 and length >= 1, not 1 and 0"),
     ((1, 16, 1, 0, 1, 1, True), ValueError, "itemsize must be 4 (float32) or 8 (float64), not 16"),
     ((0, 4, 1, 0, 1, 1, True), ValueError, "an address must be an int from 1"),
+    ((1, 4, 1, 0, 1, 1, 3), ValueError, "mode must be 0 (smallest), 1 (largest) or 2 (both), not 3"),
 ])
 def test_extreme_rows_refuses_bad_arguments(args: tuple, error: type, text: str) -> None:
     with pytest.raises(error, match=text.replace("(", r"\(").replace(")", r"\)")):

@@ -169,15 +169,58 @@ AVX2 static inline v4d f64_avx2_smaller(v4d v, v4d m) { return (v4d)_mm256_min_p
         return res;                                                                               \
     }
 
+/* Both extremes of a row in one pass (aminmax): two chains each, as DEFINE_EXTREME. */
+#define DEFINE_MINMAX(T, V, L, NAME, ATTR)                                                        \
+    ATTR static void NAME##_minmax(const T *a, Py_ssize_t n, T *lo, T *hi)                        \
+    {                                                                                             \
+        Py_ssize_t i = 0;                                                                         \
+        T rlo = a[0], rhi = a[0], zs = 0;                                                         \
+        if (n >= 2 * L) {                                                                         \
+            V v0, v1, l0, l1, h0, h1;                                                             \
+            memcpy(&l0, a, sizeof(V)); memcpy(&l1, a + L, sizeof(V));                             \
+            h0 = l0; h1 = l1;                                                                     \
+            V z0 = l0 - l0, z1 = l1 - l1;                                                         \
+            for (i = 2 * L; i + 2 * L <= n; i += 2 * L) {                                         \
+                memcpy(&v0, a + i, sizeof(V)); memcpy(&v1, a + i + L, sizeof(V));                 \
+                l0 = NAME##_smaller(v0, l0); l1 = NAME##_smaller(v1, l1);                         \
+                h0 = NAME##_larger(v0, h0); h1 = NAME##_larger(v1, h1);                           \
+                z0 += v0 - v0; z1 += v1 - v1;                                                     \
+            }                                                                                     \
+            V l = NAME##_smaller(l0, l1), h = NAME##_larger(h0, h1), z = z0 + z1;                 \
+            for (int k = 0; k < L; k++) {                                                         \
+                rlo = l[k] < rlo ? l[k] : rlo;                                                    \
+                rhi = h[k] > rhi ? h[k] : rhi;                                                    \
+                zs += z[k];                                                                       \
+            }                                                                                     \
+        }                                                                                         \
+        for (; i < n; i++) {                                                                      \
+            rlo = a[i] < rlo ? a[i] : rlo;                                                        \
+            rhi = a[i] > rhi ? a[i] : rhi;                                                        \
+            zs += a[i] - a[i];                                                                    \
+        }                                                                                         \
+        if (zs != 0) /* (a NaN, or an infinity: look for a NaN) */                                \
+            for (i = 0; i < n; i++)                                                               \
+                if (a[i] != a[i]) { rlo = rhi = a[i]; break; }                                    \
+        *lo = rlo;                                                                                \
+        *hi = rhi;                                                                                \
+    }
+
+/* mode 0: each row's smallest element into out[i]; 1: its largest; 2: both, the smallest into
+ * out[i] and the largest into out[count + i]. */
 #define DEFINE_EXTREME_ROWS(T, V, L, NAME, ATTR)                                                  \
     DEFINE_EXTREME(T, V, L, NAME##_largest, NAME##_larger, >, ATTR)                               \
     DEFINE_EXTREME(T, V, L, NAME##_smallest, NAME##_smaller, <, ATTR)                             \
+    DEFINE_MINMAX(T, V, L, NAME, ATTR)                                                            \
     ATTR static void NAME##_extreme_rows(const char *a, Py_ssize_t count, Py_ssize_t stride,      \
-                                         Py_ssize_t length, T *out, int largest)                  \
+                                         Py_ssize_t length, T *out, int mode)                     \
     {                                                                                             \
-        for (Py_ssize_t i = 0; i < count; i++)                                                    \
-            out[i] = largest ? NAME##_largest((const T *)(a + i * stride), length)                \
-                             : NAME##_smallest((const T *)(a + i * stride), length);              \
+        for (Py_ssize_t i = 0; i < count; i++) {                                                  \
+            const T *row = (const T *)(a + i * stride);                                           \
+            if (mode == 2)                                                                        \
+                NAME##_minmax(row, length, out + i, out + count + i);                             \
+            else                                                                                  \
+                out[i] = mode ? NAME##_largest(row, length) : NAME##_smallest(row, length);       \
+        }                                                                                         \
     }
 
 DEFINE_PAIRWISE(float, v8f, f32, BASELINE)
@@ -243,17 +286,24 @@ static PyObject *py_rows(PyObject *self, PyObject *args)
     Py_RETURN_NONE;
 }
 
-/* extreme_rows(address, itemsize, count, row_stride, length, out_address, largest): as rows, the
- * largest (largest=1) or smallest element of each row of length >= 1 (NaN where it holds one). */
+/* extreme_rows(address, itemsize, count, row_stride, length, out_address, mode): as rows, the
+ * smallest (mode 0) or largest (1) element of each row of length >= 1, or both (2: the smallest
+ * into the output's first count elements, the largest into the next count); NaN where a row holds
+ * one. */
 static PyObject *py_extreme_rows(PyObject *self, PyObject *args)
 {
     (void)self;
     uintptr_t addr, oaddr;
-    int itemsize, largest;
+    int itemsize, mode;
     Py_ssize_t count, stride, length;
-    if (!PyArg_ParseTuple(args, "O&innnO&p:extreme_rows", to_address, &addr, &itemsize, &count, &stride,
-                          &length, to_address, &oaddr, &largest))
+    if (!PyArg_ParseTuple(args, "O&innnO&i:extreme_rows", to_address, &addr, &itemsize, &count, &stride,
+                          &length, to_address, &oaddr, &mode))
         return NULL;
+    if (mode < 0 || mode > 2) {
+        PyErr_Format(PyExc_ValueError, "extreme_rows: mode must be 0 (smallest), 1 (largest) or 2 (both), not %d",
+                     mode);
+        return NULL;
+    }
     if (itemsize != 4 && itemsize != 8) {
         PyErr_Format(PyExc_ValueError, "extreme_rows: itemsize must be 4 (float32) or 8 (float64), not %d",
                      itemsize);
@@ -267,23 +317,24 @@ static PyObject *py_extreme_rows(PyObject *self, PyObject *args)
     Py_BEGIN_ALLOW_THREADS
 #if HAVE_AVX2_CLONE
     if (use_avx2 && itemsize == 4)
-        f32_avx2_extreme_rows((const char *)addr, count, stride, length, (float *)oaddr, largest);
+        f32_avx2_extreme_rows((const char *)addr, count, stride, length, (float *)oaddr, mode);
     else if (use_avx2)
-        f64_avx2_extreme_rows((const char *)addr, count, stride, length, (double *)oaddr, largest);
+        f64_avx2_extreme_rows((const char *)addr, count, stride, length, (double *)oaddr, mode);
     else
 #endif
     if (itemsize == 4)
-        f32_extreme_rows((const char *)addr, count, stride, length, (float *)oaddr, largest);
+        f32_extreme_rows((const char *)addr, count, stride, length, (float *)oaddr, mode);
     else
-        f64_extreme_rows((const char *)addr, count, stride, length, (double *)oaddr, largest);
+        f64_extreme_rows((const char *)addr, count, stride, length, (double *)oaddr, mode);
     Py_END_ALLOW_THREADS
     Py_RETURN_NONE;
 }
 
 static PyMethodDef methods[] = {
     {"extreme_rows", py_extreme_rows, METH_VARARGS,
-     "extreme_rows(address, itemsize, count, row_stride, length, out_address, largest): the largest\n"
-     "(or smallest) element of each contiguous row; NaN where a row holds one."},
+     "extreme_rows(address, itemsize, count, row_stride, length, out_address, mode): the smallest\n"
+     "(mode 0), largest (1) or both (2: smallest, then largest) of each contiguous row; NaN where a\n"
+     "row holds one."},
     {"rows", py_rows, METH_VARARGS,
      "rows(address, itemsize, count, row_stride, length, out_address): NumPy's pairwise sum of\n"
      "each contiguous row (float32: itemsize 4, float64: 8), bit for bit, into a contiguous output."},

@@ -85,7 +85,11 @@ def max_reduce(x: Any, axis: Any = 0, dtype: Any = None, out: Any = None, keepdi
     >>> max_reduce(m, 1).tolist()
     [16383.0, 32767.0]
     """
-    return _extreme_reduce(_numpy_max_reduce, True, x, axis, dtype, out, keepdims)
+    if axis.__class__ is int and dtype is None and out is None:
+        got = _extremes(x, axis, 1, rows_only=True)
+        if got is not None:
+            return got[0].reshape(got[-1][4 if keepdims else 5])
+    return _numpy_max_reduce(x, axis, dtype, out, keepdims)
 
 
 def min_reduce(x: Any, axis: Any = 0, dtype: Any = None, out: Any = None, keepdims: bool = False) -> Any:
@@ -94,36 +98,66 @@ def min_reduce(x: Any, axis: Any = 0, dtype: Any = None, out: Any = None, keepdi
     >>> min_reduce(np.arange(32768.0).reshape(2, 16384), 1, None, None, True).tolist()
     [[0.0], [16384.0]]
     """
-    return _extreme_reduce(_numpy_min_reduce, False, x, axis, dtype, out, keepdims)
+    if axis.__class__ is int and dtype is None and out is None:
+        got = _extremes(x, axis, 0, rows_only=True)
+        if got is not None:
+            return got[0].reshape(got[-1][4 if keepdims else 5])
+    return _numpy_min_reduce(x, axis, dtype, out, keepdims)
+
+
+def minmax_reduce(x: Any, axis: Any) -> tuple[Any, Any]:
+    """``(np.minimum.reduce(x, axis, keepdims=True), np.maximum.reduce(x, axis, keepdims=True))``,
+    the same bits, in one pass over a large float array's rows or over the whole of a contiguous
+    one (NumPy's two calls read it twice).
+
+    >>> lo, hi = minmax_reduce(np.arange(32768.0), None)
+    >>> lo.tolist(), hi.tolist()
+    ([0.0], [32767.0])
+    """
+    got = _extremes(x, axis, 2, rows_only=False)
+    if got is None:
+        return _numpy_min_reduce(x, axis, None, None, True), _numpy_max_reduce(x, axis, None, None, True)
+    plan = got[2]
+    return got[0].reshape(plan[4]), got[1].reshape(plan[4])
 
 
 # At most this many rows whose extreme is a zero or NaN are recomputed one by one with NumPy;
 # more, and NumPy's one call computes them all.
 _UNSURE_ROWS = 8
+_REDUCES = (_numpy_min_reduce, _numpy_max_reduce)
 
 
-def _extreme_reduce(numpy_reduce: Any, largest: bool, x: Any, axis: Any, dtype: Any, out: Any,
-                    keepdims: bool) -> Any:
-    """NumPy's reduce of rows, the rows' extremes by the kernel (NumPy's own full reductions and
-    columns are already as fast as PyTorch's: those calls go to NumPy). A row whose extreme is a
-    zero (-0.0 or 0.0: which one NumPy returns depends on its loop) or NaN (which payload) is
-    recomputed by NumPy's call on that row, the call NumPy's reduce makes for it."""
-    if (x.__class__ is np.ndarray and axis.__class__ is int and x.ndim == 2 and x.size >= MIN_ELEMENTS
-            and dtype is None and out is None and x.dtype in _FLOATS and x.dtype.isnative and x.flags.aligned):
-        plan = _plan(x, axis)
-        kernel = _kernel_module() if plan is not None else None
-        if plan is not None and kernel is not None:
-            address, count, stride, length, kept, dropped = plan
-            result = np.empty(count, dtype=x.dtype)
-            kernel.extreme_rows(address, x.itemsize, count, stride, length, _address(result), largest)
-            unsure = np.flatnonzero((result == 0) | (result != result))
-            if len(unsure) > _UNSURE_ROWS:
-                return numpy_reduce(x, axis, dtype, out, keepdims)
-            rows = x if axis % 2 else x.T  # (row i: the i-th unit-stride run)
-            for i in unsure:
-                result[i] = numpy_reduce(rows[i])
-            return result.reshape(kept if keepdims else dropped)
-    return numpy_reduce(x, axis, dtype, out, keepdims)
+def _extremes(x: Any, axis: Any, mode: int, rows_only: bool) -> tuple[np.ndarray, ...] | None:
+    """The kernel's extremes of ``x``'s rows (mode 0: smallest, 1: largest, 2: both), each a flat
+    array of the row count, with NumPy's bits; then the plan, last. None where the kernel does
+    not apply (``rows_only``: NumPy's own full and column reductions are as fast as PyTorch's,
+    so only rows of a 2-d array are taken). A row whose extreme is a zero (-0.0 or 0.0: which
+    one NumPy returns depends on its loop) or NaN (which payload) is recomputed by NumPy's call
+    on that row, the call NumPy's reduce makes for it."""
+    if not (x.__class__ is np.ndarray and x.size >= MIN_ELEMENTS and x.dtype in _FLOATS and x.dtype.isnative
+            and x.flags.aligned and (x.ndim == 2 or not rows_only)):
+        return None
+    plan = _plan(x, axis)
+    if plan is None or (rows_only and plan[5] is None) or plan[3] == 0:
+        return None
+    kernel = _kernel_module()
+    if kernel is None:
+        return None
+    address, count, stride, length = plan[:4]
+    found = np.empty(count * (2 if mode == 2 else 1), dtype=x.dtype)
+    kernel.extreme_rows(address, x.itemsize, count, stride, length, _address(found), mode)
+    parts = [found[:count], found[count:]] if mode == 2 else [found]
+    reduces = _REDUCES if mode == 2 else (_REDUCES[mode],)
+    for part, numpy_reduce in zip(parts, reduces):
+        unsure = np.flatnonzero((part == 0) | (part != part))
+        if count == 1 or len(unsure) > _UNSURE_ROWS:
+            if len(unsure):
+                part[...] = numpy_reduce(x, axis, None, None, True).reshape(-1)
+            continue
+        rows = x if plan[4][1] == 1 else x.T  # (2-d, count > 1: row i is x's row or column i)
+        for i in unsure:
+            part[i] = numpy_reduce(rows[i])
+    return (*parts, plan)
 
 
 # (address of row 0's first element, row count, row stride in bytes, row length, the result's

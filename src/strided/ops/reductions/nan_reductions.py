@@ -22,7 +22,7 @@ from ...errors import StridedIndexError, StridedRuntimeError, StridedTypeError, 
 from ...gradients import seal
 from ...kernels.fpstate import QUIET, quiet_reset, quiet_set
 from ...kernels.listeners import silenced
-from ...kernels.rows import max_reduce, min_reduce
+from ...kernels.rows import max_reduce, min_reduce, minmax_reduce
 from ...opdef import Kind, declare
 from ...tensor import Tensor, tensor_arg
 from .._support import gradtools, support
@@ -169,8 +169,8 @@ def aminmax(input: Tensor, *, dim: int | None = None, keepdim: bool = False, out
         x, plan = got
         d = input._dtype
         # (maximum/minimum raise no floating-point warning: NaN propagates quietly)
-        return AminmaxResult(adopted(_min_reduce(x, plan[0], None, None, True).reshape(-1), plan[1], d),
-                             adopted(_max_reduce(x, plan[0], None, None, True).reshape(-1), plan[1], d))
+        lo, hi = minmax_reduce(x, plan[0])  # (one pass where the row kernel takes it)
+        return AminmaxResult(adopted(lo.reshape(-1), plan[1], d), adopted(hi.reshape(-1), plan[1], d))
     tensor_arg(input, "aminmax")
     if dim is not None and isinstance(dim, (tuple, list)):
         reduction_dims(input, dim, "aminmax", allow_tuple=False)  # (its TypeError)
