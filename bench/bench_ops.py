@@ -412,6 +412,12 @@ MAKERS: dict[str, Callable[[Config], Args]] = {
     "view_as_complex": _pairs, "conj": _complex, "conj_physical": _complex, "resolve_conj": _complex,
     "angle": _complex, "sgn": _complex, "__getitem__": _with(slice(1, None)),
     "getitem": _with(slice(1, None)),
+    "slice_scatter": lambda cfg: ((_x(cfg), arr(cfg, (cfg.shape[0], (cfg.shape[1] + 1) // 2))),
+                                  {"dim": 1, "start": 0, "end": None, "step": 2}),
+    "select_scatter": lambda cfg: ((_x(cfg), arr(cfg, (cfg.shape[0],))), {"dim": 1, "index": 0}),
+    "diagonal_scatter": lambda cfg: ((_x(cfg), arr(cfg, (min(cfg.shape),))), {}),
+    "as_strided_scatter": lambda cfg: ((_x(cfg), arr(cfg, (min(cfg.shape),))),
+                                       {"size": (min(cfg.shape),), "stride": (cfg.shape[1] + 1,)}),
 }
 
 # The ops whose values no peer can share: random draws (strided's PCG64 streams are not PyTorch's)
