@@ -32,6 +32,7 @@ from ...errors import StridedRuntimeError, StridedTypeError, join_lines
 from ...grad_mode import requires_grad
 from ...gradients import grad_zeros, seal
 from ...kernels.listeners import emit, listeners, silenced
+from ...kernels.memory import numpy_view
 from ...layout import Layout
 from ...opdef import Kind, declare
 from ...tensor import Tensor
@@ -59,26 +60,52 @@ def _clone_preserve_strides(t: Tensor) -> Tensor:
     return adopted(t._storage.array.copy(), Layout._trusted(lay.shape, lay.strides, lay.offset), t._dtype)
 
 
-def _scatter(op: str, input: Any, src: Any, window: Callable[[Tensor], Tensor]) -> Tensor:  # noqa: A002
-    """``input``'s copy (:func:`_clone_preserve_strides`) with ``window(copy)`` overwritten by ``src``."""
+def _scatter(op: str, input: Any, src: Any, window: Callable[[Tensor], Tensor],  # noqa: A002
+             fast_window: Callable[[Layout], Layout | None] | None = None, distinct: bool = True) -> Tensor:
+    """``input``'s copy (:func:`_clone_preserve_strides`) with ``window(copy)`` overwritten by ``src``.
+
+    ``fast_window``: the window's layout computed from the copy's, where that is plain (None: take
+    ``window``, whose view checks the arguments and raises PyTorch's errors). ``distinct``: the
+    window's elements are distinct storage positions where the copy is contiguous (a slice, a row,
+    a diagonal; not an ``as_strided`` window): other windows are checked."""
     x = _tensor(input, op, "input", 1)
     s = _tensor(src, op, "src", 2)
+    if not OPEN:  # (nobody listens: no inner step to silence, no record to make)
+        return _write_window(op, x, s, window, fast_window, distinct)
     with silenced():  # (the op's own steps: one copy is reported below)
-        out = _clone_preserve_strides(x)
-        piece = window(out)
-        _refuse_overlap(op, piece._layout)
-        if piece._layout.shape != s._layout.shape:
-            raise StridedRuntimeError(join_lines(
-                f"expected src to have a size equal to the slice of self. src size = {list(s._layout.shape)}, "
-                f"slice size = {list(piece._layout.shape)}",
-                f"{op} writes src into that slice of a copy of input; no broadcasting",
-                "fix: give src the slice's shape (src.expand(...) or src.reshape(...))"))
-        piece.copy_(s)
-    if OPEN and listeners():
+        out = _write_window(op, x, s, window, fast_window, distinct)
+    if listeners():
         kept = out._storage.array.size != out.numel() or out._layout.strides != L.contiguous_strides(out._layout.shape)
         emit(op, "copy", (x, s), out,
              f"{op}: a copy of input ({'its whole storage, to keep its strides and offset' if kept else 'dense'})"
              f" with src written into the slice", out._storage.array.nbytes)
+    return out
+
+
+def _write_window(op: str, x: Tensor, s: Tensor, window: Callable[[Tensor], Tensor],
+                  fast_window: Callable[[Layout], Layout | None] | None, distinct: bool) -> Tensor:
+    out = _clone_preserve_strides(x)
+    same_dtype = s._dtype is out._dtype
+    lay = fast_window(out._layout) if fast_window is not None and same_dtype else None
+    piece = None
+    if lay is None:
+        piece = window(out)
+        lay = piece._layout
+    if not distinct or not L.is_contiguous(out._layout.shape, out._layout.strides):
+        _refuse_overlap(op, lay)  # (a slice of a kept layout whose own elements may overlap, too)
+    if lay.shape != s._layout.shape:
+        raise StridedRuntimeError(join_lines(
+            f"expected src to have a size equal to the slice of self. src size = {list(s._layout.shape)}, "
+            f"slice size = {list(lay.shape)}",
+            f"{op} writes src into that slice of a copy of input; no broadcasting",
+            "fix: give src the slice's shape (src.expand(...) or src.reshape(...))"))
+    if same_dtype:
+        # (out is fresh memory, so src cannot overlap the window: one NumPy write of the same
+        # dtype, the bytes copy_ writes)
+        np.copyto(numpy_view(out._storage, lay), s._np())
+    else:
+        assert piece is not None
+        piece.copy_(s)  # (copy_'s conversion between dtypes, its warnings and errors)
     return out
 
 
@@ -108,6 +135,42 @@ def _slice(t: Tensor, dim: int, start: int | None, end: int | None, step: int) -
     return t[key]
 
 
+def _slice_layout(lay: Layout, dim: Any, start: Any, end: Any, step: Any) -> Layout | None:
+    """The layout of ``t[..., start:end:step, ...]`` along ``dim`` (PyTorch's slice: the bounds
+    wrapped and clamped as Python's are, for a positive step), for int arguments; None for anything
+    else (the view's own checks and errors)."""
+    shape = lay.shape
+    if (not shape or dim.__class__ is not int or step.__class__ is not int or step <= 0
+            or not (start is None or start.__class__ is int) or not (end is None or end.__class__ is int)):
+        return None
+    ndim = len(shape)
+    if not -ndim <= dim < ndim:
+        return None
+    d = dim % ndim
+    begin, stop, _ = slice(start, end, step).indices(shape[d])
+    n = len(range(begin, stop, step))
+    stride = lay.strides[d]
+    return Layout._trusted(shape[:d] + (n,) + shape[d + 1:], lay.strides[:d] + (stride * step,) + lay.strides[d + 1:],
+                           lay.offset + begin * stride if n else lay.offset)
+
+
+def _select_layout(lay: Layout, dim: Any, index: Any) -> Layout | None:
+    """The layout of ``t.select(dim, index)`` for int arguments in range; None otherwise (the
+    view's own checks and errors)."""
+    shape = lay.shape
+    if not shape or dim.__class__ is not int or index.__class__ is not int:
+        return None
+    ndim = len(shape)
+    if not -ndim <= dim < ndim:
+        return None
+    d = dim % ndim
+    n = shape[d]
+    if not -n <= index < n:
+        return None
+    return Layout._trusted(shape[:d] + shape[d + 1:], lay.strides[:d] + lay.strides[d + 1:],
+                           lay.offset + (index % n) * lay.strides[d])
+
+
 def _zero_dim(view: str) -> Exception:
     from ...errors import StridedIndexError
 
@@ -124,7 +187,8 @@ def slice_scatter(input: Tensor, src: Tensor, dim: int = 0, start: int | None = 
     >>> strided.slice_scatter(strided.zeros(4), strided.ones(2), 0, 0, 4, 2).tolist()
     [1.0, 0.0, 1.0, 0.0]
     """
-    return _scatter("slice_scatter", input, src, lambda t: _slice(t, dim, start, end, step))
+    return _scatter("slice_scatter", input, src, lambda t: _slice(t, dim, start, end, step),
+                    lambda lay: _slice_layout(lay, dim, start, end, step))
 
 
 @method("select_scatter")
@@ -139,7 +203,7 @@ def select_scatter(input: Tensor, src: Tensor, dim: int, index: int) -> Tensor: 
             raise _zero_dim("select")
         return t.select(dim, index)
 
-    return _scatter("select_scatter", input, src, window)
+    return _scatter("select_scatter", input, src, window, lambda lay: _select_layout(lay, dim, index))
 
 
 @method("diagonal_scatter")
@@ -163,7 +227,7 @@ def as_strided_scatter(input: Tensor, src: Tensor, size: Sequence[int], stride: 
     [[1.0, 0.0], [0.0, 1.0]]
     """
     return _scatter("as_strided_scatter", input, src, lambda t: t.as_strided(
-        size, stride, t._layout.offset if storage_offset is None else storage_offset))
+        size, stride, t._layout.offset if storage_offset is None else storage_offset), distinct=False)
 
 
 # ---------------------------------------------------------------- gradients
