@@ -16,8 +16,9 @@ setup(ext_modules=[Extension(
     ["src/strided/kernels/_copykernel.c"],
     optional=True,
     # -O3 for the tile loops; no -march: the build may be copied to another x86-64 machine, and
-    # the SSE2 transposes it uses are in every one.
-    extra_compile_args=["-O3", "-std=c99", "-Wall"],
+    # the SSE2 transposes it uses are in every one (and no FMA to contract apply2d's ops into)
+    extra_compile_args=["-O3", "-std=c99", "-Wall", "-ffp-contract=off"],
+    libraries=["m"],  # (apply2d's scalar edges: sqrt)
 ), Extension(
     "strided.kernels._specialkernel",
     ["src/strided/kernels/_specialkernel.c"],

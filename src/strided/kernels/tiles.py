@@ -36,6 +36,7 @@ from typing import Any
 
 import numpy as np
 
+from . import native
 from .blocked import copy_into
 
 # Tile sizes (elements), measured on a (2048, 2048) float32 ``M.T + M`` and a permuted
@@ -70,7 +71,7 @@ def ufunc_into(ufunc: np.ufunc, inputs: tuple[Any, ...], out: np.ndarray, kwargs
     if out.size >= MIN_NUMEL and ufunc in EXACT and out.dtype.kind in "biuf":
         pair = _conflict(inputs, out)
         if pair is not None:
-            if not _through_out(ufunc, inputs, out, kwargs):
+            if not (_fused_2d(ufunc, inputs, out, kwargs) or _through_out(ufunc, inputs, out, kwargs)):
                 _tiled(ufunc, inputs, out, kwargs, *pair)
             return
     ufunc(*inputs, out=out, **kwargs)
@@ -100,10 +101,73 @@ def unary_into(ufunc: np.ufunc, x: np.ndarray, out: np.ndarray) -> None:
     """
     if (out.size >= MIN_NUMEL and ufunc in EXACT_UNARY and x.dtype == out.dtype and x.ndim == out.ndim
             and _conflict((x,), out) is not None and not _may_share(x, out)):
+        if ufunc is np.sqrt and _fused_2d(ufunc, (x,), out, {}):
+            return
         copy_into(out, x)
         ufunc(out, out=out)
         return
     ufunc(x, out=out)
+
+
+# The ops of the compiled one-pass kernel (kernels/_copykernel.c ``apply2d``): SSE2's IEEE
+# operations, the bits NumPy's loops give.
+_FUSED_OPS = {np.add: 0, np.subtract: 1, np.multiply: 2, np.true_divide: 3, np.sqrt: 4}
+_FUSED_DTYPES = frozenset({np.dtype(np.float32), np.dtype(np.float64)})
+
+
+def _fused_2d(ufunc: np.ufunc, inputs: tuple[Any, ...], out: np.ndarray, kwargs: dict[str, Any]) -> bool:
+    """Compute a 2-d float32/float64 ``+ - * /`` (two inputs) or ``sqrt`` (one) whose inputs run
+    along or across the output's rows in one cache-blocked pass (the compiled ``apply2d``: each
+    input tile transposed in registers where it runs across, the op on whole vectors): every
+    operand read and written once, where :func:`_through_out` copies the input into the output
+    first and reads the output again. Measured on 32 MB float32 (thread CPU time against a
+    memcpy): ``add(x.t(), y, out=o)`` 2.3x against 3.0x through the output, ``x.t() + y`` into new
+    memory 3.5x against 3.8x, ``sqrt(x.t(), out=o)`` 2.6x against 3.0x; float64 3.4x against 3.6x.
+    The bits are NumPy's: SSE2's add, sub, mul, div and sqrt are the IEEE operations NumPy's loops
+    perform, and where both operands of ``+`` or ``*`` are NaN the first one's comes out, quieted,
+    as from NumPy's loops (tests/test_fused_2d.py). The caller has checked that no input may
+    share memory with ``out`` other than as ``out`` itself.
+
+    False (nothing done) otherwise: no kernel (not built, ``STRIDED_NATIVE=0``, disabled in this
+    context), another ufunc, a cast (``kwargs``), another dtype or byte order, another ndim or a
+    broadcast input, an operand that runs along neither dim, a misaligned one, an output whose
+    rows overlap."""
+    op = _FUSED_OPS.get(ufunc)
+    if op is None or kwargs or len(inputs) != (1 if op == 4 else 2) or out.ndim != 2 or out.dtype not in _FUSED_DTYPES:
+        return False
+    itemsize = out.itemsize
+    if not out.dtype.isnative or not out.flags.aligned or not out.flags.writeable:
+        return False
+    if out.strides[1] != itemsize:  # (the output runs along dim 0: the same plane, transposed)
+        if out.strides[0] != itemsize:
+            return False
+        out = out.T
+        inputs = tuple(x.T if type(x) is np.ndarray else x for x in inputs)
+    nb, na = out.shape
+    if nb > 1 and abs(out.strides[0]) < na * itemsize:
+        return False  # (rows that overlap: the output's elements are not distinct)
+    operands = []
+    for x in inputs:
+        if type(x) is not np.ndarray or x.dtype != out.dtype or x.shape != out.shape or not x.flags.aligned:
+            return False
+        if x.strides[1] == itemsize:
+            operands.append((_address(x), x.strides[0], False))
+        elif x.strides[0] == itemsize:
+            operands.append((_address(x), x.strides[1], True))
+        else:
+            return False
+    kernel = native.kernel() if native.active() else None
+    if kernel is None:
+        return False
+    if op == 4:
+        operands.append(operands[0])  # (y unused)
+    (xa, xs, xt), (ya, ys, yt) = operands
+    kernel.apply2d(op, itemsize, nb, na, _address(out), out.strides[0], xa, xs, xt, ya, ys, yt)
+    return True
+
+
+def _address(a: np.ndarray) -> int:
+    return int(a.__array_interface__["data"][0])
 
 
 def _through_out(ufunc: np.ufunc, inputs: tuple[Any, ...], out: np.ndarray, kwargs: dict[str, Any]) -> bool:

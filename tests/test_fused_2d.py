@@ -1,0 +1,164 @@
+"""The compiled one-pass elementwise op between memory orders (``apply2d`` in kernels/_copykernel.c,
+:func:`strided.kernels.tiles._fused_2d`) against NumPy's ufuncs.
+
+Every element must be the bits NumPy's loop gives (``+ - * /`` and ``sqrt`` are IEEE operations):
+checked on values over many decades with NaNs of both signs and payloads, infinities, signed
+zeros and subnormals, on every plane size around the register blocks (4 x 4 floats, 2 x 2
+doubles) and the tiles (64 x 256), with each input along or across the output's rows, stepped
+backwards, sliced, and the output itself row- or column-major or stepped. The calls it declines
+(casts, broadcasting, other dtypes, overlapping output rows, misaligned data) are NumPy's, and
+strided's ops give the same bits with the kernel and without it.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as hs
+
+import strided
+from strided.kernels import native, tiles
+
+needs_kernel = pytest.mark.skipif(not native.active(), reason="the copy kernel is not built (test_native_copies)")
+
+UFUNCS = [np.add, np.subtract, np.multiply, np.true_divide, np.sqrt]
+
+
+def _values(rng: np.random.Generator, shape: tuple[int, int], dtype: type) -> np.ndarray:
+    """Random magnitudes over many decades, both signs, with every special value sprinkled in."""
+    a = rng.standard_normal(shape) * 10.0 ** rng.integers(-30, 30, shape)
+    a = a.astype(dtype)
+    specials = np.array([0.0, -0.0, np.inf, -np.inf, np.nan, -np.nan, np.finfo(dtype).tiny / 4,
+                         -np.finfo(dtype).smallest_subnormal, np.finfo(dtype).max], dtype=dtype)
+    pick = rng.random(shape) < 0.05
+    a[pick] = rng.choice(specials, int(pick.sum()))
+    payload = rng.random(shape) < 0.01  # (a NaN with another payload)
+    raw = a.view(np.uint32 if dtype is np.float32 else np.uint64)
+    raw[payload] = np.array(0x7FC12345 if dtype is np.float32 else 0x7FF8000012345678, raw.dtype)
+    return a
+
+
+def _operand(rng: np.random.Generator, nb: int, na: int, dtype: type, form: str) -> np.ndarray:
+    """An (nb, na) operand: 'along' the output's rows (row-major), 'across' them (a transpose),
+    or those stepped backwards or sliced out of something larger."""
+    if form == "along":
+        return _values(rng, (nb, na), dtype)
+    if form == "across":
+        return _values(rng, (na, nb), dtype).T
+    if form == "along_back":
+        return _values(rng, (nb, na), dtype)[::-1]
+    if form == "along_sliced":
+        return _values(rng, (nb + 2, na + 3), dtype)[1:-1, 2:-1]
+    return _values(rng, (na + 3, nb + 1), dtype)[2:-1, 1:].T  # across, sliced
+
+
+FORMS = ["along", "across", "along_back", "along_sliced", "across_sliced"]
+
+
+def _out(nb: int, na: int, dtype: type, form: str) -> np.ndarray:
+    if form == "C":
+        return np.full((nb, na), 7, dtype)
+    if form == "F":
+        return np.full((na, nb), 7, dtype).T
+    return np.full((nb + 1, na), 7, dtype)[::-1][:nb]  # (rows stepped backwards)
+
+
+def _check(ufunc: np.ufunc, inputs: tuple[np.ndarray, ...], out_form: str) -> None:
+    nb, na = inputs[0].shape
+    out = _out(nb, na, inputs[0].dtype.type, out_form)
+    want = _out(nb, na, inputs[0].dtype.type, out_form)
+    with np.errstate(all="ignore"):
+        ufunc(*inputs, out=want)
+        took = tiles._fused_2d(ufunc, inputs, out, {})
+    # (the kernel declines only an output that runs along neither dim: the stepped one does not)
+    assert took, (ufunc, [x.strides for x in inputs], out.strides)
+    assert out.tobytes() == want.tobytes(), (ufunc.__name__, nb, na, [x.strides for x in inputs], out.strides)
+
+
+@needs_kernel
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+@pytest.mark.parametrize("ufunc", UFUNCS, ids=lambda u: u.__name__)
+def test_every_plane_size_around_blocks_and_tiles(dtype: type, ufunc: np.ufunc) -> None:
+    rng = np.random.default_rng(0)
+    sizes = [1, 2, 3, 4, 5, 7, 8, 9, 63, 64, 65, 129]
+    for nb in sizes:
+        for na in [1, 3, 4, 5, 255, 256, 257, 300]:
+            x = _operand(rng, nb, na, dtype, "across")
+            y = _operand(rng, nb, na, dtype, "along")
+            _check(ufunc, (x,) if ufunc is np.sqrt else (x, y), "C")
+
+
+@needs_kernel
+@settings(max_examples=80, deadline=None)
+@given(nb=hs.integers(1, 70), na=hs.integers(1, 300), float64=hs.booleans(), ufunc=hs.sampled_from(UFUNCS),
+       x_form=hs.sampled_from(FORMS), y_form=hs.sampled_from(FORMS), out_form=hs.sampled_from(["C", "F", "back"]),
+       seed=hs.integers(0, 2**31))
+def test_every_orientation_gives_numpys_bits(nb: int, na: int, float64: bool, ufunc: np.ufunc, x_form: str,
+                                             y_form: str, out_form: str, seed: int) -> None:
+    rng = np.random.default_rng(seed)
+    dtype = np.float64 if float64 else np.float32
+    x = _operand(rng, nb, na, dtype, x_form)
+    y = _operand(rng, nb, na, dtype, y_form)
+    _check(ufunc, (x,) if ufunc is np.sqrt else (x, y), out_form)
+
+
+@needs_kernel
+def test_what_it_declines_is_left_to_numpy() -> None:
+    rng = np.random.default_rng(1)
+    x, y = _values(rng, (40, 30), np.float32).T, _values(rng, (30, 40), np.float32)
+    out = np.empty((30, 40), np.float32)
+    assert not tiles._fused_2d(np.add, (x, y), out, {"dtype": np.float64, "casting": "unsafe"})  # a cast
+    assert not tiles._fused_2d(np.maximum, (x, y), out, {})  # (NaN rules of its own)
+    assert not tiles._fused_2d(np.add, (x, y[:1]), out, {})  # broadcasting
+    assert not tiles._fused_2d(np.add, (x, y.astype(np.float64)), out, {})  # another dtype
+    ints = np.arange(1200, dtype=np.int32).reshape(40, 30).T
+    assert not tiles._fused_2d(np.add, (ints, ints.copy()), np.empty((30, 40), np.int32), {})
+    overlapping = np.lib.stride_tricks.as_strided(np.empty(100, np.float32), (30, 40), (4, 4))
+    assert not tiles._fused_2d(np.add, (x, y), overlapping, {})  # its rows overlap
+    stepped = _values(rng, (30, 80), np.float32)[:, ::2]
+    assert not tiles._fused_2d(np.add, (x, stepped), out, {})  # runs along neither dim
+    raw = np.zeros(30 * 40 * 4 + 1, np.uint8)
+    misaligned = raw[1:].view(np.float32).reshape(30, 40)
+    assert not tiles._fused_2d(np.add, (x, misaligned), out, {})
+    with native.disabled():
+        assert not tiles._fused_2d(np.add, (x, y), out, {})
+
+
+@pytest.mark.parametrize("case", ["add_out", "sub_new", "mul_both_across", "div_f64", "sqrt_out", "inplace"])
+def test_strided_ops_are_the_same_bits_either_way(case: str) -> None:
+    """Large enough for the blocked paths (tiles.MIN_NUMEL), through strided's own ops."""
+    rng = np.random.default_rng(2)
+    n = 400
+    dtype = strided.float64 if case == "div_f64" else strided.float32
+    base = _values(rng, (n, n + 3), np.float64 if dtype is strided.float64 else np.float32)
+    x = strided.tensor(base.tolist(), dtype=dtype)
+    y = strided.tensor(_values(rng, (n + 3, n), np.float32).tolist(), dtype=dtype)
+
+    def run() -> np.ndarray:
+        if case == "add_out":
+            o = strided.empty(n + 3, n, dtype=dtype)
+            strided.add(x.t(), y, out=o)
+            return o.numpy()
+        if case == "sub_new":
+            return (x.t() - y).numpy()
+        if case == "mul_both_across":
+            o = strided.empty(n + 3, n, dtype=dtype)
+            strided.mul(x.t(), y.t().contiguous().t(), out=o)
+            return o.numpy()
+        if case == "div_f64":
+            return (x.t() / y).numpy()
+        if case == "sqrt_out":
+            o = strided.empty(n + 3, n, dtype=dtype)
+            strided.sqrt(x.t(), out=o)
+            return o.numpy()
+        z = y.clone()
+        z.add_(x.t())
+        return z.numpy()
+
+    with np.errstate(all="ignore"):
+        fast = run()
+        with native.disabled():
+            plain = run()
+    assert fast.strides == plain.strides
+    assert fast.tobytes() == plain.tobytes()
