@@ -11,6 +11,7 @@
  * scan(x, out, n, inner, prod)      cumsum (prod: cumprod) along a dim of n elements (see there)
  * variance_rows(x, var, mean, n, denominator, root)   var (root: std) and mean of rows (see there)
  * relu(x, out) -> bool             max(x, 0) with -0.0 and NaN kept (see there)
+ * gelu(src, dst) -> bool         F.gelu's exact form, its float64 formula in one pass (see there)
  * running_extreme(x, values, indices, n, inner, is_max)   cummax/cummin along a dim (see there)
  * binary_exact(x, y, out, code)    PyTorch's fmax / fmin / heaviside with their NaN bits (see there)
  * binary_float(x, y, out, code)    float32 fmod / remainder / floor_divide / hypot, NumPy's bits (see there)
@@ -67,7 +68,8 @@ static const double Q[5] = {2.56852019228982242e00, 1.87295284992346047e00, 5.27
 #define THRESH 0.46875
 #define TWO_OVER_SQRTPI 1.1283791670955125739
 
-static double erf_small(double x)
+/* (always inlined: the float32 stages call it inside their vector loops) */
+static inline __attribute__((always_inline)) double erf_small(double x)
 {
     double z = x * x, num = A[4] * z, den = z;
     for (int i = 0; i < 3; i++) {
@@ -2907,6 +2909,101 @@ static PyObject *py_erfc_float32(PyObject *self, PyObject *const *args, Py_ssize
     return erf_float32_entry(args, nargs, 1, "erfc_float32");
 }
 
+/* ---------------------------------------------------------------- gelu (exact form), fused
+ *
+ * gelu(src, dst) -> bool: dst = (0.5 x) (1 + erf(x sqrt(1/2))) with k_erf in double and every
+ * operation in double, rounded once to dst's type: the ops layer's float64 formula
+ * (strided.ops.elementwise.special.gelu: 0.5 * x64 * (1.0 + erf(x64 * _SQRT_HALF)), erf the
+ * compiled k_erf) operation for operation, in one pass instead of six NumPy passes and two
+ * temporaries. float64: k_erf per element (the same bits). float32: erf_float32's stages (above)
+ * on u = x sqrt(1/2) give 1 - t with t ~ k_erf's tail to 2^-42 relative; the gelu value g computed
+ * from it is within eps = 0.5 |x| (|t| 2^-42 + 2^-50) + |g| 2^-42 + 2^-1000 of the one from k_erf
+ * (t's error, the roundings of 1 - t and 1 + e, each below 2^-52, and of the product: > 100x
+ * margin), so where g - eps and g + eps round to the same float32 that float32 is the formula's;
+ * every other element (near a rounding boundary, x far below -5 where 1 + e cancels, NaN, inf)
+ * is recomputed by k_erf itself. Below |u| = 0.46875 erf_small is k_erf's exactly. src and dst:
+ * contiguous buffers of one format ("f" or "d") and memory order; they may be the same memory
+ * (each block reads its elements before writing them). False (nothing written): formats differ. */
+#define GELU_SQRT_HALF 0.70710678118654752440 /* (math.sqrt(0.5), the ops layer's _SQRT_HALF) */
+
+static double gelu_exact(double x)
+{
+    return (0.5 * x) * (1.0 + k_erf(x * GELU_SQRT_HALF));
+}
+
+/* The block's x as doubles and u = x sqrt(1/2); whether any |u| > 4 (Cody's far interval). */
+ERF_CLONES static int gelu_load_stage(const float *restrict in, int m, double *restrict x, double *restrict u)
+{
+    int far = 0;
+    for (int j = 0; j < m; j++) {
+        x[j] = in[j];
+        u[j] = x[j] * GELU_SQRT_HALF;
+        far |= fabs(u[j]) > 4.0;
+    }
+    return far;
+}
+
+/* out[j] = gelu(x[j]) rounded to float32 (erf_small where |u| <= 0.46875, exact; else from the
+ * tail factors); sure[j] = 0 where that rounding is not certain (see above). */
+ERF_CLONES static void gelu_finish_stage(const double *restrict x, const double *restrict u, int m,
+                                         const double *restrict tail, const double *restrict e1,
+                                         const double *restrict e2, float *restrict out, unsigned char *restrict sure)
+{
+    for (int j = 0; j < m; j++) {
+        double small = erf_small(u[j]); /* (inlined: a vector loop) */
+        double t = e1[j] * e2[j] * tail[j];
+        int is_small = fabs(u[j]) <= THRESH;
+        double e = is_small ? small : copysign(1.0 - t, u[j]);
+        double g = (0.5 * x[j]) * (1.0 + e);
+        double eps = is_small ? 0.0 : 0.5 * fabs(x[j]) * (fabs(t) * 0x1p-42 + 0x1p-50) + fabs(g) * 0x1p-42 + 0x1p-1000;
+        float f = (float)g;
+        out[j] = f;
+        sure[j] = (float)(g - eps) == f && (float)(g + eps) == f && x[j] == x[j];
+    }
+}
+
+static void gelu_float32_block(const float *in, float *out, int m)
+{
+    double x[ERF_BLOCK], u[ERF_BLOCK], tail[ERF_BLOCK], ys[ERF_BLOCK], e1[ERF_BLOCK], e2[ERF_BLOCK], steps[ERF_BLOCK];
+    unsigned char sure[ERF_BLOCK];
+    int far = gelu_load_stage(in, m, x, u);
+    erf_mid_stage(u, m, tail, ys, e2, steps);
+    if (far) erf_far_stage(u, m, tail);
+    erf_gather_stage(m, ys, steps, e1, e2);
+    gelu_finish_stage(x, u, m, tail, e1, e2, out, sure);
+    for (int j = 0; j < m; j++)
+        if (!sure[j]) out[j] = (float)gelu_exact(x[j]);
+}
+
+static void gelu_run(const void *in, void *out, Py_ssize_t n, int f32)
+{
+    if (f32) {
+        for (Py_ssize_t i = 0; i < n; i += ERF_BLOCK)
+            gelu_float32_block((const float *)in + i, (float *)out + i, n - i < ERF_BLOCK ? (int)(n - i) : ERF_BLOCK);
+    } else {
+        const double *a = in;
+        double *o = out;
+        for (Py_ssize_t i = 0; i < n; i++) o[i] = gelu_exact(a[i]);
+    }
+}
+
+static PyObject *py_gelu(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
+{
+    (void)self;
+    Py_buffer src, dst;
+    if (two_buffers(args, nargs, &src, &dst, "gelu") < 0) return NULL;
+    if (src.itemsize != dst.itemsize) {
+        PyBuffer_Release(&src);
+        PyBuffer_Release(&dst);
+        Py_RETURN_FALSE;
+    }
+    int f32 = src.itemsize == 4;
+    erf_table_init();
+    RELEASING(gelu_run(src.buf, dst.buf, n, f32));
+    Py_RETURN_TRUE;
+}
+#undef GELU_SQRT_HALF
+
 /* ---------------------------------------------------------------- leaky_relu, vectorized
  *
  * o = a > 0 ? a : a * k (unary_exact's code 2) over contiguous runs. The scalar loop branched
@@ -3395,6 +3492,9 @@ static PyMethodDef methods[] = {
      "binary_float(x, y, out, code) -> bool: float32 fmod (code 0), remainder (1), floor_divide (2), hypot (3), "
      "NumPy's bits (False: not contiguous aligned native float32 buffers of one length, or an overlap)"},
     ENTRY(erf_float32), ENTRY(erfc_float32),
+    {"gelu", (PyCFunction)(void (*)(void))py_gelu, METH_FASTCALL,
+     "gelu(src, dst) -> bool: (0.5 x) (1 + erf(x sqrt(1/2))) in double, rounded once: the ops layer's formula "
+     "bit for bit, one pass (False: formats differ, nothing written)"},
     {"frac", (PyCFunction)(void (*)(void))py_frac, METH_FASTCALL,
      "frac(x, out) -> bool: out = x - trunc(x), float32/float64, one pass (False: not taken, nothing written)"},
     {"norm2", (PyCFunction)(void (*)(void))py_norm2, METH_FASTCALL,
