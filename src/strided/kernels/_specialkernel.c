@@ -46,6 +46,15 @@
 
 #define MIN_RELEASE 8192
 #define BLOCK 64 /* elements per pass of a blocked kernel (erfinv, i1, i1e) */
+/* ERF_CLONES: GCC compiles the function three times, for AVX-512, AVX2 and plain x86-64, and picks
+ * one at load time by the CPU; the same IEEE operations in more lanes (no FMA: -ffp-contract=off
+ * holds), so the same values. "no-trapping-math" only lets the compiler evaluate both sides of a
+ * selection; it changes no value. */
+#if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__)
+#define ERF_CLONES __attribute__((target_clones("avx512f", "avx2", "default"), optimize("no-trapping-math")))
+#else
+#define ERF_CLONES
+#endif
 #define PI 3.141592653589793
 
 /* ------------------------------------------------------------------ erf, erfc (Cody) */
@@ -166,6 +175,20 @@ static const double EXP_TAYLOR[9] = {1.0 / 40320, 1.0 / 5040, 1.0 / 720, 1.0 / 1
 #define HALF_SQRTPI 0.88622692545275801365
 #define SQRT_HALF 0.70710678118654752440
 
+/* e log 2 + log f for f in [sqrt(1/2), sqrt(2)): log f = 2 atanh(s) = 2 (s + s^3/3 + ... + s^11/11),
+ * s = (f - 1) / (f + 1), |s| < 0.172 (always inlined: erfinv's float32 loop calls it in its vector loop) */
+static inline __attribute__((always_inline)) double log_reduced(double f, double e)
+{
+    double s = (f - 1.0) / (f + 1.0), z = s * s;
+    double p = 1.0 / 11;
+    p = 1.0 / 9 + p * z;
+    p = 1.0 / 7 + p * z;
+    p = 1.0 / 5 + p * z;
+    p = 1.0 / 3 + p * z;
+    p = 1.0 + p * z;
+    return e * LN2 + 2.0 * s * p;
+}
+
 /* log(v) for a normal v > 0, to ~1e-10 absolute: v = f 2^e with f in [sqrt(1/2), sqrt(2)) (frexp,
  * exact), log f = 2 atanh(s) = 2 (s + s^3/3 + ... + s^11/11), s = (f - 1) / (f + 1), |s| < 0.172 */
 static double erfinv_log(double v)
@@ -180,14 +203,7 @@ static double erfinv_log(double v)
         f = 2.0 * f;
         e = e - 1;
     }
-    double s = (f - 1.0) / (f + 1.0), z = s * s;
-    double p = 1.0 / 11;
-    p = 1.0 / 9 + p * z;
-    p = 1.0 / 7 + p * z;
-    p = 1.0 / 5 + p * z;
-    p = 1.0 / 3 + p * z;
-    p = 1.0 + p * z;
-    return e * LN2 + 2.0 * s * p;
+    return log_reduced(f, e);
 }
 
 /* p[j] = x[j] * (c[0] t[j]^(n-1) + ... + c[n-1]) for j in [lo, hi): Horner, lanes innermost */
@@ -269,8 +285,49 @@ static const double GILES_MID[19] = { /* w < 16, in sqrt(w) - 3.25 */
     0.005370914553590063617, 1.0052589676941592334, 3.0838856104922207635};
 #define EXP_M625 1.9304541362277093e-03
 
+/* erfinv_float32_block's common block: every element inside (|y| < 1) with w < 6.25 (|y| below
+ * ~0.9986), so GILES_W alone; erfinv_log and horner_lanes inlined, operation for operation (the
+ * exponent as a double: (2^52 + its field) - 2^52 - 1022, exact, as the int conversion; the
+ * f < sqrt(1/2) step a selection), which vectorizes: the same bits in one pass. */
+ERF_CLONES static void erfinv_float32_central(const double *restrict y, double *restrict out, int m)
+{
+    for (int j = 0; j < m; j++) {
+        double a = fabs(y[j]), v = (1.0 - a) * (1.0 + a);
+        uint64_t bits, ebits;
+        memcpy(&bits, &v, 8);
+        ebits = (bits >> 52) | 0x4330000000000000ULL;
+        double ed, f;
+        memcpy(&ed, &ebits, 8);
+        double e = (ed - 0x1p52) - 1022.0;
+        bits = (bits & 0x000fffffffffffffULL) | 0x3fe0000000000000ULL;
+        memcpy(&f, &bits, 8);
+        int low = f < SQRT_HALF;
+        f = low ? 2.0 * f : f;
+        e = low ? e - 1.0 : e;
+        double t = -log_reduced(f, e) - 3.125, x = GILES_W[0];
+#pragma GCC unroll 23
+        for (int k = 1; k < 23; k++) x = GILES_W[k] + x * t;
+        out[j] = copysign(a * x, y[j]);
+    }
+}
+
+/* Whether every one of the m elements takes erfinv_float32_central (inside, w < 6.25; not NaN). */
+ERF_CLONES static int erfinv_all_central(const double *restrict y, int m)
+{
+    int other = 0;
+    for (int j = 0; j < m; j++) {
+        double a = fabs(y[j]);
+        other |= !(a < 1.0) | ((1.0 - a) * (1.0 + a) <= EXP_M625);
+    }
+    return !other;
+}
+
 static void erfinv_float32_block(const double *y, double *out, int m)
-{   /* lanes sorted by branch: [0, n1) w < 6.25 | [n1, n2) w < 16 | [n2, n) beyond | [n, m) edges */
+{
+    if (erfinv_all_central(y, m)) {
+        erfinv_float32_central(y, out, m);
+        return;
+    }   /* lanes sorted by branch: [0, n1) w < 6.25 | [n1, n2) w < 16 | [n2, n) beyond | [n, m) edges */
     double a[BLOCK], t[BLOCK], x[BLOCK];
     int idx[BLOCK], kind[BLOCK], count[4] = {0, 0, 0, 0};
     for (int j = 0; j < m; j++) {
@@ -2740,11 +2797,7 @@ static void erf_table_init(void)
     erf_table_ready = 1;
 }
 
-#if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__)
-#define ERF_CLONES __attribute__((target_clones("avx512f", "avx2", "default"), optimize("no-trapping-math")))
-#else
-#define ERF_CLONES
-#endif
+/* (ERF_CLONES: defined at the top, before the erfinv loops) */
 
 /* Below 0.46875: k_erf's erf_small (complement: 1 - it), exact, for m elements x (doubles). */
 ERF_CLONES static void erf_small_stage(const double *restrict x, float *restrict res, int m, int complement)
