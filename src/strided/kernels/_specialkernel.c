@@ -2461,18 +2461,23 @@ static const float DIGAMMA_A_F[7] = {8.33333333333333333333E-2f, -2.109279609279
                                      8.33333333333333333333E-2f};
 
 /* The kernels (_torch_special.h) twice: with the FMA instructions inlined (target "fma", chosen at
- * run time on a CPU that has them) and with the C library's fma (any x86-64: the same bits, slower). */
+ * run time on a CPU that has them) and with the C library's fma (any x86-64: the same bits, slower;
+ * there i0e and i1e go element by element: both branches of each would cost two fma calls more). */
 #define TB(NAME) NAME##_plain
 #define TB_TARGET
+#define TB_LANES 0 /* (i0e/i1e's branch-free loop: only where fma is an instruction) */
 #include "_torch_special.h"
 #undef TB
 #undef TB_TARGET
+#undef TB_LANES
 #if defined(__x86_64__) || defined(__i386__)
 #define TB(NAME) NAME##_fma3
 #define TB_TARGET __attribute__((target("fma")))
+#define TB_LANES 1
 #include "_torch_special.h"
 #undef TB
 #undef TB_TARGET
+#undef TB_LANES
 /* (STRIDED_NATIVE_NO_FMA3 set: the C library's fma, as on a CPU without the instructions; the tests
  * check that copy gives the same bits) */
 #define HAS_FMA3() (__builtin_cpu_supports("fma") && getenv("STRIDED_NATIVE_NO_FMA3") == NULL)
