@@ -17,6 +17,7 @@ from hypothesis import strategies as hs
 from hypothesis.extra import numpy as hnp
 
 import strided
+from float32_cases import UNARY_LAYOUTS
 from strided.kernels import native
 
 _KERNEL = native.special()
@@ -77,11 +78,10 @@ def test_any_length_and_mix(x: np.ndarray, spoiler: float) -> None:
         assert out[i:i + 1].view(np.uint32)[0] == ref[:1].view(np.uint32)[0], (x[i], out[i], ref[0])
 
 
-@pytest.mark.parametrize("layout", ["contiguous", "transposed", "stepped", "0-d", "empty"])
+@pytest.mark.parametrize("layout", list(UNARY_LAYOUTS))
 def test_the_op_matches_pytorch_with_the_kernel_on_and_off(layout: str) -> None:
     base = np.random.default_rng(8).uniform(-0.999, 0.999, (96, 70)).astype(np.float32)
-    view = {"contiguous": lambda a: a, "transposed": lambda a: a.T, "stepped": lambda a: a[::2, 1::3],
-            "0-d": lambda a: a[3, 4], "empty": lambda a: a[:0]}[layout]
+    view = UNARY_LAYOUTS[layout]
     s, t = view(strided.from_numpy(base)), view(torch.from_numpy(base))
     got, want = strided.erfinv(s), torch.erfinv(t)
     assert got.dtype == strided.float32 and got.shape == tuple(want.shape) and got.stride() == want.stride()

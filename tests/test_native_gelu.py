@@ -19,6 +19,7 @@ from hypothesis.extra import numpy as hnp
 
 import strided
 import strided.nn.functional as SF
+from float32_cases import UNARY_LAYOUTS, neighbours
 from strided.kernels import native, special
 
 _KERNEL = native.special()
@@ -33,16 +34,7 @@ _EDGES = np.array([0.0, 0.46875 * math.sqrt(2), 0.5, 1.0, 2.0, 4 * math.sqrt(2),
 
 
 def _edges() -> np.ndarray:
-    e = np.concatenate([_EDGES, -_EDGES])
-    near = [e]
-    for direction in (np.inf, -np.inf):
-        step = e
-        for _ in range(3):
-            with np.errstate(over="ignore"):
-                step = np.nextafter(step, np.float32(direction))
-            near.append(step)
-    nans = np.array([0x7FC00000, 0xFFC00000, 0x7F800001, 0x7FC12345, 0xFFFFFFFF], dtype=np.uint32).view(np.float32)
-    return np.concatenate(near + [nans])
+    return neighbours(_EDGES, 3)
 
 
 def _formula(x: np.ndarray) -> np.ndarray:
@@ -104,14 +96,7 @@ def test_in_place_column_major_and_refusals() -> None:
         _KERNEL.gelu(x, np.empty(5, np.float32))
 
 
-_LAYOUTS = {
-    "contiguous": lambda a: a,
-    "transposed": lambda a: a.T,  # (the kernel: both column-major)
-    "stepped": lambda a: a[::2, 1::3],  # (the NumPy formula)
-    "expanded": lambda a: a[:1].expand(5, a.shape[1]),  # (the NumPy formula)
-    "0-d": lambda a: a[1, 2],
-    "empty": lambda a: a[:0],
-}
+_LAYOUTS = {**UNARY_LAYOUTS, "expanded": lambda a: a[:1].expand(5, a.shape[1])}  # (expanded: NumPy's formula)
 
 
 @pytest.mark.parametrize("layout", list(_LAYOUTS))

@@ -11,6 +11,7 @@
  * scan(x, out, n, inner, prod)      cumsum (prod: cumprod) along a dim of n elements (see there)
  * variance_rows(x, var, mean, n, denominator, root)   var (root: std) and mean of rows (see there)
  * relu(x, out) -> bool             max(x, 0) with -0.0 and NaN kept (see there)
+ * lgamma_float32(src, dst)        lgamma's bits for float32, a vector loop (see there)
  * logaddexp_float32(x, y, out, base2) -> bool  float32 logaddexp / logaddexp2 via float64 (see there)
  * gelu(src, dst) -> bool         F.gelu's exact form, its float64 formula in one pass (see there)
  * running_extreme(x, values, indices, n, inner, is_max)   cummax/cummin along a dim (see there)
@@ -176,6 +177,24 @@ static const double EXP_TAYLOR[9] = {1.0 / 40320, 1.0 / 5040, 1.0 / 720, 1.0 / 1
 #define HALF_SQRTPI 0.88622692545275801365
 #define SQRT_HALF 0.70710678118654752440
 
+/* v = 2^e f for a normal v > 0, f in [sqrt(1/2), sqrt(2)): frexp's split, moved by one where its
+ * fraction is below sqrt(1/2), branch-free (the exponent as a double: (2^52 + its field) - 2^52 -
+ * 1022, exact), so that vector loops can inline it (always) */
+static inline __attribute__((always_inline)) void split_sqrt_half(double v, double *e_out, double *f_out)
+{
+    uint64_t bits, ebits;
+    memcpy(&bits, &v, 8);
+    ebits = (bits >> 52) | 0x4330000000000000ULL;
+    double ed, f;
+    memcpy(&ed, &ebits, 8);
+    double e = (ed - 0x1p52) - 1022.0;
+    bits = (bits & 0x000fffffffffffffULL) | 0x3fe0000000000000ULL;
+    memcpy(&f, &bits, 8);
+    int low = f < SQRT_HALF;
+    *f_out = low ? 2.0 * f : f;
+    *e_out = low ? e - 1.0 : e;
+}
+
 /* e log 2 + log f for f in [sqrt(1/2), sqrt(2)): log f = 2 atanh(s) = 2 (s + s^3/3 + ... + s^11/11),
  * s = (f - 1) / (f + 1), |s| < 0.172 (always inlined: erfinv's float32 loop calls it in its vector loop) */
 static inline __attribute__((always_inline)) double log_reduced(double f, double e)
@@ -287,24 +306,14 @@ static const double GILES_MID[19] = { /* w < 16, in sqrt(w) - 3.25 */
 #define EXP_M625 1.9304541362277093e-03
 
 /* erfinv_float32_block's common block: every element inside (|y| < 1) with w < 6.25 (|y| below
- * ~0.9986), so GILES_W alone; erfinv_log and horner_lanes inlined, operation for operation (the
- * exponent as a double: (2^52 + its field) - 2^52 - 1022, exact, as the int conversion; the
- * f < sqrt(1/2) step a selection), which vectorizes: the same bits in one pass. */
+ * ~0.9986), so GILES_W alone; erfinv_log (its split by split_sqrt_half: the same values as its
+ * int exponent and branch) and horner_lanes inlined, operation for operation, which vectorizes:
+ * the same bits in one pass. */
 ERF_CLONES static void erfinv_float32_central(const double *restrict y, double *restrict out, int m)
 {
     for (int j = 0; j < m; j++) {
-        double a = fabs(y[j]), v = (1.0 - a) * (1.0 + a);
-        uint64_t bits, ebits;
-        memcpy(&bits, &v, 8);
-        ebits = (bits >> 52) | 0x4330000000000000ULL;
-        double ed, f;
-        memcpy(&ed, &ebits, 8);
-        double e = (ed - 0x1p52) - 1022.0;
-        bits = (bits & 0x000fffffffffffffULL) | 0x3fe0000000000000ULL;
-        memcpy(&f, &bits, 8);
-        int low = f < SQRT_HALF;
-        f = low ? 2.0 * f : f;
-        e = low ? e - 1.0 : e;
+        double a = fabs(y[j]), e, f;
+        split_sqrt_half((1.0 - a) * (1.0 + a), &e, &f);
         double t = -log_reduced(f, e) - 3.125, x = GILES_W[0];
 #pragma GCC unroll 23
         for (int k = 1; k < 23; k++) x = GILES_W[k] + x * t;
@@ -2878,7 +2887,7 @@ ERF_CLONES static void erf_far_stage(const double *restrict x, int m, double *re
  * sure[j] = 0 where that rounding is not certain (res[j] is then to be recomputed). */
 ERF_CLONES static void erf_tail_finish(const double *restrict x, int m, const double *restrict tail,
                                        const double *restrict e1, const double *restrict e2, float *restrict res,
-                                       unsigned char *restrict sure, int complement)
+                                       int32_t *restrict sure, int complement)
 {
     for (int j = 0; j < m; j++) {
         double t = e1[j] * e2[j] * tail[j];
@@ -2915,7 +2924,7 @@ ERF_CLONES static int erf_load_stage(const float *restrict in, int m, double *re
 /* out[j]: the small result where |x| <= 0.46875 (exact), the tail's where its rounding is sure;
  * sure[j] = 0 elsewhere (NaN, or a tail value too close to a rounding boundary). */
 ERF_CLONES static void erf_select_stage(const double *restrict x, int m, const float *restrict rs,
-                                        const float *restrict rt, unsigned char *restrict sure, float *restrict out)
+                                        const float *restrict rt, int32_t *restrict sure, float *restrict out)
 {
     for (int j = 0; j < m; j++) {
         int small = fabs(x[j]) <= THRESH;
@@ -2930,7 +2939,7 @@ static void erf_float32_block(const float *in, float *out, int m, int complement
 {
     double x[ERF_BLOCK], tail[ERF_BLOCK], ys[ERF_BLOCK], e1[ERF_BLOCK], e2[ERF_BLOCK], steps[ERF_BLOCK];
     float rs[ERF_BLOCK], rt[ERF_BLOCK];
-    unsigned char sure[ERF_BLOCK];
+    int32_t sure[ERF_BLOCK]; /* (32-bit flags: AVX-512F has no byte vectors) */
     int far = erf_load_stage(in, m, x);
     erf_small_stage(x, rs, m, complement);
     erf_mid_stage(x, m, tail, ys, e2, steps);
@@ -3016,7 +3025,7 @@ ERF_CLONES static int gelu_load_stage(const float *restrict in, int m, double *r
  * tail factors); sure[j] = 0 where that rounding is not certain (see above). */
 ERF_CLONES static void gelu_finish_stage(const double *restrict x, const double *restrict u, int m,
                                          const double *restrict tail, const double *restrict e1,
-                                         const double *restrict e2, float *restrict out, unsigned char *restrict sure)
+                                         const double *restrict e2, float *restrict out, int32_t *restrict sure)
 {
     for (int j = 0; j < m; j++) {
         double small = erf_small(u[j]); /* (inlined: a vector loop) */
@@ -3034,7 +3043,7 @@ ERF_CLONES static void gelu_finish_stage(const double *restrict x, const double 
 static void gelu_float32_block(const float *in, float *out, int m)
 {
     double x[ERF_BLOCK], u[ERF_BLOCK], tail[ERF_BLOCK], ys[ERF_BLOCK], e1[ERF_BLOCK], e2[ERF_BLOCK], steps[ERF_BLOCK];
-    unsigned char sure[ERF_BLOCK];
+    int32_t sure[ERF_BLOCK];
     int far = gelu_load_stage(in, m, x, u);
     erf_mid_stage(u, m, tail, ys, e2, steps);
     if (far) erf_far_stage(u, m, tail);
@@ -3087,7 +3096,7 @@ static PyObject *py_gelu(PyObject *self, PyObject *const *args, Py_ssize_t nargs
  * loop, the same calls). Here a block of LAE_BLOCK elements runs one vector loop (AVX-512 / AVX2
  * clones) over the same formula with its own exp (Cody-Waite reduction by log(2), Taylor to r^11
  * on |r| <= log(2)/2: ~1e-15 relative) and log1p (2 atanh(s), s = E / (2 + E) for E < sqrt 2 - 1,
- * else log 2 + 2 atanh(s) of (1 + E) / 2, to s^17 on |s| < 0.172: ~1e-15), each well within
+ * else log 2 + 2 atanh(s) of (1 + E) / 2, to s^19 on |s| < 0.172: ~1e-16), each well within
  * 2^-45 of the C library's, relative to log1p's value L (and exp's rounding moves L by less,
  * relatively, than it moves E). The double result then differs from the formula's by at most
  * eps = |L| 2^-44 + |r| 2^-51 (the sum's two roundings, with margin), so where r - eps and r + eps
@@ -3108,6 +3117,22 @@ static double logaddexp_formula(double x, double y, int base2)
     if (t > 0) return base2 ? x + LAE_LOG2E * log1p(exp2(-t)) : x + log1p(exp(-t));
     if (t <= 0) return base2 ? y + LAE_LOG2E * log1p(exp2(t)) : y + log1p(exp(t));
     return t; /* (NaN) */
+}
+
+/* atanh(s) / s = 1 + z/3 + z^2/5 + ... + z^9/19 (z = s^2): for |s| < 0.172, 2^-54 relative
+ * (logaddexp's and lgamma's float32 loops: their logs as 2 atanh((f - 1) / (f + 1))) */
+static inline __attribute__((always_inline)) double atanh_series(double z)
+{
+    double p = 1.0 / 19;
+    p = 1.0 / 17 + p * z;
+    p = 1.0 / 15 + p * z;
+    p = 1.0 / 13 + p * z;
+    p = 1.0 / 11 + p * z;
+    p = 1.0 / 9 + p * z;
+    p = 1.0 / 7 + p * z;
+    p = 1.0 / 5 + p * z;
+    p = 1.0 / 3 + p * z;
+    return 1.0 + p * z;
 }
 
 /* e^v for v in [-700, 0] (2^v for base2): v = k log 2 + r, |r| <= log(2)/2; 2^k from k's bits. */
@@ -3141,17 +3166,8 @@ static inline __attribute__((always_inline)) double lae_log1p(double e)
 {
     int high = e >= 0.41421356237309503; /* (sqrt 2 - 1: above, log 2 + log((1 + e) / 2)) */
     double u = (1.0 + e) * 0.5;
-    double s = (high ? u - 1.0 : e) / (high ? u + 1.0 : 2.0 + e), z = s * s; /* (one division) */
-    double p = 1.0 / 17;
-    p = 1.0 / 15 + p * z;
-    p = 1.0 / 13 + p * z;
-    p = 1.0 / 11 + p * z;
-    p = 1.0 / 9 + p * z;
-    p = 1.0 / 7 + p * z;
-    p = 1.0 / 5 + p * z;
-    p = 1.0 / 3 + p * z;
-    p = 1.0 + p * z;
-    return (high ? LAE_LN2 : 0.0) + 2.0 * s * p;
+    double s = (high ? u - 1.0 : e) / (high ? u + 1.0 : 2.0 + e); /* (one division) */
+    return (high ? LAE_LN2 : 0.0) + 2.0 * s * atanh_series(s * s);
 }
 
 /* One block: out[j] the fast value rounded to float32, sure[j] whether it is certainly the formula's. */
@@ -3202,6 +3218,104 @@ static PyObject *py_logaddexp_float32(PyObject *self, PyObject *const *args, Py_
 #undef LAE_LN2_HI
 #undef LAE_LN2_LO
 #undef LAE_SHIFT
+
+/* ---------------------------------------------------------------- lgamma: float32, in blocks
+ *
+ * lgamma_float32(src, dst): the bits of lgamma(src, dst) (k_lgamma in double, rounded once to
+ * float32) for float32 buffers, in one vector loop per block of LG_BLOCK (AVX-512 / AVX2 clones)
+ * for the positive finite elements: k_lgamma's recurrence and Stirling series (up past 8, not 15:
+ * the series' next term there is below 1e-16; 1 / y once), its three C library logs replaced by two of
+ * this file's (~2^-50 relative: log(y), and log(prod x) for log(prod) + log(x) below 1), the two
+ * logs' quotients and 1 / y from one division (three divisions cost more than the rest together).
+ * The result r then differs from k_lgamma's by less than eps = (|(y - 0.5) log y| + y + |log(prod x)|
+ * + 220) 2^-46 (the logs' errors, 2^-49 of each of |log prod|, |log x| <= 104 and the first term, and
+ * an ulp of each of six partial sums: > 8x margin), so where r - eps and r + eps round to the same
+ * float32, that float32 is k_lgamma's. Every other element (near the zeros at 1 and 2, where r
+ * cancels; zero, negative, infinite and NaN x, whose reflection needs sin) is k_lgamma's own. */
+#define LG_BLOCK 256
+#define LG_LN2_HI 6.93147180369123816490e-01 /* (log 2's leading bits: e LN2_HI exact) */
+#define LG_LN2_LO 1.90821492927058770002e-10
+
+/* v = 2^e f (a normal v > 0), f in [sqrt(1/2), sqrt(2)): e, and f - 1 and f + 1 for
+ * log(v) = e log 2 + 2 atanh((f - 1) / (f + 1)) (lg_log_finish, after one shared division) */
+static inline __attribute__((always_inline)) void lg_log_reduce(double v, double *e_out, double *num, double *den)
+{
+    double f;
+    split_sqrt_half(v, e_out, &f);
+    *num = f - 1.0;
+    *den = f + 1.0;
+}
+
+/* e log 2 + 2 atanh(s), s = (f - 1) / (f + 1) in [-0.172, 0.172], to s^19 (2^-54 relative) */
+static inline __attribute__((always_inline)) double lg_log_finish(double e, double s)
+{
+    return e * LG_LN2_HI + (e * LG_LN2_LO + 2.0 * s * atanh_series(s * s));
+}
+
+ERF_CLONES static void lgamma_stage(const float *restrict in, float *restrict out, int32_t *restrict sure, int m)
+{
+    for (int j = 0; j < m; j++) {
+        double xin = in[j];
+        int fine = xin > 0.0 && xin <= 3.4028234663852886e38 && xin != 1.0 && xin != 2.0;
+        double x = fine ? xin : 0.5; /* (k_lgamma's own below: any value keeps the lanes finite) */
+        int small = x < 1.0;
+        double z = small ? x + 1.0 : x;
+        z = z > 1.0 ? z : 1.0;
+        int lowz = z < 8.0; /* (k_lgamma moves up past 15; past 8 the series' next term is < 1e-16) */
+        double w = lowz ? z : 1.0, step = lowz ? 1.0 : 0.0, prod = 1.0;
+#pragma GCC unroll 8
+        for (int i = 0; i < 8; i++) {
+            prod *= w;
+            w += step;
+        }
+        double y = lowz ? z + 8.0 : z, ey, ny, dy, ep, np_, dp;
+        lg_log_reduce(y, &ey, &ny, &dy);
+        lg_log_reduce(small ? prod * x : prod, &ep, &np_, &dp);
+        /* one division for 1 / y and both logs' quotients (each then ~2^-51 relative) */
+        double q = 1.0 / (dy * dp * y), inv = dy * dp * q, inv2 = inv * inv, series = 0.0;
+#pragma GCC unroll 8
+        for (int i = 7; i >= 0; i--) series = series * inv2 + STIRLING[i];
+        double ly = lg_log_finish(ey, ny * dp * y * q), lpx = lg_log_finish(ep, np_ * dy * y * q);
+        double first = (y - 0.5) * ly;
+        double r = first - y + HALF_LOG_2PI + series * inv - lpx;
+        double eps = (fabs(first) + y + fabs(lpx) + 220.0) * 0x1p-46;
+        float f = (float)r;
+        out[j] = f;
+        sure[j] = fine & ((float)(r - eps) == f) & ((float)(r + eps) == f);
+    }
+}
+
+static void lgamma_float32_run(const float *in, float *out, Py_ssize_t n)
+{   /* (each block reads all its elements before it writes one: in and out may be the same memory) */
+    float res[LG_BLOCK];
+    int32_t sure[LG_BLOCK];
+    for (Py_ssize_t i = 0; i < n; i += LG_BLOCK) {
+        int m = n - i < LG_BLOCK ? (int)(n - i) : LG_BLOCK;
+        lgamma_stage(in + i, res, sure, m);
+        for (int j = 0; j < m; j++) res[j] = sure[j] ? res[j] : (float)k_lgamma(in[i + j]);
+        memcpy(out + i, res, (size_t)m * sizeof(float));
+    }
+}
+
+/* lgamma_float32(src, dst): float32 buffers only (else ValueError), one memory order; src and dst
+ * may be the same memory, not partly overlapping ones. */
+static PyObject *py_lgamma_float32(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
+{
+    (void)self;
+    Py_buffer src, dst;
+    if (two_buffers(args, nargs, &src, &dst, "lgamma_float32") < 0) return NULL;
+    if (src.itemsize != 4 || dst.itemsize != 4) {
+        PyErr_Format(PyExc_ValueError, "lgamma_float32: src and dst must be float32 buffers");
+        PyBuffer_Release(&src);
+        PyBuffer_Release(&dst);
+        return NULL;
+    }
+    RELEASING(lgamma_float32_run(src.buf, dst.buf, n));
+    Py_RETURN_NONE;
+}
+#undef LG_BLOCK
+#undef LG_LN2_HI
+#undef LG_LN2_LO
 
 /* ---------------------------------------------------------------- leaky_relu, vectorized
  *
@@ -3690,7 +3804,7 @@ static PyMethodDef methods[] = {
     {"binary_float", (PyCFunction)(void (*)(void))py_binary_float, METH_FASTCALL,
      "binary_float(x, y, out, code) -> bool: float32 fmod (code 0), remainder (1), floor_divide (2), hypot (3), "
      "NumPy's bits (False: not contiguous aligned native float32 buffers of one length, or an overlap)"},
-    ENTRY(erf_float32), ENTRY(erfc_float32),
+    ENTRY(erf_float32), ENTRY(erfc_float32), ENTRY(lgamma_float32),
     {"logaddexp_float32", (PyCFunction)(void (*)(void))py_logaddexp_float32, METH_FASTCALL,
      "logaddexp_float32(x, y, out, base2) -> bool: NumPy's float64 logaddexp (base2: logaddexp2) of float32 x "
      "and y, rounded once (False: not C-contiguous aligned float32 buffers of one length, or an overlap)"},
