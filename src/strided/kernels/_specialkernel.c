@@ -13,6 +13,7 @@
  * relu(x, out) -> bool             max(x, 0) with -0.0 and NaN kept (see there)
  * lgamma_float32(src, dst)        lgamma's bits for float32, a vector loop (see there)
  * logaddexp_float32(x, y, out, base2) -> bool  float32 logaddexp / logaddexp2 via float64 (see there)
+ * tri_indices(out, row, col, offset, lower) -> bool  tril/triu_indices' pairs (see there)
  * gelu(src, dst) -> bool         F.gelu's exact form, its float64 formula in one pass (see there)
  * running_extreme(x, values, indices, n, inner, is_max)   cummax/cummin along a dim (see there)
  * binary_exact(x, y, out, code)    PyTorch's fmax / fmin / heaviside with their NaN bits (see there)
@@ -3317,6 +3318,73 @@ static PyObject *py_lgamma_float32(PyObject *self, PyObject *const *args, Py_ssi
 #undef LG_LN2_HI
 #undef LG_LN2_LO
 
+/* ---------------------------------------------------------------- tril_indices / triu_indices
+ *
+ * tri_indices(out, row, col, offset, lower) -> bool: the (row, column) pairs of the lower
+ * (c <= r + offset) or upper (c >= r + offset) triangle of a row x col matrix, row by row (each
+ * row's columns one run: [0, min(col, r + offset + 1)) below, [max(0, r + offset), col) above),
+ * written into out, a C-contiguous (2, N) buffer of int64 ("l" or "q") or int32 ("i", each value
+ * converted as NumPy's unsafe cast converts it: the low 32 bits). The same pairs as
+ * strided.ops.shape.triangles._fill_index_pairs (two passes of writes instead of its five NumPy
+ * passes). False (nothing written) where out is not such a buffer or N is not the triangle's size. */
+#define TRI_FILL(T)                                                                                \
+    {                                                                                              \
+        T *rows = out.buf, *cols = (T *)out.buf + total;                                           \
+        Py_ssize_t i = 0;                                                                          \
+        for (long long r = 0; r < row; r++) {                                                      \
+            long long lo, hi;                                                                      \
+            tri_run(r, col, offset, lower, &lo, &hi);                                              \
+            for (long long c = lo; c < hi; c++, i++) {                                             \
+                rows[i] = (T)r;                                                                    \
+                cols[i] = (T)c;                                                                    \
+            }                                                                                      \
+        }                                                                                          \
+    }
+
+/* row r's run of columns [lo, hi) */
+static void tri_run(long long r, long long col, long long offset, int lower, long long *lo, long long *hi)
+{
+    long long edge = lower ? r + offset + 1 : r + offset;
+    edge = edge < 0 ? 0 : edge > col ? col : edge;
+    *lo = lower ? 0 : edge;
+    *hi = lower ? edge : col;
+}
+
+static PyObject *py_tri_indices(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
+{
+    (void)self;
+    if (nargs != 5) {
+        PyErr_Format(PyExc_TypeError, "tri_indices(out, row, col, offset, lower) takes 5 arguments, not %zd", nargs);
+        return NULL;
+    }
+    long long row = PyLong_AsLongLong(args[1]), col = PyLong_AsLongLong(args[2]), offset = PyLong_AsLongLong(args[3]);
+    int lower = PyObject_IsTrue(args[4]);
+    if (PyErr_Occurred() || lower < 0) return NULL;
+    Py_buffer out;
+    if (PyObject_GetBuffer(args[0], &out, PyBUF_C_CONTIGUOUS | PyBUF_FORMAT | PyBUF_WRITABLE) < 0) return NULL;
+    char kind = format_kind(&out);
+    int i64 = (kind == 'l' || kind == 'q') && out.itemsize == 8, i32 = kind == 'i' && out.itemsize == 4;
+    long long size = 0;
+    for (long long r = 0; r < row; r++) {
+        long long lo, hi;
+        tri_run(r, col, offset, lower, &lo, &hi);
+        size += hi - lo;
+    }
+    Py_ssize_t total = out.len / (out.itemsize ? out.itemsize : 1) / 2;
+    PyObject *answer = Py_False;
+    if ((i64 || i32) && row >= 0 && col >= 0 && out.len == 2 * total * out.itemsize && size == (long long)total) {
+        Py_BEGIN_ALLOW_THREADS
+        if (i64) TRI_FILL(int64_t)
+        else TRI_FILL(int32_t)
+        Py_END_ALLOW_THREADS
+        answer = Py_True;
+    }
+    PyBuffer_Release(&out);
+    Py_INCREF(answer);
+    return answer;
+}
+#undef TRI_FILL
+
 /* ---------------------------------------------------------------- leaky_relu, vectorized
  *
  * o = a > 0 ? a : a * k (unary_exact's code 2) over contiguous runs. The scalar loop branched
@@ -3805,6 +3873,9 @@ static PyMethodDef methods[] = {
      "binary_float(x, y, out, code) -> bool: float32 fmod (code 0), remainder (1), floor_divide (2), hypot (3), "
      "NumPy's bits (False: not contiguous aligned native float32 buffers of one length, or an overlap)"},
     ENTRY(erf_float32), ENTRY(erfc_float32), ENTRY(lgamma_float32),
+    {"tri_indices", (PyCFunction)(void (*)(void))py_tri_indices, METH_FASTCALL,
+     "tri_indices(out, row, col, offset, lower) -> bool: tril_indices / triu_indices' (2, N) pairs into an int64 "
+     "or int32 buffer (False: not such a buffer, or N is not the triangle's size)"},
     {"logaddexp_float32", (PyCFunction)(void (*)(void))py_logaddexp_float32, METH_FASTCALL,
      "logaddexp_float32(x, y, out, base2) -> bool: NumPy's float64 logaddexp (base2: logaddexp2) of float32 x "
      "and y, rounded once (False: not C-contiguous aligned float32 buffers of one length, or an overlap)"},
