@@ -18,7 +18,7 @@
  * running_extreme(x, values, indices, n, inner, is_max)   cummax/cummin along a dim (see there)
  * binary_exact(x, y, out, code)    PyTorch's fmax / fmin / heaviside with their NaN bits (see there)
  * binary_float(x, y, out, code)    float32 fmod / remainder / floor_divide / hypot, NumPy's bits (see there)
- * unary_exact(x, out, code, ...)   sign, nan_to_num, leaky_relu: exact, one pass (see there)
+ * unary_exact(x, out, code, ...)   sign, nan_to_num, leaky_relu, rsqrt: one pass (see there)
  *
  *   src, dst: contiguous buffers (C or Fortran order, the same for both: the caller checks) of
  *   float64 ("d") or float32 ("f") elements, of equal length; they may be the same memory. Each
@@ -1690,6 +1690,7 @@ VECTOR_CLONES static int extreme_pass_double(const double *restrict a, const dou
  * or "d") and length, into a third, one pass, PyTorch's bits:
  * code 2: heaviside, y where x is a zero (either), else 1.0 where x > 0, else +0.0 (NaN too), as
  * strided.ops.elementwise.binary_math._heaviside;
+ * code 3: copysign, x's magnitude and y's sign bit (np.copysign's bits, NaNs too);
  * code 0, 1: fmax, fmin, as strided.ops.elementwise.binary_math._fmax/_fmin. Two numbers: a tie keeps x
  * (fmax(-0.0, 0.0) is -0.0). NaNs, as PyTorch's kernel returns them: y quieted where y is NaN and
  * x is NaN too or y is signalling; x quieted where x is signalling and y a number; a quiet NaN
@@ -1731,6 +1732,19 @@ VECTOR_CLONES static int extreme_pass_double(const double *restrict a, const dou
         for (Py_ssize_t i = 0; i < n; i++) o[i] = a[i] == 0 ? b[i] : a[i] > 0 ? (T)1 : (T)0;   \
     }
 
+/* copysign (code 3): x's magnitude with y's sign bit, NaNs included (bit operations: NumPy's
+ * npy_copysign, the C library's); one vector loop (AVX-512 / AVX2 clones) */
+ERF_CLONES static void copysign_float(const float *restrict a, const float *restrict b, float *restrict o, Py_ssize_t n)
+{
+    for (Py_ssize_t i = 0; i < n; i++) o[i] = copysignf(a[i], b[i]);
+}
+
+ERF_CLONES static void copysign_double(const double *restrict a, const double *restrict b, double *restrict o,
+                                       Py_ssize_t n)
+{
+    for (Py_ssize_t i = 0; i < n; i++) o[i] = copysign(a[i], b[i]);
+}
+
 static PyObject *py_binary_exact(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
 {
     (void)self;
@@ -1753,9 +1767,10 @@ static PyObject *py_binary_exact(PyObject *self, PyObject *const *args, Py_ssize
     }
     PyObject *answer = NULL;
     int f32 = strcmp(xb.format, "f") == 0 && xb.itemsize == 4, f64 = strcmp(xb.format, "d") == 0 && xb.itemsize == 8;
-    if (yb.len != xb.len || ob.len != xb.len || which < 0 || which > 2) {
+    if (yb.len != xb.len || ob.len != xb.len || which < 0 || which > 3) {
         PyErr_Format(PyExc_ValueError, "binary_exact: x, y and out must be buffers of one length, code 0 (fmax), 1 "
-                     "(fmin) or 2 (heaviside) (%zd, %zd and %zd bytes; code %ld)", xb.len, yb.len, ob.len, which);
+                     "(fmin), 2 (heaviside) or 3 (copysign) (%zd, %zd and %zd bytes; code %ld)", xb.len, yb.len, ob.len,
+                     which);
     } else if (!(f32 || f64) || strcmp(yb.format, xb.format) != 0 || strcmp(ob.format, xb.format) != 0
                || overlaps(&xb, &ob) || overlaps(&yb, &ob) || !PyBuffer_IsContiguous(&xb, 'C')
                || !PyBuffer_IsContiguous(&yb, 'C') || !PyBuffer_IsContiguous(&ob, 'C')
@@ -1764,7 +1779,9 @@ static PyObject *py_binary_exact(PyObject *self, PyObject *const *args, Py_ssize
         answer = Py_False;
     } else {
         Py_ssize_t n = xb.len / xb.itemsize;
-        if (which == 2 && f32) HEAVISIDE_LOOP(float)
+        if (which == 3 && f32) copysign_float(xb.buf, yb.buf, ob.buf, n);
+        else if (which == 3) copysign_double(xb.buf, yb.buf, ob.buf, n);
+        else if (which == 2 && f32) HEAVISIDE_LOOP(float)
         else if (which == 2) HEAVISIDE_LOOP(double)
         else if (f32 && which == 0) EXTREME_LOOP(float, uint32_t, 0x00400000u, >=)
         else if (f32) EXTREME_LOOP(float, uint32_t, 0x00400000u, <=)
@@ -1788,6 +1805,30 @@ static void leaky_relu_double(const double *a, double *o, Py_ssize_t n, double k
 #define LEAKY_RELU_float leaky_relu_float
 #define LEAKY_RELU_double leaky_relu_double
 
+/* rsqrt's loop (unary_exact code 3): 1 / sqrt(x), NumPy's two ufuncs' roundings (sqrt, then the
+ * quotient), four or two lanes by SSE by hand (GCC keeps sqrt a call, for errno, in its own loops) */
+static void rsqrt_float(const float *a, float *o, Py_ssize_t n)
+{
+    Py_ssize_t i = 0;
+#if defined(__SSE2__)
+    const __m128 one = _mm_set1_ps(1.0f);
+    for (; i + 4 <= n; i += 4) _mm_storeu_ps(o + i, _mm_div_ps(one, _mm_sqrt_ps(_mm_loadu_ps(a + i))));
+#endif
+    for (; i < n; i++) o[i] = 1.0f / sqrtf(a[i]);
+}
+
+static void rsqrt_double(const double *a, double *o, Py_ssize_t n)
+{
+    Py_ssize_t i = 0;
+#if defined(__SSE2__)
+    const __m128d one = _mm_set1_pd(1.0);
+    for (; i + 2 <= n; i += 2) _mm_storeu_pd(o + i, _mm_div_pd(one, _mm_sqrt_pd(_mm_loadu_pd(a + i))));
+#endif
+    for (; i < n; i++) o[i] = 1.0 / sqrt(a[i]);
+}
+#define RSQRT_float rsqrt_float
+#define RSQRT_double rsqrt_double
+
 /* unary_exact(x, out, code[, params...]) -> bool: an exact elementwise op (no rounding
  * beyond the dtype's own) of a C-contiguous, aligned, native float32 ("f") or float64 ("d") buffer
  * into another of the same format and length, one pass, the bits of the NumPy kernels of
@@ -1797,7 +1838,8 @@ static void leaky_relu_double(const double *a, double *o, Py_ssize_t n, double k
  *   code 1, nan_to_num: NaN -> nan, +inf -> posinf, -inf -> neginf (three Python floats,
  *           rounded to the dtype as NumPy's float32(v) rounds them), every other element copied;
  *   code 2, leaky_relu: x where x > 0, else x * k (k, a Python float, rounded to the dtype first,
- *           as NumPy's weak scalar; a signalling NaN comes out of the product quieted, as PyTorch's).
+ *           as NumPy's weak scalar; a signalling NaN comes out of the product quieted, as PyTorch's);
+ *   code 3, rsqrt: 1 / sqrt(x), each rounded (NumPy's sqrt then divide: the same IEEE operations).
  * False (nothing written) where the buffers are not of that kind or overlap. */
 #define UNARY_EXACT_LOOP(T)                                                                    \
     {                                                                                          \
@@ -1807,6 +1849,8 @@ static void leaky_relu_double(const double *a, double *o, Py_ssize_t n, double k
             for (Py_ssize_t i = 0; i < n; i++) o[i] = a[i] > 0 ? (T)1 : a[i] < 0 ? (T)-1 : (T)0; \
         } else if (code == 2) {                                                                \
             LEAKY_RELU_##T(a, o, n, (T)p[0]); /* (vectorized: see leaky_relu_float) */          \
+        } else if (code == 3) {                                                                \
+            RSQRT_##T(a, o, n);                                                                \
         } else {                                                                               \
             const T vn = (T)p[0], vp = (T)p[1], vm = (T)p[2];                                  \
             for (Py_ssize_t i = 0; i < n; i++) {                                               \
@@ -1827,12 +1871,12 @@ static PyObject *py_unary_exact(PyObject *self, PyObject *const *args, Py_ssize_
     }
     long code = PyLong_AsLong(args[2]);
     if (code == -1 && PyErr_Occurred()) return NULL;
-    if (code < 0 || code > 2) {
-        PyErr_Format(PyExc_ValueError, "unary_exact: code must be 0 (sign), 1 (nan_to_num) or 2 (leaky_relu), not %ld",
-                     code);
+    if (code < 0 || code > 3) {
+        PyErr_Format(PyExc_ValueError, "unary_exact: code must be 0 (sign), 1 (nan_to_num), 2 (leaky_relu) or 3 "
+                     "(rsqrt), not %ld", code);
         return NULL;
     }
-    static const Py_ssize_t n_params[3] = {0, 3, 1};
+    static const Py_ssize_t n_params[4] = {0, 3, 1, 0};
     if (nargs != 3 + n_params[code]) {
         PyErr_Format(PyExc_TypeError, "unary_exact: code %ld takes %zd parameters after x, out and code, not %zd", code,
                      n_params[code], nargs - 3);
@@ -3846,11 +3890,12 @@ static PyMethodDef methods[] = {
     {"relu", (PyCFunction)(void (*)(void))py_relu, METH_FASTCALL,
      "relu(x, out) -> bool: max(x, 0) keeping -0.0 and NaN bits (False: an overlap)"},
     {"binary_exact", (PyCFunction)(void (*)(void))py_binary_exact, METH_FASTCALL,
-     "binary_exact(x, y, out, code) -> bool: PyTorch's fmax (code 0), fmin (1), heaviside (2), NaN bits included "
+     "binary_exact(x, y, out, code) -> bool: PyTorch's fmax (code 0), fmin (1), heaviside (2), copysign (3), NaN "
+     "bits included "
      "(False: not contiguous native float32/float64 buffers of one format, or an overlap)"},
     {"unary_exact", (PyCFunction)(void (*)(void))py_unary_exact, METH_FASTCALL,
-     "unary_exact(x, out, code, *params) -> bool: sign (code 0), nan_to_num (1: nan, posinf, neginf) or leaky_relu "
-     "(2: slope), exact "
+     "unary_exact(x, out, code, *params) -> bool: sign (code 0), nan_to_num (1: nan, posinf, neginf), leaky_relu "
+     "(2: slope) or rsqrt (3), NumPy's bits "
      "(False: not contiguous native float32/float64 buffers of one format and length, or an overlap)"},
     {"pow_base", (PyCFunction)(void (*)(void))py_pow_base, METH_FASTCALL,
      "pow_base(base, exps, out) -> bool: out = pow(base, exps), the C library's pow, float64 (False: an overlap)"},

@@ -424,7 +424,7 @@ def float32_loop(code: int) -> Callable[[np.ndarray, np.ndarray], np.ndarray | N
 
 def exact_loop(code: int) -> Callable[[np.ndarray, np.ndarray], np.ndarray | None]:
     """The compiled ``binary_exact`` loop ``code`` (0 fmax, 1 fmin, 2 heaviside: PyTorch's bits,
-    NaN payloads included; see _specialkernel.c) as a two-operand kernel (a BinaryOp's ``native``):
+    NaN payloads included; 3 copysign: NumPy's; see _specialkernel.c) as a two-operand kernel (a BinaryOp's ``native``):
     a fresh array for two float32 or float64 arrays of one shape and dtype, None where the loop is
     not built, off in this context, or refuses them (the caller then calls its ufunc).
 

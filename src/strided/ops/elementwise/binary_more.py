@@ -22,7 +22,7 @@ from ...dtypes import REDUCED_FLOATS, bool_, float32, float64, np_finfo, scalar_
 from ...errors import StridedRuntimeError, StridedTypeError, join_lines
 from ...grad_mode import SUBCLASSES
 from ...gradients import seal
-from ...kernels.elementwise import float32_loop
+from ...kernels.elementwise import exact_loop, float32_loop
 from ...kernels.fpstate import QUIET, quiet_reset, quiet_set, quietly, quietly_here
 from ...kernels.fused import fma, fma_into, lerp_into
 from ...opdef import Kind, declare
@@ -47,7 +47,9 @@ HYPOT = BinaryOp("hypot", np.hypot, kernel="hypot_cpu", fast=_FLOATS, tensor_oth
                  late_checks=True, native=float32_loop(3), native_dtypes=_F32_ONLY, native_min=256)
 ATAN2 = BinaryOp("atan2", np.arctan2, kind="div", fast=_FLOATS, tensor_other=True)
 ARCTAN2 = BinaryOp("arctan2", np.arctan2, kind="div", fast=_FLOATS, tensor_other=True)  # (its own name in messages)
-COPYSIGN = BinaryOp("copysign", np.copysign, kind="div", fast=_FLOATS)
+# (two float32/float64 tensors of one dense layout: one pass of the compiled binary_exact, np.copysign's bits)
+COPYSIGN = BinaryOp("copysign", np.copysign, kind="div", fast=_FLOATS, native=exact_loop(3),
+                    native_dtypes=frozenset((float32, float64)))
 FMOD = BinaryOp("fmod", np.fmod, kernel="fmod_cpu", int_zero_check=True, fast=_FLOATS, late_checks=True,
                 native=float32_loop(0), native_dtypes=_F32_ONLY, native_min=64)
 LOGICAL_AND = BinaryOp("logical_and", np.logical_and, kind="compare", fast=_ALL, tensor_other=True)

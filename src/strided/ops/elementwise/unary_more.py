@@ -238,8 +238,8 @@ def _sign(x: np.ndarray, out: np.ndarray, compute: np.dtype, d: DType) -> None:
 
 
 def _compiled(x: np.ndarray, out: np.ndarray, code: int, *params: float) -> bool:
-    """Whether the compiled ``unary_exact`` (sign: code 0; nan_to_num: 1, with its three values)
-    wrote ``out`` from ``x``: only for C-contiguous, aligned, non-overlapping float32/float64
+    """Whether the compiled ``unary_exact`` (sign: code 0; nan_to_num: 1, with its three values;
+    rsqrt: 3) wrote ``out`` from ``x``: only for C-contiguous, aligned, non-overlapping float32/float64
     arrays of one dtype and size, with the compiled kernels built and on in this context. Its
     bits are the NumPy kernel's it stands in for (exact ops: tests/test_unary_exact_native.py)."""
     k = native.special()
@@ -257,6 +257,9 @@ def _signbit(x: np.ndarray, out: np.ndarray, compute: np.dtype, d: DType) -> Non
 
 
 def _rsqrt(x: np.ndarray, out: np.ndarray, compute: np.dtype, d: DType) -> None:
+    if x.dtype == compute and (_compiled(x, out, 3) or (  # (one pass, the same two roundings)
+            x.flags.f_contiguous and out.flags.f_contiguous and _compiled(x.T, out.T, 3))):
+        return
     r = np.sqrt(x, dtype=compute)
     np.divide(compute.type(1), r, out=out, dtype=compute, casting="unsafe")
 
@@ -437,7 +440,11 @@ def _sign_fresh(x: np.ndarray) -> np.ndarray:
 
 
 def _rsqrt_fresh(x: np.ndarray) -> np.ndarray:
-    """:func:`_rsqrt` of a flat float32 / float64 run: the quotient written over the root."""
+    """:func:`_rsqrt` of a flat float32 / float64 run: the compiled ``unary_exact`` (code 3) where
+    it runs, else the quotient written over the root."""
+    r = np.empty(x.shape, x.dtype)
+    if _compiled(x, r, 3):
+        return r
     r = np.sqrt(x)
     return np.divide(_ONE0[x.dtype], r, out=r)
 
