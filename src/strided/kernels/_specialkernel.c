@@ -1804,6 +1804,11 @@ static void leaky_relu_float(const float *a, float *o, Py_ssize_t n, float k);
 static void leaky_relu_double(const double *a, double *o, Py_ssize_t n, double k);
 #define LEAKY_RELU_float leaky_relu_float
 #define LEAKY_RELU_double leaky_relu_double
+/* nan_to_num's loop (unary_exact code 1), defined at the end of the file */
+static void nan_to_num_float(const float *a, float *o, Py_ssize_t n, float vn, float vp, float vm);
+static void nan_to_num_double(const double *a, double *o, Py_ssize_t n, double vn, double vp, double vm);
+#define NAN_TO_NUM_float nan_to_num_float
+#define NAN_TO_NUM_double nan_to_num_double
 
 /* rsqrt's loop (unary_exact code 3): 1 / sqrt(x), NumPy's two ufuncs' roundings (sqrt, then the
  * quotient), four or two lanes by SSE by hand (GCC keeps sqrt a call, for errno, in its own loops) */
@@ -1852,11 +1857,7 @@ static void rsqrt_double(const double *a, double *o, Py_ssize_t n)
         } else if (code == 3) {                                                                \
             RSQRT_##T(a, o, n);                                                                \
         } else {                                                                               \
-            const T vn = (T)p[0], vp = (T)p[1], vm = (T)p[2];                                  \
-            for (Py_ssize_t i = 0; i < n; i++) {                                               \
-                T v = a[i];                                                                    \
-                o[i] = v != v ? vn : v == (T)INFINITY ? vp : v == -(T)INFINITY ? vm : v;       \
-            }                                                                                  \
+            NAN_TO_NUM_##T(a, o, n, (T)p[0], (T)p[1], (T)p[2]); /* (vectorized: see there) */  \
         }                                                                                      \
     }
 
@@ -3444,6 +3445,28 @@ ERF_CLONES static void leaky_relu_float(const float *restrict a, float *restrict
 ERF_CLONES static void leaky_relu_double(const double *restrict a, double *restrict o, Py_ssize_t n, double k)
 {
     for (Py_ssize_t i = 0; i < n; i++) o[i] = a[i] > 0 ? a[i] : a[i] * k;
+}
+
+/* nan_to_num (unary_exact code 1): NaN -> vn, +inf -> vp, -inf -> vm, every other element itself,
+ * as selections over every lane (AVX-512 / AVX2 clones; "no-trapping-math" lets the compiler
+ * compare NaNs in vector code: the same selections, the same bits). The scalar loop ran ~0.47 ms
+ * a million float32. */
+ERF_CLONES static void nan_to_num_float(const float *restrict a, float *restrict o, Py_ssize_t n, float vn, float vp,
+                                        float vm)
+{
+    for (Py_ssize_t i = 0; i < n; i++) {
+        float v = a[i];
+        o[i] = v != v ? vn : v == INFINITY ? vp : v == -INFINITY ? vm : v;
+    }
+}
+
+ERF_CLONES static void nan_to_num_double(const double *restrict a, double *restrict o, Py_ssize_t n, double vn,
+                                         double vp, double vm)
+{
+    for (Py_ssize_t i = 0; i < n; i++) {
+        double v = a[i];
+        o[i] = v != v ? vn : v == (double)INFINITY ? vp : v == -(double)INFINITY ? vm : v;
+    }
 }
 
 /* ---------------------------------------------------------------- frac, one pass

@@ -239,12 +239,16 @@ def _sign(x: np.ndarray, out: np.ndarray, compute: np.dtype, d: DType) -> None:
 
 def _compiled(x: np.ndarray, out: np.ndarray, code: int, *params: float) -> bool:
     """Whether the compiled ``unary_exact`` (sign: code 0; nan_to_num: 1, with its three values;
-    rsqrt: 3) wrote ``out`` from ``x``: only for C-contiguous, aligned, non-overlapping float32/float64
-    arrays of one dtype and size, with the compiled kernels built and on in this context. Its
-    bits are the NumPy kernel's it stands in for (exact ops: tests/test_unary_exact_native.py)."""
+    rsqrt: 3) wrote ``out`` from ``x``: only for C-contiguous (or both column-major), aligned,
+    non-overlapping float32/float64 arrays of one dtype and size, with the compiled kernels built
+    and on in this context. Its bits are the NumPy kernel's it stands in for (exact ops:
+    tests/test_unary_exact_native.py)."""
     k = native.special()
-    return k is not None and x.__class__ is np.ndarray and out.__class__ is np.ndarray and x.dtype in _F32_F64 \
-        and k.unary_exact(x, out, code, *params)  # (the dtype first: bfloat16 has no buffer format)
+    if k is None or x.__class__ is not np.ndarray or out.__class__ is not np.ndarray or x.dtype not in _F32_F64:
+        return False  # (the dtype first: bfloat16 has no buffer format)
+    if x.flags.f_contiguous and out.flags.f_contiguous and not x.flags.c_contiguous:
+        x, out = x.T, out.T  # (both column-major, a permuted tensor's: elementwise, any order will do)
+    return bool(k.unary_exact(x, out, code, *params))
 
 
 def _signbit(x: np.ndarray, out: np.ndarray, compute: np.dtype, d: DType) -> None:
@@ -257,8 +261,7 @@ def _signbit(x: np.ndarray, out: np.ndarray, compute: np.dtype, d: DType) -> Non
 
 
 def _rsqrt(x: np.ndarray, out: np.ndarray, compute: np.dtype, d: DType) -> None:
-    if x.dtype == compute and (_compiled(x, out, 3) or (  # (one pass, the same two roundings)
-            x.flags.f_contiguous and out.flags.f_contiguous and _compiled(x.T, out.T, 3))):
+    if x.dtype == compute and _compiled(x, out, 3):  # (one pass, the same two roundings)
         return
     r = np.sqrt(x, dtype=compute)
     np.divide(compute.type(1), r, out=out, dtype=compute, casting="unsafe")
