@@ -14,6 +14,7 @@
  * lgamma_float32(src, dst)        lgamma's bits for float32, a vector loop (see there)
  * logaddexp_float32(x, y, out, base2) -> bool  float32 logaddexp / logaddexp2 via float64 (see there)
  * tri_indices(out, row, col, offset, lower) -> bool  tril/triu_indices' pairs (see there)
+ * lerp_runs(a, b, w, out) -> bool  lerp with a number weight, one pass (see there)
  * gelu(src, dst) -> bool         F.gelu's exact form, its float64 formula in one pass (see there)
  * running_extreme(x, values, indices, n, inner, is_max)   cummax/cummin along a dim (see there)
  * binary_exact(x, y, out, code)    PyTorch's fmax / fmin / heaviside with their NaN bits (see there)
@@ -3430,6 +3431,74 @@ static PyObject *py_tri_indices(PyObject *self, PyObject *const *args, Py_ssize_
 }
 #undef TRI_FILL
 
+/* ---------------------------------------------------------------- lerp with a number weight
+ *
+ * lerp_runs(a, b, w, out) -> bool: out = lerp(a, b, w) for a Python float w (already a value of
+ * the buffers' type), PyTorch's kernel as strided.kernels.fused.lerp_into computes it, in one pass
+ * instead of two: d = b - a rounded to the type, then from the nearer end, |w| < 0.5: w d + a, else
+ * (w - 1) d + b (w - 1 in the type), rounded as fma32 / fma64 round (float32: the exact float64
+ * product, the float64 sum, one cast; float64: C99's fma). a, b, out: C-contiguous aligned buffers
+ * of one format ("f" or "d") and length; a or b may be out itself (element for element), not
+ * partly overlap it. False (nothing written) otherwise. */
+ERF_CLONES static void lerp_float(const float *a, const float *b, float *o, Py_ssize_t n, float w)
+{   /* (no restrict: o may be a or b, element for element) */
+    int low = fabsf(w) < 0.5f;
+    double wk = low ? (double)w : (double)(w - 1.0f);
+    if (low)
+        for (Py_ssize_t i = 0; i < n; i++) o[i] = (float)(wk * (double)(b[i] - a[i]) + (double)a[i]);
+    else
+        for (Py_ssize_t i = 0; i < n; i++) o[i] = (float)(wk * (double)(b[i] - a[i]) + (double)b[i]);
+}
+
+static void lerp_double(const double *a, const double *b, double *o, Py_ssize_t n, double w)
+{
+    int low = fabs(w) < 0.5;
+    double wk = low ? w : w - 1.0;
+    for (Py_ssize_t i = 0; i < n; i++) o[i] = fma(wk, b[i] - a[i], low ? a[i] : b[i]);
+}
+
+static PyObject *py_lerp_runs(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
+{
+    (void)self;
+    if (nargs != 4) {
+        PyErr_Format(PyExc_TypeError, "lerp_runs(a, b, w, out) takes 4 arguments, not %zd", nargs);
+        return NULL;
+    }
+    double w = PyFloat_AsDouble(args[2]);
+    if (w == -1.0 && PyErr_Occurred()) return NULL;
+    Py_buffer ab, bb, ob;
+    if (PyObject_GetBuffer(args[0], &ab, PyBUF_STRIDES | PyBUF_FORMAT) < 0) return NULL;
+    if (PyObject_GetBuffer(args[1], &bb, PyBUF_STRIDES | PyBUF_FORMAT) < 0) {
+        PyBuffer_Release(&ab);
+        return NULL;
+    }
+    if (PyObject_GetBuffer(args[3], &ob, PyBUF_STRIDES | PyBUF_FORMAT | PyBUF_WRITABLE) < 0) {
+        PyBuffer_Release(&ab);
+        PyBuffer_Release(&bb);
+        return NULL;
+    }
+    PyObject *answer = Py_False;
+    char kind = format_kind(&ab);
+    Py_ssize_t size = kind == 'f' ? 4 : 8;
+    if ((kind == 'f' || kind == 'd') && ab.itemsize == size && format_kind(&bb) == kind && format_kind(&ob) == kind
+        && bb.len == ab.len && ob.len == ab.len && PyBuffer_IsContiguous(&ab, 'C') && PyBuffer_IsContiguous(&bb, 'C')
+        && PyBuffer_IsContiguous(&ob, 'C') && (ab.buf == ob.buf || !overlaps(&ab, &ob))
+        && (bb.buf == ob.buf || !overlaps(&bb, &ob)) && (uintptr_t)ab.buf % size == 0
+        && (uintptr_t)bb.buf % size == 0 && (uintptr_t)ob.buf % size == 0) {
+        Py_ssize_t n = ab.len / size;
+        Py_BEGIN_ALLOW_THREADS
+        if (kind == 'f') lerp_float(ab.buf, bb.buf, ob.buf, n, (float)w);
+        else lerp_double(ab.buf, bb.buf, ob.buf, n, w);
+        Py_END_ALLOW_THREADS
+        answer = Py_True;
+    }
+    PyBuffer_Release(&ab);
+    PyBuffer_Release(&bb);
+    PyBuffer_Release(&ob);
+    Py_INCREF(answer);
+    return answer;
+}
+
 /* ---------------------------------------------------------------- leaky_relu, vectorized
  *
  * o = a > 0 ? a : a * k (unary_exact's code 2) over contiguous runs. The scalar loop branched
@@ -3941,6 +4010,9 @@ static PyMethodDef methods[] = {
      "binary_float(x, y, out, code) -> bool: float32 fmod (code 0), remainder (1), floor_divide (2), hypot (3), "
      "NumPy's bits (False: not contiguous aligned native float32 buffers of one length, or an overlap)"},
     ENTRY(erf_float32), ENTRY(erfc_float32), ENTRY(lgamma_float32),
+    {"lerp_runs", (PyCFunction)(void (*)(void))py_lerp_runs, METH_FASTCALL,
+     "lerp_runs(a, b, w, out) -> bool: lerp with a number weight, fused.lerp_into's roundings in one pass (False: "
+     "not C-contiguous aligned float32/float64 buffers of one format and length, or a partial overlap)"},
     {"tri_indices", (PyCFunction)(void (*)(void))py_tri_indices, METH_FASTCALL,
      "tri_indices(out, row, col, offset, lower) -> bool: tril_indices / triu_indices' (2, N) pairs into an int64 "
      "or int32 buffer (False: not such a buffer, or N is not the triangle's size)"},

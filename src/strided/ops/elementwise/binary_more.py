@@ -142,13 +142,13 @@ def _lerp(input: Any, end: Any, weight: Any, target: Tensor | None) -> Tensor:
     try:
         a = _view(input).astype(compute, copy=False)
         b = _view(end).astype(compute, copy=False)
-        diff = np.subtract(b, a)
         w = np.asarray(w, dtype=compute)
-        low = np.abs(w) < 0.5
         runs = _same_dense_runs(a, b, _view(out)) if w.ndim == 0 and compute.kind == "f" else None
         if runs is not None:  # (one layout, dense: lerp_into's compiled passes over the runs, the same bits)
             lerp_into(runs[0], runs[1], w[()], runs[2])
             return out
+        diff = np.subtract(b, a)
+        low = np.abs(w) < 0.5
         if compute.kind == "f":  # PyTorch's kernel: fmadd(w, diff, a) or fmadd(w - 1, diff, end), rounded once
             if w.ndim == 0:
                 res = fma(w, diff, a) if low else fma(w - compute.type(1), diff, b)
