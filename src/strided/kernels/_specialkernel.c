@@ -15,6 +15,7 @@
  * logaddexp_float32(x, y, out, base2) -> bool  float32 logaddexp / logaddexp2 via float64 (see there)
  * tri_indices(out, row, col, offset, lower) -> bool  tril/triu_indices' pairs (see there)
  * lerp_runs(a, b, w, out) -> bool  lerp with a number weight, one pass (see there)
+ * addcdiv_runs(x, y1, y2, value, out) -> bool  addcdiv over flat runs, one pass (see there)
  * gelu(src, dst) -> bool         F.gelu's exact form, its float64 formula in one pass (see there)
  * running_extreme(x, values, indices, n, inner, is_max)   cummax/cummin along a dim (see there)
  * binary_exact(x, y, out, code)    PyTorch's fmax / fmin / heaviside with their NaN bits (see there)
@@ -3499,6 +3500,72 @@ static PyObject *py_lerp_runs(PyObject *self, PyObject *const *args, Py_ssize_t 
     return answer;
 }
 
+/* ---------------------------------------------------------------- addcdiv over flat runs
+ *
+ * addcdiv_runs(x, y1, y2, value, out) -> bool: out = x + (y1 * value) / y2 (y1 itself where value
+ * is None: a value of 1), each operation rounded in the buffers' type, value first rounded to it
+ * (NumPy's weak scalar): strided.ops.elementwise.binary_more._addc_kernel's three ufuncs in one
+ * pass. x, y1, y2, out: C-contiguous aligned buffers of one format ("f" or "d") and length; any of
+ * them may be out itself (element for element), none partly overlap it. False (nothing written)
+ * otherwise. */
+ERF_CLONES static void addcdiv_float(const float *x, const float *y1, const float *y2, float *o, Py_ssize_t n,
+                                     int scale, float v)
+{   /* (no restrict: o may be x) */
+    if (scale)
+        for (Py_ssize_t i = 0; i < n; i++) o[i] = x[i] + (y1[i] * v) / y2[i];
+    else
+        for (Py_ssize_t i = 0; i < n; i++) o[i] = x[i] + y1[i] / y2[i];
+}
+
+ERF_CLONES static void addcdiv_double(const double *x, const double *y1, const double *y2, double *o, Py_ssize_t n,
+                                      int scale, double v)
+{
+    if (scale)
+        for (Py_ssize_t i = 0; i < n; i++) o[i] = x[i] + (y1[i] * v) / y2[i];
+    else
+        for (Py_ssize_t i = 0; i < n; i++) o[i] = x[i] + y1[i] / y2[i];
+}
+
+static PyObject *py_addcdiv_runs(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
+{
+    (void)self;
+    if (nargs != 5) {
+        PyErr_Format(PyExc_TypeError, "addcdiv_runs(x, y1, y2, value, out) takes 5 arguments, not %zd", nargs);
+        return NULL;
+    }
+    int scale = args[3] != Py_None;
+    double v = scale ? PyFloat_AsDouble(args[3]) : 1.0;
+    if (v == -1.0 && PyErr_Occurred()) return NULL;
+    Py_buffer b[4];
+    PyObject *const srcs[4] = {args[0], args[1], args[2], args[4]};
+    int got = 0;
+    PyObject *answer = NULL;
+    for (; got < 4; got++)
+        if (PyObject_GetBuffer(srcs[got], &b[got], PyBUF_STRIDES | PyBUF_FORMAT | (got == 3 ? PyBUF_WRITABLE : 0)) < 0)
+            goto done;
+    {
+        char kind = format_kind(&b[0]);
+        Py_ssize_t size = kind == 'f' ? 4 : 8;
+        int ok = (kind == 'f' || kind == 'd') && b[0].itemsize == size;
+        for (int k = 0; k < 4 && ok; k++)
+            ok = format_kind(&b[k]) == kind && b[k].len == b[0].len && PyBuffer_IsContiguous(&b[k], 'C')
+                 && (uintptr_t)b[k].buf % size == 0 && (k == 3 || b[k].buf == b[3].buf || !overlaps(&b[k], &b[3]));
+        answer = Py_False;
+        if (ok) {
+            Py_ssize_t n = b[0].len / size;
+            Py_BEGIN_ALLOW_THREADS
+            if (kind == 'f') addcdiv_float(b[0].buf, b[1].buf, b[2].buf, b[3].buf, n, scale, (float)v);
+            else addcdiv_double(b[0].buf, b[1].buf, b[2].buf, b[3].buf, n, scale, v);
+            Py_END_ALLOW_THREADS
+            answer = Py_True;
+        }
+    }
+done:
+    for (int k = 0; k < got; k++) PyBuffer_Release(&b[k]);
+    Py_XINCREF(answer);
+    return answer;
+}
+
 /* ---------------------------------------------------------------- leaky_relu, vectorized
  *
  * o = a > 0 ? a : a * k (unary_exact's code 2) over contiguous runs. The scalar loop branched
@@ -4010,6 +4077,9 @@ static PyMethodDef methods[] = {
      "binary_float(x, y, out, code) -> bool: float32 fmod (code 0), remainder (1), floor_divide (2), hypot (3), "
      "NumPy's bits (False: not contiguous aligned native float32 buffers of one length, or an overlap)"},
     ENTRY(erf_float32), ENTRY(erfc_float32), ENTRY(lgamma_float32),
+    {"addcdiv_runs", (PyCFunction)(void (*)(void))py_addcdiv_runs, METH_FASTCALL,
+     "addcdiv_runs(x, y1, y2, value, out) -> bool: x + (y1 * value) / y2 (value None: 1) in the buffers' type, one "
+     "pass (False: not C-contiguous aligned float32/float64 buffers of one format and length, or a partial overlap)"},
     {"lerp_runs", (PyCFunction)(void (*)(void))py_lerp_runs, METH_FASTCALL,
      "lerp_runs(a, b, w, out) -> bool: lerp with a number weight, fused.lerp_into's roundings in one pass (False: "
      "not C-contiguous aligned float32/float64 buffers of one format and length, or a partial overlap)"},
