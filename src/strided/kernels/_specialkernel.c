@@ -16,6 +16,7 @@
  * tri_indices(out, row, col, offset, lower) -> bool  tril/triu_indices' pairs (see there)
  * lerp_runs(a, b, w, out) -> bool  lerp with a number weight, one pass (see there)
  * addcdiv_runs(x, y1, y2, value, out) -> bool  addcdiv over flat runs, one pass (see there)
+ * outer_scale_add(x, y, base, alpha, beta, out) -> bool  addr's outer product, scaled and summed (see there)
  * gelu(src, dst) -> bool         F.gelu's exact form, its float64 formula in one pass (see there)
  * running_extreme(x, values, indices, n, inner, is_max)   cummax/cummin along a dim (see there)
  * binary_exact(x, y, out, code)    PyTorch's fmax / fmin / heaviside with their NaN bits (see there)
@@ -3566,6 +3567,105 @@ done:
     return answer;
 }
 
+/* ---------------------------------------------------------------- addr's outer product, scaled and summed
+ *
+ * outer_scale_add(x, y, base, alpha, beta, out) -> bool: out[i, j] = x[i] y[j], times alpha unless
+ * alpha is None, plus base[i, j] (times beta unless None) unless base is None, each operation
+ * rounded in the buffers' type: strided.ops.linalg.fused._scale_add on np.multiply.outer's product
+ * (the same operations in the same order), in one pass instead of three. alpha, beta: Python floats
+ * holding values of the type. x (m), y (n), base and out (m n, row-major): C-contiguous aligned
+ * buffers of one format ("f" or "d"), out overlapping none of them. False (nothing written) otherwise,
+ * and False (out partly written) where an operation met two NaN operands: with at most one, an IEEE
+ * product or sum is that NaN whatever the operands' order, so the bits are NumPy's. */
+#define OUTER_LOOP(T)                                                                              \
+    {                                                                                              \
+        const T *xv = b[0].buf, *yv = b[1].buf, *bv = has_base ? b[2].buf : NULL;                  \
+        T *ov = b[3].buf, av = (T)alpha, be = (T)beta;                                             \
+        for (Py_ssize_t i = 0; i < m && !both; i++)                                                \
+            both = outer_row_##T(xv[i], yv, bv ? bv + i * n : NULL, ov + i * n, n, has_alpha, av, has_beta, be); \
+    }
+
+/* one row; returns whether an operation met two NaN operands (x86 keeps one of them, sign and
+ * payload, and which one is the loop's choice: NumPy's then decides) */
+ERF_CLONES static int outer_row_float(float xi, const float *restrict y, const float *restrict base, float *restrict o,
+                                      Py_ssize_t n, int has_alpha, float alpha, int has_beta, float beta)
+{
+    int32_t both = 0;
+    for (Py_ssize_t j = 0; j < n; j++) {
+        float p = xi * y[j];
+        p = has_alpha ? p * alpha : p;
+        float t = base ? (has_beta ? base[j] * beta : base[j]) : 0.0f;
+        both |= ((xi != xi) & (y[j] != y[j])) | ((p != p) & (t != t));
+        o[j] = base ? p + t : p;
+    }
+    return both != 0;
+}
+
+ERF_CLONES static int outer_row_double(double xi, const double *restrict y, const double *restrict base,
+                                       double *restrict o, Py_ssize_t n, int has_alpha, double alpha, int has_beta,
+                                       double beta)
+{
+    int64_t both = 0;
+    for (Py_ssize_t j = 0; j < n; j++) {
+        double p = xi * y[j];
+        p = has_alpha ? p * alpha : p;
+        double t = base ? (has_beta ? base[j] * beta : base[j]) : 0.0;
+        both |= ((xi != xi) & (y[j] != y[j])) | ((p != p) & (t != t));
+        o[j] = base ? p + t : p;
+    }
+    return both != 0;
+}
+
+static PyObject *py_outer_scale_add(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
+{
+    (void)self;
+    if (nargs != 6) {
+        PyErr_Format(PyExc_TypeError, "outer_scale_add(x, y, base, alpha, beta, out) takes 6 arguments, not %zd", nargs);
+        return NULL;
+    }
+    int has_base = args[2] != Py_None, has_alpha = args[3] != Py_None, has_beta = args[4] != Py_None;
+    double alpha = has_alpha ? PyFloat_AsDouble(args[3]) : 1.0, beta = has_beta ? PyFloat_AsDouble(args[4]) : 1.0;
+    if (PyErr_Occurred()) return NULL;
+    Py_buffer b[4];
+    PyObject *const srcs[4] = {args[0], args[1], args[2], args[5]};
+    int got = 0;
+    PyObject *answer = NULL;
+    for (; got < 4; got++) {
+        if (got == 2 && !has_base) {
+            b[2].buf = NULL;
+            continue;
+        }
+        if (PyObject_GetBuffer(srcs[got], &b[got], PyBUF_STRIDES | PyBUF_FORMAT | (got == 3 ? PyBUF_WRITABLE : 0)) < 0)
+            goto done;
+    }
+    {
+        char kind = format_kind(&b[3]);
+        Py_ssize_t size = kind == 'f' ? 4 : 8, m = b[0].len / size, n = b[1].len / size;
+        int ok = (kind == 'f' || kind == 'd') && b[3].itemsize == size && b[3].len == m * n * size;
+        for (int k = 0; k < 4 && ok; k++) {
+            if (k == 2 && !has_base) continue;
+            ok = format_kind(&b[k]) == kind && b[k].itemsize == size && PyBuffer_IsContiguous(&b[k], 'C')
+                 && (uintptr_t)b[k].buf % size == 0 && (k == 3 || !overlaps(&b[k], &b[3]));
+        }
+        ok = ok && (!has_base || b[2].len == b[3].len);
+        answer = Py_False;
+        if (ok) {
+            int both = 0;
+            Py_BEGIN_ALLOW_THREADS
+            if (kind == 'f') OUTER_LOOP(float)
+            else OUTER_LOOP(double)
+            Py_END_ALLOW_THREADS
+            answer = both ? Py_False : Py_True;
+        }
+    }
+done:
+    for (int k = 0; k < got; k++)
+        if (k != 2 || has_base) PyBuffer_Release(&b[k]);
+    Py_XINCREF(answer);
+    return answer;
+}
+#undef OUTER_LOOP
+
 /* ---------------------------------------------------------------- leaky_relu, vectorized
  *
  * o = a > 0 ? a : a * k (unary_exact's code 2) over contiguous runs. The scalar loop branched
@@ -4077,6 +4177,9 @@ static PyMethodDef methods[] = {
      "binary_float(x, y, out, code) -> bool: float32 fmod (code 0), remainder (1), floor_divide (2), hypot (3), "
      "NumPy's bits (False: not contiguous aligned native float32 buffers of one length, or an overlap)"},
     ENTRY(erf_float32), ENTRY(erfc_float32), ENTRY(lgamma_float32),
+    {"outer_scale_add", (PyCFunction)(void (*)(void))py_outer_scale_add, METH_FASTCALL,
+     "outer_scale_add(x, y, base, alpha, beta, out) -> bool: outer(x, y) * alpha + base * beta (None: skipped), "
+     "each rounded, one pass (False: not C-contiguous aligned float32/float64 buffers of one format, or an overlap)"},
     {"addcdiv_runs", (PyCFunction)(void (*)(void))py_addcdiv_runs, METH_FASTCALL,
      "addcdiv_runs(x, y1, y2, value, out) -> bool: x + (y1 * value) / y2 (value None: 1) in the buffers' type, one "
      "pass (False: not C-contiguous aligned float32/float64 buffers of one format and length, or a partial overlap)"},
