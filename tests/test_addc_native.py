@@ -2,8 +2,8 @@
 output taking the same strides): the flat-run fast path (the binary ops' plan, so a transposed
 call no longer computes the product and sum only to overwrite them), and addcdiv's three ufuncs as
 one pass of the compiled ``addcdiv_runs``. The same bits as the general path (``out=``) and as
-NumPy's ufuncs (``native.disabled()``), PyTorch's strides and values; in place; under autograd;
-the kernel's aliasing and refusals.
+NumPy's ufuncs (``native.disabled()``), NaN payloads included (two NaN operands in one operation:
+NumPy's loop), PyTorch's strides and values; in place; under autograd; the kernel's refusals.
 """
 
 from __future__ import annotations
@@ -41,19 +41,39 @@ def test_the_kernel_gives_the_ufuncs_bits(dtype: type, value: float | int) -> No
     for x, y1, y2 in (pats, grid, [rng.uniform(-2, 2, 1001).astype(dtype) for _ in range(3)]):
         out = np.empty_like(x)
         with np.errstate(all="ignore"):
-            assert _KERNEL.addcdiv_runs(x, y1, y2, float(value) if value != 1 else None, out)
+            taken = _KERNEL.addcdiv_runs(x, y1, y2, float(value) if value != 1 else None, out)
         ref = _numpy(x, y1, y2, value)
-        nan = np.isnan(ref)
-        np.testing.assert_array_equal(np.isnan(out), nan)
-        np.testing.assert_array_equal(_bits(out)[~nan], _bits(ref)[~nan])
+        if taken:  # (declined: an operation met two NaN operands somewhere)
+            np.testing.assert_array_equal(_bits(out), _bits(ref))
+        for lo in range(0, len(x), 7):  # (short runs: most take the kernel, NaN payloads included)
+            part = np.empty(len(x[lo:lo + 7]), x.dtype)
+            with np.errstate(all="ignore"):
+                if _KERNEL.addcdiv_runs(x[lo:lo + 7], y1[lo:lo + 7], y2[lo:lo + 7], float(value) if value != 1 else None,
+                                        part):
+                    np.testing.assert_array_equal(_bits(part), _bits(ref[lo:lo + 7]))
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+def test_two_nans_leave_it_to_numpy(dtype: type) -> None:
+    """NaN payloads in two operands of one operation: the kernel declines, the op gives NumPy's bits."""
+    width = np.uint32 if dtype == np.float32 else np.uint64
+    nan1, nan2 = (np.array(v, width).view(dtype) for v in ((0x7FC12345, 0xFFC54321) if dtype == np.float32 else
+                                                           (0x7FF8000000012345, 0xFFF8000000054321)))
+    x, y1, y2 = (np.linspace(1, 2, 40).astype(dtype) for _ in range(3))
+    x[3], y1[3] = nan1, nan2
+    assert not _KERNEL.addcdiv_runs(x, y1, y2, None, np.empty_like(x))
+    s = [strided.from_numpy(a) for a in (x, y1, y2)]
+    np.testing.assert_array_equal(_bits(strided.addcdiv(*s).numpy()), _bits(_numpy(x, y1, y2, 1)))
 
 
 def test_aliasing_and_refusals() -> None:
     x, y1, y2 = (np.linspace(1, 2, 50, dtype=np.float32) + k for k in range(3))
     ref = _numpy(x, y1, y2, 0.5)
     z = x.copy()
-    assert _KERNEL.addcdiv_runs(z, y1, y2, 0.5, z)  # (out is x: in place)
-    np.testing.assert_array_equal(_bits(z), _bits(ref))
+    assert not _KERNEL.addcdiv_runs(z, y1, y2, 0.5, z)  # (out is x: NumPy's, in place)
+    out = np.empty_like(x)
+    assert _KERNEL.addcdiv_runs(x, y1, y2, 0.5, out)
+    np.testing.assert_array_equal(_bits(out), _bits(ref))
     buf = np.zeros(51, np.float32)
     buf[1:] = x
     assert not _KERNEL.addcdiv_runs(buf[1:], y1, y2, 0.5, buf[:50])  # (a partial overlap)

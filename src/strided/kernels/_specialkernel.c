@@ -3506,25 +3506,33 @@ static PyObject *py_lerp_runs(PyObject *self, PyObject *const *args, Py_ssize_t 
  * addcdiv_runs(x, y1, y2, value, out) -> bool: out = x + (y1 * value) / y2 (y1 itself where value
  * is None: a value of 1), each operation rounded in the buffers' type, value first rounded to it
  * (NumPy's weak scalar): strided.ops.elementwise.binary_more._addc_kernel's three ufuncs in one
- * pass. x, y1, y2, out: C-contiguous aligned buffers of one format ("f" or "d") and length; any of
- * them may be out itself (element for element), none partly overlap it. False (nothing written)
- * otherwise. */
-ERF_CLONES static void addcdiv_float(const float *x, const float *y1, const float *y2, float *o, Py_ssize_t n,
-                                     int scale, float v)
-{   /* (no restrict: o may be x) */
-    if (scale)
-        for (Py_ssize_t i = 0; i < n; i++) o[i] = x[i] + (y1[i] * v) / y2[i];
-    else
-        for (Py_ssize_t i = 0; i < n; i++) o[i] = x[i] + y1[i] / y2[i];
+ * pass. x, y1, y2, out: C-contiguous aligned buffers of one format ("f" or "d") and length, out
+ * overlapping none of them (a fresh result). False (nothing written) otherwise, and False (out
+ * partly written) where an operation met two NaN operands: x86 keeps one of them (sign and
+ * payload) and which one is the loop's choice, so NumPy's loop then decides; with at most one NaN
+ * operand the result is that NaN whatever the order. */
+ERF_CLONES static int addcdiv_float(const float *restrict x, const float *restrict y1, const float *restrict y2,
+                                    float *restrict o, Py_ssize_t n, int scale, float v)
+{
+    int32_t both = 0;
+    for (Py_ssize_t i = 0; i < n; i++) {
+        float s = scale ? y1[i] * v : y1[i], q = s / y2[i];
+        both |= ((y1[i] != y1[i]) & (v != v)) | ((s != s) & (y2[i] != y2[i])) | ((x[i] != x[i]) & (q != q));
+        o[i] = x[i] + q;
+    }
+    return both != 0;
 }
 
-ERF_CLONES static void addcdiv_double(const double *x, const double *y1, const double *y2, double *o, Py_ssize_t n,
-                                      int scale, double v)
+ERF_CLONES static int addcdiv_double(const double *restrict x, const double *restrict y1, const double *restrict y2,
+                                     double *restrict o, Py_ssize_t n, int scale, double v)
 {
-    if (scale)
-        for (Py_ssize_t i = 0; i < n; i++) o[i] = x[i] + (y1[i] * v) / y2[i];
-    else
-        for (Py_ssize_t i = 0; i < n; i++) o[i] = x[i] + y1[i] / y2[i];
+    int64_t both = 0;
+    for (Py_ssize_t i = 0; i < n; i++) {
+        double s = scale ? y1[i] * v : y1[i], q = s / y2[i];
+        both |= ((y1[i] != y1[i]) & (v != v)) | ((s != s) & (y2[i] != y2[i])) | ((x[i] != x[i]) & (q != q));
+        o[i] = x[i] + q;
+    }
+    return both != 0;
 }
 
 static PyObject *py_addcdiv_runs(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
@@ -3550,15 +3558,16 @@ static PyObject *py_addcdiv_runs(PyObject *self, PyObject *const *args, Py_ssize
         int ok = (kind == 'f' || kind == 'd') && b[0].itemsize == size;
         for (int k = 0; k < 4 && ok; k++)
             ok = format_kind(&b[k]) == kind && b[k].len == b[0].len && PyBuffer_IsContiguous(&b[k], 'C')
-                 && (uintptr_t)b[k].buf % size == 0 && (k == 3 || b[k].buf == b[3].buf || !overlaps(&b[k], &b[3]));
+                 && (uintptr_t)b[k].buf % size == 0 && (k == 3 || !overlaps(&b[k], &b[3]));
         answer = Py_False;
         if (ok) {
             Py_ssize_t n = b[0].len / size;
+            int both;
             Py_BEGIN_ALLOW_THREADS
-            if (kind == 'f') addcdiv_float(b[0].buf, b[1].buf, b[2].buf, b[3].buf, n, scale, (float)v);
-            else addcdiv_double(b[0].buf, b[1].buf, b[2].buf, b[3].buf, n, scale, v);
+            if (kind == 'f') both = addcdiv_float(b[0].buf, b[1].buf, b[2].buf, b[3].buf, n, scale, (float)v);
+            else both = addcdiv_double(b[0].buf, b[1].buf, b[2].buf, b[3].buf, n, scale, v);
             Py_END_ALLOW_THREADS
-            answer = Py_True;
+            answer = both ? Py_False : Py_True;
         }
     }
 done:

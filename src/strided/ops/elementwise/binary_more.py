@@ -563,9 +563,10 @@ def _addc_flat(divide: bool) -> Callable[..., bool]:
 
 def _addc_kernel(x: np.ndarray, y1: np.ndarray, y2: np.ndarray, value: Any, ufunc: np.ufunc, out: np.ndarray) -> None:
     """``out[...] = x + ufunc(y1 * value, y2)`` (``y1`` itself when ``value`` is 1), the product
-    whole first; ``out`` may be ``x``. The division's three ufuncs run as one pass of the compiled
-    ``addcdiv_runs`` where it is built and on (the same roundings: tests/test_addc_native.py)."""
-    if ufunc is not np.multiply:
+    whole first; ``out`` may be ``x``. Out of place, the division's three ufuncs run as one pass of
+    the compiled ``addcdiv_runs`` where it is built and on (the same roundings, and NumPy's loop
+    wherever an operation meets two NaNs: tests/test_addc_native.py)."""
+    if ufunc is not np.multiply and out is not x:  # (in place: NumPy's, as it may need to redo a run)
         k = native.special()
         if k is not None and k.addcdiv_runs(x, y1, y2, float(value) if value != 1 else None, out):
             return  # (the three ufuncs' roundings in one pass)
