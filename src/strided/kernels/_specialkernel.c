@@ -21,7 +21,7 @@
  * running_extreme(x, values, indices, n, inner, is_max)   cummax/cummin along a dim (see there)
  * binary_exact(x, y, out, code)    PyTorch's fmax / fmin / heaviside with their NaN bits (see there)
  * binary_float(x, y, out, code)    float32 fmod / remainder / floor_divide / hypot, NumPy's bits (see there)
- * unary_exact(x, out, code, ...)   sign, nan_to_num, leaky_relu, rsqrt: one pass (see there)
+ * unary_exact(x, out, code, ...)   sign, nan_to_num, leaky_relu, rsqrt, logit's quotient: one pass (see there)
  *
  *   src, dst: contiguous buffers (C or Fortran order, the same for both: the caller checks) of
  *   float64 ("d") or float32 ("f") elements, of equal length; they may be the same memory. Each
@@ -1837,6 +1837,19 @@ static void rsqrt_double(const double *a, double *o, Py_ssize_t n)
 #define RSQRT_float rsqrt_float
 #define RSQRT_double rsqrt_double
 
+/* logit's quotient (unary_exact code 4): x / (1 - x), NumPy's subtract and divide, one vector loop */
+ERF_CLONES static void logit_ratio_float(const float *restrict a, float *restrict o, Py_ssize_t n)
+{
+    for (Py_ssize_t i = 0; i < n; i++) o[i] = a[i] / (1.0f - a[i]);
+}
+
+ERF_CLONES static void logit_ratio_double(const double *restrict a, double *restrict o, Py_ssize_t n)
+{
+    for (Py_ssize_t i = 0; i < n; i++) o[i] = a[i] / (1.0 - a[i]);
+}
+#define LOGIT_RATIO_float logit_ratio_float
+#define LOGIT_RATIO_double logit_ratio_double
+
 /* unary_exact(x, out, code[, params...]) -> bool: an exact elementwise op (no rounding
  * beyond the dtype's own) of a C-contiguous, aligned, native float32 ("f") or float64 ("d") buffer
  * into another of the same format and length, one pass, the bits of the NumPy kernels of
@@ -1847,7 +1860,8 @@ static void rsqrt_double(const double *a, double *o, Py_ssize_t n)
  *           rounded to the dtype as NumPy's float32(v) rounds them), every other element copied;
  *   code 2, leaky_relu: x where x > 0, else x * k (k, a Python float, rounded to the dtype first,
  *           as NumPy's weak scalar; a signalling NaN comes out of the product quieted, as PyTorch's);
- *   code 3, rsqrt: 1 / sqrt(x), each rounded (NumPy's sqrt then divide: the same IEEE operations).
+ *   code 3, rsqrt: 1 / sqrt(x), each rounded (NumPy's sqrt then divide: the same IEEE operations);
+ *   code 4, logit's quotient: x / (1 - x), each rounded (its log is NumPy's, after).
  * False (nothing written) where the buffers are not of that kind or overlap. */
 #define UNARY_EXACT_LOOP(T)                                                                    \
     {                                                                                          \
@@ -1859,6 +1873,8 @@ static void rsqrt_double(const double *a, double *o, Py_ssize_t n)
             LEAKY_RELU_##T(a, o, n, (T)p[0]); /* (vectorized: see leaky_relu_float) */          \
         } else if (code == 3) {                                                                \
             RSQRT_##T(a, o, n);                                                                \
+        } else if (code == 4) {                                                                \
+            LOGIT_RATIO_##T(a, o, n);                                                          \
         } else {                                                                               \
             NAN_TO_NUM_##T(a, o, n, (T)p[0], (T)p[1], (T)p[2]); /* (vectorized: see there) */  \
         }                                                                                      \
@@ -1875,12 +1891,12 @@ static PyObject *py_unary_exact(PyObject *self, PyObject *const *args, Py_ssize_
     }
     long code = PyLong_AsLong(args[2]);
     if (code == -1 && PyErr_Occurred()) return NULL;
-    if (code < 0 || code > 3) {
-        PyErr_Format(PyExc_ValueError, "unary_exact: code must be 0 (sign), 1 (nan_to_num), 2 (leaky_relu) or 3 "
-                     "(rsqrt), not %ld", code);
+    if (code < 0 || code > 4) {
+        PyErr_Format(PyExc_ValueError, "unary_exact: code must be 0 (sign), 1 (nan_to_num), 2 (leaky_relu), 3 "
+                     "(rsqrt) or 4 (logit's quotient), not %ld", code);
         return NULL;
     }
-    static const Py_ssize_t n_params[4] = {0, 3, 1, 0};
+    static const Py_ssize_t n_params[5] = {0, 3, 1, 0, 0};
     if (nargs != 3 + n_params[code]) {
         PyErr_Format(PyExc_TypeError, "unary_exact: code %ld takes %zd parameters after x, out and code, not %zd", code,
                      n_params[code], nargs - 3);
@@ -4163,7 +4179,7 @@ static PyMethodDef methods[] = {
      "(False: not contiguous native float32/float64 buffers of one format, or an overlap)"},
     {"unary_exact", (PyCFunction)(void (*)(void))py_unary_exact, METH_FASTCALL,
      "unary_exact(x, out, code, *params) -> bool: sign (code 0), nan_to_num (1: nan, posinf, neginf), leaky_relu "
-     "(2: slope) or rsqrt (3), NumPy's bits "
+     "(2: slope), rsqrt (3) or logit's quotient x / (1 - x) (4), NumPy's bits "
      "(False: not contiguous native float32/float64 buffers of one format and length, or an overlap)"},
     {"pow_base", (PyCFunction)(void (*)(void))py_pow_base, METH_FASTCALL,
      "pow_base(base, exps, out) -> bool: out = pow(base, exps), the C library's pow, float64 (False: an overlap)"},

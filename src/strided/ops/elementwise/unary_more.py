@@ -239,7 +239,7 @@ def _sign(x: np.ndarray, out: np.ndarray, compute: np.dtype, d: DType) -> None:
 
 def _compiled(x: np.ndarray, out: np.ndarray, code: int, *params: float) -> bool:
     """Whether the compiled ``unary_exact`` (sign: code 0; nan_to_num: 1, with its three values;
-    rsqrt: 3) wrote ``out`` from ``x``: only for C-contiguous (or both column-major), aligned,
+    rsqrt: 3; logit's quotient: 4) wrote ``out`` from ``x``: only for C-contiguous (or both column-major), aligned,
     non-overlapping float32/float64 arrays of one dtype and size, with the compiled kernels built
     and on in this context. Its bits are the NumPy kernel's it stands in for (exact ops:
     tests/test_unary_exact_native.py)."""
@@ -336,6 +336,9 @@ def _logit_kernel(x: np.ndarray, out: np.ndarray, compute: np.dtype, d: DType, e
         z = np.where(z < lo, lo, np.where(z > hi, hi, z))
     if narrow:  # (each step rounded to float16/bfloat16, as PyTorch's Vectorized<Half> rounds them)
         np.copyto(out, np.log(z / (n.type(1) - z)), casting="unsafe")
+        return
+    if eps is None and z is x and out.dtype == compute and _compiled(x, out, 4):
+        np.log(out, out=out)  # (the quotient in one compiled pass, into out; NumPy's log over it)
         return
     # (the log written straight into out, cast there as copyto casts it: one NumPy call fewer)
     np.log(z / (compute.type(1) - z), out=out, dtype=compute, casting="unsafe")
