@@ -17,6 +17,7 @@
  * lerp_runs(a, b, w, out) -> bool  lerp with a number weight, one pass (see there)
  * addcdiv_runs(x, y1, y2, value, out) -> bool  addcdiv over flat runs, one pass (see there)
  * outer_scale_add(x, y, base, alpha, beta, out) -> bool  addr's outer product, scaled and summed (see there)
+ * interleave(x, y, out) -> bool  complex(real, imag)'s pairs, one pass (see there)
  * gelu(src, dst) -> bool         F.gelu's exact form, its float64 formula in one pass (see there)
  * running_extreme(x, values, indices, n, inner, is_max)   cummax/cummin along a dim (see there)
  * binary_exact(x, y, out, code)    PyTorch's fmax / fmin / heaviside with their NaN bits (see there)
@@ -3691,6 +3692,69 @@ done:
 }
 #undef OUTER_LOOP
 
+/* ---------------------------------------------------------------- complex(real, imag)
+ *
+ * interleave(x, y, out) -> bool: out[2i] = x[i], out[2i + 1] = y[i], the elements' bits moved as
+ * integers (a signalling NaN stays one), for C-contiguous aligned x and y of one itemsize (4:
+ * float32 into complex64's pairs; 8: float64 into complex128's) and out of twice their bytes:
+ * strided.ops.elementwise.complex_ops.complex's two copies into the real and imaginary views, in
+ * one pass. False (nothing written) where they are not such buffers or out overlaps x or y. */
+ERF_CLONES static void interleave32(const uint32_t *restrict x, const uint32_t *restrict y, uint32_t *restrict o,
+                                    Py_ssize_t n)
+{
+    for (Py_ssize_t i = 0; i < n; i++) {
+        o[2 * i] = x[i];
+        o[2 * i + 1] = y[i];
+    }
+}
+
+ERF_CLONES static void interleave64(const uint64_t *restrict x, const uint64_t *restrict y, uint64_t *restrict o,
+                                    Py_ssize_t n)
+{
+    for (Py_ssize_t i = 0; i < n; i++) {
+        o[2 * i] = x[i];
+        o[2 * i + 1] = y[i];
+    }
+}
+
+static PyObject *py_interleave(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
+{
+    (void)self;
+    if (nargs != 3) {
+        PyErr_Format(PyExc_TypeError, "interleave(x, y, out) takes 3 arguments, not %zd", nargs);
+        return NULL;
+    }
+    Py_buffer xb, yb, ob;
+    if (PyObject_GetBuffer(args[0], &xb, PyBUF_STRIDES) < 0) return NULL;
+    if (PyObject_GetBuffer(args[1], &yb, PyBUF_STRIDES) < 0) {
+        PyBuffer_Release(&xb);
+        return NULL;
+    }
+    if (PyObject_GetBuffer(args[2], &ob, PyBUF_STRIDES | PyBUF_WRITABLE) < 0) {
+        PyBuffer_Release(&xb);
+        PyBuffer_Release(&yb);
+        return NULL;
+    }
+    PyObject *answer = Py_False;
+    Py_ssize_t size = xb.itemsize;
+    if ((size == 4 || size == 8) && yb.itemsize == size && yb.len == xb.len && ob.len == 2 * xb.len
+        && PyBuffer_IsContiguous(&xb, 'C') && PyBuffer_IsContiguous(&yb, 'C') && PyBuffer_IsContiguous(&ob, 'C')
+        && (uintptr_t)xb.buf % size == 0 && (uintptr_t)yb.buf % size == 0 && (uintptr_t)ob.buf % size == 0
+        && !overlaps(&xb, &ob) && !overlaps(&yb, &ob)) {
+        Py_ssize_t n = xb.len / size;
+        Py_BEGIN_ALLOW_THREADS
+        if (size == 4) interleave32(xb.buf, yb.buf, ob.buf, n);
+        else interleave64(xb.buf, yb.buf, ob.buf, n);
+        Py_END_ALLOW_THREADS
+        answer = Py_True;
+    }
+    PyBuffer_Release(&xb);
+    PyBuffer_Release(&yb);
+    PyBuffer_Release(&ob);
+    Py_INCREF(answer);
+    return answer;
+}
+
 /* ---------------------------------------------------------------- leaky_relu, vectorized
  *
  * o = a > 0 ? a : a * k (unary_exact's code 2) over contiguous runs. The scalar loop branched
@@ -4202,6 +4266,9 @@ static PyMethodDef methods[] = {
      "binary_float(x, y, out, code) -> bool: float32 fmod (code 0), remainder (1), floor_divide (2), hypot (3), "
      "NumPy's bits (False: not contiguous aligned native float32 buffers of one length, or an overlap)"},
     ENTRY(erf_float32), ENTRY(erfc_float32), ENTRY(lgamma_float32),
+    {"interleave", (PyCFunction)(void (*)(void))py_interleave, METH_FASTCALL,
+     "interleave(x, y, out) -> bool: out's pairs (x[i], y[i]), bits moved (False: not C-contiguous aligned buffers "
+     "of one itemsize 4 or 8 and out of twice their bytes, or an overlap)"},
     {"outer_scale_add", (PyCFunction)(void (*)(void))py_outer_scale_add, METH_FASTCALL,
      "outer_scale_add(x, y, base, alpha, beta, out) -> bool: outer(x, y) * alpha + base * beta (None: skipped), "
      "each rounded, one pass (False: not C-contiguous aligned float32/float64 buffers of one format, or an overlap)"},
