@@ -18,6 +18,7 @@
  * addcdiv_runs(x, y1, y2, value, out) -> bool  addcdiv over flat runs, one pass (see there)
  * outer_scale_add(x, y, base, alpha, beta, out) -> bool  addr's outer product, scaled and summed (see there)
  * interleave(x, y, out) -> bool  complex(real, imag)'s pairs, one pass (see there)
+ * greater_select(x, t, y) -> bool  softplus / elu's where(x > t, x, y), in place on y (see there)
  * gelu(src, dst) -> bool         F.gelu's exact form, its float64 formula in one pass (see there)
  * running_extreme(x, values, indices, n, inner, is_max)   cummax/cummin along a dim (see there)
  * binary_exact(x, y, out, code)    PyTorch's fmax / fmin / heaviside with their NaN bits (see there)
@@ -3755,6 +3756,57 @@ static PyObject *py_interleave(PyObject *self, PyObject *const *args, Py_ssize_t
     return answer;
 }
 
+/* ---------------------------------------------------------------- softplus / elu's selection
+ *
+ * greater_select(x, t, y) -> bool: y[i] = x[i] where x[i] > t (t, a Python float, rounded to the
+ * type first, as NumPy's weak scalar), else y[i] itself: np.where(np.greater(x, t), x, y) written
+ * over y (NaN x keeps y's element, as the comparison is false), in one pass instead of three. x,
+ * y: C-contiguous aligned buffers of one format ("f" or "d") and length, y overlapping x nowhere.
+ * False (nothing written) otherwise. */
+ERF_CLONES static void greater_select_float(const float *restrict x, float *restrict y, Py_ssize_t n, float t)
+{
+    for (Py_ssize_t i = 0; i < n; i++) y[i] = x[i] > t ? x[i] : y[i];
+}
+
+ERF_CLONES static void greater_select_double(const double *restrict x, double *restrict y, Py_ssize_t n, double t)
+{
+    for (Py_ssize_t i = 0; i < n; i++) y[i] = x[i] > t ? x[i] : y[i];
+}
+
+static PyObject *py_greater_select(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
+{
+    (void)self;
+    if (nargs != 3) {
+        PyErr_Format(PyExc_TypeError, "greater_select(x, t, y) takes 3 arguments, not %zd", nargs);
+        return NULL;
+    }
+    double t = PyFloat_AsDouble(args[1]);
+    if (t == -1.0 && PyErr_Occurred()) return NULL;
+    Py_buffer xb, yb;
+    if (PyObject_GetBuffer(args[0], &xb, PyBUF_STRIDES | PyBUF_FORMAT) < 0) return NULL;
+    if (PyObject_GetBuffer(args[2], &yb, PyBUF_STRIDES | PyBUF_FORMAT | PyBUF_WRITABLE) < 0) {
+        PyBuffer_Release(&xb);
+        return NULL;
+    }
+    PyObject *answer = Py_False;
+    char kind = format_kind(&xb);
+    Py_ssize_t size = kind == 'f' ? 4 : 8;
+    if ((kind == 'f' || kind == 'd') && xb.itemsize == size && format_kind(&yb) == kind && yb.len == xb.len
+        && PyBuffer_IsContiguous(&xb, 'C') && PyBuffer_IsContiguous(&yb, 'C') && (uintptr_t)xb.buf % size == 0
+        && (uintptr_t)yb.buf % size == 0 && !overlaps(&xb, &yb)) {
+        Py_ssize_t n = xb.len / size;
+        Py_BEGIN_ALLOW_THREADS
+        if (kind == 'f') greater_select_float(xb.buf, yb.buf, n, (float)t);
+        else greater_select_double(xb.buf, yb.buf, n, t);
+        Py_END_ALLOW_THREADS
+        answer = Py_True;
+    }
+    PyBuffer_Release(&xb);
+    PyBuffer_Release(&yb);
+    Py_INCREF(answer);
+    return answer;
+}
+
 /* ---------------------------------------------------------------- leaky_relu, vectorized
  *
  * o = a > 0 ? a : a * k (unary_exact's code 2) over contiguous runs. The scalar loop branched
@@ -4266,6 +4318,9 @@ static PyMethodDef methods[] = {
      "binary_float(x, y, out, code) -> bool: float32 fmod (code 0), remainder (1), floor_divide (2), hypot (3), "
      "NumPy's bits (False: not contiguous aligned native float32 buffers of one length, or an overlap)"},
     ENTRY(erf_float32), ENTRY(erfc_float32), ENTRY(lgamma_float32),
+    {"greater_select", (PyCFunction)(void (*)(void))py_greater_select, METH_FASTCALL,
+     "greater_select(x, t, y) -> bool: y = where(x > t, x, y) in place, one pass (False: not C-contiguous aligned "
+     "float32/float64 buffers of one format and length, or an overlap)"},
     {"interleave", (PyCFunction)(void (*)(void))py_interleave, METH_FASTCALL,
      "interleave(x, y, out) -> bool: out's pairs (x[i], y[i]), bits moved (False: not C-contiguous aligned buffers "
      "of one itemsize 4 or 8 and out of twice their bytes, or an overlap)"},
