@@ -189,7 +189,7 @@ def test_the_kernel_refuses_what_it_does_not_take():
     with pytest.raises(ValueError):
         k.binary_exact(x, x.copy(), np.empty(4), 0)  # lengths differ
     with pytest.raises(ValueError):
-        k.binary_exact(x, x.copy(), np.empty(8), 3)
+        k.binary_exact(x, x.copy(), np.empty(8), 4)  # (3 is copysign: tests/test_copysign_native.py)
 
 
 def test_the_fast_path_reaches_the_kernel(monkeypatch):

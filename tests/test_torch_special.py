@@ -150,7 +150,8 @@ def test_the_c_library_fma_copy_gives_the_same_bits():
         "x = np.random.default_rng(4).uniform(-30, 30, 5000)\n"
         "for dt in ('float32', 'float64'):\n"
         "    t = st.tensor(x.astype(dt))\n"
-        "    for r in (st.special.i1(t), st.special.i0e(t), st.i0(t), st.digamma(t), st.polygamma(1, t), st.polygamma(3, t)):\n"
+        "    for r in (st.special.i1(t), st.special.i0e(t), st.special.i1e(t), st.i0(t), st.digamma(t), st.polygamma(1, t),\n"
+        "              st.polygamma(3, t)):\n"
         "        print(np.asarray(r).tobytes().hex())\n")
     runs = [subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, check=True,
                            env={**os.environ, **extra}).stdout for extra in ({}, {"STRIDED_NATIVE_NO_FMA3": "1"})]

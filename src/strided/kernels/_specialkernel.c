@@ -11,10 +11,19 @@
  * scan(x, out, n, inner, prod)      cumsum (prod: cumprod) along a dim of n elements (see there)
  * variance_rows(x, var, mean, n, denominator, root)   var (root: std) and mean of rows (see there)
  * relu(x, out) -> bool             max(x, 0) with -0.0 and NaN kept (see there)
+ * lgamma_float32(src, dst)        lgamma's bits for float32, a vector loop (see there)
+ * logaddexp_float32(x, y, out, base2) -> bool  float32 logaddexp / logaddexp2 via float64 (see there)
+ * tri_indices(out, row, col, offset, lower) -> bool  tril/triu_indices' pairs (see there)
+ * lerp_runs(a, b, w, out) -> bool  lerp with a number weight, one pass (see there)
+ * addcdiv_runs(x, y1, y2, value, out) -> bool  addcdiv over flat runs, one pass (see there)
+ * outer_scale_add(x, y, base, alpha, beta, out) -> bool  addr's outer product, scaled and summed (see there)
+ * interleave(x, y, out) -> bool  complex(real, imag)'s pairs, one pass (see there)
+ * greater_select(x, t, y) -> bool  softplus / elu's where(x > t, x, y), in place on y (see there)
+ * gelu(src, dst) -> bool         F.gelu's exact form, its float64 formula in one pass (see there)
  * running_extreme(x, values, indices, n, inner, is_max)   cummax/cummin along a dim (see there)
  * binary_exact(x, y, out, code)    PyTorch's fmax / fmin / heaviside with their NaN bits (see there)
  * binary_float(x, y, out, code)    float32 fmod / remainder / floor_divide / hypot, NumPy's bits (see there)
- * unary_exact(x, out, code, ...)   sign, nan_to_num, leaky_relu: exact, one pass (see there)
+ * unary_exact(x, out, code, ...)   sign, nan_to_num, leaky_relu, rsqrt, logit's quotient: one pass (see there)
  *
  *   src, dst: contiguous buffers (C or Fortran order, the same for both: the caller checks) of
  *   float64 ("d") or float32 ("f") elements, of equal length; they may be the same memory. Each
@@ -45,6 +54,15 @@
 
 #define MIN_RELEASE 8192
 #define BLOCK 64 /* elements per pass of a blocked kernel (erfinv, i1, i1e) */
+/* ERF_CLONES: GCC compiles the function three times, for AVX-512, AVX2 and plain x86-64, and picks
+ * one at load time by the CPU; the same IEEE operations in more lanes (no FMA: -ffp-contract=off
+ * holds), so the same values. "no-trapping-math" only lets the compiler evaluate both sides of a
+ * selection; it changes no value. */
+#if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__)
+#define ERF_CLONES __attribute__((target_clones("avx512f", "avx2", "default"), optimize("no-trapping-math")))
+#else
+#define ERF_CLONES
+#endif
 #define PI 3.141592653589793
 
 /* ------------------------------------------------------------------ erf, erfc (Cody) */
@@ -67,7 +85,8 @@ static const double Q[5] = {2.56852019228982242e00, 1.87295284992346047e00, 5.27
 #define THRESH 0.46875
 #define TWO_OVER_SQRTPI 1.1283791670955125739
 
-static double erf_small(double x)
+/* (always inlined: the float32 stages call it inside their vector loops) */
+static inline __attribute__((always_inline)) double erf_small(double x)
 {
     double z = x * x, num = A[4] * z, den = z;
     for (int i = 0; i < 3; i++) {
@@ -164,6 +183,38 @@ static const double EXP_TAYLOR[9] = {1.0 / 40320, 1.0 / 5040, 1.0 / 720, 1.0 / 1
 #define HALF_SQRTPI 0.88622692545275801365
 #define SQRT_HALF 0.70710678118654752440
 
+/* v = 2^e f for a normal v > 0, f in [sqrt(1/2), sqrt(2)): frexp's split, moved by one where its
+ * fraction is below sqrt(1/2), branch-free (the exponent as a double: (2^52 + its field) - 2^52 -
+ * 1022, exact), so that vector loops can inline it (always) */
+static inline __attribute__((always_inline)) void split_sqrt_half(double v, double *e_out, double *f_out)
+{
+    uint64_t bits, ebits;
+    memcpy(&bits, &v, 8);
+    ebits = (bits >> 52) | 0x4330000000000000ULL;
+    double ed, f;
+    memcpy(&ed, &ebits, 8);
+    double e = (ed - 0x1p52) - 1022.0;
+    bits = (bits & 0x000fffffffffffffULL) | 0x3fe0000000000000ULL;
+    memcpy(&f, &bits, 8);
+    int low = f < SQRT_HALF;
+    *f_out = low ? 2.0 * f : f;
+    *e_out = low ? e - 1.0 : e;
+}
+
+/* e log 2 + log f for f in [sqrt(1/2), sqrt(2)): log f = 2 atanh(s) = 2 (s + s^3/3 + ... + s^11/11),
+ * s = (f - 1) / (f + 1), |s| < 0.172 (always inlined: erfinv's float32 loop calls it in its vector loop) */
+static inline __attribute__((always_inline)) double log_reduced(double f, double e)
+{
+    double s = (f - 1.0) / (f + 1.0), z = s * s;
+    double p = 1.0 / 11;
+    p = 1.0 / 9 + p * z;
+    p = 1.0 / 7 + p * z;
+    p = 1.0 / 5 + p * z;
+    p = 1.0 / 3 + p * z;
+    p = 1.0 + p * z;
+    return e * LN2 + 2.0 * s * p;
+}
+
 /* log(v) for a normal v > 0, to ~1e-10 absolute: v = f 2^e with f in [sqrt(1/2), sqrt(2)) (frexp,
  * exact), log f = 2 atanh(s) = 2 (s + s^3/3 + ... + s^11/11), s = (f - 1) / (f + 1), |s| < 0.172 */
 static double erfinv_log(double v)
@@ -178,14 +229,7 @@ static double erfinv_log(double v)
         f = 2.0 * f;
         e = e - 1;
     }
-    double s = (f - 1.0) / (f + 1.0), z = s * s;
-    double p = 1.0 / 11;
-    p = 1.0 / 9 + p * z;
-    p = 1.0 / 7 + p * z;
-    p = 1.0 / 5 + p * z;
-    p = 1.0 / 3 + p * z;
-    p = 1.0 + p * z;
-    return e * LN2 + 2.0 * s * p;
+    return log_reduced(f, e);
 }
 
 /* p[j] = x[j] * (c[0] t[j]^(n-1) + ... + c[n-1]) for j in [lo, hi): Horner, lanes innermost */
@@ -267,8 +311,39 @@ static const double GILES_MID[19] = { /* w < 16, in sqrt(w) - 3.25 */
     0.005370914553590063617, 1.0052589676941592334, 3.0838856104922207635};
 #define EXP_M625 1.9304541362277093e-03
 
+/* erfinv_float32_block's common block: every element inside (|y| < 1) with w < 6.25 (|y| below
+ * ~0.9986), so GILES_W alone; erfinv_log (its split by split_sqrt_half: the same values as its
+ * int exponent and branch) and horner_lanes inlined, operation for operation, which vectorizes:
+ * the same bits in one pass. */
+ERF_CLONES static void erfinv_float32_central(const double *restrict y, double *restrict out, int m)
+{
+    for (int j = 0; j < m; j++) {
+        double a = fabs(y[j]), e, f;
+        split_sqrt_half((1.0 - a) * (1.0 + a), &e, &f);
+        double t = -log_reduced(f, e) - 3.125, x = GILES_W[0];
+#pragma GCC unroll 23
+        for (int k = 1; k < 23; k++) x = GILES_W[k] + x * t;
+        out[j] = copysign(a * x, y[j]);
+    }
+}
+
+/* Whether every one of the m elements takes erfinv_float32_central (inside, w < 6.25; not NaN). */
+ERF_CLONES static int erfinv_all_central(const double *restrict y, int m)
+{
+    int other = 0;
+    for (int j = 0; j < m; j++) {
+        double a = fabs(y[j]);
+        other |= !(a < 1.0) | ((1.0 - a) * (1.0 + a) <= EXP_M625);
+    }
+    return !other;
+}
+
 static void erfinv_float32_block(const double *y, double *out, int m)
-{   /* lanes sorted by branch: [0, n1) w < 6.25 | [n1, n2) w < 16 | [n2, n) beyond | [n, m) edges */
+{
+    if (erfinv_all_central(y, m)) {
+        erfinv_float32_central(y, out, m);
+        return;
+    }   /* lanes sorted by branch: [0, n1) w < 6.25 | [n1, n2) w < 16 | [n2, n) beyond | [n, m) edges */
     double a[BLOCK], t[BLOCK], x[BLOCK];
     int idx[BLOCK], kind[BLOCK], count[4] = {0, 0, 0, 0};
     for (int j = 0; j < m; j++) {
@@ -1620,6 +1695,7 @@ VECTOR_CLONES static int extreme_pass_double(const double *restrict a, const dou
  * or "d") and length, into a third, one pass, PyTorch's bits:
  * code 2: heaviside, y where x is a zero (either), else 1.0 where x > 0, else +0.0 (NaN too), as
  * strided.ops.elementwise.binary_math._heaviside;
+ * code 3: copysign, x's magnitude and y's sign bit (np.copysign's bits, NaNs too);
  * code 0, 1: fmax, fmin, as strided.ops.elementwise.binary_math._fmax/_fmin. Two numbers: a tie keeps x
  * (fmax(-0.0, 0.0) is -0.0). NaNs, as PyTorch's kernel returns them: y quieted where y is NaN and
  * x is NaN too or y is signalling; x quieted where x is signalling and y a number; a quiet NaN
@@ -1661,6 +1737,19 @@ VECTOR_CLONES static int extreme_pass_double(const double *restrict a, const dou
         for (Py_ssize_t i = 0; i < n; i++) o[i] = a[i] == 0 ? b[i] : a[i] > 0 ? (T)1 : (T)0;   \
     }
 
+/* copysign (code 3): x's magnitude with y's sign bit, NaNs included (bit operations: NumPy's
+ * npy_copysign, the C library's); one vector loop (AVX-512 / AVX2 clones) */
+ERF_CLONES static void copysign_float(const float *restrict a, const float *restrict b, float *restrict o, Py_ssize_t n)
+{
+    for (Py_ssize_t i = 0; i < n; i++) o[i] = copysignf(a[i], b[i]);
+}
+
+ERF_CLONES static void copysign_double(const double *restrict a, const double *restrict b, double *restrict o,
+                                       Py_ssize_t n)
+{
+    for (Py_ssize_t i = 0; i < n; i++) o[i] = copysign(a[i], b[i]);
+}
+
 static PyObject *py_binary_exact(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
 {
     (void)self;
@@ -1683,9 +1772,10 @@ static PyObject *py_binary_exact(PyObject *self, PyObject *const *args, Py_ssize
     }
     PyObject *answer = NULL;
     int f32 = strcmp(xb.format, "f") == 0 && xb.itemsize == 4, f64 = strcmp(xb.format, "d") == 0 && xb.itemsize == 8;
-    if (yb.len != xb.len || ob.len != xb.len || which < 0 || which > 2) {
+    if (yb.len != xb.len || ob.len != xb.len || which < 0 || which > 3) {
         PyErr_Format(PyExc_ValueError, "binary_exact: x, y and out must be buffers of one length, code 0 (fmax), 1 "
-                     "(fmin) or 2 (heaviside) (%zd, %zd and %zd bytes; code %ld)", xb.len, yb.len, ob.len, which);
+                     "(fmin), 2 (heaviside) or 3 (copysign) (%zd, %zd and %zd bytes; code %ld)", xb.len, yb.len, ob.len,
+                     which);
     } else if (!(f32 || f64) || strcmp(yb.format, xb.format) != 0 || strcmp(ob.format, xb.format) != 0
                || overlaps(&xb, &ob) || overlaps(&yb, &ob) || !PyBuffer_IsContiguous(&xb, 'C')
                || !PyBuffer_IsContiguous(&yb, 'C') || !PyBuffer_IsContiguous(&ob, 'C')
@@ -1694,7 +1784,9 @@ static PyObject *py_binary_exact(PyObject *self, PyObject *const *args, Py_ssize
         answer = Py_False;
     } else {
         Py_ssize_t n = xb.len / xb.itemsize;
-        if (which == 2 && f32) HEAVISIDE_LOOP(float)
+        if (which == 3 && f32) copysign_float(xb.buf, yb.buf, ob.buf, n);
+        else if (which == 3) copysign_double(xb.buf, yb.buf, ob.buf, n);
+        else if (which == 2 && f32) HEAVISIDE_LOOP(float)
         else if (which == 2) HEAVISIDE_LOOP(double)
         else if (f32 && which == 0) EXTREME_LOOP(float, uint32_t, 0x00400000u, >=)
         else if (f32) EXTREME_LOOP(float, uint32_t, 0x00400000u, <=)
@@ -1717,6 +1809,48 @@ static void leaky_relu_float(const float *a, float *o, Py_ssize_t n, float k);
 static void leaky_relu_double(const double *a, double *o, Py_ssize_t n, double k);
 #define LEAKY_RELU_float leaky_relu_float
 #define LEAKY_RELU_double leaky_relu_double
+/* nan_to_num's loop (unary_exact code 1), defined at the end of the file */
+static void nan_to_num_float(const float *a, float *o, Py_ssize_t n, float vn, float vp, float vm);
+static void nan_to_num_double(const double *a, double *o, Py_ssize_t n, double vn, double vp, double vm);
+#define NAN_TO_NUM_float nan_to_num_float
+#define NAN_TO_NUM_double nan_to_num_double
+
+/* rsqrt's loop (unary_exact code 3): 1 / sqrt(x), NumPy's two ufuncs' roundings (sqrt, then the
+ * quotient), four or two lanes by SSE by hand (GCC keeps sqrt a call, for errno, in its own loops) */
+static void rsqrt_float(const float *a, float *o, Py_ssize_t n)
+{
+    Py_ssize_t i = 0;
+#if defined(__SSE2__)
+    const __m128 one = _mm_set1_ps(1.0f);
+    for (; i + 4 <= n; i += 4) _mm_storeu_ps(o + i, _mm_div_ps(one, _mm_sqrt_ps(_mm_loadu_ps(a + i))));
+#endif
+    for (; i < n; i++) o[i] = 1.0f / sqrtf(a[i]);
+}
+
+static void rsqrt_double(const double *a, double *o, Py_ssize_t n)
+{
+    Py_ssize_t i = 0;
+#if defined(__SSE2__)
+    const __m128d one = _mm_set1_pd(1.0);
+    for (; i + 2 <= n; i += 2) _mm_storeu_pd(o + i, _mm_div_pd(one, _mm_sqrt_pd(_mm_loadu_pd(a + i))));
+#endif
+    for (; i < n; i++) o[i] = 1.0 / sqrt(a[i]);
+}
+#define RSQRT_float rsqrt_float
+#define RSQRT_double rsqrt_double
+
+/* logit's quotient (unary_exact code 4): x / (1 - x), NumPy's subtract and divide, one vector loop */
+ERF_CLONES static void logit_ratio_float(const float *restrict a, float *restrict o, Py_ssize_t n)
+{
+    for (Py_ssize_t i = 0; i < n; i++) o[i] = a[i] / (1.0f - a[i]);
+}
+
+ERF_CLONES static void logit_ratio_double(const double *restrict a, double *restrict o, Py_ssize_t n)
+{
+    for (Py_ssize_t i = 0; i < n; i++) o[i] = a[i] / (1.0 - a[i]);
+}
+#define LOGIT_RATIO_float logit_ratio_float
+#define LOGIT_RATIO_double logit_ratio_double
 
 /* unary_exact(x, out, code[, params...]) -> bool: an exact elementwise op (no rounding
  * beyond the dtype's own) of a C-contiguous, aligned, native float32 ("f") or float64 ("d") buffer
@@ -1727,7 +1861,9 @@ static void leaky_relu_double(const double *a, double *o, Py_ssize_t n, double k
  *   code 1, nan_to_num: NaN -> nan, +inf -> posinf, -inf -> neginf (three Python floats,
  *           rounded to the dtype as NumPy's float32(v) rounds them), every other element copied;
  *   code 2, leaky_relu: x where x > 0, else x * k (k, a Python float, rounded to the dtype first,
- *           as NumPy's weak scalar; a signalling NaN comes out of the product quieted, as PyTorch's).
+ *           as NumPy's weak scalar; a signalling NaN comes out of the product quieted, as PyTorch's);
+ *   code 3, rsqrt: 1 / sqrt(x), each rounded (NumPy's sqrt then divide: the same IEEE operations);
+ *   code 4, logit's quotient: x / (1 - x), each rounded (its log is NumPy's, after).
  * False (nothing written) where the buffers are not of that kind or overlap. */
 #define UNARY_EXACT_LOOP(T)                                                                    \
     {                                                                                          \
@@ -1737,12 +1873,12 @@ static void leaky_relu_double(const double *a, double *o, Py_ssize_t n, double k
             for (Py_ssize_t i = 0; i < n; i++) o[i] = a[i] > 0 ? (T)1 : a[i] < 0 ? (T)-1 : (T)0; \
         } else if (code == 2) {                                                                \
             LEAKY_RELU_##T(a, o, n, (T)p[0]); /* (vectorized: see leaky_relu_float) */          \
+        } else if (code == 3) {                                                                \
+            RSQRT_##T(a, o, n);                                                                \
+        } else if (code == 4) {                                                                \
+            LOGIT_RATIO_##T(a, o, n);                                                          \
         } else {                                                                               \
-            const T vn = (T)p[0], vp = (T)p[1], vm = (T)p[2];                                  \
-            for (Py_ssize_t i = 0; i < n; i++) {                                               \
-                T v = a[i];                                                                    \
-                o[i] = v != v ? vn : v == (T)INFINITY ? vp : v == -(T)INFINITY ? vm : v;       \
-            }                                                                                  \
+            NAN_TO_NUM_##T(a, o, n, (T)p[0], (T)p[1], (T)p[2]); /* (vectorized: see there) */  \
         }                                                                                      \
     }
 
@@ -1757,12 +1893,12 @@ static PyObject *py_unary_exact(PyObject *self, PyObject *const *args, Py_ssize_
     }
     long code = PyLong_AsLong(args[2]);
     if (code == -1 && PyErr_Occurred()) return NULL;
-    if (code < 0 || code > 2) {
-        PyErr_Format(PyExc_ValueError, "unary_exact: code must be 0 (sign), 1 (nan_to_num) or 2 (leaky_relu), not %ld",
-                     code);
+    if (code < 0 || code > 4) {
+        PyErr_Format(PyExc_ValueError, "unary_exact: code must be 0 (sign), 1 (nan_to_num), 2 (leaky_relu), 3 "
+                     "(rsqrt) or 4 (logit's quotient), not %ld", code);
         return NULL;
     }
-    static const Py_ssize_t n_params[3] = {0, 3, 1};
+    static const Py_ssize_t n_params[5] = {0, 3, 1, 0, 0};
     if (nargs != 3 + n_params[code]) {
         PyErr_Format(PyExc_TypeError, "unary_exact: code %ld takes %zd parameters after x, out and code, not %zd", code,
                      n_params[code], nargs - 3);
@@ -2401,18 +2537,23 @@ static const float DIGAMMA_A_F[7] = {8.33333333333333333333E-2f, -2.109279609279
                                      8.33333333333333333333E-2f};
 
 /* The kernels (_torch_special.h) twice: with the FMA instructions inlined (target "fma", chosen at
- * run time on a CPU that has them) and with the C library's fma (any x86-64: the same bits, slower). */
+ * run time on a CPU that has them) and with the C library's fma (any x86-64: the same bits, slower;
+ * there i0e and i1e go element by element: both branches of each would cost two fma calls more). */
 #define TB(NAME) NAME##_plain
 #define TB_TARGET
+#define TB_LANES 0 /* (i0e/i1e's branch-free loop: only where fma is an instruction) */
 #include "_torch_special.h"
 #undef TB
 #undef TB_TARGET
+#undef TB_LANES
 #if defined(__x86_64__) || defined(__i386__)
 #define TB(NAME) NAME##_fma3
 #define TB_TARGET __attribute__((target("fma")))
+#define TB_LANES 1
 #include "_torch_special.h"
 #undef TB
 #undef TB_TARGET
+#undef TB_LANES
 /* (STRIDED_NATIVE_NO_FMA3 set: the C library's fma, as on a CPU without the instructions; the tests
  * check that copy gives the same bits) */
 #define HAS_FMA3() (__builtin_cpu_supports("fma") && getenv("STRIDED_NATIVE_NO_FMA3") == NULL)
@@ -2641,21 +2782,14 @@ static void binary_float_run(const float *a, const float *b, float *o, Py_ssize_
     }
 }
 
-static PyObject *py_binary_float(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
+/* x, y, out (args[0], [1], [2]) as C-contiguous, aligned, native float32 ("f") buffers of one
+ * length, out overlapping neither: run(x, y, out, n, code), without the GIL from MIN_RELEASE
+ * elements on, and True; False (nothing written) where they are not. */
+typedef void (*float32_binary_fn)(const float *, const float *, float *, Py_ssize_t, long);
+
+static PyObject *float32_binary(PyObject *const *args, float32_binary_fn run, long code)
 {
-    (void)self;
     Py_buffer xb, yb, ob;
-    if (nargs != 4) {
-        PyErr_Format(PyExc_TypeError, "binary_float(x, y, out, code) takes 4 arguments, not %zd", nargs);
-        return NULL;
-    }
-    long code = PyLong_AsLong(args[3]);
-    if (code == -1 && PyErr_Occurred()) return NULL;
-    if (code < 0 || code > 3) {
-        PyErr_Format(PyExc_ValueError, "binary_float: code must be 0 (fmod), 1 (remainder), 2 (floor_divide) or 3 "
-                     "(hypot), not %ld", code);
-        return NULL;
-    }
     if (PyObject_GetBuffer(args[0], &xb, PyBUF_STRIDES | PyBUF_FORMAT) < 0) return NULL;
     if (PyObject_GetBuffer(args[1], &yb, PyBUF_STRIDES | PyBUF_FORMAT) < 0) {
         PyBuffer_Release(&xb);
@@ -2674,10 +2808,10 @@ static PyObject *py_binary_float(PyObject *self, PyObject *const *args, Py_ssize
         Py_ssize_t n = xb.len / 4;
         if (n >= MIN_RELEASE) {
             Py_BEGIN_ALLOW_THREADS
-            binary_float_run(xb.buf, yb.buf, ob.buf, n, code);
+            run(xb.buf, yb.buf, ob.buf, n, code);
             Py_END_ALLOW_THREADS
         } else {
-            binary_float_run(xb.buf, yb.buf, ob.buf, n, code);
+            run(xb.buf, yb.buf, ob.buf, n, code);
         }
         answer = Py_True;
     }
@@ -2686,6 +2820,23 @@ static PyObject *py_binary_float(PyObject *self, PyObject *const *args, Py_ssize
     PyBuffer_Release(&ob);
     Py_INCREF(answer);
     return answer;
+}
+
+static PyObject *py_binary_float(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
+{
+    (void)self;
+    if (nargs != 4) {
+        PyErr_Format(PyExc_TypeError, "binary_float(x, y, out, code) takes 4 arguments, not %zd", nargs);
+        return NULL;
+    }
+    long code = PyLong_AsLong(args[3]);
+    if (code == -1 && PyErr_Occurred()) return NULL;
+    if (code < 0 || code > 3) {
+        PyErr_Format(PyExc_ValueError, "binary_float: code must be 0 (fmod), 1 (remainder), 2 (floor_divide) or 3 "
+                     "(hypot), not %ld", code);
+        return NULL;
+    }
+    return float32_binary(args, binary_float_run, code);
 }
 #undef FLOAT_BLOCK
 
@@ -2738,11 +2889,7 @@ static void erf_table_init(void)
     erf_table_ready = 1;
 }
 
-#if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__)
-#define ERF_CLONES __attribute__((target_clones("avx512f", "avx2", "default"), optimize("no-trapping-math")))
-#else
-#define ERF_CLONES
-#endif
+/* (ERF_CLONES: defined at the top, before the erfinv loops) */
 
 /* Below 0.46875: k_erf's erf_small (complement: 1 - it), exact, for m elements x (doubles). */
 ERF_CLONES static void erf_small_stage(const double *restrict x, float *restrict res, int m, int complement)
@@ -2807,7 +2954,7 @@ ERF_CLONES static void erf_far_stage(const double *restrict x, int m, double *re
  * sure[j] = 0 where that rounding is not certain (res[j] is then to be recomputed). */
 ERF_CLONES static void erf_tail_finish(const double *restrict x, int m, const double *restrict tail,
                                        const double *restrict e1, const double *restrict e2, float *restrict res,
-                                       unsigned char *restrict sure, int complement)
+                                       int32_t *restrict sure, int complement)
 {
     for (int j = 0; j < m; j++) {
         double t = e1[j] * e2[j] * tail[j];
@@ -2844,7 +2991,7 @@ ERF_CLONES static int erf_load_stage(const float *restrict in, int m, double *re
 /* out[j]: the small result where |x| <= 0.46875 (exact), the tail's where its rounding is sure;
  * sure[j] = 0 elsewhere (NaN, or a tail value too close to a rounding boundary). */
 ERF_CLONES static void erf_select_stage(const double *restrict x, int m, const float *restrict rs,
-                                        const float *restrict rt, unsigned char *restrict sure, float *restrict out)
+                                        const float *restrict rt, int32_t *restrict sure, float *restrict out)
 {
     for (int j = 0; j < m; j++) {
         int small = fabs(x[j]) <= THRESH;
@@ -2859,7 +3006,7 @@ static void erf_float32_block(const float *in, float *out, int m, int complement
 {
     double x[ERF_BLOCK], tail[ERF_BLOCK], ys[ERF_BLOCK], e1[ERF_BLOCK], e2[ERF_BLOCK], steps[ERF_BLOCK];
     float rs[ERF_BLOCK], rt[ERF_BLOCK];
-    unsigned char sure[ERF_BLOCK];
+    int32_t sure[ERF_BLOCK]; /* (32-bit flags: AVX-512F has no byte vectors) */
     int far = erf_load_stage(in, m, x);
     erf_small_stage(x, rs, m, complement);
     erf_mid_stage(x, m, tail, ys, e2, steps);
@@ -2907,6 +3054,759 @@ static PyObject *py_erfc_float32(PyObject *self, PyObject *const *args, Py_ssize
     return erf_float32_entry(args, nargs, 1, "erfc_float32");
 }
 
+/* ---------------------------------------------------------------- gelu (exact form), fused
+ *
+ * gelu(src, dst) -> bool: dst = (0.5 x) (1 + erf(x sqrt(1/2))) with k_erf in double and every
+ * operation in double, rounded once to dst's type: the ops layer's float64 formula
+ * (strided.ops.elementwise.special.gelu: 0.5 * x64 * (1.0 + erf(x64 * _SQRT_HALF)), erf the
+ * compiled k_erf) operation for operation, in one pass instead of six NumPy passes and two
+ * temporaries. float64: k_erf per element (the same bits). float32: erf_float32's stages (above)
+ * on u = x sqrt(1/2) give 1 - t with t ~ k_erf's tail to 2^-42 relative; the gelu value g computed
+ * from it is within eps = 0.5 |x| (|t| 2^-42 + 2^-50) + |g| 2^-42 + 2^-1000 of the one from k_erf
+ * (t's error, the roundings of 1 - t and 1 + e, each below 2^-52, and of the product: > 100x
+ * margin), so where g - eps and g + eps round to the same float32 that float32 is the formula's;
+ * every other element (near a rounding boundary, x far below -5 where 1 + e cancels, NaN, inf)
+ * is recomputed by k_erf itself. Below |u| = 0.46875 erf_small is k_erf's exactly. src and dst:
+ * contiguous buffers of one format ("f" or "d") and memory order; they may be the same memory
+ * (each block reads its elements before writing them). False (nothing written): formats differ. */
+#define GELU_SQRT_HALF 0.70710678118654752440 /* (math.sqrt(0.5), the ops layer's _SQRT_HALF) */
+
+static double gelu_exact(double x)
+{
+    return (0.5 * x) * (1.0 + k_erf(x * GELU_SQRT_HALF));
+}
+
+/* The block's x as doubles and u = x sqrt(1/2); whether any |u| > 4 (Cody's far interval). */
+ERF_CLONES static int gelu_load_stage(const float *restrict in, int m, double *restrict x, double *restrict u)
+{
+    int far = 0;
+    for (int j = 0; j < m; j++) {
+        x[j] = in[j];
+        u[j] = x[j] * GELU_SQRT_HALF;
+        far |= fabs(u[j]) > 4.0;
+    }
+    return far;
+}
+
+/* out[j] = gelu(x[j]) rounded to float32 (erf_small where |u| <= 0.46875, exact; else from the
+ * tail factors); sure[j] = 0 where that rounding is not certain (see above). */
+ERF_CLONES static void gelu_finish_stage(const double *restrict x, const double *restrict u, int m,
+                                         const double *restrict tail, const double *restrict e1,
+                                         const double *restrict e2, float *restrict out, int32_t *restrict sure)
+{
+    for (int j = 0; j < m; j++) {
+        double small = erf_small(u[j]); /* (inlined: a vector loop) */
+        double t = e1[j] * e2[j] * tail[j];
+        int is_small = fabs(u[j]) <= THRESH;
+        double e = is_small ? small : copysign(1.0 - t, u[j]);
+        double g = (0.5 * x[j]) * (1.0 + e);
+        double eps = is_small ? 0.0 : 0.5 * fabs(x[j]) * (fabs(t) * 0x1p-42 + 0x1p-50) + fabs(g) * 0x1p-42 + 0x1p-1000;
+        float f = (float)g;
+        out[j] = f;
+        sure[j] = (float)(g - eps) == f && (float)(g + eps) == f && x[j] == x[j];
+    }
+}
+
+static void gelu_float32_block(const float *in, float *out, int m)
+{
+    double x[ERF_BLOCK], u[ERF_BLOCK], tail[ERF_BLOCK], ys[ERF_BLOCK], e1[ERF_BLOCK], e2[ERF_BLOCK], steps[ERF_BLOCK];
+    int32_t sure[ERF_BLOCK];
+    int far = gelu_load_stage(in, m, x, u);
+    erf_mid_stage(u, m, tail, ys, e2, steps);
+    if (far) erf_far_stage(u, m, tail);
+    erf_gather_stage(m, ys, steps, e1, e2);
+    gelu_finish_stage(x, u, m, tail, e1, e2, out, sure);
+    for (int j = 0; j < m; j++)
+        if (!sure[j]) out[j] = (float)gelu_exact(x[j]);
+}
+
+static void gelu_run(const void *in, void *out, Py_ssize_t n, int f32)
+{
+    if (f32) {
+        for (Py_ssize_t i = 0; i < n; i += ERF_BLOCK)
+            gelu_float32_block((const float *)in + i, (float *)out + i, n - i < ERF_BLOCK ? (int)(n - i) : ERF_BLOCK);
+    } else {
+        const double *a = in;
+        double *o = out;
+        for (Py_ssize_t i = 0; i < n; i++) o[i] = gelu_exact(a[i]);
+    }
+}
+
+static PyObject *py_gelu(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
+{
+    (void)self;
+    Py_buffer src, dst;
+    if (two_buffers(args, nargs, &src, &dst, "gelu") < 0) return NULL;
+    if (src.itemsize != dst.itemsize) {
+        PyBuffer_Release(&src);
+        PyBuffer_Release(&dst);
+        Py_RETURN_FALSE;
+    }
+    int f32 = src.itemsize == 4;
+    erf_table_init();
+    RELEASING(gelu_run(src.buf, dst.buf, n, f32));
+    Py_RETURN_TRUE;
+}
+#undef GELU_SQRT_HALF
+
+/* ---------------------------------------------------------------- logaddexp, logaddexp2: float32
+ *
+ * logaddexp_float32(x, y, out, base2) -> bool: out = NumPy's float64 logaddexp (base2: logaddexp2)
+ * of x and y read as doubles, rounded once to float32: where x == y, x + log(2) (x + 1); else
+ * with t = x - y, x + log1p(exp(-t)) for t > 0, y + log1p(exp(t)) for t <= 0, t itself for a NaN
+ * t (base 2: exp2, and log1p times log2(e)), the C library's exp, exp2 and log1p (NumPy's
+ * npy_logaddexp, element for element: strided.ops.elementwise.binary_math._logaddexp's float32
+ * contract). x, y, out: C-contiguous aligned native float32 buffers of one length; False (nothing
+ * written) where they are not, or out overlaps x or y.
+ *
+ * Why not the C library per element: exp and log1p cost ~12 ns an element (NumPy's own float32
+ * loop, the same calls). Here a block of LAE_BLOCK elements runs one vector loop (AVX-512 / AVX2
+ * clones) over the same formula with its own exp (Cody-Waite reduction by log(2), Taylor to r^11
+ * on |r| <= log(2)/2: ~1e-15 relative) and log1p (2 atanh(s), s = E / (2 + E) for E < sqrt 2 - 1,
+ * else log 2 + 2 atanh(s) of (1 + E) / 2, to s^19 on |s| < 0.172: ~1e-16), each well within
+ * 2^-45 of the C library's, relative to log1p's value L (and exp's rounding moves L by less,
+ * relatively, than it moves E). The double result then differs from the formula's by at most
+ * eps = |L| 2^-44 + |r| 2^-51 (the sum's two roundings, with margin), so where r - eps and r + eps
+ * round to the same float32, that float32 is the formula's; every other element (about one in
+ * 10^6, and every NaN, infinity and exp argument below -700) is computed by the formula itself. */
+#define LAE_BLOCK 256
+#define LAE_LN2 0.693147180559945309417232121458176568   /* (NumPy's NPY_LOGE2) */
+#define LAE_LOG2E 1.442695040888963407359924681001892137 /* (NPY_LOG2E) */
+#define LAE_LN2_HI 6.93147180369123816490e-01           /* log(2)'s leading 33 bits: k LN2_HI is exact */
+#define LAE_LN2_LO 1.90821492927058770002e-10
+#define LAE_SHIFT 0x1.8p52                              /* (v + SHIFT) - SHIFT: v rounded to an integer */
+
+/* NumPy's npy_logaddexp / npy_logaddexp2 in double, the C library's exp, exp2 and log1p. */
+static double logaddexp_formula(double x, double y, int base2)
+{
+    if (x == y) return base2 ? x + 1.0 : x + LAE_LN2;
+    double t = x - y;
+    if (t > 0) return base2 ? x + LAE_LOG2E * log1p(exp2(-t)) : x + log1p(exp(-t));
+    if (t <= 0) return base2 ? y + LAE_LOG2E * log1p(exp2(t)) : y + log1p(exp(t));
+    return t; /* (NaN) */
+}
+
+/* atanh(s) / s = 1 + z/3 + z^2/5 + ... + z^9/19 (z = s^2): for |s| < 0.172, 2^-54 relative
+ * (logaddexp's and lgamma's float32 loops: their logs as 2 atanh((f - 1) / (f + 1))) */
+static inline __attribute__((always_inline)) double atanh_series(double z)
+{
+    double p = 1.0 / 19;
+    p = 1.0 / 17 + p * z;
+    p = 1.0 / 15 + p * z;
+    p = 1.0 / 13 + p * z;
+    p = 1.0 / 11 + p * z;
+    p = 1.0 / 9 + p * z;
+    p = 1.0 / 7 + p * z;
+    p = 1.0 / 5 + p * z;
+    p = 1.0 / 3 + p * z;
+    return 1.0 + p * z;
+}
+
+/* e^v for v in [-700, 0] (2^v for base2): v = k log 2 + r, |r| <= log(2)/2; 2^k from k's bits. */
+static inline __attribute__((always_inline)) double lae_exp(double v, int base2)
+{
+    double kd = (base2 ? v : v * LAE_LOG2E) + LAE_SHIFT;
+    uint64_t kbits;
+    memcpy(&kbits, &kd, 8);
+    kd -= LAE_SHIFT;
+    double r = base2 ? (v - kd) * LAE_LN2 : (v - kd * LAE_LN2_HI) - kd * LAE_LN2_LO;
+    double p = 1.0 / 39916800; /* 1 / 11! */
+    p = 1.0 / 3628800 + p * r;
+    p = 1.0 / 362880 + p * r;
+    p = 1.0 / 40320 + p * r;
+    p = 1.0 / 5040 + p * r;
+    p = 1.0 / 720 + p * r;
+    p = 1.0 / 120 + p * r;
+    p = 1.0 / 24 + p * r;
+    p = 1.0 / 6 + p * r;
+    p = 0.5 + p * r;
+    p = 1.0 + p * r;
+    p = 1.0 + p * r;
+    uint64_t sbits = (kbits + 1023) << 52; /* 2^k: k's two's complement sits in kd's low bits */
+    double scale;
+    memcpy(&scale, &sbits, 8);
+    return p * scale;
+}
+
+/* log1p(e) for e in (0, 1]. */
+static inline __attribute__((always_inline)) double lae_log1p(double e)
+{
+    int high = e >= 0.41421356237309503; /* (sqrt 2 - 1: above, log 2 + log((1 + e) / 2)) */
+    double u = (1.0 + e) * 0.5;
+    double s = (high ? u - 1.0 : e) / (high ? u + 1.0 : 2.0 + e); /* (one division) */
+    return (high ? LAE_LN2 : 0.0) + 2.0 * s * atanh_series(s * s);
+}
+
+/* One block: out[j] the fast value rounded to float32, sure[j] whether it is certainly the formula's. */
+ERF_CLONES static void logaddexp_stage(const float *restrict xs, const float *restrict ys, float *restrict out,
+                                       int32_t *restrict sure, int m, int base2)
+{
+    for (int j = 0; j < m; j++) {
+        double x = xs[j], y = ys[j], t = x - y;
+        double big = t > 0 ? x : y, v = t > 0 ? -t : t; /* (v = -|t|, NaN for a NaN t) */
+        int fine = v >= -700.0;                         /* (not NaN, not -inf, exp(v) normal) */
+        double vv = fine ? v : 0.0;
+        double lg = lae_log1p(lae_exp(vv, base2));
+        lg = base2 ? LAE_LOG2E * lg : lg;
+        double eq = base2 ? x + 1.0 : x + LAE_LN2;
+        double r = x == y ? eq : big + lg;
+        double eps = x == y ? 0.0 : fabs(lg) * 0x1p-44 + fabs(r) * 0x1p-51;
+        float f = (float)r;
+        out[j] = f;
+        sure[j] = (x == y) | (fine & ((float)(r - eps) == f) & ((float)(r + eps) == f));
+    }
+}
+
+static void logaddexp_run(const float *x, const float *y, float *out, Py_ssize_t n, long base2)
+{
+    int32_t sure[LAE_BLOCK]; /* (32-bit flags: AVX-512F has no byte vectors) */
+    for (Py_ssize_t i = 0; i < n; i += LAE_BLOCK) {
+        int m = n - i < LAE_BLOCK ? (int)(n - i) : LAE_BLOCK;
+        logaddexp_stage(x + i, y + i, out + i, sure, m, (int)base2);
+        for (int j = 0; j < m; j++)
+            if (!sure[j]) out[i + j] = (float)logaddexp_formula(x[i + j], y[i + j], (int)base2);
+    }
+}
+
+static PyObject *py_logaddexp_float32(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
+{
+    (void)self;
+    if (nargs != 4) {
+        PyErr_Format(PyExc_TypeError, "logaddexp_float32(x, y, out, base2) takes 4 arguments, not %zd", nargs);
+        return NULL;
+    }
+    int base2 = PyObject_IsTrue(args[3]);
+    if (base2 < 0) return NULL;
+    return float32_binary(args, logaddexp_run, base2);
+}
+#undef LAE_BLOCK
+#undef LAE_LN2
+#undef LAE_LOG2E
+#undef LAE_LN2_HI
+#undef LAE_LN2_LO
+#undef LAE_SHIFT
+
+/* ---------------------------------------------------------------- lgamma: float32, in blocks
+ *
+ * lgamma_float32(src, dst): the bits of lgamma(src, dst) (k_lgamma in double, rounded once to
+ * float32) for float32 buffers, in one vector loop per block of LG_BLOCK (AVX-512 / AVX2 clones)
+ * for the positive finite elements: k_lgamma's recurrence and Stirling series (up past 8, not 15:
+ * the series' next term there is below 1e-16; 1 / y once), its three C library logs replaced by two of
+ * this file's (~2^-50 relative: log(y), and log(prod x) for log(prod) + log(x) below 1), the two
+ * logs' quotients and 1 / y from one division (three divisions cost more than the rest together).
+ * The result r then differs from k_lgamma's by less than eps = (|(y - 0.5) log y| + y + |log(prod x)|
+ * + 220) 2^-46 (the logs' errors, 2^-49 of each of |log prod|, |log x| <= 104 and the first term, and
+ * an ulp of each of six partial sums: > 8x margin), so where r - eps and r + eps round to the same
+ * float32, that float32 is k_lgamma's. Every other element (near the zeros at 1 and 2, where r
+ * cancels; zero, negative, infinite and NaN x, whose reflection needs sin) is k_lgamma's own. */
+#define LG_BLOCK 256
+#define LG_LN2_HI 6.93147180369123816490e-01 /* (log 2's leading bits: e LN2_HI exact) */
+#define LG_LN2_LO 1.90821492927058770002e-10
+
+/* v = 2^e f (a normal v > 0), f in [sqrt(1/2), sqrt(2)): e, and f - 1 and f + 1 for
+ * log(v) = e log 2 + 2 atanh((f - 1) / (f + 1)) (lg_log_finish, after one shared division) */
+static inline __attribute__((always_inline)) void lg_log_reduce(double v, double *e_out, double *num, double *den)
+{
+    double f;
+    split_sqrt_half(v, e_out, &f);
+    *num = f - 1.0;
+    *den = f + 1.0;
+}
+
+/* e log 2 + 2 atanh(s), s = (f - 1) / (f + 1) in [-0.172, 0.172], to s^19 (2^-54 relative) */
+static inline __attribute__((always_inline)) double lg_log_finish(double e, double s)
+{
+    return e * LG_LN2_HI + (e * LG_LN2_LO + 2.0 * s * atanh_series(s * s));
+}
+
+ERF_CLONES static void lgamma_stage(const float *restrict in, float *restrict out, int32_t *restrict sure, int m)
+{
+    for (int j = 0; j < m; j++) {
+        double xin = in[j];
+        int fine = xin > 0.0 && xin <= 3.4028234663852886e38 && xin != 1.0 && xin != 2.0;
+        double x = fine ? xin : 0.5; /* (k_lgamma's own below: any value keeps the lanes finite) */
+        int small = x < 1.0;
+        double z = small ? x + 1.0 : x;
+        z = z > 1.0 ? z : 1.0;
+        int lowz = z < 8.0; /* (k_lgamma moves up past 15; past 8 the series' next term is < 1e-16) */
+        double w = lowz ? z : 1.0, step = lowz ? 1.0 : 0.0, prod = 1.0;
+#pragma GCC unroll 8
+        for (int i = 0; i < 8; i++) {
+            prod *= w;
+            w += step;
+        }
+        double y = lowz ? z + 8.0 : z, ey, ny, dy, ep, np_, dp;
+        lg_log_reduce(y, &ey, &ny, &dy);
+        lg_log_reduce(small ? prod * x : prod, &ep, &np_, &dp);
+        /* one division for 1 / y and both logs' quotients (each then ~2^-51 relative) */
+        double q = 1.0 / (dy * dp * y), inv = dy * dp * q, inv2 = inv * inv, series = 0.0;
+#pragma GCC unroll 8
+        for (int i = 7; i >= 0; i--) series = series * inv2 + STIRLING[i];
+        double ly = lg_log_finish(ey, ny * dp * y * q), lpx = lg_log_finish(ep, np_ * dy * y * q);
+        double first = (y - 0.5) * ly;
+        double r = first - y + HALF_LOG_2PI + series * inv - lpx;
+        double eps = (fabs(first) + y + fabs(lpx) + 220.0) * 0x1p-46;
+        float f = (float)r;
+        out[j] = f;
+        sure[j] = fine & ((float)(r - eps) == f) & ((float)(r + eps) == f);
+    }
+}
+
+static void lgamma_float32_run(const float *in, float *out, Py_ssize_t n)
+{   /* (each block reads all its elements before it writes one: in and out may be the same memory) */
+    float res[LG_BLOCK];
+    int32_t sure[LG_BLOCK];
+    for (Py_ssize_t i = 0; i < n; i += LG_BLOCK) {
+        int m = n - i < LG_BLOCK ? (int)(n - i) : LG_BLOCK;
+        lgamma_stage(in + i, res, sure, m);
+        for (int j = 0; j < m; j++) res[j] = sure[j] ? res[j] : (float)k_lgamma(in[i + j]);
+        memcpy(out + i, res, (size_t)m * sizeof(float));
+    }
+}
+
+/* lgamma_float32(src, dst): float32 buffers only (else ValueError), one memory order; src and dst
+ * may be the same memory, not partly overlapping ones. */
+static PyObject *py_lgamma_float32(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
+{
+    (void)self;
+    Py_buffer src, dst;
+    if (two_buffers(args, nargs, &src, &dst, "lgamma_float32") < 0) return NULL;
+    if (src.itemsize != 4 || dst.itemsize != 4) {
+        PyErr_Format(PyExc_ValueError, "lgamma_float32: src and dst must be float32 buffers");
+        PyBuffer_Release(&src);
+        PyBuffer_Release(&dst);
+        return NULL;
+    }
+    RELEASING(lgamma_float32_run(src.buf, dst.buf, n));
+    Py_RETURN_NONE;
+}
+#undef LG_BLOCK
+#undef LG_LN2_HI
+#undef LG_LN2_LO
+
+/* ---------------------------------------------------------------- tril_indices / triu_indices
+ *
+ * tri_indices(out, row, col, offset, lower) -> bool: the (row, column) pairs of the lower
+ * (c <= r + offset) or upper (c >= r + offset) triangle of a row x col matrix, row by row (each
+ * row's columns one run: [0, min(col, r + offset + 1)) below, [max(0, r + offset), col) above),
+ * written into out, a C-contiguous (2, N) buffer of int64 ("l" or "q") or int32 ("i", each value
+ * converted as NumPy's unsafe cast converts it: the low 32 bits). The same pairs as
+ * strided.ops.shape.triangles._fill_index_pairs (two passes of writes instead of its five NumPy
+ * passes). False (nothing written) where out is not such a buffer or N is not the triangle's size. */
+#define TRI_FILL(T)                                                                                \
+    {                                                                                              \
+        T *rows = out.buf, *cols = (T *)out.buf + total;                                           \
+        Py_ssize_t i = 0;                                                                          \
+        for (long long r = 0; r < row; r++) {                                                      \
+            long long lo, hi;                                                                      \
+            tri_run(r, col, offset, lower, &lo, &hi);                                              \
+            for (long long c = lo; c < hi; c++, i++) {                                             \
+                rows[i] = (T)r;                                                                    \
+                cols[i] = (T)c;                                                                    \
+            }                                                                                      \
+        }                                                                                          \
+    }
+
+/* row r's run of columns [lo, hi) */
+static void tri_run(long long r, long long col, long long offset, int lower, long long *lo, long long *hi)
+{
+    long long edge = lower ? r + offset + 1 : r + offset;
+    edge = edge < 0 ? 0 : edge > col ? col : edge;
+    *lo = lower ? 0 : edge;
+    *hi = lower ? edge : col;
+}
+
+static PyObject *py_tri_indices(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
+{
+    (void)self;
+    if (nargs != 5) {
+        PyErr_Format(PyExc_TypeError, "tri_indices(out, row, col, offset, lower) takes 5 arguments, not %zd", nargs);
+        return NULL;
+    }
+    long long row = PyLong_AsLongLong(args[1]), col = PyLong_AsLongLong(args[2]), offset = PyLong_AsLongLong(args[3]);
+    int lower = PyObject_IsTrue(args[4]);
+    if (PyErr_Occurred() || lower < 0) return NULL;
+    Py_buffer out;
+    if (PyObject_GetBuffer(args[0], &out, PyBUF_C_CONTIGUOUS | PyBUF_FORMAT | PyBUF_WRITABLE) < 0) return NULL;
+    char kind = format_kind(&out);
+    int i64 = (kind == 'l' || kind == 'q') && out.itemsize == 8, i32 = kind == 'i' && out.itemsize == 4;
+    long long size = 0;
+    for (long long r = 0; r < row; r++) {
+        long long lo, hi;
+        tri_run(r, col, offset, lower, &lo, &hi);
+        size += hi - lo;
+    }
+    Py_ssize_t total = out.len / (out.itemsize ? out.itemsize : 1) / 2;
+    PyObject *answer = Py_False;
+    if ((i64 || i32) && row >= 0 && col >= 0 && out.len == 2 * total * out.itemsize && size == (long long)total) {
+        Py_BEGIN_ALLOW_THREADS
+        if (i64) TRI_FILL(int64_t)
+        else TRI_FILL(int32_t)
+        Py_END_ALLOW_THREADS
+        answer = Py_True;
+    }
+    PyBuffer_Release(&out);
+    Py_INCREF(answer);
+    return answer;
+}
+#undef TRI_FILL
+
+/* ---------------------------------------------------------------- lerp with a number weight
+ *
+ * lerp_runs(a, b, w, out) -> bool: out = lerp(a, b, w) for a Python float w (already a value of
+ * the buffers' type), PyTorch's kernel as strided.kernels.fused.lerp_into computes it, in one pass
+ * instead of two: d = b - a rounded to the type, then from the nearer end, |w| < 0.5: w d + a, else
+ * (w - 1) d + b (w - 1 in the type), rounded as fma32 / fma64 round (float32: the exact float64
+ * product, the float64 sum, one cast; float64: C99's fma). a, b, out: C-contiguous aligned buffers
+ * of one format ("f" or "d") and length; a or b may be out itself (element for element), not
+ * partly overlap it. False (nothing written) otherwise. */
+ERF_CLONES static void lerp_float(const float *a, const float *b, float *o, Py_ssize_t n, float w)
+{   /* (no restrict: o may be a or b, element for element) */
+    int low = fabsf(w) < 0.5f;
+    double wk = low ? (double)w : (double)(w - 1.0f);
+    if (low)
+        for (Py_ssize_t i = 0; i < n; i++) o[i] = (float)(wk * (double)(b[i] - a[i]) + (double)a[i]);
+    else
+        for (Py_ssize_t i = 0; i < n; i++) o[i] = (float)(wk * (double)(b[i] - a[i]) + (double)b[i]);
+}
+
+static void lerp_double(const double *a, const double *b, double *o, Py_ssize_t n, double w)
+{
+    int low = fabs(w) < 0.5;
+    double wk = low ? w : w - 1.0;
+    for (Py_ssize_t i = 0; i < n; i++) o[i] = fma(wk, b[i] - a[i], low ? a[i] : b[i]);
+}
+
+static PyObject *py_lerp_runs(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
+{
+    (void)self;
+    if (nargs != 4) {
+        PyErr_Format(PyExc_TypeError, "lerp_runs(a, b, w, out) takes 4 arguments, not %zd", nargs);
+        return NULL;
+    }
+    double w = PyFloat_AsDouble(args[2]);
+    if (w == -1.0 && PyErr_Occurred()) return NULL;
+    Py_buffer ab, bb, ob;
+    if (PyObject_GetBuffer(args[0], &ab, PyBUF_STRIDES | PyBUF_FORMAT) < 0) return NULL;
+    if (PyObject_GetBuffer(args[1], &bb, PyBUF_STRIDES | PyBUF_FORMAT) < 0) {
+        PyBuffer_Release(&ab);
+        return NULL;
+    }
+    if (PyObject_GetBuffer(args[3], &ob, PyBUF_STRIDES | PyBUF_FORMAT | PyBUF_WRITABLE) < 0) {
+        PyBuffer_Release(&ab);
+        PyBuffer_Release(&bb);
+        return NULL;
+    }
+    PyObject *answer = Py_False;
+    char kind = format_kind(&ab);
+    Py_ssize_t size = kind == 'f' ? 4 : 8;
+    if ((kind == 'f' || kind == 'd') && ab.itemsize == size && format_kind(&bb) == kind && format_kind(&ob) == kind
+        && bb.len == ab.len && ob.len == ab.len && PyBuffer_IsContiguous(&ab, 'C') && PyBuffer_IsContiguous(&bb, 'C')
+        && PyBuffer_IsContiguous(&ob, 'C') && (ab.buf == ob.buf || !overlaps(&ab, &ob))
+        && (bb.buf == ob.buf || !overlaps(&bb, &ob)) && (uintptr_t)ab.buf % size == 0
+        && (uintptr_t)bb.buf % size == 0 && (uintptr_t)ob.buf % size == 0) {
+        Py_ssize_t n = ab.len / size;
+        Py_BEGIN_ALLOW_THREADS
+        if (kind == 'f') lerp_float(ab.buf, bb.buf, ob.buf, n, (float)w);
+        else lerp_double(ab.buf, bb.buf, ob.buf, n, w);
+        Py_END_ALLOW_THREADS
+        answer = Py_True;
+    }
+    PyBuffer_Release(&ab);
+    PyBuffer_Release(&bb);
+    PyBuffer_Release(&ob);
+    Py_INCREF(answer);
+    return answer;
+}
+
+/* ---------------------------------------------------------------- addcdiv over flat runs
+ *
+ * addcdiv_runs(x, y1, y2, value, out) -> bool: out = x + (y1 * value) / y2 (y1 itself where value
+ * is None: a value of 1), each operation rounded in the buffers' type, value first rounded to it
+ * (NumPy's weak scalar): strided.ops.elementwise.binary_more._addc_kernel's three ufuncs in one
+ * pass. x, y1, y2, out: C-contiguous aligned buffers of one format ("f" or "d") and length, out
+ * overlapping none of them (a fresh result). False (nothing written) otherwise, and False (out
+ * partly written) where an operation met two NaN operands: x86 keeps one of them (sign and
+ * payload) and which one is the loop's choice, so NumPy's loop then decides; with at most one NaN
+ * operand the result is that NaN whatever the order. */
+ERF_CLONES static int addcdiv_float(const float *restrict x, const float *restrict y1, const float *restrict y2,
+                                    float *restrict o, Py_ssize_t n, int scale, float v)
+{
+    int32_t both = 0;
+    for (Py_ssize_t i = 0; i < n; i++) {
+        float s = scale ? y1[i] * v : y1[i], q = s / y2[i];
+        both |= ((y1[i] != y1[i]) & (v != v)) | ((s != s) & (y2[i] != y2[i])) | ((x[i] != x[i]) & (q != q));
+        o[i] = x[i] + q;
+    }
+    return both != 0;
+}
+
+ERF_CLONES static int addcdiv_double(const double *restrict x, const double *restrict y1, const double *restrict y2,
+                                     double *restrict o, Py_ssize_t n, int scale, double v)
+{
+    int64_t both = 0;
+    for (Py_ssize_t i = 0; i < n; i++) {
+        double s = scale ? y1[i] * v : y1[i], q = s / y2[i];
+        both |= ((y1[i] != y1[i]) & (v != v)) | ((s != s) & (y2[i] != y2[i])) | ((x[i] != x[i]) & (q != q));
+        o[i] = x[i] + q;
+    }
+    return both != 0;
+}
+
+static PyObject *py_addcdiv_runs(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
+{
+    (void)self;
+    if (nargs != 5) {
+        PyErr_Format(PyExc_TypeError, "addcdiv_runs(x, y1, y2, value, out) takes 5 arguments, not %zd", nargs);
+        return NULL;
+    }
+    int scale = args[3] != Py_None;
+    double v = scale ? PyFloat_AsDouble(args[3]) : 1.0;
+    if (v == -1.0 && PyErr_Occurred()) return NULL;
+    Py_buffer b[4];
+    PyObject *const srcs[4] = {args[0], args[1], args[2], args[4]};
+    int got = 0;
+    PyObject *answer = NULL;
+    for (; got < 4; got++)
+        if (PyObject_GetBuffer(srcs[got], &b[got], PyBUF_STRIDES | PyBUF_FORMAT | (got == 3 ? PyBUF_WRITABLE : 0)) < 0)
+            goto done;
+    {
+        char kind = format_kind(&b[0]);
+        Py_ssize_t size = kind == 'f' ? 4 : 8;
+        int ok = (kind == 'f' || kind == 'd') && b[0].itemsize == size;
+        for (int k = 0; k < 4 && ok; k++)
+            ok = format_kind(&b[k]) == kind && b[k].len == b[0].len && PyBuffer_IsContiguous(&b[k], 'C')
+                 && (uintptr_t)b[k].buf % size == 0 && (k == 3 || !overlaps(&b[k], &b[3]));
+        answer = Py_False;
+        if (ok) {
+            Py_ssize_t n = b[0].len / size;
+            int both;
+            Py_BEGIN_ALLOW_THREADS
+            if (kind == 'f') both = addcdiv_float(b[0].buf, b[1].buf, b[2].buf, b[3].buf, n, scale, (float)v);
+            else both = addcdiv_double(b[0].buf, b[1].buf, b[2].buf, b[3].buf, n, scale, v);
+            Py_END_ALLOW_THREADS
+            answer = both ? Py_False : Py_True;
+        }
+    }
+done:
+    for (int k = 0; k < got; k++) PyBuffer_Release(&b[k]);
+    Py_XINCREF(answer);
+    return answer;
+}
+
+/* ---------------------------------------------------------------- addr's outer product, scaled and summed
+ *
+ * outer_scale_add(x, y, base, alpha, beta, out) -> bool: out[i, j] = x[i] y[j], times alpha unless
+ * alpha is None, plus base[i, j] (times beta unless None) unless base is None, each operation
+ * rounded in the buffers' type: strided.ops.linalg.fused._scale_add on np.multiply.outer's product
+ * (the same operations in the same order), in one pass instead of three. alpha, beta: Python floats
+ * holding values of the type. x (m), y (n), base and out (m n, row-major): C-contiguous aligned
+ * buffers of one format ("f" or "d"), out overlapping none of them. False (nothing written) otherwise,
+ * and False (out partly written) where an operation met two NaN operands: with at most one, an IEEE
+ * product or sum is that NaN whatever the operands' order, so the bits are NumPy's. */
+#define OUTER_LOOP(T)                                                                              \
+    {                                                                                              \
+        const T *xv = b[0].buf, *yv = b[1].buf, *bv = has_base ? b[2].buf : NULL;                  \
+        T *ov = b[3].buf, av = (T)alpha, be = (T)beta;                                             \
+        for (Py_ssize_t i = 0; i < m && !both; i++)                                                \
+            both = outer_row_##T(xv[i], yv, bv ? bv + i * n : NULL, ov + i * n, n, has_alpha, av, has_beta, be); \
+    }
+
+/* one row; returns whether an operation met two NaN operands (x86 keeps one of them, sign and
+ * payload, and which one is the loop's choice: NumPy's then decides) */
+ERF_CLONES static int outer_row_float(float xi, const float *restrict y, const float *restrict base, float *restrict o,
+                                      Py_ssize_t n, int has_alpha, float alpha, int has_beta, float beta)
+{
+    int32_t both = 0;
+    for (Py_ssize_t j = 0; j < n; j++) {
+        float p = xi * y[j];
+        p = has_alpha ? p * alpha : p;
+        float t = base ? (has_beta ? base[j] * beta : base[j]) : 0.0f;
+        both |= ((xi != xi) & (y[j] != y[j])) | ((p != p) & (t != t));
+        o[j] = base ? p + t : p;
+    }
+    return both != 0;
+}
+
+ERF_CLONES static int outer_row_double(double xi, const double *restrict y, const double *restrict base,
+                                       double *restrict o, Py_ssize_t n, int has_alpha, double alpha, int has_beta,
+                                       double beta)
+{
+    int64_t both = 0;
+    for (Py_ssize_t j = 0; j < n; j++) {
+        double p = xi * y[j];
+        p = has_alpha ? p * alpha : p;
+        double t = base ? (has_beta ? base[j] * beta : base[j]) : 0.0;
+        both |= ((xi != xi) & (y[j] != y[j])) | ((p != p) & (t != t));
+        o[j] = base ? p + t : p;
+    }
+    return both != 0;
+}
+
+static PyObject *py_outer_scale_add(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
+{
+    (void)self;
+    if (nargs != 6) {
+        PyErr_Format(PyExc_TypeError, "outer_scale_add(x, y, base, alpha, beta, out) takes 6 arguments, not %zd", nargs);
+        return NULL;
+    }
+    int has_base = args[2] != Py_None, has_alpha = args[3] != Py_None, has_beta = args[4] != Py_None;
+    double alpha = has_alpha ? PyFloat_AsDouble(args[3]) : 1.0, beta = has_beta ? PyFloat_AsDouble(args[4]) : 1.0;
+    if (PyErr_Occurred()) return NULL;
+    Py_buffer b[4];
+    PyObject *const srcs[4] = {args[0], args[1], args[2], args[5]};
+    int got = 0;
+    PyObject *answer = NULL;
+    for (; got < 4; got++) {
+        if (got == 2 && !has_base) {
+            b[2].buf = NULL;
+            continue;
+        }
+        if (PyObject_GetBuffer(srcs[got], &b[got], PyBUF_STRIDES | PyBUF_FORMAT | (got == 3 ? PyBUF_WRITABLE : 0)) < 0)
+            goto done;
+    }
+    {
+        char kind = format_kind(&b[3]);
+        Py_ssize_t size = kind == 'f' ? 4 : 8, m = b[0].len / size, n = b[1].len / size;
+        int ok = (kind == 'f' || kind == 'd') && b[3].itemsize == size && b[3].len == m * n * size;
+        for (int k = 0; k < 4 && ok; k++) {
+            if (k == 2 && !has_base) continue;
+            ok = format_kind(&b[k]) == kind && b[k].itemsize == size && PyBuffer_IsContiguous(&b[k], 'C')
+                 && (uintptr_t)b[k].buf % size == 0 && (k == 3 || !overlaps(&b[k], &b[3]));
+        }
+        ok = ok && (!has_base || b[2].len == b[3].len);
+        answer = Py_False;
+        if (ok) {
+            int both = 0;
+            Py_BEGIN_ALLOW_THREADS
+            if (kind == 'f') OUTER_LOOP(float)
+            else OUTER_LOOP(double)
+            Py_END_ALLOW_THREADS
+            answer = both ? Py_False : Py_True;
+        }
+    }
+done:
+    for (int k = 0; k < got; k++)
+        if (k != 2 || has_base) PyBuffer_Release(&b[k]);
+    Py_XINCREF(answer);
+    return answer;
+}
+#undef OUTER_LOOP
+
+/* ---------------------------------------------------------------- complex(real, imag)
+ *
+ * interleave(x, y, out) -> bool: out[2i] = x[i], out[2i + 1] = y[i], the elements' bits moved as
+ * integers (a signalling NaN stays one), for C-contiguous aligned x and y of one itemsize (4:
+ * float32 into complex64's pairs; 8: float64 into complex128's) and out of twice their bytes:
+ * strided.ops.elementwise.complex_ops.complex's two copies into the real and imaginary views, in
+ * one pass. False (nothing written) where they are not such buffers or out overlaps x or y. */
+ERF_CLONES static void interleave32(const uint32_t *restrict x, const uint32_t *restrict y, uint32_t *restrict o,
+                                    Py_ssize_t n)
+{
+    for (Py_ssize_t i = 0; i < n; i++) {
+        o[2 * i] = x[i];
+        o[2 * i + 1] = y[i];
+    }
+}
+
+ERF_CLONES static void interleave64(const uint64_t *restrict x, const uint64_t *restrict y, uint64_t *restrict o,
+                                    Py_ssize_t n)
+{
+    for (Py_ssize_t i = 0; i < n; i++) {
+        o[2 * i] = x[i];
+        o[2 * i + 1] = y[i];
+    }
+}
+
+static PyObject *py_interleave(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
+{
+    (void)self;
+    if (nargs != 3) {
+        PyErr_Format(PyExc_TypeError, "interleave(x, y, out) takes 3 arguments, not %zd", nargs);
+        return NULL;
+    }
+    Py_buffer xb, yb, ob;
+    if (PyObject_GetBuffer(args[0], &xb, PyBUF_STRIDES) < 0) return NULL;
+    if (PyObject_GetBuffer(args[1], &yb, PyBUF_STRIDES) < 0) {
+        PyBuffer_Release(&xb);
+        return NULL;
+    }
+    if (PyObject_GetBuffer(args[2], &ob, PyBUF_STRIDES | PyBUF_WRITABLE) < 0) {
+        PyBuffer_Release(&xb);
+        PyBuffer_Release(&yb);
+        return NULL;
+    }
+    PyObject *answer = Py_False;
+    Py_ssize_t size = xb.itemsize;
+    if ((size == 4 || size == 8) && yb.itemsize == size && yb.len == xb.len && ob.len == 2 * xb.len
+        && PyBuffer_IsContiguous(&xb, 'C') && PyBuffer_IsContiguous(&yb, 'C') && PyBuffer_IsContiguous(&ob, 'C')
+        && (uintptr_t)xb.buf % size == 0 && (uintptr_t)yb.buf % size == 0 && (uintptr_t)ob.buf % size == 0
+        && !overlaps(&xb, &ob) && !overlaps(&yb, &ob)) {
+        Py_ssize_t n = xb.len / size;
+        Py_BEGIN_ALLOW_THREADS
+        if (size == 4) interleave32(xb.buf, yb.buf, ob.buf, n);
+        else interleave64(xb.buf, yb.buf, ob.buf, n);
+        Py_END_ALLOW_THREADS
+        answer = Py_True;
+    }
+    PyBuffer_Release(&xb);
+    PyBuffer_Release(&yb);
+    PyBuffer_Release(&ob);
+    Py_INCREF(answer);
+    return answer;
+}
+
+/* ---------------------------------------------------------------- softplus / elu's selection
+ *
+ * greater_select(x, t, y) -> bool: y[i] = x[i] where x[i] > t (t, a Python float, rounded to the
+ * type first, as NumPy's weak scalar), else y[i] itself: np.where(np.greater(x, t), x, y) written
+ * over y (NaN x keeps y's element, as the comparison is false), in one pass instead of three. x,
+ * y: C-contiguous aligned buffers of one format ("f" or "d") and length, y overlapping x nowhere.
+ * False (nothing written) otherwise. */
+ERF_CLONES static void greater_select_float(const float *restrict x, float *restrict y, Py_ssize_t n, float t)
+{
+    for (Py_ssize_t i = 0; i < n; i++) y[i] = x[i] > t ? x[i] : y[i];
+}
+
+ERF_CLONES static void greater_select_double(const double *restrict x, double *restrict y, Py_ssize_t n, double t)
+{
+    for (Py_ssize_t i = 0; i < n; i++) y[i] = x[i] > t ? x[i] : y[i];
+}
+
+static PyObject *py_greater_select(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
+{
+    (void)self;
+    if (nargs != 3) {
+        PyErr_Format(PyExc_TypeError, "greater_select(x, t, y) takes 3 arguments, not %zd", nargs);
+        return NULL;
+    }
+    double t = PyFloat_AsDouble(args[1]);
+    if (t == -1.0 && PyErr_Occurred()) return NULL;
+    Py_buffer xb, yb;
+    if (PyObject_GetBuffer(args[0], &xb, PyBUF_STRIDES | PyBUF_FORMAT) < 0) return NULL;
+    if (PyObject_GetBuffer(args[2], &yb, PyBUF_STRIDES | PyBUF_FORMAT | PyBUF_WRITABLE) < 0) {
+        PyBuffer_Release(&xb);
+        return NULL;
+    }
+    PyObject *answer = Py_False;
+    char kind = format_kind(&xb);
+    Py_ssize_t size = kind == 'f' ? 4 : 8;
+    if ((kind == 'f' || kind == 'd') && xb.itemsize == size && format_kind(&yb) == kind && yb.len == xb.len
+        && PyBuffer_IsContiguous(&xb, 'C') && PyBuffer_IsContiguous(&yb, 'C') && (uintptr_t)xb.buf % size == 0
+        && (uintptr_t)yb.buf % size == 0 && !overlaps(&xb, &yb)) {
+        Py_ssize_t n = xb.len / size;
+        Py_BEGIN_ALLOW_THREADS
+        if (kind == 'f') greater_select_float(xb.buf, yb.buf, n, (float)t);
+        else greater_select_double(xb.buf, yb.buf, n, t);
+        Py_END_ALLOW_THREADS
+        answer = Py_True;
+    }
+    PyBuffer_Release(&xb);
+    PyBuffer_Release(&yb);
+    Py_INCREF(answer);
+    return answer;
+}
+
 /* ---------------------------------------------------------------- leaky_relu, vectorized
  *
  * o = a > 0 ? a : a * k (unary_exact's code 2) over contiguous runs. The scalar loop branched
@@ -2922,6 +3822,28 @@ ERF_CLONES static void leaky_relu_float(const float *restrict a, float *restrict
 ERF_CLONES static void leaky_relu_double(const double *restrict a, double *restrict o, Py_ssize_t n, double k)
 {
     for (Py_ssize_t i = 0; i < n; i++) o[i] = a[i] > 0 ? a[i] : a[i] * k;
+}
+
+/* nan_to_num (unary_exact code 1): NaN -> vn, +inf -> vp, -inf -> vm, every other element itself,
+ * as selections over every lane (AVX-512 / AVX2 clones; "no-trapping-math" lets the compiler
+ * compare NaNs in vector code: the same selections, the same bits). The scalar loop ran ~0.47 ms
+ * a million float32. */
+ERF_CLONES static void nan_to_num_float(const float *restrict a, float *restrict o, Py_ssize_t n, float vn, float vp,
+                                        float vm)
+{
+    for (Py_ssize_t i = 0; i < n; i++) {
+        float v = a[i];
+        o[i] = v != v ? vn : v == INFINITY ? vp : v == -INFINITY ? vm : v;
+    }
+}
+
+ERF_CLONES static void nan_to_num_double(const double *restrict a, double *restrict o, Py_ssize_t n, double vn,
+                                         double vp, double vm)
+{
+    for (Py_ssize_t i = 0; i < n; i++) {
+        double v = a[i];
+        o[i] = v != v ? vn : v == (double)INFINITY ? vp : v == -(double)INFINITY ? vm : v;
+    }
 }
 
 /* ---------------------------------------------------------------- frac, one pass
@@ -3368,11 +4290,12 @@ static PyMethodDef methods[] = {
     {"relu", (PyCFunction)(void (*)(void))py_relu, METH_FASTCALL,
      "relu(x, out) -> bool: max(x, 0) keeping -0.0 and NaN bits (False: an overlap)"},
     {"binary_exact", (PyCFunction)(void (*)(void))py_binary_exact, METH_FASTCALL,
-     "binary_exact(x, y, out, code) -> bool: PyTorch's fmax (code 0), fmin (1), heaviside (2), NaN bits included "
+     "binary_exact(x, y, out, code) -> bool: PyTorch's fmax (code 0), fmin (1), heaviside (2), copysign (3), NaN "
+     "bits included "
      "(False: not contiguous native float32/float64 buffers of one format, or an overlap)"},
     {"unary_exact", (PyCFunction)(void (*)(void))py_unary_exact, METH_FASTCALL,
-     "unary_exact(x, out, code, *params) -> bool: sign (code 0), nan_to_num (1: nan, posinf, neginf) or leaky_relu "
-     "(2: slope), exact "
+     "unary_exact(x, out, code, *params) -> bool: sign (code 0), nan_to_num (1: nan, posinf, neginf), leaky_relu "
+     "(2: slope), rsqrt (3) or logit's quotient x / (1 - x) (4), NumPy's bits "
      "(False: not contiguous native float32/float64 buffers of one format and length, or an overlap)"},
     {"pow_base", (PyCFunction)(void (*)(void))py_pow_base, METH_FASTCALL,
      "pow_base(base, exps, out) -> bool: out = pow(base, exps), the C library's pow, float64 (False: an overlap)"},
@@ -3394,7 +4317,31 @@ static PyMethodDef methods[] = {
     {"binary_float", (PyCFunction)(void (*)(void))py_binary_float, METH_FASTCALL,
      "binary_float(x, y, out, code) -> bool: float32 fmod (code 0), remainder (1), floor_divide (2), hypot (3), "
      "NumPy's bits (False: not contiguous aligned native float32 buffers of one length, or an overlap)"},
-    ENTRY(erf_float32), ENTRY(erfc_float32),
+    ENTRY(erf_float32), ENTRY(erfc_float32), ENTRY(lgamma_float32),
+    {"greater_select", (PyCFunction)(void (*)(void))py_greater_select, METH_FASTCALL,
+     "greater_select(x, t, y) -> bool: y = where(x > t, x, y) in place, one pass (False: not C-contiguous aligned "
+     "float32/float64 buffers of one format and length, or an overlap)"},
+    {"interleave", (PyCFunction)(void (*)(void))py_interleave, METH_FASTCALL,
+     "interleave(x, y, out) -> bool: out's pairs (x[i], y[i]), bits moved (False: not C-contiguous aligned buffers "
+     "of one itemsize 4 or 8 and out of twice their bytes, or an overlap)"},
+    {"outer_scale_add", (PyCFunction)(void (*)(void))py_outer_scale_add, METH_FASTCALL,
+     "outer_scale_add(x, y, base, alpha, beta, out) -> bool: outer(x, y) * alpha + base * beta (None: skipped), "
+     "each rounded, one pass (False: not C-contiguous aligned float32/float64 buffers of one format, or an overlap)"},
+    {"addcdiv_runs", (PyCFunction)(void (*)(void))py_addcdiv_runs, METH_FASTCALL,
+     "addcdiv_runs(x, y1, y2, value, out) -> bool: x + (y1 * value) / y2 (value None: 1) in the buffers' type, one "
+     "pass (False: not C-contiguous aligned float32/float64 buffers of one format and length, or a partial overlap)"},
+    {"lerp_runs", (PyCFunction)(void (*)(void))py_lerp_runs, METH_FASTCALL,
+     "lerp_runs(a, b, w, out) -> bool: lerp with a number weight, fused.lerp_into's roundings in one pass (False: "
+     "not C-contiguous aligned float32/float64 buffers of one format and length, or a partial overlap)"},
+    {"tri_indices", (PyCFunction)(void (*)(void))py_tri_indices, METH_FASTCALL,
+     "tri_indices(out, row, col, offset, lower) -> bool: tril_indices / triu_indices' (2, N) pairs into an int64 "
+     "or int32 buffer (False: not such a buffer, or N is not the triangle's size)"},
+    {"logaddexp_float32", (PyCFunction)(void (*)(void))py_logaddexp_float32, METH_FASTCALL,
+     "logaddexp_float32(x, y, out, base2) -> bool: NumPy's float64 logaddexp (base2: logaddexp2) of float32 x "
+     "and y, rounded once (False: not C-contiguous aligned float32 buffers of one length, or an overlap)"},
+    {"gelu", (PyCFunction)(void (*)(void))py_gelu, METH_FASTCALL,
+     "gelu(src, dst) -> bool: (0.5 x) (1 + erf(x sqrt(1/2))) in double, rounded once: the ops layer's formula "
+     "bit for bit, one pass (False: formats differ, nothing written)"},
     {"frac", (PyCFunction)(void (*)(void))py_frac, METH_FASTCALL,
      "frac(x, out) -> bool: out = x - trunc(x), float32/float64, one pass (False: not taken, nothing written)"},
     {"norm2", (PyCFunction)(void (*)(void))py_norm2, METH_FASTCALL,

@@ -1,7 +1,8 @@
 /* PyTorch's own special functions (ATen/native/Math.h): i0, i1, i0e, i1e, digamma, trigamma,
  * polygamma, included by _specialkernel.c twice: TB(NAME) names this copy's functions, TB_TARGET its target attribute
- * (the FMA instructions inlined, or none: the C library's fma). The coefficient tables (I0A, I0B,
- * TI1A_D, TI1B_D, TI1A_F, TI1B_F, TI0A_F, TI0B_F) are the including file's. */
+ * (the FMA instructions inlined, or none: the C library's fma), TB_LANES whether i0e and i1e take
+ * their branch-free loop. The coefficient tables (I0A, I0B, TI1A_D, TI1B_D, TI1A_F, TI1B_F, TI0A_F,
+ * TI0B_F) are the including file's. */
 
 /* chbevl. GCC unrolls PyTorch's loop and folds the first step's "- 0.0" away, so that step's
  * x * b1 + a[1] is one fma too; every later x * b1 - b2 is one fma, then + a[i]. */
@@ -253,7 +254,83 @@ static TB_TARGET void TB(torch_special_d)(const double *in, double *out, Py_ssiz
     for (Py_ssize_t i = 0; i < count; i++) out[i] = TB(torch_one_d)(in[i], which, n);
 }
 
+/* i0e and i1e (which 2, 3) in float32, branch-free: both of bessel_f's branches for every
+ * element, one selected; chb_f's steps written out (GCC does not unroll 17 to 30 steps itself),
+ * the same operations, so the same bits. Neither has an exp, so PyTorch's own float32 i1e loop is
+ * its compiler's vector code of the same; so is this where fma is an instruction (the "fma" copy:
+ * 8 lanes; "no-trapping-math" lets both sides be evaluated: it changes no value). The square
+ * roots are SSE's, by hand, in a pass of their own (GCC 12 keeps sqrtf a call, for errno, whatever
+ * the function's options). 1M float32 element by element: i1e ~7.6 ms, i0e ~18 ms. */
+#define BESSEL_E_BLOCK 256
+/* OUT = chb_f(X, T, N), its steps unrolled */
+#define BESSEL_CHB_F(T, N, X, OUT)                                                                 \
+    do {                                                                                           \
+        float b0_ = __builtin_fmaf(X, T[0], T[1]), b1_ = T[0], b2_ = 0.0f;                          \
+        _Pragma("GCC unroll 32") for (int k_ = 2; k_ < N; k_++) {                                   \
+            b2_ = b1_;                                                                             \
+            b1_ = b0_;                                                                             \
+            b0_ = __builtin_fmaf(X, b1_, -b2_) + T[k_];                                            \
+        }                                                                                          \
+        OUT = 0.5f * (b0_ - b2_);                                                                  \
+    } while (0)
+#if defined(__GNUC__) && !defined(__clang__)
+#pragma GCC push_options
+#pragma GCC optimize("no-trapping-math")
+#endif
+/* near[j]: the branch for |x| <= 8 (i1e: times |x|); far[j]: the other's numerator */
+static TB_TARGET void TB(bessel_e_series)(const float *restrict in, float *restrict near, float *restrict far, int m,
+                                          int odd)
+{
+    if (odd) {
+        for (int j = 0; j < m; j++) {
+            float x = fabsf(in[j]), y = x / 2.0f - 2.0f, z = 32.0f / x - 2.0f, c;
+            BESSEL_CHB_F(TI1A_F, 17, y, c);
+            near[j] = c * x;
+            BESSEL_CHB_F(TI1B_F, 7, z, far[j]);
+        }
+    } else {
+        for (int j = 0; j < m; j++) {
+            float x = fabsf(in[j]), y = x / 2.0f - 2.0f, z = 32.0f / x - 2.0f;
+            BESSEL_CHB_F(TI0A_F, 30, y, near[j]);
+            BESSEL_CHB_F(TI0B_F, 25, z, far[j]);
+        }
+    }
+}
+
+/* out[j] = the branch |x| selects (far over sqrt |x|); i1e (odd) negated for a negative x */
+static TB_TARGET void TB(bessel_e_select)(const float *restrict in, const float *restrict near,
+                                          const float *restrict far, const float *restrict root, float *restrict out,
+                                          int m, int odd)
+{
+    for (int j = 0; j < m; j++) {
+        float v = in[j], o = fabsf(v) <= 8.0f ? near[j] : far[j] / root[j];
+        out[j] = odd && v < 0.0f ? -o : o;
+    }
+}
+#if defined(__GNUC__) && !defined(__clang__)
+#pragma GCC pop_options
+#endif
+
+static TB_TARGET void TB(bessel_e_lanes)(const float *in, float *out, Py_ssize_t count, int odd)
+{
+    float near[BESSEL_E_BLOCK], far[BESSEL_E_BLOCK], root[BESSEL_E_BLOCK];
+    for (Py_ssize_t i = 0; i < count; i += BESSEL_E_BLOCK) {
+        int m = count - i < BESSEL_E_BLOCK ? (int)(count - i) : BESSEL_E_BLOCK, j = 0;
+        TB(bessel_e_series)(in + i, near, far, m, odd);
+#if defined(__SSE2__)
+        const __m128 sign = _mm_set1_ps(-0.0f);
+        for (; j + 4 <= m; j += 4) _mm_storeu_ps(root + j, _mm_sqrt_ps(_mm_andnot_ps(sign, _mm_loadu_ps(in + i + j))));
+#endif
+        for (; j < m; j++) root[j] = sqrtf(fabsf(in[i + j]));
+        TB(bessel_e_select)(in + i, near, far, root, out + i, m, odd);
+    }
+}
+
 static TB_TARGET void TB(torch_special_f)(const float *in, float *out, Py_ssize_t count, int which, int n)
 {
+    if (TB_LANES && (which == 2 || which == 3)) {
+        TB(bessel_e_lanes)(in, out, count, which == 3);
+        return;
+    }
     for (Py_ssize_t i = 0; i < count; i++) out[i] = TB(torch_one_f)(in[i], which, n);
 }

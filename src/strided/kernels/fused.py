@@ -177,12 +177,17 @@ def lerp_into(a: np.ndarray, b: np.ndarray, w: Any, out: np.ndarray) -> None:
     ``fmadd(w, b - a, a)`` for ``|w| < 0.5``, else ``fmadd(w - 1, b - a, b)``, each rounded once
     (:func:`fma_into`; ``out`` may be ``a``). ``a``, ``b``, ``out``: flat runs of one float32 or
     float64 dtype and length; ``w``: a NumPy scalar of that dtype. Call it with NumPy's warnings off.
+    The compiled ``lerp_runs`` does the same in one pass where it is built and on (the same bits:
+    tests/test_lerp_native.py); the subtraction and :func:`fma_into` otherwise.
 
     >>> out = np.empty(2, np.float64)
     >>> lerp_into(np.array([0.0, 10.0]), np.array([10.0, 20.0]), np.float64(0.75), out)
     >>> out.tolist()
     [7.5, 17.5]
     """
+    k = native.special()
+    if k is not None and k.lerp_runs(a, b, float(w), out):  # (the same roundings in one pass)
+        return
     diff = np.subtract(b, a)
     if abs(w) < 0.5:
         fma_into(w, diff, a, out)

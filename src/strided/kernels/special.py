@@ -69,6 +69,23 @@ def into(name: str, x: np.ndarray, out: np.ndarray) -> bool:
     return True
 
 
+def gelu_into(x: np.ndarray, out: np.ndarray) -> bool:
+    """``out`` = gelu(x) (the exact form) by the compiled kernel, in one pass: the ops layer's float64
+    formula ``0.5 * x * (1 + erf(x * sqrt(1/2)))`` with the compiled erf, rounded once, bit for bit
+    (see ``gelu`` in _specialkernel.c). False (nothing written) where the kernel is not built or is
+    off, or does not take the arrays: float32 or float64, one dtype, one shape and memory order,
+    aligned. ``x`` and ``out`` may be the same array, not partly overlapping ones.
+
+    >>> out = np.empty(2)
+    >>> gelu_into(np.array([0.0, 1.0]), out) in (True, False)
+    True
+    """
+    k = native.special()
+    if k is None or x.dtype != out.dtype or not _takes(x, out):
+        return False
+    return bool(k.gelu(x, out))
+
+
 # The functions whose compiled kernel is PyTorch's own code (ATen's calc_i0/i1/i0e/i1e: Cephes'
 # Chebyshev expansions; calc_digamma, trigamma, zeta) computed in the tensor's type and fused as
 # PyTorch's AVX2/AVX-512 build fuses them, by the kernel's ``which``: their bits are PyTorch's. The

@@ -120,14 +120,40 @@ def _softplus(x: np.ndarray, b: float, t: float) -> np.ndarray:
     quotient (``x * 1.0`` and ``y / 1.0`` are ``x`` and ``y`` bit for bit: 3 NumPy calls fewer)."""
     t = typed0(t, x.dtype)  # (exact: the same comparison, in half the time)
     if b == 1.0:
-        return np.where(np.greater(x, t), x, np.log1p(np.exp(x)))
+        e = np.exp(x)
+        if e.__class__ is not np.ndarray:  # (a 0-d x gives NumPy scalars: no out=)
+            return np.where(np.greater(x, t), x, np.log1p(e))
+        np.log1p(e, out=e)
+        return e if _greater_select(x, t, e) else np.where(np.greater(x, t), x, e)
     xb = x * b
     return np.where(np.greater(xb, t), x, np.log1p(np.exp(xb)) / b)
 
 
 def _elu(x: np.ndarray, a: float) -> np.ndarray:
     """``where(x > 0, x, a expm1(x))`` (``a == 1``: no product, the same bits)."""
-    return np.where(np.greater(x, typed0(0.0, x.dtype)), x, np.expm1(x) if a == 1.0 else a * np.expm1(x))
+    if a == 1.0:
+        e = np.expm1(x)
+        if _greater_select(x, 0.0, e):
+            return e
+        return np.where(np.greater(x, typed0(0.0, x.dtype)), x, e)
+    return np.where(np.greater(x, typed0(0.0, x.dtype)), x, a * np.expm1(x))
+
+
+def _greater_select(x: np.ndarray, t: Any, e: np.ndarray) -> bool:
+    """``e[...] = where(x > t, x, e)`` by the compiled ``greater_select`` in one pass (the same
+    selection: ``t`` a number the float32/float64 dtype holds exactly, or one NumPy's weak scalar
+    rounds as the kernel does), for ``x`` and ``e`` (a fresh array NumPy made from ``x``) both
+    C-contiguous, or both column-major; False (``e`` untouched) otherwise: NumPy's where."""
+    k = native.special()
+    if k is None or e.__class__ is not np.ndarray or x.__class__ is not np.ndarray or x.dtype not in _SELECT_DTYPES \
+            or e.dtype != x.dtype or e.shape != x.shape:
+        return False  # (a 0-d x's NumPy scalars, other dtypes: NumPy's where)
+    if not x.flags.c_contiguous and x.flags.f_contiguous and e.flags.f_contiguous:
+        x, e = x.T, e.T  # (elementwise: the transposes pair up the same elements)
+    return bool(k.greater_select(x, float(t), e))
+
+
+_SELECT_DTYPES = frozenset((np.dtype(np.float32), np.dtype(np.float64)))
 
 
 def _leaky_relu(x: np.ndarray, k: float) -> np.ndarray:

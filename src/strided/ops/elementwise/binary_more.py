@@ -22,7 +22,8 @@ from ...dtypes import REDUCED_FLOATS, bool_, float32, float64, np_finfo, scalar_
 from ...errors import StridedRuntimeError, StridedTypeError, join_lines
 from ...grad_mode import SUBCLASSES
 from ...gradients import seal
-from ...kernels.elementwise import float32_loop
+from ...kernels import native
+from ...kernels.elementwise import exact_loop, float32_loop
 from ...kernels.fpstate import QUIET, quiet_reset, quiet_set, quietly, quietly_here
 from ...kernels.fused import fma, fma_into, lerp_into
 from ...opdef import Kind, declare
@@ -41,13 +42,15 @@ from .._support.operands import (
 from .._support.out import write_out
 from .._support.promotion import TORCH_NAMES, result_type
 from ..registry import backward, method, op
-from .binary import _ALL, _F32_ONLY, _FLOATS, BinaryOp, _make_binary, inplace_example
+from .binary import _ALL, _F32_ONLY, _FLOATS, BinaryOp, _flat_plans, _make_binary, inplace_example
 
 HYPOT = BinaryOp("hypot", np.hypot, kernel="hypot_cpu", fast=_FLOATS, tensor_other=True, float_only=True,
                  late_checks=True, native=float32_loop(3), native_dtypes=_F32_ONLY, native_min=256)
 ATAN2 = BinaryOp("atan2", np.arctan2, kind="div", fast=_FLOATS, tensor_other=True)
 ARCTAN2 = BinaryOp("arctan2", np.arctan2, kind="div", fast=_FLOATS, tensor_other=True)  # (its own name in messages)
-COPYSIGN = BinaryOp("copysign", np.copysign, kind="div", fast=_FLOATS)
+# (two float32/float64 tensors of one dense layout: one pass of the compiled binary_exact, np.copysign's bits)
+COPYSIGN = BinaryOp("copysign", np.copysign, kind="div", fast=_FLOATS, native=exact_loop(3),
+                    native_dtypes=frozenset((float32, float64)))
 FMOD = BinaryOp("fmod", np.fmod, kernel="fmod_cpu", int_zero_check=True, fast=_FLOATS, late_checks=True,
                 native=float32_loop(0), native_dtypes=_F32_ONLY, native_min=64)
 LOGICAL_AND = BinaryOp("logical_and", np.logical_and, kind="compare", fast=_ALL, tensor_other=True)
@@ -140,13 +143,13 @@ def _lerp(input: Any, end: Any, weight: Any, target: Tensor | None) -> Tensor:
     try:
         a = _view(input).astype(compute, copy=False)
         b = _view(end).astype(compute, copy=False)
-        diff = np.subtract(b, a)
         w = np.asarray(w, dtype=compute)
-        low = np.abs(w) < 0.5
         runs = _same_dense_runs(a, b, _view(out)) if w.ndim == 0 and compute.kind == "f" else None
         if runs is not None:  # (one layout, dense: lerp_into's compiled passes over the runs, the same bits)
             lerp_into(runs[0], runs[1], w[()], runs[2])
             return out
+        diff = np.subtract(b, a)
+        low = np.abs(w) < 0.5
         if compute.kind == "f":  # PyTorch's kernel: fmadd(w, diff, a) or fmadd(w - 1, diff, end), rounded once
             if w.ndim == 0:
                 res = fma(w, diff, a) if low else fma(w - compute.type(1), diff, b)
@@ -486,12 +489,15 @@ _F32_MAX = float(np.finfo(np.float32).max)
 _EXACT = 2**53  # (an int below it converts to a float exactly: binary's fast paths take it as it is)
 
 
-def _addc_runs(input: Any, tensor1: Any, tensor2: Any, value: Any, inplace: bool) -> list | None:
+def _addc_runs(input: Any, tensor1: Any, tensor2: Any, value: Any, inplace: bool) -> tuple[list, Any] | None:
     """The flat runs of ``input``, ``tensor1``, ``tensor2`` when the fast paths of addcmul/addcdiv
-    apply (see :func:`_addc_flat`): three tensors of one float32/float64 dtype and shape, all
-    row-major, a Python float (or an int below 2**53) ``value`` that the dtype holds; in place, no
-    operand but ``input`` itself shares ``input``'s memory and ``input`` is writable. None for any
-    other call (the general path, with its checks and errors)."""
+    apply (see :func:`_addc_flat`), and the result's Layout: three tensors of one float32/float64
+    dtype, shape and strides, all row-major (out of place also any one dense layout whose
+    elementwise result PyTorch lays out with the same strides, a permuted tensor's: the binary
+    ops' flat-run plan, under which each element of every run is the same index of each tensor),
+    a Python float (or an int below 2**53) ``value`` that the dtype holds; in place, no operand
+    but ``input`` itself shares ``input``'s memory and ``input`` is writable. None for any other
+    call (the general path, with its checks and errors)."""
     if (type(input) is not Tensor and type(input) not in SUBCLASSES) or (
             type(tensor1) is not Tensor and type(tensor1) not in SUBCLASSES) or (
             type(tensor2) is not Tensor and type(tensor2) not in SUBCLASSES):
@@ -506,21 +512,28 @@ def _addc_runs(input: Any, tensor1: Any, tensor2: Any, value: Any, inplace: bool
         return None  # (beyond float32: the general path refuses it, as PyTorch does)
     la = input._layout
     info = _cinfo[la.shape]
+    strides, n, layout = la.strides, info[1], info[2]
+    if strides != info[0]:
+        if inplace:
+            return None
+        n, layout, _ = _flat_plans[(la.shape, strides)]
+        if layout is None:
+            return None
     runs = []
     for t in (input, tensor1, tensor2):
         lay = t._layout
-        if lay.shape != la.shape or lay.strides != info[0] or (
+        if lay.shape != la.shape or lay.strides != strides or (
                 inplace and t is not input and shares_storage(t, input)):
             return None  # (an operand sharing self's memory: the general path judges the overlap)
         arr = t._storage.array
-        if lay.offset or len(arr) != info[1]:
-            arr = arr[lay.offset : lay.offset + info[1]]
-            if len(arr) != info[1]:
+        if lay.offset or len(arr) != n:
+            arr = arr[lay.offset : lay.offset + n]
+            if len(arr) != n:
                 return None
         runs.append(arr)
     if inplace and not runs[0].flags.writeable:
         return None
-    return runs
+    return runs, layout
 
 
 def _addc_flat(divide: bool) -> Callable[..., bool]:
@@ -537,10 +550,10 @@ def _addc_flat(divide: bool) -> Callable[..., bool]:
     def flat(self: Any, *args: Any, **kwargs: Any) -> bool:
         if OPEN or len(args) != 2 or (kwargs and (len(kwargs) > 1 or "value" not in kwargs)):
             return False  # (any other spelling of the call: the general path, with its errors)
-        runs = _addc_runs(self, args[0], args[1], kwargs.get("value", 1), True)
-        if runs is None:
+        found = _addc_runs(self, args[0], args[1], kwargs.get("value", 1), True)
+        if found is None:
             return False
-        x, y1, y2 = runs
+        x, y1, y2 = found[0]
         # (one quiet block for the ufuncs, in this context: fma_into's kernel sees native.disabled())
         quietly_here(_addc_kernel, x, y1, y2, kwargs.get("value", 1), ufunc, x)
         return True
@@ -550,7 +563,13 @@ def _addc_flat(divide: bool) -> Callable[..., bool]:
 
 def _addc_kernel(x: np.ndarray, y1: np.ndarray, y2: np.ndarray, value: Any, ufunc: np.ufunc, out: np.ndarray) -> None:
     """``out[...] = x + ufunc(y1 * value, y2)`` (``y1`` itself when ``value`` is 1), the product
-    whole first; ``out`` may be ``x``."""
+    whole first; ``out`` may be ``x``. Out of place, the division's three ufuncs run as one pass of
+    the compiled ``addcdiv_runs`` where it is built and on (the same roundings, and NumPy's loop
+    wherever an operation meets two NaNs: tests/test_addc_native.py)."""
+    if ufunc is not np.multiply and out is not x:  # (in place: NumPy's, as it may need to redo a run)
+        k = native.special()
+        if k is not None and k.addcdiv_runs(x, y1, y2, float(value) if value != 1 else None, out):
+            return  # (the three ufuncs' roundings in one pass)
     scaled = np.multiply(y1, value) if value != 1 else y1
     if ufunc is np.multiply:  # (PyTorch's addcmul kernel: fmadd(value * t1, t2, input), rounded once)
         fma_into(scaled, y2, x, out)
@@ -560,14 +579,14 @@ def _addc_kernel(x: np.ndarray, y1: np.ndarray, y2: np.ndarray, value: Any, ufun
 
 def _addc_fresh(input: Any, tensor1: Any, tensor2: Any, value: Any, divide: bool) -> Tensor | None:
     """Out-of-place addcmul/addcdiv on :func:`_addc_runs`' flat runs: the general path's ufuncs
-    on the same elements, the row-major result it gives; None where that path must run."""
-    runs = _addc_runs(input, tensor1, tensor2, value, False)
-    if runs is None:
+    on the same elements, the layout it gives; None where that path must run."""
+    found = _addc_runs(input, tensor1, tensor2, value, False)
+    if found is None:
         return None
-    x, y1, y2 = runs
+    (x, y1, y2), layout = found
     res = np.empty(len(x), x.dtype)
     quietly_here(_addc_kernel, x, y1, y2, value, np.true_divide if divide else np.multiply, res)
-    return adopted(res, _cinfo[input._layout.shape][2], input._dtype)
+    return adopted(res, layout, input._dtype)
 
 
 @op("addcmul", kind=Kind.COMPUTE, rule=_addc_rule("AddcmulBackward0", False), operands="any", inplace="addcmul_",

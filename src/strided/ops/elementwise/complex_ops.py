@@ -29,6 +29,7 @@ from ...dispatch import result as fresh_result
 from ...dtypes import TORCH_NAME, DType, bfloat16, bool_, complex_of, float16, float32, float64, real_of
 from ...errors import StridedRuntimeError, StridedTypeError, join_lines
 from ...gradients import installs_as
+from ...kernels import native
 from ...kernels.fpstate import QUIET, quiet_reset, quiet_set, quietly
 from ...layout import Layout
 from ...layout.dtype_view import as_complex_layout, as_real_layout, part_layout
@@ -448,15 +449,28 @@ def complex(real: Tensor, imag: Tensor) -> Tensor:  # noqa: A001 - strided.compl
     """
     fast = _rowmajor_parts(real, imag)
     if fast is not None:  # (the general path's two copies, from the flat runs)
-        np.copyto(fast[2].real, fast[0])
-        np.copyto(fast[2].imag, fast[1])
+        _parts_into(fast[0], fast[1], fast[2])
         return report("complex", (real, imag), fast[3])
     target, shape = _pair(real, imag, "complex", ("real", "imag"))
     out = _fresh_output(shape, target, [real, imag], real._dtype)
-    o = _view(out)
-    np.copyto(o.real, _view(real))
-    np.copyto(o.imag, _view(imag))
+    _parts_into(_view(real), _view(imag), _view(out))
     return report("complex", (real, imag), out)
+
+
+def _parts_into(x: np.ndarray, y: np.ndarray, o: np.ndarray) -> None:
+    """``o.real = x`` and ``o.imag = y`` (``x`` and ``y`` broadcast to ``o``'s shape): the
+    compiled ``interleave`` in one pass where the three are C-contiguous, or all column-major (a
+    transposed pair's fresh output: the same elements, walked as their transposes), and it is
+    built and on; the two copies into ``o``'s part views otherwise (the same bits)."""
+    k = native.special()
+    if k is not None and x.shape == y.shape == o.shape:
+        if x.flags.c_contiguous and y.flags.c_contiguous and o.flags.c_contiguous:
+            if k.interleave(x, y, o):
+                return
+        elif x.flags.f_contiguous and y.flags.f_contiguous and o.flags.f_contiguous and k.interleave(x.T, y.T, o.T):
+            return
+    np.copyto(o.real, x)
+    np.copyto(o.imag, y)
 
 
 # ---------------------------------------------------------------- Tensor methods

@@ -40,18 +40,26 @@ def gelu(input: Tensor, approximate: str = "none") -> Tensor:
     out = _fresh_output(input._layout.shape, d, [input], d)
     token = quiet_set(QUIET)
     try:
-        x = _view(input)
-        if approximate == "none":
-            x64 = x.astype(np.float64)
-            res = 0.5 * x64 * (1.0 + special.erf(x64 * _SQRT_HALF))
-        else:
-            c = np.float32 if d.name != "float64" else np.float64
-            xc = x.astype(c)
-            res = 0.5 * xc * (1 + np.tanh(c(_SQRT_2_OVER_PI) * (xc + c(0.044715) * xc * xc * xc)))
-        np.copyto(_view(out), res, casting="unsafe")
+        _gelu_into(_view(input), _view(out), approximate, d.name == "float64")
     finally:
         quiet_reset(token)
     return out
+
+
+def _gelu_into(x: np.ndarray, res_out: np.ndarray, approximate: str, is_float64: bool) -> None:
+    """Write gelu of ``x`` into ``res_out`` (the fresh output's array): the exact form in float64,
+    rounded once (the compiled kernel where it takes the arrays: the same bits in one pass); the
+    tanh form in float32 (float64 for a float64 tensor)."""
+    if approximate == "none":
+        if special.gelu_into(x, res_out):
+            return
+        x64 = x.astype(np.float64)
+        res = 0.5 * x64 * (1.0 + special.erf(x64 * _SQRT_HALF))
+    else:
+        c = np.float64 if is_float64 else np.float32
+        xc = x.astype(c)
+        res = 0.5 * xc * (1 + np.tanh(c(_SQRT_2_OVER_PI) * (xc + c(0.044715) * xc * xc * xc)))
+    np.copyto(res_out, res, casting="unsafe")
 
 
 # ---------------------------------------------------------------- backward rule

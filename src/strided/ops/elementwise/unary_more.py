@@ -238,13 +238,17 @@ def _sign(x: np.ndarray, out: np.ndarray, compute: np.dtype, d: DType) -> None:
 
 
 def _compiled(x: np.ndarray, out: np.ndarray, code: int, *params: float) -> bool:
-    """Whether the compiled ``unary_exact`` (sign: code 0; nan_to_num: 1, with its three values)
-    wrote ``out`` from ``x``: only for C-contiguous, aligned, non-overlapping float32/float64
-    arrays of one dtype and size, with the compiled kernels built and on in this context. Its
-    bits are the NumPy kernel's it stands in for (exact ops: tests/test_unary_exact_native.py)."""
+    """Whether the compiled ``unary_exact`` (sign: code 0; nan_to_num: 1, with its three values;
+    rsqrt: 3; logit's quotient: 4) wrote ``out`` from ``x``: only for C-contiguous (or both column-major), aligned,
+    non-overlapping float32/float64 arrays of one dtype and size, with the compiled kernels built
+    and on in this context. Its bits are the NumPy kernel's it stands in for (exact ops:
+    tests/test_unary_exact_native.py)."""
     k = native.special()
-    return k is not None and x.__class__ is np.ndarray and out.__class__ is np.ndarray and x.dtype in _F32_F64 \
-        and k.unary_exact(x, out, code, *params)  # (the dtype first: bfloat16 has no buffer format)
+    if k is None or x.__class__ is not np.ndarray or out.__class__ is not np.ndarray or x.dtype not in _F32_F64:
+        return False  # (the dtype first: bfloat16 has no buffer format)
+    if x.flags.f_contiguous and out.flags.f_contiguous and not x.flags.c_contiguous:
+        x, out = x.T, out.T  # (both column-major, a permuted tensor's: elementwise, any order will do)
+    return bool(k.unary_exact(x, out, code, *params))
 
 
 def _signbit(x: np.ndarray, out: np.ndarray, compute: np.dtype, d: DType) -> None:
@@ -257,6 +261,8 @@ def _signbit(x: np.ndarray, out: np.ndarray, compute: np.dtype, d: DType) -> Non
 
 
 def _rsqrt(x: np.ndarray, out: np.ndarray, compute: np.dtype, d: DType) -> None:
+    if x.dtype == compute and _compiled(x, out, 3):  # (one pass, the same two roundings)
+        return
     r = np.sqrt(x, dtype=compute)
     np.divide(compute.type(1), r, out=out, dtype=compute, casting="unsafe")
 
@@ -330,6 +336,9 @@ def _logit_kernel(x: np.ndarray, out: np.ndarray, compute: np.dtype, d: DType, e
         z = np.where(z < lo, lo, np.where(z > hi, hi, z))
     if narrow:  # (each step rounded to float16/bfloat16, as PyTorch's Vectorized<Half> rounds them)
         np.copyto(out, np.log(z / (n.type(1) - z)), casting="unsafe")
+        return
+    if eps is None and z is x and out.dtype == compute and _compiled(x, out, 4):
+        np.log(out, out=out)  # (the quotient in one compiled pass, into out; NumPy's log over it)
         return
     # (the log written straight into out, cast there as copyto casts it: one NumPy call fewer)
     np.log(z / (compute.type(1) - z), out=out, dtype=compute, casting="unsafe")
@@ -437,7 +446,11 @@ def _sign_fresh(x: np.ndarray) -> np.ndarray:
 
 
 def _rsqrt_fresh(x: np.ndarray) -> np.ndarray:
-    """:func:`_rsqrt` of a flat float32 / float64 run: the quotient written over the root."""
+    """:func:`_rsqrt` of a flat float32 / float64 run: the compiled ``unary_exact`` (code 3) where
+    it runs, else the quotient written over the root."""
+    r = np.empty(x.shape, x.dtype)
+    if _compiled(x, r, 3):
+        return r
     r = np.sqrt(x)
     return np.divide(_ONE0[x.dtype], r, out=r)
 

@@ -242,10 +242,12 @@ def _number(value: Any) -> bool:
     return value.__class__ is int or value.__class__ is float
 
 
-def _plus_input(product: np.ndarray, layout: Any, input: Any, dtype: DType,  # noqa: A002
-                beta: Any = 1, alpha: Any = 1) -> Tensor | None:
+def _plus_input(product: np.ndarray | tuple[np.ndarray, np.ndarray], layout: Any, input: Any,  # noqa: A002
+                dtype: DType, beta: Any = 1, alpha: Any = 1) -> Tensor | None:
     """The fast paths' ``beta * input + alpha * product``: ``product`` (a fresh row-major array
-    NumPy just computed, of the float ``dtype``) scaled and summed in place, as the tensor over
+    NumPy just computed, of the float ``dtype``; or addr's two vectors, whose outer product and
+    the rest the compiled ``outer_scale_add`` makes in one pass for a row-major ``input``, else
+    NumPy's outer) scaled and summed in place, as the tensor over
     it; None when ``input`` is not a tensor of ``dtype`` and of the result's shape (the general
     path decides). ``beta``/``alpha``: Python numbers (:func:`_number`); the BLAS callers leave
     ``alpha == 0`` to the general path (its zeros, the product unread).
@@ -257,6 +259,11 @@ def _plus_input(product: np.ndarray, layout: Any, input: Any, dtype: DType,  # n
     if input.__class__ is not Tensor or input._dtype is not dtype or input._layout.shape != layout.shape or not (
             -_PLAIN <= beta <= _PLAIN and -_PLAIN <= alpha <= _PLAIN):
         return None  # (a huge or non-finite beta/alpha: the general path's range checks)
+    if product.__class__ is tuple:  # (addr's row-major vectors: the outer product is made here)
+        fused = _outer_terms_compiled(*product, None if beta == 0 else input._np(), beta, alpha)
+        if fused is not None:  # (the compiled pass: the same operations, in the same order)
+            return adopted(fused.reshape(-1), layout, dtype)
+        product = quietly(np.multiply.outer, *product)
     np_dtype = product.dtype  # (the general path's scalars: np.asarray(alpha, np_dtype))
     # (one quiet call for the two or three ufuncs: _combine's errstate, at a tenth of its cost)
     quietly(_scale_add, product, None if alpha == 1 else np.asarray(alpha, np_dtype),
@@ -265,6 +272,25 @@ def _plus_input(product: np.ndarray, layout: Any, input: Any, dtype: DType,  # n
 
 
 _PLAIN = 2**63  # (beta/alpha within it: an int PyTorch's parser takes, a float float32 holds)
+
+
+def _outer_terms_compiled(x: np.ndarray, y: np.ndarray, base: np.ndarray | None, beta: Any,
+                          alpha: Any) -> np.ndarray | None:
+    """``outer(x, y) * alpha + base * beta`` (a factor 1 or a zero ``beta``'s term skipped: ``base``
+    is then None), each operation rounded in the dtype as :func:`_scale_add` and
+    :func:`_columns_terms` round it (alpha and beta converted as ``np.asarray(v, dtype)``), by the
+    compiled ``outer_scale_add`` in one pass: a fresh row-major array; None where the kernel is not
+    built or off, declines the arrays (a non-contiguous ``base``), or met two NaN operands in one
+    operation (NumPy's loop decides which survives)."""
+    k = native.special()
+    if k is None:
+        return None
+    dt = x.dtype
+    product = np.empty((x.shape[0], y.shape[0]), dt)
+    if not k.outer_scale_add(x, y, base, None if alpha == 1 else float(np.asarray(alpha, dt)),
+                             None if beta == 0 or beta == 1 else float(np.asarray(beta, dt)), product):
+        return None
+    return product
 
 
 def _addr_columns(input: Any, vec1: Tensor, vec2: Tensor, shape: tuple[int, int],  # noqa: A002
@@ -292,7 +318,9 @@ def _addr_columns(input: Any, vec1: Tensor, vec2: Tensor, shape: tuple[int, int]
         return None  # (a huge or non-finite beta/alpha: the general path's range checks)
     if _nan_in(x) and _nan_in(y):
         return None  # (NaN * NaN: which operand's sign and payload survives is the loop's choice)
-    product = quietly(_columns_terms, y, x, rows, beta, alpha)
+    product = _outer_terms_compiled(y, x, None if beta == 0 else rows, beta, alpha)
+    if product is None:
+        product = quietly(_columns_terms, y, x, rows, beta, alpha)
     if product is None:
         return None
     return adopted(product.reshape(-1), L.Layout._trusted(shape, (1, shape[0]), 0), vec1._dtype)
@@ -515,7 +543,7 @@ def addr(input: Tensor, vec1: Tensor, vec2: Tensor, *, beta: Any = 1, alpha: Any
             y = _rowmajor(vec2, shape[1:]) if x is not None and vec2._dtype is vec1._dtype else None
             if y is not None:
                 # (addr is no BLAS op: alpha == 0 multiplies, inf * 0 is NaN, as in the general path)
-                t = _plus_input(quietly(np.multiply.outer, x, y), _cinfo[shape][2], input, vec1._dtype, beta, alpha)
+                t = _plus_input((x, y), _cinfo[shape][2], input, vec1._dtype, beta, alpha)
                 if t is not None:
                     return t
         elif len(shape) == 2 and shape[0] > 1 and shape[1] > 1:

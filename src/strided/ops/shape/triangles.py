@@ -36,7 +36,7 @@ from ...dtypes import (
 )
 from ...errors import StridedNotImplementedError, StridedRuntimeError, join_lines
 from ...gradients import grad_zeros, linear, seal
-from ...kernels import numpy_view
+from ...kernels import native, numpy_view
 from ...kernels.memory import check_writable, flat_run
 from ...layout import Layout, memo
 from ...layout import plans as P
@@ -222,8 +222,14 @@ def _triangle_indices(row: Any, col: Any, offset: Any, dtype: Any, device: Any, 
         return t
     runs = _triangle_runs(row, col, offset, lower)
     t, arr = result_array((2, int(runs[1].sum())), dt)
-    _fill_index_pairs(runs, arr)
+    k = native.special()
+    # (the compiled fill: the same pairs in two passes of writes; offsets beyond 2**62 stay with NumPy)
+    if k is None or not -_FAR_OFFSET < offset < _FAR_OFFSET or not k.tri_indices(arr, row, col, offset, lower):
+        _fill_index_pairs(runs, arr)
     return t
+
+
+_FAR_OFFSET = 1 << 62
 
 
 def _triangle_runs(row: int, col: int, offset: int, lower: bool) -> tuple[np.ndarray, np.ndarray]:

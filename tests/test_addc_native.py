@@ -1,0 +1,118 @@
+"""addcmul / addcdiv out of place on any one dense layout (row-major, or permuted with PyTorch's
+output taking the same strides): the flat-run fast path (the binary ops' plan, so a transposed
+call no longer computes the product and sum only to overwrite them), and addcdiv's three ufuncs as
+one pass of the compiled ``addcdiv_runs``. The same bits as the general path (``out=``) and as
+NumPy's ufuncs (``native.disabled()``), NaN payloads included (two NaN operands in one operation:
+NumPy's loop), PyTorch's strides and values; in place; under autograd; the kernel's refusals.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+import torch
+
+import strided
+from strided.kernels import native
+
+_KERNEL = native.special()
+pytestmark = pytest.mark.skipif(_KERNEL is None or not hasattr(_KERNEL, "addcdiv_runs"),
+                                reason="the compiled special functions are not built")
+
+
+def _bits(a: np.ndarray) -> np.ndarray:
+    return np.ascontiguousarray(a).view(np.uint32 if a.dtype == np.float32 else np.uint64)
+
+
+def _numpy(x: np.ndarray, y1: np.ndarray, y2: np.ndarray, value: float | int) -> np.ndarray:
+    with np.errstate(all="ignore"):
+        scaled = np.multiply(y1, value) if value != 1 else y1
+        return np.add(x, np.true_divide(scaled, y2))
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+@pytest.mark.parametrize("value", [1, 0.5, -3, 1e-30, 3e38, 7])
+def test_the_kernel_gives_the_ufuncs_bits(dtype: type, value: float | int) -> None:
+    rng = np.random.default_rng(4)
+    width = np.uint32 if dtype == np.float32 else np.uint64
+    pats = [rng.integers(0, np.iinfo(width).max, 3000, dtype=np.uint64).astype(width).view(dtype) for _ in range(3)]
+    v = np.array([0.0, -0.0, 1.0, -2.0, 1e-45, 3e38, np.inf, -np.inf, np.nan], dtype)
+    grid = [g.ravel() for g in np.meshgrid(v, v, v)]
+    for x, y1, y2 in (pats, grid, [rng.uniform(-2, 2, 1001).astype(dtype) for _ in range(3)]):
+        out = np.empty_like(x)
+        with np.errstate(all="ignore"):
+            taken = _KERNEL.addcdiv_runs(x, y1, y2, float(value) if value != 1 else None, out)
+        ref = _numpy(x, y1, y2, value)
+        if taken:  # (declined: an operation met two NaN operands somewhere)
+            np.testing.assert_array_equal(_bits(out), _bits(ref))
+        for lo in range(0, len(x), 7):  # (short runs: most take the kernel, NaN payloads included)
+            part = np.empty(len(x[lo:lo + 7]), x.dtype)
+            with np.errstate(all="ignore"):
+                if _KERNEL.addcdiv_runs(x[lo:lo + 7], y1[lo:lo + 7], y2[lo:lo + 7], float(value) if value != 1 else None,
+                                        part):
+                    np.testing.assert_array_equal(_bits(part), _bits(ref[lo:lo + 7]))
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+def test_two_nans_leave_it_to_numpy(dtype: type) -> None:
+    """NaN payloads in two operands of one operation: the kernel declines, the op gives NumPy's bits."""
+    width = np.uint32 if dtype == np.float32 else np.uint64
+    nan1, nan2 = (np.array(v, width).view(dtype) for v in ((0x7FC12345, 0xFFC54321) if dtype == np.float32 else
+                                                           (0x7FF8000000012345, 0xFFF8000000054321)))
+    x, y1, y2 = (np.linspace(1, 2, 40).astype(dtype) for _ in range(3))
+    x[3], y1[3] = nan1, nan2
+    assert not _KERNEL.addcdiv_runs(x, y1, y2, None, np.empty_like(x))
+    s = [strided.from_numpy(a) for a in (x, y1, y2)]
+    np.testing.assert_array_equal(_bits(strided.addcdiv(*s).numpy()), _bits(_numpy(x, y1, y2, 1)))
+
+
+def test_aliasing_and_refusals() -> None:
+    x, y1, y2 = (np.linspace(1, 2, 50, dtype=np.float32) + k for k in range(3))
+    ref = _numpy(x, y1, y2, 0.5)
+    z = x.copy()
+    assert not _KERNEL.addcdiv_runs(z, y1, y2, 0.5, z)  # (out is x: NumPy's, in place)
+    out = np.empty_like(x)
+    assert _KERNEL.addcdiv_runs(x, y1, y2, 0.5, out)
+    np.testing.assert_array_equal(_bits(out), _bits(ref))
+    buf = np.zeros(51, np.float32)
+    buf[1:] = x
+    assert not _KERNEL.addcdiv_runs(buf[1:], y1, y2, 0.5, buf[:50])  # (a partial overlap)
+    assert not _KERNEL.addcdiv_runs(x, y1, y2.astype(np.float64), None, np.empty_like(x))
+    assert not _KERNEL.addcdiv_runs(x[::2], y1[::2], y2[::2], None, np.empty(25, np.float32))
+    with pytest.raises(TypeError):
+        _KERNEL.addcdiv_runs(x, y1, y2, "v", np.empty_like(x))
+
+
+_VIEWS = {
+    "row-major": lambda t: t,
+    "transposed": lambda t: t.transpose(0, 2),
+    "permuted": lambda t: t.permute(1, 2, 0),
+    "stepped": lambda t: t[:, ::2],
+}
+
+
+@pytest.mark.parametrize("view", list(_VIEWS))
+@pytest.mark.parametrize("name", ["addcmul", "addcdiv"])
+@pytest.mark.parametrize("value", [1, 0.25, -2])
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+def test_the_ops_on_every_layout(view: str, name: str, value: float | int, dtype: str) -> None:
+    rng = np.random.default_rng(9)
+    arrays = [rng.uniform(0.5, 2, (6, 8, 10)).astype(dtype) for _ in range(3)]
+    s = [_VIEWS[view](strided.from_numpy(a)) for a in arrays]
+    t = [_VIEWS[view](torch.from_numpy(a)) for a in arrays]
+    got = getattr(strided, name)(*s, value=value)
+    want = getattr(torch, name)(*t, value=value)
+    assert got.shape == tuple(want.shape) and got.stride() == want.stride()
+    general = strided.empty_like(got)
+    getattr(strided, name)(*s, value=value, out=general)  # (the general path)
+    np.testing.assert_array_equal(_bits(got.numpy()), _bits(general.numpy()))
+    with native.disabled():
+        np.testing.assert_array_equal(_bits(getattr(strided, name)(*s, value=value).numpy()), _bits(got.numpy()))
+    np.testing.assert_allclose(got.numpy(), want.numpy(), rtol=1e-6 if dtype == "float32" else 1e-14)
+    inplace = _VIEWS[view](strided.from_numpy(arrays[0].copy()))
+    getattr(inplace, name + "_")(s[1], s[2], value=value)
+    np.testing.assert_array_equal(_bits(inplace.numpy()), _bits(got.numpy()))
+    leaf = strided.from_numpy(arrays[0].copy()).requires_grad_()
+    graph = getattr(strided, name)(_VIEWS[view](leaf), s[1], s[2], value=value)
+    np.testing.assert_array_equal(_bits(graph.detach().numpy()), _bits(got.numpy()))
+    assert graph.stride() == want.stride()

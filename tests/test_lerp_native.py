@@ -1,0 +1,116 @@
+"""lerp with a number weight over dense runs through the compiled ``lerp_runs`` (one pass:
+``b - a``, then ``w d + a`` below |w| = 0.5, else ``(w - 1) d + b``, rounded as fma32 / fma64
+round): the bits of the two passes it replaces (NumPy's subtraction, then the compiled fma32 /
+fma64), float32 and float64, for weights on both sides of 0.5 (and NaN, inf, -0.0), on special
+values, in place (``lerp_``, out aliasing input or end); the op on the layouts it hands the kernel
+(row-major, column-major) and the others, with the kernels off (NumPy's steps: the same values;
+a NaN weight's payload aside, as before), against PyTorch.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+import torch
+from hypothesis import given, settings
+from hypothesis import strategies as hs
+from hypothesis.extra import numpy as hnp
+
+import strided
+from strided.kernels import native
+from strided.kernels.fused import fma_into, lerp_into
+
+_KERNEL = native.special()
+pytestmark = pytest.mark.skipif(_KERNEL is None or not hasattr(_KERNEL, "lerp_runs"),
+                                reason="the compiled special functions are not built")
+WEIGHTS = [0.0, -0.0, 0.25, 0.4999999, 0.5, 0.75, 1.0, -0.3, 1.7, 1e-8, 3e38, np.inf, np.nan]
+
+
+def _bits(a: np.ndarray) -> np.ndarray:
+    return np.ascontiguousarray(a).view(np.uint32 if a.dtype == np.float32 else np.uint64)
+
+
+def _two_ways(a: np.ndarray, b: np.ndarray, w: float) -> tuple[np.ndarray, np.ndarray]:
+    """(the one-pass kernel's result, the two passes': NumPy's subtraction, then the compiled
+    fma32 / fma64 from the nearer end, as lerp_into ran them)"""
+    wt = a.dtype.type(w)
+    fast, slow = np.empty_like(a), np.empty_like(a)
+    with np.errstate(all="ignore"):
+        assert _KERNEL.lerp_runs(a, b, float(wt), fast)
+        low = abs(wt) < 0.5
+        fma_into(wt if low else wt - wt.dtype.type(1), np.subtract(b, a), a if low else b, slow)
+    return fast, slow
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+@pytest.mark.parametrize("w", WEIGHTS)
+def test_the_two_pass_bits(dtype: type, w: float) -> None:
+    rng = np.random.default_rng(6)
+    width = np.uint32 if dtype == np.float32 else np.uint64
+    patterns = [rng.integers(0, np.iinfo(width).max, 5000, dtype=np.uint64).astype(width).view(dtype) for _ in range(2)]
+    v = np.array([0.0, -0.0, 1.0, -1.0, 1e-45, 3e38, -3e38, np.inf, -np.inf, np.nan], dtype)
+    grid = np.meshgrid(v, v)
+    for a, b in ((rng.uniform(-5, 5, 3000).astype(dtype), rng.uniform(-5, 5, 3000).astype(dtype)), tuple(patterns),
+                 (grid[0].ravel(), grid[1].ravel())):
+        fast, slow = _two_ways(a, b, w)
+        np.testing.assert_array_equal(_bits(fast), _bits(slow))
+
+
+@settings(max_examples=40, deadline=None)
+@given(hs.integers(0, 90).flatmap(lambda n: hs.tuples(*[hnp.arrays(np.float32, n, elements=hs.floats(width=32))] * 2)),
+       hs.floats(-2, 2, width=32))
+def test_any_length(ab: tuple[np.ndarray, np.ndarray], w: float) -> None:
+    fast, slow = _two_ways(*ab, w)
+    assert _bits(fast).tolist() == _bits(slow).tolist()
+
+
+def test_aliasing_and_refusals() -> None:
+    a = np.linspace(-2, 2, 64, dtype=np.float32)
+    b = a[::-1].copy()
+    want, _ = _two_ways(a, b, 0.3)
+    x = a.copy()
+    assert _KERNEL.lerp_runs(x, b, float(np.float32(0.3)), x)  # (out is a)
+    np.testing.assert_array_equal(_bits(x), _bits(want))
+    y = b.copy()
+    assert _KERNEL.lerp_runs(a, y, float(np.float32(0.3)), y)  # (out is b)
+    np.testing.assert_array_equal(_bits(y), _bits(want))
+    z = np.zeros(65, np.float32)
+    z[1:] = a
+    assert not _KERNEL.lerp_runs(z[1:], b, 0.3, z[:64])  # (a partial overlap)
+    assert not _KERNEL.lerp_runs(a, b.astype(np.float64), 0.3, np.empty_like(a))
+    assert not _KERNEL.lerp_runs(a[::2], b[::2], 0.3, np.empty(32, np.float32))
+    with pytest.raises(TypeError):
+        _KERNEL.lerp_runs(a, b, "x", np.empty_like(a))
+
+
+_LAYOUTS = {
+    "contiguous": lambda a, b: (a, b),
+    "transposed": lambda a, b: (a.T, b.T),
+    "stepped": lambda a, b: (a[::2], b[1::2]),
+    "broadcast": lambda a, b: (a, b[:1]),
+    "0-d": lambda a, b: (a[1, 2], b[3, 4]),
+}
+
+
+@pytest.mark.parametrize("layout", list(_LAYOUTS))
+@pytest.mark.parametrize("w", [0.25, 0.5, 0.9])
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+def test_the_op_on_every_layout(layout: str, w: float, dtype: str) -> None:
+    rng = np.random.default_rng(1)
+    a, b = (rng.uniform(-3, 3, (24, 18)).astype(dtype) for _ in range(2))
+    s = _LAYOUTS[layout](strided.from_numpy(a), strided.from_numpy(b))
+    t = _LAYOUTS[layout](torch.from_numpy(a), torch.from_numpy(b))
+    got, want = strided.lerp(*s, w), torch.lerp(*t, w)
+    assert got.shape == tuple(want.shape) and got.stride() == want.stride()
+    with native.disabled():
+        np.testing.assert_array_equal(_bits(strided.lerp(*s, w).numpy()), _bits(got.numpy()))
+    with native.disabled():  # (lerp_into itself, NumPy's steps)
+        slow = np.empty(got.shape, got.numpy().dtype)
+        lerp_into(np.ascontiguousarray(t[0].numpy()).ravel(), np.ascontiguousarray(np.broadcast_to(
+            t[1].numpy(), want.shape)).ravel(), got.numpy().dtype.type(w), slow.reshape(-1))
+    np.testing.assert_array_equal(_bits(slow), _bits(np.ascontiguousarray(got.numpy())))
+    np.testing.assert_allclose(got.numpy(), want.numpy(), rtol=1e-6 if dtype == "float32" else 1e-14, atol=1e-7)
+    if layout in ("contiguous", "transposed"):
+        x = _LAYOUTS[layout](strided.from_numpy(a.copy()), strided.from_numpy(b))[0]
+        x.lerp_(s[1], w)
+        np.testing.assert_array_equal(_bits(x.numpy()), _bits(got.numpy()))

@@ -1,0 +1,95 @@
+"""F.softplus (beta 1) and F.elu (alpha 1): NumPy's exp/log1p or expm1 as before, then the
+``where(x > t, x, ...)`` selection written over that fresh array by the compiled
+``greater_select`` in one pass (row-major or all column-major). The same bits as NumPy's where
+(``native.disabled()``), for thresholds float32 holds exactly and those it rounds, NaN and
+infinities, every layout; PyTorch's values; the kernel's refusals.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+import torch
+from hypothesis import given, settings
+from hypothesis import strategies as hs
+from hypothesis.extra import numpy as hnp
+
+import strided
+import strided.nn.functional as F
+from float32_cases import NAN_PAYLOADS
+from strided.kernels import native
+from strided.ops.elementwise import activations as A
+
+_KERNEL = native.special()
+pytestmark = pytest.mark.skipif(_KERNEL is None or not hasattr(_KERNEL, "greater_select"),
+                                reason="the compiled special functions are not built")
+
+
+def _bits(a: np.ndarray) -> np.ndarray:
+    return np.ascontiguousarray(a).view(np.uint32 if a.dtype == np.float32 else np.uint64)
+
+
+@settings(max_examples=50, deadline=None)
+@given(hnp.arrays(np.float32, hs.integers(0, 300), elements=hs.floats(width=32)),
+       hs.sampled_from([0.0, 20.0, 20.3, -1.5, 1e39, -np.inf]))
+def test_the_kernel_is_numpys_where(x: np.ndarray, t: float) -> None:
+    y = np.cos(x)
+    with np.errstate(over="ignore"):
+        ref = np.where(np.greater(x, t), x, y)
+    assert _KERNEL.greater_select(x, t, y)
+    assert _bits(y).tolist() == _bits(ref).tolist()
+
+
+def test_refusals() -> None:
+    x = np.linspace(-1, 1, 8, dtype=np.float32)
+    assert not _KERNEL.greater_select(x, 0.0, x)  # (y overlaps x)
+    assert not _KERNEL.greater_select(x, 0.0, np.empty(8))
+    assert not _KERNEL.greater_select(x[::2], 0.0, np.empty(4, np.float32))
+    assert not A._greater_select(x, 0.0, np.empty((2, 4), np.float32))  # (shapes differ)
+    with pytest.raises(TypeError):
+        _KERNEL.greater_select(x, "t", np.empty_like(x))
+
+
+_VIEWS = {"row-major": lambda t: t, "transposed": lambda t: t.T, "stepped": lambda t: t[::2, 1::3],
+          "0-d": lambda t: t[2, 3], "empty": lambda t: t[:0]}
+_CALLS = {
+    "softplus": (lambda M, t: M.softplus(t), lambda t: torch.nn.functional.softplus(t)),
+    "softplus threshold": (lambda M, t: M.softplus(t, threshold=0.3), lambda t: torch.nn.functional.softplus(t, 1, 0.3)),
+    "softplus beta": (lambda M, t: M.softplus(t, beta=2.0), lambda t: torch.nn.functional.softplus(t, 2.0)),
+    "elu": (lambda M, t: M.elu(t), lambda t: torch.nn.functional.elu(t)),
+    "elu alpha": (lambda M, t: M.elu(t, 0.5), lambda t: torch.nn.functional.elu(t, 0.5)),
+}
+
+
+@pytest.mark.parametrize("view", list(_VIEWS))
+@pytest.mark.parametrize("call", list(_CALLS))
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+def test_the_ops_bits_and_pytorchs_values(view: str, call: str, dtype: str) -> None:
+    rng = np.random.default_rng(3)
+    x = (rng.standard_normal((30, 20)) * 12).astype(dtype)
+    with np.errstate(invalid="ignore"):
+        x[0, :7] = np.concatenate([[np.inf, -np.inf, 0.0, -0.0], NAN_PAYLOADS[:3]]).astype(dtype)
+    s = _VIEWS[view](strided.from_numpy(x))
+    ours, theirs = _CALLS[call]
+    got = ours(F, s)
+    with native.disabled():
+        ref = ours(F, _VIEWS[view](strided.from_numpy(x.copy())))
+    np.testing.assert_array_equal(_bits(got.numpy()), _bits(ref.numpy()))
+    want = theirs(_VIEWS[view](torch.from_numpy(x)))
+    assert got.shape == tuple(want.shape) and got.stride() == want.stride()
+    nan = np.isnan(want.numpy())
+    np.testing.assert_array_equal(np.isnan(got.numpy()), nan)
+    tol = 2e-6 if dtype == "float32" else 1e-14
+    np.testing.assert_allclose(got.numpy()[~nan], want.numpy()[~nan], rtol=tol, atol=tol)
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+def test_the_forwards_with_and_without_the_kernel(dtype: type) -> None:
+    """The rows' forwards themselves: the kernel's result and NumPy's where bit for bit."""
+    x = (np.random.default_rng(4).standard_normal((64, 33)) * 25).astype(dtype)
+    for v in (x, x.T, np.asfortranarray(x)):
+        for fn, args in ((A._softplus, (1.0, 20.0)), (A._elu, (1.0,))):
+            got = fn(v, *args)
+            with native.disabled():
+                ref = fn(v, *args)
+            np.testing.assert_array_equal(_bits(got), _bits(ref))
