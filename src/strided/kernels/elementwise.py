@@ -443,21 +443,3 @@ def _exact_fresh(x: np.ndarray, y: np.ndarray, code: int) -> np.ndarray | None:
     return res if k.binary_exact(x, y, res, code) else None
 
 
-def logaddexp_float32(x: np.ndarray, y: np.ndarray, base2: bool) -> np.ndarray:
-    """``logaddexp`` (``base2``: ``logaddexp2``) of two float32 arrays as a fresh float32 array:
-    NumPy's float64 loop on the operands (exact conversions) rounded once, i.e. npy_logaddexp's
-    ``max + log1p(exp(-|x - y|))`` with the C library's exp/exp2 and log1p (``x + log 2`` where
-    ``x == y``, the NaN of ``x - y``). The compiled ``logaddexp_float32`` gives the same bits in one
-    pass where it is built and on and the two are C-contiguous arrays of one shape (it checks the
-    rest: alignment, overlap); NumPy's float64 loop otherwise (broadcasting, other layouts).
-
-    >>> float(logaddexp_float32(np.zeros(1, np.float32), np.zeros(1, np.float32), False)[0])
-    0.6931471824645996
-    """
-    k = native.special()
-    if k is not None and x.__class__ is np.ndarray and y.__class__ is np.ndarray and x.shape == y.shape:
-        out = np.empty(x.shape, _F32)
-        if k.logaddexp_float32(x, y, out, base2):
-            return out
-    f = np.logaddexp2 if base2 else np.logaddexp
-    return f(np.asarray(x, np.float64), np.asarray(y, np.float64)).astype(_F32)
