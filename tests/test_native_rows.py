@@ -273,3 +273,43 @@ def test_strided_amax_amin_are_the_same_either_way_and_torchs(op: str, dim: int,
         assert f.numpy().tobytes() == p.numpy().tobytes()
         assert f.shape == tuple(w.shape) and f.stride() == w.stride()
         torch.testing.assert_close(torch.from_numpy(np.array(f.numpy())), w, equal_nan=True, rtol=0, atol=0)
+
+
+@needs_kernel
+def test_rows_that_repeat_or_slide_take_numpys_call() -> None:
+    """A reduced dim whose other dim steps 0 or one element (expanded columns, sliding windows):
+    NumPy's inner loop is that other dim, its bits are not a pairwise sum per row (red team)."""
+    isz = 4
+    v = _values(np.random.default_rng(8), 20000, np.float32)
+    for view in (np.broadcast_to(v[:, None], (20000, 3)), np.lib.stride_tricks.as_strided(v, (19990, 4), (isz, isz)),
+                 np.lib.stride_tricks.as_strided(v[3:], (19990, 4), (isz, -isz))):
+        for ours, numpys in ((rows.add_reduce, np.add.reduce), (rows.max_reduce, np.maximum.reduce),
+                             (rows.min_reduce, np.minimum.reduce)):
+            assert ours(view, 0).tobytes() == numpys(view, 0).tobytes()
+        lo, hi = rows.minmax_reduce(view, 0)
+        assert lo.tobytes() == np.minimum.reduce(view, 0, None, None, True).tobytes()
+    t = strided.tensor(v.tolist()).unsqueeze(1).expand(20000, 3)
+    assert t.sum(0).numpy().tobytes() == np.add.reduce(np.broadcast_to(v[:, None], (20000, 3)), 0).tobytes()
+
+
+@needs_kernel
+def test_disabled_reaches_the_reductions_fast_paths() -> None:
+    """native.disabled() turns the row kernel off inside the reductions' quiet NumPy context too."""
+    seen: list[str] = []
+
+    class Spy:
+        def __getattr__(self, name: str) -> object:
+            seen.append(name)
+            return getattr(_KERNEL, name)
+
+    real = rows._kernel
+    rows._kernel = Spy()
+    try:
+        t = strided.ones(4, 8192)
+        with native.disabled():
+            t.sum(), t.sum(1), t.mean(1), t.amax(1), t.amin(1), t.aminmax(dim=1)
+        assert seen == []
+        t.sum(1)
+        assert seen == ["rows"]
+    finally:
+        rows._kernel = real

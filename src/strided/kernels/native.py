@@ -49,6 +49,7 @@ from __future__ import annotations
 
 import importlib
 import os
+import threading
 from collections.abc import Iterator
 from contextlib import contextmanager
 from contextvars import ContextVar
@@ -145,6 +146,23 @@ def active() -> bool:
     return _enabled.get() and kernel() is not None
 
 
+# The blocks of disabled() open in each thread, mirrored outside the context variable: the
+# reductions' fast paths run NumPy inside a prebuilt context (kernels.fpstate.quiet_call) where
+# every context variable reads its default, and a kernel chosen there reads this instead.
+_disabled_in_thread = threading.local()
+
+
+def enabled_here() -> bool:
+    """Whether the compiled kernels are on for this call: no :func:`disabled` block open in this
+    context, nor in this thread (the latter seen from inside another context too).
+
+    >>> with disabled():
+    ...     enabled_here()
+    False
+    """
+    return _enabled.get() and not getattr(_disabled_in_thread, "depth", 0)
+
+
 @contextmanager
 def disabled() -> Iterator[None]:
     """Copies in this block (this thread or task only) take the NumPy path.
@@ -154,9 +172,11 @@ def disabled() -> Iterator[None]:
     False
     """
     token = _enabled.set(False)
+    _disabled_in_thread.depth = getattr(_disabled_in_thread, "depth", 0) + 1
     try:
         yield
     finally:
+        _disabled_in_thread.depth -= 1
         _enabled.reset(token)
 
 

@@ -55,7 +55,7 @@ def _kernel_module() -> Any:
     if not _loaded:
         _kernel = native._compiled("_rowkernel")
         _loaded = True  # (a race imports the same module twice: harmless)
-    return _kernel if native._enabled.get() else None
+    return _kernel if native.enabled_here() else None
 
 
 def add_reduce(x: Any, axis: Any = 0, dtype: Any = None, out: Any = None, keepdims: bool = False) -> Any:
@@ -185,6 +185,10 @@ def _plan(x: np.ndarray, axis: Any) -> Plan | None:
     if ndim != 2:
         return None
     other = 1 - axis
+    if abs(x.strides[other]) <= x.itemsize:
+        # (rows that repeat or slide by one element: NumPy keeps the other dim as its inner loop
+        # and adds element by element; its bits are not one pairwise sum per row)
+        return None
     kept = (x.shape[0], 1) if axis == 1 else (1, x.shape[1])
     return _address(x), x.shape[other], x.strides[other], x.shape[axis], kept, (x.shape[other],)
 
