@@ -1,0 +1,190 @@
+"""Small-op fast paths of issue 23 (matrix times vector, prod along the last dim, the NaN test of
+the compiled reductions): each fast path against its general path (the fast path monkeypatched
+off) bit for bit -- dtype, shape, strides, offset, bytes -- and against PyTorch (values, errors,
+gradients), on the layouts at its boundaries: row-major, transposed, sliced, offset, strided
+vectors, zero sizes, size-1 dims, inf / NaN / signed zeros."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from contextlib import contextmanager
+
+import numpy as np
+import pytest
+import torch
+from hypothesis import given, settings
+from hypothesis import strategies as hs
+
+import strided
+from strided.kernels import native
+from strided.kernels.reduce import holds_nan, row_products
+from strided.ops.linalg import matmul as M
+from strided.ops.linalg import products as P
+from strided.ops.reductions import sums
+
+torch.set_num_threads(1)
+RNG = np.random.default_rng(1123)
+
+
+def _bits(t: strided.Tensor) -> tuple:
+    """Everything a fast path must reproduce: dtype, layout, and the exact bytes of the elements."""
+    return t.dtype, t.shape, t.stride(), t.storage_offset(), t.numpy().tobytes()
+
+
+def _values(shape: tuple[int, ...], dtype: type, special: bool = False) -> np.ndarray:
+    v = (RNG.standard_normal(shape) * 3).astype(dtype)
+    if special and v.size >= 4:
+        v.reshape(-1)[:4] = [np.inf, np.nan, -0.0, 1e38]  # (1e38: overflows float32 in a product)
+    return v
+
+
+def _layouts(a: np.ndarray) -> list:
+    """``a`` as strided and torch tensors of several layouts: row-major, at an offset, the
+    transpose of a row-major copy, every other element of a bigger tensor."""
+    out = []
+    for lib in (strided, torch):
+        plain = lib.tensor(a)
+        flat = np.concatenate([np.zeros(3, a.dtype), a.reshape(-1)])
+        offset = lib.tensor(flat)[3:].view(a.shape)
+        transposed = lib.tensor(np.ascontiguousarray(a.T)).t() if a.ndim == 2 else plain
+        wide = lib.tensor(np.repeat(a, 2, axis=-1))[..., ::2] if a.ndim else plain
+        out.append((plain, offset, transposed, wide))
+    return list(zip(*out, strict=True))
+
+
+# ---------------------------------------------------------------- mv, matmul (2-D @ 1-D)
+
+MV_SHAPES = [(3, 4), (16, 16), (1, 1), (5, 1), (1, 7), (0, 3), (3, 0), (0, 0)]
+
+
+@contextmanager
+def _mv_general(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
+    """The general path of mv / matmul: the fast path declines every call."""
+    with monkeypatch.context() as m:
+        m.setattr(P, "fast_mv", lambda *a: None)
+        m.setattr(M, "fast_mv", lambda *a: None)
+        yield
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+@pytest.mark.parametrize("shape", MV_SHAPES)
+@pytest.mark.parametrize("special", [False, True])
+def test_mv_fast_path_is_the_general_path_and_torchs(dtype, shape, special, monkeypatch):
+    mats = _layouts(_values(shape, dtype, special))
+    vecs = _layouts(_values(shape[1:], dtype, special))
+    for (sa, ta), (sv, tv) in ((m, v) for m in mats for v in vecs):
+        for call in (lambda a, v: a.mv(v), lambda a, v: a.matmul(v), lambda a, v: a @ v,
+                     lambda a, v: (strided if isinstance(a, strided.Tensor) else torch).mv(a, v)):
+            fast = call(sa, sv)
+            with _mv_general(monkeypatch):
+                slow = call(sa, sv)
+            assert _bits(fast) == _bits(slow)
+            expect = call(ta, tv)
+            assert fast.shape == tuple(expect.shape) and fast.stride() == expect.stride()
+            np.testing.assert_allclose(fast.numpy(), expect.numpy(), rtol=1e-4, atol=1e-4, equal_nan=True)
+
+
+@pytest.mark.parametrize("a_dtype,v_dtype", [(np.float32, np.float64), (np.float64, np.float32),
+                                             (np.int64, np.int64), (np.float32, np.int64)])
+def test_mv_other_dtypes_leave_the_fast_path_as_torch(a_dtype, v_dtype):
+    a, v = _values((3, 4), np.float64).astype(a_dtype), _values((4,), np.float64).astype(v_dtype)
+    try:
+        expect = torch.mv(torch.tensor(a), torch.tensor(v))
+    except RuntimeError as e:
+        with pytest.raises(RuntimeError) as got:
+            strided.mv(strided.tensor(a), strided.tensor(v))
+        assert str(got.value).splitlines()[0] == str(e).splitlines()[0]
+        return
+    got = strided.mv(strided.tensor(a), strided.tensor(v))
+    assert got.dtype.name == str(expect.dtype).split(".")[1]
+    np.testing.assert_array_equal(got.numpy(), expect.numpy())
+
+
+@pytest.mark.parametrize("shapes", [((3, 4), (3,)), ((3, 4), (4, 1)), ((4,), (4,)), ((2, 3, 4), (4,))])
+def test_mv_shape_errors_and_other_ranks_as_torch(shapes):
+    a, v = _values(shapes[0], np.float32), _values(shapes[1], np.float32)
+    for fn in ("mv", "matmul"):
+        try:
+            expect = getattr(torch, fn)(torch.tensor(a), torch.tensor(v))
+        except RuntimeError as e:
+            with pytest.raises(RuntimeError) as got:
+                getattr(strided, fn)(strided.tensor(a), strided.tensor(v))
+            assert str(got.value).splitlines()[0] == str(e).splitlines()[0]
+            continue
+        got = getattr(strided, fn)(strided.tensor(a), strided.tensor(v))
+        assert got.shape == tuple(expect.shape)
+        np.testing.assert_allclose(got.numpy(), expect.numpy(), rtol=1e-5, atol=1e-5)
+
+
+def test_mv_out_aliasing_and_gradients_as_torch():
+    a, v = _values((3, 4), np.float32), _values((4,), np.float32)
+    out = strided.empty(3)
+    res = strided.mv(strided.tensor(a), strided.tensor(v), out=out)
+    assert res is out
+    np.testing.assert_allclose(out.numpy(), torch.mv(torch.tensor(a), torch.tensor(v)).numpy(), rtol=1e-6)
+    sa, sv = strided.tensor(a, requires_grad=True), strided.tensor(v, requires_grad=True)
+    ta, tv = torch.tensor(a, requires_grad=True), torch.tensor(v, requires_grad=True)
+    for s_call, t_call in ((sa.mv(sv), ta.mv(tv)), (sa @ sv, ta @ tv)):
+        assert s_call.requires_grad and s_call.grad_fn is not None
+        s_call.sum().backward()
+        t_call.sum().backward()
+    np.testing.assert_allclose(sa.grad.numpy(), ta.grad.numpy(), rtol=1e-6)
+    np.testing.assert_allclose(sv.grad.numpy(), tv.grad.numpy(), rtol=1e-6)
+    with strided.no_grad():
+        assert sa.mv(sv).grad_fn is None
+    x = strided.tensor(a)
+    r = x.mv(strided.tensor(v))
+    assert r.data_ptr() != x.data_ptr()  # (fresh memory, not a view of the input)
+
+
+# ---------------------------------------------------------------- prod over the last dim
+
+
+@contextmanager
+def _prod_general(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
+    """prod's path before the last-dim fast path: the row-major run declined."""
+    with monkeypatch.context() as m:
+        m.setattr(sums, "row_products", lambda *a: None)
+        yield
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+@pytest.mark.parametrize("shape", [(3, 4), (16, 16), (5,), (2, 3, 4), (3, 1), (1, 3), (0, 4), (4, 0), (1, 2)])
+@pytest.mark.parametrize("special", [False, True])
+def test_prod_last_dim_fast_path_is_the_general_path_and_torchs(dtype, shape, special, monkeypatch):
+    for sx, tx in _layouts(_values(shape, dtype, special)):
+        for dim in range(-len(shape), len(shape)):
+            for keepdim in (False, True):
+                fast = sx.prod(dim, keepdim=keepdim)
+                with _prod_general(monkeypatch):
+                    slow = sx.prod(dim, keepdim=keepdim)
+                assert _bits(fast) == _bits(slow)
+                with native.disabled():
+                    assert _bits(sx.prod(dim, keepdim=keepdim)) == _bits(fast)
+                expect = tx.prod(dim, keepdim=keepdim)
+                assert fast.shape == tuple(expect.shape) and fast.stride() == expect.stride()
+                np.testing.assert_allclose(fast.numpy(), expect.numpy(), rtol=1e-4, atol=1e-30, equal_nan=True)
+
+
+def test_prod_last_dim_gradients_and_dtype_as_torch():
+    a = _values((3, 4), np.float32)
+    s, t = strided.tensor(a, requires_grad=True), torch.tensor(a, requires_grad=True)
+    s.prod(1).sum().backward()
+    t.prod(1).sum().backward()
+    np.testing.assert_allclose(s.grad.numpy(), t.grad.numpy(), rtol=1e-5)
+    got = strided.tensor(a).prod(-1, dtype=strided.float64)
+    assert got.dtype == strided.float64
+    assert strided.tensor(a.astype(np.int32)).prod(1).dtype == strided.int64
+
+
+@settings(max_examples=200, deadline=None)
+@given(hs.lists(hs.floats(width=32, allow_nan=True, allow_infinity=True), min_size=1, max_size=40),
+       hs.sampled_from([np.float32, np.float64]))
+def test_holds_nan_is_isnan_any(values, dtype):
+    run = np.array(values, dtype)
+    assert holds_nan(run) == bool(np.isnan(run).any())
+    n = len(values)
+    got = row_products(run, n) if n >= 2 else None
+    if got is not None:  # (a NaN product is NumPy's to compute: the kernel declines it)
+        with np.errstate(all="ignore"):
+            assert got.tobytes() == np.multiply.reduce(run.reshape(1, n), axis=1).tobytes()
