@@ -188,3 +188,54 @@ def test_holds_nan_is_isnan_any(values, dtype):
     if got is not None:  # (a NaN product is NumPy's to compute: the kernel declines it)
         with np.errstate(all="ignore"):
             assert got.tobytes() == np.multiply.reduce(run.reshape(1, n), axis=1).tobytes()
+
+
+# ---------------------------------------------------------------- tensor(a_tensor)
+
+_TENSOR_DTYPES = ["float32", "float64", "int64", "int32", "int16", "int8", "uint8", "bool", "complex64",
+                  "complex128", "bfloat16", "float16", "uint16", "uint32", "uint64"]
+
+
+def _source(a: np.ndarray, dtype: str) -> list:
+    """``a`` as strided tensors of ``dtype``: row-major, at an offset, transposed, stepped, 0-d."""
+    base = strided.tensor(a).to(getattr(strided, dtype))
+    flat = strided.tensor(np.concatenate([np.zeros(3), a.reshape(-1)])).to(getattr(strided, dtype))
+    return [base, flat[3:].view(a.shape), base.t(), base[:, ::2], base[0, 0], base[:0], base.reshape(1, -1, 1)]
+
+
+@pytest.mark.parametrize("dtype", _TENSOR_DTYPES)
+def test_tensor_of_a_tensor_fast_copy_is_the_general_path(dtype, monkeypatch):
+    import strided.creation as C
+
+    a = _values((3, 4), np.float64) * 10
+    for src in _source(a, dtype):
+        with pytest.warns(UserWarning, match="copy construct"):
+            fast = strided.tensor(src)
+        with monkeypatch.context() as m:
+            m.setattr(C, "_rowmajor_copy", lambda t: None)
+            with pytest.warns(UserWarning, match="copy construct"):
+                slow = strided.tensor(src)
+        assert _bits(fast) == _bits(slow)
+        assert fast.untyped_storage().data_ptr() != src.untyped_storage().data_ptr()  # (a copy)
+        assert not fast.requires_grad and fast.grad_fn is None
+
+
+def test_tensor_of_a_tensor_fast_copy_keeps_the_rest_as_torch():
+    import warnings
+
+    a = _values((3, 4), np.float32)
+    s, t = strided.tensor(a, requires_grad=True), torch.tensor(a, requires_grad=True)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        got, expect = strided.tensor(s), torch.tensor(t)
+        assert got.requires_grad is expect.requires_grad and got.grad_fn is None
+        got, expect = strided.tensor(s.detach(), requires_grad=True), torch.tensor(t.detach(), requires_grad=True)
+        assert got.requires_grad and got.is_leaf
+        assert strided.tensor(s.detach(), dtype=strided.float64).dtype == strided.float64
+        x = strided.tensor(a)
+        y = strided.tensor(x)
+        y.add_(1)  # (new memory: the source is unchanged)
+        np.testing.assert_array_equal(x.numpy(), a)
+        with strided.record_copies() as copies:
+            strided.tensor(x)
+        assert len(copies) == 1 and copies[0].nbytes == a.nbytes

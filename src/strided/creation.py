@@ -20,17 +20,23 @@ from .dtypes import (
     bfloat16,
     bool_,
     check_int64,
+    complex64,
+    complex128,
     default_complex,
     default_float,
     float32,
     float64,
     from_numpy_dtype,
+    int8,
+    int16,
+    int32,
     int64,
     np_kind,
     real_of,
     scalar_dtype,
     scalar_overflow,
     to_dtype,
+    uint8,
     uint64,
 )
 from .errors import (
@@ -44,6 +50,7 @@ from .errors import (
 from .grad_mode import leaf
 from .kernels import native
 from .kernels.fill import arange_into, arange_values, fill
+from .kernels.memory import flat_run
 from .layout import Layout
 from .layout.formats import format_strides
 from .layout.order import preserve_format_strides
@@ -149,7 +156,37 @@ def _detached(data: Any) -> Any:
     return data
 
 
+# The dtypes whose storage's NumPy dtype infers back to them (tensor(t) keeps t's dtype): the
+# fast copy below takes them; the others (bfloat16, uint16-32-64, complex32, ...) the general path
+_SAME_BACK = frozenset((float32, float64, int64, int32, int16, int8, uint8, bool_, complex64, complex128))
+_CINFO: Any = None  # ops._support.operands._cinfo, looked up at the first call (ops load after this module)
+
+
+def _rowmajor_copy(t: Tensor) -> Tensor | None:
+    """``tensor(t)`` (no dtype, device, listener) of a non-empty row-major plain Tensor of a
+    :data:`_SAME_BACK` dtype: a copy of its flat run, with its dtype and row-major layout -- the
+    general path's result (it keeps a row-major source's strides and its dtype), without its
+    NumPy view, dtype inference and stride planning; None where the general path must run."""
+    global _CINFO
+    if _CINFO is None:
+        from .ops._support.operands import _cinfo
+
+        _CINFO = _cinfo
+    d = t._dtype
+    if d not in _SAME_BACK:
+        return None
+    info = _CINFO[t._layout.shape]
+    if not info[1]:
+        return None
+    flat = flat_run(t, info)
+    return None if flat is None else adopted(flat.copy(), info[2], d)
+
+
 def _tensor(data: Any, dtype: Any, device: Any) -> Tensor:
+    if data.__class__ is Tensor and dtype is None and device is None and not OPEN:
+        fast = _rowmajor_copy(data)
+        if fast is not None:
+            return fast
     parse_device(device, "tensor")
     if isinstance(data, Tensor):
         source = data._np()
