@@ -431,6 +431,9 @@ def count_nonzero(input: Tensor, dim: Any = None) -> Tensor:
 # ---------------------------------------------------------------- norm
 
 
+_fast_euclidean: Any = None  # linalg.norms.fast_euclidean, once norm has run
+
+
 @method("norm")
 def norm(input: Tensor, p: Any = "fro", dim: Any = None, keepdim: bool = False, dtype: Any = None, *,
          out: Any = None) -> Tensor:
@@ -442,9 +445,10 @@ def norm(input: Tensor, p: Any = "fro", dim: Any = None, keepdim: bool = False, 
     5.0
     """
     if dtype is None and out is None and ((p.__class__ is str and p == "fro") or (p.__class__ in (int, float) and p == 2)):
-        from ..linalg.norms import fast_euclidean
-
-        fast = fast_euclidean(input, dim, keepdim)
+        global _fast_euclidean
+        if _fast_euclidean is None:  # (linalg.norms imports this module: looked up at the first call)
+            from ..linalg.norms import fast_euclidean as _fast_euclidean
+        fast = _fast_euclidean(input, dim, keepdim)
         if fast is not None:
             return fast
     tensor_arg(input, "norm")
