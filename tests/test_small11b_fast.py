@@ -239,3 +239,38 @@ def test_tensor_of_a_tensor_fast_copy_keeps_the_rest_as_torch():
         with strided.record_copies() as copies:
             strided.tensor(x)
         assert len(copies) == 1 and copies[0].nbytes == a.nbytes
+
+
+# ---------------------------------------------------------------- sgn of complex tensors
+
+
+def _sgn_reference(z: np.ndarray) -> np.ndarray:
+    """The kernel's formula with every keyword spelt out: z / |z| in z's dtype, 0 where |z| is 0."""
+    out = np.empty_like(z)
+    with np.errstate(all="ignore"):
+        size = np.abs(z)
+        np.divide(z, size, out=out, dtype=z.dtype, casting="unsafe")
+        np.copyto(out, 0, where=size == 0)
+    return out
+
+
+@pytest.mark.parametrize("dtype", [np.complex64, np.complex128])
+def test_complex_sgn_is_the_kernel_formula_and_torchs(dtype):
+    z = (_values((4, 5), np.float64) + 1j * _values((4, 5), np.float64)).astype(dtype)
+    z.reshape(-1)[:8] = [0, -0.0 + 0j, complex(np.inf, 1), complex(np.nan, 0), 1e-45j, complex(0, -0.0),
+                         complex(3e38, 3e38), 1]
+    for sz, tz in _layouts(z):
+        got = sz.sgn()
+        ref = _sgn_reference(sz.numpy())
+        assert got.numpy().tobytes() == ref.tobytes()  # (the bits, signed zeros and NaN payloads too)
+        expect = tz.sgn()
+        assert got.shape == tuple(expect.shape) and got.stride() == expect.stride()
+        inplace = sz.clone()
+        inplace.sgn_()
+        assert inplace.numpy().tobytes() == ref.tobytes()
+    plain = (_values((4, 5), np.float64) + 1j * _values((4, 5), np.float64)).astype(dtype)
+    plain.reshape(-1)[:2] = [0, -0.0]  # (PyTorch's own inf / subnormal rules differ: finite values here)
+    for sz, tz in _layouts(plain):
+        np.testing.assert_allclose(sz.sgn().numpy(), tz.sgn().numpy(), rtol=1e-6, atol=0)
+    no_zero = strided.tensor(np.full((2, 2), 1 + 1j, dtype))  # (no zero: the where-copy skipped)
+    np.testing.assert_array_equal(no_zero.sgn().numpy(), _sgn_reference(no_zero.numpy()))
