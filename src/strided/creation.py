@@ -1231,11 +1231,13 @@ def eye(n: int, m: int | None = None, *, dtype: Any = None, device: Any = None,
 
 
 @functools.lru_cache(maxsize=256)
-def _strided_extent(shape: tuple[int, ...], strides: tuple[int, ...], itemsize: int) -> int:
-    """The elements a storage needs under the checked layout ``(shape, strides, 0)`` (cached: a
-    loop asks for the same layout again; a refused one raises, and nothing is cached)."""
+def _strided_plan(shape: tuple[int, ...], strides: tuple[int, ...], itemsize: int) -> tuple[int, Layout]:
+    """The elements a storage needs under the checked layout ``(shape, strides, 0)``, and that
+    Layout (immutable: every result of it shares the object); cached, as a loop asks for the same
+    layout again; a refused one raises, and nothing is cached."""
     L.check_layout(shape, strides, 0, itemsize=itemsize)
-    return L.storage_extent(Layout._trusted(shape, strides, 0))[1] if L.product(shape) else 0
+    layout = Layout._trusted(shape, strides, 0)
+    return (L.storage_extent(layout)[1] if L.product(shape) else 0), layout
 
 
 def empty_strided(size: Any, stride: Any, *, dtype: Any = None, device: Any = None,
@@ -1268,8 +1270,9 @@ def empty_strided(size: Any, stride: Any, *, dtype: Any = None, device: Any = No
                 )
     if shape and min(shape) < 0:
         result(shape, dt)  # raises the negative-size error (PyTorch checks it first)
-    t = result((_strided_extent(shape, strides, dt.itemsize),), dt)
-    t._layout = Layout._trusted(shape, strides, 0)
+    n, layout = _strided_plan(shape, strides, dt.itemsize)
+    t = result((n,), dt)
+    t._layout = layout
     if OPEN: created("empty_strided", (), t)  # noqa: E701
     return leaf(t, requires_grad, "empty_strided")
 
