@@ -11,7 +11,18 @@ import numpy as np
 from . import layout as L
 from .args import int_arg, memory_format_error, parse_sizes, scalar_value, sizes_or_size
 from .device import parse_device
-from .dispatch import OPEN, adopted, borrowed, copy_array_of, created, install, result, result_array
+from .dispatch import (
+    OPEN,
+    _result_plan,
+    _result_plans,
+    adopted,
+    borrowed,
+    copy_array_of,
+    created,
+    install,
+    result,
+    result_array,
+)
 from .dtypes import (
     DEFAULT_INT,
     SUPPORTED,
@@ -159,27 +170,20 @@ def _detached(data: Any) -> Any:
 # The dtypes whose storage's NumPy dtype infers back to them (tensor(t) keeps t's dtype): the
 # fast copy below takes them; the others (bfloat16, uint16-32-64, complex32, ...) the general path
 _SAME_BACK = frozenset((float32, float64, int64, int32, int16, int8, uint8, bool_, complex64, complex128))
-_CINFO: Any = None  # ops._support.operands._cinfo, looked up at the first call (ops load after this module)
-
-
 def _rowmajor_copy(t: Tensor) -> Tensor | None:
     """``tensor(t)`` (no dtype, device, listener) of a non-empty row-major plain Tensor of a
     :data:`_SAME_BACK` dtype: a copy of its flat run, with its dtype and row-major layout -- the
     general path's result (it keeps a row-major source's strides and its dtype), without its
     NumPy view, dtype inference and stride planning; None where the general path must run."""
-    global _CINFO
-    if _CINFO is None:
-        from .ops._support.operands import _cinfo
-
-        _CINFO = _cinfo
     d = t._dtype
     if d not in _SAME_BACK:
         return None
-    info = _CINFO[t._layout.shape]
-    if not info[1]:
+    shape = t._layout.shape
+    plan = _result_plans.get((shape, None)) or _result_plan(shape, None)  # (count, row-major Layout)
+    if not plan[0]:
         return None
-    flat = flat_run(t, info)
-    return None if flat is None else adopted(flat.copy(), info[2], d)
+    flat = flat_run(t, (plan[1].strides, plan[0]))
+    return None if flat is None else adopted(flat.copy(), plan[1], d)
 
 
 def _tensor(data: Any, dtype: Any, device: Any) -> Tensor:
