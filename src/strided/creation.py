@@ -11,7 +11,18 @@ import numpy as np
 from . import layout as L
 from .args import int_arg, memory_format_error, parse_sizes, scalar_value, sizes_or_size
 from .device import parse_device
-from .dispatch import OPEN, adopted, borrowed, copy_array_of, created, install, result, result_array
+from .dispatch import (
+    OPEN,
+    _result_plan,
+    _result_plans,
+    adopted,
+    borrowed,
+    copy_array_of,
+    created,
+    install,
+    result,
+    result_array,
+)
 from .dtypes import (
     DEFAULT_INT,
     SUPPORTED,
@@ -20,17 +31,23 @@ from .dtypes import (
     bfloat16,
     bool_,
     check_int64,
+    complex64,
+    complex128,
     default_complex,
     default_float,
     float32,
     float64,
     from_numpy_dtype,
+    int8,
+    int16,
+    int32,
     int64,
     np_kind,
     real_of,
     scalar_dtype,
     scalar_overflow,
     to_dtype,
+    uint8,
     uint64,
 )
 from .errors import (
@@ -44,6 +61,7 @@ from .errors import (
 from .grad_mode import leaf
 from .kernels import native
 from .kernels.fill import arange_into, arange_values, fill
+from .kernels.memory import flat_run
 from .layout import Layout
 from .layout.formats import format_strides
 from .layout.order import preserve_format_strides
@@ -149,7 +167,30 @@ def _detached(data: Any) -> Any:
     return data
 
 
+# The dtypes whose storage's NumPy dtype infers back to them (tensor(t) keeps t's dtype): the
+# fast copy below takes them; the others (bfloat16, uint16-32-64, complex32, ...) the general path
+_SAME_BACK = frozenset((float32, float64, int64, int32, int16, int8, uint8, bool_, complex64, complex128))
+def _rowmajor_copy(t: Tensor) -> Tensor | None:
+    """``tensor(t)`` (no dtype, device, listener) of a non-empty row-major plain Tensor of a
+    :data:`_SAME_BACK` dtype: a copy of its flat run, with its dtype and row-major layout -- the
+    general path's result (it keeps a row-major source's strides and its dtype), without its
+    NumPy view, dtype inference and stride planning; None where the general path must run."""
+    d = t._dtype
+    if d not in _SAME_BACK:
+        return None
+    shape = t._layout.shape
+    plan = _result_plans.get((shape, None)) or _result_plan(shape, None)  # (count, row-major Layout)
+    if not plan[0]:
+        return None
+    flat = flat_run(t, (plan[1].strides, plan[0]))
+    return None if flat is None else adopted(flat.copy(), plan[1], d)
+
+
 def _tensor(data: Any, dtype: Any, device: Any) -> Tensor:
+    if data.__class__ is Tensor and dtype is None and device is None and not OPEN:
+        fast = _rowmajor_copy(data)
+        if fast is not None:
+            return fast
     parse_device(device, "tensor")
     if isinstance(data, Tensor):
         source = data._np()
@@ -1194,11 +1235,13 @@ def eye(n: int, m: int | None = None, *, dtype: Any = None, device: Any = None,
 
 
 @functools.lru_cache(maxsize=256)
-def _strided_extent(shape: tuple[int, ...], strides: tuple[int, ...], itemsize: int) -> int:
-    """The elements a storage needs under the checked layout ``(shape, strides, 0)`` (cached: a
-    loop asks for the same layout again; a refused one raises, and nothing is cached)."""
+def _strided_plan(shape: tuple[int, ...], strides: tuple[int, ...], itemsize: int) -> tuple[int, Layout]:
+    """The elements a storage needs under the checked layout ``(shape, strides, 0)``, and that
+    Layout (immutable: every result of it shares the object); cached, as a loop asks for the same
+    layout again; a refused one raises, and nothing is cached."""
     L.check_layout(shape, strides, 0, itemsize=itemsize)
-    return L.storage_extent(Layout._trusted(shape, strides, 0))[1] if L.product(shape) else 0
+    layout = Layout._trusted(shape, strides, 0)
+    return (L.storage_extent(layout)[1] if L.product(shape) else 0), layout
 
 
 def empty_strided(size: Any, stride: Any, *, dtype: Any = None, device: Any = None,
@@ -1231,8 +1274,9 @@ def empty_strided(size: Any, stride: Any, *, dtype: Any = None, device: Any = No
                 )
     if shape and min(shape) < 0:
         result(shape, dt)  # raises the negative-size error (PyTorch checks it first)
-    t = result((_strided_extent(shape, strides, dt.itemsize),), dt)
-    t._layout = Layout._trusted(shape, strides, 0)
+    n, layout = _strided_plan(shape, strides, dt.itemsize)
+    t = result((n,), dt)
+    t._layout = layout
     if OPEN: created("empty_strided", (), t)  # noqa: E701
     return leaf(t, requires_grad, "empty_strided")
 

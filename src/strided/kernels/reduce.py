@@ -12,11 +12,13 @@ the ledger's back.
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
 
 from . import native
 from .blocked import copy_into
-from .fpstate import quiet
+from .fpstate import quiet, quietly
 from .memory import copy_array
 
 
@@ -120,6 +122,16 @@ def softmax_into(x: np.ndarray, axes: tuple[int, ...], compute: np.dtype, out: n
             copy_into(out, last)
 
 
+def holds_nan(run: np.ndarray) -> bool:
+    """Whether the fresh C-contiguous float32 / float64 array ``run`` holds a NaN: its dot product
+    with itself (BLAS, no floating-point flags read) is NaN exactly then, since a sum of squares
+    (each >= 0 or inf) is never NaN otherwise; quietly, as the squares may overflow. Costs half
+    ``np.isnan(run).any()`` on a small array (whose ``any`` goes through NumPy's Python wrapper)."""
+    flat = run.reshape(-1)
+    d = quietly(flat.dot, flat)
+    return d != d
+
+
 def softmax_rows(x: np.ndarray, out: np.ndarray, log: bool) -> bool:
     """Whether the compiled kernel wrote the (log_)softmax of ``x``'s rows (along its last dim) into
     ``out``: only for C-contiguous, aligned float32 / float64 ``x`` and ``out`` of one dtype and shape, with
@@ -164,17 +176,17 @@ def euclidean_norms(x: np.ndarray, axis: int | None, absolute: bool = True) -> n
         out = np.empty((1,) * x.ndim, x.dtype)
         # (a NaN norm: NumPy's NaN sign and payload come from which operand its compiled adds keep,
         # which the kernel's compiler may order otherwise; NumPy computes those)
-        return out if k.norm2(mem, out, x.size, 1, absolute) and not np.isnan(out).any() else None
+        return out if k.norm2(mem, out, x.size, 1, absolute) and not holds_nan(out) else None
     at = order.index(axis)
     rest = order[:at] + order[at + 1:]
     run = np.empty(tuple(x.shape[d] for d in rest), x.dtype)
-    if not k.norm2(mem, run, mem.shape[at], int(np.prod(mem.shape[at + 1:])), absolute) or np.isnan(run).any():
+    if not k.norm2(mem, run, mem.shape[at], math.prod(mem.shape[at + 1:]), absolute) or holds_nan(run):
         return None  # (a NaN norm: NumPy decides its sign and payload, see above)
     if rest != sorted(rest):  # (the other axes lie in another order than the result's: one copy)
         out = np.empty(tuple(x.shape[d] for d in sorted(rest)), x.dtype)
         np.copyto(out, run.transpose(np.argsort(rest)))
         run = out
-    return np.expand_dims(run, axis)
+    return run.reshape(x.shape[:axis] + (1,) + x.shape[axis + 1:])  # (np.expand_dims's view, without its checks)
 
 
 def line_products(x: np.ndarray, axis: int) -> np.ndarray | None:
@@ -198,13 +210,27 @@ def line_products(x: np.ndarray, axis: int) -> np.ndarray | None:
         return None
     rest = order[:-1]
     run = np.empty(tuple(x.shape[d] for d in rest), x.dtype)
-    if not k.prod_rows(mem, run, x.shape[axis]) or np.isnan(run).any():
+    if not k.prod_rows(mem, run, x.shape[axis]) or holds_nan(run):
         return None  # (a NaN product: NumPy decides its sign and payload, as for euclidean_norms)
     if rest != sorted(rest):  # (the other axes lie in another order than the result's: one copy)
         out = np.empty(tuple(x.shape[d] for d in sorted(rest)), x.dtype)
         np.copyto(out, run.transpose(np.argsort(rest)))
         run = out
-    return np.expand_dims(run, axis)
+    return run.reshape(x.shape[:axis] + (1,) + x.shape[axis + 1:])  # (np.expand_dims's view, without its checks)
+
+
+def row_products(flat: np.ndarray, n: int) -> np.ndarray | None:
+    """The products of the consecutive runs of ``n`` elements of the 1-D C-contiguous float32 /
+    float64 ``flat`` (a row-major array's lines along its last axis), as a fresh 1-D array: the
+    compiled ``prod_rows`` as :func:`line_products` runs it on that array, the same bits, without
+    its axis bookkeeping; None (nothing computed) where :func:`line_products` would decline."""
+    k = native.special()
+    if k is None or not flat.size or n < 2 or flat.dtype.char not in "fd" or not flat.flags.aligned:
+        return None
+    run = np.empty(flat.size // n, flat.dtype)
+    if not k.prod_rows(flat, run, n) or holds_nan(run):
+        return None
+    return run
 
 
 def extreme_all(x: np.ndarray, out: np.ndarray, largest: bool) -> None:

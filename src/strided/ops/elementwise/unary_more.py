@@ -222,6 +222,9 @@ def _frac_compiled(x: np.ndarray, out: np.ndarray) -> bool:
             and hasattr(k, "frac") and k.frac(x, out))
 
 
+_any = np.logical_or.reduce  # (the ufunc's reduce: ndarray.any goes through a Python wrapper)
+
+
 def _sign(x: np.ndarray, out: np.ndarray, compute: np.dtype, d: DType) -> None:
     """-1, 0 or 1; bool stays; NaN gives 0 as PyTorch's (0 < x) - (x < 0)."""
     if d is bool_:
@@ -229,8 +232,13 @@ def _sign(x: np.ndarray, out: np.ndarray, compute: np.dtype, d: DType) -> None:
     elif d.is_complex:  # sgn: z / |z|, 0 at 0 (PyTorch's: an infinite part gives NaN, NumPy's sign does not)
         # (no errstate: every caller runs the kernels with NumPy's warnings off, fpstate.QUIET)
         size = np.abs(x)  # (computed before out is written: x may be out, in place)
-        np.divide(x, size, out=out, dtype=compute, casting="unsafe")
-        np.copyto(out, 0, where=size == 0)
+        if x.dtype == compute and out.dtype == compute:  # (the same loop without the keywords' parsing)
+            np.divide(x, size, out=out)
+        else:
+            np.divide(x, size, out=out, dtype=compute, casting="unsafe")
+        zero = np.equal(size, 0)
+        if _any(zero, None):  # (copyto's where= only where a zero is: its Python wrapper costs ~1 us)
+            np.copyto(out, 0, where=zero)
     elif not d.is_floating_point:
         np.sign(x, out=out, dtype=compute, casting="unsafe")
     elif not _compiled(x, out, 0):

@@ -35,6 +35,7 @@ from .._support.promotion import TORCH_NAMES
 from .._support.reduce_args import shape_text
 from ..registry import backward, method
 from ..shape.broadcasting import broadcast_pair
+from .norms import fast_euclidean, vector_norm
 
 CHUNK_BYTES = 4 * 2**20  # the most a block of differences may take (the rest is the output)
 
@@ -287,8 +288,6 @@ def dist(input: Tensor, other: Tensor, p: Any = 2) -> Tensor:  # noqa: A002
         raise StridedRuntimeError(join_lines(
             f"norm(): input dtype should be either floating point or complex. Got {TORCH_NAMES[diff._dtype]} instead.",
             f"dist: input - other is {diff._dtype.name}", "fix: convert first, e.g. input.to(strided.float32)"))
-    from .norms import fast_euclidean, vector_norm
-
     if not OPEN and diff._ag is None and p.__class__ in (int, float) and p == 2:  # (watched: the general records)
         fast = fast_euclidean(diff, None, False)
         if fast is not None:

@@ -47,7 +47,7 @@ from .._support.out import write_out
 from .._support.reduce_args import shape_text
 from ..elementwise.binary import mul
 from ..registry import backward, method, requires_grad
-from .products import kron_native
+from .products import fast_mv, kron_native
 
 
 def _x(*sizes: int) -> str:
@@ -378,7 +378,8 @@ def _with_fast_path(slow: Any) -> Callable[..., Tensor]:
         fast = fast_product(self, other)
         if fast is not None:
             return adopted(fast[0].ravel(), fast[1], self._dtype)
-        return slow(self, other)
+        res = fast_mv(self, other)
+        return res if res is not None else slow(self, other)
 
     fn.__name__ = slow.__name__
     fn.__qualname__ = "matmul"  # (Python's argument errors name it: "matmul() missing ...")

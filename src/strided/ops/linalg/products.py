@@ -30,9 +30,10 @@ from ...callsite import user_site
 from ...dispatch import OPEN, adopted
 from ...dtypes import float32, float64
 from ...errors import StridedRuntimeError, StridedTypeError, join_lines
+from ...grad_mode import SUBCLASSES
 from ...gradients import seal
 from ...kernels import native
-from ...kernels.fpstate import quietly
+from ...kernels.fpstate import quiet_call, quiet_retry, quietly
 from ...kernels.matmul import matmul_new
 from ...messages import broadcast_mismatch
 from ...opdef import Kind, declare
@@ -350,6 +351,41 @@ def tensordot(a: Tensor, b: Tensor, dims: Any = 2, out: Any = None) -> Tensor:
     return res
 
 
+_MV_FAST = frozenset({float32, float64})
+
+
+def fast_mv(a: Any, v: Any) -> Tensor | None:
+    """The small-op fast path of a matrix times a vector (``mv``, and ``matmul`` of a 2-D and a
+    1-D operand): for a row-major 2-D (n, k) float32/float64 tensor and a contiguous (k,) tensor
+    of its dtype, n and k not 0, NumPy's fresh ``np.matmul`` of their flat runs -- the very arrays
+    (values and layout) ``matmul``'s ``_product`` hands the same call, so the bits are its -- as a fresh
+    (n,) tensor; None when a precondition fails (the caller takes its general path, with its
+    checks and errors)."""
+    if (a.__class__ is not Tensor and a.__class__ not in SUBCLASSES) or (
+            v.__class__ is not Tensor and v.__class__ not in SUBCLASSES):
+        return None
+    d = a._dtype
+    if v._dtype is not d or d not in _MV_FAST:
+        return None
+    sa, sv = a._layout.shape, v._layout.shape
+    if len(sa) != 2 or len(sv) != 1 or sa[1] != sv[0] or not (sa[0] and sa[1]):
+        return None
+    x = flat_run(a, _cinfo[sa])
+    if x is None:
+        return None
+    y = flat_run(v, _cinfo[sv])
+    if y is None:
+        return None
+    x = x.reshape(sa)
+    try:  # (fpstate.quietly, inlined)
+        res = quiet_call(np.matmul, x, y)
+    except RuntimeError as e:
+        res = quiet_retry(e, np.matmul, x, y)
+    except MemoryError:
+        return None  # the general path raises PyTorch's out-of-memory error
+    return adopted(res, _cinfo[sa[:1]][2], d)
+
+
 @method("mv")
 def mv(input: Tensor, vec: Tensor, *, out: Any = None) -> Tensor:  # noqa: A002
     """Matrix (n, m) times vector (m,): an (n,) tensor (``torch.mv``), PyTorch's checks first.
@@ -357,6 +393,11 @@ def mv(input: Tensor, vec: Tensor, *, out: Any = None) -> Tensor:  # noqa: A002
     >>> strided.tensor([[1, 0], [0, 2]]).mv(strided.tensor([5, 6])).tolist()
     [5, 12]
     """
+    # (mv has no rule of its own: an operand in autograd takes a.matmul(v), whose entry records it)
+    if out is None and getattr(input, "_ag", 0) is None and getattr(vec, "_ag", 0) is None:
+        fast = fast_mv(input, vec)
+        if fast is not None:
+            return fast
     a = tensor_arg(input, "mv")
     v = tensor_arg(vec, "mv", "vec", 2)
     if a.ndim != 2 or v.ndim != 1:

@@ -22,11 +22,13 @@ from ...errors import StridedIndexError, StridedRuntimeError, StridedTypeError, 
 from ...gradients import seal
 from ...kernels.fpstate import QUIET, quiet_reset, quiet_set
 from ...kernels.listeners import silenced
+from ...kernels.reduce import holds_nan
 from ...kernels.rows import max_reduce, min_reduce, minmax_reduce
 from ...opdef import Kind, declare
 from ...tensor import Tensor, tensor_arg
 from .._support import gradtools, support
 from .._support.fast_reduce import fast_operand, fast_plan, fast_reduce
+from .._support.operands import _cinfo
 from .._support.out import write_out, write_pair_out
 from .._support.promotion import TORCH_NAMES
 from .._support.reduce_args import numpy_axes, optional_dtype, reduced_shape, reduction_dims, shape_text
@@ -231,13 +233,14 @@ def _fast_nan(x: Any, dim: Any, keepdim: Any, mean: bool) -> Tensor | None:
     token = quiet_set(QUIET)
     try:
         lay = x._layout
-        if a.size and L.is_non_overlapping_and_dense(lay.shape, lay.strides):
+        # (a row-major layout is dense: its strides compared before the general test's sort)
+        if a.size and (lay.strides == _cinfo[lay.shape][0] or L.is_non_overlapping_and_dense(lay.shape, lay.strides)):
             # Without a NaN, the sums of ``a`` are the sums below (NumPy's copy of a dense array,
             # positive strides filling its memory, keeps its strides: the same loops, the same
             # bits), at a third of their cost; a NaN makes its sum NaN (and so does inf - inf:
             # those take the path below).
             total = _add_reduce(a, axis, None, None, True)
-            if not _isnan(total).any():
+            if not holds_nan(total):
                 if mean:
                     total = total / a.dtype.type(a.size // total.size)  # (the count: every element)
                 return adopted(total.reshape(-1), plan[1], x._dtype)
@@ -251,7 +254,6 @@ def _fast_nan(x: Any, dim: Any, keepdim: Any, mean: bool) -> Tensor | None:
 
 
 _add_reduce = np.add.reduce  # (array, axis, dtype, out, keepdims): positional
-_isnan = np.isnan
 
 
 
@@ -429,6 +431,9 @@ def count_nonzero(input: Tensor, dim: Any = None) -> Tensor:
 # ---------------------------------------------------------------- norm
 
 
+_fast_euclidean: Any = None  # linalg.norms.fast_euclidean, once norm has run
+
+
 @method("norm")
 def norm(input: Tensor, p: Any = "fro", dim: Any = None, keepdim: bool = False, dtype: Any = None, *,
          out: Any = None) -> Tensor:
@@ -440,9 +445,10 @@ def norm(input: Tensor, p: Any = "fro", dim: Any = None, keepdim: bool = False, 
     5.0
     """
     if dtype is None and out is None and ((p.__class__ is str and p == "fro") or (p.__class__ in (int, float) and p == 2)):
-        from ..linalg.norms import fast_euclidean
-
-        fast = fast_euclidean(input, dim, keepdim)
+        global _fast_euclidean
+        if _fast_euclidean is None:  # (linalg.norms imports this module: looked up at the first call)
+            from ..linalg.norms import fast_euclidean as _fast_euclidean
+        fast = _fast_euclidean(input, dim, keepdim)
         if fast is not None:
             return fast
     tensor_arg(input, "norm")

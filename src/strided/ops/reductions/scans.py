@@ -58,6 +58,7 @@ from ...kernels.blocked import copy_into
 from ...kernels.fpstate import quiet_call, quiet_retry, quietly
 from ...kernels.memory import flat_run, numpy_view
 from ...kernels.native import special
+from ...kernels.reduce import holds_nan
 from ...layout.order import elementwise_output_strides, preserve_format_strides
 from ...opdef import Kind, declare
 from ...tensor import Tensor, tensor_arg
@@ -207,7 +208,7 @@ def _nan_ends(run: np.ndarray, axis: int) -> bool:
     if run.ndim == 1:
         v = run[-1]
         return bool(v != v)
-    return bool(np.isnan(run.take(-1, axis=axis)).any())
+    return bool(holds_nan(run.take(-1, axis=axis)))  # (take: a fresh C-contiguous array)
 
 
 def compiled_scan(x: np.ndarray, axis: int, prod: bool) -> np.ndarray | None:

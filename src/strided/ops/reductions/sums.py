@@ -46,6 +46,7 @@ from ...kernels.reduce import (
     logical_reduce_into,
     mean_into,
     reduce_into,
+    row_products,
     variance_into,
     variance_parts,
 )
@@ -57,7 +58,7 @@ from ...tensor import Tensor, tensor_arg
 from .._support import gradtools as _gt
 from .._support.fast_reduce import fast_operand, fast_plan, fast_reduce
 from .._support.gradtools import unreduce
-from .._support.operands import _cinfo
+from .._support.operands import _cinfo, flat_run
 from .._support.out import check_out, write_out
 from .._support.reduce_args import (
     numpy_axes,
@@ -206,6 +207,16 @@ def _compiled_products(self: Any, dim: Any, keepdim: Any) -> Tensor | None:
     does not apply (a dim None: one product's chain, nothing to interleave)."""
     if dim is None:
         return None
+    plan = fast_plan(self, dim, keepdim)
+    if plan is None:
+        return None
+    lay = self._layout
+    shape = lay.shape
+    if plan[0] == len(shape) - 1:  # (the last dim of a row-major tensor: its flat run's lines)
+        flat = flat_run(self, _cinfo[shape])
+        if flat is not None:
+            r = row_products(flat, shape[-1])
+            return None if r is None else adopted(r, plan[1], self._dtype)
     got = fast_operand(self, dim, keepdim)
     if got is None:
         return None

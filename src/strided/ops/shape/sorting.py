@@ -466,7 +466,7 @@ def kthvalue(self: Tensor, k: int, dim: int = -1, keepdim: bool = False, *, out:
         _not_bool(self, "kthvalue")
         support.check("kthvalue", self._dtype, (self,))
     x = moved_last(self, d)
-    pos = np.argpartition(x, k - 1, axis=-1)[..., k - 1:k]
+    pos = x.argpartition(k - 1, axis=-1)[..., k - 1:k]  # (np.argpartition's own call, without its wrapper)
     kth = take_last(x, pos)
     tied = _tie_positions(x, kth, pos, k)
     if tied is not pos:  # (-0.0 and 0.0 tie: the value is read again at PyTorch's place)
@@ -494,8 +494,9 @@ def _tie_positions(x: np.ndarray, kth: np.ndarray, pos: np.ndarray, k: int) -> n
     same = x == kth
     if x.dtype.kind == "f":
         same |= np.isnan(x) & np.isnan(kth)
-    tied = np.count_nonzero(same, axis=-1) > 1
-    if not tied.any() or int(np.count_nonzero(tied)) * n > TIE_ELEMENTS:
+    # (the ufuncs' reduce: np.count_nonzero(axis=) and ndarray.any go through Python wrappers)
+    tied = np.add.reduce(same, -1) > 1
+    if not np.logical_or.reduce(tied, None) or int(np.count_nonzero(tied)) * n > TIE_ELEMENTS:
         return pos
     from .._support.quick_select import quick_select_position  # (only rows with ties: not at import)
 

@@ -217,9 +217,9 @@ def _triangle_indices(row: Any, col: Any, offset: Any, dtype: Any, device: Any, 
     lower = op == "tril_indices"
     if row * col <= _MEMO_ELEMENTS:
         pairs = _small_index_pairs(row, col, offset, lower)
-        t, arr = result_array(pairs.shape, dt)  # (new memory, filled: an allocation, no copy)
-        np.copyto(arr, pairs, casting="unsafe")
-        return t
+        # (new memory, filled: astype's fresh C-ordered copy, the unsafe cast np.copyto would make,
+        # becomes the storage -- without copyto's Python wrapper and a separate allocation)
+        return adopted(pairs.astype(dt.numpy).reshape(-1), _cinfo[pairs.shape][2], dt)
     runs = _triangle_runs(row, col, offset, lower)
     t, arr = result_array((2, int(runs[1].sum())), dt)
     k = native.special()
