@@ -166,6 +166,52 @@ def test_more_unary_fast_path_matches_the_table_kernels(dtype):
             assert np.array_equal(np.signbit(fast.numpy()), np.signbit(slow.numpy())), name
 
 
+@pytest.mark.parametrize("dtype", [strided.complex64, strided.complex128])
+def test_complex_sgn_fast_path_matches_the_kernel_and_torch(dtype):
+    # sgn of a row-major complex tensor takes unary_more's fast path (_sgn_fresh: z / |z|, 0 at 0,
+    # the zero write skipped when no |z| is 0): bit for bit the row kernel's result (_sign, through
+    # run_unary), with and without zeros, on offset views; PyTorch's values (NaN where a part is
+    # infinite) and strides; transposed, expanded and grad-tracked inputs take the general path.
+    from strided.ops.elementwise import unary_more as M
+
+    parts = [-2.5, -0.0, 0.0, 1e-40, 3.0, np.inf, -np.inf, np.nan, 1e30, 0.5]
+    values = np.array([[complex(a, b) for b in parts] for a in parts])
+    no_zero = values[[0, 4, 8]][:, [0, 4, 8]]
+    for arr in (values, no_zero, np.zeros((2, 3)), np.array(1 + 1j)):
+        base = strided.tensor(arr, dtype=dtype)
+        views = (base, base.reshape(-1)[1:]) if base.dim() else (base,)
+        for x in views:
+            with warnings.catch_warnings():
+                warnings.simplefilter("error")
+                fast = strided.sgn(x)
+                method = x.sgn()
+            slow = M.run_unary(M.OPS["sgn"], x)
+            for got in (fast, method):
+                assert got.dtype == slow.dtype and got.stride() == slow.stride()
+                assert got.numpy().tobytes() == slow.numpy().tobytes()
+            theirs = torch.sgn(torch.tensor(x.numpy()))
+            assert fast.stride() == theirs.stride()
+            # (compared where the parts are finite and |z| is 0 or normal: an infinite part gives the
+            # kernel's NaN, not PyTorch's 0-or-NaN parts, and a subnormal |z| NumPy's overflowing
+            # complex division -- both the general path's own results, which this fast path keeps)
+            z = x.numpy()
+            finite = np.isfinite(z) & ((np.abs(z) == 0) | (np.abs(z) >= np.finfo(z.real.dtype).tiny))
+            np.testing.assert_allclose(fast.numpy()[finite], theirs.numpy()[finite], rtol=1e-6, atol=1e-7)
+    t = strided.tensor(values[:3, :4], dtype=dtype)
+    for x, tx in ((t.t(), torch.tensor(t.numpy()).t()), (t[:1].expand(3, 4), torch.tensor(t.numpy())[:1].expand(3, 4))):
+        ours, theirs = strided.sgn(x), torch.sgn(tx)
+        assert ours.stride() == theirs.stride()
+        np.testing.assert_allclose(ours.numpy(), theirs.numpy(), rtol=1e-6, atol=1e-7)
+    grads = []
+    for lib in (strided, torch):
+        z = lib.tensor(np.array([[1 + 2j, -3j], [0.5, 2 - 1j]]), requires_grad=True)
+        r = lib.sgn(z)
+        assert r.requires_grad
+        (r * r.conj()).real.sum().backward()
+        grads.append(z.grad.numpy())
+    np.testing.assert_allclose(grads[0], grads[1], rtol=1e-12, atol=1e-12)
+
+
 @pytest.mark.parametrize("dtype", [strided.float32, strided.float64])
 def test_reduction_fast_path_matches_the_general_path(dtype):
     # sum / mean / amax / amin over every dim or one int dim of a float tensor take the fast path
