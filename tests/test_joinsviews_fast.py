@@ -320,6 +320,36 @@ def test_triangles_fast_is_general_and_torch(op: str, monkeypatch: pytest.Monkey
     assert [c.nbytes for c in copies] == [16]
 
 
+@pytest.mark.parametrize("op", ["tril", "triu"])
+def test_triangles_small_copy_and_large_where_are_general(op: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The fast path's two ways -- a small tensor's copy with the zeroed positions written
+    (cached per shape and clamped diagonal), a large one's np.where -- bit for bit as the general
+    path and PyTorch, over every diagonal in and beyond the matrix, batched, 1-wide and the
+    size at the boundary; the cached positions stay read-only and are never the result."""
+    from strided.ops.shape import triangles
+
+    edge = triangles._SMALL_MASK
+    shapes = [(1, 1), (1, 5), (5, 1), (4, 4), (2, 3, 2, 4), (128, 128), (2, edge // 256, 128 + 1)]
+    for shape in shapes:
+        for dtype in (np.float32, np.float16, np.int32, np.bool_):
+            x = st.tensor(_data(shape, dtype, 3))
+            if dtype is np.float32:
+                x.view(-1)[1::7] = float("nan")
+            n, m = shape[-2:]
+            for k in sorted({0, 1, -1, m - 1, -n + 1, m, -n, m + 5, -n - 5, 1 << 40}):
+                got = getattr(st, op)(x, k)
+                with monkeypatch.context() as mp:
+                    mp.setattr(triangles, "_fast_triangle", lambda *a: None)
+                    _same(got, getattr(st, op)(x, k))
+                t = getattr(torch, op)(torch.from_numpy(x.numpy()), k)
+                assert got.stride() == t.stride() and got.numpy().tobytes() == t.numpy().tobytes(), (shape, k)
+    cached = triangles._zeroed_positions((4, 4), 0, op == "tril")
+    assert not cached.flags.writeable
+    y = getattr(st, op)(st.ones(4, 4))
+    y.fill_(7.0)  # (the result is its own fresh memory)
+    assert getattr(st, op)(st.ones(4, 4)).sum().item() == 10.0
+
+
 REORDERS = [("flip", lambda m, x: m.flip(x, (0,))), ("flip", lambda m, x: m.flip(x, (-1, 0))),
             ("flip", lambda m, x: m.flip(x, (1,))), ("fliplr", lambda m, x: m.fliplr(x)),
             ("flipud", lambda m, x: m.flipud(x)), ("roll", lambda m, x: m.roll(x, 1, 0)),
