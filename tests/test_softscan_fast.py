@@ -11,6 +11,7 @@ kernel tests would compare the NumPy formula with itself, so they are not collec
 
 from __future__ import annotations
 
+import warnings
 from typing import Any
 
 import numpy as np
@@ -192,6 +193,44 @@ def test_scan_fast_is_general_with_and_without_the_kernel(op: str, dtype: Any, m
             if s.numel() <= 64:
                 t = torch.tensor(s.numpy())
                 assert fast.numpy().tobytes() == getattr(torch, op)(t, dim).numpy().tobytes()
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+def test_scan_nan_test_by_dot_is_nan_ends(dtype: Any, monkeypatch: pytest.MonkeyPatch) -> None:
+    """_fast_scan's small-tensor NaN test (one dot of the result with itself) answers as
+    _nan_ends on scan results with NaN, +-inf (their squares: inf, never NaN), huge values whose
+    squares overflow, -0.0 and subnormals; and cumsum/cumprod with a NaN anywhere, on both
+    sides of its size bound, are the general path's bits."""
+    r = np.random.RandomState(5)
+    specials = [np.nan, np.inf, -np.inf, 3e38, -3e38, -0.0, 1e-40, 0.0]
+    for trial in range(300):
+        shape = (int(r.randint(1, 6)), int(r.randint(1, 9)))
+        run = (r.randn(*shape) * 10.0 ** r.randint(-30, 30)).astype(dtype)
+        for _ in range(r.randint(0, 3)):
+            run[r.randint(shape[0]), r.randint(shape[1])] = specials[r.randint(len(specials))]
+        for axis in (0, 1):
+            with np.errstate(all="ignore"):
+                out = (np.cumsum if trial % 2 else np.cumprod)(run, axis=axis)
+            with warnings.catch_warnings():
+                warnings.simplefilter("error")  # (the dot's overflow is quiet)
+                assert scans._has_nan(out.reshape(-1)) == scans._nan_ends(out, axis), (out, axis)
+    bound = scans._DOT_NAN_TEST
+    for n in (bound - 1, bound, bound + 1, 12):
+        v = r.randn(n).astype(dtype)
+        for at in (0, n // 2, n - 1):
+            w = v.copy()
+            w[at] = np.nan
+            for shape in ((n,), (1, n)) if n != 12 else ((3, 4), (12,)):
+                x = st.tensor(w.reshape(shape))
+                for op in ("cumsum", "cumprod"):
+                    for dim in range(len(shape)):
+                        fast = getattr(st, op)(x, dim)
+                        with monkeypatch.context() as m:
+                            m.setattr(scans, "_fast_scan", lambda *a: None)
+                            _same(fast, getattr(st, op)(x, dim))
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # (PyTorch overflows silently; so does the NaN test)
+        assert st.cumsum(st.tensor([3e38, 3e38, 1.0]), 0).tolist()[1] == float("inf")
 
 
 if NATIVE:  # (see the module docstring)
