@@ -199,3 +199,55 @@ def test_reads_result_is_conservative():
     finally:
         if was:
             gc.enable()
+
+
+@pytest.mark.parametrize("name", ["sin", "cos", "log", "neg", "abs", "tanh", "exp", "sqrt", "sigmoid", "relu"])
+def test_unary_makers_read_their_result_only_when_they_save_it(name):
+    """unary.py's rule makers: one that saves the op's result reads it (attach walks its rule for
+    the result, swapped for an alias); one that saves its input, or nothing, never reads it, so
+    attach skips the walk. Either way: no cycle (the result dies at del with the GC off), the
+    gradient (create_graph too) is PyTorch's, and a saved tensor written in place raises its error."""
+    import gc
+    import weakref
+
+    from strided.autograd.function import _reads_result
+    from strided.opdef import OPDEFS
+
+    saves_out = name in ("tanh", "exp", "sqrt", "sigmoid", "relu")
+    assert _reads_result(OPDEFS[name].backward) == saves_out
+    a = np.abs(RNG.standard_normal((3, 5))).astype(np.float32) + 0.5
+    f, tf = getattr(strided, name), getattr(torch, name)
+    was = gc.isenabled()
+    gc.disable()
+    try:
+        x = strided.tensor(a, requires_grad=True)
+        y = f(x.t()[1:])  # (a sliced, transposed input: the general path records it)
+        z = f(x * 1.0)  # (a fresh row-major input: the elementwise fast path's recorder)
+        probes = [weakref.ref(y), weakref.ref(z)]
+        del y, z
+        assert all(p() is None for p in probes)
+    finally:
+        if was:
+            gc.enable()
+    for make, tmake in ((lambda t: t.t()[1:], lambda t: t.t()[1:]), (lambda t: t * 1.0, lambda t: t * 1.0)):
+        x = strided.tensor(a, requires_grad=True)
+        xt = torch.tensor(a, requires_grad=True)
+        y, yt = f(make(x)), tf(tmake(xt))
+        (gx,) = strided.autograd.grad((y * y).sum(), x, create_graph=True)
+        (gt,) = torch.autograd.grad((yt * yt).sum(), xt, create_graph=True)
+        np.testing.assert_allclose(gx.detach().numpy(), gt.detach().numpy(), rtol=1e-5, atol=1e-6)
+        if gt.requires_grad:
+            (ggx,) = strided.autograd.grad(gx.sum(), x)
+            (ggt,) = torch.autograd.grad(gt.sum(), xt)
+            np.testing.assert_allclose(ggx.numpy(), ggt.numpy(), rtol=1e-4, atol=1e-5)
+    x = strided.tensor(a, requires_grad=True)
+    u = x * 1.0
+    y = f(u)
+    written = y if saves_out else u
+    with strided.no_grad():
+        written.add_(1.0)
+    if saves_out or name in ("sin", "cos", "log", "abs"):
+        with pytest.raises(RuntimeError, match="modified by an inplace operation"):
+            y.sum().backward()
+    else:  # (neg saves nothing: the write does not matter to its gradient)
+        y.sum().backward()

@@ -320,7 +320,11 @@ def release_output(node: Node, out: Any) -> None:
         seen: set | None = None  # (the closures queued so far, made at the first nested one)
         while stack:
             fn = stack.pop()
-            for cell in getattr(fn, "__closure__", None) or ():
+            # (a plain function's closure read directly: getattr with a default costs more)
+            closure = fn.__closure__ if fn.__class__ is FunctionType else getattr(fn, "__closure__", None)
+            if closure is None:
+                continue
+            for cell in closure:
                 try:
                     value = cell.cell_contents
                 except ValueError:  # (an empty cell)
@@ -342,13 +346,21 @@ def release_output(node: Node, out: Any) -> None:
                     if id(value) not in seen:  # (each closure walked once: a cycle ends here)
                         seen.add(id(value))
                         stack.append(value)
-    if node.saved:
-        for t, _, _ in node.saved:
+    saved = node.saved
+    if saved:
+        if len(saved) == 1:  # (most rules that save their output save it alone: no tuple walk)
+            t, v, o = saved[0]
             if t is out:
                 if alias is None:
                     alias = unowned(out)
-                node.saved = tuple((alias if t is out else t, v, o) for t, v, o in node.saved)
-                break
+                node.saved = ((alias, v, o),)
+        else:
+            for t, _, _ in saved:
+                if t is out:
+                    if alias is None:
+                        alias = unowned(out)
+                    node.saved = tuple([(alias if t is out else t, v, o) for t, v, o in saved])
+                    break
     if alias is not None:
         node.own_outputs = ((alias, 0),)
 

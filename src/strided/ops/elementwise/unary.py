@@ -328,10 +328,15 @@ negative = neg
 def _unary_rule(name: str, grad: Callable[[Tensor, Tensor, Tensor], Tensor], saves: str) -> Callable:
     """A unary rule: ``grad(g, x, out)``; ``saves`` names what it reads ("x", "out", "")."""
 
-    def rule(out: Tensor, x: Tensor, *args: Any, **kwargs: Any) -> Any:
-        if saves == "out":
+    if saves == "out":
+        def rule_of_out(out: Tensor, x: Tensor, *args: Any, **kwargs: Any) -> Any:
             return name, (x,), lambda g: (grad(g, x, out),), (out,)
-        # (a rule of x alone does not hold the output: nothing for the recorder to swap for an alias)
+
+        return rule_of_out
+
+    # (a maker whose code never reads ``out``: the recorder then skips the walk of its rule for the
+    # output to swap for an alias, function._maker_flags; one maker for both cases would read it)
+    def rule(out: Tensor, x: Tensor, *args: Any, **kwargs: Any) -> Any:
         return name, (x,), lambda g: (grad(g, x, None),), (x,) if saves == "x" else ()
 
     return rule
