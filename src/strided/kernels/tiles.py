@@ -124,8 +124,9 @@ def _fused_2d(ufunc: np.ufunc, inputs: tuple[Any, ...], out: np.ndarray, kwargs:
     memcpy): ``add(x.t(), y, out=o)`` 2.3x against 3.0x through the output, ``x.t() + y`` into new
     memory 3.5x against 3.8x, ``sqrt(x.t(), out=o)`` 2.6x against 3.0x; float64 3.4x against 3.6x.
     The bits are NumPy's: SSE2's add, sub, mul, div and sqrt are the IEEE operations NumPy's loops
-    perform, and where both operands of ``+`` or ``*`` are NaN the first one's comes out, quieted,
-    as from NumPy's loops (tests/test_fused_2d.py). The caller has checked that no input may
+    perform; where both operands of ``+`` or ``*`` are NaN the first one's comes out, quieted, as
+    from NumPy's contiguous loop (its strided loops may give the second's: which of two NaNs an
+    IEEE operation returns is unspecified, and is NumPy's compiler's choice there). The caller has checked that no input may
     share memory with ``out`` other than as ``out`` itself.
 
     False (nothing done) otherwise: no kernel (not built, ``STRIDED_NATIVE=0``, disabled in this
