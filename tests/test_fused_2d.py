@@ -65,13 +65,17 @@ def _out(nb: int, na: int, dtype: type, form: str) -> np.ndarray:
     return np.full((nb + 1, na), 7, dtype)[::-1][:nb]  # (rows stepped backwards)
 
 
-def _check(ufunc: np.ufunc, inputs: tuple[np.ndarray, ...], out_form: str) -> None:
+def _check(ufunc: np.ufunc, inputs: tuple[np.ndarray, ...], out_form: str, widened: bool = False) -> None:
+    """``widened``: a float64 output computed with ``dtype=float64`` (NumPy's cast of the float32
+    inputs), as strided's binary ops call it for a float32 operand of a float64 op."""
     nb, na = inputs[0].shape
-    out = _out(nb, na, inputs[0].dtype.type, out_form)
-    want = _out(nb, na, inputs[0].dtype.type, out_form)
+    dtype = np.float64 if widened else inputs[0].dtype.type
+    kwargs = {"dtype": np.float64, "casting": "unsafe"} if widened else {}
+    out = _out(nb, na, dtype, out_form)
+    want = _out(nb, na, dtype, out_form)
     with np.errstate(all="ignore"):
-        ufunc(*inputs, out=want)
-        took = tiles._fused_2d(ufunc, inputs, out, {})
+        ufunc(*inputs, out=want, **kwargs)
+        took = tiles._fused_2d(ufunc, inputs, out, kwargs)
     # (the kernel declines only an output that runs along neither dim: the stepped one does not)
     assert took, (ufunc, [x.strides for x in inputs], out.strides)
     if ufunc in (np.add, np.multiply):
@@ -113,11 +117,33 @@ def test_every_orientation_gives_numpys_bits(nb: int, na: int, float64: bool, uf
 
 
 @needs_kernel
+@settings(max_examples=60, deadline=None)
+@given(nb=hs.integers(1, 70), na=hs.integers(1, 300), which=hs.sampled_from(["x", "y", "both"]),
+       ufunc=hs.sampled_from(UFUNCS), x_form=hs.sampled_from(FORMS), y_form=hs.sampled_from(FORMS),
+       out_form=hs.sampled_from(["C", "F", "back"]), seed=hs.integers(0, 2**31))
+def test_float32_inputs_widened_into_float64_give_numpys_bits(nb: int, na: int, which: str, ufunc: np.ufunc,
+                                                              x_form: str, y_form: str, out_form: str,
+                                                              seed: int) -> None:
+    """A float32 operand of a float64 op is read as float32 and widened in the kernel: the bits of
+    NumPy's ``dtype=float64`` call (its cast is exact), NaN payloads included."""
+    rng = np.random.default_rng(seed)
+    x = _operand(rng, nb, na, np.float32 if which in ("x", "both") or ufunc is np.sqrt else np.float64, x_form)
+    y = _operand(rng, nb, na, np.float32 if which in ("y", "both") else np.float64, y_form)
+    _check(ufunc, (x,) if ufunc is np.sqrt else (x, y), out_form, widened=True)
+
+
+@needs_kernel
 def test_what_it_declines_is_left_to_numpy() -> None:
     rng = np.random.default_rng(1)
     x, y = _values(rng, (40, 30), np.float32).T, _values(rng, (30, 40), np.float32)
     out = np.empty((30, 40), np.float32)
     assert not tiles._fused_2d(np.add, (x, y), out, {"dtype": np.float64, "casting": "unsafe"})  # a cast
+    out64 = np.empty((30, 40), np.float64)
+    assert not tiles._fused_2d(np.add, (x, y), out64, {})  # float32 into float64 without dtype=: NumPy's own
+    assert not tiles._fused_2d(np.add, (x, y), out64, {"dtype": np.float64, "casting": "same_kind"})
+    half = np.ones((30, 40), np.float16)
+    assert not tiles._fused_2d(np.add, (half, y), out64, {"dtype": np.float64, "casting": "unsafe"})
+    assert not tiles._fused_2d(np.add, (x.astype(">f4"), y), out64, {"dtype": np.float64, "casting": "unsafe"})
     assert not tiles._fused_2d(np.maximum, (x, y), out, {})  # (NaN rules of its own)
     assert not tiles._fused_2d(np.add, (x, y[:1]), out, {})  # broadcasting
     assert not tiles._fused_2d(np.add, (x, y.astype(np.float64)), out, {})  # another dtype
@@ -134,7 +160,8 @@ def test_what_it_declines_is_left_to_numpy() -> None:
         assert not tiles._fused_2d(np.add, (x, y), out, {})
 
 
-@pytest.mark.parametrize("case", ["add_out", "sub_new", "mul_both_across", "div_f64", "sqrt_out", "inplace"])
+@pytest.mark.parametrize("case", ["add_out", "sub_new", "mul_both_across", "div_f64", "sqrt_out", "inplace",
+                                  "cast_new", "cast_inplace"])
 def test_strided_ops_are_the_same_bits_either_way(case: str) -> None:
     """Large enough for the blocked paths (tiles.MIN_NUMEL), through strided's own ops."""
     rng = np.random.default_rng(2)
@@ -161,6 +188,12 @@ def test_strided_ops_are_the_same_bits_either_way(case: str) -> None:
             o = strided.empty(n + 3, n, dtype=dtype)
             strided.sqrt(x.t(), out=o)
             return o.numpy()
+        if case == "cast_new":  # (float32 x, float64 y: x read widened)
+            return (x.t() * y.double()).numpy()
+        if case == "cast_inplace":
+            z = y.double()
+            z.sub_(x.t())
+            return z.numpy()
         z = y.clone()
         z.add_(x.t())
         return z.numpy()
@@ -171,3 +204,18 @@ def test_strided_ops_are_the_same_bits_either_way(case: str) -> None:
             plain = run()
     assert fast.strides == plain.strides
     assert fast.tobytes() == plain.tobytes()
+
+
+def test_widened_cast_matches_torch() -> None:
+    """``x.t() + y`` with a float32 ``x`` and a float64 ``y``: PyTorch's float64 result, bit for bit."""
+    torch = pytest.importorskip("torch")
+    rng = np.random.default_rng(3)
+    a = _values(rng, (300, 260), np.float32)
+    b = _values(rng, (260, 300), np.float64)
+    with np.errstate(all="ignore"):
+        got = (strided.from_numpy(a).t() + strided.from_numpy(b)).numpy()
+    want = (torch.from_numpy(a).t() + torch.from_numpy(b)).numpy()
+    assert got.dtype == want.dtype == np.float64
+    both = np.isnan(got) & np.isnan(want)
+    assert np.isnan(got).sum() == np.isnan(want).sum()
+    assert got[~both].tobytes() == want[~both].tobytes()

@@ -300,13 +300,15 @@ static void copy_nd(int itemsize, char *d, const char *s, int ndim, const Py_ssi
 
 /* ---- apply2d: an elementwise op between two memory orders, in one cache-blocked pass.
  *
- * apply2d(op, itemsize, nb, na, out, out_row, x, x_stride, x_across, y, y_stride, y_across)
+ * apply2d(op, itemsize, nb, na, out, out_row, x, x_stride, x_across, y, y_stride, y_across, widen=0)
  *
  *   out[i, j] = x[i, j] OP y[i, j] (op 0..3: + - * /) or sqrt(x[i, j]) (op 4; y unused) over
  *   an nb x na plane of float32 (itemsize 4) or float64 (8) elements. The output runs along j
  *   (its element j + 1 is itemsize bytes after j; its rows are out_row bytes apart). Each input
  *   either runs along j as the output does (across = 0: x_stride is its row stride) or across
  *   the rows (across = 1: x[i + 1, j] is itemsize bytes after x[i, j] and x_stride steps j).
+ *   widen (float64 only): bit 0 set, x holds float32 elements (4 bytes apart where it runs), read
+ *   as float64; bit 1, y: NumPy's dtype=float64 call on a float32 input, whose cast is exact.
  *   The caller (strided.kernels.tiles) guarantees that the output's elements are distinct, that
  *   no input overlaps it, and that all lie inside live, aligned buffers it holds.
  *
@@ -384,6 +386,27 @@ static inline __attribute__((always_inline)) void rows_pd(__m128d *v, const char
     v[0] = _mm_unpacklo_pd(c0, c1);
     v[1] = _mm_unpackhi_pd(c0, c1);
 }
+
+/* Two float32 at p, widened to doubles (exact: what NumPy's cast to float64 gives, NaN payloads
+ * kept and signalling NaNs quieted as its C cast does). */
+static inline __attribute__((always_inline)) __m128d widen2(const char *p)
+{
+    return _mm_cvtps_pd(_mm_castsi128_ps(_mm_loadl_epi64((const __m128i *)p)));
+}
+
+/* rows_pd of a float32 operand widened to float64 (its elements 4 bytes apart along its
+ * contiguous dim): the float64 walk reads it in place of a float64 copy of it. */
+static inline __attribute__((always_inline)) void rows_pdw(__m128d *v, const char *p, Py_ssize_t stride, int across, Py_ssize_t i, Py_ssize_t j)
+{
+    if (!across) {
+        for (int k = 0; k < 2; k++) v[k] = widen2(p + (i + k) * stride + j * 4);
+        return;
+    }
+    __m128d c0 = widen2(p + i * 4 + j * stride);
+    __m128d c1 = widen2(p + i * 4 + (j + 1) * stride);
+    v[0] = _mm_unpacklo_pd(c0, c1);
+    v[1] = _mm_unpackhi_pd(c0, c1);
+}
 #endif
 
 #define ELEM(T, p, stride, across, i, j) \
@@ -395,13 +418,17 @@ static inline __attribute__((always_inline)) void rows_pd(__m128d *v, const char
 #define SQRT_double sqrt
 
 /* One element by the scalar loop (the edges past the last whole register block). */
+/* An element of an operand of the walk's dtype T, or of a float32 one widened (w) to T. */
+#define ELEMW(T, p, stride, across, w, i, j) \
+    ((w) ? (T)ELEM(float, p, stride, across, i, j) : ELEM(T, p, stride, across, i, j))
+
 #define DEFINE_APPLY_ONE(T)                                                                        \
     static inline void apply_one_##T(int op, char *o, Py_ssize_t orow, const char *x, Py_ssize_t xs, \
-                                     int xa, const char *y, Py_ssize_t ys, int ya, Py_ssize_t i,    \
-                                     Py_ssize_t j)                                                 \
+                                     int xa, int xw, const char *y, Py_ssize_t ys, int ya, int yw,  \
+                                     Py_ssize_t i, Py_ssize_t j)                                   \
     {                                                                                              \
-        T a = ELEM(T, x, xs, xa, i, j);                                                            \
-        T b = op == 4 ? (T)0 : ELEM(T, y, ys, ya, i, j);                                           \
+        T a = ELEMW(T, x, xs, xa, xw, i, j);                                                       \
+        T b = op == 4 ? (T)0 : ELEMW(T, y, ys, ya, yw, i, j);                                      \
         T r = SCALAR_OP(T, op, a, b);                                                              \
         if ((op == 0 || op == 2) && a != a && b != b)                                              \
             r = a + (T)0; /* (the first NaN, quieted: as first_nan_ps) */                          \
@@ -420,7 +447,8 @@ DEFINE_APPLY_ONE(double)
 #endif
 static inline __attribute__((always_inline)) void apply_walk(int op, int itemsize, Py_ssize_t nb, Py_ssize_t na,
                                                              char *o, Py_ssize_t orow, const char *x, Py_ssize_t xs,
-                                                             int xa, const char *y, Py_ssize_t ys, int ya)
+                                                             int xa, int xw, const char *y, Py_ssize_t ys, int ya,
+                                                             int yw)
 {
     const int bk = itemsize == 4 ? 4 : 2;
     for (Py_ssize_t i0 = 0; i0 < nb; i0 += APPLY_TILE_B) {
@@ -443,8 +471,10 @@ static inline __attribute__((always_inline)) void apply_walk(int op, int itemsiz
                 } else {
                     __m128d xv[2], yv[2] = {_mm_setzero_pd(), _mm_setzero_pd()};
                     for (; j < jk; j += 2) {
-                        rows_pd(xv, x, xs, xa, i, j);
-                        if (op != 4) rows_pd(yv, y, ys, ya, i, j);
+                        if (xw) rows_pdw(xv, x, xs, xa, i, j);
+                        else rows_pd(xv, x, xs, xa, i, j);
+                        if (op != 4 && yw) rows_pdw(yv, y, ys, ya, i, j);
+                        else if (op != 4) rows_pd(yv, y, ys, ya, i, j);
                         for (int k = 0; k < 2; k++)
                             _mm_storeu_pd((double *)(o + (i + k) * orow + j * 8), op_pd(op, xv[k], yv[k]));
                     }
@@ -452,37 +482,42 @@ static inline __attribute__((always_inline)) void apply_walk(int op, int itemsiz
 #endif
                 for (Py_ssize_t ii = i; ii < i + bk; ii++)  /* the columns past the blocks */
                     for (Py_ssize_t jj = j; jj < j1; jj++) {
-                        if (itemsize == 4) apply_one_float(op, o, orow, x, xs, xa, y, ys, ya, ii, jj);
-                        else apply_one_double(op, o, orow, x, xs, xa, y, ys, ya, ii, jj);
+                        if (itemsize == 4) apply_one_float(op, o, orow, x, xs, xa, 0, y, ys, ya, 0, ii, jj);
+                        else apply_one_double(op, o, orow, x, xs, xa, xw, y, ys, ya, yw, ii, jj);
                     }
             }
             for (Py_ssize_t i = ik; i < i1; i++)  /* the rows past the blocks */
                 for (Py_ssize_t j = j0; j < j1; j++) {
-                    if (itemsize == 4) apply_one_float(op, o, orow, x, xs, xa, y, ys, ya, i, j);
-                    else apply_one_double(op, o, orow, x, xs, xa, y, ys, ya, i, j);
+                    if (itemsize == 4) apply_one_float(op, o, orow, x, xs, xa, 0, y, ys, ya, 0, i, j);
+                    else apply_one_double(op, o, orow, x, xs, xa, xw, y, ys, ya, yw, i, j);
                 }
         }
     }
 }
 
-/* One specialised walk per op, dtype and pair of orientations (5 x 2 x 2 x 2). */
-#define APPLY_CASE(OP, SZ, XA, YA)                                                                 \
-    static void apply_##OP##_##SZ##_##XA##YA(Py_ssize_t nb, Py_ssize_t na, char *o, Py_ssize_t orow, \
-                                           const char *x, Py_ssize_t xs, const char *y, Py_ssize_t ys) \
-    { apply_walk(OP, SZ, nb, na, o, orow, x, xs, XA, y, ys, YA); }
-#define APPLY_OP(OP) APPLY_CASE(OP, 4, 0, 0) APPLY_CASE(OP, 4, 0, 1) APPLY_CASE(OP, 4, 1, 0) APPLY_CASE(OP, 4, 1, 1) \
-                     APPLY_CASE(OP, 8, 0, 0) APPLY_CASE(OP, 8, 0, 1) APPLY_CASE(OP, 8, 1, 0) APPLY_CASE(OP, 8, 1, 1)
+/* One specialised walk per op, operand kinds and pair of orientations (5 x 5 x 4). Kinds
+ * (K): 0 float32; 1 float64; 2, 3, 4 float64 with x, y or both read as float32 and widened
+ * (NumPy's dtype=float64 cast of a float32 input: exact, so the same bits). */
+#define KIND_SZ(K) ((K) == 0 ? 4 : 8)
+#define KIND_XW(K) ((K) == 2 || (K) == 4)
+#define KIND_YW(K) ((K) == 3 || (K) == 4)
+#define APPLY_CASE(OP, K, XA, YA)                                                                  \
+    static void apply_##OP##_##K##_##XA##YA(Py_ssize_t nb, Py_ssize_t na, char *o, Py_ssize_t orow, \
+                                          const char *x, Py_ssize_t xs, const char *y, Py_ssize_t ys) \
+    { apply_walk(OP, KIND_SZ(K), nb, na, o, orow, x, xs, XA, KIND_XW(K), y, ys, YA, KIND_YW(K)); }
+#define APPLY_KIND(OP, K) APPLY_CASE(OP, K, 0, 0) APPLY_CASE(OP, K, 0, 1) APPLY_CASE(OP, K, 1, 0) APPLY_CASE(OP, K, 1, 1)
+#define APPLY_OP(OP) APPLY_KIND(OP, 0) APPLY_KIND(OP, 1) APPLY_KIND(OP, 2) APPLY_KIND(OP, 3) APPLY_KIND(OP, 4)
 APPLY_OP(0) APPLY_OP(1) APPLY_OP(2) APPLY_OP(3) APPLY_OP(4)
 
 typedef void (*apply_fn)(Py_ssize_t, Py_ssize_t, char *, Py_ssize_t, const char *, Py_ssize_t, const char *, Py_ssize_t);
-#define APPLY_ROW(OP) {apply_##OP##_4_00, apply_##OP##_4_01, apply_##OP##_4_10, apply_##OP##_4_11, \
-                       apply_##OP##_8_00, apply_##OP##_8_01, apply_##OP##_8_10, apply_##OP##_8_11}
-static const apply_fn APPLY[5][8] = {APPLY_ROW(0), APPLY_ROW(1), APPLY_ROW(2), APPLY_ROW(3), APPLY_ROW(4)};
+#define APPLY_KROW(OP, K) apply_##OP##_##K##_00, apply_##OP##_##K##_01, apply_##OP##_##K##_10, apply_##OP##_##K##_11
+#define APPLY_ROW(OP) {APPLY_KROW(OP, 0), APPLY_KROW(OP, 1), APPLY_KROW(OP, 2), APPLY_KROW(OP, 3), APPLY_KROW(OP, 4)}
+static const apply_fn APPLY[5][20] = {APPLY_ROW(0), APPLY_ROW(1), APPLY_ROW(2), APPLY_ROW(3), APPLY_ROW(4)};
 
-static void apply_plane(int op, int itemsize, Py_ssize_t nb, Py_ssize_t na, char *o, Py_ssize_t orow,
+static void apply_plane(int op, int kind, Py_ssize_t nb, Py_ssize_t na, char *o, Py_ssize_t orow,
                         const char *x, Py_ssize_t xs, int xa, const char *y, Py_ssize_t ys, int ya)
 {
-    APPLY[op][(itemsize == 8) * 4 + (xa != 0) * 2 + (ya != 0)](nb, na, o, orow, x, xs, y, ys);
+    APPLY[op][kind * 4 + (xa != 0) * 2 + (ya != 0)](nb, na, o, orow, x, xs, y, ys);
 }
 
 static int read_dims(PyObject *seq, Py_ssize_t *out, Py_ssize_t ndim, const char *what)
@@ -586,11 +621,11 @@ static PyObject *py_copy(PyObject *self, PyObject *args)
 static PyObject *py_apply2d(PyObject *self, PyObject *args)
 {
     (void)self;
-    int op, itemsize, xa, ya;
+    int op, itemsize, xa, ya, widen = 0;
     Py_ssize_t nb, na, orow, xs, ys;
     uintptr_t o, x, y;
-    if (!PyArg_ParseTuple(args, "iinnO&nO&npO&np:apply2d", &op, &itemsize, &nb, &na, to_address, &o, &orow,
-                          to_address, &x, &xs, &xa, to_address, &y, &ys, &ya))
+    if (!PyArg_ParseTuple(args, "iinnO&nO&npO&np|i:apply2d", &op, &itemsize, &nb, &na, to_address, &o, &orow,
+                          to_address, &x, &xs, &xa, to_address, &y, &ys, &ya, &widen))
         return NULL;
     if (op < 0 || op > 4) {
         PyErr_Format(PyExc_ValueError, "apply2d: op must be 0 (+), 1 (-), 2 (*), 3 (/) or 4 (sqrt), not %d", op);
@@ -600,21 +635,28 @@ static PyObject *py_apply2d(PyObject *self, PyObject *args)
         PyErr_Format(PyExc_ValueError, "apply2d: itemsize must be 4 (float32) or 8 (float64), not %d", itemsize);
         return NULL;
     }
+    if (widen < 0 || widen > 3 || (widen && itemsize != 8)) {
+        PyErr_Format(PyExc_ValueError, "apply2d: widen must be 0, 1 (x), 2 (y) or 3 (both), and only with "
+                     "itemsize 8 (float32 read as float64), not %d with itemsize %d", widen, itemsize);
+        return NULL;
+    }
     if (nb < 0 || na < 0) {
         PyErr_Format(PyExc_ValueError, "apply2d: negative plane size %zd x %zd", nb, na);
         return NULL;
     }
+    int kind = itemsize == 4 ? 0 : widen == 0 ? 1 : widen + 1;
     Py_BEGIN_ALLOW_THREADS
-    apply_plane(op, itemsize, nb, na, (char *)o, orow, (const char *)x, xs, xa, (const char *)y, ys, ya);
+    apply_plane(op, kind, nb, na, (char *)o, orow, (const char *)x, xs, xa, (const char *)y, ys, ya);
     Py_END_ALLOW_THREADS
     Py_RETURN_NONE;
 }
 
 static PyMethodDef methods[] = {
     {"apply2d", py_apply2d, METH_VARARGS,
-     "apply2d(op, itemsize, nb, na, out, out_row, x, x_stride, x_across, y, y_stride, y_across): an\n"
-     "elementwise + - * / (op 0-3) or sqrt (4) of float32/float64 planes whose inputs run along or\n"
-     "across the output's rows, in cache-blocked register tiles (strides in bytes)."},
+     "apply2d(op, itemsize, nb, na, out, out_row, x, x_stride, x_across, y, y_stride, y_across, widen=0):\n"
+     "an elementwise + - * / (op 0-3) or sqrt (4) of float32/float64 planes whose inputs run along or\n"
+     "across the output's rows, in cache-blocked register tiles (strides in bytes); widen (itemsize 8\n"
+     "only): bit 0 x, bit 1 y is float32, read as float64."},
     {"copy", py_copy, METH_VARARGS,
      "copy(dst_address, src_address, itemsize, shape, dst_strides, src_strides): a cache-blocked\n"
      "copy of one layout's elements (strides in bytes, dims in the destination's memory order)."},

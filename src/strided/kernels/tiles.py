@@ -112,7 +112,8 @@ def unary_into(ufunc: np.ufunc, x: np.ndarray, out: np.ndarray) -> None:
 # The ops of the compiled one-pass kernel (kernels/_copykernel.c ``apply2d``): SSE2's IEEE
 # operations, the bits NumPy's loops give.
 _FUSED_OPS = {np.add: 0, np.subtract: 1, np.multiply: 2, np.true_divide: 3, np.sqrt: 4}
-_FUSED_DTYPES = frozenset({np.dtype(np.float32), np.dtype(np.float64)})
+_FLOAT32, _FLOAT64 = np.dtype(np.float32), np.dtype(np.float64)
+_FUSED_DTYPES = frozenset({_FLOAT32, _FLOAT64})
 
 
 def _fused_2d(ufunc: np.ufunc, inputs: tuple[Any, ...], out: np.ndarray, kwargs: dict[str, Any]) -> bool:
@@ -129,12 +130,22 @@ def _fused_2d(ufunc: np.ufunc, inputs: tuple[Any, ...], out: np.ndarray, kwargs:
     IEEE operation returns is unspecified, and is NumPy's compiler's choice there). The caller has checked that no input may
     share memory with ``out`` other than as ``out`` itself.
 
+    A cast into a float64 output (``kwargs`` exactly ``{"dtype": float64, "casting": "unsafe"}``,
+    what :func:`strided.kernels.binary_into` passes for a float32 operand of a float64 op) is
+    taken too: its float32 inputs are read and widened in the kernel (exact, as NumPy's cast), so
+    the op sees the float64 values NumPy's loop would. 64 MB float64 ``x.t() + y`` with a float32
+    ``x``: the widening walk reads 32 MB instead of a float64 copy's 64 MB written and read again.
+
     False (nothing done) otherwise: no kernel (not built, ``STRIDED_NATIVE=0``, disabled in this
-    context), another ufunc, a cast (``kwargs``), another dtype or byte order, another ndim or a
+    context), another ufunc, another cast (``kwargs``), another dtype or byte order, another ndim or a
     broadcast input, an operand that runs along neither dim, a misaligned one, an output whose
     rows overlap."""
     op = _FUSED_OPS.get(ufunc)
-    if op is None or kwargs or len(inputs) != (1 if op == 4 else 2) or out.ndim != 2 or out.dtype not in _FUSED_DTYPES:
+    if op is None or len(inputs) != (1 if op == 4 else 2) or out.ndim != 2 or out.dtype not in _FUSED_DTYPES:
+        return False
+    # A cast into a float64 output (``dtype=float64``): its float32 inputs are read widened.
+    cast = bool(kwargs)
+    if cast and not (out.dtype == _FLOAT64 and _cast_into_out(kwargs, out.dtype)):
         return False
     itemsize = out.itemsize
     if not out.dtype.isnative or not out.flags.aligned or not out.flags.writeable:
@@ -148,12 +159,18 @@ def _fused_2d(ufunc: np.ufunc, inputs: tuple[Any, ...], out: np.ndarray, kwargs:
     if nb > 1 and abs(out.strides[0]) < na * itemsize:
         return False  # (rows that overlap: the output's elements are not distinct)
     operands = []
-    for x in inputs:
-        if type(x) is not np.ndarray or x.dtype != out.dtype or x.shape != out.shape or not x.flags.aligned:
+    widen = 0
+    for k, x in enumerate(inputs):
+        if type(x) is not np.ndarray or x.shape != out.shape or not x.flags.aligned:
             return False
-        if x.strides[1] == itemsize:
+        if x.dtype != out.dtype:
+            if not cast or x.dtype != _FLOAT32:
+                return False
+            widen |= 1 << k
+        unit = x.itemsize
+        if x.strides[1] == unit:
             operands.append((_address(x), x.strides[0], False))
-        elif x.strides[0] == itemsize:
+        elif x.strides[0] == unit:
             operands.append((_address(x), x.strides[1], True))
         else:
             return False
@@ -163,7 +180,7 @@ def _fused_2d(ufunc: np.ufunc, inputs: tuple[Any, ...], out: np.ndarray, kwargs:
     if op == 4:
         operands.append(operands[0])  # (y unused)
     (xa, xs, xt), (ya, ys, yt) = operands
-    kernel.apply2d(op, itemsize, nb, na, _address(out), out.strides[0], xa, xs, xt, ya, ys, yt)
+    kernel.apply2d(op, itemsize, nb, na, _address(out), out.strides[0], xa, xs, xt, ya, ys, yt, widen)
     return True
 
 
