@@ -36,23 +36,37 @@
 #endif
 
 #define MAX_DIMS 64
-/* Tile sides in elements: TILE_B along the source's contiguous dim, TILE_A along the
- * destination's. Measured on 32 MB float32 and float64 transposes (thread CPU time, against a
- * memcpy of the same bytes): 64 x 256 at 2.0-2.3x, 32 x 32 at 2.7-3.3x, 16 x 16 at 4x; wider
- * tiles (128 x 256, 64 x 512) about the same as 64 x 256. Non-temporal stores were slower
- * (2.5-4x: each 16-byte store goes to another destination row). Also slower: transposing each
- * tile into a small contiguous buffer and copying its rows out whole (against the cache-set
- * conflicts of power-of-two strides), 1.3-1.9x slower at 32 x 32 to 128 x 128. */
+/* Tile sides: TILE_B(SZ) elements (TILE_B_BYTES bytes) along the source's contiguous dim,
+ * TILE_A elements along the destination's (TILE_A2 in the run-through planes below). Measured
+ * (session 12, AMD EPYC, thread CPU time of a 32 MB transpose into warm memory against a memcpy
+ * of the same bytes, least of 4-6 runs, the machine shared): 4096 bytes x 64 at 2.0x for
+ * float32 and float64; the earlier 64 x 256 elements (256 bytes for float32) 3.7-3.9x for float32
+ * and 2.2-2.7x for float64; 1024-2048 bytes x 32-128 between (2.0-2.9x). Long source runs
+ * matter more than wide tiles: each tile reads TILE_A source rows of 4 KB, streamed, while its
+ * destination rows (TILE_A elements each) stay in L2. Earlier (another machine): 32 x 32 at
+ * 2.7-3.3x, 16 x 16 at 4x; non-temporal stores slower (2.5-4x: each 16-byte store goes to
+ * another destination row); transposing each tile into a small contiguous buffer and copying
+ * its rows out whole (against the cache-set conflicts of power-of-two strides) 1.3-1.9x slower. */
 /* The destination runs on through the dim outside its last one, and that last one is shorter
  * than RUN2 bytes (and the two together at least that long): the tiles run along both
  * (DEFINE_SSE_PLANE2). Measured on the 32 MB float32 (64, 256, 512).permute(2, 1, 0) copied
  * into existing memory: 2.1-2.2x a memcpy against 2.9-3.1x (64-element runs); RUN2 = 1024 and
- * 4096 the same there, but float64's 512-byte runs were no faster (2.2-2.3x against 2.1x). */
+ * 4096 the same there, but float64's 512-byte runs were no faster (2.2-2.3x against 2.1x).
+ * Session 12 (4 KB source runs): TILE_A2 = 128 rows 3.2x for float32 (least of 4), 64 rows
+ * 3.6-3.8x, 256-512 rows 3.7-4.6x; float64 2.3-2.8x for all of them. */
 #ifndef RUN2
 #define RUN2 512
 #endif
-#define TILE_B 64
-#define TILE_A 256
+#ifndef TILE_B_BYTES
+#define TILE_B_BYTES 4096
+#endif
+#ifndef TILE_A
+#define TILE_A 64
+#endif
+#ifndef TILE_A2
+#define TILE_A2 128
+#endif
+#define TILE_B(SZ) (TILE_B_BYTES / (Py_ssize_t)(SZ))
 
 typedef struct { uint64_t lo, hi; } u128;
 
@@ -60,8 +74,8 @@ typedef struct { uint64_t lo, hi; } u128;
     static void NAME(char *d, const char *s, Py_ssize_t nb, Py_ssize_t na, Py_ssize_t dsb,         \
                      Py_ssize_t dsa, Py_ssize_t ssb, Py_ssize_t ssa)                              \
     {                                                                                             \
-        for (Py_ssize_t i0 = 0; i0 < nb; i0 += TILE_B) {                                          \
-            Py_ssize_t i1 = i0 + TILE_B < nb ? i0 + TILE_B : nb;                                  \
+        for (Py_ssize_t i0 = 0; i0 < nb; i0 += TILE_B(sizeof(T))) {                                          \
+            Py_ssize_t i1 = i0 + TILE_B(sizeof(T)) < nb ? i0 + TILE_B(sizeof(T)) : nb;                                  \
             for (Py_ssize_t j0 = 0; j0 < na; j0 += TILE_A) {                                      \
                 Py_ssize_t j1 = j0 + TILE_A < na ? j0 + TILE_A : na;                              \
                 for (Py_ssize_t i = i0; i < i1; i++) {                                            \
@@ -151,8 +165,8 @@ static inline void block8(char *dp, Py_ssize_t dsb, const char *sp, Py_ssize_t s
     static void NAME(char *d, const char *s, Py_ssize_t nb, Py_ssize_t na, Py_ssize_t dsb,         \
                      Py_ssize_t ssa)                                                              \
     {                                                                                             \
-        for (Py_ssize_t i0 = 0; i0 < nb; i0 += TILE_B) {                                          \
-            Py_ssize_t i1 = i0 + TILE_B < nb ? i0 + TILE_B : nb;                                  \
+        for (Py_ssize_t i0 = 0; i0 < nb; i0 += TILE_B(SZ)) {                                          \
+            Py_ssize_t i1 = i0 + TILE_B(SZ) < nb ? i0 + TILE_B(SZ) : nb;                                  \
             Py_ssize_t ik = i0 + (i1 - i0) / BK * BK;                                             \
             for (Py_ssize_t j0 = 0; j0 < na; j0 += TILE_A) {                                      \
                 Py_ssize_t j1 = j0 + TILE_A < na ? j0 + TILE_A : na;                              \
@@ -181,11 +195,11 @@ static inline void block8(char *dp, Py_ssize_t dsb, const char *sp, Py_ssize_t s
                      Py_ssize_t dsb, Py_ssize_t ssa1, Py_ssize_t ssa2)                            \
     {                                                                                             \
         Py_ssize_t na = n1 * n2;                                                                  \
-        for (Py_ssize_t i0 = 0; i0 < nb; i0 += TILE_B) {                                          \
-            Py_ssize_t i1 = i0 + TILE_B < nb ? i0 + TILE_B : nb;                                  \
+        for (Py_ssize_t i0 = 0; i0 < nb; i0 += TILE_B(SZ)) {                                          \
+            Py_ssize_t i1 = i0 + TILE_B(SZ) < nb ? i0 + TILE_B(SZ) : nb;                                  \
             Py_ssize_t ik = i0 + (i1 - i0) / BK * BK;                                             \
-            for (Py_ssize_t j0 = 0; j0 < na; j0 += TILE_A) {                                      \
-                Py_ssize_t j1 = j0 + TILE_A < na ? j0 + TILE_A : na;                              \
+            for (Py_ssize_t j0 = 0; j0 < na; j0 += TILE_A2) {                                      \
+                Py_ssize_t j1 = j0 + TILE_A2 < na ? j0 + TILE_A2 : na;                              \
                 for (Py_ssize_t i = i0; i < ik; i += BK)                                          \
                     for (Py_ssize_t j = j0; j < j1; j += BK)                                      \
                         BLOCK(d + i * dsb + j * SZ, dsb,                                          \
@@ -440,7 +454,7 @@ DEFINE_APPLY_ONE(double)
 /* The plane walk for one (op, dtype, orientations): always inlined into the specialised
  * copies below, so that the op and each input's orientation are constants in its loops. */
 #ifndef APPLY_TILE_B
-#define APPLY_TILE_B TILE_B
+#define APPLY_TILE_B TILE_B(itemsize)
 #endif
 #ifndef APPLY_TILE_A
 #define APPLY_TILE_A TILE_A
