@@ -93,6 +93,21 @@ if _KERNEL is not None:  # (see the module docstring: without the kernel there i
         assert compiled == plain
         assert stripped == plain
 
+    @pytest.mark.parametrize("dt", ["i1", "f2", "f4", "i8", "c16"])
+    @pytest.mark.parametrize("step", [1, 2, -3])
+    def test_tile_edges_of_transposed_and_stepped_sources(dt: str, step: int) -> None:
+        """Sizes around the tiles (TILE_B_BYTES = 4 KB of the source's contiguous dim, TILE_A = 64
+        destination elements) and the register blocks, for a transpose whose source is stepped
+        along its contiguous dim too (``x.t()[::2]``: the gathered blocks), forwards and back."""
+        rng = np.random.default_rng(abs(step))
+        for nb, na in ((4096 // np.dtype(dt).itemsize + 3, 67), (5, 130), (2 * 4096 // np.dtype(dt).itemsize - 1, 64)):
+            base = rng.integers(0, 256, (na, nb * abs(step) + 2) + ((np.dtype(dt).itemsize,)), dtype=np.uint8)
+            source = base.view(dt)[..., 0][:, 1:1 + nb * abs(step)][:, ::step].T  # (nb, na), stepped
+            assert source.shape == (nb, na)
+            dest = np.empty((nb, na), dt)
+            blocked.copy_into(dest, source, min_bytes=0)
+            assert dest.tobytes() == np.ascontiguousarray(source).tobytes(), (dt, step, nb, na)
+
     def test_the_kernel_runs_where_the_orders_disagree(monkeypatch: pytest.MonkeyPatch) -> None:
         """A transpose, a 3-d permute, an expanded source and every element size go through it
         (the SSE blocks and their edges: sizes not a multiple of 8); a cast, a misaligned

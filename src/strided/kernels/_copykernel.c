@@ -139,10 +139,10 @@ static inline void block2(char *dp, Py_ssize_t dsb, const char *sp, Py_ssize_t s
     _mm_storeu_si128((__m128i *)(dp + 7 * dsb), _mm_unpackhi_epi64(u3, u7));
 }
 
-static inline void block4(char *dp, Py_ssize_t dsb, const char *sp, Py_ssize_t ssa)
-{   /* 4 x 4 four-byte elements */
-    __m128i r0 = _mm_loadu_si128((const __m128i *)sp), r1 = _mm_loadu_si128((const __m128i *)(sp + ssa));
-    __m128i r2 = _mm_loadu_si128((const __m128i *)(sp + 2 * ssa)), r3 = _mm_loadu_si128((const __m128i *)(sp + 3 * ssa));
+/* Four rows of four 4-byte elements (r0..r3: the source's rows), stored transposed as four
+ * destination rows dsb bytes apart. */
+static inline void store4x4(char *dp, Py_ssize_t dsb, __m128i r0, __m128i r1, __m128i r2, __m128i r3)
+{
     __m128i t0 = _mm_unpacklo_epi32(r0, r1), t1 = _mm_unpacklo_epi32(r2, r3);
     __m128i t2 = _mm_unpackhi_epi32(r0, r1), t3 = _mm_unpackhi_epi32(r2, r3);
     _mm_storeu_si128((__m128i *)dp, _mm_unpacklo_epi64(t0, t1));
@@ -151,34 +151,82 @@ static inline void block4(char *dp, Py_ssize_t dsb, const char *sp, Py_ssize_t s
     _mm_storeu_si128((__m128i *)(dp + 3 * dsb), _mm_unpackhi_epi64(t2, t3));
 }
 
-static inline void block8(char *dp, Py_ssize_t dsb, const char *sp, Py_ssize_t ssa)
-{   /* 2 x 2 eight-byte elements */
-    __m128i r0 = _mm_loadu_si128((const __m128i *)sp), r1 = _mm_loadu_si128((const __m128i *)(sp + ssa));
+static inline void store2x2(char *dp, Py_ssize_t dsb, __m128i r0, __m128i r1)
+{
     _mm_storeu_si128((__m128i *)dp, _mm_unpacklo_epi64(r0, r1));
     _mm_storeu_si128((__m128i *)(dp + dsb), _mm_unpackhi_epi64(r0, r1));
 }
 
-/* A plane whose destination rows and source columns are both unit-strided (dsa == ssb ==
- * SZ): tiles of TILE_B x TILE_A, each cut into BK x BK register transposes; the edges past the
- * last whole block by the plain line loop. */
+static inline void block4(char *dp, Py_ssize_t dsb, const char *sp, Py_ssize_t ssa)
+{   /* 4 x 4 four-byte elements */
+    store4x4(dp, dsb, _mm_loadu_si128((const __m128i *)sp), _mm_loadu_si128((const __m128i *)(sp + ssa)),
+             _mm_loadu_si128((const __m128i *)(sp + 2 * ssa)), _mm_loadu_si128((const __m128i *)(sp + 3 * ssa)));
+}
+
+static inline void block8(char *dp, Py_ssize_t dsb, const char *sp, Py_ssize_t ssa)
+{   /* 2 x 2 eight-byte elements */
+    store2x2(dp, dsb, _mm_loadu_si128((const __m128i *)sp), _mm_loadu_si128((const __m128i *)(sp + ssa)));
+}
+
+/* The blocks of a source stepped along b (ssb bytes between its rows' elements, not SZ: a
+ * transpose of a stepped view, x.t()[::2]): each element gathered into the registers.
+ * (Measured, 32 MB float32 x.t()[::2] into warm memory: 3.3x a memcpy of its bytes, against
+ * 10.7x for the plain element loop; float64 3.1x against 6.1x.) */
+static inline __m128i gather4(const char *q, Py_ssize_t ssb)
+{
+    int32_t e0, e1, e2, e3;
+    memcpy(&e0, q, 4); memcpy(&e1, q + ssb, 4); memcpy(&e2, q + 2 * ssb, 4); memcpy(&e3, q + 3 * ssb, 4);
+    return _mm_setr_epi32(e0, e1, e2, e3);
+}
+
+static inline __m128i gather2(const char *q, Py_ssize_t ssb)
+{
+    int64_t e0, e1;
+    memcpy(&e0, q, 8); memcpy(&e1, q + ssb, 8);
+    return _mm_set_epi64x(e1, e0);
+}
+
+static inline void block4s(char *dp, Py_ssize_t dsb, const char *sp, Py_ssize_t ssa, Py_ssize_t ssb)
+{
+    store4x4(dp, dsb, gather4(sp, ssb), gather4(sp + ssa, ssb), gather4(sp + 2 * ssa, ssb), gather4(sp + 3 * ssa, ssb));
+}
+
+static inline void block8s(char *dp, Py_ssize_t dsb, const char *sp, Py_ssize_t ssa, Py_ssize_t ssb)
+{
+    store2x2(dp, dsb, gather2(sp, ssb), gather2(sp + ssa, ssb));
+}
+
+/* The unit-stride blocks with the gathered ones' parameters (ssb is SZ there). */
+#define UNIT_BLOCK(NAME, BLOCK) \
+    static inline void NAME(char *dp, Py_ssize_t dsb, const char *sp, Py_ssize_t ssa, Py_ssize_t ssb) \
+    { (void)ssb; BLOCK(dp, dsb, sp, ssa); }
+UNIT_BLOCK(block1u, block1)
+UNIT_BLOCK(block2u, block2)
+UNIT_BLOCK(block4u, block4)
+UNIT_BLOCK(block8u, block8)
+
+/* A plane whose destination rows are unit-strided (dsa == SZ) and whose source's elements along
+ * b are ssb bytes apart: tiles of TILE_B x TILE_A, each cut into BK x BK register transposes
+ * (BLOCK: loads where ssb == SZ, gathers where the source steps); the edges past the last whole
+ * block by the plain line loop. */
 #define DEFINE_SSE_PLANE(NAME, SZ, BK, BLOCK, LINE)                                                \
     static void NAME(char *d, const char *s, Py_ssize_t nb, Py_ssize_t na, Py_ssize_t dsb,         \
-                     Py_ssize_t ssa)                                                              \
+                     Py_ssize_t ssb, Py_ssize_t ssa)                                              \
     {                                                                                             \
-        for (Py_ssize_t i0 = 0; i0 < nb; i0 += TILE_B(SZ)) {                                          \
-            Py_ssize_t i1 = i0 + TILE_B(SZ) < nb ? i0 + TILE_B(SZ) : nb;                                  \
+        for (Py_ssize_t i0 = 0; i0 < nb; i0 += TILE_B(SZ)) {                                      \
+            Py_ssize_t i1 = i0 + TILE_B(SZ) < nb ? i0 + TILE_B(SZ) : nb;                          \
             Py_ssize_t ik = i0 + (i1 - i0) / BK * BK;                                             \
             for (Py_ssize_t j0 = 0; j0 < na; j0 += TILE_A) {                                      \
                 Py_ssize_t j1 = j0 + TILE_A < na ? j0 + TILE_A : na;                              \
                 Py_ssize_t jk = j0 + (j1 - j0) / BK * BK;                                         \
                 for (Py_ssize_t i = i0; i < ik; i += BK) {                                        \
                     for (Py_ssize_t j = j0; j < jk; j += BK)                                      \
-                        BLOCK(d + i * dsb + j * SZ, dsb, s + i * SZ + j * ssa, ssa);              \
+                        BLOCK(d + i * dsb + j * SZ, dsb, s + i * ssb + j * ssa, ssa, ssb);        \
                     for (Py_ssize_t ii = i; ii < i + BK; ii++) /* the columns past the blocks */ \
-                        LINE(d + ii * dsb + jk * SZ, s + ii * SZ + jk * ssa, j1 - jk, SZ, ssa);   \
+                        LINE(d + ii * dsb + jk * SZ, s + ii * ssb + jk * ssa, j1 - jk, SZ, ssa);  \
                 }                                                                                 \
                 for (Py_ssize_t i = ik; i < i1; i++) /* the rows past the blocks */               \
-                    LINE(d + i * dsb + j0 * SZ, s + i * SZ + j0 * ssa, j1 - j0, SZ, ssa);         \
+                    LINE(d + i * dsb + j0 * SZ, s + i * ssb + j0 * ssa, j1 - j0, SZ, ssa);        \
             }                                                                                     \
         }                                                                                         \
     }
@@ -216,10 +264,12 @@ DEFINE_SSE_PLANE2(plane2_sse2, 2, 8, block2)
 DEFINE_SSE_PLANE2(plane4_sse2, 4, 4, block4)
 DEFINE_SSE_PLANE2(plane8_sse2, 8, 2, block8)
 
-DEFINE_SSE_PLANE(plane1_sse, 1, 16, block1, plane1_line)
-DEFINE_SSE_PLANE(plane2_sse, 2, 8, block2, plane2_line)
-DEFINE_SSE_PLANE(plane4_sse, 4, 4, block4, plane4_line)
-DEFINE_SSE_PLANE(plane8_sse, 8, 2, block8, plane8_line)
+DEFINE_SSE_PLANE(plane1_sse, 1, 16, block1u, plane1_line)
+DEFINE_SSE_PLANE(plane2_sse, 2, 8, block2u, plane2_line)
+DEFINE_SSE_PLANE(plane4_sse, 4, 4, block4u, plane4_line)
+DEFINE_SSE_PLANE(plane8_sse, 8, 2, block8u, plane8_line)
+DEFINE_SSE_PLANE(plane4_step, 4, 4, block4s, plane4_line)
+DEFINE_SSE_PLANE(plane8_step, 8, 2, block8s, plane8_line)
 #endif
 
 /* One (b, a) plane: nb x na elements. */
@@ -229,10 +279,16 @@ static void copy_plane(int itemsize, char *d, const char *s, Py_ssize_t nb, Py_s
 #if HAVE_SSE2
     if (dsa == itemsize && ssb == itemsize) {
         switch (itemsize) {
-        case 1: plane1_sse(d, s, nb, na, dsb, ssa); return;
-        case 2: plane2_sse(d, s, nb, na, dsb, ssa); return;
-        case 4: plane4_sse(d, s, nb, na, dsb, ssa); return;
-        case 8: plane8_sse(d, s, nb, na, dsb, ssa); return;
+        case 1: plane1_sse(d, s, nb, na, dsb, ssb, ssa); return;
+        case 2: plane2_sse(d, s, nb, na, dsb, ssb, ssa); return;
+        case 4: plane4_sse(d, s, nb, na, dsb, ssb, ssa); return;
+        case 8: plane8_sse(d, s, nb, na, dsb, ssb, ssa); return;
+        }
+    }
+    if (dsa == itemsize) {  /* (the source steps along b) */
+        switch (itemsize) {
+        case 4: plane4_step(d, s, nb, na, dsb, ssb, ssa); return;
+        case 8: plane8_step(d, s, nb, na, dsb, ssb, ssa); return;
         }
     }
 #endif
