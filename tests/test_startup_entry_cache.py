@@ -106,3 +106,68 @@ def test_the_lazily_made_default_stream_is_pcg64_of_the_seed() -> None:
     expected = np.random.Generator(np.random.PCG64(67280421310721)).random(3)
     assert g.draw(lambda n: n.random(3)).tolist() == expected.tolist()
     assert strided.Generator().get_state().tolist() == g.__class__().get_state().tolist()
+
+
+def _records() -> tuple:
+    """Dataclasses of every kind the package uses: frozen with defaults, a factory, a field left
+    out of comparison, ordering, slots."""
+    import dataclasses
+
+    @dataclasses.dataclass(frozen=True)
+    class Frozen:
+        a: int
+        b: str = "x"
+        c: list = dataclasses.field(default_factory=list, compare=False)
+
+    @dataclasses.dataclass(order=True, slots=True)
+    class Ordered:
+        x: float
+        y: tuple = ()
+
+    return Frozen, Ordered
+
+
+def _behaviour(Frozen, Ordered) -> tuple:
+    import dataclasses
+    import inspect
+
+    f, g = Frozen(1), Frozen(1, c=[2])
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        f.a = 2
+    return (repr(f), f == g, hash(f) == hash(g), str(inspect.signature(Frozen)), repr(Ordered(1.0)),
+            Ordered(1.0) < Ordered(2.0), repr(sorted([Ordered(3.0, (1,)), Ordered(3.0)])), str(inspect.signature(Ordered)),
+            Frozen.__init__.__code__.co_filename, Ordered.__slots__)
+
+
+def test_dataclasses_made_during_import_are_the_ones_python_makes(cache) -> None:
+    """While the package loads, dataclasses' generated methods come from the cache: the classes
+    behave exactly as those made without it, their methods are compiled once, and the switch is
+    gone afterwards (also when the block raises)."""
+    import dataclasses
+
+    assert "exec" not in vars(dataclasses)  # (import strided put nothing back)
+    plain = _behaviour(*_records())
+    with entry_cache.dataclass_methods():
+        assert vars(dataclasses)["exec"] is entry_cache._exec_cached
+        first = _records()
+        cached = len(entry_cache._used)
+        second = _records()
+        assert len(entry_cache._used) == cached > 0  # (the second time: every method's code found)
+    assert "exec" not in vars(dataclasses)
+    assert _behaviour(*first) == _behaviour(*second) == plain
+    with pytest.raises(KeyError), entry_cache.dataclass_methods():
+        raise KeyError("inside")
+    assert "exec" not in vars(dataclasses)
+
+
+def test_an_import_keeps_the_dataclass_methods_for_the_next_one() -> None:
+    """A second ``import strided`` takes its dataclasses' methods from the cache file: they pass
+    through the cache (dozens of them) and none is compiled."""
+    probe = ("import strided.entry_cache as e, strided\n"
+             "made = [k for k in e._used if k[1] == '<string>' and 'def __create_fn__' in k[0]]\n"
+             "print(len(made), e._state['compiled'])\n")
+    env = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}
+    subprocess.run([sys.executable, "-c", "import strided"], check=True, env=env)
+    out = subprocess.run([sys.executable, "-c", probe], check=True, env=env, capture_output=True, text=True)
+    count, compiled = out.stdout.split()
+    assert int(count) > 40 and compiled == "False"

@@ -13,6 +13,11 @@ import typing as _typing
 # over NumPy's objects and its own (~8% of ``import strided``); a user who turned it off keeps it off.
 _gc_was_enabled = _gc.isenabled()
 _gc.disable()
+# (and the methods of its dataclasses come from the compiled-entry cache: strided.entry_cache)
+from .entry_cache import dataclass_methods as _dataclass_methods  # noqa: E402
+
+_loading_dataclasses = _dataclass_methods()
+_loading_dataclasses.__enter__()
 try:
     from . import array_api, autograd, describe, face_ops, linalg, ops, writes  # noqa: F401  (importing them installs their methods on Tensor; array_api's namespace loads on first use)
     from .autograd import (
@@ -125,9 +130,10 @@ try:
         TypedStorage,
     )
 finally:
+    _loading_dataclasses.__exit__(None, None, None)
     if _gc_was_enabled:
         _gc.enable()
-    del _gc_was_enabled
+    del _gc_was_enabled, _loading_dataclasses, _dataclass_methods
 
 # ``strided.tensor`` is the factory, not the submodule strided/tensor.py. At run time the factory
 # wins (the submodule was loaded, binding its name here, before the face's import replaced it), but
