@@ -231,8 +231,11 @@ _TWO = {  # op -> (shapes, call)
 
 
 # an expanded (stride-0) input repeats its rows: a rank-1 matrix, whose singular vectors and Q
-# are not differentiable (equal or zero singular values)
-_DISTINCT_ROWS = {"linalg_svd": ("contiguous", "permuted", "sliced"), "linalg_qr": ("contiguous", "permuted", "sliced")}
+# are not differentiable (equal or zero singular values), nor are svdvals twice (its second
+# derivative divides by their differences: rounding picks NaN or a huge finite value, and
+# PyTorch gives one on some CPUs, the other on others)
+_DISTINCT_ROWS = {"linalg_svd": ("contiguous", "permuted", "sliced"), "linalg_qr": ("contiguous", "permuted", "sliced"),
+                  "linalg_svdvals": ("contiguous", "permuted", "sliced")}
 
 
 def _eye(L: Any) -> Any:

@@ -59,6 +59,13 @@ def _close(x: np.ndarray, y: np.ndarray, exact: bool, what: str, tally: list[int
     np.testing.assert_allclose(x, y, rtol=16 * eps, atol=16 * eps, err_msg=what)
 
 
+def _torch_sqrt_exact(dtype: str) -> float:
+    """The share of elements whose square root PyTorch rounds correctly (as NumPy and strided do)
+    on this machine, for positive values of ``dtype`` like an optimizer's running averages."""
+    x = np.abs(np.random.default_rng(1).standard_normal(4096)).astype(dtype)
+    return float(np.mean(torch.from_numpy(x).sqrt().numpy() == np.sqrt(x)))
+
+
 @pytest.mark.parametrize("dtype", ["float32", "float64"])
 @pytest.mark.parametrize("config", CONFIGS, ids=_ids)
 def test_steps_equal_torch(config, dtype):
@@ -96,7 +103,9 @@ def test_steps_equal_torch(config, dtype):
             assert str(sv.dtype).split(".")[-1] == str(tv.dtype).split(".")[-1], key
             assert tuple(sv.shape) == tuple(tv.shape) and sv.stride() == tv.stride(), key
             _close(tv.numpy(), sv.numpy(), exact or key == "step", key, tally)
-    assert tally[0] >= 0.9 * tally[1]  # (nearly all to the bit: only where PyTorch's sqrt is off by an ulp)
+    # nearly all to the bit: only where PyTorch's sqrt is off by an ulp (how often depends on the
+    # CPU: 0.6% of float32 elements on one machine, 17% on an AVX-512 one; measured here)
+    assert tally[0] >= 0.9 * _torch_sqrt_exact(dtype) * tally[1]
     tsd, ssd = topt.state_dict(), sopt.state_dict()
     assert tsd["param_groups"] == ssd["param_groups"]
     assert sorted(tsd["state"]) == sorted(ssd["state"]) == [0, 1, 2, 3]

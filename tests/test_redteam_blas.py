@@ -326,11 +326,20 @@ def test_addbmm_adds_batch_by_batch_as_torch(dtype):
     theirs_in = [torch.tensor(x).to(getattr(torch, dtype)) for x in (c, a, b)]
     ours_in = [strided.tensor(x.double().numpy()).to(getattr(strided, dtype)) for x in theirs_in]
     transposed = ours_in[1].transpose(1, 2).contiguous().transpose(1, 2)
+    # The bits can be PyTorch's only where its BLAS and strided's (NumPy's) round each batch's
+    # product alike: float64 and the half types here, but float32 products differ between MKL's
+    # and OpenBLAS's AVX-512 kernels (then only close values are required).
+    same_products = all(
+        torch.mm(theirs_in[1][k], theirs_in[2][k]).float().numpy().tobytes()
+        == (ours_in[1][k] @ ours_in[2][k]).float().numpy().tobytes() for k in range(a.shape[0]))
     for beta, alpha in ((1, 1), (0.5, 0.3), (0, 2)):
-        want = torch.addbmm(*theirs_in, beta=beta, alpha=alpha).float().numpy().tobytes()
+        want = torch.addbmm(*theirs_in, beta=beta, alpha=alpha).float().numpy()
         for x in (ours_in[1], transposed):
-            got = strided.addbmm(ours_in[0], x, ours_in[2], beta=beta, alpha=alpha)
-            assert got.float().numpy().tobytes() == want, (beta, alpha)
+            got = strided.addbmm(ours_in[0], x, ours_in[2], beta=beta, alpha=alpha).float().numpy()
+            if same_products:
+                assert got.tobytes() == want.tobytes(), (beta, alpha)
+            else:
+                np.testing.assert_allclose(got, want, rtol=1e-4, atol=1e-4)
 
 
 @pytest.mark.parametrize("dtype", ["float32", "float64", "float16"])
