@@ -89,3 +89,22 @@ def test_normal_operands_take_no_exact_rework() -> None:
     rng = np.random.default_rng(11)
     a, b, c = (rng.standard_normal(5000) * 10.0 ** rng.integers(-100, 100, 5000) for _ in range(3))
     _same(_fallback(a, b, c), _compiled(a, b, c))
+
+
+@pytest.mark.parametrize("layout", ["column-major", "transposed-stepped", "broadcast"])
+def test_the_exact_rework_lands_whatever_the_operands_layout(layout: str) -> None:
+    """The elements recomputed one by one are written into the result whatever the operands'
+    memory order: a column-major product once lost them (its copy was written, not the result),
+    leaving NaN where Dekker's split overflowed (linalg.cross of 1.3e300 and 1, its gathered halves)."""
+    a = np.zeros((3, 4))
+    a[1, 2], a[2, 3] = 1.3393857490036326e300, -2.0**1000
+    b = np.ones((3, 4))
+    c = np.full((3, 4), -0.0)
+    if layout == "column-major":
+        a, b, c = (np.asfortranarray(x) for x in (a, b, c))
+    elif layout == "transposed-stepped":
+        a, b = (np.ascontiguousarray(np.repeat(x.T, 2, axis=0))[::2].T for x in (a, b))
+    else:
+        b = np.ones((3, 1))
+    assert not np.isnan(_fallback(a, b, c)).any()
+    _same(_fallback(a, b, c), _compiled(*(np.ascontiguousarray(np.broadcast_to(x, (3, 4))) for x in (a, b, c))))

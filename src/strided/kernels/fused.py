@@ -99,7 +99,9 @@ _TINY_SAFE = 2.0**-900  # (well above 2**-969, where Dekker's error term can tur
 def _exact_where(redo: np.ndarray, a: np.ndarray, b: np.ndarray, c: np.ndarray, out: np.ndarray) -> np.ndarray:
     """``out`` with the elements under ``redo`` replaced by :func:`_exact_fma` of theirs."""
     shape = np.broadcast_shapes(redo.shape, a.shape, b.shape, c.shape, out.shape)
-    out = np.array(np.broadcast_to(out, shape), np.float64)  # (new and contiguous: flat is a view)
+    # (new and row-major, so flat is a view of it: np.array's default order="K" would keep a
+    # column-major out's layout, and the reshape below then copies: the writes were lost)
+    out = np.array(np.broadcast_to(out, shape), np.float64, order="C")
     flat, pick = out.reshape(-1), np.broadcast_to(redo, shape).reshape(-1)
     ea, eb, ec = (np.broadcast_to(x, shape).reshape(-1)[pick] for x in (a, b, c))
     flat[pick] = [_exact_fma(float(x), float(y), float(z)) for x, y, z in zip(ea, eb, ec)]

@@ -103,7 +103,7 @@ _special_loaded = False
 
 def special() -> ModuleType | None:
     """The compiled special functions, imported on the first call; None when not built, with
-    ``STRIDED_NATIVE=0``, or inside :func:`disabled` (this context only).
+    ``STRIDED_NATIVE=0``, or inside :func:`disabled` (this context or thread only).
 
     >>> with disabled():
     ...     special() is None
@@ -113,7 +113,7 @@ def special() -> ModuleType | None:
     if not _special_loaded:
         _special = _compiled("_specialkernel")  # (None: the NumPy formulas)
         _special_loaded = True  # (a race imports the same module twice: harmless)
-    return _special if _enabled.get() else None
+    return _special if enabled_here() else None
 
 
 _rand: ModuleType | None = None
@@ -123,7 +123,7 @@ _rand_loaded = False
 def rand() -> ModuleType | None:
     """The compiled bounded-integer draw (``strided.kernels._randkernel``), imported on the first
     call; None when not built, with ``STRIDED_NATIVE=0``, or inside :func:`disabled` (this context
-    only): then the samplers call NumPy's ``Generator.integers``, which draws the same numbers.
+    or thread only): then the samplers call NumPy's ``Generator.integers``, which draws the same numbers.
 
     >>> with disabled():
     ...     rand() is None
@@ -133,7 +133,7 @@ def rand() -> ModuleType | None:
     if not _rand_loaded:
         _rand = _compiled("_randkernel")  # (None: NumPy's Generator.integers)
         _rand_loaded = True  # (a race imports the same module twice: harmless)
-    return _rand if _enabled.get() else None
+    return _rand if enabled_here() else None
 
 
 def active() -> bool:
@@ -143,12 +143,13 @@ def active() -> bool:
     ...     active()
     False
     """
-    return _enabled.get() and kernel() is not None
+    return enabled_here() and kernel() is not None
 
 
-# The blocks of disabled() open in each thread, mirrored outside the context variable: the
-# reductions' fast paths run NumPy inside a prebuilt context (kernels.fpstate.quiet_call) where
-# every context variable reads its default, and a kernel chosen there reads this instead.
+# The blocks of disabled() open in each thread, mirrored outside the context variable: many
+# fast paths run NumPy inside a prebuilt context (kernels.fpstate.quiet_call) where every context
+# variable reads its default, so every accessor here (kernel use, special(), rand(), takes())
+# reads this too: inside disabled() no compiled kernel runs, whichever context calls it.
 _disabled_in_thread = threading.local()
 
 
@@ -188,7 +189,7 @@ def takes(dest: np.ndarray, source: np.ndarray) -> bool:
     return (source.dtype == dtype and dtype.kind in _KINDS and dtype.itemsize in _SIZES
             and dtype.char != "g"  # (long double: 16 bytes of which 6 are padding)
             and dest.flags.writeable and dest.flags.aligned and source.flags.aligned
-            and _enabled.get() and kernel() is not None)
+            and enabled_here() and kernel() is not None)
 
 
 def copy(dest: np.ndarray, source: np.ndarray, groups: list[tuple[int, int, int]]) -> None:
