@@ -12,7 +12,6 @@
  * variance_rows(x, var, mean, n, denominator, root)   var (root: std) and mean of rows (see there)
  * relu(x, out) -> bool             max(x, 0) with -0.0 and NaN kept (see there)
  * lgamma_float32(src, dst)        lgamma's bits for float32, a vector loop (see there)
- * logaddexp_float32(x, y, out, base2) -> bool  float32 logaddexp / logaddexp2 via float64 (see there)
  * tri_indices(out, row, col, offset, lower) -> bool  tril/triu_indices' pairs (see there)
  * lerp_runs(a, b, w, out) -> bool  lerp with a number weight, one pass (see there)
  * addcdiv_runs(x, y1, y2, value, out) -> bool  addcdiv over flat runs, one pass (see there)
@@ -3149,45 +3148,8 @@ static PyObject *py_gelu(PyObject *self, PyObject *const *args, Py_ssize_t nargs
 }
 #undef GELU_SQRT_HALF
 
-/* ---------------------------------------------------------------- logaddexp, logaddexp2: float32
- *
- * logaddexp_float32(x, y, out, base2) -> bool: out = NumPy's float64 logaddexp (base2: logaddexp2)
- * of x and y read as doubles, rounded once to float32: where x == y, x + log(2) (x + 1); else
- * with t = x - y, x + log1p(exp(-t)) for t > 0, y + log1p(exp(t)) for t <= 0, t itself for a NaN
- * t (base 2: exp2, and log1p times log2(e)), the C library's exp, exp2 and log1p (NumPy's
- * npy_logaddexp, element for element: strided.ops.elementwise.binary_math._logaddexp's float32
- * contract). x, y, out: C-contiguous aligned native float32 buffers of one length; False (nothing
- * written) where they are not, or out overlaps x or y.
- *
- * Why not the C library per element: exp and log1p cost ~12 ns an element (NumPy's own float32
- * loop, the same calls). Here a block of LAE_BLOCK elements runs one vector loop (AVX-512 / AVX2
- * clones) over the same formula with its own exp (Cody-Waite reduction by log(2), Taylor to r^11
- * on |r| <= log(2)/2: ~1e-15 relative) and log1p (2 atanh(s), s = E / (2 + E) for E < sqrt 2 - 1,
- * else log 2 + 2 atanh(s) of (1 + E) / 2, to s^19 on |s| < 0.172: ~1e-16), each well within
- * 2^-45 of the C library's, relative to log1p's value L (and exp's rounding moves L by less,
- * relatively, than it moves E). The double result then differs from the formula's by at most
- * eps = |L| 2^-44 + |r| 2^-51 (the sum's two roundings, with margin), so where r - eps and r + eps
- * round to the same float32, that float32 is the formula's; every other element (about one in
- * 10^6, and every NaN, infinity and exp argument below -700) is computed by the formula itself. */
-#define LAE_BLOCK 256
-#define LAE_LN2 0.693147180559945309417232121458176568   /* (NumPy's NPY_LOGE2) */
-#define LAE_LOG2E 1.442695040888963407359924681001892137 /* (NPY_LOG2E) */
-#define LAE_LN2_HI 6.93147180369123816490e-01           /* log(2)'s leading 33 bits: k LN2_HI is exact */
-#define LAE_LN2_LO 1.90821492927058770002e-10
-#define LAE_SHIFT 0x1.8p52                              /* (v + SHIFT) - SHIFT: v rounded to an integer */
-
-/* NumPy's npy_logaddexp / npy_logaddexp2 in double, the C library's exp, exp2 and log1p. */
-static double logaddexp_formula(double x, double y, int base2)
-{
-    if (x == y) return base2 ? x + 1.0 : x + LAE_LN2;
-    double t = x - y;
-    if (t > 0) return base2 ? x + LAE_LOG2E * log1p(exp2(-t)) : x + log1p(exp(-t));
-    if (t <= 0) return base2 ? y + LAE_LOG2E * log1p(exp2(t)) : y + log1p(exp(t));
-    return t; /* (NaN) */
-}
-
 /* atanh(s) / s = 1 + z/3 + z^2/5 + ... + z^9/19 (z = s^2): for |s| < 0.172, 2^-54 relative
- * (logaddexp's and lgamma's float32 loops: their logs as 2 atanh((f - 1) / (f + 1))) */
+ * (lgamma's float32 loop: its logs as 2 atanh((f - 1) / (f + 1))) */
 static inline __attribute__((always_inline)) double atanh_series(double z)
 {
     double p = 1.0 / 19;
@@ -3202,89 +3164,6 @@ static inline __attribute__((always_inline)) double atanh_series(double z)
     return 1.0 + p * z;
 }
 
-/* e^v for v in [-700, 0] (2^v for base2): v = k log 2 + r, |r| <= log(2)/2; 2^k from k's bits. */
-static inline __attribute__((always_inline)) double lae_exp(double v, int base2)
-{
-    double kd = (base2 ? v : v * LAE_LOG2E) + LAE_SHIFT;
-    uint64_t kbits;
-    memcpy(&kbits, &kd, 8);
-    kd -= LAE_SHIFT;
-    double r = base2 ? (v - kd) * LAE_LN2 : (v - kd * LAE_LN2_HI) - kd * LAE_LN2_LO;
-    double p = 1.0 / 39916800; /* 1 / 11! */
-    p = 1.0 / 3628800 + p * r;
-    p = 1.0 / 362880 + p * r;
-    p = 1.0 / 40320 + p * r;
-    p = 1.0 / 5040 + p * r;
-    p = 1.0 / 720 + p * r;
-    p = 1.0 / 120 + p * r;
-    p = 1.0 / 24 + p * r;
-    p = 1.0 / 6 + p * r;
-    p = 0.5 + p * r;
-    p = 1.0 + p * r;
-    p = 1.0 + p * r;
-    uint64_t sbits = (kbits + 1023) << 52; /* 2^k: k's two's complement sits in kd's low bits */
-    double scale;
-    memcpy(&scale, &sbits, 8);
-    return p * scale;
-}
-
-/* log1p(e) for e in (0, 1]. */
-static inline __attribute__((always_inline)) double lae_log1p(double e)
-{
-    int high = e >= 0.41421356237309503; /* (sqrt 2 - 1: above, log 2 + log((1 + e) / 2)) */
-    double u = (1.0 + e) * 0.5;
-    double s = (high ? u - 1.0 : e) / (high ? u + 1.0 : 2.0 + e); /* (one division) */
-    return (high ? LAE_LN2 : 0.0) + 2.0 * s * atanh_series(s * s);
-}
-
-/* One block: out[j] the fast value rounded to float32, sure[j] whether it is certainly the formula's. */
-ERF_CLONES static void logaddexp_stage(const float *restrict xs, const float *restrict ys, float *restrict out,
-                                       int32_t *restrict sure, int m, int base2)
-{
-    for (int j = 0; j < m; j++) {
-        double x = xs[j], y = ys[j], t = x - y;
-        double big = t > 0 ? x : y, v = t > 0 ? -t : t; /* (v = -|t|, NaN for a NaN t) */
-        int fine = v >= -700.0;                         /* (not NaN, not -inf, exp(v) normal) */
-        double vv = fine ? v : 0.0;
-        double lg = lae_log1p(lae_exp(vv, base2));
-        lg = base2 ? LAE_LOG2E * lg : lg;
-        double eq = base2 ? x + 1.0 : x + LAE_LN2;
-        double r = x == y ? eq : big + lg;
-        double eps = x == y ? 0.0 : fabs(lg) * 0x1p-44 + fabs(r) * 0x1p-51;
-        float f = (float)r;
-        out[j] = f;
-        sure[j] = (x == y) | (fine & ((float)(r - eps) == f) & ((float)(r + eps) == f));
-    }
-}
-
-static void logaddexp_run(const float *x, const float *y, float *out, Py_ssize_t n, long base2)
-{
-    int32_t sure[LAE_BLOCK]; /* (32-bit flags: AVX-512F has no byte vectors) */
-    for (Py_ssize_t i = 0; i < n; i += LAE_BLOCK) {
-        int m = n - i < LAE_BLOCK ? (int)(n - i) : LAE_BLOCK;
-        logaddexp_stage(x + i, y + i, out + i, sure, m, (int)base2);
-        for (int j = 0; j < m; j++)
-            if (!sure[j]) out[i + j] = (float)logaddexp_formula(x[i + j], y[i + j], (int)base2);
-    }
-}
-
-static PyObject *py_logaddexp_float32(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
-{
-    (void)self;
-    if (nargs != 4) {
-        PyErr_Format(PyExc_TypeError, "logaddexp_float32(x, y, out, base2) takes 4 arguments, not %zd", nargs);
-        return NULL;
-    }
-    int base2 = PyObject_IsTrue(args[3]);
-    if (base2 < 0) return NULL;
-    return float32_binary(args, logaddexp_run, base2);
-}
-#undef LAE_BLOCK
-#undef LAE_LN2
-#undef LAE_LOG2E
-#undef LAE_LN2_HI
-#undef LAE_LN2_LO
-#undef LAE_SHIFT
 
 /* ---------------------------------------------------------------- lgamma: float32, in blocks
  *
@@ -4336,9 +4215,6 @@ static PyMethodDef methods[] = {
     {"tri_indices", (PyCFunction)(void (*)(void))py_tri_indices, METH_FASTCALL,
      "tri_indices(out, row, col, offset, lower) -> bool: tril_indices / triu_indices' (2, N) pairs into an int64 "
      "or int32 buffer (False: not such a buffer, or N is not the triangle's size)"},
-    {"logaddexp_float32", (PyCFunction)(void (*)(void))py_logaddexp_float32, METH_FASTCALL,
-     "logaddexp_float32(x, y, out, base2) -> bool: NumPy's float64 logaddexp (base2: logaddexp2) of float32 x "
-     "and y, rounded once (False: not C-contiguous aligned float32 buffers of one length, or an overlap)"},
     {"gelu", (PyCFunction)(void (*)(void))py_gelu, METH_FASTCALL,
      "gelu(src, dst) -> bool: (0.5 x) (1 + erf(x sqrt(1/2))) in double, rounded once: the ops layer's formula "
      "bit for bit, one pass (False: formats differ, nothing written)"},
