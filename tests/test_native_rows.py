@@ -313,3 +313,43 @@ def test_disabled_reaches_the_reductions_fast_paths() -> None:
         assert seen == ["rows"]
     finally:
         rows._kernel = real
+
+
+def _same_or_both_nan(x: np.ndarray, axis: object) -> None:
+    """:func:`_same`, except that where NumPy's sum is NaN any NaN will do: which of two NaNs an
+    add returns is its compiler's choice (it may swap a commutative add's operands), NumPy's and
+    the kernel's alike."""
+    got = np.asarray(rows.add_reduce(x, axis, None, None, False))
+    want = np.asarray(np.add.reduce(x, axis, None, None, False))
+    assert got.shape == want.shape and got.dtype == want.dtype
+    nan = np.isnan(want)
+    assert np.array_equal(np.isnan(got), nan), (x.shape, axis)
+    assert got[~nan].tobytes() == want[~nan].tobytes(), (x.shape, axis)
+
+
+@needs_kernel
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+def test_nans_and_infinities_meeting_in_the_combines(dtype: type) -> None:
+    """NaNs of several payloads and signs meeting in a block's combine, in every lane pair and at
+    every level of it, and infinities of both signs (inf - inf: a NaN made in the adds), in the
+    blocks summed side by side too (the vector combine of four blocks): NaN exactly where NumPy's
+    sum is NaN, every other sum its bits."""
+    rng = np.random.default_rng(5)
+    bits = np.uint32 if dtype is np.float32 else np.uint64
+    quiet = 0x7FC00000 if dtype is np.float32 else 0x7FF8000000000000
+    for n in (1024, 4096, 1 << 17, 3 * 1024 + 8):
+        for lanes in ((0, 1), (2, 3), (0, 2), (1, 3), (4, 6), (0, 4), (3, 7), (5, 6)):
+            x = _values(rng, n, dtype)
+            raw = x.view(bits)
+            for block in range(0, n, 128 * 7):  # (some blocks only: the others' sums stay finite)
+                first, second = block + lanes[0], block + 8 + lanes[1]
+                raw[first] = quiet | (0x1234 + block)
+                raw[second] = quiet | (0x4321 + block) | (1 << (raw.itemsize * 8 - 1))  # (a -NaN)
+            _same_or_both_nan(x, None)
+            _same_or_both_nan(x.reshape(-1, 8 if n % 8 == 0 else 1), 0)
+            _same_or_both_nan(x.reshape(8, -1) if n % 8 == 0 else x.reshape(1, -1), 1)
+        y = _values(rng, n, dtype)
+        y[::997] = np.inf
+        y[5::1009] = -np.inf
+        _same_or_both_nan(y, None)
+        _same_or_both_nan(y.reshape(-1, 8) if n % 8 == 0 else y.reshape(-1, 1), 0)
