@@ -141,74 +141,80 @@ AVX2 static inline v4d f64_avx2_larger(v4d v, v4d m) { return (v4d)_mm256_max_pd
 AVX2 static inline v4d f64_avx2_smaller(v4d v, v4d m) { return (v4d)_mm256_min_pd((__m256d)v, (__m256d)m); }
 #endif
 
-/* The extreme of a row of n >= 1 elements (T, with V a 32-byte vector of L lanes, PICK one of the
- * selects above, CMP its comparison): four running vector extremes (four independent chains),
- * and four running sums of v - v, which stay 0 until a NaN or an infinity comes; a row whose
- * sums are not 0 is walked again for a NaN and gives its first NaN. Which zero a row of -0.0 and
- * 0.0 gives may differ from NumPy's (its SIMD loop's choice): the caller recomputes zero and NaN
- * results with NumPy, every other result being the one value the row's extreme can be. */
-#define DEFINE_EXTREME(T, V, L, NAME, PICK, CMP, ATTR)                                            \
+/* The extreme of a row of n >= 1 elements (T, with V a 32-byte vector of L lanes and VI its
+ * integer twin, PICK one of the selects above, CMP its comparison): four running vector extremes
+ * (four independent chains), and four running ORs of the lanes' NaN tests (v != v), which stay 0
+ * until a NaN comes; a row that met one is walked again and gives its first NaN. Which zero a
+ * row of -0.0 and 0.0 gives may differ from NumPy's (its SIMD loop's choice): the caller
+ * recomputes zero and NaN results with NumPy, every other result being the one value the row's
+ * extreme can be. (The NaN test was a running sum of v - v, an add's latency per vector: the OR
+ * of a compare is cheaper, and an infinity no longer sends the row to the walk.) */
+#define DEFINE_EXTREME(T, V, VI, L, NAME, PICK, CMP, ATTR)                                        \
     ATTR static T NAME(const T *a, Py_ssize_t n)                                                  \
     {                                                                                             \
         Py_ssize_t i = 0;                                                                         \
-        T res = a[0], zs = 0;                                                                     \
+        T res = a[0];                                                                             \
+        int nan = 0;                                                                              \
         if (n >= 4 * L) {                                                                         \
             V m0, m1, m2, m3, v0, v1, v2, v3;                                                     \
             memcpy(&m0, a, sizeof(V)); memcpy(&m1, a + L, sizeof(V));                             \
             memcpy(&m2, a + 2 * L, sizeof(V)); memcpy(&m3, a + 3 * L, sizeof(V));                 \
-            V z0 = m0 - m0, z1 = m1 - m1, z2 = m2 - m2, z3 = m3 - m3;                             \
+            VI z0 = (VI)(m0 != m0), z1 = (VI)(m1 != m1), z2 = (VI)(m2 != m2), z3 = (VI)(m3 != m3); \
             for (i = 4 * L; i + 4 * L <= n; i += 4 * L) {                                         \
                 memcpy(&v0, a + i, sizeof(V)); memcpy(&v1, a + i + L, sizeof(V));                 \
                 memcpy(&v2, a + i + 2 * L, sizeof(V)); memcpy(&v3, a + i + 3 * L, sizeof(V));     \
                 m0 = PICK(v0, m0); m1 = PICK(v1, m1); m2 = PICK(v2, m2); m3 = PICK(v3, m3);       \
-                z0 += v0 - v0; z1 += v1 - v1; z2 += v2 - v2; z3 += v3 - v3;                       \
+                z0 |= (VI)(v0 != v0); z1 |= (VI)(v1 != v1); z2 |= (VI)(v2 != v2); z3 |= (VI)(v3 != v3); \
             }                                                                                     \
-            V m = PICK(PICK(m0, m1), PICK(m2, m3)), z = (z0 + z1) + (z2 + z3);                    \
+            V m = PICK(PICK(m0, m1), PICK(m2, m3));                                               \
+            VI z = (z0 | z1) | (z2 | z3);                                                         \
             for (int k = 0; k < L; k++) {                                                         \
                 res = m[k] CMP res ? m[k] : res;                                                  \
-                zs += z[k];                                                                       \
+                nan |= z[k] != 0;                                                                 \
             }                                                                                     \
         }                                                                                         \
         for (; i < n; i++) {                                                                      \
             res = a[i] CMP res ? a[i] : res;                                                      \
-            zs += a[i] - a[i];                                                                    \
+            nan |= a[i] != a[i];                                                                  \
         }                                                                                         \
-        if (zs != 0) /* (a NaN, or an infinity: look for a NaN) */                                \
+        if (nan) /* (a NaN: the first one) */                                                     \
             for (i = 0; i < n; i++)                                                               \
                 if (a[i] != a[i]) return a[i];                                                    \
         return res;                                                                               \
     }
 
 /* Both extremes of a row in one pass (aminmax): two chains each, as DEFINE_EXTREME. */
-#define DEFINE_MINMAX(T, V, L, NAME, ATTR)                                                        \
+#define DEFINE_MINMAX(T, V, VI, L, NAME, ATTR)                                                    \
     ATTR static void NAME##_minmax(const T *a, Py_ssize_t n, T *lo, T *hi)                        \
     {                                                                                             \
         Py_ssize_t i = 0;                                                                         \
-        T rlo = a[0], rhi = a[0], zs = 0;                                                         \
+        T rlo = a[0], rhi = a[0];                                                                 \
+        int nan = 0;                                                                              \
         if (n >= 2 * L) {                                                                         \
             V v0, v1, l0, l1, h0, h1;                                                             \
             memcpy(&l0, a, sizeof(V)); memcpy(&l1, a + L, sizeof(V));                             \
             h0 = l0; h1 = l1;                                                                     \
-            V z0 = l0 - l0, z1 = l1 - l1;                                                         \
+            VI z0 = (VI)(l0 != l0), z1 = (VI)(l1 != l1);                                          \
             for (i = 2 * L; i + 2 * L <= n; i += 2 * L) {                                         \
                 memcpy(&v0, a + i, sizeof(V)); memcpy(&v1, a + i + L, sizeof(V));                 \
                 l0 = NAME##_smaller(v0, l0); l1 = NAME##_smaller(v1, l1);                         \
                 h0 = NAME##_larger(v0, h0); h1 = NAME##_larger(v1, h1);                           \
-                z0 += v0 - v0; z1 += v1 - v1;                                                     \
+                z0 |= (VI)(v0 != v0); z1 |= (VI)(v1 != v1);                                       \
             }                                                                                     \
-            V l = NAME##_smaller(l0, l1), h = NAME##_larger(h0, h1), z = z0 + z1;                 \
+            V l = NAME##_smaller(l0, l1), h = NAME##_larger(h0, h1);                              \
+            VI z = z0 | z1;                                                                       \
             for (int k = 0; k < L; k++) {                                                         \
                 rlo = l[k] < rlo ? l[k] : rlo;                                                    \
                 rhi = h[k] > rhi ? h[k] : rhi;                                                    \
-                zs += z[k];                                                                       \
+                nan |= z[k] != 0;                                                                 \
             }                                                                                     \
         }                                                                                         \
         for (; i < n; i++) {                                                                      \
             rlo = a[i] < rlo ? a[i] : rlo;                                                        \
             rhi = a[i] > rhi ? a[i] : rhi;                                                        \
-            zs += a[i] - a[i];                                                                    \
+            nan |= a[i] != a[i];                                                                  \
         }                                                                                         \
-        if (zs != 0) /* (a NaN, or an infinity: look for a NaN) */                                \
+        if (nan) /* (a NaN: the first one) */                                                     \
             for (i = 0; i < n; i++)                                                               \
                 if (a[i] != a[i]) { rlo = rhi = a[i]; break; }                                    \
         *lo = rlo;                                                                                \
@@ -217,10 +223,10 @@ AVX2 static inline v4d f64_avx2_smaller(v4d v, v4d m) { return (v4d)_mm256_min_p
 
 /* mode 0: each row's smallest element into out[i]; 1: its largest; 2: both, the smallest into
  * out[i] and the largest into out[count + i]. */
-#define DEFINE_EXTREME_ROWS(T, V, L, NAME, ATTR)                                                  \
-    DEFINE_EXTREME(T, V, L, NAME##_largest, NAME##_larger, >, ATTR)                               \
-    DEFINE_EXTREME(T, V, L, NAME##_smallest, NAME##_smaller, <, ATTR)                             \
-    DEFINE_MINMAX(T, V, L, NAME, ATTR)                                                            \
+#define DEFINE_EXTREME_ROWS(T, V, VI, L, NAME, ATTR)                                              \
+    DEFINE_EXTREME(T, V, VI, L, NAME##_largest, NAME##_larger, >, ATTR)                           \
+    DEFINE_EXTREME(T, V, VI, L, NAME##_smallest, NAME##_smaller, <, ATTR)                         \
+    DEFINE_MINMAX(T, V, VI, L, NAME, ATTR)                                                        \
     ATTR static void NAME##_extreme_rows(const char *a, Py_ssize_t count, Py_ssize_t stride,      \
                                          Py_ssize_t length, T *out, int mode)                     \
     {                                                                                             \
@@ -250,8 +256,8 @@ SCALAR_COMBINE4(float, v8f, f32_scalar)
 SCALAR_COMBINE4(double, v8d, f64_scalar)
 DEFINE_PAIRWISE(float, v8f, f32, BASELINE, f32_scalar_combine4)
 DEFINE_PAIRWISE(double, v8d, f64, BASELINE, f64_scalar_combine4)
-DEFINE_EXTREME_ROWS(float, v8f, 8, f32, BASELINE)
-DEFINE_EXTREME_ROWS(double, v4d, 4, f64, BASELINE)
+DEFINE_EXTREME_ROWS(float, v8f, v8i, 8, f32, BASELINE)
+DEFINE_EXTREME_ROWS(double, v4d, v4l, 4, f64, BASELINE)
 #if HAVE_AVX2_CLONE
 /* The four combines of a block4 at once, in registers: each vector's
  * ((v0 + v1) + (v2 + v3)) + ((v4 + v5) + (v6 + v7)), the same adds with the same operands in the
@@ -288,8 +294,8 @@ AVX2 static inline void f64_avx2_combine4(v8d a, v8d b, v8d c, v8d d, double *re
 }
 DEFINE_PAIRWISE(float, v8f, f32_avx2, AVX2, f32_avx2_combine4)
 DEFINE_PAIRWISE(double, v8d, f64_avx2, AVX2, f64_avx2_combine4)
-DEFINE_EXTREME_ROWS(float, v8f, 8, f32_avx2, AVX2)
-DEFINE_EXTREME_ROWS(double, v4d, 4, f64_avx2, AVX2)
+DEFINE_EXTREME_ROWS(float, v8f, v8i, 8, f32_avx2, AVX2)
+DEFINE_EXTREME_ROWS(double, v4d, v4l, 4, f64_avx2, AVX2)
 static int use_avx2; /* set once at import: __builtin_cpu_supports("avx2") */
 #endif
 
