@@ -1594,6 +1594,19 @@ done:
 #undef VARIANCE_LOOP
 
 
+/* relu's loops: compare and select, which "no-trapping-math" (ERF_CLONES) lets GCC turn into
+ * vector blends (AVX-512 / AVX2 / SSE2 clones): the same values (a NaN compares false and is
+ * kept, as is -0.0). Without it the loop stayed scalar: 1M float32 in 260 us, a copy takes 100. */
+ERF_CLONES static void relu_float(const float *restrict x, float *restrict o, Py_ssize_t n)
+{
+    for (Py_ssize_t i = 0; i < n; i++) o[i] = x[i] < 0 ? 0.0f : x[i];
+}
+
+ERF_CLONES static void relu_double(const double *restrict x, double *restrict o, Py_ssize_t n)
+{
+    for (Py_ssize_t i = 0; i < n; i++) o[i] = x[i] < 0 ? 0.0 : x[i];
+}
+
 /* relu(x, out) -> bool: out = 0 where x < 0, else x itself (its bits: -0.0 and every NaN, signaling
  * or not, copied as they are), for C-contiguous buffers of one format ("f" or "d") and length.
  * strided.kernels.elementwise.relu_array's bits (NumPy's maximum(x, 0), which returns a NaN operand
@@ -1621,15 +1634,10 @@ static PyObject *py_relu(PyObject *self, PyObject *const *args, Py_ssize_t nargs
         answer = Py_False;
     } else {
         Py_ssize_t n = src.len / src.itemsize;
-        if (f32) {
-            const float *x = src.buf;
-            float *o = dst.buf;
-            for (Py_ssize_t i = 0; i < n; i++) o[i] = x[i] < 0 ? 0.0f : x[i];
-        } else {
-            const double *x = src.buf;
-            double *o = dst.buf;
-            for (Py_ssize_t i = 0; i < n; i++) o[i] = x[i] < 0 ? 0.0 : x[i];
-        }
+        if (f32)
+            relu_float(src.buf, dst.buf, n);
+        else
+            relu_double(src.buf, dst.buf, n);
         answer = Py_True;
     }
     PyBuffer_Release(&src);

@@ -358,7 +358,18 @@ _ONE0 = {d: typed0(1.0, d) for d in _TYPED0_DTYPES}
 
 def relu_kernel(x: np.ndarray, out: np.ndarray, compute: np.dtype) -> None:
     """max(x, 0), as PyTorch's clamp_min(x, 0): NaN stays NaN and -0.0 stays -0.0 (NumPy's
-    maximum of -0.0 and 0.0 may give either zero, depending on the dtype's loop)."""
+    maximum of -0.0 and 0.0 may give either zero, depending on the dtype's loop).
+
+    A float32/float64 ``x`` and ``out`` of one dtype, both row-major or both column-major (a
+    transposed tensor's relu keeps its layout), run the compiled loop over their memory in order
+    (:func:`relu_array`'s, the same bits): 1M float32 transposed 730 -> ~110 us."""
+    if x.dtype == out.dtype == compute and x.dtype.char in "fd" and x.strides == out.strides:
+        k = native.special()
+        if k is not None and x.flags.aligned and out.flags.aligned:
+            if x.flags.f_contiguous and not x.flags.c_contiguous:
+                x, out = x.T, out.T  # (both column-major: their memory in order, elementwise)
+            if x.flags.c_contiguous and out.flags.c_contiguous and k.relu(x, out):
+                return  # (False: they overlap; the formula below, elementwise, takes them either way)
     if np.may_share_memory(x, out):
         x = x.copy()  # (the zeros are read after the write)
     np.maximum(x, compute.type(0), out=out, dtype=compute, casting="unsafe")
