@@ -2424,6 +2424,31 @@ done:
                 }                                                                                  \
         }                                                                                          \
     }
+/* inner == 1 (the dim is each line's contiguous run): each line's step depends on its previous
+ * one, so a line alone is one dependency chain (a compare and a select per element); eight lines
+ * are walked side by side, eight independent chains, each step the same as EXTREME_LOOP's. The
+ * lines left over (outer % 8) go to EXTREME_LOOP. 1024 lines of 1024 float32: 2.7 -> ~1 ms. */
+#define EXTREME_LINES8(T, NAN)                                                                     \
+    for (; outer >= 8; outer -= 8, xb += 8 * n * sizeof(T), vb += 8 * n * sizeof(T), ib += 8 * n * 8) { \
+        const T *xo = (const T *)xb;                                                               \
+        T *vo = (T *)vb;                                                                           \
+        long long *io = (long long *)ib;                                                           \
+        T run[8];                                                                                  \
+        long long at[8];                                                                           \
+        for (int r = 0; r < 8; r++) {                                                              \
+            run[r] = vo[r * n] = xo[r * n];                                                        \
+            at[r] = io[r * n] = 0;                                                                 \
+        }                                                                                          \
+        for (Py_ssize_t k = 1; k < n; k++)                                                         \
+            for (int r = 0; r < 8; r++) {                                                          \
+                T cur = xo[r * n + k], out = run[r];                                               \
+                int take = NAN(cur) || (!NAN(out) && (is_max ? cur >= out : cur <= out));          \
+                run[r] = take ? cur : out;                                                         \
+                at[r] = take ? k : at[r];                                                          \
+                vo[r * n + k] = run[r];                                                            \
+                io[r * n + k] = at[r];                                                             \
+            }                                                                                      \
+    }
 #define FLOAT_NAN(v) ((v) != (v))
 #define INT_NAN(v) 0
 
@@ -2472,6 +2497,12 @@ static PyObject *py_running_extreme(PyObject *self, PyObject *const *args, Py_ss
         char *vb = v.buf, *ib = ix.buf;
         Py_ssize_t outer = total / (n * inner);
         Py_BEGIN_ALLOW_THREADS
+        if (inner == 1) {
+            if (kind == 1) { EXTREME_LINES8(float, FLOAT_NAN) }
+            else if (kind == 2) { EXTREME_LINES8(double, FLOAT_NAN) }
+            else if (kind == 3) { EXTREME_LINES8(int, INT_NAN) }
+            else { EXTREME_LINES8(long long, INT_NAN) }
+        }
         if (kind == 1) { EXTREME_LOOP(float, FLOAT_NAN) }
         else if (kind == 2) { EXTREME_LOOP(double, FLOAT_NAN) }
         else if (kind == 3) { EXTREME_LOOP(int, INT_NAN) }
@@ -2487,6 +2518,7 @@ done:
     return answer;
 }
 #undef EXTREME_LOOP
+#undef EXTREME_LINES8
 #undef FLOAT_NAN
 #undef INT_NAN
 
