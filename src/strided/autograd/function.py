@@ -62,7 +62,9 @@ def attach(out: Any, maker: Maker, args: tuple, kwargs: dict) -> Any:
         return out  # an integer or bool result carries no gradient
     # (no cycle first -> node -> first: see graph.unowned; a maker that never reads its result
     # cannot have put it in the rule or the saved tensors, unless the result is an argument too)
-    flags = _maker_flags(maker)
+    flags = getattr(maker, "__strided_flags__", None)  # (_maker_flags keeps them on the function)
+    if flags is None:
+        flags = _maker_flags(maker)
     walk = flags & _READS
     if not walk:
         for a in args:  # (a loop, not any(generator): this runs for every recorded op)
@@ -118,6 +120,9 @@ def _maker_flags(maker: Maker) -> int:
     if known is None:
         known = _MAKER_FLAGS[code] = (_READS if _code_reads_first(code) else 0) | (
             _DEFAULTS if _makes_defaults(code) else 0)
+    # (kept on the function too: attach reads it there without a call; a function's code changes
+    # only by assigning ``__code__``, which no maker does)
+    maker.__strided_flags__ = known
     return known
 
 
