@@ -27,7 +27,7 @@ from ..tensor import Tensor
 from . import graph as G
 from .graph import Meta, Node, edge
 
-__all__ = ["INSIDE", "STATE", "any_tracked", "attach", "make_node", "track"]
+__all__ = ["INSIDE", "STATE", "any_tracked", "attach", "attach_fresh", "make_node", "track"]
 
 Maker = Callable[..., Any]
 
@@ -44,6 +44,41 @@ def attach(out: Any, maker: Maker, args: tuple, kwargs: dict) -> Any:
         spec = maker(out, *args)  # (most calls: no empty ``**{}`` to unpack)
     if spec is None:
         return out
+    return _attached(out, spec, maker, args, kwargs)
+
+
+def attach_fresh(out: Any, maker: Maker, args: tuple) -> Any:
+    """:func:`attach` without keywords, for a forward's fast path (:func:`strided.gradients.recorded`):
+    the same node and record, with only the common case's tests (a plain Tensor result that is
+    no view, of a floating dtype, for a maker with one differentiable output); any other result
+    takes :func:`attach`'s own steps."""
+    spec = maker(out, *args)
+    if spec is None:
+        return out
+    if out.__class__ is not Tensor or out._base is not None or not out._dtype.is_floating_point or len(spec) == 5:
+        return _attached(out, spec, maker, args, {})
+    node = make_node(spec, 1, out)
+    if node is None:
+        return out
+    flags = getattr(maker, "__strided_flags__", None)
+    if flags is None:
+        flags = _maker_flags(maker)
+    walk = flags & _READS
+    if not walk:
+        for a in args:
+            if a is out:
+                walk = True
+                break
+    if walk:
+        G.release_output(node, out)
+        if flags & _DEFAULTS:
+            G.release_defaults(node, out)
+    out._ag = Meta(False, node)
+    return out
+
+
+def _attached(out: Any, spec: tuple, maker: Maker, args: tuple, kwargs: dict) -> Any:
+    """:func:`attach`'s steps after the maker ran (``spec``, not None; ``kwargs`` without None values)."""
     if len(spec) == 5:  # several differentiable outputs (split, unbind): output_nr tells them apart
         return _attach_outputs(out, spec)
     if out.__class__ is Tensor or isinstance(out, Tensor):
