@@ -128,3 +128,26 @@ def test_saved_version_check_with_no_write_alive():
         "    print('modified' if 'modified by an inplace operation' in str(e) else repr(e))\n")
     run = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, check=True)
     assert run.stdout.strip() == "modified"
+
+
+@pytest.mark.parametrize("second", [1.01, 2, True, 1j, None, "tensor", "plain"])
+@pytest.mark.parametrize("first", ["leaf", "result", "plain", 0.5])
+def test_make_node_short_path_equals_the_general_loop(first, second):
+    """make_node's path for one input or a tensor with a number gives what its general loop
+    (taken here for the same inputs in a list) gives: the edges, the inputs' (shape, dtype), or
+    no node where nothing requires grad."""
+    y = _leaf(strided)
+    pick = {"leaf": y, "result": y * 3.0, "plain": strided.tensor(_A), "tensor": y * 2.0}
+    a = pick.get(first, first) if isinstance(first, str) else first
+    b = pick.get(second, second) if isinstance(second, str) else second
+
+    def rule(g):
+        return (g, g)
+
+    short = F.make_node(("MulBackward0", (a, b), rule, ()))
+    general = F.make_node(("MulBackward0", [a, b], rule, ()))
+    if general is None:
+        assert short is None
+        return
+    assert short.next_functions == general.next_functions and short.ctx == general.ctx
+    assert short.name() == general.name() and short.saved == general.saved == ()

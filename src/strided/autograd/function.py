@@ -237,7 +237,9 @@ def make_node(spec: tuple, n_outputs: int = 1, output: Any = None) -> Node | Non
     requires grad (nothing to record). ``output``: the op's one differentiable output, when the
     rule may have saved it (the modified-tensor error names a saved output as the node's own)."""
     name, inputs, backward, saved = spec[0], spec[1], spec[2], spec[3]
-    if inputs.__class__ is tuple and len(inputs) == 1:  # (most ops: unary, reductions, views; no lists built)
+    k = len(inputs) if inputs.__class__ is tuple else 0
+    # (most ops: unary, reductions, views, and a tensor with a number: no lists built)
+    if k == 1 or (k == 2 and inputs[1].__class__ in _NUMBERS):
         i = inputs[0]
         m = i._ag if i.__class__ is Tensor or isinstance(i, Tensor) else None
         if m is None or not (m.requires_grad or m.grad_fn is not None):
@@ -245,7 +247,9 @@ def make_node(spec: tuple, n_outputs: int = 1, output: Any = None) -> Node | Non
         e = (m.grad_fn, m.output_nr) if m.grad_fn is not None and m.view_version is None else edge(i)
         if INFERENCE_STORAGES.data:
             _refuse_saved(saved)
-        return Node(name, backward, (e,), ((i._layout.shape, i._dtype),), saved, n_outputs, output)
+        if k == 1:
+            return Node(name, backward, (e,), ((i._layout.shape, i._dtype),), saved, n_outputs, output)
+        return Node(name, backward, (e, _NO_EDGE), ((i._layout.shape, i._dtype), None), saved, n_outputs, output)
     edges = []
     ctx = []
     wanted = False
@@ -278,3 +282,4 @@ def _refuse_saved(saved: tuple) -> None:
 
 
 _NO_EDGE = (None, 0)
+_NUMBERS = frozenset((float, int, bool, complex, type(None)))  # (an operand that is no tensor: no edge, no ctx)
