@@ -134,3 +134,37 @@ if _KERNEL is not None:  # (see the module docstring)
         sx.add_(strided.tensor(y), alpha=0.7)
         tx.add_(torch.tensor(y), alpha=0.7)
         np.testing.assert_array_equal(sx.numpy(), tx.numpy())
+
+
+@pytest.mark.skipif(_KERNEL is None, reason="the compiled kernel is not built")
+def test_the_baseline_copy_of_the_loops_gives_the_same_bits():
+    """fma32's and fma64's loops are compiled twice (baseline SSE2, and AVX2 + FMA picked at the
+    first call where the CPU has them): the baseline copy, forced in a fresh process with
+    STRIDED_NATIVE_NO_FMA3, writes the same bits as this process's copy, on edge values,
+    subnormals and every length around the vector widths, scalar and array multipliers."""
+    import os
+    import subprocess
+    import sys
+
+    script = (
+        "import numpy as np\n"
+        "from strided.kernels import native\n"
+        "k = native.special()\n"
+        "rng = np.random.default_rng(7)\n"
+        "edges = np.array([0.0, -0.0, 1.0, np.inf, -np.inf, np.nan, 3.4e38, 1e-45, -1e-40, 1e-38, 0.1], np.float32)\n"
+        "for n in list(range(0, 20)) + [255, 1000, 8191, 8192, 8197]:\n"
+        "    for dt in (np.float32, np.float64):\n"
+        "        sc = rng.choice([1e-40, 1e-3, 1.0, 1e20, 3e38], n) if n else np.zeros(0)\n"
+        "        a, b, c = ((rng.standard_normal(n) * sc).astype(dt) for _ in range(3))\n"
+        "        if n > len(edges):\n"
+        "            b[:len(edges)] = edges; c[-len(edges):] = edges\n"
+        "        out = np.empty_like(c)\n"
+        "        f = k.fma32 if dt is np.float32 else k.fma64\n"
+        "        with np.errstate(all='ignore'):\n"
+        "            assert f(a, b, c, out)\n"
+        "            print(out.tobytes().hex())\n"
+        "            assert f(0.3, b, c, out)\n"
+        "            print(out.tobytes().hex())\n")
+    runs = [subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, check=True,
+                           env={**os.environ, **extra}).stdout for extra in ({}, {"STRIDED_NATIVE_NO_FMA3": "1"})]
+    assert runs[0] == runs[1] and len(runs[0]) > 10000

@@ -456,10 +456,13 @@ def refuse_out(op: str, out: Any, inputs: tuple, reported: str | None = None) ->
 _RECORDER: dict[str, Callable[..., Any]] = {}
 
 
-def set_recorder(attach: Callable[..., Any], inplace: Callable[..., Any]) -> None:
-    """Register autograd's node builder and in-place handler (called once, by :mod:`strided.autograd`)."""
+def set_recorder(attach: Callable[..., Any], inplace: Callable[..., Any],
+                 fresh: Callable[..., Any] | None = None) -> None:
+    """Register autograd's node builder and in-place handler (called once, by :mod:`strided.autograd`);
+    ``fresh(out, maker, args)``: ``attach(out, maker, args, {})`` for a fast path's fresh result."""
     _RECORDER["attach"] = attach
     _RECORDER["inplace"] = inplace
+    _RECORDER["fresh"] = fresh if fresh is not None else (lambda out, maker, args: attach(out, maker, args, {}))
 
 
 # The Tensor class, registered by strided.tensor (this layer is below it): the entries' first

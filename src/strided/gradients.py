@@ -144,7 +144,7 @@ def recorded(name: str, out: Any, args: tuple) -> Any:
     op = OPDEFS.get(name)  # (the registry itself: this runs once per recorded op)
     if op is None or op.backward is None or not GRAD_MODE.get():
         return out
-    return _RECORDER["attach"](out, op.backward, args, {})
+    return _RECORDER["fresh"](out, op.backward, args)
 
 
 def seal(namespace: dict[str, Any], functional: bool = False, by_name: bool = True, every: bool = False) -> None:

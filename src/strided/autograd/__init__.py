@@ -39,7 +39,7 @@ from .show import graph_text
 _tensor_api.install()
 # the ops' entries (made as each op module is defined: strided.gradients.seal) hand tracked
 # results and in-place writes to these two
-_set_recorder(_function.attach, _inplace._run_inplace)
+_set_recorder(_function.attach, _inplace._run_inplace, _function.attach_fresh)
 
 __all__ = [
     "AccumulateGrad", "Node", "backward", "enable_grad", "grad", "gradcheck", "gradgradcheck", "graph_svg", "graph_text", "inference_mode", "is_grad_enabled",

@@ -27,7 +27,7 @@ from ..tensor import Tensor
 from . import graph as G
 from .graph import Meta, Node, edge
 
-__all__ = ["INSIDE", "STATE", "any_tracked", "attach", "make_node", "track"]
+__all__ = ["INSIDE", "STATE", "any_tracked", "attach", "attach_fresh", "make_node", "track"]
 
 Maker = Callable[..., Any]
 
@@ -44,6 +44,41 @@ def attach(out: Any, maker: Maker, args: tuple, kwargs: dict) -> Any:
         spec = maker(out, *args)  # (most calls: no empty ``**{}`` to unpack)
     if spec is None:
         return out
+    return _attached(out, spec, maker, args, kwargs)
+
+
+def attach_fresh(out: Any, maker: Maker, args: tuple) -> Any:
+    """:func:`attach` without keywords, for a forward's fast path (:func:`strided.gradients.recorded`):
+    the same node and record, with only the common case's tests (a plain Tensor result that is
+    no view, of a floating dtype, for a maker with one differentiable output); any other result
+    takes :func:`attach`'s own steps."""
+    spec = maker(out, *args)
+    if spec is None:
+        return out
+    if out.__class__ is not Tensor or out._base is not None or not out._dtype.is_floating_point or len(spec) == 5:
+        return _attached(out, spec, maker, args, {})
+    node = make_node(spec, 1, out)
+    if node is None:
+        return out
+    flags = getattr(maker, "__strided_flags__", None)
+    if flags is None:
+        flags = _maker_flags(maker)
+    walk = flags & _READS
+    if not walk:
+        for a in args:
+            if a is out:
+                walk = True
+                break
+    if walk:
+        G.release_output(node, out)
+        if flags & _DEFAULTS:
+            G.release_defaults(node, out)
+    out._ag = Meta(False, node)
+    return out
+
+
+def _attached(out: Any, spec: tuple, maker: Maker, args: tuple, kwargs: dict) -> Any:
+    """:func:`attach`'s steps after the maker ran (``spec``, not None; ``kwargs`` without None values)."""
     if len(spec) == 5:  # several differentiable outputs (split, unbind): output_nr tells them apart
         return _attach_outputs(out, spec)
     if out.__class__ is Tensor or isinstance(out, Tensor):
@@ -62,7 +97,9 @@ def attach(out: Any, maker: Maker, args: tuple, kwargs: dict) -> Any:
         return out  # an integer or bool result carries no gradient
     # (no cycle first -> node -> first: see graph.unowned; a maker that never reads its result
     # cannot have put it in the rule or the saved tensors, unless the result is an argument too)
-    flags = _maker_flags(maker)
+    flags = getattr(maker, "__strided_flags__", None)  # (_maker_flags keeps them on the function)
+    if flags is None:
+        flags = _maker_flags(maker)
     walk = flags & _READS
     if not walk:
         for a in args:  # (a loop, not any(generator): this runs for every recorded op)
@@ -118,6 +155,9 @@ def _maker_flags(maker: Maker) -> int:
     if known is None:
         known = _MAKER_FLAGS[code] = (_READS if _code_reads_first(code) else 0) | (
             _DEFAULTS if _makes_defaults(code) else 0)
+    # (kept on the function too: attach reads it there without a call; a function's code changes
+    # only by assigning ``__code__``, which no maker does)
+    maker.__strided_flags__ = known
     return known
 
 
@@ -197,7 +237,9 @@ def make_node(spec: tuple, n_outputs: int = 1, output: Any = None) -> Node | Non
     requires grad (nothing to record). ``output``: the op's one differentiable output, when the
     rule may have saved it (the modified-tensor error names a saved output as the node's own)."""
     name, inputs, backward, saved = spec[0], spec[1], spec[2], spec[3]
-    if inputs.__class__ is tuple and len(inputs) == 1:  # (most ops: unary, reductions, views; no lists built)
+    k = len(inputs) if inputs.__class__ is tuple else 0
+    # (most ops: unary, reductions, views, and a tensor with a number: no lists built)
+    if k == 1 or (k == 2 and inputs[1].__class__ in _NUMBERS):
         i = inputs[0]
         m = i._ag if i.__class__ is Tensor or isinstance(i, Tensor) else None
         if m is None or not (m.requires_grad or m.grad_fn is not None):
@@ -205,7 +247,9 @@ def make_node(spec: tuple, n_outputs: int = 1, output: Any = None) -> Node | Non
         e = (m.grad_fn, m.output_nr) if m.grad_fn is not None and m.view_version is None else edge(i)
         if INFERENCE_STORAGES.data:
             _refuse_saved(saved)
-        return Node(name, backward, (e,), ((i._layout.shape, i._dtype),), saved, n_outputs, output)
+        if k == 1:
+            return Node(name, backward, (e,), ((i._layout.shape, i._dtype),), saved, n_outputs, output)
+        return Node(name, backward, (e, _NO_EDGE), ((i._layout.shape, i._dtype), None), saved, n_outputs, output)
     edges = []
     ctx = []
     wanted = False
@@ -238,3 +282,4 @@ def _refuse_saved(saved: tuple) -> None:
 
 
 _NO_EDGE = (None, 0)
+_NUMBERS = frozenset((float, int, bool, complex, type(None)))  # (an operand that is no tensor: no edge, no ctx)

@@ -218,10 +218,15 @@ class Node:
                 "calling backward.",
                 f"{self._name} saved tensors for its backward; the first backward through it freed them",
                 "fix: y.backward(retain_graph=True) the first time, or recompute y"))
-        for t, v, is_output in self.saved:
-            now = version(t)
-            if now != v:
-                raise modified_error(self, t, v, now, is_output)
+        if _VDATA or _OWN:
+            for t, v, is_output in self.saved:
+                now = version(t)
+                if now != v:
+                    raise modified_error(self, t, v, now, is_output)
+        else:  # (no storage written in place is alive, no .data counter: every version now is 0)
+            for t, v, is_output in self.saved:
+                if v:
+                    raise modified_error(self, t, v, 0, is_output)
         if self.own_outputs and GRAD_MODE.get():
             # create_graph: the rule's ops record, and what they compute from a saved output must
             # flow back through this node (PyTorch's SavedVariable unpack gives the output its

@@ -779,6 +779,66 @@ static PyObject *py_zeta_scaled(PyObject *self, PyObject *const *args, Py_ssize_
     Py_RETURN_NONE;
 }
 
+/* The loops of fma32 / fma64 (below), compiled twice on x86-64 with GCC or clang: for the baseline
+ * (SSE2: two float64 lanes) and for AVX2 + FMA (four lanes; float64's fma() becomes the vfmadd
+ * instruction). The same IEEE operations in the same order either way, so the same bits: float32's
+ * loop is an exact float64 product, one float64 rounding of the sum and one float32 rounding
+ * (-ffp-contract=off keeps the multiply and the add apart in both copies), float64's is C99's
+ * correctly rounded fma, which the instruction computes as glibc's fma() does. The copy is picked
+ * once, at the first call (__builtin_cpu_supports). */
+#define FMA_LOOPS_BODY                                                                             \
+    if (itemsize == 4) {                                                                           \
+        const float *bv = b, *cv = c, *av = a_arr;                                                 \
+        float *ov = out;                                                                           \
+        if (av == NULL) {                                                                          \
+            for (Py_ssize_t i = 0; i < n; i++) ov[i] = (float)(a * (double)bv[i] + (double)cv[i]); \
+        } else {                                                                                   \
+            for (Py_ssize_t i = 0; i < n; i++)                                                     \
+                ov[i] = (float)((double)av[i] * (double)bv[i] + (double)cv[i]);                    \
+        }                                                                                          \
+    } else {                                                                                       \
+        const double *bv = b, *cv = c, *av = a_arr;                                                \
+        double *ov = out;                                                                          \
+        if (av == NULL) {                                                                          \
+            for (Py_ssize_t i = 0; i < n; i++) ov[i] = fma(a, bv[i], cv[i]);                       \
+        } else {                                                                                   \
+            for (Py_ssize_t i = 0; i < n; i++) ov[i] = fma(av[i], bv[i], cv[i]);                   \
+        }                                                                                          \
+    }
+
+static void fma_loops_base(Py_ssize_t itemsize, double a, const void *a_arr, const void *b, const void *c,
+                           void *out, Py_ssize_t n)
+{
+    FMA_LOOPS_BODY
+}
+
+#if defined(__x86_64__) && defined(__GNUC__)
+__attribute__((target("avx2,fma")))
+static void fma_loops_avx2(Py_ssize_t itemsize, double a, const void *a_arr, const void *b, const void *c,
+                           void *out, Py_ssize_t n)
+{
+    FMA_LOOPS_BODY
+}
+
+static void fma_loops(Py_ssize_t itemsize, double a, const void *a_arr, const void *b, const void *c,
+                      void *out, Py_ssize_t n)
+{
+    static int avx2 = -1;
+    if (avx2 < 0) {
+        __builtin_cpu_init();
+        avx2 = __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma")
+               && getenv("STRIDED_NATIVE_NO_FMA3") == NULL;
+    }
+    if (avx2)
+        fma_loops_avx2(itemsize, a, a_arr, b, c, out, n);
+    else
+        fma_loops_base(itemsize, a, a_arr, b, c, out, n);
+}
+#else
+#define fma_loops fma_loops_base
+#endif
+#undef FMA_LOOPS_BODY
+
 /* fma32(a, b, c, out): out[i] = (float)((double)a_i * (double)b[i] + (double)c[i]) for C-contiguous
  * float32 buffers b, c, out of one length, a_i a Python float (the same for every i) or a[i] of such a
  * buffer. The float64 product of two float32 numbers is exact, the sum rounds once to float64 and the
@@ -825,32 +885,14 @@ static PyObject *fma_run(PyObject *const *args, Py_ssize_t nargs, const char *na
                 goto done;
             }
         }
-#define FMA_LOOP(T, EXPR_SCALAR, EXPR_ARRAY)                                                       \
-        {                                                                                          \
-            const T *av = first ? NULL : buf[0].buf, *bv = buf[1].buf, *cv = buf[2].buf;           \
-            T *ov = buf[3].buf;                                                                    \
-            if (av == NULL) {                                                                      \
-                for (Py_ssize_t i = 0; i < n; i++) ov[i] = EXPR_SCALAR;                            \
-            } else {                                                                               \
-                for (Py_ssize_t i = 0; i < n; i++) ov[i] = EXPR_ARRAY;                             \
-            }                                                                                      \
-        }
-#define FMA_BOTH                                                                                   \
-        if (itemsize == 4) {                                                                       \
-            FMA_LOOP(float, (float)(a * (double)bv[i] + (double)cv[i]),                            \
-                     (float)((double)av[i] * (double)bv[i] + (double)cv[i]))                       \
-        } else {                                                                                   \
-            FMA_LOOP(double, fma(a, bv[i], cv[i]), fma(av[i], bv[i], cv[i]))                       \
-        }
+        const void *av = first ? NULL : buf[0].buf;
         if (n >= MIN_RELEASE) {
             Py_BEGIN_ALLOW_THREADS
-            FMA_BOTH
+            fma_loops(itemsize, a, av, buf[1].buf, buf[2].buf, buf[3].buf, n);
             Py_END_ALLOW_THREADS
         } else {
-            FMA_BOTH
+            fma_loops(itemsize, a, av, buf[1].buf, buf[2].buf, buf[3].buf, n);
         }
-#undef FMA_BOTH
-#undef FMA_LOOP
         answer = Py_True;
     }
 done:
