@@ -113,7 +113,7 @@ def special() -> ModuleType | None:
     if not _special_loaded:
         _special = _compiled("_specialkernel")  # (None: the NumPy formulas)
         _special_loaded = True  # (a race imports the same module twice: harmless)
-    return _special if enabled_here() else None
+    return _special if _enabled.get() and (not _open_blocks[0] or enabled_here()) else None
 
 
 _rand: ModuleType | None = None
@@ -133,7 +133,7 @@ def rand() -> ModuleType | None:
     if not _rand_loaded:
         _rand = _compiled("_randkernel")  # (None: NumPy's Generator.integers)
         _rand_loaded = True  # (a race imports the same module twice: harmless)
-    return _rand if enabled_here() else None
+    return _rand if _enabled.get() and (not _open_blocks[0] or enabled_here()) else None
 
 
 def active() -> bool:
@@ -143,7 +143,7 @@ def active() -> bool:
     ...     active()
     False
     """
-    return enabled_here() and kernel() is not None
+    return _enabled.get() and (not _open_blocks[0] or enabled_here()) and kernel() is not None
 
 
 # The blocks of disabled() open in each thread, mirrored outside the context variable: many
@@ -151,6 +151,11 @@ def active() -> bool:
 # variable reads its default, so every accessor here (kernel use, special(), rand(), takes())
 # reads this too: inside disabled() no compiled kernel runs, whichever context calls it.
 _disabled_in_thread = threading.local()
+# How many disabled() blocks are open in all threads together: while none is (every call but a
+# test's), no thread's mirror is set and enabled_here() reads the context variable alone (it runs
+# once per op).
+_open_blocks = [0]
+_open_blocks_lock = threading.Lock()
 
 
 def enabled_here() -> bool:
@@ -161,6 +166,8 @@ def enabled_here() -> bool:
     ...     enabled_here()
     False
     """
+    if not _open_blocks[0]:  # (no thread is inside a block: its mirror cannot be set)
+        return _enabled.get()
     return _enabled.get() and not getattr(_disabled_in_thread, "depth", 0)
 
 
@@ -174,9 +181,13 @@ def disabled() -> Iterator[None]:
     """
     token = _enabled.set(False)
     _disabled_in_thread.depth = getattr(_disabled_in_thread, "depth", 0) + 1
+    with _open_blocks_lock:
+        _open_blocks[0] += 1
     try:
         yield
     finally:
+        with _open_blocks_lock:
+            _open_blocks[0] -= 1
         _disabled_in_thread.depth -= 1
         _enabled.reset(token)
 
@@ -189,7 +200,7 @@ def takes(dest: np.ndarray, source: np.ndarray) -> bool:
     return (source.dtype == dtype and dtype.kind in _KINDS and dtype.itemsize in _SIZES
             and dtype.char != "g"  # (long double: 16 bytes of which 6 are padding)
             and dest.flags.writeable and dest.flags.aligned and source.flags.aligned
-            and enabled_here() and kernel() is not None)
+            and _enabled.get() and (not _open_blocks[0] or enabled_here()) and kernel() is not None)
 
 
 def copy(dest: np.ndarray, source: np.ndarray, groups: list[tuple[int, int, int]]) -> None:
