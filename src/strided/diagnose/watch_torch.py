@@ -484,7 +484,7 @@ def _recorders(watch: TorchWatch) -> tuple[Any, Any]:
     seen = tally._seen  # (checked inline first: most outputs' storages are counted already)
     tuples: dict[tuple, tuple] = {}  # every shape and strides tuple recorded, each kept once
     keep = tuples.setdefault
-    lines: dict[tuple, str] = {}  # (code, f_lasti, file) -> 'file:line' (see _code_in_backward)
+    lines: dict = {}  # (id(code), f_lasti) -> 'file:line', id(code) -> code (see _line_text)
     node_names: dict[type, str] = {}  # autograd node class -> its name
     cpu = torch.device("cpu")
     current_node = torch._C._current_autograd_node
@@ -530,6 +530,11 @@ def _recorders(watch: TorchWatch) -> tuple[Any, Any]:
         else:
             ins = [*filter(is_tensor, args)]  # (no comprehension frame: 0.25 us less per op)
         outs = (out,) if isinstance(out, tensor) else _tensors(out, tensor)
+        index = len(records)
+        if info.name in COLLECTIVE_NAMES and func.namespace in COLLECTIVE_NAMESPACES:
+            collectives[index] = collective_record(func.namespace, info.name, args, out, dtensor_op[0])
+        node = current_node()
+        call = context[0]
         try:
             kind = info.kind
             copied = allocated = 0
@@ -553,7 +558,22 @@ def _recorders(watch: TorchWatch) -> tuple[Any, Any]:
                         if nbytes and (storage.device == cpu or storage.device.type != "meta") \
                                 and tally.allocated(storage, nbytes):
                             allocated += nbytes
-            metas = []
+            # The record's fields go straight into the flat list: its header, then the shape,
+            # strides and dtype of each tensor (no list of them, no tuple of the whole record).
+            start = len(fields)
+            new_record(start)
+            if node is None:
+                extend((key, call, -1, "", kind, copied, allocated,
+                        _user_where(getframe(2), lines) if call < 0 else "", peek(), len(ins)))
+            else:
+                # (the user's line too: a backward op run by the user's own Python code — a tensor
+                # hook, a custom autograd.Function's backward — points there)
+                cls = type(node)
+                name = node_names.get(cls)
+                if name is None:  # (a node class's __name__ is a new string at each read)
+                    name = node_names[cls] = cls.__name__
+                extend((key, call, node._sequence_nr(), name, kind, copied, allocated,
+                        _code_in_backward(getframe(2), engine, lines), peek(), len(ins)))
             for t in (*ins, *outs):  # (one loop: the same three reads for inputs and outputs)
                 # (each shape and strides tuple kept once per watch: a repeated one — most are —
                 # costs a dict lookup instead of a tuple that lives as long as the watch; fewer
@@ -570,27 +590,29 @@ def _recorders(watch: TorchWatch) -> tuple[Any, Any]:
                     # a symbolic size or stride (a SymInt: a fake tensor traced by make_fx or
                     # torch.export) has no hash: kept as read, not once per watch
                     kept = tuple(shape)
-                metas += (kept, strides, t.dtype)
+                extend((kept, strides, t.dtype))
         except (RuntimeError, NotImplementedError):
-            # a tensor with no storage or no strides (sparse, ...): each read guarded
+            # a tensor with no storage or no strides (sparse, ...): each read guarded, the
+            # record (if begun) made again from them
+            if len(records) > index:
+                del records[index:]
+                del fields[start:]
             kind, copied, allocated, metas = careful(info, ins, outs)
-        if info.name in COLLECTIVE_NAMES and func.namespace in COLLECTIVE_NAMESPACES:
-            collectives[len(records)] = collective_record(func.namespace, info.name, args, out, dtensor_op[0])
-        node = current_node()
-        call = context[0]
-        new_record(len(fields))
-        if node is None:
-            extend((key, call, -1, "", kind, copied, allocated, _user_where(getframe(2), lines) if call < 0 else "",
-                    peek(), len(ins), *metas))
-        else:
-            # (the user's line too: a backward op run by the user's own Python code — a tensor
-            # hook, a custom autograd.Function's backward — points there)
-            cls = type(node)
-            name = node_names.get(cls)
-            if name is None:  # (a node class's __name__ is a new string at each read)
-                name = node_names[cls] = cls.__name__
-            extend((key, call, node._sequence_nr(), name, kind, copied, allocated,
-                    _code_in_backward(getframe(2), engine, lines), peek(), len(ins), *metas))
+            new_record(len(fields))
+            if node is None:
+                extend((key, call, -1, "", kind, copied, allocated,
+                        _user_where(getframe(2), lines) if call < 0 else "", peek(), len(ins), *metas))
+            else:
+                extend((key, call, node._sequence_nr(), node_name(node), kind, copied, allocated,
+                        _code_in_backward(getframe(2), engine, lines), peek(), len(ins), *metas))
+
+    def node_name(node: Any) -> str:
+        """The class name of an autograd node (cached, as in ``on_op``)."""
+        cls = type(node)
+        name = node_names.get(cls)
+        if name is None:
+            name = node_names[cls] = cls.__name__
+        return name
 
     def careful(info: Any, ins: list, outs: Any) -> tuple[str, int, int, list]:
         """``on_op``'s reads for tensors that lack some of what a strided tensor has: no storage
@@ -759,7 +781,7 @@ def _is_library(filename: str) -> bool:
     return known
 
 
-def _code_in_backward(frame: Any, engine: Any, lines: dict[tuple, str]) -> str:
+def _code_in_backward(frame: Any, engine: Any, lines: dict) -> str:
     """``file:line`` of the user's code that runs a backward op (a tensor hook, a custom
     ``autograd.Function``'s backward), or "" for an op the autograd engine runs itself: the first
     frame outside torch, strided and the stdlib met before the frame ``engine`` that entered the
@@ -780,20 +802,24 @@ def _code_in_backward(frame: Any, engine: Any, lines: dict[tuple, str]) -> str:
     return ""
 
 
-def _line_text(frame: Any, code: Any, lines: dict[tuple, str]) -> str:
+def _line_text(frame: Any, code: Any, lines: dict) -> str:
     """``file:line`` of ``frame`` (running ``code``), cached in ``lines`` per code object and
     instruction offset: the same few lines recur for every op, and working out a line number
-    scans the code's line table. The file is part of the key: code objects compare equal, and
-    hash alike, when all but their file matches (the same function in two files, at the same
-    line), and the cache would give the first one's file to the other."""
-    key = (code, frame.f_lasti, code.co_filename)
+    scans the code's line table. The code object is keyed by its ``id``, not by itself: hashing
+    a code object hashes its name, constants and names each time (0.5-1 us for a model's
+    ``forward``, as much as the rest of recording a call), and code objects that match in all but
+    their file compare equal (the same function in two files), so an equality key would need the
+    file too. ``lines`` keeps each code object it has seen (under ``id(code)``) so that the id
+    stays its own while the cache lives."""
+    key = (id(code), frame.f_lasti)
     where = lines.get(key)
     if where is None:
         where = lines[key] = f"{code.co_filename}:{frame.f_lineno}"
+        lines[key[0]] = code
     return where
 
 
-def _user_where(frame: Any, lines: dict[tuple, str]) -> str:
+def _user_where(frame: Any, lines: dict) -> str:
     """``file:line`` of the first frame from ``frame`` outwards outside torch, strided and the
     stdlib; ``lines``: see :func:`_line_text`."""
     known = _LIBRARY  # (looked up inline: one call per frame was most of this walk's cost)
