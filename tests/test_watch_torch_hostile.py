@@ -374,3 +374,17 @@ def test_keyword_only_tensors_are_inputs() -> None:
         torch.nn.functional.scaled_dot_product_attention(q, q, q, attn_mask=mask)
     [attention] = [s for s in w.steps if "attention" in s.name]
     assert [t.shape for t in attention.inputs] == [(1, 2, 4, 8)] * 3 + [(4, 4)]
+
+
+def test_a_sparse_coo_tensor_has_no_strides_even_where_torch_reads_zeros() -> None:
+    # PyTorch 2.13 answers a COO tensor's stride() with zeros instead of refusing it: a view of one
+    # (detach) is still recorded with no strides, and an expanded dense tensor keeps its zeros
+    dense = torch.tensor([[0.0, 3.0], [4.0, 0.0]])
+    coo = dense.to_sparse()
+    with watch_torch() as w:
+        coo.detach()
+        torch.tensor(1.0).expand(2, 3).clone()
+    detach = [s for s in w.steps if s.name == "detach"][0]
+    assert detach.inputs[0].strides == () and detach.output.strides == ()
+    expand = [s for s in w.steps if s.name == "expand"][0]
+    assert expand.output.strides == (0, 0)

@@ -516,6 +516,8 @@ def _recorders(watch: TorchWatch) -> tuple[Any, Any]:
                 reshapes[len(records) - 1] = (tuple(source.shape), target)
         return out
 
+    strided = torch.strided
+
     def on_op(func: Any, args: tuple, out: Any) -> None:
         """An aten op has run: keep its record and count the memory it made."""
         key = id(func)
@@ -580,6 +582,11 @@ def _recorders(watch: TorchWatch) -> tuple[Any, Any]:
                 # new long-lived objects, fewer garbage collections of the watched program)
                 shape = t.shape
                 strides = t.stride()
+                if strides and not strides[-1] and t.layout is not strided:
+                    # (a sparse COO tensor's stride() is all zeros in PyTorch 2.13, not a refusal:
+                    # recorded as having none, the careful way; a dense tensor with a last stride
+                    # of 0, an expanded one, pays this one attribute read)
+                    raise RuntimeError("no strides")
                 try:
                     kept = tuples.get(shape)  # (a torch.Size equals, and hashes as, its tuple)
                     if kept is None:
