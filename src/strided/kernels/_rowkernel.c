@@ -30,6 +30,7 @@
 #define PY_SSIZE_T_CLEAN
 #include <Python.h>
 #include <stdint.h>
+#include <stdlib.h>
 #include <string.h>
 
 #define PW_BLOCKSIZE 128 /* NumPy's */
@@ -396,7 +397,7 @@ static PyObject *py_rows(PyObject *self, PyObject *args)
 #if HAVE_AVX2_CLONE
     if (use_avx2 && itemsize == 4)
         f32_avx2_rows((const char *)addr, count, stride, length, (float *)oaddr);
-    else if (use_avx512)
+    else if (use_avx512 && itemsize == 8)
         f64_avx512_rows((const char *)addr, count, stride, length, (double *)oaddr);
     else if (use_avx2)
         f64_avx2_rows((const char *)addr, count, stride, length, (double *)oaddr);
@@ -476,6 +477,14 @@ PyMODINIT_FUNC PyInit__rowkernel(void)
     __builtin_cpu_init();
     use_avx2 = __builtin_cpu_supports("avx2");
     use_avx512 = __builtin_cpu_supports("avx512f");
+    /* STRIDED_NATIVE_ROWS_ISA=base|avx2|avx512 (tests only): use only that copy of the loops
+     * (and the baseline's for what it lacks), where the CPU has it, so that every copy's bits can
+     * be compared with NumPy's on one machine. */
+    const char *isa = getenv("STRIDED_NATIVE_ROWS_ISA");
+    if (isa != NULL) {
+        use_avx2 = use_avx2 && strcmp(isa, "avx2") == 0;
+        use_avx512 = use_avx512 && strcmp(isa, "avx512") == 0;
+    }
 #endif
     return PyModule_Create(&module);
 }

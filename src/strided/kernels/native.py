@@ -49,6 +49,7 @@ from __future__ import annotations
 
 import importlib
 import os
+import sys
 import threading
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -149,7 +150,10 @@ def active() -> bool:
 # The blocks of disabled() open in each thread, mirrored outside the context variable: many
 # fast paths run NumPy inside a prebuilt context (kernels.fpstate.quiet_call) where every context
 # variable reads its default, so every accessor here (kernel use, special(), rand(), takes())
-# reads this too: inside disabled() no compiled kernel runs, whichever context calls it.
+# reads this too: inside disabled() no compiled kernel runs, whichever context calls it. The
+# mirror counts blocks per asyncio task (key None outside one): tasks of one event loop share its
+# thread, and a block open in one task suspended at an ``await`` must leave another task's kernels
+# on, as the context variable does (the prebuilt context runs in the caller's task).
 _disabled_in_thread = threading.local()
 # How many disabled() blocks are open in all threads together: while none is (every call but a
 # test's), no thread's mirror is set and enabled_here() reads the context variable alone (it runs
@@ -158,9 +162,20 @@ _open_blocks = [0]
 _open_blocks_lock = threading.Lock()
 
 
+def _task() -> Any:
+    """The asyncio task running in this thread, or None (no event loop running; asyncio not
+    imported: then there is no task)."""
+    aio = sys.modules.get("asyncio")
+    if aio is None:
+        return None
+    loop = aio._get_running_loop()
+    return None if loop is None else aio.current_task(loop)
+
+
 def enabled_here() -> bool:
     """Whether the compiled kernels are on for this call: no :func:`disabled` block open in this
-    context, nor in this thread (the latter seen from inside another context too).
+    context, nor in this thread's current asyncio task (or outside any task: in this thread),
+    the latter seen from inside another context too.
 
     >>> with disabled():
     ...     enabled_here()
@@ -168,7 +183,10 @@ def enabled_here() -> bool:
     """
     if not _open_blocks[0]:  # (no thread is inside a block: its mirror cannot be set)
         return _enabled.get()
-    return _enabled.get() and not getattr(_disabled_in_thread, "depth", 0)
+    if not _enabled.get():
+        return False
+    depths = getattr(_disabled_in_thread, "depths", None)
+    return not (depths and depths.get(_task()))
 
 
 @contextmanager
@@ -180,7 +198,11 @@ def disabled() -> Iterator[None]:
     False
     """
     token = _enabled.set(False)
-    _disabled_in_thread.depth = getattr(_disabled_in_thread, "depth", 0) + 1
+    depths = getattr(_disabled_in_thread, "depths", None)
+    if depths is None:
+        depths = _disabled_in_thread.depths = {}
+    task = _task()
+    depths[task] = depths.get(task, 0) + 1
     with _open_blocks_lock:
         _open_blocks[0] += 1
     try:
@@ -188,7 +210,10 @@ def disabled() -> Iterator[None]:
     finally:
         with _open_blocks_lock:
             _open_blocks[0] -= 1
-        _disabled_in_thread.depth -= 1
+        if depths[task] == 1:
+            del depths[task]  # (a finished task's key is not kept alive)
+        else:
+            depths[task] -= 1
         _enabled.reset(token)
 
 
