@@ -168,3 +168,40 @@ def test_the_baseline_copy_of_the_loops_gives_the_same_bits():
     runs = [subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, check=True,
                            env={**os.environ, **extra}).stdout for extra in ({}, {"STRIDED_NATIVE_NO_FMA3": "1"})]
     assert runs[0] == runs[1] and len(runs[0]) > 10000
+
+
+@pytest.mark.parametrize("native_on", [True, False])
+def test_float32_fused_ops_round_once_at_ties_as_torch(native_on: bool) -> None:
+    """Where the float64 sum lands on a float32 tie while the exact sum is off it, the double
+    rounding (float64, then float32) picked the even neighbour: add(-1e-30, 1 + 2**-23, alpha=3)
+    gave 3 + 2 ulps, PyTorch's fmadd 3 + 1 (red team). Both paths, every fused float32 op, and a
+    sweep over wide magnitudes (ties and subnormal results are common there): PyTorch's bits."""
+    import contextlib
+
+    import strided as st
+    from strided.kernels import native
+
+    ctx = contextlib.nullcontext() if native_on else native.disabled()
+    with ctx:
+        assert st.add(st.tensor([-1e-30]), st.tensor([1 + 2**-23]), alpha=3).tolist() == [3.000000238418579]
+        rng = np.random.default_rng(12)
+        n = 3000
+        x, y, z = ((rng.standard_normal(n) * 10.0 ** rng.integers(-40, 38, n)).astype(np.float32) for _ in range(3))
+        x[:8] = [-1e-30, 1e-30, -2**-140, 2**-149, 0.0, -0.0, 3e38, -3e38]
+        y[:8] = [1 + 2**-23, 1 - 2**-24, 2**-127, 2**-149, -0.0, 0.0, 1.0, -1.0]
+        sx, sy, sz = (st.from_numpy(v) for v in (x, y, z))
+        tx, ty, tz = (torch.from_numpy(v) for v in (x, y, z))
+        with np.errstate(all="ignore"):
+            pairs = [(st.add(sx, sy, alpha=3), torch.add(tx, ty, alpha=3)),
+                     (st.sub(sx, sy, alpha=0.7), torch.sub(tx, ty, alpha=0.7)),
+                     (st.addcmul(sx, sy, sz, value=0.3), torch.addcmul(tx, ty, tz, value=0.3)),
+                     (st.lerp(sx, sy, 0.3), torch.lerp(tx, ty, 0.3)),
+                     (st.lerp(sx, sy, 0.8), torch.lerp(tx, ty, 0.8))]
+            inplace = sx.clone()
+            inplace.add_(sy, alpha=3)
+            pairs.append((inplace, torch.add(tx, ty, alpha=3)))
+    for got, want in pairs:
+        g, w = got.numpy(), want.numpy()
+        nan = np.isnan(w)
+        assert np.array_equal(np.isnan(g), nan)
+        assert g[~nan].tobytes() == w[~nan].tobytes()

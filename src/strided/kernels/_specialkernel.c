@@ -779,6 +779,21 @@ static PyObject *py_zeta_scaled(PyObject *self, PyObject *const *args, Py_ssize_
     Py_RETURN_NONE;
 }
 
+/* float32's a * b + c rounded once, from the float64 sum s (the product exact, one float64
+ * rounding) cast to r: r is the correctly rounded result except where s lies exactly on a tie
+ * between two float32 numbers (its 29 bits beyond float32's precision 1 and 28 zeros) while the
+ * exact sum is off it, or where the result is float32-subnormal (fewer bits count): those are
+ * "unsure", and fmaf (C99's, exact) gives them. Without the check the double rounding was an ulp
+ * off PyTorch's fmadd near ties: add(-1e-30, 1 + 2**-23, alpha=3) gave 3 + 2 ulps, torch 3 + 1
+ * (found by the red team: ~1% of float32 elements over wide magnitudes). */
+#define FMA32_BLOCK 256
+static inline __attribute__((always_inline)) int fma32_unsure(double s, float r)
+{
+    uint64_t bits;
+    memcpy(&bits, &s, 8);
+    return (bits & 0x1FFFFFFFu) == 0x10000000u || fabsf(r) <= 0x1p-126f;
+}
+
 /* The loops of fma32 / fma64 (below), compiled twice on x86-64 with GCC or clang: for the baseline
  * (SSE2: two float64 lanes) and for AVX2 + FMA (four lanes; float64's fma() becomes the vfmadd
  * instruction). The same IEEE operations in the same order either way, so the same bits: float32's
@@ -790,11 +805,22 @@ static PyObject *py_zeta_scaled(PyObject *self, PyObject *const *args, Py_ssize_
     if (itemsize == 4) {                                                                           \
         const float *bv = b, *cv = c, *av = a_arr;                                                 \
         float *ov = out;                                                                           \
-        if (av == NULL) {                                                                          \
-            for (Py_ssize_t i = 0; i < n; i++) ov[i] = (float)(a * (double)bv[i] + (double)cv[i]); \
-        } else {                                                                                   \
-            for (Py_ssize_t i = 0; i < n; i++)                                                     \
-                ov[i] = (float)((double)av[i] * (double)bv[i] + (double)cv[i]);                    \
+        float tmp[FMA32_BLOCK];                                                                    \
+        a = (double)(float)a; /* (a number multiplier as the dtype holds it: float32's fmadd) */  \
+        for (Py_ssize_t i0 = 0; i0 < n; i0 += FMA32_BLOCK) {                                       \
+            int m = n - i0 < FMA32_BLOCK ? (int)(n - i0) : FMA32_BLOCK, suspect = 0;               \
+            for (int j = 0; j < m; j++) {                                                          \
+                double s = (av ? (double)av[i0 + j] : a) * (double)bv[i0 + j] + (double)cv[i0 + j]; \
+                tmp[j] = (float)s;                                                                 \
+                suspect |= fma32_unsure(s, tmp[j]);                                                \
+            }                                                                                      \
+            if (suspect) /* (a float32 tie or a subnormal result: the exact fma there) */          \
+                for (int j = 0; j < m; j++) {                                                      \
+                    double s = (av ? (double)av[i0 + j] : a) * (double)bv[i0 + j] + (double)cv[i0 + j]; \
+                    if (fma32_unsure(s, tmp[j]))                                                   \
+                        tmp[j] = fmaf(av ? av[i0 + j] : (float)a, bv[i0 + j], cv[i0 + j]);         \
+                }                                                                                  \
+            memcpy(ov + i0, tmp, (size_t)m * sizeof(float)); /* (after the reads: out may be b or c) */ \
         }                                                                                          \
     } else {                                                                                       \
         const double *bv = b, *cv = c, *av = a_arr;                                                \
@@ -3422,13 +3448,28 @@ static PyObject *py_tri_indices(PyObject *self, PyObject *const *args, Py_ssize_
  * of one format ("f" or "d") and length; a or b may be out itself (element for element), not
  * partly overlap it. False (nothing written) otherwise. */
 ERF_CLONES static void lerp_float(const float *a, const float *b, float *o, Py_ssize_t n, float w)
-{   /* (no restrict: o may be a or b, element for element) */
+{   /* (no restrict: o may be a or b, element for element; each block read whole before it is stored) */
     int low = fabsf(w) < 0.5f;
-    double wk = low ? (double)w : (double)(w - 1.0f);
-    if (low)
-        for (Py_ssize_t i = 0; i < n; i++) o[i] = (float)(wk * (double)(b[i] - a[i]) + (double)a[i]);
-    else
-        for (Py_ssize_t i = 0; i < n; i++) o[i] = (float)(wk * (double)(b[i] - a[i]) + (double)b[i]);
+    float wf = low ? w : w - 1.0f;
+    double wk = (double)wf;
+    float tmp[FMA32_BLOCK];
+    for (Py_ssize_t i0 = 0; i0 < n; i0 += FMA32_BLOCK) {
+        int m = n - i0 < FMA32_BLOCK ? (int)(n - i0) : FMA32_BLOCK, suspect = 0;
+        for (int j = 0; j < m; j++) {
+            float d = b[i0 + j] - a[i0 + j];
+            double s = wk * (double)d + (double)(low ? a[i0 + j] : b[i0 + j]);
+            tmp[j] = (float)s;
+            suspect |= fma32_unsure(s, tmp[j]);
+        }
+        if (suspect)
+            for (int j = 0; j < m; j++) {
+                float d = b[i0 + j] - a[i0 + j];
+                double s = wk * (double)d + (double)(low ? a[i0 + j] : b[i0 + j]);
+                if (fma32_unsure(s, tmp[j]))
+                    tmp[j] = fmaf(wf, d, low ? a[i0 + j] : b[i0 + j]);
+            }
+        memcpy(o + i0, tmp, (size_t)m * sizeof(float));
+    }
 }
 
 static void lerp_double(const double *a, const double *b, double *o, Py_ssize_t n, double w)

@@ -6,8 +6,10 @@ two drift apart by hundreds of ulps where updates cancel).
 
 - float32 (and float16, whose kernels compute in float32): a product of two float32 numbers is
   exact in float64; the sum is rounded to float64, then to float32 (then float16); that double
-  rounding differs from a true fma only when the float64 sum lies within 2**-29 ulp of a float32
-  tie.
+  rounding differs from a true fma only where the float64 sum lands exactly on a float32 tie
+  (or the result is float32-subnormal): those elements are redone exactly (:func:`fma32`), so
+  the result is the correctly rounded fma, PyTorch's, everywhere (the compiled ``fma32`` does the
+  same: ``fmaf`` there).
 - float64: the compiled ``fma64`` (C99's ``fma``, exact) where :func:`.native.special` is on;
   else (``STRIDED_NATIVE=0``, no compiler) Dekker's error-free product and Knuth's two-sum
   (``p + e == a * b``, ``s + t == p + c`` exactly), then ``s + RO(t + e)`` with ``t + e`` rounded
@@ -47,13 +49,9 @@ def fma(a: Any, b: Any, c: Any) -> np.ndarray:
     a, b, c = np.asarray(a), np.asarray(b), np.asarray(c)
     dt = np.result_type(a, b, c)
     if dt in (np.float32, np.float16):
-        wide = np.asarray(np.multiply(a, b, dtype=np.float64))  # (cast in the ufunc's buffers: no float64 copies of a, b, c)
-        if wide.shape == np.broadcast_shapes(wide.shape, c.shape):
-            np.add(wide, c, out=wide)
-        else:  # (c broadcasts the product up: a new sum)
-            wide = np.add(wide, c, dtype=np.float64)
         # (float16: PyTorch's kernels compute in float32, "opmath", and round that result to float16)
-        return wide.astype(np.float32).astype(dt, copy=False)
+        a, b, c = (np.asarray(x, np.float32) for x in np.broadcast_arrays(a, b, c))
+        return np.asarray(fma32(a, b, c)).astype(dt, copy=False)
     if dt != np.float64:
         return np.asarray(a * b + c)
     k = native.special()
@@ -135,6 +133,47 @@ def _signed_zeros(out: np.ndarray, plain: np.ndarray) -> np.ndarray:
 _F32, _F64 = np.dtype(np.float32), np.dtype(np.float64)
 
 
+def fma32(a: np.ndarray, b: np.ndarray, c: np.ndarray) -> np.ndarray:
+    """``a * b + c`` of float32 arrays of one shape rounded once to float32 (a correctly rounded
+    fma, PyTorch's float32 ``vec::fmadd``), in NumPy: ``a * b + c`` in float64 (the product exact:
+    48 bits) cast to float32. That rounds
+    twice, which is wrong only where the float64 sum lands exactly on a tie between two float32s
+    while the exact sum is off it (2**24 + 1 + 2**-40: the fma gives 2**24 + 2, the casts 2**24):
+    those few sums (bits below float32's precision exactly one half, or float32-subnormal ones)
+    are redone by :func:`_fma32_ties`."""
+    shape = np.shape(a)
+    a, b, c = np.atleast_1d(a, b, c)  # (0-d operands: NumPy scalars take no out=, nor nonzero)
+    s = np.multiply(a, b, dtype=np.float64)
+    np.add(s, c, out=s)  # (c's float32 values cast in the ufunc's buffers: exact)
+    r = s.astype(np.float32)
+    # (a normal float32's tie: the 29 bits float64 has beyond it are 1 and 28 zeros; near and
+    # below float32's smallest normal, where fewer bits count, every sum is redone)
+    suspect = np.bitwise_and(s.view(np.uint64), 0x1FFFFFFF) == 0x10000000
+    suspect |= np.abs(r) <= np.float32(2.0**-126)
+    if suspect.any():
+        at = np.nonzero(suspect)
+        p = np.multiply(a[at], b[at], dtype=np.float64)
+        r[at] = _fma32_ties(p, c[at].astype(np.float64), s[at])
+    return r.reshape(shape)
+
+
+def _fma32_ties(p: np.ndarray, q: np.ndarray, s: np.ndarray) -> np.ndarray:
+    """float32's rounding of the exact ``p + q`` (float64s; ``s`` their float64 sum): the sum's
+    rounding error by TwoSum, and where ``s`` is a tie between two float32s, the error's sign
+    picks the side (no error: the cast's tie to even)."""
+    t = s - p
+    err = (p - (s - t)) + (q - t)
+    r = s.astype(np.float32)
+    r64 = r.astype(np.float64)
+    # (r's neighbour on s's side; past float32's max the rounding boundary is 2**128)
+    fin = np.where(np.isinf(r64), np.copysign(2.0**128, r64), r64)
+    other = np.nextafter(r, np.where(s > fin, np.float32(np.inf), np.float32(-np.inf)))
+    o64 = other.astype(np.float64)
+    tie = ((fin + o64) * 0.5 == s) & (err != 0) & (np.sign(err) == np.sign(o64 - fin))
+    return np.where(tie, other, r)
+
+
+
 def fma_into(a: Any, b: np.ndarray, c: np.ndarray, out: np.ndarray) -> None:
     """``out[...] = a * b + c`` rounded once: :func:`fma`'s result written into ``out``, for the
     optimizers' flat runs (``b``, ``c``, ``out``: 1-D arrays of one float32 or float64 dtype and
@@ -168,8 +207,7 @@ def fma_into(a: Any, b: np.ndarray, c: np.ndarray, out: np.ndarray) -> None:
             except (ValueError, BufferError):  # (not flat runs of that dtype after all: NumPy's steps take them)
                 pass
     if f32:
-        wide = np.multiply(a, b, dtype=np.float64)
-        np.add(wide, c, out=out, casting="unsafe")  # (the float64 sum, cast once into out)
+        np.copyto(out, fma32(*(np.asarray(x, np.float32) for x in np.broadcast_arrays(a, b, c))))
     else:
         np.copyto(out, fma(a, b, c), casting="unsafe")
 

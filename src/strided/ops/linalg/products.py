@@ -174,48 +174,9 @@ def _fused_halves(x: np.ndarray, y: np.ndarray, head: tuple) -> np.ndarray:
     rounding (np.cross rounds both products: 1 ulp off in about a quarter of float32 elements)."""
     first, last = (*head, slice(0, 3)), (*head, slice(3, 6))
     minus = np.negative(np.multiply(x[last], y[last]))
-    if x.dtype == np.float64:
-        from ...kernels.fused import fma  # (the compiled fma64, exact; its NumPy fallback otherwise)
+    from ...kernels.fused import fma, fma32  # (float64: the compiled fma64, exact, or its NumPy fallback)
 
-        return fma(x[first], y[first], minus)
-    return _fma32(x[first], y[first], minus)
-
-
-def _fma32(a: np.ndarray, b: np.ndarray, c: np.ndarray) -> np.ndarray:
-    """``a * b + c`` of float32 arrays rounded once to float32 (a correctly rounded fma), in
-    NumPy: ``a * b + c`` in float64 (the product exact: 48 bits) cast to float32. That rounds
-    twice, which is wrong only where the float64 sum lands exactly on a tie between two float32s
-    while the exact sum is off it (2**24 + 1 + 2**-40: the fma gives 2**24 + 2, the casts 2**24):
-    those few sums (bits below float32's precision exactly one half, or float32-subnormal ones)
-    are redone by :func:`_fma32_ties`."""
-    s = np.multiply(a, b, dtype=np.float64)
-    np.add(s, c, out=s)  # (c's float32 values cast in the ufunc's buffers: exact)
-    r = s.astype(np.float32)
-    # (a normal float32's tie: the 29 bits float64 has beyond it are 1 and 28 zeros; near and
-    # below float32's smallest normal, where fewer bits count, every sum is redone)
-    suspect = np.bitwise_and(s.view(np.uint64), 0x1FFFFFFF) == 0x10000000
-    suspect |= np.abs(r) <= np.float32(2.0**-126)
-    if suspect.any():
-        at = np.nonzero(suspect)
-        p = np.multiply(a[at], b[at], dtype=np.float64)
-        r[at] = _fma32_ties(p, c[at].astype(np.float64), s[at])
-    return r
-
-
-def _fma32_ties(p: np.ndarray, q: np.ndarray, s: np.ndarray) -> np.ndarray:
-    """float32's rounding of the exact ``p + q`` (float64s; ``s`` their float64 sum): the sum's
-    rounding error by TwoSum, and where ``s`` is a tie between two float32s, the error's sign
-    picks the side (no error: the cast's tie to even)."""
-    t = s - p
-    err = (p - (s - t)) + (q - t)
-    r = s.astype(np.float32)
-    r64 = r.astype(np.float64)
-    # (r's neighbour on s's side; past float32's max the rounding boundary is 2**128)
-    fin = np.where(np.isinf(r64), np.copysign(2.0**128, r64), r64)
-    other = np.nextafter(r, np.where(s > fin, np.float32(np.inf), np.float32(-np.inf)))
-    o64 = other.astype(np.float64)
-    tie = ((fin + o64) * 0.5 == s) & (err != 0) & (np.sign(err) == np.sign(o64 - fin))
-    return np.where(tie, other, r)
+    return (fma if x.dtype == np.float64 else fma32)(x[first], y[first], minus)
 
 
 def _halves_difference(x: np.ndarray, y: np.ndarray, head: tuple) -> np.ndarray:
