@@ -225,17 +225,28 @@ def _frac_compiled(x: np.ndarray, out: np.ndarray) -> bool:
 _any = np.logical_or.reduce  # (the ufunc's reduce: ndarray.any goes through a Python wrapper)
 
 
+def _halves_over(x: np.ndarray, size: np.ndarray, out: np.ndarray, real: np.dtype) -> None:
+    """``out = (x.real / size) + (x.imag / size) j`` computed in ``real`` (complex ``x`` and
+    ``out``, float ``size`` = ``hypot(x.real, x.imag)``): PyTorch's vectorized complex sgn (its
+    contiguous runs) divides each part by ``abs_()``, a hypot; NumPy's complex abs is 1 ulp off
+    hypot in about a third of elements. PyTorch's scalar loop (non-contiguous inputs, the last
+    elements of a run shorter than two vectors) takes the complex quotient ``z / (|z| + 0j)``
+    instead, which rounds twice and gives NaN + inf j for a subnormal |z| and 0.99999994j for a
+    huge one where this gives 1j: this follows the vectorized path, bit for bit on complex64 and
+    where Sleef's hypot equals the C library's on complex128 (about 99.4%). Each part is read
+    before its own write (``x`` may be ``out``)."""
+    np.divide(x.real, size, out=out.real, dtype=real, casting="unsafe")
+    np.divide(x.imag, size, out=out.imag, dtype=real, casting="unsafe")
+
+
 def _sign(x: np.ndarray, out: np.ndarray, compute: np.dtype, d: DType) -> None:
     """-1, 0 or 1; bool stays; NaN gives 0 as PyTorch's (0 < x) - (x < 0)."""
     if d is bool_:
         np.copyto(out, x, casting="unsafe")
     elif d.is_complex:  # sgn: z / |z|, 0 at 0 (PyTorch's: an infinite part gives NaN, NumPy's sign does not)
         # (no errstate: every caller runs the kernels with NumPy's warnings off, fpstate.QUIET)
-        size = np.abs(x)  # (computed before out is written: x may be out, in place)
-        if x.dtype == compute and out.dtype == compute:  # (the same loop without the keywords' parsing)
-            np.divide(x, size, out=out)
-        else:
-            np.divide(x, size, out=out, dtype=compute, casting="unsafe")
+        size = np.hypot(x.real, x.imag)  # (before out is written: x may be out, in place)
+        _halves_over(x, size, out, np.empty(0, compute).real.dtype)
         zero = np.equal(size, 0)
         if _any(zero, None):  # (copyto's where= only where a zero is: its Python wrapper costs ~1 us)
             np.copyto(out, 0, where=zero)
@@ -460,8 +471,9 @@ def _sgn_fresh(x: np.ndarray) -> np.ndarray:
     0 (a count, a quarter of the masked write's cost; NaN counts as non-zero, as in ``size == 0``)."""
     if x.dtype not in _COMPLEX:
         return _sign_fresh(x)
-    size = np.abs(x)
-    r = np.divide(x, size)
+    size = np.hypot(x.real, x.imag)
+    r = np.empty(x.shape, x.dtype)
+    _halves_over(x, size, r, size.dtype)
     if _count_nonzero(size) != size.shape[0]:
         np.copyto(r, 0, where=size == 0)
     return r
