@@ -214,3 +214,19 @@ def test_logspace_bits_at_size(start, end, steps, base, dtype):
     if native.special() is None:
         pytest.skip("the compiled pow is not built here (CI requires it: STRIDED_REQUIRE_NATIVE)")
     assert s.tobytes() == t.tobytes()
+
+
+@pytest.mark.parametrize("dtype", ["float16", "bfloat16"])
+def test_logspace_half_types_round_through_float32_as_torch(dtype: str) -> None:
+    """c10::Half and BFloat16 are made from a float: PyTorch's double power is rounded to float32
+    and then to the half type (hypothesis found logspace(0, -4.61, 16, base=3) one half-ulp off
+    when rounded from double directly)."""
+    rng = np.random.default_rng(0)
+    for _ in range(300):
+        a, b = float(np.round(rng.uniform(-8, 8), 2)), float(np.round(rng.uniform(-8, 8), 2))
+        n, base = int(rng.integers(2, 40)), float(rng.choice([2, 3, 10, 0.5, 7.5]))
+        s = F.logspace(a, b, n, base=base, dtype=dtype).float().numpy()
+        t = torch.logspace(a, b, n, base=base, dtype=getattr(torch, dtype)).float().numpy()
+        assert s.tobytes() == t.tobytes(), (a, b, n, base)
+    s = F.logspace(0.0, -4.61, 16, base=3, dtype=dtype).float().numpy()
+    assert s.tobytes() == torch.logspace(0.0, -4.61, 16, base=3, dtype=getattr(torch, dtype)).float().numpy().tobytes()

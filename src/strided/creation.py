@@ -1184,7 +1184,11 @@ def _logspace_values(start: Any, end: Any, steps: int, base: Any, dt: DType) -> 
         exps[half:] = np.float64(e) - step * (steps - 1 - i[half:])
         b = np.float64(np.float32(base)) if dt.kind in "iu" else np.float64(base)
         powers = _glibc_power(b, exps)
-        return _c_cast(powers, dt) if dt.kind in "iu" else powers.astype(dt.numpy)
+        if dt.kind in "iu":
+            return _c_cast(powers, dt)
+        # (float16 and bfloat16: c10::Half and BFloat16 are made from a float, so PyTorch's double
+        # power is rounded to float32 first, then to the half type: two roundings, as here)
+        return (powers.astype(np.float32) if dt.numpy.itemsize == 2 else powers).astype(dt.numpy)
 
 
 def _glibc_power(base: np.float64, exps: np.ndarray) -> np.ndarray:
