@@ -136,8 +136,8 @@ _F32, _F64 = np.dtype(np.float32), np.dtype(np.float64)
 def fma32(a: np.ndarray, b: np.ndarray, c: np.ndarray) -> np.ndarray:
     """``a * b + c`` of float32 arrays of one shape rounded once to float32 (a correctly rounded
     fma, PyTorch's float32 ``vec::fmadd``), in NumPy: ``a * b + c`` in float64 (the product exact:
-    48 bits) cast to float32. That rounds
-    twice, which is wrong only where the float64 sum lands exactly on a tie between two float32s
+    48 bits) cast to float32. That rounds twice, which is wrong only where the float64 sum lands
+    exactly on a tie between two float32s
     while the exact sum is off it (2**24 + 1 + 2**-40: the fma gives 2**24 + 2, the casts 2**24):
     those few sums (bits below float32's precision exactly one half, or float32-subnormal ones)
     are redone by :func:`_fma32_ties`."""
@@ -173,18 +173,17 @@ def _fma32_ties(p: np.ndarray, q: np.ndarray, s: np.ndarray) -> np.ndarray:
     return np.where(tie, other, r)
 
 
-
 def fma_into(a: Any, b: np.ndarray, c: np.ndarray, out: np.ndarray) -> None:
     """``out[...] = a * b + c`` rounded once: :func:`fma`'s result written into ``out``, for the
     optimizers' flat runs (``b``, ``c``, ``out``: 1-D arrays of one float32 or float64 dtype and
-    length; ``a`` a NumPy scalar of that dtype or such an array). float32 takes :func:`fma`'s
-    steps without its checks and copies (the float64 product and sum, then one cast into
-    ``out``: the same roundings, so the same bits); float64 is :func:`fma` itself. Call it with
-    NumPy's warnings off (an overflowing float32 sum warns in the cast, as in :func:`fma`).
+    length; ``a`` a NumPy scalar of that dtype or such an array: a number is taken as the dtype
+    holds it). Without a kernel: :func:`fma32` (float32) or :func:`fma`. Call it with NumPy's
+    warnings off (an overflowing float32 sum warns in the cast, as in :func:`fma`).
 
     float32 runs go to the compiled ``fma32`` when it is built and on (:func:`.native.special`):
-    the same float64 product, sum and cast per element in one pass, without the float64
-    temporary (bit for bit NumPy's steps; ``tests/test_native_fma.py`` compares them). float64
+    the float64 product and sum and one cast per element in one pass, the few sums on a float32
+    tie or subnormal redone by ``fmaf`` (bit for bit :func:`fma32`; ``tests/test_native_fma.py``
+    compares them). float64
     runs go to the compiled ``fma64``: C99's ``fma``, the exact ``a * b + c`` rounded once, as
     PyTorch's ``vec::fmadd`` (bit for bit; ``tests/test_native_fma64.py``), as is the NumPy
     emulation (``STRIDED_NATIVE=0``, or no compiler; ``tests/test_fma_fallback.py``). Both kernels decline an input that overlaps ``out`` other than
@@ -206,7 +205,7 @@ def fma_into(a: Any, b: np.ndarray, c: np.ndarray, out: np.ndarray) -> None:
                     return
             except (ValueError, BufferError):  # (not flat runs of that dtype after all: NumPy's steps take them)
                 pass
-    if f32:
+    if f32:  # (a number a as float32 holds it: fma would promote a Python float's 0-d array)
         np.copyto(out, fma32(*(np.asarray(x, np.float32) for x in np.broadcast_arrays(a, b, c))))
     else:
         np.copyto(out, fma(a, b, c), casting="unsafe")

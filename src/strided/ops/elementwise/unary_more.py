@@ -246,7 +246,7 @@ def _sign(x: np.ndarray, out: np.ndarray, compute: np.dtype, d: DType) -> None:
     elif d.is_complex:  # sgn: z / |z|, 0 at 0 (PyTorch's: an infinite part gives NaN, NumPy's sign does not)
         # (no errstate: every caller runs the kernels with NumPy's warnings off, fpstate.QUIET)
         size = np.hypot(x.real, x.imag)  # (before out is written: x may be out, in place)
-        _halves_over(x, size, out, np.empty(0, compute).real.dtype)
+        _halves_over(x, size, out, np.finfo(compute).dtype)  # (a complex dtype's finfo: its parts')
         zero = np.equal(size, 0)
         if _any(zero, None):  # (copyto's where= only where a zero is: its Python wrapper costs ~1 us)
             np.copyto(out, 0, where=zero)
