@@ -13,6 +13,7 @@ import torch
 import strided
 from strided.kernels.fpstate import quiet_call, quietly
 from strided.kernels.matmul import dot2d, matmul2d
+from strided.ops.linalg.matmul import fast_product
 
 
 def test_quietly_silences_floating_point_warnings():
@@ -111,6 +112,34 @@ def test_small_matmul_matches_the_general_path():
         b = rng.standard_normal(shape_b).astype(np.float32)
         got = (strided.tensor(a) @ strided.tensor(b)).numpy()
         np.testing.assert_array_equal(got, np.matmul(a, b))
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+def test_small_matmul_of_transposed_operands_is_the_general_paths_product(dtype):
+    # x @ w.t() (a Linear layer) takes the fast path with the operand's transposed view: the
+    # np.matmul call the general path makes on the same views, so the same bits
+    rng = np.random.default_rng(11)
+    shapes = [(3, 4, 5), (1, 4, 3), (3, 1, 5), (2, 2, 1), (5, 3, 1), (1, 1, 1), (8, 16, 8)]
+    for m, k, p in shapes:
+        for ta in (False, True):
+            for tb in (False, True):
+                a = (rng.standard_normal((k, m) if ta else (m, k)) * 1e3).astype(dtype)
+                b = (rng.standard_normal((p, k) if tb else (k, p)) * 1e3).astype(dtype)
+                a.flat[0] = np.nan if ta else -0.0
+                sa, sb = strided.tensor(a), strided.tensor(b)
+                sa, sb = (sa.t() if ta else sa), (sb.t() if tb else sb)
+                na, nb = (a.T if ta else a), (b.T if tb else b)
+                assert fast_product(sa, sb) is not None  # (the path under test)
+                got = sa @ sb
+                with np.errstate(all="ignore"):
+                    expected = np.matmul(na, nb)
+                assert got.shape == (m, p) and got.stride() == (p, 1)
+                assert got.numpy().tobytes() == expected.tobytes(), (m, k, p, ta, tb)
+                tt = torch.from_numpy(a.copy())
+                tt = tt.t() if ta else tt
+                tu = torch.from_numpy(b.copy())
+                tu = tu.t() if tb else tu
+                assert (tt @ tu).stride() == got.stride()
 
 
 def test_matmul_takes_other_by_keyword_like_torch():

@@ -273,25 +273,64 @@ def copy_to_new(
     plan decided the copy, and the user's ``file:line``; ``report=False`` leaves the report to
     the caller (:func:`strided.dispatch.copy_of`, which knows the tensors).
     """
+    buffer = None
+    if capacity is None and source.__class__ is _ndarray:
+        nbytes = source.nbytes
+        if 0 < nbytes < native.MIN_BYTES and nbytes < blocked.MIN_BYTES and (
+                source.dtype is dtype or source.dtype == dtype):
+            key = (source.shape, strides)
+            order = _flat_orders.get(key, False)
+            if order is False:
+                if len(_flat_orders) >= 4096:  # (bounded as _view_plans is)
+                    _flat_orders.clear()
+                order = _flat_orders[key] = _flat_order(*key)
+            if order is not None:
+                # too small to block (copy_into's limits), same dtype, written row- or column-major:
+                # NumPy's flatten is the whole copy, in one call (empty + strided view + copyto: ~2 µs)
+                buffer = source.flatten(order)
     numel = product(source.shape)
-    if capacity is None:
-        buffer = allocate(numel, dtype, tuple(source.shape))
-    else:
-        buffer = allocate(capacity, dtype, (capacity,))
-    if numel:
-        itemsize = buffer.itemsize
-        dest = _ndarray(source.shape, dtype, buffer=buffer, offset=0,
-                        strides=tuple([s * itemsize for s in strides]))
-        if source.__class__ is _ndarray and source.dtype == dtype:
-            copy_into(dest, source)  # (no cast: nothing to warn about, nothing to convert first)
-        else:
-            with quiet():  # casts wrap or saturate silently, as in PyTorch
-                _copy_values(dest, source)
+    if buffer is None:
+        buffer = allocate(numel if capacity is None else capacity, dtype,
+                          tuple(source.shape) if capacity is None else (capacity,))
+        if numel:
+            itemsize = buffer.itemsize
+            dest = _ndarray(source.shape, dtype, buffer=buffer, offset=0,
+                            strides=tuple([s * itemsize for s in strides]))
+            if source.__class__ is _ndarray and source.dtype == dtype:
+                copy_into(dest, source)  # (no cast: nothing to warn about, nothing to convert first)
+            else:
+                with quiet():  # casts wrap or saturate silently, as in PyTorch
+                    _copy_values(dest, source)
     if OPEN and report and _listeners.get():
         # a copy no tensor holds (a snapshot, a grown storage): the shape and dtype stand in
         reason = reason if reason.__class__ is str else reason()  # rendered only when reported
         emit("copy", "copy", (), None, reason, numel * buffer.itemsize, tuple(source.shape), dtype, why=why)
     return adopt(buffer)
+
+
+_flat_orders: dict[tuple, str | None] = {}  # (shape, strides) -> _flat_order's answer (layouts repeat)
+
+
+def _flat_order(shape: tuple[int, ...], strides: tuple[int, ...]) -> str | None:
+    """"C" when dense ``strides`` (in elements) place ``shape``'s elements in row-major order,
+    "F" for column-major, None otherwise (size-1 dims address nothing and are skipped)."""
+    expected = 1
+    for d in range(len(shape) - 1, -1, -1):
+        size = shape[d]
+        if size != 1:
+            if strides[d] != expected:
+                break
+            expected *= size
+    else:
+        return "C"
+    expected = 1
+    for d in range(len(shape)):
+        size = shape[d]
+        if size != 1:
+            if strides[d] != expected:
+                return None
+            expected *= size
+    return "F"
 
 
 def _copy_values(dest: np.ndarray, source: np.ndarray) -> None:

@@ -144,6 +144,7 @@ class Copy(tuple):
 Plan = Any  # View | Copy | a refusal (see refusals.Refusal)
 
 _CLONE = CopyRequested("clone()")  # the whys of the ops that always copy: values, made once
+CLONE_WHY = _CLONE  # (clone's short path for contiguous tensors gives the same why)
 _TO = CopyRequested("to()")
 
 

@@ -40,6 +40,7 @@ from ..messages import error
 from ..numpy_keywords import aliases_of, renamed
 from ..opdef import Kind, declare
 from ..refusals import NotContiguous
+from ..storage import Storage
 from ..tensor import Tensor, tensor_arg
 from ._support.operands import _cinfo
 from ._support.out import write_out
@@ -97,6 +98,9 @@ def contiguous_reason(shape: tuple[int, ...], strides: tuple[int, ...], why: Any
     return f"{head}: dim {why.dim} has stride {why.stride}{expanded}, row-major needs {why.expected}"
 
 
+_SMALL_CLONE_BYTES = 1 << 20
+
+
 @method("clone")
 def clone(self: Tensor, memory_format: MemoryFormat = preserve_format) -> Tensor:
     """A copy in new storage; ``preserve_format`` keeps dense strides, as PyTorch does.
@@ -110,7 +114,21 @@ def clone(self: Tensor, memory_format: MemoryFormat = preserve_format) -> Tensor
         self = tensor_arg(self, "clone")
     if memory_format is not preserve_format and not is_dense_format(memory_format):
         raise memory_format_error(memory_format, "clone")
-    plan = P.clone(self._layout, memory_format.name, itemsize=self._dtype.itemsize)
+    lay = self._layout
+    if memory_format is preserve_format and L.is_contiguous(lay.shape, lay.strides):
+        # P.clone's answer for the common case, without building the plan: the strides kept
+        storage = self._storage
+        if not OPEN and storage.__class__ is Storage:
+            # nobody listens: the elements are one run of the buffer, copied by NumPy in one call
+            # (copy_of's answer; small only, so that a failed allocation still gets its error there)
+            start = lay.offset
+            n = L.product(lay.shape)
+            flat = storage.array[start : start + n]
+            if flat.shape[0] == n and 0 < flat.nbytes < _SMALL_CLONE_BYTES:  # (else copy_of explains)
+                return adopted(flat.copy(), L.Layout._trusted(lay.shape, lay.strides, 0), self._dtype)
+        return copy_of(self, lay.strides, "clone()", read=lay, layout=L.Layout._trusted(lay.shape, lay.strides, 0),
+                       why=P.CLONE_WHY)
+    plan = P.clone(lay, memory_format.name, itemsize=self._dtype.itemsize)
     if plan.__class__ is not P.Copy:
         raise error(plan)
     return materialize(self, plan, "clone()")

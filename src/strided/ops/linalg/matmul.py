@@ -301,11 +301,15 @@ _MM_FAST = frozenset({float32, float64})
 
 
 def fast_product(a: Any, b: Any) -> tuple[np.ndarray, Layout] | None:
-    """The small-op fast path's product: for two row-major 2-D float32 (or float64) tensors of
-    one dtype with a non-empty contraction and result, NumPy's fresh row-major ``a @ b`` computed
-    from the flat runs of their storages, with the result's shared row-major layout (from the
-    per-shape plan cache); None when a precondition fails (the caller takes its general path).
-    Bit-identical to :func:`_product`'s result (see ``kernels.matmul.dot2d``)."""
+    """The small-op fast path's product: for two 2-D float32 (or float64) tensors of one dtype,
+    each row-major or the transpose of a row-major one (``x @ w.t()``), with a non-empty
+    contraction and result, NumPy's fresh row-major ``a @ b`` computed from the flat runs of their
+    storages, with the result's shared row-major layout (from the per-shape plan cache); None when
+    a precondition fails (the caller takes its general path).
+    Bit-identical to :func:`_product`'s result: the same views (a transposed operand is its flat
+    run reshaped and ``.T``, the view ``numpy_view`` builds) and, when either is transposed, the
+    same ``np.matmul`` call (``ndarray.dot`` is proven equal on row-major operands only: see
+    ``kernels.matmul.dot2d``)."""
     if (type(a) is Tensor or type(a) in SUBCLASSES) and (type(b) is Tensor or type(b) in SUBCLASSES):
         d = a._dtype
         if b._dtype is d and d in _MM_FAST:
@@ -314,32 +318,40 @@ def fast_product(a: Any, b: Any) -> tuple[np.ndarray, Layout] | None:
             sa = la.shape
             sb = lb.shape
             plan = _mm_plans[(sa, sb)]
-            if plan is not None and la.strides == plan[0] and lb.strides == plan[2]:
-                x = a._storage.array
-                o = la.offset
-                n = plan[1]
-                if o or len(x) != n:
-                    x = x[o : o + n]
-                    if len(x) != n:  # (only a tensor unpickled past its storage: never read outside)
-                        raise outside_storage(a._storage.array, la)
-                y = b._storage.array
-                o = lb.offset
-                n = plan[3]
-                if o or len(y) != n:
-                    y = y[o : o + n]
-                    if len(y) != n:
-                        raise outside_storage(b._storage.array, lb)
-                x = x.reshape(sa)
-                y = y.reshape(sb)
-                product = plan[5]
-                try:  # (fpstate.quietly, inlined: a call is a tenth of a 1 µs op)
-                    res = quiet_call(product, x, y)
-                except RuntimeError as e:
-                    res = quiet_retry(e, product, x, y)
-                except MemoryError:
-                    return None  # the general path raises PyTorch's out-of-memory error
-                return res, plan[4]
+            if plan is None:
+                return None
+            x = _operand(a, la, plan[0], plan[1])
+            y = _operand(b, lb, plan[2], plan[3]) if x is not None else None
+            if y is None:
+                return None
+            # (ndarray.dot is proven on row-major operands only: np.matmul for a transposed one)
+            product = plan[5] if x.flags.c_contiguous and y.flags.c_contiguous else matmul2d
+            try:  # (fpstate.quietly, inlined: a call is a tenth of a 1 µs op)
+                res = quiet_call(product, x, y)
+            except RuntimeError as e:
+                res = quiet_retry(e, product, x, y)
+            except MemoryError:
+                return None  # the general path raises PyTorch's out-of-memory error
+            if product is matmul2d and not res.flags.c_contiguous:
+                return None  # (np.matmul's 2-D result is row-major; the general path checks the same)
+            return res, plan[4]
     return None
+
+
+def _operand(t: Any, lay: Layout, row_major: tuple[int, ...], n: int) -> np.ndarray | None:
+    """2-D ``t`` (``n`` elements) as a NumPy view of its storage when it is row-major (strides
+    ``row_major``) or the transpose of a row-major tensor (the view ``numpy_view`` builds); else None."""
+    shape = lay.shape
+    strides = lay.strides
+    if strides != row_major and strides != (1, shape[0]):
+        return None
+    x = t._storage.array
+    o = lay.offset
+    if o or len(x) != n:
+        x = x[o : o + n]
+        if len(x) != n:  # (only a tensor unpickled past its storage: never read outside)
+            raise outside_storage(t._storage.array, lay)
+    return x.reshape(shape) if strides == row_major else x.reshape(shape[1], shape[0]).T
 
 
 def _rowmajor_float(t: Any, shape: tuple[int, ...], dtype: DType) -> np.ndarray | None:
