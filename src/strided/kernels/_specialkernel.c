@@ -787,38 +787,103 @@ static PyObject *py_zeta_scaled(PyObject *self, PyObject *const *args, Py_ssize_
  * off PyTorch's fmadd near ties: add(-1e-30, 1 + 2**-23, alpha=3) gave 3 + 2 ulps, torch 3 + 1
  * (found by the red team: ~1% of float32 elements over wide magnitudes). */
 #define FMA32_BLOCK 256
-static inline __attribute__((always_inline)) int fma32_unsure(double s, float r)
+static inline __attribute__((always_inline)) int64_t fma32_unsure(double s, float r, double err)
 {
     uint64_t bits;
     memcpy(&bits, &s, 8);
-    return (bits & 0x1FFFFFFFu) == 0x10000000u || fabsf(r) <= 0x1p-126f;
+    /* (an exact float64 sum, err == 0, rounds once into float32 whatever its bits: a tie there is a
+     * true tie, and a product of a power of two, 0.5 * b + c, makes them often. Every test in 64-bit
+     * lanes, |r| as the float64 it converts to exactly: GCC vectorizes the loop then) */
+    return (int64_t)(err != 0.0) & ((int64_t)((bits & 0x1FFFFFFFu) == 0x10000000u)
+                                    | (int64_t)(fabs((double)r) <= 0x1p-126));
 }
 
+/* A NaN result of a * b + c as PyTorch's float32 fmadd gives it (measured: addcmul on x86-64): the
+ * first NaN operand in the order a, b, c, quieted; none (inf * 0): r, the default NaN the float64
+ * steps made (x86's, negative), as the instruction makes it. */
+static inline float fma32_nan(float a, float b, float c, float r)
+{
+    uint32_t u;
+    if (a != a)
+        memcpy(&u, &a, 4);
+    else if (b != b)
+        memcpy(&u, &b, 4);
+    else if (c != c)
+        memcpy(&u, &c, 4);
+    else
+        return r;
+    u |= 0x00400000u;
+    memcpy(&r, &u, 4);
+    return r;
+}
+
+/* s = p + c rounded to float64, r its float32 cast, err the exact error of the sum (TwoSum: the
+ * product p of two float32 numbers is exact in float64 and far from overflow, so err is exact) */
+#define FMA32_STEP(AV)                                                                             \
+    double p = (AV) * (double)bv[i0 + j], cc = (double)cv[i0 + j], s = p + cc, bp = s - p;         \
+    double err = (p - (s - bp)) + (cc - bp);                                                       \
+    float r = (float)s
+
 /* The loops of fma32 / fma64 (below), compiled twice on x86-64 with GCC or clang: for the baseline
- * (SSE2: two float64 lanes) and for AVX2 + FMA (four lanes; float64's fma() becomes the vfmadd
- * instruction). The same IEEE operations in the same order either way, so the same bits: float32's
- * loop is an exact float64 product, one float64 rounding of the sum and one float32 rounding
- * (-ffp-contract=off keeps the multiply and the add apart in both copies), float64's is C99's
+ * (SSE2: two float64 lanes) and for AVX2 + FMA (float64's fma() and float32's fmaf() become the
+ * vfmadd instruction, four and eight lanes). The same bits either way: both compute a * b + c
+ * rounded once. The baseline's float32 loop gets there without an FMA instruction: an exact float64
+ * product, one float64 rounding of the sum and one float32 rounding (-ffp-contract=off keeps the
+ * multiply and the add apart), the unsure few redone by glibc's fmaf; float64's is C99's
  * correctly rounded fma, which the instruction computes as glibc's fma() does. The copy is picked
  * once, at the first call (__builtin_cpu_supports). */
-#define FMA_LOOPS_BODY                                                                             \
-    if (itemsize == 4) {                                                                           \
+#define FMA_LOOPS_BODY(HARDWARE_FMA)                                                               \
+    if (itemsize == 4 && (HARDWARE_FMA)) { /* (fmaf is then the vfmadd instruction: exact, 8 lanes) */ \
+        const float *bv = b, *cv = c, *av = a_arr;                                                 \
+        float *ov = out, af = (float)a, tmp[FMA32_BLOCK];                                          \
+        for (Py_ssize_t i0 = 0; i0 < n; i0 += FMA32_BLOCK) {                                       \
+            int m = n - i0 < FMA32_BLOCK ? (int)(n - i0) : FMA32_BLOCK;                            \
+            int32_t nan = 0;                                                                       \
+            if (av)                                                                                \
+                for (int j = 0; j < m; j++) {                                                      \
+                    float r = fmaf(av[i0 + j], bv[i0 + j], cv[i0 + j]);                            \
+                    tmp[j] = r;                                                                    \
+                    nan |= (int32_t)(r != r);                                                      \
+                }                                                                                  \
+            else                                                                                   \
+                for (int j = 0; j < m; j++) {                                                      \
+                    float r = fmaf(af, bv[i0 + j], cv[i0 + j]);                                    \
+                    tmp[j] = r;                                                                    \
+                    nan |= (int32_t)(r != r);                                                      \
+                }                                                                                  \
+            if (nan) /* (which operand's NaN an instruction passes on is the compiler's choice) */ \
+                for (int j = 0; j < m; j++)                                                        \
+                    if (tmp[j] != tmp[j])                                                          \
+                        tmp[j] = fma32_nan(av ? av[i0 + j] : af, bv[i0 + j], cv[i0 + j], tmp[j]);   \
+            memcpy(ov + i0, tmp, (size_t)m * sizeof(float)); /* (after the reads: out may be b or c) */ \
+        }                                                                                          \
+    } else if (itemsize == 4) {                                                                    \
         const float *bv = b, *cv = c, *av = a_arr;                                                 \
         float *ov = out;                                                                           \
         float tmp[FMA32_BLOCK];                                                                    \
         a = (double)(float)a; /* (a number multiplier as the dtype holds it: float32's fmadd) */  \
         for (Py_ssize_t i0 = 0; i0 < n; i0 += FMA32_BLOCK) {                                       \
-            int m = n - i0 < FMA32_BLOCK ? (int)(n - i0) : FMA32_BLOCK, suspect = 0;               \
-            for (int j = 0; j < m; j++) {                                                          \
-                double s = (av ? (double)av[i0 + j] : a) * (double)bv[i0 + j] + (double)cv[i0 + j]; \
-                tmp[j] = (float)s;                                                                 \
-                suspect |= fma32_unsure(s, tmp[j]);                                                \
-            }                                                                                      \
-            if (suspect) /* (a float32 tie or a subnormal result: the exact fma there) */          \
+            int m = n - i0 < FMA32_BLOCK ? (int)(n - i0) : FMA32_BLOCK;                            \
+            int64_t suspect = 0;                                                                   \
+            if (av) /* (two loops, not a test per element: each vectorizes) */                     \
                 for (int j = 0; j < m; j++) {                                                      \
-                    double s = (av ? (double)av[i0 + j] : a) * (double)bv[i0 + j] + (double)cv[i0 + j]; \
-                    if (fma32_unsure(s, tmp[j]))                                                   \
+                    FMA32_STEP((double)av[i0 + j]);                                                \
+                    tmp[j] = r;                                                                    \
+                    suspect |= fma32_unsure(s, r, err) | (int64_t)(s != s);                        \
+                }                                                                                  \
+            else                                                                                   \
+                for (int j = 0; j < m; j++) {                                                      \
+                    FMA32_STEP(a);                                                                 \
+                    tmp[j] = r;                                                                    \
+                    suspect |= fma32_unsure(s, r, err) | (int64_t)(s != s);                        \
+                }                                                                                  \
+            if (suspect) /* (a rounded float64 sum on a float32 tie, a subnormal result: fmaf; a NaN) */ \
+                for (int j = 0; j < m; j++) {                                                      \
+                    FMA32_STEP(av ? (double)av[i0 + j] : a);                                       \
+                    if (fma32_unsure(s, r, err))                                                   \
                         tmp[j] = fmaf(av ? av[i0 + j] : (float)a, bv[i0 + j], cv[i0 + j]);         \
+                    else if (r != r)                                                               \
+                        tmp[j] = fma32_nan(av ? av[i0 + j] : (float)a, bv[i0 + j], cv[i0 + j], r); \
                 }                                                                                  \
             memcpy(ov + i0, tmp, (size_t)m * sizeof(float)); /* (after the reads: out may be b or c) */ \
         }                                                                                          \
@@ -835,7 +900,7 @@ static inline __attribute__((always_inline)) int fma32_unsure(double s, float r)
 static void fma_loops_base(Py_ssize_t itemsize, double a, const void *a_arr, const void *b, const void *c,
                            void *out, Py_ssize_t n)
 {
-    FMA_LOOPS_BODY
+    FMA_LOOPS_BODY(0)
 }
 
 #if defined(__x86_64__) && defined(__GNUC__)
@@ -843,7 +908,7 @@ __attribute__((target("avx2,fma")))
 static void fma_loops_avx2(Py_ssize_t itemsize, double a, const void *a_arr, const void *b, const void *c,
                            void *out, Py_ssize_t n)
 {
-    FMA_LOOPS_BODY
+    FMA_LOOPS_BODY(1)
 }
 
 static void fma_loops(Py_ssize_t itemsize, double a, const void *a_arr, const void *b, const void *c,
@@ -3454,19 +3519,24 @@ ERF_CLONES static void lerp_float(const float *a, const float *b, float *o, Py_s
     double wk = (double)wf;
     float tmp[FMA32_BLOCK];
     for (Py_ssize_t i0 = 0; i0 < n; i0 += FMA32_BLOCK) {
-        int m = n - i0 < FMA32_BLOCK ? (int)(n - i0) : FMA32_BLOCK, suspect = 0;
+        int m = n - i0 < FMA32_BLOCK ? (int)(n - i0) : FMA32_BLOCK;
+        int64_t suspect = 0;
         for (int j = 0; j < m; j++) {
             float d = b[i0 + j] - a[i0 + j];
-            double s = wk * (double)d + (double)(low ? a[i0 + j] : b[i0 + j]);
+            double p = wk * (double)d, e = (double)(low ? a[i0 + j] : b[i0 + j]), s = p + e, bp = s - p;
+            double err = (p - (s - bp)) + (e - bp);  /* (TwoSum, as in FMA32_STEP) */
             tmp[j] = (float)s;
-            suspect |= fma32_unsure(s, tmp[j]);
+            suspect |= fma32_unsure(s, tmp[j], err) | (int64_t)(s != s);
         }
-        if (suspect)
+        if (suspect)  /* (fma32's fix-ups, the same: the two passes lerp_into would run agree) */
             for (int j = 0; j < m; j++) {
                 float d = b[i0 + j] - a[i0 + j];
-                double s = wk * (double)d + (double)(low ? a[i0 + j] : b[i0 + j]);
-                if (fma32_unsure(s, tmp[j]))
+                double p = wk * (double)d, e = (double)(low ? a[i0 + j] : b[i0 + j]), s = p + e, bp = s - p;
+                double err = (p - (s - bp)) + (e - bp);
+                if (fma32_unsure(s, tmp[j], err))
                     tmp[j] = fmaf(wf, d, low ? a[i0 + j] : b[i0 + j]);
+                else if (s != s)
+                    tmp[j] = fma32_nan(wf, d, low ? a[i0 + j] : b[i0 + j], tmp[j]);
             }
         memcpy(o + i0, tmp, (size_t)m * sizeof(float));
     }

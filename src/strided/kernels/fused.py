@@ -154,7 +154,23 @@ def fma32(a: np.ndarray, b: np.ndarray, c: np.ndarray) -> np.ndarray:
         at = np.nonzero(suspect)
         p = np.multiply(a[at], b[at], dtype=np.float64)
         r[at] = _fma32_ties(p, c[at].astype(np.float64), s[at])
+    nan = np.isnan(r)
+    if nan.any():
+        at = np.nonzero(nan)
+        r[at] = _fma32_nan(a[at], b[at], c[at], r[at])
     return r.reshape(shape)
+
+
+def _fma32_nan(a: np.ndarray, b: np.ndarray, c: np.ndarray, r: np.ndarray) -> np.ndarray:
+    """NaN results ``r`` of ``a * b + c`` (float32) as PyTorch's fmadd gives them (the compiled
+    kernel's ``fma32_nan``): the first NaN operand in the order a, b, c, quieted; none (inf * 0):
+    ``r``, the default NaN the float64 steps made."""
+    bits = np.array(r, np.float32).view(np.uint32)
+    for x in (c, b, a):  # (the later ones win: a's NaN first)
+        x = np.asarray(x, np.float32)
+        at = np.isnan(x)
+        bits[at] = x.view(np.uint32)[at] | np.uint32(0x00400000)
+    return bits.view(np.float32)
 
 
 def _fma32_ties(p: np.ndarray, q: np.ndarray, s: np.ndarray) -> np.ndarray:

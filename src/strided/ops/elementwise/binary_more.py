@@ -572,9 +572,8 @@ def _addc_kernel(x: np.ndarray, y1: np.ndarray, y2: np.ndarray, value: Any, ufun
             return  # (the three ufuncs' roundings in one pass)
     scaled = np.multiply(y1, value) if value != 1 else y1
     if ufunc is np.multiply:  # (PyTorch's addcmul kernel: fmadd(value * t1, t2, input), rounded once)
-        # (t2 first: where both factors are NaN the product's NaN is the second factor's, and
-        # PyTorch's is t1's: the same product otherwise, bit for bit)
-        fma_into(y2, scaled, x, out)
+        # (fma_into's NaN is its first NaN operand's, as PyTorch's: t1's before t2's before input's)
+        fma_into(scaled, y2, x, out)
     else:
         np.add(x, ufunc(scaled, y2), out=out)
 
