@@ -207,25 +207,29 @@ def test_float32_fused_ops_round_once_at_ties_as_torch(native_on: bool) -> None:
         assert g[~nan].tobytes() == w[~nan].tobytes()
 
 
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
 @pytest.mark.parametrize("native_on", [True, False])
-def test_float32_fused_nans_are_pytorchs(native_on: bool) -> None:
-    """Which NaN a float32 fused multiply-add returns: PyTorch's (addcmul on its vectorized and
-    scalar loops alike): the first NaN operand of tensor1, tensor2, self, quieted, and the default
-    NaN where none is (inf * 0). The float64 steps returned the default NaN for inf * 0 + NaN before."""
+def test_fused_nans_are_pytorchs(native_on: bool, dtype: type) -> None:
+    """Which NaN a fused multiply-add returns: PyTorch's (addcmul on its vectorized and scalar
+    loops alike): the first NaN operand of tensor1, tensor2, self, quieted, and the default NaN
+    where none is (inf * 0). The float64 steps returned the default NaN for inf * 0 + NaN before."""
     import contextlib
 
+    uint, top, quiet = (np.uint32, 0xFF800000, 1 << 22) if dtype == np.float32 else (np.uint64, 0xFFF << 52, 1 << 51)
+
     def nan(sign: int, payload: int) -> float:
-        return np.array([(0xFFC00000 if sign else 0x7FC00000) | payload], np.uint32).view(np.float32)[0]
+        bits = (top if sign else top & ~(1 << (31 if dtype == np.float32 else 63))) | quiet | payload
+        return np.array([bits], uint).view(dtype)[0]
 
     cases = [(np.inf, 0.0, nan(0, 7)), (0.0, -np.inf, nan(1, 7)), (nan(1, 1), 1.0, nan(0, 3)),
              (nan(0, 1), nan(1, 2), nan(0, 3)), (nan(1, 5), nan(0, 2), 1.0), (1.0, nan(1, 2), nan(0, 3)),
              (np.inf, 0.0, 1.0), (np.inf, 1.0, -np.inf), (2.0, 3.0, 4.0)]
-    t1, t2, self_ = (np.array([c[i] for c in cases] * 40, np.float32) for i in range(3))  # (vector and tail)
+    t1, t2, self_ = (np.array([c[i] for c in cases] * 40, dtype) for i in range(3))  # (vector and tail)
     want = torch.addcmul(torch.from_numpy(self_), torch.from_numpy(t1), torch.from_numpy(t2)).numpy()
     with contextlib.nullcontext() if native_on else native.disabled():
         got = strided.addcmul(strided.tensor(self_), strided.tensor(t1), strided.tensor(t2)).numpy()
         out = np.empty_like(self_)
         with np.errstate(all="ignore"):
             fma_into(t1, t2, self_, out)
-    assert got.view(np.uint32).tolist() == want.view(np.uint32).tolist()
-    assert out.view(np.uint32).tolist() == want.view(np.uint32).tolist()
+    assert got.view(uint).tolist() == want.view(uint).tolist()
+    assert out.view(uint).tolist() == want.view(uint).tolist()

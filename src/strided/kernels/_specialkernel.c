@@ -798,24 +798,38 @@ static inline __attribute__((always_inline)) int64_t fma32_unsure(double s, floa
                                     | (int64_t)(fabs((double)r) <= 0x1p-126));
 }
 
-/* A NaN result of a * b + c as PyTorch's float32 fmadd gives it (measured: addcmul on x86-64): the
- * first NaN operand in the order a, b, c, quieted; none (inf * 0): r, the default NaN the float64
- * steps made (x86's, negative), as the instruction makes it. */
-static inline float fma32_nan(float a, float b, float c, float r)
-{
-    uint32_t u;
-    if (a != a)
-        memcpy(&u, &a, 4);
-    else if (b != b)
-        memcpy(&u, &b, 4);
-    else if (c != c)
-        memcpy(&u, &c, 4);
-    else
-        return r;
-    u |= 0x00400000u;
-    memcpy(&r, &u, 4);
-    return r;
-}
+/* A NaN result of a * b + c as PyTorch's fmadd gives it (measured: addcmul on x86-64, float32 and
+ * float64): the first NaN operand in the order a, b, c, quieted; none (inf * 0): r, the default
+ * NaN the steps made (x86's, negative), as the instruction makes it. Which NaN an instruction (or
+ * glibc's fma) passes on depends on the compiler's operand order: the rule makes every path agree. */
+#define FMA_NAN(NAME, T, U, QUIET)                                                                 \
+    static inline T NAME(T a, T b, T c, T r)                                                       \
+    {                                                                                              \
+        U u;                                                                                       \
+        if (a != a)                                                                                \
+            memcpy(&u, &a, sizeof u);                                                              \
+        else if (b != b)                                                                           \
+            memcpy(&u, &b, sizeof u);                                                              \
+        else if (c != c)                                                                           \
+            memcpy(&u, &c, sizeof u);                                                              \
+        else                                                                                       \
+            return r;                                                                              \
+        u |= (QUIET);                                                                              \
+        memcpy(&r, &u, sizeof u);                                                                  \
+        return r;                                                                                  \
+    }
+FMA_NAN(fma32_nan, float, uint32_t, 0x00400000u)
+FMA_NAN(fma64_nan, double, uint64_t, 0x0008000000000000ull)
+#undef FMA_NAN
+
+/* One block's results into tmp[0..m), each r = EXPR (of j), nan set where any is a NaN (int32_t
+ * flags for float lanes, int64_t for double ones: one lane width, so the loop vectorizes) */
+#define NAN_FLAGGED_LOOP(T, FLAG, EXPR)                                                            \
+    for (int j = 0; j < m; j++) {                                                                  \
+        T r = (EXPR);                                                                              \
+        tmp[j] = r;                                                                                \
+        nan |= (FLAG)(r != r);                                                                     \
+    }
 
 /* s = p + c rounded to float64, r its float32 cast, err the exact error of the sum (TwoSum: the
  * product p of two float32 numbers is exact in float64 and far from overflow, so err is exact) */
@@ -840,17 +854,9 @@ static inline float fma32_nan(float a, float b, float c, float r)
             int m = n - i0 < FMA32_BLOCK ? (int)(n - i0) : FMA32_BLOCK;                            \
             int32_t nan = 0;                                                                       \
             if (av)                                                                                \
-                for (int j = 0; j < m; j++) {                                                      \
-                    float r = fmaf(av[i0 + j], bv[i0 + j], cv[i0 + j]);                            \
-                    tmp[j] = r;                                                                    \
-                    nan |= (int32_t)(r != r);                                                      \
-                }                                                                                  \
+                NAN_FLAGGED_LOOP(float, int32_t, fmaf(av[i0 + j], bv[i0 + j], cv[i0 + j]))                         \
             else                                                                                   \
-                for (int j = 0; j < m; j++) {                                                      \
-                    float r = fmaf(af, bv[i0 + j], cv[i0 + j]);                                    \
-                    tmp[j] = r;                                                                    \
-                    nan |= (int32_t)(r != r);                                                      \
-                }                                                                                  \
+                NAN_FLAGGED_LOOP(float, int32_t, fmaf(af, bv[i0 + j], cv[i0 + j]))                                 \
             if (nan) /* (which operand's NaN an instruction passes on is the compiler's choice) */ \
                 for (int j = 0; j < m; j++)                                                        \
                     if (tmp[j] != tmp[j])                                                          \
@@ -889,11 +895,19 @@ static inline float fma32_nan(float a, float b, float c, float r)
         }                                                                                          \
     } else {                                                                                       \
         const double *bv = b, *cv = c, *av = a_arr;                                                \
-        double *ov = out;                                                                          \
-        if (av == NULL) {                                                                          \
-            for (Py_ssize_t i = 0; i < n; i++) ov[i] = fma(a, bv[i], cv[i]);                       \
-        } else {                                                                                   \
-            for (Py_ssize_t i = 0; i < n; i++) ov[i] = fma(av[i], bv[i], cv[i]);                   \
+        double *ov = out, tmp[FMA32_BLOCK];                                                        \
+        for (Py_ssize_t i0 = 0; i0 < n; i0 += FMA32_BLOCK) {                                       \
+            int m = n - i0 < FMA32_BLOCK ? (int)(n - i0) : FMA32_BLOCK;                            \
+            int64_t nan = 0;                                                                       \
+            if (av == NULL)                                                                        \
+                NAN_FLAGGED_LOOP(double, int64_t, fma(a, bv[i0 + j], cv[i0 + j]))                                  \
+            else                                                                                   \
+                NAN_FLAGGED_LOOP(double, int64_t, fma(av[i0 + j], bv[i0 + j], cv[i0 + j]))                         \
+            if (nan)                                                                               \
+                for (int j = 0; j < m; j++)                                                        \
+                    if (tmp[j] != tmp[j])                                                          \
+                        tmp[j] = fma64_nan(av ? av[i0 + j] : a, bv[i0 + j], cv[i0 + j], tmp[j]);    \
+            memcpy(ov + i0, tmp, (size_t)m * sizeof(double));                                      \
         }                                                                                          \
     }
 
@@ -911,8 +925,8 @@ static void fma_loops_avx2(Py_ssize_t itemsize, double a, const void *a_arr, con
     FMA_LOOPS_BODY(1)
 }
 
-static void fma_loops(Py_ssize_t itemsize, double a, const void *a_arr, const void *b, const void *c,
-                      void *out, Py_ssize_t n)
+/* Whether the AVX2 + FMA copies run (asked once; STRIDED_NATIVE_NO_FMA3 forces the baseline: tests) */
+static int hardware_fma(void)
 {
     static int avx2 = -1;
     if (avx2 < 0) {
@@ -920,11 +934,18 @@ static void fma_loops(Py_ssize_t itemsize, double a, const void *a_arr, const vo
         avx2 = __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma")
                && getenv("STRIDED_NATIVE_NO_FMA3") == NULL;
     }
-    if (avx2)
+    return avx2;
+}
+
+static void fma_loops(Py_ssize_t itemsize, double a, const void *a_arr, const void *b, const void *c,
+                      void *out, Py_ssize_t n)
+{
+    if (hardware_fma())
         fma_loops_avx2(itemsize, a, a_arr, b, c, out, n);
     else
         fma_loops_base(itemsize, a, a_arr, b, c, out, n);
 }
+#define HAVE_HARDWARE_FMA_COPIES 1
 #else
 #define fma_loops fma_loops_base
 #endif
@@ -3542,12 +3563,60 @@ ERF_CLONES static void lerp_float(const float *a, const float *b, float *o, Py_s
     }
 }
 
+/* lerp_double's loop (both copies): fma's NaNs by fma64_nan, as fma64's */
+#define LERP_DOUBLE_BODY                                                                           \
+    int low = fabs(w) < 0.5;                                                                       \
+    double wk = low ? w : w - 1.0, tmp[FMA32_BLOCK];                                               \
+    for (Py_ssize_t i0 = 0; i0 < n; i0 += FMA32_BLOCK) {                                           \
+        int m = n - i0 < FMA32_BLOCK ? (int)(n - i0) : FMA32_BLOCK;                                \
+        int64_t nan = 0;                                                                           \
+        if (low)                                                                                   \
+            NAN_FLAGGED_LOOP(double, int64_t, fma(wk, b[i0 + j] - a[i0 + j], a[i0 + j]))                       \
+        else                                                                                       \
+            NAN_FLAGGED_LOOP(double, int64_t, fma(wk, b[i0 + j] - a[i0 + j], b[i0 + j]))                       \
+        if (nan)                                                                                   \
+            for (int j = 0; j < m; j++)                                                            \
+                if (tmp[j] != tmp[j])                                                              \
+                    tmp[j] = fma64_nan(wk, b[i0 + j] - a[i0 + j], low ? a[i0 + j] : b[i0 + j], tmp[j]); \
+        memcpy(o + i0, tmp, (size_t)m * sizeof(double));                                           \
+    }
+
 static void lerp_double(const double *a, const double *b, double *o, Py_ssize_t n, double w)
 {
-    int low = fabs(w) < 0.5;
-    double wk = low ? w : w - 1.0;
-    for (Py_ssize_t i = 0; i < n; i++) o[i] = fma(wk, b[i] - a[i], low ? a[i] : b[i]);
+    LERP_DOUBLE_BODY
 }
+
+#ifdef HAVE_HARDWARE_FMA_COPIES
+/* lerp_float and lerp_double where the CPU has FMA (fma_loops' test): fmaf / fma are then the
+ * vfmadd instruction, vectorized, the same bits (one rounding of w d + a), NaNs by fma32_nan. */
+__attribute__((target("avx2,fma")))
+static void lerp_float_fma(const float *a, const float *b, float *o, Py_ssize_t n, float w)
+{
+    int low = fabsf(w) < 0.5f;
+    float wf = low ? w : w - 1.0f;
+    float tmp[FMA32_BLOCK];
+    for (Py_ssize_t i0 = 0; i0 < n; i0 += FMA32_BLOCK) {
+        int m = n - i0 < FMA32_BLOCK ? (int)(n - i0) : FMA32_BLOCK;
+        int32_t nan = 0;
+        if (low)
+            NAN_FLAGGED_LOOP(float, int32_t, fmaf(wf, b[i0 + j] - a[i0 + j], a[i0 + j]))
+        else
+            NAN_FLAGGED_LOOP(float, int32_t, fmaf(wf, b[i0 + j] - a[i0 + j], b[i0 + j]))
+        if (nan)
+            for (int j = 0; j < m; j++)
+                if (tmp[j] != tmp[j])
+                    tmp[j] = fma32_nan(wf, b[i0 + j] - a[i0 + j], low ? a[i0 + j] : b[i0 + j], tmp[j]);
+        memcpy(o + i0, tmp, (size_t)m * sizeof(float));
+    }
+}
+
+__attribute__((target("avx2,fma")))
+static void lerp_double_fma(const double *a, const double *b, double *o, Py_ssize_t n, double w)
+{
+    LERP_DOUBLE_BODY
+}
+#endif
+#undef LERP_DOUBLE_BODY
 
 static PyObject *py_lerp_runs(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
 {
@@ -3579,6 +3648,12 @@ static PyObject *py_lerp_runs(PyObject *self, PyObject *const *args, Py_ssize_t 
         && (uintptr_t)bb.buf % size == 0 && (uintptr_t)ob.buf % size == 0) {
         Py_ssize_t n = ab.len / size;
         Py_BEGIN_ALLOW_THREADS
+#ifdef HAVE_HARDWARE_FMA_COPIES
+        if (hardware_fma()) {
+            if (kind == 'f') lerp_float_fma(ab.buf, bb.buf, ob.buf, n, (float)w);
+            else lerp_double_fma(ab.buf, bb.buf, ob.buf, n, w);
+        } else
+#endif
         if (kind == 'f') lerp_float(ab.buf, bb.buf, ob.buf, n, (float)w);
         else lerp_double(ab.buf, bb.buf, ob.buf, n, w);
         Py_END_ALLOW_THREADS

@@ -87,8 +87,14 @@ def fma(a: Any, b: Any, c: Any) -> np.ndarray:
         # (an infinite or nan operand makes the error terms nan: the plain result is the answer,
         # but for finite a, b and an infinite c, where the fused sum is c: the plain product may
         # have overflowed, inf - inf = nan)
-        return _signed_zeros(np.where(np.isfinite(out) | redo, out, np.where(finite_ab & ~finite_c, c, plain)),
-                             plain)
+        res = _signed_zeros(np.where(np.isfinite(out) | redo, out, np.where(finite_ab & ~finite_c, c, plain)),
+                            plain)
+        nan = np.isnan(res)
+        if nan.any():  # (the compiled fma64's NaN, PyTorch's: see _fma_nan)
+            a, b, c = np.broadcast_arrays(a, b, c)
+            res = np.array(res, np.float64)
+            res[nan] = _fma_nan(a[nan], b[nan], c[nan], res[nan])
+        return res
 
 
 _TINY_SAFE = 2.0**-900  # (well above 2**-969, where Dekker's error term can turn subnormal)
@@ -157,20 +163,24 @@ def fma32(a: np.ndarray, b: np.ndarray, c: np.ndarray) -> np.ndarray:
     nan = np.isnan(r)
     if nan.any():
         at = np.nonzero(nan)
-        r[at] = _fma32_nan(a[at], b[at], c[at], r[at])
+        r[at] = _fma_nan(a[at], b[at], c[at], r[at])
     return r.reshape(shape)
 
 
-def _fma32_nan(a: np.ndarray, b: np.ndarray, c: np.ndarray, r: np.ndarray) -> np.ndarray:
-    """NaN results ``r`` of ``a * b + c`` (float32) as PyTorch's fmadd gives them (the compiled
-    kernel's ``fma32_nan``): the first NaN operand in the order a, b, c, quieted; none (inf * 0):
-    ``r``, the default NaN the float64 steps made."""
-    bits = np.array(r, np.float32).view(np.uint32)
+_QUIET = {np.dtype(np.float32): (np.uint32, np.uint32(1 << 22)), np.dtype(np.float64): (np.uint64, np.uint64(1 << 51))}
+
+
+def _fma_nan(a: np.ndarray, b: np.ndarray, c: np.ndarray, r: np.ndarray) -> np.ndarray:
+    """NaN results ``r`` (float32 or float64) of ``a * b + c`` as PyTorch's fmadd gives them (the
+    compiled kernels' ``fma32_nan``/``fma64_nan``): the first NaN operand in the order a, b, c,
+    quieted; none (inf * 0): ``r``, the default NaN the steps made."""
+    uint, quiet = _QUIET[r.dtype]
+    bits = np.array(r).view(uint)
     for x in (c, b, a):  # (the later ones win: a's NaN first)
-        x = np.asarray(x, np.float32)
+        x = np.asarray(x, r.dtype)
         at = np.isnan(x)
-        bits[at] = x.view(np.uint32)[at] | np.uint32(0x00400000)
-    return bits.view(np.float32)
+        bits[at] = x.view(uint)[at] | quiet
+    return bits.view(r.dtype)
 
 
 def _fma32_ties(p: np.ndarray, q: np.ndarray, s: np.ndarray) -> np.ndarray:
