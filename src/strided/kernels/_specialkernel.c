@@ -50,6 +50,9 @@
 #if defined(__SSE2__)
 #include <emmintrin.h>
 #endif
+#if defined(__GNUC__) && defined(__x86_64__)
+#include <immintrin.h> /* (AVX intrinsics in functions compiled for them: target attributes) */
+#endif
 
 #define MIN_RELEASE 8192
 #define BLOCK 64 /* elements per pass of a blocked kernel (erfinv, i1, i1e) */
@@ -1977,26 +1980,63 @@ static void nan_to_num_double(const double *a, double *o, Py_ssize_t n, double v
 #define NAN_TO_NUM_double nan_to_num_double
 
 /* rsqrt's loop (unary_exact code 3): 1 / sqrt(x), NumPy's two ufuncs' roundings (sqrt, then the
- * quotient), four or two lanes by SSE by hand (GCC keeps sqrt a call, for errno, in its own loops) */
+ * quotient), both correctly rounded IEEE operations, so any lane width gives the same bits: by hand
+ * (GCC keeps sqrt a call, for errno, in its own loops), eight or four lanes with AVX where the CPU
+ * has it (picked once), else SSE2's four or two. */
+#define RSQRT_LOOPS(T, VEC, LANES, SET1, LOAD, STORE, SQRT, DIV, SCALAR_SQRT)                     \
+    {                                                                                              \
+        Py_ssize_t i = 0;                                                                          \
+        const VEC one = SET1((T)1);                                                                \
+        for (; i + (LANES) <= n; i += (LANES)) STORE(o + i, DIV(one, SQRT(LOAD(a + i))));          \
+        for (; i < n; i++) o[i] = (T)1 / SCALAR_SQRT(a[i]);                                         \
+    }
+#if defined(__x86_64__) && defined(__GNUC__)
+__attribute__((target("avx"))) static void rsqrt_float_avx(const float *a, float *o, Py_ssize_t n)
+RSQRT_LOOPS(float, __m256, 8, _mm256_set1_ps, _mm256_loadu_ps, _mm256_storeu_ps, _mm256_sqrt_ps, _mm256_div_ps, sqrtf)
+__attribute__((target("avx"))) static void rsqrt_double_avx(const double *a, double *o, Py_ssize_t n)
+RSQRT_LOOPS(double, __m256d, 4, _mm256_set1_pd, _mm256_loadu_pd, _mm256_storeu_pd, _mm256_sqrt_pd, _mm256_div_pd, sqrt)
+
+static int has_avx(void)
+{
+    static int avx = -1;
+    if (avx < 0) {
+        __builtin_cpu_init();
+        avx = __builtin_cpu_supports("avx");
+    }
+    return avx;
+}
+#endif
+
 static void rsqrt_float(const float *a, float *o, Py_ssize_t n)
 {
-    Py_ssize_t i = 0;
-#if defined(__SSE2__)
-    const __m128 one = _mm_set1_ps(1.0f);
-    for (; i + 4 <= n; i += 4) _mm_storeu_ps(o + i, _mm_div_ps(one, _mm_sqrt_ps(_mm_loadu_ps(a + i))));
+#if defined(__x86_64__) && defined(__GNUC__)
+    if (has_avx()) {
+        rsqrt_float_avx(a, o, n);
+        return;
+    }
 #endif
-    for (; i < n; i++) o[i] = 1.0f / sqrtf(a[i]);
+#if defined(__SSE2__)
+    RSQRT_LOOPS(float, __m128, 4, _mm_set1_ps, _mm_loadu_ps, _mm_storeu_ps, _mm_sqrt_ps, _mm_div_ps, sqrtf)
+#else
+    for (Py_ssize_t i = 0; i < n; i++) o[i] = 1.0f / sqrtf(a[i]);
+#endif
 }
 
 static void rsqrt_double(const double *a, double *o, Py_ssize_t n)
 {
-    Py_ssize_t i = 0;
-#if defined(__SSE2__)
-    const __m128d one = _mm_set1_pd(1.0);
-    for (; i + 2 <= n; i += 2) _mm_storeu_pd(o + i, _mm_div_pd(one, _mm_sqrt_pd(_mm_loadu_pd(a + i))));
+#if defined(__x86_64__) && defined(__GNUC__)
+    if (has_avx()) {
+        rsqrt_double_avx(a, o, n);
+        return;
+    }
 #endif
-    for (; i < n; i++) o[i] = 1.0 / sqrt(a[i]);
+#if defined(__SSE2__)
+    RSQRT_LOOPS(double, __m128d, 2, _mm_set1_pd, _mm_loadu_pd, _mm_storeu_pd, _mm_sqrt_pd, _mm_div_pd, sqrt)
+#else
+    for (Py_ssize_t i = 0; i < n; i++) o[i] = 1.0 / sqrt(a[i]);
+#endif
 }
+#undef RSQRT_LOOPS
 #define RSQRT_float rsqrt_float
 #define RSQRT_double rsqrt_double
 
@@ -4282,7 +4322,6 @@ done:
  * equal to this process's expf on 2^16 spread inputs (otherwise the scalar expf loop runs, as
  * before): checked equal to glibc 2.3x's expf on all 2^32 floats on an AVX-512 Xeon. */
 #if defined(__GNUC__) && defined(__x86_64__)
-#include <immintrin.h>
 static const uint64_t EXPF_TABLE[32] = {
     0x3ff0000000000000, 0x3fefd9b0d3158574, 0x3fefb5586cf9890f, 0x3fef9301d0125b51,
     0x3fef72b83c7d517b, 0x3fef54873168b9aa, 0x3fef387a6e756238, 0x3fef1e9df51fdee1,

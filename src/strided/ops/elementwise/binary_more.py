@@ -53,9 +53,27 @@ COPYSIGN = BinaryOp("copysign", np.copysign, kind="div", fast=_FLOATS, native=ex
                     native_dtypes=frozenset((float32, float64)))
 FMOD = BinaryOp("fmod", np.fmod, kernel="fmod_cpu", int_zero_check=True, fast=_FLOATS, late_checks=True,
                 native=float32_loop(0), native_dtypes=_F32_ONLY, native_min=64)
-LOGICAL_AND = BinaryOp("logical_and", np.logical_and, kind="compare", fast=_ALL, tensor_other=True)
-LOGICAL_OR = BinaryOp("logical_or", np.logical_or, kind="compare", fast=_ALL, tensor_other=True)
-LOGICAL_XOR = BinaryOp("logical_xor", np.logical_xor, kind="compare", fast=_ALL, tensor_other=True)
+
+
+def _truths(combine: np.ufunc) -> Callable[[np.ndarray, np.ndarray], np.ndarray]:
+    """A logical op's flat-run kernel (a BinaryOp's ``native``) for two non-bool arrays of one shape
+    and dtype: each operand's truth (``!= 0``: NaN true, -0.0 false) combined by ``combine`` on the
+    bools. NumPy's comparisons have SIMD loops and its logical ufuncs on non-bool inputs none:
+    1M float32 logical_and 0.86 -> 0.15 ms, the same bools."""
+    def run(x: np.ndarray, y: np.ndarray) -> np.ndarray:
+        a = np.not_equal(x, 0)
+        return combine(a, np.not_equal(y, 0), out=a)
+
+    return run
+
+
+_NOT_BOOL = frozenset(d for d in _ALL if d is not bool_)
+LOGICAL_AND = BinaryOp("logical_and", np.logical_and, kind="compare", fast=_ALL, tensor_other=True,
+                       native=_truths(np.logical_and), native_dtypes=_NOT_BOOL, native_min=4096)
+LOGICAL_OR = BinaryOp("logical_or", np.logical_or, kind="compare", fast=_ALL, tensor_other=True,
+                      native=_truths(np.logical_or), native_dtypes=_NOT_BOOL, native_min=4096)
+LOGICAL_XOR = BinaryOp("logical_xor", np.logical_xor, kind="compare", fast=_ALL, tensor_other=True,
+                       native=_truths(np.not_equal), native_dtypes=_NOT_BOOL, native_min=4096)
 
 hypot, _, _, hypot_ = _make_binary(HYPOT)
 atan2, _, _, atan2_ = _make_binary(ATAN2)

@@ -299,7 +299,12 @@ def _square(x: np.ndarray, out: np.ndarray, compute: np.dtype, d: DType) -> None
 
 
 def _logical_not(x: np.ndarray, out: np.ndarray, compute: np.dtype, d: DType) -> None:
-    np.logical_not(x, out=out, casting="unsafe")
+    if out.dtype == np.bool_ and x.dtype != np.bool_:
+        # (the same answer: NaN is true, -0.0 false; NumPy's equal has SIMD loops, its logical_not
+        # of a non-bool array none: 1M float32 0.66 -> 0.06 ms)
+        np.equal(x, 0, out=out)
+    else:
+        np.logical_not(x, out=out, casting="unsafe")
 
 
 def _nan_to_num(x: np.ndarray, out: np.ndarray, compute: np.dtype, d: DType,
@@ -497,7 +502,7 @@ def _rsqrt_fresh(x: np.ndarray) -> np.ndarray:
 # Left out: the composites laid out otherwise (``like``), and the ops with more arguments
 # (round, nan_to_num).
 _FRESH: dict[str, Callable[[np.ndarray], np.ndarray]] = {
-    "isnan": np.isnan, "signbit": np.signbit, "logical_not": np.logical_not,
+    "isnan": np.isnan, "signbit": np.signbit, "logical_not": lambda x: np.equal(x, 0),  # (see _logical_not)
     "isposinf": lambda x: np.equal(x, _INF0[x.dtype]), "isneginf": lambda x: np.equal(x, _NEG_INF0[x.dtype]),
     "floor": np.floor, "ceil": np.ceil, "trunc": np.trunc,
     "frac": _frac_fresh,
