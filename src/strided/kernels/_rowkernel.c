@@ -357,6 +357,17 @@ AVX512 static inline void f64_avx512_combine4(v8d a, v8d b, v8d c, v8d d, double
 DEFINE_PAIRWISE(double, v8d, f64_avx512, AVX512, f64_avx512_combine4)
 static int use_avx512; /* set once at import: __builtin_cpu_supports("avx512f") */
 #endif
+/* Above this many bytes each sum takes the copy one step narrower: float64 AVX2 instead of
+ * AVX-512, float32 the baseline (SSE) instead of AVX2. Measured on an AMD EPYC (CI's machine):
+ * the wider loads are faster from the caches (1 MB float64: 12 us against 16.5; 4 MB float32: 52
+ * against 72) and two to three times slower from memory (32 MB float64: 3.1 ms against 1.2;
+ * float32: 2.5 against 1.07; NumPy's scalar loop 1.1-1.35, PyTorch 0.77-0.93); they cross near
+ * 8 MB. The same adds in the same order in every copy: the same bits. (The extremes' AVX2 loops
+ * keep their speed from memory: no such switch there.) */
+#define WIDE_MAX_BYTES (8.0 * 1024 * 1024)
+#if HAVE_AVX2_CLONE
+static int one_copy; /* STRIDED_NATIVE_ROWS_ISA given: that copy at every size (tests) */
+#endif
 
 /* An O& converter: a positive int (an address from NumPy's __array_interface__). */
 static int to_address(PyObject *o, void *out)
@@ -393,13 +404,16 @@ static PyObject *py_rows(PyObject *self, PyObject *args)
         PyErr_Format(PyExc_ValueError, "rows: count and length must be >= 0, not %zd and %zd", count, length);
         return NULL;
     }
+#if HAVE_AVX2_CLONE
+    int large = (double)count * (double)length * itemsize > WIDE_MAX_BYTES;
+#endif
     Py_BEGIN_ALLOW_THREADS
 #if HAVE_AVX2_CLONE
-    if (use_avx2 && itemsize == 4)
+    if (use_avx2 && itemsize == 4 && (one_copy || !large))
         f32_avx2_rows((const char *)addr, count, stride, length, (float *)oaddr);
-    else if (use_avx512 && itemsize == 8)
+    else if (use_avx512 && itemsize == 8 && (one_copy || !large))
         f64_avx512_rows((const char *)addr, count, stride, length, (double *)oaddr);
-    else if (use_avx2)
+    else if (use_avx2 && itemsize == 8)
         f64_avx2_rows((const char *)addr, count, stride, length, (double *)oaddr);
     else
 #endif
@@ -482,6 +496,7 @@ PyMODINIT_FUNC PyInit__rowkernel(void)
      * be compared with NumPy's on one machine. */
     const char *isa = getenv("STRIDED_NATIVE_ROWS_ISA");
     if (isa != NULL) {
+        one_copy = 1;
         use_avx2 = use_avx2 && strcmp(isa, "avx2") == 0;
         use_avx512 = use_avx512 && strcmp(isa, "avx512") == 0;
     }
