@@ -7,7 +7,7 @@ Sleef's ``hypot_u05`` in its vectorized loop; the two differ in a few elements p
 correctly rounded: 0.6% of complex128 parts near 1, results whose low part is subnormal). strided
 is the C library's hypot everywhere (``strided.kernels.elementwise.complex_abs``): torch's
 reference here is its scalar loop, a strided view of the same values. NumPy's ``np.absolute`` of
-complex, which strided took before, was 1 ulp off in 17-19% of elements."""
+complex, which strided took before, is 1 ulp off it in about 35% of elements with parts near 1."""
 import itertools
 
 import numpy as np
@@ -87,7 +87,7 @@ def test_abs_random_magnitudes(dt, fl):
     _assert_bits(got, _torch_scalar(z))
     vectorized = torch.abs(torch.tensor(z)).numpy()
     same = (got == vectorized) | (np.isnan(got) & np.isnan(vectorized))
-    assert same.mean() > 0.99  # (was 0.81-0.83 with np.absolute: 1 ulp off in ~1 of 6)
+    assert same.mean() > 0.99  # (0.945-0.972 with np.absolute over these magnitudes)
     # a run shorter than two vectors of any width is the scalar loop in torch too
     for n in (1, 2, 3):
         _assert_bits(st.abs(st.tensor(z[:n])).numpy(), torch.abs(torch.tensor(z[:n])).numpy())

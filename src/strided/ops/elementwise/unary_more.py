@@ -229,7 +229,7 @@ def _halves_over(x: np.ndarray, size: np.ndarray, out: np.ndarray, real: np.dtyp
     """``out = (x.real / size) + (x.imag / size) j`` computed in ``real`` (complex ``x`` and
     ``out``, float ``size`` = ``complex_abs(x)``, strided's ``abs``): PyTorch's vectorized complex
     sgn (its contiguous runs) divides each part by ``abs_()``, a hypot; NumPy's complex abs is 1
-    ulp off hypot in about a fifth of elements. PyTorch's scalar loop (non-contiguous inputs, the last
+    ulp off hypot in about a third of elements. PyTorch's scalar loop (non-contiguous inputs, the last
     elements of a run shorter than two vectors) takes the complex quotient ``z / (|z| + 0j)``
     instead, which rounds twice and gives NaN + inf j for a subnormal |z| and 0.99999994j for a
     huge one where this gives 1j: this follows the vectorized path, bit for bit wherever Sleef's

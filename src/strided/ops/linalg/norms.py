@@ -280,7 +280,7 @@ def matrix_norm(A: Tensor, ord: Any = "fro", dim: Any = (-2, -1), keepdim: bool 
         a = np.moveaxis(A._np().astype(acc, copy=False), dims, (-2, -1))
         if a.dtype.kind == "c" and ord not in ("nuc", 2, -2) and (ord != "fro" or a.shape[-2:] == (1, 1)):
             # |a| first (complex_abs: A.abs(), which the backward's sums compare against, where
-            # NumPy's norm would take np.abs, 1 ulp off it in a fifth of elements: no tie found)
+            # NumPy's norm would take np.abs, 1 ulp off it in a third of elements: no tie found)
             a = complex_abs(a)
         if a.size == 0:
             r = np.zeros(a.shape[:-2], dtype=res_np.dtype)
