@@ -61,33 +61,39 @@ def test_arange_matches_the_former_path_and_torch(n, args, dtype):
     kw = {} if dtype is None else {"dtype": getattr(strided, dtype)}
     tkw = {} if dtype is None else {"dtype": getattr(torch, dtype)}
     try:
-        theirs = torch.arange(start, end, step, **tkw)
+        theirs = _one_thread(torch.arange, start, end, step, **tkw)
     except (RuntimeError, ValueError) as e:  # (step 0.5 read as int64 is 0: PyTorch refuses it)
         with pytest.raises(type(e)):
             strided.arange(start, end, step, **kw)
         return
     ours = strided.arange(start, end, step, **kw)
     _fresh(ours, theirs.numel())
-    if float(np.float32(step)) == step and not (dtype in ("float16", "bfloat16") and n > 2048):
-        # (a step float32 cannot hold, -0.1: strided's float64 ramp differs from PyTorch's in
-        # about a fifth of the elements, before this change as after it; so do float16/bfloat16
-        # ranges past 2048, where PyTorch rounds in the dtype: both compared with the former path)
-        _same_as_torch(ours, theirs)
+    # (a float range: PyTorch's vectorized kernel's roundings, kernels/fill.py float_range; past
+    # 32768 elements PyTorch splits the range among its threads: compared with one)
+    _same_as_torch(ours, theirs)
     integral = all(isinstance(v, int) for v in (start, end, step)) and dtype in (None, "int64")
-    if integral or dtype in (None, "float32", "float64", "float16", "bfloat16"):
+    if integral:
         old = _old_arange(theirs.numel(), start, step, integral, ours.dtype.numpy)
         assert np.asarray(strided.arange(start, end, step, **kw)).tobytes() == old.tobytes()
 
 
+def _one_thread(fn, *args, **kwargs):
+    threads = torch.get_num_threads()
+    torch.set_num_threads(1)
+    try:
+        return fn(*args, **kwargs)
+    finally:
+        torch.set_num_threads(threads)
+
+
 @settings(max_examples=60, deadline=None)
 @given(start=st.floats(-1e6, 1e6, allow_subnormal=True), step=st.floats(1e-3, 1e3), n=st.integers(1, 9000),
-       dtype=st.sampled_from(["float32", "float64"]))
+       dtype=st.sampled_from(["float32", "float64", "float16", "bfloat16"]))
 def test_arange_float_hypothesis(start, step, n, dtype):
-    """The in-place values are the former expression's, bit for bit."""
+    """The values are PyTorch's, bit for bit."""
     end = start + n * step
     ours = strided.arange(start, end, step, dtype=getattr(strided, dtype))
-    old = _old_arange(ours.shape[0], start, step, False, ours.dtype.numpy)
-    assert np.asarray(ours).tobytes() == old.tobytes()
+    _same_as_torch(ours, _one_thread(torch.arange, start, end, step, dtype=getattr(torch, dtype)))
 
 
 @pytest.mark.parametrize("steps", [2, 3, 4097, 10001, 1 << 16])

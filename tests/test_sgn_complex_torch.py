@@ -13,6 +13,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as hs
 
 import strided as st
+from complex_parts import scaled_pairs
 from strided.kernels import native
 
 
@@ -72,12 +73,6 @@ def test_sgn_special_parts(dt, fl, how, kernels):
        hs.lists(hs.tuples(hs.floats(allow_nan=True, width=32), hs.floats(allow_nan=True, width=32)), min_size=1, max_size=40),
        hs.integers(-300, 300))
 def test_sgn_random(dtfl, pairs, exp):
-    dt, fl = dtfl
-    scale = fl(2.0) ** (exp if fl == np.float64 else exp // 3)
-    with np.errstate(all="ignore"):
-        re = np.array([p[0] for p in pairs], fl) * scale
-        im = np.array([p[1] for p in pairs], fl) * scale
-    z = np.empty(len(pairs), dt)
-    z.real, z.imag = re, im
+    z, fl = scaled_pairs(dtfl, pairs, exp)
     _same(_ours(z, True, "plain"), _torch(z), fl, z)
 

@@ -60,7 +60,7 @@ from .errors import (
 )
 from .grad_mode import leaf
 from .kernels import native
-from .kernels.fill import arange_into, arange_values, fill
+from .kernels.fill import arange_into, arange_values, fill, float_range
 from .kernels.memory import flat_run
 from .layout import Layout
 from .layout.formats import format_strides
@@ -721,7 +721,7 @@ def arange(start: Any, end: Any = None, step: Any = 1, dtype: Any = None, *, out
         check_int64(start, "arange")
         check_int64(end, "arange")
         check_int64(step, "arange")
-    # (a float range reads ints beyond int64 as floats, as PyTorch does; it computes in float64)
+    # (a float range reads ints beyond int64 as floats, as PyTorch does; see float_range)
     all_int = (isinstance(start, (int, np.integer)) and isinstance(end, (int, np.integer))
                and isinstance(step, (int, np.integer)))
     if wanted is not None and not all_int and _is_integral(wanted):
@@ -743,11 +743,12 @@ def arange(start: Any, end: Any = None, step: Any = 1, dtype: Any = None, *, out
 
 
 def _arange_result(n: int, start: Any, step: Any, integral: bool, dt: DType) -> Tensor:
-    """The fresh 1-d tensor of arange's ``n`` values in ``dt``: NumPy's int64/float64 values
-    adopted as its memory when they already are ``dt`` (int64, float64), else cast into a fresh
-    ``dt`` array (one buffer fewer and one copy fewer than writing them into a new result)."""
-    try:
-        values = arange_values(n, start, step, integral)
+    """The fresh 1-d tensor of arange's ``n`` values in ``dt``: a float ``dt``'s values as
+    PyTorch's vectorized kernel rounds them (:func:`strided.kernels.fill.float_range`); NumPy's
+    int64 values adopted as its memory for int64, else cast into a fresh ``dt`` array (one buffer
+    fewer and one copy fewer than writing them into a new result)."""
+    try:  # (a float dtype: PyTorch's vectorized kernel's roundings, float_range)
+        values = float_range(n, start, step, dt.numpy) if dt.is_floating_point else arange_values(n, start, step, integral)
     except (ValueError, MemoryError, OverflowError):  # (too big: result() refuses it with PyTorch's error)
         t = result((n,), dt)
         arange_into(t._storage.array, start, step, integral)

@@ -4451,6 +4451,49 @@ done:
     return answer;
 }
 
+/* ---------------------------------------------------------------- complex angle
+ *
+ * complex_angle(z, out) -> bool: out[i] = atan2(imag, real) of z[i] by the C library (atan2f for
+ * complex64, atan2 for complex128): PyTorch's scalar loop's std::arg bit for bit, where NumPy's
+ * arctan2 (SVML on AVX-512 machines) differs in 40% (float32) / 8% (float64) of elements. z:
+ * a C-contiguous aligned complex64 ("Zf") or complex128 ("Zd") buffer; out: C-contiguous aligned
+ * float32 / float64 of as many elements, overlapping z nowhere. False (nothing written) otherwise. */
+static void complex_angle_float(const float *restrict z, float *restrict o, Py_ssize_t n)
+{
+    for (Py_ssize_t i = 0; i < n; i++) o[i] = atan2f(z[2 * i + 1], z[2 * i]);
+}
+
+static void complex_angle_double(const double *restrict z, double *restrict o, Py_ssize_t n)
+{
+    for (Py_ssize_t i = 0; i < n; i++) o[i] = atan2(z[2 * i + 1], z[2 * i]);
+}
+
+static PyObject *py_complex_angle(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
+{
+    (void)self;
+    if (nargs != 2) {
+        PyErr_Format(PyExc_TypeError, "complex_angle(z, out) takes 2 arguments, not %zd", nargs);
+        return NULL;
+    }
+    Py_buffer src, dst;
+    if (PyObject_GetBuffer(args[0], &src, PyBUF_STRIDES | PyBUF_FORMAT) < 0) return NULL;
+    if (PyObject_GetBuffer(args[1], &dst, PyBUF_STRIDES | PyBUF_FORMAT | PyBUF_WRITABLE) < 0) {
+        PyBuffer_Release(&src);
+        return NULL;
+    }
+    int single = strcmp(src.format, "Zf") == 0 && src.itemsize == 8 && strcmp(dst.format, "f") == 0;
+    int twice = strcmp(src.format, "Zd") == 0 && src.itemsize == 16 && strcmp(dst.format, "d") == 0;
+    if (!(single || twice) || src.len != 2 * dst.len || !PyBuffer_IsContiguous(&src, 'C')
+        || !PyBuffer_IsContiguous(&dst, 'C') || (uintptr_t)src.buf % dst.itemsize
+        || (uintptr_t)dst.buf % dst.itemsize || overlaps(&src, &dst)) {
+        PyBuffer_Release(&src);
+        PyBuffer_Release(&dst);
+        Py_RETURN_FALSE;
+    }
+    RELEASING(if (single) complex_angle_float(src.buf, dst.buf, n); else complex_angle_double(src.buf, dst.buf, n));
+    Py_RETURN_TRUE;
+}
+
 static PyMethodDef methods[] = {
     ENTRY(erf), ENTRY(erfc), ENTRY(erfinv), ENTRY(erfinv_float32), ENTRY(digamma), ENTRY(trigamma), ENTRY(lgamma),
     ENTRY(i0), ENTRY(i1), ENTRY(i0e), ENTRY(i1e),
@@ -4533,6 +4576,9 @@ static PyMethodDef methods[] = {
     {"prod_rows", (PyCFunction)(void (*)(void))py_prod_rows, METH_FASTCALL,
      "prod_rows(x, out, n) -> bool: the product of each row of n, np.multiply.reduce's operations in its "
      "order (False: an overlap, nothing written)"},
+    {"complex_angle", (PyCFunction)(void (*)(void))py_complex_angle, METH_FASTCALL,
+     "complex_angle(z, out) -> bool: out = atan2(imag, real) by the C library's atan2f / atan2 (complex64 / "
+     "complex128 into float32 / float64; False: not C-contiguous aligned such buffers, or an overlap)"},
     {"shifted_expf", (PyCFunction)(void (*)(void))py_shifted_expf, METH_FASTCALL,
      "shifted_expf(x, m, out) -> bool: out = expf(x - m), glibc's expf bit for bit, vectorized (False: not "
      "used on this machine, or an overlap; nothing written)"},

@@ -10,6 +10,9 @@ import math
 
 import numpy as np
 
+from .fpstate import QUIET, quiet_reset, quiet_set
+from .fused import fma_into
+
 
 def fill(out: np.ndarray, value: bool | int | float | np.generic) -> None:
     """Write ``value`` (already checked to fit ``out``'s dtype) into every element of ``out``."""
@@ -32,6 +35,59 @@ def arange_values(n: int, start: int | float, step: int | float, integral: bool)
         np.multiply(values, float(step), out=values)
         np.add(values, float(start), out=values)
     return values
+
+
+# PyTorch's CPU arange kernel (RangeFactoriesKernel.cpp) for a floating dtype T computes in
+# T's accumulate type (float32 for float16 / bfloat16, float64 for float32 / float64): its scalar
+# loop writes T(start + step * i); its vectorized loop, on whole pairs of vectors from the run's
+# start, writes T(b + j * step) with b = T(start + step * i0) for the vector's first index i0
+# (Vectorized<T>::arange takes its base as a T: rounded, for float16 to 11 bits) and j its lane.
+# Its kernels are built with contraction on: each ``x + y * z`` is one fma, but for the lanes of a
+# bfloat16 vector (measured: which one torch's bits match where the two differ). The vectors are 32
+# bytes on x86 whatever the CPU (REGISTER_DISPATCH gives no AVX-512 kernel: the AVX2 one runs;
+# the generic one without AVX2 is 32 bytes too, but has no fma). One call writes at most
+# GRAIN_SIZE (32768) elements; a longer range is split among PyTorch's threads, each part
+# vectorized from its own start: those parts are not known here, and the whole range is
+# computed as one part (PyTorch's with one thread).
+_VECTOR_BYTES = 32
+_DIGITS = {"float16": 11, "bfloat16": 8, "float32": 24, "float64": 53}  # (significand bits)
+
+
+def float_range(n: int, start: float, step: float, dtype: np.dtype) -> np.ndarray:
+    """A fresh 1-d array of PyTorch's CPU ``arange`` values in the float ``dtype`` (float16,
+    bfloat16, float32, float64): the scalar loop's ``T(fma(step, i, start))`` for the last ``n
+    % (2 V)`` elements (V = 32 bytes / T's size), the vectorized loop's ``T(fma(j, step, b))``
+    (bfloat16: ``T(b + j * step)``, two roundings) with the rounded base ``b = T(fma(step, i0,
+    start))`` of each V-element vector for the rest, in the accumulate type (see the note above). A range of integers every one of which ``dtype``
+    holds exactly is the same in every form: NumPy's plain values there."""
+    acc = np.dtype(np.float32) if dtype.itemsize == 2 else np.dtype(np.float64)
+    first, last = float(start), float(start) + float(step) * (n - 1)
+    exact = 2.0 ** _DIGITS[dtype.name]  # (every integer up to this is exact in dtype)
+    if (float(start).is_integer() and float(step).is_integer() and abs(first) <= exact
+            and abs(last) <= exact):
+        return arange_values(n, start, step, False).astype(dtype)
+    token = quiet_set(QUIET)  # (an end past float16's range gives inf silently, as PyTorch)
+    try:
+        s, d = acc.type(start), acc.type(step)  # (PyTorch's Scalar.to<acc>(): a Python float rounded once)
+        lanes = _VECTOR_BYTES // dtype.itemsize
+        whole = n - n % (2 * lanes)
+        work = np.empty(n, acc)
+        # the scalar loop's tail: fma(step, i, start), i converted to acc as C converts (to nearest)
+        fma_into(d, np.arange(whole, n, dtype=np.int64).astype(acc), np.full(n - whole, s), work[whole:])
+        if whole:
+            base = np.empty(whole // lanes, acc)
+            fma_into(d, np.arange(0, whole, lanes, dtype=np.int64).astype(acc), np.full(base.shape[0], s), base)
+            base = base.astype(dtype).astype(acc)  # (Vectorized<T>::arange's T base)
+            lane = np.arange(lanes, dtype=acc)
+            if dtype.name == "bfloat16":  # (its lanes' base + j * step are not contracted: two roundings)
+                np.add(base[:, None], lane * d, out=work[:whole].reshape(-1, lanes))
+            else:
+                fma_into(d, np.tile(lane, base.shape[0]), np.repeat(base, lanes), work[:whole])
+            work[:whole:lanes] = base  # (lane 0 is the base itself: -0.0 stays, where b + 0 * step is +0.0)
+        out = work.astype(dtype)
+    finally:
+        quiet_reset(token)
+    return out
 
 
 def arange_into(out: np.ndarray, start: int | float, step: int | float, integral: bool) -> None:

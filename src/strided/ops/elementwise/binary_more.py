@@ -23,7 +23,7 @@ from ...errors import StridedRuntimeError, StridedTypeError, join_lines
 from ...grad_mode import SUBCLASSES
 from ...gradients import seal
 from ...kernels import native
-from ...kernels.elementwise import exact_loop, float32_loop
+from ...kernels.elementwise import complex_abs, exact_loop, float32_loop
 from ...kernels.fpstate import QUIET, quiet_reset, quiet_set, quietly, quietly_here
 from ...kernels.fused import fma, fma_into, lerp_into
 from ...opdef import Kind, declare
@@ -298,7 +298,10 @@ def isclose(input: Any, other: Any, rtol: float = 1e-05, atol: float = 1e-08, eq
             yf = y.astype(compute, copy=False)
             close = np.equal(xf, yf)
             finite = np.isfinite(xf) & np.isfinite(yf) if inexact else True
-            within = np.abs(xf - yf) <= real(atol) + real(rtol) * np.abs(yf)
+            if d.is_complex:  # PyTorch's atol + (rtol * y).abs(): the parts scaled, then |z| as strided.abs
+                within = complex_abs(xf - yf) <= real(atol) + complex_abs(yf * real(rtol))
+            else:  # (|rtol * y| is rtol * |y| exactly for a real y)
+                within = np.abs(xf - yf) <= real(atol) + real(rtol) * np.abs(yf)
             close |= within & finite
             if equal_nan and inexact:
                 close |= np.isnan(xf) & np.isnan(yf)

@@ -30,7 +30,8 @@ from ...dtypes import TORCH_NAME, DType, bfloat16, bool_, complex_of, float16, f
 from ...errors import StridedRuntimeError, StridedTypeError, join_lines
 from ...gradients import installs_as
 from ...kernels import native
-from ...kernels.fpstate import QUIET, quiet_reset, quiet_set, quietly
+from ...kernels.elementwise import complex_angle
+from ...kernels.fpstate import quietly
 from ...layout import Layout
 from ...layout.dtype_view import as_complex_layout, as_real_layout, part_layout
 from ...opdef import Kind, declare
@@ -342,27 +343,19 @@ def angle(input: Tensor) -> Tensor:
     shape = input._layout.shape
     # PyTorch: a real input runs through TensorIterator (its strides); a complex one into a resized
     # empty output (row-major)
-    if d.is_complex:  # (a row-major input: atan2 of its flat run's parts, np.angle's own call)
+    if d.is_complex:  # (the C library's atan2 of each element's parts: PyTorch's, see complex_angle)
         info = _cinfo[shape]
         arr = flat_run(input, info)
-        if arr is not None:
-            token = quiet_set(QUIET)
-            try:
-                values = np.arctan2(arr.imag, arr.real)
-            finally:
-                quiet_reset(token)
-            return report("angle", (input,), adopted(values, info[2], out_dtype))
-    out = fresh_result(shape, out_dtype) if d.is_complex else _fresh_output(shape, out_dtype, [input], d)
+        values = complex_angle(arr if arr is not None else _view(input))  # (fresh and row-major)
+        return report("angle", (input,), adopted(values.reshape(-1), info[2], out_dtype))
+    out = _fresh_output(shape, out_dtype, [input], d)
     with np.errstate(all="ignore"):
         x = _view(input)
-        if d.is_complex:
-            values = np.angle(x)
-        else:
-            # PyTorch's real angle: NaN stays (sign and all), x < 0 gives pi, anything else 0;
-            # # Note: NumPy's angle is atan2(0, x), which gives pi for -0.0 (and -inf)
-            values = np.where(x < 0, np.pi, 0.0)
-            if d.kind == "f":
-                values = np.where(np.isnan(x), x, values)
+        # PyTorch's real angle: NaN stays (sign and all), x < 0 gives pi, anything else 0;
+        # # Note: NumPy's angle is atan2(0, x), which gives pi for -0.0 (and -inf)
+        values = np.where(x < 0, np.pi, 0.0)
+        if d.kind == "f":
+            values = np.where(np.isnan(x), x, values)
         np.copyto(_view(out), values, casting="unsafe")
     return report("angle", (input,), out)
 

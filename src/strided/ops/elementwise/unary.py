@@ -42,6 +42,7 @@ from ...kernels.elementwise import (
     UnaryKernel,
     _clip,
     clamp_into,
+    complex_abs,
     keep_tied_zeros,
     neg_kernel,
     relu_array,
@@ -185,7 +186,7 @@ def _complex_abs(x: Tensor, target: Tensor | None) -> Tensor:
     out = fresh_result(lay.shape, real_of(x._dtype), L.preserve_format_strides(lay.shape, lay.strides))
     token = _quiet_set(_QUIET)
     try:
-        np.absolute(_view(x), out=_view(out))
+        complex_abs(_view(x), out=_view(out))  # (PyTorch's scalar loop's hypot: see complex_abs)
     finally:
         _quiet_reset(token)
     return out

@@ -29,7 +29,7 @@ from ...errors import StridedRuntimeError, StridedTypeError, join_lines
 from ...grad_mode import SUBCLASSES
 from ...gradients import seal
 from ...kernels import check_writable, native, special
-from ...kernels.elementwise import reciprocal_into
+from ...kernels.elementwise import complex_abs, reciprocal_into
 from ...kernels.fpstate import QUIET, quiet_call, quiet_reset, quiet_retry, quiet_set, quietly
 from ...opdef import Kind, declare
 from ...tensor import Tensor
@@ -227,13 +227,14 @@ _any = np.logical_or.reduce  # (the ufunc's reduce: ndarray.any goes through a P
 
 def _halves_over(x: np.ndarray, size: np.ndarray, out: np.ndarray, real: np.dtype) -> None:
     """``out = (x.real / size) + (x.imag / size) j`` computed in ``real`` (complex ``x`` and
-    ``out``, float ``size`` = ``hypot(x.real, x.imag)``): PyTorch's vectorized complex sgn (its
-    contiguous runs) divides each part by ``abs_()``, a hypot; NumPy's complex abs is 1 ulp off
-    hypot in about a third of elements. PyTorch's scalar loop (non-contiguous inputs, the last
+    ``out``, float ``size`` = ``complex_abs(x)``, strided's ``abs``): PyTorch's vectorized complex
+    sgn (its contiguous runs) divides each part by ``abs_()``, a hypot; NumPy's complex abs is 1
+    ulp off hypot in about a third of elements. PyTorch's scalar loop (non-contiguous inputs, the last
     elements of a run shorter than two vectors) takes the complex quotient ``z / (|z| + 0j)``
     instead, which rounds twice and gives NaN + inf j for a subnormal |z| and 0.99999994j for a
-    huge one where this gives 1j: this follows the vectorized path, bit for bit on complex64 and
-    where Sleef's hypot equals the C library's on complex128 (about 99.4%). Each part is read
+    huge one where this gives 1j: this follows the vectorized path, bit for bit wherever Sleef's
+    hypot equals the C library's (all of random complex64 parts but those whose |z| is near the
+    subnormals; about 99.4% of complex128 parts near 1: see complex_abs). Each part is read
     before its own write (``x`` may be ``out``)."""
     np.divide(x.real, size, out=out.real, dtype=real, casting="unsafe")
     np.divide(x.imag, size, out=out.imag, dtype=real, casting="unsafe")
@@ -245,7 +246,7 @@ def _sign(x: np.ndarray, out: np.ndarray, compute: np.dtype, d: DType) -> None:
         np.copyto(out, x, casting="unsafe")
     elif d.is_complex:  # sgn: z / |z|, 0 at 0 (PyTorch's: an infinite part gives NaN, NumPy's sign does not)
         # (no errstate: every caller runs the kernels with NumPy's warnings off, fpstate.QUIET)
-        size = np.hypot(x.real, x.imag)  # (before out is written: x may be out, in place)
+        size = complex_abs(x)  # (before out is written: x may be out, in place)
         _halves_over(x, size, out, np.finfo(compute).dtype)  # (a complex dtype's finfo: its parts')
         zero = np.equal(size, 0)
         if _any(zero, None):  # (copyto's where= only where a zero is: its Python wrapper costs ~1 us)
@@ -476,7 +477,7 @@ def _sgn_fresh(x: np.ndarray) -> np.ndarray:
     0 (a count, a quarter of the masked write's cost; NaN counts as non-zero, as in ``size == 0``)."""
     if x.dtype not in _COMPLEX:
         return _sign_fresh(x)
-    size = np.hypot(x.real, x.imag)
+    size = complex_abs(x)
     r = np.empty(x.shape, x.dtype)
     _halves_over(x, size, r, size.dtype)
     if _count_nonzero(size) != size.shape[0]:

@@ -20,6 +20,7 @@ from ...dispatch import adopted, result, result_array
 from ...dtypes import DType, float32, float64, real_of
 from ...errors import StridedRuntimeError, StridedTypeError, join_lines
 from ...gradients import seal
+from ...kernels.elementwise import complex_abs
 from ...kernels.fpstate import QUIET, quiet_reset, quiet_set, quietly
 from ...kernels.memory import numpy_view
 from ...kernels.reduce import euclidean_norms
@@ -186,8 +187,9 @@ def vector_norm(x: Tensor, ord: Any = 2, dim: Any = None, keepdim: bool = False,
     acc = _acc(rt)
     with _Quiet():
         # (a complex input converts to dtype= first, as PyTorch: |z| of complex128 does not overflow)
-        a = np.abs(x._np().astype((given or x._dtype).numpy, copy=False) if x._dtype.is_complex
-                   else x._np().astype(acc, copy=False)).astype(acc, copy=False)
+        # (|z| is complex_abs, the one the backward's inf-norm tie mask takes through x.abs())
+        a = (complex_abs(x._np().astype((given or x._dtype).numpy, copy=False)) if x._dtype.is_complex
+             else np.abs(x._np().astype(acc, copy=False))).astype(acc, copy=False)
         if count == 1 and p != 0:  # one element per norm: PyTorch returns |x|, for every ord but 0
             r = a.reshape(res_np.shape)  # (the reduced dims all have size 1: the same order)
         elif p == 2:
@@ -276,6 +278,10 @@ def matrix_norm(A: Tensor, ord: Any = "fro", dim: Any = (-2, -1), keepdim: bool 
     acc = _acc(given or A._dtype)  # (a complex matrix is read as complex)
     with _Quiet():
         a = np.moveaxis(A._np().astype(acc, copy=False), dims, (-2, -1))
+        if a.dtype.kind == "c" and ord not in ("nuc", 2, -2) and (ord != "fro" or a.shape[-2:] == (1, 1)):
+            # |a| first (complex_abs: A.abs(), which the backward's sums compare against, where
+            # NumPy's norm would take np.abs, 1 ulp off it in a third of elements: no tie found)
+            a = complex_abs(a)
         if a.size == 0:
             r = np.zeros(a.shape[:-2], dtype=res_np.dtype)
         elif ord in ("nuc", 2, -2):
