@@ -690,6 +690,8 @@ def bernoulli(input: Any, p: Any = None, *, generator: Any = None) -> Tensor:
     else:
         value = _check_p_number(p)
         values = resolve(generator, "bernoulli").draw(lambda g: g.random(shape) < value)
+    if dt is float32 or dt is float64:  # (the 0/1 cast into a fresh array _fresh adopts: no result to fill)
+        values = values.astype(dt.numpy)
     return _fresh(shape, dt, values, "bernoulli", (input,))
 
 
