@@ -77,3 +77,26 @@ def test_the_slice_loop_equals_ufunc_at(reduce, monkeypatch):
     monkeypatch.setattr(index_ops, "_SLICE_ADD", 10**9)  # (every slice through ufunc.at)
     slow = np.asarray(_run(st, x, idx, src, 0, reduce, True, False))
     assert fast.tobytes() == slow.tobytes()
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float64", "int32", "int64"])
+@pytest.mark.parametrize("dim", [0, 1, -1])
+def test_small_row_major_calls_equal_the_general_path(dtype, dim, monkeypatch):
+    """Out-of-place index_reduce of small row-major operands (the copy and _reduce_into on the flat
+    runs) gives the general path's bits, strides and dtype for every reduce and include_self,
+    duplicates, NaN and signed zeros included; the general path is torch's (above)."""
+    x, idx, src = _case(3, dtype, "nan_source")
+    x, src, idx = x[:6, :5], src[:4, :5], idx[:4] % 6
+    if dim != 0:
+        x, src, idx = np.ascontiguousarray(x.T), np.ascontiguousarray(src.T[:, :4]), idx % 5
+    t, s, i = st.tensor(x), st.tensor(src), st.tensor(idx)
+    for reduce in ("prod", "mean", "amax", "amin"):
+        for include_self in (True, False):
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore")
+                fast = t.index_reduce(dim, i, s, reduce, include_self=include_self)
+                with monkeypatch.context() as m:
+                    m.setattr(index_ops, "_fast_index_reduce", lambda *a: None)
+                    slow = t.index_reduce(dim, i, s, reduce, include_self=include_self)
+            assert fast.dtype == slow.dtype and fast.stride() == slow.stride()
+            assert np.asarray(fast).tobytes() == np.asarray(slow).tobytes()

@@ -365,6 +365,29 @@ def test_cholesky_gufunc_equals_numpys_call_per_matrix(n: int, batch: tuple, dty
         assert got.tobytes() == want.tobytes()
 
 
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+@pytest.mark.parametrize("n", [1, 3, 16])
+def test_one_matrix_cholesky_ex_equals_the_general_path(dtype: str, n: int, monkeypatch: pytest.MonkeyPatch) -> None:
+    """cholesky_ex of one float matrix (the gufunc's float64 factor cast straight into the
+    column-major result): the general path's bits, strides and info for factored, refused and
+    NaN matrices, row-major and transposed, and torch's info."""
+    rng = np.random.default_rng(n)
+    a = rng.standard_normal((n, n))
+    spd = a @ a.T + n * np.eye(n)
+    nan = spd.copy()
+    nan[-1, 0] = np.nan
+    for m in (spd, -spd, nan, spd * 1e30):
+        t = strided.tensor(m.astype(dtype))
+        for x in (t, t.t()):
+            fast = strided.linalg.cholesky_ex(x)
+            with monkeypatch.context() as mp:
+                mp.setattr(FZ, "_fast_cholesky_ex", lambda A: None)
+                slow = strided.linalg.cholesky_ex(x)
+            assert fast.L.stride() == slow.L.stride() and fast.info.stride() == slow.info.stride() == ()
+            assert _bits(fast.L) == _bits(slow.L) and fast.info.item() == slow.info.item()
+            assert fast.info.item() == torch.linalg.cholesky_ex(torch.from_numpy(np.asarray(x))).info.item()
+
+
 def test_cholesky_falls_back_to_numpys_call_without_its_gufunc(monkeypatch: pytest.MonkeyPatch) -> None:
     rng = np.random.default_rng(2)
     a = rng.uniform(0.1, 0.9, (3, 6, 6)).astype("float32")

@@ -68,6 +68,30 @@ def test_quantile_interpolation(mode) -> None:
             lambda: st.nanquantile(s, 0.35, interpolation=mode), TOL)
 
 
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+@pytest.mark.parametrize("mode", ["linear", "midpoint", "nearest"])
+def test_quantile_array_path_matches_composite(dtype, mode) -> None:
+    """Without a gradient or a listener quantile gathers and lerps on the arrays; its bits, shape
+    and strides equal the recorded composite's (gather and lerp tensors, taken when the input
+    requires grad) and torch's, wide magnitudes and ties included (the lerp's single rounding)."""
+    a = (RNG.standard_normal((6, 9)) * 10.0 ** RNG.integers(-20, 20, (6, 9))).astype(dtype)
+    a[0, :3] = [np.nan, -0.0, 0.0]
+    a[1] = np.round(a[1])
+    q = np.array([0.0, 0.13, 0.5, 0.77, 1.0], dtype)
+    for op in ("quantile", "nanquantile"):
+        for dim, keep in ((1, False), (0, True), (None, False)):
+            plain = getattr(st, op)(st.from_numpy(a), st.from_numpy(q), dim=dim, keepdim=keep, interpolation=mode)
+            tracked = getattr(st, op)(st.from_numpy(a).requires_grad_(), st.from_numpy(q), dim=dim, keepdim=keep,
+                                      interpolation=mode)
+            ref = getattr(torch, op)(torch.from_numpy(a), torch.from_numpy(q), dim=dim, keepdim=keep,
+                                     interpolation=mode)
+            assert tracked.grad_fn is not None and plain.grad_fn is None
+            assert plain.stride() == tracked.stride() == ref.stride()
+            np.testing.assert_array_equal(plain.numpy().view(f"u{a.itemsize}"),
+                                          tracked.detach().numpy().view(f"u{a.itemsize}"))
+            np.testing.assert_array_equal(plain.numpy(), ref.numpy())
+
+
 @settings(max_examples=10, deadline=None)
 @given(hs.integers(1, 7), hs.booleans(), hs.booleans())
 def test_median_indices_point_at_the_median(n, ties, nan) -> None:

@@ -400,3 +400,29 @@ def test_uniform_on_any_layout_writes_exactly_its_elements_or_refuses_as_torch(s
         touched[addresses] = True
     assert ((arr[touched] >= 2) & (arr[touched] < 3)).all()  # every element of the view was written
     assert (arr[~touched] == -7).all()  # and nothing else
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float64", "int64", "bool"])
+@pytest.mark.parametrize("method, args", [
+    ("normal_", ()), ("normal_", (2.0, 0.5)), ("uniform_", ()), ("exponential_", (3.0,)), ("bernoulli_", ()),
+    ("bernoulli_", (0.2,)), ("cauchy_", ()), ("cauchy_", (0.0, 4.0)), ("cauchy_", (1.0, 2.0)), ("log_normal_", ()),
+    ("random_", ()),
+])
+def test_in_place_draws_are_the_general_paths(method, args, dtype):
+    """The in-place samplers' plain calls (a row-major target, the default generator: the early
+    float32/float64 fills, the fills written straight into the target's run) give the numbers of
+    their general path (the same draw written through ``write`` into a transposed target; an
+    explicit generator) and leave the stream where it leaves it."""
+    outcomes = []
+    for how in ("plain", "transposed", "generator"):
+        st.manual_seed(5)
+        t = st.zeros(4, 3, dtype=getattr(st, dtype)).t() if how == "transposed" else st.zeros(3, 4, dtype=getattr(st, dtype))
+        kw = {"generator": default_generator} if how == "generator" else {}
+        try:
+            out = getattr(t, method)(*args, **kw)
+        except Exception as e:  # (a dtype the sampler refuses: refused alike on every path)
+            outcomes.append((type(e), str(e)))
+            continue
+        assert out is t
+        outcomes.append((np.asarray(t).tobytes(), st.rand(2).tolist()))
+    assert outcomes[0] == outcomes[1] == outcomes[2]

@@ -190,6 +190,25 @@ def _topk_rows(dt: st.DType) -> list[st.Tensor]:
 
 
 @pytest.mark.parametrize("dt", DTYPES, ids=lambda d: d.name)
+def test_topk_fast_path_kernel_and_numpy_agree(dt: st.DType) -> None:
+    """The fast topk's two ways to sort the rows (the compiled std::sort in picking order, and
+    NumPy's argsort and sort) take the same calls and give the same values and indices."""
+    from strided.kernels import native
+    from strided.ops.shape import sorting
+
+    for x in _topk_rows(dt):
+        for k in range(0, x.shape[-1] + 1):
+            for largest in (True, False):
+                fast = sorting._fast_topk(x, k, -1, largest)
+                with native.disabled():
+                    numpy_sorted = sorting._fast_topk(x, k, -1, largest)
+                assert (fast is None) == (numpy_sorted is None)
+                if fast is not None:
+                    assert fast.values.numpy().tobytes() == numpy_sorted.values.numpy().tobytes()
+                    assert fast.indices.tolist() == numpy_sorted.indices.tolist()
+
+
+@pytest.mark.parametrize("dt", DTYPES, ids=lambda d: d.name)
 def test_topk_fast_equals_general_and_torch(monkeypatch: pytest.MonkeyPatch, dt: st.DType) -> None:
     from strided.ops.shape import sorting
 

@@ -61,7 +61,10 @@ def into(name: str, x: np.ndarray, out: np.ndarray) -> bool:
     k = native.special()
     if k is None:
         return False
-    if name in TORCH_KERNELS:
+    which = TORCH_KERNELS.get(name)
+    if which is not None:
+        if x.dtype == out.dtype and _takes(x, out) and k.torch_special(x, out, which, 0):
+            return True  # (_torch_into's first step: one dtype and memory order, no overlap)
         return _torch_into(lambda src, dst: run_compiled(k, name, src, dst), x, out)
     if not _takes(x, out):
         return False

@@ -20,6 +20,7 @@ from __future__ import annotations
 import math
 import warnings
 from collections.abc import Callable
+from operator import setitem
 from typing import Any
 
 import numpy as np
@@ -172,7 +173,9 @@ def _fresh(shape: Shape, dtype: DType, values: np.ndarray | None, name: str, inp
         t = adopted(values.reshape(-1), _cinfo[shape][2], dtype)
     elif strides is None:
         t, arr = result_array(shape, dtype)
-        if values is not None:
+        if values.__class__ is np.ndarray and values.shape == shape:
+            arr[...] = values  # (np.copyto's unsafe cast and warnings, without its dispatch)
+        elif values is not None:
             np.copyto(arr, values, casting="unsafe")
     else:
         t = result(shape, dtype, strides)
@@ -226,20 +229,10 @@ def _into(target: Tensor, op: str, generator: Any, sample: Callable[[np.random.G
             g = default_generator if generator is None else resolve(generator, op)
             dest = flat.reshape(shape)
             if fill is not None:
-                with g._lock:
-                    fill(g._np, dest)
-                if OPEN:
-                    report(op, (), target)
-                return target
+                return _filled(target, op, g, dest, fill)
             with g._lock:
                 values = sample(g._np, shape)
-            if values.dtype == dest.dtype:  # (no cast: nothing to warn about)
-                np.copyto(dest, values)
-            elif values.dtype.kind in "bi":  # (int64/bool into a float32/float64/int/bool/complex target: no
-                # cast of them sets a floating-point flag, float16's overflow aside, and it never comes here)
-                np.copyto(dest, values, casting="unsafe")
-            else:  # (a cast that overflows, log_normal_'s float64 into float32, is quiet as write's)
-                quietly(np.copyto, dest, values, casting="unsafe")
+            _put(dest, values)
             if OPEN:
                 report(op, (), target)
             return target
@@ -251,6 +244,46 @@ def _into(target: Tensor, op: str, generator: Any, sample: Callable[[np.random.G
     if OPEN:
         report(op, (), target)
     return target
+
+
+def _put(dest: np.ndarray, values: np.ndarray) -> None:
+    """The flat path's write of a sample (an array of ``dest``'s shape) into the target's
+    row-major run ``dest``: NumPy's assignment, ``np.copyto(dest, values, casting="unsafe")``'s
+    cast and warnings without its Python-level dispatch (~0.15 us against ~0.4; a ufunc writing
+    into ``out=`` of another dtype costs more again)."""
+    if values.dtype == dest.dtype or values.dtype.kind in "bi":
+        # (no cast, or int64/bool into a float32/float64/int/bool/complex target: no cast of them
+        # sets a floating-point flag, float16's overflow aside, and it never comes here)
+        dest[...] = values
+    else:  # (a cast that overflows, log_normal_'s float64 into float32, is quiet as write's)
+        quietly(setitem, dest, Ellipsis, values)
+
+
+def _filled(target: Tensor, op: str, g: Any, dest: np.ndarray, fill: Callable[..., Any], *args: Any) -> Tensor:
+    """``fill(numpy_generator, dest, *args)`` under ``g``'s lock (``dest``: ``target``'s run, which
+    :func:`_into`'s flat path or :func:`_plain_run` gave), reported as ``op``; ``target``."""
+    with g._lock:
+        fill(g._np, dest, *args)
+    if OPEN:
+        report(op, (), target)
+    return target
+
+
+def _plain_run(self: Any, generator: Any) -> np.ndarray | None:
+    """The in-place samplers' common call, before their argument checks (each has checked the
+    arguments it takes as passing): the default generator and a plain row-major writable
+    float32/float64 tensor, whose run, shaped as ``self``, is what :func:`_into`'s flat path
+    writes; None for anything else (the general path then checks and draws)."""
+    if generator is not None or self.__class__ is not Tensor:
+        return None
+    dt = self._dtype
+    if not (dt is float32 or dt is float64):
+        return None
+    shape = self._layout.shape
+    flat = flat_run(self, _cinfo[shape])
+    if flat is None or not flat.flags.writeable:
+        return None
+    return flat.reshape(shape)
 
 
 def _target(self: Any, op: str) -> Tensor:
@@ -599,13 +632,17 @@ def _p_tensor_error(p: Tensor) -> StridedRuntimeError:
     )
 
 
+_min_reduce, _max_reduce = np.minimum.reduce, np.maximum.reduce
+
+
 def _check_p_tensor(p: Tensor, arr: np.ndarray | None = None) -> None:
     """PyTorch's error unless every probability of ``p`` (its elements ``arr``, when the caller
     has them) lies in [0, 1]."""
     if arr is None:
         arr = p._np()
-    # (two reductions, not three ufuncs and an all(): a NaN makes min or max NaN, which fails too)
-    if arr.size and not (arr.min() >= 0 and arr.max() <= 1):
+    # (two reductions, not three ufuncs and an all(): a NaN makes min or max NaN, which fails too;
+    # the ufuncs' own reduce, without ndarray.min's Python wrapper)
+    if arr.size and not (_min_reduce(arr, axis=None) >= 0 and _max_reduce(arr, axis=None) <= 1):
         raise _p_tensor_error(p)
 
 
@@ -653,6 +690,8 @@ def bernoulli(input: Any, p: Any = None, *, generator: Any = None) -> Tensor:
     else:
         value = _check_p_number(p)
         values = resolve(generator, "bernoulli").draw(lambda g: g.random(shape) < value)
+    if dt is float32 or dt is float64:  # (the 0/1 cast into a fresh array _fresh adopts: no result to fill)
+        values = values.astype(dt.numpy)
     return _fresh(shape, dt, values, "bernoulli", (input,))
 
 
@@ -834,6 +873,10 @@ def uniform_(self: Tensor, from_: float = 0.0, to: float = 1.0, *, generator: An
     >>> strided.zeros(2, 3).uniform_(-1, 1).shape
     (2, 3)
     """
+    if not kw and from_.__class__ is float and to.__class__ is float and from_ == 0.0 and to == 1.0:
+        dest = _plain_run(self, generator)
+        if dest is not None:  # (the [0, 1) draw below, its checks passing)
+            return _filled(self, "uniform_", default_generator, dest, _fill_uniform)
     from_ = kw.pop("from", from_)
     _no_extra(kw, "uniform_")
     self = _target(self, "uniform_")
@@ -879,6 +922,10 @@ def normal_(self: Tensor, mean: float = 0.0, std: float = 1.0, *, generator: Any
     >>> abs(x.mean().item() - 2.0) < 0.05, abs(x.std().item() - 0.5) < 0.05
     (True, True)
     """
+    if mean.__class__ is float and std.__class__ is float and std >= 0.0:
+        dest = _plain_run(self, generator)
+        if dest is not None:  # (the checks below pass: the float32/float64 fill)
+            return _filled(self, "normal_", default_generator, dest, _fill_normal, mean, std)
     self = _target(self, "normal_")
     dt = self._dtype
     if _empty_skip(dt, self._layout.shape):
@@ -892,11 +939,17 @@ def normal_(self: Tensor, mean: float = 0.0, std: float = 1.0, *, generator: Any
     fill = None
     if dt is float32 or dt is float64:  # (the sample's draw, product and sum, each written in place)
         def fill(g: np.random.Generator, out: np.ndarray) -> None:
-            g.standard_normal(dtype=out.dtype, out=out)
-            if s != 1.0:  # (x * 1.0 is x, bit for bit; the + m stays: it turns a -0.0 into +0.0)
-                np.multiply(out, s, out=out)
-            np.add(out, m, out=out)
+            _fill_normal(g, out, m, s)
     return _into(self, "normal_", generator, lambda g, shape: g.standard_normal(shape, dtype=c) * s + m, fill)
+
+
+def _fill_normal(g: np.random.Generator, out: np.ndarray, m: float, s: float) -> None:
+    """normal_'s sample of a float32/float64 target, ``standard_normal * s + m``, drawn and
+    computed in ``out``."""
+    g.standard_normal(dtype=out.dtype, out=out)
+    if s != 1.0:  # (x * 1.0 is x, bit for bit; the + m stays: it turns a -0.0 into +0.0)
+        np.multiply(out, s, out=out)
+    np.add(out, m, out=out)
 
 
 _MISSING: Any = object()
@@ -986,6 +1039,10 @@ def exponential_(self: Tensor, lambd: float = 1.0, *, generator: Any = None) -> 
     >>> bool((strided.empty(100).exponential_(2.0) >= 0).all())
     True
     """
+    if lambd.__class__ is float and lambd > 0.0:
+        dest = _plain_run(self, generator)
+        if dest is not None:  # (the checks below pass: the float32/float64 fill)
+            return _filled(self, "exponential_", default_generator, dest, _fill_exponential, lambd)
     self = _target(self, "exponential_")
     _continuous(self._dtype, "Exponential")
     rate = _positive("exponential_", "lambda", lambd)
@@ -993,10 +1050,15 @@ def exponential_(self: Tensor, lambd: float = 1.0, *, generator: Any = None) -> 
     fill = None
     if self._dtype is float32 or self._dtype is float64:  # (the draw and the quotient, written in place)
         def fill(g: np.random.Generator, out: np.ndarray) -> None:
-            g.standard_exponential(dtype=out.dtype, out=out)
-            if rate != 1.0:  # (x / 1.0 is x, bit for bit)
-                np.divide(out, rate, out=out)
+            _fill_exponential(g, out, rate)
     return _into(self, "exponential_", generator, lambda g, s: g.standard_exponential(s, dtype=c) / rate, fill)
+
+
+def _fill_exponential(g: np.random.Generator, out: np.ndarray, rate: float) -> None:
+    """exponential_'s sample of a float32/float64 target, drawn and divided in ``out``."""
+    g.standard_exponential(dtype=out.dtype, out=out)
+    if rate != 1.0:  # (x / 1.0 is x, bit for bit)
+        np.divide(out, rate, out=out)
 
 
 @method("geometric_")
@@ -1028,7 +1090,12 @@ def log_normal_(self: Tensor, mean: float = 1.0, std: float = 2.0, *, generator:
     _continuous(self._dtype, "LogNormal")
     m = _float(mean, "log_normal_", "mean", 1)
     s = _positive("log_normal_", "std", std, pos=2)
-    return _into(self, "log_normal_", generator, lambda g, shape: np.exp(g.standard_normal(shape) * s + m))
+    def fill(g: np.random.Generator, out: np.ndarray) -> None:  # (the sample's steps in one array)
+        x = g.standard_normal(out.shape)
+        np.multiply(x, s, out=x)
+        np.add(x, m, out=x)
+        _put(out, np.exp(x, out=x))
+    return _into(self, "log_normal_", generator, lambda g, shape: np.exp(g.standard_normal(shape) * s + m), fill)
 
 
 @method("cauchy_")

@@ -203,7 +203,7 @@ def _xlogy(x: Any, y: Any, dtype: np.dtype) -> np.ndarray:
     # already where y is, so only an x of 0 needs a second look: 4 NumPy calls when none is)
     r = xs * np.log(ys)
     zero = xs == 0
-    if zero.any():
+    if np.count_nonzero(zero):  # (no Python wrapper: .any() costs ~0.7 us on a small array)
         r = np.where(zero & (ys == ys), dtype.type(0), r)
     return r
 

@@ -166,19 +166,33 @@ def _lerp(input: Any, end: Any, weight: Any, target: Tensor | None) -> Tensor:
         if runs is not None:  # (one layout, dense: lerp_into's compiled passes over the runs, the same bits)
             lerp_into(runs[0], runs[1], w[()], runs[2])
             return out
-        diff = np.subtract(b, a)
-        low = np.abs(w) < 0.5
-        if compute.kind == "f":  # PyTorch's kernel: fmadd(w, diff, a) or fmadd(w - 1, diff, end), rounded once
-            if w.ndim == 0:
-                res = fma(w, diff, a) if low else fma(w - compute.type(1), diff, b)
-            else:
-                res = np.where(low, fma(w, diff, a), fma(w - compute.type(1), diff, b))
-        else:  # (complex: the kernel's two roundings)
-            res = np.where(low, a + w * diff, b - diff * (compute.type(1) - w))
-        np.copyto(_view(out), res, casting="unsafe")
+        np.copyto(_view(out), lerp_arrays(a, b, w), casting="unsafe")
     finally:
         quiet_reset(token)
     return out
+
+
+def lerp_arrays(a: np.ndarray, b: np.ndarray, w: np.ndarray) -> np.ndarray:
+    """PyTorch's lerp kernel on NumPy arrays of one compute dtype (float32, float64 or complex;
+    they broadcast), from the nearer end: ``fmadd(w, b - a, a)`` for |w| < 0.5, else
+    ``fmadd(w - 1, b - a, b)``, each rounded once (complex: the kernel's two roundings). Call it
+    with NumPy's warnings off (:func:`~strided.kernels.fpstate.quiet_set`, in the caller's
+    context: :func:`fma`'s kernel switch is a context variable)."""
+    compute = a.dtype
+    diff = np.subtract(b, a)
+    low = np.abs(w) < 0.5
+    if compute.kind == "f":  # PyTorch's kernel: fmadd(w, diff, a) or fmadd(w - 1, diff, end), rounded once
+        if w.ndim == 0:
+            return fma(w, diff, a) if low else fma(w - compute.type(1), diff, b)
+        if w.shape == diff.shape == a.shape == b.shape and w.dtype == compute:
+            # (no broadcasting: flat runs for fma_into's compiled loops, fma's same bits)
+            wf, df = np.ascontiguousarray(w).reshape(-1), np.ascontiguousarray(diff).reshape(-1)
+            near, far = np.empty(df.shape, compute), np.empty(df.shape, compute)
+            fma_into(wf, df, np.ascontiguousarray(a).reshape(-1), near)
+            fma_into(wf - compute.type(1), df, np.ascontiguousarray(b).reshape(-1), far)
+            return np.where(low, near.reshape(w.shape), far.reshape(w.shape))
+        return np.where(low, fma(w, diff, a), fma(w - compute.type(1), diff, b))
+    return np.where(low, a + w * diff, b - diff * (compute.type(1) - w))  # (complex: two roundings)
 
 
 def _lerp_flat(input: Any, end: Any, weight: Any, target: Tensor | None) -> Tensor | None:

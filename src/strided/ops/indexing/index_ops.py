@@ -579,6 +579,10 @@ def _index_reduce(self: Any, dim: Any, index: Any, source: Any, reduce: Any, inc
         ))
     if not _QUIET.get():
         warnings.warn(_BETA, UserWarning, stacklevel=user_site()[1])
+    if not inplace and reduce in _REDUCES:
+        out = _fast_index_reduce(self, dim, index, source, reduce, include_self)
+        if out is not None:
+            return out
     if reduce not in _REDUCES:
         raise StridedRuntimeError(join_lines(
             f"index_reduce(): Expected reduce to be one of prod, mean, amax or amin but got {reduce}.",
@@ -606,13 +610,37 @@ def _index_reduce(self: Any, dim: Any, index: Any, source: Any, reduce: Any, inc
     return target
 
 
+_REDUCE_UFUNCS = {"prod": np.multiply, "mean": np.add, "amax": np.maximum, "amin": np.minimum}
+
+
+def _fast_index_reduce(self: Tensor, dim: Any, index: Tensor, source: Tensor, reduce: str,
+                       include_self: bool) -> Tensor | None:
+    """Out-of-place ``index_reduce`` of row-major operands whose int64 index is all in range
+    (:func:`along_slices`) and whose source has the expected shape, so that every check below
+    passes: a copy of ``self`` and :func:`_reduce_into` on the same arrays (the same writes in the
+    same order). None when a precondition fails (nothing written)."""
+    fast = along_slices(self, dim, index)
+    if fast is None:
+        return None
+    flat, idx, d, _ = fast
+    vals = slice_source(source, self, d, idx.size)
+    if vals is None or support.refused(f"index_reduce.{reduce}", self._dtype):
+        return None
+    shape = self._layout.shape
+    out = flat.copy()
+    _reduce_into(out.reshape(shape), d, idx, vals.reshape(shape[:d] + (idx.size,) + shape[d + 1:]), reduce,
+                 include_self)
+    return adopted(out, _cinfo[shape][2], self._dtype)
+
+
 def _reduce_into(tgt: np.ndarray, d: int, idx: np.ndarray, vals: np.ndarray, reduce: str, include_self: bool) -> None:
     """PyTorch's CPU index_reduce: each slice ``tgt[idx[i]]`` along ``d`` reduced with ``vals[i]``
     (NaN propagates through amax/amin, as there); without ``include_self`` the indexed slices start
     from the reduction's identity; ``mean`` divides by the count (floor division for integers)."""
     key = _key(d, idx)
-    hit = np.unique(idx)
-    hit_key = _key(d, hit)
+    if not include_self or reduce == "mean":  # (the slices hit: only these two need them)
+        hit = np.unique(idx)
+        hit_key = _key(d, hit)
     if not include_self:
         if reduce == "prod":
             tgt[hit_key] = 1
@@ -622,7 +650,7 @@ def _reduce_into(tgt: np.ndarray, d: int, idx: np.ndarray, vals: np.ndarray, red
             info = np_finfo(tgt.dtype) if np_kind(tgt.dtype) in "fc" else np.iinfo(tgt.dtype) if tgt.dtype.kind in "iu" else None
             low, high = (-np.inf, np.inf) if np_kind(tgt.dtype) == "f" else (False, True) if info is None else (info.min, info.max)
             tgt[hit_key] = low if reduce == "amax" else high
-    ufunc = {"prod": np.multiply, "mean": np.add, "amax": np.maximum, "amin": np.minimum}[reduce]
+    ufunc = _REDUCE_UFUNCS[reduce]
     if reduce in ("amax", "amin") and np_kind(tgt.dtype) == "f":
         zeros = _first_zeros(tgt, d, idx, vals, include_self)
         with np.errstate(invalid="ignore"):  # (a NaN propagates, as in PyTorch: no warning)

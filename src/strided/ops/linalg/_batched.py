@@ -87,7 +87,7 @@ def colmajor(arr: np.ndarray, dtype: DType) -> Tensor:
     shape = arr.shape
     if len(shape) < 2:
         return rowmajor(arr, dtype)
-    layout = _colmajor_layouts[shape]
+    layout = colmajor_layouts[shape]
     if arr.size and arr.dtype == dtype.numpy:
         # (the matrices' transposes, copied row-major, are those bytes: one copy adopted, no
         # zeroed result to fill; the same elements, bit for bit)
@@ -114,7 +114,7 @@ def _colmajor_layout(shape: tuple[int, ...]) -> Layout:
     return Layout._trusted(shape, tuple(strides), 0)
 
 
-_colmajor_layouts = Memo(_colmajor_layout)
+colmajor_layouts = Memo(_colmajor_layout)  # (shape -> colmajor's layout of it)
 _SCALAR = Layout._trusted((), (), 0)
 
 
@@ -230,6 +230,8 @@ def rowmajor_copy(arr: np.ndarray) -> np.ndarray:
 
 def rowmajor(arr: np.ndarray, dtype: DType) -> Tensor:
     """A fresh contiguous tensor holding ``arr`` (``arr`` itself when it is a fresh array of ``dtype``)."""
+    if arr.__class__ is np.ndarray and not arr.ndim:  # (info, a det: np.ndim's dispatch skipped)
+        return _scalar(arr, dtype)
     return from_numpy_result(np.ascontiguousarray(arr), dtype) if np.ndim(arr) else _scalar(arr, dtype)
 
 

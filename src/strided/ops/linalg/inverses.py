@@ -19,10 +19,12 @@ from typing import Any
 
 import numpy as np
 
+from ...dispatch import OPEN
 from ...dtypes import int32, real_of
 from ...errors import LinAlgError, StridedRuntimeError, StridedTypeError, join_lines
 from ...gradients import grad_zeros, seal
 from ...kernels.fpstate import quiet
+from ...layout import Layout
 from ...memory_format import contiguous_format
 from ...opdef import Kind, declare
 from ...tensor import Tensor, tensor_arg
@@ -584,10 +586,9 @@ def linalg_lstsq(A: Tensor, B: Tensor, rcond: float | None = None, *, driver: st
             x = _adjoint(vh) @ (sinv[..., None] * (_adjoint(u) @ b))
             rank = keep.sum(-1)
             buffer[..., :n, :] = x
-    full = bool(np.all(rank == min(m, n)))
     real = np.real(a).dtype
     residuals = np.zeros((0,), real)
-    if m > n and driver != "gelsy" and (driver == "gels" or full):
+    if m > n and driver != "gelsy" and (driver == "gels" or bool(np.all(rank == min(m, n)))):  # (full rank)
         with quiet():  # (np.errstate(all="ignore") at a tenth of its cost)
             r = a @ buffer[..., :n, :] - b
         residuals = np.sum(np.abs(r) ** 2, axis=-2).astype(real)  # (a vector B's too: (..., 1), as PyTorch's)
@@ -595,7 +596,12 @@ def linalg_lstsq(A: Tensor, B: Tensor, rcond: float | None = None, *, driver: st
         own = tuple(slice(0, 1) if size == 1 else slice(None) for size in A.shape[:-2])
         rank, s = rank[own], s[own]
     rt = real_of(A._dtype)
-    solution = LA.colmajor(buffer, A._dtype)[..., :n, :]
+    whole = LA.colmajor(buffer, A._dtype)
+    if OPEN:  # (watched: the slice's own record)
+        solution = whole[..., :n, :]
+    else:  # (the slice's view, its layout made here: index_layout's parsing costs ~5 us)
+        lay = whole._layout
+        solution = whole._view(Layout._trusted(lay.shape[:-2] + (n, k), lay.strides, 0))
     if vector:
         solution = solution[..., 0]
     return R.linalg_lstsq(

@@ -22,7 +22,7 @@ from typing import Any
 
 import numpy as np
 
-from ...dispatch import adopted
+from ...dispatch import OPEN, adopted
 from ...dtypes import bool_ as bool_dtype
 from ...dtypes import float32, float64, int32, int64, np_kind
 from ...errors import (
@@ -33,6 +33,7 @@ from ...errors import (
     join_lines,
 )
 from ...gradients import seal
+from ...kernels.fpstate import QUIET, quiet_reset, quiet_set
 from ...kernels.native import special
 from ...layout.order import preserve_format_strides
 from ...opdef import Kind, declare
@@ -44,6 +45,7 @@ from .._support.out import write_pair_out
 from .._support.reduce_args import reduced_shape, shape_text
 from .._support.stl_select import median_position, mode_row
 from .._support.torch_sort_order import sort_keys
+from ..elementwise.binary_more import lerp_arrays
 from ..registry import backward, method
 
 __all__ = ["median", "mode", "nanmedian", "nanquantile", "quantile"]
@@ -337,13 +339,28 @@ def _quantile(x: Tensor, q: Any, dim: Any, keepdim: bool, interpolation: str, op
         ranks = np.ceil(ranks)
     elif interpolation == "nearest":
         ranks = np.round(ranks)  # (half to even, as PyTorch's round_)
-    below = np.nan_to_num(ranks, nan=0).astype(np.int64)
-    values = rows.gather(-1, tensor_from_array(below, below.shape, int64))
-    if interpolation in ("linear", "midpoint"):
+    below = np.where(ranks != ranks, dt.type(0), ranks).astype(np.int64)  # (a NaN rank, q NaN: 0)
+    interpolated = interpolation in ("linear", "midpoint")
+    if interpolated:
         weights = np.full(ranks.shape, 0.5, dt) if interpolation == "midpoint" else (ranks - below).astype(dt)
-        above = np.nan_to_num(np.ceil(ranks), nan=0).astype(np.int64)
-        upper = rows.gather(-1, tensor_from_array(above, above.shape, int64))
-        values = values.lerp(upper, tensor_from_array(weights, weights.shape, d_x))
+        above = np.ceil(ranks)
+        above = np.where(above != above, dt.type(0), above).astype(np.int64)
+    if OPEN or x._ag is not None:
+        # (recorded, or differentiated: PyTorch's composite, gather and lerp, whose gradients
+        # and records are theirs)
+        values = rows.gather(-1, tensor_from_array(below, below.shape, int64))
+        if interpolated:
+            upper = rows.gather(-1, tensor_from_array(above, above.shape, int64))
+            values = values.lerp(upper, tensor_from_array(weights, weights.shape, d_x))
+    else:  # (the same gathers and lerp on the arrays: the same bits, a fresh row-major result)
+        found = np.take_along_axis(a, below, -1)
+        if interpolated:
+            token = quiet_set(QUIET)
+            try:
+                found = lerp_arrays(found, np.take_along_axis(a, above, -1), weights)
+            finally:
+                quiet_reset(token)
+        values = tensor_from_array(found, found.shape, d_x)
     # values: (rest..., Q), viewed as (kept..., Q); then the Q dim moved first (a view: PyTorch's
     # unsqueeze(0).transpose(0, -1).squeeze(-1), whose strides it keeps) or dropped for a number q
     values = values.reshape(*kept, len(qs))

@@ -364,19 +364,32 @@ def _fast_topk(self: Any, k: Any, dim: Any, largest: Any) -> Any:
     if flat is None:
         return None
     x = flat.reshape(info[1] // n, n)
-    order = x.argsort(axis=-1)  # (NaN last)
-    s = x.copy()
-    s.sort(axis=-1)  # (the same order: the values picked are distinct)
-    # the window that decides: the k picked and the next one (beside them on the sorted row)
-    w = s[:, n - k - 1:] if largest else s[:, : k + 1]
-    # strictly increasing there: no equal values (-0.0 == 0.0 too) and no NaN (NaN > x is False:
-    # a row with a NaN in the window is left to the general path, tied or not)
-    if not _all(np.greater(w[:, 1:], w[:, :-1]), axis=None):
-        return None
-    if largest:
-        order, s = order[:, :n - k - 1:-1], s[:, :n - k - 1:-1]
-    else:
+    kernel = special() if self._dtype is not int32 else None
+    if kernel is not None:
+        # the compiled std::sort (sort's own, NaN largest) in the picking order, the values and
+        # their positions in one call: the window that decides is the k picked and the next one
+        order, s = np.empty(x.shape, np.int64), np.empty(x.shape, x.dtype)
+        kernel.stl_argsort(x, order, n, 1 if largest else 0, s)
+        w = s[:, : k + 1]
+        # strictly decreasing (increasing) there: no equal values (-0.0 == 0.0 too) and no NaN
+        # (every comparison with NaN is False: such a row is left to the general path)
+        if not _all((np.less if largest else np.greater)(w[:, 1:], w[:, :-1]), axis=None):
+            return None
         order, s = order[:, :k], s[:, :k]
+    else:
+        order = x.argsort(axis=-1)  # (NaN last)
+        s = x.copy()
+        s.sort(axis=-1)  # (the same order: the values picked are distinct)
+        # the window that decides: the k picked and the next one (beside them on the sorted row)
+        w = s[:, n - k - 1:] if largest else s[:, : k + 1]
+        # strictly increasing there: no equal values (-0.0 == 0.0 too) and no NaN (NaN > x is False:
+        # a row with a NaN in the window is left to the general path, tied or not)
+        if not _all(np.greater(w[:, 1:], w[:, :-1]), axis=None):
+            return None
+        if largest:
+            order, s = order[:, :n - k - 1:-1], s[:, :n - k - 1:-1]
+        else:
+            order, s = order[:, :k], s[:, :k]
     layout = _cinfo[shape[:-1] + (k,)][2]
     return return_types.topk(adopted(s.flatten(), layout, self._dtype), adopted(order.flatten(), layout, int64))
 
