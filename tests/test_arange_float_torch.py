@@ -89,3 +89,26 @@ def test_out_and_no_warning(dt):
         big = st.arange(60000.5, 70000, 7.3, dtype=st.float16)  # (past float16's range: inf, silently)
     np.testing.assert_array_equal(o.float().numpy(), torch.arange(*args, dtype=getattr(torch, dt)).float().numpy())
     np.testing.assert_array_equal(big.float().numpy(), torch.arange(60000.5, 70000, 7.3, dtype=torch.float16).float().numpy())
+
+
+@pytest.mark.parametrize("dt", ["float32", "float64"])
+def test_compiled_range_is_the_numpy_steps(dt):
+    """float32/float64 ranges run the compiled float_range (one pass): bit for bit the NumPy
+    steps it replaces (kernels off), on random and through-zero ranges of every length around the
+    vector pairs, and torch's values on the long ones."""
+    from strided.kernels import native
+    from strided.kernels.fill import float_range
+
+    if native.special() is None:
+        pytest.skip("the compiled kernels are not built")
+    rng = np.random.default_rng(21)
+    dtype = np.dtype(dt)
+    for n in [*range(1, 40), 1000, 4099, 40000]:
+        for _ in range(3):
+            step = float(10 ** rng.uniform(-6, 2)) * (1 if rng.random() < 0.5 else -1)
+            start = float(rng.uniform(-100, 100)) if rng.random() < 0.5 else -step * float(rng.uniform(0, n))
+            fast = float_range(n, start, step, dtype)
+            with native.disabled():
+                slow = float_range(n, start, step, dtype)
+            assert fast.dtype == slow.dtype == dtype
+            assert fast.tobytes() == slow.tobytes(), (n, start, step)

@@ -4468,6 +4468,72 @@ static void complex_angle_double(const double *restrict z, double *restrict o, P
     for (Py_ssize_t i = 0; i < n; i++) o[i] = atan2(z[2 * i + 1], z[2 * i]);
 }
 
+/* ---------------------------------------------------------------- arange of float32 / float64
+ *
+ * float_range(out, start, step) -> bool: PyTorch's CPU arange values (strided.kernels.fill.float_range,
+ * whose NumPy steps this is, bit for bit: tests/test_arange_float_torch.py) into out, a C-contiguous
+ * aligned float32 ("f") or float64 ("d") buffer of n elements, computed in float64: whole pairs of
+ * 32-byte vectors from the start, vector v's lanes j = 0.. from its base b = T(fma(step, v L, start))
+ * as T(fma(j, step, b)) (lane 0 is b itself), the last n % (2 L) elements T(fma(step, i, start)).
+ * fma is C99's (exact: the instruction where the CPU has FMA). False: another buffer. */
+#define FLOAT_RANGE_BODY(T)                                                                        \
+    {                                                                                              \
+        const Py_ssize_t lanes = 32 / (Py_ssize_t)sizeof(T), whole = n - n % (2 * lanes);          \
+        for (Py_ssize_t i0 = 0; i0 < whole; i0 += lanes) {                                         \
+            T b = (T)fma(step, (double)i0, start);                                                 \
+            o[i0] = b;                                                                             \
+            for (Py_ssize_t j = 1; j < lanes; j++) o[i0 + j] = (T)fma((double)j, step, (double)b); \
+        }                                                                                          \
+        for (Py_ssize_t i = whole; i < n; i++) o[i] = (T)fma(step, (double)i, start);              \
+    }
+static void float_range_f(float *o, Py_ssize_t n, double start, double step) FLOAT_RANGE_BODY(float)
+static void float_range_d(double *o, Py_ssize_t n, double start, double step) FLOAT_RANGE_BODY(double)
+#ifdef HAVE_HARDWARE_FMA_COPIES
+__attribute__((target("avx2,fma"))) static void float_range_f_fma(float *o, Py_ssize_t n, double start, double step)
+FLOAT_RANGE_BODY(float)
+__attribute__((target("avx2,fma"))) static void float_range_d_fma(double *o, Py_ssize_t n, double start, double step)
+FLOAT_RANGE_BODY(double)
+#endif
+#undef FLOAT_RANGE_BODY
+
+static PyObject *py_float_range(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
+{
+    (void)self;
+    if (nargs != 3) {
+        PyErr_Format(PyExc_TypeError, "float_range(out, start, step) takes 3 arguments, not %zd", nargs);
+        return NULL;
+    }
+    double start = PyFloat_AsDouble(args[1]), step = PyFloat_AsDouble(args[2]);
+    if (PyErr_Occurred()) return NULL;
+    Py_buffer ob;
+    if (PyObject_GetBuffer(args[0], &ob, PyBUF_C_CONTIGUOUS | PyBUF_FORMAT | PyBUF_WRITABLE) < 0) return NULL;
+    char kind = format_kind(&ob);
+    PyObject *answer = Py_False;
+    if ((kind == 'f' && ob.itemsize == 4 && (uintptr_t)ob.buf % 4 == 0)
+        || (kind == 'd' && ob.itemsize == 8 && (uintptr_t)ob.buf % 8 == 0)) {
+        Py_ssize_t n = ob.len / ob.itemsize;
+        int hw = 0;
+#ifdef HAVE_HARDWARE_FMA_COPIES
+        hw = hardware_fma();
+#endif
+        Py_BEGIN_ALLOW_THREADS
+#ifdef HAVE_HARDWARE_FMA_COPIES
+        if (hw) {
+            if (kind == 'f') float_range_f_fma(ob.buf, n, start, step);
+            else float_range_d_fma(ob.buf, n, start, step);
+        } else
+#endif
+        if (kind == 'f') float_range_f(ob.buf, n, start, step);
+        else float_range_d(ob.buf, n, start, step);
+        Py_END_ALLOW_THREADS
+        (void)hw;
+        answer = Py_True;
+    }
+    PyBuffer_Release(&ob);
+    Py_INCREF(answer);
+    return answer;
+}
+
 static PyObject *py_complex_angle(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
 {
     (void)self;
@@ -4576,6 +4642,9 @@ static PyMethodDef methods[] = {
     {"prod_rows", (PyCFunction)(void (*)(void))py_prod_rows, METH_FASTCALL,
      "prod_rows(x, out, n) -> bool: the product of each row of n, np.multiply.reduce's operations in its "
      "order (False: an overlap, nothing written)"},
+    {"float_range", (PyCFunction)(void (*)(void))py_float_range, METH_FASTCALL,
+     "float_range(out, start, step) -> bool: PyTorch's CPU arange values into a float32/float64 buffer "
+     "(False: another buffer; nothing written)"},
     {"complex_angle", (PyCFunction)(void (*)(void))py_complex_angle, METH_FASTCALL,
      "complex_angle(z, out) -> bool: out = atan2(imag, real) by the C library's atan2f / atan2 (complex64 / "
      "complex128 into float32 / float64; False: not C-contiguous aligned such buffers, or an overlap)"},

@@ -10,6 +10,7 @@ import math
 
 import numpy as np
 
+from . import native
 from .fpstate import QUIET, quiet_reset, quiet_set
 from .fused import fma_into
 
@@ -66,6 +67,12 @@ def float_range(n: int, start: float, step: float, dtype: np.dtype) -> np.ndarra
     if (float(start).is_integer() and float(step).is_integer() and abs(first) <= exact
             and abs(last) <= exact):
         return arange_values(n, start, step, False).astype(dtype)
+    if dtype.itemsize >= 4:
+        k = native.special()
+        if k is not None:  # (the compiled float_range: these steps in one pass, the same bits)
+            out = np.empty(n, dtype)
+            if k.float_range(out, float(start), float(step)):
+                return out
     token = quiet_set(QUIET)  # (an end past float16's range gives inf silently, as PyTorch)
     try:
         s, d = acc.type(start), acc.type(step)  # (PyTorch's Scalar.to<acc>(): a Python float rounded once)
