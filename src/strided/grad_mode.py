@@ -450,6 +450,13 @@ def refuse_out(op: str, out: Any, inputs: tuple, reported: str | None = None) ->
 
 # ---------------------------------------------------------------- the recorder (set by autograd)
 
+# A rule maker's flags (strided.autograd.function reads them, kept on the maker as
+# ``__strided_flags__``): READS_RESULT, its code may hold its first parameter (the op's result)
+# in the rule or saved tensors (the recorder then walks the rule for it, to swap in the result's
+# unowned alias); OUTPUT_ALIAS, it reads the result only to hold it there, so the fast recorder
+# may hand it that alias in the first place (no walk; :func:`strided.gradients.saves_output`).
+READS_RESULT, OUTPUT_ALIAS = 1, 4
+
 # attach(out, maker, args, kwargs) -> out with its node; inplace(fwd, name, self, args, kwargs)
 # -> the in-place op run with autograd's checks and history rewrite. strided.autograd registers
 # both at import (it is imported by ``import strided`` before any op can run).

@@ -526,8 +526,13 @@ def _inplace_flat(op: BinaryOp, self: Tensor, other: Any, alpha: Any) -> bool:
                 return False
     elif tb is float or (tb is int and -_EXACT < other < _EXACT):
         # (what _kernel_arg gives the general path: _np_scalar's conversion, whose quiet context
-        # only matters for a value float32 cannot hold, which takes it)
-        y = d.numpy.type(float(other)) if -_F32_SAFE < other < _F32_SAFE else _np_scalar(other, d)
+        # only matters for a value float32 cannot hold, which takes it. Without alpha, a Python
+        # float goes to the ufunc as it is: NumPy's weak scalar takes the array's dtype, the same
+        # C cast as the dtype's constructor, without making the scalar object, a third of the op)
+        if -_F32_SAFE < other < _F32_SAFE:
+            y = other if tb is float and alpha is None else d.numpy.type(float(other))
+        else:
+            y = _np_scalar(other, d)
     else:
         return False
     x = self._storage.array
