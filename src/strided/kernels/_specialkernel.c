@@ -11,6 +11,7 @@
  * scan(x, out, n, inner, prod)      cumsum (prod: cumprod) along a dim of n elements (see there)
  * variance_rows(x, var, mean, n, denominator, root)   var (root: std) and mean of rows (see there)
  * relu(x, out) -> bool             max(x, 0) with -0.0 and NaN kept (see there)
+ * threshold_keep(g, y, out) -> bool  relu's gradient: g where y > 0 or NaN, +0.0 elsewhere (see there)
  * lgamma_float32(src, dst)        lgamma's bits for float32, a vector loop (see there)
  * tri_indices(out, row, col, offset, lower) -> bool  tril/triu_indices' pairs (see there)
  * lerp_runs(a, b, w, out) -> bool  lerp with a number weight, one pass (see there)
@@ -1800,6 +1801,68 @@ static PyObject *py_relu(PyObject *self, PyObject *const *args, Py_ssize_t nargs
     }
     PyBuffer_Release(&src);
     PyBuffer_Release(&dst);
+    Py_XINCREF(answer);
+    return answer;
+}
+
+/* threshold_keep's loops: g's bits where y > 0 or y is NaN (the compare is false), all zero bits
+ * (+0.0) where y <= 0 (-0.0 too): integer selects on the bits, so every payload passes as it is. */
+#define THRESHOLD_KEEP(T, U, NAME)                                                                 \
+    ERF_CLONES static void NAME(const U *restrict g, const T *restrict y, U *restrict o, Py_ssize_t n) \
+    {                                                                                              \
+        for (Py_ssize_t i = 0; i < n; i++) o[i] = y[i] <= 0 ? 0 : g[i];                            \
+    }
+THRESHOLD_KEEP(float, uint32_t, threshold_keep_float)
+THRESHOLD_KEEP(double, uint64_t, threshold_keep_double)
+#undef THRESHOLD_KEEP
+
+/* threshold_keep(g, y, out) -> bool: relu's gradient, PyTorch's threshold_backward(g, y, 0): out = g
+ * where y > 0 or y is NaN (g's bits, NaN payloads and -0.0 kept), +0.0 where y <= 0, for C-contiguous
+ * buffers of one format ("f" or "d") and length; out may be g itself, not y. strided.ops._support.
+ * gradtools.threshold_grad's NumPy steps (g's bits AND a mask of all ones or zeros) in one pass,
+ * without the bool-to-integer cast. False (nothing written) for other buffers or an overlap. */
+static PyObject *py_threshold_keep(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
+{
+    (void)self;
+    if (nargs != 3) {
+        PyErr_Format(PyExc_TypeError, "threshold_keep(g, y, out) takes 3 arguments, not %zd", nargs);
+        return NULL;
+    }
+    Py_buffer b[3];
+    int got = 0;
+    PyObject *answer = NULL;
+    for (; got < 3; got++)
+        if (PyObject_GetBuffer(args[got], &b[got], PyBUF_C_CONTIGUOUS | PyBUF_FORMAT | (got == 2 ? PyBUF_WRITABLE : 0)) < 0)
+            goto done;
+    {
+        char kind = format_kind(&b[0]);
+        Py_ssize_t size = kind == 'f' ? 4 : 8;
+        int ok = (kind == 'f' || kind == 'd') && b[0].itemsize == size;
+        for (int k = 1; k < 3 && ok; k++)
+            ok = format_kind(&b[k]) == kind && b[k].itemsize == size && b[k].len == b[0].len;
+        answer = Py_False;
+        if (ok && !overlaps(&b[1], &b[2]) && (b[0].buf == b[2].buf || !overlaps(&b[0], &b[2]))) {
+            Py_ssize_t n = b[0].len / size;
+            if (b[0].buf == b[2].buf) { /* (in place on g: element by element, read before written) */
+                if (kind == 'f') {
+                    uint32_t *o = b[2].buf;
+                    const float *y = b[1].buf;
+                    for (Py_ssize_t i = 0; i < n; i++) if (y[i] <= 0) o[i] = 0;
+                } else {
+                    uint64_t *o = b[2].buf;
+                    const double *y = b[1].buf;
+                    for (Py_ssize_t i = 0; i < n; i++) if (y[i] <= 0) o[i] = 0;
+                }
+            } else if (kind == 'f') {
+                threshold_keep_float(b[0].buf, b[1].buf, b[2].buf, n);
+            } else {
+                threshold_keep_double(b[0].buf, b[1].buf, b[2].buf, n);
+            }
+            answer = Py_True;
+        }
+    }
+done:
+    for (int k = 0; k < got; k++) PyBuffer_Release(&b[k]);
     Py_XINCREF(answer);
     return answer;
 }
@@ -4579,6 +4642,8 @@ static PyMethodDef methods[] = {
      "computes them (False: not run)"},
     {"relu", (PyCFunction)(void (*)(void))py_relu, METH_FASTCALL,
      "relu(x, out) -> bool: max(x, 0) keeping -0.0 and NaN bits (False: an overlap)"},
+    {"threshold_keep", (PyCFunction)(void (*)(void))py_threshold_keep, METH_FASTCALL,
+     "threshold_keep(g, y, out) -> bool: g where y > 0 or NaN, +0.0 where y <= 0, g's bits (False: an overlap)"},
     {"binary_exact", (PyCFunction)(void (*)(void))py_binary_exact, METH_FASTCALL,
      "binary_exact(x, y, out, code) -> bool: PyTorch's fmax (code 0), fmin (1), heaviside (2), copysign (3), NaN "
      "bits included "
