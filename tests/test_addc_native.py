@@ -32,15 +32,21 @@ def _numpy(x: np.ndarray, y1: np.ndarray, y2: np.ndarray, value: float | int) ->
         return np.add(x, np.true_divide(scaled, y2))
 
 
-@pytest.mark.parametrize("dtype", [np.float32, np.float64])
-@pytest.mark.parametrize("value", [1, 0.5, -3, 1e-30, 3e38, 7])
-def test_the_kernel_gives_the_ufuncs_bits(dtype: type, value: float | int) -> None:
-    rng = np.random.default_rng(4)
+def _operand_sets(rng: np.random.Generator, dtype: type) -> list[list[np.ndarray]]:
+    """Three (x, y1, y2) sets: random bit patterns (NaN payloads, subnormals, infinities), an
+    edge grid (every triple of nine edge values), plain values."""
     width = np.uint32 if dtype == np.float32 else np.uint64
     pats = [rng.integers(0, np.iinfo(width).max, 3000, dtype=np.uint64).astype(width).view(dtype) for _ in range(3)]
     v = np.array([0.0, -0.0, 1.0, -2.0, 1e-45, 3e38, np.inf, -np.inf, np.nan], dtype)
     grid = [g.ravel() for g in np.meshgrid(v, v, v)]
-    for x, y1, y2 in (pats, grid, [rng.uniform(-2, 2, 1001).astype(dtype) for _ in range(3)]):
+    return [pats, grid, [rng.uniform(-2, 2, 1001).astype(dtype) for _ in range(3)]]
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+@pytest.mark.parametrize("value", [1, 0.5, -3, 1e-30, 3e38, 7])
+def test_the_kernel_gives_the_ufuncs_bits(dtype: type, value: float | int) -> None:
+    rng = np.random.default_rng(4)
+    for x, y1, y2 in _operand_sets(rng, dtype):
         out = np.empty_like(x)
         with np.errstate(all="ignore"):
             taken = _KERNEL.addcdiv_runs(x, y1, y2, float(value) if value != 1 else None, out)
@@ -111,11 +117,7 @@ def test_addcmul_runs_gives_the_steps_bits(dtype: type, value: float | int) -> N
     patterns (NaN payloads, subnormals, infinities), an edge grid and plain values, lengths around
     its blocks, out being x, y1 or y2 itself."""
     rng = np.random.default_rng(8)
-    width = np.uint32 if dtype == np.float32 else np.uint64
-    pats = [rng.integers(0, np.iinfo(width).max, 3000, dtype=np.uint64).astype(width).view(dtype) for _ in range(3)]
-    v = np.array([0.0, -0.0, 1.0, -2.0, 1e-45, 3e38, np.inf, -np.inf, np.nan], dtype)
-    grid = [g.ravel() for g in np.meshgrid(v, v, v)]
-    for x, y1, y2 in (pats, grid, [rng.uniform(-2, 2, 1001).astype(dtype) for _ in range(3)]):
+    for x, y1, y2 in _operand_sets(rng, dtype):
         for n in (len(x), 1, 7, 255, 256, 257, 600):
             ops = [a[:n] for a in (x, y1, y2)]
             ref = _addcmul_steps(*ops, value)
