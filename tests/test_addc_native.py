@@ -106,7 +106,7 @@ def _addcmul_steps(x: np.ndarray, y1: np.ndarray, y2: np.ndarray, value: float |
     out = np.empty_like(x)
     with np.errstate(all="ignore"):
         scaled = np.multiply(y1, value) if value != 1 else y1
-        assert (_KERNEL.fma32 if x.dtype == np.float32 else _KERNEL.fma64)(y2, scaled, x, out)
+        assert (_KERNEL.fma32 if x.dtype == np.float32 else _KERNEL.fma64)(scaled, y2, x, out)
     return out
 
 
@@ -201,3 +201,24 @@ def test_the_ops_on_every_layout(view: str, name: str, value: float | int, dtype
     graph = getattr(strided, name)(_VIEWS[view](leaf), s[1], s[2], value=value)
     np.testing.assert_array_equal(_bits(graph.detach().numpy()), _bits(got.numpy()))
     assert graph.stride() == want.stride()
+
+
+@pytest.mark.parametrize("value", [1, 0.5])
+def test_addcmul_runs_keeps_pytorchs_nans_in_place_and_out_of_place(value: float) -> None:
+    """NaN payloads in two or three operands and inf * 0, every lane and the tail: PyTorch's bits
+    (the first NaN operand: t1's before t2's before input's), with the kernel and without."""
+    nans = np.array([0x7FC00001, 0xFFC00002, 0x7FC12345, 0xFFD00000], np.uint32).view(np.float32)
+    rng = np.random.default_rng(12)
+    for n in (1, 7, 9, 31, 257, 1000):
+        x, y1, y2 = (rng.standard_normal(n).astype(np.float32) for _ in range(3))
+        for arr in (x, y1, y2):
+            at = rng.random(n) < 0.5
+            arr[at] = rng.choice(nans, int(at.sum()))
+        y1[::5], y2[::5] = np.inf, 0.0
+        want = torch.tensor(x).addcmul_(torch.tensor(y1), torch.tensor(y2), value=value).numpy()
+        for on in (True, False):
+            with (native.disabled() if not on else np.errstate(all="ignore")), np.errstate(all="ignore"):
+                fresh = strided.addcmul(*(strided.tensor(a) for a in (x, y1, y2)), value=value)
+                inplace = strided.tensor(x).addcmul_(strided.tensor(y1), strided.tensor(y2), value=value)
+            assert _bits(fresh.numpy()).tolist() == _bits(want).tolist()
+            assert _bits(inplace.numpy()).tolist() == _bits(want).tolist()

@@ -3883,7 +3883,7 @@ done:
     return answer;
 }
 
-/* addcmul_runs(x, y1, y2, value, out) -> bool: out = fma(y2, y1 * value, x), the product y1 * value
+/* addcmul_runs(x, y1, y2, value, out) -> bool: out = fma(y1 * value, y2, x), the product y1 * value
  * (y1 itself where value is None: a value of 1) rounded in the buffers' type, value first rounded
  * to it (NumPy's weak scalar), then fma32's / fma64's loops: strided.ops.elementwise.binary_more.
  * _addc_kernel's multiply and fma_into in one pass, without the product's temporary array (its
@@ -3936,7 +3936,7 @@ static PyObject *py_addcmul_runs(PyObject *self, PyObject *const *args, Py_ssize
                     for (Py_ssize_t j = 0; j < m; j++) tmp[j] = y[j] * v;
                     prod = tmp;
                 }
-                fma_loops(size, 0.0, y2 + at, prod, x + at, o + at, m);
+                fma_loops(size, 0.0, prod, y2 + at, x + at, o + at, m);
             }
             Py_END_ALLOW_THREADS
             answer = Py_True;
@@ -4683,7 +4683,7 @@ static PyMethodDef methods[] = {
      "outer_scale_add(x, y, base, alpha, beta, out) -> bool: outer(x, y) * alpha + base * beta (None: skipped), "
      "each rounded, one pass (False: not C-contiguous aligned float32/float64 buffers of one format, or an overlap)"},
     {"addcmul_runs", (PyCFunction)(void (*)(void))py_addcmul_runs, METH_FASTCALL,
-     "addcmul_runs(x, y1, y2, value, out) -> bool: fma(y2, y1 * value, x) (value None: 1), the product rounded, "
+     "addcmul_runs(x, y1, y2, value, out) -> bool: fma(y1 * value, y2, x) (value None: 1), the product rounded, "
      "one pass (False: a partial overlap or a NaN value, nothing written)"},
     {"addcdiv_runs", (PyCFunction)(void (*)(void))py_addcdiv_runs, METH_FASTCALL,
      "addcdiv_runs(x, y1, y2, value, out) -> bool: x + (y1 * value) / y2 (value None: 1) in the buffers' type, one "
