@@ -4,6 +4,8 @@ call no longer computes the product and sum only to overwrite them), and addcdiv
 one pass of the compiled ``addcdiv_runs``. The same bits as the general path (``out=``) and as
 NumPy's ufuncs (``native.disabled()``), NaN payloads included (two NaN operands in one operation:
 NumPy's loop), PyTorch's strides and values; in place; under autograd; the kernel's refusals.
+addcdiv's kernel in place (out is x) and addcmul's (``addcmul_runs``: its product and fma in one
+pass) against the steps they replace.
 """
 
 from __future__ import annotations
@@ -30,15 +32,21 @@ def _numpy(x: np.ndarray, y1: np.ndarray, y2: np.ndarray, value: float | int) ->
         return np.add(x, np.true_divide(scaled, y2))
 
 
-@pytest.mark.parametrize("dtype", [np.float32, np.float64])
-@pytest.mark.parametrize("value", [1, 0.5, -3, 1e-30, 3e38, 7])
-def test_the_kernel_gives_the_ufuncs_bits(dtype: type, value: float | int) -> None:
-    rng = np.random.default_rng(4)
+def _operand_sets(rng: np.random.Generator, dtype: type) -> list[list[np.ndarray]]:
+    """Three (x, y1, y2) sets: random bit patterns (NaN payloads, subnormals, infinities), an
+    edge grid (every triple of nine edge values), plain values."""
     width = np.uint32 if dtype == np.float32 else np.uint64
     pats = [rng.integers(0, np.iinfo(width).max, 3000, dtype=np.uint64).astype(width).view(dtype) for _ in range(3)]
     v = np.array([0.0, -0.0, 1.0, -2.0, 1e-45, 3e38, np.inf, -np.inf, np.nan], dtype)
     grid = [g.ravel() for g in np.meshgrid(v, v, v)]
-    for x, y1, y2 in (pats, grid, [rng.uniform(-2, 2, 1001).astype(dtype) for _ in range(3)]):
+    return [pats, grid, [rng.uniform(-2, 2, 1001).astype(dtype) for _ in range(3)]]
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+@pytest.mark.parametrize("value", [1, 0.5, -3, 1e-30, 3e38, 7])
+def test_the_kernel_gives_the_ufuncs_bits(dtype: type, value: float | int) -> None:
+    rng = np.random.default_rng(4)
+    for x, y1, y2 in _operand_sets(rng, dtype):
         out = np.empty_like(x)
         with np.errstate(all="ignore"):
             taken = _KERNEL.addcdiv_runs(x, y1, y2, float(value) if value != 1 else None, out)
@@ -66,17 +74,94 @@ def test_two_nans_leave_it_to_numpy(dtype: type) -> None:
     np.testing.assert_array_equal(_bits(strided.addcdiv(*s).numpy()), _bits(_numpy(x, y1, y2, 1)))
 
 
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+@pytest.mark.parametrize("value", [1, 0.5, -3, 1e-30, 7])
+def test_in_place_the_kernel_gives_the_ufuncs_bits_or_declines_on_a_nan(dtype: type, value: float | int) -> None:
+    """In place (out is x) the kernel cannot leave a run half written for NumPy to redo: an operand
+    holding a NaN anywhere (or a NaN value) declines before anything is written; otherwise no
+    operation meets two NaNs and the bits are the ufuncs', infinities, zeros and inf * 0 included."""
+    rng = np.random.default_rng(6)
+    v = np.array([0.0, -0.0, 1.0, -2.0, 1e-45, 3e38, np.inf, -np.inf], dtype)
+    grid = [g.ravel() for g in np.meshgrid(v, v, v)]
+    for x, y1, y2 in (grid, [rng.uniform(-2, 2, 1001).astype(dtype) for _ in range(3)]):
+        ref = _numpy(x, y1, y2, value)
+        z = x.copy()
+        with np.errstate(all="ignore"):
+            assert _KERNEL.addcdiv_runs(z, y1, y2, float(value) if value != 1 else None, z)
+        np.testing.assert_array_equal(_bits(z), _bits(ref))
+        for arr in (0, 1, 2):
+            ops = [x.copy(), y1.copy(), y2.copy()]
+            ops[arr][len(x) // 2] = np.nan
+            before = ops[0].copy()
+            with np.errstate(all="ignore"):
+                assert not _KERNEL.addcdiv_runs(ops[0], ops[1], ops[2], float(value) if value != 1 else None, ops[0])
+            assert ops[0].tobytes() == before.tobytes()
+        z = x.copy()
+        assert not _KERNEL.addcdiv_runs(z, y1, y2, float("nan"), z)
+        assert z.tobytes() == x.tobytes()
+
+
+def _addcmul_steps(x: np.ndarray, y1: np.ndarray, y2: np.ndarray, value: float | int) -> np.ndarray:
+    """addcmul's steps before ``addcmul_runs``: NumPy's product, then ``fma_into``'s kernel."""
+    out = np.empty_like(x)
+    with np.errstate(all="ignore"):
+        scaled = np.multiply(y1, value) if value != 1 else y1
+        assert (_KERNEL.fma32 if x.dtype == np.float32 else _KERNEL.fma64)(scaled, y2, x, out)
+    return out
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+@pytest.mark.parametrize("value", [1, 0.5, -3, 1e-30, 3e38, 7, float("inf")])
+def test_addcmul_runs_gives_the_steps_bits(dtype: type, value: float | int) -> None:
+    """addcmul_runs is the product and fma_into's kernel in one pass: their bits on random bit
+    patterns (NaN payloads, subnormals, infinities), an edge grid and plain values, lengths around
+    its blocks, out being x, y1 or y2 itself."""
+    rng = np.random.default_rng(8)
+    for x, y1, y2 in _operand_sets(rng, dtype):
+        for n in (len(x), 1, 7, 255, 256, 257, 600):
+            ops = [a[:n] for a in (x, y1, y2)]
+            ref = _addcmul_steps(*ops, value)
+            for into in (None, 0, 1, 2):
+                mine = [a.copy() for a in ops]
+                out = np.empty_like(ops[0]) if into is None else mine[into]
+                with np.errstate(all="ignore"):
+                    assert _KERNEL.addcmul_runs(*mine, float(value) if value != 1 else None, out)
+                np.testing.assert_array_equal(_bits(out), _bits(ref))
+
+
+def test_addcmul_runs_declines_a_nan_value_and_partial_overlaps() -> None:
+    x, y1, y2 = (np.linspace(1, 2, 50, dtype=np.float32) + k for k in range(3))
+    z = x.copy()
+    assert not _KERNEL.addcmul_runs(z, y1, y2, float("nan"), z)  # (NumPy's multiply picks the NaN)
+    assert z.tobytes() == x.tobytes()
+    buf = np.zeros(51, np.float32)
+    buf[1:] = x
+    assert not _KERNEL.addcmul_runs(buf[1:], y1, y2, 0.5, buf[:50])
+    assert not _KERNEL.addcmul_runs(x, y1, y2.astype(np.float64), None, np.empty_like(x))
+    with pytest.raises((BufferError, ValueError)):
+        _KERNEL.addcmul_runs(x[::2], y1[::2], y2[::2], None, np.empty(25, np.float32))
+    with pytest.raises(TypeError):
+        _KERNEL.addcmul_runs(x, y1, y2, "v", np.empty_like(x))
+    with pytest.raises(TypeError, match="5 arguments"):
+        _KERNEL.addcmul_runs(x, y1, y2, None)
+
+
 def test_aliasing_and_refusals() -> None:
     x, y1, y2 = (np.linspace(1, 2, 50, dtype=np.float32) + k for k in range(3))
     ref = _numpy(x, y1, y2, 0.5)
     z = x.copy()
-    assert not _KERNEL.addcdiv_runs(z, y1, y2, 0.5, z)  # (out is x: NumPy's, in place)
+    assert _KERNEL.addcdiv_runs(z, y1, y2, 0.5, z)  # (out is x: in place)
+    np.testing.assert_array_equal(_bits(z), _bits(ref))
     out = np.empty_like(x)
     assert _KERNEL.addcdiv_runs(x, y1, y2, 0.5, out)
     np.testing.assert_array_equal(_bits(out), _bits(ref))
     buf = np.zeros(51, np.float32)
     buf[1:] = x
     assert not _KERNEL.addcdiv_runs(buf[1:], y1, y2, 0.5, buf[:50])  # (a partial overlap)
+    z = y1.copy()
+    assert not _KERNEL.addcdiv_runs(x, z, y2, 0.5, z)  # (in place on y1, not x: declined)
+    assert not _KERNEL.addcdiv_runs(z, z, y2, 0.5, z)  # (in place, y1 being x: declined too)
+    assert z.tobytes() == y1.tobytes()
     assert not _KERNEL.addcdiv_runs(x, y1, y2.astype(np.float64), None, np.empty_like(x))
     assert not _KERNEL.addcdiv_runs(x[::2], y1[::2], y2[::2], None, np.empty(25, np.float32))
     with pytest.raises(TypeError):
@@ -116,3 +201,24 @@ def test_the_ops_on_every_layout(view: str, name: str, value: float | int, dtype
     graph = getattr(strided, name)(_VIEWS[view](leaf), s[1], s[2], value=value)
     np.testing.assert_array_equal(_bits(graph.detach().numpy()), _bits(got.numpy()))
     assert graph.stride() == want.stride()
+
+
+@pytest.mark.parametrize("value", [1, 0.5])
+def test_addcmul_runs_keeps_pytorchs_nans_in_place_and_out_of_place(value: float) -> None:
+    """NaN payloads in two or three operands and inf * 0, every lane and the tail: PyTorch's bits
+    (the first NaN operand: t1's before t2's before input's), with the kernel and without."""
+    nans = np.array([0x7FC00001, 0xFFC00002, 0x7FC12345, 0xFFD00000], np.uint32).view(np.float32)
+    rng = np.random.default_rng(12)
+    for n in (1, 7, 9, 31, 257, 1000):
+        x, y1, y2 = (rng.standard_normal(n).astype(np.float32) for _ in range(3))
+        for arr in (x, y1, y2):
+            at = rng.random(n) < 0.5
+            arr[at] = rng.choice(nans, int(at.sum()))
+        y1[::5], y2[::5] = np.inf, 0.0
+        want = torch.tensor(x).addcmul_(torch.tensor(y1), torch.tensor(y2), value=value).numpy()
+        for on in (True, False):
+            with (native.disabled() if not on else np.errstate(all="ignore")), np.errstate(all="ignore"):
+                fresh = strided.addcmul(*(strided.tensor(a) for a in (x, y1, y2)), value=value)
+                inplace = strided.tensor(x).addcmul_(strided.tensor(y1), strided.tensor(y2), value=value)
+            assert _bits(fresh.numpy()).tolist() == _bits(want).tolist()
+            assert _bits(inplace.numpy()).tolist() == _bits(want).tolist()

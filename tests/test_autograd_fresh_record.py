@@ -54,6 +54,7 @@ CALLS = [
     ("exp", lambda x, y: (y,)),
     ("sqrt", lambda x, y: (y.abs(),)),
     ("sigmoid", lambda x, y: (x,)),
+    ("relu", lambda x, y: (x,)),
 ]
 
 
@@ -93,8 +94,10 @@ def test_fresh_path_leaves_non_float_results_and_parameters_to_attach():
     np.testing.assert_array_equal(p.grad.numpy(), np.full(_A.shape, 1.5, np.float32))
 
 
-@pytest.mark.parametrize("op", ["tanh", "exp", "sqrt", "sigmoid"])
+@pytest.mark.parametrize("op", ["tanh", "exp", "sqrt", "sigmoid", "relu"])
 def test_saved_output_held_through_its_alias(op):
+    """(These rule makers are marked saves_output: the fast recorder hands them the alias, which
+    is then the one object in the rule's closure, the saved tensors and own_outputs.)"""
     x = strided.tensor(np.abs(_A) + 0.1, requires_grad=True)
     enabled = gc.isenabled()
     gc.disable()
@@ -102,6 +105,9 @@ def test_saved_output_held_through_its_alias(op):
         y = getattr(x, op)()
         node = y.grad_fn
         assert all(t is not y for t, _, _ in node.saved) and node.own_outputs
+        alias = node.own_outputs[0][0]
+        assert node.saved[0][0] is alias and node.saved[0][2] is True and alias._storage is y._storage
+        assert any(c.cell_contents is alias for c in node.rule.__closure__)
         ref = weakref.ref(y)
         del y
         assert ref() is None  # (no cycle y -> node -> y: freed by its reference count)

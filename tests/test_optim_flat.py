@@ -84,6 +84,26 @@ def test_add_with_alpha_in_place_equals_torch(dt: str) -> None:
         strided.tensor(a).add_(strided.tensor(b), alpha=True)
 
 
+@pytest.mark.parametrize("dt", DTYPES)
+def test_in_place_ops_with_a_number_equal_the_general_path_and_torch(dt: str) -> None:
+    """``m.mul_(0.9)``, ``d.add_(1e-8)``: the flat path hands a Python float to the ufunc as it is
+    (NumPy's weak scalar), no longer the dtype's scalar: the same bits as the general path (a
+    transposed tensor) and PyTorch, for numbers float32 rounds, subnormal, huge and integral ones,
+    and the same version count."""
+    rng = np.random.default_rng(7)
+    a = _data(rng, dt) * np.array(10.0, dt) ** rng.integers(-30, 30, (6, 5)).astype(dt)
+    for number in (0.9, 1 / 3, 0.1, 1e-8, 1e-45, -2.5e-39, 3.3e38, 7, -3, 2.0**-149, 1e300 if dt == "float64" else 1e30):
+        for name in ("mul_", "div_", "add_", "sub_"):
+            flat, general, t = strided.tensor(a), _transposed(a), torch.tensor(a)
+            with np.errstate(all="ignore"):
+                getattr(flat, name)(number)
+                getattr(general, name)(number)
+            getattr(t, name)(number)
+            np.testing.assert_array_equal(flat.numpy().view(f"u{a.itemsize}"), general.numpy().view(f"u{a.itemsize}"))
+            np.testing.assert_array_equal(flat.numpy(), t.numpy())
+            assert flat._version == general._version == t._version == 1
+
+
 def _train(flat: bool, dt: str, shape: tuple[int, ...], cls: type = optim.Adam, steps: int = 4, **kw: object) -> tuple:
     """``steps`` steps of ``cls`` on one parameter; ``flat=False`` forces the op-by-op update."""
     calls: list[bool] = []

@@ -42,6 +42,7 @@ from collections.abc import Callable
 from contextvars import ContextVar
 from typing import Any
 
+from . import dispatch as _dispatch
 from .args import type_name
 from .callsite import PACKAGE_DIR
 from .dispatch import storage_root
@@ -51,6 +52,8 @@ from .kernels.listeners import OPEN, listened, reporting
 from .numpy_keywords import ALIASES, NO, accepts, aliases_of, renamed
 from .numpy_keywords import call as _numpy_call
 from .storage import REBUILT_HOOKS
+
+_getframe = sys._getframe
 
 __all__ = [
     "GRAD_MODE", "INSIDE", "STATE", "Meta", "RemovableHandle", "bump", "grad_enabled_at_call", "guard", "guard_function",
@@ -323,18 +326,26 @@ def bump(t: Any, op: str | None = None, skip: int = 1) -> None:
     """
     # (_counter and _user_site, inlined: this runs on every counted write, where two calls are
     # a quarter of its cost)
+    # (storage_root's flag test inlined too, and each frame's code read once: a fifth of it)
     rec = _own_record(t) if _OWN else None
     if rec is None:
-        root = storage_root(t._storage)
+        root = t._storage
+        if _dispatch._ALIASED:
+            root = storage_root(root)
         rec = _VDATA.get(_ref(root))
         if rec is None:
             rec = _VERSIONS[root] = [0, None]
     rec[0] += 1
     if op is not None:
-        frame = sys._getframe(skip)
-        while frame is not None and frame.f_code.co_filename.startswith(PACKAGE_DIR):
+        frame = _getframe(skip)
+        code = frame.f_code
+        while code.co_filename.startswith(PACKAGE_DIR):
             frame = frame.f_back
-        rec[1] = (op, frame.f_code, frame.f_lasti) if frame is not None else (op, None, None)
+            if frame is None:
+                rec[1] = (op, None, None)
+                return
+            code = frame.f_code
+        rec[1] = (op, code, frame.f_lasti)
 
 
 def _counter(t: Any) -> list:
@@ -449,6 +460,13 @@ def refuse_out(op: str, out: Any, inputs: tuple, reported: str | None = None) ->
 
 
 # ---------------------------------------------------------------- the recorder (set by autograd)
+
+# A rule maker's flags (strided.autograd.function reads them, kept on the maker as
+# ``__strided_flags__``): READS_RESULT, its code may hold its first parameter (the op's result)
+# in the rule or saved tensors (the recorder then walks the rule for it, to swap in the result's
+# unowned alias); OUTPUT_ALIAS, it reads the result only to hold it there, so the fast recorder
+# may hand it that alias in the first place (no walk; :func:`strided.gradients.saves_output`).
+READS_RESULT, OUTPUT_ALIAS = 1, 4
 
 # attach(out, maker, args, kwargs) -> out with its node; inplace(fwd, name, self, args, kwargs)
 # -> the in-place op run with autograd's checks and history rewrite. strided.autograd registers

@@ -56,6 +56,8 @@ from .grad_mode import (
     _RECORDER,
     GRAD_MODE,
     INSIDE,
+    OUTPUT_ALIAS,
+    READS_RESULT,
     _slow,
     guard,
     guard_function,
@@ -145,6 +147,18 @@ def recorded(name: str, out: Any, args: tuple) -> Any:
     if op is None or op.backward is None or not GRAD_MODE.get():
         return out
     return _RECORDER["fresh"](out, op.backward, args)
+
+
+def saves_output(maker: Callable[..., Any]) -> Callable[..., Any]:
+    """Mark a rule maker that reads its first parameter (the op's result) only to hold it in its
+    rule and its saved tensors (``lambda g: grad(g, x, out)``, ``(out,)``), as a value: no identity
+    test, no record of it. The fast recorder (:func:`strided.autograd.function.attach_fresh`)
+    then passes it the result's unowned alias (:func:`strided.autograd.graph.unowned`) directly,
+    where it would pass the result and walk the rule's closures to swap the alias in afterwards:
+    the same node (the alias saved as the node's own output, in the rule, in ``own_outputs``).
+    Any other recorder passes the result and walks, as for an unmarked maker that reads it."""
+    maker.__strided_flags__ = READS_RESULT | OUTPUT_ALIAS  # type: ignore[attr-defined]
+    return maker
 
 
 def seal(namespace: dict[str, Any], functional: bool = False, by_name: bool = True, every: bool = False) -> None:

@@ -22,7 +22,16 @@ from collections.abc import Callable
 from types import FunctionType
 from typing import Any
 
-from ..grad_mode import INFERENCE_STORAGES, INSIDE, STATE, any_tracked, refuse_inference, track
+from ..grad_mode import (
+    INFERENCE_STORAGES,
+    INSIDE,
+    OUTPUT_ALIAS,
+    READS_RESULT,
+    STATE,
+    any_tracked,
+    refuse_inference,
+    track,
+)
 from ..tensor import Tensor
 from . import graph as G
 from .graph import Meta, Node, edge
@@ -51,18 +60,32 @@ def attach_fresh(out: Any, maker: Maker, args: tuple) -> Any:
     """:func:`attach` without keywords, for a forward's fast path (:func:`strided.gradients.recorded`):
     the same node and record, with only the common case's tests (a plain Tensor result that is
     no view, of a floating dtype, for a maker with one differentiable output); any other result
-    takes :func:`attach`'s own steps."""
+    takes :func:`attach`'s own steps. A maker marked :func:`strided.gradients.saves_output` is
+    handed the result's unowned alias (the node release_output's walk would leave: the alias in
+    the rule and saved as the node's own output, ``own_outputs``), without the walk."""
+    flags = getattr(maker, "__strided_flags__", None)
+    if flags is None:
+        flags = _maker_flags(maker)
+    plain = out.__class__ is Tensor and out._base is None and out._dtype.is_floating_point
+    if flags & _OUTPUT_ALIAS and plain:
+        alias = G.unowned(out)
+        spec = maker(alias, *args)
+        if spec is None:
+            return out
+        node = make_node(spec, 1, alias)
+        if node is None:
+            return out
+        node.own_outputs = ((alias, 0),)
+        out._ag = Meta(False, node)
+        return out
     spec = maker(out, *args)
     if spec is None:
         return out
-    if out.__class__ is not Tensor or out._base is not None or not out._dtype.is_floating_point or len(spec) == 5:
+    if not plain or len(spec) == 5:
         return _attached(out, spec, maker, args, {})
     node = make_node(spec, 1, out)
     if node is None:
         return out
-    flags = getattr(maker, "__strided_flags__", None)
-    if flags is None:
-        flags = _maker_flags(maker)
     walk = flags & _READS
     if not walk:
         for a in args:
@@ -124,8 +147,9 @@ def _attached(out: Any, spec: tuple, maker: Maker, args: tuple, kwargs: dict) ->
 
 # maker's code object -> its flags: _READS when that code reads its first parameter (the op's
 # result), _DEFAULTS when it (or a function it defines) makes functions with default arguments.
-# Decided once per code object (the makers are defined at import: a bounded set), by its bytecode.
-_READS, _DEFAULTS = 1, 2
+# Decided once per code object (the makers are defined at import: a bounded set), by its bytecode;
+# _OUTPUT_ALIAS (with _READS) only by strided.gradients.saves_output, on the maker itself.
+_READS, _DEFAULTS, _OUTPUT_ALIAS = READS_RESULT, 2, OUTPUT_ALIAS
 _MAKER_FLAGS: dict[Any, int] = {}
 # (the names through which code reaches its own frame's locals: builtins, sys, inspect, traceback)
 _INTROSPECTION = frozenset({"locals", "vars", "eval", "exec", "_getframe", "currentframe", "stack", "trace",

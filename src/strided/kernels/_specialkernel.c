@@ -11,10 +11,12 @@
  * scan(x, out, n, inner, prod)      cumsum (prod: cumprod) along a dim of n elements (see there)
  * variance_rows(x, var, mean, n, denominator, root)   var (root: std) and mean of rows (see there)
  * relu(x, out) -> bool             max(x, 0) with -0.0 and NaN kept (see there)
+ * threshold_keep(g, y, out) -> bool  relu's gradient: g where y > 0 or NaN, +0.0 elsewhere (see there)
  * lgamma_float32(src, dst)        lgamma's bits for float32, a vector loop (see there)
  * tri_indices(out, row, col, offset, lower) -> bool  tril/triu_indices' pairs (see there)
  * lerp_runs(a, b, w, out) -> bool  lerp with a number weight, one pass (see there)
  * addcdiv_runs(x, y1, y2, value, out) -> bool  addcdiv over flat runs, one pass (see there)
+ * addcmul_runs(x, y1, y2, value, out) -> bool  addcmul over flat runs, one pass (see there)
  * outer_scale_add(x, y, base, alpha, beta, out) -> bool  addr's outer product, scaled and summed (see there)
  * interleave(x, y, out) -> bool  complex(real, imag)'s pairs, one pass (see there)
  * greater_select(x, t, y) -> bool  softplus / elu's where(x > t, x, y), in place on y (see there)
@@ -1799,6 +1801,68 @@ static PyObject *py_relu(PyObject *self, PyObject *const *args, Py_ssize_t nargs
     }
     PyBuffer_Release(&src);
     PyBuffer_Release(&dst);
+    Py_XINCREF(answer);
+    return answer;
+}
+
+/* threshold_keep's loops: g's bits where y > 0 or y is NaN (the compare is false), all zero bits
+ * (+0.0) where y <= 0 (-0.0 too): integer selects on the bits, so every payload passes as it is. */
+#define THRESHOLD_KEEP(T, U, NAME)                                                                 \
+    ERF_CLONES static void NAME(const U *restrict g, const T *restrict y, U *restrict o, Py_ssize_t n) \
+    {                                                                                              \
+        for (Py_ssize_t i = 0; i < n; i++) o[i] = y[i] <= 0 ? 0 : g[i];                            \
+    }
+THRESHOLD_KEEP(float, uint32_t, threshold_keep_float)
+THRESHOLD_KEEP(double, uint64_t, threshold_keep_double)
+#undef THRESHOLD_KEEP
+
+/* threshold_keep(g, y, out) -> bool: relu's gradient, PyTorch's threshold_backward(g, y, 0): out = g
+ * where y > 0 or y is NaN (g's bits, NaN payloads and -0.0 kept), +0.0 where y <= 0, for C-contiguous
+ * buffers of one format ("f" or "d") and length; out may be g itself, not y. strided.ops._support.
+ * gradtools.threshold_grad's NumPy steps (g's bits AND a mask of all ones or zeros) in one pass,
+ * without the bool-to-integer cast. False (nothing written) for other buffers or an overlap. */
+static PyObject *py_threshold_keep(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
+{
+    (void)self;
+    if (nargs != 3) {
+        PyErr_Format(PyExc_TypeError, "threshold_keep(g, y, out) takes 3 arguments, not %zd", nargs);
+        return NULL;
+    }
+    Py_buffer b[3];
+    int got = 0;
+    PyObject *answer = NULL;
+    for (; got < 3; got++)
+        if (PyObject_GetBuffer(args[got], &b[got], PyBUF_C_CONTIGUOUS | PyBUF_FORMAT | (got == 2 ? PyBUF_WRITABLE : 0)) < 0)
+            goto done;
+    {
+        char kind = format_kind(&b[0]);
+        Py_ssize_t size = kind == 'f' ? 4 : 8;
+        int ok = (kind == 'f' || kind == 'd') && b[0].itemsize == size;
+        for (int k = 1; k < 3 && ok; k++)
+            ok = format_kind(&b[k]) == kind && b[k].itemsize == size && b[k].len == b[0].len;
+        answer = Py_False;
+        if (ok && !overlaps(&b[1], &b[2]) && (b[0].buf == b[2].buf || !overlaps(&b[0], &b[2]))) {
+            Py_ssize_t n = b[0].len / size;
+            if (b[0].buf == b[2].buf) { /* (in place on g: element by element, read before written) */
+                if (kind == 'f') {
+                    uint32_t *o = b[2].buf;
+                    const float *y = b[1].buf;
+                    for (Py_ssize_t i = 0; i < n; i++) if (y[i] <= 0) o[i] = 0;
+                } else {
+                    uint64_t *o = b[2].buf;
+                    const double *y = b[1].buf;
+                    for (Py_ssize_t i = 0; i < n; i++) if (y[i] <= 0) o[i] = 0;
+                }
+            } else if (kind == 'f') {
+                threshold_keep_float(b[0].buf, b[1].buf, b[2].buf, n);
+            } else {
+                threshold_keep_double(b[0].buf, b[1].buf, b[2].buf, n);
+            }
+            answer = Py_True;
+        }
+    }
+done:
+    for (int k = 0; k < got; k++) PyBuffer_Release(&b[k]);
     Py_XINCREF(answer);
     return answer;
 }
@@ -3712,10 +3776,13 @@ static PyObject *py_lerp_runs(PyObject *self, PyObject *const *args, Py_ssize_t 
  * is None: a value of 1), each operation rounded in the buffers' type, value first rounded to it
  * (NumPy's weak scalar): strided.ops.elementwise.binary_more._addc_kernel's three ufuncs in one
  * pass. x, y1, y2, out: C-contiguous aligned buffers of one format ("f" or "d") and length, out
- * overlapping none of them (a fresh result). False (nothing written) otherwise, and False (out
- * partly written) where an operation met two NaN operands: x86 keeps one of them (sign and
- * payload) and which one is the loop's choice, so NumPy's loop then decides; with at most one NaN
- * operand the result is that NaN whatever the order. */
+ * overlapping none of them (a fresh result) or x itself (in place: addcdiv_'s Adam update) and
+ * neither y. False (nothing written) otherwise, and False (out partly written) where an operation
+ * met two NaN operands: x86 keeps one of them (sign and payload) and which one is the loop's
+ * choice, so NumPy's loop then decides; with at most one NaN operand the result is that NaN
+ * whatever the order. In place, a NaN in x, y1, y2 or value returns False before anything is
+ * written (a run could not be redone): without one, no operation meets two NaNs (only y1 * value
+ * can make one, inf * 0, and it meets y2 and x, which hold none). */
 ERF_CLONES static int addcdiv_float(const float *restrict x, const float *restrict y1, const float *restrict y2,
                                     float *restrict o, Py_ssize_t n, int scale, float v)
 {
@@ -3740,6 +3807,25 @@ ERF_CLONES static int addcdiv_double(const double *restrict x, const double *res
     return both != 0;
 }
 
+#define ADDCDIV_INTO(T, NAME)                                                                      \
+    ERF_CLONES static void NAME(T *restrict x, const T *restrict y1, const T *restrict y2, Py_ssize_t n, \
+                                int scale, T v)                                                    \
+    {                                                                                              \
+        for (Py_ssize_t i = 0; i < n; i++) {                                                       \
+            T s = scale ? y1[i] * v : y1[i];                                                       \
+            x[i] = x[i] + s / y2[i];                                                               \
+        }                                                                                          \
+    }                                                                                              \
+    ERF_CLONES static int NAME##_nan(const T *a, Py_ssize_t n)                                     \
+    {                                                                                              \
+        int nan = 0;                                                                               \
+        for (Py_ssize_t i = 0; i < n; i++) nan |= a[i] != a[i];                                    \
+        return nan;                                                                                \
+    }
+ADDCDIV_INTO(float, addcdiv_float_into)
+ADDCDIV_INTO(double, addcdiv_double_into)
+#undef ADDCDIV_INTO
+
 static PyObject *py_addcdiv_runs(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
 {
     (void)self;
@@ -3761,11 +3847,27 @@ static PyObject *py_addcdiv_runs(PyObject *self, PyObject *const *args, Py_ssize
         char kind = format_kind(&b[0]);
         Py_ssize_t size = kind == 'f' ? 4 : 8;
         int ok = (kind == 'f' || kind == 'd') && b[0].itemsize == size;
+        int into = b[0].buf == b[3].buf; /* (in place: out is x itself) */
         for (int k = 0; k < 4 && ok; k++)
             ok = format_kind(&b[k]) == kind && b[k].len == b[0].len && PyBuffer_IsContiguous(&b[k], 'C')
-                 && (uintptr_t)b[k].buf % size == 0 && (k == 3 || !overlaps(&b[k], &b[3]));
+                 && (uintptr_t)b[k].buf % size == 0 && (k == 3 || (k == 0 && into) || !overlaps(&b[k], &b[3]));
         answer = Py_False;
-        if (ok) {
+        if (ok && into) {
+            Py_ssize_t n = b[0].len / size;
+            int nan;
+            Py_BEGIN_ALLOW_THREADS
+            if (kind == 'f') {
+                nan = v != v || addcdiv_float_into_nan(b[0].buf, n) || addcdiv_float_into_nan(b[1].buf, n)
+                      || addcdiv_float_into_nan(b[2].buf, n);
+                if (!nan) addcdiv_float_into(b[3].buf, b[1].buf, b[2].buf, n, scale, (float)v);
+            } else {
+                nan = v != v || addcdiv_double_into_nan(b[0].buf, n) || addcdiv_double_into_nan(b[1].buf, n)
+                      || addcdiv_double_into_nan(b[2].buf, n);
+                if (!nan) addcdiv_double_into(b[3].buf, b[1].buf, b[2].buf, n, scale, v);
+            }
+            Py_END_ALLOW_THREADS
+            answer = nan ? Py_False : Py_True;
+        } else if (ok) {
             Py_ssize_t n = b[0].len / size;
             int both;
             Py_BEGIN_ALLOW_THREADS
@@ -3773,6 +3875,71 @@ static PyObject *py_addcdiv_runs(PyObject *self, PyObject *const *args, Py_ssize
             else both = addcdiv_double(b[0].buf, b[1].buf, b[2].buf, b[3].buf, n, scale, v);
             Py_END_ALLOW_THREADS
             answer = both ? Py_False : Py_True;
+        }
+    }
+done:
+    for (int k = 0; k < got; k++) PyBuffer_Release(&b[k]);
+    Py_XINCREF(answer);
+    return answer;
+}
+
+/* addcmul_runs(x, y1, y2, value, out) -> bool: out = fma(y1 * value, y2, x), the product y1 * value
+ * (y1 itself where value is None: a value of 1) rounded in the buffers' type, value first rounded
+ * to it (NumPy's weak scalar), then fma32's / fma64's loops: strided.ops.elementwise.binary_more.
+ * _addc_kernel's multiply and fma_into in one pass, without the product's temporary array (its
+ * blocks live on the stack). x, y1, y2, out: C-contiguous float32 ("f") or float64 ("d") buffers of
+ * one format and length; out may be any of them itself (each block is read before it is written).
+ * False (nothing written) where one overlaps out otherwise, or value is NaN (NumPy's multiply picks
+ * between it and a NaN of y1); True once written. */
+static PyObject *py_addcmul_runs(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
+{
+    (void)self;
+    if (nargs != 5) {
+        PyErr_Format(PyExc_TypeError, "addcmul_runs(x, y1, y2, value, out) takes 5 arguments, not %zd", nargs);
+        return NULL;
+    }
+    int scale = args[3] != Py_None;
+    double v = scale ? PyFloat_AsDouble(args[3]) : 1.0;
+    if (v == -1.0 && PyErr_Occurred()) return NULL;
+    if (v != v) Py_RETURN_FALSE;
+    Py_buffer b[4];
+    PyObject *const srcs[4] = {args[0], args[1], args[2], args[4]};
+    int got = 0;
+    PyObject *answer = NULL;
+    for (; got < 4; got++)
+        if (PyObject_GetBuffer(srcs[got], &b[got], PyBUF_C_CONTIGUOUS | PyBUF_FORMAT | (got == 3 ? PyBUF_WRITABLE : 0)) < 0)
+            goto done;
+    {
+        char kind = format_kind(&b[0]);
+        Py_ssize_t size = kind == 'f' ? 4 : 8;
+        int ok = (kind == 'f' || kind == 'd') && b[0].itemsize == size;
+        for (int k = 0; k < 4 && ok; k++)
+            ok = format_kind(&b[k]) == kind && b[k].itemsize == size && b[k].len == b[0].len
+                 && (k == 3 || b[k].buf == b[3].buf || !overlaps(&b[k], &b[3]));
+        answer = Py_False;
+        if (ok) {
+            Py_ssize_t n = b[0].len / size;
+            const char *x = b[0].buf, *y1 = b[1].buf, *y2 = b[2].buf;
+            char *o = b[3].buf;
+            Py_BEGIN_ALLOW_THREADS
+            for (Py_ssize_t i0 = 0; i0 < n; i0 += FMA32_BLOCK) {
+                Py_ssize_t m = n - i0 < FMA32_BLOCK ? n - i0 : FMA32_BLOCK, at = i0 * size;
+                double tmp[FMA32_BLOCK]; /* (the product's block: float32's in its first half) */
+                const void *prod = y1 + at;
+                if (scale && kind == 'f') {
+                    float *t = (float *)tmp, vf = (float)v;
+                    const float *y = (const float *)(y1 + at);
+                    for (Py_ssize_t j = 0; j < m; j++) t[j] = y[j] * vf;
+                    prod = t;
+                } else if (scale) {
+                    const double *y = (const double *)(y1 + at);
+                    for (Py_ssize_t j = 0; j < m; j++) tmp[j] = y[j] * v;
+                    prod = tmp;
+                }
+                fma_loops(size, 0.0, prod, y2 + at, x + at, o + at, m);
+            }
+            Py_END_ALLOW_THREADS
+            answer = Py_True;
         }
     }
 done:
@@ -4584,6 +4751,8 @@ static PyMethodDef methods[] = {
      "computes them (False: not run)"},
     {"relu", (PyCFunction)(void (*)(void))py_relu, METH_FASTCALL,
      "relu(x, out) -> bool: max(x, 0) keeping -0.0 and NaN bits (False: an overlap)"},
+    {"threshold_keep", (PyCFunction)(void (*)(void))py_threshold_keep, METH_FASTCALL,
+     "threshold_keep(g, y, out) -> bool: g where y > 0 or NaN, +0.0 where y <= 0, g's bits (False: an overlap)"},
     {"binary_exact", (PyCFunction)(void (*)(void))py_binary_exact, METH_FASTCALL,
      "binary_exact(x, y, out, code) -> bool: PyTorch's fmax (code 0), fmin (1), heaviside (2), copysign (3), NaN "
      "bits included "
@@ -4622,6 +4791,9 @@ static PyMethodDef methods[] = {
     {"outer_scale_add", (PyCFunction)(void (*)(void))py_outer_scale_add, METH_FASTCALL,
      "outer_scale_add(x, y, base, alpha, beta, out) -> bool: outer(x, y) * alpha + base * beta (None: skipped), "
      "each rounded, one pass (False: not C-contiguous aligned float32/float64 buffers of one format, or an overlap)"},
+    {"addcmul_runs", (PyCFunction)(void (*)(void))py_addcmul_runs, METH_FASTCALL,
+     "addcmul_runs(x, y1, y2, value, out) -> bool: fma(y1 * value, y2, x) (value None: 1), the product rounded, "
+     "one pass (False: a partial overlap or a NaN value, nothing written)"},
     {"addcdiv_runs", (PyCFunction)(void (*)(void))py_addcdiv_runs, METH_FASTCALL,
      "addcdiv_runs(x, y1, y2, value, out) -> bool: x + (y1 * value) / y2 (value None: 1) in the buffers' type, one "
      "pass (False: not C-contiguous aligned float32/float64 buffers of one format and length, or a partial overlap)"},

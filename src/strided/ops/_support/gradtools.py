@@ -34,6 +34,7 @@ from ...grad_mode import (
     needs_grad,  # (re-exported: the rules' one test of an operand)
 )
 from ...gradients import grad_zeros
+from ...kernels import native
 from ...kernels.fpstate import quietly
 from ...kernels.listeners import OPEN
 from ...layout import Layout
@@ -117,7 +118,9 @@ def threshold_grad(g: Tensor, y: Tensor) -> Tensor:
     On a first-order backward (grad mode off, no listeners) of a float16/32/64 gradient of ``y``'s
     shape it is computed as ``g``'s bits AND ``(y <= 0) - 1`` (all ones where kept, all zeros
     where filled): the same values bit for bit (NaN payloads and signs kept, a filled element
-    +0.0) without NumPy's slow masked writes. Otherwise the recorded ops themselves.
+    +0.0) without NumPy's slow masked writes; where the compiled kernels are built and on, for
+    row-major operands of one float32/float64 dtype, as one pass of ``threshold_keep`` (the same
+    selection: tests/test_threshold_keep.py). Otherwise the recorded ops themselves.
 
     >>> threshold_grad(strided.tensor([1.0, -2.0, 3.0]), strided.tensor([1.0, 0.0, float("nan")])).tolist()
     [1.0, 0.0, 3.0]
@@ -129,6 +132,13 @@ def threshold_grad(g: Tensor, y: Tensor) -> Tensor:
     if bits is None or y._layout.shape != shape or not (y._dtype.is_floating_point and y._dtype.numpy in _BITS):
         return g.masked_fill(y <= 0, 0)
     out, arr = result_array(shape, g._dtype)
+    k = native.special()
+    if k is not None and y._dtype is g._dtype:
+        try:  # (the same selection of bits in one compiled pass, without the bool-to-integer cast)
+            if k.threshold_keep(g._np(), y._np(), arr):
+                return out
+        except (ValueError, BufferError):  # (a strided operand: NumPy's steps below take it)
+            pass
     keep = np.subtract(quietly(np.less_equal, y._np(), 0), 1, dtype=bits)  # (True -> 0, False -> -1: all ones)
     np.bitwise_and(g._np().view(bits), keep, out=arr.view(bits))
     return out

@@ -70,6 +70,7 @@ from ...kernels.elementwise import (
 from ...kernels.fpstate import quiet_call, quiet_retry, quietly, quietly_here
 from ...kernels.fused import fma, fma_into
 from ...kernels.memory import outside_storage, reduced_cast_source
+from ...kernels.native import special as native_special
 from ...kernels.reduce import all_nonzero
 from ...kernels.tiles import EXACT, against_every_input
 from ...opdef import OPDEFS, Kind, declare
@@ -525,8 +526,13 @@ def _inplace_flat(op: BinaryOp, self: Tensor, other: Any, alpha: Any) -> bool:
                 return False
     elif tb is float or (tb is int and -_EXACT < other < _EXACT):
         # (what _kernel_arg gives the general path: _np_scalar's conversion, whose quiet context
-        # only matters for a value float32 cannot hold, which takes it)
-        y = d.numpy.type(float(other)) if -_F32_SAFE < other < _F32_SAFE else _np_scalar(other, d)
+        # only matters for a value float32 cannot hold, which takes it. Without alpha, a Python
+        # float goes to the ufunc as it is: NumPy's weak scalar takes the array's dtype, the same
+        # C cast as the dtype's constructor, without making the scalar object, a third of the op)
+        if -_F32_SAFE < other < _F32_SAFE:
+            y = other if tb is float and alpha is None else d.numpy.type(float(other))
+        else:
+            y = _np_scalar(other, d)
     else:
         return False
     x = self._storage.array
@@ -540,6 +546,16 @@ def _inplace_flat(op: BinaryOp, self: Tensor, other: Any, alpha: Any) -> bool:
         if type(alpha) is float and -65504.0 <= alpha <= 65504.0:
             # (a float alpha every float dtype holds: _alpha_scalar's checks pass and its
             # conversion, scalars.wrapped, is the dtype's constructor; _check_alpha_range passes)
+            if type(y) is np.ndarray:
+                # (fma_into's compiled call, straight: the kernel takes the number as the dtype
+                # holds it, as np.float32(alpha) does; C code, so no NumPy warning to quiet)
+                k = native_special()
+                if k is not None:
+                    try:
+                        if (k.fma32 if d is float32 else k.fma64)(-alpha if op is SUB else alpha, y, x, x):
+                            return True
+                    except (ValueError, BufferError):  # (not flat runs after all: fma_into's steps)
+                        pass
             alpha_np = d.numpy.type(alpha)
         else:
             alpha_np = _alpha_scalar(alpha, d, d, op.name + "_")

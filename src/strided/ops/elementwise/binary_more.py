@@ -589,22 +589,40 @@ def _addc_flat(divide: bool) -> Callable[..., bool]:
         if found is None:
             return False
         x, y1, y2 = found[0]
+        value = kwargs.get("value", 1)
+        if _compiled(x, y1, y2, value, ufunc, x):  # (C code: no NumPy warning to quiet)
+            return True
         # (one quiet block for the ufuncs, in this context: fma_into's kernel sees native.disabled())
-        quietly_here(_addc_kernel, x, y1, y2, kwargs.get("value", 1), ufunc, x)
+        quietly_here(_addc_kernel, x, y1, y2, value, ufunc, x, False)
         return True
 
     return flat
 
 
-def _addc_kernel(x: np.ndarray, y1: np.ndarray, y2: np.ndarray, value: Any, ufunc: np.ufunc, out: np.ndarray) -> None:
+def _compiled(x: np.ndarray, y1: np.ndarray, y2: np.ndarray, value: Any, ufunc: np.ufunc, out: np.ndarray) -> bool:
+    """:func:`_addc_kernel`'s compiled pass alone (``addcdiv_runs`` or ``addcmul_runs``): whether it
+    ran (False: not built, off here, or declined, with nothing written in place)."""
+    k = native.special()
+    if k is not None:
+        try:
+            return (k.addcdiv_runs if ufunc is not np.multiply else k.addcmul_runs)(
+                x, y1, y2, float(value) if value != 1 else None, out)
+        except (ValueError, BufferError):  # (not flat runs after all: NumPy's steps take them)
+            pass
+    return False
+
+
+def _addc_kernel(x: np.ndarray, y1: np.ndarray, y2: np.ndarray, value: Any, ufunc: np.ufunc, out: np.ndarray,
+                 compiled: bool = True) -> None:
     """``out[...] = x + ufunc(y1 * value, y2)`` (``y1`` itself when ``value`` is 1), the product
-    whole first; ``out`` may be ``x``. Out of place, the division's three ufuncs run as one pass of
-    the compiled ``addcdiv_runs`` where it is built and on (the same roundings, and NumPy's loop
-    wherever an operation meets two NaNs: tests/test_addc_native.py)."""
-    if ufunc is not np.multiply and out is not x:  # (in place: NumPy's, as it may need to redo a run)
-        k = native.special()
-        if k is not None and k.addcdiv_runs(x, y1, y2, float(value) if value != 1 else None, out):
-            return  # (the three ufuncs' roundings in one pass)
+    whole first; ``out`` may be ``x``. Where the compiled kernels are built and on, the division's
+    three ufuncs run as one pass of ``addcdiv_runs`` (the same roundings, and NumPy's loop wherever
+    an operation meets two NaNs, or in place wherever an operand holds a NaN:
+    tests/test_addc_native.py), the multiplication's product and fma as one of ``addcmul_runs``
+    (its multiply and fma_into's loops on blocks of the product, NumPy's where value is NaN).
+    ``compiled=False``: the caller tried that pass already (:func:`_compiled`)."""
+    if compiled and _compiled(x, y1, y2, value, ufunc, out):
+        return
     scaled = np.multiply(y1, value) if value != 1 else y1
     if ufunc is np.multiply:  # (PyTorch's addcmul kernel: fmadd(value * t1, t2, input), rounded once)
         # (fma_into's NaN is its first NaN operand's, as PyTorch's: t1's before t2's before input's)

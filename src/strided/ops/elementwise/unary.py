@@ -36,7 +36,7 @@ from ...dtypes import (
 from ...errors import StridedNotImplementedError, StridedRuntimeError, StridedTypeError, join_lines
 from ...grad_mode import GRAD_MODE, INSIDE, SUBCLASSES, bump_if_used
 from ...grad_mode import _slow as recorded
-from ...gradients import grad_zeros, record, records, seal
+from ...gradients import grad_zeros, record, records, saves_output, seal
 from ...gradients import recorded as recorded_fast
 from ...kernels.elementwise import (
     UnaryKernel,
@@ -330,6 +330,7 @@ def _unary_rule(name: str, grad: Callable[[Tensor, Tensor, Tensor], Tensor], sav
     """A unary rule: ``grad(g, x, out)``; ``saves`` names what it reads ("x", "out", "")."""
 
     if saves == "out":
+        @saves_output  # (the fast recorder hands it the result's alias: no walk of the rule)
         def rule_of_out(out: Tensor, x: Tensor, *args: Any, **kwargs: Any) -> Any:
             return name, (x,), lambda g: (grad(g, x, out),), (out,)
 
