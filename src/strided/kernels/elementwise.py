@@ -297,6 +297,9 @@ def ufunc_kernel(ufunc: np.ufunc) -> UnaryKernel:
     return run
 
 
+_C64 = np.dtype(np.complex64)
+
+
 def complex_abs(z: Any, out: np.ndarray | None = None) -> Any:
     """``|z|`` of a complex64 / complex128 array (or NumPy complex scalar), in its parts' dtype:
     the C library's ``hypot(z.real, z.imag)``, correctly rounded. Every ``|z|`` of a complex
@@ -311,7 +314,16 @@ def complex_abs(z: Any, out: np.ndarray | None = None) -> Any:
     (0.02% over wide magnitudes) and in results near the subnormals (both parts below about
     1e-38 / 1e-308, complex64 too); which elements those loops take depends on the CPU's vector
     width and PyTorch's thread split, so strided follows the scalar loop throughout. NumPy's
-    ``np.absolute`` of complex is 1 ulp off this in about 35% of elements with parts near 1."""
+    ``np.absolute`` of complex is 1 ulp off this in about 35% of elements with parts near 1.
+
+    A row-major complex64 array of 64 elements or more takes the compiled ``complex64_abs``
+    (hypotf's bits four at a time: 1M elements 4.4 -> 0.7 ms) where it is built and on."""
+    if z.__class__ is np.ndarray and z.dtype == _C64 and z.size >= 64 and z.flags.c_contiguous:
+        k = native.special()
+        if k is not None and hasattr(k, "complex64_abs"):
+            res = np.empty(z.shape, _F32) if out is None else out
+            if k.complex64_abs(z, res):
+                return res
     return np.hypot(z.real, z.imag, out=out)
 
 
