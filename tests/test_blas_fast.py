@@ -413,10 +413,14 @@ def test_vander_fast_path_is_the_general_path_and_torchs(dtype, monkeypatch):
 
 
 def _lstsq_reference(a: np.ndarray, b: np.ndarray) -> np.ndarray:
-    """The solution as the general path computed it before its trims (conj of real factors,
-    broadcast_to of same-batch operands): the bits the trimmed path must keep."""
+    """The solution as the general path computes it (every operand broadcast to the common
+    batch first): the bits the trimmed path must keep. Its LAPACK gelsy where NumPy bundles
+    one (strided.ops.linalg._lapack), else the SVD's minimum-norm solution."""
+    from strided.ops.linalg import _lapack
     batch = np.broadcast_shapes(a.shape[:-2], b.shape[:-2])
     a, b = np.broadcast_to(a, batch + a.shape[-2:]), np.broadcast_to(b, batch + b.shape[-2:])
+    if _lapack.library() is not None:
+        return _lapack.solve(_lapack.library(), a, b, float(np.finfo(a.dtype).eps) * max(a.shape[-2:]), "gelsy")[0]
     with np.errstate(all="ignore"):
         u, s, vh = np.linalg.svd(a, full_matrices=False)
         keep = s > (float(np.finfo(a.dtype).eps) * max(a.shape[-2:])) * s[..., :1]

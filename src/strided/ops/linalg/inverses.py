@@ -531,9 +531,19 @@ def linalg_lstsq(A: Tensor, B: Tensor, rcond: float | None = None, *, driver: st
     norms of ``A X - B``) when m > n and every matrix has full rank, except for 'gelsy'; rank
     except for 'gels'; singular values for 'gelsd' and 'gelss'; the others empty).
 
-    # Note: every driver's solution is computed here by the SVD (the minimum-norm least-squares
-    # solution, which all four give for a full-rank A; gels assumes full rank). The rank is the
-    # count of singular values above ``rcond * s_max`` (rcond default eps * max(m, n)).
+    Each driver is LAPACK's routine of that name, called as PyTorch calls it (see
+    :mod:`strided.ops.linalg._lapack`): gelsy's rank is its pivoted QR's condition estimate
+    against ``1 / rcond`` (rcond default eps * max(m, n)), gelsd/gelss's the count of singular
+    values above ``rcond * s_max``, and gels assumes full rank (an exactly singular triangle is
+    PyTorch's LinAlgError; a nearly singular one gives its large, rounding-dependent solution).
+    PyTorch's LAPACK is MKL's, this one NumPy's OpenBLAS: ranks and solutions agree to within
+    rounding, which a rank on its threshold's edge, or gels of a numerically singular A, turns.
+    PyTorch 2.13's gelsy leaves its pivot array uninitialised (issue 187411, fixed upstream): its
+    rank of a rank-deficient A varies from call to call, and strided gives the fixed one's.
+
+    # Note: a NumPy without the scipy-openblas ILP64 LAPACK (another build) leaves every driver
+    # to the SVD: the minimum-norm solution, the rank the count of singular values above
+    # ``rcond * s_max``, gels's exactly singular A not refused.
 
     >>> strided.linalg.lstsq(strided.tensor([[2.0], [0.0]]), strided.tensor([[4.0], [1.0]])).solution.tolist()
     [[2.0]]
@@ -577,10 +587,17 @@ def linalg_lstsq(A: Tensor, B: Tensor, rcond: float | None = None, *, driver: st
     buffer = np.zeros(batch + (rows, k), a.dtype)
     s = np.zeros(batch + (min(m, n),), np.real(a).dtype)
     rank = np.zeros(batch, np.int64)
-    if a.size and b.size:
+    rcond = _eps(a.dtype) * rows if rcond is None else float(rcond)
+    lapack = _lapack() if a.size and b.size else None
+    if lapack is not None:
+        from ._lapack import solve
+        buffer, rank, s, info = solve(lapack, a, b, rcond, driver)
+        if info.any():
+            raise _lstsq_failure(A, info, batch, driver)
+    elif a.size and b.size:
         with quiet():  # (np.errstate(all="ignore") at a tenth of its cost)
             u, s, vh = np.linalg.svd(a, full_matrices=False)
-            cut = (_eps(a.dtype) * rows if rcond is None else rcond) * s[..., :1]
+            cut = rcond * s[..., :1]
             keep = s > cut
             sinv = np.where(keep, 1 / np.where(keep, s, 1), 0).astype(s.dtype)
             x = _adjoint(vh) @ (sinv[..., None] * (_adjoint(u) @ b))
@@ -589,9 +606,13 @@ def linalg_lstsq(A: Tensor, B: Tensor, rcond: float | None = None, *, driver: st
     real = np.real(a).dtype
     residuals = np.zeros((0,), real)
     if m > n and driver != "gelsy" and (driver == "gels" or bool(np.all(rank == min(m, n)))):  # (full rank)
-        with quiet():  # (np.errstate(all="ignore") at a tenth of its cost)
-            r = a @ buffer[..., :n, :] - b
-        residuals = np.sum(np.abs(r) ** 2, axis=-2).astype(real)  # (a vector B's too: (..., 1), as PyTorch's)
+        if lapack is not None:  # (LAPACK leaves the residual's components in B's rows n:m, PyTorch sums their squares)
+            r = buffer[..., n:, :]
+        else:
+            with quiet():  # (np.errstate(all="ignore") at a tenth of its cost)
+                r = a @ buffer[..., :n, :] - b
+        square = r.real * r.real + r.imag * r.imag if r.dtype.kind == "c" else r * r
+        residuals = np.sum(square, axis=-2).astype(real)  # (a vector B's too: (..., 1), as PyTorch's)
     if batch != A.shape[:-2]:  # (PyTorch's rank and singular values keep A's own batch shape)
         own = tuple(slice(0, 1) if size == 1 else slice(None) for size in A.shape[:-2])
         rank, s = rank[own], s[own]
@@ -609,6 +630,30 @@ def linalg_lstsq(A: Tensor, B: Tensor, rcond: float | None = None, *, driver: st
         LA.rowmajor(residuals, rt),
         LA.int64_result(rank if driver != "gels" else np.zeros((0,), np.int64)),
         LA.rowmajor(s.astype(real) if driver in ("gelsd", "gelss") else np.zeros((0,), real), rt))
+
+
+def _lapack() -> Any:
+    """The bound LAPACK of :mod:`._lapack` (imported on the first lstsq: ctypes stays out of
+    ``import strided``), or None where this NumPy bundles none."""
+    from ._lapack import library
+    return library()
+
+
+def _lstsq_failure(A: Tensor, info: np.ndarray, batch: tuple, driver: str) -> LinAlgError:  # noqa: N803
+    """PyTorch's error for a driver's INFO > 0 (gels: R's diagonal element INFO is exactly zero;
+    gelsd/gelss: the SVD did not converge), naming the first such matrix of A's own batch."""
+    if batch != A.shape[:-2]:  # (INFO depends on A alone: PyTorch keeps it per matrix of A)
+        info = info[tuple(slice(0, 1) if size == 1 else slice(None) for size in A.shape[:-2])]
+    flat = info.reshape(-1)
+    index = int(np.flatnonzero(flat)[0])
+    code = int(flat[index])
+    prefix = f"(Batch element {index}): " if flat.size > 1 else ""
+    why = (f"gels's QR of matrix {index} has an exactly zero diagonal element {code}: A does not have full rank"
+           if driver == "gels" else f"{driver}'s SVD of matrix {index} did not converge ({code} superdiagonals left)")
+    return LinAlgError(join_lines(
+        f"torch.linalg.lstsq: {prefix}The least squares solution could not be computed because the input matrix "
+        f"does not have full rank (error code: {code}).", why,
+        "fix: driver='gelsy' (the default) or 'gelsd', which find the rank and give the minimum-norm solution"))
 
 
 def _adjoint(x: np.ndarray) -> np.ndarray:
