@@ -4701,6 +4701,34 @@ static PyObject *py_float_range(PyObject *self, PyObject *const *args, Py_ssize_
     return answer;
 }
 
+/* The buffers of a complex-to-real kernel NAME(z, out): C-contiguous complex64 ("Zf") or
+ * complex128 ("Zd") z and float32 / float64 out of as many elements, aligned, apart. 1: taken (kind
+ * 'f' or 'd'), the caller runs and releases; 0: refused (nothing held); -1: an error set. */
+static int complex_to_real_buffers(PyObject *const *args, Py_ssize_t nargs, const char *name, Py_buffer *src,
+                                   Py_buffer *dst, char *kind)
+{
+    if (nargs != 2) {
+        PyErr_Format(PyExc_TypeError, "%s(z, out) takes 2 arguments, not %zd", name, nargs);
+        return -1;
+    }
+    if (PyObject_GetBuffer(args[0], src, PyBUF_STRIDES | PyBUF_FORMAT) < 0) return -1;
+    if (PyObject_GetBuffer(args[1], dst, PyBUF_STRIDES | PyBUF_FORMAT | PyBUF_WRITABLE) < 0) {
+        PyBuffer_Release(src);
+        return -1;
+    }
+    int single = strcmp(src->format, "Zf") == 0 && src->itemsize == 8 && strcmp(dst->format, "f") == 0;
+    int twice = strcmp(src->format, "Zd") == 0 && src->itemsize == 16 && strcmp(dst->format, "d") == 0;
+    if (!(single || twice) || src->len != 2 * dst->len || !PyBuffer_IsContiguous(src, 'C')
+        || !PyBuffer_IsContiguous(dst, 'C') || (uintptr_t)src->buf % dst->itemsize
+        || (uintptr_t)dst->buf % dst->itemsize || overlaps(src, dst)) {
+        PyBuffer_Release(src);
+        PyBuffer_Release(dst);
+        return 0;
+    }
+    *kind = single ? 'f' : 'd';
+    return 1;
+}
+
 /* complex64_abs(z, out) -> bool: |z| of C-contiguous complex64 elements into float32 out, the C
  * library's hypotf of each element's parts bit for bit (strided.kernels.elementwise.complex_abs;
  * PyTorch's scalar loop). glibc's hypotf (2.35 on) is the float64 square root of the float64 sum
@@ -4765,57 +4793,34 @@ static int cabs_avx2_agrees(void)
 static PyObject *py_complex64_abs(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
 {
     (void)self;
-    if (nargs != 2) {
-        PyErr_Format(PyExc_TypeError, "complex64_abs(z, out) takes 2 arguments, not %zd", nargs);
-        return NULL;
-    }
     Py_buffer src, dst;
-    if (PyObject_GetBuffer(args[0], &src, PyBUF_STRIDES | PyBUF_FORMAT) < 0) return NULL;
-    if (PyObject_GetBuffer(args[1], &dst, PyBUF_STRIDES | PyBUF_FORMAT | PyBUF_WRITABLE) < 0) {
-        PyBuffer_Release(&src);
-        return NULL;
-    }
-    if (strcmp(src.format, "Zf") != 0 || src.itemsize != 8 || strcmp(dst.format, "f") != 0 || src.len != 2 * dst.len
-        || !PyBuffer_IsContiguous(&src, 'C') || !PyBuffer_IsContiguous(&dst, 'C') || (uintptr_t)src.buf % 4
-        || (uintptr_t)dst.buf % 4 || overlaps(&src, &dst)) {
+    char kind;
+    int taken = complex_to_real_buffers(args, nargs, "complex64_abs", &src, &dst, &kind);
+    if (taken < 0) return NULL;
+    if (taken && kind != 'f') {  /* (complex128: the caller's np.hypot, the C library's hypot, stays) */
         PyBuffer_Release(&src);
         PyBuffer_Release(&dst);
-        Py_RETURN_FALSE;
+        taken = 0;
     }
-    int fast = 0;
+    if (!taken) Py_RETURN_FALSE;
 #if defined(__GNUC__) && defined(__x86_64__)
-    fast = cabs_avx2_agrees();
+    int fast = cabs_avx2_agrees();
     RELEASING(if (fast) cabs_float_avx2(src.buf, dst.buf, n); else cabs_float_libm(src.buf, dst.buf, n));
 #else
     RELEASING(cabs_float_libm(src.buf, dst.buf, n));
 #endif
-    (void)fast;
     Py_RETURN_TRUE;
 }
 
 static PyObject *py_complex_angle(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
 {
     (void)self;
-    if (nargs != 2) {
-        PyErr_Format(PyExc_TypeError, "complex_angle(z, out) takes 2 arguments, not %zd", nargs);
-        return NULL;
-    }
     Py_buffer src, dst;
-    if (PyObject_GetBuffer(args[0], &src, PyBUF_STRIDES | PyBUF_FORMAT) < 0) return NULL;
-    if (PyObject_GetBuffer(args[1], &dst, PyBUF_STRIDES | PyBUF_FORMAT | PyBUF_WRITABLE) < 0) {
-        PyBuffer_Release(&src);
-        return NULL;
-    }
-    int single = strcmp(src.format, "Zf") == 0 && src.itemsize == 8 && strcmp(dst.format, "f") == 0;
-    int twice = strcmp(src.format, "Zd") == 0 && src.itemsize == 16 && strcmp(dst.format, "d") == 0;
-    if (!(single || twice) || src.len != 2 * dst.len || !PyBuffer_IsContiguous(&src, 'C')
-        || !PyBuffer_IsContiguous(&dst, 'C') || (uintptr_t)src.buf % dst.itemsize
-        || (uintptr_t)dst.buf % dst.itemsize || overlaps(&src, &dst)) {
-        PyBuffer_Release(&src);
-        PyBuffer_Release(&dst);
-        Py_RETURN_FALSE;
-    }
-    RELEASING(if (single) complex_angle_float(src.buf, dst.buf, n); else complex_angle_double(src.buf, dst.buf, n));
+    char kind;
+    int taken = complex_to_real_buffers(args, nargs, "complex_angle", &src, &dst, &kind);
+    if (taken < 0) return NULL;
+    if (!taken) Py_RETURN_FALSE;
+    RELEASING(if (kind == 'f') complex_angle_float(src.buf, dst.buf, n); else complex_angle_double(src.buf, dst.buf, n));
     Py_RETURN_TRUE;
 }
 
