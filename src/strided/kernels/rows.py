@@ -145,7 +145,7 @@ def _extremes(x: Any, axis: Any, mode: int, rows_only: bool) -> tuple[np.ndarray
         return None
     address, count, stride, length = plan[:4]
     found = np.empty(count * (2 if mode == 2 else 1), dtype=x.dtype)
-    kernel.extreme_rows(address, x.itemsize, count, stride, length, _address(found), mode)
+    kernel.extreme_rows(address, x.itemsize, count, stride, length, found, mode)
     parts = [found[:count], found[count:]] if mode == 2 else [found]
     reduces = _REDUCES if mode == 2 else (_REDUCES[mode],)
     for part, numpy_reduce in zip(parts, reduces):
@@ -160,9 +160,10 @@ def _extremes(x: Any, axis: Any, mode: int, rows_only: bool) -> tuple[np.ndarray
     return (*parts, plan)
 
 
-# (address of row 0's first element, row count, row stride in bytes, row length, the result's
-# shape with the reduced dims kept, its shape without them: None for a full sum's scalar)
-Plan = tuple[int, int, int, int, tuple[int, ...], "tuple[int, ...] | None"]
+# (the array, whose element [0, ..., 0] starts row 0: the kernels read its address from the
+# buffer; row count, row stride in bytes, row length, the result's shape with the reduced dims
+# kept, its shape without them: None for a full sum's scalar)
+Plan = tuple[np.ndarray, int, int, int, tuple[int, ...], "tuple[int, ...] | None"]
 
 
 def _plan(x: np.ndarray, axis: Any) -> Plan | None:
@@ -172,7 +173,7 @@ def _plan(x: np.ndarray, axis: Any) -> Plan | None:
             a % ndim if a.__class__ is int and -ndim <= a < ndim else -1 for a in axis) == list(range(ndim))):
         if not (x.flags.c_contiguous or x.flags.f_contiguous):
             return None
-        return _address(x), 1, 0, x.size, (1,) * ndim, None
+        return x, 1, 0, x.size, (1,) * ndim, None
     if axis.__class__ is tuple and len(axis) == 1:
         axis = axis[0]
     if axis.__class__ is not int or not -ndim <= axis < ndim:
@@ -181,7 +182,7 @@ def _plan(x: np.ndarray, axis: Any) -> Plan | None:
     if x.strides[axis] != x.itemsize:
         return None
     if ndim == 1:
-        return _address(x), 1, 0, x.shape[0], (1,), None
+        return x, 1, 0, x.shape[0], (1,), None
     if ndim != 2:
         return None
     other = 1 - axis
@@ -190,20 +191,15 @@ def _plan(x: np.ndarray, axis: Any) -> Plan | None:
         # and adds element by element; its bits are not one pairwise sum per row)
         return None
     kept = (x.shape[0], 1) if axis == 1 else (1, x.shape[1])
-    return _address(x), x.shape[other], x.strides[other], x.shape[axis], kept, (x.shape[other],)
+    return x, x.shape[other], x.strides[other], x.shape[axis], kept, (x.shape[other],)
 
 
 def _run(kernel: Any, x: np.ndarray, plan: Plan, keepdims: bool) -> np.ndarray:
     """The sums of ``plan``'s rows, shaped as ``np.add.reduce`` shapes them."""
     address, count, stride, length, kept, dropped = plan
     result = np.empty(count, dtype=x.dtype)
-    kernel.rows(address, x.itemsize, count, stride, length, _address(result))
+    kernel.rows(address, x.itemsize, count, stride, length, result)  # (the kernel reads its address)
     if keepdims:
         return result.reshape(kept)
     return result[0] if dropped is None else result.reshape(dropped)  # (a full sum: NumPy's scalar)
 
-
-def _address(x: np.ndarray) -> int:
-    """The address of ``x``'s element [0, ..., 0]: the start of a C- or F-contiguous array, and
-    of row 0 (the kernel steps the row dim's stride with its sign)."""
-    return int(x.__array_interface__["data"][0])
