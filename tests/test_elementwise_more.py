@@ -169,6 +169,42 @@ def test_alpha_rules_and_values():
         st.mul(x, 2, alpha=2)
 
 
+_CLOSE_EDGES = [0.0, -0.0, 1.0, -1.0, 2.5, 13.0, 251.0, 252.0, 1e9, -1e9, 60000.0, -60000.0, 3e38, -3e38,
+                np.inf, -np.inf, np.nan, 1e-45]
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float64", "float16", "complex64", "complex128", "int32", "int64",
+                                   "uint8", "bool"])
+@pytest.mark.parametrize("default", ["float32", "float64"])
+def test_isclose_is_pytorchs_formula_on_every_dtype(dtype: str, default: str) -> None:
+    """torch._refs.isclose: close where x == y (NaN pairs under equal_nan, complex ones too with zero
+    tolerances), else where |x - y| is finite (a difference of finite numbers that overflows is
+    not: 3e38 and -3e38, rtol=2) and <= atol + |rtol * y|; bool and integers cast to the default
+    float dtype first (isclose(False, True, rtol=1) holds; no uint8 difference wraps)."""
+    v = np.array(_CLOSE_EDGES)
+    if dtype.startswith("complex"):
+        v = (v[:, None] + 1j * np.array([0.0, np.nan, 3e38, 1.0])[None, :]).reshape(-1)
+    x, y = (a.reshape(-1) for a in np.meshgrid(v, v))
+    tx, ty = torch.tensor(x), torch.tensor(y)
+    if dtype in ("int32", "int64", "uint8", "bool"):  # (the finite values, as the dtype holds them)
+        keep = np.isfinite(x) & np.isfinite(y) & (np.abs(x) < 2e9) & (np.abs(y) < 2e9)
+        tx, ty = torch.tensor(x[keep]).to(torch.int64), torch.tensor(y[keep]).to(torch.int64)
+    tx, ty = tx.to(getattr(torch, dtype)), ty.to(getattr(torch, dtype))
+    sx, sy = st.tensor(tx.numpy()), st.tensor(ty.numpy())
+    old_t, old_s = torch.get_default_dtype(), st.get_default_dtype()
+    torch.set_default_dtype(getattr(torch, default))
+    st.set_default_dtype(getattr(st, default))
+    try:
+        for rtol, atol in ((1e-5, 1e-8), (0.0, 0.0), (1.0, 1.0), (2.0, 0.0), (float("inf"), 0.0), (0.0, 1 - 1e-9)):
+            for equal_nan in (False, True):
+                want = torch.isclose(tx, ty, rtol=rtol, atol=atol, equal_nan=equal_nan).numpy()
+                got = B.isclose(sx, sy, rtol=rtol, atol=atol, equal_nan=equal_nan).numpy()
+                assert got.tolist() == want.tolist(), (rtol, atol, equal_nan, np.nonzero(got != want)[0][:5])
+    finally:
+        torch.set_default_dtype(old_t)
+        st.set_default_dtype(old_s)
+
+
 def test_lerp_isclose_allclose_equal():
     a = torch.tensor([[0.0, 1.0], [2.0, 3.0]]).T
     b = torch.tensor([10.0, -10.0])

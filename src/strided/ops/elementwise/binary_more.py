@@ -18,7 +18,7 @@ from typing import Any
 import numpy as np
 
 from ...dispatch import OPEN, adopted, shares_storage
-from ...dtypes import REDUCED_FLOATS, bool_, float32, float64, np_finfo, scalar_overflow
+from ...dtypes import REDUCED_FLOATS, bool_, float32, float64, get_default_dtype, np_finfo, scalar_overflow
 from ...errors import StridedRuntimeError, StridedTypeError, join_lines
 from ...grad_mode import SUBCLASSES
 from ...gradients import seal
@@ -299,24 +299,28 @@ def isclose(input: Any, other: Any, rtol: float = 1e-05, atol: float = 1e-08, eq
     x, y = _view(input), _view(other)
     token = quiet_set(QUIET)
     try:
-        if d is bool_ or not d.is_floating_point and rtol == 0 and atol == 0:
-            np.equal(x, y, out=_view(out))
+        if not (d.is_floating_point or d.is_complex) and rtol == 0 and atol == 0:
+            np.equal(x, y, out=_view(out))  # (a complex NaN pair is still close under equal_nan: below)
         else:
-            # PyTorch computes in the input dtype (float) or float32-default-like "double" math
-            # for integers: |x - y| in float64 here so integer differences cannot wrap
-            # (complex: the distances are real, |x - y| <= atol + rtol * |y|, in the real dtype)
+            # PyTorch's formula (torch._refs.isclose) in its dtypes: a float's own (complex: the
+            # distances are real, |x - y| <= atol + |rtol * y|, in the real dtype); bool and
+            # integers cast to the default float dtype first (no uint8 difference wraps; an
+            # integer that dtype cannot hold is rounded, as in PyTorch), their equality exact
             inexact = d.is_floating_point or d.is_complex
-            compute = d.numpy if inexact else np.dtype(np.float64)
+            compute = d.numpy if inexact else get_default_dtype().numpy
             real = np_finfo(compute).dtype.type
             xf = x.astype(compute, copy=False)
             yf = y.astype(compute, copy=False)
-            close = np.equal(xf, yf)
-            finite = np.isfinite(xf) & np.isfinite(yf) if inexact else True
+            close = np.equal(xf, yf) if inexact else np.equal(x, y)
             if d.is_complex:  # PyTorch's atol + (rtol * y).abs(): the parts scaled, then |z| as strided.abs
-                within = complex_abs(xf - yf) <= real(atol) + complex_abs(yf * real(rtol))
+                error = complex_abs(xf - yf)
+                within = error <= real(atol) + complex_abs(yf * real(rtol))
             else:  # (|rtol * y| is rtol * |y| exactly for a real y)
-                within = np.abs(xf - yf) <= real(atol) + real(rtol) * np.abs(yf)
-            close |= within & finite
+                error = np.abs(xf - yf)
+                within = error <= real(atol) + real(rtol) * np.abs(yf)
+            # (PyTorch's isfinite(actual_error): an infinite or NaN operand, and also a difference
+            # of finite ones that overflows the dtype (3e38 and -3e38 in float32), is not close)
+            close |= within & np.isfinite(error)
             if equal_nan and inexact:
                 close |= np.isnan(xf) & np.isnan(yf)
             np.copyto(_view(out), close)
