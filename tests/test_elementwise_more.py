@@ -14,7 +14,7 @@ from hypothesis import strategies as hs
 import strided as st
 from layout_strategies import Spec
 from layouts import build_valued, specs, valued_storage
-from oracle_helpers import compare, same_error
+from oracle_helpers import compare, same_error, stable_id
 from strided.dispatch import listen
 from strided.kernels import special
 from strided.kernels.memory import _overlapping
@@ -203,6 +203,23 @@ def test_isclose_is_pytorchs_formula_on_every_dtype(dtype: str, default: str) ->
     finally:
         torch.set_default_dtype(old_t)
         st.set_default_dtype(old_s)
+
+
+@pytest.mark.parametrize("value", ["a", None, [1], (1,), np.ones(1), np.ones(()), "tensor1"], ids=stable_id)
+@pytest.mark.parametrize("name", ["addcmul", "addcdiv", "addcmul_", "addcdiv_"])
+def test_addc_value_that_is_not_a_number_is_pytorchs_type_error(name: str, value) -> None:
+    """value= must be a Number (a Python/NumPy number or a 0-d tensor), PyTorch's parser TypeError
+    under the name called (in place too): float(value) raised a bare ValueError/TypeError before,
+    and a one-element (1,) tensor was taken as a number."""
+    def call(m):
+        v = m.ones(1) if isinstance(value, str) and value == "tensor1" else value
+        return getattr(m.ones(3), name)(m.ones(3), m.ones(3), value=v)
+
+    same_error(lambda: call(torch), lambda: call(st))
+    for m in (torch, st):  # (the numbers it takes: a 0-d tensor, NumPy scalars)
+        for v in (m.tensor(0.5), np.float32(0.5), np.int64(2), np.bool_(True)):
+            assert getattr(m.ones(3), name)(m.ones(3), m.ones(3), value=v).tolist() == getattr(torch.ones(3), name)(
+                torch.ones(3), torch.ones(3), value=v.item() if isinstance(v, (m.Tensor, np.generic)) else v).tolist()
 
 
 def test_lerp_isclose_allclose_equal():

@@ -17,6 +17,7 @@ from typing import Any
 
 import numpy as np
 
+from ...args import is_number, type_name
 from ...dispatch import OPEN, adopted, shares_storage
 from ...dtypes import REDUCED_FLOATS, bool_, float32, float64, get_default_dtype, np_finfo, scalar_overflow
 from ...errors import StridedRuntimeError, StridedTypeError, join_lines
@@ -450,6 +451,20 @@ def _addc_rule(node: str, divide: bool) -> Callable[..., Any]:
     return rule
 
 
+def _is_value(value: Any) -> bool:
+    """Whether ``value=`` is what PyTorch's parser takes as a Number there: a Python or NumPy
+    number (bool, int, float, complex) or a 0-d tensor (a one-element (1,) tensor is refused)."""
+    return is_number(value) or (isinstance(value, Tensor) and value.ndim == 0)
+
+
+def _value_error(name: str, value: Any) -> StridedTypeError:
+    """PyTorch's parser error for a ``value=`` that is not a Number (``name``: the op as called)."""
+    return StridedTypeError(join_lines(
+        f"{name}(): argument 'value' must be Number, not {'Tensor' if isinstance(value, Tensor) else type_name(value)}",
+        f"value scales the {'quotient' if 'div' in name else 'product'}: x.{name}(t1, t2, value=0.5); a "
+        "one-element tensor v: value=v.item()"))
+
+
 def _addc(name: str, input: Any, tensor1: Any, tensor2: Any, value: Any, out: Any, divide: bool) -> Tensor:
     if out is None and not OPEN:
         fresh = _addc_fresh(input, tensor1, tensor2, value, divide)
@@ -470,6 +485,8 @@ def _addc(name: str, input: Any, tensor1: Any, tensor2: Any, value: Any, out: An
             "(input + value * tensor1 / tensor2), for all dtypes.",
             f"tensor1 is {tensor1._dtype.name} and tensor2 {tensor2._dtype.name}",
             "fix: tensor1.to(strided.float32) (a true division), or input + value * (tensor1 / tensor2).trunc()"))
+    if not _is_value(value):
+        raise _value_error(name, value)
     d = result_type(result_type(input, tensor1), tensor2)
     if isinstance(value, np.generic) and value.dtype.kind in "biufc":
         value = numpy_scalar(value)  # (PyTorch's Scalar: np.complex64 is its real part, np.True_ 1.0)
@@ -587,6 +604,11 @@ def _addc_flat(divide: bool) -> Callable[..., bool]:
     ufunc = np.true_divide if divide else np.multiply
 
     def flat(self: Any, *args: Any, **kwargs: Any) -> bool:
+        if kwargs:  # (PyTorch's parser: a value that is not a Number is refused under the in-place name)
+            v = kwargs.get("value", 1)
+            if v.__class__ is not float and v.__class__ is not int and not _is_value(v) and len(args) == 2 and (
+                    isinstance(args[0], Tensor) and isinstance(args[1], Tensor)):
+                raise _value_error("addcdiv_" if divide else "addcmul_", v)
         if OPEN or len(args) != 2 or (kwargs and (len(kwargs) > 1 or "value" not in kwargs)):
             return False  # (any other spelling of the call: the general path, with its errors)
         found = _addc_runs(self, args[0], args[1], kwargs.get("value", 1), True)
