@@ -222,6 +222,31 @@ def test_addc_value_that_is_not_a_number_is_pytorchs_type_error(name: str, value
                 torch.ones(3), torch.ones(3), value=v.item() if isinstance(v, (m.Tensor, np.generic)) else v).tolist()
 
 
+@pytest.mark.parametrize("dtype", ["float16", "bfloat16"])
+@pytest.mark.parametrize("name", ["addcmul", "addcdiv"])
+def test_addc_of_reduced_floats_computes_in_float32_as_pytorch(dtype: str, name: str) -> None:
+    """PyTorch's reduced-float addcmul/addcdiv kernel: value * t1 in float32, then fmadd with t2
+    and input (addcdiv: / t2, + input) in float32, rounded once to the dtype (values, NaN-blind:
+    NaN payloads aside). Step by step in float16, 2 * 60000 - 60000 was inf and 1.1 * 1.3 - 1.4
+    was ulps off; out of place, in place, vector lengths and tails."""
+    rng = np.random.default_rng(13)
+    edges = [(2.0, 60000.0, -60000.0), (3.0, 65504.0, -65504.0), (300.0, 300.0, -60000.0), (1.1, 1.3, -1.4)]
+    for n in (1, 17, 33, 1000):
+        vals = [rng.standard_normal(n) * 300 for _ in range(3)]
+        for k, edge in enumerate(edges[:n]):
+            for v, e in zip(vals, (edge[2], edge[0], edge[1])):  # (input, tensor1, tensor2)
+                v[k] = e
+        tt = [torch.tensor(v, dtype=torch.float32).to(getattr(torch, dtype)) for v in vals]
+        ss = [st.tensor(t.float().numpy()).to(getattr(st, dtype)) for t in tt]
+        for value in (1, 0.5, 0.1):
+            want = getattr(torch, name)(*tt, value=value).float().numpy()
+            got = getattr(B, name)(*ss, value=value).float().numpy()
+            inplace = ss[0].clone()
+            getattr(inplace, name + "_")(ss[1], ss[2], value=value)
+            for g in (got, inplace.float().numpy()):
+                np.testing.assert_array_equal(g, want)
+
+
 def test_lerp_isclose_allclose_equal():
     a = torch.tensor([[0.0, 1.0], [2.0, 3.0]]).T
     b = torch.tensor([10.0, -10.0])

@@ -503,11 +503,15 @@ def _addc(name: str, input: Any, tensor1: Any, tensor2: Any, value: Any, out: An
         value = value.real
     if not (d.is_floating_point or d.is_complex) and d is not bool_:
         value = int(value)  # (PyTorch converts value to the integer dtype: 1.5 counts as 1)
-    # computed in the common dtype, in PyTorch's order: input + (value * t1) * t2
-    a, b, c = (t if t._dtype is d else t.to(d) for t in (input, tensor1, tensor2))
+    # computed in the common dtype, in PyTorch's order: input + (value * t1) * t2; float16 and
+    # bfloat16 as PyTorch's reduced-float kernel, in float32 (value * t1 rounded to float32, then
+    # addcmul's fmadd with t2 and input, or addcdiv's / t2 and + input) and rounded once to the
+    # dtype: step by step in float16, 2 * 60000 - 60000 was inf and 1.1 * 1.3 - 1.4 ulps off
+    compute = float32 if d in REDUCED_FLOATS else d
+    a, b, c = (t if t._dtype is compute else t.to(compute) for t in (input, tensor1, tensor2))
     scaled = b * value if value != 1 else b
     result = a + (scaled / c if divide else scaled * c)
-    if not divide and d in _FLAT_DTYPES:
+    if not divide and compute in _FLAT_DTYPES:
         # (PyTorch's addcmul kernel: fmadd(value * t1, t2, input), rounded once; the layout is
         # the one the ops above gave, the values are rewritten in place in that fresh result)
         runs = _same_dense_runs(_view(scaled), _view(c), _view(a), _view(result))
@@ -515,6 +519,8 @@ def _addc(name: str, input: Any, tensor1: Any, tensor2: Any, value: Any, out: An
             quietly_here(fma_into, *runs)
         else:
             quietly(np.copyto, _view(result), quietly_here(fma, _view(scaled), _view(c), _view(a)), casting="unsafe")
+    if compute is not d:
+        result = result.to(d)
     if out is not None:
 
         return write_out(out, result, name, (input, tensor1, tensor2))
