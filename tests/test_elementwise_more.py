@@ -14,7 +14,7 @@ from hypothesis import strategies as hs
 import strided as st
 from layout_strategies import Spec
 from layouts import build_valued, specs, valued_storage
-from oracle_helpers import compare, same_error
+from oracle_helpers import compare, same_error, stable_id
 from strided.dispatch import listen
 from strided.kernels import special
 from strided.kernels.memory import _overlapping
@@ -167,6 +167,84 @@ def test_alpha_rules_and_values():
     assert x.sub_(st.tensor([1, 1]), alpha=3).tolist() == [-2, -1]
     with pytest.raises(TypeError, match="unexpected keyword argument 'alpha'"):
         st.mul(x, 2, alpha=2)
+
+
+_CLOSE_EDGES = [0.0, -0.0, 1.0, -1.0, 2.5, 13.0, 251.0, 252.0, 1e9, -1e9, 60000.0, -60000.0, 3e38, -3e38,
+                np.inf, -np.inf, np.nan, 1e-45]
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float64", "float16", "complex64", "complex128", "int32", "int64",
+                                   "uint8", "bool"])
+@pytest.mark.parametrize("default", ["float32", "float64"])
+def test_isclose_is_pytorchs_formula_on_every_dtype(dtype: str, default: str) -> None:
+    """torch._refs.isclose: close where x == y (NaN pairs under equal_nan, complex ones too with zero
+    tolerances), else where |x - y| is finite (a difference of finite numbers that overflows is
+    not: 3e38 and -3e38, rtol=2) and <= atol + |rtol * y|; bool and integers cast to the default
+    float dtype first (isclose(False, True, rtol=1) holds; no uint8 difference wraps)."""
+    v = np.array(_CLOSE_EDGES)
+    if dtype.startswith("complex"):
+        v = (v[:, None] + 1j * np.array([0.0, np.nan, 3e38, 1.0])[None, :]).reshape(-1)
+    x, y = (a.reshape(-1) for a in np.meshgrid(v, v))
+    tx, ty = torch.tensor(x), torch.tensor(y)
+    if dtype in ("int32", "int64", "uint8", "bool"):  # (the finite values, as the dtype holds them)
+        keep = np.isfinite(x) & np.isfinite(y) & (np.abs(x) < 2e9) & (np.abs(y) < 2e9)
+        tx, ty = torch.tensor(x[keep]).to(torch.int64), torch.tensor(y[keep]).to(torch.int64)
+    tx, ty = tx.to(getattr(torch, dtype)), ty.to(getattr(torch, dtype))
+    sx, sy = st.tensor(tx.numpy()), st.tensor(ty.numpy())
+    old_t, old_s = torch.get_default_dtype(), st.get_default_dtype()
+    torch.set_default_dtype(getattr(torch, default))
+    st.set_default_dtype(getattr(st, default))
+    try:
+        for rtol, atol in ((1e-5, 1e-8), (0.0, 0.0), (1.0, 1.0), (2.0, 0.0), (float("inf"), 0.0), (0.0, 1 - 1e-9)):
+            for equal_nan in (False, True):
+                want = torch.isclose(tx, ty, rtol=rtol, atol=atol, equal_nan=equal_nan).numpy()
+                got = B.isclose(sx, sy, rtol=rtol, atol=atol, equal_nan=equal_nan).numpy()
+                assert got.tolist() == want.tolist(), (rtol, atol, equal_nan, np.nonzero(got != want)[0][:5])
+    finally:
+        torch.set_default_dtype(old_t)
+        st.set_default_dtype(old_s)
+
+
+@pytest.mark.parametrize("value", ["a", None, [1], (1,), np.ones(1), np.ones(()), "tensor1"], ids=stable_id)
+@pytest.mark.parametrize("name", ["addcmul", "addcdiv", "addcmul_", "addcdiv_"])
+def test_addc_value_that_is_not_a_number_is_pytorchs_type_error(name: str, value) -> None:
+    """value= must be a Number (a Python/NumPy number or a 0-d tensor), PyTorch's parser TypeError
+    under the name called (in place too): float(value) raised a bare ValueError/TypeError before,
+    and a one-element (1,) tensor was taken as a number."""
+    def call(m):
+        v = m.ones(1) if isinstance(value, str) and value == "tensor1" else value
+        return getattr(m.ones(3), name)(m.ones(3), m.ones(3), value=v)
+
+    same_error(lambda: call(torch), lambda: call(st))
+    for m in (torch, st):  # (the numbers it takes: a 0-d tensor, NumPy scalars)
+        for v in (m.tensor(0.5), np.float32(0.5), np.int64(2), np.bool_(True)):
+            assert getattr(m.ones(3), name)(m.ones(3), m.ones(3), value=v).tolist() == getattr(torch.ones(3), name)(
+                torch.ones(3), torch.ones(3), value=v.item() if isinstance(v, (m.Tensor, np.generic)) else v).tolist()
+
+
+@pytest.mark.parametrize("dtype", ["float16", "bfloat16"])
+@pytest.mark.parametrize("name", ["addcmul", "addcdiv"])
+def test_addc_of_reduced_floats_computes_in_float32_as_pytorch(dtype: str, name: str) -> None:
+    """PyTorch's reduced-float addcmul/addcdiv kernel: value * t1 in float32, then fmadd with t2
+    and input (addcdiv: / t2, + input) in float32, rounded once to the dtype (values, NaN-blind:
+    NaN payloads aside). Step by step in float16, 2 * 60000 - 60000 was inf and 1.1 * 1.3 - 1.4
+    was ulps off; out of place, in place, vector lengths and tails."""
+    rng = np.random.default_rng(13)
+    edges = [(2.0, 60000.0, -60000.0), (3.0, 65504.0, -65504.0), (300.0, 300.0, -60000.0), (1.1, 1.3, -1.4)]
+    for n in (1, 17, 33, 1000):
+        vals = [rng.standard_normal(n) * 300 for _ in range(3)]
+        for k, edge in enumerate(edges[:n]):
+            for v, e in zip(vals, (edge[2], edge[0], edge[1])):  # (input, tensor1, tensor2)
+                v[k] = e
+        tt = [torch.tensor(v, dtype=torch.float32).to(getattr(torch, dtype)) for v in vals]
+        ss = [st.tensor(t.float().numpy()).to(getattr(st, dtype)) for t in tt]
+        for value in (1, 0.5, 0.1):
+            want = getattr(torch, name)(*tt, value=value).float().numpy()
+            got = getattr(B, name)(*ss, value=value).float().numpy()
+            inplace = ss[0].clone()
+            getattr(inplace, name + "_")(ss[1], ss[2], value=value)
+            for g in (got, inplace.float().numpy()):
+                np.testing.assert_array_equal(g, want)
 
 
 def test_lerp_isclose_allclose_equal():

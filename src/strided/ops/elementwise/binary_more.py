@@ -17,8 +17,9 @@ from typing import Any
 
 import numpy as np
 
+from ...args import is_number, type_name
 from ...dispatch import OPEN, adopted, shares_storage
-from ...dtypes import REDUCED_FLOATS, bool_, float32, float64, np_finfo, scalar_overflow
+from ...dtypes import REDUCED_FLOATS, bool_, float32, float64, get_default_dtype, np_finfo, scalar_overflow
 from ...errors import StridedRuntimeError, StridedTypeError, join_lines
 from ...grad_mode import SUBCLASSES
 from ...gradients import seal
@@ -299,24 +300,28 @@ def isclose(input: Any, other: Any, rtol: float = 1e-05, atol: float = 1e-08, eq
     x, y = _view(input), _view(other)
     token = quiet_set(QUIET)
     try:
-        if d is bool_ or not d.is_floating_point and rtol == 0 and atol == 0:
-            np.equal(x, y, out=_view(out))
+        if not (d.is_floating_point or d.is_complex) and rtol == 0 and atol == 0:
+            np.equal(x, y, out=_view(out))  # (a complex NaN pair is still close under equal_nan: below)
         else:
-            # PyTorch computes in the input dtype (float) or float32-default-like "double" math
-            # for integers: |x - y| in float64 here so integer differences cannot wrap
-            # (complex: the distances are real, |x - y| <= atol + rtol * |y|, in the real dtype)
+            # PyTorch's formula (torch._refs.isclose) in its dtypes: a float's own (complex: the
+            # distances are real, |x - y| <= atol + |rtol * y|, in the real dtype); bool and
+            # integers cast to the default float dtype first (no uint8 difference wraps; an
+            # integer that dtype cannot hold is rounded, as in PyTorch), their equality exact
             inexact = d.is_floating_point or d.is_complex
-            compute = d.numpy if inexact else np.dtype(np.float64)
+            compute = d.numpy if inexact else get_default_dtype().numpy
             real = np_finfo(compute).dtype.type
             xf = x.astype(compute, copy=False)
             yf = y.astype(compute, copy=False)
-            close = np.equal(xf, yf)
-            finite = np.isfinite(xf) & np.isfinite(yf) if inexact else True
+            close = np.equal(xf, yf) if inexact else np.equal(x, y)
             if d.is_complex:  # PyTorch's atol + (rtol * y).abs(): the parts scaled, then |z| as strided.abs
-                within = complex_abs(xf - yf) <= real(atol) + complex_abs(yf * real(rtol))
+                error = complex_abs(xf - yf)
+                within = error <= real(atol) + complex_abs(yf * real(rtol))
             else:  # (|rtol * y| is rtol * |y| exactly for a real y)
-                within = np.abs(xf - yf) <= real(atol) + real(rtol) * np.abs(yf)
-            close |= within & finite
+                error = np.abs(xf - yf)
+                within = error <= real(atol) + real(rtol) * np.abs(yf)
+            # (PyTorch's isfinite(actual_error): an infinite or NaN operand, and also a difference
+            # of finite ones that overflows the dtype (3e38 and -3e38 in float32), is not close)
+            close |= within & np.isfinite(error)
             if equal_nan and inexact:
                 close |= np.isnan(xf) & np.isnan(yf)
             np.copyto(_view(out), close)
@@ -446,6 +451,20 @@ def _addc_rule(node: str, divide: bool) -> Callable[..., Any]:
     return rule
 
 
+def _is_value(value: Any) -> bool:
+    """Whether ``value=`` is what PyTorch's parser takes as a Number there: a Python or NumPy
+    number (bool, int, float, complex) or a 0-d tensor (a one-element (1,) tensor is refused)."""
+    return is_number(value) or (isinstance(value, Tensor) and value.ndim == 0)
+
+
+def _value_error(name: str, value: Any) -> StridedTypeError:
+    """PyTorch's parser error for a ``value=`` that is not a Number (``name``: the op as called)."""
+    return StridedTypeError(join_lines(
+        f"{name}(): argument 'value' must be Number, not {'Tensor' if isinstance(value, Tensor) else type_name(value)}",
+        f"value scales the {'quotient' if 'div' in name else 'product'}: x.{name}(t1, t2, value=0.5); a "
+        "one-element tensor v: value=v.item()"))
+
+
 def _addc(name: str, input: Any, tensor1: Any, tensor2: Any, value: Any, out: Any, divide: bool) -> Tensor:
     if out is None and not OPEN:
         fresh = _addc_fresh(input, tensor1, tensor2, value, divide)
@@ -466,6 +485,8 @@ def _addc(name: str, input: Any, tensor1: Any, tensor2: Any, value: Any, out: An
             "(input + value * tensor1 / tensor2), for all dtypes.",
             f"tensor1 is {tensor1._dtype.name} and tensor2 {tensor2._dtype.name}",
             "fix: tensor1.to(strided.float32) (a true division), or input + value * (tensor1 / tensor2).trunc()"))
+    if not _is_value(value):
+        raise _value_error(name, value)
     d = result_type(result_type(input, tensor1), tensor2)
     if isinstance(value, np.generic) and value.dtype.kind in "biufc":
         value = numpy_scalar(value)  # (PyTorch's Scalar: np.complex64 is its real part, np.True_ 1.0)
@@ -482,11 +503,15 @@ def _addc(name: str, input: Any, tensor1: Any, tensor2: Any, value: Any, out: An
         value = value.real
     if not (d.is_floating_point or d.is_complex) and d is not bool_:
         value = int(value)  # (PyTorch converts value to the integer dtype: 1.5 counts as 1)
-    # computed in the common dtype, in PyTorch's order: input + (value * t1) * t2
-    a, b, c = (t if t._dtype is d else t.to(d) for t in (input, tensor1, tensor2))
+    # computed in the common dtype, in PyTorch's order: input + (value * t1) * t2; float16 and
+    # bfloat16 as PyTorch's reduced-float kernel, in float32 (value * t1 rounded to float32, then
+    # addcmul's fmadd with t2 and input, or addcdiv's / t2 and + input) and rounded once to the
+    # dtype: step by step in float16, 2 * 60000 - 60000 was inf and 1.1 * 1.3 - 1.4 ulps off
+    compute = float32 if d in REDUCED_FLOATS else d
+    a, b, c = (t if t._dtype is compute else t.to(compute) for t in (input, tensor1, tensor2))
     scaled = b * value if value != 1 else b
     result = a + (scaled / c if divide else scaled * c)
-    if not divide and d in _FLAT_DTYPES:
+    if not divide and compute in _FLAT_DTYPES:
         # (PyTorch's addcmul kernel: fmadd(value * t1, t2, input), rounded once; the layout is
         # the one the ops above gave, the values are rewritten in place in that fresh result)
         runs = _same_dense_runs(_view(scaled), _view(c), _view(a), _view(result))
@@ -494,6 +519,8 @@ def _addc(name: str, input: Any, tensor1: Any, tensor2: Any, value: Any, out: An
             quietly_here(fma_into, *runs)
         else:
             quietly(np.copyto, _view(result), quietly_here(fma, _view(scaled), _view(c), _view(a)), casting="unsafe")
+    if compute is not d:
+        result = result.to(d)
     if out is not None:
 
         return write_out(out, result, name, (input, tensor1, tensor2))
@@ -583,6 +610,11 @@ def _addc_flat(divide: bool) -> Callable[..., bool]:
     ufunc = np.true_divide if divide else np.multiply
 
     def flat(self: Any, *args: Any, **kwargs: Any) -> bool:
+        if kwargs:  # (PyTorch's parser: a value that is not a Number is refused under the in-place name)
+            v = kwargs.get("value", 1)
+            if v.__class__ is not float and v.__class__ is not int and not _is_value(v) and len(args) == 2 and (
+                    isinstance(args[0], Tensor) and isinstance(args[1], Tensor)):
+                raise _value_error("addcdiv_" if divide else "addcmul_", v)
         if OPEN or len(args) != 2 or (kwargs and (len(kwargs) > 1 or "value" not in kwargs)):
             return False  # (any other spelling of the call: the general path, with its errors)
         found = _addc_runs(self, args[0], args[1], kwargs.get("value", 1), True)

@@ -283,36 +283,41 @@ _MODES = ("linear", "lower", "higher", "midpoint", "nearest")
 
 def _quantile(x: Tensor, q: Any, dim: Any, keepdim: bool, interpolation: str, op: str, skip_nan: bool) -> Tensor:
     tensor_arg(x, op)
+    if not isinstance(q, Tensor):  # (PyTorch checks a number q first, as the double it is: 1 + 1e-9 is refused)
+        number = float(q)
+        if not 0 <= number <= 1:
+            raise StridedRuntimeError(join_lines(f"quantile() q must be in the range [0, 1] but got {number:g}",
+                                                 "q is a probability: 0 gives the minimum, 1 the maximum"))
     d_x = x._dtype
     if d_x.name not in ("float32", "float64"):
         raise StridedRuntimeError(join_lines(
-            f"{op}() input tensor must be either float or double dtype",
+            "quantile() input tensor must be either float or double dtype",
             f"the input of shape {shape_text(x.shape)} is {d_x.name}", "fix: x.double() (or x.float())"))
     if isinstance(q, Tensor):
         if q.ndim > 1:
-            raise StridedRuntimeError(join_lines(f"{op}() q must be a scalar or 1D tensor",
+            raise StridedRuntimeError(join_lines("quantile() q must be a scalar or 1D tensor",
                                                  f"q has shape {shape_text(q.shape)}", "fix: q.flatten()"))
         if q._dtype is not d_x:
             raise StridedRuntimeError(join_lines(
-                f"{op}() q tensor must be same dtype as the input tensor",
+                "quantile() q tensor must be same dtype as the input tensor",
                 f"q is {q._dtype.name}, the input {d_x.name}", f"fix: q.to(strided.{d_x.name})"))
         qs = q._np().reshape(-1).astype(d_x.numpy)
         scalar_q = q.ndim == 0
     else:
-        qs = np.array([float(q)], d_x.numpy)
+        qs = np.array([number], d_x.numpy)  # (the double rounded to the input's dtype, as PyTorch)
         scalar_q = True
     if interpolation not in _MODES:
         raise StridedRuntimeError(join_lines(
-            f"{op}() interpolation must be one of linear, lower, higher, midpoint or nearest, but got {interpolation}",
+            f"quantile() interpolation must be one of linear, lower, higher, midpoint or nearest, but got {interpolation}",
             "fix: interpolation='linear' (the default)"))
     if x.numel() == 0:
-        raise StridedRuntimeError(join_lines(f"{op}() input tensor must be non-empty",
+        raise StridedRuntimeError(join_lines("quantile() input tensor must be non-empty",
                                              f"the input has shape {shape_text(x.shape)}"))
-    if np.any((qs < 0) | (qs > 1)):
-        bad = qs[(qs < 0) | (qs > 1)][0]
-        first = (f"{op}() q must be in the range [0, 1] but got {float(bad):g}" if scalar_q and not isinstance(q, Tensor)
-                 else f"{op}() q values must be in the range [0, 1]")
-        raise StridedRuntimeError(join_lines(first, "q is a probability: 0 gives the minimum, 1 the maximum"))
+    if isinstance(q, Tensor):  # (PyTorch's q >= 0 && q <= 1: a NaN refused too; its messages say quantile())
+        outside = ~((qs >= 0) & (qs <= 1))
+        if outside.any():
+            raise StridedRuntimeError(join_lines("quantile() q values must be in the range [0, 1]",
+                                                 "q is a probability: 0 gives the minimum, 1 the maximum"))
     shape = x._layout.shape
     if dim is None:
         rows = x.flatten().sort().values  # (n,)
