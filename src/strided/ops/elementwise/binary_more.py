@@ -226,12 +226,15 @@ def _lerp_flat(input: Any, end: Any, weight: Any, target: Tensor | None) -> Tens
     return target if target is not None else adopted(out, info[2], d)
 
 
-def lerp(input: Any, end: Any, weight: Any) -> Tensor:
-    """Linear interpolation ``input + weight * (end - input)``, broadcast; float tensors of one dtype.
+def lerp(input: Any, end: Any, weight: Any, *, out: Any = None) -> Tensor:
+    """Linear interpolation ``input + weight * (end - input)``, broadcast; float tensors of one
+    dtype; ``out=`` takes the result with PyTorch's out rules.
 
     >>> strided.lerp(strided.tensor([0.0, 10.0]), strided.tensor([10.0, 20.0]), 0.5).tolist()
     [5.0, 15.0]
     """
+    if out is not None:
+        return write_out(out, _lerp(input, end, weight, None), "lerp", (input, end, weight))
     if not OPEN:
         fast = _lerp_flat(input, end, weight, None)
         if fast is not None:
@@ -522,7 +525,6 @@ def _addc(name: str, input: Any, tensor1: Any, tensor2: Any, value: Any, out: An
     if compute is not d:
         result = result.to(d)
     if out is not None:
-
         return write_out(out, result, name, (input, tensor1, tensor2))
     return result
 
