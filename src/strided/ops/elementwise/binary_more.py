@@ -549,6 +549,8 @@ def _same_dense_runs(*arrays: np.ndarray) -> list[np.ndarray] | None:
                 or arr.strides != first.strides or not arr.flags[order + "_CONTIGUOUS"]:
             return None
     return [arr.reshape(-1, order=order) for arr in arrays]
+
+
 _F32_MAX = float(np.finfo(np.float32).max)
 _EXACT = 2**53  # (an int below it converts to a float exactly: binary's fast paths take it as it is)
 
