@@ -167,20 +167,23 @@ def fma32(a: np.ndarray, b: np.ndarray, c: np.ndarray) -> np.ndarray:
     return r.reshape(shape)
 
 
-_QUIET = {np.dtype(np.float32): (np.uint32, np.uint32(1 << 22)), np.dtype(np.float64): (np.uint64, np.uint64(1 << 51))}
+def quieted(nans: np.ndarray) -> np.ndarray:
+    """``nans`` (a float array) with each NaN's quiet bit set (other values unchanged)."""
+    bits = np.dtype(f"u{nans.dtype.itemsize}")
+    quiet = bits.type(1 << (np.finfo(nans.dtype).nmant - 1))
+    return np.where(np.isnan(nans), (nans.view(bits) | quiet).view(nans.dtype), nans)
 
 
 def _fma_nan(a: np.ndarray, b: np.ndarray, c: np.ndarray, r: np.ndarray) -> np.ndarray:
     """NaN results ``r`` (float32 or float64) of ``a * b + c`` as PyTorch's fmadd gives them (the
     compiled kernels' ``fma32_nan``/``fma64_nan``): the first NaN operand in the order a, b, c,
     quieted; none (inf * 0): ``r``, the default NaN the steps made."""
-    uint, quiet = _QUIET[r.dtype]
-    bits = np.array(r).view(uint)
+    res = np.array(r)
     for x in (c, b, a):  # (the later ones win: a's NaN first)
         x = np.asarray(x, r.dtype)
         at = np.isnan(x)
-        bits[at] = x.view(uint)[at] | quiet
-    return bits.view(r.dtype)
+        res[at] = quieted(x[at])
+    return res
 
 
 def _fma32_ties(p: np.ndarray, q: np.ndarray, s: np.ndarray) -> np.ndarray:

@@ -49,6 +49,7 @@ from ...grad_mode import SUBCLASSES
 from ...gradients import seal
 from ...kernels.elementwise import binary_into, exact_loop, tensor_power
 from ...kernels.fpstate import QUIET, quiet_call, quiet_reset, quiet_retry, quiet_set
+from ...kernels.fused import quieted
 from ...opdef import Kind, declare
 from ...tensor import Tensor
 from .._support.operands import (
@@ -229,7 +230,7 @@ def _widened(x: Any, dtype: np.dtype) -> np.ndarray:
     a shift, float32 to float64 by a C cast that quiets already: as PyTorch's.)"""
     xs = _in(x, dtype)
     if getattr(x, "dtype", None) == _FLOAT16 and dtype != _FLOAT16:
-        xs = _quieted(np.asarray(xs))
+        xs = quieted(np.asarray(xs))
     return xs
 
 
@@ -274,9 +275,9 @@ def _nan_payloads(res: np.ndarray, xs: Any, ys: Any) -> np.ndarray:
         take_y = ny & (nx | _signalling(ys))
         take_x = _signalling(xs) & ~ny
     if take_y.any():
-        res = np.where(take_y, _quieted(ys), res)
+        res = np.where(take_y, quieted(ys), res)
     if take_x is not None and take_x.any():
-        res = np.where(take_x, _quieted(xs), res)
+        res = np.where(take_x, quieted(xs), res)
     return res
 
 
@@ -287,11 +288,6 @@ def _signalling(a: np.ndarray) -> np.ndarray:
     return np.isnan(a) & ((a.view(bits) & quiet) == 0)
 
 
-def _quieted(nans: np.ndarray) -> np.ndarray:
-    """``nans`` with each NaN's quiet bit set (other values unchanged)."""
-    bits = np.dtype(f"u{nans.dtype.itemsize}")
-    quiet = bits.type(1 << (np.finfo(nans.dtype).nmant - 1))
-    return np.where(np.isnan(nans), (nans.view(bits) | quiet).view(nans.dtype), nans)
 
 
 
