@@ -156,7 +156,8 @@ def test_the_kernel_refuses_bad_arguments_before_touching_memory(args: tuple, er
 
 
 @pytest.mark.parametrize("dtype", [strided.float32, strided.float64])
-@pytest.mark.parametrize("case", ["full", "dim1", "dim0", "perm_full", "perm_dim0", "perm_dim1", "mean1", "mean_full"])
+@pytest.mark.parametrize("case", ["full", "dim1", "dim0", "perm_full", "perm_dim0", "perm_dim1", "mean1", "mean_full",
+                                  "mean0"])
 def test_strided_sum_and_mean_are_the_same_bits_either_way_and_match_torch(dtype: object, case: str) -> None:
     rng = np.random.default_rng(3)
     base = _values(rng, (300, 257), np.float32 if dtype is strided.float32 else np.float64)
@@ -166,7 +167,7 @@ def test_strided_sum_and_mean_are_the_same_bits_either_way_and_match_torch(dtype
         s, t = s.t(), t.t()
     call = {"full": lambda v: v.sum(), "dim1": lambda v: v.sum(1), "dim0": lambda v: v.sum(0),
             "perm_full": lambda v: v.sum(), "perm_dim0": lambda v: v.sum(0), "perm_dim1": lambda v: v.sum(1),
-            "mean1": lambda v: v.mean(1), "mean_full": lambda v: v.mean()}[case]
+            "mean1": lambda v: v.mean(1), "mean_full": lambda v: v.mean(), "mean0": lambda v: v.mean(0)}[case]
     fast = call(s)
     with native.disabled():
         plain = call(s)
@@ -257,7 +258,7 @@ def test_extreme_rows_refuses_bad_arguments(args: tuple, error: type, text: str)
 
 
 @pytest.mark.parametrize("op", ["amax", "amin", "aminmax"])
-@pytest.mark.parametrize("dim, transposed", [(1, False), (0, True), (-1, False)])
+@pytest.mark.parametrize("dim, transposed", [(1, False), (0, True), (-1, False), (0, False), (1, True), (-2, False)])
 def test_strided_amax_amin_are_the_same_either_way_and_torchs(op: str, dim: int, transposed: bool) -> None:
     base = _with_specials(np.random.default_rng(6), 200, 300, np.float32)
     s, t = strided.tensor(base.tolist()), torch.tensor(base)
@@ -273,6 +274,49 @@ def test_strided_amax_amin_are_the_same_either_way_and_torchs(op: str, dim: int,
         assert f.numpy().tobytes() == p.numpy().tobytes()
         assert f.shape == tuple(w.shape) and f.stride() == w.stride()
         torch.testing.assert_close(torch.from_numpy(np.array(f.numpy())), w, equal_nan=True, rtol=0, atol=0)
+
+
+@needs_kernel
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+def test_column_reduces_are_numpys_bits(dtype: type) -> None:
+    """A reduce over the outer dim of contiguous rows (the kernel's `cols`, four rows a pass over
+    chunks of 1024 columns): sums, largest and smallest, NumPy's bits, zeros, infinities and NaNs
+    included, for row counts around the pass of four, widths around the chunk, rows further apart
+    than their length, a transpose reduced over its dim 1; a reversed, repeated or single column
+    goes to NumPy (which orders its loops otherwise)."""
+    rng = np.random.default_rng(11)
+    reduces = ((rows.add_reduce, np.add.reduce), (rows.max_reduce, np.maximum.reduce),
+               (rows.min_reduce, np.minimum.reduce))
+    shapes = [(r, -(-rows.MIN_ELEMENTS // r)) for r in range(2, 11)]
+    shapes += [(-(-rows.MIN_ELEMENTS // w), w) for w in (2, 3, 7, 8, 9, 1023, 1024, 1025, 2049)]
+    for count, width in shapes:
+        m = _with_specials(rng, count, width, dtype) if count > 5 else _values(rng, (count, width), dtype)
+        plain = _values(rng, (count, width), dtype)
+        wide = np.pad(plain, ((0, 0), (0, 3)))[:, :width]
+        for view, axis in ((m, 0), (m.T, 1), (m, -2), (plain, 0), (plain.T, -1), (wide, 0), (plain[::2], 0),
+                           (plain[::-1], 0), (plain[:, :1], 0)):
+            if view.size < rows.MIN_ELEMENTS and view is not plain[:, :1]:
+                continue
+            for keepdims in (False, True):
+                for ours, numpys in reduces:
+                    got = ours(view, axis, None, None, keepdims)
+                    want = numpys(view, axis, None, None, keepdims)
+                    assert got.shape == want.shape and got.dtype == want.dtype
+                    assert got.tobytes() == want.tobytes(), (ours.__name__, view.shape, view.strides, axis)
+    single = _values(rng, (rows.MIN_ELEMENTS + 1, 1), dtype)  # (one column: NumPy's pairwise sum)
+    assert rows.add_reduce(single, 0).tobytes() == np.add.reduce(single, 0).tobytes()
+
+
+@needs_kernel
+@pytest.mark.parametrize("args, error, text", [
+    ((1, 4, 0, 0, 1, 1, 3), ValueError, "rows must be >= 1 and cols >= 0, not 0 and 1"),
+    ((1, 2, 1, 0, 1, 1, 3), ValueError, "itemsize must be 4 (float32) or 8 (float64), not 2"),
+    ((1, 4, 1, 0, 1, 1, 2), ValueError, "mode must be 0 (smallest), 1 (largest) or 3 (sum), not 2"),
+    ((0, 4, 1, 0, 1, 1, 3), ValueError, "an address must be an int from 1"),
+])
+def test_cols_refuses_bad_arguments(args: tuple, error: type, text: str) -> None:
+    with pytest.raises(error, match=text.replace("(", r"\(").replace(")", r"\)")):
+        _KERNEL.cols(*args)
 
 
 @needs_kernel

@@ -279,6 +279,81 @@ AVX2 static inline v4d f64_avx2_smaller(v4d v, v4d m) { return (v4d)_mm256_min_p
         }                                                                                         \
     }
 
+/* ---- columns: a reduce over the outer dim of a 2-d array whose rows are contiguous
+ *
+ * NumPy reduces such an array row by row into its output (its iterator keeps the unit-stride dim
+ * innermost): out = identity (0 for a sum), then out[j] = out[j] + row[j] for each row in order,
+ * one row a pass, reading and writing the output once per row. Here the same adds, in the same
+ * order, four rows a pass over a chunk of the output that stays in L1: the output is read and
+ * written once per four rows. Extremes (mode 0: smallest, 1: largest) keep `v CMP m || v != v ?
+ * v : m` (a NaN sticks): the caller recomputes with NumPy the columns whose result is a zero
+ * (which zero NumPy's loop keeps) or NaN (which payload), as for the rows. The loops are plain C:
+ * the compiler vectorises them for each target (elementwise, nothing reassociated). */
+#define COL_CHUNK 1024 /* output elements a chunk: 4-8 KB, in L1 with the rows' lines */
+#define DEFINE_COLS(T, NAME, ATTR)                                                                \
+    ATTR static void NAME##_col_sums(const char *a, Py_ssize_t rows, Py_ssize_t stride,           \
+                                     Py_ssize_t cols, T *restrict out)                            \
+    {                                                                                             \
+        for (Py_ssize_t c = 0; c < cols; c += COL_CHUNK) {                                        \
+            Py_ssize_t w = cols - c < COL_CHUNK ? cols - c : COL_CHUNK;                           \
+            T *restrict o = out + c;                                                              \
+            const T *restrict r0 = (const T *)a + c;                                              \
+            for (Py_ssize_t j = 0; j < w; j++) o[j] = (T)0 + r0[j];                               \
+            Py_ssize_t i = 1;                                                                     \
+            for (; i + 4 <= rows; i += 4) {                                                       \
+                const T *restrict p = (const T *)(a + i * stride) + c;                            \
+                const T *restrict q = (const T *)(a + (i + 1) * stride) + c;                      \
+                const T *restrict u = (const T *)(a + (i + 2) * stride) + c;                      \
+                const T *restrict v = (const T *)(a + (i + 3) * stride) + c;                      \
+                for (Py_ssize_t j = 0; j < w; j++) o[j] = (((o[j] + p[j]) + q[j]) + u[j]) + v[j]; \
+            }                                                                                     \
+            for (; i < rows; i++) {                                                               \
+                const T *restrict p = (const T *)(a + i * stride) + c;                            \
+                for (Py_ssize_t j = 0; j < w; j++) o[j] = o[j] + p[j];                            \
+            }                                                                                     \
+        }                                                                                         \
+    }                                                                                             \
+    DEFINE_COL_EXTREMES(T, NAME##_col_largest, >, ATTR)                                           \
+    DEFINE_COL_EXTREMES(T, NAME##_col_smallest, <, ATTR)                                          \
+    /* mode 0: smallest, 1: largest, 3: sum */                                                    \
+    ATTR static void NAME##_cols(const char *a, Py_ssize_t rows, Py_ssize_t stride, Py_ssize_t cols, \
+                                 T *out, int mode)                                                \
+    {                                                                                             \
+        if (mode == 3) NAME##_col_sums(a, rows, stride, cols, out);                               \
+        else if (mode == 1) NAME##_col_largest(a, rows, stride, cols, out);                       \
+        else NAME##_col_smallest(a, rows, stride, cols, out);                                     \
+    }
+#define COL_PICK(m, v, CMP) ((v) CMP (m) || (v) != (v) ? (v) : (m))
+#define DEFINE_COL_EXTREMES(T, NAME, CMP, ATTR)                                                   \
+    ATTR static void NAME(const char *a, Py_ssize_t rows, Py_ssize_t stride, Py_ssize_t cols,     \
+                          T *restrict out)                                                        \
+    {                                                                                             \
+        for (Py_ssize_t c = 0; c < cols; c += COL_CHUNK) {                                        \
+            Py_ssize_t w = cols - c < COL_CHUNK ? cols - c : COL_CHUNK;                           \
+            T *restrict o = out + c;                                                              \
+            const T *restrict r0 = (const T *)a + c;                                              \
+            for (Py_ssize_t j = 0; j < w; j++) o[j] = r0[j];                                      \
+            Py_ssize_t i = 1;                                                                     \
+            for (; i + 4 <= rows; i += 4) {                                                       \
+                const T *restrict p = (const T *)(a + i * stride) + c;                            \
+                const T *restrict q = (const T *)(a + (i + 1) * stride) + c;                      \
+                const T *restrict u = (const T *)(a + (i + 2) * stride) + c;                      \
+                const T *restrict v = (const T *)(a + (i + 3) * stride) + c;                      \
+                for (Py_ssize_t j = 0; j < w; j++) {                                              \
+                    T m = o[j];                                                                   \
+                    m = COL_PICK(m, p[j], CMP);                                                   \
+                    m = COL_PICK(m, q[j], CMP);                                                   \
+                    m = COL_PICK(m, u[j], CMP);                                                   \
+                    o[j] = COL_PICK(m, v[j], CMP);                                                \
+                }                                                                                 \
+            }                                                                                     \
+            for (; i < rows; i++) {                                                               \
+                const T *restrict p = (const T *)(a + i * stride) + c;                            \
+                for (Py_ssize_t j = 0; j < w; j++) o[j] = COL_PICK(o[j], p[j], CMP);              \
+            }                                                                                     \
+        }                                                                                         \
+    }
+
 /* The four combines of a block4, one after the other (the baseline's). */
 #define SCALAR_COMBINE4(T, V, NAME)                                                               \
     static inline T NAME##_combine(V v)                                                           \
@@ -298,6 +373,8 @@ DEFINE_PAIRWISE(float, v8f, f32, BASELINE, f32_scalar_combine4)
 DEFINE_PAIRWISE(double, v8d, f64, BASELINE, f64_scalar_combine4)
 DEFINE_EXTREME_ROWS(float, v8f, v8i, 8, f32, BASELINE)
 DEFINE_EXTREME_ROWS(double, v4d, v4l, 4, f64, BASELINE)
+DEFINE_COLS(float, f32, BASELINE)
+DEFINE_COLS(double, f64, BASELINE)
 #if HAVE_AVX2_CLONE
 /* The four combines of a block4 at once, in registers: each vector's
  * ((v0 + v1) + (v2 + v3)) + ((v4 + v5) + (v6 + v7)), the same adds with the same operands in the
@@ -336,6 +413,8 @@ DEFINE_PAIRWISE(float, v8f, f32_avx2, AVX2, f32_avx2_combine4)
 DEFINE_PAIRWISE(double, v8d, f64_avx2, AVX2, f64_avx2_combine4)
 DEFINE_EXTREME_ROWS(float, v8f, v8i, 8, f32_avx2, AVX2)
 DEFINE_EXTREME_ROWS(double, v4d, v4l, 4, f64_avx2, AVX2)
+DEFINE_COLS(float, f32_avx2, AVX2)
+DEFINE_COLS(double, f64_avx2, AVX2)
 static int use_avx2; /* set once at import: __builtin_cpu_supports("avx2") */
 
 /* float64 on AVX-512: the 8-lane accumulator vector is one register (AVX2 splits it in two and
@@ -482,7 +561,52 @@ static PyObject *py_extreme_rows(PyObject *self, PyObject *args)
     Py_RETURN_NONE;
 }
 
+/* cols(address, itemsize, rows, row_stride, cols, out_address, mode): the reduce over the outer
+ * dim of `rows` contiguous rows of `cols` elements (row i at address + i * row_stride) into a
+ * contiguous output of `cols` elements, NumPy's row-by-row order (see DEFINE_COLS); mode 0: the
+ * smallest, 1: the largest, 3: the sum. The caller guarantees rows >= 1 and that the rows lie in
+ * a live buffer it holds and do not overlap the output. */
+static PyObject *py_cols(PyObject *self, PyObject *args)
+{
+    (void)self;
+    uintptr_t addr, oaddr;
+    int itemsize, mode;
+    Py_ssize_t rows, stride, cols;
+    if (!PyArg_ParseTuple(args, "O&innnO&i:cols", to_address, &addr, &itemsize, &rows, &stride, &cols,
+                          to_address, &oaddr, &mode))
+        return NULL;
+    if (mode != 0 && mode != 1 && mode != 3) {
+        PyErr_Format(PyExc_ValueError, "cols: mode must be 0 (smallest), 1 (largest) or 3 (sum), not %d", mode);
+        return NULL;
+    }
+    if (itemsize != 4 && itemsize != 8) {
+        PyErr_Format(PyExc_ValueError, "cols: itemsize must be 4 (float32) or 8 (float64), not %d", itemsize);
+        return NULL;
+    }
+    if (rows < 1 || cols < 0) {
+        PyErr_Format(PyExc_ValueError, "cols: rows must be >= 1 and cols >= 0, not %zd and %zd", rows, cols);
+        return NULL;
+    }
+    Py_BEGIN_ALLOW_THREADS
+#if HAVE_AVX2_CLONE
+    if (use_avx2 && itemsize == 4)
+        f32_avx2_cols((const char *)addr, rows, stride, cols, (float *)oaddr, mode);
+    else if (use_avx2)
+        f64_avx2_cols((const char *)addr, rows, stride, cols, (double *)oaddr, mode);
+    else
+#endif
+    if (itemsize == 4)
+        f32_cols((const char *)addr, rows, stride, cols, (float *)oaddr, mode);
+    else
+        f64_cols((const char *)addr, rows, stride, cols, (double *)oaddr, mode);
+    Py_END_ALLOW_THREADS
+    Py_RETURN_NONE;
+}
+
 static PyMethodDef methods[] = {
+    {"cols", py_cols, METH_VARARGS,
+     "cols(address, itemsize, rows, row_stride, cols, out_address, mode): the smallest (mode 0),\n"
+     "largest (1) or sum (3) over the outer dim of contiguous rows, in NumPy's row-by-row order."},
     {"extreme_rows", py_extreme_rows, METH_VARARGS,
      "extreme_rows(address, itemsize, count, row_stride, length, out_address, mode): the smallest\n"
      "(mode 0), largest (1) or both (2: smallest, then largest) of each contiguous row; NaN where a\n"
