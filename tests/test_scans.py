@@ -159,13 +159,16 @@ def test_every_result_is_a_recorded_copy() -> None:
 
 @pytest.mark.parametrize("dtype", ["float32", "float64", "int32", "int64"])
 @pytest.mark.parametrize("op", ["cummax", "cummin"])
-def test_cummax_cummin_along_rows_eight_at_a_time(dtype: str, op: str) -> None:
-    """Along each row's contiguous run (the compiled kernel walks eight rows side by side): rows
-    counts around multiples of eight, row lengths 1 to 300, ties, NaNs of both signs, -0.0 and 0.0:
-    PyTorch's values (their bits) and indices."""
+def test_cummax_cummin_along_rows_in_runs(dtype: str, op: str) -> None:
+    """Along each row's contiguous run (the compiled kernel walks a row in runs of unchanged state,
+    an element that takes over starting the next): rows counts around multiples of eight, row
+    lengths 1 to 300, ties, NaNs of both signs after numbers and after NaNs, -0.0 and 0.0, rising
+    rows (every element takes over): PyTorch's values (their bits) and indices."""
     rng = np.random.default_rng(8)
-    for rows, n in ((8, 1), (8, 2), (9, 7), (16, 33), (23, 300), (7, 64), (64, 5)):
-        if dtype.startswith("float"):
+    for rows, n in ((8, 1), (8, 2), (9, 7), (16, 33), (23, 300), (7, 64), (64, 5), (3, -50)):
+        if n < 0:  # (rising and falling rows)
+            a = np.stack([np.arange(-n), np.arange(-n)[::-1], np.arange(-n) // 3]).astype(dtype)
+        elif dtype.startswith("float"):
             a = rng.standard_normal((rows, n)).astype(dtype)
             pick = rng.random((rows, n)) < 0.6
             a[pick] = rng.choice(np.array([-1.5, 0.0, -0.0, 2.0, 2.0, np.nan, -np.nan, 7.0], dtype), int(pick.sum()))

@@ -2682,30 +2682,34 @@ done:
                 }                                                                                  \
         }                                                                                          \
     }
-/* inner == 1 (the dim is each line's contiguous run): each line's step depends on its previous
- * one, so a line alone is one dependency chain (a compare and a select per element); eight lines
- * are walked side by side, eight independent chains, each step the same as EXTREME_LOOP's. The
- * lines left over (outer % 8) go to EXTREME_LOOP. 1024 lines of 1024 float32: 2.7 -> ~1 ms. */
-#define EXTREME_LINES8(T, NAN)                                                                     \
-    for (; outer >= 8; outer -= 8, xb += 8 * n * sizeof(T), vb += 8 * n * sizeof(T), ib += 8 * n * 8) { \
+/* inner == 1 (the dim is each line's contiguous run): each line walked on its own, in runs: while
+ * no element takes over (the common case once a line is under way: the running extreme changes
+ * O(log n) times on random data), the step is two stores of the unchanged state and one compare,
+ * its branch predicted, no dependency from one element to the next (the select form, a compare
+ * and two selects chained through the state, cost twice PyTorch's branchy loop); an element that
+ * takes over starts the next run. Each step decides as EXTREME_LOOP's does. */
+#define EXTREME_LINES(T, NAN)                                                                      \
+    for (; outer > 0; outer--, xb += n * sizeof(T), vb += n * sizeof(T), ib += n * 8) {            \
         const T *xo = (const T *)xb;                                                               \
         T *vo = (T *)vb;                                                                           \
         long long *io = (long long *)ib;                                                           \
-        T run[8];                                                                                  \
-        long long at[8];                                                                           \
-        for (int r = 0; r < 8; r++) {                                                              \
-            run[r] = vo[r * n] = xo[r * n];                                                        \
-            at[r] = io[r * n] = 0;                                                                 \
-        }                                                                                          \
-        for (Py_ssize_t k = 1; k < n; k++)                                                         \
-            for (int r = 0; r < 8; r++) {                                                          \
-                T cur = xo[r * n + k], out = run[r];                                               \
-                int take = NAN(cur) || (!NAN(out) && (is_max ? cur >= out : cur <= out));          \
-                run[r] = take ? cur : out;                                                         \
-                at[r] = take ? k : at[r];                                                          \
-                vo[r * n + k] = run[r];                                                            \
-                io[r * n + k] = at[r];                                                             \
+        T run = vo[0] = xo[0];                                                                     \
+        long long at = io[0] = 0;                                                                  \
+        Py_ssize_t k = 1;                                                                          \
+        while (k < n) {                                                                            \
+            if (NAN(run)) { /* (only a NaN takes over from a NaN) */                               \
+                for (; k < n && !NAN(xo[k]); k++) { vo[k] = run; io[k] = at; }                     \
+            } else if (is_max) {                                                                   \
+                for (; k < n && !(NAN(xo[k]) || xo[k] >= run); k++) { vo[k] = run; io[k] = at; }  \
+            } else {                                                                               \
+                for (; k < n && !(NAN(xo[k]) || xo[k] <= run); k++) { vo[k] = run; io[k] = at; }  \
             }                                                                                      \
+            if (k < n) { /* xo[k] takes over */                                                    \
+                run = vo[k] = xo[k];                                                               \
+                at = io[k] = k;                                                                    \
+                k++;                                                                               \
+            }                                                                                      \
+        }                                                                                          \
     }
 #define FLOAT_NAN(v) ((v) != (v))
 #define INT_NAN(v) 0
@@ -2756,10 +2760,10 @@ static PyObject *py_running_extreme(PyObject *self, PyObject *const *args, Py_ss
         Py_ssize_t outer = total / (n * inner);
         Py_BEGIN_ALLOW_THREADS
         if (inner == 1) {
-            if (kind == 1) { EXTREME_LINES8(float, FLOAT_NAN) }
-            else if (kind == 2) { EXTREME_LINES8(double, FLOAT_NAN) }
-            else if (kind == 3) { EXTREME_LINES8(int, INT_NAN) }
-            else { EXTREME_LINES8(long long, INT_NAN) }
+            if (kind == 1) { EXTREME_LINES(float, FLOAT_NAN) }
+            else if (kind == 2) { EXTREME_LINES(double, FLOAT_NAN) }
+            else if (kind == 3) { EXTREME_LINES(int, INT_NAN) }
+            else { EXTREME_LINES(long long, INT_NAN) }
         }
         if (kind == 1) { EXTREME_LOOP(float, FLOAT_NAN) }
         else if (kind == 2) { EXTREME_LOOP(double, FLOAT_NAN) }
@@ -2776,7 +2780,7 @@ done:
     return answer;
 }
 #undef EXTREME_LOOP
-#undef EXTREME_LINES8
+#undef EXTREME_LINES
 #undef FLOAT_NAN
 #undef INT_NAN
 
