@@ -102,13 +102,74 @@ def test_cross3_kernel_refuses_bad_buffers():
     k = native.special()
     if k is None:
         pytest.skip("compiled kernels not built")
-    a = np.zeros(6, np.float32)
-    with pytest.raises(ValueError):
-        k.cross3(a, np.zeros(6, np.float64), np.empty(6, np.float32), 1)
-    with pytest.raises(ValueError):
-        k.cross3(a, a, np.empty(6, np.float32), 4)
-    assert k.cross3(a, a, a, 1) is False  # (out overlaps an input: nothing written)
+    a = np.zeros((2, 3, 1), np.float32)
+    with pytest.raises(ValueError, match="one format and one shape"):
+        k.cross3(a, np.zeros((2, 3, 1), np.float64), np.empty((2, 3, 1), np.float32))
+    with pytest.raises(ValueError, match="argument 2: format f, 2 dims"):
+        k.cross3(a, a, np.empty((2, 3), np.float32))
+    with pytest.raises(ValueError, match="one format and one shape"):
+        k.cross3(np.zeros((3, 2, 1), np.float32), np.zeros((3, 2, 1), np.float32), np.empty((3, 2, 1), np.float32))
+    with pytest.raises(TypeError, match="takes 3 arguments, not 4"):
+        k.cross3(a, a, a, 1)
+    with pytest.raises(ValueError, match="read-only"):
+        k.cross3(a, a, np.broadcast_to(np.zeros((2, 3, 1), np.float32), (2, 3, 1)))
+    assert k.cross3(a, a, a) is False  # (out overlaps an input: nothing written)
+    base = np.arange(12, dtype=np.float32)
+    before = base.copy()
+    # (out reversed over memory an input reads through a negative stride: their extents overlap)
+    assert k.cross3(base[:6].reshape(2, 3, 1), base[6:].reshape(2, 3, 1), base[::-1][:6].reshape(2, 3, 1)) is False
+    assert base.tobytes() == before.tobytes()
     assert products._cross3_native(np.zeros((3, 0)), np.zeros((3, 0)), 0) is None
+
+
+@pytest.mark.skipif(native.special() is None, reason="compiled kernels not built")
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+def test_cross_of_any_layout_reads_in_place_and_matches_the_numpy_path_and_torch(dtype: str) -> None:
+    """The kernel reads (outer, 3, inner) views of any strides: a transpose (the dim's vectors
+    spread over memory), flipped and stepped inputs, a broadcast operand, 3-d with the dim in
+    the middle; the same bits as the NumPy twin and PyTorch (no NaN here: their payloads differ)."""
+    rng = np.random.default_rng(12)
+
+    def pair(shape: tuple) -> tuple:
+        return tuple((rng.standard_normal(shape) * 10.0 ** rng.integers(-3, 4, shape)).astype(dtype) for _ in "ab")
+
+    a, b = pair((3, 40))
+    c, e = pair((5, 3, 7))
+    cases = [(a.T, b.T, 1), (a[:, ::-1].T, b[::-1].T, 1), (a[:, ::2].T, b[:, 1::2].T, 1), (a, b[:, :1], 0),
+             (c, e, 1), (c.transpose(2, 1, 0), e.transpose(2, 1, 0), 1), (c[::-1, :, ::3], e[:, :, ::3], 1)]
+    for x, y, dim in cases:
+        sx, sy = strided.from_numpy(np.ascontiguousarray(x)), strided.from_numpy(np.ascontiguousarray(y))
+        # (the same layouts in strided: views of row-major copies of the bases)
+        tx, ty = torch.from_numpy(np.ascontiguousarray(x)), torch.from_numpy(np.ascontiguousarray(y))
+        want = torch.linalg.cross(*torch.broadcast_tensors(tx, ty), dim=dim).numpy()
+        got = products._cross3(*np.broadcast_arrays(x, y), dim)
+        with native.disabled():
+            twin = products._cross3(*np.broadcast_arrays(x, y), dim)
+        assert got.flags.c_contiguous and got.tobytes() == twin.tobytes() == want.tobytes()
+        assert strided.linalg.cross(sx, sy, dim=dim).numpy().tobytes() == want.tobytes()
+
+
+def test_cross_fma_instruction_and_library_copies_agree() -> None:
+    """On a CPU with FMA3 the kernel's fma is the instruction; STRIDED_NATIVE_NO_FMA3 (a fresh
+    process) takes the C library's fmaf/fma: both correctly rounded, the same bits, subnormal
+    and huge products included."""
+    import os
+    import subprocess
+    import sys
+
+    script = (
+        "import numpy as np\n"
+        "from strided.ops.linalg import products\n"
+        "rng = np.random.default_rng(3)\n"
+        "for dt in (np.float32, np.float64):\n"
+        "    for shape, d in (((1000, 3), 1), ((3, 77), 0), ((4, 3, 9), 1)):\n"
+        "        a, b = ((rng.standard_normal(shape) * 10.0 ** rng.integers(-40, 38, shape)).astype(dt) for _ in 'ab')\n"
+        "        with np.errstate(all='ignore'):\n"
+        "            print(products._cross3(a, b, d).tobytes().hex())\n"
+        "            print(products._cross3(a.T.copy().T, b, d).tobytes().hex())\n")
+    runs = [subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, check=True,
+                           env={**os.environ, **extra}).stdout for extra in ({}, {"STRIDED_NATIVE_NO_FMA3": "1"})]
+    assert runs[0] == runs[1] and len(runs[0]) > 10000
 
 
 @pytest.mark.skipif(native.special() is None, reason="compiled kernels not built")

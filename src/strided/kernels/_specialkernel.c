@@ -3,7 +3,7 @@
  * NAME(src, dst) -> None           for NAME in erf, erfc, erfinv, erfinv_float32, digamma, trigamma, lgamma, i0, i1, i0e, i1e
  * zeta_scaled(src, dst, s, scale)  scale * zeta(s, src) for one order s > 1 (polygamma's n >= 2)
  * fma32(a, b, c, out) -> bool      out = a * b + c rounded once, float32 (strided.kernels.fused.fma_into)
- * cross3(a, b, out, inner) -> bool  PyTorch's fused cross product, float32/float64 (ops.linalg.products)
+ * cross3(a, b, out) -> bool         PyTorch's fused cross product, float32/float64 (ops.linalg.products)
  * kron2(a, b, out, m, n, p, q) -> bool  kron of two matrices (outer: n = p = 1), float32/float64 (the same)
  * bmm_loop(x, y, out, n, k, p) -> bool  PyTorch's small baddbmm loop (ops.linalg.fused)
  * fma64(a, b, c, out) -> bool      out = fma(a, b, c), float64: C99's correctly rounded fma (the same)
@@ -1031,90 +1031,131 @@ static PyObject *py_fma64(PyObject *self, PyObject *const *args, Py_ssize_t narg
 }
 
 
-/* cross3(a, b, out, inner) -> bool: the cross product of C-contiguous float32 ("f") or float64
- * ("d") buffers a and b laid out as (outer, 3, inner), into out (the same length and format):
- * PyTorch's CPU cross kernel, whose a1*b2 - a2*b1 the compiler fuses into one fma:
- * c0 = fma(a1, b2, -(a2*b1)), c1 = fma(a2, b0, -(a0*b2)), c2 = fma(a0, b1, -(a1*b0)), the
- * negated product rounded to the format, the fma rounded once (fmaf/fma: C99's correctly rounded
- * ones; -ffp-contract=off keeps the negated product unfused). The NumPy twin is
+/* cross3(a, b, out) -> bool: the cross product of float32 ("f") or float64 ("d") arrays a and b
+ * of shape (outer, 3, inner), any strides (negative, zero for a broadcast operand), into out of
+ * the same shape and format (any strides too): PyTorch's CPU cross kernel, whose a1*b2 - a2*b1
+ * the compiler fuses into one fma: c0 = fma(a1, b2, -(a2*b1)), c1 = fma(a2, b0, -(a0*b2)),
+ * c2 = fma(a0, b1, -(a1*b0)), the negated product rounded to the format, the fma rounded once.
+ * On a CPU with FMA3 the fma is the instruction (a copy compiled for it: about 1 ns a vector
+ * against the C library call's 5), elsewhere the C library's fmaf/fma: both correctly rounded,
+ * the same bits (-ffp-contract=off keeps the negated product unfused;
+ * STRIDED_NATIVE_NO_FMA3 takes the library's copy, for the tests). The NumPy twin is
  * strided.ops.linalg.products._cross3 (STRIDED_NATIVE=0): the same values, NaNs at the same places;
  * a NaN's sign and payload are neither the twin's (NumPy's SIMD loops pick a NaN operand by array
- * length) nor PyTorch's, as the twin's are not. False with nothing written where out
- * overlaps an input (the caller's NumPy path runs instead); True once written. */
-#define CROSS_LOOP(T, FMA)                                                                         \
+ * length) nor PyTorch's, as the twin's are not. False with nothing written where out's memory
+ * overlaps an input's (the caller's NumPy path runs instead); True once written. */
+#define CROSS_ONE(T, FMA, x, y, z) /* one vector: x, y, z point at element 0 of its three */           \
     {                                                                                              \
-        const T *x = buf[0].buf, *y = buf[1].buf;                                                  \
-        T *z = buf[2].buf;                                                                         \
-        for (Py_ssize_t o = 0; o < outer; o++) {                                                   \
-            const T *x0 = x + o * 3 * inner, *y0 = y + o * 3 * inner;                              \
-            T *z0 = z + o * 3 * inner;                                                             \
-            for (Py_ssize_t j = 0; j < inner; j++) {                                               \
-                T a0 = x0[j], a1 = x0[j + inner], a2 = x0[j + 2 * inner];                          \
-                T b0 = y0[j], b1 = y0[j + inner], b2 = y0[j + 2 * inner];                          \
-                T m0 = -(a2 * b1), m1 = -(a0 * b2), m2 = -(a1 * b0);                               \
-                z0[j] = FMA(a1, b2, m0);                                                           \
-                z0[j + inner] = FMA(a2, b0, m1);                                                   \
-                z0[j + 2 * inner] = FMA(a0, b1, m2);                                               \
-            }                                                                                      \
-        }                                                                                          \
+        T a0 = *(const T *)(x), a1 = *(const T *)((x) + sx[1]), a2 = *(const T *)((x) + 2 * sx[1]); \
+        T b0 = *(const T *)(y), b1 = *(const T *)((y) + sy[1]), b2 = *(const T *)((y) + 2 * sy[1]); \
+        T m0 = -(a2 * b1), m1 = -(a0 * b2), m2 = -(a1 * b0);                                       \
+        *(T *)(z) = FMA(a1, b2, m0);                                                               \
+        *(T *)((z) + sz[1]) = FMA(a2, b0, m1);                                                     \
+        *(T *)((z) + 2 * sz[1]) = FMA(a0, b1, m2);                                                 \
     }
+#define DEFINE_CROSS(NAME, T, FMA, ATTR)                                                           \
+    ATTR static void NAME(const char *xa, const Py_ssize_t *sx, const char *ya, const Py_ssize_t *sy,  \
+                          char *za, const Py_ssize_t *sz, Py_ssize_t outer, Py_ssize_t inner)      \
+    {                                                                                              \
+        if (inner == 1) { /* (the dim innermost: one loop, the compiler's best) */                 \
+            for (Py_ssize_t o = 0; o < outer; o++)                                                 \
+                CROSS_ONE(T, FMA, xa + o * sx[0], ya + o * sy[0], za + o * sz[0])                  \
+            return;                                                                                \
+        }                                                                                          \
+        for (Py_ssize_t o = 0; o < outer; o++)                                                     \
+            for (Py_ssize_t j = 0; j < inner; j++)                                                 \
+                CROSS_ONE(T, FMA, xa + o * sx[0] + j * sx[2], ya + o * sy[0] + j * sy[2],          \
+                          za + o * sz[0] + j * sz[2])                                              \
+    }
+DEFINE_CROSS(cross_f_plain, float, fmaf, )
+DEFINE_CROSS(cross_d_plain, double, fma, )
+#if defined(__x86_64__) && defined(__GNUC__)
+DEFINE_CROSS(cross_f_fma3, float, __builtin_fmaf, __attribute__((target("avx2,fma"))))
+DEFINE_CROSS(cross_d_fma3, double, __builtin_fma, __attribute__((target("avx2,fma"))))
+#define CROSS_FMA3() (__builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma") \
+                      && getenv("STRIDED_NATIVE_NO_FMA3") == NULL)
+#else
+#define cross_f_fma3 cross_f_plain
+#define cross_d_fma3 cross_d_plain
+#define CROSS_FMA3() 0
+#endif
+
+/* The lowest and one past the highest byte a strided buffer's elements touch. */
+static void buffer_extent(const Py_buffer *b, const char **lo, const char **hi)
+{
+    const char *l = b->buf, *h = (const char *)b->buf + b->itemsize;
+    for (int d = 0; d < b->ndim; d++) {
+        if (b->shape[d] == 0) { *lo = *hi = b->buf; return; }
+        Py_ssize_t span = (b->shape[d] - 1) * b->strides[d];
+        if (span < 0) l += span; else h += span;
+    }
+    *lo = l;
+    *hi = h;
+}
+
 static PyObject *py_cross3(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
 {
     (void)self;
-    if (nargs != 4) {
-        PyErr_Format(PyExc_TypeError, "cross3(a, b, out, inner) takes 4 arguments, not %zd", nargs);
+    if (nargs != 3) {
+        PyErr_Format(PyExc_TypeError, "cross3(a, b, out) takes 3 arguments, not %zd", nargs);
         return NULL;
     }
-    Py_ssize_t inner = PyLong_AsSsize_t(args[3]);
-    if (inner == -1 && PyErr_Occurred())
-        return NULL;
     Py_buffer buf[3];
     int got = 0;
     PyObject *answer = NULL;
     for (int k = 0; k < 3; k++) {
-        if (PyObject_GetBuffer(args[k], &buf[k], PyBUF_C_CONTIGUOUS | PyBUF_FORMAT | (k == 2 ? PyBUF_WRITABLE : 0)) < 0)
+        if (PyObject_GetBuffer(args[k], &buf[k], PyBUF_STRIDES | PyBUF_FORMAT | (k == 2 ? PyBUF_WRITABLE : 0)) < 0)
             goto done;
         got = k + 1;
     }
     Py_ssize_t itemsize = buf[0].itemsize;
     const char *format = itemsize == 4 ? "f" : "d";
     for (int k = 0; k < 3; k++) {
+        int same = buf[k].ndim == 3 && buf[0].ndim == 3;
+        for (int d = 0; same && d < 3; d++) same = buf[k].shape[d] == buf[0].shape[d];
         if ((itemsize != 4 && itemsize != 8) || strcmp(buf[k].format, format) != 0 || buf[k].itemsize != itemsize
-            || buf[k].len != buf[0].len) {
-            PyErr_Format(PyExc_ValueError, "cross3: a, b and out must be C-contiguous float32 or float64 "
-                         "buffers of one format and length (argument %d: format %s, %zd bytes)", k,
-                         buf[k].format, buf[k].len);
+            || !same || buf[k].shape[1] != 3) {
+            PyErr_Format(PyExc_ValueError, "cross3: a, b and out must be float32 or float64 arrays of one format "
+                         "and one shape (outer, 3, inner) (argument %d: format %s, %d dims)", k, buf[k].format,
+                         buf[k].ndim);
             goto done;
         }
     }
-    Py_ssize_t n = buf[0].len / itemsize;
-    if (inner <= 0 || n % (3 * inner) != 0) {
-        PyErr_Format(PyExc_ValueError, "cross3: %zd elements are no (outer, 3, %zd) block", n, inner);
-        goto done;
-    }
-    Py_ssize_t outer = n / (3 * inner);
     {
-        char *o = buf[2].buf;
-        Py_ssize_t len = buf[2].len;
+        const char *olo, *ohi;
+        buffer_extent(&buf[2], &olo, &ohi);
         for (int k = 0; k < 2; k++) {
-            char *p = buf[k].buf;
-            if (p < o + len && o < p + len) {
+            const char *lo, *hi;
+            buffer_extent(&buf[k], &lo, &hi);
+            if (lo < ohi && olo < hi) {
                 answer = Py_False;
                 goto done;
             }
         }
     }
-    if (itemsize == 4)
-        CROSS_LOOP(float, fmaf)
-    else
-        CROSS_LOOP(double, fma)
+    {
+        Py_ssize_t outer = buf[0].shape[0], inner = buf[0].shape[2];
+        static int fma3 = -1;
+        if (fma3 < 0) fma3 = CROSS_FMA3();
+        void (*run)(const char *, const Py_ssize_t *, const char *, const Py_ssize_t *, char *,
+                    const Py_ssize_t *, Py_ssize_t, Py_ssize_t)
+            = itemsize == 4 ? (fma3 ? cross_f_fma3 : cross_f_plain) : (fma3 ? cross_d_fma3 : cross_d_plain);
+        if (outer * inner >= MIN_RELEASE) {
+            Py_BEGIN_ALLOW_THREADS
+            run(buf[0].buf, buf[0].strides, buf[1].buf, buf[1].strides, buf[2].buf, buf[2].strides, outer, inner);
+            Py_END_ALLOW_THREADS
+        } else {
+            run(buf[0].buf, buf[0].strides, buf[1].buf, buf[1].strides, buf[2].buf, buf[2].strides, outer, inner);
+        }
+    }
     answer = Py_True;
 done:
     for (int k = 0; k < got; k++) PyBuffer_Release(&buf[k]);
     Py_XINCREF(answer);
     return answer;
 }
-#undef CROSS_LOOP
+#undef CROSS_ONE
+#undef DEFINE_CROSS
 
 
 /* kron2(a, b, out, m, n, p, q) -> bool: the Kronecker product of the C-contiguous (m, n) matrix a
@@ -4836,7 +4877,7 @@ static PyMethodDef methods[] = {
     {"fma32", (PyCFunction)(void (*)(void))py_fma32, METH_FASTCALL,
      "fma32(a, b, c, out) -> bool: out = a * b + c rounded once, float32 (False: an overlap, nothing written)"},
     {"cross3", (PyCFunction)(void (*)(void))py_cross3, METH_FASTCALL,
-     "cross3(a, b, out, inner) -> bool: PyTorch's fused cross product of (outer, 3, inner) float32/float64 buffers"},
+     "cross3(a, b, out) -> bool: PyTorch's fused cross product of (outer, 3, inner) float32/float64 arrays"},
     {"kron2", (PyCFunction)(void (*)(void))py_kron2, METH_FASTCALL,
      "kron2(a, b, out, m, n, p, q) -> bool: the Kronecker product of (m, n) and (p, q) float32/float64 buffers"},
     {"bmm_loop", (PyCFunction)(void (*)(void))py_bmm_loop, METH_FASTCALL,

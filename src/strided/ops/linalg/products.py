@@ -118,7 +118,8 @@ def _fast_cross(a: Any, b: Any, dim: Any) -> Tensor | None:
         return None
     out = np.empty(info[1], x.dtype)
     inner = info[0][dim]  # (a row-major shape's stride of dim, no size 0: the elements after it)
-    if not k.cross3(x, y, out, inner):
+    block = (-1, 3, inner)
+    if not k.cross3(x.reshape(block), y.reshape(block), out.reshape(block)):
         return None  # (an overlap: never, out is new)
     return adopted(out, info[2], d)
 
@@ -163,10 +164,22 @@ def _cross3_native(a: np.ndarray, b: np.ndarray, d: int) -> np.ndarray | None:
     if inner == 0:  # (no elements: the NumPy path's empty result)
         return None
     out = np.empty(shape, a.dtype)
-    # (the operands as C-contiguous (outer, 3, inner) blocks: broadcast ones materialized)
-    if not k.cross3(np.ascontiguousarray(a), np.ascontiguousarray(b), out, inner):
+    block = (-1, 3, inner)
+    # (the operands as (outer, 3, inner) views where their dims before and after d merge, as a
+    # transpose's do: the kernel reads any strides; else NumPy's reshape copies them first)
+    if not k.cross3(_merged(a, d, block), _merged(b, d, block), out.reshape(block)):
         return None  # (never: out is new)
     return out
+
+
+def _merged(a: np.ndarray, d: int, block: tuple[int, int, int]) -> np.ndarray:
+    """``a`` (size 3 along ``d``, no size-0 dim) as the (outer, 3, inner) array ``block``: a
+    view where the dims before ``d`` merge into one and those after it into another (a
+    row-major array, a transpose, a broadcast), else a row-major copy."""
+    try:
+        return a.reshape(block, copy=False)
+    except ValueError:
+        return np.ascontiguousarray(a).reshape(block)
 
 
 def _fused_halves(x: np.ndarray, y: np.ndarray, head: tuple) -> np.ndarray:
