@@ -9,10 +9,6 @@ code's); and the element-by-element copy (the C library's fma) gives the same bi
 
 from __future__ import annotations
 
-import os
-import subprocess
-import sys
-
 import numpy as np
 import pytest
 import torch
@@ -20,6 +16,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as hs
 from hypothesis.extra import numpy as hnp
 
+import fresh_runs
 import strided as st
 from strided.kernels import native
 
@@ -79,6 +76,5 @@ def test_the_element_by_element_copy_gives_the_same_bits() -> None:
               "x[:4] = [8.0, -8.0, np.inf, -0.0]\n"
               "for r in (st.special.i0e(st.from_numpy(x)), st.special.i1e(st.from_numpy(x))):\n"
               "    print(np.asarray(r).tobytes().hex())\n")
-    runs = [subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, check=True,
-                           env={**os.environ, **extra}).stdout for extra in ({}, {"STRIDED_NATIVE_NO_FMA3": "1"})]
+    runs = fresh_runs.outputs(script, {}, {"STRIDED_NATIVE_NO_FMA3": "1"})
     assert runs[0] == runs[1] and len(runs[0]) > 1000

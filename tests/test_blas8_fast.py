@@ -9,6 +9,7 @@ import torch
 from hypothesis import given, settings
 from hypothesis import strategies as hs
 
+import fresh_runs
 import strided
 from strided.kernels import native
 from strided.ops.linalg import products
@@ -153,9 +154,6 @@ def test_cross_fma_instruction_and_library_copies_agree() -> None:
     """On a CPU with FMA3 the kernel's fma is the instruction; STRIDED_NATIVE_NO_FMA3 (a fresh
     process) takes the C library's fmaf/fma: both correctly rounded, the same bits, subnormal
     and huge products included."""
-    import os
-    import subprocess
-    import sys
 
     script = (
         "import numpy as np\n"
@@ -167,8 +165,7 @@ def test_cross_fma_instruction_and_library_copies_agree() -> None:
         "        with np.errstate(all='ignore'):\n"
         "            print(products._cross3(a, b, d).tobytes().hex())\n"
         "            print(products._cross3(a.T.copy().T, b, d).tobytes().hex())\n")
-    runs = [subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, check=True,
-                           env={**os.environ, **extra}).stdout for extra in ({}, {"STRIDED_NATIVE_NO_FMA3": "1"})]
+    runs = fresh_runs.outputs(script, {}, {"STRIDED_NATIVE_NO_FMA3": "1"})
     assert runs[0] == runs[1] and len(runs[0]) > 10000
 
 

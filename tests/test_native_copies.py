@@ -26,6 +26,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as hs
 
+import fresh_runs
 import strided
 from copy_layouts import dest_views
 from strided.kernels import blocked, native
@@ -107,6 +108,30 @@ if _KERNEL is not None:  # (see the module docstring: without the kernel there i
             dest = np.empty((nb, na), dt)
             blocked.copy_into(dest, source, min_bytes=0)
             assert dest.tobytes() == np.ascontiguousarray(source).tobytes(), (dt, step, nb, na)
+
+    def test_wide_blocks_and_sse_blocks_leave_the_same_bytes() -> None:
+        """Four- and eight-byte transposes are cut into 16 x 16 / 8 x 8 AVX-512 register blocks
+        where the CPU has AVX-512F, else into SSE's 4 x 4 / 2 x 2: both copies (the SSE one forced
+        in a fresh process by STRIDED_NATIVE_COPY_ISA=sse) write the bytes NumPy writes, for sizes
+        around the blocks and the tiles, power-of-two row strides (one L1 set per block), stepped
+        and offset views, random bytes (NaN payloads and all)."""
+        script = (
+            "import hashlib, numpy as np\n"
+            "from strided.kernels import blocked\n"
+            "rng = np.random.default_rng(5)\n"
+            "h = hashlib.sha256()\n"
+            "for dt in ('f4', 'i4', 'f8', 'c8', 'i8'):\n"
+            "    for m, n in ((16, 16), (17, 15), (31, 33), (8, 9), (64, 1024), (1024, 64), (1030, 70), (300, 257)):\n"
+            "        raw = rng.integers(0, 256, (m + 1) * (2 * n + 1) * np.dtype(dt).itemsize, dtype=np.uint8)\n"
+            "        base = raw.view(dt).reshape(m + 1, 2 * n + 1)\n"
+            "        for src in (base[1:, :n].T, base[:m, 1:n + 1].T, base[1:, ::2][:, :n].T, base[:m, :n][::-1].T):\n"
+            "            dest = np.empty(src.shape, dt)\n"
+            "            blocked.copy_into(dest, src, min_bytes=0)\n"
+            "            assert dest.tobytes() == np.ascontiguousarray(src).tobytes(), (dt, m, n)\n"
+            "            h.update(dest.tobytes())\n"
+            "print(h.hexdigest())\n")
+        runs = fresh_runs.outputs(script, {}, {"STRIDED_NATIVE_COPY_ISA": "sse"})
+        assert runs[0] == runs[1] and len(runs[0]) == 65
 
     def test_the_kernel_runs_where_the_orders_disagree(monkeypatch: pytest.MonkeyPatch) -> None:
         """A transpose, a 3-d permute, an expanded source and every element size go through it

@@ -16,6 +16,7 @@ import numpy as np
 import pytest
 import torch
 
+import fresh_runs
 import strided
 from strided.kernels import native
 from strided.kernels.fused import fma_into
@@ -142,9 +143,6 @@ def test_the_baseline_copy_of_the_loops_gives_the_same_bits():
     first call where the CPU has them): the baseline copy, forced in a fresh process with
     STRIDED_NATIVE_NO_FMA3, writes the same bits as this process's copy, on edge values,
     subnormals and every length around the vector widths, scalar and array multipliers."""
-    import os
-    import subprocess
-    import sys
 
     script = (
         "import numpy as np\n"
@@ -165,8 +163,7 @@ def test_the_baseline_copy_of_the_loops_gives_the_same_bits():
         "            print(out.tobytes().hex())\n"
         "            assert f(0.3, b, c, out)\n"
         "            print(out.tobytes().hex())\n")
-    runs = [subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, check=True,
-                           env={**os.environ, **extra}).stdout for extra in ({}, {"STRIDED_NATIVE_NO_FMA3": "1"})]
+    runs = fresh_runs.outputs(script, {}, {"STRIDED_NATIVE_NO_FMA3": "1"})
     assert runs[0] == runs[1] and len(runs[0]) > 10000
 
 

@@ -12,6 +12,7 @@ import numpy as np
 import pytest
 import torch
 
+import fresh_runs
 import strided as st
 from strided.kernels import native
 
@@ -141,9 +142,6 @@ def test_digamma_polygamma_without_the_kernel_within_a_few_ulps(call):
 def test_the_c_library_fma_copy_gives_the_same_bits():
     """A CPU without FMA instructions runs the kernels' other copy (the C library's fma): the same
     bits (forced here with STRIDED_NATIVE_NO_FMA3, in a fresh process)."""
-    import os
-    import subprocess
-    import sys
 
     script = (
         "import numpy as np, strided as st\n"
@@ -153,6 +151,5 @@ def test_the_c_library_fma_copy_gives_the_same_bits():
         "    for r in (st.special.i1(t), st.special.i0e(t), st.special.i1e(t), st.i0(t), st.digamma(t), st.polygamma(1, t),\n"
         "              st.polygamma(3, t)):\n"
         "        print(np.asarray(r).tobytes().hex())\n")
-    runs = [subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, check=True,
-                           env={**os.environ, **extra}).stdout for extra in ({}, {"STRIDED_NATIVE_NO_FMA3": "1"})]
+    runs = fresh_runs.outputs(script, {}, {"STRIDED_NATIVE_NO_FMA3": "1"})
     assert runs[0] == runs[1] and len(runs[0]) > 1000
