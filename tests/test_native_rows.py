@@ -397,3 +397,26 @@ def test_nans_and_infinities_meeting_in_the_combines(dtype: type) -> None:
         y[5::1009] = -np.inf
         _same_or_both_nan(y, None)
         _same_or_both_nan(y.reshape(-1, 8) if n % 8 == 0 else y.reshape(-1, 1), 0)
+
+
+@pytest.mark.parametrize("dtype", [strided.float32, strided.float64])
+@pytest.mark.parametrize("dim, transposed", [(None, False), (1, False), (0, True), (-1, False), (None, True)])
+def test_nansum_of_tensors_holding_nans_is_the_same_bits_either_way_and_torchs(dtype: object, dim: object,
+                                                                                 transposed: bool) -> None:
+    """nansum reads each NaN as 0 in the row kernel (one pass) where the plain sum met a NaN: the
+    bits of the NumPy path (NaN -> 0, then the sum), the kernel on or off, and PyTorch's values."""
+    rng = np.random.default_rng(13)
+    base = _values(rng, (300, 257), np.float32 if dtype is strided.float32 else np.float64)
+    base[rng.random(base.shape) < 0.05] = np.nan
+    base[7] = np.nan  # (a row of NaN only: its sum is 0)
+    s, t = strided.from_numpy(base.copy()), torch.from_numpy(base.copy())
+    if transposed:
+        s, t = s.t(), t.t()
+    fast = s.nansum() if dim is None else s.nansum(dim)
+    with native.disabled():
+        plain = s.nansum() if dim is None else s.nansum(dim)
+    want = t.nansum() if dim is None else t.nansum(dim)
+    assert fast.numpy().tobytes() == plain.numpy().tobytes()
+    assert fast.shape == tuple(want.shape) and not np.isnan(fast.numpy()).any()
+    scale = t.abs().nansum() if dim is None else t.abs().nansum(dim)  # (cancellation: relative to sum |x|)
+    assert (np.abs(fast.numpy() - want.numpy()) <= 1e-5 * scale.numpy()).all()

@@ -1,4 +1,5 @@
-"""Red team (session 12): every copy of the row kernel's loops (kernels/_rowkernel.c) gives NumPy's bits.
+"""Red team (session 12): every copy of the row kernel's loops (kernels/_rowkernel.c) gives NumPy's bits
+(rows, full sums, columns, and nansum's sums that read NaN as 0).
 
 The module picks its loops once, at import, by the CPU (baseline, AVX2, AVX-512F for float64), so
 one machine ran only its own copy. ``STRIDED_NATIVE_ROWS_ISA`` (tests only) restricts the pick;
@@ -32,7 +33,17 @@ for dt in ("f4", "f8"):
         x[0, length // 2] = np.inf
         if count > 2:
             x[2, 0] = -0.0
+        nans = x.copy()
+        nans.reshape(-1)[::7] = np.nan
+        zeroed = np.where(np.isnan(nans), 0, nans)
         for got, want in ((rows.add_reduce(x, 1), np.add.reduce(x, 1)),
+                          # (None: the kernel does not take it, rows of one element sliding by one)
+                          (rows.nan_zero_add_reduce(nans, 1, False) if length > 1 else np.add.reduce(zeroed, 1),
+                           np.add.reduce(zeroed, 1)),
+                          (rows.nan_zero_add_reduce(nans, None, True), np.add.reduce(zeroed, None, keepdims=True)),
+                          (rows.add_reduce(x, 0), np.add.reduce(x, 0)),
+                          (rows.max_reduce(x, 0), np.maximum.reduce(x, 0)),
+                          (rows.min_reduce(x, 0), np.minimum.reduce(x, 0)),
                           (rows.add_reduce(x[:1].reshape(-1), 0), np.add.reduce(x[:1].reshape(-1), 0)),
                           (rows.add_reduce(x, None), np.add.reduce(x, None)),
                           (rows.max_reduce(x, 1), np.maximum.reduce(x, 1)),

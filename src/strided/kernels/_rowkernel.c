@@ -49,13 +49,24 @@
 
 typedef float v8f __attribute__((vector_size(32)));
 typedef double v8d __attribute__((vector_size(64)));
+typedef int32_t v8i __attribute__((vector_size(32)));
+typedef int64_t v8l __attribute__((vector_size(64)));
 
 /* One pairwise sum for element type T, with V an 8-lane vector of T (32 bytes for float, 64 for
  * double: the compiler splits it into the machine's registers, lane by lane), every function
  * compiled for the target ATTR (BASELINE or AVX2: the recursion too, so each instantiation runs
  * its own instructions all the way down). */
-#define DEFINE_PAIRWISE(T, V, NAME, ATTR, COMBINE4)                                               \
-    ATTR static inline V NAME##_load(const T *p) { V v; memcpy(&v, p, sizeof(V)); return v; }         \
+/* NZ 1: every NaN element read as 0 (nansum: np.add.reduce(np.where(np.isnan(x), 0, x))'s
+ * additions, without the temporary); VI is V's integer twin (the lanes' masks). */
+#define DEFINE_PAIRWISE(T, V, VI, NAME, ATTR, COMBINE4, NZ)                                    \
+    ATTR static inline V NAME##_load(const T *p)                                                  \
+    {                                                                                             \
+        V v;                                                                                      \
+        memcpy(&v, p, sizeof(V));                                                                 \
+        if (NZ) v = (V)((VI)v & (VI)(v == v)); /* (a NaN's lane: all bits cleared, +0.0) */       \
+        return v;                                                                                 \
+    }                                                                                             \
+    ATTR static inline T NAME##_at(const T *p) { T e = *p; return NZ && e != e ? (T)0 : e; }      \
     ATTR static inline T NAME##_combine(V v)                                                           \
     {                                                                                             \
         T r[8];                                                                                   \
@@ -67,14 +78,14 @@ typedef double v8d __attribute__((vector_size(64)));
     {                                                                                             \
         if (n < 8) {                                                                              \
             T res = 0;                                                                            \
-            for (Py_ssize_t i = 0; i < n; i++) res += a[i];                                      \
+            for (Py_ssize_t i = 0; i < n; i++) res += NAME##_at(a + i);                          \
             return res;                                                                           \
         }                                                                                         \
         V r = NAME##_load(a);                                                                     \
         Py_ssize_t i;                                                                             \
         for (i = 8; i < n - (n % 8); i += 8) r += NAME##_load(a + i);                            \
         T res = NAME##_combine(r);                                                                \
-        for (; i < n; i++) res += a[i];                                                           \
+        for (; i < n; i++) res += NAME##_at(a + i);                                               \
         return res;                                                                               \
     }                                                                                             \
     /* Four blocks of n elements each (8 <= n <= PW_BLOCKSIZE, n % 8 == 0), s apart: four       \
@@ -151,7 +162,7 @@ typedef double v8d __attribute__((vector_size(64)));
                 T r[4];                                                                           \
                 NAME##_block4(row, s, m, r);                                                      \
                 for (int k = 0; k < 4; k++) {                                                     \
-                    for (Py_ssize_t j = m; j < length; j++) r[k] += row[k * s + j];               \
+                    for (Py_ssize_t j = m; j < length; j++) r[k] += NAME##_at(row + k * s + j);  \
                     out[i + k] = (T)0 + r[k];                                                     \
                 }                                                                                 \
             }                                                                                     \
@@ -163,7 +174,6 @@ typedef double v8d __attribute__((vector_size(64)));
 /* ---- extremes: the largest (or smallest) element of each row */
 
 typedef double v4d __attribute__((vector_size(32)));
-typedef int32_t v8i __attribute__((vector_size(32)));
 typedef int64_t v4l __attribute__((vector_size(32)));
 
 /* `v > m ? v : m` (and `v < m ? v : m`) lane by lane: the max/min instructions' own select (m,
@@ -369,8 +379,10 @@ AVX2 static inline v4d f64_avx2_smaller(v4d v, v4d m) { return (v4d)_mm256_min_p
     }
 SCALAR_COMBINE4(float, v8f, f32_scalar)
 SCALAR_COMBINE4(double, v8d, f64_scalar)
-DEFINE_PAIRWISE(float, v8f, f32, BASELINE, f32_scalar_combine4)
-DEFINE_PAIRWISE(double, v8d, f64, BASELINE, f64_scalar_combine4)
+DEFINE_PAIRWISE(float, v8f, v8i, f32, BASELINE, f32_scalar_combine4, 0)
+DEFINE_PAIRWISE(float, v8f, v8i, f32_nz, BASELINE, f32_scalar_combine4, 1)
+DEFINE_PAIRWISE(double, v8d, v8l, f64, BASELINE, f64_scalar_combine4, 0)
+DEFINE_PAIRWISE(double, v8d, v8l, f64_nz, BASELINE, f64_scalar_combine4, 1)
 DEFINE_EXTREME_ROWS(float, v8f, v8i, 8, f32, BASELINE)
 DEFINE_EXTREME_ROWS(double, v4d, v4l, 4, f64, BASELINE)
 DEFINE_COLS(float, f32, BASELINE)
@@ -409,8 +421,10 @@ AVX2 static inline void f64_avx2_combine4(v8d a, v8d b, v8d c, v8d d, double *re
     __m256d h01 = _mm256_permute2f128_pd(ab_hi, cd_hi, 0x20), h23 = _mm256_permute2f128_pd(ab_hi, cd_hi, 0x31);
     _mm256_storeu_pd(res, _mm256_add_pd(_mm256_add_pd(l01, l23), _mm256_add_pd(h01, h23)));
 }
-DEFINE_PAIRWISE(float, v8f, f32_avx2, AVX2, f32_avx2_combine4)
-DEFINE_PAIRWISE(double, v8d, f64_avx2, AVX2, f64_avx2_combine4)
+DEFINE_PAIRWISE(float, v8f, v8i, f32_avx2, AVX2, f32_avx2_combine4, 0)
+DEFINE_PAIRWISE(float, v8f, v8i, f32_avx2_nz, AVX2, f32_avx2_combine4, 1)
+DEFINE_PAIRWISE(double, v8d, v8l, f64_avx2, AVX2, f64_avx2_combine4, 0)
+DEFINE_PAIRWISE(double, v8d, v8l, f64_avx2_nz, AVX2, f64_avx2_combine4, 1)
 DEFINE_EXTREME_ROWS(float, v8f, v8i, 8, f32_avx2, AVX2)
 DEFINE_EXTREME_ROWS(double, v4d, v4l, 4, f64_avx2, AVX2)
 DEFINE_COLS(float, f32_avx2, AVX2)
@@ -433,7 +447,8 @@ AVX512 static inline void f64_avx512_combine4(v8d a, v8d b, v8d c, v8d d, double
     __m512d q = _mm512_add_pd(x, y);
     _mm256_storeu_pd(res, _mm256_add_pd(_mm512_castpd512_pd256(q), _mm512_extractf64x4_pd(q, 1)));
 }
-DEFINE_PAIRWISE(double, v8d, f64_avx512, AVX512, f64_avx512_combine4)
+DEFINE_PAIRWISE(double, v8d, v8l, f64_avx512, AVX512, f64_avx512_combine4, 0)
+DEFINE_PAIRWISE(double, v8d, v8l, f64_avx512_nz, AVX512, f64_avx512_combine4, 1)
 static int use_avx512; /* set once at import: __builtin_cpu_supports("avx512f") */
 #endif
 /* Above this many bytes each sum takes the copy one step narrower: float64 AVX2 instead of
@@ -485,8 +500,9 @@ static PyObject *py_rows(PyObject *self, PyObject *args)
     uintptr_t addr, oaddr;
     int itemsize;
     Py_ssize_t count, stride, length;
-    if (!PyArg_ParseTuple(args, "O&innnO&:rows", to_address, &addr, &itemsize, &count, &stride, &length,
-                          to_address, &oaddr))
+    int nz = 0;
+    if (!PyArg_ParseTuple(args, "O&innnO&|p:rows", to_address, &addr, &itemsize, &count, &stride, &length,
+                          to_address, &oaddr, &nz))
         return NULL;
     if (itemsize != 4 && itemsize != 8) {
         PyErr_Format(PyExc_ValueError, "rows: itemsize must be 4 (float32) or 8 (float64), not %d", itemsize);
@@ -499,20 +515,22 @@ static PyObject *py_rows(PyObject *self, PyObject *args)
 #if HAVE_AVX2_CLONE
     int large = (double)count * (double)length * itemsize > WIDE_MAX_BYTES;
 #endif
-    Py_BEGIN_ALLOW_THREADS
+    /* (the copy: by the CPU, the size and nz; then the same call) */
+    void (*f32)(const char *, Py_ssize_t, Py_ssize_t, Py_ssize_t, float *) = nz ? f32_nz_rows : f32_rows;
+    void (*f64)(const char *, Py_ssize_t, Py_ssize_t, Py_ssize_t, double *) = nz ? f64_nz_rows : f64_rows;
 #if HAVE_AVX2_CLONE
-    if (use_avx2 && itemsize == 4 && (one_copy || !large))
-        f32_avx2_rows((const char *)addr, count, stride, length, (float *)oaddr);
-    else if (use_avx512 && itemsize == 8 && (one_copy || !large))
-        f64_avx512_rows((const char *)addr, count, stride, length, (double *)oaddr);
-    else if (use_avx2 && itemsize == 8)
-        f64_avx2_rows((const char *)addr, count, stride, length, (double *)oaddr);
-    else
+    if (use_avx2 && (one_copy || !large))
+        f32 = nz ? f32_avx2_nz_rows : f32_avx2_rows;
+    if (use_avx512 && (one_copy || !large))
+        f64 = nz ? f64_avx512_nz_rows : f64_avx512_rows;
+    else if (use_avx2)
+        f64 = nz ? f64_avx2_nz_rows : f64_avx2_rows;
 #endif
+    Py_BEGIN_ALLOW_THREADS
     if (itemsize == 4)
-        f32_rows((const char *)addr, count, stride, length, (float *)oaddr);
+        f32((const char *)addr, count, stride, length, (float *)oaddr);
     else
-        f64_rows((const char *)addr, count, stride, length, (double *)oaddr);
+        f64((const char *)addr, count, stride, length, (double *)oaddr);
     Py_END_ALLOW_THREADS
     Py_RETURN_NONE;
 }
@@ -612,8 +630,9 @@ static PyMethodDef methods[] = {
      "(mode 0), largest (1) or both (2: smallest, then largest) of each contiguous row; NaN where a\n"
      "row holds one."},
     {"rows", py_rows, METH_VARARGS,
-     "rows(address, itemsize, count, row_stride, length, out_address): NumPy's pairwise sum of\n"
-     "each contiguous row (float32: itemsize 4, float64: 8), bit for bit, into a contiguous output."},
+     "rows(address, itemsize, count, row_stride, length, out_address, nan_zero=False): NumPy's pairwise\n"
+     "sum of each contiguous row (float32: itemsize 4, float64: 8), bit for bit, into a contiguous output;\n"
+     "nan_zero: each NaN element read as 0 (nansum)."},
     {NULL, NULL, 0, NULL},
 };
 

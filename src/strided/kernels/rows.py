@@ -88,6 +88,25 @@ def add_reduce(x: Any, axis: Any = 0, dtype: Any = None, out: Any = None, keepdi
     return _numpy_add_reduce(x, axis, dtype, out, keepdims)
 
 
+def nan_zero_add_reduce(x: np.ndarray, axis: Any, keepdims: bool) -> Any:
+    """``np.add.reduce(np.where(np.isnan(x), 0, x), axis, keepdims=keepdims)`` (nansum's sums), the
+    same bits, by the kernel reading each NaN as 0, in one pass without the temporary (1M float32
+    holding NaNs: ~0.9 ms -> ~0.06); None where the kernel does not take the call (see
+    :func:`add_reduce`: the caller makes NumPy's).
+
+    >>> nan_zero_add_reduce(np.array([1.0, np.nan, 2.0] * 8192), None, False)
+    np.float64(24576.0)
+    """
+    if (x.__class__ is np.ndarray and x.size >= MIN_ELEMENTS and x.dtype in _FLOATS and x.dtype.isnative
+            and x.flags.aligned):
+        plan = _plan(x, axis)
+        if plan is not None:
+            kernel = _kernel_module()
+            if kernel is not None:
+                return _run(kernel, x, plan, keepdims, True)
+    return None
+
+
 def max_reduce(x: Any, axis: Any = 0, dtype: Any = None, out: Any = None, keepdims: bool = False) -> Any:
     """``np.maximum.reduce(x, axis, dtype, out, keepdims)``, the same result bit for bit; the
     largest element of each unit-stride row of a large 2-d float array by the compiled kernel.
@@ -238,11 +257,12 @@ def _columns(x: np.ndarray, axis: Any, mode: int) -> tuple[np.ndarray, Plan] | N
     return found, (x, 1, 0, 0, kept, (cols,))
 
 
-def _run(kernel: Any, x: np.ndarray, plan: Plan, keepdims: bool) -> np.ndarray:
-    """The sums of ``plan``'s rows, shaped as ``np.add.reduce`` shapes them."""
+def _run(kernel: Any, x: np.ndarray, plan: Plan, keepdims: bool, nan_zero: bool = False) -> np.ndarray:
+    """The sums of ``plan``'s rows (``nan_zero``: each NaN read as 0), shaped as ``np.add.reduce``
+    shapes them."""
     address, count, stride, length, kept, dropped = plan
     result = np.empty(count, dtype=x.dtype)
-    kernel.rows(address, x.itemsize, count, stride, length, result)  # (the kernel reads its address)
+    kernel.rows(address, x.itemsize, count, stride, length, result, nan_zero)  # (the kernel reads its address)
     if keepdims:
         return result.reshape(kept)
     return result[0] if dropped is None else result.reshape(dropped)  # (a full sum: NumPy's scalar)
