@@ -391,9 +391,38 @@ static void copy_plane(int itemsize, char *d, const char *s, Py_ssize_t nb, Py_s
 }
 
 /* One line along the last dim (the source runs along it too, or along none). */
+#if HAVE_SSE2
+/* A line read backwards into a forward one (a flip along the destination's last dim): 16 bytes
+ * at a time, their elements reversed in the register (NumPy's and the plain loop's element by
+ * element copy: about 3x a memcpy); the tail element by element. */
+static void reverse_line4(char *d, const char *s, Py_ssize_t n)
+{
+    Py_ssize_t j = 0;
+    for (; j + 4 <= n; j += 4) {  /* source elements j .. j + 3 lie at s - (j + 3) * 4 .. s - j * 4 */
+        __m128i v = _mm_loadu_si128((const __m128i *)(s - (j + 3) * 4));
+        _mm_storeu_si128((__m128i *)(d + j * 4), _mm_shuffle_epi32(v, _MM_SHUFFLE(0, 1, 2, 3)));
+    }
+    for (; j < n; j++) memcpy(d + j * 4, s - j * 4, 4);
+}
+
+static void reverse_line8(char *d, const char *s, Py_ssize_t n)
+{
+    Py_ssize_t j = 0;
+    for (; j + 2 <= n; j += 2) {
+        __m128i v = _mm_loadu_si128((const __m128i *)(s - (j + 1) * 8));
+        _mm_storeu_si128((__m128i *)(d + j * 8), _mm_shuffle_epi32(v, _MM_SHUFFLE(1, 0, 3, 2)));
+    }
+    for (; j < n; j++) memcpy(d + j * 8, s - j * 8, 8);
+}
+#endif
+
 static void copy_line(int itemsize, char *d, const char *s, Py_ssize_t n, Py_ssize_t ds, Py_ssize_t ss)
 {
     if (ds == itemsize && ss == itemsize) { memcpy(d, s, (size_t)(n * itemsize)); return; }
+#if HAVE_SSE2
+    if (ds == itemsize && ss == -itemsize && itemsize == 4) { reverse_line4(d, s, n); return; }
+    if (ds == itemsize && ss == -itemsize && itemsize == 8) { reverse_line8(d, s, n); return; }
+#endif
     switch (itemsize) {
     case 1: plane1_line(d, s, n, ds, ss); break;
     case 2: plane2_line(d, s, n, ds, ss); break;

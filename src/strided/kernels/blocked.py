@@ -85,7 +85,7 @@ def copy_into(dest: np.ndarray, source: Any, min_bytes: int | None = None) -> No
         if fast and fast_limit < limit:
             limit = fast_limit
         if nbytes >= limit:
-            plan = _plan(dest, source, limit)
+            plan = _plan(dest, source, limit, fast)
             if plan is not None:
                 source, order, groups, b = plan
                 if fast:
@@ -126,13 +126,16 @@ def _strips(dest: np.ndarray, source: np.ndarray, limit: int
     return None if plan is None else _strip_views(dest, *plan)
 
 
-def _plan(dest: np.ndarray, source: np.ndarray, limit: int
+def _plan(dest: np.ndarray, source: np.ndarray, limit: int, reversed_lines: bool = False
           ) -> tuple[np.ndarray, list[int], list[tuple[int, int, int]], int] | None:
     """(``source`` broadcast to ``dest.shape``, the dims in the destination's memory order, their
     coalesced groups (size, dest stride, source stride), the group the source runs along); None
     where one call is best: the two run along the same dim, the source along none, the
     destination may write one location twice, or the source's own elements (a broadcast one
-    repeats them) take less than ``limit`` bytes and stay in cache anyway."""
+    repeats them) take less than ``limit`` bytes and stay in cache anyway. ``reversed_lines``
+    (the compiled kernel copies): also where the two run along the same dim, the source
+    backwards one element at a time (a flip: the kernel reverses its lines in registers, NumPy
+    element by element)."""
     if source.shape != dest.shape:
         if source.ndim > dest.ndim:
             return None  # (leading 1s, which np.copyto drops and broadcast_to refuses)
@@ -141,7 +144,8 @@ def _plan(dest: np.ndarray, source: np.ndarray, limit: int
         except ValueError:
             return None  # np.copyto says why, in its words, as before
     order, groups = _coalesced(dest.shape, dest.strides, source.strides)
-    if len(groups) < 2:
+    if len(groups) < 2 and not (reversed_lines and groups and groups[0][1] == dest.itemsize == -groups[0][2]
+                                and dest.itemsize in (4, 8)):
         return None
     shape = tuple(n for n, _, _ in groups)
     distinct = 1
@@ -150,7 +154,10 @@ def _plan(dest: np.ndarray, source: np.ndarray, limit: int
     if distinct * source.itemsize < limit:
         return None
     b = _innermost(shape, tuple(s for _, _, s in groups))
-    if b is None or b == len(shape) - 1 or not _disjoint(groups, dest.itemsize):
+    if b is None or not _disjoint(groups, dest.itemsize):
+        return None
+    if b == len(shape) - 1 and not (reversed_lines and groups[b][1] == dest.itemsize == -groups[b][2]
+                                    and dest.itemsize in (4, 8)):
         return None
     return source, order, groups, b
 

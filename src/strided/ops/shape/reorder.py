@@ -32,7 +32,7 @@ from ...errors import (
     join_lines,
 )
 from ...gradients import grad_zeros, seal
-from ...kernels.blocked import row_major
+from ...kernels.blocked import copy_into, row_major
 from ...kernels.memory import flat_run
 from ...layout import plans as P
 from ...opdef import Kind, declare
@@ -149,7 +149,10 @@ def _fast_flip(t: Any, dims: Any) -> Tensor | None:
     wrapped = _plain_dims(dims, len(seen[1][2].shape))
     if wrapped is None:
         return None
-    return adopted(_reversed(seen[0], wrapped).flatten(), seen[1][2], t._dtype)
+    view = _reversed(seen[0], wrapped)
+    out = np.empty(view.shape, view.dtype)
+    copy_into(out, view)  # (the compiled kernel reverses lines in registers; NumPy element by element)
+    return adopted(out.reshape(-1), seen[1][2], t._dtype)
 
 
 def _fast_roll(t: Any, shifts: Any, dims: Any) -> Tensor | None:
@@ -206,7 +209,7 @@ def _flipped(t: Tensor, dims: tuple[int, ...], op: str) -> Tensor:
     # strided flips every dtype, whatever the layout (flip, fliplr, flipud, rot90).
     out = result(lay.shape, t._dtype, L.preserve_format_strides(lay.shape, lay.strides))
     if out.numel():
-        np.copyto(out._np(), _reversed(t._np(), dims) if dims and lay.shape else t._np())
+        copy_into(out._np(), _reversed(t._np(), dims) if dims and lay.shape else t._np())
     return copied(op, (t,), out, lambda: f"{op}: dims {list(dims)} reversed into new memory "
                   "(PyTorch's flip copies; t[::-1] is a view)")
 
