@@ -4618,6 +4618,283 @@ done:
     return answer;
 }
 
+/* ---------------------------------------------------------------- logaddexp / logaddexp2 of float32
+ *
+ * logaddexp_float32(x, y, out, base2) -> bool: out[i] = NumPy's npy_logaddexpf(x[i], y[i])
+ * (base2 0) or npy_logaddexp2f (base2 1) bit for bit: x == y gives x + ln 2 (x + 1); otherwise
+ * with tmp = x - y, max + log1pf(expf(-|tmp|)) (max + LOG2E * log1pf(exp2f(-|tmp|))), the larger
+ * operand by tmp's sign; a NaN tmp is itself. These are the C library's expf/exp2f/log1pf, which
+ * NumPy's float32 loop calls one element at a time; here eight lanes run at once: expf and exp2f
+ * as glibc's (sysdeps/ieee754/flt-32/e_expf.c, e_exp2f.c: a 32-entry table and a cubic in double,
+ * fused where the ifunc's FMA variant fuses), log1pf as glibc's float s_log1pf.c (fdlibm: its
+ * float operations one by one, none fused; the division is IEEE's). Lanes outside the ported
+ * paths (|tmp| >= 88 or 128, infinities, log1pf's f == 0 branch near tmp = 0) are recomputed by
+ * the scalar formula calling libm itself (logaddexpf_ref). Used only where the CPU has AVX2 and
+ * FMA and a first-use check over 2^16 spread pairs (logaddexp_decide) finds the lanes equal to
+ * logaddexpf_ref; then also strided.kernels.elementwise checks them once against NumPy's own
+ * loop. False (nothing written) where not used, or out overlaps x or y. */
+#define NPY_LOGE2F 0.693147180559945309417232121458176568f
+#define NPY_LOG2EF 1.442695040888963407359924681001892137f
+
+static float logaddexpf_ref(float x, float y, int base2)
+{   /* NumPy's npy_logaddexpf / npy_logaddexp2f (npy_math_internal.h.src), the C library's calls */
+    if (x == y) return base2 ? x + 1.0f : x + NPY_LOGE2F;
+    float tmp = x - y;
+    if (tmp > 0) return base2 ? x + NPY_LOG2EF * log1pf(exp2f(-tmp)) : x + log1pf(expf(-tmp));
+    if (tmp <= 0) return base2 ? y + NPY_LOG2EF * log1pf(exp2f(tmp)) : y + log1pf(expf(tmp));
+    return tmp;
+}
+
+#if defined(__GNUC__) && defined(__x86_64__)
+/* -1: not decided; 0: not used; 1: used, exp2f unfused (glibc's generic build); 2: used, exp2f fused */
+static int logaddexp_mode[2] = {-1, -1};
+
+/* exp2f(d) for four doubles d (float values) as glibc's e_exp2f.c: k/32 + r, 2^(k/32) from the
+ * expf table (EXPF_TABLE, its bits less k << 47), 2^r a cubic; fused: the FMA variant's three fmas */
+__attribute__((target("avx2,fma"))) static __m128 exp2f_lanes(__m256d xd, int fused)
+{
+    const __m256d shift = _mm256_set1_pd(0x1.8p+52 / 32);
+    __m256d kd = _mm256_add_pd(xd, shift);
+    __m256i ki = _mm256_castpd_si256(kd);
+    kd = _mm256_sub_pd(kd, shift);
+    __m256d r = _mm256_sub_pd(xd, kd);
+    __m256i t = _mm256_i64gather_epi64((const long long *)EXPF_TABLE, _mm256_and_si256(ki, _mm256_set1_epi64x(31)), 8);
+    t = _mm256_add_epi64(t, _mm256_slli_epi64(ki, 47));
+    __m256d s = _mm256_castsi256_pd(t);
+    const __m256d c0 = _mm256_set1_pd(0x1.c6af84b912394p-5), c1 = _mm256_set1_pd(0x1.ebfce50fac4f3p-3),
+                  c2 = _mm256_set1_pd(0x1.62e42ff0c52d6p-1), one = _mm256_set1_pd(1.0);
+    __m256d r2 = _mm256_mul_pd(r, r), z, y;
+    if (fused) {
+        z = _mm256_fmadd_pd(c0, r, c1);
+        y = _mm256_fmadd_pd(c2, r, one);
+        y = _mm256_fmadd_pd(z, r2, y);
+    } else {
+        z = _mm256_add_pd(_mm256_mul_pd(c0, r), c1);
+        y = _mm256_add_pd(_mm256_mul_pd(c2, r), one);
+        y = _mm256_add_pd(_mm256_mul_pd(z, r2), y);
+    }
+    return _mm256_cvtpd_ps(_mm256_mul_pd(y, s));
+}
+
+/* glibc's s_log1pf for t in [0, 1], lane by lane, its float operations in its order; *odd gets the
+ * lanes of its hu == 0 branch (1 + t a power of two: t within an ulp of 1), which the caller
+ * recomputes by libm. all_big: every lane is t >= 0.41422 (its k != 0 path; the other paths' work
+ * and blends left out) */
+__attribute__((target("avx2,fma"), always_inline)) static inline __m256 log1pf_lanes(__m256 t, __m256i *odd, int all_big)
+{
+    const __m256 one = _mm256_set1_ps(1.0f), half = _mm256_set1_ps(0.5f);
+    __m256i hx = _mm256_castps_si256(t);
+    __m256i tiny = _mm256_cmpgt_epi32(_mm256_set1_epi32(0x31000000), hx);   /* t < 2^-29 */
+    __m256i tinier = _mm256_cmpgt_epi32(_mm256_set1_epi32(0x24800000), hx); /* t < 2^-54 */
+    __m256i big = _mm256_cmpgt_epi32(hx, _mm256_set1_epi32(0x3ed413d6));     /* t >= 0.41422 */
+    /* the k != 0 path: u = 1 + t, its exponent k, the correction c = (k > 0 ? 1 - (u - t) : t - (u - 1)) / u */
+    __m256 u = _mm256_add_ps(one, t);
+    __m256i hu = _mm256_castps_si256(u);
+    __m256i k = _mm256_sub_epi32(_mm256_srli_epi32(hu, 23), _mm256_set1_epi32(127));
+    __m256 c = _mm256_blendv_ps(_mm256_sub_ps(t, _mm256_sub_ps(u, one)), _mm256_sub_ps(one, _mm256_sub_ps(u, t)),
+                                _mm256_castsi256_ps(_mm256_cmpgt_epi32(k, _mm256_setzero_si256())));
+    c = _mm256_div_ps(c, u);
+    hu = _mm256_and_si256(hu, _mm256_set1_epi32(0x007fffff));
+    __m256i low = _mm256_cmpgt_epi32(_mm256_set1_epi32(0x3504f7), hu);       /* hu < 0x3504f7: u in [1, sqrt 2) */
+    __m256 un = _mm256_castsi256_ps(_mm256_or_si256(hu, _mm256_blendv_epi8(_mm256_set1_epi32(0x3f000000),
+                                                                           _mm256_set1_epi32(0x3f800000), low)));
+    k = _mm256_sub_epi32(k, _mm256_andnot_si256(low, _mm256_set1_epi32(-1)));  /* k += 1 where not low */
+    __m256i hu2 = _mm256_blendv_epi8(_mm256_srli_epi32(_mm256_sub_epi32(_mm256_set1_epi32(0x00800000), hu), 2), hu, low);
+    *odd = _mm256_cmpeq_epi32(hu2, _mm256_setzero_si256());
+    __m256 f = _mm256_sub_ps(un, one);
+    if (!all_big) {
+        *odd = _mm256_and_si256(big, *odd);
+        k = _mm256_and_si256(k, big);                 /* k = 0 on the small path (f = t) */
+        f = _mm256_blendv_ps(t, f, _mm256_castsi256_ps(big));
+        c = _mm256_and_ps(c, _mm256_castsi256_ps(big));
+    }
+    __m256 hfsq = _mm256_mul_ps(_mm256_mul_ps(half, f), f);
+    __m256 s = _mm256_div_ps(f, _mm256_add_ps(_mm256_set1_ps(2.0f), f));
+    __m256 z = _mm256_mul_ps(s, s);
+    __m256 R = _mm256_set1_ps(1.4798198640e-01f);
+    R = _mm256_add_ps(_mm256_set1_ps(1.5313838422e-01f), _mm256_mul_ps(z, R));
+    R = _mm256_add_ps(_mm256_set1_ps(1.8183572590e-01f), _mm256_mul_ps(z, R));
+    R = _mm256_add_ps(_mm256_set1_ps(2.2222198546e-01f), _mm256_mul_ps(z, R));
+    R = _mm256_add_ps(_mm256_set1_ps(2.8571429849e-01f), _mm256_mul_ps(z, R));
+    R = _mm256_add_ps(_mm256_set1_ps(4.0000000596e-01f), _mm256_mul_ps(z, R));
+    R = _mm256_add_ps(_mm256_set1_ps(6.6666668653e-01f), _mm256_mul_ps(z, R));
+    R = _mm256_mul_ps(z, R);
+    __m256 sr = _mm256_mul_ps(s, _mm256_add_ps(hfsq, R));
+    __m256 r0 = _mm256_sub_ps(f, _mm256_sub_ps(hfsq, sr));                 /* k == 0 */
+    __m256 kf = _mm256_cvtepi32_ps(k);
+    __m256 r1 = _mm256_sub_ps(_mm256_mul_ps(kf, _mm256_set1_ps(6.9313812256e-01f)),
+                              _mm256_sub_ps(_mm256_sub_ps(hfsq, _mm256_add_ps(sr, _mm256_add_ps(
+                                  _mm256_mul_ps(kf, _mm256_set1_ps(9.0580006145e-06f)), c))), f));
+    __m256 r = _mm256_blendv_ps(r1, r0, _mm256_castsi256_ps(_mm256_cmpeq_epi32(k, _mm256_setzero_si256())));
+    if (all_big) return r;
+    /* t < 2^-29: t - t * t * 0.5, or t itself below 2^-54 */
+    __m256 rt = _mm256_blendv_ps(_mm256_sub_ps(t, _mm256_mul_ps(_mm256_mul_ps(t, t), half)), t,
+                                 _mm256_castsi256_ps(tinier));
+    return _mm256_blendv_ps(r, rt, _mm256_castsi256_ps(tiny));
+}
+
+/* mode 1 / 2: as logaddexp_mode; base2 picks exp2f and the LOG2E scale. Blocks of LAE_BLOCK
+ * elements in two passes (the exponentials, then log1pf and the sums): each pass's chain of
+ * dependent operations is long (log1pf's Horner polynomial), and short independent iterations let
+ * the processor overlap more of them than one long one (4.1 -> ms for 1M in one pass) */
+#define LAE_BLOCK 64
+__attribute__((target("avx2,fma"))) static inline void logaddexp_block(const float *x, const float *y, float *o,
+                                                                        int base2, int mode)
+{
+    const __m256 sign = _mm256_set1_ps(-0.0f), zero = _mm256_setzero_ps();
+    const __m256 same = _mm256_set1_ps(base2 ? 1.0f : NPY_LOGE2F);
+    const __m256i limit = _mm256_set1_epi32(base2 ? 0x42f : 0x42a); /* |d| >= 128 (exp2f), 88 (expf) */
+    const __m256 low = _mm256_set1_ps(base2 ? -128.0f : -88.0f);    /* (the same limits as floats) */
+    const __m256i big = _mm256_set1_epi32(0x3ed413d6);
+    float tb[LAE_BLOCK] __attribute__((aligned(32)));
+    for (int j = 0; j < LAE_BLOCK; j += 8) {
+        __m256 d = _mm256_or_ps(_mm256_sub_ps(_mm256_loadu_ps(x + j), _mm256_loadu_ps(y + j)), sign);
+        __m256 t;  /* d = -|tmp|: -tmp where tmp > 0, tmp where tmp <= 0 */
+        if (base2)
+            t = _mm256_set_m128(exp2f_lanes(_mm256_cvtps_pd(_mm256_extractf128_ps(d, 1)), mode == 2),
+                                exp2f_lanes(_mm256_cvtps_pd(_mm256_castps256_ps128(d)), mode == 2));
+        else
+            t = _mm256_set_m128(expf_lanes(_mm256_cvtps_pd(_mm256_extractf128_ps(d, 1))),
+                                expf_lanes(_mm256_cvtps_pd(_mm256_castps256_ps128(d))));
+        _mm256_store_ps(tb + j, t);
+    }
+    uint64_t redo = 0;
+    for (int j = 0; j < LAE_BLOCK; j += 8) {
+        __m256 a = _mm256_loadu_ps(x + j), b = _mm256_loadu_ps(y + j);
+        __m256 tmp = _mm256_sub_ps(a, b);
+        __m256 m = _mm256_blendv_ps(b, a, _mm256_cmp_ps(tmp, zero, _CMP_GT_OQ));
+        __m256i odd;
+        __m256 t = _mm256_load_ps(tb + j);
+        __m256 l = _mm256_movemask_ps(_mm256_castsi256_ps(_mm256_cmpgt_epi32(_mm256_castps_si256(t), big))) == 0xff
+                       ? log1pf_lanes(t, &odd, 1) : log1pf_lanes(t, &odd, 0);
+        __m256 r = _mm256_add_ps(m, base2 ? _mm256_mul_ps(_mm256_set1_ps(NPY_LOG2EF), l) : l);
+        /* every lane ordinary: |tmp| under the exponential's limit (so no NaN) and log1pf's usual
+         * path (x == y, tmp = 0, is log1pf(1): an odd lane) */
+        __m256 fine = _mm256_andnot_ps(_mm256_castsi256_ps(odd), _mm256_cmp_ps(_mm256_or_ps(tmp, sign), low, _CMP_GT_OQ));
+        if (_mm256_movemask_ps(fine) == 0xff) {
+            _mm256_storeu_ps(o + j, r);
+            continue;
+        }
+        __m256 nan = _mm256_cmp_ps(tmp, tmp, _CMP_UNORD_Q), eq = _mm256_cmp_ps(a, b, _CMP_EQ_OQ);
+        r = _mm256_blendv_ps(r, tmp, nan);
+        r = _mm256_blendv_ps(r, _mm256_add_ps(a, same), eq);
+        _mm256_storeu_ps(o + j, r);
+        __m256i top = _mm256_and_si256(_mm256_srli_epi32(_mm256_castps_si256(_mm256_or_ps(tmp, sign)), 20),
+                                       _mm256_set1_epi32(0x7ff));
+        __m256i bad = _mm256_or_si256(_mm256_cmpgt_epi32(top, limit), odd);
+        bad = _mm256_andnot_si256(_mm256_castps_si256(_mm256_or_ps(nan, eq)), bad);
+        redo |= (uint64_t)_mm256_movemask_ps(_mm256_castsi256_ps(bad)) << j;
+    }
+    if (redo)  /* lanes outside the ported paths: libm's own (see above) */
+        for (int j = 0; j < LAE_BLOCK; j++)
+            if (redo >> j & 1) o[j] = logaddexpf_ref(x[j], y[j], base2);
+}
+
+__attribute__((target("avx2,fma"))) static void logaddexp_lanes(const float *x, const float *y, float *o,
+                                                                 Py_ssize_t n, int base2, int mode)
+{
+    Py_ssize_t i = 0;
+    for (; i + LAE_BLOCK <= n; i += LAE_BLOCK) logaddexp_block(x + i, y + i, o + i, base2, mode);
+    if (i < n) {  /* the tail, through a block padded with zeros */
+        float a[LAE_BLOCK] = {0}, b[LAE_BLOCK] = {0}, r[LAE_BLOCK];
+        memcpy(a, x + i, (size_t)(n - i) * sizeof *a);
+        memcpy(b, y + i, (size_t)(n - i) * sizeof *b);
+        logaddexp_block(a, b, r, base2, mode);
+        memcpy(o + i, r, (size_t)(n - i) * sizeof *r);
+    }
+}
+
+static void logaddexp_decide(int base2)
+{
+    if (logaddexp_mode[base2] >= 0) return;
+    __builtin_cpu_init();
+    int mode = 0;
+    if (__builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma"))
+        for (int fused = base2; fused >= 0 && !mode; fused--) {  /* (expf: one form; exp2f: the fused, then the plain) */
+            int ok = 1;
+            float a[256], b[256], out[256];
+            for (uint32_t blk = 0; ok && blk < 256; blk++) {
+                /* pairs spread over every sign and exponent, and near pairs (small differences) */
+                for (uint32_t j = 0; j < 256; j++) {
+                    uint32_t u = (blk << 24) | (j << 16) | ((j * 40503u + blk * 9973u) & 0xffff);
+                    uint32_t v = (j & 1) ? u ^ ((j * 2654435761u + blk) & 0x00ffffffu) : (j << 24) | (blk << 16) | (j * 977u & 0xffff);
+                    memcpy(&a[j], &u, sizeof u);
+                    memcpy(&b[j], &v, sizeof v);
+                }
+                logaddexp_lanes(a, b, out, 256, base2, fused + 1);
+                for (int j = 0; j < 256; j++) {
+                    float e = logaddexpf_ref(a[j], b[j], base2);
+                    if (memcmp(&e, &out[j], sizeof e) != 0) ok = 0;
+                }
+            }
+            if (ok) mode = fused + 1;
+        }
+    logaddexp_mode[base2] = mode;
+}
+
+static int logaddexp_float32_run(const float *x, const float *y, float *o, Py_ssize_t n, int base2)
+{
+    logaddexp_decide(base2);
+    if (!logaddexp_mode[base2]) return 0;
+    logaddexp_lanes(x, y, o, n, base2, logaddexp_mode[base2]);
+    return 1;
+}
+#else
+static int logaddexp_float32_run(const float *x, const float *y, float *o, Py_ssize_t n, int base2)
+{
+    (void)x; (void)y; (void)o; (void)n; (void)base2;
+    return 0;
+}
+#endif
+
+static PyObject *py_logaddexp_float32(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
+{
+    (void)self;
+    if (nargs != 4) {
+        PyErr_Format(PyExc_TypeError, "logaddexp_float32(x, y, out, base2) takes 4 arguments, not %zd", nargs);
+        return NULL;
+    }
+    int base2 = PyObject_IsTrue(args[3]);
+    if (base2 < 0) return NULL;
+    Py_buffer xb, yb, ob;
+    if (PyObject_GetBuffer(args[0], &xb, PyBUF_C_CONTIGUOUS | PyBUF_FORMAT) < 0) return NULL;
+    if (PyObject_GetBuffer(args[1], &yb, PyBUF_C_CONTIGUOUS | PyBUF_FORMAT) < 0) {
+        PyBuffer_Release(&xb);
+        return NULL;
+    }
+    if (PyObject_GetBuffer(args[2], &ob, PyBUF_C_CONTIGUOUS | PyBUF_FORMAT | PyBUF_WRITABLE) < 0) {
+        PyBuffer_Release(&xb);
+        PyBuffer_Release(&yb);
+        return NULL;
+    }
+    PyObject *answer = NULL;
+    if (format_kind(&xb) != 'f' || format_kind(&yb) != 'f' || format_kind(&ob) != 'f' || yb.len != xb.len
+        || ob.len != xb.len) {
+        PyErr_Format(PyExc_ValueError, "logaddexp_float32: x, y and out must be C-contiguous float32 buffers of one "
+                     "length (formats %s, %s and %s; %zd, %zd and %zd bytes)", xb.format, yb.format, ob.format, xb.len,
+                     yb.len, ob.len);
+    } else if (overlaps(&xb, &ob) || overlaps(&yb, &ob) || (uintptr_t)xb.buf % 4 || (uintptr_t)yb.buf % 4
+               || (uintptr_t)ob.buf % 4) {
+        answer = Py_False;
+    } else {
+        Py_ssize_t n = xb.len / 4;
+        int done;
+        if (n >= MIN_RELEASE) {
+            Py_BEGIN_ALLOW_THREADS
+            done = logaddexp_float32_run(xb.buf, yb.buf, ob.buf, n, base2);
+            Py_END_ALLOW_THREADS
+        } else {
+            done = logaddexp_float32_run(xb.buf, yb.buf, ob.buf, n, base2);
+        }
+        answer = done ? Py_True : Py_False;
+    }
+    PyBuffer_Release(&xb);
+    PyBuffer_Release(&yb);
+    PyBuffer_Release(&ob);
+    Py_XINCREF(answer);
+    return answer;
+}
+
 /* ---------------------------------------------------------------- complex angle
  *
  * complex_angle(z, out) -> bool: out[i] = atan2(imag, real) of z[i] by the C library (atan2f for
@@ -4919,6 +5196,9 @@ static PyMethodDef methods[] = {
     {"complex_angle", (PyCFunction)(void (*)(void))py_complex_angle, METH_FASTCALL,
      "complex_angle(z, out) -> bool: out = atan2(imag, real) by the C library's atan2f / atan2 (complex64 / "
      "complex128 into float32 / float64; False: not C-contiguous aligned such buffers, or an overlap)"},
+    {"logaddexp_float32", (PyCFunction)(void (*)(void))py_logaddexp_float32, METH_FASTCALL,
+     "logaddexp_float32(x, y, out, base2) -> bool: NumPy's float32 logaddexp (logaddexp2 with base2) bit for bit, "
+     "vectorized (False: not used here, or out overlaps)"},
     {"shifted_expf", (PyCFunction)(void (*)(void))py_shifted_expf, METH_FASTCALL,
      "shifted_expf(x, m, out) -> bool: out = expf(x - m), glibc's expf bit for bit, vectorized (False: not "
      "used on this machine, or an overlap; nothing written)"},

@@ -528,3 +528,51 @@ def _exact_fresh(x: np.ndarray, y: np.ndarray, code: int) -> np.ndarray | None:
     return res if k.binary_exact(x, y, res, code) else None
 
 
+
+
+def logaddexp_loop(base2: bool) -> Callable[[np.ndarray, np.ndarray], np.ndarray | None]:
+    """The compiled float32 ``logaddexp`` (``logaddexp2`` with ``base2``) as a two-operand kernel (a
+    BinaryOp's ``native``): a fresh array with ``np.logaddexp``'s (``np.logaddexp2``'s) bits for two
+    C-contiguous float32 arrays of one shape, None where the loop is not built, off in this
+    context, not used on this machine, or refuses them (the caller then calls its ufunc).
+
+    >>> r = logaddexp_loop(False)(np.zeros(3, np.float32), np.ones(3, np.float32))
+    >>> r is None or r.tolist() == np.logaddexp(np.zeros(3, np.float32), np.ones(3, np.float32)).tolist()
+    True
+    """
+    return functools.partial(logaddexp_fresh, base2=base2)
+
+
+def logaddexp_fresh(x: np.ndarray, y: np.ndarray, base2: bool) -> np.ndarray | None:
+    """See :func:`logaddexp_loop`."""
+    k = native.special()
+    if (k is None or x.dtype != _F32 or y.dtype != _F32 or x.shape != y.shape or not x.flags.c_contiguous
+            or not y.flags.c_contiguous or not _logaddexp_agrees(k, base2)):
+        return None
+    res = np.empty(x.shape, _F32)
+    return res if k.logaddexp_float32(x, y, res, base2) else None
+
+
+_LOGADDEXP_AGREES: dict[bool, bool] = {}
+
+
+def _logaddexp_agrees(k: Any, base2: bool) -> bool:
+    """Whether the compiled loop gives NumPy's own bits in this process, checked once per base on
+    every pair of special values and 2^14 pairs of spread bit patterns: the loop ports the C
+    library's expf/exp2f/log1pf (checked against them at its first use, in C), which a NumPy
+    built otherwise (its own exp or log1p, fused operations) would not call."""
+    agrees = _LOGADDEXP_AGREES.get(base2)
+    if agrees is None:
+        ufunc = np.logaddexp2 if base2 else np.logaddexp
+        special = np.array([0.0, -0.0, 1.0, -1.0, 0.5, 88.0, -88.0, 128.0, -128.0, 1e-30, 1e-45, 3e38, -3e38,
+                            np.inf, -np.inf, np.nan], _F32)
+        bits = np.random.default_rng(14).integers(0, 1 << 32, (2, 1 << 14), dtype=np.uint32)
+        near = bits[0] ^ (bits[1] & np.uint32(0x3FFFFF))  # (pairs a few ulps to 2^22 ulps apart)
+        x = np.concatenate([np.repeat(special, len(special)), bits[0].view(_F32), bits[0].view(_F32)])
+        y = np.concatenate([np.tile(special, len(special)), bits[1].view(_F32), near.view(_F32)])
+        got = np.empty_like(x)
+        with np.errstate(all="ignore"):
+            want = ufunc(x, y)
+        agrees = bool(k.logaddexp_float32(x, y, got, base2)) and got.tobytes() == want.tobytes()
+        _LOGADDEXP_AGREES[base2] = agrees
+    return agrees

@@ -47,7 +47,7 @@ from ...dtypes import DType, bool_, complex128, float32, float64, np_kind
 from ...errors import StridedRuntimeError, StridedTypeError, join_lines
 from ...grad_mode import SUBCLASSES
 from ...gradients import seal
-from ...kernels.elementwise import binary_into, exact_loop, tensor_power
+from ...kernels.elementwise import binary_into, exact_loop, logaddexp_fresh, logaddexp_loop, tensor_power
 from ...kernels.fpstate import QUIET, quiet_call, quiet_reset, quiet_retry, quiet_set
 from ...kernels.fused import quieted
 from ...opdef import Kind, declare
@@ -295,8 +295,15 @@ def _signalling(a: np.ndarray) -> np.ndarray:
 def _logaddexp(x: Any, y: Any, dtype: np.dtype) -> np.ndarray:
     xs, ys = _in(x, dtype), _in(y, dtype)
     if dtype.kind != "c":
-        return np.logaddexp(xs, ys)
+        res = logaddexp_fresh(xs, ys, False) if dtype == np.float32 else None  # (the compiled loop: the same bits)
+        return np.logaddexp(xs, ys) if res is None else res
     return _logaddexp_complex(*np.broadcast_arrays(xs, ys))
+
+
+def _logaddexp2(x: Any, y: Any, dtype: np.dtype) -> np.ndarray:
+    xs, ys = _in(x, dtype), _in(y, dtype)
+    res = logaddexp_fresh(xs, ys, True) if dtype == np.float32 else None  # (the compiled loop: the same bits)
+    return np.logaddexp2(xs, ys) if res is None else res
 
 
 def _logaddexp_complex(x: np.ndarray, y: np.ndarray) -> np.ndarray:
@@ -329,10 +336,16 @@ LCM = BinaryOp("lcm", UfuncLike("lcm", _lcm), kernel="lcm_cpu", fast=_INTEGERS, 
 HEAVISIDE = BinaryOp("heaviside", UfuncLike("heaviside", _heaviside), fast=_ALL, tensor_other=True,
                      native=exact_loop(2), native_dtypes=_EXACT_DTYPES)
 XLOGY = BinaryOp("xlogy", UfuncLike("xlogy", _xlogy), kind="div", fast=_FLOATS)
+# logaddexp/logaddexp2 of float32: NumPy's loop's bits from the compiled one (a first-use check
+# against np.logaddexp in strided.kernels.elementwise.logaddexp_fresh), on the fast paths' flat runs
+# and on the general path's operands of one shape (out=, mixed layouts); NumPy's ufunc otherwise
+_F32_ONLY = frozenset((float32,))
 LOGADDEXP = BinaryOp("logaddexp", UfuncLike("logaddexp", _logaddexp), kernel="logaddexp_cpu", fast=_FLOATS,
-                     tensor_other=True, float_only=True, complex_ok=True, late_checks=True)
-LOGADDEXP2 = BinaryOp("logaddexp2", np.logaddexp2, kernel="logaddexp2_cpu", fast=_FLOATS, tensor_other=True,
-                      float_only=True, late_checks=True)
+                     tensor_other=True, float_only=True, complex_ok=True, late_checks=True,
+                     native=logaddexp_loop(False), native_dtypes=_F32_ONLY)
+LOGADDEXP2 = BinaryOp("logaddexp2", UfuncLike("logaddexp2", _logaddexp2), kernel="logaddexp2_cpu", fast=_FLOATS,
+                      tensor_other=True, float_only=True, late_checks=True, native=logaddexp_loop(True),
+                      native_dtypes=_F32_ONLY)
 LDEXP = BinaryOp("ldexp", UfuncLike("ldexp", _ldexp), kind="div", fast=_FLOATS, tensor_other=True)
 
 fmax, _, _, _ = _make_binary(FMAX)
