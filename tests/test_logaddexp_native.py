@@ -9,6 +9,7 @@ subnormals), contiguous, permuted, through ``out=``, and on the lengths around t
 from __future__ import annotations
 
 import contextlib
+import platform
 
 import numpy as np
 import pytest
@@ -68,8 +69,6 @@ def _check(name: str, x: np.ndarray, y: np.ndarray) -> None:
 def test_the_loop_is_used_where_it_can_be(name):
     """On x86-64 with AVX2 and FMA (this project's machines) the loop runs: a silent fallback would
     leave the tests below comparing NumPy with itself."""
-    import platform
-
     if platform.machine() not in ("x86_64", "AMD64"):
         pytest.skip("the loop is x86-64 only")
     with open("/proc/cpuinfo") as f:
@@ -141,3 +140,23 @@ def test_the_kernel_refuses_what_it_does_not_take():
         k.logaddexp_float32(x, x[:8], np.empty(16, np.float32), False)
     assert elementwise.logaddexp_fresh(x[::2], x[::2], False) is None  # (not contiguous)
     assert elementwise.logaddexp_fresh(x.astype(np.float64), x.astype(np.float64), False) is None
+
+
+@pytest.mark.parametrize("base2", [False, True])
+@pytest.mark.parametrize("form", [0, 1])
+def test_each_vector_form(base2, form):
+    """The AVX2 (0) and AVX-512 (1) forms each on their own, where the CPU has them: NumPy's bits
+    on every element (the default runs only the wider one on an AVX-512 machine)."""
+    flags = open("/proc/cpuinfo").read() if platform.machine() in ("x86_64", "AMD64") else ""
+    if not (" avx2" in flags and " fma" in flags and (form == 0 or " avx512f" in flags)):
+        pytest.skip("the CPU lacks this form")
+    k = native.special()
+    x, y = _pairs(1 << 16, 20 + form)
+    v = _specials()
+    x, y = np.concatenate([x, np.repeat(v, len(v))]), np.concatenate([y, np.tile(v, len(v))])
+    got = np.empty_like(x)
+    assert k.logaddexp_float32(x, y, got, base2, form)  # (used: the first-use check passed)
+    want = _numpy("logaddexp2" if base2 else "logaddexp", x, y)
+    np.testing.assert_array_equal(got.view(np.uint32), want.view(np.uint32))
+    with pytest.raises(ValueError):
+        k.logaddexp_float32(x, y, got, base2, 2)

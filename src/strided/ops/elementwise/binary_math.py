@@ -295,15 +295,10 @@ def _signalling(a: np.ndarray) -> np.ndarray:
 def _logaddexp(x: Any, y: Any, dtype: np.dtype) -> np.ndarray:
     xs, ys = _in(x, dtype), _in(y, dtype)
     if dtype.kind != "c":
-        res = logaddexp_fresh(xs, ys, False) if dtype == np.float32 else None  # (the compiled loop: the same bits)
+        # (the compiled loop: the same bits; from 32 elements, as LOGADDEXP's native_min)
+        res = logaddexp_fresh(xs, ys, False) if dtype == np.float32 and xs.size >= 32 else None
         return np.logaddexp(xs, ys) if res is None else res
     return _logaddexp_complex(*np.broadcast_arrays(xs, ys))
-
-
-def _logaddexp2(x: Any, y: Any, dtype: np.dtype) -> np.ndarray:
-    xs, ys = _in(x, dtype), _in(y, dtype)
-    res = logaddexp_fresh(xs, ys, True) if dtype == np.float32 else None  # (the compiled loop: the same bits)
-    return np.logaddexp2(xs, ys) if res is None else res
 
 
 def _logaddexp_complex(x: np.ndarray, y: np.ndarray) -> np.ndarray:
@@ -338,14 +333,17 @@ HEAVISIDE = BinaryOp("heaviside", UfuncLike("heaviside", _heaviside), fast=_ALL,
 XLOGY = BinaryOp("xlogy", UfuncLike("xlogy", _xlogy), kind="div", fast=_FLOATS)
 # logaddexp/logaddexp2 of float32: NumPy's loop's bits from the compiled one (a first-use check
 # against np.logaddexp in strided.kernels.elementwise.logaddexp_fresh), on the fast paths' flat runs
-# and on the general path's operands of one shape (out=, mixed layouts); NumPy's ufunc otherwise
+# from 32 elements (below, NumPy's own call is as fast: 1 us of checks and allocation) and, for
+# logaddexp, on the general path's operands of one shape (out=, mixed layouts: _logaddexp).
+# logaddexp2's general path stays np.logaddexp2 itself (the same bits): a ufunc-like wrapper there
+# would cost its small fast-path calls 0.8 us (1.6 -> 2.4 us for 12 elements).
 _F32_ONLY = frozenset((float32,))
 LOGADDEXP = BinaryOp("logaddexp", UfuncLike("logaddexp", _logaddexp), kernel="logaddexp_cpu", fast=_FLOATS,
                      tensor_other=True, float_only=True, complex_ok=True, late_checks=True,
-                     native=logaddexp_loop(False), native_dtypes=_F32_ONLY)
-LOGADDEXP2 = BinaryOp("logaddexp2", UfuncLike("logaddexp2", _logaddexp2), kernel="logaddexp2_cpu", fast=_FLOATS,
-                      tensor_other=True, float_only=True, late_checks=True, native=logaddexp_loop(True),
-                      native_dtypes=_F32_ONLY)
+                     native=logaddexp_loop(False), native_dtypes=_F32_ONLY, native_min=32)
+LOGADDEXP2 = BinaryOp("logaddexp2", np.logaddexp2, kernel="logaddexp2_cpu", fast=_FLOATS, tensor_other=True,
+                      float_only=True, late_checks=True, native=logaddexp_loop(True), native_dtypes=_F32_ONLY,
+                      native_min=32)
 LDEXP = BinaryOp("ldexp", UfuncLike("ldexp", _ldexp), kind="div", fast=_FLOATS, tensor_other=True)
 
 fmax, _, _, _ = _make_binary(FMAX)
