@@ -102,7 +102,7 @@ def test_every_small_difference_near_zero(name):
 
 
 @pytest.mark.parametrize("name", NAMES)
-@pytest.mark.parametrize("n", [1, 7, 8, 63, 64, 65, 127, 200])
+@pytest.mark.parametrize("n", [1, 7, 8, 15, 16, 17, 33, 200, 255, 256, 257, 529])
 def test_lengths_around_the_blocks(name, n):
     x, y = _pairs(n, n)
     for i in range(4):
