@@ -22,7 +22,9 @@ each one adds (PyTorch 2.13, read off its results):
   tensors too (PyTorch's complex kernel: by real part, NaN in both parts if any part is NaN).
   float32 is NumPy's float32 loop, ``max + log1p(exp(-|a - b|))`` as PyTorch's kernel computes it
   (bit-equal to PyTorch's on ~99% of elements; a correctly rounded float32 result was tried and
-  kept out: it is farther from PyTorch's, by up to 1e5 ulps where PyTorch's cancels).
+  kept out: it is farther from PyTorch's, by up to 1e5 ulps where PyTorch's cancels). float32 and
+  float64 run a compiled vector port of that loop where it is built and checked (the same bits:
+  :func:`strided.kernels.elementwise.logaddexp_loop`).
 - ``ldexp(x, e)``: ``x * 2**e`` in the float promotion of the two; a float ``x`` with an integer
   exponent scales exactly (``ldexp(0.0, 1000)`` is 0, ``ldexp(1e-30, 200)`` finite in float32),
   otherwise ``x`` is multiplied by ``2**e`` taken in ``e``'s float dtype (``ldexp(0.0, 1000.0)``
@@ -296,7 +298,7 @@ def _logaddexp(x: Any, y: Any, dtype: np.dtype) -> np.ndarray:
     xs, ys = _in(x, dtype), _in(y, dtype)
     if dtype.kind != "c":
         # (the compiled loop: the same bits; from 32 elements, as LOGADDEXP's native_min)
-        res = logaddexp_fresh(xs, ys, False) if dtype == np.float32 and xs.size >= 32 else None
+        res = logaddexp_fresh(xs, ys, False) if dtype.char in "fd" and xs.size >= 32 else None
         return np.logaddexp(xs, ys) if res is None else res
     return _logaddexp_complex(*np.broadcast_arrays(xs, ys))
 
@@ -331,18 +333,18 @@ LCM = BinaryOp("lcm", UfuncLike("lcm", _lcm), kernel="lcm_cpu", fast=_INTEGERS, 
 HEAVISIDE = BinaryOp("heaviside", UfuncLike("heaviside", _heaviside), fast=_ALL, tensor_other=True,
                      native=exact_loop(2), native_dtypes=_EXACT_DTYPES)
 XLOGY = BinaryOp("xlogy", UfuncLike("xlogy", _xlogy), kind="div", fast=_FLOATS)
-# logaddexp/logaddexp2 of float32: NumPy's loop's bits from the compiled one (a first-use check
+# logaddexp/logaddexp2 of float32/float64: NumPy's loop's bits from the compiled one (a first-use check
 # against np.logaddexp in strided.kernels.elementwise.logaddexp_fresh), on the fast paths' flat runs
 # from 32 elements (below, NumPy's own call is as fast: 1 us of checks and allocation) and, for
 # logaddexp, on the general path's operands of one shape (out=, mixed layouts: _logaddexp).
 # logaddexp2's general path stays np.logaddexp2 itself (the same bits): a ufunc-like wrapper there
 # would cost its small fast-path calls 0.8 us (1.6 -> 2.4 us for 12 elements).
-_F32_ONLY = frozenset((float32,))
+_FLOAT32_64 = frozenset((float32, float64))
 LOGADDEXP = BinaryOp("logaddexp", UfuncLike("logaddexp", _logaddexp), kernel="logaddexp_cpu", fast=_FLOATS,
                      tensor_other=True, float_only=True, complex_ok=True, late_checks=True,
-                     native=logaddexp_loop(False), native_dtypes=_F32_ONLY, native_min=32)
+                     native=logaddexp_loop(False), native_dtypes=_FLOAT32_64, native_min=32)
 LOGADDEXP2 = BinaryOp("logaddexp2", np.logaddexp2, kernel="logaddexp2_cpu", fast=_FLOATS, tensor_other=True,
-                      float_only=True, late_checks=True, native=logaddexp_loop(True), native_dtypes=_F32_ONLY,
+                      float_only=True, late_checks=True, native=logaddexp_loop(True), native_dtypes=_FLOAT32_64,
                       native_min=32)
 LDEXP = BinaryOp("ldexp", UfuncLike("ldexp", _ldexp), kind="div", fast=_FLOATS, tensor_other=True)
 
