@@ -193,3 +193,27 @@ def test_the_kernel_refuses_what_it_does_not_take(dtype):
     assert elementwise.logaddexp_fresh(x[::2], x[::2], False) is None  # (not contiguous)
     assert elementwise.logaddexp_fresh(x.astype(np.float16), x.astype(np.float16), False) is None
     assert elementwise.logaddexp_fresh(x, x.astype(other), False) is None
+
+
+def test_the_exp_table_is_two_to_the_k_over_128():
+    """_specialkernel.c's EXP_TABLE, recomputed: 2^(k/128) = H (1 + T) with H the nearest double and
+    T the nearest double to the exact remainder, stored as (bits of T, bits of H less k << 45)."""
+    import re
+    import struct
+    from decimal import Decimal, localcontext
+    from fractions import Fraction
+    from pathlib import Path
+
+    source = (Path(__file__).parents[1] / "src/strided/kernels/_specialkernel.c").read_text()
+    body = source.split("static const uint64_t EXP_TABLE[256] = {", 1)[1].split("};", 1)[0]
+    table = [int(v, 16) for v in re.findall(r"0x[0-9a-f]{16}", body)]
+    assert len(table) == 256
+    with localcontext() as ctx:
+        ctx.prec = 80
+        ln2 = Decimal(2).ln()
+        for k in range(128):
+            exact = Fraction((ln2 * k / 128).exp())
+            h = float(exact)  # (Fraction -> float: the nearest double)
+            t = float((exact - Fraction(h)) / Fraction(h))
+            bits = [struct.unpack("<Q", struct.pack("<d", v))[0] for v in (t, h)]
+            assert table[2 * k] == bits[0] and table[2 * k + 1] == (bits[1] - (k << 45)) % 2**64, k

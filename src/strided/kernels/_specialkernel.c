@@ -4965,7 +4965,7 @@ __attribute__((target("avx2,fma"))) static void logaddexp_lanes(const float *x, 
 
 static void logaddexp_decide(int base2)
 {
-    if (logaddexp_mode[base2][0] >= 0) return;
+    if (__atomic_load_n(&logaddexp_mode[base2][0], __ATOMIC_ACQUIRE) >= 0) return;
     __builtin_cpu_init();
     int cpu = __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma");
     for (int w = 1; w >= 0; w--) {  /* each form (AVX-512, AVX2): exp2f fused (glibc's FMA variant), then plain */
@@ -4995,7 +4995,8 @@ static void logaddexp_decide(int base2)
                 }
                 if (ok) mode = fused + 1;
             }
-        logaddexp_mode[base2][w] = mode;
+        /* (the AVX2 entry last, released: a thread that finds it decided finds both; a race decides twice) */
+        __atomic_store_n(&logaddexp_mode[base2][w], mode, w ? __ATOMIC_RELAXED : __ATOMIC_RELEASE);
     }
 }
 
@@ -5036,8 +5037,8 @@ LOGADDEXP_REF(logaddexp_ref, double, NPY_LOGE2, NPY_LOG2E, exp, exp2, log1p)
 
 #if defined(__GNUC__) && defined(__x86_64__)
 /* 2^(k/128) = H (1 + T), k = 0..127, as (bits of T, bits of H less k << 45): H the nearest double,
- * T the nearest double to the exact remainder (generated with Python's decimal at 80 digits; the
- * table glibc's exp and exp2 read) */
+ * T the nearest double to the exact remainder (generated with Python's decimal at 80 digits, which
+ * tests/test_logaddexp_native.py does again: the table glibc's exp and exp2 read) */
 static const uint64_t EXP_TABLE[256] = {
     0x0000000000000000, 0x3ff0000000000000,
     0x3c9b3b4f1a88bf6e, 0x3feff63da9fb3335,
@@ -5316,7 +5317,7 @@ __attribute__((target("avx512f,avx2,fma"))) static void logaddexp64_lanes(const 
 
 static void logaddexp64_decide(int base2)
 {
-    if (logaddexp64_mode[base2] >= 0) return;
+    if (__atomic_load_n(&logaddexp64_mode[base2], __ATOMIC_ACQUIRE) >= 0) return;
     __builtin_cpu_init();
     int mode = 0;
     if (__builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma"))
@@ -5344,7 +5345,7 @@ static void logaddexp64_decide(int base2)
             }
             if (ok) mode = 4 | form;
         }
-    logaddexp64_mode[base2] = mode;
+    __atomic_store_n(&logaddexp64_mode[base2], mode, __ATOMIC_RELEASE);
 }
 
 static int logaddexp_float64_run(const double *x, const double *y, double *o, Py_ssize_t n, int base2)
