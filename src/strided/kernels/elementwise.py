@@ -528,3 +528,64 @@ def _exact_fresh(x: np.ndarray, y: np.ndarray, code: int) -> np.ndarray | None:
     return res if k.binary_exact(x, y, res, code) else None
 
 
+
+
+def logaddexp_loop(base2: bool) -> Callable[[np.ndarray, np.ndarray], np.ndarray | None]:
+    """The compiled float32/float64 ``logaddexp`` (``logaddexp2`` with ``base2``) as a two-operand
+    kernel (a BinaryOp's ``native``): a fresh array with ``np.logaddexp``'s (``np.logaddexp2``'s)
+    bits for two C-contiguous arrays of one shape and one of those dtypes, None where the loop is
+    not built, off in this context, not used on this machine, or refuses them (the caller then calls
+    its ufunc).
+
+    >>> r = logaddexp_loop(False)(np.zeros(3, np.float32), np.ones(3, np.float32))
+    >>> r is None or r.tolist() == np.logaddexp(np.zeros(3, np.float32), np.ones(3, np.float32)).tolist()
+    True
+    """
+    return functools.partial(logaddexp_fresh, base2=base2)
+
+
+_F64 = np.dtype(np.float64)
+
+
+def logaddexp_fresh(x: np.ndarray, y: np.ndarray, base2: bool) -> np.ndarray | None:
+    """See :func:`logaddexp_loop`."""
+    k = native.special()
+    dt = x.dtype
+    if (k is None or (dt != _F32 and dt != _F64) or y.dtype != dt or x.shape != y.shape
+            or not x.flags.c_contiguous or not y.flags.c_contiguous or not _logaddexp_agrees(k, base2, dt)):
+        return None
+    res = np.empty(x.shape, dt)
+    run = k.logaddexp_float32 if dt == _F32 else k.logaddexp_float64
+    return res if run(x, y, res, base2) else None
+
+
+_LOGADDEXP_AGREES: dict[tuple[bool, str], bool] = {}
+
+
+def _logaddexp_agrees(k: Any, base2: bool, dt: np.dtype) -> bool:
+    """Whether the compiled loop gives NumPy's own bits in this process, checked once per base and
+    dtype on every pair of special values, 2^14 pairs of spread bit patterns, 2^14 near pairs and
+    2^14 pairs of ordinary numbers: the loop ports the C library's exp/exp2/log1p (checked against
+    them at its first use, in C), which a NumPy built otherwise (its own exp or log1p, fused
+    operations) would not call."""
+    agrees = _LOGADDEXP_AGREES.get((base2, dt.char))
+    if agrees is None:
+        ufunc = np.logaddexp2 if base2 else np.logaddexp
+        with np.errstate(over="ignore"):  # (1.7e308 is inf in float32)
+            special = np.array([0.0, -0.0, 1.0, -1.0, 0.5, 88.0, -88.0, 128.0, -128.0, 512.0, -512.0, 1e-30, 1e-17,
+                                1e-45, 5e-324, 3e38, -3e38, 1.7e308, np.inf, -np.inf, np.nan]).astype(dt)
+        rng = np.random.default_rng(14)
+        u = np.dtype(f"u{dt.itemsize}")
+        bits = rng.integers(0, np.iinfo(u).max, (2, 1 << 14), dtype=u, endpoint=True)
+        near = bits[0] ^ (bits[1] >> u.type(dt.itemsize * 8 - 22))  # (pairs a few ulps to 2^22 ulps apart)
+        plain = rng.uniform(-16, 16, 1 << 14).astype(dt)
+        x = np.concatenate([np.repeat(special, len(special)), bits[0].view(dt), bits[0].view(dt), plain])
+        y = np.concatenate([np.tile(special, len(special)), bits[1].view(dt), near.view(dt),
+                            (plain - rng.uniform(0, 2, 1 << 14) ** 6).astype(dt)])
+        got = np.empty_like(x)
+        with np.errstate(all="ignore"):
+            want = ufunc(x, y)
+        run = k.logaddexp_float32 if dt == _F32 else k.logaddexp_float64
+        agrees = bool(run(x, y, got, base2)) and got.tobytes() == want.tobytes()
+        _LOGADDEXP_AGREES[(base2, dt.char)] = agrees
+    return agrees
