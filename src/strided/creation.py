@@ -24,6 +24,7 @@ from .dispatch import (
     result_array,
 )
 from .dtypes import (
+    _DEFAULT,
     DEFAULT_INT,
     SUPPORTED,
     TORCH_NAME,
@@ -61,6 +62,7 @@ from .errors import (
 from .grad_mode import leaf
 from .kernels import native
 from .kernels.fill import arange_into, arange_values, fill, float_range
+from .kernels.fpstate import quietly
 from .kernels.memory import flat_run
 from .layout import Layout
 from .layout.formats import format_strides
@@ -70,6 +72,10 @@ from .messages import error
 from .opdef import Kind, declare
 from .scalars import filled, parse_int
 from .tensor import Tensor, tensor_arg
+
+_empty = np.empty
+_zeros = np.zeros
+_INT64 = 1 << 63
 
 # The op boundary sits below tensor.py, so the tensor layer names the class it builds: here, in
 # the factories' module, which strided/__init__ imports before any op can run.
@@ -186,11 +192,50 @@ def _rowmajor_copy(t: Tensor) -> Tensor | None:
     return None if flat is None else adopted(flat.copy(), plan[1], d)
 
 
+def _list_copy(data: list) -> Tensor | None:
+    """``tensor(data)`` (no dtype, device, listener) of nested lists whose first number is a Python
+    float and which NumPy reads as float64, or whose first is a Python int and which NumPy reads as
+    int64: the general path's result (the default float dtype, or int64; row-major), without its
+    checks of what NumPy could not read; None where the general path must run (other numbers
+    first, anything NumPy reads otherwise or refuses, a float16 / bfloat16 default dtype)."""
+    first = data
+    while first.__class__ is list and first:
+        first = first[0]
+    kind = first.__class__
+    if kind is not float and kind is not int:
+        return None
+    try:
+        source = np.array(data)
+    except (ValueError, OverflowError, TypeError, StridedRuntimeError):  # (the general path explains)
+        return None
+    char = source.dtype.char
+    if char == "d" and kind is float:  # (ints NumPy made floats come with an int first: checked there)
+        target = _DEFAULT[0]
+        if target is float64:
+            flat = source
+        elif target is float32:
+            flat = quietly(source.astype, np.float32)  # (copy_array_of's cast: overflow gives inf silently)
+        else:
+            return None
+    elif char == "l" and kind is int and source.itemsize == 8:
+        target, flat = int64, source
+    else:
+        return None
+    shape = source.shape
+    plan = _result_plans.get((shape, None)) or _result_plan(shape, None)  # (count, row-major Layout)
+    return adopted(flat.reshape(-1), plan[1], target)
+
+
 def _tensor(data: Any, dtype: Any, device: Any) -> Tensor:
-    if data.__class__ is Tensor and dtype is None and device is None and not OPEN:
-        fast = _rowmajor_copy(data)
-        if fast is not None:
-            return fast
+    if dtype is None and device is None and not OPEN:
+        if data.__class__ is list:
+            fast = _list_copy(data)
+            if fast is not None:
+                return fast
+        elif data.__class__ is Tensor:
+            fast = _rowmajor_copy(data)
+            if fast is not None:
+                return fast
     parse_device(device, "tensor")
     if isinstance(data, Tensor):
         source = data._np()
@@ -476,6 +521,25 @@ def borrow_array(array: np.ndarray, op: str) -> Tensor:
     return t
 
 
+def _plain_plan(sizes: tuple[Any, ...]) -> tuple[int, Layout] | None:
+    """The factories' fast path: :func:`strided.dispatch.result`'s remembered plan (element count,
+    row-major Layout) for sizes given as plain ints (``f(2, 3)`` or ``f((2, 3))``), or None, and the
+    general path parses them (lists, NumPy integers, no sizes, a layout not made before).
+
+    Only a layout the general path built is remembered, after its checks (negative sizes and ints
+    beyond int64 are never), and every size is tested to be an ``int`` first: 2.0 and True hash as
+    2 and 1 do, and PyTorch refuses them.
+    """
+    if len(sizes) == 1 and sizes[0].__class__ is tuple:
+        sizes = sizes[0]
+    elif not sizes:  # (zeros(): the general path's answer)
+        return None
+    for s in sizes:
+        if s.__class__ is not int:
+            return None
+    return _result_plans.get((sizes, None))
+
+
 def _sizes_and_dtype(sizes: tuple[Any, ...], dtype: Any, op: str, default: DType | None = None,
                      size: Any = None) -> tuple[tuple[int, ...], DType]:
     return sizes_or_size(sizes, size, op), ((default or default_float()) if dtype is None else to_dtype(dtype))
@@ -489,6 +553,12 @@ def empty(*sizes: Any, size: Any = None, dtype: Any = None, device: Any = None,
     >>> strided.empty(2, 3).stride(), strided.empty(1, 3, 4, 4, memory_format=strided.channels_last).stride()
     ((3, 1), (48, 1, 12, 3))
     """
+    if (size is None and device is None and requires_grad is False and memory_format is contiguous_format
+            and (plan := _plain_plan(sizes)) is not None):  # (the common call: plain sizes, nothing else)
+        dt = _DEFAULT[0] if dtype is None else to_dtype(dtype)
+        t = adopted(_empty(plan[0], dt.numpy), plan[1], dt)
+        if OPEN: created("empty", (), t)  # noqa: E701
+        return t
     parse_device(device, "empty")
     shape, dt = _sizes_and_dtype(sizes, dtype, "empty", size=size)
     t = result(shape, dt, None if memory_format is contiguous_format else dense_format_strides(shape, memory_format, "empty", _EMPTY_PRESERVE))
@@ -502,6 +572,11 @@ def zeros(*sizes: Any, size: Any = None, dtype: Any = None, device: Any = None, 
     >>> strided.zeros(2, 3).tolist(), strided.zeros((2,), dtype=strided.int64).tolist()
     ([[0.0, 0.0, 0.0], [0.0, 0.0, 0.0]], [0, 0])
     """
+    if size is None and device is None and requires_grad is False and (plan := _plain_plan(sizes)) is not None:
+        dt = _DEFAULT[0] if dtype is None else to_dtype(dtype)
+        t = adopted(_zeros(plan[0], dt.numpy), plan[1], dt)  # (all-zero bytes: 0 in every dtype, +0.0 as fill's)
+        if OPEN: created("zeros", (), t)  # noqa: E701
+        return t
     parse_device(device, "zeros")
     shape, dt = _sizes_and_dtype(sizes, dtype, "zeros", size=size)
     t = result(shape, dt)
@@ -516,6 +591,13 @@ def ones(*sizes: Any, size: Any = None, dtype: Any = None, device: Any = None, r
     >>> strided.ones(2, dtype=strided.bool_).tolist()
     [True, True]
     """
+    if size is None and device is None and requires_grad is False and (plan := _plain_plan(sizes)) is not None:
+        dt = _DEFAULT[0] if dtype is None else to_dtype(dtype)
+        array = _empty(plan[0], dt.numpy)
+        array.fill(1)
+        t = adopted(array, plan[1], dt)
+        if OPEN: created("ones", (), t)  # noqa: E701
+        return t
     parse_device(device, "ones")
     shape, dt = _sizes_and_dtype(sizes, dtype, "ones", size=size)
     t = result(shape, dt)
@@ -544,6 +626,22 @@ def full(size: Any, fill_value: Any, dtype: Any = None, *, device: Any = None,
     >>> strided.full((2, 2), 7).tolist(), strided.full((1,), 0.5).dtype
     ([[7, 7], [7, 7]], strided.float32)
     """
+    if (dtype is None and device is None and requires_grad is False and size.__class__ is tuple
+            and (plan := _plain_plan((size,))) is not None):  # (the common call: a float or an int, no dtype)
+        if fill_value.__class__ is float:
+            dt = _DEFAULT[0]
+            if dt is float64 or (dt is float32 and -_FLOAT32_MAX <= fill_value <= _FLOAT32_MAX):
+                array = _empty(plan[0], dt.numpy)
+                array.fill(dt.numpy.type(fill_value))  # (_fill_scalar's conversion)
+                t = adopted(array, plan[1], dt)
+                if OPEN: created("full", (), t)  # noqa: E701
+                return t
+        elif fill_value.__class__ is int and -_INT64 <= fill_value < _INT64:
+            array = _empty(plan[0], np.int64)
+            array.fill(fill_value)
+            t = adopted(array, plan[1], int64)
+            if OPEN: created("full", (), t)  # noqa: E701
+            return t
     if device is not None:
         parse_device(device, "full")
     shape = parse_sizes((size,) if not isinstance(size, (tuple, list)) else (tuple(size),), "full")
@@ -711,6 +809,13 @@ def arange(start: Any, end: Any = None, step: Any = 1, dtype: Any = None, *, out
         t = adopted(np.arange(start, dtype=np.int64), _cinfo_1d(start), DEFAULT_INT)
         if OPEN: created("arange", (), t)  # noqa: E701
         return leaf(t, requires_grad, "arange")
+    if dtype is None and device is None and requires_grad is False and _float_range_args(start, end, step):
+        # a float range of Python numbers (arange(0., 1., .1)): the general path's steps, without its parsing
+        if end is None:
+            start, end = 0, start
+        t = _arange_result(_arange_count(start, end, step, False), start, step, False, _DEFAULT[0])
+        if OPEN: created("arange", (), t)  # noqa: E701
+        return t
     parse_device(device, "arange")
     if end is None:
         start, end = 0, start
@@ -740,6 +845,20 @@ def arange(start: Any, end: Any = None, step: Any = 1, dtype: Any = None, *, out
     t = _arange_result(n, start, step, all_int, dt)
     if OPEN: created("arange", (), t)  # noqa: E701
     return leaf(t, requires_grad, "arange")
+
+
+def _float_range_args(start: Any, end: Any, step: Any) -> bool:
+    """Whether arange's numbers are Python floats and ints (``end`` may be None), at least one a
+    float, every int within int64 (beyond it, the general path's OverflowError): the general path
+    reads them as they are, counts them in float64 and makes the range in the default float dtype."""
+    floats = False
+    for v in (start, 0 if end is None else end, step):  # (arange(x) is arange(0, x))
+        c = v.__class__
+        if c is float:
+            floats = True
+        elif c is not int or not -_INT64 <= v < _INT64:
+            return False
+    return floats
 
 
 def _arange_result(n: int, start: Any, step: Any, integral: bool, dt: DType) -> Tensor:
