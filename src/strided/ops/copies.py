@@ -64,11 +64,17 @@ def contiguous(self: Tensor, memory_format: MemoryFormat = contiguous_format) ->
     if memory_format is contiguous_format or memory_format is preserve_format:
         # (row-major strides, remembered per shape, answer the common case without the walk;
         # the walk also accepts any stride on a size-1 dim)
-        if lay.strides == _cinfo[lay.shape][0] or _is_contiguous(lay.shape, lay.strides):
+        info = _cinfo[lay.shape]
+        if lay.strides == info[0] or _is_contiguous(lay.shape, lay.strides):
             # the plan's first answer (a View of the layout itself), asked cheaply; PyTorch
             # returns a contiguous tensor itself for preserve_format too, and refuses only
             # the non-contiguous ones (below)
             return self
+        if (memory_format is contiguous_format and not OPEN and self._storage.__class__ is Storage
+                and 0 < info[1] * self._dtype.itemsize < _SMALL_CLONE_BYTES):
+            # nobody listens, small: the plan's Copy (row-major strides, offset 0) without building
+            # it, NumPy's C-order flatten of the view being copy_to_new's copy of a small layout
+            return adopted(numpy_view(self._storage, lay).flatten(), info[2], self._dtype)
     if not is_dense_format(memory_format):
         raise memory_format_error(memory_format, "contiguous")
     plan = P.contiguous(lay, memory_format.name, itemsize=self._dtype.itemsize)
