@@ -724,6 +724,20 @@ def like_strides(other: Tensor, memory_format: MemoryFormat) -> tuple[int, ...]:
     return plan.strides
 
 
+def _plain_like(other: Any, dtype: Any, memory_format: MemoryFormat, device: Any, requires_grad: Any
+                ) -> tuple[int, Layout] | None:
+    """The ``*_like`` factories' fast path: :func:`strided.dispatch.result`'s remembered plan
+    (element count, row-major Layout) for a row-major plain Tensor ``other`` and no ``dtype=``,
+    ``device=``, ``requires_grad=`` nor memory format (preserve_format of a row-major tensor is
+    row-major: the general path's answer), else None and the general path runs."""
+    if (other.__class__ is not Tensor or dtype is not None or device is not None or requires_grad is not False
+            or memory_format is not preserve_format):
+        return None
+    lay = other._layout
+    plan = _result_plans.get((lay.shape, None))
+    return plan if plan is not None and plan[1].strides == lay.strides else None
+
+
 def _like(other: Tensor, dtype: Any, memory_format: MemoryFormat, op: str = "empty_like",
           device: Any = None) -> Tensor:
     tensor_arg(other, op, "input")
@@ -743,6 +757,10 @@ def empty_like(other: Tensor, dtype: Any = None, memory_format: MemoryFormat = p
     >>> strided.empty_like(strided.ones(2, 3).t()).stride()
     (1, 3)
     """
+    if (plan := _plain_like(other, dtype, memory_format, device, requires_grad)) is not None:
+        t = adopted(_empty(plan[0], other._dtype.numpy), plan[1], other._dtype)
+        if OPEN: created("empty_like", (other,), t)  # noqa: E701
+        return t
     t = _like(other, dtype, memory_format, "empty_like", device)
     if OPEN: created("empty_like", (other,), t)  # noqa: E701
     return leaf(t, requires_grad, "empty_like")
@@ -755,6 +773,10 @@ def zeros_like(other: Tensor, dtype: Any = None, memory_format: MemoryFormat = p
     >>> strided.zeros_like(strided.ones(2, 3).t()).stride()
     (1, 3)
     """
+    if (plan := _plain_like(other, dtype, memory_format, device, requires_grad)) is not None:
+        t = adopted(_zeros(plan[0], other._dtype.numpy), plan[1], other._dtype)  # (all-zero bytes, as fill's 0)
+        if OPEN: created("zeros_like", (other,), t)  # noqa: E701
+        return t
     t = _like(other, dtype, memory_format, "zeros_like", device)
     fill(t._storage.array, 0)
     if OPEN: created("zeros_like", (other,), t)  # noqa: E701
@@ -768,6 +790,12 @@ def ones_like(other: Tensor, dtype: Any = None, memory_format: MemoryFormat = pr
     >>> strided.ones_like(strided.zeros(2, dtype=strided.int64)).tolist()
     [1, 1]
     """
+    if (plan := _plain_like(other, dtype, memory_format, device, requires_grad)) is not None:
+        array = _empty(plan[0], other._dtype.numpy)
+        array.fill(1)
+        t = adopted(array, plan[1], other._dtype)
+        if OPEN: created("ones_like", (other,), t)  # noqa: E701
+        return t
     t = _like(other, dtype, memory_format, "ones_like", device)
     fill(t._storage.array, 1)
     if OPEN: created("ones_like", (other,), t)  # noqa: E701
@@ -781,6 +809,14 @@ def full_like(other: Tensor, fill_value: Any, dtype: Any = None, memory_format: 
     >>> strided.full_like(strided.zeros(2, dtype=strided.int64), 9).tolist()
     [9, 9]
     """
+    if fill_value.__class__ is float and (plan := _plain_like(other, dtype, memory_format, device, requires_grad)) is not None:
+        dt = other._dtype
+        if dt is float64 or (dt is float32 and -_FLOAT32_MAX <= fill_value <= _FLOAT32_MAX):  # (_fill_scalar's test)
+            array = _empty(plan[0], dt.numpy)
+            array.fill(dt.numpy.type(fill_value))
+            t = adopted(array, plan[1], dt)
+            if OPEN: created("full_like", (other,), t)  # noqa: E701
+            return t
     t = _like(other, dtype, memory_format, "full_like", device)
     fill(t._storage.array, _fill_scalar(scalar_value(fill_value, "full_like"), t.dtype, "full_like", t.numel()))
     if OPEN: created("full_like", (other,), t)  # noqa: E701
@@ -1209,12 +1245,14 @@ _SPACE_STEPS = 4096
 
 def _space_key(op: str, start: Any, end: Any, steps: int, base: Any, dtype: DType) -> tuple | None:
     """The memo key of a linspace/logspace call, or None when its bounds are not finite numbers."""
-    key = [op, steps, dtype]
     for v in (start, end, base):
         if not (v.__class__ is float or v.__class__ is int or v.__class__ is bool) or not math.isfinite(v):
             return None
-        key += (v.__class__, v, math.copysign(1.0, v))
-    return tuple(key)
+    return (op, steps, dtype, start.__class__, start, _copysign(1.0, start), end.__class__, end, _copysign(1.0, end),
+            base.__class__, base, _copysign(1.0, base))
+
+
+_copysign = math.copysign
 
 
 def _space_values(key: tuple | None, compute: Any) -> np.ndarray:
@@ -1247,6 +1285,14 @@ def linspace(start: Any, end: Any, steps: int, *, dtype: Any = None, device: Any
     >>> strided.linspace(0, 1, 5).tolist()
     [0.0, 0.25, 0.5, 0.75, 1.0]
     """
+    if (dtype is None and device is None and requires_grad is False and steps.__class__ is int and steps > 1
+            and (key := _space_key("linspace", start, end, steps, 0, _DEFAULT[0])) is not None):
+        # numbers seen before (their values remembered by the general path, which checked them): a copy
+        values = _SPACE_VALUES.get(key)
+        if values is not None and values.dtype is _DEFAULT[0].numpy:
+            t = adopted(values.copy(), _cinfo_1d(steps), _DEFAULT[0])
+            if OPEN: created("linspace", (), t)  # noqa: E701
+            return t
     start, end, steps, dt = _space_args(start, end, steps, dtype, device, "linspace")
     if steps > 1:
         t = _space_result(_space_values(_space_key("linspace", start, end, steps, 0, dt), lambda: _linspace_values(
@@ -1342,6 +1388,19 @@ def eye(n: int, m: int | None = None, *, dtype: Any = None, device: Any = None,
     >>> strided.eye(2, 3).tolist()
     [[1.0, 0.0, 0.0], [0.0, 1.0, 0.0]]
     """
+    if device is None and requires_grad is False and n.__class__ is int and (m is None or m.__class__ is int):
+        cols = n if m is None else m
+        key = ((n, cols), None)
+        plan = _result_plans.get(key)  # (remembered only for a layout result() checked: sizes >= 0, in int64)
+        if plan is None and 0 <= n <= 1 << 12 and 0 <= cols <= 1 << 12:
+            plan = _result_plan(*key)
+        if plan is not None:  # (the common call: int sizes, nothing else; the general path's values)
+            dt = _DEFAULT[0] if dtype is None else to_dtype(dtype)
+            array = _zeros(plan[0], dt.numpy)
+            array[:: cols + 1][: min(n, cols)] = 1
+            t = adopted(array, plan[1], dt)
+            if OPEN: created("eye", (), t)  # noqa: E701
+            return t
     parse_device(device, "eye")
     n = int_arg(n, "eye", "n", 1)
     m = n if m is None else int_arg(m, "eye", "m", 2)
