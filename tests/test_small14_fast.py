@@ -496,3 +496,52 @@ def test_like_eye_linspace_report_to_listeners():
         strided.eye(3), strided.linspace(0, 1, 4)
     assert [(r.name, r.kind) for r in seen] == [("zeros_like", "alloc"), ("empty_like", "alloc"), ("ones_like", "alloc"),
                                                 ("full_like", "alloc"), ("eye", "alloc"), ("linspace", "alloc")]
+
+
+# ---------------------------------------------------------------- reductions (fast_reduce)
+
+
+@contextmanager
+def _reductions_general(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
+    from strided.ops.reductions import extrema, nan_reductions, sums
+
+    with monkeypatch.context() as m:
+        for module in (sums, nan_reductions, extrema):
+            m.setattr(module, "fast_reduce", lambda *a, **k: None)
+        yield
+
+
+def _reduce_sources(lib: Any, shape: tuple[int, ...], dtype: str) -> list:
+    v = np.random.default_rng(math.prod(shape)).standard_normal((2,) + shape).astype(dtype)
+    if v.size >= 8:
+        v.reshape(-1)[[1, 3, 6]] = [np.nan, -0.0, np.inf]
+    t = lib.tensor(v)
+    out = [t[1], t[0]]
+    if len(shape) == 2:
+        out += [t[1].t(), t[1][:, ::2], t[1][1:]]
+    return out
+
+
+@pytest.mark.parametrize("shape", [(3, 4), (16, 16), (5,), (2, 3, 4), (1, 7), (7, 1), (2, 8192)])
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+@pytest.mark.parametrize("op", ["sum", "mean", "amax", "amin", "max", "min"])
+def test_reductions_fast_is_general_and_torch(shape, dtype, op, monkeypatch):
+    dims: list = [None, *range(-len(shape), len(shape))] if op not in ("max", "min") else [None]
+    for i in range(len(_reduce_sources(strided, shape, dtype))):
+        for dim in dims:
+            for keepdim in ((False, True) if dim is not None else (False,)):
+                def call(lib: Any, i: int = i, dim: Any = dim, keepdim: bool = keepdim) -> Any:
+                    x = _reduce_sources(lib, shape, dtype)[i]
+                    return getattr(x, op)() if dim is None else getattr(x, op)(dim, keepdim)
+
+                fast = _outcome(call, strided)
+                with _reductions_general(monkeypatch):
+                    slow = _outcome(call, strided)
+                want = _outcome(call, torch)
+                if isinstance(want, type):  # (an empty tensor reduced over every dim)
+                    assert fast is want and slow is want
+                    continue
+                assert _bits(fast) == _bits(slow)
+                assert fast.shape == tuple(want.shape) and fast.stride() == want.stride()
+                tol = 1e-5 if op in ("sum", "mean") else 0  # (torch's own summation order)
+                np.testing.assert_allclose(fast.numpy(), want.numpy(), rtol=tol, atol=tol)
