@@ -545,3 +545,40 @@ def test_reductions_fast_is_general_and_torch(shape, dtype, op, monkeypatch):
                 assert fast.shape == tuple(want.shape) and fast.stride() == want.stride()
                 tol = 1e-5 if op in ("sum", "mean") else 0  # (torch's own summation order)
                 np.testing.assert_allclose(fast.numpy(), want.numpy(), rtol=tol, atol=tol)
+
+
+# ---------------------------------------------------------------- clamp's tied zeros, clamp_min / clamp_max
+
+
+@pytest.mark.parametrize("bounds", [(0.0, 1.0), (-1.0, 0.0), (0.0, 0.0), (-0.0, 0.0), (0.0, -0.0), (1.0, -1.0),
+                                    (0.0, None), (None, 0.0), (-0.0, None), (None, -0.0), (0.5, None), (-1.0, 1.0),
+                                    (math.nan, 0.0), (0, 1)])
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+def test_clamp_keeps_pytorchs_zeros(bounds, dtype):
+    v = np.array([-0.0, 0.0, 1.5, -2.0, math.nan, -0.0, 3.0, 0.0, -1e-40, 1e-40], dtype=dtype)
+    for view in (lambda t: t, lambda t: t[1:], lambda t: t[::2], lambda t: t.reshape(2, 5).t()):
+        got = view(strided.tensor(v)).clamp(*bounds)
+        want = view(torch.tensor(v)).clamp(*bounds)
+        assert got.numpy().tobytes() == want.numpy().tobytes() and got.stride() == want.stride()
+        lo, hi = bounds
+        if hi is None:
+            got, want = view(strided.tensor(v)).clamp_min(lo), view(torch.tensor(v)).clamp_min(lo)
+            assert got.numpy().tobytes() == want.numpy().tobytes()
+        if lo is None:
+            got, want = view(strided.tensor(v)).clamp_max(hi), view(torch.tensor(v)).clamp_max(hi)
+            assert got.numpy().tobytes() == want.numpy().tobytes()
+
+
+def test_clamp_min_max_keep_their_nodes_records_and_refusals():
+    x = strided.tensor([1.0, -2.0, 3.0], requires_grad=True)
+    assert x.clamp_min(0.0).grad_fn.name() == "ClampMinBackward0"
+    assert x.clamp_max(strided.zeros(3)).grad_fn.name() == "ClampMaxBackward1"
+    x.clamp_min(0.0).sum().backward()
+    assert x.grad.tolist() == [1.0, 0.0, 1.0]
+    with _listening() as seen:
+        x.detach().clamp_max(0.5)
+    assert [(r.name, r.kind) for r in seen] == [("detach", "view"), ("clamp_max", "compute")]
+    for call, cls in ((lambda: x.clamp_min(1j), NotImplementedError), (lambda: strided.clamp_min([1.0], 0), TypeError),
+                      (lambda: x.clamp_min(None), RuntimeError)):
+        with pytest.raises(cls):
+            call()
