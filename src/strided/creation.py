@@ -76,6 +76,10 @@ from .tensor import Tensor, tensor_arg
 _empty = np.empty
 _zeros = np.zeros
 _INT64 = 1 << 63
+# The factories' fast paths make at most this many elements: a plan result() remembered may be
+# one whose allocation failed (its error is the general path's), and a large result's cost is its
+# memory, not the Python around it
+_FAST_ELEMENTS = 1 << 16
 
 # The op boundary sits below tensor.py, so the tensor layer names the class it builds: here, in
 # the factories' module, which strided/__init__ imports before any op can run.
@@ -537,7 +541,8 @@ def _plain_plan(sizes: tuple[Any, ...]) -> tuple[int, Layout] | None:
     for s in sizes:
         if s.__class__ is not int:
             return None
-    return _result_plans.get((sizes, None))
+    plan = _result_plans.get((sizes, None))
+    return plan if plan is not None and plan[0] <= _FAST_ELEMENTS else None
 
 
 def _sizes_and_dtype(sizes: tuple[Any, ...], dtype: Any, op: str, default: DType | None = None,
@@ -735,7 +740,7 @@ def _plain_like(other: Any, dtype: Any, memory_format: MemoryFormat, device: Any
         return None
     lay = other._layout
     plan = _result_plans.get((lay.shape, None))
-    return plan if plan is not None and plan[1].strides == lay.strides else None
+    return plan if plan is not None and plan[0] <= _FAST_ELEMENTS and plan[1].strides == lay.strides else None
 
 
 def _like(other: Tensor, dtype: Any, memory_format: MemoryFormat, op: str = "empty_like",
@@ -1392,9 +1397,9 @@ def eye(n: int, m: int | None = None, *, dtype: Any = None, device: Any = None,
         cols = n if m is None else m
         key = ((n, cols), None)
         plan = _result_plans.get(key)  # (remembered only for a layout result() checked: sizes >= 0, in int64)
-        if plan is None and 0 <= n <= 1 << 12 and 0 <= cols <= 1 << 12:
+        if plan is None and 0 <= n <= _FAST_ELEMENTS and 0 <= cols <= _FAST_ELEMENTS and n * cols <= _FAST_ELEMENTS:
             plan = _result_plan(*key)
-        if plan is not None:  # (the common call: int sizes, nothing else; the general path's values)
+        if plan is not None and plan[0] <= _FAST_ELEMENTS:  # (int sizes, nothing else: the general path's values)
             dt = _DEFAULT[0] if dtype is None else to_dtype(dtype)
             array = _zeros(plan[0], dt.numpy)
             array[:: cols + 1][: min(n, cols)] = 1

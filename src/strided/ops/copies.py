@@ -32,6 +32,7 @@ from ..dispatch import OPEN, DataFree, adopted, copied, copy_of, materialize
 from ..dtypes import to_dtype
 from ..errors import StridedIndexError, StridedRuntimeError, StridedTypeError, join_lines
 from ..gradients import seal
+from ..kernels import blocked, native
 from ..kernels.listeners import silenced
 from ..kernels.memory import numpy_view
 from ..layout import plans as P
@@ -70,10 +71,12 @@ def contiguous(self: Tensor, memory_format: MemoryFormat = contiguous_format) ->
             # returns a contiguous tensor itself for preserve_format too, and refuses only
             # the non-contiguous ones (below)
             return self
+        nbytes = info[1] * self._dtype.itemsize
         if (memory_format is contiguous_format and not OPEN and self._storage.__class__ is Storage
-                and 0 < info[1] * self._dtype.itemsize < _SMALL_CLONE_BYTES):
+                and 0 < nbytes < native.MIN_BYTES and nbytes < blocked.MIN_BYTES):
             # nobody listens, small: the plan's Copy (row-major strides, offset 0) without building
-            # it, NumPy's C-order flatten of the view being copy_to_new's copy of a small layout
+            # it, by copy_to_new's own copy of a layout too small for its kernels (their limits read
+            # here as there): NumPy's C-order flatten of the view
             return adopted(numpy_view(self._storage, lay).flatten(), info[2], self._dtype)
     if not is_dense_format(memory_format):
         raise memory_format_error(memory_format, "contiguous")
