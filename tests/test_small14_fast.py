@@ -582,3 +582,74 @@ def test_clamp_min_max_keep_their_nodes_records_and_refusals():
                       (lambda: x.clamp_min(None), RuntimeError)):
         with pytest.raises(cls):
             call()
+
+
+# ---------------------------------------------------------------- number conversion (scalars.checked / wrapped)
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float64", "float16", "bfloat16", "int64", "uint8", "bool", "complex64"])
+@pytest.mark.parametrize("value", [0.5, -0.0, 3.4028234663852886e38, 3.4028235677973366e38, 1e39, -1e39, 1e-46,
+                                   math.inf, -math.inf, math.nan, 65504.0, 1e5, 7, -3, True])
+def test_fills_convert_numbers_as_pytorch(dtype, value):
+    for call in (lambda lib: lib.zeros(2, 3, dtype=getattr(lib, dtype)).masked_fill(
+                     lib.tensor([[True, False, True], [False, True, False]]), value),
+                 lambda lib: lib.zeros(2, 3, dtype=getattr(lib, dtype)).index_fill(1, lib.tensor([0, 2]), value),
+                 lambda lib: lib.full((2, 3), value, dtype=getattr(lib, dtype)),
+                 lambda lib: lib.ones(2, 3, dtype=getattr(lib, dtype)).fill_(value)):
+        got, want = _outcome(call, strided), _outcome(call, torch)
+        if isinstance(want, type) or isinstance(got, type):
+            assert got is want, (got, want)
+        elif dtype == "bfloat16":
+            assert got.float().numpy().tobytes() == want.float().numpy().tobytes()
+        else:
+            assert got.numpy().tobytes() == want.numpy().tobytes()
+
+
+# ---------------------------------------------------------------- the compiled flat join
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float64", "int64", "bool", "complex128", "bfloat16", "uint8", "int16"])
+@pytest.mark.parametrize("shape", [(3, 4), (1,), (5,), (2, 3, 4), (130, 129), (1, 9), (9, 1)])
+def test_compiled_join_is_numpys_concatenate(dtype, shape):
+    from strided.kernels import native
+
+    base = strided.arange(3 * math.prod(shape)).to(getattr(strided, dtype))
+    n = math.prod(shape)
+    a, b, c = base[:n].view(shape), base[n : 2 * n].view(shape), base[2 * n :].view(shape)
+    calls = [lambda d=d: strided.cat([a, b, c], d) for d in range(len(shape))]
+    calls += [lambda d=d: strided.stack([a, b, c], d) for d in range(len(shape) + 1) if len(shape) < 3]
+    calls += [lambda: strided.cat((a, b[:1]), 0), lambda: strided.vstack([a, c]), lambda: strided.hstack([b, a])]
+    for call in calls:
+        fast = call()
+        with native.disabled():
+            slow = call()
+        assert _bits(fast) == _bits(slow)
+    if native.kernel() is not None:
+        k = native.kernel()
+        runs = [np.arange(12.0), np.arange(6.0)]
+        with pytest.raises(ValueError):
+            k.join(np.empty(17), runs, 1)  # (sizes disagree)
+        with pytest.raises(ValueError):
+            k.join(np.empty(18), runs, 4)  # (a run is not 4 rows)
+        with pytest.raises(ValueError):
+            k.join(np.empty(18), runs, 0)
+        with pytest.raises(TypeError):
+            k.join(np.empty(18), tuple(runs), 1)
+        with pytest.raises((ValueError, TypeError, BufferError)):
+            k.join(np.empty(18)[::-1], runs, 1)  # (out not C-contiguous)
+        with pytest.raises((ValueError, TypeError, BufferError)):
+            k.join(np.empty(18), [np.arange(24.0)[::2], np.arange(6.0)], 1)
+        out = np.empty(18)
+        k.join(out, runs, 3)
+        assert out.tolist() == np.concatenate([runs[0].reshape(3, 4), runs[1].reshape(3, 2)], 1).ravel().tolist()
+
+
+@pytest.mark.parametrize("call", [lambda: strided.zeros(2**62), lambda: strided.ones(2, 2**61), lambda: strided.empty((2**62,)),
+                                  lambda: strided.full((2**62,), 1.5), lambda: strided.full((2**61, 2), 3),
+                                  lambda: strided.eye(2**31, 2**31), lambda: strided.zeros(2**40, dtype=strided.float64)])
+def test_factories_of_huge_sizes_refuse_every_time(call):
+    """A size whose allocation fails is refused with the general path's error, also once its layout
+    was planned (result() remembers it before allocating): the fast paths stop at small sizes."""
+    for _ in range(3):
+        with pytest.raises(RuntimeError):
+            call()
