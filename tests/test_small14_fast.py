@@ -653,3 +653,15 @@ def test_factories_of_huge_sizes_refuse_every_time(call):
     for _ in range(3):
         with pytest.raises(RuntimeError):
             call()
+
+
+@pytest.mark.parametrize("name", ["vstack", "hstack", "dstack", "row_stack", "column_stack"])
+@pytest.mark.parametrize("shapes", [[(3, 4), (3, 4)], [(4,), (4,)], [(), ()], [(2, 4), (4,)], [(4,), (2, 4)],
+                                    [(3, 4), (3, 4, 1)], [(2, 3, 4), (2, 3, 4)], [(2, 3, 4), (2, 3, 1)], [(1, 2, 3, 4)] * 2,
+                                    [(3, 4), (3, 2)], [(3, 4), (5, 4)], [(0, 4), (2, 4)], [(3, 1), (3, 1)]])
+def test_stack_family_fast_is_general_and_torch(name, shapes, monkeypatch):
+    def call(lib: Any) -> Any:
+        xs = [lib.arange(1, math.prod(s) + 1).to(lib.float32).reshape(s) * (k + 1) for k, s in enumerate(shapes)]
+        return getattr(lib, name)(xs)
+
+    _check(call, lambda: _joins_general(monkeypatch))
