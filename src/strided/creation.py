@@ -24,6 +24,7 @@ from .dispatch import (
     result_array,
 )
 from .dtypes import (
+    _DEFAULT,
     DEFAULT_INT,
     SUPPORTED,
     TORCH_NAME,
@@ -61,6 +62,7 @@ from .errors import (
 from .grad_mode import leaf
 from .kernels import native
 from .kernels.fill import arange_into, arange_values, fill, float_range
+from .kernels.fpstate import quietly
 from .kernels.memory import flat_run
 from .layout import Layout
 from .layout.formats import format_strides
@@ -70,6 +72,14 @@ from .messages import error
 from .opdef import Kind, declare
 from .scalars import filled, parse_int
 from .tensor import Tensor, tensor_arg
+
+_empty = np.empty
+_zeros = np.zeros
+_INT64 = 1 << 63
+# The factories' fast paths make at most this many elements: a plan result() remembered may be
+# one whose allocation failed (its error is the general path's), and a large result's cost is its
+# memory, not the Python around it
+_FAST_ELEMENTS = 1 << 16
 
 # The op boundary sits below tensor.py, so the tensor layer names the class it builds: here, in
 # the factories' module, which strided/__init__ imports before any op can run.
@@ -186,11 +196,50 @@ def _rowmajor_copy(t: Tensor) -> Tensor | None:
     return None if flat is None else adopted(flat.copy(), plan[1], d)
 
 
+def _list_copy(data: list) -> Tensor | None:
+    """``tensor(data)`` (no dtype, device, listener) of nested lists whose first number is a Python
+    float and which NumPy reads as float64, or whose first is a Python int and which NumPy reads as
+    int64: the general path's result (the default float dtype, or int64; row-major), without its
+    checks of what NumPy could not read; None where the general path must run (other numbers
+    first, anything NumPy reads otherwise or refuses, a float16 / bfloat16 default dtype)."""
+    first = data
+    while first.__class__ is list and first:
+        first = first[0]
+    kind = first.__class__
+    if kind is not float and kind is not int:
+        return None
+    try:
+        source = np.array(data)
+    except (ValueError, OverflowError, TypeError, StridedRuntimeError):  # (the general path explains)
+        return None
+    char = source.dtype.char
+    if char == "d" and kind is float:  # (ints NumPy made floats come with an int first: checked there)
+        target = _DEFAULT[0]
+        if target is float64:
+            flat = source
+        elif target is float32:
+            flat = quietly(source.astype, np.float32)  # (copy_array_of's cast: overflow gives inf silently)
+        else:
+            return None
+    elif char == "l" and kind is int and source.itemsize == 8:
+        target, flat = int64, source
+    else:
+        return None
+    shape = source.shape
+    plan = _result_plans.get((shape, None)) or _result_plan(shape, None)  # (count, row-major Layout)
+    return adopted(flat.reshape(-1), plan[1], target)
+
+
 def _tensor(data: Any, dtype: Any, device: Any) -> Tensor:
-    if data.__class__ is Tensor and dtype is None and device is None and not OPEN:
-        fast = _rowmajor_copy(data)
-        if fast is not None:
-            return fast
+    if dtype is None and device is None and not OPEN:
+        if data.__class__ is list:
+            fast = _list_copy(data)
+            if fast is not None:
+                return fast
+        elif data.__class__ is Tensor:
+            fast = _rowmajor_copy(data)
+            if fast is not None:
+                return fast
     parse_device(device, "tensor")
     if isinstance(data, Tensor):
         source = data._np()
@@ -476,6 +525,26 @@ def borrow_array(array: np.ndarray, op: str) -> Tensor:
     return t
 
 
+def _plain_plan(sizes: tuple[Any, ...]) -> tuple[int, Layout] | None:
+    """The factories' fast path: :func:`strided.dispatch.result`'s remembered plan (element count,
+    row-major Layout) for sizes given as plain ints (``f(2, 3)`` or ``f((2, 3))``), or None, and the
+    general path parses them (lists, NumPy integers, no sizes, a layout not made before).
+
+    Only a layout the general path built is remembered, after its checks (negative sizes and ints
+    beyond int64 are never), and every size is tested to be an ``int`` first: 2.0 and True hash as
+    2 and 1 do, and PyTorch refuses them.
+    """
+    if len(sizes) == 1 and sizes[0].__class__ is tuple:
+        sizes = sizes[0]
+    elif not sizes:  # (zeros(): the general path's answer)
+        return None
+    for s in sizes:
+        if s.__class__ is not int:
+            return None
+    plan = _result_plans.get((sizes, None))
+    return plan if plan is not None and plan[0] <= _FAST_ELEMENTS else None
+
+
 def _sizes_and_dtype(sizes: tuple[Any, ...], dtype: Any, op: str, default: DType | None = None,
                      size: Any = None) -> tuple[tuple[int, ...], DType]:
     return sizes_or_size(sizes, size, op), ((default or default_float()) if dtype is None else to_dtype(dtype))
@@ -489,6 +558,12 @@ def empty(*sizes: Any, size: Any = None, dtype: Any = None, device: Any = None,
     >>> strided.empty(2, 3).stride(), strided.empty(1, 3, 4, 4, memory_format=strided.channels_last).stride()
     ((3, 1), (48, 1, 12, 3))
     """
+    if (size is None and device is None and requires_grad is False and memory_format is contiguous_format
+            and (plan := _plain_plan(sizes)) is not None):  # (the common call: plain sizes, nothing else)
+        dt = _DEFAULT[0] if dtype is None else to_dtype(dtype)
+        t = adopted(_empty(plan[0], dt.numpy), plan[1], dt)
+        if OPEN: created("empty", (), t)  # noqa: E701
+        return t
     parse_device(device, "empty")
     shape, dt = _sizes_and_dtype(sizes, dtype, "empty", size=size)
     t = result(shape, dt, None if memory_format is contiguous_format else dense_format_strides(shape, memory_format, "empty", _EMPTY_PRESERVE))
@@ -502,6 +577,11 @@ def zeros(*sizes: Any, size: Any = None, dtype: Any = None, device: Any = None, 
     >>> strided.zeros(2, 3).tolist(), strided.zeros((2,), dtype=strided.int64).tolist()
     ([[0.0, 0.0, 0.0], [0.0, 0.0, 0.0]], [0, 0])
     """
+    if size is None and device is None and requires_grad is False and (plan := _plain_plan(sizes)) is not None:
+        dt = _DEFAULT[0] if dtype is None else to_dtype(dtype)
+        t = adopted(_zeros(plan[0], dt.numpy), plan[1], dt)  # (all-zero bytes: 0 in every dtype, +0.0 as fill's)
+        if OPEN: created("zeros", (), t)  # noqa: E701
+        return t
     parse_device(device, "zeros")
     shape, dt = _sizes_and_dtype(sizes, dtype, "zeros", size=size)
     t = result(shape, dt)
@@ -516,6 +596,13 @@ def ones(*sizes: Any, size: Any = None, dtype: Any = None, device: Any = None, r
     >>> strided.ones(2, dtype=strided.bool_).tolist()
     [True, True]
     """
+    if size is None and device is None and requires_grad is False and (plan := _plain_plan(sizes)) is not None:
+        dt = _DEFAULT[0] if dtype is None else to_dtype(dtype)
+        array = _empty(plan[0], dt.numpy)
+        array.fill(1)
+        t = adopted(array, plan[1], dt)
+        if OPEN: created("ones", (), t)  # noqa: E701
+        return t
     parse_device(device, "ones")
     shape, dt = _sizes_and_dtype(sizes, dtype, "ones", size=size)
     t = result(shape, dt)
@@ -544,6 +631,22 @@ def full(size: Any, fill_value: Any, dtype: Any = None, *, device: Any = None,
     >>> strided.full((2, 2), 7).tolist(), strided.full((1,), 0.5).dtype
     ([[7, 7], [7, 7]], strided.float32)
     """
+    if (dtype is None and device is None and requires_grad is False and size.__class__ is tuple
+            and (plan := _plain_plan((size,))) is not None):  # (the common call: a float or an int, no dtype)
+        if fill_value.__class__ is float:
+            dt = _DEFAULT[0]
+            if dt is float64 or (dt is float32 and -_FLOAT32_MAX <= fill_value <= _FLOAT32_MAX):
+                array = _empty(plan[0], dt.numpy)
+                array.fill(dt.numpy.type(fill_value))  # (_fill_scalar's conversion)
+                t = adopted(array, plan[1], dt)
+                if OPEN: created("full", (), t)  # noqa: E701
+                return t
+        elif fill_value.__class__ is int and -_INT64 <= fill_value < _INT64:
+            array = _empty(plan[0], np.int64)
+            array.fill(fill_value)
+            t = adopted(array, plan[1], int64)
+            if OPEN: created("full", (), t)  # noqa: E701
+            return t
     if device is not None:
         parse_device(device, "full")
     shape = parse_sizes((size,) if not isinstance(size, (tuple, list)) else (tuple(size),), "full")
@@ -626,6 +729,20 @@ def like_strides(other: Tensor, memory_format: MemoryFormat) -> tuple[int, ...]:
     return plan.strides
 
 
+def _plain_like(other: Any, dtype: Any, memory_format: MemoryFormat, device: Any, requires_grad: Any
+                ) -> tuple[int, Layout] | None:
+    """The ``*_like`` factories' fast path: :func:`strided.dispatch.result`'s remembered plan
+    (element count, row-major Layout) for a row-major plain Tensor ``other`` and no ``dtype=``,
+    ``device=``, ``requires_grad=`` nor memory format (preserve_format of a row-major tensor is
+    row-major: the general path's answer), else None and the general path runs."""
+    if (other.__class__ is not Tensor or dtype is not None or device is not None or requires_grad is not False
+            or memory_format is not preserve_format):
+        return None
+    lay = other._layout
+    plan = _result_plans.get((lay.shape, None))
+    return plan if plan is not None and plan[0] <= _FAST_ELEMENTS and plan[1].strides == lay.strides else None
+
+
 def _like(other: Tensor, dtype: Any, memory_format: MemoryFormat, op: str = "empty_like",
           device: Any = None) -> Tensor:
     tensor_arg(other, op, "input")
@@ -645,6 +762,10 @@ def empty_like(other: Tensor, dtype: Any = None, memory_format: MemoryFormat = p
     >>> strided.empty_like(strided.ones(2, 3).t()).stride()
     (1, 3)
     """
+    if (plan := _plain_like(other, dtype, memory_format, device, requires_grad)) is not None:
+        t = adopted(_empty(plan[0], other._dtype.numpy), plan[1], other._dtype)
+        if OPEN: created("empty_like", (other,), t)  # noqa: E701
+        return t
     t = _like(other, dtype, memory_format, "empty_like", device)
     if OPEN: created("empty_like", (other,), t)  # noqa: E701
     return leaf(t, requires_grad, "empty_like")
@@ -657,6 +778,10 @@ def zeros_like(other: Tensor, dtype: Any = None, memory_format: MemoryFormat = p
     >>> strided.zeros_like(strided.ones(2, 3).t()).stride()
     (1, 3)
     """
+    if (plan := _plain_like(other, dtype, memory_format, device, requires_grad)) is not None:
+        t = adopted(_zeros(plan[0], other._dtype.numpy), plan[1], other._dtype)  # (all-zero bytes, as fill's 0)
+        if OPEN: created("zeros_like", (other,), t)  # noqa: E701
+        return t
     t = _like(other, dtype, memory_format, "zeros_like", device)
     fill(t._storage.array, 0)
     if OPEN: created("zeros_like", (other,), t)  # noqa: E701
@@ -670,6 +795,12 @@ def ones_like(other: Tensor, dtype: Any = None, memory_format: MemoryFormat = pr
     >>> strided.ones_like(strided.zeros(2, dtype=strided.int64)).tolist()
     [1, 1]
     """
+    if (plan := _plain_like(other, dtype, memory_format, device, requires_grad)) is not None:
+        array = _empty(plan[0], other._dtype.numpy)
+        array.fill(1)
+        t = adopted(array, plan[1], other._dtype)
+        if OPEN: created("ones_like", (other,), t)  # noqa: E701
+        return t
     t = _like(other, dtype, memory_format, "ones_like", device)
     fill(t._storage.array, 1)
     if OPEN: created("ones_like", (other,), t)  # noqa: E701
@@ -683,6 +814,14 @@ def full_like(other: Tensor, fill_value: Any, dtype: Any = None, memory_format: 
     >>> strided.full_like(strided.zeros(2, dtype=strided.int64), 9).tolist()
     [9, 9]
     """
+    if fill_value.__class__ is float and (plan := _plain_like(other, dtype, memory_format, device, requires_grad)) is not None:
+        dt = other._dtype
+        if dt is float64 or (dt is float32 and -_FLOAT32_MAX <= fill_value <= _FLOAT32_MAX):  # (_fill_scalar's test)
+            array = _empty(plan[0], dt.numpy)
+            array.fill(dt.numpy.type(fill_value))
+            t = adopted(array, plan[1], dt)
+            if OPEN: created("full_like", (other,), t)  # noqa: E701
+            return t
     t = _like(other, dtype, memory_format, "full_like", device)
     fill(t._storage.array, _fill_scalar(scalar_value(fill_value, "full_like"), t.dtype, "full_like", t.numel()))
     if OPEN: created("full_like", (other,), t)  # noqa: E701
@@ -711,6 +850,13 @@ def arange(start: Any, end: Any = None, step: Any = 1, dtype: Any = None, *, out
         t = adopted(np.arange(start, dtype=np.int64), _cinfo_1d(start), DEFAULT_INT)
         if OPEN: created("arange", (), t)  # noqa: E701
         return leaf(t, requires_grad, "arange")
+    if dtype is None and device is None and requires_grad is False and _float_range_args(start, end, step):
+        # a float range of Python numbers (arange(0., 1., .1)): the general path's steps, without its parsing
+        if end is None:
+            start, end = 0, start
+        t = _arange_result(_arange_count(start, end, step, False), start, step, False, _DEFAULT[0])
+        if OPEN: created("arange", (), t)  # noqa: E701
+        return t
     parse_device(device, "arange")
     if end is None:
         start, end = 0, start
@@ -740,6 +886,20 @@ def arange(start: Any, end: Any = None, step: Any = 1, dtype: Any = None, *, out
     t = _arange_result(n, start, step, all_int, dt)
     if OPEN: created("arange", (), t)  # noqa: E701
     return leaf(t, requires_grad, "arange")
+
+
+def _float_range_args(start: Any, end: Any, step: Any) -> bool:
+    """Whether arange's numbers are Python floats and ints (``end`` may be None), at least one a
+    float, every int within int64 (beyond it, the general path's OverflowError): the general path
+    reads them as they are, counts them in float64 and makes the range in the default float dtype."""
+    floats = False
+    for v in (start, 0 if end is None else end, step):  # (arange(x) is arange(0, x))
+        c = v.__class__
+        if c is float:
+            floats = True
+        elif c is not int or not -_INT64 <= v < _INT64:
+            return False
+    return floats
 
 
 def _arange_result(n: int, start: Any, step: Any, integral: bool, dt: DType) -> Tensor:
@@ -1090,12 +1250,14 @@ _SPACE_STEPS = 4096
 
 def _space_key(op: str, start: Any, end: Any, steps: int, base: Any, dtype: DType) -> tuple | None:
     """The memo key of a linspace/logspace call, or None when its bounds are not finite numbers."""
-    key = [op, steps, dtype]
     for v in (start, end, base):
         if not (v.__class__ is float or v.__class__ is int or v.__class__ is bool) or not math.isfinite(v):
             return None
-        key += (v.__class__, v, math.copysign(1.0, v))
-    return tuple(key)
+    return (op, steps, dtype, start.__class__, start, _copysign(1.0, start), end.__class__, end, _copysign(1.0, end),
+            base.__class__, base, _copysign(1.0, base))
+
+
+_copysign = math.copysign
 
 
 def _space_values(key: tuple | None, compute: Any) -> np.ndarray:
@@ -1128,6 +1290,14 @@ def linspace(start: Any, end: Any, steps: int, *, dtype: Any = None, device: Any
     >>> strided.linspace(0, 1, 5).tolist()
     [0.0, 0.25, 0.5, 0.75, 1.0]
     """
+    if (dtype is None and device is None and requires_grad is False and steps.__class__ is int and steps > 1
+            and (key := _space_key("linspace", start, end, steps, 0, _DEFAULT[0])) is not None):
+        # numbers seen before (their values remembered by the general path, which checked them): a copy
+        values = _SPACE_VALUES.get(key)
+        if values is not None and values.dtype is _DEFAULT[0].numpy:
+            t = adopted(values.copy(), _cinfo_1d(steps), _DEFAULT[0])
+            if OPEN: created("linspace", (), t)  # noqa: E701
+            return t
     start, end, steps, dt = _space_args(start, end, steps, dtype, device, "linspace")
     if steps > 1:
         t = _space_result(_space_values(_space_key("linspace", start, end, steps, 0, dt), lambda: _linspace_values(
@@ -1223,6 +1393,19 @@ def eye(n: int, m: int | None = None, *, dtype: Any = None, device: Any = None,
     >>> strided.eye(2, 3).tolist()
     [[1.0, 0.0, 0.0], [0.0, 1.0, 0.0]]
     """
+    if device is None and requires_grad is False and n.__class__ is int and (m is None or m.__class__ is int):
+        cols = n if m is None else m
+        key = ((n, cols), None)
+        plan = _result_plans.get(key)  # (remembered only for a layout result() checked: sizes >= 0, in int64)
+        if plan is None and 0 <= n <= _FAST_ELEMENTS and 0 <= cols <= _FAST_ELEMENTS and n * cols <= _FAST_ELEMENTS:
+            plan = _result_plan(*key)
+        if plan is not None and plan[0] <= _FAST_ELEMENTS:  # (int sizes, nothing else: the general path's values)
+            dt = _DEFAULT[0] if dtype is None else to_dtype(dtype)
+            array = _zeros(plan[0], dt.numpy)
+            array[:: cols + 1][: min(n, cols)] = 1
+            t = adopted(array, plan[1], dt)
+            if OPEN: created("eye", (), t)  # noqa: E701
+            return t
     parse_device(device, "eye")
     n = int_arg(n, "eye", "n", 1)
     m = n if m is None else int_arg(m, "eye", "m", 2)

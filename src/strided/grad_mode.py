@@ -541,14 +541,20 @@ def any_tracked(values: Any) -> bool:
     autograd record: the test of the "any" operands entries (``cat``, ``stack``, ``einsum``)."""
     Tensor = _CLASS["Tensor"]
     for v in values:
-        if v.__class__ is Tensor or v.__class__ in SUBCLASSES:
-            if v._ag is not None:
-                return True
-        elif isinstance(v, (list, tuple)):
+        c = v.__class__
+        if c is list or c is tuple or (c is not Tensor and c not in _PLAIN and c not in SUBCLASSES
+                                       and isinstance(v, (list, tuple))):
             for i in v:  # (a loop, not any(generator): this is every cat/stack call's cost)
                 if (i.__class__ is Tensor or i.__class__ in SUBCLASSES) and i._ag is not None:
                     return True
+        elif (c is Tensor or c in SUBCLASSES) and v._ag is not None:
+            return True
     return False
+
+
+# (the arguments beside the tensors, cat's dim and out=None, settled by one test: never a tensor
+# nor a sequence)
+_PLAIN = frozenset((int, float, bool, type(None), str))
 
 
 def track(fwd: Callable, maker: Maker, operands: str = "self", name: str | None = None, op: Any = "compute",

@@ -26,7 +26,17 @@ from typing import Any
 import numpy as np
 
 from .args import numpy_scalar  # noqa: F401 (re-exported: callers import it from here)
-from .dtypes import TORCH_NAME, DType, bool_, check_int64, float16, np_finfo, scalar_overflow
+from .dtypes import (
+    TORCH_NAME,
+    DType,
+    bool_,
+    check_int64,
+    float16,
+    float32,
+    float64,
+    np_finfo,
+    scalar_overflow,
+)
 from .errors import StridedOverflowError, StridedRuntimeError, join_lines
 from .kernels.fpstate import quiet
 
@@ -103,9 +113,14 @@ def uint64_promotion_error(first: Any, second: Any, op: str) -> StridedRuntimeEr
     )
 
 
+_F32_MAX = float(np.finfo(np.float32).max)
+
+
 def wrapped(value: Number, dtype: DType) -> Any:
     """``value`` as a NumPy scalar of ``dtype``, converted as PyTorch converts a wrapped number:
     ints wrap modulo ``2**bits`` into integer dtypes, floats round (overflow to inf, silently)."""
+    if value.__class__ is float and (dtype is float64 or (dtype is float32 and -_F32_MAX <= value <= _F32_MAX)):
+        return dtype.numpy.type(value)  # (the common call: nothing overflows, no warning to quiet)
     np_type = dtype.numpy.type
     if dtype.kind == "c":
         with quiet():
@@ -134,6 +149,8 @@ def checked(value: Number, dtype: DType, op: str, what: str = "the value") -> An
     overflow") for a value ``dtype`` cannot hold; unsigned dtypes take ints down to ``-max``,
     which wrap (``uint8`` clamp at -5 is 251, as in PyTorch).
     """
+    if value.__class__ is float and (dtype is float64 or (dtype is float32 and -_F32_MAX <= value <= _F32_MAX)):
+        return dtype.numpy.type(value)  # (the common call, wrapped's first answer: nothing to check)
     message = scalar_overflow(value, dtype)
     if message is not None:
         raise _overflow_error(message, value, dtype, op, what)

@@ -839,6 +839,85 @@ static PyObject *py_apply2d(PyObject *self, PyObject *args)
     Py_RETURN_NONE;
 }
 
+/* join(out, runs, outer) -> None: the flat join of cat / stack (strided.ops.shape.fast_join).
+ *
+ *   out: a writable C-contiguous buffer; runs: a list of C-contiguous buffers of out's element
+ *   size, each read as `outer` rows of whole elements (its length divided by `outer`); row r of
+ *   out is every run's row r, in list order. Bytes as they are (the caller joins runs of out's
+ *   dtype). out must hold exactly the runs' bytes and overlap none of them (the caller's is
+ *   fresh): the sizes are checked here, the overlap is the caller's guarantee. The GIL is
+ *   released around large copies (the caller holds the arrays).
+ */
+static PyObject *py_join(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
+{
+    (void)self;
+    if (nargs != 3) {
+        PyErr_Format(PyExc_TypeError, "join(out, runs, outer) takes 3 arguments, not %zd", nargs);
+        return NULL;
+    }
+    PyObject *runs = args[1];
+    if (!PyList_Check(runs)) {
+        PyErr_Format(PyExc_TypeError, "join: runs must be a list, not %.100s", Py_TYPE(runs)->tp_name);
+        return NULL;
+    }
+    Py_ssize_t outer = PyLong_AsSsize_t(args[2]);
+    if (outer == -1 && PyErr_Occurred())
+        return NULL;
+    if (outer < 1) {
+        PyErr_Format(PyExc_ValueError, "join: outer must be at least 1, not %zd", outer);
+        return NULL;
+    }
+    Py_ssize_t n = PyList_GET_SIZE(runs);
+    Py_buffer ob;
+    if (PyObject_GetBuffer(args[0], &ob, PyBUF_WRITABLE | PyBUF_C_CONTIGUOUS) < 0)
+        return NULL;
+    Py_buffer small[8];
+    Py_buffer *bufs = n <= 8 ? small : PyMem_Malloc((size_t)n * sizeof(Py_buffer));
+    if (bufs == NULL) {
+        PyBuffer_Release(&ob);
+        return PyErr_NoMemory();
+    }
+    Py_ssize_t got = 0, total = 0;
+    PyObject *result = NULL;
+    for (; got < n; got++) {
+        if (PyObject_GetBuffer(PyList_GET_ITEM(runs, got), &bufs[got], PyBUF_C_CONTIGUOUS) < 0)
+            goto done;
+        if (bufs[got].itemsize != ob.itemsize || bufs[got].len % (outer * ob.itemsize)) {
+            PyErr_Format(PyExc_ValueError, "join: run %zd (%zd bytes of %zd-byte elements) is not %zd rows of "
+                         "out's %zd-byte elements", got, bufs[got].len, bufs[got].itemsize, outer, ob.itemsize);
+            got++;
+            goto done;
+        }
+        total += bufs[got].len;
+    }
+    if (total != ob.len) {
+        PyErr_Format(PyExc_ValueError, "join: the runs hold %zd bytes, out %zd", total, ob.len);
+        goto done;
+    }
+    {
+        char *dst = ob.buf;
+        int release = total >= (1 << 16);
+        PyThreadState *ts = release ? PyEval_SaveThread() : NULL;
+        for (Py_ssize_t r = 0; r < outer; r++)
+            for (Py_ssize_t i = 0; i < n; i++) {
+                Py_ssize_t row = bufs[i].len / outer;
+                memcpy(dst, (const char *)bufs[i].buf + r * row, (size_t)row);
+                dst += row;
+            }
+        if (release)
+            PyEval_RestoreThread(ts);
+    }
+    result = Py_None;
+    Py_INCREF(result);
+done:
+    for (Py_ssize_t i = 0; i < got; i++)
+        PyBuffer_Release(&bufs[i]);
+    if (bufs != small)
+        PyMem_Free(bufs);
+    PyBuffer_Release(&ob);
+    return result;
+}
+
 static PyMethodDef methods[] = {
     {"apply2d", py_apply2d, METH_VARARGS,
      "apply2d(op, itemsize, nb, na, out, out_row, x, x_stride, x_across, y, y_stride, y_across, widen=0):\n"
@@ -848,6 +927,9 @@ static PyMethodDef methods[] = {
     {"copy", py_copy, METH_VARARGS,
      "copy(dst_address, src_address, itemsize, shape, dst_strides, src_strides): a cache-blocked\n"
      "copy of one layout's elements (strides in bytes, dims in the destination's memory order)."},
+    {"join", (PyCFunction)(void (*)(void))py_join, METH_FASTCALL,
+     "join(out, runs, outer): each of the C-contiguous runs read as outer equal rows; row r of out\n"
+     "is every run's row r in order (bytes as they are; out holds exactly the runs' bytes)."},
     {NULL, NULL, 0, NULL},
 };
 

@@ -231,6 +231,9 @@ def clamp_into(x: np.ndarray, lo: Any, hi: Any, out: np.ndarray, compute: np.dty
         quiet_reset(token)
 
 
+_count_nonzero = np.count_nonzero
+
+
 def _array(bound: Any) -> bool:
     return isinstance(bound, np.ndarray) and bound.ndim > 0
 
@@ -255,10 +258,9 @@ def tied_zeros(x: Any, lo: Any, hi: Any, shape: tuple[int, ...]) -> tuple[np.nda
         return None
     if not ((lo is None or lo <= 0) and (hi is None or hi >= 0)):  # (a bound moves every zero)
         return None
-    keep = x == 0  # (the one pass: a bool array, then its any())
-    if not keep.any():
+    if _count_nonzero(x) == np.size(x):  # (no zero: one C pass, no bool array nor any()'s Python wrapper)
         return None
-    keep = np.broadcast_to(keep, shape)
+    keep = np.broadcast_to(x == 0, shape)
     return keep, np.broadcast_to(x, shape)[keep]
 
 

@@ -52,6 +52,9 @@ def arange_values(n: int, start: int | float, step: int | float, integral: bool)
 # computed as one part (PyTorch's with one thread).
 _VECTOR_BYTES = 32
 _DIGITS = {"float16": 11, "bfloat16": 8, "float32": 24, "float64": 53}  # (significand bits)
+# The same, by the NumPy dtype itself, filled on first use: a NumPy dtype's ``.name`` is a Python
+# property that costs more than a small range (2 µs)
+_DIGITS_OF: dict[np.dtype, int] = {}
 
 
 def float_range(n: int, start: float, step: float, dtype: np.dtype) -> np.ndarray:
@@ -63,7 +66,10 @@ def float_range(n: int, start: float, step: float, dtype: np.dtype) -> np.ndarra
     holds exactly is the same in every form: NumPy's plain values there."""
     acc = np.dtype(np.float32) if dtype.itemsize == 2 else np.dtype(np.float64)
     first, last = float(start), float(start) + float(step) * (n - 1)
-    exact = 2.0 ** _DIGITS[dtype.name]  # (every integer up to this is exact in dtype)
+    digits = _DIGITS_OF.get(dtype)
+    if digits is None:
+        digits = _DIGITS_OF[dtype] = _DIGITS[dtype.name]
+    exact = 2.0 ** digits  # (every integer up to this is exact in dtype)
     if (float(start).is_integer() and float(step).is_integer() and abs(first) <= exact
             and abs(last) <= exact):
         return arange_values(n, start, step, False).astype(dtype)

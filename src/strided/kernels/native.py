@@ -147,6 +147,19 @@ def active() -> bool:
     return _enabled.get() and (not _open_blocks[0] or enabled_here()) and kernel() is not None
 
 
+def joiner() -> ModuleType | None:
+    """The compiled module for the joins' small copies (its ``join``: ``cat`` / ``stack``'s flat
+    join), or None where copies take NumPy's path (not built, ``STRIDED_NATIVE=0``, inside
+    :func:`disabled`).
+
+    >>> with disabled():
+    ...     joiner() is None
+    True
+    """
+    k = _kernel if _loaded else kernel()
+    return k if k is not None and _enabled.get() and (not _open_blocks[0] or enabled_here()) else None
+
+
 # The blocks of disabled() open in each thread, mirrored outside the context variable: many
 # fast paths run NumPy inside a prebuilt context (kernels.fpstate.quiet_call) where every context
 # variable reads its default, so every accessor here (kernel use, special(), rand(), takes())

@@ -75,7 +75,11 @@ def cpu(self: Tensor, memory_format: MemoryFormat = preserve_format) -> Tensor:
 def _shorthand(name: str, dtype: DType) -> Any:
     def convert(self: Tensor, memory_format: MemoryFormat = preserve_format) -> Tensor:
         if memory_format is preserve_format:  # the common case, without to()'s parsing
-            return self if self._dtype is dtype else _to_dtype(self, dtype, copy=True)
+            if self._dtype is dtype:
+                return self
+            if not OPEN and dtype in _PLAIN and self._dtype in _PLAIN and (made := _plain_cast(self, dtype)) is not None:
+                return made
+            return _to_dtype(self, dtype, copy=True)
         return to(self, dtype, memory_format=memory_format)
 
     convert.__name__ = convert.__qualname__ = name
@@ -247,6 +251,18 @@ def _to_error(args: tuple, kwargs: dict) -> StridedTypeError:
 _PLAIN = frozenset({float32, float64, int32, int64})
 
 
+def _plain_cast(self: Tensor, target: DType) -> Tensor | None:
+    """The dtype copy of a row-major ``self`` (both dtypes in :data:`_PLAIN`, nobody listening:
+    the callers test these), or None where the general copy path must run: NumPy's cast of its
+    flat run is that copy's values, row-major as it makes them. (The callers call the copy path
+    themselves: its record is named after the method the user called, read from the stack.)"""
+    info = _cinfo[self._layout.shape]
+    flat = flat_run(self, info)
+    if flat is None:
+        return None
+    return adopted(quietly(flat.astype, target.numpy), info[2], target)
+
+
 @method("to")
 def to(self: Tensor, *args: Any, **kwargs: Any) -> Tensor:
     """This tensor with another dtype, device or memory format, parsed as PyTorch's ``to``:
@@ -262,11 +278,8 @@ def to(self: Tensor, *args: Any, **kwargs: Any) -> Tensor:
         target = args[0]
         if target is self._dtype:
             return self
-        if not OPEN and target in _PLAIN and self._dtype in _PLAIN:
-            info = _cinfo[self._layout.shape]
-            flat = flat_run(self, info)
-            if flat is not None:  # a row-major tensor: NumPy's cast of its run is the copy's values
-                return adopted(quietly(flat.astype, target.numpy), info[2], target)
+        if not OPEN and target in _PLAIN and self._dtype in _PLAIN and (made := _plain_cast(self, target)) is not None:
+            return made
         return _to_dtype(self, target, copy=True)
     dtype, copy, memory_format = _parse_to(args, kwargs)
     target = self._dtype if dtype is None else dtype

@@ -32,6 +32,7 @@ from ..dispatch import OPEN, DataFree, adopted, copied, copy_of, materialize
 from ..dtypes import to_dtype
 from ..errors import StridedIndexError, StridedRuntimeError, StridedTypeError, join_lines
 from ..gradients import seal
+from ..kernels import blocked, native
 from ..kernels.listeners import silenced
 from ..kernels.memory import numpy_view
 from ..layout import plans as P
@@ -64,11 +65,19 @@ def contiguous(self: Tensor, memory_format: MemoryFormat = contiguous_format) ->
     if memory_format is contiguous_format or memory_format is preserve_format:
         # (row-major strides, remembered per shape, answer the common case without the walk;
         # the walk also accepts any stride on a size-1 dim)
-        if lay.strides == _cinfo[lay.shape][0] or _is_contiguous(lay.shape, lay.strides):
+        info = _cinfo[lay.shape]
+        if lay.strides == info[0] or _is_contiguous(lay.shape, lay.strides):
             # the plan's first answer (a View of the layout itself), asked cheaply; PyTorch
             # returns a contiguous tensor itself for preserve_format too, and refuses only
             # the non-contiguous ones (below)
             return self
+        nbytes = info[1] * self._dtype.itemsize
+        if (memory_format is contiguous_format and not OPEN and self._storage.__class__ is Storage
+                and 0 < nbytes < native.MIN_BYTES and nbytes < blocked.MIN_BYTES):
+            # nobody listens, small: the plan's Copy (row-major strides, offset 0) without building
+            # it, by copy_to_new's own copy of a layout too small for its kernels (their limits read
+            # here as there): NumPy's C-order flatten of the view
+            return adopted(numpy_view(self._storage, lay).flatten(), info[2], self._dtype)
     if not is_dense_format(memory_format):
         raise memory_format_error(memory_format, "contiguous")
     plan = P.contiguous(lay, memory_format.name, itemsize=self._dtype.itemsize)

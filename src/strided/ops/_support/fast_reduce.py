@@ -22,6 +22,7 @@ from ... import layout as L
 from ...dispatch import adopted
 from ...dtypes import float32, float64
 from ...grad_mode import SUBCLASSES
+from ...kernels import rows
 from ...kernels.fpstate import quiet_call, quiet_retry
 from ...kernels.memory import numpy_view
 from ...tensor import Tensor
@@ -83,6 +84,11 @@ def fast_operand(t: Any, dim: Any, keepdim: Any) -> tuple[np.ndarray, Plan] | No
     return numpy_view(t._storage, lay), plan
 
 
+# The compiled reductions' wrappers (:mod:`strided.kernels.rows`) and the NumPy reduce each calls,
+# with the same arguments, below ``rows.MIN_ELEMENTS`` elements
+_SMALL = {rows.add_reduce: np.add.reduce, rows.max_reduce: np.maximum.reduce, rows.min_reduce: np.minimum.reduce}
+
+
 def fast_reduce(reduce: Callable[..., np.ndarray], t: Any, dim: Any, keepdim: Any, mean: bool = False
                 ) -> Tensor | None:
     """``reduce`` (a ufunc's ``reduce``: ``np.add.reduce``, ``np.maximum.reduce``) of ``t`` over
@@ -100,21 +106,28 @@ def fast_reduce(reduce: Callable[..., np.ndarray], t: Any, dim: Any, keepdim: An
     if plan is None:
         return None
     axis = plan[0]
-    x = None
-    if axis is None:
-        info = _cinfo[lay.shape]
-        if lay.strides == info[0]:
-            x = t._storage.array[lay.offset : lay.offset + info[1]]
+    info = _cinfo[lay.shape]
+    if lay.strides == info[0]:  # row-major: the flat run (numpy_view's own answer, without its call)
+        x = t._storage.array
+        if lay.offset or len(x) != info[1]:
+            x = x[lay.offset : lay.offset + info[1]]
             if len(x) != info[1]:  # (a tensor unpickled past its storage: the general path refuses it)
                 return None
-    if x is None:
+        if axis is not None:
+            x = x.reshape(lay.shape)
+    else:
         x = numpy_view(t._storage, lay)
+    if info[1] < rows.MIN_ELEMENTS:  # (the kernels' wrappers would call NumPy's reduce: called at once)
+        reduce = _SMALL.get(reduce, reduce)
+    # keepdims: an array always (a 0-d reduction), but a 2-d one along a dim is 1-d as it is
+    kept = axis is None or x.ndim != 2
     try:  # fpstate.quietly, inlined: overflow gives inf silently, as in PyTorch
-        res = quiet_call(reduce, x, axis, None, None, True)  # (keepdims: always an array)
+        res = quiet_call(reduce, x, axis, None, None, kept)
         if mean:
             res = quiet_call(np.divide, res, plan[2], res)
     except RuntimeError as e:
-        res = quiet_retry(e, reduce, x, axis, None, None, True)
+        res = quiet_retry(e, reduce, x, axis, None, None, kept)
         if mean:
             res = quiet_retry(e, np.divide, res, plan[2], res)
-    return adopted(res.reshape(-1), plan[1], d)  # (row-major order: a copy only if NumPy laid it out otherwise)
+    # (row-major order: a copy only if NumPy laid it out otherwise)
+    return adopted(res if res.ndim == 1 else res.reshape(-1), plan[1], d)

@@ -668,7 +668,7 @@ def clamp_min(input: Any, min: Any) -> Tensor:  # noqa: A002
     [0.0, 0.5]
     """
     _no_complex_bound(min, "clamp_min")
-    return clamp(input, min, None)
+    return _clamp(input, min, None, None)  # (clamp's body: this op's own entry has recorded and reported)
 
 
 def clamp_max(input: Any, max: Any) -> Tensor:  # noqa: A002
@@ -678,7 +678,7 @@ def clamp_max(input: Any, max: Any) -> Tensor:  # noqa: A002
     [1.0, 2.5]
     """
     _no_complex_bound(max, "clamp_max")
-    return clamp(input, None, max)
+    return _clamp(input, None, max, None)  # (clamp's body: this op's own entry has recorded and reported)
 
 
 def clamp_(self: Tensor, min: Any = None, max: Any = None) -> Tensor:  # noqa: A002
@@ -719,12 +719,6 @@ clip = clamp
 _ONE_ARG = object()  # where(condition) alone: nonzero(condition, as_tuple=True)
 
 
-def _run_of(t: Tensor, shape: tuple[int, ...], info: tuple) -> np.ndarray | None:
-    """The flat run of ``t``'s storage when ``t`` is row-major of ``shape`` (``info``: the shape's
-    ``_cinfo``), else None."""
-    return flat_run(t, info) if t._layout.shape == shape else None
-
-
 def _fast_where(condition: Any, input: Any, other: Any) -> Tensor | None:  # noqa: A002
     """``where`` of a row-major bool condition between row-major float32 / float64 tensors of its
     shape and dtype, or one such tensor and a Python number (converted and refused as the general
@@ -740,21 +734,24 @@ def _fast_where(condition: Any, input: Any, other: Any) -> Tensor | None:  # noq
         return None
     shape = condition._layout.shape
     info = _cinfo[shape]
-    c = _run_of(condition, shape, info)
-    if c is None:
-        return None
-    picked = []
-    for v in (input, other):
-        if isinstance(v, Tensor):
-            arr = _run_of(v, shape, info) if v._dtype is d else None
+    strides, n = info[0], info[1]
+    runs = []
+    for v in (condition, input, other):
+        if isinstance(v, Tensor):  # (flat_run, inlined: three calls are a fifth of a small where)
+            lay = v._layout
+            if (v._dtype is not d and v is not condition) or lay.shape != shape or lay.strides != strides:
+                return None
+            arr = v._storage.array
+            if lay.offset or len(arr) != n:
+                arr = arr[lay.offset : lay.offset + n]
+                if len(arr) != n:  # (a tensor unpickled past its storage: the general path refuses it)
+                    return None
         else:
             arr = _fast_bound(v, d)
-            if arr is None:  # (None is no number: the general path says so)
+            if arr is None or arr is _NO_FAST:  # (None is no number: the general path says so)
                 return None
-        if arr is None or arr is _NO_FAST:
-            return None
-        picked.append(arr)
-    return adopted(np.where(c, picked[0], picked[1]), info[2], d)
+        runs.append(arr)
+    return adopted(np.where(runs[0], runs[1], runs[2]), info[2], d)
 
 
 def where(condition: Any, input: Any = _ONE_ARG, other: Any = _ONE_ARG, *, out: Any = None) -> Any:  # noqa: A002

@@ -24,7 +24,7 @@ from typing import Any
 import numpy as np
 
 from ...args import check_keepdim
-from ...dispatch import adopted, report, result_array
+from ...dispatch import OPEN, adopted, report, result_array
 from ...dtypes import bool_ as bool_dtype
 from ...dtypes import float32, float64, int64
 from ...errors import StridedIndexError, StridedRuntimeError, StridedTypeError, join_lines
@@ -139,6 +139,9 @@ def max(self: Tensor, dim: Any = None, keepdim: bool = False, *, out: Any = None
         if isinstance(dim, int) and not isinstance(dim, bool):
             return write_pair_out(out, lambda: _extreme(self, dim, keepdim, "max"), "max", (self,))
         return write_out(out, _extreme(self, dim, keepdim, "max"), "max", (self,) if dim is None else (self, dim))
+    if dim is None and keepdim is False and (t := fast_reduce(_MAX_REDUCE, self, None, False)) is not None:
+        if OPEN: report("max", (self,), t)  # noqa: E701 - (_extreme's fast path, without its call)
+        return t
     return _extreme(self, dim, keepdim, "max")
 
 
@@ -154,6 +157,9 @@ def min(self: Tensor, dim: Any = None, keepdim: bool = False, *, out: Any = None
         if isinstance(dim, int) and not isinstance(dim, bool):
             return write_pair_out(out, lambda: _extreme(self, dim, keepdim, "min"), "min", (self,))
         return write_out(out, _extreme(self, dim, keepdim, "min"), "min", (self,) if dim is None else (self, dim))
+    if dim is None and keepdim is False and (t := fast_reduce(_MIN_REDUCE, self, None, False)) is not None:
+        if OPEN: report("min", (self,), t)  # noqa: E701 - (_extreme's fast path, without its call)
+        return t
     return _extreme(self, dim, keepdim, "min")
 
 

@@ -299,6 +299,11 @@ def cat(tensors: Sequence[Tensor], dim: int = 0, *, out: Tensor | None = None) -
     >>> strided.cat([strided.zeros(2, 3), strided.ones(2, 1)], dim=1).shape
     (2, 4)
     """
+    if out is None and tensors.__class__ in (list, tuple) and tensors and isinstance(tensors[0], Tensor):  # _cat's fast path, without its call
+        nd = len(tensors[0]._layout.shape)
+        d = dim if dim.__class__ is int and 0 <= dim < nd else wrap(dim, nd)
+        if d is not None and (made := flat_join(tensors, None, d)) is not None:
+            return made
     if out is not None:
         return _join_out(out, "cat", tensors, lambda ts: _cat(ts, dim, "cat"))
     return _cat(tensors, dim, "cat")
@@ -307,9 +312,8 @@ def cat(tensors: Sequence[Tensor], dim: int = 0, *, out: Tensor | None = None) -
 def _cat(tensors: Sequence[Tensor], dim: Any, name: str) -> Tensor:
     """``cat``, reported as ``name`` (its aliases report their own names)."""
     if tensors.__class__ in (list, tuple) and tensors and isinstance(tensors[0], Tensor):  # the fast path
-        shapes = [t._layout.shape if isinstance(t, Tensor) else () for t in tensors]
-        d = wrap(dim, len(shapes[0]))
-        if d is not None and (out := flat_join(tensors, shapes, d)) is not None:
+        d = wrap(dim, len(tensors[0]._layout.shape))
+        if d is not None and (out := flat_join(tensors, None, d)) is not None:
             return out
     tensors = tensor_list(tensors, name)  # (concat and concatenate name themselves in the type errors)
     if not tensors:
@@ -445,17 +449,13 @@ def stack(tensors: Sequence[Tensor], dim: int = 0, *, out: Tensor | None = None)
     >>> strided.stack([strided.zeros(2, 3), strided.ones(2, 3)], dim=1).shape
     (2, 2, 3)
     """
+    if out is None and tensors.__class__ in (list, tuple) and tensors and isinstance(tensors[0], Tensor):  # the fast path
+        nd = len(tensors[0]._layout.shape)
+        d = dim if dim.__class__ is int and 0 <= dim <= nd else wrap(dim, nd + 1)
+        if d is not None and (made := flat_join(tensors, None, d, True)) is not None:
+            return made
     if out is not None:
         return _join_out(out, "stack", tensors, lambda ts: stack(ts, dim))
-    if tensors.__class__ in (list, tuple) and tensors and isinstance(tensors[0], Tensor):  # the fast path
-        shape = tensors[0]._layout.shape
-        d = wrap(dim, len(shape) + 1)
-        if d is not None and len(shape) <= 2:  # (the joined shape, with the new dim, is at most 3-d)
-            joined = shape[:d] + (1,) + shape[d:]
-            if all(isinstance(t, Tensor) and t._layout.shape == shape for t in tensors):
-                out = flat_join(tensors, [joined] * len(tensors), d)
-                if out is not None:
-                    return out
     tensors = tensor_list(tensors, "stack")
     out, d = _stack(tensors, dim)
     return _joined("stack", tensors, out, d, "stacked")
@@ -492,6 +492,11 @@ def _atleast_layout(lay: Layout, n: int) -> Layout:
 
 def _stack_family(name: str, tensors: Any, ndim: int, pick_dim: Any) -> Tensor:
     if tensors.__class__ in (list, tuple) and tensors and isinstance(tensors[0], Tensor):  # the fast path
+        first = tensors[0]._layout.shape
+        # (inputs of ndim dims or more are read as they are: their own shapes, without the list;
+        # flat_join declines a lower-dim input among them, read below as at least ndim-d)
+        if len(first) >= ndim and (out := flat_join(tensors, None, pick_dim(first))) is not None:
+            return out
         shapes = [atleast_shape(t._layout.shape, ndim) if isinstance(t, Tensor) else () for t in tensors]
         out = flat_join(tensors, shapes, pick_dim(shapes[0]))
         if out is not None:
