@@ -28,7 +28,7 @@ from ...kernels.elementwise import complex_abs, exact_loop, float32_loop
 from ...kernels.fpstate import QUIET, quiet_reset, quiet_set, quietly, quietly_here
 from ...kernels.fused import fma, fma_into, lerp_into
 from ...opdef import Kind, declare
-from ...scalars import numpy_scalar, parse_int
+from ...scalars import numpy_scalar, parse_int, wrapped
 from ...tensor import Tensor
 from .._support import gradtools
 from .._support.operands import (
@@ -157,7 +157,8 @@ def _lerp(input: Any, end: Any, weight: Any, target: Tensor | None) -> Tensor:
                 message,
                 f"weight={weight!r} is outside the range of {math_type.name}, the dtype {name} computes in",
                 "fix: a smaller weight, or tensors of a wider dtype (input.to(strided.float64))"))
-    w = _view(weight) if isinstance(weight, Tensor) else compute.type(float(weight))
+    # (a number as PyTorch's weight.to<opmath_t>(): an int beyond 2**53 rounded once to float32)
+    w = _view(weight) if isinstance(weight, Tensor) else compute.type(wrapped(weight, math_type))
     token = quiet_set(QUIET)
     try:
         a = _view(input).astype(compute, copy=False)
