@@ -11,10 +11,15 @@ import pytest
 import torch
 
 import strided as st
+from strided.kernels import native
+
+_LIBM = hasattr(native.special(), "complex_angle")  # (float64: the compiled C library loop)
 
 
 @pytest.mark.parametrize("dt,floor", [("float32", 0.95), ("float64", 0.97)])
 def test_atan2_mostly_bit_equal_to_torch(dt, floor):
+    if dt == "float64" and not _LIBM:
+        floor = 0.9  # (NumPy's arctan2 without the compiled kernel)
     rng = np.random.default_rng(1)
     total = equal = 0
     for n in list(range(1, 200, 3)) + [1000, 4097]:
@@ -38,8 +43,10 @@ def test_atan2_scalar_loop_elements_are_exact(dt):
     # (one operand transposed: no layout makes both rows contiguous, PyTorch's scalar loop throughout)
     want = torch.atan2(torch.tensor(y).mT, torch.tensor(x)).numpy()
     got = st.atan2(st.tensor(y).mT, st.tensor(x)).numpy()
-    if dt == "float64":
+    if dt == "float64" and _LIBM:
         np.testing.assert_array_equal(got, want)
+    elif dt == "float64":
+        np.testing.assert_allclose(got, want, rtol=1e-15, atol=0)
     else:
         assert (got == want).mean() >= 0.75  # (glibc's atan2f is not always the correctly rounded value)
 

@@ -371,7 +371,9 @@ class _Atan2:
             np.dtype(sig[0]) if sig is not None else np.result_type(x, y)
         if compute == _F32:
             r = np.arctan2(np.asarray(x, np.float64), np.asarray(y, np.float64))
-        elif compute == np.float64:
+        elif compute == np.float64 and hasattr(native.special(), "complex_angle"):
+            # (without the compiled kernel, complex_angle calls the C library element by element:
+            # NumPy's arctan2 then, as before)
             x, y = np.broadcast_arrays(np.asarray(x, np.float64), np.asarray(y, np.float64))
             z = np.empty(x.shape, np.complex128)
             z.real, z.imag = y, x
