@@ -102,17 +102,20 @@ def scalar_loop_mask(shape: tuple[int, ...], out_strides: tuple[int, ...], fresh
     chunks = 1 if numel < GRAIN_SIZE or threads <= 1 else min(threads, -(-numel // GRAIN_SIZE))
     if chunks == 1 and row % step == 0:
         return None
-    flat = np.arange(numel, dtype=np.int64)
-    start = flat - flat % row
-    end = start + row
-    if chunks > 1:
+    if chunks == 1:  # (each row's last row % step elements: no index arithmetic)
+        mask = np.zeros((numel // row, row), bool)
+        mask[:, row - row % step:] = True
+    else:
+        flat = np.arange(numel, dtype=np.int64)
+        start = flat - flat % row
+        end = start + row
         chunk = -(-numel // chunks)
         c0 = flat - flat % chunk
         start = np.maximum(start, c0)
         end = np.minimum(end, np.minimum(c0 + chunk, numel))
-    mask = flat >= end - (end - start) % step
-    if not mask.any():
-        return None
+        mask = flat >= end - (end - start) % step
+        if not mask.any():
+            return None
     # iteration order, slowest first, back to the tensor's dims
     mask = mask.reshape([shape[p] for p in reversed(perm)])
     return np.transpose(mask, [ndim - 1 - perm.index(d) for d in range(ndim)])
