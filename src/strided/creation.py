@@ -177,6 +177,8 @@ def _detached(data: Any) -> Any:
     return data
 
 
+_EXACT_INT = 2**53  # (a larger int is not a float64 exactly)
+
 # The dtypes whose storage's NumPy dtype infers back to them (tensor(t) keeps t's dtype): the
 # fast copy below takes them; the others (bfloat16, uint16-32-64, complex32, ...) the general path
 _SAME_BACK = frozenset((float32, float64, int64, int32, int16, int8, uint8, bool_, complex64, complex128))
@@ -264,6 +266,12 @@ def _tensor(data: Any, dtype: Any, device: Any) -> Tensor:
             source = _uint64_source(data, source)  # PyTorch reads the ints as uint64 here
         if source.dtype == object and _is_big_int_mix(source, floats_wanted):
             source = source.astype(np.float64)  # PyTorch reads them all as floats
+        if floats_wanted and source.dtype.kind in "iu" and source.size and to_dtype(dtype).itemsize <= 4 \
+                and ((source > _EXACT_INT).any() or (source < -_EXACT_INT).any()):
+            # PyTorch reads each Python number as a double for a float dtype (then rounds it to
+            # float32): an int beyond 2**53 rounds twice, 2**60 + 2**36 + 1 to 2**60 in float32
+            # (an int64 array's one rounding would give 2**60 + 2**37)
+            source = source.astype(np.float64)
         if source.dtype == object or np_kind(source.dtype) in "USV":
             items = list(np.ravel(source)) if source.size else []
             kinds = sorted({type(x).__name__ for x in items})

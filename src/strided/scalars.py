@@ -21,6 +21,7 @@ Before any of these, PyTorch's argument parser reads a Python int (:func:`parse_
 
 from __future__ import annotations
 
+import math
 from typing import Any
 
 import numpy as np
@@ -136,10 +137,37 @@ def wrapped(value: Number, dtype: DType) -> Any:
             if dtype.kind == "i" and value >= 1 << (bits - 1):
                 value -= 1 << bits
         return np_type(value)
+    if dtype.itemsize <= 4 and type(value) is int and not -_EXACT <= value <= _EXACT:
+        # (c10::Scalar holds an int as int64 and converts it to float in one rounding; through
+        # a float64 it would round twice: 2**60 + 2**36 + 1 is 2**60 + 2**37 in PyTorch, 2**60 so)
+        value = int_to_float32(value)
     with quiet():  # 1e5 -> float16 overflows to inf silently, as in PyTorch
         if dtype.itemsize == 2:  # PyTorch rounds to float32 first (c10::Half(float), c10::BFloat16(float))
             return np_type(np.float32(float(value)))
         return np_type(float(value))
+
+
+_EXACT = 2**53  # (an int no larger converts to float64 exactly, so to float32 in one rounding)
+
+
+def int_to_float32(value: int) -> float:
+    """``value`` rounded once to float32's 24 significant bits (to nearest, ties to even), as C's
+    ``(float)`` of an int64 (a Python float holding it exactly; inf beyond float32's range).
+
+    >>> int_to_float32(2**60 + 2**36 + 1) == 2**60 + 2**37
+    True
+    """
+    magnitude = abs(value)
+    shift = magnitude.bit_length() - 24
+    if shift > 0:
+        q, r = divmod(magnitude, 1 << shift)
+        half = 1 << (shift - 1)
+        if r > half or (r == half and q & 1):
+            q += 1
+        magnitude = q << shift
+    if magnitude >= 2**128:
+        return math.copysign(math.inf, value)
+    return float(-magnitude if value < 0 else magnitude)
 
 
 def checked(value: Number, dtype: DType, op: str, what: str = "the value") -> Any:

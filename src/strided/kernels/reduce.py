@@ -79,14 +79,35 @@ def variance_parts(x: np.ndarray, axes: tuple[int, ...] | int | None, acc: np.dt
     """
     centre = np.add.reduce(x, axis=axes, dtype=acc, keepdims=True)
     centre /= n
-    deviation = np.subtract(x, centre, dtype=acc)  # a fresh array: the kernel's work, not a copy
-    if deviation.dtype.kind == "c":  # |z - mean|^2, real (PyTorch's complex var)
-        deviation = np.abs(deviation)
+    if x.dtype.kind == "c":
+        # PyTorch's complex var (std_var_out): var(z.real) + var(z.imag), each rounded to the real
+        # dtype, added in it, then the square root (not |z - mean|^2 summed: hypot's roundings)
+        real = np.dtype(acc).type(0).real.dtype
+        part = np.add(variance_parts(x.real, axes, real, n, denominator, False)[0],
+                      variance_parts(x.imag, axes, real, n, denominator, False)[0])
+        if root:
+            np.sqrt(part, out=part)
+        return part, centre
+    # PyTorch's CPU var of a real tensor accumulates in float64 (WelfordOps<scalar_t, double>, or
+    # std_var_all_cpu's double sums) and rounds the result (its square root for std) once to the
+    # dtype: float32/float16 deviations squared and summed in float32 were ulps off in ~half the results
+    wide = np.dtype(np.float64) if acc.kind == "f" and acc.itemsize < 8 else acc
+    if wide == acc:
+        mid = centre
+    elif centre.size == 1 and x.dtype == acc:
+        # (one result of float32: std_var_all_cpu centres on the float32 mean, self.mean(), read
+        # as a double; with the float64 mean instead ~9% of results were an ulp off)
+        mid = centre.astype(wide)
+    else:  # (Welford's running mean in double: the float64 mean's deviations, to float32 the same bits)
+        mid = np.add.reduce(x, axis=axes, dtype=wide, keepdims=True) / n
+    deviation = np.subtract(x, mid, dtype=wide)  # a fresh array: the kernel's work, not a copy
     np.multiply(deviation, deviation, out=deviation)
     squares = np.add.reduce(deviation, axis=axes, keepdims=True)
     squares /= denominator
     if root:
         np.sqrt(squares, out=squares)
+    if wide != acc and x.dtype.kind == "f":
+        squares = squares.astype(x.dtype)
     return squares, centre
 
 

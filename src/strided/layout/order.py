@@ -149,7 +149,31 @@ def elementwise_output_strides(
         ) and all(tuple(st) == tuple(operands[-1][1]) for _, st in operands):
             return tuple(operands[-1][1])
     op_strides = _aligned_strides(shape, operands, stretched_only=True)
-    perm = list(range(ndim - 1, -1, -1))  # perm[0] is the innermost (fastest) dim
+    perm = iteration_order(shape, op_strides)
+    if perm == list(range(ndim - 1, -1, -1)):
+        return contiguous_strides(shape)
+    return _dense_in_order(shape, perm)
+
+
+def _dense_in_order(shape: Sequence[int], perm: Sequence[int]) -> Shape:
+    """Dense strides (elements) with the dims laid out in ``perm``'s order, innermost first."""
+    out = [0] * len(shape)
+    acc = 1
+    for d in perm:
+        out[d] = acc
+        acc *= shape[d]
+    if max(out, default=0) > INT64_MAX:  # sizes beside a 0 (numel fits otherwise)
+        check_strides_fit(tuple(shape), out, "dense")
+    return tuple(out)
+
+
+def iteration_order(shape: Sequence[int], op_strides: Sequence[Sequence[int]]) -> list[int]:
+    """TensorIterator's ``reorder_dimensions``: the dims, fastest first (``perm[0]`` is the
+    innermost), by an insertion sort on the operands' strides (``op_strides``, each aligned to
+    ``shape``, 0 where broadcast): a smaller stride goes inside, equal strides put the smaller
+    size inside, a stride-0 dim defers to the next operand."""
+    ndim = len(shape)
+    perm = list(range(ndim - 1, -1, -1))
 
     def should_swap(dim0: int, dim1: int) -> int:
         for full in op_strides:
@@ -173,16 +197,7 @@ def elementwise_output_strides(
                 dim1 = dim0
             elif cmp < 0:
                 break
-    if perm == list(range(ndim - 1, -1, -1)):
-        return contiguous_strides(shape)
-    out = [0] * ndim
-    acc = 1
-    for d in perm:
-        out[d] = acc
-        acc *= shape[d]
-    if max(out, default=0) > INT64_MAX:  # sizes beside a 0 (numel fits otherwise)
-        check_strides_fit(tuple(shape), out, "dense")
-    return tuple(out)
+    return perm
 
 
 # ---------------------------------------------------------------- NumPy's flavour
@@ -238,14 +253,7 @@ def numpy_elementwise_output_strides(shape: Sequence[int], operands: Sequence[tu
         if ipos != i0:
             perm[ipos + 1:i0 + 1] = perm[ipos:i0]
             perm[ipos] = j0
-    out = [0] * ndim
-    acc = 1
-    for d in perm:
-        out[d] = acc
-        acc *= shape[d]
-    if max(out, default=0) > INT64_MAX:  # sizes beside a 0 (numel fits otherwise)
-        check_strides_fit(tuple(shape), out, "dense")
-    return tuple(out)
+    return _dense_in_order(shape, perm)
 
 
 def _trivial_order(shape: Shape, operands: Sequence[tuple[Sequence[int], Sequence[int]]]) -> str | None:

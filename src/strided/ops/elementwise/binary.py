@@ -73,6 +73,7 @@ from ...kernels.memory import outside_storage, reduced_cast_source
 from ...kernels.native import special as native_special
 from ...kernels.reduce import all_nonzero
 from ...kernels.tiles import EXACT, against_every_input
+from ...kernels.torch_loops import scalar_loop_mask
 from ...opdef import OPDEFS, Kind, declare
 from ...scalars import UInt64Scalar, checked, numpy_scalar, uint64_beyond_int64
 from ...tensor import Tensor
@@ -458,16 +459,20 @@ def _binary(op: BinaryOp, a: Any, b: Any, target: Tensor | None = None, alpha: A
             # another dtype: fma would otherwise compute in the wider one)
             cd = compute.numpy
             x, y = (v if v.dtype == cd else quiet_call(v.astype, cd) for v in (np.asarray(x), np.asarray(y)))
+            tail = _reduced_scalar_loop(op, a, b, x, y, alpha_np, out, target is None) if compute is float16 else None
             quietly_here(_fused_alpha, op, x, y, alpha_np, _view(out))  # (fma's kernel: native.disabled() seen)
+            if tail is not None:
+                _view(out)[tail[0]] = tail[1]
             return out
         if compute is bfloat16:
             # PyTorch's vectorized bfloat16 kernel: alpha rounded to bfloat16, x + alpha * y in
-            # float32, rounded once. (# Note: its scalar loop over the last len % vector-width
-            # elements rounds alpha * y to bfloat16 first; that tail depends on the CPU's vector
-            # width, so strided follows the vector rule everywhere.)
+            # float32, rounded once; its scalar loop's elements are redone below
             f32 = np.float32
+            tail = _reduced_scalar_loop(op, a, b, x, y, alpha_np, out, target is None)
             scaled = quietly(np.multiply, y, f32(alpha_np if op is ADD else -alpha_np), dtype=f32)
             binary_into(np.add, x, scaled, _view(out), np.dtype(f32), True, False)
+            if tail is not None:
+                _view(out)[tail[0]] = tail[1]
             return out
         y = _scaled(y, alpha_np, compute)
     compare = op.kind == "compare"
@@ -576,6 +581,29 @@ def _inplace_flat(op: BinaryOp, self: Tensor, other: Any, alpha: Any) -> bool:
 # vectorized kernel, alpha rounded to float16 and fmadd in float32 (opmath) then float16
 # (:func:`strided.kernels.fused.fma` computes float16 that way)
 _FUSED_DTYPES = (float32, float64, float16)
+
+
+def _reduced_scalar_loop(op: BinaryOp, a: Any, b: Any, x: Any, y: Any, alpha: Any, out: Tensor,
+                         fresh: bool) -> tuple[np.ndarray, np.ndarray] | None:
+    """The elements (a mask of ``out``'s shape, their values) of a float16 (bfloat16)
+    ``add``/``sub`` with ``alpha=`` that
+    PyTorch's CPU kernel computes in its scalar loop (:mod:`strided.kernels.torch_loops`: a row's
+    last ``len % 32`` elements, every element of a row its vector loop cannot take):
+    ``self + alpha * other`` in the reduced type, the product rounded to it before the sum (c10's
+    ``Half``/``BFloat16`` operators compute each step in float32 and round), where the vector loop
+    (the caller's result) is one ``fmadd`` in float32, rounded once. Computed before the caller
+    writes ``out``: an in-place target is an operand."""
+    mask = scalar_loop_mask(out._layout.shape, out._layout.strides, fresh,
+                            [(t._layout.shape, t._layout.strides) if isinstance(t, Tensor) else None for t in (a, b)])
+    if mask is None:
+        return None
+    f32, rt = np.float32, out._dtype.numpy
+    shape = out._layout.shape
+    xs = np.broadcast_to(np.asarray(x), shape)[mask].astype(f32)
+    ys = np.broadcast_to(np.asarray(y), shape)[mask].astype(f32)
+    with np.errstate(all="ignore"):
+        product = (ys * f32(-alpha if op is SUB else alpha)).astype(rt).astype(f32)
+        return mask, (xs + product).astype(rt)
 
 
 def _fused_alpha(op: BinaryOp, x: Any, y: Any, alpha: Any, dest: np.ndarray) -> None:

@@ -24,11 +24,11 @@ from ...errors import StridedRuntimeError, StridedTypeError, join_lines
 from ...grad_mode import SUBCLASSES
 from ...gradients import seal
 from ...kernels import native
-from ...kernels.elementwise import complex_abs, exact_loop, float32_loop
+from ...kernels.elementwise import arctan2, complex_abs, exact_loop, float32_loop
 from ...kernels.fpstate import QUIET, quiet_reset, quiet_set, quietly, quietly_here
 from ...kernels.fused import fma, fma_into, lerp_into
 from ...opdef import Kind, declare
-from ...scalars import numpy_scalar, parse_int
+from ...scalars import numpy_scalar, parse_int, wrapped
 from ...tensor import Tensor
 from .._support import gradtools
 from .._support.operands import (
@@ -47,8 +47,9 @@ from .binary import _ALL, _F32_ONLY, _FLOATS, BinaryOp, _flat_plans, _make_binar
 
 HYPOT = BinaryOp("hypot", np.hypot, kernel="hypot_cpu", fast=_FLOATS, tensor_other=True, float_only=True,
                  late_checks=True, native=float32_loop(3), native_dtypes=_F32_ONLY, native_min=256)
-ATAN2 = BinaryOp("atan2", np.arctan2, kind="div", fast=_FLOATS, tensor_other=True)
-ARCTAN2 = BinaryOp("arctan2", np.arctan2, kind="div", fast=_FLOATS, tensor_other=True)  # (its own name in messages)
+# (kernels.elementwise.arctan2: np.arctan2 with PyTorch's float32/float64 bits where they are cheap)
+ATAN2 = BinaryOp("atan2", arctan2, kind="div", fast=_FLOATS, tensor_other=True)
+ARCTAN2 = BinaryOp("arctan2", arctan2, kind="div", fast=_FLOATS, tensor_other=True)  # (its own name in messages)
 # (two float32/float64 tensors of one dense layout: one pass of the compiled binary_exact, np.copysign's bits)
 COPYSIGN = BinaryOp("copysign", np.copysign, kind="div", fast=_FLOATS, native=exact_loop(3),
                     native_dtypes=frozenset((float32, float64)))
@@ -157,7 +158,8 @@ def _lerp(input: Any, end: Any, weight: Any, target: Tensor | None) -> Tensor:
                 message,
                 f"weight={weight!r} is outside the range of {math_type.name}, the dtype {name} computes in",
                 "fix: a smaller weight, or tensors of a wider dtype (input.to(strided.float64))"))
-    w = _view(weight) if isinstance(weight, Tensor) else compute.type(float(weight))
+    # (a number as PyTorch's weight.to<opmath_t>(): an int beyond 2**53 rounded once to float32)
+    w = _view(weight) if isinstance(weight, Tensor) else compute.type(wrapped(weight, math_type))
     token = quiet_set(QUIET)
     try:
         a = _view(input).astype(compute, copy=False)

@@ -20,7 +20,14 @@ from ...args import is_index_scalar
 from ...callsite import user_site
 from ...dispatch import OPEN, adopted, copied, result
 from ...dtypes import bool_, int64, np_finfo, np_kind
-from ...errors import StridedIndexError, StridedRuntimeError, StridedTypeError, StridedValueError, join_lines
+from ...errors import (
+    StridedIndexError,
+    StridedNotImplementedError,
+    StridedRuntimeError,
+    StridedTypeError,
+    StridedValueError,
+    join_lines,
+)
 from ...gradients import grad_zeros, linear, not_differentiable, seal
 from ...kernels.blocked import copy_into
 from ...layout import Layout
@@ -43,6 +50,7 @@ from .._support.index_common import (
     wrap_dim,
 )
 from .._support.operands import _cinfo
+from .._support.promotion import TORCH_NAMES
 from ..registry import backward, method
 from .fast_along import along_slices, slice_source
 from .gather_scatter import _out_of_place
@@ -601,9 +609,7 @@ def _index_reduce(self: Any, dim: Any, index: Any, source: Any, reduce: Any, inc
         ))
     idx = index_array(index, self).reshape(-1)
     _check_source(self, d, idx.size, source, "index_reduce_")
-    check_bounds(idx, (self.shape or (1,))[d], d, op, StridedIndexError, "index out of range in self")
-    if idx.size:
-        support.check(f"index_reduce.{reduce}", self._dtype, (self, source))
+    _kernel_checks(self, d, idx, reduce, include_self, op)
     target, tgt, vals = _write_plan(self, d, idx.size, index, source, op, inplace)
     if idx.size and vals.size:
         _reduce_into(tgt, d, idx, vals, reduce, include_self)
@@ -611,6 +617,68 @@ def _index_reduce(self: Any, dim: Any, index: Any, source: Any, reduce: Any, inc
 
 
 _REDUCE_UFUNCS = {"prod": np.multiply, "mean": np.add, "amax": np.maximum, "amin": np.minimum}
+# the binary kernel PyTorch's index_reduce of a >1-d tensor runs per index (mul_stub, maximum_stub,
+# minimum_stub, add_stub), by reduction: the dtypes it has none for
+_SLICE_KERNELS = {"amax": "maximum_cpu", "amin": "minimum_cpu", "mean": "add_stub"}
+
+
+def _undispatched(dtype: Any) -> bool:
+    """Outside PyTorch's ``AT_DISPATCH_ALL_TYPES_AND2(Half, BFloat16)``: bool, complex, uint16/32/64."""
+    return dtype is bool_ or dtype.is_complex or (dtype.kind == "u" and dtype.itemsize > 1)
+
+
+def _slice_kernel_missing(dtype: Any, reduce: str) -> bool:
+    """Whether the per-slice kernel of a >1-d index_reduce has no ``dtype`` loop (complex and
+    uint16+ have no maximum/minimum, uint16+ no add)."""
+    wide_unsigned = dtype.kind == "u" and dtype.itemsize > 1
+    return (reduce in ("amax", "amin") and (dtype.is_complex or wide_unsigned)) or (reduce == "mean" and wide_unsigned)
+
+
+def _kernel_refuses(dtype: Any, reduce: str, include_self: bool, ndim: int) -> bool:
+    """Whether :func:`_kernel_checks` may raise for the dtype (a fast path then stands aside)."""
+    return (_undispatched(dtype) and (not include_self or ndim <= 1)) or _slice_kernel_missing(dtype, reduce) \
+        or (dtype is bool_ and reduce == "mean")
+
+
+def _kernel_checks(self: Tensor, d: int, idx: np.ndarray, reduce: str, include_self: bool, op: str) -> None:
+    """PyTorch's CPU index_reduce (``index_reduce_func_impl``) refusals, in its order:
+
+    - ``include_self=False``: its fill of the indexed slices dispatches over the real dtypes
+      (NotImplementedError ``"index_reduce_func_exclude_input_init"`` for bool, complex and
+      uint16/32/64), then ``index_fill_`` checks the index (``-size <= i < size``);
+    - a >1-d tensor: nothing more for an empty index; else, index by index, the bounds check
+      ("index out of range in self") then the slice's binary kernel: complex amax/amin has no
+      ``maximum_cpu``/``minimum_cpu`` (so the first index decides which error comes first); bool's
+      mean then fails at its floor division of the sums by the counts (``"div_floor_cpu"``);
+    - a 0-d or 1-d tensor: the element loop dispatches over the real dtypes (``"index_func_"``),
+      before the bounds check."""
+    dt = self._dtype
+
+    def missing(kernel: str) -> StridedNotImplementedError:
+        return StridedNotImplementedError(join_lines(
+            f'"{kernel}" not implemented for \'{TORCH_NAMES[dt]}\'',
+            f"index_reduce(reduce='{reduce}', include_self={include_self}) of a {self.ndim}-d {dt.name} tensor: "
+            f"PyTorch 2.13's CPU kernel has no {dt.name} loop here",
+            "fix: reduce a real tensor (x.real and x.imag apart for complex), or convert first: x.to(strided.float64)"))
+
+    size = (self.shape or (1,))[d]
+    if not include_self:
+        if _undispatched(dt):
+            raise missing("index_reduce_func_exclude_input_init")
+        bad = idx[(idx < -size) | (idx >= size)]
+        if bad.size:
+            raise StridedIndexError(join_lines(f"index {int(bad[0])} is out of bounds for dimension {d} with size {size}",
+                                               f"{op}: every index must be in [0, {size})"))
+    if self.ndim > 1:
+        if not idx.size:
+            return
+        if _slice_kernel_missing(dt, reduce) and 0 <= idx[0] < size:
+            raise missing(_SLICE_KERNELS[reduce])
+    elif _undispatched(dt):
+        raise missing("index_func_")
+    check_bounds(idx, size, d, op, StridedIndexError, "index out of range in self")
+    if dt is bool_ and reduce == "mean":
+        raise missing("div_floor_cpu")
 
 
 def _fast_index_reduce(self: Tensor, dim: Any, index: Tensor, source: Tensor, reduce: str,
@@ -624,7 +692,7 @@ def _fast_index_reduce(self: Tensor, dim: Any, index: Tensor, source: Tensor, re
         return None
     flat, idx, d, _ = fast
     vals = slice_source(source, self, d, idx.size)
-    if vals is None or support.refused(f"index_reduce.{reduce}", self._dtype):
+    if vals is None or _kernel_refuses(self._dtype, reduce, include_self, self.ndim):
         return None
     shape = self._layout.shape
     out = flat.copy()

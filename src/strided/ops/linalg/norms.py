@@ -24,6 +24,7 @@ from ...kernels.elementwise import complex_abs
 from ...kernels.fpstate import QUIET, quiet_reset, quiet_set, quietly
 from ...kernels.memory import numpy_view
 from ...kernels.reduce import euclidean_norms
+from ...kernels.torch_sum import norm2_rows
 from ...opdef import Kind, declare
 from ...tensor import Tensor, tensor_arg
 from .._support.fast_reduce import fast_operand
@@ -96,6 +97,14 @@ def fast_euclidean(x: Any, dim: Any, keepdim: Any) -> Tensor | None:
     if got is None:
         return None
     a, plan = got
+    if plan[2] != 1:
+        token = quiet_set(QUIET)
+        try:
+            r = _torch_norm2(a, tuple(range(a.ndim)) if plan[0] is None else (plan[0],))
+        finally:
+            quiet_reset(token)
+        if r is not None:  # (PyTorch's order: its last-dim kernel or its generic sequential one)
+            return adopted(r.reshape(-1), plan[1], x._dtype)
     if plan[2] != 1:  # (the compiled pass: these NumPy calls' bits, without their two work arrays)
         r = euclidean_norms(a, plan[0])
         if r is not None:
@@ -110,6 +119,42 @@ def fast_euclidean(x: Any, dim: Any, keepdim: Any) -> Tensor | None:
     finally:
         quiet_reset(token)
     return adopted(r.reshape(-1), plan[1], x._dtype)
+
+
+_GRAIN = 32768  # (at::internal::GRAIN_SIZE: above it PyTorch's generic reduction may split a sum)
+
+
+def _torch_norm2(a: np.ndarray, axes: tuple[int, ...]) -> np.ndarray | None:
+    """PyTorch's CPU 2-norm bits of the real float32/float64 array ``a`` (the tensor's own view:
+    its strides are PyTorch's) over ``axes``, the reduced axes dropped; None where strided does
+    not follow PyTorch's order (the caller's NumPy sum then: pairwise, ~75% bit-equal):
+
+    - the reduced dims one contiguous run (PyTorch's reduction iterator coalesces them into one,
+      innermost, unit stride: ``vector_norm(x)`` of a dense tensor, ``dim=-1``, a dense matrix's
+      Frobenius norm): its last-dim kernel, :func:`strided.kernels.torch_sum.norm2_rows`;
+    - one strided reduced dim, fewer than 32768 elements: its generic kernel's sequential
+      ``acc + x * x`` along the dim (``NormTwoOps``), the square root in the dtype."""
+    if a.dtype not in (np.float32, np.float64) or not axes or not a.size:
+        return None
+    shape, strides = a.shape, a.strides
+    axes = tuple(ax % a.ndim for ax in axes)
+    red = sorted((ax for ax in axes if shape[ax] != 1), key=lambda ax: strides[ax])
+    kept = [ax for ax in range(a.ndim) if ax not in axes]
+    if not red or any(strides[ax] <= 0 for ax in red):
+        return None
+    out_shape = tuple(shape[ax] for ax in kept)
+    run = strides[red[0]] == a.itemsize
+    for lo, hi in zip(red, red[1:]):
+        run = run and strides[hi] == strides[lo] * shape[lo]
+    if run:
+        count = math.prod(shape[ax] for ax in red)
+        rows = a.transpose(kept + [ax for ax in axes if shape[ax] == 1] + red[::-1]).reshape(-1, count)
+        return norm2_rows(rows).reshape(out_shape)
+    if len(red) == 1 and a.size < _GRAIN:
+        squares = np.multiply(a, a)
+        total = np.take(np.add.accumulate(squares, axis=red[0]), -1, axis=red[0])
+        return np.sqrt(total).reshape(out_shape)
+    return None
 
 
 _add_reduce = np.add.reduce  # (array, axis, dtype, out, keepdims): positional
@@ -193,7 +238,12 @@ def vector_norm(x: Tensor, ord: Any = 2, dim: Any = None, keepdim: bool = False,
         if count == 1 and p != 0:  # one element per norm: PyTorch returns |x|, for every ord but 0
             r = a.reshape(res_np.shape)  # (the reduced dims all have size 1: the same order)
         elif p == 2:
-            r = np.sqrt(np.add.reduce(a * a, axis=axes, keepdims=keepdim))
+            torch_order = None if x._dtype.is_complex or (given is not None and given is not x._dtype) else \
+                _torch_norm2(x._np(), tuple(range(len(shape))) if axes is None else tuple(axes))
+            if torch_order is not None:
+                r = torch_order.reshape(res_np.shape)
+            else:
+                r = np.sqrt(np.add.reduce(a * a, axis=axes, keepdims=keepdim))
         elif p == 1:
             r = np.add.reduce(a, axis=axes, keepdims=keepdim)
         elif p == math.inf:
@@ -225,6 +275,11 @@ def matrix_norm(A: Tensor, ord: Any = "fro", dim: Any = (-2, -1), keepdim: bool 
     if (ord.__class__ is str and ord == "fro" and keepdim is False and dtype is None and A.__class__ is Tensor and A._dtype in _FAST
             and dim.__class__ is tuple and dim == (-2, -1)):
         shape = A._layout.shape
+        if len(shape) >= 2 and shape[-1] and shape[-2] and (shape[-1] != 1 or shape[-2] != 1):
+            view = numpy_view(A._storage, A._layout)
+            r = quietly(_torch_norm2, view, (-2, -1))
+            if r is not None:  # (PyTorch's order: a dense matrix is one run for its last-dim kernel)
+                return _into_new(shape[:-2], A._dtype, r)
         if len(shape) >= 2 and shape[-1] and shape[-2]:
             r = _compiled_frobenius(A, shape)
             if r is not None:
@@ -292,7 +347,9 @@ def matrix_norm(A: Tensor, ord: Any = "fro", dim: Any = (-2, -1), keepdim: bool 
         elif ord == "fro" and a.shape[-2:] == (1, 1):  # PyTorch's vector norm of one element: |a|
             r = np.abs(a[..., 0, 0])
         else:
-            r = np.linalg.norm(a, ord=ord, axis=(-2, -1))
+            r = _torch_norm2(A._np(), tuple(dims)) if ord == "fro" and given in (None, A._dtype) else None
+            if r is None:
+                r = np.linalg.norm(a, ord=ord, axis=(-2, -1))
         if keepdim:
             for d in sorted(dims):
                 r = np.expand_dims(r, d)

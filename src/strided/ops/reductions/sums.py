@@ -334,7 +334,8 @@ def _fast_variance(self: Any, dim: Any, keepdim: Any, op: str, root: bool, with_
     shape = src.shape
     if axis is None or axis == len(shape) - 1:  # contiguous rows: the compiled kernel, variance_parts' bits
         info = _cinfo[shape]
-        k = special() if info[1] <= _VAR_MAX and src.strides == info[0] else None
+        # (float64 only: the kernel computes in the tensor's dtype, PyTorch's float32 var in float64)
+        k = special() if info[1] <= _VAR_MAX and src.strides == info[0] and d is float64 else None
         if k is not None:
             x = self._storage.array[src.offset : src.offset + info[1]]
             # (a tensor unpickled past its storage: the general path refuses it; an unaligned from_numpy

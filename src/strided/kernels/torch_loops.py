@@ -1,0 +1,121 @@
+"""Which elements PyTorch's CPU elementwise kernels compute in their scalar loop.
+
+PyTorch's ``cpu_kernel_vec`` (``aten/src/ATen/native/cpu/Loops.h``) runs a vectorized function
+over each inner row of the iteration in steps of ``2 * Vectorized<T>::size()`` elements and its
+scalar function over the row's last ``len % step`` elements (``vectorized_loop``); a row whose
+operands are neither all contiguous nor contiguous but for one stride-0 input runs the scalar
+function throughout (``basic_loop``). Where the two functions round differently (float16 and
+bfloat16 ``add(alpha=)``: ``vec::fmadd`` in float32 against ``self + alpha * other`` in the
+reduced type, the product rounded first) the result depends on that split; this module
+reproduces it:
+
+- the rows: TensorIterator's dims, ordered by the operands' strides (``reorder_dimensions``,
+  a fresh output left out of the comparison) and merged where they are contiguous together
+  (``coalesce_dimensions``); a row is the first (fastest) merged dim;
+- the parallel split: at ``GRAIN_SIZE`` (32768) elements or more, ``at::parallel_for`` over
+  the flat iteration range cuts it into ``min(threads, ceil(n / 32768))`` equal chunks, and each
+  chunk's pieces of rows are rows of their own. PyTorch's default thread count is the number of
+  physical cores (``OMP_NUM_THREADS`` overrides it); strided takes ``OMP_NUM_THREADS`` or the CPUs
+  this process may run on (:func:`torch_threads`), so above 32768 elements the bits match a
+  PyTorch running that many threads.
+
+The step is 32 elements for 2-byte types (measured on x86-64 PyTorch 2.13, AVX2 and AVX512
+builds alike).
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Sequence
+
+import numpy as np
+
+from ..layout.order import iteration_order
+
+GRAIN_SIZE = 32768
+HALF_STEP = 32  # 2 * Vectorized<Half>::size() (and BFloat16's)
+
+
+def torch_threads() -> int:
+    """The intra-op thread count assumed for PyTorch (see the module's note)."""
+    env = os.environ.get("OMP_NUM_THREADS", "")
+    if env.isdigit() and int(env) > 0:
+        return int(env)
+    try:
+        return len(os.sched_getaffinity(0))
+    except AttributeError:  # (not on Linux)
+        return os.cpu_count() or 1
+
+
+def _operand_strides(shape: tuple[int, ...], op: tuple[tuple[int, ...], tuple[int, ...]] | None) -> list[int]:
+    """An operand's strides over the broadcast ``shape`` (TensorIterator's: 0 where it broadcasts)."""
+    n = len(shape)
+    if op is None:
+        return [0] * n
+    s_shape, s_strides = op
+    out = [0] * n
+    for i in range(len(s_shape)):
+        d = n - len(s_shape) + i
+        out[d] = 0 if (s_shape[i] == 1 and shape[d] != 1) else s_strides[i]
+    return out
+
+
+def scalar_loop_mask(shape: tuple[int, ...], out_strides: tuple[int, ...], fresh: bool,
+                     inputs: Sequence[tuple[tuple[int, ...], tuple[int, ...]] | None],
+                     step: int = HALF_STEP, threads: int | None = None) -> np.ndarray | None:
+    """The elements (a bool array of ``shape``) PyTorch computes with its scalar function, or
+    None where there are none. ``inputs``: each input's (shape, strides in elements), None for a
+    number (a 0-d operand); ``fresh``: the output was allocated for the result (its strides then
+    follow the inputs'), else it is an in-place target or ``out=``."""
+    numel = 1
+    for s in shape:
+        numel *= s
+    if numel == 0:
+        return None
+    if numel == 1:
+        return np.ones(shape, bool)
+    ndim = len(shape)
+    ins = [_operand_strides(shape, op) for op in inputs]
+    ops = [list(out_strides)] + ins
+    compared = ins if fresh else ops
+    perm = iteration_order(shape, compared)  # (perm[k]: the tensor dim at iteration dim k, 0 the fastest)
+    sizes = [shape[p] for p in perm]
+    strides = [[st[p] for p in perm] for st in ops]
+    # coalesce_dimensions: only the first merged dim (the row) and its strides matter here
+    row, row_strides = sizes[0] if ndim else 1, [st[0] if ndim else 0 for st in strides]
+    for k in range(1, ndim):
+        if row == 1:
+            row, row_strides = sizes[k], [st[k] for st in strides]
+        elif sizes[k] == 1:
+            continue
+        elif all(row * rs == st[k] for rs, st in zip(row_strides, strides)):
+            row *= sizes[k]
+        else:
+            break
+    contiguous = all(s == 1 for s in row_strides)
+    if not contiguous:
+        zeros = [i for i, s in enumerate(row_strides[1:]) if s == 0]
+        contiguous = len(zeros) == 1 and all(s == 1 for i, s in enumerate(row_strides) if i != zeros[0] + 1)
+    if not contiguous:
+        return np.ones(shape, bool)
+    threads = torch_threads() if threads is None else threads
+    chunks = 1 if numel < GRAIN_SIZE or threads <= 1 else min(threads, -(-numel // GRAIN_SIZE))
+    if chunks == 1 and row % step == 0:
+        return None
+    if chunks == 1:  # (each row's last row % step elements: no index arithmetic)
+        mask = np.zeros((numel // row, row), bool)
+        mask[:, row - row % step:] = True
+    else:
+        flat = np.arange(numel, dtype=np.int64)
+        start = flat - flat % row
+        end = start + row
+        chunk = -(-numel // chunks)
+        c0 = flat - flat % chunk
+        start = np.maximum(start, c0)
+        end = np.minimum(end, np.minimum(c0 + chunk, numel))
+        mask = flat >= end - (end - start) % step
+        if not mask.any():
+            return None
+    # iteration order, slowest first, back to the tensor's dims
+    mask = mask.reshape([shape[p] for p in reversed(perm)])
+    return np.transpose(mask, [ndim - 1 - perm.index(d) for d in range(ndim)])

@@ -1,0 +1,72 @@
+"""var/std against torch bit for bit where strided follows PyTorch's CPU algorithm.
+
+- real float32/float16/bfloat16: PyTorch accumulates in float64 (WelfordOps<scalar_t, double>, or
+  std_var_all_cpu for one result: the float32 mean, then double deviations) and rounds once;
+  strided summed float32 squares (about half of float32 results were an ulp off);
+- complex: var(z.real) + var(z.imag), each rounded to the real dtype, then sqrt for std
+  (std_var_out); strided summed |z - mean|^2 (hypot's roundings).
+(# Note: float64 results are not bit-equal: PyTorch's Welford updates / its own sum order for the
+mean; and complex std goes through PyTorch's float32 sqrt kernel, which is not correctly rounded
+on PyTorch 2.13 CPU, about 20% of float32 elements an ulp off np.sqrt.)"""
+
+from __future__ import annotations
+
+import warnings
+
+import numpy as np
+import pytest
+import torch
+
+import strided
+
+CASES = [((n,), None) for n in (2, 3, 17, 100, 1000)] + [((4, n), None) for n in (2, 31)] + \
+        [((3, n), -1) for n in (2, 5, 17, 100, 4097)] + [((n, 3), 0) for n in (3, 8, 100)]
+
+
+def _data(rng, shape, complex_):
+    x = rng.standard_normal(shape) + (1j * rng.standard_normal(shape) if complex_ else 0)
+    return x * rng.choice([1, 1e3, 1e-3]) + rng.choice([0, 5 + 3j] if complex_ else [0, 5])
+
+
+def _pair(x, dt):
+    return torch.tensor(x).to(getattr(torch, dt)), strided.tensor(x).to(getattr(strided, dt))
+
+
+def _values(t):
+    return np.asarray(t.double().tolist() if isinstance(t, torch.Tensor) else t.to(strided.float64).tolist())
+
+
+@pytest.mark.parametrize("dt,fns", [("float32", ("var", "std")), ("float16", ("var", "std")),
+                                    ("bfloat16", ("var", "std")), ("complex64", ("var",))])
+def test_bits_match_torch(dt, fns):
+    rng = np.random.default_rng(3)
+    for shape, dim in CASES:
+        for correction in (1, 0):
+            x = _data(rng, shape, dt.startswith("complex"))
+            t, s = _pair(x, dt)
+            kw = {} if dim is None else {"dim": dim}
+            for fn in fns:
+                want = _values(getattr(torch, fn)(t, correction=correction, **kw))
+                got = _values(getattr(strided, fn)(s, correction=correction, **kw))
+                np.testing.assert_array_equal(got, want, err_msg=f"{fn} {shape} {dim} {correction}")
+
+
+@pytest.mark.parametrize("dt", ["complex64", "complex128"])
+def test_complex_var_is_real_var_plus_imag_var(dt):
+    rng = np.random.default_rng(4)
+    for shape, dim in CASES:
+        s = strided.tensor(_data(rng, shape, True)).to(getattr(strided, dt))
+        kw = {} if dim is None else {"dim": dim}
+        v = strided.var(s, **kw)
+        parts = strided.var(s.real, **kw) + strided.var(s.imag, **kw)
+        np.testing.assert_array_equal(v.numpy(), parts.numpy())
+        np.testing.assert_array_equal(strided.std(s, **kw).numpy(), strided.sqrt(parts).numpy())
+
+
+def test_var_mean_keeps_its_mean():
+    x = strided.tensor([1.0, 2.0, 4.5], dtype=strided.float32)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        v, m = strided.var_mean(x)
+    assert m.item() == strided.mean(x).item() and v.dtype is strided.float32
+    assert v.item() == torch.var(torch.tensor([1.0, 2.0, 4.5])).item()
