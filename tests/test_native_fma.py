@@ -230,3 +230,23 @@ def test_fused_nans_are_pytorchs(native_on: bool, dtype: type) -> None:
             fma_into(t1, t2, self_, out)
     assert got.view(uint).tolist() == want.view(uint).tolist()
     assert out.view(uint).tolist() == want.view(uint).tolist()
+
+
+@pytest.mark.parametrize("dt", [np.float32, np.float16])
+def test_fma_of_float32_and_float16_by_the_kernel_is_the_numpy_steps_bits(dt) -> None:
+    """fused.fma of float32/float16 operands takes the compiled fma32 (a number moved first where
+    it is the second operand and no NaN): the NumPy steps' bits, NaNs, infinities and broadcasts
+    included."""
+    from strided.kernels import fused, native
+
+    rng = np.random.default_rng(31)
+    a, b, c = (rng.standard_normal((5, 37)).astype(dt) for _ in range(3))
+    a[0, :4], b[0, :4], c[0, :4] = [np.nan, 0, np.inf, 1], [np.inf, np.inf, 0, np.nan], [1, np.nan, -np.inf, 2]
+    cases = [(a, b, c), (a, dt(1.5), c), (dt(0.25), b, c), (a, b, c[:1]), (a, dt(np.nan), c), (a[:, :1], b, dt(3))]
+    for x, y, z in cases:
+        with np.errstate(all="ignore"):
+            got = fused.fma(x, y, z)
+            with native.disabled():
+                want = fused.fma(x, y, z)
+        assert got.dtype == want.dtype == np.dtype(dt) and got.shape == want.shape
+        assert got.tobytes() == want.tobytes()

@@ -50,6 +50,15 @@ def fma(a: Any, b: Any, c: Any) -> np.ndarray:
     dt = np.result_type(a, b, c)
     if dt in (np.float32, np.float16):
         # (float16: PyTorch's kernels compute in float32, "opmath", and round that result to float16)
+        k = native.special()
+        shape = np.broadcast_shapes(a.shape, b.shape, c.shape)
+        if k is not None and shape:  # (the compiled fma32, fmaf's bits, as fma64 below: ~50x the NumPy steps)
+            if b.ndim == 0 and a.ndim and not np.isnan(b):
+                a, b = b, a  # (the kernel takes a number first; a*b is b*a, and with b no NaN the NaN rule's order holds)
+            out = np.empty(shape, np.float32)
+            runs = [np.ascontiguousarray(np.broadcast_to(x, shape), dtype=np.float32) for x in (a, b, c)]
+            if k.fma32(float(np.float32(a)) if a.ndim == 0 else runs[0], runs[1], runs[2], out):
+                return out.astype(dt, copy=False)
         a, b, c = (np.asarray(x, np.float32) for x in np.broadcast_arrays(a, b, c))
         return np.asarray(fma32(a, b, c)).astype(dt, copy=False)
     if dt != np.float64:

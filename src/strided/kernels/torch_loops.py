@@ -106,16 +106,19 @@ def scalar_loop_mask(shape: tuple[int, ...], out_strides: tuple[int, ...], fresh
         mask = np.zeros((numel // row, row), bool)
         mask[:, row - row % step:] = True
     else:
-        flat = np.arange(numel, dtype=np.int64)
-        start = flat - flat % row
-        end = start + row
+        # the pieces: rows cut at the chunks' starts; each piece's last (length % step) elements
+        # (found per piece, not per element: a 1M-element mask by index arithmetic took ~30 ms)
         chunk = -(-numel // chunks)
-        c0 = flat - flat % chunk
-        start = np.maximum(start, c0)
-        end = np.minimum(end, np.minimum(c0 + chunk, numel))
-        mask = flat >= end - (end - start) % step
-        if not mask.any():
+        starts = np.union1d(np.arange(0, numel, row, dtype=np.int64), np.arange(0, numel, chunk, dtype=np.int64))
+        ends = np.append(starts[1:], numel)
+        tails = (ends - starts) % step
+        if not tails.any():
             return None
+        keep = tails > 0
+        first, count = ends[keep] - tails[keep], tails[keep]
+        at = np.repeat(first - np.cumsum(count) + count, count) + np.arange(int(count.sum()), dtype=np.int64)
+        mask = np.zeros(numel, bool)
+        mask[at] = True
     # iteration order, slowest first, back to the tensor's dims
     mask = mask.reshape([shape[p] for p in reversed(perm)])
     return np.transpose(mask, [ndim - 1 - perm.index(d) for d in range(ndim)])
