@@ -108,3 +108,28 @@ def test_the_exact_rework_lands_whatever_the_operands_layout(layout: str) -> Non
         b = np.ones((3, 1))
     assert not np.isnan(_fallback(a, b, c)).any()
     _same(_fallback(a, b, c), _compiled(*(np.ascontiguousarray(np.broadcast_to(x, (3, 4))) for x in (a, b, c))))
+
+
+def test_products_near_the_top_of_float64_are_exact() -> None:
+    """Where a * b is finite but near float64's largest value, a split half's product can
+    overflow: its inf, rounded "to odd", became a finite wrong result (2**28 * 6.7e299 minus that
+    product gave 1.8e308 for 0; found by fix14). Those elements are recomputed exactly."""
+    from fractions import Fraction
+
+    from strided.kernels import fused, native
+
+    rng = np.random.default_rng(17)
+    a = 2.0 ** rng.integers(400, 600, 3000) * rng.uniform(1, 2, 3000)
+    b = 2.0 ** rng.integers(390, 424, 3000) * rng.uniform(1, 2, 3000) * rng.choice([-1, 1], 3000)
+    with np.errstate(all="ignore"):
+        c = -(a * b) * rng.choice([1.0, 0.5, 1 - 2.0**-50], 3000)
+    a[0], b[0] = 268435456.0, 6.69692879491417e+299
+    c[0] = -(a[0] * b[0])
+    with native.disabled(), np.errstate(all="ignore"):
+        got = fused.fma(a, b, c)
+    keep = np.isfinite(a * b) & np.isfinite(got)
+    for x, y, z, r in zip(a[keep][:400], b[keep][:400], c[keep][:400], got[keep][:400]):
+        exact = Fraction(float(x)) * Fraction(float(y)) + Fraction(float(z))
+        want = float(exact) if exact else 0.0
+        assert r == want, (x, y, z, r, want)
+    assert got[0] == 0.0

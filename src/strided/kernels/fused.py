@@ -83,6 +83,10 @@ def fma(a: Any, b: Any, c: Any) -> np.ndarray:
         # element of add(x, x, alpha=-1) through the rational recomputation, hundreds of times slower)
         tiny = (np.abs(plain) < _TINY_SAFE) & (plain != 0)
         tiny = tiny | (np.abs(product) < _TINY_SAFE)
+        # (and near float64's top: a split half's product can overflow while a * b does not, its
+        # inf then rounded "to odd" into a finite, wrong result: 2**28 * 6.7e299 - that product
+        # gave 1.8e308 for 0)
+        tiny = tiny | (np.abs(product) >= _HUGE_SAFE) | (np.abs(a) >= _HUGE_SAFE) | (np.abs(b) >= _HUGE_SAFE)
         if finite.all() and not tiny.any():  # (the common case: three passes)
             return _signed_zeros(out, plain)
         finite_ab = np.isfinite(a) & np.isfinite(b)
@@ -107,6 +111,7 @@ def fma(a: Any, b: Any, c: Any) -> np.ndarray:
 
 
 _TINY_SAFE = 2.0**-900  # (well above 2**-969, where Dekker's error term can turn subnormal)
+_HUGE_SAFE = 2.0**990  # (well below 2**996, where Dekker's split or its halves' products overflow)
 
 
 def _exact_where(redo: np.ndarray, a: np.ndarray, b: np.ndarray, c: np.ndarray, out: np.ndarray) -> np.ndarray:
