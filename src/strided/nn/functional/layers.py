@@ -31,7 +31,8 @@ from ...errors import (
 )
 from ...grad_mode import GRAD_MODE, SUBCLASSES, requires_grad
 from ...gradients import grad_zeros, seal
-from ...kernels.fpstate import quiet, quietly
+from ...kernels import native
+from ...kernels.fpstate import quiet
 from ...kernels.listeners import OPEN
 from ...kernels.matmul import matmul_new
 from ...kernels.memory import flat_run
@@ -140,14 +141,35 @@ def _linear_rowmajor(input: Tensor, weight: Tensor, bias: Tensor | None) -> Tens
     try:
         with quiet():
             res = np.matmul(x.reshape(xs), w.reshape(ws).T)
+            if res.shape != shape or res.dtype != x.dtype or not res.flags.c_contiguous:
+                return None  # (never for NumPy's fresh 2-D product; the general path then does it all again)
             if b is not None:
-                np.add(res, b, out=res)
+                _add_rows(res, b)
     except MemoryError:
         return None  # (the general path raises PyTorch's out-of-memory error)
-    if res.shape != shape or res.dtype != x.dtype or not res.flags.c_contiguous:
-        return None  # (never for NumPy's fresh 2-D product; the general path then does it all again)
     # (no version count: the result is fresh, as PyTorch's addmm result starts at version 0)
     return adopted(res.reshape(-1), _cinfo[shape][2], d)
+
+
+def _linear_fresh(input: Any, weight: Any, bias: Any = None) -> Tensor | None:
+    """F.linear's fresh fast path for its entry (:func:`strided.grad_mode.track`'s ``__fresh__``):
+    :func:`_linear_rowmajor`'s product, pure NumPy into fresh memory, where it applies (its
+    conditions pass every check of :func:`linear`: three tensors of one float dtype); None
+    otherwise, and while tests turn the fast path off."""
+    return _linear_rowmajor(input, weight, bias) if _FAST_LINEAR else None
+
+
+linear.__fresh__ = _linear_fresh  # type: ignore[attr-defined]
+
+
+def _add_rows(x: np.ndarray, b: np.ndarray) -> None:
+    """``np.add(x, b, out=x)`` for ``x`` a fresh C-contiguous (..., n) product and ``b`` a
+    contiguous (n,) bias of its dtype: the compiled ``add_rows`` where it is built and on (one
+    pass, the same additions: the same bits), else NumPy's broadcast add. The caller quiets
+    NumPy's floating-point warnings."""
+    k = native.special()
+    if k is None or not k.add_rows(x, b):
+        np.add(x, b, out=x)
 
 
 def _add_bias(out: Tensor, bias: Tensor) -> bool:
@@ -162,7 +184,8 @@ def _add_bias(out: Tensor, bias: Tensor) -> bool:
             or lay.strides != contiguous_strides(lay.shape)):
         return False
     x = out._np()
-    quietly(np.add, x, bias._np(), out=x)
+    with quiet():
+        _add_rows(x, bias._np())
     # (no version count: ``out`` is fresh, no node can have saved it, and PyTorch's addmm result
     # starts at version 0)
     return True
