@@ -118,6 +118,7 @@ def test_the_direct_write_is_the_general_paths_and_pytorchs(case, grad, values):
     else:
         b, c = _B, _C
     results = []
+    used = strided.grad_mode.STATE["used"]
     for lib, listened in ((strided, False), (strided, True), (torch, False)):
         s = _pair(a, dtypes[0], how)[lib is torch]
         t1 = _pair(b, dtypes[1], how)[lib is torch]
@@ -134,7 +135,7 @@ def test_the_direct_write_is_the_general_paths_and_pytorchs(case, grad, values):
                 results.append(_outcome(lambda: call(s, t1, t2)))  # noqa: B023
         else:
             results.append(_outcome(lambda: call(s, t1, t2)))  # noqa: B023
-    if grad == "never" and results[0][0] == "ok":
+    if not used and results[0][0] == "ok":
         # (before any tensor required grad strided counts no write: the entry's plain path, direct or not)
         results = [r[:4] for r in results]
     assert results[0] == results[1]  # (the direct call is the general path's, bit for bit)
@@ -331,3 +332,99 @@ def test_the_fresh_entry_records_what_the_forward_would(mode, bias, param, monke
     assert (outs[True][6] or (None,))[0] == (_graph(ty) or (None,))[0]
     np.testing.assert_allclose(np.array(outs[True][0], np.uint32).view(np.float32), ty.detach().numpy(),
                                rtol=1e-5, atol=1e-6)
+
+
+# ---------------------------------------------------------------- cross_entropy's fresh entries (nll_loss, log_softmax)
+
+
+def _loss_outcome(lib, fn):
+    try:
+        r = fn()
+    except Exception as e:  # noqa: BLE001 - the error itself is compared
+        kind = next(k.__name__ for k in (NotImplementedError, RuntimeError, TypeError, ValueError, IndexError, Exception)
+                    if isinstance(e, k))
+        return ("error", kind, str(e).splitlines()[0])
+    return ("ok", _bits(r.detach().numpy()).tolist(), str(r.dtype).split(".")[-1], _graph(r))
+
+
+def _targets(rng, n, c, case):
+    t = rng.integers(0, c, n)
+    if case == "out of range":
+        t[n // 2] = c
+    elif case == "negative":
+        t[0] = -1
+    elif case == "ignored":
+        t[-1] = -100
+    return t
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+@pytest.mark.parametrize("n", [1, 7, 128, 129, 1000])
+@pytest.mark.parametrize("case", ["plain", "special", "out of range", "negative", "ignored", "offset target"])
+@pytest.mark.parametrize("reduction", ["mean", "sum"])
+def test_cross_entropy_and_nll_loss_are_the_general_paths(dtype, n, case, reduction):
+    """The entries' fresh paths (nll_loss's compiled picks and pairwise sum, log_softmax's rows)
+    give the general path's bits (a listener open: the old entries, NumPy's sum) and PyTorch's
+    nodes and errors, values to float rounding."""
+    rng = np.random.default_rng(n)
+    c = 10
+    z = rng.standard_normal((n, c)) * 3
+    if case == "special":
+        z.flat[rng.integers(0, z.size, 3)] = [np.inf, -np.inf, 1e30]
+        if n > 1:
+            z[n - 1, :] = np.nan
+    z = z.astype(dtype)
+    t = _targets(rng, n, c, case)
+    for make in (lambda a: a, lambda a: np.concatenate([a[:1], a])[1:]) if case == "offset target" else (lambda a: a,):
+        got = {}
+        for lib, listened in ((strided, False), (strided, True), (torch, False)):
+            zi = lib.tensor(z, requires_grad=True)
+            ti = make(lib.tensor(t)) if lib is strided else torch.tensor(t)
+            fns = {"ce": lambda: lib.nn.functional.cross_entropy(zi, ti, reduction=reduction),  # noqa: B023
+                   "nll": lambda: lib.nn.functional.nll_loss(zi.log_softmax(1), ti, reduction=reduction),  # noqa: B023
+                   "nll no grad": lambda: lib.nn.functional.nll_loss(zi.detach(), ti, reduction=reduction)}  # noqa: B023
+            if listened:
+                got[(lib, listened)] = {k: _loss_outcome(lib, lambda f=f: _listened(f)) for k, f in fns.items()}
+            else:
+                got[(lib, listened)] = {k: _loss_outcome(lib, f) for k, f in fns.items()}
+            if lib is strided and got[(lib, listened)]["ce"][0] == "ok":
+                loss = lib.nn.functional.cross_entropy(zi, ti, reduction=reduction)
+                loss.backward()
+                got[(lib, listened)]["grad"] = _bits(zi.grad.numpy()).tolist()
+        assert got[(strided, False)] == got[(strided, True)]
+        for k, (s, t_) in ((k, (got[(strided, False)][k], got[(torch, False)][k])) for k in ("ce", "nll", "nll no grad")):
+            assert s[0] == t_[0] and (s[0] == "ok" or s[1:] == t_[1:]), k
+            if s[0] == "ok":
+                assert s[2:] == t_[2:], k
+                width = np.uint32 if dtype == "float32" else np.uint64
+                np.testing.assert_allclose(np.array(s[1], width).view(dtype), np.array(t_[1], width).view(dtype),
+                                           rtol=1e-5, equal_nan=True)
+
+
+@pytest.mark.skipif(native.special() is None, reason="the compiled kernels are not built")
+def test_nll_sum_gives_numpys_bits():
+    from strided.kernels.rows import _kernel_module
+
+    k = _kernel_module()
+    rng = np.random.default_rng(3)
+    for dt, width in ((np.float32, np.uint32), (np.float64, np.uint64)):
+        for n in [*range(1, 140), 255, 256, 257, 1000, 1024, 4097]:
+            for c in (1, 10):
+                for spread in (1.0, 1e30, None):
+                    if spread is None:  # random bit patterns: infinities, subnormals, NaN payloads
+                        lp = rng.integers(0, np.iinfo(width).max, n * c, dtype=np.uint64).astype(width).view(dt)
+                        lp = lp.reshape(n, c)
+                    else:
+                        lp = (rng.standard_normal((n, c)) * spread).astype(dt)
+                    t = rng.integers(0, c, n)
+                    with np.errstate(all="ignore"):
+                        ref = np.add.reduce(-np.ones((n, 1), dt) * lp[np.arange(n), t].reshape(n, 1), None)
+                    got = k.nll_sum(lp, t, c)
+                    if got is None:
+                        assert np.isnan(ref)  # (declined only for a NaN sum: NumPy's order picks the NaN)
+                    else:
+                        assert dt(got).view(width) == np.asarray(ref).view(width)
+    assert k.nll_sum(np.zeros((3, 4), np.float32), np.array([0, 4, 1]), 4) is None
+    assert k.nll_sum(np.zeros((3, 4), np.float32), np.array([0, -1, 1]), 4) is None
+    assert k.nll_sum(np.zeros((3, 4), np.float16), np.array([0, 1, 1]), 4) is None
+    assert k.nll_sum(np.zeros((3, 4), np.float32), np.array([0, 1, 1], np.int32), 4) is None

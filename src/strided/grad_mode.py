@@ -524,13 +524,17 @@ def _slow(fwd: Callable, maker: Maker, args: tuple, kwargs: dict) -> Any:
 def _fresh_slow(fresh: Callable) -> Callable:
     """:func:`_slow` for a forward with a fresh fast path (``fwd.__fresh__(*args)``: its result
     computed by pure NumPy into fresh memory, entering no other op, or None where the forward's
-    other paths must run: F.linear's row-major product): with nobody listening and no keywords,
-    that result recorded as it is (:func:`strided.gradients.recorded`'s recorder) or, grad mode
-    off, returned as it is (no view to mark), without running the forward's wrappers (grad mode
-    set off around it, ``INSIDE``); any other call is :func:`_slow`'s."""
+    other paths must run: F.linear's row-major product, log_softmax's rows): with nobody listening
+    and no keyword but at its default None (the entry passes ``out=None``; :func:`attach` drops
+    it), that result recorded as it is (:func:`strided.gradients.recorded`'s recorder) or, grad
+    mode off, returned as it is (no view to mark), without running the forward's wrappers (grad
+    mode set off around it, ``INSIDE``); any other call is :func:`_slow`'s."""
 
     def slow(fwd: Callable, maker: Maker, args: tuple, kwargs: dict) -> Any:
-        if not OPEN and not kwargs:
+        if not OPEN:
+            for v in kwargs.values():
+                if v is not None:
+                    return _slow(fwd, maker, args, kwargs)
             out = fresh(*args)
             if out is not None:
                 return _RECORDER["fresh"](out, maker, args) if GRAD_MODE.get() else out
