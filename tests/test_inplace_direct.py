@@ -401,11 +401,12 @@ def test_cross_entropy_and_nll_loss_are_the_general_paths(dtype, n, case, reduct
                                            rtol=1e-5, equal_nan=True)
 
 
-@pytest.mark.skipif(native.special() is None, reason="the compiled kernels are not built")
 def test_nll_sum_gives_numpys_bits():
     from strided.kernels.rows import _kernel_module
 
     k = _kernel_module()
+    if k is None or not hasattr(k, "nll_sum"):
+        pytest.skip("the compiled row kernels are not built")
     rng = np.random.default_rng(3)
     for dt, width in ((np.float32, np.uint32), (np.float64, np.uint64)):
         for n in [*range(1, 140), 255, 256, 257, 1000, 1024, 4097]:
