@@ -296,9 +296,13 @@ def _linear_backward(out: Tensor, input: Tensor, weight: Tensor, bias: Tensor | 
                 gw = _batched_weight_grad(g, input)
         return (gx, gw, g)
 
-    saved = tuple(t for t, keep in ((input, need_w), (weight, need_x)) if keep)
+    # (the input for the weight's gradient, the weight for the input's: a tuple written out, as
+    # this runs for every recorded linear)
+    saved = (input, weight) if need_w and need_x else (input,) if need_w else (weight,) if need_x else ()
+    if nd == 2 and wd == 2:  # (a layer's call: _linear_node's answer, without the call)
+        return "AddmmBackward0" if bias is not None else "MmBackward0", (input, weight, bias), grad, saved
     # (the input's contiguity names the node only for a vector or batch input with a bias and a
-    # matrix weight: not asked otherwise, as this runs for every recorded linear)
+    # matrix weight: not asked otherwise)
     contiguous = input.is_contiguous() if nd != 2 and wd != 1 and bias is not None else True
     name = _linear_node(nd, bias is not None, wd, contiguous)
     return name, (input, weight, bias), grad, saved
