@@ -32,7 +32,7 @@ from ...errors import (
 from ...grad_mode import GRAD_MODE, SUBCLASSES, requires_grad
 from ...gradients import grad_zeros, seal
 from ...kernels import native
-from ...kernels.fpstate import quiet
+from ...kernels.fpstate import QUIET, quiet, quiet_reset, quiet_set
 from ...kernels.listeners import OPEN
 from ...kernels.matmul import matmul_new
 from ...kernels.memory import flat_run
@@ -138,15 +138,17 @@ def _linear_rowmajor(input: Tensor, weight: Tensor, bias: Tensor | None) -> Tens
         if b is None:
             return None
     shape = (xs[0], ws[0])
+    token = quiet_set(QUIET)  # (quiet's block, without its method calls: this runs for every layer's call)
     try:
-        with quiet():
-            res = np.matmul(x.reshape(xs), w.reshape(ws).T)
-            if res.shape != shape or res.dtype != x.dtype or not res.flags.c_contiguous:
-                return None  # (never for NumPy's fresh 2-D product; the general path then does it all again)
-            if b is not None:
-                _add_rows(res, b)
+        res = np.matmul(x.reshape(xs), w.reshape(ws).T)
+        if res.shape != shape or res.dtype != x.dtype or not res.flags.c_contiguous:
+            return None  # (never for NumPy's fresh 2-D product; the general path then does it all again)
+        if b is not None:
+            _add_rows(res, b)
     except MemoryError:
         return None  # (the general path raises PyTorch's out-of-memory error)
+    finally:
+        quiet_reset(token)
     # (no version count: the result is fresh, as PyTorch's addmm result starts at version 0)
     return adopted(res.reshape(-1), _cinfo[shape][2], d)
 
