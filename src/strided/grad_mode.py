@@ -521,6 +521,28 @@ def _slow(fwd: Callable, maker: Maker, args: tuple, kwargs: dict) -> Any:
     return _RECORDER["attach"](out, maker, args, kwargs)
 
 
+def _fresh_slow(fresh: Callable) -> Callable:
+    """:func:`_slow` for a forward with a fresh fast path (``fwd.__fresh__(*args)``: its result
+    computed by pure NumPy into fresh memory, entering no other op, or None where the forward's
+    other paths must run: F.linear's row-major product, log_softmax's rows): with nobody listening
+    and no keyword but at its default None (the entry passes ``out=None``; :func:`attach` drops
+    it), that result recorded as it is (:func:`strided.gradients.recorded`'s recorder) or, grad
+    mode off, returned as it is (no view to mark), without running the forward's wrappers (grad
+    mode set off around it, ``INSIDE``); any other call is :func:`_slow`'s."""
+
+    def slow(fwd: Callable, maker: Maker, args: tuple, kwargs: dict) -> Any:
+        if not OPEN:
+            for v in kwargs.values():
+                if v is not None:
+                    return _slow(fwd, maker, args, kwargs)
+            out = fresh(*args)
+            if out is not None:
+                return _RECORDER["fresh"](out, maker, args) if GRAD_MODE.get() else out
+        return _slow(fwd, maker, args, kwargs)
+
+    return slow
+
+
 def _mark_no_grad_views(out: Any, source: Any) -> None:
     """Views of a tensor in the graph made under no_grad: their record says so (``creation``),
     so that writing one in place with grad mode on raises PyTorch's error instead of recording
@@ -575,7 +597,9 @@ def track(fwd: Callable, maker: Maker, operands: str = "self", name: str | None 
     where PyTorch's does (:mod:`strided.numpy_keywords`; see :func:`_exact`).
     """
     Tensor, SUBS = _CLASS["Tensor"], SUBCLASSES
-    exact = _exact(fwd, maker, operands, name, op, key) if operands in ("self", "two", "any") else None
+    fresh = getattr(fwd, "__fresh__", None)
+    _slow_ = _slow if fresh is None else _fresh_slow(fresh)
+    exact = _exact(fwd, maker, operands, name, op, key, _slow_) if operands in ("self", "two", "any") else None
     numpy = _numpy_of(fwd, key)
     if exact is not None:
         _tracked = exact
@@ -587,7 +611,7 @@ def track(fwd: Callable, maker: Maker, operands: str = "self", name: str | None 
             if self._ag is None and ((other.__class__ is not Tensor and other.__class__ not in SUBS)
                                      or other._ag is None):
                 return fwd(self, other)
-            return _slow(fwd, maker, (self, other), {})
+            return _slow_(fwd, maker, (self, other), {})
     elif operands == "any":
         @functools.wraps(fwd)
         def _tracked(*args: Any, **kwargs: Any) -> Any:
@@ -597,7 +621,7 @@ def track(fwd: Callable, maker: Maker, operands: str = "self", name: str | None 
                 return listened(name, op, _tracked, args, kwargs, operands_of("any", args, kwargs))
             if not any_tracked(args) and not any_tracked(kwargs.values()):
                 return fwd(*args, **kwargs)
-            return _slow(fwd, maker, args, kwargs)
+            return _slow_(fwd, maker, args, kwargs)
     elif operands == "two":
         @functools.wraps(fwd)
         def _tracked(self: Any, other: Any, *args: Any, **kwargs: Any) -> Any:
@@ -609,7 +633,7 @@ def track(fwd: Callable, maker: Maker, operands: str = "self", name: str | None 
             if ((self.__class__ is not Tensor and self.__class__ not in SUBS) or self._ag is None) and (
                     (other.__class__ is not Tensor and other.__class__ not in SUBS) or other._ag is None):
                 return fwd(self, other, *args, **kwargs)
-            return _slow(fwd, maker, (self, other, *args), kwargs)
+            return _slow_(fwd, maker, (self, other, *args), kwargs)
     else:
         @functools.wraps(fwd)
         def _tracked(self: Any, *args: Any, **kwargs: Any) -> Any:
@@ -620,7 +644,7 @@ def track(fwd: Callable, maker: Maker, operands: str = "self", name: str | None 
                 return listened(name, op, _tracked, every, kwargs, operands_of("self", every, kwargs))
             if (self.__class__ is not Tensor and self.__class__ not in SUBS) or self._ag is None:
                 return fwd(self, *args, **kwargs)
-            return _slow(fwd, maker, (self, *args), kwargs)
+            return _slow_(fwd, maker, (self, *args), kwargs)
     _tracked.__wrapped_maker__ = maker  # type: ignore[attr-defined]
     return _tracked
 
@@ -690,7 +714,7 @@ _GENERATED = os.path.join(os.path.dirname(__file__), "<generated entry>")
 
 
 def _exact(fwd: Callable, maker: Maker, operands: str = "self", name: str | None = None, op: Any = "compute",
-           key: str | None = None) -> Callable | None:
+           key: str | None = None, slow: Callable | None = None) -> Callable | None:
     """An entry with ``fwd``'s own parameter list (``t(self)``, ``transpose(self, dim0, dim1)``,
     ``sum(self, dim=None, keepdim=False, *, dtype=None, ...)``, ``cat(tensors, dim=0, *, out=None)``;
     not for a ``**kwargs`` forward, nor a ``*args`` one with "any" operands), so a call builds no
@@ -713,7 +737,7 @@ def _exact(fwd: Callable, maker: Maker, operands: str = "self", name: str | None
     if operands == "any" and any(p.kind is P.VAR_POSITIONAL for p in params):
         return None
     scope: dict[str, Any] = {"fwd": fwd, "maker": maker, "Tensor": _CLASS["Tensor"], "SUBS": SUBCLASSES,
-                             "_slow": _slow,
+                             "_slow": _slow if slow is None else slow,
                              "any_tracked": any_tracked, "OPEN": OPEN, "reporting": reporting, "listened": listened,
                              "operands_of": operands_of, "name": name, "op": op, "operands": operands}
     numpy: tuple[str, ...] = ()
@@ -833,14 +857,28 @@ def track_inplace(fwd: Callable, name: str, reported: str | None = None, key: st
     required grad (one global flag), then autograd's checks, history rewrite and version counting.
     With a ``reported`` name, listeners get one record of the write under it (a "compute" op
     whose output is ``self``: ``a += b`` reports ``add_``, ``t[i] = v`` ``setitem``). With a
-    ``key`` (``"Tensor.cumsum_"``), it takes NumPy's keywords where PyTorch's method does."""
+    ``key`` (``"Tensor.cumsum_"``), it takes NumPy's keywords where PyTorch's method does.
+
+    A method with a direct call (``fwd.__direct__(self, args, kwargs) -> bool``: the op's fast
+    path for its common call, which writes ``self`` and returns True where every check of the
+    method passes and the result is the method's, else False with nothing written) has it called
+    first when nobody listens and the plain write is what this entry would do: before autograd is
+    used, or under no_grad with no inference tensor about (an optimizer's step); the write is
+    then counted as below. Any other call, or a False, takes the steps below."""
 
     Tensor = _CLASS["Tensor"]
     counted = name not in ("resize_", "resize_as_")  # (a resize counts itself only when it resizes)
     numpy = _numpy_of(fwd, key)
+    direct = getattr(fwd, "__direct__", None) if counted else None
 
     @functools.wraps(fwd)
     def _inplace_op(self: Any, *args: Any, **kwargs: Any) -> Any:
+        if direct is not None and not OPEN:
+            used = STATE["used"]
+            if (not used or (not GRAD_MODE.get() and not INFERENCE_STORAGES.data)) and direct(self, args, kwargs):
+                if used:
+                    bump(self, name, 2)  # (as below: this frame and bump's are strided's)
+                return self
         if kwargs and numpy is not None and not numpy[2].isdisjoint(kwargs):
             return _inplace_op(self, *args, **_numpy_kwargs(numpy, (self, *args), kwargs))
         if OPEN and reported is not None and reporting():

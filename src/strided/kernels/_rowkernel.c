@@ -1,6 +1,7 @@
 /* strided.kernels._rowkernel: NumPy's float32/float64 pairwise sum, bit for bit, at the memory's speed.
  *
  * rows(address, itemsize, count, row_stride, length, out_address) -> None
+ * nll_sum(logp, target, classes) -> float or None   nll_loss's sum of picks (see there)
  *
  *   For each of `count` rows (row i starts at address + i * row_stride, a byte stride of any
  *   sign; its `length` elements are contiguous), writes 0 + pairwise_sum(row) into the i-th
@@ -535,6 +536,103 @@ static PyObject *py_rows(PyObject *self, PyObject *args)
     Py_RETURN_NONE;
 }
 
+/* One row's pairwise sum, (T)0 + pairwise(a[0..n)), by the copy py_rows would pick for it. */
+static void sum_one(const char *a, int itemsize, Py_ssize_t n, void *out)
+{
+#if HAVE_AVX2_CLONE
+    int large = (double)n * itemsize > WIDE_MAX_BYTES;
+    if (use_avx2 && itemsize == 4 && (one_copy || !large))
+        f32_avx2_rows(a, 1, 0, n, (float *)out);
+    else if (use_avx512 && itemsize == 8 && (one_copy || !large))
+        f64_avx512_rows(a, 1, 0, n, (double *)out);
+    else if (use_avx2 && itemsize == 8)
+        f64_avx2_rows(a, 1, 0, n, (double *)out);
+    else
+#endif
+    if (itemsize == 4)
+        f32_rows(a, 1, 0, n, (float *)out);
+    else
+        f64_rows(a, 1, 0, n, (double *)out);
+}
+
+/* x * -1 as the multiply instruction gives it: -x, or a NaN x itself, quieted (its sign kept). */
+#define NEG_BY_MUL(T, U, QUIET)                                                                   \
+    static inline T neg_by_mul_##T(T x)                                                           \
+    {                                                                                             \
+        if (x == x) return -x;                                                                    \
+        U u;                                                                                      \
+        memcpy(&u, &x, sizeof u);                                                                 \
+        u |= (QUIET);                                                                             \
+        memcpy(&x, &u, sizeof u);                                                                 \
+        return x;                                                                                 \
+    }
+NEG_BY_MUL(float, uint32_t, 0x00400000u)
+NEG_BY_MUL(double, uint64_t, 0x0008000000000000ull)
+#undef NEG_BY_MUL
+
+/* nll_sum(logp, target, classes) -> float or None: the sum over i of -1 * logp[i, target[i]] for a
+ * C-contiguous (n, classes) float32 ("f") or float64 ("d") buffer and a C-contiguous int64 buffer of
+ * n >= 1 class indices: strided.nn.functional.losses._nll_rows' steps (the picks times -1, then
+ * np.add.reduce over them: NumPy's pairwise sum, 0 + pairwise, as rows gives it), as a Python float
+ * holding the buffer type's value. None where an index is outside [0, classes), the buffers are
+ * not of that kind (the caller's NumPy steps then run, with their errors), or the sum is NaN: which
+ * of several NaN picks a sum passes on (sign, payload) is its order of additions, so NumPy's decides. */
+static PyObject *py_nll_sum(PyObject *self, PyObject *args)
+{
+    (void)self;
+    PyObject *lo, *to;
+    Py_ssize_t classes;
+    if (!PyArg_ParseTuple(args, "OOn:nll_sum", &lo, &to, &classes))
+        return NULL;
+    Py_buffer lb, tb;
+    if (PyObject_GetBuffer(lo, &lb, PyBUF_C_CONTIGUOUS | PyBUF_FORMAT) < 0) return NULL;
+    if (PyObject_GetBuffer(to, &tb, PyBUF_C_CONTIGUOUS | PyBUF_FORMAT) < 0) {
+        PyBuffer_Release(&lb);
+        return NULL;
+    }
+    PyObject *answer = NULL;
+    const char *lf = lb.format, *tf = tb.format;
+    char lk = lf[0] == '<' || lf[0] == '=' || lf[0] == '@' ? lf[1] : lf[0];
+    char tk = tf[0] == '<' || tf[0] == '=' || tf[0] == '@' ? tf[1] : tf[0];
+    int itemsize = lk == 'f' ? 4 : 8;
+    Py_ssize_t n = tb.itemsize == 8 ? tb.len / 8 : 0;
+    if ((lk == 'f' || lk == 'd') && lb.itemsize == itemsize && (tk == 'l' || tk == 'q') && tb.itemsize == 8 && n >= 1
+        && classes >= 1 && lb.len == n * classes * itemsize && (uintptr_t)lb.buf % itemsize == 0
+        && (uintptr_t)tb.buf % 8 == 0) {
+        const int64_t *t = tb.buf;
+        int ok = 1;
+        for (Py_ssize_t i = 0; i < n; i++) ok &= t[i] >= 0 && t[i] < classes;
+        if (ok) {
+            void *picks = PyMem_Malloc((size_t)n * itemsize);
+            if (picks == NULL) {
+                PyErr_NoMemory();
+                goto done;
+            }
+            if (itemsize == 4) {
+                const float *l = lb.buf;
+                float *p = picks, sum;
+                for (Py_ssize_t i = 0; i < n; i++) p[i] = neg_by_mul_float(l[i * classes + t[i]]);
+                sum_one(picks, 4, n, &sum);
+                if (sum == sum) answer = PyFloat_FromDouble((double)sum);
+            } else {
+                const double *l = lb.buf;
+                double *p = picks, sum;
+                for (Py_ssize_t i = 0; i < n; i++) p[i] = neg_by_mul_double(l[i * classes + t[i]]);
+                sum_one(picks, 8, n, &sum);
+                if (sum == sum) answer = PyFloat_FromDouble(sum);
+            }
+            PyMem_Free(picks);
+            if (answer != NULL) goto done;
+        }
+    }
+    answer = Py_None;
+    Py_INCREF(answer);
+done:
+    PyBuffer_Release(&lb);
+    PyBuffer_Release(&tb);
+    return answer;
+}
+
 /* extreme_rows(address, itemsize, count, row_stride, length, out_address, mode): as rows, the
  * smallest (mode 0) or largest (1) element of each row of length >= 1, or both (2: the smallest
  * into the output's first count elements, the largest into the next count); NaN where a row holds
@@ -629,6 +727,9 @@ static PyMethodDef methods[] = {
      "extreme_rows(address, itemsize, count, row_stride, length, out_address, mode): the smallest\n"
      "(mode 0), largest (1) or both (2: smallest, then largest) of each contiguous row; NaN where a\n"
      "row holds one."},
+    {"nll_sum", py_nll_sum, METH_VARARGS,
+     "nll_sum(logp, target, classes) -> float or None: the sum of -1 * logp[i, target[i]] over the rows of a\n"
+     "C-contiguous (n, classes) float buffer, NumPy's pairwise sum; None for an index outside [0, classes)."},
     {"rows", py_rows, METH_VARARGS,
      "rows(address, itemsize, count, row_stride, length, out_address, nan_zero=False): NumPy's pairwise\n"
      "sum of each contiguous row (float32: itemsize 4, float64: 8), bit for bit, into a contiguous output;\n"

@@ -29,7 +29,8 @@ __all__ = ["BACKWARD", "backward", "flat_indices", "method", "op", "requires_gra
 
 
 def op(name: str, *, kind: Kind, rule: Callable[..., Any] | None = None, operands: str = "self",
-       aliases: tuple[str, ...] = (), inplace: str | None = None, inplace_flat: Callable[..., bool] | None = None
+       aliases: tuple[str, ...] = (), inplace: str | None = None, inplace_flat: Callable[..., bool] | None = None,
+       inplace_direct: Callable[[Tensor, tuple, dict], bool] | None = None
        ) -> Callable[[Callable[..., Any]], Callable[..., Any]]:
     """Declare an op in one place, on its forward: the Tensor method ``name`` (and ``aliases``),
     its entry in the op registry (``kind``, the forward), its backward ``rule`` (the contract of
@@ -37,7 +38,10 @@ def op(name: str, *, kind: Kind, rule: Callable[..., Any] | None = None, operand
     method derived from the forward (PyTorch's in-place checks, then the result written into
     ``self``; its autograd history is the out-of-place rule's, as PyTorch's derivatives.yaml
     defaults it; ``inplace_flat(self, *args, **kwargs) -> bool``: a fast path that writes ``self``
-    itself and returns True in the cases where it gives the same result, False otherwise). The module exports the forward as its function; ending the module with
+    itself and returns True in the cases where it gives the same result, False otherwise;
+    ``inplace_direct(self, args, kwargs) -> bool``: the same for the in-place entry to call
+    first, before this method, when nobody listens and the plain write is wanted: see
+    :func:`strided.grad_mode.track_inplace`). The module exports the forward as its function; ending the module with
     ``seal(globals())`` makes it the recording entry, and the face re-exports it.
 
     >>> op = strided.opdef.OPDEFS["addcmul"]
@@ -54,14 +58,14 @@ def op(name: str, *, kind: Kind, rule: Callable[..., Any] | None = None, operand
         if rule is not None:
             backward(name, *aliases, operands=operands, module=module)(rule)
         if inplace is not None:
-            setattr(Tensor, inplace, _inplace_of(forward, inplace, inplace_flat))
+            setattr(Tensor, inplace, _inplace_of(forward, inplace, inplace_flat, inplace_direct))
         return forward
 
     return declare
 
 
-def _inplace_of(forward: Callable[..., Any], name: str, flat: Callable[..., bool] | None = None
-                ) -> Callable[..., Any]:
+def _inplace_of(forward: Callable[..., Any], name: str, flat: Callable[..., bool] | None = None,
+                direct: Callable[[Tensor, tuple, dict], bool] | None = None) -> Callable[..., Any]:
     """``self.<name>(...)``: ``forward(self, ...)`` computed, then written into ``self`` after
     PyTorch's in-place checks (no operand partly overlapping self; the result's dtype casts to
     self's; broadcasting may not enlarge self; self's memory writable, no overlapping elements); first ``flat``, the op's fast path,
@@ -80,5 +84,7 @@ def _inplace_of(forward: Callable[..., Any], name: str, flat: Callable[..., bool
         return self
 
     inplace.__name__ = inplace.__qualname__ = name
+    if direct is not None:
+        inplace.__direct__ = direct  # type: ignore[attr-defined]  # (the in-place entry's first call)
     inplace.__doc__ = f"In-place ``{name[:-1]}``: the result written into this tensor (its shape and dtype stay)."
     return inplace

@@ -31,7 +31,8 @@ from ...errors import (
 )
 from ...grad_mode import GRAD_MODE, SUBCLASSES, requires_grad
 from ...gradients import grad_zeros, seal
-from ...kernels.fpstate import quiet, quietly
+from ...kernels import native
+from ...kernels.fpstate import QUIET, quiet, quiet_reset, quiet_set
 from ...kernels.listeners import OPEN
 from ...kernels.matmul import matmul_new
 from ...kernels.memory import flat_run
@@ -137,17 +138,40 @@ def _linear_rowmajor(input: Tensor, weight: Tensor, bias: Tensor | None) -> Tens
         if b is None:
             return None
     shape = (xs[0], ws[0])
+    token = quiet_set(QUIET)  # (quiet's block, without its method calls: this runs for every layer's call)
     try:
-        with quiet():
-            res = np.matmul(x.reshape(xs), w.reshape(ws).T)
-            if b is not None:
-                np.add(res, b, out=res)
+        res = np.matmul(x.reshape(xs), w.reshape(ws).T)
+        if res.shape != shape or res.dtype != x.dtype or not res.flags.c_contiguous:
+            return None  # (never for NumPy's fresh 2-D product; the general path then does it all again)
+        if b is not None:
+            _add_rows(res, b)
     except MemoryError:
         return None  # (the general path raises PyTorch's out-of-memory error)
-    if res.shape != shape or res.dtype != x.dtype or not res.flags.c_contiguous:
-        return None  # (never for NumPy's fresh 2-D product; the general path then does it all again)
+    finally:
+        quiet_reset(token)
     # (no version count: the result is fresh, as PyTorch's addmm result starts at version 0)
     return adopted(res.reshape(-1), _cinfo[shape][2], d)
+
+
+def _linear_fresh(input: Any, weight: Any, bias: Any = None) -> Tensor | None:
+    """F.linear's fresh fast path for its entry (:func:`strided.grad_mode.track`'s ``__fresh__``):
+    :func:`_linear_rowmajor`'s product, pure NumPy into fresh memory, where it applies (its
+    conditions pass every check of :func:`linear`: three tensors of one float dtype); None
+    otherwise, and while tests turn the fast path off."""
+    return _linear_rowmajor(input, weight, bias) if _FAST_LINEAR else None
+
+
+linear.__fresh__ = _linear_fresh  # type: ignore[attr-defined]
+
+
+def _add_rows(x: np.ndarray, b: np.ndarray) -> None:
+    """``np.add(x, b, out=x)`` for ``x`` a fresh C-contiguous (..., n) product and ``b`` a
+    contiguous (n,) bias of its dtype: the compiled ``add_rows`` where it is built and on (one
+    pass, the same additions: the same bits), else NumPy's broadcast add. The caller quiets
+    NumPy's floating-point warnings."""
+    k = native.special()
+    if k is None or not k.add_rows(x, b):
+        np.add(x, b, out=x)
 
 
 def _add_bias(out: Tensor, bias: Tensor) -> bool:
@@ -162,7 +186,8 @@ def _add_bias(out: Tensor, bias: Tensor) -> bool:
             or lay.strides != contiguous_strides(lay.shape)):
         return False
     x = out._np()
-    quietly(np.add, x, bias._np(), out=x)
+    with quiet():
+        _add_rows(x, bias._np())
     # (no version count: ``out`` is fresh, no node can have saved it, and PyTorch's addmm result
     # starts at version 0)
     return True
@@ -273,9 +298,13 @@ def _linear_backward(out: Tensor, input: Tensor, weight: Tensor, bias: Tensor | 
                 gw = _batched_weight_grad(g, input)
         return (gx, gw, g)
 
-    saved = tuple(t for t, keep in ((input, need_w), (weight, need_x)) if keep)
+    # (the input for the weight's gradient, the weight for the input's: a tuple written out, as
+    # this runs for every recorded linear)
+    saved = (input, weight) if need_w and need_x else (input,) if need_w else (weight,) if need_x else ()
+    if nd == 2 and wd == 2:  # (a layer's call: _linear_node's answer, without the call)
+        return "AddmmBackward0" if bias is not None else "MmBackward0", (input, weight, bias), grad, saved
     # (the input's contiguity names the node only for a vector or batch input with a bias and a
-    # matrix weight: not asked otherwise, as this runs for every recorded linear)
+    # matrix weight: not asked otherwise)
     contiguous = input.is_contiguous() if nd != 2 and wd != 1 and bias is not None else True
     name = _linear_node(nd, bias is not None, wd, contiguous)
     return name, (input, weight, bias), grad, saved

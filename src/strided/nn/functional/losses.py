@@ -28,11 +28,12 @@ import numpy as np
 
 from ...callsite import user_site
 from ...dispatch import report, result_array
-from ...dtypes import TORCH_NAME, DType, bool_, int64, uint8
+from ...dtypes import TORCH_NAME, DType, bool_, float32, float64, int64, uint8
 from ...errors import StridedIndexError, StridedRuntimeError, StridedValueError, join_lines
-from ...grad_mode import GRAD_MODE, grad_enabled_at_call, requires_grad
+from ...grad_mode import GRAD_MODE, SUBCLASSES, grad_enabled_at_call, requires_grad
 from ...gradients import seal
 from ...kernels.fpstate import quietly
+from ...kernels.rows import _kernel_module as _row_kernel
 from ...opdef import Kind, declare
 from ...ops._support.operands import _fresh_output
 from ...ops._support.promotion import result_type
@@ -209,6 +210,17 @@ def _nll_rows(logp: np.ndarray, target: Tensor, ignore_index: int, red: str) -> 
     shape (N, 1), its sum, for "mean" over the weights' sum (exactly N), without building the
     masks that case does not need."""
     n, classes = logp.shape
+    if red == "mean" and n and n <= 1 << 24 and not 0 <= ignore_index < classes and target._dtype is int64:
+        # (the compiled picks and pairwise sum, the same operations as below: the same bits; None
+        # for a target outside [0, classes), a NaN sum or no kernel: the steps below decide)
+        k = _row_kernel()
+        t = target._storage.array
+        lay = target._layout
+        if k is not None and lay.strides == (1,) and logp.flags.c_contiguous:
+            total = k.nll_sum(logp, t if not lay.offset and len(t) == n else t[lay.offset : lay.offset + n], classes)
+            if total is not None:
+                d = logp.dtype.type
+                return d(total) / d(n)
     if not _all_kept(target, classes, ignore_index):
         return None
     neg = _NEG_ONES.get((n, logp.dtype))
@@ -265,6 +277,30 @@ def nll_loss(input: Tensor, target: Tensor, weight: Tensor | None = None, size_a
     return scalar_result(_reduce(losses, weights.sum(), red), input._dtype, "nll_loss", inputs)
 
 
+def _nll_loss_fresh(input: Any, target: Any, weight: Any = None, size_average: Any = None, ignore_index: Any = -100,
+                    reduce: Any = None, reduction: Any = "mean") -> Tensor | None:
+    """nll_loss's fresh fast path for its entry (:func:`strided.grad_mode.track`'s ``__fresh__``: a
+    training loop's ``cross_entropy``): a (N, C) float32/float64 input, an int64 (N,) target, no
+    class weights, no legacy arguments, "mean" or "sum", an int ``ignore_index``: every check of
+    :func:`nll_loss` passes there, and :func:`_nll_rows` (its own step for that case) computes the
+    loss; None where it declines (an ignored or out-of-range target) or any condition fails."""
+    if (weight is not None or size_average is not None or reduce is not None
+            or (reduction != "mean" and reduction != "sum") or ignore_index.__class__ is not int
+            or (input.__class__ is not Tensor and input.__class__ not in SUBCLASSES)
+            or (target.__class__ is not Tensor and target.__class__ not in SUBCLASSES)):
+        return None
+    d = input._dtype
+    shape, tshape = input._layout.shape, target._layout.shape
+    if ((d is not float32 and d is not float64) or target._dtype is not int64 or len(shape) != 2 or len(tshape) != 1
+            or shape[0] != tshape[0]):
+        return None
+    value = _nll_rows(input._np(), target, ignore_index, reduction)
+    return None if value is None else scalar_result(value, d, "nll_loss", (input, target))
+
+
+nll_loss.__fresh__ = _nll_loss_fresh  # type: ignore[attr-defined]
+
+
 @backward("F.nll_loss")
 def _nll_loss_backward(out: Tensor, input: Tensor, target: Tensor, weight: Tensor | None = None,
                        size_average: Any = None, ignore_index: int = -100, reduce: Any = None,
@@ -287,8 +323,9 @@ def _nll_loss_backward(out: Tensor, input: Tensor, target: Tensor, weight: Tenso
             # every target a class (none ignored): the steps below with w all ones, whose sum is
             # exactly N, so each target's coefficient is the one value -1 / N ("mean") or -1
             n = shape[0]
-            with np.errstate(all="ignore"):
-                c = compute.type(-1) / compute.type(n) if red == "mean" else compute.type(-1)
+            # (no errstate: -1 / n for 1 <= n <= 2**24 neither overflows, underflows nor divides by
+            # zero, and NumPy does not report an inexact quotient; the block cost a sixth of this rule)
+            c = compute.type(-1) / compute.type(n) if red == "mean" else compute.type(-1)
             arr[_rows_of(n), target._np()] = c
             return (g * coef,)
         lp = _as_ncs(arr, class_dim)  # (a view: the result is contiguous)

@@ -982,6 +982,24 @@ def _make_binary(op: BinaryOp) -> tuple[Callable[..., Tensor], ...]:
             return self
         return binary(op, self, other, target=self, alpha=alpha)
 
+    if fast_inplace:
+        alpha_ok = op.name in _ALPHA_OPS
+
+        def direct(self: Tensor, args: tuple, kwargs: dict) -> bool:
+            """The in-place entry's direct call (:func:`strided.grad_mode.track_inplace`):
+            ``self.<op>_(other)`` or ``(other, alpha=a)`` where ``alpha=`` is this op's, on
+            :func:`_inplace_flat`'s fast path, without this method's keyword parsing."""
+            if len(args) != 1:
+                return False
+            alpha = None
+            if kwargs:
+                if not alpha_ok or len(kwargs) != 1 or "alpha" not in kwargs:
+                    return False
+                alpha = kwargs["alpha"]
+            return (self.__class__ is Tensor or self.__class__ in SUBCLASSES) and _inplace_flat(op, self, args[0], alpha)
+
+        inplace.__direct__ = direct  # type: ignore[attr-defined]
+
     fn.__name__ = fn.__qualname__ = op.name
     fn.__doc__ = (f"Elementwise ``{op.name}`` of tensors and/or Python scalars, with broadcasting "
                   "and PyTorch's dtype promotion; the output keeps the inputs' dim order.\n\n"
@@ -1242,6 +1260,9 @@ def _inplace_dunder(inplace: Callable[[Tensor, Any], Tensor]) -> Callable[[Tenso
             return NotImplemented
         return inplace(self, other)
 
+    direct = getattr(inplace, "__direct__", None)
+    if direct is not None:  # (``p -= lr * p.grad``: the method's direct call, for one operand and no keyword)
+        op.__direct__ = lambda self, args, kwargs: not kwargs and direct(self, args, kwargs)  # type: ignore[attr-defined]
     return op
 
 

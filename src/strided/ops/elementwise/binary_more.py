@@ -637,6 +637,74 @@ def _addc_flat(divide: bool) -> Callable[..., bool]:
     return flat
 
 
+def _addc_direct(divide: bool) -> Callable[[Any, tuple, dict], bool]:
+    """The in-place entry's direct call of ``self.addcmul_(t1, t2, value=v)`` / ``addcdiv_``
+    (:func:`strided.grad_mode.track_inplace`: nobody listening, the plain write wanted):
+    :func:`_addc_flat`'s fast path with its tests inlined for the common call (two plain tensor
+    operands, at most ``value=``, as an optimizer's step spells it) and the compiled kernel
+    called straight, before the registry's entry and its keyword parsing. The same conditions
+    as :func:`_addc_runs` in place: ``self``, ``t1``, ``t2`` row-major float32/float64 of one
+    dtype, shape and strides, no operand but ``self`` itself sharing its storage, a float (or
+    int below 2**53) ``value`` the dtype holds, ``self`` writable (the kernel asks for a writable
+    buffer: a read-only one raises there, before anything is written). False (nothing written)
+    for any other call: the entry's general path, with its errors."""
+    ufunc = np.true_divide if divide else np.multiply
+
+    def direct(self: Any, args: tuple, kwargs: dict) -> bool:
+        if len(args) != 2:
+            return False
+        value = 1
+        if kwargs:
+            if len(kwargs) != 1 or "value" not in kwargs:
+                return False
+            value = kwargs["value"]
+            tv = value.__class__
+            if not (tv is float or (tv is int and -_EXACT < value < _EXACT)):
+                return False
+        t1, t2 = args
+        c = self.__class__
+        if ((c is not Tensor and c not in SUBCLASSES) or (t1.__class__ is not Tensor and t1.__class__ not in SUBCLASSES)
+                or (t2.__class__ is not Tensor and t2.__class__ not in SUBCLASSES)):
+            return False
+        d = self._dtype
+        if (d is not float32 and d is not float64) or t1._dtype is not d or t2._dtype is not d:
+            return False
+        if d is float32 and value.__class__ is float and _F32_MAX < abs(value) < math.inf:
+            return False
+        la, l1, l2 = self._layout, t1._layout, t2._layout
+        shape, strides = la.shape, la.strides
+        if l1.shape != shape or l2.shape != shape or l1.strides != strides or l2.strides != strides:
+            return False
+        info = _cinfo[shape]
+        if strides != info[0]:
+            return False
+        s = self._storage
+        if (t1 is not self and shares_storage(t1, self)) or (t2 is not self and shares_storage(t2, self)):
+            return False  # (an operand sharing self's memory: the general path judges the overlap)
+        n = info[1]
+        x, y1, y2 = s.array, t1._storage.array, t2._storage.array
+        if la.offset or len(x) != n:
+            x = x[la.offset : la.offset + n]
+        if l1.offset or len(y1) != n:
+            y1 = y1[l1.offset : l1.offset + n]
+        if l2.offset or len(y2) != n:
+            y2 = y2[l2.offset : l2.offset + n]
+        k = native.special()
+        if k is not None and len(x) == n and len(y1) == n and len(y2) == n:
+            try:  # (C code: no NumPy warning to quiet; False: declined, nothing written)
+                if (k.addcdiv_runs if divide else k.addcmul_runs)(x, y1, y2, float(value) if value != 1 else None, x):
+                    return True
+            except (ValueError, BufferError):  # (not flat runs after all, or read-only: the steps below judge)
+                pass
+        if len(x) != n or len(y1) != n or len(y2) != n or not x.flags.writeable:
+            return False
+        # (one quiet block for the ufuncs, in this context: fma_into's kernel sees native.disabled())
+        quietly_here(_addc_kernel, x, y1, y2, value, ufunc, x, False)
+        return True
+
+    return direct
+
+
 def _compiled(x: np.ndarray, y1: np.ndarray, y2: np.ndarray, value: Any, ufunc: np.ufunc, out: np.ndarray) -> bool:
     """:func:`_addc_kernel`'s compiled pass alone (``addcdiv_runs`` or ``addcmul_runs``): whether it
     ran (False: not built, off here, or declined, with nothing written in place)."""
@@ -682,7 +750,7 @@ def _addc_fresh(input: Any, tensor1: Any, tensor2: Any, value: Any, divide: bool
 
 
 @op("addcmul", kind=Kind.COMPUTE, rule=_addc_rule("AddcmulBackward0", False), operands="any", inplace="addcmul_",
-    inplace_flat=_addc_flat(False))
+    inplace_flat=_addc_flat(False), inplace_direct=_addc_direct(False))
 def addcmul(input: Any, tensor1: Any, tensor2: Any, *, value: Any = 1, out: Any = None) -> Tensor:
     """``input + value * tensor1 * tensor2`` elementwise, broadcast, in the three's promoted dtype.
 
@@ -693,7 +761,7 @@ def addcmul(input: Any, tensor1: Any, tensor2: Any, *, value: Any = 1, out: Any 
 
 
 @op("addcdiv", kind=Kind.COMPUTE, rule=_addc_rule("AddcdivBackward0", True), operands="any", inplace="addcdiv_",
-    inplace_flat=_addc_flat(True))
+    inplace_flat=_addc_flat(True), inplace_direct=_addc_direct(True))
 def addcdiv(input: Any, tensor1: Any, tensor2: Any, *, value: Any = 1, out: Any = None) -> Tensor:
     """``input + value * tensor1 / tensor2`` elementwise, broadcast (an Adam step's update); integer
     ``tensor1`` and ``tensor2`` are refused, as PyTorch refuses them.

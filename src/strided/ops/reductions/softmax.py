@@ -171,6 +171,16 @@ def log_softmax(self: Tensor, dim: int | None = None, dtype: Any = None, *, out:
     return _softmax(self, dim, dtype, "log_softmax", log=True)
 
 
+def _log_softmax_fresh(self: Any, dim: Any = None, dtype: Any = None) -> Tensor | None:
+    """log_softmax's fresh fast path for its entry (:func:`strided.grad_mode.track`'s ``__fresh__``):
+    :func:`_fast_softmax`'s result (pure NumPy or the compiled rows, fresh memory) where it applies
+    and no ``dtype=`` is given, else None (the forward's own steps)."""
+    return _fast_softmax(self, dim, True) if dtype is None else None
+
+
+log_softmax.__fresh__ = _log_softmax_fresh  # type: ignore[attr-defined]
+
+
 @backward("log_softmax")
 def _log_softmax_backward(out: Tensor, x: Tensor, dim: Any = None, dtype: Any = None, **kwargs: Any) -> Any:
     """PyTorch's _log_softmax_backward_data: g - exp(y) * sum(g, dim)."""
