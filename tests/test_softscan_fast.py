@@ -342,7 +342,7 @@ if NATIVE:  # (see the module docstring)
             k.variance_rows(x, np.empty(2, np.float32), m, 3, 2.0, False)
         with pytest.raises(ValueError, match="n >= 1"):
             k.variance_rows(x, v, m, 0, 2.0, False)
-        with pytest.raises(TypeError, match="6 arguments"):
+        with pytest.raises(TypeError, match="6 or 7 arguments"):
             k.variance_rows(x, v, m)
         assert k.variance_rows(x, x[:2], m, 3, 2.0, False) is False  # (an overlap: nothing written)
         np.testing.assert_array_equal(x, np.arange(6.0))
@@ -350,6 +350,32 @@ if NATIVE:  # (see the module docstring)
         assert k.variance_rows(x, v, m, 3, 2.0, True) is True
         np.testing.assert_array_equal(v, [1.0, 1.0])
         np.testing.assert_array_equal(m, [1.0, 4.0])
+
+
+@pytest.mark.skipif(native.special() is None, reason="compiled kernels not built")
+@pytest.mark.parametrize("root", [False, True])
+def test_variance_rows_wide_float32_is_variance_parts_and_torch(root: bool) -> None:
+    """variance_rows' wide mode (float32 rows, float64 accumulation): variance_parts' float32
+    computation bit for bit (the float32 mean returned, the float64 mean as centre but for one
+    row, which centres on the float32 mean), for rows around the pairwise blocks and splits, one
+    row or many, values offset far from 0 (cancellation); and var/std/var_mean through strided
+    equal PyTorch's where variance_parts does."""
+    from strided.kernels.reduce import variance_parts
+
+    k = native.special()
+    rng = np.random.default_rng(41)
+    for rows, n in ((1, 2), (1, 7), (3, 8), (2, 129), (1, 1000), (5, 255), (1, 8192), (2, 4096), (64, 3)):
+        x = (rng.standard_normal((rows, n)) * 10.0 ** rng.integers(-6, 6) + rng.uniform(-50, 50)).astype(np.float32)
+        v, m = np.empty(rows, np.float32), np.empty(rows, np.float32)
+        assert k.variance_rows(x.reshape(-1), v, m, n, n - 1.0, root, True) is True
+        want_v, want_m = variance_parts(x if rows > 1 else x.reshape(-1), 1 if rows > 1 else None,
+                                        np.dtype(np.float32), n, np.float64(n - 1.0), root)
+        assert v.tobytes() == want_v.reshape(-1).tobytes() and m.tobytes() == want_m.reshape(-1).tobytes(), (rows, n)
+        t = torch.from_numpy(x)
+        got = st.from_numpy(x).std(1) if root else st.from_numpy(x).var(1)
+        ref = t.std(1) if root else t.var(1)
+        assert got.numpy().tobytes() == v.tobytes()
+        assert (got.numpy() == ref.numpy()).mean() >= 0.9  # (torch's Welford steps: ~all equal)
 
 
 # ---------------------------------------------------------------- relu: the compiled max(x, 0)

@@ -9,7 +9,7 @@
  * fma64(a, b, c, out) -> bool      out = fma(a, b, c), float64: C99's correctly rounded fma (the same)
  * softmax_rows(x, out, n, log)      softmax (log: log_softmax) of each row of n elements (see there)
  * scan(x, out, n, inner, prod)      cumsum (prod: cumprod) along a dim of n elements (see there)
- * variance_rows(x, var, mean, n, denominator, root)   var (root: std) and mean of rows (see there)
+ * variance_rows(x, var, mean, n, denominator, root, wide=False)   var (root: std) and mean of rows (see there)
  * relu(x, out) -> bool             max(x, 0) with -0.0 and NaN kept (see there)
  * threshold_keep(g, y, out) -> bool  relu's gradient: g where y > 0 or NaN, +0.0 elsewhere (see there)
  * lgamma_float32(src, dst)        lgamma's bits for float32, a vector loop (see there)
@@ -1720,6 +1720,41 @@ done:
 PAIRWISE(pairwise_f, float)
 PAIRWISE(pairwise_d, double)
 #undef PAIRWISE
+/* float32 elements read as doubles, the sums in double (np.add.reduce(x, dtype=float64) of a
+ * contiguous float32 row, and the float64 deviations of variance_parts' wide mode) */
+static double pairwise_fd(const float *a, Py_ssize_t n, int sq, double c)
+{
+    if (n < 8) {
+        double res = 0;
+        for (Py_ssize_t i = 0; i < n; i++) {
+            double d = (double)a[i] - c;
+            res = res + (sq ? d * d : (double)a[i]);
+        }
+        return res;
+    }
+    if (n <= 128) {
+        double r[8], res;
+        Py_ssize_t i;
+        for (int j = 0; j < 8; j++) {
+            double d = (double)a[j] - c;
+            r[j] = sq ? d * d : (double)a[j];
+        }
+        for (i = 8; i < n - (n % 8); i += 8)
+            for (int j = 0; j < 8; j++) {
+                double d = (double)a[i + j] - c;
+                r[j] = r[j] + (sq ? d * d : (double)a[i + j]);
+            }
+        res = ((r[0] + r[1]) + (r[2] + r[3])) + ((r[4] + r[5]) + (r[6] + r[7]));
+        for (; i < n; i++) {
+            double d = (double)a[i] - c;
+            res = res + (sq ? d * d : (double)a[i]);
+        }
+        return res;
+    }
+    Py_ssize_t n2 = n / 2;
+    n2 -= n2 % 8;
+    return pairwise_fd(a, n2, sq, c) + pairwise_fd(a + n2, n - n2, sq, c);
+}
 
 #define VARIANCE_LOOP(T, PW, SQRT, DIVIDE)                                                         \
     for (Py_ssize_t r = 0; r < rows; r++) {                                                        \
@@ -1747,11 +1782,13 @@ static char format_kind(const Py_buffer *b)
 static PyObject *py_variance_rows(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
 {
     (void)self;
-    if (nargs != 6) {
-        PyErr_Format(PyExc_TypeError, "variance_rows(x, var, mean, n, denominator, root) takes 6 arguments, not %zd",
-                     nargs);
+    if (nargs != 6 && nargs != 7) {
+        PyErr_Format(PyExc_TypeError, "variance_rows(x, var, mean, n, denominator, root, wide=False) takes 6 or 7 "
+                     "arguments, not %zd", nargs);
         return NULL;
     }
+    int wide = nargs == 7 ? PyObject_IsTrue(args[6]) : 0;
+    if (wide < 0) return NULL;
     Py_ssize_t n = PyLong_AsSsize_t(args[3]);
     double denominator = PyFloat_AsDouble(args[4]);
     int root = PyObject_IsTrue(args[5]);
@@ -1780,7 +1817,20 @@ static PyObject *py_variance_rows(PyObject *self, PyObject *const *args, Py_ssiz
         }
         const char *xb = x->buf;
         char *vb = var->buf, *mb = mean->buf;
-        if (f32) {
+        if (f32 && wide) {
+            /* variance_parts' float32 computation (PyTorch's: float64 accumulation): the float32
+             * mean (the returned one; also the centre where there is one result, as
+             * std_var_all_cpu centres on self.mean()), else the float64 mean; the deviations, their
+             * squares, sum, quotient and root in double, rounded once to float32 */
+            for (Py_ssize_t r = 0; r < rows; r++) {
+                const float *row = (const float *)xb + r * n;
+                float c = (0.0f + pairwise_f(row, n, 0, 0)) / (float)n;
+                double mid = rows == 1 ? (double)c : (0.0 + pairwise_fd(row, n, 0, 0)) / (double)n;
+                double v = (0.0 + pairwise_fd(row, n, 1, mid)) / denominator;
+                ((float *)vb)[r] = (float)(root ? sqrt(v) : v);
+                ((float *)mb)[r] = c;
+            }
+        } else if (f32) {
             VARIANCE_LOOP(float, pairwise_f, sqrtf, (float)((double)q / denominator))
         } else {
             VARIANCE_LOOP(double, pairwise_d, sqrt, q / denominator)

@@ -334,8 +334,8 @@ def _fast_variance(self: Any, dim: Any, keepdim: Any, op: str, root: bool, with_
     shape = src.shape
     if axis is None or axis == len(shape) - 1:  # contiguous rows: the compiled kernel, variance_parts' bits
         info = _cinfo[shape]
-        # (float64 only: the kernel computes in the tensor's dtype, PyTorch's float32 var in float64)
-        k = special() if info[1] <= _VAR_MAX and src.strides == info[0] and d is float64 else None
+        # (float32 in its wide mode: variance_parts' float64 accumulation, PyTorch's)
+        k = special() if info[1] <= _VAR_MAX and src.strides == info[0] else None
         if k is not None:
             x = self._storage.array[src.offset : src.offset + info[1]]
             # (a tensor unpickled past its storage: the general path refuses it; an unaligned from_numpy
@@ -344,7 +344,7 @@ def _fast_variance(self: Any, dim: Any, keepdim: Any, op: str, root: bool, with_
                 rows = info[1] // n
                 v, m = np.empty(rows, d.numpy), np.empty(rows, d.numpy)
                 # (False, nothing written, only past the kernel's VAR_MAX: should _VAR_MAX grow)
-                if k.variance_rows(x, v, m, n, n - 1.0, root):
+                if k.variance_rows(x, v, m, n, n - 1.0, root, d is float32):
                     t = adopted(v, lay, d)
                     if with_mean:
                         return t, adopted(m, lay, d)
