@@ -23,6 +23,7 @@ from ...gradients import seal
 from ...kernels.elementwise import complex_abs
 from ...kernels.fpstate import QUIET, quiet_reset, quiet_set, quietly
 from ...kernels.memory import numpy_view
+from ...kernels.native import special
 from ...kernels.reduce import euclidean_norms
 from ...kernels.torch_sum import norm2_rows
 from ...opdef import Kind, declare
@@ -98,6 +99,13 @@ def fast_euclidean(x: Any, dim: Any, keepdim: Any) -> Tensor | None:
         return None
     a, plan = got
     if plan[2] != 1:
+        # (a row-major operand's rows, or its whole run: PyTorch's last-dim kernel compiled, called
+        # straight -- _torch_norm2's rows are these -- without its layout analysis, ~4 us small)
+        k = special()
+        if k is not None and a.flags.c_contiguous and (plan[0] is None or plan[0] == a.ndim - 1):
+            out = np.empty(a.size // plan[2], a.dtype)
+            if k.torch_norm2_rows(a, out, plan[2]):
+                return adopted(out, plan[1], x._dtype)
         token = quiet_set(QUIET)
         try:
             r = _torch_norm2(a, tuple(range(a.ndim)) if plan[0] is None else (plan[0],))
