@@ -284,6 +284,13 @@ def matrix_norm(A: Tensor, ord: Any = "fro", dim: Any = (-2, -1), keepdim: bool 
             and dim.__class__ is tuple and dim == (-2, -1)):
         shape = A._layout.shape
         if len(shape) >= 2 and shape[-1] and shape[-2] and (shape[-1] != 1 or shape[-2] != 1):
+            flat = flat_run(A, _cinfo[shape])
+            k = special() if flat is not None else None
+            if k is not None:  # (row-major matrices: each one run, _torch_norm2's rows, compiled, straight)
+                n = shape[-2] * shape[-1]
+                out = np.empty(len(flat) // n, flat.dtype)
+                if k.torch_norm2_rows(flat, out, n):
+                    return adopted(out, _cinfo[shape[:-2]][2], A._dtype)
             view = numpy_view(A._storage, A._layout)
             r = quietly(_torch_norm2, view, (-2, -1))
             if r is not None:  # (PyTorch's order: a dense matrix is one run for its last-dim kernel)
